@@ -1,0 +1,57 @@
+// Whole-file helpers over POSIX, with errors that name the path.
+//
+// All functions are thread-safe (they share no state). Paths are used as
+// given; callers confine untrusted names (see formats/index/ for basenames).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice {
+
+// Reads the whole file. Refuses files larger than `max_bytes` with
+// kOutOfRange so a hostile path cannot force an unbounded allocation.
+Result<std::string> ReadFile(const std::string& path,
+                             uint64_t max_bytes = uint64_t{1} << 40);
+
+// Writes `data` to `path` through a temporary file in the same folder and an
+// atomic rename: readers see either the old file or the whole new one.
+Status WriteFileAtomic(const std::string& path, std::string_view data);
+
+// Size in bytes, kNotFound when the file does not exist.
+Result<uint64_t> FileSize(const std::string& path);
+
+bool FileExists(const std::string& path);
+
+// Creates `path` and its missing parents (like mkdir -p).
+Status MakeDirs(const std::string& path);
+
+// "a/b" + "c" -> "a/b/c"; an empty `dir` yields `name`.
+std::string JoinPath(std::string_view dir, std::string_view name);
+
+// A read-only memory map of a whole file. Movable, not copyable. The view
+// stays valid until the object is destroyed or moved from. Reading it from
+// several threads is safe.
+class MappedFile {
+ public:
+  static Result<MappedFile> Open(const std::string& path);
+
+  MappedFile() = default;
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::string_view data() const { return {data_, size_}; }
+  uint64_t size() const { return size_; }
+
+ private:
+  const char* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,81 @@
+// index.json: the list of shards of a dataset folder, as Mosaic writes it.
+//
+// Plain values; thread-safe to read. See tests/data/mosaic/mds/README.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice {
+
+// One file of a shard: {"basename", "bytes", "hashes": {algo: hex}}.
+struct FileInfo {
+  std::string basename;                       // relative to the dataset root
+  uint64_t bytes = 0;
+  std::map<std::string, std::string> hashes;  // sorted by algorithm name
+};
+
+// One entry of "shards". Fields absent from a format are left unset/empty.
+struct ShardEntry {
+  std::string format;  // "mds", "json", "csv", "tsv" or "xsv"
+  int version = 2;
+  // MDS: parallel vectors in sorted column-name order. column_sizes[i] unset
+  // = variable size (JSON null).
+  std::vector<std::string> column_names;
+  std::vector<std::string> column_encodings;
+  std::vector<std::optional<uint64_t>> column_sizes;
+  // JSON / XSV: column name -> encoding ("str", "int", "float"), sorted by
+  // name. (XSV entries also carry column_names/column_encodings as Mosaic does.)
+  std::vector<std::pair<std::string, std::string>> columns;
+  std::optional<std::string> compression;  // e.g. "zstd:19"; unset = null
+  std::vector<std::string> hashes;         // algorithm names, sorted
+  std::optional<std::string> newline;      // split formats only
+  std::optional<std::string> separator;    // "xsv" only
+  std::optional<uint64_t> size_limit;      // unset = null
+  uint64_t samples = 0;
+  FileInfo raw_data;
+  std::optional<FileInfo> zip_data;        // unset = null
+  std::optional<FileInfo> raw_meta;        // split formats only
+  std::optional<FileInfo> zip_meta;        // split formats only; may be null
+  bool has_meta = false;                   // raw_meta/zip_meta keys present
+};
+
+struct Index {
+  int version = 2;
+  std::vector<ShardEntry> shards;
+};
+
+// Parses index.json text. `source` names the file in error messages.
+// Rejects: malformed JSON, missing or mistyped fields, basenames that are
+// absolute or contain "..", absurd counts (samples > 2^32, bytes > 2^48).
+Result<Index> ParseIndex(std::string_view json_text, std::string_view source);
+
+// The writer's form: json.dump({"shards": [...], "version": 2}, sort_keys=True).
+Result<std::string> SerializeIndexSorted(const Index& index);
+
+// merge_index's form: {"version": 2, "shards": [...]}, entries keyed sorted.
+Result<std::string> SerializeIndexMerged(const Index& index);
+
+// One shard entry as json.dumps(entry, sort_keys=True) (no basenames'
+// folder logic; used by writers and merge).
+Result<std::string> SerializeShardEntry(const ShardEntry& entry);
+
+// The shard's own config JSON embedded in an MDS shard / JSONL/XSV meta file:
+// json.dumps of the entry restricted to the writer config keys, sorted
+// (MDS: column_encodings, column_names, column_sizes, compression, format,
+// hashes, size_limit, version; JSON: columns, compression, format, hashes,
+// newline, size_limit, version; XSV: as Mosaic writes it).
+Result<std::string> SerializeShardConfig(const ShardEntry& entry);
+
+// True when `basename` is a safe relative path: not empty, not absolute, no
+// ".." component, no NUL, no backslash.
+bool IsSafeBasename(std::string_view basename);
+
+}  // namespace sluice
