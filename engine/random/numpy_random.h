@@ -3,10 +3,18 @@
 // Specification: tests/data/mosaic/README.md section 2.
 //
 // A generator is a plain value: copyable, not thread-safe (one per thread).
+// Nothing here throws except std::bad_alloc from the vectors returned.
+//
+// The hot primitives (NextU64, NextU32, Interval, Bounded, Shuffle) are
+// defined inline below: the planner shuffles arrays of 10^8 ids, where a call
+// per element must not cost a function call or an allocation.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -20,8 +28,11 @@ std::vector<uint32_t> SeedWords(uint64_t seed);
 // SeedSequence(entropy): the 4-word pool and generate_state.
 class SeedSequence {
  public:
+  // `entropy_words`: the seed, least significant word first (see SeedWords);
+  // empty is treated as {0}. Only read during construction.
   explicit SeedSequence(std::span<const uint32_t> entropy_words);
-  const uint32_t* pool() const { return pool_; }  // 4 words
+  const uint32_t* pool() const { return pool_; }  // 4 words, lives with *this
+  // generate_state(n, uint32) and generate_state(n, uint64).
   std::vector<uint32_t> GenerateState32(size_t n) const;
   std::vector<uint64_t> GenerateState64(size_t n) const;
 
@@ -33,14 +44,42 @@ class SeedSequence {
 class Pcg64 {
  public:
   explicit Pcg64(const SeedSequence& seq);
-  uint64_t NextU64();
-  uint32_t NextU32();   // buffered: low half first, high half on the next call
-  double NextDouble();  // (NextU64() >> 11) * 2^-53
+
+  // Advance, then output rotr64(hi ^ lo, state >> 122). Leaves the 32-bit
+  // buffer alone.
+  uint64_t NextU64() {
+    Step();
+    uint64_t hi = static_cast<uint64_t>(state_ >> 64);
+    uint64_t lo = static_cast<uint64_t>(state_);
+    return std::rotr(hi ^ lo, static_cast<int>(state_ >> 122));
+  }
+  // Buffered: low half of a fresh NextU64 first, its high half on the next
+  // call. The buffer persists across Generator methods, as in numpy.
+  uint32_t NextU32() {
+    if (has_u32_) {
+      has_u32_ = false;
+      return u32_;
+    }
+    uint64_t x = NextU64();
+    has_u32_ = true;
+    u32_ = static_cast<uint32_t>(x >> 32);
+    return static_cast<uint32_t>(x);
+  }
+  // (NextU64() >> 11) * 2^-53, in [0, 1).
+  double NextDouble() {
+    return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0);
+  }
   unsigned __int128 state() const { return state_; }
   unsigned __int128 inc() const { return inc_; }
+  // Whether a saved high half is waiting to be returned by NextU32.
+  bool has_buffered_u32() const { return has_u32_; }
 
  private:
-  void Step();
+  static constexpr unsigned __int128 kMultiplier =
+      (static_cast<unsigned __int128>(0x2360ED051FC65DA4ULL) << 64) |
+      0x4385DF649FCCF645ULL;
+  void Step() { state_ = state_ * kMultiplier + inc_; }
+
   unsigned __int128 state_ = 0;
   unsigned __int128 inc_ = 0;
   bool has_u32_ = false;
@@ -50,21 +89,69 @@ class Pcg64 {
 class Generator {
  public:
   explicit Generator(uint64_t seed);  // default_rng(seed)
+  // default_rng(seed) for a seed of any size, as SeedWords gives it (least
+  // significant word first); e.g. 2^128+1 -> {1, 0, 0, 0, 1}.
   explicit Generator(std::span<const uint32_t> seed_words);
 
   Pcg64& bit_generator() { return pcg_; }
 
   // Masked rejection in [0, max] (shuffle/permutation). max == 0 draws nothing.
-  uint64_t Interval(uint64_t max);
+  uint64_t Interval(uint64_t max) {
+    if (max == 0) return 0;
+    uint64_t mask = ~uint64_t{0} >> std::countl_zero(max);
+    if (max <= 0xFFFFFFFFULL) {
+      uint32_t m32 = static_cast<uint32_t>(mask);
+      uint32_t v;
+      while ((v = pcg_.NextU32() & m32) > max) {
+      }
+      return v;
+    }
+    uint64_t v;
+    while ((v = pcg_.NextU64() & mask) > max) {
+    }
+    return v;
+  }
+
   // Lemire in [0, rng] (integers/choice). rng == 0 draws nothing.
-  uint64_t Bounded(uint64_t rng);
+  uint64_t Bounded(uint64_t rng) {
+    if (rng == 0) return 0;
+    if (rng < 0xFFFFFFFFULL) {
+      uint32_t e = static_cast<uint32_t>(rng) + 1;
+      uint64_t m = uint64_t{pcg_.NextU32()} * e;
+      uint32_t lo = static_cast<uint32_t>(m);
+      if (lo < e) {
+        uint32_t t = (0xFFFFFFFFU - static_cast<uint32_t>(rng)) % e;
+        while (lo < t) {
+          m = uint64_t{pcg_.NextU32()} * e;
+          lo = static_cast<uint32_t>(m);
+        }
+      }
+      return m >> 32;
+    }
+    if (rng == 0xFFFFFFFFULL) return pcg_.NextU32();
+    if (rng == ~uint64_t{0}) return pcg_.NextU64();
+    uint64_t e = rng + 1;
+    unsigned __int128 m = static_cast<unsigned __int128>(pcg_.NextU64()) * e;
+    uint64_t lo = static_cast<uint64_t>(m);
+    if (lo < e) {
+      uint64_t t = (~uint64_t{0} - rng) % e;
+      while (lo < t) {
+        m = static_cast<unsigned __int128>(pcg_.NextU64()) * e;
+        lo = static_cast<uint64_t>(m);
+      }
+    }
+    return static_cast<uint64_t>(m >> 64);
+  }
 
   // integers(low, high) and integers(low, high, size); high exclusive.
   // high <= low -> kInvalidArgument ("high <= low"), as numpy's ValueError.
+  // The failing call draws nothing.
   Result<int64_t> Integers(int64_t low, int64_t high);
   Result<std::vector<int64_t>> Integers(int64_t low, int64_t high, size_t size);
 
-  // shuffle(x) for a list or 1-D ndarray: Fisher-Yates from the end with Interval.
+  // shuffle(x) for a list or 1-D ndarray: Fisher-Yates from the end with
+  // Interval. Shuffles in place; works on any contiguous view (a slice of a
+  // larger array shuffles just that slice, as numpy's shuffle(a[3:8])).
   template <typename T>
   void Shuffle(std::span<T> x) {
     for (size_t i = x.size(); i > 1; --i) {
@@ -75,12 +162,18 @@ class Generator {
   template <typename T>
   void Shuffle(std::vector<T>& x) { Shuffle(std::span<T>(x)); }
 
-  std::vector<int64_t> Permutation(int64_t n);  // n >= 0
+  // permutation(n): a shuffled 0..n-1. n <= 0 gives an empty vector and draws
+  // nothing.
+  std::vector<int64_t> Permutation(int64_t n);
   // uniform(low, high, size): low + (high - low) * NextDouble(), no FMA.
+  // Draws `size` doubles even when high == low.
   std::vector<double> Uniform(double low, double high, size_t size);
   // choice(n, k, replace=False): tail shuffle or Floyd + Lemire shuffle.
-  // k > n or negative -> kInvalidArgument.
+  // k > n or negative -> kInvalidArgument (the failing call draws nothing).
+  // Memory: O(n) on the tail-shuffle path (n > 10000 and k > n / 50, so
+  // n < 50 * (k + 1)), O(k) on the Floyd path.
   Result<std::vector<int64_t>> Choice(int64_t n, int64_t k);
+  // random(size): `size` NextDouble()s.
   std::vector<double> Random(size_t size);
 
  private:

@@ -1,0 +1,216 @@
+// numpy 1.24 Generator / PCG64 / SeedSequence, written from the spec in
+// tests/data/mosaic/README.md section 2 (not from numpy's source).
+#include "engine/random/numpy_random.h"
+
+#include <string>
+
+namespace sluice::numpy {
+namespace {
+
+// SeedSequence's hashing constants (spec 2.1).
+constexpr uint32_t kInitA = 0x43b0d7e5;
+constexpr uint32_t kMultA = 0x931e8875;
+constexpr uint32_t kInitB = 0x8b51f9dd;
+constexpr uint32_t kMultB = 0x58f38ded;
+constexpr uint32_t kMixMultL = 0xca01f9dd;
+constexpr uint32_t kMixMultR = 0x4973f715;
+
+// hashmix with the running constant `hc` carried by the caller.
+uint32_t HashMix(uint32_t v, uint32_t& hc) {
+  v ^= hc;
+  hc *= kMultA;
+  v *= hc;
+  v ^= v >> 16;
+  return v;
+}
+
+uint32_t Mix(uint32_t x, uint32_t y) {
+  uint32_t r = kMixMultL * x - kMixMultR * y;
+  r ^= r >> 16;
+  return r;
+}
+
+// An open-addressing set of int64 >= 0, for Floyd's "already picked" test:
+// one allocation per choice call, no per-insert allocation.
+class PickedSet {
+ public:
+  explicit PickedSet(size_t k) {
+    size_t cap = 16;
+    while (cap < 2 * k) cap *= 2;
+    slots_.assign(cap, kEmpty);
+    mask_ = cap - 1;
+  }
+  // Inserts v; returns false when it was already present.
+  bool Insert(int64_t v) {
+    // Fibonacci hashing spreads consecutive ids over the table.
+    size_t i = static_cast<size_t>((static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ULL) >> 20) & mask_;
+    while (slots_[i] != kEmpty) {
+      if (slots_[i] == v) return false;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = v;
+    return true;
+  }
+
+ private:
+  static constexpr int64_t kEmpty = -1;
+  std::vector<int64_t> slots_;
+  size_t mask_ = 0;
+};
+
+}  // namespace
+
+std::vector<uint32_t> SeedWords(uint64_t seed) {
+  std::vector<uint32_t> words{static_cast<uint32_t>(seed)};
+  if (seed >> 32) words.push_back(static_cast<uint32_t>(seed >> 32));
+  return words;
+}
+
+SeedSequence::SeedSequence(std::span<const uint32_t> entropy_words) {
+  uint32_t hc = kInitA;
+  for (size_t i = 0; i < 4; ++i) {
+    pool_[i] = HashMix(i < entropy_words.size() ? entropy_words[i] : 0, hc);
+  }
+  for (size_t src = 0; src < 4; ++src) {
+    for (size_t dst = 0; dst < 4; ++dst) {
+      if (dst != src) pool_[dst] = Mix(pool_[dst], HashMix(pool_[src], hc));
+    }
+  }
+  for (size_t src = 4; src < entropy_words.size(); ++src) {
+    for (size_t dst = 0; dst < 4; ++dst) {
+      pool_[dst] = Mix(pool_[dst], HashMix(entropy_words[src], hc));
+    }
+  }
+}
+
+std::vector<uint32_t> SeedSequence::GenerateState32(size_t n) const {
+  std::vector<uint32_t> out(n);
+  uint32_t hc = kInitB;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t v = pool_[i % 4];
+    v ^= hc;
+    hc *= kMultB;
+    v *= hc;
+    v ^= v >> 16;
+    out[i] = v;
+  }
+  return out;
+}
+
+std::vector<uint64_t> SeedSequence::GenerateState64(size_t n) const {
+  std::vector<uint32_t> words = GenerateState32(2 * n);
+  std::vector<uint64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = uint64_t{words[2 * i]} | (uint64_t{words[2 * i + 1]} << 32);
+  }
+  return out;
+}
+
+Pcg64::Pcg64(const SeedSequence& seq) {
+  std::vector<uint64_t> s = seq.GenerateState64(4);
+  unsigned __int128 initstate = (static_cast<unsigned __int128>(s[0]) << 64) | s[1];
+  unsigned __int128 initseq = (static_cast<unsigned __int128>(s[2]) << 64) | s[3];
+  inc_ = (initseq << 1) | 1;
+  state_ = 0;
+  Step();
+  state_ += initstate;
+  Step();
+}
+
+Generator::Generator(uint64_t seed)
+    : pcg_(SeedSequence(std::span<const uint32_t>(SeedWords(seed)))) {}
+
+Generator::Generator(std::span<const uint32_t> seed_words)
+    : pcg_(SeedSequence(seed_words)) {}
+
+Result<int64_t> Generator::Integers(int64_t low, int64_t high) {
+  if (high <= low) {
+    return InvalidArgumentError("integers(low=" + std::to_string(low) +
+                                ", high=" + std::to_string(high) + "): high <= low");
+  }
+  // Unsigned arithmetic: high - low may exceed INT64_MAX.
+  uint64_t rng = static_cast<uint64_t>(high) - static_cast<uint64_t>(low) - 1;
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + Bounded(rng));
+}
+
+Result<std::vector<int64_t>> Generator::Integers(int64_t low, int64_t high, size_t size) {
+  if (high <= low) {
+    return InvalidArgumentError("integers(low=" + std::to_string(low) +
+                                ", high=" + std::to_string(high) + ", size=" +
+                                std::to_string(size) + "): high <= low");
+  }
+  uint64_t rng = static_cast<uint64_t>(high) - static_cast<uint64_t>(low) - 1;
+  std::vector<int64_t> out(size);
+  for (int64_t& v : out) {
+    v = static_cast<int64_t>(static_cast<uint64_t>(low) + Bounded(rng));
+  }
+  return out;
+}
+
+std::vector<int64_t> Generator::Permutation(int64_t n) {
+  std::vector<int64_t> out(n > 0 ? static_cast<size_t>(n) : 0);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int64_t>(i);
+  Shuffle(out);
+  return out;
+}
+
+std::vector<double> Generator::Uniform(double low, double high, size_t size) {
+  const double range = high - low;
+  std::vector<double> out(size);
+  for (double& v : out) {
+    // Two statements so no compiler may fuse them into an FMA.
+    const double scaled = range * pcg_.NextDouble();
+    v = low + scaled;
+  }
+  return out;
+}
+
+std::vector<double> Generator::Random(size_t size) {
+  std::vector<double> out(size);
+  for (double& v : out) v = pcg_.NextDouble();
+  return out;
+}
+
+Result<std::vector<int64_t>> Generator::Choice(int64_t n, int64_t k) {
+  if (n < 0 || k < 0 || k > n) {
+    return InvalidArgumentError("choice(a=" + std::to_string(n) + ", size=" + std::to_string(k) +
+                                ", replace=False): " +
+                                (n < 0 || k < 0 ? "negative population or size"
+                                                : "cannot take a larger sample than population"));
+  }
+  const size_t nn = static_cast<size_t>(n);
+  const size_t kk = static_cast<size_t>(k);
+  if (n > 10000 && k > n / 50) {
+    // Tail shuffle: a partial Fisher-Yates of 0..n-1 with Lemire draws.
+    std::vector<int64_t> a(nn);
+    for (size_t i = 0; i < nn; ++i) a[i] = static_cast<int64_t>(i);
+    const size_t stop = nn - kk > 1 ? nn - kk : 1;
+    for (size_t i = nn - 1; i >= stop; --i) {
+      size_t j = static_cast<size_t>(Bounded(i));
+      std::swap(a[i], a[j]);
+    }
+    a.erase(a.begin(), a.begin() + static_cast<ptrdiff_t>(nn - kk));
+    a.shrink_to_fit();
+    return a;
+  }
+  // Floyd's sampling, then a Lemire-drawn shuffle of the picks.
+  std::vector<int64_t> out;
+  out.reserve(kk);
+  if (kk == 0) return out;
+  PickedSet picked(kk);
+  for (int64_t j = n - k; j < n; ++j) {
+    int64_t v = static_cast<int64_t>(Bounded(static_cast<uint64_t>(j)));
+    if (!picked.Insert(v)) {
+      v = j;
+      picked.Insert(v);
+    }
+    out.push_back(v);
+  }
+  for (size_t i = kk - 1; i > 0; --i) {
+    size_t t = static_cast<size_t>(Bounded(i));
+    std::swap(out[i], out[t]);
+  }
+  return out;
+}
+
+}  // namespace sluice::numpy
