@@ -1,0 +1,120 @@
+#include "engine/planner/partition.h"
+
+#include <string>
+
+#include "engine/planner/mosaic_error.h"
+#include "engine/planner/partition_orig.h"
+#include "engine/planner/size_check.h"
+
+namespace sluice::planner {
+namespace {
+
+// relaxed falls back to orig unless resuming onto a node count that neither
+// divides nor is divided by the canonical node count.
+bool RelaxedIsOrig(const PartitionArgs& a) {
+  return !a.initial_physical_nodes || a.num_canonical_nodes % a.num_physical_nodes == 0 ||
+         a.num_physical_nodes % a.num_canonical_nodes == 0;
+}
+
+// The orig arguments of a relaxed re-layout (global batch kept, split over the
+// initial node count).
+Result<PartitionArgs> RelaxedInitialArgs(const PartitionArgs& a) {
+  const int64_t P0 = *a.initial_physical_nodes;
+  const int64_t G = a.num_physical_nodes * a.ranks_per_node * a.batch_size;
+  const int64_t devices = P0 * a.ranks_per_node;
+  if (G % devices != 0) {
+    return MosaicValueError("A global batch size of " + std::to_string(G) +
+                            " is not evenly divisible by the initial total number of devices of " +
+                            std::to_string(devices) +
+                            ". Make sure that when using the `relaxed` partitioning algorithm, the global "
+                            "batch size does not change during resumption of training.");
+  }
+  PartitionArgs o = a;
+  o.num_physical_nodes = P0;
+  o.batch_size = G / devices;
+  o.initial_physical_nodes.reset();
+  return o;
+}
+
+Status CheckCommon(const PartitionArgs& a) {
+  SLUICE_RETURN_IF_ERROR(CheckPartitionArgs(a));
+  return CheckResume(a);
+}
+
+// Position of new element (p, r, s) of a global batch row in the initial layout.
+struct Relayout {
+  int64_t R, B, B0;
+  void Map(int64_t p, int64_t r, int64_t s, int64_t& p0, int64_t& r0, int64_t& s0) const {
+    const int64_t g = (p * R + r) * B + s;
+    p0 = g / (R * B0);
+    r0 = (g / B0) % R;
+    s0 = g % B0;
+  }
+};
+
+}  // namespace
+
+Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name) {
+  if (name == "orig") return PartitionAlgo::kOrig;
+  if (name == "relaxed") return PartitionAlgo::kRelaxed;
+  return MosaicError("KeyError", "'" + std::string(name) + "'");
+}
+
+Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& a) {
+  SLUICE_RETURN_IF_ERROR(CheckCommon(a));
+  if (algo == PartitionAlgo::kOrig || RelaxedIsOrig(a)) {
+    SLUICE_ASSIGN_OR_RETURN(OrigLayout layout, OrigLayout::Make(a));
+    WorkArray work;
+    work.shape = layout.shape();
+    work.ids.resize(static_cast<size_t>(work.shape[0] * work.shape[1] * work.shape[2] *
+                                        work.shape[3] * work.shape[4]));
+    for (int64_t p = 0; p < work.shape[0]; ++p)
+      for (int64_t r = 0; r < work.shape[1]; ++r) layout.FillRank(p, r, work);
+    return work;
+  }
+  SLUICE_ASSIGN_OR_RETURN(PartitionArgs a0, RelaxedInitialArgs(a));
+  SLUICE_ASSIGN_OR_RETURN(WorkArray x0, GetPartitions(PartitionAlgo::kOrig, a0));
+  WorkArray work;
+  work.shape = {a.num_physical_nodes, a.ranks_per_node, x0.workers(), x0.batches(), a.batch_size};
+  work.ids.resize(x0.ids.size());
+  const Relayout map{a.ranks_per_node, a.batch_size, a0.batch_size};
+  for (int64_t p = 0; p < work.shape[0]; ++p)
+    for (int64_t r = 0; r < work.shape[1]; ++r)
+      for (int64_t s = 0; s < work.shape[4]; ++s) {
+        int64_t p0, r0, s0;
+        map.Map(p, r, s, p0, r0, s0);
+        for (int64_t w = 0; w < work.shape[2]; ++w)
+          for (int64_t b = 0; b < work.shape[3]; ++b) work.At(p, r, w, b, s) = x0.At(p0, r0, w, b, s0);
+      }
+  return work;
+}
+
+Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& a, int64_t node,
+                                                int64_t rank, int64_t worker) {
+  SLUICE_RETURN_IF_ERROR(CheckCommon(a));
+  if (node < 0 || node >= a.num_physical_nodes || rank < 0 || rank >= a.ranks_per_node || worker < 0 ||
+      worker >= a.workers_per_rank) {
+    return InvalidArgumentError("worker (node " + std::to_string(node) + ", rank " + std::to_string(rank) +
+                                ", worker " + std::to_string(worker) + ") outside the world");
+  }
+  const bool relaxed = algo == PartitionAlgo::kRelaxed && !RelaxedIsOrig(a);
+  PartitionArgs a0 = a;
+  if (relaxed) {
+    SLUICE_ASSIGN_OR_RETURN(a0, RelaxedInitialArgs(a));
+  }
+  SLUICE_ASSIGN_OR_RETURN(OrigLayout layout, OrigLayout::Make(a0));
+  const auto shape0 = layout.shape();
+  const int64_t W = shape0[2], NB = shape0[3], B0 = shape0[4], B = a.batch_size;
+  std::vector<int64_t> out(static_cast<size_t>(NB * B));
+  const Relayout map{a.ranks_per_node, B, B0};
+  for (int64_t b = 0; b < NB; ++b)
+    for (int64_t s = 0; s < B; ++s) {
+      int64_t p0 = node, r0 = rank, s0 = s;
+      if (relaxed) map.Map(node, rank, s, p0, r0, s0);
+      const int64_t q = b * W * B0 + worker * B0 + s0;  // position in rank list
+      out[static_cast<size_t>(b * B + s)] = q < layout.rank_len() ? layout.RankElem(p0, r0, q) : -1;
+    }
+  return out;
+}
+
+}  // namespace sluice::planner
