@@ -1,0 +1,30 @@
+// Mosaic's get_shuffle: a permutation `perm` of the epoch's big ids, used as
+// shuffled_big = perm[big]. Spec: tests/data/mosaic/README.md section 3.6.
+// Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::planner {
+
+enum class ShuffleAlgo { kNaive, kPy1b, kPy1br, kPy1e, kPy1s, kPy2s };
+
+// "naive", "py1b", "py1br", "py1e", "py1s", "py2s"; anything else -> KeyError.
+// (py1b is the algorithm Mosaic dropped in v0.11; kept as its README describes.)
+Result<ShuffleAlgo> ParseShuffleAlgo(std::string_view name);
+std::string_view ShuffleAlgoName(ShuffleAlgo algo);
+
+// units: sizes of the shuffle units (shards, or resampled shard pieces), in
+// order; their sum is the number of big ids. Errors are Mosaic's
+// ("ValueError: ..."): a block size too small for py1br/py1e (empty integers
+// range), a py1e canonical node without samples, non-positive sizes.
+Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units,
+                                        int64_t num_canonical_nodes, uint64_t seed, uint64_t epoch,
+                                        int64_t block_size);
+
+}  // namespace sluice::planner

@@ -1,0 +1,31 @@
+// Internal: py1e one canonical node at a time, so that a single worker's plan
+// can shuffle only the nodes it reads and merely advance the generator over
+// the others.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/planner/shuffle_algos.h"
+
+namespace sluice::planner {
+
+// Reusable buffers for Py1ePart (amortises allocation across parts).
+struct Py1eScratch {
+  std::vector<double> pos;
+  std::vector<int64_t> bucket_start;
+  std::vector<std::pair<double, int64_t>> sorted;
+};
+
+// Shuffles one part: `spans` in their final order, n = their total size;
+// writes n ids to out. Draws from `ep` exactly as Mosaic (span shuffles, then
+// per span one integers and z uniforms). Errors: empty part, lo >= hi.
+Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
+                Py1eScratch& scratch);
+
+// Advances `ep` as Py1ePart would, in O(1) memory.
+Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep);
+
+}  // namespace sluice::planner

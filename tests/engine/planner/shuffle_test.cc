@@ -1,0 +1,85 @@
+// get_shuffle against Mosaic's 212 recorded calls (order/units/shuffles.json)
+// and the README's worked example.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/planner/mosaic_error.h"
+#include "engine/planner/shuffle.h"
+#include "tests/engine/planner/json_test_util.h"
+
+namespace sluice::planner {
+namespace {
+
+using testing::Ints;
+using testing::Str;
+
+TEST(ShuffleTest, MatchesMosaicUnitVectors) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.load(testing::MosaicOrderPath("units/shuffles.json"));
+  int cases = 0;
+  for (simdjson::dom::element c : doc["cases"].get_array()) {
+    simdjson::dom::element a = c["args"];
+    SCOPED_TRACE(simdjson::minify(a));
+    auto algo = ParseShuffleAlgo(Str(a["algo"]));
+    ASSERT_TRUE(algo.ok());
+    const auto units = Ints(a["shard_sizes"]);
+    auto got = GetShuffle(*algo, units, int64_t(a["num_canonical_nodes"]), uint64_t(a["seed"]),
+                          uint64_t(a["epoch"]), int64_t(a["block_size"]));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, Ints(c["result"]));
+    ++cases;
+  }
+  EXPECT_EQ(cases, 212);
+}
+
+TEST(ShuffleTest, ReadmeExample) {
+  const std::vector<int64_t> units{3, 4, 5};
+  auto run = [&](ShuffleAlgo algo) { return GetShuffle(algo, units, 2, 0, 0, 4).value(); };
+  EXPECT_EQ(run(ShuffleAlgo::kNaive), (std::vector<int64_t>{9, 2, 7, 4, 5, 11, 0, 3, 6, 10, 8, 1}));
+  EXPECT_EQ(run(ShuffleAlgo::kPy1s), (std::vector<int64_t>{9, 11, 10, 7, 8, 0, 1, 2, 4, 6, 3, 5}));
+  EXPECT_EQ(run(ShuffleAlgo::kPy2s), (std::vector<int64_t>{10, 7, 8, 9, 11, 1, 0, 2, 5, 6, 3, 4}));
+  EXPECT_EQ(run(ShuffleAlgo::kPy1br), (std::vector<int64_t>{8, 9, 10, 7, 11, 0, 1, 3, 4, 2, 6, 5}));
+  EXPECT_EQ(run(ShuffleAlgo::kPy1e), (std::vector<int64_t>{9, 11, 10, 7, 8, 0, 2, 1, 6, 5, 3, 4}));
+}
+
+// py1b has no vectors: check it is a permutation that keeps each canonical
+// node's samples inside that node's range and blocks inside block bounds.
+TEST(ShuffleTest, Py1bIsBlockwisePermutation) {
+  const std::vector<int64_t> units{7, 0, 13, 5, 9};
+  auto got = GetShuffle(ShuffleAlgo::kPy1b, units, 2, 3, 1, 4);
+  ASSERT_TRUE(got.ok());
+  auto py1s = GetShuffle(ShuffleAlgo::kPy1s, units, 2, 3, 1, 4).value();
+  std::vector<int64_t> sorted = *got;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> iota(34);
+  std::iota(iota.begin(), iota.end(), 0);
+  EXPECT_EQ(sorted, iota);
+  EXPECT_NE(*got, py1s);
+  EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1b, units, 2, 3, 1, 0).ok());
+}
+
+TEST(ShuffleTest, Errors) {
+  const std::vector<int64_t> units{3, 4, 5};
+  // py1br block 1: integers(0, int(0.75)) = integers(0, 0) raises; py1e
+  // block 0: integers(0, 0) per span.
+  for (auto [algo, block] : {std::pair{ShuffleAlgo::kPy1br, 1}, std::pair{ShuffleAlgo::kPy1e, 0}}) {
+    auto r = GetShuffle(algo, units, 2, 0, 0, block);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(SplitMosaicError(r.status()).type, "ValueError");
+  }
+  // py1e with a canonical node that has no samples.
+  auto empty = GetShuffle(ShuffleAlgo::kPy1e, std::vector<int64_t>{1}, 2, 0, 0, 8);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(SplitMosaicError(empty.status()).type, "ValueError");
+  auto bad = ParseShuffleAlgo("py3x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(SplitMosaicError(bad.status()).type, "KeyError");
+  EXPECT_EQ(SplitMosaicError(bad.status()).message, "'py3x'");
+  EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1s, units, 0, 0, 0, 4).ok());
+  EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1s, std::vector<int64_t>{3, -1}, 1, 0, 0, 4).ok());
+}
+
+}  // namespace
+}  // namespace sluice::planner
