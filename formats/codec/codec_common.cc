@@ -1,0 +1,59 @@
+#include <algorithm>
+#include <limits>
+
+#include "formats/codec/codec_internal.h"
+
+namespace sluice::codec_internal {
+
+namespace {
+// Start small: an index may state a large raw size for a tiny hostile file.
+constexpr uint64_t kMinInitial = 64 * 1024;
+}  // namespace
+
+BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t size_hint)
+    : max_output_(max_output) {
+  const uint64_t limit = std::numeric_limits<size_t>::max() / 4;
+  cap_ = static_cast<size_t>(std::min(max_output, limit) + 1);
+  buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max(size_hint, kMinInitial))));
+}
+
+void BoundedOutput::Grow() {
+  if (produced_ < buf_.size() || buf_.size() >= cap_) return;
+  const size_t doubled = buf_.size() > cap_ / 2 ? cap_ : buf_.size() * 2;
+  buf_.resize(std::max<size_t>(std::min(doubled, cap_), 1));
+}
+
+std::string BoundedOutput::Take() {
+  buf_.resize(produced_);
+  produced_ = 0;
+  return std::move(buf_);
+}
+
+Status CorruptData(std::string_view what, std::string_view family,
+                   std::string_view detail) {
+  return CorruptError(std::string(what) + ": " + std::string(family) +
+                      " data is corrupt: " + std::string(detail));
+}
+
+Status TruncatedData(std::string_view what, std::string_view family,
+                     std::string_view detail) {
+  return CorruptError(std::string(what) + ": " + std::string(family) +
+                      " data is truncated: " + std::string(detail));
+}
+
+Status OutputTooLarge(std::string_view what, std::string_view family,
+                      uint64_t max_output) {
+  return CorruptError(std::string(what) + ": " + std::string(family) +
+                      " data decompresses to more than " + std::to_string(max_output) +
+                      " bytes (the expected raw size)");
+}
+
+Status TrailingData(std::string_view what, std::string_view family, uint64_t end,
+                    uint64_t total, std::string_view expected) {
+  return CorruptError(std::string(what) + ": " + std::to_string(total - end) +
+                      " bytes of trailing data after the " + std::string(family) +
+                      " stream that ends at offset " + std::to_string(end) + " (" +
+                      std::string(expected) + ")");
+}
+
+}  // namespace sluice::codec_internal

@@ -1,0 +1,79 @@
+// Internals shared by the compression families: one compress/decompress pair
+// per family, a growable output buffer with a hard size limit, and the error
+// texts every family uses. Not a public header: include compression.h.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice::codec_internal {
+
+// Levels are already validated by the caller (compression.cc).
+Result<std::string> ZstdCompress(std::string_view raw, int level);
+Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
+                                   std::string_view what);
+Result<std::string> BrotliCompress(std::string_view raw, int quality);
+Result<std::string> BrotliDecompress(std::string_view data, uint64_t max_output,
+                                     std::string_view what);
+Result<std::string> GzipCompress(std::string_view raw, int level);
+Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
+                                   std::string_view what);
+Result<std::string> Bzip2Compress(std::string_view raw, int level);
+Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
+                                    std::string_view what);
+Result<std::string> SnappyCompress(std::string_view raw);
+Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
+                                     std::string_view what);
+
+// zlib and bzip2 count bytes in 32-bit fields: feed them at most this much.
+inline constexpr size_t kMaxChunk = size_t{1} << 30;
+
+// Output of a streaming decoder. It holds at most max_output + 1 bytes: one
+// byte of room past the limit lets any decoder prove it has too much to say,
+// whatever its end-of-stream bookkeeping. Grows geometrically from a hint,
+// so a small input that claims a huge size costs nothing up front.
+class BoundedOutput {
+ public:
+  BoundedOutput(uint64_t max_output, uint64_t size_hint);
+
+  // Ensures free space after the produced bytes (unless the hard cap of
+  // max_output + 1 is reached, then free_size() stays 0).
+  void Grow();
+  char* free_begin() { return buf_.data() + produced_; }
+  size_t free_size() const { return buf_.size() - produced_; }
+  void Commit(size_t n) { produced_ += n; }
+
+  uint64_t produced() const { return produced_; }
+  bool exceeded() const { return produced_ > max_output_; }
+
+  // The produced bytes; the object is left empty.
+  std::string Take();
+
+ private:
+  uint64_t max_output_;
+  size_t cap_;  // max_output + 1, clamped to what a string can hold
+  size_t produced_ = 0;
+  std::string buf_;
+};
+
+// "<what>: <family> data is corrupt: <detail>" (kCorrupt).
+Status CorruptData(std::string_view what, std::string_view family,
+                   std::string_view detail);
+// "<what>: <family> data is truncated: <detail>" (kCorrupt).
+Status TruncatedData(std::string_view what, std::string_view family,
+                     std::string_view detail);
+// "<what>: <family> data decompresses to more than <max> bytes (the expected
+// raw size)" (kCorrupt).
+Status OutputTooLarge(std::string_view what, std::string_view family,
+                      uint64_t max_output);
+// "<what>: <n> bytes of trailing data after the <family> stream that ends at
+// offset <end> (<expected>)" (kCorrupt).
+Status TrailingData(std::string_view what, std::string_view family, uint64_t end,
+                    uint64_t total, std::string_view expected);
+
+}  // namespace sluice::codec_internal
