@@ -152,11 +152,38 @@ class Generator {
   // shuffle(x) for a list or 1-D ndarray: Fisher-Yates from the end with
   // Interval. Shuffles in place; works on any contiguous view (a slice of a
   // larger array shuffles just that slice, as numpy's shuffle(a[3:8])).
+  //
+  // Large arrays: the swap partner x[j] is a cache miss, so the j of each step
+  // is drawn kShufflePrefetch steps ahead and its line prefetched. The draws
+  // do not depend on the data, so draw order and swap order, and thus the
+  // result, are exactly those of the plain loop.
   template <typename T>
   void Shuffle(std::span<T> x) {
-    for (size_t i = x.size(); i > 1; --i) {
-      size_t j = static_cast<size_t>(Interval(i - 1));
-      std::swap(x[i - 1], x[j]);
+    const size_t n = x.size();
+    if (n * sizeof(T) < kShufflePrefetchBytes) {
+      for (size_t i = n; i > 1; --i) {
+        size_t j = static_cast<size_t>(Interval(i - 1));
+        std::swap(x[i - 1], x[j]);
+      }
+      return;
+    }
+    // Step t (0 <= t < n - 1) swaps x[n - 1 - t] with x[Interval(n - 1 - t)].
+    const size_t steps = n - 1;
+    size_t ahead[kShufflePrefetch];
+    size_t drawn = 0;
+    for (; drawn < kShufflePrefetch && drawn < steps; ++drawn) {
+      ahead[drawn] = static_cast<size_t>(Interval(n - 1 - drawn));
+      __builtin_prefetch(&x[ahead[drawn]], 1);
+    }
+    for (size_t t = 0; t < steps; ++t) {
+      const size_t slot = t % kShufflePrefetch;
+      const size_t j = ahead[slot];
+      if (drawn < steps) {
+        ahead[slot] = static_cast<size_t>(Interval(n - 1 - drawn));
+        __builtin_prefetch(&x[ahead[slot]], 1);
+        ++drawn;
+      }
+      std::swap(x[n - 1 - t], x[j]);
     }
   }
   template <typename T>
@@ -177,6 +204,11 @@ class Generator {
   std::vector<double> Random(size_t size);
 
  private:
+  // Shuffle's prefetch distance (steps) and the array size from which it
+  // pays (about the size of L2).
+  static constexpr size_t kShufflePrefetch = 32;
+  static constexpr size_t kShufflePrefetchBytes = size_t{1} << 20;
+
   Pcg64 pcg_;
 };
 

@@ -3,6 +3,7 @@
 // happen, and the errors numpy raises.
 #include "engine/random/numpy_random.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -46,6 +47,47 @@ TEST(NumpyRandom, ShuffleWorksOnAnyElementType) {
   std::vector<int> small{0, 1, 2, 3, 4};
   a.Shuffle(small);
   EXPECT_EQ(small, (std::vector<int>{2, 4, 3, 0, 1}));
+}
+
+// The plain Fisher-Yates of the spec, as the reference for Shuffle's
+// prefetching path on large arrays.
+template <typename T>
+void ReferenceShuffle(Generator& gen, std::vector<T>& x) {
+  for (size_t i = x.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(gen.Interval(i - 1));
+    std::swap(x[i - 1], x[j]);
+  }
+}
+
+TEST(NumpyRandom, LargeShuffleMatchesPlainFisherYates) {
+  // 2^18 int64 = 2 MiB: above the prefetch threshold. Odd seeds and sizes
+  // leave different 32-bit buffer states behind.
+  for (size_t n : {size_t{1} << 18, (size_t{1} << 18) + 3}) {
+    std::vector<int64_t> a(n);
+    for (size_t i = 0; i < n; ++i) a[i] = static_cast<int64_t>(i);
+    std::vector<int64_t> b = a;
+    Generator ga(5);
+    Generator gb(5);
+    ga.Shuffle(a);
+    ReferenceShuffle(gb, b);
+    EXPECT_EQ(a, b);
+    ExpectSameStream(ga, gb);
+  }
+}
+
+TEST(NumpyRandom, ShuffleOfFewHugeElementsDrawsOnlyWhatItNeeds) {
+  // 3 elements of 400 kB: above the prefetch threshold in bytes, yet only 2
+  // draws may happen.
+  using Big = std::array<uint8_t, 400000>;
+  std::vector<Big> a(3);
+  for (size_t i = 0; i < a.size(); ++i) a[i].fill(static_cast<uint8_t>(i));
+  std::vector<uint8_t> b{0, 1, 2};
+  Generator ga(11);
+  Generator gb(11);
+  ga.Shuffle(a);
+  ReferenceShuffle(gb, b);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i][0], b[i]);
+  ExpectSameStream(ga, gb);
 }
 
 TEST(NumpyRandom, U32BufferLowHalfThenHighHalf) {
