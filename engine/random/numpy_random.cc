@@ -35,15 +35,16 @@ uint32_t Mix(uint32_t x, uint32_t y) {
 class PickedSet {
  public:
   explicit PickedSet(size_t k) {
-    size_t cap = 16;
-    while (cap < 2 * k) cap *= 2;
-    slots_.assign(cap, kEmpty);
-    mask_ = cap - 1;
+    int bits = 4;
+    while ((size_t{1} << bits) < 2 * k) ++bits;
+    slots_.assign(size_t{1} << bits, kEmpty);
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - bits;
   }
   // Inserts v; returns false when it was already present.
   bool Insert(int64_t v) {
-    // Fibonacci hashing spreads consecutive ids over the table.
-    size_t i = static_cast<size_t>((static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ULL) >> 20) & mask_;
+    // Fibonacci hashing: the top bits of the product spread consecutive ids.
+    size_t i = static_cast<size_t>((static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ULL) >> shift_);
     while (slots_[i] != kEmpty) {
       if (slots_[i] == v) return false;
       i = (i + 1) & mask_;
@@ -56,6 +57,7 @@ class PickedSet {
   static constexpr int64_t kEmpty = -1;
   std::vector<int64_t> slots_;
   size_t mask_ = 0;
+  int shift_ = 60;
 };
 
 }  // namespace

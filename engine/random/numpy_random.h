@@ -93,6 +93,8 @@ class Generator {
   // significant word first); e.g. 2^128+1 -> {1, 0, 0, 0, 1}.
   explicit Generator(std::span<const uint32_t> seed_words);
 
+  // The underlying PCG64; draws through it advance this generator. The
+  // reference lives as long as *this.
   Pcg64& bit_generator() { return pcg_; }
 
   // Masked rejection in [0, max] (shuffle/permutation). max == 0 draws nothing.
