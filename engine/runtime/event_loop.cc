@@ -1,0 +1,151 @@
+#include "engine/runtime/event_loop.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace sluice {
+
+EventLoop::EventLoop(EventLoopOptions options) : options_(options) {}
+
+EventLoop::~EventLoop() {
+  Shutdown();
+  // A Shutdown() from the loop thread only stopped the loop; finish here.
+  if (thread_.joinable()) thread_.join();
+  if (cpu_pool_) cpu_pool_->join();
+  cpu_pool_.reset();
+  context_.reset();
+}
+
+EventLoop& EventLoop::ForThisProcess() {
+  // Leaked on purpose: destroying a loop inherited through fork would touch
+  // a thread and a ring that belong to the parent.
+  static std::mutex mu;
+  static EventLoop* loop = nullptr;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  pid_t pid = getpid();
+  if (loop == nullptr || owner != pid) {
+    loop = new EventLoop();
+    owner = pid;
+  }
+  return *loop;
+}
+
+bool EventLoop::EnsureStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (shut_down_) return false;
+  if (context_) return true;
+  // Concurrency hint 1: only the loop thread runs handlers, so Asio may skip
+  // internal locking on the scheduler's hot path.
+  context_ = std::make_unique<boost::asio::io_context>(1);
+  work_.emplace(context_->get_executor());
+  thread_ = std::thread([ctx = context_.get()] { ctx->run(); });
+  thread_id_ = thread_.get_id();
+  return true;
+}
+
+boost::asio::any_io_executor EventLoop::executor() {
+  return context().get_executor();
+}
+
+boost::asio::io_context& EventLoop::context() {
+  if (!EnsureStarted()) {
+    // After Shutdown() the context still exists (until destruction); work
+    // posted to it is destroyed unrun by its destructor.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!context_) context_ = std::make_unique<boost::asio::io_context>(1);
+  }
+  return *context_;
+}
+
+boost::asio::thread_pool& EventLoop::cpu_pool() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!cpu_pool_) {
+    unsigned n = options_.cpu_threads;
+    if (n == 0) n = std::max(1u, std::thread::hardware_concurrency() / 2);
+    cpu_pool_ = std::make_unique<boost::asio::thread_pool>(n);
+  }
+  return *cpu_pool_;
+}
+
+bool EventLoop::InLoopThread() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return thread_.joinable() && std::this_thread::get_id() == thread_id_;
+}
+
+std::optional<EventLoop::TaskList::iterator> EventLoop::Register() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (shut_down_) return std::nullopt;
+  tasks_.emplace_front();
+  ++live_tasks_;
+  return tasks_.begin();
+}
+
+void EventLoop::Unregister(TaskList::iterator it) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // While Shutdown() walks the list, erasing would invalidate its iterator.
+  if (cancelling_) {
+    it->finished = true;
+  } else {
+    tasks_.erase(it);
+  }
+  if (--live_tasks_ == 0) tasks_cv_.notify_all();
+}
+
+size_t EventLoop::PendingTasks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_tasks_;
+}
+
+void EventLoop::Shutdown() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (thread_.joinable()) {
+    if (std::this_thread::get_id() == thread_id_) {
+      // Shutdown from a loop handler cannot wait for the loop; stop it and
+      // let the destructor (on another thread) join.
+      work_.reset();
+      context_->stop();
+      return;
+    }
+    // Emit the cancellations on the loop thread (cancellation signals are
+    // not thread-safe) and without holding mu_ (a cancellation handler may
+    // finish its task, which locks mu_ in Unregister()).
+    boost::asio::post(context_->get_executor(), [this] {
+      std::unique_lock<std::mutex> inner(mu_);
+      cancelling_ = true;
+      for (auto it = tasks_.begin(); it != tasks_.end(); ++it) {
+        if (it->finished) continue;
+        inner.unlock();
+        it->signal.emit(boost::asio::cancellation_type::terminal);
+        inner.lock();
+      }
+      cancelling_ = false;
+      tasks_.remove_if([](const Task& task) { return task.finished; });
+    });
+    tasks_cv_.wait_for(lock, options_.shutdown_grace,
+                       [this] { return live_tasks_ == 0; });
+    work_.reset();
+    context_->stop();
+    lock.unlock();
+    thread_.join();
+    lock.lock();
+  }
+  std::unique_ptr<boost::asio::thread_pool> pool = std::move(cpu_pool_);
+  lock.unlock();
+  if (pool) pool->join();
+  // Suspended coroutines that did not finish are destroyed with the context
+  // (after the pool, whose jobs may reference their frames).
+  std::unique_ptr<boost::asio::io_context> context;
+  {
+    std::lock_guard<std::mutex> inner(mu_);
+    context = std::move(context_);
+    tasks_.clear();
+  }
+  context.reset();
+}
+
+}  // namespace sluice

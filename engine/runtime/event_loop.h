@@ -1,0 +1,255 @@
+// The event loop: one boost::asio::io_context on io_uring (Asio is built with
+// BOOST_ASIO_HAS_IO_URING and without epoll, so sockets, timers and files all
+// go through the ring), one thread running it, and a small CPU pool for work
+// that must not block the loop (decompression, hashing).
+//
+// Fork safety: constructing an EventLoop creates nothing. The ring, the loop
+// thread and the CPU pool are created on first use (executor(), Spawn(),
+// Run(), cpu_pool()), in the process that uses them. ForThisProcess() hands
+// out one loop per process and a fresh one in a forked child.
+//
+// Shutdown() (also run by the destructor) cancels every coroutine started
+// with Spawn()/Run() with terminal cancellation, so pending operations
+// complete with operation_aborted; then it stops the loop, joins the thread
+// and the CPU pool. After Shutdown() new work completes at once with
+// kCancelled.
+//
+// Thread safety: every member function is safe to call from any thread,
+// except that Run() must not be called from the loop thread (it would wait
+// for itself; it returns an error instead) and the destructor must not run
+// while other threads still call members.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <future>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
+
+#include "base/asio/co_status.h"
+#include "base/status.h"
+
+namespace sluice {
+
+struct EventLoopOptions {
+  // Threads in the CPU pool (decompression, hashing). 0: half the hardware
+  // threads, at least 1.
+  unsigned cpu_threads = 0;
+  // How long Shutdown() waits for cancelled coroutines to finish before it
+  // stops the loop anyway (their frames are then destroyed unresumed).
+  std::chrono::milliseconds shutdown_grace{5000};
+};
+
+class EventLoop {
+ public:
+  explicit EventLoop(EventLoopOptions options = {});
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // The loop of this process, created on first call. In a child forked after
+  // the parent used its loop, the parent's loop (whose thread does not exist
+  // in the child) is abandoned without being touched, and a new one made.
+  // Lives until process exit; never destroyed.
+  static EventLoop& ForThisProcess();
+
+  // The loop's executor; starts the loop on first use. Valid until
+  // Shutdown(); work posted after Shutdown() is destroyed unrun.
+  boost::asio::any_io_executor executor();
+
+  // The io_context itself (started as by executor()), for I/O objects that
+  // want one, e.g. boost::asio::random_access_file.
+  boost::asio::io_context& context();
+
+  // The CPU pool, created on first use. Prefer RunOnCpuPool().
+  boost::asio::thread_pool& cpu_pool();
+
+  // True on the loop thread.
+  bool InLoopThread() const;
+
+  // Starts `task` on the loop, detached from the caller, cancelled by
+  // Shutdown(). `done` runs on the loop thread with the task's result, or
+  // with a Status (kCancelled after Shutdown or cancellation, kInternal for an
+  // escaped exception) converted to T. T must be Status or Result<U>.
+  template <typename T>
+  void Spawn(boost::asio::awaitable<T> task,
+             std::function<void(T)> done = nullptr);
+
+  // Runs `task` on the loop and blocks the calling thread until it finishes.
+  // Must not be called on the loop thread (returns kInternal there).
+  // T must be Status or Result<U>.
+  template <typename T>
+  T Run(boost::asio::awaitable<T> task);
+
+  // Cancels all spawned work, stops the loop, joins its thread and the CPU
+  // pool. Idempotent.
+  void Shutdown();
+
+  // Coroutines spawned and not yet finished (for tests and diagnostics).
+  size_t PendingTasks() const;
+
+ private:
+  struct Task {
+    boost::asio::cancellation_signal signal;
+    bool finished = false;  // set instead of erasing while cancelling
+  };
+  using TaskList = std::list<Task>;
+
+  // Starts the loop under mu_ if not yet started; false once shut down.
+  bool EnsureStarted();
+  // Registers a task on the loop thread; nullopt after Shutdown().
+  std::optional<TaskList::iterator> Register();
+  void Unregister(TaskList::iterator it);
+
+  template <typename T>
+  static T FromException(std::exception_ptr e);
+  template <typename T>
+  static boost::asio::awaitable<void> StoreResult(
+      boost::asio::awaitable<T> task, std::shared_ptr<std::optional<T>> out) {
+    out->emplace(co_await std::move(task));
+  }
+
+  const EventLoopOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable tasks_cv_;
+  bool shut_down_ = false;
+  std::unique_ptr<boost::asio::io_context> context_;
+  std::optional<boost::asio::executor_work_guard<
+      boost::asio::io_context::executor_type>> work_;
+  std::thread thread_;
+  std::thread::id thread_id_;
+  std::unique_ptr<boost::asio::thread_pool> cpu_pool_;
+  TaskList tasks_;  // guarded by mu_
+  size_t live_tasks_ = 0;  // guarded by mu_
+  bool cancelling_ = false;  // guarded by mu_
+};
+
+// Runs `fn()` on the loop's CPU pool and resumes the calling coroutine on its
+// own executor with the result. `fn` must not throw (an exception terminates
+// the pool thread's task and is rethrown in the coroutine). `fn` must return
+// a value (not void). Not cancellable: the coroutine waits for `fn` to
+// finish, and EventLoop::Shutdown() joins the pool before it destroys
+// suspended coroutines, so `fn` may reference the coroutine's locals.
+template <typename Fn>
+auto RunOnCpuPool(boost::asio::thread_pool& pool, Fn fn)
+    -> boost::asio::awaitable<std::invoke_result_t<Fn>>;
+
+// ---------------------------------------------------------------------------
+// Implementation.
+
+template <typename T>
+T EventLoop::FromException(std::exception_ptr e) {
+  if (!e) return InternalError("coroutine finished without a result");
+  try {
+    std::rethrow_exception(e);
+  } catch (const boost::system::system_error& err) {
+    if (err.code() == boost::asio::error::operation_aborted) {
+      return Status(StatusCode::kCancelled, "operation cancelled");
+    }
+    return InternalError(std::string("coroutine failed: ") + err.what());
+  } catch (const std::exception& err) {
+    return InternalError(std::string("coroutine failed: ") + err.what());
+  } catch (...) {
+    return InternalError("coroutine failed with an unknown exception");
+  }
+}
+
+template <typename T>
+void EventLoop::Spawn(boost::asio::awaitable<T> task,
+                      std::function<void(T)> done) {
+  if (!EnsureStarted()) {
+    if (done) done(T(Status(StatusCode::kCancelled, "event loop is shut down")));
+    return;
+  }
+  auto start = [this, task = std::move(task), done = std::move(done)]() mutable {
+    std::optional<TaskList::iterator> it = Register();
+    if (!it) {
+      if (done) done(T(Status(StatusCode::kCancelled, "event loop is shut down")));
+      return;
+    }
+    // co_spawn needs a default-constructible result; Status/Result are not,
+    // so the task's value travels through `out`.
+    auto out = std::make_shared<std::optional<T>>();
+    boost::asio::co_spawn(
+        context_->get_executor(), StoreResult<T>(std::move(task), out),
+        boost::asio::bind_cancellation_slot(
+            (*it)->signal.slot(),
+            [this, it = *it, out, done = std::move(done)](std::exception_ptr e) mutable {
+              Unregister(it);
+              if (!done) return;
+              if (e || !out->has_value()) {
+                done(FromException<T>(e));
+              } else {
+                done(std::move(**out));
+              }
+            }));
+  };
+  boost::asio::post(context_->get_executor(), std::move(start));
+}
+
+template <typename T>
+T EventLoop::Run(boost::asio::awaitable<T> task) {
+  if (InLoopThread()) {
+    return InternalError("EventLoop::Run called on the loop thread");
+  }
+  // shared_ptr: if the loop is destroyed unrun, the handler (and with it the
+  // promise) is destroyed and the future reports a broken promise.
+  auto promise = std::make_shared<std::promise<T>>();
+  std::future<T> future = promise->get_future();
+  Spawn<T>(std::move(task), [promise](T result) {
+    promise->set_value(std::move(result));
+  });
+  try {
+    return future.get();
+  } catch (const std::future_error&) {
+    return T(Status(StatusCode::kCancelled, "event loop shut down before the task finished"));
+  }
+}
+
+template <typename Fn>
+auto RunOnCpuPool(boost::asio::thread_pool& pool, Fn fn)
+    -> boost::asio::awaitable<std::invoke_result_t<Fn>> {
+  using R = std::invoke_result_t<Fn>;
+  static_assert(!std::is_void_v<R>, "RunOnCpuPool needs a function returning a value");
+  auto executor = co_await boost::asio::this_coro::executor;
+  std::optional<R> result;
+  std::exception_ptr error;
+  co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
+                                       void()>(
+      [&](auto handler) {
+        boost::asio::post(pool, [&, handler = std::move(handler),
+                                 executor]() mutable {
+          try {
+            result.emplace(fn());
+          } catch (...) {
+            error = std::current_exception();
+          }
+          boost::asio::post(executor, std::move(handler));
+        });
+      },
+      boost::asio::use_awaitable);
+  if (error) std::rethrow_exception(error);
+  co_return std::move(*result);
+}
+
+}  // namespace sluice
