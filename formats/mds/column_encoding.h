@@ -1,0 +1,86 @@
+// MDS column encodings: the names Mosaic's MDSWriter accepts, parsed into a
+// description of how a field is stored (fixed size or not, ndarray dtype and
+// shape when the name carries them). See tests/data/mosaic/mds/README.md,
+// "Column encodings" and "ndarray".
+//
+// Pure functions and plain values; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice {
+
+enum class EncodingKind {
+  kBytes,
+  kStr,
+  kInt,  // int64 LE, named "int"
+  kInt8, kInt16, kInt32, kInt64,
+  kUInt8, kUInt16, kUInt32, kUInt64,
+  kFloat16, kFloat32, kFloat64,
+  kStrInt, kStrFloat, kStrDecimal,
+  kJson,
+  kPkl,
+  kPil,
+  kJpeg,
+  kPng,
+  kJpegArray,  // "jpeg_array" and its alias "jpegarray"
+  kListPil, kListJpeg, kListPng,
+  kNdarray,
+};
+
+// ndarray element types; the value is Mosaic's dtype code (8 * bytes, +1 for
+// signed, +2 for float).
+enum class NdDtype : uint8_t {
+  kUInt8 = 8, kInt8 = 9,
+  kUInt16 = 16, kInt16 = 17, kFloat16 = 18,
+  kUInt32 = 32, kInt32 = 33, kFloat32 = 34,
+  kUInt64 = 64, kInt64 = 65, kFloat64 = 66,
+};
+
+// The largest ndim Mosaic's ndarray header can express (6 bits).
+inline constexpr unsigned kMaxNdim = 63;
+
+// numpy's name: "uint8", ..., "float64".
+const char* NdDtypeName(NdDtype dtype);
+// Bytes per element: 1, 2, 4 or 8.
+unsigned NdDtypeItemSize(NdDtype dtype);
+bool NdDtypeIsFloat(NdDtype dtype);
+bool NdDtypeIsSigned(NdDtype dtype);  // signed integer (not float)
+// From a numpy name ("int16"); nullopt when it is not an ndarray dtype.
+std::optional<NdDtype> NdDtypeFromName(std::string_view name);
+// From a stored dtype code; nullopt when the code is unknown.
+std::optional<NdDtype> NdDtypeFromCode(uint8_t code);
+
+// One column's parsed encoding.
+struct ColumnEncoding {
+  std::string name;    // the encoding string as given, e.g. "ndarray:int16:2,2"
+  std::string column;  // the column name, for error messages
+  EncodingKind kind = EncodingKind::kBytes;
+  // Stored size of every field when fixed (Mosaic's column_sizes entry);
+  // unset = variable size (a u32 length in each sample's header).
+  std::optional<uint64_t> fixed_size;
+  // ndarray only: dtype and shape when the encoding string names them.
+  std::optional<NdDtype> nd_dtype;
+  std::optional<std::vector<uint64_t>> nd_shape;
+};
+
+// Parses an encoding string for column `column`. Unknown names and malformed
+// ndarray suffixes -> kUnimplemented naming the encoding and the column.
+// An ndarray shape must have 1..63 positive dimensions whose total byte size
+// fits in 32 bits (a sample cannot be larger than a shard).
+Result<ColumnEncoding> ParseColumnEncoding(std::string_view encoding,
+                                           std::string_view column);
+
+// The column_sizes entry Mosaic writes for `encoding` (same rules as above).
+Result<std::optional<uint64_t>> ColumnEncodingSize(std::string_view encoding);
+
+// True for the names ParseColumnEncoding accepts.
+bool IsMdsEncoding(std::string_view encoding);
+
+}  // namespace sluice

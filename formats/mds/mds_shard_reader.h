@@ -1,0 +1,79 @@
+// Reads samples out of one whole, decompressed MDS shard held in memory.
+//
+// Layout (tests/data/mosaic/mds/README.md, "MDS shard file"): u32 n,
+// u32 offsets[n+1], the config JSON, then the samples; each sample is one
+// u32 length per variable-size column followed by the column payloads in
+// column order.
+//
+// The reader does not own the shard bytes: the caller keeps them alive (a
+// mapped file, a cache buffer) for as long as the reader and every view it
+// returned are used. Open() validates the whole offsets table once, so every
+// later call is bounded by the shard; each sample's size header is checked
+// when that sample is read. Errors are kCorrupt and name the shard, the
+// sample, the byte offset in the shard and what was expected.
+//
+// Thread safety: const methods may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/index/index.h"
+#include "formats/mds/column_encoding.h"
+
+namespace sluice {
+
+// The columns of an MDS shard entry, parsed, in stored order. Checks that
+// names, encodings and sizes have the same length, that names are strictly
+// sorted (Mosaic sorts them) and that each column_sizes entry is what the
+// encoding implies. `what` names the shard in errors.
+Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
+                                                        std::string_view what);
+
+class MdsShardReader {
+ public:
+  // `shard`: the whole decompressed shard file; `shard_name` names it in
+  // errors (e.g. "part0/shard.00001.mds"); `columns`: in stored order (see
+  // MdsColumnsFromEntry). Checks: the file holds n and the offsets table (an
+  // absurd n is refused before anything is allocated), offsets[0] is past
+  // the table and the config between them is a JSON object text,
+  // offsets are non-decreasing, offsets[n] equals the file size.
+  static Result<MdsShardReader> Open(std::string_view shard, std::string_view shard_name,
+                                     std::vector<ColumnEncoding> columns);
+
+  uint32_t num_samples() const { return num_samples_; }
+  const std::vector<ColumnEncoding>& columns() const { return columns_; }
+  const std::string& shard_name() const { return shard_name_; }
+  // The config JSON text stored in the shard (a view into the shard bytes).
+  std::string_view config_json() const { return config_; }
+  // The bytes of sample i (header included), i < num_samples().
+  Result<std::string_view> SampleBytes(uint32_t i) const;
+
+  // The stored bytes of every field of sample i, in column order: *fields
+  // is resized to columns().size() (reuse the vector to avoid allocating).
+  // Fields are views into the shard bytes. Checks that the size header and
+  // the payloads exactly fill the sample. i >= num_samples() -> kOutOfRange.
+  Status ReadSample(uint32_t i, std::vector<std::string_view>* fields) const;
+
+  // One field of sample i (same checks as ReadSample).
+  Result<std::string_view> ReadField(uint32_t i, size_t column) const;
+
+  // ReadSample on every sample; the first error.
+  Status ValidateAllSamples() const;
+
+ private:
+  MdsShardReader() = default;
+  Status Corrupt(uint32_t sample, uint64_t offset, const std::string& what) const;
+
+  std::string_view shard_;
+  std::string shard_name_;
+  std::vector<ColumnEncoding> columns_;
+  size_t num_variable_ = 0;
+  uint32_t num_samples_ = 0;
+  std::string_view config_;
+};
+
+}  // namespace sluice
