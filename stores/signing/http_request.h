@@ -1,0 +1,56 @@
+// The parts of an HTTP request that request signers read (SigV4, GCS HMAC,
+// Azure SharedKey). A plain value: no I/O, no ownership of anything outside.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+// One header as it goes on the wire (name in any case, value untrimmed).
+struct HttpHeader {
+  std::string name;
+  std::string value;
+};
+
+// One query parameter, percent-DECODED: signers encode it themselves, so
+// "a b" here is sent and signed as "a%20b".
+struct QueryParam {
+  std::string name;
+  std::string value;
+};
+
+// A request to sign.
+//
+// `path` is the path exactly as it is sent on the request line, without the
+// query (e.g. "/bucket/my%20key"; build it with EncodeUriPath for object
+// keys). `query` holds the decoded parameters in the order they are sent.
+// `headers` are the headers to sign, in the order they are sent; repeated
+// names are allowed and keep their order. `payload_hash` is the lower-case hex
+// SHA-256 of the body (Sha256Hex) or a literal such as "UNSIGNED-PAYLOAD"; it
+// is used by SigV4 only.
+struct HttpRequest {
+  std::string method = "GET";
+  std::string path = "/";
+  std::vector<QueryParam> query;
+  std::vector<HttpHeader> headers;
+  std::string payload_hash;
+};
+
+// Values of every header named `name` (ASCII case-insensitive), in order.
+// The views point into `request` and live as long as it is not modified.
+std::vector<std::string_view> FindHeaderValues(const HttpRequest& request,
+                                               std::string_view name);
+
+// True when a header named `name` (ASCII case-insensitive) is present.
+bool HasHeader(const HttpRequest& request, std::string_view name);
+
+// ASCII lower-case copy of `s` (bytes >= 0x80 unchanged).
+std::string AsciiLower(std::string_view s);
+
+// True when `a` and `b` are equal ignoring ASCII case.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+}  // namespace sluice
