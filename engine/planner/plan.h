@@ -1,0 +1,97 @@
+// The epoch planner's entry point: which global sample ids every worker reads
+// in one epoch, sample for sample as mosaicml-streaming's generate_work.
+// Spec: tests/data/mosaic/README.md section 3. All functions are pure and
+// thread-safe; results are plain values owned by the caller.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/planner/partition.h"
+#include "engine/planner/shuffle.h"
+#include "engine/planner/weights.h"
+#include "engine/planner/work_array.h"
+
+namespace sluice::planner {
+
+enum class BatchingMethod { kRandom, kPerStream, kStratified, kDevicePerStream };
+enum class SamplingMethod { kBalanced, kFixed };
+
+// "random" | "per_stream" | "stratified" | "device_per_stream"; else ValueError.
+Result<BatchingMethod> ParseBatchingMethod(std::string_view name);
+// "balanced" | "fixed"; else ValueError.
+Result<SamplingMethod> ParseSamplingMethod(std::string_view name);
+
+// StreamingDataset's planning arguments, Mosaic's names and defaults.
+struct PlanConfig {
+  std::optional<int64_t> num_canonical_nodes;  // None: 64*P for py1s/py2s, else P
+  std::optional<int64_t> batch_size;           // required
+  bool shuffle = false;
+  ShuffleAlgo shuffle_algo = ShuffleAlgo::kPy1e;
+  uint64_t shuffle_seed = 9176;
+  std::optional<int64_t> shuffle_block_size;   // None: max(4_000_000 // C, 1 << 18)
+  PartitionAlgo partition_algo = PartitionAlgo::kRelaxed;
+  BatchingMethod batching_method = BatchingMethod::kRandom;
+  SamplingMethod sampling_method = SamplingMethod::kBalanced;
+  int64_t sampling_granularity = 1;
+  std::optional<int64_t> replication;
+  std::optional<int64_t> epoch_size;           // see ParseEpochSize for strings
+  std::optional<int64_t> initial_physical_nodes;
+};
+
+// One stream: its shards' sample counts and at most one weight.
+struct StreamSpec {
+  std::vector<int64_t> shard_sizes;
+  StreamWeight weight;
+};
+
+// The real world. node/rank/worker select one worker for PlanWorker.
+struct World {
+  int64_t num_nodes = 1;
+  int64_t ranks_per_node = 1;
+  int64_t workers_per_rank = 1;
+  std::optional<int64_t> node, rank, worker;
+};
+
+struct PlanRequest {
+  PlanConfig config;
+  std::vector<StreamSpec> streams;
+  World world;
+  int64_t epoch = 0;
+  int64_t sample_in_epoch = 0;  // resumption offset (drop_first)
+};
+
+// Values Mosaic resolves before planning (the "derived" block of the vectors).
+struct PlanDerived {
+  int64_t num_samples = 0;          // all streams' samples
+  std::vector<int64_t> stream_first_id;
+  Weighting weighting;              // per-stream proportion/repeat/choose, epoch size
+  World parallel_world;             // after replication (node/rank/worker unset)
+  int64_t replication = 1;
+  int64_t num_canonical_nodes = 0;
+  int64_t shuffle_block_size = 0;
+  bool epoch_seed_change = false;
+};
+
+// Defaults, replication and stream weights; Mosaic's errors as
+// "ValueError: ..." (kInvalidArgument).
+Result<PlanDerived> DerivePlan(const PlanRequest& request);
+
+// The whole 5-D array (P', R', W, batches, B) over the planning world
+// (replication applied): global sample ids, -1 = padding.
+Result<WorkArray> PlanEpoch(const PlanRequest& request);
+
+// The ids one worker reads, in order, -1 padding skipped. node and rank are
+// real (replication maps them onto their planning rank). For the random
+// batching method this costs memory proportional to the canonical nodes the
+// worker reads (py1e, naive excepted) plus the worker's share, not the epoch.
+Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker);
+
+// A torch DataLoader(batch_size=B, num_workers=W) over one planning rank's
+// workers: each worker's ids (-1 skipped) cut into batches of B, the last one
+// possibly short, taken from workers in turn, skipping exhausted ones.
+std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64_t node, int64_t rank);
+
+}  // namespace sluice::planner

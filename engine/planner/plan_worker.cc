@@ -1,0 +1,32 @@
+// One worker's random-batching plan: its partition slice alone, then only the
+// shuffle entries it needs.
+#include "engine/planner/plan_worker.h"
+
+#include "engine/planner/shuffle.h"
+
+namespace sluice::planner {
+
+Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
+  const PlanConfig& c = ctx.request.config;
+  SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
+  PartitionArgs pa;
+  pa.num_samples = res.size();
+  pa.num_canonical_nodes = ctx.C();
+  pa.num_physical_nodes = ctx.P();
+  pa.ranks_per_node = ctx.R();
+  pa.workers_per_rank = ctx.W();
+  pa.batch_size = ctx.B();
+  pa.drop_first = ctx.request.sample_in_epoch;
+  pa.initial_physical_nodes = c.initial_physical_nodes;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
+  if (c.shuffle) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
+                            GetShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
+                                       uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size));
+    MapThrough(ids, perm);
+  }
+  MapSmall(ids, res);
+  return ids;
+}
+
+}  // namespace sluice::planner

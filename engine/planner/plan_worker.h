@@ -1,0 +1,17 @@
+// Internal: one worker's plan under random batching without building the
+// whole epoch's array.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/planner/batching.h"
+
+namespace sluice::planner {
+
+// work[pnode][prank][worker] of BatchRandom (planning world), flattened
+// batch-major, -1 included.
+Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker);
+
+}  // namespace sluice::planner
