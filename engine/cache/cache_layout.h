@@ -1,0 +1,77 @@
+// On-disk layout of a shard cache's coordination state, shared by every
+// process that opens the same cache folder (and by tests that observe it).
+//
+//   <root>/<shard name>              a present shard: exists with its size
+//   <root>/<shard name>.tmp.<pid>.<n> a shard being fetched (never served)
+//   <root>/.sluice/lock              empty file; only its byte-range OFD
+//                                    locks matter (see ofd_lock.h)
+//   <root>/.sluice/state             memory-mapped CacheStateHeader followed
+//                                    by one CacheShardRecord per shard
+//
+// Lock bytes of <root>/.sluice/lock, always taken in this order when more
+// than one is held with blocking waits: pin(i) -> download(i) -> global.
+// Other bytes are only ever tried without waiting while holding global.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sluice::cache_layout {
+
+inline constexpr const char* kStateDir = ".sluice";
+inline constexpr const char* kLockFile = "lock";
+inline constexpr const char* kStateFile = "state";
+
+// Exclusive while a process reads or changes accounting (bytes used, the
+// per-shard accounted bytes) or deletes a shard.
+inline constexpr off_t kGlobalByte = 0;
+// Shared by every open ShardCache for its lifetime: a state file may only be
+// re-initialised (new shard list) when nobody holds it.
+inline constexpr off_t kUsersByte = 1;
+inline constexpr off_t kFirstShardByte = 64;
+
+// Exclusive while one process fetches shard i: one download per shard per node.
+inline constexpr off_t DownloadByte(size_t shard) {
+  return kFirstShardByte + 2 * static_cast<off_t>(shard);
+}
+// Shared while any process reads shard i; eviction takes it exclusively
+// without waiting, so a pinned shard is never deleted.
+inline constexpr off_t PinByte(size_t shard) { return DownloadByte(shard) + 1; }
+
+inline constexpr char kStateMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', '1'};
+inline constexpr uint32_t kStateVersion = 1;
+
+// All fields are accessed through std::atomic_ref (lock-free and address-free
+// for these sizes on Linux), so concurrent readers never see torn values.
+struct CacheStateHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t record_size;
+  uint64_t shard_count;
+  uint64_t fingerprint;   // of the shard names and sizes
+  uint64_t initialized;   // 1 once the whole file is valid
+  uint64_t dirty;         // 1 while global's holder mutates accounting
+  uint64_t bytes_used;    // sum of CacheShardRecord::accounted
+  uint64_t access_clock;  // source of last_access stamps
+  uint64_t reserved[8];
+};
+static_assert(sizeof(CacheStateHeader) == 128);
+
+struct CacheShardRecord {
+  // access_clock value at the last hit or fetch (LRU order; 0 = never).
+  uint64_t last_access;
+  // Bytes counted in bytes_used for this shard: its size while the file is
+  // present or being fetched (a reservation), else 0. Changed under global.
+  uint64_t accounted;
+  // Temp file of the current or last download (pid, sequence; 0 = none).
+  // Written only by the download lock's holder, so when a new holder finds
+  // a record, its writer is dead and the file is stale.
+  uint32_t temp_pid;
+  uint32_t temp_seq;
+  uint64_t reserved;
+};
+static_assert(sizeof(CacheShardRecord) == 32);
+
+}  // namespace sluice::cache_layout

@@ -1,0 +1,199 @@
+// The node-wide shard cache: one cache folder shared by every rank and
+// data-loader worker process on a machine.
+//
+// A shard is numbered 0..N-1 and has a relative file name and an expected
+// size. It is present iff <root>/<name> exists with exactly that size: the
+// file system is the truth. Coordination lives in <root>/.sluice/ (see
+// cache_layout.h) and nowhere else, so several jobs, users or test workers on
+// one machine never collide unless they share a folder. Locks are Linux OFD
+// byte-range locks, released by the kernel when a process dies, so a process
+// killed at any moment leaves no stale lock, no half file under a final name
+// and no wedged peer:
+//   - exactly one process fetches a shard at a time (the others wait for it);
+//   - a fetch writes <name>.tmp.<pid>.<n> and renames it when the fetch
+//     function (which also verifies hashes) succeeded and the size matches;
+//     a dead fetcher's temp file is deleted by the next one;
+//   - bytes of present and in-flight shards never exceed cache_limit: room is
+//     made before a fetch starts by evicting the least recently used shards
+//     that no process pins;
+//   - every wait is bounded by wait_timeout and ends in a clear error.
+//
+// The cache knows nothing about formats, stores or the planner.
+//
+// Fork safety: Open creates nothing at static-init time and starts no thread.
+// A ShardCache (and its pins) belongs to the process that opened it: after
+// fork(), the child must open its own; every call from another process
+// returns kInvalidArgument, and pins released in a child leave the parent's
+// locks alone. Do not fork while a fetch is in flight: the child would share
+// the parent's lock descriptions and keep the locks alive until it exits.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/cache/cache_layout.h"
+#include "engine/cache/ofd_lock.h"
+
+namespace sluice {
+
+struct ShardSpec {
+  std::string name;  // relative to the cache root: no "..", not absolute
+  uint64_t bytes = 0;
+};
+
+struct CacheOptions {
+  std::string root;  // the cache folder; created if missing
+  // Upper bound on the bytes of present plus in-flight shards; 0 = no limit.
+  uint64_t cache_limit = 0;
+  // False when there is no remote: the cache then never deletes a shard
+  // (data that exists only locally), and a full cache is an error.
+  bool evictable = true;
+  // Bound on every single wait: another process's fetch of the same shard,
+  // room under cache_limit while other shards are pinned, the cache lock.
+  std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};
+};
+
+// What this ShardCache object (this process) did.
+struct CacheCounters {
+  uint64_t shards_fetched = 0;
+  uint64_t bytes_fetched = 0;
+  uint64_t shards_evicted = 0;
+  uint64_t cache_hits = 0;  // Acquire found the shard present (maybe after waiting)
+  std::chrono::nanoseconds wait_time{0};  // spent waiting on other holders
+};
+
+class ShardCache;
+
+// A pin on a present shard: while it lives, no process evicts the shard.
+// Move-only. It must not outlive the ShardCache that made it. A pin is not
+// itself thread-safe, but pins of one cache may live in different threads.
+class ShardPin {
+ public:
+  ShardPin() = default;
+  ShardPin(ShardPin&& other) noexcept;
+  ShardPin& operator=(ShardPin&& other) noexcept;
+  ShardPin(const ShardPin&) = delete;
+  ShardPin& operator=(const ShardPin&) = delete;
+  ~ShardPin() { Release(); }
+
+  bool valid() const { return cache_ != nullptr; }
+  size_t shard() const { return shard_; }
+  // Full path of the shard file; valid as long as the ShardCache lives.
+  const std::string& path() const;
+  uint64_t bytes() const;
+  // Unpins now (idempotent); the destructor does it otherwise.
+  void Release();
+
+ private:
+  friend class ShardCache;
+  ShardPin(ShardCache* cache, size_t shard) : cache_(cache), shard_(shard) {}
+  ShardCache* cache_ = nullptr;
+  size_t shard_ = 0;
+};
+
+// Thread-safe: one ShardCache may be used from any number of threads.
+class ShardCache {
+ public:
+  // Writes the shard into `tmp_path` (creating it) and verifies it; any error
+  // aborts the fetch, the temp file is deleted and the error returned.
+  using FetchFn = std::function<Status(const std::string& tmp_path)>;
+
+  // Opens or creates the cache folder's state. Errors: a shard name that is
+  // empty, absolute, has ".." or empty components, or repeats; a cache_limit
+  // smaller than the largest shard; a folder in use by another process with a
+  // different shard list.
+  static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
+                                                  std::vector<ShardSpec> shards);
+
+  ~ShardCache();
+  ShardCache(const ShardCache&) = delete;
+  ShardCache& operator=(const ShardCache&) = delete;
+
+  // Pins shard `shard` and makes it present: a hit when it is already
+  // present, else waits for another process fetching it, else makes room
+  // and calls `fetch` (in this thread). Returns the pin.
+  Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch);
+
+  // Whether the shard's file exists with its expected size right now.
+  bool IsPresent(size_t shard) const;
+
+  // Deletes the shard if no process pins it (kInvalidArgument when pinned or
+  // when evictable is false). Deleting an absent shard is OK.
+  Status Evict(size_t shard);
+
+  // Bytes of present and in-flight shards of the whole node, as accounted.
+  uint64_t bytes_used() const;
+  CacheCounters counters() const;
+
+  size_t shard_count() const { return shards_.size(); }
+  const ShardSpec& spec(size_t shard) const { return shards_[shard]; }
+  const std::string& path(size_t shard) const { return paths_[shard]; }
+  const CacheOptions& options() const { return options_; }
+
+ private:
+  friend class ShardPin;
+  using Clock = std::chrono::steady_clock;
+  class GlobalLock;
+
+  ShardCache(CacheOptions options, std::vector<ShardSpec> shards);
+  Status Init();
+  Status CheckUsable(size_t shard) const;
+  std::string Describe(size_t shard) const;  // "shard 3 'a/b.mds'"
+  std::string Prefix() const;                // "shard cache '<root>'"
+
+  Status Pin(size_t shard, Clock::time_point deadline);
+  void Unpin(size_t shard);
+  // Polls `fd` for a lock on `byte` until `deadline`; `waiting_for` ends the
+  // timeout message ("... waiting for <waiting_for>").
+  Status LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
+                   const std::function<std::string()>& waiting_for);
+  Result<GlobalLock> LockGlobal(Clock::time_point deadline);
+  Status RecomputeLocked(int op_fd, bool scan_temps);
+  Status MakeRoom(size_t shard, Clock::time_point deadline);
+  Status ReleaseReservation(size_t shard);
+  void AccountPresent(size_t shard);
+  void RemoveStaleTemp(size_t shard);
+  void Touch(size_t shard);
+  // 1 = present, 0 = absent, -1 = a file of the wrong size or kind.
+  int FileState(size_t shard) const;
+  std::string TempPath(size_t shard, uint32_t pid, uint32_t seq) const;
+  int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
+
+  CacheOptions options_;
+  std::vector<ShardSpec> shards_;
+  std::vector<std::string> paths_;
+  std::string lock_path_;
+  std::string state_path_;
+  pid_t pid_ = 0;
+
+  // Holds the users byte and every pin of this process (one open file
+  // description; pins are reference-counted per shard under pin_mu_).
+  cache_internal::UniqueFd pin_fd_;
+  std::mutex pin_mu_;
+  std::unordered_map<size_t, uint32_t> pin_counts_;
+
+  // The shared state file, mapped MAP_SHARED for the object's lifetime.
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  cache_layout::CacheStateHeader* header_ = nullptr;
+  cache_layout::CacheShardRecord* records_ = nullptr;
+
+  std::atomic<uint32_t> temp_seq_{0};
+  std::atomic<uint64_t> shards_fetched_{0};
+  std::atomic<uint64_t> bytes_fetched_{0};
+  std::atomic<uint64_t> shards_evicted_{0};
+  std::atomic<uint64_t> cache_hits_{0};
+  std::atomic<int64_t> wait_ns_{0};
+};
+
+}  // namespace sluice

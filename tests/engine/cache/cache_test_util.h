@@ -1,0 +1,65 @@
+// Helpers shared by the shard cache tests: scratch folders, shard contents,
+// fetch functions, forked children and folder sizes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/cache/shard_cache.h"
+
+namespace sluice::cache_test {
+
+// A fresh folder under $TMPDIR (or /tmp), removed with its contents on
+// destruction (only by the process that created it).
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  pid_t owner_;
+};
+
+// The exact bytes of shard `index` with `bytes` bytes.
+std::string ShardBytes(size_t index, uint64_t bytes);
+
+// Shards "s<i>" of `sizes[i]` bytes.
+std::vector<ShardSpec> MakeSpecs(const std::vector<uint64_t>& sizes);
+
+// A fetch function that appends "<index>\n" to `log_path` (O_APPEND, so
+// lines from many processes never interleave), optionally sleeps, then
+// writes ShardBytes(index, bytes) to the temp path.
+ShardCache::FetchFn LoggingFetch(size_t index, uint64_t bytes, std::string log_path,
+                                 std::chrono::microseconds delay = {});
+
+// Writes `data` to `path` (creates or truncates).
+void WriteWhole(const std::string& path, const std::string& data);
+
+// Number of "<index>\n" lines in the log per index (size `count`).
+std::vector<int> CountFetches(const std::string& log_path, size_t count);
+
+// Regular files below `root`, excluding .sluice/, as sorted relative names.
+std::vector<std::string> ListFiles(const std::string& root);
+
+// Sum of sizes of regular files below `root` (excluding .sluice/), each
+// inode counted once so a rename during the walk cannot count twice.
+uint64_t FolderBytes(const std::string& root);
+
+// Forks; the child runs `body` and _exits with its return value.
+pid_t Spawn(const std::function<int()>& body);
+
+// Waits for `pid` up to `timeout`; returns its exit code, or -(signal) when
+// killed, or -1000 after killing it on timeout.
+int WaitChild(pid_t pid, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+}  // namespace sluice::cache_test

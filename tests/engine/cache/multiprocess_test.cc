@@ -1,0 +1,1 @@
+// Shard cache across real processes (fork): see below.

@@ -1,0 +1,397 @@
+// Single-process behaviour of the shard cache: hits and fetches, exact
+// errors, LRU eviction, pins, timeouts, refetch, reopen and repair.
+#include "engine/cache/shard_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <future>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/cache/cache_layout.h"
+#include "tests/engine/cache/cache_test_util.h"
+
+namespace sluice {
+namespace {
+
+using cache_test::CountFetches;
+using cache_test::ListFiles;
+using cache_test::LoggingFetch;
+using cache_test::MakeSpecs;
+using cache_test::ScratchDir;
+using cache_test::ShardBytes;
+using namespace std::chrono_literals;
+
+class ShardCacheTest : public ::testing::Test {
+ protected:
+  std::string root() const { return dir_.path() + "/cache"; }
+  std::string log() const { return dir_.path() + "/fetch.log"; }
+
+  std::unique_ptr<ShardCache> Open(std::vector<uint64_t> sizes, uint64_t limit = 0,
+                                   bool evictable = true,
+                                   std::chrono::milliseconds timeout = 5s) {
+    CacheOptions o;
+    o.root = root();
+    o.cache_limit = limit;
+    o.evictable = evictable;
+    o.wait_timeout = timeout;
+    auto c = ShardCache::Open(o, MakeSpecs(sizes));
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? std::move(c).value() : nullptr;
+  }
+
+  // Acquires with the logging fetch and checks the bytes behind the pin.
+  ShardPin Get(ShardCache& c, size_t i) {
+    auto pin = c.Acquire(i, LoggingFetch(i, c.spec(i).bytes, log()));
+    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+    if (!pin.ok()) return {};
+    auto bytes = ReadFile(pin->path());
+    EXPECT_TRUE(bytes.ok() && *bytes == ShardBytes(i, c.spec(i).bytes)) << "shard " << i;
+    return std::move(pin).value();
+  }
+
+  std::vector<size_t> Present(const ShardCache& c) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < c.shard_count(); ++i) {
+      if (c.IsPresent(i)) out.push_back(i);
+    }
+    return out;
+  }
+
+  ScratchDir dir_;
+};
+
+TEST_F(ShardCacheTest, FetchesOnceThenHits) {
+  auto c = Open({100, 250});
+  {
+    ShardPin p = Get(*c, 1);
+    EXPECT_EQ(p.path(), root() + "/s1");
+    EXPECT_EQ(p.bytes(), 250u);
+    EXPECT_EQ(p.shard(), 1u);
+  }
+  Get(*c, 1);
+  Get(*c, 1);
+  CacheCounters n = c->counters();
+  EXPECT_EQ(n.shards_fetched, 1u);
+  EXPECT_EQ(n.bytes_fetched, 250u);
+  EXPECT_EQ(n.cache_hits, 2u);
+  EXPECT_EQ(n.shards_evicted, 0u);
+  EXPECT_EQ(c->bytes_used(), 250u);
+  EXPECT_EQ(CountFetches(log(), 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s1"}));
+}
+
+TEST_F(ShardCacheTest, NestedNamesGetTheirFolders) {
+  CacheOptions o;
+  o.root = root();
+  auto c = ShardCache::Open(o, {{"train/part/shard.00000.mds", 64}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto pin = (*c)->Acquire(0, LoggingFetch(0, 64, log()));
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  EXPECT_EQ(pin->path(), root() + "/train/part/shard.00000.mds");
+  EXPECT_EQ(*ReadFile(pin->path()), ShardBytes(0, 64));
+}
+
+TEST_F(ShardCacheTest, LimitSmallerThanLargestShardIsAnError) {
+  CacheOptions o;
+  o.root = root();
+  o.cache_limit = 299;
+  auto c = ShardCache::Open(o, MakeSpecs({100, 300, 200, 300}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().ToString(),
+            "invalid argument: shard cache '" + root() +
+                "': cache_limit 299 bytes is smaller than the largest shard, shard 1 's1' "
+                "(300 bytes)");
+  o.cache_limit = 300;
+  EXPECT_TRUE(ShardCache::Open(o, MakeSpecs({100, 300, 200, 300})).ok());
+}
+
+TEST_F(ShardCacheTest, BadNamesAreRejected) {
+  CacheOptions o;
+  o.root = root();
+  auto err = [&](std::vector<ShardSpec> specs) {
+    auto c = ShardCache::Open(o, std::move(specs));
+    return c.ok() ? std::string("ok") : c.status().ToString();
+  };
+  const std::string p = "invalid argument: shard cache '" + root() + "': ";
+  EXPECT_EQ(err({{"a", 1}, {"../b", 1}}), p + "shard 1 name '../b' has a '.' or '..' path component");
+  EXPECT_EQ(err({{"/etc/passwd", 1}}),
+            p + "shard 0 name '/etc/passwd' is absolute; shard names are relative to the cache folder");
+  EXPECT_EQ(err({{"a//b", 1}}), p + "shard 0 name 'a//b' has an empty path component");
+  EXPECT_EQ(err({{"", 1}}), p + "shard 0 name '' is empty");
+  EXPECT_EQ(err({{".sluice/state", 1}}),
+            p + "shard 0 name '.sluice/state' is inside the cache's state folder");
+  EXPECT_EQ(err({{"a", 1}, {"a", 2}}), p + "shard 1 name 'a' is used by an earlier shard too");
+}
+
+TEST_F(ShardCacheTest, EvictsLeastRecentlyUsed) {
+  auto c = Open({100, 100, 100, 100}, 300);
+  Get(*c, 0);
+  Get(*c, 1);
+  Get(*c, 2);
+  Get(*c, 0);  // 1 is now the coldest
+  Get(*c, 3);
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 2, 3}));
+  EXPECT_EQ(c->bytes_used(), 300u);
+  EXPECT_EQ(c->counters().shards_evicted, 1u);
+  Get(*c, 1);  // by last use 2, 0, 3: evicts 2
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 1, 3}));
+  EXPECT_EQ(c->counters().shards_evicted, 2u);
+  EXPECT_EQ(CountFetches(log(), 4), (std::vector<int>{1, 2, 1, 1}));
+}
+
+TEST_F(ShardCacheTest, PinnedShardIsNeverEvicted) {
+  auto c = Open({100, 100, 100}, 200);
+  ShardPin held = Get(*c, 0);  // coldest, but pinned
+  Get(*c, 1);
+  Get(*c, 2);
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(*ReadFile(held.path()), ShardBytes(0, 100));
+  held.Release();
+  Get(*c, 1);  // now 0 is free and coldest
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{1, 2}));
+}
+
+TEST_F(ShardCacheTest, NoRoomWhileEverythingIsPinnedTimesOut) {
+  auto c = Open({100, 100, 100}, 200, true, 150ms);
+  ShardPin a = Get(*c, 0);
+  ShardPin b = Get(*c, 1);
+  auto start = std::chrono::steady_clock::now();
+  auto r = c->Acquire(2, LoggingFetch(2, 100, log()));
+  auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().ToString(),
+            "deadline exceeded: shard cache '" + root() +
+                "': wait_timeout of 150 ms expired waiting for room for shard 2 's2' (100 bytes) "
+                "under cache_limit 200 bytes: 200 bytes in use; pinned or being fetched: "
+                "shard 0 's0' (100 bytes), shard 1 's1' (100 bytes)");
+  EXPECT_GE(waited, 150ms);
+  EXPECT_LT(waited, 2s);
+  EXPECT_GE(c->counters().wait_time, 100ms);
+  EXPECT_EQ(c->bytes_used(), 200u);
+  EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 0}));
+  // Room appears as soon as a pin goes away.
+  b.Release();
+  Get(*c, 2);
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 2}));
+}
+
+TEST_F(ShardCacheTest, WaitingForAnotherFetchTimesOut) {
+  auto c = Open({100}, 0, true, 120ms);
+  std::promise<void> started, release;
+  std::shared_future<void> go = release.get_future().share();
+  std::thread fetcher([&] {
+    auto pin = c->Acquire(0, [&](const std::string& tmp) {
+      started.set_value();
+      go.wait();
+      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+  });
+  started.get_future().wait();
+  auto r = c->Acquire(0, LoggingFetch(0, 100, log()));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().ToString(),
+            "deadline exceeded: shard cache '" + root() +
+                "': wait_timeout of 120 ms expired waiting for shard 0 's0' to be fetched by "
+                "process " + std::to_string(::getpid()));
+  release.set_value();
+  fetcher.join();
+  Get(*c, 0);
+  EXPECT_EQ(c->counters().shards_fetched, 1u);
+  EXPECT_EQ(CountFetches(log(), 1), (std::vector<int>{0}));
+}
+
+TEST_F(ShardCacheTest, VanishedOrWrongSizeShardIsFetchedAgain) {
+  auto c = Open({100, 100});
+  Get(*c, 0);
+  ASSERT_EQ(::unlink((root() + "/s0").c_str()), 0);
+  EXPECT_FALSE(c->IsPresent(0));
+  Get(*c, 0);
+  ASSERT_EQ(::truncate((root() + "/s0").c_str(), 40), 0);
+  EXPECT_FALSE(c->IsPresent(0));
+  Get(*c, 0);
+  EXPECT_EQ(c->counters().shards_fetched, 3u);
+  EXPECT_EQ(c->bytes_used(), 100u);  // counted once throughout
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0"}));
+}
+
+TEST_F(ShardCacheTest, FailedFetchLeavesNothing) {
+  auto c = Open({100, 100}, 200);
+  auto r = c->Acquire(0, [](const std::string& tmp) {
+    cache_test::WriteWhole(tmp, "partial");
+    return HashMismatchError("xxh64 of s0 is 1234, expected 5678");
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().ToString(), "hash mismatch: shard cache '" + root() +
+                                       "': fetching shard 0 's0': xxh64 of s0 is 1234, "
+                                       "expected 5678");
+  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{});
+  EXPECT_EQ(c->bytes_used(), 0u);
+
+  r = c->Acquire(1, [](const std::string& tmp) {
+    cache_test::WriteWhole(tmp, std::string(99, 'x'));
+    return Status::Ok();
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+  const std::string expect_prefix = "shard cache '" + root() + "': fetching shard 1 's1': wrote 99 bytes to " + root() + "/s1.tmp." + std::to_string(::getpid()) + ".";
+  EXPECT_EQ(r.status().message().substr(0, expect_prefix.size()), expect_prefix);
+  EXPECT_EQ(r.status().message().substr(r.status().message().size() - 14), ", expected 100");
+  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{});
+  EXPECT_EQ(c->bytes_used(), 0u);
+
+  Get(*c, 0);
+  Get(*c, 1);
+  EXPECT_EQ(c->bytes_used(), 200u);
+}
+
+TEST_F(ShardCacheTest, EvictableFalseNeverDeletes) {
+  MakeDirs(root()).ToString();
+  for (size_t i = 0; i < 3; ++i) {
+    cache_test::WriteWhole(root() + "/s" + std::to_string(i), ShardBytes(i, 100));
+  }
+  auto c = Open({100, 100, 100, 100}, 200, /*evictable=*/false);
+  EXPECT_EQ(c->bytes_used(), 300u);  // what is on disk, over the limit
+  for (size_t i = 0; i < 3; ++i) Get(*c, i);
+  auto r = c->Acquire(3, LoggingFetch(3, 100, log()));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().ToString(),
+            "invalid argument: shard cache '" + root() +
+                "': no room for shard 3 's3' (100 bytes) under cache_limit 200 bytes: 300 bytes "
+                "in use and eviction is disabled (no remote: local shards are never deleted)");
+  EXPECT_EQ(c->Evict(0).ToString(),
+            "invalid argument: shard cache '" + root() +
+                "': cannot evict shard 0 's0': eviction is disabled (no remote: local shards are "
+                "never deleted)");
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(c->counters().cache_hits, 3u);
+  EXPECT_EQ(c->counters().shards_evicted, 0u);
+}
+
+TEST_F(ShardCacheTest, EvictRefusesPinnedShards) {
+  auto c = Open({100, 100});
+  ShardPin p = Get(*c, 0);
+  EXPECT_EQ(c->Evict(0).ToString(), "invalid argument: shard cache '" + root() +
+                                        "': cannot evict shard 0 's0': a process pins it");
+  ShardPin moved = std::move(p);
+  EXPECT_FALSE(p.valid());
+  EXPECT_FALSE(c->Evict(0).ok());
+  moved = ShardPin();  // releases
+  EXPECT_TRUE(c->Evict(0).ok());
+  EXPECT_TRUE(c->Evict(1).ok());  // absent: nothing to do
+  EXPECT_EQ(Present(*c), std::vector<size_t>{});
+  EXPECT_EQ(c->bytes_used(), 0u);
+  EXPECT_EQ(c->counters().shards_evicted, 1u);
+}
+
+TEST_F(ShardCacheTest, OutOfRangeShard) {
+  auto c = Open({100});
+  auto r = c->Acquire(1, LoggingFetch(1, 100, log()));
+  EXPECT_EQ(r.status().ToString(),
+            "out of range: shard cache '" + root() + "': shard 1 out of range (1 shards)");
+}
+
+TEST_F(ShardCacheTest, ReopenReusesShardsAndRebuildsLostState) {
+  {
+    auto c = Open({100, 200, 300});
+    Get(*c, 0);
+    Get(*c, 2);
+  }
+  {
+    auto c = Open({100, 200, 300});
+    EXPECT_EQ(c->bytes_used(), 400u);
+    Get(*c, 0);
+    Get(*c, 2);
+    EXPECT_EQ(c->counters().cache_hits, 2u);
+    EXPECT_EQ(c->counters().shards_fetched, 0u);
+  }
+  // A lost state file is rebuilt from the files, stale temps removed.
+  ASSERT_EQ(::unlink((root() + "/.sluice/state").c_str()), 0);
+  cache_test::WriteWhole(root() + "/s1.tmp.4242.7", "half");
+  cache_test::WriteWhole(root() + "/s1.tmp.x", "not ours");
+  auto c = Open({100, 200, 300});
+  EXPECT_EQ(c->bytes_used(), 400u);
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s1.tmp.x", "s2"}));
+}
+
+TEST_F(ShardCacheTest, DifferentShardListWhileInUseIsAnError) {
+  auto a = Open({100, 200});
+  CacheOptions o;
+  o.root = root();
+  auto b = ShardCache::Open(o, MakeSpecs({100, 201}));
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().ToString(),
+            "invalid argument: shard cache '" + root() +
+                "': the folder is in use by another process with a different shard list "
+                "(2 shards here)");
+  Get(*a, 0);
+  a.reset();
+  auto c = Open({100, 201});  // nobody uses it now: state rebuilt
+  EXPECT_EQ(c->bytes_used(), 100u);
+}
+
+TEST_F(ShardCacheTest, InterruptedUpdateIsRepairedFromDisk) {
+  auto c = Open({100, 200});
+  Get(*c, 0);
+  // Simulate a process killed inside the global lock: dirty set, bytes wrong.
+  int fd = ::open((root() + "/.sluice/state").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  cache_layout::CacheStateHeader h;
+  ASSERT_EQ(::pread(fd, &h, sizeof(h), 0), static_cast<ssize_t>(sizeof(h)));
+  h.dirty = 1;
+  h.bytes_used = 99999;
+  ASSERT_EQ(::pwrite(fd, &h, sizeof(h), 0), static_cast<ssize_t>(sizeof(h)));
+  ::close(fd);
+  EXPECT_EQ(c->bytes_used(), 99999u);
+  EXPECT_TRUE(c->Evict(1).ok());  // any global-lock holder repairs first
+  EXPECT_EQ(c->bytes_used(), 100u);
+}
+
+TEST_F(ShardCacheTest, ThreadsOfOneProcessFetchEachShardOnce) {
+  auto c = Open({1000, 2000, 3000, 4000, 5000});
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round) {
+        size_t i = static_cast<size_t>(t + round) % 5;
+        auto pin = c->Acquire(i, LoggingFetch(i, c->spec(i).bytes, log(), 2ms));
+        if (!pin.ok() || *ReadFile(pin->path()) != ShardBytes(i, c->spec(i).bytes)) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(CountFetches(log(), 5), (std::vector<int>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(c->counters().shards_fetched, 5u);
+  EXPECT_EQ(c->counters().cache_hits, 35u);
+}
+
+TEST_F(ShardCacheTest, UseAfterForkIsRejected) {
+  auto c = Open({100});
+  ShardPin p = Get(*c, 0);
+  const std::string expected = "invalid argument: shard cache '" + root() +
+                               "': opened in process " + std::to_string(::getpid()) +
+                               " and used in process ";
+  pid_t child = cache_test::Spawn([&] {
+    auto r = c->Acquire(0, LoggingFetch(0, 100, log()));
+    if (r.ok()) return 1;
+    const std::string& got = r.status().ToString();
+    if (got.compare(0, expected.size(), expected) != 0) return 2;
+    if (got.find(std::to_string(::getpid()) + " after fork; open a new ShardCache in each "
+                 "process") == std::string::npos) return 3;
+    p.Release();  // must not drop the parent's pin
+    return 0;
+  });
+  EXPECT_EQ(cache_test::WaitChild(child), 0);
+  EXPECT_EQ(c->Evict(0).code(), StatusCode::kInvalidArgument);  // still pinned
+}
+
+}  // namespace
+}  // namespace sluice
