@@ -231,6 +231,16 @@ TEST(MdsCompatRead, HashedAllAlgos) { EXPECT_EQ(CheckDataset("hashed_all_algos")
 TEST(MdsCompatRead, SingleShardNoLimit) { EXPECT_EQ(CheckDataset("single_shard_no_limit"), 10u * 2); }
 TEST(MdsCompatRead, FixedSizeOnly) { EXPECT_EQ(CheckDataset("fixed_size_only"), 100u * 4); }
 TEST(MdsCompatRead, QuirkOversizedSamples) { EXPECT_EQ(CheckDataset("quirk_oversized_samples"), 5u * 1); }
+TEST(MdsCompatRead, Merged) { EXPECT_EQ(CheckDataset("merged"), 106u * 3); }
+
+TEST(MdsCompatRead, Compressed) {
+  for (const char* d : {"compressed_zstd", "compressed_zstd_level19", "compressed_br",
+                        "compressed_br_level5", "compressed_gz", "compressed_bz2",
+                        "compressed_snappy", "compressed_zstd_hashed"}) {
+    SCOPED_TRACE(d);
+    EXPECT_EQ(CheckDataset(d), 32u * 32);
+  }
+}
 
 
 }  // namespace

@@ -1,0 +1,247 @@
+#include "formats/dataset/dataset_reader.h"
+
+#include <algorithm>
+
+#include "formats/codec/compression.h"
+#include "formats/codec/hashes.h"
+#include "formats/dataset/json_object_spans.h"
+#include "formats/text/text_columns.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxSamples = uint64_t{1} << 48;
+
+std::string JoinNames(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ", ";
+    out += v[i];
+  }
+  return out + "]";
+}
+
+Status ColumnsOf(const ShardEntry& e, std::vector<std::string>* names,
+                 std::vector<std::string>* encodings) {
+  names->clear();
+  encodings->clear();
+  if (e.format == "mds") {
+    *names = e.column_names;
+    *encodings = e.column_encodings;
+    return Status::Ok();
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<TextColumn> cols, TextColumnsFromEntry(e));
+  for (const TextColumn& c : cols) {
+    names->push_back(c.name);
+    encodings->push_back(TextEncodingName(c.encoding));
+  }
+  return Status::Ok();
+}
+
+Status VerifyAll(const FileInfo& info, std::string_view bytes, const std::string& path) {
+  for (const auto& [algo, hex] : info.hashes) {
+    SLUICE_RETURN_IF_ERROR(VerifyHash(algo, bytes, hex, path));
+  }
+  return Status::Ok();
+}
+
+// Loads one logical file of a shard: the raw file when it is on disk (or the
+// shard is not compressed), else the compressed file, decompressed.
+Status LoadFile(const std::string& root, const ShardEntry& entry, const FileInfo& raw,
+                const std::optional<FileInfo>& zip, bool verify, MappedFile* map,
+                std::string* owned, std::string_view* view) {
+  std::string raw_path = JoinPath(root, raw.basename);
+  bool compressed = entry.compression.has_value() && zip.has_value();
+  if (!compressed || FileExists(raw_path)) {
+    SLUICE_ASSIGN_OR_RETURN(*map, MappedFile::Open(raw_path));
+    if (map->size() != raw.bytes) {
+      return CorruptError(raw_path + ": file has " + std::to_string(map->size()) +
+                          " bytes, index.json says " + std::to_string(raw.bytes));
+    }
+    *view = map->data();
+    if (verify) SLUICE_RETURN_IF_ERROR(VerifyAll(raw, *view, raw_path));
+    return Status::Ok();
+  }
+  std::string zip_path = JoinPath(root, zip->basename);
+  SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t zip_size, FileSize(zip_path));
+  if (zip_size != zip->bytes) {
+    return CorruptError(zip_path + ": file has " + std::to_string(zip_size) +
+                        " bytes, index.json says " + std::to_string(zip->bytes));
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string packed, ReadFile(zip_path, zip->bytes));
+  if (verify) SLUICE_RETURN_IF_ERROR(VerifyAll(*zip, packed, zip_path));
+  SLUICE_ASSIGN_OR_RETURN(*owned, Decompress(codec, packed, raw.bytes, zip_path));
+  if (owned->size() != raw.bytes) {
+    return CorruptError(zip_path + ": decompresses to " + std::to_string(owned->size()) +
+                        " bytes, index.json says " + std::to_string(raw.bytes));
+  }
+  *view = *owned;
+  if (verify) {
+    SLUICE_RETURN_IF_ERROR(VerifyAll(raw, *view, zip_path + " (decompressed)"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& root,
+                                                           DatasetReaderOptions options) {
+  std::string index_path = JoinPath(root, "index.json");
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(index_path, kMaxIndexBytes));
+  SLUICE_ASSIGN_OR_RETURN(Index index, ParseIndex(text, index_path));
+  if (index.shards.empty()) return CorruptError(index_path + ": lists no shards");
+
+  std::unique_ptr<DatasetReader> r(new DatasetReader());
+  r->root_ = root;
+  r->options_ = options;
+  r->index_ = std::move(index);
+  const auto& shards = r->index_.shards;
+  SLUICE_RETURN_IF_ERROR(ColumnsOf(shards[0], &r->column_names_, &r->column_encodings_)
+                             .WithContext(index_path + ": shard 0"));
+  r->starts_.assign(1, 0);
+  std::vector<std::string> names, encodings;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    std::string where = index_path + ": shard " + std::to_string(i) + " (" +
+                        shards[i].raw_data.basename + ")";
+    SLUICE_RETURN_IF_ERROR(ColumnsOf(shards[i], &names, &encodings).WithContext(where));
+    if (names != r->column_names_ || encodings != r->column_encodings_) {
+      return CorruptError(where + ": columns " + JoinNames(names) + " with encodings " +
+                          JoinNames(encodings) + " differ from shard 0's " +
+                          JoinNames(r->column_names_) + " " + JoinNames(r->column_encodings_));
+    }
+    uint64_t next = r->starts_.back() + shards[i].samples;
+    if (next > kMaxSamples) {
+      return CorruptError(where + ": total sample count exceeds 2^48");
+    }
+    r->starts_.push_back(next);
+  }
+  r->loaded_.reset(new std::atomic<LoadedShard*>[shards.size()]);
+  for (size_t i = 0; i < shards.size(); ++i) r->loaded_[i].store(nullptr);
+  r->shard_mutexes_.reset(new std::mutex[shards.size()]);
+  return r;
+}
+
+DatasetReader::~DatasetReader() {
+  if (!loaded_) return;
+  for (size_t i = 0; i < index_.shards.size(); ++i) delete loaded_[i].load();
+}
+
+Result<SampleLocation> DatasetReader::Locate(uint64_t sample) const {
+  if (sample >= num_samples()) {
+    return OutOfRangeError(root_ + ": sample " + std::to_string(sample) +
+                           " is past the end (the dataset has " +
+                           std::to_string(num_samples()) + " samples)");
+  }
+  // The first start > sample, minus one, is the shard (skips 0-sample shards).
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), sample);
+  size_t shard = static_cast<size_t>(it - starts_.begin()) - 1;
+  return SampleLocation{shard, static_cast<uint32_t>(sample - starts_[shard])};
+}
+
+Status DatasetReader::LoadShard(size_t i, LoadedShard* out) const {
+  const ShardEntry& e = index_.shards[i];
+  out->entry_ = &e;
+  bool verify = options_.verify_hashes;
+  SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, e.raw_data, e.zip_data, verify, &out->data_map_,
+                                  &out->data_owned_, &out->data_));
+  if (e.format == "mds") {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols,
+                            MdsColumnsFromEntry(e, e.raw_data.basename));
+    SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader,
+                            MdsShardReader::Open(out->data_, e.raw_data.basename, std::move(cols)));
+    if (reader.num_samples() != e.samples) {
+      return CorruptError(JoinPath(root_, e.raw_data.basename) + ": holds " +
+                          std::to_string(reader.num_samples()) + " samples, index.json says " +
+                          std::to_string(e.samples));
+    }
+    out->reader_ = std::move(reader);
+    return Status::Ok();
+  }
+  if (!e.raw_meta) {
+    return CorruptError(root_ + "/index.json: shard " + std::to_string(i) + " (" +
+                        e.raw_data.basename + ") of format " + e.format + " has no raw_meta");
+  }
+  SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, *e.raw_meta, e.zip_meta, verify, &out->meta_map_,
+                                  &out->meta_owned_, &out->meta_));
+  if (e.format == "json") {
+    SLUICE_ASSIGN_OR_RETURN(out->reader_, JsonlShardReader::Open(e, out->data_, out->meta_));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(out->reader_, XsvShardReader::Open(e, out->data_, out->meta_));
+  }
+  return Status::Ok();
+}
+
+Result<const LoadedShard*> DatasetReader::Shard(size_t shard) {
+  if (shard >= num_shards()) {
+    return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist (" +
+                           std::to_string(num_shards()) + " shards)");
+  }
+  if (LoadedShard* s = loaded_[shard].load(std::memory_order_acquire)) return s;
+  std::lock_guard<std::mutex> lock(shard_mutexes_[shard]);
+  if (LoadedShard* s = loaded_[shard].load(std::memory_order_acquire)) return s;
+  auto fresh = std::make_unique<LoadedShard>();
+  SLUICE_RETURN_IF_ERROR(LoadShard(shard, fresh.get()));
+  LoadedShard* s = fresh.release();
+  loaded_[shard].store(s, std::memory_order_release);
+  return s;
+}
+
+Status DatasetReader::Read(uint64_t sample, SampleFields* out) {
+  SLUICE_ASSIGN_OR_RETURN(out->where, Locate(sample));
+  SLUICE_ASSIGN_OR_RETURN(const LoadedShard* shard, Shard(out->where.shard));
+  uint32_t i = out->where.index_in_shard;
+  if (const MdsShardReader* mds = shard->mds()) {
+    SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
+    return mds->ReadSample(i, &out->fields);
+  }
+  const std::string& name = shard->entry().raw_data.basename;
+  out->fields.resize(column_names_.size());
+  if (const JsonlShardReader* jsonl = shard->jsonl()) {
+    SLUICE_ASSIGN_OR_RETURN(out->raw, jsonl->Line(i));
+    std::string what = name + " sample " + std::to_string(i);
+    SLUICE_ASSIGN_OR_RETURN(auto members, JsonObjectMemberSpans(out->raw, what));
+    if (members.size() != column_names_.size()) {
+      return CorruptError(what + ": has " + std::to_string(members.size()) +
+                          " members, expected the " + std::to_string(column_names_.size()) +
+                          " columns " + JoinNames(column_names_));
+    }
+    for (size_t c = 0; c < column_names_.size(); ++c) {
+      auto it = std::find_if(members.begin(), members.end(),
+                             [&](const auto& m) { return m.first == column_names_[c]; });
+      if (it == members.end()) {
+        return CorruptError(what + ": has no member for column '" + column_names_[c] + "'");
+      }
+      out->fields[c] = it->second;
+    }
+    return Status::Ok();
+  }
+  const XsvShardReader* xsv = shard->xsv();
+  SLUICE_ASSIGN_OR_RETURN(out->raw, xsv->Line(i));
+  const std::string& nl = xsv->newline();
+  std::string_view body = out->raw;
+  if (body.size() < nl.size() || body.substr(body.size() - nl.size()) != nl) {
+    return CorruptError(name + " sample " + std::to_string(i) + ": line does not end with the newline");
+  }
+  body.remove_suffix(nl.size());
+  const std::string& sep = xsv->separator();
+  size_t count = 0, start = 0;
+  while (true) {
+    size_t at = body.find(sep, start);
+    if (count < out->fields.size()) {
+      out->fields[count] = body.substr(start, at == std::string_view::npos ? at : at - start);
+    }
+    ++count;
+    if (at == std::string_view::npos) break;
+    start = at + sep.size();
+  }
+  if (count != column_names_.size()) {
+    return CorruptError(name + " sample " + std::to_string(i) + ": has " + std::to_string(count) +
+                        " fields, expected " + std::to_string(column_names_.size()) +
+                        " separated by '" + sep + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice

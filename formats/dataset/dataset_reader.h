@@ -1,0 +1,119 @@
+// A dataset folder read through its index.json: MDS, JSONL and CSV/TSV/XSV
+// shards, compressed or not, and merged indexes whose shards live in
+// sub-folders. Shards are loaded on first use (mapped when stored raw,
+// decompressed into memory otherwise), optionally hash-checked, and kept
+// until the reader is destroyed.
+//
+// Thread safety: every method may be called from several threads at once.
+// Lifetime: views handed out stay valid until the reader is destroyed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/file.h"
+#include "base/status.h"
+#include "formats/index/index.h"
+#include "formats/mds/mds_shard_reader.h"
+#include "formats/text/jsonl_shard_reader.h"
+#include "formats/text/xsv_shard_reader.h"
+
+namespace sluice {
+
+struct DatasetReaderOptions {
+  // Check every shard file against every hash index.json records for it.
+  bool verify_hashes = false;
+};
+
+// One loaded shard: its bytes (owned or mapped) and a format reader over them.
+class LoadedShard {
+ public:
+  const ShardEntry& entry() const { return *entry_; }
+  std::string_view data() const { return data_; }
+  std::string_view meta() const { return meta_; }  // split formats only
+  // Exactly one of these is set, by the entry's format.
+  const MdsShardReader* mds() const { return std::get_if<MdsShardReader>(&reader_); }
+  const JsonlShardReader* jsonl() const { return std::get_if<JsonlShardReader>(&reader_); }
+  const XsvShardReader* xsv() const { return std::get_if<XsvShardReader>(&reader_); }
+
+ private:
+  friend class DatasetReader;
+  const ShardEntry* entry_ = nullptr;
+  MappedFile data_map_, meta_map_;
+  std::string data_owned_, meta_owned_;
+  std::string_view data_, meta_;
+  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
+};
+
+// Where a global sample lives.
+struct SampleLocation {
+  size_t shard = 0;
+  uint32_t index_in_shard = 0;
+};
+
+// One sample's stored fields, one view per column, plus the whole stored
+// sample (MDS sample bytes, or the text line with its newline).
+// MDS: the field's stored bytes. CSV/TSV/XSV: the field's text.
+// JSONL: the member's JSON value text inside the line.
+struct SampleFields {
+  SampleLocation where;
+  std::string_view raw;
+  std::vector<std::string_view> fields;
+};
+
+class DatasetReader {
+ public:
+  // Reads and checks `root`/index.json: every shard entry parses, every
+  // shard has the same columns (names and encodings) as the first, the
+  // total sample count fits in 2^48. Shard files are not opened yet.
+  static Result<std::unique_ptr<DatasetReader>> Open(const std::string& root,
+                                                     DatasetReaderOptions options = {});
+
+  const std::string& root() const { return root_; }
+  const Index& index() const { return index_; }
+  uint64_t num_samples() const { return starts_.back(); }
+  size_t num_shards() const { return index_.shards.size(); }
+  // Columns in stored order (MDS: names sorted; text formats: sorted too).
+  const std::vector<std::string>& column_names() const { return column_names_; }
+  const std::vector<std::string>& column_encodings() const { return column_encodings_; }
+  // Global id of the first sample of `shard`.
+  uint64_t shard_start(size_t shard) const { return starts_[shard]; }
+
+  // sample >= num_samples() -> kOutOfRange.
+  Result<SampleLocation> Locate(uint64_t sample) const;
+
+  // Loads shard `shard` on first use (reading, decompressing and, when
+  // asked, hash-checking its files) and returns it. Errors name the file.
+  // A failed load is retried on the next call.
+  Result<const LoadedShard*> Shard(size_t shard);
+
+  // The fields of global sample `sample`. `out->fields` is resized to the
+  // number of columns (reuse `out` across calls to avoid allocating).
+  Status Read(uint64_t sample, SampleFields* out);
+
+ private:
+  DatasetReader() = default;
+  Status LoadShard(size_t shard, LoadedShard* out) const;
+
+  std::string root_;
+  DatasetReaderOptions options_;
+  Index index_;
+  std::vector<uint64_t> starts_;  // num_shards + 1 cumulative sample counts
+  std::vector<std::string> column_names_, column_encodings_;
+  // Slot i is published once, under shard_mutexes_[i], then only read.
+  std::unique_ptr<std::atomic<LoadedShard*>[]> loaded_;
+  std::unique_ptr<std::mutex[]> shard_mutexes_;
+
+ public:
+  ~DatasetReader();
+  DatasetReader(const DatasetReader&) = delete;
+  DatasetReader& operator=(const DatasetReader&) = delete;
+};
+
+}  // namespace sluice
