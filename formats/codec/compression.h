@@ -1,6 +1,21 @@
 // Whole-file compression as Mosaic names it: "zstd", "zstd:19", "br", "br:5",
 // "gz", "gz:6", "bz2", "bz2:1", "snappy". One compressed stream per file.
-// Pure functions; thread-safe.
+//
+// Formats (what Mosaic writes and reads):
+//   zstd    a standard zstd frame; default level 3 (Mosaic's Zstandard).
+//           Decoding also accepts concatenated and skippable frames.
+//   br      a raw brotli stream, generic mode, 22-bit window; default
+//           quality 11.
+//   gz      a gzip member (RFC 1952); default level 9. Sluice writes mtime 0
+//           and OS 255, as Python's gzip.compress(data, level, mtime=0).
+//           Decoding accepts any gzip member (optional header fields),
+//           several members, and NUL padding between or after them.
+//   bz2     a bzip2 stream; default level 9. Decoding accepts several streams.
+//   snappy  the raw snappy block format (not the framing format); no level.
+// With Debian 12's libraries, Compress reproduces Mosaic's stored bytes
+// (except gz's write time), though only the raw bytes are a contract.
+//
+// All functions are pure and thread-safe; results are owned by the caller.
 #pragma once
 
 #include <cstdint>
@@ -18,18 +33,36 @@ struct Compression {
   std::string name;          // as given, e.g. "zstd:19" (goes into index.json)
 };
 
-// Parses and validates a name (levels: br 0-11, bz2 1-9, gz 0-9, zstd 1-22,
-// snappy none). Unknown family or bad level -> kInvalidArgument/kUnimplemented.
+// Parses and validates a name exactly as Mosaic spells them: the family, or
+// "<family>:<level>" with a plain decimal level (no sign, no leading zero).
+// Levels: br 0-11, bz2 1-9, gz 0-9, zstd 1-22; snappy takes none.
+// Unknown family -> kUnimplemented; a bad or missing level, or a level on
+// snappy -> kInvalidArgument. Messages name the input and the valid range.
 Result<Compression> ParseCompression(std::string_view name);
 
 // File extension appended to compressed shard names: the family.
+// The reference lives as long as `c`.
 inline const std::string& CompressionExtension(const Compression& c) { return c.family; }
 
+// Compresses `raw` into one stream. `c` is validated as by ParseCompression
+// (a hand-built Compression with a bad family or level is refused).
+// snappy refuses inputs of 4 GiB or more (kInvalidArgument).
 Result<std::string> Compress(const Compression& c, std::string_view raw);
 
 // Decompresses a whole file. The output may not exceed `max_output` bytes
-// (callers pass raw_data.bytes from the index) so corrupt input cannot cause
-// an unbounded allocation; `what` names the file in errors.
+// (callers pass raw_data.bytes from the index) so corrupt or hostile input
+// cannot cause an unbounded allocation: memory grows with the output actually
+// produced, and sizes declared by zstd or snappy headers are trusted only up
+// to `max_output`. Output shorter than `max_output` is not an error here
+// (callers compare with the expected size). `what` names the file in errors.
+//
+// Errors, all kCorrupt and starting with "<what>: ":
+//   "<family> data is truncated: ..."      input ends before the stream does
+//   "<family> data is corrupt: ..."        the library's reason, and where
+//   "<family> data decompresses to more than <max_output> bytes ..."
+//   "<n> bytes of trailing data after the <family> stream that ends at
+//    offset <k> (...)"                      bytes after the last stream
+// An unusable `c` gives the ParseCompression error prefixed with `what`.
 Result<std::string> Decompress(const Compression& c, std::string_view data,
                                uint64_t max_output, std::string_view what);
 

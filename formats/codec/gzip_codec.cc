@@ -27,6 +27,14 @@ Result<std::string> GzipCompress(std::string_view raw, int level) {
   if (deflateInit2(&z, level, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return InternalError("gz: cannot initialise deflate at level " + std::to_string(level));
   }
+  // Header as Python's gzip.compress(data, level, mtime=0) writes it: no
+  // name, mtime 0 (reproducible output), OS 255 "unknown".
+  gz_header header{};
+  header.os = 255;
+  if (deflateSetHeader(&z, &header) != Z_OK) {
+    deflateEnd(&z);
+    return InternalError("gz: cannot set the gzip header");
+  }
   std::string out;
   size_t in_pos = 0;
   size_t out_used = 0;
