@@ -43,7 +43,7 @@ Status AppendJsonlLine(const std::vector<TextColumn>& columns,
     const TextColumn& col = columns[c];
     if (!TextValueMatches(col.encoding, values[c])) {
       out.resize(start);
-      return InvalidArgumentError("column '" + col.name + "': expected a " +
+      return InvalidArgumentError("column '" + col.name + "': expected a value of type " +
                                   TextEncodingName(col.encoding) + " value");
     }
     if (c > 0) out.append(", ");
