@@ -44,7 +44,7 @@ Status AppendJsonlLine(const std::vector<TextColumn>& columns,
     if (!TextValueMatches(col.encoding, values[c])) {
       out.resize(start);
       return InvalidArgumentError("column '" + col.name + "': expected a value of type " +
-                                  TextEncodingName(col.encoding) + " value");
+                                  TextEncodingName(col.encoding));
     }
     if (c > 0) out.append(", ");
     Status st = AppendPyJsonString(out, col.name);

@@ -82,8 +82,9 @@ Status AppendXsvLine(const XsvWriterOptions& options, std::span<const TextValue>
   for (size_t c = 0; c < columns.size(); ++c) {
     const TextColumn& col = columns[c];
     if (!TextValueMatches(col.encoding, values[c])) {
-      return fail(InvalidArgumentError("column '" + col.name + "': expected a value of type " +
-                                       TextEncodingName(col.encoding) + " value"));
+      return fail(InvalidArgumentError("column '" + col.name +
+                                       "': expected a value of type " +
+                                       TextEncodingName(col.encoding)));
     }
     if (c > 0) out.append(options.separator);
     if (const auto* i = std::get_if<int64_t>(&values[c])) {
