@@ -10,8 +10,9 @@ namespace {
 constexpr uint64_t kMinInitial = 64 * 1024;
 }  // namespace
 
-BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t size_hint)
+BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t ratio)
     : max_output_(max_output) {
+  const uint64_t size_hint = input_size > UINT64_MAX / ratio ? UINT64_MAX : input_size * ratio;
   const uint64_t limit = std::numeric_limits<size_t>::max() / 4;
   cap_ = static_cast<size_t>(std::min(max_output, limit) + 1);
   buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max(size_hint, kMinInitial))));

@@ -35,11 +35,14 @@ inline constexpr size_t kMaxChunk = size_t{1} << 30;
 
 // Output of a streaming decoder. It holds at most max_output + 1 bytes: one
 // byte of room past the limit lets any decoder prove it has too much to say,
-// whatever its end-of-stream bookkeeping. Grows geometrically from a hint,
-// so a small input that claims a huge size costs nothing up front.
+// whatever its end-of-stream bookkeeping. The first buffer is
+// min(max_output + 1, input_size * ratio) bytes (at least 64 KiB), so an
+// honest max_output (the exact raw size) needs no regrowth, while a tiny
+// input paired with a huge max_output costs little up front; it then grows
+// geometrically.
 class BoundedOutput {
  public:
-  BoundedOutput(uint64_t max_output, uint64_t size_hint);
+  BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t ratio);
 
   // Ensures free space after the produced bytes (unless the hard cap of
   // max_output + 1 is reached, then free_size() stays 0).

@@ -6,8 +6,9 @@
 //           Decoding also accepts concatenated and skippable frames.
 //   br      a raw brotli stream, generic mode, 22-bit window; default
 //           quality 11.
-//   gz      a gzip member (RFC 1952); default level 9. Sluice writes mtime 0
-//           and OS 255, as Python's gzip.compress(data, level, mtime=0).
+//   gz      a gzip member (RFC 1952); default level 9. Sluice writes the
+//           header as Python's gzip.compress does with a write time (XFL by
+//           level, OS 255) but with mtime 0, so its output is reproducible.
 //           Decoding accepts any gzip member (optional header fields),
 //           several members, and NUL padding between or after them.
 //   bz2     a bzip2 stream; default level 9. Decoding accepts several streams.

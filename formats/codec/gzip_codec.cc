@@ -27,8 +27,9 @@ Result<std::string> GzipCompress(std::string_view raw, int level) {
   if (deflateInit2(&z, level, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return InternalError("gz: cannot initialise deflate at level " + std::to_string(level));
   }
-  // Header as Python's gzip.compress(data, level, mtime=0) writes it: no
-  // name, mtime 0 (reproducible output), OS 255 "unknown".
+  // Header as Python's gzip.compress writes it when given a write time (as
+  // Mosaic's writer does): no name, OS 255 "unknown"; but mtime 0, so the
+  // output is reproducible.
   gz_header header{};
   header.os = 255;
   if (deflateSetHeader(&z, &header) != Z_OK) {
@@ -61,6 +62,8 @@ Result<std::string> GzipCompress(std::string_view raw, int level) {
                          std::to_string(r) + ")");
   }
   out.resize(out_used);
+  // XFL as Python sets it (zlib says 4, "fast", for level 0 too).
+  out[8] = static_cast<char>(level == 9 ? 2 : level == 1 ? 4 : 0);
   return out;
 }
 
@@ -75,7 +78,8 @@ Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
     ~End() { inflateEnd(z); }
   } end{&z};
 
-  BoundedOutput out(max_output, uint64_t{data.size()} * 4);
+  // deflate expands at most ~1032:1, so that ratio loses nothing.
+  BoundedOutput out(max_output, data.size(), 1032);
   size_t fed = 0;  // input bytes handed to zlib so far
   auto consumed = [&] { return fed - z.avail_in; };
   while (true) {

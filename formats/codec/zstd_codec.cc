@@ -25,7 +25,7 @@ std::string ErrorName(size_t code) { return ZSTD_getErrorName(code); }
 // several frames, or is damaged (this path gives the precise error).
 Result<std::string> StreamDecompress(ZSTD_DCtx* dctx, std::string_view data,
                                      uint64_t max_output, std::string_view what) {
-  BoundedOutput out(max_output, uint64_t{data.size()} * 4);
+  BoundedOutput out(max_output, data.size(), 64);
   ZSTD_inBuffer in{data.data(), data.size(), 0};
   size_t hint = 1;               // 0 = the last frame is complete
   uint64_t frame_end = 0;        // input offset where the last complete frame ends

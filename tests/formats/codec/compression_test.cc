@@ -158,5 +158,32 @@ TEST(Compression, LevelsReachTheLibrary) {
   }
 }
 
+std::string Hex(const std::string& s) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string h;
+  for (unsigned char ch : s) {
+    h.push_back(kDigits[ch >> 4]);
+    h.push_back(kDigits[ch & 15]);
+  }
+  return h;
+}
+
+// Python 3.11: gzip.compress(data, level, mtime=1) with the mtime bytes
+// zeroed, and bz2.compress(data, 9).
+TEST(Compression, ExactBytesLikePython) {
+  const std::string hello = "hello hello hello";
+  EXPECT_EQ(Hex(*Compress(*ParseCompression("gz"), hello)),
+            "1f8b08000000000002ffcb48cdc9c957c84090008088f9e511000000");
+  EXPECT_EQ(Hex(*Compress(*ParseCompression("gz:9"), "")),
+            "1f8b08000000000002ff03000000000000000000");
+  EXPECT_EQ(Hex(*Compress(*ParseCompression("gz:1"), "")),
+            "1f8b08000000000004ff03000000000000000000");
+  EXPECT_EQ(Hex(*Compress(*ParseCompression("gz:0"), "ab")),
+            "1f8b08000000000000ff010200fdff61626d48839e02000000");
+  EXPECT_EQ(Hex(*Compress(*ParseCompression("bz2"), hello)),
+            "425a68393141592653599e625bfe000002910040000244a000211460668291ef23470bb9229c28484f"
+            "312dff00");
+}
+
 }  // namespace
 }  // namespace sluice
