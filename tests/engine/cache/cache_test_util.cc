@@ -96,6 +96,11 @@ std::vector<ShardSpec> MakeSpecs(const std::vector<uint64_t>& sizes) {
   return specs;
 }
 
+std::string Slurp(const std::string& path) {
+  auto data = ReadFile(path);
+  return data.ok() ? std::move(data).value() : "<error: " + data.status().ToString() + ">";
+}
+
 void WriteWhole(const std::string& path, const std::string& data) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {

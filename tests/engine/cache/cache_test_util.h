@@ -42,6 +42,9 @@ std::vector<ShardSpec> MakeSpecs(const std::vector<uint64_t>& sizes);
 ShardCache::FetchFn LoggingFetch(size_t index, uint64_t bytes, std::string log_path,
                                  std::chrono::microseconds delay = {});
 
+// The whole file, or "<error: ...>" so a comparison fails instead of crashing.
+std::string Slurp(const std::string& path);
+
 // Writes `data` to `path` (creates or truncates).
 void WriteWhole(const std::string& path, const std::string& data);
 
