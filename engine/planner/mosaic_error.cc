@@ -9,6 +9,15 @@ Status MosaicError(std::string_view type, std::string_view message) {
   return InvalidArgumentError(std::move(text));
 }
 
+Status MosaicKeyError(std::string_view name) {
+  std::string quoted;
+  quoted.reserve(name.size() + 2);
+  quoted.push_back('\'');
+  quoted.append(name);
+  quoted.push_back('\'');
+  return MosaicError("KeyError", quoted);
+}
+
 SplitError SplitMosaicError(const Status& status) {
   const std::string& m = status.message();
   size_t colon = m.find(": ");

@@ -16,6 +16,9 @@ inline Status MosaicValueError(std::string_view message) {
   return MosaicError("ValueError", message);
 }
 
+// KeyError for an unknown registry name: message "'name'" as Python prints it.
+Status MosaicKeyError(std::string_view name);
+
 struct SplitError {
   std::string type;     // "ValueError", "KeyError", ...; "Error" if unknown
   std::string message;  // the text after "<type>: "

@@ -57,7 +57,7 @@ struct Relayout {
 Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name) {
   if (name == "orig") return PartitionAlgo::kOrig;
   if (name == "relaxed") return PartitionAlgo::kRelaxed;
-  return MosaicError("KeyError", "'" + std::string(name) + "'");
+  return MosaicKeyError(name);
 }
 
 Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& a) {

@@ -20,10 +20,10 @@ Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode
   pa.initial_physical_nodes = c.initial_physical_nodes;
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
   if (c.shuffle) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
-                            GetShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
-                                       uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size));
-    MapThrough(ids, perm);
+    SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,
+                            GetPartialShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
+                                              uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size, ids));
+    perm.Map(ids);
   }
   MapSmall(ids, res);
   return ids;

@@ -16,7 +16,7 @@ Result<ShuffleAlgo> ParseShuffleAlgo(std::string_view name) {
   if (name == "py1e") return ShuffleAlgo::kPy1e;
   if (name == "py1s") return ShuffleAlgo::kPy1s;
   if (name == "py2s") return ShuffleAlgo::kPy2s;
-  return MosaicError("KeyError", "'" + std::string(name) + "'");
+  return MosaicKeyError(name);
 }
 
 std::string_view ShuffleAlgoName(ShuffleAlgo algo) {

@@ -28,3 +28,33 @@ Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_
                                         int64_t block_size);
 
 }  // namespace sluice::planner
+
+namespace sluice::planner {
+
+// The permutation evaluated only where a caller needs it: for py1e and py1s
+// only the canonical nodes (parts) that hold the requested positions are
+// shuffled (the generator is merely advanced over the others), so memory is
+// proportional to those parts; other algorithms compute the whole permutation.
+class PartialShuffle {
+ public:
+  // perm[position]; position must lie in a computed part (any requested one).
+  int64_t operator()(int64_t position) const;
+  // Replaces each x != -1 in ids by perm[x].
+  void Map(std::vector<int64_t>& ids) const;
+  // Number of permutation entries held in memory.
+  int64_t held() const;
+
+ private:
+  friend Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo, std::span<const int64_t>, int64_t, uint64_t,
+                                                  uint64_t, int64_t, std::span<const int64_t>);
+  std::vector<int64_t> full_;                      // whole permutation, or empty
+  std::vector<int64_t> part_begin_;                // C+1 positions
+  std::vector<std::vector<int64_t>> parts_;        // computed parts only
+};
+
+// GetShuffle restricted to `positions` (-1 entries ignored). Same errors.
+Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t num_canonical_nodes,
+                                         uint64_t seed, uint64_t epoch, int64_t block_size,
+                                         std::span<const int64_t> positions);
+
+}  // namespace sluice::planner

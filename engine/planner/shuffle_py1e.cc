@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/rng.h"
@@ -36,9 +37,12 @@ ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n) {
   return {low, high};
 }
 
+// Below this many ids a second thread costs more than it saves.
+constexpr int64_t kPy1eThreadedMin = int64_t{1} << 20;
+
 }  // namespace
 
-Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
+Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
                 Py1eScratch& scratch) {
   const int64_t n = PartSize(spans);
   if (n == 0) return EmptyPart();
@@ -65,39 +69,68 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
     }
     off += z;
   }
+  return Status::Ok();
+}
+
+void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
+  const std::vector<double>& pos = scratch.pos;
   // Stable argsort by position. Positions lie in [0, n-1] (shifts never leave
-  // the part), so a counting sort on floor(pos) plus an insertion sort inside
-  // each bucket (about one element each) is linear.
-  std::vector<int64_t>& start = scratch.bucket_start;
-  start.assign(size_t(n) + 1, 0);
-  auto bucket = [n](double p) -> size_t {
-    int64_t b = static_cast<int64_t>(p);
-    return size_t(b < 0 ? 0 : (b >= n ? n - 1 : b));
+  // the part), so a stable counting sort works on floor(pos): one coarse pass
+  // into at most 1024 buckets (few write cursors, so it streams), then per
+  // coarse bucket a fine counting sort in L1 and an insertion sort among equal
+  // floors (about one element each). Linear and exactly stable.
+  auto floor_of = [n](double p) -> int64_t {
+    const int64_t f = static_cast<int64_t>(p);
+    return f < 0 ? 0 : (f >= n ? n - 1 : f);
   };
-  for (int64_t k = 0; k < n; ++k) ++start[bucket(pos[size_t(k)]) + 1];
-  for (int64_t b = 0; b < n; ++b) start[size_t(b) + 1] += start[size_t(b)];
+  int shift = 0;
+  while (((n - 1) >> shift) >= 1024) ++shift;
+  const int64_t coarse = ((n - 1) >> shift) + 1;
+  std::vector<int64_t>& start = scratch.bucket_start;
+  start.assign(size_t(coarse) + 1, 0);
+  for (int64_t k = 0; k < n; ++k) ++start[size_t(floor_of(pos[size_t(k)]) >> shift) + 1];
+  for (int64_t b = 0; b < coarse; ++b) start[size_t(b) + 1] += start[size_t(b)];
   auto& sorted = scratch.sorted;
   sorted.resize(size_t(n));
-  for (int64_t k = 0; k < n; ++k) {
-    const double p = pos[size_t(k)];
-    sorted[size_t(start[bucket(p)]++)] = {p, out[k]};
+  {
+    std::vector<int64_t>& cursor = scratch.cursor;
+    cursor.assign(start.begin(), start.end() - 1);
+    for (int64_t k = 0; k < n; ++k) {
+      const double p = pos[size_t(k)];
+      sorted[size_t(cursor[size_t(floor_of(p) >> shift)]++)] = {p, out[k]};
+    }
   }
-  // start[b] is now the end of bucket b; the bucket begins at start[b-1].
-  size_t begin = 0;
-  for (int64_t b = 0; b < n; ++b) {
-    const size_t end = size_t(start[size_t(b)]);
-    for (size_t i = begin + 1; i < end; ++i) {
-      const auto x = sorted[i];
+  auto& fine = scratch.fine;
+  auto& tmp = scratch.tmp;
+  const int64_t width = int64_t{1} << shift;
+  for (int64_t b = 0; b < coarse; ++b) {
+    const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
+    if (a == e) continue;
+    const int64_t base = b << shift;
+    fine.assign(size_t(width) + 1, 0);
+    for (size_t i = a; i < e; ++i) ++fine[size_t(floor_of(sorted[i].first) - base) + 1];
+    for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
+    tmp.resize(e - a);
+    for (size_t i = a; i < e; ++i) tmp[size_t(fine[size_t(floor_of(sorted[i].first) - base)]++)] = sorted[i];
+    // Insertion sort: elements are already ordered by floor, so each moves at
+    // most past its few equal-floor neighbours.
+    for (size_t i = 1; i < tmp.size(); ++i) {
+      const auto x = tmp[i];
       size_t j = i;
-      while (j > begin && sorted[j - 1].first > x.first) {
-        sorted[j] = sorted[j - 1];
+      while (j > 0 && tmp[j - 1].first > x.first) {
+        tmp[j] = tmp[j - 1];
         --j;
       }
-      sorted[j] = x;
+      tmp[j] = x;
     }
-    begin = end;
+    for (size_t i = 0; i < tmp.size(); ++i) out[a + i] = tmp[i].second;
   }
-  for (int64_t k = 0; k < n; ++k) out[k] = sorted[size_t(k)].second;
+}
+
+Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
+                Py1eScratch& scratch) {
+  SLUICE_RETURN_IF_ERROR(Py1eDraw(spans, br, ep, out, scratch));
+  Py1eSort(PartSize(spans), out, scratch);
   return Status::Ok();
 }
 
@@ -123,14 +156,30 @@ Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t
   int64_t total = 0;
   for (int64_t u : units) total += u;
   std::vector<int64_t> out(static_cast<size_t>(total));
-  Py1eScratch scratch;
+  // The draws are sequential (one generator); the sort of part i runs on a
+  // second thread while part i+1 is drawn. Small epochs stay on one thread.
+  const bool pipeline = total >= kPy1eThreadedMin && C > 1;
+  Py1eScratch scratch[2];
+  std::thread sorter;
   int64_t at = 0;
-  for (int64_t i = 0; i < C; ++i) {
+  Status status;
+  for (int64_t i = 0; i < C && status.ok(); ++i) {
     std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
-    SLUICE_RETURN_IF_ERROR(Py1ePart(list, br, ep, out.data() + at, scratch));
-    for (const Span& s : list) at += s.size();
+    const int64_t n = PartSize(list);
+    Py1eScratch& mine = scratch[i % 2];
+    status = Py1eDraw(list, br, ep, out.data() + at, mine);
+    if (sorter.joinable()) sorter.join();
+    if (!status.ok()) break;
+    if (pipeline) {
+      sorter = std::thread([n, dst = out.data() + at, &mine] { Py1eSort(n, dst, mine); });
+    } else {
+      Py1eSort(n, out.data() + at, mine);
+    }
+    at += n;
   }
+  if (sorter.joinable()) sorter.join();
+  if (!status.ok()) return status;
   return out;
 }
 

@@ -16,7 +16,10 @@ namespace sluice::planner {
 struct Py1eScratch {
   std::vector<double> pos;
   std::vector<int64_t> bucket_start;
+  std::vector<int64_t> cursor;
+  std::vector<int64_t> fine;
   std::vector<std::pair<double, int64_t>> sorted;
+  std::vector<std::pair<double, int64_t>> tmp;
 };
 
 // Shuffles one part: `spans` in their final order, n = their total size;
@@ -24,6 +27,13 @@ struct Py1eScratch {
 // per span one integers and z uniforms). Errors: empty part, lo >= hi.
 Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
                 Py1eScratch& scratch);
+
+// The two halves of Py1ePart: the draws (samples shuffled into out, positions
+// into scratch.pos), which must run in part order on the one generator, and
+// the sort by position, which is independent per part.
+Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
+                Py1eScratch& scratch);
+void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch);
 
 // Advances `ep` as Py1ePart would, in O(1) memory.
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep);

@@ -83,3 +83,33 @@ TEST(ShuffleTest, Errors) {
 
 }  // namespace
 }  // namespace sluice::planner
+
+namespace sluice::planner {
+namespace {
+
+// Above 2^20 ids py1e sorts part i on a second thread while drawing part
+// i+1; the result must equal the one-part-at-a-time evaluation, which is what
+// GetPartialShuffle does when every position is requested.
+TEST(ShuffleTest, Py1ePipelineEqualsSequential) {
+  std::vector<int64_t> units(300, 3500);  // 1.05M ids
+  units[7] = 0;
+  auto whole = GetShuffle(ShuffleAlgo::kPy1e, units, 8, 9176, 2, 5000);
+  ASSERT_TRUE(whole.ok());
+  std::vector<int64_t> every(whole->size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = int64_t(i);
+  auto partial = GetPartialShuffle(ShuffleAlgo::kPy1e, units, 8, 9176, 2, 5000, every);
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(partial->held(), int64_t(every.size()));
+  partial->Map(every);
+  EXPECT_EQ(every, *whole);
+  // Only the part holding position 0 is computed for a single request.
+  std::vector<int64_t> one{0, -1};
+  auto just = GetPartialShuffle(ShuffleAlgo::kPy1e, units, 8, 9176, 2, 5000, one);
+  ASSERT_TRUE(just.ok());
+  EXPECT_EQ(just->held(), int64_t(whole->size() / 8));
+  just->Map(one);
+  EXPECT_EQ(one, (std::vector<int64_t>{(*whole)[0], -1}));
+}
+
+}  // namespace
+}  // namespace sluice::planner
