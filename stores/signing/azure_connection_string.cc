@@ -3,7 +3,7 @@
 #include <set>
 
 #include "stores/signing/digest.h"
-#include "stores/signing/http_request.h"
+#include "stores/signing/signing_request.h"
 
 namespace sluice {
 
@@ -44,12 +44,12 @@ Result<AzureConnectionString> ParseAzureConnectionString(std::string_view text) 
       return InvalidArgumentError("Azure connection string: setting " +
                                   std::to_string(position) + " has an empty name");
     }
-    if (!seen.insert(AsciiLower(key)).second) {
+    if (!seen.insert(AsciiToLower(key)).second) {
       return InvalidArgumentError("Azure connection string: " + key + " is given twice");
     }
-    if (EqualsIgnoreCase(key, "AccountName")) {
+    if (AsciiEqualsIgnoreCase(key, "AccountName")) {
       out.account_name = value;
-    } else if (EqualsIgnoreCase(key, "AccountKey")) {
+    } else if (AsciiEqualsIgnoreCase(key, "AccountKey")) {
       std::string decoded;
       if (value.empty() || !Base64Decode(value, &decoded)) {
         return InvalidArgumentError(
@@ -57,22 +57,22 @@ Result<AzureConnectionString> ParseAzureConnectionString(std::string_view text) 
             std::to_string(value.size()) + " characters)");
       }
       out.account_key = value;
-    } else if (EqualsIgnoreCase(key, "SharedAccessSignature")) {
+    } else if (AsciiEqualsIgnoreCase(key, "SharedAccessSignature")) {
       std::string_view sas = value;
       if (!sas.empty() && sas.front() == '?') sas.remove_prefix(1);
       out.sas_token = sas;
-    } else if (EqualsIgnoreCase(key, "BlobEndpoint")) {
+    } else if (AsciiEqualsIgnoreCase(key, "BlobEndpoint")) {
       blob_endpoint = value;
-    } else if (EqualsIgnoreCase(key, "DefaultEndpointsProtocol")) {
-      if (!EqualsIgnoreCase(value, "http") && !EqualsIgnoreCase(value, "https")) {
+    } else if (AsciiEqualsIgnoreCase(key, "DefaultEndpointsProtocol")) {
+      if (!AsciiEqualsIgnoreCase(value, "http") && !AsciiEqualsIgnoreCase(value, "https")) {
         return InvalidArgumentError("Azure connection string: DefaultEndpointsProtocol \"" +
                                     std::string(value) + "\" is neither http nor https");
       }
-      out.protocol = AsciiLower(value);
-    } else if (EqualsIgnoreCase(key, "EndpointSuffix")) {
+      out.protocol = AsciiToLower(value);
+    } else if (AsciiEqualsIgnoreCase(key, "EndpointSuffix")) {
       out.endpoint_suffix = value;
-    } else if (EqualsIgnoreCase(key, "UseDevelopmentStorage")) {
-      if (!EqualsIgnoreCase(value, "true")) {
+    } else if (AsciiEqualsIgnoreCase(key, "UseDevelopmentStorage")) {
+      if (!AsciiEqualsIgnoreCase(value, "true")) {
         return InvalidArgumentError(
             "Azure connection string: UseDevelopmentStorage must be \"true\" when given");
       }

@@ -17,7 +17,7 @@ constexpr const char* kStandardHeaders[] = {
     "Content-Type",     "Date",             "If-Modified-Since",   "If-Match",
     "If-None-Match",    "If-Unmodified-Since", "Range"};
 
-std::string JoinedValue(const HttpRequest& request, std::string_view name) {
+std::string JoinedValue(const SigningRequest& request, std::string_view name) {
   std::string out;
   bool first = true;
   for (std::string_view v : FindHeaderValues(request, name)) {
@@ -30,7 +30,7 @@ std::string JoinedValue(const HttpRequest& request, std::string_view name) {
 
 }  // namespace
 
-Result<AzureSharedKeySignature> SignAzureSharedKey(const HttpRequest& request,
+Result<AzureSharedKeySignature> SignAzureSharedKey(const SigningRequest& request,
                                                    std::string_view account_name,
                                                    std::string_view account_key) {
   if (account_name.empty()) {
@@ -70,7 +70,7 @@ Result<AzureSharedKeySignature> SignAzureSharedKey(const HttpRequest& request,
   for (const char* name : kStandardHeaders) {
     std::string value = JoinedValue(request, name);
     // Since 2015-02-21 a zero Content-Length is signed as empty.
-    if (EqualsIgnoreCase(name, "Content-Length") && value == "0") value.clear();
+    if (AsciiEqualsIgnoreCase(name, "Content-Length") && value == "0") value.clear();
     sts += value;
     sts += '\n';
   }
@@ -78,8 +78,8 @@ Result<AzureSharedKeySignature> SignAzureSharedKey(const HttpRequest& request,
   // Canonicalized x-ms- headers: lower-case names, sorted, repeated names
   // joined with ',', values unfolded and trimmed.
   std::map<std::string, std::string> ms_headers;
-  for (const HttpHeader& h : request.headers) {
-    std::string name = AsciiLower(h.name);
+  for (const SigningHeader& h : request.headers) {
+    std::string name = AsciiToLower(h.name);
     if (name.rfind("x-ms-", 0) != 0) continue;
     auto [it, inserted] = ms_headers.try_emplace(std::move(name));
     if (!inserted) it->second += ',';
@@ -97,8 +97,8 @@ Result<AzureSharedKeySignature> SignAzureSharedKey(const HttpRequest& request,
   sts += account_name;
   sts += request.path;
   std::map<std::string, std::vector<std::string>> params;
-  for (const QueryParam& p : request.query) {
-    params[AsciiLower(p.name)].push_back(p.value);
+  for (const SigningQueryParam& p : request.query) {
+    params[AsciiToLower(p.name)].push_back(p.value);
   }
   for (auto& [name, values] : params) {
     std::sort(values.begin(), values.end());

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "stores/signing/http_request.h"
+#include "stores/signing/signing_request.h"
 
 namespace sluice {
 
@@ -27,7 +27,7 @@ struct AzureSharedKeySignature {
 // added per the spec (lower-case names, sorted, values sorted and joined with
 // ','). The request must carry x-ms-date or Date, and no Authorization.
 // The caller adds the Authorization header to the request it sends.
-Result<AzureSharedKeySignature> SignAzureSharedKey(const HttpRequest& request,
+Result<AzureSharedKeySignature> SignAzureSharedKey(const SigningRequest& request,
                                                    std::string_view account_name,
                                                    std::string_view account_key);
 

@@ -37,10 +37,10 @@ Result<std::string> CanonicalUri(std::string_view path, const CanonicalUriRules&
   return out;
 }
 
-std::string CanonicalQueryString(const std::vector<QueryParam>& params) {
+std::string CanonicalQueryString(const std::vector<SigningQueryParam>& params) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(params.size());
-  for (const QueryParam& p : params) encoded.emplace_back(UriEncode(p.name), UriEncode(p.value));
+  for (const SigningQueryParam& p : params) encoded.emplace_back(UriEncode(p.name), UriEncode(p.value));
   std::sort(encoded.begin(), encoded.end());
   std::string out;
   for (const auto& [name, value] : encoded) {
@@ -68,7 +68,7 @@ std::string CanonicalHeaderValue(std::string_view value) {
   return out;
 }
 
-Result<CanonicalHeaders> MakeCanonicalHeaders(const std::vector<HttpHeader>& headers) {
+Result<CanonicalHeaders> MakeCanonicalHeaders(const std::vector<SigningHeader>& headers) {
   std::map<std::string, std::string> merged;  // sorted by lower-case name
   for (size_t i = 0; i < headers.size(); ++i) {
     const std::string& name = headers[i].name;
@@ -82,7 +82,7 @@ Result<CanonicalHeaders> MakeCanonicalHeaders(const std::vector<HttpHeader>& hea
                                     "header names (byte " + std::to_string(int(c)) + ")");
       }
     }
-    auto [it, inserted] = merged.try_emplace(AsciiLower(name));
+    auto [it, inserted] = merged.try_emplace(AsciiToLower(name));
     if (!inserted) it->second += ',';
     it->second += CanonicalHeaderValue(headers[i].value);
   }

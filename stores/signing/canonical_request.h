@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "stores/signing/http_request.h"
+#include "stores/signing/signing_request.h"
 
 namespace sluice {
 
@@ -29,7 +29,7 @@ Result<std::string> CanonicalUri(std::string_view path, const CanonicalUriRules&
 // Canonical query string: names and values UriEncode'd, pairs sorted by
 // encoded name then encoded value, written "name=value" joined with '&'.
 // Empty for no parameters.
-std::string CanonicalQueryString(const std::vector<QueryParam>& params);
+std::string CanonicalQueryString(const std::vector<SigningQueryParam>& params);
 
 // Canonical form of one header value: leading and trailing whitespace
 // removed, every inner run of whitespace (space, tab, CR, LF) made one space.
@@ -46,6 +46,6 @@ struct CanonicalHeaders {
 // Canonical headers of `headers`. InvalidArgument when a name is empty or
 // holds a byte that is not an RFC 9110 token character (the message names
 // the header's index, not its value).
-Result<CanonicalHeaders> MakeCanonicalHeaders(const std::vector<HttpHeader>& headers);
+Result<CanonicalHeaders> MakeCanonicalHeaders(const std::vector<SigningHeader>& headers);
 
 }  // namespace sluice

@@ -53,9 +53,9 @@ std::string DeriveSigV4SigningKey(const SigV4Scheme& scheme, std::string_view se
   return k;
 }
 
-std::string EncodeQueryString(const std::vector<QueryParam>& params) {
+std::string EncodeQueryString(const std::vector<SigningQueryParam>& params) {
   std::string out;
-  for (const QueryParam& p : params) {
+  for (const SigningQueryParam& p : params) {
     if (!out.empty()) out += '&';
     out += UriEncode(p.name);
     out += '=';
@@ -74,7 +74,7 @@ bool IsScopePart(std::string_view s) {
   return true;
 }
 
-Status ValidateInputs(const HttpRequest& request, const SigV4Credentials& credentials,
+Status ValidateInputs(const SigningRequest& request, const SigV4Credentials& credentials,
                       const SigV4Config& config, int64_t unix_time) {
   if (!IsScopePart(credentials.access_key_id)) {
     return InvalidArgumentError(
@@ -125,8 +125,8 @@ Scope MakeScope(const SigV4Config& config, int64_t unix_time) {
 }
 
 // Fills canonical_request, string_to_sign and signature of `out`.
-Status Compute(const HttpRequest& request, const std::vector<QueryParam>& query,
-               const std::vector<HttpHeader>& headers, const SigV4Credentials& credentials,
+Status Compute(const SigningRequest& request, const std::vector<SigningQueryParam>& query,
+               const std::vector<SigningHeader>& headers, const SigV4Credentials& credentials,
                const SigV4Config& config, const Scope& scope, SigV4Signature* out) {
   SLUICE_ASSIGN_OR_RETURN(std::string uri, CanonicalUri(request.path, config.uri_rules));
   SLUICE_ASSIGN_OR_RETURN(CanonicalHeaders canonical_headers, MakeCanonicalHeaders(headers));
@@ -161,7 +161,7 @@ Status Compute(const HttpRequest& request, const std::vector<QueryParam>& query,
   return Status::Ok();
 }
 
-Status RejectPresent(const HttpRequest& request, const std::string& name) {
+Status RejectPresent(const SigningRequest& request, const std::string& name) {
   if (HasHeader(request, name)) {
     return InvalidArgumentError("SigV4: request already has a " + name +
                                 " header; the signer sets it");
@@ -171,14 +171,14 @@ Status RejectPresent(const HttpRequest& request, const std::string& name) {
 
 }  // namespace
 
-Result<SigV4Signature> SignSigV4Headers(const HttpRequest& request,
+Result<SigV4Signature> SignSigV4Headers(const SigningRequest& request,
                                         const SigV4Credentials& credentials,
                                         const SigV4Config& config, int64_t unix_time) {
   SLUICE_RETURN_IF_ERROR(ValidateInputs(request, credentials, config, unix_time));
   const std::string& prefix = config.scheme.param_prefix;
   const std::string date_header = prefix + "Date";
   const std::string token_header = prefix + "Security-Token";
-  const std::string content_header = AsciiLower(prefix) + "content-sha256";
+  const std::string content_header = AsciiToLower(prefix) + "content-sha256";
   SLUICE_RETURN_IF_ERROR(RejectPresent(request, "Authorization"));
   SLUICE_RETURN_IF_ERROR(RejectPresent(request, date_header));
   if (!credentials.session_token.empty()) {
@@ -198,8 +198,8 @@ Result<SigV4Signature> SignSigV4Headers(const HttpRequest& request,
     out.headers_to_add.push_back({content_header, request.payload_hash});
   }
 
-  std::vector<HttpHeader> signed_headers = request.headers;
-  for (const HttpHeader& h : out.headers_to_add) {
+  std::vector<SigningHeader> signed_headers = request.headers;
+  for (const SigningHeader& h : out.headers_to_add) {
     if (h.name == token_header && !config.sign_session_token) continue;
     signed_headers.push_back(h);
   }
@@ -212,7 +212,7 @@ Result<SigV4Signature> SignSigV4Headers(const HttpRequest& request,
   return out;
 }
 
-Result<SigV4Signature> PresignSigV4(const HttpRequest& request,
+Result<SigV4Signature> PresignSigV4(const SigningRequest& request,
                                     const SigV4Credentials& credentials,
                                     const SigV4Config& config, int64_t unix_time,
                                     int64_t expires_seconds) {
@@ -223,12 +223,12 @@ Result<SigV4Signature> PresignSigV4(const HttpRequest& request,
                                 "]");
   }
   const std::string& prefix = config.scheme.param_prefix;
-  for (const QueryParam& p : request.query) {
+  for (const SigningQueryParam& p : request.query) {
     if (p.name.size() > prefix.size() &&
-        EqualsIgnoreCase(std::string_view(p.name).substr(0, prefix.size()), prefix)) {
+        AsciiEqualsIgnoreCase(std::string_view(p.name).substr(0, prefix.size()), prefix)) {
       for (const char* suffix : {"Algorithm", "Credential", "Date", "Expires", "SignedHeaders",
                                  "Security-Token", "Signature"}) {
-        if (EqualsIgnoreCase(std::string_view(p.name).substr(prefix.size()), suffix)) {
+        if (AsciiEqualsIgnoreCase(std::string_view(p.name).substr(prefix.size()), suffix)) {
           return InvalidArgumentError("SigV4: request query already has " + p.name +
                                       "; the signer sets it");
         }
@@ -239,13 +239,13 @@ Result<SigV4Signature> PresignSigV4(const HttpRequest& request,
   const Scope scope = MakeScope(config, unix_time);
   SLUICE_ASSIGN_OR_RETURN(CanonicalHeaders headers, MakeCanonicalHeaders(request.headers));
   SigV4Signature out;
-  std::vector<QueryParam>& add = out.query_to_add;
+  std::vector<SigningQueryParam>& add = out.query_to_add;
   add.push_back({prefix + "Algorithm", config.scheme.algorithm});
   add.push_back({prefix + "Credential", credentials.access_key_id + "/" + scope.scope});
   add.push_back({prefix + "Date", scope.amz_date});
   add.push_back({prefix + "SignedHeaders", headers.signed_headers});
   add.push_back({prefix + "Expires", std::to_string(expires_seconds)});
-  std::vector<QueryParam> query = request.query;
+  std::vector<SigningQueryParam> query = request.query;
   query.insert(query.end(), add.begin(), add.end());
   if (!credentials.session_token.empty()) {
     add.push_back({prefix + "Security-Token", credentials.session_token});

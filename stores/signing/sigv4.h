@@ -13,7 +13,7 @@
 
 #include "base/status.h"
 #include "stores/signing/canonical_request.h"
-#include "stores/signing/http_request.h"
+#include "stores/signing/signing_request.h"
 
 namespace sluice {
 
@@ -68,11 +68,11 @@ struct SigV4Signature {
   std::string signed_headers;  // e.g. "host;x-amz-date"
   // Header signing: the headers to append to the request, in this order:
   // session token (if any), date, content hash (if configured), Authorization.
-  std::vector<HttpHeader> headers_to_add;
+  std::vector<SigningHeader> headers_to_add;
   // Presigning: the (decoded) query parameters to append, in this order:
   // Algorithm, Credential, Date, SignedHeaders, Expires, Security-Token (if
   // any), Signature. Encode them with EncodeQueryString.
-  std::vector<QueryParam> query_to_add;
+  std::vector<SigningQueryParam> query_to_add;
 };
 
 // Longest presigned validity SigV4 allows: 7 days.
@@ -84,7 +84,7 @@ inline constexpr int64_t kMaxPresignSeconds = 604800;
 // when configured, the security token when there is one). All of the
 // request's headers are signed: leave out any the caller does not want
 // signed (e.g. User-Agent). `payload_hash` must be set.
-Result<SigV4Signature> SignSigV4Headers(const HttpRequest& request,
+Result<SigV4Signature> SignSigV4Headers(const SigningRequest& request,
                                         const SigV4Credentials& credentials,
                                         const SigV4Config& config, int64_t unix_time);
 
@@ -93,14 +93,14 @@ Result<SigV4Signature> SignSigV4Headers(const HttpRequest& request,
 // already hold the parameters the signer adds. `payload_hash` must be set
 // (S3 presigned URLs use "UNSIGNED-PAYLOAD"). The content hash header is
 // never added.
-Result<SigV4Signature> PresignSigV4(const HttpRequest& request,
+Result<SigV4Signature> PresignSigV4(const SigningRequest& request,
                                     const SigV4Credentials& credentials,
                                     const SigV4Config& config, int64_t unix_time,
                                     int64_t expires_seconds);
 
 // "name=value&name=value" with names and values UriEncode'd, in the order
 // given (not sorted): for appending `query_to_add` to a URL.
-std::string EncodeQueryString(const std::vector<QueryParam>& params);
+std::string EncodeQueryString(const std::vector<SigningQueryParam>& params);
 
 // The derived signing key HMAC(HMAC(HMAC(HMAC(prefix+secret, date), region),
 // service), terminator) for `date` "YYYYMMDD". A secret: do not log it.

@@ -57,7 +57,7 @@ struct SuiteRequest {
   std::string raw_query;  // after '?', as written
   std::vector<std::string> raw_header_lines;
   std::string body;
-  HttpRequest request;
+  SigningRequest request;
 };
 
 SuiteRequest ParseRequestTxt(const std::string& text) {
@@ -154,10 +154,10 @@ SuiteContext ParseContext(const std::string& path) {
 }
 
 std::string RenderHeadersAndBody(const SuiteRequest& req,
-                                 const std::vector<HttpHeader>& added) {
+                                 const std::vector<SigningHeader>& added) {
   std::string out;
   for (const std::string& line : req.raw_header_lines) out += line + "\n";
-  for (const HttpHeader& h : added) out += h.name + ":" + h.value + "\n";
+  for (const SigningHeader& h : added) out += h.name + ":" + h.value + "\n";
   out += "\n";
   out += req.body;
   return out;

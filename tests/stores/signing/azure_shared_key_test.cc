@@ -18,8 +18,8 @@ std::string OtherKey() {
   return Base64Encode(bytes);
 }
 
-HttpRequest Request(std::string method, std::string path) {
-  HttpRequest r;
+SigningRequest Request(std::string method, std::string path) {
+  SigningRequest r;
   r.method = std::move(method);
   r.path = std::move(path);
   return r;
@@ -28,7 +28,7 @@ HttpRequest Request(std::string method, std::string path) {
 TEST(AzureSharedKey, AzuritePathStyleRangedGet) {
   // Path style against Azurite: the path as sent starts with the account, so
   // the canonical resource holds it twice.
-  HttpRequest r = Request("GET", "/devstoreaccount1/container/dir/blob%20name.mds");
+  SigningRequest r = Request("GET", "/devstoreaccount1/container/dir/blob%20name.mds");
   r.headers = {{"x-ms-date", kDate}, {"x-ms-version", "2021-10-04"}, {"Range", "bytes=0-99"}};
   Result<AzureSharedKeySignature> sig =
       SignAzureSharedKey(r, kAzuriteAccountName, kAzuriteAccountKey);
@@ -45,7 +45,7 @@ TEST(AzureSharedKey, AzuritePathStyleRangedGet) {
 }
 
 TEST(AzureSharedKey, ListBlobsQueryCanonicalization) {
-  HttpRequest r = Request("GET", "/devstoreaccount1/container");
+  SigningRequest r = Request("GET", "/devstoreaccount1/container");
   r.query = {{"restype", "container"}, {"comp", "list"},       {"prefix", "train data/"},
              {"Marker", "abc"},        {"include", "snapshots"}, {"include", "metadata"},
              {"maxresults", "10"}};
@@ -69,7 +69,7 @@ TEST(AzureSharedKey, ListBlobsQueryCanonicalization) {
 }
 
 TEST(AzureSharedKey, PutBlockBlobHeaders) {
-  HttpRequest r = Request("PUT", "/devstoreaccount1/container/shard.00000.mds");
+  SigningRequest r = Request("PUT", "/devstoreaccount1/container/shard.00000.mds");
   r.headers = {{"Content-Length", "11"},
                {"Content-Type", "application/octet-stream"},
                {"x-ms-blob-type", "BlockBlob"},
@@ -91,7 +91,7 @@ TEST(AzureSharedKey, PutBlockBlobHeaders) {
 }
 
 TEST(AzureSharedKey, ZeroContentLengthIsSignedEmpty) {
-  HttpRequest r = Request("PUT", "/container/empty");
+  SigningRequest r = Request("PUT", "/container/empty");
   r.headers = {{"Content-Length", "0"},
                {"x-ms-blob-type", "BlockBlob"},
                {"x-ms-date", kDate},
@@ -109,7 +109,7 @@ TEST(AzureSharedKey, ZeroContentLengthIsSignedEmpty) {
 }
 
 TEST(AzureSharedKey, EveryStandardHeaderInItsSlot) {
-  HttpRequest r = Request("HEAD", "/container/blob");
+  SigningRequest r = Request("HEAD", "/container/blob");
   r.query = {{"snapshot", "2025-08-30T12:00:00Z"}};
   r.headers = {{"If-Match", "\"0x8D\""},
                {"If-None-Match", "\"0x8E\""},
@@ -144,7 +144,7 @@ TEST(AzureSharedKey, EveryStandardHeaderInItsSlot) {
 }
 
 TEST(AzureSharedKey, Errors) {
-  HttpRequest r = Request("GET", "/container/blob");
+  SigningRequest r = Request("GET", "/container/blob");
   r.headers = {{"x-ms-date", kDate}};
   const std::string bad_key = "not*base64*secret";
   Result<AzureSharedKeySignature> sig = SignAzureSharedKey(r, "myaccount", bad_key);
@@ -158,16 +158,16 @@ TEST(AzureSharedKey, Errors) {
   EXPECT_EQ(SignAzureSharedKey(r, "", OtherKey()).status().message(),
             "Azure SharedKey: account name is empty");
 
-  HttpRequest no_date = Request("GET", "/container/blob");
+  SigningRequest no_date = Request("GET", "/container/blob");
   EXPECT_EQ(SignAzureSharedKey(no_date, "myaccount", OtherKey()).status().message(),
             "Azure SharedKey: request has neither x-ms-date nor Date");
 
-  HttpRequest signed_already = r;
+  SigningRequest signed_already = r;
   signed_already.headers.push_back({"Authorization", "SharedKey x:y"});
   EXPECT_EQ(SignAzureSharedKey(signed_already, "myaccount", OtherKey()).status().message(),
             "Azure SharedKey: request already has an Authorization header; the signer sets it");
 
-  HttpRequest relative = Request("GET", "container/blob");
+  SigningRequest relative = Request("GET", "container/blob");
   relative.headers = r.headers;
   EXPECT_EQ(SignAzureSharedKey(relative, "myaccount", OtherKey()).status().message(),
             "Azure SharedKey: request path must start with '/', got \"container/blob\"");

@@ -26,7 +26,7 @@ TEST(GcsHmac, ConfigNames) {
 }
 
 TEST(GcsHmac, HeaderSigning) {
-  HttpRequest r;
+  SigningRequest r;
   r.method = "GET";
   r.path = "/my-bucket/dir/shard.00000.mds.zstd";
   r.headers = {{"Host", "storage.googleapis.com"}, {"Range", "bytes=0-1023"}};
@@ -61,7 +61,7 @@ TEST(GcsHmac, HeaderSigning) {
 }
 
 TEST(GcsHmac, SignedUrl) {
-  HttpRequest r;
+  SigningRequest r;
   r.method = "GET";
   r.path = "/my-bucket/index.json";
   r.headers = {{"Host", "storage.googleapis.com"}};

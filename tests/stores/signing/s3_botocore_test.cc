@@ -26,9 +26,9 @@ SigV4Credentials Creds(bool with_token = false) {
                           with_token ? kToken : ""};
 }
 
-HttpRequest Request(std::string method, std::string host, std::string path,
+SigningRequest Request(std::string method, std::string host, std::string path,
                     std::string payload_hash) {
-  HttpRequest r;
+  SigningRequest r;
   r.method = std::move(method);
   r.path = std::move(path);
   r.headers.push_back({"Host", std::move(host)});
@@ -36,15 +36,15 @@ HttpRequest Request(std::string method, std::string host, std::string path,
   return r;
 }
 
-std::string HeaderValue(const std::vector<HttpHeader>& headers, std::string_view name) {
-  for (const HttpHeader& h : headers) {
-    if (EqualsIgnoreCase(h.name, name)) return h.value;
+std::string HeaderValue(const std::vector<SigningHeader>& headers, std::string_view name) {
+  for (const SigningHeader& h : headers) {
+    if (AsciiEqualsIgnoreCase(h.name, name)) return h.value;
   }
   return "<absent>";
 }
 
 TEST(S3Botocore, GetObjectRange) {
-  HttpRequest r = Request("GET", "examplebucket.s3.amazonaws.com", "/test.txt", Sha256Hex(""));
+  SigningRequest r = Request("GET", "examplebucket.s3.amazonaws.com", "/test.txt", Sha256Hex(""));
   r.headers.push_back({"Range", "bytes=0-9"});
   Result<SigV4Signature> sig = SignSigV4Headers(r, Creds(), S3SigV4Config("us-east-1"), kTime);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
@@ -73,7 +73,7 @@ TEST(S3Botocore, PathStyleKeyWithSessionToken) {
   // as is (botocore does not encode it again).
   const std::string path = EncodeUriPath("/examplebucket/dir a/b+c~d=e.txt");
   ASSERT_EQ(path, "/examplebucket/dir%20a/b%2Bc~d%3De.txt");
-  HttpRequest r = Request("GET", "s3.us-east-1.amazonaws.com", path, Sha256Hex(""));
+  SigningRequest r = Request("GET", "s3.us-east-1.amazonaws.com", path, Sha256Hex(""));
   Result<SigV4Signature> sig =
       SignSigV4Headers(r, Creds(/*with_token=*/true), S3SigV4Config("us-east-1"), kTime);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
@@ -96,7 +96,7 @@ TEST(S3Botocore, PathStyleKeyWithSessionToken) {
 }
 
 TEST(S3Botocore, PutObjectSignedBody) {
-  HttpRequest r = Request("PUT", "examplebucket.s3.amazonaws.com", "/data/shard.00000.mds",
+  SigningRequest r = Request("PUT", "examplebucket.s3.amazonaws.com", "/data/shard.00000.mds",
                           Sha256Hex("hello world"));
   r.headers.push_back({"Content-Type", "application/octet-stream"});
   r.headers.push_back({"Content-Length", "11"});
@@ -121,7 +121,7 @@ TEST(S3Botocore, PutObjectSignedBody) {
 }
 
 TEST(S3Botocore, PutUnsignedPayload) {
-  HttpRequest r =
+  SigningRequest r =
       Request("PUT", "examplebucket.s3.amazonaws.com", "/big.bin", "UNSIGNED-PAYLOAD");
   r.headers.push_back({"Content-Length", "11"});
   Result<SigV4Signature> sig = SignSigV4Headers(r, Creds(), S3SigV4Config("us-east-1"), kTime);
@@ -145,7 +145,7 @@ TEST(S3Botocore, PutUnsignedPayload) {
 }
 
 TEST(S3Botocore, ListObjectsV2Query) {
-  HttpRequest r = Request("GET", "examplebucket.s3.amazonaws.com", "/", Sha256Hex(""));
+  SigningRequest r = Request("GET", "examplebucket.s3.amazonaws.com", "/", Sha256Hex(""));
   r.query = {{"list-type", "2"},
              {"prefix", "train data/"},
              {"max-keys", "1000"},
@@ -195,7 +195,7 @@ void ExpectSameUrl(const std::string& actual, const std::string& expected) {
 }
 
 TEST(S3Botocore, PresignGet) {
-  HttpRequest r =
+  SigningRequest r =
       Request("GET", "examplebucket.s3.amazonaws.com", "/test.txt", "UNSIGNED-PAYLOAD");
   Result<SigV4Signature> sig = PresignSigV4(r, Creds(), S3SigV4Config("us-east-1"), kTime, 86400);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
@@ -221,7 +221,7 @@ TEST(S3Botocore, PresignGet) {
 }
 
 TEST(S3Botocore, PresignGetWithSessionToken) {
-  HttpRequest r = Request("GET", "s3.us-east-1.amazonaws.com",
+  SigningRequest r = Request("GET", "s3.us-east-1.amazonaws.com",
                           EncodeUriPath("/examplebucket/dir a/b+c.txt"), "UNSIGNED-PAYLOAD");
   Result<SigV4Signature> sig =
       PresignSigV4(r, Creds(/*with_token=*/true), S3SigV4Config("us-east-1"), kTime, 3600);

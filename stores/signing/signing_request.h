@@ -1,5 +1,8 @@
 // The parts of an HTTP request that request signers read (SigV4, GCS HMAC,
 // Azure SharedKey). A plain value: no I/O, no ownership of anything outside.
+// Distinct from stores/http's HttpRequest (what the client sends): a store
+// fills a SigningRequest from the same URL and headers, signs it, and copies
+// the headers or query parameters the signer returns into its HttpRequest.
 #pragma once
 
 #include <string>
@@ -10,14 +13,14 @@
 namespace sluice {
 
 // One header as it goes on the wire (name in any case, value untrimmed).
-struct HttpHeader {
+struct SigningHeader {
   std::string name;
   std::string value;
 };
 
 // One query parameter, percent-DECODED: signers encode it themselves, so
 // "a b" here is sent and signed as "a%20b".
-struct QueryParam {
+struct SigningQueryParam {
   std::string name;
   std::string value;
 };
@@ -31,26 +34,26 @@ struct QueryParam {
 // names are allowed and keep their order. `payload_hash` is the lower-case hex
 // SHA-256 of the body (Sha256Hex) or a literal such as "UNSIGNED-PAYLOAD"; it
 // is used by SigV4 only.
-struct HttpRequest {
+struct SigningRequest {
   std::string method = "GET";
   std::string path = "/";
-  std::vector<QueryParam> query;
-  std::vector<HttpHeader> headers;
+  std::vector<SigningQueryParam> query;
+  std::vector<SigningHeader> headers;
   std::string payload_hash;
 };
 
 // Values of every header named `name` (ASCII case-insensitive), in order.
 // The views point into `request` and live as long as it is not modified.
-std::vector<std::string_view> FindHeaderValues(const HttpRequest& request,
+std::vector<std::string_view> FindHeaderValues(const SigningRequest& request,
                                                std::string_view name);
 
 // True when a header named `name` (ASCII case-insensitive) is present.
-bool HasHeader(const HttpRequest& request, std::string_view name);
+bool HasHeader(const SigningRequest& request, std::string_view name);
 
 // ASCII lower-case copy of `s` (bytes >= 0x80 unchanged).
-std::string AsciiLower(std::string_view s);
+std::string AsciiToLower(std::string_view s);
 
 // True when `a` and `b` are equal ignoring ASCII case.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b);
 
 }  // namespace sluice
