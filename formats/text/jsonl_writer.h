@@ -1,55 +1,68 @@
-// Writes Mosaic's JSONL split shards (`format: "json"`): each sample is the
-// line json.dumps({column: value}, sort_keys=True) + newline; the `.meta`
-// file holds u32 n, u32 offsets[n+1] (offsets[0] = 0) and the config JSON.
+// JsonlWriter: writes a JSONL dataset folder (shard.NNNNN.json + .meta files,
+// index.json) byte-identical to what Mosaic's JSONWriter writes for the same
+// samples and settings (compressed files: identical once decompressed).
+// Built on the format-independent ShardedWriter core
+// (formats/dataset/sharded_writer.h), which splits shards at size_limit with
+// extra_per_shard = extra_per_sample = 0 (only the lines count).
 //
-// Pure functions and plain values; thread-safe.
+// Thread safety: a writer is used by one thread at a time.
 #pragma once
 
-#include <cstdint>
-#include <optional>
+#include <memory>
 #include <span>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "base/status.h"
-#include "formats/index/index.h"
-#include "formats/text/split_shard_builder.h"
-#include "formats/text/text_columns.h"
+#include "formats/dataset/sharded_writer.h"
+#include "formats/text/jsonl_shard_encoder.h"
 
 namespace sluice {
 
-// Mosaic JSONWriter's settings.
-struct JsonlWriterOptions {
-  std::vector<TextColumn> columns;          // any order; sorted when validated
-  std::string newline = "\n";
-  std::optional<std::string> compression;   // e.g. "zstd", unset = none
-  std::vector<std::string> hashes;          // algorithm names
-  std::optional<uint64_t> size_limit = uint64_t{1} << 26;  // unset = no limit
+// The JSONL shard format for ShardedWriter: each encoded sample is one line
+// (AppendJsonlLine); each shard is a data file plus a meta file.
+// `options` must be validated (ValidateJsonlOptions).
+class JsonlShardFormat : public ShardFormat {
+ public:
+  explicit JsonlShardFormat(JsonlWriterOptions options) : options_(std::move(options)) {}
+  Status Configure(ShardEntry* entry) override;
+  uint64_t extra_per_shard() const override { return 0; }
+  uint64_t extra_per_sample() const override { return 0; }
+  bool has_meta() const override { return true; }
+  Result<ShardFiles> BuildShard(const ShardSamples& samples) const override;
+
+ private:
+  JsonlWriterOptions options_;
+  std::string config_json_;
 };
 
-// Sorts the columns by name and checks them (non-empty, unique, valid
-// UTF-8 names) and the newline (non-empty). kInvalidArgument otherwise.
-Status ValidateJsonlOptions(JsonlWriterOptions& options);
+class JsonlWriter {
+ public:
+  // Validates `options` (columns, newline; compression, hashes and
+  // size_limit as ShardedWriter does: kInvalidArgument / kUnimplemented) and
+  // creates `out_dir` if missing.
+  static Result<std::unique_ptr<JsonlWriter>> Create(const std::string& out_dir,
+                                                     JsonlWriterOptions options);
 
-// The shard config as written into the meta file and the index entry's
-// writer fields: format "json", columns, compression, hashes (sorted),
-// newline, size_limit, version 2. `options` must be validated.
-ShardEntry JsonlConfigEntry(const JsonlWriterOptions& options);
+  // The columns, sorted by name: the order of Write's values.
+  const std::vector<TextColumn>& columns() const { return columns_; }
 
-// Appends one sample's line to `out`. `values` follows `columns` (sorted,
-// validated) and each value must hold its column's type. Floats are written
-// as json.dumps writes them (repr; NaN, Infinity, -Infinity), strings with
-// ensure_ascii. kInvalidArgument naming the column on a type mismatch or
-// invalid UTF-8.
-Status AppendJsonlLine(const std::vector<TextColumn>& columns,
-                       std::span<const TextValue> values, std::string_view newline,
-                       std::string& out);
+  // Adds one sample, one value per column of columns() with its type; str
+  // values need only live for the call. kInvalidArgument on a type mismatch
+  // or invalid UTF-8 (nothing is written then); I/O errors from writing a
+  // full shard.
+  Status Write(std::span<const TextValue> values);
 
-// The data and meta files of one shard holding `samples` (each as for
-// AppendJsonlLine), as Mosaic's JSONWriter writes them uncompressed.
-// `options` must be validated.
-Result<SplitShardFiles> EncodeJsonlShard(const JsonlWriterOptions& options,
-                                         std::span<const std::vector<TextValue>> samples);
+  // Writes the last shard and index.json.
+  Status Finish();
+
+  const ShardedWriter& core() const { return *core_; }
+
+ private:
+  JsonlWriter() = default;
+  std::vector<TextColumn> columns_;
+  std::string newline_;
+  std::string line_;  // reused buffer
+  std::unique_ptr<ShardedWriter> core_;
+};
 
 }  // namespace sluice

@@ -1,63 +1,69 @@
-// Writes Mosaic's CSV / TSV / XSV split shards: a header line
-// (separator.join(sorted column names) + newline), then per sample the
-// columns' str(value) joined by the separator + newline (no quoting). The
-// `.meta` file holds u32 n, absolute u32 offsets[n+1] (offsets[0] = header
-// length) and the config JSON.
+// XsvWriter: writes a CSV / TSV / XSV dataset folder (shard.NNNNN.<format>
+// + .meta files, index.json) byte-identical to what Mosaic's CSVWriter,
+// TSVWriter and XSVWriter write for the same samples and settings
+// (compressed files: identical once decompressed). Built on the
+// format-independent ShardedWriter core (formats/dataset/sharded_writer.h),
+// which splits shards at size_limit with extra_per_shard = extra_per_sample
+// = 0: only the sample lines count, not the header line.
 //
-// Pure functions and plain values; thread-safe.
+// Thread safety: a writer is used by one thread at a time.
 #pragma once
 
-#include <cstdint>
-#include <optional>
+#include <memory>
 #include <span>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "base/status.h"
-#include "formats/index/index.h"
-#include "formats/text/split_shard_builder.h"
-#include "formats/text/text_columns.h"
+#include "formats/dataset/sharded_writer.h"
+#include "formats/text/xsv_shard_encoder.h"
 
 namespace sluice {
 
-// Mosaic CSVWriter / TSVWriter / XSVWriter settings.
-struct XsvWriterOptions {
-  std::string format = "csv";               // "csv" (","), "tsv" ("\t") or "xsv"
-  std::string separator;                    // xsv only (csv/tsv: fixed, leave empty)
-  std::vector<TextColumn> columns;          // any order; sorted when validated
-  std::string newline = "\n";
-  std::optional<std::string> compression;   // e.g. "bz2", unset = none
-  std::vector<std::string> hashes;          // algorithm names
-  std::optional<uint64_t> size_limit = uint64_t{1} << 26;  // unset = no limit
+// The CSV/TSV/XSV shard format for ShardedWriter: each encoded sample is one
+// line (AppendXsvLine); each shard is a data file (header + lines) plus a
+// meta file. `options` must be validated (ValidateXsvOptions).
+class XsvShardFormat : public ShardFormat {
+ public:
+  explicit XsvShardFormat(XsvWriterOptions options) : options_(std::move(options)) {}
+  Status Configure(ShardEntry* entry) override;
+  uint64_t extra_per_shard() const override { return 0; }
+  uint64_t extra_per_sample() const override { return 0; }
+  bool has_meta() const override { return true; }
+  Result<ShardFiles> BuildShard(const ShardSamples& samples) const override;
+
+ private:
+  XsvWriterOptions options_;
+  std::string header_;
+  std::string config_json_;
 };
 
-// Sorts the columns by name and checks them: a known format; for csv/tsv the
-// separator is empty or the format's own (it is then filled in); for xsv a
-// non-empty separator; a non-empty newline; column names non-empty, unique,
-// valid UTF-8 and free of the separator and the newline. kInvalidArgument.
-Status ValidateXsvOptions(XsvWriterOptions& options);
+class XsvWriter {
+ public:
+  // Validates `options` (format, separator, newline, columns; compression,
+  // hashes and size_limit as ShardedWriter does: kInvalidArgument /
+  // kUnimplemented) and creates `out_dir` if missing.
+  static Result<std::unique_ptr<XsvWriter>> Create(const std::string& out_dir,
+                                                   XsvWriterOptions options);
 
-// The shard config as written into the meta file and the index entry's
-// writer fields: column_encodings, column_names, compression, format, hashes
-// (sorted), newline, separator (xsv only), size_limit, version 2.
-// `options` must be validated.
-ShardEntry XsvConfigEntry(const XsvWriterOptions& options);
+  // The columns, sorted by name: the order of Write's values.
+  const std::vector<TextColumn>& columns() const { return options_.columns; }
 
-// The header line of every data file. `options` must be validated.
-std::string XsvHeader(const XsvWriterOptions& options);
+  // Adds one sample, one value per column of columns() with its type; str
+  // values need only live for the call. kInvalidArgument on a type mismatch,
+  // invalid UTF-8 or a str value holding the separator or the newline
+  // (nothing is written then); I/O errors from writing a full shard.
+  Status Write(std::span<const TextValue> values);
 
-// Appends one sample's line to `out`: str(value) per column (int: decimal,
-// float: Python repr, "nan", "inf", "-inf"; str: as is) joined by the
-// separator, then the newline. `values` follows the sorted columns.
-// kInvalidArgument naming the column on a type mismatch, invalid UTF-8, or a
-// str value that contains the separator or the newline.
-Status AppendXsvLine(const XsvWriterOptions& options, std::span<const TextValue> values,
-                     std::string& out);
+  // Writes the last shard and index.json.
+  Status Finish();
 
-// The data and meta files of one shard holding `samples`, as Mosaic's XSV
-// writers write them uncompressed. `options` must be validated.
-Result<SplitShardFiles> EncodeXsvShard(const XsvWriterOptions& options,
-                                       std::span<const std::vector<TextValue>> samples);
+  const ShardedWriter& core() const { return *core_; }
+
+ private:
+  XsvWriter() = default;
+  XsvWriterOptions options_;
+  std::string line_;  // reused buffer
+  std::unique_ptr<ShardedWriter> core_;
+};
 
 }  // namespace sluice

@@ -1,9 +1,13 @@
-// Per-shard encoding: the samples of each compat shard, encoded with the
-// same settings, give Mosaic's data and meta bytes exactly.
+// The dataset writers: the compat samples written with the compat settings
+// give Mosaic's folder: the same files, the same bytes (compressed files:
+// the same bytes once decompressed) and the same index.json.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
-#include <cmath>
+#include <cstdlib>
+#include <memory>
 
+#include "formats/text/jsonl_shard_reader.h"
 #include "formats/text/jsonl_writer.h"
 #include "formats/text/xsv_shard_reader.h"
 #include "formats/text/xsv_writer.h"
@@ -12,220 +16,242 @@
 namespace sluice {
 namespace {
 
-using text_test::LoadData;
+using text_test::DatasetDir;
 using text_test::LoadExpected;
 using text_test::LoadIndex;
-using text_test::LoadMeta;
 using text_test::ReprToDouble;
 
-// Samples of expected.jsonl grouped by shard, as TextValues in sorted column
-// order (id, name, score). `strings` keeps the str values alive.
-struct ShardSamples {
-  std::vector<std::vector<std::vector<TextValue>>> by_shard;
-  std::vector<std::unique_ptr<std::string>> strings;
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/sluice_text_writer_test_XXXXXX";
+    const char* d = ::mkdtemp(tmpl);
+    EXPECT_NE(d, nullptr);
+    path_ = d ? d : "/tmp";
+  }
+  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
-ShardSamples SamplesOf(const std::string& dataset, bool xsv) {
-  ShardSamples out;
+// (id, name, score) of every sample of expected.jsonl, in order.
+struct Row {
+  int64_t id;
+  std::string name;
+  double score;
+};
+
+std::vector<Row> RowsOf(const std::string& dataset, bool xsv) {
+  std::vector<Row> rows;
   simdjson::dom::parser parser;
   for (const auto& s : LoadExpected(dataset)) {
     simdjson::dom::element doc = parser.parse(s.json);
-    int64_t id;
-    double score;
-    std::string_view name;
     if (xsv) {
-      id = int64_t(doc["fields"]["id"]["value"]);
-      name = doc["fields"]["name"]["value"];
-      score = ReprToDouble(std::string_view(doc["fields"]["score"]["value_repr"]));
+      rows.push_back({int64_t(doc["fields"]["id"]["value"]),
+                      std::string(std::string_view(doc["fields"]["name"]["value"])),
+                      ReprToDouble(std::string_view(doc["fields"]["score"]["value_repr"]))});
     } else {
-      id = int64_t(doc["value"]["id"]);
-      name = doc["value"]["name"];
-      score = double(doc["value"]["score"]);
+      rows.push_back({int64_t(doc["value"]["id"]),
+                      std::string(std::string_view(doc["value"]["name"])),
+                      double(doc["value"]["score"])});
     }
-    out.strings.push_back(std::make_unique<std::string>(name));
-    if (out.by_shard.size() <= s.shard) out.by_shard.resize(s.shard + 1);
-    out.by_shard[s.shard].push_back({id, std::string_view(*out.strings.back()), score});
   }
-  return out;
+  return rows;
 }
 
-JsonlWriterOptions JsonlOptionsOf(const ShardEntry& e) {
-  JsonlWriterOptions o;
-  for (const auto& [name, enc] : e.columns) {
-    o.columns.push_back({name, *ParseTextEncoding(enc, name)});
-  }
-  o.newline = *e.newline;
-  o.compression = e.compression;
-  o.hashes = e.hashes;
-  o.size_limit = e.size_limit;
-  return o;
+std::string Read(const std::string& path) {
+  auto r = ReadFile(path);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : "";
 }
 
-XsvWriterOptions XsvOptionsOf(const ShardEntry& e) {
-  XsvWriterOptions o;
-  o.format = e.format;
-  for (size_t c = 0; c < e.column_names.size(); ++c) {
-    o.columns.push_back({e.column_names[c],
-                         *ParseTextEncoding(e.column_encodings[c], e.column_names[c])});
-  }
-  o.newline = *e.newline;
-  o.compression = e.compression;
-  o.hashes = e.hashes;
-  o.size_limit = e.size_limit;
-  return o;
+std::string Unpack(const std::string& dir, const ShardEntry& e, const FileInfo& raw,
+                   const std::optional<FileInfo>& zip) {
+  if (!zip) return Read(JoinPath(dir, raw.basename));
+  auto c = ParseCompression(*e.compression);
+  EXPECT_TRUE(c.ok());
+  auto out = Decompress(*c, Read(JoinPath(dir, zip->basename)), raw.bytes, zip->basename);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? *out : "";
 }
 
-void ExpectShardsReencode(const std::string& dataset, bool xsv) {
-  Index index = LoadIndex(dataset);
-  ShardSamples samples = SamplesOf(dataset, xsv);
-  ASSERT_EQ(samples.by_shard.size(), index.shards.size());
-  for (size_t s = 0; s < index.shards.size(); ++s) {
-    const ShardEntry& e = index.shards[s];
-    Result<SplitShardFiles> files = InternalError("unset");
-    if (xsv) {
-      XsvWriterOptions o = XsvOptionsOf(e);
-      ASSERT_TRUE(ValidateXsvOptions(o).ok());
-      files = EncodeXsvShard(o, samples.by_shard[s]);
-    } else {
-      JsonlWriterOptions o = JsonlOptionsOf(e);
-      ASSERT_TRUE(ValidateJsonlOptions(o).ok());
-      files = EncodeJsonlShard(o, samples.by_shard[s]);
+void ExpectSameFileInfo(const FileInfo& got, const FileInfo& want, bool compare_content) {
+  EXPECT_EQ(got.basename, want.basename);
+  if (compare_content) {
+    EXPECT_EQ(got.bytes, want.bytes) << want.basename;
+    EXPECT_EQ(got.hashes, want.hashes) << want.basename;
+  } else {
+    // Compressed bytes depend on the library version; the algorithms do not.
+    ASSERT_EQ(got.hashes.size(), want.hashes.size()) << want.basename;
+    for (const auto& [algo, hex] : want.hashes) EXPECT_EQ(got.hashes.count(algo), 1u) << algo;
+  }
+}
+
+// Writes `dataset`'s samples with its settings into a fresh folder and
+// compares the result with the compat folder.
+void ExpectWriterReproduces(const std::string& dataset, bool xsv) {
+  Index want = LoadIndex(dataset);
+  ASSERT_FALSE(want.shards.empty());
+  const ShardEntry& first = want.shards[0];
+  std::vector<Row> rows = RowsOf(dataset, xsv);
+  TempDir tmp;
+  if (xsv) {
+    XsvWriterOptions o;
+    o.format = first.format;
+    if (first.separator) o.separator = *first.separator;
+    // Declared out of order on purpose: the writer sorts the columns.
+    o.columns = {{"score", TextEncoding::kFloat}, {"name", TextEncoding::kStr},
+                 {"id", TextEncoding::kInt}};
+    o.newline = *first.newline;
+    o.compression = first.compression;
+    o.hashes = first.hashes;
+    o.size_limit = first.size_limit;
+    auto w = XsvWriter::Create(tmp.path(), o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_EQ((*w)->columns()[0].name, "id");
+    for (const Row& r : rows) {
+      std::vector<TextValue> v = {r.id, std::string_view(r.name), r.score};
+      ASSERT_TRUE((*w)->Write(v).ok());
     }
-    ASSERT_TRUE(files.ok()) << files.status().ToString();
-    EXPECT_EQ(HexEncode(files->data), HexEncode(LoadData(dataset, e))) << dataset << " " << s;
-    EXPECT_EQ(HexEncode(files->meta), HexEncode(LoadMeta(dataset, e))) << dataset << " " << s;
+    ASSERT_TRUE((*w)->Finish().ok());
+  } else {
+    JsonlWriterOptions o;
+    o.columns = {{"score", TextEncoding::kFloat}, {"name", TextEncoding::kStr},
+                 {"id", TextEncoding::kInt}};
+    o.newline = *first.newline;
+    o.compression = first.compression;
+    o.hashes = first.hashes;
+    o.size_limit = first.size_limit;
+    auto w = JsonlWriter::Create(tmp.path(), o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    for (const Row& r : rows) {
+      std::vector<TextValue> v = {r.id, std::string_view(r.name), r.score};
+      ASSERT_TRUE((*w)->Write(v).ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+
+  const std::string got_text = Read(tmp.path() + "/index.json");
+  const std::string want_text = Read(DatasetDir(dataset) + "/index.json");
+  auto got = ParseIndex(got_text, "written index.json");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->shards.size(), want.shards.size());
+  const bool compressed = first.compression.has_value();
+  for (size_t s = 0; s < want.shards.size(); ++s) {
+    const ShardEntry& g = got->shards[s];
+    const ShardEntry& e = want.shards[s];
+    SCOPED_TRACE(dataset + " shard " + std::to_string(s));
+    EXPECT_EQ(g.samples, e.samples);
+    ExpectSameFileInfo(g.raw_data, e.raw_data, true);
+    ASSERT_TRUE(g.raw_meta && e.raw_meta);
+    ExpectSameFileInfo(*g.raw_meta, *e.raw_meta, true);
+    ASSERT_EQ(g.zip_data.has_value(), e.zip_data.has_value());
+    ASSERT_EQ(g.zip_meta.has_value(), e.zip_meta.has_value());
+    if (compressed) {
+      ExpectSameFileInfo(*g.zip_data, *e.zip_data, false);
+      ExpectSameFileInfo(*g.zip_meta, *e.zip_meta, false);
+      // Only the compressed files exist, as Mosaic leaves them.
+      EXPECT_FALSE(FileExists(JoinPath(tmp.path(), g.raw_data.basename)));
+      EXPECT_FALSE(FileExists(JoinPath(tmp.path(), g.raw_meta->basename)));
+    }
+    EXPECT_EQ(HexEncode(Unpack(tmp.path(), g, g.raw_data, g.zip_data)),
+              HexEncode(Unpack(DatasetDir(dataset), e, e.raw_data, e.zip_data)));
+    EXPECT_EQ(HexEncode(Unpack(tmp.path(), g, *g.raw_meta, g.zip_meta)),
+              HexEncode(Unpack(DatasetDir(dataset), e, *e.raw_meta, e.zip_meta)));
+  }
+  if (!compressed) {
+    EXPECT_EQ(got_text, want_text);
+  } else {
+    // Same text once the compressed files' sizes and digests are set to the
+    // compat values.
+    Index patched = *got;
+    for (size_t s = 0; s < want.shards.size(); ++s) {
+      patched.shards[s].zip_data = want.shards[s].zip_data;
+      patched.shards[s].zip_meta = want.shards[s].zip_meta;
+    }
+    auto text = SerializeIndexSorted(patched);
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(*text, want_text);
   }
 }
 
-TEST(TextShardEncodeTest, JsonPlain) { ExpectShardsReencode("json_plain", false); }
-TEST(TextShardEncodeTest, JsonCrlfNewline) { ExpectShardsReencode("json_crlf_newline", false); }
-TEST(TextShardEncodeTest, JsonZstdHashed) { ExpectShardsReencode("json_zstd_hashed", false); }
-TEST(TextShardEncodeTest, CsvPlain) { ExpectShardsReencode("csv_plain", true); }
-TEST(TextShardEncodeTest, CsvBz2) { ExpectShardsReencode("csv_bz2", true); }
-TEST(TextShardEncodeTest, TsvPlain) { ExpectShardsReencode("tsv_plain", true); }
+TEST(TextWriterTest, JsonPlain) { ExpectWriterReproduces("json_plain", false); }
+TEST(TextWriterTest, JsonCrlfNewline) { ExpectWriterReproduces("json_crlf_newline", false); }
+TEST(TextWriterTest, JsonZstdHashed) { ExpectWriterReproduces("json_zstd_hashed", false); }
+TEST(TextWriterTest, CsvPlain) { ExpectWriterReproduces("csv_plain", true); }
+TEST(TextWriterTest, CsvBz2) { ExpectWriterReproduces("csv_bz2", true); }
+TEST(TextWriterTest, TsvPlain) { ExpectWriterReproduces("tsv_plain", true); }
 
-TEST(JsonlLineTest, SpecialFloatsAndEscapes) {
-  std::vector<TextColumn> cols = {{"a", TextEncoding::kFloat}, {"b", TextEncoding::kFloat},
-                                  {"c", TextEncoding::kFloat}, {"d", TextEncoding::kStr},
-                                  {"\xc3\xa9", TextEncoding::kInt}};
-  std::vector<TextValue> v = {NAN, -INFINITY, 1e16, std::string_view("q\"\n\xf0\x9f\x8e\x89"),
-                              INT64_MIN};
-  std::string line;
-  ASSERT_TRUE(AppendJsonlLine(cols, v, "\r\n", line).ok());
-  EXPECT_EQ(line,
-            "{\"a\": NaN, \"b\": -Infinity, \"c\": 1e+16, \"d\": \"q\\\"\\n\\ud83c\\udf89\", "
-            "\"\\u00e9\": -9223372036854775808}\r\n");
-}
-
-TEST(JsonlLineTest, RejectsWrongTypeAndBadUtf8) {
-  std::vector<TextColumn> cols = {{"id", TextEncoding::kInt}, {"s", TextEncoding::kStr}};
-  std::string line = "keep";
-  std::vector<TextValue> wrong = {1.0, std::string_view("x")};
-  Status st = AppendJsonlLine(cols, wrong, "\n", line);
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(st.message(), "column 'id': expected a value of type int");
-  EXPECT_EQ(line, "keep");
-  std::vector<TextValue> bad = {int64_t{1}, std::string_view("\xff")};
-  st = AppendJsonlLine(cols, bad, "\n", line);
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(st.message().rfind("column 's': ", 0), 0u) << st.message();
-  EXPECT_EQ(line, "keep");
-  std::vector<TextValue> short_sample = {int64_t{1}};
-  st = AppendJsonlLine(cols, short_sample, "\n", line);
-  EXPECT_EQ(st.message(), "sample has 1 values, expected 2");
-}
-
-TEST(JsonlOptionsTest, SortsAndChecksColumns) {
+TEST(TextWriterTest, BadValueWritesNothingAndNamesTheSample) {
+  TempDir tmp;
   JsonlWriterOptions o;
-  o.columns = {{"b", TextEncoding::kStr}, {"a", TextEncoding::kInt}};
-  ASSERT_TRUE(ValidateJsonlOptions(o).ok());
-  EXPECT_EQ(o.columns[0].name, "a");
-  o.columns.push_back({"a", TextEncoding::kFloat});
-  EXPECT_EQ(ValidateJsonlOptions(o).message(), "duplicate column 'a'");
-  o.columns.clear();
-  EXPECT_EQ(ValidateJsonlOptions(o).message(), "no columns given");
-  o.columns = {{"a", TextEncoding::kInt}};
-  o.newline = "";
-  EXPECT_EQ(ValidateJsonlOptions(o).message(), "newline must not be empty");
+  o.columns = {{"id", TextEncoding::kInt}};
+  auto w = JsonlWriter::Create(tmp.path(), o);
+  ASSERT_TRUE(w.ok());
+  std::vector<TextValue> good = {int64_t{1}}, bad = {std::string_view("x")};
+  ASSERT_TRUE((*w)->Write(good).ok());
+  Status st = (*w)->Write(bad);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(), "sample 1: column 'id': expected a value of type int");
+  ASSERT_TRUE((*w)->Write(good).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  EXPECT_EQ(Read(tmp.path() + "/shard.00000.json"), "{\"id\": 1}\n{\"id\": 1}\n");
 }
 
-TEST(XsvLineTest, ValuesAsPythonStr) {
-  XsvWriterOptions o;
-  o.format = "xsv";
-  o.separator = "::";
-  o.columns = {{"z", TextEncoding::kStr}, {"f", TextEncoding::kFloat},
-               {"g", TextEncoding::kFloat}, {"i", TextEncoding::kInt}};
-  ASSERT_TRUE(ValidateXsvOptions(o).ok());
-  EXPECT_EQ(XsvHeader(o), "f::g::i::z\n");
-  std::vector<TextValue> v = {NAN, -INFINITY, int64_t{-5}, std::string_view("a:b \"c\"")};
-  std::string line;
-  ASSERT_TRUE(AppendXsvLine(o, v, line).ok());
-  EXPECT_EQ(line, "nan::-inf::-5::a:b \"c\"\n");
+TEST(TextWriterTest, OptionErrors) {
+  TempDir tmp;
+  XsvWriterOptions x;
+  x.columns = {{"a", TextEncoding::kStr}};
+  x.compression = "lz4";
+  auto w = XsvWriter::Create(tmp.path(), x);
+  ASSERT_FALSE(w.ok());
+  x.compression.reset();
+  x.size_limit = uint64_t{1} << 32;
+  w = XsvWriter::Create(tmp.path(), x);
+  EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument);
+  JsonlWriterOptions j;
+  auto jw = JsonlWriter::Create(tmp.path(), j);
+  EXPECT_EQ(jw.status().message(), "no columns given");
 }
 
-TEST(XsvLineTest, RejectsSeparatorNewlineTypeAndUtf8) {
-  XsvWriterOptions o;
-  o.columns = {{"s", TextEncoding::kStr}};
-  ASSERT_TRUE(ValidateXsvOptions(o).ok());
-  EXPECT_EQ(o.separator, ",");
-  std::string line = "keep";
-  auto one = [&](TextValue v) {
-    std::vector<TextValue> vs = {v};
-    return AppendXsvLine(o, vs, line);
-  };
-  EXPECT_EQ(one(std::string_view("a,b")).message(), "column 's': value contains the separator");
-  EXPECT_EQ(one(std::string_view("a\nb")).message(), "column 's': value contains the newline");
-  EXPECT_EQ(one(std::string_view("a\xc0")).message(), "column 's': invalid UTF-8 at byte 1");
-  EXPECT_EQ(one(int64_t{3}).message(), "column 's': expected a value of type str");
-  EXPECT_EQ(line, "keep");
-  EXPECT_TRUE(one(std::string_view("a\rb")).ok());  // only the newline is reserved
-}
-
-TEST(XsvOptionsTest, Errors) {
-  XsvWriterOptions o;
-  o.columns = {{"a,b", TextEncoding::kStr}};
-  EXPECT_EQ(ValidateXsvOptions(o).message(),
-            "column name 'a,b' contains the separator or the newline");
-  o.columns = {{"a", TextEncoding::kStr}};
-  o.format = "tsv";
-  o.separator = ",";
-  EXPECT_EQ(ValidateXsvOptions(o).message(),
-            "format 'tsv' has a fixed separator; use format 'xsv' for another");
-  o.format = "xsv";
-  o.separator = "";
-  EXPECT_EQ(ValidateXsvOptions(o).message(), "format 'xsv' needs a non-empty separator");
-  o.format = "psv";
-  EXPECT_EQ(ValidateXsvOptions(o).message(),
-            "unknown split text format 'psv' (expected csv, tsv or xsv)");
-}
-
-// An xsv shard written here reads back through the reader, separator and
-// config included.
-TEST(XsvRoundTripTest, XsvFormatWithSeparator) {
-  XsvWriterOptions o;
-  o.format = "xsv";
-  o.separator = "|";
-  o.newline = "\r\n";
-  o.columns = {{"n", TextEncoding::kStr}, {"x", TextEncoding::kFloat}};
-  ASSERT_TRUE(ValidateXsvOptions(o).ok());
-  std::vector<std::vector<TextValue>> samples = {{std::string_view("a"), 0.1},
-                                                 {std::string_view(""), -0.0}};
-  auto files = EncodeXsvShard(o, samples);
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
-  EXPECT_EQ(files->data, "n|x\r\na|0.1\r\n|-0.0\r\n");
-  ShardEntry e = XsvConfigEntry(o);
-  EXPECT_EQ(*e.separator, "|");
-  e.samples = 2;
-  e.raw_data.basename = "shard.00000.xsv";
-  auto r = XsvShardReader::Open(e, files->data, files->meta);
+// An XSV writer with a custom separator: format "xsv", `separator` in the
+// config and the index, and a split that does not count the header: lines of
+// 4 bytes under size_limit 8 give 2 per shard.
+TEST(TextWriterTest, XsvSeparatorAndSplit) {
+  TempDir tmp;
+  XsvWriterOptions x;
+  x.format = "xsv";
+  x.separator = ";";
+  x.columns = {{"longer_name_than_the_limit", TextEncoding::kInt}};
+  x.size_limit = 8;
+  auto w = XsvWriter::Create(tmp.path(), x);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (int64_t i = 100; i < 105; ++i) {
+    std::vector<TextValue> v = {i};
+    ASSERT_TRUE((*w)->Write(v).ok());
+  }
+  ASSERT_TRUE((*w)->Finish().ok());
+  auto index = ParseIndex(Read(tmp.path() + "/index.json"), "index.json");
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  ASSERT_EQ(index->shards.size(), 3u);
+  EXPECT_EQ(index->shards[0].samples, 2u);
+  EXPECT_EQ(index->shards[2].samples, 1u);
+  EXPECT_EQ(index->shards[1].raw_data.basename, "shard.00001.xsv");
+  EXPECT_EQ(*index->shards[1].separator, ";");
+  EXPECT_EQ(Read(tmp.path() + "/shard.00001.xsv"), "longer_name_than_the_limit\n102\n103\n");
+  std::string meta = Read(tmp.path() + "/shard.00001.xsv.meta");
+  EXPECT_EQ(HexEncode(meta.substr(0, 16)), "020000001b0000001f00000023000000");
+  EXPECT_EQ(meta.substr(16),
+            "{\"column_encodings\": [\"int\"], \"column_names\": "
+            "[\"longer_name_than_the_limit\"], \"compression\": null, \"format\": \"xsv\", "
+            "\"hashes\": [], \"newline\": \"\\n\", \"separator\": \";\", \"size_limit\": 8, "
+            "\"version\": 2}");
+  // And it reads back.
+  auto r = XsvShardReader::Open(index->shards[1], Read(tmp.path() + "/shard.00001.xsv"), meta);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  auto v = r->Sample(1);
-  ASSERT_TRUE(v.ok());
-  EXPECT_EQ(std::get<std::string_view>((*v)[0]), "");
-  EXPECT_TRUE(std::signbit(std::get<double>((*v)[1])));
-  auto config = SerializeShardConfig(e);
-  ASSERT_TRUE(config.ok());
-  EXPECT_EQ(files->meta.substr(16), *config);
+  EXPECT_EQ(std::get<int64_t>(*r->Sample(1).value().begin()), 103);
 }
 
 }  // namespace
