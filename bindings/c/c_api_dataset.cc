@@ -1,0 +1,183 @@
+// sluice_dataset_*: reading a local dataset folder, and field decoders.
+#include <cstring>
+#include <memory>
+
+#include "bindings/c/c_api_internal.h"
+#include "formats/dataset/dataset_reader.h"
+#include "formats/mds/column_decoder.h"
+#include "formats/mds/column_encoding.h"
+
+struct sluice_dataset {
+  std::unique_ptr<sluice::DatasetReader> reader;
+};
+
+namespace {
+
+using sluice::capi::Check;
+using sluice::capi::Fail;
+using sluice::capi::Guard;
+using sluice::capi::NullArgument;
+
+sluice_bytes Bytes(std::string_view v) {
+  return sluice_bytes{reinterpret_cast<const uint8_t*>(v.data()), v.size()};
+}
+
+std::string_view View(sluice_bytes b) {
+  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
+}
+
+// Field decoders are called for bytes that did not necessarily come from a
+// dataset, so the encoding string is parsed (and checked) on every call.
+sluice::Result<sluice::ColumnEncoding> Encoding(const char* encoding) {
+  if (encoding == nullptr) return sluice::InvalidArgumentError("encoding must not be NULL");
+  return sluice::ParseColumnEncoding(encoding, "(field)");
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_status sluice_dataset_open(const char* path, uint32_t flags, sluice_dataset** out) {
+  return Guard("sluice_dataset_open", [&] {
+    if (path == nullptr) return NullArgument("sluice_dataset_open", "path");
+    if (out == nullptr) return NullArgument("sluice_dataset_open", "out");
+    *out = nullptr;
+    if (flags & ~SLUICE_OPEN_VERIFY_HASHES) {
+      return Fail(sluice::InvalidArgumentError("sluice_dataset_open: unknown flags " +
+                                               std::to_string(flags)));
+    }
+    sluice::DatasetReaderOptions options;
+    options.verify_hashes = (flags & SLUICE_OPEN_VERIFY_HASHES) != 0;
+    auto reader = sluice::DatasetReader::Open(path, options);
+    if (!reader.ok()) return Fail(reader.status());
+    *out = new sluice_dataset{std::move(*reader)};
+    return SLUICE_OK;
+  });
+}
+
+void sluice_dataset_close(sluice_dataset* ds) { delete ds; }
+
+uint64_t sluice_dataset_num_samples(const sluice_dataset* ds) {
+  return ds ? ds->reader->num_samples() : 0;
+}
+
+uint32_t sluice_dataset_num_shards(const sluice_dataset* ds) {
+  return ds ? static_cast<uint32_t>(ds->reader->num_shards()) : 0;
+}
+
+uint32_t sluice_dataset_num_columns(const sluice_dataset* ds) {
+  return ds ? static_cast<uint32_t>(ds->reader->column_names().size()) : 0;
+}
+
+const char* sluice_dataset_column_name(const sluice_dataset* ds, uint32_t column) {
+  if (!ds || column >= ds->reader->column_names().size()) return nullptr;
+  return ds->reader->column_names()[column].c_str();
+}
+
+const char* sluice_dataset_column_encoding(const sluice_dataset* ds, uint32_t column) {
+  if (!ds || column >= ds->reader->column_encodings().size()) return nullptr;
+  return ds->reader->column_encodings()[column].c_str();
+}
+
+const char* sluice_dataset_format(const sluice_dataset* ds) {
+  return ds ? ds->reader->index().shards[0].format.c_str() : nullptr;
+}
+
+sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                 uint32_t num_fields) {
+  return Guard("sluice_dataset_get", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_get", "ds");
+    if (fields == nullptr && num_fields > 0) return NullArgument("sluice_dataset_get", "fields");
+    size_t columns = ds->reader->column_names().size();
+    if (num_fields != columns) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_dataset_get: num_fields is " + std::to_string(num_fields) +
+          " but the dataset has " + std::to_string(columns) + " columns"));
+    }
+    thread_local sluice::SampleFields f;
+    sluice::Status s = ds->reader->Read(sample, &f);
+    if (!s.ok()) return Fail(s);
+    for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(f.fields[c]);
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_dataset_get_raw(sluice_dataset* ds, uint64_t sample, sluice_bytes* out) {
+  return Guard("sluice_dataset_get_raw", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_get_raw", "ds");
+    if (out == nullptr) return NullArgument("sluice_dataset_get_raw", "out");
+    thread_local sluice::SampleFields f;
+    sluice::Status s = ds->reader->Read(sample, &f);
+    if (!s.ok()) return Fail(s);
+    *out = Bytes(f.raw);
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_decode_int64(const char* encoding, sluice_bytes field, int64_t* out) {
+  return Guard("sluice_decode_int64", [&] {
+    if (out == nullptr) return NullArgument("sluice_decode_int64", "out");
+    auto enc = Encoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    if (enc->kind == sluice::EncodingKind::kStrInt) {
+      auto text = sluice::DecodeText(*enc, View(field));
+      if (!text.ok()) return Fail(text.status());
+      char* end = nullptr;
+      std::string t(*text);
+      errno = 0;
+      long long v = std::strtoll(t.c_str(), &end, 10);
+      if (t.empty() || *end != '\0' || errno == ERANGE) {
+        return Fail(sluice::InvalidArgumentError("str_int value '" + t +
+                                                 "' is not an integer within int64"));
+      }
+      *out = v;
+      return SLUICE_OK;
+    }
+    auto v = sluice::DecodeInt64(*enc, View(field));
+    if (!v.ok()) return Fail(v.status());
+    *out = *v;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_decode_uint64(const char* encoding, sluice_bytes field, uint64_t* out) {
+  return Guard("sluice_decode_uint64", [&] {
+    if (out == nullptr) return NullArgument("sluice_decode_uint64", "out");
+    auto enc = Encoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    auto v = sluice::DecodeUInt64(*enc, View(field));
+    if (!v.ok()) return Fail(v.status());
+    *out = *v;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_decode_double(const char* encoding, sluice_bytes field, double* out) {
+  return Guard("sluice_decode_double", [&] {
+    if (out == nullptr) return NullArgument("sluice_decode_double", "out");
+    auto enc = Encoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    auto v = sluice::DecodeDouble(*enc, View(field));
+    if (!v.ok()) return Fail(v.status());
+    *out = *v;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sluice_ndarray* out) {
+  return Guard("sluice_decode_ndarray", [&] {
+    if (out == nullptr) return NullArgument("sluice_decode_ndarray", "out");
+    auto enc = Encoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    auto a = sluice::DecodeNdArray(*enc, View(field));
+    if (!a.ok()) return Fail(a.status());
+    out->dtype = sluice::NdDtypeName(a->dtype);
+    out->ndim = static_cast<uint32_t>(a->shape.size());
+    std::memset(out->shape, 0, sizeof(out->shape));
+    for (size_t i = 0; i < a->shape.size() && i < SLUICE_MAX_NDIM; ++i) out->shape[i] = a->shape[i];
+    out->data = Bytes(a->data);
+    return SLUICE_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+// Shared plumbing of the C ABI: Status -> sluice_status, the thread-local
+// error text, and a guard that turns any escaping C++ exception (only
+// std::bad_alloc is expected) into a status instead of crossing the ABI.
+#pragma once
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "base/status.h"
+#include "bindings/c/sluice.h"
+
+namespace sluice::capi {
+
+// Records `status` as this thread's last error and returns its C code.
+sluice_status Fail(const Status& status);
+
+// This thread's last error text ("" if none).
+const char* LastError();
+
+inline sluice_status Check(const Status& status) {
+  return status.ok() ? SLUICE_OK : Fail(status);
+}
+
+inline sluice_status NullArgument(const char* function, const char* argument) {
+  return Fail(InvalidArgumentError(std::string(function) + ": argument '" + argument +
+                                   "' must not be NULL"));
+}
+
+template <typename F>
+sluice_status Guard(const char* function, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(Status(StatusCode::kInternal, std::string(function) + ": out of memory"));
+  } catch (const std::exception& e) {
+    return Fail(InternalError(std::string(function) + ": " + e.what()));
+  } catch (...) {
+    return Fail(InternalError(std::string(function) + ": unknown exception"));
+  }
+}
+
+}  // namespace sluice::capi

@@ -1,0 +1,170 @@
+// sluice_writer_* and sluice_encode_*: writing Mosaic-compatible datasets.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/c/c_api_internal.h"
+#include "formats/mds/column_encoder.h"
+#include "formats/mds/column_encoding.h"
+#include "formats/mds/mds_writer.h"
+
+struct sluice_writer {
+  std::unique_ptr<sluice::MdsWriter> mds;
+  // given_to_stored[i]: where column i as given at open sits in stored order.
+  std::vector<size_t> given_to_stored;
+  std::vector<std::string_view> fields;  // reused across writes
+};
+
+namespace {
+
+using sluice::capi::Fail;
+using sluice::capi::Guard;
+using sluice::capi::NullArgument;
+
+std::string_view View(sluice_bytes b) {
+  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
+}
+
+sluice::Result<sluice::ShardedWriterOptions> Options(const sluice_writer_options* o) {
+  sluice::ShardedWriterOptions out;
+  if (o == nullptr) return out;
+  if (o->compression != nullptr) out.compression = std::string(o->compression);
+  if (o->num_hashes > 0 && o->hashes == nullptr) {
+    return sluice::InvalidArgumentError("options.hashes is NULL but num_hashes is " +
+                                        std::to_string(o->num_hashes));
+  }
+  for (uint32_t i = 0; i < o->num_hashes; ++i) {
+    if (o->hashes[i] == nullptr) {
+      return sluice::InvalidArgumentError("options.hashes[" + std::to_string(i) + "] is NULL");
+    }
+    out.hashes.emplace_back(o->hashes[i]);
+  }
+  if (o->no_size_limit) {
+    out.size_limit.reset();
+  } else if (o->size_limit != 0) {
+    out.size_limit = o->size_limit;
+  }
+  return out;
+}
+
+// Copies an encoded scalar into the caller's buffer.
+sluice_status Emit(const sluice::Result<std::string>& bytes, uint8_t* buf, uint64_t cap,
+                   uint64_t* len) {
+  if (!bytes.ok()) return Fail(bytes.status());
+  *len = bytes->size();
+  if (bytes->size() > cap) {
+    return Fail(sluice::OutOfRangeError("encoded value needs " + std::to_string(bytes->size()) +
+                                        " bytes, the buffer has " + std::to_string(cap)));
+  }
+  if (!bytes->empty()) std::memcpy(buf, bytes->data(), bytes->size());
+  return SLUICE_OK;
+}
+
+template <typename T>
+sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_t* buf,
+                           uint64_t cap, uint64_t* len) {
+  if (encoding == nullptr) return NullArgument(fn, "encoding");
+  if (len == nullptr) return NullArgument(fn, "len");
+  if (buf == nullptr && cap > 0) return NullArgument(fn, "buf");
+  auto enc = sluice::ParseColumnEncoding(encoding, "(value)");
+  if (!enc.ok()) return Fail(enc.status());
+  return Emit(sluice::EncodeMdsValue(*enc, sluice::MdsValue(value)), buf, cap, len);
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_status sluice_writer_open(const char* out_dir, const char* const* column_names,
+                                 const char* const* column_encodings, uint32_t num_columns,
+                                 const sluice_writer_options* options, sluice_writer** out) {
+  return Guard("sluice_writer_open", [&] {
+    if (out_dir == nullptr) return NullArgument("sluice_writer_open", "out_dir");
+    if (out == nullptr) return NullArgument("sluice_writer_open", "out");
+    if (num_columns > 0 && (column_names == nullptr || column_encodings == nullptr)) {
+      return NullArgument("sluice_writer_open", "column_names/column_encodings");
+    }
+    *out = nullptr;
+    std::string format = options && options->format ? options->format : "mds";
+    if (format != "mds") {
+      return Fail(sluice::UnimplementedError("sluice_writer_open: format '" + format +
+                                             "' is not available through the C ABI yet "
+                                             "(only 'mds')"));
+    }
+    std::vector<std::pair<std::string, std::string>> columns;
+    for (uint32_t i = 0; i < num_columns; ++i) {
+      if (column_names[i] == nullptr || column_encodings[i] == nullptr) {
+        return Fail(sluice::InvalidArgumentError("sluice_writer_open: column " +
+                                                 std::to_string(i) + " has a NULL name or encoding"));
+      }
+      columns.emplace_back(column_names[i], column_encodings[i]);
+    }
+    auto opts = Options(options);
+    if (!opts.ok()) return Fail(opts.status().WithContext("sluice_writer_open"));
+    auto mds = sluice::MdsWriter::Create(out_dir, columns, *opts);
+    if (!mds.ok()) return Fail(mds.status());
+    auto w = std::make_unique<sluice_writer>();
+    w->mds = std::move(*mds);
+    const auto& stored = w->mds->columns();
+    for (const auto& [name, enc] : columns) {
+      for (size_t s = 0; s < stored.size(); ++s) {
+        if (stored[s].column == name) w->given_to_stored.push_back(s);
+      }
+    }
+    w->fields.resize(stored.size());
+    *out = w.release();
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields) {
+  return Guard("sluice_writer_write", [&] {
+    if (w == nullptr) return NullArgument("sluice_writer_write", "w");
+    if (fields == nullptr && num_fields > 0) return NullArgument("sluice_writer_write", "fields");
+    if (num_fields != w->given_to_stored.size()) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_writer_write: got " + std::to_string(num_fields) + " fields, the writer has " +
+          std::to_string(w->given_to_stored.size()) + " columns"));
+    }
+    for (uint32_t i = 0; i < num_fields; ++i) {
+      if (fields[i].data == nullptr && fields[i].size > 0) {
+        return NullArgument("sluice_writer_write", "fields[i].data");
+      }
+      w->fields[w->given_to_stored[i]] = View(fields[i]);
+    }
+    return sluice::capi::Check(w->mds->WriteFields(w->fields));
+  });
+}
+
+sluice_status sluice_writer_finish(sluice_writer* w) {
+  return Guard("sluice_writer_finish", [&] {
+    if (w == nullptr) return NullArgument("sluice_writer_finish", "w");
+    return sluice::capi::Check(w->mds->Finish());
+  });
+}
+
+void sluice_writer_close(sluice_writer* w) { delete w; }
+
+sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap,
+                                  uint64_t* len) {
+  return Guard("sluice_encode_int64", [&] {
+    return EncodeScalar("sluice_encode_int64", encoding, value, buf, cap, len);
+  });
+}
+
+sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf,
+                                   uint64_t cap, uint64_t* len) {
+  return Guard("sluice_encode_uint64", [&] {
+    return EncodeScalar("sluice_encode_uint64", encoding, value, buf, cap, len);
+  });
+}
+
+sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap,
+                                   uint64_t* len) {
+  return Guard("sluice_encode_double", [&] {
+    return EncodeScalar("sluice_encode_double", encoding, value, buf, cap, len);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,194 @@
+/* Sluice C ABI.
+ *
+ * Rules that hold for every function here:
+ * - Nothing throws and nothing aborts on bad input: every fallible call
+ *   returns a sluice_status. SLUICE_OK is 0.
+ * - After a call fails, sluice_last_error() returns text that says what
+ *   failed and where (path, shard, offset, column, what was expected). The
+ *   text is thread-local and stays valid until the next failing call on the
+ *   same thread. It never contains secrets.
+ * - Handles are opaque. Each open or create call has one matching close or free,
+ *   which accepts NULL. Closing a handle invalidates every view obtained
+ *   through it.
+ * - Strings are UTF-8 and NUL-terminated unless passed as sluice_bytes.
+ * - Memory returned as `char*` through an out-parameter is owned by the
+ *   caller and released with sluice_free().
+ */
+#ifndef SLUICE_H_
+#define SLUICE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a signature or struct layout here changes. */
+#define SLUICE_ABI_VERSION 1
+
+typedef enum sluice_status {
+  SLUICE_OK = 0,
+  SLUICE_EINVAL = 1,        /* the caller's input is wrong */
+  SLUICE_ENOTFOUND = 2,     /* file, object, column or sample does not exist */
+  SLUICE_ECORRUPT = 3,      /* stored bytes malformed or truncated */
+  SLUICE_EHASH = 4,         /* stored bytes do not match their hash */
+  SLUICE_EUNIMPLEMENTED = 5,/* valid but unsupported (encoding, codec, ...) */
+  SLUICE_EIO = 6,           /* the OS or a store failed */
+  SLUICE_ERANGE = 7,        /* index or offset past the end */
+  SLUICE_EPERM = 8,         /* credentials rejected */
+  SLUICE_EUNAVAILABLE = 9,  /* retries exhausted */
+  SLUICE_ETIMEDOUT = 10,
+  SLUICE_ECANCELLED = 11,
+  SLUICE_EINTERNAL = 12     /* a bug in Sluice */
+} sluice_status;
+
+/* A view of bytes owned by someone else; the function that hands one out
+ * says how long it stays valid. */
+typedef struct sluice_bytes {
+  const uint8_t* data;
+  uint64_t size;
+} sluice_bytes;
+
+/* SLUICE_ABI_VERSION of the loaded library; compare with the header's. */
+uint32_t sluice_abi_version(void);
+
+/* Library version, e.g. "0.1.0". Static storage. */
+const char* sluice_version(void);
+
+/* Text of the last error on this thread ("" if none). See the rules above. */
+const char* sluice_last_error(void);
+
+/* Releases memory that Sluice returned as char*. NULL is fine. */
+void sluice_free(void* p);
+
+/* ---------------------------------------------------------------------------
+ * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
+ * merged indexes whose shards live in sub-folders).
+ * A handle may be used from several threads at once. Shards are loaded on
+ * first use (read, decompressed, hash-checked when asked) and kept until the
+ * handle is closed, so every view stays valid until sluice_dataset_close. */
+
+typedef struct sluice_dataset sluice_dataset;
+
+/* Check every shard file against a hash recorded in index.json on load. */
+#define SLUICE_OPEN_VERIFY_HASHES 1u
+
+sluice_status sluice_dataset_open(const char* path, uint32_t flags, sluice_dataset** out);
+void sluice_dataset_close(sluice_dataset* ds);
+
+/* Total samples over all shards. */
+uint64_t sluice_dataset_num_samples(const sluice_dataset* ds);
+uint32_t sluice_dataset_num_shards(const sluice_dataset* ds);
+/* Columns in stored order (MDS: sorted by name). Names and encodings are
+ * owned by the handle. */
+uint32_t sluice_dataset_num_columns(const sluice_dataset* ds);
+const char* sluice_dataset_column_name(const sluice_dataset* ds, uint32_t column);
+const char* sluice_dataset_column_encoding(const sluice_dataset* ds, uint32_t column);
+/* "mds", "json", "csv", "tsv" or "xsv" (of the first shard). */
+const char* sluice_dataset_format(const sluice_dataset* ds);
+
+/* Fills fields[0..num_columns) with views of sample `sample`'s stored bytes,
+ * one per column: MDS: the field's stored bytes; CSV/TSV: the field's text;
+ * JSONL: the value's JSON text (Sluice-owned copy). `num_fields` must equal
+ * sluice_dataset_num_columns. Views are valid until the handle is closed. */
+sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample,
+                                 sluice_bytes* fields, uint32_t num_fields);
+
+/* The whole stored sample: MDS sample bytes, or the JSONL/CSV line with its
+ * newline. Valid until the handle is closed. */
+sluice_status sluice_dataset_get_raw(sluice_dataset* ds, uint64_t sample, sluice_bytes* out);
+
+/* Decodes one stored field into a caller-owned scalar. `encoding` is the
+ * column's encoding. int64: int, int8..int64, uint8..uint32 and str_int
+ * within int64; uint64: uint8..uint64; double: float16/32/64, str_float. */
+sluice_status sluice_decode_int64(const char* encoding, sluice_bytes field, int64_t* out);
+sluice_status sluice_decode_uint64(const char* encoding, sluice_bytes field, uint64_t* out);
+sluice_status sluice_decode_double(const char* encoding, sluice_bytes field, double* out);
+
+/* An ndarray field: dtype name (static storage), shape, and a view of the
+ * C-order little-endian values inside `field` (valid as long as `field`). */
+#define SLUICE_MAX_NDIM 63
+typedef struct sluice_ndarray {
+  const char* dtype;
+  uint32_t ndim;
+  uint64_t shape[SLUICE_MAX_NDIM];
+  sluice_bytes data;
+} sluice_ndarray;
+sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sluice_ndarray* out);
+
+/* ---------------------------------------------------------------------------
+ * Writing a dataset folder, byte-compatible with Mosaic's writers.
+ * A writer handle is not thread-safe: one thread at a time. */
+
+typedef struct sluice_writer sluice_writer;
+
+typedef struct sluice_writer_options {
+  const char* format;            /* "mds" (NULL = "mds"), "json", "csv", "tsv" */
+  const char* compression;       /* NULL = none; "zstd", "zstd:19", "br", "gz", "bz2", "snappy" */
+  const char* const* hashes;     /* algorithm names, e.g. "sha1", "xxh64" */
+  uint32_t num_hashes;
+  uint64_t size_limit;           /* bytes; 0 = Mosaic's default (1 << 26) */
+  uint32_t no_size_limit;        /* 1 = one shard whatever the size (size_limit=None) */
+} sluice_writer_options;
+
+/* Opens a writer into folder `out_dir` (created if missing). Columns are
+ * given in any order; MDS stores them sorted by name as Mosaic does.
+ * `options` may be NULL for an uncompressed MDS writer with defaults. */
+sluice_status sluice_writer_open(const char* out_dir, const char* const* column_names,
+                                 const char* const* column_encodings, uint32_t num_columns,
+                                 const sluice_writer_options* options, sluice_writer** out);
+
+/* Appends one sample. fields[i] belongs to column i as given at open.
+ * MDS: the field's stored bytes (see sluice_encode_* for scalars);
+ * JSON/CSV/TSV: the value as text ("42", "0.5", "hello"). The bytes are
+ * copied before the call returns. */
+sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
+
+/* Writes the last shard and index.json. Further writes fail. */
+sluice_status sluice_writer_finish(sluice_writer* w);
+
+/* Frees the writer. Shards already written stay; index.json exists only if
+ * sluice_writer_finish succeeded. */
+void sluice_writer_close(sluice_writer* w);
+
+/* Encodes a scalar for an MDS column of encoding `encoding` into `buf`
+ * (capacity `cap`), setting *len. Out-of-range values are SLUICE_EINVAL. */
+sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
+sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
+sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap, uint64_t* len);
+
+/* ---------------------------------------------------------------------------
+ * Epoch planning, identical to mosaicml-streaming for the same inputs.
+ * A plan is immutable once created: safe to read from several threads. */
+
+typedef struct sluice_plan sluice_plan;
+
+/* Plans one epoch from a JSON object shaped like the `config` object of
+ * Mosaic's order vectors: {"streams": [{"shard_sizes": [...], "proportion"|
+ * "repeat"|"choose": ...}], "world": {"num_nodes", "ranks_per_node",
+ * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
+ * "epoch", "sample_in_epoch"}. Configurations Mosaic rejects fail with
+ * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
+sluice_status sluice_plan_create(const char* config_json, sluice_plan** out);
+void sluice_plan_free(sluice_plan* plan);
+
+/* shape[5] = (nodes, ranks per node, workers per rank, batches per worker,
+ * batch size). */
+void sluice_plan_shape(const sluice_plan* plan, uint64_t shape[5]);
+
+/* The sample ids worker `worker` of rank `rank` on node `node` reads, in
+ * order, with -1 padding removed. *ids points into the plan (valid until
+ * sluice_plan_free); *count is their number. */
+sluice_status sluice_plan_worker_ids(const sluice_plan* plan, uint32_t node, uint32_t rank,
+                                     uint32_t worker, const int64_t** ids, uint64_t* count);
+
+/* {"work_shape": [...], "work": [...]} exactly as Mosaic's order vectors
+ * hold it. Caller frees *out_json with sluice_free. */
+sluice_status sluice_plan_to_json(const sluice_plan* plan, char** out_json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLUICE_H_ */
