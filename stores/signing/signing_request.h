@@ -3,6 +3,7 @@
 // Distinct from stores/http's HttpRequest (what the client sends): a store
 // fills a SigningRequest from the same URL and headers, signs it, and copies
 // the headers or query parameters the signer returns into its HttpRequest.
+// The functions below are pure and thread-safe.
 #pragma once
 
 #include <string>
