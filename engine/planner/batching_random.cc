@@ -1,8 +1,17 @@
 // random: one partition over the whole epoch, shuffled, mapped to sample ids.
+#include <optional>
+#include <thread>
+
 #include "engine/planner/batching.h"
 #include "engine/planner/shuffle.h"
 
 namespace sluice::planner {
+namespace {
+
+// Below this many ids a second thread costs more than it saves.
+constexpr int64_t kThreadedMin = int64_t{1} << 20;
+
+}  // namespace
 
 Result<WorkArray> BatchRandom(const BatchContext& ctx) {
   const PlanConfig& c = ctx.request.config;
@@ -16,13 +25,28 @@ Result<WorkArray> BatchRandom(const BatchContext& ctx) {
   pa.batch_size = ctx.B();
   pa.drop_first = ctx.request.sample_in_epoch;
   pa.initial_physical_nodes = c.initial_physical_nodes;
-  SLUICE_ASSIGN_OR_RETURN(WorkArray x, GetPartitions(c.partition_algo, pa));
-  if (c.shuffle) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
-                            GetShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
-                                       uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size));
-    MapThrough(x.ids, perm);
+  if (!c.shuffle) {
+    SLUICE_ASSIGN_OR_RETURN(WorkArray x, GetPartitions(c.partition_algo, pa));
+    MapSmall(x.ids, res);
+    return x;
   }
+  // The partition and the shuffle are independent: for big epochs build the
+  // partition on a second thread meanwhile.
+  std::optional<Result<WorkArray>> partition;
+  std::thread helper;
+  if (res.size() >= kThreadedMin) {
+    helper = std::thread([&] { partition.emplace(GetPartitions(c.partition_algo, pa)); });
+  } else {
+    partition.emplace(GetPartitions(c.partition_algo, pa));
+  }
+  auto perm = GetShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed, uint64_t(ctx.request.epoch),
+                         ctx.derived.shuffle_block_size);
+  if (helper.joinable()) helper.join();
+  // Mosaic partitions first, so its errors win.
+  if (!partition->ok()) return partition->status();
+  if (!perm.ok()) return perm.status();
+  WorkArray x = std::move(*partition).value();
+  MapThrough(x.ids, *perm);
   MapSmall(x.ids, res);
   return x;
 }

@@ -102,18 +102,25 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
   }
   auto& fine = scratch.fine;
   auto& tmp = scratch.tmp;
-  const int64_t width = int64_t{1} << shift;
+  // Fine keys are floor(4 * pos): scaling by a power of two is exact, so the
+  // key order agrees with pos, and fewer elements share a key.
+  constexpr int kFineBits = 2;
+  const int64_t width = int64_t{1} << (shift + kFineBits);
   for (int64_t b = 0; b < coarse; ++b) {
     const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
     if (a == e) continue;
-    const int64_t base = b << shift;
+    const int64_t base = (b << shift) << kFineBits;
+    auto fine_of = [&](double p) -> size_t {
+      int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - base;
+      return size_t(f < 0 ? 0 : (f >= width ? width - 1 : f));
+    };
     fine.assign(size_t(width) + 1, 0);
-    for (size_t i = a; i < e; ++i) ++fine[size_t(floor_of(sorted[i].first) - base) + 1];
+    for (size_t i = a; i < e; ++i) ++fine[fine_of(sorted[i].first) + 1];
     for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
     tmp.resize(e - a);
-    for (size_t i = a; i < e; ++i) tmp[size_t(fine[size_t(floor_of(sorted[i].first) - base)]++)] = sorted[i];
-    // Insertion sort: elements are already ordered by floor, so each moves at
-    // most past its few equal-floor neighbours.
+    for (size_t i = a; i < e; ++i) tmp[size_t(fine[fine_of(sorted[i].first)]++)] = sorted[i];
+    // Insertion sort: elements are already ordered by fine key, so each moves
+    // at most past its few equal-key neighbours.
     for (size_t i = 1; i < tmp.size(); ++i) {
       const auto x = tmp[i];
       size_t j = i;
