@@ -24,8 +24,10 @@
 // A ShardCache (and its pins) belongs to the process that opened it: after
 // fork(), the child must open its own; every call from another process
 // returns kInvalidArgument, and pins released in a child leave the parent's
-// locks alone. Do not fork while a fetch is in flight: the child would share
-// the parent's lock descriptions and keep the locks alive until it exits.
+// locks alone. Lock descriptions are shared with a forked child, so a parent
+// that dies while holding pins or a fetch keeps them alive in its children
+// until they exit: fork before opening (as DataLoader workers do), or close
+// the cache first.
 #pragma once
 
 #include <sys/types.h>
@@ -58,8 +60,10 @@ struct CacheOptions {
   // False when there is no remote: the cache then never deletes a shard
   // (data that exists only locally), and a full cache is an error.
   bool evictable = true;
-  // Bound on every single wait: another process's fetch of the same shard,
-  // room under cache_limit while other shards are pinned, the cache lock.
+  // Bound on the waits of one call (one deadline for all of them; this
+  // process's own fetch does not count): another process's fetch of the same
+  // shard, room under cache_limit while other shards are pinned, the cache
+  // lock. Expiry returns kDeadlineExceeded naming what was waited for.
   std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};
 };
 
@@ -89,6 +93,7 @@ class ShardPin {
   bool valid() const { return cache_ != nullptr; }
   size_t shard() const { return shard_; }
   // Full path of the shard file; valid as long as the ShardCache lives.
+  // path() and bytes() require valid().
   const std::string& path() const;
   uint64_t bytes() const;
   // Unpins now (idempotent); the destructor does it otherwise.
@@ -121,7 +126,13 @@ class ShardCache {
 
   // Pins shard `shard` and makes it present: a hit when it is already
   // present, else waits for another process fetching it, else makes room
-  // and calls `fetch` (in this thread). Returns the pin.
+  // (evicting unpinned least recently used shards, or waiting for pins to go
+  // when there are none) and calls `fetch` in this thread. Returns the pin.
+  // Errors: kOutOfRange (bad index), kInvalidArgument (used after fork; full
+  // cache with evictable false), kDeadlineExceeded (a wait expired), the
+  // fetch's own error with the shard as context, kCorrupt when the fetch
+  // wrote a file of the wrong size. After an error nothing of the shard is
+  // left behind and its room is given back.
   Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch);
 
   // Whether the shard's file exists with its expected size right now.
