@@ -1,0 +1,69 @@
+// sluice inspect DIR: what a dataset holds, from its index.json alone.
+#include <cstdio>
+#include <map>
+
+#include "bindings/cli/commands.h"
+#include "bindings/cli/flags.h"
+#include "formats/dataset/dataset_reader.h"
+
+namespace sluice::cli {
+
+int RunInspect(const Args& args) {
+  auto flags = ParseFlags(args, {}, {"shards"});
+  if (!flags.ok()) return Error("inspect", flags.status(), 2);
+  if (flags->positional.size() != 1) {
+    std::fputs("usage: sluice inspect DIR [--shards]\n", stderr);
+    return 2;
+  }
+  auto reader = DatasetReader::Open(flags->positional[0]);
+  if (!reader.ok()) return Error("inspect", reader.status());
+  const DatasetReader& r = **reader;
+  const auto& shards = r.index().shards;
+  uint64_t raw_bytes = 0, stored_bytes = 0;
+  std::map<std::string, size_t> formats, compressions;
+  for (const ShardEntry& e : shards) {
+    raw_bytes += e.raw_data.bytes + (e.raw_meta ? e.raw_meta->bytes : 0);
+    stored_bytes += (e.zip_data ? e.zip_data->bytes : e.raw_data.bytes) +
+                    (e.zip_meta ? e.zip_meta->bytes : e.raw_meta ? e.raw_meta->bytes : 0);
+    formats[e.format]++;
+    compressions[e.compression.value_or("none")]++;
+  }
+  std::printf("dataset:     %s\n", r.root().c_str());
+  std::printf("samples:     %llu\n", static_cast<unsigned long long>(r.num_samples()));
+  std::printf("shards:      %zu\n", shards.size());
+  std::printf("format:     ");
+  for (const auto& [f, n] : formats) std::printf(" %s (%zu shards)", f.c_str(), n);
+  std::printf("\ncompression:");
+  for (const auto& [c, n] : compressions) std::printf(" %s (%zu shards)", c.c_str(), n);
+  std::printf("\nbytes:       %llu stored, %llu decompressed\n",
+              static_cast<unsigned long long>(stored_bytes),
+              static_cast<unsigned long long>(raw_bytes));
+  std::printf("hashes:     ");
+  for (const std::string& h : shards[0].hashes) std::printf(" %s", h.c_str());
+  std::printf("%s\ncolumns:\n", shards[0].hashes.empty() ? " none" : "");
+  for (size_t c = 0; c < r.column_names().size(); ++c) {
+    std::string size = "variable";
+    if (shards[0].format == "mds" && c < shards[0].column_sizes.size() && shards[0].column_sizes[c]) {
+      size = std::to_string(*shards[0].column_sizes[c]) + " bytes";
+    }
+    std::printf("  %-24s %-24s %s\n", r.column_names()[c].c_str(), r.column_encodings()[c].c_str(),
+                shards[0].format == "mds" ? size.c_str() : "");
+  }
+  if (flags->Has("shards")) {
+    std::printf("shards:\n");
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const ShardEntry& e = shards[i];
+      std::printf("  %5zu %-36s %8llu samples %12llu bytes", i, e.raw_data.basename.c_str(),
+                  static_cast<unsigned long long>(e.samples),
+                  static_cast<unsigned long long>(e.raw_data.bytes));
+      if (e.zip_data) {
+        std::printf("  %s %llu bytes", e.zip_data->basename.c_str(),
+                    static_cast<unsigned long long>(e.zip_data->bytes));
+      }
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,20 @@
+// The sluice CLI's subcommands. Each takes its arguments after the command
+// name and returns the process exit status (0 success, 1 failure such as a
+// failed verification, 2 usage error). Errors go to stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sluice::cli {
+
+using Args = std::vector<std::string>;
+
+int RunInspect(const Args& args);
+int RunVerify(const Args& args);
+int RunCat(const Args& args);
+int RunConvert(const Args& args);
+int RunPlan(const Args& args);
+int RunDemo(const Args& args);
+
+}  // namespace sluice::cli

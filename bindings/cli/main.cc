@@ -1,0 +1,38 @@
+// sluice: inspect, verify, read, convert and plan Mosaic-compatible datasets.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "bindings/cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: sluice <command> [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  inspect DIR              columns, shards, sizes, compression of a dataset\n"
+    "  verify DIR               check every hash and decode every sample (exit 1 on failure)\n"
+    "  cat DIR INDEX            one sample as JSON (encoding, value, raw_hex per column)\n"
+    "  convert IN OUT [opts]    JSONL/CSV/TSV or MDS into MDS (see sluice convert --help)\n"
+    "  plan FILE                plan an epoch from a Mosaic-style config JSON ('-' = stdin)\n"
+    "  demo [DIR]               write a sample dataset, then inspect, verify and read it\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  sluice::cli::Args args(argv + 2, argv + argc);
+  if (cmd == "inspect") return sluice::cli::RunInspect(args);
+  if (cmd == "verify") return sluice::cli::RunVerify(args);
+  if (cmd == "cat") return sluice::cli::RunCat(args);
+  if (cmd == "convert") return sluice::cli::RunConvert(args);
+  if (cmd == "plan") return sluice::cli::RunPlan(args);
+  if (cmd == "demo") return sluice::cli::RunDemo(args);
+  std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,192 @@
+// The sluice CLI, run as a user runs it: exit status, stdout, stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/json/py_json.h"
+
+namespace sluice {
+namespace {
+
+const std::string kData = SLUICE_TEST_DATA_DIR;
+const std::string kMds = kData + "/mosaic/mds/";
+const std::string kCli = SLUICE_CLI_PATH;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun Sluice(const std::string& args) {
+  CliRun r;
+  FILE* p = ::popen((kCli + " " + args + " 2>&1").c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/sluice_cli_test_XXXXXX";
+  return ::mkdtemp(tmpl);
+}
+
+const JsonValue* Member(const JsonValue& obj, const std::string& key) {
+  for (const auto& [k, v] : std::get<JsonValue::Object>(obj.v)) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+std::string Canonical(const JsonValue* v) { return v ? *DumpPyJson(*v, true) : "(absent)"; }
+
+TEST(CliTest, PlanReproducesEveryMosaicConfig) {
+  std::string dir = kData + "/mosaic/order/configs";
+  DIR* d = ::opendir(dir.c_str());
+  ASSERT_NE(d, nullptr);
+  int count = 0;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() < 5 || name.substr(name.size() - 5) != ".json") continue;
+    ++count;
+    auto want = ParsePyJson(Slurp(dir + "/" + name));
+    ASSERT_TRUE(want.ok()) << name;
+    CliRun r = Sluice("plan " + dir + "/" + name);
+    auto got = ParsePyJson(r.out);
+    ASSERT_TRUE(got.ok()) << name << ": " << r.out.substr(0, 300);
+    if (const JsonValue* err = Member(*want, "error")) {
+      EXPECT_EQ(r.exit_code, 1) << name;
+      EXPECT_EQ(Canonical(Member(*Member(*got, "error"), "type")), Canonical(Member(*err, "type")))
+          << name;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 0) << name;
+    EXPECT_EQ(Canonical(Member(*got, "work_shape")), Canonical(Member(*want, "work_shape"))) << name;
+    EXPECT_EQ(Canonical(Member(*got, "work")), Canonical(Member(*want, "work"))) << name;
+  }
+  ::closedir(d);
+  EXPECT_EQ(count, 55);
+}
+
+TEST(CliTest, CatPrintsTheCompatLine) {
+  // CSV holds nothing Sluice leaves undecoded, so the line is identical.
+  std::vector<std::string> expected = Lines(kMds + "csv_plain/expected.jsonl");
+  for (size_t i : {0, 1, 58, 59}) {
+    CliRun r = Sluice("cat " + kMds + "csv_plain " + std::to_string(i));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, expected[i] + "\n");
+  }
+  std::vector<std::string> merged = Lines(kMds + "merged/expected.jsonl");
+  CliRun r = Sluice("cat " + kMds + "merged 40");
+  EXPECT_EQ(r.out, merged[40] + "\n");
+  r = Sluice("cat " + kMds + "merged 106");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("sample 106 is past the end (the dataset has 106 samples)"), std::string::npos);
+  r = Sluice("cat " + kMds + "merged x1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("INDEX must be a non-negative integer, got 'x1'"), std::string::npos);
+}
+
+TEST(CliTest, VerifyPassesAndCatchesCorruption) {
+  CliRun ok = Sluice("verify " + kMds + "hashed_all_algos");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("ok: 32 samples in"), std::string::npos) << ok.out;
+
+  std::string tmp = TempDir();
+  ASSERT_EQ(std::system(("cp -r " + kMds + "hashed_all_algos " + tmp + "/ds").c_str()), 0);
+  std::string shard = tmp + "/ds/shard.00001.mds";
+  std::string bytes = Slurp(shard);
+  bytes[bytes.size() - 3] ^= 0x40;  // inside a sample, same size
+  std::ofstream(shard, std::ios::binary) << bytes;
+  CliRun bad = Sluice("verify " + tmp + "/ds");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("FAIL shard 1 (shard.00001.mds): hash mismatch"), std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("FAILED: 1 of"), std::string::npos) << bad.out;
+  std::system(("rm -rf " + tmp).c_str());
+}
+
+TEST(CliTest, InspectSummarizes) {
+  CliRun r = Sluice("inspect --shards " + kMds + "merged");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("samples:     106"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("part2/shard.00000.mds.zstd"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("payload"), std::string::npos);
+  r = Sluice("inspect /nonexistent/sluice");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("/nonexistent/sluice/index.json"), std::string::npos);
+}
+
+TEST(CliTest, ConvertCsvAndRecompressMds) {
+  std::string tmp = TempDir();
+  CliRun r = Sluice("convert " + kMds + "csv_plain " + tmp + "/from_csv --columns id:int32");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  CliRun cat = Sluice("cat " + tmp + "/from_csv 1");
+  auto got = ParsePyJson(cat.out);
+  ASSERT_TRUE(got.ok()) << cat.out;
+  const JsonValue* fields = Member(*got, "fields");
+  EXPECT_EQ(Canonical(fields),
+            "{\"id\": {\"encoding\": \"int32\", \"raw_hex\": \"01000000\", \"value\": 1}, "
+            "\"name\": {\"encoding\": \"str\", \"raw_hex\": \"68c3a96c6c6f31\", \"value\": "
+            "\"h\\u00e9llo1\"}, \"score\": {\"encoding\": \"float64\", \"raw_hex\": "
+            "\"b66ddbb66ddb06c0\", \"value_repr\": \"-2.8571428571428568\"}}");
+
+  r = Sluice("convert " + kMds + "all_encodings " + tmp + "/zstd --compression zstd:7 "
+             "--size-limit 16kb --hashes xxh64");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(Sluice("verify " + tmp + "/zstd").exit_code, 0);
+  for (int i : {0, 17, 239}) {
+    auto a = ParsePyJson(Sluice("cat " + kMds + "all_encodings " + std::to_string(i)).out);
+    auto b = ParsePyJson(Sluice("cat " + tmp + "/zstd " + std::to_string(i)).out);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(Canonical(Member(*a, "fields")), Canonical(Member(*b, "fields"))) << i;
+  }
+  r = Sluice("convert " + kMds + "all_encodings " + tmp + "/bad --columns a_int:str");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("MDS to MDS keeps each column's encoding ('a_int' is int)"), std::string::npos)
+      << r.out;
+
+  std::ofstream(tmp + "/plain.jsonl") << "{\"a\": 1, \"b\": \"x\"}\n{\"a\": 2, \"b\": \"y\"}\n";
+  r = Sluice("convert " + tmp + "/plain.jsonl " + tmp + "/from_jsonl --columns a:uint16,b:str");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(Sluice("cat " + tmp + "/from_jsonl 1").out.find("\"a\": {\"encoding\": \"uint16\", \"raw_hex\": \"0200\", \"value\": 2}"),
+            std::string::npos);
+  r = Sluice("convert " + tmp + "/plain.jsonl " + tmp + "/x --columns a:uint16,c:str");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("plain.jsonl line 1: has no member 'c'"), std::string::npos) << r.out;
+  std::system(("rm -rf " + tmp).c_str());
+}
+
+TEST(CliTest, UsageErrors) {
+  EXPECT_EQ(Sluice("").exit_code, 2);
+  CliRun r = Sluice("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_EQ(Sluice("inspect --bogus x").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace sluice
