@@ -50,6 +50,16 @@ Status CheckPartitionArgs(const PartitionArgs& a) {
                     a.workers_per_rank, a.batch_size, a.drop_first}) {
     if (v > kMaxPlanElements) return MosaicValueError("planner argument too large: " + std::to_string(v));
   }
+  // One batch for every worker of the world must stay sane (the array pads
+  // every worker to whole batches).
+  __int128 round = 1;
+  for (int64_t v : {a.num_physical_nodes, a.ranks_per_node, a.workers_per_rank, a.batch_size}) {
+    round *= v;  // each factor <= 2^36 and round <= 2^30 before: no overflow
+    if (round > (int64_t{1} << 30)) {
+      return MosaicValueError("nodes x ranks x workers x batch_size is beyond what the planner builds (2^30 ids "
+                              "per round of batches)");
+    }
+  }
   return Status::Ok();
 }
 
@@ -73,6 +83,7 @@ Result<OrigLayout> OrigLayout::Make(const PartitionArgs& a) {
   }
   o.L_ = o.spc_ + o.pad_;
   SLUICE_RETURN_IF_ERROR(CheckProduct({C, o.L_}));
+  SLUICE_RETURN_IF_ERROR(CheckCanonicalNodes(C, N));
   o.tiny_ = !(N > C || (N == C && C >= P));
   if (!o.tiny_) {
     if (o.pad_ > 0) {

@@ -56,12 +56,16 @@ Status IntegersError(int64_t low, int64_t high) {
 Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t C,
                                         uint64_t seed, uint64_t epoch, int64_t block) {
   if (C <= 0) return MosaicValueError("num_canonical_nodes must be positive, got " + std::to_string(C));
+  if (block > kMaxPlanElements) {
+    return MosaicValueError("shuffle_block_size " + std::to_string(block) + " is too large");
+  }
   int64_t total = 0;
   for (int64_t u : units) {
     if (u < 0) return MosaicValueError("negative shuffle unit size " + std::to_string(u));
     total += u;
     if (total > kMaxPlanElements) return CheckProduct({total});
   }
+  SLUICE_RETURN_IF_ERROR(CheckCanonicalNodes(C, total));
   switch (algo) {
     case ShuffleAlgo::kNaive: return ShuffleNaive(total, seed, epoch);
     case ShuffleAlgo::kPy1s: return ShufflePy1s(units, C, seed, epoch);

@@ -6,6 +6,7 @@
 #include "engine/planner/shuffle.h"
 #include "engine/planner/shuffle_algos.h"
 #include "engine/planner/shuffle_py1e.h"
+#include "engine/planner/size_check.h"
 #include "engine/planner/work_array.h"
 
 namespace sluice::planner {
@@ -39,12 +40,13 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
     return out;
   }
   // Validate exactly as GetShuffle does.
-  if (C <= 0) return GetShuffle(algo, units, C, seed, epoch, block).status();
+  if (C <= 0 || block > kMaxPlanElements) return GetShuffle(algo, units, C, seed, epoch, block).status();
   int64_t total = 0;
   for (int64_t u : units) {
     if (u < 0) return GetShuffle(algo, units, C, seed, epoch, block).status();
     total += u;
   }
+  SLUICE_RETURN_IF_ERROR(CheckCanonicalNodes(C, total));
   numpy::Generator ep = MakeRng(seed, epoch);
   const DividedSpans parts = ShuffledParts(units, C, seed, ep);
   out.part_begin_.resize(size_t(C) + 1);

@@ -19,4 +19,12 @@ Status CheckProduct(std::initializer_list<int64_t> dims) {
   return Status::Ok();
 }
 
+Status CheckCanonicalNodes(int64_t c, int64_t n) {
+  if (c > 4 * n + (int64_t{1} << 20)) {
+    return MosaicValueError("num_canonical_nodes (" + std::to_string(c) + ") is far larger than the number of samples (" +
+                            std::to_string(n) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace sluice::planner

@@ -137,7 +137,11 @@ Result<Weighting> ApplyWeights(std::span<const StreamWeight> weights, std::span<
   for (size_t i = 0; i < weights.size(); ++i) {
     const StreamWeight& w = weights[i];
     int64_t c = samples[i];
-    if (w.repeat) c = static_cast<int64_t>(*w.repeat * static_cast<double>(samples[i]));
+    if (w.repeat) {
+      const double product = *w.repeat * static_cast<double>(samples[i]);
+      if (!(product < 9.2e18)) return MosaicValueError("stream " + std::to_string(i) + ": repeat is too large");
+      c = static_cast<int64_t>(product);
+    }
     if (w.choose) c = *w.choose;
     out.streams[i].choose = c;
     out.streams[i].repeat = static_cast<double>(c) / static_cast<double>(samples[i]);

@@ -101,6 +101,17 @@ TEST(PartitionTest, RejectsBadArguments) {
   EXPECT_EQ(SplitMosaicError(bad.status()).type, "KeyError");
   a.num_canonical_nodes = int64_t{1} << 40;
   EXPECT_FALSE(GetPartitions(PartitionAlgo::kOrig, a).ok());
+  // More canonical nodes than samples is fine (Mosaic repeats samples), but a
+  // count that would make the plan huge is refused instead of allocated.
+  a.num_canonical_nodes = 40;
+  EXPECT_TRUE(GetPartitions(PartitionAlgo::kOrig, a).ok());
+  a.num_canonical_nodes = int64_t{1} << 22;
+  auto huge = GetPartitions(PartitionAlgo::kOrig, a);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(SplitMosaicError(huge.status()).type, "ValueError");
+  a.num_canonical_nodes = 1;
+  a.batch_size = int64_t{1} << 31;  // one batch per worker would be 16 GiB
+  EXPECT_FALSE(GetPartitions(PartitionAlgo::kOrig, a).ok());
 }
 
 }  // namespace

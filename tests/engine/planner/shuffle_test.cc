@@ -79,6 +79,8 @@ TEST(ShuffleTest, Errors) {
   EXPECT_EQ(SplitMosaicError(bad.status()).message, "'py3x'");
   EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1s, units, 0, 0, 0, 4).ok());
   EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1s, std::vector<int64_t>{3, -1}, 1, 0, 0, 4).ok());
+  EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1s, units, int64_t{1} << 30, 0, 0, 4).ok());
+  EXPECT_FALSE(GetShuffle(ShuffleAlgo::kPy1e, units, 1, 0, 0, int64_t{1} << 62).ok());
 }
 
 }  // namespace
