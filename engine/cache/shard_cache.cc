@@ -471,12 +471,14 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
     uint64_t used;
     {
       SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(deadline));
-      // Already accounted: a reservation left by a dead fetcher, or a file
-      // that vanished; either way its bytes are counted already.
-      if (Load(records_[shard].accounted) != 0) break;
+      // Already accounted (a reservation left by a dead fetcher, a file that
+      // vanished, or a rebuild that saw our download lock): nothing to add,
+      // but the total must still fit.
+      const uint64_t need = Load(records_[shard].accounted) != 0 ? 0 : size;
       used = Load(header_->bytes_used);
-      if (limit != 0 && used + size > limit) {
+      if (limit != 0 && used + need > limit) {
         if (!options_.evictable) {
+          if (need == 0) break;  // nothing may be deleted; we add nothing
           return InvalidArgumentError(
               Prefix() + ": no room for " + Describe(shard) + " (" + std::to_string(size) +
               " bytes) under cache_limit " + std::to_string(limit) + " bytes: " +
@@ -491,7 +493,7 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
         }
         std::sort(lru.begin(), lru.end());
         for (const auto& [stamp, j] : lru) {
-          if (used + size <= limit) break;
+          if (used + need <= limit) break;
           // A reader or a live fetcher of j holds its pin byte shared.
           SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(global.fd(), cl::PinByte(j), true));
           if (!got) {
@@ -516,11 +518,13 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
           SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::PinByte(j)));
         }
       }
-      if (limit == 0 || used + size <= limit) {
-        Store(header_->dirty, uint64_t{1});
-        Store(records_[shard].accounted, size);
-        Store(header_->bytes_used, used + size);
-        Store(header_->dirty, uint64_t{0});
+      if (limit == 0 || used + need <= limit) {
+        if (need != 0) {
+          Store(header_->dirty, uint64_t{1});
+          Store(records_[shard].accounted, need);
+          Store(header_->bytes_used, used + need);
+          Store(header_->dirty, uint64_t{0});
+        }
         break;
       }
     }  // releases global while waiting for readers to unpin

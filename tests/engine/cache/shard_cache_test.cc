@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <future>
 #include <thread>
 
@@ -350,6 +351,26 @@ TEST_F(ShardCacheTest, InterruptedUpdateIsRepairedFromDisk) {
   EXPECT_EQ(c->bytes_used(), 99999u);
   EXPECT_TRUE(c->Evict(1).ok());  // any global-lock holder repairs first
   EXPECT_EQ(c->bytes_used(), 100u);
+}
+
+TEST_F(ShardCacheTest, AlreadyAccountedShardStillFitsUnderTheLimit) {
+  auto c = Open({100, 100, 100}, 200);
+  Get(*c, 0);
+  Get(*c, 1);
+  // As after a rebuild that saw a live fetcher of shard 2: counted, over the limit.
+  int fd = ::open((root() + "/.sluice/state").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  const uint64_t used = 300, accounted = 100;
+  ASSERT_EQ(::pwrite(fd, &used, 8, offsetof(cache_layout::CacheStateHeader, bytes_used)), 8);
+  ASSERT_EQ(::pwrite(fd, &accounted, 8,
+                     sizeof(cache_layout::CacheStateHeader) +
+                         2 * sizeof(cache_layout::CacheShardRecord) +
+                         offsetof(cache_layout::CacheShardRecord, accounted)),
+            8);
+  ::close(fd);
+  Get(*c, 2);
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(c->bytes_used(), 200u);
 }
 
 TEST_F(ShardCacheTest, ThreadsOfOneProcessFetchEachShardOnce) {
