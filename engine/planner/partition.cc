@@ -1,5 +1,6 @@
 #include "engine/planner/partition.h"
 
+#include <cstdint>
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
@@ -21,11 +22,13 @@ bool RelaxedIsOrig(const PartitionArgs& a) {
 Result<PartitionArgs> RelaxedInitialArgs(const PartitionArgs& a) {
   const int64_t P0 = *a.initial_physical_nodes;
   const int64_t G = a.num_physical_nodes * a.ranks_per_node * a.batch_size;
-  const int64_t devices = P0 * a.ranks_per_node;
-  if (G % devices != 0) {
+  const __int128 wide = __int128{P0} * a.ranks_per_node;
+  const int64_t devices = wide > G ? G + 1 : int64_t(wide);  // > G never divides G
+  if (wide > G || G % devices != 0) {
     return MosaicValueError("A global batch size of " + std::to_string(G) +
                             " is not evenly divisible by the initial total number of devices of " +
-                            std::to_string(devices) +
+                            (wide > INT64_MAX ? std::to_string(P0) + " x " + std::to_string(a.ranks_per_node)
+                                              : std::to_string(int64_t(wide))) +
                             ". Make sure that when using the `relaxed` partitioning algorithm, the global "
                             "batch size does not change during resumption of training.");
   }

@@ -213,6 +213,14 @@ std::string RenderWork(const WorkArray& work) {
   return out;
 }
 
+std::string PlanToJson(std::string_view config_json) {
+  auto request = ParsePlanRequest(config_json);
+  if (!request.ok()) return RenderError(request.status());
+  auto work = PlanEpoch(*request);
+  if (!work.ok()) return RenderError(work.status());
+  return RenderWork(*work);
+}
+
 std::string RenderError(const Status& status) {
   const SplitError e = SplitMosaicError(status);
   std::string out = "{\"error\":{\"message\":";

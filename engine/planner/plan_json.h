@@ -29,4 +29,9 @@ std::string RenderWork(const WorkArray& work);
 // {"error":{"message":"...","type":"ValueError"}} for a planner error.
 std::string RenderError(const Status& status);
 
+// The whole of `sluice plan FILE`: ParsePlanRequest + PlanEpoch + RenderWork,
+// or RenderError when Mosaic (or the parser) rejects the configuration.
+// Never throws; the returned text is one JSON object.
+std::string PlanToJson(std::string_view config_json);
+
 }  // namespace sluice::planner

@@ -53,6 +53,7 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
     EXPECT_EQ(split.type, Str(err["type"]));
     EXPECT_EQ(split.message, Str(err["message"]));
     EXPECT_EQ(RenderError(work.status()), "{\"error\":" + simdjson::minify(err) + "}");
+    EXPECT_EQ(PlanToJson(*text), "{\"error\":" + simdjson::minify(err) + "}");
     return;
   }
   ASSERT_TRUE(work.ok()) << work.status().ToString();
@@ -80,6 +81,8 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
   EXPECT_EQ(rendered, "{\"work\":" + simdjson::minify(doc["work"]) + ",\"work_shape\":" +
                           simdjson::minify(doc["work_shape"]) + "}");
   EXPECT_NE(text->find(rendered.substr(1, rendered.size() - 2)), std::string::npos);
+  // The config object alone, as `sluice plan FILE` receives it.
+  EXPECT_EQ(PlanToJson(simdjson::minify(doc["config"])), rendered);
 
   // Every real worker's own plan is its planning rank's slice, -1 skipped.
   const World& w = request->world;
@@ -111,6 +114,27 @@ INSTANTIATE_TEST_SUITE_P(Mosaic, PlanConfigTest, ::testing::ValuesIn(ConfigFiles
                          });
 
 TEST(PlanConfigCount, AllFiftyFive) { EXPECT_EQ(ConfigFiles().size(), 55u); }
+
+}  // namespace
+}  // namespace sluice::planner
+
+namespace sluice::planner {
+namespace {
+
+TEST(PlanJsonTest, BadInputGivesErrorObjects) {
+  EXPECT_EQ(PlanToJson("{"), PlanToJson("{"));  // deterministic
+  EXPECT_NE(PlanToJson("{").find("\"type\":\"ValueError\""), std::string::npos);
+  EXPECT_NE(PlanToJson("[]").find("\"error\""), std::string::npos);
+  EXPECT_NE(PlanToJson(R"({"streams": [{"shard_sizes": [4]}]})").find("batch_size"), std::string::npos);
+  EXPECT_EQ(PlanToJson(R"({"streams": [{"shard_sizes": [4]}], "batch_size": 2, "shuffle_algo": "py9"})"),
+            R"({"error":{"message":"'py9'","type":"KeyError"}})");
+  EXPECT_NE(PlanToJson(R"({"streams": [{"shard_sizes": ["x"]}], "batch_size": 2})").find("shard_sizes"),
+            std::string::npos);
+  EXPECT_EQ(PlanToJson(R"({"streams": [{"shard_sizes": [2, 1]}], "batch_size": 2, "epoch_size": "0.003k"})"),
+            R"({"work":[[[[[0,1],[2,-1]]]]],"work_shape":[1,1,1,2,2]})");
+  EXPECT_EQ(RenderError(InvalidArgumentError("ValueError: say \"hi\"\n")),
+            R"({"error":{"message":"say \"hi\"\n","type":"ValueError"}})");
+}
 
 }  // namespace
 }  // namespace sluice::planner
