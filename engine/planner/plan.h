@@ -80,7 +80,9 @@ struct PlanDerived {
 Result<PlanDerived> DerivePlan(const PlanRequest& request);
 
 // The whole 5-D array (P', R', W, batches, B) over the planning world
-// (replication applied): global sample ids, -1 = padding.
+// (replication applied): global sample ids, -1 = padding. For epochs of 2^20
+// ids or more it runs the partition and the py1e sorts on one extra thread,
+// joined before it returns (no thread outlives the call, so fork stays safe).
 Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
 // The ids one worker reads, in order, -1 padding skipped. node and rank are
