@@ -33,6 +33,9 @@ struct ShardEntry {
   std::vector<std::optional<uint64_t>> column_sizes;
   // JSON / XSV: column name -> encoding ("str", "int", "float"), sorted by
   // name. (XSV entries also carry column_names/column_encodings as Mosaic does.)
+  // ParseIndex fills both views for json/csv/tsv/xsv entries. Serializing
+  // uses the view the format stores ("json": columns; XSV: the lists) and,
+  // when that one is empty, derives it from the other.
   std::vector<std::pair<std::string, std::string>> columns;
   std::optional<std::string> compression;  // e.g. "zstd:19"; unset = null
   std::vector<std::string> hashes;         // algorithm names, sorted
@@ -45,6 +48,7 @@ struct ShardEntry {
   std::optional<FileInfo> raw_meta;        // split formats only
   std::optional<FileInfo> zip_meta;        // split formats only; may be null
   bool has_meta = false;                   // raw_meta/zip_meta keys present
+                                           // (always for split formats)
 };
 
 struct Index {
@@ -55,6 +59,13 @@ struct Index {
 // Parses index.json text. `source` names the file in error messages.
 // Rejects: malformed JSON, missing or mistyped fields, basenames that are
 // absolute or contain "..", absurd counts (samples > 2^32, bytes > 2^48).
+// Errors name the source, the shard and the field, e.g.
+//   "corrupt: s3://b/d/index.json: shard 3: field 'raw_data.bytes': ..."
+// kCorrupt for bad content (also: duplicate keys, NaN or >64-bit numbers,
+// column lists of different lengths, duplicate column names, `zip_data`
+// null while `compression` is set or the reverse); kUnimplemented for an
+// unknown format or a version other than 2. Keys Sluice does not know are
+// ignored. Thread-safe; the result owns its strings.
 Result<Index> ParseIndex(std::string_view json_text, std::string_view source);
 
 // The writer's form: json.dump({"shards": [...], "version": 2}, sort_keys=True).
@@ -64,14 +75,22 @@ Result<std::string> SerializeIndexSorted(const Index& index);
 Result<std::string> SerializeIndexMerged(const Index& index);
 
 // One shard entry as json.dumps(entry, sort_keys=True) (no basenames'
-// folder logic; used by writers and merge).
+// folder logic; used by writers and merge). Which keys appear depends on
+// `format` (see SerializeShardConfig) plus samples, raw_data, zip_data and,
+// for split formats, raw_meta/zip_meta. kInvalidArgument for an entry that
+// cannot be written: unknown format, lists of different lengths, a split
+// format without newline/raw_meta, xsv without separator, non-UTF-8 text.
+// The Serialize* functions are pure and thread-safe.
 Result<std::string> SerializeShardEntry(const ShardEntry& entry);
 
 // The shard's own config JSON embedded in an MDS shard / JSONL/XSV meta file:
 // json.dumps of the entry restricted to the writer config keys, sorted
 // (MDS: column_encodings, column_names, column_sizes, compression, format,
 // hashes, size_limit, version; JSON: columns, compression, format, hashes,
-// newline, size_limit, version; XSV: as Mosaic writes it).
+// newline, size_limit, version; csv/tsv: column_encodings, column_names,
+// compression, format, hashes, newline, size_limit, version; xsv: those
+// plus separator). Needs no file info, so writers call it before the shard
+// exists.
 Result<std::string> SerializeShardConfig(const ShardEntry& entry);
 
 // True when `basename` is a safe relative path: not empty, not absolute, no

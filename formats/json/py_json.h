@@ -22,13 +22,16 @@ namespace sluice {
 
 // Python repr(float): shortest round-trip digits; fixed notation when the
 // decimal exponent is in [-4, 16) (always with a '.'), else "d.ddde+XX";
-// "inf", "-inf", "nan", "-0.0".
+// "inf", "-inf", "nan" (whatever the NaN's sign bit), "-0.0".
 std::string PyFloatRepr(double v);
 
 // Appends a JSON string literal as json.dumps(ensure_ascii=True) writes it:
 // quotes, \" \\ \n \r \t \b \f escapes, other control and non-ASCII code
 // points as \uXXXX (lower-case hex, surrogate pairs above the BMP).
-// Invalid UTF-8 is an error (kInvalidArgument) naming the byte offset.
+// Invalid UTF-8 is an error (kInvalidArgument) naming the byte offset, and
+// then `out` is left as it was. Encoded surrogates (ED A0..BF xx) are
+// accepted and written as \udXXX, because a Python str can hold a lone
+// surrogate and ParsePyJson keeps one in that form.
 Status AppendPyJsonString(std::string& out, std::string_view utf8);
 
 // A parsed JSON value. Objects keep their key order as read.
@@ -40,12 +43,23 @@ struct JsonValue {
   std::variant<std::nullptr_t, bool, int64_t, BigInt, double, std::string, Array, Object> v;
 };
 
-// Parses one JSON text (Python's json.loads dialect: NaN, Infinity and
-// -Infinity are accepted). Errors give the byte offset.
+// Parses one JSON text as json.loads does: NaN, Infinity and -Infinity are
+// accepted; a number with a fraction or exponent is a double (out-of-range
+// ones become +-inf or +-0.0, as float() does), any other is an int (BigInt
+// beyond int64); a repeated object key keeps its first position and its last
+// value (a dict); \u escapes of lone surrogates are kept as 3-byte
+// generalized UTF-8, while raw text must be strict UTF-8; whitespace may
+// surround the value (so a JSONL line with its newline parses).
+// Errors are kCorrupt, "JSON at byte offset N: what". Bounded: nesting
+// deeper than 1000 and integers longer than 4300 digits are refused (CPython
+// raises for both), so hostile input cannot exhaust the stack or memory.
 Result<JsonValue> ParsePyJson(std::string_view text);
 
 // json.dumps(value, sort_keys=sort_keys): separators ", " and ": ",
-// ensure_ascii, floats as PyFloatRepr (NaN/Infinity/-Infinity literals).
+// ensure_ascii, floats as PyFloatRepr (NaN/Infinity/-Infinity literals),
+// keys sorted by code point at every level when `sort_keys`.
+// kInvalidArgument for strings that are not UTF-8 (see AppendPyJsonString),
+// a BigInt that is not a decimal integer, or nesting deeper than 1000.
 Result<std::string> DumpPyJson(const JsonValue& value, bool sort_keys);
 
 }  // namespace sluice

@@ -103,5 +103,32 @@ TEST(PyJsonCompat, FloatColumnsPrintAsCPython) {
   EXPECT_EQ(checked, 4 * 240);
 }
 
+// A JSONL shard line is json.dumps(sample, sort_keys=True) + newline, and
+// expected.jsonl holds the value Python parsed from it: dumping that value
+// sorted must give the stored line (floats, escapes, non-BMP text).
+TEST(PyJsonCompat, JsonlLinesRedumpSorted) {
+  int checked = 0;
+  for (const char* dataset : {"json_plain", "json_crlf_newline", "json_zstd_hashed"}) {
+    SCOPED_TRACE(dataset);
+    const std::vector<JsonValue> rows = ReadExpected(dataset);
+    ASSERT_EQ(rows.size(), 150u);
+    for (const JsonValue& row : rows) {
+      std::string line;
+      ASSERT_TRUE(HexDecode(std::get<std::string>(Get(row, "line_hex")->v), &line));
+      Result<std::string> from_value = DumpPyJson(*Get(row, "value"), /*sort_keys=*/true);
+      ASSERT_TRUE(from_value.ok()) << from_value.status().ToString();
+      const std::string newline = std::string_view(dataset) == "json_crlf_newline" ? "\r\n" : "\n";
+      EXPECT_EQ(*from_value + newline, line);
+      Result<JsonValue> parsed = ParsePyJson(line);  // trailing newline is whitespace
+      ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+      Result<std::string> again = DumpPyJson(*parsed, /*sort_keys=*/false);
+      ASSERT_TRUE(again.ok());
+      EXPECT_EQ(*again + newline, line);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 450);
+}
+
 }  // namespace
 }  // namespace sluice
