@@ -1,5 +1,7 @@
 #include "engine/cache/ofd_lock.h"
 
+#include "engine/cache/fork_guard.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -24,21 +26,16 @@ struct flock ByteRange(short type, off_t byte) {
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    CloseRegistered(fd_);
     fd_ = other.release();
   }
   return *this;
 }
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
+UniqueFd::~UniqueFd() { CloseRegistered(fd_); }
 
 Result<UniqueFd> OpenLockFile(const std::string& path) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  } while (fd < 0 && errno == EINTR);
+  int fd = OpenRegistered(path, O_RDWR | O_CREAT, 0644);
   if (fd < 0) {
     return IoError("cannot open lock file " + path + ": " + std::strerror(errno));
   }

@@ -20,7 +20,8 @@
 
 namespace sluice::cache_internal {
 
-// An owned file descriptor, closed on destruction. Move-only.
+// An owned file descriptor, closed on destruction (through the fork guard's
+// registry, see fork_guard.h). Move-only.
 class UniqueFd {
  public:
   UniqueFd() = default;
@@ -40,7 +41,8 @@ class UniqueFd {
 };
 
 // Opens (creating if needed, mode 0644) `path` read-write with O_CLOEXEC:
-// a new open file description, i.e. a new lock owner.
+// a new open file description, i.e. a new lock owner. Registered with the
+// fork guard, so a forked child never holds its locks.
 Result<UniqueFd> OpenLockFile(const std::string& path);
 
 // Tries to take a shared (exclusive = false) or exclusive lock on byte

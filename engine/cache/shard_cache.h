@@ -24,10 +24,9 @@
 // A ShardCache (and its pins) belongs to the process that opened it: after
 // fork(), the child must open its own; every call from another process
 // returns kInvalidArgument, and pins released in a child leave the parent's
-// locks alone. Lock descriptions are shared with a forked child, so a parent
-// that dies while holding pins or a fetch keeps them alive in its children
-// until they exit: fork before opening (as DataLoader workers do), or close
-// the cache first.
+// locks alone. A child never inherits the parent's locks (see fork_guard.h):
+// when the parent dies, its pins and fetches are gone whatever its children
+// do.
 #pragma once
 
 #include <sys/types.h>

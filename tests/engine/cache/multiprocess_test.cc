@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -141,6 +142,9 @@ class MultiProcessTest : public ::testing::Test {
       stop_ = true;
       if (thread_.joinable()) thread_.join();
     }
+    // Forking while the sampler holds the lock would hand its lock to the
+    // child: fork only under this.
+    std::unique_lock<std::mutex> Hold() { return std::unique_lock<std::mutex>(mu_); }
     uint64_t max_bytes() const { return max_; }
     int samples() const { return samples_; }
 
@@ -148,8 +152,10 @@ class MultiProcessTest : public ::testing::Test {
     void Run() {
       const std::string lock = root_ + "/.sluice/lock";
       while (!stop_) {
+        std::unique_lock<std::mutex> hold(mu_);
         int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
         if (fd < 0) {  // not created yet
+          hold.unlock();
           std::this_thread::sleep_for(1ms);
           continue;
         }
@@ -163,10 +169,12 @@ class MultiProcessTest : public ::testing::Test {
           ++samples_;
         }
         ::close(fd);
+        hold.unlock();
         std::this_thread::sleep_for(500us);
       }
     }
     std::string root_;
+    std::mutex mu_;
     std::atomic<bool> stop_{false};
     uint64_t max_ = 0;
     int samples_ = 0;
@@ -339,6 +347,36 @@ TEST_F(MultiProcessTest, PinOfAKilledProcessDisappears) {
   EXPECT_EQ(ListFiles(root()), std::vector<std::string>{"s1"});
 }
 
+TEST_F(MultiProcessTest, ForkedChildDoesNotKeepADeadParentsPins) {
+  sizes_ = {1000};
+  Gate ready;
+  const std::string pid_file = dir_.path() + "/grandchild.pid";
+  pid_t a = Spawn([&] {
+    auto c = OpenCache();
+    if (!c.ok()) return 1;
+    auto pin = (*c)->Acquire(0, LoggingFetch(0, 1000, log()));
+    if (!pin.ok()) return 2;
+    pid_t g = ::fork();  // e.g. a DataLoader worker, forked while pinning
+    if (g == 0) {
+      ::alarm(20);  // never outlives a broken test for long
+      for (;;) ::pause();
+    }
+    cache_test::WriteWhole(pid_file, std::to_string(g));
+    ready.Notify();
+    for (;;) ::pause();
+  });
+  ASSERT_TRUE(ready.Wait());
+  pid_t g = static_cast<pid_t>(std::stol(cache_test::Slurp(pid_file)));
+  auto c = OpenCache();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE((*c)->Evict(0).ok());  // a pins it
+  ::kill(a, SIGKILL);
+  EXPECT_EQ(WaitChild(a), -SIGKILL);
+  EXPECT_EQ(::kill(g, 0), 0);  // the grandchild lives on...
+  EXPECT_TRUE((*c)->Evict(0).ok()) << "...but holds no pin";
+  ::kill(g, SIGKILL);
+}
+
 TEST_F(MultiProcessTest, RandomKillsNeverLeavePartialShardsOrWedgePeers) {
   for (size_t i = 0; i < 24; ++i) sizes_.push_back(3000 + 211 * i);
   const uint64_t limit = 8 * 8192;
@@ -348,6 +386,7 @@ TEST_F(MultiProcessTest, RandomKillsNeverLeavePartialShardsOrWedgePeers) {
     std::vector<pid_t> kids;
     for (int p = 0; p < 4; ++p) {
       uint64_t s = seed++;
+      auto hold = sampler.Hold();
       kids.push_back(Spawn([&, s] { return Worker(limit, 2, 1000, s, 100us, 500us); }));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20 + 9 * round));
@@ -361,6 +400,7 @@ TEST_F(MultiProcessTest, RandomKillsNeverLeavePartialShardsOrWedgePeers) {
     }
   }
   // A survivor acquires every shard within the limit, in time.
+  auto hold = sampler.Hold();
   pid_t last = Spawn([&] {
     auto c = OpenCache(limit, 5s);
     if (!c.ok()) return 1;
@@ -369,6 +409,7 @@ TEST_F(MultiProcessTest, RandomKillsNeverLeavePartialShardsOrWedgePeers) {
     }
     return 0;
   });
+  hold.unlock();
   EXPECT_EQ(WaitChild(last), 0);
   sampler.Stop();
   EXPECT_LE(sampler.max_bytes(), limit);
