@@ -36,6 +36,9 @@ void Store(T& field, T value) {
   std::atomic_ref<T>(field).store(value);
 }
 
+// Accounting repaired from disk can briefly disagree with a record; never wrap.
+uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
 constexpr auto kFirstPoll = std::chrono::microseconds(50);
 constexpr auto kMaxPoll = std::chrono::milliseconds(5);
 
@@ -455,7 +458,7 @@ Status ShardCache::ReleaseReservation(size_t shard) {
   if (accounted == 0 || FileState(shard) == 1) return Status::Ok();
   Store(header_->dirty, uint64_t{1});
   Store(r.accounted, uint64_t{0});
-  Store(header_->bytes_used, Load(header_->bytes_used) - accounted);
+  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted));
   Store(header_->dirty, uint64_t{0});
   return Status::Ok();
 }
@@ -512,7 +515,7 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
           RemoveStaleTemp(j);  // no fetcher is alive: it would pin j
           uint64_t accounted = Load(records_[j].accounted);
           Store(records_[j].accounted, uint64_t{0});
-          used -= accounted;
+          used = Minus(used, accounted);
           Store(header_->bytes_used, used);
           Store(header_->dirty, uint64_t{0});
           SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::PinByte(j)));
@@ -655,7 +658,7 @@ Status ShardCache::Evict(size_t shard) {
   RemoveStaleTemp(shard);
   uint64_t accounted = Load(records_[shard].accounted);
   Store(records_[shard].accounted, uint64_t{0});
-  Store(header_->bytes_used, Load(header_->bytes_used) - accounted);
+  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted));
   Store(header_->dirty, uint64_t{0});
   return UnlockByte(global.fd(), cl::PinByte(shard));
 }

@@ -358,11 +358,12 @@ TEST_F(MultiProcessTest, ForkedChildDoesNotKeepADeadParentsPins) {
     if (!pin.ok()) return 2;
     pid_t g = ::fork();  // e.g. a DataLoader worker, forked while pinning
     if (g == 0) {
+      // fork() has returned here, so the atfork handlers have run.
       ::alarm(20);  // never outlives a broken test for long
+      cache_test::WriteWhole(pid_file, std::to_string(::getpid()));
+      ready.Notify();
       for (;;) ::pause();
     }
-    cache_test::WriteWhole(pid_file, std::to_string(g));
-    ready.Notify();
     for (;;) ::pause();
   });
   ASSERT_TRUE(ready.Wait());
