@@ -1,0 +1,87 @@
+// The one interface every storage backend implements: local paths and
+// file://, http(s)://, s3:// (and S3-compatible endpoints), oci://, gs://,
+// azure:// / azure-dl://, dbfs:/Volumes/.
+//
+// A Store is rooted at a URL (e.g. "s3://bucket/datasets/c4") and addresses
+// objects by keys relative to that root ("index.json", "part0/shard.00000.mds").
+// Keys never start with '/' and never contain ".." components; a Store
+// refuses such keys with kInvalidArgument.
+//
+// Every method is a coroutine that must be awaited on the executor the store
+// was opened with (stores/ know nothing of engine/: the caller passes the
+// event loop's executor in). A Store is used from that executor only; it
+// may hold connections, so destroy it only when no operation is in flight.
+// Errors name the redacted URL of the object, the operation and what was
+// expected; credentials never appear in them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "base/status.h"
+
+namespace sluice {
+
+struct ObjectInfo {
+  std::string key;   // relative to the store's root
+  uint64_t size = 0;
+};
+
+// Options shared by all stores; each store also reads its own environment
+// variables (AWS_*, S3_ENDPOINT_URL, GCS_KEY, AZURE_*, DATABRICKS_*, ...).
+struct StoreOptions {
+  int download_retry = 2;             // Mosaic's default
+  double download_timeout_s = 60.0;   // Mosaic's default, per request incl. retries
+  uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
+  int concurrency = 8;                     // parts in flight per object
+  std::string ca_file;                     // TLS CA bundle override ("" = default)
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // The root URL as given (secrets redacted).
+  virtual std::string root() const = 0;
+
+  // Size of one object; kNotFound when it does not exist.
+  virtual boost::asio::awaitable<Result<ObjectInfo>> Head(std::string key) = 0;
+
+  // Bytes [offset, offset + length) of an object (fewer at its end).
+  virtual boost::asio::awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
+                                                               uint64_t length) = 0;
+
+  // The whole object, in memory (for small objects such as index.json).
+  virtual boost::asio::awaitable<Result<std::string>> Get(std::string key) = 0;
+
+  // The whole object into local file `path`: written to a temporary name in
+  // the same folder and renamed into place when complete, so `path` never
+  // holds a partial object.
+  virtual boost::asio::awaitable<Status> GetToFile(std::string key, std::string path) = 0;
+
+  // Uploads local file `path` as `key` (multipart above part_size where the
+  // service has it).
+  virtual boost::asio::awaitable<Status> PutFile(std::string key, std::string path) = 0;
+
+  // Uploads `bytes` as `key`.
+  virtual boost::asio::awaitable<Status> Put(std::string key, std::string bytes) = 0;
+
+  // Every object under `prefix` (all pages), sorted by key.
+  virtual boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) = 0;
+};
+
+// Opens the store for `url`, choosing the backend by scheme; a plain path is
+// a local folder. Unknown schemes and malformed URLs -> kInvalidArgument;
+// missing credentials -> kPermissionDenied naming the variables to set.
+Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
+                                         boost::asio::any_io_executor executor,
+                                         const StoreOptions& options = {});
+
+}  // namespace sluice
