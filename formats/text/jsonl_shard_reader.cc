@@ -1,5 +1,7 @@
 #include "formats/text/jsonl_shard_reader.h"
 
+#include <algorithm>
+
 namespace sluice {
 
 Result<JsonlShardReader> JsonlShardReader::Open(const ShardEntry& entry,
@@ -61,9 +63,12 @@ Result<JsonValue> JsonlShardReader::Sample(uint32_t i) const {
   }
   std::vector<bool> seen(columns_.size(), false);
   for (const auto& [key, value] : *obj) {
-    size_t c = 0;
-    while (c < columns_.size() && columns_[c].name != key) ++c;
-    if (c == columns_.size()) {
+    // Columns are sorted by name (TextColumnsFromEntry checks).
+    auto it = std::lower_bound(
+        columns_.begin(), columns_.end(), key,
+        [](const TextColumn& col, const std::string& k) { return col.name < k; });
+    const size_t c = static_cast<size_t>(it - columns_.begin());
+    if (it == columns_.end() || it->name != key) {
       return CorruptError(where(begin) + ": undeclared key '" + key + "'");
     }
     if (seen[c]) return CorruptError(where(begin) + ": duplicate key '" + key + "'");

@@ -2,7 +2,7 @@
 // index.json) byte-identical to what Mosaic's JSONWriter writes for the same
 // samples and settings (compressed files: identical once decompressed).
 // Built on the format-independent ShardedWriter core
-// (formats/dataset/sharded_writer.h), which splits shards at size_limit with
+// (formats/writer/sharded_writer.h), which splits shards at size_limit with
 // extra_per_shard = extra_per_sample = 0 (only the lines count).
 //
 // Thread safety: a writer is used by one thread at a time.
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "formats/dataset/sharded_writer.h"
+#include "formats/writer/sharded_writer.h"
 #include "formats/text/jsonl_shard_encoder.h"
 
 namespace sluice {

@@ -2,7 +2,7 @@
 // + .meta files, index.json) byte-identical to what Mosaic's CSVWriter,
 // TSVWriter and XSVWriter write for the same samples and settings
 // (compressed files: identical once decompressed). Built on the
-// format-independent ShardedWriter core (formats/dataset/sharded_writer.h),
+// format-independent ShardedWriter core (formats/writer/sharded_writer.h),
 // which splits shards at size_limit with extra_per_shard = extra_per_sample
 // = 0: only the sample lines count, not the header line.
 //
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "formats/dataset/sharded_writer.h"
+#include "formats/writer/sharded_writer.h"
 #include "formats/text/xsv_shard_encoder.h"
 
 namespace sluice {

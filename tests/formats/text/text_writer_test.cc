@@ -249,7 +249,9 @@ TEST(TextWriterTest, XsvSeparatorAndSplit) {
             "\"hashes\": [], \"newline\": \"\\n\", \"separator\": \";\", \"size_limit\": 8, "
             "\"version\": 2}");
   // And it reads back.
-  auto r = XsvShardReader::Open(index->shards[1], Read(tmp.path() + "/shard.00001.xsv"), meta);
+  // The reader keeps views: the data must outlive it.
+  const std::string data = Read(tmp.path() + "/shard.00001.xsv");
+  auto r = XsvShardReader::Open(index->shards[1], data, meta);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(std::get<int64_t>(*r->Sample(1).value().begin()), 103);
 }
