@@ -1,0 +1,217 @@
+// HttpClient::GetToFile: parallel ranged GETs written through io_uring
+// (asio::random_access_file) into a temporary file, renamed into place.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/random_access_file.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write_at.hpp>
+
+#include "base/asio/co_status.h"
+#include "stores/http/http_client.h"
+
+namespace sluice {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+namespace {
+
+// Removes the temporary file unless the download was committed.
+class TempFileGuard {
+ public:
+  explicit TempFileGuard(std::string path) : path_(std::move(path)) {}
+  ~TempFileGuard() {
+    if (!committed_) ::unlink(path_.c_str());
+  }
+  void Commit() { committed_ = true; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool committed_ = false;
+};
+
+std::string TempPathFor(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::random_device rd;
+  char suffix[32];
+  std::snprintf(suffix, sizeof(suffix), "%d.%08x", static_cast<int>(::getpid()), rd());
+  return dir + "." + base + ".sluice-tmp." + suffix;
+}
+
+// A sink writing the body at consecutive offsets from `offset`.
+BodySink FileSink(asio::random_access_file* file, uint64_t offset, const std::string* path) {
+  auto position = std::make_shared<uint64_t>(offset);
+  return [file, position, path](std::string_view chunk) -> awaitable<Status> {
+    auto [ec, n] = co_await asio::async_write_at(*file, *position, asio::buffer(chunk), kTuple);
+    if (ec) {
+      co_return IoError("writing " + std::to_string(chunk.size()) + " bytes at offset " +
+                        std::to_string(*position) + " of '" + *path + "': " + ec.message());
+    }
+    *position += n;
+    co_return Status::Ok();
+  };
+}
+
+struct PartPlan {
+  std::string url;
+  HttpHeaders headers;
+  uint64_t total = 0;
+  uint64_t part_size = 0;
+  uint64_t parts = 0;       // including part 0, already fetched
+  uint64_t next_part = 1;   // shared by the workers (one thread: no lock)
+  Status first_error;
+};
+
+awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
+                             const std::string* tmp, PartPlan* plan) {
+  while (plan->first_error.ok() && plan->next_part < plan->parts) {
+    uint64_t part = plan->next_part++;
+    uint64_t first = part * plan->part_size;
+    uint64_t last = std::min(plan->total, first + plan->part_size) - 1;
+    HttpRequest request;
+    request.url = plan->url;
+    request.headers = plan->headers;
+    request.range = ByteRange::FromTo(first, last);
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
+                               co_await client->Send(std::move(request),
+                                                     FileSink(file, first, tmp)));
+    if (response.body_bytes != last - first + 1) {
+      co_return CorruptError("GET " + response.final_url + ": part " + std::to_string(part) +
+                             " (bytes " + std::to_string(first) + "-" + std::to_string(last) +
+                             ") delivered " + std::to_string(response.body_bytes) + " bytes");
+    }
+    if (response.object_size && *response.object_size != plan->total) {
+      co_return CorruptError("GET " + response.final_url + ": the object changed size during "
+                             "the download (" + std::to_string(plan->total) + " then " +
+                             std::to_string(*response.object_size) + " bytes)");
+    }
+  }
+  co_return Status::Ok();
+}
+
+}  // namespace
+
+awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::string path,
+                                                      GetToFileOptions options,
+                                                      HttpHeaders extra_headers) {
+  if (options.part_size == 0 || options.concurrency < 1) {
+    co_return InvalidArgumentError("GetToFile: part_size must be > 0 and concurrency >= 1");
+  }
+  // Awaits below must not throw on cancellation: this frame owns state that
+  // the part workers reference until they have all finished.
+  co_await asio::this_coro::throw_if_cancelled(false);
+  auto executor = co_await asio::this_coro::executor;
+
+  TempFileGuard guard(TempPathFor(path));
+  asio::random_access_file file(executor);
+  boost::system::error_code ec;
+  file.open(guard.path(),
+            asio::file_base::write_only | asio::file_base::create | asio::file_base::truncate,
+            ec);
+  if (ec) {
+    co_return IoError("cannot create '" + guard.path() + "' for " + RedactUrl(url) + ": " +
+                      ec.message());
+  }
+
+  // Part 0 tells the object's size (Content-Range) and whether the server
+  // serves ranges at all (a 200 carries the whole object).
+  HttpRequest first;
+  first.url = url;
+  first.headers = extra_headers;
+  first.range = ByteRange::FromTo(0, options.part_size - 1);
+  Result<HttpResponse> head = co_await Send(first, FileSink(&file, 0, &guard.path()));
+  if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
+    // 416 for bytes=0-...: an empty object. Fetch it plainly.
+    first.range.reset();
+    file.resize(0, ec);
+    head = co_await Send(first, FileSink(&file, 0, &guard.path()));
+  }
+  if (!head.ok()) co_return head.status();
+  HttpResponse response = std::move(head).value();
+
+  if (response.status == 206) {
+    if (!response.object_size) {
+      co_return IoError("GET " + response.final_url +
+                        ": 206 without the object's total size in Content-Range");
+    }
+    PartPlan plan;
+    plan.url = url;
+    plan.headers = extra_headers;
+    std::string etag = response.Header("etag");
+    if (!etag.empty()) plan.headers.emplace_back("If-Match", etag);
+    plan.total = *response.object_size;
+    plan.part_size = options.part_size;
+    plan.parts = (plan.total + plan.part_size - 1) / plan.part_size;
+    int workers = static_cast<int>(
+        std::min<uint64_t>(static_cast<uint64_t>(options.concurrency),
+                           plan.parts > 0 ? plan.parts - 1 : 0));
+    if (workers > 0) {
+      std::vector<asio::cancellation_signal> signals(static_cast<size_t>(workers));
+      int running = workers;
+      asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
+      for (int i = 0; i < workers; ++i) {
+        asio::co_spawn(
+            executor, PartWorker(this, &file, &guard.path(), &plan),
+            asio::bind_cancellation_slot(
+                signals[static_cast<size_t>(i)].slot(),
+                [&, i](std::exception_ptr e, Status s) {
+                  if (e) s = Status(StatusCode::kCancelled, "GET " + RedactUrl(url) + ": cancelled");
+                  if (!s.ok() && plan.first_error.ok()) {
+                    plan.first_error = s;
+                    for (int j = 0; j < workers; ++j) {
+                      if (j != i) signals[static_cast<size_t>(j)].emit(asio::cancellation_type::terminal);
+                    }
+                  }
+                  if (--running == 0) all_done.cancel();
+                }));
+      }
+      bool cancelled = false;
+      while (running > 0) {
+        co_await all_done.async_wait(kTuple);
+        auto state = co_await asio::this_coro::cancellation_state;
+        if (!cancelled && state.cancelled() != asio::cancellation_type::none) {
+          cancelled = true;
+          if (plan.first_error.ok()) {
+            plan.first_error = Status(StatusCode::kCancelled, "GET " + RedactUrl(url) + ": cancelled");
+          }
+          for (auto& signal : signals) signal.emit(asio::cancellation_type::terminal);
+        }
+      }
+      if (!plan.first_error.ok()) co_return plan.first_error;
+    }
+    response.body_bytes = plan.total;
+  }
+
+  uint64_t size = file.size(ec);
+  if (ec) co_return IoError("cannot stat '" + guard.path() + "': " + ec.message());
+  if (response.object_size && size != *response.object_size) {
+    co_return CorruptError("GET " + response.final_url + ": wrote " + std::to_string(size) +
+                           " bytes but the object has " +
+                           std::to_string(*response.object_size));
+  }
+  file.close(ec);
+  if (std::rename(guard.path().c_str(), path.c_str()) != 0) {
+    co_return IoError("cannot rename '" + guard.path() + "' to '" + path +
+                      "': " + std::strerror(errno));
+  }
+  guard.Commit();
+  co_return response;
+}
+
+}  // namespace sluice

@@ -1,0 +1,175 @@
+// HTTP/1.1 client over TCP and TLS (Boost.Beast and OpenSSL under Asio),
+// with a keep-alive connection pool, timeouts, retries with backoff and
+// resumption, redirects, streaming bodies and parallel ranged downloads.
+//
+// The client runs on an executor its owner provides (stores/ sits below
+// engine/, so the event loop is passed in, e.g. EventLoop::executor()). The
+// coroutine API (Send, GetToFile) must be awaited on that executor, which
+// must run on one thread (or be a strand): the pool is not locked. The
+// blocking wrappers may be called from any other thread.
+//
+// Security: TLS certificate and host-name verification are on by default;
+// error text names the URL with secret query values redacted (Url::Redacted),
+// never header values.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "base/status.h"
+#include "stores/http/url.h"
+
+namespace sluice {
+
+enum class HttpMethod { kGet, kHead, kPut, kPost, kDelete };
+const char* HttpMethodName(HttpMethod method);  // "GET", ...; static storage
+
+// A byte range of the object: [first, last] inclusive, [first, end), or the
+// last `suffix` bytes.
+struct ByteRange {
+  static ByteRange FromTo(uint64_t first, uint64_t last) { return {first, last, 0, false}; }
+  static ByteRange From(uint64_t first) { return {first, std::nullopt, 0, false}; }
+  static ByteRange Suffix(uint64_t n) { return {0, std::nullopt, n, true}; }
+
+  uint64_t first = 0;
+  std::optional<uint64_t> last;
+  uint64_t suffix = 0;
+  bool is_suffix = false;
+};
+
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  HttpMethod method = HttpMethod::kGet;
+  std::string url;
+  // Extra headers (Authorization, x-amz-*, ...). Never logged nor put in
+  // error text. Host, Content-Length, Range and User-Agent are set by the
+  // client unless given here.
+  HttpHeaders headers;
+  std::optional<ByteRange> range;  // GET only
+  // The body: `body`, or when `body_file` is set, that file's bytes
+  // (streamed from disk, re-read on retry).
+  std::string body;
+  std::string body_file;
+};
+
+struct HttpResponse {
+  int status = 0;        // of the final response, e.g. 200, 206, 204
+  HttpHeaders headers;   // of the first successful response; names lower case
+  std::string body;      // only when Send() buffered it (no sink)
+  uint64_t body_bytes = 0;  // bytes delivered (to `body` or the sink)
+  // Size of the whole object when known: Content-Range's total, or the
+  // Content-Length of a 200 response.
+  std::optional<uint64_t> object_size;
+  int attempts = 0;      // requests sent, excluding stale-connection retries
+  std::string final_url;  // after redirects, redacted
+
+  // First value of header `name` (case-insensitive), or empty.
+  std::string Header(std::string_view name) const;
+};
+
+// Receives the response body in order, chunk by chunk, on the client's
+// executor. Each byte is delivered once even across retries (resumption
+// continues where the sink stopped). A non-OK Status aborts the request
+// with that Status (no retry). `chunk` is valid only during the call (until
+// the returned awaitable completes).
+using BodySink = std::function<boost::asio::awaitable<Status>(std::string_view chunk)>;
+
+struct HttpClientOptions {
+  // Mosaic's download_retry: retries after the first attempt.
+  int download_retry = 2;
+  // Mosaic's download_timeout: bound for one request, all retries included.
+  std::chrono::milliseconds download_timeout{60000};
+  std::chrono::milliseconds connect_timeout{10000};     // resolve + connect + TLS
+  std::chrono::milliseconds first_byte_timeout{30000};  // request sent -> headers
+  std::chrono::milliseconds idle_timeout{30000};        // no body bytes for this long
+  // Exponential backoff: base * 2^(retry-1), capped, with jitter in
+  // [delay/2, delay]. A Retry-After header replaces it (capped by the time
+  // left before download_timeout).
+  std::chrono::milliseconds backoff_base{200};
+  std::chrono::milliseconds backoff_max{10000};
+  int max_connections_per_host = 32;
+  // Pooled connections idle longer than this are closed instead of reused.
+  std::chrono::milliseconds pool_idle_expiry{30000};
+  int max_redirects = 5;
+  // Cap for bodies Send() buffers in memory (no sink), and for error bodies.
+  uint64_t max_buffered_body = uint64_t{1} << 30;
+  // TLS: CA bundle file. Empty: $SSL_CERT_FILE if set, else the system's
+  // default verify paths.
+  std::string ca_file;
+  bool verify_tls = true;  // false only for tests against a known server
+  std::string user_agent = "sluice/0.1";
+};
+
+struct GetToFileOptions {
+  uint64_t part_size = uint64_t{8} << 20;  // bytes per ranged GET
+  int concurrency = 8;                     // ranged GETs in flight
+};
+
+// Counters since the client was created. Readable from any thread.
+struct HttpClientStats {
+  uint64_t connections_opened = 0;
+  uint64_t connections_reused = 0;
+  uint64_t stale_connections = 0;  // pooled connections found closed by the server
+  uint64_t retries = 0;            // counted retries (errors, 5xx, 429, drops)
+};
+
+class HttpClient {
+ public:
+  // Builds the TLS context (loads the CA bundle: errors name the file).
+  // `executor` must outlive the client.
+  static Result<std::unique_ptr<HttpClient>> Create(
+      boost::asio::any_io_executor executor, HttpClientOptions options = {});
+  // No operation may be in flight (await or cancel them first). Closes the
+  // pooled connections.
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Sends `request`, following redirects (GET/HEAD), retrying per the
+  // options, and returns the response with the body buffered (up to
+  // max_buffered_body). Non-2xx final statuses are errors: 404 kNotFound,
+  // 401/403 kPermissionDenied, 416 kOutOfRange, 5xx/429 after retries
+  // kUnavailable, timeouts kDeadlineExceeded, others kIoError; each names
+  // the method, redacted URL, status and what was expected.
+  boost::asio::awaitable<Result<HttpResponse>> Send(HttpRequest request);
+  // As Send(), streaming the body into `sink` (HttpResponse::body stays
+  // empty).
+  boost::asio::awaitable<Result<HttpResponse>> Send(HttpRequest request, BodySink sink);
+
+  // Downloads `url` into `path`: parallel ranged GETs written through
+  // io_uring into a temporary file in the same folder, renamed into place
+  // when whole. On any error or cancellation the temporary file is removed
+  // and `path` is untouched. `extra_headers` go on every request.
+  boost::asio::awaitable<Result<HttpResponse>> GetToFile(
+      std::string url, std::string path, GetToFileOptions options = {},
+      HttpHeaders extra_headers = {});
+
+  // Blocking forms: run the coroutine on the executor and wait. Must not be
+  // called on the executor's own thread.
+  Result<HttpResponse> SendBlocking(HttpRequest request);
+  Result<HttpResponse> GetToFileBlocking(std::string url, std::string path,
+                                         GetToFileOptions options = {},
+                                         HttpHeaders extra_headers = {});
+
+  HttpClientStats stats() const;
+  const HttpClientOptions& options() const;
+  boost::asio::any_io_executor executor() const;
+
+ private:
+  class Impl;
+  explicit HttpClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

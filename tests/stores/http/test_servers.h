@@ -1,0 +1,64 @@
+// Test fixtures for stores/http: a temp folder, a real nginx serving it on
+// 127.0.0.1 (HTTP and optionally HTTPS), and a test CA made with the openssl
+// CLI. Not thread-safe; one instance per test suite.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+namespace sluice::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Deterministic pseudo-random bytes (a seeded LCG), for exact comparisons.
+std::string PatternBytes(size_t n, uint32_t seed = 1);
+
+// A free TCP port on 127.0.0.1 (bound then released).
+int FreePort();
+
+// Runs a shell command; returns its exit status (0 on success).
+int Shell(const std::string& command);
+
+// A CA and a server certificate for `server_dns_name` signed by it, made
+// with the openssl CLI in `dir`.
+struct TestCerts {
+  std::string ca_cert, server_cert, server_key;
+};
+bool MakeTestCerts(const std::string& dir, const std::string& name,
+                   const std::string& server_dns_name, TestCerts* out);
+
+class NginxServer {
+ public:
+  // Starts nginx with its config, logs and temp files under `dir`, serving
+  // `dir`/www (created) at http://127.0.0.1:http_port(); with `certs`, also
+  // https on https_port(). Returns null when nginx does not come up.
+  static std::unique_ptr<NginxServer> Start(const std::string& dir,
+                                            const TestCerts* certs = nullptr);
+  ~NginxServer();
+
+  int http_port() const { return http_port_; }
+  int https_port() const { return https_port_; }
+  const std::string& www() const { return www_; }
+  // The access log: one line per request, "$connection $request_method
+  // $request_uri $status $http_range".
+  std::string AccessLog() const;
+
+ private:
+  NginxServer() = default;
+  pid_t pid_ = -1;
+  int http_port_ = 0;
+  int https_port_ = 0;
+  std::string dir_, www_;
+};
+
+}  // namespace sluice::testing

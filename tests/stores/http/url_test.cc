@@ -1,0 +1,122 @@
+#include "stores/http/url.h"
+
+#include <gtest/gtest.h>
+
+#include "stores/http/retry_policy.h"
+
+namespace sluice {
+namespace {
+
+TEST(UrlTest, ParsesSchemeHostPortTarget) {
+  Result<Url> u = ParseUrl("HTTPS://Example.COM:8443/a/b.bin?x=1&y=2#frag");
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_EQ(u->scheme, "https");
+  EXPECT_EQ(u->host, "example.com");
+  EXPECT_EQ(u->port, 8443);
+  EXPECT_EQ(u->target, "/a/b.bin?x=1&y=2");
+  EXPECT_EQ(u->Authority(), "example.com:8443");
+  EXPECT_EQ(u->PoolKey(), "https://example.com:8443");
+  EXPECT_EQ(u->ToString(), "https://example.com:8443/a/b.bin?x=1&y=2");
+}
+
+TEST(UrlTest, DefaultPortsAndEmptyPath) {
+  EXPECT_EQ(ParseUrl("http://h")->port, 80);
+  EXPECT_EQ(ParseUrl("http://h")->target, "/");
+  EXPECT_EQ(ParseUrl("https://h")->port, 443);
+  EXPECT_EQ(ParseUrl("https://h?q=1")->target, "/?q=1");
+  EXPECT_EQ(ParseUrl("https://h")->Authority(), "h");
+}
+
+TEST(UrlTest, Ipv6Literals) {
+  Result<Url> u = ParseUrl("http://[::1]:8080/x");
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->host, "::1");
+  EXPECT_TRUE(u->is_ipv6_literal());
+  EXPECT_EQ(u->Authority(), "[::1]:8080");
+  EXPECT_EQ(u->PoolKey(), "http://[::1]:8080");
+  EXPECT_EQ(ParseUrl("https://[2001:DB8::7]/")->host, "2001:db8::7");
+}
+
+TEST(UrlTest, MalformedUrlsAreSpecificErrors) {
+  auto error = [](const char* url) { return ParseUrl(url).status().message(); };
+  EXPECT_EQ(error("ftp://h/x"), "malformed URL 'ftp://h/x': scheme 'ftp' is not http or https");
+  EXPECT_EQ(error("h/x"), "malformed URL 'h/x': expected scheme://host/path");
+  EXPECT_EQ(error("http:///x"), "malformed URL 'http:///x': empty host");
+  EXPECT_EQ(error("http://h:99999/"), "malformed URL 'http://h:99999/': port 99999 is out of range 1-65535");
+  EXPECT_EQ(error("http://h:0/"), "malformed URL 'http://h:0/': port 0 is out of range 1-65535");
+  EXPECT_EQ(error("http://h:8a/"), "malformed URL 'http://h:8a/': port '8a' is not a number");
+  EXPECT_EQ(error("http://h:/"), "malformed URL 'http://h:/': empty port");
+  EXPECT_EQ(error("http://[::1/"), "malformed URL 'http://[::1/': unterminated IPv6 literal");
+  EXPECT_EQ(error("http://[zz::1]/"), "malformed URL 'http://[zz::1]/': 'zz::1' is not an IPv6 address");
+  EXPECT_EQ(error("http://a b/"), "malformed URL 'http://a b/': contains a space or control character (percent-encode it)");
+  EXPECT_EQ(error("http://h$x/"), "malformed URL 'http://h$x/': invalid host name 'h$x'");
+  EXPECT_EQ(ParseUrl("http://h/x").status().code(), StatusCode::kOk);
+  EXPECT_EQ(ParseUrl("ftp://h/x").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(UrlTest, UserInfoIsRefusedWithoutEchoingIt) {
+  Status s = ParseUrl("https://user:hunter2@h/x").status();
+  EXPECT_EQ(s.message(),
+            "malformed URL 'https://REDACTED@h/x': user info in URLs is not supported "
+            "(pass credentials separately)");
+}
+
+TEST(UrlTest, RedactionHidesSecretQueryValues) {
+  EXPECT_EQ(RedactUrl("https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                      "&X-Amz-Credential=AKIA%2F20240101&X-Amz-Signature=abc123&partNumber=2"),
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            "&X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&partNumber=2");
+  EXPECT_EQ(RedactUrl("https://a.blob.core.windows.net/c/b?sv=2021&se=2030&sp=r&sig=SECRET"),
+            "https://a.blob.core.windows.net/c/b?sv=2021&se=2030&sp=r&sig=REDACTED");
+  EXPECT_EQ(RedactUrl("https://h/x?access_token=t0k"), "https://h/x?access_token=REDACTED");
+  EXPECT_EQ(RedactUrl("no scheme?token=abc"), "no scheme?token=REDACTED");
+}
+
+TEST(UrlTest, ResolvesRedirectTargets) {
+  Url base = *ParseUrl("http://h:81/dir/file?q=1");
+  EXPECT_EQ(ResolveRedirect(base, "https://o/x")->ToString(), "https://o/x");
+  EXPECT_EQ(ResolveRedirect(base, "//o2/y")->ToString(), "http://o2/y");
+  EXPECT_EQ(ResolveRedirect(base, "/abs?z")->ToString(), "http://h:81/abs?z");
+  EXPECT_EQ(ResolveRedirect(base, "rel")->ToString(), "http://h:81/dir/rel");
+  EXPECT_EQ(ResolveRedirect(base, "").status().message(), "empty Location header");
+}
+
+TEST(RetryPolicyTest, RetryableStatuses) {
+  for (int s : {408, 429, 500, 502, 503, 504}) EXPECT_TRUE(IsRetryableHttpStatus(s)) << s;
+  for (int s : {200, 206, 301, 400, 401, 403, 404, 416, 501}) EXPECT_FALSE(IsRetryableHttpStatus(s)) << s;
+}
+
+TEST(RetryPolicyTest, BackoffDoublesWithJitterAndCap) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(BackoffDelay(1, milliseconds(100), milliseconds(10000), 0.0), milliseconds(50));
+  EXPECT_EQ(BackoffDelay(1, milliseconds(100), milliseconds(10000), 0.999999), milliseconds(99));
+  EXPECT_EQ(BackoffDelay(3, milliseconds(100), milliseconds(10000), 0.0), milliseconds(200));
+  EXPECT_EQ(BackoffDelay(3, milliseconds(100), milliseconds(10000), 0.5), milliseconds(300));
+  EXPECT_EQ(BackoffDelay(40, milliseconds(100), milliseconds(1000), 0.0), milliseconds(500));
+}
+
+TEST(RetryPolicyTest, ParsesRetryAfter) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(ParseRetryAfter("3", 0), milliseconds(3000));
+  EXPECT_EQ(ParseRetryAfter(" 0 ", 0), milliseconds(0));
+  // 1445412480 = Wed, 21 Oct 2015 07:28:00 GMT.
+  EXPECT_EQ(ParseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412480 - 7), milliseconds(7000));
+  EXPECT_EQ(ParseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", 1445412480 + 50), milliseconds(0));
+  EXPECT_FALSE(ParseRetryAfter("soon", 0).has_value());
+  EXPECT_FALSE(ParseRetryAfter("-1", 0).has_value());
+}
+
+TEST(RetryPolicyTest, ParsesContentRange) {
+  auto cr = ParseContentRange("bytes 10-19/100");
+  ASSERT_TRUE(cr.has_value());
+  EXPECT_EQ(cr->first, 10u);
+  EXPECT_EQ(cr->last, 19u);
+  EXPECT_EQ(*cr->total, 100u);
+  EXPECT_FALSE(ParseContentRange("bytes 10-19/*")->total.has_value());
+  EXPECT_FALSE(ParseContentRange("bytes 19-10/100").has_value());
+  EXPECT_FALSE(ParseContentRange("bytes 10-100/100").has_value());
+  EXPECT_FALSE(ParseContentRange("items 1-2/3").has_value());
+}
+
+}  // namespace
+}  // namespace sluice
