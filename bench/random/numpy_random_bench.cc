@@ -69,3 +69,4 @@ BENCHMARK(BM_ChoiceFloyd)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sluice::numpy
+BENCHMARK_MAIN();

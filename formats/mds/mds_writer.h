@@ -1,7 +1,7 @@
 // MDSWriter: writes an MDS dataset folder (shards + index.json) that is
 // byte-identical to what Mosaic's MDSWriter writes for the same samples and
 // settings. Splitting, compression, hashes and file writing come from
-// formats/dataset/sharded_writer.h; this adds the MDS shard layout and the
+// formats/writer/sharded_writer.h; this adds the MDS shard layout and the
 // column encodings.
 //
 // Thread safety: one thread at a time per writer.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "formats/dataset/sharded_writer.h"
+#include "formats/writer/sharded_writer.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/column_encoding.h"
 

@@ -1,4 +1,4 @@
-#include "formats/dataset/sharded_writer.h"
+#include "formats/writer/sharded_writer.h"
 
 #include <algorithm>
 #include <charconv>

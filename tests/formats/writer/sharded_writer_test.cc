@@ -2,7 +2,7 @@
 // exact boundaries, file names, compression, hashes, meta files, index.json
 // and errors. (The MDS compat tests in tests/formats/mds/ check it against
 // Mosaic's own output.)
-#include "formats/dataset/sharded_writer.h"
+#include "formats/writer/sharded_writer.h"
 
 #include <gtest/gtest.h>
 
