@@ -146,7 +146,7 @@ void OrigLayout::FillRank(int64_t p, int64_t r, WorkArray& work) const {
   const int64_t dcol = step / C_, drow = step % C_;
   int64_t k0 = drop_ + p + r * P_;
   int64_t row = k0 % C_, col = k0 / C_;
-  int64_t* base = &work.ids[static_cast<size_t>(work.Offset(p, r, 0, 0, 0))];
+  int64_t* base = work.ids.data() + work.Offset(p, r, 0, 0, 0);
   // Layout within the rank: q -> worker (q/B)%W, batch q/(W*B), slot q%B; the
   // rank's block is W * batches * B contiguous values, worker-major.
   const int64_t per_worker = batches_ * B_;

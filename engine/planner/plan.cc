@@ -39,7 +39,7 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
     SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker));
   } else {
     SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
-    const int64_t* begin = &work.ids[size_t(work.Offset(pnode, prank, worker, 0, 0))];
+    const int64_t* begin = work.ids.data() + work.Offset(pnode, prank, worker, 0, 0);
     slice.assign(begin, begin + work.batches() * work.batch_size());
   }
   std::erase(slice, -1);
@@ -50,7 +50,7 @@ std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64
   const int64_t W = work.workers(), B = work.batch_size();
   std::vector<std::vector<std::vector<int64_t>>> per_worker(static_cast<size_t>(W));
   for (int64_t w = 0; w < W; ++w) {
-    const int64_t* begin = &work.ids[size_t(work.Offset(node, rank, w, 0, 0))];
+    const int64_t* begin = work.ids.data() + work.Offset(node, rank, w, 0, 0);
     std::vector<int64_t> batch;
     for (const int64_t* p = begin; p != begin + work.batches() * B; ++p) {
       if (*p == -1) continue;

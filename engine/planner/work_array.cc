@@ -10,7 +10,7 @@ std::vector<int64_t> TraversalOrder(const WorkArray& work) {
     for (int64_t w = 0; w < W; ++w)
       for (int64_t p = 0; p < P; ++p)
         for (int64_t r = 0; r < R; ++r) {
-          const int64_t* row = &work.ids[static_cast<size_t>(work.Offset(p, r, w, b, 0))];
+          const int64_t* row = work.ids.data() + work.Offset(p, r, w, b, 0);
           out.insert(out.end(), row, row + B);
         }
   return out;

@@ -57,7 +57,7 @@ TEST(PartitionTest, MatchesMosaicUnitVectors) {
         for (int64_t w = 0; w < shape[2]; ++w) {
           auto one = GetWorkerPartition(*algo, args, p, r, w);
           ASSERT_TRUE(one.ok()) << one.status().ToString();
-          const int64_t* begin = &got->ids[size_t(got->Offset(p, r, w, 0, 0))];
+          const int64_t* begin = got->ids.data() + got->Offset(p, r, w, 0, 0);
           ASSERT_EQ(*one, std::vector<int64_t>(begin, begin + shape[3] * shape[4]))
               << "p=" << p << " r=" << r << " w=" << w;
         }

@@ -94,7 +94,7 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
         ASSERT_TRUE(mine.ok()) << mine.status().ToString();
         const int64_t g = (node * w.ranks_per_node + rank) / k;
         const int64_t pr = derived->parallel_world.ranks_per_node;
-        const int64_t* begin = &work->ids[size_t(work->Offset(g / pr, g % pr, worker, 0, 0))];
+        const int64_t* begin = work->ids.data() + work->Offset(g / pr, g % pr, worker, 0, 0);
         std::vector<int64_t> expect(begin, begin + work->batches() * work->batch_size());
         std::erase(expect, -1);
         EXPECT_EQ(*mine, expect) << "node " << node << " rank " << rank << " worker " << worker;

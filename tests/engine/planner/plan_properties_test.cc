@@ -206,7 +206,7 @@ TEST(PlanPropertiesTest, WorkerPlanIsItsSlice) {
         for (int64_t w = 0; w < q.world.workers_per_rank; ++w) {
           auto mine = PlanWorker(q, p, r, w);
           ASSERT_TRUE(mine.ok()) << mine.status().ToString();
-          const int64_t* begin = &full->ids[size_t(full->Offset(p, r, w, 0, 0))];
+          const int64_t* begin = full->ids.data() + full->Offset(p, r, w, 0, 0);
           std::vector<int64_t> expect(begin, begin + full->batches() * full->batch_size());
           std::erase(expect, -1);
           ASSERT_EQ(*mine, expect) << "iter " << iter;
