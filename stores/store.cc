@@ -1,0 +1,45 @@
+// OpenStore: picks the backend by URL scheme.
+#include "stores/store.h"
+
+#include <cctype>
+
+#include "stores/file/file_store.h"
+
+namespace sluice {
+namespace {
+
+// "s3" for "s3://b/k", "dbfs" for "dbfs:/Volumes/..", "" for a plain path.
+std::string SchemeOf(std::string_view url) {
+  size_t colon = url.find(':');
+  if (colon == std::string_view::npos || colon == 0) return "";
+  std::string scheme;
+  for (size_t i = 0; i < colon; ++i) {
+    char c = url[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.')) {
+      return "";  // a path that happens to hold ':'
+    }
+    scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  // "dbfs:/..." has no "//"; every other scheme needs it.
+  if (scheme == "dbfs") return scheme;
+  if (url.substr(colon, 3) != "://") return "";
+  return scheme;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
+                                         boost::asio::any_io_executor executor,
+                                         const StoreOptions& options) {
+  (void)executor;
+  (void)options;
+  if (url.empty()) return InvalidArgumentError("empty store URL");
+  std::string scheme = SchemeOf(url);
+  if (scheme.empty() || scheme == "file") return OpenFileStore(url);
+  return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +
+                              std::string(url.substr(0, url.find('?'))) +
+                              "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, "
+                              "or a local path)");
+}
+
+}  // namespace sluice

@@ -1,0 +1,159 @@
+// The local file store and OpenStore's dispatch of paths and file:// URLs.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/file/file_store.h"
+#include "stores/store.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::PatternBytes;
+using testing::TempDir;
+
+class FileStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> Open(const std::string& url) {
+    auto store = OpenStore(url, loop_.executor());
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+  EventLoop loop_;
+  TempDir dir_;
+};
+
+TEST_F(FileStoreTest, PutGetHeadRangeRoundTrip) {
+  auto store = Open(dir_.path() + "/root");
+  ASSERT_NE(store, nullptr);
+  std::string data = PatternBytes(100000, 7);
+  ASSERT_TRUE(loop_.Run(store->Put("a/b/shard.mds", data)).ok());
+  auto got = loop_.Run(store->Get("a/b/shard.mds"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, data);
+  auto head = loop_.Run(store->Head("a/b/shard.mds"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->size, 100000u);
+  EXPECT_EQ(head->key, "a/b/shard.mds");
+  auto range = loop_.Run(store->GetRange("a/b/shard.mds", 99990, 100));
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(*range, data.substr(99990));
+  auto mid = loop_.Run(store->GetRange("a/b/shard.mds", 5, 3));
+  ASSERT_TRUE(mid.ok());
+  EXPECT_EQ(*mid, data.substr(5, 3));
+  auto empty = loop_.Run(store->GetRange("a/b/shard.mds", 100000, 3));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, "");
+  auto past = loop_.Run(store->GetRange("a/b/shard.mds", 100001, 3));
+  EXPECT_EQ(past.status().code(), StatusCode::kOutOfRange);
+}
+
+TEST_F(FileStoreTest, FileUrlAndGetToFileAndPutFile) {
+  auto store = Open("file://" + dir_.path() + "/r");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->root(), "file://" + dir_.path() + "/r");
+  std::string data = PatternBytes(3 << 20, 3);
+  std::string src = dir_.path() + "/src.bin";
+  ASSERT_TRUE(WriteFileAtomic(src, data).ok());
+  ASSERT_TRUE(loop_.Run(store->PutFile("x/y.bin", src)).ok());
+  std::string dst = dir_.path() + "/out/deep/y.bin";
+  ASSERT_TRUE(loop_.Run(store->GetToFile("x/y.bin", dst)).ok());
+  auto back = ReadFile(dst);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, data);
+  // No temporary file is left next to the destination.
+  auto listing = Open(dir_.path() + "/out");
+  auto all = loop_.Run(listing->List(""));
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].key, "deep/y.bin");
+}
+
+TEST_F(FileStoreTest, MissingObjectIsNotFoundAndLeavesDestinationUntouched) {
+  auto store = Open(dir_.path());
+  std::string dst = dir_.path() + "/keep.bin";
+  ASSERT_TRUE(WriteFileAtomic(dst, "old").ok());
+  Status s = loop_.Run(store->GetToFile("nope.bin", dst));
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find(dir_.path() + "/nope.bin"), std::string::npos) << s.message();
+  EXPECT_EQ(*ReadFile(dst), "old");
+  EXPECT_EQ(loop_.Run(store->Head("nope")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(loop_.Run(store->Get("nope")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(loop_.Run(store->GetRange("nope", 0, 1)).status().code(), StatusCode::kNotFound);
+  // A folder is not an object.
+  ASSERT_TRUE(MakeDirs(dir_.path() + "/sub").ok());
+  EXPECT_EQ(loop_.Run(store->Head("sub")).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
+  auto store = Open(dir_.path() + "/ds");
+  for (const char* key : {"b/2", "a", "b/1", "b/10/x", "bz", "c/d/e/f"}) {
+    ASSERT_TRUE(loop_.Run(store->Put(key, key)).ok()) << key;
+  }
+  auto all = loop_.Run(store->List(""));
+  ASSERT_TRUE(all.ok());
+  std::vector<std::string> keys;
+  for (const auto& info : *all) keys.push_back(info.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"a", "b/1", "b/10/x", "b/2", "bz", "c/d/e/f"}));
+  EXPECT_EQ((*all)[2].size, 6u);
+
+  auto b = loop_.Run(store->List("b"));
+  keys.clear();
+  for (const auto& info : *b) keys.push_back(info.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"b/1", "b/10/x", "b/2", "bz"}));
+
+  auto b1 = loop_.Run(store->List("b/1"));
+  keys.clear();
+  for (const auto& info : *b1) keys.push_back(info.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"b/1", "b/10/x"}));
+
+  auto bdir = loop_.Run(store->List("b/"));
+  EXPECT_EQ(bdir->size(), 3u);
+  auto none = loop_.Run(store->List("zzz/"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  // A store whose folder does not exist lists nothing.
+  auto missing = Open(dir_.path() + "/missing");
+  EXPECT_TRUE(loop_.Run(missing->List(""))->empty());
+}
+
+TEST_F(FileStoreTest, RefusesKeysThatEscapeTheRoot) {
+  auto store = Open(dir_.path());
+  for (const char* key : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/"}) {
+    Status s = loop_.Run(store->Put(key, "x"));
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << key;
+    EXPECT_EQ(loop_.Run(store->Head(key)).status().code(), StatusCode::kInvalidArgument) << key;
+  }
+  EXPECT_EQ(loop_.Run(store->List("../")).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(loop_.Run(store->List("/a")).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(OpenStoreTest, DispatchAndUrlErrors) {
+  EventLoop loop;
+  auto url = FileUrlToPath("file:///tmp/a%20b/");
+  ASSERT_TRUE(url.ok());
+  EXPECT_EQ(*url, "/tmp/a b");
+  EXPECT_EQ(*FileUrlToPath("file://localhost/x"), "/x");
+  EXPECT_EQ(*FileUrlToPath("relative/dir"), "relative/dir");
+  EXPECT_EQ(*FileUrlToPath("/"), "/");
+  auto other_host = OpenStore("file://example.com/x", loop.executor());
+  EXPECT_EQ(other_host.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(other_host.status().message().find("example.com"), std::string::npos);
+  EXPECT_EQ(OpenStore("file:///a%zz", loop.executor()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenStore("", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+  auto unknown = OpenStore("ftp://host/x", loop.executor());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("'ftp'"), std::string::npos);
+  // A path holding ':' is a path.
+  EXPECT_TRUE(OpenStore("dir:with:colons", loop.executor()).ok());
+}
+
+}  // namespace
+}  // namespace sluice
