@@ -14,8 +14,7 @@ inline std::string MosaicOrderPath(const std::string& rel) {
   return std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/order/" + rel;
 }
 
-// Flattens nested arrays of integers (row-major) into `out`; records the
-// shape of the first element along each depth in `shape` when non-null.
+// Flattens nested arrays of integers (row-major) into `out`.
 inline void FlattenInts(simdjson::dom::element e, std::vector<int64_t>& out) {
   if (e.is_array()) {
     for (auto x : e.get_array()) FlattenInts(x, out);

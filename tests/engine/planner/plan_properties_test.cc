@@ -33,10 +33,6 @@ std::vector<int64_t> GlobalSequence(const WorkArray& x, int64_t len) {
   return seq;
 }
 
-struct Divisions {
-  std::vector<int64_t> nodes;  // P with P | C
-};
-
 std::vector<int64_t> Divisors(int64_t c) {
   std::vector<int64_t> out;
   for (int64_t d = 1; d <= c; ++d)
