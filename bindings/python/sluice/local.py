@@ -1,0 +1,140 @@
+"""LocalDataset: random access to a dataset folder on local disk (index.json
++ shards of any format Sluice reads) through the C ABI.
+
+One ctypes crossing per sample: sluice_dataset_get fills every column's view
+at once; the views stay valid until the dataset is closed.
+"""
+import ctypes
+import json
+import os
+
+import numpy as np
+
+from sluice import _lib
+from sluice.encodings import (UNSAFE_ENCODINGS, make_decoder, make_text_decoder,
+                              unsafe_message)
+
+__all__ = ['LocalDataset']
+
+
+class _Handle:
+    """Owns a sluice_dataset*; closed when the last reference goes."""
+
+    ptr = None
+
+    def __init__(self, path, verify_hashes):
+        h = ctypes.c_void_p()
+        flags = 1 if verify_hashes else 0
+        _lib.check(_lib.lib.sluice_dataset_open(os.fsencode(path), flags, ctypes.byref(h)))
+        self.ptr = h
+
+    def close(self):
+        if self.ptr:
+            _lib.lib.sluice_dataset_close(self.ptr)
+            self.ptr = None
+
+    def __del__(self):
+        self.close()
+
+
+class LocalDataset:
+    """A dataset folder read in place: `len(ds)`, `ds[i]` (a dict column -> value),
+    `ds[np.array([...])]` (a list of dicts), iteration in order.
+
+    Args:
+        local: the folder holding index.json.
+        split: optional sub-folder of `local`.
+        allow_unsafe_types: allow `pkl` columns (unpickling runs code), as Mosaic.
+        validate_hash: truthy to check shard hashes recorded in index.json on load.
+    """
+
+    def __init__(self, local, split=None, allow_unsafe_types=False, validate_hash=None):
+        path = os.path.join(local, split) if split else local
+        self.local = path
+        self._handle = _Handle(path, bool(validate_hash))
+        ptr = self._handle.ptr
+        lib = _lib.lib
+        self.num_samples = int(lib.sluice_dataset_num_samples(ptr))
+        self.num_shards = int(lib.sluice_dataset_num_shards(ptr))
+        self.format = lib.sluice_dataset_format(ptr).decode()
+        n = lib.sluice_dataset_num_columns(ptr)
+        self.column_names = [lib.sluice_dataset_column_name(ptr, i).decode() for i in range(n)]
+        self.column_encodings = [lib.sluice_dataset_column_encoding(ptr, i).decode()
+                                 for i in range(n)]
+        if self.format == 'mds':
+            for name, enc in zip(self.column_names, self.column_encodings):
+                if enc in UNSAFE_ENCODINGS and not allow_unsafe_types:
+                    raise ValueError(unsafe_message(name, enc))
+            self._decoders = [make_decoder(e, c, allow_unsafe_types)
+                              for c, e in zip(self.column_names, self.column_encodings)]
+        else:
+            self._decoders = [make_text_decoder(self.format, e, c)
+                              for c, e in zip(self.column_names, self.column_encodings)]
+        self._fields = (_lib.Bytes * max(n, 1))()
+        self._n = n
+        self._samples_per_shard = None
+
+    @property
+    def samples_per_shard(self):
+        """Samples in each shard, in index order (from index.json)."""
+        if self._samples_per_shard is None:
+            with open(os.path.join(self.local, 'index.json'), 'rb') as f:
+                index = json.load(f)
+            self._samples_per_shard = [int(s['samples']) for s in index['shards']]
+        return self._samples_per_shard
+
+    def __len__(self):
+        return self.num_samples
+
+    def close(self):
+        self._handle.close()
+
+    def raw_fields(self, idx):
+        """The stored bytes of each column of sample `idx` (copies)."""
+        f = self._fields
+        _lib.check(_lib.lib.sluice_dataset_get(self._handle.ptr, idx, f, self._n))
+        return [ctypes.string_at(f[i].data, f[i].size) if f[i].size else b''
+                for i in range(self._n)]
+
+    def get_raw(self, idx):
+        """The whole stored sample (MDS sample bytes, or the JSONL/CSV line with its
+        newline), as bytes."""
+        b = _lib.Bytes()
+        _lib.check(_lib.lib.sluice_dataset_get_raw(self._handle.ptr, idx, ctypes.byref(b)))
+        return _lib.view_bytes(b)
+
+    def get_item(self, idx):
+        """Sample `idx` as {column: value}."""
+        if idx < 0:
+            idx += self.num_samples
+        if not 0 <= idx < self.num_samples:
+            raise IndexError(f'sample {idx} out of range: the dataset at {self.local} has '
+                             f'{self.num_samples} samples')
+        raw = self.raw_fields(idx)
+        return {name: dec(b) for name, dec, b in zip(self.column_names, self._decoders, raw)}
+
+    def __getitem__(self, idx):
+        if isinstance(idx, (int, np.integer)):
+            return self.get_item(int(idx))
+        if isinstance(idx, slice):
+            return [self.get_item(i) for i in range(*idx.indices(self.num_samples))]
+        arr = np.asarray(idx)
+        if arr.dtype == bool:
+            arr = np.flatnonzero(arr)
+        return [self.get_item(int(i)) for i in arr.reshape(-1)]
+
+    def __iter__(self):
+        for i in range(self.num_samples):
+            yield self.get_item(i)
+
+    # Handles are not inherited across pickling (DataLoader spawn): reopen.
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state['_handle'] = None
+        state['_fields'] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._handle = _Handle(self.local, False)
+        self._fields = (_lib.Bytes * max(self._n, 1))()
