@@ -1,0 +1,230 @@
+"""Dataset writers with Mosaic's names and arguments: MDSWriter, JSONWriter,
+CSVWriter, TSVWriter. Shards, index.json and their bytes are produced by the
+C writer (sluice_writer_*), byte-identical to Mosaic's; Python only turns
+each value into its stored bytes (MDS) or its text (JSON/CSV/TSV).
+"""
+import ctypes
+import math
+import os
+import re
+
+from sluice import _lib
+from sluice.encodings import make_encoder
+
+__all__ = ['MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'parse_size_limit']
+
+_SIZE_UNITS = ['b', 'kb', 'mb', 'gb', 'tb', 'pb', 'eb', 'zb', 'yb']
+_REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
+
+
+def parse_size_limit(size_limit):
+    """size_limit as Mosaic takes it: None (no limit), an int, or a string such
+    as '64mb' / '1.5kb' / '100' (suffixes kb..yb mean x1024 each,
+    case-insensitive). Returns an int or None."""
+    if size_limit is None:
+        return None
+    if isinstance(size_limit, bool):
+        raise TypeError('size_limit must be an int, a size string or None')
+    if isinstance(size_limit, int):
+        value = size_limit
+    elif isinstance(size_limit, str):
+        m = re.fullmatch(r'\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*', size_limit)
+        unit = m.group(2).lower() if m else None
+        if not m or unit not in _SIZE_UNITS + ['']:
+            raise ValueError(f'size_limit {size_limit!r}: expected a number with an optional '
+                             f'suffix b, kb, mb, gb, tb, pb, eb, zb or yb')
+        power = _SIZE_UNITS.index(unit) if unit else 0
+        value = int(float(m.group(1)) * 1024**power)
+    else:
+        raise TypeError(f'size_limit must be an int, a size string or None, not '
+                        f'{type(size_limit).__name__}')
+    if value <= 0 or value >= 1 << 32:
+        raise ValueError(f'size_limit {size_limit!r} must be positive and below 2**32')
+    return value
+
+
+def _local_out(out):
+    """The local folder of `out`; remote targets need the stores (not in the C ABI yet)."""
+    if isinstance(out, (tuple, list)):
+        if len(out) != 2:
+            raise ValueError('out must be a folder, a URL, or a (local, remote) pair')
+        local, remote = out
+        if remote:
+            raise NotImplementedError(
+                f'sluice: uploading to {remote!r} needs the remote stores, which the C ABI does '
+                'not offer yet; write to a local folder and upload it separately')
+        out = local
+    if _REMOTE.match(str(out)) and not str(out).startswith('file://'):
+        raise NotImplementedError(
+            f'sluice: writing to the remote {out!r} needs the remote stores, which the C ABI does '
+            'not offer yet; write to a local folder and upload it separately')
+    out = str(out)
+    return out[len('file://'):] if out.startswith('file://') else out
+
+
+class _Writer:
+    format = None
+
+    def __init__(self, *, out, columns, compression=None, hashes=None, size_limit=1 << 26,
+                 keep_local=False, progress_bar=False, max_workers=None, exist_ok=False,
+                 **kwargs):
+        if kwargs:
+            raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
+        self.local = _local_out(out)
+        if os.path.isdir(self.local) and os.listdir(self.local) and not exist_ok:
+            raise FileExistsError(f'Directory is not empty: {self.local}')
+        if not isinstance(columns, dict) or not columns:
+            raise ValueError('columns must be a non-empty dict {name: encoding}')
+        self.columns = dict(columns)
+        self.compression = compression
+        self.hashes = list(hashes or [])
+        self.size_limit = parse_size_limit(size_limit)
+        self.keep_local = keep_local
+        self.progress_bar = progress_bar
+        self.max_workers = max_workers
+        self._names = list(self.columns)
+        n = len(self._names)
+        names = (ctypes.c_char_p * n)(*[k.encode('utf-8') for k in self._names])
+        encs = (ctypes.c_char_p * n)(*[str(v).encode('utf-8') for v in self.columns.values()])
+        hashes_c = (ctypes.c_char_p * max(len(self.hashes), 1))(
+            *[h.encode() for h in self.hashes])
+        opts = _lib.WriterOptions(
+            format=self.format.encode(),
+            compression=compression.encode() if compression else None,
+            hashes=hashes_c, num_hashes=len(self.hashes),
+            size_limit=self.size_limit or 0, no_size_limit=1 if self.size_limit is None else 0)
+        h = ctypes.c_void_p()
+        _lib.check(_lib.lib.sluice_writer_open(os.fsencode(self.local), names, encs, n,
+                                               ctypes.byref(opts), ctypes.byref(h)),
+                   f'{type(self).__name__}({self.local!r})')
+        self._handle = h
+        self._fields = (_lib.Bytes * n)()
+        self._finished = False
+        self._bar = None
+        if progress_bar:
+            try:
+                from tqdm import tqdm
+                self._bar = tqdm(desc=f'writing {self.local}', unit=' samples')
+            except ImportError:
+                self._bar = None
+
+    def _encode(self, sample):
+        raise NotImplementedError
+
+    def write(self, sample):
+        """Appends one sample (a dict with a value for every column)."""
+        if self._finished:
+            raise RuntimeError(f'{type(self).__name__}: write after finish()')
+        try:
+            parts = self._encode(sample)
+        except KeyError as e:
+            raise KeyError(f'sample has no value for column {e.args[0]!r}') from None
+        f = self._fields
+        keep = []
+        for i, p in enumerate(parts):
+            buf = ctypes.create_string_buffer(p, len(p)) if p else None
+            keep.append(buf)
+            f[i].data = ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)) if buf else None
+            f[i].size = len(p)
+        _lib.check(_lib.lib.sluice_writer_write(self._handle, f, len(parts)),
+                   f'{type(self).__name__}.write')
+        if self._bar is not None:
+            self._bar.update(1)
+
+    def finish(self):
+        """Writes the last shard and index.json."""
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            _lib.check(_lib.lib.sluice_writer_finish(self._handle),
+                       f'{type(self).__name__}.finish')
+        finally:
+            self._close()
+
+    def _close(self):
+        if self._handle:
+            _lib.lib.sluice_writer_close(self._handle)
+            self._handle = None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.finish()
+        else:
+            self._finished = True
+            self._close()
+
+    def __del__(self):
+        try:
+            self._close()
+        except Exception:
+            pass
+
+
+class MDSWriter(_Writer):
+    """Writes an MDS dataset, byte-identical to Mosaic's MDSWriter.
+
+    Args:
+        out: local folder (remote URLs raise NotImplementedError for now).
+        columns: {name: encoding}, any MDS encoding.
+        compression, hashes, size_limit: as Mosaic (size_limit may be '64mb').
+    """
+    format = 'mds'
+
+    def __init__(self, *, out, columns, **kwargs):
+        super().__init__(out=out, columns=columns, **kwargs)
+        self._encoders = [make_encoder(self.columns[c], c) for c in self._names]
+
+    def _encode(self, sample):
+        return [enc(sample[c]) for c, enc in zip(self._names, self._encoders)]
+
+
+def _py_text(column, encoding, value):
+    if encoding == 'int':
+        if isinstance(value, bool) or not isinstance(value, int) and \
+                type(value).__module__ != 'numpy':
+            raise TypeError(f'column {column!r} (int): got {type(value).__name__}')
+        return str(int(value))
+    if encoding == 'float':
+        if not isinstance(value, float) and type(value).__module__ != 'numpy':
+            raise TypeError(f'column {column!r} (float): got {type(value).__name__}')
+        v = float(value)
+        return 'nan' if math.isnan(v) else repr(v)
+    if encoding == 'str':
+        if not isinstance(value, str):
+            raise TypeError(f'column {column!r} (str): got {type(value).__name__}')
+        return value
+    raise ValueError(f'column {column!r}: unsupported encoding {encoding!r} (str, int, float)')
+
+
+class _TextWriter(_Writer):
+    def __init__(self, *, out, columns, newline='\n', **kwargs):
+        if newline != '\n':
+            raise NotImplementedError(
+                f'{type(self).__name__}: newline {newline!r} needs a C ABI option that does not '
+                'exist yet (only "\\n")')
+        super().__init__(out=out, columns=columns, **kwargs)
+
+    def _encode(self, sample):
+        return [_py_text(c, self.columns[c], sample[c]).encode('utf-8') for c in self._names]
+
+
+class JSONWriter(_TextWriter):
+    """Writes a JSONL dataset as Mosaic's JSONWriter (columns: str, int, float)."""
+    format = 'json'
+
+
+class CSVWriter(_TextWriter):
+    """Writes a CSV dataset as Mosaic's CSVWriter."""
+    format = 'csv'
+
+
+class TSVWriter(_TextWriter):
+    """Writes a TSV dataset as Mosaic's TSVWriter."""
+    format = 'tsv'
