@@ -8,12 +8,20 @@
 #include "formats/mds/column_encoder.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
+#include "formats/text/jsonl_writer.h"
+#include "formats/text/py_number_text.h"
+#include "formats/text/xsv_writer.h"
 
+// Exactly one of mds / jsonl / xsv is set, by the format given at open.
 struct sluice_writer {
   std::unique_ptr<sluice::MdsWriter> mds;
+  std::unique_ptr<sluice::JsonlWriter> jsonl;
+  std::unique_ptr<sluice::XsvWriter> xsv;
   // given_to_stored[i]: where column i as given at open sits in stored order.
   std::vector<size_t> given_to_stored;
-  std::vector<std::string_view> fields;  // reused across writes
+  std::vector<std::string_view> fields;  // reused across writes (MDS)
+  std::vector<sluice::TextValue> values; // reused across writes (text formats)
+  const std::vector<sluice::TextColumn>* text_columns = nullptr;  // stored order
 };
 
 namespace {
@@ -72,6 +80,94 @@ sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_
   return Emit(sluice::EncodeMdsValue(*enc, sluice::MdsValue(value)), buf, cap, len);
 }
 
+// Fills `w`'s column mapping: given column i -> its slot in stored order.
+template <typename Stored, typename NameOf>
+void MapColumns(sluice_writer* w, const std::vector<std::pair<std::string, std::string>>& columns,
+                const std::vector<Stored>& stored, NameOf name_of) {
+  for (const auto& [name, enc] : columns) {
+    for (size_t s = 0; s < stored.size(); ++s) {
+      if (name_of(stored[s]) == name) w->given_to_stored.push_back(s);
+    }
+  }
+}
+
+std::vector<sluice::TextColumn> TextColumnsOf(
+    const std::vector<std::pair<std::string, std::string>>& columns, sluice::Status* status) {
+  std::vector<sluice::TextColumn> out;
+  for (const auto& [name, enc] : columns) {
+    auto parsed = sluice::ParseTextEncoding(enc, name);
+    if (!parsed.ok()) {
+      *status = parsed.status();
+      return {};
+    }
+    out.push_back({name, *parsed});
+  }
+  return out;
+}
+
+// Opens the JSON / CSV / TSV writer for `format` into `w`.
+sluice::Status OpenTextWriter(sluice_writer* w, const std::string& format,
+                              const std::string& out_dir,
+                              const std::vector<std::pair<std::string, std::string>>& columns,
+                              const sluice::ShardedWriterOptions& opts) {
+  sluice::Status status;
+  std::vector<sluice::TextColumn> text_columns = TextColumnsOf(columns, &status);
+  if (!status.ok()) return status;
+  if (format == "json") {
+    sluice::JsonlWriterOptions o;
+    o.columns = std::move(text_columns);
+    o.compression = opts.compression;
+    o.hashes = opts.hashes;
+    o.size_limit = opts.size_limit;
+    SLUICE_ASSIGN_OR_RETURN(w->jsonl, sluice::JsonlWriter::Create(out_dir, std::move(o)));
+    w->text_columns = &w->jsonl->columns();
+  } else {
+    sluice::XsvWriterOptions o;
+    o.format = format;
+    o.columns = std::move(text_columns);
+    o.compression = opts.compression;
+    o.hashes = opts.hashes;
+    o.size_limit = opts.size_limit;
+    SLUICE_ASSIGN_OR_RETURN(w->xsv, sluice::XsvWriter::Create(out_dir, std::move(o)));
+    w->text_columns = &w->xsv->columns();
+  }
+  MapColumns(w, columns, *w->text_columns, [](const sluice::TextColumn& c) { return c.name; });
+  w->values.resize(w->text_columns->size());
+  return sluice::Status();
+}
+
+// Parses a text field given for a JSON/CSV/TSV column into its typed value,
+// reading numbers as Python's int() / float() read them.
+sluice::Status ParseTextField(const sluice::TextColumn& column, std::string_view text,
+                              sluice::TextValue* out) {
+  switch (column.encoding) {
+    case sluice::TextEncoding::kStr:
+      *out = text;
+      return sluice::Status();
+    case sluice::TextEncoding::kInt: {
+      auto v = sluice::ParsePyIntText(text);
+      if (!v) {
+        return sluice::InvalidArgumentError("sluice_writer_write: column '" + column.name +
+                                            "' (int): '" + std::string(text.substr(0, 64)) +
+                                            "' is not an int64");
+      }
+      *out = *v;
+      return sluice::Status();
+    }
+    case sluice::TextEncoding::kFloat: {
+      auto v = sluice::ParsePyFloatText(text);
+      if (!v) {
+        return sluice::InvalidArgumentError("sluice_writer_write: column '" + column.name +
+                                            "' (float): '" + std::string(text.substr(0, 64)) +
+                                            "' is not a float");
+      }
+      *out = *v;
+      return sluice::Status();
+    }
+  }
+  return sluice::InternalError("sluice_writer_write: unknown text encoding");
+}
+
 }  // namespace
 
 extern "C" {
@@ -87,10 +183,10 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     }
     *out = nullptr;
     std::string format = options && options->format ? options->format : "mds";
-    if (format != "mds") {
+    if (format != "mds" && format != "json" && format != "csv" && format != "tsv") {
       return Fail(sluice::UnimplementedError("sluice_writer_open: format '" + format +
-                                             "' is not available through the C ABI yet "
-                                             "(only 'mds')"));
+                                             "' is not available through the C ABI "
+                                             "(only 'mds', 'json', 'csv', 'tsv')"));
     }
     std::vector<std::pair<std::string, std::string>> columns;
     for (uint32_t i = 0; i < num_columns; ++i) {
@@ -102,6 +198,13 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     }
     auto opts = Options(options);
     if (!opts.ok()) return Fail(opts.status().WithContext("sluice_writer_open"));
+    if (format != "mds") {
+      auto w = std::make_unique<sluice_writer>();
+      auto st = OpenTextWriter(w.get(), format, out_dir, columns, *opts);
+      if (!st.ok()) return Fail(st);
+      *out = w.release();
+      return SLUICE_OK;
+    }
     auto mds = sluice::MdsWriter::Create(out_dir, columns, *opts);
     if (!mds.ok()) return Fail(mds.status());
     auto w = std::make_unique<sluice_writer>();
@@ -131,6 +234,16 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
       if (fields[i].data == nullptr && fields[i].size > 0) {
         return NullArgument("sluice_writer_write", "fields[i].data");
       }
+    }
+    if (w->mds == nullptr) {
+      for (uint32_t i = 0; i < num_fields; ++i) {
+        size_t s = w->given_to_stored[i];
+        auto st = ParseTextField((*w->text_columns)[s], View(fields[i]), &w->values[s]);
+        if (!st.ok()) return Fail(st);
+      }
+      return sluice::capi::Check(w->jsonl ? w->jsonl->Write(w->values) : w->xsv->Write(w->values));
+    }
+    for (uint32_t i = 0; i < num_fields; ++i) {
       w->fields[w->given_to_stored[i]] = View(fields[i]);
     }
     return sluice::capi::Check(w->mds->WriteFields(w->fields));
@@ -140,6 +253,8 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
 sluice_status sluice_writer_finish(sluice_writer* w) {
   return Guard("sluice_writer_finish", [&] {
     if (w == nullptr) return NullArgument("sluice_writer_finish", "w");
+    if (w->jsonl) return sluice::capi::Check(w->jsonl->Finish());
+    if (w->xsv) return sluice::capi::Check(w->xsv->Finish());
     return sluice::capi::Check(w->mds->Finish());
   });
 }

@@ -204,3 +204,109 @@ TEST(CApiTest, PlansLikeMosaic) {
 }
 
 }  // namespace
+
+// The JSON / CSV / TSV writers through the C ABI: values given as text.
+#include <algorithm>
+#include <filesystem>
+
+namespace {
+
+// Rewrites csv_plain's samples (id int, name str, score float; the same
+// values as json_plain and tsv_plain) in `format` and returns the folder.
+std::string RewriteTextSamples(const char* format) {
+  sluice_dataset* ds = nullptr;
+  EXPECT_EQ(sluice_dataset_open((kMds + "csv_plain").c_str(), 0, &ds), SLUICE_OK)
+      << sluice_last_error();
+  if (ds == nullptr) return "";
+  std::string out = TempDir();
+  // Given in an order other than the stored (sorted) one.
+  const char* names[] = {"score", "id", "name"};
+  const char* encs[] = {"float", "int", "str"};
+  sluice_writer_options opts{};
+  opts.format = format;
+  opts.size_limit = 2048;
+  sluice_writer* w = nullptr;
+  EXPECT_EQ(sluice_writer_open(out.c_str(), names, encs, 3, &opts, &w), SLUICE_OK)
+      << sluice_last_error();
+  sluice_bytes f[3];
+  for (uint64_t i = 0; i < sluice_dataset_num_samples(ds) && w != nullptr; ++i) {
+    EXPECT_EQ(sluice_dataset_get(ds, i, f, 3), SLUICE_OK);  // stored: id, name, score
+    sluice_bytes given[3] = {f[2], f[0], f[1]};
+    EXPECT_EQ(sluice_writer_write(w, given, 3), SLUICE_OK) << sluice_last_error();
+  }
+  EXPECT_EQ(sluice_writer_finish(w), SLUICE_OK) << sluice_last_error();
+  sluice_writer_close(w);
+  sluice_dataset_close(ds);
+  return out;
+}
+
+void ExpectSameFiles(const std::string& got, const std::string& want) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(want)) {
+    if (e.path().filename() != "expected.jsonl") names.push_back(e.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> got_names;
+  for (const auto& e : std::filesystem::directory_iterator(got)) got_names.push_back(e.path().filename());
+  std::sort(got_names.begin(), got_names.end());
+  EXPECT_EQ(got_names, names);
+  for (const auto& n : names) EXPECT_EQ(Slurp(got + "/" + n), Slurp(want + "/" + n)) << n;
+}
+
+TEST(CApiTextWriterTest, JsonIsByteIdenticalToMosaic) {
+  std::string out = RewriteTextSamples("json");
+  ExpectSameFiles(out, kMds + "json_plain");
+  std::filesystem::remove_all(out);
+}
+
+TEST(CApiTextWriterTest, CsvIsByteIdenticalToMosaic) {
+  std::string out = RewriteTextSamples("csv");
+  ExpectSameFiles(out, kMds + "csv_plain");
+  std::filesystem::remove_all(out);
+}
+
+TEST(CApiTextWriterTest, TsvIsByteIdenticalToMosaic) {
+  std::string out = RewriteTextSamples("tsv");
+  ExpectSameFiles(out, kMds + "tsv_plain");
+  std::filesystem::remove_all(out);
+}
+
+TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
+  std::string out = TempDir();
+  const char* names[] = {"id", "name"};
+  const char* encs[] = {"int", "str"};
+  sluice_writer_options opts{};
+  opts.format = "csv";
+  sluice_writer* w = nullptr;
+  ASSERT_EQ(sluice_writer_open(out.c_str(), names, encs, 2, &opts, &w), SLUICE_OK)
+      << sluice_last_error();
+  const std::string bad_int = "12x", comma = "a,b", ok_int = "7", ok_str = "x";
+  auto b = [](const std::string& s) {
+    return sluice_bytes{reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+  };
+  sluice_bytes f1[2] = {b(bad_int), b(ok_str)};
+  EXPECT_EQ(sluice_writer_write(w, f1, 2), SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "invalid argument: sluice_writer_write: column 'id' (int): '12x' is not an int64");
+  sluice_bytes f2[2] = {b(ok_int), b(comma)};
+  EXPECT_EQ(sluice_writer_write(w, f2, 2), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("name"), std::string::npos) << sluice_last_error();
+  sluice_bytes f3[2] = {b(ok_int), b(ok_str)};
+  EXPECT_EQ(sluice_writer_write(w, f3, 2), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(sluice_writer_finish(w), SLUICE_OK) << sluice_last_error();
+  sluice_writer_close(w);
+  EXPECT_EQ(Slurp(out + "/shard.00000.csv"), "id,name\n7,x\n");
+
+  const char* bad_enc[] = {"int", "bytes"};
+  w = nullptr;
+  EXPECT_EQ(sluice_writer_open((out + "/b").c_str(), names, bad_enc, 2, &opts, &w),
+            SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(w, nullptr);
+  opts.format = "parquet";
+  EXPECT_EQ(sluice_writer_open((out + "/c").c_str(), names, encs, 2, &opts, &w),
+            SLUICE_EUNIMPLEMENTED);
+  EXPECT_NE(std::string(sluice_last_error()).find("'parquet'"), std::string::npos);
+  std::filesystem::remove_all(out);
+}
+
+}  // namespace

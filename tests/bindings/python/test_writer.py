@@ -140,3 +140,28 @@ def test_merge_index_is_byte_identical(tmp_path):
             open(os.path.join(DATA, 'merged', 'index.json'), 'rb') as b:
         assert a.read() == b.read()
     assert len(sluice.LocalDataset(str(root))) == 37 + 64 + 5
+
+
+@pytest.mark.parametrize('cls,name', [(sluice.JSONWriter, 'json_plain'),
+                                      (sluice.CSVWriter, 'csv_plain'),
+                                      (sluice.TSVWriter, 'tsv_plain')])
+def test_text_writers_are_byte_identical(tmp_path, cls, name):
+    rows = [json.loads(line)['value'] for line in open(os.path.join(DATA, 'json_plain',
+                                                                     'expected.jsonl'))]
+    out = tmp_path / name
+    with cls(out=str(out), columns={'id': 'int', 'name': 'str', 'score': 'float'},
+             size_limit=2048) as w:
+        for r in rows:
+            w.write(r)
+    assert_same_files(out, os.path.join(DATA, name))
+    back = sluice.LocalDataset(str(out))
+    assert [back[i] for i in range(len(back))] == rows
+
+
+def test_text_writer_errors(tmp_path):
+    w = sluice.CSVWriter(out=str(tmp_path / 'a'), columns={'id': 'int', 'name': 'str'})
+    with pytest.raises(TypeError, match="'id' \\(int\\): got str"):
+        w.write({'id': '1', 'name': 'x'})
+    with pytest.raises(ValueError, match="name"):
+        w.write({'id': 1, 'name': 'a,b'})  # CSV has no quoting: the separator is refused
+    w.finish()

@@ -1,0 +1,45 @@
+"""A Python handle on sluice_plan_*: Mosaic's epoch plan from a config dict."""
+import ctypes
+import json
+
+import numpy as np
+
+from sluice import _lib
+
+__all__ = ['Plan']
+
+
+class Plan:
+    """One epoch's plan. `config` is shaped like the `config` object of
+    Mosaic's order vectors (streams/shard_sizes, world, batch_size, shuffle...)."""
+
+    def __init__(self, config):
+        h = ctypes.c_void_p()
+        _lib.check(_lib.lib.sluice_plan_create(json.dumps(config).encode(), ctypes.byref(h)))
+        self._ptr = h
+        shape = (ctypes.c_uint64 * 5)()
+        _lib.lib.sluice_plan_shape(h, shape)
+        self.shape = tuple(int(x) for x in shape)
+
+    def worker_ids(self, node, rank, worker):
+        """The global sample ids this worker reads, in order, padding removed (a copy)."""
+        ids = ctypes.POINTER(ctypes.c_int64)()
+        n = ctypes.c_uint64()
+        _lib.check(_lib.lib.sluice_plan_worker_ids(self._ptr, node, rank, worker,
+                                                   ctypes.byref(ids), ctypes.byref(n)))
+        if n.value == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.ctypeslib.as_array(ids, shape=(n.value,)).copy()
+
+    def to_json(self):
+        out = ctypes.c_void_p()
+        _lib.check(_lib.lib.sluice_plan_to_json(self._ptr, ctypes.byref(out)))
+        try:
+            return json.loads(ctypes.string_at(out.value).decode())
+        finally:
+            _lib.lib.sluice_free(out)
+
+    def __del__(self):
+        if getattr(self, '_ptr', None):
+            _lib.lib.sluice_plan_free(self._ptr)
+            self._ptr = None

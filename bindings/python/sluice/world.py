@@ -1,0 +1,35 @@
+"""Who this process is: node, rank and DataLoader worker, read as Mosaic reads
+them (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE env vars set by torchrun, and
+torch.utils.data.get_worker_info())."""
+import os
+
+__all__ = ['World']
+
+
+def _env_int(name, default):
+    value = os.environ.get(name)
+    return int(value) if value not in (None, '') else default
+
+
+class World:
+
+    def __init__(self):
+        self.rank = _env_int('RANK', 0)
+        self.num_ranks = _env_int('WORLD_SIZE', 1)
+        self.ranks_per_node = _env_int('LOCAL_WORLD_SIZE', 1)
+        if self.num_ranks % self.ranks_per_node:
+            raise ValueError(f'WORLD_SIZE {self.num_ranks} is not a multiple of LOCAL_WORLD_SIZE '
+                             f'{self.ranks_per_node}')
+        self.num_nodes = self.num_ranks // self.ranks_per_node
+        self.node = self.rank // self.ranks_per_node
+        self.rank_of_node = self.rank % self.ranks_per_node
+        self.worker = 0
+        self.workers_per_rank = 1
+        try:
+            from torch.utils.data import get_worker_info
+            info = get_worker_info()
+        except ImportError:
+            info = None
+        if info is not None:
+            self.worker = info.id
+            self.workers_per_rank = info.num_workers
