@@ -1,8 +1,26 @@
-"""Sluice: a drop-in for mosaicml-streaming over the Sluice engine (libsluice.so)."""
+"""Sluice: a drop-in for mosaicml-streaming over the Sluice engine (libsluice.so).
+
+    from sluice import StreamingDataset, Stream, StreamingDataLoader, MDSWriter
+"""
 from sluice._lib import VERSION as __version__
+from sluice.dataset import Stream, StreamingDataset
 from sluice.local import LocalDataset
 from sluice.merge import merge_index
+from sluice.plan import Plan
 from sluice.writer import CSVWriter, JSONWriter, MDSWriter, TSVWriter, parse_size_limit
 
-__all__ = ['LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'merge_index',
-           'parse_size_limit', '__version__']
+__all__ = ['StreamingDataset', 'Stream', 'LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter',
+           'TSVWriter', 'merge_index', 'dataframe_to_mds', 'Plan', 'parse_size_limit',
+           '__version__']
+
+try:
+    from sluice.dataloader import StreamingDataLoader
+    __all__.append('StreamingDataLoader')
+except ImportError:  # torch not installed
+    pass
+
+
+def dataframe_to_mds(*args, **kwargs):
+    """See sluice.dataframe.dataframe_to_mds."""
+    from sluice.dataframe import dataframe_to_mds as impl
+    return impl(*args, **kwargs)

@@ -1,0 +1,297 @@
+"""StreamingDataset and Stream with Mosaic's constructor arguments, over local
+dataset folders (remote streams need the engine's streaming C ABI).
+
+Each __iter__ plans the epoch with sluice_plan_* (Mosaic's exact order for
+the same seed and configuration) and yields this worker's samples:
+work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
+(RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
+"""
+import math
+import mmap
+import os
+import re
+import struct
+
+import numpy as np
+
+from sluice.local import LocalDataset
+from sluice.plan import Plan
+from sluice.world import World
+
+try:
+    from torch.utils.data import IterableDataset as _Base
+except ImportError:  # torch is optional: then a plain iterable
+    _Base = object
+
+__all__ = ['Stream', 'StreamingDataset']
+
+_REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
+_MAX_WORKERS = 512
+
+
+def _local_path(remote, local, split):
+    """The local folder to read: `local`, or `remote` when it is itself local."""
+    if remote is not None and _REMOTE.match(str(remote)) and not str(remote).startswith('file://'):
+        folder = os.path.join(local, split) if local and split else local
+        if folder and os.path.isfile(os.path.join(folder, 'index.json')):
+            return local  # already fully cached locally (e.g. by Mosaic or an earlier run)
+        raise NotImplementedError(
+            f'sluice: streaming from the remote {remote!r} needs the engine\'s streaming C ABI, '
+            'which this libsluice.so does not offer yet; pass a local folder')
+    if local is None and remote is not None:
+        local = str(remote)[len('file://'):] if str(remote).startswith('file://') else remote
+    if local is None:
+        raise ValueError('a stream needs local (or a local remote)')
+    return local
+
+
+class Stream:
+    """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
+    one of proportion / repeat / choose."""
+
+    def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
+                 choose=None, download_retry=None, download_timeout=None, validate_hash=None,
+                 keep_zip=None):
+        if sum(x is not None for x in (proportion, repeat, choose)) > 1:
+            raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be specified')
+        self.remote = remote
+        self.local = _local_path(remote, local, split)
+        self.split = split
+        self.proportion = proportion
+        self.repeat = repeat
+        self.choose = choose
+        self.download_retry = download_retry
+        self.download_timeout = download_timeout
+        self.validate_hash = validate_hash
+        self.keep_zip = keep_zip
+
+    def spec(self, shard_sizes):
+        out = {'shard_sizes': list(shard_sizes)}
+        for key in ('proportion', 'repeat', 'choose'):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+class _SharedCounters:
+    """Per-worker epoch counters in anonymous shared memory, so the counts
+    survive DataLoader workers forked and exited between epochs."""
+
+    def __init__(self):
+        self._mem = mmap.mmap(-1, 8 * _MAX_WORKERS)
+
+    def get(self, i):
+        return struct.unpack_from('<q', self._mem, 8 * i)[0]
+
+    def set(self, i, v):
+        struct.pack_into('<q', self._mem, 8 * i, v)
+
+    def __getstate__(self):  # spawned workers get a copy (no sharing possible)
+        return bytes(self._mem)
+
+    def __setstate__(self, state):
+        self._mem = mmap.mmap(-1, len(state))
+        self._mem[:] = state
+
+
+class StreamingDataset(_Base):
+    """Mosaic's StreamingDataset over local folders: same arguments, same
+    per-worker sample order, len(), random access, state_dict/load_state_dict."""
+
+    def __init__(self, *, streams=None, remote=None, local=None, split=None, download_retry=2,
+                 download_timeout=60, validate_hash=None, keep_zip=False, epoch_size=None,
+                 predownload=None, cache_limit=None, sampling_method='balanced',
+                 sampling_granularity=1, partition_algo='relaxed', num_canonical_nodes=None,
+                 batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
+                 shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
+                 replication=None, **kwargs):
+        if kwargs:
+            raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
+        if streams:
+            if remote is not None or local is not None:
+                raise ValueError('pass either streams or remote/local, not both')
+            self.streams = list(streams)
+        else:
+            self.streams = [Stream(remote=remote, local=local, split=split)]
+        self.split = split
+        self.epoch_size = epoch_size
+        self.predownload = predownload
+        self.cache_limit = cache_limit
+        self.sampling_method = sampling_method
+        self.sampling_granularity = sampling_granularity
+        self.partition_algo = partition_algo
+        self.num_canonical_nodes = num_canonical_nodes
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.shuffle_algo = shuffle_algo
+        self.shuffle_seed = shuffle_seed
+        self.shuffle_block_size = shuffle_block_size
+        self.batching_method = batching_method
+        self.allow_unsafe_types = allow_unsafe_types
+        self.replication = replication
+        self.initial_physical_nodes = None
+        self._datasets = []
+        for s in self.streams:
+            v = s.validate_hash if s.validate_hash is not None else validate_hash
+            self._datasets.append(LocalDataset(s.local, split=s.split if streams else split,
+                                               allow_unsafe_types=allow_unsafe_types,
+                                               validate_hash=v))
+        sizes = [len(d) for d in self._datasets]
+        self.stream_offsets = np.cumsum([0] + sizes)
+        self.num_samples = int(self.stream_offsets[-1])
+        self.samples_per_shard = np.array(
+            [n for d in self._datasets for n in d.samples_per_shard], dtype=np.int64)
+        self.shards = self.samples_per_shard  # Mosaic exposes a shard list; sizes suffice here
+        self._counters = _SharedCounters()
+        self._resume_state = None
+        self._epoch_size_cache = None
+
+    # ------------------------------------------------------------------ random access
+
+    @property
+    def size(self):
+        """Samples in the underlying dataset (all streams)."""
+        return self.num_samples
+
+    def get_item(self, idx):
+        idx = int(idx)
+        if idx < 0:
+            idx += self.num_samples
+        if not 0 <= idx < self.num_samples:
+            raise IndexError(f'sample {idx} out of range: the dataset has {self.num_samples}')
+        s = int(np.searchsorted(self.stream_offsets, idx, side='right')) - 1
+        return self._datasets[s].get_item(idx - int(self.stream_offsets[s]))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, (int, np.integer)):
+            return self.get_item(idx)
+        return [self.get_item(i) for i in np.asarray(idx).reshape(-1)]
+
+    # ------------------------------------------------------------------ planning
+
+    def _resolved_canonical_nodes(self, world, state):
+        if state is not None and state.get('num_canonical_nodes') is not None:
+            return state['num_canonical_nodes']
+        if self.num_canonical_nodes is not None:
+            return self.num_canonical_nodes
+        physical = self.initial_physical_nodes or world.num_nodes
+        return 64 * physical if self.shuffle_algo in ('py1s', 'py2s') else physical
+
+    def _config(self, world, workers, epoch, sample_in_epoch, state=None):
+        shard_sizes = [d.samples_per_shard for d in self._datasets]
+        return {
+            'streams': [s.spec(z) for s, z in zip(self.streams, shard_sizes)],
+            'epoch_size': self.epoch_size,
+            'world': {'num_nodes': world.num_nodes, 'ranks_per_node': world.ranks_per_node,
+                      'workers_per_rank': workers},
+            'replication': self.replication,
+            'batch_size': self.batch_size,
+            'shuffle': self.shuffle,
+            'shuffle_algo': self.shuffle_algo,
+            'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
+            'shuffle_block_size': self.shuffle_block_size,
+            'num_canonical_nodes': self._resolved_canonical_nodes(world, state),
+            'partition_algo': self.partition_algo,
+            'batching_method': self.batching_method,
+            'sampling_method': self.sampling_method,
+            'sampling_granularity': self.sampling_granularity,
+            'epoch': epoch,
+            'sample_in_epoch': sample_in_epoch,
+            'initial_physical_nodes': (state or {}).get('initial_physical_nodes',
+                                                        self.initial_physical_nodes),
+        }
+
+    def _planning_position(self, world, plan):
+        """(node, rank) of this process in the plan's world (replication merges
+        groups of consecutive ranks)."""
+        k = self.replication or 1
+        _, ranks_per_node, _, _, _ = plan.shape
+        g = world.rank // k
+        return g // ranks_per_node, g % ranks_per_node
+
+    def _resume(self, epoch):
+        """(epoch, sample_in_epoch, state) as Mosaic's _resume: a checkpoint
+        older than the current epoch is ignored."""
+        state = self._resume_state
+        if state is None or state['epoch'] < epoch:
+            return epoch, 0, None
+        return state['epoch'], state['sample_in_epoch'], state
+
+    def plan(self, epoch=0, sample_in_epoch=0, world=None, workers=1):
+        """The epoch's Plan for `world` (default: this process's) and `workers`."""
+        world = world or World()
+        return Plan(self._config(world, workers, epoch, sample_in_epoch))
+
+    def epoch_size_resolved(self):
+        if self._epoch_size_cache is None:
+            if self.epoch_size is None and all(
+                    s.proportion is None and s.repeat is None and s.choose is None
+                    for s in self.streams):
+                self._epoch_size_cache = self.num_samples
+            else:
+                one = World.__new__(World)
+                one.num_nodes = one.ranks_per_node = 1
+                cfg = self._config(one, 1, 0, 0)
+                cfg['batch_size'] = self.batch_size or 1
+                cfg['num_canonical_nodes'] = 1
+                cfg['shuffle'] = False
+                self._epoch_size_cache = len(Plan(cfg).worker_ids(0, 0, 0))
+        return self._epoch_size_cache
+
+    def __len__(self):
+        world = World()
+        ranks = world.num_ranks // (self.replication or 1)
+        return math.ceil(self.epoch_size_resolved() / ranks)
+
+    # ------------------------------------------------------------------ iteration
+
+    def __iter__(self):
+        if self.batch_size is None:
+            raise ValueError('StreamingDataset: batch_size must be given to iterate (Mosaic '
+                             'needs it to plan the epoch)')
+        world = World()
+        if self.initial_physical_nodes is None:
+            self.initial_physical_nodes = world.num_nodes
+        if world.worker >= _MAX_WORKERS:
+            raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
+        counter = self._counters.get(world.worker)
+        epoch, sample_in_epoch, state = self._resume(counter)
+        self._counters.set(world.worker, epoch + 1)
+        plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
+        node, rank = self._planning_position(world, plan)
+        ids = plan.worker_ids(node, rank, world.worker)
+        for gid in ids:
+            yield self.get_item(gid)
+
+    @property
+    def next_epoch(self):
+        return self._counters.get(0)
+
+    @next_epoch.setter
+    def next_epoch(self, value):
+        for i in range(_MAX_WORKERS):
+            self._counters.set(i, value)
+
+    def state_dict(self, num_samples, from_beginning):
+        """Mosaic's checkpoint: {epoch, sample_in_epoch, num_canonical_nodes,
+        shuffle_seed, initial_physical_nodes}. `num_samples` counts samples the
+        whole job consumed (from the epoch's start when from_beginning, else
+        since this run resumed)."""
+        world = World()
+        epoch = self.next_epoch - 1
+        epoch, offset, state = self._resume(epoch)
+        sample_in_epoch = num_samples if from_beginning else offset + num_samples
+        return {
+            'epoch': epoch,
+            'sample_in_epoch': sample_in_epoch,
+            'num_canonical_nodes': self._resolved_canonical_nodes(world, state),
+            'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
+            'initial_physical_nodes': (state or {}).get('initial_physical_nodes') or
+            self.initial_physical_nodes or world.num_nodes,
+        }
+
+    def load_state_dict(self, obj):
+        """Resume from a state_dict on the next __iter__ (Mosaic's rules)."""
+        self._resume_state = dict(obj)
+        if obj.get('initial_physical_nodes') is not None:
+            self.initial_physical_nodes = obj['initial_physical_nodes']

@@ -1,0 +1,141 @@
+"""StreamingDataset through a real torch DataLoader yields exactly the batches
+mosaicml-streaming's DataLoader yielded (order vectors with
+dataloader_batches), with 0, 2, 3 and 4 workers, resumption included."""
+import json
+import os
+
+import numpy as np
+import pytest
+from torch.utils.data import DataLoader
+
+import sluice
+from conftest import DATA
+
+ORDER = os.path.join(DATA, '..', 'order', 'configs')
+
+
+def load_order(name):
+    with open(os.path.join(ORDER, name + '.json')) as f:
+        return json.load(f)
+
+
+def ids_collate(batch):
+    return [int(s['id']) for s in batch]
+
+
+def write_stream(root, shard_sizes, first_id):
+    """A dataset folder whose shards hold exactly `shard_sizes` samples (one
+    no-limit MDS part per shard, merged), column id = global sample id."""
+    parts = []
+    next_id = first_id
+    for i, n in enumerate(shard_sizes):
+        part = os.path.join(root, f'p{i:03d}')
+        with sluice.MDSWriter(out=part, columns={'id': 'int'}, size_limit=None) as w:
+            for _ in range(n):
+                w.write({'id': next_id})
+                next_id += 1
+        parts.append(os.path.join(part, 'index.json'))
+    sluice.merge_index(parts, root)
+    return root
+
+
+def dataset_for(cfg, root):
+    streams = []
+    offset = 0
+    for i, s in enumerate(cfg['streams']):
+        folder = write_stream(os.path.join(root, f's{i}'), s['shard_sizes'], offset)
+        offset += sum(s['shard_sizes'])
+        streams.append(sluice.Stream(local=folder, proportion=s.get('proportion'),
+                                     repeat=s.get('repeat'), choose=s.get('choose')))
+    return sluice.StreamingDataset(
+        streams=streams, epoch_size=cfg['epoch_size'], batch_size=cfg['batch_size'],
+        shuffle=cfg['shuffle'], shuffle_algo=cfg['shuffle_algo'],
+        shuffle_seed=cfg['shuffle_seed'], shuffle_block_size=cfg['shuffle_block_size'],
+        num_canonical_nodes=cfg['num_canonical_nodes'], partition_algo=cfg['partition_algo'],
+        batching_method=cfg['batching_method'], sampling_method=cfg['sampling_method'],
+        sampling_granularity=cfg['sampling_granularity'])
+
+
+@pytest.mark.parametrize('name', ['dataloader_w2_py1e', 'dataloader_w3_resume45',
+                                  'dataloader_w4_streams'])
+def test_dataloader_batches_match_mosaic(tmp_path, name):
+    vec = load_order(name)
+    cfg = vec['config']
+    ds = dataset_for(cfg, str(tmp_path))
+    if cfg['sample_in_epoch']:
+        ds.load_state_dict({'epoch': cfg['epoch'], 'sample_in_epoch': cfg['sample_in_epoch'],
+                            'num_canonical_nodes': cfg['num_canonical_nodes'],
+                            'shuffle_seed': cfg['shuffle_seed'], 'initial_physical_nodes': 1})
+    workers = cfg['world']['workers_per_rank']
+    loader = DataLoader(ds, batch_size=cfg['batch_size'], num_workers=workers,
+                        collate_fn=ids_collate)
+    assert [b for b in loader] == vec['dataloader_batches']
+
+
+def flat_work(vec, worker):
+    w = np.array(vec['work'])[0, 0, worker].reshape(-1)
+    return [int(x) for x in w if x >= 0]
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_each_worker_gets_its_plan(tmp_path, workers):
+    vec = load_order('dataloader_w2_py1e')
+    ds = dataset_for(vec['config'], str(tmp_path))
+    plan = ds.plan(workers=max(workers, 1))
+    per_worker = [list(plan.worker_ids(0, 0, w)) for w in range(max(workers, 1))]
+    if workers == 2:
+        assert per_worker == [flat_work(vec, 0), flat_work(vec, 1)]
+    loader = DataLoader(ds, batch_size=4, num_workers=workers, collate_fn=ids_collate)
+    got = [i for b in loader for i in b]
+    expect = [i for ids in per_worker for i in ids]
+    assert sorted(got) == sorted(expect)
+    assert sorted(got) == list(range(450))  # every sample exactly once
+    assert len(ds) == 450
+
+
+def test_state_dict_resumes_with_the_remaining_samples(tmp_path):
+    vec = load_order('dataloader_w2_py1e')
+    cfg = vec['config']
+    ds = dataset_for(cfg, str(tmp_path))
+    loader = sluice.StreamingDataLoader(ds, batch_size=4, num_workers=0, collate_fn=ids_collate)
+    seen = []
+    for i, batch in enumerate(loader):
+        seen += batch
+        if i == 9:
+            state = loader.state_dict()
+            break
+    assert state == {'epoch': 0, 'sample_in_epoch': 40, 'num_canonical_nodes': 2,
+                     'shuffle_seed': 9176, 'initial_physical_nodes': 1}
+    fresh = dataset_for(cfg, str(tmp_path / 'again'))
+    loader2 = sluice.StreamingDataLoader(fresh, batch_size=4, num_workers=0,
+                                         collate_fn=ids_collate)
+    loader2.load_state_dict(state)
+    rest = [i for b in loader2 for i in b]
+    assert sorted(seen + rest) == list(range(450))
+    whole = [i for b in sluice.StreamingDataLoader(dataset_for(cfg, str(tmp_path / 'w')),
+                                                   batch_size=4, collate_fn=ids_collate)
+             for i in b]
+    assert seen + rest == whole
+    # The next epoch starts over (the checkpoint is for epoch 0 only).
+    assert sorted(i for b in loader2 for i in b) == list(range(450))
+
+
+def test_torch_distributed_env_partitions(tmp_path, monkeypatch):
+    vec = load_order('seq_2n2r2w_bs4')
+    cfg = vec['config']
+    work = np.array(vec['work'])
+    for rank in range(4):
+        monkeypatch.setenv('RANK', str(rank))
+        monkeypatch.setenv('WORLD_SIZE', '4')
+        monkeypatch.setenv('LOCAL_WORLD_SIZE', '2')
+        ds = dataset_for(cfg, str(tmp_path / f'r{rank}'))
+        loader = DataLoader(ds, batch_size=4, num_workers=2, collate_fn=ids_collate)
+        got = sorted(i for b in loader for i in b)
+        w = work[rank // 2, rank % 2].reshape(-1)
+        assert got == sorted(int(x) for x in w if x >= 0)
+        assert len(ds) == 113
+
+
+def test_remote_needs_the_streaming_abi(tmp_path):
+    with pytest.raises(NotImplementedError, match='s3://b/x'):
+        sluice.StreamingDataset(remote='s3://b/x', local=str(tmp_path / 'cache'), batch_size=1)
