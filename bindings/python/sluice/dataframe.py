@@ -1,0 +1,206 @@
+"""dataframe_to_mds: write a DataFrame as an MDS dataset, one sub-dataset per
+partition (<out>/<partition index>/) merged into <out>/index.json, as
+Databricks' / Mosaic's dataframe_to_mds does.
+
+Takes a Spark DataFrame (partitions written on the executors through
+`rdd.mapPartitionsWithIndex`), a Dask DataFrame (one task per partition via
+`to_delayed`, computed on the active scheduler, e.g. a distributed cluster)
+or a pandas DataFrame (one partition).
+"""
+import decimal
+import os
+
+import numpy as np
+
+from sluice.merge import merge_index as _merge_index
+from sluice.writer import MDSWriter
+
+__all__ = ['dataframe_to_mds', 'infer_dataframe_schema', 'SPARK_TO_MDS', 'PANDAS_TO_MDS']
+
+# Spark type name -> MDS encoding (Mosaic's SPARK_TO_MDS).
+SPARK_TO_MDS = {
+    'ByteType': 'uint8',
+    'ShortType': 'uint16',
+    'IntegerType': 'int',
+    'LongType': 'int64',
+    'FloatType': 'float32',
+    'DoubleType': 'float64',
+    'DecimalType': 'str_decimal',
+    'StringType': 'str',
+    'BinaryType': 'bytes',
+}
+
+# numpy/pandas dtype name -> MDS encoding (the same widths as the dtype).
+PANDAS_TO_MDS = {
+    'int8': 'int8', 'int16': 'int16', 'int32': 'int32', 'int64': 'int64',
+    'uint8': 'uint8', 'uint16': 'uint16', 'uint32': 'uint32', 'uint64': 'uint64',
+    'Int8': 'int8', 'Int16': 'int16', 'Int32': 'int32', 'Int64': 'int64',
+    'UInt8': 'uint8', 'UInt16': 'uint16', 'UInt32': 'uint32', 'UInt64': 'uint64',
+    'float16': 'float16', 'float32': 'float32', 'float64': 'float64',
+    'Float32': 'float32', 'Float64': 'float64',
+    'string': 'str',
+}
+
+_ND_DTYPES = {'uint8', 'int8', 'uint16', 'int16', 'float16', 'uint32', 'int32', 'float32',
+              'uint64', 'int64', 'float64'}
+
+
+def _object_encoding(name, series):
+    sample = next((v for v in series if v is not None and not (isinstance(v, float) and
+                                                               np.isnan(v))), None)
+    if isinstance(sample, str):
+        return 'str'
+    if isinstance(sample, (bytes, bytearray)):
+        return 'bytes'
+    if isinstance(sample, decimal.Decimal):
+        return 'str_decimal'
+    if isinstance(sample, np.ndarray) and sample.dtype.name in _ND_DTYPES:
+        return f'ndarray:{sample.dtype.name}'
+    if isinstance(sample, (dict, list)):
+        return 'json'
+    raise ValueError(f'dataframe_to_mds: cannot infer an MDS encoding for column {name!r} '
+                     f'(values of type {type(sample).__name__}); give mds_kwargs["columns"]')
+
+
+def _spark_encoding(field):
+    tname = type(field.dataType).__name__
+    if tname == 'ArrayType':
+        inner = SPARK_TO_MDS.get(type(field.dataType.elementType).__name__)
+        if inner in _ND_DTYPES:
+            return f'ndarray:{inner}'
+        if inner == 'int':
+            return 'ndarray:int32'
+    elif tname in SPARK_TO_MDS:
+        return SPARK_TO_MDS[tname]
+    raise ValueError(f'dataframe_to_mds: Spark type {field.dataType} of column {field.name!r} '
+                     'has no MDS encoding; give mds_kwargs["columns"]')
+
+
+def _is_spark(df):
+    return type(df).__module__.startswith('pyspark.')
+
+
+def _is_dask(df):
+    return type(df).__module__.startswith('dask.')
+
+
+def infer_dataframe_schema(dataframe, user_defined_cols=None):
+    """{column: MDS encoding} for the DataFrame's schema; user_defined_cols
+    entries win (and must name existing columns)."""
+    if _is_spark(dataframe):
+        cols = {f.name: _spark_encoding(f) for f in dataframe.schema.fields
+                if not user_defined_cols or f.name not in user_defined_cols}
+        names = [f.name for f in dataframe.schema.fields]
+    else:
+        head = dataframe
+        if _is_dask(dataframe) and any(str(t) == 'object' for t in dataframe.dtypes):
+            # Object columns are typed by their first values; look across
+            # partitions (only 100 rows are computed).
+            head = dataframe.head(100, npartitions=-1)
+        cols = {}
+        for name, dtype in dataframe.dtypes.items():
+            if user_defined_cols and name in user_defined_cols:
+                continue
+            key = str(dtype)
+            if key in PANDAS_TO_MDS:
+                cols[name] = PANDAS_TO_MDS[key]
+            elif key == 'object':
+                cols[name] = _object_encoding(name, head[name])
+            else:
+                raise ValueError(f'dataframe_to_mds: column {name!r} has dtype {dtype}, which '
+                                 'has no MDS encoding; give mds_kwargs["columns"]')
+        names = list(dataframe.columns)
+    if user_defined_cols:
+        for name in user_defined_cols:
+            if name not in names:
+                raise ValueError(f'dataframe_to_mds: mds_kwargs["columns"] names {name!r}, '
+                                 'which is not a column of the DataFrame')
+        cols = {n: (user_defined_cols[n] if n in user_defined_cols else cols[n])
+                for n in names if n in user_defined_cols or n in cols}
+    return cols
+
+
+def _write_partition(rows, out, mds_kwargs):
+    """Writes `rows` (an iterable of dicts) into `out`; returns its index.json path."""
+    kwargs = dict(mds_kwargs)
+    kwargs['out'] = out
+    with MDSWriter(**kwargs) as w:
+        for row in rows:
+            w.write(row)
+    return os.path.join(out, 'index.json')
+
+
+def _pandas_rows(pdf, columns, udf_iterable, udf_kwargs):
+    if udf_iterable is not None:
+        return udf_iterable(pdf, **(udf_kwargs or {}))
+    names = list(columns)
+    return ({n: row[i] for i, n in enumerate(names)}
+            for row in pdf[names].itertuples(index=False, name=None))
+
+
+def _write_pandas_partition(pdf, index, out, mds_kwargs, udf_iterable, udf_kwargs):
+    part = os.path.join(out, str(index))
+    rows = _pandas_rows(pdf, mds_kwargs['columns'], udf_iterable, udf_kwargs)
+    return _write_partition(rows, part, mds_kwargs)
+
+
+def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=None,
+                     udf_kwargs=None):
+    """Writes `dataframe` as MDS under mds_kwargs['out'] (a local folder), one
+    sub-folder per partition, and merges their indexes into out/index.json
+    when merge_index. Returns (out, fail_count) as Mosaic's.
+
+    mds_kwargs: MDSWriter arguments; `columns` is inferred from the schema when
+    absent (required with udf_iterable, whose output has its own columns).
+    udf_iterable(pandas_partition, **udf_kwargs) may turn each partition into
+    an iterable of sample dicts.
+    """
+    if dataframe is None:
+        raise ValueError('dataframe_to_mds: dataframe is None')
+    mds_kwargs = dict(mds_kwargs or {})
+    if 'out' not in mds_kwargs:
+        raise ValueError('dataframe_to_mds: mds_kwargs must give `out`')
+    out = mds_kwargs['out']
+    if isinstance(out, (tuple, list)):
+        if out[1]:
+            raise NotImplementedError('sluice: dataframe_to_mds to a remote needs the remote '
+                                      'stores, which the C ABI does not offer yet')
+        out = out[0]
+    if udf_iterable is not None and 'columns' not in mds_kwargs:
+        raise ValueError('dataframe_to_mds: with udf_iterable, mds_kwargs must give `columns`')
+    if udf_iterable is None:
+        mds_kwargs['columns'] = infer_dataframe_schema(dataframe, mds_kwargs.get('columns'))
+    mds_kwargs.pop('out')
+    if os.path.isdir(out) and os.listdir(out):
+        raise FileExistsError(f'Directory is not empty: {out}')
+    os.makedirs(out, exist_ok=True)
+
+    if _is_spark(dataframe):
+        columns = list(mds_kwargs['columns'])
+
+        def spark_partition(index, rows):
+            import pandas as pd
+            if udf_iterable is not None:
+                pdf = pd.DataFrame([r.asDict() for r in rows])
+                samples = udf_iterable(pdf, **(udf_kwargs or {}))
+            else:
+                samples = ({c: r[c] for c in columns} for r in rows)
+            yield _write_partition(samples, os.path.join(out, str(index)), mds_kwargs)
+
+        index_files = dataframe.rdd.mapPartitionsWithIndex(spark_partition).collect()
+    elif _is_dask(dataframe):
+        import dask
+        parts = dataframe.to_delayed()
+        write = dask.delayed(_write_pandas_partition, pure=False)
+        tasks = [write(p, i, out, mds_kwargs, udf_iterable, udf_kwargs)
+                 for i, p in enumerate(parts)]
+        index_files = list(dask.compute(*tasks))
+    elif hasattr(dataframe, 'itertuples'):
+        index_files = [_write_pandas_partition(dataframe, 0, out, mds_kwargs, udf_iterable,
+                                               udf_kwargs)]
+    else:
+        raise TypeError(f'dataframe_to_mds: expected a Spark, Dask or pandas DataFrame, got '
+                        f'{type(dataframe).__name__}')
+    if merge_index:
+        _merge_index(index_files, out)
+    return out, 0
