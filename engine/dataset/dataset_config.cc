@@ -1,0 +1,261 @@
+#include "engine/dataset/dataset_config.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "engine/dataset/byte_size.h"
+#include "engine/planner/partition.h"
+#include "engine/planner/shuffle.h"
+#include "engine/planner/weights.h"
+#include "formats/json/py_json.h"
+
+namespace sluice {
+namespace {
+
+using Object = JsonValue::Object;
+
+Status Bad(std::string_view key, std::string_view what) {
+  return InvalidArgumentError("dataset config: '" + std::string(key) + "' " + std::string(what));
+}
+
+bool IsNull(const JsonValue& v) { return std::holds_alternative<std::nullptr_t>(v.v); }
+
+Result<int64_t> GetInt(const JsonValue& v, std::string_view key) {
+  if (const int64_t* i = std::get_if<int64_t>(&v.v)) return *i;
+  return Bad(key, "must be an integer");
+}
+
+Result<double> GetNumber(const JsonValue& v, std::string_view key) {
+  if (const int64_t* i = std::get_if<int64_t>(&v.v)) return static_cast<double>(*i);
+  if (const double* d = std::get_if<double>(&v.v)) {
+    if (std::isfinite(*d)) return *d;
+  }
+  return Bad(key, "must be a finite number");
+}
+
+Result<bool> GetBool(const JsonValue& v, std::string_view key) {
+  if (const bool* b = std::get_if<bool>(&v.v)) return *b;
+  return Bad(key, "must be true or false");
+}
+
+Result<std::string> GetString(const JsonValue& v, std::string_view key) {
+  if (const std::string* s = std::get_if<std::string>(&v.v)) return *s;
+  return Bad(key, "must be a string");
+}
+
+template <typename T>
+Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
+              Result<T> (*get)(const JsonValue&, std::string_view)) {
+  if (IsNull(v)) {
+    out->reset();
+    return Status::Ok();
+  }
+  SLUICE_ASSIGN_OR_RETURN(*out, get(v, key));
+  return Status::Ok();
+}
+
+bool IsStreamKey(std::string_view k) {
+  static const std::set<std::string_view> keys = {
+      "remote", "local", "split", "proportion", "repeat", "choose",
+      "download_retry", "download_timeout", "validate_hash", "keep_zip"};
+  return keys.count(k) > 0;
+}
+
+Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) {
+  if (k == "remote" || k == "local" || k == "split") {
+    std::string text;
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(text, GetString(v, k));
+    }
+    (k == "remote" ? s->remote : k == "local" ? s->local : s->split) = text;
+  } else if (k == "proportion") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<double>(v, k, &s->weight.proportion, GetNumber));
+  } else if (k == "repeat") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<double>(v, k, &s->weight.repeat, GetNumber));
+  } else if (k == "choose") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &s->weight.choose, GetInt));
+  } else if (k == "download_retry") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(int64_t n, GetInt(v, k));
+      if (n < 0 || n > 100) return Bad(k, "must be in [0, 100]");
+      s->download_retry = static_cast<int>(n);
+    }
+  } else if (k == "download_timeout") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(s->download_timeout_s, GetNumber(v, k));
+      if (s->download_timeout_s <= 0) return Bad(k, "must be positive");
+    }
+  } else if (k == "validate_hash") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<std::string>(v, k, &s->validate_hash, GetString));
+  } else if (k == "keep_zip") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(s->keep_zip, GetBool(v, k));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o) {
+  planner::PlanConfig& p = o->plan;
+  if (k == "epoch_size") {
+    if (IsNull(v)) {
+      p.epoch_size.reset();
+    } else if (const std::string* s = std::get_if<std::string>(&v.v)) {
+      SLUICE_ASSIGN_OR_RETURN(p.epoch_size, planner::ParseEpochSize(*s));
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(p.epoch_size, GetInt(v, k));
+    }
+  } else if (k == "predownload") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &o->predownload, GetInt));
+    if (o->predownload && *o->predownload < 0) return Bad(k, "must not be negative");
+  } else if (k == "cache_limit") {
+    if (IsNull(v)) {
+      o->cache_limit.reset();
+    } else if (const std::string* s = std::get_if<std::string>(&v.v)) {
+      SLUICE_ASSIGN_OR_RETURN(o->cache_limit, ParseByteSize(*s));
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(double d, GetNumber(v, k));
+      if (d < 0 || d > std::ldexp(1.0, 63)) return Bad(k, "must be a byte count");
+      o->cache_limit = static_cast<uint64_t>(d);
+    }
+  } else if (k == "sampling_method") {
+    SLUICE_ASSIGN_OR_RETURN(std::string s, GetString(v, k));
+    SLUICE_ASSIGN_OR_RETURN(p.sampling_method, planner::ParseSamplingMethod(s));
+  } else if (k == "sampling_granularity") {
+    SLUICE_ASSIGN_OR_RETURN(p.sampling_granularity, GetInt(v, k));
+  } else if (k == "partition_algo") {
+    SLUICE_ASSIGN_OR_RETURN(std::string s, GetString(v, k));
+    SLUICE_ASSIGN_OR_RETURN(p.partition_algo, planner::ParsePartitionAlgo(s));
+  } else if (k == "num_canonical_nodes") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &p.num_canonical_nodes, GetInt));
+  } else if (k == "batch_size") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &p.batch_size, GetInt));
+    if (p.batch_size && *p.batch_size <= 0) return Bad(k, "must be positive");
+  } else if (k == "shuffle") {
+    SLUICE_ASSIGN_OR_RETURN(p.shuffle, GetBool(v, k));
+  } else if (k == "shuffle_algo") {
+    SLUICE_ASSIGN_OR_RETURN(std::string s, GetString(v, k));
+    SLUICE_ASSIGN_OR_RETURN(p.shuffle_algo, planner::ParseShuffleAlgo(s));
+  } else if (k == "shuffle_seed") {
+    SLUICE_ASSIGN_OR_RETURN(int64_t seed, GetInt(v, k));
+    if (seed < 0) return Bad(k, "must not be negative");
+    p.shuffle_seed = static_cast<uint64_t>(seed);
+  } else if (k == "shuffle_block_size") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &p.shuffle_block_size, GetInt));
+  } else if (k == "batching_method") {
+    SLUICE_ASSIGN_OR_RETURN(std::string s, GetString(v, k));
+    SLUICE_ASSIGN_OR_RETURN(p.batching_method, planner::ParseBatchingMethod(s));
+  } else if (k == "replication") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &p.replication, GetInt));
+  } else if (k == "allow_unsafe_types") {
+    SLUICE_ASSIGN_OR_RETURN(o->allow_unsafe_types, GetBool(v, k));
+  } else if (k == "wait_timeout") {
+    SLUICE_ASSIGN_OR_RETURN(double s, GetNumber(v, k));
+    if (s <= 0 || s > 1e6) return Bad(k, "must be in (0, 1e6] seconds");
+    o->wait_timeout = std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  } else if (k == "world") {
+    const Object* w = std::get_if<Object>(&v.v);
+    if (!w) return Bad(k, "must be an object");
+    for (const auto& [wk, wv] : *w) {
+      std::optional<int64_t>* slot = wk == "rank"               ? &o->world.rank
+                                     : wk == "world_size"       ? &o->world.world_size
+                                     : wk == "local_rank"       ? &o->world.local_rank
+                                     : wk == "local_world_size" ? &o->world.local_world_size
+                                                                : nullptr;
+      if (!slot) return Bad("world." + wk, "is not a known key");
+      SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(wv, "world." + wk, slot, GetInt));
+    }
+  } else {
+    return Bad(k, "is not a known key");
+  }
+  return Status::Ok();
+}
+
+std::optional<int64_t> EnvInt(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  char* end = nullptr;
+  long long n = std::strtoll(v, &end, 10);
+  if (*end != '\0') return std::nullopt;
+  return static_cast<int64_t>(n);
+}
+
+}  // namespace
+
+Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
+  auto parsed = ParsePyJson(json);
+  if (!parsed.ok()) return InvalidArgumentError("dataset config: " + parsed.status().message());
+  const Object* top = std::get_if<Object>(&parsed->v);
+  if (!top) return InvalidArgumentError("dataset config: must be a JSON object");
+  DatasetOptions o;
+  const JsonValue* streams = nullptr;
+  StreamOptions single;
+  bool has_single = false;
+  for (const auto& [k, v] : *top) {
+    if (k == "streams") {
+      if (!IsNull(v)) streams = &v;
+    } else if (IsStreamKey(k)) {
+      SLUICE_RETURN_IF_ERROR(ApplyStreamKey(k, v, &single));
+      has_single = true;
+    } else {
+      SLUICE_RETURN_IF_ERROR(ApplyGlobalKey(k, v, &o));
+    }
+  }
+  if (streams) {
+    const JsonValue::Array* arr = std::get_if<JsonValue::Array>(&streams->v);
+    if (!arr || arr->empty()) return Bad("streams", "must be a non-empty array");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      const Object* so = std::get_if<Object>(&(*arr)[i].v);
+      std::string where = "streams[" + std::to_string(i) + "]";
+      if (!so) return Bad(where, "must be an object");
+      // Dataset-level download options are every stream's defaults (Mosaic).
+      StreamOptions s = single;
+      s.remote = s.local = s.split = "";
+      s.weight = {};
+      for (const auto& [k, v] : *so) {
+        if (!IsStreamKey(k)) return Bad(where + "." + k, "is not a known key");
+        SLUICE_RETURN_IF_ERROR(ApplyStreamKey(k, v, &s).WithContext(where));
+      }
+      o.streams.push_back(std::move(s));
+    }
+  } else if (has_single) {
+    o.streams.push_back(std::move(single));
+  } else {
+    return InvalidArgumentError("dataset config: needs 'streams' or 'local'/'remote'");
+  }
+  for (size_t i = 0; i < o.streams.size(); ++i) {
+    if (o.streams[i].local.empty()) {
+      return Bad("streams[" + std::to_string(i) + "].local",
+                 "must be set (the cache folder, or the dataset folder when there is no remote)");
+    }
+  }
+  return o;
+}
+
+Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
+  int64_t rank = w.rank ? *w.rank : EnvInt("RANK").value_or(0);
+  int64_t world_size = w.world_size ? *w.world_size : EnvInt("WORLD_SIZE").value_or(1);
+  int64_t local_rank = w.local_rank ? *w.local_rank : EnvInt("LOCAL_RANK").value_or(rank);
+  int64_t local_ws =
+      w.local_world_size ? *w.local_world_size : EnvInt("LOCAL_WORLD_SIZE").value_or(world_size);
+  std::string text = "world: rank " + std::to_string(rank) + ", world_size " +
+                     std::to_string(world_size) + ", local_rank " + std::to_string(local_rank) +
+                     ", local_world_size " + std::to_string(local_ws);
+  if (world_size < 1 || local_ws < 1 || rank < 0 || rank >= world_size || local_rank < 0 ||
+      local_rank >= local_ws || world_size % local_ws != 0 || rank % local_ws != local_rank) {
+    return InvalidArgumentError(text + ": inconsistent (need 0 <= rank < world_size, world_size "
+                                       "a multiple of local_world_size, local_rank = rank % "
+                                       "local_world_size)");
+  }
+  ResolvedWorld r;
+  r.num_nodes = world_size / local_ws;
+  r.ranks_per_node = local_ws;
+  r.node = rank / local_ws;
+  r.rank_in_node = local_rank;
+  r.global_rank = rank;
+  r.world_size = world_size;
+  return r;
+}
+
+}  // namespace sluice

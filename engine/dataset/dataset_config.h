@@ -1,0 +1,85 @@
+// The options of a streaming dataset, mirroring Mosaic's StreamingDataset
+// and Stream arguments and defaults, and their JSON form (the text the C ABI
+// takes). Plain values; the parser is a pure, thread-safe function.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/planner/plan.h"
+
+namespace sluice {
+
+// One Stream(remote=, local=, split=, proportion=|repeat=|choose=, ...).
+struct StreamOptions {
+  std::string remote;  // store URL or path; "" = none (local-only)
+  std::string local;   // cache folder; required
+  std::string split;   // "" = none
+  planner::StreamWeight weight;
+  int download_retry = 2;
+  double download_timeout_s = 60.0;
+  std::optional<std::string> validate_hash;  // algorithm name, e.g. "sha1"
+  bool keep_zip = false;
+};
+
+// Where this process sits: torchrun's RANK/WORLD_SIZE/LOCAL_RANK/
+// LOCAL_WORLD_SIZE, or explicit values (explicit wins per field).
+struct WorldOptions {
+  std::optional<int64_t> rank, world_size, local_rank, local_world_size;
+};
+
+// The world resolved: num_nodes = world_size / local_world_size,
+// node = rank / local_world_size, rank_in_node = local_rank.
+struct ResolvedWorld {
+  int64_t num_nodes = 1;
+  int64_t ranks_per_node = 1;
+  int64_t node = 0;
+  int64_t rank_in_node = 0;
+  int64_t global_rank = 0;
+  int64_t world_size = 1;
+};
+
+struct DatasetOptions {
+  std::vector<StreamOptions> streams;
+  // epoch_size, sampling_method, sampling_granularity, partition_algo,
+  // num_canonical_nodes, batch_size (None -> 1, as Mosaic), shuffle,
+  // shuffle_algo, shuffle_seed, shuffle_block_size, batching_method,
+  // replication: Mosaic's defaults (see planner::PlanConfig).
+  planner::PlanConfig plan;
+  std::optional<int64_t> predownload;  // None -> 8 * batch_size
+  std::optional<uint64_t> cache_limit; // None = no limit
+  bool allow_unsafe_types = false;
+  WorldOptions world;
+  // Bound on every wait on other processes (index download, shard fetches,
+  // room in the cache); Sluice's extension, key "wait_timeout".
+  std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};
+
+  int64_t batch_size() const { return plan.batch_size.value_or(1); }
+  int64_t predownload_samples() const { return predownload.value_or(8 * batch_size()); }
+};
+
+// Parses {"streams": [{"remote", "local", "split", "proportion" | "repeat" |
+// "choose", "download_retry", "download_timeout", "validate_hash",
+// "keep_zip"}, ...], "epoch_size", "predownload", "cache_limit" (int or
+// "100gb"-style string), "sampling_method", "sampling_granularity",
+// "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
+// "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
+// "replication", "allow_unsafe_types", "wait_timeout" (seconds),
+// "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
+// Without "streams", top-level "remote"/"local"/"split" and the per-stream
+// keys make the one stream (Mosaic's single-stream form). null = default.
+// Unknown keys, wrong types, bad names or values -> kInvalidArgument naming
+// the key.
+Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
+
+// Explicit values first, then the environment, then a single process.
+// Inconsistent values (rank >= world_size, world_size not a multiple of
+// local_world_size, ...) -> kInvalidArgument.
+Result<ResolvedWorld> ResolveWorld(const WorldOptions& world);
+
+}  // namespace sluice

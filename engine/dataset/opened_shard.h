@@ -1,0 +1,41 @@
+// One shard made readable from the cache: its files pinned (so no process
+// evicts them), memory-mapped, and a format reader over the mapping.
+// Immutable after construction: Read may be called from several threads.
+// Views it hands out live as long as the OpenedShard.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/file.h"
+#include "base/status.h"
+#include "engine/cache/shard_cache.h"
+#include "formats/dataset/dataset_reader.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+class OpenedShard {
+ public:
+  // `entry` must outlive the shard; `data_pin`/`meta_pin` pin the files at
+  // `data_path`/`meta_path` (meta unused for MDS). Errors name the file.
+  static Result<std::unique_ptr<OpenedShard>> Open(const ShardEntry* entry, size_t num_columns,
+                                                   ShardPin data_pin, MappedFile data,
+                                                   ShardPin meta_pin, MappedFile meta);
+
+  const ShardEntry& entry() const { return *entry_; }
+  // Fields of sample `i` of this shard, as DatasetReader::Read gives them
+  // (`out->where` is left to the caller). `column_names` is the dataset's.
+  Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
+
+ private:
+  OpenedShard() = default;
+  const ShardEntry* entry_ = nullptr;
+  ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
+  MappedFile data_, meta_;
+  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,32 @@
+// A stream's index.json, loaded once per node.
+//
+// With a remote, <local>/<split>/index.json is downloaded by the first
+// process on the node that wants it (to a temporary name, then renamed);
+// the others wait for it on an OFD lock in <local>/<split>/.sluice/ (released
+// by the kernel if the downloader dies), bounded by `wait_timeout`. Without a
+// remote the file is read in place. Every shard file name must be a safe
+// relative path (IsSafeBasename), so nothing escapes the folder.
+// Thread-safe (no shared state beyond the files).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/remote_source.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// <local>/<split> (or <local> when split is empty).
+std::string StreamRoot(const StreamOptions& stream);
+// <split>/<basename> (or <basename>): the object key under the remote root.
+std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
+
+// `remote` is null for a local-only stream. An index with no shards, or a
+// shard file name that is unsafe -> kCorrupt naming the index.
+Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
+                              std::chrono::milliseconds wait_timeout);
+
+}  // namespace sluice

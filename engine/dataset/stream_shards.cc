@@ -1,0 +1,212 @@
+#include "engine/dataset/stream_shards.h"
+
+#include <cstdio>
+
+#include "base/file.h"
+#include "engine/dataset/stream_index.h"
+#include "formats/codec/compression.h"
+#include "formats/codec/hashes.h"
+
+namespace sluice {
+namespace {
+
+// The recorded hash of `algo` for `f`, or an error saying none is recorded.
+Result<std::string> ExpectedHash(const FileInfo& f, const std::string& algo) {
+  auto it = f.hashes.find(algo);
+  if (it == f.hashes.end()) {
+    return InvalidArgumentError("validate_hash '" + algo + "': index.json records no such hash for '" +
+                                f.basename + "'");
+  }
+  return it->second;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& stream,
+                                                         const Index* index,
+                                                         std::shared_ptr<RemoteSource> remote,
+                                                         std::optional<uint64_t> cache_limit,
+                                                         std::chrono::milliseconds wait_timeout) {
+  std::unique_ptr<StreamShards> s(new StreamShards());
+  s->stream_ = stream;
+  s->root_ = StreamRoot(stream);
+  s->index_ = index;
+  s->remote_ = std::move(remote);
+  std::vector<ShardSpec> specs;
+  for (const ShardEntry& e : index->shards) {
+    s->data_item_.push_back(specs.size());
+    specs.push_back({e.raw_data.basename, e.raw_data.bytes});
+    if (e.format != "mds") {
+      if (!e.raw_meta) {
+        return CorruptError(JoinPath(s->root_, "index.json") + ": shard '" + e.raw_data.basename +
+                            "' of format " + e.format + " has no raw_meta");
+      }
+      s->meta_item_.push_back(static_cast<int64_t>(specs.size()));
+      specs.push_back({e.raw_meta->basename, e.raw_meta->bytes});
+    } else {
+      s->meta_item_.push_back(-1);
+    }
+  }
+  s->verified_.assign(specs.size(), false);
+  CacheOptions options;
+  options.root = s->root_;
+  options.evictable = s->remote_ != nullptr;
+  options.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
+  options.wait_timeout = wait_timeout;
+  SLUICE_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(options, std::move(specs)));
+  return s;
+}
+
+Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path) {
+  if (!remote_) {
+    // Local-only: the "stored" file is the one in the folder.
+    std::string src = JoinPath(root_, basename);
+    if (!FileExists(src)) return NotFoundError(src + ": missing, and the stream has no remote");
+    return FileSize(src);
+  }
+  std::string key = RemoteKey(stream_, basename);
+  Status last = Status::Ok();
+  for (int attempt = 0; attempt <= stream_.download_retry; ++attempt) {
+    auto n = remote_->Fetch(key, path);
+    if (n.ok()) {
+      bytes_downloaded_ += *n;
+      return *n;
+    }
+    last = n.status();
+    std::remove(path.c_str());
+    if (last.code() == StatusCode::kNotFound || last.code() == StatusCode::kInvalidArgument) break;
+  }
+  return last.WithContext("downloading " + remote_->Describe() + "/" + key);
+}
+
+Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                               const ShardEntry& entry, const std::string& tmp_path) {
+  const std::optional<std::string>& algo = stream_.validate_hash;
+  if (entry.compression && zip) {
+    // Local-only streams decompress the folder's own zip; remote ones a download.
+    std::string zip_path = remote_ ? tmp_path + ".zip" : JoinPath(root_, zip->basename);
+    SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path));
+    auto cleanup = [&] {
+      if (remote_) std::remove(zip_path.c_str());
+    };
+    if (size != zip->bytes) {
+      cleanup();
+      return CorruptError(zip_path + ": has " + std::to_string(size) + " bytes, index.json says " +
+                          std::to_string(zip->bytes));
+    }
+    auto packed = ReadFile(zip_path, zip->bytes);
+    if (!packed.ok()) {
+      cleanup();
+      return packed.status();
+    }
+    if (algo) {
+      auto expected = ExpectedHash(*zip, *algo);
+      Status st = expected.ok() ? VerifyHash(*algo, *packed, *expected, zip->basename) : expected.status();
+      if (!st.ok()) {
+        cleanup();
+        return st;
+      }
+    }
+    auto codec = ParseCompression(*entry.compression);
+    if (!codec.ok()) {
+      cleanup();
+      return codec.status();
+    }
+    auto unpacked = Decompress(*codec, *packed, raw.bytes, zip->basename);
+    if (!unpacked.ok()) {
+      cleanup();
+      return unpacked.status();
+    }
+    if (unpacked->size() != raw.bytes) {
+      cleanup();
+      return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked->size()) +
+                          " bytes, index.json says " + std::to_string(raw.bytes));
+    }
+    Status written = WriteFileAtomic(tmp_path, *unpacked);
+    if (!written.ok()) {
+      cleanup();
+      return written;
+    }
+    if (remote_) {
+      if (stream_.keep_zip) {
+        std::string final_zip = JoinPath(root_, zip->basename);
+        if (std::rename(zip_path.c_str(), final_zip.c_str()) != 0) cleanup();
+      } else {
+        cleanup();
+      }
+    }
+    return Status::Ok();
+  }
+  if (!remote_) {
+    return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");
+  }
+  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path));
+  if (size != raw.bytes) {
+    return CorruptError(raw.basename + ": downloaded " + std::to_string(size) +
+                        " bytes, index.json says " + std::to_string(raw.bytes));
+  }
+  if (algo) {
+    SLUICE_ASSIGN_OR_RETURN(std::string expected, ExpectedHash(raw, *algo));
+    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(tmp_path));
+    SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, map.data(), expected, raw.basename));
+  }
+  return Status::Ok();
+}
+
+Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, const FileInfo& raw,
+                                                                const std::optional<FileInfo>& zip,
+                                                                const ShardEntry& entry) {
+  const std::optional<std::string>& algo = stream_.validate_hash;
+  for (int attempt = 0;; ++attempt) {
+    bool fetched_here = false;
+    auto fetch = [&](const std::string& tmp) {
+      fetched_here = true;
+      return FetchFile(raw, zip, entry, tmp);
+    };
+    SLUICE_ASSIGN_OR_RETURN(ShardPin pin, cache_->Acquire(item, fetch));
+    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(pin.path()));
+    if (map.size() != raw.bytes) {
+      return CorruptError(pin.path() + ": has " + std::to_string(map.size()) +
+                          " bytes, index.json says " + std::to_string(raw.bytes));
+    }
+    bool check = false;
+    if (algo && !fetched_here && raw.hashes.count(*algo)) {
+      std::lock_guard<std::mutex> lock(verified_mu_);
+      check = !verified_[item];
+    }
+    if (check) {
+      Status st = VerifyHash(*algo, map.data(), raw.hashes.at(*algo), pin.path());
+      if (!st.ok()) {
+        map = MappedFile();
+        pin.Release();
+        if (attempt > 0 || !remote_) return st;
+        // Delete the corrupt file (nobody else may be reading it: it is
+        // evicted only when unpinned) and fetch it again.
+        SLUICE_RETURN_IF_ERROR(cache_->Evict(item).WithContext(st.message()));
+        continue;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(verified_mu_);
+      verified_[item] = true;
+    }
+    return std::make_pair(std::move(pin), std::move(map));
+  }
+}
+
+Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns) {
+  if (shard >= index_->shards.size()) {
+    return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
+  }
+  const ShardEntry& e = index_->shards[shard];
+  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e));
+  std::pair<ShardPin, MappedFile> meta;
+  if (meta_item_[shard] >= 0) {
+    SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(meta_item_[shard]), *e.raw_meta,
+                                            e.zip_meta, e));
+  }
+  return OpenedShard::Open(&e, num_columns, std::move(data.first), std::move(data.second),
+                           std::move(meta.first), std::move(meta.second));
+}
+
+}  // namespace sluice

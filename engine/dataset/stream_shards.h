@@ -1,0 +1,76 @@
+// The shards of one stream on this node: its index, its ShardCache (rooted at
+// <local>/<split>, shared by every process of the node) and where missing
+// files come from.
+//
+// Each shard file the readers need (raw_data, and raw_meta for JSONL/XSV) is
+// one cache entry named by its index basename. Fetching one downloads the
+// stored file (zip_data/zip_meta when compressed, else the raw file) from the
+// remote, checks `validate_hash` when set (on the stored file, as Mosaic
+// does), decompresses it into the cache's temp file and keeps the zip beside
+// it when `keep_zip` (kept zips are not counted under cache_limit). A
+// local-only stream reads its folder in place: nothing is ever evicted, and a
+// missing raw file is decompressed from its zip in the folder.
+//
+// With validate_hash, a cached file is also checked against its recorded raw
+// hash the first time this process opens it; a mismatch deletes it and
+// fetches it again (once), so a corrupt cache heals instead of failing.
+//
+// Thread-safe. Fork: belongs to the process that opened it (see ShardCache).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/cache/shard_cache.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/opened_shard.h"
+#include "engine/dataset/remote_source.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+class StreamShards {
+ public:
+  // `index` as LoadStreamIndex returned it; `remote` null for local-only.
+  // cache_limit applies to this stream's folder (None = unlimited).
+  static Result<std::unique_ptr<StreamShards>> Open(const StreamOptions& stream, const Index* index,
+                                                    std::shared_ptr<RemoteSource> remote,
+                                                    std::optional<uint64_t> cache_limit,
+                                                    std::chrono::milliseconds wait_timeout);
+
+  // Makes shard `shard` present (fetching what is missing), pins and maps it.
+  Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns);
+
+  ShardCache& cache() { return *cache_; }
+  uint64_t bytes_downloaded() const { return bytes_downloaded_.load(); }
+
+ private:
+  StreamShards() = default;
+  Status FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
+                   const std::string& tmp_path);
+  Result<uint64_t> Download(const std::string& basename, const std::string& path);
+  Result<std::pair<ShardPin, MappedFile>> PinAndMap(size_t item, const FileInfo& raw,
+                                                    const std::optional<FileInfo>& zip,
+                                                    const ShardEntry& entry);
+
+  StreamOptions stream_;
+  std::string root_;
+  const Index* index_ = nullptr;
+  std::shared_ptr<RemoteSource> remote_;
+  std::unique_ptr<ShardCache> cache_;
+  // Cache entries of shard i: data_item_[i], meta_item_[i] (-1 = none).
+  std::vector<size_t> data_item_;
+  std::vector<int64_t> meta_item_;
+  std::mutex verified_mu_;
+  std::vector<bool> verified_;  // per cache entry, this process
+  std::atomic<uint64_t> bytes_downloaded_{0};
+};
+
+}  // namespace sluice

@@ -1,0 +1,280 @@
+#include "engine/dataset/streaming_dataset.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/file.h"
+#include "engine/dataset/stream_index.h"
+#include "formats/text/text_columns.h"
+
+namespace sluice {
+namespace {
+
+Status ColumnsOf(const ShardEntry& e, std::vector<std::string>* names,
+                 std::vector<std::string>* encodings) {
+  names->clear();
+  encodings->clear();
+  if (e.format == "mds") {
+    *names = e.column_names;
+    *encodings = e.column_encodings;
+    return Status::Ok();
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<TextColumn> cols, TextColumnsFromEntry(e));
+  for (const TextColumn& c : cols) {
+    names->push_back(c.name);
+    encodings->push_back(TextEncodingName(c.encoding));
+  }
+  return Status::Ok();
+}
+
+constexpr uint64_t kMaxSamples = uint64_t{1} << 48;
+
+}  // namespace
+
+Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions options) {
+  std::unique_ptr<StreamingDataset> d(new StreamingDataset());
+  SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
+  d->options_ = std::move(options);
+  d->starts_.assign(1, 0);
+  std::vector<std::string> names, encodings;
+  for (size_t s = 0; s < d->options_.streams.size(); ++s) {
+    const StreamOptions& stream = d->options_.streams[s];
+    std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
+    std::shared_ptr<RemoteSource> remote;
+    if (!stream.remote.empty()) {
+      auto opened = OpenRemoteSource(stream.remote);
+      if (!opened.ok()) return opened.status().WithContext(where);
+      remote = std::move(*opened);
+    }
+    auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
+    if (!index.ok()) return index.status().WithContext(where);
+    d->stream_first_shard_.push_back(d->starts_.size() - 1);
+    for (size_t i = 0; i < index->shards.size(); ++i) {
+      const ShardEntry& e = index->shards[i];
+      std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
+      SLUICE_RETURN_IF_ERROR(ColumnsOf(e, &names, &encodings).WithContext(shard_where));
+      if (d->column_names_.empty() && s == 0 && i == 0) {
+        d->column_names_ = names;
+        d->column_encodings_ = encodings;
+      } else if (names != d->column_names_ || encodings != d->column_encodings_) {
+        return CorruptError(shard_where + ": its columns differ from stream 0 shard 0's");
+      }
+      uint64_t next = d->starts_.back() + e.samples;
+      if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
+      d->starts_.push_back(next);
+    }
+    d->indexes_.push_back(std::make_unique<Index>(std::move(*index)));
+    d->remotes_.push_back(std::move(remote));
+  }
+  d->stream_first_shard_.push_back(d->starts_.size() - 1);
+  if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;
+  d->initial_physical_nodes_ = d->world_.num_nodes;
+  SLUICE_ASSIGN_OR_RETURN(planner::PlanDerived derived, planner::DerivePlan(d->Request(0, 0, 1)));
+  d->epoch_size_ = derived.weighting.epoch_size;
+  d->num_canonical_nodes_ = derived.num_canonical_nodes;
+  return d;
+}
+
+StreamingDataset::~StreamingDataset() {
+  if (pid_ != 0 && pid_ != ::getpid()) {
+    // A forked copy: the parent's prefetch thread does not exist here and its
+    // caches are the parent's. Abandon them untouched.
+    held_.clear();
+    (void)iter_.release();
+    for (auto& s : streams_) (void)s.release();
+  }
+  held_.clear();
+  iter_.reset();
+}
+
+int64_t StreamingDataset::length() const {
+  return (epoch_size_ + world_.world_size - 1) / world_.world_size;
+}
+
+planner::PlanRequest StreamingDataset::Request(int64_t epoch, int64_t sample_in_epoch,
+                                               int64_t num_workers) const {
+  planner::PlanRequest r;
+  r.config = options_.plan;
+  if (initial_physical_nodes_ != world_.num_nodes) {
+    r.config.initial_physical_nodes = initial_physical_nodes_;
+  }
+  for (size_t s = 0; s < indexes_.size(); ++s) {
+    planner::StreamSpec spec;
+    for (const ShardEntry& e : indexes_[s]->shards) spec.shard_sizes.push_back(static_cast<int64_t>(e.samples));
+    spec.weight = options_.streams[s].weight;
+    r.streams.push_back(std::move(spec));
+  }
+  r.world.num_nodes = world_.num_nodes;
+  r.world.ranks_per_node = world_.ranks_per_node;
+  r.world.workers_per_rank = num_workers;
+  r.epoch = epoch;
+  r.sample_in_epoch = sample_in_epoch;
+  return r;
+}
+
+Status StreamingDataset::EnsureProcess() {
+  pid_t me = ::getpid();
+  if (pid_ == me) return Status::Ok();
+  if (pid_ != 0) {
+    // Forked after reading: leave the parent's objects alone (see ~).
+    (void)new std::vector<std::shared_ptr<const OpenedShard>>(std::move(held_));
+    held_.clear();
+    get_shard_ = SIZE_MAX;
+    (void)iter_.release();
+    for (auto& s : streams_) (void)s.release();
+    streams_.clear();
+  }
+  pid_ = me;
+  for (size_t s = 0; s < indexes_.size(); ++s) {
+    auto shards = StreamShards::Open(options_.streams[s], indexes_[s].get(), remotes_[s],
+                                     options_.cache_limit, options_.wait_timeout);
+    if (!shards.ok()) {
+      streams_.clear();
+      pid_ = 0;
+      return shards.status().WithContext("stream " + std::to_string(s));
+    }
+    streams_.push_back(std::move(*shards));
+  }
+  return Status::Ok();
+}
+
+std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), id);
+  size_t g = static_cast<size_t>(it - starts_.begin()) - 1;
+  return {g, static_cast<uint32_t>(id - starts_[g])};
+}
+
+Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(size_t g) {
+  auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
+  size_t s = static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> shard,
+                          streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size()));
+  return std::shared_ptr<const OpenedShard>(std::move(shard));
+}
+
+Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
+  if (id >= num_samples()) {
+    return OutOfRangeError("sample " + std::to_string(id) + " is past the end (the dataset has " +
+                           std::to_string(num_samples()) + " samples)");
+  }
+  SLUICE_RETURN_IF_ERROR(EnsureProcess());
+  auto [g, i] = Locate(id);
+  std::shared_ptr<const OpenedShard> shard;
+  // Reuse the shard of the previous Get when it is the same one.
+  if (get_shard_ == g && held_.size() == 1) shard = held_[0];
+  if (!shard) {
+    held_.clear();
+    auto start = std::chrono::steady_clock::now();
+    SLUICE_ASSIGN_OR_RETURN(shard, OpenGlobalShard(g));
+    wait_ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count());
+    held_.assign(1, shard);
+    get_shard_ = g;
+  }
+  out->where = SampleLocation{g, i};
+  return shard->Read(i, column_names_, out);
+}
+
+Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t sample_in_epoch,
+                                                         int64_t worker, int64_t num_workers) const {
+  if (num_workers < 1 || worker < 0 || worker >= num_workers) {
+    return InvalidArgumentError("worker " + std::to_string(worker) + " of " +
+                                std::to_string(num_workers) + ": need 0 <= worker < num_workers");
+  }
+  if (epoch < 0 || sample_in_epoch < 0) {
+    return InvalidArgumentError("epoch and sample_in_epoch must not be negative");
+  }
+  return planner::PlanWorker(Request(epoch, sample_in_epoch, num_workers), world_.node,
+                             world_.rank_in_node, worker);
+}
+
+Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
+                                   int64_t num_workers) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers));
+  SLUICE_RETURN_IF_ERROR(EnsureProcess());
+  Release();
+  iter_.reset();
+  std::vector<size_t> shard_of;
+  shard_of.reserve(ids.size());
+  for (int64_t id : ids) shard_of.push_back(Locate(static_cast<uint64_t>(id)).first);
+  iter_ids_ = std::move(ids);
+  iter_pos_ = 0;
+  iter_epoch_ = epoch;
+  iter_start_ = sample_in_epoch;
+  size_t window = static_cast<size_t>(std::max<int64_t>(1, options_.predownload_samples()));
+  iter_ = std::make_unique<ShardPrefetcher>(
+      std::move(shard_of), window, [this](size_t g) { return OpenGlobalShard(g); });
+  return Status::Ok();
+}
+
+Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out) {
+  if (!iter_) return InvalidArgumentError("NextBatch before IterBegin");
+  SLUICE_RETURN_IF_ERROR(EnsureProcess());
+  if (!iter_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
+  size_t n = std::min(max, iter_ids_.size() - iter_pos_);
+  if (out->size() < n) out->resize(n);
+  std::vector<std::shared_ptr<const OpenedShard>> now;
+  for (size_t k = 0; k < n; ++k) {
+    size_t p = iter_pos_ + k;
+    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard, iter_->Get(p, &wait_ns_));
+    int64_t id = iter_ids_[p];
+    auto [g, i] = Locate(static_cast<uint64_t>(id));
+    (*out)[k].where = SampleLocation{g, i};
+    SLUICE_RETURN_IF_ERROR(shard->Read(i, column_names_, &(*out)[k]));
+    ids[k] = id;
+    if (now.empty() || now.back() != shard) now.push_back(std::move(shard));
+  }
+  iter_pos_ += n;
+  held_ = std::move(now);
+  get_shard_ = SIZE_MAX;
+  return n;
+}
+
+ResumeState StreamingDataset::State(uint64_t rank_samples) const {
+  ResumeState s;
+  s.epoch = iter_epoch_;
+  s.sample_in_epoch = iter_start_ + static_cast<int64_t>(rank_samples) * world_.world_size;
+  s.num_canonical_nodes = num_canonical_nodes_;
+  s.shuffle_seed = options_.plan.shuffle_seed;
+  s.initial_physical_nodes = initial_physical_nodes_;
+  return s;
+}
+
+Status StreamingDataset::LoadState(const ResumeState& state) {
+  if (state.num_canonical_nodes < 1) {
+    return InvalidArgumentError("resume state: num_canonical_nodes must be positive");
+  }
+  DatasetOptions saved = options_;
+  int64_t saved_ipn = initial_physical_nodes_;
+  options_.plan.num_canonical_nodes = state.num_canonical_nodes;
+  options_.plan.shuffle_seed = state.shuffle_seed;
+  if (state.initial_physical_nodes > 0) initial_physical_nodes_ = state.initial_physical_nodes;
+  auto derived = planner::DerivePlan(Request(state.epoch, state.sample_in_epoch, 1));
+  if (!derived.ok()) {
+    options_ = std::move(saved);
+    initial_physical_nodes_ = saved_ipn;
+    return derived.status().WithContext("resume state");
+  }
+  num_canonical_nodes_ = derived->num_canonical_nodes;
+  iter_epoch_ = state.epoch;
+  iter_start_ = state.sample_in_epoch;
+  return Status::Ok();
+}
+
+DatasetCounters StreamingDataset::counters() const {
+  DatasetCounters c;
+  c.consumer_wait_ns = wait_ns_;
+  if (pid_ != ::getpid()) return c;
+  for (const auto& s : streams_) {
+    CacheCounters cc = s->cache().counters();
+    c.bytes_downloaded += s->bytes_downloaded();
+    c.shards_downloaded += cc.shards_fetched;
+    c.shards_evicted += cc.shards_evicted;
+    c.cache_hits += cc.cache_hits;
+  }
+  return c;
+}
+
+}  // namespace sluice

@@ -1,0 +1,127 @@
+// A streaming dataset: one or more streams read through the node-wide shard
+// cache, random access by global sample id, and deterministic iteration of
+// one (node, rank, worker)'s planned order with prefetching and resumption.
+//
+// Global sample ids number the streams' samples in stream order (stream 0's
+// shards first), as the planner and Mosaic do.
+//
+// Thread safety: one thread at a time per StreamingDataset, all methods
+// included (the prefetcher's thread is internal).
+// Views: the SampleFields a call hands out point into mapped shard files and
+// stay valid until the next Get/NextBatch/IterBegin/Release call or the
+// dataset's destruction, whichever comes first.
+// Fork safety: Open loads the indexes only (no thread, no cache state). The
+// shard caches and the prefetch thread are created in the process that
+// reads; a forked child that reads gets its own (the parent's are abandoned
+// untouched in the child).
+#pragma once
+
+#include <cstdint>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/opened_shard.h"
+#include "engine/dataset/remote_source.h"
+#include "engine/dataset/resume_state.h"
+#include "engine/dataset/shard_prefetcher.h"
+#include "engine/dataset/stream_shards.h"
+#include "engine/planner/plan.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// What this process did, summed over the streams.
+struct DatasetCounters {
+  uint64_t bytes_downloaded = 0;   // stored bytes copied from remotes
+  uint64_t shards_downloaded = 0;  // shard files fetched into the cache
+  uint64_t shards_evicted = 0;
+  uint64_t cache_hits = 0;         // shard files found present
+  uint64_t consumer_wait_ns = 0;   // NextBatch/Get time spent waiting for shards
+};
+
+class StreamingDataset {
+ public:
+  // Loads every stream's index (downloading it once per node when remote is
+  // set), checks that all shards have the same columns, derives the plan
+  // (Mosaic's errors for bad planning options) and resolves the world.
+  static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
+  ~StreamingDataset();
+  StreamingDataset(const StreamingDataset&) = delete;
+  StreamingDataset& operator=(const StreamingDataset&) = delete;
+
+  uint64_t num_samples() const { return starts_.back(); }  // all streams' samples
+  int64_t epoch_size() const { return epoch_size_; }       // samples per epoch, all ranks
+  // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
+  int64_t length() const;
+  const std::vector<std::string>& column_names() const { return column_names_; }
+  const std::vector<std::string>& column_encodings() const { return column_encodings_; }
+  const ResolvedWorld& world() const { return world_; }
+  const DatasetOptions& options() const { return options_; }
+
+  // Sample `id` (a global id), fetching its shard if needed.
+  Status Get(uint64_t id, SampleFields* out);
+
+  // The ids this process's worker reads in `epoch`, starting after
+  // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed.
+  Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
+                                         int64_t num_workers) const;
+
+  // Starts iterating (replacing any iteration in progress).
+  Status IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker, int64_t num_workers);
+  // Up to `max` next samples: ids[k] and (*out)[k] for k < the returned count
+  // (0 = the epoch is done). `out` is resized to at least the count.
+  Result<size_t> NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out);
+  // Drops the views of the last call (unpins its shards).
+  void Release() {
+    held_.clear();
+    get_shard_ = SIZE_MAX;
+  }
+
+  // Mosaic's state_dict: `rank_samples` is how many samples this rank has
+  // consumed since IterBegin (all its workers); sample_in_epoch = the
+  // starting offset + rank_samples * world size.
+  ResumeState State(uint64_t rank_samples) const;
+  // Mosaic's load_state_dict: the state's num_canonical_nodes, shuffle_seed
+  // and initial_physical_nodes replace the configured ones; its epoch and
+  // sample_in_epoch are returned for the caller's IterBegin.
+  Status LoadState(const ResumeState& state);
+
+  DatasetCounters counters() const;
+
+ private:
+  StreamingDataset() = default;
+  planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
+  Status EnsureProcess();
+  Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(size_t gshard);
+  // Global shard of a global sample id, and the sample's index in it.
+  std::pair<size_t, uint32_t> Locate(uint64_t id) const;
+
+  DatasetOptions options_;
+  ResolvedWorld world_;
+  std::vector<std::unique_ptr<Index>> indexes_;
+  std::vector<std::shared_ptr<RemoteSource>> remotes_;
+  std::vector<size_t> stream_first_shard_;  // + total at the end
+  std::vector<uint64_t> starts_;            // per global shard, + total
+  std::vector<std::string> column_names_, column_encodings_;
+  int64_t epoch_size_ = 0;
+  int64_t num_canonical_nodes_ = 0;
+  int64_t initial_physical_nodes_ = 0;
+
+  pid_t pid_ = 0;  // the process that owns streams_ and iter_
+  std::vector<std::unique_ptr<StreamShards>> streams_;
+  std::unique_ptr<ShardPrefetcher> iter_;
+  std::vector<int64_t> iter_ids_;
+  size_t iter_pos_ = 0;
+  int64_t iter_epoch_ = 0, iter_start_ = 0;
+  std::vector<std::shared_ptr<const OpenedShard>> held_;
+  size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
+  uint64_t wait_ns_ = 0;
+};
+
+}  // namespace sluice

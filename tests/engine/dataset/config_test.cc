@@ -1,0 +1,162 @@
+#include <gtest/gtest.h>
+
+#include "engine/dataset/byte_size.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/resume_state.h"
+
+namespace sluice {
+namespace {
+
+TEST(ByteSize, MatchesMosaicBytesToInt) {
+  // Values as Mosaic's bytes_to_int computes them (1024-based suffixes).
+  EXPECT_EQ(*ParseByteSize("100gb"), uint64_t{107374182400});
+  EXPECT_EQ(*ParseByteSize("1.5kb"), 1536u);
+  EXPECT_EQ(*ParseByteSize("  2MB "), 2097152u);
+  EXPECT_EQ(*ParseByteSize("1e3kb"), 1024000u);
+  EXPECT_EQ(*ParseByteSize("123b"), 123u);
+  EXPECT_EQ(*ParseByteSize("123"), 123u);
+  EXPECT_EQ(*ParseByteSize("1tb"), uint64_t{1} << 40);
+  EXPECT_EQ(*ParseByteSize("0.001kb"), 1u);  // 1.024 truncated
+}
+
+TEST(ByteSize, RejectsWhatMosaicRejects) {
+  for (const char* bad : {"", "kb", "1kib", "1.5b", "abc", "1 k", "-1kb", "1e30gb", "inf gb"}) {
+    auto r = ParseByteSize(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("Unsupported value/suffix"), std::string::npos) << bad;
+  }
+}
+
+TEST(DatasetConfig, DefaultsAreMosaics) {
+  auto o = ParseDatasetOptions(R"({"local": "/tmp/x"})");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ASSERT_EQ(o->streams.size(), 1u);
+  const StreamOptions& s = o->streams[0];
+  EXPECT_EQ(s.local, "/tmp/x");
+  EXPECT_EQ(s.remote, "");
+  EXPECT_EQ(s.download_retry, 2);
+  EXPECT_EQ(s.download_timeout_s, 60.0);
+  EXPECT_FALSE(s.validate_hash.has_value());
+  EXPECT_FALSE(s.keep_zip);
+  EXPECT_EQ(o->batch_size(), 1);
+  EXPECT_EQ(o->predownload_samples(), 8);
+  EXPECT_FALSE(o->cache_limit.has_value());
+  EXPECT_FALSE(o->plan.shuffle);
+  EXPECT_EQ(o->plan.shuffle_seed, 9176u);
+  EXPECT_EQ(o->plan.shuffle_algo, planner::ShuffleAlgo::kPy1e);
+  EXPECT_EQ(o->plan.partition_algo, planner::PartitionAlgo::kRelaxed);
+}
+
+TEST(DatasetConfig, StreamsAndGlobals) {
+  auto o = ParseDatasetOptions(R"({
+    "streams": [{"remote": "/r/a", "local": "/l/a", "split": "train", "proportion": 0.25},
+                {"local": "/l/b", "choose": 7, "validate_hash": "sha1", "keep_zip": true}],
+    "download_retry": 5,
+    "epoch_size": "1.5k", "predownload": 32, "cache_limit": "1.5kb", "batch_size": 4,
+    "shuffle": true, "shuffle_algo": "py1s", "shuffle_seed": 7, "num_canonical_nodes": 3,
+    "partition_algo": "orig", "batching_method": "per_stream", "sampling_method": "fixed",
+    "sampling_granularity": 2, "replication": null, "wait_timeout": 1.5,
+    "world": {"rank": 3, "world_size": 4, "local_rank": 1, "local_world_size": 2}})");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ASSERT_EQ(o->streams.size(), 2u);
+  EXPECT_EQ(o->streams[0].remote, "/r/a");
+  EXPECT_EQ(o->streams[0].split, "train");
+  EXPECT_EQ(*o->streams[0].weight.proportion, 0.25);
+  EXPECT_EQ(o->streams[0].download_retry, 5);  // dataset-level default
+  EXPECT_EQ(*o->streams[1].weight.choose, 7);
+  EXPECT_EQ(*o->streams[1].validate_hash, "sha1");
+  EXPECT_TRUE(o->streams[1].keep_zip);
+  EXPECT_EQ(*o->plan.epoch_size, 1500);
+  EXPECT_EQ(o->predownload_samples(), 32);
+  EXPECT_EQ(*o->cache_limit, 1536u);
+  EXPECT_EQ(o->batch_size(), 4);
+  EXPECT_EQ(o->plan.shuffle_algo, planner::ShuffleAlgo::kPy1s);
+  EXPECT_EQ(*o->plan.num_canonical_nodes, 3);
+  EXPECT_EQ(o->plan.batching_method, planner::BatchingMethod::kPerStream);
+  EXPECT_EQ(o->plan.sampling_method, planner::SamplingMethod::kFixed);
+  EXPECT_EQ(o->wait_timeout.count(), 1500);
+  auto w = ResolveWorld(o->world);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->num_nodes, 2);
+  EXPECT_EQ(w->ranks_per_node, 2);
+  EXPECT_EQ(w->node, 1);
+  EXPECT_EQ(w->rank_in_node, 1);
+}
+
+TEST(DatasetConfig, Errors) {
+  struct Case {
+    const char* json;
+    const char* needle;
+  } cases[] = {
+      {"[]", "must be a JSON object"},
+      {"{}", "needs 'streams'"},
+      {R"({"remote": "/r"})", "'streams[0].local' must be set"},
+      {R"({"local": "/l", "bogus": 1})", "'bogus' is not a known key"},
+      {R"({"streams": [{"local": "/l", "batch_size": 1}]})", "'streams[0].batch_size' is not a known key"},
+      {R"({"local": "/l", "batch_size": "4"})", "'batch_size' must be an integer"},
+      {R"({"local": "/l", "cache_limit": "12qb"})", "Unsupported value/suffix 12qb"},
+      {R"({"local": "/l", "shuffle_algo": "nope"})", "nope"},
+      {R"({"local": "/l", "world": {"ranks": 1}})", "'world.ranks' is not a known key"},
+      {R"({"local": "/l", "keep_zip": 1})", "'keep_zip' must be true or false"},
+  };
+  for (const Case& c : cases) {
+    auto o = ParseDatasetOptions(c.json);
+    ASSERT_FALSE(o.ok()) << c.json;
+    EXPECT_NE(o.status().message().find(c.needle), std::string::npos)
+        << c.json << " -> " << o.status().message();
+  }
+}
+
+TEST(DatasetConfig, WorldFromEnvironmentAndErrors) {
+  setenv("RANK", "5", 1);
+  setenv("WORLD_SIZE", "8", 1);
+  setenv("LOCAL_RANK", "1", 1);
+  setenv("LOCAL_WORLD_SIZE", "4", 1);
+  auto w = ResolveWorld({});
+  unsetenv("RANK");
+  unsetenv("WORLD_SIZE");
+  unsetenv("LOCAL_RANK");
+  unsetenv("LOCAL_WORLD_SIZE");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->num_nodes, 2);
+  EXPECT_EQ(w->node, 1);
+  EXPECT_EQ(w->rank_in_node, 1);
+  EXPECT_EQ(w->world_size, 8);
+  auto single = ResolveWorld({});
+  ASSERT_TRUE(single.ok());
+  EXPECT_EQ(single->num_nodes, 1);
+  EXPECT_EQ(single->world_size, 1);
+  WorldOptions bad;
+  bad.rank = 2;
+  bad.world_size = 4;
+  bad.local_rank = 1;
+  bad.local_world_size = 2;  // rank 2 is local rank 0
+  auto r = ResolveWorld(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("local_rank 1"), std::string::npos);
+}
+
+TEST(ResumeState, RoundTripAndErrors) {
+  ResumeState s{3, 1234, 8, 17, 2};
+  std::string json = ResumeStateToJson(s);
+  EXPECT_EQ(json,
+            R"({"epoch": 3, "sample_in_epoch": 1234, "num_canonical_nodes": 8, "shuffle_seed": 17, "initial_physical_nodes": 2})");
+  auto back = ResumeStateFromJson(json);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->epoch, 3);
+  EXPECT_EQ(back->sample_in_epoch, 1234);
+  EXPECT_EQ(back->num_canonical_nodes, 8);
+  EXPECT_EQ(back->shuffle_seed, 17u);
+  EXPECT_EQ(back->initial_physical_nodes, 2);
+  auto old = ResumeStateFromJson(
+      R"({"epoch": 1, "sample_in_epoch": 0, "num_canonical_nodes": 2, "shuffle_seed": 5, "initial_physical_nodes": null})");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->initial_physical_nodes, 0);
+  auto missing = ResumeStateFromJson(R"({"epoch": 1, "num_canonical_nodes": 2, "shuffle_seed": 5})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "resume state: field 'sample_in_epoch' is missing");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,319 @@
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "engine/planner/plan.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FieldBytes;
+using testing::ReadEpoch;
+using testing::ScratchDir;
+using testing::WriteSyntheticMds;
+
+DatasetOptions LocalOptions(const std::string& local) {
+  DatasetOptions o;
+  StreamOptions s;
+  s.local = local;
+  o.streams.push_back(s);
+  o.world.rank = 0;
+  o.world.world_size = 1;
+  o.world.local_rank = 0;
+  o.world.local_world_size = 1;
+  o.wait_timeout = std::chrono::seconds(20);
+  return o;
+}
+
+DatasetOptions RemoteOptions(const std::string& remote, const std::string& local) {
+  DatasetOptions o = LocalOptions(local);
+  o.streams[0].remote = remote;
+  return o;
+}
+
+std::vector<std::string> ReaderBytes(const std::string& dir, const std::vector<int64_t>& ids) {
+  auto reader = DatasetReader::Open(dir);
+  EXPECT_TRUE(reader.ok());
+  std::vector<std::string> out;
+  SampleFields f;
+  for (int64_t id : ids) {
+    EXPECT_TRUE((*reader)->Read(static_cast<uint64_t>(id), &f).ok());
+    out.push_back(FieldBytes(f));
+  }
+  return out;
+}
+
+TEST(StreamingDataset, LocalOnlyIterationIsThePlanWithTheReadersBytes) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 500, 2000);
+  DatasetOptions o = LocalOptions(dir.path());
+  o.plan.shuffle = true;
+  o.plan.batch_size = 4;
+  o.plan.shuffle_block_size = 64;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ((*ds)->num_samples(), 500u);
+  EXPECT_EQ((*ds)->epoch_size(), 500);
+  EXPECT_EQ((*ds)->length(), 500);
+  EXPECT_EQ((*ds)->column_names(), (std::vector<std::string>{"data", "id"}));
+  std::multiset<int64_t> seen;
+  for (int64_t worker = 0; worker < 2; ++worker) {
+    planner::PlanRequest req;
+    req.config = o.plan;
+    auto reader = DatasetReader::Open(dir.path());
+    ASSERT_TRUE(reader.ok());
+    planner::StreamSpec spec;
+    for (const auto& e : (*reader)->index().shards) spec.shard_sizes.push_back(e.samples);
+    req.streams.push_back(spec);
+    req.world.workers_per_rank = 2;
+    req.epoch = 1;
+    auto expected = planner::PlanWorker(req, 0, 0, worker);
+    ASSERT_TRUE(expected.ok());
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = ReadEpoch(**ds, 1, 0, worker, 2, 7, &bytes);
+    EXPECT_EQ(ids, *expected);
+    EXPECT_EQ(bytes, ReaderBytes(dir.path(), ids));
+    seen.insert(ids.begin(), ids.end());
+  }
+  ASSERT_EQ(seen.size(), 500u);
+  for (int64_t i = 0; i < 500; ++i) EXPECT_EQ(seen.count(i), 1u) << i;
+  // Local-only data is never downloaded or evicted.
+  DatasetCounters c = (*ds)->counters();
+  EXPECT_EQ(c.shards_downloaded, 0u);
+  EXPECT_EQ(c.shards_evicted, 0u);
+  EXPECT_EQ(c.bytes_downloaded, 0u);
+  EXPECT_GT(c.cache_hits, 0u);
+}
+
+TEST(StreamingDataset, RandomAccessMatchesTheReader) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 300, 1500, "zstd", {"sha1"});
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  o.streams[0].validate_hash = "sha1";
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  std::vector<int64_t> ids = {299, 0, 1, 150, 150, 17, 298};
+  std::vector<std::string> expected = ReaderBytes(dir.path(), ids);
+  SampleFields f;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    ASSERT_TRUE((*ds)->Get(static_cast<uint64_t>(ids[k]), &f).ok());
+    EXPECT_EQ(FieldBytes(f), expected[k]) << ids[k];
+  }
+  Status past = (*ds)->Get(300, &f);
+  EXPECT_EQ(past.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(past.message(), "sample 300 is past the end (the dataset has 300 samples)");
+  DatasetCounters c = (*ds)->counters();
+  EXPECT_GT(c.shards_downloaded, 0u);
+  EXPECT_GT(c.bytes_downloaded, 0u);
+  // Decompressed into the cache; the zips are not kept (keep_zip false).
+  for (const auto& e : fs::directory_iterator(cache.path())) {
+    EXPECT_EQ(e.path().extension().string().find(".zstd"), std::string::npos) << e.path();
+  }
+}
+
+TEST(StreamingDataset, KeepZipKeepsTheCompressedFile) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 50, 100000, "zstd");
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions("file://" + dir.path(), cache.path());
+  o.streams[0].keep_zip = true;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  SampleFields f;
+  ASSERT_TRUE((*ds)->Get(0, &f).ok());
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), "shard.00000.mds")));
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), "shard.00000.mds.zstd")));
+}
+
+TEST(StreamingDataset, EvictsUnderTheCacheLimitAndFetchesEachShardOnce) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 600, 2000);
+  uint64_t dataset_bytes = testing::ShardBytesOnDisk(dir.path());
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  o.cache_limit = 9000;  // a few shards of ~2 KB
+  o.plan.batch_size = 8;
+  o.predownload = 16;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, 0, 1, 8, &bytes);
+  ASSERT_EQ(ids.size(), 600u);
+  for (int64_t i = 0; i < 600; ++i) ASSERT_EQ(ids[i], i);
+  EXPECT_EQ(bytes, ReaderBytes(dir.path(), ids));
+  auto reader = DatasetReader::Open(dir.path());
+  size_t shards = (*reader)->num_shards();
+  DatasetCounters c = (*ds)->counters();
+  EXPECT_EQ(c.shards_downloaded, shards);  // sequential: never twice
+  EXPECT_GE(c.shards_evicted, shards - 5);
+  EXPECT_EQ(c.bytes_downloaded, dataset_bytes);
+  EXPECT_LE(testing::ShardBytesOnDisk(cache.path()), 9000u);
+}
+
+TEST(StreamingDataset, LimitSmallerThanAShardIsAnErrorAtStart) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 100, 2000);
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  o.cache_limit = 100;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  SampleFields f;
+  Status s = (*ds)->Get(0, &f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cache_limit"), std::string::npos) << s.message();
+}
+
+TEST(StreamingDataset, ResumptionYieldsTheTail) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 400, 3000);
+  DatasetOptions o = LocalOptions(dir.path());
+  o.plan.shuffle = true;
+  o.plan.batch_size = 5;
+  o.plan.shuffle_seed = 123;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok());
+  std::vector<std::string> full_bytes;
+  std::vector<int64_t> full = ReadEpoch(**ds, 2, 0, 0, 1, 5, &full_bytes);
+  ASSERT_EQ(full.size(), 400u);
+  for (size_t stop : {0u, 1u, 5u, 137u, 399u, 400u}) {
+    // Consume `stop` samples, save the state, resume in a fresh dataset.
+    ASSERT_TRUE((*ds)->IterBegin(2, 0, 0, 1).ok());
+    std::vector<int64_t> ids(400);
+    std::vector<SampleFields> fields;
+    size_t got = 0;
+    while (got < stop) {
+      auto n = (*ds)->NextBatch(std::min<size_t>(7, stop - got), ids.data(), &fields);
+      ASSERT_TRUE(n.ok());
+      got += *n;
+    }
+    std::string json = ResumeStateToJson((*ds)->State(stop));
+    auto state = ResumeStateFromJson(json);
+    ASSERT_TRUE(state.ok());
+    EXPECT_EQ(state->epoch, 2);
+    EXPECT_EQ(state->sample_in_epoch, static_cast<int64_t>(stop));
+    EXPECT_EQ(state->shuffle_seed, 123u);
+    DatasetOptions fresh = o;
+    fresh.plan.shuffle_seed = 1;  // the state's seed wins
+    auto resumed = StreamingDataset::Open(fresh);
+    ASSERT_TRUE(resumed.ok());
+    ASSERT_TRUE((*resumed)->LoadState(*state).ok());
+    std::vector<std::string> tail_bytes;
+    std::vector<int64_t> tail =
+        ReadEpoch(**resumed, state->epoch, state->sample_in_epoch, 0, 1, 3, &tail_bytes);
+    EXPECT_EQ(tail, std::vector<int64_t>(full.begin() + stop, full.end())) << stop;
+    EXPECT_EQ(tail_bytes, std::vector<std::string>(full_bytes.begin() + stop, full_bytes.end()));
+  }
+}
+
+TEST(StreamingDataset, CorruptCachedShardIsDetectedDeletedAndFetchedAgain) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 200, 2000, std::nullopt, {"sha1", "xxh64"});
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  o.streams[0].validate_hash = "xxh64";
+  std::vector<std::string> expected;
+  {
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ReadEpoch(**ds, 0, 0, 0, 1, 16, &expected);
+  }
+  // Flip one byte of a cached shard, keeping its size.
+  std::string victim = JoinPath(cache.path(), "shard.00002.mds");
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.good());
+    f.seekg(40);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(40);
+    c = static_cast<char>(c ^ 0x5a);
+    f.write(&c, 1);
+  }
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok());
+  std::vector<std::string> again;
+  ReadEpoch(**ds, 0, 0, 0, 1, 16, &again);
+  EXPECT_EQ(again, expected);
+  DatasetCounters c = (*ds)->counters();
+  EXPECT_EQ(c.shards_downloaded, 1u);  // only the corrupt one
+  EXPECT_EQ(testing::ShardBytesOnDisk(cache.path()), testing::ShardBytesOnDisk(dir.path()));
+
+  // Without a remote the same corruption is a clear error, and the file stays.
+  DatasetOptions local = LocalOptions(dir.path());
+  local.streams[0].validate_hash = "xxh64";
+  std::string remote_victim = JoinPath(dir.path(), "shard.00002.mds");
+  fs::copy_file(victim, remote_victim + ".good");
+  {
+    std::fstream f(remote_victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(41);
+    f.write("\x01", 1);
+  }
+  auto lds = StreamingDataset::Open(local);
+  ASSERT_TRUE(lds.ok());
+  auto reader = DatasetReader::Open(dir.path());
+  uint64_t first = (*reader)->shard_start(2);
+  SampleFields f;
+  Status s = (*lds)->Get(first, &f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kHashMismatch) << s.message();
+  EXPECT_NE(s.message().find("shard.00002.mds"), std::string::npos) << s.message();
+  EXPECT_TRUE(FileExists(remote_victim));
+}
+
+TEST(StreamingDataset, MissingRemoteShardIsAClearError) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 100, 2000);
+  ASSERT_TRUE(fs::remove(JoinPath(dir.path(), "shard.00001.mds")));
+  ScratchDir cache;
+  auto ds = StreamingDataset::Open(RemoteOptions(dir.path(), cache.path()));
+  ASSERT_TRUE(ds.ok());
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(100);
+  std::vector<SampleFields> fields;
+  auto n = (*ds)->NextBatch(100, ids.data(), &fields);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kNotFound) << n.status().message();
+  EXPECT_NE(n.status().message().find("shard.00001.mds"), std::string::npos) << n.status().message();
+  EXPECT_FALSE(FileExists(JoinPath(cache.path(), "shard.00001.mds")));
+}
+
+TEST(StreamingDataset, SplitAndUnsafeIndexNames) {
+  ScratchDir dir;
+  WriteSyntheticMds(JoinPath(dir.path(), "train"), 30, 100000);
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  o.streams[0].split = "train";
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  SampleFields f;
+  ASSERT_TRUE((*ds)->Get(29, &f).ok());
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), "train/index.json")));
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), "train/shard.00000.mds")));
+
+  // An index naming a file outside the folder is refused.
+  ScratchDir evil;
+  auto text = ReadFile(JoinPath(dir.path(), "train/index.json"));
+  ASSERT_TRUE(text.ok());
+  std::string bad = *text;
+  size_t at = bad.find("shard.00000.mds");
+  bad.replace(at, 15, "../x/evil.mds00");
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(evil.path(), "index.json"), bad).ok());
+  auto refused = StreamingDataset::Open(LocalOptions(evil.path()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("../x/evil.mds00"), std::string::npos)
+      << refused.status().message();
+}
+
+}  // namespace
+}  // namespace sluice

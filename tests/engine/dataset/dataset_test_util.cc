@@ -1,0 +1,94 @@
+#include "tests/engine/dataset/dataset_test_util.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "formats/mds/mds_writer.h"
+
+namespace sluice::testing {
+
+namespace fs = std::filesystem;
+
+ScratchDir::ScratchDir() {
+  std::string tmpl = (fs::temp_directory_path() / "sluice_dataset_test_XXXXXX").string();
+  char* made = ::mkdtemp(tmpl.data());
+  EXPECT_NE(made, nullptr);
+  path_ = tmpl;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+void WriteSyntheticMds(const std::string& dir, int samples, uint64_t size_limit,
+                       std::optional<std::string> compression, std::vector<std::string> hashes) {
+  ShardedWriterOptions options;
+  options.compression = std::move(compression);
+  options.hashes = std::move(hashes);
+  options.size_limit = size_limit;
+  auto writer = MdsWriter::Create(dir, {{"data", "bytes"}, {"id", "str"}}, options);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (int i = 0; i < samples; ++i) {
+    std::string data(40 + (i * 37) % 200, '\0');
+    for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<char>((i * 131 + k * 7) & 0xff);
+    std::string id = "sample-" + std::to_string(i);
+    ASSERT_TRUE((*writer)->WriteFields({data, id}).ok());
+  }
+  Status finished = (*writer)->Finish();
+  ASSERT_TRUE(finished.ok()) << finished.message();
+}
+
+std::string FieldBytes(const SampleFields& f) {
+  std::string out;
+  for (std::string_view v : f.fields) {
+    out.append(v);
+    out.push_back('\xff');
+  }
+  return out;
+}
+
+std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t sample_in_epoch,
+                               int64_t worker, int64_t num_workers, size_t batch,
+                               std::vector<std::string>* bytes) {
+  std::vector<int64_t> all;
+  Status begun = ds.IterBegin(epoch, sample_in_epoch, worker, num_workers);
+  EXPECT_TRUE(begun.ok()) << begun.message();
+  if (!begun.ok()) return all;
+  std::vector<int64_t> ids(batch);
+  std::vector<SampleFields> fields;
+  while (true) {
+    auto n = ds.NextBatch(batch, ids.data(), &fields);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    if (!n.ok() || *n == 0) break;
+    for (size_t k = 0; k < *n; ++k) {
+      all.push_back(ids[k]);
+      if (bytes) bytes->push_back(FieldBytes(fields[k]));
+    }
+  }
+  return all;
+}
+
+uint64_t ShardBytesOnDisk(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() == ".sluice") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() == "index.json") continue;
+    std::error_code ec2;
+    if (it->is_regular_file(ec2)) {
+      uint64_t size = it->file_size(ec2);
+      if (!ec2) total += size;
+    }
+  }
+  return total;
+}
+
+}  // namespace sluice::testing

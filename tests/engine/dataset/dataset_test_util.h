@@ -1,0 +1,45 @@
+// Helpers for the streaming dataset tests: synthetic MDS datasets, scratch
+// folders, and reading whole epochs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/dataset/streaming_dataset.h"
+
+namespace sluice::testing {
+
+// A fresh empty folder under the test temp dir, removed by the destructor.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Writes an MDS dataset of `samples` samples with columns "data" (bytes,
+// 40..240 bytes derived from the id) and "id" (str), shards of about
+// `size_limit` bytes, optionally compressed and hashed, into `dir`.
+void WriteSyntheticMds(const std::string& dir, int samples, uint64_t size_limit,
+                       std::optional<std::string> compression = std::nullopt,
+                       std::vector<std::string> hashes = {});
+
+// The bytes of every field of a sample joined with 0xff separators.
+std::string FieldBytes(const SampleFields& f);
+
+// Iterates a whole (worker of an) epoch in batches of `batch`; returns the ids
+// and appends each sample's FieldBytes to *bytes when non-null.
+std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t sample_in_epoch,
+                               int64_t worker, int64_t num_workers, size_t batch,
+                               std::vector<std::string>* bytes);
+
+// Sum of the sizes of the regular files under `dir` (recursively), leaving
+// out the cache's .sluice state folder and index.json.
+uint64_t ShardBytesOnDisk(const std::string& dir);
+
+}  // namespace sluice::testing
