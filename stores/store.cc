@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "stores/file/file_store.h"
+#include "stores/s3/s3_store.h"
 
 namespace sluice {
 namespace {
@@ -31,11 +32,11 @@ std::string SchemeOf(std::string_view url) {
 Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
                                          boost::asio::any_io_executor executor,
                                          const StoreOptions& options) {
-  (void)executor;
-  (void)options;
   if (url.empty()) return InvalidArgumentError("empty store URL");
   std::string scheme = SchemeOf(url);
   if (scheme.empty() || scheme == "file") return OpenFileStore(url);
+  if (scheme == "s3") return OpenS3Store(url, std::move(executor), options);
+  if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
   return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +
                               std::string(url.substr(0, url.find('?'))) +
                               "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, "

@@ -42,6 +42,9 @@ struct StoreOptions {
   uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
   int concurrency = 8;                     // parts in flight per object
   std::string ca_file;                     // TLS CA bundle override ("" = default)
+  // Objects per List request (max-keys / maxresults); 0: the service's
+  // default (1000 for S3, 5000 for Azure). Small values exercise paging.
+  int list_page_size = 0;
 };
 
 class Store {

@@ -1,0 +1,467 @@
+#include "stores/s3/s3_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "base/asio/co_status.h"
+#include "base/file.h"
+#include "stores/common/store_keys.h"
+#include "stores/s3/aws_settings.h"
+#include "stores/s3/xml_lite.h"
+#include "stores/signing/digest.h"
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice {
+namespace {
+
+using boost::asio::awaitable;
+
+constexpr std::string_view kEmptySha256 =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+// Reads `length` bytes at `offset` of local file `path`.
+Result<std::string> ReadFilePart(const std::string& path, uint64_t offset, uint64_t length) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot open " + path + ": " + std::strerror(errno));
+  std::string out(length, '\0');
+  uint64_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      return IoError("cannot read " + path + " at offset " + std::to_string(offset + done) +
+                     (n == 0 ? ": file shrank" : std::string(": ") + std::strerror(err)));
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  return out;
+}
+
+std::vector<SigningQueryParam> NoQuery() { return {}; }
+
+class S3Store final : public Store {
+ public:
+  S3Store(S3StoreConfig config, std::unique_ptr<HttpClient> client, StoreOptions options)
+      : config_(std::move(config)), client_(std::move(client)), options_(std::move(options)) {
+    root_ = config_.scheme + "://" + config_.bucket +
+            (config_.prefix.empty() ? "" : "/" + config_.prefix);
+  }
+
+  std::string root() const override { return root_; }
+
+  awaitable<Result<ObjectInfo>> Head(std::string key) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), ""));
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    std::optional<uint64_t> size = resp->object_size;
+    if (!size) {
+      std::string cl = resp->Header("content-length");
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(cl.c_str(), &end, 10);
+      if (cl.empty() || *end != '\0') {
+        co_return CorruptError(ObjectUrl(key) + ": HEAD response has no Content-Length");
+      }
+      size = v;
+    }
+    co_return ObjectInfo{key, *size};
+  }
+
+  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
+                                          uint64_t length) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    if (length == 0) co_return std::string();
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
+    req.range = ByteRange::FromTo(offset, offset + length - 1);
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) {
+      // A range starting exactly at the end is empty, as for local files.
+      if (resp.status().code() == StatusCode::kOutOfRange) {
+        auto head = co_await Head(key);
+        if (head.ok() && head->size == offset) co_return std::string();
+      }
+      co_return Context(resp.status(), key);
+    }
+    // A server that ignores Range answers 200 with the whole object (s3rver
+    // does for "bytes=0-0"): cut the requested bytes out of it.
+    if (resp->status == 200) {
+      if (offset >= resp->body.size()) co_return std::string();
+      co_return resp->body.substr(offset, length);
+    }
+    // The client checked that the 206 body starts at `offset`; a server that
+    // sends more than asked (s3rver answers "bytes=0-0" with the rest of the
+    // object) is cut to the requested length.
+    if (resp->body.size() > length) resp->body.resize(length);
+    co_return std::move(resp->body);
+  }
+
+  awaitable<Result<std::string>> Get(std::string key) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return std::move(resp->body);
+  }
+
+  awaitable<Status> GetToFile(std::string key, std::string path) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
+    GetToFileOptions opts;
+    opts.part_size = std::max<uint64_t>(options_.part_size, 1);
+    opts.concurrency = std::max(options_.concurrency, 1);
+    auto resp = co_await client_->GetToFile(req.url, path, opts, std::move(req.headers));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return Status::Ok();
+  }
+
+  awaitable<Status> Put(std::string key, std::string bytes) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(
+        HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), Sha256Hex(bytes)));
+    req.body = std::move(bytes);
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return Status::Ok();
+  }
+
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    auto size = FileSize(path);
+    if (!size.ok()) co_return size.status();
+    uint64_t part = std::max<uint64_t>(options_.part_size, 1);
+    if (*size <= part) {
+      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadFilePart(path, 0, *size));
+      co_return co_await Put(std::move(key), std::move(bytes));
+    }
+    co_return co_await Multipart(key, path, *size, part);
+  }
+
+  awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
+    std::string base = config_.prefix.empty() ? "" : config_.prefix + "/";
+    std::string full_prefix = base + prefix;
+    std::vector<ObjectInfo> out;
+    std::string token;
+    for (int page = 0;; ++page) {
+      std::vector<SigningQueryParam> query;
+      query.push_back({"list-type", "2"});
+      if (!token.empty()) query.push_back({"continuation-token", token});
+      if (options_.list_page_size > 0) {
+        query.push_back({"max-keys", std::to_string(options_.list_page_size)});
+      }
+      query.push_back({"prefix", full_prefix});
+      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                                 co_await Prepare(HttpMethod::kGet, "", std::move(query), ""));
+      auto resp = co_await client_->Send(std::move(req));
+      if (!resp.ok()) co_return Context(resp.status(), prefix);
+      std::string_view xml = resp->body;
+      if (xml.find("<ListBucketResult") == std::string_view::npos) {
+        co_return CorruptError(root_ + ": list page " + std::to_string(page) +
+                               " is not a ListBucketResult");
+      }
+      for (std::string_view contents : XmlElements(xml, "Contents")) {
+        auto name = XmlUnescape(XmlFirst(contents, "Key"));
+        if (!name.ok()) co_return name.status().WithContext(root_ + ": list");
+        std::string size_text(XmlFirst(contents, "Size"));
+        char* end = nullptr;
+        unsigned long long size = std::strtoull(size_text.c_str(), &end, 10);
+        if (size_text.empty() || *end != '\0') {
+          co_return CorruptError(root_ + ": list entry '" + *name + "' has Size '" + size_text +
+                                 "'");
+        }
+        if (name->compare(0, base.size(), base) != 0) continue;  // outside the root
+        out.push_back({name->substr(base.size()), size});
+      }
+      if (XmlFirst(xml, "IsTruncated") != "true") break;
+      auto next = XmlUnescape(XmlFirst(xml, "NextContinuationToken"));
+      if (!next.ok() || next->empty() || *next == token) {
+        co_return CorruptError(root_ + ": list page " + std::to_string(page) +
+                               " is truncated but has no new NextContinuationToken");
+      }
+      token = std::move(*next);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    co_return out;
+  }
+
+ private:
+  std::string FullKey(const std::string& key) const { return JoinKey(config_.prefix, key); }
+  std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
+
+  Status Context(const Status& s, const std::string& key) const {
+    return Status(s.code(), ObjectUrl(key) + ": " + s.message());
+  }
+
+  // The request for `object_key` ("" = the bucket), signed or authorized.
+  awaitable<Result<HttpRequest>> Prepare(HttpMethod method, std::string object_key,
+                                         std::vector<SigningQueryParam> query,
+                                         std::string payload_hash) {
+    const Url& ep = config_.endpoint;
+    std::string host = config_.path_style ? ep.host : config_.bucket + "." + ep.host;
+    std::string authority = ep.is_ipv6_literal() ? "[" + host + "]" : host;
+    if (ep.explicit_port) authority += ":" + std::to_string(ep.port);
+    std::string path;
+    if (config_.path_style) path = "/" + EncodeUriPath(config_.bucket);
+    if (!object_key.empty()) {
+      path += "/" + EncodeUriPath(object_key);
+    } else if (!config_.path_style) {
+      path = "/";
+    }
+    HttpRequest req;
+    req.method = method;
+    req.url = ep.scheme + "://" + authority + path +
+              (query.empty() ? "" : "?" + EncodeQueryString(query));
+    req.headers = config_.extra_headers;
+    if (config_.auth == S3Auth::kSigV4) {
+      SigningRequest sr;
+      sr.method = HttpMethodName(method);
+      sr.path = path;
+      sr.query = std::move(query);
+      sr.headers.push_back({"host", authority});
+      for (const auto& [name, value] : config_.extra_headers) sr.headers.push_back({name, value});
+      sr.payload_hash = payload_hash.empty() ? std::string(kEmptySha256) : payload_hash;
+      auto sig = SignSigV4Headers(sr, config_.credentials, config_.sigv4,
+                                  static_cast<int64_t>(std::time(nullptr)));
+      if (!sig.ok()) co_return sig.status().WithContext(root_ + ": signing");
+      for (auto& h : sig->headers_to_add) req.headers.emplace_back(h.name, h.value);
+    } else if (config_.auth == S3Auth::kBearer) {
+      auto token = co_await config_.bearer->Token(*client_);
+      if (!token.ok()) co_return token.status().WithContext(root_);
+      req.headers.emplace_back("authorization", "Bearer " + *token);
+    }
+    co_return req;
+  }
+
+  awaitable<Status> Multipart(const std::string& key, const std::string& path, uint64_t size,
+                              uint64_t part) {
+    std::string full = FullKey(key);
+    std::vector<SigningQueryParam> init_query;
+    init_query.push_back({"uploads", ""});
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest init,
+                               co_await Prepare(HttpMethod::kPost, full, std::move(init_query), ""));
+    auto init_resp = co_await client_->Send(std::move(init));
+    if (!init_resp.ok()) co_return Context(init_resp.status(), key);
+    auto upload_id = XmlUnescape(XmlFirst(init_resp->body, "UploadId"));
+    if (!upload_id.ok() || upload_id->empty()) {
+      co_return CorruptError(ObjectUrl(key) + ": CreateMultipartUpload answered no UploadId");
+    }
+    Status status = co_await UploadParts(key, path, size, part, *upload_id);
+    if (!status.ok()) {
+      // Best effort: the upload's parts would otherwise be billed until a
+      // lifecycle rule removes them.
+      std::vector<SigningQueryParam> abort_query;
+      abort_query.push_back({"uploadId", *upload_id});
+      auto abort = co_await Prepare(HttpMethod::kDelete, full, std::move(abort_query), "");
+      if (abort.ok()) (void)co_await client_->Send(std::move(abort).value());
+    }
+    co_return status;
+  }
+
+  awaitable<Status> UploadParts(const std::string& key, const std::string& path, uint64_t size,
+                                uint64_t part, const std::string& upload_id) {
+    std::string full = FullKey(key);
+    uint64_t parts = (size + part - 1) / part;
+    if (parts > 10000) {
+      co_return InvalidArgumentError(ObjectUrl(key) + ": " + std::to_string(parts) +
+                                     " parts of " + std::to_string(part) +
+                                     " bytes exceed the 10000 a multipart upload allows");
+    }
+    std::string complete = "<CompleteMultipartUpload>";
+    for (uint64_t i = 0; i < parts; ++i) {
+      uint64_t offset = i * part;
+      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes,
+                                 ReadFilePart(path, offset, std::min(part, size - offset)));
+      std::string number = std::to_string(i + 1);
+      std::vector<SigningQueryParam> part_query;
+      part_query.push_back({"partNumber", number});
+      part_query.push_back({"uploadId", upload_id});
+      std::string part_hash = Sha256Hex(bytes);
+      SLUICE_CO_ASSIGN_OR_RETURN(
+          HttpRequest req,
+          co_await Prepare(HttpMethod::kPut, full, std::move(part_query), std::move(part_hash)));
+      req.body = std::move(bytes);
+      auto resp = co_await client_->Send(std::move(req));
+      if (!resp.ok()) co_return Context(resp.status(), key).WithContext("part " + number);
+      std::string etag = resp->Header("etag");
+      if (etag.empty()) {
+        co_return CorruptError(ObjectUrl(key) + ": UploadPart " + number + " answered no ETag");
+      }
+      complete += "<Part><PartNumber>" + number + "</PartNumber><ETag>" + XmlEscape(etag) +
+                  "</ETag></Part>";
+    }
+    complete += "</CompleteMultipartUpload>";
+    std::vector<SigningQueryParam> done_query;
+    done_query.push_back({"uploadId", upload_id});
+    std::string done_hash = Sha256Hex(complete);
+    SLUICE_CO_ASSIGN_OR_RETURN(
+        HttpRequest done,
+        co_await Prepare(HttpMethod::kPost, full, std::move(done_query), std::move(done_hash)));
+    done.body = std::move(complete);
+    done.headers.emplace_back("content-type", "application/xml");
+    auto resp = co_await client_->Send(std::move(done));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    // S3 may answer 200 and report the failure in the body.
+    if (resp->body.find("<Error>") != std::string::npos) {
+      co_return IoError(ObjectUrl(key) + ": CompleteMultipartUpload failed: " +
+                        std::string(XmlFirst(resp->body, "Code")));
+    }
+    co_return Status::Ok();
+  }
+
+  S3StoreConfig config_;
+  std::unique_ptr<HttpClient> client_;
+  StoreOptions options_;
+  std::string root_;
+};
+
+Result<S3StoreConfig> BaseConfig(std::string_view url, std::string_view scheme) {
+  S3StoreConfig config;
+  config.scheme = std::string(scheme);
+  SLUICE_ASSIGN_OR_RETURN(BucketPath bp,
+                          SplitBucketPath(url, url.substr(scheme.size() + 3)));
+  config.bucket = bp.bucket;
+  config.prefix = bp.path;
+  return config;
+}
+
+Result<Url> ParseEndpoint(const std::string& value, const char* variable) {
+  auto url = ParseUrl(value);
+  if (!url.ok()) {
+    return InvalidArgumentError(std::string(variable) + " is not an http(s) URL: " +
+                                url.status().message());
+  }
+  return url;
+}
+
+// Credentials (or unsigned) and requester-pays for S3 and OCI.
+Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3StoreConfig* config) {
+  if (EnvFlag("S3_UNSIGNED") || EnvFlag("AWS_NO_SIGN_REQUEST")) {
+    config->auth = S3Auth::kNone;
+  } else if (settings.credentials) {
+    config->auth = S3Auth::kSigV4;
+    config->credentials = *settings.credentials;
+  } else {
+    return Status(StatusCode::kPermissionDenied,
+                  "no credentials for " + url +
+                      ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE with "
+                      "~/.aws/credentials), or S3_UNSIGNED=1 for a public bucket");
+  }
+  if (auto payers = GetEnv("MOSAICML_STREAMING_AWS_REQUESTER_PAYS")) {
+    for (const std::string& b : SplitAny(*payers, ", \t")) {
+      if (b == config->bucket) config->extra_headers.emplace_back("x-amz-request-payer", "requester");
+    }
+  }
+  return Status::Ok();
+}
+
+StoreOptions Sanitize(StoreOptions o) { return o; }
+
+}  // namespace
+
+bool EnvFlag(const char* name) {
+  auto v = GetEnv(name);
+  if (!v) return false;
+  std::string s = AsciiToLower(*v);
+  return s == "1" || s == "true" || s == "yes" || s == "on";
+}
+
+Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
+                                                     boost::asio::any_io_executor executor,
+                                                     const StoreOptions& options) {
+  if (config.auth == S3Auth::kBearer && !config.bearer) {
+    return InvalidArgumentError("bearer authorization without a token source");
+  }
+  HttpClientOptions http;
+  http.download_retry = std::max(options.download_retry, 0);
+  http.download_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
+  http.ca_file = options.ca_file;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
+                          HttpClient::Create(std::move(executor), std::move(http)));
+  return std::unique_ptr<Store>(
+      std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
+}
+
+Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
+                                           boost::asio::any_io_executor executor,
+                                           const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "s3"));
+  SLUICE_ASSIGN_OR_RETURN(AwsSettings settings, LoadAwsSettings());
+  config.sigv4 = S3SigV4Config(settings.region);
+  std::optional<std::string> endpoint;
+  const char* endpoint_var = nullptr;
+  for (const char* var : {"S3_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
+    if ((endpoint = GetEnv(var))) {
+      endpoint_var = var;
+      break;
+    }
+  }
+  if (endpoint) {
+    SLUICE_ASSIGN_OR_RETURN(config.endpoint, ParseEndpoint(*endpoint, endpoint_var));
+    config.path_style = true;
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(config.endpoint,
+                            ParseUrl("https://s3." + settings.region + ".amazonaws.com"));
+    config.path_style = config.bucket.find('.') != std::string::npos;
+  }
+  if (auto style = GetEnv("S3_ADDRESSING_STYLE")) {
+    if (*style == "path") {
+      config.path_style = true;
+    } else if (*style == "virtual") {
+      config.path_style = false;
+    } else if (*style != "auto") {
+      return InvalidArgumentError("S3_ADDRESSING_STYLE is '" + *style +
+                                  "'; expected path, virtual or auto");
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, std::string(url), &config));
+  return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
+}
+
+Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
+                                            boost::asio::any_io_executor executor,
+                                            const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "oci"));
+  SLUICE_ASSIGN_OR_RETURN(AwsSettings settings, LoadAwsSettings());
+  auto region = GetEnv("OCI_REGION");
+  if (!region) {
+    return InvalidArgumentError("oci:// needs OCI_REGION (e.g. us-ashburn-1) for " +
+                                std::string(url));
+  }
+  config.sigv4 = S3SigV4Config(*region);
+  if (auto endpoint = GetEnv("OCI_ENDPOINT_URL")) {
+    SLUICE_ASSIGN_OR_RETURN(config.endpoint, ParseEndpoint(*endpoint, "OCI_ENDPOINT_URL"));
+  } else {
+    auto ns = GetEnv("OCI_NAMESPACE");
+    if (!ns) {
+      return InvalidArgumentError(
+          "oci:// needs OCI_NAMESPACE (the tenancy's object storage namespace) for " +
+          std::string(url));
+    }
+    auto ep = ParseUrl("https://" + *ns + ".compat.objectstorage." + *region +
+                       ".oraclecloud.com");
+    if (!ep.ok()) {
+      return InvalidArgumentError("OCI_NAMESPACE or OCI_REGION does not make a valid host name");
+    }
+    config.endpoint = *ep;
+  }
+  config.path_style = true;
+  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, std::string(url), &config));
+  return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
+}
+
+}  // namespace sluice

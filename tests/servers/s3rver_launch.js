@@ -1,0 +1,40 @@
+// Starts @20minutes/s3rver (which ships no start script) for the stores
+// tests: 127.0.0.1, the given port and folder, the given access key pair
+// (so SigV4 signatures are verified against it), and the given buckets.
+// Path-style only: s3rver mis-verifies virtual-hosted requests.
+//
+//   node s3rver_launch.js PORT DIR ACCESS_KEY_ID SECRET_KEY [BUCKET...]
+//
+// Prints "s3rver listening on PORT" once ready; exits on SIGTERM.
+'use strict';
+
+const path = require('path');
+const S3rver = require(path.join(__dirname, 'node_modules', '@20minutes', 's3rver'));
+const AWSAccount = require(
+  path.join(__dirname, 'node_modules', '@20minutes', 's3rver', 'lib', 'models', 'account'));
+
+const [port, directory, accessKeyId, secretAccessKey, ...buckets] = process.argv.slice(2);
+if (!port || !directory || !accessKeyId || !secretAccessKey) {
+  console.error('usage: node s3rver_launch.js PORT DIR ACCESS_KEY_ID SECRET_KEY [BUCKET...]');
+  process.exit(2);
+}
+
+AWSAccount.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+
+const server = new S3rver({
+  address: '127.0.0.1',
+  port: Number(port),
+  directory,
+  silent: true,
+  vhostBuckets: false,
+  configureBuckets: buckets.map((name) => ({ name })),
+});
+
+server.run().then(
+  () => console.log(`s3rver listening on ${port}`),
+  (err) => {
+    console.error(`s3rver failed to start: ${err.message}`);
+    process.exit(1);
+  },
+);
+process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));

@@ -1,0 +1,169 @@
+#include "tests/stores/common/node_servers.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice::testing {
+namespace {
+
+const std::string kServersDir = std::string(SLUICE_SOURCE_DIR) + "/tests/servers";
+
+bool PortOpen(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+std::string NodeServersUnavailableReason() {
+  if (Shell("node --version >/dev/null 2>&1") != 0) return "node is not installed";
+  if (access((kServersDir + "/node_modules/@20minutes/s3rver/package.json").c_str(), R_OK) != 0 ||
+      access((kServersDir + "/node_modules/azurite/package.json").c_str(), R_OK) != 0) {
+    return "tests/servers/node_modules is missing: run ./dev deps (npm install)";
+  }
+  return "";
+}
+
+std::unique_ptr<NodeServer> NodeServer::Start(const std::vector<std::string>& argv, int port,
+                                              const std::string& log_path,
+                                              const std::vector<std::string>& env) {
+  std::unique_ptr<NodeServer> server(new NodeServer());
+  server->port_ = port;
+  server->log_path_ = log_path;
+  pid_t pid = ::fork();
+  if (pid < 0) return nullptr;
+  if (pid == 0) {
+    int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::setpgid(0, 0);
+    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  server->pid_ = pid;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (PortOpen(port)) return server;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      server->pid_ = -1;
+      return nullptr;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return nullptr;  // the destructor stops it
+}
+
+NodeServer::~NodeServer() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  for (int i = 0; i < 100; ++i) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+}
+
+std::string NodeServer::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::string& key_id,
+                                        const std::string& secret,
+                                        const std::vector<std::string>& buckets) {
+  int port = FreePort();
+  std::vector<std::string> argv = {"node", kServersDir + "/s3rver_launch.js",
+                                   std::to_string(port), dir + "/s3rver-data", key_id, secret};
+  for (const auto& b : buckets) argv.push_back(b);
+  Shell("mkdir -p '" + dir + "/s3rver-data'");
+  // s3rver's continuation tokens use DES, which Node 20 only has in
+  // OpenSSL's legacy provider.
+  return NodeServer::Start(argv, port, dir + "/s3rver.log",
+                           {"NODE_OPTIONS=--openssl-legacy-provider"});
+}
+
+std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
+  int port = FreePort();
+  Shell("mkdir -p '" + dir + "/azurite-data'");
+  std::vector<std::string> argv = {
+      "node",           kServersDir + "/node_modules/azurite/dist/src/blob/main.js",
+      "--blobHost",     "127.0.0.1",
+      "--blobPort",     std::to_string(port),
+      "--location",     dir + "/azurite-data",
+      "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"};
+  return NodeServer::Start(argv, port, dir + "/azurite.log");
+}
+
+ScopedEnv::ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
+  for (const auto& [name, value] : vars) {
+    const char* old = std::getenv(name.c_str());
+    saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+    if (value) {
+      ::setenv(name.c_str(), value->c_str(), 1);
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
+}
+
+ScopedEnv::~ScopedEnv() {
+  for (const auto& [name, value] : saved_) {
+    if (value) {
+      ::setenv(name.c_str(), value->c_str(), 1);
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
+}
+
+std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
+  std::map<std::string, std::optional<std::string>> env;
+  for (const char* name :
+       {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+        "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
+        "S3_ENDPOINT_URL", "S3_ADDRESSING_STYLE", "S3_UNSIGNED", "AWS_NO_SIGN_REQUEST",
+        "MOSAICML_STREAMING_AWS_REQUESTER_PAYS", "OCI_NAMESPACE", "OCI_REGION",
+        "OCI_ENDPOINT_URL", "GCS_KEY", "GCS_SECRET", "GCS_ENDPOINT_URL",
+        "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_ACCOUNT_NAME", "AZURE_ACCOUNT_ACCESS_KEY",
+        "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_SAS_TOKEN", "AZURE_BLOB_ENDPOINT",
+        "DATABRICKS_HOST", "DATABRICKS_TOKEN", "SLUICE_HTTP_BEARER_TOKEN"}) {
+    env[name] = std::nullopt;
+  }
+  // No ~/.aws files of the machine running the tests.
+  env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
+  env["AWS_CONFIG_FILE"] = "/nonexistent/config";
+  return env;
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,68 @@
+// Fixtures for the stores suite: the npm servers of tests/servers (s3rver,
+// azurite) started with node on 127.0.0.1 and a free port, stopped (SIGTERM,
+// then SIGKILL) by the destructor; and scoped environment variables.
+// Not thread-safe; tests use them from the test thread only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sluice::testing {
+
+// Why the npm servers cannot run here ("" when they can): node or
+// tests/servers/node_modules missing (run ./dev deps).
+std::string NodeServersUnavailableReason();
+
+class NodeServer {
+ public:
+  // Runs `argv` (argv[0] is looked up in PATH) with stdout and stderr going
+  // to `log_path`, and waits up to 20 s until 127.0.0.1:`port` accepts
+  // connections. Null when it does not come up (the log tells why).
+  // `env` holds extra "NAME=value" settings for the child.
+  static std::unique_ptr<NodeServer> Start(const std::vector<std::string>& argv, int port,
+                                           const std::string& log_path,
+                                           const std::vector<std::string>& env = {});
+  ~NodeServer();
+  int port() const { return port_; }
+  std::string Log() const;
+
+ private:
+  NodeServer() = default;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string log_path_;
+};
+
+// s3rver via tests/servers/s3rver_launch.js, verifying SigV4 against
+// (key_id, secret), with `buckets` created, data under `dir`.
+std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::string& key_id,
+                                        const std::string& secret,
+                                        const std::vector<std::string>& buckets);
+
+// azurite's blob service with data under `dir` (devstoreaccount1).
+std::unique_ptr<NodeServer> StartAzurite(const std::string& dir);
+
+// Sets (or, with nullopt, unsets) environment variables; restores the
+// previous values on destruction.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(std::map<std::string, std::optional<std::string>> vars);
+  ScopedEnv(const std::string& name, std::optional<std::string> value)
+      : ScopedEnv(std::map<std::string, std::optional<std::string>>{{name, std::move(value)}}) {}
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// Every variable the stores read, unset: tests start from a clean slate.
+std::map<std::string, std::optional<std::string>> CleanStoreEnv();
+
+}  // namespace sluice::testing

@@ -1,0 +1,282 @@
+// s3:// against a real, signature-verifying s3rver (tests/servers), plus the
+// environment and profile handling that picks credentials and region.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/s3/aws_settings.h"
+#include "stores/s3/s3_store.h"
+#include "stores/s3/xml_lite.h"
+#include "stores/store.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::NodeServer;
+using testing::PatternBytes;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+constexpr char kKeyId[] = "SLUICETESTKEY";
+constexpr char kSecret[] = "s3cr3t-Xq9-never-printed";
+
+class S3StoreTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    reason_ = new std::string(testing::NodeServersUnavailableReason());
+    if (!reason_->empty()) return;
+    dir_ = new TempDir();
+    server_ = testing::StartS3rver(dir_->path(), kKeyId, kSecret, {"bkt", "other"}).release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+    delete reason_;
+    server_ = nullptr;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!reason_->empty()) GTEST_SKIP() << *reason_;
+    ASSERT_NE(server_, nullptr) << "s3rver did not start";
+    auto env = CleanStoreEnv();
+    env["AWS_ACCESS_KEY_ID"] = kKeyId;
+    env["AWS_SECRET_ACCESS_KEY"] = kSecret;
+    env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server_->port());
+    env_ = std::make_unique<ScopedEnv>(env);
+  }
+  std::unique_ptr<Store> Open(const std::string& url, StoreOptions options = {}) {
+    options.download_retry = 0;
+    options.download_timeout_s = 10;
+    auto store = OpenStore(url, loop_.executor(), options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  static std::string* reason_;
+  static TempDir* dir_;
+  static NodeServer* server_;
+  std::unique_ptr<ScopedEnv> env_;
+  EventLoop loop_;
+};
+std::string* S3StoreTest::reason_ = nullptr;
+TempDir* S3StoreTest::dir_ = nullptr;
+NodeServer* S3StoreTest::server_ = nullptr;
+
+TEST_F(S3StoreTest, PutGetRangeHead) {
+  auto store = Open("s3://bkt/root/");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->root(), "s3://bkt/root");
+  std::string data = PatternBytes(70000, 11);
+  Status put = loop_.Run(store->Put("dir/a b+c.bin", data));
+  ASSERT_TRUE(put.ok()) << put.ToString() << "\n" << server_->Log();
+  auto got = loop_.Run(store->Get("dir/a b+c.bin"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(*got == data);
+  auto head = loop_.Run(store->Head("dir/a b+c.bin"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->size, 70000u);
+  auto range = loop_.Run(store->GetRange("dir/a b+c.bin", 1000, 17));
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  EXPECT_TRUE(*range == data.substr(1000, 17)) << range->size();
+  auto first = loop_.Run(store->GetRange("dir/a b+c.bin", 0, 1));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(*first == data.substr(0, 1)) << first->size();
+  auto tail = loop_.Run(store->GetRange("dir/a b+c.bin", 69990, 100));
+  ASSERT_TRUE(tail.ok()) << tail.status().ToString();
+  EXPECT_TRUE(*tail == data.substr(69990)) << tail->size();
+  auto at_end = loop_.Run(store->GetRange("dir/a b+c.bin", 70000, 5));
+  ASSERT_TRUE(at_end.ok()) << at_end.status().ToString();
+  EXPECT_EQ(*at_end, "");
+  // The object sits at root/dir/... in the bucket.
+  auto whole = Open("s3://bkt");
+  auto via_bucket = loop_.Run(whole->Head("root/dir/a b+c.bin"));
+  ASSERT_TRUE(via_bucket.ok()) << via_bucket.status().ToString();
+}
+
+TEST_F(S3StoreTest, ListPagesThroughContinuationTokens) {
+  StoreOptions options;
+  options.list_page_size = 2;
+  auto store = Open("s3://other/ds", options);
+  ASSERT_NE(store, nullptr);
+  // No '&' or '<' in keys: s3rver escapes them twice in listings.
+  std::vector<std::string> keys = {"s/3", "s/1", "a b+c=d", "s/2", "t", "s/10", "u/v/w"};
+  for (const auto& k : keys) ASSERT_TRUE(loop_.Run(store->Put(k, k + k)).ok()) << k;
+  ASSERT_TRUE(loop_.Run(Open("s3://other")->Put("outside", "x")).ok());
+  auto all = loop_.Run(store->List(""));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  std::vector<std::string> got;
+  for (const auto& info : *all) got.push_back(info.key);
+  EXPECT_EQ(got, (std::vector<std::string>{"a b+c=d", "s/1", "s/10", "s/2", "s/3", "t", "u/v/w"}));
+  EXPECT_EQ((*all)[0].size, 14u);
+  auto s = loop_.Run(store->List("s/"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->size(), 4u);
+  auto none = loop_.Run(store->List("zz"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(S3StoreTest, MultipartUploadAndParallelGetToFile) {
+  StoreOptions options;
+  options.part_size = 5 << 20;  // S3's smallest part
+  options.concurrency = 3;
+  auto store = Open("s3://bkt/mp", options);
+  ASSERT_NE(store, nullptr);
+  std::string data = PatternBytes((11 << 20) + 12345, 5);
+  std::string src = dir_->path() + "/mp-src.bin";
+  ASSERT_TRUE(WriteFileAtomic(src, data).ok());
+  Status put = loop_.Run(store->PutFile("big.bin", src));
+  ASSERT_TRUE(put.ok()) << put.ToString();
+  auto head = loop_.Run(store->Head("big.bin"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->size, data.size());
+  std::string dst = dir_->path() + "/mp-dst.bin";
+  Status get = loop_.Run(store->GetToFile("big.bin", dst));
+  ASSERT_TRUE(get.ok()) << get.ToString();
+  auto back = ReadFile(dst);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == data);
+  // A small file goes up in one PUT.
+  ASSERT_TRUE(WriteFileAtomic(src, "small").ok());
+  ASSERT_TRUE(loop_.Run(store->PutFile("small.bin", src)).ok());
+  EXPECT_EQ(*loop_.Run(store->Get("small.bin")), "small");
+}
+
+TEST_F(S3StoreTest, MissingObjectIsNotFoundNamingTheUrl) {
+  auto store = Open("s3://bkt/root");
+  auto head = loop_.Run(store->Head("no/such.bin"));
+  EXPECT_EQ(head.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(head.status().message().find("s3://bkt/root/no/such.bin"), std::string::npos)
+      << head.status().message();
+  auto get = loop_.Run(store->Get("no/such.bin"));
+  EXPECT_EQ(get.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(get.status().message().find("404"), std::string::npos) << get.status().message();
+  std::string dst = dir_->path() + "/never.bin";
+  EXPECT_EQ(loop_.Run(store->GetToFile("no/such.bin", dst)).code(), StatusCode::kNotFound);
+  EXPECT_FALSE(FileExists(dst));
+  auto bucket = Open("s3://no-such-bucket");
+  EXPECT_EQ(loop_.Run(bucket->List("")).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(S3StoreTest, WrongSecretIsPermissionDeniedWithoutLeakingIt) {
+  ASSERT_TRUE(loop_.Run(Open("s3://bkt")->Put("secret-test", "x")).ok());
+  const std::string wrong = "WRONG-secret-value-4242";
+  ScopedEnv env("AWS_SECRET_ACCESS_KEY", wrong);
+  auto store = Open("s3://bkt");
+  ::testing::internal::CaptureStderr();
+  auto get = loop_.Run(store->Get("secret-test"));
+  Status put = loop_.Run(store->Put("secret-test2", "y"));
+  auto list = loop_.Run(store->List(""));
+  std::string captured = ::testing::internal::GetCapturedStderr();
+  for (const Status& s : {get.status(), put, list.status()}) {
+    EXPECT_EQ(s.code(), StatusCode::kPermissionDenied) << s.ToString();
+    EXPECT_NE(s.message().find("403"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("s3://bkt"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("SignatureDoesNotMatch"), std::string::npos) << s.message();
+    EXPECT_EQ(s.message().find(wrong), std::string::npos);
+    EXPECT_EQ(s.message().find(kSecret), std::string::npos);
+  }
+  EXPECT_EQ(captured.find(wrong), std::string::npos);
+  EXPECT_EQ(captured.find(kSecret), std::string::npos);
+}
+
+TEST_F(S3StoreTest, UnsignedRequestsWhenAskedAndCredentialsOtherwiseRequired) {
+  ASSERT_TRUE(loop_.Run(Open("s3://bkt")->Put("public.txt", "hello")).ok());
+  {
+    ScopedEnv env(std::map<std::string, std::optional<std::string>>{{"AWS_ACCESS_KEY_ID", std::nullopt}, {"AWS_SECRET_ACCESS_KEY", std::nullopt}});
+    auto missing = OpenStore("s3://bkt", loop_.executor());
+    EXPECT_EQ(missing.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_NE(missing.status().message().find("AWS_ACCESS_KEY_ID"), std::string::npos);
+    EXPECT_NE(missing.status().message().find("S3_UNSIGNED"), std::string::npos);
+    ScopedEnv unsigned_env("S3_UNSIGNED", "1");
+    auto store = Open("s3://bkt");
+    auto got = loop_.Run(store->Get("public.txt"));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, "hello");
+  }
+  {
+    ScopedEnv env("AWS_SECRET_ACCESS_KEY", std::nullopt);
+    auto half = OpenStore("s3://bkt", loop_.executor());
+    EXPECT_EQ(half.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_NE(half.status().message().find("AWS_SECRET_ACCESS_KEY"), std::string::npos);
+  }
+}
+
+TEST_F(S3StoreTest, ProfileFromSharedFilesSignsToo) {
+  std::string creds = dir_->path() + "/credentials";
+  std::string config = dir_->path() + "/config";
+  ASSERT_TRUE(WriteFileAtomic(creds, std::string("[default]\naws_access_key_id = nope\n"
+                                                 "aws_secret_access_key = nope\n\n[test]\n"
+                                                 "aws_access_key_id = ") +
+                                         kKeyId + "\naws_secret_access_key=" + kSecret + "\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(config, "[profile test]\nregion = eu-west-3\ns3 =\n  addressing_style = path\n").ok());
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{{"AWS_ACCESS_KEY_ID", std::nullopt},
+                 {"AWS_SECRET_ACCESS_KEY", std::nullopt},
+                 {"AWS_PROFILE", "test"},
+                 {"AWS_SHARED_CREDENTIALS_FILE", creds},
+                 {"AWS_CONFIG_FILE", config}});
+  auto settings = LoadAwsSettings();
+  ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+  ASSERT_TRUE(settings->credentials.has_value());
+  EXPECT_EQ(settings->credentials->access_key_id, kKeyId);
+  EXPECT_EQ(settings->region, "eu-west-3");
+  auto store = Open("s3://bkt");
+  ASSERT_TRUE(loop_.Run(store->Put("profile.txt", "p")).ok());
+  {
+    ScopedEnv region("AWS_REGION", "ap-south-1");
+    EXPECT_EQ(LoadAwsSettings()->region, "ap-south-1");
+  }
+  ScopedEnv bad("AWS_PROFILE", "absent");
+  auto absent = LoadAwsSettings();
+  EXPECT_EQ(absent.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(absent.status().message().find("'absent'"), std::string::npos);
+}
+
+TEST(S3UrlTest, MalformedUrlsAndOciSettings) {
+  EventLoop loop;
+  auto env = CleanStoreEnv();
+  env["AWS_ACCESS_KEY_ID"] = "k";
+  env["AWS_SECRET_ACCESS_KEY"] = "s";
+  ScopedEnv scoped(env);
+  EXPECT_EQ(OpenStore("s3://", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenStore("s3:///key", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(OpenStore("s3://b k/x", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+  auto oci = OpenStore("oci://bucket/x", loop.executor());
+  EXPECT_EQ(oci.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(oci.status().message().find("OCI_REGION"), std::string::npos);
+  ScopedEnv region("OCI_REGION", "us-ashburn-1");
+  auto no_ns = OpenStore("oci://bucket/x", loop.executor());
+  EXPECT_NE(no_ns.status().message().find("OCI_NAMESPACE"), std::string::npos);
+  ScopedEnv ns("OCI_NAMESPACE", "tenancy");
+  auto ok = OpenStore("oci://bucket/x", loop.executor());
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)->root(), "oci://bucket/x");
+  ScopedEnv bad_endpoint("S3_ENDPOINT_URL", "ftp://x");
+  auto bad = OpenStore("s3://bucket", loop.executor());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("S3_ENDPOINT_URL"), std::string::npos);
+}
+
+TEST(XmlLiteTest, ElementsAndEntities) {
+  std::string xml =
+      "<R><KeyCount>2</KeyCount><Contents><Key>a&amp;b&#x20;&#65;</Key></Contents>"
+      "<Contents ><Key>z</Key></Contents><Empty/></R>";
+  auto contents = XmlElements(xml, "Contents");
+  ASSERT_EQ(contents.size(), 2u);
+  EXPECT_EQ(XmlFirst(contents[0], "Key"), "a&amp;b&#x20;&#65;");
+  EXPECT_EQ(*XmlUnescape(XmlFirst(contents[0], "Key")), "a&b A");
+  EXPECT_EQ(XmlFirst(xml, "Key"), "a&amp;b&#x20;&#65;");  // not <KeyCount>
+  EXPECT_EQ(XmlElements(xml, "Empty").size(), 1u);
+  EXPECT_EQ(XmlUnescape("&bogus;").status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(XmlUnescape("&#0;").status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(XmlEscape("<a&'\">"), "&lt;a&amp;&apos;&quot;&gt;");
+}
+
+}  // namespace
+}  // namespace sluice
