@@ -174,7 +174,9 @@ def make_decoder(encoding, column, allow_unsafe_types):
     nd = parse_ndarray_encoding(encoding)
     if nd is not None:
         dtype, shape = nd
-        return lambda d: decode_ndarray(dtype, shape, d)
+        # The field arrives as a fresh bytes object: a read-only view over it
+        # (as Mosaic's np.frombuffer) costs no second copy.
+        return lambda d: decode_ndarray(dtype, shape, d, copy=False)
     raise NotImplementedError(f'column {column!r}: unsupported encoding {encoding!r}')
 
 

@@ -123,3 +123,12 @@ def test_index_arrays_and_negative_indices():
 def test_missing_folder_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match=str(tmp_path / 'nope')):
         sluice.LocalDataset(str(tmp_path / 'nope'))
+
+
+def test_ndarray_is_a_read_only_view_as_mosaic():
+    ds = sluice.LocalDataset(os.path.join(DATA, 'fixed_size_only'))
+    arr = ds[3]['arr']
+    assert arr.dtype == np.int16 and arr.shape == (2, 2)
+    assert not arr.flags.writeable
+    del ds
+    assert arr.sum() == arr.sum()  # owned by Python bytes: outlives the dataset
