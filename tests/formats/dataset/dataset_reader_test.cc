@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -110,6 +115,117 @@ TEST(DatasetReaderTest, OutOfRangeSample) {
   Status s = (*r)->Read((*r)->num_samples(), &f);
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
   EXPECT_NE(s.message().find("past the end"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A writable copy of a compat dataset for damaging.
+class DamagedDatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice_damaged_XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string Copy(const std::string& name) {
+    std::string to = dir_ + "/" + name;
+    EXPECT_EQ(std::system(("cp -r " + kMds + name + " " + to).c_str()), 0);
+    return to;
+  }
+
+  static Status ReadAll(const std::string& dir, bool verify) {
+    DatasetReaderOptions options;
+    options.verify_hashes = verify;
+    auto r = DatasetReader::Open(dir, options);
+    if (!r.ok()) return r.status();
+    SampleFields f;
+    for (uint64_t i = 0; i < (*r)->num_samples(); ++i) SLUICE_RETURN_IF_ERROR((*r)->Read(i, &f));
+    return Status::Ok();
+  }
+
+  std::string dir_;
+};
+
+TEST_F(DamagedDatasetTest, MissingShard) {
+  std::string d = Copy("all_encodings");
+  ASSERT_EQ(std::remove((d + "/shard.00003.mds").c_str()), 0);
+  Status s = ReadAll(d, false);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("shard.00003.mds"), std::string::npos) << s.ToString();
+}
+
+TEST_F(DamagedDatasetTest, TruncatedShard) {
+  std::string d = Copy("all_encodings");
+  ASSERT_EQ(::truncate((d + "/shard.00001.mds").c_str(), 1000), 0);
+  Status s = ReadAll(d, false);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("shard.00001.mds: file has 1000 bytes, index.json says"),
+            std::string::npos)
+      << s.ToString();
+}
+
+TEST_F(DamagedDatasetTest, HashMismatchOnlyWhenVerifying) {
+  std::string d = Copy("hashed_all_algos");
+  std::string path = d + "/shard.00000.mds";
+  FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  std::fseek(f, -2, SEEK_END);
+  std::fputc('#', f);
+  std::fclose(f);
+  EXPECT_TRUE(ReadAll(d, false).ok());
+  Status s = ReadAll(d, true);
+  EXPECT_EQ(s.code(), StatusCode::kHashMismatch);
+  EXPECT_NE(s.message().find("shard.00000.mds"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("mismatch: expected"), std::string::npos) << s.ToString();
+}
+
+TEST_F(DamagedDatasetTest, CorruptCompressedShard) {
+  std::string d = Copy("compressed_zstd");
+  std::string path = d + "/shard.00001.mds.zstd";
+  FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  std::fseek(f, 40, SEEK_SET);
+  for (int i = 0; i < 16; ++i) std::fputc(0xff, f);
+  std::fclose(f);
+  Status s = ReadAll(d, false);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
+  EXPECT_NE(s.message().find("shard.00001.mds.zstd"), std::string::npos) << s.ToString();
+}
+
+TEST_F(DamagedDatasetTest, ShardWithMoreSamplesThanTheIndexSays) {
+  std::string d = Copy("single_shard_no_limit");
+  std::string index = d + "/index.json";
+  std::ifstream in(index);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = text.find("\"samples\": 10");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 13, "\"samples\": 9");
+  std::ofstream(index) << text;
+  Status s = ReadAll(d, false);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_NE(s.message().find("holds 10 samples, index.json says 9"), std::string::npos)
+      << s.ToString();
+}
+
+TEST_F(DamagedDatasetTest, ColumnsDifferBetweenShards) {
+  std::string d = Copy("merged");
+  std::string index = d + "/index.json";
+  std::ifstream in(index);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t last = text.rfind("\"payload\"");
+  ASSERT_NE(last, std::string::npos);
+  text.replace(last, 9, "\"payloaz\"");
+  std::ofstream(index) << text;
+  auto r = DatasetReader::Open(d);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(r.status().message().find("differ from shard 0's"), std::string::npos)
+      << r.status().ToString();
 }
 
 }  // namespace
