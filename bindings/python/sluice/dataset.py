@@ -6,6 +6,7 @@ the same seed and configuration) and yields this worker's samples:
 work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 (RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
 """
+import bisect
 import math
 import mmap
 import os
@@ -259,9 +260,17 @@ class StreamingDataset(_Base):
         self._counters.set(world.worker, epoch + 1)
         plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
         node, rank = self._planning_position(world, plan)
-        ids = plan.worker_ids(node, rank, world.worker)
-        for gid in ids:
-            yield self.get_item(gid)
+        ids = plan.worker_ids(node, rank, world.worker).tolist()
+        if len(self._datasets) == 1:
+            sample = self._datasets[0]._sample
+            for gid in ids:
+                yield sample(gid)
+        else:
+            offsets = self.stream_offsets.tolist()
+            datasets = self._datasets
+            for gid in ids:
+                s = bisect.bisect_right(offsets, gid) - 1
+                yield datasets[s]._sample(gid - offsets[s])
 
     @property
     def next_epoch(self):

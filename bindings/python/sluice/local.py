@@ -70,9 +70,16 @@ class LocalDataset:
         else:
             self._decoders = [make_text_decoder(self.format, e, c)
                               for c, e in zip(self.column_names, self.column_encodings)]
-        self._fields = (_lib.Bytes * max(n, 1))()
         self._n = n
+        self._bind_fields()
         self._samples_per_shard = None
+
+    def _bind_fields(self):
+        self._fields = (_lib.Bytes * max(self._n, 1))()
+        # The same memory as (pointer, size) pairs, read back in one tolist().
+        self._fields_np = np.frombuffer(self._fields, dtype=np.uint64).reshape(-1, 2)
+        self._get = _lib.lib.sluice_dataset_get
+        self._items = list(zip(self.column_names, self._decoders))
 
     @property
     def samples_per_shard(self):
@@ -91,10 +98,19 @@ class LocalDataset:
 
     def raw_fields(self, idx):
         """The stored bytes of each column of sample `idx` (copies)."""
-        f = self._fields
-        _lib.check(_lib.lib.sluice_dataset_get(self._handle.ptr, idx, f, self._n))
-        return [ctypes.string_at(f[i].data, f[i].size) if f[i].size else b''
-                for i in range(self._n)]
+        status = self._get(self._handle.ptr, idx, self._fields, self._n)
+        if status:
+            _lib.check(status)
+        spans = self._fields_np[:self._n].tolist()
+        # MDS fields lie side by side in the sample: copy the sample's span
+        # once and slice it, instead of one copy call per field.
+        lo = min(p for p, n in spans if n) if any(n for _, n in spans) else 0
+        hi = max(p + n for p, n in spans)
+        total = sum(n for _, n in spans)
+        if lo and hi - lo <= total + 4 * self._n:
+            whole = ctypes.string_at(lo, hi - lo)
+            return [whole[p - lo:p - lo + n] if n else b'' for p, n in spans]
+        return [ctypes.string_at(p, n) if n else b'' for p, n in spans]
 
     def get_raw(self, idx):
         """The whole stored sample (MDS sample bytes, or the JSONL/CSV line with its
@@ -110,8 +126,12 @@ class LocalDataset:
         if not 0 <= idx < self.num_samples:
             raise IndexError(f'sample {idx} out of range: the dataset at {self.local} has '
                              f'{self.num_samples} samples')
+        return self._sample(idx)
+
+    def _sample(self, idx):
+        """Sample `idx` (already range-checked) as {column: value}."""
         raw = self.raw_fields(idx)
-        return {name: dec(b) for name, dec, b in zip(self.column_names, self._decoders, raw)}
+        return {name: dec(b) for (name, dec), b in zip(self._items, raw)}
 
     def __getitem__(self, idx):
         if isinstance(idx, (int, np.integer)):
@@ -130,11 +150,11 @@ class LocalDataset:
     # Handles are not inherited across pickling (DataLoader spawn): reopen.
     def __getstate__(self):
         state = dict(self.__dict__)
-        state['_handle'] = None
-        state['_fields'] = None
+        for key in ('_handle', '_fields', '_fields_np', '_get'):
+            state[key] = None
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._handle = _Handle(self.local, False)
-        self._fields = (_lib.Bytes * max(self._n, 1))()
+        self._bind_fields()
