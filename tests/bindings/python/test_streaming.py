@@ -11,6 +11,9 @@ from torch.utils.data import DataLoader
 import sluice
 from conftest import DATA
 
+# Mosaic's vectors use 3 and 4 workers; torch warns that this machine has 2 cores.
+pytestmark = pytest.mark.filterwarnings('ignore:This DataLoader will create')
+
 ORDER = os.path.join(DATA, '..', 'order', 'configs')
 
 
@@ -139,3 +142,34 @@ def test_torch_distributed_env_partitions(tmp_path, monkeypatch):
 def test_remote_needs_the_streaming_abi(tmp_path):
     with pytest.raises(NotImplementedError, match='s3://b/x'):
         sluice.StreamingDataset(remote='s3://b/x', local=str(tmp_path / 'cache'), batch_size=1)
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_each_iteration_is_the_next_epoch(tmp_path, workers):
+    vec = load_order('dataloader_w2_py1e')
+    ds = dataset_for(vec['config'], str(tmp_path))
+    loader = DataLoader(ds, batch_size=4, num_workers=workers, collate_fn=ids_collate)
+    w = max(workers, 1)
+    for epoch in range(3):
+        plan = ds.plan(epoch=epoch, workers=w)
+        per_worker = [plan.worker_ids(0, 0, i).tolist() for i in range(w)]
+        got = [b for b in loader]
+        flat = [i for b in got for i in b]
+        assert sorted(flat) == list(range(450))
+        # Worker i yields batches i, i + w, ...: its ids in plan order.
+        for i in range(w):
+            assert [x for b in got[i::w] for x in b] == per_worker[i], (epoch, i)
+    assert ds.next_epoch == 3
+    assert ds.plan(epoch=0).worker_ids(0, 0, 0).tolist() != \
+        ds.plan(epoch=1).worker_ids(0, 0, 0).tolist()
+
+
+def test_corrupt_shard_raises_value_error_naming_it(tmp_path):
+    import shutil
+    shutil.copytree(os.path.join(DATA, 'single_shard_no_limit'), tmp_path / 'c')
+    path = tmp_path / 'c' / 'shard.00000.mds'
+    data = bytearray(path.read_bytes())
+    path.write_bytes(bytes(data[:len(data) // 2]))  # truncated
+    ds = sluice.LocalDataset(str(tmp_path / 'c'))
+    with pytest.raises(ValueError, match='shard.00000.mds'):
+        ds[0]
