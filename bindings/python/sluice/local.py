@@ -51,7 +51,8 @@ class LocalDataset:
     def __init__(self, local, split=None, allow_unsafe_types=False, validate_hash=None):
         path = os.path.join(local, split) if split else local
         self.local = path
-        self._handle = _Handle(path, bool(validate_hash))
+        self._verify = bool(validate_hash)
+        self._handle = _Handle(path, self._verify)
         ptr = self._handle.ptr
         lib = _lib.lib
         self.num_samples = int(lib.sluice_dataset_num_samples(ptr))
@@ -61,20 +62,24 @@ class LocalDataset:
         self.column_names = [lib.sluice_dataset_column_name(ptr, i).decode() for i in range(n)]
         self.column_encodings = [lib.sluice_dataset_column_encoding(ptr, i).decode()
                                  for i in range(n)]
+        self._allow_unsafe_types = allow_unsafe_types
         if self.format == 'mds':
             for name, enc in zip(self.column_names, self.column_encodings):
                 if enc in UNSAFE_ENCODINGS and not allow_unsafe_types:
                     raise ValueError(unsafe_message(name, enc))
-            self._decoders = [make_decoder(e, c, allow_unsafe_types)
-                              for c, e in zip(self.column_names, self.column_encodings)]
-        else:
-            self._decoders = [make_text_decoder(self.format, e, c)
-                              for c, e in zip(self.column_names, self.column_encodings)]
         self._n = n
         self._bind_fields()
         self._samples_per_shard = None
 
     def _bind_fields(self):
+        """Per-handle state that is neither picklable nor shareable: the field
+        views array and the decoders (closures)."""
+        if self.format == 'mds':
+            self._decoders = [make_decoder(e, c, self._allow_unsafe_types)
+                              for c, e in zip(self.column_names, self.column_encodings)]
+        else:
+            self._decoders = [make_text_decoder(self.format, e, c)
+                              for c, e in zip(self.column_names, self.column_encodings)]
         self._fields = (_lib.Bytes * max(self._n, 1))()
         # The same memory as (pointer, size) pairs, read back in one tolist().
         self._fields_np = np.frombuffer(self._fields, dtype=np.uint64).reshape(-1, 2)
@@ -150,11 +155,11 @@ class LocalDataset:
     # Handles are not inherited across pickling (DataLoader spawn): reopen.
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ('_handle', '_fields', '_fields_np', '_get'):
+        for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items'):
             state[key] = None
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._handle = _Handle(self.local, False)
+        self._handle = _Handle(self.local, self._verify)
         self._bind_fields()

@@ -173,3 +173,12 @@ def test_corrupt_shard_raises_value_error_naming_it(tmp_path):
     ds = sluice.LocalDataset(str(tmp_path / 'c'))
     with pytest.raises(ValueError, match='shard.00000.mds'):
         ds[0]
+
+
+def test_spawned_workers_reopen_the_dataset(tmp_path):
+    # Datasets pickle without their handles and decoders and reopen in the child.
+    vec = load_order('dataloader_w2_py1e')
+    ds = dataset_for(vec['config'], str(tmp_path))
+    loader = DataLoader(ds, batch_size=4, num_workers=2, collate_fn=ids_collate,
+                        multiprocessing_context='spawn')
+    assert [b for b in loader] == vec['dataloader_batches']
