@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "stores/azure/azure_store.h"
 #include "stores/file/file_store.h"
 #include "stores/s3/s3_store.h"
 
@@ -36,6 +37,9 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   std::string scheme = SchemeOf(url);
   if (scheme.empty() || scheme == "file") return OpenFileStore(url);
   if (scheme == "s3") return OpenS3Store(url, std::move(executor), options);
+  if (scheme == "azure" || scheme == "azure-dl") {
+    return OpenAzureStore(url, std::move(executor), options);
+  }
   if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
   return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +
                               std::string(url.substr(0, url.find('?'))) +

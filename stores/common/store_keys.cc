@@ -1,6 +1,11 @@
 #include "stores/common/store_keys.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace sluice {
 namespace {
@@ -109,6 +114,27 @@ Result<std::string> StrictPercentDecode(std::string_view s) {
     out += static_cast<char>(hi * 16 + lo);
     i += 2;
   }
+  return out;
+}
+
+Result<std::string> ReadLocalFileRange(const std::string& path, uint64_t offset,
+                                       uint64_t length) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError("cannot open " + path + ": " + std::strerror(errno));
+  std::string out(length, '\0');
+  uint64_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      return IoError("cannot read " + path + " at offset " + std::to_string(offset + done) +
+                     (n == 0 ? ": file shrank" : std::string(": ") + std::strerror(err)));
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
   return out;
 }
 

@@ -3,6 +3,7 @@
 // thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,11 @@ std::optional<std::string> GetEnv(const char* name);
 
 // Percent-decodes "%41" sequences; kInvalidArgument on a malformed escape.
 Result<std::string> StrictPercentDecode(std::string_view s);
+
+// Bytes [offset, offset + length) of local file `path` (for uploads in
+// parts); kIoError naming the path when it cannot be read or is shorter.
+Result<std::string> ReadLocalFileRange(const std::string& path, uint64_t offset,
+                                       uint64_t length);
 
 // Splits on any of `separators`, dropping empty pieces.
 std::vector<std::string> SplitAny(std::string_view s, std::string_view separators);

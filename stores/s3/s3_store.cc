@@ -25,27 +25,6 @@ using boost::asio::awaitable;
 constexpr std::string_view kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-// Reads `length` bytes at `offset` of local file `path`.
-Result<std::string> ReadFilePart(const std::string& path, uint64_t offset, uint64_t length) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("cannot open " + path + ": " + std::strerror(errno));
-  std::string out(length, '\0');
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      return IoError("cannot read " + path + " at offset " + std::to_string(offset + done) +
-                     (n == 0 ? ": file shrank" : std::string(": ") + std::strerror(err)));
-    }
-    done += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  return out;
-}
-
 std::vector<SigningQueryParam> NoQuery() { return {}; }
 
 class S3Store final : public Store {
@@ -143,7 +122,7 @@ class S3Store final : public Store {
     if (!size.ok()) co_return size.status();
     uint64_t part = std::max<uint64_t>(options_.part_size, 1);
     if (*size <= part) {
-      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadFilePart(path, 0, *size));
+      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFileRange(path, 0, *size));
       co_return co_await Put(std::move(key), std::move(bytes));
     }
     co_return co_await Multipart(key, path, *size, part);
@@ -284,7 +263,7 @@ class S3Store final : public Store {
     for (uint64_t i = 0; i < parts; ++i) {
       uint64_t offset = i * part;
       SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes,
-                                 ReadFilePart(path, offset, std::min(part, size - offset)));
+                                 ReadLocalFileRange(path, offset, std::min(part, size - offset)));
       std::string number = std::to_string(i + 1);
       std::vector<SigningQueryParam> part_query;
       part_query.push_back({"partNumber", number});

@@ -1,0 +1,389 @@
+#include "stores/azure/azure_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "base/asio/co_status.h"
+#include "base/file.h"
+#include "stores/common/store_keys.h"
+#include "stores/http/http_client.h"
+#include "stores/s3/xml_lite.h"
+#include "stores/signing/azure_connection_string.h"
+#include "stores/signing/azure_shared_key.h"
+#include "stores/signing/digest.h"
+#include "stores/signing/signing_time.h"
+#include "stores/signing/sigv4.h"
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice {
+namespace {
+
+using boost::asio::awaitable;
+
+constexpr char kApiVersion[] = "2021-12-02";
+
+struct AzureConfig {
+  std::string scheme;     // "azure" or "azure-dl"
+  std::string container;
+  std::string prefix;     // root inside the container, no '/' at the ends
+  std::string endpoint;   // "https://acct.blob.core.windows.net", no trailing '/'
+  std::string account;
+  std::string key;        // base64; empty: SAS or nothing
+  std::string sas;        // without '?'
+};
+
+
+std::vector<SigningQueryParam> NoQuery() { return {}; }
+std::vector<SigningHeader> NoHeaders() { return {}; }
+
+// Block ids must all have the same length: base64 of "blk" + 8 digits.
+std::string BlockId(uint64_t i) {
+  std::string digits = std::to_string(i);
+  return Base64Encode("blk" + std::string(digits.size() < 8 ? 8 - digits.size() : 0, '0') + digits);
+}
+
+class AzureStore final : public Store {
+ public:
+  AzureStore(AzureConfig config, std::unique_ptr<HttpClient> client, StoreOptions options)
+      : config_(std::move(config)), client_(std::move(client)), options_(std::move(options)) {
+    root_ = config_.scheme + "://" + config_.container +
+            (config_.prefix.empty() ? "" : "/" + config_.prefix);
+  }
+
+  std::string root() const override { return root_; }
+
+  awaitable<Result<ObjectInfo>> Head(std::string key) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), NoHeaders(), 0));
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    std::string cl = resp->Header("content-length");
+    char* end = nullptr;
+    unsigned long long size = std::strtoull(cl.c_str(), &end, 10);
+    if (cl.empty() || *end != '\0') {
+      co_return CorruptError(ObjectUrl(key) + ": Get Blob Properties answered no Content-Length");
+    }
+    co_return ObjectInfo{key, size};
+  }
+
+  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
+                                          uint64_t length) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    if (length == 0) co_return std::string();
+    std::vector<SigningHeader> extra;
+    extra.push_back({"x-ms-range", "bytes=" + std::to_string(offset) + "-" +
+                                       std::to_string(offset + length - 1)});
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), extra, 0));
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) {
+      if (resp.status().code() == StatusCode::kOutOfRange) {
+        auto head = co_await Head(key);
+        if (head.ok() && head->size == offset) co_return std::string();
+      }
+      co_return Context(resp.status(), key);
+    }
+    if (resp->status == 200) {  // range ignored: the whole blob
+      if (offset >= resp->body.size()) co_return std::string();
+      co_return resp->body.substr(offset, length);
+    }
+    if (resp->body.size() > length) resp->body.resize(length);
+    co_return std::move(resp->body);
+  }
+
+  awaitable<Result<std::string>> Get(std::string key) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), NoHeaders(), 0));
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return std::move(resp->body);
+  }
+
+  // Ranged parts one after another (each signed: SharedKey covers the
+  // range), written into a temporary file renamed into place when whole.
+  awaitable<Status> GetToFile(std::string key, std::string path) override {
+    SLUICE_CO_ASSIGN_OR_RETURN(ObjectInfo info, co_await Head(key));
+    static std::atomic<uint64_t> counter{0};
+    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                      std::to_string(counter++);
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+      SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
+    }
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) co_return IoError("cannot create " + tmp + ": " + std::strerror(errno));
+    Status status;
+    uint64_t part = std::max<uint64_t>(options_.part_size, 1);
+    for (uint64_t offset = 0; offset < info.size && status.ok(); offset += part) {
+      uint64_t n = std::min(part, info.size - offset);
+      auto bytes = co_await GetRange(key, offset, n);
+      if (!bytes.ok()) {
+        status = bytes.status();
+        break;
+      }
+      if (bytes->size() != n) {
+        status = CorruptError(ObjectUrl(key) + ": blob shrank while downloading (got " +
+                              std::to_string(bytes->size()) + " of " + std::to_string(n) +
+                              " bytes at offset " + std::to_string(offset) + ")");
+        break;
+      }
+      uint64_t done = 0;
+      while (done < n) {
+        ssize_t w = ::pwrite(fd, bytes->data() + done, n - done,
+                             static_cast<off_t>(offset + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          status = IoError("cannot write " + tmp + ": " + std::strerror(errno));
+          break;
+        }
+        done += static_cast<uint64_t>(w);
+      }
+    }
+    if (::close(fd) != 0 && status.ok()) {
+      status = IoError("cannot close " + tmp + ": " + std::strerror(errno));
+    }
+    if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+      status = IoError("cannot rename onto " + path + ": " + std::strerror(errno));
+    }
+    if (!status.ok()) ::unlink(tmp.c_str());
+    co_return status;
+  }
+
+  awaitable<Status> Put(std::string key, std::string bytes) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    std::vector<SigningHeader> extra;
+    extra.push_back({"content-type", "application/octet-stream"});
+    extra.push_back({"x-ms-blob-type", "BlockBlob"});
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), extra, bytes.size()));
+    req.body = std::move(bytes);
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return Status::Ok();
+  }
+
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    auto size = FileSize(path);
+    if (!size.ok()) co_return size.status();
+    uint64_t part = std::max<uint64_t>(options_.part_size, 1);
+    if (*size <= part) {
+      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFileRange(path, 0, *size));
+      co_return co_await Put(std::move(key), std::move(bytes));
+    }
+    co_return co_await PutBlocks(key, path, *size, part);
+  }
+
+  // Put Block for each part of local file `path`, then Put Block List.
+  awaitable<Status> PutBlocks(const std::string& key, const std::string& path, uint64_t size,
+                              uint64_t part) {
+    uint64_t blocks = (size + part - 1) / part;
+    if (blocks > 50000) {
+      co_return InvalidArgumentError(ObjectUrl(key) + ": " + std::to_string(blocks) +
+                                     " blocks exceed the 50000 a blob allows");
+    }
+    std::string list = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>";
+    for (uint64_t i = 0; i < blocks; ++i) {
+      std::string id = BlockId(i);
+      SLUICE_CO_ASSIGN_OR_RETURN(
+          std::string chunk,
+          ReadLocalFileRange(path, i * part, std::min(part, size - i * part)));
+      std::vector<SigningHeader> extra;
+      extra.push_back({"content-type", "application/octet-stream"});
+      std::vector<SigningQueryParam> block_query;
+      block_query.push_back({"comp", "block"});
+      block_query.push_back({"blockid", id});
+      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
+                       std::move(block_query), extra, chunk.size()));
+      req.body = std::move(chunk);
+      auto resp = co_await client_->Send(std::move(req));
+      if (!resp.ok()) {
+        co_return Context(resp.status(), key).WithContext("Put Block " + std::to_string(i));
+      }
+      list += "<Latest>" + id + "</Latest>";
+    }
+    list += "</BlockList>";
+    std::vector<SigningHeader> extra;
+    extra.push_back({"content-type", "application/xml"});
+    std::vector<SigningQueryParam> list_query;
+    list_query.push_back({"comp", "blocklist"});
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
+                                                        std::move(list_query), extra, list.size()));
+    req.body = std::move(list);
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) co_return Context(resp.status(), key);
+    co_return Status::Ok();
+  }
+
+  awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
+    std::string base = config_.prefix.empty() ? "" : config_.prefix + "/";
+    std::vector<ObjectInfo> out;
+    std::string marker;
+    for (int page = 0;; ++page) {
+      std::vector<SigningQueryParam> query;
+      query.push_back({"restype", "container"});
+      query.push_back({"comp", "list"});
+      query.push_back({"prefix", base + prefix});
+      if (!marker.empty()) query.push_back({"marker", marker});
+      if (options_.list_page_size > 0) {
+        query.push_back({"maxresults", std::to_string(options_.list_page_size)});
+      }
+      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, "", query, NoHeaders(), 0));
+      auto resp = co_await client_->Send(std::move(req));
+      if (!resp.ok()) co_return Context(resp.status(), prefix);
+      std::string_view xml = resp->body;
+      if (xml.find("<EnumerationResults") == std::string_view::npos) {
+        co_return CorruptError(root_ + ": List Blobs page " + std::to_string(page) +
+                               " is not an EnumerationResults");
+      }
+      for (std::string_view blob : XmlElements(XmlFirst(xml, "Blobs"), "Blob")) {
+        auto name = XmlUnescape(XmlFirst(blob, "Name"));
+        if (!name.ok()) co_return name.status().WithContext(root_ + ": List Blobs");
+        std::string size_text(XmlFirst(blob, "Content-Length"));
+        char* end = nullptr;
+        unsigned long long size = std::strtoull(size_text.c_str(), &end, 10);
+        if (size_text.empty() || *end != '\0') {
+          co_return CorruptError(root_ + ": List Blobs entry '" + *name +
+                                 "' has Content-Length '" + size_text + "'");
+        }
+        if (name->compare(0, base.size(), base) != 0) continue;
+        out.push_back({name->substr(base.size()), size});
+      }
+      auto next = XmlUnescape(XmlFirst(xml, "NextMarker"));
+      if (!next.ok()) co_return next.status().WithContext(root_ + ": List Blobs");
+      if (next->empty()) break;
+      if (*next == marker) {
+        co_return CorruptError(root_ + ": List Blobs page " + std::to_string(page) +
+                               " repeats its NextMarker");
+      }
+      marker = std::move(*next);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    co_return out;
+  }
+
+ private:
+
+  std::string FullKey(const std::string& key) const { return JoinKey(config_.prefix, key); }
+  std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
+  Status Context(const Status& s, const std::string& key) const {
+    return Status(s.code(), ObjectUrl(key) + ": " + s.message());
+  }
+
+  // The request for blob `blob` ("" = the container), signed with SharedKey
+  // or carrying the SAS token. `extra` headers are sent and signed;
+  // `body_size` is signed as Content-Length (the client sends that header).
+  Result<HttpRequest> Prepare(HttpMethod method, const std::string& blob,
+                              std::vector<SigningQueryParam> query,
+                              const std::vector<SigningHeader>& extra, uint64_t body_size) {
+    auto ep = ParseUrl(config_.endpoint);
+    if (!ep.ok()) return ep.status();
+    std::string base_path = ep->target == "/" ? "" : ep->target;
+    while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
+    std::string path = base_path + "/" + EncodeUriPath(config_.container);
+    if (!blob.empty()) path += "/" + EncodeUriPath(blob);
+    std::string query_text = EncodeQueryString(query);
+    HttpRequest req;
+    req.method = method;
+    for (const auto& h : extra) req.headers.emplace_back(h.name, h.value);
+    req.headers.emplace_back("x-ms-version", kApiVersion);
+    std::string date = FormatHttpDate(static_cast<int64_t>(std::time(nullptr)));
+    req.headers.emplace_back("x-ms-date", date);
+    if (!config_.key.empty()) {
+      SigningRequest sr;
+      sr.method = HttpMethodName(method);
+      sr.path = path;
+      sr.query = std::move(query);
+      for (const auto& [name, value] : req.headers) sr.headers.push_back({name, value});
+      if (method == HttpMethod::kPut || method == HttpMethod::kPost) {
+        sr.headers.push_back({"Content-Length", std::to_string(body_size)});
+      }
+      auto sig = SignAzureSharedKey(sr, config_.account, config_.key);
+      if (!sig.ok()) return sig.status().WithContext(root_);
+      req.headers.emplace_back("authorization", sig->authorization);
+    } else if (!config_.sas.empty()) {
+      query_text += (query_text.empty() ? "" : "&") + config_.sas;
+    }
+    req.url = ep->scheme + "://" + ep->Authority() + path + (query_text.empty() ? "" : "?" + query_text);
+    return req;
+  }
+
+  AzureConfig config_;
+  std::unique_ptr<HttpClient> client_;
+  StoreOptions options_;
+  std::string root_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
+                                              boost::asio::any_io_executor executor,
+                                              const StoreOptions& options) {
+  AzureConfig config;
+  config.scheme = std::string(url.substr(0, url.find(':')));
+  SLUICE_ASSIGN_OR_RETURN(BucketPath bp,
+                          SplitBucketPath(url, url.substr(config.scheme.size() + 3)));
+  config.container = bp.bucket;
+  config.prefix = bp.path;
+  if (auto cs = GetEnv("AZURE_STORAGE_CONNECTION_STRING")) {
+    auto parsed = ParseAzureConnectionString(*cs);
+    if (!parsed.ok()) return parsed.status().WithContext("AZURE_STORAGE_CONNECTION_STRING");
+    config.account = parsed->account_name;
+    config.key = parsed->account_key;
+    config.sas = parsed->sas_token;
+    config.endpoint = parsed->blob_endpoint;
+  } else {
+    config.account = GetEnv("AZURE_ACCOUNT_NAME").value_or("");
+    config.key = GetEnv("AZURE_ACCOUNT_ACCESS_KEY").value_or("");
+    if (config.account.empty()) {
+      return Status(StatusCode::kPermissionDenied,
+                    "no Azure account for " + std::string(url) +
+                        ": set AZURE_ACCOUNT_NAME with AZURE_ACCOUNT_ACCESS_KEY or "
+                        "AZURE_STORAGE_SAS_TOKEN, or AZURE_STORAGE_CONNECTION_STRING");
+    }
+    config.endpoint = "https://" + config.account + ".blob.core.windows.net";
+  }
+  if (auto sas = GetEnv("AZURE_STORAGE_SAS_TOKEN")) {
+    config.sas = *sas;
+  }
+  if (!config.sas.empty() && config.sas.front() == '?') config.sas.erase(0, 1);
+  if (auto ep = GetEnv("AZURE_BLOB_ENDPOINT")) config.endpoint = *ep;
+  while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
+  auto ep = ParseUrl(config.endpoint);
+  if (!ep.ok()) {
+    return InvalidArgumentError("the Azure blob endpoint is not an http(s) URL: " +
+                                ep.status().message());
+  }
+  if (ep->target.find('?') != std::string::npos) {
+    return InvalidArgumentError("the Azure blob endpoint must not hold a query");
+  }
+  if (config.key.empty() && config.sas.empty()) {
+    return Status(StatusCode::kPermissionDenied,
+                  "no Azure credentials for " + std::string(url) +
+                      ": set AZURE_ACCOUNT_ACCESS_KEY or AZURE_STORAGE_SAS_TOKEN (with "
+                      "AZURE_ACCOUNT_NAME), or AZURE_STORAGE_CONNECTION_STRING");
+  }
+  if (!config.key.empty() && config.account.empty()) {
+    return Status(StatusCode::kPermissionDenied,
+                  "an Azure account key without an account name for " + std::string(url));
+  }
+  HttpClientOptions http;
+  http.download_retry = std::max(options.download_retry, 0);
+  http.download_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
+  http.ca_file = options.ca_file;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
+                          HttpClient::Create(std::move(executor), std::move(http)));
+  return std::unique_ptr<Store>(
+      std::make_unique<AzureStore>(std::move(config), std::move(client), options));
+}
+
+}  // namespace sluice
