@@ -8,8 +8,14 @@ import math
 import os
 import re
 
+import numpy as np
+
 from sluice import _lib
 from sluice.encodings import make_encoder
+
+_cast = ctypes.cast
+_c_char_p = ctypes.c_char_p
+_u8p = ctypes.POINTER(ctypes.c_uint8)
 
 __all__ = ['MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'parse_size_limit']
 
@@ -120,11 +126,10 @@ class _Writer:
         except KeyError as e:
             raise KeyError(f'sample has no value for column {e.args[0]!r}') from None
         f = self._fields
-        keep = []
+        # c_char_p points into each bytes object without copying; `parts`
+        # keeps them alive for the call (the C writer copies before returning).
         for i, p in enumerate(parts):
-            buf = ctypes.create_string_buffer(p, len(p)) if p else None
-            keep.append(buf)
-            f[i].data = ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)) if buf else None
+            f[i].data = _cast(_c_char_p(p), _u8p) if p else None
             f[i].size = len(p)
         _lib.check(_lib.lib.sluice_writer_write(self._handle, f, len(parts)),
                    f'{type(self).__name__}.write')
@@ -187,12 +192,11 @@ class MDSWriter(_Writer):
 
 def _py_text(column, encoding, value):
     if encoding == 'int':
-        if isinstance(value, bool) or not isinstance(value, int) and \
-                type(value).__module__ != 'numpy':
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f'column {column!r} (int): got {type(value).__name__}')
         return str(int(value))
     if encoding == 'float':
-        if not isinstance(value, float) and type(value).__module__ != 'numpy':
+        if not isinstance(value, (float, np.floating)):
             raise TypeError(f'column {column!r} (float): got {type(value).__name__}')
         v = float(value)
         return 'nan' if math.isnan(v) else repr(v)
