@@ -1,10 +1,12 @@
 // Where a stream's files come from when they are not in the cache yet.
 //
 // A RemoteSource copies one object (key relative to the stream's remote root)
-// into a local file. Local folders and file:// URLs are read directly here;
-// other schemes go through stores/ (OpenStore) once it is linked into the
-// engine, until then they fail with kUnimplemented naming the URL.
+// into a local file. A plain path is copied directly (no event loop); every
+// URL with a scheme (file://, s3://, gs://, azure://, http(s)://, ...) goes
+// through stores/ (OpenStore) on this process's event loop.
 // Thread safety: Fetch may be called from several threads at once.
+// Fork safety: the store and its event loop are opened on first Fetch in the
+// process that fetches; a forked child opens its own.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "stores/store.h"
 
 namespace sluice {
 
@@ -25,10 +28,16 @@ class RemoteSource {
   virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path) = 0;
   // The root as given, for error messages (secrets redacted).
   virtual std::string Describe() const = 0;
+  // True when Fetch already retries (stores do, with backoff), so callers
+  // must not retry again.
+  virtual bool RetriesItself() const { return false; }
 };
 
-// `url`: a plain path or file://PATH (a folder); anything else is
-// kUnimplemented for now. Keys must be safe relative paths (IsSafeBasename).
-Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url);
+// `url`: a plain path (a folder), or any URL OpenStore accepts. `options`
+// carries download_retry and download_timeout to the store. A scheme
+// OpenStore does not know fails here (kInvalidArgument); missing
+// credentials fail on first Fetch. Keys must be safe relative paths.
+Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url,
+                                                       const StoreOptions& options = {});
 
 }  // namespace sluice

@@ -66,7 +66,8 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   }
   std::string key = RemoteKey(stream_, basename);
   Status last = Status::Ok();
-  for (int attempt = 0; attempt <= stream_.download_retry; ++attempt) {
+  int attempts = remote_->RetriesItself() ? 1 : 1 + stream_.download_retry;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     auto n = remote_->Fetch(key, path);
     if (n.ok()) {
       bytes_downloaded_ += *n;

@@ -43,7 +43,10 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
     std::shared_ptr<RemoteSource> remote;
     if (!stream.remote.empty()) {
-      auto opened = OpenRemoteSource(stream.remote);
+      StoreOptions store_options;
+      store_options.download_retry = stream.download_retry;
+      store_options.download_timeout_s = stream.download_timeout_s;
+      auto opened = OpenRemoteSource(stream.remote, store_options);
       if (!opened.ok()) return opened.status().WithContext(where);
       remote = std::move(*opened);
     }

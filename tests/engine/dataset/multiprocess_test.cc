@@ -1,0 +1,305 @@
+// Several processes over one remote: simulated nodes (one cache folder each)
+// x ranks x data-loader workers, forked; and a fetcher SIGKILLed mid-download.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/bytes.h"
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "engine/planner/plan.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FieldBytes;
+using testing::ScratchDir;
+using testing::WriteSyntheticMds;
+
+struct WorkerResult {
+  std::vector<int64_t> ids;
+  std::vector<std::string> bytes;
+  DatasetCounters counters;
+};
+
+// Child side: writes ids, sample bytes and counters; parent side reads them.
+Status WriteResult(const std::string& path, const std::vector<int64_t>& ids,
+                   const std::vector<std::string>& bytes, const DatasetCounters& c) {
+  std::string out;
+  AppendLE<uint64_t>(out, c.shards_downloaded);
+  AppendLE<uint64_t>(out, c.shards_evicted);
+  AppendLE<uint64_t>(out, c.cache_hits);
+  AppendLE<uint64_t>(out, c.bytes_downloaded);
+  AppendLE<uint64_t>(out, ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    AppendLE<uint64_t>(out, static_cast<uint64_t>(ids[i]));
+    AppendLE<uint64_t>(out, bytes[i].size());
+    out += bytes[i];
+  }
+  return WriteFileAtomic(path, out);
+}
+
+WorkerResult ReadResult(const std::string& path) {
+  WorkerResult r;
+  auto text = ReadFile(path);
+  EXPECT_TRUE(text.ok()) << path;
+  if (!text.ok()) return r;
+  std::string_view s = *text;
+  size_t at = 0;
+  auto next = [&] {
+    uint64_t v = LoadLE<uint64_t>(s.data() + at);
+    at += 8;
+    return v;
+  };
+  r.counters.shards_downloaded = next();
+  r.counters.shards_evicted = next();
+  r.counters.cache_hits = next();
+  r.counters.bytes_downloaded = next();
+  uint64_t n = next();
+  for (uint64_t i = 0; i < n; ++i) {
+    r.ids.push_back(static_cast<int64_t>(next()));
+    uint64_t len = next();
+    r.bytes.emplace_back(s.substr(at, len));
+    at += len;
+  }
+  return r;
+}
+
+// Runs one worker's epoch in this (child) process; returns the exit code.
+int RunWorker(DatasetOptions o, int64_t worker, int64_t num_workers, const std::string& out) {
+  auto ds = StreamingDataset::Open(std::move(o));
+  if (!ds.ok()) {
+    fprintf(stderr, "open: %s\n", ds.status().message().c_str());
+    return 2;
+  }
+  if (Status s = (*ds)->IterBegin(0, 0, worker, num_workers); !s.ok()) {
+    fprintf(stderr, "iter: %s\n", s.message().c_str());
+    return 3;
+  }
+  std::vector<int64_t> all, ids(16);
+  std::vector<std::string> bytes;
+  std::vector<SampleFields> fields;
+  while (true) {
+    auto n = (*ds)->NextBatch(16, ids.data(), &fields);
+    if (!n.ok()) {
+      fprintf(stderr, "next: %s\n", n.status().message().c_str());
+      return 4;
+    }
+    if (*n == 0) break;
+    for (size_t k = 0; k < *n; ++k) {
+      all.push_back(ids[k]);
+      bytes.push_back(FieldBytes(fields[k]));
+    }
+  }
+  return WriteResult(out, all, bytes, (*ds)->counters()).ok() ? 0 : 5;
+}
+
+pid_t Fork(const std::function<int()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(body());
+  return pid;
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnderTheLimit) {
+  ScratchDir remote, scratch;
+  WriteSyntheticMds(remote.path(), 800, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t dataset_bytes = testing::ShardBytesOnDisk(remote.path());
+  const uint64_t limit = dataset_bytes * 65 / 100;  // below the dataset, above a node's half
+  constexpr int64_t kNodes = 2, kRanks = 2, kWorkers = 2;
+
+  auto options = [&](int64_t node, int64_t rank) {
+    DatasetOptions o;
+    StreamOptions s;
+    s.remote = "file://" + remote.path();  // through the file store
+    s.local = JoinPath(scratch.path(), "node" + std::to_string(node));
+    o.streams.push_back(s);
+    o.cache_limit = limit;
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 42;
+    o.plan.batch_size = 4;
+    o.plan.num_canonical_nodes = 2;
+    o.predownload = 8;
+    o.world.rank = node * kRanks + rank;
+    o.world.world_size = kNodes * kRanks;
+    o.world.local_rank = rank;
+    o.world.local_world_size = kRanks;
+    o.wait_timeout = std::chrono::seconds(30);
+    return o;
+  };
+
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> max_seen{0};
+  std::thread sampler([&] {
+    while (!done.load()) {
+      for (int64_t n = 0; n < kNodes; ++n) {
+        uint64_t b = testing::ShardBytesOnDisk(JoinPath(scratch.path(), "node" + std::to_string(n)));
+        if (b > max_seen.load()) max_seen = b;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  std::map<std::tuple<int64_t, int64_t, int64_t>, pid_t> pids;
+  for (int64_t n = 0; n < kNodes; ++n) {
+    for (int64_t r = 0; r < kRanks; ++r) {
+      for (int64_t w = 0; w < kWorkers; ++w) {
+        std::string out = JoinPath(scratch.path(), "result_" + std::to_string(n) + std::to_string(r) +
+                                                       std::to_string(w));
+        DatasetOptions o = options(n, r);
+        pids[{n, r, w}] = Fork([o, w, out] { return RunWorker(o, w, kWorkers, out); });
+      }
+    }
+  }
+  for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
+  done = true;
+  sampler.join();
+
+  // The whole epoch, planned in this one process.
+  planner::PlanRequest req;
+  req.config = options(0, 0).plan;
+  planner::StreamSpec spec;
+  for (const auto& e : (*reader)->index().shards) spec.shard_sizes.push_back(e.samples);
+  req.streams.push_back(spec);
+  req.world = {kNodes, kRanks, kWorkers, {}, {}, {}};
+  std::map<int64_t, int> expected_count, seen_count;
+  std::map<int64_t, uint64_t> node_fetches;
+  std::map<int64_t, std::set<size_t>> node_shards;
+  SampleFields f;
+  for (const auto& [key, pid] : pids) {
+    auto [n, r, w] = key;
+    auto plan = planner::PlanWorker(req, n, r, w);
+    ASSERT_TRUE(plan.ok());
+    WorkerResult got = ReadResult(JoinPath(
+        scratch.path(), "result_" + std::to_string(n) + std::to_string(r) + std::to_string(w)));
+    EXPECT_EQ(got.ids, *plan) << n << r << w;
+    ASSERT_EQ(got.bytes.size(), got.ids.size());
+    for (size_t i = 0; i < got.ids.size(); ++i) {
+      ASSERT_TRUE((*reader)->Read(static_cast<uint64_t>(got.ids[i]), &f).ok());
+      ASSERT_EQ(got.bytes[i], FieldBytes(f)) << got.ids[i];
+      ++seen_count[got.ids[i]];
+      node_shards[n].insert(f.where.shard);
+    }
+    for (int64_t id : *plan) ++expected_count[id];
+    node_fetches[n] += got.counters.shards_downloaded;
+    EXPECT_EQ(got.counters.shards_evicted, 0u);
+  }
+  EXPECT_EQ(seen_count, expected_count);
+  EXPECT_EQ(seen_count.size(), 800u);  // every sample, at least once
+  for (int64_t n = 0; n < kNodes; ++n) {
+    EXPECT_LT(node_shards[n].size(), (*reader)->num_shards()) << "a node reads part of the dataset";
+    EXPECT_EQ(node_fetches[n], node_shards[n].size()) << "node " << n << ": one fetch per shard";
+  }
+  EXPECT_GT(max_seen.load(), 0u);
+  EXPECT_LE(max_seen.load(), limit);
+}
+
+TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthersFinish) {
+  ScratchDir remote, cache, scratch;
+  WriteSyntheticMds(remote.path(), 200, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  size_t shards = (*reader)->num_shards();
+  ASSERT_GT(shards, 5u);
+  // Shard 3 is served through a FIFO, so its download stalls half way.
+  std::string victim = JoinPath(remote.path(), "shard.00003.mds");
+  auto real = ReadFile(victim);
+  ASSERT_TRUE(real.ok());
+  ASSERT_TRUE(fs::remove(victim));
+  ASSERT_EQ(mkfifo(victim.c_str(), 0644), 0);
+
+  DatasetOptions o;
+  StreamOptions s;
+  s.remote = remote.path();
+  s.local = cache.path();
+  o.streams.push_back(s);
+  o.predownload = 1;
+  o.world.rank = 0;
+  o.world.world_size = 1;
+  o.wait_timeout = std::chrono::seconds(20);
+  // Opened here, used by forked children: each opens its own cache state.
+  auto parent_ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(parent_ds.ok());
+
+  pid_t a = Fork([&] {
+    std::vector<int64_t> ids(1000);
+    std::vector<SampleFields> fields;
+    if (!(*parent_ds)->IterBegin(0, 0, 0, 1).ok()) return 2;
+    auto n = (*parent_ds)->NextBatch(1000, ids.data(), &fields);
+    return n.ok() ? 0 : 3;
+  });
+  int fifo = -1;
+  for (int i = 0; i < 10000 && fifo < 0; ++i) {
+    fifo = ::open(victim.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fifo < 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GE(fifo, 0) << "the downloader never opened shard 3";
+  size_t half = real->size() / 2;
+  ASSERT_EQ(::write(fifo, real->data(), half), static_cast<ssize_t>(half));
+  // Wait until the partial bytes sit in the cache's temp file.
+  bool partial = false;
+  for (int i = 0; i < 10000 && !partial; ++i) {
+    for (const auto& e : fs::directory_iterator(cache.path())) {
+      std::string name = e.path().filename().string();
+      std::error_code ec;
+      if (name.rfind("shard.00003.mds.tmp.", 0) == 0 && e.file_size(ec) == half) partial = true;
+    }
+    if (!partial) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(partial);
+  // The remote heals; a second process starts and waits for shard 3.
+  ASSERT_TRUE(WriteFileAtomic(victim + ".new", *real).ok());
+  ASSERT_EQ(std::rename((victim + ".new").c_str(), victim.c_str()), 0);
+  std::string out = JoinPath(scratch.path(), "c");
+  pid_t c = Fork([&] { return RunWorker(o, 0, 1, out); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(FileExists(JoinPath(cache.path(), "shard.00003.mds")));
+  ::kill(a, SIGKILL);
+  EXPECT_EQ(WaitExit(a), 128 + SIGKILL);
+  ::close(fifo);
+  ASSERT_EQ(WaitExit(c), 0);
+  WorkerResult got = ReadResult(out);
+  ASSERT_EQ(got.ids.size(), 200u);
+  SampleFields f;
+  for (size_t i = 0; i < got.ids.size(); ++i) {
+    ASSERT_EQ(got.ids[i], static_cast<int64_t>(i));
+    ASSERT_TRUE((*reader)->Read(i, &f).ok());
+    ASSERT_EQ(got.bytes[i], FieldBytes(f)) << i;
+  }
+  // A's complete shards 0..2 were reused; C fetched the rest (3 included).
+  EXPECT_EQ(got.counters.shards_downloaded, shards - 3);
+  // A new run reuses everything, and no temp file is left behind.
+  auto again = StreamingDataset::Open(o);
+  ASSERT_TRUE(again.ok());
+  std::vector<std::string> bytes;
+  testing::ReadEpoch(**again, 0, 0, 0, 1, 32, &bytes);
+  EXPECT_EQ(bytes.size(), 200u);
+  EXPECT_EQ((*again)->counters().shards_downloaded, 0u);
+  for (const auto& e : fs::directory_iterator(cache.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  // The parent's own handle still works after its children forked off.
+  ASSERT_TRUE((*parent_ds)->Get(199, &f).ok());
+}
+
+}  // namespace
+}  // namespace sluice
