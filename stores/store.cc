@@ -5,6 +5,7 @@
 
 #include "stores/azure/azure_store.h"
 #include "stores/file/file_store.h"
+#include "stores/gcs/gcs_store.h"
 #include "stores/s3/s3_store.h"
 
 namespace sluice {
@@ -40,6 +41,7 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   if (scheme == "azure" || scheme == "azure-dl") {
     return OpenAzureStore(url, std::move(executor), options);
   }
+  if (scheme == "gs") return OpenGcsStore(url, std::move(executor), options);
   if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
   return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +
                               std::string(url.substr(0, url.find('?'))) +

@@ -1,0 +1,29 @@
+// gs://bucket/prefix through GCS's XML API (S3-compatible requests, see
+// stores/s3/s3_store.h), path style.
+//
+// Environment:
+//   GCS_KEY and GCS_SECRET (Mosaic's names): an HMAC key pair; requests are
+//     signed GOOG4-HMAC-SHA256 (region "auto", service "storage");
+//   else GOOGLE_APPLICATION_CREDENTIALS: a service-account key file; requests
+//     carry an OAuth2 bearer token (service_account.h);
+//   GCS_ENDPOINT_URL: overrides https://storage.googleapis.com (tests,
+//     emulators, private endpoints).
+// Neither credential -> kPermissionDenied naming the variables (the
+// metadata server is not consulted).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "base/status.h"
+#include "stores/store.h"
+
+namespace sluice {
+
+Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
+                                            boost::asio::any_io_executor executor,
+                                            const StoreOptions& options);
+
+}  // namespace sluice

@@ -1,0 +1,173 @@
+#include "stores/gcs/service_account.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <ctime>
+
+#include "formats/json/py_json.h"
+#include "stores/signing/digest.h"
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice {
+namespace {
+
+using boost::asio::awaitable;
+
+std::string Base64Url(std::string_view bytes) {
+  std::string b = Base64Encode(bytes);
+  while (!b.empty() && b.back() == '=') b.pop_back();
+  for (char& c : b) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return b;
+}
+
+const JsonValue* Field(const JsonValue& obj, std::string_view name) {
+  const auto* o = std::get_if<JsonValue::Object>(&obj.v);
+  if (o == nullptr) return nullptr;
+  for (const auto& [k, v] : *o) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string StringField(const JsonValue& obj, std::string_view name) {
+  const JsonValue* v = Field(obj, name);
+  if (v == nullptr) return "";
+  const auto* s = std::get_if<std::string>(&v->v);
+  return s ? *s : "";
+}
+
+Result<std::string> SignRs256(const std::string& pem, std::string_view data) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  if (bio == nullptr) return InternalError("out of memory reading the service-account key");
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (pkey == nullptr) {
+    return InvalidArgumentError("the service-account private_key is not a PEM private key");
+  }
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  std::string sig;
+  size_t len = 0;
+  bool ok = ctx != nullptr && EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
+            EVP_DigestSign(ctx, nullptr, &len,
+                           reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
+  if (ok) {
+    sig.resize(len);
+    ok = EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len,
+                        reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
+    sig.resize(len);
+  }
+  EVP_MD_CTX_free(ctx);
+  EVP_PKEY_free(pkey);
+  if (!ok) return InvalidArgumentError("cannot sign with the service-account key (not RSA?)");
+  return sig;
+}
+
+Result<std::string> JsonString(std::string_view s) {
+  std::string out;
+  SLUICE_RETURN_IF_ERROR(AppendPyJsonString(out, s));
+  return out;
+}
+
+class ServiceAccountTokenSource final : public BearerTokenSource {
+ public:
+  ServiceAccountTokenSource(ServiceAccountKey key, int64_t (*clock)())
+      : key_(std::move(key)), clock_(clock) {}
+
+  awaitable<Result<std::string>> Token(HttpClient& client) override {
+    int64_t now = clock_ ? clock_() : static_cast<int64_t>(std::time(nullptr));
+    if (!token_.empty() && now + 60 < expires_at_) co_return token_;
+    auto jwt = MakeServiceAccountJwt(key_, kGcsScope, now);
+    if (!jwt.ok()) co_return jwt.status();
+    HttpRequest req;
+    req.method = HttpMethod::kPost;
+    req.url = key_.token_uri;
+    req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
+    req.body = "grant_type=" + UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") +
+               "&assertion=" + *jwt;
+    auto resp = co_await client.Send(std::move(req));
+    if (!resp.ok()) {
+      co_return Status(resp.status().code(),
+                       "OAuth2 token exchange for service account " + key_.client_email +
+                           " failed: " + resp.status().message());
+    }
+    auto parsed = ParsePyJson(resp->body);
+    std::string token = parsed.ok() ? StringField(*parsed, "access_token") : "";
+    if (token.empty()) {
+      co_return Status(StatusCode::kPermissionDenied,
+                       "OAuth2 token endpoint " + RedactUrl(key_.token_uri) +
+                           " answered without an access_token");
+    }
+    int64_t expires_in = 3600;
+    if (const JsonValue* e = Field(*parsed, "expires_in")) {
+      if (const auto* i = std::get_if<int64_t>(&e->v)) expires_in = *i;
+    }
+    token_ = std::move(token);
+    expires_at_ = now + expires_in;
+    co_return token_;
+  }
+
+ private:
+  ServiceAccountKey key_;
+  int64_t (*clock_)();
+  std::string token_;  // a secret
+  int64_t expires_at_ = 0;
+};
+
+}  // namespace
+
+Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::string_view path) {
+  auto parsed = ParsePyJson(json);
+  if (!parsed.ok()) {
+    return InvalidArgumentError("service-account key file " + std::string(path) +
+                                " is not JSON");
+  }
+  std::string type = StringField(*parsed, "type");
+  if (type != "service_account") {
+    return InvalidArgumentError("credentials file " + std::string(path) + " has type '" + type +
+                                "', expected 'service_account'");
+  }
+  ServiceAccountKey key;
+  key.client_email = StringField(*parsed, "client_email");
+  key.private_key_id = StringField(*parsed, "private_key_id");
+  key.private_key_pem = StringField(*parsed, "private_key");
+  key.token_uri = StringField(*parsed, "token_uri");
+  if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
+  for (auto [name, value] : {std::pair<const char*, const std::string*>{"client_email", &key.client_email},
+                             {"private_key", &key.private_key_pem}}) {
+    if (value->empty()) {
+      return InvalidArgumentError("service-account key file " + std::string(path) +
+                                  " has no '" + name + "'");
+    }
+  }
+  return key;
+}
+
+Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,
+                                          int64_t now) {
+  std::string header = "{\"alg\":\"RS256\",\"typ\":\"JWT\"";
+  if (!key.private_key_id.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::string kid, JsonString(key.private_key_id));
+    header += ",\"kid\":" + kid;
+  }
+  header += "}";
+  SLUICE_ASSIGN_OR_RETURN(std::string iss, JsonString(key.client_email));
+  SLUICE_ASSIGN_OR_RETURN(std::string sc, JsonString(scope));
+  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(key.token_uri));
+  std::string claims = "{\"iss\":" + iss + ",\"scope\":" + sc + ",\"aud\":" + aud +
+                       ",\"iat\":" + std::to_string(now) +
+                       ",\"exp\":" + std::to_string(now + 3600) + "}";
+  std::string signing_input = Base64Url(header) + "." + Base64Url(claims);
+  SLUICE_ASSIGN_OR_RETURN(std::string sig, SignRs256(key.private_key_pem, signing_input));
+  return signing_input + "." + Base64Url(sig);
+}
+
+std::shared_ptr<BearerTokenSource> MakeServiceAccountTokenSource(ServiceAccountKey key,
+                                                                 int64_t (*clock)()) {
+  return std::make_shared<ServiceAccountTokenSource>(std::move(key), clock);
+}
+
+}  // namespace sluice

@@ -1,0 +1,45 @@
+// OAuth2 bearer tokens for GCS from a service-account key file
+// (GOOGLE_APPLICATION_CREDENTIALS): a JWT signed RS256 with the key's
+// private key (OpenSSL), exchanged at the key's token_uri for an access
+// token, cached until a minute before it expires.
+//
+// The private key, the JWT and the access token are secrets: they never
+// appear in error text.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "stores/s3/s3_store.h"
+
+namespace sluice {
+
+struct ServiceAccountKey {
+  std::string client_email;
+  std::string private_key_id;
+  std::string private_key_pem;  // a secret
+  std::string token_uri;        // default https://oauth2.googleapis.com/token
+};
+
+// Parses a key file's JSON. `path` names the file in errors (kInvalidArgument:
+// not JSON, not "type": "service_account", a field missing).
+Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::string_view path);
+
+// The signed JWT assertion "header.claims.signature" (base64url) for
+// `scope`, issued at `now` (unix seconds), valid one hour. Pure function.
+Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,
+                                          int64_t now);
+
+// The read-write storage scope.
+inline constexpr std::string_view kGcsScope =
+    "https://www.googleapis.com/auth/devstorage.read_write";
+
+// A token source over `key`, caching the token. Used from the store's
+// executor only (not thread-safe). `clock` (unix seconds) is for tests.
+std::shared_ptr<BearerTokenSource> MakeServiceAccountTokenSource(
+    ServiceAccountKey key, int64_t (*clock)() = nullptr);
+
+}  // namespace sluice

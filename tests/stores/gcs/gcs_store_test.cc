@@ -1,0 +1,260 @@
+// gs:// with OAuth2 service-account tokens and with HMAC keys. No real
+// server checks either here, so both run against FakeGcs: a fake token
+// endpoint that verifies the RS256 JWT with the key's public half, and a
+// fake XML-API object server that demands the bearer token (or a GOOG4
+// Authorization header).
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+
+#include <mutex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "formats/json/py_json.h"
+#include "stores/gcs/service_account.h"
+#include "stores/signing/digest.h"
+#include "stores/store.h"
+#include "tests/stores/common/fake_http_server.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::FakeHttpServer;
+using testing::FakeRequest;
+using testing::FakeResponse;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+struct RsaKey {
+  std::string private_pem, public_pem;
+};
+
+RsaKey MakeRsaKey() {
+  EVP_PKEY* pkey = EVP_RSA_gen(2048);
+  RsaKey out;
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(bio, pkey, nullptr, nullptr, 0, nullptr, nullptr);
+  char* data = nullptr;
+  long n = BIO_get_mem_data(bio, &data);
+  out.private_pem.assign(data, static_cast<size_t>(n));
+  BIO_free(bio);
+  bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PUBKEY(bio, pkey);
+  n = BIO_get_mem_data(bio, &data);
+  out.public_pem.assign(data, static_cast<size_t>(n));
+  BIO_free(bio);
+  EVP_PKEY_free(pkey);
+  return out;
+}
+
+std::string FromBase64Url(std::string s) {
+  for (char& c : s) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (s.size() % 4 != 0) s += '=';
+  std::string out;
+  Base64Decode(s, &out);
+  return out;
+}
+
+bool VerifyRs256(const std::string& public_pem, const std::string& input, const std::string& sig) {
+  BIO* bio = BIO_new_mem_buf(public_pem.data(), static_cast<int>(public_pem.size()));
+  EVP_PKEY* pkey = PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  bool ok = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
+            EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
+                             reinterpret_cast<const unsigned char*>(input.data()),
+                             input.size()) == 1;
+  EVP_MD_CTX_free(ctx);
+  EVP_PKEY_free(pkey);
+  return ok;
+}
+
+// The fake GCS: POST /token (OAuth2 JWT-bearer grant) and GET/HEAD
+// /bucket/key (XML API objects).
+class FakeGcs {
+ public:
+  explicit FakeGcs(std::string public_pem)
+      : public_pem_(std::move(public_pem)),
+        server_([this](const FakeRequest& r) { return Handle(r); }) {}
+
+  std::string url() const { return server_.url(); }
+  int token_requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return token_requests_;
+  }
+  std::string last_authorization() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_authorization_;
+  }
+  int expires_in = 3600;
+  bool reject_tokens = false;
+  std::string last_jwt_claims;
+
+ private:
+  FakeResponse Handle(const FakeRequest& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r.target == "/token") {
+      ++token_requests_;
+      if (reject_tokens) return {401, {}, "{\"error\":\"invalid_grant\"}"};
+      const std::string prefix =
+          "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=";
+      if (r.method != "POST" || r.body.compare(0, prefix.size(), prefix) != 0) {
+        return {400, {}, "bad grant"};
+      }
+      std::string jwt = r.body.substr(prefix.size());
+      size_t dot2 = jwt.rfind('.');
+      if (dot2 == std::string::npos ||
+          !VerifyRs256(public_pem_, jwt.substr(0, dot2), FromBase64Url(jwt.substr(dot2 + 1)))) {
+        return {401, {}, "bad signature"};
+      }
+      size_t dot1 = jwt.find('.');
+      last_jwt_claims = FromBase64Url(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
+      token_ = "ya29.fake-token-" + std::to_string(token_requests_);
+      return {200,
+              {{"Content-Type", "application/json"}},
+              "{\"access_token\": \"" + token_ + "\", \"expires_in\": " +
+                  std::to_string(expires_in) + ", \"token_type\": \"Bearer\"}"};
+    }
+    last_authorization_ = r.Header("authorization");
+    bool bearer_ok = !token_.empty() && last_authorization_ == "Bearer " + token_;
+    bool hmac_ok = last_authorization_.rfind("GOOG4-HMAC-SHA256 Credential=GOOGKEY/", 0) == 0 &&
+                   !r.Header("x-goog-date").empty() &&
+                   !r.Header("x-goog-content-sha256").empty();
+    if (!bearer_ok && !hmac_ok) return {401, {}, "<Error><Code>AuthenticationRequired</Code></Error>"};
+    if (r.target == "/bkt/data/a.txt") return {200, {}, "hello gcs"};
+    return {404, {}, "<Error><Code>NoSuchKey</Code></Error>"};
+  }
+
+  std::string public_pem_;
+  std::mutex mu_;
+  int token_requests_ = 0;
+  std::string token_;
+  std::string last_authorization_;
+  FakeHttpServer server_;  // last: stops before the members it uses go
+};
+
+class GcsStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    key_ = MakeRsaKey();
+    fake_ = std::make_unique<FakeGcs>(key_.public_pem);
+    key_file_ = dir_.path() + "/sa.json";
+    std::string json = "{\"type\": \"service_account\", \"client_email\": \"loader@proj.iam.gserviceaccount.com\", "
+                       "\"private_key_id\": \"kid1\", \"private_key\": ";
+    std::string pem_json;
+    ASSERT_TRUE(AppendPyJsonString(pem_json, key_.private_pem).ok());
+    json += pem_json + ", \"token_uri\": \"" + fake_->url() + "/token\"}";
+    ASSERT_TRUE(WriteFileAtomic(key_file_, json).ok());
+    auto env = CleanStoreEnv();
+    env["GOOGLE_APPLICATION_CREDENTIALS"] = key_file_;
+    env["GCS_ENDPOINT_URL"] = fake_->url();
+    env_ = std::make_unique<ScopedEnv>(env);
+  }
+  std::unique_ptr<Store> Open(const std::string& url) {
+    StoreOptions options;
+    options.download_retry = 0;
+    auto store = OpenStore(url, loop_.executor(), options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+  TempDir dir_;
+  RsaKey key_;
+  std::unique_ptr<FakeGcs> fake_;
+  std::string key_file_;
+  std::unique_ptr<ScopedEnv> env_;
+  EventLoop loop_;
+};
+
+TEST_F(GcsStoreTest, ServiceAccountTokenIsFetchedOnceAndCached) {
+  auto store = Open("gs://bkt/data");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->root(), "gs://bkt/data");
+  auto got = loop_.Run(store->Get("a.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "hello gcs");
+  auto head = loop_.Run(store->Head("a.txt"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->size, 9u);
+  EXPECT_EQ(fake_->token_requests(), 1);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.fake-token-1");
+  auto claims = ParsePyJson(fake_->last_jwt_claims);
+  ASSERT_TRUE(claims.ok()) << fake_->last_jwt_claims;
+  EXPECT_NE(fake_->last_jwt_claims.find("\"iss\":\"loader@proj.iam.gserviceaccount.com\""),
+            std::string::npos);
+  EXPECT_NE(fake_->last_jwt_claims.find("\"aud\":\"" + fake_->url() + "/token\""),
+            std::string::npos);
+  EXPECT_NE(fake_->last_jwt_claims.find("devstorage.read_write"), std::string::npos);
+  auto missing = loop_.Run(store->Get("nope"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("gs://bkt/data/nope"), std::string::npos);
+}
+
+TEST_F(GcsStoreTest, ShortLivedTokensAreRefreshed) {
+  fake_->expires_in = 30;  // inside the one-minute margin: never reused
+  auto store = Open("gs://bkt/data");
+  ASSERT_TRUE(loop_.Run(store->Get("a.txt")).ok());
+  ASSERT_TRUE(loop_.Run(store->Get("a.txt")).ok());
+  EXPECT_EQ(fake_->token_requests(), 2);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.fake-token-2");
+}
+
+TEST_F(GcsStoreTest, RejectedGrantIsPermissionDeniedWithoutSecrets) {
+  fake_->reject_tokens = true;
+  auto store = Open("gs://bkt/data");
+  auto got = loop_.Run(store->Get("a.txt"));
+  EXPECT_EQ(got.status().code(), StatusCode::kPermissionDenied) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("loader@proj.iam.gserviceaccount.com"), std::string::npos)
+      << got.status().message();
+  EXPECT_NE(got.status().message().find("401"), std::string::npos);
+  EXPECT_EQ(got.status().message().find("PRIVATE KEY"), std::string::npos);
+  EXPECT_EQ(got.status().message().find("assertion"), std::string::npos);
+}
+
+TEST_F(GcsStoreTest, HmacKeysSignGoog4) {
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"GCS_KEY", "GOOGKEY"}, {"GCS_SECRET", "hmac-secret-never-sent"}});
+  auto store = Open("gs://bkt/data");
+  auto got = loop_.Run(store->Get("a.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "hello gcs");
+  EXPECT_EQ(fake_->token_requests(), 0);
+  std::string auth = fake_->last_authorization();
+  EXPECT_NE(auth.find("/auto/storage/goog4_request"), std::string::npos) << auth;
+  EXPECT_EQ(auth.find("hmac-secret-never-sent"), std::string::npos);
+}
+
+TEST(GcsSettingsTest, MissingOrBrokenCredentials) {
+  EventLoop loop;
+  TempDir dir;
+  ScopedEnv env(CleanStoreEnv());
+  auto none = OpenStore("gs://b/x", loop.executor());
+  EXPECT_EQ(none.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(none.status().message().find("GCS_KEY"), std::string::npos);
+  EXPECT_NE(none.status().message().find("GOOGLE_APPLICATION_CREDENTIALS"), std::string::npos);
+  std::string file = dir.path() + "/user.json";
+  ASSERT_TRUE(WriteFileAtomic(file, "{\"type\": \"authorized_user\"}").ok());
+  ScopedEnv creds("GOOGLE_APPLICATION_CREDENTIALS", file);
+  auto user = OpenStore("gs://b/x", loop.executor());
+  EXPECT_EQ(user.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(user.status().message().find("authorized_user"), std::string::npos);
+  ServiceAccountKey key;
+  key.client_email = "a@b";
+  key.private_key_pem = "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n";
+  key.token_uri = "http://127.0.0.1:1/token";
+  auto jwt = MakeServiceAccountJwt(key, kGcsScope, 1700000000);
+  EXPECT_EQ(jwt.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(jwt.status().message().find("not a key"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice
