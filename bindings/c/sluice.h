@@ -187,6 +187,104 @@ sluice_status sluice_plan_worker_ids(const sluice_plan* plan, uint32_t node, uin
  * hold it. Caller frees *out_json with sluice_free. */
 sluice_status sluice_plan_to_json(const sluice_plan* plan, char** out_json);
 
+/* ---------------------------------------------------------------------------
+ * Streaming datasets: one or more streams (remote and/or local), shards
+ * fetched into a node-wide cache shared by every process on the machine,
+ * random access, and deterministic per-worker iteration with prefetching and
+ * mid-epoch resumption, in mosaicml-streaming's order.
+ *
+ * A handle is used by one thread at a time (all functions, counters
+ * included); the prefetch thread inside is the handle's own.
+ * Views returned by sluice_stream_get and sluice_stream_next_batch point into
+ * memory-mapped cached shards and stay valid until the next call of either
+ * function, sluice_stream_iter_begin, sluice_stream_release or
+ * sluice_stream_close on the same handle.
+ * Fork safety: sluice_stream_open reads the index files only; the cache
+ * state, the prefetch thread and store connections are created in the
+ * process that reads, so a handle opened before fork() may be used in each
+ * child (DataLoader workers); every child must call sluice_stream_iter_begin
+ * itself. */
+
+typedef struct sluice_stream sluice_stream;
+
+/* Opens a streaming dataset from a JSON object with Mosaic's argument names
+ * and defaults:
+ *   {"streams": [{"remote": URL or path (optional), "local": folder,
+ *                 "split": name, "proportion" | "repeat" | "choose": n,
+ *                 "download_retry": 2, "download_timeout": 60,
+ *                 "validate_hash": null | "sha1" | "xxh64" | ...,
+ *                 "keep_zip": false}, ...],
+ *    "epoch_size", "predownload", "cache_limit" (bytes or "100gb"),
+ *    "sampling_method", "sampling_granularity", "partition_algo",
+ *    "num_canonical_nodes", "batch_size", "shuffle", "shuffle_algo",
+ *    "shuffle_seed", "shuffle_block_size", "batching_method",
+ *    "replication", "allow_unsafe_types", "wait_timeout" (seconds, 120),
+ *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
+ * Without "streams", top-level "remote"/"local"/"split" make one stream.
+ * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and
+ * LOCAL_WORLD_SIZE, else one process. A remote's index.json is downloaded
+ * once per node into <local>/<split>/. Bad options: SLUICE_EINVAL naming the
+ * key (planner errors start with Mosaic's error type). */
+sluice_status sluice_stream_open(const char* config_json, sluice_stream** out);
+void sluice_stream_close(sluice_stream* s);
+
+/* Samples of all streams (the range of global sample ids). */
+uint64_t sluice_stream_num_samples(const sluice_stream* s);
+/* Samples this rank reads per epoch: ceil(epoch_size / world_size), as
+ * Mosaic's len(dataset). */
+uint64_t sluice_stream_len(const sluice_stream* s);
+/* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
+uint32_t sluice_stream_num_columns(const sluice_stream* s);
+const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);
+const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column);
+
+/* Random access: fills fields[0..num_fields) (num_fields must equal
+ * sluice_stream_num_columns) with views of global sample `sample`,
+ * fetching its shard into the cache if needed. */
+sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes* fields,
+                                uint32_t num_fields);
+
+/* Starts iterating the samples that data-loader worker `worker_id` of
+ * `num_workers` of this rank reads in `epoch`, skipping the first
+ * `sample_in_epoch` samples of the epoch counted over all ranks
+ * (resumption; 0 = from the start). */
+sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_t sample_in_epoch,
+                                       uint32_t worker_id, uint32_t num_workers);
+
+/* The next up to `max_samples` samples: ids[k] is the global sample id and
+ * fields[k * num_columns + c] the view of column c of sample k, for
+ * k < *count. ids has room for max_samples, fields for max_samples *
+ * num_columns. *count == 0: the epoch is done for this worker. */
+sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
+                                       sluice_bytes* fields, uint32_t* count);
+
+/* Drops the views of the last get/next_batch call (unpins their shards). */
+void sluice_stream_release(sluice_stream* s);
+
+/* Mosaic's state_dict as JSON: {"epoch", "sample_in_epoch",
+ * "num_canonical_nodes", "shuffle_seed", "initial_physical_nodes"}, where
+ * sample_in_epoch = the iteration's starting offset + rank_samples *
+ * world_size, rank_samples being how many samples this rank consumed since
+ * sluice_stream_iter_begin (all its workers). Caller frees with sluice_free. */
+sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_samples, char** out_json);
+
+/* Mosaic's load_state_dict: takes the state's num_canonical_nodes,
+ * shuffle_seed and initial_physical_nodes, and returns the epoch and
+ * sample_in_epoch to pass to sluice_stream_iter_begin (either pointer may be
+ * NULL). Resuming yields exactly the rest of the interrupted order. */
+sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json, uint64_t* epoch,
+                                       uint64_t* sample_in_epoch);
+
+/* What this process did through this handle. */
+typedef struct sluice_stream_stats {
+  uint64_t bytes_downloaded;   /* stored bytes copied from remotes */
+  uint64_t shards_downloaded;  /* shard files fetched into the cache */
+  uint64_t shards_evicted;     /* shard files deleted to stay under cache_limit */
+  uint64_t cache_hits;         /* shard files found already in the cache */
+  uint64_t consumer_wait_ns;   /* time get/next_batch waited for shards */
+} sluice_stream_stats;
+sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats* out);
+
 #ifdef __cplusplus
 }
 #endif

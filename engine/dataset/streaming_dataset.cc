@@ -71,6 +71,15 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     d->remotes_.push_back(std::move(remote));
   }
   d->stream_first_shard_.push_back(d->starts_.size() - 1);
+  // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
+  for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
+    if (d->column_encodings_[c] == "pkl") {
+      return InvalidArgumentError("ValueError: Column " + d->column_names_[c] +
+                                  " contains an unsafe type: pkl. To proceed anyway, set "
+                                  "allow_unsafe_types=True, but be warned that pickle allows "
+                                  "arbitrary code execution on deserialization.");
+    }
+  }
   if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;
   d->initial_physical_nodes_ = d->world_.num_nodes;
   SLUICE_ASSIGN_OR_RETURN(planner::PlanDerived derived, planner::DerivePlan(d->Request(0, 0, 1)));

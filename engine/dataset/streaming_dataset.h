@@ -50,6 +50,7 @@ class StreamingDataset {
   // Loads every stream's index (downloading it once per node when remote is
   // set), checks that all shards have the same columns, derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
+  // A "pkl" column without allow_unsafe_types is refused (ValueError).
   static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
   ~StreamingDataset();
   StreamingDataset(const StreamingDataset&) = delete;

@@ -1,0 +1,169 @@
+// sluice_stream_*: the streaming dataset (engine/dataset) behind the C ABI.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "bindings/c/c_api_internal.h"
+#include "engine/dataset/streaming_dataset.h"
+
+struct sluice_stream {
+  std::unique_ptr<sluice::StreamingDataset> ds;
+  sluice::SampleFields one;                 // sluice_stream_get's sample
+  std::vector<sluice::SampleFields> batch;  // sluice_stream_next_batch's samples
+};
+
+namespace {
+
+using sluice::capi::Check;
+using sluice::capi::Fail;
+using sluice::capi::Guard;
+using sluice::capi::NullArgument;
+
+sluice_bytes Bytes(std::string_view v) {
+  return sluice_bytes{reinterpret_cast<const uint8_t*>(v.data()), v.size()};
+}
+
+char* CopyString(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_status sluice_stream_open(const char* config_json, sluice_stream** out) {
+  return Guard("sluice_stream_open", [&] {
+    if (config_json == nullptr) return NullArgument("sluice_stream_open", "config_json");
+    if (out == nullptr) return NullArgument("sluice_stream_open", "out");
+    *out = nullptr;
+    auto options = sluice::ParseDatasetOptions(config_json);
+    if (!options.ok()) return Fail(options.status());
+    auto ds = sluice::StreamingDataset::Open(std::move(*options));
+    if (!ds.ok()) return Fail(ds.status());
+    *out = new sluice_stream{std::move(*ds), {}, {}};
+    return SLUICE_OK;
+  });
+}
+
+void sluice_stream_close(sluice_stream* s) { delete s; }
+
+uint64_t sluice_stream_num_samples(const sluice_stream* s) { return s ? s->ds->num_samples() : 0; }
+
+uint64_t sluice_stream_len(const sluice_stream* s) {
+  return s ? static_cast<uint64_t>(s->ds->length()) : 0;
+}
+
+uint32_t sluice_stream_num_columns(const sluice_stream* s) {
+  return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
+}
+
+const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column) {
+  if (!s || column >= s->ds->column_names().size()) return nullptr;
+  return s->ds->column_names()[column].c_str();
+}
+
+const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column) {
+  if (!s || column >= s->ds->column_encodings().size()) return nullptr;
+  return s->ds->column_encodings()[column].c_str();
+}
+
+sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes* fields,
+                                uint32_t num_fields) {
+  return Guard("sluice_stream_get", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_get", "s");
+    if (fields == nullptr) return NullArgument("sluice_stream_get", "fields");
+    size_t columns = s->ds->column_names().size();
+    if (num_fields != columns) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_stream_get: num_fields is " + std::to_string(num_fields) + ", the dataset has " +
+          std::to_string(columns) + " columns"));
+    }
+    if (sluice::Status st = s->ds->Get(sample, &s->one); !st.ok()) return Fail(st);
+    for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(s->one.fields[c]);
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_t sample_in_epoch,
+                                       uint32_t worker_id, uint32_t num_workers) {
+  return Guard("sluice_stream_iter_begin", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_iter_begin", "s");
+    if (epoch > (uint64_t{1} << 62) || sample_in_epoch > (uint64_t{1} << 62)) {
+      return Fail(sluice::InvalidArgumentError("sluice_stream_iter_begin: epoch or sample_in_epoch too large"));
+    }
+    return Check(s->ds->IterBegin(static_cast<int64_t>(epoch), static_cast<int64_t>(sample_in_epoch),
+                                  worker_id, num_workers));
+  });
+}
+
+sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
+                                       sluice_bytes* fields, uint32_t* count) {
+  return Guard("sluice_stream_next_batch", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_next_batch", "s");
+    if (count == nullptr) return NullArgument("sluice_stream_next_batch", "count");
+    *count = 0;
+    if (max_samples == 0) return SLUICE_OK;
+    if (ids == nullptr) return NullArgument("sluice_stream_next_batch", "ids");
+    if (fields == nullptr) return NullArgument("sluice_stream_next_batch", "fields");
+    auto n = s->ds->NextBatch(max_samples, ids, &s->batch);
+    if (!n.ok()) return Fail(n.status());
+    size_t columns = s->ds->column_names().size();
+    for (size_t k = 0; k < *n; ++k) {
+      for (size_t c = 0; c < columns; ++c) fields[k * columns + c] = Bytes(s->batch[k].fields[c]);
+    }
+    *count = static_cast<uint32_t>(*n);
+    return SLUICE_OK;
+  });
+}
+
+void sluice_stream_release(sluice_stream* s) {
+  if (s) s->ds->Release();
+}
+
+sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_samples, char** out_json) {
+  return Guard("sluice_stream_state_json", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_state_json", "s");
+    if (out_json == nullptr) return NullArgument("sluice_stream_state_json", "out_json");
+    *out_json = nullptr;
+    if (rank_samples > (uint64_t{1} << 48)) {
+      return Fail(sluice::InvalidArgumentError("sluice_stream_state_json: rank_samples too large"));
+    }
+    char* text = CopyString(sluice::ResumeStateToJson(s->ds->State(rank_samples)));
+    if (!text) return Fail(sluice::InternalError("sluice_stream_state_json: out of memory"));
+    *out_json = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json, uint64_t* epoch,
+                                       uint64_t* sample_in_epoch) {
+  return Guard("sluice_stream_load_state", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_load_state", "s");
+    if (state_json == nullptr) return NullArgument("sluice_stream_load_state", "state_json");
+    auto state = sluice::ResumeStateFromJson(state_json);
+    if (!state.ok()) return Fail(state.status());
+    if (sluice::Status st = s->ds->LoadState(*state); !st.ok()) return Fail(st);
+    if (epoch) *epoch = static_cast<uint64_t>(state->epoch);
+    if (sample_in_epoch) *sample_in_epoch = static_cast<uint64_t>(state->sample_in_epoch);
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats* out) {
+  return Guard("sluice_stream_counters", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_counters", "s");
+    if (out == nullptr) return NullArgument("sluice_stream_counters", "out");
+    sluice::DatasetCounters c = s->ds->counters();
+    out->bytes_downloaded = c.bytes_downloaded;
+    out->shards_downloaded = c.shards_downloaded;
+    out->shards_evicted = c.shards_evicted;
+    out->cache_hits = c.cache_hits;
+    out->consumer_wait_ns = c.consumer_wait_ns;
+    return SLUICE_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,169 @@
+// sluice_stream_*: the streaming dataset through libsluice.so, as a C caller
+// (e.g. Python's ctypes) uses it.
+#include "sluice.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kMds = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/";
+
+std::string Str(sluice_bytes b) { return std::string(reinterpret_cast<const char*>(b.data), b.size); }
+
+class StreamCApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice_c_stream_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    cache_ = tmpl;
+    ASSERT_EQ(sluice_dataset_open((kMds + "compressed_zstd_hashed").c_str(), 0, &reference_), SLUICE_OK);
+    columns_ = sluice_dataset_num_columns(reference_);
+  }
+  void TearDown() override {
+    sluice_dataset_close(reference_);
+    std::filesystem::remove_all(cache_);
+  }
+
+  std::string Config(const std::string& extra) const {
+    return R"({"remote": ")" + kMds + R"(compressed_zstd_hashed", "local": ")" + cache_ +
+           R"(", "validate_hash": "xxh64", "allow_unsafe_types": true, "world": {"rank": 0, "world_size": 1})" +
+           extra + "}";
+  }
+
+  // Every field of a sample joined, as the reference dataset reads it.
+  std::string Expected(uint64_t sample) {
+    std::vector<sluice_bytes> f(columns_);
+    EXPECT_EQ(sluice_dataset_get(reference_, sample, f.data(), columns_), SLUICE_OK);
+    std::string out;
+    for (auto& b : f) out += Str(b) + '\xff';
+    return out;
+  }
+
+  // Drains the current iteration in batches of `batch`.
+  std::vector<std::pair<int64_t, std::string>> Drain(sluice_stream* s, uint32_t batch) {
+    std::vector<std::pair<int64_t, std::string>> out;
+    std::vector<int64_t> ids(batch);
+    std::vector<sluice_bytes> fields(batch * columns_);
+    while (true) {
+      uint32_t n = 0;
+      EXPECT_EQ(sluice_stream_next_batch(s, batch, ids.data(), fields.data(), &n), SLUICE_OK)
+          << sluice_last_error();
+      if (n == 0) break;
+      for (uint32_t k = 0; k < n; ++k) {
+        std::string joined;
+        for (uint32_t c = 0; c < columns_; ++c) joined += Str(fields[k * columns_ + c]) + '\xff';
+        out.emplace_back(ids[k], joined);
+      }
+    }
+    return out;
+  }
+
+  std::string cache_;
+  sluice_dataset* reference_ = nullptr;
+  uint32_t columns_ = 0;
+};
+
+TEST_F(StreamCApi, OpenDescribeAndRandomAccess) {
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config("").c_str(), &s), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(sluice_stream_num_samples(s), 32u);
+  EXPECT_EQ(sluice_stream_len(s), 32u);
+  ASSERT_EQ(sluice_stream_num_columns(s), columns_);
+  for (uint32_t c = 0; c < columns_; ++c) {
+    EXPECT_STREQ(sluice_stream_column_name(s, c), sluice_dataset_column_name(reference_, c));
+    EXPECT_STREQ(sluice_stream_column_encoding(s, c), sluice_dataset_column_encoding(reference_, c));
+  }
+  EXPECT_EQ(sluice_stream_column_name(s, columns_), nullptr);
+  std::vector<sluice_bytes> f(columns_);
+  for (uint64_t i : {31u, 0u, 7u, 8u, 31u}) {
+    ASSERT_EQ(sluice_stream_get(s, i, f.data(), columns_), SLUICE_OK) << sluice_last_error();
+    std::string joined;
+    for (auto& b : f) joined += Str(b) + '\xff';
+    EXPECT_EQ(joined, Expected(i)) << i;
+  }
+  EXPECT_EQ(sluice_stream_get(s, 32, f.data(), columns_), SLUICE_ERANGE);
+  EXPECT_EQ(sluice_stream_get(s, 0, f.data(), columns_ - 1), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("num_fields"), std::string::npos);
+  sluice_stream_stats st{};
+  ASSERT_EQ(sluice_stream_counters(s, &st), SLUICE_OK);
+  EXPECT_GT(st.shards_downloaded, 0u);
+  EXPECT_GT(st.bytes_downloaded, 0u);
+  sluice_stream_close(s);
+  sluice_stream_close(nullptr);
+}
+
+TEST_F(StreamCApi, WorkersCoverTheEpochAndResumeAtTheTail) {
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4, "shuffle_seed": 3)").c_str(), &s),
+            SLUICE_OK)
+      << sluice_last_error();
+  std::multiset<int64_t> seen;
+  for (uint32_t w = 0; w < 3; ++w) {
+    ASSERT_EQ(sluice_stream_iter_begin(s, 1, 0, w, 3), SLUICE_OK) << sluice_last_error();
+    for (auto& [id, bytes] : Drain(s, 5)) {
+      seen.insert(id);
+      EXPECT_EQ(bytes, Expected(static_cast<uint64_t>(id))) << id;
+    }
+  }
+  EXPECT_EQ(seen.size(), 32u);
+  for (int64_t i = 0; i < 32; ++i) EXPECT_EQ(seen.count(i), 1u) << i;
+
+  // One worker: stop after 10 samples, save, resume in a new handle.
+  ASSERT_EQ(sluice_stream_iter_begin(s, 1, 0, 0, 1), SLUICE_OK);
+  auto full = Drain(s, 6);
+  ASSERT_EQ(full.size(), 32u);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 1, 0, 0, 1), SLUICE_OK);
+  std::vector<int64_t> ids(10);
+  std::vector<sluice_bytes> fields(10 * columns_);
+  uint32_t n = 0;
+  ASSERT_EQ(sluice_stream_next_batch(s, 10, ids.data(), fields.data(), &n), SLUICE_OK);
+  ASSERT_EQ(n, 10u);
+  char* state = nullptr;
+  ASSERT_EQ(sluice_stream_state_json(s, 10, &state), SLUICE_OK);
+  EXPECT_STREQ(state,
+               R"({"epoch": 1, "sample_in_epoch": 10, "num_canonical_nodes": 1, "shuffle_seed": 3, "initial_physical_nodes": 1})");
+  sluice_stream* r = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4)").c_str(), &r), SLUICE_OK);
+  uint64_t epoch = 0, offset = 0;
+  ASSERT_EQ(sluice_stream_load_state(r, state, &epoch, &offset), SLUICE_OK) << sluice_last_error();
+  sluice_free(state);
+  EXPECT_EQ(epoch, 1u);
+  EXPECT_EQ(offset, 10u);
+  ASSERT_EQ(sluice_stream_iter_begin(r, epoch, offset, 0, 1), SLUICE_OK);
+  auto tail = Drain(r, 7);
+  EXPECT_EQ(tail, decltype(full)(full.begin() + 10, full.end()));
+  sluice_stream_close(r);
+  sluice_stream_close(s);
+}
+
+TEST_F(StreamCApi, Errors) {
+  sluice_stream* s = nullptr;
+  EXPECT_EQ(sluice_stream_open("{", &s), SLUICE_EINVAL);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_EQ(sluice_stream_open(R"({"local": "/nonexistent/sluice", "bogus": 1})", &s), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: dataset config: 'bogus' is not a known key");
+  EXPECT_EQ(sluice_stream_open(nullptr, &s), SLUICE_EINVAL);
+  // Pickled columns need allow_unsafe_types, as in Mosaic.
+  std::string unsafe = R"({"local": ")" + kMds + R"(compressed_zstd_hashed"})";
+  EXPECT_EQ(sluice_stream_open(unsafe.c_str(), &s), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("unsafe type: pkl"), std::string::npos)
+      << sluice_last_error();
+  ASSERT_EQ(sluice_stream_open(Config("").c_str(), &s), SLUICE_OK);
+  uint32_t n = 7;
+  int64_t id = 0;
+  sluice_bytes f{};
+  EXPECT_EQ(sluice_stream_next_batch(s, 1, &id, &f, &n), SLUICE_EINVAL);  // before iter_begin
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(sluice_stream_iter_begin(s, 0, 0, 2, 2), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_stream_load_state(s, R"({"epoch": 0})", nullptr, nullptr), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_stream_state_json(s, 0, nullptr), SLUICE_EINVAL);
+  sluice_stream_close(s);
+}
+
+}  // namespace
