@@ -4,9 +4,11 @@
 #include <cctype>
 
 #include "stores/azure/azure_store.h"
+#include "stores/dbfs/dbfs_store.h"
 #include "stores/file/file_store.h"
 #include "stores/gcs/gcs_store.h"
 #include "stores/s3/s3_store.h"
+#include "stores/web/web_store.h"
 
 namespace sluice {
 namespace {
@@ -41,6 +43,10 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   if (scheme == "azure" || scheme == "azure-dl") {
     return OpenAzureStore(url, std::move(executor), options);
   }
+  if (scheme == "http" || scheme == "https") {
+    return OpenWebStore(url, std::move(executor), options);
+  }
+  if (scheme == "dbfs") return OpenDbfsStore(url, std::move(executor), options);
   if (scheme == "gs") return OpenGcsStore(url, std::move(executor), options);
   if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
   return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +

@@ -1,0 +1,161 @@
+#include "stores/web/web_store.h"
+
+#include <algorithm>
+
+#include "base/asio/co_status.h"
+#include "stores/common/store_keys.h"
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice {
+namespace {
+
+using boost::asio::awaitable;
+
+class WebStore final : public BearerHttpStore {
+ public:
+  WebStore(std::string root, std::string base, std::string query, std::string bearer,
+           std::unique_ptr<HttpClient> client, StoreOptions options)
+      : BearerHttpStore(std::move(root), std::move(bearer), std::move(client), std::move(options)),
+        base_(std::move(base)),
+        query_(std::move(query)) {}
+
+ protected:
+  std::string ObjectUrl(const std::string& key) const override {
+    return base_ + "/" + EncodeUriPath(key) + query_;
+  }
+
+ private:
+  std::string base_;   // scheme://authority/path, no trailing '/'
+  std::string query_;  // "" or "?..."
+};
+
+}  // namespace
+
+BearerHttpStore::BearerHttpStore(std::string root, std::string bearer,
+                                 std::unique_ptr<HttpClient> client, StoreOptions options)
+    : root_(std::move(root)),
+      bearer_(std::move(bearer)),
+      client_(std::move(client)),
+      options_(std::move(options)) {}
+
+BearerHttpStore::~BearerHttpStore() = default;
+
+HttpHeaders BearerHttpStore::AuthHeaders() const {
+  HttpHeaders h;
+  if (!bearer_.empty()) h.emplace_back("authorization", "Bearer " + bearer_);
+  return h;
+}
+
+Status BearerHttpStore::Context(const Status& s, const std::string& key) const {
+  return Status(s.code(), JoinKey(root_, key) + ": " + s.message());
+}
+
+awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  HttpRequest req;
+  req.method = HttpMethod::kHead;
+  req.url = ObjectUrl(key);
+  req.headers = AuthHeaders();
+  auto resp = co_await client_->Send(std::move(req));
+  if (!resp.ok()) co_return Context(resp.status(), key);
+  std::optional<uint64_t> size = resp->object_size;
+  if (!size) {
+    std::string cl = resp->Header("content-length");
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(cl.c_str(), &end, 10);
+    if (cl.empty() || *end != '\0') {
+      co_return CorruptError(JoinKey(root_, key) + ": HEAD response has no Content-Length");
+    }
+    size = v;
+  }
+  co_return ObjectInfo{key, *size};
+}
+
+awaitable<Result<std::string>> BearerHttpStore::GetRange(std::string key, uint64_t offset,
+                                                         uint64_t length) {
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  if (length == 0) co_return std::string();
+  HttpRequest req;
+  req.url = ObjectUrl(key);
+  req.headers = AuthHeaders();
+  req.range = ByteRange::FromTo(offset, offset + length - 1);
+  auto resp = co_await client_->Send(std::move(req));
+  if (!resp.ok()) {
+    if (resp.status().code() == StatusCode::kOutOfRange) {
+      auto head = co_await Head(key);
+      if (head.ok() && head->size == offset) co_return std::string();
+    }
+    co_return Context(resp.status(), key);
+  }
+  if (resp->status == 200) {  // the server ignored Range
+    if (offset >= resp->body.size()) co_return std::string();
+    co_return resp->body.substr(offset, length);
+  }
+  if (resp->body.size() > length) resp->body.resize(length);
+  co_return std::move(resp->body);
+}
+
+awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  HttpRequest req;
+  req.url = ObjectUrl(key);
+  req.headers = AuthHeaders();
+  auto resp = co_await client_->Send(std::move(req));
+  if (!resp.ok()) co_return Context(resp.status(), key);
+  co_return std::move(resp->body);
+}
+
+awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path) {
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  GetToFileOptions opts;
+  opts.part_size = std::max<uint64_t>(options_.part_size, 1);
+  opts.concurrency = std::max(options_.concurrency, 1);
+  auto resp = co_await client_->GetToFile(ObjectUrl(key), path, opts, AuthHeaders());
+  if (!resp.ok()) co_return Context(resp.status(), key);
+  co_return Status::Ok();
+}
+
+awaitable<Status> BearerHttpStore::PutFile(std::string key, std::string) {
+  co_return UnimplementedError(JoinKey(root_, key) + ": " + root_ + " is read-only");
+}
+
+awaitable<Status> BearerHttpStore::Put(std::string key, std::string) {
+  co_return UnimplementedError(JoinKey(root_, key) + ": " + root_ + " is read-only");
+}
+
+awaitable<Result<std::vector<ObjectInfo>>> BearerHttpStore::List(std::string) {
+  co_return UnimplementedError(root_ + ": HTTP(S) stores cannot list objects");
+}
+
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
+                                                        const StoreOptions& options) {
+  HttpClientOptions http;
+  http.download_retry = std::max(options.download_retry, 0);
+  http.download_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
+  http.ca_file = options.ca_file;
+  return HttpClient::Create(std::move(executor), std::move(http));
+}
+
+Result<std::unique_ptr<Store>> OpenWebStore(std::string_view url,
+                                            boost::asio::any_io_executor executor,
+                                            const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(Url parsed, ParseUrl(url));
+  std::string target = parsed.target;
+  std::string query;
+  size_t q = target.find('?');
+  if (q != std::string::npos) {
+    query = target.substr(q);
+    target.resize(q);
+  }
+  while (!target.empty() && target.back() == '/') target.pop_back();
+  std::string base = parsed.scheme + "://" + parsed.Authority() + target;
+  std::string root = parsed.scheme + "://" + parsed.Authority() + target;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
+                          MakeStoreHttpClient(std::move(executor), options));
+  return std::unique_ptr<Store>(std::make_unique<WebStore>(
+      std::move(root), std::move(base), std::move(query),
+      GetEnv("SLUICE_HTTP_BEARER_TOKEN").value_or(""), std::move(client), options));
+}
+
+}  // namespace sluice

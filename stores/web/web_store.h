@@ -1,0 +1,68 @@
+// Read-only stores over plain HTTP(S) GET: http:// and https:// roots
+// (objects at "<root>/<key>"), and the base the Databricks Files API store
+// builds on (stores/dbfs).
+//
+// Environment (http/https): SLUICE_HTTP_BEARER_TOKEN, when set, is sent as
+// "Authorization: Bearer <token>" (e.g. a Hugging Face token); it is never
+// put in error text. A query on the root URL (e.g. a signed URL's) is
+// appended to every object URL.
+//
+// Put, PutFile and List answer kUnimplemented: HTTP has no writes or
+// listings. Thread safety: as every Store (store.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "base/status.h"
+#include "stores/http/http_client.h"
+#include "stores/store.h"
+
+namespace sluice {
+
+// A store whose objects are fetched by GET/HEAD on ObjectUrl(key), with an
+// optional bearer token. Subclasses add writes and listings.
+class BearerHttpStore : public Store {
+ public:
+  BearerHttpStore(std::string root, std::string bearer, std::unique_ptr<HttpClient> client,
+                  StoreOptions options);
+  ~BearerHttpStore() override;
+
+  std::string root() const override { return root_; }
+  boost::asio::awaitable<Result<ObjectInfo>> Head(std::string key) override;
+  boost::asio::awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
+                                                       uint64_t length) override;
+  boost::asio::awaitable<Result<std::string>> Get(std::string key) override;
+  boost::asio::awaitable<Status> GetToFile(std::string key, std::string path) override;
+  boost::asio::awaitable<Status> PutFile(std::string key, std::string path) override;
+  boost::asio::awaitable<Status> Put(std::string key, std::string bytes) override;
+  boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override;
+
+ protected:
+  // The absolute URL of `key` (already validated).
+  virtual std::string ObjectUrl(const std::string& key) const = 0;
+  HttpHeaders AuthHeaders() const;
+  Status Context(const Status& s, const std::string& key) const;
+  HttpClient& client() { return *client_; }
+  const StoreOptions& options() const { return options_; }
+
+ private:
+  std::string root_;
+  std::string bearer_;  // a secret
+  std::unique_ptr<HttpClient> client_;
+  StoreOptions options_;
+};
+
+// Builds the HttpClient every HTTP-based store uses from StoreOptions.
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
+                                                        const StoreOptions& options);
+
+// http:// or https:// root. Errors: kInvalidArgument for a malformed URL.
+Result<std::unique_ptr<Store>> OpenWebStore(std::string_view url,
+                                            boost::asio::any_io_executor executor,
+                                            const StoreOptions& options);
+
+}  // namespace sluice

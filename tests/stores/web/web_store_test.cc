@@ -1,0 +1,93 @@
+// http(s):// read-only stores against a real nginx (started by the
+// fixture), and the bearer token against a fake that checks it.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/store.h"
+#include "tests/stores/common/fake_http_server.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::FakeHttpServer;
+using testing::FakeRequest;
+using testing::FakeResponse;
+using testing::PatternBytes;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+TEST(WebStoreTest, ReadsFromNginx) {
+  TempDir dir;
+  auto nginx = testing::NginxServer::Start(dir.path());
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  ScopedEnv env(CleanStoreEnv());
+  std::string data = PatternBytes(200000, 4);
+  ASSERT_TRUE(MakeDirs(nginx->www() + "/ds/part").ok());
+  ASSERT_TRUE(WriteFileAtomic(nginx->www() + "/ds/part/shard.mds", data).ok());
+  EventLoop loop;
+  StoreOptions options;
+  options.part_size = 64 << 10;
+  options.download_retry = 0;
+  auto store = OpenStore("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds/",
+                         loop.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto got = loop.Run((*store)->Get("part/shard.mds"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(*got == data);
+  auto head = loop.Run((*store)->Head("part/shard.mds"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->size, 200000u);
+  auto range = loop.Run((*store)->GetRange("part/shard.mds", 199990, 50));
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  EXPECT_TRUE(*range == data.substr(199990));
+  auto at_end = loop.Run((*store)->GetRange("part/shard.mds", 200000, 5));
+  ASSERT_TRUE(at_end.ok()) << at_end.status().ToString();
+  EXPECT_EQ(*at_end, "");
+  std::string dst = dir.path() + "/out.mds";
+  ASSERT_TRUE(loop.Run((*store)->GetToFile("part/shard.mds", dst)).ok());
+  EXPECT_TRUE(*ReadFile(dst) == data);
+  auto missing = loop.Run((*store)->Get("nope"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/ds/nope"), std::string::npos);
+  EXPECT_EQ(loop.Run((*store)->Put("x", "y")).code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(loop.Run((*store)->List("")).status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(OpenStore("http://", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(WebStoreTest, BearerTokenAndRootQueryAreSentButNeverShown) {
+  const std::string token = "hf_secret_token_123";
+  FakeHttpServer fake([&](const FakeRequest& r) -> FakeResponse {
+    if (r.Header("authorization") != "Bearer " + token) return {403, {}, "denied"};
+    if (r.target == "/repo/a.json?sig=s3cr3tsig") return {200, {}, "{}"};
+    return {404, {}, ""};
+  });
+  EventLoop loop;
+  auto env = CleanStoreEnv();
+  env["SLUICE_HTTP_BEARER_TOKEN"] = token;
+  ScopedEnv scoped(env);
+  StoreOptions options;
+  options.download_retry = 0;
+  auto store = OpenStore(fake.url() + "/repo?sig=s3cr3tsig", loop.executor(), options);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->root().find("s3cr3tsig"), std::string::npos) << (*store)->root();
+  auto got = loop.Run((*store)->Get("a.json"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "{}");
+  ScopedEnv wrong("SLUICE_HTTP_BEARER_TOKEN", "wrong-token-xyz");
+  auto denied_store = OpenStore(fake.url() + "/repo?sig=s3cr3tsig", loop.executor(), options);
+  auto denied = loop.Run((*denied_store)->Get("a.json"));
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(denied.status().message().find("403"), std::string::npos);
+  EXPECT_EQ(denied.status().message().find("wrong-token-xyz"), std::string::npos);
+  EXPECT_EQ(denied.status().message().find("s3cr3tsig"), std::string::npos)
+      << denied.status().message();
+}
+
+}  // namespace
+}  // namespace sluice
