@@ -219,6 +219,8 @@ typedef struct sluice_stream sluice_stream;
  *    "num_canonical_nodes", "batch_size", "shuffle", "shuffle_algo",
  *    "shuffle_seed", "shuffle_block_size", "batching_method",
  *    "replication", "allow_unsafe_types", "wait_timeout" (seconds, 120),
+ *    "prefetch_next_epoch" (true: open the next epoch's first shards
+ *    near the end of an epoch),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.
  * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and

@@ -154,6 +154,8 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     SLUICE_ASSIGN_OR_RETURN(double s, GetNumber(v, k));
     if (s <= 0 || s > 1e6) return Bad(k, "must be in (0, 1e6] seconds");
     o->wait_timeout = std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  } else if (k == "prefetch_next_epoch") {
+    SLUICE_ASSIGN_OR_RETURN(o->prefetch_next_epoch, GetBool(v, k));
   } else if (k == "world") {
     const Object* w = std::get_if<Object>(&v.v);
     if (!w) return Bad(k, "must be an object");

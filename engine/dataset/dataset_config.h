@@ -58,6 +58,10 @@ struct DatasetOptions {
   // Bound on every wait on other processes (index download, shard fetches,
   // room in the cache); Sluice's extension, key "wait_timeout".
   std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};
+  // Open the next epoch's first shards near the end of an epoch; Sluice's
+  // extension, key "prefetch_next_epoch" (tests that count fetches exactly
+  // turn it off).
+  bool prefetch_next_epoch = true;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const { return predownload.value_or(8 * batch_size()); }
@@ -70,6 +74,7 @@ struct DatasetOptions {
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "wait_timeout" (seconds),
+// "prefetch_next_epoch" (bool),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream
 // keys make the one stream (Mosaic's single-stream form). null = default.

@@ -1,13 +1,21 @@
 #include "engine/dataset/shard_prefetcher.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace sluice {
 
-ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener)
-    : shard_of_(std::move(shard_of)), window_(window < 1 ? 1 : window), opener_(std::move(opener)) {}
+ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
+                                 NextOrder next, ShardMap seed)
+    : shard_of_(std::move(shard_of)),
+      window_(window < 1 ? 1 : window),
+      opener_(std::move(opener)),
+      next_(std::move(next)),
+      seed_(std::move(seed)) {}
 
-ShardPrefetcher::~ShardPrefetcher() {
+ShardPrefetcher::~ShardPrefetcher() { Stop(); }
+
+void ShardPrefetcher::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -16,22 +24,78 @@ ShardPrefetcher::~ShardPrefetcher() {
   if (thread_.joinable()) thread_.join();
 }
 
+ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
+  Stop();
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(next_ready_);
+}
+
+void ShardPrefetcher::DropBefore(size_t p) {
+  while (!expiry_.empty() && expiry_.top().first < p) {
+    auto [last, shard] = expiry_.top();
+    expiry_.pop();
+    auto it = ready_.find(shard);
+    if (it != ready_.end() && it->second.last_pos == last) ready_.erase(it);
+  }
+}
+
 void ShardPrefetcher::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     cv_.wait(lock, [&] {
-      return stop_ || (scan_ < shard_of_.size() && scan_ < consumer_ + window_);
+      return stop_ || scan_ < std::min(shard_of_.size(), consumer_ + window_) ||
+             (scan_ == shard_of_.size() && next_ && consumer_ + window_ >= shard_of_.size());
     });
     if (stop_) return;
+    if (scan_ == shard_of_.size()) {
+      // The order is fully opened and the consumer is within a window of its
+      // end: open the first shards of the next order, then rest.
+      NextOrder next = next_;
+      lock.unlock();
+      auto order = next();
+      std::vector<size_t> wanted;
+      if (order.ok()) {
+        for (size_t q = 0; q < order->size() && q < window_; ++q) wanted.push_back((*order)[q]);
+      }
+      for (size_t shard : wanted) {
+        lock.lock();
+        bool skip = stop_ || next_ready_.count(shard) > 0;
+        bool stopping = stop_;
+        std::shared_ptr<const OpenedShard> have;
+        if (auto it = ready_.find(shard); it != ready_.end()) have = it->second.shard;
+        lock.unlock();
+        if (stopping) break;
+        if (skip) continue;
+        if (!have) {
+          auto opened = opener_(shard);
+          if (!opened.ok()) break;  // the next epoch will report it
+          have = std::move(*opened);
+        }
+        lock.lock();
+        next_ready_[shard] = std::move(have);
+        lock.unlock();
+      }
+      return;
+    }
     size_t p = scan_;
     size_t shard = shard_of_[p];
     auto it = ready_.find(shard);
     if (it != ready_.end()) {
       it->second.last_pos = p;
+      expiry_.emplace(p, shard);
       ++scan_;
       cv_.notify_all();
       continue;
     }
+    if (auto seeded = seed_.find(shard); seeded != seed_.end()) {
+      ready_[shard] = Entry{std::move(seeded->second), p};
+      seed_.erase(seeded);
+      expiry_.emplace(p, shard);
+      ++scan_;
+      cv_.notify_all();
+      continue;
+    }
+    if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
     lock.unlock();
     auto opened = opener_(shard);
     lock.lock();
@@ -41,6 +105,7 @@ void ShardPrefetcher::Run() {
       return;
     }
     ready_[shard] = Entry{std::move(*opened), p};
+    expiry_.emplace(p, shard);
     ++scan_;
     cv_.notify_all();
   }
@@ -60,9 +125,7 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64
     consumer_ = p;
     // Shards whose last seen use is behind the consumer go (their pins with
     // them, unless the consumer still holds the shard for its views).
-    for (auto it = ready_.begin(); it != ready_.end();) {
-      it = it->second.last_pos < p ? ready_.erase(it) : std::next(it);
-    }
+    DropBefore(p);
     cv_.notify_all();
   }
   if (scan_ <= p && error_.ok()) {

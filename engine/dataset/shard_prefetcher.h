@@ -6,6 +6,12 @@
 // shard is released once the consumer has passed its last use the thread
 // has seen; a later reappearance opens it again (normally a cache hit).
 //
+// Near the end of the order, the thread may look past it: `next` (when
+// given) returns the order of what the consumer most likely reads next (the
+// next epoch), and the thread opens the shards of its first `window`
+// positions, so the next epoch starts without waiting. StopAndTakeNext hands
+// them to the next prefetcher (constructor argument `seed`).
+//
 // The thread starts on the first Get (so constructing in a parent process and
 // forking is safe only if nothing was gotten before the fork) and is joined by
 // the destructor. Get must be called from one thread at a time, with
@@ -18,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -30,10 +37,15 @@ namespace sluice {
 class ShardPrefetcher {
  public:
   using Opener = std::function<Result<std::shared_ptr<const OpenedShard>>(size_t shard)>;
+  using ShardMap = std::unordered_map<size_t, std::shared_ptr<const OpenedShard>>;
+  // The following order's shard per position; called at most once, on the
+  // prefetch thread. An error just means nothing is prefetched.
+  using NextOrder = std::function<Result<std::vector<size_t>>()>;
 
   // shard_of[p]: the shard holding the sample at position p of the order.
-  // window >= 1 samples.
-  ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener);
+  // window >= 1 samples. `seed`: shards already opened for this order.
+  ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
+                  NextOrder next = nullptr, ShardMap seed = {});
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -45,12 +57,19 @@ class ShardPrefetcher {
 
   size_t size() const { return shard_of_.size(); }
 
+  // Stops and joins the thread; returns the shards it opened for the next
+  // order (empty if it did not get there).
+  ShardMap StopAndTakeNext();
+
  private:
   struct Entry {
     std::shared_ptr<const OpenedShard> shard;
     size_t last_pos = 0;
   };
   void Run();
+  void Stop();
+  // Drops entries whose last seen use is behind position p.
+  void DropBefore(size_t p);
 
   const std::vector<size_t> shard_of_;
   const size_t window_;
@@ -62,6 +81,13 @@ class ShardPrefetcher {
   size_t scan_ = 0;  // next position the thread examines
   Status error_ = Status::Ok();
   std::unordered_map<size_t, Entry> ready_;
+  // (last_pos, shard) for every update of an entry's last_pos, smallest
+  // first; stale pairs are skipped. Keeps dropping O(log n) per position.
+  std::priority_queue<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>,
+                      std::greater<>> expiry_;
+  const NextOrder next_;
+  ShardMap seed_;
+  ShardMap next_ready_;
   std::thread thread_;
 };
 

@@ -204,10 +204,25 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t 
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                    int64_t num_workers) {
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers));
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
+  // The previous iteration may have planned and opened this one's start.
+  ShardPrefetcher::ShardMap seed;
+  std::vector<int64_t> ids;
+  bool planned = false;
+  if (iter_) {
+    seed = iter_->StopAndTakeNext();
+    if (next_ids_ && sample_in_epoch == 0 && epoch == iter_epoch_ + 1 && worker == iter_worker_ &&
+        num_workers == iter_workers_) {
+      ids = std::move(*next_ids_);
+      planned = true;
+    }
+  }
+  next_ids_.reset();
   Release();
   iter_.reset();
+  if (!planned) {
+    SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers));
+  }
   std::vector<size_t> shard_of;
   shard_of.reserve(ids.size());
   for (int64_t id : ids) shard_of.push_back(Locate(static_cast<uint64_t>(id)).first);
@@ -215,9 +230,23 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   iter_pos_ = 0;
   iter_epoch_ = epoch;
   iter_start_ = sample_in_epoch;
+  iter_worker_ = worker;
+  iter_workers_ = num_workers;
   size_t window = static_cast<size_t>(std::max<int64_t>(1, options_.predownload_samples()));
+  // Runs on the prefetch thread near the end of this epoch; next_ids_ is read
+  // only after that thread is joined (StopAndTakeNext above).
+  auto next = [this, epoch, worker, num_workers]() -> Result<std::vector<size_t>> {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, WorkerIds(epoch + 1, 0, worker, num_workers));
+    std::vector<size_t> order;
+    order.reserve(ids.size());
+    for (int64_t id : ids) order.push_back(Locate(static_cast<uint64_t>(id)).first);
+    next_ids_ = std::move(ids);
+    return order;
+  };
   iter_ = std::make_unique<ShardPrefetcher>(
-      std::move(shard_of), window, [this](size_t g) { return OpenGlobalShard(g); });
+      std::move(shard_of), window, [this](size_t g) { return OpenGlobalShard(g); },
+      options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
+      std::move(seed));
   return Status::Ok();
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,10 @@ class StreamingDataset {
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                          int64_t num_workers) const;
 
-  // Starts iterating (replacing any iteration in progress).
+  // Starts iterating (replacing any iteration in progress). Near the end of
+  // an epoch the next epoch's plan is made and its first shards opened in
+  // the background; IterBegin(epoch + 1, 0, same worker) then starts with
+  // them.
   Status IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker, int64_t num_workers);
   // Up to `max` next samples: ids[k] and (*out)[k] for k < the returned count
   // (0 = the epoch is done). `out` is resized to at least the count.
@@ -119,7 +123,8 @@ class StreamingDataset {
   std::unique_ptr<ShardPrefetcher> iter_;
   std::vector<int64_t> iter_ids_;
   size_t iter_pos_ = 0;
-  int64_t iter_epoch_ = 0, iter_start_ = 0;
+  int64_t iter_epoch_ = 0, iter_start_ = 0, iter_worker_ = 0, iter_workers_ = 0;
+  std::optional<std::vector<int64_t>> next_ids_;  // written by the prefetch thread
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
   uint64_t wait_ns_ = 0;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -142,6 +143,7 @@ TEST(StreamingDataset, EvictsUnderTheCacheLimitAndFetchesEachShardOnce) {
   ScratchDir cache;
   DatasetOptions o = RemoteOptions(dir.path(), cache.path());
   o.cache_limit = 9000;  // a few shards of ~2 KB
+  o.prefetch_next_epoch = false;  // count this epoch's fetches only
   o.plan.batch_size = 8;
   o.predownload = 16;
   auto ds = StreamingDataset::Open(o);
@@ -222,6 +224,7 @@ TEST(StreamingDataset, CorruptCachedShardIsDetectedDeletedAndFetchedAgain) {
   ScratchDir cache;
   DatasetOptions o = RemoteOptions(dir.path(), cache.path());
   o.streams[0].validate_hash = "xxh64";
+  o.prefetch_next_epoch = false;
   std::vector<std::string> expected;
   {
     auto ds = StreamingDataset::Open(o);
@@ -313,6 +316,66 @@ TEST(StreamingDataset, SplitAndUnsafeIndexNames) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("../x/evil.mds00"), std::string::npos)
       << refused.status().message();
+}
+
+TEST(StreamingDataset, NextEpochsFirstShardsArePrefetchedBeforeItStarts) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 400, 2000);
+  // Find a seed whose epoch 1 starts in a shard worker 0 did not read in epoch 0.
+  for (uint64_t seed = 1; seed < 50; ++seed) {
+    ScratchDir cache;
+    DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = seed;
+    o.plan.batch_size = 4;
+    o.predownload = 8;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok());
+    auto e0 = (*ds)->WorkerIds(0, 0, 0, 4);
+    auto e1 = (*ds)->WorkerIds(1, 0, 0, 4);
+    ASSERT_TRUE(e0.ok() && e1.ok());
+    SampleFields f;
+    auto reader = DatasetReader::Open(dir.path());
+    std::set<size_t> read0;
+    for (int64_t id : *e0) read0.insert((*(*reader)->Locate(id)).shard);
+    size_t first1 = (*(*reader)->Locate((*e1)[0])).shard;
+    if (read0.count(first1)) continue;
+    std::string first1_path = JoinPath(cache.path(), (*reader)->index().shards[first1].raw_data.basename);
+    std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, 0, 4, 4, nullptr);
+    EXPECT_EQ(ids, *e0);
+    // Without the consumer asking, epoch 1's first shard arrives.
+    bool arrived = false;
+    for (int i = 0; i < 5000 && !arrived; ++i) {
+      arrived = FileExists(first1_path);
+      if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(arrived) << first1_path;
+    uint64_t fetched = (*ds)->counters().shards_downloaded;
+    std::vector<std::string> bytes;
+    std::vector<int64_t> next = ReadEpoch(**ds, 1, 0, 0, 4, 4, &bytes);
+    EXPECT_EQ(next, *e1);
+    EXPECT_EQ(bytes, ReaderBytes(dir.path(), next));
+    EXPECT_GT((*ds)->counters().shards_downloaded, fetched);  // the rest of epoch 1
+    return;
+  }
+  FAIL() << "no seed found whose epoch 1 starts in a new shard";
+}
+
+TEST(StreamingDataset, VanishedCachedShardIsFetchedAgain) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 100, 2000);
+  ScratchDir cache;
+  DatasetOptions o = RemoteOptions(dir.path(), cache.path());
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok());
+  SampleFields f;
+  ASSERT_TRUE((*ds)->Get(0, &f).ok());
+  std::string expected = FieldBytes(f);
+  (*ds)->Release();
+  ASSERT_TRUE(fs::remove(JoinPath(cache.path(), "shard.00000.mds")));
+  ASSERT_TRUE((*ds)->Get(0, &f).ok());
+  EXPECT_EQ(FieldBytes(f), expected);
+  EXPECT_EQ((*ds)->counters().shards_downloaded, 2u);
 }
 
 }  // namespace

@@ -140,6 +140,7 @@ TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnder
     o.plan.batch_size = 4;
     o.plan.num_canonical_nodes = 2;
     o.predownload = 8;
+    o.prefetch_next_epoch = false;  // count this epoch's fetches only
     o.world.rank = node * kRanks + rank;
     o.world.world_size = kNodes * kRanks;
     o.world.local_rank = rank;
@@ -233,6 +234,7 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
   s.local = cache.path();
   o.streams.push_back(s);
   o.predownload = 1;
+  o.prefetch_next_epoch = false;
   o.world.rank = 0;
   o.world.world_size = 1;
   o.wait_timeout = std::chrono::seconds(20);
