@@ -273,7 +273,8 @@ sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_sam
 /* Mosaic's load_state_dict: takes the state's num_canonical_nodes,
  * shuffle_seed and initial_physical_nodes, and returns the epoch and
  * sample_in_epoch to pass to sluice_stream_iter_begin (either pointer may be
- * NULL). Resuming yields exactly the rest of the interrupted order. */
+ * NULL). Resuming yields exactly the rest of the interrupted order. Ends
+ * any iteration in progress on the handle. */
 sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json, uint64_t* epoch,
                                        uint64_t* sample_in_epoch);
 

@@ -287,6 +287,12 @@ Status StreamingDataset::LoadState(const ResumeState& state) {
   if (state.num_canonical_nodes < 1) {
     return InvalidArgumentError("resume state: num_canonical_nodes must be positive");
   }
+  // The prefetch thread reads the planning options: stop the iteration.
+  Release();
+  iter_.reset();
+  next_ids_.reset();
+  iter_ids_.clear();
+  iter_pos_ = 0;
   DatasetOptions saved = options_;
   int64_t saved_ipn = initial_physical_nodes_;
   options_.plan.num_canonical_nodes = state.num_canonical_nodes;

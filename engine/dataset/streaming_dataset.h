@@ -94,7 +94,8 @@ class StreamingDataset {
   ResumeState State(uint64_t rank_samples) const;
   // Mosaic's load_state_dict: the state's num_canonical_nodes, shuffle_seed
   // and initial_physical_nodes replace the configured ones; its epoch and
-  // sample_in_epoch are returned for the caller's IterBegin.
+  // sample_in_epoch are for the caller's IterBegin. Ends any iteration in
+  // progress (NextBatch then needs a new IterBegin).
   Status LoadState(const ResumeState& state);
 
   DatasetCounters counters() const;
