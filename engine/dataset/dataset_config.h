@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <climits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +65,10 @@ struct DatasetOptions {
   bool prefetch_next_epoch = true;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
-  int64_t predownload_samples() const { return predownload.value_or(8 * batch_size()); }
+  int64_t predownload_samples() const {
+    int64_t b = batch_size();
+    return predownload.value_or(b > INT64_MAX / 8 ? INT64_MAX : 8 * b);
+  }
 };
 
 // Parses {"streams": [{"remote", "local", "split", "proportion" | "repeat" |

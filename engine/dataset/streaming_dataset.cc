@@ -232,7 +232,9 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   iter_start_ = sample_in_epoch;
   iter_worker_ = worker;
   iter_workers_ = num_workers;
-  size_t window = static_cast<size_t>(std::max<int64_t>(1, options_.predownload_samples()));
+  // Never more than the epoch (so window arithmetic cannot overflow).
+  size_t window = static_cast<size_t>(std::clamp<int64_t>(
+      options_.predownload_samples(), 1, static_cast<int64_t>(iter_ids_.size()) + 1));
   // Runs on the prefetch thread near the end of this epoch; next_ids_ is read
   // only after that thread is joined (StopAndTakeNext above).
   auto next = [this, epoch, worker, num_workers]() -> Result<std::vector<size_t>> {
@@ -256,6 +258,8 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   if (!iter_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
   size_t n = std::min(max, iter_ids_.size() - iter_pos_);
   if (out->size() < n) out->resize(n);
+  // The last call's views end here; unpin now so the prefetcher has room.
+  Release();
   std::vector<std::shared_ptr<const OpenedShard>> now;
   for (size_t k = 0; k < n; ++k) {
     size_t p = iter_pos_ + k;
