@@ -7,6 +7,7 @@ from sluice.dataset import Stream, StreamingDataset
 from sluice.local import LocalDataset
 from sluice.merge import merge_index
 from sluice.plan import Plan
+from sluice import engine
 from sluice.writer import CSVWriter, JSONWriter, MDSWriter, TSVWriter, parse_size_limit
 
 __all__ = ['StreamingDataset', 'Stream', 'LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter',

@@ -15,6 +15,7 @@ import struct
 
 import numpy as np
 
+from sluice import engine
 from sluice.local import LocalDataset
 from sluice.plan import Plan
 from sluice.world import World
@@ -30,17 +31,36 @@ _REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
 _MAX_WORKERS = 512
 
 
+def _is_remote(remote):
+    return remote is not None and _REMOTE.match(str(remote)) and \
+        not str(remote).startswith('file://')
+
+
+def _strip_file(path):
+    path = str(path)
+    return path[len('file://'):] if path.startswith('file://') else path
+
+
+def _needs_engine(remote, local):
+    """A stream whose shards must be fetched into `local` by the engine."""
+    if remote is None or local is None or not engine.available():
+        return False
+    return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
+
+
 def _local_path(remote, local, split):
-    """The local folder to read: `local`, or `remote` when it is itself local."""
-    if remote is not None and _REMOTE.match(str(remote)) and not str(remote).startswith('file://'):
+    """The folder to read in place (streams the engine does not handle)."""
+    if _is_remote(remote):
         folder = os.path.join(local, split) if local and split else local
         if folder and os.path.isfile(os.path.join(folder, 'index.json')):
             return local  # already fully cached locally (e.g. by Mosaic or an earlier run)
+        if engine.available() and local:
+            return local  # the engine downloads into `local`
         raise NotImplementedError(
             f'sluice: streaming from the remote {remote!r} needs the engine\'s streaming C ABI, '
-            'which this libsluice.so does not offer yet; pass a local folder')
-    if local is None and remote is not None:
-        local = str(remote)[len('file://'):] if str(remote).startswith('file://') else remote
+            'which this libsluice.so does not offer; pass a local folder')
+    if remote is not None and not _needs_engine(remote, local):
+        return _strip_file(remote)  # a local remote is read in place
     if local is None:
         raise ValueError('a stream needs local (or a local remote)')
     return local
@@ -56,6 +76,7 @@ class Stream:
         if sum(x is not None for x in (proportion, repeat, choose)) > 1:
             raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be specified')
         self.remote = remote
+        self.needs_engine = _needs_engine(remote, local)
         self.local = _local_path(remote, local, split)
         self.split = split
         self.proportion = proportion
@@ -131,6 +152,13 @@ class StreamingDataset(_Base):
         self.allow_unsafe_types = allow_unsafe_types
         self.replication = replication
         self.initial_physical_nodes = None
+        self._counters = _SharedCounters()
+        self._resume_state = None
+        self._epoch_size_cache = None
+        self._engine = None
+        if any(s.needs_engine for s in self.streams):
+            self._open_engine(validate_hash, streams is not None, split)
+            return
         self._datasets = []
         for s in self.streams:
             v = s.validate_hash if s.validate_hash is not None else validate_hash
@@ -143,9 +171,34 @@ class StreamingDataset(_Base):
         self.samples_per_shard = np.array(
             [n for d in self._datasets for n in d.samples_per_shard], dtype=np.int64)
         self.shards = self.samples_per_shard  # Mosaic exposes a shard list; sizes suffice here
-        self._counters = _SharedCounters()
-        self._resume_state = None
-        self._epoch_size_cache = None
+
+    def _open_engine(self, validate_hash, given_streams, split):
+        """Streams with remotes go through the engine's sluice_stream_* (cache,
+        downloads, prefetch); the plan and order are the engine's (the same planner)."""
+        streams = []
+        for s in self.streams:
+            spec = {'remote': s.remote, 'local': s.local,
+                    'split': s.split if given_streams else split}
+            for key in ('proportion', 'repeat', 'choose', 'download_retry', 'download_timeout',
+                        'keep_zip'):
+                if getattr(s, key) is not None:
+                    spec[key] = getattr(s, key)
+            v = s.validate_hash if s.validate_hash is not None else validate_hash
+            if v:
+                spec['validate_hash'] = v
+            streams.append({k: v for k, v in spec.items() if v is not None})
+        config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
+                  'shuffle': self.shuffle, 'shuffle_algo': self.shuffle_algo,
+                  'shuffle_seed': self.shuffle_seed, 'partition_algo': self.partition_algo,
+                  'batching_method': self.batching_method,
+                  'sampling_method': self.sampling_method,
+                  'sampling_granularity': self.sampling_granularity}
+        for key in ('epoch_size', 'predownload', 'cache_limit', 'num_canonical_nodes',
+                    'batch_size', 'shuffle_block_size', 'replication'):
+            if getattr(self, key) is not None:
+                config[key] = getattr(self, key)
+        self._engine = engine.Engine(config)
+        self.num_samples = self._engine.num_samples
 
     # ------------------------------------------------------------------ random access
 
@@ -156,6 +209,11 @@ class StreamingDataset(_Base):
 
     def get_item(self, idx):
         idx = int(idx)
+        if self._engine is not None:
+            if not 0 <= idx < self.num_samples and not -self.num_samples <= idx < 0:
+                raise IndexError(f'sample {idx} out of range: the dataset has '
+                                 f'{self.num_samples}')
+            return self._engine.get(idx % self.num_samples)
         if idx < 0:
             idx += self.num_samples
         if not 0 <= idx < self.num_samples:
@@ -240,6 +298,8 @@ class StreamingDataset(_Base):
         return self._epoch_size_cache
 
     def __len__(self):
+        if self._engine is not None:
+            return self._engine.length
         world = World()
         ranks = world.num_ranks // (self.replication or 1)
         return math.ceil(self.epoch_size_resolved() / ranks)
@@ -258,6 +318,12 @@ class StreamingDataset(_Base):
         counter = self._counters.get(world.worker)
         epoch, sample_in_epoch, state = self._resume(counter)
         self._counters.set(world.worker, epoch + 1)
+        if self._engine is not None:
+            if state is not None:
+                epoch, sample_in_epoch = self._engine.load_state(state)
+            yield from self._engine.iterate(epoch, sample_in_epoch, world.worker,
+                                            world.workers_per_rank)
+            return
         plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
         node, rank = self._planning_position(world, plan)
         ids = plan.worker_ids(node, rank, world.worker).tolist()

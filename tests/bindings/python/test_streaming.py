@@ -140,6 +140,8 @@ def test_torch_distributed_env_partitions(tmp_path, monkeypatch):
 
 
 def test_remote_needs_the_streaming_abi(tmp_path):
+    if sluice.engine.available():
+        pytest.skip('this libsluice.so has the streaming engine')
     with pytest.raises(NotImplementedError, match='s3://b/x'):
         sluice.StreamingDataset(remote='s3://b/x', local=str(tmp_path / 'cache'), batch_size=1)
 
@@ -182,3 +184,24 @@ def test_spawned_workers_reopen_the_dataset(tmp_path):
     loader = DataLoader(ds, batch_size=4, num_workers=2, collate_fn=ids_collate,
                         multiprocessing_context='spawn')
     assert [b for b in loader] == vec['dataloader_batches']
+
+
+def engine_ids(ds, workers):
+    loader = DataLoader(ds, batch_size=4, num_workers=workers, collate_fn=ids_collate)
+    return [b for b in loader]
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_engine_streams_a_remote_into_the_cache(tmp_path, workers):
+    if not sluice.engine.available():
+        pytest.skip('this libsluice.so has no sluice_stream_* (engine) yet')
+    remote = os.path.join(DATA, 'merged')
+    args = dict(batch_size=4, shuffle=True, shuffle_seed=3, num_canonical_nodes=1)
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'cache'), **args)
+    assert ds._engine is not None
+    in_place = sluice.StreamingDataset(local=remote, **args)
+    assert len(ds) == len(in_place) == 106
+    assert ds[40] == in_place[40] and ds[-1] == in_place[105]
+    # The engine plans with the same planner: the same batches as in place.
+    assert engine_ids(ds, workers) == engine_ids(in_place, workers)
+    assert os.path.isfile(tmp_path / 'cache' / 'index.json')

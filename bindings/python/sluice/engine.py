@@ -1,0 +1,129 @@
+"""The engine's streaming dataset (sluice_stream_*: remote stores, shard
+cache, prefetch) for StreamingDataset streams that have a remote.
+
+Only used when libsluice.so exports sluice_stream_open; the views it hands
+out live until the next call on the handle, so fields are copied at once.
+"""
+import ctypes
+import json
+
+from sluice import _lib
+from sluice.encodings import UNSAFE_ENCODINGS, make_decoder, unsafe_message
+
+__all__ = ['available', 'Engine']
+
+_P = ctypes.POINTER
+_lib_ = _lib.lib
+
+
+def available():
+    return hasattr(_lib_, 'sluice_stream_open')
+
+
+if available():
+    for _name, _res, _args in (
+            ('sluice_stream_open', ctypes.c_int, [ctypes.c_char_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_close', None, [ctypes.c_void_p]),
+            ('sluice_stream_num_samples', ctypes.c_uint64, [ctypes.c_void_p]),
+            ('sluice_stream_len', ctypes.c_uint64, [ctypes.c_void_p]),
+            ('sluice_stream_num_columns', ctypes.c_uint32, [ctypes.c_void_p]),
+            ('sluice_stream_column_name', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
+            ('sluice_stream_column_encoding', ctypes.c_char_p,
+             [ctypes.c_void_p, ctypes.c_uint32]),
+            ('sluice_stream_get', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, _P(_lib.Bytes), ctypes.c_uint32]),
+            ('sluice_stream_iter_begin', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint32,
+              ctypes.c_uint32]),
+            ('sluice_stream_next_batch', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_int64), _P(_lib.Bytes),
+              _P(ctypes.c_uint32)]),
+            ('sluice_stream_release', None, [ctypes.c_void_p]),
+            ('sluice_stream_load_state', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
+    ):
+        _fn = getattr(_lib_, _name)
+        _fn.restype = _res
+        _fn.argtypes = _args
+
+_BATCH = 64
+
+
+class Engine:
+    """One sluice_stream handle, opened from Mosaic-style options (a dict)."""
+
+    def __init__(self, config):
+        self._config = config
+        self._open()
+
+    def _open(self):
+        h = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_open(json.dumps(self._config).encode(), ctypes.byref(h)))
+        self._ptr = h
+        n = _lib_.sluice_stream_num_columns(h)
+        self.column_names = [_lib_.sluice_stream_column_name(h, i).decode() for i in range(n)]
+        self.column_encodings = [_lib_.sluice_stream_column_encoding(h, i).decode()
+                                 for i in range(n)]
+        allow = bool(self._config.get('allow_unsafe_types'))
+        for c, e in zip(self.column_names, self.column_encodings):
+            if e in UNSAFE_ENCODINGS and not allow:
+                raise ValueError(unsafe_message(c, e))
+        self._items = [(c, make_decoder(e, c, allow))
+                       for c, e in zip(self.column_names, self.column_encodings)]
+        self._n = n
+        self._one = (_lib.Bytes * max(n, 1))()
+        self._ids = (ctypes.c_int64 * _BATCH)()
+        self._batch = (_lib.Bytes * (max(n, 1) * _BATCH))()
+        self.num_samples = int(_lib_.sluice_stream_num_samples(h))
+        self.length = int(_lib_.sluice_stream_len(h))
+
+    def _decode(self, fields, base):
+        out = {}
+        for c, (name, dec) in enumerate(self._items):
+            b = fields[base + c]
+            out[name] = dec(ctypes.string_at(b.data, b.size) if b.size else b'')
+        return out
+
+    def get(self, idx):
+        try:
+            _lib.check(_lib_.sluice_stream_get(self._ptr, idx, self._one, self._n))
+            return self._decode(self._one, 0)
+        finally:
+            _lib_.sluice_stream_release(self._ptr)
+
+    def load_state(self, state):
+        epoch, sie = ctypes.c_uint64(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_stream_load_state(self._ptr, json.dumps(state).encode(),
+                                                  ctypes.byref(epoch), ctypes.byref(sie)))
+        return epoch.value, sie.value
+
+    def iterate(self, epoch, sample_in_epoch, worker, num_workers):
+        _lib.check(_lib_.sluice_stream_iter_begin(self._ptr, epoch, sample_in_epoch, worker,
+                                                  num_workers))
+        count = ctypes.c_uint32()
+        n = self._n
+        while True:
+            try:
+                _lib.check(_lib_.sluice_stream_next_batch(self._ptr, _BATCH, self._ids,
+                                                          self._batch, ctypes.byref(count)))
+                samples = [self._decode(self._batch, k * n) for k in range(count.value)]
+            finally:
+                _lib_.sluice_stream_release(self._ptr)
+            if not samples:
+                return
+            yield from samples
+
+    def close(self):
+        if getattr(self, '_ptr', None):
+            _lib_.sluice_stream_close(self._ptr)
+            self._ptr = None
+
+    def __del__(self):
+        self.close()
+
+    def __getstate__(self):
+        return {'_config': self._config}
+
+    def __setstate__(self, state):
+        self._config = state['_config']
+        self._open()
