@@ -77,16 +77,23 @@ void ShardPrefetcher::Run() {
       }
       return;
     }
-    size_t p = scan_;
-    size_t shard = shard_of_[p];
-    auto it = ready_.find(shard);
-    if (it != ready_.end()) {
-      it->second.last_pos = p;
-      expiry_.emplace(p, shard);
+    // Walk every position whose shard is already open in one go, and wake
+    // the consumer once (not per sample).
+    size_t limit = std::min(shard_of_.size(), consumer_ + window_);
+    size_t before = scan_;
+    while (scan_ < limit) {
+      auto it = ready_.find(shard_of_[scan_]);
+      if (it == ready_.end()) break;
+      it->second.last_pos = scan_;
+      expiry_.emplace(scan_, shard_of_[scan_]);
       ++scan_;
+    }
+    if (scan_ != before) {
       cv_.notify_all();
       continue;
     }
+    size_t p = scan_;
+    size_t shard = shard_of_[p];
     if (auto seeded = seed_.find(shard); seeded != seed_.end()) {
       ready_[shard] = Entry{std::move(seeded->second), p};
       seed_.erase(seeded);
@@ -121,7 +128,9 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64
     started_ = true;
     thread_ = std::thread([this] { Run(); });
   }
-  if (p > consumer_) {
+  // Report progress every quarter window (and whenever about to wait), so a
+  // fast consumer does not wake the thread for every sample.
+  if (p > consumer_ && (p >= consumer_ + std::max<size_t>(1, window_ / 4) || scan_ <= p)) {
     consumer_ = p;
     // Shards whose last seen use is behind the consumer go (their pins with
     // them, unless the consumer still holds the shard for its views).
