@@ -205,3 +205,27 @@ def test_engine_streams_a_remote_into_the_cache(tmp_path, workers):
     # The engine plans with the same planner: the same batches as in place.
     assert engine_ids(ds, workers) == engine_ids(in_place, workers)
     assert os.path.isfile(tmp_path / 'cache' / 'index.json')
+
+
+def test_engine_resumes_from_a_state_dict(tmp_path):
+    if not sluice.engine.available():
+        pytest.skip('this libsluice.so has no sluice_stream_* (engine) yet')
+    remote = os.path.join(DATA, 'merged')
+    args = dict(batch_size=4, shuffle=True, shuffle_seed=3)
+
+    def fresh(name):
+        return sluice.StreamingDataset(remote=remote, local=str(tmp_path / name), **args)
+    whole = [i for b in sluice.StreamingDataLoader(fresh('a'), batch_size=4,
+                                                   collate_fn=ids_collate) for i in b]
+    loader = sluice.StreamingDataLoader(fresh('b'), batch_size=4, collate_fn=ids_collate)
+    seen = []
+    for i, batch in enumerate(loader):
+        seen += batch
+        if i == 4:
+            state = loader.state_dict()
+            break
+    assert state['sample_in_epoch'] == 20 and state['epoch'] == 0
+    again = sluice.StreamingDataLoader(fresh('c'), batch_size=4, collate_fn=ids_collate)
+    again.load_state_dict(state)
+    assert seen + [i for b in again for i in b] == whole
+    assert sorted(whole) == list(range(106))
