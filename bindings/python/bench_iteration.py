@@ -31,8 +31,11 @@ def rate(fn, n):
     return n / dt, n * 1.0 / dt
 
 
-def bench_direct(folder, shuffle):
-    ds = sluice.StreamingDataset(local=folder, batch_size=256, shuffle=shuffle)
+def bench_direct(folder, shuffle, cache=None):
+    if cache:  # through the engine: `folder` as the remote, shards cached into `cache`
+        ds = sluice.StreamingDataset(remote=folder, local=cache, batch_size=256, shuffle=shuffle)
+    else:
+        ds = sluice.StreamingDataset(local=folder, batch_size=256, shuffle=shuffle)
     n = [0]
 
     def run():
@@ -69,6 +72,11 @@ def main():
             r = bench_direct(folder, shuffle)
             print(f'sluice StreamingDataset direct, shuffle={shuffle}: {r:,.0f} samples/s '
                   f'({r * args.size / 1e9:.2f} GB/s)')
+        if sluice.engine.available():
+            cache = os.path.join(root, 'cache')
+            bench_direct(folder, False, cache)  # warm the cache
+            r = bench_direct(folder, True, cache)
+            print(f'sluice engine (remote folder, warm cache), shuffle=True: {r:,.0f} samples/s')
         r = bench_loader(folder, args.workers)
         print(f'sluice via DataLoader(num_workers={args.workers}): {r:,.0f} samples/s')
         try:
