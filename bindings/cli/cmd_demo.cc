@@ -310,8 +310,8 @@ Status Demo(const std::string& remote_arg) {
     downloads += slots[p].downloads, evictions += slots[p].evictions, wait_ns += slots[p].wait_ns;
   }
   std::printf("\n== results\n");
-  std::printf("   epoch: %lld planned samples (epoch size %lld), %llu distinct, all read in the "
-              "planner's order across the interruption\n",
+  std::printf("   epoch: %lld planned samples (epoch size %lld), %llu distinct; every process read "
+              "its planned order exactly, across the interruption\n",
               (long long)planned.size(), (long long)epoch_size, (unsigned long long)covered);
   std::printf("   throughput: %llu samples in %.2f s = %.0f samples/s, %.1f MB/s (all %d processes)\n",
               (unsigned long long)samples, secs, samples / secs, bytes / 1e6 / secs, kProcs);
