@@ -6,13 +6,12 @@
 
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
-#include "formats/dataset/dataset_reader.h"
+#include "formats/dataset/shard_view.h"
 #include "formats/index/index.h"
 
 namespace sluice {
@@ -35,7 +34,7 @@ class OpenedShard {
   const ShardEntry* entry_ = nullptr;
   ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
   MappedFile data_, meta_;
-  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
+  ShardView view_;
 };
 
 }  // namespace sluice

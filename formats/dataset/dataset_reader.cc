@@ -4,7 +4,6 @@
 
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
-#include "formats/dataset/json_object_spans.h"
 #include "formats/text/text_columns.h"
 
 namespace sluice {
@@ -147,16 +146,7 @@ Status DatasetReader::LoadShard(size_t i, LoadedShard* out) const {
   SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, e.raw_data, e.zip_data, verify, &out->data_map_,
                                   &out->data_owned_, &out->data_));
   if (e.format == "mds") {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols,
-                            MdsColumnsFromEntry(e, e.raw_data.basename));
-    SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader,
-                            MdsShardReader::Open(out->data_, e.raw_data.basename, std::move(cols)));
-    if (reader.num_samples() != e.samples) {
-      return CorruptError(JoinPath(root_, e.raw_data.basename) + ": holds " +
-                          std::to_string(reader.num_samples()) + " samples, index.json says " +
-                          std::to_string(e.samples));
-    }
-    out->reader_ = std::move(reader);
+    SLUICE_ASSIGN_OR_RETURN(out->view_, ShardView::Open(e, out->data_, {}));
     return Status::Ok();
   }
   if (!e.raw_meta) {
@@ -165,11 +155,7 @@ Status DatasetReader::LoadShard(size_t i, LoadedShard* out) const {
   }
   SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, *e.raw_meta, e.zip_meta, verify, &out->meta_map_,
                                   &out->meta_owned_, &out->meta_));
-  if (e.format == "json") {
-    SLUICE_ASSIGN_OR_RETURN(out->reader_, JsonlShardReader::Open(e, out->data_, out->meta_));
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(out->reader_, XsvShardReader::Open(e, out->data_, out->meta_));
-  }
+  SLUICE_ASSIGN_OR_RETURN(out->view_, ShardView::Open(e, out->data_, out->meta_));
   return Status::Ok();
 }
 
@@ -191,57 +177,7 @@ Result<const LoadedShard*> DatasetReader::Shard(size_t shard) {
 Status DatasetReader::Read(uint64_t sample, SampleFields* out) {
   SLUICE_ASSIGN_OR_RETURN(out->where, Locate(sample));
   SLUICE_ASSIGN_OR_RETURN(const LoadedShard* shard, Shard(out->where.shard));
-  uint32_t i = out->where.index_in_shard;
-  if (const MdsShardReader* mds = shard->mds()) {
-    SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
-    return mds->ReadSample(i, &out->fields);
-  }
-  const std::string& name = shard->entry().raw_data.basename;
-  out->fields.resize(column_names_.size());
-  if (const JsonlShardReader* jsonl = shard->jsonl()) {
-    SLUICE_ASSIGN_OR_RETURN(out->raw, jsonl->Line(i));
-    std::string what = name + " sample " + std::to_string(i);
-    SLUICE_ASSIGN_OR_RETURN(auto members, JsonObjectMemberSpans(out->raw, what));
-    if (members.size() != column_names_.size()) {
-      return CorruptError(what + ": has " + std::to_string(members.size()) +
-                          " members, expected the " + std::to_string(column_names_.size()) +
-                          " columns " + JoinNames(column_names_));
-    }
-    for (size_t c = 0; c < column_names_.size(); ++c) {
-      auto it = std::find_if(members.begin(), members.end(),
-                             [&](const auto& m) { return m.first == column_names_[c]; });
-      if (it == members.end()) {
-        return CorruptError(what + ": has no member for column '" + column_names_[c] + "'");
-      }
-      out->fields[c] = it->second;
-    }
-    return Status::Ok();
-  }
-  const XsvShardReader* xsv = shard->xsv();
-  SLUICE_ASSIGN_OR_RETURN(out->raw, xsv->Line(i));
-  const std::string& nl = xsv->newline();
-  std::string_view body = out->raw;
-  if (body.size() < nl.size() || body.substr(body.size() - nl.size()) != nl) {
-    return CorruptError(name + " sample " + std::to_string(i) + ": line does not end with the newline");
-  }
-  body.remove_suffix(nl.size());
-  const std::string& sep = xsv->separator();
-  size_t count = 0, start = 0;
-  while (true) {
-    size_t at = body.find(sep, start);
-    if (count < out->fields.size()) {
-      out->fields[count] = body.substr(start, at == std::string_view::npos ? at : at - start);
-    }
-    ++count;
-    if (at == std::string_view::npos) break;
-    start = at + sep.size();
-  }
-  if (count != column_names_.size()) {
-    return CorruptError(name + " sample " + std::to_string(i) + ": has " + std::to_string(count) +
-                        " fields, expected " + std::to_string(column_names_.size()) +
-                        " separated by '" + sep + "'");
-  }
-  return Status::Ok();
+  return shard->view().Read(out->where.index_in_shard, column_names_, out);
 }
 
 }  // namespace sluice

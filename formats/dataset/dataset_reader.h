@@ -14,15 +14,12 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "base/file.h"
 #include "base/status.h"
 #include "formats/index/index.h"
-#include "formats/mds/mds_shard_reader.h"
-#include "formats/text/jsonl_shard_reader.h"
-#include "formats/text/xsv_shard_reader.h"
+#include "formats/dataset/shard_view.h"
 
 namespace sluice {
 
@@ -37,10 +34,11 @@ class LoadedShard {
   const ShardEntry& entry() const { return *entry_; }
   std::string_view data() const { return data_; }
   std::string_view meta() const { return meta_; }  // split formats only
+  const ShardView& view() const { return view_; }
   // Exactly one of these is set, by the entry's format.
-  const MdsShardReader* mds() const { return std::get_if<MdsShardReader>(&reader_); }
-  const JsonlShardReader* jsonl() const { return std::get_if<JsonlShardReader>(&reader_); }
-  const XsvShardReader* xsv() const { return std::get_if<XsvShardReader>(&reader_); }
+  const MdsShardReader* mds() const { return view_.mds(); }
+  const JsonlShardReader* jsonl() const { return view_.jsonl(); }
+  const XsvShardReader* xsv() const { return view_.xsv(); }
 
  private:
   friend class DatasetReader;
@@ -48,23 +46,7 @@ class LoadedShard {
   MappedFile data_map_, meta_map_;
   std::string data_owned_, meta_owned_;
   std::string_view data_, meta_;
-  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
-};
-
-// Where a global sample lives.
-struct SampleLocation {
-  size_t shard = 0;
-  uint32_t index_in_shard = 0;
-};
-
-// One sample's stored fields, one view per column, plus the whole stored
-// sample (MDS sample bytes, or the text line with its newline).
-// MDS: the field's stored bytes. CSV/TSV/XSV: the field's text.
-// JSONL: the member's JSON value text inside the line.
-struct SampleFields {
-  SampleLocation where;
-  std::string_view raw;
-  std::vector<std::string_view> fields;
+  ShardView view_;
 };
 
 class DatasetReader {

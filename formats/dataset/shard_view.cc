@@ -1,0 +1,82 @@
+#include "formats/dataset/shard_view.h"
+
+#include <algorithm>
+
+#include "formats/dataset/json_object_spans.h"
+
+namespace sluice {
+
+Result<ShardView> ShardView::Open(const ShardEntry& e, std::string_view data,
+                                  std::string_view meta) {
+  ShardView v;
+  v.name_ = e.raw_data.basename;
+  if (e.format == "mds") {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols, MdsColumnsFromEntry(e, v.name_));
+    SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader, MdsShardReader::Open(data, v.name_, std::move(cols)));
+    if (reader.num_samples() != e.samples) {
+      return CorruptError(v.name_ + ": holds " + std::to_string(reader.num_samples()) +
+                          " samples, index.json says " + std::to_string(e.samples));
+    }
+    v.reader_ = std::move(reader);
+  } else if (e.format == "json") {
+    SLUICE_ASSIGN_OR_RETURN(v.reader_, JsonlShardReader::Open(e, data, meta));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(v.reader_, XsvShardReader::Open(e, data, meta));
+  }
+  return v;
+}
+
+Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
+                       SampleFields* out) const {
+  if (const MdsShardReader* mds = this->mds()) {
+    SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
+    return mds->ReadSample(i, &out->fields);
+  }
+  std::string what = name_ + " sample " + std::to_string(i);
+  out->fields.resize(column_names.size());
+  if (const JsonlShardReader* jsonl = this->jsonl()) {
+    SLUICE_ASSIGN_OR_RETURN(out->raw, jsonl->Line(i));
+    SLUICE_ASSIGN_OR_RETURN(auto members, JsonObjectMemberSpans(out->raw, what));
+    if (members.size() != column_names.size()) {
+      return CorruptError(what + ": has " + std::to_string(members.size()) +
+                          " members, expected one per column (" +
+                          std::to_string(column_names.size()) + ")");
+    }
+    for (size_t c = 0; c < column_names.size(); ++c) {
+      auto it = std::find_if(members.begin(), members.end(),
+                             [&](const auto& m) { return m.first == column_names[c]; });
+      if (it == members.end()) {
+        return CorruptError(what + ": has no member for column '" + column_names[c] + "'");
+      }
+      out->fields[c] = it->second;
+    }
+    return Status::Ok();
+  }
+  const XsvShardReader* xsv = this->xsv();
+  if (xsv == nullptr) return InternalError(name_ + ": shard view was not opened");
+  SLUICE_ASSIGN_OR_RETURN(out->raw, xsv->Line(i));
+  const std::string& nl = xsv->newline();
+  std::string_view body = out->raw;
+  if (body.size() < nl.size() || body.substr(body.size() - nl.size()) != nl) {
+    return CorruptError(what + ": line does not end with the newline");
+  }
+  body.remove_suffix(nl.size());
+  const std::string& sep = xsv->separator();
+  size_t count = 0, start = 0;
+  while (true) {
+    size_t at = sep.empty() ? std::string_view::npos : body.find(sep, start);
+    if (count < out->fields.size()) {
+      out->fields[count] = body.substr(start, at == std::string_view::npos ? at : at - start);
+    }
+    ++count;
+    if (at == std::string_view::npos) break;
+    start = at + sep.size();
+  }
+  if (count != column_names.size()) {
+    return CorruptError(what + ": has " + std::to_string(count) + " fields, expected " +
+                        std::to_string(column_names.size()) + " separated by '" + sep + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice

@@ -1,0 +1,63 @@
+// One shard's format reader, chosen by its index entry (MDS, JSONL or
+// CSV/TSV/XSV), over the shard's whole decompressed bytes, and the
+// per-column field views of its samples. Shared by DatasetReader (local
+// folders) and the streaming engine (cached shards).
+//
+// The view does not own the bytes: they must outlive it and every view it
+// hands out. Immutable after Open; Read may be called from several threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/index/index.h"
+#include "formats/mds/mds_shard_reader.h"
+#include "formats/text/jsonl_shard_reader.h"
+#include "formats/text/xsv_shard_reader.h"
+
+namespace sluice {
+
+// Where a global sample lives.
+struct SampleLocation {
+  size_t shard = 0;
+  uint32_t index_in_shard = 0;
+};
+
+// One sample's stored fields, one view per column, plus the whole stored
+// sample (MDS sample bytes, or the text line with its newline).
+// MDS: the field's stored bytes. CSV/TSV/XSV: the field's text.
+// JSONL: the member's JSON value text inside the line.
+struct SampleFields {
+  SampleLocation where;
+  std::string_view raw;
+  std::vector<std::string_view> fields;
+};
+
+class ShardView {
+ public:
+  ShardView() = default;
+
+  // `data`/`meta`: the shard's decompressed data and (split formats) meta
+  // file. Checks the sample count against the entry. Errors name the file.
+  static Result<ShardView> Open(const ShardEntry& entry, std::string_view data,
+                                std::string_view meta);
+
+  // Exactly one is set, by the entry's format.
+  const MdsShardReader* mds() const { return std::get_if<MdsShardReader>(&reader_); }
+  const JsonlShardReader* jsonl() const { return std::get_if<JsonlShardReader>(&reader_); }
+  const XsvShardReader* xsv() const { return std::get_if<XsvShardReader>(&reader_); }
+
+  // Sample `i`'s fields in the order of `column_names` (the dataset's
+  // columns) and its raw bytes into `out` (`out->where` is left alone).
+  Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
+
+ private:
+  std::string name_;  // the data file, for errors
+  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
+};
+
+}  // namespace sluice
