@@ -3,7 +3,7 @@ sluice.StreamingDataset directly and through a torch DataLoader with workers,
 beside Mosaic's StreamingDataset when `streaming` is importable.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \
-        /usr/bin/python3 bindings/python/bench_iteration.py [--samples N] [--size BYTES]
+        /usr/bin/python3 bench/python/bench_iteration.py [--samples N] [--size BYTES]
 """
 import argparse
 import os
