@@ -2,6 +2,7 @@
 // tests/data/mosaic/README.md section 2 (not from numpy's source).
 #include "engine/random/numpy_random.h"
 
+#include <algorithm>
 #include <string>
 
 namespace sluice::numpy {
@@ -117,6 +118,119 @@ Pcg64::Pcg64(const SeedSequence& seq) {
   Step();
   state_ += initstate;
   Step();
+}
+
+void Pcg64::Advance(unsigned __int128 delta) {
+  // s -> m*s + p composed with itself: after the loop, acc_m*s + acc_p is
+  // `delta` steps of s.
+  unsigned __int128 acc_m = 1, acc_p = 0, cur_m = kMultiplier, cur_p = inc_;
+  while (delta != 0) {
+    if (delta & 1) {
+      acc_m *= cur_m;
+      acc_p = acc_p * cur_m + cur_p;
+    }
+    cur_p = (cur_m + 1) * cur_p;
+    cur_m *= cur_m;
+    delta >>= 1;
+  }
+  state_ = acc_m * state_ + acc_p;
+}
+
+namespace {
+
+constexpr int kLanes = 4;
+// kMultiplier^kLanes and 1 + kMultiplier + ... + kMultiplier^(kLanes-1).
+struct LaneStep {
+  unsigned __int128 mult, sum;
+};
+constexpr LaneStep MakeLaneStep(unsigned __int128 a) {
+  unsigned __int128 m = 1, sum = 0;
+  for (int i = 0; i < kLanes; ++i) {
+    sum += m;
+    m *= a;
+  }
+  return {m, sum};
+}
+
+}  // namespace
+
+void Pcg64::Fill(uint64_t* out, size_t n) {
+  if (n < 2 * kLanes) {
+    for (size_t i = 0; i < n; ++i) out[i] = NextU64();
+    return;
+  }
+  static constexpr LaneStep kStep = MakeLaneStep(kMultiplier);
+  const unsigned __int128 add = inc_ * kStep.sum;
+  // Lane l holds the state of word i + l; each round moves every lane
+  // kLanes steps on, independently of the others. Written out lane by lane
+  // so the states stay in registers.
+  static_assert(kLanes == 4);
+  Step();
+  unsigned __int128 s0 = state_;
+  Step();
+  unsigned __int128 s1 = state_;
+  Step();
+  unsigned __int128 s2 = state_;
+  Step();
+  unsigned __int128 s3 = state_;
+  size_t i = 0;
+  unsigned __int128 last = state_;
+  for (; i + kLanes <= n; i += kLanes) {
+    out[i] = Output(s0);
+    out[i + 1] = Output(s1);
+    out[i + 2] = Output(s2);
+    out[i + 3] = Output(s3);
+    last = s3;
+    s0 = s0 * kStep.mult + add;
+    s1 = s1 * kStep.mult + add;
+    s2 = s2 * kStep.mult + add;
+    s3 = s3 * kStep.mult + add;
+  }
+  const size_t rest = n - i;
+  if (rest > 0) out[i] = Output(s0);
+  if (rest > 1) out[i + 1] = Output(s1);
+  if (rest > 2) out[i + 2] = Output(s2);
+  state_ = rest == 0 ? last : rest == 1 ? s0 : rest == 2 ? s1 : s2;
+}
+
+void Pcg64Stream::Refill() {
+  base_ = gen_.state_;
+  gen_.Fill(buf_, kBlock);
+  at_ = 0;
+  len_ = kBlock;
+}
+
+void Pcg64Stream::Fill64(uint64_t* out, size_t n) {
+  const size_t have = std::min(n, len_ - at_);
+  std::copy(buf_ + at_, buf_ + at_ + have, out);
+  at_ += have;
+  if (have == n) return;
+  // The block is used up: gen_ stands right after it.
+  gen_.Fill(out + have, n - have);
+  base_ = gen_.state_;
+  at_ = len_ = 0;
+}
+
+void Pcg64Stream::Skip64(uint64_t n) {
+  if (n <= len_ - at_) {
+    at_ += n;
+    return;
+  }
+  gen_.Advance(n - (len_ - at_));
+  base_ = gen_.state_;
+  at_ = len_ = 0;
+}
+
+void Pcg64Stream::Commit() {
+  Pcg64 now = gen_;
+  now.state_ = base_;
+  now.Advance(at_);
+  bits_.state_ = now.state_;
+  bits_.has_u32_ = has_u32_;
+  bits_.u32_ = u32_;
+  gen_ = now;
+  base_ = now.state_;
+  at_ = len_ = 0;
 }
 
 Generator::Generator(uint64_t seed)

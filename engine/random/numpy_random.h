@@ -49,9 +49,7 @@ class Pcg64 {
   // buffer alone.
   uint64_t NextU64() {
     Step();
-    uint64_t hi = static_cast<uint64_t>(state_ >> 64);
-    uint64_t lo = static_cast<uint64_t>(state_);
-    return std::rotr(hi ^ lo, static_cast<int>(state_ >> 122));
+    return Output(state_);
   }
   // Buffered: low half of a fresh NextU64 first, its high half on the next
   // call. The buffer persists across Generator methods, as in numpy.
@@ -74,16 +72,144 @@ class Pcg64 {
   // Whether a saved high half is waiting to be returned by NextU32.
   bool has_buffered_u32() const { return has_u32_; }
 
+  // Jumps ahead as `delta` NextU64() calls would, in O(log delta) (PCG's
+  // advance: the affine step composed by squaring). Leaves the 32-bit buffer
+  // alone.
+  void Advance(unsigned __int128 delta);
+  // out[0..n) = the next n NextU64() values, with the same state afterwards.
+  // Computed on interleaved lanes that each step several states at once, so
+  // the 128-bit multiplies overlap instead of waiting on one another.
+  // Leaves the 32-bit buffer alone.
+  void Fill(uint64_t* out, size_t n);
+
  private:
+  friend class Pcg64Stream;
   static constexpr unsigned __int128 kMultiplier =
       (static_cast<unsigned __int128>(0x2360ED051FC65DA4ULL) << 64) |
       0x4385DF649FCCF645ULL;
   void Step() { state_ = state_ * kMultiplier + inc_; }
+  static uint64_t Output(unsigned __int128 s) {
+    return std::rotr(static_cast<uint64_t>(s >> 64) ^ static_cast<uint64_t>(s), static_cast<int>(s >> 122));
+  }
 
   unsigned __int128 state_ = 0;
   unsigned __int128 inc_ = 0;
   bool has_u32_ = false;
   uint32_t u32_ = 0;
+};
+
+// Numpy's bounded draws over any source of PCG64 words (Pcg64 or
+// Pcg64Stream): what Generator's methods consume, so a caller reading through
+// a Pcg64Stream draws exactly what the Generator would.
+//
+// Masked rejection in [0, max] (shuffle/permutation). max == 0 draws nothing.
+template <class Bits>
+uint64_t IntervalFrom(Bits& bits, uint64_t max) {
+  if (max == 0) return 0;
+  uint64_t mask = ~uint64_t{0} >> std::countl_zero(max);
+  if (max <= 0xFFFFFFFFULL) {
+    uint32_t m32 = static_cast<uint32_t>(mask);
+    uint32_t v;
+    while ((v = bits.NextU32() & m32) > max) {
+    }
+    return v;
+  }
+  uint64_t v;
+  while ((v = bits.NextU64() & mask) > max) {
+  }
+  return v;
+}
+
+// Lemire in [0, rng] (integers/choice). rng == 0 draws nothing.
+template <class Bits>
+uint64_t BoundedFrom(Bits& bits, uint64_t rng) {
+  if (rng == 0) return 0;
+  if (rng < 0xFFFFFFFFULL) {
+    uint32_t e = static_cast<uint32_t>(rng) + 1;
+    uint64_t m = uint64_t{bits.NextU32()} * e;
+    uint32_t lo = static_cast<uint32_t>(m);
+    if (lo < e) {
+      uint32_t t = (0xFFFFFFFFU - static_cast<uint32_t>(rng)) % e;
+      while (lo < t) {
+        m = uint64_t{bits.NextU32()} * e;
+        lo = static_cast<uint32_t>(m);
+      }
+    }
+    return m >> 32;
+  }
+  if (rng == 0xFFFFFFFFULL) return bits.NextU32();
+  if (rng == ~uint64_t{0}) return bits.NextU64();
+  uint64_t e = rng + 1;
+  unsigned __int128 m = static_cast<unsigned __int128>(bits.NextU64()) * e;
+  uint64_t lo = static_cast<uint64_t>(m);
+  if (lo < e) {
+    uint64_t t = (~uint64_t{0} - rng) % e;
+    while (lo < t) {
+      m = static_cast<unsigned __int128>(bits.NextU64()) * e;
+      lo = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+// shuffle(x) as Generator::Shuffle draws it (plain Fisher-Yates from the
+// end), over any source of words.
+template <class Bits, typename T>
+void ShuffleFrom(Bits& bits, std::span<T> x) {
+  for (size_t i = x.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(IntervalFrom(bits, i - 1));
+    std::swap(x[i - 1], x[j]);
+  }
+}
+
+// A fast reader of one Pcg64's words for hot loops (the planner draws 10^8
+// of them): words come from blocks computed with Pcg64::Fill, and runs of
+// words can be copied (Fill64) or skipped (Skip64, by jumping ahead). It
+// yields exactly the words, 32-bit halves included, that the Pcg64 itself
+// would. Commit() (also run by the destructor) brings the Pcg64 up to date;
+// until then the Pcg64 must not be used. Holds a reference to the Pcg64,
+// which must outlive it. Not thread-safe.
+class Pcg64Stream {
+ public:
+  explicit Pcg64Stream(Pcg64& bits)
+      : bits_(bits), gen_(bits), base_(bits.state_), has_u32_(bits.has_u32_), u32_(bits.u32_) {}
+  ~Pcg64Stream() { Commit(); }
+  Pcg64Stream(const Pcg64Stream&) = delete;
+  Pcg64Stream& operator=(const Pcg64Stream&) = delete;
+
+  uint64_t NextU64() {
+    if (at_ == len_) Refill();
+    return buf_[at_++];
+  }
+  uint32_t NextU32() {
+    if (has_u32_) {
+      has_u32_ = false;
+      return u32_;
+    }
+    uint64_t x = NextU64();
+    has_u32_ = true;
+    u32_ = static_cast<uint32_t>(x >> 32);
+    return static_cast<uint32_t>(x);
+  }
+  double NextDouble() { return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0); }
+  // out[0..n) = the next n NextU64() values.
+  void Fill64(uint64_t* out, size_t n);
+  // Discards the next n NextU64() values (jumping ahead when they are many).
+  void Skip64(uint64_t n);
+  // Writes the position reached back into the Pcg64 (state and 32-bit half).
+  void Commit();
+
+ private:
+  static constexpr size_t kBlock = 256;
+  void Refill();
+
+  Pcg64& bits_;
+  Pcg64 gen_;               // state after buf_'s last word
+  unsigned __int128 base_;  // state before buf_[0]
+  bool has_u32_;
+  uint32_t u32_;
+  size_t at_ = 0, len_ = 0;
+  uint64_t buf_[kBlock];
 };
 
 class Generator {
@@ -98,52 +224,9 @@ class Generator {
   Pcg64& bit_generator() { return pcg_; }
 
   // Masked rejection in [0, max] (shuffle/permutation). max == 0 draws nothing.
-  uint64_t Interval(uint64_t max) {
-    if (max == 0) return 0;
-    uint64_t mask = ~uint64_t{0} >> std::countl_zero(max);
-    if (max <= 0xFFFFFFFFULL) {
-      uint32_t m32 = static_cast<uint32_t>(mask);
-      uint32_t v;
-      while ((v = pcg_.NextU32() & m32) > max) {
-      }
-      return v;
-    }
-    uint64_t v;
-    while ((v = pcg_.NextU64() & mask) > max) {
-    }
-    return v;
-  }
-
+  uint64_t Interval(uint64_t max) { return IntervalFrom(pcg_, max); }
   // Lemire in [0, rng] (integers/choice). rng == 0 draws nothing.
-  uint64_t Bounded(uint64_t rng) {
-    if (rng == 0) return 0;
-    if (rng < 0xFFFFFFFFULL) {
-      uint32_t e = static_cast<uint32_t>(rng) + 1;
-      uint64_t m = uint64_t{pcg_.NextU32()} * e;
-      uint32_t lo = static_cast<uint32_t>(m);
-      if (lo < e) {
-        uint32_t t = (0xFFFFFFFFU - static_cast<uint32_t>(rng)) % e;
-        while (lo < t) {
-          m = uint64_t{pcg_.NextU32()} * e;
-          lo = static_cast<uint32_t>(m);
-        }
-      }
-      return m >> 32;
-    }
-    if (rng == 0xFFFFFFFFULL) return pcg_.NextU32();
-    if (rng == ~uint64_t{0}) return pcg_.NextU64();
-    uint64_t e = rng + 1;
-    unsigned __int128 m = static_cast<unsigned __int128>(pcg_.NextU64()) * e;
-    uint64_t lo = static_cast<uint64_t>(m);
-    if (lo < e) {
-      uint64_t t = (~uint64_t{0} - rng) % e;
-      while (lo < t) {
-        m = static_cast<unsigned __int128>(pcg_.NextU64()) * e;
-        lo = static_cast<uint64_t>(m);
-      }
-    }
-    return static_cast<uint64_t>(m >> 64);
-  }
+  uint64_t Bounded(uint64_t rng) { return BoundedFrom(pcg_, rng); }
 
   // integers(low, high) and integers(low, high, size); high exclusive.
   // high <= low -> kInvalidArgument ("high <= low"), as numpy's ValueError.

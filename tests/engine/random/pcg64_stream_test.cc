@@ -1,0 +1,106 @@
+// Pcg64's jump-ahead (Advance) and lane-parallel Fill, and Pcg64Stream: all
+// must yield exactly the words (and 32-bit halves) of plain NextU64/NextU32
+// calls, and leave the generator in the same state.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/random/numpy_random.h"
+
+namespace sluice::numpy {
+namespace {
+
+void ExpectSameState(Pcg64& a, Pcg64& b) {
+  EXPECT_TRUE(a.state() == b.state());
+  EXPECT_EQ(a.has_buffered_u32(), b.has_buffered_u32());
+  EXPECT_EQ(a.NextU32(), b.NextU32());
+  EXPECT_EQ(a.NextU32(), b.NextU32());
+}
+
+TEST(Pcg64Stream, AdvanceEqualsSteps) {
+  for (uint64_t delta : {0ULL, 1ULL, 2ULL, 3ULL, 7ULL, 64ULL, 1000ULL, 12345ULL}) {
+    Generator a(9176), b(9176);
+    a.bit_generator().NextU32();  // a pending half must survive the jump
+    b.bit_generator().NextU32();
+    for (uint64_t i = 0; i < delta; ++i) a.bit_generator().NextU64();
+    b.bit_generator().Advance(delta);
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+}
+
+TEST(Pcg64Stream, AdvanceFarMatchesComposedJumps) {
+  // 2^40 + 5 steps as one jump, and as 2^40 then 5 single steps.
+  Generator a(1), b(1);
+  a.bit_generator().Advance((static_cast<unsigned __int128>(1) << 40) + 5);
+  b.bit_generator().Advance(static_cast<unsigned __int128>(1) << 40);
+  for (int i = 0; i < 5; ++i) b.bit_generator().NextU64();
+  ExpectSameState(a.bit_generator(), b.bit_generator());
+}
+
+TEST(Pcg64Stream, FillEqualsNextU64) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{12}, size_t{13}, size_t{1001}}) {
+    Generator a(42), b(42);
+    std::vector<uint64_t> want(n), got(n);
+    for (auto& v : want) v = a.bit_generator().NextU64();
+    b.bit_generator().Fill(got.data(), n);
+    EXPECT_EQ(got, want) << n;
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+}
+
+// A random mix of every stream operation against the plain generator.
+TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
+  std::mt19937_64 pick(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    Generator a{uint64_t(trial)}, b{uint64_t(trial)};
+    {
+      Pcg64Stream st(b.bit_generator());
+      for (int op = 0; op < 400; ++op) {
+        switch (pick() % 6) {
+          case 0: ASSERT_EQ(st.NextU64(), a.bit_generator().NextU64()); break;
+          case 1: ASSERT_EQ(st.NextU32(), a.bit_generator().NextU32()); break;
+          case 2: ASSERT_EQ(st.NextDouble(), a.bit_generator().NextDouble()); break;
+          case 3: {
+            const size_t n = size_t(pick() % 700);
+            std::vector<uint64_t> got(n);
+            st.Fill64(got.data(), n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], a.bit_generator().NextU64());
+            break;
+          }
+          case 4: {
+            const uint64_t n = pick() % 700;
+            st.Skip64(n);
+            for (uint64_t i = 0; i < n; ++i) a.bit_generator().NextU64();
+            break;
+          }
+          case 5: {
+            const uint64_t max = pick() % 5 == 0 ? (uint64_t{1} << 40) + pick() % 1000 : pick() % 100000;
+            ASSERT_EQ(IntervalFrom(st, max), a.Interval(max));
+            ASSERT_EQ(BoundedFrom(st, max), a.Bounded(max));
+            break;
+          }
+        }
+        if (op % 97 == 0) st.Commit();  // committing mid-way keeps the stream going
+      }
+    }
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+}
+
+TEST(Pcg64Stream, ShuffleFromEqualsShuffle) {
+  Generator a(5), b(5);
+  std::vector<int64_t> x(5000), y(5000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = y[i] = int64_t(i);
+  a.Shuffle(x);
+  {
+    Pcg64Stream st(b.bit_generator());
+    ShuffleFrom(st, std::span<int64_t>(y));
+  }
+  EXPECT_EQ(x, y);
+  ExpectSameState(a.bit_generator(), b.bit_generator());
+}
+
+}  // namespace
+}  // namespace sluice::numpy
