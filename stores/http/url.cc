@@ -14,11 +14,31 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// Query parameters whose values are credentials: presigned S3/GCS URLs,
+// Azure SAS signatures, OAuth2 codes and tokens, API keys. Names match
+// case-insensitively and exactly, plus any name ending in "token",
+// "secret", "password" or "signature" that is not a pagination cursor.
+// Everything else (max-keys, prefix, X-Amz-Date, sv/se/sp of a SAS, ...)
+// stays readable in errors.
 bool IsSecretParam(std::string_view key) {
   std::string k = Lower(key);
-  for (std::string_view needle : {"sig", "token", "credential", "key", "secret",
-                                  "auth", "password", "session"}) {
-    if (k.find(needle) != std::string::npos) return true;
+  for (std::string_view exact :
+       {"x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature",
+        "x-goog-credential", "x-goog-security-token", "signature", "awsaccesskeyid",
+        "googleaccessid", "sig", "code", "access_token", "id_token", "refresh_token",
+        "token", "client_secret", "password", "passwd", "secret", "api_key", "apikey",
+        "key", "auth", "authorization", "x-ms-copy-source-authorization"}) {
+    if (k == exact) return true;
+  }
+  for (std::string_view cursor : {"continuation-token", "continuationtoken", "pagetoken",
+                                  "page_token", "nextpagetoken", "next_page_token"}) {
+    if (k == cursor) return false;
+  }
+  for (std::string_view suffix : {"token", "secret", "password", "signature"}) {
+    if (k.size() >= suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(),
+                                               suffix) == 0) {
+      return true;
+    }
   }
   return false;
 }

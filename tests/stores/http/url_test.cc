@@ -72,6 +72,38 @@ TEST(UrlTest, RedactionHidesSecretQueryValues) {
   EXPECT_EQ(RedactUrl("no scheme?token=abc"), "no scheme?token=REDACTED");
 }
 
+TEST(UrlTest, RedactionKeepsHarmlessQueryParameters) {
+  // Listing and paging parameters, SAS metadata and the non-secret parts of
+  // a presigned URL stay readable; only credential-bearing values go.
+  EXPECT_EQ(RedactUrl("http://h/b?list-type=2&max-keys=1000&prefix=a%2Fb&delimiter=%2F"
+                      "&continuation-token=1AbC&start-after=k&marker=m&pageToken=p"),
+            "http://h/b?list-type=2&max-keys=1000&prefix=a%2Fb&delimiter=%2F"
+            "&continuation-token=1AbC&start-after=k&marker=m&pageToken=p");
+  EXPECT_EQ(RedactUrl("https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                      "&X-Amz-Date=20240101T000000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host"
+                      "&X-Amz-Security-Token=FQo&X-Amz-Signature=ff&uploadId=u1&partNumber=3"),
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            "&X-Amz-Date=20240101T000000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host"
+            "&X-Amz-Security-Token=REDACTED&X-Amz-Signature=REDACTED&uploadId=u1&partNumber=3");
+  EXPECT_EQ(RedactUrl("https://s.googleapis.com/b/o?X-Goog-Credential=c&X-Goog-Signature=s"
+                      "&GoogleAccessId=g&Signature=v&Expires=1&key=AIza&alt=media"),
+            "https://s.googleapis.com/b/o?X-Goog-Credential=REDACTED&X-Goog-Signature=REDACTED"
+            "&GoogleAccessId=REDACTED&Signature=REDACTED&Expires=1&key=REDACTED&alt=media");
+  EXPECT_EQ(RedactUrl("https://a.blob.core.windows.net/c?restype=container&comp=list"
+                      "&maxresults=5&sv=2021-08-06&ss=b&srt=sco&sp=rl&se=2030-01-01"
+                      "&spr=https&skoid=o&sig=abc%3D"),
+            "https://a.blob.core.windows.net/c?restype=container&comp=list"
+            "&maxresults=5&sv=2021-08-06&ss=b&srt=sco&sp=rl&se=2030-01-01"
+            "&spr=https&skoid=o&sig=REDACTED");
+  EXPECT_EQ(RedactUrl("https://h/cb?state=xyz&code=4%2F0Ad&id_token=e&refresh_token=r"
+                      "&client_secret=s&hf_token=t&db_password=p&session=1"),
+            "https://h/cb?state=xyz&code=REDACTED&id_token=REDACTED&refresh_token=REDACTED"
+            "&client_secret=REDACTED&hf_token=REDACTED&db_password=REDACTED&session=1");
+  // Names match case-insensitively; a parameter without '=' is kept as is.
+  EXPECT_EQ(RedactUrl("http://h/x?SIG=1&Access_Token=2&flag&Max-Keys=3"),
+            "http://h/x?SIG=REDACTED&Access_Token=REDACTED&flag&Max-Keys=3");
+}
+
 TEST(UrlTest, ResolvesRedirectTargets) {
   Url base = *ParseUrl("http://h:81/dir/file?q=1");
   EXPECT_EQ(ResolveRedirect(base, "https://o/x")->ToString(), "https://o/x");
