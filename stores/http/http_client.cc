@@ -17,9 +17,12 @@
 #include <exception>
 #include <future>
 #include <random>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -50,6 +53,10 @@ using asio::awaitable;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kChunkBytes = 256 * 1024;
 constexpr size_t kMaxErrorBody = 64 * 1024;
+// Bodies are read in buffers this large and handed to sinks whole: few
+// reads and file writes per byte.
+constexpr size_t kBodyBufferBytes = 1024 * 1024;
+constexpr size_t kMaxPooledBodyBuffers = 64;
 
 const char* HttpMethodName(HttpMethod method) {
   switch (method) {
@@ -138,22 +145,32 @@ struct Connection {
   }
 };
 
-// Beast's stream operations do not all honour per-operation cancellation,
-// so while one is pending the coroutine's cancellation slot cancels the
-// socket itself; the operation then completes with operation_aborted.
+// Cancellation of socket work. Asio hands a cancellation to whichever
+// operation last installed its handler in the coroutine's slot; inside a
+// composed operation (Beast's reads, TLS records) the handler of an
+// operation that already completed may still sit there, and the signal is
+// lost. So socket operations here run with NoCancel() (they install
+// nothing) and this guard's handler stays in the slot for its whole scope:
+// it closes the socket, which ends any pending or later operation on it. A
+// cancellation that arrived while something else held the slot (a sink's
+// file write) is seen by Arm(), which checks the state first. A closed
+// connection is never returned to the pool.
+auto NoCancel() {
+  return asio::as_tuple(asio::bind_cancellation_slot(asio::cancellation_slot(), asio::use_awaitable));
+}
+
 class ScopedCancel {
  public:
-  ScopedCancel(asio::cancellation_slot slot, Connection& conn) : slot_(slot), conn_(&conn) {
+  ScopedCancel(asio::cancellation_state state, Connection& conn)
+      : state_(state), slot_(state.slot()), conn_(&conn) {
     Arm();
   }
-  // Re-installs the handler: an operation that supports cancellation itself
-  // replaces it and clears the slot when it completes.
+  // (Re)installs the handler, or closes at once if cancelled meanwhile.
   void Arm() {
-    if (slot_.is_connected()) {
-      slot_.assign([c = conn_](asio::cancellation_type) {
-        boost::system::error_code ec;
-        c->lowest().socket().cancel(ec);
-      });
+    if (state_.cancelled() != asio::cancellation_type::none) {
+      Close(conn_);
+    } else if (slot_.is_connected()) {
+      slot_.assign([c = conn_](asio::cancellation_type) { Close(c); });
     }
   }
   ~ScopedCancel() {
@@ -163,14 +180,68 @@ class ScopedCancel {
   ScopedCancel& operator=(const ScopedCancel&) = delete;
 
  private:
+  static void Close(Connection* c) {
+    boost::system::error_code ec;
+    c->lowest().socket().close(ec);
+  }
+  asio::cancellation_state state_;
   asio::cancellation_slot slot_;
   Connection* conn_;
 };
 
-awaitable<asio::cancellation_slot> CurrentSlot() {
-  asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
-  co_return state.slot();
+awaitable<asio::cancellation_state> CurrentState() {
+  co_return co_await asio::this_coro::cancellation_state;
 }
+
+// The idle and overall timeouts while a body streams in: one timer for the
+// whole body instead of one per read (Beast's expires_at arms and cancels a
+// timer around every read_some). Reads call Progress(); when no byte came
+// for `idle`, or `deadline` passed, the socket is closed and fired() is set.
+class Watchdog {
+ public:
+  Watchdog(asio::any_io_executor executor, Connection& conn, milliseconds idle,
+           Clock::time_point deadline)
+      : state_(std::make_shared<State>(std::move(executor), conn, idle, deadline)) {
+    state_->last = Clock::now();
+    Arm(state_);
+  }
+  ~Watchdog() {
+    state_->done = true;
+    state_->timer.cancel();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  void Progress() { state_->last = Clock::now(); }
+  bool fired() const { return state_->fired; }
+
+ private:
+  struct State {
+    State(asio::any_io_executor executor, Connection& c, milliseconds i, Clock::time_point d)
+        : timer(std::move(executor)), conn(&c), idle(i), deadline(d) {}
+    asio::steady_timer timer;
+    Connection* conn;
+    milliseconds idle;
+    Clock::time_point deadline;
+    Clock::time_point last;
+    bool done = false;
+    bool fired = false;
+    Clock::time_point Due() const { return std::min(last + idle, deadline); }
+  };
+  static void Arm(std::shared_ptr<State> s) {
+    s->timer.expires_at(s->Due());
+    s->timer.async_wait([s](boost::system::error_code ec) {
+      if (ec || s->done) return;
+      if (Clock::now() < s->Due()) {
+        Arm(s);
+        return;
+      }
+      s->fired = true;
+      boost::system::error_code ignored;
+      s->conn->lowest().socket().close(ignored);
+    });
+  }
+  std::shared_ptr<State> state_;
+};
 
 struct HostPool {
   std::vector<std::unique_ptr<Connection>> idle;
@@ -259,6 +330,32 @@ class HttpClient::Impl {
   const HttpClientOptions options_;
 
  private:
+  // A kBodyBufferBytes buffer from the client's free list (the client runs
+  // on one thread: no lock), returned to it on destruction.
+  class BodyBuffer {
+   public:
+    explicit BodyBuffer(Impl* impl) : impl_(impl) {
+      if (impl_->free_buffers_.empty()) {
+        buf_.reset(new char[kBodyBufferBytes]);
+      } else {
+        buf_ = std::move(impl_->free_buffers_.back());
+        impl_->free_buffers_.pop_back();
+      }
+    }
+    ~BodyBuffer() {
+      if (impl_->free_buffers_.size() < kMaxPooledBodyBuffers) {
+        impl_->free_buffers_.push_back(std::move(buf_));
+      }
+    }
+    BodyBuffer(const BodyBuffer&) = delete;
+    BodyBuffer& operator=(const BodyBuffer&) = delete;
+    char* data() { return buf_.get(); }
+
+   private:
+    Impl* impl_;
+    std::unique_ptr<char[]> buf_;
+  };
+
   class Lease {
    public:
     Lease(Impl* impl, std::string key) : impl_(impl), key_(std::move(key)) {}
@@ -343,6 +440,11 @@ class HttpClient::Impl {
       co_await timer->async_wait(kTuple);
       auto& waiters = pools_[key].waiters;
       waiters.erase(std::remove(waiters.begin(), waiters.end(), timer), waiters.end());
+      // A freed slot also cancels the timer: only the state tells them apart.
+      asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
+      if (state.cancelled() != asio::cancellation_type::none) {
+        co_return Status(StatusCode::kCancelled, "cancelled while waiting for a connection to " + key);
+      }
       if (Clock::now() >= deadline) {
         co_return Status(StatusCode::kDeadlineExceeded,
                          "waited download_timeout for a free connection to " + key);
@@ -384,10 +486,10 @@ class HttpClient::Impl {
     }
 
     conn->tcp = std::make_unique<beast::tcp_stream>(executor_);
-    asio::cancellation_slot slot = co_await CurrentSlot();
+    asio::cancellation_state cancel_state = co_await CurrentState();
     conn->tcp->expires_at(connect_deadline);
-    std::optional<ScopedCancel> cancel1(std::in_place, slot, *conn);
-    auto [cec, endpoint] = co_await conn->tcp->async_connect(endpoints, kTuple);
+    std::optional<ScopedCancel> cancel1(std::in_place, cancel_state, *conn);
+    auto [cec, endpoint] = co_await conn->tcp->async_connect(endpoints, NoCancel());
     cancel1.reset();
     if (cec == beast::error::timeout) co_return timed_out("connecting to");
     if (cec) {
@@ -427,8 +529,8 @@ class HttpClient::Impl {
         conn->tls->set_verify_mode(ssl::verify_none);
       }
       conn->lowest().expires_at(connect_deadline);
-      ScopedCancel cancel2(slot, *conn);
-      auto [hec] = co_await conn->tls->async_handshake(ssl::stream_base::client, kTuple);
+      ScopedCancel cancel2(cancel_state, *conn);
+      auto [hec] = co_await conn->tls->async_handshake(ssl::stream_base::client, NoCancel());
       if (hec == beast::error::timeout) co_return timed_out("TLS handshake with");
       if (hec) {
         if (!conn->verify_error.empty()) {
@@ -587,12 +689,12 @@ class HttpClient::Impl {
   template <typename Stream>
   awaitable<boost::system::error_code> WriteBody(Stream& stream, Connection& conn,
                                                  const Transfer& t, std::string* file_error) {
-    ScopedCancel cancel(co_await CurrentSlot(), conn);
+    ScopedCancel cancel(co_await CurrentState(), conn);
     if (t.request.body_file.empty()) {
       if (t.request.body.empty()) co_return boost::system::error_code();
       conn.lowest().expires_at(Until(options_.idle_timeout, t.deadline));
       cancel.Arm();
-      auto [ec, n] = co_await asio::async_write(stream, asio::buffer(t.request.body), kTuple);
+      auto [ec, n] = co_await asio::async_write(stream, asio::buffer(t.request.body), NoCancel());
       co_return ec;
     }
     asio::random_access_file file(executor_);
@@ -614,7 +716,7 @@ class HttpClient::Impl {
       }
       conn.lowest().expires_at(Until(options_.idle_timeout, t.deadline));
       cancel.Arm();
-      auto [wec, n] = co_await asio::async_write(stream, asio::buffer(chunk.get(), got), kTuple);
+      auto [wec, n] = co_await asio::async_write(stream, asio::buffer(chunk.get(), got), NoCancel());
       if (wec) co_return wec;
       offset += got;
     }
@@ -679,10 +781,10 @@ class HttpClient::Impl {
       msg.set(bhttp::field::content_length, std::to_string(body_size));
     }
 
-    ScopedCancel cancel(co_await CurrentSlot(), conn);
+    ScopedCancel cancel(co_await CurrentState(), conn);
     bhttp::request_serializer<bhttp::empty_body> serializer{msg};
     conn.lowest().expires_at(Until(options_.idle_timeout, t.deadline));
-    auto [wec, wn] = co_await bhttp::async_write_header(stream, serializer, kTuple);
+    auto [wec, wn] = co_await bhttp::async_write_header(stream, serializer, NoCancel());
     std::string file_error;
     if (!wec) wec = co_await WriteBody(stream, conn, t, &file_error);
     if (!file_error.empty()) {
@@ -707,7 +809,7 @@ class HttpClient::Impl {
     if (t.request.method == HttpMethod::kHead) parser.skip(true);
     conn.lowest().expires_at(Until(options_.first_byte_timeout, t.deadline));
     cancel.Arm();
-    auto [hec, hn] = co_await bhttp::async_read_header(stream, conn.buffer, parser, kTuple);
+    auto [hec, hn] = co_await bhttp::async_read_header(stream, conn.buffer, parser, NoCancel());
     if (hec && lease.reused && IsConnectionLoss(hec) && hn == 0) {
       result.outcome = Outcome::kStale;
       result.failure.status = IoError(t.What() + ": reading the response: " + hec.message());
@@ -859,63 +961,24 @@ class HttpClient::Impl {
       co_return result;
     }
 
-    std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
+    bool sized = parser.content_length().has_value() && !parser.chunked();
+    if (sized) co_return co_await ReadSizedBody(stream, lease, parser, t, skip, limit, cancel);
+
+    // Chunked or until-close bodies: Beast parses, into a pooled buffer.
+    BodyBuffer chunk(this);
     while (!parser.is_done()) {
-      parser.get().body().data = chunk.get();
-      parser.get().body().size = kChunkBytes;
+      parser.get().body().data = chunk.data();
+      parser.get().body().size = kBodyBufferBytes;
       conn.lowest().expires_at(Until(options_.idle_timeout, t.deadline));
       cancel.Arm();
-      auto [rec, rn] = co_await bhttp::async_read(stream, conn.buffer, parser, kTuple);
+      auto [rec, rn] = co_await bhttp::async_read(stream, conn.buffer, parser, NoCancel());
       if (rec == bhttp::error::need_buffer) rec = {};
-      size_t got = kChunkBytes - parser.get().body().size;
-      std::string_view data(chunk.get(), got);
-      if (skip > 0) {
-        size_t drop = static_cast<size_t>(std::min<uint64_t>(skip, data.size()));
-        data.remove_prefix(drop);
-        skip -= drop;
-      }
-      if (limit && data.size() > *limit) data = data.substr(0, static_cast<size_t>(*limit));
-      if (!data.empty()) {
-        if (limit) *limit -= data.size();
-        if (t.buffer != nullptr) {
-          if (t.buffer->size() + data.size() > options_.max_buffered_body) {
-            result.outcome = Outcome::kFail;
-            result.failure.status = OutOfRangeError(
-                t.What() + ": body larger than max_buffered_body (" +
-                std::to_string(options_.max_buffered_body) + " bytes); stream it to a sink");
-            co_return result;
-          }
-          t.buffer->append(data);
-        } else {
-          Status s = co_await (*t.sink)(data);
-          if (!s.ok()) {
-            result.outcome = Outcome::kFail;
-            result.failure.status = s;
-            co_return result;
-          }
-        }
-        t.delivered += data.size();
-        t.response.body_bytes = t.delivered;
+      size_t got = kBodyBufferBytes - parser.get().body().size;
+      if (!co_await Deliver(t, std::string_view(chunk.data(), got), skip, limit, result)) {
+        co_return result;
       }
       if (rec) {
-        std::string during = "reading the body (" + std::to_string(t.delivered) + " bytes";
-        if (t.abs_last) {
-          during += " of " + std::to_string(*t.abs_last - t.abs_first.value_or(0) + 1);
-        }
-        during += " received)";
-        if (rec == bhttp::error::partial_message) {
-          result.failure.retryable = true;
-          result.failure.status = IoError(t.What() + ": " + during +
-                                          ": connection closed before the end of the body "
-                                          "(truncated)");
-        } else {
-          result.failure = TransportFailure(t, during.c_str(), rec, options_.idle_timeout,
-                                            "idle_timeout");
-        }
-        // Can the next attempt resume? Only GETs, only by range.
-        if (t.request.method != HttpMethod::kGet) {
-          result.outcome = Outcome::kFail;
-        }
+        BodyError(t, rec == bhttp::error::partial_message, rec, result);
         co_return result;
       }
     }
@@ -930,19 +993,141 @@ class HttpClient::Impl {
     co_return result;
   }
 
+  // A body of known Content-Length (the common case: every ranged GET).
+  // Beast only parsed the header; the body is read straight from the
+  // stream into large pooled buffers (no parser copy, no per-read timer:
+  // a Watchdog enforces the idle and overall timeouts) and handed on one
+  // full buffer at a time.
+  template <typename Stream>
+  awaitable<AttemptResult> ReadSizedBody(Stream& stream, Lease& lease,
+                                         bhttp::response_parser<bhttp::buffer_body>& parser,
+                                         Transfer& t, uint64_t skip,
+                                         std::optional<uint64_t> limit, ScopedCancel& cancel) {
+    Connection& conn = *lease.conn;
+    AttemptResult result;
+    result.outcome = Outcome::kRetry;
+    uint64_t wire_left = *parser.content_length();
+    conn.lowest().expires_never();
+    Watchdog dog(executor_, conn, options_.idle_timeout, t.deadline);
+    BodyBuffer buf(this);
+    // Body bytes Beast read together with the header.
+    size_t fill = static_cast<size_t>(
+        std::min<uint64_t>({conn.buffer.size(), wire_left, kBodyBufferBytes}));
+    asio::buffer_copy(asio::buffer(buf.data(), fill), conn.buffer.data());
+    conn.buffer.consume(fill);
+    wire_left -= fill;
+    boost::system::error_code rec;
+    for (;;) {
+      while (fill < kBodyBufferBytes && wire_left > 0) {
+        size_t want = static_cast<size_t>(std::min<uint64_t>(kBodyBufferBytes - fill, wire_left));
+        size_t n = 0;
+        if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+          // The socket itself: Beast's stream would add a timer per read.
+          std::tie(rec, n) = co_await conn.lowest().socket().async_read_some(
+              asio::buffer(buf.data() + fill, want), NoCancel());
+        } else {
+          std::tie(rec, n) = co_await stream.async_read_some(
+              asio::buffer(buf.data() + fill, want), NoCancel());
+        }
+        fill += n;
+        wire_left -= n;
+        if (n > 0) dog.Progress();
+        if (rec) break;
+      }
+      if (!co_await Deliver(t, std::string_view(buf.data(), fill), skip, limit, result)) {
+        co_return result;
+      }
+      fill = 0;
+      if (rec || wire_left == 0) break;
+      cancel.Arm();  // a sink's own operation may have taken the slot
+    }
+    if (rec) {
+      if (dog.fired()) rec = beast::error::timeout;
+      bool closed = rec == asio::error::eof || rec == ssl::error::stream_truncated;
+      BodyError(t, closed, rec, result);
+      co_return result;
+    }
+    if (limit && *limit > 0) {
+      result.failure.retryable = true;
+      result.failure.status = IoError(t.What() + ": body ended " + std::to_string(*limit) +
+                                      " bytes short of the requested range (truncated)");
+      co_return result;
+    }
+    lease.Release(parser.keep_alive() && conn.buffer.size() == 0);
+    result.outcome = Outcome::kDone;
+    co_return result;
+  }
+
+  // Hands body bytes on, in order: drops the first `skip` bytes (a server
+  // that ignored the Range) and anything past `limit`, then appends to the
+  // buffered body or awaits the sink. False: `result` says why.
+  awaitable<bool> Deliver(Transfer& t, std::string_view data, uint64_t& skip,
+                          std::optional<uint64_t>& limit, AttemptResult& result) {
+    if (skip > 0) {
+      size_t drop = static_cast<size_t>(std::min<uint64_t>(skip, data.size()));
+      data.remove_prefix(drop);
+      skip -= drop;
+    }
+    if (limit && data.size() > *limit) data = data.substr(0, static_cast<size_t>(*limit));
+    if (data.empty()) co_return true;
+    if (limit) *limit -= data.size();
+    if (t.buffer != nullptr) {
+      if (t.buffer->size() + data.size() > options_.max_buffered_body) {
+        result.outcome = Outcome::kFail;
+        result.failure.status = OutOfRangeError(
+            t.What() + ": body larger than max_buffered_body (" +
+            std::to_string(options_.max_buffered_body) + " bytes); stream it to a sink");
+        co_return false;
+      }
+      t.buffer->append(data);
+    } else {
+      Status s = co_await (*t.sink)(data);
+      if (!s.ok()) {
+        result.outcome = Outcome::kFail;
+        result.failure.status = s;
+        co_return false;
+      }
+    }
+    t.delivered += data.size();
+    t.response.body_bytes = t.delivered;
+    co_return true;
+  }
+
+  // The failure of a body read that stopped early: `closed` when the
+  // server closed the connection (truncation), else a transport error or
+  // timeout. Only GETs can resume (by range) on the next attempt.
+  void BodyError(const Transfer& t, bool closed, const boost::system::error_code& ec,
+                 AttemptResult& result) {
+    std::string during = "reading the body (" + std::to_string(t.delivered) + " bytes";
+    if (t.abs_last) {
+      during += " of " + std::to_string(*t.abs_last - t.abs_first.value_or(0) + 1);
+    }
+    during += " received)";
+    if (closed) {
+      result.failure.retryable = true;
+      result.failure.status = IoError(t.What() + ": " + during +
+                                      ": connection closed before the end of the body "
+                                      "(truncated)");
+    } else {
+      result.failure = TransportFailure(t, during.c_str(), ec, options_.idle_timeout,
+                                        "idle_timeout");
+    }
+    if (t.request.method != HttpMethod::kGet) result.outcome = Outcome::kFail;
+  }
+
   // Reads up to kMaxErrorBody bytes of an error response's body.
   template <typename Stream>
   awaitable<void> ReadSmallBody(Stream& stream, Connection& conn,
                                 bhttp::response_parser<bhttp::buffer_body>& parser,
                                 const Transfer& t, std::string* out) {
-    ScopedCancel cancel(co_await CurrentSlot(), conn);
+    ScopedCancel cancel(co_await CurrentState(), conn);
     std::string buf(kMaxErrorBody, '\0');
     while (!parser.is_done() && out->size() < kMaxErrorBody) {
       parser.get().body().data = buf.data();
       parser.get().body().size = buf.size() - out->size();
       conn.lowest().expires_at(Until(options_.idle_timeout, t.deadline));
       cancel.Arm();
-      auto [ec, n] = co_await bhttp::async_read(stream, conn.buffer, parser, kTuple);
+      auto [ec, n] = co_await bhttp::async_read(stream, conn.buffer, parser, NoCancel());
       size_t got = buf.size() - out->size() - parser.get().body().size;
       out->append(buf.data(), got);
       if (ec && ec != bhttp::error::need_buffer) break;
@@ -952,6 +1137,7 @@ class HttpClient::Impl {
   ssl::context ssl_;
   std::unordered_map<std::string, HostPool> pools_;
   std::mt19937_64 rng_;
+  std::vector<std::unique_ptr<char[]>> free_buffers_;
   std::atomic<uint64_t> opened_{0}, reused_{0}, stale_{0}, retries_{0};
 };
 
