@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bindings/c/c_api_internal.h"
+#include "engine/upload/shard_uploader.h"
 #include "formats/mds/column_encoder.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
@@ -22,6 +23,10 @@ struct sluice_writer {
   std::vector<std::string_view> fields;  // reused across writes (MDS)
   std::vector<sluice::TextValue> values; // reused across writes (text formats)
   const std::vector<sluice::TextColumn>* text_columns = nullptr;  // stored order
+  // With a remote: uploads each shard once written; shards_queued counts
+  // the core's shard entries already handed to it.
+  std::unique_ptr<sluice::ShardUploader> uploader;
+  size_t shards_queued = 0;
 };
 
 namespace {
@@ -105,30 +110,38 @@ std::vector<sluice::TextColumn> TextColumnsOf(
   return out;
 }
 
-// Opens the JSON / CSV / TSV writer for `format` into `w`.
+// Opens the JSON / CSV / TSV / XSV writer for `format` into `w`.
 sluice::Status OpenTextWriter(sluice_writer* w, const std::string& format,
                               const std::string& out_dir,
                               const std::vector<std::pair<std::string, std::string>>& columns,
-                              const sluice::ShardedWriterOptions& opts) {
+                              const sluice::ShardedWriterOptions& opts,
+                              const sluice_writer_options* o) {
+  const std::string newline = o && o->newline ? o->newline : "\n";
+  if (format == "json" && o && o->separator) {
+    return sluice::InvalidArgumentError("sluice_writer_open: format 'json' takes no separator");
+  }
   sluice::Status status;
   std::vector<sluice::TextColumn> text_columns = TextColumnsOf(columns, &status);
   if (!status.ok()) return status;
   if (format == "json") {
-    sluice::JsonlWriterOptions o;
-    o.columns = std::move(text_columns);
-    o.compression = opts.compression;
-    o.hashes = opts.hashes;
-    o.size_limit = opts.size_limit;
-    SLUICE_ASSIGN_OR_RETURN(w->jsonl, sluice::JsonlWriter::Create(out_dir, std::move(o)));
+    sluice::JsonlWriterOptions j;
+    j.columns = std::move(text_columns);
+    j.newline = newline;
+    j.compression = opts.compression;
+    j.hashes = opts.hashes;
+    j.size_limit = opts.size_limit;
+    SLUICE_ASSIGN_OR_RETURN(w->jsonl, sluice::JsonlWriter::Create(out_dir, std::move(j)));
     w->text_columns = &w->jsonl->columns();
   } else {
-    sluice::XsvWriterOptions o;
-    o.format = format;
-    o.columns = std::move(text_columns);
-    o.compression = opts.compression;
-    o.hashes = opts.hashes;
-    o.size_limit = opts.size_limit;
-    SLUICE_ASSIGN_OR_RETURN(w->xsv, sluice::XsvWriter::Create(out_dir, std::move(o)));
+    sluice::XsvWriterOptions x;
+    x.format = format;
+    x.separator = o && o->separator ? o->separator : "";
+    x.newline = newline;
+    x.columns = std::move(text_columns);
+    x.compression = opts.compression;
+    x.hashes = opts.hashes;
+    x.size_limit = opts.size_limit;
+    SLUICE_ASSIGN_OR_RETURN(w->xsv, sluice::XsvWriter::Create(out_dir, std::move(x)));
     w->text_columns = &w->xsv->columns();
   }
   MapColumns(w, columns, *w->text_columns, [](const sluice::TextColumn& c) { return c.name; });
@@ -168,6 +181,61 @@ sluice::Status ParseTextField(const sluice::TextColumn& column, std::string_view
   return sluice::InternalError("sluice_writer_write: unknown text encoding");
 }
 
+const sluice::ShardedWriter& Core(const sluice_writer* w) {
+  if (w->jsonl) return w->jsonl->core();
+  if (w->xsv) return w->xsv->core();
+  return w->mds->core();
+}
+
+// Hands the shards written since the last call to the uploader: the stored
+// (compressed if any) data file, then the meta file, as Mosaic uploads them.
+sluice::Status QueueNewShards(sluice_writer* w) {
+  if (!w->uploader) return sluice::Status();
+  const auto& shards = Core(w).shards();
+  for (; w->shards_queued < shards.size(); ++w->shards_queued) {
+    const sluice::ShardEntry& e = shards[w->shards_queued];
+    SLUICE_RETURN_IF_ERROR(
+        w->uploader->Enqueue(e.zip_data ? e.zip_data->basename : e.raw_data.basename));
+    if (e.raw_meta) {
+      SLUICE_RETURN_IF_ERROR(
+          w->uploader->Enqueue(e.zip_meta ? e.zip_meta->basename : e.raw_meta->basename));
+    }
+  }
+  return sluice::Status();
+}
+
+// Opens the uploader of `o->remote` for local folder `out_dir`.
+sluice::Status OpenUploader(sluice_writer* w, const std::string& out_dir,
+                            const sluice_writer_options* o) {
+  if (o == nullptr || o->remote == nullptr) return sluice::Status();
+  sluice::ShardUploaderOptions up;
+  up.local_dir = out_dir;
+  up.remote = o->remote;
+  up.keep_local = o->keep_local != 0;
+  up.max_workers = o->max_workers;
+  up.store.download_retry = o->upload_attempts == 0 ? 1 : static_cast<int>(o->upload_attempts) - 1;
+  SLUICE_ASSIGN_OR_RETURN(w->uploader, sluice::ShardUploader::Open(std::move(up)));
+  return sluice::Status();
+}
+
+// Writes the last shard and index.json, then uploads what remains: shards
+// first, index.json once they are all up (a reader never sees an index
+// whose shards are missing).
+sluice::Status FinishWriter(sluice_writer* w) {
+  if (w->jsonl) {
+    SLUICE_RETURN_IF_ERROR(w->jsonl->Finish());
+  } else if (w->xsv) {
+    SLUICE_RETURN_IF_ERROR(w->xsv->Finish());
+  } else {
+    SLUICE_RETURN_IF_ERROR(w->mds->Finish());
+  }
+  if (!w->uploader) return sluice::Status();
+  SLUICE_RETURN_IF_ERROR(QueueNewShards(w));
+  SLUICE_RETURN_IF_ERROR(w->uploader->Wait());
+  SLUICE_RETURN_IF_ERROR(w->uploader->Enqueue("index.json"));
+  return w->uploader->Wait();
+}
+
 }  // namespace
 
 extern "C" {
@@ -183,10 +251,15 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     }
     *out = nullptr;
     std::string format = options && options->format ? options->format : "mds";
-    if (format != "mds" && format != "json" && format != "csv" && format != "tsv") {
+    if (format != "mds" && format != "json" && format != "csv" && format != "tsv" &&
+        format != "xsv") {
       return Fail(sluice::UnimplementedError("sluice_writer_open: format '" + format +
                                              "' is not available through the C ABI "
-                                             "(only 'mds', 'json', 'csv', 'tsv')"));
+                                             "(only 'mds', 'json', 'csv', 'tsv', 'xsv')"));
+    }
+    if (format == "mds" && options && (options->newline || options->separator)) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_writer_open: format 'mds' takes no newline or separator"));
     }
     std::vector<std::pair<std::string, std::string>> columns;
     for (uint32_t i = 0; i < num_columns; ++i) {
@@ -200,14 +273,17 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     if (!opts.ok()) return Fail(opts.status().WithContext("sluice_writer_open"));
     if (format != "mds") {
       auto w = std::make_unique<sluice_writer>();
-      auto st = OpenTextWriter(w.get(), format, out_dir, columns, *opts);
-      if (!st.ok()) return Fail(st);
+      auto st = OpenTextWriter(w.get(), format, out_dir, columns, *opts, options);
+      if (st.ok()) st = OpenUploader(w.get(), out_dir, options);
+      if (!st.ok()) return Fail(st.WithContext("sluice_writer_open"));
       *out = w.release();
       return SLUICE_OK;
     }
     auto mds = sluice::MdsWriter::Create(out_dir, columns, *opts);
     if (!mds.ok()) return Fail(mds.status());
     auto w = std::make_unique<sluice_writer>();
+    auto up = OpenUploader(w.get(), out_dir, options);
+    if (!up.ok()) return Fail(up.WithContext("sluice_writer_open"));
     w->mds = std::move(*mds);
     const auto& stored = w->mds->columns();
     for (const auto& [name, enc] : columns) {
@@ -241,25 +317,36 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
         auto st = ParseTextField((*w->text_columns)[s], View(fields[i]), &w->values[s]);
         if (!st.ok()) return Fail(st);
       }
-      return sluice::capi::Check(w->jsonl ? w->jsonl->Write(w->values) : w->xsv->Write(w->values));
+      auto st = w->jsonl ? w->jsonl->Write(w->values) : w->xsv->Write(w->values);
+      if (st.ok()) st = QueueNewShards(w);
+      return sluice::capi::Check(st);
     }
     for (uint32_t i = 0; i < num_fields; ++i) {
       w->fields[w->given_to_stored[i]] = View(fields[i]);
     }
-    return sluice::capi::Check(w->mds->WriteFields(w->fields));
+    auto st = w->mds->WriteFields(w->fields);
+    if (st.ok()) st = QueueNewShards(w);
+    return sluice::capi::Check(st);
   });
 }
 
 sluice_status sluice_writer_finish(sluice_writer* w) {
   return Guard("sluice_writer_finish", [&] {
     if (w == nullptr) return NullArgument("sluice_writer_finish", "w");
-    if (w->jsonl) return sluice::capi::Check(w->jsonl->Finish());
-    if (w->xsv) return sluice::capi::Check(w->xsv->Finish());
-    return sluice::capi::Check(w->mds->Finish());
+    return sluice::capi::Check(FinishWriter(w));
   });
 }
 
 void sluice_writer_close(sluice_writer* w) { delete w; }
+
+sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, uint64_t* bytes) {
+  return Guard("sluice_writer_uploaded", [&] {
+    if (w == nullptr) return NullArgument("sluice_writer_uploaded", "w");
+    if (files) *files = w->uploader ? w->uploader->files_uploaded() : 0;
+    if (bytes) *bytes = w->uploader ? w->uploader->bytes_uploaded() : 0;
+    return SLUICE_OK;
+  });
+}
 
 sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap,
                                   uint64_t* len) {

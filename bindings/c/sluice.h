@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a signature or struct layout here changes. */
-#define SLUICE_ABI_VERSION 1
+#define SLUICE_ABI_VERSION 2
 
 typedef enum sluice_status {
   SLUICE_OK = 0,
@@ -123,18 +123,39 @@ sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sl
 
 typedef struct sluice_writer sluice_writer;
 
+/* Zero-initialise and set what you need: every zero field means its default. */
 typedef struct sluice_writer_options {
-  const char* format;            /* "mds" (NULL = "mds"), "json", "csv", "tsv" */
+  const char* format;            /* "mds" (NULL = "mds"), "json", "csv", "tsv", "xsv" */
   const char* compression;       /* NULL = none; "zstd", "zstd:19", "br", "gz", "bz2", "snappy" */
   const char* const* hashes;     /* algorithm names, e.g. "sha1", "xxh64" */
   uint32_t num_hashes;
   uint64_t size_limit;           /* bytes; 0 = Mosaic's default (1 << 26) */
   uint32_t no_size_limit;        /* 1 = one shard whatever the size (size_limit=None) */
+  /* Text formats (json, csv, tsv, xsv): the line terminator, NULL = "\n"
+   * (Mosaic's `newline`); recorded as "newline" in index.json. */
+  const char* newline;
+  /* xsv only, required there (Mosaic's XSVWriter `separator`); csv (",")
+   * and tsv ("\t") have their own: leave NULL. */
+  const char* separator;
+  /* NULL = local only. Otherwise a remote folder (s3://, gs://, azure://,
+   * file://, dbfs:/Volumes/..., or a local path): every shard file is
+   * uploaded to <remote>/<basename> in the background as soon as it is
+   * finished, at most `max_workers` at once, and index.json last, once
+   * every shard is up (sluice_writer_finish waits for all of it). Upload
+   * errors name the local file and the redacted remote URL; the first one
+   * is returned by the next sluice_writer_write or sluice_writer_finish.
+   * Credentials come from the store's environment variables. */
+  const char* remote;
+  uint32_t keep_local;           /* with remote: 1 = keep local files once uploaded */
+  uint32_t max_workers;          /* with remote: concurrent uploads; 0 = min(32, cpus + 4) */
+  uint32_t upload_attempts;      /* with remote: attempts per request (Mosaic's `retry`); 0 = 2 */
 } sluice_writer_options;
 
-/* Opens a writer into folder `out_dir` (created if missing). Columns are
- * given in any order; MDS stores them sorted by name as Mosaic does.
- * `options` may be NULL for an uncompressed MDS writer with defaults. */
+/* Opens a writer into folder `out_dir` (created if missing; with `remote`
+ * the local staging folder). Columns are given in any order; MDS stores
+ * them sorted by name as Mosaic does. `options` may be NULL for an
+ * uncompressed MDS writer with defaults. A remote that cannot be opened
+ * (unknown scheme, missing credentials) fails here. */
 sluice_status sluice_writer_open(const char* out_dir, const char* const* column_names,
                                  const char* const* column_encodings, uint32_t num_columns,
                                  const sluice_writer_options* options, sluice_writer** out);
@@ -145,12 +166,33 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
  * copied before the call returns. */
 sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
 
-/* Writes the last shard and index.json. Further writes fail. */
+/* Writes the last shard and index.json; with a remote, waits until every
+ * file is uploaded (index.json last). Further writes fail. */
 sluice_status sluice_writer_finish(sluice_writer* w);
 
 /* Frees the writer. Shards already written stay; index.json exists only if
- * sluice_writer_finish succeeded. */
+ * sluice_writer_finish succeeded. Queued uploads are dropped; those in
+ * flight are waited for. */
 void sluice_writer_close(sluice_writer* w);
+
+/* With a remote: files and bytes uploaded so far (0 without one). */
+sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, uint64_t* bytes);
+
+/* Small whole objects in a remote folder (e.g. index.json for merge_index
+ * over remote sub-datasets). `folder_url`: any URL a writer's `remote`
+ * takes; `key`: a relative name inside it ("part0/index.json"). Each call
+ * blocks until done. Credentials come from the store's environment. */
+
+/* Reads object `key`; *data (caller frees with sluice_free, NUL-terminated
+ * for convenience) and *size. SLUICE_ENOTFOUND if it does not exist. */
+sluice_status sluice_remote_read(const char* folder_url, const char* key, char** data,
+                                 uint64_t* size);
+/* Writes `size` bytes as object `key`, replacing it. */
+sluice_status sluice_remote_write(const char* folder_url, const char* key, const uint8_t* data,
+                                  uint64_t size);
+/* Keys of every object under `prefix` ("" or NULL = all) as a JSON array of
+ * strings, sorted; caller frees *keys_json with sluice_free. */
+sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
 /* Encodes a scalar for an MDS column of encoding `encoding` into `buf`
  * (capacity `cap`), setting *len. Out-of-range values are SLUICE_EINVAL. */

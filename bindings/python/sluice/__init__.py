@@ -8,10 +8,11 @@ from sluice.local import LocalDataset
 from sluice.merge import merge_index
 from sluice.plan import Plan
 from sluice import engine
-from sluice.writer import CSVWriter, JSONWriter, MDSWriter, TSVWriter, parse_size_limit
+from sluice.writer import (CSVWriter, JSONWriter, MDSWriter, TSVWriter, XSVWriter,
+                           parse_size_limit)
 
 __all__ = ['StreamingDataset', 'Stream', 'LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter',
-           'TSVWriter', 'merge_index', 'dataframe_to_mds', 'Plan', 'parse_size_limit',
+           'TSVWriter', 'XSVWriter', 'merge_index', 'dataframe_to_mds', 'Plan', 'parse_size_limit',
            '__version__']
 
 try:

@@ -9,7 +9,7 @@ dynamic loader's search path.
 import ctypes
 import os
 
-ABI_VERSION = 1  # SLUICE_ABI_VERSION of the sluice.h this package was written against
+ABI_VERSION = 2  # SLUICE_ABI_VERSION of the sluice.h this package was written against
 
 # sluice_status codes (bindings/c/sluice.h).
 OK = 0
@@ -61,7 +61,10 @@ class NDArray(ctypes.Structure):
 class WriterOptions(ctypes.Structure):
     _fields_ = [('format', ctypes.c_char_p), ('compression', ctypes.c_char_p),
                 ('hashes', ctypes.POINTER(ctypes.c_char_p)), ('num_hashes', ctypes.c_uint32),
-                ('size_limit', ctypes.c_uint64), ('no_size_limit', ctypes.c_uint32)]
+                ('size_limit', ctypes.c_uint64), ('no_size_limit', ctypes.c_uint32),
+                ('newline', ctypes.c_char_p), ('separator', ctypes.c_char_p),
+                ('remote', ctypes.c_char_p), ('keep_local', ctypes.c_uint32),
+                ('max_workers', ctypes.c_uint32), ('upload_attempts', ctypes.c_uint32)]
 
 
 def _candidates():
@@ -134,6 +137,13 @@ _proto('sluice_writer_open', _status, ctypes.c_char_p, _P(ctypes.c_char_p), _P(c
 _proto('sluice_writer_write', _status, ctypes.c_void_p, _P(Bytes), ctypes.c_uint32)
 _proto('sluice_writer_finish', _status, ctypes.c_void_p)
 _proto('sluice_writer_close', None, ctypes.c_void_p)
+_proto('sluice_writer_uploaded', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
+       _P(ctypes.c_uint64))
+_proto('sluice_remote_read', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p),
+       _P(ctypes.c_uint64))
+_proto('sluice_remote_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+       ctypes.c_uint64)
+_proto('sluice_remote_list', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p))
 for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
                    ('double', ctypes.c_double)):
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),

@@ -9,11 +9,12 @@ or a pandas DataFrame (one partition).
 """
 import decimal
 import os
+import shutil
 
 import numpy as np
 
 from sluice.merge import merge_index as _merge_index
-from sluice.writer import MDSWriter
+from sluice.writer import MDSWriter, resolve_out
 
 __all__ = ['dataframe_to_mds', 'infer_dataframe_schema', 'SPARK_TO_MDS', 'PANDAS_TO_MDS']
 
@@ -120,13 +121,24 @@ def infer_dataframe_schema(dataframe, user_defined_cols=None):
     return cols
 
 
+def _partition_out(out, index):
+    """The `out` of partition `index`: <local>/<index>, and <remote>/<index>
+    when there is a remote."""
+    local, remote = out
+    part = os.path.join(local, str(index))
+    return (part, remote.rstrip('/') + '/' + str(index)) if remote else part
+
+
 def _write_partition(rows, out, mds_kwargs):
-    """Writes `rows` (an iterable of dicts) into `out`; returns its index.json path."""
+    """Writes `rows` (an iterable of dicts) into `out` (a folder or a (local,
+    remote) pair); returns its index.json as merge_index takes it."""
     kwargs = dict(mds_kwargs)
     kwargs['out'] = out
     with MDSWriter(**kwargs) as w:
         for row in rows:
             w.write(row)
+    if isinstance(out, tuple):
+        return (os.path.join(out[0], 'index.json'), out[1] + '/index.json')
     return os.path.join(out, 'index.json')
 
 
@@ -139,16 +151,17 @@ def _pandas_rows(pdf, columns, udf_iterable, udf_kwargs):
 
 
 def _write_pandas_partition(pdf, index, out, mds_kwargs, udf_iterable, udf_kwargs):
-    part = os.path.join(out, str(index))
     rows = _pandas_rows(pdf, mds_kwargs['columns'], udf_iterable, udf_kwargs)
-    return _write_partition(rows, part, mds_kwargs)
+    return _write_partition(rows, _partition_out(out, index), mds_kwargs)
 
 
 def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=None,
                      udf_kwargs=None):
-    """Writes `dataframe` as MDS under mds_kwargs['out'] (a local folder), one
-    sub-folder per partition, and merges their indexes into out/index.json
-    when merge_index. Returns (out, fail_count) as Mosaic's.
+    """Writes `dataframe` as MDS under mds_kwargs['out'], one sub-folder per
+    partition, and merges their indexes into out/index.json when merge_index.
+    `out` is a local folder, a remote URL (partitions are staged in a
+    temporary folder and uploaded) or a (local, remote) pair, as Mosaic's.
+    Returns (out, fail_count).
 
     mds_kwargs: MDSWriter arguments; `columns` is inferred from the schema when
     absent (required with udf_iterable, whose output has its own columns).
@@ -161,19 +174,19 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     if 'out' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: mds_kwargs must give `out`')
     out = mds_kwargs['out']
-    if isinstance(out, (tuple, list)):
-        if out[1]:
-            raise NotImplementedError('sluice: dataframe_to_mds to a remote needs the remote '
-                                      'stores, which the C ABI does not offer yet')
-        out = out[0]
+    local, remote = resolve_out(out)
+    keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote
     if udf_iterable is not None and 'columns' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: with udf_iterable, mds_kwargs must give `columns`')
     if udf_iterable is None:
         mds_kwargs['columns'] = infer_dataframe_schema(dataframe, mds_kwargs.get('columns'))
     mds_kwargs.pop('out')
-    if os.path.isdir(out) and os.listdir(out):
-        raise FileExistsError(f'Directory is not empty: {out}')
-    os.makedirs(out, exist_ok=True)
+    if merge_index and remote:
+        mds_kwargs['keep_local'] = True  # the merge reads the partitions' local indexes
+    if os.path.isdir(local) and os.listdir(local):
+        raise FileExistsError(f'Directory is not empty: {local}')
+    os.makedirs(local, exist_ok=True)
+    out = (local, remote)
 
     if _is_spark(dataframe):
         columns = list(mds_kwargs['columns'])
@@ -185,7 +198,7 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
                 samples = udf_iterable(pdf, **(udf_kwargs or {}))
             else:
                 samples = ({c: r[c] for c in columns} for r in rows)
-            yield _write_partition(samples, os.path.join(out, str(index)), mds_kwargs)
+            yield _write_partition(samples, _partition_out(out, index), mds_kwargs)
 
         index_files = dataframe.rdd.mapPartitionsWithIndex(spark_partition).collect()
     elif _is_dask(dataframe):
@@ -203,4 +216,6 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
                         f'{type(dataframe).__name__}')
     if merge_index:
         _merge_index(index_files, out)
-    return out, 0
+    if not keep_local:
+        shutil.rmtree(local, ignore_errors=True)
+    return (local, remote) if remote else local, 0

@@ -1,67 +1,185 @@
 """merge_index: one index.json over several sub-datasets, as Mosaic's
 merge_index writes it ({"version": 2, "shards": [...]}, keys unsorted, each
-basename prefixed with its partition's folder name)."""
+basename prefixed with its partition's folder name).
+
+Sub-indexes and the output may be local folders, remote URLs (any store
+libsluice.so knows: s3://, gs://, azure://, file://, dbfs:/Volumes, ...) or
+(local, remote) pairs; remote index.json files are read and the merged one is
+written through the C ABI's sluice_remote_* calls.
+"""
+import ctypes
 import json
 import os
-import re
+import shutil
+
+from sluice import _lib
+from sluice.writer import is_remote
 
 __all__ = ['merge_index']
 
 _FILE_KEYS = ('raw_data', 'zip_data', 'raw_meta', 'zip_meta')
+_INDEX = 'index.json'
 
 
-def _local(path):
+def _split_url(url):
+    """(folder URL, last name) of an object URL."""
+    url = url.rstrip('/')
+    folder, _, name = url.rpartition('/')
+    if not folder or not name:
+        raise ValueError(f'merge_index: {url!r} does not name an object inside a folder')
+    return folder, name
+
+
+def remote_read(folder, key):
+    data, size = ctypes.c_void_p(), ctypes.c_uint64()
+    _lib.check(_lib.lib.sluice_remote_read(folder.encode(), key.encode(), ctypes.byref(data),
+                                           ctypes.byref(size)), 'merge_index')
+    try:
+        return ctypes.string_at(data, size.value)
+    finally:
+        _lib.lib.sluice_free(data)
+
+
+def remote_write(folder, key, payload):
+    _lib.check(_lib.lib.sluice_remote_write(folder.encode(), key.encode(), payload,
+                                            len(payload)), 'merge_index')
+
+
+def remote_list(folder, prefix=''):
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_remote_list(folder.encode(), prefix.encode(), ctypes.byref(out)),
+               'merge_index')
+    try:
+        return json.loads(ctypes.string_at(out))
+    finally:
+        _lib.lib.sluice_free(out)
+
+
+def _parent_name(path):
+    """The folder name an index.json sits in: its shards' prefix."""
+    return path.rstrip('/').rsplit('/', 2)[-2] if '/' in path.rstrip('/') else ''
+
+
+def _local_index(path):
     path = str(path)
-    if path.startswith('file://'):
-        return path[len('file://'):]
-    if re.match(r'^[a-zA-Z][a-zA-Z0-9+.-]*://', path):
-        raise NotImplementedError(f'sluice: merge_index over the remote {path!r} needs the remote '
-                                  'stores, which the C ABI does not offer yet')
-    return path
+    if path.startswith('file://') and not os.path.exists(path):
+        path = path[len('file://'):]
+    return os.path.join(path, _INDEX) if os.path.isdir(path) else path
 
 
-def _index_files(out):
-    """Every <out>/<sub>/index.json, sub-folders in sorted order (Mosaic's
-    merge_index(out) over a root)."""
-    subs = sorted(d for d in os.listdir(out) if os.path.isfile(os.path.join(out, d, 'index.json')))
-    return [os.path.join(out, d, 'index.json') for d in subs]
+def _read_index(entry):
+    """(prefix, parsed index) of one index.json: a local path (or its folder),
+    a URL, or a (local, remote) pair read locally when the local copy exists
+    (Mosaic's rule)."""
+    if isinstance(entry, (tuple, list)):
+        local, remote = (str(e).rstrip('/').strip() if e else '' for e in entry)
+        entry = local if local and os.path.exists(_local_index(local)) else remote
+        if not entry:
+            raise FileNotFoundError(f'merge_index: neither {local!r} nor its remote exists')
+    entry = str(entry).rstrip('/').strip()
+    if is_remote(entry) and not os.path.exists(entry):
+        if not entry.endswith(_INDEX):
+            entry = entry + '/' + _INDEX
+        folder, name = _split_url(entry)
+        return _parent_name(entry), json.loads(remote_read(folder, name))
+    path = _local_index(entry)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f'merge_index: {path} does not exist')
+    with open(path) as f:
+        return os.path.basename(os.path.dirname(os.path.abspath(path))), json.load(f)
 
 
-def merge_index(*args, **kwargs):
-    """merge_index(index_file_paths, out) or merge_index(out).
-
-    index_file_paths: index.json files (or the folders holding them; a
-    (local, remote) pair uses its local part), in the order their shards
-    should appear. Writes <out>/index.json.
-    """
-    keep_local = kwargs.pop('keep_local', True)  # accepted for Mosaic compatibility
-    kwargs.pop('download_timeout', None)
-    del keep_local
-    if len(args) == 1 and not isinstance(args[0], (list, tuple)):
-        out = _local(args[0])
-        files = _index_files(out)
-    elif len(args) == 2 or (len(args) == 1 and 'out' in kwargs):
-        files, out = args[0], args[1] if len(args) == 2 else kwargs.pop('out')
-        out = _local(out[0] if isinstance(out, (tuple, list)) else out)
-        files = [_local(f[0] if isinstance(f, (tuple, list)) else f) for f in files]
-        files = [os.path.join(f, 'index.json') if os.path.isdir(f) else f for f in files]
-    else:
-        raise TypeError('merge_index(index_file_paths, out) or merge_index(out)')
-    if not files:
-        raise ValueError(f'merge_index: no index.json files to merge under {out!r}')
+def _merge(entries):
     shards = []
-    for path in files:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f'merge_index: {path} does not exist')
-        prefix = os.path.basename(os.path.dirname(os.path.abspath(path)))
-        with open(path) as f:
-            index = json.load(f)
+    for entry in dict.fromkeys(_hashable(e) for e in entries):  # duplicates once, in order
+        prefix, index = _read_index(entry)
         for shard in index['shards']:
             for key in _FILE_KEYS:
                 info = shard.get(key)
                 if info:
                     info['basename'] = os.path.join(prefix, info['basename'])
             shards.append(shard)
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, 'index.json'), 'w') as f:
-        json.dump({'version': 2, 'shards': shards}, f)
+    return json.dumps({'version': 2, 'shards': shards}).encode()
+
+
+def _hashable(entry):
+    return tuple(entry) if isinstance(entry, list) else entry
+
+
+def _split_out(out):
+    """(local folder or None, remote URL or None) of merge_index's `out`."""
+    if isinstance(out, (tuple, list)):
+        local, remote = out
+        return (str(local) if local else None), (str(remote) if remote else None)
+    out = str(out)
+    if is_remote(out):
+        return None, out
+    return out, None
+
+
+def _sub_indexes(local, remote):
+    """The sub-dataset index.json files under a root: every <sub>/index.json
+    (sorted), from the local folder, or from the remote when the local one
+    lacks some (Mosaic reads the remote listing then)."""
+    local_files = []
+    if local and os.path.isdir(local):
+        subs = sorted(d for d in os.listdir(local)
+                      if os.path.isfile(os.path.join(local, d, _INDEX)))
+        local_files = [os.path.join(local, d, _INDEX) for d in subs]
+    if not remote:
+        return local_files
+    root = remote.rstrip('/')
+    keys = [k for k in remote_list(root) if k.endswith('/' + _INDEX)]
+    remote_files = [root + '/' + k for k in keys]
+    if local_files and len(local_files) == len(remote_files):
+        return list(zip(local_files, remote_files))
+    return remote_files
+
+
+def merge_index(*args, **kwargs):
+    """merge_index(index_file_urls, out, keep_local=True, download_timeout=60)
+    or merge_index(out, keep_local=True, download_timeout=60).
+
+    index_file_urls: index.json files (or their folders): local paths, URLs,
+    or (local, remote) pairs (read locally when the local copy exists), in
+    the order their shards should appear. out: the root folder, a URL or a
+    (local, remote) pair; the merged index.json is written locally and/or
+    uploaded. With only `out`, every <sub>/index.json under it is merged
+    (sub-folders sorted). keep_local=False removes the local root afterwards.
+    """
+    keep_local = kwargs.pop('keep_local', True)
+    kwargs.pop('download_timeout', None)  # the stores' own timeouts apply
+    if args and isinstance(args[0], list):
+        if len(args) > 2:
+            keep_local = args[2]
+        files = args[0]
+        out = args[1] if len(args) > 1 else kwargs.pop('out', None)
+        if out is None:
+            raise TypeError('merge_index(index_file_paths, out): out is missing')
+    elif len(args) >= 1 and isinstance(args[0], (str, tuple, os.PathLike)):
+        if len(args) > 1:
+            keep_local = args[1]
+        out = args[0]
+        files = None
+    else:
+        raise TypeError('merge_index(index_file_paths, out) or merge_index(out)')
+    if kwargs:
+        raise TypeError(f'merge_index: unexpected arguments {sorted(kwargs)}')
+    if isinstance(out, os.PathLike):
+        out = os.fspath(out)
+    local, remote = _split_out(out)
+    if local and local.startswith('file://'):
+        local = local[len('file://'):]
+    if files is None:
+        files = _sub_indexes(local, remote)
+    if not files:
+        raise ValueError(f'merge_index: no index.json files to merge under {out!r}')
+    payload = _merge(files)
+    if local:
+        os.makedirs(local, exist_ok=True)
+        with open(os.path.join(local, _INDEX), 'wb') as f:
+            f.write(payload)
+    if remote:
+        remote_write(remote.rstrip('/'), _INDEX, payload)
+    if local and remote and not keep_local:
+        shutil.rmtree(local, ignore_errors=True)

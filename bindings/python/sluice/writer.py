@@ -7,6 +7,8 @@ import ctypes
 import math
 import os
 import re
+import shutil
+import tempfile
 
 import numpy as np
 
@@ -17,7 +19,8 @@ _cast = ctypes.cast
 _c_char_p = ctypes.c_char_p
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 
-__all__ = ['MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'parse_size_limit']
+__all__ = ['MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'XSVWriter',
+           'parse_size_limit']
 
 _SIZE_UNITS = ['b', 'kb', 'mb', 'gb', 'tb', 'pb', 'eb', 'zb', 'yb']
 _REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
@@ -49,38 +52,49 @@ def parse_size_limit(size_limit):
     return value
 
 
-def _local_out(out):
-    """The local folder of `out`; remote targets need the stores (not in the C ABI yet)."""
+def is_remote(path):
+    """True for a URL with a scheme (s3://, gs://, file://, dbfs:/...), as
+    Mosaic's urlparse(out).scheme test; plain paths are local."""
+    path = str(path)
+    return bool(_REMOTE.match(path)) or path.startswith('dbfs:/')
+
+
+def resolve_out(out):
+    """(local, remote) of a writer's `out`, as Mosaic's CloudUploader reads it:
+    a local folder -> (folder, None); a remote URL -> (a new temporary folder,
+    URL); a (local, remote) pair as given (an empty remote means none)."""
     if isinstance(out, (tuple, list)):
         if len(out) != 2:
-            raise ValueError('out must be a folder, a URL, or a (local, remote) pair')
+            raise ValueError('Invalid `out` argument. It is either a string of local/remote '
+                             'directory or a list of two strings with [local, remote].')
         local, remote = out
-        if remote:
-            raise NotImplementedError(
-                f'sluice: uploading to {remote!r} needs the remote stores, which the C ABI does '
-                'not offer yet; write to a local folder and upload it separately')
-        out = local
-    if _REMOTE.match(str(out)) and not str(out).startswith('file://'):
-        raise NotImplementedError(
-            f'sluice: writing to the remote {out!r} needs the remote stores, which the C ABI does '
-            'not offer yet; write to a local folder and upload it separately')
+        return os.path.expanduser(str(local)), (str(remote) if remote else None)
     out = str(out)
-    return out[len('file://'):] if out.startswith('file://') else out
+    if is_remote(out):
+        return tempfile.mkdtemp(), out
+    return os.path.expanduser(out), None
 
 
 class _Writer:
     format = None
 
     def __init__(self, *, out, columns, compression=None, hashes=None, size_limit=1 << 26,
-                 keep_local=False, progress_bar=False, max_workers=None, exist_ok=False,
-                 **kwargs):
+                 keep_local=False, progress_bar=False, max_workers=None, retry=2, exist_ok=False,
+                 newline=None, separator=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
-        self.local = _local_out(out)
-        if os.path.isdir(self.local) and os.listdir(self.local) and not exist_ok:
-            raise FileExistsError(f'Directory is not empty: {self.local}')
+        self.local, self.remote = resolve_out(out)
+        if os.path.isdir(self.local) and os.listdir(self.local):
+            if not exist_ok:
+                raise FileExistsError(f'Directory is not empty: {self.local}')
+            shutil.rmtree(self.local)  # Mosaic's exist_ok: start from an empty folder
         if not isinstance(columns, dict) or not columns:
             raise ValueError('columns must be a non-empty dict {name: encoding}')
+        if max_workers is not None and (isinstance(max_workers, bool) or
+                                        not isinstance(max_workers, int) or max_workers <= 0):
+            raise ValueError(f'max_workers must be a positive int or None, not {max_workers!r}')
+        if isinstance(retry, bool) or not isinstance(retry, int) or retry < 1:
+            raise ValueError(f'retry must be a positive int (attempts per upload), not {retry!r}')
         self.columns = dict(columns)
         self.compression = compression
         self.hashes = list(hashes or [])
@@ -98,11 +112,19 @@ class _Writer:
             format=self.format.encode(),
             compression=compression.encode() if compression else None,
             hashes=hashes_c, num_hashes=len(self.hashes),
-            size_limit=self.size_limit or 0, no_size_limit=1 if self.size_limit is None else 0)
+            size_limit=self.size_limit or 0, no_size_limit=1 if self.size_limit is None else 0,
+            newline=newline.encode('utf-8') if newline is not None else None,
+            separator=separator.encode('utf-8') if separator is not None else None,
+            remote=self.remote.encode('utf-8') if self.remote else None,
+            keep_local=1 if keep_local else 0, max_workers=max_workers or 0,
+            upload_attempts=retry)
         h = ctypes.c_void_p()
-        _lib.check(_lib.lib.sluice_writer_open(os.fsencode(self.local), names, encs, n,
-                                               ctypes.byref(opts), ctypes.byref(h)),
-                   f'{type(self).__name__}({self.local!r})')
+        where = f'{self.local!r}' + (f' -> {self.remote!r}' if self.remote else '')
+        status = _lib.lib.sluice_writer_open(os.fsencode(self.local), names, encs, n,
+                                             ctypes.byref(opts), ctypes.byref(h))
+        if status != _lib.OK and self.remote and not isinstance(out, (tuple, list)):
+            shutil.rmtree(self.local, ignore_errors=True)  # our temporary folder
+        _lib.check(status, f'{type(self).__name__}({where})')
         self._handle = h
         self._fields = (_lib.Bytes * n)()
         self._finished = False
@@ -137,7 +159,9 @@ class _Writer:
             self._bar.update(1)
 
     def finish(self):
-        """Writes the last shard and index.json."""
+        """Writes the last shard and index.json; with a remote, waits until
+        every file is uploaded (index.json last) and then removes the local
+        folder unless keep_local, as Mosaic does."""
         if self._finished:
             return
         self._finished = True
@@ -146,6 +170,16 @@ class _Writer:
                        f'{type(self).__name__}.finish')
         finally:
             self._close()
+        if self.remote and not self.keep_local:
+            shutil.rmtree(self.local, ignore_errors=True)
+
+    def uploaded(self):
+        """(files, bytes) uploaded to the remote so far."""
+        files, size = ctypes.c_uint64(), ctypes.c_uint64()
+        if self._handle:
+            _lib.check(_lib.lib.sluice_writer_uploaded(self._handle, ctypes.byref(files),
+                                                       ctypes.byref(size)))
+        return files.value, size.value
 
     def _close(self):
         if self._handle:
@@ -176,7 +210,13 @@ class MDSWriter(_Writer):
     """Writes an MDS dataset, byte-identical to Mosaic's MDSWriter.
 
     Args:
-        out: local folder (remote URLs raise NotImplementedError for now).
+        out: a local folder; a remote URL (written to a temporary folder, each
+            shard uploaded as soon as it is finished, index.json last); or a
+            (local, remote) pair.
+        keep_local: with a remote, keep the local files (default: removed).
+        max_workers: concurrent uploads (default min(32, cpus + 4)).
+        retry: attempts per upload request (default 2).
+        exist_ok: empty a non-empty local folder instead of raising.
         columns: {name: encoding}, any MDS encoding.
         compression, hashes, size_limit: as Mosaic (size_limit may be '64mb').
     """
@@ -208,27 +248,43 @@ def _py_text(column, encoding, value):
 
 
 class _TextWriter(_Writer):
-    def __init__(self, *, out, columns, newline='\n', **kwargs):
-        if newline != '\n':
-            raise NotImplementedError(
-                f'{type(self).__name__}: newline {newline!r} needs a C ABI option that does not '
-                'exist yet (only "\\n")')
-        super().__init__(out=out, columns=columns, **kwargs)
-
     def _encode(self, sample):
         return [_py_text(c, self.columns[c], sample[c]).encode('utf-8') for c in self._names]
 
 
 class JSONWriter(_TextWriter):
-    """Writes a JSONL dataset as Mosaic's JSONWriter (columns: str, int, float)."""
+    """Writes a JSONL dataset as Mosaic's JSONWriter (columns: str, int, float);
+    `newline` ends each line (default '\\n')."""
     format = 'json'
+
+    def __init__(self, *, out, columns, newline='\n', **kwargs):
+        super().__init__(out=out, columns=columns, newline=newline, **kwargs)
+
+
+class XSVWriter(_TextWriter):
+    """Writes an XSV dataset as Mosaic's XSVWriter: columns joined by
+    `separator`, lines ended by `newline` (no quoting: values may hold
+    neither)."""
+    format = 'xsv'
+
+    def __init__(self, *, out, columns, separator, newline='\n', **kwargs):
+        super().__init__(out=out, columns=columns, separator=separator, newline=newline,
+                         **kwargs)
 
 
 class CSVWriter(_TextWriter):
-    """Writes a CSV dataset as Mosaic's CSVWriter."""
+    """Writes a CSV dataset as Mosaic's CSVWriter (separator ',')."""
     format = 'csv'
+    separator = ','
+
+    def __init__(self, *, out, columns, newline='\n', **kwargs):
+        super().__init__(out=out, columns=columns, newline=newline, **kwargs)
 
 
 class TSVWriter(_TextWriter):
-    """Writes a TSV dataset as Mosaic's TSVWriter."""
+    """Writes a TSV dataset as Mosaic's TSVWriter (separator '\\t')."""
     format = 'tsv'
+    separator = '\t'
+
+    def __init__(self, *, out, columns, newline='\n', **kwargs):
+        super().__init__(out=out, columns=columns, newline=newline, **kwargs)

@@ -110,8 +110,8 @@ def test_mds_writer_size_limit_string_and_errors(tmp_path):
     assert index['shards'][0]['size_limit'] == 1024
     assert sum(s['samples'] for s in index['shards']) == 200
     assert [sluice.LocalDataset(str(tmp_path / 'a'))[i]['x'] for i in (0, 199)] == [0, 199]
-    with pytest.raises(NotImplementedError, match='remote'):
-        sluice.MDSWriter(out='s3://bucket/x', columns={'x': 'int'})
+    with pytest.raises(ValueError, match="unknown store URL scheme 'nosuch'"):
+        sluice.MDSWriter(out='nosuch://bucket/x', columns={'x': 'int'})
     with pytest.raises(FileExistsError):
         sluice.MDSWriter(out=str(tmp_path / 'a'), columns={'x': 'int'})
     with pytest.raises(NotImplementedError, match="'nope'"):
