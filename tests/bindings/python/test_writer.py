@@ -68,7 +68,8 @@ def rewrite(name, out, **overrides):
     kwargs = dict(compression=entry['compression'], hashes=entry['hashes'],
                   size_limit=entry['size_limit'])
     kwargs.update(overrides)
-    with sluice.MDSWriter(out=str(out), columns=columns, **kwargs) as w:
+    out = out if isinstance(out, tuple) else str(out)
+    with sluice.MDSWriter(out=out, columns=columns, **kwargs) as w:
         for e in expected(name):
             w.write({c: python_value(f) for c, f in e['fields'].items()})
 
