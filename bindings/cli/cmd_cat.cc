@@ -1,8 +1,9 @@
-// sluice cat DIR INDEX: one sample as JSON, in the shape of the compat
+// sluice cat DIR-OR-URL INDEX: one sample as JSON, in the shape of the compat
 // expected.jsonl files (encoding, decoded value, raw_hex per column).
 #include <cstdio>
 
 #include "bindings/cli/commands.h"
+#include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/dataset/sample_json.h"
@@ -13,15 +14,23 @@ int RunCat(const Args& args) {
   auto flags = ParseFlags(args, {}, {});
   if (!flags.ok()) return Error("cat", flags.status(), 2);
   if (flags->positional.size() != 2) {
-    std::fputs("usage: sluice cat DIR INDEX\n", stderr);
+    std::fputs("usage: sluice cat DIR-OR-URL INDEX\n", stderr);
     return 2;
   }
   auto index = ParseCount(flags->positional[1], "INDEX");
   if (!index.ok()) return Error("cat", index.status(), 2);
-  auto reader = DatasetReader::Open(flags->positional[0]);
-  if (!reader.ok()) return Error("cat", reader.status());
+  auto source = DatasetSource::Open(flags->positional[0]);
+  if (!source.ok()) return Error("cat", source.status());
+  DatasetSource& src = **source;
+  auto reader = DatasetReader::Open(src.folder());
+  if (!reader.ok()) return Error("cat", src.Explain(reader.status()));
+  // Only the shard holding the sample is fetched.
+  auto where = (*reader)->Locate(*index);
+  if (!where.ok()) return Error("cat", src.Explain(where.status()));
+  Status fetched = src.Fetch((*reader)->index().shards[where->shard]);
+  if (!fetched.ok()) return Error("cat", fetched);
   auto json = SampleToJson(**reader, *index);
-  if (!json.ok()) return Error("cat", json.status());
+  if (!json.ok()) return Error("cat", src.Explain(json.status()));
   std::printf("%s\n", json->c_str());
   return 0;
 }

@@ -1,6 +1,8 @@
-// sluice convert IN OUT: a dataset folder (MDS, JSONL, CSV/TSV) or a plain
+// sluice convert IN OUT: a dataset (MDS, JSONL, CSV/TSV) or a plain
 // .jsonl/.csv/.tsv file into an MDS dataset, with a column spec, another
-// compression, hashes or size limit.
+// compression, hashes or size limit. IN and OUT may be folders or store
+// URLs: a remote IN is fetched shard by shard into a temporary folder, a
+// remote OUT is written to a temporary folder and then uploaded.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -8,8 +10,10 @@
 #include <map>
 
 #include "bindings/cli/commands.h"
+#include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/progress.h"
+#include "bindings/cli/upload_folder.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/mds_writer.h"
@@ -21,8 +25,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: sluice convert IN OUT [--columns NAME:ENCODING,...] [--compression NAME]\n"
     "                             [--hashes ALGO,...] [--size-limit BYTES|100kb|none]\n"
-    "  IN   a dataset folder (MDS, JSONL, CSV/TSV) or a .jsonl, .csv or .tsv file\n"
-    "  OUT  the MDS dataset folder to write\n"
+    "  IN   a dataset (MDS, JSONL, CSV/TSV) or a .jsonl, .csv or .tsv file: a path\n"
+    "       or a store URL (s3://, gs://, azure://, oci://, dbfs:/, http(s)://, file://)\n"
+    "  OUT  the MDS dataset to write: a folder or a writable store URL\n"
     "  --columns  MDS encodings by column (required for plain files; for text\n"
     "             datasets it overrides the defaults int->int, float->float64, str->str)\n";
 
@@ -141,9 +146,11 @@ struct Job {
   std::vector<JsonValue> scratch;  // keeps JSON values alive during Write
 };
 
-Status ConvertDataset(const std::string& in, const Flags& flags, Job& job,
-                      const ShardedWriterOptions& options) {
-  SLUICE_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(in));
+// `out` is the local folder to write.
+Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
+                      const ShardedWriterOptions& options, const std::string& out) {
+  const std::string& in = src.name();
+  SLUICE_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(src.folder()));
   DatasetReader& r = *reader;
   bool is_mds = r.index().shards[0].format == "mds";
   std::vector<std::pair<std::string, std::string>> columns;
@@ -170,46 +177,52 @@ Status ConvertDataset(const std::string& in, const Flags& flags, Job& job,
     return InvalidArgumentError("--columns names '" + wanted.begin()->first +
                                 "', which " + in + " does not have");
   }
-  SLUICE_ASSIGN_OR_RETURN(job.writer, MdsWriter::Create(flags.positional[1], columns, options));
+  SLUICE_ASSIGN_OR_RETURN(job.writer, MdsWriter::Create(out, columns, options));
   // Writer columns are sorted by name, as are the reader's.
   const auto& out_cols = job.writer->columns();
   Progress progress("convert", r.num_samples());
   SampleFields f;
   job.values.resize(out_cols.size());
   job.scratch.resize(out_cols.size());
-  for (uint64_t i = 0; i < r.num_samples(); ++i) {
-    SLUICE_RETURN_IF_ERROR(r.Read(i, &f));
-    if (is_mds) {
-      SLUICE_RETURN_IF_ERROR(job.writer->WriteFields(f.fields));
-    } else {
-      std::string what = in + " sample " + std::to_string(i);
-      bool json = r.index().shards[f.where.shard].format == "json";
-      for (size_t c = 0; c < out_cols.size(); ++c) {
-        if (json) {
-          SLUICE_ASSIGN_OR_RETURN(job.scratch[c], ParsePyJson(f.fields[c]));
-          SLUICE_ASSIGN_OR_RETURN(job.values[c], FromJson(out_cols[c], job.scratch[c], what));
-        } else {
-          SLUICE_ASSIGN_OR_RETURN(job.values[c],
-                                  FromText(out_cols[c], f.fields[c], what, &job.scratch[c]));
+  for (size_t shard = 0; shard < r.num_shards(); ++shard) {
+    SLUICE_RETURN_IF_ERROR(src.Fetch(r.index().shards[shard]));
+    bool json = r.index().shards[shard].format == "json";
+    for (uint64_t i = r.shard_start(shard); i < r.shard_start(shard + 1); ++i) {
+      SLUICE_RETURN_IF_ERROR(src.Explain(r.Read(i, &f)));
+      if (is_mds) {
+        SLUICE_RETURN_IF_ERROR(job.writer->WriteFields(f.fields));
+      } else {
+        std::string what = in + " sample " + std::to_string(i);
+        for (size_t c = 0; c < out_cols.size(); ++c) {
+          if (json) {
+            SLUICE_ASSIGN_OR_RETURN(job.scratch[c], ParsePyJson(f.fields[c]));
+            SLUICE_ASSIGN_OR_RETURN(job.values[c], FromJson(out_cols[c], job.scratch[c], what));
+          } else {
+            SLUICE_ASSIGN_OR_RETURN(job.values[c],
+                                    FromText(out_cols[c], f.fields[c], what, &job.scratch[c]));
+          }
         }
+        SLUICE_RETURN_IF_ERROR(job.writer->Write(job.values));
       }
-      SLUICE_RETURN_IF_ERROR(job.writer->Write(job.values));
+      progress.Add(1);
     }
-    progress.Add(1);
+    src.Drop(r.index().shards[shard]);
   }
   return job.writer->Finish();
 }
 
-Status ConvertFile(const std::string& in, const Flags& flags, Job& job,
-                   const ShardedWriterOptions& options) {
+// `path` is the local file, `in` its name for errors (the URL when it was
+// fetched), `out` the local folder to write.
+Status ConvertFile(const std::string& path, const std::string& in, const Flags& flags, Job& job,
+                   const ShardedWriterOptions& options, const std::string& out) {
   auto spec = flags.Get("columns");
   if (!spec) return InvalidArgumentError("--columns is required to convert the plain file " + in);
   SLUICE_ASSIGN_OR_RETURN(auto columns, ParseColumnSpec(*spec));
-  SLUICE_ASSIGN_OR_RETURN(job.writer, MdsWriter::Create(flags.positional[1], columns, options));
+  SLUICE_ASSIGN_OR_RETURN(job.writer, MdsWriter::Create(out, columns, options));
   const auto& cols = job.writer->columns();
   job.values.resize(cols.size());
   job.scratch.resize(cols.size());
-  std::ifstream file(in, std::ios::binary);
+  std::ifstream file(path, std::ios::binary);
   if (!file) return NotFoundError("cannot open " + in);
   bool jsonl = EndsWith(in, ".jsonl") || EndsWith(in, ".json");
   char sep = EndsWith(in, ".tsv") ? '\t' : ',';
@@ -261,6 +274,25 @@ Status ConvertFile(const std::string& in, const Flags& flags, Job& job,
   return job.writer->Finish();
 }
 
+// IN as a dataset, or as a plain file when it holds no index.json.
+Status ConvertInput(const std::string& in, const Flags& flags, Job& job,
+                    const ShardedWriterOptions& options, const std::string& out) {
+  if (!IsRemoteUrl(in)) {
+    SLUICE_ASSIGN_OR_RETURN(std::string path, LocalPath(in));
+    if (!FileExists(JoinPath(path, "index.json"))) {
+      return ConvertFile(path, in, flags, job, options, out);
+    }
+  }
+  auto source = DatasetSource::Open(in);
+  if (source.ok()) return ConvertDataset(**source, flags, job, options, out);
+  if (source.status().code() != StatusCode::kNotFound) return source.status();
+  // No index.json under the URL: the URL may name a plain file.
+  SLUICE_ASSIGN_OR_RETURN(auto temp, TempFolder::Create());
+  auto path = FetchRemoteFile(in, temp->path());
+  if (!path.ok()) return source.status();  // a missing dataset says most
+  return ConvertFile(*path, WithoutQuery(in), flags, job, options, out);
+}
+
 }  // namespace
 
 int RunConvert(const Args& args) {
@@ -282,14 +314,29 @@ int RunConvert(const Args& args) {
       options.size_limit = *limit;
     }
   }
-  const std::string& in = flags->positional[0];
+  const std::string& out = flags->positional[1];
+  // A remote OUT is written locally first, then uploaded.
+  std::unique_ptr<TempFolder> out_temp;
+  if (IsRemoteUrl(out)) {
+    auto temp = TempFolder::Create();
+    if (!temp.ok()) return Error("convert", temp.status());
+    out_temp = std::move(*temp);
+  }
+  std::string out_folder = out;
+  if (out_temp) {
+    out_folder = out_temp->path();
+  } else {
+    auto path = LocalPath(out);
+    if (!path.ok()) return Error("convert", path.status(), 2);
+    out_folder = *path;
+  }
   Job job;
-  Status st = FileExists(JoinPath(in, "index.json")) ? ConvertDataset(in, *flags, job, options)
-                                                      : ConvertFile(in, *flags, job, options);
+  Status st = ConvertInput(flags->positional[0], *flags, job, options, out_folder);
+  if (st.ok() && out_temp) st = UploadFolder(out_folder, out);
   if (!st.ok()) return Error("convert", st);
   std::printf("wrote %llu samples in %zu shards to %s\n",
               static_cast<unsigned long long>(job.writer->core().samples_written()),
-              job.writer->core().shards().size(), flags->positional[1].c_str());
+              job.writer->core().shards().size(), WithoutQuery(out).c_str());
   return 0;
 }
 

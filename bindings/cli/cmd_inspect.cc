@@ -1,8 +1,9 @@
-// sluice inspect DIR: what a dataset holds, from its index.json alone.
+// sluice inspect DIR-OR-URL: what a dataset holds, from its index.json alone.
 #include <cstdio>
 #include <map>
 
 #include "bindings/cli/commands.h"
+#include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "formats/dataset/dataset_reader.h"
 
@@ -12,11 +13,13 @@ int RunInspect(const Args& args) {
   auto flags = ParseFlags(args, {}, {"shards"});
   if (!flags.ok()) return Error("inspect", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice inspect DIR [--shards]\n", stderr);
+    std::fputs("usage: sluice inspect DIR-OR-URL [--shards]\n", stderr);
     return 2;
   }
-  auto reader = DatasetReader::Open(flags->positional[0]);
-  if (!reader.ok()) return Error("inspect", reader.status());
+  auto source = DatasetSource::Open(flags->positional[0]);
+  if (!source.ok()) return Error("inspect", source.status());
+  auto reader = DatasetReader::Open((*source)->folder());
+  if (!reader.ok()) return Error("inspect", (*source)->Explain(reader.status()));
   const DatasetReader& r = **reader;
   const auto& shards = r.index().shards;
   uint64_t raw_bytes = 0, stored_bytes = 0;
@@ -28,7 +31,7 @@ int RunInspect(const Args& args) {
     formats[e.format]++;
     compressions[e.compression.value_or("none")]++;
   }
-  std::printf("dataset:     %s\n", r.root().c_str());
+  std::printf("dataset:     %s\n", (*source)->name().c_str());
   std::printf("samples:     %llu\n", static_cast<unsigned long long>(r.num_samples()));
   std::printf("shards:      %zu\n", shards.size());
   std::printf("format:     ");

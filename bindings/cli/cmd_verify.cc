@@ -1,9 +1,13 @@
-// sluice verify DIR: every recorded hash checked and every sample decoded.
-// Exit status 0 when all is well, 1 when anything is wrong (all problems are
-// listed, one per shard).
+// sluice verify DIR-OR-URL: every recorded hash checked and every sample
+// decoded. Exit status 0 when all is well, 1 when anything is wrong (all
+// problems are listed, one per shard). A remote dataset is fetched shard by
+// shard (the next while the current one is checked), each deleted once
+// checked.
 #include <cstdio>
+#include <future>
 
 #include "bindings/cli/commands.h"
+#include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/progress.h"
 #include "formats/dataset/dataset_reader.h"
@@ -44,23 +48,37 @@ int RunVerify(const Args& args) {
   auto flags = ParseFlags(args, {}, {});
   if (!flags.ok()) return Error("verify", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice verify DIR\n", stderr);
+    std::fputs("usage: sluice verify DIR-OR-URL\n", stderr);
     return 2;
   }
+  auto source = DatasetSource::Open(flags->positional[0]);
+  if (!source.ok()) return Error("verify", source.status());
+  DatasetSource& src = **source;
   DatasetReaderOptions options;
   options.verify_hashes = true;
-  auto reader = DatasetReader::Open(flags->positional[0], options);
-  if (!reader.ok()) return Error("verify", reader.status());
+  auto reader = DatasetReader::Open(src.folder(), options);
+  if (!reader.ok()) return Error("verify", src.Explain(reader.status()));
   DatasetReader& r = **reader;
+  const auto& shards = r.index().shards;
+  // A remote shard downloads on its own thread while the previous one is
+  // checked; a folder has nothing to fetch.
+  auto policy = src.is_remote() ? std::launch::async : std::launch::deferred;
+  auto fetch = [&](size_t s) {
+    return std::async(policy, [&src, &shards, s] { return src.Fetch(shards[s]); });
+  };
   size_t bad = 0;
   {
     Progress progress("verify", r.num_samples());
+    std::future<Status> next = fetch(0);
     for (size_t s = 0; s < r.num_shards(); ++s) {
-      Status st = DecodeShard(r, s, progress);
+      Status st = next.get();
+      if (s + 1 < r.num_shards()) next = fetch(s + 1);
+      if (st.ok()) st = src.Explain(DecodeShard(r, s, progress));
+      src.Drop(shards[s]);
       if (!st.ok()) {
         ++bad;
-        std::fprintf(stderr, "FAIL shard %zu (%s): %s\n", s,
-                     r.index().shards[s].raw_data.basename.c_str(), st.ToString().c_str());
+        std::fprintf(stderr, "FAIL shard %zu (%s): %s\n", s, shards[s].raw_data.basename.c_str(),
+                     st.ToString().c_str());
       }
     }
   }

@@ -379,7 +379,9 @@ Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
                                            boost::asio::any_io_executor executor,
                                            const StoreOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "s3"));
-  SLUICE_ASSIGN_OR_RETURN(AwsSettings settings, LoadAwsSettings());
+  auto loaded = LoadAwsSettings();
+  if (!loaded.ok()) return loaded.status().WithContext(std::string(url));
+  AwsSettings settings = std::move(*loaded);
   config.sigv4 = S3SigV4Config(settings.region);
   std::optional<std::string> endpoint;
   const char* endpoint_var = nullptr;
@@ -415,7 +417,9 @@ Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
                                             boost::asio::any_io_executor executor,
                                             const StoreOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "oci"));
-  SLUICE_ASSIGN_OR_RETURN(AwsSettings settings, LoadAwsSettings());
+  auto loaded = LoadAwsSettings();
+  if (!loaded.ok()) return loaded.status().WithContext(std::string(url));
+  AwsSettings settings = std::move(*loaded);
   auto region = GetEnv("OCI_REGION");
   if (!region) {
     return InvalidArgumentError("oci:// needs OCI_REGION (e.g. us-ashburn-1) for " +

@@ -1,46 +1,24 @@
 // The sluice CLI, run as a user runs it: exit status, stdout, stderr.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "formats/json/py_json.h"
+#include "tests/bindings/cli/cli_runner.h"
 
 namespace sluice {
 namespace {
 
 const std::string kData = SLUICE_TEST_DATA_DIR;
 const std::string kMds = kData + "/mosaic/mds/";
-const std::string kCli = SLUICE_CLI_PATH;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun Sluice(const std::string& args) {
-  CliRun r;
-  FILE* p = ::popen((kCli + " " + args + " 2>&1").c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::CliRun;
+using testing::Slurp;
+using testing::Sluice;
 
 std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);

@@ -1,0 +1,114 @@
+#include "bindings/cli/dataset_source.h"
+
+#include <unistd.h>
+
+#include "base/file.h"
+#include "stores/file/file_store.h"
+
+namespace sluice::cli {
+namespace {
+
+// Replaces every occurrence of `from` in `text` by `to`.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+bool IsRemoteUrl(const std::string& arg) {
+  if (arg.rfind("file://", 0) == 0) return false;
+  return arg.find("://") != std::string::npos || arg.rfind("dbfs:", 0) == 0;
+}
+
+std::string WithoutQuery(const std::string& url) { return url.substr(0, url.find('?')); }
+
+Result<std::string> LocalPath(const std::string& path_or_file_url) {
+  if (path_or_file_url.rfind("file://", 0) != 0) return path_or_file_url;
+  return FileUrlToPath(path_or_file_url);
+}
+
+Result<std::string> FetchRemoteFile(const std::string& url, const std::string& folder) {
+  std::string base = WithoutQuery(url);
+  std::string query = url.substr(base.size());
+  size_t slash = base.rfind('/');
+  size_t scheme_end = base.find("://");
+  if (slash == std::string::npos || slash + 1 == base.size() ||
+      (scheme_end != std::string::npos && slash < scheme_end + 3)) {
+    return InvalidArgumentError(base + " names no object");
+  }
+  std::string name = base.substr(slash + 1);
+  SLUICE_ASSIGN_OR_RETURN(auto remote, OpenRemoteSource(base.substr(0, slash) + query));
+  std::string path = JoinPath(folder, name);
+  auto fetched = remote->Fetch(name, path);
+  if (!fetched.ok()) return fetched.status();
+  return path;
+}
+
+Result<std::unique_ptr<DatasetSource>> DatasetSource::Open(const std::string& folder_or_url) {
+  std::unique_ptr<DatasetSource> source(new DatasetSource());
+  if (!IsRemoteUrl(folder_or_url)) {
+    SLUICE_ASSIGN_OR_RETURN(source->folder_, LocalPath(folder_or_url));
+    source->name_ = folder_or_url;
+    return source;
+  }
+  source->name_ = WithoutQuery(folder_or_url);
+  while (source->name_.size() > 1 && source->name_.back() == '/') source->name_.pop_back();
+  SLUICE_ASSIGN_OR_RETURN(source->remote_, OpenRemoteSource(folder_or_url));
+  SLUICE_ASSIGN_OR_RETURN(source->temp_, TempFolder::Create());
+  source->folder_ = source->temp_->path();
+  SLUICE_RETURN_IF_ERROR(source->FetchKey("index.json"));
+  return source;
+}
+
+Status DatasetSource::Fetch(const ShardEntry& shard) {
+  if (!is_remote()) return Status::Ok();
+  bool compressed = shard.compression.has_value();
+  SLUICE_RETURN_IF_ERROR(FetchFile(shard.raw_data, shard.zip_data, compressed));
+  if (shard.raw_meta) SLUICE_RETURN_IF_ERROR(FetchFile(*shard.raw_meta, shard.zip_meta, compressed));
+  return Status::Ok();
+}
+
+void DatasetSource::Drop(const ShardEntry& shard) {
+  if (!is_remote()) return;
+  for (const std::optional<FileInfo>& f :
+       {std::optional<FileInfo>(shard.raw_data), shard.zip_data, shard.raw_meta, shard.zip_meta}) {
+    if (f) ::unlink(JoinPath(folder_, f->basename).c_str());
+  }
+}
+
+Status DatasetSource::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                                bool compressed) {
+  if (!compressed || !zip) return FetchKey(raw.basename);
+  Status packed = FetchKey(zip->basename);
+  if (packed.code() != StatusCode::kNotFound) return packed;
+  // A remote may hold the shard uncompressed only (the reader takes either).
+  Status plain = FetchKey(raw.basename);
+  return plain.code() == StatusCode::kNotFound ? packed : plain;
+}
+
+Status DatasetSource::FetchKey(const std::string& key) {
+  if (!IsSafeBasename(key)) {
+    return CorruptError(name_ + "/index.json names the unsafe file '" + key + "'");
+  }
+  std::string path = JoinPath(folder_, key);
+  if (FileExists(path)) return Status::Ok();
+  size_t slash = path.rfind('/');
+  SLUICE_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
+  auto fetched = remote_->Fetch(key, path);
+  if (!fetched.ok()) {
+    ::unlink(path.c_str());
+    return Explain(fetched.status());
+  }
+  return Status::Ok();
+}
+
+Status DatasetSource::Explain(const Status& status) const {
+  if (!is_remote() || status.ok()) return status;
+  return Status(status.code(), ReplaceAll(status.message(), folder_, name_));
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,229 @@
+// The sluice CLI on remote datasets: inspect, verify, cat and convert against
+// a real, signature-verifying s3rver and a real nginx (started by the
+// fixtures of tests/stores) give exactly what they give on the local folder;
+// wrong credentials and missing or corrupt shards fail naming the URL; the
+// secret passed in the environment never shows in the output.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/store.h"
+#include "tests/bindings/cli/cli_runner.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::CliRun;
+using testing::NodeServer;
+using testing::ScopedEnv;
+using testing::Sluice;
+using testing::TempDir;
+
+const std::string kMds = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/";
+constexpr char kKeyId[] = "SLUICECLIKEY";
+constexpr char kSecret[] = "s3cr3t-cli-Zq7-never-printed";
+
+// The output of `command` on the local folder, with its "dataset:" line
+// naming `url` instead: what the same command must print for the URL.
+std::string AsIfRemote(std::string local_out, const std::string& folder, const std::string& url) {
+  size_t at = local_out.find("dataset:     " + folder + "\n");
+  if (at != std::string::npos) local_out.replace(at + 13, folder.size(), url);
+  return local_out;
+}
+
+class CliRemoteTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    reason_ = new std::string(testing::NodeServersUnavailableReason());
+    if (!reason_->empty()) return;
+    dir_ = new TempDir();
+    server_ = testing::StartS3rver(dir_->path(), kKeyId, kSecret, {"bkt"}).release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+    delete reason_;
+    server_ = nullptr;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!reason_->empty()) GTEST_SKIP() << *reason_;
+    ASSERT_NE(server_, nullptr) << "s3rver did not start";
+    auto env = CleanStoreEnv();
+    env["AWS_ACCESS_KEY_ID"] = kKeyId;
+    env["AWS_SECRET_ACCESS_KEY"] = kSecret;
+    env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server_->port());
+    env_ = std::make_unique<ScopedEnv>(env);
+  }
+
+  // Uploads every file of local `folder` (sub-folders too) under `url`,
+  // except those named in `skip`; `corrupt` gets one byte flipped.
+  void Upload(const std::string& folder, const std::string& url,
+              const std::vector<std::string>& skip = {}, const std::string& corrupt = "") {
+    auto local = OpenStore(folder, loop_.executor());
+    auto remote = OpenStore(url, loop_.executor());
+    ASSERT_TRUE(local.ok() && remote.ok());
+    auto files = loop_.Run((*local)->List(""));
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    for (const ObjectInfo& f : *files) {
+      if (std::find(skip.begin(), skip.end(), f.key) != skip.end()) continue;
+      auto bytes = ReadFile(JoinPath(folder, f.key));
+      ASSERT_TRUE(bytes.ok());
+      if (f.key == corrupt) (*bytes)[bytes->size() / 2] ^= 0x20;
+      Status put = loop_.Run((*remote)->Put(f.key, std::move(*bytes)));
+      ASSERT_TRUE(put.ok()) << put.ToString();
+    }
+  }
+
+  // Runs the CLI and checks that the secret does not show.
+  CliRun Run(const std::string& args) {
+    CliRun r = Sluice(args);
+    EXPECT_EQ(r.out.find(kSecret), std::string::npos) << args << ":\n" << r.out;
+    return r;
+  }
+
+  static std::string* reason_;
+  static TempDir* dir_;
+  static NodeServer* server_;
+  std::unique_ptr<ScopedEnv> env_;
+  EventLoop loop_;
+};
+std::string* CliRemoteTest::reason_ = nullptr;
+TempDir* CliRemoteTest::dir_ = nullptr;
+NodeServer* CliRemoteTest::server_ = nullptr;
+
+TEST_F(CliRemoteTest, InspectVerifyCatMatchTheLocalFolder) {
+  for (const std::string name : {"compressed_zstd_hashed", "merged", "json_zstd_hashed"}) {
+    std::string folder = kMds + name;
+    std::string url = "s3://bkt/same/" + name;
+    Upload(folder, url);
+    CliRun local = Run("inspect --shards " + folder);
+    ASSERT_EQ(local.exit_code, 0) << local.out;
+    CliRun remote = Run("inspect --shards " + url);
+    EXPECT_EQ(remote.exit_code, 0);
+    EXPECT_EQ(remote.out, AsIfRemote(local.out, folder, url)) << name;
+
+    local = Run("verify " + folder);
+    ASSERT_EQ(local.exit_code, 0) << local.out;
+    remote = Run("verify " + url + "/");
+    EXPECT_EQ(remote.exit_code, 0);
+    EXPECT_EQ(remote.out, local.out) << name;
+
+    for (const std::string index : {"0", "7", "31", "105"}) {
+      local = Run("cat " + folder + " " + index);
+      remote = Run("cat " + url + " " + index);
+      EXPECT_EQ(remote.exit_code, local.exit_code) << name << " " << index;
+      if (local.exit_code == 0) {
+        EXPECT_EQ(remote.out, local.out) << name << " " << index;
+      } else {  // past the end: the same message, naming the URL
+        EXPECT_NE(remote.out.find(url + ": sample " + index + " is past the end"),
+                  std::string::npos) << remote.out;
+      }
+    }
+  }
+}
+
+TEST_F(CliRemoteTest, WrongSecretFailsNamingTheUrlAndStatus) {
+  Upload(kMds + "compressed_zstd", "s3://bkt/auth");
+  const std::string wrong = "wr0ng-s3cret-Pq4";
+  ScopedEnv bad("AWS_SECRET_ACCESS_KEY", wrong);
+  for (const std::string cmd : {"inspect", "verify", "cat"}) {
+    CliRun r = Run(cmd + " s3://bkt/auth" + (cmd == "cat" ? " 0" : ""));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.out.rfind("sluice " + cmd + ": permission denied: s3://bkt/auth/index.json: ", 0),
+              0u) << r.out;
+    EXPECT_NE(r.out.find("403"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(wrong), std::string::npos) << r.out;
+  }
+  ScopedEnv half("AWS_ACCESS_KEY_ID", std::nullopt);
+  CliRun r = Run("inspect s3://bkt/auth");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("s3://bkt/auth: only one of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+            std::string::npos) << r.out;
+  ScopedEnv none("AWS_SECRET_ACCESS_KEY", std::nullopt);
+  r = Run("inspect s3://bkt/auth");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("no credentials for s3://bkt/auth"), std::string::npos) << r.out;
+}
+
+TEST_F(CliRemoteTest, MissingAndCorruptShardsFailNamingTheObject) {
+  Upload(kMds + "compressed_zstd_hashed", "s3://bkt/broken", {"shard.00001.mds.zstd"},
+         "shard.00003.mds.zstd");
+  CliRun r = Run("verify s3://bkt/broken");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL shard 1 (shard.00001.mds): not found: "
+                       "s3://bkt/broken/shard.00001.mds.zstd"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL shard 3 (shard.00003.mds): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("s3://bkt/broken/shard.00003.mds.zstd"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAILED: 2 of 5 shards have problems"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/tmp/"), std::string::npos) << r.out;  // no temporary paths
+  // cat needs only the shard of its sample.
+  EXPECT_EQ(Run("cat s3://bkt/broken 0").exit_code, 0);
+  r = Run("inspect s3://bkt/nothing-here");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("not found: s3://bkt/nothing-here/index.json"), std::string::npos) << r.out;
+}
+
+TEST_F(CliRemoteTest, ConvertReadsAndWritesUrls) {
+  TempDir tmp;
+  std::string local_out = tmp.path() + "/out";
+  std::string opts = " --compression zstd:3 --size-limit 16kb --hashes xxh64";
+  CliRun r = Run("convert " + kMds + "all_encodings " + local_out + opts);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  Upload(kMds + "all_encodings", "s3://bkt/conv/in");
+  r = Run("convert s3://bkt/conv/in s3://bkt/conv/out" + opts);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(" to s3://bkt/conv/out\n"), std::string::npos) << r.out;
+  // Every file the local conversion wrote is in the bucket, byte for byte.
+  auto local = OpenStore(local_out, loop_.executor());
+  auto remote = OpenStore("s3://bkt/conv/out", loop_.executor());
+  ASSERT_TRUE(local.ok() && remote.ok());
+  auto want = loop_.Run((*local)->List(""));
+  auto got = loop_.Run((*remote)->List(""));
+  ASSERT_TRUE(want.ok() && got.ok());
+  ASSERT_EQ(got->size(), want->size());
+  for (size_t i = 0; i < want->size(); ++i) {
+    EXPECT_EQ((*got)[i].key, (*want)[i].key);
+    auto a = ReadFile(JoinPath(local_out, (*want)[i].key));
+    auto b = loop_.Run((*remote)->Get((*want)[i].key));
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_TRUE(*a == *b) << (*want)[i].key;
+  }
+  EXPECT_EQ(Run("verify s3://bkt/conv/out").exit_code, 0);
+  // A plain file named by URL.
+  ASSERT_TRUE(loop_.Run((*remote)->Put("plain.jsonl", "{\"a\": 5}\n{\"a\": 6}\n")).ok());
+  r = Run("convert s3://bkt/conv/out/plain.jsonl " + tmp.path() + "/plain --columns a:int8");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(Run("cat " + tmp.path() + "/plain 1").out.find("\"value\": 6"), std::string::npos);
+  r = Run("convert s3://bkt/conv/none.jsonl " + tmp.path() + "/none --columns a:int8");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("s3://bkt/conv/none.jsonl/index.json"), std::string::npos) << r.out;
+}
+
+TEST(CliRemoteHttpTest, NginxServesWhatTheFolderHolds) {
+  TempDir dir;
+  auto nginx = testing::NginxServer::Start(dir.path());
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  ScopedEnv env(CleanStoreEnv());
+  std::string folder = kMds + "merged";
+  ASSERT_EQ(testing::Shell("cp -r '" + folder + "' '" + nginx->www() + "/ds'"), 0);
+  std::string url = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds";
+  CliRun local = Sluice("inspect --shards " + folder);
+  CliRun remote = Sluice("inspect --shards " + url);
+  EXPECT_EQ(remote.out, AsIfRemote(local.out, folder, url));
+  EXPECT_EQ(Sluice("verify " + url).out, Sluice("verify " + folder).out);
+  EXPECT_EQ(Sluice("cat " + url + " 77").out, Sluice("cat " + folder + " 77").out);
+  CliRun write = Sluice("convert " + folder + " " + url + "/copy");
+  EXPECT_EQ(write.exit_code, 1);
+  EXPECT_NE(write.out.find(url + "/copy"), std::string::npos) << write.out;
+}
+
+}  // namespace
+}  // namespace sluice
