@@ -1,4 +1,4 @@
-// sluice cat DIR-OR-URL INDEX: one sample as JSON, in the shape of the compat
+// sluice cat DATASET INDEX: one sample as JSON, in the shape of the compat
 // expected.jsonl files (encoding, decoded value, raw_hex per column).
 #include <cstdio>
 
@@ -14,7 +14,7 @@ int RunCat(const Args& args) {
   auto flags = ParseFlags(args, {}, {});
   if (!flags.ok()) return Error("cat", flags.status(), 2);
   if (flags->positional.size() != 2) {
-    std::fputs("usage: sluice cat DIR-OR-URL INDEX\n", stderr);
+    std::fputs("usage: sluice cat DATASET INDEX\n", stderr);
     return 2;
   }
   auto index = ParseCount(flags->positional[1], "INDEX");

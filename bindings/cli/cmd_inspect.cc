@@ -1,4 +1,4 @@
-// sluice inspect DIR-OR-URL: what a dataset holds, from its index.json alone.
+// sluice inspect DATASET: what a dataset holds, from its index.json alone.
 #include <cstdio>
 #include <map>
 
@@ -13,7 +13,7 @@ int RunInspect(const Args& args) {
   auto flags = ParseFlags(args, {}, {"shards"});
   if (!flags.ok()) return Error("inspect", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice inspect DIR-OR-URL [--shards]\n", stderr);
+    std::fputs("usage: sluice inspect DATASET [--shards]\n", stderr);
     return 2;
   }
   auto source = DatasetSource::Open(flags->positional[0]);

@@ -1,4 +1,4 @@
-// sluice verify DIR-OR-URL: every recorded hash checked and every sample
+// sluice verify DATASET: every recorded hash checked and every sample
 // decoded. Exit status 0 when all is well, 1 when anything is wrong (all
 // problems are listed, one per shard). A remote dataset is fetched shard by
 // shard (the next while the current one is checked), each deleted once
@@ -48,7 +48,7 @@ int RunVerify(const Args& args) {
   auto flags = ParseFlags(args, {}, {});
   if (!flags.ok()) return Error("verify", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice verify DIR-OR-URL\n", stderr);
+    std::fputs("usage: sluice verify DATASET\n", stderr);
     return 2;
   }
   auto source = DatasetSource::Open(flags->positional[0]);

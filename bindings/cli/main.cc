@@ -1,4 +1,5 @@
-// sluice: inspect, verify, read, convert and plan Mosaic-compatible datasets.
+// sluice: inspect, verify, read, convert and plan Mosaic-compatible datasets,
+// in folders or behind any store URL.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -11,12 +12,16 @@ constexpr const char* kUsage =
     "usage: sluice <command> [arguments]\n"
     "\n"
     "commands:\n"
-    "  inspect DIR              columns, shards, sizes, compression of a dataset\n"
-    "  verify DIR               check every hash and decode every sample (exit 1 on failure)\n"
-    "  cat DIR INDEX            one sample as JSON (encoding, value, raw_hex per column)\n"
+    "  inspect DATASET          columns, shards, sizes, compression of a dataset\n"
+    "  verify DATASET           check every hash and decode every sample (exit 1 on failure)\n"
+    "  cat DATASET INDEX        one sample as JSON (encoding, value, raw_hex per column)\n"
     "  convert IN OUT [opts]    JSONL/CSV/TSV or MDS into MDS (see sluice convert --help)\n"
     "  plan FILE                plan an epoch from a Mosaic-style config JSON ('-' = stdin)\n"
-    "  demo [DIR]               write a sample dataset, then inspect, verify and read it\n";
+    "  demo [DATASET]           write a sample dataset, then stream it through caches\n"
+    "\n"
+    "DATASET is a folder or a store URL: s3://, oci://, gs://, azure://, azure-dl://,\n"
+    "dbfs:/, http(s)://, file://; credentials come from the environment (AWS_*,\n"
+    "S3_ENDPOINT_URL, GCS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*, DATABRICKS_*).\n";
 
 }  // namespace
 
