@@ -106,6 +106,13 @@ void ShardPrefetcher::Run() {
     lock.unlock();
     auto opened = opener_(shard);
     lock.lock();
+    if (!opened.ok() && opened.status().code() == StatusCode::kDeadlineExceeded && p > consumer_ &&
+        !stop_) {
+      // Room under cache_limit comes as the consumer, which still has open
+      // samples before p, moves on: try again. Once it waits at p, it pins
+      // nothing of its own and the wait's expiry is the answer.
+      continue;
+    }
     if (!opened.ok()) {
       error_ = opened.status().WithContext("prefetching sample position " + std::to_string(p));
       cv_.notify_all();
@@ -118,7 +125,8 @@ void ShardPrefetcher::Run() {
   }
 }
 
-Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64_t* waited_ns) {
+Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64_t* waited_ns,
+                                                                 bool wait) {
   if (p >= shard_of_.size()) {
     return OutOfRangeError("prefetcher: position " + std::to_string(p) + " past the end (" +
                            std::to_string(shard_of_.size()) + ")");
@@ -138,6 +146,7 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64
     cv_.notify_all();
   }
   if (scan_ <= p && error_.ok()) {
+    if (!wait) return std::shared_ptr<const OpenedShard>();
     auto start = std::chrono::steady_clock::now();
     cv_.wait(lock, [&] { return scan_ > p || !error_.ok(); });
     *waited_ns += static_cast<uint64_t>(

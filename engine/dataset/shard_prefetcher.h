@@ -50,10 +50,11 @@ class ShardPrefetcher {
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
 
-  // The shard of position p, waiting for the thread if needed; adds the time
-  // waited to *waited_ns. The first error the thread met is returned for the
-  // position it failed at (and every later one).
-  Result<std::shared_ptr<const OpenedShard>> Get(size_t p, uint64_t* waited_ns);
+  // The shard of position p, waiting for the thread if needed (with `wait`
+  // false: null when it is not open yet); adds the time waited to
+  // *waited_ns. The first error the thread met is returned for the position
+  // it failed at (and every later one).
+  Result<std::shared_ptr<const OpenedShard>> Get(size_t p, uint64_t* waited_ns, bool wait = true);
 
   size_t size() const { return shard_of_.size(); }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/file.h"
+#include "engine/dataset/cache_budget.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/text/text_columns.h"
 
@@ -71,6 +72,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     d->remotes_.push_back(std::move(remote));
   }
   d->stream_first_shard_.push_back(d->starts_.size() - 1);
+  SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
   for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
     if (d->column_encodings_[c] == "pkl") {
@@ -86,6 +88,25 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   d->epoch_size_ = derived.weighting.epoch_size;
   d->num_canonical_nodes_ = derived.num_canonical_nodes;
   return d;
+}
+
+Status StreamingDataset::CheckCacheLimit() const {
+  if (!options_.cache_limit) return Status::Ok();
+  const uint64_t limit = *options_.cache_limit;
+  for (size_t s = 0; s < indexes_.size(); ++s) {
+    const StreamOptions& stream = options_.streams[s];
+    if (!remotes_[s]) continue;  // read in place: nothing is cached
+    WorkingSet ws = MinimalWorkingSet(*indexes_[s], stream.keep_zip);
+    if (limit < ws.bytes) {
+      return InvalidArgumentError(
+          "cache_limit " + std::to_string(limit) + " bytes cannot hold what one reader of stream " +
+          std::to_string(s) + " (" + StreamRoot(stream) + ") needs at once: " +
+          std::to_string(ws.bytes) + " bytes for " +
+          DescribeWorkingSet(*indexes_[s], ws.shard, stream.keep_zip) +
+          "; raise cache_limit to at least " + std::to_string(ws.bytes) + " bytes");
+    }
+  }
+  return Status::Ok();
 }
 
 StreamingDataset::~StreamingDataset() {
@@ -263,7 +284,15 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   std::vector<std::shared_ptr<const OpenedShard>> now;
   for (size_t k = 0; k < n; ++k) {
     size_t p = iter_pos_ + k;
-    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard, iter_->Get(p, &wait_ns_));
+    // Under a cache_limit, wait only for the call's first sample: waiting
+    // while this call pins shards could need more room than one reader's
+    // working set (see cache_budget.h); the caller gets a shorter batch.
+    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard,
+                            iter_->Get(p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit));
+    if (!shard) {
+      n = k;
+      break;
+    }
     int64_t id = iter_ids_[p];
     auto [g, i] = Locate(static_cast<uint64_t>(id));
     (*out)[k].where = SampleLocation{g, i};

@@ -49,7 +49,8 @@ struct DatasetCounters {
 class StreamingDataset {
  public:
   // Loads every stream's index (downloading it once per node when remote is
-  // set), checks that all shards have the same columns, derives the plan
+  // set), checks that all shards have the same columns and that cache_limit
+  // holds one reader's minimal working set (cache_budget.h), derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
   // A "pkl" column without allow_unsafe_types is refused (ValueError).
   static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
@@ -80,7 +81,11 @@ class StreamingDataset {
   // them.
   Status IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker, int64_t num_workers);
   // Up to `max` next samples: ids[k] and (*out)[k] for k < the returned count
-  // (0 = the epoch is done). `out` is resized to at least the count.
+  // (0 = the epoch is done). `out` is resized to at least the count. With a
+  // cache_limit, fewer than `max` (but at least one) when the next sample's
+  // shard is not open yet: such a call waits for its first sample only, so
+  // it never waits while pinning shards (one reader's working set stays one
+  // shard, see cache_budget.h).
   Result<size_t> NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out);
   // Drops the views of the last call (unpins its shards).
   void Release() {
@@ -102,6 +107,9 @@ class StreamingDataset {
 
  private:
   StreamingDataset() = default;
+  // cache_limit must hold the minimal working set of one reader of every
+  // cached stream (cache_budget.h): else kInvalidArgument with the numbers.
+  Status CheckCacheLimit() const;
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
   Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(size_t gshard);

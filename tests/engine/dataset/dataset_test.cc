@@ -169,11 +169,10 @@ TEST(StreamingDataset, LimitSmallerThanAShardIsAnErrorAtStart) {
   DatasetOptions o = RemoteOptions(dir.path(), cache.path());
   o.cache_limit = 100;
   auto ds = StreamingDataset::Open(o);
-  ASSERT_TRUE(ds.ok()) << ds.status().message();
-  SampleFields f;
-  Status s = (*ds)->Get(0, &f);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("cache_limit"), std::string::npos) << s.message();
+  ASSERT_FALSE(ds.ok());
+  EXPECT_EQ(ds.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(ds.status().message().find("cache_limit 100 bytes"), std::string::npos)
+      << ds.status().message();
 }
 
 TEST(StreamingDataset, ResumptionYieldsTheTail) {
@@ -284,7 +283,9 @@ TEST(StreamingDataset, MissingRemoteShardIsAClearError) {
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> ids(100);
   std::vector<SampleFields> fields;
+  // A call may end early at a shard not open yet; the error comes at shard 1.
   auto n = (*ds)->NextBatch(100, ids.data(), &fields);
+  while (n.ok() && *n > 0) n = (*ds)->NextBatch(100, ids.data(), &fields);
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.status().code(), StatusCode::kNotFound) << n.status().message();
   EXPECT_NE(n.status().message().find("shard.00001.mds"), std::string::npos) << n.status().message();

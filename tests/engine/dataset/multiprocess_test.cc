@@ -162,6 +162,7 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
     std::vector<SampleFields> fields;
     if (!(*parent_ds)->IterBegin(0, 0, 0, 1).ok()) return 2;
     auto n = (*parent_ds)->NextBatch(1000, ids.data(), &fields);
+    while (n.ok() && *n > 0) n = (*parent_ds)->NextBatch(1000, ids.data(), &fields);
     return n.ok() ? 0 : 3;
   });
   int fifo = -1;

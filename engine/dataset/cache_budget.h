@@ -1,0 +1,50 @@
+// What cache_limit has to hold: the room each shard file takes in a stream's
+// cache folder, and the least room one reader needs at once.
+//
+// A shard file (a cache entry) keeps `kept` bytes on disk while present: its
+// raw file, plus its compressed file when keep_zip keeps it. While it is
+// fetched it takes `fetching` bytes: the raw temp file plus, for a
+// compressed shard, the compressed download beside it.
+//
+// The minimal working set of one reader: a reader waits for a shard only when
+// it pins nothing else of its own (NextBatch never waits while holding the
+// shards of the same call, and by then the prefetcher has released every
+// shard behind the consumer). Opening one shard fetches its data file, then,
+// with the data file pinned, its meta file (JSONL/XSV). So one reader needs
+// max over shards of max(data.fetching, data.kept + meta.fetching) bytes.
+// Several readers on a node share the cache and take turns.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "formats/index/index.h"
+
+namespace sluice {
+
+struct EntryCost {
+  uint64_t kept = 0;
+  uint64_t fetching = 0;
+};
+
+// The cost of shard `e`'s data file and of its meta file ({0, 0} when none).
+EntryCost DataCost(const ShardEntry& e, bool keep_zip);
+EntryCost MetaCost(const ShardEntry& e, bool keep_zip);
+
+struct WorkingSet {
+  uint64_t bytes = 0;  // the least room one reader needs
+  size_t shard = 0;    // the shard that needs it
+};
+WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip);
+
+// "shard 3 'a.mds' (raw 100 bytes, compressed 40 bytes downloaded beside it,
+// meta 'a.meta' ...)": what the working set of shard `i` is made of.
+std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip);
+
+// Sum of the kept bytes of every shard file of the stream.
+uint64_t StreamKeptBytes(const Index& index, bool keep_zip);
+
+}  // namespace sluice

@@ -1,0 +1,148 @@
+// cache_limit: the least room one reader needs is checked at start, and the
+// bytes on disk in the cache folders stay under the limit while reading.
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+
+DatasetOptions CachedOptions(const std::string& remote, const std::string& local) {
+  DatasetOptions o;
+  StreamOptions s;
+  s.remote = remote;
+  s.local = local;
+  o.streams.push_back(s);
+  o.world.rank = 0;
+  o.world.world_size = 1;
+  o.world.local_rank = 0;
+  o.world.local_world_size = 1;
+  o.prefetch_next_epoch = false;
+  o.wait_timeout = std::chrono::seconds(5);
+  return o;
+}
+
+const Index& IndexOf(const std::unique_ptr<DatasetReader>& r) { return r->index(); }
+
+// Samples the bytes on disk under `dirs` every millisecond until destroyed.
+class DiskSampler {
+ public:
+  explicit DiskSampler(std::vector<std::string> dirs) : dirs_(std::move(dirs)) {
+    thread_ = std::thread([this] {
+      while (!done_.load()) {
+        uint64_t total = 0;
+        for (const auto& d : dirs_) total += testing::ShardBytesOnDisk(d);
+        max_ = std::max(max_.load(), total);
+        ++samples_;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  ~DiskSampler() { Stop(); }
+  void Stop() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  uint64_t max() const { return max_.load(); }
+  uint64_t samples() const { return samples_.load(); }
+
+ private:
+  std::vector<std::string> dirs_;
+  std::atomic<bool> done_{false};
+  std::atomic<uint64_t> max_{0}, samples_{0};
+  std::thread thread_;
+};
+
+TEST(CacheLimit, BelowOneReadersWorkingSetIsAnErrorAtStartWithTheNumbers) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 300, 2000, std::string("zstd"));
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  // A compressed shard is fetched as its download plus the decompressed
+  // file: both are on disk at once.
+  uint64_t largest_raw = 0, need = 0;
+  size_t shard = 0;
+  for (size_t i = 0; i < IndexOf(*reader).shards.size(); ++i) {
+    const ShardEntry& e = IndexOf(*reader).shards[i];
+    ASSERT_TRUE(e.zip_data.has_value());
+    largest_raw = std::max(largest_raw, e.raw_data.bytes);
+    if (e.raw_data.bytes + e.zip_data->bytes > need) {
+      need = e.raw_data.bytes + e.zip_data->bytes;
+      shard = i;
+    }
+  }
+  ASSERT_LT(largest_raw, need);
+  for (uint64_t limit : {uint64_t{100}, largest_raw, need - 1}) {
+    DatasetOptions o = CachedOptions(remote.path(), cache.path());
+    o.cache_limit = limit;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_FALSE(ds.ok()) << limit;
+    EXPECT_EQ(ds.status().code(), StatusCode::kInvalidArgument);
+    const std::string& m = ds.status().message();
+    EXPECT_NE(m.find("cache_limit " + std::to_string(limit) + " bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(need) + " bytes for shard " + std::to_string(shard) + ": data '" +
+                     IndexOf(*reader).shards[shard].raw_data.basename + "'"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("compressed '" + IndexOf(*reader).shards[shard].zip_data->basename + "'"),
+              std::string::npos)
+        << m;
+  }
+  // keep_zip keeps the compressed file: the same shard needs the same room.
+  DatasetOptions o = CachedOptions(remote.path(), cache.path());
+  o.cache_limit = need;
+  EXPECT_TRUE(StreamingDataset::Open(o).ok());
+  o.streams[0].keep_zip = true;
+  EXPECT_TRUE(StreamingDataset::Open(o).ok());
+}
+
+TEST(CacheLimit, OneReadersWorkingSetIsEnoughForShuffledBatchesSpanningShards) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 400, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t largest = 0;
+  for (const ShardEntry& e : IndexOf(*reader).shards) largest = std::max(largest, e.raw_data.bytes);
+  DatasetOptions o = CachedOptions(remote.path(), cache.path());
+  o.cache_limit = largest;  // exactly one shard at a time
+  o.plan.shuffle = true;
+  o.plan.shuffle_seed = 3;
+  o.plan.shuffle_block_size = 100;  // consecutive samples hop between shards
+  o.predownload = 64;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+  ASSERT_TRUE(plan.ok());
+  DiskSampler sampler({cache.path()});
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> all, ids(64);
+  std::vector<SampleFields> fields;
+  size_t calls = 0;
+  for (;;) {
+    auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    if (*n == 0) break;
+    ++calls;
+    // One call never holds more than one shard under this limit.
+    for (size_t k = 1; k < *n; ++k) ASSERT_EQ(fields[k].where.shard, fields[0].where.shard);
+    all.insert(all.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+  sampler.Stop();
+  EXPECT_EQ(all, *plan);
+  EXPECT_GT(calls, 400u / 64u + 1) << "short batches where the shard changes";
+  EXPECT_GT(sampler.samples(), 0u);
+  EXPECT_LE(sampler.max(), largest);
+}
+
+}  // namespace
+}  // namespace sluice
