@@ -252,3 +252,28 @@ def test_dataframe_to_mds_to_s3(s3, tmp_path):
         (local / k).write_bytes(remote_read(f'{s3}/df', k))
     ds = sluice.LocalDataset(str(local))
     assert [ds[i]['name'] for i in range(len(ds))] == list(df['name'])
+
+
+def test_dask_partitions_upload_concurrently_to_s3(s3, tmp_path):
+    # Dask's default threaded scheduler: several writers, each with its own
+    # uploader, share the process's event loop at once.
+    dd = pytest.importorskip('dask.dataframe')
+    df = pd.DataFrame({'id': np.arange(90, dtype=np.int64),
+                       'name': [f'name {i}' for i in range(90)]})
+    ddf = dd.from_pandas(df, npartitions=3)
+    out, fails = sluice.dataframe_to_mds(ddf, mds_kwargs={'out': f'{s3}/dask', 'size_limit': '512b',
+                                                          'max_workers': 2})
+    assert fails == 0
+    keys = remote_list(f'{s3}/dask')
+    assert [k for k in keys if k.endswith('index.json')] == [
+        '0/index.json', '1/index.json', '2/index.json', 'index.json']
+    index = json.loads(remote_read(f'{s3}/dask', 'index.json'))
+    assert sum(s['samples'] for s in index['shards']) == 90
+    shards = sorted(s['raw_data']['basename'] for s in index['shards'])
+    assert shards == sorted(k for k in keys if k.endswith('.mds'))  # every shard is up
+    local = tmp_path / 'copy'
+    for k in keys:
+        os.makedirs(local / os.path.dirname(k), exist_ok=True)
+        (local / k).write_bytes(remote_read(f'{s3}/dask', k))
+    ds = sluice.LocalDataset(str(local))
+    assert [int(ds[i]['id']) for i in range(len(ds))] == list(range(90))
