@@ -4,7 +4,7 @@
 //
 // Usage: http_bench [--dir=/tmp] [--big-mib=1024] [--objects=1000]
 //                   [--object-mib=4] [--concurrency=8] [--runs=3]
-//                   [--schemes=http,https]
+//                   [--schemes=http,https] [--warmup=1] [--only=sluice|curl]
 //
 // Workloads: one big object (Sluice: GetToFileBlocking with 8 MiB parts and
 // `concurrency` ranged GETs in flight; curl: one stream, and `concurrency`
@@ -13,7 +13,12 @@
 // --parallel-max N). Every download goes to a file in DIR's temp folder and
 // is deleted after its run. CPU: getrusage(RUSAGE_SELF) deltas for Sluice
 // (in-process: loop thread and io_uring workers), RUSAGE_CHILDREN deltas for
-// curl. nginx is not counted for either. Figures are medians over runs.
+// curl. nginx is not counted for either. Figures are medians over runs,
+// after `warmup` unmeasured rounds (the first writes into never-touched page
+// cache pages, which on a VM costs whichever client runs first extra).
+// The table at the end compares Sluice with curl at the same concurrency
+// (N parallel ranges for the big object, --parallel for many objects) and,
+// for the big object, with curl's single stream too.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -62,10 +67,13 @@ struct Config {
   uint64_t object_mib = 4;
   int concurrency = 8;
   int runs = 3;
+  int warmup = 1;
+  std::string only;  // "sluice" or "curl": run only that client (profiling)
   std::vector<std::string> schemes = {"http", "https"};
 };
 
 double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -263,6 +271,12 @@ struct Job {
   uint64_t bytes = 0;
 };
 
+// One line of the summary: Sluice against one curl job on the same data.
+struct Row {
+  std::string name;
+  Job sluice, curl;
+};
+
 std::string ObjName(int i) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "obj/%04d.bin", i);
@@ -275,9 +289,10 @@ class Bench {
 
   int Main() {
     std::printf("http_bench: temp %s; big object %llu MiB; %d objects of %llu MiB; "
-                "concurrency %d; part size 8 MiB; %d runs (median)\n",
+                "concurrency %d; part size 8 MiB; %d warm-up + %d runs (median)\n",
                 tmp_.c_str(), static_cast<unsigned long long>(c_.big_mib), c_.objects,
-                static_cast<unsigned long long>(c_.object_mib), c_.concurrency, c_.runs);
+                static_cast<unsigned long long>(c_.object_mib), c_.concurrency, c_.warmup,
+                c_.runs);
     std::fflush(stdout);
     out_ = tmp_ + "/out";
     if (RunProcess({"mkdir", "-p", tmp_ + "/www/obj", tmp_ + "/tmp", out_ + "/obj"}, "/dev/null") != 0) {
@@ -308,6 +323,7 @@ class Bench {
                 "MB/s", "CPU s/GB", "wall s");
     std::fflush(stdout);
     int rc = 0;
+    std::vector<Row> rows;
     for (const std::string& scheme : c_.schemes) {
       base_ = scheme + "://127.0.0.1:" + std::to_string(nginx_.port(scheme)) + "/";
       std::vector<Job> jobs = {
@@ -318,14 +334,26 @@ class Bench {
           {"many", "curl --parallel", {}, 0},
       };
       // Interleaved runs, so machine load hits both clients alike.
-      for (int r = 0; r < c_.runs && rc == 0; ++r) {
+      for (int r = 0; r < c_.warmup + c_.runs && rc == 0; ++r) {
         for (int j = 0; j < static_cast<int>(jobs.size()) && rc == 0; ++j) {
+          bool sluice_job = j == 0 || j == 3;
+          if (!c_.only.empty() && sluice_job != (c_.only == "sluice")) continue;
           rc = RunOne(scheme, j, &jobs[j]);
+          if (r < c_.warmup) jobs[j].runs.clear();
         }
       }
       if (rc != 0) break;
       for (const Job& job : jobs) Print(scheme, job);
+      char big[32], many[48];
+      std::snprintf(big, sizeof(big), "1 x %llu MiB", static_cast<unsigned long long>(c_.big_mib));
+      std::snprintf(many, sizeof(many), "%d x %llu MiB", c_.objects,
+                    static_cast<unsigned long long>(c_.object_mib));
+      rows.push_back({scheme + " " + big + " vs curl " + std::to_string(c_.concurrency) +
+                          " ranges", jobs[0], jobs[2]});
+      rows.push_back({scheme + " " + big + " vs curl 1 stream", jobs[0], jobs[1]});
+      rows.push_back({scheme + " " + many + " vs curl --parallel", jobs[3], jobs[4]});
     }
+    if (rc == 0) PrintTable(rows);
     client_.reset();
     loop_.Shutdown();
     return rc;
@@ -466,6 +494,30 @@ class Bench {
     return RunCurl(a);
   }
 
+  static double MedianMBps(const Job& job) {
+    std::vector<double> v;
+    for (const Sample& s : job.runs) v.push_back(job.bytes / 1e6 / s.seconds);
+    return Median(v);
+  }
+  static double MedianCpuPerGB(const Job& job) {
+    std::vector<double> v;
+    for (const Sample& s : job.runs) v.push_back(s.cpu / (job.bytes / 1e9));
+    return Median(v);
+  }
+
+  void PrintTable(const std::vector<Row>& rows) const {
+    std::printf("\nSummary (medians of %d runs; ratio = Sluice MB/s / curl MB/s; CPU = user+sys "
+                "of the client process(es) per GB)\n", c_.runs);
+    std::printf("%-44s %11s %9s %6s %15s %13s\n", "case", "Sluice MB/s", "curl MB/s", "ratio",
+                "Sluice CPU s/GB", "curl CPU s/GB");
+    for (const Row& r : rows) {
+      double a = MedianMBps(r.sluice), b = MedianMBps(r.curl);
+      std::printf("%-44s %11.0f %9.0f %6.2f %15.3f %13.3f\n", r.name.c_str(), a, b, a / b,
+                  MedianCpuPerGB(r.sluice), MedianCpuPerGB(r.curl));
+    }
+    std::fflush(stdout);
+  }
+
   void Print(const std::string& scheme, const Job& job) const {
     std::vector<double> mbps, cpu_gb, wall;
     std::string runs;
@@ -507,6 +559,11 @@ bool ParseArgs(int argc, char** argv, Config* c) {
         c->schemes.push_back(s);
         p = q + 1;
       }
+    } else if (key == "only") {
+      if (v != "sluice" && v != "curl") return false;
+      c->only = v;
+    } else if (key == "warmup") {
+      c->warmup = static_cast<int>(std::clamp(n, 0L, 10L));
     } else if (n <= 0) {
       return false;
     } else if (key == "big-mib") {
@@ -531,7 +588,8 @@ int Run(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &c)) {
     std::fprintf(stderr,
                  "usage: http_bench [--dir=/tmp] [--big-mib=1024] [--objects=1000] "
-                 "[--object-mib=4] [--concurrency=8] [--runs=3] [--schemes=http,https]\n");
+                 "[--object-mib=4] [--concurrency=8] [--runs=3] [--schemes=http,https] "
+                 "[--warmup=1] [--only=sluice|curl]\n");
     return 2;
   }
   std::string tmpl = c.dir + "/sluice-bench-http-XXXXXX";

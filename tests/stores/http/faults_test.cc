@@ -186,6 +186,40 @@ TEST_F(FaultsTest, StalledServerTripsTheTimeout) {
                 "300 ms (download_timeout)");
 }
 
+TEST_F(FaultsTest, StalledBodyTripsTheIdleTimeout) {
+  // Content-Length 100, 3 bytes, then silence on an open connection: the
+  // idle timeout (not the overall one) ends it, the 3 bytes count.
+  Fault stall_body = Fault::Raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc");
+  stall_body.kind = Fault::kRawThenDrop;
+  proxy_->Schedule({stall_body});
+  HttpClientOptions options;
+  options.idle_timeout = 200ms;
+  options.download_retry = 0;
+  auto start = std::chrono::steady_clock::now();
+  Result<HttpResponse> r = Client(options).SendBlocking(Get(Url("/data.bin")));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(r.status().message(),
+            "GET " + Url("/data.bin") + ": gave up after 1 attempt(s) (download_retry=0): GET " +
+                Url("/data.bin") + ": reading the body (3 bytes of 100 received): no data for "
+                "200 ms (idle_timeout)");
+}
+
+TEST_F(FaultsTest, ManyDownloadsReuseOneConnection) {
+  std::string dl = dir_->path() + "/dl5";
+  ASSERT_TRUE(MakeDirs(dl).ok());
+  HttpClient& c = Client();
+  for (int i = 0; i < 20; ++i) {
+    std::string out = dl + "/d" + std::to_string(i);
+    Result<HttpResponse> r = c.GetToFileBlocking(Url("/data.bin"), out);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(ReadFile(out).value() == *data_);
+  }
+  EXPECT_EQ(c.stats().connections_opened, 1u);
+  EXPECT_EQ(c.stats().connections_reused, 19u);
+  EXPECT_EQ(proxy_->connections(), 1);
+}
+
 TEST_F(FaultsTest, PooledConnectionClosedAsWeReuseItIsNotAFailure) {
   // The first connection answers, stays open, then drops our next request
   // without a word: the classic keep-alive race.
@@ -263,9 +297,10 @@ TEST_F(FaultsTest, FailedPartLeavesNoFileBehind) {
   EXPECT_TRUE(List(dl).empty());
 }
 
-// DISABLED: flaky (sometimes a stalled part ignores the cancellation and
-// Shutdown waits out its 5 s grace); see the note in the commit/report.
-TEST_F(FaultsTest, DISABLED_ShutdownCancelsAStalledDownload) {
+// Part 0 arrives, the other parts stall waiting for their response headers:
+// Shutdown() must end them at once (well inside its 5 s grace), report
+// kCancelled and leave no temporary file.
+TEST_F(FaultsTest, ShutdownCancelsAStalledDownload) {
   std::string dl = dir_->path() + "/dl4";
   ASSERT_TRUE(MakeDirs(dl).ok());
   proxy_->Schedule({Fault::Pass(), Fault::Stall(), Fault::Stall(), Fault::Stall()});
