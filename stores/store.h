@@ -40,7 +40,10 @@ struct StoreOptions {
   int download_retry = 2;             // Mosaic's default
   double download_timeout_s = 60.0;   // Mosaic's default, per request incl. retries
   uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
-  int concurrency = 8;                     // parts in flight per object
+  int concurrency = 8;                     // ranged GET parts in flight per object
+  // Multipart (S3) / block (Azure) upload parts in flight per object; each
+  // holds one part in memory.
+  int upload_concurrency = 4;
   std::string ca_file;                     // TLS CA bundle override ("" = default)
   // Objects per List request (max-keys / maxresults); 0: the service's
   // default (1000 for S3, 5000 for Azure). Small values exercise paging.

@@ -13,6 +13,8 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "stores/common/object_http.h"
+#include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
 #include "stores/s3/xml_lite.h"
@@ -63,14 +65,9 @@ class AzureStore final : public Store {
   awaitable<Result<ObjectInfo>> Head(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), NoHeaders(), 0));
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    std::string cl = resp->Header("content-length");
-    char* end = nullptr;
-    unsigned long long size = std::strtoull(cl.c_str(), &end, 10);
-    if (cl.empty() || *end != '\0') {
-      co_return CorruptError(ObjectUrl(key) + ": Get Blob Properties answered no Content-Length");
-    }
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                               co_await SendForObject(*client_, std::move(req), root_, key));
+    SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, ObjectUrl(key)));
     co_return ObjectInfo{key, size};
   }
 
@@ -83,31 +80,19 @@ class AzureStore final : public Store {
                                        std::to_string(offset + length - 1)});
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), extra, 0));
     auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) {
-      if (resp.status().code() == StatusCode::kOutOfRange) {
-        auto head = co_await Head(key);
-        if (head.ok() && head->size == offset) co_return std::string();
-      }
-      co_return Context(resp.status(), key);
-    }
-    if (resp->status == 200) {  // range ignored: the whole blob
-      if (offset >= resp->body.size()) co_return std::string();
-      co_return resp->body.substr(offset, length);
-    }
-    if (resp->body.size() > length) resp->body.resize(length);
-    co_return std::move(resp->body);
+    co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
   }
 
   awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), NoHeaders(), 0));
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return std::move(resp->body);
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                               co_await SendForObject(*client_, std::move(req), root_, key));
+    co_return std::move(resp.body);
   }
 
-  // Ranged parts one after another (each signed: SharedKey covers the
-  // range), written into a temporary file renamed into place when whole.
+  // Ranged parts, `concurrency` at a time (each signed: SharedKey covers
+  // the range), written into a temporary file renamed into place when whole.
   awaitable<Status> GetToFile(std::string key, std::string path) override {
     SLUICE_CO_ASSIGN_OR_RETURN(ObjectInfo info, co_await Head(key));
     static std::atomic<uint64_t> counter{0};
@@ -119,33 +104,11 @@ class AzureStore final : public Store {
     }
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) co_return IoError("cannot create " + tmp + ": " + std::strerror(errno));
-    Status status;
     uint64_t part = std::max<uint64_t>(options_.part_size, 1);
-    for (uint64_t offset = 0; offset < info.size && status.ok(); offset += part) {
-      uint64_t n = std::min(part, info.size - offset);
-      auto bytes = co_await GetRange(key, offset, n);
-      if (!bytes.ok()) {
-        status = bytes.status();
-        break;
-      }
-      if (bytes->size() != n) {
-        status = CorruptError(ObjectUrl(key) + ": blob shrank while downloading (got " +
-                              std::to_string(bytes->size()) + " of " + std::to_string(n) +
-                              " bytes at offset " + std::to_string(offset) + ")");
-        break;
-      }
-      uint64_t done = 0;
-      while (done < n) {
-        ssize_t w = ::pwrite(fd, bytes->data() + done, n - done,
-                             static_cast<off_t>(offset + done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-          status = IoError("cannot write " + tmp + ": " + std::strerror(errno));
-          break;
-        }
-        done += static_cast<uint64_t>(w);
-      }
-    }
+    Status status = co_await ForEachPartConcurrently(
+        (info.size + part - 1) / part, options_.concurrency, [&](uint64_t i) {
+          return GetPartInto(fd, tmp, key, i * part, std::min(part, info.size - i * part));
+        });
     if (::close(fd) != 0 && status.ok()) {
       status = IoError("cannot close " + tmp + ": " + std::strerror(errno));
     }
@@ -156,6 +119,26 @@ class AzureStore final : public Store {
     co_return status;
   }
 
+  // Bytes [offset, offset + n) of blob `key` written at `offset` of `fd`
+  // (the temporary file `tmp`).
+  awaitable<Status> GetPartInto(int fd, const std::string& tmp, const std::string& key,
+                                uint64_t offset, uint64_t n) {
+    SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, co_await GetRange(key, offset, n));
+    if (bytes.size() != n) {
+      co_return CorruptError(ObjectUrl(key) + ": blob shrank while downloading (got " +
+                             std::to_string(bytes.size()) + " of " + std::to_string(n) +
+                             " bytes at offset " + std::to_string(offset) + ")");
+    }
+    uint64_t done = 0;
+    while (done < n) {
+      ssize_t w = ::pwrite(fd, bytes.data() + done, n - done, static_cast<off_t>(offset + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) co_return IoError("cannot write " + tmp + ": " + std::strerror(errno));
+      done += static_cast<uint64_t>(w);
+    }
+    co_return Status::Ok();
+  }
+
   awaitable<Status> Put(std::string key, std::string bytes) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     std::vector<SigningHeader> extra;
@@ -163,51 +146,52 @@ class AzureStore final : public Store {
     extra.push_back({"x-ms-blob-type", "BlockBlob"});
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), extra, bytes.size()));
     req.body = std::move(bytes);
+    co_return (co_await SendForObject(*client_, std::move(req), root_, key)).status();
+  }
+
+  // Put Block List of blocks above part_size.
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    co_return co_await PutFileInParts(
+        *this, std::move(key), std::move(path), options_.part_size,
+        [this](std::string key, std::string path, uint64_t size, uint64_t part) {
+          return PutBlocks(std::move(key), std::move(path), size, part);
+        });
+  }
+
+  // Put Block `index`: bytes [offset, offset + length) of local file `path`.
+  awaitable<Status> PutBlock(const std::string& key, const std::string& path, uint64_t offset,
+                             uint64_t length, uint64_t index) {
+    SLUICE_CO_ASSIGN_OR_RETURN(std::string chunk, ReadLocalFileRange(path, offset, length));
+    std::vector<SigningHeader> extra;
+    extra.push_back({"content-type", "application/octet-stream"});
+    std::vector<SigningQueryParam> block_query;
+    block_query.push_back({"comp", "block"});
+    block_query.push_back({"blockid", BlockId(index)});
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
+                                                        std::move(block_query), extra, chunk.size()));
+    req.body = std::move(chunk);
     auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
+    if (!resp.ok()) {
+      co_return Context(resp.status(), key).WithContext("Put Block " + std::to_string(index));
+    }
     co_return Status::Ok();
   }
 
-  awaitable<Status> PutFile(std::string key, std::string path) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-    auto size = FileSize(path);
-    if (!size.ok()) co_return size.status();
-    uint64_t part = std::max<uint64_t>(options_.part_size, 1);
-    if (*size <= part) {
-      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFileRange(path, 0, *size));
-      co_return co_await Put(std::move(key), std::move(bytes));
-    }
-    co_return co_await PutBlocks(key, path, *size, part);
-  }
-
-  // Put Block for each part of local file `path`, then Put Block List.
-  awaitable<Status> PutBlocks(const std::string& key, const std::string& path, uint64_t size,
-                              uint64_t part) {
+  // Put Block for each part of local file `path` (concurrently), then Put
+  // Block List naming them in order.
+  awaitable<Status> PutBlocks(std::string key, std::string path, uint64_t size, uint64_t part) {
     uint64_t blocks = (size + part - 1) / part;
     if (blocks > 50000) {
       co_return InvalidArgumentError(ObjectUrl(key) + ": " + std::to_string(blocks) +
                                      " blocks exceed the 50000 a blob allows");
     }
+    Status sent = co_await ForEachPartConcurrently(
+        blocks, options_.upload_concurrency, [&](uint64_t i) -> awaitable<Status> {
+          return PutBlock(key, path, i * part, std::min(part, size - i * part), i);
+        });
+    if (!sent.ok()) co_return sent;
     std::string list = "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>";
-    for (uint64_t i = 0; i < blocks; ++i) {
-      std::string id = BlockId(i);
-      SLUICE_CO_ASSIGN_OR_RETURN(
-          std::string chunk,
-          ReadLocalFileRange(path, i * part, std::min(part, size - i * part)));
-      std::vector<SigningHeader> extra;
-      extra.push_back({"content-type", "application/octet-stream"});
-      std::vector<SigningQueryParam> block_query;
-      block_query.push_back({"comp", "block"});
-      block_query.push_back({"blockid", id});
-      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
-                       std::move(block_query), extra, chunk.size()));
-      req.body = std::move(chunk);
-      auto resp = co_await client_->Send(std::move(req));
-      if (!resp.ok()) {
-        co_return Context(resp.status(), key).WithContext("Put Block " + std::to_string(i));
-      }
-      list += "<Latest>" + id + "</Latest>";
-    }
+    for (uint64_t i = 0; i < blocks; ++i) list += "<Latest>" + BlockId(i) + "</Latest>";
     list += "</BlockList>";
     std::vector<SigningHeader> extra;
     extra.push_back({"content-type", "application/xml"});
@@ -216,9 +200,7 @@ class AzureStore final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
                                                         std::move(list_query), extra, list.size()));
     req.body = std::move(list);
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return Status::Ok();
+    co_return (co_await SendForObject(*client_, std::move(req), root_, key)).status();
   }
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -275,7 +257,7 @@ class AzureStore final : public Store {
   std::string FullKey(const std::string& key) const { return JoinKey(config_.prefix, key); }
   std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
   Status Context(const Status& s, const std::string& key) const {
-    return Status(s.code(), ObjectUrl(key) + ": " + s.message());
+    return ObjectError(s, root_, key);
   }
 
   // The request for blob `blob` ("" = the container), signed with SharedKey
@@ -375,13 +357,8 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
     return Status(StatusCode::kPermissionDenied,
                   "an Azure account key without an account name for " + std::string(url));
   }
-  HttpClientOptions http;
-  http.download_retry = std::max(options.download_retry, 0);
-  http.download_timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
-  http.ca_file = options.ca_file;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
-                          HttpClient::Create(std::move(executor), std::move(http)));
+                          MakeStoreHttpClient(std::move(executor), options));
   return std::unique_ptr<Store>(
       std::make_unique<AzureStore>(std::move(config), std::move(client), options));
 }

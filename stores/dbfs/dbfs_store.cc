@@ -4,6 +4,7 @@
 
 #include "base/asio/co_status.h"
 #include "formats/json/py_json.h"
+#include "stores/common/object_http.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
@@ -33,28 +34,17 @@ class DbfsStore final : public BearerHttpStore {
 
   awaitable<Status> Put(std::string key, std::string bytes) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    HttpRequest req;
-    req.method = HttpMethod::kPut;
-    req.url = ObjectUrl(key) + "?overwrite=true";
-    req.headers = AuthHeaders();
-    req.headers.emplace_back("content-type", "application/octet-stream");
+    HttpRequest req = UploadRequest(key);
     req.body = std::move(bytes);
-    auto resp = co_await client().Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return Status::Ok();
+    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
   }
 
+  // One request, its body streamed from the file.
   awaitable<Status> PutFile(std::string key, std::string path) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    HttpRequest req;
-    req.method = HttpMethod::kPut;
-    req.url = ObjectUrl(key) + "?overwrite=true";
-    req.headers = AuthHeaders();
-    req.headers.emplace_back("content-type", "application/octet-stream");
+    HttpRequest req = UploadRequest(key);
     req.body_file = std::move(path);
-    auto resp = co_await client().Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return Status::Ok();
+    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
   }
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -135,6 +125,16 @@ class DbfsStore final : public BearerHttpStore {
   }
 
  private:
+  // The PUT of `key` (validated), without its body.
+  HttpRequest UploadRequest(const std::string& key) const {
+    HttpRequest req;
+    req.method = HttpMethod::kPut;
+    req.url = ObjectUrl(key) + "?overwrite=true";
+    req.headers = AuthHeaders();
+    req.headers.emplace_back("content-type", "application/octet-stream");
+    return req;
+  }
+
   std::string host_;  // scheme://authority, no trailing '/'
   std::string path_;  // "/Volumes/c/s/v/prefix", no trailing '/'
 };

@@ -11,6 +11,8 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "stores/common/object_http.h"
+#include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/s3/aws_settings.h"
 #include "stores/s3/xml_lite.h"
@@ -41,19 +43,10 @@ class S3Store final : public Store {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), ""));
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    std::optional<uint64_t> size = resp->object_size;
-    if (!size) {
-      std::string cl = resp->Header("content-length");
-      char* end = nullptr;
-      unsigned long long v = std::strtoull(cl.c_str(), &end, 10);
-      if (cl.empty() || *end != '\0') {
-        co_return CorruptError(ObjectUrl(key) + ": HEAD response has no Content-Length");
-      }
-      size = v;
-    }
-    co_return ObjectInfo{key, *size};
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                               co_await SendForObject(*client_, std::move(req), root_, key));
+    SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, ObjectUrl(key)));
+    co_return ObjectInfo{key, size};
   }
 
   awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
@@ -64,34 +57,16 @@ class S3Store final : public Store {
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
     req.range = ByteRange::FromTo(offset, offset + length - 1);
     auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) {
-      // A range starting exactly at the end is empty, as for local files.
-      if (resp.status().code() == StatusCode::kOutOfRange) {
-        auto head = co_await Head(key);
-        if (head.ok() && head->size == offset) co_return std::string();
-      }
-      co_return Context(resp.status(), key);
-    }
-    // A server that ignores Range answers 200 with the whole object (s3rver
-    // does for "bytes=0-0"): cut the requested bytes out of it.
-    if (resp->status == 200) {
-      if (offset >= resp->body.size()) co_return std::string();
-      co_return resp->body.substr(offset, length);
-    }
-    // The client checked that the 206 body starts at `offset`; a server that
-    // sends more than asked (s3rver answers "bytes=0-0" with the rest of the
-    // object) is cut to the requested length.
-    if (resp->body.size() > length) resp->body.resize(length);
-    co_return std::move(resp->body);
+    co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
   }
 
   awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return std::move(resp->body);
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                               co_await SendForObject(*client_, std::move(req), root_, key));
+    co_return std::move(resp.body);
   }
 
   awaitable<Status> GetToFile(std::string key, std::string path) override {
@@ -111,21 +86,16 @@ class S3Store final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), Sha256Hex(bytes)));
     req.body = std::move(bytes);
-    auto resp = co_await client_->Send(std::move(req));
-    if (!resp.ok()) co_return Context(resp.status(), key);
-    co_return Status::Ok();
+    co_return (co_await SendForObject(*client_, std::move(req), root_, key)).status();
   }
 
+  // Multipart above part_size (S3 allows parts of 5 MiB to 5 GiB).
   awaitable<Status> PutFile(std::string key, std::string path) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-    auto size = FileSize(path);
-    if (!size.ok()) co_return size.status();
-    uint64_t part = std::max<uint64_t>(options_.part_size, 1);
-    if (*size <= part) {
-      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFileRange(path, 0, *size));
-      co_return co_await Put(std::move(key), std::move(bytes));
-    }
-    co_return co_await Multipart(key, path, *size, part);
+    co_return co_await PutFileInParts(
+        *this, std::move(key), std::move(path), options_.part_size,
+        [this](std::string key, std::string path, uint64_t size, uint64_t part) {
+          return Multipart(std::move(key), std::move(path), size, part);
+        });
   }
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -182,7 +152,7 @@ class S3Store final : public Store {
   std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
 
   Status Context(const Status& s, const std::string& key) const {
-    return Status(s.code(), ObjectUrl(key) + ": " + s.message());
+    return ObjectError(s, root_, key);
   }
 
   // The request for `object_key` ("" = the bucket), signed or authorized.
@@ -225,8 +195,7 @@ class S3Store final : public Store {
     co_return req;
   }
 
-  awaitable<Status> Multipart(const std::string& key, const std::string& path, uint64_t size,
-                              uint64_t part) {
+  awaitable<Status> Multipart(std::string key, std::string path, uint64_t size, uint64_t part) {
     std::string full = FullKey(key);
     std::vector<SigningQueryParam> init_query;
     init_query.push_back({"uploads", ""});
@@ -250,6 +219,32 @@ class S3Store final : public Store {
     co_return status;
   }
 
+  // UploadPart `number` (from 1): bytes [offset, offset + length) of local
+  // file `path`; its ETag into *etag.
+  awaitable<Status> UploadPart(const std::string& key, const std::string& path, uint64_t offset,
+                               uint64_t length, uint64_t number, const std::string& upload_id,
+                               std::string* etag) {
+    SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFileRange(path, offset, length));
+    std::vector<SigningQueryParam> part_query;
+    part_query.push_back({"partNumber", std::to_string(number)});
+    part_query.push_back({"uploadId", upload_id});
+    std::string part_hash = Sha256Hex(bytes);
+    SLUICE_CO_ASSIGN_OR_RETURN(
+        HttpRequest req,
+        co_await Prepare(HttpMethod::kPut, FullKey(key), std::move(part_query), std::move(part_hash)));
+    req.body = std::move(bytes);
+    auto resp = co_await client_->Send(std::move(req));
+    if (!resp.ok()) {
+      co_return Context(resp.status(), key).WithContext("part " + std::to_string(number));
+    }
+    *etag = resp->Header("etag");
+    if (etag->empty()) {
+      co_return CorruptError(ObjectUrl(key) + ": UploadPart " + std::to_string(number) +
+                             " answered no ETag");
+    }
+    co_return Status::Ok();
+  }
+
   awaitable<Status> UploadParts(const std::string& key, const std::string& path, uint64_t size,
                                 uint64_t part, const std::string& upload_id) {
     std::string full = FullKey(key);
@@ -259,28 +254,18 @@ class S3Store final : public Store {
                                      " parts of " + std::to_string(part) +
                                      " bytes exceed the 10000 a multipart upload allows");
     }
+    // Parts go up concurrently; CompleteMultipartUpload lists them by number.
+    std::vector<std::string> etags(parts);
+    Status sent = co_await ForEachPartConcurrently(
+        parts, options_.upload_concurrency, [&](uint64_t i) -> awaitable<Status> {
+          return UploadPart(key, path, i * part, std::min(part, size - i * part), i + 1,
+                            upload_id, &etags[i]);
+        });
+    if (!sent.ok()) co_return sent;
     std::string complete = "<CompleteMultipartUpload>";
     for (uint64_t i = 0; i < parts; ++i) {
-      uint64_t offset = i * part;
-      SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes,
-                                 ReadLocalFileRange(path, offset, std::min(part, size - offset)));
-      std::string number = std::to_string(i + 1);
-      std::vector<SigningQueryParam> part_query;
-      part_query.push_back({"partNumber", number});
-      part_query.push_back({"uploadId", upload_id});
-      std::string part_hash = Sha256Hex(bytes);
-      SLUICE_CO_ASSIGN_OR_RETURN(
-          HttpRequest req,
-          co_await Prepare(HttpMethod::kPut, full, std::move(part_query), std::move(part_hash)));
-      req.body = std::move(bytes);
-      auto resp = co_await client_->Send(std::move(req));
-      if (!resp.ok()) co_return Context(resp.status(), key).WithContext("part " + number);
-      std::string etag = resp->Header("etag");
-      if (etag.empty()) {
-        co_return CorruptError(ObjectUrl(key) + ": UploadPart " + number + " answered no ETag");
-      }
-      complete += "<Part><PartNumber>" + number + "</PartNumber><ETag>" + XmlEscape(etag) +
-                  "</ETag></Part>";
+      complete += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" +
+                  XmlEscape(etags[i]) + "</ETag></Part>";
     }
     complete += "</CompleteMultipartUpload>";
     std::vector<SigningQueryParam> done_query;
@@ -364,13 +349,8 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
   if (config.auth == S3Auth::kBearer && !config.bearer) {
     return InvalidArgumentError("bearer authorization without a token source");
   }
-  HttpClientOptions http;
-  http.download_retry = std::max(options.download_retry, 0);
-  http.download_timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
-  http.ca_file = options.ca_file;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
-                          HttpClient::Create(std::move(executor), std::move(http)));
+                          MakeStoreHttpClient(std::move(executor), options));
   return std::unique_ptr<Store>(
       std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/asio/co_status.h"
+#include "stores/common/object_http.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/uri_encoding.h"
 
@@ -47,7 +48,7 @@ HttpHeaders BearerHttpStore::AuthHeaders() const {
 }
 
 Status BearerHttpStore::Context(const Status& s, const std::string& key) const {
-  return Status(s.code(), JoinKey(root_, key) + ": " + s.message());
+  return ObjectError(s, root_, key);
 }
 
 awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
@@ -56,19 +57,10 @@ awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
   req.method = HttpMethod::kHead;
   req.url = ObjectUrl(key);
   req.headers = AuthHeaders();
-  auto resp = co_await client_->Send(std::move(req));
-  if (!resp.ok()) co_return Context(resp.status(), key);
-  std::optional<uint64_t> size = resp->object_size;
-  if (!size) {
-    std::string cl = resp->Header("content-length");
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(cl.c_str(), &end, 10);
-    if (cl.empty() || *end != '\0') {
-      co_return CorruptError(JoinKey(root_, key) + ": HEAD response has no Content-Length");
-    }
-    size = v;
-  }
-  co_return ObjectInfo{key, *size};
+  SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                             co_await SendForObject(*client_, std::move(req), root_, key));
+  SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, JoinKey(root_, key)));
+  co_return ObjectInfo{key, size};
 }
 
 awaitable<Result<std::string>> BearerHttpStore::GetRange(std::string key, uint64_t offset,
@@ -80,19 +72,7 @@ awaitable<Result<std::string>> BearerHttpStore::GetRange(std::string key, uint64
   req.headers = AuthHeaders();
   req.range = ByteRange::FromTo(offset, offset + length - 1);
   auto resp = co_await client_->Send(std::move(req));
-  if (!resp.ok()) {
-    if (resp.status().code() == StatusCode::kOutOfRange) {
-      auto head = co_await Head(key);
-      if (head.ok() && head->size == offset) co_return std::string();
-    }
-    co_return Context(resp.status(), key);
-  }
-  if (resp->status == 200) {  // the server ignored Range
-    if (offset >= resp->body.size()) co_return std::string();
-    co_return resp->body.substr(offset, length);
-  }
-  if (resp->body.size() > length) resp->body.resize(length);
-  co_return std::move(resp->body);
+  co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
@@ -100,9 +80,9 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
   HttpRequest req;
   req.url = ObjectUrl(key);
   req.headers = AuthHeaders();
-  auto resp = co_await client_->Send(std::move(req));
-  if (!resp.ok()) co_return Context(resp.status(), key);
-  co_return std::move(resp->body);
+  SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
+                             co_await SendForObject(*client_, std::move(req), root_, key));
+  co_return std::move(resp.body);
 }
 
 awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path) {
@@ -125,16 +105,6 @@ awaitable<Status> BearerHttpStore::Put(std::string key, std::string) {
 
 awaitable<Result<std::vector<ObjectInfo>>> BearerHttpStore::List(std::string) {
   co_return UnimplementedError(root_ + ": HTTP(S) stores cannot list objects");
-}
-
-Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
-                                                        const StoreOptions& options) {
-  HttpClientOptions http;
-  http.download_retry = std::max(options.download_retry, 0);
-  http.download_timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
-  http.ca_file = options.ca_file;
-  return HttpClient::Create(std::move(executor), std::move(http));
 }
 
 Result<std::unique_ptr<Store>> OpenWebStore(std::string_view url,

@@ -56,10 +56,6 @@ class BearerHttpStore : public Store {
   StoreOptions options_;
 };
 
-// Builds the HttpClient every HTTP-based store uses from StoreOptions.
-Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
-                                                        const StoreOptions& options);
-
 // http:// or https:// root. Errors: kInvalidArgument for a malformed URL.
 Result<std::unique_ptr<Store>> OpenWebStore(std::string_view url,
                                             boost::asio::any_io_executor executor,

@@ -144,6 +144,8 @@ TEST_F(AzureStoreTest, ListBlobsPagesThroughMarkers) {
 TEST_F(AzureStoreTest, BlockUploadAndGetToFile) {
   StoreOptions options;
   options.part_size = 64 << 10;
+  options.upload_concurrency = 3;  // 5 blocks, 3 in flight
+  options.concurrency = 2;         // ranged GETs of GetToFile
   auto store = Open("azure://blocks", options);
   ASSERT_NE(store, nullptr);
   std::string data = PatternBytes((300 << 10) + 7, 9);

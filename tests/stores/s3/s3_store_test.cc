@@ -125,9 +125,10 @@ TEST_F(S3StoreTest, MultipartUploadAndParallelGetToFile) {
   StoreOptions options;
   options.part_size = 5 << 20;  // S3's smallest part
   options.concurrency = 3;
+  options.upload_concurrency = 2;  // 4 parts, 2 at a time: they finish out of order
   auto store = Open("s3://bkt/mp", options);
   ASSERT_NE(store, nullptr);
-  std::string data = PatternBytes((11 << 20) + 12345, 5);
+  std::string data = PatternBytes((16 << 20) + 12345, 5);
   std::string src = dir_->path() + "/mp-src.bin";
   ASSERT_TRUE(WriteFileAtomic(src, data).ok());
   Status put = loop_.Run(store->PutFile("big.bin", src));

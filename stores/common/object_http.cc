@@ -1,0 +1,64 @@
+#include "stores/common/object_http.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include "base/asio/co_status.h"
+#include "stores/common/store_keys.h"
+
+namespace sluice {
+
+using boost::asio::awaitable;
+
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
+                                                        const StoreOptions& options) {
+  HttpClientOptions http;
+  http.download_retry = std::max(options.download_retry, 0);
+  http.download_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
+  http.ca_file = options.ca_file;
+  return HttpClient::Create(std::move(executor), std::move(http));
+}
+
+Status ObjectError(const Status& s, std::string_view root, std::string_view key) {
+  return Status(s.code(), JoinKey(root, key) + ": " + s.message());
+}
+
+awaitable<Result<HttpResponse>> SendForObject(HttpClient& client, HttpRequest req,
+                                              std::string root, std::string key) {
+  auto resp = co_await client.Send(std::move(req));
+  if (!resp.ok()) co_return ObjectError(resp.status(), root, key);
+  co_return resp;
+}
+
+Result<uint64_t> SizeFromHead(const HttpResponse& resp, std::string_view object_url) {
+  if (resp.object_size) return *resp.object_size;
+  std::string cl = resp.Header("content-length");
+  char* end = nullptr;
+  unsigned long long size = std::strtoull(cl.c_str(), &end, 10);
+  if (cl.empty() || *end != '\0') {
+    return CorruptError(std::string(object_url) + ": HEAD response has no Content-Length");
+  }
+  return size;
+}
+
+awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, uint64_t offset,
+                                                uint64_t length, Result<HttpResponse> resp) {
+  if (!resp.ok()) {
+    if (resp.status().code() == StatusCode::kOutOfRange) {
+      auto head = co_await store.Head(key);
+      if (head.ok() && head->size == offset) co_return std::string();
+    }
+    co_return ObjectError(resp.status(), store.root(), key);
+  }
+  if (resp->status == 200) {  // Range ignored: the whole object
+    if (offset >= resp->body.size()) co_return std::string();
+    co_return resp->body.substr(offset, length);
+  }
+  // The client checked that a 206 body starts at `offset`.
+  if (resp->body.size() > length) resp->body.resize(length);
+  co_return std::move(resp->body);
+}
+
+}  // namespace sluice

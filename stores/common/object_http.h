@@ -1,0 +1,53 @@
+// The HTTP request/response steps shared by the stores that reach objects
+// over HttpClient (s3/oci/gs, azure, http(s), dbfs): the client built from
+// StoreOptions, error context naming the object, the size a HEAD answered,
+// and the bytes a ranged GET answered. Each store builds and authorizes its
+// own requests; these helpers take it from there.
+//
+// Coroutines run on the store's executor (see stores/store.h); the other
+// functions are pure and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "base/status.h"
+#include "stores/http/http_client.h"
+#include "stores/store.h"
+
+namespace sluice {
+
+// The HttpClient of a store: download_retry, download_timeout and the CA
+// file from `options`.
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
+                                                        const StoreOptions& options);
+
+// `s` with "<root>/<key>: " in front of its message (same code).
+Status ObjectError(const Status& s, std::string_view root, std::string_view key);
+
+// Sends `req` for object `key` of the store rooted at `root`; errors name
+// the object (ObjectError).
+boost::asio::awaitable<Result<HttpResponse>> SendForObject(HttpClient& client, HttpRequest req,
+                                                           std::string root, std::string key);
+
+// The object size a HEAD (or properties) response tells: the client's
+// object_size, else Content-Length. kCorrupt naming `object_url` when the
+// response has neither.
+Result<uint64_t> SizeFromHead(const HttpResponse& resp, std::string_view object_url);
+
+// Bytes [offset, offset + length) of `key` from the answer `resp` to a
+// ranged GET sent for them. A server that ignores Range (200, whole object)
+// is cut to the range, one that sends more than asked (s3rver for
+// "bytes=0-0") is trimmed; a 416 for a range that starts exactly at the end
+// of the object (checked with store.Head) is an empty answer, as for local
+// files. Errors name the object.
+boost::asio::awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key,
+                                                             uint64_t offset, uint64_t length,
+                                                             Result<HttpResponse> resp);
+
+}  // namespace sluice
