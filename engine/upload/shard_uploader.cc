@@ -58,10 +58,14 @@ Status ShardUploader::Enqueue(std::string basename) {
   if (!IsSafeBasename(basename)) {
     return InvalidArgumentError("ShardUploader: refusing unsafe file name '" + basename + "'");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!error_.ok()) return error_;
-  queue_.push_back(std::move(basename));
-  StartMoreLocked();
+  std::vector<Upload> start;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.ok()) return error_;
+    queue_.push_back(std::move(basename));
+    start = TakeStartableLocked();
+  }
+  if (!start.empty()) Launch(std::move(start));
   return Status();
 }
 
@@ -71,22 +75,36 @@ Status ShardUploader::Wait() {
   return error_;
 }
 
-void ShardUploader::StartMoreLocked() {
+std::vector<ShardUploader::Upload> ShardUploader::TakeStartableLocked() {
+  std::vector<Upload> out;
   while (error_.ok() && in_flight_ < max_workers_ && !queue_.empty()) {
-    std::string basename = std::move(queue_.front());
+    Upload up;
+    up.basename = std::move(queue_.front());
     queue_.pop_front();
-    const std::string path = JoinPath(options_.local_dir, basename);
+    const std::string path = JoinPath(options_.local_dir, up.basename);
     auto size = FileSize(path);
     if (!size.ok()) {
       error_ = size.status().WithContext("upload of " + path);
       queue_.clear();
       idle_cv_.notify_all();
-      return;
+      break;
     }
+    up.bytes = *size;
     ++in_flight_;
+    out.push_back(std::move(up));
+  }
+  return out;
+}
+
+// Outside mu_: Spawn may run the completion at once (on a shut-down loop).
+void ShardUploader::Launch(std::vector<Upload> uploads) {
+  for (Upload& up : uploads) {
+    std::string path = JoinPath(options_.local_dir, up.basename);
     EventLoop::ForThisProcess().Spawn<Status>(
-        store_->PutFile(basename, path),
-        [this, basename, bytes = *size](Status status) { OnDone(basename, bytes, status); });
+        store_->PutFile(up.basename, std::move(path)),
+        [this, basename = up.basename, bytes = up.bytes](Status status) {
+          OnDone(basename, bytes, std::move(status));
+        });
   }
 }
 
@@ -95,17 +113,23 @@ void ShardUploader::OnDone(const std::string& basename, uint64_t bytes, Status s
   if (status.ok() && !options_.keep_local && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
     status = IoError("cannot remove " + path + " after uploading it: " + std::strerror(errno));
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  --in_flight_;
-  if (status.ok()) {
-    ++files_uploaded_;
-    bytes_uploaded_ += bytes;
-  } else if (error_.ok()) {
-    error_ = status.WithContext("upload of " + path + " to " + store_->root() + "/" + basename);
-    queue_.clear();
+  std::vector<Upload> start;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status.ok()) {
+      ++files_uploaded_;
+      bytes_uploaded_ += bytes;
+    } else if (error_.ok()) {
+      error_ = status.WithContext("upload of " + path + " to " + store_->root() + "/" + basename);
+      queue_.clear();
+    }
+    --in_flight_;
+    start = TakeStartableLocked();
+    idle_cv_.notify_all();
   }
-  StartMoreLocked();
-  idle_cv_.notify_all();
+  // Once idle, the destructor may already be running: touch nothing then.
+  // Uploads taken above are counted in flight, which keeps `this` alive.
+  if (!start.empty()) Launch(std::move(start));
 }
 
 }  // namespace sluice

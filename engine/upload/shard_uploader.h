@@ -28,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "stores/store.h"
@@ -75,9 +76,16 @@ class ShardUploader {
   unsigned max_workers() const { return max_workers_; }
 
  private:
+  struct Upload {
+    std::string basename;
+    uint64_t bytes = 0;
+  };
   explicit ShardUploader(ShardUploaderOptions options);
-  // Starts queued uploads while fewer than max_workers run. mu_ held.
-  void StartMoreLocked();
+  // Takes queued uploads off the queue while fewer than max_workers run,
+  // counting them in flight. mu_ held.
+  std::vector<Upload> TakeStartableLocked();
+  // Starts `uploads` on the event loop. mu_ not held.
+  void Launch(std::vector<Upload> uploads);
   void OnDone(const std::string& basename, uint64_t bytes, Status status);
 
   const ShardUploaderOptions options_;

@@ -2,7 +2,11 @@
 // (tests/servers) and a local folder (file store).
 #include "engine/upload/shard_uploader.h"
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,6 +15,7 @@
 #include "engine/runtime/event_loop.h"
 #include "engine/upload/remote_folder.h"
 #include "stores/store.h"
+#include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -18,6 +23,9 @@ namespace sluice {
 namespace {
 
 using testing::CleanStoreEnv;
+using testing::FakeHttpServer;
+using testing::FakeRequest;
+using testing::FakeResponse;
 using testing::NodeServer;
 using testing::PatternBytes;
 using testing::ScopedEnv;
@@ -232,6 +240,52 @@ TEST(LocalUploadTest, UnknownSchemeFailsAtOpen) {
   ASSERT_FALSE(up.ok());
   EXPECT_EQ(up.status().code(), StatusCode::kInvalidArgument) << up.status().ToString();
 }
+
+// How many uploads run at once cannot be seen from s3rver, so this one runs
+// against a fake S3 endpoint (FakeHttpServer) that accepts every PUT after
+// 150 ms and records the peak number of PUTs in flight.
+class ConcurrencyTest : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(ConcurrencyTest, AtMostMaxWorkersUploadsAtOnce) {
+  std::mutex mu;
+  int in_flight = 0, peak = 0, puts = 0;
+  FakeHttpServer fake([&](const FakeRequest& req) {
+    if (req.method != "PUT") return FakeResponse{405, {}, "unexpected " + req.method};
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      peak = std::max(peak, ++in_flight);
+      ++puts;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    std::lock_guard<std::mutex> lock(mu);
+    --in_flight;
+    return FakeResponse{200, {{"ETag", "\"e\""}}, ""};
+  });
+  auto env = CleanStoreEnv();
+  env["AWS_ACCESS_KEY_ID"] = kKeyId;
+  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
+  env["S3_ENDPOINT_URL"] = fake.url();
+  ScopedEnv scoped(env);
+  TempDir local;
+  auto files = ShardFiles(9, 100);
+  WriteFiles(local.path(), files);
+  ShardUploaderOptions o;
+  o.local_dir = local.path();
+  o.remote = "s3://fake/ds";
+  o.max_workers = GetParam();
+  o.store.download_retry = 0;
+  auto up = ShardUploader::Open(o);
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  for (const auto& f : files) ASSERT_TRUE((*up)->Enqueue(f.first).ok());
+  Status st = (*up)->Wait();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(puts, 9);
+  EXPECT_EQ(peak, static_cast<int>(GetParam()));
+  EXPECT_EQ((*up)->files_uploaded(), 9u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, ConcurrencyTest, ::testing::Values(1u, 3u));
 
 }  // namespace
 }  // namespace sluice
