@@ -144,7 +144,9 @@ typedef struct sluice_writer_options {
    * every shard is up (sluice_writer_finish waits for all of it). Upload
    * errors name the local file and the redacted remote URL; the first one
    * is returned by the next sluice_writer_write or sluice_writer_finish.
-   * Credentials come from the store's environment variables. */
+   * Credentials come from the store's environment variables. Uploads run
+   * on the library's event loop thread; a writer with a remote must be used
+   * in the process that opened it (not across fork). */
   const char* remote;
   uint32_t keep_local;           /* with remote: 1 = keep local files once uploaded */
   uint32_t max_workers;          /* with remote: concurrent uploads; 0 = min(32, cpus + 4) */
@@ -162,7 +164,7 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
 
 /* Appends one sample. fields[i] belongs to column i as given at open.
  * MDS: the field's stored bytes (see sluice_encode_* for scalars);
- * JSON/CSV/TSV: the value as text ("42", "0.5", "hello"). The bytes are
+ * JSON/CSV/TSV/XSV: the value as text ("42", "0.5", "hello"). The bytes are
  * copied before the call returns. */
 sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
 
@@ -181,7 +183,8 @@ sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, ui
 /* Small whole objects in a remote folder (e.g. index.json for merge_index
  * over remote sub-datasets). `folder_url`: any URL a writer's `remote`
  * takes; `key`: a relative name inside it ("part0/index.json"). Each call
- * blocks until done. Credentials come from the store's environment. */
+ * blocks until done; calls may come from several threads at once.
+ * Credentials come from the store's environment. */
 
 /* Reads object `key`; *data (caller frees with sluice_free, NUL-terminated
  * for convenience) and *size. SLUICE_ENOTFOUND if it does not exist. */
