@@ -164,7 +164,8 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     Returns (out, fail_count).
 
     mds_kwargs: MDSWriter arguments; `columns` is inferred from the schema when
-    absent (required with udf_iterable, whose output has its own columns).
+    absent (required with udf_iterable, whose output has its own columns);
+    `compression` defaults to 'zstd' here, as in Mosaic.
     udf_iterable(pandas_partition, **udf_kwargs) may turn each partition into
     an iterable of sample dicts.
     """
@@ -173,6 +174,7 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     mds_kwargs = dict(mds_kwargs or {})
     if 'out' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: mds_kwargs must give `out`')
+    mds_kwargs.setdefault('compression', 'zstd')  # Mosaic's dataframe_to_mds default
     out = mds_kwargs['out']
     local, remote = resolve_out(out)
     keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote

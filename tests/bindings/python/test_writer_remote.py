@@ -269,11 +269,22 @@ def test_dask_partitions_upload_concurrently_to_s3(s3, tmp_path):
         '0/index.json', '1/index.json', '2/index.json', 'index.json']
     index = json.loads(remote_read(f'{s3}/dask', 'index.json'))
     assert sum(s['samples'] for s in index['shards']) == 90
-    shards = sorted(s['raw_data']['basename'] for s in index['shards'])
-    assert shards == sorted(k for k in keys if k.endswith('.mds'))  # every shard is up
+    shards = sorted(s['zip_data']['basename'] for s in index['shards'])  # zstd by default
+    assert shards == sorted(k for k in keys if k.endswith('.mds.zstd'))  # every shard is up
     local = tmp_path / 'copy'
     for k in keys:
         os.makedirs(local / os.path.dirname(k), exist_ok=True)
         (local / k).write_bytes(remote_read(f'{s3}/dask', k))
     ds = sluice.LocalDataset(str(local))
     assert [int(ds[i]['id']) for i in range(len(ds))] == list(range(90))
+
+
+def test_dataframe_to_mds_defaults_to_zstd_as_mosaic(tmp_path):
+    df = pd.DataFrame({'id': np.arange(5, dtype=np.int64)})
+    out, _ = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'z')})
+    index = json.load(open(os.path.join(out, 'index.json')))
+    assert {s['compression'] for s in index['shards']} == {'zstd'}
+    assert index['shards'][0]['zip_data']['basename'] == '0/shard.00000.mds.zstd'
+    out, _ = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'n'),
+                                                     'compression': None})
+    assert json.load(open(os.path.join(out, 'index.json')))['shards'][0]['compression'] is None
