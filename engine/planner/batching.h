@@ -31,6 +31,18 @@ void MapSmall(std::vector<int64_t>& ids, const Resampled& r);
 Result<WorkArray> StreamWork(const BatchContext& ctx, int64_t stream, int64_t P, int64_t B);
 
 Result<WorkArray> BatchRandom(const BatchContext& ctx);
+// BatchRandom as Mosaic computes it: partition, whole permutation, remap.
+Result<WorkArray> BatchRandomGeneric(const BatchContext& ctx);
+// Whether BatchRandomPy1e can produce this plan: shuffling with py1e over an
+// orig partition (or a relaxed one equal to it) that is plain (no pad
+// columns, not tiny). Partition errors answer false.
+bool Py1eDirectApplies(const BatchContext& ctx, const PartitionArgs& pa);
+// BatchRandom for such plans: each canonical node's shuffled ids written
+// straight to their slots (see batching_random_py1e.cc). `pa` as BatchRandom
+// builds it.
+Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa);
+// BatchRandom's partition arguments.
+PartitionArgs RandomPartitionArgs(const BatchContext& ctx, int64_t num_samples);
 Result<WorkArray> BatchPerStream(const BatchContext& ctx);
 Result<WorkArray> BatchStratified(const BatchContext& ctx);
 Result<WorkArray> BatchDevicePerStream(const BatchContext& ctx);

@@ -13,18 +13,30 @@ constexpr int64_t kThreadedMin = int64_t{1} << 20;
 
 }  // namespace
 
-Result<WorkArray> BatchRandom(const BatchContext& ctx) {
-  const PlanConfig& c = ctx.request.config;
-  SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
+PartitionArgs RandomPartitionArgs(const BatchContext& ctx, int64_t num_samples) {
   PartitionArgs pa;
-  pa.num_samples = res.size();
+  pa.num_samples = num_samples;
   pa.num_canonical_nodes = ctx.C();
   pa.num_physical_nodes = ctx.P();
   pa.ranks_per_node = ctx.R();
   pa.workers_per_rank = ctx.W();
   pa.batch_size = ctx.B();
   pa.drop_first = ctx.request.sample_in_epoch;
-  pa.initial_physical_nodes = c.initial_physical_nodes;
+  pa.initial_physical_nodes = ctx.request.config.initial_physical_nodes;
+  return pa;
+}
+
+Result<WorkArray> BatchRandom(const BatchContext& ctx) {
+  SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
+  const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
+  if (Py1eDirectApplies(ctx, pa)) return BatchRandomPy1e(ctx, res, pa);
+  return BatchRandomGeneric(ctx);
+}
+
+Result<WorkArray> BatchRandomGeneric(const BatchContext& ctx) {
+  const PlanConfig& c = ctx.request.config;
+  SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
+  const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
   if (!c.shuffle) {
     SLUICE_ASSIGN_OR_RETURN(WorkArray x, GetPartitions(c.partition_algo, pa));
     MapSmall(x.ids, res);
@@ -34,7 +46,7 @@ Result<WorkArray> BatchRandom(const BatchContext& ctx) {
   // partition on a second thread meanwhile.
   std::optional<Result<WorkArray>> partition;
   std::thread helper;
-  if (res.size() >= kThreadedMin) {
+  if (res.size() >= kThreadedMin && ctx.request.threads != 1) {
     helper = std::thread([&] { partition.emplace(GetPartitions(c.partition_algo, pa)); });
   } else {
     partition.emplace(GetPartitions(c.partition_algo, pa));

@@ -10,13 +10,6 @@
 namespace sluice::planner {
 namespace {
 
-// relaxed falls back to orig unless resuming onto a node count that neither
-// divides nor is divided by the canonical node count.
-bool RelaxedIsOrig(const PartitionArgs& a) {
-  return !a.initial_physical_nodes || a.num_canonical_nodes % a.num_physical_nodes == 0 ||
-         a.num_physical_nodes % a.num_canonical_nodes == 0;
-}
-
 // The orig arguments of a relaxed re-layout (global batch kept, split over the
 // initial node count).
 Result<PartitionArgs> RelaxedInitialArgs(const PartitionArgs& a) {
@@ -56,6 +49,13 @@ struct Relayout {
 };
 
 }  // namespace
+
+// relaxed falls back to orig unless resuming onto a node count that neither
+// divides nor is divided by the canonical node count.
+bool RelaxedIsOrig(const PartitionArgs& a) {
+  return !a.initial_physical_nodes || a.num_canonical_nodes % a.num_physical_nodes == 0 ||
+         a.num_physical_nodes % a.num_canonical_nodes == 0;
+}
 
 Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name) {
   if (name == "orig") return PartitionAlgo::kOrig;

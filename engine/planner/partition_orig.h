@@ -2,6 +2,7 @@
 // array and one worker's slice share one definition. Not a public header.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -9,6 +10,9 @@
 #include "engine/planner/partition.h"
 
 namespace sluice::planner {
+
+// Whether `relaxed` partitions exactly as `orig` for these arguments.
+bool RelaxedIsOrig(const PartitionArgs& args);
 
 class OrigLayout {
  public:
@@ -25,6 +29,23 @@ class OrigLayout {
   // Writes node p, rank r's S' values (padding -1) in worker/batch/slot layout
   // into `work`.
   void FillRank(int64_t p, int64_t r, WorkArray& work) const;
+
+  // The inverse view, for callers that produce the epoch one canonical node
+  // (row) at a time. Only when plain(): not the tiny case and no pad columns,
+  // so column j of row c is position row_begin(c) + j (the row's last
+  // position repeated in a short row's last column).
+  bool plain() const { return !tiny_ && pad_ == 0; }
+  int64_t row_begin(int64_t c) const { return row_start_[static_cast<size_t>(c)]; }
+  // Writes row c, given as the values of its positions (values[i] for
+  // position row_begin(c) + i, n of them), into every slot of `work` (shaped
+  // shape()) that reads one of them. Slots of other rows, the ranks'
+  // extension and padding are left alone. `table`, when not null, maps each
+  // value first (values index it).
+  void ScatterRow(int64_t c, const int64_t* values, int64_t n, const int64_t* table, WorkArray& work) const;
+  // After every row was scattered: the ranks' extension slots (a rank list
+  // padded to a multiple of R repeats earlier elements) copied from the slots
+  // they repeat. Slots past a rank's list are left alone (callers fill -1).
+  void FillExtension(WorkArray& work) const;
 
  private:
   int64_t NodeElem(int64_t p, int64_t j) const;   // 0 <= j < M + u

@@ -61,6 +61,10 @@ struct PlanRequest {
   World world;
   int64_t epoch = 0;
   int64_t sample_in_epoch = 0;  // resumption offset (drop_first)
+  // Threads PlanEpoch may use for random batching: 0 = its choice (one extra
+  // thread for epochs of 2^20 ids or more), 1 = the calling thread only. The
+  // plan is the same either way.
+  int threads = 0;
 };
 
 // Values Mosaic resolves before planning (the "derived" block of the vectors).
@@ -81,8 +85,9 @@ Result<PlanDerived> DerivePlan(const PlanRequest& request);
 
 // The whole 5-D array (P', R', W, batches, B) over the planning world
 // (replication applied): global sample ids, -1 = padding. For epochs of 2^20
-// ids or more it runs the partition and the py1e sorts on one extra thread,
-// joined before it returns (no thread outlives the call, so fork stays safe).
+// ids or more it runs the partition and the py1e sorts on one extra thread
+// unless request.threads == 1, joined before it returns (no thread outlives
+// the call, so fork stays safe).
 Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
 // The ids one worker reads, in order, -1 padding skipped. node and rank are

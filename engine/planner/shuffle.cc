@@ -53,8 +53,7 @@ Status IntegersError(int64_t low, int64_t high) {
                           "): the shuffle block size is too small");
 }
 
-Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t C,
-                                        uint64_t seed, uint64_t epoch, int64_t block) {
+Result<int64_t> CheckShuffleArgs(std::span<const int64_t> units, int64_t C, int64_t block) {
   if (C <= 0) return MosaicValueError("num_canonical_nodes must be positive, got " + std::to_string(C));
   if (block > kMaxPlanElements) {
     return MosaicValueError("shuffle_block_size " + std::to_string(block) + " is too large");
@@ -66,6 +65,12 @@ Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_
     if (total > kMaxPlanElements) return CheckProduct({total});
   }
   SLUICE_RETURN_IF_ERROR(CheckCanonicalNodes(C, total));
+  return total;
+}
+
+Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t C,
+                                        uint64_t seed, uint64_t epoch, int64_t block) {
+  SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(units, C, block));
   switch (algo) {
     case ShuffleAlgo::kNaive: return ShuffleNaive(total, seed, epoch);
     case ShuffleAlgo::kPy1s: return ShufflePy1s(units, C, seed, epoch);

@@ -18,6 +18,9 @@ namespace sluice::planner {
 DividedSpans ShuffledParts(std::span<const int64_t> units, int64_t num_canonical_nodes, uint64_t seed,
                            numpy::Generator& ep);
 
+// GetShuffle's argument checks (Mosaic's errors); the number of ids.
+Result<int64_t> CheckShuffleArgs(std::span<const int64_t> units, int64_t num_canonical_nodes, int64_t block_size);
+
 // [int(0.75 * block), int(1.25 * block)), as Mosaic computes them.
 struct BlockRange {
   int64_t lo, hi;

@@ -39,14 +39,7 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
     SLUICE_ASSIGN_OR_RETURN(out.full_, GetShuffle(algo, units, C, seed, epoch, block));
     return out;
   }
-  // Validate exactly as GetShuffle does.
-  if (C <= 0 || block > kMaxPlanElements) return GetShuffle(algo, units, C, seed, epoch, block).status();
-  int64_t total = 0;
-  for (int64_t u : units) {
-    if (u < 0) return GetShuffle(algo, units, C, seed, epoch, block).status();
-    total += u;
-  }
-  SLUICE_RETURN_IF_ERROR(CheckCanonicalNodes(C, total));
+  SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(units, C, block));
   numpy::Generator ep = MakeRng(seed, epoch);
   const DividedSpans parts = ShuffledParts(units, C, seed, ep);
   out.part_begin_.resize(size_t(C) + 1);

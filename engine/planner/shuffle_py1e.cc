@@ -46,26 +46,37 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
                 Py1eScratch& scratch) {
   const int64_t n = PartSize(spans);
   if (n == 0) return EmptyPart();
+  numpy::Pcg64Stream bits(ep.bit_generator());
   int64_t at = 0;
+  int64_t widest = 0;
   for (const Span& s : spans) {
     int64_t* begin = out + at;
     for (int64_t id = s.begin; id < s.end; ++id) out[at++] = id;
-    ep.Shuffle(std::span<int64_t>(begin, size_t(s.size())));
+    numpy::ShuffleFrom(bits, std::span<int64_t>(begin, size_t(s.size())));
+    widest = std::max(widest, s.size());
   }
+  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+  const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   std::vector<double>& pos = scratch.pos;
   pos.resize(size_t(n));
-  numpy::Pcg64& bits = ep.bit_generator();
+  std::vector<uint64_t>& words = scratch.words;
+  words.resize(size_t(widest));
   int64_t off = 0;
   for (const Span& s : spans) {
     const int64_t z = s.size();
-    auto r = ep.Integers(br.lo, br.hi);
-    if (!r.ok()) return IntegersError(br.lo, br.hi);
-    const ShiftRange sh = SpanShift(*r, z, off, n);
+    const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
+    const ShiftRange sh = SpanShift(r, z, off, n);
     const double range = sh.high - sh.low;
+    bits.Fill64(words.data(), size_t(z));
+    double* p = pos.data() + off;
+    const uint64_t* u = words.data();
     for (int64_t k = 0; k < z; ++k) {
-      const double scaled = range * bits.NextDouble();
+      // uniform(low, high) then off + k + shift, each product and sum
+      // rounded on its own as numpy does (no FMA: -ffp-contract=off).
+      const double unit = static_cast<double>(u[k] >> 11) * (1.0 / 9007199254740992.0);
+      const double scaled = range * unit;
       const double shift = sh.low + scaled;
-      pos[size_t(off + k)] = static_cast<double>(off + k) + shift;
+      p[k] = static_cast<double>(off + k) + shift;
     }
     off += z;
   }
@@ -144,13 +155,17 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep) {
   const int64_t n = PartSize(spans);
   if (n == 0) return EmptyPart();
+  numpy::Pcg64Stream bits(ep.bit_generator());
+  // The shuffles' draws are rejection-sampled (their count depends on the
+  // words), so they are replayed; the uniforms are exactly z words per span,
+  // jumped over.
   for (const Span& s : spans)
-    for (int64_t i = s.size() - 1; i > 0; --i) ep.Interval(uint64_t(i));
-  numpy::Pcg64& bits = ep.bit_generator();
+    for (int64_t i = s.size() - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+  const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   for (const Span& s : spans) {
-    auto r = ep.Integers(br.lo, br.hi);
-    if (!r.ok()) return IntegersError(br.lo, br.hi);
-    for (int64_t k = 0; k < s.size(); ++k) bits.NextDouble();
+    numpy::BoundedFrom(bits, block_range);
+    bits.Skip64(uint64_t(s.size()));
   }
   return Status::Ok();
 }

@@ -15,6 +15,7 @@ namespace sluice::planner {
 // Reusable buffers for Py1ePart (amortises allocation across parts).
 struct Py1eScratch {
   std::vector<double> pos;
+  std::vector<uint64_t> words;
   std::vector<int64_t> bucket_start;
   std::vector<int64_t> cursor;
   std::vector<int64_t> fine;

@@ -1,5 +1,9 @@
 #include "engine/planner/work_array.h"
 
+#include <sys/mman.h>
+
+#include <cstdint>
+
 namespace sluice::planner {
 
 std::vector<int64_t> TraversalOrder(const WorkArray& work) {
@@ -14,6 +18,22 @@ std::vector<int64_t> TraversalOrder(const WorkArray& work) {
           out.insert(out.end(), row, row + B);
         }
   return out;
+}
+
+std::vector<int64_t> FilledIds(size_t n, int64_t value) {
+  std::vector<int64_t> ids;
+  ids.reserve(n);
+#ifdef MADV_HUGEPAGE
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (n * sizeof(int64_t) >= 2 * kHuge) {
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(ids.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(ids.data() + n) & ~(kHuge - 1);
+    // Advice only: on failure the pages are simply small.
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+#endif
+  ids.assign(n, value);
+  return ids;
 }
 
 void MapThrough(std::vector<int64_t>& ids, const std::vector<int64_t>& table) {

@@ -37,6 +37,11 @@ struct WorkArray {
 // batch. Allocates one vector of the array's size.
 std::vector<int64_t> TraversalOrder(const WorkArray& work);
 
+// n copies of `value`. Big arrays are asked to be backed by huge pages
+// (madvise; a no-op where unsupported): faulting in 4 KiB pages costs more
+// than writing the plan.
+std::vector<int64_t> FilledIds(size_t n, int64_t value);
+
 // Replaces every x != -1 by table[x]. Every x must be < table.size().
 void MapThrough(std::vector<int64_t>& ids, const std::vector<int64_t>& table);
 
