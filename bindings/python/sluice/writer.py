@@ -83,11 +83,6 @@ class _Writer:
                  newline=None, separator=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
-        self.local, self.remote = resolve_out(out)
-        if os.path.isdir(self.local) and os.listdir(self.local):
-            if not exist_ok:
-                raise FileExistsError(f'Directory is not empty: {self.local}')
-            shutil.rmtree(self.local)  # Mosaic's exist_ok: start from an empty folder
         if not isinstance(columns, dict) or not columns:
             raise ValueError('columns must be a non-empty dict {name: encoding}')
         if max_workers is not None and (isinstance(max_workers, bool) or
@@ -95,10 +90,16 @@ class _Writer:
             raise ValueError(f'max_workers must be a positive int or None, not {max_workers!r}')
         if isinstance(retry, bool) or not isinstance(retry, int) or retry < 1:
             raise ValueError(f'retry must be a positive int (attempts per upload), not {retry!r}')
+        size_limit = parse_size_limit(size_limit)
+        self.local, self.remote = resolve_out(out)
+        if os.path.isdir(self.local) and os.listdir(self.local):
+            if not exist_ok:
+                raise FileExistsError(f'Directory is not empty: {self.local}')
+            shutil.rmtree(self.local)  # Mosaic's exist_ok: start from an empty folder
         self.columns = dict(columns)
         self.compression = compression
         self.hashes = list(hashes or [])
-        self.size_limit = parse_size_limit(size_limit)
+        self.size_limit = size_limit
         self.keep_local = keep_local
         self.progress_bar = progress_bar
         self.max_workers = max_workers
