@@ -14,10 +14,11 @@
 #include "base/asio/co_status.h"
 #include "base/file.h"
 #include "stores/common/object_http.h"
+#include "stores/common/object_listing.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
-#include "stores/s3/xml_lite.h"
+#include "stores/common/xml_lite.h"
 #include "stores/signing/azure_connection_string.h"
 #include "stores/signing/azure_shared_key.h"
 #include "stores/signing/digest.h"
@@ -226,17 +227,8 @@ class AzureStore final : public Store {
                                " is not an EnumerationResults");
       }
       for (std::string_view blob : XmlElements(XmlFirst(xml, "Blobs"), "Blob")) {
-        auto name = XmlUnescape(XmlFirst(blob, "Name"));
-        if (!name.ok()) co_return name.status().WithContext(root_ + ": List Blobs");
-        std::string size_text(XmlFirst(blob, "Content-Length"));
-        char* end = nullptr;
-        unsigned long long size = std::strtoull(size_text.c_str(), &end, 10);
-        if (size_text.empty() || *end != '\0') {
-          co_return CorruptError(root_ + ": List Blobs entry '" + *name +
-                                 "' has Content-Length '" + size_text + "'");
-        }
-        if (name->compare(0, base.size(), base) != 0) continue;
-        out.push_back({name->substr(base.size()), size});
+        SLUICE_CO_RETURN_IF_ERROR(
+            AppendListedObject(blob, "Name", "Content-Length", base, root_, &out));
       }
       auto next = XmlUnescape(XmlFirst(xml, "NextMarker"));
       if (!next.ok()) co_return next.status().WithContext(root_ + ": List Blobs");
@@ -247,13 +239,11 @@ class AzureStore final : public Store {
       }
       marker = std::move(*next);
     }
-    std::sort(out.begin(), out.end(),
-              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    SortByKey(&out);
     co_return out;
   }
 
  private:
-
   std::string FullKey(const std::string& key) const { return JoinKey(config_.prefix, key); }
   std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
   Status Context(const Status& s, const std::string& key) const {

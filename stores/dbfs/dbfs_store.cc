@@ -5,6 +5,7 @@
 #include "base/asio/co_status.h"
 #include "formats/json/py_json.h"
 #include "stores/common/object_http.h"
+#include "stores/common/object_listing.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
@@ -114,8 +115,7 @@ class DbfsStore final : public BearerHttpStore {
         page_token = *next_s;
       }
     }
-    std::sort(out.begin(), out.end(),
-              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    SortByKey(&out);
     co_return out;
   }
 

@@ -12,6 +12,7 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "stores/common/object_listing.h"
 #include "stores/common/store_keys.h"
 
 namespace sluice {
@@ -188,8 +189,7 @@ class FileStore final : public Store {
     for (ObjectInfo& info : all) {
       if (info.key.compare(0, prefix.size(), prefix) == 0) out.push_back(std::move(info));
     }
-    std::sort(out.begin(), out.end(),
-              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    SortByKey(&out);
     co_return out;
   }
 

@@ -12,10 +12,11 @@
 #include "base/asio/co_status.h"
 #include "base/file.h"
 #include "stores/common/object_http.h"
+#include "stores/common/object_listing.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/s3/aws_settings.h"
-#include "stores/s3/xml_lite.h"
+#include "stores/common/xml_lite.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
 
@@ -122,17 +123,7 @@ class S3Store final : public Store {
                                " is not a ListBucketResult");
       }
       for (std::string_view contents : XmlElements(xml, "Contents")) {
-        auto name = XmlUnescape(XmlFirst(contents, "Key"));
-        if (!name.ok()) co_return name.status().WithContext(root_ + ": list");
-        std::string size_text(XmlFirst(contents, "Size"));
-        char* end = nullptr;
-        unsigned long long size = std::strtoull(size_text.c_str(), &end, 10);
-        if (size_text.empty() || *end != '\0') {
-          co_return CorruptError(root_ + ": list entry '" + *name + "' has Size '" + size_text +
-                                 "'");
-        }
-        if (name->compare(0, base.size(), base) != 0) continue;  // outside the root
-        out.push_back({name->substr(base.size()), size});
+        SLUICE_CO_RETURN_IF_ERROR(AppendListedObject(contents, "Key", "Size", base, root_, &out));
       }
       if (XmlFirst(xml, "IsTruncated") != "true") break;
       auto next = XmlUnescape(XmlFirst(xml, "NextContinuationToken"));
@@ -142,8 +133,7 @@ class S3Store final : public Store {
       }
       token = std::move(*next);
     }
-    std::sort(out.begin(), out.end(),
-              [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    SortByKey(&out);
     co_return out;
   }
 

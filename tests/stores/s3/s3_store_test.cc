@@ -8,7 +8,7 @@
 #include "engine/runtime/event_loop.h"
 #include "stores/s3/aws_settings.h"
 #include "stores/s3/s3_store.h"
-#include "stores/s3/xml_lite.h"
+#include "stores/common/xml_lite.h"
 #include "stores/store.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"

@@ -1,4 +1,4 @@
-#include "stores/s3/xml_lite.h"
+#include "stores/common/xml_lite.h"
 
 #include <cstdlib>
 
