@@ -312,14 +312,23 @@ class HttpClient::Impl {
   }
 
   awaitable<Result<HttpResponse>> Send(HttpRequest request, BodySink* sink) {
+    // Awaits in here must not throw on cancellation: a sink call may still
+    // run on one of this request's buffers. Cancellation is seen through the
+    // cancellation state and the closed socket instead.
+    bool throw_before = co_await asio::this_coro::throw_if_cancelled();
+    co_await asio::this_coro::throw_if_cancelled(false);
+    Result<HttpResponse> result = InternalError("HTTP request did not run");
     try {
-      co_return co_await SendImpl(std::move(request), sink);
+      result = co_await SendImpl(std::move(request), sink);
     } catch (const boost::system::system_error& e) {
       if (e.code() == asio::error::operation_aborted) {
-        co_return Status(StatusCode::kCancelled, "request cancelled");
+        result = Status(StatusCode::kCancelled, "request cancelled");
+      } else {
+        result = InternalError(std::string("HTTP request failed: ") + e.what());
       }
-      co_return InternalError(std::string("HTTP request failed: ") + e.what());
     }
+    co_await asio::this_coro::throw_if_cancelled(throw_before);
+    co_return result;
   }
 
   HttpClientStats Stats() const {
@@ -997,7 +1006,8 @@ class HttpClient::Impl {
   // Beast only parsed the header; the body is read straight from the
   // stream into large pooled buffers (no parser copy, no per-read timer:
   // a Watchdog enforces the idle and overall timeouts) and handed on one
-  // full buffer at a time.
+  // full buffer at a time; a sink writes one buffer while the next one is
+  // received.
   template <typename Stream>
   awaitable<AttemptResult> ReadSizedBody(Stream& stream, Lease& lease,
                                          bhttp::response_parser<bhttp::buffer_body>& parser,
@@ -1009,14 +1019,19 @@ class HttpClient::Impl {
     uint64_t wire_left = *parser.content_length();
     conn.lowest().expires_never();
     Watchdog dog(executor_, conn, options_.idle_timeout, t.deadline);
-    BodyBuffer buf(this);
+    // Two buffers: while a sink writes one, the next is received.
+    BodyBuffer buf_a(this), buf_b(this);
+    char* buf = buf_a.data();
+    char* spare = buf_b.data();
+    PendingSink pending(executor_);
     // Body bytes Beast read together with the header.
     size_t fill = static_cast<size_t>(
         std::min<uint64_t>({conn.buffer.size(), wire_left, kBodyBufferBytes}));
-    asio::buffer_copy(asio::buffer(buf.data(), fill), conn.buffer.data());
+    asio::buffer_copy(asio::buffer(buf, fill), conn.buffer.data());
     conn.buffer.consume(fill);
     wire_left -= fill;
     boost::system::error_code rec;
+    bool ok = true;
     for (;;) {
       while (fill < kBodyBufferBytes && wire_left > 0) {
         size_t want = static_cast<size_t>(std::min<uint64_t>(kBodyBufferBytes - fill, wire_left));
@@ -1024,23 +1039,32 @@ class HttpClient::Impl {
         if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
           // The socket itself: Beast's stream would add a timer per read.
           std::tie(rec, n) = co_await conn.lowest().socket().async_read_some(
-              asio::buffer(buf.data() + fill, want), NoCancel());
+              asio::buffer(buf + fill, want), NoCancel());
         } else {
           std::tie(rec, n) = co_await stream.async_read_some(
-              asio::buffer(buf.data() + fill, want), NoCancel());
+              asio::buffer(buf + fill, want), NoCancel());
         }
         fill += n;
         wire_left -= n;
         if (n > 0) dog.Progress();
         if (rec) break;
       }
-      if (!co_await Deliver(t, std::string_view(buf.data(), fill), skip, limit, result)) {
-        co_return result;
+      std::string_view data = Trim(std::string_view(buf, fill), skip, limit);
+      // In order: the previous buffer's sink call ends before this one starts.
+      ok = co_await AwaitSink(pending, t, result);
+      if (!ok) break;
+      if (t.sink != nullptr && !data.empty()) {
+        StartSink(pending, t, data);
+        std::swap(buf, spare);
+      } else if (!data.empty()) {
+        ok = Append(t, data, result);
+        if (!ok) break;
       }
       fill = 0;
       if (rec || wire_left == 0) break;
-      cancel.Arm();  // a sink's own operation may have taken the slot
+      cancel.Arm();
     }
+    if (!co_await AwaitSink(pending, t, result) || !ok) co_return result;
     if (rec) {
       if (dog.fired()) rec = beast::error::timeout;
       bool closed = rec == asio::error::eof || rec == ssl::error::stream_truncated;
@@ -1058,35 +1082,86 @@ class HttpClient::Impl {
     co_return result;
   }
 
-  // Hands body bytes on, in order: drops the first `skip` bytes (a server
-  // that ignored the Range) and anything past `limit`, then appends to the
-  // buffered body or awaits the sink. False: `result` says why.
-  awaitable<bool> Deliver(Transfer& t, std::string_view data, uint64_t& skip,
-                          std::optional<uint64_t>& limit, AttemptResult& result) {
+  // The one sink call that may run while the next buffer is received.
+  struct PendingSink {
+    explicit PendingSink(asio::any_io_executor executor)
+        : done(std::move(executor), asio::steady_timer::time_point::max()) {}
+    asio::steady_timer done;  // cancelled when the call ends
+    bool busy = false;
+    size_t bytes = 0;
+    Status status;
+  };
+
+  // Starts (*t.sink)(data) on its own coroutine; `data` must stay valid
+  // until AwaitSink() returns.
+  void StartSink(PendingSink& p, Transfer& t, std::string_view data) {
+    p.busy = true;
+    p.bytes = data.size();
+    asio::co_spawn(executor_, (*t.sink)(data), [&p](std::exception_ptr e, Status s) {
+      p.status = e ? InternalError("HTTP body sink threw an exception") : std::move(s);
+      p.busy = false;
+      p.done.cancel();
+    });
+  }
+
+  // Waits for the pending sink call, if any, and counts its bytes as
+  // delivered. False: the sink failed (`result` says why).
+  awaitable<bool> AwaitSink(PendingSink& p, Transfer& t, AttemptResult& result) {
+    while (p.busy) co_await p.done.async_wait(NoCancel());
+    if (p.bytes == 0) co_return true;
+    if (!p.status.ok()) {
+      result.outcome = Outcome::kFail;
+      result.failure.status = p.status;
+      p.bytes = 0;
+      co_return false;
+    }
+    t.delivered += p.bytes;
+    t.response.body_bytes = t.delivered;
+    p.bytes = 0;
+    co_return true;
+  }
+
+  // Drops the first `skip` bytes (a server that ignored the Range) and
+  // anything past `limit`; counts what is left against `limit`.
+  static std::string_view Trim(std::string_view data, uint64_t& skip,
+                               std::optional<uint64_t>& limit) {
     if (skip > 0) {
       size_t drop = static_cast<size_t>(std::min<uint64_t>(skip, data.size()));
       data.remove_prefix(drop);
       skip -= drop;
     }
     if (limit && data.size() > *limit) data = data.substr(0, static_cast<size_t>(*limit));
-    if (data.empty()) co_return true;
     if (limit) *limit -= data.size();
-    if (t.buffer != nullptr) {
-      if (t.buffer->size() + data.size() > options_.max_buffered_body) {
-        result.outcome = Outcome::kFail;
-        result.failure.status = OutOfRangeError(
-            t.What() + ": body larger than max_buffered_body (" +
-            std::to_string(options_.max_buffered_body) + " bytes); stream it to a sink");
-        co_return false;
-      }
-      t.buffer->append(data);
-    } else {
-      Status s = co_await (*t.sink)(data);
-      if (!s.ok()) {
-        result.outcome = Outcome::kFail;
-        result.failure.status = s;
-        co_return false;
-      }
+    return data;
+  }
+
+  // Appends to the buffered body. False: over max_buffered_body.
+  bool Append(Transfer& t, std::string_view data, AttemptResult& result) {
+    if (t.buffer->size() + data.size() > options_.max_buffered_body) {
+      result.outcome = Outcome::kFail;
+      result.failure.status = OutOfRangeError(
+          t.What() + ": body larger than max_buffered_body (" +
+          std::to_string(options_.max_buffered_body) + " bytes); stream it to a sink");
+      return false;
+    }
+    t.buffer->append(data);
+    t.delivered += data.size();
+    t.response.body_bytes = t.delivered;
+    return true;
+  }
+
+  // Hands body bytes on, in order, after Trim(): appends to the buffered
+  // body or awaits the sink. False: `result` says why.
+  awaitable<bool> Deliver(Transfer& t, std::string_view data, uint64_t& skip,
+                          std::optional<uint64_t>& limit, AttemptResult& result) {
+    data = Trim(data, skip, limit);
+    if (data.empty()) co_return true;
+    if (t.buffer != nullptr) co_return Append(t, data, result);
+    Status s = co_await (*t.sink)(data);
+    if (!s.ok()) {
+      result.outcome = Outcome::kFail;
+      result.failure.status = s;
+      co_return false;
     }
     t.delivered += data.size();
     t.response.body_bytes = t.delivered;

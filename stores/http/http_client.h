@@ -78,11 +78,13 @@ struct HttpResponse {
   std::string Header(std::string_view name) const;
 };
 
-// Receives the response body in order, chunk by chunk, on the client's
-// executor. Each byte is delivered once even across retries (resumption
-// continues where the sink stopped). A non-OK Status aborts the request
-// with that Status (no retry). `chunk` is valid only during the call (until
-// the returned awaitable completes).
+// Receives the response body in order, chunk by chunk (up to 1 MiB each),
+// on the client's executor. Each byte is delivered once even across retries
+// (resumption continues where the sink stopped). A non-OK Status aborts the
+// request with that Status (no retry). `chunk` is valid only during the call
+// (until the returned awaitable completes). The returned awaitable may run
+// as its own coroutine while the client receives the next chunk (calls never
+// overlap), and is not cancelled with the request: the request waits for it.
 using BodySink = std::function<boost::asio::awaitable<Status>(std::string_view chunk)>;
 
 struct HttpClientOptions {
