@@ -134,22 +134,29 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
   }
   std::unordered_set<std::string_view> names;
   size_t largest = 0;
+  auto fetch_bytes = [&](size_t i) {
+    return shards[i].bytes + std::max(shards[i].fetch_extra, shards[i].companion_bytes);
+  };
   for (size_t i = 0; i < shards.size(); ++i) {
     SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].name)
                                .WithContext("shard cache '" + options.root + "'"));
+    if (!shards[i].companion.empty()) {
+      SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].companion)
+                                 .WithContext("shard cache '" + options.root + "': companion"));
+    }
     if (!names.insert(shards[i].name).second) {
       return InvalidArgumentError("shard cache '" + options.root + "': shard " +
                                   std::to_string(i) + " name '" + shards[i].name +
                                   "' is used by an earlier shard too");
     }
-    if (shards[i].bytes > shards[largest].bytes) largest = i;
+    if (fetch_bytes(i) > fetch_bytes(largest)) largest = i;
   }
-  if (options.cache_limit != 0 && !shards.empty() &&
-      options.cache_limit < shards[largest].bytes) {
+  if (options.cache_limit != 0 && !shards.empty() && options.cache_limit < fetch_bytes(largest)) {
     return InvalidArgumentError(
         "shard cache '" + options.root + "': cache_limit " + std::to_string(options.cache_limit) +
-        " bytes is smaller than the largest shard, shard " + std::to_string(largest) + " '" +
-        shards[largest].name + "' (" + std::to_string(shards[largest].bytes) + " bytes)");
+        " bytes is smaller than the largest shard's fetch, shard " + std::to_string(largest) +
+        " '" + shards[largest].name + "' (" + std::to_string(fetch_bytes(largest)) +
+        " bytes with its scratch or companion file)");
   }
   std::unique_ptr<ShardCache> cache(new ShardCache(std::move(options), std::move(shards)));
   SLUICE_RETURN_IF_ERROR(cache->Init());
@@ -159,7 +166,10 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
 Status ShardCache::Init() {
   pid_ = ::getpid();
   paths_.reserve(shards_.size());
-  for (const ShardSpec& s : shards_) paths_.push_back(JoinPath(options_.root, s.name));
+  for (const ShardSpec& s : shards_) {
+    paths_.push_back(JoinPath(options_.root, s.name));
+    companion_paths_.push_back(s.companion.empty() ? "" : JoinPath(options_.root, s.companion));
+  }
   const std::string state_dir = JoinPath(options_.root, cl::kStateDir);
   SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir).WithContext(Prefix()));
   lock_path_ = JoinPath(state_dir, cl::kLockFile);
@@ -259,6 +269,25 @@ int ShardCache::FileState(size_t shard) const {
                                                                                          : -1;
 }
 
+uint64_t ShardCache::KeptBytes(size_t shard) const {
+  uint64_t kept = shards_[shard].bytes;
+  if (!companion_paths_[shard].empty()) {
+    struct stat st;
+    if (::stat(companion_paths_[shard].c_str(), &st) == 0) kept += shards_[shard].companion_bytes;
+  }
+  return kept;
+}
+
+uint64_t ShardCache::FetchBytes(size_t shard) const {
+  return shards_[shard].bytes + std::max(shards_[shard].fetch_extra, shards_[shard].companion_bytes);
+}
+
+bool ShardCache::DeleteFiles(size_t shard, int state) {
+  if (state != 0 && ::unlink(paths_[shard].c_str()) != 0 && errno != ENOENT) return false;
+  if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
+  return true;
+}
+
 bool ShardCache::IsPresent(size_t shard) const {
   return shard < shards_.size() && FileState(shard) == 1;
 }
@@ -327,14 +356,14 @@ Status ShardCache::RecomputeLocked(int op_fd, bool scan_temps) {
   for (size_t j = 0; j < shards_.size(); ++j) {
     uint64_t accounted = 0;
     if (FileState(j) == 1) {
-      accounted = shards_[j].bytes;
+      accounted = KeptBytes(j);
     } else {
       // A live fetcher holds the download byte: its reservation stands.
       SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op_fd, cl::DownloadByte(j), true));
       if (free) {
         SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
       } else {
-        accounted = shards_[j].bytes;
+        accounted = FetchBytes(j);
       }
     }
     Store(records_[j].accounted, accounted);
@@ -359,6 +388,10 @@ Status ShardCache::RecomputeLocked(int op_fd, bool scan_temps) {
         size_t at = full.rfind(".tmp.");
         if (at == std::string::npos || names.count(full.substr(0, at)) == 0) continue;
         std::string_view tail(full.data() + at + 5, full.size() - at - 5);
+        constexpr std::string_view kScratch = ".scratch";
+        if (tail.size() > kScratch.size() && tail.substr(tail.size() - kScratch.size()) == kScratch) {
+          tail.remove_suffix(kScratch.size());
+        }
         size_t dot = tail.find('.');
         auto digits = [](std::string_view s) {
           return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
@@ -432,7 +465,9 @@ void ShardCache::RemoveStaleTemp(size_t shard) {
   cl::CacheShardRecord& r = records_[shard];
   uint32_t pid = Load(r.temp_pid);
   if (pid == 0) return;
-  ::unlink(TempPath(shard, pid, Load(r.temp_seq)).c_str());
+  const std::string tmp = TempPath(shard, pid, Load(r.temp_seq));
+  ::unlink(tmp.c_str());
+  ::unlink(ScratchPath(tmp).c_str());
   Store(r.temp_pid, uint32_t{0});
   Store(r.temp_seq, uint32_t{0});
 }
@@ -446,8 +481,9 @@ void ShardCache::AccountPresent(size_t shard) {
   cl::CacheShardRecord& r = records_[shard];
   if (Load(r.accounted) != 0 || FileState(shard) != 1) return;
   Store(header_->dirty, uint64_t{1});
-  Store(r.accounted, shards_[shard].bytes);
-  Store(header_->bytes_used, Load(header_->bytes_used) + shards_[shard].bytes);
+  const uint64_t kept = KeptBytes(shard);
+  Store(r.accounted, kept);
+  Store(header_->bytes_used, Load(header_->bytes_used) + kept);
   Store(header_->dirty, uint64_t{0});
 }
 
@@ -463,9 +499,25 @@ Status ShardCache::ReleaseReservation(size_t shard) {
   return Status::Ok();
 }
 
+void ShardCache::SettleAccounting(size_t shard) {
+  // The fetch's reservation becomes what the shard keeps (its scratch file is
+  // gone). If the cache lock is busy past wait_timeout the reservation
+  // stays: an over-count, never an under-count.
+  auto global = LockGlobal(Clock::now() + options_.wait_timeout);
+  if (!global.ok()) return;
+  cl::CacheShardRecord& r = records_[shard];
+  const uint64_t accounted = Load(r.accounted);
+  const uint64_t kept = KeptBytes(shard);
+  if (accounted == kept) return;
+  Store(header_->dirty, uint64_t{1});
+  Store(r.accounted, kept);
+  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted) + kept);
+  Store(header_->dirty, uint64_t{0});
+}
+
 Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
   const uint64_t limit = options_.cache_limit;
-  const uint64_t size = shards_[shard].bytes;
+  const uint64_t size = FetchBytes(shard);
   const auto start = Clock::now();
   auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
   bool waited = false;
@@ -474,10 +526,11 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
     uint64_t used;
     {
       SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(deadline));
-      // Already accounted (a reservation left by a dead fetcher, a file that
-      // vanished, or a rebuild that saw our download lock): nothing to add,
-      // but the total must still fit.
-      const uint64_t need = Load(records_[shard].accounted) != 0 ? 0 : size;
+      // Partly or wholly accounted already (a reservation left by a dead
+      // fetcher, a file that vanished, or a rebuild that saw our download
+      // lock): add what is missing; the total must still fit.
+      const uint64_t have = Load(records_[shard].accounted);
+      const uint64_t need = Minus(size, have);
       used = Load(header_->bytes_used);
       if (limit != 0 && used + need > limit) {
         if (!options_.evictable) {
@@ -505,7 +558,7 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
           }
           Store(header_->dirty, uint64_t{1});
           int state = FileState(j);
-          if (state != 0 && ::unlink(paths_[j].c_str()) != 0 && errno != ENOENT) {
+          if (!DeleteFiles(j, state)) {
             Store(header_->dirty, uint64_t{0});
             (void)UnlockByte(global.fd(), cl::PinByte(j));
             pinned.push_back(j);
@@ -524,7 +577,7 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
       if (limit == 0 || used + need <= limit) {
         if (need != 0) {
           Store(header_->dirty, uint64_t{1});
-          Store(records_[shard].accounted, need);
+          Store(records_[shard].accounted, have + need);
           Store(header_->bytes_used, used + need);
           Store(header_->dirty, uint64_t{0});
         }
@@ -585,6 +638,8 @@ Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch) {
   // We hold the download byte, so the recorded fetcher is dead.
   RemoveStaleTemp(shard);
   if (state == -1 && options_.evictable) ::unlink(paths_[shard].c_str());
+  // A companion without its shard is left over from a crash: unaccounted.
+  if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
   const uint32_t seq = ++temp_seq_;
   Store(records_[shard].temp_pid, static_cast<uint32_t>(pid_));
   Store(records_[shard].temp_seq, seq);
@@ -621,13 +676,16 @@ Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch) {
                    Errno(errno));
     }
   }
+  ::unlink(ScratchPath(tmp).c_str());
   if (!st.ok()) {
     ::unlink(tmp.c_str());
+    if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
     clear_temp();
     (void)ReleaseReservation(shard);  // if the lock is busy, the next holder repairs it
     return st;
   }
   clear_temp();
+  SettleAccounting(shard);
   Touch(shard);
   ++shards_fetched_;
   bytes_fetched_ += shards_[shard].bytes;
@@ -649,7 +707,7 @@ Status ShardCache::Evict(size_t shard) {
   }
   Store(header_->dirty, uint64_t{1});
   int state = FileState(shard);
-  if (state != 0 && ::unlink(paths_[shard].c_str()) != 0 && errno != ENOENT) {
+  if (!DeleteFiles(shard, state)) {
     int err = errno;
     Store(header_->dirty, uint64_t{0});
     return IoError(Prefix() + ": cannot delete " + paths_[shard] + ": " + Errno(err));

@@ -15,7 +15,10 @@
 //     a dead fetcher's temp file is deleted by the next one;
 //   - bytes of present and in-flight shards never exceed cache_limit: room is
 //     made before a fetch starts by evicting the least recently used shards
-//     that no process pins;
+//     that no process pins. A shard being fetched counts its size plus its
+//     fetch_extra (and companion) bytes, a present one its size plus its
+//     companion when that exists, so the files in the folder (temp and
+//     scratch files included) stay under the limit;
 //   - every wait is bounded by wait_timeout and ends in a clear error.
 //
 // The cache knows nothing about formats, stores or the planner.
@@ -50,7 +53,20 @@ namespace sluice {
 struct ShardSpec {
   std::string name;  // relative to the cache root: no "..", not absolute
   uint64_t bytes = 0;
+  // Bytes a fetch may write to its scratch file (ScratchPath) beside the temp
+  // file, e.g. a compressed download: reserved under cache_limit with the
+  // shard while it is fetched.
+  uint64_t fetch_extra = 0;
+  // A file the fetch may leave beside the shard (e.g. the compressed file
+  // keep_zip keeps), "" = none; same name rules as `name`. Counted under
+  // cache_limit while it and the shard are present; deleted with the shard.
+  std::string companion{};
+  uint64_t companion_bytes = 0;
 };
+
+// The one scratch file a fetch writing `tmp_path` may use (deleted by the
+// cache after the fetch, or when it cleans up after a dead fetcher).
+inline std::string ScratchPath(const std::string& tmp_path) { return tmp_path + ".scratch"; }
 
 struct CacheOptions {
   std::string root;  // the cache folder; created if missing
@@ -109,12 +125,15 @@ class ShardPin {
 class ShardCache {
  public:
   // Writes the shard into `tmp_path` (creating it) and verifies it; any error
-  // aborts the fetch, the temp file is deleted and the error returned.
+  // aborts the fetch, the temp file is deleted and the error returned. It
+  // may use ScratchPath(tmp_path) (at most fetch_extra bytes) and, when it
+  // succeeds, leave the spec's companion file.
   using FetchFn = std::function<Status(const std::string& tmp_path)>;
 
   // Opens or creates the cache folder's state. Errors: a shard name that is
   // empty, absolute, has ".." or empty components, or repeats; a cache_limit
-  // smaller than the largest shard; a folder in use by another process with a
+  // smaller than the largest shard's fetch (bytes + fetch_extra, or +
+  // companion_bytes); a folder in use by another process with a
   // different shard list.
   static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
                                                   std::vector<ShardSpec> shards);
@@ -171,17 +190,26 @@ class ShardCache {
   Status RecomputeLocked(int op_fd, bool scan_temps);
   Status MakeRoom(size_t shard, Clock::time_point deadline);
   Status ReleaseReservation(size_t shard);
+  // After a fetch: the shard accounts its kept bytes instead of its fetch's.
+  void SettleAccounting(size_t shard);
   void AccountPresent(size_t shard);
   void RemoveStaleTemp(size_t shard);
   void Touch(size_t shard);
   // 1 = present, 0 = absent, -1 = a file of the wrong size or kind.
   int FileState(size_t shard) const;
+  // Bytes a present shard takes (with its companion when that exists), and
+  // the bytes reserved while it is fetched.
+  uint64_t KeptBytes(size_t shard) const;
+  uint64_t FetchBytes(size_t shard) const;
+  // Deletes the shard's file and companion; false if the file stays.
+  bool DeleteFiles(size_t shard, int state);
   std::string TempPath(size_t shard, uint32_t pid, uint32_t seq) const;
   int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
 
   CacheOptions options_;
   std::vector<ShardSpec> shards_;
   std::vector<std::string> paths_;
+  std::vector<std::string> companion_paths_;  // "" = none
   std::string lock_path_;
   std::string state_path_;
   pid_t pid_ = 0;

@@ -63,6 +63,14 @@ struct DatasetOptions {
   // extension, key "prefetch_next_epoch" (tests that count fetches exactly
   // turn it off).
   bool prefetch_next_epoch = true;
+  // A shard file that is still corrupt (wrong size, hash mismatch, bad
+  // compressed data) after 1 + download_retry downloads: false = the error
+  // (naming the shard, its URL and what was expected) ends the iteration;
+  // true = iteration skips the shard's samples and counts them
+  // (DatasetCounters::shards_skipped/samples_skipped). Random access (Get)
+  // to a skipped shard's sample is still an error. Sluice's extension, key
+  // "skip_corrupt_shards" (bool).
+  bool skip_corrupt_shards = false;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const {
@@ -78,7 +86,7 @@ struct DatasetOptions {
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "wait_timeout" (seconds),
-// "prefetch_next_epoch" (bool),
+// "prefetch_next_epoch" (bool), "skip_corrupt_shards" (bool),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream
 // keys make the one stream (Mosaic's single-stream form). null = default.

@@ -16,6 +16,11 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(const ShardEntry* entry, 
   return s;
 }
 
+std::shared_ptr<const OpenedShard> OpenedShard::Skipped() {
+  static const std::shared_ptr<const OpenedShard> skipped(new OpenedShard());
+  return skipped;
+}
+
 Status OpenedShard::Read(uint32_t i, const std::vector<std::string>& column_names,
                          SampleFields* out) const {
   return view_.Read(i, column_names, out);

@@ -24,6 +24,11 @@ class OpenedShard {
                                                    ShardPin data_pin, MappedFile data,
                                                    ShardPin meta_pin, MappedFile meta);
 
+  // The stand-in for a shard skipped as corrupt (skip_corrupt_shards): no
+  // files, no entry; only skipped() may be called. One shared instance.
+  static std::shared_ptr<const OpenedShard> Skipped();
+  bool skipped() const { return entry_ == nullptr; }
+
   const ShardEntry& entry() const { return *entry_; }
   // Fields of sample `i` of this shard, as DatasetReader::Read gives them
   // (`out->where` is left to the caller). `column_names` is the dataset's.

@@ -33,16 +33,31 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   s->index_ = index;
   s->remote_ = std::move(remote);
   std::vector<ShardSpec> specs;
+  // A compressed file is downloaded to the fetch's scratch file (reserved
+  // with the shard while it is fetched) and, with keep_zip, kept as the
+  // shard's companion (counted while present). Local-only streams read their
+  // own zips in place: nothing extra is written.
+  auto spec = [&](const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& e) {
+    ShardSpec sp{raw.basename, raw.bytes, 0, "", 0};
+    if (s->remote_ && e.compression && zip) {
+      sp.fetch_extra = zip->bytes;
+      if (stream.keep_zip) {
+        sp.companion = zip->basename;
+        sp.companion_bytes = zip->bytes;
+      }
+    }
+    return sp;
+  };
   for (const ShardEntry& e : index->shards) {
     s->data_item_.push_back(specs.size());
-    specs.push_back({e.raw_data.basename, e.raw_data.bytes});
+    specs.push_back(spec(e.raw_data, e.zip_data, e));
     if (e.format != "mds") {
       if (!e.raw_meta) {
         return CorruptError(JoinPath(s->root_, "index.json") + ": shard '" + e.raw_data.basename +
                             "' of format " + e.format + " has no raw_meta");
       }
       s->meta_item_.push_back(static_cast<int64_t>(specs.size()));
-      specs.push_back({e.raw_meta->basename, e.raw_meta->bytes});
+      specs.push_back(spec(*e.raw_meta, e.zip_meta, e));
     } else {
       s->meta_item_.push_back(-1);
     }
@@ -85,7 +100,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
     // Local-only streams decompress the folder's own zip; remote ones a download.
-    std::string zip_path = remote_ ? tmp_path + ".zip" : JoinPath(root_, zip->basename);
+    std::string zip_path = remote_ ? ScratchPath(tmp_path) : JoinPath(root_, zip->basename);
     SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path));
     auto cleanup = [&] {
       if (remote_) std::remove(zip_path.c_str());
@@ -154,17 +169,44 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   return Status::Ok();
 }
 
+bool IsCorruption(const Status& s) {
+  return s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kHashMismatch;
+}
+
 Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, const FileInfo& raw,
                                                                 const std::optional<FileInfo>& zip,
                                                                 const ShardEntry& entry) {
   const std::optional<std::string>& algo = stream_.validate_hash;
+  // A corrupt download is downloaded again, up to 1 + download_retry times.
+  const int downloads = 1 + std::max(0, stream_.download_retry);
+  int fetches = 0;
+  auto still_corrupt = [&](const Status& st) {
+    const FileInfo& stored = entry.compression && zip ? *zip : raw;
+    std::string where = remote_ ? remote_->Describe() + "/" + RemoteKey(stream_, stored.basename)
+                                : JoinPath(root_, stored.basename);
+    return st.WithContext("'" + raw.basename + "' from " + where + " is corrupt after " +
+                          std::to_string(fetches) + " download(s) (expected " +
+                          std::to_string(stored.bytes) + " bytes" +
+                          (algo && stored.hashes.count(*algo) ? ", " + *algo + " " + stored.hashes.at(*algo)
+                                                              : std::string()) +
+                          ")");
+  };
   for (int attempt = 0;; ++attempt) {
     bool fetched_here = false;
     auto fetch = [&](const std::string& tmp) {
       fetched_here = true;
+      ++fetches;
       return FetchFile(raw, zip, entry, tmp);
     };
-    SLUICE_ASSIGN_OR_RETURN(ShardPin pin, cache_->Acquire(item, fetch));
+    auto acquired = cache_->Acquire(item, fetch);
+    if (!acquired.ok()) {
+      if (fetched_here && IsCorruption(acquired.status())) {
+        if (remote_ && fetches < downloads) continue;
+        return still_corrupt(acquired.status());
+      }
+      return acquired.status();
+    }
+    ShardPin pin = std::move(*acquired);
     SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(pin.path()));
     if (map.size() != raw.bytes) {
       return CorruptError(pin.path() + ": has " + std::to_string(map.size()) +
@@ -180,7 +222,8 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       if (!st.ok()) {
         map = MappedFile();
         pin.Release();
-        if (attempt > 0 || !remote_) return st;
+        if (!remote_) return st;
+        if (fetches >= downloads || attempt >= downloads) return still_corrupt(st);
         // Delete the corrupt file (nobody else may be reading it: it is
         // evicted only when unpinned) and fetch it again.
         SLUICE_RETURN_IF_ERROR(cache_->Evict(item).WithContext(st.message()));

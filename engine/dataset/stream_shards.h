@@ -7,7 +7,9 @@
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
 // does), decompresses it into the cache's temp file and keeps the zip beside
-// it when `keep_zip` (kept zips are not counted under cache_limit). A
+// it when `keep_zip`. Both count under cache_limit: the download (the
+// fetch's scratch file) while the shard is fetched, the kept zip (the cache
+// entry's companion) while it is present, as Mosaic counts keep_zip. A
 // local-only stream reads its folder in place: nothing is ever evicted, and a
 // missing raw file is decompressed from its zip in the folder.
 //
@@ -36,6 +38,9 @@
 
 namespace sluice {
 
+// kCorrupt or kHashMismatch: stored bytes that are not what index.json says.
+bool IsCorruption(const Status& s);
+
 class StreamShards {
  public:
   // `index` as LoadStreamIndex returned it; `remote` null for local-only.
@@ -46,6 +51,9 @@ class StreamShards {
                                                     std::chrono::milliseconds wait_timeout);
 
   // Makes shard `shard` present (fetching what is missing), pins and maps it.
+  // A file whose download is corrupt is downloaded again, up to 1 +
+  // download_retry times in all; then the error (IsCorruption) names the
+  // file, its URL and the expected size (and hash with validate_hash).
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns);
 
   ShardCache& cache() { return *cache_; }

@@ -181,9 +181,20 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
 Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(size_t g) {
   auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
   size_t s = static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> shard,
-                          streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size()));
-  return std::shared_ptr<const OpenedShard>(std::move(shard));
+  if (options_.skip_corrupt_shards) {
+    std::lock_guard<std::mutex> lock(skipped_mu_);
+    if (skipped_.count(g)) return OpenedShard::Skipped();
+  }
+  auto shard = streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size());
+  if (!shard.ok()) {
+    if (options_.skip_corrupt_shards && IsCorruption(shard.status())) {
+      std::lock_guard<std::mutex> lock(skipped_mu_);
+      skipped_.insert(g);
+      return OpenedShard::Skipped();
+    }
+    return shard.status();
+  }
+  return std::shared_ptr<const OpenedShard>(std::move(*shard));
 }
 
 Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
@@ -203,6 +214,10 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
     wait_ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                           std::chrono::steady_clock::now() - start)
                                           .count());
+    if (shard->skipped()) {
+      return CorruptError("sample " + std::to_string(id) + ": its shard " + std::to_string(g) +
+                          " was skipped as corrupt (skip_corrupt_shards)");
+    }
     held_.assign(1, shard);
     get_shard_ = g;
   }
@@ -277,33 +292,35 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   if (!iter_) return InvalidArgumentError("NextBatch before IterBegin");
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
   if (!iter_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
-  size_t n = std::min(max, iter_ids_.size() - iter_pos_);
-  if (out->size() < n) out->resize(n);
+  const size_t end = iter_ids_.size();
+  if (out->size() < std::min(max, end - iter_pos_)) out->resize(std::min(max, end - iter_pos_));
   // The last call's views end here; unpin now so the prefetcher has room.
   Release();
   std::vector<std::shared_ptr<const OpenedShard>> now;
-  for (size_t k = 0; k < n; ++k) {
-    size_t p = iter_pos_ + k;
+  size_t k = 0, p = iter_pos_;
+  for (; k < max && p < end; ++p) {
     // Under a cache_limit, wait only for the call's first sample: waiting
     // while this call pins shards could need more room than one reader's
     // working set (see cache_budget.h); the caller gets a shorter batch.
     SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard,
                             iter_->Get(p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit));
-    if (!shard) {
-      n = k;
-      break;
+    if (!shard) break;
+    if (shard->skipped()) {
+      ++samples_skipped_;
+      continue;
     }
     int64_t id = iter_ids_[p];
     auto [g, i] = Locate(static_cast<uint64_t>(id));
     (*out)[k].where = SampleLocation{g, i};
     SLUICE_RETURN_IF_ERROR(shard->Read(i, column_names_, &(*out)[k]));
     ids[k] = id;
+    ++k;
     if (now.empty() || now.back() != shard) now.push_back(std::move(shard));
   }
-  iter_pos_ += n;
+  iter_pos_ = p;
   held_ = std::move(now);
   get_shard_ = SIZE_MAX;
-  return n;
+  return k;
 }
 
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {
@@ -346,6 +363,11 @@ Status StreamingDataset::LoadState(const ResumeState& state) {
 DatasetCounters StreamingDataset::counters() const {
   DatasetCounters c;
   c.consumer_wait_ns = wait_ns_;
+  c.samples_skipped = samples_skipped_;
+  {
+    std::lock_guard<std::mutex> lock(skipped_mu_);
+    c.shards_skipped = skipped_.size();
+  }
   if (pid_ != ::getpid()) return c;
   for (const auto& s : streams_) {
     CacheCounters cc = s->cache().counters();

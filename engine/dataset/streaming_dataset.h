@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,10 @@ struct DatasetCounters {
   uint64_t shards_evicted = 0;
   uint64_t cache_hits = 0;         // shard files found present
   uint64_t consumer_wait_ns = 0;   // NextBatch/Get time spent waiting for shards
+  // skip_corrupt_shards: shards given up as corrupt, and the samples
+  // iteration skipped because of them (this process).
+  uint64_t shards_skipped = 0;
+  uint64_t samples_skipped = 0;
 };
 
 class StreamingDataset {
@@ -137,6 +143,11 @@ class StreamingDataset {
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
   uint64_t wait_ns_ = 0;
+  // Global shards skipped as corrupt (skip_corrupt_shards); written by the
+  // prefetch thread too.
+  mutable std::mutex skipped_mu_;
+  std::unordered_set<size_t> skipped_;
+  uint64_t samples_skipped_ = 0;
 };
 
 }  // namespace sluice

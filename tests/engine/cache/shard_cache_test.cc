@@ -97,6 +97,67 @@ TEST_F(ShardCacheTest, NestedNamesGetTheirFolders) {
   EXPECT_EQ(cache_test::Slurp(pin->path()), ShardBytes(0, 64));
 }
 
+TEST_F(ShardCacheTest, ScratchAndCompanionFilesCountUnderTheLimit) {
+  // Shard 0: 100 bytes fetched with a 60-byte scratch file that becomes its
+  // companion (a compressed download kept); shard 1: 100 bytes with a 70-byte
+  // scratch file deleted after the fetch.
+  std::vector<ShardSpec> specs = {{"s0", 100, 60, "s0.zip", 60}, {"s1", 100, 70, "", 0}};
+  CacheOptions o;
+  o.root = root();
+  o.cache_limit = 169;
+  o.wait_timeout = 1s;
+  auto small = ShardCache::Open(o, specs);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("shard 1 's1' (170 bytes with its scratch"),
+            std::string::npos)
+      << small.status().message();
+  o.cache_limit = 230;
+  auto c = ShardCache::Open(o, specs);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ShardCache& cache = **c;
+  uint64_t used_during = 0;
+  auto fetch = [&](size_t i, bool keep) {
+    return [&, i, keep](const std::string& tmp) {
+      cache_test::WriteWhole(ScratchPath(tmp), std::string(specs[i].fetch_extra, 'z'));
+      cache_test::WriteWhole(tmp, ShardBytes(i, 100));
+      used_during = cache.bytes_used();
+      if (keep && std::rename(ScratchPath(tmp).c_str(), (root() + "/s0.zip").c_str()) != 0) {
+        return IoError("rename");
+      }
+      return Status::Ok();
+    };
+  };
+  {
+    auto pin = cache.Acquire(0, fetch(0, true));
+    ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+    EXPECT_EQ(used_during, 160u);
+    EXPECT_EQ(cache.bytes_used(), 160u);  // the shard and its kept companion
+  }
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s0.zip"}));
+  {
+    // 160 + 170 > 230: shard 0 and its companion go first.
+    auto pin = cache.Acquire(1, fetch(1, false));
+    ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+    EXPECT_EQ(used_during, 170u);
+    EXPECT_EQ(cache.bytes_used(), 100u);  // the scratch file is gone
+  }
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s1"}));
+  EXPECT_EQ(cache.counters().shards_evicted, 1u);
+  // A failed fetch (room made by evicting shard 1) leaves neither scratch
+  // nor companion, and no reservation.
+  auto failed = cache.Acquire(0, [&](const std::string& tmp) {
+    cache_test::WriteWhole(ScratchPath(tmp), "zz");
+    cache_test::WriteWhole(root() + "/s0.zip", "zz");
+    used_during = cache.bytes_used();
+    return CorruptError("bad download");
+  });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(used_during, 160u);
+  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{});
+  EXPECT_EQ(cache.bytes_used(), 0u);
+  EXPECT_EQ(cache.counters().shards_evicted, 2u);
+}
+
 TEST_F(ShardCacheTest, LimitSmallerThanLargestShardIsAnError) {
   CacheOptions o;
   o.root = root();
@@ -105,8 +166,8 @@ TEST_F(ShardCacheTest, LimitSmallerThanLargestShardIsAnError) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().ToString(),
             "invalid argument: shard cache '" + root() +
-                "': cache_limit 299 bytes is smaller than the largest shard, shard 1 's1' "
-                "(300 bytes)");
+                "': cache_limit 299 bytes is smaller than the largest shard's fetch, shard 1 "
+                "'s1' (300 bytes with its scratch or companion file)");
   o.cache_limit = 300;
   EXPECT_TRUE(ShardCache::Open(o, MakeSpecs({100, 300, 200, 300})).ok());
 }

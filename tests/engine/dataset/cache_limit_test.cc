@@ -144,5 +144,59 @@ TEST(CacheLimit, OneReadersWorkingSetIsEnoughForShuffledBatchesSpanningShards) {
   EXPECT_LE(sampler.max(), largest);
 }
 
+// Compressed shards: the download beside the shard being fetched, and with
+// keep_zip the kept compressed files, count under cache_limit, so the bytes
+// on disk (temp and scratch files included) never pass it.
+TEST(CacheLimit, CompressedDownloadsAndKeptZipsStayUnderTheLimitOnDisk) {
+  ScratchDir remote;
+  testing::WriteSyntheticMds(remote.path(), 600, 2000, std::string("zstd"));
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t total_raw = 0, total_zip = 0, need = 0;
+  for (const ShardEntry& e : IndexOf(*reader).shards) {
+    total_raw += e.raw_data.bytes;
+    total_zip += e.zip_data->bytes;
+    need = std::max(need, e.raw_data.bytes + e.zip_data->bytes);
+  }
+  for (bool keep_zip : {false, true}) {
+    SCOPED_TRACE(keep_zip ? "keep_zip" : "no keep_zip");
+    ScratchDir cache;
+    DatasetOptions o = CachedOptions(remote.path(), cache.path());
+    o.streams[0].keep_zip = keep_zip;
+    o.cache_limit = need * 5 / 2;  // room for two shards, not three
+    ASSERT_LT(*o.cache_limit, (total_raw + total_zip) / 4);
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 11;
+    o.plan.shuffle_block_size = 200;
+    o.predownload = 32;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+    ASSERT_TRUE(plan.ok());
+    DiskSampler sampler({cache.path()});
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &bytes);
+    sampler.Stop();
+    ASSERT_EQ(ids, *plan);
+    SampleFields f;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_TRUE((*reader)->Read(static_cast<uint64_t>(ids[i]), &f).ok());
+      ASSERT_EQ(bytes[i], testing::FieldBytes(f)) << ids[i];
+    }
+    EXPECT_GT((*ds)->counters().shards_evicted, 0u);
+    EXPECT_GT(sampler.samples(), 0u);
+    EXPECT_GT(sampler.max(), 0u);
+    EXPECT_LE(sampler.max(), *o.cache_limit);
+    // What is left: whole shards, with their zips exactly when kept.
+    size_t raws = 0, zips = 0;
+    for (const ShardEntry& e : IndexOf(*reader).shards) {
+      raws += FileExists(JoinPath(cache.path(), e.raw_data.basename));
+      zips += FileExists(JoinPath(cache.path(), e.zip_data->basename));
+    }
+    EXPECT_GT(raws, 0u);
+    EXPECT_EQ(zips, keep_zip ? raws : 0u);
+  }
+}
+
 }  // namespace
 }  // namespace sluice
