@@ -40,6 +40,17 @@ ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n) {
 // Below this many ids a second thread costs more than it saves.
 constexpr int64_t kPy1eThreadedMin = int64_t{1} << 20;
 
+// Py1eSort's first level: at most this many buckets (few write cursors, so
+// the scatter streams).
+constexpr int64_t kCoarseBuckets = 1024;
+
+// floor(p) within [0, n-1]: positions never leave the part, the clamp only
+// guards the bucket index.
+inline int64_t ClampedFloor(double p, int64_t n) {
+  const int64_t f = static_cast<int64_t>(p);
+  return f < 0 ? 0 : (f >= n ? n - 1 : f);
+}
+
 }  // namespace
 
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
@@ -52,7 +63,11 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   for (const Span& s : spans) {
     int64_t* begin = out + at;
     for (int64_t id = s.begin; id < s.end; ++id) out[at++] = id;
-    numpy::ShuffleFrom(bits, std::span<int64_t>(begin, size_t(s.size())));
+    if (uint64_t(s.size()) <= (uint64_t{1} << 32)) {
+      bits.ShuffleU32(std::span<int64_t>(begin, size_t(s.size())));
+    } else {
+      numpy::ShuffleFrom(bits, std::span<int64_t>(begin, size_t(s.size())));
+    }
     widest = std::max(widest, s.size());
   }
   if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
@@ -61,6 +76,13 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   pos.resize(size_t(n));
   std::vector<uint64_t>& words = scratch.words;
   words.resize(size_t(widest));
+  // Coarse buckets for Py1eSort, counted here while the positions are hot.
+  int shift = 0;
+  while (((n - 1) >> shift) >= kCoarseBuckets) ++shift;
+  scratch.coarse_shift = shift;
+  const int64_t coarse = ((n - 1) >> shift) + 1;
+  std::vector<int64_t>& count = scratch.bucket_start;
+  count.assign(size_t(coarse) + 1, 0);
   int64_t off = 0;
   for (const Span& s : spans) {
     const int64_t z = s.size();
@@ -75,9 +97,10 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
       // rounded on its own as numpy does (no FMA: -ffp-contract=off).
       const double unit = static_cast<double>(u[k] >> 11) * (1.0 / 9007199254740992.0);
       const double scaled = range * unit;
-      const double shift = sh.low + scaled;
-      p[k] = static_cast<double>(off + k) + shift;
+      const double span_shift = sh.low + scaled;
+      p[k] = static_cast<double>(off + k) + span_shift;
     }
+    for (int64_t k = 0; k < z; ++k) ++count[size_t(ClampedFloor(p[k], n) >> shift) + 1];
     off += z;
   }
   return Status::Ok();
@@ -85,54 +108,45 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
   const std::vector<double>& pos = scratch.pos;
-  // Stable argsort by position. Positions lie in [0, n-1] (shifts never leave
-  // the part), so a stable counting sort works on floor(pos): one coarse pass
-  // into at most 1024 buckets (few write cursors, so it streams), then per
-  // coarse bucket a fine counting sort in L1 and an insertion sort among equal
-  // floors (about one element each). Linear and exactly stable.
-  auto floor_of = [n](double p) -> int64_t {
-    const int64_t f = static_cast<int64_t>(p);
-    return f < 0 ? 0 : (f >= n ? n - 1 : f);
-  };
-  int shift = 0;
-  while (((n - 1) >> shift) >= 1024) ++shift;
-  const int64_t coarse = ((n - 1) >> shift) + 1;
+  // Stable argsort by position. Positions lie in [0, n-1], so a stable
+  // counting sort works on floor(pos): Py1eDraw counted the coarse buckets
+  // (floor >> shift, at most kCoarseBuckets); here one scatter into them,
+  // then per bucket (in L1) a counting sort on floor(pos) and an insertion
+  // sort among equal floors (about one element each). Linear, exactly stable.
+  const int shift = scratch.coarse_shift;
   std::vector<int64_t>& start = scratch.bucket_start;
-  start.assign(size_t(coarse) + 1, 0);
-  for (int64_t k = 0; k < n; ++k) ++start[size_t(floor_of(pos[size_t(k)]) >> shift) + 1];
+  const int64_t coarse = int64_t(start.size()) - 1;
   for (int64_t b = 0; b < coarse; ++b) start[size_t(b) + 1] += start[size_t(b)];
   auto& sorted = scratch.sorted;
   sorted.resize(size_t(n));
   {
     std::vector<int64_t>& cursor = scratch.cursor;
     cursor.assign(start.begin(), start.end() - 1);
+    std::pair<double, int64_t>* dst = sorted.data();
+    int64_t* cur = cursor.data();
     for (int64_t k = 0; k < n; ++k) {
       const double p = pos[size_t(k)];
-      sorted[size_t(cursor[size_t(floor_of(p) >> shift)]++)] = {p, out[k]};
+      dst[cur[ClampedFloor(p, n) >> shift]++] = {p, out[k]};
     }
   }
-  auto& fine = scratch.fine;
+  std::vector<uint32_t>& fine = scratch.fine;
   auto& tmp = scratch.tmp;
-  // Fine keys are floor(4 * pos): scaling by a power of two is exact, so the
-  // key order agrees with pos, and fewer elements share a key.
-  constexpr int kFineBits = 2;
-  const int64_t width = int64_t{1} << (shift + kFineBits);
+  const int64_t width = int64_t{1} << shift;
+  fine.resize(size_t(width) + 1);
   for (int64_t b = 0; b < coarse; ++b) {
     const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
     if (a == e) continue;
-    const int64_t base = (b << shift) << kFineBits;
-    auto fine_of = [&](double p) -> size_t {
-      int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - base;
-      return size_t(f < 0 ? 0 : (f >= width ? width - 1 : f));
-    };
-    fine.assign(size_t(width) + 1, 0);
+    const int64_t base = b << shift;
+    auto fine_of = [&](double p) -> size_t { return size_t(ClampedFloor(p, n) - base); };
+    std::fill(fine.begin(), fine.end(), 0u);
     for (size_t i = a; i < e; ++i) ++fine[fine_of(sorted[i].first) + 1];
     for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
     tmp.resize(e - a);
-    for (size_t i = a; i < e; ++i) tmp[size_t(fine[fine_of(sorted[i].first)]++)] = sorted[i];
-    // Insertion sort: elements are already ordered by fine key, so each moves
-    // at most past its few equal-key neighbours.
+    for (size_t i = a; i < e; ++i) tmp[fine[fine_of(sorted[i].first)]++] = sorted[i];
+    // Insertion sort: elements are already ordered by floor, so each moves
+    // at most past its few equal-floor neighbours.
     for (size_t i = 1; i < tmp.size(); ++i) {
+      if (!(tmp[i].first < tmp[i - 1].first)) continue;
       const auto x = tmp[i];
       size_t j = i;
       while (j > 0 && tmp[j - 1].first > x.first) {
@@ -159,8 +173,13 @@ Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator
   // The shuffles' draws are rejection-sampled (their count depends on the
   // words), so they are replayed; the uniforms are exactly z words per span,
   // jumped over.
-  for (const Span& s : spans)
-    for (int64_t i = s.size() - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+  for (const Span& s : spans) {
+    if (uint64_t(s.size()) <= (uint64_t{1} << 32)) {
+      bits.SkipShuffleU32(size_t(s.size()));
+    } else {
+      for (int64_t i = s.size() - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+    }
+  }
   if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
   const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   for (const Span& s : spans) {

@@ -16,9 +16,10 @@ namespace sluice::planner {
 struct Py1eScratch {
   std::vector<double> pos;
   std::vector<uint64_t> words;
-  std::vector<int64_t> bucket_start;
+  int coarse_shift = 0;                // coarse bucket = floor(pos) >> coarse_shift
+  std::vector<int64_t> bucket_start;   // Py1eDraw counts, Py1eSort sums
   std::vector<int64_t> cursor;
-  std::vector<int64_t> fine;
+  std::vector<uint32_t> fine;
   std::vector<std::pair<double, int64_t>> sorted;
   std::vector<std::pair<double, int64_t>> tmp;
 };
@@ -30,8 +31,9 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
                 Py1eScratch& scratch);
 
 // The two halves of Py1ePart: the draws (samples shuffled into out, positions
-// into scratch.pos), which must run in part order on the one generator, and
-// the sort by position, which is independent per part.
+// into scratch.pos and counted into coarse buckets), which must run in part
+// order on the one generator, and the sort by position, which is independent
+// per part. Py1eSort needs the scratch its Py1eDraw filled.
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
                 Py1eScratch& scratch);
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch);

@@ -104,7 +104,7 @@ class Pcg64 {
 //
 // Masked rejection in [0, max] (shuffle/permutation). max == 0 draws nothing.
 template <class Bits>
-uint64_t IntervalFrom(Bits& bits, uint64_t max) {
+[[gnu::always_inline]] inline uint64_t IntervalFrom(Bits& bits, uint64_t max) {
   if (max == 0) return 0;
   uint64_t mask = ~uint64_t{0} >> std::countl_zero(max);
   if (max <= 0xFFFFFFFFULL) {
@@ -122,7 +122,7 @@ uint64_t IntervalFrom(Bits& bits, uint64_t max) {
 
 // Lemire in [0, rng] (integers/choice). rng == 0 draws nothing.
 template <class Bits>
-uint64_t BoundedFrom(Bits& bits, uint64_t rng) {
+[[gnu::always_inline]] inline uint64_t BoundedFrom(Bits& bits, uint64_t rng) {
   if (rng == 0) return 0;
   if (rng < 0xFFFFFFFFULL) {
     uint32_t e = static_cast<uint32_t>(rng) + 1;
@@ -192,6 +192,60 @@ class Pcg64Stream {
     return static_cast<uint32_t>(x);
   }
   double NextDouble() { return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0); }
+  // shuffle(x) exactly as Generator::Shuffle draws it, for x.size() <=
+  // 2^32 (every draw is a 32-bit one). The 32-bit halves are read by index
+  // from the block, so neither the pending-half flag nor a rejected draw
+  // costs a data-dependent branch on it.
+  template <typename T>
+  void ShuffleU32(std::span<T> x) {
+    size_t i = x.size() > 0 ? x.size() - 1 : 0;
+    if (i == 0) return;
+    if (has_u32_) {  // the pending half is the first candidate
+      has_u32_ = false;
+      const uint32_t v = u32_ & Mask32(i);
+      if (v <= i) {
+        std::swap(x[i], x[v]);
+        --i;
+      }
+    }
+    size_t h = 2 * at_, end = 2 * len_;
+    while (i > 0) {
+      if (h == end) {
+        Refill();
+        h = 0;
+        end = 2 * len_;
+      }
+      // Branch-free rejection: a rejected draw swaps x[i] with itself.
+      const uint32_t v = Half(h++) & Mask32(i);
+      const bool take = v <= i;
+      const size_t j = take ? v : i;
+      T a = x[i];
+      x[i] = x[j];
+      x[j] = a;
+      i -= take;
+    }
+    EndHalves(h);
+  }
+  // The draws of ShuffleU32 on n elements, discarded (the shuffle itself is
+  // not needed): branch-free rejection.
+  void SkipShuffleU32(size_t n) {
+    size_t i = n > 0 ? n - 1 : 0;
+    if (i == 0) return;
+    if (has_u32_) {
+      has_u32_ = false;
+      i -= (u32_ & Mask32(i)) <= i;
+    }
+    size_t h = 2 * at_, end = 2 * len_;
+    while (i > 0) {
+      if (h == end) {
+        Refill();
+        h = 0;
+        end = 2 * len_;
+      }
+      i -= (Half(h++) & Mask32(i)) <= i;
+    }
+    EndHalves(h);
+  }
   // out[0..n) = the next n NextU64() values.
   void Fill64(uint64_t* out, size_t n);
   // Discards the next n NextU64() values (jumping ahead when they are many).
@@ -202,6 +256,19 @@ class Pcg64Stream {
  private:
   static constexpr size_t kBlock = 256;
   void Refill();
+  // Interval's mask for max (1 <= max < 2^32).
+  static uint32_t Mask32(size_t max) { return ~uint32_t{0} >> std::countl_zero(static_cast<uint32_t>(max)); }
+  // 32-bit half h of the block: low half of word h/2 first, as NextU32.
+  uint32_t Half(size_t h) const { return static_cast<uint32_t>(buf_[h >> 1] >> ((h & 1) * 32)); }
+  // After reading halves up to h: an odd count leaves the word's high half
+  // pending, as NextU32 does.
+  void EndHalves(size_t h) {
+    at_ = (h + 1) >> 1;
+    if (h & 1) {
+      has_u32_ = true;
+      u32_ = static_cast<uint32_t>(buf_[h >> 1] >> 32);
+    }
+  }
 
   Pcg64& bits_;
   Pcg64 gen_;               // state after buf_'s last word

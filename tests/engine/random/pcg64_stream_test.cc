@@ -58,7 +58,7 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
     {
       Pcg64Stream st(b.bit_generator());
       for (int op = 0; op < 400; ++op) {
-        switch (pick() % 6) {
+        switch (pick() % 8) {
           case 0: ASSERT_EQ(st.NextU64(), a.bit_generator().NextU64()); break;
           case 1: ASSERT_EQ(st.NextU32(), a.bit_generator().NextU32()); break;
           case 2: ASSERT_EQ(st.NextDouble(), a.bit_generator().NextDouble()); break;
@@ -79,6 +79,21 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
             const uint64_t max = pick() % 5 == 0 ? (uint64_t{1} << 40) + pick() % 1000 : pick() % 100000;
             ASSERT_EQ(IntervalFrom(st, max), a.Interval(max));
             ASSERT_EQ(BoundedFrom(st, max), a.Bounded(max));
+            break;
+          }
+          case 6: {
+            std::vector<int64_t> x(size_t(pick() % 600)), y;
+            for (size_t i = 0; i < x.size(); ++i) x[i] = int64_t(i);
+            y = x;
+            st.ShuffleU32(std::span<int64_t>(x));
+            a.Shuffle(y);
+            ASSERT_EQ(x, y);
+            break;
+          }
+          case 7: {
+            std::vector<int64_t> y(size_t(pick() % 600));
+            st.SkipShuffleU32(y.size());
+            a.Shuffle(y);
             break;
           }
         }
