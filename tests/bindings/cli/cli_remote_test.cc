@@ -12,6 +12,7 @@
 #include "engine/runtime/event_loop.h"
 #include "stores/store.h"
 #include "tests/bindings/cli/cli_runner.h"
+#include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -37,31 +38,16 @@ std::string AsIfRemote(std::string local_out, const std::string& folder, const s
   return local_out;
 }
 
-class CliRemoteTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    reason_ = new std::string(testing::NodeServersUnavailableReason());
-    if (!reason_->empty()) return;
-    dir_ = new TempDir();
-    server_ = testing::StartS3rver(dir_->path(), kKeyId, kSecret, {"bkt"}).release();
+class CliRemoteTest : public testing::NodeServerSuite<CliRemoteTest> {
+ public:
+  static std::unique_ptr<NodeServer> StartServer(const std::string& dir) {
+    return testing::StartS3rver(dir, kKeyId, kSecret, {"bkt"});
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    delete dir_;
-    delete reason_;
-    server_ = nullptr;
-    dir_ = nullptr;
-  }
-  void SetUp() override {
-    if (!reason_->empty()) GTEST_SKIP() << *reason_;
-    ASSERT_NE(server_, nullptr) << "s3rver did not start";
-    auto env = CleanStoreEnv();
-    env["AWS_ACCESS_KEY_ID"] = kKeyId;
-    env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-    env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server_->port());
-    env_ = std::make_unique<ScopedEnv>(env);
+  static std::map<std::string, std::optional<std::string>> StoreEnv() {
+    return testing::S3rverEnv(server_->port(), kKeyId, kSecret);
   }
 
+ protected:
   // Uploads every file of local `folder` (sub-folders too) under `url`,
   // except those named in `skip`; `corrupt` gets one byte flipped.
   void Upload(const std::string& folder, const std::string& url,
@@ -87,16 +73,7 @@ class CliRemoteTest : public ::testing::Test {
     EXPECT_EQ(r.out.find(kSecret), std::string::npos) << args << ":\n" << r.out;
     return r;
   }
-
-  static std::string* reason_;
-  static TempDir* dir_;
-  static NodeServer* server_;
-  std::unique_ptr<ScopedEnv> env_;
-  EventLoop loop_;
 };
-std::string* CliRemoteTest::reason_ = nullptr;
-TempDir* CliRemoteTest::dir_ = nullptr;
-NodeServer* CliRemoteTest::server_ = nullptr;
 
 TEST_F(CliRemoteTest, InspectVerifyCatMatchTheLocalFolder) {
   for (const std::string name : {"compressed_zstd_hashed", "merged", "json_zstd_hashed"}) {

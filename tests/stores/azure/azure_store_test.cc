@@ -12,6 +12,7 @@
 #include "stores/signing/azure_shared_key.h"
 #include "stores/signing/signing_time.h"
 #include "stores/store.h"
+#include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -24,34 +25,29 @@ using testing::PatternBytes;
 using testing::ScopedEnv;
 using testing::TempDir;
 
-class AzureStoreTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    reason_ = new std::string(testing::NodeServersUnavailableReason());
-    if (!reason_->empty()) return;
-    dir_ = new TempDir();
-    server_ = testing::StartAzurite(dir_->path()).release();
+class AzureStoreTest : public testing::NodeServerSuite<AzureStoreTest> {
+ public:
+  static std::unique_ptr<NodeServer> StartServer(const std::string& dir) {
+    return testing::StartAzurite(dir);
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    delete dir_;
-    delete reason_;
-    server_ = nullptr;
-    dir_ = nullptr;
-  }
-  void SetUp() override {
-    if (!reason_->empty()) GTEST_SKIP() << *reason_;
-    ASSERT_NE(server_, nullptr) << "azurite did not start";
+  static std::map<std::string, std::optional<std::string>> StoreEnv() {
     auto env = CleanStoreEnv();
     env["AZURE_STORAGE_CONNECTION_STRING"] =
         "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" +
         std::string(kAzuriteAccountKey) + ";BlobEndpoint=" + Endpoint() + ";";
-    env_ = std::make_unique<ScopedEnv>(env);
-    for (const char* c : {"data", "pages", "blocks"}) CreateContainer(c);
+    return env;
   }
   static std::string Endpoint() {
     return "http://127.0.0.1:" + std::to_string(server_->port()) + "/devstoreaccount1";
   }
+
+ protected:
+  void SetUp() override {
+    NodeServerSuite::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    for (const char* c : {"data", "pages", "blocks"}) CreateContainer(c);
+  }
+
   // Containers are made outside the Store interface: a signed PUT.
   void CreateContainer(const std::string& name) {
     SigningRequest sr;
@@ -74,23 +70,7 @@ class AzureStoreTest : public ::testing::Test {
     ASSERT_TRUE(resp.ok() || resp.status().message().find("409") != std::string::npos)
         << resp.status().ToString();
   }
-  std::unique_ptr<Store> Open(const std::string& url, StoreOptions options = {}) {
-    options.download_retry = 0;
-    options.download_timeout_s = 10;
-    auto store = OpenStore(url, loop_.executor(), options);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
-
-  static std::string* reason_;
-  static TempDir* dir_;
-  static NodeServer* server_;
-  std::unique_ptr<ScopedEnv> env_;
-  EventLoop loop_;
 };
-std::string* AzureStoreTest::reason_ = nullptr;
-TempDir* AzureStoreTest::dir_ = nullptr;
-NodeServer* AzureStoreTest::server_ = nullptr;
 
 TEST_F(AzureStoreTest, PutGetRangeHeadWithConnectionString) {
   auto store = Open("azure://data/root");

@@ -166,4 +166,13 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   return env;
 }
 
+std::map<std::string, std::optional<std::string>> S3rverEnv(int port, const std::string& key_id,
+                                                            const std::string& secret) {
+  auto env = CleanStoreEnv();
+  env["AWS_ACCESS_KEY_ID"] = key_id;
+  env["AWS_SECRET_ACCESS_KEY"] = secret;
+  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(port);
+  return env;
+}
+
 }  // namespace sluice::testing

@@ -65,4 +65,9 @@ class ScopedEnv {
 // Every variable the stores read, unset: tests start from a clean slate.
 std::map<std::string, std::optional<std::string>> CleanStoreEnv();
 
+// CleanStoreEnv() plus the credentials and endpoint (S3_ENDPOINT_URL) that
+// reach an s3rver on 127.0.0.1:`port`.
+std::map<std::string, std::optional<std::string>> S3rverEnv(int port, const std::string& key_id,
+                                                            const std::string& secret);
+
 }  // namespace sluice::testing

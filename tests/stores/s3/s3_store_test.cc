@@ -10,6 +10,7 @@
 #include "stores/s3/s3_store.h"
 #include "stores/common/xml_lite.h"
 #include "stores/store.h"
+#include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -25,47 +26,15 @@ using testing::TempDir;
 constexpr char kKeyId[] = "SLUICETESTKEY";
 constexpr char kSecret[] = "s3cr3t-Xq9-never-printed";
 
-class S3StoreTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    reason_ = new std::string(testing::NodeServersUnavailableReason());
-    if (!reason_->empty()) return;
-    dir_ = new TempDir();
-    server_ = testing::StartS3rver(dir_->path(), kKeyId, kSecret, {"bkt", "other"}).release();
+class S3StoreTest : public testing::NodeServerSuite<S3StoreTest> {
+ public:
+  static std::unique_ptr<NodeServer> StartServer(const std::string& dir) {
+    return testing::StartS3rver(dir, kKeyId, kSecret, {"bkt", "other"});
   }
-  static void TearDownTestSuite() {
-    delete server_;
-    delete dir_;
-    delete reason_;
-    server_ = nullptr;
-    dir_ = nullptr;
+  static std::map<std::string, std::optional<std::string>> StoreEnv() {
+    return testing::S3rverEnv(server_->port(), kKeyId, kSecret);
   }
-  void SetUp() override {
-    if (!reason_->empty()) GTEST_SKIP() << *reason_;
-    ASSERT_NE(server_, nullptr) << "s3rver did not start";
-    auto env = CleanStoreEnv();
-    env["AWS_ACCESS_KEY_ID"] = kKeyId;
-    env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-    env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server_->port());
-    env_ = std::make_unique<ScopedEnv>(env);
-  }
-  std::unique_ptr<Store> Open(const std::string& url, StoreOptions options = {}) {
-    options.download_retry = 0;
-    options.download_timeout_s = 10;
-    auto store = OpenStore(url, loop_.executor(), options);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
-
-  static std::string* reason_;
-  static TempDir* dir_;
-  static NodeServer* server_;
-  std::unique_ptr<ScopedEnv> env_;
-  EventLoop loop_;
 };
-std::string* S3StoreTest::reason_ = nullptr;
-TempDir* S3StoreTest::dir_ = nullptr;
-NodeServer* S3StoreTest::server_ = nullptr;
 
 TEST_F(S3StoreTest, PutGetRangeHead) {
   auto store = Open("s3://bkt/root/");
