@@ -307,6 +307,30 @@ double TimeReadLoop(const std::vector<std::string>& files) {
   return Seconds(start, Clock::now());
 }
 
+// One curl process (one kept-alive connection) downloading `urls` into
+// files in `dir`, as the engine does: wall seconds, < 0 on failure.
+double TimeCurl(const std::vector<std::string>& urls, const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  std::vector<std::string> args = {"curl", "-sSf", "--output-dir", dir};
+  for (const std::string& u : urls) {
+    args.push_back("-O");
+    args.push_back(u);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  auto start = Clock::now();
+  pid_t pid;
+  if (posix_spawnp(&pid, "curl", nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  int status = 0;
+  bool ok = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  double secs = Seconds(start, Clock::now());
+  fs::remove_all(dir, ec);
+  return ok ? secs : -1;
+}
+
 // The shard files of a cache folder (what the engine maps), and their bytes.
 std::vector<std::string> ShardFiles(const std::string& dir, uint64_t* bytes) {
   std::vector<std::string> files;
@@ -331,6 +355,7 @@ struct WarmRow {
 struct ColdRow {
   std::string set, order;
   double open = 0, first = 0, total = 0, gbps = 0, wait = 0, wait_window = 0, max_call = 0;
+  double curl_gbps = 0;  // curl of the same shard files, one connection
   uint64_t downloaded = 0, shards = 0;
 };
 
@@ -514,6 +539,18 @@ int Run(int argc, char** argv) {
         return 1;
       }
     }
+    if (o.cold && !cold_rows.empty() && cold_rows.back().set == set.name) {
+      std::vector<std::string> urls;
+      for (const std::string& f : files) urls.push_back(remote + "/" + fs::path(f).filename().string());
+      double c = TimeCurl(urls, o.root + "/curl");
+      if (c < 0) {
+        std::fprintf(stderr, "curl of %s failed\n", remote.c_str());
+        return 1;
+      }
+      for (ColdRow& r : cold_rows) {
+        if (r.set == set.name) r.curl_gbps = file_bytes / 1e9 / c;
+      }
+    }
     double cat_gbps = file_bytes / 1e9 / Median(cats);
     double read_gbps = file_bytes / 1e9 / Median(reads);
     std::printf("page cache %-16s %zu shard files, %.3f GB: cat %.2f GB/s, read() 1 MiB %.2f "
@@ -554,17 +591,20 @@ int Run(int argc, char** argv) {
       o.passes);
   if (!cold_rows.empty()) {
     std::printf("\nCold: empty cache, remote %s (nginx), one pass each:\n", base.c_str());
-    std::printf("%-16s %-10s %7s %9s %8s %6s %9s %7s %9s %10s %12s\n", "dataset", "order",
-                "open s", "1st smp s", "total s", "GB/s", "dl GB", "shards", "waited s",
-                "after win s", "max call ms");
+    std::printf("%-16s %-10s %7s %9s %8s %6s %8s %7s %7s %9s %10s %12s\n", "dataset", "order",
+                "open s", "1st smp s", "total s", "GB/s", "curl GB/s", "dl GB", "shards",
+                "waited s", "after win s", "max call ms");
     for (const ColdRow& r : cold_rows) {
-      std::printf("%-16s %-10s %7.3f %9.3f %8.2f %6.2f %9.3f %7" PRIu64 " %9.2f %10.2f %12.1f\n",
-                  r.set.c_str(), r.order.c_str(), r.open, r.first, r.total, r.gbps,
+      std::printf("%-16s %-10s %7.3f %9.3f %8.2f %6.2f %9.2f %7.3f %7" PRIu64
+                  " %9.2f %10.2f %12.1f\n",
+                  r.set.c_str(), r.order.c_str(), r.open, r.first, r.total, r.gbps, r.curl_gbps,
                   r.downloaded / 1e9, r.shards, r.wait, r.wait - r.wait_window,
                   r.max_call * 1e3);
     }
     std::printf(
-        "1st smp: open (index.json download) to the first sample. waited: consumer_wait_ns.\n"
+        "1st smp: open (index.json download) to the first sample. curl: one curl process\n"
+        "(one connection) downloading the same shard files into files. waited:\n"
+        "consumer_wait_ns.\n"
         "after win: waited after the first %" PRIu64 " (predownload) samples were consumed;\n"
         "max call: the longest next_batch call after that.\n",
         o.predownload);
