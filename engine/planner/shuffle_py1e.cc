@@ -131,13 +131,19 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
   }
   std::vector<uint32_t>& fine = scratch.fine;
   auto& tmp = scratch.tmp;
-  const int64_t width = int64_t{1} << shift;
+  // Fine keys are floor(2 * pos) (scaling by two is exact, so the order
+  // agrees with pos): half as many equal keys for the insertion sort.
+  constexpr int kFineBits = 1;
+  const int64_t width = int64_t{1} << (shift + kFineBits);
   fine.resize(size_t(width) + 1);
   for (int64_t b = 0; b < coarse; ++b) {
     const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
     if (a == e) continue;
-    const int64_t base = b << shift;
-    auto fine_of = [&](double p) -> size_t { return size_t(ClampedFloor(p, n) - base); };
+    const int64_t base = (b << shift) << kFineBits;
+    auto fine_of = [&](double p) -> size_t {
+      const int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - base;
+      return size_t(f < 0 ? 0 : (f >= width ? width - 1 : f));
+    };
     std::fill(fine.begin(), fine.end(), 0u);
     for (size_t i = a; i < e; ++i) ++fine[fine_of(sorted[i].first) + 1];
     for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
