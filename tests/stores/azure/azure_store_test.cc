@@ -12,6 +12,7 @@
 #include "stores/signing/azure_shared_key.h"
 #include "stores/signing/signing_time.h"
 #include "stores/store.h"
+#include "tests/stores/common/azurite_suite.h"
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
@@ -31,44 +32,18 @@ class AzureStoreTest : public testing::NodeServerSuite<AzureStoreTest> {
     return testing::StartAzurite(dir);
   }
   static std::map<std::string, std::optional<std::string>> StoreEnv() {
-    auto env = CleanStoreEnv();
-    env["AZURE_STORAGE_CONNECTION_STRING"] =
-        "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" +
-        std::string(kAzuriteAccountKey) + ";BlobEndpoint=" + Endpoint() + ";";
-    return env;
+    return testing::AzuriteEnv(server_->port());
   }
-  static std::string Endpoint() {
-    return "http://127.0.0.1:" + std::to_string(server_->port()) + "/devstoreaccount1";
-  }
+  static std::string Endpoint() { return testing::AzuriteEndpoint(server_->port()); }
 
  protected:
   void SetUp() override {
     NodeServerSuite::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    for (const char* c : {"data", "pages", "blocks"}) CreateContainer(c);
-  }
-
-  // Containers are made outside the Store interface: a signed PUT.
-  void CreateContainer(const std::string& name) {
-    SigningRequest sr;
-    sr.method = "PUT";
-    sr.path = "/devstoreaccount1/" + name;
-    sr.query = {{"restype", "container"}};
-    std::string date = FormatHttpDate(std::time(nullptr));
-    sr.headers = {{"x-ms-date", date}, {"x-ms-version", "2021-12-02"}, {"Content-Length", "0"}};
-    auto sig = SignAzureSharedKey(sr, kAzuriteAccountName, kAzuriteAccountKey);
-    ASSERT_TRUE(sig.ok());
-    auto client = HttpClient::Create(loop_.executor());
-    ASSERT_TRUE(client.ok());
-    HttpRequest req;
-    req.method = HttpMethod::kPut;
-    req.url = Endpoint() + "/" + name + "?restype=container";
-    req.headers = {{"x-ms-date", date}, {"x-ms-version", "2021-12-02"},
-                   {"authorization", sig->authorization}};
-    auto resp = (*client)->SendBlocking(req);
-    // 409: made by an earlier test.
-    ASSERT_TRUE(resp.ok() || resp.status().message().find("409") != std::string::npos)
-        << resp.status().ToString();
+    for (const char* c : {"data", "pages", "blocks"}) {
+      Status made = testing::CreateAzuriteContainer(loop_.executor(), server_->port(), c);
+      ASSERT_TRUE(made.ok()) << made.ToString();
+    }
   }
 };
 
