@@ -60,7 +60,7 @@ Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res,
   for (int64_t i = 0; i < C && status.ok(); ++i) {
     std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
-    PartBuffers& mine = buffers[i % 2];
+    PartBuffers& mine = buffers[pipeline ? i % 2 : 0];  // one set when nothing overlaps
     const int64_t size = (i + 1 < C ? layout.row_begin(i + 1) : total) - layout.row_begin(i);
     mine.ids.resize(size_t(size));
     status = Py1eDraw(list, br, ep, mine.ids.data(), mine.scratch);
