@@ -59,6 +59,38 @@ std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip) {
   return s;
 }
 
+Result<std::vector<std::optional<uint64_t>>> SplitCacheLimit(
+    uint64_t limit, const std::vector<StreamBudget>& streams) {
+  std::vector<std::optional<uint64_t>> shares(streams.size());
+  uint64_t minimal = 0, wanted = 0;
+  std::string parts;
+  for (const StreamBudget& s : streams) {
+    if (!s.cached) continue;
+    minimal += s.minimal.bytes;
+    wanted += s.kept > s.minimal.bytes ? s.kept - s.minimal.bytes : 0;
+    parts += std::string(parts.empty() ? "" : "; ") + s.describe + " " +
+             std::to_string(s.minimal.bytes) + " bytes";
+  }
+  if (limit < minimal) {
+    return InvalidArgumentError(
+        "cache_limit " + std::to_string(limit) + " bytes (one limit over all streams' caches) "
+        "cannot hold one reader's working set of every cached stream at once: " +
+        std::to_string(minimal) + " bytes needed (" + parts + "); raise cache_limit to at least " +
+        std::to_string(minimal) + " bytes");
+  }
+  const uint64_t rest = limit - minimal;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const StreamBudget& s = streams[i];
+    if (!s.cached) continue;
+    uint64_t want = s.kept > s.minimal.bytes ? s.kept - s.minimal.bytes : 0;
+    uint64_t extra = wanted <= rest ? want
+                                    : static_cast<uint64_t>(static_cast<unsigned __int128>(rest) *
+                                                            want / wanted);
+    shares[i] = s.minimal.bytes + extra;
+  }
+  return shares;
+}
+
 uint64_t StreamKeptBytes(const Index& index, bool keep_zip) {
   uint64_t total = 0;
   for (const ShardEntry& e : index.shards) {

@@ -19,7 +19,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "base/status.h"
 
 #include "formats/index/index.h"
 
@@ -46,5 +50,22 @@ std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip);
 
 // Sum of the kept bytes of every shard file of the stream.
 uint64_t StreamKeptBytes(const Index& index, bool keep_zip);
+
+// One limit over all streams' cache folders (as Mosaic's cache_limit), held
+// by giving each cached stream a fixed share: first its minimal working set,
+// then what is left in proportion to the rest of the stream's size (a share
+// never exceeds the stream's whole size). The shares add up to at most
+// `limit`, so the folders together never pass it.
+struct StreamBudget {
+  bool cached = false;    // has a remote (local-only streams are read in place)
+  uint64_t kept = 0;      // StreamKeptBytes
+  WorkingSet minimal;     // MinimalWorkingSet
+  std::string describe;   // for errors: "stream 1 (/cache/b)"
+};
+// Per stream: its share, nullopt for streams that are not cached. Errors
+// (kInvalidArgument): the limit is smaller than the sum of the cached
+// streams' minimal working sets (the message lists them).
+Result<std::vector<std::optional<uint64_t>>> SplitCacheLimit(uint64_t limit,
+                                                             const std::vector<StreamBudget>& streams);
 
 }  // namespace sluice

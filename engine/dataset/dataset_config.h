@@ -53,7 +53,11 @@ struct DatasetOptions {
   // replication: Mosaic's defaults (see planner::PlanConfig).
   planner::PlanConfig plan;
   std::optional<int64_t> predownload;  // None -> 8 * batch_size
-  std::optional<uint64_t> cache_limit; // None = no limit
+  // None = no limit. One limit over all streams' cache folders together, as
+  // Mosaic's: each stream with a remote gets a fixed share (its minimal
+  // working set, then the rest in proportion to its size; see
+  // cache_budget.h); local-only streams are read in place and count nothing.
+  std::optional<uint64_t> cache_limit;
   bool allow_unsafe_types = false;
   WorldOptions world;
   // Bound on every wait on other processes (index download, shard fetches,

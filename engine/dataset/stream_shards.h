@@ -44,7 +44,8 @@ bool IsCorruption(const Status& s);
 class StreamShards {
  public:
   // `index` as LoadStreamIndex returned it; `remote` null for local-only.
-  // cache_limit applies to this stream's folder (None = unlimited).
+  // cache_limit: this stream's share of the dataset's limit, for its folder
+  // (None = unlimited).
   static Result<std::unique_ptr<StreamShards>> Open(const StreamOptions& stream, const Index* index,
                                                     std::shared_ptr<RemoteSource> remote,
                                                     std::optional<uint64_t> cache_limit,

@@ -90,13 +90,17 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   return d;
 }
 
-Status StreamingDataset::CheckCacheLimit() const {
+Status StreamingDataset::CheckCacheLimit() {
+  stream_limits_.assign(indexes_.size(), std::nullopt);
   if (!options_.cache_limit) return Status::Ok();
   const uint64_t limit = *options_.cache_limit;
+  std::vector<StreamBudget> budgets(indexes_.size());
   for (size_t s = 0; s < indexes_.size(); ++s) {
     const StreamOptions& stream = options_.streams[s];
     if (!remotes_[s]) continue;  // read in place: nothing is cached
     WorkingSet ws = MinimalWorkingSet(*indexes_[s], stream.keep_zip);
+    budgets[s] = StreamBudget{true, StreamKeptBytes(*indexes_[s], stream.keep_zip), ws,
+                              "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")"};
     if (limit < ws.bytes) {
       return InvalidArgumentError(
           "cache_limit " + std::to_string(limit) + " bytes cannot hold what one reader of stream " +
@@ -106,6 +110,7 @@ Status StreamingDataset::CheckCacheLimit() const {
           "; raise cache_limit to at least " + std::to_string(ws.bytes) + " bytes");
     }
   }
+  SLUICE_ASSIGN_OR_RETURN(stream_limits_, SplitCacheLimit(limit, budgets));
   return Status::Ok();
 }
 
@@ -161,7 +166,7 @@ Status StreamingDataset::EnsureProcess() {
   pid_ = me;
   for (size_t s = 0; s < indexes_.size(); ++s) {
     auto shards = StreamShards::Open(options_.streams[s], indexes_[s].get(), remotes_[s],
-                                     options_.cache_limit, options_.wait_timeout);
+                                     stream_limits_[s], options_.wait_timeout);
     if (!shards.ok()) {
       streams_.clear();
       pid_ = 0;

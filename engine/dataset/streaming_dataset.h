@@ -115,7 +115,8 @@ class StreamingDataset {
   StreamingDataset() = default;
   // cache_limit must hold the minimal working set of one reader of every
   // cached stream (cache_budget.h): else kInvalidArgument with the numbers.
-  Status CheckCacheLimit() const;
+  // Sets stream_limits_ (each cached stream's share of cache_limit).
+  Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
   Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(size_t gshard);
@@ -129,6 +130,7 @@ class StreamingDataset {
   std::vector<size_t> stream_first_shard_;  // + total at the end
   std::vector<uint64_t> starts_;            // per global shard, + total
   std::vector<std::string> column_names_, column_encodings_;
+  std::vector<std::optional<uint64_t>> stream_limits_;  // per stream; nullopt = no limit
   int64_t epoch_size_ = 0;
   int64_t num_canonical_nodes_ = 0;
   int64_t initial_physical_nodes_ = 0;

@@ -198,5 +198,77 @@ TEST(CacheLimit, CompressedDownloadsAndKeptZipsStayUnderTheLimitOnDisk) {
   }
 }
 
+// Streams with different local folders: cache_limit is one limit over all
+// of them (as Mosaic's), so the folders together stay under it.
+TEST(CacheLimit, OneLimitOverTheFoldersOfAllStreams) {
+  ScratchDir remote_a, remote_b, scratch;
+  testing::WriteSyntheticMds(remote_a.path(), 300, 2000);
+  testing::WriteSyntheticMds(remote_b.path(), 200, 1200);
+  auto reader_a = DatasetReader::Open(remote_a.path());
+  auto reader_b = DatasetReader::Open(remote_b.path());
+  ASSERT_TRUE(reader_a.ok() && reader_b.ok());
+  auto largest = [](const Index& index) {
+    uint64_t m = 0;
+    for (const ShardEntry& e : index.shards) m = std::max(m, e.raw_data.bytes);
+    return m;
+  };
+  const uint64_t min_a = largest(IndexOf(*reader_a)), min_b = largest(IndexOf(*reader_b));
+  const uint64_t total = testing::ShardBytesOnDisk(remote_a.path()) +
+                         testing::ShardBytesOnDisk(remote_b.path());
+  const std::string local_a = JoinPath(scratch.path(), "a"), local_b = JoinPath(scratch.path(), "b");
+  auto options = [&](uint64_t limit) {
+    DatasetOptions o = CachedOptions(remote_a.path(), local_a);
+    StreamOptions b;
+    b.remote = remote_b.path();
+    b.local = local_b;
+    o.streams.push_back(b);
+    o.cache_limit = limit;
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 17;
+    o.predownload = 16;
+    return o;
+  };
+  // Each stream's working set fits alone, not both together.
+  auto too_small = StreamingDataset::Open(options(min_a + min_b - 1));
+  ASSERT_FALSE(too_small.ok());
+  const std::string& m = too_small.status().message();
+  EXPECT_NE(m.find("cache_limit " + std::to_string(min_a + min_b - 1) +
+                   " bytes (one limit over all streams' caches)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(std::to_string(min_a + min_b) + " bytes needed (stream 0 (" + local_a + ") " +
+                   std::to_string(min_a) + " bytes; stream 1 (" + local_b + ") " +
+                   std::to_string(min_b) + " bytes)"),
+            std::string::npos)
+      << m;
+
+  const uint64_t limit = total / 3;
+  ASSERT_GT(limit, 3 * (min_a + min_b));
+  auto ds = StreamingDataset::Open(options(limit));
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+  ASSERT_TRUE(plan.ok());
+  DiskSampler sampler({local_a, local_b});
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &bytes);
+  sampler.Stop();
+  ASSERT_EQ(ids, *plan);
+  ASSERT_EQ(ids.size(), 500u);
+  SampleFields f;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 300) {
+      ASSERT_TRUE((*reader_a)->Read(static_cast<uint64_t>(ids[i]), &f).ok());
+    } else {
+      ASSERT_TRUE((*reader_b)->Read(static_cast<uint64_t>(ids[i] - 300), &f).ok());
+    }
+    ASSERT_EQ(bytes[i], testing::FieldBytes(f)) << ids[i];
+  }
+  EXPECT_GT((*ds)->counters().shards_evicted, 0u);
+  EXPECT_GT(testing::ShardBytesOnDisk(local_a), 0u);
+  EXPECT_GT(testing::ShardBytesOnDisk(local_b), 0u);
+  EXPECT_GT(sampler.samples(), 0u);
+  EXPECT_LE(sampler.max(), limit);
+}
+
 }  // namespace
 }  // namespace sluice
