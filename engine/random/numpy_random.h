@@ -215,14 +215,19 @@ class Pcg64Stream {
         h = 0;
         end = 2 * len_;
       }
-      // Branch-free rejection: a rejected draw swaps x[i] with itself.
-      const uint32_t v = Half(h++) & Mask32(i);
-      const bool take = v <= i;
-      const size_t j = take ? v : i;
-      T a = x[i];
-      x[i] = x[j];
-      x[j] = a;
-      i -= take;
+      // The mask holds while i stays in [2^k, 2^(k+1)).
+      const uint32_t mask = Mask32(i);
+      const size_t below = mask >> 1;
+      while (h < end && i > below) {
+        // Branch-free rejection: a rejected draw swaps x[i] with itself.
+        const uint32_t v = Half(h++) & mask;
+        const bool take = v <= i;
+        const size_t j = take ? v : i;
+        T a = x[i];
+        x[i] = x[j];
+        x[j] = a;
+        i -= take;
+      }
     }
     EndHalves(h);
   }
@@ -242,7 +247,9 @@ class Pcg64Stream {
         h = 0;
         end = 2 * len_;
       }
-      i -= (Half(h++) & Mask32(i)) <= i;
+      const uint32_t mask = Mask32(i);  // holds while i stays in [2^k, 2^(k+1))
+      const size_t below = mask >> 1;
+      while (h < end && i > below) i -= (Half(h++) & mask) <= i;
     }
     EndHalves(h);
   }
