@@ -18,6 +18,7 @@
 #include "formats/json/py_json.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/text/py_number_text.h"
+#include "stores/common/store_keys.h"
 
 namespace sluice::cli {
 namespace {
@@ -290,7 +291,7 @@ Status ConvertInput(const std::string& in, const Flags& flags, Job& job,
   SLUICE_ASSIGN_OR_RETURN(auto temp, TempFolder::Create());
   auto path = FetchRemoteFile(in, temp->path());
   if (!path.ok()) return source.status();  // a missing dataset says most
-  return ConvertFile(*path, WithoutQuery(in), flags, job, options, out);
+  return ConvertFile(*path, UrlForErrors(in), flags, job, options, out);
 }
 
 }  // namespace
@@ -336,7 +337,7 @@ int RunConvert(const Args& args) {
   if (!st.ok()) return Error("convert", st);
   std::printf("wrote %llu samples in %zu shards to %s\n",
               static_cast<unsigned long long>(job.writer->core().samples_written()),
-              job.writer->core().shards().size(), WithoutQuery(out).c_str());
+              job.writer->core().shards().size(), UrlForErrors(out).c_str());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "stores/common/store_keys.h"
 #include "stores/file/file_store.h"
 
 namespace sluice::cli {
@@ -24,15 +25,13 @@ bool IsRemoteUrl(const std::string& arg) {
   return arg.find("://") != std::string::npos || arg.rfind("dbfs:", 0) == 0;
 }
 
-std::string WithoutQuery(const std::string& url) { return url.substr(0, url.find('?')); }
-
 Result<std::string> LocalPath(const std::string& path_or_file_url) {
   if (path_or_file_url.rfind("file://", 0) != 0) return path_or_file_url;
   return FileUrlToPath(path_or_file_url);
 }
 
 Result<std::string> FetchRemoteFile(const std::string& url, const std::string& folder) {
-  std::string base = WithoutQuery(url);
+  std::string base = UrlForErrors(url);
   std::string query = url.substr(base.size());
   size_t slash = base.rfind('/');
   size_t scheme_end = base.find("://");
@@ -55,7 +54,7 @@ Result<std::unique_ptr<DatasetSource>> DatasetSource::Open(const std::string& fo
     source->name_ = folder_or_url;
     return source;
   }
-  source->name_ = WithoutQuery(folder_or_url);
+  source->name_ = UrlForErrors(folder_or_url);
   while (source->name_.size() > 1 && source->name_.back() == '/') source->name_.pop_back();
   SLUICE_ASSIGN_OR_RETURN(source->remote_, OpenRemoteSource(folder_or_url));
   SLUICE_ASSIGN_OR_RETURN(source->temp_, TempFolder::Create());

@@ -59,9 +59,6 @@ class DatasetSource {
 // True when `arg` is a store URL rather than a local path or file:// URL.
 bool IsRemoteUrl(const std::string& arg);
 
-// The URL without its query (where SAS tokens and signatures live).
-std::string WithoutQuery(const std::string& url);
-
 // The local path a path or file:// URL names.
 Result<std::string> LocalPath(const std::string& path_or_file_url);
 

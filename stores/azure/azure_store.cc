@@ -317,7 +317,7 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
     config.key = GetEnv("AZURE_ACCOUNT_ACCESS_KEY").value_or("");
     if (config.account.empty()) {
       return Status(StatusCode::kPermissionDenied,
-                    "no Azure account for " + std::string(url) +
+                    "no Azure account for " + UrlForErrors(url) +
                         ": set AZURE_ACCOUNT_NAME with AZURE_ACCOUNT_ACCESS_KEY or "
                         "AZURE_STORAGE_SAS_TOKEN, or AZURE_STORAGE_CONNECTION_STRING");
     }
@@ -339,13 +339,13 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
   }
   if (config.key.empty() && config.sas.empty()) {
     return Status(StatusCode::kPermissionDenied,
-                  "no Azure credentials for " + std::string(url) +
+                  "no Azure credentials for " + UrlForErrors(url) +
                       ": set AZURE_ACCOUNT_ACCESS_KEY or AZURE_STORAGE_SAS_TOKEN (with "
                       "AZURE_ACCOUNT_NAME), or AZURE_STORAGE_CONNECTION_STRING");
   }
   if (!config.key.empty() && config.account.empty()) {
     return Status(StatusCode::kPermissionDenied,
-                  "an Azure account key without an account name for " + std::string(url));
+                  "an Azure account key without an account name for " + UrlForErrors(url));
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options));

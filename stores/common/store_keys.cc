@@ -86,6 +86,10 @@ Result<BucketPath> SplitBucketPath(std::string_view url, std::string_view rest) 
   return out;
 }
 
+std::string UrlForErrors(std::string_view url) {
+  return std::string(url.substr(0, url.find_first_of("?#")));
+}
+
 std::optional<std::string> GetEnv(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return std::nullopt;

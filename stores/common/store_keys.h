@@ -35,6 +35,10 @@ struct BucketPath {
 // an empty bucket, spaces or control characters.
 Result<BucketPath> SplitBucketPath(std::string_view url, std::string_view rest);
 
+// `url` as errors may show it: without its query or fragment (where SAS
+// tokens and signatures travel).
+std::string UrlForErrors(std::string_view url);
+
 // The value of environment variable `name` when set and non-empty.
 std::optional<std::string> GetEnv(const char* name);
 

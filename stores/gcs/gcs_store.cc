@@ -40,7 +40,7 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
     config.bearer = MakeServiceAccountTokenSource(std::move(sa));
   } else {
     return Status(StatusCode::kPermissionDenied,
-                  "no credentials for " + std::string(url) +
+                  "no credentials for " + UrlForErrors(url) +
                       ": set GCS_KEY and GCS_SECRET (HMAC key) or "
                       "GOOGLE_APPLICATION_CREDENTIALS (service-account key file)");
   }

@@ -350,7 +350,7 @@ Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
                                            const StoreOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "s3"));
   auto loaded = LoadAwsSettings();
-  if (!loaded.ok()) return loaded.status().WithContext(std::string(url));
+  if (!loaded.ok()) return loaded.status().WithContext(UrlForErrors(url));
   AwsSettings settings = std::move(*loaded);
   config.sigv4 = S3SigV4Config(settings.region);
   std::optional<std::string> endpoint;
@@ -379,7 +379,7 @@ Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
                                   "'; expected path, virtual or auto");
     }
   }
-  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, std::string(url), &config));
+  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, UrlForErrors(url), &config));
   return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
 }
 
@@ -388,12 +388,12 @@ Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
                                             const StoreOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "oci"));
   auto loaded = LoadAwsSettings();
-  if (!loaded.ok()) return loaded.status().WithContext(std::string(url));
+  if (!loaded.ok()) return loaded.status().WithContext(UrlForErrors(url));
   AwsSettings settings = std::move(*loaded);
   auto region = GetEnv("OCI_REGION");
   if (!region) {
     return InvalidArgumentError("oci:// needs OCI_REGION (e.g. us-ashburn-1) for " +
-                                std::string(url));
+                                UrlForErrors(url));
   }
   config.sigv4 = S3SigV4Config(*region);
   if (auto endpoint = GetEnv("OCI_ENDPOINT_URL")) {
@@ -403,7 +403,7 @@ Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
     if (!ns) {
       return InvalidArgumentError(
           "oci:// needs OCI_NAMESPACE (the tenancy's object storage namespace) for " +
-          std::string(url));
+          UrlForErrors(url));
     }
     auto ep = ParseUrl("https://" + *ns + ".compat.objectstorage." + *region +
                        ".oraclecloud.com");
@@ -413,7 +413,7 @@ Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
     config.endpoint = *ep;
   }
   config.path_style = true;
-  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, std::string(url), &config));
+  SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, UrlForErrors(url), &config));
   return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
 }
 

@@ -128,6 +128,9 @@ TEST_F(CliRemoteTest, WrongSecretFailsNamingTheUrlAndStatus) {
   r = Run("inspect s3://bkt/auth");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("no credentials for s3://bkt/auth"), std::string::npos) << r.out;
+  r = Run("inspect 's3://bkt/auth?X-Amz-Signature=f00dfeed'");  // a query is never echoed
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.find("f00dfeed"), std::string::npos) << r.out;
 }
 
 TEST_F(CliRemoteTest, MissingAndCorruptShardsFailNamingTheObject) {
