@@ -5,6 +5,7 @@
 // rows, resampled streams, one thread and two.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 
 #include "engine/planner/batching.h"
@@ -127,6 +128,32 @@ TEST(BatchRandomPy1eTest, BenchmarkShapeBothThreadings) {
     ASSERT_TRUE(got.ok());
     EXPECT_EQ(got->shape, want->shape);
     EXPECT_TRUE(got->ids == want->ids) << "threads " << threads;
+  }
+}
+
+// One worker's plan (only the canonical nodes it reads are shuffled, the
+// others' draws replayed or jumped over) is its slice of the whole array, at
+// the benchmark's shape where spans are long and draws cross many blocks.
+TEST(BatchRandomPy1eTest, WorkerPlanIsItsSliceAtScale) {
+  PlanRequest q;
+  StreamSpec s;
+  s.shard_sizes.assign(10000, 130);
+  q.streams.push_back(s);
+  q.config.num_canonical_nodes = 64;
+  q.config.batch_size = 32;
+  q.config.shuffle = true;
+  q.config.shuffle_algo = ShuffleAlgo::kPy1e;
+  q.world = World{8, 8, 8, {}, {}, {}};
+  q.epoch = 2;
+  auto full = PlanEpoch(q);
+  ASSERT_TRUE(full.ok());
+  for (auto [p, r, w] : {std::array<int64_t, 3>{0, 0, 0}, {3, 5, 7}, {7, 7, 7}, {5, 0, 2}}) {
+    auto mine = PlanWorker(q, p, r, w);
+    ASSERT_TRUE(mine.ok());
+    const int64_t* begin = full->ids.data() + full->Offset(p, r, w, 0, 0);
+    std::vector<int64_t> expect(begin, begin + full->batches() * full->batch_size());
+    std::erase(expect, -1);
+    EXPECT_TRUE(*mine == expect) << p << " " << r << " " << w;
   }
 }
 
