@@ -314,13 +314,18 @@ void ShardCache::Touch(size_t shard) {
 }
 
 Status ShardCache::LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
-                             const std::function<std::string()>& waiting_for) {
+                             const std::function<std::string()>& waiting_for,
+                             const std::atomic<bool>* cancel) {
   SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(fd, byte, exclusive));
   if (got) return Status::Ok();
   const auto start = Clock::now();
   auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
   for (;;) {
     auto now = Clock::now();
+    if (cancel != nullptr && cancel->load()) {
+      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+      return Status(StatusCode::kCancelled, Prefix() + ": cancelled waiting for " + waiting_for());
+    }
     if (now >= deadline) {
       wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
       return Status(StatusCode::kDeadlineExceeded,
@@ -515,7 +520,8 @@ void ShardCache::SettleAccounting(size_t shard) {
   Store(header_->dirty, uint64_t{0});
 }
 
-Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
+Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
+                            const std::atomic<bool>* cancel) {
   const uint64_t limit = options_.cache_limit;
   const uint64_t size = FetchBytes(shard);
   const auto start = Clock::now();
@@ -585,6 +591,11 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
       }
     }  // releases global while waiting for readers to unpin
     auto now = Clock::now();
+    if (cancel != nullptr && cancel->load()) {
+      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+      return Status(StatusCode::kCancelled, Prefix() + ": cancelled waiting for room for " +
+                                                Describe(shard) + " under cache_limit");
+    }
     if (now >= deadline) {
       wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
       std::sort(pinned.begin(), pinned.end());
@@ -612,7 +623,8 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline) {
   return Status::Ok();
 }
 
-Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch) {
+Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch,
+                                     const std::atomic<bool>* cancel) {
   SLUICE_RETURN_IF_ERROR(CheckUsable(shard));
   const auto deadline = Clock::now() + options_.wait_timeout;
   SLUICE_RETURN_IF_ERROR(Pin(shard, deadline));
@@ -631,7 +643,7 @@ Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch) {
         uint32_t by = Load(records_[shard].temp_pid);
         return Describe(shard) + " to be fetched by " +
                (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
-      }));
+      }, cancel));
   int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for
 
@@ -648,7 +660,7 @@ Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch) {
     Store(records_[shard].temp_pid, uint32_t{0});
     Store(records_[shard].temp_seq, uint32_t{0});
   };
-  Status room = MakeRoom(shard, deadline);
+  Status room = MakeRoom(shard, deadline, cancel);
   if (!room.ok()) {
     clear_temp();
     return room;

@@ -149,9 +149,12 @@ class ShardCache {
   // Errors: kOutOfRange (bad index), kInvalidArgument (used after fork; full
   // cache with evictable false), kDeadlineExceeded (a wait expired), the
   // fetch's own error with the shard as context, kCorrupt when the fetch
-  // wrote a file of the wrong size. After an error nothing of the shard is
-  // left behind and its room is given back.
-  Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch);
+  // wrote a file of the wrong size, kCancelled when `cancel` (optional,
+  // polled while waiting for another fetcher or for room; it must outlive
+  // the call) became true. After an error nothing of the shard is left
+  // behind and its room is given back.
+  Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch,
+                           const std::atomic<bool>* cancel = nullptr);
 
   // Whether the shard's file exists with its expected size right now.
   bool IsPresent(size_t shard) const;
@@ -185,10 +188,11 @@ class ShardCache {
   // Polls `fd` for a lock on `byte` until `deadline`; `waiting_for` ends the
   // timeout message ("... waiting for <waiting_for>").
   Status LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
-                   const std::function<std::string()>& waiting_for);
+                   const std::function<std::string()>& waiting_for,
+                   const std::atomic<bool>* cancel = nullptr);
   Result<GlobalLock> LockGlobal(Clock::time_point deadline);
   Status RecomputeLocked(int op_fd, bool scan_temps);
-  Status MakeRoom(size_t shard, Clock::time_point deadline);
+  Status MakeRoom(size_t shard, Clock::time_point deadline, const std::atomic<bool>* cancel);
   Status ReleaseReservation(size_t shard);
   // After a fetch: the shard accounts its kept bytes instead of its fetch's.
   void SettleAccounting(size_t shard);

@@ -20,6 +20,7 @@ void ShardPrefetcher::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  cancel_ = true;
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -67,7 +68,7 @@ void ShardPrefetcher::Run() {
         if (stopping) break;
         if (skip) continue;
         if (!have) {
-          auto opened = opener_(shard);
+          auto opened = opener_(shard, &cancel_);
           if (!opened.ok()) break;  // the next epoch will report it
           have = std::move(*opened);
         }
@@ -104,7 +105,7 @@ void ShardPrefetcher::Run() {
     }
     if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
     lock.unlock();
-    auto opened = opener_(shard);
+    auto opened = opener_(shard, &cancel_);
     lock.lock();
     if (!opened.ok() && opened.status().code() == StatusCode::kDeadlineExceeded && p > consumer_ &&
         !stop_) {

@@ -19,6 +19,7 @@
 // (the shard cache's wait_timeout).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -36,7 +37,10 @@ namespace sluice {
 
 class ShardPrefetcher {
  public:
-  using Opener = std::function<Result<std::shared_ptr<const OpenedShard>>(size_t shard)>;
+  // `cancel` becomes true when the prefetcher stops: an opener waiting on
+  // other processes or for room should then give up (kCancelled).
+  using Opener = std::function<Result<std::shared_ptr<const OpenedShard>>(
+      size_t shard, const std::atomic<bool>* cancel)>;
   using ShardMap = std::unordered_map<size_t, std::shared_ptr<const OpenedShard>>;
   // The following order's shard per position; called at most once, on the
   // prefetch thread. An error just means nothing is prefetched.
@@ -78,6 +82,7 @@ class ShardPrefetcher {
   std::mutex mu_;
   std::condition_variable cv_;
   bool started_ = false, stop_ = false;
+  std::atomic<bool> cancel_{false};  // stop_, readable without mu_ by the opener
   size_t consumer_ = 0;
   size_t scan_ = 0;  // next position the thread examines
   Status error_ = Status::Ok();

@@ -175,7 +175,8 @@ bool IsCorruption(const Status& s) {
 
 Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, const FileInfo& raw,
                                                                 const std::optional<FileInfo>& zip,
-                                                                const ShardEntry& entry) {
+                                                                const ShardEntry& entry,
+                                                                const std::atomic<bool>* cancel) {
   const std::optional<std::string>& algo = stream_.validate_hash;
   // A corrupt download is downloaded again, up to 1 + download_retry times.
   const int downloads = 1 + std::max(0, stream_.download_retry);
@@ -198,7 +199,7 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       ++fetches;
       return FetchFile(raw, zip, entry, tmp);
     };
-    auto acquired = cache_->Acquire(item, fetch);
+    auto acquired = cache_->Acquire(item, fetch, cancel);
     if (!acquired.ok()) {
       if (fetched_here && IsCorruption(acquired.status())) {
         if (remote_ && fetches < downloads) continue;
@@ -238,16 +239,17 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
   }
 }
 
-Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns) {
+Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns,
+                                                             const std::atomic<bool>* cancel) {
   if (shard >= index_->shards.size()) {
     return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
   }
   const ShardEntry& e = index_->shards[shard];
-  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e));
+  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e, cancel));
   std::pair<ShardPin, MappedFile> meta;
   if (meta_item_[shard] >= 0) {
     SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(meta_item_[shard]), *e.raw_meta,
-                                            e.zip_meta, e));
+                                            e.zip_meta, e, cancel));
   }
   return OpenedShard::Open(&e, num_columns, std::move(data.first), std::move(data.second),
                            std::move(meta.first), std::move(meta.second));

@@ -55,7 +55,10 @@ class StreamShards {
   // A file whose download is corrupt is downloaded again, up to 1 +
   // download_retry times in all; then the error (IsCorruption) names the
   // file, its URL and the expected size (and hash with validate_hash).
-  Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns);
+  // `cancel` (optional) ends waits on other processes and for room with
+  // kCancelled (see ShardCache::Acquire).
+  Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
+                                                 const std::atomic<bool>* cancel = nullptr);
 
   ShardCache& cache() { return *cache_; }
   uint64_t bytes_downloaded() const { return bytes_downloaded_.load(); }
@@ -67,7 +70,8 @@ class StreamShards {
   Result<uint64_t> Download(const std::string& basename, const std::string& path);
   Result<std::pair<ShardPin, MappedFile>> PinAndMap(size_t item, const FileInfo& raw,
                                                     const std::optional<FileInfo>& zip,
-                                                    const ShardEntry& entry);
+                                                    const ShardEntry& entry,
+                                                    const std::atomic<bool>* cancel);
 
   StreamOptions stream_;
   std::string root_;

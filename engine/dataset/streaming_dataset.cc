@@ -183,14 +183,15 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
   return {g, static_cast<uint32_t>(id - starts_[g])};
 }
 
-Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(size_t g) {
+Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
+    size_t g, const std::atomic<bool>* cancel) {
   auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
   size_t s = static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
   if (options_.skip_corrupt_shards) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();
   }
-  auto shard = streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size());
+  auto shard = streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size(), cancel);
   if (!shard.ok()) {
     if (options_.skip_corrupt_shards && IsCorruption(shard.status())) {
       std::lock_guard<std::mutex> lock(skipped_mu_);
@@ -287,7 +288,8 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
     return order;
   };
   iter_ = std::make_unique<ShardPrefetcher>(
-      std::move(shard_of), window, [this](size_t g) { return OpenGlobalShard(g); },
+      std::move(shard_of), window,
+      [this](size_t g, const std::atomic<bool>* cancel) { return OpenGlobalShard(g, cancel); },
       options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
       std::move(seed));
   return Status::Ok();

@@ -119,7 +119,8 @@ class StreamingDataset {
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
-  Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(size_t gshard);
+  Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(
+      size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.
   std::pair<size_t, uint32_t> Locate(uint64_t id) const;
 

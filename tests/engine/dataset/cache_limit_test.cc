@@ -270,5 +270,35 @@ TEST(CacheLimit, OneLimitOverTheFoldersOfAllStreams) {
   EXPECT_LE(sampler.max(), limit);
 }
 
+// Under a limit of one shard, the next epoch's prefetch (which finds no
+// room while this epoch's shards are pinned) must not hold up the next
+// IterBegin until wait_timeout: starting the next epoch cancels it.
+TEST(CacheLimit, NextEpochPrefetchUnderATightLimitDoesNotDelayTheNextEpoch) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 200, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t largest = 0;
+  for (const ShardEntry& e : IndexOf(*reader).shards) largest = std::max(largest, e.raw_data.bytes);
+  DatasetOptions o = CachedOptions(remote.path(), cache.path());
+  o.cache_limit = largest;
+  o.prefetch_next_epoch = true;
+  o.predownload = 64;
+  o.plan.shuffle = true;
+  o.wait_timeout = std::chrono::seconds(30);
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  for (int64_t epoch = 0; epoch < 4; ++epoch) {
+    auto plan = (*ds)->WorkerIds(epoch, 0, 0, 1);
+    ASSERT_TRUE(plan.ok());
+    auto start = std::chrono::steady_clock::now();
+    std::vector<int64_t> ids = testing::ReadEpoch(**ds, epoch, 0, 0, 1, 16, nullptr);
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(ids, *plan);
+    // Far below wait_timeout: nothing waited for it to expire.
+    EXPECT_LT(took, o.wait_timeout / 3) << "epoch " << epoch;
+  }
+}
+
 }  // namespace
 }  // namespace sluice
