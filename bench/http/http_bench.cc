@@ -333,9 +333,12 @@ class Bench {
           {"many", "sluice GetToFile", {}, 0},
           {"many", "curl --parallel", {}, 0},
       };
-      // Interleaved runs, so machine load hits both clients alike.
+      // Interleaved runs, so machine load hits both clients alike; odd
+      // rounds go in reverse, so no client always follows the same job (and
+      // its leftovers: dirty pages in writeback, freed page cache).
       for (int r = 0; r < c_.warmup + c_.runs && rc == 0; ++r) {
-        for (int j = 0; j < static_cast<int>(jobs.size()) && rc == 0; ++j) {
+        for (int k = 0; k < static_cast<int>(jobs.size()) && rc == 0; ++k) {
+          int j = r % 2 == 0 ? k : static_cast<int>(jobs.size()) - 1 - k;
           bool sluice_job = j == 0 || j == 3;
           if (!c_.only.empty() && sluice_job != (c_.only == "sluice")) continue;
           rc = RunOne(scheme, j, &jobs[j]);
