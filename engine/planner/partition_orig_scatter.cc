@@ -43,6 +43,33 @@ void OrigLayout::ScatterRow(int64_t c, const int64_t* values, int64_t n, const i
   const int64_t per_worker = batches_ * B_;
   int64_t* const ids = work.ids.data();
   const int64_t last = n - 1;
+  if (dp == 0 && r0.lo == 0 && r0.hi == 1) {
+    // Each column moves q by exactly one (C = P*R, the usual many-canonical-
+    // node layout): p and r stay put and the row is dealt in contiguous runs
+    // of up to B slots, copied as such.
+    const int64_t q_end = M_ > r ? (M_ - r + R_ - 1) / R_ : 0;  // q with q*R + r < M
+    const int64_t j_end = std::min(L_, j + (q_end - q));
+    int64_t* const rank_base = ids + (p * R_ + r) * W_ * per_worker;
+    while (j < j_end) {
+      const int64_t len = std::min(B_ - s, j_end - j);
+      int64_t* dst = rank_base + w * per_worker + b * B_ + s;
+      if (table) {
+        for (int64_t i = 0; i < len; ++i) dst[i] = table[values[std::min(j + i, last)]];
+      } else {
+        for (int64_t i = 0; i < len; ++i) dst[i] = values[std::min(j + i, last)];
+      }
+      j += len;
+      s += len;
+      if (s == B_) {
+        s = 0;
+        if (++w == W_) {
+          w = 0;
+          ++b;
+        }
+      }
+    }
+    return;
+  }
   for (; j < L_ && jj < M_; ++j) {
     int64_t v = values[std::min(j, last)];
     if (table) v = table[v];

@@ -61,7 +61,7 @@ PlanRequest RandomPy1eRequest(Random& rnd) {
 
 TEST(BatchRandomPy1eTest, EqualsPartitionShuffleRemap) {
   Random rnd(11);
-  int direct = 0, resampled = 0, extended = 0, resumed = 0;
+  int direct = 0, resampled = 0, extended = 0, resumed = 0, runs = 0;
   for (int iter = 0; iter < 1500; ++iter) {
     PlanRequest q = RandomPy1eRequest(rnd);
     q.threads = iter % 2 ? 1 : 0;
@@ -82,6 +82,7 @@ TEST(BatchRandomPy1eTest, EqualsPartitionShuffleRemap) {
     resampled += !res->identity;
     extended += pa.num_samples % (pa.num_physical_nodes * pa.ranks_per_node) != 0;
     resumed += q.sample_in_epoch > 0;
+    runs += pa.num_canonical_nodes == pa.num_physical_nodes * pa.ranks_per_node;  // contiguous-run deal
     auto got = BatchRandomPy1e(ctx, *res, pa);
     ASSERT_EQ(got.ok(), want.ok()) << "iter " << iter;
     if (!got.ok()) {
@@ -96,6 +97,7 @@ TEST(BatchRandomPy1eTest, EqualsPartitionShuffleRemap) {
   EXPECT_GT(resampled, 100);
   EXPECT_GT(extended, 200);
   EXPECT_GT(resumed, 300);
+  EXPECT_GT(runs, 100);
 }
 
 // The benchmark's shape at 1.3M samples: 64 canonical nodes over 8 nodes x
