@@ -62,8 +62,9 @@ struct PlanRequest {
   int64_t epoch = 0;
   int64_t sample_in_epoch = 0;  // resumption offset (drop_first)
   // Threads PlanEpoch may use for random batching: 0 = its choice (one extra
-  // thread for epochs of 2^20 ids or more), 1 = the calling thread only. The
-  // plan is the same either way.
+  // thread for epochs of 2^20 ids or more), 1 = the calling thread only (for
+  // py1e over a plain orig partition, the default configuration; other
+  // shuffles keep their own helper thread). The plan is the same either way.
   int threads = 0;
 };
 
