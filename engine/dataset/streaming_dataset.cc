@@ -305,28 +305,40 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   Release();
   std::vector<std::shared_ptr<const OpenedShard>> now;
   size_t k = 0, p = iter_pos_;
+  uint64_t skipped = 0;
+  Status failure = Status::Ok();
   for (; k < max && p < end; ++p) {
     // Under a cache_limit, wait only for the call's first sample: waiting
     // while this call pins shards could need more room than one reader's
     // working set (see cache_budget.h); the caller gets a shorter batch.
-    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard,
-                            iter_->Get(p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit));
+    auto got = iter_->Get(p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit);
+    if (!got.ok()) {
+      if (k == 0) failure = got.status();  // else the next call reports it
+      break;
+    }
+    std::shared_ptr<const OpenedShard> shard = std::move(*got);
     if (!shard) break;
     if (shard->skipped()) {
-      ++samples_skipped_;
+      ++skipped;
       continue;
     }
     int64_t id = iter_ids_[p];
     auto [g, i] = Locate(static_cast<uint64_t>(id));
     (*out)[k].where = SampleLocation{g, i};
-    SLUICE_RETURN_IF_ERROR(shard->Read(i, column_names_, &(*out)[k]));
+    Status read = shard->Read(i, column_names_, &(*out)[k]);
+    if (!read.ok()) {
+      if (k == 0) failure = std::move(read);
+      break;
+    }
     ids[k] = id;
     ++k;
     if (now.empty() || now.back() != shard) now.push_back(std::move(shard));
   }
-  iter_pos_ = p;
+  iter_pos_ = p;  // a failing sample stays next: calling again fails again
+  samples_skipped_ += skipped;
   held_ = std::move(now);
   get_shard_ = SIZE_MAX;
+  if (!failure.ok()) return failure;
   return k;
 }
 

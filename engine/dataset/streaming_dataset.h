@@ -91,7 +91,9 @@ class StreamingDataset {
   // cache_limit, fewer than `max` (but at least one) when the next sample's
   // shard is not open yet: such a call waits for its first sample only, so
   // it never waits while pinning shards (one reader's working set stays one
-  // shard, see cache_budget.h).
+  // shard, see cache_budget.h). An error is returned by the call whose first
+  // sample fails (the samples before it come in full from earlier calls),
+  // and again by every later call.
   Result<size_t> NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out);
   // Drops the views of the last call (unpins its shards).
   void Release() {

@@ -98,9 +98,14 @@ TEST_F(CorruptShardTest, WrongSizeIsAnErrorNamingTheShardTheUrlAndTheExpectedSiz
             std::string::npos)
       << m;
   EXPECT_NE(m.find("index.json says " + std::to_string(bytes_)), std::string::npos) << m;
-  // Only samples before the shard (the failing call returns none of its own).
-  ASSERT_LE(got.size(), first_);
+  // Every sample before the shard, then the error (again on the next call).
+  ASSERT_EQ(got.size(), first_);
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], static_cast<int64_t>(i));
+  std::vector<int64_t> ids(16);
+  std::vector<SampleFields> fields;
+  auto again = (*ds)->NextBatch(16, ids.data(), &fields);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), st.message());
   EXPECT_EQ((*ds)->counters().shards_skipped, 0u);
   DatasetCounters c = (*ds)->counters();
   EXPECT_EQ(c.shards_downloaded, 2u);
