@@ -1,11 +1,16 @@
 #include "bindings/cli/temp_folder.h"
 
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 namespace sluice::cli {
 namespace {
@@ -13,6 +18,60 @@ namespace {
 int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) {
   ::remove(path);
   return 0;  // keep going: remove what can be removed
+}
+
+// The live folders, for the signal handler: fixed storage, so that the
+// handler touches no allocator. A slot is published by setting its flag.
+constexpr int kSlots = 8;
+char g_paths[kSlots][4096];
+std::atomic<bool> g_live[kSlots];
+std::mutex g_slots_mutex;  // taken by Create/destructor only, never by the handler
+
+// On SIGINT/SIGTERM/SIGHUP: `rm -rf` each live folder in a child (_Fork,
+// execve and waitpid are async-signal-safe; nftw is not), then die of the
+// signal as if unhandled.
+void RemoveOnSignal(int sig) {
+  for (int i = 0; i < kSlots; ++i) {
+    if (!g_live[i].load()) continue;
+    pid_t pid = ::_Fork();
+    if (pid == 0) {
+      char rm[] = "/bin/rm", rf[] = "-rf";
+      char* argv[] = {rm, rf, g_paths[i], nullptr};
+      char* envp[] = {nullptr};
+      ::execve(rm, argv, envp);
+      ::_exit(127);
+    }
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+int Register(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_slots_mutex);
+  static bool installed = false;
+  if (!installed) {
+    installed = true;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction sa {};
+      sa.sa_handler = RemoveOnSignal;
+      ::sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  }
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_live[i].load() || path.size() >= sizeof g_paths[i]) continue;
+    std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
+    g_live[i].store(true);
+    return i;
+  }
+  return -1;  // more folders than slots: removed by the destructor only
+}
+
+void Unregister(int slot) {
+  if (slot < 0) return;
+  std::lock_guard<std::mutex> lock(g_slots_mutex);
+  g_live[slot].store(false);
 }
 
 }  // namespace
@@ -25,10 +84,13 @@ Result<std::unique_ptr<TempFolder>> TempFolder::Create() {
     return IoError("cannot create a temporary folder in " + parent + ": " +
                    std::strerror(errno));
   }
-  return std::unique_ptr<TempFolder>(new TempFolder(std::move(pattern)));
+  std::unique_ptr<TempFolder> folder(new TempFolder(std::move(pattern)));
+  folder->signal_slot_ = Register(folder->path_);
+  return folder;
 }
 
 TempFolder::~TempFolder() {
+  Unregister(signal_slot_);
   // Children first (FTW_DEPTH); links are removed, never followed (FTW_PHYS).
   ::nftw(path_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
 }

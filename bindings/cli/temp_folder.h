@@ -1,7 +1,10 @@
 // A private temporary folder (mode 0700, under $TMPDIR or /tmp) that is
-// deleted with everything in it when the TempFolder is destroyed. Used by
-// the commands that work on a remote dataset through a local copy.
-// Not thread-safe to create or destroy; path() may be read from any thread.
+// deleted with everything in it when the TempFolder is destroyed, or when
+// the process is ended by SIGINT, SIGTERM or SIGHUP (Create() installs
+// handlers for those that remove the live folders and then end the process
+// as the signal would). Used by the commands that work on a remote dataset
+// through a local copy. Create and destroy from any thread; path() is
+// immutable.
 #pragma once
 
 #include <memory>
@@ -24,6 +27,7 @@ class TempFolder {
  private:
   explicit TempFolder(std::string path) : path_(std::move(path)) {}
   std::string path_;
+  int signal_slot_ = -1;  // this folder's entry for the signal handler
 };
 
 }  // namespace sluice::cli

@@ -3,7 +3,15 @@
 // (started by the fixtures of tests/stores) give exactly what they give on the local folder;
 // wrong credentials and missing or corrupt shards fail naming the URL; the
 // secret passed in the environment never shows in the output.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -13,6 +21,7 @@
 #include "stores/store.h"
 #include "tests/bindings/cli/cli_runner.h"
 #include "tests/stores/common/azurite_suite.h"
+#include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
@@ -246,6 +255,50 @@ TEST(CliRemoteHttpTest, NginxServesWhatTheFolderHolds) {
   CliRun write = Sluice("convert " + folder + " " + url + "/copy");
   EXPECT_EQ(write.exit_code, 1);
   EXPECT_NE(write.out.find(url + "/copy"), std::string::npos) << write.out;
+}
+
+// Entries of a folder other than "." and "..".
+std::vector<std::string> FolderEntries(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") out.push_back(name);
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+TEST(CliTempFolderTest, RemovedWhenTheCommandIsKilled) {
+  // A server that stalls on index.json (a stand-in for a slow store), so
+  // that the CLI is killed while its temporary folder exists.
+  testing::FakeHttpServer slow([](const testing::FakeRequest&) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    return testing::FakeResponse{404, {}, ""};
+  });
+  TempDir tmp;
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmp.path().c_str(), 1);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    std::string url = slow.url() + "/ds";
+    ::execl(SLUICE_CLI_PATH, "sluice", "verify", url.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the CLI has made its folder, then interrupt it.
+  for (int i = 0; i < 200 && FolderEntries(tmp.path()).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(FolderEntries(tmp.path()).size(), 1u);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  EXPECT_TRUE(FolderEntries(tmp.path()).empty());
 }
 
 }  // namespace
