@@ -219,5 +219,73 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
   ASSERT_TRUE((*parent_ds)->Get(199, &f).ok());
 }
 
+// Four processes of one node under a limit of two shards: a reader waits
+// for a shard only while it pins nothing, so the readers take turns instead
+// of holding shards while waiting for room (which would expire wait_timeout).
+TEST(StreamingDatasetMultiProcess, ReadersOfANodeTakeTurnsUnderATwoShardLimit) {
+  ScratchDir remote, scratch;
+  WriteSyntheticMds(remote.path(), 400, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t largest = 0;
+  for (const auto& e : (*reader)->index().shards) largest = std::max(largest, e.raw_data.bytes);
+  const uint64_t limit = 2 * largest;
+  constexpr int64_t kRanks = 2, kWorkers = 2;
+  const std::string local = JoinPath(scratch.path(), "node");
+  auto options = [&](int64_t rank) {
+    DatasetOptions o;
+    StreamOptions s;
+    s.remote = remote.path();
+    s.local = local;
+    o.streams.push_back(s);
+    o.cache_limit = limit;
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 8;
+    o.plan.batch_size = 4;
+    o.predownload = 32;
+    o.prefetch_next_epoch = false;
+    o.world.rank = rank;
+    o.world.world_size = kRanks;
+    o.world.local_rank = rank;
+    o.world.local_world_size = kRanks;
+    o.wait_timeout = std::chrono::seconds(20);
+    return o;
+  };
+  std::map<std::pair<int64_t, int64_t>, pid_t> pids;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    for (int64_t w = 0; w < kWorkers; ++w) {
+      std::string out = JoinPath(scratch.path(), "r" + std::to_string(r) + std::to_string(w));
+      DatasetOptions o = options(r);
+      pids[{r, w}] = Fork([o, w, out] { return RunWorker(o, w, kWorkers, out); });
+    }
+  }
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> max_seen{0};
+  std::thread sampler([&] {
+    while (!done.load()) {
+      uint64_t b = testing::ShardBytesOnDisk(local);
+      if (b > max_seen.load()) max_seen = b;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
+  done = true;
+  sampler.join();
+  std::map<int64_t, int> seen;
+  for (const auto& [key, pid] : pids) {
+    auto ds = StreamingDataset::Open(options(key.first));
+    ASSERT_TRUE(ds.ok());
+    auto plan = (*ds)->WorkerIds(0, 0, key.second, kWorkers);
+    ASSERT_TRUE(plan.ok());
+    WorkerResult got = ReadResult(JoinPath(
+        scratch.path(), "r" + std::to_string(key.first) + std::to_string(key.second)));
+    EXPECT_EQ(got.ids, *plan);
+    for (int64_t id : got.ids) ++seen[id];
+  }
+  EXPECT_EQ(seen.size(), 400u);
+  EXPECT_GT(max_seen.load(), 0u);
+  EXPECT_LE(max_seen.load(), limit);
+}
+
 }  // namespace
 }  // namespace sluice
