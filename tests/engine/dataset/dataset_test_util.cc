@@ -1,8 +1,10 @@
 #include "tests/engine/dataset/dataset_test_util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -74,6 +76,8 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
 
 uint64_t ShardBytesOnDisk(const std::string& dir) {
   uint64_t total = 0;
+  // Each inode once: a temp file renamed during the walk is not counted twice.
+  std::set<std::pair<dev_t, ino_t>> seen;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
@@ -81,11 +85,12 @@ uint64_t ShardBytesOnDisk(const std::string& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->path().filename() == "index.json") continue;
-    std::error_code ec2;
-    if (it->is_regular_file(ec2)) {
-      uint64_t size = it->file_size(ec2);
-      if (!ec2) total += size;
+    // The index and its download temp (index.json.tmp.<pid>) are not shards.
+    if (it->path().filename().string().rfind("index.json", 0) == 0) continue;
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        seen.insert({st.st_dev, st.st_ino}).second) {
+      total += static_cast<uint64_t>(st.st_size);
     }
   }
   return total;

@@ -38,8 +38,9 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
                                int64_t worker, int64_t num_workers, size_t batch,
                                std::vector<std::string>* bytes);
 
-// Sum of the sizes of the regular files under `dir` (recursively), leaving
-// out the cache's .sluice state folder and index.json.
+// Sum of the sizes of the regular files under `dir` (recursively), each inode
+// once, leaving out the cache's .sluice state folder, index.json and its
+// download temp file (the index is not a shard: not under cache_limit).
 uint64_t ShardBytesOnDisk(const std::string& dir);
 
 }  // namespace sluice::testing
