@@ -6,12 +6,25 @@
 namespace sluice {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
-                                 NextOrder next, ShardMap seed)
+                                 NextOrder next, ShardMap seed, bool keep_reused)
     : shard_of_(std::move(shard_of)),
       window_(window < 1 ? 1 : window),
       opener_(std::move(opener)),
       next_(std::move(next)),
-      seed_(std::move(seed)) {}
+      seed_(std::move(seed)) {
+  if (keep_reused) {
+    const size_t n = shard_of_.size();
+    next_use_.assign(n, n);
+    std::unordered_map<size_t, size_t> later;  // shard -> its next position seen from the back
+    for (size_t p = n; p-- > 0;) {
+      auto [it, fresh] = later.try_emplace(shard_of_[p], p);
+      if (!fresh) {
+        next_use_[p] = it->second;
+        it->second = p;
+      }
+    }
+  }
+}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }
 
@@ -36,7 +49,11 @@ void ShardPrefetcher::DropBefore(size_t p) {
     auto [last, shard] = expiry_.top();
     expiry_.pop();
     auto it = ready_.find(shard);
-    if (it != ready_.end() && it->second.last_pos == last) ready_.erase(it);
+    if (it == ready_.end() || it->second.last_pos != last) continue;  // stale pair
+    // Reused before the scan can get a window past p: keep it. The scan
+    // reaches that use and queues the entry again under its new position.
+    if (!next_use_.empty() && next_use_[last] < p + window_) continue;
+    ready_.erase(it);
   }
 }
 

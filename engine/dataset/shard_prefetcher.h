@@ -12,6 +12,12 @@
 // positions, so the next epoch starts without waiting. StopAndTakeNext hands
 // them to the next prefetcher (constructor argument `seed`).
 //
+// With `keep_reused` (no cache limit to honour), a shard the consumer passed
+// stays open while its next use in the order is within a window of the
+// consumer: shuffled orders revisit shards often, and closing and reopening
+// them (unmapping and faulting in the pages again) cost more than the reads.
+// Under a cache limit shards go as soon as passed, so their room frees early.
+//
 // The thread starts on the first Get (so constructing in a parent process and
 // forking is safe only if nothing was gotten before the fork) and is joined by
 // the destructor. Get must be called from one thread at a time, with
@@ -49,7 +55,7 @@ class ShardPrefetcher {
   // shard_of[p]: the shard holding the sample at position p of the order.
   // window >= 1 samples. `seed`: shards already opened for this order.
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
-                  NextOrder next = nullptr, ShardMap seed = {});
+                  NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -73,10 +79,14 @@ class ShardPrefetcher {
   };
   void Run();
   void Stop();
-  // Drops entries whose last seen use is behind position p.
+  // Drops entries whose last seen use is behind position p (unless kept
+  // for a near reuse, see keep_reused).
   void DropBefore(size_t p);
 
   const std::vector<size_t> shard_of_;
+  // next_use_[p]: the next position after p reading the same shard, or
+  // size() if none; filled only with keep_reused.
+  std::vector<size_t> next_use_;
   const size_t window_;
   const Opener opener_;
   std::mutex mu_;

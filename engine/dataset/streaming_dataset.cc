@@ -291,7 +291,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
       std::move(shard_of), window,
       [this](size_t g, const std::atomic<bool>* cancel) { return OpenGlobalShard(g, cancel); },
       options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
-      std::move(seed));
+      std::move(seed), /*keep_reused=*/!options_.cache_limit.has_value());
   return Status::Ok();
 }
 

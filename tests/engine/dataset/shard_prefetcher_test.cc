@@ -1,0 +1,71 @@
+// ShardPrefetcher's shard lifetimes, with an opener that counts opens.
+#include "engine/dataset/shard_prefetcher.h"
+
+#include <map>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+struct CountingOpener {
+  std::mutex mu;
+  std::map<size_t, int> opens;
+  ShardPrefetcher::Opener Get() {
+    return [this](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+      std::lock_guard<std::mutex> lock(mu);
+      ++opens[shard];
+      return OpenedShard::Skipped();  // a stand-in: only opens are counted
+    };
+  }
+};
+
+// Shard 0 at position 0, shard 1 at 1..7, shard 0 again at 8; window 8.
+// The scan cannot see position 8 before the consumer first reports progress
+// (at 1 or 2), and then shard 0's last seen use (0) is behind the consumer
+// though it is read again within a window.
+std::vector<size_t> ReuseJustPastTheScan() { return {0, 1, 1, 1, 1, 1, 1, 1, 0}; }
+
+void Drain(bool keep_reused, std::map<size_t, int>* opens) {
+  CountingOpener opener;
+  {
+    ShardPrefetcher prefetcher(ReuseJustPastTheScan(), 8, opener.Get(), nullptr, {}, keep_reused);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      auto got = prefetcher.Get(p, &waited);
+      ASSERT_TRUE(got.ok()) << p;
+      EXPECT_TRUE((*got)->skipped());
+    }
+  }
+  *opens = opener.opens;
+}
+
+TEST(ShardPrefetcher, PassedShardIsReleasedAndOpenedAgainUnderACacheLimit) {
+  std::map<size_t, int> opens;
+  Drain(/*keep_reused=*/false, &opens);
+  EXPECT_EQ(opens, (std::map<size_t, int>{{0, 2}, {1, 1}}));
+}
+
+TEST(ShardPrefetcher, ShardReusedWithinAWindowStaysOpenWithoutALimit) {
+  std::map<size_t, int> opens;
+  Drain(/*keep_reused=*/true, &opens);
+  EXPECT_EQ(opens, (std::map<size_t, int>{{0, 1}, {1, 1}}));
+}
+
+// A reuse further than a window away is not worth holding the shard for.
+TEST(ShardPrefetcher, ShardReusedBeyondAWindowIsReleased) {
+  CountingOpener opener;
+  std::vector<size_t> order{0};
+  order.insert(order.end(), 20, 1);
+  order.push_back(0);
+  {
+    ShardPrefetcher prefetcher(order, 4, opener.Get(), nullptr, {}, /*keep_reused=*/true);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) ASSERT_TRUE(prefetcher.Get(p, &waited).ok()) << p;
+  }
+  EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 2}, {1, 1}}));
+}
+
+}  // namespace
+}  // namespace sluice
