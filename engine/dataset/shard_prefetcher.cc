@@ -50,6 +50,9 @@ void ShardPrefetcher::DropBefore(size_t p) {
     expiry_.pop();
     auto it = ready_.find(shard);
     if (it == ready_.end() || it->second.last_pos != last) continue;  // stale pair
+    // The consumer caught up with the scan and is about to read this shard
+    // at p, a use the scan has not recorded yet.
+    if (scan_ <= p && p < shard_of_.size() && shard_of_[p] == shard) continue;
     // Reused before the scan can get a window past p: keep it. The scan
     // reaches that use and queues the entry again under its new position.
     if (!next_use_.empty() && next_use_[last] < p + window_) continue;
@@ -141,6 +144,12 @@ void ShardPrefetcher::Run() {
     ++scan_;
     cv_.notify_all();
   }
+}
+
+const OpenedShard* ShardPrefetcher::Peek(size_t p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (p >= scan_ || p < consumer_) return nullptr;
+  return ready_.at(shard_of_[p]).shard.get();
 }
 
 Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64_t* waited_ns,

@@ -66,6 +66,11 @@ class ShardPrefetcher {
   // it failed at (and every later one).
   Result<std::shared_ptr<const OpenedShard>> Get(size_t p, uint64_t* waited_ns, bool wait = true);
 
+  // The shard of position p if the thread has opened it already, else null;
+  // does not count as the consumer's progress. The pointer stays valid until
+  // the next Get with a position past p (call both from the same thread).
+  const OpenedShard* Peek(size_t p);
+
   size_t size() const { return shard_of_.size(); }
 
   // Stops and joins the thread; returns the shards it opened for the next

@@ -324,6 +324,7 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
     }
     int64_t id = iter_ids_[p];
     auto [g, i] = Locate(static_cast<uint64_t>(id));
+    PrefetchAhead(p, g, *shard);
     (*out)[k].where = SampleLocation{g, i};
     Status read = shard->Read(i, column_names_, &(*out)[k]);
     if (!read.ok()) {
@@ -340,6 +341,22 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   get_shard_ = SIZE_MAX;
   if (!failure.ok()) return failure;
   return k;
+}
+
+void StreamingDataset::PrefetchAhead(size_t p, size_t shard_index, const OpenedShard& shard) {
+  // Shuffled reads miss the CPU cache: start loading the sample a few
+  // positions ahead. A run of consecutive ids needs no help (the hardware
+  // prefetcher sees the stream), and most lookaheads land in this shard.
+  constexpr size_t kAhead = 16;
+  if (p + kAhead >= iter_ids_.size()) return;
+  const int64_t next = iter_ids_[p + kAhead];
+  if (next == iter_ids_[p] + static_cast<int64_t>(kAhead)) return;
+  auto [g, i] = Locate(static_cast<uint64_t>(next));
+  if (g == shard_index) {
+    shard.Prefetch(i);
+  } else if (const OpenedShard* other = iter_->Peek(p + kAhead)) {
+    other->Prefetch(i);
+  }
 }
 
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {

@@ -125,6 +125,9 @@ class StreamingDataset {
       size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.
   std::pair<size_t, uint32_t> Locate(uint64_t id) const;
+  // A cache hint for the sample a few positions after p of the iteration
+  // (p's sample is in `shard`, global index shard_index).
+  void PrefetchAhead(size_t p, size_t shard_index, const OpenedShard& shard);
 
   DatasetOptions options_;
   ResolvedWorld world_;

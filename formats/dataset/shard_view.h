@@ -54,6 +54,10 @@ class ShardView {
   // Sample `i`'s fields in the order of `column_names` (the dataset's
   // columns) and its raw bytes into `out` (`out->where` is left alone).
   Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
+  // A hint that sample i is read soon (MDS only; other formats ignore it).
+  void Prefetch(uint32_t i) const {
+    if (const MdsShardReader* m = mds()) m->Prefetch(i);
+  }
 
  private:
   std::string name_;  // the data file, for errors

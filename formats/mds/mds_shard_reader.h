@@ -61,6 +61,10 @@ class MdsShardReader {
   // One field of sample i (same checks as ReadSample).
   Result<std::string_view> ReadField(uint32_t i, size_t column) const;
 
+  // A hint that sample i is read soon: starts loading its first bytes into
+  // the CPU cache (random reads miss it). No effect if i is out of range.
+  void Prefetch(uint32_t i) const;
+
   // ReadSample on every sample; the first error.
   Status ValidateAllSamples() const;
 

@@ -67,5 +67,18 @@ TEST(ShardPrefetcher, ShardReusedBeyondAWindowIsReleased) {
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 2}, {1, 1}}));
 }
 
+TEST(ShardPrefetcher, PeekSeesOnlyOpenedPositionsAndIsNotProgress) {
+  CountingOpener opener;
+  ShardPrefetcher prefetcher({0, 0, 1, 1, 2, 2}, 2, opener.Get());
+  EXPECT_EQ(prefetcher.Peek(0), nullptr) << "nothing opened before the first Get";
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Get(0, &waited).ok());
+  EXPECT_EQ(prefetcher.Peek(0), OpenedShard::Skipped().get());
+  EXPECT_EQ(prefetcher.Peek(5), nullptr) << "beyond the window of position 0";
+  for (size_t p = 1; p < prefetcher.size(); ++p) ASSERT_TRUE(prefetcher.Get(p, &waited).ok()) << p;
+  EXPECT_EQ(prefetcher.Peek(5), OpenedShard::Skipped().get());
+  EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}}));
+}
+
 }  // namespace
 }  // namespace sluice
