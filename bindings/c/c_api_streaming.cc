@@ -162,6 +162,8 @@ sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats
     out->shards_evicted = c.shards_evicted;
     out->cache_hits = c.cache_hits;
     out->consumer_wait_ns = c.consumer_wait_ns;
+    out->shards_skipped = c.shards_skipped;
+    out->samples_skipped = c.samples_skipped;
     return SLUICE_OK;
   });
 }

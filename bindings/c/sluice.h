@@ -330,6 +330,8 @@ typedef struct sluice_stream_stats {
   uint64_t shards_evicted;     /* shard files deleted to stay under cache_limit */
   uint64_t cache_hits;         /* shard files found already in the cache */
   uint64_t consumer_wait_ns;   /* time get/next_batch waited for shards */
+  uint64_t shards_skipped;     /* shards left out as corrupt (skip_corrupt_shards) */
+  uint64_t samples_skipped;    /* their samples the iteration passed over */
 } sluice_stream_stats;
 sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats* out);
 

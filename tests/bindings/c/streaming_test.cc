@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -96,6 +97,50 @@ TEST_F(StreamCApi, OpenDescribeAndRandomAccess) {
   EXPECT_GT(st.bytes_downloaded, 0u);
   sluice_stream_close(s);
   sluice_stream_close(nullptr);
+}
+
+TEST_F(StreamCApi, CorruptShardIsSkippedAndCountedWhenAsked) {
+  namespace fs = std::filesystem;
+  const std::string remote = cache_ + "/remote";
+  fs::copy(kMds + "compressed_zstd_hashed", remote);
+  // Flip a byte in the middle of the first shard's compressed file.
+  const std::string victim = remote + "/shard.00000.mds.zstd";
+  ASSERT_TRUE(fs::exists(victim));
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(fs::file_size(victim) / 2));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(victim) / 2));
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  auto config = [&](bool skip) {
+    return R"({"remote": ")" + remote + R"(", "local": ")" + cache_ + "/cache" + (skip ? "1" : "0") +
+           R"(", "validate_hash": "xxh64", "download_retry": 0, "allow_unsafe_types": true,
+           "world": {"rank": 0, "world_size": 1}, "skip_corrupt_shards": )" +
+           (skip ? "true" : "false") + "}";
+  };
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(config(false).c_str(), &s), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  std::vector<int64_t> ids(64);
+  std::vector<sluice_bytes> fields(64 * columns_);
+  uint32_t n = 0;
+  EXPECT_NE(sluice_stream_next_batch(s, 64, ids.data(), fields.data(), &n), SLUICE_OK);
+  EXPECT_NE(std::string(sluice_last_error()).find("shard.00000.mds"), std::string::npos)
+      << sluice_last_error();
+  sluice_stream_close(s);
+
+  ASSERT_EQ(sluice_stream_open(config(true).c_str(), &s), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  auto got = Drain(s, 5);
+  sluice_stream_stats st{};
+  ASSERT_EQ(sluice_stream_counters(s, &st), SLUICE_OK);
+  EXPECT_EQ(st.shards_skipped, 1u);
+  EXPECT_GT(st.samples_skipped, 0u);
+  EXPECT_EQ(got.size() + st.samples_skipped, 32u);
+  for (const auto& [id, joined] : got) EXPECT_EQ(joined, Expected(static_cast<uint64_t>(id))) << id;
+  sluice_stream_close(s);
 }
 
 TEST_F(StreamCApi, WorkersCoverTheEpochAndResumeAtTheTail) {
