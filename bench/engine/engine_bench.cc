@@ -200,7 +200,8 @@ struct Pass {
 sluice_stream_stats Delta(const sluice_stream_stats& a, const sluice_stream_stats& b) {
   return {b.bytes_downloaded - a.bytes_downloaded, b.shards_downloaded - a.shards_downloaded,
           b.shards_evicted - a.shards_evicted, b.cache_hits - a.cache_hits,
-          b.consumer_wait_ns - a.consumer_wait_ns};
+          b.consumer_wait_ns - a.consumer_wait_ns, b.shards_skipped - a.shards_skipped,
+          b.samples_skipped - a.samples_skipped};
 }
 
 // One epoch of worker 0 of 1, every byte hashed.
