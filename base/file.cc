@@ -138,6 +138,15 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   return f;
 }
 
+bool MappedFile::Populate() const {
+  if (!data_) return true;
+#ifdef MADV_POPULATE_READ
+  return ::madvise(const_cast<char*>(data_), size_, MADV_POPULATE_READ) == 0;
+#else
+  return false;
+#endif
+}
+
 MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_) {
   o.data_ = nullptr;
   o.size_ = 0;

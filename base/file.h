@@ -49,6 +49,13 @@ class MappedFile {
   std::string_view data() const { return {data_, size_}; }
   uint64_t size() const { return size_; }
 
+  // Maps every page now (MADV_POPULATE_READ, reading the file in where the
+  // page cache lacks it), so later reads do not stop on page faults: call it
+  // from a thread that can afford the wait. Best effort: a kernel without it
+  // or a failing read leaves the mapping as it was (reads then fault lazily)
+  // and returns false.
+  bool Populate() const;
+
  private:
   const char* data_ = nullptr;
   uint64_t size_ = 0;

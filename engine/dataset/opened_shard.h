@@ -33,6 +33,12 @@ class OpenedShard {
   // Fields of sample `i` of this shard, as DatasetReader::Read gives them
   // (`out->where` is left to the caller). `column_names` is the dataset's.
   Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
+  // Faults the shard's maps in now (see MappedFile::Populate): the
+  // prefetcher does it so that the consumer does not.
+  void Populate() const {
+    data_.Populate();
+    meta_.Populate();
+  }
   // A hint that sample `i` is read soon; nothing for a skipped shard.
   void Prefetch(uint32_t i) const {
     if (!skipped()) view_.Prefetch(i);

@@ -289,7 +289,11 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   };
   iter_ = std::make_unique<ShardPrefetcher>(
       std::move(shard_of), window,
-      [this](size_t g, const std::atomic<bool>* cancel) { return OpenGlobalShard(g, cancel); },
+      [this](size_t g, const std::atomic<bool>* cancel) {
+        auto shard = OpenGlobalShard(g, cancel);
+        if (shard.ok()) (*shard)->Populate();  // page faults here, not in the consumer
+        return shard;
+      },
       options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
       std::move(seed), /*keep_reused=*/!options_.cache_limit.has_value());
   return Status::Ok();
