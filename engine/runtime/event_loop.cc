@@ -39,7 +39,7 @@ bool EventLoop::EnsureStarted() {
   if (context_) return true;
   // Concurrency hint 1: only the loop thread runs handlers, so Asio may skip
   // internal locking on the scheduler's hot path.
-  context_ = std::make_unique<boost::asio::io_context>(1);
+  context_ = std::make_unique<Context>(1);
   work_.emplace(context_->get_executor());
   thread_ = std::thread([ctx = context_.get()] { ctx->run(); });
   thread_id_ = thread_.get_id();
@@ -55,7 +55,7 @@ boost::asio::io_context& EventLoop::context() {
     // After Shutdown() the context still exists (until destruction); work
     // posted to it is destroyed unrun by its destructor.
     std::lock_guard<std::mutex> lock(mu_);
-    if (!context_) context_ = std::make_unique<boost::asio::io_context>(1);
+    if (!context_) context_ = std::make_unique<Context>(1);
   }
   return *context_;
 }
@@ -137,15 +137,18 @@ void EventLoop::Shutdown() {
   std::unique_ptr<boost::asio::thread_pool> pool = std::move(cpu_pool_);
   lock.unlock();
   if (pool) pool->join();
-  // Suspended coroutines that did not finish are destroyed with the context
-  // (after the pool, whose jobs may reference their frames).
-  std::unique_ptr<boost::asio::io_context> context;
+  // Suspended coroutines that did not finish are destroyed now (after the
+  // pool, whose jobs may reference their frames), while whatever they
+  // reference still exists. The services themselves stay until the
+  // destructor: a socket held by a client that outlives Shutdown() closes
+  // against them.
+  Context* context = nullptr;
   {
     std::lock_guard<std::mutex> inner(mu_);
-    context = std::move(context_);
+    context = context_.get();
     tasks_.clear();
   }
-  context.reset();
+  if (context != nullptr) context->ShutdownServices();
 }
 
 }  // namespace sluice

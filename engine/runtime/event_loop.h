@@ -14,6 +14,10 @@
 // and the CPU pool. After Shutdown() new work completes at once with
 // kCancelled.
 //
+// Lifetime: I/O objects made on the loop's executor (sockets, timers, files)
+// may outlive Shutdown() but must be destroyed before the EventLoop: the
+// context's services are shut down by Shutdown() and freed by the destructor.
+//
 // Thread safety: every member function is safe to call from any thread,
 // except that Run() must not be called from the loop thread (it would wait
 // for itself; it returns an error instead) and the destructor must not run
@@ -133,7 +137,16 @@ class EventLoop {
   mutable std::mutex mu_;
   std::condition_variable tasks_cv_;
   bool shut_down_ = false;
-  std::unique_ptr<boost::asio::io_context> context_;
+  // An io_context whose services can be shut down (destroying suspended
+  // coroutine frames) without freeing them, so that I/O objects still held
+  // elsewhere can close against them until the EventLoop is destroyed.
+  class Context : public boost::asio::io_context {
+   public:
+    using boost::asio::io_context::io_context;
+    void ShutdownServices() { shutdown(); }
+  };
+
+  std::unique_ptr<Context> context_;
   std::optional<boost::asio::executor_work_guard<
       boost::asio::io_context::executor_type>> work_;
   std::thread thread_;

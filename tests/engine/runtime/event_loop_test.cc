@@ -14,6 +14,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/random_access_file.hpp>
 #include <boost/asio/read_at.hpp>
@@ -254,6 +255,24 @@ TEST(EventLoopTest, ShutdownWithWorkInFlightDoesNotHangOrLeak) {
   }  // destructor shuts down with all 500 loops mid-flight
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_EQ(finished.load(), 500);
+}
+
+// A client that holds pooled sockets may be destroyed after Shutdown() but
+// before the loop: closing them must find the loop's services still there
+// (under ASan this was a use after free when Shutdown() freed the context).
+TEST(EventLoopTest, IoObjectsMayOutliveShutdownButNotTheLoop) {
+  auto loop = std::make_unique<EventLoop>();
+  auto socket = std::make_unique<asio::ip::tcp::socket>(loop->executor());
+  socket->open(asio::ip::tcp::v4());
+  auto timer = std::make_unique<asio::steady_timer>(loop->executor(), 1h);
+  timer->async_wait([](boost::system::error_code) {});
+  loop->Shutdown();
+  boost::system::error_code ec;
+  socket->close(ec);
+  EXPECT_FALSE(ec) << ec.message();
+  socket.reset();
+  timer.reset();
+  loop.reset();
 }
 
 TEST(EventLoopTest, RunOnCpuPoolRunsOffTheLoopThread) {
