@@ -64,17 +64,6 @@ TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnder
     return o;
   };
 
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> max_seen{0};
-  std::thread sampler([&] {
-    while (!done.load()) {
-      for (int64_t n = 0; n < kNodes; ++n) {
-        uint64_t b = testing::ShardBytesOnDisk(JoinPath(scratch.path(), "node" + std::to_string(n)));
-        if (b > max_seen.load()) max_seen = b;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
   std::map<std::tuple<int64_t, int64_t, int64_t>, pid_t> pids;
   for (int64_t n = 0; n < kNodes; ++n) {
     for (int64_t r = 0; r < kRanks; ++r) {
@@ -86,6 +75,19 @@ TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnder
       }
     }
   }
+  // Forked first, then the sampler thread: a thread allocating while fork()
+  // runs can leave the child's allocator locked (ASan's is not fork-safe).
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> max_seen{0};
+  std::thread sampler([&] {
+    while (!done.load()) {
+      for (int64_t n = 0; n < kNodes; ++n) {
+        uint64_t b = testing::ShardBytesOnDisk(JoinPath(scratch.path(), "node" + std::to_string(n)));
+        if (b > max_seen.load()) max_seen = b;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
   for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
   done = true;
   sampler.join();
