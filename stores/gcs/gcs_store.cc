@@ -2,6 +2,7 @@
 
 #include "base/file.h"
 #include "stores/common/store_keys.h"
+#include "stores/gcs/metadata_server.h"
 #include "stores/gcs/service_account.h"
 #include "stores/s3/s3_store.h"
 
@@ -38,11 +39,15 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
     SLUICE_ASSIGN_OR_RETURN(ServiceAccountKey sa, ParseServiceAccountKey(text, *path));
     config.auth = S3Auth::kBearer;
     config.bearer = MakeServiceAccountTokenSource(std::move(sa));
+  } else if (auto host = MetadataServerHost()) {
+    config.auth = S3Auth::kBearer;
+    config.bearer = MakeMetadataServerTokenSource(std::move(*host));
   } else {
     return Status(StatusCode::kPermissionDenied,
                   "no credentials for " + UrlForErrors(url) +
                       ": set GCS_KEY and GCS_SECRET (HMAC key) or "
-                      "GOOGLE_APPLICATION_CREDENTIALS (service-account key file)");
+                      "GOOGLE_APPLICATION_CREDENTIALS (service-account key file), or run on "
+                      "Google Compute Engine or set GCE_METADATA_HOST (metadata server)");
   }
   return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
 }

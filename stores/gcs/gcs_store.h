@@ -6,10 +6,12 @@
 //     signed GOOG4-HMAC-SHA256 (region "auto", service "storage");
 //   else GOOGLE_APPLICATION_CREDENTIALS: a service-account key file; requests
 //     carry an OAuth2 bearer token (service_account.h);
+//   else, on Google Compute Engine or GKE or with GCE_METADATA_HOST set, a
+//     bearer token from the metadata server (metadata_server.h);
 //   GCS_ENDPOINT_URL: overrides https://storage.googleapis.com (tests,
 //     emulators, private endpoints).
-// Neither credential -> kPermissionDenied naming the variables (the
-// metadata server is not consulted).
+// None of these -> kPermissionDenied naming the variables. Mosaic stops at
+// the first two; the metadata server is what Google's own clients use next.
 #pragma once
 
 #include <memory>

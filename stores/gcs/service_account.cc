@@ -3,9 +3,8 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include <ctime>
-
 #include "formats/json/py_json.h"
+#include "stores/gcs/oauth_token.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
 
@@ -72,14 +71,13 @@ Result<std::string> JsonString(std::string_view s) {
   return out;
 }
 
-class ServiceAccountTokenSource final : public BearerTokenSource {
+class ServiceAccountTokenSource final : public CachingTokenSource {
  public:
   ServiceAccountTokenSource(ServiceAccountKey key, int64_t (*clock)())
-      : key_(std::move(key)), clock_(clock) {}
+      : CachingTokenSource(clock), key_(std::move(key)) {}
 
-  awaitable<Result<std::string>> Token(HttpClient& client) override {
-    int64_t now = clock_ ? clock_() : static_cast<int64_t>(std::time(nullptr));
-    if (!token_.empty() && now + 60 < expires_at_) co_return token_;
+ protected:
+  awaitable<Result<AccessToken>> Fetch(HttpClient& client, int64_t now) override {
     auto jwt = MakeServiceAccountJwt(key_, kGcsScope, now);
     if (!jwt.ok()) co_return jwt.status();
     HttpRequest req;
@@ -94,27 +92,12 @@ class ServiceAccountTokenSource final : public BearerTokenSource {
                        "OAuth2 token exchange for service account " + key_.client_email +
                            " failed: " + resp.status().message());
     }
-    auto parsed = ParsePyJson(resp->body);
-    std::string token = parsed.ok() ? StringField(*parsed, "access_token") : "";
-    if (token.empty()) {
-      co_return Status(StatusCode::kPermissionDenied,
-                       "OAuth2 token endpoint " + RedactUrl(key_.token_uri) +
-                           " answered without an access_token");
-    }
-    int64_t expires_in = 3600;
-    if (const JsonValue* e = Field(*parsed, "expires_in")) {
-      if (const auto* i = std::get_if<int64_t>(&e->v)) expires_in = *i;
-    }
-    token_ = std::move(token);
-    expires_at_ = now + expires_in;
-    co_return token_;
+    co_return ParseAccessTokenResponse(resp->body,
+                                       "OAuth2 token endpoint " + RedactUrl(key_.token_uri));
   }
 
  private:
   ServiceAccountKey key_;
-  int64_t (*clock_)();
-  std::string token_;  // a secret
-  int64_t expires_at_ = 0;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
-// gs:// with OAuth2 service-account tokens and with HMAC keys. No real
-// server checks either here, so both run against FakeGcs: a fake token
-// endpoint that verifies the RS256 JWT with the key's public half, and a
-// fake XML-API object server that demands the bearer token (or a GOOG4
+// gs:// with OAuth2 service-account tokens, metadata-server tokens and HMAC
+// keys. No real server checks any of them here, so all run against FakeGcs:
+// a fake token endpoint that verifies the RS256 JWT with the key's public
+// half, a fake metadata server that demands Metadata-Flavor, and a fake
+// XML-API object server that demands the bearer token (or a GOOG4
 // Authorization header).
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -15,6 +16,7 @@
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "formats/json/py_json.h"
+#include "stores/gcs/metadata_server.h"
 #include "stores/gcs/service_account.h"
 #include "stores/signing/digest.h"
 #include "stores/store.h"
@@ -79,8 +81,9 @@ bool VerifyRs256(const std::string& public_pem, const std::string& input, const 
   return ok;
 }
 
-// The fake GCS: POST /token (OAuth2 JWT-bearer grant) and GET/HEAD
-// /bucket/key (XML API objects).
+// The fake GCS: POST /token (OAuth2 JWT-bearer grant), GET
+// /computeMetadata/v1/... (metadata server) and GET/HEAD /bucket/key (XML
+// API objects).
 class FakeGcs {
  public:
   explicit FakeGcs(std::string public_pem)
@@ -95,6 +98,10 @@ class FakeGcs {
   std::string last_authorization() {
     std::lock_guard<std::mutex> lock(mu_);
     return last_authorization_;
+  }
+  int metadata_requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return metadata_requests_;
   }
   int expires_in = 3600;
   bool reject_tokens = false;
@@ -125,6 +132,18 @@ class FakeGcs {
               "{\"access_token\": \"" + token_ + "\", \"expires_in\": " +
                   std::to_string(expires_in) + ", \"token_type\": \"Bearer\"}"};
     }
+    if (r.target == "/computeMetadata/v1/instance/service-accounts/default/token") {
+      ++metadata_requests_;
+      if (r.method != "GET" || r.Header("metadata-flavor") != "Google") {
+        return {403, {}, "Missing Metadata-Flavor:Google header."};
+      }
+      if (reject_tokens) return {404, {}, "no service account"};
+      token_ = "ya29.metadata-token-" + std::to_string(metadata_requests_);
+      return {200,
+              {{"Content-Type", "application/json"}, {"Metadata-Flavor", "Google"}},
+              "{\"access_token\":\"" + token_ + "\",\"expires_in\":" +
+                  std::to_string(expires_in) + ",\"token_type\":\"Bearer\"}"};
+    }
     last_authorization_ = r.Header("authorization");
     bool bearer_ok = !token_.empty() && last_authorization_ == "Bearer " + token_;
     bool hmac_ok = last_authorization_.rfind("GOOG4-HMAC-SHA256 Credential=GOOGKEY/", 0) == 0 &&
@@ -138,6 +157,7 @@ class FakeGcs {
   std::string public_pem_;
   std::mutex mu_;
   int token_requests_ = 0;
+  int metadata_requests_ = 0;
   std::string token_;
   std::string last_authorization_;
   FakeHttpServer server_;  // last: stops before the members it uses go
@@ -233,14 +253,69 @@ TEST_F(GcsStoreTest, HmacKeysSignGoog4) {
   EXPECT_EQ(auth.find("hmac-secret-never-sent"), std::string::npos);
 }
 
+// Without a key in the environment, a GCE VM's (or GKE workload's) own
+// service account: tokens from the metadata server, cached like the others.
+TEST_F(GcsStoreTest, MetadataServerTokenWithoutAKey) {
+  std::string host = fake_->url().substr(std::string("http://").size());
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"GOOGLE_APPLICATION_CREDENTIALS", std::nullopt}, {"GCE_METADATA_HOST", host}});
+  auto store = Open("gs://bkt/data");
+  ASSERT_NE(store, nullptr);
+  auto got = loop_.Run(store->Get("a.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "hello gcs");
+  ASSERT_TRUE(loop_.Run(store->Head("a.txt")).ok());
+  EXPECT_EQ(fake_->metadata_requests(), 1);
+  EXPECT_EQ(fake_->token_requests(), 0);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.metadata-token-1");
+
+  fake_->expires_in = 30;  // inside the one-minute margin: refreshed each time
+  auto fresh = Open("gs://bkt/data");
+  ASSERT_TRUE(loop_.Run(fresh->Get("a.txt")).ok());
+  ASSERT_TRUE(loop_.Run(fresh->Get("a.txt")).ok());
+  EXPECT_EQ(fake_->metadata_requests(), 3);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.metadata-token-3");
+}
+
+TEST_F(GcsStoreTest, MetadataServerWithoutATokenIsPermissionDenied) {
+  std::string host = fake_->url().substr(std::string("http://").size());
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"GOOGLE_APPLICATION_CREDENTIALS", std::nullopt}, {"GCE_METADATA_HOST", host}});
+  fake_->reject_tokens = true;
+  auto store = Open("gs://bkt/data");
+  ASSERT_NE(store, nullptr);
+  auto got = loop_.Run(store->Get("a.txt"));
+  EXPECT_EQ(got.status().code(), StatusCode::kPermissionDenied) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("metadata server at " + host), std::string::npos)
+      << got.status().message();
+  EXPECT_NE(got.status().message().find("404"), std::string::npos) << got.status().message();
+  EXPECT_NE(got.status().message().find("GCS_KEY"), std::string::npos) << got.status().message();
+}
+
+TEST(GcsSettingsTest, MetadataServerIsExpectedOnGoogleMachinesOrWhenNamed) {
+  TempDir dir;
+  ScopedEnv env(CleanStoreEnv());
+  std::string gce = dir.path() + "/gce", other = dir.path() + "/other";
+  ASSERT_TRUE(WriteFileAtomic(gce, "Google Compute Engine\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(other, "Standard PC (Q35 + ICH9, 2009)\n").ok());
+  EXPECT_EQ(MetadataServerHost(gce), std::optional<std::string>("metadata.google.internal"));
+  EXPECT_EQ(MetadataServerHost(other), std::nullopt);
+  EXPECT_EQ(MetadataServerHost(dir.path() + "/missing"), std::nullopt);
+  ScopedEnv named("GCE_METADATA_HOST", "127.0.0.1:8080");
+  EXPECT_EQ(MetadataServerHost(other), std::optional<std::string>("127.0.0.1:8080"));
+}
+
 TEST(GcsSettingsTest, MissingOrBrokenCredentials) {
   EventLoop loop;
   TempDir dir;
   ScopedEnv env(CleanStoreEnv());
   auto none = OpenStore("gs://b/x", loop.executor());
-  EXPECT_EQ(none.status().code(), StatusCode::kPermissionDenied);
-  EXPECT_NE(none.status().message().find("GCS_KEY"), std::string::npos);
-  EXPECT_NE(none.status().message().find("GOOGLE_APPLICATION_CREDENTIALS"), std::string::npos);
+  if (!MetadataServerHost().has_value()) {  // off Google's cloud, as CI is
+    EXPECT_EQ(none.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_NE(none.status().message().find("GCS_KEY"), std::string::npos);
+    EXPECT_NE(none.status().message().find("GOOGLE_APPLICATION_CREDENTIALS"), std::string::npos);
+    EXPECT_NE(none.status().message().find("GCE_METADATA_HOST"), std::string::npos);
+  }
   std::string file = dir.path() + "/user.json";
   ASSERT_TRUE(WriteFileAtomic(file, "{\"type\": \"authorized_user\"}").ok());
   ScopedEnv creds("GOOGLE_APPLICATION_CREDENTIALS", file);
