@@ -991,12 +991,7 @@ class HttpClient::Impl {
         co_return result;
       }
     }
-    if (limit && *limit > 0) {
-      result.failure.retryable = true;
-      result.failure.status = IoError(t.What() + ": body ended " + std::to_string(*limit) +
-                                      " bytes short of the requested range (truncated)");
-      co_return result;
-    }
+    if (EndedShortOfTheRange(t, limit, result)) co_return result;
     lease.Release(parser.keep_alive() && conn.buffer.size() == 0);
     result.outcome = Outcome::kDone;
     co_return result;
@@ -1071,12 +1066,7 @@ class HttpClient::Impl {
       BodyError(t, closed, rec, result);
       co_return result;
     }
-    if (limit && *limit > 0) {
-      result.failure.retryable = true;
-      result.failure.status = IoError(t.What() + ": body ended " + std::to_string(*limit) +
-                                      " bytes short of the requested range (truncated)");
-      co_return result;
-    }
+    if (EndedShortOfTheRange(t, limit, result)) co_return result;
     lease.Release(parser.keep_alive() && conn.buffer.size() == 0);
     result.outcome = Outcome::kDone;
     co_return result;
@@ -1171,6 +1161,17 @@ class HttpClient::Impl {
   // The failure of a body read that stopped early: `closed` when the
   // server closed the connection (truncation), else a transport error or
   // timeout. Only GETs can resume (by range) on the next attempt.
+  // A body that ended cleanly but `limit` bytes before the requested range's
+  // end: a retryable truncation (the retry resumes from the last byte).
+  static bool EndedShortOfTheRange(const Transfer& t, std::optional<uint64_t> limit,
+                                   AttemptResult& result) {
+    if (!limit || *limit == 0) return false;
+    result.failure.retryable = true;
+    result.failure.status = IoError(t.What() + ": body ended " + std::to_string(*limit) +
+                                    " bytes short of the requested range (truncated)");
+    return true;
+  }
+
   void BodyError(const Transfer& t, bool closed, const boost::system::error_code& ec,
                  AttemptResult& result) {
     std::string during = "reading the body (" + std::to_string(t.delivered) + " bytes";
