@@ -258,12 +258,12 @@ class Parser {
         case 'r': out.push_back('\r'); break;
         case 't': out.push_back('\t'); break;
         case 'u': {
-          uint32_t unit;
+          uint32_t unit = 0;
           SLUICE_RETURN_IF_ERROR(ParseHex4(unit));
           if (unit >= 0xd800 && unit <= 0xdbff && s_.substr(pos_, 2) == "\\u") {
             const size_t save = pos_;
             pos_ += 2;
-            uint32_t low;
+            uint32_t low = 0;
             SLUICE_RETURN_IF_ERROR(ParseHex4(low));
             if (low >= 0xdc00 && low <= 0xdfff) {
               unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
