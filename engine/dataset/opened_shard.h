@@ -39,7 +39,12 @@ class OpenedShard {
     data_.Populate();
     meta_.Populate();
   }
-  // A hint that sample `i` is read soon; nothing for a skipped shard.
+  // Hints that sample `i` is read soon; nothing for a skipped shard.
+  // PrefetchOffsets loads where the sample is (do it some samples ahead of
+  // Prefetch, which reads that to load the sample's bytes).
+  void PrefetchOffsets(uint32_t i) const {
+    if (!skipped()) view_.PrefetchOffsets(i);
+  }
   void Prefetch(uint32_t i) const {
     if (!skipped()) view_.Prefetch(i);
   }

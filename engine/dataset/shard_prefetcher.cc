@@ -10,6 +10,7 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
     : shard_of_(std::move(shard_of)),
       window_(window < 1 ? 1 : window),
       opener_(std::move(opener)),
+      at_(shard_of_.size(), nullptr),
       next_(std::move(next)),
       seed_(std::move(seed)) {
   if (keep_reused) {
@@ -45,9 +46,9 @@ ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
 }
 
 void ShardPrefetcher::DropBefore(size_t p) {
-  while (!expiry_.empty() && expiry_.top().first < p) {
-    auto [last, shard] = expiry_.top();
-    expiry_.pop();
+  while (!expiry_.empty() && expiry_.front().first < p) {
+    auto [last, shard] = expiry_.front();
+    expiry_.pop_front();
     auto it = ready_.find(shard);
     if (it == ready_.end() || it->second.last_pos != last) continue;  // stale pair
     // The consumer caught up with the scan and is about to read this shard
@@ -106,7 +107,8 @@ void ShardPrefetcher::Run() {
       auto it = ready_.find(shard_of_[scan_]);
       if (it == ready_.end()) break;
       it->second.last_pos = scan_;
-      expiry_.emplace(scan_, shard_of_[scan_]);
+      expiry_.emplace_back(scan_, shard_of_[scan_]);
+      at_[scan_] = it->second.shard.get();
       ++scan_;
     }
     if (scan_ != before) {
@@ -116,9 +118,10 @@ void ShardPrefetcher::Run() {
     size_t p = scan_;
     size_t shard = shard_of_[p];
     if (auto seeded = seed_.find(shard); seeded != seed_.end()) {
+      at_[p] = seeded->second.get();
       ready_[shard] = Entry{std::move(seeded->second), p};
       seed_.erase(seeded);
-      expiry_.emplace(p, shard);
+      expiry_.emplace_back(p, shard);
       ++scan_;
       cv_.notify_all();
       continue;
@@ -139,24 +142,19 @@ void ShardPrefetcher::Run() {
       cv_.notify_all();
       return;
     }
+    at_[p] = opened->get();
     ready_[shard] = Entry{std::move(*opened), p};
-    expiry_.emplace(p, shard);
+    expiry_.emplace_back(p, shard);
     ++scan_;
     cv_.notify_all();
   }
 }
 
-const OpenedShard* ShardPrefetcher::Peek(size_t p) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (p >= scan_ || p < consumer_) return nullptr;
-  return ready_.at(shard_of_[p]).shard.get();
-}
-
-Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64_t* waited_ns,
-                                                                 bool wait) {
-  if (p >= shard_of_.size()) {
-    return OutOfRangeError("prefetcher: position " + std::to_string(p) + " past the end (" +
-                           std::to_string(shard_of_.size()) + ")");
+Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait) {
+  const size_t n = shard_of_.size();
+  if (from > need || need >= n) {
+    return OutOfRangeError("prefetcher: positions " + std::to_string(from) + ".." +
+                           std::to_string(need) + " outside the order of " + std::to_string(n));
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (!started_) {
@@ -164,24 +162,21 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Get(size_t p, uint64
     thread_ = std::thread([this] { Run(); });
   }
   // Report progress every quarter window (and whenever about to wait), so a
-  // fast consumer does not wake the thread for every sample.
-  if (p > consumer_ && (p >= consumer_ + std::max<size_t>(1, window_ / 4) || scan_ <= p)) {
-    consumer_ = p;
-    // Shards whose last seen use is behind the consumer go (their pins with
-    // them, unless the consumer still holds the shard for its views).
-    DropBefore(p);
+  // fast consumer does not wake the thread for every batch.
+  if (from > consumer_ && (from >= consumer_ + std::max<size_t>(1, window_ / 4) || scan_ <= need)) {
+    consumer_ = from;
+    DropBefore(from);
     cv_.notify_all();
   }
-  if (scan_ <= p && error_.ok()) {
-    if (!wait) return std::shared_ptr<const OpenedShard>();
+  if (scan_ <= need && error_.ok() && wait && need < consumer_ + window_) {
     auto start = std::chrono::steady_clock::now();
-    cv_.wait(lock, [&] { return scan_ > p || !error_.ok(); });
+    cv_.wait(lock, [&] { return scan_ > need || !error_.ok(); });
     *waited_ns += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  if (scan_ <= p) return error_;
-  return ready_.at(shard_of_[p]).shard;
+  if (scan_ <= need && !error_.ok()) return error_;
+  return scan_;
 }
 
 }  // namespace sluice

@@ -18,10 +18,9 @@
 // them (unmapping and faulting in the pages again) cost more than the reads.
 // Under a cache limit shards go as soon as passed, so their room frees early.
 //
-// The thread starts on the first Get (so constructing in a parent process and
-// forking is safe only if nothing was gotten before the fork) and is joined by
-// the destructor. Get must be called from one thread at a time, with
-// non-decreasing positions. Every wait is bounded by the opener's own bounds
+// The thread starts on the first Acquire (so constructing in a parent process and
+// forking is safe only if nothing was acquired before the fork) and is joined by
+// the destructor. Acquire and At must be called from one thread at a time. Every wait is bounded by the opener's own bounds
 // (the shard cache's wait_timeout).
 #pragma once
 
@@ -31,7 +30,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <queue>
+#include <deque>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -60,16 +59,21 @@ class ShardPrefetcher {
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
 
-  // The shard of position p, waiting for the thread if needed (with `wait`
-  // false: null when it is not open yet); adds the time waited to
-  // *waited_ns. The first error the thread met is returned for the position
-  // it failed at (and every later one).
-  Result<std::shared_ptr<const OpenedShard>> Get(size_t p, uint64_t* waited_ns, bool wait = true);
+  // The consumer's side, one batch at a time. Marks the positions before
+  // `from` consumed (the shards only they used may go) and returns the end
+  // of the ready run: every position in [from, end) has its shard open, and
+  // At(q) for those stays valid until the next Acquire with a larger `from`.
+  // With `wait`, first waits until position `need` (from <= need) is ready,
+  // adding the time waited to *waited_ns; a `need` a window or more past
+  // `from` cannot be reached before the consumer moves on, and is not waited
+  // for. The first error the thread met is returned once the consumer needs
+  // the position it failed at. `from` must not decrease between calls.
+  Result<size_t> Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait = true);
 
-  // The shard of position p if the thread has opened it already, else null;
-  // does not count as the consumer's progress. The pointer stays valid until
-  // the next Get with a position past p (call both from the same thread).
-  const OpenedShard* Peek(size_t p);
+  // The shard of position q, for q in the range the last Acquire returned
+  // (no lock: the thread never changes a position's shard once ready).
+  const OpenedShard* At(size_t q) const { return at_[q]; }
+  size_t shard_of(size_t q) const { return shard_of_[q]; }
 
   size_t size() const { return shard_of_.size(); }
 
@@ -102,10 +106,12 @@ class ShardPrefetcher {
   size_t scan_ = 0;  // next position the thread examines
   Status error_ = Status::Ok();
   std::unordered_map<size_t, Entry> ready_;
-  // (last_pos, shard) for every update of an entry's last_pos, smallest
-  // first; stale pairs are skipped. Keeps dropping O(log n) per position.
-  std::priority_queue<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>,
-                      std::greater<>> expiry_;
+  // (last_pos, shard) for every update of an entry's last_pos, in scan
+  // order (so smallest first); stale pairs are skipped when popped.
+  std::deque<std::pair<size_t, size_t>> expiry_;
+  // at_[q]: the shard of position q once q < scan_ (the entry in ready_
+  // keeps it alive while the consumer may still read q).
+  std::vector<const OpenedShard*> at_;
   const NextOrder next_;
   ShardMap seed_;
   ShardMap next_ready_;

@@ -37,7 +37,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   std::unique_ptr<StreamingDataset> d(new StreamingDataset());
   SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
   d->options_ = std::move(options);
-  d->starts_.assign(1, 0);
+  std::vector<uint64_t> starts{0};
   std::vector<std::string> names, encodings;
   for (size_t s = 0; s < d->options_.streams.size(); ++s) {
     const StreamOptions& stream = d->options_.streams[s];
@@ -53,7 +53,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     }
     auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
     if (!index.ok()) return index.status().WithContext(where);
-    d->stream_first_shard_.push_back(d->starts_.size() - 1);
+    d->stream_first_shard_.push_back(starts.size() - 1);
     for (size_t i = 0; i < index->shards.size(); ++i) {
       const ShardEntry& e = index->shards[i];
       std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
@@ -64,14 +64,15 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       } else if (names != d->column_names_ || encodings != d->column_encodings_) {
         return CorruptError(shard_where + ": its columns differ from stream 0 shard 0's");
       }
-      uint64_t next = d->starts_.back() + e.samples;
+      uint64_t next = starts.back() + e.samples;
       if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
-      d->starts_.push_back(next);
+      starts.push_back(next);
     }
     d->indexes_.push_back(std::make_unique<Index>(std::move(*index)));
     d->remotes_.push_back(std::move(remote));
   }
-  d->stream_first_shard_.push_back(d->starts_.size() - 1);
+  d->stream_first_shard_.push_back(starts.size() - 1);
+  d->locator_ = SampleLocator(std::move(starts));
   SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
   for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
@@ -178,9 +179,7 @@ Status StreamingDataset::EnsureProcess() {
 }
 
 std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
-  auto it = std::upper_bound(starts_.begin(), starts_.end(), id);
-  size_t g = static_cast<size_t>(it - starts_.begin()) - 1;
-  return {g, static_cast<uint32_t>(id - starts_[g])};
+  return locator_.Locate(id);
 }
 
 Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
@@ -267,7 +266,13 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   }
   std::vector<size_t> shard_of;
   shard_of.reserve(ids.size());
-  for (int64_t id : ids) shard_of.push_back(Locate(static_cast<uint64_t>(id)).first);
+  iter_local_.clear();
+  iter_local_.reserve(ids.size());
+  for (int64_t id : ids) {
+    auto [g, i] = Locate(static_cast<uint64_t>(id));
+    shard_of.push_back(g);
+    iter_local_.push_back(i);
+  }
   iter_ids_ = std::move(ids);
   iter_pos_ = 0;
   iter_epoch_ = epoch;
@@ -305,61 +310,61 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   if (!iter_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
   const size_t end = iter_ids_.size();
   if (out->size() < std::min(max, end - iter_pos_)) out->resize(std::min(max, end - iter_pos_));
-  // The last call's views end here; unpin now so the prefetcher has room.
+  // The last call's views end here; the next Acquire lets the prefetcher
+  // drop the shards behind this call's first position.
   Release();
-  std::vector<std::shared_ptr<const OpenedShard>> now;
-  size_t k = 0, p = iter_pos_;
+  const size_t first = iter_pos_;
+  size_t k = 0, p = first, ready = first;
   uint64_t skipped = 0;
   Status failure = Status::Ok();
   for (; k < max && p < end; ++p) {
-    // Under a cache_limit, wait only for the call's first sample: waiting
-    // while this call pins shards could need more room than one reader's
-    // working set (see cache_budget.h); the caller gets a shorter batch.
-    auto got = iter_->Get(p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit);
-    if (!got.ok()) {
-      if (k == 0) failure = got.status();  // else the next call reports it
-      break;
+    if (p >= ready) {
+      // Under a cache_limit, wait only for the call's first sample: waiting
+      // while this call's samples pin shards could need more room than one
+      // reader's working set (see cache_budget.h); the caller gets a
+      // shorter batch. Without one, wait (not past a window of `first`).
+      auto got = iter_->Acquire(first, p, &wait_ns_, /*wait=*/p == first || !options_.cache_limit);
+      if (!got.ok()) {
+        if (k == 0) failure = got.status();  // else the next call reports it
+        break;
+      }
+      ready = *got;
+      if (ready <= p) break;
     }
-    std::shared_ptr<const OpenedShard> shard = std::move(*got);
-    if (!shard) break;
+    const OpenedShard* shard = iter_->At(p);
     if (shard->skipped()) {
       ++skipped;
       continue;
     }
-    int64_t id = iter_ids_[p];
-    auto [g, i] = Locate(static_cast<uint64_t>(id));
-    PrefetchAhead(p, g, *shard);
-    (*out)[k].where = SampleLocation{g, i};
+    const uint32_t i = iter_local_[p];
+    PrefetchAhead(p, ready);
+    (*out)[k].where = SampleLocation{iter_->shard_of(p), i};
     Status read = shard->Read(i, column_names_, &(*out)[k]);
     if (!read.ok()) {
       if (k == 0) failure = std::move(read);
       break;
     }
-    ids[k] = id;
+    ids[k] = iter_ids_[p];
     ++k;
-    if (now.empty() || now.back() != shard) now.push_back(std::move(shard));
   }
   iter_pos_ = p;  // a failing sample stays next: calling again fails again
   samples_skipped_ += skipped;
-  held_ = std::move(now);
   get_shard_ = SIZE_MAX;
   if (!failure.ok()) return failure;
   return k;
 }
 
-void StreamingDataset::PrefetchAhead(size_t p, size_t shard_index, const OpenedShard& shard) {
-  // Shuffled reads miss the CPU cache: start loading the sample a few
-  // positions ahead. A run of consecutive ids needs no help (the hardware
-  // prefetcher sees the stream), and most lookaheads land in this shard.
+void StreamingDataset::PrefetchAhead(size_t p, size_t ready) {
+  // Shuffled reads miss the CPU cache. Two stages, so that neither waits on
+  // memory: the offset entry of the sample 2 * kAhead positions on, then the
+  // bytes of the one kAhead on (its entry loaded by the first stage). A run
+  // of consecutive ids needs no help (the hardware prefetcher sees it).
   constexpr size_t kAhead = 16;
-  if (p + kAhead >= iter_ids_.size()) return;
-  const int64_t next = iter_ids_[p + kAhead];
-  if (next == iter_ids_[p] + static_cast<int64_t>(kAhead)) return;
-  auto [g, i] = Locate(static_cast<uint64_t>(next));
-  if (g == shard_index) {
-    shard.Prefetch(i);
-  } else if (const OpenedShard* other = iter_->Peek(p + kAhead)) {
-    other->Prefetch(i);
+  if (size_t q = p + 2 * kAhead; q < ready && iter_ids_[q] != iter_ids_[p] + int64_t{2 * kAhead}) {
+    iter_->At(q)->PrefetchOffsets(iter_local_[q]);
+  }
+  if (size_t q = p + kAhead; q < ready && iter_ids_[q] != iter_ids_[p] + int64_t{kAhead}) {
+    iter_->At(q)->Prefetch(iter_local_[q]);
   }
 }
 

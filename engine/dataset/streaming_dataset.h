@@ -35,6 +35,7 @@
 #include "engine/dataset/shard_prefetcher.h"
 #include "engine/dataset/stream_shards.h"
 #include "engine/planner/plan.h"
+#include "formats/dataset/sample_locator.h"
 #include "formats/index/index.h"
 
 namespace sluice {
@@ -64,7 +65,7 @@ class StreamingDataset {
   StreamingDataset(const StreamingDataset&) = delete;
   StreamingDataset& operator=(const StreamingDataset&) = delete;
 
-  uint64_t num_samples() const { return starts_.back(); }  // all streams' samples
+  uint64_t num_samples() const { return locator_.total(); }  // all streams' samples
   int64_t epoch_size() const { return epoch_size_; }       // samples per epoch, all ranks
   // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
   int64_t length() const;
@@ -93,9 +94,11 @@ class StreamingDataset {
   // it never waits while pinning shards (one reader's working set stays one
   // shard, see cache_budget.h). An error is returned by the call whose first
   // sample fails (the samples before it come in full from earlier calls),
-  // and again by every later call.
+  // and again by every later call. Never more than the prefetch window
+  // (`predownload` samples) per call.
   Result<size_t> NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out);
-  // Drops the views of the last call (unpins its shards).
+  // Drops the views of the last call (unpins Get's shard; the shards of a
+  // NextBatch stay open in the prefetcher until the next NextBatch).
   void Release() {
     held_.clear();
     get_shard_ = SIZE_MAX;
@@ -125,16 +128,16 @@ class StreamingDataset {
       size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.
   std::pair<size_t, uint32_t> Locate(uint64_t id) const;
-  // A cache hint for the sample a few positions after p of the iteration
-  // (p's sample is in `shard`, global index shard_index).
-  void PrefetchAhead(size_t p, size_t shard_index, const OpenedShard& shard);
+  // Cache hints for the samples a few positions after p of the iteration
+  // (positions before `ready` only: their shards are open).
+  void PrefetchAhead(size_t p, size_t ready);
 
   DatasetOptions options_;
   ResolvedWorld world_;
   std::vector<std::unique_ptr<Index>> indexes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;
   std::vector<size_t> stream_first_shard_;  // + total at the end
-  std::vector<uint64_t> starts_;            // per global shard, + total
+  SampleLocator locator_;                   // global sample id -> global shard
   std::vector<std::string> column_names_, column_encodings_;
   std::vector<std::optional<uint64_t>> stream_limits_;  // per stream; nullopt = no limit
   int64_t epoch_size_ = 0;
@@ -145,6 +148,7 @@ class StreamingDataset {
   std::vector<std::unique_ptr<StreamShards>> streams_;
   std::unique_ptr<ShardPrefetcher> iter_;
   std::vector<int64_t> iter_ids_;
+  std::vector<uint32_t> iter_local_;  // per position: the sample's index in its shard
   size_t iter_pos_ = 0;
   int64_t iter_epoch_ = 0, iter_start_ = 0, iter_worker_ = 0, iter_workers_ = 0;
   std::optional<std::vector<int64_t>> next_ids_;  // written by the prefetch thread

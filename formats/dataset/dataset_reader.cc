@@ -99,7 +99,7 @@ Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& ro
   const auto& shards = r->index_.shards;
   SLUICE_RETURN_IF_ERROR(ColumnsOf(shards[0], &r->column_names_, &r->column_encodings_)
                              .WithContext(index_path + ": shard 0"));
-  r->starts_.assign(1, 0);
+  std::vector<uint64_t> starts{0};
   std::vector<std::string> names, encodings;
   for (size_t i = 0; i < shards.size(); ++i) {
     std::string where = index_path + ": shard " + std::to_string(i) + " (" +
@@ -110,12 +110,13 @@ Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& ro
                           JoinNames(encodings) + " differ from shard 0's " +
                           JoinNames(r->column_names_) + " " + JoinNames(r->column_encodings_));
     }
-    uint64_t next = r->starts_.back() + shards[i].samples;
+    uint64_t next = starts.back() + shards[i].samples;
     if (next > kMaxSamples) {
       return CorruptError(where + ": total sample count exceeds 2^48");
     }
-    r->starts_.push_back(next);
+    starts.push_back(next);
   }
+  r->locator_ = SampleLocator(std::move(starts));
   r->loaded_.reset(new std::atomic<LoadedShard*>[shards.size()]);
   for (size_t i = 0; i < shards.size(); ++i) r->loaded_[i].store(nullptr);
   r->shard_mutexes_.reset(new std::mutex[shards.size()]);
@@ -133,10 +134,8 @@ Result<SampleLocation> DatasetReader::Locate(uint64_t sample) const {
                            " is past the end (the dataset has " +
                            std::to_string(num_samples()) + " samples)");
   }
-  // The first start > sample, minus one, is the shard (skips 0-sample shards).
-  auto it = std::upper_bound(starts_.begin(), starts_.end(), sample);
-  size_t shard = static_cast<size_t>(it - starts_.begin()) - 1;
-  return SampleLocation{shard, static_cast<uint32_t>(sample - starts_[shard])};
+  auto [shard, i] = locator_.Locate(sample);
+  return SampleLocation{shard, i};
 }
 
 Status DatasetReader::LoadShard(size_t i, LoadedShard* out) const {

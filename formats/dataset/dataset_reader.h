@@ -19,6 +19,7 @@
 #include "base/file.h"
 #include "base/status.h"
 #include "formats/index/index.h"
+#include "formats/dataset/sample_locator.h"
 #include "formats/dataset/shard_view.h"
 
 namespace sluice {
@@ -59,13 +60,13 @@ class DatasetReader {
 
   const std::string& root() const { return root_; }
   const Index& index() const { return index_; }
-  uint64_t num_samples() const { return starts_.back(); }
+  uint64_t num_samples() const { return locator_.total(); }
   size_t num_shards() const { return index_.shards.size(); }
   // Columns in stored order (MDS: names sorted; text formats: sorted too).
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   // Global id of the first sample of `shard`.
-  uint64_t shard_start(size_t shard) const { return starts_[shard]; }
+  uint64_t shard_start(size_t shard) const { return locator_.start(shard); }
 
   // sample >= num_samples() -> kOutOfRange.
   Result<SampleLocation> Locate(uint64_t sample) const;
@@ -86,7 +87,7 @@ class DatasetReader {
   std::string root_;
   DatasetReaderOptions options_;
   Index index_;
-  std::vector<uint64_t> starts_;  // num_shards + 1 cumulative sample counts
+  SampleLocator locator_;
   std::vector<std::string> column_names_, column_encodings_;
   // Slot i is published once, under shard_mutexes_[i], then only read.
   std::unique_ptr<std::atomic<LoadedShard*>[]> loaded_;

@@ -54,7 +54,11 @@ class ShardView {
   // Sample `i`'s fields in the order of `column_names` (the dataset's
   // columns) and its raw bytes into `out` (`out->where` is left alone).
   Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
-  // A hint that sample i is read soon (MDS only; other formats ignore it).
+  // Hints that sample i is read soon (MDS only; other formats ignore them):
+  // see MdsShardReader::PrefetchOffsets and Prefetch.
+  void PrefetchOffsets(uint32_t i) const {
+    if (const MdsShardReader* m = mds()) m->PrefetchOffsets(i);
+  }
   void Prefetch(uint32_t i) const {
     if (const MdsShardReader* m = mds()) m->Prefetch(i);
   }

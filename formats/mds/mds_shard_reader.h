@@ -61,8 +61,12 @@ class MdsShardReader {
   // One field of sample i (same checks as ReadSample).
   Result<std::string_view> ReadField(uint32_t i, size_t column) const;
 
-  // A hint that sample i is read soon: starts loading its first bytes into
-  // the CPU cache (random reads miss it). No effect if i is out of range.
+  // Hints that sample i is read soon, for random reads that miss the CPU
+  // cache. PrefetchOffsets starts loading the sample's offset entry;
+  // Prefetch reads that entry and starts loading the sample's first bytes,
+  // so call PrefetchOffsets some samples earlier. No effect if i is out of
+  // range.
+  void PrefetchOffsets(uint32_t i) const;
   void Prefetch(uint32_t i) const;
 
   // ReadSample on every sample; the first error.

@@ -33,9 +33,10 @@ void Drain(bool keep_reused, std::map<size_t, int>* opens) {
     ShardPrefetcher prefetcher(ReuseJustPastTheScan(), 8, opener.Get(), nullptr, {}, keep_reused);
     uint64_t waited = 0;
     for (size_t p = 0; p < prefetcher.size(); ++p) {
-      auto got = prefetcher.Get(p, &waited);
+      auto got = prefetcher.Acquire(p, p, &waited);
       ASSERT_TRUE(got.ok()) << p;
-      EXPECT_TRUE((*got)->skipped());
+      EXPECT_GT(*got, p);
+      EXPECT_TRUE(prefetcher.At(p)->skipped());
     }
   }
   *opens = opener.opens;
@@ -62,22 +63,49 @@ TEST(ShardPrefetcher, ShardReusedBeyondAWindowIsReleased) {
   {
     ShardPrefetcher prefetcher(order, 4, opener.Get(), nullptr, {}, /*keep_reused=*/true);
     uint64_t waited = 0;
-    for (size_t p = 0; p < prefetcher.size(); ++p) ASSERT_TRUE(prefetcher.Get(p, &waited).ok()) << p;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      ASSERT_TRUE(prefetcher.Acquire(p, p, &waited).ok()) << p;
+    }
   }
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 2}, {1, 1}}));
 }
 
-TEST(ShardPrefetcher, PeekSeesOnlyOpenedPositionsAndIsNotProgress) {
+TEST(ShardPrefetcher, AcquireReturnsTheReadyRunWithinAWindowOfTheConsumer) {
   CountingOpener opener;
   ShardPrefetcher prefetcher({0, 0, 1, 1, 2, 2}, 2, opener.Get());
-  EXPECT_EQ(prefetcher.Peek(0), nullptr) << "nothing opened before the first Get";
   uint64_t waited = 0;
-  ASSERT_TRUE(prefetcher.Get(0, &waited).ok());
-  EXPECT_EQ(prefetcher.Peek(0), OpenedShard::Skipped().get());
-  EXPECT_EQ(prefetcher.Peek(5), nullptr) << "beyond the window of position 0";
-  for (size_t p = 1; p < prefetcher.size(); ++p) ASSERT_TRUE(prefetcher.Get(p, &waited).ok()) << p;
-  EXPECT_EQ(prefetcher.Peek(5), OpenedShard::Skipped().get());
+  auto ready = prefetcher.Acquire(0, 0, &waited);
+  ASSERT_TRUE(ready.ok());
+  EXPECT_GE(*ready, 1u);
+  EXPECT_LE(*ready, 2u) << "the scan stays within a window of the consumer";
+  EXPECT_EQ(prefetcher.At(0), OpenedShard::Skipped().get());
+  // Position 5 is a window or more past the consumer: not waited for.
+  ready = prefetcher.Acquire(0, 5, &waited);
+  ASSERT_TRUE(ready.ok());
+  EXPECT_LE(*ready, 2u);
+  ready = prefetcher.Acquire(4, 5, &waited);
+  ASSERT_TRUE(ready.ok());
+  EXPECT_EQ(*ready, 6u);
+  EXPECT_EQ(prefetcher.At(5), OpenedShard::Skipped().get());
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}}));
+  EXPECT_EQ(prefetcher.Acquire(4, 6, &waited).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(prefetcher.Acquire(5, 4, &waited).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(ShardPrefetcher, AnOpenErrorComesWhenTheConsumerNeedsItsPosition) {
+  ShardPrefetcher prefetcher(
+      {0, 0, 1, 1}, 4, [](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+        if (shard == 1) return NotFoundError("shard 1 is gone");
+        return OpenedShard::Skipped();
+      });
+  uint64_t waited = 0;
+  auto ready = prefetcher.Acquire(0, 1, &waited);
+  ASSERT_TRUE(ready.ok());
+  EXPECT_EQ(*ready, 2u) << "positions 0 and 1 are readable before the failure";
+  auto failed = prefetcher.Acquire(2, 2, &waited);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(failed.status().message(), "prefetching sample position 2: shard 1 is gone");
 }
 
 }  // namespace
