@@ -54,18 +54,68 @@ std::string TempPathFor(const std::string& path) {
   return dir + "." + base + ".sluice-tmp." + suffix;
 }
 
-// A sink writing the body at consecutive offsets from `offset`.
-BodySink FileSink(asio::random_access_file* file, uint64_t offset, const std::string* path) {
-  auto position = std::make_shared<uint64_t>(offset);
-  return [file, position, path](std::string_view chunk) -> awaitable<Status> {
-    auto [ec, n] = co_await asio::async_write_at(*file, *position, asio::buffer(chunk), kTuple);
-    if (ec) {
-      co_return IoError("writing " + std::to_string(chunk.size()) + " bytes at offset " +
-                        std::to_string(*position) + " of '" + *path + "': " + ec.message());
+// Writes a body at consecutive file offsets from `offset`, in whole 2 MiB
+// blocks at 2 MiB-aligned offsets (and what is left at the end, by Flush):
+// the page cache then holds the file in huge folios, which the readers map
+// with one page-table entry per 2 MiB instead of 512 (cheaper to map and
+// unmap, and no TLB miss every 4 KiB).
+class FileWriter {
+ public:
+  static constexpr uint64_t kBlock = uint64_t{2} << 20;
+
+  FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path)
+      : file_(file), path_(path), at_(offset) {}
+
+  awaitable<Status> Append(std::string_view chunk) {
+    while (!chunk.empty()) {
+      const uint64_t end = at_ + staged_.size();
+      const size_t room = static_cast<size_t>(kBlock - end % kBlock);
+      const size_t take = std::min(room, chunk.size());
+      staged_.append(chunk.data(), take);
+      chunk.remove_prefix(take);
+      if (take == room) SLUICE_CO_RETURN_IF_ERROR(co_await Flush());
     }
-    *position += n;
     co_return Status::Ok();
-  };
+  }
+
+  awaitable<Status> Flush() {
+    if (staged_.empty()) co_return Status::Ok();
+    // Asio's own completion conditions cap each write at 64 KiB: ask for the
+    // whole rest each time, so the block goes down in one write.
+    const size_t size = staged_.size();
+    auto whole = [size](const boost::system::error_code& ec, size_t done) -> size_t {
+      return ec ? 0 : size - done;
+    };
+    auto [ec, n] =
+        co_await asio::async_write_at(*file_, at_, asio::buffer(staged_), whole, kTuple);
+    if (ec) {
+      co_return IoError("writing " + std::to_string(staged_.size()) + " bytes at offset " +
+                        std::to_string(at_) + " of '" + *path_ + "': " + ec.message());
+    }
+    at_ += n;
+    staged_.clear();
+    co_return Status::Ok();
+  }
+
+  BodySink Sink() {
+    return [this](std::string_view chunk) { return Append(chunk); };
+  }
+
+ private:
+  asio::random_access_file* file_;
+  const std::string* path_;
+  uint64_t at_;          // file offset of staged_[0]
+  std::string staged_;   // never crosses a block boundary
+};
+
+// Send with the body written to `file` from `offset`.
+awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest request,
+                                           asio::random_access_file* file, uint64_t offset,
+                                           const std::string* path) {
+  FileWriter writer(file, offset, path);
+  Result<HttpResponse> response = co_await client->Send(std::move(request), writer.Sink());
+  if (response.ok()) SLUICE_CO_RETURN_IF_ERROR(co_await writer.Flush());
+  co_return response;
 }
 
 struct PartPlan {
@@ -89,8 +139,7 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     request.headers = plan->headers;
     request.range = ByteRange::FromTo(first, last);
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
-                               co_await client->Send(std::move(request),
-                                                     FileSink(file, first, tmp)));
+                               co_await SendToFile(client, std::move(request), file, first, tmp));
     if (response.body_bytes != last - first + 1) {
       co_return CorruptError("GET " + response.final_url + ": part " + std::to_string(part) +
                              " (bytes " + std::to_string(first) + "-" + std::to_string(last) +
@@ -135,12 +184,12 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   first.url = url;
   first.headers = extra_headers;
   first.range = ByteRange::FromTo(0, options.part_size - 1);
-  Result<HttpResponse> head = co_await Send(first, FileSink(&file, 0, &guard.path()));
+  Result<HttpResponse> head = co_await SendToFile(this, first, &file, 0, &guard.path());
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
     // 416 for bytes=0-...: an empty object. Fetch it plainly.
     first.range.reset();
     file.resize(0, ec);
-    head = co_await Send(first, FileSink(&file, 0, &guard.path()));
+    head = co_await SendToFile(this, first, &file, 0, &guard.path());
   }
   if (!head.ok()) co_return head.status();
   HttpResponse response = std::move(head).value();

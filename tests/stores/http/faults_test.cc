@@ -282,6 +282,23 @@ TEST_F(FaultsTest, ParallelDownloadSurvivesFaults) {
   EXPECT_EQ(List(dl), (std::vector<std::string>{"data.bin", "empty.bin", "huge.bin"}));
 }
 
+// Bodies are written in 2 MiB blocks at 2 MiB offsets: parts whose bounds
+// fall inside blocks, and transfers cut mid-block and resumed, still give
+// the exact bytes.
+TEST_F(FaultsTest, PartsOffTheWriteBlocksAreByteIdentical) {
+  std::string dl = dir_->path() + "/dl6";
+  ASSERT_TRUE(MakeDirs(dl).ok());
+  proxy_->Schedule({Fault::Truncate((1 << 20) + 7), Fault::Pass(), Fault::Truncate((5 << 20) + 3)});
+  HttpClient& c = Client();
+  GetToFileOptions options;
+  options.concurrency = 3;
+  options.part_size = (3 << 20) + 12345;
+  Result<HttpResponse> r = c.GetToFileBlocking(Url("/huge.bin"), dl + "/huge.bin", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(ReadFile(dl + "/huge.bin").value() == *huge_);
+  EXPECT_GE(c.stats().retries, 1u);
+}
+
 TEST_F(FaultsTest, FailedPartLeavesNoFileBehind) {
   std::string dl = dir_->path() + "/dl3";
   ASSERT_TRUE(MakeDirs(dl).ok());
