@@ -14,12 +14,16 @@
 //
 // Usage: engine_bench [DIR] [--sets=NxBYTES,...] [--passes=N] [--batch=N]
 //                     [--predownload=N] [--order=sequential|py1e] [--no-cold]
+//                     [--cold-rate=MBPS]
 //   DIR     default /tmp/sluice-bench-engine; datasets are written once into
 //           DIR/data/<name> (reused when present), caches live in
 //           DIR/cache/<name>, nginx's files in DIR/nginx.
 //   --sets  default 1000000x1024,8192x262144,2048x1048576 (samples x bytes).
 //   --order one order only (default both); --no-cold skips the cold runs
 //           when the cache folder is already filled.
+//   --cold-rate  paces the cold consumer to MBPS MB/s of sample bytes (a
+//           training step's pace): a consumer slower than the downloads
+//           should never wait once the first window is in.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -38,6 +42,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "bench/engine/loopback_nginx.h"
@@ -169,6 +174,7 @@ struct Options {
   uint32_t batch = 256;
   uint64_t predownload = 0;  // 0: Mosaic's default, 8 * batch
   bool cold = true;
+  double cold_rate_mbps = 0;  // 0: the cold consumer runs flat out
   std::vector<bool> orders = {false, true};  // shuffle off, on
 };
 
@@ -205,7 +211,9 @@ sluice_stream_stats Delta(const sluice_stream_stats& a, const sluice_stream_stat
 }
 
 // One epoch of worker 0 of 1, every byte hashed.
-bool RunPass(sluice_stream* s, uint64_t epoch, const Options& o, Pass* out) {
+// rate_mbps > 0: after each batch, sleep until the bytes so far took that
+// long at that rate.
+bool RunPass(sluice_stream* s, uint64_t epoch, const Options& o, double rate_mbps, Pass* out) {
   const uint32_t cols = sluice_stream_num_columns(s);
   std::vector<int64_t> ids(o.batch);
   std::vector<sluice_bytes> fields(static_cast<size_t>(o.batch) * cols);
@@ -243,6 +251,11 @@ bool RunPass(sluice_stream* s, uint64_t epoch, const Options& o, Pass* out) {
       }
     }
     out->samples += count;
+    if (rate_mbps > 0) {
+      std::this_thread::sleep_until(
+          t0 + std::chrono::duration_cast<Clock::duration>(
+                   std::chrono::duration<double>(static_cast<double>(out->bytes) / (rate_mbps * 1e6))));
+    }
     if (!window_seen && out->samples >= o.predownload) {
       sluice_stream_counters(s, &at_window);
       window_seen = true;
@@ -383,7 +396,7 @@ bool ParseSets(std::string_view text, std::vector<SetSpec>* out) {
 int Usage() {
   std::fprintf(stderr,
                "usage: engine_bench [DIR] [--sets=NxBYTES,...] [--passes=N] [--batch=N] "
-               "[--predownload=N] [--order=sequential|py1e] [--no-cold]\n");
+               "[--predownload=N] [--order=sequential|py1e] [--no-cold] [--cold-rate=MBPS]\n");
   return 2;
 }
 
@@ -404,6 +417,8 @@ int Run(int argc, char** argv) {
       o.orders = {false};
     } else if (a == "--order=py1e") {
       o.orders = {true};
+    } else if (a.rfind("--cold-rate=", 0) == 0) {
+      o.cold_rate_mbps = std::atof(argv[i] + 12);
     } else if (a == "--no-cold") {
       o.cold = false;
     } else if (a.rfind("--", 0) == 0) {
@@ -461,7 +476,7 @@ int Run(int argc, char** argv) {
       }
       row.open = Seconds(t0, Clock::now());
       Pass p;
-      bool ok = RunPass(s, 0, o, &p);
+      bool ok = RunPass(s, 0, o, o.cold_rate_mbps, &p);
       sluice_stream_close(s);
       if (!ok || !CheckPass(set, p, "cold")) return 1;
       row.first = row.open + p.first_sample;
@@ -490,7 +505,7 @@ int Run(int argc, char** argv) {
       std::vector<double> secs, begins, waits, cpus;
       for (int e = 0; e < o.passes; ++e) {
         Pass p;
-        if (!RunPass(s, static_cast<uint64_t>(e), o, &p) || !CheckPass(set, p, "warm")) {
+        if (!RunPass(s, static_cast<uint64_t>(e), o, 0, &p) || !CheckPass(set, p, "warm")) {
           sluice_stream_close(s);
           return 1;
         }
@@ -591,7 +606,9 @@ int Run(int argc, char** argv) {
       "2.3-3.0 GB/s for 256 KiB samples.\n",
       o.passes);
   if (!cold_rows.empty()) {
-    std::printf("\nCold: empty cache, remote %s (nginx), one pass each:\n", base.c_str());
+    std::printf("\nCold: empty cache, remote %s (nginx), one pass each", base.c_str());
+    if (o.cold_rate_mbps > 0) std::printf(", consumer paced at %.0f MB/s", o.cold_rate_mbps);
+    std::printf(":\n");
     std::printf("%-16s %-10s %7s %9s %8s %6s %8s %7s %7s %9s %10s %12s\n", "dataset", "order",
                 "open s", "1st smp s", "total s", "GB/s", "curl GB/s", "dl GB", "shards",
                 "waited s", "after win s", "max call ms");
