@@ -8,6 +8,7 @@ namespace sluice {
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused)
     : shard_of_(std::move(shard_of)),
+      look_ahead_(keep_reused),
       window_(window < 1 ? 1 : window),
       opener_(std::move(opener)),
       at_(shard_of_.size(), nullptr),
@@ -61,12 +62,42 @@ void ShardPrefetcher::DropBefore(size_t p) {
   }
 }
 
+size_t ShardPrefetcher::AdvanceAhead() {
+  const size_t n = shard_of_.size();
+  ahead_ = std::max(ahead_, scan_);
+  while (ahead_ < n) {
+    const size_t shard = shard_of_[ahead_];
+    if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard)) break;
+    ++ahead_;
+  }
+  return ahead_;
+}
+
+void ShardPrefetcher::ScanOpen(size_t limit) {
+  while (scan_ < limit) {
+    const size_t shard = shard_of_[scan_];
+    auto it = ready_.find(shard);
+    if (it == ready_.end()) {
+      ShardMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
+      if (!opened) break;
+      auto node = opened->find(shard);
+      it = ready_.emplace(shard, Entry{std::move(node->second), scan_}).first;
+      opened->erase(node);
+    }
+    it->second.last_pos = scan_;
+    expiry_.emplace_back(scan_, shard);
+    at_[scan_] = it->second.shard.get();
+    ++scan_;
+  }
+}
+
 void ShardPrefetcher::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     cv_.wait(lock, [&] {
       return stop_ || scan_ < std::min(shard_of_.size(), consumer_ + window_) ||
-             (scan_ == shard_of_.size() && next_ && consumer_ + window_ >= shard_of_.size());
+             (scan_ == shard_of_.size() && next_ && consumer_ + window_ >= shard_of_.size()) ||
+             (look_ahead_ && early_.size() < kShardsAhead && AdvanceAhead() < shard_of_.size());
     });
     if (stop_) return;
     if (scan_ == shard_of_.size()) {
@@ -99,33 +130,27 @@ void ShardPrefetcher::Run() {
       }
       return;
     }
+    size_t limit = std::min(shard_of_.size(), consumer_ + window_);
+    if (scan_ >= limit) {
+      // The window is full (the wait above let us through to look ahead).
+      size_t shard = shard_of_[ahead_++];
+      lock.unlock();
+      auto opened = opener_(shard, &cancel_);
+      lock.lock();
+      // A failure is left for the scan to meet (and report) at its position.
+      if (opened.ok()) early_[shard] = std::move(*opened);
+      continue;
+    }
     // Walk every position whose shard is already open in one go, and wake
     // the consumer once (not per sample).
-    size_t limit = std::min(shard_of_.size(), consumer_ + window_);
-    size_t before = scan_;
-    while (scan_ < limit) {
-      auto it = ready_.find(shard_of_[scan_]);
-      if (it == ready_.end()) break;
-      it->second.last_pos = scan_;
-      expiry_.emplace_back(scan_, shard_of_[scan_]);
-      at_[scan_] = it->second.shard.get();
-      ++scan_;
-    }
+    const size_t before = scan_;
+    ScanOpen(limit);
     if (scan_ != before) {
       cv_.notify_all();
       continue;
     }
-    size_t p = scan_;
-    size_t shard = shard_of_[p];
-    if (auto seeded = seed_.find(shard); seeded != seed_.end()) {
-      at_[p] = seeded->second.get();
-      ready_[shard] = Entry{std::move(seeded->second), p};
-      seed_.erase(seeded);
-      expiry_.emplace_back(p, shard);
-      ++scan_;
-      cv_.notify_all();
-      continue;
-    }
+    const size_t p = scan_;
+    const size_t shard = shard_of_[p];
     if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
     lock.unlock();
     auto opened = opener_(shard, &cancel_);
@@ -168,6 +193,9 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
     DropBefore(from);
     cv_.notify_all();
   }
+  // The thread may be busy opening a shard beyond the window: walk what is
+  // open already here rather than wait for it.
+  if (scan_ <= need && error_.ok()) ScanOpen(std::min(n, consumer_ + window_));
   if (scan_ <= need && error_.ok() && wait && need < consumer_ + window_) {
     auto start = std::chrono::steady_clock::now();
     cv_.wait(lock, [&] { return scan_ > need || !error_.ok(); });

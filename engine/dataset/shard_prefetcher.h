@@ -17,6 +17,10 @@
 // consumer: shuffled orders revisit shards often, and closing and reopening
 // them (unmapping and faulting in the pages again) cost more than the reads.
 // Under a cache limit shards go as soon as passed, so their room frees early.
+// Without one, the thread also opens the next kShardsAhead shards beyond the
+// window once the window is full: a window of small samples is a sliver of
+// one shard, and an in-order reader would otherwise wait for the whole
+// download of every next shard.
 //
 // The thread starts on the first Acquire (so constructing in a parent process and
 // forking is safe only if nothing was acquired before the fork) and is joined by
@@ -88,6 +92,12 @@ class ShardPrefetcher {
   };
   void Run();
   void Stop();
+  // Moves scan_ over the positions before `limit` whose shard is open (in
+  // ready_, or opened ahead in seed_ or early_, which it moves to ready_).
+  void ScanOpen(size_t limit);
+  // Moves ahead_ to the next position (from scan_ on) whose shard is
+  // neither open nor opened early; returns it (size() if none).
+  size_t AdvanceAhead();
   // Drops entries whose last seen use is behind position p (unless kept
   // for a near reuse, see keep_reused).
   void DropBefore(size_t p);
@@ -96,6 +106,9 @@ class ShardPrefetcher {
   // next_use_[p]: the next position after p reading the same shard, or
   // size() if none; filled only with keep_reused.
   std::vector<size_t> next_use_;
+  static constexpr size_t kShardsAhead = 2;
+  const bool look_ahead_;  // keep_reused: no cache limit
+  size_t ahead_ = 0;       // see AdvanceAhead
   const size_t window_;
   const Opener opener_;
   std::mutex mu_;
@@ -114,6 +127,7 @@ class ShardPrefetcher {
   std::vector<const OpenedShard*> at_;
   const NextOrder next_;
   ShardMap seed_;
+  ShardMap early_;  // opened beyond the window (look_ahead_), for the scan
   ShardMap next_ready_;
   std::thread thread_;
 };

@@ -1,8 +1,10 @@
 // ShardPrefetcher's shard lifetimes, with an opener that counts opens.
 #include "engine/dataset/shard_prefetcher.h"
 
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -68,6 +70,47 @@ TEST(ShardPrefetcher, ShardReusedBeyondAWindowIsReleased) {
     }
   }
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 2}, {1, 1}}));
+}
+
+std::map<size_t, int> OpensAfter(CountingOpener* opener, size_t want_shards) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    {
+      std::lock_guard<std::mutex> lock(opener->mu);
+      if (opener->opens.size() >= want_shards) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // Long enough for a wrong extra open to show.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::lock_guard<std::mutex> lock(opener->mu);
+  return opener->opens;
+}
+
+// Without a cache limit, a full window does not stop the thread: it opens
+// the next two shards beyond it, and no more, while the consumer stays put.
+TEST(ShardPrefetcher, OpensTwoShardsBeyondAFullWindowWithoutALimit) {
+  CountingOpener opener;
+  ShardPrefetcher prefetcher({0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}, 2, opener.Get(), nullptr, {},
+                             /*keep_reused=*/true);
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited).ok());
+  EXPECT_EQ(OpensAfter(&opener, 3), (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}}));
+  for (size_t p = 0; p < prefetcher.size(); ++p) {
+    auto ready = prefetcher.Acquire(p, p, &waited);
+    ASSERT_TRUE(ready.ok()) << p;
+    EXPECT_TRUE(prefetcher.At(p)->skipped());
+  }
+  EXPECT_EQ(OpensAfter(&opener, 4), (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
+}
+
+// Under a cache limit the window is the bound: its room is accounted for.
+TEST(ShardPrefetcher, OpensNothingBeyondTheWindowUnderACacheLimit) {
+  CountingOpener opener;
+  ShardPrefetcher prefetcher({0, 0, 0, 1, 1, 1, 2, 2, 2}, 2, opener.Get());
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited).ok());
+  EXPECT_EQ(OpensAfter(&opener, 1), (std::map<size_t, int>{{0, 1}}));
 }
 
 TEST(ShardPrefetcher, AcquireReturnsTheReadyRunWithinAWindowOfTheConsumer) {
