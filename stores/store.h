@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/awaitable.hpp>
 
 #include "base/status.h"
@@ -48,6 +49,9 @@ struct StoreOptions {
   // Objects per List request (max-keys / maxresults); 0: the service's
   // default (1000 for S3, 5000 for Azure). Small values exercise paging.
   int list_page_size = 0;
+  // Downloaded files are written on this pool when set (see
+  // GetToFileOptions::write_pool); it must outlive the store.
+  boost::asio::thread_pool* write_pool = nullptr;
 };
 
 class Store {

@@ -411,6 +411,7 @@ class Bench {
     GetToFileOptions o;
     o.part_size = kPartSize;
     o.concurrency = c_.concurrency;
+    o.write_pool = &loop_.cpu_pool();
     auto r = client_->GetToFileBlocking(base_ + "big.bin", out_ + "/big.bin", o);
     return r.ok() ? "" : r.status().ToString();
   }
@@ -419,6 +420,7 @@ class Bench {
     GetToFileOptions o;
     o.part_size = kPartSize;
     o.concurrency = c_.concurrency;
+    o.write_pool = &loop_.cpu_pool();
     // *next is only touched on the loop thread.
     while (*next < c_.objects) {
       std::string name = ObjName((*next)++);

@@ -93,7 +93,9 @@ class StoreSource final : public RemoteSource {
       if (pid_ != ::getpid()) {
         (void)store_.release();
         pid_ = ::getpid();
-        auto opened = OpenStore(url_, EventLoop::ForThisProcess().executor(), options_);
+        StoreOptions options = options_;
+        options.write_pool = &EventLoop::ForThisProcess().cpu_pool();
+        auto opened = OpenStore(url_, EventLoop::ForThisProcess().executor(), options);
         if (!opened.ok()) {
           pid_ = 0;
           return opened.status();

@@ -51,6 +51,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "base/asio/co_status.h"
+#include "base/asio/run_on_pool.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -157,15 +158,7 @@ class EventLoop {
   bool cancelling_ = false;  // guarded by mu_
 };
 
-// Runs `fn()` on the loop's CPU pool and resumes the calling coroutine on its
-// own executor with the result. `fn` must not throw (an exception terminates
-// the pool thread's task and is rethrown in the coroutine). `fn` must return
-// a value (not void). Not cancellable: the coroutine waits for `fn` to
-// finish, and EventLoop::Shutdown() joins the pool before it destroys
-// suspended coroutines, so `fn` may reference the coroutine's locals.
-template <typename Fn>
-auto RunOnCpuPool(boost::asio::thread_pool& pool, Fn fn)
-    -> boost::asio::awaitable<std::invoke_result_t<Fn>>;
+// RunOnCpuPool (base/asio/run_on_pool.h) runs work on cpu_pool().
 
 // ---------------------------------------------------------------------------
 // Implementation.
@@ -237,32 +230,6 @@ T EventLoop::Run(boost::asio::awaitable<T> task) {
   } catch (const std::future_error&) {
     return T(Status(StatusCode::kCancelled, "event loop shut down before the task finished"));
   }
-}
-
-template <typename Fn>
-auto RunOnCpuPool(boost::asio::thread_pool& pool, Fn fn)
-    -> boost::asio::awaitable<std::invoke_result_t<Fn>> {
-  using R = std::invoke_result_t<Fn>;
-  static_assert(!std::is_void_v<R>, "RunOnCpuPool needs a function returning a value");
-  auto executor = co_await boost::asio::this_coro::executor;
-  std::optional<R> result;
-  std::exception_ptr error;
-  co_await boost::asio::async_initiate<decltype(boost::asio::use_awaitable),
-                                       void()>(
-      [&](auto handler) {
-        boost::asio::post(pool, [&, handler = std::move(handler),
-                                 executor]() mutable {
-          try {
-            result.emplace(fn());
-          } catch (...) {
-            error = std::current_exception();
-          }
-          boost::asio::post(executor, std::move(handler));
-        });
-      },
-      boost::asio::use_awaitable);
-  if (error) std::rethrow_exception(error);
-  co_return std::move(*result);
 }
 
 }  // namespace sluice

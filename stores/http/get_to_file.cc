@@ -19,6 +19,7 @@
 #include <boost/asio/write_at.hpp>
 
 #include "base/asio/co_status.h"
+#include "base/asio/run_on_pool.h"
 #include "stores/http/http_client.h"
 
 namespace sluice {
@@ -63,11 +64,21 @@ class FileWriter {
  public:
   static constexpr uint64_t kBlock = uint64_t{2} << 20;
 
-  FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path)
-      : file_(file), path_(path), at_(offset) {}
+  FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path,
+             asio::thread_pool* pool)
+      : file_(file), path_(path), pool_(pool), at_(offset) {}
 
   awaitable<Status> Append(std::string_view chunk) {
     while (!chunk.empty()) {
+      if (staged_.empty() && at_ % kBlock == 0 && chunk.size() >= kBlock) {
+        // Whole aligned blocks straight from the chunk: the client hands
+        // over body buffers of kBlock bytes, so this is the usual path.
+        const size_t whole = chunk.size() - chunk.size() % kBlock;
+        SLUICE_CO_RETURN_IF_ERROR(co_await WriteAt(chunk.substr(0, whole)));
+        chunk.remove_prefix(whole);
+        continue;
+      }
+      if (staged_.capacity() < kBlock) staged_.reserve(kBlock);
       const uint64_t end = at_ + staged_.size();
       const size_t room = static_cast<size_t>(kBlock - end % kBlock);
       const size_t take = std::min(room, chunk.size());
@@ -80,19 +91,7 @@ class FileWriter {
 
   awaitable<Status> Flush() {
     if (staged_.empty()) co_return Status::Ok();
-    // Asio's own completion conditions cap each write at 64 KiB: ask for the
-    // whole rest each time, so the block goes down in one write.
-    const size_t size = staged_.size();
-    auto whole = [size](const boost::system::error_code& ec, size_t done) -> size_t {
-      return ec ? 0 : size - done;
-    };
-    auto [ec, n] =
-        co_await asio::async_write_at(*file_, at_, asio::buffer(staged_), whole, kTuple);
-    if (ec) {
-      co_return IoError("writing " + std::to_string(staged_.size()) + " bytes at offset " +
-                        std::to_string(at_) + " of '" + *path_ + "': " + ec.message());
-    }
-    at_ += n;
+    SLUICE_CO_RETURN_IF_ERROR(co_await WriteAt(staged_));
     staged_.clear();
     co_return Status::Ok();
   }
@@ -102,8 +101,47 @@ class FileWriter {
   }
 
  private:
+  // Writes `data` at at_ and moves at_ past it.
+  awaitable<Status> WriteAt(std::string_view data) {
+    // Asio's own completion conditions cap each write at 64 KiB: ask for the
+    // whole rest each time, so a block goes down in one write.
+    const size_t size = data.size();
+    if (pool_ != nullptr) {
+      const int fd = file_->native_handle();
+      const uint64_t at = at_;
+      int err = co_await RunOnCpuPool(*pool_, [fd, data, at]() -> int {
+        size_t done = 0;
+        while (done < data.size()) {
+          ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
+                               static_cast<off_t>(at + done));
+          if (n < 0 && errno == EINTR) continue;
+          if (n < 0) return errno;
+          done += static_cast<size_t>(n);
+        }
+        return 0;
+      });
+      if (err != 0) {
+        co_return IoError("writing " + std::to_string(size) + " bytes at offset " +
+                          std::to_string(at_) + " of '" + *path_ + "': " + std::strerror(err));
+      }
+      at_ += size;
+      co_return Status::Ok();
+    }
+    auto whole = [size](const boost::system::error_code& ec, size_t done) -> size_t {
+      return ec ? 0 : size - done;
+    };
+    auto [ec, n] = co_await asio::async_write_at(*file_, at_, asio::buffer(data), whole, kTuple);
+    if (ec) {
+      co_return IoError("writing " + std::to_string(size) + " bytes at offset " +
+                        std::to_string(at_) + " of '" + *path_ + "': " + ec.message());
+    }
+    at_ += n;
+    co_return Status::Ok();
+  }
+
   asio::random_access_file* file_;
   const std::string* path_;
+  asio::thread_pool* pool_;  // see GetToFileOptions::write_pool
   uint64_t at_;          // file offset of staged_[0]
   std::string staged_;   // never crosses a block boundary
 };
@@ -111,8 +149,8 @@ class FileWriter {
 // Send with the body written to `file` from `offset`.
 awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest request,
                                            asio::random_access_file* file, uint64_t offset,
-                                           const std::string* path) {
-  FileWriter writer(file, offset, path);
+                                           const std::string* path, asio::thread_pool* pool) {
+  FileWriter writer(file, offset, path, pool);
   Result<HttpResponse> response = co_await client->Send(std::move(request), writer.Sink());
   if (response.ok()) SLUICE_CO_RETURN_IF_ERROR(co_await writer.Flush());
   co_return response;
@@ -125,6 +163,7 @@ struct PartPlan {
   uint64_t part_size = 0;
   uint64_t parts = 0;       // including part 0, already fetched
   uint64_t next_part = 1;   // shared by the workers (one thread: no lock)
+  asio::thread_pool* write_pool = nullptr;
   Status first_error;
 };
 
@@ -139,7 +178,8 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     request.headers = plan->headers;
     request.range = ByteRange::FromTo(first, last);
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
-                               co_await SendToFile(client, std::move(request), file, first, tmp));
+                               co_await SendToFile(client, std::move(request), file, first, tmp,
+                                                       plan->write_pool));
     if (response.body_bytes != last - first + 1) {
       co_return CorruptError("GET " + response.final_url + ": part " + std::to_string(part) +
                              " (bytes " + std::to_string(first) + "-" + std::to_string(last) +
@@ -184,12 +224,13 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   first.url = url;
   first.headers = extra_headers;
   first.range = ByteRange::FromTo(0, options.part_size - 1);
-  Result<HttpResponse> head = co_await SendToFile(this, first, &file, 0, &guard.path());
+  Result<HttpResponse> head =
+      co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
     // 416 for bytes=0-...: an empty object. Fetch it plainly.
     first.range.reset();
     file.resize(0, ec);
-    head = co_await SendToFile(this, first, &file, 0, &guard.path());
+    head = co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);
   }
   if (!head.ok()) co_return head.status();
   HttpResponse response = std::move(head).value();
@@ -206,6 +247,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
     if (!etag.empty()) plan.headers.emplace_back("If-Match", etag);
     plan.total = *response.object_size;
     plan.part_size = options.part_size;
+    plan.write_pool = options.write_pool;
     plan.parts = (plan.total + plan.part_size - 1) / plan.part_size;
     int workers = static_cast<int>(
         std::min<uint64_t>(static_cast<uint64_t>(options.concurrency),

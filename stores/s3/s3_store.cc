@@ -77,6 +77,7 @@ class S3Store final : public Store {
     GetToFileOptions opts;
     opts.part_size = std::max<uint64_t>(options_.part_size, 1);
     opts.concurrency = std::max(options_.concurrency, 1);
+    opts.write_pool = options_.write_pool;
     auto resp = co_await client_->GetToFile(req.url, path, opts, std::move(req.headers));
     if (!resp.ok()) co_return Context(resp.status(), key);
     co_return Status::Ok();

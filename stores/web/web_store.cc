@@ -90,6 +90,7 @@ awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path) 
   GetToFileOptions opts;
   opts.part_size = std::max<uint64_t>(options_.part_size, 1);
   opts.concurrency = std::max(options_.concurrency, 1);
+  opts.write_pool = options_.write_pool;
   auto resp = co_await client_->GetToFile(ObjectUrl(key), path, opts, AuthHeaders());
   if (!resp.ok()) co_return Context(resp.status(), key);
   co_return Status::Ok();

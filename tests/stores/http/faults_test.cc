@@ -288,15 +288,29 @@ TEST_F(FaultsTest, ParallelDownloadSurvivesFaults) {
 TEST_F(FaultsTest, PartsOffTheWriteBlocksAreByteIdentical) {
   std::string dl = dir_->path() + "/dl6";
   ASSERT_TRUE(MakeDirs(dl).ok());
-  proxy_->Schedule({Fault::Truncate((1 << 20) + 7), Fault::Pass(), Fault::Truncate((5 << 20) + 3)});
-  HttpClient& c = Client();
   GetToFileOptions options;
   options.concurrency = 3;
   options.part_size = (3 << 20) + 12345;
-  Result<HttpResponse> r = c.GetToFileBlocking(Url("/huge.bin"), dl + "/huge.bin", options);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(ReadFile(dl + "/huge.bin").value() == *huge_);
-  EXPECT_GE(c.stats().retries, 1u);
+  // Through io_uring, then with the writes on the loop's CPU pool; a new
+  // client each time, so that the faults meet new connections.
+  for (bool pool : {false, true}) {
+    SCOPED_TRACE(pool ? "write_pool" : "io_uring");
+    HttpClient& c = Client();
+    options.write_pool = pool ? &loop_->cpu_pool() : nullptr;
+    proxy_->Schedule(
+        {Fault::Truncate((1 << 20) + 7), Fault::Pass(), Fault::Truncate((5 << 20) + 3)});
+    uint64_t retries = c.stats().retries;
+    Result<HttpResponse> r = c.GetToFileBlocking(Url("/huge.bin"), dl + "/huge.bin", options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(ReadFile(dl + "/huge.bin").value() == *huge_);
+    EXPECT_GE(c.stats().retries, retries + 1);
+    // Whole 8 MiB parts from 2 MiB-aligned offsets: the direct path.
+    options.part_size = 8 << 20;
+    r = c.GetToFileBlocking(Url("/huge.bin"), dl + "/huge8.bin", options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(ReadFile(dl + "/huge8.bin").value() == *huge_);
+    options.part_size = (3 << 20) + 12345;
+  }
 }
 
 TEST_F(FaultsTest, FailedPartLeavesNoFileBehind) {
