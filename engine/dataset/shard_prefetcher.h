@@ -22,19 +22,20 @@
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
-// The thread starts on the first Acquire (so constructing in a parent process and
-// forking is safe only if nothing was acquired before the fork) and is joined by
-// the destructor. Acquire and At must be called from one thread at a time. Every wait is bounded by the opener's own bounds
-// (the shard cache's wait_timeout).
+// The thread starts on the first Acquire (so constructing in a parent
+// process and forking is safe only if nothing was acquired before the fork)
+// and is joined by the destructor. Acquire and At must be called from one
+// thread at a time. Every wait is bounded by the opener's own bounds (the
+// shard cache's wait_timeout).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <deque>
 #include <thread>
 #include <unordered_map>
 #include <vector>

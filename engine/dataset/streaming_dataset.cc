@@ -313,8 +313,9 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   // The last call's views end here; the next Acquire lets the prefetcher
   // drop the shards behind this call's first position.
   Release();
-  const size_t first = iter_pos_;
-  size_t k = 0, p = first, ready = first;
+  // `from`: this call's first position that yields a sample (skipped
+  // samples before it need no shard kept).
+  size_t k = 0, p = iter_pos_, from = iter_pos_, ready = iter_pos_;
   uint64_t skipped = 0;
   Status failure = Status::Ok();
   for (; k < max && p < end; ++p) {
@@ -322,8 +323,9 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
       // Under a cache_limit, wait only for the call's first sample: waiting
       // while this call's samples pin shards could need more room than one
       // reader's working set (see cache_budget.h); the caller gets a
-      // shorter batch. Without one, wait (not past a window of `first`).
-      auto got = iter_->Acquire(first, p, &wait_ns_, /*wait=*/p == first || !options_.cache_limit);
+      // shorter batch. Without one, wait (not past a window of `from`).
+      if (k == 0) from = p;
+      auto got = iter_->Acquire(from, p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit);
       if (!got.ok()) {
         if (k == 0) failure = got.status();  // else the next call reports it
         break;

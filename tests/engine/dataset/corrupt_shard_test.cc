@@ -163,6 +163,33 @@ TEST_F(CorruptShardTest, SkipCorruptShardsSkipsItsSamplesAndCountsThem) {
   }
 }
 
+// A skipped shard longer than the prefetch window, read in order: a batch
+// that meets only skipped samples must go on past the window (and wait for
+// the next shard) rather than end the epoch early; with and without a
+// cache limit.
+TEST_F(CorruptShardTest, SkippedRunLongerThanTheWindowDoesNotEndTheEpoch) {
+  Corrupt(0);
+  ASSERT_GT(samples_, 4u);
+  for (bool limit : {false, true}) {
+    SCOPED_TRACE(limit ? "cache_limit" : "no cache_limit");
+    ScratchDir cache;
+    DatasetOptions o = Options(remote_.path(), cache.path());
+    o.streams[0].validate_hash = "sha1";
+    o.skip_corrupt_shards = true;
+    o.predownload = 4;
+    if (limit) o.cache_limit = uint64_t{1} << 30;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+    ASSERT_TRUE(plan.ok());
+    std::vector<int64_t> got;
+    Status st = ReadAll(**ds, &got);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(got, Without(*plan));
+    EXPECT_EQ((*ds)->counters().samples_skipped, samples_);
+  }
+}
+
 TEST(SkipCorruptShardsOption, ParsedFromJsonOffByDefault) {
   auto d = ParseDatasetOptions(R"({"local": "/x"})");
   ASSERT_TRUE(d.ok());
