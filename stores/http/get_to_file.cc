@@ -1,5 +1,6 @@
-// HttpClient::GetToFile: parallel ranged GETs written through io_uring
-// (asio::random_access_file) into a temporary file, renamed into place.
+// HttpClient::GetToFile: parallel ranged GETs written in 2 MiB blocks
+// (through io_uring, or pwrite on GetToFileOptions::write_pool) into a
+// temporary file, renamed into place.
 #include <unistd.h>
 
 #include <cerrno>
