@@ -301,11 +301,16 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
 /* The next up to `max_samples` samples: ids[k] is the global sample id and
  * fields[k * num_columns + c] the view of column c of sample k, for
  * k < *count. ids has room for max_samples, fields for max_samples *
- * num_columns. *count == 0: the epoch is done for this worker. */
+ * num_columns. *count == 0 only when the epoch is done for this worker; a
+ * call may return fewer than max_samples before that (never more than the
+ * `predownload` window; under a cache_limit, only the samples whose shards
+ * are open already once it has one). */
 sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
                                        sluice_bytes* fields, uint32_t* count);
 
-/* Drops the views of the last get/next_batch call (unpins their shards). */
+/* Drops the views of the last get/next_batch call. The shard of a get is
+ * unpinned at once; those of next_batch stay open in the prefetcher until the
+ * next next_batch call moves past them. */
 void sluice_stream_release(sluice_stream* s);
 
 /* Mosaic's state_dict as JSON: {"epoch", "sample_in_epoch",
