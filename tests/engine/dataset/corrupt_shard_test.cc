@@ -78,6 +78,23 @@ class CorruptShardTest : public ::testing::Test {
     return out;
   }
 
+  // Opens `o` skipping corrupt shards (sha1 checked), reads one whole epoch
+  // and checks it is the plan without the victim's samples, all counted.
+  void ReadEpochSkipping(DatasetOptions o, std::unique_ptr<StreamingDataset>* out) {
+    o.streams[0].validate_hash = "sha1";
+    o.skip_corrupt_shards = true;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+    ASSERT_TRUE(plan.ok());
+    std::vector<int64_t> got;
+    Status st = ReadAll(**ds, &got);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(got, Without(*plan));
+    EXPECT_EQ((*ds)->counters().samples_skipped, samples_);
+    *out = std::move(*ds);
+  }
+
   ScratchDir remote_, cache_;
   std::string victim_, sha1_;
   uint64_t bytes_ = 0, first_ = 0, samples_ = 0, num_samples_ = 0;
@@ -137,27 +154,17 @@ TEST_F(CorruptShardTest, SkipCorruptShardsSkipsItsSamplesAndCountsThem) {
     Corrupt(cut);
     ScratchDir cache;
     DatasetOptions o = Options(remote_.path(), cache.path());
-    o.streams[0].validate_hash = "sha1";
-    o.skip_corrupt_shards = true;
     o.plan.shuffle = true;
     o.plan.shuffle_seed = 4;
-    auto ds = StreamingDataset::Open(o);
-    ASSERT_TRUE(ds.ok());
-    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
-    ASSERT_TRUE(plan.ok());
-    std::vector<int64_t> got;
-    Status st = ReadAll(**ds, &got);
-    ASSERT_TRUE(st.ok()) << st.message();
-    EXPECT_EQ(got, Without(*plan));
-    DatasetCounters c = (*ds)->counters();
-    EXPECT_EQ(c.shards_skipped, 1u);
-    EXPECT_EQ(c.samples_skipped, samples_);
+    std::unique_ptr<StreamingDataset> ds;
+    ASSERT_NO_FATAL_FAILURE(ReadEpochSkipping(o, &ds));
+    EXPECT_EQ(ds->counters().shards_skipped, 1u);
     // Random access cannot skip: the sample's shard is named.
     SampleFields f;
-    Status get = (*ds)->Get(first_, &f);
+    Status get = ds->Get(first_, &f);
     EXPECT_EQ(get.code(), StatusCode::kCorrupt);
     EXPECT_NE(get.message().find("skipped as corrupt"), std::string::npos) << get.message();
-    ASSERT_TRUE((*ds)->Get(first_ + samples_, &f).ok());
+    ASSERT_TRUE(ds->Get(first_ + samples_, &f).ok());
     // Restore the remote for the next round.
     testing::WriteSyntheticMds(remote_.path(), 200, 2000, std::nullopt, {"sha1"});
   }
@@ -174,19 +181,10 @@ TEST_F(CorruptShardTest, SkippedRunLongerThanTheWindowDoesNotEndTheEpoch) {
     SCOPED_TRACE(limit ? "cache_limit" : "no cache_limit");
     ScratchDir cache;
     DatasetOptions o = Options(remote_.path(), cache.path());
-    o.streams[0].validate_hash = "sha1";
-    o.skip_corrupt_shards = true;
     o.predownload = 4;
     if (limit) o.cache_limit = uint64_t{1} << 30;
-    auto ds = StreamingDataset::Open(o);
-    ASSERT_TRUE(ds.ok()) << ds.status().message();
-    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
-    ASSERT_TRUE(plan.ok());
-    std::vector<int64_t> got;
-    Status st = ReadAll(**ds, &got);
-    ASSERT_TRUE(st.ok()) << st.message();
-    EXPECT_EQ(got, Without(*plan));
-    EXPECT_EQ((*ds)->counters().samples_skipped, samples_);
+    std::unique_ptr<StreamingDataset> ds;
+    ASSERT_NO_FATAL_FAILURE(ReadEpochSkipping(o, &ds));
   }
 }
 
