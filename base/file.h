@@ -26,6 +26,16 @@ Result<uint64_t> FileSize(const std::string& path);
 
 bool FileExists(const std::string& path);
 
+// How many bytes to hand the kernel per write when filling a file that will
+// be read back through the page cache (downloads, cache copies). Written at
+// multiples of this offset, the file is held in 512 KiB folios: few page
+// faults and TLB entries for the readers that map it. Not 2 MiB (whole huge
+// pages): on VMs whose balloon reports free memory to the host, every new
+// 2 MiB folio lands on memory the host has taken back, and the write then
+// costs 10-15x the copy (measured 2.8 s against 0.19 s per GiB here, while
+// 512 KiB and smaller writes cost the same either way).
+inline constexpr uint64_t kPageCacheWriteBlock = uint64_t{512} << 10;
+
 // Creates `path` and its missing parents (like mkdir -p).
 Status MakeDirs(const std::string& path);
 

@@ -37,9 +37,9 @@ class FolderSource final : public RemoteSource {
       ::close(in);
       return s;
     }
-    // Whole 2 MiB writes at 2 MiB offsets: the page cache keeps the copy in
-    // huge folios, which readers map with one page-table entry per 2 MiB.
-    std::string buf(2 << 20, '\0');
+    // Whole aligned blocks: the page cache keeps the copy in folios of that
+    // size, cheap for readers to map (see base/file.h).
+    std::string buf(kPageCacheWriteBlock, '\0');
     uint64_t total = 0;
     Status status = Status::Ok();
     while (true) {

@@ -1,6 +1,6 @@
-// HttpClient::GetToFile: parallel ranged GETs written in 2 MiB blocks
-// (through io_uring, or pwrite on GetToFileOptions::write_pool) into a
-// temporary file, renamed into place.
+// HttpClient::GetToFile: parallel ranged GETs written in aligned blocks of
+// kPageCacheWriteBlock (through io_uring, or pwrite on
+// GetToFileOptions::write_pool) into a temporary file, renamed into place.
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +21,7 @@
 
 #include "base/asio/co_status.h"
 #include "base/asio/run_on_pool.h"
+#include "base/file.h"
 #include "stores/http/http_client.h"
 
 namespace sluice {
@@ -56,14 +57,13 @@ std::string TempPathFor(const std::string& path) {
   return dir + "." + base + ".sluice-tmp." + suffix;
 }
 
-// Writes a body at consecutive file offsets from `offset`, in whole 2 MiB
-// blocks at 2 MiB-aligned offsets (and what is left at the end, by Flush):
-// the page cache then holds the file in huge folios, which the readers map
-// with one page-table entry per 2 MiB instead of 512 (cheaper to map and
-// unmap, and no TLB miss every 4 KiB).
+// Writes a body at consecutive file offsets from `offset`, one whole block
+// of kPageCacheWriteBlock per write call at block-aligned offsets (and what
+// is left at the end, by Flush): the page cache then holds the file in
+// folios of that size, cheap to map for the readers (see base/file.h).
 class FileWriter {
  public:
-  static constexpr uint64_t kBlock = uint64_t{2} << 20;
+  static constexpr uint64_t kBlock = kPageCacheWriteBlock;
 
   FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path,
              asio::thread_pool* pool)
@@ -73,7 +73,7 @@ class FileWriter {
     while (!chunk.empty()) {
       if (staged_.empty() && at_ % kBlock == 0 && chunk.size() >= kBlock) {
         // Whole aligned blocks straight from the chunk: the client hands
-        // over body buffers of kBlock bytes, so this is the usual path.
+        // over body buffers of several blocks, so this is the usual path.
         const size_t whole = chunk.size() - chunk.size() % kBlock;
         SLUICE_CO_RETURN_IF_ERROR(co_await WriteAt(chunk.substr(0, whole)));
         chunk.remove_prefix(whole);
@@ -102,42 +102,46 @@ class FileWriter {
   }
 
  private:
-  // Writes `data` at at_ and moves at_ past it.
+  // Writes `data` at at_, at most one block per write call (a longer call
+  // would have the kernel allocate a bigger folio), and moves at_ past it.
   awaitable<Status> WriteAt(std::string_view data) {
-    // Asio's own completion conditions cap each write at 64 KiB: ask for the
-    // whole rest each time, so a block goes down in one write.
-    const size_t size = data.size();
     if (pool_ != nullptr) {
       const int fd = file_->native_handle();
       const uint64_t at = at_;
       int err = co_await RunOnCpuPool(*pool_, [fd, data, at]() -> int {
         size_t done = 0;
         while (done < data.size()) {
-          ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
-                               static_cast<off_t>(at + done));
+          size_t want = std::min<size_t>(data.size() - done, kBlock - (at + done) % kBlock);
+          ssize_t n = ::pwrite(fd, data.data() + done, want, static_cast<off_t>(at + done));
           if (n < 0 && errno == EINTR) continue;
           if (n < 0) return errno;
           done += static_cast<size_t>(n);
         }
         return 0;
       });
-      if (err != 0) {
-        co_return IoError("writing " + std::to_string(size) + " bytes at offset " +
-                          std::to_string(at_) + " of '" + *path_ + "': " + std::strerror(err));
-      }
-      at_ += size;
+      if (err != 0) co_return WriteError(data.size(), at_, std::strerror(err));
+      at_ += data.size();
       co_return Status::Ok();
     }
-    auto whole = [size](const boost::system::error_code& ec, size_t done) -> size_t {
-      return ec ? 0 : size - done;
-    };
-    auto [ec, n] = co_await asio::async_write_at(*file_, at_, asio::buffer(data), whole, kTuple);
-    if (ec) {
-      co_return IoError("writing " + std::to_string(size) + " bytes at offset " +
-                        std::to_string(at_) + " of '" + *path_ + "': " + ec.message());
+    while (!data.empty()) {
+      // Asio's own completion conditions cap each write at 64 KiB: ask for
+      // the whole rest of the block each time.
+      const size_t size = std::min<size_t>(data.size(), kBlock - at_ % kBlock);
+      auto whole = [size](const boost::system::error_code& ec, size_t done) -> size_t {
+        return ec ? 0 : size - done;
+      };
+      auto [ec, n] = co_await asio::async_write_at(*file_, at_, asio::buffer(data.data(), size),
+                                                   whole, kTuple);
+      if (ec) co_return WriteError(size, at_, ec.message());
+      at_ += n;
+      data.remove_prefix(n);
     }
-    at_ += n;
     co_return Status::Ok();
+  }
+
+  Status WriteError(size_t size, uint64_t at, const std::string& why) const {
+    return IoError("writing " + std::to_string(size) + " bytes at offset " + std::to_string(at) +
+                   " of '" + *path_ + "': " + why);
   }
 
   asio::random_access_file* file_;

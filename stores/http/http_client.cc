@@ -38,6 +38,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include "base/asio/co_status.h"
+#include "base/file.h"
 #include "stores/http/retry_policy.h"
 
 namespace sluice {
@@ -54,9 +55,10 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kChunkBytes = 256 * 1024;
 constexpr size_t kMaxErrorBody = 64 * 1024;
 // Bodies are read in buffers this large and handed to sinks whole: few
-// reads and file writes per byte. 2 MiB: a file sink writes each buffer as
-// one huge-page-sized block at a 2 MiB-aligned offset (see GetToFile).
+// reads and sink calls per byte. A whole number of kPageCacheWriteBlock, so
+// a file sink writes whole aligned blocks straight from it (see GetToFile).
 constexpr size_t kBodyBufferBytes = 2 * 1024 * 1024;
+static_assert(kBodyBufferBytes % kPageCacheWriteBlock == 0);
 constexpr size_t kMaxPooledBodyBuffers = 32;
 
 const char* HttpMethodName(HttpMethod method) {

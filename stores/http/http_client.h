@@ -117,13 +117,13 @@ struct HttpClientOptions {
 struct GetToFileOptions {
   uint64_t part_size = uint64_t{8} << 20;  // bytes per ranged GET
   int concurrency = 8;                     // ranged GETs in flight
-  // Where the file writes run (pwrite, one 2 MiB block per call); null:
-  // through io_uring on the client's executor. Must be joined before the
-  // executor destroys suspended coroutines (an EventLoop's cpu_pool() is).
-  // Why a pool: io_uring first tries a buffered write inline without
-  // blocking, and a 2 MiB write whose huge folio cannot be had at once
-  // then costs many times the copy (seen at 3.5 s of system time per GB,
-  // against 0.25 s with the write done blocking).
+  // Where the file writes run (pwrite, one kPageCacheWriteBlock per call);
+  // null: through io_uring on the client's executor. Must be joined before
+  // the executor destroys suspended coroutines (an EventLoop's cpu_pool()
+  // is). Why a pool: io_uring first tries a buffered write inline without
+  // blocking, and a write whose folio cannot be had at once then costs
+  // many times the copy (seen with 2 MiB writes at 3.5 s of system time
+  // per GB, against 0.25 s with the write done blocking).
   boost::asio::thread_pool* write_pool = nullptr;
 };
 

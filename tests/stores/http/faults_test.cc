@@ -282,9 +282,9 @@ TEST_F(FaultsTest, ParallelDownloadSurvivesFaults) {
   EXPECT_EQ(List(dl), (std::vector<std::string>{"data.bin", "empty.bin", "huge.bin"}));
 }
 
-// Bodies are written in 2 MiB blocks at 2 MiB offsets: parts whose bounds
-// fall inside blocks, and transfers cut mid-block and resumed, still give
-// the exact bytes.
+// Bodies are written in aligned blocks of kPageCacheWriteBlock (512 KiB):
+// parts whose bounds fall inside blocks, and transfers cut mid-block and
+// resumed, still give the exact bytes.
 TEST_F(FaultsTest, PartsOffTheWriteBlocksAreByteIdentical) {
   std::string dl = dir_->path() + "/dl6";
   ASSERT_TRUE(MakeDirs(dl).ok());
@@ -304,7 +304,7 @@ TEST_F(FaultsTest, PartsOffTheWriteBlocksAreByteIdentical) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_TRUE(ReadFile(dl + "/huge.bin").value() == *huge_);
     EXPECT_GE(c.stats().retries, retries + 1);
-    // Whole 8 MiB parts from 2 MiB-aligned offsets: the direct path.
+    // Whole 8 MiB parts from block-aligned offsets: the direct path.
     options.part_size = 8 << 20;
     r = c.GetToFileBlocking(Url("/huge.bin"), dl + "/huge8.bin", options);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
