@@ -5,6 +5,7 @@
 // Usage: http_bench [--dir=/tmp] [--big-mib=1024] [--objects=1000]
 //                   [--object-mib=4] [--concurrency=8] [--runs=3]
 //                   [--schemes=http,https] [--warmup=1] [--only=sluice|curl]
+//                   [--settle=3]
 //
 // Workloads: one big object (Sluice: GetToFileBlocking with 8 MiB parts and
 // `concurrency` ranged GETs in flight; curl: one stream, and `concurrency`
@@ -16,6 +17,11 @@
 // curl. nginx is not counted for either. Figures are medians over runs,
 // after `warmup` unmeasured rounds (the first writes into never-touched page
 // cache pages, which on a VM costs whichever client runs first extra).
+// Every job starts `settle` seconds after the previous one's files were
+// deleted: a VM balloon with free page reporting hands freed memory back to
+// the host within about 2 s, and writing into memory the host took back
+// costs several times the copy. Without the pause, a job that follows a
+// deletion within those 2 s gets cheaper memory than one that does not.
 // The table at the end compares Sluice with curl at the same concurrency
 // (N parallel ranges for the big object, --parallel for many objects) and,
 // for the big object, with curl's single stream too.
@@ -68,6 +74,7 @@ struct Config {
   int concurrency = 8;
   int runs = 3;
   int warmup = 1;
+  int settle_s = 3;  // pause before each job (see the header)
   std::string only;  // "sluice" or "curl": run only that client (profiling)
   std::vector<std::string> schemes = {"http", "https"};
 };
@@ -289,10 +296,11 @@ class Bench {
 
   int Main() {
     std::printf("http_bench: temp %s; big object %llu MiB; %d objects of %llu MiB; "
-                "concurrency %d; part size 8 MiB; %d warm-up + %d runs (median)\n",
+                "concurrency %d; part size 8 MiB; %d warm-up + %d runs (median); %d s pause "
+                "before each job\n",
                 tmp_.c_str(), static_cast<unsigned long long>(c_.big_mib), c_.objects,
                 static_cast<unsigned long long>(c_.object_mib), c_.concurrency, c_.warmup,
-                c_.runs);
+                c_.runs, c_.settle_s);
     std::fflush(stdout);
     out_ = tmp_ + "/out";
     if (RunProcess({"mkdir", "-p", tmp_ + "/www/obj", tmp_ + "/tmp", out_ + "/obj"}, "/dev/null") != 0) {
@@ -376,6 +384,7 @@ class Bench {
     const uint64_t expected = j < 3 ? big : obj * static_cast<uint64_t>(c_.objects);
     const bool self = j == 0 || j == 3;
     const int who = self ? RUSAGE_SELF : RUSAGE_CHILDREN;
+    std::this_thread::sleep_for(std::chrono::seconds(c_.settle_s));
     double cpu0 = CpuSeconds(who);
     auto t0 = Clock::now();
     std::string err;
@@ -569,6 +578,8 @@ bool ParseArgs(int argc, char** argv, Config* c) {
       c->only = v;
     } else if (key == "warmup") {
       c->warmup = static_cast<int>(std::clamp(n, 0L, 10L));
+    } else if (key == "settle") {
+      c->settle_s = static_cast<int>(std::clamp(n, 0L, 60L));
     } else if (n <= 0) {
       return false;
     } else if (key == "big-mib") {
@@ -594,7 +605,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: http_bench [--dir=/tmp] [--big-mib=1024] [--objects=1000] "
                  "[--object-mib=4] [--concurrency=8] [--runs=3] [--schemes=http,https] "
-                 "[--warmup=1] [--only=sluice|curl]\n");
+                 "[--warmup=1] [--only=sluice|curl] [--settle=3]\n");
     return 2;
   }
   std::string tmpl = c.dir + "/sluice-bench-http-XXXXXX";
