@@ -355,6 +355,10 @@ class Bench {
       }
       if (rc != 0) break;
       for (const Job& job : jobs) Print(scheme, job);
+      HttpClientStats stats = client_->stats();
+      std::printf("sluice connections so far: %llu opened, %llu reuses\n",
+                  static_cast<unsigned long long>(stats.connections_opened),
+                  static_cast<unsigned long long>(stats.connections_reused));
       char big[32], many[48];
       std::snprintf(big, sizeof(big), "1 x %llu MiB", static_cast<unsigned long long>(c_.big_mib));
       std::snprintf(many, sizeof(many), "%d x %llu MiB", c_.objects,

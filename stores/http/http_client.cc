@@ -39,6 +39,7 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "stores/http/read_ahead_stream.h"
 #include "stores/http/retry_policy.h"
 
 namespace sluice {
@@ -128,11 +129,16 @@ struct Failure {
   std::optional<milliseconds> retry_after;
 };
 
+// TLS reads its ciphertext through a read-ahead buffer (see
+// read_ahead_stream.h), filled up to this many bytes per socket read.
+using TlsStream = beast::ssl_stream<ReadAheadStream<beast::tcp_stream>>;
+constexpr size_t kTlsReadAheadBytes = 256 * 1024;
+
 struct Connection {
   std::string key;
   std::string host_port;  // "host:port" for messages
   std::unique_ptr<beast::tcp_stream> tcp;
-  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
+  std::unique_ptr<TlsStream> tls;
   beast::flat_buffer buffer;
   Clock::time_point idle_since;
   std::string verify_error;  // set by the verify callback
@@ -510,8 +516,8 @@ class HttpClient::Impl {
     conn->tcp->socket().set_option(tcp::no_delay(true), ec);
 
     if (url.is_tls()) {
-      conn->tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(
-          std::move(*conn->tcp), ssl_);
+      conn->tls = std::make_unique<TlsStream>(
+          ReadAheadStream<beast::tcp_stream>(std::move(*conn->tcp), kTlsReadAheadBytes), ssl_);
       conn->tcp.reset();
       if (!url.is_ipv6_literal() && !literal.is_v4()) {
         // SNI: the server picks its certificate by host name.
