@@ -146,8 +146,10 @@ struct Connection {
   beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *tcp; }
 
   // A pooled connection is reusable only if the server has neither closed
-  // it nor sent anything unsolicited: recv(MSG_PEEK) must find no data.
+  // it nor sent anything unsolicited: recv(MSG_PEEK) must find no data, and
+  // neither may the TLS read-ahead buffer hold any.
   bool LooksAlive() {
+    if (tls && tls->next_layer().buffered() > 0) return false;
     char byte;
     ssize_t n = ::recv(lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
