@@ -17,10 +17,11 @@
 
 namespace sluice {
 
-// Wraps a beast::basic_stream (beast::tcp_stream): reads fill an internal buffer of
-// up to `capacity` bytes from the next layer and are served from it; writes
-// pass straight through. Same rules as the wrapped stream: at most one read
-// and one write in flight, on its executor; not thread-safe otherwise.
+// Wraps a beast::basic_stream (beast::tcp_stream): reads fill an internal
+// buffer of up to `capacity` bytes from the next layer and are served from
+// it; writes pass straight through. Same rules as the wrapped stream: at
+// most one read and one write in flight, on its executor; not thread-safe
+// otherwise. Must not move while a read is in flight.
 template <class NextLayer>
 class ReadAheadStream {
  public:
