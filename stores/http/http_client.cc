@@ -4,11 +4,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-#include <openssl/x509_vfy.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -28,19 +23,19 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/random_access_file.hpp>
 #include <boost/asio/read_at.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
-#include "stores/http/read_ahead_stream.h"
 #include "stores/http/retry_policy.h"
+#include "stores/http/tls_stream.h"
 
 namespace sluice {
 
@@ -129,10 +124,9 @@ struct Failure {
   std::optional<milliseconds> retry_after;
 };
 
-// TLS reads its ciphertext through a read-ahead buffer (see
-// read_ahead_stream.h), filled up to this many bytes per socket read.
-using TlsStream = beast::ssl_stream<ReadAheadStream<beast::tcp_stream>>;
-constexpr size_t kTlsReadAheadBytes = 256 * 1024;
+// TLS receives ciphertext in reads of up to this many bytes (see
+// tls_stream.h).
+constexpr size_t kTlsReceiveBytes = 256 * 1024;
 
 struct Connection {
   std::string key;
@@ -141,15 +135,14 @@ struct Connection {
   std::unique_ptr<TlsStream> tls;
   beast::flat_buffer buffer;
   Clock::time_point idle_since;
-  std::string verify_error;  // set by the verify callback
 
-  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *tcp; }
+  beast::tcp_stream& lowest() { return tls ? tls->next_layer() : *tcp; }
 
   // A pooled connection is reusable only if the server has neither closed
   // it nor sent anything unsolicited: recv(MSG_PEEK) must find no data, and
-  // neither may the TLS read-ahead buffer hold any.
+  // neither may the TLS stream hold any received bytes.
   bool LooksAlive() {
-    if (tls && tls->next_layer().buffered() > 0) return false;
+    if (tls && tls->buffered() > 0) return false;
     char byte;
     ssize_t n = ::recv(lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
@@ -489,7 +482,8 @@ class HttpClient::Impl {
     std::vector<tcp::endpoint> endpoints;
     boost::system::error_code ec;
     asio::ip::address literal = asio::ip::make_address(url.host, ec);
-    if (!ec) {
+    const bool is_ip_literal = !ec;
+    if (is_ip_literal) {
       endpoints.emplace_back(literal, url.port);
     } else {
       tcp::resolver resolver(executor_);
@@ -518,45 +512,21 @@ class HttpClient::Impl {
     conn->tcp->socket().set_option(tcp::no_delay(true), ec);
 
     if (url.is_tls()) {
-      conn->tls = std::make_unique<TlsStream>(
-          ReadAheadStream<beast::tcp_stream>(std::move(*conn->tcp), kTlsReadAheadBytes), ssl_);
+      Result<std::unique_ptr<TlsStream>> tls =
+          TlsStream::Create(std::move(*conn->tcp), ssl_.native_handle(), kTlsReceiveBytes);
+      if (!tls.ok()) co_return tls.status();
+      conn->tls = std::move(*tls);
       conn->tcp.reset();
-      if (!url.is_ipv6_literal() && !literal.is_v4()) {
-        // SNI: the server picks its certificate by host name.
-        SSL_set_tlsext_host_name(conn->tls->native_handle(), url.host.c_str());
-      }
-      if (options_.verify_tls) {
-        conn->tls->set_verify_mode(ssl::verify_peer);
-        Connection* raw = conn.get();
-        conn->tls->set_verify_callback(
-            [raw, check = ssl::host_name_verification(url.host), host = url.host](
-                bool preverified, ssl::verify_context& ctx) mutable {
-              X509_STORE_CTX* store = ctx.native_handle();
-              if (!preverified) {
-                if (raw->verify_error.empty()) {
-                  raw->verify_error = X509_verify_cert_error_string(
-                      X509_STORE_CTX_get_error(store));
-                }
-                return false;
-              }
-              bool ok = check(preverified, ctx);
-              if (!ok && raw->verify_error.empty()) {
-                raw->verify_error = "certificate does not match host name '" + host + "'";
-              }
-              return ok;
-            });
-      } else {
-        conn->tls->set_verify_mode(ssl::verify_none);
-      }
+      conn->tls->SetPeer(url.host, is_ip_literal, options_.verify_tls);
       conn->lowest().expires_at(connect_deadline);
       ScopedCancel cancel2(cancel_state, *conn);
-      auto [hec] = co_await conn->tls->async_handshake(ssl::stream_base::client, NoCancel());
+      auto [hec] = co_await conn->tls->async_handshake(NoCancel());
       if (hec == beast::error::timeout) co_return timed_out("TLS handshake with");
       if (hec) {
-        if (!conn->verify_error.empty()) {
+        if (!conn->tls->verify_error().empty()) {
           co_return Status(StatusCode::kPermissionDenied,
                            "TLS certificate verification failed for " + conn->host_port +
-                               ": " + conn->verify_error);
+                               ": " + conn->tls->verify_error());
         }
         co_return IoError("TLS handshake with " + conn->host_port +
                           " failed: " + hec.message());
