@@ -26,15 +26,19 @@ Result<uint64_t> FileSize(const std::string& path);
 
 bool FileExists(const std::string& path);
 
-// How many bytes to hand the kernel per write when filling a file that will
-// be read back through the page cache (downloads, cache copies). Written at
-// multiples of this offset, the file is held in 512 KiB folios: few page
-// faults and TLB entries for the readers that map it. Not 2 MiB (whole huge
-// pages): on VMs whose balloon reports free memory to the host, every new
-// 2 MiB folio lands on memory the host has taken back, and the write then
-// costs 10-15x the copy (measured 2.8 s against 0.19 s per GiB here, while
-// 512 KiB and smaller writes cost the same either way).
-inline constexpr uint64_t kPageCacheWriteBlock = uint64_t{512} << 10;
+// How many bytes to hand the kernel per write call when filling a file
+// that will be read back through the page cache (downloads, cache copies).
+// The kernel sizes the page-cache folio by the write call. On VMs whose
+// balloon reports free memory to the host (this one), a large new folio
+// tends to land on memory the host has taken back and costs many times the
+// copy; small ones are served from recently freed pages. Measured on
+// `bench/http/http_bench --schemes=http`, 1000 x 4 MiB from loopback nginx,
+// CPU s/GB (median of 5): 2.16 with 512 KiB writes, 1.51 with 64 KiB, 1.14
+// with 16 KiB (curl, which writes 16 KiB: 1.36-1.66); one 1 GiB object: 0.51,
+// 0.48, 0.65. A 2 MiB write cost 10-15x a 512 KiB one. Readers that map the
+// file take more, smaller page faults, which the engine's prefetch thread
+// pays (MADV_POPULATE_READ).
+inline constexpr uint64_t kPageCacheWriteBlock = uint64_t{16} << 10;
 
 // Creates `path` and its missing parents (like mkdir -p).
 Status MakeDirs(const std::string& path);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -37,9 +38,11 @@ class FolderSource final : public RemoteSource {
       ::close(in);
       return s;
     }
-    // Whole aligned blocks: the page cache keeps the copy in folios of that
-    // size, cheap for readers to map (see base/file.h).
-    std::string buf(kPageCacheWriteBlock, '\0');
+    // Read in large pieces, write in kPageCacheWriteBlock pieces at aligned
+    // offsets (see base/file.h for why).
+    constexpr size_t kCopyBufferBytes = size_t{1} << 20;
+    static_assert(kCopyBufferBytes % kPageCacheWriteBlock == 0);
+    std::string buf(kCopyBufferBytes, '\0');
     uint64_t total = 0;
     Status status = Status::Ok();
     while (true) {
@@ -52,7 +55,10 @@ class FolderSource final : public RemoteSource {
       if (n == 0) break;
       size_t done = 0;
       while (done < static_cast<size_t>(n)) {
-        ssize_t w = ::write(out, buf.data() + done, static_cast<size_t>(n) - done);
+        const uint64_t at = total + done;
+        const size_t piece = std::min<size_t>(static_cast<size_t>(n) - done,
+                                              kPageCacheWriteBlock - at % kPageCacheWriteBlock);
+        ssize_t w = ::write(out, buf.data() + done, piece);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
           status = Errno("write " + path);

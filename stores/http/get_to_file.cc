@@ -60,7 +60,7 @@ std::string TempPathFor(const std::string& path) {
 // Writes a body at consecutive file offsets from `offset`, one whole block
 // of kPageCacheWriteBlock per write call at block-aligned offsets (and what
 // is left at the end, by Flush): the page cache then holds the file in
-// folios of that size, cheap to map for the readers (see base/file.h).
+// folios of that size (see base/file.h for why small ones).
 class FileWriter {
  public:
   static constexpr uint64_t kBlock = kPageCacheWriteBlock;

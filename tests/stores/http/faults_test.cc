@@ -282,7 +282,7 @@ TEST_F(FaultsTest, ParallelDownloadSurvivesFaults) {
   EXPECT_EQ(List(dl), (std::vector<std::string>{"data.bin", "empty.bin", "huge.bin"}));
 }
 
-// Bodies are written in aligned blocks of kPageCacheWriteBlock (512 KiB):
+// Bodies are written in aligned blocks of kPageCacheWriteBlock (16 KiB):
 // parts whose bounds fall inside blocks, and transfers cut mid-block and
 // resumed, still give the exact bytes.
 TEST_F(FaultsTest, PartsOffTheWriteBlocksAreByteIdentical) {
