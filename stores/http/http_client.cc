@@ -1,4 +1,4 @@
-// The one translation unit of the HTTP client that includes Beast.
+// The one translation unit of the HTTP client that includes Beast's HTTP.
 #include "stores/http/http_client.h"
 
 #include <sys/socket.h>
