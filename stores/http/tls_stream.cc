@@ -8,7 +8,6 @@
 #include <openssl/x509v3.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 
 #include <boost/asio/ssl/error.hpp>
@@ -38,15 +37,16 @@ int BioCreate(BIO* bio) {
   return 1;
 }
 
+}  // namespace
+
 // The BIO between OpenSSL and a TlsStream: reads come from its receive
 // buffer, writes go to its output string; neither touches the socket.
-BIO_METHOD* TlsStreamBioMethod(int (*read)(BIO*, char*, int),
-                               int (*write)(BIO*, const char*, int)) {
-  static BIO_METHOD* method = [&] {
+BIO_METHOD* TlsStream::BioMethod() {
+  static BIO_METHOD* method = [] {
     BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "sluice tls");
     if (m != nullptr) {
-      BIO_meth_set_read(m, read);
-      BIO_meth_set_write(m, write);
+      BIO_meth_set_read(m, &TlsStream::BioRead);
+      BIO_meth_set_write(m, &TlsStream::BioWrite);
       BIO_meth_set_ctrl(m, BioCtrl);
       BIO_meth_set_create(m, BioCreate);
     }
@@ -54,8 +54,6 @@ BIO_METHOD* TlsStreamBioMethod(int (*read)(BIO*, char*, int),
   }();
   return method;
 }
-
-}  // namespace
 
 TlsStream::TlsStream(boost::beast::tcp_stream&& next, size_t receive_bytes)
     : next_(std::move(next)),
@@ -72,7 +70,7 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Create(boost::beast::tcp_stream&& 
   ERR_clear_error();
   s->ssl_ = SSL_new(ctx);
   if (s->ssl_ == nullptr) return InternalError("cannot create a TLS connection: " + OpenSslError());
-  BIO_METHOD* method = TlsStreamBioMethod(&TlsStream::BioRead, &TlsStream::BioWrite);
+  BIO_METHOD* method = BioMethod();
   BIO* bio = method == nullptr ? nullptr : BIO_new(method);
   if (bio == nullptr) return InternalError("cannot create a TLS BIO: " + OpenSslError());
   BIO_set_data(bio, s.get());

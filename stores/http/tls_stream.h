@@ -25,6 +25,7 @@
 
 #include "base/status.h"
 
+struct bio_method_st;
 struct bio_st;
 struct ssl_st;
 struct ssl_ctx_st;
@@ -108,7 +109,7 @@ class TlsStream {
 
  private:
   // What an OpenSSL call needs before it can go on.
-  enum class Need { kNothing, kInput, kFlush };
+  enum class Need { kNothing, kInput };
   struct Step {
     Need need = Need::kNothing;
     boost::system::error_code ec;
@@ -123,6 +124,7 @@ class TlsStream {
   Step WriteStep();  // of plain_out_
   boost::asio::mutable_buffer ReceiveSpace();
   void Received(const boost::system::error_code& ec, size_t n);
+  static bio_method_st* BioMethod();  // created once, never freed
   static int BioRead(bio_st* bio, char* out, int size);
   static int BioWrite(bio_st* bio, const char* in, int size);
   static int VerifyCallback(int preverified, x509_store_ctx_st* ctx);
@@ -187,7 +189,6 @@ class TlsStream {
         // Output first, whatever else the step wants: OpenSSL may wait for
         // a reply to it. Remember whether the step itself was done.
         result = step;
-        if (step.need == Need::kInput) result.need = Need::kFlush;
         state = kAfterFlush;
         boost::asio::async_write(s->next_, boost::asio::buffer(s->out_), std::move(self));
         return;
