@@ -60,7 +60,7 @@ Result<std::string> BrotliDecompress(std::string_view data, uint64_t max_output,
   std::unique_ptr<BrotliDecoderState, DecoderFree> dec(
       BrotliDecoderCreateInstance(nullptr, nullptr, nullptr));
   if (!dec) return InternalError("br: cannot allocate a decoder");
-  BoundedOutput out(max_output, data.size(), 64);
+  BoundedOutput out(max_output, data.size());
   size_t avail_in = data.size();
   const uint8_t* next_in = reinterpret_cast<const uint8_t*>(data.data());
   while (true) {

@@ -68,7 +68,7 @@ Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
     ~End() { BZ2_bzDecompressEnd(s); }
   } end{&s};
 
-  BoundedOutput out(max_output, data.size(), 64);
+  BoundedOutput out(max_output, data.size());
   size_t fed = 0;
   auto consumed = [&] { return fed - s.avail_in; };
   while (true) {

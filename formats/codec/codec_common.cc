@@ -6,16 +6,22 @@
 namespace sluice::codec_internal {
 
 namespace {
-// Start small: an index may state a large raw size for a tiny hostile file.
-constexpr uint64_t kMinInitial = 64 * 1024;
+constexpr uint64_t kMinStart = 64 * 1024;
 }  // namespace
 
-BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t ratio)
+uint64_t BoundedOutput::StartSize(uint64_t input_size) {
+  const uint64_t scaled =
+      input_size > UINT64_MAX / kStartRatio ? UINT64_MAX : input_size * kStartRatio;
+  return std::max(scaled, kMinStart);
+}
+
+BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t declared)
     : max_output_(max_output) {
-  const uint64_t size_hint = input_size > UINT64_MAX / ratio ? UINT64_MAX : input_size * ratio;
   const uint64_t limit = std::numeric_limits<size_t>::max() / 4;
   cap_ = static_cast<size_t>(std::min(max_output, limit) + 1);
-  buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max(size_hint, kMinInitial))));
+  const uint64_t start =
+      std::min(StartSize(input_size), declared == UINT64_MAX ? declared : declared + 1);
+  buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max<uint64_t>(start, 1))));
 }
 
 void BoundedOutput::Grow() {

@@ -35,14 +35,23 @@ inline constexpr size_t kMaxChunk = size_t{1} << 30;
 
 // Output of a streaming decoder. It holds at most max_output + 1 bytes: one
 // byte of room past the limit lets any decoder prove it has too much to say,
-// whatever its end-of-stream bookkeeping. The first buffer is
-// min(max_output + 1, input_size * ratio) bytes (at least 64 KiB), so an
-// honest max_output (the exact raw size) needs no regrowth, while a tiny
-// input paired with a huge max_output costs little up front; it then grows
-// geometrically.
+// whatever its end-of-stream bookkeeping. Neither max_output nor a size a
+// header declares is ever allocated up front: both are untrusted (a 17-byte
+// zstd frame may declare 1 TiB, a 14 MB gz of zeros expands 1000-fold). The
+// first buffer is StartSize(input_size) (capped by max_output + 1, or by
+// `declared` + 1 when the stream states its size), and it then doubles only
+// when the decoder has filled it, so memory follows the output that actually
+// arrives: at most twice the bytes produced, plus the start.
 class BoundedOutput {
  public:
-  BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t ratio);
+  // The first buffer for an input of `input_size` bytes: kStartRatio times
+  // the input (bytes the caller already holds, so the cost is proportional
+  // to memory in use), at least 64 KiB.
+  static uint64_t StartSize(uint64_t input_size);
+  static constexpr uint64_t kStartRatio = 4;  // typical of shard data
+
+  BoundedOutput(uint64_t max_output, uint64_t input_size,
+                uint64_t declared = UINT64_MAX);
 
   // Ensures free space after the produced bytes (unless the hard cap of
   // max_output + 1 is reached, then free_size() stays 0).

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 
+#include "base/exception_status.h"
 #include "formats/codec/codec_internal.h"
 
 namespace sluice {
@@ -103,11 +104,18 @@ Result<std::string> Compress(const Compression& c, std::string_view raw) {
   SLUICE_ASSIGN_OR_RETURN(auto resolved, Resolve(c));
   const auto [family, level] = resolved;
   using namespace codec_internal;
-  if (family->name == "zstd") return ZstdCompress(raw, level);
-  if (family->name == "br") return BrotliCompress(raw, level);
-  if (family->name == "gz") return GzipCompress(raw, level);
-  if (family->name == "bz2") return Bzip2Compress(raw, level);
-  return SnappyCompress(raw);
+  // The libraries report errors by code; only our buffers throw (bad_alloc).
+  try {
+    if (family->name == "zstd") return ZstdCompress(raw, level);
+    if (family->name == "br") return BrotliCompress(raw, level);
+    if (family->name == "gz") return GzipCompress(raw, level);
+    if (family->name == "bz2") return Bzip2Compress(raw, level);
+    return SnappyCompress(raw);
+  } catch (...) {
+    return StatusFromException(std::current_exception(),
+                               std::string(family->name) + ": compressing " +
+                                   std::to_string(raw.size()) + " bytes");
+  }
 }
 
 Result<std::string> Decompress(const Compression& c, std::string_view data,
@@ -116,11 +124,21 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
   if (!resolved.ok()) return resolved.status().WithContext(what);
   const Family* family = resolved->first;
   using namespace codec_internal;
-  if (family->name == "zstd") return ZstdDecompress(data, max_output, what);
-  if (family->name == "br") return BrotliDecompress(data, max_output, what);
-  if (family->name == "gz") return GzipDecompress(data, max_output, what);
-  if (family->name == "bz2") return Bzip2Decompress(data, max_output, what);
-  return SnappyDecompress(data, max_output, what);
+  // Output buffers grow with the output (see BoundedOutput); when memory
+  // runs out first, the caller gets a Status, not an exception.
+  try {
+    if (family->name == "zstd") return ZstdDecompress(data, max_output, what);
+    if (family->name == "br") return BrotliDecompress(data, max_output, what);
+    if (family->name == "gz") return GzipDecompress(data, max_output, what);
+    if (family->name == "bz2") return Bzip2Decompress(data, max_output, what);
+    return SnappyDecompress(data, max_output, what);
+  } catch (...) {
+    return StatusFromException(std::current_exception(),
+                               std::string(what) + ": " + std::string(family->name) +
+                                   " data of " + std::to_string(data.size()) +
+                                   " bytes, decompressing to at most " +
+                                   std::to_string(max_output));
+  }
 }
 
 }  // namespace sluice

@@ -47,15 +47,21 @@ inline const std::string& CompressionExtension(const Compression& c) { return c.
 
 // Compresses `raw` into one stream. `c` is validated as by ParseCompression
 // (a hand-built Compression with a bad family or level is refused).
-// snappy refuses inputs of 4 GiB or more (kInvalidArgument).
+// snappy refuses inputs of 4 GiB or more (kInvalidArgument). Never throws:
+// running out of memory is kIoError "<family>: compressing <n> bytes: out of
+// memory (std::bad_alloc)".
 Result<std::string> Compress(const Compression& c, std::string_view raw);
 
 // Decompresses a whole file. The output may not exceed `max_output` bytes
-// (callers pass raw_data.bytes from the index) so corrupt or hostile input
-// cannot cause an unbounded allocation: memory grows with the output actually
-// produced, and sizes declared by zstd or snappy headers are trusted only up
-// to `max_output`. Output shorter than `max_output` is not an error here
-// (callers compare with the expected size). `what` names the file in errors.
+// (callers pass raw_data.bytes from the index, which ParseIndex caps by what
+// the shard format can hold) so corrupt or hostile input cannot cause an
+// unbounded allocation. Neither max_output nor a size a stream's header
+// declares is allocated up front: memory grows with the output actually
+// produced (at most about twice it), from a start proportional to `data`'s
+// size; a snappy block's declared size is allocated only once its tags are
+// shown to produce exactly that many bytes. Output shorter than `max_output`
+// is not an error here (callers compare with the expected size). `what`
+// names the file in errors.
 //
 // Errors, all kCorrupt and starting with "<what>: ":
 //   "<family> data is truncated: ..."      input ends before the stream does
@@ -63,6 +69,9 @@ Result<std::string> Compress(const Compression& c, std::string_view raw);
 //   "<family> data decompresses to more than <max_output> bytes ..."
 //   "<n> bytes of trailing data after the <family> stream that ends at
 //    offset <k> (...)"                      bytes after the last stream
+// except when memory runs out first: kIoError "<what>: <family> data of <n>
+// bytes, decompressing to at most <max_output>: out of memory
+// (std::bad_alloc)" (see base/exception_status.h). Never throws.
 // An unusable `c` gives the ParseCompression error prefixed with `what`.
 Result<std::string> Decompress(const Compression& c, std::string_view data,
                                uint64_t max_output, std::string_view what);

@@ -78,8 +78,7 @@ Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
     ~End() { inflateEnd(z); }
   } end{&z};
 
-  // deflate expands at most ~1032:1, so that ratio loses nothing.
-  BoundedOutput out(max_output, data.size(), 1032);
+  BoundedOutput out(max_output, data.size());
   size_t fed = 0;  // input bytes handed to zlib so far
   auto consumed = [&] { return fed - z.avail_in; };
   while (true) {

@@ -21,11 +21,14 @@ struct CCtxFree {
 
 std::string ErrorName(size_t code) { return ZSTD_getErrorName(code); }
 
-// Streaming decode: used when the frame does not state its size, holds
-// several frames, or is damaged (this path gives the precise error).
+// Streaming decode: used when the frame does not state its size, states
+// more than the input can be trusted for, holds several frames, or is
+// damaged (this path gives the precise error). `declared`: the first frame's
+// stated size (UINT64_MAX if none), a cap on the first buffer only.
 Result<std::string> StreamDecompress(ZSTD_DCtx* dctx, std::string_view data,
-                                     uint64_t max_output, std::string_view what) {
-  BoundedOutput out(max_output, data.size(), 64);
+                                     uint64_t max_output, uint64_t declared,
+                                     std::string_view what) {
+  BoundedOutput out(max_output, data.size(), declared);
   ZSTD_inBuffer in{data.data(), data.size(), 0};
   size_t hint = 1;               // 0 = the last frame is complete
   uint64_t frame_end = 0;        // input offset where the last complete frame ends
@@ -53,8 +56,10 @@ Result<std::string> StreamDecompress(ZSTD_DCtx* dctx, std::string_view data,
       had_frame = true;
       frame_end = in.pos;
     }
-    // Done once all input is in and the decoder left output room unused.
-    if (in.pos == in.size && ob.pos < ob.size) break;
+    // Done once all input is in and the decoder left output room unused, or
+    // flushed a whole frame (0) that ends exactly at the buffer's end: asked
+    // again, it would expect the next frame's header and overwrite `hint`.
+    if (in.pos == in.size && (ob.pos < ob.size || r == 0)) break;
   }
   if (hint != 0) {
     if (had_frame && frame_end < data.size()) {
@@ -92,17 +97,22 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
   std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
   if (!dctx) return InternalError("zstd: cannot allocate a decompression context");
 
-  // Fast path: one frame that states its size, within the limit. The stated
-  // size is trusted only up to max_output; libzstd checks it while decoding.
-  const unsigned long long declared = ZSTD_getFrameContentSize(data.data(), data.size());
-  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR) {
+  // Fast path: one frame that states its size, within the limit, and small
+  // enough to allocate whole: no more than the first buffer of the streaming
+  // path (a header is untrusted; a 17-byte frame may declare 1 TiB). libzstd
+  // checks the stated size while decoding.
+  const unsigned long long stated = ZSTD_getFrameContentSize(data.data(), data.size());
+  uint64_t declared = UINT64_MAX;
+  if (stated != ZSTD_CONTENTSIZE_UNKNOWN && stated != ZSTD_CONTENTSIZE_ERROR) {
+    declared = stated;
     if (declared > max_output) {
       return CorruptData(what, kFamily,
                          "the frame header declares " + std::to_string(declared) +
                              " bytes, more than the expected raw size of " +
                              std::to_string(max_output));
     }
-    if (ZSTD_findFrameCompressedSize(data.data(), data.size()) == data.size()) {
+    if (declared <= BoundedOutput::StartSize(data.size()) &&
+        ZSTD_findFrameCompressedSize(data.data(), data.size()) == data.size()) {
       std::string out(static_cast<size_t>(declared), '\0');
       const size_t n = ZSTD_decompressDCtx(dctx.get(), out.data(), out.size(),
                                            data.data(), data.size());
@@ -115,7 +125,7 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
       return CorruptData(what, kFamily, ErrorName(n));
     }
   }
-  return StreamDecompress(dctx.get(), data, max_output, what);
+  return StreamDecompress(dctx.get(), data, max_output, declared, what);
 }
 
 }  // namespace sluice::codec_internal
