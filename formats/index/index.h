@@ -51,6 +51,20 @@ struct ShardEntry {
                                            // (always for split formats)
 };
 
+// The largest shard file the formats can hold: MDS sample offsets and the
+// split formats' line offsets (JSONL, CSV/TSV/XSV) are u32, so a data file
+// ends at offset 2^32 - 1 at most. The one owner of that limit: ParseIndex
+// refuses a larger raw_data.bytes, the MDS reader a larger shard, the MDS
+// writer a shard that would grow past it. A shard's decompressed size is
+// bounded by it before anything is allocated for it.
+inline constexpr uint64_t kMaxShardFileBytes = UINT32_MAX;
+
+// The largest split-format meta file for `samples` samples (at most 2^32):
+// u32 n, n + 1 u32 offsets, then a config no larger than a shard file.
+constexpr uint64_t MaxSplitMetaBytes(uint64_t samples) {
+  return 4 * (samples + 2) + kMaxShardFileBytes;
+}
+
 struct Index {
   int version = 2;
   std::vector<ShardEntry> shards;
@@ -58,7 +72,10 @@ struct Index {
 
 // Parses index.json text. `source` names the file in error messages.
 // Rejects: malformed JSON, missing or mistyped fields, basenames that are
-// absolute or contain "..", absurd counts (samples > 2^32, bytes > 2^48).
+// absolute or contain "..", absurd counts (samples > 2^32, bytes > 2^48),
+// a raw_data.bytes the format cannot hold (> kMaxShardFileBytes) or a
+// raw_meta.bytes above MaxSplitMetaBytes(samples): sizes that later bound
+// decompression must be possible before anything trusts them.
 // Errors name the source, the shard and the field, e.g.
 //   "corrupt: s3://b/d/index.json: shard 3: field 'raw_data.bytes': ..."
 // kCorrupt for bad content (also: duplicate keys, NaN or >64-bit numbers,

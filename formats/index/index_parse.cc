@@ -190,6 +190,18 @@ Result<std::optional<FileInfo>> ParseFileInfo(const Fields& entry, std::string_v
   return std::optional<FileInfo>(std::move(info));
 }
 
+// A raw (decompressed) size is checked against what its format can hold,
+// since it later bounds decompression: "field 'raw_data.bytes': 'a.mds'
+// declares 1099511627776 bytes, more than 32-bit offsets address
+// (4294967295)".
+Status CheckRawSize(const Fields& entry, std::string_view name, const FileInfo& file,
+                    uint64_t limit, const std::string& holder) {
+  if (file.bytes <= limit) return Status::Ok();
+  return entry.Error(std::string(name) + ".bytes",
+                     Quoted(file.basename) + " declares " + std::to_string(file.bytes) +
+                         " bytes, more than " + holder + " (" + std::to_string(limit) + ")");
+}
+
 Status ParseColumnLists(const Fields& f, ShardEntry& entry) {
   SLUICE_ASSIGN_OR_RETURN(entry.column_encodings, f.StringList("column_encodings"));
   SLUICE_ASSIGN_OR_RETURN(entry.column_names, f.StringList("column_names"));
@@ -282,10 +294,16 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
   SLUICE_ASSIGN_OR_RETURN(entry.samples, f.Uint("samples", kMaxSamples));
   SLUICE_ASSIGN_OR_RETURN(std::optional<FileInfo> raw, ParseFileInfo(f, "raw_data", false));
   entry.raw_data = std::move(*raw);
+  SLUICE_RETURN_IF_ERROR(CheckRawSize(f, "raw_data", entry.raw_data, kMaxShardFileBytes,
+                                       "32-bit offsets address"));
   SLUICE_ASSIGN_OR_RETURN(entry.zip_data, ParseFileInfo(f, "zip_data", true));
   if (IsSplitFormat(fmt)) {
     entry.has_meta = true;
     SLUICE_ASSIGN_OR_RETURN(entry.raw_meta, ParseFileInfo(f, "raw_meta", false));
+    SLUICE_RETURN_IF_ERROR(CheckRawSize(f, "raw_meta", *entry.raw_meta,
+                                         MaxSplitMetaBytes(entry.samples),
+                                         "the meta file of " + std::to_string(entry.samples) +
+                                             " samples holds"));
     SLUICE_ASSIGN_OR_RETURN(entry.zip_meta, ParseFileInfo(f, "zip_meta", true));
   }
   if (entry.compression.has_value() != entry.zip_data.has_value()) {

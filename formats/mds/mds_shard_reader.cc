@@ -56,7 +56,7 @@ Result<MdsShardReader> MdsShardReader::Open(std::string_view shard, std::string_
     return CorruptError(name + ": truncated: " + std::to_string(size) +
                         " bytes, expected at least 8 (sample count and one offset)");
   }
-  if (size > UINT32_MAX) {
+  if (size > kMaxShardFileBytes) {
     return CorruptError(name + ": " + std::to_string(size) +
                         " bytes, more than 32-bit offsets can address");
   }

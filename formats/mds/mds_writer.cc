@@ -54,7 +54,7 @@ Result<ShardFiles> MdsShardFormat::BuildShard(const ShardSamples& samples) const
   const uint64_t n = samples.count();
   const uint64_t first = 4 + 4 * (n + 1) + config_json_.size();
   const uint64_t total = first + samples.data.size();
-  if (total > UINT32_MAX) {
+  if (total > kMaxShardFileBytes) {
     return InvalidArgumentError("MDS shard of " + std::to_string(n) + " samples would be " +
                                 std::to_string(total) +
                                 " bytes, more than 32-bit offsets can address");

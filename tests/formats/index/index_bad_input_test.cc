@@ -124,6 +124,45 @@ TEST(IndexBadInput, AbsurdBytes) {
             "than the limit 281474976710656");
 }
 
+// A raw size later bounds decompression: it must be one the format can hold
+// (u32 offsets: 4294967295 bytes), refused at parse naming shard and file.
+TEST(IndexBadInput, RawSizeBeyondTheFormatIsRefused) {
+  const std::string tib = Replace(kEntry, "\"bytes\": 100", "\"bytes\": 1099511627776");
+  Status st = ParseError(IndexWith(tib));
+  EXPECT_EQ(st.code(), StatusCode::kCorrupt);
+  EXPECT_EQ(st.message(),
+            "data/index.json: shard 1: field 'raw_data.bytes': 'shard.00000.mds' declares "
+            "1099511627776 bytes, more than 32-bit offsets address (4294967295)");
+  EXPECT_EQ(ParseError(IndexWith(Replace(kEntry, "\"bytes\": 100", "\"bytes\": 4294967296")))
+                .message(),
+            "data/index.json: shard 1: field 'raw_data.bytes': 'shard.00000.mds' declares "
+            "4294967296 bytes, more than 32-bit offsets address (4294967295)");
+  Result<Index> largest =
+      ParseIndex(IndexWith(Replace(kEntry, "\"bytes\": 100", "\"bytes\": 4294967295")), kSource);
+  ASSERT_TRUE(largest.ok()) << largest.status().ToString();
+  EXPECT_EQ(largest->shards[1].raw_data.bytes, kMaxShardFileBytes);
+  // A zip may be larger than its raw file (incompressible data, gz padding).
+  const std::string zipped =
+      Replace(Replace(kEntry, "\"compression\": null", "\"compression\": \"gz\""),
+              "\"zip_data\": null",
+              R"("zip_data": {"basename": "shard.00000.mds.gz", "bytes": 4294967296, "hashes": {}})");
+  EXPECT_TRUE(ParseIndex(IndexWith(zipped), kSource).ok());
+}
+
+// A split format's meta file: u32 n, n + 1 u32 offsets, a config.
+TEST(IndexBadInput, MetaSizeBeyondTheFormatIsRefused) {
+  const std::string entry =
+      R"({"columns": {"id": "int"}, "compression": null, "format": "json", "hashes": [], "newline": "\n", )"
+      R"("raw_data": {"basename": "shard.00000.json", "bytes": 10, "hashes": {}}, )"
+      R"("raw_meta": {"basename": "shard.00000.json.meta", "bytes": 4294967307, "hashes": {}}, )"
+      R"("samples": 1, "size_limit": null, "version": 2, "zip_data": null, "zip_meta": null})";
+  EXPECT_EQ(MaxSplitMetaBytes(1), 4294967307u);
+  EXPECT_TRUE(ParseIndex(IndexWith(entry), kSource).ok());
+  EXPECT_EQ(ParseError(IndexWith(Replace(entry, "4294967307", "4294967308"))).message(),
+            "data/index.json: shard 1: field 'raw_meta.bytes': 'shard.00000.json.meta' declares "
+            "4294967308 bytes, more than the meta file of 1 samples holds (4294967307)");
+}
+
 TEST(IndexBadInput, AbsurdColumnSize) {
   EXPECT_EQ(ParseError(IndexWith(Replace(kEntry, "[8, null]", "[8, 1000000000000000]"))).message(),
             "data/index.json: shard 1: field 'column_sizes[1]': value 1000000000000000 is larger than "
