@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/exception_status.h"
+
 namespace sluice {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
@@ -91,6 +93,27 @@ void ShardPrefetcher::ScanOpen(size_t limit) {
   }
 }
 
+Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard) {
+  try {
+    return opener_(shard, &cancel_);
+  } catch (...) {
+    return StatusFromException(std::current_exception(), "opening shard " + std::to_string(shard));
+  }
+}
+
+void ShardPrefetcher::RunGuarded() {
+  try {
+    Run();
+  } catch (...) {
+    // Run's lock is released by now. The consumer meets this error at the
+    // first position the thread did not reach (it stopped there).
+    Status st = StatusFromException(std::current_exception(), "prefetch thread");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = std::move(st);
+    cv_.notify_all();
+  }
+}
+
 void ShardPrefetcher::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -105,7 +128,13 @@ void ShardPrefetcher::Run() {
       // end: open the first shards of the next order, then rest.
       NextOrder next = next_;
       lock.unlock();
-      auto order = next();
+      auto order = [&]() -> Result<std::vector<size_t>> {
+        try {
+          return next();
+        } catch (...) {
+          return StatusFromException(std::current_exception(), "planning the next order");
+        }
+      }();
       std::vector<size_t> wanted;
       if (order.ok()) {
         for (size_t q = 0; q < order->size() && q < window_; ++q) wanted.push_back((*order)[q]);
@@ -120,7 +149,7 @@ void ShardPrefetcher::Run() {
         if (stopping) break;
         if (skip) continue;
         if (!have) {
-          auto opened = opener_(shard, &cancel_);
+          auto opened = Open(shard);
           if (!opened.ok()) break;  // the next epoch will report it
           have = std::move(*opened);
         }
@@ -135,7 +164,7 @@ void ShardPrefetcher::Run() {
       // The window is full (the wait above let us through to look ahead).
       size_t shard = shard_of_[ahead_++];
       lock.unlock();
-      auto opened = opener_(shard, &cancel_);
+      auto opened = Open(shard);
       lock.lock();
       // A failure is left for the scan to meet (and report) at its position.
       if (opened.ok()) early_[shard] = std::move(*opened);
@@ -153,7 +182,7 @@ void ShardPrefetcher::Run() {
     const size_t shard = shard_of_[p];
     if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
     lock.unlock();
-    auto opened = opener_(shard, &cancel_);
+    auto opened = Open(shard);
     lock.lock();
     if (!opened.ok() && opened.status().code() == StatusCode::kDeadlineExceeded && p > consumer_ &&
         !stop_) {
@@ -184,7 +213,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   std::unique_lock<std::mutex> lock(mu_);
   if (!started_) {
     started_ = true;
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] { RunGuarded(); });
   }
   // Report progress every quarter window (and whenever about to wait), so a
   // fast consumer does not wake the thread for every batch.

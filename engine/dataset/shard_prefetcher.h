@@ -22,6 +22,13 @@
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
+// No exception leaves the thread (one would terminate the host process, a
+// Python trainer with it): one the opener throws (std::bad_alloc included)
+// becomes that shard's open error, as if the opener had returned it; one
+// `next` throws means nothing is prefetched; any other stops the thread, and
+// the consumer gets it (base/exception_status.h) at the first position the
+// thread did not reach.
+//
 // The thread starts on the first Acquire (so constructing in a parent
 // process and forking is safe only if nothing was acquired before the fork)
 // and is joined by the destructor. Acquire and At must be called from one
@@ -92,6 +99,9 @@ class ShardPrefetcher {
     size_t last_pos = 0;
   };
   void Run();
+  void RunGuarded();  // the thread's body: Run, any exception -> error_
+  // opener_(shard, &cancel_), an exception as its error Status.
+  Result<std::shared_ptr<const OpenedShard>> Open(size_t shard);
   void Stop();
   // Moves scan_ over the positions before `limit` whose shard is open (in
   // ready_, or opened ahead in seed_ or early_, which it moves to ready_).

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -149,6 +151,78 @@ TEST(ShardPrefetcher, AnOpenErrorComesWhenTheConsumerNeedsItsPosition) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(failed.status().message(), "prefetching sample position 2: shard 1 is gone");
+}
+
+// An exception on the prefetch thread would terminate the process (a Python
+// trainer with it): one the opener throws is that shard's open error.
+TEST(ShardPrefetcher, AnOpenerThatThrowsGivesTheConsumerAnError) {
+  ShardPrefetcher prefetcher(
+      {0, 0, 7, 7}, 4, [](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+        if (shard == 7) throw std::bad_alloc();
+        return OpenedShard::Skipped();
+      });
+  uint64_t waited = 0;
+  auto ready = prefetcher.Acquire(0, 1, &waited);
+  ASSERT_TRUE(ready.ok());
+  EXPECT_EQ(*ready, 2u) << "positions 0 and 1 are readable before the failure";
+  auto failed = prefetcher.Acquire(2, 2, &waited);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().ToString(),
+            "i/o error: prefetching sample position 2: opening shard 7: out of memory "
+            "(std::bad_alloc)");
+  // Every later call says the same.
+  EXPECT_EQ(prefetcher.Acquire(3, 3, &waited).status().message(), failed.status().message());
+
+  ShardPrefetcher other(
+      {3}, 1, [](size_t, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+        throw std::runtime_error("boom");
+      });
+  EXPECT_EQ(other.Acquire(0, 0, &waited).status().ToString(),
+            "internal: prefetching sample position 0: opening shard 3: unexpected exception: boom");
+}
+
+// Beyond a full window (no cache limit) a throw is left for the scan to meet
+// at its position, like any open error there.
+TEST(ShardPrefetcher, AThrowBeyondTheWindowComesAtItsPosition) {
+  std::atomic<int> throws{0};
+  ShardPrefetcher prefetcher(
+      {0, 0, 1, 1}, 1,
+      [&](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+        if (shard == 1) {
+          ++throws;
+          throw std::bad_alloc();
+        }
+        return OpenedShard::Skipped();
+      },
+      nullptr, {}, /*keep_reused=*/true);
+  uint64_t waited = 0;
+  for (size_t p = 0; p < 2; ++p) ASSERT_TRUE(prefetcher.Acquire(p, p, &waited).ok()) << p;
+  EXPECT_EQ(prefetcher.Acquire(2, 2, &waited).status().message(),
+            "prefetching sample position 2: opening shard 1: out of memory (std::bad_alloc)");
+  EXPECT_GE(throws.load(), 1);
+}
+
+// Planning the next order may throw too: then nothing is prefetched for it.
+TEST(ShardPrefetcher, ANextOrderThatThrowsPrefetchesNothing) {
+  CountingOpener opener;
+  std::atomic<bool> asked{false};
+  ShardPrefetcher::ShardMap next;
+  {
+    ShardPrefetcher prefetcher({0, 0}, 4, opener.Get(), [&]() -> Result<std::vector<size_t>> {
+      asked = true;
+      throw std::bad_alloc();
+    });
+    uint64_t waited = 0;
+    for (size_t p = 0; p < 2; ++p) ASSERT_TRUE(prefetcher.Acquire(p, p, &waited).ok()) << p;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!asked && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    next = prefetcher.StopAndTakeNext();
+  }
+  EXPECT_TRUE(asked);
+  EXPECT_TRUE(next.empty());
+  EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}}));
 }
 
 }  // namespace
