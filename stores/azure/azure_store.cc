@@ -96,28 +96,19 @@ class AzureStore final : public Store {
   // the range), written into a temporary file renamed into place when whole.
   awaitable<Status> GetToFile(std::string key, std::string path) override {
     SLUICE_CO_ASSIGN_OR_RETURN(ObjectInfo info, co_await Head(key));
-    static std::atomic<uint64_t> counter{0};
-    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                      std::to_string(counter++);
     size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) {
       SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
     }
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) co_return IoError("cannot create " + tmp + ": " + std::strerror(errno));
+    SLUICE_CO_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path));
     uint64_t part = std::max<uint64_t>(options_.part_size, 1);
     Status status = co_await ForEachPartConcurrently(
         (info.size + part - 1) / part, options_.concurrency, [&](uint64_t i) {
-          return GetPartInto(fd, tmp, key, i * part, std::min(part, info.size - i * part));
+          return GetPartInto(tmp.fd(), tmp.path(), key, i * part,
+                             std::min(part, info.size - i * part));
         });
-    if (::close(fd) != 0 && status.ok()) {
-      status = IoError("cannot close " + tmp + ": " + std::strerror(errno));
-    }
-    if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-      status = IoError("cannot rename onto " + path + ": " + std::strerror(errno));
-    }
-    if (!status.ok()) ::unlink(tmp.c_str());
-    co_return status;
+    if (!status.ok()) co_return status;  // the TempFile deletes itself
+    co_return tmp.Commit();
   }
 
   // Bytes [offset, offset + n) of blob `key` written at `offset` of `fd`

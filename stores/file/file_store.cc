@@ -18,44 +18,12 @@
 namespace sluice {
 namespace {
 
-Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
-  std::string msg = std::string(what) + " " + path + ": " + std::strerror(err);
-  if (err == ENOENT || err == ENOTDIR) return NotFoundError(std::move(msg));
-  if (err == EACCES || err == EPERM) return Status(StatusCode::kPermissionDenied, std::move(msg));
-  return IoError(std::move(msg));
-}
-
 std::string ParentDir(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return "";
   if (slash == 0) return "/";
   return path.substr(0, slash);
 }
-
-// A name next to `path` no other writer uses: pid plus a process counter.
-std::string TempNameFor(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-}
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
   while (size > 0) {
@@ -70,39 +38,28 @@ Status WriteAll(int fd, const char* data, size_t size, const std::string& path) 
   return Status::Ok();
 }
 
-// Copies file `from` to `to` through a temporary name and a rename, creating
+// Copies file `from` to `to` through a TempFile and a rename, creating
 // `to`'s folder.
 Status CopyFileAtomic(const std::string& from, const std::string& to) {
-  Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
-  if (in.get() < 0) return ErrnoStatus("cannot open", from, errno);
+  OwnedFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in.valid()) return ErrnoStatus("cannot open", from, errno);
   struct stat st;
   if (::fstat(in.get(), &st) != 0) return ErrnoStatus("cannot stat", from, errno);
   if (!S_ISREG(st.st_mode)) return NotFoundError(from + " is not a regular file");
   std::string dir = ParentDir(to);
   if (!dir.empty()) SLUICE_RETURN_IF_ERROR(MakeDirs(dir));
-  std::string tmp = TempNameFor(to);
-  Fd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (out.get() < 0) return ErrnoStatus("cannot create", tmp, errno);
+  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(to));
   std::string buf(1 << 20, '\0');
-  Status status;
   while (true) {
     ssize_t n = ::read(in.get(), buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      status = ErrnoStatus("cannot read", from, errno);
-      break;
+      return ErrnoStatus("cannot read", from, errno);
     }
     if (n == 0) break;
-    status = WriteAll(out.get(), buf.data(), static_cast<size_t>(n), tmp);
-    if (!status.ok()) break;
+    SLUICE_RETURN_IF_ERROR(WriteAll(out.fd(), buf.data(), static_cast<size_t>(n), out.path()));
   }
-  int fd = out.release();
-  if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("cannot close", tmp, errno);
-  if (status.ok() && ::rename(tmp.c_str(), to.c_str()) != 0) {
-    status = ErrnoStatus("cannot rename onto", to, errno);
-  }
-  if (!status.ok()) ::unlink(tmp.c_str());
-  return status;
+  return out.Commit();
 }
 
 // Appends every regular file under `dir` (key prefix `rel`) to `out`.
@@ -208,8 +165,8 @@ class FileStore final : public Store {
   Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length) const {
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) return ErrnoStatus("cannot open", path, errno);
+    OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) return ErrnoStatus("cannot open", path, errno);
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
     if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");

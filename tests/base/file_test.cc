@@ -1,6 +1,9 @@
 #include "base/file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -84,6 +87,206 @@ TEST(FileTest, JoinPath) {
   EXPECT_EQ(JoinPath("a", "b"), "a/b");
   EXPECT_EQ(JoinPath("a/", "b"), "a/b");
   EXPECT_EQ(JoinPath("", "b"), "b");
+}
+
+TEST(FileTest, ErrnoStatusSaysWhatWhereAndWhy) {
+  EXPECT_EQ(ErrnoStatus("cannot open", "/a/b", ENOENT).ToString(),
+            "not found: cannot open /a/b: No such file or directory");
+  EXPECT_EQ(ErrnoStatus("cannot open", "/a/b", ENOTDIR).code(), StatusCode::kNotFound);
+  EXPECT_EQ(ErrnoStatus("cannot open", "/a/b", EACCES).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ErrnoStatus("cannot open", "/a/b", EPERM).code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ErrnoStatus("cannot write", "/a/b", ENOSPC).ToString(),
+            "i/o error: cannot write /a/b: No space left on device");
+}
+
+TEST(TempNameTest, RoundTripsItsOwnerAndIsRecognized) {
+  const TempOwner owner{4242, 987654321};
+  EXPECT_EQ(TempPathFor("a/b/shard.00001.mds", owner, 7),
+            "a/b/.shard.00001.mds.sluice-tmp.4242.987654321.7");
+  EXPECT_EQ(TempPathFor("index.json", owner, 1), ".index.json.sluice-tmp.4242.987654321.1");
+  for (const std::string& name : {std::string(".shard.00001.mds.sluice-tmp.4242.987654321.7"),
+                                  std::string(".s.sluice-tmp.4242.987654321.7.scratch")}) {
+    std::optional<TempName> t = ParseTempName(name);
+    ASSERT_TRUE(t.has_value()) << name;
+    EXPECT_EQ(t->owner, owner);
+    EXPECT_EQ(t->seq, 7u);
+  }
+  // A temporary of a temporary is the outer writer's.
+  std::optional<TempName> outer =
+      ParseTempName(".x.sluice-tmp.1.2.3.sluice-tmp.4.5.6");
+  ASSERT_TRUE(outer.has_value());
+  EXPECT_EQ(outer->owner, (TempOwner{4, 5}));
+  for (const char* not_one : {"shard.mds", "s1.tmp.4242.7", ".s1.tmp.4242.7",
+                              "x.sluice-tmp.1.2.3", ".sluice-tmp.1.2.3", ".x.sluice-tmp.1.2",
+                              ".x.sluice-tmp.1.2.3.", ".x.sluice-tmp.1.2.3.Tag",
+                              ".x.sluice-tmp.1.2.3.tag.more", ".x.sluice-tmp.a.2.3",
+                              ".x.sluice-tmp.1.2.99999999999", "d/.x.sluice-tmp.1.2.3"}) {
+    EXPECT_FALSE(ParseTempName(not_one).has_value()) << not_one;
+  }
+  // Long names are cut so the temporary stays within NAME_MAX.
+  std::string temp = TempPathFor(std::string(255, 'n'), owner, 1);
+  EXPECT_LE(temp.size(), 255u);
+  EXPECT_TRUE(ParseTempName(temp).has_value());
+}
+
+TEST(TempNameTest, OwnersAreThisProcessUntilGone) {
+  const TempOwner me = ThisProcessTempOwner();
+  EXPECT_EQ(me.pid, static_cast<uint32_t>(::getpid()));
+  ASSERT_NE(me.start, 0u) << "/proc/self/stat unreadable";
+  EXPECT_FALSE(TempOwnerGone(me));
+  EXPECT_TRUE(TempOwnerGone({me.pid, me.start + 1})) << "a reused pid is another process";
+  EXPECT_FALSE(TempOwnerGone({me.pid, 0})) << "unknown start: the live pid is the owner";
+  pid_t child = ::fork();
+  if (child == 0) _exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  EXPECT_TRUE(TempOwnerGone({static_cast<uint32_t>(child), 0}));
+  EXPECT_TRUE(IsTempOfThisProcess("x/" + TempPathFor("f")));
+  EXPECT_FALSE(IsTempOfThisProcess(TempPathFor("f", {me.pid, me.start + 1}, 1)));
+  EXPECT_NE(NextTempSeq(), NextTempSeq());
+}
+
+TEST(TempFileTest, CommitRenamesAndDroppingDeletes) {
+  std::string dir = TempDir();
+  const std::string final_path = JoinPath(dir, "f.bin");
+  {
+    auto t = TempFile::Create(final_path);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(t->path().rfind(dir + "/.f.bin.sluice-tmp.", 0), 0u) << t->path();
+    EXPECT_TRUE(IsTempOfThisProcess(t->path()));
+    ASSERT_EQ(::write(t->fd(), "abc", 3), 3);
+    EXPECT_FALSE(FileExists(final_path));
+    std::string temp = t->path();
+    ASSERT_TRUE(t->Commit().ok());
+    EXPECT_FALSE(FileExists(temp));
+  }
+  EXPECT_EQ(*ReadFile(final_path), "abc");
+  std::string dropped;
+  {
+    auto t = TempFile::Create(final_path);
+    ASSERT_TRUE(t.ok());
+    dropped = t->path();
+    EXPECT_TRUE(FileExists(dropped));
+  }
+  EXPECT_FALSE(FileExists(dropped));
+  EXPECT_EQ(*ReadFile(final_path), "abc");
+  // A temporary of this process is written in place: one file, no rename.
+  const std::string named = TempPathFor(JoinPath(dir, "g.bin"));
+  {
+    auto t = TempFile::Create(named);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->path(), named);
+    ASSERT_EQ(::write(t->fd(), "xy", 2), 2);
+    ASSERT_TRUE(t->Commit().ok());
+  }
+  EXPECT_EQ(*ReadFile(named), "xy");
+  ASSERT_TRUE(WriteFileAtomic(named, "in place").ok());
+  EXPECT_EQ(*ReadFile(named), "in place");
+  std::system(("rm -rf " + dir).c_str());
+  // Its folder must exist.
+  auto missing = TempFile::Create(JoinPath(dir, "f.bin"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+TEST(TempFileTest, WriteFileAtomicNamesItsTemporaryByTheScheme) {
+  std::string dir = TempDir();
+  const std::string target = JoinPath(dir, "taken");
+  ASSERT_TRUE(MakeDirs(JoinPath(target, "inside")).ok());  // the rename must fail
+  Status st = WriteFileAtomic(target, "data");
+  ASSERT_FALSE(st.ok());
+  const std::string& m = st.message();
+  const std::string head = "cannot rename ";
+  ASSERT_EQ(m.rfind(head, 0), 0u) << m;
+  const std::string temp = m.substr(head.size(), m.find(" onto ") - head.size());
+  EXPECT_EQ(temp.rfind(dir + "/.taken.sluice-tmp.", 0), 0u) << m;
+  std::optional<TempName> t = ParseTempName(temp.substr(dir.size() + 1));
+  ASSERT_TRUE(t.has_value()) << temp;
+  EXPECT_EQ(t->owner, ThisProcessTempOwner());
+  EXPECT_FALSE(FileExists(temp)) << "a failed write leaves no temporary";
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// Files are created 0666 and folders 0777, masked by the umask.
+TEST(FileTest, NewFilesAndFoldersHonourTheUmask) {
+  std::string dir = TempDir();
+  auto mode = [](const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 01000000u;
+  };
+  const mode_t old = ::umask(022);
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "a"), "x").ok());
+  ASSERT_TRUE(MakeDirs(JoinPath(dir, "d1/e")).ok());
+  ::umask(027);
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "b"), "x").ok());
+  ASSERT_TRUE(MakeDirs(JoinPath(dir, "d2")).ok());
+  ::umask(old);
+  EXPECT_EQ(mode(JoinPath(dir, "a")), 0644u);
+  EXPECT_EQ(mode(JoinPath(dir, "d1/e")), 0755u);
+  EXPECT_EQ(mode(JoinPath(dir, "b")), 0640u);
+  EXPECT_EQ(mode(JoinPath(dir, "d2")), 0750u);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST(ConfinedDirTest, NeverGoesThroughALink) {
+  std::string dir = TempDir();
+  const std::string root = JoinPath(dir, "root");
+  const std::string outside = JoinPath(dir, "outside");
+  ASSERT_TRUE(MakeDirs(root).ok());
+  ASSERT_TRUE(MakeDirs(outside).ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(outside, "f"), "out").ok());
+  ASSERT_EQ(::symlink(outside.c_str(), JoinPath(root, "sub").c_str()), 0);
+  ASSERT_EQ(::symlink(JoinPath(outside, "f").c_str(), JoinPath(root, "lf").c_str()), 0);
+  auto d = ConfinedDir::Open(root);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const std::string refused = "invalid argument: " + root + "/sub is a symbolic link: nothing "
+                              "beneath " + root + " is reached through one";
+  EXPECT_EQ(d->OpenFolder("sub/deeper", true).status().ToString(), refused);
+  EXPECT_EQ(d->Stat("sub/f").status().ToString(), refused);
+  EXPECT_EQ(d->Remove("sub/f").ToString(), refused);
+  EXPECT_EQ(d->OpenFile("sub/f", O_RDONLY).status().ToString(), refused);
+  EXPECT_EQ(d->OpenFile("lf", O_RDONLY).status().ToString(),
+            "invalid argument: " + root + "/lf is a symbolic link: nothing beneath " + root +
+                " is reached through one");
+  EXPECT_EQ(d->Rename("lf", "sub/g").ToString(), refused);
+  EXPECT_EQ(d->OpenFolder("a/../../x", true).status().code(), StatusCode::kInvalidArgument);
+  auto link = d->Stat("lf");
+  ASSERT_TRUE(link.ok());
+  EXPECT_TRUE(S_ISLNK(link->st_mode));
+  auto followed = d->Stat("sub/f", /*follow_links=*/true);
+  ASSERT_TRUE(followed.ok());
+  EXPECT_EQ(followed->st_size, 3);
+  // Real folders work: created, statted, renamed into, deleted from.
+  ASSERT_TRUE(d->OpenFolder("a/b", true).ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "a/b/x"), "12345").ok());
+  EXPECT_EQ(d->Stat("a/b/x")->st_size, 5);
+  EXPECT_EQ(d->Stat("a/c/x").status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(d->Rename("a/b/x", "a/y").ok());
+  EXPECT_TRUE(d->Remove("a/y").ok());
+  EXPECT_TRUE(d->Remove("a/y").ok()) << "already gone is fine";
+  EXPECT_TRUE(d->Remove("nowhere/y").ok());
+  EXPECT_TRUE(d->Remove("lf").ok()) << "deletes the link itself";
+  EXPECT_EQ(*ReadFile(JoinPath(outside, "f")), "out");
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST(ConfinedDirTest, SweepDeletesOnlyTemporariesOfGoneOwners) {
+  std::string dir = TempDir();
+  const TempOwner me = ThisProcessTempOwner();
+  const TempOwner gone{me.pid, me.start + 1};
+  const std::string a = TempPathFor("a", gone, 1);
+  const std::string b = TempPathFor("b", gone, 2) + ".scratch";
+  const std::string mine = TempPathFor("c", me, 3);
+  for (const std::string& f : {a, b, mine, std::string("a.tmp.1.2"), std::string("a")}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, f), "x").ok());
+  }
+  auto d = ConfinedDir::Open(dir);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->SweepDeadTemps(""), 2u);
+  EXPECT_FALSE(FileExists(JoinPath(dir, a)));
+  EXPECT_FALSE(FileExists(JoinPath(dir, b)));
+  EXPECT_TRUE(FileExists(JoinPath(dir, mine)));
+  EXPECT_TRUE(FileExists(JoinPath(dir, "a.tmp.1.2")));
+  EXPECT_EQ(d->SweepDeadTemps("missing"), 0u);
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

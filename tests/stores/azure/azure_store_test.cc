@@ -182,5 +182,24 @@ TEST(AzureSettingsTest, MissingCredentialsNameTheVariables) {
   EXPECT_EQ(bad_cs.status().message().find("not base64!"), std::string::npos);
 }
 
+// GetToFile writes one temporary named by base/file.h's scheme: a rename
+// onto a folder fails naming it, and leaves none behind.
+TEST_F(AzureStoreTest, GetToFileTemporaryIsNamedByTheOneScheme) {
+  auto store = Open("azure://data", StoreOptions{});
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(loop_.Run(store->Put("t.bin", PatternBytes(1000, 4))).ok());
+  const std::string taken = dir_->path() + "/az-taken";
+  ASSERT_TRUE(MakeDirs(taken + "/inside").ok());
+  Status st = loop_.Run(store->GetToFile("t.bin", taken));
+  ASSERT_FALSE(st.ok());
+  const std::string head = "cannot rename " + dir_->path() + "/";
+  ASSERT_EQ(st.message().rfind(head, 0), 0u) << st.message();
+  const std::string temp = st.message().substr(head.size(), st.message().find(" onto ") - head.size());
+  EXPECT_EQ(temp.rfind(".az-taken.sluice-tmp.", 0), 0u) << temp;
+  ASSERT_TRUE(ParseTempName(temp).has_value()) << temp;
+  EXPECT_EQ(ParseTempName(temp)->owner, ThisProcessTempOwner());
+  EXPECT_FALSE(FileExists(dir_->path() + "/" + temp));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -155,5 +155,31 @@ TEST(OpenStoreTest, DispatchAndUrlErrors) {
   EXPECT_TRUE(OpenStore("dir:with:colons", loop.executor()).ok());
 }
 
+// Downloads and uploads go through one temporary named by base/file.h's
+// scheme: a rename onto a folder fails naming it, and leaves none behind.
+TEST_F(FileStoreTest, TemporariesAreNamedByTheOneScheme) {
+  auto store = Open(dir_.path() + "/r");
+  ASSERT_TRUE(loop_.Run(store->Put("x.bin", "data")).ok());
+  const std::string taken = dir_.path() + "/taken";
+  ASSERT_TRUE(MakeDirs(taken + "/inside").ok());
+  Status st = loop_.Run(store->GetToFile("x.bin", taken));
+  ASSERT_FALSE(st.ok());
+  const std::string head = "cannot rename " + dir_.path() + "/";
+  ASSERT_EQ(st.message().rfind(head, 0), 0u) << st.message();
+  const std::string temp = st.message().substr(head.size(), st.message().find(" onto ") - head.size());
+  EXPECT_EQ(temp.rfind(".taken.sluice-tmp.", 0), 0u) << temp;
+  ASSERT_TRUE(ParseTempName(temp).has_value()) << temp;
+  EXPECT_EQ(ParseTempName(temp)->owner, ThisProcessTempOwner());
+  EXPECT_FALSE(FileExists(dir_.path() + "/" + temp));
+  // Created 0666 masked by the umask.
+  const mode_t old = ::umask(027);
+  Status got = loop_.Run(store->GetToFile("x.bin", dir_.path() + "/y.bin"));
+  ::umask(old);
+  ASSERT_TRUE(got.ok()) << got.ToString();
+  struct stat sb;
+  ASSERT_EQ(::stat((dir_.path() + "/y.bin").c_str(), &sb), 0);
+  EXPECT_EQ(sb.st_mode & 07777, 0640u);
+}
+
 }  // namespace
 }  // namespace sluice

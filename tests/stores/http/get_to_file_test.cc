@@ -1,0 +1,116 @@
+// HttpClient::GetToFile's file: one temporary named by base/file.h's scheme
+// (none when the destination is already a temporary of this process), and
+// the mode of what it creates.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/http/http_client.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::NginxServer;
+using testing::PatternBytes;
+using testing::TempDir;
+
+class GetToFileTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    nginx_ = NginxServer::Start(dir_->path()).release();
+    ASSERT_NE(nginx_, nullptr) << "nginx did not start";
+    ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/data.bin", PatternBytes(300000, 2)).ok());
+  }
+  static void TearDownTestSuite() {
+    delete nginx_;
+    delete dir_;
+  }
+  void SetUp() override {
+    auto client = HttpClient::Create(loop_.executor());
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(client).value();
+    ASSERT_TRUE(MakeDirs(out()).ok());
+  }
+  void TearDown() override {
+    client_.reset();
+    std::system(("rm -rf " + out()).c_str());
+  }
+  std::string Url() const {
+    return "http://127.0.0.1:" + std::to_string(nginx_->http_port()) + "/data.bin";
+  }
+  static std::string out() { return dir_->path() + "/out"; }
+  static std::vector<std::string> List(const std::string& dir) {
+    std::vector<std::string> names;
+    DIR* d = ::opendir(dir.c_str());
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+    return names;
+  }
+
+  static TempDir* dir_;
+  static NginxServer* nginx_;
+  EventLoop loop_;
+  std::unique_ptr<HttpClient> client_;
+};
+
+TempDir* GetToFileTest::dir_ = nullptr;
+NginxServer* GetToFileTest::nginx_ = nullptr;
+
+TEST_F(GetToFileTest, FilesAreCreated0666MaskedByTheUmask) {
+  GetToFileOptions small_parts;
+  small_parts.part_size = 64 << 10;  // several ranged GETs into one file
+  const mode_t old = ::umask(022);
+  auto a = loop_.Run(client_->GetToFile(Url(), out() + "/a.bin", small_parts));
+  ::umask(027);
+  auto b = loop_.Run(client_->GetToFile(Url(), out() + "/b.bin"));
+  ::umask(old);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  struct stat st;
+  ASSERT_EQ(::stat((out() + "/a.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  ASSERT_EQ(::stat((out() + "/b.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(*ReadFile(out() + "/a.bin"), PatternBytes(300000, 2));
+}
+
+TEST_F(GetToFileTest, TemporaryIsNamedByTheOneScheme) {
+  const std::string taken = out() + "/taken";
+  ASSERT_TRUE(MakeDirs(taken + "/inside").ok());  // the final rename must fail
+  auto r = loop_.Run(client_->GetToFile(Url(), taken));
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  const std::string head = "cannot rename " + out() + "/";
+  ASSERT_EQ(m.rfind(head, 0), 0u) << m;
+  const std::string temp = m.substr(head.size(), m.find(" onto ") - head.size());
+  EXPECT_EQ(temp.rfind(".taken.sluice-tmp.", 0), 0u) << temp;
+  ASSERT_TRUE(ParseTempName(temp).has_value()) << temp;
+  EXPECT_EQ(ParseTempName(temp)->owner, ThisProcessTempOwner());
+  EXPECT_EQ(List(out()), std::vector<std::string>{"taken"}) << "no temporary left";
+}
+
+// The shard cache hands its own temporary as the destination: it is written
+// in place (same inode), not through a second temporary and a rename.
+TEST_F(GetToFileTest, ATemporaryOfThisProcessIsWrittenInPlace) {
+  const std::string temp = TempPathFor(out() + "/shard.bin");
+  ASSERT_TRUE(WriteFileAtomic(temp, "stale").ok());
+  struct stat before, after;
+  ASSERT_EQ(::stat(temp.c_str(), &before), 0);
+  auto r = loop_.Run(client_->GetToFile(Url(), temp));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(::stat(temp.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(*ReadFile(temp), PatternBytes(300000, 2));
+  EXPECT_EQ(List(out()).size(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice
