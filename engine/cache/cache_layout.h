@@ -2,7 +2,9 @@
 // process that opens the same cache folder (and by tests that observe it).
 //
 //   <root>/<shard name>              a present shard: exists with its size
-//   <root>/<shard name>.tmp.<pid>.<n> a shard being fetched (never served)
+//   <root>/<folder>/.<base>.sluice-tmp.<pid>.<start>.<seq>[.scratch]
+//                                    a shard being fetched (never served),
+//                                    named by base/file.h's TempPathFor
 //   <root>/.sluice/lock              empty file; only its byte-range OFD
 //                                    locks matter (see ofd_lock.h)
 //   <root>/.sluice/state             memory-mapped CacheStateHeader followed
@@ -41,7 +43,8 @@ inline constexpr off_t DownloadByte(size_t shard) {
 inline constexpr off_t PinByte(size_t shard) { return DownloadByte(shard) + 1; }
 
 inline constexpr char kStateMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', '1'};
-inline constexpr uint32_t kStateVersion = 1;
+// 2: temporaries named by base/file.h's scheme (temp_start recorded).
+inline constexpr uint32_t kStateVersion = 2;
 
 // All fields are accessed through std::atomic_ref (lock-free and address-free
 // for these sizes on Linux), so concurrent readers never see torn values.
@@ -65,12 +68,13 @@ struct CacheShardRecord {
   // Bytes counted in bytes_used for this shard: its size while the file is
   // present or being fetched (a reservation), else 0. Changed under global.
   uint64_t accounted;
-  // Temp file of the current or last download (pid, sequence; 0 = none).
-  // Written only by the download lock's holder, so when a new holder finds
-  // a record, its writer is dead and the file is stale.
+  // Temp file of the current or last download: its TempOwner (pid, start)
+  // and sequence (pid 0 = none). Written only by the download lock's holder,
+  // so when a new holder finds a record, its writer is dead and the file is
+  // stale.
   uint32_t temp_pid;
   uint32_t temp_seq;
-  uint64_t reserved;
+  uint64_t temp_start;
 };
 static_assert(sizeof(CacheShardRecord) == 32);
 

@@ -35,7 +35,8 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
 UniqueFd::~UniqueFd() { CloseRegistered(fd_); }
 
 Result<UniqueFd> OpenLockFile(const std::string& path) {
-  int fd = OpenRegistered(path, O_RDWR | O_CREAT, 0644);
+  // O_NOFOLLOW: a link planted as the lock file is refused, never followed.
+  int fd = OpenRegistered(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
   if (fd < 0) {
     return IoError("cannot open lock file " + path + ": " + std::strerror(errno));
   }

@@ -40,9 +40,10 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-// Opens (creating if needed, mode 0644) `path` read-write with O_CLOEXEC:
-// a new open file description, i.e. a new lock owner. Registered with the
-// fork guard, so a forked child never holds its locks.
+// Opens (creating if needed, mode 0644) `path` read-write with O_CLOEXEC and
+// O_NOFOLLOW (a link as the lock file is refused): a new open file
+// description, i.e. a new lock owner. Registered with the fork guard, so a
+// forked child never holds its locks.
 Result<UniqueFd> OpenLockFile(const std::string& path);
 
 // Tries to take a shared (exclusive = false) or exclusive lock on byte

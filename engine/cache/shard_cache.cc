@@ -1,6 +1,5 @@
 #include "engine/cache/shard_cache.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -79,7 +78,11 @@ Status ValidateName(size_t index, const std::string& name) {
   return Status::Ok();
 }
 
-std::string Errno(int err) { return std::strerror(err); }
+// "a/b/c" -> "a/b"; "c" -> "".
+std::string ParentOf(const std::string& name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string::npos ? "" : name.substr(0, slash);
+}
 
 }  // namespace
 
@@ -91,6 +94,22 @@ class ShardCache::GlobalLock {
 
  private:
   UniqueFd fd_;
+};
+
+// Sets the state file's dirty flag for its lifetime: a holder of the global
+// lock killed inside leaves it set, and the next holder rebuilds the
+// accounting from the files (LockGlobal). One at a time, under global.
+class ShardCache::DirtyScope {
+ public:
+  explicit DirtyScope(cl::CacheStateHeader* header) : header_(header) {
+    Store(header_->dirty, uint64_t{1});
+  }
+  ~DirtyScope() { Store(header_->dirty, uint64_t{0}); }
+  DirtyScope(const DirtyScope&) = delete;
+  DirtyScope& operator=(const DirtyScope&) = delete;
+
+ private:
+  cl::CacheStateHeader* header_;
 };
 
 // ---------------------------------------------------------------- ShardPin
@@ -170,28 +189,28 @@ Status ShardCache::Init() {
     paths_.push_back(JoinPath(options_.root, s.name));
     companion_paths_.push_back(s.companion.empty() ? "" : JoinPath(options_.root, s.companion));
   }
+  SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root).WithContext(Prefix()));
+  SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root));
+  SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(cl::kStateDir, true).status().WithContext(Prefix()));
   const std::string state_dir = JoinPath(options_.root, cl::kStateDir);
-  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir).WithContext(Prefix()));
   lock_path_ = JoinPath(state_dir, cl::kLockFile);
   state_path_ = JoinPath(state_dir, cl::kStateFile);
   SLUICE_ASSIGN_OR_RETURN(pin_fd_, OpenLockFile(lock_path_));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
-  UniqueFd state_fd(::open(state_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!state_fd.valid()) {
-    return IoError(Prefix() + ": cannot open " + state_path_ + ": " + Errno(errno));
-  }
+  auto state_fd = root_dir_.OpenFile(JoinPath(cl::kStateDir, cl::kStateFile), O_RDWR | O_CREAT);
+  if (!state_fd.ok()) return state_fd.status().WithContext(Prefix());
   struct stat st;
-  if (::fstat(state_fd.get(), &st) != 0) {
-    return IoError(Prefix() + ": cannot stat " + state_path_ + ": " + Errno(errno));
+  if (::fstat(state_fd->get(), &st) != 0) {
+    return ErrnoStatus("cannot stat", state_path_, errno).WithContext(Prefix());
   }
   map_size_ = sizeof(cl::CacheStateHeader) + shards_.size() * sizeof(cl::CacheShardRecord);
   const uint64_t fingerprint = Fingerprint(shards_);
   auto map = [&]() -> Status {
-    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd.get(), 0);
+    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd->get(), 0);
     if (map_ == MAP_FAILED) {
       map_ = nullptr;
-      return IoError(Prefix() + ": cannot map " + state_path_ + ": " + Errno(errno));
+      return ErrnoStatus("cannot map", state_path_, errno).WithContext(Prefix());
     }
     header_ = static_cast<cl::CacheStateHeader*>(map_);
     records_ = reinterpret_cast<cl::CacheShardRecord*>(static_cast<char*>(map_) +
@@ -221,9 +240,9 @@ Status ShardCache::Init() {
     map_ = nullptr;
     header_ = nullptr;
     records_ = nullptr;
-    if (::ftruncate(state_fd.get(), 0) != 0 ||
-        ::ftruncate(state_fd.get(), static_cast<off_t>(map_size_)) != 0) {
-      return IoError(Prefix() + ": cannot size " + state_path_ + ": " + Errno(errno));
+    if (::ftruncate(state_fd->get(), 0) != 0 ||
+        ::ftruncate(state_fd->get(), static_cast<off_t>(map_size_)) != 0) {
+      return ErrnoStatus("cannot size", state_path_, errno).WithContext(Prefix());
     }
     SLUICE_RETURN_IF_ERROR(map());
     std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
@@ -231,11 +250,13 @@ Status ShardCache::Init() {
     Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
     Store(header_->shard_count, static_cast<uint64_t>(shards_.size()));
     Store(header_->fingerprint, fingerprint);
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd(), /*scan_temps=*/true));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
     Store(header_->initialized, uint64_t{1});
   } else if (Load(header_->dirty) != 0) {
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd(), /*scan_temps=*/false));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
   }
+  SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.fd()));
+  SweepDeadTemps();
   // Only exclusive holders can conflict, and they hold global too.
   SLUICE_ASSIGN_OR_RETURN(bool user, TryLockByte(pin_fd_.get(), cl::kUsersByte, false));
   if (!user) return InternalError(Prefix() + ": users lock conflicts while holding the cache lock");
@@ -263,17 +284,16 @@ Status ShardCache::CheckUsable(size_t shard) const {
 }
 
 int ShardCache::FileState(size_t shard) const {
-  struct stat st;
-  if (::stat(paths_[shard].c_str(), &st) != 0) return errno == ENOENT ? 0 : -1;
-  return S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == shards_[shard].bytes ? 1
-                                                                                         : -1;
+  auto st = root_dir_.Stat(shards_[shard].name, /*follow_links=*/!options_.evictable);
+  if (!st.ok()) return st.status().code() == StatusCode::kNotFound ? 0 : -1;
+  return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == shards_[shard].bytes ? 1
+                                                                                           : -1;
 }
 
 uint64_t ShardCache::KeptBytes(size_t shard) const {
   uint64_t kept = shards_[shard].bytes;
-  if (!companion_paths_[shard].empty()) {
-    struct stat st;
-    if (::stat(companion_paths_[shard].c_str(), &st) == 0) kept += shards_[shard].companion_bytes;
+  if (!shards_[shard].companion.empty() && root_dir_.Stat(shards_[shard].companion).ok()) {
+    kept += shards_[shard].companion_bytes;
   }
   return kept;
 }
@@ -282,18 +302,18 @@ uint64_t ShardCache::FetchBytes(size_t shard) const {
   return shards_[shard].bytes + std::max(shards_[shard].fetch_extra, shards_[shard].companion_bytes);
 }
 
-bool ShardCache::DeleteFiles(size_t shard, int state) {
-  if (state != 0 && ::unlink(paths_[shard].c_str()) != 0 && errno != ENOENT) return false;
-  if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
-  return true;
+Status ShardCache::DeleteFiles(size_t shard, int state) {
+  if (state != 0) SLUICE_RETURN_IF_ERROR(root_dir_.Remove(shards_[shard].name));
+  if (!shards_[shard].companion.empty()) (void)root_dir_.Remove(shards_[shard].companion);
+  return Status::Ok();
 }
 
 bool ShardCache::IsPresent(size_t shard) const {
   return shard < shards_.size() && FileState(shard) == 1;
 }
 
-std::string ShardCache::TempPath(size_t shard, uint32_t pid, uint32_t seq) const {
-  return paths_[shard] + ".tmp." + std::to_string(pid) + "." + std::to_string(seq);
+std::string ShardCache::TempName(size_t shard, const TempOwner& owner, uint32_t seq) const {
+  return TempPathFor(shards_[shard].name, owner, seq);
 }
 
 uint64_t ShardCache::bytes_used() const { return Load(header_->bytes_used); }
@@ -313,34 +333,46 @@ void ShardCache::Touch(size_t shard) {
   Store(records_[shard].last_access, stamp);
 }
 
-Status ShardCache::LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
-                             const std::function<std::string()>& waiting_for,
-                             const std::atomic<bool>* cancel) {
-  SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(fd, byte, exclusive));
-  if (got) return Status::Ok();
+// ----------------------------------------------------------------- waiting
+
+Status ShardCache::WaitUntil(Clock::time_point deadline, const std::atomic<bool>* cancel,
+                             const std::function<Result<bool>()>& attempt,
+                             const std::function<std::string(bool timed_out)>& waiting) {
   const auto start = Clock::now();
   auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
+  bool waited = false;
+  auto count = [&] {
+    if (waited) wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  };
   for (;;) {
-    auto now = Clock::now();
+    Result<bool> done = attempt();
+    if (!done.ok() || *done) {
+      count();
+      return done.ok() ? Status::Ok() : done.status();
+    }
+    waited = true;
+    const auto now = Clock::now();
     if (cancel != nullptr && cancel->load()) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-      return Status(StatusCode::kCancelled, Prefix() + ": cancelled waiting for " + waiting_for());
+      count();
+      return Status(StatusCode::kCancelled, Prefix() + ": cancelled " + waiting(false));
     }
     if (now >= deadline) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-      return Status(StatusCode::kDeadlineExceeded,
-                    Prefix() + ": wait_timeout of " + std::to_string(TimeoutMs()) +
-                        " ms expired waiting for " + waiting_for());
+      count();
+      return Status(StatusCode::kDeadlineExceeded, Prefix() + ": wait_timeout of " +
+                                                       std::to_string(TimeoutMs()) +
+                                                       " ms expired " + waiting(true));
     }
     std::this_thread::sleep_for(std::min(poll, deadline - now));
     poll = std::min<Clock::duration>(poll * 2, kMaxPoll);
-    SLUICE_ASSIGN_OR_RETURN(got, TryLockByte(fd, byte, exclusive));
-    if (got) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start)
-                      .count();
-      return Status::Ok();
-    }
   }
+}
+
+Status ShardCache::LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
+                             const std::function<std::string()>& waiting_for,
+                             const std::atomic<bool>* cancel) {
+  return WaitUntil(
+      deadline, cancel, [&] { return TryLockByte(fd, byte, exclusive); },
+      [&](bool) { return "waiting for " + waiting_for(); });
 }
 
 Result<ShardCache::GlobalLock> ShardCache::LockGlobal(Clock::time_point deadline) {
@@ -350,108 +382,27 @@ Result<ShardCache::GlobalLock> ShardCache::LockGlobal(Clock::time_point deadline
   GlobalLock lock(std::move(fd));
   // A holder killed mid-update leaves dirty set: rebuild from the files.
   if (header_ != nullptr && Load(header_->dirty) != 0) {
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(lock.fd(), /*scan_temps=*/false));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(lock.fd()));
   }
   return lock;
 }
 
-Status ShardCache::RecomputeLocked(int op_fd, bool scan_temps) {
-  Store(header_->dirty, uint64_t{1});
-  uint64_t total = 0;
-  for (size_t j = 0; j < shards_.size(); ++j) {
-    uint64_t accounted = 0;
-    if (FileState(j) == 1) {
-      accounted = KeptBytes(j);
-    } else {
-      // A live fetcher holds the download byte: its reservation stands.
-      SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op_fd, cl::DownloadByte(j), true));
-      if (free) {
-        SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
-      } else {
-        accounted = FetchBytes(j);
-      }
-    }
-    Store(records_[j].accounted, accounted);
-    total += accounted;
-  }
-  Store(header_->bytes_used, total);
-  if (scan_temps) {
-    // A fresh state file knows no temp files, and nobody else uses the
-    // folder (the caller checked the users byte): every temp is stale.
-    std::unordered_set<std::string> names;
-    std::unordered_set<std::string> dirs;
-    for (const std::string& p : paths_) {
-      names.insert(p);
-      dirs.insert(p.substr(0, p.rfind('/') == std::string::npos ? 0 : p.rfind('/')));
-    }
-    for (const std::string& dir : dirs) {
-      DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
-      if (d == nullptr) continue;
-      std::vector<std::string> stale;
-      while (struct dirent* e = ::readdir(d)) {
-        std::string full = JoinPath(dir, e->d_name);
-        size_t at = full.rfind(".tmp.");
-        if (at == std::string::npos || names.count(full.substr(0, at)) == 0) continue;
-        std::string_view tail(full.data() + at + 5, full.size() - at - 5);
-        constexpr std::string_view kScratch = ".scratch";
-        if (tail.size() > kScratch.size() && tail.substr(tail.size() - kScratch.size()) == kScratch) {
-          tail.remove_suffix(kScratch.size());
-        }
-        size_t dot = tail.find('.');
-        auto digits = [](std::string_view s) {
-          return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-            return c >= '0' && c <= '9';
-          });
-        };
-        if (dot != std::string_view::npos && digits(tail.substr(0, dot)) &&
-            digits(tail.substr(dot + 1))) {
-          stale.push_back(std::move(full));
-        }
-      }
-      ::closedir(d);
-      for (const std::string& f : stale) ::unlink(f.c_str());
-    }
-  }
-  Store(header_->dirty, uint64_t{0});
-  return Status::Ok();
-}
-
 Status ShardCache::Pin(size_t shard, Clock::time_point deadline) {
-  const auto start = Clock::now();
-  auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
-  bool waited = false;
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(pin_mu_);
-      auto it = pin_counts_.find(shard);
-      if (it != pin_counts_.end()) {
-        ++it->second;
-        break;
-      }
-      // Fails only while an evictor holds the pin byte, which is brief.
-      SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(pin_fd_.get(), cl::PinByte(shard), false));
-      if (got) {
-        pin_counts_.emplace(shard, 1);
-        break;
-      }
-    }
-    waited = true;
-    auto now = Clock::now();
-    if (now >= deadline) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-      return Status(StatusCode::kDeadlineExceeded,
-                    Prefix() + ": wait_timeout of " + std::to_string(TimeoutMs()) +
-                        " ms expired waiting to pin " + Describe(shard) +
-                        " while another process evicts it");
-    }
-    std::this_thread::sleep_for(std::min(poll, deadline - now));
-    poll = std::min<Clock::duration>(poll * 2, kMaxPoll);
-  }
-  if (waited) {
-    wait_ns_ +=
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-  }
-  return Status::Ok();
+  return WaitUntil(
+      deadline, nullptr,
+      [&]() -> Result<bool> {
+        std::lock_guard<std::mutex> lock(pin_mu_);
+        auto it = pin_counts_.find(shard);
+        if (it != pin_counts_.end()) {
+          ++it->second;
+          return true;
+        }
+        // Fails only while an evictor holds the pin byte, which is brief.
+        SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(pin_fd_.get(), cl::PinByte(shard), false));
+        if (got) pin_counts_.emplace(shard, 1);
+        return got;
+      },
+      [&](bool) { return "waiting to pin " + Describe(shard) + " while another process evicts it"; });
 }
 
 void ShardCache::Unpin(size_t shard) {
@@ -466,15 +417,73 @@ void ShardCache::Unpin(size_t shard) {
   }
 }
 
+// -------------------------------------------------------------- accounting
+
+void ShardCache::SetAccounted(size_t shard, uint64_t bytes, const DirtyScope&) {
+  const uint64_t old = Load(records_[shard].accounted);
+  Store(records_[shard].accounted, bytes);
+  Store(header_->bytes_used, Minus(Load(header_->bytes_used), old) + bytes);
+}
+
+Status ShardCache::RecomputeLocked(int op_fd) {
+  std::vector<uint64_t> accounted(shards_.size(), 0);
+  for (size_t j = 0; j < shards_.size(); ++j) {
+    if (FileState(j) == 1) {
+      accounted[j] = KeptBytes(j);
+      continue;
+    }
+    // A live fetcher holds the download byte: its reservation stands.
+    SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op_fd, cl::DownloadByte(j), true));
+    if (free) {
+      SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
+    } else {
+      accounted[j] = FetchBytes(j);
+    }
+  }
+  DirtyScope dirty(header_);
+  uint64_t total = 0;
+  for (size_t j = 0; j < shards_.size(); ++j) {
+    Store(records_[j].accounted, accounted[j]);
+    total += accounted[j];
+  }
+  Store(header_->bytes_used, total);
+  return Status::Ok();
+}
+
+Status ShardCache::ReclaimDeadFetchesLocked(int op_fd) {
+  for (size_t j = 0; j < shards_.size(); ++j) {
+    if (Load(records_[j].temp_pid) == 0) continue;
+    SLUICE_ASSIGN_OR_RETURN(bool dead, TryLockByte(op_fd, cl::DownloadByte(j), true));
+    if (!dead) continue;  // its fetcher runs
+    RemoveStaleTemp(j);
+    {
+      DirtyScope dirty(header_);
+      SetAccounted(j, FileState(j) == 1 ? KeptBytes(j) : 0, dirty);
+    }
+    SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
+  }
+  return Status::Ok();
+}
+
+void ShardCache::SweepDeadTemps() const {
+  std::unordered_set<std::string> folders{""};
+  for (const ShardSpec& s : shards_) {
+    folders.insert(ParentOf(s.name));
+    if (!s.companion.empty()) folders.insert(ParentOf(s.companion));
+  }
+  for (const std::string& folder : folders) (void)root_dir_.SweepDeadTemps(folder);
+}
+
 void ShardCache::RemoveStaleTemp(size_t shard) {
   cl::CacheShardRecord& r = records_[shard];
-  uint32_t pid = Load(r.temp_pid);
-  if (pid == 0) return;
-  const std::string tmp = TempPath(shard, pid, Load(r.temp_seq));
-  ::unlink(tmp.c_str());
-  ::unlink(ScratchPath(tmp).c_str());
+  const TempOwner owner{Load(r.temp_pid), Load(r.temp_start)};
+  if (owner.pid == 0) return;
+  const std::string tmp = TempName(shard, owner, Load(r.temp_seq));
+  (void)root_dir_.Remove(tmp);
+  (void)root_dir_.Remove(ScratchPath(tmp));
   Store(r.temp_pid, uint32_t{0});
   Store(r.temp_seq, uint32_t{0});
+  Store(r.temp_start, uint64_t{0});
 }
 
 void ShardCache::AccountPresent(size_t shard) {
@@ -483,24 +492,16 @@ void ShardCache::AccountPresent(size_t shard) {
   // fail because the cache lock is busy.
   auto global = LockGlobal(Clock::now() + options_.wait_timeout);
   if (!global.ok()) return;
-  cl::CacheShardRecord& r = records_[shard];
-  if (Load(r.accounted) != 0 || FileState(shard) != 1) return;
-  Store(header_->dirty, uint64_t{1});
-  const uint64_t kept = KeptBytes(shard);
-  Store(r.accounted, kept);
-  Store(header_->bytes_used, Load(header_->bytes_used) + kept);
-  Store(header_->dirty, uint64_t{0});
+  if (Load(records_[shard].accounted) != 0 || FileState(shard) != 1) return;
+  DirtyScope dirty(header_);
+  SetAccounted(shard, KeptBytes(shard), dirty);
 }
 
 Status ShardCache::ReleaseReservation(size_t shard) {
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
-  cl::CacheShardRecord& r = records_[shard];
-  uint64_t accounted = Load(r.accounted);
-  if (accounted == 0 || FileState(shard) == 1) return Status::Ok();
-  Store(header_->dirty, uint64_t{1});
-  Store(r.accounted, uint64_t{0});
-  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted));
-  Store(header_->dirty, uint64_t{0});
+  if (Load(records_[shard].accounted) == 0 || FileState(shard) == 1) return Status::Ok();
+  DirtyScope dirty(header_);
+  SetAccounted(shard, 0, dirty);
   return Status::Ok();
 }
 
@@ -510,118 +511,97 @@ void ShardCache::SettleAccounting(size_t shard) {
   // stays: an over-count, never an under-count.
   auto global = LockGlobal(Clock::now() + options_.wait_timeout);
   if (!global.ok()) return;
-  cl::CacheShardRecord& r = records_[shard];
-  const uint64_t accounted = Load(r.accounted);
   const uint64_t kept = KeptBytes(shard);
-  if (accounted == kept) return;
-  Store(header_->dirty, uint64_t{1});
-  Store(r.accounted, kept);
-  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted) + kept);
-  Store(header_->dirty, uint64_t{0});
+  if (Load(records_[shard].accounted) == kept) return;
+  DirtyScope dirty(header_);
+  SetAccounted(shard, kept, dirty);
+}
+
+Result<bool> ShardCache::EvictLocked(int op_fd, size_t shard) {
+  // A reader or a live fetcher of the shard holds its pin byte shared.
+  SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(op_fd, cl::PinByte(shard), true));
+  if (!got) return false;
+  Status deleted;
+  {
+    DirtyScope dirty(header_);
+    const int state = FileState(shard);
+    deleted = DeleteFiles(shard, state);
+    if (deleted.ok()) {
+      if (state == 1) ++shards_evicted_;
+      RemoveStaleTemp(shard);  // no fetcher is alive: it would pin the shard
+      SetAccounted(shard, 0, dirty);
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::PinByte(shard)));
+  if (!deleted.ok()) return deleted;
+  return true;
 }
 
 Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
                             const std::atomic<bool>* cancel) {
   const uint64_t limit = options_.cache_limit;
   const uint64_t size = FetchBytes(shard);
-  const auto start = Clock::now();
-  auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
-  bool waited = false;
-  for (;;) {
-    std::vector<size_t> pinned;
-    uint64_t used;
-    {
-      SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(deadline));
-      // Partly or wholly accounted already (a reservation left by a dead
-      // fetcher, a file that vanished, or a rebuild that saw our download
-      // lock): add what is missing; the total must still fit.
-      const uint64_t have = Load(records_[shard].accounted);
-      const uint64_t need = Minus(size, have);
-      used = Load(header_->bytes_used);
-      if (limit != 0 && used + need > limit) {
-        if (!options_.evictable) {
-          if (need == 0) break;  // nothing may be deleted; we add nothing
-          return InvalidArgumentError(
-              Prefix() + ": no room for " + Describe(shard) + " (" + std::to_string(size) +
-              " bytes) under cache_limit " + std::to_string(limit) + " bytes: " +
-              std::to_string(used) + " bytes in use and eviction is disabled (no remote: "
-              "local shards are never deleted)");
-        }
-        std::vector<std::pair<uint64_t, size_t>> lru;
-        for (size_t j = 0; j < shards_.size(); ++j) {
-          if (j != shard && Load(records_[j].accounted) != 0) {
-            lru.emplace_back(Load(records_[j].last_access), j);
-          }
-        }
-        std::sort(lru.begin(), lru.end());
-        for (const auto& [stamp, j] : lru) {
-          if (used + need <= limit) break;
-          // A reader or a live fetcher of j holds its pin byte shared.
-          SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(global.fd(), cl::PinByte(j), true));
-          if (!got) {
-            pinned.push_back(j);
-            continue;
-          }
-          Store(header_->dirty, uint64_t{1});
-          int state = FileState(j);
-          if (!DeleteFiles(j, state)) {
-            Store(header_->dirty, uint64_t{0});
-            (void)UnlockByte(global.fd(), cl::PinByte(j));
-            pinned.push_back(j);
-            continue;
-          }
-          if (state == 1) ++shards_evicted_;
-          RemoveStaleTemp(j);  // no fetcher is alive: it would pin j
-          uint64_t accounted = Load(records_[j].accounted);
-          Store(records_[j].accounted, uint64_t{0});
-          used = Minus(used, accounted);
-          Store(header_->bytes_used, used);
-          Store(header_->dirty, uint64_t{0});
-          SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::PinByte(j)));
+  std::vector<size_t> pinned;  // of the last attempt, for the timeout message
+  uint64_t used = 0;
+  auto attempt = [&]() -> Result<bool> {
+    pinned.clear();
+    SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(deadline));
+    // Partly or wholly accounted already (a reservation left by a dead
+    // fetcher, a file that vanished, or a rebuild that saw our download
+    // lock): add what is missing; the total must still fit.
+    const uint64_t have = Load(records_[shard].accounted);
+    const uint64_t need = Minus(size, have);
+    used = Load(header_->bytes_used);
+    if (limit != 0 && used + need > limit) {
+      if (!options_.evictable) {
+        if (need == 0) return true;  // nothing may be deleted; we add nothing
+        return InvalidArgumentError(
+            Prefix() + ": no room for " + Describe(shard) + " (" + std::to_string(size) +
+            " bytes) under cache_limit " + std::to_string(limit) + " bytes: " +
+            std::to_string(used) + " bytes in use and eviction is disabled (no remote: "
+            "local shards are never deleted)");
+      }
+      std::vector<std::pair<uint64_t, size_t>> lru;
+      for (size_t j = 0; j < shards_.size(); ++j) {
+        if (j != shard && Load(records_[j].accounted) != 0) {
+          lru.emplace_back(Load(records_[j].last_access), j);
         }
       }
-      if (limit == 0 || used + need <= limit) {
-        if (need != 0) {
-          Store(header_->dirty, uint64_t{1});
-          Store(records_[shard].accounted, have + need);
-          Store(header_->bytes_used, used + need);
-          Store(header_->dirty, uint64_t{0});
+      std::sort(lru.begin(), lru.end());
+      for (const auto& [stamp, j] : lru) {
+        if (used + need <= limit) break;
+        Result<bool> evicted = EvictLocked(global.fd(), j);
+        if (!evicted.ok() || !*evicted) {
+          pinned.push_back(j);  // a file that cannot be deleted waits like a pin
+          continue;
         }
-        break;
+        used = Load(header_->bytes_used);
       }
-    }  // releases global while waiting for readers to unpin
-    auto now = Clock::now();
-    if (cancel != nullptr && cancel->load()) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-      return Status(StatusCode::kCancelled, Prefix() + ": cancelled waiting for room for " +
-                                                Describe(shard) + " under cache_limit");
     }
-    if (now >= deadline) {
-      wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-      std::sort(pinned.begin(), pinned.end());
-      std::string list;
-      for (size_t k = 0; k < pinned.size() && k < 8; ++k) {
-        if (k != 0) list += ", ";
-        list += Describe(pinned[k]) + " (" + std::to_string(shards_[pinned[k]].bytes) + " bytes)";
-      }
-      if (pinned.size() > 8) list += " and " + std::to_string(pinned.size() - 8) + " more";
-      return Status(StatusCode::kDeadlineExceeded,
-                    Prefix() + ": wait_timeout of " + std::to_string(TimeoutMs()) +
-                        " ms expired waiting for room for " + Describe(shard) + " (" +
-                        std::to_string(size) + " bytes) under cache_limit " +
-                        std::to_string(limit) + " bytes: " + std::to_string(used) +
-                        " bytes in use; pinned or being fetched: " + list);
+    if (limit != 0 && used + need > limit) return false;  // releases global while waiting
+    if (need != 0) {
+      DirtyScope dirty(header_);
+      SetAccounted(shard, have + need, dirty);
     }
-    waited = true;
-    std::this_thread::sleep_for(std::min(poll, deadline - now));
-    poll = std::min<Clock::duration>(poll * 2, kMaxPoll);
-  }
-  if (waited) {
-    wait_ns_ +=
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-  }
-  return Status::Ok();
+    return true;
+  };
+  auto waiting = [&](bool timed_out) {
+    if (!timed_out) return "waiting for room for " + Describe(shard) + " under cache_limit";
+    std::sort(pinned.begin(), pinned.end());
+    std::string list;
+    for (size_t k = 0; k < pinned.size() && k < 8; ++k) {
+      if (k != 0) list += ", ";
+      list += Describe(pinned[k]) + " (" + std::to_string(shards_[pinned[k]].bytes) + " bytes)";
+    }
+    if (pinned.size() > 8) list += " and " + std::to_string(pinned.size() - 8) + " more";
+    return "waiting for room for " + Describe(shard) + " (" + std::to_string(size) +
+           " bytes) under cache_limit " + std::to_string(limit) + " bytes: " +
+           std::to_string(used) + " bytes in use; pinned or being fetched: " + list;
+  };
+  return WaitUntil(deadline, cancel, attempt, waiting);
 }
+
+// ------------------------------------------------------------------ fetch
 
 Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch,
                                      const std::atomic<bool>* cancel) {
@@ -644,64 +624,77 @@ Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch,
         return Describe(shard) + " to be fetched by " +
                (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
       }, cancel));
-  int state = FileState(shard);
+  const int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for
-
-  // We hold the download byte, so the recorded fetcher is dead.
-  RemoveStaleTemp(shard);
-  if (state == -1 && options_.evictable) ::unlink(paths_[shard].c_str());
-  // A companion without its shard is left over from a crash: unaccounted.
-  if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
-  const uint32_t seq = ++temp_seq_;
-  Store(records_[shard].temp_pid, static_cast<uint32_t>(pid_));
-  Store(records_[shard].temp_seq, seq);
-  const std::string tmp = TempPath(shard, static_cast<uint32_t>(pid_), seq);
-  auto clear_temp = [&] {
-    Store(records_[shard].temp_pid, uint32_t{0});
-    Store(records_[shard].temp_seq, uint32_t{0});
-  };
-  Status room = MakeRoom(shard, deadline, cancel);
-  if (!room.ok()) {
-    clear_temp();
-    return room;
-  }
-
-  Status st;
-  size_t slash = paths_[shard].rfind('/');
-  if (slash != std::string::npos && slash > options_.root.size()) {
-    st = MakeDirs(paths_[shard].substr(0, slash)).WithContext(Prefix());
-  }
-  if (st.ok()) {
-    st = fetch(tmp).WithContext(Prefix() + ": fetching " + Describe(shard));
-  }
-  if (st.ok()) {
-    struct stat s;
-    if (::stat(tmp.c_str(), &s) != 0) {
-      st = IoError(Prefix() + ": fetching " + Describe(shard) + ": the fetch left no file at " +
-                   tmp + ": " + Errno(errno));
-    } else if (static_cast<uint64_t>(s.st_size) != shards_[shard].bytes) {
-      st = CorruptError(Prefix() + ": fetching " + Describe(shard) + ": wrote " +
-                        std::to_string(s.st_size) + " bytes to " + tmp + ", expected " +
-                        std::to_string(shards_[shard].bytes));
-    } else if (::rename(tmp.c_str(), paths_[shard].c_str()) != 0) {
-      st = IoError(Prefix() + ": cannot rename " + tmp + " to " + paths_[shard] + ": " +
-                   Errno(errno));
-    }
-  }
-  ::unlink(ScratchPath(tmp).c_str());
-  if (!st.ok()) {
-    ::unlink(tmp.c_str());
-    if (!companion_paths_[shard].empty()) ::unlink(companion_paths_[shard].c_str());
-    clear_temp();
-    (void)ReleaseReservation(shard);  // if the lock is busy, the next holder repairs it
-    return st;
-  }
-  clear_temp();
-  SettleAccounting(shard);
+  SLUICE_RETURN_IF_ERROR(FetchLocked(shard, state, fetch, deadline, cancel));
   Touch(shard);
   ++shards_fetched_;
   bytes_fetched_ += shards_[shard].bytes;
   return pin;
+}
+
+Status ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
+                               Clock::time_point deadline, const std::atomic<bool>* cancel) {
+  const ShardSpec& spec = shards_[shard];
+  // We hold the download byte, so the recorded fetcher is dead.
+  RemoveStaleTemp(shard);
+  if (state == -1 && options_.evictable) (void)root_dir_.Remove(spec.name);
+  // A companion without its shard is left over from a crash: unaccounted.
+  if (!spec.companion.empty()) (void)root_dir_.Remove(spec.companion);
+  const TempOwner me = ThisProcessTempOwner();
+  const uint32_t seq = NextTempSeq();
+  cl::CacheShardRecord& r = records_[shard];
+  Store(r.temp_pid, me.pid);
+  Store(r.temp_seq, seq);
+  Store(r.temp_start, me.start);
+  auto clear_record = [&] {
+    Store(r.temp_pid, uint32_t{0});
+    Store(r.temp_seq, uint32_t{0});
+    Store(r.temp_start, uint64_t{0});
+  };
+  Status room = MakeRoom(shard, deadline, cancel);
+  if (!room.ok()) {
+    clear_record();
+    return room;
+  }
+  const std::string tmp = TempName(shard, me, seq);
+  Status st = FetchInto(shard, tmp, fetch);
+  (void)root_dir_.Remove(ScratchPath(tmp));  // unless it became the companion
+  if (!st.ok()) {
+    (void)root_dir_.Remove(tmp);
+    if (!spec.companion.empty()) (void)root_dir_.Remove(spec.companion);
+  }
+  clear_record();
+  if (!st.ok()) {
+    (void)ReleaseReservation(shard);  // if the lock is busy, the next holder repairs it
+    return st;
+  }
+  SettleAccounting(shard);
+  return Status::Ok();
+}
+
+Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn& fetch) {
+  const ShardSpec& spec = shards_[shard];
+  const std::string context = Prefix() + ": fetching " + Describe(shard);
+  SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(ParentOf(spec.name), true).status().WithContext(context));
+  const std::string tmp_path = root_dir_.PathOf(tmp);
+  SLUICE_RETURN_IF_ERROR(fetch(tmp_path).WithContext(context));
+  auto written = root_dir_.Stat(tmp);
+  if (!written.ok()) {
+    return IoError(context + ": the fetch left no file at " + tmp_path + " (" +
+                   written.status().message() + ")");
+  }
+  if (!S_ISREG(written->st_mode) || static_cast<uint64_t>(written->st_size) != spec.bytes) {
+    return CorruptError(context + ": wrote " + std::to_string(written->st_size) + " bytes to " +
+                        tmp_path + ", expected " + std::to_string(spec.bytes) +
+                        (S_ISREG(written->st_mode) ? "" : " in a regular file"));
+  }
+  // A scratch file left behind is the companion the fetch keeps.
+  if (!spec.companion.empty() && root_dir_.Stat(ScratchPath(tmp)).ok() &&
+      root_dir_.OpenFolder(ParentOf(spec.companion), true).ok()) {
+    (void)root_dir_.Rename(ScratchPath(tmp), spec.companion);
+  }
+  return root_dir_.Rename(tmp, spec.name).WithContext(Prefix());
 }
 
 Status ShardCache::Evict(size_t shard) {
@@ -712,25 +705,13 @@ Status ShardCache::Evict(size_t shard) {
                                 "deleted)");
   }
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
-  SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(global.fd(), cl::PinByte(shard), true));
-  if (!got) {
+  Result<bool> evicted = EvictLocked(global.fd(), shard);
+  if (!evicted.ok()) return evicted.status().WithContext(Prefix());
+  if (!*evicted) {
     return InvalidArgumentError(Prefix() + ": cannot evict " + Describe(shard) +
                                 ": a process pins it");
   }
-  Store(header_->dirty, uint64_t{1});
-  int state = FileState(shard);
-  if (!DeleteFiles(shard, state)) {
-    int err = errno;
-    Store(header_->dirty, uint64_t{0});
-    return IoError(Prefix() + ": cannot delete " + paths_[shard] + ": " + Errno(err));
-  }
-  if (state == 1) ++shards_evicted_;
-  RemoveStaleTemp(shard);
-  uint64_t accounted = Load(records_[shard].accounted);
-  Store(records_[shard].accounted, uint64_t{0});
-  Store(header_->bytes_used, Minus(Load(header_->bytes_used), accounted));
-  Store(header_->dirty, uint64_t{0});
-  return UnlockByte(global.fd(), cl::PinByte(shard));
+  return Status::Ok();
 }
 
 }  // namespace sluice

@@ -10,9 +10,19 @@
 // killed at any moment leaves no stale lock, no half file under a final name
 // and no wedged peer:
 //   - exactly one process fetches a shard at a time (the others wait for it);
-//   - a fetch writes <name>.tmp.<pid>.<n> and renames it when the fetch
-//     function (which also verifies hashes) succeeded and the size matches;
-//     a dead fetcher's temp file is deleted by the next one;
+//   - a fetch writes one temporary named by base/file.h's scheme
+//     (.<name>.sluice-tmp.<pid>.<start>.<seq>, recorded in the state file)
+//     and renames it when the fetch function (which also verifies hashes)
+//     succeeded and the size matches; a dead fetcher's temporary is deleted
+//     by the next fetcher of the shard, by eviction, and by the next Open,
+//     which also deletes every other temporary in the shard folders whose
+//     owner process is gone;
+//   - nothing beneath the root is reached through a symbolic link (see
+//     ConfinedDir in base/file.h): a link on the way to a shard is an error
+//     naming it, and no file is written, renamed or deleted outside the root.
+//     The root itself may be a link. Without a remote (evictable false) the
+//     folder is the user's own dataset, read in place: links are followed
+//     for reading there, never for writing;
 //   - bytes of present and in-flight shards never exceed cache_limit: room is
 //     made before a fetch starts by evicting the least recently used shards
 //     that no process pins. A shard being fetched counts its size plus its
@@ -44,6 +54,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/ofd_lock.h"
@@ -64,8 +75,11 @@ struct ShardSpec {
   uint64_t companion_bytes = 0;
 };
 
-// The one scratch file a fetch writing `tmp_path` may use (deleted by the
-// cache after the fetch, or when it cleans up after a dead fetcher).
+// The one scratch file a fetch writing `tmp_path` may use: a temporary of
+// the same writer (base/file.h's scheme with the tag "scratch"). After a
+// successful fetch of a shard with a companion, a scratch file left behind
+// becomes that companion; otherwise the cache deletes it after the fetch, or
+// when it cleans up after a dead fetcher.
 inline std::string ScratchPath(const std::string& tmp_path) { return tmp_path + ".scratch"; }
 
 struct CacheOptions {
@@ -124,17 +138,21 @@ class ShardPin {
 // Thread-safe: one ShardCache may be used from any number of threads.
 class ShardCache {
  public:
-  // Writes the shard into `tmp_path` (creating it) and verifies it; any error
-  // aborts the fetch, the temp file is deleted and the error returned. It
-  // may use ScratchPath(tmp_path) (at most fetch_extra bytes) and, when it
-  // succeeds, leave the spec's companion file.
+  // Writes the shard into `tmp_path` (creating it; a temporary of this
+  // process, so base/file.h's writers write it in place) and verifies it;
+  // any error aborts the fetch, the temp file is deleted and the error
+  // returned. It may use ScratchPath(tmp_path) (at most fetch_extra bytes)
+  // and, when it succeeds, leave the spec's companion file, either by
+  // writing it or by leaving the scratch file to become it.
   using FetchFn = std::function<Status(const std::string& tmp_path)>;
 
-  // Opens or creates the cache folder's state. Errors: a shard name that is
+  // Opens or creates the cache folder's state, reclaims the temporaries and
+  // reservations of fetchers that are gone, and deletes every temporary in
+  // the shards' folders whose owner is gone. Errors: a shard name that is
   // empty, absolute, has ".." or empty components, or repeats; a cache_limit
   // smaller than the largest shard's fetch (bytes + fetch_extra, or +
   // companion_bytes); a folder in use by another process with a
-  // different shard list.
+  // different shard list; a symbolic link as the state folder.
   static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
                                                   std::vector<ShardSpec> shards);
 
@@ -151,8 +169,9 @@ class ShardCache {
   // fetch's own error with the shard as context, kCorrupt when the fetch
   // wrote a file of the wrong size, kCancelled when `cancel` (optional,
   // polled while waiting for another fetcher or for room; it must outlive
-  // the call) became true. After an error nothing of the shard is left
-  // behind and its room is given back.
+  // the call) became true, kInvalidArgument naming the link when a folder
+  // on the way to the shard is a symbolic link. After an error nothing of
+  // the shard is left behind and its room is given back.
   Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch,
                            const std::atomic<bool>* cancel = nullptr);
 
@@ -185,35 +204,70 @@ class ShardCache {
 
   Status Pin(size_t shard, Clock::time_point deadline);
   void Unpin(size_t shard);
-  // Polls `fd` for a lock on `byte` until `deadline`; `waiting_for` ends the
-  // timeout message ("... waiting for <waiting_for>").
+  // The one way the cache waits: calls `attempt` until it returns true,
+  // sleeping 50 us doubling to 5 ms between calls (never past `deadline`),
+  // and adds the time to the wait counter. Ends with attempt's error;
+  // kCancelled "<prefix>: cancelled <waiting(false)>" when `cancel` (may be
+  // null) became true; kDeadlineExceeded "<prefix>: wait_timeout of N ms
+  // expired <waiting(true)>" at the deadline.
+  Status WaitUntil(Clock::time_point deadline, const std::atomic<bool>* cancel,
+                   const std::function<Result<bool>()>& attempt,
+                   const std::function<std::string(bool timed_out)>& waiting);
+  // Waits for a lock on `byte` through `fd`; the messages end "waiting for
+  // <waiting_for>".
   Status LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
                    const std::function<std::string()>& waiting_for,
                    const std::atomic<bool>* cancel = nullptr);
   Result<GlobalLock> LockGlobal(Clock::time_point deadline);
-  Status RecomputeLocked(int op_fd, bool scan_temps);
+
+  // Accounting. Every change happens while holding the global lock, inside
+  // one DirtyScope (defined in the .cc) that a killed holder leaves set.
+  class DirtyScope;
+  // Sets the shard's accounted bytes, keeping bytes_used their sum.
+  void SetAccounted(size_t shard, uint64_t bytes, const DirtyScope& proof);
+  Status RecomputeLocked(int op_fd);
+  // Fetchers that died (their download byte is free but their record is
+  // set): deletes their temporaries and gives back their reservations.
+  Status ReclaimDeadFetchesLocked(int op_fd);
+  // Deletes the temporaries of dead processes in every folder of a shard
+  // or companion.
+  void SweepDeadTemps() const;
   Status MakeRoom(size_t shard, Clock::time_point deadline, const std::atomic<bool>* cancel);
+  // The one eviction: deletes shard's files and its accounting unless a
+  // process pins it (false). Caller holds global through `op_fd`.
+  Result<bool> EvictLocked(int op_fd, size_t shard);
   Status ReleaseReservation(size_t shard);
   // After a fetch: the shard accounts its kept bytes instead of its fetch's.
   void SettleAccounting(size_t shard);
   void AccountPresent(size_t shard);
+
+  // Holding the shard's download byte: fetches it into a fresh temporary and
+  // renames it into place; on error leaves nothing and gives the room back.
+  Status FetchLocked(size_t shard, int state, const FetchFn& fetch, Clock::time_point deadline,
+                     const std::atomic<bool>* cancel);
+  // Runs `fetch` into `tmp` (relative to the root) and renames it onto the
+  // shard's name when it is a file of the expected size.
+  Status FetchInto(size_t shard, const std::string& tmp, const FetchFn& fetch);
   void RemoveStaleTemp(size_t shard);
   void Touch(size_t shard);
-  // 1 = present, 0 = absent, -1 = a file of the wrong size or kind.
+  // 1 = present, 0 = absent, -1 = a file of the wrong size or kind, or a
+  // symbolic link on the way (for an evictable cache).
   int FileState(size_t shard) const;
   // Bytes a present shard takes (with its companion when that exists), and
   // the bytes reserved while it is fetched.
   uint64_t KeptBytes(size_t shard) const;
   uint64_t FetchBytes(size_t shard) const;
-  // Deletes the shard's file and companion; false if the file stays.
-  bool DeleteFiles(size_t shard, int state);
-  std::string TempPath(size_t shard, uint32_t pid, uint32_t seq) const;
+  // Deletes the shard's file (unless `state` says absent) and companion.
+  Status DeleteFiles(size_t shard, int state);
+  // The temporary of `owner`'s fetch `seq` of the shard, relative to the root.
+  std::string TempName(size_t shard, const TempOwner& owner, uint32_t seq) const;
   int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
 
   CacheOptions options_;
   std::vector<ShardSpec> shards_;
   std::vector<std::string> paths_;
   std::vector<std::string> companion_paths_;  // "" = none
+  ConfinedDir root_dir_;  // every shard file is reached through it
   std::string lock_path_;
   std::string state_path_;
   pid_t pid_ = 0;
@@ -230,7 +284,6 @@ class ShardCache {
   cache_layout::CacheStateHeader* header_ = nullptr;
   cache_layout::CacheShardRecord* records_ = nullptr;
 
-  std::atomic<uint32_t> temp_seq_{0};
   std::atomic<uint64_t> shards_fetched_{0};
   std::atomic<uint64_t> bytes_fetched_{0};
   std::atomic<uint64_t> shards_evicted_{0};

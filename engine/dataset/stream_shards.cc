@@ -99,59 +99,29 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
                                const ShardEntry& entry, const std::string& tmp_path) {
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
-    // Local-only streams decompress the folder's own zip; remote ones a download.
+    // Local-only streams decompress the folder's own zip; remote ones a
+    // download into the fetch's scratch file, which the cache deletes after
+    // the fetch, or keeps as the shard's companion with keep_zip (see Open):
+    // nothing here needs cleaning up.
     std::string zip_path = remote_ ? ScratchPath(tmp_path) : JoinPath(root_, zip->basename);
     SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path));
-    auto cleanup = [&] {
-      if (remote_) std::remove(zip_path.c_str());
-    };
     if (size != zip->bytes) {
-      cleanup();
       return CorruptError(zip_path + ": has " + std::to_string(size) + " bytes, index.json says " +
                           std::to_string(zip->bytes));
     }
-    auto packed = ReadFile(zip_path, zip->bytes);
-    if (!packed.ok()) {
-      cleanup();
-      return packed.status();
-    }
+    SLUICE_ASSIGN_OR_RETURN(std::string packed, ReadFile(zip_path, zip->bytes));
     if (algo) {
-      auto expected = ExpectedHash(*zip, *algo);
-      Status st = expected.ok() ? VerifyHash(*algo, *packed, *expected, zip->basename) : expected.status();
-      if (!st.ok()) {
-        cleanup();
-        return st;
-      }
+      SLUICE_ASSIGN_OR_RETURN(std::string expected, ExpectedHash(*zip, *algo));
+      SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, packed, expected, zip->basename));
     }
-    auto codec = ParseCompression(*entry.compression);
-    if (!codec.ok()) {
-      cleanup();
-      return codec.status();
-    }
-    auto unpacked = Decompress(*codec, *packed, raw.bytes, zip->basename);
-    if (!unpacked.ok()) {
-      cleanup();
-      return unpacked.status();
-    }
-    if (unpacked->size() != raw.bytes) {
-      cleanup();
-      return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked->size()) +
+    SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
+    SLUICE_ASSIGN_OR_RETURN(std::string unpacked, Decompress(codec, packed, raw.bytes, zip->basename));
+    if (unpacked.size() != raw.bytes) {
+      return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked.size()) +
                           " bytes, index.json says " + std::to_string(raw.bytes));
     }
-    Status written = WriteFileAtomic(tmp_path, *unpacked);
-    if (!written.ok()) {
-      cleanup();
-      return written;
-    }
-    if (remote_) {
-      if (stream_.keep_zip) {
-        std::string final_zip = JoinPath(root_, zip->basename);
-        if (std::rename(zip_path.c_str(), final_zip.c_str()) != 0) cleanup();
-      } else {
-        cleanup();
-      }
-    }
-    return Status::Ok();
+    // tmp_path is the cache's temporary: written in place, not through another.
+    return WriteFileAtomic(tmp_path, unpacked);
   }
   if (!remote_) {
     return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");

@@ -6,8 +6,9 @@
 // one cache entry named by its index basename. Fetching one downloads the
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
-// does), decompresses it into the cache's temp file and keeps the zip beside
-// it when `keep_zip`. Both count under cache_limit: the download (the
+// does), decompresses it into the cache's temp file and, with `keep_zip`,
+// leaves the download (the fetch's scratch file) for the cache to keep as the
+// entry's companion. Both count under cache_limit: the download (the
 // fetch's scratch file) while the shard is fetched, the kept zip (the cache
 // entry's companion) while it is present, as Mosaic counts keep_zip. A
 // local-only stream reads its folder in place: nothing is ever evicted, and a

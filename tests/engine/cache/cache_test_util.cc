@@ -162,6 +162,11 @@ uint64_t FolderBytes(const std::string& root) {
   return total;
 }
 
+TempOwner GoneOwner() {
+  TempOwner me = ThisProcessTempOwner();
+  return {me.pid, me.start + 1};
+}
+
 pid_t Spawn(const std::function<int()>& body) {
   std::fflush(nullptr);
   pid_t pid = ::fork();

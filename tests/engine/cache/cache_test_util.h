@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
 
@@ -57,6 +58,10 @@ std::vector<std::string> ListFiles(const std::string& root);
 // Sum of sizes of regular files below `root` (excluding .sluice/), each
 // inode counted once so a rename during the walk cannot count twice.
 uint64_t FolderBytes(const std::string& root);
+
+// The owner of a temporary whose process is gone: this pid with another
+// start time (as if the pid had been reused by this process).
+TempOwner GoneOwner();
 
 // Forks; the child runs `body` and _exits with its return value.
 pid_t Spawn(const std::function<int()>& body);

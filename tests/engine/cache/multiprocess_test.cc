@@ -266,8 +266,13 @@ TEST_F(MultiProcessTest, ProcessKilledMidFetchIsReplacedAndLeavesNoPartialFile) 
     return 3;  // unreachable: the fetch never returns
   });
   ASSERT_TRUE(ready.Wait());
-  const std::string temp = "s0.tmp." + std::to_string(a) + ".1";
-  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{temp});
+  // One temporary, named by base/file.h's scheme, owned by the child.
+  const std::vector<std::string> files = ListFiles(root());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string temp = files[0];
+  EXPECT_EQ(temp.rfind(".s0.sluice-tmp." + std::to_string(a) + ".", 0), 0u) << temp;
+  ASSERT_TRUE(ParseTempName(temp).has_value()) << temp;
+  EXPECT_EQ(ParseTempName(temp)->owner.pid, static_cast<uint32_t>(a));
 
   std::vector<pid_t> others;
   for (int p = 0; p < 3; ++p) {
@@ -306,11 +311,15 @@ TEST_F(MultiProcessTest, KilledFetchersReservationAndTempAreReclaimed) {
   ASSERT_TRUE(ready.Wait());
   ::kill(a, SIGKILL);
   EXPECT_EQ(WaitChild(a), -SIGKILL);
+  // The dead fetcher's temporary and reservation outlive it...
+  const std::vector<std::string> left = ListFiles(root());
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].rfind(".s0.sluice-tmp." + std::to_string(a) + ".", 0), 0u) << left[0];
+  // ...until the next Open reclaims both.
   auto c = OpenCache(1000);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ((*c)->bytes_used(), 1000u);  // the dead fetcher's reservation
-  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{"s0.tmp." + std::to_string(a) + ".1"});
-  // Nobody wants shard 0 again; making room for shard 1 reclaims it.
+  EXPECT_EQ((*c)->bytes_used(), 0u);
+  EXPECT_EQ(ListFiles(root()), std::vector<std::string>{});
   EXPECT_EQ(AcquireAndCheck(**c, 1), 0);
   EXPECT_EQ(ListFiles(root()), std::vector<std::string>{"s1"});
   EXPECT_EQ((*c)->bytes_used(), 1000u);
@@ -395,7 +404,7 @@ TEST_F(MultiProcessTest, RandomKillsNeverLeavePartialShardsOrWedgePeers) {
     for (pid_t k : kids) EXPECT_EQ(WaitChild(k), -SIGKILL);
     // Whatever carries a final name is whole.
     for (const std::string& name : ListFiles(root())) {
-      if (name.find(".tmp.") != std::string::npos) continue;
+      if (ParseTempName(name)) continue;
       size_t i = std::stoul(name.substr(1));
       EXPECT_EQ(cache_test::Slurp(root() + "/" + name), ShardBytes(i, sizes_[i])) << name;
     }

@@ -301,7 +301,7 @@ TEST_F(ShardCacheTest, FailedFetchLeavesNothing) {
   });
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
-  const std::string expect_prefix = "shard cache '" + root() + "': fetching shard 1 's1': wrote 99 bytes to " + root() + "/s1.tmp." + std::to_string(::getpid()) + ".";
+  const std::string expect_prefix = "shard cache '" + root() + "': fetching shard 1 's1': wrote 99 bytes to " + root() + "/.s1.sluice-tmp." + std::to_string(::getpid()) + ".";
   EXPECT_EQ(r.status().message().substr(0, expect_prefix.size()), expect_prefix);
   EXPECT_EQ(r.status().message().substr(r.status().message().size() - 14), ", expected 100");
   EXPECT_EQ(ListFiles(root()), std::vector<std::string>{});
@@ -374,7 +374,7 @@ TEST_F(ShardCacheTest, ReopenReusesShardsAndRebuildsLostState) {
   }
   // A lost state file is rebuilt from the files, stale temps removed.
   ASSERT_EQ(::unlink((root() + "/.sluice/state").c_str()), 0);
-  cache_test::WriteWhole(root() + "/s1.tmp.4242.7", "half");
+  cache_test::WriteWhole(root() + "/" + TempPathFor("s1", cache_test::GoneOwner(), 7), "half");
   cache_test::WriteWhole(root() + "/s1.tmp.x", "not ours");
   auto c = Open({100, 200, 300});
   EXPECT_EQ(c->bytes_used(), 400u);
@@ -472,6 +472,74 @@ TEST_F(ShardCacheTest, UseAfterForkIsRejected) {
   });
   EXPECT_EQ(cache_test::WaitChild(child), 0);
   EXPECT_EQ(c->Evict(0).code(), StatusCode::kInvalidArgument);  // still pinned
+}
+
+// A link inside the cache folder is never followed: a shard beneath a linked
+// folder is an error naming the link, and nothing lands where it points.
+TEST_F(ShardCacheTest, SymlinkedFolderIsRefusedAndNothingIsWrittenOutside) {
+  const std::string outside = dir_.path() + "/outside";
+  ASSERT_TRUE(MakeDirs(outside).ok());
+  ASSERT_TRUE(MakeDirs(root()).ok());
+  ASSERT_EQ(::symlink(outside.c_str(), (root() + "/sub").c_str()), 0);
+  CacheOptions o;
+  o.root = root();
+  auto c = ShardCache::Open(o, {{"sub/shard.mds", 64}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE((*c)->IsPresent(0));
+  auto pin = (*c)->Acquire(0, LoggingFetch(0, 64, log()));
+  ASSERT_FALSE(pin.ok());
+  EXPECT_EQ(pin.status().ToString(),
+            "invalid argument: shard cache '" + root() + "': fetching shard 0 'sub/shard.mds': " +
+                root() + "/sub is a symbolic link: nothing beneath " + root() +
+                " is reached through one");
+  EXPECT_EQ(ListFiles(outside), std::vector<std::string>{});
+  EXPECT_EQ(CountFetches(log(), 1), std::vector<int>{0});  // refused before fetching
+  EXPECT_EQ((*c)->bytes_used(), 0u);
+  // A shard file of the right size there is not served either.
+  cache_test::WriteWhole(outside + "/shard.mds", ShardBytes(0, 64));
+  EXPECT_FALSE((*c)->IsPresent(0));
+  EXPECT_FALSE((*c)->Acquire(0, LoggingFetch(0, 64, log())).ok());
+  EXPECT_EQ((*c)->counters().cache_hits, 0u);
+  EXPECT_EQ((*c)->Evict(0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(cache_test::Slurp(outside + "/shard.mds"), ShardBytes(0, 64));
+}
+
+// A shard name that is a link (to a file of the right size) is not a hit: the
+// link is replaced by a fetched file, and its target is left alone.
+TEST_F(ShardCacheTest, SymlinkedShardFileIsReplacedNotFollowed) {
+  const std::string outside = dir_.path() + "/outside.bin";
+  cache_test::WriteWhole(outside, std::string(100, 'o'));
+  ASSERT_TRUE(MakeDirs(root()).ok());
+  ASSERT_EQ(::symlink(outside.c_str(), (root() + "/s0").c_str()), 0);
+  auto c = Open({100});
+  EXPECT_FALSE(c->IsPresent(0));
+  Get(*c, 0);
+  EXPECT_EQ(c->counters().cache_hits, 0u);
+  EXPECT_EQ(c->counters().shards_fetched, 1u);
+  struct stat st;
+  ASSERT_EQ(::lstat((root() + "/s0").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(cache_test::Slurp(outside), std::string(100, 'o'));
+}
+
+// Open deletes the temporaries of processes that are gone, in every shard
+// folder, whoever wrote them; live owners' temporaries and other files stay.
+TEST_F(ShardCacheTest, OpenSweepsTemporariesOfGoneProcesses) {
+  ASSERT_NE(ThisProcessTempOwner().start, 0u) << "needs /proc to tell processes apart";
+  ASSERT_TRUE(MakeDirs(root() + "/part").ok());
+  const std::string gone_shard = TempPathFor("part/s0", cache_test::GoneOwner(), 3);
+  const std::string gone_other = TempPathFor("index.json", cache_test::GoneOwner(), 4);
+  const std::string gone_scratch = ScratchPath(TempPathFor("part/s0", cache_test::GoneOwner(), 5));
+  const std::string live = TempPathFor("part/s1", ThisProcessTempOwner(), 6);
+  for (const std::string& f : {gone_shard, gone_other, gone_scratch, live}) {
+    cache_test::WriteWhole(root() + "/" + f, "partial");
+  }
+  cache_test::WriteWhole(root() + "/part/s0.tmp.12.1", "not a temporary of ours");
+  CacheOptions o;
+  o.root = root();
+  auto c = ShardCache::Open(o, {{"part/s0", 10}, {"part/s1", 10}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{live, "part/s0.tmp.12.1"}));
 }
 
 }  // namespace

@@ -128,7 +128,7 @@ TEST_F(CorruptShardTest, WrongSizeIsAnErrorNamingTheShardTheUrlAndTheExpectedSiz
   EXPECT_EQ(c.shards_downloaded, 2u);
   EXPECT_FALSE(FileExists(JoinPath(cache_.path(), victim_)));
   for (const auto& e : fs::directory_iterator(cache_.path())) {
-    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+    EXPECT_FALSE(ParseTempName(e.path().filename().string()).has_value()) << e.path();
   }
 }
 

@@ -181,7 +181,9 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
     for (const auto& e : fs::directory_iterator(cache.path())) {
       std::string name = e.path().filename().string();
       std::error_code ec;
-      if (name.rfind("shard.00003.mds.tmp.", 0) == 0 && e.file_size(ec) == half) partial = true;
+      if (name.rfind(".shard.00003.mds.sluice-tmp.", 0) == 0 && e.file_size(ec) == half) {
+        partial = true;
+      }
     }
     if (!partial) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -215,7 +217,7 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
   EXPECT_EQ(bytes.size(), 200u);
   EXPECT_EQ((*again)->counters().shards_downloaded, 0u);
   for (const auto& e : fs::directory_iterator(cache.path())) {
-    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+    EXPECT_FALSE(ParseTempName(e.path().filename().string()).has_value()) << e.path();
   }
   // The parent's own handle still works after its children forked off.
   ASSERT_TRUE((*parent_ds)->Get(199, &f).ok());
