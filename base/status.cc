@@ -39,5 +39,13 @@ Status UnimplementedError(std::string m) { return {StatusCode::kUnimplemented, s
 Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
 Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+Status PermissionDeniedError(std::string m) {
+  return {StatusCode::kPermissionDenied, std::move(m)};
+}
+Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+Status DeadlineExceededError(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
+Status CancelledError(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
 }  // namespace sluice

@@ -66,6 +66,18 @@ Status UnimplementedError(std::string message);
 Status IoError(std::string message);
 Status OutOfRangeError(std::string message);
 Status InternalError(std::string message);
+Status PermissionDeniedError(std::string message);
+Status UnavailableError(std::string message);
+Status DeadlineExceededError(std::string message);
+Status CancelledError(std::string message);
+
+// Predicates on a Status's code (false for OK).
+inline bool IsNotFound(const Status& s) { return s.code() == StatusCode::kNotFound; }
+inline bool IsCorrupt(const Status& s) { return s.code() == StatusCode::kCorrupt; }
+inline bool IsCancelled(const Status& s) { return s.code() == StatusCode::kCancelled; }
+inline bool IsDeadlineExceeded(const Status& s) {
+  return s.code() == StatusCode::kDeadlineExceeded;
+}
 
 // A value or the Status that explains why there is none. Accessing value()
 // of an error Result is a bug (asserts in debug builds).

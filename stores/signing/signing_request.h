@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
+
 namespace sluice {
 
 // One header as it goes on the wire (name in any case, value untrimmed).
@@ -50,11 +52,5 @@ std::vector<std::string_view> FindHeaderValues(const SigningRequest& request,
 
 // True when a header named `name` (ASCII case-insensitive) is present.
 bool HasHeader(const SigningRequest& request, std::string_view name);
-
-// ASCII lower-case copy of `s` (bytes >= 0x80 unchanged).
-std::string AsciiToLower(std::string_view s);
-
-// True when `a` and `b` are equal ignoring ASCII case.
-bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b);
 
 }  // namespace sluice
