@@ -7,7 +7,7 @@
 //                   [--schemes=http,https] [--warmup=1] [--only=sluice|curl]
 //                   [--settle=3]
 //
-// Workloads: one big object (Sluice: GetToFileBlocking with 8 MiB parts and
+// Workloads: one big object (Sluice: GetToFile with 8 MiB parts and
 // `concurrency` ranged GETs in flight; curl: one stream, and `concurrency`
 // parallel 8 MiB ranges into part files), and many objects (`concurrency`
 // downloads in flight: Sluice coroutines on one EventLoop; curl --parallel
@@ -425,7 +425,7 @@ class Bench {
     o.part_size = kPartSize;
     o.concurrency = c_.concurrency;
     o.write_pool = &loop_.cpu_pool();
-    auto r = client_->GetToFileBlocking(base_ + "big.bin", out_ + "/big.bin", o);
+    auto r = loop_.Run(client_->GetToFile(base_ + "big.bin", out_ + "/big.bin", o));
     return r.ok() ? "" : r.status().ToString();
   }
 

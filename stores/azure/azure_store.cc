@@ -339,7 +339,8 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
                   "an Azure account key without an account name for " + UrlForErrors(url));
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
-                          MakeStoreHttpClient(std::move(executor), options));
+                          MakeStoreHttpClient(std::move(executor), options,
+                                              XmlErrorDetail));
   return std::unique_ptr<Store>(
       std::make_unique<AzureStore>(std::move(config), std::move(client), options));
 }

@@ -6,19 +6,40 @@
 
 #include "base/asio/co_status.h"
 #include "stores/common/store_keys.h"
+#include "stores/common/xml_lite.h"
 
 namespace sluice {
 
 using boost::asio::awaitable;
 
-Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
-                                                        const StoreOptions& options) {
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
+    boost::asio::any_io_executor executor, const StoreOptions& options,
+    std::function<std::string(std::string_view)> error_detail) {
   HttpClientOptions http;
+  http.error_detail = std::move(error_detail);
   http.download_retry = std::max(options.download_retry, 0);
   http.download_timeout = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
   http.ca_file = options.ca_file;
   return HttpClient::Create(std::move(executor), std::move(http));
+}
+
+std::string XmlErrorDetail(std::string_view body) {
+  constexpr size_t kMaxElement = 200;
+  auto element = [&](std::string_view name) -> std::string {
+    std::string_view raw = XmlFirst(body, name);
+    if (raw.size() > kMaxElement) return {};
+    Result<std::string> text = XmlUnescape(raw);
+    std::string out = text.ok() ? *text : std::string(raw);
+    for (char& c : out) {
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    return out;
+  };
+  std::string code = element("Code");
+  if (code.empty()) return {};
+  std::string message = element("Message");
+  return message.empty() ? code : code + ": " + message;
 }
 
 Status ObjectError(const Status& s, std::string_view root, std::string_view key) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,9 +24,18 @@
 namespace sluice {
 
 // The HttpClient of a store: download_retry, download_timeout and the CA
-// file from `options`.
-Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(boost::asio::any_io_executor executor,
-                                                        const StoreOptions& options);
+// file from `options`; `error_detail` reads the store's error bodies (see
+// HttpClientOptions::error_detail), e.g. XmlErrorDetail.
+Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
+    boost::asio::any_io_executor executor, const StoreOptions& options,
+    std::function<std::string(std::string_view)> error_detail = nullptr);
+
+// "<Code>: <Message>" of an S3-, GCS- or Azure-style XML error body
+// (<Error><Code>SlowDown</Code><Message>...</Message></Error>), entities
+// decoded, control characters blanked, each at most 200 bytes; just the code
+// without a message; empty without a code. Other elements (StringToSign,
+// SignatureProvided, ...) are never quoted.
+std::string XmlErrorDetail(std::string_view body);
 
 // `s` with "<root>/<key>: " in front of its message (same code).
 Status ObjectError(const Status& s, std::string_view root, std::string_view key);

@@ -5,8 +5,14 @@
 // The client runs on an executor its owner provides (stores/ sits below
 // engine/, so the event loop is passed in, e.g. EventLoop::executor()). The
 // coroutine API (Send, GetToFile) must be awaited on that executor, which
-// must run on one thread (or be a strand): the pool is not locked. The
-// blocking wrappers may be called from any other thread.
+// must run on one thread (or be a strand): the pool is not locked. To wait
+// for a request from another thread, run it with EventLoop::Run.
+//
+// Inside (stores/http/, namespace http_detail): connection_pool (connect,
+// TLS, keep-alive), http_exchange (one request and its response head),
+// body_reader and body_placement (the body, trimmed to the wanted span),
+// http_failures and retry_policy (what failed, whether to go again),
+// redirect_policy (what follows a redirect).
 //
 // Security: TLS certificate and host-name verification are on by default;
 // error text names the URL with secret query values redacted (Url::Redacted),
@@ -62,6 +68,11 @@ struct HttpRequest {
   // (streamed from disk, re-read on retry).
   std::string body;
   std::string body_file;
+  // The size the caller knows the object has (e.g. from a dataset's index).
+  // When set, a response stating another size fails with kCorrupt naming
+  // both ("the remote changed"), and no byte past it is delivered: a server
+  // claiming more never makes the caller download more.
+  std::optional<uint64_t> expected_object_size;
 };
 
 struct HttpResponse {
@@ -112,6 +123,10 @@ struct HttpClientOptions {
   std::string ca_file;
   bool verify_tls = true;  // false only for tests against a known server
   std::string user_agent = "sluice/0.1";
+  // A store's reading of an error response's body (up to 64 KiB), e.g. S3's
+  // "<Code>: <Message>", quoted in the error text in parentheses. Must never
+  // return secrets. Empty result or null: nothing is quoted.
+  std::function<std::string(std::string_view body)> error_detail;
 };
 
 struct GetToFileOptions {
@@ -165,13 +180,6 @@ class HttpClient {
   boost::asio::awaitable<Result<HttpResponse>> GetToFile(
       std::string url, std::string path, GetToFileOptions options = {},
       HttpHeaders extra_headers = {});
-
-  // Blocking forms: run the coroutine on the executor and wait. Must not be
-  // called on the executor's own thread.
-  Result<HttpResponse> SendBlocking(HttpRequest request);
-  Result<HttpResponse> GetToFileBlocking(std::string url, std::string path,
-                                         GetToFileOptions options = {},
-                                         HttpHeaders extra_headers = {});
 
   HttpClientStats stats() const;
   const HttpClientOptions& options() const;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "stores/http/http_text.h"
+
 namespace sluice {
 namespace {
 
@@ -77,6 +79,44 @@ std::optional<ContentRange> ParseContentRange(std::string_view value) {
     if (!out.total || *out.total <= *last) return std::nullopt;
   }
   return out;
+}
+
+using http_detail::Ms;
+
+RetryPolicy::RetryPolicy(int retries, std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds base, std::chrono::milliseconds max)
+    : retries_(retries), timeout_(timeout), base_(base), max_(max), rng_(std::random_device{}()) {}
+
+Status RetryPolicy::CheckDeadline(std::string_view what, int attempts, const Status& last,
+                                  Clock::time_point deadline) const {
+  if (Clock::now() < deadline) return Status::Ok();
+  return DeadlineExceededError(std::string(what) + ": download_timeout of " + Ms(timeout_) +
+                               " exceeded after " + std::to_string(attempts) + " attempt(s)" +
+                               (last.ok() ? "" : ": " + last.message()));
+}
+
+Result<std::chrono::milliseconds> RetryPolicy::NextDelay(
+    std::string_view what, int attempts, const Status& last, bool timed_out,
+    std::optional<std::chrono::milliseconds> retry_after, Clock::time_point deadline) {
+  if (attempts > retries_) {
+    StatusCode code = timed_out ? StatusCode::kDeadlineExceeded : StatusCode::kUnavailable;
+    return Status(code, std::string(what) + ": gave up after " + std::to_string(attempts) +
+                            " attempt(s) (download_retry=" + std::to_string(retries_) +
+                            "): " + last.message());
+  }
+  std::chrono::milliseconds delay =
+      BackoffDelay(attempts, base_, max_, std::uniform_real_distribution<double>(0, 1)(rng_));
+  if (retry_after) delay = *retry_after;
+  if (Clock::now() + delay >= deadline) {
+    return DeadlineExceededError(std::string(what) + ": next retry in " + Ms(delay) +
+                                 " would pass download_timeout of " + Ms(timeout_) + " (after " +
+                                 std::to_string(attempts) + " attempt(s)): " + last.message());
+  }
+  return delay;
+}
+
+bool RetryPolicy::IsRetryableConnectFailure(const Status& s) {
+  return s.code() != StatusCode::kPermissionDenied && s.code() != StatusCode::kInvalidArgument;
 }
 
 }  // namespace sluice

@@ -1,11 +1,18 @@
-// Pieces of the retry policy that need no I/O: which HTTP statuses are worth
-// retrying, the backoff delay, and Retry-After parsing. Thread-safe.
+// The retry policy of HTTP requests, the one owner of "whether and when to
+// go again": which statuses are worth retrying, the backoff delay,
+// Retry-After, and RetryPolicy, which turns an attempt's failure into the
+// delay before the next attempt or the final error. No I/O; the free
+// functions are thread-safe, a RetryPolicy belongs to one client's thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <random>
+#include <string>
 #include <string_view>
+
+#include "base/status.h"
 
 namespace sluice {
 
@@ -30,5 +37,42 @@ struct ContentRange {
   std::optional<uint64_t> total;
 };
 std::optional<ContentRange> ParseContentRange(std::string_view value);
+
+// Mosaic's download_retry and download_timeout with exponential backoff.
+class RetryPolicy {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `retries`: retries after the first attempt; `timeout`: bound for one
+  // logical request, every attempt and wait included.
+  RetryPolicy(int retries, std::chrono::milliseconds timeout, std::chrono::milliseconds base,
+              std::chrono::milliseconds max);
+
+  // The final error when the request's deadline has passed before attempt
+  // number `attempts` + 1; OK otherwise. `what` names the request, `last`
+  // is the last attempt's failure (may be OK).
+  Status CheckDeadline(std::string_view what, int attempts, const Status& last,
+                       Clock::time_point deadline) const;
+
+  // After `attempts` attempts, the last of which failed retryably with
+  // `last` (`timed_out`: by a timeout; `retry_after`: the server's wish):
+  // the delay before the next attempt, or the final error (retries used
+  // up, or the delay would pass `deadline`).
+  Result<std::chrono::milliseconds> NextDelay(std::string_view what, int attempts,
+                                              const Status& last, bool timed_out,
+                                              std::optional<std::chrono::milliseconds> retry_after,
+                                              Clock::time_point deadline);
+
+  // Whether a failure to get a connection may heal on retry: not a
+  // certificate or configuration problem.
+  static bool IsRetryableConnectFailure(const Status& s);
+
+ private:
+  int retries_;
+  std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds base_;
+  std::chrono::milliseconds max_;
+  std::mt19937_64 rng_;
+};
 
 }  // namespace sluice

@@ -5,40 +5,39 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/ascii.h"
+
 namespace sluice {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// Query parameters whose values are credentials: presigned S3/GCS URLs,
-// Azure SAS signatures, OAuth2 codes and tokens, API keys. Names match
-// case-insensitively and exactly, plus any name ending in "token",
-// "secret", "password" or "signature" that is not a pagination cursor.
-// Everything else (max-keys, prefix, X-Amz-Date, sv/se/sp of a SAS, ...)
-// stays readable in errors.
-bool IsSecretParam(std::string_view key) {
-  std::string k = Lower(key);
-  for (std::string_view exact :
-       {"x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature",
-        "x-goog-credential", "x-goog-security-token", "signature", "awsaccesskeyid",
-        "googleaccessid", "sig", "code", "access_token", "id_token", "refresh_token",
-        "token", "client_secret", "password", "passwd", "secret", "api_key", "apikey",
-        "key", "auth", "authorization", "x-ms-copy-source-authorization"}) {
-    if (k == exact) return true;
-  }
-  for (std::string_view cursor : {"continuation-token", "continuationtoken", "pagetoken",
-                                  "page_token", "nextpagetoken", "next_page_token"}) {
-    if (k == cursor) return false;
-  }
-  for (std::string_view suffix : {"token", "secret", "password", "signature"}) {
-    if (k.size() >= suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(),
-                                               suffix) == 0) {
-      return true;
-    }
+// Query parameters whose values are known to carry no secret: listing and
+// paging (S3, GCS, Azure), the unsigned parts of presigned S3/GCS URLs and
+// Azure SAS tokens, multipart bookkeeping, and a few harmless OAuth2 ones.
+// Every other value is redacted in errors and logs: a new credential
+// parameter (`apikey2`, a vendor's token name) is hidden by default, at the
+// cost of an occasional harmless value shown as REDACTED.
+bool IsHarmlessParam(std::string_view key) {
+  static constexpr std::string_view kHarmless[] = {
+      // S3 ListObjects / multipart / object addressing
+      "list-type", "max-keys", "prefix", "delimiter", "continuation-token", "start-after",
+      "marker", "encoding-type", "fetch-owner", "uploadid", "partnumber", "uploads",
+      "versionid", "delete", "x-id",
+      // presigned S3 and GCS URLs, without their credential and signature
+      "x-amz-algorithm", "x-amz-date", "x-amz-expires", "x-amz-signedheaders",
+      "x-goog-algorithm", "x-goog-date", "x-goog-expires", "x-goog-signedheaders", "expires",
+      // GCS JSON/XML API
+      "alt", "pagetoken", "page_token", "nextpagetoken", "next_page_token", "maxresults",
+      "max-results", "uploadtype", "name", "generation", "fields", "projection",
+      // Azure Blob / ADLS, and the unsigned fields of a SAS
+      "restype", "comp", "include", "blockid", "blocklisttype", "timeout", "resource",
+      "recursive", "directory", "continuation", "continuationtoken", "action", "position",
+      "sv", "ss", "srt", "sp", "se", "st", "spr", "sr", "sip", "si", "skoid", "sktid", "skt",
+      "ske", "sks", "skv", "sdd", "rscc", "rscd", "rsce", "rscl", "rsct",
+      // OAuth2 redirects: the state and session markers, not the code
+      "state", "session", "scope"};
+  std::string k = AsciiToLower(key);
+  for (std::string_view harmless : kHarmless) {
+    if (k == harmless) return true;
   }
   return false;
 }
@@ -53,7 +52,7 @@ std::string RedactQuery(std::string_view query) {
     size_t eq = param.find('=');
     std::string_view key = param.substr(0, eq);
     if (!out.empty() || pos > 0) out += '&';
-    if (eq != std::string_view::npos && IsSecretParam(key)) {
+    if (eq != std::string_view::npos && !IsHarmlessParam(key)) {
       out.append(key);
       out += "=REDACTED";
     } else {
@@ -132,7 +131,7 @@ Result<Url> ParseUrl(std::string_view text) {
   size_t sep = text.find("://");
   if (sep == std::string_view::npos) return fail("expected scheme://host/path");
   Url url;
-  url.scheme = Lower(text.substr(0, sep));
+  url.scheme = AsciiToLower(text.substr(0, sep));
   if (url.scheme != "http" && url.scheme != "https") {
     return fail("scheme '" + url.scheme + "' is not http or https");
   }
@@ -149,7 +148,7 @@ Result<Url> ParseUrl(std::string_view text) {
   if (!authority.empty() && authority[0] == '[') {
     size_t close = authority.find(']');
     if (close == std::string_view::npos) return fail("unterminated IPv6 literal");
-    url.host = Lower(authority.substr(1, close - 1));
+    url.host = AsciiToLower(authority.substr(1, close - 1));
     in6_addr addr;
     if (inet_pton(AF_INET6, url.host.c_str(), &addr) != 1) {
       return fail("'" + url.host + "' is not an IPv6 address");
@@ -162,7 +161,7 @@ Result<Url> ParseUrl(std::string_view text) {
     }
   } else {
     size_t colon = authority.find(':');
-    url.host = Lower(authority.substr(0, colon));
+    url.host = AsciiToLower(authority.substr(0, colon));
     if (colon != std::string_view::npos) {
       port_text = authority.substr(colon + 1);
       if (port_text.empty()) return fail("empty port");

@@ -27,8 +27,9 @@ struct Url {
   std::string PoolKey() const;
   // The whole URL, fragment dropped.
   std::string ToString() const;
-  // The URL for error text and logs: values of query parameters that can
-  // carry secrets (signatures, credentials, tokens, keys) become "REDACTED".
+  // The URL for error text and logs: the value of every query parameter not
+  // known to be harmless (listing, paging, SAS metadata, the unsigned parts
+  // of presigned URLs; see url.cc) becomes "REDACTED".
   std::string Redacted() const;
 };
 

@@ -341,7 +341,8 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
     return InvalidArgumentError("bearer authorization without a token source");
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
-                          MakeStoreHttpClient(std::move(executor), options));
+                          MakeStoreHttpClient(std::move(executor), options,
+                                              XmlErrorDetail));
   return std::unique_ptr<Store>(
       std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
 }

@@ -123,7 +123,8 @@ Result<std::unique_ptr<Store>> OpenWebStore(std::string_view url,
   std::string base = parsed.scheme + "://" + parsed.Authority() + target;
   std::string root = parsed.scheme + "://" + parsed.Authority() + target;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
-                          MakeStoreHttpClient(std::move(executor), options));
+                          MakeStoreHttpClient(std::move(executor), options,
+                                              XmlErrorDetail));
   return std::unique_ptr<Store>(std::make_unique<WebStore>(
       std::move(root), std::move(base), std::move(query),
       GetEnv("SLUICE_HTTP_BEARER_TOKEN").value_or(""), std::move(client), options));

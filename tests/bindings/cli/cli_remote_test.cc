@@ -208,7 +208,7 @@ class CliAzureTest : public testing::NodeServerSuite<CliAzureTest> {
 };
 
 TEST_F(CliAzureTest, ConvertToAzureThenReadItBackAsLocally) {
-  Status made = testing::CreateAzuriteContainer(loop_.executor(), server_->port(), "data");
+  Status made = testing::CreateAzuriteContainer(loop_, server_->port(), "data");
   ASSERT_TRUE(made.ok()) << made.ToString();
   TempDir tmp;
   std::string folder = tmp.path() + "/local";

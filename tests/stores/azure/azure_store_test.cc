@@ -41,7 +41,7 @@ class AzureStoreTest : public testing::NodeServerSuite<AzureStoreTest> {
     NodeServerSuite::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     for (const char* c : {"data", "pages", "blocks"}) {
-      Status made = testing::CreateAzuriteContainer(loop_.executor(), server_->port(), c);
+      Status made = testing::CreateAzuriteContainer(loop_, server_->port(), c);
       ASSERT_TRUE(made.ok()) << made.ToString();
     }
   }

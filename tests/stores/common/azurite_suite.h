@@ -13,6 +13,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "base/status.h"
+#include "engine/runtime/event_loop.h"
 #include "stores/http/http_client.h"
 #include "stores/signing/azure_connection_string.h"
 #include "stores/signing/azure_shared_key.h"
@@ -37,7 +38,7 @@ inline std::map<std::string, std::optional<std::string>> AzuriteEnv(int port) {
 
 // Creates container `name` with a SharedKey-signed PUT; one that exists
 // already (409) is fine.
-inline Status CreateAzuriteContainer(boost::asio::any_io_executor executor, int port,
+inline Status CreateAzuriteContainer(EventLoop& loop, int port,
                                      const std::string& name) {
   SigningRequest sr;
   sr.method = "PUT";
@@ -47,13 +48,13 @@ inline Status CreateAzuriteContainer(boost::asio::any_io_executor executor, int 
   sr.headers = {{"x-ms-date", date}, {"x-ms-version", "2021-12-02"}, {"Content-Length", "0"}};
   SLUICE_ASSIGN_OR_RETURN(AzureSharedKeySignature sig,
                           SignAzureSharedKey(sr, kAzuriteAccountName, kAzuriteAccountKey));
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client, HttpClient::Create(executor));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client, HttpClient::Create(loop.executor()));
   HttpRequest req;
   req.method = HttpMethod::kPut;
   req.url = AzuriteEndpoint(port) + "/" + name + "?restype=container";
   req.headers = {{"x-ms-date", date}, {"x-ms-version", "2021-12-02"},
                  {"authorization", sig.authorization}};
-  auto resp = client->SendBlocking(req);
+  auto resp = loop.Run(client->Send(req));
   if (!resp.ok() && resp.status().message().find("409") == std::string::npos) {
     return resp.status();
   }

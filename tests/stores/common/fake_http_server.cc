@@ -125,7 +125,8 @@ void FakeHttpServer::Serve(int fd) {
     bool has_length = false;
     for (const auto& [n, v] : resp.headers) {
       out += n + ": " + v + "\r\n";
-      if (n == "Content-Length") has_length = true;
+      // A handler that frames its own body (chunked) gets no length.
+      if (n == "Content-Length" || n == "Transfer-Encoding") has_length = true;
     }
     if (!has_length) out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\n";
     out += "\r\n";

@@ -100,7 +100,7 @@ TEST_F(HttpClientTest, RangedGetsReturnExactBytes) {
       {ByteRange::FromTo(big.size() - 5, big.size() + 100), big.substr(big.size() - 5)},
   };
   for (const Case& k : cases) {
-    Result<HttpResponse> r = c.SendBlocking(Get(Http("/big.bin"), k.range));
+    Result<HttpResponse> r = loop_->Run(c.Send(Get(Http("/big.bin"), k.range)));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->status, 206);
     EXPECT_TRUE(r->body == k.want) << "range starting " << k.range.first;
@@ -108,11 +108,11 @@ TEST_F(HttpClientTest, RangedGetsReturnExactBytes) {
     EXPECT_EQ(r->object_size, big.size());
   }
   // A suffix longer than the object is the whole object.
-  Result<HttpResponse> all = c.SendBlocking(Get(Http("/big.bin"), ByteRange::Suffix(10u << 20)));
+  Result<HttpResponse> all = loop_->Run(c.Send(Get(Http("/big.bin"), ByteRange::Suffix(10u << 20))));
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   EXPECT_TRUE(all->body == big);
   // Unranged.
-  Result<HttpResponse> plain = c.SendBlocking(Get(Http("/small.txt")));
+  Result<HttpResponse> plain = loop_->Run(c.Send(Get(Http("/small.txt"))));
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->status, 200);
   EXPECT_EQ(plain->body, "hello, sluice\n");
@@ -123,7 +123,7 @@ TEST_F(HttpClientTest, RangedGetsReturnExactBytes) {
 TEST_F(HttpClientTest, HeadReportsSizeWithoutBody) {
   HttpRequest head = Get(Http("/big.bin"));
   head.method = HttpMethod::kHead;
-  Result<HttpResponse> r = Client().SendBlocking(head);
+  Result<HttpResponse> r = loop_->Run(Client().Send(head));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->object_size, big_->size());
@@ -133,14 +133,14 @@ TEST_F(HttpClientTest, HeadReportsSizeWithoutBody) {
 
 TEST_F(HttpClientTest, ErrorsNameUrlStatusAndExpectation) {
   HttpClient& c = Client();
-  Result<HttpResponse> r = c.SendBlocking(Get(Http("/missing.bin")));
+  Result<HttpResponse> r = loop_->Run(c.Send(Get(Http("/missing.bin"))));
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/missing.bin") + ": HTTP 404 Not Found, expected 2xx");
-  r = c.SendBlocking(Get(Http("/missing.bin"), ByteRange::FromTo(0, 9)));
+  r = loop_->Run(c.Send(Get(Http("/missing.bin"), ByteRange::FromTo(0, 9))));
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/missing.bin") + ": HTTP 404 Not Found, expected 206 for Range bytes=0-9");
-  r = c.SendBlocking(Get(Http("/small.txt"), ByteRange::From(1000)));
+  r = loop_->Run(c.Send(Get(Http("/small.txt"), ByteRange::From(1000))));
   EXPECT_EQ(r.status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/small.txt") +
@@ -148,7 +148,7 @@ TEST_F(HttpClientTest, ErrorsNameUrlStatusAndExpectation) {
   // Secrets in the query or headers never reach the message.
   HttpRequest signed_request = Get(Http("/missing.bin?X-Amz-Signature=deadbeef&partNumber=3"));
   signed_request.headers.emplace_back("Authorization", "AWS4-HMAC-SHA256 Signature=cafef00d");
-  r = c.SendBlocking(signed_request);
+  r = loop_->Run(c.Send(signed_request));
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/missing.bin?X-Amz-Signature=REDACTED&partNumber=3") +
                 ": HTTP 404 Not Found, expected 2xx");
@@ -158,7 +158,7 @@ TEST_F(HttpClientTest, ErrorsNameUrlStatusAndExpectation) {
   HttpClientOptions fast;
   fast.backoff_base = 1ms;
   int dead_port = testing::FreePort();
-  r = Client(fast).SendBlocking(Get("http://127.0.0.1:" + std::to_string(dead_port) + "/x"));
+  r = loop_->Run(Client(fast).Send(Get("http://127.0.0.1:" + std::to_string(dead_port) + "/x")));
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(),
             "GET http://127.0.0.1:" + std::to_string(dead_port) +
@@ -169,7 +169,7 @@ TEST_F(HttpClientTest, ErrorsNameUrlStatusAndExpectation) {
 TEST_F(HttpClientTest, KeepAliveReusesOneConnection) {
   HttpClient& c = Client();
   for (int i = 0; i < 10; ++i) {
-    Result<HttpResponse> r = c.SendBlocking(Get(Http("/small.txt?keepalive=" + std::to_string(i))));
+    Result<HttpResponse> r = loop_->Run(c.Send(Get(Http("/small.txt?keepalive=" + std::to_string(i)))));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   EXPECT_EQ(c.stats().connections_opened, 1u);
@@ -189,9 +189,9 @@ TEST_F(HttpClientTest, KeepAliveReusesOneConnection) {
 
 TEST_F(HttpClientTest, ServerClosedIdleConnectionIsReplacedWithoutRetry) {
   HttpClient& c = Client();
-  ASSERT_TRUE(c.SendBlocking(Get(Http("/small.txt"))).ok());
+  ASSERT_TRUE(loop_->Run(c.Send(Get(Http("/small.txt")))).ok());
   std::this_thread::sleep_for(1300ms);  // nginx keepalive_timeout is 1 s
-  Result<HttpResponse> r = c.SendBlocking(Get(Http("/small.txt")));
+  Result<HttpResponse> r = loop_->Run(c.Send(Get(Http("/small.txt"))));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->attempts, 1);
   EXPECT_EQ(c.stats().connections_opened, 2u);
@@ -205,10 +205,10 @@ TEST_F(HttpClientTest, PutPostDeleteWithBodies) {
   put.method = HttpMethod::kPut;
   put.url = Http("/dav/a/text.txt");
   put.body = "put body";
-  Result<HttpResponse> r = c.SendBlocking(put);
+  Result<HttpResponse> r = loop_->Run(c.Send(put));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 201);
-  EXPECT_EQ(c.SendBlocking(Get(Http("/dav/a/text.txt")))->body, "put body");
+  EXPECT_EQ(loop_->Run(c.Send(Get(Http("/dav/a/text.txt"))))->body, "put body");
 
   std::string upload = dir_->path() + "/upload.bin";
   std::string bytes = PatternBytes(1 << 20, 99);
@@ -216,7 +216,7 @@ TEST_F(HttpClientTest, PutPostDeleteWithBodies) {
   put.url = Http("/dav/b.bin");
   put.body.clear();
   put.body_file = upload;
-  r = c.SendBlocking(put);
+  r = loop_->Run(c.Send(put));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(ReadFile(nginx_->www() + "/dav/b.bin").value() == bytes);
 
@@ -224,29 +224,29 @@ TEST_F(HttpClientTest, PutPostDeleteWithBodies) {
   post.method = HttpMethod::kPost;
   post.url = Http("/post");
   post.body = "12345";
-  EXPECT_EQ(c.SendBlocking(post)->body, "posted POST 5");
+  EXPECT_EQ(loop_->Run(c.Send(post))->body, "posted POST 5");
 
   HttpRequest del;
   del.method = HttpMethod::kDelete;
   del.url = Http("/dav/b.bin");
-  r = c.SendBlocking(del);
+  r = loop_->Run(c.Send(del));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->status, 204);
-  EXPECT_EQ(c.SendBlocking(Get(Http("/dav/b.bin"))).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(loop_->Run(c.Send(Get(Http("/dav/b.bin")))).status().code(), StatusCode::kNotFound);
 
   put.body_file = dir_->path() + "/no-such-file";
-  EXPECT_EQ(c.SendBlocking(put).status().message(),
+  EXPECT_EQ(loop_->Run(c.Send(put)).status().message(),
             "PUT " + Http("/dav/b.bin") + ": cannot read body file '" + put.body_file +
                 "': No such file or directory");
 }
 
 TEST_F(HttpClientTest, FollowsRedirectsBounded) {
   HttpClient& c = Client();
-  Result<HttpResponse> r = c.SendBlocking(Get(Http("/redirect")));
+  Result<HttpResponse> r = loop_->Run(c.Send(Get(Http("/redirect"))));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->body, "hello, sluice\n");
   EXPECT_EQ(r->final_url, Http("/small.txt"));
-  r = c.SendBlocking(Get(Http("/redirect-loop")));
+  r = loop_->Run(c.Send(Get(Http("/redirect-loop"))));
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/redirect-loop") + ": more than 5 redirects (max_redirects)");
 }
@@ -275,7 +275,7 @@ TEST_F(HttpClientTest, StreamsIntoASinkAndCapsBufferedBodies) {
 
   HttpClientOptions capped;
   capped.max_buffered_body = 1000;
-  r = Client(capped).SendBlocking(Get(Http("/big.bin")));
+  r = loop_->Run(Client(capped).Send(Get(Http("/big.bin"))));
   EXPECT_EQ(r.status().message(),
             "GET " + Http("/big.bin") +
                 ": body larger than max_buffered_body (1000 bytes); stream it to a sink");
@@ -289,14 +289,14 @@ TEST_F(HttpClientTest, ChunkedResponsesAndLyingContentLength) {
   HttpClientOptions options;
   options.download_retry = 0;
   HttpClient& c = Client(options);
-  Result<HttpResponse> r = c.SendBlocking(Get(url));
+  Result<HttpResponse> r = loop_->Run(c.Send(Get(url)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->body, "hello world");
   EXPECT_FALSE(r->object_size.has_value());
 
   // Content-Length says 100, 10 bytes come, the server closes.
   proxy.Schedule({Fault::Raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")});
-  r = c.SendBlocking(Get(url));
+  r = loop_->Run(c.Send(Get(url)));
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(),
             "GET " + url + ": gave up after 1 attempt(s) (download_retry=0): GET " + url +
@@ -308,15 +308,15 @@ TEST_F(HttpClientTest, HttpsVerifiesWithTheRightCa) {
   HttpClientOptions options;
   options.ca_file = certs_->ca_cert;
   HttpClient& c = Client(options);
-  Result<HttpResponse> r = c.SendBlocking(Get(Https("localhost", "/big.bin"), ByteRange::FromTo(5, 1004)));
+  Result<HttpResponse> r = loop_->Run(c.Send(Get(Https("localhost", "/big.bin"), ByteRange::FromTo(5, 1004))));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->body == big_->substr(5, 1000));
-  ASSERT_TRUE(c.SendBlocking(Get(Https("localhost", "/small.txt"))).ok());
+  ASSERT_TRUE(loop_->Run(c.Send(Get(Https("localhost", "/small.txt")))).ok());
   EXPECT_EQ(c.stats().connections_opened, 1u);  // TLS keep-alive too
 
   // SSL_CERT_FILE when no explicit option.
   setenv("SSL_CERT_FILE", certs_->ca_cert.c_str(), 1);
-  Result<HttpResponse> env = Client().SendBlocking(Get(Https("localhost", "/small.txt")));
+  Result<HttpResponse> env = loop_->Run(Client().Send(Get(Https("localhost", "/small.txt"))));
   unsetenv("SSL_CERT_FILE");
   ASSERT_TRUE(env.ok()) << env.status().ToString();
   EXPECT_EQ(env->body, "hello, sluice\n");
@@ -327,7 +327,7 @@ TEST_F(HttpClientTest, HttpsRejectsWrongCaAndWrongHostName) {
   HttpClientOptions options;
   options.ca_file = wrong_certs_->ca_cert;
   HttpClient& wrong_ca = Client(options);
-  Result<HttpResponse> r = wrong_ca.SendBlocking(Get(Https("localhost", "/small.txt")));
+  Result<HttpResponse> r = loop_->Run(wrong_ca.Send(Get(Https("localhost", "/small.txt"))));
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(r.status().message(),
             "GET " + Https("localhost", "/small.txt") +
@@ -336,7 +336,7 @@ TEST_F(HttpClientTest, HttpsRejectsWrongCaAndWrongHostName) {
   EXPECT_EQ(wrong_ca.stats().retries, 0u);  // not worth retrying
 
   options.ca_file = certs_->ca_cert;
-  r = Client(options).SendBlocking(Get(Https("127.0.0.1", "/small.txt")));
+  r = loop_->Run(Client(options).Send(Get(Https("127.0.0.1", "/small.txt"))));
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(r.status().message(),
             "GET " + Https("127.0.0.1", "/small.txt") +
@@ -344,7 +344,7 @@ TEST_F(HttpClientTest, HttpsRejectsWrongCaAndWrongHostName) {
                 ": certificate does not match host name '127.0.0.1'");
 
   // The system bundle does not know the test CA.
-  r = Client().SendBlocking(Get(Https("localhost", "/small.txt")));
+  r = loop_->Run(Client().Send(Get(Https("localhost", "/small.txt"))));
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
 
   options.ca_file = dir_->path() + "/missing-ca.pem";

@@ -104,6 +104,16 @@ TEST(UrlTest, RedactionKeepsHarmlessQueryParameters) {
             "http://h/x?SIG=REDACTED&Access_Token=REDACTED&flag&Max-Keys=3");
 }
 
+TEST(UrlTest, RedactionHidesEveryValueNotKnownToBeHarmless) {
+  // A credential under a name no list foresaw stays hidden.
+  EXPECT_EQ(RedactUrl("https://api.example/v1/data?apikey2=SECRET&vendor_auth=S2&v=3"),
+            "https://api.example/v1/data?apikey2=REDACTED&vendor_auth=REDACTED&v=REDACTED");
+  EXPECT_EQ(RedactUrl("http://h/x?X-Amz-Credential=AKID&X-Amz-Date=20261126T000000Z"),
+            "http://h/x?X-Amz-Credential=REDACTED&X-Amz-Date=20261126T000000Z");
+  // Unparsable text is redacted the same way.
+  EXPECT_EQ(RedactUrl("no scheme?apikey2=SECRET&prefix=a"), "no scheme?apikey2=REDACTED&prefix=a");
+}
+
 TEST(UrlTest, ResolvesRedirectTargets) {
   Url base = *ParseUrl("http://h:81/dir/file?q=1");
   EXPECT_EQ(ResolveRedirect(base, "https://o/x")->ToString(), "https://o/x");

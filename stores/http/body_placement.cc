@@ -1,0 +1,109 @@
+#include "stores/http/body_placement.h"
+
+#include <string>
+
+#include "stores/http/retry_policy.h"
+
+namespace sluice::http_detail {
+
+namespace {
+
+// The object's size as this response states it, if it does.
+std::optional<uint64_t> StatedObjectSize(const ResponseHead& head,
+                                         const std::optional<ContentRange>& cr) {
+  if (head.status == 206) return cr ? cr->total : std::nullopt;
+  if (head.status == 200) return head.content_length;
+  return std::nullopt;
+}
+
+Status RemoteChanged(const Transfer& t, uint64_t stated, uint64_t expected) {
+  return CorruptError(t.What() + ": the server says the object is " + std::to_string(stated) +
+                      " bytes, expected " + std::to_string(expected) +
+                      " (the remote changed since it was indexed?)");
+}
+
+Result<BodyPlacement> PlacePartial(Transfer& t, const ResponseHead& head, const ContentRange& cr) {
+  BodyPlacement out;
+  const std::optional<ByteRange>& range = t.request.range;
+  uint64_t want_first = t.abs_first ? *t.abs_first + t.delivered
+                                    : (range && !range->is_suffix ? range->first : cr.first);
+  if (cr.first != want_first) {
+    return CorruptError(t.What() + ": Content-Range '" + std::string(head.content_range) +
+                        "' does not start at the requested byte " + std::to_string(want_first));
+  }
+  if (!t.abs_first) {
+    t.abs_first = cr.first;
+    t.abs_last = cr.last;
+  }
+  if (head.content_length && *head.content_length != cr.last - cr.first + 1) {
+    return CorruptError(t.What() + ": Content-Length " + std::to_string(*head.content_length) +
+                        " disagrees with Content-Range '" + std::string(head.content_range) +
+                        "'");
+  }
+  out.limit = *t.abs_last - want_first + 1;
+  return out;
+}
+
+Result<BodyPlacement> PlaceWhole(Transfer& t, const ResponseHead& head) {
+  BodyPlacement out;
+  if (t.delivered > 0 && head.sent_if_range) {
+    return UnavailableError(t.What() + ": the object changed during the download (ETag " +
+                            t.etag + " no longer matches; the server sent it whole)");
+  }
+  // The whole object (a server without ranges, or none asked for).
+  const std::optional<ByteRange>& range = t.request.range;
+  const std::optional<uint64_t>& length = head.content_length;
+  if (range && range->is_suffix) {
+    if (!length && !t.abs_first) {
+      return IoError(t.What() + ": suffix range answered with a body of unknown length");
+    }
+    if (!t.abs_first) {
+      uint64_t total = *length;
+      t.abs_first = total > range->suffix ? total - range->suffix : 0;
+      if (total > 0) t.abs_last = total - 1;
+    }
+  } else if (!t.abs_first) {
+    t.abs_first = range ? range->first : 0;
+    if (range) t.abs_last = range->last;
+    if (length && *length > 0 && (!t.abs_last || *t.abs_last >= *length)) {
+      t.abs_last = *length - 1;
+    }
+  }
+  uint64_t start = t.abs_first.value_or(0) + t.delivered;
+  out.skip = start;
+  if (t.abs_last) out.limit = *t.abs_last + 1 > start ? *t.abs_last + 1 - start : 0;
+  return out;
+}
+
+}  // namespace
+
+Result<BodyPlacement> PlaceBody(Transfer& t, const ResponseHead& head) {
+  std::optional<ContentRange> cr;
+  if (head.status == 206) {
+    cr = ParseContentRange(head.content_range);
+    if (!cr) {
+      return CorruptError(t.What() + ": " + std::string(head.status_line) +
+                          " with malformed Content-Range '" +
+                          std::string(head.content_range) + "'");
+    }
+  }
+  const std::optional<uint64_t> expected = t.request.expected_object_size;
+  const std::optional<uint64_t> stated = StatedObjectSize(head, cr);
+  if (expected && stated && *stated != *expected) return RemoteChanged(t, *stated, *expected);
+  if (expected && cr && cr->last >= *expected) {
+    return RemoteChanged(t, cr->last + 1, *expected);
+  }
+  Result<BodyPlacement> placed = cr ? PlacePartial(t, head, *cr) : PlaceWhole(t, head);
+  if (!placed.ok()) return placed;
+  if (!t.have_response) t.response.object_size = stated;
+  if (expected && !placed->limit) {
+    // Only the expected size bounds this body (no length, no range end):
+    // never deliver past it.
+    uint64_t start = t.abs_first.value_or(0) + t.delivered;
+    placed->limit = *expected > start ? *expected - start : 0;
+    placed->strict_limit = true;
+  }
+  return placed;
+}
+
+}  // namespace sluice::http_detail

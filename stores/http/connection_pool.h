@@ -1,0 +1,103 @@
+// The HTTP client's connections: per-host keep-alive pools under a cap,
+// connecting (resolve, TCP, TLS handshake with verification) and handing
+// connections out as Leases that go back to the pool, or are closed, when
+// released.
+//
+// Internal to stores/http. Runs on the client's executor, one thread at a
+// time (the pool is not locked); the counters are readable from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "base/status.h"
+#include "stores/http/http_client.h"
+#include "stores/http/http_connection.h"
+#include "stores/http/url.h"
+
+namespace sluice::http_detail {
+
+class ConnectionPool;
+
+// A connection taken from the pool. Destroyed unreleased, it is closed (its
+// exchange did not finish cleanly); Release(true) pools it again.
+class Lease {
+ public:
+  Lease(ConnectionPool* pool, std::string key) : pool_(pool), key_(std::move(key)) {}
+  Lease(Lease&& other) noexcept
+      : pool_(std::exchange(other.pool_, nullptr)),
+        key_(std::move(other.key_)),
+        conn(std::move(other.conn)),
+        reused(other.reused) {}
+  Lease& operator=(Lease&&) = delete;
+  ~Lease() { Release(false); }
+  // Gives the connection back: pooled when `reusable`, else closed.
+  void Release(bool reusable);
+
+ private:
+  ConnectionPool* pool_;
+  std::string key_;
+
+ public:
+  std::unique_ptr<Connection> conn;
+  bool reused = false;  // taken from the pool rather than newly connected
+};
+
+class ConnectionPool {
+ public:
+  // `options` must outlive the pool.
+  ConnectionPool(boost::asio::any_io_executor executor, const HttpClientOptions& options);
+  ~ConnectionPool();
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
+
+  // Loads the CA bundle (options.ca_file, else $SSL_CERT_FILE, else the
+  // system's); errors name the file.
+  Status InitTls();
+
+  // A pooled connection to `url`'s host (unless `fresh_only`), or a new one
+  // counting toward max_connections_per_host; at the cap, waits for a slot
+  // until `deadline`. Errors: kDeadlineExceeded (connect_timeout or the
+  // deadline), kPermissionDenied (TLS verification), kCancelled, kIoError.
+  boost::asio::awaitable<Result<Lease>> Acquire(const Url& url, Clock::time_point deadline,
+                                                bool fresh_only);
+
+  // A pooled connection turned out closed by the server when reused.
+  void CountStale() { ++stale_; }
+
+  uint64_t opened() const { return opened_.load(); }
+  uint64_t reused() const { return reused_.load(); }
+  uint64_t stale() const { return stale_.load(); }
+
+ private:
+  friend class Lease;
+  struct HostPool {
+    std::vector<std::unique_ptr<Connection>> idle;
+    int active = 0;
+    std::deque<std::shared_ptr<boost::asio::steady_timer>> waiters;
+  };
+
+  void Return(const std::string& key, std::unique_ptr<Connection> conn, bool reusable);
+  boost::asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(
+      const Url& url, Clock::time_point deadline);
+
+  boost::asio::any_io_executor executor_;
+  const HttpClientOptions& options_;
+  boost::asio::ssl::context ssl_;
+  std::unordered_map<std::string, HostPool> pools_;
+  std::atomic<uint64_t> opened_{0}, reused_{0}, stale_{0};
+};
+
+}  // namespace sluice::http_detail
