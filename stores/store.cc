@@ -13,10 +13,24 @@
 namespace sluice {
 namespace {
 
-// "s3" for "s3://b/k", "dbfs" for "dbfs:/Volumes/..", "" for a plain path.
-std::string SchemeOf(std::string_view url) {
+constexpr std::string_view kKnownSchemes[] = {"file", "s3",    "oci",   "gs",
+                                              "azure", "azure-dl", "http", "https", "dbfs"};
+
+Status UnknownScheme(std::string_view url, std::string_view scheme) {
+  return InvalidArgumentError("unknown store URL scheme '" + std::string(scheme) + "' in '" +
+                              std::string(url.substr(0, url.find('?'))) +
+                              "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, "
+                              "or a local path)");
+}
+
+}  // namespace
+
+std::string StoreUrlScheme(std::string_view url) {
   size_t colon = url.find(':');
-  if (colon == std::string_view::npos || colon == 0) return "";
+  if (colon == std::string_view::npos || colon == 0 ||
+      !std::isalpha(static_cast<unsigned char>(url[0]))) {
+    return "";
+  }
   std::string scheme;
   for (size_t i = 0; i < colon; ++i) {
     char c = url[i];
@@ -31,13 +45,25 @@ std::string SchemeOf(std::string_view url) {
   return scheme;
 }
 
-}  // namespace
+bool IsStoreUrl(std::string_view url) {
+  std::string scheme = StoreUrlScheme(url);
+  return !scheme.empty() && scheme != "file";
+}
+
+Status CheckStoreScheme(std::string_view url) {
+  std::string scheme = StoreUrlScheme(url);
+  if (scheme.empty()) return Status::Ok();
+  for (std::string_view known : kKnownSchemes) {
+    if (scheme == known) return Status::Ok();
+  }
+  return UnknownScheme(url, scheme);
+}
 
 Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
                                          boost::asio::any_io_executor executor,
                                          const StoreOptions& options) {
   if (url.empty()) return InvalidArgumentError("empty store URL");
-  std::string scheme = SchemeOf(url);
+  std::string scheme = StoreUrlScheme(url);
   if (scheme.empty() || scheme == "file") return OpenFileStore(url);
   if (scheme == "s3") return OpenS3Store(url, std::move(executor), options);
   if (scheme == "azure" || scheme == "azure-dl") {
@@ -49,10 +75,7 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   if (scheme == "dbfs") return OpenDbfsStore(url, std::move(executor), options);
   if (scheme == "gs") return OpenGcsStore(url, std::move(executor), options);
   if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
-  return InvalidArgumentError("unknown store URL scheme '" + scheme + "' in '" +
-                              std::string(url.substr(0, url.find('?'))) +
-                              "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, "
-                              "or a local path)");
+  return UnknownScheme(url, scheme);
 }
 
 }  // namespace sluice

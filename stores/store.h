@@ -87,6 +87,21 @@ class Store {
   virtual boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) = 0;
 };
 
+// The one rule for telling store URLs from local paths. "<scheme>://..."
+// with a scheme of a letter then letters, digits, '+', '-' or '.', or
+// "dbfs:..." (Databricks writes no "//"): returns the scheme in lower case
+// ("s3", "gs", "dbfs", "file", ...). Anything else is a local path, even
+// with ':' or "://" inside ("/data/a://b"): returns "". Pure; thread-safe.
+std::string StoreUrlScheme(std::string_view url);
+
+// True when `url` names a store other than the local file system: it has a
+// scheme (StoreUrlScheme) and that scheme is not "file".
+bool IsStoreUrl(std::string_view url);
+
+// OK when OpenStore knows `url`'s scheme (or it is a local path); else
+// kInvalidArgument naming the scheme and the known ones.
+Status CheckStoreScheme(std::string_view url);
+
 // Opens the store for `url`, choosing the backend by scheme; a plain path is
 // a local folder. Unknown schemes and malformed URLs -> kInvalidArgument;
 // missing credentials -> kPermissionDenied naming the variables to set.

@@ -62,6 +62,12 @@ const char* sluice_last_error(void);
 /* Releases memory that Sluice returned as char*. NULL is fine. */
 void sluice_free(void* p);
 
+/* 1 when `url` names a store other than the local file system ("s3://b/k",
+ * "dbfs:/Volumes/...", "https://..."), 0 for a local path or a file:// URL
+ * (also a path with ':' or "://" inside, such as "/data/a://b") or NULL. The
+ * one rule every binding uses. Thread-safe. */
+int sluice_is_store_url(const char* url);
+
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
  * merged indexes whose shards live in sub-folders).

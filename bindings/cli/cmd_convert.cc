@@ -19,6 +19,7 @@
 #include "formats/mds/mds_writer.h"
 #include "formats/text/py_number_text.h"
 #include "stores/common/store_keys.h"
+#include "stores/store.h"
 
 namespace sluice::cli {
 namespace {
@@ -278,7 +279,7 @@ Status ConvertFile(const std::string& path, const std::string& in, const Flags& 
 // IN as a dataset, or as a plain file when it holds no index.json.
 Status ConvertInput(const std::string& in, const Flags& flags, Job& job,
                     const ShardedWriterOptions& options, const std::string& out) {
-  if (!IsRemoteUrl(in)) {
+  if (!IsStoreUrl(in)) {
     SLUICE_ASSIGN_OR_RETURN(std::string path, LocalPath(in));
     if (!FileExists(JoinPath(path, "index.json"))) {
       return ConvertFile(path, in, flags, job, options, out);
@@ -318,7 +319,7 @@ int RunConvert(const Args& args) {
   const std::string& out = flags->positional[1];
   // A remote OUT is written locally first, then uploaded.
   std::unique_ptr<TempFolder> out_temp;
-  if (IsRemoteUrl(out)) {
+  if (IsStoreUrl(out)) {
     auto temp = TempFolder::Create();
     if (!temp.ok()) return Error("convert", temp.status());
     out_temp = std::move(*temp);

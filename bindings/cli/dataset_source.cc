@@ -5,6 +5,7 @@
 #include "base/file.h"
 #include "stores/common/store_keys.h"
 #include "stores/file/file_store.h"
+#include "stores/store.h"
 
 namespace sluice::cli {
 namespace {
@@ -19,11 +20,6 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 }
 
 }  // namespace
-
-bool IsRemoteUrl(const std::string& arg) {
-  if (arg.rfind("file://", 0) == 0) return false;
-  return arg.find("://") != std::string::npos || arg.rfind("dbfs:", 0) == 0;
-}
 
 Result<std::string> LocalPath(const std::string& path_or_file_url) {
   if (path_or_file_url.rfind("file://", 0) != 0) return path_or_file_url;
@@ -49,7 +45,7 @@ Result<std::string> FetchRemoteFile(const std::string& url, const std::string& f
 
 Result<std::unique_ptr<DatasetSource>> DatasetSource::Open(const std::string& folder_or_url) {
   std::unique_ptr<DatasetSource> source(new DatasetSource());
-  if (!IsRemoteUrl(folder_or_url)) {
+  if (!IsStoreUrl(folder_or_url)) {
     SLUICE_ASSIGN_OR_RETURN(source->folder_, LocalPath(folder_or_url));
     source->name_ = folder_or_url;
     return source;

@@ -56,9 +56,6 @@ class DatasetSource {
   std::unique_ptr<RemoteSource> remote_;  // remote only
 };
 
-// True when `arg` is a store URL rather than a local path or file:// URL.
-bool IsRemoteUrl(const std::string& arg);
-
 // The local path a path or file:// URL names.
 Result<std::string> LocalPath(const std::string& path_or_file_url);
 

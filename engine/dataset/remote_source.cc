@@ -131,11 +131,11 @@ class StoreSource final : public RemoteSource {
 Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url,
                                                        const StoreOptions& options) {
   std::string u(url);
-  if (u.find("://") == std::string::npos && u.rfind("dbfs:", 0) != 0) {
-    return std::unique_ptr<RemoteSource>(new FolderSource(u));
-  }
-  // Validate the URL now (scheme, shape) without starting a loop: OpenStore
-  // is only called in the fetching process. Strip query text from errors.
+  if (StoreUrlScheme(u).empty()) return std::unique_ptr<RemoteSource>(new FolderSource(u));
+  // Check the scheme now, without starting a loop: OpenStore (credentials,
+  // the URL's shape) runs only in the fetching process. Strip query text
+  // from errors.
+  SLUICE_RETURN_IF_ERROR(CheckStoreScheme(u));
   std::string described = u.substr(0, u.find('?'));
   return std::unique_ptr<RemoteSource>(new StoreSource(std::move(u), options, std::move(described)));
 }

@@ -35,8 +35,9 @@ class RemoteSource {
 
 // `url`: a plain path (a folder), or any URL OpenStore accepts. `options`
 // carries download_retry and download_timeout to the store. A scheme
-// OpenStore does not know fails here (kInvalidArgument); missing
-// credentials fail on first Fetch. Keys must be safe relative paths.
+// OpenStore does not know fails here (kInvalidArgument); the rest of the
+// URL's shape and missing credentials fail on first Fetch, where the store
+// is opened. Keys must be safe relative paths.
 Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url,
                                                        const StoreOptions& options = {});
 

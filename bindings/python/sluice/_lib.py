@@ -125,6 +125,7 @@ _proto('sluice_abi_version', ctypes.c_uint32)
 _proto('sluice_version', ctypes.c_char_p)
 _proto('sluice_last_error', ctypes.c_char_p)
 _proto('sluice_free', None, ctypes.c_void_p)
+_proto('sluice_is_store_url', ctypes.c_int, ctypes.c_char_p)
 
 _proto('sluice_dataset_open', _status, ctypes.c_char_p, ctypes.c_uint32, _P(ctypes.c_void_p))
 _proto('sluice_dataset_close', None, ctypes.c_void_p)

@@ -10,12 +10,12 @@ import bisect
 import math
 import mmap
 import os
-import re
 import struct
 
 import numpy as np
 
 from sluice import engine
+from sluice._lib import lib
 from sluice.local import LocalDataset
 from sluice.plan import Plan
 from sluice.world import World
@@ -27,13 +27,12 @@ except ImportError:  # torch is optional: then a plain iterable
 
 __all__ = ['Stream', 'StreamingDataset']
 
-_REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
 _MAX_WORKERS = 512
 
 
 def _is_remote(remote):
-    return remote is not None and _REMOTE.match(str(remote)) and \
-        not str(remote).startswith('file://')
+    """A store URL (not a local path or file://), by the engine's one rule."""
+    return remote is not None and lib.sluice_is_store_url(os.fsencode(str(remote))) == 1
 
 
 def _strip_file(path):

@@ -23,7 +23,6 @@ __all__ = ['MDSWriter', 'JSONWriter', 'CSVWriter', 'TSVWriter', 'XSVWriter',
            'parse_size_limit']
 
 _SIZE_UNITS = ['b', 'kb', 'mb', 'gb', 'tb', 'pb', 'eb', 'zb', 'yb']
-_REMOTE = re.compile(r'^[a-zA-Z][a-zA-Z0-9+.-]*://')
 
 
 def parse_size_limit(size_limit):
@@ -56,7 +55,7 @@ def is_remote(path):
     """True for a URL with a scheme (s3://, gs://, file://, dbfs:/...), as
     Mosaic's urlparse(out).scheme test; plain paths are local."""
     path = str(path)
-    return bool(_REMOTE.match(path)) or path.startswith('dbfs:/')
+    return _lib.lib.sluice_is_store_url(os.fsencode(path)) == 1 or path.startswith('file://')
 
 
 def resolve_out(out):
