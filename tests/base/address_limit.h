@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -33,8 +34,9 @@ inline uint64_t AddressSpaceBytes() {
 
 // fork(); the child limits its address space to its current size plus
 // `headroom` bytes, runs `body` and sends back what it returns. Returns that
-// text, or "child exited with N" / "child killed by signal N" when the
-// child ended otherwise (an uncaught exception aborts: signal 6).
+// text, "child threw <what>" when `body` threw, or "child exited with N" /
+// "child killed by signal N" when the child ended otherwise (an exception
+// escaping another thread aborts: signal 6).
 inline std::string RunWithAddressLimit(uint64_t headroom, const std::function<std::string()>& body) {
   int fds[2];
   if (::pipe(fds) != 0) return "pipe failed";
@@ -45,7 +47,15 @@ inline std::string RunWithAddressLimit(uint64_t headroom, const std::function<st
     const rlim_t limit = AddressSpaceBytes() + headroom;
     const rlimit rl{limit, limit};
     if (::setrlimit(RLIMIT_AS, &rl) != 0) ::_exit(97);
-    const std::string out = body();
+    // Never unwind into the test framework's copy in this child.
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("child threw ") + e.what();
+    } catch (...) {
+      out = "child threw";
+    }
     size_t done = 0;
     while (done < out.size()) {
       const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);

@@ -2,6 +2,7 @@
 // gz/br/bz2 bombs paired with a claimed raw size of 1 TiB give an error
 // within a small address-space budget, never an abort or a huge buffer.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <cstdint>
 #include <string>
@@ -107,7 +108,8 @@ TEST(DeclaredSize, BombsStopAtTheLimitWithinItsMemory) {
 }
 
 // Honest data far more compressible than the start ratio still decodes
-// exactly, through buffers that grow (zstd: the streaming path).
+// exactly, through buffers that grow (zstd: the streaming path, which used
+// to call a frame ending at a buffer's end truncated).
 TEST(DeclaredSize, HighlyCompressibleDataDecodesExactly) {
   const std::string raw = std::string(3 << 20, '\0') + testing::TestBytes(1000, 9);
   for (const char* family : {"zstd", "br", "gz", "bz2", "snappy"}) {
@@ -118,6 +120,20 @@ TEST(DeclaredSize, HighlyCompressibleDataDecodesExactly) {
     ASSERT_TRUE(out.ok()) << family << ": " << out.status().ToString();
     EXPECT_TRUE(*out == raw) << family;
   }
+  // A zstd frame without its size whose output ends exactly where a buffer
+  // does (1 MiB from 64 KiB doubled) is complete, not truncated.
+  const std::string mib(1 << 20, 'a');
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+  std::string frame(ZSTD_compressBound(mib.size()), '\0');
+  ZSTD_outBuffer ob{frame.data(), frame.size(), 0};
+  ZSTD_inBuffer ib{mib.data(), mib.size(), 0};
+  ASSERT_EQ(ZSTD_compressStream2(cctx, &ob, &ib, ZSTD_e_end), 0u);
+  ZSTD_freeCCtx(cctx);
+  frame.resize(ob.pos);
+  auto out = Decompress(*ParseCompression("zstd"), frame, 4 << 20, "u.zst");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(*out == mib);
 }
 
 }  // namespace
