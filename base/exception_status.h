@@ -33,4 +33,17 @@ inline Status StatusFromException(std::exception_ptr e, std::string_view where) 
   }
 }
 
+// Runs fn() and returns what it threw (null when nothing): the body of a
+// thread whose owner joins it, then reports the exception with
+// StatusFromException.
+template <typename Fn>
+std::exception_ptr CatchAll(Fn&& fn) noexcept {
+  try {
+    fn();
+    return nullptr;
+  } catch (...) {
+    return std::current_exception();
+  }
+}
+
 }  // namespace sluice

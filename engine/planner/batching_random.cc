@@ -2,6 +2,7 @@
 #include <optional>
 #include <thread>
 
+#include "base/exception_status.h"
 #include "engine/planner/batching.h"
 #include "engine/planner/shuffle.h"
 
@@ -47,7 +48,14 @@ Result<WorkArray> BatchRandomGeneric(const BatchContext& ctx) {
   std::optional<Result<WorkArray>> partition;
   std::thread helper;
   if (res.size() >= kThreadedMin && ctx.request.threads != 1) {
-    helper = std::thread([&] { partition.emplace(GetPartitions(c.partition_algo, pa)); });
+    // No exception may leave a thread (std::terminate): it becomes the Result.
+    helper = std::thread([&] {
+      try {
+        partition.emplace(GetPartitions(c.partition_algo, pa));
+      } catch (...) {
+        partition.emplace(StatusFromException(std::current_exception(), "partitioning"));
+      }
+    });
   } else {
     partition.emplace(GetPartitions(c.partition_algo, pa));
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "base/exception_status.h"
 #include "engine/planner/batching.h"
 #include "engine/planner/partition_orig.h"
 #include "engine/planner/rng.h"
@@ -56,6 +57,7 @@ Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res,
   const bool pipeline = ctx.request.threads != 1 && total >= kThreadedMin && C > 1;
   PartBuffers buffers[2];
   std::thread writer;
+  std::exception_ptr writer_error;  // no exception may leave a thread
   Status status;
   for (int64_t i = 0; i < C && status.ok(); ++i) {
     std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
@@ -65,18 +67,22 @@ Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res,
     mine.ids.resize(size_t(size));
     status = Py1eDraw(list, br, ep, mine.ids.data(), mine.scratch);
     if (writer.joinable()) writer.join();
+    if (writer_error) status = StatusFromException(writer_error, "sorting a node's samples");
     if (!status.ok()) break;
     auto finish = [&layout, &work, table, i, size, &mine] {
       Py1eSort(size, mine.ids.data(), mine.scratch);
       layout.ScatterRow(i, mine.ids.data(), size, table, work);
     };
     if (pipeline) {
-      writer = std::thread(finish);
+      writer = std::thread([finish, &writer_error] { writer_error = CatchAll(finish); });
     } else {
       finish();
     }
   }
   if (writer.joinable()) writer.join();
+  if (writer_error && status.ok()) {
+    status = StatusFromException(writer_error, "sorting a node's samples");
+  }
   if (!status.ok()) return status;
   layout.FillExtension(work);
   return work;

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "base/exception_status.h"
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/rng.h"
 
@@ -208,6 +209,7 @@ Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t
   const bool pipeline = total >= kPy1eThreadedMin && C > 1;
   Py1eScratch scratch[2];
   std::thread sorter;
+  std::exception_ptr sorter_error;  // no exception may leave a thread
   int64_t at = 0;
   Status status;
   for (int64_t i = 0; i < C && status.ok(); ++i) {
@@ -217,15 +219,19 @@ Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t
     Py1eScratch& mine = scratch[i % 2];
     status = Py1eDraw(list, br, ep, out.data() + at, mine);
     if (sorter.joinable()) sorter.join();
+    if (sorter_error) status = StatusFromException(sorter_error, "sorting a part");
     if (!status.ok()) break;
     if (pipeline) {
-      sorter = std::thread([n, dst = out.data() + at, &mine] { Py1eSort(n, dst, mine); });
+      sorter = std::thread([n, dst = out.data() + at, &mine, &sorter_error] {
+        sorter_error = CatchAll([&] { Py1eSort(n, dst, mine); });
+      });
     } else {
       Py1eSort(n, out.data() + at, mine);
     }
     at += n;
   }
   if (sorter.joinable()) sorter.join();
+  if (sorter_error && status.ok()) status = StatusFromException(sorter_error, "sorting a part");
   if (!status.ok()) return status;
   return out;
 }
