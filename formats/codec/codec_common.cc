@@ -26,8 +26,13 @@ BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t 
 
 void BoundedOutput::Grow() {
   if (produced_ < buf_.size() || buf_.size() >= cap_) return;
-  const size_t doubled = buf_.size() > cap_ / 2 ? cap_ : buf_.size() * 2;
-  buf_.resize(std::max<size_t>(std::min(doubled, cap_), 1));
+  // The next size is cap >> j, the smallest such at least twice the current
+  // one: the last step is from at most cap / 2 to cap, so a bomb that fills
+  // the cap peaks at 1.5 x cap while the old buffer is copied (doubling from
+  // just under the cap would reach 2 x cap).
+  size_t next = cap_;
+  while (next / 2 >= 2 * buf_.size()) next /= 2;
+  buf_.resize(next);
 }
 
 std::string BoundedOutput::Take() {

@@ -39,9 +39,11 @@ inline constexpr size_t kMaxChunk = size_t{1} << 30;
 // header declares is ever allocated up front: both are untrusted (a 17-byte
 // zstd frame may declare 1 TiB, a 14 MB gz of zeros expands 1000-fold). The
 // first buffer is StartSize(input_size) (capped by max_output + 1, or by
-// `declared` + 1 when the stream states its size), and it then doubles only
-// when the decoder has filled it, so memory follows the output that actually
-// arrives: at most twice the bytes produced, plus the start.
+// `declared` + 1 when the stream states its size), and it then grows only
+// when the decoder has filled it, to the next of (max_output + 1) / 2^j at
+// least twice its size. So memory follows the output that actually arrives:
+// the buffer is under 4x the bytes produced (or the start), and filling the
+// cap costs at most 1.5x (max_output + 1) during the last copy.
 class BoundedOutput {
  public:
   // The first buffer for an input of `input_size` bytes: kStartRatio times
