@@ -73,8 +73,11 @@ class Store {
 
   // The whole object into local file `path`: written to a temporary name in
   // the same folder and renamed into place when complete, so `path` never
-  // holds a partial object.
-  virtual boost::asio::awaitable<Status> GetToFile(std::string key, std::string path) = 0;
+  // holds a partial object. With `expected_size` (what an index says), an
+  // object of another size fails with ObjectSizeChangedError before more
+  // than its first part is written, and never writes past that size.
+  virtual boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
+                                                   std::optional<uint64_t> expected_size) = 0;
 
   // Uploads local file `path` as `key` (multipart above part_size where the
   // service has it).

@@ -38,7 +38,7 @@ Result<std::string> FetchRemoteFile(const std::string& url, const std::string& f
   std::string name = base.substr(slash + 1);
   SLUICE_ASSIGN_OR_RETURN(auto remote, OpenRemoteSource(base.substr(0, slash) + query));
   std::string path = JoinPath(folder, name);
-  auto fetched = remote->Fetch(name, path);
+  auto fetched = remote->Fetch(name, path, std::nullopt);
   if (!fetched.ok()) return fetched.status();
   return path;
 }
@@ -55,7 +55,7 @@ Result<std::unique_ptr<DatasetSource>> DatasetSource::Open(const std::string& fo
   SLUICE_ASSIGN_OR_RETURN(source->remote_, OpenRemoteSource(folder_or_url));
   SLUICE_ASSIGN_OR_RETURN(source->temp_, TempFolder::Create());
   source->folder_ = source->temp_->path();
-  SLUICE_RETURN_IF_ERROR(source->FetchKey("index.json"));
+  SLUICE_RETURN_IF_ERROR(source->FetchKey("index.json", std::nullopt));
   return source;
 }
 
@@ -77,15 +77,15 @@ void DatasetSource::Drop(const ShardEntry& shard) {
 
 Status DatasetSource::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                 bool compressed) {
-  if (!compressed || !zip) return FetchKey(raw.basename);
-  Status packed = FetchKey(zip->basename);
+  if (!compressed || !zip) return FetchKey(raw.basename, raw.bytes);
+  Status packed = FetchKey(zip->basename, zip->bytes);
   if (packed.code() != StatusCode::kNotFound) return packed;
   // A remote may hold the shard uncompressed only (the reader takes either).
-  Status plain = FetchKey(raw.basename);
+  Status plain = FetchKey(raw.basename, raw.bytes);
   return plain.code() == StatusCode::kNotFound ? packed : plain;
 }
 
-Status DatasetSource::FetchKey(const std::string& key) {
+Status DatasetSource::FetchKey(const std::string& key, std::optional<uint64_t> expected_size) {
   if (!IsSafeBasename(key)) {
     return CorruptError(name_ + "/index.json names the unsafe file '" + key + "'");
   }
@@ -93,7 +93,7 @@ Status DatasetSource::FetchKey(const std::string& key) {
   if (FileExists(path)) return Status::Ok();
   size_t slash = path.rfind('/');
   SLUICE_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
-  auto fetched = remote_->Fetch(key, path);
+  auto fetched = remote_->Fetch(key, path, expected_size);
   if (!fetched.ok()) {
     ::unlink(path.c_str());
     return Explain(fetched.status());

@@ -49,7 +49,9 @@ class DatasetSource {
  private:
   DatasetSource() = default;
   Status FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip, bool compressed);
-  Status FetchKey(const std::string& key);
+  // Fetches `key` unless present; a remote object of another size than
+  // the index's `expected_size` fails (the remote changed).
+  Status FetchKey(const std::string& key, std::optional<uint64_t> expected_size);
 
   std::string folder_, name_;
   std::unique_ptr<TempFolder> temp_;      // remote only

@@ -1,6 +1,7 @@
 #include "engine/dataset/remote_source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,18 +12,18 @@
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "formats/index/index.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
-
-Status Errno(std::string what) { return IoError(what + ": " + std::strerror(errno)); }
 
 // A local folder: copies with read/write in 1 MiB steps (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
   explicit FolderSource(std::string root) : root_(std::move(root)) {}
 
-  Result<uint64_t> Fetch(const std::string& key, const std::string& path) override {
+  Result<uint64_t> Fetch(const std::string& key, const std::string& path,
+                         std::optional<uint64_t> expected_size) override {
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -30,11 +31,18 @@ class FolderSource final : public RemoteSource {
     int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) {
       if (errno == ENOENT) return NotFoundError(src + ": no such object");
-      return Errno("open " + src);
+      return ErrnoStatus("open", src, errno);
     }
-    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    struct stat st;
+    // Regular files only: a FIFO or device states no size.
+    if (expected_size && ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<uint64_t>(st.st_size) != *expected_size) {
+      ::close(in);
+      return ObjectSizeChangedError(src, static_cast<uint64_t>(st.st_size), *expected_size);
+    }
+    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kNewFileMode);
     if (out < 0) {
-      Status s = Errno("create " + path);
+      Status s = ErrnoStatus("create", path, errno);
       ::close(in);
       return s;
     }
@@ -49,7 +57,7 @@ class FolderSource final : public RemoteSource {
       ssize_t n = ::read(in, buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        status = Errno("read " + src);
+        status = ErrnoStatus("read", src, errno);
         break;
       }
       if (n == 0) break;
@@ -61,7 +69,7 @@ class FolderSource final : public RemoteSource {
         ssize_t w = ::write(out, buf.data() + done, piece);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
-          status = Errno("write " + path);
+          status = ErrnoStatus("write", path, errno);
           break;
         }
         done += static_cast<size_t>(w);
@@ -70,7 +78,7 @@ class FolderSource final : public RemoteSource {
       total += static_cast<uint64_t>(n);
     }
     ::close(in);
-    if (::close(out) != 0 && status.ok()) status = Errno("close " + path);
+    if (::close(out) != 0 && status.ok()) status = ErrnoStatus("close", path, errno);
     if (!status.ok()) return status;
     return total;
   }
@@ -92,7 +100,8 @@ class StoreSource final : public RemoteSource {
     if (pid_ != ::getpid()) (void)store_.release();
   }
 
-  Result<uint64_t> Fetch(const std::string& key, const std::string& path) override {
+  Result<uint64_t> Fetch(const std::string& key, const std::string& path,
+                         std::optional<uint64_t> expected_size) override {
     Store* store = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -110,7 +119,7 @@ class StoreSource final : public RemoteSource {
       }
       store = store_.get();
     }
-    SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(store->GetToFile(key, path)));
+    SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(store->GetToFile(key, path, expected_size)));
     return FileSize(path);
   }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,9 +24,13 @@ class RemoteSource {
  public:
   virtual ~RemoteSource() = default;
   // Writes the whole object `key` into `path` (created or truncated) and
-  // returns its size. kNotFound when the object does not exist. On error
-  // `path` may hold a partial file: the caller owns and deletes it.
-  virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path) = 0;
+  // returns its size. kNotFound when the object does not exist. With
+  // `expected_size` (the index's), an object of another size fails with
+  // kCorrupt (ObjectSizeChangedError) having written at most one part of
+  // it. On error `path` may hold a partial file: the caller owns and
+  // deletes it.
+  virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path,
+                                 std::optional<uint64_t> expected_size) = 0;
   // The root as given, for error messages (secrets redacted).
   virtual std::string Describe() const = 0;
   // True when Fetch already retries (stores do, with backoff), so callers

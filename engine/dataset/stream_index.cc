@@ -74,9 +74,9 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
   }
   // Holding the lock: another process may have finished meanwhile.
   if (!FileExists(path)) {
-    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    std::string tmp = TempPathFor(path);
     std::string key = RemoteKey(stream, "index.json");
-    auto fetched = remote->Fetch(key, tmp);
+    auto fetched = remote->Fetch(key, tmp, std::nullopt);
     if (!fetched.ok()) {
       std::remove(tmp.c_str());
       return fetched.status().WithContext("downloading " + remote->Describe() + "/" + key +

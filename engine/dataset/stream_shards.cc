@@ -72,7 +72,8 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   return s;
 }
 
-Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path) {
+Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path,
+                                        uint64_t expected_size) {
   if (!remote_) {
     // Local-only: the "stored" file is the one in the folder.
     std::string src = JoinPath(root_, basename);
@@ -83,7 +84,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   Status last = Status::Ok();
   int attempts = remote_->RetriesItself() ? 1 : 1 + stream_.download_retry;
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    auto n = remote_->Fetch(key, path);
+    auto n = remote_->Fetch(key, path, expected_size);
     if (n.ok()) {
       bytes_downloaded_ += *n;
       return *n;
@@ -104,7 +105,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
     // the fetch, or keeps as the shard's companion with keep_zip (see Open):
     // nothing here needs cleaning up.
     std::string zip_path = remote_ ? ScratchPath(tmp_path) : JoinPath(root_, zip->basename);
-    SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path));
+    SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path, zip->bytes));
     if (size != zip->bytes) {
       return CorruptError(zip_path + ": has " + std::to_string(size) + " bytes, index.json says " +
                           std::to_string(zip->bytes));
@@ -126,7 +127,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   if (!remote_) {
     return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");
   }
-  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path, raw.bytes));
   if (size != raw.bytes) {
     return CorruptError(raw.basename + ": downloaded " + std::to_string(size) +
                         " bytes, index.json says " + std::to_string(raw.bytes));

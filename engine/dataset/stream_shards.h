@@ -68,7 +68,8 @@ class StreamShards {
   StreamShards() = default;
   Status FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
                    const std::string& tmp_path);
-  Result<uint64_t> Download(const std::string& basename, const std::string& path);
+  Result<uint64_t> Download(const std::string& basename, const std::string& path,
+                            uint64_t expected_size);
   Result<std::pair<ShardPin, MappedFile>> PinAndMap(size_t item, const FileInfo& raw,
                                                     const std::optional<FileInfo>& zip,
                                                     const ShardEntry& entry,

@@ -94,8 +94,12 @@ class AzureStore final : public Store {
 
   // Ranged parts, `concurrency` at a time (each signed: SharedKey covers
   // the range), written into a temporary file renamed into place when whole.
-  awaitable<Status> GetToFile(std::string key, std::string path) override {
+  awaitable<Status> GetToFile(std::string key, std::string path,
+                              std::optional<uint64_t> expected_size) override {
     SLUICE_CO_ASSIGN_OR_RETURN(ObjectInfo info, co_await Head(key));
+    if (expected_size && info.size != *expected_size) {
+      co_return ObjectSizeChangedError(ObjectUrl(key), info.size, *expected_size);
+    }
     size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) {
       SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));

@@ -14,6 +14,7 @@
 #include "base/file.h"
 #include "stores/common/object_listing.h"
 #include "stores/common/store_keys.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
@@ -116,8 +117,16 @@ class FileStore final : public Store {
     co_return ReadFile(PathOf(key));
   }
 
-  boost::asio::awaitable<Status> GetToFile(std::string key, std::string path) override {
+  boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
+                                           std::optional<uint64_t> expected_size) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
+    if (expected_size) {
+      Result<uint64_t> size = FileSize(PathOf(key));
+      if (!size.ok()) co_return size.status();
+      if (*size != *expected_size) {
+        co_return ObjectSizeChangedError(PathOf(key), *size, *expected_size);
+      }
+    }
     co_return CopyFileAtomic(PathOf(key), path);
   }
 

@@ -17,9 +17,7 @@ std::optional<uint64_t> StatedObjectSize(const ResponseHead& head,
 }
 
 Status RemoteChanged(const Transfer& t, uint64_t stated, uint64_t expected) {
-  return CorruptError(t.What() + ": the server says the object is " + std::to_string(stated) +
-                      " bytes, expected " + std::to_string(expected) +
-                      " (the remote changed since it was indexed?)");
+  return ObjectSizeChangedError(t.What(), stated, expected);
 }
 
 Result<BodyPlacement> PlacePartial(Transfer& t, const ResponseHead& head, const ContentRange& cr) {

@@ -143,6 +143,7 @@ struct PartPlan {
   uint64_t parts = 0;       // including part 0, already fetched
   uint64_t next_part = 1;   // shared by the workers (one thread: no lock)
   asio::thread_pool* write_pool = nullptr;
+  std::optional<uint64_t> expected_size;
   Status first_error;
 };
 
@@ -156,6 +157,7 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     request.url = plan->url;
     request.headers = plan->headers;
     request.range = ByteRange::FromTo(first, last);
+    request.expected_object_size = plan->expected_size;
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
                                co_await SendToFile(client, std::move(request), file, first, tmp,
                                                        plan->write_pool));
@@ -219,6 +221,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   first.url = url;
   first.headers = extra_headers;
   first.range = ByteRange::FromTo(0, options.part_size - 1);
+  first.expected_object_size = options.expected_size;
   Result<HttpResponse> head =
       co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
@@ -243,6 +246,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
     plan.total = *response.object_size;
     plan.part_size = options.part_size;
     plan.write_pool = options.write_pool;
+    plan.expected_size = options.expected_size;
     plan.parts = (plan.total + plan.part_size - 1) / plan.part_size;
     int workers = static_cast<int>(
         std::min<uint64_t>(static_cast<uint64_t>(options.concurrency),

@@ -183,6 +183,12 @@ class HttpClient::Impl {
   std::atomic<uint64_t> retries_{0};
 };
 
+Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected) {
+  return CorruptError(std::string(object) + ": the object is " + std::to_string(stated) +
+                      " bytes, index.json says " + std::to_string(expected) +
+                      " (the remote changed since it was indexed?)");
+}
+
 std::string HttpResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (AsciiEqualsIgnoreCase(key, name)) return value;

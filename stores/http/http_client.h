@@ -90,6 +90,11 @@ struct HttpResponse {
   std::string Header(std::string_view name) const;
 };
 
+// kCorrupt: `object` (a URL or path, redacted) is `stated` bytes where the
+// dataset's index.json says `expected`. The one wording of "the remote changed", for
+// every store.
+Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected);
+
 // Receives the response body in order, chunk by chunk (up to 1 MiB each),
 // on the client's executor. Each byte is delivered once even across retries
 // (resumption continues where the sink stopped). A non-OK Status aborts the
@@ -140,6 +145,11 @@ struct GetToFileOptions {
   // many times the copy (seen with 2 MiB writes at 3.5 s of system time
   // per GB, against 0.25 s with the write done blocking).
   boost::asio::thread_pool* write_pool = nullptr;
+  // The object's size when the caller knows it (a shard's size from its
+  // index): every request carries it (HttpRequest::expected_object_size),
+  // so a server stating another size fails the download after its first
+  // response, and the file never grows past it.
+  std::optional<uint64_t> expected_size;
 };
 
 // Counters since the client was created. Readable from any thread.

@@ -70,7 +70,8 @@ class S3Store final : public Store {
     co_return std::move(resp.body);
   }
 
-  awaitable<Status> GetToFile(std::string key, std::string path) override {
+  awaitable<Status> GetToFile(std::string key, std::string path,
+                              std::optional<uint64_t> expected_size) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
@@ -78,6 +79,7 @@ class S3Store final : public Store {
     opts.part_size = std::max<uint64_t>(options_.part_size, 1);
     opts.concurrency = std::max(options_.concurrency, 1);
     opts.write_pool = options_.write_pool;
+    opts.expected_size = expected_size;
     auto resp = co_await client_->GetToFile(req.url, path, opts, std::move(req.headers));
     if (!resp.ok()) co_return Context(resp.status(), key);
     co_return Status::Ok();

@@ -85,12 +85,14 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
   co_return std::move(resp.body);
 }
 
-awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path) {
+awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path,
+                                             std::optional<uint64_t> expected_size) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   GetToFileOptions opts;
   opts.part_size = std::max<uint64_t>(options_.part_size, 1);
   opts.concurrency = std::max(options_.concurrency, 1);
   opts.write_pool = options_.write_pool;
+  opts.expected_size = expected_size;
   auto resp = co_await client_->GetToFile(ObjectUrl(key), path, opts, AuthHeaders());
   if (!resp.ok()) co_return Context(resp.status(), key);
   co_return Status::Ok();

@@ -110,7 +110,7 @@ TEST_F(AzureStoreTest, BlockUploadAndGetToFile) {
   ASSERT_TRUE(put.ok()) << put.ToString();
   EXPECT_EQ(loop_.Run(store->Head("big.bin"))->size, data.size());
   std::string dst = dir_->path() + "/az-out/big.bin";
-  Status get = loop_.Run(store->GetToFile("big.bin", dst));
+  Status get = loop_.Run(store->GetToFile("big.bin", dst, std::nullopt));
   ASSERT_TRUE(get.ok()) << get.ToString();
   EXPECT_TRUE(*ReadFile(dst) == data);
 }
@@ -125,7 +125,7 @@ TEST_F(AzureStoreTest, MissingBlobIsNotFoundNamingTheUrl) {
   EXPECT_EQ(get.status().code(), StatusCode::kNotFound);
   EXPECT_NE(get.status().message().find("404"), std::string::npos);
   std::string dst = dir_->path() + "/az-never.bin";
-  EXPECT_EQ(loop_.Run(store->GetToFile("nope.bin", dst)).code(), StatusCode::kNotFound);
+  EXPECT_EQ(loop_.Run(store->GetToFile("nope.bin", dst, std::nullopt)).code(), StatusCode::kNotFound);
   EXPECT_FALSE(FileExists(dst));
 }
 
@@ -190,7 +190,7 @@ TEST_F(AzureStoreTest, GetToFileTemporaryIsNamedByTheOneScheme) {
   ASSERT_TRUE(loop_.Run(store->Put("t.bin", PatternBytes(1000, 4))).ok());
   const std::string taken = dir_->path() + "/az-taken";
   ASSERT_TRUE(MakeDirs(taken + "/inside").ok());
-  Status st = loop_.Run(store->GetToFile("t.bin", taken));
+  Status st = loop_.Run(store->GetToFile("t.bin", taken, std::nullopt));
   ASSERT_FALSE(st.ok());
   const std::string head = "cannot rename " + dir_->path() + "/";
   ASSERT_EQ(st.message().rfind(head, 0), 0u) << st.message();

@@ -159,7 +159,7 @@ TEST_F(DbfsStoreTest, PutGetRangeHeadListThroughTheFilesApi) {
   ASSERT_TRUE(range.ok()) << range.status().ToString();
   EXPECT_TRUE(*range == data.substr(9000));
   std::string dst = dir_.path() + "/out";
-  ASSERT_TRUE(loop_.Run(store->GetToFile("p/q/shard.00000.mds", dst)).ok());
+  ASSERT_TRUE(loop_.Run(store->GetToFile("p/q/shard.00000.mds", dst, std::nullopt)).ok());
   EXPECT_TRUE(*ReadFile(dst) == data);
   auto all = loop_.Run(store->List(""));
   ASSERT_TRUE(all.ok()) << all.status().ToString();

@@ -63,7 +63,7 @@ TEST_F(FileStoreTest, FileUrlAndGetToFileAndPutFile) {
   ASSERT_TRUE(WriteFileAtomic(src, data).ok());
   ASSERT_TRUE(loop_.Run(store->PutFile("x/y.bin", src)).ok());
   std::string dst = dir_.path() + "/out/deep/y.bin";
-  ASSERT_TRUE(loop_.Run(store->GetToFile("x/y.bin", dst)).ok());
+  ASSERT_TRUE(loop_.Run(store->GetToFile("x/y.bin", dst, std::nullopt)).ok());
   auto back = ReadFile(dst);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, data);
@@ -79,7 +79,7 @@ TEST_F(FileStoreTest, MissingObjectIsNotFoundAndLeavesDestinationUntouched) {
   auto store = Open(dir_.path());
   std::string dst = dir_.path() + "/keep.bin";
   ASSERT_TRUE(WriteFileAtomic(dst, "old").ok());
-  Status s = loop_.Run(store->GetToFile("nope.bin", dst));
+  Status s = loop_.Run(store->GetToFile("nope.bin", dst, std::nullopt));
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_NE(s.message().find(dir_.path() + "/nope.bin"), std::string::npos) << s.message();
   EXPECT_EQ(*ReadFile(dst), "old");
@@ -89,6 +89,19 @@ TEST_F(FileStoreTest, MissingObjectIsNotFoundAndLeavesDestinationUntouched) {
   // A folder is not an object.
   ASSERT_TRUE(MakeDirs(dir_.path() + "/sub").ok());
   EXPECT_EQ(loop_.Run(store->Head("sub")).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(FileStoreTest, AnObjectOfAnotherSizeThanExpectedIsNotCopied) {
+  std::unique_ptr<Store> store = Open(dir_.path());
+  ASSERT_TRUE(loop_.Run(store->Put("s.mds", PatternBytes(1000))).ok());
+  std::string dst = dir_.path() + "/copy.mds";
+  Status s = loop_.Run(store->GetToFile("s.mds", dst, 2000));
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_EQ(s.message(), dir_.path() + "/s.mds: the object is 1000 bytes, index.json says 2000 (the "
+                                       "remote changed since it was indexed?)");
+  EXPECT_FALSE(FileExists(dst));
+  ASSERT_TRUE(loop_.Run(store->GetToFile("s.mds", dst, 1000)).ok());
+  EXPECT_EQ(*ReadFile(dst), PatternBytes(1000));
 }
 
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
@@ -162,7 +175,7 @@ TEST_F(FileStoreTest, TemporariesAreNamedByTheOneScheme) {
   ASSERT_TRUE(loop_.Run(store->Put("x.bin", "data")).ok());
   const std::string taken = dir_.path() + "/taken";
   ASSERT_TRUE(MakeDirs(taken + "/inside").ok());
-  Status st = loop_.Run(store->GetToFile("x.bin", taken));
+  Status st = loop_.Run(store->GetToFile("x.bin", taken, std::nullopt));
   ASSERT_FALSE(st.ok());
   const std::string head = "cannot rename " + dir_.path() + "/";
   ASSERT_EQ(st.message().rfind(head, 0), 0u) << st.message();
@@ -173,7 +186,7 @@ TEST_F(FileStoreTest, TemporariesAreNamedByTheOneScheme) {
   EXPECT_FALSE(FileExists(dir_.path() + "/" + temp));
   // Created 0666 masked by the umask.
   const mode_t old = ::umask(027);
-  Status got = loop_.Run(store->GetToFile("x.bin", dir_.path() + "/y.bin"));
+  Status got = loop_.Run(store->GetToFile("x.bin", dir_.path() + "/y.bin", std::nullopt));
   ::umask(old);
   ASSERT_TRUE(got.ok()) << got.ToString();
   struct stat sb;

@@ -63,14 +63,14 @@ TEST(BodyPlacementTest, AStatedTotalOtherThanTheExpectedSizeIsTheRemoteChanging)
   Result<BodyPlacement> p = PlaceBody(t, Partial("bytes 0-8388608/536870912", 8388609));
   EXPECT_EQ(p.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(p.status().message(),
-            "GET http://h/shard.mds: the server says the object is 536870912 bytes, expected "
+            "GET http://h/shard.mds: the object is 536870912 bytes, index.json says "
             "2000000 (the remote changed since it was indexed?)");
 
   Transfer whole = GetOf(std::nullopt, 2'000'000);
   ResponseHead h;
   h.content_length = 3'000'000;
   EXPECT_EQ(PlaceBody(whole, h).status().message(),
-            "GET http://h/shard.mds: the server says the object is 3000000 bytes, expected "
+            "GET http://h/shard.mds: the object is 3000000 bytes, index.json says "
             "2000000 (the remote changed since it was indexed?)");
 }
 
@@ -78,8 +78,8 @@ TEST(BodyPlacementTest, ARangePastTheExpectedSizeFailsEvenWithoutATotal) {
   Transfer t = GetOf(ByteRange::FromTo(0, 99), 50);
   Result<BodyPlacement> p = PlaceBody(t, Partial("bytes 0-99/*", 100));
   EXPECT_EQ(p.status().message(),
-            "GET http://h/shard.mds: the server says the object is 100 bytes, expected 50 "
-            "(the remote changed since it was indexed?)");
+            "GET http://h/shard.mds: the object is 100 bytes, index.json says 50 (the remote "
+            "changed since it was indexed?)");
 }
 
 TEST(BodyPlacementTest, ABodyOfUnknownLengthIsBoundedByTheExpectedSize) {

@@ -4,11 +4,14 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <atomic>
+
 #include <gtest/gtest.h>
 
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/http/http_client.h"
+#include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/http/test_servers.h"
 
 namespace sluice {
@@ -110,6 +113,51 @@ TEST_F(GetToFileTest, ATemporaryOfThisProcessIsWrittenInPlace) {
   EXPECT_EQ(after.st_ino, before.st_ino);
   EXPECT_EQ(*ReadFile(temp), PatternBytes(300000, 2));
   EXPECT_EQ(List(out()).size(), 1u);
+}
+
+// A server that states another size than the caller's index: the download
+// stops at its first response, writes nothing, and says the remote changed
+// (issue 13, defect 4: a server claiming 512 MiB for a 2 MB shard once
+// filled a 16 MiB cache to 534 MB). The server is a recorder written here:
+// no real server lies about sizes.
+TEST_F(GetToFileTest, AStatedSizeOtherThanTheExpectedOneStopsAtTheFirstResponse) {
+  constexpr uint64_t kClaimed = uint64_t{512} << 20;
+  std::atomic<int> requests{0};
+  std::atomic<uint64_t> bytes_served{0};
+  testing::FakeHttpServer liar([&](const testing::FakeRequest& r) {
+    ++requests;
+    // "bytes=A-B": answer the range out of a 512 MiB object.
+    std::string range = r.Header("range");
+    uint64_t first = std::stoull(range.substr(6));
+    uint64_t last = std::stoull(range.substr(range.find('-') + 1));
+    bytes_served += last - first + 1;
+    return testing::FakeResponse{
+        206,
+        {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
+                               std::to_string(kClaimed)}},
+        std::string(last - first + 1, 'x')};
+  });
+  GetToFileOptions options;
+  options.part_size = 1 << 20;
+  options.expected_size = 2'000'000;
+  Result<HttpResponse> r =
+      loop_.Run(client_->GetToFile(liar.url() + "/shard.00000.mds", out() + "/shard.00000.mds",
+                                   options));
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(r.status().message(),
+            "GET " + liar.url() + "/shard.00000.mds: the object is 536870912 bytes, index.json says "
+            "2000000 (the remote changed since it was indexed?)");
+  EXPECT_EQ(requests.load(), 1);  // no retry, no part beyond the first
+  EXPECT_TRUE(List(out()).empty());  // neither the file nor a temporary
+}
+
+TEST_F(GetToFileTest, TheExpectedSizeAcceptsTheRightObject) {
+  GetToFileOptions options;
+  options.part_size = 64 << 10;
+  options.expected_size = 300000;
+  Result<HttpResponse> r = loop_.Run(client_->GetToFile(Url(), out() + "/data.bin", options));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*ReadFile(out() + "/data.bin"), PatternBytes(300000, 2));
 }
 
 }  // namespace

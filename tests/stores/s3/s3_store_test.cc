@@ -106,7 +106,7 @@ TEST_F(S3StoreTest, MultipartUploadAndParallelGetToFile) {
   ASSERT_TRUE(head.ok());
   EXPECT_EQ(head->size, data.size());
   std::string dst = dir_->path() + "/mp-dst.bin";
-  Status get = loop_.Run(store->GetToFile("big.bin", dst));
+  Status get = loop_.Run(store->GetToFile("big.bin", dst, std::nullopt));
   ASSERT_TRUE(get.ok()) << get.ToString();
   auto back = ReadFile(dst);
   ASSERT_TRUE(back.ok());
@@ -127,7 +127,7 @@ TEST_F(S3StoreTest, MissingObjectIsNotFoundNamingTheUrl) {
   EXPECT_EQ(get.status().code(), StatusCode::kNotFound);
   EXPECT_NE(get.status().message().find("404"), std::string::npos) << get.status().message();
   std::string dst = dir_->path() + "/never.bin";
-  EXPECT_EQ(loop_.Run(store->GetToFile("no/such.bin", dst)).code(), StatusCode::kNotFound);
+  EXPECT_EQ(loop_.Run(store->GetToFile("no/such.bin", dst, std::nullopt)).code(), StatusCode::kNotFound);
   EXPECT_FALSE(FileExists(dst));
   auto bucket = Open("s3://no-such-bucket");
   EXPECT_EQ(loop_.Run(bucket->List("")).status().code(), StatusCode::kNotFound);

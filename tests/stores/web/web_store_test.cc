@@ -50,7 +50,7 @@ TEST(WebStoreTest, ReadsFromNginx) {
   ASSERT_TRUE(at_end.ok()) << at_end.status().ToString();
   EXPECT_EQ(*at_end, "");
   std::string dst = dir.path() + "/out.mds";
-  ASSERT_TRUE(loop.Run((*store)->GetToFile("part/shard.mds", dst)).ok());
+  ASSERT_TRUE(loop.Run((*store)->GetToFile("part/shard.mds", dst, std::nullopt)).ok());
   EXPECT_TRUE(*ReadFile(dst) == data);
   auto missing = loop.Run((*store)->Get("nope"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
