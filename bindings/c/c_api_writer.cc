@@ -10,7 +10,7 @@
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/text/jsonl_writer.h"
-#include "formats/text/py_number_text.h"
+#include "formats/json/py_number_text.h"
 #include "formats/text/xsv_writer.h"
 
 // Exactly one of mds / jsonl / xsv is set, by the format given at open.

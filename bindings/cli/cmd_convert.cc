@@ -17,7 +17,7 @@
 #include "formats/dataset/dataset_reader.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/mds_writer.h"
-#include "formats/text/py_number_text.h"
+#include "formats/json/py_number_text.h"
 #include "stores/common/store_keys.h"
 #include "stores/store.h"
 

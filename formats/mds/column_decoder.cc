@@ -1,11 +1,11 @@
 #include "formats/mds/column_decoder.h"
 
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "base/bytes.h"
+#include "formats/json/py_number_text.h"
 #include "formats/mds/float16.h"
 #include "formats/mds/utf8.h"
 
@@ -32,58 +32,6 @@ Status CheckSize(const ColumnEncoding& enc, std::string_view stored, size_t size
                             " bytes, expected " + std::to_string(size));
   }
   return Status::Ok();
-}
-
-bool EqualsLower(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
-// Python float() of a str_float field (repr output, plus the spellings
-// float() accepts for the special values). Hex floats are refused.
-bool ParsePyFloatText(std::string_view s, double* out) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-  bool negative = false;
-  std::string_view body = s;
-  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
-    negative = body[0] == '-';
-    body.remove_prefix(1);
-  }
-  if (EqualsLower(body, "inf") || EqualsLower(body, "infinity")) {
-    *out = negative ? -INFINITY : INFINITY;
-    return true;
-  }
-  if (EqualsLower(body, "nan")) {
-    *out = negative ? -NAN : NAN;
-    return true;
-  }
-  if (body.empty() || body[0] == '+' || body[0] == '-') return false;
-  for (char c : body) {
-    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) {
-      return false;
-    }
-  }
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v,
-                                   std::chars_format::general);
-  // Out-of-range values: Python gives inf / 0.0, from_chars reports
-  // result_out_of_range; accept those with Python's answer.
-  if (ptr != body.data() + body.size()) return false;
-  if (ec == std::errc::result_out_of_range) {
-    size_t e = body.find_first_of("eE");
-    bool big = e != std::string_view::npos && body[e + 1] != '-';
-    v = big ? INFINITY : 0.0;
-  } else if (ec != std::errc()) {
-    return false;
-  }
-  *out = negative ? -v : v;
-  return true;
 }
 
 }  // namespace
@@ -151,12 +99,9 @@ Result<double> DecodeDouble(const ColumnEncoding& enc, std::string_view stored) 
       return HalfToDouble(LoadLE<uint16_t>(p));
     case EncodingKind::kStrFloat: {
       SLUICE_ASSIGN_OR_RETURN(std::string_view text, DecodeText(enc, stored));
-      double v = 0;
-      if (!ParsePyFloatText(text, &v)) {
-        return Corrupt(enc, "'" + std::string(text.substr(0, 64)) +
-                                "' is not a float");
-      }
-      return v;
+      std::optional<double> v = ParsePyFloatText(text);
+      if (!v) return Corrupt(enc, "'" + std::string(text.substr(0, 64)) + "' is not a float");
+      return *v;
     }
     default:
       return WrongType(enc, "a float");

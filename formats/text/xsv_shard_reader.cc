@@ -1,7 +1,7 @@
 #include "formats/text/xsv_shard_reader.h"
 
 #include "base/bytes.h"
-#include "formats/text/py_number_text.h"
+#include "formats/json/py_number_text.h"
 
 namespace sluice {
 namespace {

@@ -191,6 +191,20 @@ TEST(ColumnDecoder, ScalarsAndWrongTypes) {
   EXPECT_FALSE(DecodeRawBytes(Enc("pil"), "").ok());
 }
 
+TEST(ColumnDecoder, StrFloatReadsAsPythonsFloatDoes) {
+  // One parser for Python's float() text (formats/json/py_number_text.h):
+  // the MDS decoder once refused the underscores the CSV reader took.
+  EXPECT_EQ(DecodeDouble(Enc("str_float"), "1_0.5").value(), 10.5);
+  EXPECT_EQ(DecodeDouble(Enc("str_float"), " 1_000e-3\n").value(), 1.0);
+  EXPECT_EQ(DecodeDouble(Enc("str_float"), "Infinity").value(), INFINITY);
+  EXPECT_TRUE(std::signbit(DecodeDouble(Enc("str_float"), "-nan").value()));
+  for (const char* bad : {"1__0", "_1", "1_", "0x1p3", "", "1.0.0"}) {
+    Result<double> r = DecodeDouble(Enc("str_float"), bad);
+    EXPECT_EQ(r.status().message(), "column 'c' (str_float): '" + std::string(bad) +
+                                        "' is not a float") << bad;
+  }
+}
+
 TEST(ColumnDecoder, PilListAndNdarrayBounds) {
   const std::string pil_bytes = Unhex("0200000001000000030000005247426162636465666768");
   auto pil = DecodePil(Enc("pil"), pil_bytes);

@@ -1,4 +1,4 @@
-#include "formats/text/py_number_text.h"
+#include "formats/json/py_number_text.h"
 
 #include <charconv>
 #include <cmath>

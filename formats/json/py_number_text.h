@@ -1,5 +1,6 @@
-// Python's int(text) and float(text) for the ASCII text CSV/TSV/XSV fields
-// hold. Pure functions; thread-safe.
+// Python's int(text) and float(text) for ASCII text: CSV/TSV/XSV fields and
+// MDS str_float / str_int fields; the one parser of that text. Pure
+// functions; thread-safe.
 //
 // Accepted, as Python accepts it: surrounding ASCII whitespace, an optional
 // sign, single underscores between digits; for floats also "1.", ".5",
