@@ -1,0 +1,42 @@
+// GCS credentials (stores/gcs): service-account key files
+// (ParseServiceAccountKey) and OAuth2 token responses
+// (ParseAccessTokenResponse). Input: a control byte picking one, then the
+// JSON text. Checks: the private key and the access token never appear in
+// an error; what parses has the fields the callers use.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "stores/gcs/oauth_token.h"
+#include "stores/gcs/service_account.h"
+#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/secret_scan.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  sluice::fuzz::Input in(data, size);
+  const uint8_t control = in.Byte();
+  const std::string_view json = in.Rest();
+  if (control & 1) {
+    auto key = sluice::ParseServiceAccountKey(json, "/keys/sa.json");
+    if (!key.ok()) {
+      for (const std::string& secret : sluice::fuzz::JsonStringSecrets(json, "private_key")) {
+        FUZZ_CHECK(key.status().message().find(secret) == std::string::npos,
+                   "error shows the private key");
+      }
+      return 0;
+    }
+    FUZZ_CHECK(!key->client_email.empty() && !key->private_key_pem.empty() &&
+               !key->token_uri.empty(), "a key without the fields a token needs");
+  } else {
+    auto token = sluice::ParseAccessTokenResponse(json, "https://oauth2.example/token");
+    if (!token.ok()) {
+      for (const std::string& secret : sluice::fuzz::JsonStringSecrets(json, "access_token")) {
+        FUZZ_CHECK(token.status().message().find(secret) == std::string::npos,
+                   "error shows the access token");
+      }
+      return 0;
+    }
+    FUZZ_CHECK(!token->token.empty(), "empty access token accepted");
+  }
+  return 0;
+}

@@ -1,0 +1,74 @@
+// Finds the secret values a credential text carries, so that a fuzzer can
+// check that no error message quotes them.
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::fuzz {
+
+inline std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Values of `key<sep>value` settings (split on `sep_chars` between
+// settings) whose key mentions one of `names`; values of 8+ bytes only, so
+// that a short one does not match innocent text by chance.
+inline std::vector<std::string> SettingSecrets(std::string_view text, char assign,
+                                               std::string_view sep_chars,
+                                               std::initializer_list<const char*> names) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find_first_of(sep_chars, pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view setting = text.substr(pos, end - pos);
+    size_t eq = setting.find(assign);
+    if (eq != std::string_view::npos) {
+      std::string key = Lower(setting.substr(0, eq));
+      std::string_view value = setting.substr(eq + 1);
+      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) {
+        value.remove_prefix(1);
+      }
+      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) {
+        value.remove_suffix(1);
+      }
+      for (const char* n : names) {
+        if (key.find(n) != std::string::npos && value.size() >= 8) {
+          out.emplace_back(value);
+          break;
+        }
+      }
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
+// The string value of JSON member `"name"` as written (escapes kept), if it
+// is 8+ bytes without escapes.
+inline std::vector<std::string> JsonStringSecrets(std::string_view json, std::string_view name) {
+  std::vector<std::string> out;
+  std::string key = "\"" + std::string(name) + "\"";
+  size_t pos = 0;
+  while ((pos = json.find(key, pos)) != std::string_view::npos) {
+    pos += key.size();
+    size_t colon = json.find_first_not_of(" \t\r\n", pos);
+    if (colon == std::string_view::npos || json[colon] != ':') continue;
+    size_t quote = json.find_first_not_of(" \t\r\n", colon + 1);
+    if (quote == std::string_view::npos || json[quote] != '"') continue;
+    size_t close = json.find('"', quote + 1);
+    if (close == std::string_view::npos) continue;
+    std::string_view value = json.substr(quote + 1, close - quote - 1);
+    if (value.size() >= 8 && value.find('\\') == std::string_view::npos) {
+      out.emplace_back(value);
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::fuzz
