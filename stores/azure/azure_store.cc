@@ -216,23 +216,12 @@ class AzureStore final : public Store {
       SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, "", query, NoHeaders(), 0));
       auto resp = co_await client_->Send(std::move(req));
       if (!resp.ok()) co_return Context(resp.status(), prefix);
-      std::string_view xml = resp->body;
-      if (xml.find("<EnumerationResults") == std::string_view::npos) {
-        co_return CorruptError(root_ + ": List Blobs page " + std::to_string(page) +
-                               " is not an EnumerationResults");
-      }
-      for (std::string_view blob : XmlElements(XmlFirst(xml, "Blobs"), "Blob")) {
-        SLUICE_CO_RETURN_IF_ERROR(
-            AppendListedObject(blob, "Name", "Content-Length", base, root_, &out));
-      }
-      auto next = XmlUnescape(XmlFirst(xml, "NextMarker"));
-      if (!next.ok()) co_return next.status().WithContext(root_ + ": List Blobs");
-      if (next->empty()) break;
-      if (*next == marker) {
-        co_return CorruptError(root_ + ": List Blobs page " + std::to_string(page) +
-                               " repeats its NextMarker");
-      }
-      marker = std::move(*next);
+      static constexpr XmlListingDialect kListBlobs{
+          "List Blobs", "EnumerationResults", "Blobs", "Blob", "Name", "Content-Length", "",
+          "NextMarker"};
+      SLUICE_CO_ASSIGN_OR_RETURN(
+          marker, ReadXmlListingPage(kListBlobs, resp->body, page, marker, base, root_, &out));
+      if (marker.empty()) break;
     }
     SortByKey(&out);
     co_return out;

@@ -25,6 +25,31 @@ Status AppendListedObject(std::string_view entry, std::string_view name_tag,
   return Status::Ok();
 }
 
+Result<std::string> ReadXmlListingPage(const XmlListingDialect& d, std::string_view xml,
+                                       int page, std::string_view previous_token,
+                                       std::string_view base, std::string_view root,
+                                       std::vector<ObjectInfo>* out) {
+  const std::string where =
+      std::string(root) + ": " + std::string(d.operation) + " page " + std::to_string(page);
+  if (xml.find("<" + std::string(d.document)) == std::string_view::npos) {
+    return CorruptError(where + " has no <" + std::string(d.document) + ">");
+  }
+  std::string_view entries = d.entries_in.empty() ? xml : XmlFirst(xml, d.entries_in);
+  for (std::string_view entry : XmlElements(entries, d.entry)) {
+    SLUICE_RETURN_IF_ERROR(AppendListedObject(entry, d.name_tag, d.size_tag, base, root, out));
+  }
+  Result<std::string> next = XmlUnescape(XmlFirst(xml, d.next_tag));
+  if (!next.ok()) return next.status().WithContext(where);
+  const bool more = d.truncated_tag.empty() ? !next->empty()
+                                            : XmlFirst(xml, d.truncated_tag) == "true";
+  if (!more) return std::string();
+  if (next->empty() || *next == previous_token) {
+    return CorruptError(where + " announces another page but gives no new <" +
+                        std::string(d.next_tag) + ">");
+  }
+  return next;
+}
+
 void SortByKey(std::vector<ObjectInfo>* objects) {
   std::sort(objects->begin(), objects->end(),
             [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });

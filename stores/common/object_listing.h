@@ -19,6 +19,30 @@ Status AppendListedObject(std::string_view entry, std::string_view name_tag,
                           std::string_view size_tag, std::string_view base, std::string_view root,
                           std::vector<ObjectInfo>* out);
 
+// How a service pages an XML listing.
+struct XmlListingDialect {
+  std::string_view operation;     // for errors: "list" (S3), "List Blobs" (Azure)
+  std::string_view document;      // the page's root element: "ListBucketResult"
+  std::string_view entries_in;    // the element holding the entries ("Blobs"), "" = the page
+  std::string_view entry;         // one object: "Contents", "Blob"
+  std::string_view name_tag;      // its name: "Key", "Name"
+  std::string_view size_tag;      // its size: "Size", "Content-Length"
+  // More pages follow when this element says "true" ("IsTruncated"); ""
+  // when a non-empty next token alone says so (Azure's NextMarker).
+  std::string_view truncated_tag;
+  std::string_view next_tag;      // the next page's token: "NextContinuationToken"
+};
+
+// Reads page number `page` (from 0) of a listing: appends its entries to
+// *out (AppendListedObject) and returns the next page's token, or "" after
+// the last page. kCorrupt naming `root` and the page when it is not a page
+// of this dialect, or announces another page without a new token (a
+// server that would make the lister loop forever).
+Result<std::string> ReadXmlListingPage(const XmlListingDialect& dialect, std::string_view xml,
+                                       int page, std::string_view previous_token,
+                                       std::string_view base, std::string_view root,
+                                       std::vector<ObjectInfo>* out);
+
 // Sorts by key (Store::List's order).
 void SortByKey(std::vector<ObjectInfo>* objects);
 

@@ -120,21 +120,12 @@ class S3Store final : public Store {
                                  co_await Prepare(HttpMethod::kGet, "", std::move(query), ""));
       auto resp = co_await client_->Send(std::move(req));
       if (!resp.ok()) co_return Context(resp.status(), prefix);
-      std::string_view xml = resp->body;
-      if (xml.find("<ListBucketResult") == std::string_view::npos) {
-        co_return CorruptError(root_ + ": list page " + std::to_string(page) +
-                               " is not a ListBucketResult");
-      }
-      for (std::string_view contents : XmlElements(xml, "Contents")) {
-        SLUICE_CO_RETURN_IF_ERROR(AppendListedObject(contents, "Key", "Size", base, root_, &out));
-      }
-      if (XmlFirst(xml, "IsTruncated") != "true") break;
-      auto next = XmlUnescape(XmlFirst(xml, "NextContinuationToken"));
-      if (!next.ok() || next->empty() || *next == token) {
-        co_return CorruptError(root_ + ": list page " + std::to_string(page) +
-                               " is truncated but has no new NextContinuationToken");
-      }
-      token = std::move(*next);
+      static constexpr XmlListingDialect kListObjectsV2{
+          "list", "ListBucketResult", "", "Contents", "Key", "Size", "IsTruncated",
+          "NextContinuationToken"};
+      SLUICE_CO_ASSIGN_OR_RETURN(
+          token, ReadXmlListingPage(kListObjectsV2, resp->body, page, token, base, root_, &out));
+      if (token.empty()) break;
     }
     SortByKey(&out);
     co_return out;

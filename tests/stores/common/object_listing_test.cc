@@ -1,0 +1,72 @@
+// One reader for the pages of S3's and Azure's XML listings.
+#include "stores/common/object_listing.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+constexpr XmlListingDialect kS3{"list", "ListBucketResult", "", "Contents", "Key", "Size",
+                                "IsTruncated", "NextContinuationToken"};
+constexpr XmlListingDialect kAzure{"List Blobs", "EnumerationResults", "Blobs", "Blob", "Name",
+                                   "Content-Length", "", "NextMarker"};
+
+TEST(XmlListingPageTest, ReadsEntriesUnderTheRootAndTheNextToken) {
+  std::vector<ObjectInfo> out;
+  Result<std::string> next = ReadXmlListingPage(
+      kS3,
+      "<ListBucketResult><IsTruncated>true</IsTruncated>"
+      "<Contents><Key>ds/a&amp;b.mds</Key><Size>10</Size></Contents>"
+      "<Contents><Key>other/x</Key><Size>1</Size></Contents>"
+      "<NextContinuationToken>t&lt;2</NextContinuationToken></ListBucketResult>",
+      0, "", "ds/", "s3://b/ds", &out);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(*next, "t<2");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "a&b.mds");
+  EXPECT_EQ(out[0].size, 10u);
+
+  out.clear();
+  next = ReadXmlListingPage(kAzure,
+                            "<EnumerationResults><Blobs><Blob><Name>k</Name><Properties>"
+                            "<Content-Length>7</Content-Length></Properties></Blob></Blobs>"
+                            "<NextMarker/></EnumerationResults>",
+                            3, "m", "", "azure://c", &out);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(*next, "");  // the last page
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].size, 7u);
+}
+
+TEST(XmlListingPageTest, APageThatWouldLoopForeverIsCorrupt) {
+  std::vector<ObjectInfo> out;
+  Result<std::string> s3 = ReadXmlListingPage(
+      kS3,
+      "<ListBucketResult><IsTruncated>true</IsTruncated>"
+      "<NextContinuationToken>same</NextContinuationToken></ListBucketResult>",
+      4, "same", "", "s3://b", &out);
+  EXPECT_EQ(s3.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(s3.status().message(),
+            "s3://b: list page 4 announces another page but gives no new "
+            "<NextContinuationToken>");
+  Result<std::string> azure = ReadXmlListingPage(
+      kAzure, "<EnumerationResults><Blobs/><NextMarker>m</NextMarker></EnumerationResults>", 2,
+      "m", "", "azure://c", &out);
+  EXPECT_EQ(azure.status().message(),
+            "azure://c: List Blobs page 2 announces another page but gives no new <NextMarker>");
+  Result<std::string> truncated_without_token =
+      ReadXmlListingPage(kS3, "<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
+                         0, "", "", "s3://b", &out);
+  EXPECT_EQ(truncated_without_token.status().code(), StatusCode::kCorrupt);
+}
+
+TEST(XmlListingPageTest, APageOfAnotherKindIsCorrupt) {
+  std::vector<ObjectInfo> out;
+  Result<std::string> r =
+      ReadXmlListingPage(kS3, "<Error><Code>AccessDenied</Code></Error>", 0, "", "", "s3://b", &out);
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(r.status().message(), "s3://b: list page 0 has no <ListBucketResult>");
+}
+
+}  // namespace
+}  // namespace sluice
