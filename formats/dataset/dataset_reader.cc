@@ -4,7 +4,7 @@
 
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
-#include "formats/text/text_columns.h"
+#include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
 namespace {
@@ -19,23 +19,6 @@ std::string JoinNames(const std::vector<std::string>& v) {
     out += v[i];
   }
   return out + "]";
-}
-
-Status ColumnsOf(const ShardEntry& e, std::vector<std::string>* names,
-                 std::vector<std::string>* encodings) {
-  names->clear();
-  encodings->clear();
-  if (e.format == "mds") {
-    *names = e.column_names;
-    *encodings = e.column_encodings;
-    return Status::Ok();
-  }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<TextColumn> cols, TextColumnsFromEntry(e));
-  for (const TextColumn& c : cols) {
-    names->push_back(c.name);
-    encodings->push_back(TextEncodingName(c.encoding));
-  }
-  return Status::Ok();
 }
 
 Status VerifyAll(const FileInfo& info, std::string_view bytes, const std::string& path) {
@@ -144,15 +127,12 @@ Status DatasetReader::LoadShard(size_t i, LoadedShard* out) const {
   bool verify = options_.verify_hashes;
   SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, e.raw_data, e.zip_data, verify, &out->data_map_,
                                   &out->data_owned_, &out->data_));
-  if (e.format == "mds") {
+  SLUICE_ASSIGN_OR_RETURN(const FileInfo* meta, RequiredMetaFileOf(e, root_ + "/index.json"));
+  if (meta == nullptr) {
     SLUICE_ASSIGN_OR_RETURN(out->view_, ShardView::Open(e, out->data_, {}));
     return Status::Ok();
   }
-  if (!e.raw_meta) {
-    return CorruptError(root_ + "/index.json: shard " + std::to_string(i) + " (" +
-                        e.raw_data.basename + ") of format " + e.format + " has no raw_meta");
-  }
-  SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, *e.raw_meta, e.zip_meta, verify, &out->meta_map_,
+  SLUICE_RETURN_IF_ERROR(LoadFile(root_, e, *meta, e.zip_meta, verify, &out->meta_map_,
                                   &out->meta_owned_, &out->meta_));
   SLUICE_ASSIGN_OR_RETURN(out->view_, ShardView::Open(e, out->data_, out->meta_));
   return Status::Ok();

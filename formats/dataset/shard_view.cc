@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "formats/dataset/format_descriptor.h"
 #include "formats/dataset/json_object_spans.h"
 
 namespace sluice {
@@ -10,19 +11,8 @@ Result<ShardView> ShardView::Open(const ShardEntry& e, std::string_view data,
                                   std::string_view meta) {
   ShardView v;
   v.name_ = e.raw_data.basename;
-  if (e.format == "mds") {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols, MdsColumnsFromEntry(e, v.name_));
-    SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader, MdsShardReader::Open(data, v.name_, std::move(cols)));
-    if (reader.num_samples() != e.samples) {
-      return CorruptError(v.name_ + ": holds " + std::to_string(reader.num_samples()) +
-                          " samples, index.json says " + std::to_string(e.samples));
-    }
-    v.reader_ = std::move(reader);
-  } else if (e.format == "json") {
-    SLUICE_ASSIGN_OR_RETURN(v.reader_, JsonlShardReader::Open(e, data, meta));
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(v.reader_, XsvShardReader::Open(e, data, meta));
-  }
+  SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(e));
+  SLUICE_ASSIGN_OR_RETURN(v.reader_, format->open_reader(e, data, meta));
   return v;
 }
 

@@ -37,12 +37,18 @@ struct SampleFields {
   std::vector<std::string_view> fields;
 };
 
+// A reader of one of the formats. A format's descriptor
+// (format_descriptor.h) opens the alternative its shards need.
+using ShardReader = std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader>;
+
 class ShardView {
  public:
   ShardView() = default;
 
   // `data`/`meta`: the shard's decompressed data and (split formats) meta
-  // file. Checks the sample count against the entry. Errors name the file.
+  // file. Opens the reader that the entry's format descriptor opens (an
+  // unknown format: kUnimplemented, as ShardFormatOf). Checks the sample
+  // count against the entry. Errors name the file.
   static Result<ShardView> Open(const ShardEntry& entry, std::string_view data,
                                 std::string_view meta);
 
@@ -65,7 +71,7 @@ class ShardView {
 
  private:
   std::string name_;  // the data file, for errors
-  std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader> reader_;
+  ShardReader reader_;
 };
 
 }  // namespace sluice

@@ -24,7 +24,7 @@ struct FileInfo {
 
 // One entry of "shards". Fields absent from a format are left unset/empty.
 struct ShardEntry {
-  std::string format;  // "mds", "json", "csv", "tsv" or "xsv"
+  std::string format;  // "mds", "json", "csv", "tsv" or "xsv" (entry_schema.h)
   int version = 2;
   // MDS: parallel vectors in sorted column-name order. column_sizes[i] unset
   // = variable size (JSON null).

@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include "formats/index/entry_schema.h"
 #include "formats/index/index.h"
 #include "formats/json/py_json.h"
 
@@ -60,8 +61,6 @@ std::string_view AsString(element e) {
   if (e.get_string().get(s) != simdjson::SUCCESS) return {};
   return s;
 }
-
-bool IsSplitFormat(std::string_view f) { return f == "json" || f == "csv" || f == "tsv" || f == "xsv"; }
 
 // Fields of one JSON object by name; duplicates are refused because
 // json.loads would silently keep the last one and simdjson the first.
@@ -223,9 +222,10 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
   SLUICE_ASSIGN_OR_RETURN(Fields f, Fields::Of(e, where, ""));
   ShardEntry entry;
   SLUICE_ASSIGN_OR_RETURN(entry.format, f.String("format"));
-  const std::string& fmt = entry.format;
-  if (fmt != "mds" && !IsSplitFormat(fmt)) {
-    return UnimplementedError(where + ": field 'format': unknown shard format " + Quoted(fmt));
+  const IndexEntrySchema* schema = FindIndexEntrySchema(entry.format);
+  if (schema == nullptr) {
+    return UnimplementedError(where + ": field 'format': unknown shard format " +
+                              Quoted(entry.format));
   }
   SLUICE_ASSIGN_OR_RETURN(uint64_t version, f.Uint("version", kMaxBytes));
   if (version != 2) {
@@ -234,7 +234,7 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
   }
   entry.version = 2;
 
-  if (fmt == "mds") {
+  if (schema->columns == EntryColumns::kListsWithSizes) {
     SLUICE_RETURN_IF_ERROR(ParseColumnLists(f, entry));
     SLUICE_ASSIGN_OR_RETURN(element sizes, f.Get("column_sizes"));
     if (sizes.type() != element_type::ARRAY) return f.TypeError("column_sizes", "array", sizes);
@@ -251,7 +251,7 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
       return f.Error("column_sizes", std::to_string(entry.column_sizes.size()) + " sizes for " +
                                          std::to_string(entry.column_names.size()) + " columns");
     }
-  } else if (fmt == "json") {
+  } else if (schema->columns == EntryColumns::kObject) {
     SLUICE_ASSIGN_OR_RETURN(element cols, f.Get("columns"));
     if (cols.type() != element_type::OBJECT) return f.TypeError("columns", "object", cols);
     for (auto c : AsObject(cols)) {
@@ -270,19 +270,19 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
       entry.column_names.push_back(entry.columns[i].first);
       entry.column_encodings.push_back(entry.columns[i].second);
     }
-  } else {  // csv, tsv, xsv
+  } else {  // EntryColumns::kLists
     SLUICE_RETURN_IF_ERROR(ParseColumnLists(f, entry));
     for (size_t i = 0; i < entry.column_names.size(); ++i) {
       entry.columns.emplace_back(entry.column_names[i], entry.column_encodings[i]);
     }
     std::sort(entry.columns.begin(), entry.columns.end());
-    if (fmt == "xsv") {
-      SLUICE_ASSIGN_OR_RETURN(std::string sep, f.String("separator"));
-      if (sep.empty()) return f.Error("separator", "empty");
-      entry.separator = std::move(sep);
-    }
   }
-  if (IsSplitFormat(fmt)) {
+  if (schema->has_separator) {
+    SLUICE_ASSIGN_OR_RETURN(std::string sep, f.String("separator"));
+    if (sep.empty()) return f.Error("separator", "empty");
+    entry.separator = std::move(sep);
+  }
+  if (schema->has_meta) {
     SLUICE_ASSIGN_OR_RETURN(std::string newline, f.String("newline"));
     if (newline.empty()) return f.Error("newline", "empty");
     entry.newline = std::move(newline);
@@ -297,7 +297,7 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
   SLUICE_RETURN_IF_ERROR(CheckRawSize(f, "raw_data", entry.raw_data, kMaxShardFileBytes,
                                        "32-bit offsets address"));
   SLUICE_ASSIGN_OR_RETURN(entry.zip_data, ParseFileInfo(f, "zip_data", true));
-  if (IsSplitFormat(fmt)) {
+  if (schema->has_meta) {
     entry.has_meta = true;
     SLUICE_ASSIGN_OR_RETURN(entry.raw_meta, ParseFileInfo(f, "raw_meta", false));
     SLUICE_RETURN_IF_ERROR(CheckRawSize(f, "raw_meta", *entry.raw_meta,

@@ -4,13 +4,12 @@
 #include <string>
 #include <string_view>
 
+#include "formats/index/entry_schema.h"
 #include "formats/index/index.h"
 #include "formats/json/py_json.h"
 
 namespace sluice {
 namespace {
-
-bool IsSplitFormat(std::string_view f) { return f == "json" || f == "csv" || f == "tsv" || f == "xsv"; }
 
 JsonValue Uint(uint64_t v) {
   if (v <= static_cast<uint64_t>(INT64_MAX)) return JsonValue{static_cast<int64_t>(v)};
@@ -49,10 +48,11 @@ Status EntryError(const ShardEntry& entry, std::string what) {
 // `column_names`/`column_encodings` are two views of the same columns; the
 // one the format does not store is derived from the other when empty.
 Result<JsonValue::Object> ConfigObject(const ShardEntry& entry) {
-  const std::string& fmt = entry.format;
-  if (fmt != "mds" && !IsSplitFormat(fmt)) return EntryError(entry, "unknown format");
+  const IndexEntrySchema* schema = FindIndexEntrySchema(entry.format);
+  if (schema == nullptr) return EntryError(entry, "unknown format");
+  const bool sizes = schema->columns == EntryColumns::kListsWithSizes;
   JsonValue::Object obj;
-  if (fmt == "json") {
+  if (schema->columns == EntryColumns::kObject) {
     JsonValue::Object cols;
     if (!entry.columns.empty()) {
       for (const auto& [name, enc] : entry.columns) cols.emplace_back(name, Str(enc));
@@ -67,7 +67,7 @@ Result<JsonValue::Object> ConfigObject(const ShardEntry& entry) {
     obj.emplace_back("columns", JsonValue{std::move(cols)});
   } else {
     std::vector<std::string> names = entry.column_names, encodings = entry.column_encodings;
-    if (fmt != "mds" && names.empty() && encodings.empty()) {
+    if (!sizes && names.empty() && encodings.empty()) {
       for (const auto& [name, enc] : entry.columns) {
         names.push_back(name);
         encodings.push_back(enc);
@@ -78,7 +78,7 @@ Result<JsonValue::Object> ConfigObject(const ShardEntry& entry) {
     }
     obj.emplace_back("column_encodings", StrList(encodings));
     obj.emplace_back("column_names", StrList(names));
-    if (fmt == "mds") {
+    if (sizes) {
       if (entry.column_sizes.size() != names.size()) {
         return EntryError(entry, "column_sizes and column_names differ in length");
       }
@@ -88,13 +88,13 @@ Result<JsonValue::Object> ConfigObject(const ShardEntry& entry) {
     }
   }
   obj.emplace_back("compression", NullableStr(entry.compression));
-  obj.emplace_back("format", Str(fmt));
+  obj.emplace_back("format", Str(entry.format));
   obj.emplace_back("hashes", StrList(entry.hashes));
-  if (IsSplitFormat(fmt)) {
+  if (schema->has_meta) {
     if (!entry.newline) return EntryError(entry, "missing newline");
     obj.emplace_back("newline", Str(*entry.newline));
   }
-  if (fmt == "xsv") {
+  if (schema->has_separator) {
     if (!entry.separator) return EntryError(entry, "missing separator");
     obj.emplace_back("separator", Str(*entry.separator));
   }
@@ -115,7 +115,8 @@ Result<std::string> SerializeShardEntry(const ShardEntry& entry) {
   obj.emplace_back("samples", Uint(entry.samples));
   obj.emplace_back("raw_data", FileInfoValue(entry.raw_data));
   obj.emplace_back("zip_data", FileInfoValue(entry.zip_data));
-  if (IsSplitFormat(entry.format) || entry.has_meta) {
+  // ConfigObject refused a format without a schema row.
+  if (FindIndexEntrySchema(entry.format)->has_meta || entry.has_meta) {
     if (!entry.raw_meta) return EntryError(entry, "missing raw_meta");
     obj.emplace_back("raw_meta", FileInfoValue(entry.raw_meta));
     obj.emplace_back("zip_meta", FileInfoValue(entry.zip_meta));

@@ -1,0 +1,66 @@
+// The registry: one entry per shard format. Adding a format is one folder
+// and one line here (see format_descriptor.h).
+#include "formats/dataset/format_descriptor.h"
+
+#include "formats/dataset/format_hooks.h"
+
+namespace sluice {
+namespace {
+
+using namespace format_hooks;
+
+constexpr ShardFormatDescriptor kFormats[] = {
+    {"mds", IndexSource::kIndexJson, FindIndexEntrySchema("mds"), FieldForm::kStoredBytes,
+     MdsColumns, OpenMdsReader, OpenMdsWriter},
+    {"json", IndexSource::kIndexJson, FindIndexEntrySchema("json"), FieldForm::kJsonText,
+     TextColumns, OpenJsonlReader, OpenJsonlWriter},
+    {"csv", IndexSource::kIndexJson, FindIndexEntrySchema("csv"), FieldForm::kPlainText,
+     TextColumns, OpenXsvReader, OpenCsvWriter},
+    {"tsv", IndexSource::kIndexJson, FindIndexEntrySchema("tsv"), FieldForm::kPlainText,
+     TextColumns, OpenXsvReader, OpenTsvWriter},
+    {"xsv", IndexSource::kIndexJson, FindIndexEntrySchema("xsv"), FieldForm::kPlainText,
+     TextColumns, OpenXsvReader, OpenXsvWriter},
+};
+
+}  // namespace
+
+const ShardFormatDescriptor* FindShardFormat(std::string_view format) {
+  for (const ShardFormatDescriptor& f : kFormats) {
+    if (f.name == format) return &f;
+  }
+  return nullptr;
+}
+
+Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry) {
+  const ShardFormatDescriptor* f = FindShardFormat(entry.format);
+  if (f == nullptr) return UnimplementedError("unknown shard format '" + entry.format + "'");
+  return f;
+}
+
+std::span<const ShardFormatDescriptor> ShardFormats() { return kFormats; }
+
+Status ColumnsOf(const ShardEntry& entry, std::vector<std::string>* names,
+                 std::vector<std::string>* encodings) {
+  names->clear();
+  encodings->clear();
+  SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(entry));
+  return format->columns(entry, names, encodings);
+}
+
+const FileInfo* MetaFileOf(const ShardEntry& entry) {
+  const ShardFormatDescriptor* f = FindShardFormat(entry.format);
+  if (f == nullptr || !f->has_meta() || !entry.raw_meta) return nullptr;
+  return &*entry.raw_meta;
+}
+
+Result<const FileInfo*> RequiredMetaFileOf(const ShardEntry& entry, std::string_view index_json) {
+  SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* f, ShardFormatOf(entry));
+  if (!f->has_meta()) return nullptr;
+  if (!entry.raw_meta) {
+    return CorruptError(std::string(index_json) + ": shard '" + entry.raw_data.basename +
+                        "' of format " + entry.format + " has no raw_meta");
+  }
+  return &*entry.raw_meta;
+}
+
+}  // namespace sluice

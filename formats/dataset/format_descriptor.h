@@ -1,0 +1,138 @@
+// The shard format descriptor: one entry per shard format, keyed by the
+// `format` string of the dataset's index, saying everything the rest of
+// Sluice asks about a format. Code outside a format's own folder never
+// compares format names; it looks the descriptor up and asks it.
+//
+//   what                     field / function
+//   ----                     ----------------
+//   where the index is from  index_source (and entry_schema for index.json)
+//   a meta file or not       has_meta(), MetaFileOf(entry), RequiredMetaFileOf
+//   its columns              columns(entry, names, encodings), ColumnsOf(entry, ...)
+//   what a read field holds  fields (FieldForm)
+//   a reader for a shard     open_reader(entry, data, meta)
+//   a writer                 open_writer(out_dir, columns, options), or null
+//
+// Today's formats, Mosaic's: "mds", and the split formats "json" (JSONL),
+// "csv", "tsv", "xsv", whose shards are a data file plus a meta file
+// (raw_meta/zip_meta). All five come from an index.json; their
+// entry_schema is the row of formats/index/entry_schema.h that ParseIndex and
+// the serializers use (that row cannot live here: the index layer sits
+// below the readers).
+//
+// Adding a format is one folder (formats/<name>/: reader, optional writer)
+// and one entry in kFormats (format_descriptor.cc). Two are planned:
+//
+//  - Parquet: {"parquet", IndexSource::kFileFooters, /*entry_schema=*/nullptr,
+//    FieldForm::kStoredBytes (or a new form), ParquetColumns, OpenParquet,
+//    /*open_writer=*/nullptr}. There is no index.json: an index builder for
+//    kFileFooters lists the dataset's files (one canonical order, see
+//    DESIGN.md), reads each footer and emits one ShardEntry per row group
+//    (format "parquet", raw_data = the file, samples = the group's rows,
+//    columns from the schema). open_reader gets the file's bytes and reads
+//    its row group.
+//  - Raw files: {"raw", IndexSource::kFileListing, nullptr, ...}: the index
+//    builder turns a listing into one ShardEntry per file (raw_data = the
+//    file, one sample, no columns beyond the bytes).
+//
+// Both yield the same Index of ShardEntry values that ParseIndex yields, so
+// the engine's shard cache, which only sees an entry's files (raw_data,
+// zip_data and MetaFileOf's), holds them without a special case; the
+// engine's index loader picks the builder by index_source, the one place
+// that reads it. (Row groups sharing one file is then a property of those
+// entries, to be settled with the Parquet reader.)
+//
+// Thread safety: the registry is immutable static data; descriptors and the
+// pointers to them stay valid for the whole program. The hooks are pure
+// functions of their arguments (open_writer creates folders and files).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/dataset/field_writer.h"
+#include "formats/dataset/shard_view.h"
+#include "formats/index/entry_schema.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// Where a dataset's list of shards comes from.
+enum class IndexSource {
+  kIndexJson,    // the dataset's index.json (ParseIndex), as Mosaic writes it
+  kFileFooters,  // (planned, Parquet) built from each file's footer; a row group is a shard
+  kFileListing,  // (planned, raw files) built from the store's file listing; a file is a shard
+};
+
+// What ShardView::Read hands out as a sample's field for each column.
+enum class FieldForm {
+  kStoredBytes,  // the column's stored bytes (MDS: decode with its encoding)
+  kJsonText,     // the member's JSON value text inside the sample's line (JSONL)
+  kPlainText,    // the field's text between separators (CSV/TSV/XSV)
+};
+
+struct ShardFormatDescriptor {
+  std::string_view name;  // the index's `format` value
+  IndexSource index_source;
+  // The format's index.json entry layout (FindIndexEntrySchema(name));
+  // null when the index does not come from an index.json.
+  const IndexEntrySchema* entry_schema;
+  FieldForm fields;
+
+  // The columns `entry` declares, in stored order (sorted by name for every
+  // format today), as names and encoding names, replacing *names and
+  // *encodings. Errors (kCorrupt,
+  // kUnimplemented for an unknown encoding) name the shard's data file.
+  Status (*columns)(const ShardEntry& entry, std::vector<std::string>* names,
+                    std::vector<std::string>* encodings);
+
+  // The format's reader over one shard's decompressed data file and (when
+  // has_meta()) meta file. Checks the sample count against the entry. The
+  // reader keeps views into `data`/`meta`, which must outlive it.
+  Result<ShardReader> (*open_reader)(const ShardEntry& entry, std::string_view data,
+                                     std::string_view meta);
+
+  // Creates `out_dir` and a writer of this format into it (see
+  // field_writer.h); null for a format Sluice only reads.
+  Result<std::unique_ptr<FieldWriter>> (*open_writer)(
+      const std::string& out_dir, const std::vector<std::pair<std::string, std::string>>& columns,
+      const FieldWriterOptions& options);
+
+  // True when each shard has a meta file beside its data file (raw_meta,
+  // zip_meta): Mosaic's split formats.
+  bool has_meta() const { return entry_schema != nullptr && entry_schema->has_meta; }
+};
+
+// The descriptor of `format`, or nullptr when Sluice knows no such format.
+const ShardFormatDescriptor* FindShardFormat(std::string_view format);
+
+// The descriptor of `entry.format`; kUnimplemented "unknown shard format
+// 'x'" (ParseIndex's wording) when there is none.
+Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry);
+
+// Every descriptor, in a fixed order ("mds", "json", "csv", "tsv", "xsv").
+std::span<const ShardFormatDescriptor> ShardFormats();
+
+// The columns `entry` declares (names and encodings, stored order), as its
+// format's descriptor reads them; replaces *names and *encodings. Unknown
+// format as ShardFormatOf. The one way the reader and the engine learn a
+// shard's columns.
+Status ColumnsOf(const ShardEntry& entry, std::vector<std::string>* names,
+                 std::vector<std::string>* encodings);
+
+// The shard's meta file (a pointer into `entry`) when its format has one
+// and the entry names it; else nullptr. Never fails: an unknown format has
+// no meta file.
+const FileInfo* MetaFileOf(const ShardEntry& entry);
+
+// As MetaFileOf, for readers that need the file: kCorrupt "<index_json>:
+// shard '<data file>' of format <f> has no raw_meta" when the format has a
+// meta file and the entry lacks it (ParseIndex never lets that through;
+// hand-built entries might); unknown format as ShardFormatOf.
+Result<const FileInfo*> RequiredMetaFileOf(const ShardEntry& entry, std::string_view index_json);
+
+}  // namespace sluice

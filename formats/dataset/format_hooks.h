@@ -1,0 +1,50 @@
+// The per-format functions the descriptors in format_descriptor.cc point
+// at. Internal to formats/dataset: everyone else reaches them through
+// FindShardFormat / ShardFormatOf. Contracts as in ShardFormatDescriptor.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/dataset/field_writer.h"
+#include "formats/dataset/shard_view.h"
+#include "formats/index/index.h"
+
+namespace sluice::format_hooks {
+
+using Columns = std::vector<std::pair<std::string, std::string>>;
+
+// MDS (format_hooks_mds.cc).
+Status MdsColumns(const ShardEntry& entry, std::vector<std::string>* names,
+                  std::vector<std::string>* encodings);
+Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data,
+                                  std::string_view meta);
+Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
+                                                   const Columns& columns,
+                                                   const FieldWriterOptions& options);
+
+// JSONL and CSV/TSV/XSV (format_hooks_text.cc).
+Status TextColumns(const ShardEntry& entry, std::vector<std::string>* names,
+                   std::vector<std::string>* encodings);
+Result<ShardReader> OpenJsonlReader(const ShardEntry& entry, std::string_view data,
+                                    std::string_view meta);
+Result<ShardReader> OpenXsvReader(const ShardEntry& entry, std::string_view data,
+                                  std::string_view meta);
+Result<std::unique_ptr<FieldWriter>> OpenJsonlWriter(const std::string& out_dir,
+                                                     const Columns& columns,
+                                                     const FieldWriterOptions& options);
+Result<std::unique_ptr<FieldWriter>> OpenCsvWriter(const std::string& out_dir,
+                                                   const Columns& columns,
+                                                   const FieldWriterOptions& options);
+Result<std::unique_ptr<FieldWriter>> OpenTsvWriter(const std::string& out_dir,
+                                                   const Columns& columns,
+                                                   const FieldWriterOptions& options);
+Result<std::unique_ptr<FieldWriter>> OpenXsvWriter(const std::string& out_dir,
+                                                   const Columns& columns,
+                                                   const FieldWriterOptions& options);
+
+}  // namespace sluice::format_hooks

@@ -1,0 +1,64 @@
+// The MDS format's descriptor functions: columns from the entry's lists,
+// MdsShardReader, and a FieldWriter over MdsWriter fed stored column bytes.
+#include "formats/dataset/format_hooks.h"
+#include "formats/mds/mds_shard_reader.h"
+#include "formats/mds/mds_writer.h"
+
+namespace sluice::format_hooks {
+namespace {
+
+class MdsFieldWriter : public FieldWriter {
+ public:
+  explicit MdsFieldWriter(std::unique_ptr<MdsWriter> writer) : writer_(std::move(writer)) {
+    for (const ColumnEncoding& c : writer_->columns()) names_.push_back(c.column);
+    fields_.resize(names_.size());
+  }
+  const std::vector<std::string>& column_names() const override { return names_; }
+  Status Set(size_t column, std::string_view field) override {
+    if (column >= fields_.size()) return InvalidArgumentError("no column " + std::to_string(column));
+    fields_[column] = field;
+    return Status::Ok();
+  }
+  Status Write() override { return writer_->WriteFields(fields_); }
+  Status Finish() override { return writer_->Finish(); }
+  const ShardedWriter& core() const override { return writer_->core(); }
+
+ private:
+  std::unique_ptr<MdsWriter> writer_;
+  std::vector<std::string> names_;
+  std::vector<std::string_view> fields_;  // reused across samples
+};
+
+}  // namespace
+
+Status MdsColumns(const ShardEntry& entry, std::vector<std::string>* names,
+                  std::vector<std::string>* encodings) {
+  *names = entry.column_names;
+  *encodings = entry.column_encodings;
+  return Status::Ok();
+}
+
+Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data,
+                                  std::string_view /*meta*/) {
+  const std::string& name = entry.raw_data.basename;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols, MdsColumnsFromEntry(entry, name));
+  SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader, MdsShardReader::Open(data, name, std::move(cols)));
+  if (reader.num_samples() != entry.samples) {
+    return CorruptError(name + ": holds " + std::to_string(reader.num_samples()) +
+                        " samples, index.json says " + std::to_string(entry.samples));
+  }
+  return ShardReader(std::move(reader));
+}
+
+Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
+                                                   const Columns& columns,
+                                                   const FieldWriterOptions& options) {
+  if (options.newline || options.separator) {
+    return InvalidArgumentError("format 'mds' takes no newline or separator");
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<MdsWriter> writer,
+                          MdsWriter::Create(out_dir, columns, options.sharded));
+  return std::unique_ptr<FieldWriter>(new MdsFieldWriter(std::move(writer)));
+}
+
+}  // namespace sluice::format_hooks
