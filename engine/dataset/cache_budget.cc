@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "formats/dataset/format_descriptor.h"
+
 namespace sluice {
 namespace {
 
@@ -33,8 +35,9 @@ EntryCost DataCost(const ShardEntry& e, bool keep_zip) {
 }
 
 EntryCost MetaCost(const ShardEntry& e, bool keep_zip) {
-  if (e.format == "mds" || !e.raw_meta) return {};
-  return Cost(*e.raw_meta, e.zip_meta, e.compression, keep_zip);
+  const FileInfo* meta = MetaFileOf(e);
+  if (meta == nullptr) return {};
+  return Cost(*meta, e.zip_meta, e.compression, keep_zip);
 }
 
 WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip) {
@@ -52,9 +55,9 @@ std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip) {
   const ShardEntry& e = index.shards[i];
   std::string s = "shard " + std::to_string(i) + ": " +
                   DescribeFile("data", e.raw_data, e.zip_data, e.compression, keep_zip);
-  if (e.format != "mds" && e.raw_meta) {
+  if (const FileInfo* meta = MetaFileOf(e)) {
     s += ", then with the data pinned " +
-         DescribeFile("meta", *e.raw_meta, e.zip_meta, e.compression, keep_zip);
+         DescribeFile("meta", *meta, e.zip_meta, e.compression, keep_zip);
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
+#include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
 namespace {
@@ -51,13 +52,11 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   for (const ShardEntry& e : index->shards) {
     s->data_item_.push_back(specs.size());
     specs.push_back(spec(e.raw_data, e.zip_data, e));
-    if (e.format != "mds") {
-      if (!e.raw_meta) {
-        return CorruptError(JoinPath(s->root_, "index.json") + ": shard '" + e.raw_data.basename +
-                            "' of format " + e.format + " has no raw_meta");
-      }
+    SLUICE_ASSIGN_OR_RETURN(const FileInfo* meta,
+                            RequiredMetaFileOf(e, JoinPath(s->root_, "index.json")));
+    if (meta != nullptr) {
       s->meta_item_.push_back(static_cast<int64_t>(specs.size()));
-      specs.push_back(spec(*e.raw_meta, e.zip_meta, e));
+      specs.push_back(spec(*meta, e.zip_meta, e));
     } else {
       s->meta_item_.push_back(-1);
     }

@@ -7,27 +7,10 @@
 #include "base/file.h"
 #include "engine/dataset/cache_budget.h"
 #include "engine/dataset/stream_index.h"
-#include "formats/text/text_columns.h"
+#include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
 namespace {
-
-Status ColumnsOf(const ShardEntry& e, std::vector<std::string>* names,
-                 std::vector<std::string>* encodings) {
-  names->clear();
-  encodings->clear();
-  if (e.format == "mds") {
-    *names = e.column_names;
-    *encodings = e.column_encodings;
-    return Status::Ok();
-  }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<TextColumn> cols, TextColumnsFromEntry(e));
-  for (const TextColumn& c : cols) {
-    names->push_back(c.name);
-    encodings->push_back(TextEncodingName(c.encoding));
-  }
-  return Status::Ok();
-}
 
 constexpr uint64_t kMaxSamples = uint64_t{1} << 48;
 
