@@ -6,23 +6,16 @@
 
 #include "bindings/c/c_api_internal.h"
 #include "engine/upload/shard_uploader.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/mds/column_encoder.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
-#include "formats/text/jsonl_writer.h"
-#include "formats/json/py_number_text.h"
-#include "formats/text/xsv_writer.h"
 
-// Exactly one of mds / jsonl / xsv is set, by the format given at open.
+// A writer of the format given at open, fed one field per column.
 struct sluice_writer {
-  std::unique_ptr<sluice::MdsWriter> mds;
-  std::unique_ptr<sluice::JsonlWriter> jsonl;
-  std::unique_ptr<sluice::XsvWriter> xsv;
+  std::unique_ptr<sluice::FieldWriter> writer;
   // given_to_stored[i]: where column i as given at open sits in stored order.
   std::vector<size_t> given_to_stored;
-  std::vector<std::string_view> fields;  // reused across writes (MDS)
-  std::vector<sluice::TextValue> values; // reused across writes (text formats)
-  const std::vector<sluice::TextColumn>* text_columns = nullptr;  // stored order
   // With a remote: uploads each shard once written; shards_queued counts
   // the core's shard entries already handed to it.
   std::unique_ptr<sluice::ShardUploader> uploader;
@@ -85,113 +78,21 @@ sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_
   return Emit(sluice::EncodeMdsValue(*enc, sluice::MdsValue(value)), buf, cap, len);
 }
 
-// Fills `w`'s column mapping: given column i -> its slot in stored order.
-template <typename Stored, typename NameOf>
-void MapColumns(sluice_writer* w, const std::vector<std::pair<std::string, std::string>>& columns,
-                const std::vector<Stored>& stored, NameOf name_of) {
-  for (const auto& [name, enc] : columns) {
-    for (size_t s = 0; s < stored.size(); ++s) {
-      if (name_of(stored[s]) == name) w->given_to_stored.push_back(s);
-    }
-  }
-}
-
-std::vector<sluice::TextColumn> TextColumnsOf(
-    const std::vector<std::pair<std::string, std::string>>& columns, sluice::Status* status) {
-  std::vector<sluice::TextColumn> out;
-  for (const auto& [name, enc] : columns) {
-    auto parsed = sluice::ParseTextEncoding(enc, name);
-    if (!parsed.ok()) {
-      *status = parsed.status();
-      return {};
-    }
-    out.push_back({name, *parsed});
+// "'mds', 'json', 'csv', 'tsv', 'xsv'": the formats the C ABI writes.
+std::string WritableFormats() {
+  std::string out;
+  for (const sluice::ShardFormatDescriptor& f : sluice::ShardFormats()) {
+    if (f.open_writer == nullptr) continue;
+    out += (out.empty() ? "'" : ", '") + std::string(f.name) + "'";
   }
   return out;
-}
-
-// Opens the JSON / CSV / TSV / XSV writer for `format` into `w`.
-sluice::Status OpenTextWriter(sluice_writer* w, const std::string& format,
-                              const std::string& out_dir,
-                              const std::vector<std::pair<std::string, std::string>>& columns,
-                              const sluice::ShardedWriterOptions& opts,
-                              const sluice_writer_options* o) {
-  const std::string newline = o && o->newline ? o->newline : "\n";
-  if (format == "json" && o && o->separator) {
-    return sluice::InvalidArgumentError("sluice_writer_open: format 'json' takes no separator");
-  }
-  sluice::Status status;
-  std::vector<sluice::TextColumn> text_columns = TextColumnsOf(columns, &status);
-  if (!status.ok()) return status;
-  if (format == "json") {
-    sluice::JsonlWriterOptions j;
-    j.columns = std::move(text_columns);
-    j.newline = newline;
-    j.compression = opts.compression;
-    j.hashes = opts.hashes;
-    j.size_limit = opts.size_limit;
-    SLUICE_ASSIGN_OR_RETURN(w->jsonl, sluice::JsonlWriter::Create(out_dir, std::move(j)));
-    w->text_columns = &w->jsonl->columns();
-  } else {
-    sluice::XsvWriterOptions x;
-    x.format = format;
-    x.separator = o && o->separator ? o->separator : "";
-    x.newline = newline;
-    x.columns = std::move(text_columns);
-    x.compression = opts.compression;
-    x.hashes = opts.hashes;
-    x.size_limit = opts.size_limit;
-    SLUICE_ASSIGN_OR_RETURN(w->xsv, sluice::XsvWriter::Create(out_dir, std::move(x)));
-    w->text_columns = &w->xsv->columns();
-  }
-  MapColumns(w, columns, *w->text_columns, [](const sluice::TextColumn& c) { return c.name; });
-  w->values.resize(w->text_columns->size());
-  return sluice::Status();
-}
-
-// Parses a text field given for a JSON/CSV/TSV column into its typed value,
-// reading numbers as Python's int() / float() read them.
-sluice::Status ParseTextField(const sluice::TextColumn& column, std::string_view text,
-                              sluice::TextValue* out) {
-  switch (column.encoding) {
-    case sluice::TextEncoding::kStr:
-      *out = text;
-      return sluice::Status();
-    case sluice::TextEncoding::kInt: {
-      auto v = sluice::ParsePyIntText(text);
-      if (!v) {
-        return sluice::InvalidArgumentError("sluice_writer_write: column '" + column.name +
-                                            "' (int): '" + std::string(text.substr(0, 64)) +
-                                            "' is not an int64");
-      }
-      *out = *v;
-      return sluice::Status();
-    }
-    case sluice::TextEncoding::kFloat: {
-      auto v = sluice::ParsePyFloatText(text);
-      if (!v) {
-        return sluice::InvalidArgumentError("sluice_writer_write: column '" + column.name +
-                                            "' (float): '" + std::string(text.substr(0, 64)) +
-                                            "' is not a float");
-      }
-      *out = *v;
-      return sluice::Status();
-    }
-  }
-  return sluice::InternalError("sluice_writer_write: unknown text encoding");
-}
-
-const sluice::ShardedWriter& Core(const sluice_writer* w) {
-  if (w->jsonl) return w->jsonl->core();
-  if (w->xsv) return w->xsv->core();
-  return w->mds->core();
 }
 
 // Hands the shards written since the last call to the uploader: the stored
 // (compressed if any) data file, then the meta file, as Mosaic uploads them.
 sluice::Status QueueNewShards(sluice_writer* w) {
   if (!w->uploader) return sluice::Status();
-  const auto& shards = Core(w).shards();
+  const auto& shards = w->writer->core().shards();
   for (; w->shards_queued < shards.size(); ++w->shards_queued) {
     const sluice::ShardEntry& e = shards[w->shards_queued];
     SLUICE_RETURN_IF_ERROR(
@@ -222,13 +123,7 @@ sluice::Status OpenUploader(sluice_writer* w, const std::string& out_dir,
 // first, index.json once they are all up (a reader never sees an index
 // whose shards are missing).
 sluice::Status FinishWriter(sluice_writer* w) {
-  if (w->jsonl) {
-    SLUICE_RETURN_IF_ERROR(w->jsonl->Finish());
-  } else if (w->xsv) {
-    SLUICE_RETURN_IF_ERROR(w->xsv->Finish());
-  } else {
-    SLUICE_RETURN_IF_ERROR(w->mds->Finish());
-  }
+  SLUICE_RETURN_IF_ERROR(w->writer->Finish());
   if (!w->uploader) return sluice::Status();
   SLUICE_RETURN_IF_ERROR(QueueNewShards(w));
   SLUICE_RETURN_IF_ERROR(w->uploader->Wait());
@@ -251,15 +146,11 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     }
     *out = nullptr;
     std::string format = options && options->format ? options->format : "mds";
-    if (format != "mds" && format != "json" && format != "csv" && format != "tsv" &&
-        format != "xsv") {
+    const sluice::ShardFormatDescriptor* descriptor = sluice::FindShardFormat(format);
+    if (descriptor == nullptr || descriptor->open_writer == nullptr) {
       return Fail(sluice::UnimplementedError("sluice_writer_open: format '" + format +
-                                             "' is not available through the C ABI "
-                                             "(only 'mds', 'json', 'csv', 'tsv', 'xsv')"));
-    }
-    if (format == "mds" && options && (options->newline || options->separator)) {
-      return Fail(sluice::InvalidArgumentError(
-          "sluice_writer_open: format 'mds' takes no newline or separator"));
+                                             "' is not available through the C ABI (only " +
+                                             WritableFormats() + ")"));
     }
     std::vector<std::pair<std::string, std::string>> columns;
     for (uint32_t i = 0; i < num_columns; ++i) {
@@ -269,29 +160,24 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
       }
       columns.emplace_back(column_names[i], column_encodings[i]);
     }
-    auto opts = Options(options);
-    if (!opts.ok()) return Fail(opts.status().WithContext("sluice_writer_open"));
-    if (format != "mds") {
-      auto w = std::make_unique<sluice_writer>();
-      auto st = OpenTextWriter(w.get(), format, out_dir, columns, *opts, options);
-      if (st.ok()) st = OpenUploader(w.get(), out_dir, options);
-      if (!st.ok()) return Fail(st.WithContext("sluice_writer_open"));
-      *out = w.release();
-      return SLUICE_OK;
-    }
-    auto mds = sluice::MdsWriter::Create(out_dir, columns, *opts);
-    if (!mds.ok()) return Fail(mds.status());
+    sluice::FieldWriterOptions opts;
+    auto sharded = Options(options);
+    if (!sharded.ok()) return Fail(sharded.status().WithContext("sluice_writer_open"));
+    opts.sharded = std::move(*sharded);
+    if (options && options->newline) opts.newline = options->newline;
+    if (options && options->separator) opts.separator = options->separator;
     auto w = std::make_unique<sluice_writer>();
-    auto up = OpenUploader(w.get(), out_dir, options);
-    if (!up.ok()) return Fail(up.WithContext("sluice_writer_open"));
-    w->mds = std::move(*mds);
-    const auto& stored = w->mds->columns();
+    auto opened = descriptor->open_writer(out_dir, columns, opts);
+    if (!opened.ok()) return Fail(opened.status().WithContext("sluice_writer_open"));
+    w->writer = std::move(*opened);
+    const std::vector<std::string>& stored = w->writer->column_names();
     for (const auto& [name, enc] : columns) {
       for (size_t s = 0; s < stored.size(); ++s) {
-        if (stored[s].column == name) w->given_to_stored.push_back(s);
+        if (stored[s] == name) w->given_to_stored.push_back(s);
       }
     }
-    w->fields.resize(stored.size());
+    auto up = OpenUploader(w.get(), out_dir, options);
+    if (!up.ok()) return Fail(up.WithContext("sluice_writer_open"));
     *out = w.release();
     return SLUICE_OK;
   });
@@ -311,20 +197,11 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
         return NullArgument("sluice_writer_write", "fields[i].data");
       }
     }
-    if (w->mds == nullptr) {
-      for (uint32_t i = 0; i < num_fields; ++i) {
-        size_t s = w->given_to_stored[i];
-        auto st = ParseTextField((*w->text_columns)[s], View(fields[i]), &w->values[s]);
-        if (!st.ok()) return Fail(st);
-      }
-      auto st = w->jsonl ? w->jsonl->Write(w->values) : w->xsv->Write(w->values);
-      if (st.ok()) st = QueueNewShards(w);
-      return sluice::capi::Check(st);
-    }
     for (uint32_t i = 0; i < num_fields; ++i) {
-      w->fields[w->given_to_stored[i]] = View(fields[i]);
+      auto st = w->writer->Set(w->given_to_stored[i], View(fields[i]));
+      if (!st.ok()) return Fail(st.WithContext("sluice_writer_write"));
     }
-    auto st = w->mds->WriteFields(w->fields);
+    auto st = w->writer->Write();
     if (st.ok()) st = QueueNewShards(w);
     return sluice::capi::Check(st);
   });
