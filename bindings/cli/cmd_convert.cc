@@ -15,6 +15,7 @@
 #include "bindings/cli/progress.h"
 #include "bindings/cli/upload_folder.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/json/py_number_text.h"
@@ -154,7 +155,9 @@ Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
   const std::string& in = src.name();
   SLUICE_ASSIGN_OR_RETURN(auto reader, DatasetReader::Open(src.folder()));
   DatasetReader& r = *reader;
-  bool is_mds = r.index().shards[0].format == "mds";
+  // Read fields are stored MDS bytes, JSON value text or plain text, by format.
+  SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(r.index().shards[0]));
+  bool is_mds = format->fields == FieldForm::kStoredBytes;
   std::vector<std::pair<std::string, std::string>> columns;
   std::map<std::string, std::string> wanted;
   if (auto spec = flags.Get("columns")) {
@@ -188,7 +191,9 @@ Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
   job.scratch.resize(out_cols.size());
   for (size_t shard = 0; shard < r.num_shards(); ++shard) {
     SLUICE_RETURN_IF_ERROR(src.Fetch(r.index().shards[shard]));
-    bool json = r.index().shards[shard].format == "json";
+    SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* shard_format,
+                            ShardFormatOf(r.index().shards[shard]));
+    bool json = shard_format->fields == FieldForm::kJsonText;
     for (uint64_t i = r.shard_start(shard); i < r.shard_start(shard + 1); ++i) {
       SLUICE_RETURN_IF_ERROR(src.Explain(r.Read(i, &f)));
       if (is_mds) {

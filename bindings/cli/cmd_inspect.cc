@@ -1,6 +1,8 @@
 // sluice inspect DATASET: what a dataset holds, from its index.json alone.
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "bindings/cli/commands.h"
 #include "bindings/cli/dataset_source.h"
@@ -44,13 +46,14 @@ int RunInspect(const Args& args) {
   std::printf("hashes:     ");
   for (const std::string& h : shards[0].hashes) std::printf(" %s", h.c_str());
   std::printf("%s\ncolumns:\n", shards[0].hashes.empty() ? " none" : "");
+  // Sizes are shown for formats whose entries record them (MDS's
+  // column_sizes, one per column; ParseIndex leaves other formats' empty).
+  const std::vector<std::optional<uint64_t>>& sizes = shards[0].column_sizes;
   for (size_t c = 0; c < r.column_names().size(); ++c) {
     std::string size = "variable";
-    if (shards[0].format == "mds" && c < shards[0].column_sizes.size() && shards[0].column_sizes[c]) {
-      size = std::to_string(*shards[0].column_sizes[c]) + " bytes";
-    }
+    if (c < sizes.size() && sizes[c]) size = std::to_string(*sizes[c]) + " bytes";
     std::printf("  %-24s %-24s %s\n", r.column_names()[c].c_str(), r.column_encodings()[c].c_str(),
-                shards[0].format == "mds" ? size.c_str() : "");
+                sizes.empty() ? "" : size.c_str());
   }
   if (flags->Has("shards")) {
     std::printf("shards:\n");
