@@ -13,9 +13,11 @@
 
 namespace {
 
+// ParseIni trims spaces, tabs and CR (Python's configparser also strips
+// \v and \f; a value ending in one is odd but not a secret's problem).
+bool IsTrimmedSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 bool Trimmed(const std::string& s) {
-  return s.empty() || (!std::isspace(static_cast<unsigned char>(s.front())) &&
-                       !std::isspace(static_cast<unsigned char>(s.back())));
+  return s.empty() || (!IsTrimmedSpace(s.front()) && !IsTrimmedSpace(s.back()));
 }
 
 }  // namespace
@@ -26,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ini.ok()) {
     for (const std::string& secret :
          sluice::fuzz::SettingSecrets(text, '=', "\n", {"secret", "token", "key"})) {
-      FUZZ_CHECK(ini.status().message().find(secret) == std::string::npos,
+      auto other = sluice::ParseIni(sluice::fuzz::RotateSecret(text, secret), "~/.aws/credentials");
+      FUZZ_CHECK(!sluice::fuzz::Echoes(ini.status(), other.status(), secret),
                  "error shows a value: %s", ini.status().message().c_str());
     }
     return 0;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+
 namespace sluice::fuzz {
 
 inline std::string Lower(std::string_view s) {
@@ -38,7 +40,10 @@ inline std::vector<std::string> SettingSecrets(std::string_view text, char assig
         value.remove_suffix(1);
       }
       for (const char* n : names) {
-        if (key.find(n) != std::string::npos && value.size() >= 8) {
+        // A value that occurs twice may be echoed legitimately as the
+        // other setting's value (a protocol, say): only unique ones count.
+        if (key.find(n) != std::string::npos && value.size() >= 8 &&
+            text.find(value) == text.rfind(value)) {
           out.emplace_back(value);
           break;
         }
@@ -69,6 +74,42 @@ inline std::vector<std::string> JsonStringSecrets(std::string_view json, std::st
     }
   }
   return out;
+}
+
+// `secret` with every letter and digit moved to the next one of its class
+// (a->b, Z->A, 9->0): the same shape (base64 stays base64), other bytes.
+inline std::string Rotate(std::string_view secret) {
+  std::string out(secret);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = c == 'z' ? 'a' : static_cast<char>(c + 1);
+    else if (c >= 'A' && c <= 'Z') c = c == 'Z' ? 'A' : static_cast<char>(c + 1);
+    else if (c >= '0' && c <= '9') c = c == '9' ? '0' : static_cast<char>(c + 1);
+  }
+  return out;
+}
+
+// `text` with every occurrence of `secret` rotated.
+inline std::string RotateSecret(std::string_view text, std::string_view secret) {
+  std::string out;
+  const std::string rotated = Rotate(secret);
+  size_t pos = 0;
+  for (size_t hit; (hit = text.find(secret, pos)) != std::string_view::npos;
+       pos = hit + secret.size()) {
+    out.append(text.substr(pos, hit - pos));
+    out += rotated;
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+// Whether an error message quotes `secret`: it holds the secret, and the
+// error for the same text with the secret rotated holds the rotated one
+// (so the match is an echo of the input, not the message's own words
+// happening to contain the secret's letters).
+inline bool Echoes(const Status& error, const Status& rotated_error, std::string_view secret) {
+  if (secret.empty() || Rotate(secret) == secret) return false;
+  return error.message().find(secret) != std::string::npos &&
+         rotated_error.message().find(Rotate(secret)) != std::string::npos;
 }
 
 }  // namespace sluice::fuzz

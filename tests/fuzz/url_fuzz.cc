@@ -72,7 +72,17 @@ std::vector<std::string> Secrets(std::string_view text) {
       if (secret_key && value.size() >= 6 && value != "REDACTED" &&
           value.find("REDACTED") == std::string_view::npos) {
         std::string pair = std::string(param);
-        if (text.find(pair) > q) out.push_back(pair);
+        // Only a pair that occurs once: the same text inside another
+        // (harmless) parameter's value is that value, shown as such.
+        // Nor a pair the redaction itself spells ("sig=REDACT").
+        if ((key + "=REDACTED").rfind(pair, 0) == 0) {
+          pos = amp + 1;
+          continue;
+        }
+        size_t first = text.find(pair);
+        if (first > q && text.find(pair, first + 1) == std::string_view::npos) {
+          out.push_back(pair);
+        }
       }
     }
     pos = amp + 1;

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets into tests/fuzz/corpus/<target>/
+from the Mosaic datasets in tests/data/mosaic (and a few hand-written
+protocol samples). Re-run after changing an input layout; the output is
+committed so that a fresh clone fuzzes from the same seeds.
+Layouts: see the comment at the top of each *_fuzz.cc."""
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MOSAIC = os.path.join(HERE, '..', 'data', 'mosaic', 'mds')
+OUT = os.path.join(HERE, 'corpus')
+
+
+def put(target, data, name=None):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def read(*parts):
+    with open(os.path.join(MOSAIC, *parts), 'rb') as f:
+        return f.read()
+
+
+def mds_fields(shard, encodings, sizes, limit):
+    """The stored fields of the first `limit` samples of an MDS shard."""
+    n = struct.unpack_from('<I', shard, 0)[0]
+    offs = struct.unpack_from('<%dI' % (n + 1), shard, 4)
+    out = []
+    for i in range(min(n, limit)):
+        pos = offs[i]
+        var = [j for j, s in enumerate(sizes) if s is None]
+        lens = list(struct.unpack_from('<%dI' % len(var), shard, pos))
+        pos += 4 * len(var)
+        fields = []
+        for j, s in enumerate(sizes):
+            ln = s if s is not None else lens.pop(0)
+            fields.append(shard[pos:pos + ln])
+            pos += ln
+        out.append(fields)
+    return out
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    # index.json
+    for root, _, files in os.walk(MOSAIC):
+        if 'index.json' in files:
+            put('index_fuzz', open(os.path.join(root, 'index.json'), 'rb').read())
+    # MDS shards: control byte = column set (see mds_shard_fuzz.cc).
+    put('mds_shard_fuzz', b'\x00' + read('all_encodings', 'shard.00003.mds'))
+    put('mds_shard_fuzz', b'\x01' + read('fixed_size_only', 'shard.00000.mds'))
+    put('mds_shard_fuzz', b'\x02' + read('single_shard_no_limit', 'shard.00000.mds'))
+    put('mds_shard_fuzz', b'\x03' + read('merged', 'part0', 'shard.00000.mds'))
+    # MDS columns: control byte = encoding index (mds_encodings.h order is
+    # all_encodings' column order for the first 32).
+    entry = json.loads(read('all_encodings', 'index.json'))['shards'][3]
+    for sample in mds_fields(read('all_encodings', 'shard.00003.mds'),
+                             entry['column_encodings'], entry['column_sizes'], 3):
+        for j, field in enumerate(sample):
+            if len(field) <= 16384:
+                put('mds_column_fuzz', bytes([j]) + field)
+    for name in ['ndarray:int16:2,2', 'float32', 'str_int', 'list[pil]']:
+        put('mds_column_fuzz', b'\xf0' + bytes([len(name)]) + name.encode() + b'\x01\x00\x02\x00\x03\x00\x04\x00')
+    # Split shards: control, u16 meta size, meta, data.
+    def split(target, control, folder, data_name):
+        meta = read(folder, data_name + '.meta')
+        put(target, bytes([control]) + struct.pack('<H', len(meta)) + meta + read(folder, data_name))
+    split('jsonl_shard_fuzz', 0, 'json_plain', 'shard.00000.json')
+    split('jsonl_shard_fuzz', 0, 'json_plain', 'shard.00004.json')
+    split('jsonl_shard_fuzz', 1, 'json_crlf_newline', 'shard.00002.json')
+    split('xsv_shard_fuzz', 0, 'csv_plain', 'shard.00002.csv')
+    split('xsv_shard_fuzz', 2, 'tsv_plain', 'shard.00002.tsv')
+    # Decompressors: control (bit 0: bound 4 GiB - 1; else a u16 bound), data.
+    for fam, folder in [('zstd', 'compressed_zstd'), ('gz', 'compressed_gz'),
+                        ('br', 'compressed_br'), ('bz2', 'compressed_bz2'),
+                        ('snappy', 'compressed_snappy')]:
+        files = sorted(f for f in os.listdir(os.path.join(MOSAIC, folder)) if f.endswith('.' + fam))
+        data = read(folder, files[1])
+        put('codec_%s_fuzz' % fam, b'\x01' + data)
+        put('codec_%s_fuzz' % fam, b'\x00' + struct.pack('<H', 1000) + data)
+    json_zstd = sorted(f for f in os.listdir(os.path.join(MOSAIC, 'json_zstd_hashed')) if f.endswith('.zstd'))
+    put('codec_zstd_fuzz', b'\x01' + read('json_zstd_hashed', json_zstd[0]))
+    # A zstd frame declaring 1 TiB, holding nothing (issue 13's 17-byte shard).
+    put('codec_zstd_fuzz', b'\x01' + b'\x28\xb5\x2f\xfd\xe0' + struct.pack('<Q', 1 << 40) + b'\x01\x00\x00')
+    # A gzip member of zeros whose trailer claims 4 GiB - 1.
+    gz = bytearray(gzip.compress(b'\0' * 100000, mtime=0))
+    gz[-4:] = b'\xff\xff\xff\xff'
+    put('codec_gz_fuzz', b'\x01' + bytes(gz))
+    # A snappy block whose varint length says 4 GiB - 1.
+    put('codec_snappy_fuzz', b'\x01' + b'\xff\xff\xff\xff\x0f' + b'\x00a')
+    # HTTP responses: shape, step, 2 spare bytes, u32 a, b, expected, response.
+    def http(shape, a, b, expected, text):
+        put('http_response_fuzz', bytes([shape, 7, 0, 0]) + struct.pack('<III', a, b, expected) + text.encode())
+    http(0, 0, 0, 0, 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: "x"\r\n\r\nhello')
+    http(5, 10, 19, 100, 'HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 10-19/100\r\nContent-Length: 10\r\n\r\n0123456789')
+    http(4, 0, 0, 2000000, 'HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-536870911/536870912\r\n\r\n')
+    http(4, 0, 0, 11, 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nTrailer: x\r\n\r\n')
+    http(7, 100, 0, 1000, 'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n' + 'x' * 64)
+    http(13, 10, 40, 100, 'HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 25-40/100\r\n\r\n0123456789abcdef')
+    # Header values: control bit 0 = Content-Range (0) or Retry-After (1).
+    for v in ['bytes 0-99/1000', 'bytes 5-9/*', ' bytes 18446744073709551614-18446744073709551614/18446744073709551615 ']:
+        put('http_fields_fuzz', b'\x00' + v.encode())
+    for v in ['120', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Sun, 06 Nov 2094 08:49:37 GMT', '0']:
+        put('http_fields_fuzz', b'\x01' + v.encode())
+    # URLs: control byte picks the redirect base (url_fuzz.cc).
+    for i, u in enumerate([
+            'https://bucket.s3.us-east-1.amazonaws.com/data/shard.00000.mds?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=0123456789abcdef&X-Amz-Security-Token=FwoGZXIvYXdzEXAMPLE',
+            'https://acct.blob.core.windows.net/c/d/index.json?sv=2022-11-02&ss=b&sig=abcdefSECRET%3D&se=2030-01-01',
+            'http://[::1]:8080/a/b?apikey2=SECRETVALUE#frag',
+            '/relative/path?token=abcdefgh',
+            '../up/one',
+            '//other.example:8443/x',
+            'HTTPS://Example.COM:443/%2e%2e/?a=b&&c',
+            'https://storage.googleapis.com/b/o?X-Goog-Signature=deadbeefcafe&key=AIzaSyEXAMPLE']):
+        put('url_fuzz', bytes([i]) + u.encode())
+    # XML: control bit 0 = S3 (1) or Azure (0), bit 1 = list under data/.
+    put('xml_fuzz', b'\x03' + b'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name><Prefix>data/</Prefix><KeyCount>2</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>tok&amp;1</NextContinuationToken><Contents><Key>data/index.json</Key><Size>1208</Size><ETag>&quot;abc&quot;</ETag></Contents><Contents><Key>data/a&amp;b &#x4e2d;.mds</Key><Size>0</Size></Contents></ListBucketResult>')
+    put('xml_fuzz', b'\x00' + b'\xef\xbb\xbf<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="http://127.0.0.1:10000/devstoreaccount1" ContainerName="c"><Prefix>data/</Prefix><Blobs><Blob><Name>data/shard.00000.mds</Name><Properties><Content-Length>540</Content-Length></Properties></Blob><BlobPrefix><Name>data/sub/</Name></BlobPrefix></Blobs><NextMarker/></EnumerationResults>')
+    put('xml_fuzz', b'\x01' + b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match &lt;the&gt; signature</Message><StringToSign>AWS4-HMAC-SHA256\n20240101T000000Z</StringToSign><SignatureProvided>abc</SignatureProvided><RequestId>1</RequestId></Error>')
+    # Credentials.
+    for c in ['DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=' + 'QUJDREVGR0hJSktMTU5PUA==' + ';EndpointSuffix=core.windows.net',
+              'UseDevelopmentStorage=true',
+              'BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1/;SharedAccessSignature=sv=2022-11-02&sig=SECRETSIG%3D',
+              'AccountName=a;AccountKey=not base64!!;;',
+              'DefaultEndpointsProtocol=ftp;AccountName=a']:
+        put('azure_connection_string_fuzz', c)
+    for c in ['[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n\n[profile dev]\nregion=eu-west-1\ns3 =\n  addressing_style = path\n',
+              '# comment\n; other\n[ spaced ]\nAWS_Session_Token=  FwoGZXIvYXdzEXAMPLE  \n',
+              'aws_secret_access_key = OUTSIDESECTIONSECRET\n',
+              '[broken\nkey=value\n']:
+        put('aws_credentials_fuzz', c)
+    sa = {'type': 'service_account', 'project_id': 'p', 'private_key_id': 'k1',
+          'private_key': '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n',
+          'client_email': 'sa@p.iam.gserviceaccount.com', 'token_uri': 'https://oauth2.googleapis.com/token'}
+    put('gcs_credentials_fuzz', b'\x01' + json.dumps(sa).encode())
+    put('gcs_credentials_fuzz', b'\x01' + json.dumps(dict(sa, type='authorized_user')).encode())
+    put('gcs_credentials_fuzz', b'\x00' + b'{"access_token": "ya29.EXAMPLETOKEN", "expires_in": 3599, "token_type": "Bearer"}')
+    put('gcs_credentials_fuzz', b'\x00' + b'{"error": "invalid_grant", "error_description": "ya29.NOTATOKEN"}')
+    total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
+    print('seed corpora: %d bytes in %s' % (total, OUT), file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()
