@@ -94,12 +94,16 @@ Result<BodyPlacement> PlaceBody(Transfer& t, const ResponseHead& head) {
   Result<BodyPlacement> placed = cr ? PlacePartial(t, head, *cr) : PlaceWhole(t, head);
   if (!placed.ok()) return placed;
   if (!t.have_response) t.response.object_size = stated;
-  if (expected && !placed->limit) {
-    // Only the expected size bounds this body (no length, no range end):
-    // never deliver past it.
+  if (expected) {
+    // Never deliver past the expected size, whatever bounds this body: no
+    // length and no range end, or a Content-Length that states no object
+    // size (a 2xx other than 200 and 206) and so was not checked above.
     uint64_t start = t.abs_first.value_or(0) + t.delivered;
-    placed->limit = *expected > start ? *expected - start : 0;
-    placed->strict_limit = true;
+    uint64_t room = *expected > start ? *expected - start : 0;
+    if (!placed->limit || *placed->limit > room) {
+      placed->limit = room;
+      placed->strict_limit = true;
+    }
   }
   return placed;
 }

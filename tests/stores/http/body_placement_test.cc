@@ -91,6 +91,37 @@ TEST(BodyPlacementTest, ABodyOfUnknownLengthIsBoundedByTheExpectedSize) {
   EXPECT_TRUE(p->strict_limit);
 }
 
+// Found by tests/fuzz/http_response_fuzz: a 2xx other than 200/206 (a
+// proxy's 203, say) states no object size, so its Content-Length went
+// unchecked and bounded the body: 5 bytes were delivered for an object the
+// index says is empty, 512 MiB for a 2 MB shard.
+TEST(BodyPlacementTest, AnyOther2xxIsBoundedByTheExpectedSizeToo) {
+  for (std::optional<ByteRange> range :
+       {std::optional<ByteRange>(), std::optional<ByteRange>(ByteRange::Suffix(4294967295u)),
+        std::optional<ByteRange>(ByteRange::From(0))}) {
+    Transfer t = GetOf(range, /*expected=*/0);
+    ResponseHead h;
+    h.status = 240;
+    h.status_line = "HTTP 240 O";
+    h.content_length = 5;
+    Result<BodyPlacement> p = PlaceBody(t, h);
+    if (!p.ok()) continue;  // refusing it outright is fine too
+    EXPECT_EQ(p->skip, 0u);
+    EXPECT_EQ(p->limit, 0u);
+    EXPECT_TRUE(p->strict_limit);
+  }
+  Transfer t = GetOf(ByteRange::From(0), /*expected=*/2000000);
+  ResponseHead h;
+  h.status = 203;
+  h.status_line = "HTTP 203 Non-Authoritative Information";
+  h.content_length = uint64_t{512} << 20;
+  Result<BodyPlacement> p = PlaceBody(t, h);
+  if (p.ok()) {
+    EXPECT_EQ(p->limit, 2000000u);
+    EXPECT_TRUE(p->strict_limit);
+  }
+}
+
 TEST(BodyPlacementTest, AResumedDownloadOfAChangedObjectFails) {
   Transfer t = GetOf(std::nullopt);
   t.delivered = 10;
