@@ -41,9 +41,25 @@ bool EventLoop::EnsureStarted() {
   // internal locking on the scheduler's hot path.
   context_ = std::make_unique<Context>(1);
   work_.emplace(context_->get_executor());
-  thread_ = std::thread([ctx = context_.get()] { ctx->run(); });
+  thread_ = std::thread([this, ctx = context_.get()] { RunLoop(ctx); });
   thread_id_ = thread_.get_id();
   return true;
+}
+
+void EventLoop::RunLoop(boost::asio::io_context* ctx) {
+  for (;;) {
+    // run() returns normally once stopped; after a handler's exception it
+    // may simply be called again (Asio's documented recovery).
+    std::exception_ptr e = CatchAll([ctx] { ctx->run(); });
+    if (!e) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (handler_error_.ok()) handler_error_ = StatusFromException(e, "event loop handler");
+  }
+}
+
+Status EventLoop::HandlerError() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return handler_error_;
 }
 
 boost::asio::any_io_executor EventLoop::executor() {

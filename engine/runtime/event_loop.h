@@ -51,6 +51,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "base/asio/co_status.h"
+#include "base/exception_status.h"
 #include "base/asio/run_on_pool.h"
 #include "base/status.h"
 
@@ -113,6 +114,12 @@ class EventLoop {
   // Coroutines spawned and not yet finished (for tests and diagnostics).
   size_t PendingTasks() const;
 
+  // The first exception a plain handler (not a Spawn()/Run() coroutine,
+  // whose exceptions reach their caller) threw on the loop thread, as a
+  // Status (StatusFromException); OK if none. The loop keeps running after
+  // one: an exception escaping the thread would terminate the host process.
+  Status HandlerError() const;
+
  private:
   struct Task {
     boost::asio::cancellation_signal signal;
@@ -122,6 +129,8 @@ class EventLoop {
 
   // Starts the loop under mu_ if not yet started; false once shut down.
   bool EnsureStarted();
+  // The loop thread's body: runs `ctx` until stopped, through exceptions.
+  void RunLoop(boost::asio::io_context* ctx);
   // Registers a task on the loop thread; nullopt after Shutdown().
   std::optional<TaskList::iterator> Register();
   void Unregister(TaskList::iterator it);
@@ -150,6 +159,7 @@ class EventLoop {
   std::unique_ptr<Context> context_;
   std::optional<boost::asio::executor_work_guard<
       boost::asio::io_context::executor_type>> work_;
+  Status handler_error_;  // guarded by mu_
   std::thread thread_;
   std::thread::id thread_id_;
   std::unique_ptr<boost::asio::thread_pool> cpu_pool_;
@@ -173,6 +183,8 @@ T EventLoop::FromException(std::exception_ptr e) {
       return Status(StatusCode::kCancelled, "operation cancelled");
     }
     return InternalError(std::string("coroutine failed: ") + err.what());
+  } catch (const std::bad_alloc&) {
+    return StatusFromException(std::current_exception(), "coroutine failed");
   } catch (const std::exception& err) {
     return InternalError(std::string("coroutine failed: ") + err.what());
   } catch (...) {

@@ -313,6 +313,36 @@ TEST(EventLoopTest, EscapedExceptionsBecomeStatuses) {
   EXPECT_EQ(s.message(), "coroutine failed: boom");
 }
 
+TEST(EventLoopTest, ACoroutineOutOfMemoryIsAnIoErrorNotABug) {
+  EventLoop loop;
+  auto thrower = []() -> awaitable<Status> {
+    throw std::bad_alloc();
+    co_return Status::Ok();
+  };
+  Status s = loop.Run(thrower());
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_EQ(s.message(), "coroutine failed: out of memory (std::bad_alloc)");
+}
+
+// A plain handler's exception once left the loop thread and terminated the
+// process; the loop now keeps running and reports it.
+TEST(EventLoopTest, AThrowingHandlerNeitherEndsTheLoopNorTheProcess) {
+  EventLoop loop;
+  EXPECT_TRUE(loop.HandlerError().ok());
+  std::promise<void> thrown;
+  asio::post(loop.executor(), [&] {
+    thrown.set_value();
+    throw std::runtime_error("boom");
+  });
+  thrown.get_future().get();
+  auto answer = []() -> awaitable<Result<int>> { co_return 42; };
+  Result<int> r = loop.Run(answer());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, 42);
+  EXPECT_EQ(loop.HandlerError().code(), StatusCode::kInternal);
+  EXPECT_EQ(loop.HandlerError().message(), "event loop handler: unexpected exception: boom");
+}
+
 TEST(EventLoopTest, ForkedChildGetsItsOwnLoop) {
   EventLoop& parent = EventLoop::ForThisProcess();
   auto answer = []() -> awaitable<Result<int>> {
