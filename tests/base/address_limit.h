@@ -2,8 +2,8 @@
 // only so much, to show that a hostile input gives an error rather than an
 // allocation the machine cannot make (or an abort when it fails).
 //
-// RLIMIT_AS cannot work under AddressSanitizer (its shadow memory reserves
-// terabytes): callers skip with kAddressLimitWorks.
+// RLIMIT_AS cannot work under AddressSanitizer or ThreadSanitizer (their
+// shadow memory reserves terabytes): callers skip with kAddressLimitWorks.
 #pragma once
 
 #include <sys/resource.h>
@@ -18,7 +18,7 @@
 
 namespace sluice::testing {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kAddressLimitWorks = false;
 #else
 inline constexpr bool kAddressLimitWorks = true;
