@@ -133,7 +133,14 @@ Result<Url> ParseUrl(std::string_view text) {
   Url url;
   url.scheme = AsciiToLower(text.substr(0, sep));
   if (url.scheme != "http" && url.scheme != "https") {
-    return fail("scheme '" + url.scheme + "' is not http or https");
+    // Quote only what can be a scheme: text before a "://" further on (in
+    // a query value, say) may hold the query's secrets.
+    const bool scheme_like =
+        !url.scheme.empty() && url.scheme.size() <= 32 &&
+        url.scheme.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789+-.") ==
+            std::string::npos;
+    return fail(scheme_like ? "scheme '" + url.scheme + "' is not http or https"
+                            : std::string("expected scheme://host/path"));
   }
   std::string_view rest = text.substr(sep + 3);
   rest = rest.substr(0, rest.find('#'));

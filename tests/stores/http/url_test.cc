@@ -54,6 +54,18 @@ TEST(UrlTest, MalformedUrlsAreSpecificErrors) {
   EXPECT_EQ(ParseUrl("ftp://h/x").status().code(), StatusCode::kInvalidArgument);
 }
 
+// Found by tests/fuzz/url_fuzz: without a scheme of its own, everything
+// before a "://" in the query was quoted as "the scheme", secrets included.
+TEST(UrlTest, AMissingSchemeIsNotQuotedWithTheQuery) {
+  Result<Url> u = ParseUrl("bucket/data/index.json?sig=SECRETVALUE&next=https://h/x");
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.status().message().find("secretvalue"), std::string::npos) << u.status().ToString();
+  EXPECT_EQ(u.status().message().find("SECRETVALUE"), std::string::npos) << u.status().ToString();
+  Result<Url> ftp = ParseUrl("ftp://h/x");
+  ASSERT_FALSE(ftp.ok());
+  EXPECT_NE(ftp.status().message().find("scheme 'ftp' is not http or https"), std::string::npos);
+}
+
 TEST(UrlTest, UserInfoIsRefusedWithoutEchoingIt) {
   Status s = ParseUrl("https://user:hunter2@h/x").status();
   EXPECT_EQ(s.message(),
