@@ -81,7 +81,7 @@ Status LinkError(const std::string& path, const std::string& root) {
 Status ErrnoStatus(std::string_view what, std::string_view path, int err) {
   std::string msg = std::string(what) + " " + std::string(path) + ": " + std::strerror(err);
   if (err == ENOENT || err == ENOTDIR) return NotFoundError(std::move(msg));
-  if (err == EACCES || err == EPERM) return Status(StatusCode::kPermissionDenied, std::move(msg));
+  if (err == EACCES || err == EPERM) return PermissionDeniedError(std::move(msg));
   return IoError(std::move(msg));
 }
 

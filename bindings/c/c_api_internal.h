@@ -32,7 +32,7 @@ sluice_status Guard(const char* function, F&& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return Fail(Status(StatusCode::kInternal, std::string(function) + ": out of memory"));
+    return Fail(InternalError(std::string(function) + ": out of memory"));
   } catch (const std::exception& e) {
     return Fail(InternalError(std::string(function) + ": " + e.what()));
   } catch (...) {

@@ -354,11 +354,11 @@ Status ShardCache::WaitUntil(Clock::time_point deadline, const std::atomic<bool>
     const auto now = Clock::now();
     if (cancel != nullptr && cancel->load()) {
       count();
-      return Status(StatusCode::kCancelled, Prefix() + ": cancelled " + waiting(false));
+      return CancelledError(Prefix() + ": cancelled " + waiting(false));
     }
     if (now >= deadline) {
       count();
-      return Status(StatusCode::kDeadlineExceeded, Prefix() + ": wait_timeout of " +
+      return DeadlineExceededError(Prefix() + ": wait_timeout of " +
                                                        std::to_string(TimeoutMs()) +
                                                        " ms expired " + waiting(true));
     }

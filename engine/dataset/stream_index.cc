@@ -66,7 +66,7 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
     SLUICE_ASSIGN_OR_RETURN(bool got, cache_internal::TryLockByte(fd.get(), 0, true));
     if (got) break;
     if (std::chrono::steady_clock::now() >= deadline) {
-      return Status(StatusCode::kDeadlineExceeded,
+      return DeadlineExceededError(
                     path + ": timed out after " + std::to_string(wait_timeout.count()) +
                         " ms waiting for another process to download it");
     }

@@ -180,7 +180,7 @@ T EventLoop::FromException(std::exception_ptr e) {
     std::rethrow_exception(e);
   } catch (const boost::system::system_error& err) {
     if (err.code() == boost::asio::error::operation_aborted) {
-      return Status(StatusCode::kCancelled, "operation cancelled");
+      return CancelledError("operation cancelled");
     }
     return InternalError(std::string("coroutine failed: ") + err.what());
   } catch (const std::bad_alloc&) {
@@ -196,13 +196,13 @@ template <typename T>
 void EventLoop::Spawn(boost::asio::awaitable<T> task,
                       std::function<void(T)> done) {
   if (!EnsureStarted()) {
-    if (done) done(T(Status(StatusCode::kCancelled, "event loop is shut down")));
+    if (done) done(T(CancelledError("event loop is shut down")));
     return;
   }
   auto start = [this, task = std::move(task), done = std::move(done)]() mutable {
     std::optional<TaskList::iterator> it = Register();
     if (!it) {
-      if (done) done(T(Status(StatusCode::kCancelled, "event loop is shut down")));
+      if (done) done(T(CancelledError("event loop is shut down")));
       return;
     }
     // co_spawn needs a default-constructible result; Status/Result are not,
@@ -240,7 +240,7 @@ T EventLoop::Run(boost::asio::awaitable<T> task) {
   try {
     return future.get();
   } catch (const std::future_error&) {
-    return T(Status(StatusCode::kCancelled, "event loop shut down before the task finished"));
+    return T(CancelledError("event loop shut down before the task finished"));
   }
 }
 

@@ -300,7 +300,7 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
     config.account = GetEnv("AZURE_ACCOUNT_NAME").value_or("");
     config.key = GetEnv("AZURE_ACCOUNT_ACCESS_KEY").value_or("");
     if (config.account.empty()) {
-      return Status(StatusCode::kPermissionDenied,
+      return PermissionDeniedError(
                     "no Azure account for " + UrlForErrors(url) +
                         ": set AZURE_ACCOUNT_NAME with AZURE_ACCOUNT_ACCESS_KEY or "
                         "AZURE_STORAGE_SAS_TOKEN, or AZURE_STORAGE_CONNECTION_STRING");
@@ -322,13 +322,13 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
     return InvalidArgumentError("the Azure blob endpoint must not hold a query");
   }
   if (config.key.empty() && config.sas.empty()) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "no Azure credentials for " + UrlForErrors(url) +
                       ": set AZURE_ACCOUNT_ACCESS_KEY or AZURE_STORAGE_SAS_TOKEN (with "
                       "AZURE_ACCOUNT_NAME), or AZURE_STORAGE_CONNECTION_STRING");
   }
   if (!config.key.empty() && config.account.empty()) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "an Azure account key without an account name for " + UrlForErrors(url));
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,

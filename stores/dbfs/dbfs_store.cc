@@ -165,7 +165,7 @@ Result<std::unique_ptr<Store>> OpenDbfsStore(std::string_view url,
   auto host = GetEnv("DATABRICKS_HOST");
   auto token = GetEnv("DATABRICKS_TOKEN");
   if (!host || !token) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "no Databricks workspace for " + std::string(url) + ": set " +
                       (host ? "" : "DATABRICKS_HOST") + (!host && !token ? " and " : "") +
                       (token ? "" : "DATABRICKS_TOKEN"));

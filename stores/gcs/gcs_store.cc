@@ -27,7 +27,7 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
   auto key = GetEnv("GCS_KEY");
   auto secret = GetEnv("GCS_SECRET");
   if (key.has_value() != secret.has_value()) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "only one of GCS_KEY and GCS_SECRET is set; set both");
   }
   if (key) {
@@ -43,7 +43,7 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
     config.auth = S3Auth::kBearer;
     config.bearer = MakeMetadataServerTokenSource(std::move(*host));
   } else {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "no credentials for " + UrlForErrors(url) +
                       ": set GCS_KEY and GCS_SECRET (HMAC key) or "
                       "GOOGLE_APPLICATION_CREDENTIALS (service-account key file), or run on "

@@ -23,7 +23,7 @@ class MetadataServerTokenSource final : public CachingTokenSource {
     auto resp = co_await client.Send(std::move(req));
     if (!resp.ok()) {
       // Any failure here means no usable credentials: say what was tried.
-      co_return Status(StatusCode::kPermissionDenied,
+      co_return PermissionDeniedError(
                        "no GCS token from the metadata server at " + host_ + ": " +
                            resp.status().message() +
                            " (or set GCS_KEY and GCS_SECRET, or GOOGLE_APPLICATION_CREDENTIALS)");

@@ -20,7 +20,7 @@ Result<AccessToken> ParseAccessTokenResponse(std::string_view body, std::string_
     }
   }
   if (out.token.empty()) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   std::string(source) + " answered without an access_token");
   }
   return out;

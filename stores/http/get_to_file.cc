@@ -261,7 +261,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
             asio::bind_cancellation_slot(
                 signals[static_cast<size_t>(i)].slot(),
                 [&, i](std::exception_ptr e, Status s) {
-                  if (e) s = Status(StatusCode::kCancelled, "GET " + RedactUrl(url) + ": cancelled");
+                  if (e) s = CancelledError("GET " + RedactUrl(url) + ": cancelled");
                   if (!s.ok() && plan.first_error.ok()) {
                     plan.first_error = s;
                     for (int j = 0; j < workers; ++j) {
@@ -278,7 +278,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
         if (!cancelled && state.cancelled() != asio::cancellation_type::none) {
           cancelled = true;
           if (plan.first_error.ok()) {
-            plan.first_error = Status(StatusCode::kCancelled, "GET " + RedactUrl(url) + ": cancelled");
+            plan.first_error = CancelledError("GET " + RedactUrl(url) + ": cancelled");
           }
           for (auto& signal : signals) signal.emit(asio::cancellation_type::terminal);
         }

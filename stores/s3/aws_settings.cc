@@ -93,7 +93,7 @@ Result<AwsSettings> LoadAwsSettings() {
   auto key_id = GetEnv("AWS_ACCESS_KEY_ID");
   auto secret = GetEnv("AWS_SECRET_ACCESS_KEY");
   if (key_id.has_value() != secret.has_value()) {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "only one of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY is set; set both");
   }
   if (key_id && !profile_explicit) {
@@ -106,7 +106,7 @@ Result<AwsSettings> LoadAwsSettings() {
       if (id == section->end() && sk == section->end()) continue;
       if (id == section->end() || sk == section->end() || id->second.empty() ||
           sk->second.empty()) {
-        return Status(StatusCode::kPermissionDenied,
+        return PermissionDeniedError(
                       "AWS profile '" + out.profile +
                           "' has only one of aws_access_key_id and aws_secret_access_key");
       }

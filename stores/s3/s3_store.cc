@@ -303,7 +303,7 @@ Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3Store
     config->auth = S3Auth::kSigV4;
     config->credentials = *settings.credentials;
   } else {
-    return Status(StatusCode::kPermissionDenied,
+    return PermissionDeniedError(
                   "no credentials for " + url +
                       ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE with "
                       "~/.aws/credentials), or S3_UNSIGNED=1 for a public bucket");
