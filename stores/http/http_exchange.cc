@@ -63,6 +63,12 @@ std::string RangeHeader(const Transfer& t) {
   return out;
 }
 
+// Whether a request resuming `t` with `range` asks If-Range: only with a
+// strong ETag from the first response (a weak one may not be used there).
+bool ResumesWithIfRange(const Transfer& t, const std::string& range) {
+  return !range.empty() && t.delivered > 0 && !t.etag.empty() && t.etag.substr(0, 2) != "W/";
+}
+
 // The request head: method, target, Host, User-Agent, Range (and If-Range
 // when resuming), the caller's headers, Content-Length. kIoError when the
 // body file cannot be read.
@@ -72,12 +78,8 @@ Result<bhttp::request<bhttp::empty_body>> RequestHead(const Transfer& t,
   bhttp::request<bhttp::empty_body> msg{ToVerb(t.request.method), t.url.target, 11};
   msg.set(bhttp::field::host, t.url.Authority());
   msg.set(bhttp::field::user_agent, options.user_agent);
-  if (!range.empty()) {
-    msg.set(bhttp::field::range, range);
-    if (t.delivered > 0 && !t.etag.empty() && t.etag.substr(0, 2) != "W/") {
-      msg.set(bhttp::field::if_range, t.etag);
-    }
-  }
+  if (!range.empty()) msg.set(bhttp::field::range, range);
+  if (ResumesWithIfRange(t, range)) msg.set(bhttp::field::if_range, t.etag);
   for (const auto& [name, value] : t.request.headers) msg.insert(name, value);
   uint64_t body_size = t.request.body.size();
   if (!t.request.body_file.empty()) {
@@ -187,8 +189,7 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
                                     Transfer& t) {
   Connection& conn = *lease.conn;
   const std::string range = RangeHeader(t);
-  const bool sent_if_range = !range.empty() && t.delivered > 0 && !t.etag.empty() &&
-                             t.etag.substr(0, 2) != "W/";
+  const bool sent_if_range = ResumesWithIfRange(t, range);
   AttemptResult sent = co_await SendRequest(ctx, stream, lease, t, range);
   if (sent.outcome != Outcome::kDone) co_return sent;
 
