@@ -15,22 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ScratchDir;
 
-DatasetOptions Options(const std::string& remote, const std::string& local) {
-  DatasetOptions o;
-  StreamOptions s;
-  s.remote = remote;
-  s.local = local;
-  s.download_retry = 2;
-  o.streams.push_back(s);
-  o.world.rank = 0;
-  o.world.world_size = 1;
-  o.world.local_rank = 0;
-  o.world.local_world_size = 1;
-  o.prefetch_next_epoch = false;
-  o.wait_timeout = std::chrono::seconds(10);
-  return o;
-}
-
 // Reads the whole epoch; returns the ids and the first error (OK if none).
 Status ReadAll(StreamingDataset& ds, std::vector<int64_t>* all) {
   SLUICE_RETURN_IF_ERROR(ds.IterBegin(0, 0, 0, 1));
@@ -102,7 +86,7 @@ class CorruptShardTest : public ::testing::Test {
 
 TEST_F(CorruptShardTest, WrongSizeIsAnErrorNamingTheShardTheUrlAndTheExpectedSize) {
   Corrupt(7);
-  auto ds = StreamingDataset::Open(Options(remote_.path(), cache_.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote_.path(), cache_.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   std::vector<int64_t> got;
   Status st = ReadAll(**ds, &got);
@@ -134,7 +118,7 @@ TEST_F(CorruptShardTest, WrongSizeIsAnErrorNamingTheShardTheUrlAndTheExpectedSiz
 
 TEST_F(CorruptShardTest, HashMismatchIsAnErrorNamingTheExpectedHash) {
   Corrupt(0);
-  DatasetOptions o = Options(remote_.path(), cache_.path());
+  DatasetOptions o = testing::OneStreamOptions(remote_.path(), cache_.path());
   o.streams[0].validate_hash = "sha1";
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok());
@@ -153,7 +137,7 @@ TEST_F(CorruptShardTest, SkipCorruptShardsSkipsItsSamplesAndCountsThem) {
     SCOPED_TRACE(cut ? "wrong size" : "hash mismatch");
     Corrupt(cut);
     ScratchDir cache;
-    DatasetOptions o = Options(remote_.path(), cache.path());
+    DatasetOptions o = testing::OneStreamOptions(remote_.path(), cache.path());
     o.plan.shuffle = true;
     o.plan.shuffle_seed = 4;
     std::unique_ptr<StreamingDataset> ds;
@@ -180,7 +164,7 @@ TEST_F(CorruptShardTest, SkippedRunLongerThanTheWindowDoesNotEndTheEpoch) {
   for (bool limit : {false, true}) {
     SCOPED_TRACE(limit ? "cache_limit" : "no cache_limit");
     ScratchDir cache;
-    DatasetOptions o = Options(remote_.path(), cache.path());
+    DatasetOptions o = testing::OneStreamOptions(remote_.path(), cache.path());
     o.predownload = 4;
     if (limit) o.cache_limit = uint64_t{1} << 30;
     std::unique_ptr<StreamingDataset> ds;

@@ -74,6 +74,21 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
   return all;
 }
 
+DatasetOptions OneStreamOptions(const std::string& remote, const std::string& local) {
+  DatasetOptions o;
+  StreamOptions s;
+  s.remote = remote;
+  s.local = local;
+  o.streams.push_back(s);
+  o.world.rank = 0;
+  o.world.world_size = 1;
+  o.world.local_rank = 0;
+  o.world.local_world_size = 1;
+  o.prefetch_next_epoch = false;
+  o.wait_timeout = std::chrono::seconds(10);
+  return o;
+}
+
 uint64_t ShardBytesOnDisk(const std::string& dir) {
   uint64_t total = 0;
   // Each inode once: a temp file renamed during the walk is not counted twice.

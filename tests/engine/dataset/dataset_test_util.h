@@ -29,6 +29,11 @@ void WriteSyntheticMds(const std::string& dir, int samples, uint64_t size_limit,
                        std::optional<std::string> compression = std::nullopt,
                        std::vector<std::string> hashes = {});
 
+// One stream `remote` cached in `local`, read by a single rank (world of
+// one), no next-epoch prefetch, a 10 s wait timeout: the set-up of the
+// single-process dataset tests.
+DatasetOptions OneStreamOptions(const std::string& remote, const std::string& local);
+
 // The bytes of every field of a sample joined with 0xff separators.
 std::string FieldBytes(const SampleFields& f);
 

@@ -22,22 +22,6 @@ using testing::ScratchDir;
 
 constexpr uint64_t kHeadroom = 256 << 20;  // address space the child may add
 
-DatasetOptions Options(const std::string& remote, const std::string& local) {
-  DatasetOptions o;
-  StreamOptions s;
-  s.remote = remote;
-  s.local = local;
-  s.download_retry = 2;
-  o.streams.push_back(s);
-  o.world.rank = 0;
-  o.world.world_size = 1;
-  o.world.local_rank = 0;
-  o.world.local_world_size = 1;
-  o.prefetch_next_epoch = false;
-  o.wait_timeout = std::chrono::seconds(10);
-  return o;
-}
-
 // Opens the dataset and iterates one epoch; "ok" or the first error.
 std::string ReadEpochOutcome(const DatasetOptions& o) {
   auto ds = StreamingDataset::Open(o);
@@ -82,7 +66,7 @@ class DeclaredSizeTest : public ::testing::Test {
 
 TEST_F(DeclaredSizeTest, RawSizeBeyondTheFormatIsRefusedAtOpenNamingTheShard) {
   Write("gz", *Compress(*ParseCompression("gz"), std::string(1 << 20, '\0')), uint64_t{1} << 40);
-  auto ds = StreamingDataset::Open(Options(remote_.path(), cache_.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote_.path(), cache_.path()));
   ASSERT_FALSE(ds.ok());
   EXPECT_EQ(ds.status().ToString(),
             "corrupt: stream 0 (" + cache_.path() + "): " + JoinPath(cache_.path(), "index.json") +
@@ -97,7 +81,7 @@ TEST_F(DeclaredSizeTest, ZstdShardDeclaringTheLargestSizeIsAnErrorNotAnAllocatio
   std::string frame("\x28\xb5\x2f\xfd\xe0\xff\xff\xff\xff\x00\x00\x00\x00\x0b\x00\x00x", 17);
   Write("zstd", frame, kMaxShardFileBytes);
   const std::string got = RunWithAddressLimit(
-      kHeadroom, [&] { return ReadEpochOutcome(Options(remote_.path(), cache_.path())); });
+      kHeadroom, [&] { return ReadEpochOutcome(testing::OneStreamOptions(remote_.path(), cache_.path())); });
   // Shard 0 holds positions 0-11; the download is tried 1 + download_retry times.
   EXPECT_EQ(got, "corrupt: prefetching sample position 12: '" + raw_name_ + "' from " +
                      JoinPath(remote_.path(), zip_name_) +
@@ -117,7 +101,7 @@ TEST_F(DeclaredSizeTest, GzBombOnThePrefetchThreadIsAnErrorForTheConsumer) {
   for (int i = 0; i < 32; ++i) bomb += member;
   Write("gz", bomb, kMaxShardFileBytes);
   const std::string got = RunWithAddressLimit(
-      kHeadroom, [&] { return ReadEpochOutcome(Options(remote_.path(), cache_.path())); });
+      kHeadroom, [&] { return ReadEpochOutcome(testing::OneStreamOptions(remote_.path(), cache_.path())); });
   EXPECT_EQ(got, "i/o error: prefetching sample position 12: shard cache '" + cache_.path() +
                      "': fetching shard 1 '" + raw_name_ + "': " + zip_name_ + ": gz data of " +
                      std::to_string(bomb.size()) +

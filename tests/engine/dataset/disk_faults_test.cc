@@ -21,21 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ScratchDir;
 
-DatasetOptions Options(const std::string& remote, const std::string& local) {
-  DatasetOptions o;
-  StreamOptions s;
-  s.remote = remote;
-  s.local = local;
-  o.streams.push_back(s);
-  o.world.rank = 0;
-  o.world.world_size = 1;
-  o.world.local_rank = 0;
-  o.world.local_world_size = 1;
-  o.prefetch_next_epoch = false;
-  o.wait_timeout = std::chrono::seconds(10);
-  return o;
-}
-
 // Reads epoch `epoch` in order; the ids and their bytes, and the first error.
 Status ReadAll(StreamingDataset& ds, int64_t epoch, std::vector<int64_t>* ids_out,
                std::vector<std::string>* bytes) {
@@ -79,7 +64,7 @@ class SmallDisk {
 // The epoch's bytes as the remote holds them (no cache in the way).
 std::vector<std::string> Expected(const std::string& remote) {
   ScratchDir local;
-  auto ds = StreamingDataset::Open(Options(remote, local.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote, local.path()));
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   std::vector<int64_t> ids;
   std::vector<std::string> bytes;
@@ -94,7 +79,7 @@ TEST(DiskFaultsTest, AFullCacheDiskIsAnErrorNamingTheShardAndLeavesNoTemporary) 
   SmallDisk disk(160 << 10);  // room for two shards and the index, not three
   if (!disk.ok()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
 
-  auto ds = StreamingDataset::Open(Options(remote.path(), disk.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote.path(), disk.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   std::vector<int64_t> ids;
   std::vector<std::string> got;
@@ -118,7 +103,7 @@ TEST(DiskFaultsTest, AReadOnlyCacheDiskIsAnErrorNamingTheFolder) {
   SmallDisk disk(1 << 20);
   if (!disk.ok()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
   ASSERT_TRUE(disk.MakeReadOnly());
-  auto ds = StreamingDataset::Open(Options(remote.path(), disk.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote.path(), disk.path()));
   Status st = ds.ok() ? [&] {
     std::vector<int64_t> ids;
     std::vector<std::string> got;
@@ -136,7 +121,7 @@ TEST(DiskFaultsTest, AShardDeletedBetweenEpochsIsFetchedAgain) {
   ScratchDir remote, local;
   testing::WriteSyntheticMds(remote.path(), 600, 8 << 10);
   std::vector<std::string> want = Expected(remote.path());
-  auto ds = StreamingDataset::Open(Options(remote.path(), local.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote.path(), local.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   std::vector<int64_t> ids;
   std::vector<std::string> got;
@@ -158,7 +143,7 @@ TEST(DiskFaultsTest, AShardDeletedUnderTheReaderKeepsItsSamples) {
   ScratchDir remote, local;
   testing::WriteSyntheticMds(remote.path(), 600, 8 << 10);
   std::vector<std::string> want = Expected(remote.path());
-  auto ds = StreamingDataset::Open(Options(remote.path(), local.path()));
+  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote.path(), local.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> ids(8);
