@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/ascii.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/signing_request.h"
 
@@ -16,6 +17,21 @@ std::string_view Trim(std::string_view s) {
     s.remove_suffix(1);
   }
   return s;
+}
+
+// An explicit BlobEndpoint is the base of every blob URL: it must name a
+// scheme the client speaks and a host, else requests would go nowhere (or be
+// read as a path). Not quoted in the error: it may carry a SAS query.
+bool IsBlobEndpoint(std::string_view endpoint) {
+  std::string_view rest;
+  if (AsciiStartsWithIgnoreCase(endpoint, "https://")) {
+    rest = endpoint.substr(8);
+  } else if (AsciiStartsWithIgnoreCase(endpoint, "http://")) {
+    rest = endpoint.substr(7);
+  } else {
+    return false;
+  }
+  return !rest.empty() && rest.front() != '/' && rest.front() != '?' && rest.front() != '#';
 }
 
 }  // namespace
@@ -62,6 +78,11 @@ Result<AzureConnectionString> ParseAzureConnectionString(std::string_view text) 
       if (!sas.empty() && sas.front() == '?') sas.remove_prefix(1);
       out.sas_token = sas;
     } else if (AsciiEqualsIgnoreCase(key, "BlobEndpoint")) {
+      if (!IsBlobEndpoint(value)) {
+        return InvalidArgumentError(
+            "Azure connection string: BlobEndpoint is not an http:// or https:// URL with a "
+            "host");
+      }
       blob_endpoint = value;
     } else if (AsciiEqualsIgnoreCase(key, "DefaultEndpointsProtocol")) {
       if (!AsciiEqualsIgnoreCase(value, "http") && !AsciiEqualsIgnoreCase(value, "https")) {

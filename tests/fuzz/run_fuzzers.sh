@@ -3,6 +3,8 @@
 # two at a time, from the committed seeds (tests/fuzz/corpus/<target>/)
 # plus what earlier runs in the same build found (<build>/fuzz-corpus/).
 #   tests/fuzz/run_fuzzers.sh <build dir> <seconds per target> [target...]
+# FUZZ_SEED=<n> makes libFuzzer's choices repeatable (CI); unset, each run
+# draws its own seed.
 # Prints executions per target; exits non-zero when a target found a crash,
 # leak, timeout or broken invariant (the input is in <build>/fuzz-artifacts/;
 # make it a regression test, see README.md).
@@ -14,6 +16,8 @@ if [ ${#targets[@]} -eq 0 ]; then
   for d in "$src"/corpus/*/; do targets+=("$(basename "$d")"); done
 fi
 jobs="${FUZZ_JOBS:-2}"
+seed_flag=()
+if [ -n "${FUZZ_SEED:-}" ]; then seed_flag=(-seed="$FUZZ_SEED"); fi
 logs="$build/fuzz-logs"
 mkdir -p "$logs" "$build/fuzz-artifacts"
 
@@ -23,7 +27,7 @@ run_one() {
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb (and with it
   # -malloc_limit_mb) 2 GiB: a single allocation past it is a finding,
   # which is how a declared size driving an allocation shows up.
-  "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${seed_flag[@]}" \
     -artifact_prefix="$build/fuzz-artifacts/$t-" \
     "$build/fuzz-corpus/$t" "$src/corpus/$t" >"$logs/$t.log" 2>&1
   local rc=$?

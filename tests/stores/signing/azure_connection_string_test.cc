@@ -81,6 +81,13 @@ TEST(AzureConnectionString, Errors) {
               "Azure connection string: DefaultEndpointsProtocol \"ftp\" is neither http nor https");
   ExpectError("UseDevelopmentStorage=false",
               "Azure connection string: UseDevelopmentStorage must be \"true\" when given");
+  // Found by the fuzzer: "BlobEndpoint=/" left an empty endpoint.
+  for (const char* endpoint : {"/", "", "127.0.0.1:10000/a", "ftp://host", "https://", "http:///a",
+                               "https://?sig=x"}) {
+    ExpectError(std::string("BlobEndpoint=") + endpoint,
+                "Azure connection string: BlobEndpoint is not an http:// or https:// URL with a "
+                "host");
+  }
 }
 
 TEST(AzureConnectionString, ErrorsNeverQuoteSecrets) {
