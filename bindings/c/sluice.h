@@ -308,9 +308,9 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
  * fields[k * num_columns + c] the view of column c of sample k, for
  * k < *count. ids has room for max_samples, fields for max_samples *
  * num_columns. *count == 0 only when the epoch is done for this worker; a
- * call may return fewer than max_samples before that (never more than the
- * `predownload` window; under a cache_limit, only the samples whose shards
- * are open already once it has one). */
+ * call may return fewer than max_samples before that: it waits for its
+ * first sample only and then takes the samples whose shards are open
+ * already (never more than the `predownload` window). */
 sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
                                        sluice_bytes* fields, uint32_t* count);
 

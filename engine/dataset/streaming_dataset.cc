@@ -303,12 +303,16 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   Status failure = Status::Ok();
   for (; k < max && p < end; ++p) {
     if (p >= ready) {
-      // Under a cache_limit, wait only for the call's first sample: waiting
-      // while this call's samples pin shards could need more room than one
-      // reader's working set (see cache_budget.h); the caller gets a
-      // shorter batch. Without one, wait (not past a window of `from`).
+      // Wait only for the call's first sample; the caller gets a shorter
+      // batch rather than wait for the rest. Cold and shuffled, a batch's
+      // samples lie in as many shards as it has samples, and waiting for
+      // them all held the first sample back until most of a window had
+      // downloaded. Under a cache_limit, waiting while this call's samples
+      // pin shards could also need more room than one reader's working set
+      // (see cache_budget.h). Warm, the prefetcher is a window ahead and
+      // batches come back full.
       if (k == 0) from = p;
-      auto got = iter_->Acquire(from, p, &wait_ns_, /*wait=*/k == 0 || !options_.cache_limit);
+      auto got = iter_->Acquire(from, p, &wait_ns_, /*wait=*/k == 0);
       if (!got.ok()) {
         if (k == 0) failure = got.status();  // else the next call reports it
         break;

@@ -88,11 +88,12 @@ class StreamingDataset {
   // them.
   Status IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker, int64_t num_workers);
   // Up to `max` next samples: ids[k] and (*out)[k] for k < the returned count
-  // (0 = the epoch is done). `out` is resized to at least the count. With a
-  // cache_limit, fewer than `max` (but at least one) when the next sample's
-  // shard is not open yet: such a call waits for its first sample only, so
-  // it never waits while pinning shards (one reader's working set stays one
-  // shard, see cache_budget.h). An error is returned by the call whose first
+  // (0 = the epoch is done). `out` is resized to at least the count. Fewer
+  // than `max` (but at least one) when a later sample's shard is not open
+  // yet: a call waits for its first sample only, so the first sample of a
+  // cold epoch comes as soon as its shard is there, and a call never waits
+  // while pinning shards (one reader's working set stays one shard, see
+  // cache_budget.h). An error is returned by the call whose first
   // sample fails (the samples before it come in full from earlier calls),
   // and again by every later call. Never more than the prefetch window
   // (`predownload` samples) per call.

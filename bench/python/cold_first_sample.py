@@ -1,0 +1,130 @@
+"""Time to the first sample of a cold epoch, in order and shuffled, from a
+loopback nginx: each run is a fresh process with an empty cache folder.
+The reference is one shard's download by `curl` from the same server (what
+the first sample has to cost at least when shards are fetched whole).
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
+
+Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
+speed issue's workload B). Prints the median, min and max of R runs.
+"""
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import sluice
+
+# The child: open, iterate to the first sample, print seconds since the
+# dataset was constructed (imports excluded: they are the same warm or cold).
+CHILD = r'''
+import sys, time
+import sluice
+t0 = time.perf_counter()
+ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
+                             batch_size=16, shuffle_seed=17)
+next(iter(ds))
+print(time.perf_counter() - t0)
+'''
+
+
+def write(folder, samples, size):
+    rng = np.random.default_rng(0)
+    payload = rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()
+    with sluice.MDSWriter(out=folder, columns={'id': 'int', 'data': 'bytes'},
+                          size_limit=64 << 20) as w:
+        for i in range(samples):
+            w.write({'id': i, 'data': payload})
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def start_nginx(root, work):
+    port = free_port()
+    conf = os.path.join(work, 'nginx.conf')
+    with open(conf, 'w') as f:
+        f.write(f'''daemon off; master_process off; worker_processes 1;
+pid {work}/nginx.pid; error_log {work}/error.log;
+events {{ worker_connections 1024; }}
+http {{ access_log off; sendfile on; keepalive_requests 100000;
+  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
+  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
+  server {{ listen 127.0.0.1:{port}; root {root}; }} }}
+''')
+    proc = subprocess.Popen(['nginx', '-p', work, '-c', conf, '-e', f'{work}/error.log'])
+    for _ in range(500):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=0.1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.01)
+    proc.kill()
+    raise RuntimeError('nginx did not start')
+
+
+def child_time(url, shuffle, work):
+    cache = tempfile.mkdtemp(dir=work)
+    try:
+        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0'],
+                             capture_output=True, text=True, env=os.environ)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        return float(out.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(cache)
+
+
+def curl_time(url, work):
+    t = time.perf_counter()
+    subprocess.run(['curl', '-sf', '-o', os.path.join(work, 'one.bin'), url], check=True)
+    return time.perf_counter() - t
+
+
+def summary(xs):
+    return f'{statistics.median(xs) * 1e3:8.1f} ms (min {min(xs) * 1e3:.1f}, max {max(xs) * 1e3:.1f})'
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--samples', type=int, default=8000)
+    ap.add_argument('--size', type=int, default=256 << 10)
+    ap.add_argument('--runs', type=int, default=3)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix='sluice-cold-')
+    try:
+        data = os.path.join(work, 'www', 'data')
+        write(data, args.samples, args.size)
+        shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
+        nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        try:
+            url = f'http://127.0.0.1:{port}/data'
+            rows = {'curl one shard': [], 'in order': [], 'shuffled': []}
+            for _ in range(args.runs):  # interleaved, so drift hits every row alike
+                rows['curl one shard'].append(curl_time(f'{url}/{shards[0]}', work))
+                rows['in order'].append(child_time(url, False, work))
+                rows['shuffled'].append(child_time(url, True, work))
+        finally:
+            nginx.terminate()
+            nginx.wait()
+        print(f'{args.samples} samples x {args.size} B, {len(shards)} shards, '
+              f'medians of {args.runs} fresh processes, cold cache, loopback nginx')
+        for name, xs in rows.items():
+            print(f'  {name:16s} {summary(xs)}')
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == '__main__':
+    main()
