@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "stores/s3/s3_store.h"
+#include "stores/credentials/bearer_token_source.h"
 
 namespace sluice {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "stores/s3/s3_store.h"
+#include "stores/credentials/bearer_token_source.h"
 
 namespace sluice {
 

@@ -15,7 +15,7 @@
 #include "stores/common/object_listing.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
-#include "stores/s3/aws_settings.h"
+#include "stores/credentials/aws_credential_chain.h"
 #include "stores/common/xml_lite.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
@@ -167,7 +167,13 @@ class S3Store final : public Store {
       sr.headers.push_back({"host", authority});
       for (const auto& [name, value] : config_.extra_headers) sr.headers.push_back({name, value});
       sr.payload_hash = payload_hash.empty() ? std::string(kEmptySha256) : payload_hash;
-      auto sig = SignSigV4Headers(sr, config_.credentials, config_.sigv4,
+      SigV4Credentials keys = config_.credentials;
+      if (config_.credential) {
+        auto current = config_.credential->Get();  // never blocks after the first fetch
+        if (!current.ok()) co_return current.status().WithContext(root_);
+        keys = std::move(current->keys);
+      }
+      auto sig = SignSigV4Headers(sr, keys, config_.sigv4,
                                   static_cast<int64_t>(std::time(nullptr)));
       if (!sig.ok()) co_return sig.status().WithContext(root_ + ": signing");
       for (auto& h : sig->headers_to_add) req.headers.emplace_back(h.name, h.value);
@@ -297,16 +303,14 @@ Result<Url> ParseEndpoint(const std::string& value, const char* variable) {
 
 // Credentials (or unsigned) and requester-pays for S3 and OCI.
 Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3StoreConfig* config) {
-  if (EnvFlag("S3_UNSIGNED") || EnvFlag("AWS_NO_SIGN_REQUEST")) {
-    config->auth = S3Auth::kNone;
-  } else if (settings.credentials) {
+  auto auth = ChooseRequestAuth({"S3_UNSIGNED", "AWS_NO_SIGN_REQUEST"},
+                                AwsSharedCredential(settings));
+  if (!auth.ok()) return auth.status().WithContext(url);
+  if (auth->credential) {
     config->auth = S3Auth::kSigV4;
-    config->credentials = *settings.credentials;
+    config->credential = std::move(auth->credential);
   } else {
-    return PermissionDeniedError(
-                  "no credentials for " + url +
-                      ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE with "
-                      "~/.aws/credentials), or S3_UNSIGNED=1 for a public bucket");
+    config->auth = S3Auth::kNone;
   }
   if (auto payers = GetEnv("MOSAICML_STREAMING_AWS_REQUESTER_PAYS")) {
     for (const std::string& b : SplitAny(*payers, ", \t")) {
@@ -316,16 +320,29 @@ Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3Store
   return Status::Ok();
 }
 
+// S3's error detail, plus, when S3 refused the signature or the key, which
+// credential source signed (so the user knows which setting to fix).
+std::function<std::string(std::string_view)> ErrorDetailFor(const S3StoreConfig& config) {
+  if (config.auth != S3Auth::kSigV4 || !config.credential) return XmlErrorDetail;
+  auto credential = config.credential;
+  return [credential](std::string_view body) {
+    std::string detail = XmlErrorDetail(body);
+    std::string_view code = XmlFirst(body, "Code");
+    for (std::string_view refused : {"AccessDenied", "InvalidAccessKeyId",
+                                     "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
+                                     "TokenRefreshRequired"}) {
+      if (code != refused) continue;
+      auto current = credential->Get();
+      if (current.ok()) detail += "; signed with AWS credentials from " + current->source;
+      break;
+    }
+    return detail;
+  };
+}
+
 StoreOptions Sanitize(StoreOptions o) { return o; }
 
 }  // namespace
-
-bool EnvFlag(const char* name) {
-  auto v = GetEnv(name);
-  if (!v) return false;
-  std::string s = AsciiToLower(*v);
-  return s == "1" || s == "true" || s == "yes" || s == "on";
-}
 
 Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
                                                      boost::asio::any_io_executor executor,
@@ -335,7 +352,7 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options,
-                                              XmlErrorDetail));
+                                              ErrorDetailFor(config)));
   return std::unique_ptr<Store>(
       std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
 }

@@ -3,15 +3,23 @@
 // endpoint), and gs:// (GCS's XML API, by stores/gcs).
 //
 // Environment (s3://):
-//   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE,
-//   AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE, AWS_REGION,
-//   AWS_DEFAULT_REGION: see aws_settings.h.
+//   Credentials: the AWS chain in boto3's order (environment keys, profile
+//   role_arn, web identity, shared credentials file, credential_process,
+//   config file, container endpoint, EC2 instance metadata), with its
+//   variables (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_WEB_IDENTITY_TOKEN_FILE,
+//   AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_EC2_METADATA_DISABLED, ...):
+//   see stores/credentials/aws_credential_chain.h. Fetched once per process,
+//   shared by every s3:// store, refreshed before expiry in the background.
+//   AWS_REGION, AWS_DEFAULT_REGION, the profile's region: see
+//   stores/credentials/aws_settings.h. AWS_ENDPOINT_URL_STS: STS endpoint.
 //   S3_ENDPOINT_URL (Mosaic's), else AWS_ENDPOINT_URL_S3, else
 //   AWS_ENDPOINT_URL: a custom endpoint, e.g. "http://127.0.0.1:9000".
 //   S3_ADDRESSING_STYLE: "path" or "virtual". Default: path style for custom
 //   endpoints and for bucket names holding '.', virtual-hosted otherwise.
 //   S3_UNSIGNED or AWS_NO_SIGN_REQUEST ("1", "true", "yes"): send requests
-//   unsigned (public buckets), whatever credentials exist.
+//   unsigned (public buckets), whatever credentials exist. When no source of
+//   the chain applies, requests go unsigned too (as Mosaic with boto3); a
+//   source that applies but fails is an error at open.
 //   MOSAICML_STREAMING_AWS_REQUESTER_PAYS (Mosaic's): bucket names separated
 //   by commas or spaces; requests to them carry x-amz-request-payer: requester.
 // Environment (oci://bucket/key): OCI_NAMESPACE and OCI_REGION (required)
@@ -30,20 +38,15 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "base/status.h"
+#include "stores/credentials/anonymous_access.h"
+#include "stores/credentials/bearer_token_source.h"
+#include "stores/credentials/shared_credential.h"
 #include "stores/http/http_client.h"
 #include "stores/http/url.h"
 #include "stores/signing/sigv4.h"
 #include "stores/store.h"
 
 namespace sluice {
-
-// Supplies OAuth2 bearer tokens (GCS); awaited on the store's executor.
-class BearerTokenSource {
- public:
-  virtual ~BearerTokenSource() = default;
-  // A token valid for at least a minute; errors name what to fix.
-  virtual boost::asio::awaitable<Result<std::string>> Token(HttpClient& client) = 0;
-};
 
 enum class S3Auth { kNone, kSigV4, kBearer };
 
@@ -54,7 +57,10 @@ struct S3StoreConfig {
   Url endpoint;               // scheme, host and port; its target is ignored
   bool path_style = true;
   S3Auth auth = S3Auth::kSigV4;
-  SigV4Credentials credentials;  // kSigV4
+  // kSigV4: `credential` when set (its Get() is called per request and must
+  // already have had its first, blocking fetch), else `credentials`.
+  SigV4Credentials credentials;
+  std::shared_ptr<SharedCredential> credential;
   SigV4Config sigv4 = S3SigV4Config("us-east-1");
   std::shared_ptr<BearerTokenSource> bearer;  // kBearer
   HttpHeaders extra_headers;  // sent (and signed) on every request
@@ -65,9 +71,10 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
                                                      boost::asio::any_io_executor executor,
                                                      const StoreOptions& options);
 
-// s3://bucket[/prefix], configured from the environment (above). Errors:
-// kInvalidArgument for a malformed URL or endpoint; kPermissionDenied when no
-// credentials are found and unsigned requests were not asked for.
+// s3://bucket[/prefix], configured from the environment (above). Runs the
+// credential chain's first fetch (blocking) unless this process already did.
+// Errors: kInvalidArgument for a malformed URL or endpoint; the chain's error
+// when a credential source applies but fails (it names every source tried).
 Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
                                            boost::asio::any_io_executor executor,
                                            const StoreOptions& options);
@@ -77,8 +84,5 @@ Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
 Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,
                                             boost::asio::any_io_executor executor,
                                             const StoreOptions& options);
-
-// True for "1", "true", "yes", "on" (any case).
-bool EnvFlag(const char* name);
 
 }  // namespace sluice

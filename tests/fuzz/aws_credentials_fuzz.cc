@@ -1,4 +1,4 @@
-// AWS shared credentials / config files (stores/s3/aws_settings.h ParseIni).
+// AWS shared credentials / config files (stores/credentials/aws_settings.h ParseIni).
 // Checks: no value (secret keys, session tokens) appears in an error, which
 // names only the file and line; parsed keys are lower case and trimmed,
 // values trimmed; a parsed file re-rendered as INI parses to the same map.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "stores/s3/aws_settings.h"
+#include "stores/credentials/aws_settings.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/secret_scan.h"
 

@@ -1,0 +1,225 @@
+#include "stores/credentials/shared_credential.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "base/exception_status.h"
+
+namespace sluice {
+
+// Every live SharedCredential and the per-key registry, guarded by one
+// mutex that the fork handlers hold across fork().
+struct SharedCredentialForkHooks {
+  static std::mutex& Mu() {
+    static auto* mu = new std::mutex;  // leaked: used until process exit
+    return *mu;
+  }
+  static std::set<SharedCredential*>& Live() {
+    static auto* live = new std::set<SharedCredential*>;
+    return *live;
+  }
+  static std::map<std::string, std::weak_ptr<SharedCredential>>& ByKey() {
+    static auto* by_key = new std::map<std::string, std::weak_ptr<SharedCredential>>;
+    return *by_key;
+  }
+  static void Prepare() {
+    Mu().lock();
+    for (SharedCredential* c : Live()) c->mu_.lock();
+  }
+  static void Parent() {
+    for (SharedCredential* c : Live()) c->mu_.unlock();
+    Mu().unlock();
+  }
+  static void Child() {
+    for (SharedCredential* c : Live()) {
+      c->ResetInForkedChild();
+      c->mu_.unlock();
+    }
+    Mu().unlock();
+  }
+  static void InstallOnce() {
+    static std::once_flag once;
+    std::call_once(once, [] { ::pthread_atfork(Prepare, Parent, Child); });
+  }
+};
+
+SharedCredential::SharedCredential(std::unique_ptr<CredentialChain> chain,
+                                   SharedCredentialOptions options)
+    : chain_(std::move(chain)), options_(std::move(options)), cv_(new std::condition_variable) {
+  SharedCredentialForkHooks::InstallOnce();
+  std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
+  SharedCredentialForkHooks::Live().insert(this);
+}
+
+SharedCredential::~SharedCredential() {
+  {
+    std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
+    SharedCredentialForkHooks::Live().erase(this);
+  }
+  std::thread* refresher = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_->notify_all();
+    refresher = refresher_;
+    refresher_ = nullptr;
+  }
+  if (refresher != nullptr) {
+    refresher->join();
+    delete refresher;
+  }
+  delete cv_;
+}
+
+void SharedCredential::ResetInForkedChild() {
+  // The parent's refresher thread and any fetch it ran do not exist here;
+  // their objects are left untouched (leaked) rather than joined.
+  refresher_ = nullptr;
+  refresher_pid_ = 0;
+  fetching_ = false;
+  cv_ = new std::condition_variable;
+}
+
+int64_t SharedCredential::Now() const {
+  return options_.clock ? options_.clock() : static_cast<int64_t>(std::time(nullptr));
+}
+
+int64_t SharedCredential::RefreshAtLocked() const {
+  int64_t expires = *current_->expires_at;
+  int64_t ahead = std::min(options_.refresh_ahead_s, (expires - fetched_at_) / 2);
+  return std::max(expires - std::max<int64_t>(ahead, 0), next_attempt_at_);
+}
+
+Result<Credential> SharedCredential::Get() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!first_done_ && fetching_) cv_->wait(lock);
+  if (!first_done_) {
+    fetching_ = true;
+    lock.unlock();
+    int64_t now = Now();
+    Result<Credential> got = chain_->Fetch(now);
+    std::string attempts = chain_->DescribeAttempts();
+    lock.lock();
+    if (fetching_) {  // else a fork reset this (child) process's state
+      fetching_ = false;
+      first_done_ = true;
+      attempts_ = std::move(attempts);
+      if (got.ok()) {
+        current_ = std::move(got).value();
+        fetched_at_ = now;
+        ++fetches_;
+      } else {
+        first_status_ = got.status();
+      }
+      cv_->notify_all();
+    }
+    if (!first_done_) return UnavailableError("credential fetch abandoned by fork; retry");
+  }
+  if (!current_) return first_status_;
+  if (current_->expires_at) {
+    if (options_.background && refresher_ == nullptr && !stop_) StartRefresherLocked();
+    if (Now() >= *current_->expires_at) {
+      return UnavailableError(
+          "the credential from " + current_->source + " expired at " + std::to_string(*current_->expires_at) +
+          " (unix time) and refreshing it " +
+          (refresh_error_.ok() ? std::string("has not succeeded yet")
+                               : "failed: " + refresh_error_.message()));
+    }
+  }
+  return *current_;
+}
+
+bool SharedCredential::RefreshIfDue() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!current_ || !current_->expires_at || fetching_) return false;
+  int64_t now = Now();
+  if (now < RefreshAtLocked()) return false;
+  fetching_ = true;
+  lock.unlock();
+  Result<Credential> got = InternalError("not fetched");
+  std::exception_ptr thrown = CatchAll([&] { got = chain_->Fetch(now); });
+  if (thrown) got = StatusFromException(thrown, "refreshing " + chain_->what());
+  lock.lock();
+  if (!fetching_) return false;  // forked meanwhile: this child does not own the fetch
+  fetching_ = false;
+  if (got.ok()) {
+    current_ = std::move(got).value();
+    fetched_at_ = now;
+    ++fetches_;
+    failures_ = 0;
+    next_attempt_at_ = 0;
+    refresh_error_ = Status::Ok();
+  } else {
+    ++failures_;
+    refresh_error_ = got.status();
+    int64_t delay = options_.retry_initial_s;
+    for (int i = 1; i < failures_ && delay < options_.retry_max_s; ++i) delay *= 2;
+    next_attempt_at_ = now + std::min(delay, options_.retry_max_s);
+  }
+  cv_->notify_all();
+  return true;
+}
+
+void SharedCredential::StartRefresherLocked() {
+  refresher_pid_ = ::getpid();
+  refresher_ = new std::thread([this] { RefresherLoop(); });
+}
+
+void SharedCredential::RefresherLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    lock.unlock();
+    std::exception_ptr thrown = CatchAll([&] { RefreshIfDue(); });
+    lock.lock();
+    if (thrown) {
+      refresh_error_ = StatusFromException(thrown, "refreshing " + chain_->what());
+      next_attempt_at_ = Now() + options_.retry_initial_s;
+    }
+    if (stop_) break;
+    // Wake when the next refresh is due, and at least every second so a
+    // changed clock is noticed.
+    int64_t wait_s = current_ && current_->expires_at ? RefreshAtLocked() - Now() : 1;
+    auto wait = std::chrono::milliseconds(std::clamp<int64_t>(wait_s * 1000, 50, 1000));
+    cv_->wait_for(lock, wait);
+  }
+}
+
+int64_t SharedCredential::fetches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fetches_;
+}
+
+std::string SharedCredential::DescribeAttempts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return attempts_;
+}
+
+std::shared_ptr<SharedCredential> SharedCredentialFor(
+    const std::string& key, const std::function<std::shared_ptr<SharedCredential>()>& make) {
+  SharedCredentialForkHooks::InstallOnce();
+  {
+    std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
+    auto& by_key = SharedCredentialForkHooks::ByKey();
+    if (auto it = by_key.find(key); it != by_key.end()) {
+      if (auto live = it->second.lock()) return live;
+    }
+  }
+  // Built outside the lock: the constructor registers itself under it.
+  std::shared_ptr<SharedCredential> made = make();
+  std::shared_ptr<SharedCredential> winner;
+  {
+    std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
+    auto& slot = SharedCredentialForkHooks::ByKey()[key];
+    winner = slot.lock();  // another thread may have won the race
+    if (!winner) slot = winner = made;
+  }
+  return winner;  // a losing `made` dies here, outside the lock its destructor takes
+}
+
+}  // namespace sluice

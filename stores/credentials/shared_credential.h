@@ -1,0 +1,120 @@
+// A credential fetched once per process and shared by every connection and
+// store that uses it, refreshed in the background before it expires, so that
+// no request waits for a refresh or fails on expiry.
+//
+// Refresh: a credential with an expiry is refreshed `refresh_ahead_s` before
+// it (at most half its lifetime before, for short-lived ones) by a thread
+// the object starts on the first Get() in the process that uses it. A failed
+// refresh is retried with exponential backoff; until the old credential
+// expires Get() keeps handing it out, and only then does it return the
+// refresh's error.
+//
+// Fork safety (PyTorch DataLoader workers fork): no thread exists before the
+// first Get() of a credential with an expiry. A child forked later inherits
+// the credential the parent had completed but none of the parent's work in
+// flight: a pthread_atfork handler holds every SharedCredential's lock across
+// fork(), and in the child drops the parent's refresher thread (which does
+// not exist there) and any fetch it had under way; the child's first Get()
+// starts its own refresher.
+//
+// Thread safety: every member is safe to call from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "stores/credentials/credential_chain.h"
+
+namespace sluice {
+
+struct SharedCredentialOptions {
+  // Unix seconds. Null: the system clock. Tests inject a fake one.
+  std::function<int64_t()> clock;
+  // Refresh this long before expiry (at most half the credential's lifetime).
+  int64_t refresh_ahead_s = 300;
+  // Backoff between failed refreshes: initial, doubled per failure, capped.
+  int64_t retry_initial_s = 1;
+  int64_t retry_max_s = 60;
+  // Start a refresher thread. False (tests): nothing refreshes unless the
+  // caller calls RefreshIfDue().
+  bool background = true;
+};
+
+class SharedCredential {
+ public:
+  explicit SharedCredential(std::unique_ptr<CredentialChain> chain,
+                            SharedCredentialOptions options = {});
+  // Stops and joins the refresher thread (if this process started one).
+  ~SharedCredential();
+  SharedCredential(const SharedCredential&) = delete;
+  SharedCredential& operator=(const SharedCredential&) = delete;
+
+  // The current credential (a copy; it holds secrets). The first call in
+  // the object's life runs the chain and blocks until it answers (other
+  // callers wait for the same answer); later calls never block on the
+  // network. Errors: the chain's error of the first fetch (kNotFound when no
+  // source applied, see CredentialChain::Fetch), remembered for later calls;
+  // kUnavailable "the credential from <source> expired at <t> (unix time)
+  // and refreshing it failed: <why>" once the credential has expired without a successful
+  // refresh.
+  Result<Credential> Get();
+
+  // Runs one refresh now if one is due (expiry within the refresh window,
+  // backoff elapsed, none under way). True when it ran one. The refresher
+  // thread calls this; tests with `background = false` call it themselves.
+  bool RefreshIfDue();
+
+  // Successful fetches so far, the first included.
+  int64_t fetches() const;
+  // The sources the first fetch tried and what each said (see
+  // CredentialChain::DescribeAttempts); "" before the first Get().
+  std::string DescribeAttempts() const;
+
+ private:
+  friend struct SharedCredentialForkHooks;
+  int64_t Now() const;
+  int64_t RefreshAtLocked() const;
+  void StartRefresherLocked();
+  void RefresherLoop();
+  void ResetInForkedChild();
+
+  std::unique_ptr<CredentialChain> chain_;
+  SharedCredentialOptions options_;
+  mutable std::mutex mu_;
+  // Replaced (the old one leaked) in a forked child, whose copy may record
+  // waiters of the parent.
+  std::condition_variable* cv_;
+  bool first_done_ = false;
+  bool fetching_ = false;  // a chain fetch is under way (outside mu_)
+  Status first_status_;
+  std::optional<Credential> current_;
+  int64_t fetched_at_ = 0;
+  Status refresh_error_;
+  int failures_ = 0;
+  int64_t next_attempt_at_ = 0;
+  int64_t fetches_ = 0;
+  std::string attempts_;
+  // The refresher, started in process refresher_pid_; null in a forked
+  // child until its own first Get().
+  std::thread* refresher_ = nullptr;
+  pid_t refresher_pid_ = 0;
+  bool stop_ = false;
+};
+
+// The process-wide SharedCredential for `key` (a digest of whatever decides
+// the credential: environment values, profile, file paths; it may be derived
+// from secrets, so never log it): the live one when another store holds it,
+// else the one `make` builds. Thread-safe; fork-safe.
+std::shared_ptr<SharedCredential> SharedCredentialFor(
+    const std::string& key, const std::function<std::shared_ptr<SharedCredential>()>& make);
+
+}  // namespace sluice

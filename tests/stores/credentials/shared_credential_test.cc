@@ -1,0 +1,220 @@
+// SharedCredential: one fetch, refresh ahead of expiry, backoff, errors only
+// after expiry, one object per key, fork. A fake clock drives every decision
+// (background = false and RefreshIfDue() called by the test) except in the
+// two tests that run the refresher thread, whose bounds are generous.
+#include "stores/credentials/shared_credential.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/stores/credentials/fake_credential_source.h"
+
+namespace sluice {
+namespace {
+
+using testing::NumberedCredential;
+using testing::ScriptedSource;
+
+struct FakeClock {
+  std::atomic<int64_t> now{1000};
+  std::function<int64_t()> fn() {
+    return [this] { return now.load(); };
+  }
+};
+
+// A shared credential over one scripted source; *source stays owned by it.
+std::unique_ptr<SharedCredential> Make(ScriptedSource::Answer answer, ScriptedSource** source,
+                                       SharedCredentialOptions options) {
+  auto s = std::make_unique<ScriptedSource>("scripted", std::move(answer));
+  *source = s.get();
+  std::vector<std::unique_ptr<CredentialSource>> sources;
+  sources.push_back(std::move(s));
+  return std::make_unique<SharedCredential>(
+      std::make_unique<CredentialChain>("test credentials", std::move(sources)),
+      std::move(options));
+}
+
+SharedCredentialOptions Manual(FakeClock& clock) {
+  SharedCredentialOptions o;
+  o.clock = clock.fn();
+  o.refresh_ahead_s = 300;
+  o.retry_initial_s = 10;
+  o.retry_max_s = 40;
+  o.background = false;
+  return o;
+}
+
+TEST(SharedCredentialTest, FetchesOnceAndRefreshesAheadOfExpiry) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
+    return NumberedCredential("scripted", call, now, 3600);
+  }, &source, Manual(clock));
+  for (int i = 0; i < 3; ++i) {
+    auto got = cred->Get();
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->keys.access_key_id, "key-1");
+  }
+  EXPECT_EQ(source->calls(), 1);
+  clock.now = 1000 + 3600 - 301;
+  EXPECT_FALSE(cred->RefreshIfDue());
+  clock.now = 1000 + 3600 - 300;
+  EXPECT_TRUE(cred->RefreshIfDue());
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");
+  EXPECT_FALSE(cred->RefreshIfDue());  // the new one is not due yet
+  EXPECT_EQ(source->calls(), 2);
+  EXPECT_EQ(cred->fetches(), 2);
+}
+
+TEST(SharedCredentialTest, ShortLivedCredentialRefreshesAtHalfItsLifetime) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
+    return NumberedCredential("scripted", call, now, 4);
+  }, &source, Manual(clock));
+  ASSERT_TRUE(cred->Get().ok());
+  clock.now = 1001;
+  EXPECT_FALSE(cred->RefreshIfDue());
+  clock.now = 1002;
+  EXPECT_TRUE(cred->RefreshIfDue());
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");
+}
+
+TEST(SharedCredentialTest, FailedRefreshBacksOffAndSurfacesOnlyAfterExpiry) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
+    if (call == 1 || call == 5) return NumberedCredential("scripted", call, now, 1000);
+    return UnavailableError("STS answered 503");
+  }, &source, Manual(clock));
+  ASSERT_TRUE(cred->Get().ok());                     // call 1, expires at 2000
+  clock.now = 1700;                                  // due (300 s ahead)
+  EXPECT_TRUE(cred->RefreshIfDue());                 // call 2 fails; next try at 1710
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // the old one still serves
+  clock.now = 1709;
+  EXPECT_FALSE(cred->RefreshIfDue());
+  clock.now = 1710;
+  EXPECT_TRUE(cred->RefreshIfDue());                 // call 3 fails; next at 1730
+  clock.now = 1729;
+  EXPECT_FALSE(cred->RefreshIfDue());
+  clock.now = 1730;
+  EXPECT_TRUE(cred->RefreshIfDue());                 // call 4 fails; next at 1770
+  clock.now = 2000;                                  // expired, refresh still failing
+  auto expired = cred->Get();
+  EXPECT_EQ(expired.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(expired.status().message(),
+            "the credential from scripted expired at 2000 (unix time) and refreshing it "
+            "failed: scripted: STS answered 503");
+  EXPECT_TRUE(cred->RefreshIfDue());                 // call 5 succeeds
+  auto back = cred->Get();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->keys.access_key_id, "key-5");
+  EXPECT_EQ(source->calls(), 5);
+}
+
+TEST(SharedCredentialTest, FirstFetchErrorIsRememberedNotRetriedPerRequest) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  auto cred = Make([](int, int64_t) -> Result<Credential> {
+    return NotFoundError("SCRIPT not set");
+  }, &source, Manual(clock));
+  for (int i = 0; i < 2; ++i) {
+    auto got = cred->Get();
+    EXPECT_EQ(got.status().message(), "no test credentials found; tried: scripted (SCRIPT not set)");
+  }
+  EXPECT_EQ(source->calls(), 1);
+  EXPECT_EQ(cred->DescribeAttempts(), "scripted (SCRIPT not set)");
+}
+
+TEST(SharedCredentialTest, OneObjectPerKeyWhileAnyoneHoldsIt) {
+  FakeClock clock;
+  int made = 0;
+  auto make = [&] {
+    ++made;
+    ScriptedSource* source = nullptr;
+    return std::shared_ptr<SharedCredential>(Make([](int call, int64_t now) -> Result<Credential> {
+      return NumberedCredential("scripted", call, now, -1);
+    }, &source, Manual(clock)));
+  };
+  auto a = SharedCredentialFor("key-a", make);
+  auto b = SharedCredentialFor("key-a", make);
+  auto c = SharedCredentialFor("key-c", make);
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_NE(a.get(), c.get());
+  EXPECT_EQ(made, 2);
+  a.reset();
+  b.reset();
+  auto again = SharedCredentialFor("key-a", make);
+  EXPECT_EQ(made, 3);
+}
+
+// Real threads and the real clock: a credential living 2 s is refreshed by
+// the background thread (at 1 s) while a reader keeps asking; no Get()
+// fails, and refreshes stay near one per lifetime.
+TEST(SharedCredentialTest, BackgroundRefresherKeepsAShortLivedCredentialValid) {
+  SharedCredentialOptions options;
+  options.refresh_ahead_s = 300;  // capped at half the lifetime
+  ScriptedSource* source = nullptr;
+  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
+    return NumberedCredential("scripted", call, now, 2);
+  }, &source, options);
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(7)) {
+    auto got = cred->Get();
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // ~7 refreshes in 7 s at one per second; generous bounds for a loaded machine.
+  EXPECT_GE(source->calls(), 3);
+  EXPECT_LE(source->calls(), 10);
+}
+
+// A child forked while the parent's refresh is under way gets the
+// parent's completed credential, not its half-done refresh, and its own
+// refresher produces the next one.
+TEST(SharedCredentialTest, ForkedChildNeverReusesTheParentsRefreshInFlight) {
+  FakeClock clock;
+  std::atomic<bool> in_refresh{false};
+  std::atomic<bool> release{false};
+  ScriptedSource* source = nullptr;
+  const pid_t parent = getpid();
+  auto cred = Make([&](int call, int64_t now) -> Result<Credential> {
+    if (call == 2 && getpid() == parent) {
+      in_refresh = true;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return NumberedCredential("scripted", call, now, 1000);
+  }, &source, Manual(clock));
+  ASSERT_TRUE(cred->Get().ok());
+  clock.now = 1000 + 1000 - 300;
+  std::thread parent_refresh([&] { cred->RefreshIfDue(); });
+  while (!in_refresh) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  pid_t child = fork();
+  if (child == 0) {
+    // The parent's refresh does not exist here: the old credential serves,
+    // and a refresh of the child's own runs and completes (call 3: the
+    // source counted the parent's call 2 before the fork).
+    auto got = cred->Get();
+    bool ok = got.ok() && got->keys.access_key_id == "key-1";
+    ok = ok && cred->RefreshIfDue();
+    got = cred->Get();
+    ok = ok && got.ok() && got->keys.access_key_id == "key-3";
+    _exit(ok ? 0 : 1);
+  }
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  release = true;
+  parent_refresh.join();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");
+}
+
+}  // namespace
+}  // namespace sluice
