@@ -85,9 +85,9 @@ class AwsContainerSource final : public CredentialSource {
   AwsEndpointOptions endpoints_;
 };
 
-// Whether the DMI identity says this machine is an EC2 instance (Nitro
-// instances say "Amazon EC2", Xen ones "Xen" with an "EC2" product/board).
-bool LooksLikeEc2(const std::string& dmi_dir, std::string* why_not) {
+}  // namespace
+
+bool DmiSaysEc2(const std::string& dmi_dir, std::string* why_not) {
   for (const char* file : {"sys_vendor", "product_name", "board_vendor"}) {
     auto text = ReadFile(dmi_dir + "/" + file, 4096);
     if (text.ok() && (text->find("Amazon") != std::string::npos ||
@@ -100,6 +100,8 @@ bool LooksLikeEc2(const std::string& dmi_dir, std::string* why_not) {
              "AWS_EC2_METADATA_SERVICE_ENDPOINT to probe anyway)";
   return false;
 }
+
+namespace {
 
 class AwsImdsSource final : public CredentialSource {
  public:
@@ -121,12 +123,12 @@ class AwsImdsSource final : public CredentialSource {
       while (!base.empty() && base.back() == '/') base.pop_back();
     } else {
       std::string why_not;
-      if (!LooksLikeEc2(endpoints_.dmi_dir, &why_not)) return NotFoundError(why_not);
+      if (!DmiSaysEc2(endpoints_.dmi_dir, &why_not)) return NotFoundError(why_not);
       auto mode = GetEnv("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
       base = mode && AsciiToLower(*mode) == "ipv6" ? "http://[fd00:ec2::254]"
                                                    : "http://169.254.169.254";
     }
-    const std::string where = "EC2 instance metadata at " + UrlForErrors(base);
+    const std::string where = UrlForErrors(base);
     HttpRequest token_req;
     token_req.method = HttpMethod::kPut;
     token_req.url = base + "/latest/api/token";
@@ -163,6 +165,7 @@ class AwsImdsSource final : public CredentialSource {
     SLUICE_ASSIGN_OR_RETURN(Credential out,
                             ParseAwsCredentialJson(creds->body, AwsCredentialJson::kEndpoint,
                                                    where + " (role '" + role + "')"));
+    // (errors above name the endpoint; the chain adds the source's name)
     out.source = "EC2 instance metadata (role '" + role + "')";
     return out;
   }

@@ -60,9 +60,9 @@ constexpr size_t kMaxProcessOutput = size_t{1} << 20;
 
 // Runs argv, returns its stdout (up to kMaxProcessOutput) when it exits 0.
 // stderr stays the caller's (the AWS CLI does the same: it may prompt).
-Result<std::string> RunForOutput(const std::vector<std::string>& argv, const std::string& source) {
+Result<std::string> RunForOutput(const std::vector<std::string>& argv) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return IoError(source + ": pipe: " + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
@@ -75,7 +75,7 @@ Result<std::string> RunForOutput(const std::vector<std::string>& argv, const std
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);
-    return PermissionDeniedError(source + ": cannot run '" + argv[0] + "': " + std::strerror(rc));
+    return PermissionDeniedError("cannot run '" + argv[0] + "': " + std::strerror(rc));
   }
   std::string out;
   bool too_long = false;
@@ -95,12 +95,12 @@ Result<std::string> RunForOutput(const std::vector<std::string>& argv, const std
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return PermissionDeniedError(source + ": '" + argv[0] + "' " +
+    return PermissionDeniedError("'" + argv[0] + "' " +
                                  (WIFEXITED(status)
                                       ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                       : std::string("was killed by a signal")));
   }
-  if (too_long) return PermissionDeniedError(source + ": '" + argv[0] + "' wrote more than 1 MiB");
+  if (too_long) return PermissionDeniedError("'" + argv[0] + "' wrote more than 1 MiB");
   return out;
 }
 
@@ -121,14 +121,14 @@ class AwsProcessSource final : public CredentialSource {
     }
     auto argv = SplitCommandLine(command);
     if (!argv.ok() || argv->empty()) {
-      return InvalidArgumentError(name() + " in " + f.config_path + ": " +
+      return InvalidArgumentError(f.config_path + ": " +
                                   (argv.ok() ? "empty command" : argv.status().message()));
     }
-    SLUICE_ASSIGN_OR_RETURN(std::string out, RunForOutput(*argv, name()));
+    SLUICE_ASSIGN_OR_RETURN(std::string out, RunForOutput(*argv));
     SLUICE_ASSIGN_OR_RETURN(
         Credential credential,
         ParseAwsCredentialJson(out, AwsCredentialJson::kProcess,
-                               name() + ": the output of '" + (*argv)[0] + "'"));
+                               "the output of '" + (*argv)[0] + "'"));
     credential.source = name();
     return credential;
   }

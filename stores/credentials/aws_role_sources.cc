@@ -42,7 +42,7 @@ class AwsAssumeRoleSource final : public CredentialSource {
     if (role_arn.empty() || (source_profile.empty() && credential_source.empty())) {
       return NotFoundError("profile '" + p + "' has no role_arn with source_profile or credential_source");
     }
-    const std::string where = name() + " in " + f.config_path;
+    const std::string where = "profile '" + p + "' in " + f.config_path;
     if (!source_profile.empty() && !credential_source.empty()) {
       return InvalidArgumentError(where + ": set source_profile or credential_source, not both");
     }
@@ -86,7 +86,7 @@ class AwsAssumeRoleSource final : public CredentialSource {
     r.external_id = f.ConfigValue(p, "external_id");
     SLUICE_ASSIGN_OR_RETURN(r.duration_seconds,
                             DurationSeconds(f.ConfigValue(p, "duration_seconds"), where));
-    r.source = name();
+    r.source = where;
     SLUICE_ASSIGN_OR_RETURN(Credential out, StsAssumeRole(r, signer->keys, now));
     out.source = name() + " as " + role_arn;
     return out;
@@ -136,7 +136,7 @@ class AwsWebIdentitySource final : public CredentialSource {
     r.region = settings_.region;
     r.role_arn = role_arn;
     r.session_name = SessionName(session, now);
-    r.source = "web identity (" + origin + ")";
+    r.source = origin;
     SLUICE_ASSIGN_OR_RETURN(Credential out, StsAssumeRoleWithWebIdentity(r, *token));
     out.source = "web identity as " + role_arn;
     return out;

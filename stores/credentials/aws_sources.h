@@ -63,6 +63,11 @@ std::unique_ptr<CredentialSource> MakeAwsContainerSource(AwsEndpointOptions endp
 // or EC2, so that off EC2 nobody waits for a timeout.
 std::unique_ptr<CredentialSource> MakeAwsImdsSource(AwsEndpointOptions endpoints);
 
+// Whether `dmi_dir`'s sys_vendor, product_name or board_vendor names Amazon
+// or EC2 (Nitro instances say "Amazon EC2", Xen ones an "EC2" product or
+// board). When not, *why_not says so (for the chain's record).
+bool DmiSaysEc2(const std::string& dmi_dir, std::string* why_not);
+
 // Splits a command line as a POSIX shell would for words (single and double
 // quotes, backslash escapes; no expansion). kInvalidArgument on an
 // unterminated quote.

@@ -1,0 +1,161 @@
+#include "tests/stores/credentials/aws_fakes.h"
+
+#include <ctime>
+
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice::testing {
+namespace {
+
+std::map<std::string, std::string> ParseForm(const std::string& body) {
+  std::map<std::string, std::string> out;
+  size_t pos = 0;
+  while (pos <= body.size()) {
+    size_t end = body.find('&', pos);
+    if (end == std::string::npos) end = body.size();
+    std::string pair = body.substr(pos, end - pos);
+    size_t eq = pair.find('=');
+    if (eq != std::string::npos) out[PercentDecode(pair.substr(0, eq))] = PercentDecode(pair.substr(eq + 1));
+    pos = end + 1;
+  }
+  return out;
+}
+
+FakeResponse StsError(int status, const std::string& code, const std::string& message) {
+  return {status, {{"content-type", "text/xml"}},
+          "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error>"
+          "<Type>Sender</Type><Code>" + code + "</Code><Message>" + message +
+          "</Message></Error><RequestId>fake</RequestId></ErrorResponse>"};
+}
+
+}  // namespace
+
+std::string Iso8601(int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+FakeSts::FakeSts(FakeCredentialOptions options, std::string signer_key_id,
+                 std::string web_identity_token)
+    : options_(std::move(options)), signer_key_id_(std::move(signer_key_id)),
+      web_identity_token_(std::move(web_identity_token)),
+      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+
+std::string FakeSts::last_form(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = last_form_.find(name);
+  return it == last_form_.end() ? "" : it->second;
+}
+
+FakeResponse FakeSts::Handle(const FakeRequest& req) {
+  if (req.method != "POST" || req.target != "/") return StsError(405, "InvalidAction", "POST / only");
+  if (req.Header("content-type").rfind("application/x-www-form-urlencoded", 0) != 0) {
+    return StsError(400, "InvalidParameterValue", "form body expected");
+  }
+  auto form = ParseForm(req.body);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_form_ = form;
+  }
+  const std::string action = form["Action"];
+  if (form["Version"] != "2011-06-15") return StsError(400, "InvalidParameterValue", "Version");
+  if (form["RoleArn"].rfind("arn:aws:iam::", 0) != 0) {
+    return StsError(400, "ValidationError", "RoleArn is not an IAM role ARN");
+  }
+  if (form["RoleSessionName"].empty()) return StsError(400, "ValidationError", "RoleSessionName");
+  if (action == "AssumeRole") {
+    const std::string auth = req.Header("authorization");
+    if (auth.rfind("AWS4-HMAC-SHA256 Credential=" + signer_key_id_ + "/", 0) != 0 ||
+        auth.find("/sts/aws4_request") == std::string::npos || req.Header("x-amz-date").empty()) {
+      return StsError(403, "InvalidClientTokenId", "The security token included in the request is invalid.");
+    }
+  } else if (action == "AssumeRoleWithWebIdentity") {
+    if (form["WebIdentityToken"] != web_identity_token_) {
+      return StsError(400, "InvalidIdentityToken", "Couldn't retrieve verification key from your identity provider");
+    }
+  } else {
+    return StsError(400, "InvalidAction", "unknown action");
+  }
+  int n = ++answers_;
+  int64_t expires = static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s;
+  return {200, {{"content-type", "text/xml"}},
+          "<" + action + "Response xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><" +
+              action + "Result><Credentials><AccessKeyId>" + options_.keys.access_key_id +
+              "</AccessKeyId><SecretAccessKey>" + options_.keys.secret_access_key +
+              "</SecretAccessKey><SessionToken>sts-session-" + std::to_string(n) +
+              "</SessionToken><Expiration>" + Iso8601(expires) +
+              "</Expiration></Credentials><AssumedRoleUser><Arn>" + form["RoleArn"] +
+              "</Arn></AssumedRoleUser></" + action + "Result></" + action + "Response>"};
+}
+
+FakeImds::FakeImds(FakeCredentialOptions options, std::string role)
+    : options_(std::move(options)), role_(std::move(role)),
+      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+
+FakeResponse FakeImds::Handle(const FakeRequest& req) {
+  if (req.target == "/latest/api/token") {
+    if (req.method != "PUT") {
+      ++refused_;
+      return {405, {}, ""};
+    }
+    const std::string ttl = req.Header("x-aws-ec2-metadata-token-ttl-seconds");
+    int seconds = ttl.empty() ? 0 : std::atoi(ttl.c_str());
+    if (seconds < 1 || seconds > 21600) {
+      ++refused_;
+      return {400, {}, ""};
+    }
+    std::string token = "imds-token-" + std::to_string(++tokens_);
+    std::lock_guard<std::mutex> lock(mu_);
+    issued_.insert(token);
+    return {200, {{"x-aws-ec2-metadata-token-ttl-seconds", ttl}}, token};
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (req.method != "GET" || !issued_.count(req.Header("x-aws-ec2-metadata-token"))) {
+      ++refused_;
+      return {401, {}, ""};  // IMDSv2 only: no IMDSv1 answers
+    }
+  }
+  const std::string roles = "/latest/meta-data/iam/security-credentials/";
+  if (req.target == roles) {
+    return role_.empty() ? FakeResponse{404, {}, ""} : FakeResponse{200, {}, role_};
+  }
+  if (!role_.empty() && req.target == roles + role_) {
+    int n = ++answers_;
+    int64_t now = static_cast<int64_t>(std::time(nullptr));
+    return {200, {{"content-type", "text/plain"}},
+            "{\n  \"Code\" : \"Success\",\n  \"LastUpdated\" : \"" + Iso8601(now) +
+                "\",\n  \"Type\" : \"AWS-HMAC\",\n  \"AccessKeyId\" : \"" +
+                options_.keys.access_key_id + "\",\n  \"SecretAccessKey\" : \"" +
+                options_.keys.secret_access_key + "\",\n  \"Token\" : \"imds-session-" +
+                std::to_string(n) + "\",\n  \"Expiration\" : \"" +
+                Iso8601(now + options_.lifetime_s) + "\"\n}"};
+  }
+  return {404, {}, ""};
+}
+
+FakeContainerEndpoint::FakeContainerEndpoint(FakeCredentialOptions options, std::string path,
+                                             std::string token)
+    : options_(std::move(options)), path_(std::move(path)), token_(std::move(token)),
+      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+
+FakeResponse FakeContainerEndpoint::Handle(const FakeRequest& req) {
+  if (req.method != "GET" || req.target != path_) return {404, {}, ""};
+  if (!token_.empty() && req.Header("authorization") != token_) {
+    return {401, {{"content-type", "application/json"}},
+            "{\"code\":\"AccessDeniedException\",\"message\":\"invalid token\"}"};
+  }
+  int n = ++answers_;
+  int64_t now = static_cast<int64_t>(std::time(nullptr));
+  return {200, {{"content-type", "application/json"}},
+          "{\"AccessKeyId\":\"" + options_.keys.access_key_id + "\",\"SecretAccessKey\":\"" +
+              options_.keys.secret_access_key + "\",\"Token\":\"container-session-" +
+              std::to_string(n) + "\",\"Expiration\":\"" + Iso8601(now + options_.lifetime_s) +
+              "\",\"RoleArn\":\"arn:aws:iam::123456789012:role/task\"}"};
+}
+
+}  // namespace sluice::testing

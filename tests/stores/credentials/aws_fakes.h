@@ -1,0 +1,85 @@
+// Loopback fakes of the AWS credential endpoints, for tests only: no
+// emulator of STS, EC2 instance metadata or the ECS/EKS container endpoint
+// runs here. Each checks what the real service checks and refuses like it:
+//   FakeSts: POST form (Action, Version=2011-06-15, RoleArn, RoleSessionName);
+//     AssumeRole must carry a SigV4 Authorization for service "sts" made with
+//     the expected access key, AssumeRoleWithWebIdentity the expected token;
+//     answers STS's XML (or its ErrorResponse).
+//   FakeImds: IMDSv2 only: PUT /latest/api/token needs
+//     X-aws-ec2-metadata-token-ttl-seconds in 1..21600; every GET needs a
+//     token it issued (401 otherwise); one role.
+//   FakeContainerEndpoint: GET of its path with the expected Authorization.
+// Each hands out `keys` (the s3rver's pair, so reads through s3rver work)
+// with a session token numbered per answer and an Expiration `lifetime_s`
+// from now. Thread-safe (the server's threads run the handlers).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "stores/signing/sigv4.h"
+#include "tests/stores/common/fake_http_server.h"
+
+namespace sluice::testing {
+
+// "YYYY-MM-DDTHH:MM:SSZ" for unix time `t`.
+std::string Iso8601(int64_t t);
+
+struct FakeCredentialOptions {
+  SigV4Credentials keys;        // handed out (session token replaced)
+  int64_t lifetime_s = 3600;
+};
+
+class FakeSts {
+ public:
+  FakeSts(FakeCredentialOptions options, std::string signer_key_id, std::string web_identity_token);
+  std::string url() const { return server_->url(); }
+  int answers() const { return answers_; }   // credentials handed out
+  std::string last_form(const std::string& name) const;  // a field of the last request
+
+ private:
+  FakeResponse Handle(const FakeRequest& req);
+  FakeCredentialOptions options_;
+  std::string signer_key_id_, web_identity_token_;
+  std::atomic<int> answers_{0};
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> last_form_;
+  std::unique_ptr<FakeHttpServer> server_;
+};
+
+class FakeImds {
+ public:
+  FakeImds(FakeCredentialOptions options, std::string role);
+  std::string url() const { return server_->url(); }
+  int answers() const { return answers_; }
+  int refused() const { return refused_; }  // requests refused (no/unknown token, bad TTL)
+
+ private:
+  FakeResponse Handle(const FakeRequest& req);
+  FakeCredentialOptions options_;
+  std::string role_;
+  std::atomic<int> answers_{0}, refused_{0}, tokens_{0};
+  std::mutex mu_;
+  std::set<std::string> issued_;
+  std::unique_ptr<FakeHttpServer> server_;
+};
+
+class FakeContainerEndpoint {
+ public:
+  FakeContainerEndpoint(FakeCredentialOptions options, std::string path, std::string token);
+  std::string url() const { return server_->url(); }
+  int answers() const { return answers_; }
+
+ private:
+  FakeResponse Handle(const FakeRequest& req);
+  FakeCredentialOptions options_;
+  std::string path_, token_;
+  std::atomic<int> answers_{0};
+  std::unique_ptr<FakeHttpServer> server_;
+};
+
+}  // namespace sluice::testing
