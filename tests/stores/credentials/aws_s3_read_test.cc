@@ -1,0 +1,186 @@
+// Every AWS credential source used for real reads through the SigV4-checking
+// s3rver (it knows one key pair; the fakes of STS, EC2 metadata and the
+// container endpoint hand that pair out as temporary credentials), a
+// credential refreshed while a read streams, and one fetch shared by all
+// stores of the process.
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "stores/credentials/aws_credential_chain.h"
+#include "tests/stores/common/node_server_suite.h"
+#include "tests/stores/credentials/aws_fakes.h"
+#include "tests/stores/credentials/aws_test_env.h"
+
+namespace sluice {
+namespace {
+
+using testing::FakeContainerEndpoint;
+using testing::FakeCredentialOptions;
+using testing::FakeImds;
+using testing::FakeSts;
+using testing::NodeServer;
+using testing::ScopedEnv;
+
+constexpr char kKeyId[] = "SLUICECREDKEY";
+constexpr char kSecret[] = "cr3d-s3cr3t-never-printed";
+constexpr char kRole[] = "arn:aws:iam::123456789012:role/trainer";
+
+FakeCredentialOptions S3rverKeys(int64_t lifetime_s = 3600) {
+  FakeCredentialOptions o;
+  o.keys = SigV4Credentials{kKeyId, kSecret, ""};
+  o.lifetime_s = lifetime_s;
+  return o;
+}
+
+class AwsSourcesS3Test : public testing::NodeServerSuite<AwsSourcesS3Test> {
+ public:
+  static std::unique_ptr<NodeServer> StartServer(const std::string& dir) {
+    return testing::StartS3rver(dir, kKeyId, kSecret, {"bkt"});
+  }
+  static std::map<std::string, std::optional<std::string>> StoreEnv() {
+    auto env = testing::AwsCleanEnv(dir_->path());
+    env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server_->port());
+    return env;
+  }
+
+ protected:
+  void Write(const std::string& name, const std::string& text) {
+    ASSERT_TRUE(WriteFileAtomic(dir_->path() + "/" + name, text).ok());
+  }
+  void TearDown() override {
+    (void)::unlink((dir_->path() + "/credentials").c_str());
+    (void)::unlink((dir_->path() + "/config").c_str());
+  }
+
+  // Writes and reads back an object through a store opened now; returns
+  // the source the store signs with ("" and a failure when it cannot).
+  std::string ReadThroughS3rver(const std::string& object) {
+    auto store = Open("s3://bkt");
+    if (store == nullptr) return "";
+    Status put = loop_.Run(store->Put(object, "payload of " + object));
+    EXPECT_TRUE(put.ok()) << put.ToString() << "\n" << server_->Log();
+    auto got = loop_.Run(store->Get(object));
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (got.ok()) {
+      EXPECT_EQ(*got, "payload of " + object);
+    }
+    auto settings = LoadAwsSettings();
+    if (!settings.ok()) return settings.status().ToString();
+    auto current = AwsSharedCredential(*settings)->Get();  // the store's own, shared
+    return current.ok() ? current->source : current.status().ToString();
+  }
+};
+
+TEST_F(AwsSourcesS3Test, EnvironmentKeys) {
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_ACCESS_KEY_ID", kKeyId}, {"AWS_SECRET_ACCESS_KEY", kSecret}});
+  EXPECT_EQ(ReadThroughS3rver("env.txt"), "environment (AWS_ACCESS_KEY_ID)");
+}
+
+TEST_F(AwsSourcesS3Test, SharedFilesAndCredentialProcess) {
+  Write("credentials", std::string("[files]\naws_access_key_id = ") + kKeyId +
+                           "\naws_secret_access_key = " + kSecret + "\n");
+  Write("proc.sh", std::string("#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"") +
+                       kKeyId + "\", \"SecretAccessKey\": \"" + kSecret +
+                       "\", \"SessionToken\": \"proc-token\", \"Expiration\": \"" +
+                       testing::Iso8601(std::time(nullptr) + 3600) + "\"}'\n");
+  ASSERT_EQ(::chmod((dir_->path() + "/proc.sh").c_str(), 0700), 0);
+  Write("config", "[profile proc]\ncredential_process = " + dir_->path() +
+                      "/proc.sh\n[profile cfg]\naws_access_key_id = " + kKeyId +
+                      "\naws_secret_access_key = " + kSecret + "\n");
+  {
+    ScopedEnv env("AWS_PROFILE", "files");
+    EXPECT_EQ(ReadThroughS3rver("files.txt"), "shared credentials file (profile 'files')");
+  }
+  {
+    ScopedEnv env("AWS_PROFILE", "proc");
+    EXPECT_EQ(ReadThroughS3rver("proc.txt"), "credential_process (profile 'proc')");
+  }
+  ScopedEnv env("AWS_PROFILE", "cfg");
+  EXPECT_EQ(ReadThroughS3rver("cfg.txt"), "config file (profile 'cfg')");
+}
+
+TEST_F(AwsSourcesS3Test, AssumeRoleAndWebIdentityThroughFakeSts) {
+  FakeSts sts(S3rverKeys(), "BASEKEY", "jwt-of-the-pod");
+  Write("credentials", "[base]\naws_access_key_id = BASEKEY\naws_secret_access_key = b\n");
+  Write("config", "[profile role]\nrole_arn = " + std::string(kRole) + "\nsource_profile = base\n");
+  Write("token", "jwt-of-the-pod");
+  ScopedEnv sts_env("AWS_ENDPOINT_URL_STS", sts.url());
+  {
+    ScopedEnv env("AWS_PROFILE", "role");
+    EXPECT_EQ(ReadThroughS3rver("role.txt"), "assume role (profile 'role') as " + std::string(kRole));
+  }
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"}, {"AWS_ROLE_ARN", kRole},
+      {"AWS_ROLE_SESSION_NAME", "pod-7"}});
+  EXPECT_EQ(ReadThroughS3rver("irsa.txt"), "web identity as " + std::string(kRole));
+  EXPECT_EQ(sts.last_form("RoleSessionName"), "pod-7");
+  EXPECT_EQ(sts.answers(), 2);
+}
+
+TEST_F(AwsSourcesS3Test, ContainerEndpointAndInstanceMetadataThroughFakes) {
+  {
+    FakeContainerEndpoint container(S3rverKeys(), "/v2/credentials/abc", "pod-identity-token");
+    Write("pod-token", "pod-identity-token\n");
+    ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+        {"AWS_CONTAINER_CREDENTIALS_FULL_URI", container.url() + "/v2/credentials/abc"},
+        {"AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", dir_->path() + "/pod-token"}});
+    EXPECT_EQ(ReadThroughS3rver("container.txt"), "container endpoint");
+    EXPECT_EQ(container.answers(), 1);
+  }
+  FakeImds imds(S3rverKeys(), "trainer");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_EC2_METADATA_DISABLED", std::nullopt},
+      {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}});
+  EXPECT_EQ(ReadThroughS3rver("imds.txt"), "EC2 instance metadata (role 'trainer')");
+  EXPECT_EQ(imds.answers(), 1);
+  EXPECT_EQ(imds.refused(), 0);
+}
+
+TEST_F(AwsSourcesS3Test, OneFetchSharedByEveryStoreOfTheProcess) {
+  FakeImds imds(S3rverKeys(), "trainer");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_EC2_METADATA_DISABLED", std::nullopt},
+      {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}});
+  std::vector<std::unique_ptr<Store>> stores;
+  for (int i = 0; i < 4; ++i) {
+    stores.push_back(Open("s3://bkt"));
+    ASSERT_NE(stores.back(), nullptr);
+    ASSERT_TRUE(loop_.Run(stores.back()->Put("shared-" + std::to_string(i), "x")).ok());
+  }
+  EXPECT_EQ(imds.answers(), 1);
+}
+
+// Credentials living 3 s (the container endpoint's Expiration, whole
+// seconds) while a read streams for 8 s: no request fails, and each
+// credential is refreshed once, at half its life, in the background.
+TEST_F(AwsSourcesS3Test, CredentialExpiringEveryFewSecondsIsRefreshedDuringAStreamedRead) {
+  FakeContainerEndpoint container(S3rverKeys(/*lifetime_s=*/3), "/creds", "");
+  ScopedEnv env("AWS_CONTAINER_CREDENTIALS_FULL_URI", container.url() + "/creds");
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  const std::string data(1 << 20, 'd');
+  ASSERT_TRUE(loop_.Run(store->Put("stream.bin", data)).ok());
+  auto start = std::chrono::steady_clock::now();
+  int reads = 0;
+  uint64_t offset = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(8)) {
+    auto chunk = loop_.Run(store->GetRange("stream.bin", offset, 65536));
+    ASSERT_TRUE(chunk.ok()) << "read " << reads << ": " << chunk.status().ToString();
+    ASSERT_EQ(chunk->size(), 65536u);
+    offset = (offset + 65536) % data.size();
+    ++reads;
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // A credential lives 2 to 3 s and is refreshed 1 s before it expires:
+  // at least every 2 s, at most once a second (plus the first fetch).
+  EXPECT_GE(container.answers(), 1 + static_cast<int>(elapsed / 2) - 1) << reads << " reads";
+  EXPECT_LE(container.answers(), 2 + static_cast<int>(elapsed)) << reads << " reads";
+}
+
+}  // namespace
+}  // namespace sluice
