@@ -16,5 +16,6 @@ int RunCat(const Args& args);
 int RunConvert(const Args& args);
 int RunPlan(const Args& args);
 int RunDemo(const Args& args);
+int RunWhoami(const Args& args);
 
 }  // namespace sluice::cli

@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  convert IN OUT [opts]    JSONL/CSV/TSV or MDS into MDS (see sluice convert --help)\n"
     "  plan FILE                plan an epoch from a Mosaic-style config JSON ('-' = stdin)\n"
     "  demo [DATASET]           write a sample dataset, then stream it through caches\n"
+    "  whoami URL               which credentials (source, region) a store URL would use\n"
     "\n"
     "DATASET is a folder or a store URL: s3://, oci://, gs://, azure://, azure-dl://,\n"
     "dbfs:/, http(s)://, file://; credentials come from the environment (AWS_*,\n"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (cmd == "convert") return sluice::cli::RunConvert(args);
   if (cmd == "plan") return sluice::cli::RunPlan(args);
   if (cmd == "demo") return sluice::cli::RunDemo(args);
+  if (cmd == "whoami") return sluice::cli::RunWhoami(args);
   std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;
 }

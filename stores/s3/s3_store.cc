@@ -311,6 +311,7 @@ Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3Store
     config->credential = std::move(auth->credential);
   } else {
     config->auth = S3Auth::kNone;
+    config->unsigned_reason = std::move(auth->unsigned_reason);
   }
   if (auto payers = GetEnv("MOSAICML_STREAMING_AWS_REQUESTER_PAYS")) {
     for (const std::string& b : SplitAny(*payers, ", \t")) {
@@ -357,9 +358,10 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
       std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
 }
 
-Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
-                                           boost::asio::any_io_executor executor,
-                                           const StoreOptions& options) {
+namespace {
+
+// The configuration of s3://bucket[/prefix] from the environment (see s3_store.h).
+Result<S3StoreConfig> S3ConfigFromEnvironment(std::string_view url) {
   SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, BaseConfig(url, "s3"));
   auto loaded = LoadAwsSettings();
   if (!loaded.ok()) return loaded.status().WithContext(UrlForErrors(url));
@@ -392,7 +394,38 @@ Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
     }
   }
   SLUICE_RETURN_IF_ERROR(ApplyAwsAuth(settings, UrlForErrors(url), &config));
+  return config;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
+                                           boost::asio::any_io_executor executor,
+                                           const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, S3ConfigFromEnvironment(url));
   return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
+}
+
+Result<std::string> DescribeS3Auth(std::string_view url) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, S3ConfigFromEnvironment(url));
+  std::string out = config.scheme + "://" + config.bucket + "\n";
+  out += "  region: " + config.sigv4.region + "\n";
+  out += "  endpoint: " + config.endpoint.Redacted() + "\n";
+  if (!config.credential) {
+    out += "  requests: unsigned (" + config.unsigned_reason + ")\n";
+    return out;
+  }
+  SLUICE_ASSIGN_OR_RETURN(Credential current, config.credential->Get());
+  const std::string& id = current.keys.access_key_id;
+  // Only the key id's last 4 characters, as `aws configure list` shows it.
+  std::string masked = id.size() > 4 ? "****" + id.substr(id.size() - 4) : "****";
+  out += "  credentials: " + current.source + " (access key " + masked +
+         (current.keys.session_token.empty() ? "" : ", with a session token") + ")\n";
+  if (current.expires_at) {
+    out += "  expires: " + std::to_string(*current.expires_at) + " (unix time)\n";
+  }
+  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
+  return out;
 }
 
 Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,

@@ -61,6 +61,7 @@ struct S3StoreConfig {
   // already have had its first, blocking fetch), else `credentials`.
   SigV4Credentials credentials;
   std::shared_ptr<SharedCredential> credential;
+  std::string unsigned_reason;  // kNone: why (a switch, or no source applied)
   SigV4Config sigv4 = S3SigV4Config("us-east-1");
   std::shared_ptr<BearerTokenSource> bearer;  // kBearer
   HttpHeaders extra_headers;  // sent (and signed) on every request
@@ -78,6 +79,13 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
 Result<std::unique_ptr<Store>> OpenS3Store(std::string_view url,
                                            boost::asio::any_io_executor executor,
                                            const StoreOptions& options);
+
+// What `sluice whoami` prints for s3://bucket[/prefix]: region, endpoint,
+// and either the credential source requests would be signed with (the
+// access key id masked to its last 4 characters, never a secret) and the
+// sources tried, or why requests go unsigned. Runs the chain as OpenS3Store
+// does (blocking). Errors as OpenS3Store.
+Result<std::string> DescribeS3Auth(std::string_view url);
 
 // oci://bucket[/prefix]. Errors as OpenS3Store, plus kInvalidArgument naming
 // OCI_NAMESPACE / OCI_REGION when unset.

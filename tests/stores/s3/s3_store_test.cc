@@ -210,6 +210,31 @@ TEST_F(S3StoreTest, RefusedSignatureNamesTheCredentialSource) {
       << got.status().message();
 }
 
+TEST_F(S3StoreTest, WhoamiNamesTheSourceOrWhyUnsigned) {
+  const std::string endpoint = "http://127.0.0.1:" + std::to_string(server_->port()) + "/";
+  auto signed_by_env = DescribeS3Auth("s3://bkt/some/prefix");
+  ASSERT_TRUE(signed_by_env.ok()) << signed_by_env.status().ToString();
+  EXPECT_EQ(*signed_by_env,
+            "s3://bkt\n  region: us-east-1\n  endpoint: " + endpoint +
+                "\n  credentials: environment (AWS_ACCESS_KEY_ID) (access key ****TKEY)\n"
+                "  sources tried: environment (used)\n");
+  EXPECT_EQ(signed_by_env->find(kSecret), std::string::npos);
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_ACCESS_KEY_ID", std::nullopt}, {"AWS_SECRET_ACCESS_KEY", std::nullopt},
+      {"AWS_REGION", "eu-north-1"}});
+  auto anonymous = DescribeS3Auth("s3://bkt");
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status().ToString();
+  EXPECT_EQ(anonymous->rfind("s3://bkt\n  region: eu-north-1\n  endpoint: " + endpoint +
+                             "\n  requests: unsigned (no AWS credentials found; tried: "
+                             "environment (AWS_ACCESS_KEY_ID not set), ",
+                             0),
+            0u)
+      << *anonymous;
+  ScopedEnv forced("S3_UNSIGNED", "1");
+  EXPECT_NE(DescribeS3Auth("s3://bkt")->find("  requests: unsigned (S3_UNSIGNED is set)\n"),
+            std::string::npos);
+}
+
 TEST_F(S3StoreTest, ProfileFromSharedFilesSignsToo) {
   std::string creds = dir_->path() + "/credentials";
   std::string config = dir_->path() + "/config";

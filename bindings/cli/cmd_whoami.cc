@@ -1,0 +1,27 @@
+// sluice whoami URL: which credentials a store URL would use, and why.
+#include <cstdio>
+
+#include "bindings/cli/commands.h"
+#include "bindings/cli/flags.h"
+#include "stores/s3/s3_store.h"
+
+namespace sluice::cli {
+
+int RunWhoami(const Args& args) {
+  auto flags = ParseFlags(args, {});
+  if (!flags.ok()) return Error("whoami", flags.status(), 2);
+  if (flags->positional.size() != 1) {
+    std::fputs("usage: sluice whoami URL   (s3:// for now)\n", stderr);
+    return 2;
+  }
+  const std::string& url = flags->positional[0];
+  if (url.rfind("s3://", 0) != 0) {
+    return Error("whoami", UnimplementedError("only s3:// URLs so far, not '" + url + "'"), 2);
+  }
+  auto described = DescribeS3Auth(url);
+  if (!described.ok()) return Error("whoami", described.status());
+  std::fputs(described->c_str(), stdout);
+  return 0;
+}
+
+}  // namespace sluice::cli
