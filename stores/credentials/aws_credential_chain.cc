@@ -15,6 +15,7 @@ std::unique_ptr<CredentialChain> MakeAwsCredentialChain(const AwsSettings& setti
   sources.push_back(MakeAwsEnvSource());
   sources.push_back(MakeAwsAssumeRoleSource(settings, endpoints));
   sources.push_back(MakeAwsWebIdentitySource(settings));
+  sources.push_back(MakeAwsSsoSource(settings));
   sources.push_back(MakeAwsCredentialsFileSource(settings));
   sources.push_back(MakeAwsProcessSource(settings));
   sources.push_back(MakeAwsConfigFileSource(settings));

@@ -3,12 +3,12 @@
 //   2. assume role            profile role_arn + source_profile / credential_source (STS)
 //   3. web identity           AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN, or the profile's
 //                             web_identity_token_file + role_arn (STS; EKS IRSA)
-//   4. shared credentials file  the profile's keys in ~/.aws/credentials
-//   5. credential_process     the profile's credential_process in ~/.aws/config
-//   6. config file            the profile's keys in ~/.aws/config
-//   7. container endpoint     AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI (ECS, EKS Pod Identity)
-//   8. EC2 instance metadata  IMDSv2 (only on EC2, or with AWS_EC2_METADATA_SERVICE_ENDPOINT)
-// SSO profiles (boto3's place: between 3 and 4) are not supported yet.
+//   4. SSO                    the profile's sso_session / sso_* with the cached login token
+//   5. shared credentials file  the profile's keys in ~/.aws/credentials
+//   6. credential_process     the profile's credential_process in ~/.aws/config
+//   7. config file            the profile's keys in ~/.aws/config
+//   8. container endpoint     AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI (ECS, EKS Pod Identity)
+//   9. EC2 instance metadata  IMDSv2 (only on EC2, or with AWS_EC2_METADATA_SERVICE_ENDPOINT)
 #pragma once
 
 #include <memory>

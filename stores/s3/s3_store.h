@@ -4,9 +4,9 @@
 //
 // Environment (s3://):
 //   Credentials: the AWS chain in boto3's order (environment keys, profile
-//   role_arn, web identity, shared credentials file, credential_process,
+//   role_arn, web identity, SSO, shared credentials file, credential_process,
 //   config file, container endpoint, EC2 instance metadata), with its
-//   variables (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_WEB_IDENTITY_TOKEN_FILE,
+//   variables (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ENDPOINT_URL_SSO,
 //   AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_EC2_METADATA_DISABLED, ...):
 //   see stores/credentials/aws_credential_chain.h. Fetched once per process,
 //   shared by every s3:// store, refreshed before expiry in the background.

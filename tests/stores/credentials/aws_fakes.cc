@@ -1,5 +1,8 @@
 #include "tests/stores/credentials/aws_fakes.h"
 
+#include <openssl/evp.h>
+
+#include <cstdio>
 #include <ctime>
 
 #include "stores/signing/uri_encoding.h"
@@ -156,6 +159,43 @@ FakeResponse FakeContainerEndpoint::Handle(const FakeRequest& req) {
               options_.keys.secret_access_key + "\",\"Token\":\"container-session-" +
               std::to_string(n) + "\",\"Expiration\":\"" + Iso8601(now + options_.lifetime_s) +
               "\",\"RoleArn\":\"arn:aws:iam::123456789012:role/task\"}"};
+}
+
+FakeSsoPortal::FakeSsoPortal(FakeCredentialOptions options, std::string bearer,
+                             std::string account, std::string role)
+    : options_(std::move(options)), bearer_(std::move(bearer)), account_(std::move(account)),
+      role_(std::move(role)),
+      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+
+FakeResponse FakeSsoPortal::Handle(const FakeRequest& req) {
+  if (req.Header("x-amz-sso_bearer_token") != bearer_) {
+    return {401, {{"content-type", "application/json"}},
+            "{\"message\":\"Session token not found or invalid\"}"};
+  }
+  if (req.method != "GET" ||
+      req.target != "/federation/credentials?account_id=" + account_ + "&role_name=" + role_) {
+    return {403, {{"content-type", "application/json"}}, "{\"message\":\"No access\"}"};
+  }
+  int n = ++answers_;
+  int64_t expires_ms = (static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s) * 1000;
+  return {200, {{"content-type", "application/json"}},
+          "{\"roleCredentials\":{\"accessKeyId\":\"" + options_.keys.access_key_id +
+              "\",\"secretAccessKey\":\"" + options_.keys.secret_access_key +
+              "\",\"sessionToken\":\"sso-session-" + std::to_string(n) +
+              "\",\"expiration\":" + std::to_string(expires_ms) + "}}"};
+}
+
+std::string Sha1HexForTest(const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(text.data(), text.size(), md, &len, EVP_sha1(), nullptr);
+  std::string out;
+  char buf[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", md[i]);
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace sluice::testing

@@ -82,4 +82,24 @@ class FakeContainerEndpoint {
   std::unique_ptr<FakeHttpServer> server_;
 };
 
+// The SSO portal's GetRoleCredentials: GET /federation/credentials with
+// account_id and role_name, authorized by x-amz-sso_bearer_token.
+class FakeSsoPortal {
+ public:
+  FakeSsoPortal(FakeCredentialOptions options, std::string bearer, std::string account,
+                std::string role);
+  std::string url() const { return server_->url(); }
+  int answers() const { return answers_; }
+
+ private:
+  FakeResponse Handle(const FakeRequest& req);
+  FakeCredentialOptions options_;
+  std::string bearer_, account_, role_;
+  std::atomic<int> answers_{0};
+  std::unique_ptr<FakeHttpServer> server_;
+};
+
+// sha1 hex of `text` (the SSO token cache's file names).
+std::string Sha1HexForTest(const std::string& text);
+
 }  // namespace sluice::testing

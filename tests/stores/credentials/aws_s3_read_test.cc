@@ -122,6 +122,27 @@ TEST_F(AwsSourcesS3Test, AssumeRoleAndWebIdentityThroughFakeSts) {
   EXPECT_EQ(sts.answers(), 2);
 }
 
+TEST_F(AwsSourcesS3Test, SsoProfileThroughFakePortal) {
+  testing::FakeSsoPortal portal(S3rverKeys(), "sso-access-token", "123456789012", "Trainer");
+  const std::string home = dir_->path() + "/home";
+  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
+  // A legacy profile (start URL and region in the profile): cache named by the URL's sha1.
+  const std::string start_url = "https://corp.awsapps.com/start";
+  ASSERT_TRUE(WriteFileAtomic(home + "/.aws/sso/cache/" + testing::Sha1HexForTest(start_url) +
+                                  ".json",
+                              "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                                  testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
+                  .ok());
+  Write("config", "[profile sso]\nsso_start_url = " + start_url +
+                      "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
+                      "sso_role_name = Trainer\n");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_PROFILE", "sso"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
+  EXPECT_EQ(ReadThroughS3rver("sso.txt"),
+            "SSO (profile 'sso') as role Trainer in account 123456789012");
+  EXPECT_EQ(portal.answers(), 1);
+}
+
 TEST_F(AwsSourcesS3Test, ContainerEndpointAndInstanceMetadataThroughFakes) {
   {
     FakeContainerEndpoint container(S3rverKeys(), "/v2/credentials/abc", "pod-identity-token");

@@ -21,6 +21,7 @@ using testing::AwsCleanEnv;
 using testing::FakeContainerEndpoint;
 using testing::FakeCredentialOptions;
 using testing::FakeImds;
+using testing::FakeSsoPortal;
 using testing::FakeSts;
 using testing::ScopedEnv;
 using testing::TempDir;
@@ -107,7 +108,8 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
             "not found: no AWS credentials found; tried: environment (AWS_ACCESS_KEY_ID not set), "
             "assume role (profile 'dev') (profile 'dev' has no role_arn with source_profile or "
             "credential_source), web identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and profile "
-            "'dev' has no web_identity_token_file), shared credentials file (profile 'dev') (no "
+            "'dev' has no web_identity_token_file), SSO (profile 'dev') (profile 'dev' has no "
+            "sso_session or sso_start_url), shared credentials file (profile 'dev') (no "
             "profile 'dev' in " + d + "/credentials), credential_process (profile 'dev') "
             "(profile 'dev' has no credential_process in " + d + "/config), config file (profile "
             "'dev') (profile 'dev' has no keys in " + d + "/config), container endpoint "
@@ -183,7 +185,8 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
               "or 169.254.170.23 (tried before: environment (AWS_ACCESS_KEY_ID not set), assume "
               "role (profile 'default') (profile 'default' has no role_arn with source_profile "
               "or credential_source), web identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and "
-              "profile 'default' has no web_identity_token_file), shared credentials file "
+              "profile 'default' has no web_identity_token_file), SSO (profile 'default') (profile "
+              "'default' has no sso_session or sso_start_url), shared credentials file "
               "(profile 'default') (no profile 'default' in " + dir_.path() + "/credentials), "
               "credential_process (profile 'default') (profile 'default' has no "
               "credential_process in " + dir_.path() + "/config), config file (profile "
@@ -212,6 +215,35 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
     got = Resolve();
     EXPECT_NE(got.find("answered JSON without \"Version\": 1"), std::string::npos) << got;
   }
+}
+
+TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
+  const std::string home = dir_.path() + "/home";
+  FakeSsoPortal portal(Keys("SSO-KEY"), "sso-access-token", "123456789012", "Trainer");
+  Write("credentials", "[dev]\naws_access_key_id = FILE-KEY\naws_secret_access_key = f\n");
+  Write("config", "[profile dev]\nsso_session = corp\nsso_account_id = 123456789012\n"
+                  "sso_role_name = Trainer\n[sso-session corp]\n"
+                  "sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n");
+  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
+  const std::string cache = home + "/.aws/sso/cache/" + testing::Sha1HexForTest("corp") + ".json";
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_PROFILE", "dev"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
+  EXPECT_EQ(Resolve(), "permission denied: SSO (profile 'dev'): no SSO token in " + cache +
+                           ": run 'aws sso login --profile dev' (tried before: environment "
+                           "(AWS_ACCESS_KEY_ID not set), assume role (profile 'dev') (profile "
+                           "'dev' has no role_arn with source_profile or credential_source), web "
+                           "identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and profile 'dev' has "
+                           "no web_identity_token_file))");
+  ASSERT_TRUE(WriteFileAtomic(cache, "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                                         testing::Iso8601(1700000000 + 3600) + "\"}").ok());
+  EXPECT_EQ(Resolve(), "SSO (profile 'dev') as role Trainer in account 123456789012 -> SSO-KEY");
+  ASSERT_TRUE(WriteFileAtomic(cache, "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                                         testing::Iso8601(1700000000 - 1) + "\"}").ok());
+  std::string expired = Resolve();
+  EXPECT_EQ(expired.rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
+                              " has expired: run 'aws sso login --profile dev'", 0),
+            0u) << expired;
+  EXPECT_EQ(portal.answers(), 1);
 }
 
 TEST(AwsEc2DetectionTest, OnlyDmiNamingAmazonOrEc2CountsAsEc2) {

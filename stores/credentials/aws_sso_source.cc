@@ -1,0 +1,149 @@
+// AWS IAM Identity Center (SSO) profiles: the profile's sso_account_id and
+// sso_role_name, with sso_session (a [sso-session NAME] section holding
+// sso_start_url and sso_region) or the legacy sso_start_url/sso_region in
+// the profile. The token `aws sso login` left in ~/.aws/sso/cache/<sha1>.json
+// (sha1 of the session name, or of the start URL for legacy profiles) is
+// exchanged at the SSO portal (GetRoleCredentials) for role credentials.
+// An expired token is an error telling to log in again (refreshing it
+// through SSO-OIDC is not done).
+#include <openssl/evp.h>
+
+#include <cstdio>
+
+#include "base/file.h"
+#include "formats/json/py_json.h"
+#include "stores/common/store_keys.h"
+#include "stores/credentials/aws_credential_documents.h"
+#include "stores/credentials/aws_sources.h"
+#include "stores/credentials/blocking_http.h"
+#include "stores/signing/uri_encoding.h"
+
+namespace sluice {
+namespace {
+
+constexpr int64_t kSsoTimeoutMs = 10000;
+constexpr uint64_t kMaxCacheFile = uint64_t{1} << 20;
+
+std::string Sha1Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha1(), nullptr);
+  std::string out;
+  char buf[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", md[i]);
+    out += buf;
+  }
+  return out;
+}
+
+const JsonValue* Member(const JsonValue& v, std::string_view name) {
+  const auto* object = std::get_if<JsonValue::Object>(&v.v);
+  if (object == nullptr) return nullptr;
+  for (const auto& [k, value] : *object) {
+    if (k == name) return &value;
+  }
+  return nullptr;
+}
+
+std::string StringMember(const JsonValue& v, std::string_view name) {
+  const JsonValue* m = Member(v, name);
+  const auto* s = m ? std::get_if<std::string>(&m->v) : nullptr;
+  return s ? *s : "";
+}
+
+class AwsSsoSource final : public CredentialSource {
+ public:
+  explicit AwsSsoSource(AwsSettings settings) : settings_(std::move(settings)) {}
+
+  std::string name() const override { return "SSO (profile '" + settings_.profile() + "')"; }
+
+  Result<Credential> Fetch(int64_t now) override {
+    const AwsProfileFiles& f = settings_.files;
+    const std::string& p = f.profile;
+    std::string session = f.ConfigValue(p, "sso_session");
+    std::string start_url = f.ConfigValue(p, "sso_start_url");
+    std::string sso_region = f.ConfigValue(p, "sso_region");
+    if (session.empty() && start_url.empty()) {
+      return NotFoundError("profile '" + p + "' has no sso_session or sso_start_url");
+    }
+    const std::string where = "profile '" + p + "' in " + f.config_path;
+    if (!session.empty()) {
+      auto it = f.config.find("sso-session " + session);
+      if (it == f.config.end()) {
+        return InvalidArgumentError(where + ": no [sso-session " + session + "] section");
+      }
+      auto get = [&](const char* key) {
+        auto kv = it->second.find(key);
+        return kv == it->second.end() ? std::string() : kv->second;
+      };
+      start_url = get("sso_start_url");
+      sso_region = get("sso_region");
+    }
+    std::string account = f.ConfigValue(p, "sso_account_id");
+    std::string role = f.ConfigValue(p, "sso_role_name");
+    if (start_url.empty() || sso_region.empty() || account.empty() || role.empty()) {
+      return InvalidArgumentError(where + ": an SSO profile needs sso_start_url, sso_region, "
+                                  "sso_account_id and sso_role_name");
+    }
+    auto home = GetEnv("HOME");
+    if (!home) return PermissionDeniedError("HOME is not set, so ~/.aws/sso/cache cannot be read");
+    std::string cache = *home + "/.aws/sso/cache/" + Sha1Hex(session.empty() ? start_url : session) + ".json";
+    const std::string login = "run 'aws sso login --profile " + p + "'";
+    auto text = ReadFile(cache, kMaxCacheFile);
+    if (!text.ok()) return PermissionDeniedError("no SSO token in " + cache + ": " + login);
+    auto parsed = ParsePyJson(*text);
+    if (!parsed.ok()) return PermissionDeniedError(cache + " is not JSON: " + login);
+    std::string token = StringMember(*parsed, "accessToken");
+    auto expires = ParseIso8601Utc(StringMember(*parsed, "expiresAt"));
+    if (token.empty() || !expires.ok()) {
+      return PermissionDeniedError(cache + " has no accessToken and expiresAt: " + login);
+    }
+    if (*expires <= now) return PermissionDeniedError("the SSO token in " + cache + " has expired: " + login);
+
+    std::string base = "https://portal.sso." + sso_region + ".amazonaws.com";
+    if (auto ep = GetEnv("AWS_ENDPOINT_URL_SSO"); ep && !ep->empty()) {
+      base = *ep;
+      while (!base.empty() && base.back() == '/') base.pop_back();
+    }
+    HttpRequest req;
+    req.url = base + "/federation/credentials?account_id=" + UriEncode(account) +
+              "&role_name=" + UriEncode(role);
+    req.headers.emplace_back("x-amz-sso_bearer_token", token);
+    auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kSsoTimeoutMs));
+    if (!resp.ok()) {
+      return Status(resp.status().code(), "SSO GetRoleCredentials for role " + role +
+                                              " in account " + account + " failed: " +
+                                              resp.status().message() +
+                                              (resp.status().code() == StatusCode::kPermissionDenied
+                                                   ? " (" + login + ")"
+                                                   : ""));
+    }
+    auto answer = ParsePyJson(resp->body);
+    const JsonValue* creds = answer.ok() ? Member(*answer, "roleCredentials") : nullptr;
+    Credential out;
+    out.source = "SSO (profile '" + p + "') as role " + role + " in account " + account;
+    if (creds != nullptr) {
+      out.keys = SigV4Credentials{StringMember(*creds, "accessKeyId"),
+                                  StringMember(*creds, "secretAccessKey"),
+                                  StringMember(*creds, "sessionToken")};
+      const JsonValue* ms = Member(*creds, "expiration");
+      if (const auto* i = ms ? std::get_if<int64_t>(&ms->v) : nullptr) out.expires_at = *i / 1000;
+    }
+    if (out.keys.access_key_id.empty() || out.keys.secret_access_key.empty()) {
+      return PermissionDeniedError("SSO GetRoleCredentials answered without roleCredentials");
+    }
+    return out;
+  }
+
+ private:
+  AwsSettings settings_;
+};
+
+}  // namespace
+
+std::unique_ptr<CredentialSource> MakeAwsSsoSource(AwsSettings settings) {
+  return std::make_unique<AwsSsoSource>(std::move(settings));
+}
+
+}  // namespace sluice
