@@ -103,7 +103,9 @@ Result<Credential> SharedCredential::Get() {
     fetching_ = true;
     lock.unlock();
     int64_t now = Now();
-    Result<Credential> got = chain_->Fetch(now);
+    Result<Credential> got = InternalError("not fetched");
+    std::exception_ptr thrown = CatchAll([&] { got = chain_->Fetch(now); });
+    if (thrown) got = StatusFromException(thrown, "fetching " + chain_->what());
     std::string attempts = chain_->DescribeAttempts();
     lock.lock();
     if (fetching_) {  // else a fork reset this (child) process's state
@@ -182,10 +184,11 @@ void SharedCredential::RefresherLoop() {
       next_attempt_at_ = Now() + options_.retry_initial_s;
     }
     if (stop_) break;
-    // Wake when the next refresh is due, and at least every second so a
-    // changed clock is noticed.
-    int64_t wait_s = current_ && current_->expires_at ? RefreshAtLocked() - Now() : 1;
-    auto wait = std::chrono::milliseconds(std::clamp<int64_t>(wait_s * 1000, 50, 1000));
+    // The clock counts whole seconds: look every second, and every 100 ms
+    // once the refresh is due within a second (so it starts at most 100 ms
+    // late, not up to a second late).
+    int64_t wait_s = current_ && current_->expires_at ? RefreshAtLocked() - Now() : 2;
+    auto wait = std::chrono::milliseconds(wait_s <= 1 ? 100 : 1000);
     cv_->wait_for(lock, wait);
   }
 }
@@ -215,7 +218,12 @@ std::shared_ptr<SharedCredential> SharedCredentialFor(
   std::shared_ptr<SharedCredential> winner;
   {
     std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
-    auto& slot = SharedCredentialForkHooks::ByKey()[key];
+    auto& by_key = SharedCredentialForkHooks::ByKey();
+    // Drop the entries of credentials nobody holds any more.
+    for (auto it = by_key.begin(); it != by_key.end();) {
+      it = it->second.expired() && it->first != key ? by_key.erase(it) : std::next(it);
+    }
+    auto& slot = by_key[key];
     winner = slot.lock();  // another thread may have won the race
     if (!winner) slot = winner = made;
   }
