@@ -115,13 +115,18 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
       SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, packed, expected, zip->basename));
     }
     SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
-    SLUICE_ASSIGN_OR_RETURN(std::string unpacked, Decompress(codec, packed, raw.bytes, zip->basename));
-    if (unpacked.size() != raw.bytes) {
-      return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked.size()) +
+    // Decoded straight into the file, a chunk at a time: a shard that
+    // expands to raw.bytes costs that much disk (which the cache budgets),
+    // never that much memory. tmp_path is the cache's temporary: TempFile
+    // writes it in place, not through another.
+    SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path));
+    SLUICE_ASSIGN_OR_RETURN(uint64_t unpacked, DecompressToFile(codec, packed, raw.bytes, out.fd(),
+                                                                out.path(), zip->basename));
+    if (unpacked != raw.bytes) {
+      return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked) +
                           " bytes, index.json says " + std::to_string(raw.bytes));
     }
-    // tmp_path is the cache's temporary: written in place, not through another.
-    return WriteFileAtomic(tmp_path, unpacked);
+    return out.Commit();
   }
   if (!remote_) {
     return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");

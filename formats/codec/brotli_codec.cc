@@ -55,16 +55,15 @@ Result<std::string> BrotliCompress(std::string_view raw, int quality) {
   return out;
 }
 
-Result<std::string> BrotliDecompress(std::string_view data, uint64_t max_output,
-                                     std::string_view what) {
+Status BrotliDecode(std::string_view data, BoundedOutput& out, std::string_view what) {
   std::unique_ptr<BrotliDecoderState, DecoderFree> dec(
       BrotliDecoderCreateInstance(nullptr, nullptr, nullptr));
   if (!dec) return InternalError("br: cannot allocate a decoder");
-  BoundedOutput out(max_output, data.size());
+  const uint64_t max_output = out.max_output();
   size_t avail_in = data.size();
   const uint8_t* next_in = reinterpret_cast<const uint8_t*>(data.data());
   while (true) {
-    out.Grow();
+    SLUICE_RETURN_IF_ERROR(out.Grow());
     size_t avail_out = out.free_size();
     const size_t room = avail_out;
     uint8_t* next_out = reinterpret_cast<uint8_t*>(out.free_begin());
@@ -79,7 +78,7 @@ Result<std::string> BrotliDecompress(std::string_view data, uint64_t max_output,
           return TrailingData(what, kFamily, consumed, data.size(),
                               "expected the end of the file");
         }
-        return out.Take();
+        return Status::Ok();
       case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
         return TruncatedData(what, kFamily,
                              "the input ends (" + std::to_string(data.size()) +

@@ -57,8 +57,8 @@ Result<std::string> Bzip2Compress(std::string_view raw, int level) {
   return out;
 }
 
-Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
-                                    std::string_view what) {
+Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view what) {
+  const uint64_t max_output = out.max_output();
   bz_stream s{};
   if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK) {
     return InternalError("bz2: cannot initialise the decompressor");
@@ -68,7 +68,6 @@ Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
     ~End() { BZ2_bzDecompressEnd(s); }
   } end{&s};
 
-  BoundedOutput out(max_output, data.size());
   size_t fed = 0;
   auto consumed = [&] { return fed - s.avail_in; };
   while (true) {
@@ -78,7 +77,7 @@ Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
       s.avail_in = static_cast<unsigned>(n);
       fed += n;
     }
-    out.Grow();
+    SLUICE_RETURN_IF_ERROR(out.Grow());
     if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
     const size_t room = std::min(out.free_size(), kMaxChunk);
     s.next_out = out.free_begin();
@@ -88,7 +87,7 @@ Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
     if (out.exceeded()) return OutputTooLarge(what, kFamily, max_output);
     if (r == BZ_STREAM_END) {
       const size_t pos = consumed();
-      if (pos == data.size()) return out.Take();
+      if (pos == data.size()) return Status::Ok();
       if (data.substr(pos, 3) != std::string_view("BZh").substr(0, std::min<size_t>(3, data.size() - pos))) {
         return TrailingData(what, kFamily, pos, data.size(),
                             "expected another bzip2 stream (\"BZh\") or the end of the file");

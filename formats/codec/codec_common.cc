@@ -1,5 +1,10 @@
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <limits>
+
+#include "base/file.h"
 
 #include "formats/codec/codec_internal.h"
 
@@ -24,8 +29,16 @@ BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t 
   buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max<uint64_t>(start, 1))));
 }
 
-void BoundedOutput::Grow() {
-  if (produced_ < buf_.size() || buf_.size() >= cap_) return;
+BoundedOutput::BoundedOutput(uint64_t max_output, int fd, std::string path)
+    : max_output_(max_output), fd_(fd), path_(std::move(path)) {
+  const uint64_t limit = std::numeric_limits<size_t>::max() / 4;
+  cap_ = static_cast<size_t>(std::min(max_output, limit) + 1);
+  buf_.resize(std::min(kSpillChunk, cap_));
+}
+
+Status BoundedOutput::Grow() {
+  if (held_ < buf_.size() || produced() >= cap_) return Status::Ok();
+  if (fd_ >= 0) return Flush();
   // The next size is cap >> j, the smallest such at least twice the current
   // one: the last step is from at most cap / 2 to cap, so a bomb that fills
   // the cap peaks at 1.5 x cap while the old buffer is copied (doubling from
@@ -33,11 +46,27 @@ void BoundedOutput::Grow() {
   size_t next = cap_;
   while (next / 2 >= 2 * buf_.size()) next /= 2;
   buf_.resize(next);
+  return Status::Ok();
+}
+
+Status BoundedOutput::Flush() {
+  size_t done = 0;
+  while (done < held_) {
+    ssize_t n = ::write(fd_, buf_.data() + done, held_ - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("cannot write", path_, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  written_ += held_;
+  held_ = 0;
+  return Status::Ok();
 }
 
 std::string BoundedOutput::Take() {
-  buf_.resize(produced_);
-  produced_ = 0;
+  buf_.resize(held_);
+  held_ = 0;
   return std::move(buf_);
 }
 

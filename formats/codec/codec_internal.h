@@ -4,6 +4,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -13,19 +14,22 @@
 
 namespace sluice::codec_internal {
 
-// Levels are already validated by the caller (compression.cc).
+class BoundedOutput;
+
+// Levels are already validated by the caller (compression.cc). The streaming
+// decoders (zstd, br, gz, bz2) write into `out`, in memory or spilled to a
+// file (see BoundedOutput); snappy's raw blocks refer back anywhere in their
+// output, so it decodes in memory only.
 Result<std::string> ZstdCompress(std::string_view raw, int level);
 Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
                                    std::string_view what);
+Status ZstdDecode(std::string_view data, BoundedOutput& out, std::string_view what);
 Result<std::string> BrotliCompress(std::string_view raw, int quality);
-Result<std::string> BrotliDecompress(std::string_view data, uint64_t max_output,
-                                     std::string_view what);
+Status BrotliDecode(std::string_view data, BoundedOutput& out, std::string_view what);
 Result<std::string> GzipCompress(std::string_view raw, int level);
-Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
-                                   std::string_view what);
+Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view what);
 Result<std::string> Bzip2Compress(std::string_view raw, int level);
-Result<std::string> Bzip2Decompress(std::string_view data, uint64_t max_output,
-                                    std::string_view what);
+Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view what);
 Result<std::string> SnappyCompress(std::string_view raw);
 Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
                                      std::string_view what);
@@ -33,12 +37,13 @@ Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
 // zlib and bzip2 count bytes in 32-bit fields: feed them at most this much.
 inline constexpr size_t kMaxChunk = size_t{1} << 30;
 
-// Output of a streaming decoder. It holds at most max_output + 1 bytes: one
+// Output of a streaming decoder, in memory or spilled to a file. It takes at
+// most max_output + 1 bytes: one
 // byte of room past the limit lets any decoder prove it has too much to say,
 // whatever its end-of-stream bookkeeping. Neither max_output nor a size a
 // header declares is ever allocated up front: both are untrusted (a 17-byte
-// zstd frame may declare 1 TiB, a 14 MB gz of zeros expands 1000-fold). The
-// first buffer is StartSize(input_size) (capped by max_output + 1, or by
+// zstd frame may declare 1 TiB, a 14 MB gz of zeros expands 1000-fold). In
+// memory, the first buffer is StartSize(input_size) (capped by max_output + 1, or by
 // `declared` + 1 when the stream states its size), and it then grows only
 // when the decoder has filled it, to the next of (max_output + 1) / 2^j at
 // least twice its size. So memory follows the output that actually arrives:
@@ -51,28 +56,46 @@ class BoundedOutput {
   // to memory in use), at least 64 KiB.
   static uint64_t StartSize(uint64_t input_size);
   static constexpr uint64_t kStartRatio = 4;  // typical of shard data
+  // The buffer of a spilling output: what it writes to its file at a time.
+  static constexpr size_t kSpillChunk = size_t{1} << 20;
 
+  // In memory: the output is Take()n at the end.
   BoundedOutput(uint64_t max_output, uint64_t input_size,
                 uint64_t declared = UINT64_MAX);
+  // Spilling: a buffer of kSpillChunk bytes (or max_output + 1 if smaller)
+  // is written to `fd` (at its offset; not owned) each time it fills, and by
+  // Flush() at the end, so memory stays at one chunk whatever the output.
+  // `path` names the file in write errors.
+  BoundedOutput(uint64_t max_output, int fd, std::string path);
 
   // Ensures free space after the produced bytes (unless the hard cap of
-  // max_output + 1 is reached, then free_size() stays 0).
-  void Grow();
-  char* free_begin() { return buf_.data() + produced_; }
-  size_t free_size() const { return buf_.size() - produced_; }
-  void Commit(size_t n) { produced_ += n; }
+  // max_output + 1 is reached, then free_size() stays 0): in memory by
+  // growing the buffer, spilling by writing it out. Errors: a failed write
+  // (kIoError naming the path).
+  Status Grow();
+  char* free_begin() { return buf_.data() + held_; }
+  size_t free_size() const {
+    return static_cast<size_t>(std::min<uint64_t>(buf_.size() - held_, cap_ - produced()));
+  }
+  void Commit(size_t n) { held_ += n; }
 
-  uint64_t produced() const { return produced_; }
-  bool exceeded() const { return produced_ > max_output_; }
+  uint64_t max_output() const { return max_output_; }
+  uint64_t produced() const { return written_ + held_; }
+  bool exceeded() const { return produced() > max_output_; }
 
-  // The produced bytes; the object is left empty.
+  // In memory: the produced bytes; the object is left empty.
   std::string Take();
+  // Spilling: writes the bytes still held.
+  Status Flush();
 
  private:
   uint64_t max_output_;
   size_t cap_;  // max_output + 1, clamped to what a string can hold
-  size_t produced_ = 0;
+  size_t held_ = 0;       // bytes in buf_
+  uint64_t written_ = 0;  // bytes already written to fd_ (spilling)
   std::string buf_;
+  int fd_ = -1;  // >= 0: spilling
+  std::string path_;
 };
 
 // "<what>: <family> data is corrupt: <detail>" (kCorrupt).

@@ -1,7 +1,9 @@
 #include "formats/codec/compression.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 
 #include "base/exception_status.h"
 #include "formats/codec/codec_internal.h"
@@ -118,6 +120,32 @@ Result<std::string> Compress(const Compression& c, std::string_view raw) {
   }
 }
 
+namespace {
+
+using StreamingDecoder = Status (*)(std::string_view, codec_internal::BoundedOutput&,
+                                   std::string_view);
+
+// zstd, br, gz and bz2 decode as a stream into either kind of output;
+// snappy has no such decoder (null).
+StreamingDecoder StreamingDecoderOf(std::string_view family) {
+  using namespace codec_internal;
+  if (family == "zstd") return ZstdDecode;
+  if (family == "br") return BrotliDecode;
+  if (family == "gz") return GzipDecode;
+  if (family == "bz2") return Bzip2Decode;
+  return nullptr;
+}
+
+Status OutOfMemory(std::string_view what, std::string_view family, size_t input,
+                   uint64_t max_output) {
+  return StatusFromException(std::current_exception(),
+                             std::string(what) + ": " + std::string(family) + " data of " +
+                                 std::to_string(input) + " bytes, decompressing to at most " +
+                                 std::to_string(max_output));
+}
+
+}  // namespace
+
 Result<std::string> Decompress(const Compression& c, std::string_view data,
                                uint64_t max_output, std::string_view what) {
   auto resolved = Resolve(c);
@@ -127,17 +155,44 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
   // Output buffers grow with the output (see BoundedOutput); when memory
   // runs out first, the caller gets a Status, not an exception.
   try {
+    // zstd has a one-shot path for frames that state a trustworthy size.
     if (family->name == "zstd") return ZstdDecompress(data, max_output, what);
-    if (family->name == "br") return BrotliDecompress(data, max_output, what);
-    if (family->name == "gz") return GzipDecompress(data, max_output, what);
-    if (family->name == "bz2") return Bzip2Decompress(data, max_output, what);
-    return SnappyDecompress(data, max_output, what);
+    if (family->name == "snappy") return SnappyDecompress(data, max_output, what);
+    BoundedOutput out(max_output, data.size());
+    SLUICE_RETURN_IF_ERROR(StreamingDecoderOf(family->name)(data, out, what));
+    return out.Take();
   } catch (...) {
-    return StatusFromException(std::current_exception(),
-                               std::string(what) + ": " + std::string(family->name) +
-                                   " data of " + std::to_string(data.size()) +
-                                   " bytes, decompressing to at most " +
-                                   std::to_string(max_output));
+    return OutOfMemory(what, family->name, data.size(), max_output);
+  }
+}
+
+Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
+                                  uint64_t max_output, int fd, std::string_view path,
+                                  std::string_view what) {
+  auto resolved = Resolve(c);
+  if (!resolved.ok()) return resolved.status().WithContext(what);
+  const Family* family = resolved->first;
+  using namespace codec_internal;
+  try {
+    StreamingDecoder decode = StreamingDecoderOf(family->name);
+    BoundedOutput out(max_output, fd, std::string(path));
+    if (decode == nullptr) {
+      SLUICE_ASSIGN_OR_RETURN(std::string whole, SnappyDecompress(data, max_output, what));
+      // Fill the spilling buffer chunk by chunk: one writer of the file.
+      for (size_t at = 0; at < whole.size();) {
+        SLUICE_RETURN_IF_ERROR(out.Grow());
+        const size_t n = std::min(out.free_size(), whole.size() - at);
+        std::memcpy(out.free_begin(), whole.data() + at, n);
+        out.Commit(n);
+        at += n;
+      }
+    } else {
+      SLUICE_RETURN_IF_ERROR(decode(data, out, what));
+    }
+    SLUICE_RETURN_IF_ERROR(out.Flush());
+    return out.produced();
+  } catch (...) {
+    return OutOfMemory(what, family->name, data.size(), max_output);
   }
 }
 

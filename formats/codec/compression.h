@@ -76,4 +76,18 @@ Result<std::string> Compress(const Compression& c, std::string_view raw);
 Result<std::string> Decompress(const Compression& c, std::string_view data,
                                uint64_t max_output, std::string_view what);
 
+// Decompresses as Decompress does (same limits and errors) but writes the
+// output to `fd` (at its current offset; not owned, not closed) in chunks of
+// 1 MiB instead of returning it: memory stays at one chunk plus the codec's
+// window whatever the output size, so a stream that expands enormously
+// costs disk the caller has budgeted (max_output), not memory. snappy,
+// whose raw blocks refer back anywhere in their output, decodes in memory
+// first (its size is checked against max_output before anything is
+// allocated). Returns the bytes written. A failed write is kIoError naming
+// `path` (which is used for nothing else). On error the file holds a prefix
+// of the output: the caller discards it.
+Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
+                                  uint64_t max_output, int fd, std::string_view path,
+                                  std::string_view what);
+
 }  // namespace sluice

@@ -67,8 +67,8 @@ Result<std::string> GzipCompress(std::string_view raw, int level) {
   return out;
 }
 
-Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
-                                   std::string_view what) {
+Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view what) {
+  const uint64_t max_output = out.max_output();
   z_stream z{};
   if (inflateInit2(&z, kGzipWindowBits) != Z_OK) {
     return InternalError("gz: cannot initialise inflate");
@@ -78,7 +78,6 @@ Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
     ~End() { inflateEnd(z); }
   } end{&z};
 
-  BoundedOutput out(max_output, data.size());
   size_t fed = 0;  // input bytes handed to zlib so far
   auto consumed = [&] { return fed - z.avail_in; };
   while (true) {
@@ -88,7 +87,7 @@ Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
       z.avail_in = static_cast<uInt>(n);
       fed += n;
     }
-    out.Grow();
+    SLUICE_RETURN_IF_ERROR(out.Grow());
     if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
     const size_t room = std::min(out.free_size(), kMaxChunk);
     z.next_out = reinterpret_cast<Bytef*>(out.free_begin());
@@ -101,7 +100,7 @@ Result<std::string> GzipDecompress(std::string_view data, uint64_t max_output,
       size_t pos = consumed();
       const size_t member_end = pos;
       while (pos < data.size() && data[pos] == '\0') ++pos;
-      if (pos == data.size()) return out.Take();
+      if (pos == data.size()) return Status::Ok();
       const bool magic = static_cast<unsigned char>(data[pos]) == 0x1f &&
                          (pos + 1 == data.size() ||
                           static_cast<unsigned char>(data[pos + 1]) == 0x8b);

@@ -23,18 +23,16 @@ std::string ErrorName(size_t code) { return ZSTD_getErrorName(code); }
 
 // Streaming decode: used when the frame does not state its size, states
 // more than the input can be trusted for, holds several frames, or is
-// damaged (this path gives the precise error). `declared`: the first frame's
-// stated size (UINT64_MAX if none), a cap on the first buffer only.
-Result<std::string> StreamDecompress(ZSTD_DCtx* dctx, std::string_view data,
-                                     uint64_t max_output, uint64_t declared,
-                                     std::string_view what) {
-  BoundedOutput out(max_output, data.size(), declared);
+// damaged (this path gives the precise error), and for every spilled output.
+Status StreamDecode(ZSTD_DCtx* dctx, std::string_view data, BoundedOutput& out,
+                    std::string_view what) {
+  const uint64_t max_output = out.max_output();
   ZSTD_inBuffer in{data.data(), data.size(), 0};
   size_t hint = 1;               // 0 = the last frame is complete
   uint64_t frame_end = 0;        // input offset where the last complete frame ends
   bool had_frame = false;
   while (true) {
-    out.Grow();
+    SLUICE_RETURN_IF_ERROR(out.Grow());
     if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
     ZSTD_outBuffer ob{out.free_begin(), out.free_size(), 0};
     const size_t r = ZSTD_decompressStream(dctx, &ob, &in);
@@ -73,7 +71,7 @@ Result<std::string> StreamDecompress(ZSTD_DCtx* dctx, std::string_view data,
                              " bytes) before the end of the frame, after " +
                              std::to_string(out.produced()) + " output bytes");
   }
-  return out.Take();
+  return Status::Ok();
 }
 
 }  // namespace
@@ -122,10 +120,27 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
                            "the frame holds " + std::to_string(n) +
                                " bytes but its header declares " + std::to_string(declared));
       }
-      return CorruptData(what, kFamily, ErrorName(n));
+      return CorruptData(what, kFamily, ErrorName(n) + " (in the frame at input offset 0)");
     }
   }
-  return StreamDecompress(dctx.get(), data, max_output, declared, what);
+  // `declared` caps the first buffer only.
+  BoundedOutput out(max_output, data.size(), declared);
+  SLUICE_RETURN_IF_ERROR(StreamDecode(dctx.get(), data, out, what));
+  return out.Take();
+}
+
+Status ZstdDecode(std::string_view data, BoundedOutput& out, std::string_view what) {
+  std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
+  if (!dctx) return InternalError("zstd: cannot allocate a decompression context");
+  const unsigned long long stated = ZSTD_getFrameContentSize(data.data(), data.size());
+  if (stated != ZSTD_CONTENTSIZE_UNKNOWN && stated != ZSTD_CONTENTSIZE_ERROR &&
+      stated > out.max_output()) {
+    return CorruptData(what, kFamily,
+                       "the frame header declares " + std::to_string(stated) +
+                           " bytes, more than the expected raw size of " +
+                           std::to_string(out.max_output()));
+  }
+  return StreamDecode(dctx.get(), data, out, what);
 }
 
 }  // namespace sluice::codec_internal
