@@ -16,6 +16,7 @@
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_credential_chain.h"
+#include "stores/s3/bucket_region.h"
 #include "stores/common/xml_lite.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
@@ -32,15 +33,42 @@ std::vector<SigningQueryParam> NoQuery() { return {}; }
 
 class S3Store final : public Store {
  public:
-  S3Store(S3StoreConfig config, std::unique_ptr<HttpClient> client, StoreOptions options)
-      : config_(std::move(config)), client_(std::move(client)), options_(std::move(options)) {
+  S3Store(S3StoreConfig config, std::unique_ptr<HttpClient> client, StoreOptions options,
+          std::shared_ptr<BucketRegion> region)
+      : config_(std::move(config)), client_(std::move(client)), options_(std::move(options)),
+        region_(std::move(region)) {
     root_ = config_.scheme + "://" + config_.bucket +
             (config_.prefix.empty() ? "" : "/" + config_.prefix);
   }
 
   std::string root() const override { return root_; }
 
+  // Each operation runs once more when S3 answered that the bucket lives in
+  // another region (the error taught region_ the right one; see
+  // bucket_region.h): re-signed for it, as the AWS SDKs do.
   awaitable<Result<ObjectInfo>> Head(std::string key) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return HeadOnce(key); });
+  }
+  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset, uint64_t length) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return GetRangeOnce(key, offset, length); });
+  }
+  awaitable<Result<std::string>> Get(std::string key) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return GetOnce(key); });
+  }
+  awaitable<Status> GetToFile(std::string key, std::string path, std::optional<uint64_t> expected_size) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return GetToFileOnce(key, path, expected_size); });
+  }
+  awaitable<Status> Put(std::string key, std::string bytes) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return PutOnce(key, bytes); });
+  }
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return PutFileOnce(key, path); });
+  }
+  awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
+    co_return co_await OnceMoreIfRegionMoved([&] { return ListOnce(prefix); });
+  }
+
+  awaitable<Result<ObjectInfo>> HeadOnce(std::string key) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), ""));
@@ -50,8 +78,8 @@ class S3Store final : public Store {
     co_return ObjectInfo{key, size};
   }
 
-  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
-                                          uint64_t length) override {
+  awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset,
+                                          uint64_t length) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return std::string();
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
@@ -61,7 +89,7 @@ class S3Store final : public Store {
     co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
   }
 
-  awaitable<Result<std::string>> Get(std::string key) override {
+  awaitable<Result<std::string>> GetOnce(std::string key) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
@@ -70,8 +98,8 @@ class S3Store final : public Store {
     co_return std::move(resp.body);
   }
 
-  awaitable<Status> GetToFile(std::string key, std::string path,
-                              std::optional<uint64_t> expected_size) override {
+  awaitable<Status> GetToFileOnce(std::string key, std::string path,
+                              std::optional<uint64_t> expected_size) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), ""));
@@ -85,7 +113,7 @@ class S3Store final : public Store {
     co_return Status::Ok();
   }
 
-  awaitable<Status> Put(std::string key, std::string bytes) override {
+  awaitable<Status> PutOnce(std::string key, std::string bytes) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), Sha256Hex(bytes)));
@@ -94,7 +122,7 @@ class S3Store final : public Store {
   }
 
   // Multipart above part_size (S3 allows parts of 5 MiB to 5 GiB).
-  awaitable<Status> PutFile(std::string key, std::string path) override {
+  awaitable<Status> PutFileOnce(std::string key, std::string path) {
     co_return co_await PutFileInParts(
         *this, std::move(key), std::move(path), options_.part_size,
         [this](std::string key, std::string path, uint64_t size, uint64_t part) {
@@ -102,7 +130,7 @@ class S3Store final : public Store {
         });
   }
 
-  awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
+  awaitable<Result<std::vector<ObjectInfo>>> ListOnce(std::string prefix) {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
     std::string base = config_.prefix.empty() ? "" : config_.prefix + "/";
     std::string full_prefix = base + prefix;
@@ -132,6 +160,14 @@ class S3Store final : public Store {
   }
 
  private:
+  template <typename Op>
+  auto OnceMoreIfRegionMoved(Op op) -> decltype(op()) {
+    const uint64_t before = region_ ? region_->version() : 0;
+    auto result = co_await op();
+    if (result.ok() || !region_ || region_->version() == before) co_return result;
+    co_return co_await op();
+  }
+
   std::string FullKey(const std::string& key) const { return JoinKey(config_.prefix, key); }
   std::string ObjectUrl(const std::string& key) const { return JoinKey(root_, key); }
 
@@ -144,7 +180,13 @@ class S3Store final : public Store {
                                          std::vector<SigningQueryParam> query,
                                          std::string payload_hash) {
     const Url& ep = config_.endpoint;
-    std::string host = config_.path_style ? ep.host : config_.bucket + "." + ep.host;
+    SigV4Config sigv4 = config_.sigv4;
+    std::string ep_host = ep.host;
+    if (region_) {
+      sigv4.region = region_->region();
+      if (config_.regional_aws_endpoint) ep_host = "s3." + sigv4.region + ".amazonaws.com";
+    }
+    std::string host = config_.path_style ? ep_host : config_.bucket + "." + ep_host;
     std::string authority = ep.is_ipv6_literal() ? "[" + host + "]" : host;
     if (ep.explicit_port) authority += ":" + std::to_string(ep.port);
     std::string path;
@@ -173,7 +215,7 @@ class S3Store final : public Store {
         if (!current.ok()) co_return current.status().WithContext(root_);
         keys = std::move(current->keys);
       }
-      auto sig = SignSigV4Headers(sr, keys, config_.sigv4,
+      auto sig = SignSigV4Headers(sr, keys, sigv4,
                                   static_cast<int64_t>(std::time(nullptr)));
       if (!sig.ok()) co_return sig.status().WithContext(root_ + ": signing");
       for (auto& h : sig->headers_to_add) req.headers.emplace_back(h.name, h.value);
@@ -279,6 +321,7 @@ class S3Store final : public Store {
   S3StoreConfig config_;
   std::unique_ptr<HttpClient> client_;
   StoreOptions options_;
+  std::shared_ptr<BucketRegion> region_;  // null: no region following (gs://, oci://)
   std::string root_;
 };
 
@@ -323,11 +366,17 @@ Status ApplyAwsAuth(const AwsSettings& settings, const std::string& url, S3Store
 
 // S3's error detail, plus, when S3 refused the signature or the key, which
 // credential source signed (so the user knows which setting to fix).
-std::function<std::string(std::string_view)> ErrorDetailFor(const S3StoreConfig& config) {
-  if (config.auth != S3Auth::kSigV4 || !config.credential) return XmlErrorDetail;
-  auto credential = config.credential;
-  return [credential](std::string_view body) {
+// Also where a store learns its bucket's region from S3's errors.
+std::function<std::string(std::string_view)> ErrorDetailFor(const S3StoreConfig& config,
+                                                            std::shared_ptr<BucketRegion> region) {
+  auto credential = config.auth == S3Auth::kSigV4 ? config.credential : nullptr;
+  if (!credential && !region) return XmlErrorDetail;
+  return [credential, region](std::string_view body) {
     std::string detail = XmlErrorDetail(body);
+    if (region && region->LearnFromError(body)) {
+      detail += "; the bucket is in " + region->region() + ", retrying there";
+    }
+    if (!credential) return detail;
     std::string_view code = XmlFirst(body, "Code");
     for (std::string_view refused : {"AccessDenied", "InvalidAccessKeyId",
                                      "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
@@ -343,6 +392,14 @@ std::function<std::string(std::string_view)> ErrorDetailFor(const S3StoreConfig&
 
 StoreOptions Sanitize(StoreOptions o) { return o; }
 
+// The bucket at its endpoint, for the process-wide memory of bucket regions.
+std::string BucketKey(const S3StoreConfig& config) {
+  std::string where = config.regional_aws_endpoint
+                          ? std::string("aws")
+                          : config.endpoint.host + ":" + std::to_string(config.endpoint.port);
+  return where + "/" + config.bucket;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
@@ -351,11 +408,15 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
   if (config.auth == S3Auth::kBearer && !config.bearer) {
     return InvalidArgumentError("bearer authorization without a token source");
   }
+  std::shared_ptr<BucketRegion> region;
+  if (config.scheme == "s3" && config.auth != S3Auth::kBearer) {
+    region = std::make_shared<BucketRegion>(BucketKey(config), config.sigv4.region);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options,
-                                              ErrorDetailFor(config)));
-  return std::unique_ptr<Store>(
-      std::make_unique<S3Store>(std::move(config), std::move(client), Sanitize(options)));
+                                              ErrorDetailFor(config, region)));
+  return std::unique_ptr<Store>(std::make_unique<S3Store>(std::move(config), std::move(client),
+                                                          Sanitize(options), std::move(region)));
 }
 
 namespace {
@@ -382,7 +443,10 @@ Result<S3StoreConfig> S3ConfigFromEnvironment(std::string_view url) {
     SLUICE_ASSIGN_OR_RETURN(config.endpoint,
                             ParseUrl("https://s3." + settings.region + ".amazonaws.com"));
     config.path_style = config.bucket.find('.') != std::string::npos;
+    config.regional_aws_endpoint = true;
   }
+  // A region S3 named for this bucket earlier in this process wins.
+  if (auto learned = LearnedBucketRegion(BucketKey(config))) config.sigv4.region = *learned;
   if (auto style = GetEnv("S3_ADDRESSING_STYLE")) {
     if (*style == "path") {
       config.path_style = true;

@@ -20,6 +20,13 @@
 //   unsigned (public buckets), whatever credentials exist. When no source of
 //   the chain applies, requests go unsigned too (as Mosaic with boto3); a
 //   source that applies but fails is an error at open.
+//   Region: when S3 answers that the bucket lives in another region
+//   (AuthorizationHeaderMalformed, or PermanentRedirect to a PUT/POST/DELETE,
+//   naming the region; see bucket_region.h), the request is re-signed for it
+//   (and sent to s3.<region>.amazonaws.com when the endpoint is AWS's) and
+//   the region is remembered for the bucket in this process. A GET or HEAD
+//   answered 301 without Location is not followed yet (stores/http fails it
+//   before the body is read).
 //   MOSAICML_STREAMING_AWS_REQUESTER_PAYS (Mosaic's): bucket names separated
 //   by commas or spaces; requests to them carry x-amz-request-payer: requester.
 // Environment (oci://bucket/key): OCI_NAMESPACE and OCI_REGION (required)
@@ -65,6 +72,9 @@ struct S3StoreConfig {
   SigV4Config sigv4 = S3SigV4Config("us-east-1");
   std::shared_ptr<BearerTokenSource> bearer;  // kBearer
   HttpHeaders extra_headers;  // sent (and signed) on every request
+  // The endpoint is AWS's s3.<region>.amazonaws.com: when S3 says the
+  // bucket lives in another region, requests go to that region's endpoint.
+  bool regional_aws_endpoint = false;
 };
 
 // Opens a store over an explicit configuration (tests, gs://).

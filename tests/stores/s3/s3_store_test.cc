@@ -1,5 +1,11 @@
 // s3:// against a real, signature-verifying s3rver (tests/servers), plus the
 // environment and profile handling that picks credentials and region.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -8,10 +14,13 @@
 #include "engine/runtime/event_loop.h"
 #include "stores/credentials/aws_credential_chain.h"
 #include "stores/credentials/aws_settings.h"
+#include "base/ascii.h"
+#include "stores/s3/bucket_region.h"
 #include "stores/s3/s3_store.h"
 #include "stores/common/xml_lite.h"
 #include "stores/store.h"
 #include "tests/stores/common/node_server_suite.h"
+#include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -233,6 +242,122 @@ TEST_F(S3StoreTest, WhoamiNamesTheSourceOrWhyUnsigned) {
   ScopedEnv forced("S3_UNSIGNED", "1");
   EXPECT_NE(DescribeS3Auth("s3://bkt")->find("  requests: unsigned (S3_UNSIGNED is set)\n"),
             std::string::npos);
+}
+
+// A fake of S3's region check in front of s3rver (s3rver itself accepts
+// any signing region): a request signed for another region than the
+// bucket's is refused as S3 refuses it (400 AuthorizationHeaderMalformed
+// naming the region); the others are passed to s3rver unchanged, Host
+// included, so s3rver verifies their signatures.
+class FakeRegionGate {
+ public:
+  FakeRegionGate(int s3rver_port, std::string bucket_region)
+      : s3rver_port_(s3rver_port),
+        region_(std::move(bucket_region)),
+        server_([this](const testing::FakeRequest& r) { return Handle(r); }) {}
+  std::string url() const { return server_.url(); }
+  int refused() const { return refused_; }
+
+ private:
+  testing::FakeResponse Handle(const testing::FakeRequest& req) {
+    const std::string auth = req.Header("authorization");
+    size_t scope = auth.find("/s3/aws4_request");
+    size_t start = auth.rfind('/', scope - 1);
+    std::string signed_for = scope == std::string::npos || start == std::string::npos
+                                 ? "" : auth.substr(start + 1, scope - start - 1);
+    if (signed_for != region_) {
+      ++refused_;
+      return {400, {{"content-type", "application/xml"}},
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AuthorizationHeaderMalformed"
+              "</Code><Message>The authorization header is malformed; the region '" + signed_for +
+              "' is wrong; expecting '" + region_ + "'</Message><Region>" + region_ +
+              "</Region><RequestId>fake</RequestId></Error>"};
+    }
+    return Forward(req);
+  }
+
+  // Sends `req` byte for byte (its Host included) to s3rver over a fresh
+  // connection and reads the answer (Content-Length framed, as s3rver sends).
+  testing::FakeResponse Forward(const testing::FakeRequest& req) {
+    std::string raw = req.method + " " + req.target + " HTTP/1.1\r\n";
+    for (const auto& [name, value] : req.headers) {
+      if (name != "connection") raw += name + ": " + value + "\r\n";
+    }
+    raw += "connection: close\r\n\r\n" + req.body;
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(s3rver_port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string answer;
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size())) {
+      char buf[65536];
+      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) answer.append(buf, static_cast<size_t>(n));
+    }
+    if (fd >= 0) ::close(fd);
+    size_t head_end = answer.find("\r\n\r\n");
+    if (answer.size() < 12 || head_end == std::string::npos) return {502, {}, ""};
+    testing::FakeResponse out{std::atoi(answer.c_str() + 9), {}, answer.substr(head_end + 4)};
+    std::string head = answer.substr(0, head_end);
+    for (size_t pos = head.find("\r\n"); pos != std::string::npos;) {
+      size_t next = head.find("\r\n", pos + 2);
+      std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
+      size_t colon = line.find(':');
+      std::string name = AsciiToLower(line.substr(0, colon));
+      if (colon != std::string::npos && (name == "etag" || name == "content-type")) {
+        out.headers.emplace_back(name, line.substr(colon + 2));
+      }
+      pos = next;
+    }
+    return out;
+  }
+
+  int s3rver_port_;
+  std::string region_;
+  std::atomic<int> refused_{0};
+  testing::FakeHttpServer server_;
+};
+
+TEST_F(S3StoreTest, BucketInAnotherRegionIsFollowedAndRemembered) {
+  FakeRegionGate gate(server_->port(), "eu-west-1");
+  ScopedEnv env("S3_ENDPOINT_URL", gate.url());
+  auto store = Open("s3://other");
+  ASSERT_NE(store, nullptr);
+  // Signed for us-east-1 (no region configured), refused once, re-signed.
+  Status put = loop_.Run(store->Put("far.txt", "far away"));
+  ASSERT_TRUE(put.ok()) << put.ToString() << "\n" << server_->Log();
+  EXPECT_EQ(gate.refused(), 1);
+  auto got = loop_.Run(store->Get("far.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "far away");
+  auto list = loop_.Run(store->List(""));
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ(gate.refused(), 1);  // the store signs for eu-west-1 from then on
+  // So does every later store of the bucket in this process.
+  auto again = Open("s3://other");
+  ASSERT_TRUE(loop_.Run(again->Get("far.txt")).ok());
+  EXPECT_EQ(gate.refused(), 1);
+}
+
+TEST(BucketRegionTest, RegionsS3NamesInItsErrors) {
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>AuthorizationHeaderMalformed</Code>"
+                                 "<Region>ap-southeast-2</Region></Error>"),
+            "ap-southeast-2");
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>PermanentRedirect</Code><Endpoint>"
+                                 "bkt.s3.eu-central-1.amazonaws.com</Endpoint></Error>"),
+            "eu-central-1");
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>PermanentRedirect</Code><Endpoint>"
+                                 "bkt.s3-us-west-2.amazonaws.com</Endpoint></Error>"),
+            "us-west-2");
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>PermanentRedirect</Code><Endpoint>"
+                                 "bkt.s3.amazonaws.com</Endpoint></Error>"),
+            "us-east-1");
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>AccessDenied</Code><Region>x</Region></Error>"),
+            std::nullopt);
+  EXPECT_EQ(RegionNamedByS3Error("<Error><Code>PermanentRedirect</Code><Region>Not A Region"
+                                 "</Region><Endpoint>evil.example.com</Endpoint></Error>"),
+            std::nullopt);
 }
 
 TEST_F(S3StoreTest, ProfileFromSharedFilesSignsToo) {
