@@ -2,7 +2,8 @@
 C status codes into Python exceptions carrying sluice_last_error() text.
 
 The library is looked up, in order: $SLUICE_LIBRARY (a path to the .so),
-next to this package (sluice/libsluice.so), where `meson install` put it
+inside this package (sluice/libsluice.so: where `pip install .` puts it,
+see pyproject.toml), where `meson install` put it
 (sluice/_installed.py, written at install time: the libdir relative to the
 installed package, which also holds under a --destdir staging root, then
 the absolute libdir), the usual install locations (/usr/local/lib*,
@@ -101,7 +102,9 @@ def _load():
         except OSError as e:
             tried.append(f'{path} ({e})')
     raise SluiceLibraryNotFound(
-        'sluice: cannot load libsluice.so. Set SLUICE_LIBRARY to its path (e.g. '
+        'sluice: cannot load libsluice.so. Install the package with `pip install .` from the '
+        'Sluice source tree (it builds the library into the package), set SLUICE_LIBRARY to its '
+        'path (e.g. '
         'SLUICE_LIBRARY=$PWD/build/bindings/c/libsluice.so after `meson setup build && ninja -C '
         'build`), copy it next to the sluice package, or `meson install` it. Tried: ' +
         '; '.join(tried))
