@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Installs Sluice the two ways its users do and uses each install from
+# outside the source tree with nothing exported (`./dev test`'s "install"
+# phase). usage: tests/install/run.sh BUILD_DIR
+#
+# C/C++: `meson install` of BUILD_DIR (built already: nothing is compiled
+# again) into a staging root; the README's C example, compiled with
+# `pkg-config --cflags --libs sluice` and by a meson project through
+# dependency('sluice'), prints Mosaic-written datasets exactly as
+# expected/<dataset>.txt.
+#
+# Python: `pip install --no-build-isolation .` into a fresh venv made with
+# --system-site-packages (Debian's numpy, meson-python; no PyPI), then
+# use_package.py with the venv activated, from a folder outside the tree.
+# The wheel's meson build lives in BUILD_DIR-install/wheel and is reused by
+# the next run: the one full compile this phase costs, once.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=$PWD
+build=$(realpath "$1")
+unset SLUICE_LIBRARY PYTHONPATH LD_LIBRARY_PATH PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "tests/install: $*" >&2; exit 1; }
+option() {
+  meson introspect "$build" --buildoptions |
+    /usr/bin/python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == sys.argv[1]))' "$1"
+}
+abi=$(sed -n 's/^#define SLUICE_ABI_VERSION \([0-9]*\)$/\1/p' bindings/c/sluice.h)
+version=$(meson introspect "$build" --projectinfo |
+  /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+[ -n "$abi" ] && [ -n "$version" ] || fail "no ABI version in sluice.h or no project version"
+
+# ---------------------------------------------------------------- C and C++
+stage="$work/stage"
+meson install -C "$build" --destdir "$stage" --tags runtime,devel >"$work/install.log" 2>&1 ||
+  { cat "$work/install.log"; fail "meson install failed"; }
+prefix=$(option prefix)
+libdir="$prefix/$(option libdir)"
+root="$stage$prefix"
+(cd "$stage" && find . \( -type f -o -type l \) | sed 's|^\.||' | sort) >"$work/files"
+printf '%s\n' "$prefix/bin/sluice" "$prefix/include/sluice/sluice.h" "$libdir/libsluice.so" \
+  "$libdir/libsluice.so.$abi" "$libdir/pkgconfig/sluice.pc" | sort >"$work/files.expected"
+diff -u "$work/files.expected" "$work/files" || fail "meson install put other files"
+[ "$(readlink "$stage$libdir/libsluice.so")" = "libsluice.so.$abi" ] || fail "libsluice.so link"
+readelf -d "$stage$libdir/libsluice.so.$abi" | grep -q "Library soname: \[libsluice.so.$abi\]" ||
+  fail "the soname is not libsluice.so.$abi"
+
+# The pkg-config file as a staged install is used (paths under the staging root).
+export PKG_CONFIG_PATH="$stage$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage"
+flags=$(pkg-config --cflags --libs sluice | sed "s/ *$//")  # pkgconf ends it with a space
+[ "$flags" = "-I$root/include/sluice -L$stage$libdir -lsluice" ] || fail "pkg-config: $flags"
+[ "$(pkg-config --modversion sluice)" = "$version" ] || fail "pkg-config --modversion"
+
+# The README's C example, verbatim (its one ```c block).
+mkdir "$work/c"
+awk '/^```c$/ {on = 1; next} /^```$/ {on = 0} on' README.md >"$work/c/example.c"
+[ -s "$work/c/example.c" ] || fail "no C example in README.md"
+# shellcheck disable=SC2086  # pkg-config's flags are words
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$work/c/example.c" $flags -o "$work/c/example"
+readelf -d "$work/c/example" | grep -q "Shared library: \[libsluice.so.$abi\]" ||
+  fail "the example does not need libsluice.so.$abi"
+# The staged library is not on the loader's path; an installed one would be.
+for dataset in merged quirk_oversized_samples csv_plain; do
+  LD_LIBRARY_PATH="$stage$libdir" "$work/c/example" "tests/data/mosaic/mds/$dataset" \
+    >"$work/c/$dataset.txt"
+  diff -u "tests/install/expected/$dataset.txt" "$work/c/$dataset.txt" ||
+    fail "the README's C example printed something else for $dataset"
+done
+
+# A parent meson project: dependency('sluice') through the pkg-config file.
+mkdir "$work/parent"
+cp "$work/c/example.c" "$work/parent/"
+cat >"$work/parent/meson.build" <<'MESON'
+project('parent', 'c')
+executable('example', 'example.c', dependencies: dependency('sluice'))
+MESON
+(cd "$work/parent" && meson setup build >"$work/parent.log" 2>&1 && ninja -C build >>"$work/parent.log" 2>&1) ||
+  { cat "$work/parent.log"; fail "a meson project could not use dependency('sluice')"; }
+LD_LIBRARY_PATH="$stage$libdir" "$work/parent/build/example" tests/data/mosaic/mds/merged |
+  diff -u tests/install/expected/merged.txt - || fail "the meson-built example differs"
+
+# The installed CLI.
+[ "$("$root/bin/sluice" verify tests/data/mosaic/mds/merged)" = \
+  "ok: 106 samples in 6 shards, hashes and decoding verified" ] || fail "installed sluice verify"
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+# ------------------------------------------------------------------- Python
+reuse="$build-install"
+wheel_build="$reuse/wheel"
+venv="$reuse/venv"
+mkdir -p "$reuse"
+# meson-python 0.12 reconfigures an existing build dir only when its native
+# file (in the source tree, naming the venv's python) is unchanged, and then
+# requires the dir to be configured: otherwise start the build over.
+native="$src/.mesonpy-native-file.ini"
+if [ ! -f "$wheel_build/meson-private/coredata.dat" ] ||
+   ! grep -qxF "python = '$venv/bin/python3'" "$native" 2>/dev/null; then
+  rm -rf "$wheel_build" "$native"
+fi
+rm -rf "$venv"
+/usr/bin/python3 -m venv --system-site-packages "$venv"
+"$venv/bin/pip" install --no-build-isolation --config-settings "builddir=$wheel_build" . \
+  >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip install failed"; }
+mkdir "$work/py"
+cp tests/install/use_package.py "$work/py/"
+(cd "$work/py" && . "$venv/bin/activate" && python use_package.py "$version") ||
+  fail "the pip-installed package failed"
+echo "tests/install: ok (meson install + pkg-config + README example; pip install + use)"
