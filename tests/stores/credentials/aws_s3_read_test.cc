@@ -5,6 +5,7 @@
 // stores of the process.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <gtest/gtest.h>
@@ -176,32 +177,88 @@ TEST_F(AwsSourcesS3Test, OneFetchSharedByEveryStoreOfTheProcess) {
   EXPECT_EQ(imds.answers(), 1);
 }
 
-// Credentials living 4 s (the container endpoint's Expiration, whole
-// seconds: 3 to 4 s from the fetch) while a read streams for 8 s: no
-// request fails, and each credential is refreshed once, at half its life,
-// in the background.
-TEST_F(AwsSourcesS3Test, CredentialExpiringEveryFewSecondsIsRefreshedDuringAStreamedRead) {
+// Streams reads of one object for `seconds` through a store opened now,
+// while the environment's credential source hands out credentials living
+// 4 s (3 to 4 s from the fetch, Expirations being whole seconds). Returns
+// the seconds it ran; fails the test at the first failed read.
+double StreamFor(EventLoop& loop, Store& store, int seconds) {
+  const std::string data(1 << 20, 'd');
+  EXPECT_TRUE(loop.Run(store.Put("stream.bin", data)).ok());
+  auto start = std::chrono::steady_clock::now();
+  int reads = 0;
+  uint64_t offset = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(seconds)) {
+    auto chunk = loop.Run(store.GetRange("stream.bin", offset, 65536));
+    if (!chunk.ok()) {
+      ADD_FAILURE() << "read " << reads << ": " << chunk.status().ToString();
+      break;
+    }
+    EXPECT_EQ(chunk->size(), 65536u);
+    offset = (offset + 65536) % data.size();
+    ++reads;
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Each credential was replaced before it expired (at least one fetch per
+// 4 s), in the background at half its life, and not more than once a
+// second (plus the first fetch).
+void ExpectRefreshedOncePerLifetime(int fetches, double elapsed) {
+  EXPECT_GE(fetches, 1 + static_cast<int>(elapsed / 4)) << elapsed << " s";
+  EXPECT_LE(fetches, 2 + static_cast<int>(elapsed)) << elapsed << " s";
+}
+
+TEST_F(AwsSourcesS3Test, ContainerCredentialExpiringEveryFewSecondsIsRefreshedDuringARead) {
   FakeContainerEndpoint container(S3rverKeys(/*lifetime_s=*/4), "/creds", "");
   ScopedEnv env("AWS_CONTAINER_CREDENTIALS_FULL_URI", container.url() + "/creds");
   auto store = Open("s3://bkt");
   ASSERT_NE(store, nullptr);
-  const std::string data(1 << 20, 'd');
-  ASSERT_TRUE(loop_.Run(store->Put("stream.bin", data)).ok());
-  auto start = std::chrono::steady_clock::now();
-  int reads = 0;
-  uint64_t offset = 0;
-  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(8)) {
-    auto chunk = loop_.Run(store->GetRange("stream.bin", offset, 65536));
-    ASSERT_TRUE(chunk.ok()) << "read " << reads << ": " << chunk.status().ToString();
-    ASSERT_EQ(chunk->size(), 65536u);
-    offset = (offset + 65536) % data.size();
-    ++reads;
-  }
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // Each credential was replaced before it expired (at least one fetch per
-  // 4 s), and not more than once a second (plus the first fetch).
-  EXPECT_GE(container.answers(), 1 + static_cast<int>(elapsed / 4)) << reads << " reads";
-  EXPECT_LE(container.answers(), 2 + static_cast<int>(elapsed)) << reads << " reads";
+  double elapsed = StreamFor(loop_, *store, 8);
+  ExpectRefreshedOncePerLifetime(container.answers(), elapsed);
+}
+
+TEST_F(AwsSourcesS3Test, InstanceMetadataCredentialIsRefreshedDuringARead) {
+  FakeImds imds(S3rverKeys(/*lifetime_s=*/4), "trainer");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_EC2_METADATA_DISABLED", std::nullopt},
+      {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}});
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  double elapsed = StreamFor(loop_, *store, 6);
+  ExpectRefreshedOncePerLifetime(imds.answers(), elapsed);
+  EXPECT_EQ(imds.refused(), 0);
+}
+
+TEST_F(AwsSourcesS3Test, WebIdentityCredentialIsRefreshedDuringARead) {
+  FakeSts sts(S3rverKeys(/*lifetime_s=*/4), "", "jwt-of-the-pod");
+  Write("token", "jwt-of-the-pod");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_ENDPOINT_URL_STS", sts.url()},
+      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"}, {"AWS_ROLE_ARN", kRole}});
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  double elapsed = StreamFor(loop_, *store, 6);
+  ExpectRefreshedOncePerLifetime(sts.answers(), elapsed);
+}
+
+TEST_F(AwsSourcesS3Test, CredentialProcessIsRunAgainDuringARead) {
+  // The process counts its runs in a file and answers a 4 s credential.
+  Write("count.sh", std::string("#!/bin/sh\necho run >> ") + dir_->path() +
+                        "/runs\nprintf '{\"Version\": 1, \"AccessKeyId\": \"" + kKeyId +
+                        "\", \"SecretAccessKey\": \"" + kSecret +
+                        "\", \"Expiration\": \"%s\"}' \"$(date -u -d '+4 seconds' "
+                        "+%Y-%m-%dT%H:%M:%SZ)\"\n");
+  ASSERT_EQ(::chmod((dir_->path() + "/count.sh").c_str(), 0700), 0);
+  (void)::unlink((dir_->path() + "/runs").c_str());
+  Write("config", "[profile counted]\ncredential_process = " + dir_->path() + "/count.sh\n");
+  ScopedEnv env("AWS_PROFILE", "counted");
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  double elapsed = StreamFor(loop_, *store, 6);
+  auto runs = ReadFile(dir_->path() + "/runs", 1 << 20);
+  ASSERT_TRUE(runs.ok());
+  ExpectRefreshedOncePerLifetime(static_cast<int>(std::count(runs->begin(), runs->end(), '\n')),
+                                 elapsed);
 }
 
 }  // namespace

@@ -246,6 +246,22 @@ TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
   EXPECT_EQ(portal.answers(), 1);
 }
 
+// The relative URI is resolved against 169.254.170.2 (ECS); here that base
+// is swapped for a loopback fake, the only way to test it without leaving
+// the machine.
+TEST_F(AwsChainTest, ContainerRelativeUriIsResolvedAgainstTheContainerHost) {
+  FakeContainerEndpoint container(Keys("TASK-KEY"), "/v2/credentials/5f3a", "");
+  ScopedEnv env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/5f3a");
+  AwsEndpointOptions endpoints;
+  endpoints.dmi_dir = dir_.path() + "/dmi";
+  endpoints.container_host = container.url();
+  auto got = MakeAwsContainerSource(endpoints)->Fetch(0);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->keys.access_key_id, "TASK-KEY");
+  EXPECT_EQ(got->keys.session_token, "container-session-1");
+  EXPECT_TRUE(got->expires_at.has_value());
+}
+
 TEST(AwsEc2DetectionTest, OnlyDmiNamingAmazonOrEc2CountsAsEc2) {
   TempDir dir;
   std::string why;
