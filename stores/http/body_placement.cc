@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "stores/http/retry_policy.h"
+#include "stores/http/content_range.h"
 
 namespace sluice::http_detail {
 

@@ -3,30 +3,14 @@
 #include <time.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <string>
 
 #include "stores/http/http_text.h"
 
 namespace sluice {
-namespace {
-
-std::optional<uint64_t> ParseUint(std::string_view s) {
-  if (s.empty() || s.size() > 19) return std::nullopt;
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
+using http_detail::ParseDecimal;
+using http_detail::TrimOws;
 
 bool IsRetryableHttpStatus(int status) {
   return status == 408 || status == 429 || status == 500 || status == 502 ||
@@ -46,8 +30,8 @@ std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds base
 
 std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
                                                          int64_t now_unix_seconds) {
-  value = Trim(value);
-  if (auto seconds = ParseUint(value)) {
+  value = TrimOws(value);
+  if (auto seconds = ParseDecimal(value)) {
     return std::chrono::milliseconds(std::min<uint64_t>(*seconds, 86400) * 1000);
   }
   std::string text(value);
@@ -58,27 +42,6 @@ std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
   int64_t when = timegm(&parts);
   int64_t delta = std::clamp<int64_t>(when - now_unix_seconds, 0, 86400);
   return std::chrono::milliseconds(delta * 1000);
-}
-
-std::optional<ContentRange> ParseContentRange(std::string_view value) {
-  value = Trim(value);
-  if (value.substr(0, 6) != "bytes ") return std::nullopt;
-  value.remove_prefix(6);
-  size_t dash = value.find('-');
-  size_t slash = value.find('/');
-  if (dash == std::string_view::npos || slash == std::string_view::npos || dash > slash) {
-    return std::nullopt;
-  }
-  auto first = ParseUint(value.substr(0, dash));
-  auto last = ParseUint(value.substr(dash + 1, slash - dash - 1));
-  if (!first || !last || *last < *first) return std::nullopt;
-  ContentRange out{*first, *last, std::nullopt};
-  std::string_view total = value.substr(slash + 1);
-  if (total != "*") {
-    out.total = ParseUint(total);
-    if (!out.total || *out.total <= *last) return std::nullopt;
-  }
-  return out;
 }
 
 using http_detail::Ms;

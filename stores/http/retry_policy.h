@@ -30,14 +30,6 @@ std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds base
 std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
                                                          int64_t now_unix_seconds);
 
-// "bytes 0-99/1000" -> {0, 99, 1000}; total is nullopt for "*".
-struct ContentRange {
-  uint64_t first = 0;
-  uint64_t last = 0;
-  std::optional<uint64_t> total;
-};
-std::optional<ContentRange> ParseContentRange(std::string_view value);
-
 // Mosaic's download_retry and download_timeout with exponential backoff.
 class RetryPolicy {
  public:

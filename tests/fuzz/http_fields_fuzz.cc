@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "stores/http/content_range.h"
 #include "stores/http/retry_policy.h"
 #include "tests/fuzz/fuzz_util.h"
 
