@@ -7,7 +7,9 @@ the first sample has to cost at least when shards are fetched whole).
         /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
-speed issue's workload B). Prints the median, min and max of R runs.
+speed issue's workload B). Prints the median, min and max of R runs. With
+--epoch, each run also reads the whole epoch, timed against all shards
+fetched by 4 parallel `curl` transfers.
 """
 import argparse
 import os
@@ -31,8 +33,13 @@ import sluice
 t0 = time.perf_counter()
 ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
                              batch_size=16, shuffle_seed=17)
-next(iter(ds))
-print(time.perf_counter() - t0)
+it = iter(ds)
+next(it)
+first = time.perf_counter() - t0
+if sys.argv[4] == '1':
+    for _ in it:
+        pass
+print(first, time.perf_counter() - t0)
 '''
 
 
@@ -74,14 +81,17 @@ http {{ access_log off; sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work):
+def child_time(url, shuffle, work, epoch=False):
+    """Seconds to the first sample (and to the end of the epoch when asked)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
-        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0'],
+        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
+                              '1' if epoch else '0'],
                              capture_output=True, text=True, env=os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        return float(out.stdout.strip().splitlines()[-1])
+        first, whole = map(float, out.stdout.strip().splitlines()[-1].split())
+        return (first, whole) if epoch else first
     finally:
         shutil.rmtree(cache)
 
@@ -90,6 +100,19 @@ def curl_time(url, work):
     t = time.perf_counter()
     subprocess.run(['curl', '-sf', '-o', os.path.join(work, 'one.bin'), url], check=True)
     return time.perf_counter() - t
+
+
+def curl_all_time(urls, work):
+    """All shards by 4 parallel transfers on their own connections."""
+    args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate', '--parallel-max', '4']
+    for i, u in enumerate(urls):
+        args += ['-o', os.path.join(work, f'all{i}.bin'), u]
+    t = time.perf_counter()
+    subprocess.run(args, check=True)
+    dt = time.perf_counter() - t
+    for i in range(len(urls)):
+        os.remove(os.path.join(work, f'all{i}.bin'))
+    return dt
 
 
 def summary(xs):
@@ -101,6 +124,8 @@ def main():
     ap.add_argument('--samples', type=int, default=8000)
     ap.add_argument('--size', type=int, default=256 << 10)
     ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--epoch', action='store_true',
+                    help='also time whole cold epochs against 4 parallel curl transfers')
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix='sluice-cold-')
     try:
@@ -111,10 +136,21 @@ def main():
         try:
             url = f'http://127.0.0.1:{port}/data'
             rows = {'curl one shard': [], 'in order': [], 'shuffled': []}
+            if args.epoch:
+                rows.update({'curl all, 4 parallel': [], 'epoch in order': [],
+                             'epoch shuffled': []})
             for _ in range(args.runs):  # interleaved, so drift hits every row alike
                 rows['curl one shard'].append(curl_time(f'{url}/{shards[0]}', work))
-                rows['in order'].append(child_time(url, False, work))
-                rows['shuffled'].append(child_time(url, True, work))
+                if not args.epoch:
+                    rows['in order'].append(child_time(url, False, work))
+                    rows['shuffled'].append(child_time(url, True, work))
+                    continue
+                rows['curl all, 4 parallel'].append(
+                    curl_all_time([f'{url}/{n}' for n in shards], work))
+                for order, shuffle in (('in order', False), ('shuffled', True)):
+                    first, whole = child_time(url, shuffle, work, epoch=True)
+                    rows[order].append(first)
+                    rows['epoch ' + order].append(whole)
         finally:
             nginx.terminate()
             nginx.wait()
