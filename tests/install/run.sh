@@ -12,8 +12,8 @@
 # Python: `pip install --no-build-isolation .` into a fresh venv made with
 # --system-site-packages (Debian's numpy, meson-python; no PyPI), then
 # use_package.py with the venv activated, from a folder outside the tree.
-# The wheel's meson build lives in BUILD_DIR-install/wheel and is reused by
-# the next run: the one full compile this phase costs, once.
+# The wheel's meson build lives in BUILD_DIR-pip/wheel and is reused by the
+# next run: the one full compile this phase costs, once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
@@ -87,7 +87,7 @@ LD_LIBRARY_PATH="$stage$libdir" "$work/parent/build/example" tests/data/mosaic/m
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 # ------------------------------------------------------------------- Python
-reuse="$build-install"
+reuse="$build-pip"
 wheel_build="$reuse/wheel"
 venv="$reuse/venv"
 mkdir -p "$reuse"
