@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "stores/common/store_keys.h"
 #include "stores/signing/digest.h"
 
 extern char** environ;
@@ -33,7 +34,9 @@ std::shared_ptr<SharedCredential> AwsSharedCredential(const AwsSettings& setting
     if (std::string_view(*e).rfind("AWS_", 0) == 0) vars.emplace_back(*e);
   }
   std::sort(vars.begin(), vars.end());
-  std::string material = "aws\n" + settings.region + "\n" + settings.profile() + "\n" +
+  // HOME locates the default files and the SSO token cache.
+  std::string material = "aws\n" + GetEnv("HOME").value_or("") + "\n" + settings.region +
+                         "\n" + settings.profile() + "\n" +
                          endpoints.dmi_dir + "\n" + endpoints.container_host + "\n";
   for (const std::string& v : vars) material += v + "\n";
   for (const IniFile* file : {&settings.files.credentials, &settings.files.config}) {

@@ -170,7 +170,13 @@ bool SharedCredential::RefreshIfDue() {
 
 void SharedCredential::StartRefresherLocked() {
   refresher_pid_ = ::getpid();
-  refresher_ = new std::thread([this] { RefresherLoop(); });
+  refresher_ = new std::thread([this] {
+    std::exception_ptr thrown = CatchAll([this] { RefresherLoop(); });
+    if (thrown) {  // the loop's own machinery failed: say so to the next Get()
+      std::lock_guard<std::mutex> lock(mu_);
+      refresh_error_ = StatusFromException(thrown, "refresher of " + chain_->what());
+    }
+  });
 }
 
 void SharedCredential::RefresherLoop() {

@@ -328,6 +328,12 @@ class S3Store final : public Store {
 Result<S3StoreConfig> BaseConfig(std::string_view url, std::string_view scheme) {
   S3StoreConfig config;
   config.scheme = std::string(scheme);
+  // A query would become part of the key prefix and be echoed in every
+  // error (it may be a presigned signature); Mosaic's urlparse drops it.
+  if (url.find('?') != std::string_view::npos) {
+    return InvalidArgumentError(UrlForErrors(url) + ": a " + std::string(scheme) +
+                                ":// URL takes no query");
+  }
   SLUICE_ASSIGN_OR_RETURN(BucketPath bp,
                           SplitBucketPath(url, url.substr(scheme.size() + 3)));
   config.bucket = bp.bucket;

@@ -340,6 +340,14 @@ TEST_F(S3StoreTest, BucketInAnotherRegionIsFollowedAndRemembered) {
   EXPECT_EQ(gate.refused(), 1);
 }
 
+TEST(S3UrlQueryTest, AQueryIsRefusedWithoutEchoingIt) {
+  EventLoop loop;
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{{"S3_UNSIGNED", "1"}});
+  auto store = OpenStore("s3://bkt/auth?X-Amz-Signature=f00dfeed", loop.executor());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.status().message(), "s3://bkt/auth: a s3:// URL takes no query");
+}
+
 TEST(BucketRegionTest, RegionsS3NamesInItsErrors) {
   EXPECT_EQ(RegionNamedByS3Error("<Error><Code>AuthorizationHeaderMalformed</Code>"
                                  "<Region>ap-southeast-2</Region></Error>"),
