@@ -6,6 +6,7 @@
 //   - else, when no source of the chain applies at all (kNotFound),
 //     unsigned, as Mosaic does with boto3 for public data; a source that
 //     applies but fails is an error, not a reason to go unsigned.
+// Reads the environment: thread-safe as long as nobody changes it meanwhile.
 #pragma once
 
 #include <memory>
