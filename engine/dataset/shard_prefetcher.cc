@@ -19,13 +19,15 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
   if (keep_reused) {
     const size_t n = shard_of_.size();
     next_use_.assign(n, n);
-    std::unordered_map<size_t, size_t> later;  // shard -> its next position seen from the back
+    // later[shard]: its next position seen from the back (n: none yet). A
+    // vector, not a map: shard numbers are dense, and this runs over every
+    // position of an epoch before its first sample (on resumption too).
+    const size_t shards =
+        n == 0 ? 0 : *std::max_element(shard_of_.begin(), shard_of_.end()) + 1;
+    std::vector<size_t> later(shards, n);
     for (size_t p = n; p-- > 0;) {
-      auto [it, fresh] = later.try_emplace(shard_of_[p], p);
-      if (!fresh) {
-        next_use_[p] = it->second;
-        it->second = p;
-      }
+      next_use_[p] = later[shard_of_[p]];
+      later[shard_of_[p]] = p;
     }
   }
 }
