@@ -223,7 +223,18 @@ class StreamingDataset(_Base):
     def __getitem__(self, idx):
         if isinstance(idx, (int, np.integer)):
             return self.get_item(idx)
+        if isinstance(idx, slice):
+            return [self.get_item(i) for i in range(*idx.indices(self.num_samples))]
         return [self.get_item(i) for i in np.asarray(idx).reshape(-1)]
+
+    def _reads_through_getitem(self):
+        """True when a subclass overrides __getitem__ or get_item: Mosaic's
+        iteration maps self.__getitem__ over the planned ids, and such
+        subclasses (tokenizing, packing, decoding images) rely on it. Only
+        classes that override neither get the batched path."""
+        cls = type(self)
+        return (cls.__getitem__ is not StreamingDataset.__getitem__ or
+                cls.get_item is not StreamingDataset.get_item)
 
     # ------------------------------------------------------------------ planning
 
@@ -317,16 +328,24 @@ class StreamingDataset(_Base):
         counter = self._counters.get(world.worker)
         epoch, sample_in_epoch, state = self._resume(counter)
         self._counters.set(world.worker, epoch + 1)
+        overridden = self._reads_through_getitem()
         if self._engine is not None:
             if state is not None:
                 epoch, sample_in_epoch = self._engine.load_state(state)
+            if overridden:
+                yield from map(self.__getitem__,
+                               self._engine.iterate_ids(epoch, sample_in_epoch, world.worker,
+                                                        world.workers_per_rank))
+                return
             yield from self._engine.iterate(epoch, sample_in_epoch, world.worker,
                                             world.workers_per_rank)
             return
         plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
         node, rank = self._planning_position(world, plan)
         ids = plan.worker_ids(node, rank, world.worker).tolist()
-        if len(self._datasets) == 1:
+        if overridden:
+            yield from map(self.__getitem__, ids)
+        elif len(self._datasets) == 1:
             sample = self._datasets[0]._sample
             for gid in ids:
                 yield sample(gid)

@@ -113,6 +113,24 @@ class Engine:
                 return
             yield from samples
 
+    def iterate_ids(self, epoch, sample_in_epoch, worker, num_workers):
+        """The planned sample ids, as `iterate` walks them (its prefetching
+        included) but without decoding: for subclasses that read each sample
+        through their own __getitem__ / get_item."""
+        _lib.check(_lib_.sluice_stream_iter_begin(self._ptr, epoch, sample_in_epoch, worker,
+                                                  num_workers))
+        count = ctypes.c_uint32()
+        while True:
+            try:
+                _lib.check(_lib_.sluice_stream_next_batch(self._ptr, _BATCH, self._ids,
+                                                          self._batch, ctypes.byref(count)))
+                ids = self._ids[:count.value]
+            finally:
+                _lib_.sluice_stream_release(self._ptr)
+            if not ids:
+                return
+            yield from ids
+
     def close(self):
         if getattr(self, '_ptr', None):
             _lib_.sluice_stream_close(self._ptr)
