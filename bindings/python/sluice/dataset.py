@@ -238,12 +238,17 @@ class StreamingDataset(_Base):
 
     # ------------------------------------------------------------------ planning
 
+    def _physical_nodes(self, world):
+        """The nodes the plan counts (Mosaic's _parallel_rank_world): the
+        real world's, or the replicated world's when replication is set."""
+        return world.replicate(self.replication).num_nodes if self.replication else world.num_nodes
+
     def _resolved_canonical_nodes(self, world, state):
         if state is not None and state.get('num_canonical_nodes') is not None:
             return state['num_canonical_nodes']
         if self.num_canonical_nodes is not None:
             return self.num_canonical_nodes
-        physical = self.initial_physical_nodes or world.num_nodes
+        physical = self.initial_physical_nodes or self._physical_nodes(world)
         return 64 * physical if self.shuffle_algo in ('py1s', 'py2s') else physical
 
     def _config(self, world, workers, epoch, sample_in_epoch, state=None):
@@ -322,7 +327,7 @@ class StreamingDataset(_Base):
                              'needs it to plan the epoch)')
         world = World()
         if self.initial_physical_nodes is None:
-            self.initial_physical_nodes = world.num_nodes
+            self.initial_physical_nodes = self._physical_nodes(world)
         if world.worker >= _MAX_WORKERS:
             raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
         counter = self._counters.get(world.worker)
@@ -380,7 +385,7 @@ class StreamingDataset(_Base):
             'num_canonical_nodes': self._resolved_canonical_nodes(world, state),
             'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes') or
-            self.initial_physical_nodes or world.num_nodes,
+            self.initial_physical_nodes or self._physical_nodes(world),
         }
 
     def load_state_dict(self, obj):

@@ -33,3 +33,23 @@ class World:
         if info is not None:
             self.worker = info.id
             self.workers_per_rank = info.num_workers
+
+    def replicate(self, replication):
+        """The planning world of Mosaic's `replication`: each group of
+        `replication` consecutive ranks acts as one rank. Its nodes are the
+        real ones when ranks_per_node divides the merged ranks, else one."""
+        if replication <= 0:
+            raise ValueError('Replication factor must be positive.')
+        if self.num_ranks % replication:
+            raise ValueError('World size must be divisible by your replication factor.')
+        out = World.__new__(World)
+        out.rank = self.rank // replication
+        out.num_ranks = self.num_ranks // replication
+        out.num_nodes = (out.num_ranks // self.ranks_per_node
+                         if out.num_ranks % self.ranks_per_node == 0 else 1)
+        out.ranks_per_node = out.num_ranks // out.num_nodes
+        out.node = out.rank // out.ranks_per_node
+        out.rank_of_node = out.rank % out.ranks_per_node
+        out.worker = self.worker
+        out.workers_per_rank = self.workers_per_rank
+        return out
