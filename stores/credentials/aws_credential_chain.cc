@@ -35,9 +35,9 @@ std::shared_ptr<SharedCredential> AwsSharedCredential(const AwsSettings& setting
   }
   std::sort(vars.begin(), vars.end());
   // HOME locates the default files and the SSO token cache.
-  std::string material = "aws\n" + GetEnv("HOME").value_or("") + "\n" + settings.region +
-                         "\n" + settings.profile() + "\n" +
-                         endpoints.dmi_dir + "\n" + endpoints.container_host + "\n";
+  std::string material = "aws\n" + GetEnv("HOME").value_or("") + "\n" + settings.region + "\n" +
+                         settings.profile() + "\n" + endpoints.dmi_dir + "\n" +
+                         endpoints.container_host + "\n";
   for (const std::string& v : vars) material += v + "\n";
   for (const IniFile* file : {&settings.files.credentials, &settings.files.config}) {
     for (const auto& [section, values] : *file) {

@@ -7,7 +7,8 @@
 //   5. shared credentials file  the profile's keys in ~/.aws/credentials
 //   6. credential_process     the profile's credential_process in ~/.aws/config
 //   7. config file            the profile's keys in ~/.aws/config
-//   8. container endpoint     AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI (ECS, EKS Pod Identity)
+//   8. container endpoint     AWS_CONTAINER_CREDENTIALS_RELATIVE_URI / _FULL_URI (ECS, EKS Pod
+//   Identity)
 //   9. EC2 instance metadata  IMDSv2 (only on EC2, or with AWS_EC2_METADATA_SERVICE_ENDPOINT)
 #pragma once
 

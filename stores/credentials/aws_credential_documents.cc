@@ -43,8 +43,8 @@ Result<int64_t> ParseIso8601Utc(std::string_view text) {
   }
   if (!ok || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
       second > 60) {
-    return InvalidArgumentError("not an ISO 8601 UTC time: '" +
-                                std::string(text.substr(0, 40)) + "'");
+    return InvalidArgumentError("not an ISO 8601 UTC time: '" + std::string(text.substr(0, 40)) +
+                                "'");
   }
   tm.tm_year = year - 1900;
   tm.tm_mon = month - 1;
@@ -60,7 +60,8 @@ Result<Credential> ParseAwsCredentialJson(std::string_view body, AwsCredentialJs
   const std::string where(source);
   auto parsed = ParsePyJson(body);
   const auto* object = parsed.ok() ? std::get_if<JsonValue::Object>(&parsed->v) : nullptr;
-  if (object == nullptr) return PermissionDeniedError(where + " answered something that is not a JSON object");
+  if (object == nullptr)
+    return PermissionDeniedError(where + " answered something that is not a JSON object");
   Credential out;
   out.source = where;
   std::string expiration, code;

@@ -19,7 +19,8 @@ Result<int64_t> ParseIso8601Utc(std::string_view text);
 
 enum class AwsCredentialJson {
   kProcess,   // {"Version": 1, "AccessKeyId", "SecretAccessKey", "SessionToken"?, "Expiration"?}
-  kEndpoint,  // container / IMDS: {"AccessKeyId", "SecretAccessKey", "Token", "Expiration", "Code"?}
+  kEndpoint,  // container / IMDS: {"AccessKeyId", "SecretAccessKey", "Token", "Expiration",
+              // "Code"?}
 };
 
 // Parses `body` into a Credential whose source is `source`. An "Expiration"

@@ -24,7 +24,8 @@ class AwsEnvSource final : public CredentialSource {
     out.keys = SigV4Credentials{*key_id, *secret, GetEnv("AWS_SESSION_TOKEN").value_or("")};
     if (auto exp = GetEnv("AWS_CREDENTIAL_EXPIRATION"); exp && !exp->empty()) {
       auto t = ParseIso8601Utc(*exp);
-      if (!t.ok()) return InvalidArgumentError("AWS_CREDENTIAL_EXPIRATION is " + t.status().message());
+      if (!t.ok())
+        return InvalidArgumentError("AWS_CREDENTIAL_EXPIRATION is " + t.status().message());
       out.expires_at = *t;
     }
     return out;

@@ -71,12 +71,13 @@ class AwsContainerSource final : public CredentialSource {
     if (!token.empty()) req.headers.emplace_back("authorization", token);
     auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kContainerTimeoutMs));
     if (!resp.ok()) {
-      return Status(IsNotFound(resp.status()) ? StatusCode::kPermissionDenied : resp.status().code(),
-                    resp.status().message());
+      return Status(
+          IsNotFound(resp.status()) ? StatusCode::kPermissionDenied : resp.status().code(),
+          resp.status().message());
     }
-    SLUICE_ASSIGN_OR_RETURN(
-        Credential out, ParseAwsCredentialJson(resp->body, AwsCredentialJson::kEndpoint,
-                                               "container endpoint " + UrlForErrors(url)));
+    SLUICE_ASSIGN_OR_RETURN(Credential out,
+                            ParseAwsCredentialJson(resp->body, AwsCredentialJson::kEndpoint,
+                                                   "container endpoint " + UrlForErrors(url)));
     out.source = "container endpoint";
     return out;
   }
@@ -90,8 +91,8 @@ class AwsContainerSource final : public CredentialSource {
 bool DmiSaysEc2(const std::string& dmi_dir, std::string* why_not) {
   for (const char* file : {"sys_vendor", "product_name", "board_vendor"}) {
     auto text = ReadFile(dmi_dir + "/" + file, 4096);
-    if (text.ok() && (text->find("Amazon") != std::string::npos ||
-                      text->find("EC2") != std::string::npos)) {
+    if (text.ok() &&
+        (text->find("Amazon") != std::string::npos || text->find("EC2") != std::string::npos)) {
       return true;
     }
   }

@@ -125,10 +125,9 @@ class AwsProcessSource final : public CredentialSource {
                                   (argv.ok() ? "empty command" : argv.status().message()));
     }
     SLUICE_ASSIGN_OR_RETURN(std::string out, RunForOutput(*argv));
-    SLUICE_ASSIGN_OR_RETURN(
-        Credential credential,
-        ParseAwsCredentialJson(out, AwsCredentialJson::kProcess,
-                               "the output of '" + (*argv)[0] + "'"));
+    SLUICE_ASSIGN_OR_RETURN(Credential credential,
+                            ParseAwsCredentialJson(out, AwsCredentialJson::kProcess,
+                                                   "the output of '" + (*argv)[0] + "'"));
     credential.source = name();
     return credential;
   }

@@ -20,8 +20,7 @@ Result<Credential> AwsProfileKeys(const IniSection* section, const std::string& 
   auto token = section->find("aws_session_token");
   Credential out;
   out.source = source;
-  out.keys = SigV4Credentials{id->second, sk->second,
-                              token == section->end() ? "" : token->second};
+  out.keys = SigV4Credentials{id->second, sk->second, token == section->end() ? "" : token->second};
   return out;
 }
 
@@ -33,14 +32,14 @@ class AwsFileKeysSource final : public CredentialSource {
       : settings_(std::move(settings)), config_file_(config_file) {}
 
   std::string name() const override {
-    return (config_file_ ? "config file" : "shared credentials file") +
-           std::string(" (profile '") + settings_.profile() + "')";
+    return (config_file_ ? "config file" : "shared credentials file") + std::string(" (profile '") +
+           settings_.profile() + "')";
   }
 
   Result<Credential> Fetch(int64_t /*now*/) override {
     const AwsProfileFiles& f = settings_.files;
-    const IniSection* section = config_file_ ? f.ConfigSection(f.profile)
-                                             : f.CredentialsSection(f.profile);
+    const IniSection* section =
+        config_file_ ? f.ConfigSection(f.profile) : f.CredentialsSection(f.profile);
     return AwsProfileKeys(section, f.profile, config_file_ ? f.config_path : f.credentials_path,
                           name());
   }

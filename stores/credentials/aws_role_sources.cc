@@ -40,7 +40,8 @@ class AwsAssumeRoleSource final : public CredentialSource {
     std::string source_profile = f.ConfigValue(p, "source_profile");
     std::string credential_source = f.ConfigValue(p, "credential_source");
     if (role_arn.empty() || (source_profile.empty() && credential_source.empty())) {
-      return NotFoundError("profile '" + p + "' has no role_arn with source_profile or credential_source");
+      return NotFoundError("profile '" + p +
+                           "' has no role_arn with source_profile or credential_source");
     }
     const std::string where = "profile '" + p + "' in " + f.config_path;
     if (!source_profile.empty() && !credential_source.empty()) {
@@ -126,11 +127,12 @@ class AwsWebIdentitySource final : public CredentialSource {
     }
     auto token = ReadFile(token_file, kMaxTokenFile);
     if (!token.ok()) {
-      return PermissionDeniedError(origin + ": cannot read the token file: " +
-                                   token.status().message());
+      return PermissionDeniedError(origin +
+                                   ": cannot read the token file: " + token.status().message());
     }
     while (!token->empty() && (token->back() == '\n' || token->back() == '\r')) token->pop_back();
-    if (token->empty()) return PermissionDeniedError(origin + ": the token file " + token_file + " is empty");
+    if (token->empty())
+      return PermissionDeniedError(origin + ": the token file " + token_file + " is empty");
     StsRoleRequest r;
     SLUICE_ASSIGN_OR_RETURN(r.endpoint, AwsStsEndpoint(settings_.region));
     r.region = settings_.region;

@@ -23,7 +23,7 @@ std::unique_ptr<CredentialSource> MakeAwsEnvSource();
 // STS AssumeRole (role_session_name, external_id, duration_seconds).
 // `base_options` are passed to the sources credential_source names.
 struct AwsEndpointOptions {
-  std::string dmi_dir = "/sys/class/dmi/id";           // where EC2 is recognized
+  std::string dmi_dir = "/sys/class/dmi/id";            // where EC2 is recognized
   std::string container_host = "http://169.254.170.2";  // base of the _RELATIVE_URI
 };
 std::unique_ptr<CredentialSource> MakeAwsAssumeRoleSource(AwsSettings settings,

@@ -83,12 +83,14 @@ class AwsSsoSource final : public CredentialSource {
     std::string account = f.ConfigValue(p, "sso_account_id");
     std::string role = f.ConfigValue(p, "sso_role_name");
     if (start_url.empty() || sso_region.empty() || account.empty() || role.empty()) {
-      return InvalidArgumentError(where + ": an SSO profile needs sso_start_url, sso_region, "
+      return InvalidArgumentError(where +
+                                  ": an SSO profile needs sso_start_url, sso_region, "
                                   "sso_account_id and sso_role_name");
     }
     auto home = GetEnv("HOME");
     if (!home) return PermissionDeniedError("HOME is not set, so ~/.aws/sso/cache cannot be read");
-    std::string cache = *home + "/.aws/sso/cache/" + Sha1Hex(session.empty() ? start_url : session) + ".json";
+    std::string cache =
+        *home + "/.aws/sso/cache/" + Sha1Hex(session.empty() ? start_url : session) + ".json";
     const std::string login = "run 'aws sso login --profile " + p + "'";
     auto text = ReadFile(cache, kMaxCacheFile);
     if (!text.ok()) return PermissionDeniedError("no SSO token in " + cache + ": " + login);
@@ -99,7 +101,8 @@ class AwsSsoSource final : public CredentialSource {
     if (token.empty() || !expires.ok()) {
       return PermissionDeniedError(cache + " has no accessToken and expiresAt: " + login);
     }
-    if (*expires <= now) return PermissionDeniedError("the SSO token in " + cache + " has expired: " + login);
+    if (*expires <= now)
+      return PermissionDeniedError("the SSO token in " + cache + " has expired: " + login);
 
     std::string base = "https://portal.sso." + sso_region + ".amazonaws.com";
     if (auto ep = GetEnv("AWS_ENDPOINT_URL_SSO"); ep && !ep->empty()) {
@@ -112,12 +115,11 @@ class AwsSsoSource final : public CredentialSource {
     req.headers.emplace_back("x-amz-sso_bearer_token", token);
     auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kSsoTimeoutMs));
     if (!resp.ok()) {
-      return Status(resp.status().code(), "SSO GetRoleCredentials for role " + role +
-                                              " in account " + account + " failed: " +
-                                              resp.status().message() +
-                                              (resp.status().code() == StatusCode::kPermissionDenied
-                                                   ? " (" + login + ")"
-                                                   : ""));
+      return Status(
+          resp.status().code(),
+          "SSO GetRoleCredentials for role " + role + " in account " + account +
+              " failed: " + resp.status().message() +
+              (resp.status().code() == StatusCode::kPermissionDenied ? " (" + login + ")" : ""));
     }
     auto answer = ParsePyJson(resp->body);
     const JsonValue* creds = answer.ok() ? Member(*answer, "roleCredentials") : nullptr;

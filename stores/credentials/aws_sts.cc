@@ -26,9 +26,10 @@ std::string Form(const std::vector<std::pair<std::string, std::string>>& fields)
 
 std::vector<std::pair<std::string, std::string>> RoleFields(const StsRoleRequest& r,
                                                             std::string action) {
-  std::vector<std::pair<std::string, std::string>> f = {
-      {"Action", std::move(action)}, {"Version", "2011-06-15"}, {"RoleArn", r.role_arn},
-      {"RoleSessionName", r.session_name}};
+  std::vector<std::pair<std::string, std::string>> f = {{"Action", std::move(action)},
+                                                        {"Version", "2011-06-15"},
+                                                        {"RoleArn", r.role_arn},
+                                                        {"RoleSessionName", r.session_name}};
   if (r.duration_seconds) f.push_back({"DurationSeconds", std::to_string(*r.duration_seconds)});
   return f;
 }
@@ -50,9 +51,8 @@ Result<Credential> Post(const StsRoleRequest& r, const std::string& action, std:
   options.error_detail = XmlErrorDetail;  // STS's <Code>: <Message>, no secret
   auto resp = SendBlocking(std::move(req), std::move(options));
   if (!resp.ok()) {
-    return Status(resp.status().code(),
-                  r.source + ": STS " + action + " for " + r.role_arn + " failed: " +
-                      resp.status().message());
+    return Status(resp.status().code(), r.source + ": STS " + action + " for " + r.role_arn +
+                                            " failed: " + resp.status().message());
   }
   return ParseStsCredentialsXml(resp->body, action, r.source);
 }

@@ -21,12 +21,12 @@ Result<Url> AwsStsEndpoint(const std::string& region);
 
 struct StsRoleRequest {
   Url endpoint;
-  std::string region;        // for signing AssumeRole
+  std::string region;  // for signing AssumeRole
   std::string role_arn;
   std::string session_name;
-  std::string external_id;   // AssumeRole only; "" = none
+  std::string external_id;  // AssumeRole only; "" = none
   std::optional<int64_t> duration_seconds;
-  std::string source;        // names the caller in errors, e.g. "profile 'dev' (role_arn)"
+  std::string source;  // names the caller in errors, e.g. "profile 'dev' (role_arn)"
 };
 
 // AssumeRole signed with `signer` at unix time `now`.

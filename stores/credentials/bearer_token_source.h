@@ -2,9 +2,8 @@
 // store's executor.
 #pragma once
 
-#include <string>
-
 #include <boost/asio/awaitable.hpp>
+#include <string>
 
 #include "base/status.h"
 #include "stores/http/http_client.h"

@@ -1,10 +1,9 @@
 #include "stores/credentials/blocking_http.h"
 
-#include <exception>
-#include <optional>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <exception>
+#include <optional>
 
 #include "base/exception_status.h"
 

@@ -127,11 +127,11 @@ Result<Credential> SharedCredential::Get() {
   if (current_->expires_at) {
     if (options_.background && refresher_ == nullptr && !stop_) StartRefresherLocked();
     if (Now() >= *current_->expires_at) {
-      return UnavailableError(
-          "the credential from " + current_->source + " expired at " + std::to_string(*current_->expires_at) +
-          " (unix time) and refreshing it " +
-          (refresh_error_.ok() ? std::string("has not succeeded yet")
-                               : "failed: " + refresh_error_.message()));
+      return UnavailableError("the credential from " + current_->source + " expired at " +
+                              std::to_string(*current_->expires_at) +
+                              " (unix time) and refreshing it " +
+                              (refresh_error_.ok() ? std::string("has not succeeded yet")
+                                                   : "failed: " + refresh_error_.message()));
     }
   }
   return *current_;

@@ -49,14 +49,17 @@ class S3Store final : public Store {
   awaitable<Result<ObjectInfo>> Head(std::string key) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return HeadOnce(key); });
   }
-  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset, uint64_t length) override {
+  awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
+                                          uint64_t length) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return GetRangeOnce(key, offset, length); });
   }
   awaitable<Result<std::string>> Get(std::string key) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return GetOnce(key); });
   }
-  awaitable<Status> GetToFile(std::string key, std::string path, std::optional<uint64_t> expected_size) override {
-    co_return co_await OnceMoreIfRegionMoved([&] { return GetToFileOnce(key, path, expected_size); });
+  awaitable<Status> GetToFile(std::string key, std::string path,
+                              std::optional<uint64_t> expected_size) override {
+    co_return co_await OnceMoreIfRegionMoved(
+        [&] { return GetToFileOnce(key, path, expected_size); });
   }
   awaitable<Status> Put(std::string key, std::string bytes) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return PutOnce(key, bytes); });

@@ -18,17 +18,20 @@ std::map<std::string, std::string> ParseForm(const std::string& body) {
     if (end == std::string::npos) end = body.size();
     std::string pair = body.substr(pos, end - pos);
     size_t eq = pair.find('=');
-    if (eq != std::string::npos) out[PercentDecode(pair.substr(0, eq))] = PercentDecode(pair.substr(eq + 1));
+    if (eq != std::string::npos)
+      out[PercentDecode(pair.substr(0, eq))] = PercentDecode(pair.substr(eq + 1));
     pos = end + 1;
   }
   return out;
 }
 
 FakeResponse StsError(int status, const std::string& code, const std::string& message) {
-  return {status, {{"content-type", "text/xml"}},
+  return {status,
+          {{"content-type", "text/xml"}},
           "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error>"
-          "<Type>Sender</Type><Code>" + code + "</Code><Message>" + message +
-          "</Message></Error><RequestId>fake</RequestId></ErrorResponse>"};
+          "<Type>Sender</Type><Code>" +
+              code + "</Code><Message>" + message +
+              "</Message></Error><RequestId>fake</RequestId></ErrorResponse>"};
 }
 
 }  // namespace
@@ -44,9 +47,11 @@ std::string Iso8601(int64_t t) {
 
 FakeSts::FakeSts(FakeCredentialOptions options, std::string signer_key_id,
                  std::string web_identity_token)
-    : options_(std::move(options)), signer_key_id_(std::move(signer_key_id)),
+    : options_(std::move(options)),
+      signer_key_id_(std::move(signer_key_id)),
       web_identity_token_(std::move(web_identity_token)),
-      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+      server_(
+          std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
 
 std::string FakeSts::last_form(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -55,7 +60,8 @@ std::string FakeSts::last_form(const std::string& name) const {
 }
 
 FakeResponse FakeSts::Handle(const FakeRequest& req) {
-  if (req.method != "POST" || req.target != "/") return StsError(405, "InvalidAction", "POST / only");
+  if (req.method != "POST" || req.target != "/")
+    return StsError(405, "InvalidAction", "POST / only");
   if (req.Header("content-type").rfind("application/x-www-form-urlencoded", 0) != 0) {
     return StsError(400, "InvalidParameterValue", "form body expected");
   }
@@ -74,20 +80,23 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
     const std::string auth = req.Header("authorization");
     if (auth.rfind("AWS4-HMAC-SHA256 Credential=" + signer_key_id_ + "/", 0) != 0 ||
         auth.find("/sts/aws4_request") == std::string::npos || req.Header("x-amz-date").empty()) {
-      return StsError(403, "InvalidClientTokenId", "The security token included in the request is invalid.");
+      return StsError(403, "InvalidClientTokenId",
+                      "The security token included in the request is invalid.");
     }
   } else if (action == "AssumeRoleWithWebIdentity") {
     if (form["WebIdentityToken"] != web_identity_token_) {
-      return StsError(400, "InvalidIdentityToken", "Couldn't retrieve verification key from your identity provider");
+      return StsError(400, "InvalidIdentityToken",
+                      "Couldn't retrieve verification key from your identity provider");
     }
   } else {
     return StsError(400, "InvalidAction", "unknown action");
   }
   int n = ++answers_;
   int64_t expires = static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s;
-  return {200, {{"content-type", "text/xml"}},
-          "<" + action + "Response xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><" +
-              action + "Result><Credentials><AccessKeyId>" + options_.keys.access_key_id +
+  return {200,
+          {{"content-type", "text/xml"}},
+          "<" + action + "Response xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><" + action +
+              "Result><Credentials><AccessKeyId>" + options_.keys.access_key_id +
               "</AccessKeyId><SecretAccessKey>" + options_.keys.secret_access_key +
               "</SecretAccessKey><SessionToken>sts-session-" + std::to_string(n) +
               "</SessionToken><Expiration>" + Iso8601(expires) +
@@ -96,8 +105,10 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
 }
 
 FakeImds::FakeImds(FakeCredentialOptions options, std::string role)
-    : options_(std::move(options)), role_(std::move(role)),
-      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+    : options_(std::move(options)),
+      role_(std::move(role)),
+      server_(
+          std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
 
 FakeResponse FakeImds::Handle(const FakeRequest& req) {
   if (req.target == "/latest/api/token") {
@@ -130,7 +141,8 @@ FakeResponse FakeImds::Handle(const FakeRequest& req) {
   if (!role_.empty() && req.target == roles + role_) {
     int n = ++answers_;
     int64_t now = static_cast<int64_t>(std::time(nullptr));
-    return {200, {{"content-type", "text/plain"}},
+    return {200,
+            {{"content-type", "text/plain"}},
             "{\n  \"Code\" : \"Success\",\n  \"LastUpdated\" : \"" + Iso8601(now) +
                 "\",\n  \"Type\" : \"AWS-HMAC\",\n  \"AccessKeyId\" : \"" +
                 options_.keys.access_key_id + "\",\n  \"SecretAccessKey\" : \"" +
@@ -143,33 +155,42 @@ FakeResponse FakeImds::Handle(const FakeRequest& req) {
 
 FakeContainerEndpoint::FakeContainerEndpoint(FakeCredentialOptions options, std::string path,
                                              std::string token)
-    : options_(std::move(options)), path_(std::move(path)), token_(std::move(token)),
-      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+    : options_(std::move(options)),
+      path_(std::move(path)),
+      token_(std::move(token)),
+      server_(
+          std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
 
 FakeResponse FakeContainerEndpoint::Handle(const FakeRequest& req) {
   if (req.method != "GET" || req.target != path_) return {404, {}, ""};
   if (!token_.empty() && req.Header("authorization") != token_) {
-    return {401, {{"content-type", "application/json"}},
+    return {401,
+            {{"content-type", "application/json"}},
             "{\"code\":\"AccessDeniedException\",\"message\":\"invalid token\"}"};
   }
   int n = ++answers_;
   int64_t now = static_cast<int64_t>(std::time(nullptr));
-  return {200, {{"content-type", "application/json"}},
+  return {200,
+          {{"content-type", "application/json"}},
           "{\"AccessKeyId\":\"" + options_.keys.access_key_id + "\",\"SecretAccessKey\":\"" +
               options_.keys.secret_access_key + "\",\"Token\":\"container-session-" +
               std::to_string(n) + "\",\"Expiration\":\"" + Iso8601(now + options_.lifetime_s) +
               "\",\"RoleArn\":\"arn:aws:iam::123456789012:role/task\"}"};
 }
 
-FakeSsoPortal::FakeSsoPortal(FakeCredentialOptions options, std::string bearer,
-                             std::string account, std::string role)
-    : options_(std::move(options)), bearer_(std::move(bearer)), account_(std::move(account)),
+FakeSsoPortal::FakeSsoPortal(FakeCredentialOptions options, std::string bearer, std::string account,
+                             std::string role)
+    : options_(std::move(options)),
+      bearer_(std::move(bearer)),
+      account_(std::move(account)),
       role_(std::move(role)),
-      server_(std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+      server_(
+          std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
 
 FakeResponse FakeSsoPortal::Handle(const FakeRequest& req) {
   if (req.Header("x-amz-sso_bearer_token") != bearer_) {
-    return {401, {{"content-type", "application/json"}},
+    return {401,
+            {{"content-type", "application/json"}},
             "{\"message\":\"Session token not found or invalid\"}"};
   }
   if (req.method != "GET" ||
@@ -178,7 +199,8 @@ FakeResponse FakeSsoPortal::Handle(const FakeRequest& req) {
   }
   int n = ++answers_;
   int64_t expires_ms = (static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s) * 1000;
-  return {200, {{"content-type", "application/json"}},
+  return {200,
+          {{"content-type", "application/json"}},
           "{\"roleCredentials\":{\"accessKeyId\":\"" + options_.keys.access_key_id +
               "\",\"secretAccessKey\":\"" + options_.keys.secret_access_key +
               "\",\"sessionToken\":\"sso-session-" + std::to_string(n) +

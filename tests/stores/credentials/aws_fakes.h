@@ -30,7 +30,7 @@ namespace sluice::testing {
 std::string Iso8601(int64_t t);
 
 struct FakeCredentialOptions {
-  SigV4Credentials keys;        // handed out (session token replaced)
+  SigV4Credentials keys;  // handed out (session token replaced)
   int64_t lifetime_s = 3600;
 };
 
@@ -38,7 +38,7 @@ class FakeSts {
  public:
   FakeSts(FakeCredentialOptions options, std::string signer_key_id, std::string web_identity_token);
   std::string url() const { return server_->url(); }
-  int answers() const { return answers_; }   // credentials handed out
+  int answers() const { return answers_; }               // credentials handed out
   std::string last_form(const std::string& name) const;  // a field of the last request
 
  private:

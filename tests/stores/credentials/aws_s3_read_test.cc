@@ -3,12 +3,11 @@
 // container endpoint hand that pair out as temporary credentials), a
 // credential refreshed while a read streams, and one fetch shared by all
 // stores of the process.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
-
-#include <gtest/gtest.h>
 
 #include "base/file.h"
 #include "stores/credentials/aws_credential_chain.h"
@@ -85,8 +84,8 @@ TEST_F(AwsSourcesS3Test, EnvironmentKeys) {
 TEST_F(AwsSourcesS3Test, SharedFilesAndCredentialProcess) {
   Write("credentials", std::string("[files]\naws_access_key_id = ") + kKeyId +
                            "\naws_secret_access_key = " + kSecret + "\n");
-  Write("proc.sh", std::string("#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"") +
-                       kKeyId + "\", \"SecretAccessKey\": \"" + kSecret +
+  Write("proc.sh", std::string("#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"") + kKeyId +
+                       "\", \"SecretAccessKey\": \"" + kSecret +
                        "\", \"SessionToken\": \"proc-token\", \"Expiration\": \"" +
                        testing::Iso8601(std::time(nullptr) + 3600) + "\"}'\n");
   ASSERT_EQ(::chmod((dir_->path() + "/proc.sh").c_str(), 0700), 0);
@@ -113,10 +112,12 @@ TEST_F(AwsSourcesS3Test, AssumeRoleAndWebIdentityThroughFakeSts) {
   ScopedEnv sts_env("AWS_ENDPOINT_URL_STS", sts.url());
   {
     ScopedEnv env("AWS_PROFILE", "role");
-    EXPECT_EQ(ReadThroughS3rver("role.txt"), "assume role (profile 'role') as " + std::string(kRole));
+    EXPECT_EQ(ReadThroughS3rver("role.txt"),
+              "assume role (profile 'role') as " + std::string(kRole));
   }
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
-      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"}, {"AWS_ROLE_ARN", kRole},
+      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"},
+      {"AWS_ROLE_ARN", kRole},
       {"AWS_ROLE_SESSION_NAME", "pod-7"}});
   EXPECT_EQ(ReadThroughS3rver("irsa.txt"), "web identity as " + std::string(kRole));
   EXPECT_EQ(sts.last_form("RoleSessionName"), "pod-7");
@@ -129,11 +130,11 @@ TEST_F(AwsSourcesS3Test, SsoProfileThroughFakePortal) {
   ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
   // A legacy profile (start URL and region in the profile): cache named by the URL's sha1.
   const std::string start_url = "https://corp.awsapps.com/start";
-  ASSERT_TRUE(WriteFileAtomic(home + "/.aws/sso/cache/" + testing::Sha1HexForTest(start_url) +
-                                  ".json",
-                              "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
-                                  testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
-                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(home + "/.aws/sso/cache/" + testing::Sha1HexForTest(start_url) + ".json",
+                      "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                          testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
+          .ok());
   Write("config", "[profile sso]\nsso_start_url = " + start_url +
                       "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
                       "sso_role_name = Trainer\n");
@@ -234,7 +235,8 @@ TEST_F(AwsSourcesS3Test, WebIdentityCredentialIsRefreshedDuringARead) {
   Write("token", "jwt-of-the-pod");
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
       {"AWS_ENDPOINT_URL_STS", sts.url()},
-      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"}, {"AWS_ROLE_ARN", kRole}});
+      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_->path() + "/token"},
+      {"AWS_ROLE_ARN", kRole}});
   auto store = Open("s3://bkt");
   ASSERT_NE(store, nullptr);
   double elapsed = StreamFor(loop_, *store, 6);

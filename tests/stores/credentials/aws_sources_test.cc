@@ -1,13 +1,11 @@
 // The AWS chain against loopback fakes of STS, EC2 metadata and the container
 // endpoint (aws_fakes.h): boto3's order when several sources are present,
 // and a clear error from each source when it is broken.
-#include "stores/credentials/aws_credential_chain.h"
-
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <gtest/gtest.h>
-
 #include "base/file.h"
+#include "stores/credentials/aws_credential_chain.h"
 #include "stores/credentials/aws_credential_documents.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/credentials/aws_fakes.h"
@@ -64,21 +62,27 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
   FakeImds imds(Keys("IMDS-KEY"), "trainer");
   FakeContainerEndpoint container(Keys("TASK-KEY"), "/v2/credentials/task", "task-token");
   Write("token", "jwt-of-the-pod\n");
-  Write("proc.sh", "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"PROC-KEY\", "
-                   "\"SecretAccessKey\": \"s\"}'\n");
+  Write("proc.sh",
+        "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"PROC-KEY\", "
+        "\"SecretAccessKey\": \"s\"}'\n");
   ASSERT_EQ(::chmod((dir_.path() + "/proc.sh").c_str(), 0700), 0);
-  Write("credentials", "[base]\naws_access_key_id = BASE-KEY\naws_secret_access_key = b\n"
-                       "[dev]\naws_access_key_id = FILE-KEY\naws_secret_access_key = f\n");
+  Write("credentials",
+        "[base]\naws_access_key_id = BASE-KEY\naws_secret_access_key = b\n"
+        "[dev]\naws_access_key_id = FILE-KEY\naws_secret_access_key = f\n");
   Write("config", "[profile dev]\nrole_arn = " + std::string(kRole) +
                       "\nsource_profile = base\ncredential_process = " + dir_.path() +
                       "/proc.sh\naws_access_key_id = CONFIG-KEY\naws_secret_access_key = c\n");
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
-      {"AWS_ACCESS_KEY_ID", "ENV-KEY"}, {"AWS_SECRET_ACCESS_KEY", "e"}, {"AWS_PROFILE", "dev"},
-      {"AWS_ENDPOINT_URL_STS", sts.url()}, {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_.path() + "/token"},
+      {"AWS_ACCESS_KEY_ID", "ENV-KEY"},
+      {"AWS_SECRET_ACCESS_KEY", "e"},
+      {"AWS_PROFILE", "dev"},
+      {"AWS_ENDPOINT_URL_STS", sts.url()},
+      {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_.path() + "/token"},
       {"AWS_ROLE_ARN", kRole},
       {"AWS_CONTAINER_CREDENTIALS_FULL_URI", container.url() + "/v2/credentials/task"},
       {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "task-token"},
-      {"AWS_EC2_METADATA_DISABLED", "false"}, {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}});
+      {"AWS_EC2_METADATA_DISABLED", "false"},
+      {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}});
   EXPECT_EQ(Resolve(), "environment (AWS_ACCESS_KEY_ID) -> ENV-KEY");
   ScopedEnv no_env(std::map<std::string, std::optional<std::string>>{
       {"AWS_ACCESS_KEY_ID", std::nullopt}, {"AWS_SECRET_ACCESS_KEY", std::nullopt}});
@@ -104,17 +108,24 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
   EXPECT_EQ(imds.refused(), 0);
   ScopedEnv no_imds("AWS_EC2_METADATA_DISABLED", "true");
   const std::string d = dir_.path();
-  EXPECT_EQ(Resolve(),
-            "not found: no AWS credentials found; tried: environment (AWS_ACCESS_KEY_ID not set), "
-            "assume role (profile 'dev') (profile 'dev' has no role_arn with source_profile or "
-            "credential_source), web identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and profile "
-            "'dev' has no web_identity_token_file), SSO (profile 'dev') (profile 'dev' has no "
-            "sso_session or sso_start_url), shared credentials file (profile 'dev') (no "
-            "profile 'dev' in " + d + "/credentials), credential_process (profile 'dev') "
-            "(profile 'dev' has no credential_process in " + d + "/config), config file (profile "
-            "'dev') (profile 'dev' has no keys in " + d + "/config), container endpoint "
-            "(AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and AWS_CONTAINER_CREDENTIALS_FULL_URI not "
-            "set), EC2 instance metadata (AWS_EC2_METADATA_DISABLED is true)");
+  EXPECT_EQ(
+      Resolve(),
+      "not found: no AWS credentials found; tried: environment (AWS_ACCESS_KEY_ID not set), "
+      "assume role (profile 'dev') (profile 'dev' has no role_arn with source_profile or "
+      "credential_source), web identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and profile "
+      "'dev' has no web_identity_token_file), SSO (profile 'dev') (profile 'dev' has no "
+      "sso_session or sso_start_url), shared credentials file (profile 'dev') (no "
+      "profile 'dev' in " +
+          d +
+          "/credentials), credential_process (profile 'dev') "
+          "(profile 'dev' has no credential_process in " +
+          d +
+          "/config), config file (profile "
+          "'dev') (profile 'dev' has no keys in " +
+          d +
+          "/config), container endpoint "
+          "(AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and AWS_CONTAINER_CREDENTIALS_FULL_URI not "
+          "set), EC2 instance metadata (AWS_EC2_METADATA_DISABLED is true)");
 }
 
 TEST_F(AwsChainTest, CredentialSourceOfARoleProfileSignsAssumeRole) {
@@ -131,10 +142,11 @@ TEST_F(AwsChainTest, CredentialSourceOfARoleProfileSignsAssumeRole) {
         {"AWS_ACCESS_KEY_ID", "ENV-BASE"}, {"AWS_SECRET_ACCESS_KEY", "e"}});
     EXPECT_EQ(Resolve(), "environment (AWS_ACCESS_KEY_ID) -> ENV-BASE");
   }
-  EXPECT_EQ(Resolve(),
-            "invalid argument: assume role (profile 'ci'): profile 'ci' in " +
-                dir_.path() + "/config: credential_source Environment gave no credentials "
-                "(AWS_ACCESS_KEY_ID not set) (tried before: environment (AWS_ACCESS_KEY_ID not set))");
+  EXPECT_EQ(
+      Resolve(),
+      "invalid argument: assume role (profile 'ci'): profile 'ci' in " + dir_.path() +
+          "/config: credential_source Environment gave no credentials "
+          "(AWS_ACCESS_KEY_ID not set) (tried before: environment (AWS_ACCESS_KEY_ID not set))");
 }
 
 TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
@@ -157,12 +169,17 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
     ScopedEnv role("AWS_ROLE_ARN", kRole);
     std::string missing = Resolve();
     EXPECT_EQ(missing.rfind("permission denied: web identity: AWS_WEB_IDENTITY_TOKEN_FILE: cannot "
-                            "read the token file: ", 0), 0u) << missing;
+                            "read the token file: ",
+                            0),
+              0u)
+        << missing;
     Write("token", "not-the-pods-jwt");
     std::string refused = Resolve();
     EXPECT_NE(refused.find("web identity: AWS_WEB_IDENTITY_TOKEN_FILE: STS "
-                           "AssumeRoleWithWebIdentity for " + std::string(kRole) + " failed: "),
-              std::string::npos) << refused;
+                           "AssumeRoleWithWebIdentity for " +
+                           std::string(kRole) + " failed: "),
+              std::string::npos)
+        << refused;
     EXPECT_NE(refused.find("InvalidIdentityToken"), std::string::npos) << refused;
     EXPECT_EQ(refused.find("not-the-pods-jwt"), std::string::npos) << refused;
   }
@@ -187,10 +204,15 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
               "or credential_source), web identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and "
               "profile 'default' has no web_identity_token_file), SSO (profile 'default') (profile "
               "'default' has no sso_session or sso_start_url), shared credentials file "
-              "(profile 'default') (no profile 'default' in " + dir_.path() + "/credentials), "
-              "credential_process (profile 'default') (profile 'default' has no "
-              "credential_process in " + dir_.path() + "/config), config file (profile "
-              "'default') (no profile 'default' in " + dir_.path() + "/config))");
+              "(profile 'default') (no profile 'default' in " +
+                  dir_.path() +
+                  "/credentials), "
+                  "credential_process (profile 'default') (profile 'default' has no "
+                  "credential_process in " +
+                  dir_.path() +
+                  "/config), config file (profile "
+                  "'default') (no profile 'default' in " +
+                  dir_.path() + "/config))");
   }
   {
     FakeImds no_role(Keys("IMDS-KEY"), "");
@@ -198,18 +220,20 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
         {"AWS_EC2_METADATA_DISABLED", std::nullopt},
         {"AWS_EC2_METADATA_SERVICE_ENDPOINT", no_role.url()}});
     std::string got = Resolve();
-    EXPECT_NE(got.find("permission denied: EC2 instance metadata: " +
-                       no_role.url() + ": the instance has no IAM role attached"),
-              std::string::npos) << got;
+    EXPECT_NE(got.find("permission denied: EC2 instance metadata: " + no_role.url() +
+                       ": the instance has no IAM role attached"),
+              std::string::npos)
+        << got;
   }
   {
     Write("config", "[default]\ncredential_process = " + dir_.path() + "/fails.sh\n");
     Write("fails.sh", "#!/bin/sh\necho 'expired session' >&2\nexit 3\n");
     ASSERT_EQ(::chmod((dir_.path() + "/fails.sh").c_str(), 0700), 0);
     std::string got = Resolve();
-    EXPECT_NE(got.find("permission denied: credential_process (profile 'default'): '" + dir_.path() +
-                       "/fails.sh' exited with status 3"),
-              std::string::npos) << got;
+    EXPECT_NE(got.find("permission denied: credential_process (profile 'default'): '" +
+                       dir_.path() + "/fails.sh' exited with status 3"),
+              std::string::npos)
+        << got;
     Write("fails.sh", "#!/bin/sh\necho '{\"AccessKeyId\": \"A\", \"SecretAccessKey\": \"S\"}'\n");
     ASSERT_EQ(::chmod((dir_.path() + "/fails.sh").c_str(), 0700), 0);
     got = Resolve();
@@ -221,9 +245,10 @@ TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
   const std::string home = dir_.path() + "/home";
   FakeSsoPortal portal(Keys("SSO-KEY"), "sso-access-token", "123456789012", "Trainer");
   Write("credentials", "[dev]\naws_access_key_id = FILE-KEY\naws_secret_access_key = f\n");
-  Write("config", "[profile dev]\nsso_session = corp\nsso_account_id = 123456789012\n"
-                  "sso_role_name = Trainer\n[sso-session corp]\n"
-                  "sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n");
+  Write("config",
+        "[profile dev]\nsso_session = corp\nsso_account_id = 123456789012\n"
+        "sso_role_name = Trainer\n[sso-session corp]\n"
+        "sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n");
   ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
   const std::string cache = home + "/.aws/sso/cache/" + testing::Sha1HexForTest("corp") + ".json";
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
@@ -235,14 +260,18 @@ TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
                            "identity (AWS_WEB_IDENTITY_TOKEN_FILE not set and profile 'dev' has "
                            "no web_identity_token_file))");
   ASSERT_TRUE(WriteFileAtomic(cache, "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
-                                         testing::Iso8601(1700000000 + 3600) + "\"}").ok());
+                                         testing::Iso8601(1700000000 + 3600) + "\"}")
+                  .ok());
   EXPECT_EQ(Resolve(), "SSO (profile 'dev') as role Trainer in account 123456789012 -> SSO-KEY");
   ASSERT_TRUE(WriteFileAtomic(cache, "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
-                                         testing::Iso8601(1700000000 - 1) + "\"}").ok());
+                                         testing::Iso8601(1700000000 - 1) + "\"}")
+                  .ok());
   std::string expired = Resolve();
   EXPECT_EQ(expired.rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
-                              " has expired: run 'aws sso login --profile dev'", 0),
-            0u) << expired;
+                              " has expired: run 'aws sso login --profile dev'",
+                          0),
+            0u)
+      << expired;
   EXPECT_EQ(portal.answers(), 1);
 }
 
@@ -283,7 +312,8 @@ TEST(AwsDocumentsTest, ParsesWhatTheEndpointsAnswer) {
             "not an ISO 8601 UTC time: '26/11/2026'");
   auto process = ParseAwsCredentialJson(
       R"({"Version": 1, "AccessKeyId": "A", "SecretAccessKey": "S", "SessionToken": "T",
-          "Expiration": "2026-11-26T15:04:05Z"})", AwsCredentialJson::kProcess, "proc");
+          "Expiration": "2026-11-26T15:04:05Z"})",
+      AwsCredentialJson::kProcess, "proc");
   ASSERT_TRUE(process.ok()) << process.status().ToString();
   EXPECT_EQ(process->keys.session_token, "T");
   EXPECT_EQ(*process->expires_at, 1795705445);
@@ -292,13 +322,13 @@ TEST(AwsDocumentsTest, ParsesWhatTheEndpointsAnswer) {
   EXPECT_EQ(imds.status().message(), "imds answered Code 'AssumeRoleUnauthorizedAccess'");
   auto secretless = ParseAwsCredentialJson(R"({"AccessKeyId": "A", "Token": "sekrit"})",
                                            AwsCredentialJson::kEndpoint, "box");
-  EXPECT_EQ(secretless.status().message(),
-            "box answered without AccessKeyId and SecretAccessKey");
+  EXPECT_EQ(secretless.status().message(), "box answered without AccessKeyId and SecretAccessKey");
   auto sts = ParseStsCredentialsXml(
       "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>A</AccessKeyId>"
       "<SecretAccessKey>S&amp;</SecretAccessKey><SessionToken>T</SessionToken>"
       "<Expiration>2026-11-26T15:04:05Z</Expiration></Credentials></AssumeRoleResult>"
-      "</AssumeRoleResponse>", "AssumeRole", "sts");
+      "</AssumeRoleResponse>",
+      "AssumeRole", "sts");
   ASSERT_TRUE(sts.ok()) << sts.status().ToString();
   EXPECT_EQ(sts->keys.secret_access_key, "S&");
   EXPECT_EQ(ParseStsCredentialsXml("<x/>", "AssumeRole", "sts").status().message(),

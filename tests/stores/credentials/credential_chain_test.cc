@@ -12,24 +12,23 @@ using testing::NumberedCredential;
 using testing::ScriptedSource;
 
 std::unique_ptr<CredentialSource> Absent(const std::string& name, const std::string& why) {
-  return std::make_unique<ScriptedSource>(name, [why](int, int64_t) -> Result<Credential> {
-    return NotFoundError(why);
-  });
+  return std::make_unique<ScriptedSource>(
+      name, [why](int, int64_t) -> Result<Credential> { return NotFoundError(why); });
 }
 
 std::unique_ptr<CredentialSource> Gives(const std::string& name) {
-  return std::make_unique<ScriptedSource>(name, [name](int call, int64_t now) -> Result<Credential> {
-    return NumberedCredential("", call, now, -1);
-  });
+  return std::make_unique<ScriptedSource>(name,
+                                          [name](int call, int64_t now) -> Result<Credential> {
+                                            return NumberedCredential("", call, now, -1);
+                                          });
 }
 
 TEST(CredentialChainTest, FirstSourceThatAppliesWinsAndLaterOnesAreNotAsked) {
   std::vector<std::unique_ptr<CredentialSource>> sources;
   sources.push_back(Absent("one", "ONE not set"));
   sources.push_back(Gives("two"));
-  auto* three = new ScriptedSource("three", [](int, int64_t) -> Result<Credential> {
-    return NotFoundError("never asked");
-  });
+  auto* three = new ScriptedSource(
+      "three", [](int, int64_t) -> Result<Credential> { return NotFoundError("never asked"); });
   sources.emplace_back(three);
   CredentialChain chain("test credentials", std::move(sources));
   auto got = chain.Fetch(100);

@@ -4,14 +4,13 @@
 // two tests that run the refresher thread, whose bounds are generous.
 #include "stores/credentials/shared_credential.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/stores/credentials/fake_credential_source.h"
 
@@ -53,9 +52,11 @@ SharedCredentialOptions Manual(FakeClock& clock) {
 TEST(SharedCredentialTest, FetchesOnceAndRefreshesAheadOfExpiry) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
-    return NumberedCredential("scripted", call, now, 3600);
-  }, &source, Manual(clock));
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 3600);
+      },
+      &source, Manual(clock));
   for (int i = 0; i < 3; ++i) {
     auto got = cred->Get();
     ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -75,9 +76,11 @@ TEST(SharedCredentialTest, FetchesOnceAndRefreshesAheadOfExpiry) {
 TEST(SharedCredentialTest, ShortLivedCredentialRefreshesAtHalfItsLifetime) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
-    return NumberedCredential("scripted", call, now, 4);
-  }, &source, Manual(clock));
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 4);
+      },
+      &source, Manual(clock));
   ASSERT_TRUE(cred->Get().ok());
   clock.now = 1001;
   EXPECT_FALSE(cred->RefreshIfDue());
@@ -89,29 +92,31 @@ TEST(SharedCredentialTest, ShortLivedCredentialRefreshesAtHalfItsLifetime) {
 TEST(SharedCredentialTest, FailedRefreshBacksOffAndSurfacesOnlyAfterExpiry) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
-    if (call == 1 || call == 5) return NumberedCredential("scripted", call, now, 1000);
-    return UnavailableError("STS answered 503");
-  }, &source, Manual(clock));
-  ASSERT_TRUE(cred->Get().ok());                     // call 1, expires at 2000
-  clock.now = 1700;                                  // due (300 s ahead)
-  EXPECT_TRUE(cred->RefreshIfDue());                 // call 2 fails; next try at 1710
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        if (call == 1 || call == 5) return NumberedCredential("scripted", call, now, 1000);
+        return UnavailableError("STS answered 503");
+      },
+      &source, Manual(clock));
+  ASSERT_TRUE(cred->Get().ok());                        // call 1, expires at 2000
+  clock.now = 1700;                                     // due (300 s ahead)
+  EXPECT_TRUE(cred->RefreshIfDue());                    // call 2 fails; next try at 1710
   EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // the old one still serves
   clock.now = 1709;
   EXPECT_FALSE(cred->RefreshIfDue());
   clock.now = 1710;
-  EXPECT_TRUE(cred->RefreshIfDue());                 // call 3 fails; next at 1730
+  EXPECT_TRUE(cred->RefreshIfDue());  // call 3 fails; next at 1730
   clock.now = 1729;
   EXPECT_FALSE(cred->RefreshIfDue());
   clock.now = 1730;
-  EXPECT_TRUE(cred->RefreshIfDue());                 // call 4 fails; next at 1770
-  clock.now = 2000;                                  // expired, refresh still failing
+  EXPECT_TRUE(cred->RefreshIfDue());  // call 4 fails; next at 1770
+  clock.now = 2000;                   // expired, refresh still failing
   auto expired = cred->Get();
   EXPECT_EQ(expired.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(expired.status().message(),
             "the credential from scripted expired at 2000 (unix time) and refreshing it "
             "failed: scripted: STS answered 503");
-  EXPECT_TRUE(cred->RefreshIfDue());                 // call 5 succeeds
+  EXPECT_TRUE(cred->RefreshIfDue());  // call 5 succeeds
   auto back = cred->Get();
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->keys.access_key_id, "key-5");
@@ -121,12 +126,13 @@ TEST(SharedCredentialTest, FailedRefreshBacksOffAndSurfacesOnlyAfterExpiry) {
 TEST(SharedCredentialTest, FirstFetchErrorIsRememberedNotRetriedPerRequest) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  auto cred = Make([](int, int64_t) -> Result<Credential> {
-    return NotFoundError("SCRIPT not set");
-  }, &source, Manual(clock));
+  auto cred =
+      Make([](int, int64_t) -> Result<Credential> { return NotFoundError("SCRIPT not set"); },
+           &source, Manual(clock));
   for (int i = 0; i < 2; ++i) {
     auto got = cred->Get();
-    EXPECT_EQ(got.status().message(), "no test credentials found; tried: scripted (SCRIPT not set)");
+    EXPECT_EQ(got.status().message(),
+              "no test credentials found; tried: scripted (SCRIPT not set)");
   }
   EXPECT_EQ(source->calls(), 1);
   EXPECT_EQ(cred->DescribeAttempts(), "scripted (SCRIPT not set)");
@@ -138,9 +144,11 @@ TEST(SharedCredentialTest, OneObjectPerKeyWhileAnyoneHoldsIt) {
   auto make = [&] {
     ++made;
     ScriptedSource* source = nullptr;
-    return std::shared_ptr<SharedCredential>(Make([](int call, int64_t now) -> Result<Credential> {
-      return NumberedCredential("scripted", call, now, -1);
-    }, &source, Manual(clock)));
+    return std::shared_ptr<SharedCredential>(Make(
+        [](int call, int64_t now) -> Result<Credential> {
+          return NumberedCredential("scripted", call, now, -1);
+        },
+        &source, Manual(clock)));
   };
   auto a = SharedCredentialFor("key-a", make);
   auto b = SharedCredentialFor("key-a", make);
@@ -161,9 +169,11 @@ TEST(SharedCredentialTest, BackgroundRefresherKeepsAShortLivedCredentialValid) {
   SharedCredentialOptions options;
   options.refresh_ahead_s = 300;  // capped at half the lifetime
   ScriptedSource* source = nullptr;
-  auto cred = Make([](int call, int64_t now) -> Result<Credential> {
-    return NumberedCredential("scripted", call, now, 2);
-  }, &source, options);
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 2);
+      },
+      &source, options);
   auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(7)) {
     auto got = cred->Get();
@@ -184,13 +194,15 @@ TEST(SharedCredentialTest, ForkedChildNeverReusesTheParentsRefreshInFlight) {
   std::atomic<bool> release{false};
   ScriptedSource* source = nullptr;
   const pid_t parent = getpid();
-  auto cred = Make([&](int call, int64_t now) -> Result<Credential> {
-    if (call == 2 && getpid() == parent) {
-      in_refresh = true;
-      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return NumberedCredential("scripted", call, now, 1000);
-  }, &source, Manual(clock));
+  auto cred = Make(
+      [&](int call, int64_t now) -> Result<Credential> {
+        if (call == 2 && getpid() == parent) {
+          in_refresh = true;
+          while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return NumberedCredential("scripted", call, now, 1000);
+      },
+      &source, Manual(clock));
   ASSERT_TRUE(cred->Get().ok());
   clock.now = 1000 + 1000 - 300;
   std::thread parent_refresh([&] { cred->RefreshIfDue(); });
