@@ -67,10 +67,14 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     }
   }
   if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;
-  d->initial_physical_nodes_ = d->world_.num_nodes;
   SLUICE_ASSIGN_OR_RETURN(planner::PlanDerived derived, planner::DerivePlan(d->Request(0, 0, 1)));
   d->epoch_size_ = derived.weighting.epoch_size;
   d->num_canonical_nodes_ = derived.num_canonical_nodes;
+  // Mosaic counts nodes and ranks in its replicated world (replication
+  // merges groups of ranks): the first run's nodes and len() come from it.
+  d->parallel_nodes_ = derived.parallel_world.num_nodes;
+  d->parallel_ranks_ = derived.parallel_world.num_nodes * derived.parallel_world.ranks_per_node;
+  d->initial_physical_nodes_ = d->parallel_nodes_;
   return d;
 }
 
@@ -111,14 +115,16 @@ StreamingDataset::~StreamingDataset() {
 }
 
 int64_t StreamingDataset::length() const {
-  return (epoch_size_ + world_.world_size - 1) / world_.world_size;
+  return (epoch_size_ + parallel_ranks_ - 1) / parallel_ranks_;
 }
 
 planner::PlanRequest StreamingDataset::Request(int64_t epoch, int64_t sample_in_epoch,
                                                int64_t num_workers) const {
   planner::PlanRequest r;
   r.config = options_.plan;
-  if (initial_physical_nodes_ != world_.num_nodes) {
+  // Unset while Open derives the plan, and when it equals this run's nodes
+  // (the default); set after a resume from a run on other nodes.
+  if (initial_physical_nodes_ > 0 && initial_physical_nodes_ != parallel_nodes_) {
     r.config.initial_physical_nodes = initial_physical_nodes_;
   }
   for (size_t s = 0; s < indexes_.size(); ++s) {
@@ -360,7 +366,9 @@ void StreamingDataset::PrefetchAhead(size_t p, size_t ready) {
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {
   ResumeState s;
   s.epoch = iter_epoch_;
-  s.sample_in_epoch = iter_start_ + static_cast<int64_t>(rank_samples) * world_.world_size;
+  // Replicas read the same samples: the job consumed rank_samples per
+  // group of replicas (Mosaic: yielded * ranks // replication).
+  s.sample_in_epoch = iter_start_ + static_cast<int64_t>(rank_samples) * parallel_ranks_;
   s.num_canonical_nodes = num_canonical_nodes_;
   s.shuffle_seed = options_.plan.shuffle_seed;
   s.initial_physical_nodes = initial_physical_nodes_;

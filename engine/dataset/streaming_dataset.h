@@ -107,7 +107,8 @@ class StreamingDataset {
 
   // Mosaic's state_dict: `rank_samples` is how many samples this rank has
   // consumed since IterBegin (all its workers); sample_in_epoch = the
-  // starting offset + rank_samples * world size.
+  // starting offset + rank_samples * the ranks after replication (world
+  // size / replication).
   ResumeState State(uint64_t rank_samples) const;
   // Mosaic's load_state_dict: the state's num_canonical_nodes, shuffle_seed
   // and initial_physical_nodes replace the configured ones; its epoch and
@@ -144,6 +145,8 @@ class StreamingDataset {
   int64_t epoch_size_ = 0;
   int64_t num_canonical_nodes_ = 0;
   int64_t initial_physical_nodes_ = 0;
+  int64_t parallel_nodes_ = 0;  // nodes and ranks after replication
+  int64_t parallel_ranks_ = 1;
 
   pid_t pid_ = 0;  // the process that owns streams_ and iter_
   std::vector<std::unique_ptr<StreamShards>> streams_;

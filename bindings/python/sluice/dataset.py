@@ -238,33 +238,35 @@ class StreamingDataset(_Base):
 
     # ------------------------------------------------------------------ planning
 
-    def _physical_nodes(self, world):
+    def _physical_nodes(self, world, replication):
         """The nodes the plan counts (Mosaic's _parallel_rank_world): the
         real world's, or the replicated world's when replication is set."""
-        return world.replicate(self.replication).num_nodes if self.replication else world.num_nodes
+        return world.replicate(replication).num_nodes if replication else world.num_nodes
 
-    def _resolved_canonical_nodes(self, world, state):
+    def _resolved_canonical_nodes(self, world, state, replication):
         if state is not None and state.get('num_canonical_nodes') is not None:
             return state['num_canonical_nodes']
         if self.num_canonical_nodes is not None:
             return self.num_canonical_nodes
-        physical = self.initial_physical_nodes or self._physical_nodes(world)
+        physical = self.initial_physical_nodes or self._physical_nodes(world, replication)
         return 64 * physical if self.shuffle_algo in ('py1s', 'py2s') else physical
 
-    def _config(self, world, workers, epoch, sample_in_epoch, state=None):
+    def _config(self, world, workers, epoch, sample_in_epoch, state=None, replication=-1):
+        if replication == -1:  # the dataset's
+            replication = self.replication
         shard_sizes = [d.samples_per_shard for d in self._datasets]
         return {
             'streams': [s.spec(z) for s, z in zip(self.streams, shard_sizes)],
             'epoch_size': self.epoch_size,
             'world': {'num_nodes': world.num_nodes, 'ranks_per_node': world.ranks_per_node,
                       'workers_per_rank': workers},
-            'replication': self.replication,
+            'replication': replication,
             'batch_size': self.batch_size,
             'shuffle': self.shuffle,
             'shuffle_algo': self.shuffle_algo,
             'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
             'shuffle_block_size': self.shuffle_block_size,
-            'num_canonical_nodes': self._resolved_canonical_nodes(world, state),
+            'num_canonical_nodes': self._resolved_canonical_nodes(world, state, replication),
             'partition_algo': self.partition_algo,
             'batching_method': self.batching_method,
             'sampling_method': self.sampling_method,
@@ -303,12 +305,16 @@ class StreamingDataset(_Base):
                     for s in self.streams):
                 self._epoch_size_cache = self.num_samples
             else:
-                one = World.__new__(World)
-                one.num_nodes = one.ranks_per_node = 1
-                cfg = self._config(one, 1, 0, 0)
-                cfg['batch_size'] = self.batch_size or 1
+                # Mosaic's epoch size is the resampled streams' sample count:
+                # what one rank of one node reads with random batching (the
+                # other methods drop or pad whole batches; replication only
+                # shares samples).
+                cfg = self._config(World.of(1, 1), 1, 0, 0, replication=None)
+                cfg['batch_size'] = 1
                 cfg['num_canonical_nodes'] = 1
+                cfg['initial_physical_nodes'] = 1
                 cfg['shuffle'] = False
+                cfg['batching_method'] = 'random'
                 self._epoch_size_cache = len(Plan(cfg).worker_ids(0, 0, 0))
         return self._epoch_size_cache
 
@@ -327,7 +333,7 @@ class StreamingDataset(_Base):
                              'needs it to plan the epoch)')
         world = World()
         if self.initial_physical_nodes is None:
-            self.initial_physical_nodes = self._physical_nodes(world)
+            self.initial_physical_nodes = self._physical_nodes(world, self.replication)
         if world.worker >= _MAX_WORKERS:
             raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
         counter = self._counters.get(world.worker)
@@ -382,10 +388,10 @@ class StreamingDataset(_Base):
         return {
             'epoch': epoch,
             'sample_in_epoch': sample_in_epoch,
-            'num_canonical_nodes': self._resolved_canonical_nodes(world, state),
+            'num_canonical_nodes': self._resolved_canonical_nodes(world, state, self.replication),
             'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes') or
-            self.initial_physical_nodes or self._physical_nodes(world),
+            self.initial_physical_nodes or self._physical_nodes(world, self.replication),
         }
 
     def load_state_dict(self, obj):

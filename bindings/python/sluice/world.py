@@ -34,6 +34,20 @@ class World:
             self.worker = info.id
             self.workers_per_rank = info.num_workers
 
+    @classmethod
+    def of(cls, num_nodes, ranks_per_node, rank=0, worker=0, workers_per_rank=1):
+        """A given world (not this process's), e.g. for planning."""
+        out = cls.__new__(cls)
+        out.num_nodes = num_nodes
+        out.ranks_per_node = ranks_per_node
+        out.num_ranks = num_nodes * ranks_per_node
+        out.rank = rank
+        out.node = rank // ranks_per_node
+        out.rank_of_node = rank % ranks_per_node
+        out.worker = worker
+        out.workers_per_rank = workers_per_rank
+        return out
+
     def replicate(self, replication):
         """The planning world of Mosaic's `replication`: each group of
         `replication` consecutive ranks acts as one rank. Its nodes are the
@@ -42,14 +56,7 @@ class World:
             raise ValueError('Replication factor must be positive.')
         if self.num_ranks % replication:
             raise ValueError('World size must be divisible by your replication factor.')
-        out = World.__new__(World)
-        out.rank = self.rank // replication
-        out.num_ranks = self.num_ranks // replication
-        out.num_nodes = (out.num_ranks // self.ranks_per_node
-                         if out.num_ranks % self.ranks_per_node == 0 else 1)
-        out.ranks_per_node = out.num_ranks // out.num_nodes
-        out.node = out.rank // out.ranks_per_node
-        out.rank_of_node = out.rank % out.ranks_per_node
-        out.worker = self.worker
-        out.workers_per_rank = self.workers_per_rank
-        return out
+        num_ranks = self.num_ranks // replication
+        num_nodes = num_ranks // self.ranks_per_node if num_ranks % self.ranks_per_node == 0 else 1
+        return World.of(num_nodes, num_ranks // num_nodes, rank=self.rank // replication,
+                        worker=self.worker, workers_per_rank=self.workers_per_rank)
