@@ -157,9 +157,18 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
         "OCI_ENDPOINT_URL", "GCS_KEY", "GCS_SECRET", "GCS_ENDPOINT_URL",
         "GOOGLE_APPLICATION_CREDENTIALS", "GCE_METADATA_HOST", "AZURE_ACCOUNT_NAME",
         "AZURE_ACCOUNT_ACCESS_KEY", "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_SAS_TOKEN", "AZURE_BLOB_ENDPOINT",
-        "DATABRICKS_HOST", "DATABRICKS_TOKEN", "SLUICE_HTTP_BEARER_TOKEN"}) {
+        "DATABRICKS_HOST", "DATABRICKS_TOKEN", "SLUICE_HTTP_BEARER_TOKEN",
+        // The rest of the AWS credential chain (stores/credentials).
+        "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_ENDPOINT_URL_STS", "AWS_STS_REGIONAL_ENDPOINTS",
+        "AWS_SDK_LOAD_CONFIG"}) {
     env[name] = std::nullopt;
   }
+  // Never the EC2 metadata address, even on a CI runner that is an EC2
+  // instance: tests send packets to 127.0.0.1 only.
+  env["AWS_EC2_METADATA_DISABLED"] = "true";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";
