@@ -80,12 +80,21 @@ Result<std::unique_ptr<TempFolder>> TempFolder::Create() {
   const char* tmpdir = std::getenv("TMPDIR");
   std::string parent = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
   std::string pattern = parent + "/sluice-XXXXXX";
+  // The signals wait while the folder is made and registered: one arriving
+  // in between would otherwise kill the process before the handler knows
+  // the folder (and leave it behind). A pending one is handled on unblock.
+  sigset_t block, saved;
+  ::sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaddset(&block, sig);
+  ::pthread_sigmask(SIG_BLOCK, &block, &saved);
   if (::mkdtemp(pattern.data()) == nullptr) {
-    return IoError("cannot create a temporary folder in " + parent + ": " +
-                   std::strerror(errno));
+    const int err = errno;
+    ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    return IoError("cannot create a temporary folder in " + parent + ": " + std::strerror(err));
   }
   std::unique_ptr<TempFolder> folder(new TempFolder(std::move(pattern)));
   folder->signal_slot_ = Register(folder->path_);
+  ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   return folder;
 }
 

@@ -294,7 +294,7 @@ TEST(CliTempFolderTest, RemovedWhenTheCommandIsKilled) {
     ::_exit(127);
   }
   // Wait until the CLI has made its folder, then interrupt it.
-  for (int i = 0; i < 200 && FolderEntries(tmp.path()).empty(); ++i) {
+  for (int i = 0; i < 2000 && FolderEntries(tmp.path()).empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(FolderEntries(tmp.path()).size(), 1u);
