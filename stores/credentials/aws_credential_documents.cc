@@ -1,5 +1,6 @@
 #include "stores/credentials/aws_credential_documents.h"
 
+#include <algorithm>
 #include <ctime>
 #include <string>
 
@@ -43,8 +44,10 @@ Result<int64_t> ParseIso8601Utc(std::string_view text) {
   }
   if (!ok || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
       second > 60) {
-    return InvalidArgumentError("not an ISO 8601 UTC time: '" + std::string(text.substr(0, 40)) +
-                                "'");
+    // Not quoted: callers parse fields of credential documents, whose
+    // values never go into error text.
+    return InvalidArgumentError("not an ISO 8601 UTC time (" + std::to_string(text.size()) +
+                                " characters)");
   }
   tm.tm_year = year - 1900;
   tm.tm_mon = month - 1;
@@ -89,7 +92,14 @@ Result<Credential> ParseAwsCredentialJson(std::string_view body, AwsCredentialJs
     return PermissionDeniedError(where + " answered JSON without \"Version\": 1");
   }
   if (!code.empty() && code != "Success") {
-    return PermissionDeniedError(where + " answered Code '" + code.substr(0, 64) + "'");
+    // The service's codes are words ("AssumeRoleUnauthorizedAccess"):
+    // anything else is not quoted, as no other value of the document is.
+    const bool word = code.size() <= 64 && std::all_of(code.begin(), code.end(), [](char c) {
+                        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+                      });
+    return PermissionDeniedError(where + " answered Code " +
+                                 (word ? "'" + code + "'"
+                                       : "of " + std::to_string(code.size()) + " characters"));
   }
   if (out.keys.access_key_id.empty() || out.keys.secret_access_key.empty()) {
     return PermissionDeniedError(where + " answered without AccessKeyId and SecretAccessKey");

@@ -8,7 +8,6 @@ import gzip
 import hashlib
 import json
 import os
-import shutil
 import struct
 import sys
 
@@ -52,8 +51,12 @@ def mds_fields(shard, encodings, sizes, limit):
 
 
 def main():
-    if os.path.isdir(OUT):
-        shutil.rmtree(OUT)
+    # Regenerate the seeds, but keep the inputs findings left behind
+    # (regression-*, see README.md): they are not made here.
+    for root, _, files in os.walk(OUT):
+        for f in files:
+            if not f.startswith('regression-'):
+                os.remove(os.path.join(root, f))
     # index.json
     for root, _, files in os.walk(MOSAIC):
         if 'index.json' in files:
@@ -148,6 +151,20 @@ def main():
     put('gcs_credentials_fuzz', b'\x01' + json.dumps(dict(sa, type='authorized_user')).encode())
     put('gcs_credentials_fuzz', b'\x00' + b'{"access_token": "ya29.EXAMPLETOKEN", "expires_in": 3599, "token_type": "Bearer"}')
     put('gcs_credentials_fuzz', b'\x00' + b'{"error": "invalid_grant", "error_description": "ya29.NOTATOKEN"}')
+    creds = {'AccessKeyId': 'ASIAEXAMPLEKEYID0001', 'SecretAccessKey': 'wJalrEXAMPLESECRETKEY0000000',
+             'Expiration': '2026-11-26T15:04:05Z'}
+    put('aws_credential_documents_fuzz',
+        b'\x00' + json.dumps(dict(creds, Version=1, SessionToken='FQoGEXAMPLETOKEN')).encode())
+    put('aws_credential_documents_fuzz',
+        b'\x01' + json.dumps(dict(creds, Token='FQoGEXAMPLETOKEN', Code='Success')).encode())
+    put('aws_credential_documents_fuzz',
+        b'\x02<AssumeRoleResponse><AssumeRoleResult><Credentials>'
+        b'<AccessKeyId>ASIAEXAMPLEKEYID0001</AccessKeyId>'
+        b'<SecretAccessKey>wJalrEXAMPLESECRETKEY0000000</SecretAccessKey>'
+        b'<SessionToken>FQoGEXAMPLETOKEN</SessionToken>'
+        b'<Expiration>2026-11-26T15:04:05.123Z</Expiration>'
+        b'</Credentials></AssumeRoleResult></AssumeRoleResponse>')
+    put('aws_credential_documents_fuzz', b'\x032026-11-26T15:04:05+00:00')
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
     print('seed corpora: %d bytes in %s' % (total, OUT), file=sys.stderr)
 
