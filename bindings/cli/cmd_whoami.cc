@@ -4,6 +4,7 @@
 #include "bindings/cli/commands.h"
 #include "bindings/cli/flags.h"
 #include "stores/s3/s3_store.h"
+#include "stores/store.h"
 
 namespace sluice::cli {
 
@@ -15,8 +16,14 @@ int RunWhoami(const Args& args) {
     return 2;
   }
   const std::string& url = flags->positional[0];
-  if (url.rfind("s3://", 0) != 0) {
-    return Error("whoami", UnimplementedError("only s3:// URLs so far, not '" + url + "'"), 2);
+  // The scheme by the stores' one rule; the URL itself is not echoed (its
+  // query may hold a signature).
+  const std::string scheme = StoreUrlScheme(url);
+  if (scheme != "s3") {
+    return Error("whoami",
+                 UnimplementedError("only s3:// URLs so far, not " +
+                                    (scheme.empty() ? std::string("a path") : scheme + "://")),
+                 2);
   }
   auto described = DescribeS3Auth(url);
   if (!described.ok()) return Error("whoami", described.status());

@@ -52,6 +52,7 @@ class AwsSourcesS3Test : public testing::NodeServerSuite<AwsSourcesS3Test> {
     ASSERT_TRUE(WriteFileAtomic(dir_->path() + "/" + name, text).ok());
   }
   void TearDown() override {
+    if (dir_ == nullptr) return;  // skipped: the servers cannot run here
     (void)::unlink((dir_->path() + "/credentials").c_str());
     (void)::unlink((dir_->path() + "/config").c_str());
   }
