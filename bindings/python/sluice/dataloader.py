@@ -42,6 +42,8 @@ class StreamingDataLoader(DataLoader):
         return self.dataset.state_dict(num_samples, False)
 
     def load_state_dict(self, obj):
+        # The dataset keeps the resumed offset; this loader counts only what
+        # it yields from here (a state_dict before iterating says the offset
+        # once, as Mosaic's).
         if isinstance(self.dataset, StreamingDataset):
             self.dataset.load_state_dict(obj)
-            self.num_samples_yielded = obj['sample_in_epoch']

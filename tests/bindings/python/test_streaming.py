@@ -113,6 +113,8 @@ def test_state_dict_resumes_with_the_remaining_samples(tmp_path):
     loader2 = sluice.StreamingDataLoader(fresh, batch_size=4, num_workers=0,
                                          collate_fn=ids_collate)
     loader2.load_state_dict(state)
+    # Saved again before iterating: the same offset, not twice it.
+    assert loader2.state_dict() == state
     rest = [i for b in loader2 for i in b]
     assert sorted(seen + rest) == list(range(450))
     whole = [i for b in sluice.StreamingDataLoader(dataset_for(cfg, str(tmp_path / 'w')),
