@@ -118,14 +118,19 @@ def _split_out(out):
 
 
 def _sub_indexes(local, remote):
-    """The sub-dataset index.json files under a root: every <sub>/index.json
-    (sorted), from the local folder, or from the remote when the local one
+    """The sub-dataset index.json files under a root: every index.json below
+    it (sorted by path), from the local folder, or from the remote when the local one
     lacks some (Mosaic reads the remote listing then)."""
     local_files = []
     if local and os.path.isdir(local):
-        subs = sorted(d for d in os.listdir(local)
-                      if os.path.isfile(os.path.join(local, d, _INDEX)))
-        local_files = [os.path.join(local, d, _INDEX) for d in subs]
+        # As Mosaic: every index.json below the root (at any depth, the
+        # root's own excepted), in the order of their full paths ('p-1/' and
+        # 'p.2/' come before 'p/').
+        top = os.path.normpath(local)
+        for folder, _, files in os.walk(local):
+            if _INDEX in files and os.path.normpath(folder) != top:
+                local_files.append(os.path.join(folder, _INDEX))
+        local_files.sort()
     if not remote:
         return local_files
     root = remote.rstrip('/')

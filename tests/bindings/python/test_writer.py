@@ -143,6 +143,22 @@ def test_merge_index_is_byte_identical(tmp_path):
     assert len(sluice.LocalDataset(str(root))) == 37 + 64 + 5
 
 
+def test_merge_index_of_a_root_orders_partitions_by_path(tmp_path):
+    # Mosaic sorts the index files' full paths: 'p-1/index.json' and
+    # 'p.2/index.json' come before 'p/index.json' ('-' < '.' < '/').
+    root = tmp_path / 'root'
+    for name, first in (('p', 0), ('p-1', 100), ('p.2', 200)):
+        with sluice.MDSWriter(out=str(root / name), columns={'id': 'int'}) as w:
+            for i in range(3):
+                w.write({'id': first + i})
+    sluice.merge_index(str(root))
+    with open(root / 'index.json') as f:
+        prefixes = [s['raw_data']['basename'].split('/')[0] for s in json.load(f)['shards']]
+    assert prefixes == ['p-1', 'p.2', 'p']
+    assert [int(s['id']) for s in sluice.LocalDataset(str(root))] == \
+        [100, 101, 102, 200, 201, 202, 0, 1, 2]
+
+
 @pytest.mark.parametrize('cls,name', [(sluice.JSONWriter, 'json_plain'),
                                       (sluice.CSVWriter, 'csv_plain'),
                                       (sluice.TSVWriter, 'tsv_plain')])
