@@ -28,8 +28,9 @@ _SIZE_UNITS = ['b', 'kb', 'mb', 'gb', 'tb', 'pb', 'eb', 'zb', 'yb']
 def parse_size_limit(size_limit):
     """size_limit as Mosaic takes it: None (no limit), an int, or a string such
     as '64mb' / '1.5kb' / '100' (suffixes kb..yb mean x1024 each,
-    case-insensitive). Returns an int or None."""
-    if size_limit is None:
+    case-insensitive). Returns an int or None. As Mosaic, a false value (0,
+    '') or one that comes to 0 bytes means no limit."""
+    if not size_limit:
         return None
     if isinstance(size_limit, bool):
         raise TypeError('size_limit must be an int, a size string or None')
@@ -46,9 +47,13 @@ def parse_size_limit(size_limit):
     else:
         raise TypeError(f'size_limit must be an int, a size string or None, not '
                         f'{type(size_limit).__name__}')
-    if value <= 0 or value >= 1 << 32:
-        raise ValueError(f'size_limit {size_limit!r} must be positive and below 2**32')
-    return value
+    # Mosaic's texts, which users' code and tests match.
+    if value < 0:
+        raise ValueError(f'`size_limit` must be greater than zero, instead, found as {value}.')
+    if value >= 1 << 32:
+        raise ValueError(f'`size_limit` must be less than 2**32, instead, found as {value}. '
+                         f'This is because sample byte offsets are stored with uint32.')
+    return value or None
 
 
 def is_remote(path):

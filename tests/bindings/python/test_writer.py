@@ -124,6 +124,21 @@ def test_mds_writer_size_limit_string_and_errors(tmp_path):
     assert sluice.parse_size_limit('1.5kb') == 1536
     assert sluice.parse_size_limit('123') == 123
     assert sluice.parse_size_limit(None) is None
+    # As Mosaic: a false or zero size_limit means no limit; its errors' texts.
+    for none in (0, '', '0', '0kb', False):
+        assert sluice.parse_size_limit(none) is None, none
+    with pytest.raises(ValueError, match=r'^`size_limit` must be greater than zero, instead, '
+                                         r'found as -5\.$'):
+        sluice.parse_size_limit(-5)
+    with pytest.raises(ValueError, match=r'^`size_limit` must be less than 2\*\*32, instead, '
+                                         r'found as 4294967296\. This is because sample byte '
+                                         r'offsets are stored with uint32\.$'):
+        sluice.parse_size_limit(1 << 32)
+    with sluice.MDSWriter(out=str(tmp_path / 'nolimit'), columns={'x': 'int'},
+                          size_limit=0) as w:
+        for i in range(1000):
+            w.write({'x': i})
+    assert len(os.listdir(tmp_path / 'nolimit')) == 2  # one shard and index.json
 
 
 def test_merge_index_is_byte_identical(tmp_path):
