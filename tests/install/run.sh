@@ -105,6 +105,9 @@ rm -rf "$venv"
   >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip install failed"; }
 mkdir "$work/py"
 cp tests/install/use_package.py "$work/py/"
-(cd "$work/py" && . "$venv/bin/activate" && python use_package.py "$version") ||
+# The modules the wheel must carry: every one of the package's source folder
+# (so a module missing from bindings/python/meson.build fails here).
+modules=$(cd bindings/python/sluice && ls -- *.py | sed 's/\.py$//' | paste -sd, -)
+(cd "$work/py" && . "$venv/bin/activate" && python use_package.py "$version" "$modules") ||
   fail "the pip-installed package failed"
 echo "tests/install: ok (meson install + pkg-config + README example; pip install + use)"

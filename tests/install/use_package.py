@@ -1,7 +1,8 @@
 """The sluice package as a pip user has it: run by tests/install/run.sh with
 the venv activated, from a folder outside the source tree, SLUICE_LIBRARY
 and PYTHONPATH unset. Writes a small MDS dataset, streams it through the
-engine's cache and resumes mid-epoch. Argument: meson.build's version."""
+engine's cache and resumes mid-epoch. Arguments: meson.build's version, and
+the package's modules (comma-separated names) the wheel must hold."""
 import importlib.metadata
 import os
 import shutil
@@ -24,8 +25,7 @@ assert sluice.__version__ == importlib.metadata.version('sluice') == version, (
 # The wheel carries the package, its library and the CLI, nothing else.
 files = sorted(str(f) for f in importlib.metadata.files('sluice')
                if '__pycache__' not in str(f) and '.dist-info/' not in str(f))
-modules = ['__init__', '_lib', 'dataframe', 'dataloader', 'dataset', 'encodings', 'engine',
-           'local', 'merge', 'plan', 'world', 'writer']
+modules = sys.argv[2].split(',')  # the source folder's modules (run.sh)
 assert files == sorted(['../../../bin/sluice', 'sluice/libsluice.so'] +
                        [f'sluice/{m}.py' for m in modules]), files
 # Not a CPython extension (ctypes): any Python 3 on this platform.
