@@ -56,6 +56,27 @@ uint64_t sluice_stream_len(const sluice_stream* s) {
   return s ? static_cast<uint64_t>(s->ds->length()) : 0;
 }
 
+uint32_t sluice_stream_num_streams(const sluice_stream* s) {
+  return s ? static_cast<uint32_t>(s->ds->num_streams()) : 0;
+}
+
+uint64_t sluice_stream_num_shards(const sluice_stream* s) { return s ? s->ds->num_shards() : 0; }
+
+sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, uint64_t* samples,
+                                       uint32_t* stream) {
+  return Guard("sluice_stream_shard_info", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_shard_info", "s");
+    if (shard >= s->ds->num_shards()) {
+      return Fail(sluice::OutOfRangeError("sluice_stream_shard_info: shard " +
+                                          std::to_string(shard) + " of " +
+                                          std::to_string(s->ds->num_shards())));
+    }
+    if (samples) *samples = s->ds->shard_samples(static_cast<size_t>(shard));
+    if (stream) *stream = static_cast<uint32_t>(s->ds->stream_of_shard(static_cast<size_t>(shard)));
+    return SLUICE_OK;
+  });
+}
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s) {
   return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
 }

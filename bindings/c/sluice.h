@@ -286,6 +286,16 @@ uint64_t sluice_stream_num_samples(const sluice_stream* s);
 /* Samples this rank reads per epoch: ceil(epoch_size / world_size), as
  * Mosaic's len(dataset). */
 uint64_t sluice_stream_len(const sluice_stream* s);
+
+/* The dataset's streams and shards (all streams' shards, numbered stream by
+ * stream as Mosaic does). 0 for a NULL handle. */
+uint32_t sluice_stream_num_streams(const sluice_stream* s);
+uint64_t sluice_stream_num_shards(const sluice_stream* s);
+
+/* Global shard `shard`'s sample count and the stream that holds it.
+ * SLUICE_ERANGE when shard >= sluice_stream_num_shards. */
+sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, uint64_t* samples,
+                                       uint32_t* stream);
 /* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);

@@ -114,6 +114,16 @@ StreamingDataset::~StreamingDataset() {
   iter_.reset();
 }
 
+size_t StreamingDataset::stream_of_shard(size_t g) const {
+  auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
+  return static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
+}
+
+uint64_t StreamingDataset::shard_samples(size_t g) const {
+  const size_t s = stream_of_shard(g);
+  return indexes_[s]->shards[g - stream_first_shard_[s]].samples;
+}
+
 int64_t StreamingDataset::length() const {
   return (epoch_size_ + parallel_ranks_ - 1) / parallel_ranks_;
 }
@@ -173,8 +183,7 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
 
 Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
     size_t g, const std::atomic<bool>* cancel) {
-  auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
-  size_t s = static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
+  const size_t s = stream_of_shard(g);
   if (options_.skip_corrupt_shards) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();

@@ -69,6 +69,12 @@ class StreamingDataset {
   int64_t epoch_size() const { return epoch_size_; }       // samples per epoch, all ranks
   // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
   int64_t length() const;
+  size_t num_streams() const { return indexes_.size(); }
+  size_t num_shards() const { return stream_first_shard_.back(); }  // all streams'
+  // Samples in global shard `g` (shards numbered stream by stream, as Mosaic
+  // does) and the stream holding it. g < num_shards().
+  uint64_t shard_samples(size_t g) const;
+  size_t stream_of_shard(size_t g) const;
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   const ResolvedWorld& world() const { return world_; }

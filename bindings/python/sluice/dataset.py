@@ -167,9 +167,29 @@ class StreamingDataset(_Base):
         sizes = [len(d) for d in self._datasets]
         self.stream_offsets = np.cumsum([0] + sizes)
         self.num_samples = int(self.stream_offsets[-1])
-        self.samples_per_shard = np.array(
-            [n for d in self._datasets for n in d.samples_per_shard], dtype=np.int64)
-        self.shards = self.samples_per_shard  # Mosaic exposes a shard list; sizes suffice here
+        self._set_shard_table([n for d in self._datasets for n in d.samples_per_shard],
+                              [s for s, d in enumerate(self._datasets)
+                               for _ in d.samples_per_shard])
+
+    def _set_shard_table(self, samples_per_shard, stream_per_shard):
+        """Mosaic's per-stream and per-shard attributes, from each shard's
+        sample count and stream (shards numbered stream by stream)."""
+        self.samples_per_shard = np.array(samples_per_shard, dtype=np.int64)
+        self.stream_per_shard = np.array(stream_per_shard, dtype=np.int64)
+        self.num_shards = len(self.samples_per_shard)
+        self.num_streams = len(self.streams)
+        self.shards_per_stream = np.bincount(self.stream_per_shard,
+                                             minlength=self.num_streams).astype(np.int64)
+        self.shard_offset_per_stream = np.concatenate(
+            [[0], np.cumsum(self.shards_per_stream)[:-1]]).astype(np.int64)
+        self.samples_per_stream = np.bincount(self.stream_per_shard,
+                                              weights=self.samples_per_shard,
+                                              minlength=self.num_streams).astype(np.int64)
+        self.sample_offset_per_stream = np.concatenate(
+            [[0], np.cumsum(self.samples_per_stream)[:-1]]).astype(np.int64)
+        # Mosaic's is a list of shard readers; here one entry per shard (its
+        # sample count), so len(ds.shards) and iteration over it hold.
+        self.shards = list(self.samples_per_shard)
 
     def _open_engine(self, validate_hash, given_streams, split):
         """Streams with remotes go through the engine's sluice_stream_* (cache,
@@ -198,6 +218,7 @@ class StreamingDataset(_Base):
                 config[key] = getattr(self, key)
         self._engine = engine.Engine(config)
         self.num_samples = self._engine.num_samples
+        self._set_shard_table(self._engine.samples_per_shard, self._engine.stream_per_shard)
 
     # ------------------------------------------------------------------ random access
 

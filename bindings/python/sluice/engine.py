@@ -27,6 +27,10 @@ if available():
             ('sluice_stream_num_samples', ctypes.c_uint64, [ctypes.c_void_p]),
             ('sluice_stream_len', ctypes.c_uint64, [ctypes.c_void_p]),
             ('sluice_stream_num_columns', ctypes.c_uint32, [ctypes.c_void_p]),
+            ('sluice_stream_num_streams', ctypes.c_uint32, [ctypes.c_void_p]),
+            ('sluice_stream_num_shards', ctypes.c_uint64, [ctypes.c_void_p]),
+            ('sluice_stream_shard_info', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64), _P(ctypes.c_uint32)]),
             ('sluice_stream_column_name', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
             ('sluice_stream_column_encoding', ctypes.c_char_p,
              [ctypes.c_void_p, ctypes.c_uint32]),
@@ -76,6 +80,14 @@ class Engine:
         self._batch = (_lib.Bytes * (max(n, 1) * _BATCH))()
         self.num_samples = int(_lib_.sluice_stream_num_samples(h))
         self.length = int(_lib_.sluice_stream_len(h))
+        self.num_streams = int(_lib_.sluice_stream_num_streams(h))
+        samples, stream = ctypes.c_uint64(), ctypes.c_uint32()
+        self.samples_per_shard, self.stream_per_shard = [], []
+        for g in range(int(_lib_.sluice_stream_num_shards(h))):
+            _lib.check(_lib_.sluice_stream_shard_info(h, g, ctypes.byref(samples),
+                                                       ctypes.byref(stream)))
+            self.samples_per_shard.append(samples.value)
+            self.stream_per_shard.append(stream.value)
 
     def _decode(self, fields, base):
         out = {}

@@ -75,6 +75,21 @@ TEST_F(StreamCApi, OpenDescribeAndRandomAccess) {
   ASSERT_EQ(sluice_stream_open(Config("").c_str(), &s), SLUICE_OK) << sluice_last_error();
   EXPECT_EQ(sluice_stream_num_samples(s), 32u);
   EXPECT_EQ(sluice_stream_len(s), 32u);
+  // The shard table, as the reference reads index.json.
+  EXPECT_EQ(sluice_stream_num_streams(s), 1u);
+  ASSERT_EQ(sluice_stream_num_shards(s), sluice_dataset_num_shards(reference_));
+  std::vector<uint64_t> shard_samples;
+  for (uint64_t g = 0; g < sluice_stream_num_shards(s); ++g) {
+    uint64_t samples = 0;
+    uint32_t stream = 7;
+    ASSERT_EQ(sluice_stream_shard_info(s, g, &samples, &stream), SLUICE_OK);
+    EXPECT_EQ(stream, 0u);
+    shard_samples.push_back(samples);
+  }
+  EXPECT_EQ(shard_samples, (std::vector<uint64_t>{7, 6, 7, 6, 6}));  // its index.json
+  EXPECT_EQ(sluice_stream_shard_info(s, sluice_stream_num_shards(s), nullptr, nullptr),
+            SLUICE_ERANGE);
+  EXPECT_EQ(sluice_stream_num_shards(nullptr), 0u);
   ASSERT_EQ(sluice_stream_num_columns(s), columns_);
   for (uint32_t c = 0; c < columns_; ++c) {
     EXPECT_STREQ(sluice_stream_column_name(s, c), sluice_dataset_column_name(reference_, c));

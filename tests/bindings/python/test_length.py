@@ -61,3 +61,23 @@ def test_replication_with_weighted_streams(tmp_path, monkeypatch):
                                           sluice.Stream(local=b, proportion=0.75)],
                                  epoch_size=101, batch_size=4, replication=2)
     assert len(ds) == 51  # ceil(101 / (4 ranks / 2))
+
+
+@pytest.mark.parametrize('path', ['local', 'streamed'])
+def test_shard_and_stream_attributes_are_mosaics(tmp_path, path):
+    a = write_stream(str(tmp_path / 'a'), [4, 6, 5], 0)
+    b = write_stream(str(tmp_path / 'b'), [7, 3], 15)
+
+    def stream(folder, name):
+        if path == 'local':
+            return sluice.Stream(local=folder)
+        return sluice.Stream(remote=folder, local=str(tmp_path / f'cache_{name}'))
+    ds = sluice.StreamingDataset(streams=[stream(a, 'a'), stream(b, 'b')], batch_size=2)
+    assert ds.num_streams == 2
+    assert ds.num_shards == len(ds.shards) == 5
+    assert ds.samples_per_shard.tolist() == [4, 6, 5, 7, 3]
+    assert ds.stream_per_shard.tolist() == [0, 0, 0, 1, 1]
+    assert ds.shards_per_stream.tolist() == [3, 2]
+    assert ds.shard_offset_per_stream.tolist() == [0, 3]
+    assert ds.samples_per_stream.tolist() == [15, 10]
+    assert ds.sample_offset_per_stream.tolist() == [0, 15]
