@@ -7,10 +7,12 @@ work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 (RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
 """
 import bisect
+import hashlib
 import math
 import mmap
 import os
 import struct
+import tempfile
 
 import numpy as np
 
@@ -47,6 +49,14 @@ def _needs_engine(remote, local):
     return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
 
 
+def _default_local(remote, split):
+    """Mosaic's cache folder for a remote given without `local`: the temp
+    folder / blake2s-128 of the remote URL / split. Unlike Mosaic, an existing
+    one is reused rather than refused: the cache is safe to share and resume."""
+    digest = hashlib.blake2s(str(remote).encode('utf-8'), digest_size=16).hexdigest()
+    return os.path.join(tempfile.gettempdir(), digest, split or '')
+
+
 def _local_path(remote, local, split):
     """The folder to read in place (streams the engine does not handle)."""
     if _is_remote(remote):
@@ -74,6 +84,8 @@ class Stream:
                  keep_zip=None):
         if sum(x is not None for x in (proportion, repeat, choose)) > 1:
             raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be specified')
+        if local is None and _is_remote(remote):
+            local = _default_local(remote, split)
         self.remote = remote
         self.needs_engine = _needs_engine(remote, local)
         self.local = _local_path(remote, local, split)

@@ -231,3 +231,13 @@ def test_engine_resumes_from_a_state_dict(tmp_path):
     again.load_state_dict(state)
     assert seen + [i for b in again for i in b] == whole
     assert sorted(whole) == list(range(106))
+
+
+def test_a_remote_without_local_caches_in_mosaics_temporary_folder():
+    import hashlib
+    import tempfile
+    digest = hashlib.blake2s(b's3://bucket/ds', digest_size=16).hexdigest()
+    assert sluice.Stream(remote='s3://bucket/ds').local == \
+        os.path.join(tempfile.gettempdir(), digest, '')
+    assert sluice.Stream(remote='s3://bucket/ds', split='train').local == \
+        os.path.join(tempfile.gettempdir(), digest, 'train')
