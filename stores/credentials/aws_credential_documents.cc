@@ -21,6 +21,30 @@ bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
   return true;
 }
 
+// Whether an endpoint's Code may be quoted in an error. The service's codes
+// are words ("AssumeRoleUnauthorizedAccess"); anything else is not quoted,
+// as no other value of the document is, and neither is a word that could
+// carry another of its values (a secret): one written literally once in the
+// body, none of whose 8-letter pieces occurs anywhere else in it.
+bool QuotableCode(const std::string& code, std::string_view body) {
+  if (code.empty() || code.size() > 64 ||
+      !std::all_of(code.begin(), code.end(),
+                   [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); })) {
+    return false;
+  }
+  const size_t at = body.find(code);
+  if (at == std::string_view::npos || body.find(code, at + 1) != std::string_view::npos) {
+    return false;
+  }
+  std::string rest(body);
+  rest.replace(at, code.size(), code.size(), '\0');
+  constexpr size_t kPiece = 8;
+  for (size_t i = 0; i + kPiece <= code.size(); ++i) {
+    if (rest.find(code.substr(i, kPiece)) != std::string::npos) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<int64_t> ParseIso8601Utc(std::string_view text) {
@@ -92,14 +116,10 @@ Result<Credential> ParseAwsCredentialJson(std::string_view body, AwsCredentialJs
     return PermissionDeniedError(where + " answered JSON without \"Version\": 1");
   }
   if (!code.empty() && code != "Success") {
-    // The service's codes are words ("AssumeRoleUnauthorizedAccess"):
-    // anything else is not quoted, as no other value of the document is.
-    const bool word = code.size() <= 64 && std::all_of(code.begin(), code.end(), [](char c) {
-                        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-                      });
     return PermissionDeniedError(where + " answered Code " +
-                                 (word ? "'" + code + "'"
-                                       : "of " + std::to_string(code.size()) + " characters"));
+                                 (QuotableCode(code, body)
+                                      ? "'" + code + "'"
+                                      : "of " + std::to_string(code.size()) + " characters"));
   }
   if (out.keys.access_key_id.empty() || out.keys.secret_access_key.empty()) {
     return PermissionDeniedError(where + " answered without AccessKeyId and SecretAccessKey");

@@ -320,6 +320,12 @@ TEST(AwsDocumentsTest, ParsesWhatTheEndpointsAnswer) {
   auto imds = ParseAwsCredentialJson(R"({"Code": "AssumeRoleUnauthorizedAccess"})",
                                      AwsCredentialJson::kEndpoint, "imds");
   EXPECT_EQ(imds.status().message(), "imds answered Code 'AssumeRoleUnauthorizedAccess'");
+  // A Code that could carry another value of the document is not quoted
+  // (found by the fuzzer: a token spliced into Code).
+  auto spliced = ParseAwsCredentialJson(
+      R"({"Code": "UsFQoGEXAMPLETOKENss", "AccessKeyId": "A", "Token": "FQoGEXAMPLETOKEN"})",
+      AwsCredentialJson::kEndpoint, "imds");
+  EXPECT_EQ(spliced.status().message(), "imds answered Code of 20 characters");
   auto secretless = ParseAwsCredentialJson(R"({"AccessKeyId": "A", "Token": "sekrit"})",
                                            AwsCredentialJson::kEndpoint, "box");
   EXPECT_EQ(secretless.status().message(), "box answered without AccessKeyId and SecretAccessKey");
