@@ -218,9 +218,13 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   const std::string status_line =
       "HTTP " + std::to_string(status) + " " + std::string(head.reason());
 
-  if (IsRedirect(status) &&
+  // A redirect without Location (S3's 301 PermanentRedirect for a bucket in
+  // another region names it only in its body) is answered as an error, so
+  // that the store reads the body.
+  const std::string location(head[bhttp::field::location]);
+  if (IsRedirect(status) && !location.empty() &&
       (t.request.method == HttpMethod::kGet || t.request.method == HttpMethod::kHead)) {
-    Result<Url> target = ResolveRedirect(t.url, std::string(head[bhttp::field::location]));
+    Result<Url> target = ResolveRedirect(t.url, location);
     if (!target.ok()) {
       co_return AttemptResult::Fail(
           IoError(t.What() + ": " + status_line + ": " + target.status().message()));

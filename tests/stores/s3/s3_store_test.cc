@@ -251,9 +251,13 @@ TEST_F(S3StoreTest, WhoamiNamesTheSourceOrWhyUnsigned) {
 // included, so s3rver verifies their signatures.
 class FakeRegionGate {
  public:
-  FakeRegionGate(int s3rver_port, std::string bucket_region)
+  // `redirect_reads`: a GET or HEAD signed for the wrong region gets what S3
+  // answers one sent to the wrong regional endpoint: 301 PermanentRedirect
+  // without Location, the region only in the body's <Endpoint>.
+  FakeRegionGate(int s3rver_port, std::string bucket_region, bool redirect_reads = false)
       : s3rver_port_(s3rver_port),
         region_(std::move(bucket_region)),
+        redirect_reads_(redirect_reads),
         server_([this](const testing::FakeRequest& r) { return Handle(r); }) {}
   std::string url() const { return server_.url(); }
   int refused() const { return refused_; }
@@ -265,6 +269,14 @@ class FakeRegionGate {
     size_t start = auth.rfind('/', scope - 1);
     std::string signed_for = scope == std::string::npos || start == std::string::npos
                                  ? "" : auth.substr(start + 1, scope - start - 1);
+    if (signed_for != region_ && redirect_reads_ && (req.method == "GET" || req.method == "HEAD")) {
+      ++refused_;
+      return {301, {{"content-type", "application/xml"}},
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PermanentRedirect</Code>"
+              "<Message>The bucket you are attempting to access must be addressed using the "
+              "specified endpoint.</Message><Endpoint>other.s3." + region_ +
+              ".amazonaws.com</Endpoint><Bucket>other</Bucket></Error>"};
+    }
     if (signed_for != region_) {
       ++refused_;
       return {400, {{"content-type", "application/xml"}},
@@ -315,6 +327,7 @@ class FakeRegionGate {
 
   int s3rver_port_;
   std::string region_;
+  bool redirect_reads_;
   std::atomic<int> refused_{0};
   testing::FakeHttpServer server_;
 };
@@ -338,6 +351,20 @@ TEST_F(S3StoreTest, BucketInAnotherRegionIsFollowedAndRemembered) {
   auto again = Open("s3://other");
   ASSERT_TRUE(loop_.Run(again->Get("far.txt")).ok());
   EXPECT_EQ(gate.refused(), 1);
+}
+
+TEST_F(S3StoreTest, ReadFromAnotherRegionFollowsA301WithoutLocation) {
+  auto direct = Open("s3://other");  // s3rver itself takes any region
+  ASSERT_NE(direct, nullptr);
+  ASSERT_TRUE(loop_.Run(direct->Put("moved.txt", "in eu-central-1")).ok());
+  FakeRegionGate gate(server_->port(), "eu-central-1", /*redirect_reads=*/true);
+  ScopedEnv env("S3_ENDPOINT_URL", gate.url());
+  auto store = Open("s3://other");
+  ASSERT_NE(store, nullptr);
+  auto got = loop_.Run(store->Get("moved.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "in eu-central-1");
+  EXPECT_EQ(gate.refused(), 1);  // one 301, then signed for eu-central-1
 }
 
 TEST(S3UrlQueryTest, AQueryIsRefusedWithoutEchoingIt) {
