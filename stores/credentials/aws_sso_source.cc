@@ -6,9 +6,7 @@
 // exchanged at the SSO portal (GetRoleCredentials) for role credentials.
 // An expired token is an error telling to log in again (refreshing it
 // through SSO-OIDC is not done).
-#include <openssl/evp.h>
 
-#include <cstdio>
 
 #include "base/file.h"
 #include "formats/json/py_json.h"
@@ -16,6 +14,7 @@
 #include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/aws_sources.h"
 #include "stores/credentials/blocking_http.h"
+#include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
 
 namespace sluice {
@@ -23,19 +22,6 @@ namespace {
 
 constexpr int64_t kSsoTimeoutMs = 10000;
 constexpr uint64_t kMaxCacheFile = uint64_t{1} << 20;
-
-std::string Sha1Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha1(), nullptr);
-  std::string out;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    out += buf;
-  }
-  return out;
-}
 
 const JsonValue* Member(const JsonValue& v, std::string_view name) {
   const auto* object = std::get_if<JsonValue::Object>(&v.v);

@@ -18,6 +18,12 @@ std::string Sha256(std::string_view data) {
 
 std::string Sha256Hex(std::string_view data) { return HexEncode(Sha256(data)); }
 
+std::string Sha1Hex(std::string_view data) {
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(md), sizeof(md)));
+}
+
 std::string HmacSha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

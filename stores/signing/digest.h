@@ -14,6 +14,10 @@ std::string Sha256(std::string_view data);
 // hashes: Sha256Hex("") == "e3b0c442...b855".
 std::string Sha256Hex(std::string_view data);
 
+// Lower-case hex SHA-1 of `data` (40 characters). Not for signing: for names
+// other tools derive with it (the AWS CLI's SSO token cache file).
+std::string Sha1Hex(std::string_view data);
+
 // Raw 32-byte HMAC-SHA256 of `data` under `key` (any length, may be empty).
 std::string HmacSha256(std::string_view key, std::string_view data);
 

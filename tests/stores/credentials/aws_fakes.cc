@@ -1,8 +1,5 @@
 #include "tests/stores/credentials/aws_fakes.h"
 
-#include <openssl/evp.h>
-
-#include <cstdio>
 #include <ctime>
 
 #include "stores/signing/uri_encoding.h"
@@ -205,19 +202,6 @@ FakeResponse FakeSsoPortal::Handle(const FakeRequest& req) {
               "\",\"secretAccessKey\":\"" + options_.keys.secret_access_key +
               "\",\"sessionToken\":\"sso-session-" + std::to_string(n) +
               "\",\"expiration\":" + std::to_string(expires_ms) + "}}"};
-}
-
-std::string Sha1HexForTest(const std::string& text) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(text.data(), text.size(), md, &len, EVP_sha1(), nullptr);
-  std::string out;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    out += buf;
-  }
-  return out;
 }
 
 }  // namespace sluice::testing

@@ -99,7 +99,4 @@ class FakeSsoPortal {
   std::unique_ptr<FakeHttpServer> server_;
 };
 
-// sha1 hex of `text` (the SSO token cache's file names).
-std::string Sha1HexForTest(const std::string& text);
-
 }  // namespace sluice::testing

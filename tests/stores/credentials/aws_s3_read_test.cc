@@ -11,6 +11,7 @@
 
 #include "base/file.h"
 #include "stores/credentials/aws_credential_chain.h"
+#include "stores/signing/digest.h"
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/credentials/aws_fakes.h"
 #include "tests/stores/credentials/aws_test_env.h"
@@ -132,7 +133,7 @@ TEST_F(AwsSourcesS3Test, SsoProfileThroughFakePortal) {
   // A legacy profile (start URL and region in the profile): cache named by the URL's sha1.
   const std::string start_url = "https://corp.awsapps.com/start";
   ASSERT_TRUE(
-      WriteFileAtomic(home + "/.aws/sso/cache/" + testing::Sha1HexForTest(start_url) + ".json",
+      WriteFileAtomic(home + "/.aws/sso/cache/" + Sha1Hex(start_url) + ".json",
                       "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
                           testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
           .ok());

@@ -7,6 +7,7 @@
 #include "base/file.h"
 #include "stores/credentials/aws_credential_chain.h"
 #include "stores/credentials/aws_credential_documents.h"
+#include "stores/signing/digest.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/credentials/aws_fakes.h"
 #include "tests/stores/credentials/aws_test_env.h"
@@ -250,7 +251,7 @@ TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
         "sso_role_name = Trainer\n[sso-session corp]\n"
         "sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n");
   ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
-  const std::string cache = home + "/.aws/sso/cache/" + testing::Sha1HexForTest("corp") + ".json";
+  const std::string cache = home + "/.aws/sso/cache/" + Sha1Hex("corp") + ".json";
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
       {"AWS_PROFILE", "dev"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
   EXPECT_EQ(Resolve(), "permission denied: SSO (profile 'dev'): no SSO token in " + cache +
