@@ -17,17 +17,9 @@ namespace {
 
 using testing::ScratchDir;
 
+// OneStreamOptions with a shorter wait: these tests expect waits to end.
 DatasetOptions CachedOptions(const std::string& remote, const std::string& local) {
-  DatasetOptions o;
-  StreamOptions s;
-  s.remote = remote;
-  s.local = local;
-  o.streams.push_back(s);
-  o.world.rank = 0;
-  o.world.world_size = 1;
-  o.world.local_rank = 0;
-  o.world.local_world_size = 1;
-  o.prefetch_next_epoch = false;
+  DatasetOptions o = testing::OneStreamOptions(remote, local);
   o.wait_timeout = std::chrono::seconds(5);
   return o;
 }

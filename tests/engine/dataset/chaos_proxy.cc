@@ -1,12 +1,7 @@
 #include "tests/engine/dataset/chaos_proxy.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -58,29 +53,6 @@ Fault Draw(uint64_t seed, uint64_t connection, int faulty_percent) {
   f.offset = rng() % 2048;
   f.bit = static_cast<int>(rng() % 8);
   return f;
-}
-
-bool SendAll(int fd, const char* data, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::send(fd, data, n, MSG_NOSIGNAL);
-    if (w <= 0) return false;
-    data += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-int ConnectLoopback(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 // Reads until the end of the request's head, EOF or 5 s of silence.
@@ -210,54 +182,16 @@ void Serve(int client, int upstream_port, Fault f) {
 
 std::unique_ptr<ChaosProxy> ChaosProxy::Start(int upstream_port, const std::string& log_path,
                                               uint64_t seed, int faulty_percent) {
-  int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  ::setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listen_fd, 256) != 0 ||
-      ::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(listen_fd);
-    return nullptr;
-  }
-  int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) {
-    ::close(listen_fd);
-    return nullptr;
-  }
   std::unique_ptr<ChaosProxy> proxy(new ChaosProxy());
-  proxy->port_ = ntohs(addr.sin_port);
   proxy->log_path_ = log_path;
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(listen_fd);
-    ::close(log_fd);
-    return nullptr;
-  }
-  if (pid == 0) {
-    for (uint64_t connection = 0;; ++connection) {
-      int client = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) continue;
-      Fault f = Draw(seed, connection, faulty_percent);
-      std::string line = std::string(Name(f.kind)) + "\n";
-      (void)!::write(log_fd, line.data(), line.size());
-      std::thread([client, upstream_port, f] { Serve(client, upstream_port, f); }).detach();
-    }
-  }
-  ::close(listen_fd);
-  ::close(log_fd);
-  proxy->pid_ = pid;
-  return proxy;
-}
-
-ChaosProxy::~ChaosProxy() {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGKILL);
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
+  const bool started = proxy->process_.Start(
+      log_path, [upstream_port, seed, faulty_percent](int client, uint64_t connection, int log_fd) {
+        Fault f = Draw(seed, connection, faulty_percent);
+        std::string line = std::string(Name(f.kind)) + "\n";
+        (void)!::write(log_fd, line.data(), line.size());
+        std::thread([client, upstream_port, f] { Serve(client, upstream_port, f); }).detach();
+      });
+  return started ? std::move(proxy) : nullptr;
 }
 
 std::map<std::string, int> ChaosProxy::FaultCounts() const {

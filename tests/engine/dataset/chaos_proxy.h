@@ -22,12 +22,12 @@
 // kills (SIGKILL) and reaps it.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+
+#include "tests/engine/dataset/proxy_process.h"
 
 namespace sluice::testing {
 
@@ -36,18 +36,16 @@ class ChaosProxy {
   // `faulty_percent` of connections (0..100) get a fault other than pass.
   static std::unique_ptr<ChaosProxy> Start(int upstream_port, const std::string& log_path,
                                            uint64_t seed, int faulty_percent);
-  ~ChaosProxy();
   ChaosProxy(const ChaosProxy&) = delete;
   ChaosProxy& operator=(const ChaosProxy&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return process_.port(); }
   // How many connections got each fault so far (read from the log).
   std::map<std::string, int> FaultCounts() const;
 
  private:
   ChaosProxy() = default;
-  pid_t pid_ = -1;
-  int port_ = 0;
+  ProxyProcess process_;
   std::string log_path_;
 };
 

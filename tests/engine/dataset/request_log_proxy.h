@@ -10,29 +10,27 @@
 // Call Start before the test creates threads (it forks).
 #pragma once
 
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "tests/engine/dataset/proxy_process.h"
 
 namespace sluice::testing {
 
 class RequestLogProxy {
  public:
   static std::unique_ptr<RequestLogProxy> Start(int upstream_port, const std::string& log_path);
-  ~RequestLogProxy();
   RequestLogProxy(const RequestLogProxy&) = delete;
   RequestLogProxy& operator=(const RequestLogProxy&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return process_.port(); }
   // The request lines logged so far, in arrival order.
   std::vector<std::string> Requests() const;
 
  private:
   RequestLogProxy() = default;
-  pid_t pid_ = -1;
-  int port_ = 0;
+  ProxyProcess process_;
   std::string log_path_;
 };
 
