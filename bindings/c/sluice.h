@@ -356,6 +356,23 @@ typedef struct sluice_stream_stats {
 } sluice_stream_stats;
 sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats* out);
 
+/* ---------------------------------------------------------------------------
+ * Benchmarking: what `sluice bench` runs (bindings/cli/bench/README.md).
+ *
+ * Streams `epochs` epochs of a dataset through one cold (or given) cache
+ * folder per simulated node, each (node, rank, worker) a forked process, and
+ * measures throughput, time to first sample, per-batch stalls, downloads per
+ * node, cache hits and evictions, CPU and peak RSS. `options_json` holds the
+ * dataset's options under Mosaic's names ("remote" required; "local" and
+ * "world" are the bench's) and the job's: "cache_dir", "nodes",
+ * "ranks_per_node", "workers_per_rank", "epochs", "step_time" (s per batch)
+ * or "consumer_rate" (samples/s per rank), "interval" (s between series
+ * points). On success *out_json is the report (caller frees it with
+ * sluice_free). Bad options: SLUICE_EINVAL naming the key. Blocks until the
+ * run ends; forks, so call it where fork() is safe (no other thread holding
+ * a lock the children need). Thread-safe otherwise. */
+sluice_status sluice_bench_run(const char* options_json, char** out_json);
+
 #ifdef __cplusplus
 }
 #endif

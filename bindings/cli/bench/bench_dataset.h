@@ -1,0 +1,28 @@
+// What the bench knows about a dataset's shards from its index.json files:
+// the bytes a cold cache downloads (the stored, possibly compressed files)
+// and holds (the raw files), per global shard (streams in order, as the
+// planner numbers them). Plain values; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "bindings/cli/bench/bench_options.h"
+
+namespace sluice::bench {
+
+struct ShardBytes {
+  uint64_t stored = 0;  // downloaded: zip_data when compressed, else raw_data (+ meta)
+  uint64_t cached = 0;  // held in the cache: raw_data (+ raw_meta)
+  uint64_t samples = 0;
+};
+
+// Reads the index.json of every stream from node `node`'s cache folders,
+// where opening the dataset put them.
+Result<std::vector<ShardBytes>> LoadShardBytes(const BenchOptions& options, int64_t node);
+
+// The global shard of every sample id (shards' samples are consecutive).
+std::vector<uint32_t> ShardOfSample(const std::vector<ShardBytes>& shards);
+
+}  // namespace sluice::bench

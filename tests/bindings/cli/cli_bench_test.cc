@@ -1,0 +1,167 @@
+// `sluice bench` on small local datasets: the report has every field, its
+// numbers agree with each other and with the dataset's index and plan, and
+// bad input fails with an exact message and the CLI's exit status.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "formats/json/py_json.h"
+#include "tests/bindings/cli/bench_report_check.h"
+#include "tests/bindings/cli/cli_runner.h"
+
+namespace sluice {
+namespace {
+
+using testing::At;
+using testing::CliRun;
+using testing::Num;
+using testing::Sluice;
+
+const std::string kMds = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/";
+// 100 samples in 17 uncompressed MDS shards.
+const std::string kSmall = kMds + "fixed_size_only";
+
+JsonValue Report(const std::string& args) {
+  CliRun r = Sluice("bench " + args + " --json --interval 0.005");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto v = ParsePyJson(r.out);
+  EXPECT_TRUE(v.ok()) << r.out;
+  return v.ok() ? *v : JsonValue{};
+}
+
+TEST(CliBenchTest, ColdSingleNodeDownloadsEachShardOnceAndReadsTheEpoch) {
+  JsonValue r = Report(kSmall + " --batch-size 4");
+  testing::ExpectEveryField(r);
+  EXPECT_EQ(std::get<std::string>(At(r, "mode").v), "run");
+  EXPECT_EQ(std::get<std::string>(At(r, "job.remote").v), kSmall);
+  const double stored = static_cast<double>(testing::StoredBytes(kSmall));
+  EXPECT_EQ(stored, 6495);
+  EXPECT_EQ(Num(r, "dataset.stored_bytes"), stored);
+  EXPECT_EQ(Num(r, "cache.bytes_downloaded"), stored);
+  EXPECT_EQ(Num(r, "cache.per_node.0.bytes_downloaded"), stored);
+  EXPECT_EQ(Num(r, "cache.egress_ratio"), 1.0);
+  // One process, cold: every shard of the plan fetched once, none found.
+  EXPECT_EQ(Num(r, "dataset.shards"), 17);
+  EXPECT_EQ(Num(r, "dataset.shards_touched"), 17);
+  EXPECT_EQ(Num(r, "cache.shards_downloaded") + Num(r, "cache.cache_hits"), 17);
+  EXPECT_EQ(Num(r, "cache.cache_hits"), 0);
+  EXPECT_EQ(Num(r, "cache.cache_hit_ratio"), 0);
+  EXPECT_EQ(Num(r, "cache.shards_evicted"), 0);
+  EXPECT_EQ(Num(r, "cache.per_node.0.peak_cache_bytes"), stored);  // everything stays
+  // Samples: exactly the planner's epoch, in 25 batches of 4.
+  EXPECT_EQ(Num(r, "dataset.epoch_size"), 100);
+  EXPECT_EQ(Num(r, "dataset.planned_samples"), 100);
+  EXPECT_EQ(Num(r, "throughput.samples"), 100);
+  EXPECT_EQ(Num(r, "stalls.batches"), 25);
+  EXPECT_GT(Num(r, "throughput.sample_bytes"), 0);
+  EXPECT_NEAR(Num(r, "throughput.samples_per_s"), 100 / Num(r, "throughput.wall_s"), 1e-6 * 100 / Num(r, "throughput.wall_s"));
+  EXPECT_LE(Num(r, "throughput.first_sample_s"), Num(r, "throughput.wall_s"));
+  EXPECT_LE(Num(r, "stalls.p50_ms"), Num(r, "stalls.p99_ms"));
+  EXPECT_LE(Num(r, "stalls.p99_ms"), Num(r, "stalls.max_ms"));
+  EXPECT_GT(Num(r, "resources.peak_rss_bytes"), 0);
+  // The series ends where the run ended.
+  const auto& series = std::get<JsonValue::Array>(At(r, "series").v);
+  EXPECT_EQ(Num(series.back(), "samples"), 100);
+  EXPECT_EQ(Num(series.back(), "bytes_downloaded"), stored);
+  for (size_t k = 1; k < series.size(); ++k) EXPECT_GE(Num(series[k], "samples"), Num(series[k - 1], "samples"));
+}
+
+TEST(CliBenchTest, EveryProcessOfEveryNodeReadsItsPlan) {
+  JsonValue r = Report(kSmall + " --batch-size 2 --nodes 2 --ranks 2 --workers 2 --epochs 2");
+  testing::ExpectEveryField(r);
+  EXPECT_EQ(Num(r, "dataset.planned_samples"), 200);
+  EXPECT_EQ(Num(r, "throughput.samples"), 200);
+  // No eviction: each process finds or fetches each shard of its plan once,
+  // and no node fetches a shard twice.
+  EXPECT_EQ(Num(r, "cache.shards_downloaded") + Num(r, "cache.cache_hits"), Num(r, "dataset.shards_touched"));
+  for (const char* n : {"cache.per_node.0", "cache.per_node.1"}) {
+    EXPECT_LE(Num(r, std::string(n) + ".bytes_downloaded"), 6495);
+    EXPECT_GT(Num(r, std::string(n) + ".bytes_downloaded"), 0);
+  }
+  EXPECT_EQ(Num(r, "cache.bytes_downloaded"),
+            Num(r, "cache.per_node.0.bytes_downloaded") + Num(r, "cache.per_node.1.bytes_downloaded"));
+}
+
+TEST(CliBenchTest, CacheLimitEvictsAndHoldsTheLimit) {
+  JsonValue r = Report(kSmall + " --batch-size 4 --shuffle --seed 3 --workers 3 --cache-limit 2kb");
+  EXPECT_EQ(Num(r, "job.cache_limit"), 2048);
+  EXPECT_EQ(Num(r, "throughput.samples"), 100);
+  EXPECT_GT(Num(r, "cache.shards_evicted"), 0);
+  EXPECT_LE(Num(r, "cache.per_node.0.peak_cache_bytes"), 2048);
+  EXPECT_GT(Num(r, "cache.bytes_downloaded"), 6495);  // evicted shards come back
+}
+
+TEST(CliBenchTest, StepTimePacesTheConsumer) {
+  // 25 batches, one worker: the consumer takes one every 10 ms.
+  JsonValue r = Report(kSmall + " --batch-size 4 --step-time 0.01");
+  EXPECT_GE(Num(r, "throughput.wall_s"), 0.24);
+  EXPECT_EQ(Num(r, "job.step_time_s"), 0.01);
+  JsonValue rate = Report(kSmall + " --batch-size 4 --rate 400");  // = 0.01 s per batch of 4
+  EXPECT_EQ(Num(rate, "job.step_time_s"), 0.01);
+}
+
+TEST(CliBenchTest, TableCsvAndPlot) {
+  char tmpl[] = "/tmp/sluice_bench_test_XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  CliRun r = Sluice("bench " + kSmall + " --batch-size 4 --interval 0.005 --csv " + dir + "/s.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("  planned samples         100 (epoch size 100)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  node 0                  6.3 KiB downloaded (17 shards), 0 hits, 0 evictions"),
+            std::string::npos) << r.out;
+  std::string csv = testing::Slurp(dir + "/s.csv");
+  EXPECT_EQ(csv.rfind("t,samples,sample_bytes,bytes_downloaded,cache_node0\n", 0), 0u) << csv;
+  EXPECT_NE(csv.find(",100,"), std::string::npos) << csv;
+  // The plot needs Debian's matplotlib; without it the error says so.
+  CliRun plot = Sluice("bench " + kSmall + " --batch-size 4 --interval 0.005 --plot " + dir + "/p.png");
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0) {
+    ASSERT_EQ(plot.exit_code, 0) << plot.out;
+    EXPECT_EQ(testing::Slurp(dir + "/p.png").substr(0, 8), "\x89PNG\r\n\x1a\n");
+  } else {
+    EXPECT_EQ(plot.exit_code, 1);
+    EXPECT_NE(plot.out.find("matplotlib is not installed (Debian: apt-get install python3-matplotlib)"),
+              std::string::npos) << plot.out;
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST(CliBenchTest, BadInputFailsWithExactErrors) {
+  CliRun r = Sluice("bench " + kSmall + " --nodes abc");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 256\n");
+  r = Sluice("bench " + kSmall + " --nodes 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 256\n");
+  r = Sluice("bench " + kSmall + " --step-time -1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'step_time' must be a number >= 0\n");
+  r = Sluice("bench " + kSmall + " --step-time 1 --rate 5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'consumer_rate' and 'step_time' say the same thing: give one\n");
+  r = Sluice("bench " + kSmall + " --frobnicate 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: unknown option --frobnicate\n");
+  r = Sluice("bench " + kSmall + " --set frobnicate=3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: dataset config: 'frobnicate' is not a known key\n");
+  r = Sluice("bench " + kSmall + " --set 'local=\"/x\"'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'local' is set by the bench (one cache "
+                   "folder per simulated node under 'cache_dir', one world per simulated rank)\n");
+  r = Sluice("bench " + kSmall + " --shuffle --shuffle-algo py9x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("py9x"), std::string::npos) << r.out;
+  r = Sluice("bench");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out.rfind("usage: sluice bench DATASET [options]\n", 0), 0u) << r.out;
+  // A dataset that is not there: the run fails (status 1) naming the index it looked for.
+  r = Sluice("bench /nonexistent/dataset");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("sluice bench: not found: stream 0 (", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/dataset/index.json: no such object\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace sluice
