@@ -367,7 +367,8 @@ sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats
  * "world" are the bench's) and the job's: "cache_dir", "nodes",
  * "ranks_per_node", "workers_per_rank", "epochs", "step_time" (s per batch)
  * or "consumer_rate" (samples/s per rank), "interval" (s between series
- * points). On success *out_json is the report (caller frees it with
+ * points), "plan_only" (true: predict from the planner, downloading only
+ * index.json, with "link_bandwidth" in bytes/s per node). On success *out_json is the report (caller frees it with
  * sluice_free). Bad options: SLUICE_EINVAL naming the key. Blocks until the
  * run ends; forks, so call it where fork() is safe (no other thread holding
  * a lock the children need). Thread-safe otherwise. */

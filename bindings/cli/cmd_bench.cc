@@ -31,6 +31,9 @@ constexpr const char* kUsage =
     "  --epochs N              epochs to stream (default 1)\n"
     "  --step-time S           seconds of training per batch (or --rate SAMPLES_PER_S per rank)\n"
     "  --interval S            seconds between time-series points (default 0.1)\n"
+    "  --plan-only             predict per-node egress, cache occupancy and waits from the\n"
+    "                          planner alone (downloads index.json only)\n"
+    "  --bandwidth BYTES       per-node link bandwidth per second for --plan-only, e.g. 100mb\n"
     "  --set KEY=JSON          any other dataset option under Mosaic's name\n"
     "  --json                  the report as JSON\n"
     "  --csv FILE              the time series as CSV\n"
@@ -47,12 +50,12 @@ const std::map<std::string, std::string>& ValueFlags() {
       {"nodes", "nodes"},             {"ranks", "ranks_per_node"},
       {"workers", "workers_per_rank"}, {"epochs", "epochs"},
       {"step-time", "step_time"},     {"rate", "consumer_rate"},
-      {"interval", "interval"}};
+      {"interval", "interval"},        {"bandwidth", "link_bandwidth"}};
   return m;
 }
 
 JsonValue FlagValue(const std::string& key, const std::string& text) {
-  if (key != "cache_dir" && key != "shuffle_algo") {
+  if (key != "cache_dir" && key != "shuffle_algo" && key != "link_bandwidth") {
     auto v = ParsePyJson(text);
     if (v.ok() && (std::holds_alternative<int64_t>(v->v) || std::holds_alternative<double>(v->v))) {
       return *v;
@@ -111,7 +114,7 @@ int RunBench(const Args& args) {
     }
     rest.push_back(a);
   }
-  auto flags = ParseFlags(rest, values, {"json", "shuffle", "help"});
+  auto flags = ParseFlags(rest, values, {"json", "shuffle", "plan-only", "help"});
   if (!flags.ok()) return Error("bench", flags.status(), 2);
   if (flags->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -123,6 +126,7 @@ int RunBench(const Args& args) {
   }
   options.emplace_back("remote", JsonValue{flags->positional[0]});
   if (flags->Has("shuffle")) options.emplace_back("shuffle", JsonValue{true});
+  if (flags->Has("plan-only")) options.emplace_back("plan_only", JsonValue{true});
   for (const auto& [flag, key] : ValueFlags()) {
     if (auto v = flags->Get(flag)) options.emplace_back(key, FlagValue(key, *v));
   }

@@ -50,7 +50,7 @@ Result<uint64_t> Bandwidth(const JsonValue& v) {
 const std::set<std::string_view>& BenchKeys() {
   static const std::set<std::string_view> keys = {
       "cache_dir", "nodes", "ranks_per_node", "workers_per_rank", "epochs", "step_time",
-      "consumer_rate", "interval"};
+      "consumer_rate", "interval", "plan_only", "link_bandwidth"};
   return keys;
 }
 

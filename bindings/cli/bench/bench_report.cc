@@ -1,5 +1,7 @@
 #include "bindings/cli/bench/bench_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "formats/json/py_json.h"
@@ -30,6 +32,18 @@ std::string Bytes(uint64_t b) {
 }
 
 }  // namespace
+
+Percentiles SpreadMs(std::vector<uint64_t> ns) {
+  Percentiles p;
+  if (ns.empty()) return p;
+  std::sort(ns.begin(), ns.end());
+  auto at = [&](double q) {
+    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(ns.size())));
+    return static_cast<double>(ns[std::min(ns.size() - 1, k == 0 ? 0 : k - 1)]) / 1e6;
+  };
+  p.p50 = at(0.5), p.p90 = at(0.9), p.p99 = at(0.99), p.max = static_cast<double>(ns.back()) / 1e6;
+  return p;
+}
 
 Result<std::string> ReportJson(const BenchReport& r) {
   Object job = {{"remote", S(r.remote)},
@@ -98,6 +112,7 @@ Result<std::string> ReportJson(const BenchReport& r) {
                 {"stalls", JsonValue{std::move(stalls)}},
                 {"cache", JsonValue{std::move(cache)}},
                 {"resources", JsonValue{std::move(resources)}},
+                {"series_unit", S(r.series_unit)},
                 {"series", JsonValue{std::move(series)}}};
   return DumpPyJson(JsonValue{std::move(top)}, false);
 }
@@ -133,6 +148,12 @@ std::string ReportTable(const BenchReport& r) {
     line("consumer waits", r.consumer_waits ? Fmt("yes, %.3f s in all (predicted)", r.stall_total_s)
                                             : std::string(r.link_bandwidth ? "no (predicted)"
                                                                            : "unknown (no link_bandwidth)"));
+    if (r.link_bandwidth) {
+      line("first sample", Fmt("%.3f s", r.first_sample_s) + " (slowest worker " +
+                               Fmt("%.3f s", r.first_sample_max_s) + ", predicted)");
+      line("stalls per batch", Fmt("p50 %.2f ms", r.stall_ms.p50) + Fmt(", p99 %.2f ms", r.stall_ms.p99) +
+                                   Fmt(", max %.2f ms (predicted)", r.stall_ms.max));
+    }
   }
   for (size_t n = 0; n < r.per_node.size(); ++n) {
     const NodeStats& s = r.per_node[n];

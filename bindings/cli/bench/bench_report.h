@@ -65,8 +65,12 @@ struct BenchReport {
   uint64_t peak_rss_bytes = 0;      // the largest worker's
   // Predicted (mode "plan").
   bool consumer_waits = false;
+  std::string series_unit = "s";  // of SeriesPoint::t: "s", or "step" (a plan without step_time)
   std::vector<SeriesPoint> series;
 };
+
+// p50/p90/p99 (nearest rank) and max of durations in ns, in ms.
+Percentiles SpreadMs(std::vector<uint64_t> ns);
 
 // {"mode", "job": {...}, "dataset": {...}, "throughput": {...}, "stalls": {...},
 //  "cache": {..., "per_node": [...]}, "resources": {...}, "series": [...]}

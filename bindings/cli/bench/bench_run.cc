@@ -16,8 +16,8 @@
 #include <fstream>
 #include <thread>
 
-#include "bindings/cli/bench/bench_dataset.h"
 #include "bindings/cli/bench/cache_usage.h"
+#include "bindings/cli/bench/job_plan.h"
 #include "engine/dataset/streaming_dataset.h"
 
 namespace sluice::bench {
@@ -95,18 +95,6 @@ Status Worker(const BenchOptions& o, int64_t node, int64_t rank, int64_t worker,
   return Status::Ok();
 }
 
-Percentiles Spread(std::vector<uint64_t> ns) {
-  Percentiles p;
-  if (ns.empty()) return p;
-  std::sort(ns.begin(), ns.end());
-  auto at = [&](double q) {  // nearest rank
-    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(ns.size())));
-    return static_cast<double>(ns[std::min(ns.size() - 1, k == 0 ? 0 : k - 1)]) / 1e6;
-  };
-  p.p50 = at(0.5), p.p90 = at(0.9), p.p99 = at(0.99), p.max = static_cast<double>(ns.back()) / 1e6;
-  return p;
-}
-
 // A scratch folder for the run (stall files; the cache when none is given).
 class Scratch {
  public:
@@ -159,33 +147,12 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
   if (o.cache_dir.empty()) o.cache_dir = scratch.path() + "/cache";
   const int64_t procs = o.processes();
 
-  // Plan in this process: opening every rank's view reads (downloads) the
-  // index only; a bad URL or bad planning options fail here, not in a child.
+  // Plan in this process: a bad URL or bad planning options fail here, not
+  // in a child; the index is then in each node's cache folder.
   BenchReport r;
   r.mode = "run";
-  SLUICE_ASSIGN_OR_RETURN(auto view0, StreamingDataset::Open(o.ForRank(0, 0)));
-  view0.reset();
-  SLUICE_ASSIGN_OR_RETURN(auto shards, LoadShardBytes(o, 0));
-  const std::vector<uint32_t> shard_of = ShardOfSample(shards);
-  uint64_t planned = 0;
-  for (int64_t node = 0; node < o.nodes; ++node) {
-    for (int64_t rank = 0; rank < o.ranks_per_node; ++rank) {
-      SLUICE_ASSIGN_OR_RETURN(auto view, StreamingDataset::Open(o.ForRank(node, rank)));
-      r.epoch_size = view->epoch_size();
-      for (int64_t e = 0; e < o.epochs; ++e) {
-        for (int64_t w = 0; w < o.workers_per_rank; ++w) {
-          SLUICE_ASSIGN_OR_RETURN(auto ids, view->WorkerIds(e, 0, w, o.workers_per_rank));
-          planned += ids.size();
-          std::vector<char> seen(shards.size(), 0);
-          for (int64_t id : ids) {
-            if (id >= 0 && static_cast<size_t>(id) < shard_of.size()) seen[shard_of[static_cast<size_t>(id)]] = 1;
-          }
-          r.shards_touched += static_cast<uint64_t>(std::count(seen.begin(), seen.end(), 1));
-        }
-      }
-    }
-  }
-  r.planned_samples = planned;
+  SLUICE_ASSIGN_OR_RETURN(JobPlan plan, LoadJobPlan(o));
+  DescribeJob(o, plan, &r);
 
   SharedSlots shared;
   void* mem = ::mmap(nullptr, sizeof(Slot) * static_cast<size_t>(procs), PROT_READ | PROT_WRITE,
@@ -271,16 +238,6 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
     return InternalError("a bench worker process ended abnormally (killed or crashed)");
   }
 
-  // Totals.
-  r.remote = o.dataset.streams[0].remote;
-  r.nodes = o.nodes, r.ranks_per_node = o.ranks_per_node, r.workers_per_rank = o.workers_per_rank;
-  r.epochs = o.epochs, r.batch_size = o.dataset.batch_size(), r.step_time_s = o.step_time_s;
-  r.cache_limit = o.dataset.cache_limit;
-  r.link_bandwidth = o.link_bandwidth;
-  r.dataset_shards = shards.size();
-  for (const ShardBytes& s : shards) {
-    r.dataset_samples += s.samples, r.dataset_stored_bytes += s.stored, r.dataset_cached_bytes += s.cached;
-  }
   r.per_node.assign(static_cast<size_t>(o.nodes), {});
   std::vector<uint64_t> stalls;
   double first_min = -1, first_max = 0;
@@ -322,7 +279,7 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
   r.first_sample_s = std::max(0.0, first_min), r.first_sample_max_s = first_max;
   r.batches = stalls.size();
   for (uint64_t s : stalls) r.stall_total_s += static_cast<double>(s) / 1e9;
-  r.stall_ms = Spread(std::move(stalls));
+  r.stall_ms = SpreadMs(std::move(stalls));
   r.samples_per_s = r.wall_s > 0 ? static_cast<double>(r.samples) / r.wall_s : 0;
   r.gb_per_s = r.wall_s > 0 ? static_cast<double>(r.sample_bytes) / 1e9 / r.wall_s : 0;
   r.cpu_s_per_gb = r.sample_bytes ? r.cpu_s / (static_cast<double>(r.sample_bytes) / 1e9) : 0;

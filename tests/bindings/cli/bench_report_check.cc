@@ -69,6 +69,7 @@ void ExpectEveryField(const JsonValue& r) {
   }
   At(r, "job.cache_limit");  // null when there is none
   At(r, "job.link_bandwidth");
+  EXPECT_TRUE(std::holds_alternative<std::string>(At(r, "series_unit").v));
   EXPECT_TRUE(std::holds_alternative<bool>(At(r, "stalls.consumer_waits").v));
   const auto* nodes = std::get_if<JsonValue::Array>(&At(r, "cache.per_node").v);
   ASSERT_NE(nodes, nullptr);

@@ -1,0 +1,250 @@
+#include "bindings/cli/bench/bench_plan.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <list>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "bindings/cli/bench/job_plan.h"
+
+namespace sluice::bench {
+namespace {
+
+// One shard request of one worker.
+struct Request {
+  int64_t ask_step;   // when the prefetcher asks for it
+  int64_t need_step;  // when the batch needing it is due
+  int64_t rank_in_node, worker;
+  size_t process;
+  int64_t batch;  // the worker's batch that needs it
+  uint32_t shard;
+};
+
+// After each request of a node: the step, its cache bytes and downloads so far.
+struct NodePoint {
+  int64_t step;
+  uint64_t cache_bytes, bytes_downloaded;
+};
+
+int64_t StepOf(int64_t position, int64_t batch, int64_t workers, int64_t worker) {
+  return (position / batch) * workers + worker;
+}
+
+// A node's LRU cache of raw shard bytes. A shard asked for and not read yet
+// is pinned (the prefetcher holds it); only unpinned ones are evicted.
+class LruCache {
+ public:
+  LruCache(std::optional<uint64_t> limit, const std::vector<ShardBytes>& shards)
+      : limit_(limit), shards_(shards) {}
+  bool Has(uint32_t shard) const { return where_.count(shard) > 0; }
+  void Touch(uint32_t shard) { order_.splice(order_.end(), order_, where_.at(shard)); }
+  void Pin(uint32_t shard) { ++pins_[shard]; }
+  void Unpin(uint32_t shard) {
+    auto it = pins_.find(shard);
+    if (it != pins_.end() && --it->second == 0) pins_.erase(it);
+  }
+  // Evicts unpinned shards, least recently used first, until `bytes` more
+  // fit under the limit; false (nothing evicted) when they cannot.
+  bool MakeRoom(uint64_t bytes, uint64_t* evicted) {
+    if (!limit_) return true;
+    uint64_t freeable = 0;
+    for (uint32_t s : order_) freeable += pins_.count(s) ? 0 : shards_[s].cached;
+    if (used_ + bytes > *limit_ + freeable) return false;
+    for (auto it = order_.begin(); it != order_.end() && used_ + bytes > *limit_;) {
+      if (pins_.count(*it)) {
+        ++it;
+        continue;
+      }
+      used_ -= shards_[*it].cached;
+      where_.erase(*it);
+      it = order_.erase(it);
+      ++*evicted;
+    }
+    return true;
+  }
+  void Add(uint32_t shard) {
+    order_.push_back(shard);
+    where_[shard] = std::prev(order_.end());
+    used_ += shards_[shard].cached;
+  }
+  uint64_t used() const { return used_; }
+
+ private:
+  std::optional<uint64_t> limit_;
+  const std::vector<ShardBytes>& shards_;
+  std::list<uint32_t> order_;  // least recently used first
+  std::unordered_map<uint32_t, std::list<uint32_t>::iterator> where_;
+  std::unordered_map<uint32_t, int> pins_;
+  uint64_t used_ = 0;
+};
+
+}  // namespace
+
+Result<BenchReport> PredictBench(const BenchOptions& given) {
+  BenchOptions o = given;
+  std::string scratch;
+  if (o.cache_dir.empty()) {  // somewhere for the index files only
+    std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
+                       "/sluice-bench-plan-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr) return IoError("cannot create a scratch folder from " + tmpl);
+    scratch = o.cache_dir = tmpl;
+  }
+  auto plan = LoadJobPlan(o);
+  if (!scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);
+  }
+  if (!plan.ok()) return plan.status();
+  BenchReport r;
+  r.mode = "plan";
+  DescribeJob(o, *plan, &r);
+  r.samples = r.planned_samples;
+
+  const int64_t B = o.dataset.batch_size(), W = o.workers_per_rank;
+  const int64_t window = std::max<int64_t>(1, o.dataset.predownload_samples());
+  const int64_t per_node = o.ranks_per_node * W;
+  const double step_s = o.step_time_s;
+  const std::vector<ShardBytes>& shards = plan->shards;
+  std::vector<std::vector<NodePoint>> points(static_cast<size_t>(o.nodes));
+  std::map<std::pair<size_t, int64_t>, double> lateness;  // (process, batch) -> seconds late
+  r.per_node.assign(static_cast<size_t>(o.nodes), {});
+  int64_t last_step = 0;
+
+  for (int64_t node = 0; node < o.nodes; ++node) {
+    std::vector<Request> requests;
+    for (int64_t q = 0; q < per_node; ++q) {
+      const size_t p = static_cast<size_t>(node * per_node + q);
+      const int64_t worker = q % W;
+      const std::vector<int64_t>& ids = plan->ids[p];
+      std::unordered_map<uint32_t, int64_t> last_read;  // shard -> last position read
+      for (int64_t i = 0; i < static_cast<int64_t>(ids.size()); ++i) {
+        uint32_t shard = plan->shard_of[static_cast<size_t>(ids[static_cast<size_t>(i)])];
+        auto it = last_read.find(shard);
+        if (it == last_read.end() || i - it->second > window) {
+          requests.push_back({StepOf(std::max<int64_t>(0, i - window), B, W, worker), StepOf(i, B, W, worker),
+                              q / W, worker, p, i / B, shard});
+        }
+        last_read[shard] = i;
+      }
+      if (!ids.empty()) last_step = std::max(last_step, StepOf(static_cast<int64_t>(ids.size()) - 1, B, W, worker));
+    }
+    // Each request is two events: the prefetcher's ask (fetch when absent)
+    // and the read (touch; fetch again when evicted in between, the thrash
+    // of a window larger than the cache).
+    struct Event {
+      int64_t step;
+      bool read;
+      const Request* q;
+    };
+    std::vector<Event> events;
+    for (const Request& q : requests) {
+      events.push_back({q.ask_step, false, &q});
+      events.push_back({q.need_step, true, &q});
+    }
+    std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+      return std::tie(a.step, a.q->rank_in_node, a.q->worker, a.read) <
+             std::tie(b.step, b.q->rank_in_node, b.q->worker, b.read);
+    });
+    LruCache cache(o.dataset.cache_limit, shards);
+    NodeStats& n = r.per_node[static_cast<size_t>(node)];
+    double link_free = 0;
+    std::vector<char> pinned(requests.size(), 0);
+    for (const Event& e : events) {
+      const Request& q = *e.q;
+      const size_t k = static_cast<size_t>(e.q - requests.data());
+      double arrived = static_cast<double>(e.step) * step_s;
+      bool fetch = false;
+      if (!e.read) {  // the ask: fetch and pin when there is room, else leave it to the read
+        if (cache.Has(q.shard)) {
+          ++n.cache_hits;
+          cache.Touch(q.shard);
+          cache.Pin(q.shard), pinned[k] = 1;
+        } else if (cache.MakeRoom(shards[q.shard].cached, &n.shards_evicted)) {
+          fetch = true;
+          cache.Pin(q.shard), pinned[k] = 1;
+        }
+      } else {
+        if (pinned[k]) cache.Unpin(q.shard);
+        if (cache.Has(q.shard)) {
+          cache.Touch(q.shard);
+          if (!pinned[k]) ++n.cache_hits;  // the ask waited; another worker fetched it meanwhile
+        } else {
+          cache.MakeRoom(shards[q.shard].cached, &n.shards_evicted);  // one reader's shard always fits
+          fetch = true;
+        }
+      }
+      if (fetch) {
+        const ShardBytes& s = shards[q.shard];
+        n.bytes_downloaded += s.stored;
+        ++n.shards_downloaded;
+        cache.Add(q.shard);
+        if (o.link_bandwidth) {
+          link_free = std::max(link_free, arrived) + static_cast<double>(s.stored) / static_cast<double>(*o.link_bandwidth);
+          arrived = link_free;
+        }
+      }
+      n.peak_cache_bytes = std::max(n.peak_cache_bytes, cache.used());
+      if (o.link_bandwidth) {
+        double& late = lateness[{q.process, q.batch}];
+        late = std::max(late, arrived - static_cast<double>(q.need_step) * step_s);
+      }
+      points[static_cast<size_t>(node)].push_back({e.step, cache.used(), n.bytes_downloaded});
+    }
+  }
+  for (const NodeStats& n : r.per_node) {
+    r.bytes_downloaded += n.bytes_downloaded, r.shards_downloaded += n.shards_downloaded;
+    r.cache_hits += n.cache_hits, r.shards_evicted += n.shards_evicted;
+  }
+  const uint64_t acquired = r.cache_hits + r.shards_downloaded;
+  r.cache_hit_ratio = acquired ? static_cast<double>(r.cache_hits) / static_cast<double>(acquired) : 0;
+  r.egress_ratio = r.dataset_stored_bytes ? static_cast<double>(r.bytes_downloaded) / static_cast<double>(o.nodes) /
+                                                static_cast<double>(r.dataset_stored_bytes)
+                                          : 0;
+  std::vector<uint64_t> late_ns;
+  for (const std::vector<int64_t>& ids : plan->ids) r.batches += (ids.size() + static_cast<size_t>(B) - 1) / static_cast<size_t>(B);
+  double first_min = -1;
+  for (const auto& [key, late] : lateness) {
+    if (key.second == 0) {  // a worker's first batch: the start-up, not a stall
+      first_min = first_min < 0 ? std::max(0.0, late) : std::min(first_min, std::max(0.0, late));
+      r.first_sample_max_s = std::max(r.first_sample_max_s, late);
+      continue;
+    }
+    if (late > 0) {
+      r.stall_total_s += late;
+      late_ns.push_back(static_cast<uint64_t>(late * 1e9));
+    }
+  }
+  late_ns.resize(std::max<size_t>(late_ns.size(), static_cast<size_t>(r.batches)), 0);  // on time: 0
+  r.stall_ms = SpreadMs(std::move(late_ns));
+  r.first_sample_s = std::max(0.0, first_min);
+  r.consumer_waits = o.link_bandwidth && r.stall_total_s > 0;
+
+  r.series_unit = step_s > 0 ? "s" : "step";
+  // The series: at most ~200 steps, each node's cache after its last
+  // request at or before the step, samples due by then.
+  const int64_t every = std::max<int64_t>(1, (last_step + 1) / 200);
+  for (int64_t s = 0;; s = std::min(s + every, last_step)) {
+    SeriesPoint pt;
+    pt.t = step_s > 0 ? static_cast<double>(s) * step_s : static_cast<double>(s);
+    for (size_t p = 0; p < plan->ids.size(); ++p) {
+      const int64_t w = static_cast<int64_t>(p) % W;
+      if (s < w) continue;
+      const uint64_t batches = static_cast<uint64_t>((s - w) / W + 1);
+      pt.samples += std::min<uint64_t>(plan->ids[p].size(), batches * static_cast<uint64_t>(B));
+    }
+    for (const auto& node_points : points) {
+      auto it = std::upper_bound(node_points.begin(), node_points.end(), s,
+                                 [](int64_t step, const NodePoint& q) { return step < q.step; });
+      const NodePoint* last = it == node_points.begin() ? nullptr : &*std::prev(it);
+      pt.cache_bytes.push_back(last ? last->cache_bytes : 0);
+      pt.bytes_downloaded += last ? last->bytes_downloaded : 0;
+    }
+    r.series.push_back(std::move(pt));
+    if (s == last_step) break;
+  }
+  return r;
+}
+
+}  // namespace sluice::bench

@@ -1,0 +1,36 @@
+// The job's plan, from the planner alone: every simulated worker's sample
+// ids for every epoch, and the shards they fall in. Opening each rank's
+// view of the dataset downloads index.json into the node's cache folder,
+// nothing else. Shared by the run (what it should read) and the prediction.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "bindings/cli/bench/bench_dataset.h"
+#include "bindings/cli/bench/bench_options.h"
+#include "bindings/cli/bench/bench_report.h"
+
+namespace sluice::bench {
+
+struct JobPlan {
+  int64_t epoch_size = 0;           // the planner's, all ranks
+  std::vector<ShardBytes> shards;   // global shards
+  std::vector<uint32_t> shard_of;   // global sample id -> global shard
+  // ids[p]: process p's ids, epoch after epoch (padding removed); process
+  // p = (node * ranks_per_node + rank) * workers_per_rank + worker.
+  std::vector<std::vector<int64_t>> ids;
+  std::vector<std::vector<size_t>> epoch_ends;  // per process: where each epoch's ids end
+  uint64_t planned_samples() const;
+  // Per process and epoch, the distinct shards its ids read, summed.
+  uint64_t shards_touched() const;
+};
+
+// Errors: the dataset's (a bad URL, Mosaic's planning errors).
+Result<JobPlan> LoadJobPlan(const BenchOptions& options);
+
+// Fills the report's job and dataset fields.
+void DescribeJob(const BenchOptions& options, const JobPlan& plan, BenchReport* report);
+
+}  // namespace sluice::bench

@@ -1,0 +1,81 @@
+// `sluice bench --plan-only` against real runs of the same job on a small
+// local dataset: per-node egress exactly without cache_limit, within the
+// bound bench_plan.h states with one; waits predicted from the link bandwidth.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "formats/json/py_json.h"
+#include "tests/bindings/cli/bench_report_check.h"
+#include "tests/bindings/cli/cli_runner.h"
+
+namespace sluice {
+namespace {
+
+using testing::At;
+using testing::Num;
+
+const std::string kSmall = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/fixed_size_only";
+
+JsonValue Report(const std::string& args) {
+  testing::CliRun r = testing::Sluice("bench " + kSmall + " " + args + " --json --interval 0.005");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto v = ParsePyJson(r.out);
+  EXPECT_TRUE(v.ok()) << r.out;
+  return v.ok() ? *v : JsonValue{};
+}
+
+TEST(CliBenchPlanTest, PredictedEgressIsTheRunsWithoutCacheLimit) {
+  for (std::string job : {"--batch-size 4 --workers 3", "--batch-size 2 --nodes 2 --ranks 2 --workers 2 --shuffle",
+                          "--batch-size 3 --nodes 3 --ranks 1 --workers 2 --shuffle --seed 7 --epochs 2"}) {
+    JsonValue plan = Report("--plan-only " + job);
+    JsonValue run = Report(job);
+    testing::ExpectEveryField(plan);
+    EXPECT_EQ(std::get<std::string>(At(plan, "mode").v), "plan");
+    EXPECT_EQ(Num(plan, "dataset.planned_samples"), Num(run, "throughput.samples")) << job;
+    const auto& nodes = std::get<JsonValue::Array>(At(run, "cache.per_node").v);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      std::string node = "cache.per_node." + std::to_string(n);
+      EXPECT_EQ(Num(plan, node + ".bytes_downloaded"), Num(run, node + ".bytes_downloaded")) << job << " node " << n;
+      EXPECT_EQ(Num(plan, node + ".shards_downloaded"), Num(run, node + ".shards_downloaded")) << job << " node " << n;
+      EXPECT_EQ(Num(plan, node + ".peak_cache_bytes"), Num(run, node + ".peak_cache_bytes")) << job << " node " << n;
+    }
+    // Nothing downloaded by the prediction: its series ends with the egress
+    // it predicts, in steps (no step time).
+    EXPECT_EQ(std::get<std::string>(At(plan, "series_unit").v), "step");
+    const auto& series = std::get<JsonValue::Array>(At(plan, "series").v);
+    EXPECT_EQ(Num(series.back(), "bytes_downloaded"), Num(plan, "cache.bytes_downloaded"));
+    EXPECT_EQ(Num(series.back(), "samples"), Num(plan, "dataset.planned_samples"));
+  }
+}
+
+TEST(CliBenchPlanTest, PredictedEgressBoundsTheRunsWithCacheLimit) {
+  const std::string job = "--batch-size 4 --cache-limit 1kb --shuffle --predownload 4";
+  JsonValue plan = Report("--plan-only " + job);
+  JsonValue run = Report(job);
+  const double predicted = Num(plan, "cache.bytes_downloaded"), real = Num(run, "cache.bytes_downloaded");
+  EXPECT_GT(predicted, 6495);  // evictions make shards come back
+  EXPECT_GT(Num(plan, "cache.shards_evicted"), 0);
+  EXPECT_GE(real, predicted);
+  EXPECT_LE(real, 3 * predicted);
+}
+
+TEST(CliBenchPlanTest, LinkBandwidthDecidesWhetherTheConsumerWaits) {
+  // 25 batches of 4, 0.01 s apart; 17 shards of ~380 bytes.
+  JsonValue fast = Report("--plan-only --batch-size 4 --step-time 0.01 --bandwidth 10mb");
+  EXPECT_FALSE(std::get<bool>(At(fast, "stalls.consumer_waits").v));
+  EXPECT_EQ(Num(fast, "stalls.total_s"), 0);
+  EXPECT_EQ(std::get<std::string>(At(fast, "series_unit").v), "s");
+  JsonValue slow = Report("--plan-only --batch-size 4 --step-time 0.01 --bandwidth 1000");
+  EXPECT_TRUE(std::get<bool>(At(slow, "stalls.consumer_waits").v));
+  // The whole dataset needs 6.5 s at 1000 B/s; the consumer's last batch is due at 0.24 s.
+  EXPECT_GT(Num(slow, "stalls.max_ms"), 6000);
+  EXPECT_LT(Num(slow, "stalls.max_ms"), 6500);
+  testing::CliRun bad = testing::Sluice("bench " + kSmall + " --plan-only --bandwidth fast");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "sluice bench: invalid argument: bench options: 'link_bandwidth' must be bytes per second > 0 "
+                     "(an integer or e.g. \"1gb\")\n");
+}
+
+}  // namespace
+}  // namespace sluice
