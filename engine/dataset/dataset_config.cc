@@ -58,8 +58,49 @@ Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
 bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
-      "download_retry", "download_timeout", "validate_hash", "keep_zip"};
+      "download_retry", "download_timeout", "validate_hash", "keep_zip", "files"};
   return keys.count(k) > 0;
+}
+
+// "files": null/false (a dataset with an index.json), true (every file), or
+// {"glob": "*.jpg" | ["*.jpg", ...], "manifest": "files.txt"}.
+Status ApplyFilesKey(const JsonValue& v, StreamOptions* s) {
+  s->files.reset();
+  if (IsNull(v)) return Status::Ok();
+  if (const bool* b = std::get_if<bool>(&v.v)) {
+    if (*b) s->files.emplace();
+    return Status::Ok();
+  }
+  const Object* object = std::get_if<Object>(&v.v);
+  if (object == nullptr) return Bad("files", "must be true, null or an object {glob, manifest}");
+  FileDatasetOptions files;
+  for (const auto& [key, value] : *object) {
+    const std::string where = "files." + key;
+    if (key == "glob") {
+      if (IsNull(value)) continue;
+      if (const std::string* one = std::get_if<std::string>(&value.v)) {
+        files.selection.globs.push_back(*one);
+        continue;
+      }
+      const JsonValue::Array* list = std::get_if<JsonValue::Array>(&value.v);
+      if (list == nullptr) return Bad(where, "must be a string or a list of strings");
+      for (const JsonValue& g : *list) {
+        SLUICE_ASSIGN_OR_RETURN(std::string glob, GetString(g, where));
+        files.selection.globs.push_back(std::move(glob));
+      }
+    } else if (key == "manifest") {
+      if (IsNull(value)) continue;
+      SLUICE_ASSIGN_OR_RETURN(files.manifest, GetString(value, where));
+      if (files.manifest.empty()) return Bad(where, "must not be empty");
+    } else {
+      return Bad(where, "is not a known key (glob, manifest)");
+    }
+  }
+  for (const std::string& g : files.selection.globs) {
+    if (g.empty()) return Bad("files.glob", "must not hold an empty pattern");
+  }
+  s->files = std::move(files);
+  return Status::Ok();
 }
 
 Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) {
@@ -92,6 +133,8 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
     if (!IsNull(v)) {
       SLUICE_ASSIGN_OR_RETURN(s->keep_zip, GetBool(v, k));
     }
+  } else if (k == "files") {
+    SLUICE_RETURN_IF_ERROR(ApplyFilesKey(v, s));
   }
   return Status::Ok();
 }
@@ -158,6 +201,8 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     SLUICE_ASSIGN_OR_RETURN(o->prefetch_next_epoch, GetBool(v, k));
   } else if (k == "skip_corrupt_shards") {
     SLUICE_ASSIGN_OR_RETURN(o->skip_corrupt_shards, GetBool(v, k));
+  } else if (k == "skip_missing_files") {
+    SLUICE_ASSIGN_OR_RETURN(o->skip_missing_files, GetBool(v, k));
   } else if (k == "world") {
     const Object* w = std::get_if<Object>(&v.v);
     if (!w) return Bad(k, "must be an object");

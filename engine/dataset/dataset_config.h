@@ -13,8 +13,19 @@
 
 #include "base/status.h"
 #include "engine/planner/plan.h"
+#include "formats/raw/file_listing.h"
 
 namespace sluice {
+
+// A raw-file stream (formats/raw/): its files are its samples, one per
+// shard, indexed from a listing instead of an index.json.
+struct FileDatasetOptions {
+  FileSelection selection;  // globs (file_listing.h); empty = every file
+  // "" = list the store (or walk the local folder) under the stream's root;
+  // else the key (relative to the root) of a manifest naming the files
+  // (ParseFileManifest), for stores that cannot list (https://).
+  std::string manifest;
+};
 
 // One Stream(remote=, local=, split=, proportion=|repeat=|choose=, ...).
 struct StreamOptions {
@@ -26,6 +37,8 @@ struct StreamOptions {
   double download_timeout_s = 60.0;
   std::optional<std::string> validate_hash;  // algorithm name, e.g. "sha1"
   bool keep_zip = false;
+  // Set: a raw-file stream (key "files"; Sluice's extension).
+  std::optional<FileDatasetOptions> files;
 };
 
 // Where this process sits: torchrun's RANK/WORLD_SIZE/LOCAL_RANK/
@@ -75,6 +88,12 @@ struct DatasetOptions {
   // to a skipped shard's sample is still an error. Sluice's extension, key
   // "skip_corrupt_shards" (bool).
   bool skip_corrupt_shards = false;
+  // A raw-file stream's file that is missing or unreadable (kNotFound,
+  // kPermissionDenied) or changed size since it was listed: false = the
+  // error naming the file ends the iteration; true = iteration skips it and
+  // counts it as skip_corrupt_shards counts shards. Key
+  // "skip_missing_files" (bool).
+  bool skip_missing_files = false;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const {
@@ -91,6 +110,8 @@ struct DatasetOptions {
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "skip_corrupt_shards" (bool),
+// "skip_missing_files" (bool), per stream "files" (true or {"glob",
+// "manifest"}),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream
 // keys make the one stream (Mosaic's single-stream form). null = default.

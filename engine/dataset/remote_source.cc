@@ -9,13 +9,36 @@
 #include <cstring>
 #include <mutex>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "formats/index/index.h"
+#include "stores/common/part_uploads.h"
+#include "stores/file/file_store.h"
 #include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
+
+// Runs a local-file coroutine (no network: the file store does plain POSIX
+// I/O) to its end on the calling thread.
+template <typename T>
+Result<T> RunOnThisThread(boost::asio::awaitable<Result<T>> task) {
+  boost::asio::io_context ctx;
+  std::optional<Result<T>> out;
+  auto run = [](boost::asio::awaitable<Result<T>> task,
+                std::optional<Result<T>>* out) -> boost::asio::awaitable<void> {
+    out->emplace(co_await std::move(task));
+  };
+  boost::asio::co_spawn(ctx, run(std::move(task), &out), [&](std::exception_ptr e) {
+    if (e) out.emplace(InternalError("local listing ended by an exception"));
+  });
+  ctx.run();
+  if (!out) return InternalError("local listing did not finish");
+  return std::move(*out);
+}
 
 // A local folder: copies with read/write in 1 MiB steps (bounded memory).
 class FolderSource final : public RemoteSource {
@@ -83,6 +106,30 @@ class FolderSource final : public RemoteSource {
     return total;
   }
 
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
+    return RunOnThisThread(store->List(prefix));
+  }
+
+  Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) override {
+    std::vector<uint64_t> sizes;
+    sizes.reserve(keys.size());
+    for (const std::string& key : keys) {
+      if (!IsSafeBasename(key)) {
+        return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
+      }
+      std::string path = JoinPath(root_, key);
+      struct stat st;
+      if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return NotFoundError(path + ": no such object");
+        return ErrnoStatus("stat", path, errno);
+      }
+      if (!S_ISREG(st.st_mode)) return NotFoundError(path + ": not a regular file");
+      sizes.push_back(static_cast<uint64_t>(st.st_size));
+    }
+    return sizes;
+  }
+
   std::string Describe() const override { return root_; }
 
  private:
@@ -102,31 +149,57 @@ class StoreSource final : public RemoteSource {
 
   Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                          std::optional<uint64_t> expected_size) override {
-    Store* store = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (pid_ != ::getpid()) {
-        (void)store_.release();
-        pid_ = ::getpid();
-        StoreOptions options = options_;
-        options.write_pool = &EventLoop::ForThisProcess().cpu_pool();
-        auto opened = OpenStore(url_, EventLoop::ForThisProcess().executor(), options);
-        if (!opened.ok()) {
-          pid_ = 0;
-          return opened.status();
-        }
-        store_ = std::move(*opened);
-      }
-      store = store_.get();
-    }
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(store->GetToFile(key, path, expected_size)));
     return FileSize(path);
+  }
+
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    return EventLoop::ForThisProcess().Run(store->List(prefix));
+  }
+
+  Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    std::vector<uint64_t> sizes(keys.size());
+    auto head_all = [](Store* store, const std::vector<std::string>* keys,
+                       std::vector<uint64_t>* sizes) -> boost::asio::awaitable<Status> {
+      co_return co_await ForEachPartConcurrently(
+          keys->size(), kConcurrentSizeLookups,
+          [store, keys, sizes](uint64_t i) -> boost::asio::awaitable<Status> {
+            Result<ObjectInfo> info = co_await store->Head((*keys)[i]);
+            if (!info.ok()) co_return info.status();
+            (*sizes)[i] = info->size;
+            co_return Status::Ok();
+          });
+    };
+    SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(head_all(store, &keys, &sizes)));
+    return sizes;
   }
 
   std::string Describe() const override { return described_; }
   bool RetriesItself() const override { return true; }
 
  private:
+  // The store of this process, opened on first use (a forked child opens
+  // its own; the parent's belongs to the parent's loop).
+  Result<Store*> ThisProcessStore() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pid_ != ::getpid()) {
+      (void)store_.release();
+      pid_ = ::getpid();
+      StoreOptions options = options_;
+      options.write_pool = &EventLoop::ForThisProcess().cpu_pool();
+      auto opened = OpenStore(url_, EventLoop::ForThisProcess().executor(), options);
+      if (!opened.ok()) {
+        pid_ = 0;
+        return opened.status();
+      }
+      store_ = std::move(*opened);
+    }
+    return store_.get();
+  }
+
   const std::string url_;
   const StoreOptions options_;
   const std::string described_;

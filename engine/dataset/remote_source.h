@@ -14,11 +14,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "stores/store.h"
 
 namespace sluice {
+
+// HEAD requests in flight at once when a manifest gives no sizes.
+inline constexpr int kConcurrentSizeLookups = 32;
 
 class RemoteSource {
  public:
@@ -31,6 +35,14 @@ class RemoteSource {
   // deletes it.
   virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                                  std::optional<uint64_t> expected_size) = 0;
+  // Every object under `prefix` (relative to the root; "" = all), keys
+  // relative to the root, sorted by key: the store's listing, or a walk of
+  // the folder (links not followed).
+  virtual Result<std::vector<ObjectInfo>> List(const std::string& prefix) = 0;
+  // The size of each of `keys`, in order, many looked up at once (a store
+  // sends up to kConcurrentSizeLookups HEAD requests at a time). kNotFound
+  // names the first missing object.
+  virtual Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) = 0;
   // The root as given, for error messages (secrets redacted).
   virtual std::string Describe() const = 0;
   // True when Fetch already retries (stores do, with backoff), so callers

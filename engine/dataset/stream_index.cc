@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <thread>
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
-#include "engine/cache/ofd_lock.h"
+#include "engine/dataset/file_listing_index.h"
+#include "engine/dataset/node_file.h"
+#include "formats/dataset/format_descriptor.h"
+#include "formats/raw/raw_file_reader.h"
 
 namespace sluice {
 namespace {
@@ -53,41 +55,32 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename) 
 
 Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                               std::chrono::milliseconds wait_timeout) {
+  // The one place that asks where a stream's index comes from.
+  const IndexSource source =
+      stream.files ? FindShardFormat(kRawFormat)->index_source : IndexSource::kIndexJson;
+  if (source == IndexSource::kFileListing) return LoadFileListingIndex(stream, remote, wait_timeout);
+  if (source != IndexSource::kIndexJson) {
+    return UnimplementedError(StreamRoot(stream) + ": no index builder for this format yet");
+  }
   std::string root = StreamRoot(stream);
   std::string path = JoinPath(root, "index.json");
-  if (!remote || FileExists(path)) return ReadIndex(path);
-
-  std::string state_dir = JoinPath(root, cache_layout::kStateDir);
-  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
-  SLUICE_ASSIGN_OR_RETURN(cache_internal::UniqueFd fd,
-                          cache_internal::OpenLockFile(JoinPath(state_dir, "index.lock")));
-  auto deadline = std::chrono::steady_clock::now() + wait_timeout;
-  while (true) {
-    SLUICE_ASSIGN_OR_RETURN(bool got, cache_internal::TryLockByte(fd.get(), 0, true));
-    if (got) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return DeadlineExceededError(
-                    path + ": timed out after " + std::to_string(wait_timeout.count()) +
-                        " ms waiting for another process to download it");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  // Holding the lock: another process may have finished meanwhile.
-  if (!FileExists(path)) {
-    std::string tmp = TempPathFor(path);
-    std::string key = RemoteKey(stream, "index.json");
-    auto fetched = remote->Fetch(key, tmp, std::nullopt);
-    if (!fetched.ok()) {
-      std::remove(tmp.c_str());
-      return fetched.status().WithContext("downloading " + remote->Describe() + "/" + key +
-                                          " to " + path);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      return IoError("rename " + tmp + " -> " + path + " failed");
-    }
-  }
-  (void)cache_internal::UnlockByte(fd.get(), 0);
+  if (!remote) return ReadIndex(path);
+  SLUICE_RETURN_IF_ERROR(MakeOncePerNode(
+      path, JoinPath(root, cache_layout::kStateDir), "index.lock", wait_timeout, [&]() -> Status {
+        std::string tmp = TempPathFor(path);
+        std::string key = RemoteKey(stream, "index.json");
+        auto fetched = remote->Fetch(key, tmp, std::nullopt);
+        if (!fetched.ok()) {
+          std::remove(tmp.c_str());
+          return fetched.status().WithContext("downloading " + remote->Describe() + "/" + key +
+                                              " to " + path);
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+          std::remove(tmp.c_str());
+          return IoError("rename " + tmp + " -> " + path + " failed");
+        }
+        return Status::Ok();
+      }));
   return ReadIndex(path);
 }
 

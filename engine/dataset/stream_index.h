@@ -1,10 +1,10 @@
-// A stream's index.json, loaded once per node.
+// A stream's index, loaded once per node: its index.json, or for a
+// raw-file stream (StreamOptions::files) the index built from its listing
+// (file_listing_index.h).
 //
 // With a remote, <local>/<split>/index.json is downloaded by the first
-// process on the node that wants it (to a temporary name, then renamed);
-// the others wait for it on an OFD lock in <local>/<split>/.sluice/ (released
-// by the kernel if the downloader dies), bounded by `wait_timeout`. Without a
-// remote the file is read in place. Every shard file name must be a safe
+// process on the node that wants it (node_file.h); the others wait for it.
+// Without a remote the file is read in place. Every shard file name must be a safe
 // relative path (IsSafeBasename), so nothing escapes the folder.
 // Thread-safe (no shared state beyond the files).
 #pragma once

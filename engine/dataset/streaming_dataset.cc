@@ -184,13 +184,13 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
 Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
     size_t g, const std::atomic<bool>* cancel) {
   const size_t s = stream_of_shard(g);
-  if (options_.skip_corrupt_shards) {
+  if (options_.skip_corrupt_shards || options_.skip_missing_files) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();
   }
   auto shard = streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size(), cancel);
   if (!shard.ok()) {
-    if (options_.skip_corrupt_shards && IsCorruption(shard.status())) {
+    if (Skippable(s, shard.status())) {
       std::lock_guard<std::mutex> lock(skipped_mu_);
       skipped_.insert(g);
       return OpenedShard::Skipped();
@@ -198,6 +198,19 @@ Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
     return shard.status();
   }
   return std::shared_ptr<const OpenedShard>(std::move(*shard));
+}
+
+bool StreamingDataset::Skippable(size_t stream, const Status& s) const {
+  if (options_.skip_corrupt_shards && IsCorruption(s)) return true;
+  if (!options_.skip_missing_files || !options_.streams[stream].files) return false;
+  return s.code() == StatusCode::kNotFound || s.code() == StatusCode::kPermissionDenied ||
+         s.code() == StatusCode::kCorrupt;
+}
+
+std::string StreamingDataset::shard_path(size_t g) const {
+  const size_t s = stream_of_shard(g);
+  return JoinPath(StreamRoot(options_.streams[s]),
+                  indexes_[s]->shards[g - stream_first_shard_[s]].raw_data.basename);
 }
 
 Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
@@ -219,7 +232,8 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
                                           .count());
     if (shard->skipped()) {
       return CorruptError("sample " + std::to_string(id) + ": its shard " + std::to_string(g) +
-                          " was skipped as corrupt (skip_corrupt_shards)");
+                          " (" + shard_path(g) + ") was skipped as unreadable" +
+                          " (skip_corrupt_shards / skip_missing_files)");
     }
     held_.assign(1, shard);
     get_shard_ = g;

@@ -75,6 +75,11 @@ class StreamingDataset {
   // does) and the stream holding it. g < num_shards().
   uint64_t shard_samples(size_t g) const;
   size_t stream_of_shard(size_t g) const;
+  // Where global shard `g`'s data file is (or will be) on this node: the
+  // cached file, or the file read in place. For a raw-file stream, the
+  // file itself. Valid while the shard is present (cache_limit may evict it
+  // once no reader holds it).
+  std::string shard_path(size_t g) const;
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   const ResolvedWorld& world() const { return world_; }
@@ -132,6 +137,9 @@ class StreamingDataset {
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
+  // True when a failure to open a shard of `stream` skips it
+  // (skip_corrupt_shards, skip_missing_files) instead of failing.
+  bool Skippable(size_t stream, const Status& s) const;
   Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(
       size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.

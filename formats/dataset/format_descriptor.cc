@@ -20,6 +20,8 @@ constexpr ShardFormatDescriptor kFormats[] = {
      TextColumns, OpenXsvReader, OpenTsvWriter},
     {"xsv", IndexSource::kIndexJson, FindIndexEntrySchema("xsv"), FieldForm::kPlainText,
      TextColumns, OpenXsvReader, OpenXsvWriter},
+    {"raw", IndexSource::kFileListing, nullptr, FieldForm::kStoredBytes, RawColumns, OpenRawReader,
+     nullptr},
 };
 
 }  // namespace

@@ -12,29 +12,29 @@
 //   a reader for a shard     open_reader(entry, data, meta)
 //   a writer                 open_writer(out_dir, columns, options), or null
 //
-// Today's formats, Mosaic's: "mds", and the split formats "json" (JSONL),
+// Today's formats: Mosaic's "mds", and the split formats "json" (JSONL),
 // "csv", "tsv", "xsv", whose shards are a data file plus a meta file
 // (raw_meta/zip_meta). All five come from an index.json; their
 // entry_schema is the row of formats/index/entry_schema.h that ParseIndex and
 // the serializers use (that row cannot live here: the index layer sits
-// below the readers).
+// below the readers). And "raw" (formats/raw/): unconverted files, indexed
+// from a listing (IndexSource::kFileListing, formats/raw/file_listing.h:
+// one ShardEntry per file, raw_data = the file, one sample, one "data"
+// column of bytes), read only.
 //
 // Adding a format is one folder (formats/<name>/: reader, optional writer)
-// and one entry in kFormats (format_descriptor.cc). Two are planned:
+// and one entry in kFormats (format_descriptor.cc). One is planned:
 //
 //  - Parquet: {"parquet", IndexSource::kFileFooters, /*entry_schema=*/nullptr,
 //    FieldForm::kStoredBytes (or a new form), ParquetColumns, OpenParquet,
 //    /*open_writer=*/nullptr}. There is no index.json: an index builder for
-//    kFileFooters lists the dataset's files (one canonical order, see
-//    DESIGN.md), reads each footer and emits one ShardEntry per row group
-//    (format "parquet", raw_data = the file, samples = the group's rows,
-//    columns from the schema). open_reader gets the file's bytes and reads
-//    its row group.
-//  - Raw files: {"raw", IndexSource::kFileListing, nullptr, ...}: the index
-//    builder turns a listing into one ShardEntry per file (raw_data = the
-//    file, one sample, no columns beyond the bytes).
+//    kFileFooters lists the dataset's files in the canonical order of
+//    file_listing.h, reads each footer and emits one ShardEntry per row
+//    group (format "parquet", raw_data = the file, samples = the group's
+//    rows, columns from the schema). open_reader gets the file's bytes and
+//    reads its row group.
 //
-// Both yield the same Index of ShardEntry values that ParseIndex yields, so
+// Both builders yield the same Index of ShardEntry values that ParseIndex yields, so
 // the engine's shard cache, which only sees an entry's files (raw_data,
 // zip_data and MetaFileOf's), holds them without a special case; the
 // engine's index loader picks the builder by index_source, the one place
@@ -65,7 +65,7 @@ namespace sluice {
 enum class IndexSource {
   kIndexJson,    // the dataset's index.json (ParseIndex), as Mosaic writes it
   kFileFooters,  // (planned, Parquet) built from each file's footer; a row group is a shard
-  kFileListing,  // (planned, raw files) built from the store's file listing; a file is a shard
+  kFileListing,  // raw files: built from the store's file listing; a file is a shard
 };
 
 // What ShardView::Read hands out as a sample's field for each column.
@@ -114,7 +114,7 @@ const ShardFormatDescriptor* FindShardFormat(std::string_view format);
 // 'x'" (ParseIndex's wording) when there is none.
 Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry);
 
-// Every descriptor, in a fixed order ("mds", "json", "csv", "tsv", "xsv").
+// Every descriptor, in a fixed order ("mds", "json", "csv", "tsv", "xsv", "raw").
 std::span<const ShardFormatDescriptor> ShardFormats();
 
 // The columns `entry` declares (names and encodings, stored order), as its

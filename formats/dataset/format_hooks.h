@@ -47,4 +47,10 @@ Result<std::unique_ptr<FieldWriter>> OpenXsvWriter(const std::string& out_dir,
                                                    const Columns& columns,
                                                    const FieldWriterOptions& options);
 
+// Raw files (format_hooks_raw.cc): one column, "data" (bytes); no writer.
+Status RawColumns(const ShardEntry& entry, std::vector<std::string>* names,
+                  std::vector<std::string>* encodings);
+Result<ShardReader> OpenRawReader(const ShardEntry& entry, std::string_view data,
+                                  std::string_view meta);
+
 }  // namespace sluice::format_hooks

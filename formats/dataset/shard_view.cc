@@ -22,6 +22,11 @@ Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
     SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
     return mds->ReadSample(i, &out->fields);
   }
+  if (const RawFileReader* raw = this->raw()) {
+    SLUICE_ASSIGN_OR_RETURN(out->raw, raw->Sample(i));
+    out->fields.assign(1, out->raw);
+    return Status::Ok();
+  }
   std::string what = name_ + " sample " + std::to_string(i);
   out->fields.resize(column_names.size());
   if (const JsonlShardReader* jsonl = this->jsonl()) {

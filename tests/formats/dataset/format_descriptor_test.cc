@@ -33,7 +33,8 @@ constexpr Expected kExpected[] = {
 };
 
 TEST(FormatDescriptor, EveryFormatsProperties) {
-  ASSERT_EQ(ShardFormats().size(), std::size(kExpected));
+  // Mosaic's five, then "raw" (RawFileIsAListedFormatWithoutWriter).
+  ASSERT_EQ(ShardFormats().size(), std::size(kExpected) + 1);
   for (size_t i = 0; i < std::size(kExpected); ++i) {
     const Expected& want = kExpected[i];
     SCOPED_TRACE(want.name);
@@ -53,6 +54,43 @@ TEST(FormatDescriptor, EveryFormatsProperties) {
     EXPECT_NE(f.open_reader, nullptr);
     EXPECT_NE(f.open_writer, nullptr);
   }
+}
+
+// Raw files: indexed from a listing, one "data" column of bytes, no writer.
+TEST(FormatDescriptor, RawFileIsAListedFormatWithoutWriter) {
+  const ShardFormatDescriptor* f = FindShardFormat("raw");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f, &ShardFormats().back());
+  EXPECT_EQ(f->index_source, IndexSource::kFileListing);
+  EXPECT_EQ(f->entry_schema, nullptr);
+  EXPECT_FALSE(f->has_meta());
+  EXPECT_EQ(f->fields, FieldForm::kStoredBytes);
+  EXPECT_EQ(f->open_writer, nullptr);
+
+  ShardEntry e;
+  e.format = "raw";
+  e.samples = 1;
+  e.raw_data = FileInfo{"cats/0001.jpg", 5, {}};
+  std::vector<std::string> names, encodings;
+  ASSERT_TRUE(ColumnsOf(e, &names, &encodings).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"data"});
+  EXPECT_EQ(encodings, std::vector<std::string>{"bytes"});
+  EXPECT_EQ(MetaFileOf(e), nullptr);
+
+  auto view = ShardView::Open(e, "JFIF!", "");
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  SampleFields out;
+  ASSERT_TRUE(view->Read(0, names, &out).ok());
+  EXPECT_EQ(out.raw, "JFIF!");
+  ASSERT_EQ(out.fields.size(), 1u);
+  EXPECT_EQ(out.fields[0], "JFIF!");
+  EXPECT_EQ(view->Read(1, names, &out).message(),
+            "cats/0001.jpg: sample 1 of a raw file, which holds sample 0 only");
+  EXPECT_EQ(ShardView::Open(e, "JFIF", "").status().message(),
+            "cats/0001.jpg: has 4 bytes, the listing says 5");
+  e.samples = 2;
+  EXPECT_EQ(ShardView::Open(e, "JFIF!", "").status().message(),
+            "cats/0001.jpg: a raw file is one sample, its entry says 2");
 }
 
 // The index layer's rows and the descriptors are one list: no row without a
@@ -178,6 +216,7 @@ TEST(FormatDescriptor, WriterOptionsEachFormatRefuses) {
 // DatasetReader, whose shards open through the same descriptor.
 TEST(FormatDescriptor, WritesAndReadsBackEveryFormat) {
   for (const ShardFormatDescriptor& f : ShardFormats()) {
+    if (f.open_writer == nullptr) continue;  // read only: raw files
     SCOPED_TRACE(f.name);
     testing::TempDir tmp;
     const std::string dir = tmp.path() + "/ds";

@@ -1,0 +1,119 @@
+#include "engine/dataset/file_listing_index.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "engine/cache/cache_layout.h"
+#include "engine/dataset/node_file.h"
+#include "engine/dataset/stream_index.h"
+#include "formats/raw/file_listing.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint64_t kMaxListingBytes = uint64_t{1} << 30;
+
+// What is listed: the document's `source`, and the errors' subject.
+std::string SourceOf(const StreamOptions& stream, const RemoteSource* remote) {
+  std::string source = remote ? remote->Describe() : StreamRoot(stream);
+  if (remote && !stream.split.empty()) source += " split " + stream.split;
+  if (!stream.files->manifest.empty()) source += " manifest " + stream.files->manifest;
+  return source;
+}
+
+// Keys under the remote root carry the split; a local folder's are relative
+// to the stream's root already.
+std::string KeyPrefix(const StreamOptions& stream, const RemoteSource* remote) {
+  return remote && !stream.split.empty() ? stream.split + "/" : std::string();
+}
+
+Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remote) {
+  const std::string& manifest = stream.files->manifest;
+  if (!remote) return ReadFile(JoinPath(StreamRoot(stream), manifest), kMaxListingBytes);
+  std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
+  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
+  std::string tmp = TempPathFor(JoinPath(state_dir, "manifest"));
+  std::string key = RemoteKey(stream, manifest);
+  auto fetched = remote->Fetch(key, tmp, std::nullopt);
+  Result<std::string> text = fetched.ok() ? ReadFile(tmp, kMaxListingBytes)
+                                          : Result<std::string>(fetched.status());
+  std::remove(tmp.c_str());
+  if (!text.ok()) return text.status().WithContext("manifest " + remote->Describe() + "/" + key);
+  return text;
+}
+
+// Every file of the stream as the store (or manifest) names it, unselected.
+Result<std::vector<ListedFile>> ListFiles(const StreamOptions& stream, RemoteSource* remote,
+                                          RemoteSource& from, const std::string& source) {
+  const std::string prefix = KeyPrefix(stream, remote);
+  std::vector<ListedFile> files;
+  if (stream.files->manifest.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, from.List(prefix));
+    files.reserve(objects.size());
+    for (ObjectInfo& o : objects) {
+      if (o.key.compare(0, prefix.size(), prefix) != 0) continue;
+      files.push_back(ListedFile{o.key.substr(prefix.size()), o.size});
+    }
+    return files;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, remote));
+  SLUICE_ASSIGN_OR_RETURN(files, ParseFileManifest(text, source));
+  std::vector<std::string> keys;
+  std::vector<size_t> unsized;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].size) continue;
+    // Only selected files need a size; an unsafe path fails in SelectFiles.
+    if (!IsSafeBasename(files[i].path) || !IsSelected(files[i].path, stream.files->selection)) {
+      continue;
+    }
+    unsized.push_back(i);
+    keys.push_back(prefix + files[i].path);
+  }
+  if (!keys.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, from.Sizes(keys));
+    for (size_t k = 0; k < unsized.size(); ++k) files[unsized[k]].size = sizes[k];
+  }
+  return files;
+}
+
+Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, RemoteSource* remote,
+                                              const std::string& source,
+                                              std::chrono::milliseconds wait_timeout) {
+  const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
+  const std::string path = JoinPath(state_dir, "listing.json");
+  auto make = [&]() -> Status {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, ListFiles(stream, remote, *remote, source));
+    return WriteFileAtomic(path, SerializeListingDocument(source, files));
+  };
+  for (int attempt = 0;; ++attempt) {
+    SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make));
+    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes));
+    auto files = ParseListingDocument(text, source, path);
+    // A listing of another source (the cache folder was reused for another
+    // remote or manifest): list this one instead, once.
+    if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
+    if (std::remove(path.c_str()) != 0) return ErrnoStatus("remove", path, errno);
+  }
+}
+
+}  // namespace
+
+Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
+                                   std::chrono::milliseconds wait_timeout) {
+  const std::string source = SourceOf(stream, remote);
+  std::vector<ListedFile> files;
+  if (remote) {
+    SLUICE_ASSIGN_OR_RETURN(files, CachedListing(stream, remote, source, wait_timeout));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
+                            OpenRemoteSource(StreamRoot(stream)));
+    SLUICE_ASSIGN_OR_RETURN(files, ListFiles(stream, nullptr, *folder, source));
+  }
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source));
+  return IndexOfFiles(files);
+}
+
+}  // namespace sluice

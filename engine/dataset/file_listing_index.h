@@ -1,0 +1,32 @@
+// The index of a raw-file stream (StreamOptions::files): its files, listed
+// from the store (or named by a manifest), selected and ordered as
+// formats/raw/file_listing.h decides, one "raw" shard per file.
+//
+// With a remote, the first process of the node lists (node_file.h) and
+// keeps the whole listing in <local>/<split>/.sluice/listing.json with its
+// source and fingerprint; every other process, and every later run on the
+// node, reads that file instead of listing again (delete it to list anew).
+// A file that changed or vanished since is then named when it is fetched.
+// Without a remote the folder is walked in place each time (nothing is
+// written into a dataset read in place).
+//
+// A manifest without sizes is completed by looking the sizes up
+// (RemoteSource::Sizes: many HEAD requests at once).
+// Thread-safe (no shared state beyond the files).
+#pragma once
+
+#include <chrono>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/remote_source.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// `stream.files` must be set; `remote` null for a local-only stream.
+// Errors name the stream's root or remote and, for a manifest, the line.
+Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
+                                   std::chrono::milliseconds wait_timeout);
+
+}  // namespace sluice

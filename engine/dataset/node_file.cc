@@ -1,0 +1,34 @@
+#include "engine/dataset/node_file.h"
+
+#include <thread>
+
+#include "base/file.h"
+#include "engine/cache/ofd_lock.h"
+
+namespace sluice {
+
+Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
+                       const std::string& lock_name, std::chrono::milliseconds wait_timeout,
+                       const std::function<Status()>& make) {
+  if (FileExists(path)) return Status::Ok();
+  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
+  SLUICE_ASSIGN_OR_RETURN(cache_internal::UniqueFd fd,
+                          cache_internal::OpenLockFile(JoinPath(state_dir, lock_name)));
+  auto deadline = std::chrono::steady_clock::now() + wait_timeout;
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(bool got, cache_internal::TryLockByte(fd.get(), 0, true));
+    if (got) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return DeadlineExceededError(path + ": timed out after " +
+                                   std::to_string(wait_timeout.count()) +
+                                   " ms waiting for another process to make it");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  // Holding the lock: another process may have finished meanwhile.
+  Status status = FileExists(path) ? Status::Ok() : make();
+  (void)cache_internal::UnlockByte(fd.get(), 0);
+  return status;
+}
+
+}  // namespace sluice

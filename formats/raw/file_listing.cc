@@ -1,0 +1,222 @@
+#include "formats/raw/file_listing.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include "formats/codec/hashes.h"
+#include "formats/json/py_json.h"
+#include "formats/raw/raw_file_reader.h"
+
+namespace sluice {
+namespace {
+
+std::string Quote(std::string_view s) {
+  std::string out;
+  if (!AppendPyJsonString(out, s).ok()) return "(a path that is not UTF-8)";
+  return out;
+}
+
+std::string JoinGlobs(const FileSelection& selection) {
+  std::string out;
+  for (const std::string& g : selection.globs) out += (out.empty() ? "" : ", ") + Quote(g);
+  return out;
+}
+
+const JsonValue* Member(const JsonValue::Object& object, std::string_view key) {
+  for (const auto& [k, v] : object) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsBesideTheData(std::string_view path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > start && (path[start] == '_' || path[start] == '.')) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+bool IsSelected(std::string_view path, const FileSelection& selection) {
+  if (IsBesideTheData(path)) return false;
+  if (selection.globs.empty()) return true;
+  const std::string full(path);
+  const size_t slash = full.rfind('/');
+  const std::string name = slash == std::string::npos ? full : full.substr(slash + 1);
+  for (const std::string& glob : selection.globs) {
+    const bool whole = glob.find('/') != std::string::npos;
+    if (::fnmatch(glob.c_str(), whole ? full.c_str() : name.c_str(), FNM_PATHNAME) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
+                                            const FileSelection& selection,
+                                            std::string_view source) {
+  const size_t listed = files.size();
+  std::vector<ListedFile> kept;
+  for (ListedFile& f : files) {
+    if (!IsSafeBasename(f.path)) {
+      return CorruptError(std::string(source) + ": unsafe file path " + Quote(f.path) +
+                          " (must be relative, without '..', '\\' or NUL)");
+    }
+    if (!IsSelected(f.path, selection)) continue;
+    if (!f.size) {
+      return CorruptError(std::string(source) + ": file " + Quote(f.path) + " has no size");
+    }
+    kept.push_back(std::move(f));
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const ListedFile& a, const ListedFile& b) { return a.path < b.path; });
+  for (size_t i = 1; i < kept.size(); ++i) {
+    if (kept[i].path == kept[i - 1].path) {
+      return CorruptError(std::string(source) + ": file " + Quote(kept[i].path) +
+                          " is listed twice");
+    }
+  }
+  if (kept.empty()) {
+    return CorruptError(std::string(source) + ": no data file among the " +
+                        std::to_string(listed) + " listed" +
+                        (selection.globs.empty() ? std::string()
+                                                 : " that matches " + JoinGlobs(selection)) +
+                        " (names starting with '_' or '.' are left out)");
+  }
+  return kept;
+}
+
+Index IndexOfFiles(const std::vector<ListedFile>& files) {
+  Index index;
+  index.shards.reserve(files.size());
+  for (const ListedFile& f : files) {
+    ShardEntry e;
+    e.format = std::string(kRawFormat);
+    e.samples = 1;
+    e.raw_data.basename = f.path;
+    e.raw_data.bytes = f.size.value_or(0);
+    index.shards.push_back(std::move(e));
+  }
+  return index;
+}
+
+Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::string_view name) {
+  std::vector<ListedFile> files;
+  size_t line_no = 0, start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string where = std::string(name) + " line " + std::to_string(line_no);
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    if (line[first] != '{') {
+      size_t last = line.find_last_not_of(" \t");
+      files.push_back(ListedFile{std::string(line.substr(first, last + 1 - first)), std::nullopt});
+      continue;
+    }
+    auto parsed = ParsePyJson(line);
+    if (!parsed.ok()) return parsed.status().WithContext(where);
+    const auto* object = std::get_if<JsonValue::Object>(&parsed->v);
+    if (object == nullptr) return CorruptError(where + ": expected a JSON object");
+    for (const auto& [key, value] : *object) {
+      if (key != "path" && key != "size") {
+        return CorruptError(where + ": unknown key " + Quote(key) + " (expected path, size)");
+      }
+    }
+    const JsonValue* path = Member(*object, "path");
+    const std::string* path_text = path ? std::get_if<std::string>(&path->v) : nullptr;
+    if (path_text == nullptr) return CorruptError(where + ": \"path\" must be a string");
+    ListedFile f{*path_text, std::nullopt};
+    if (const JsonValue* size = Member(*object, "size");
+        size != nullptr && !std::holds_alternative<std::nullptr_t>(size->v)) {
+      const int64_t* n = std::get_if<int64_t>(&size->v);
+      if (n == nullptr || *n < 0) {
+        return CorruptError(where + ": \"size\" must be a byte count (a non-negative integer)");
+      }
+      f.size = static_cast<uint64_t>(*n);
+    }
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+std::string ListingFingerprint(const std::vector<ListedFile>& files) {
+  // Each path and its size, NUL-separated: a path holds no NUL (IsSafeBasename).
+  std::string text;
+  for (const ListedFile& f : files) {
+    text += f.path;
+    text += '\0';
+    text += f.size ? std::to_string(*f.size) : "-";
+    text += '\0';
+  }
+  auto hex = HashHex("xxh64", text);
+  return hex.ok() ? *hex : std::string();
+}
+
+std::string SerializeListingDocument(std::string_view source,
+                                     const std::vector<ListedFile>& files) {
+  std::string out = "{\"source\": " + Quote(source) +
+                    ", \"fingerprint\": \"" + ListingFingerprint(files) + "\", \"files\": [";
+  for (size_t i = 0; i < files.size(); ++i) {
+    out += (i ? ",\n" : "\n") + std::string("[") + Quote(files[i].path) + ", " +
+           (files[i].size ? std::to_string(*files[i].size) : "null") + "]";
+  }
+  out += "]}\n";
+  return out;
+}
+
+Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
+                                                     std::string_view source,
+                                                     std::string_view name) {
+  auto parsed = ParsePyJson(text);
+  if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
+  const JsonValue& doc = *parsed;
+  const auto* object = std::get_if<JsonValue::Object>(&doc.v);
+  const JsonValue* src = object ? Member(*object, "source") : nullptr;
+  const JsonValue* fingerprint = object ? Member(*object, "fingerprint") : nullptr;
+  const JsonValue* list = object ? Member(*object, "files") : nullptr;
+  const auto* src_text = src ? std::get_if<std::string>(&src->v) : nullptr;
+  const auto* fp_text = fingerprint ? std::get_if<std::string>(&fingerprint->v) : nullptr;
+  const auto* items = list ? std::get_if<JsonValue::Array>(&list->v) : nullptr;
+  if (src_text == nullptr || fp_text == nullptr || items == nullptr) {
+    return CorruptError(std::string(name) + ": not a listing (expected source, fingerprint, files)");
+  }
+  if (*src_text != source) {
+    return NotFoundError(std::string(name) + ": lists " + Quote(*src_text) + ", not " +
+                         Quote(source));
+  }
+  std::vector<ListedFile> files;
+  files.reserve(items->size());
+  for (size_t i = 0; i < items->size(); ++i) {
+    const auto* pair = std::get_if<JsonValue::Array>(&(*items)[i].v);
+    const std::string* path = pair && pair->size() == 2 ? std::get_if<std::string>(&(*pair)[0].v) : nullptr;
+    if (path == nullptr) {
+      return CorruptError(std::string(name) + ": file " + std::to_string(i) +
+                          " is not [path, size]");
+    }
+    ListedFile f{*path, std::nullopt};
+    if (const int64_t* n = std::get_if<int64_t>(&(*pair)[1].v); n != nullptr && *n >= 0) {
+      f.size = static_cast<uint64_t>(*n);
+    } else if (!std::holds_alternative<std::nullptr_t>((*pair)[1].v)) {
+      return CorruptError(std::string(name) + ": file " + std::to_string(i) +
+                          " has a size that is not a byte count");
+    }
+    files.push_back(std::move(f));
+  }
+  if (ListingFingerprint(files) != *fp_text) {
+    return CorruptError(std::string(name) + ": its fingerprint does not match its files");
+  }
+  return files;
+}
+
+}  // namespace sluice

@@ -1,0 +1,80 @@
+// The index of a raw-file dataset, built from what the store lists (or a
+// manifest names): the one canonical order DESIGN.md decides for datasets
+// without an index.json, which Parquet datasets will share.
+//
+//  - Paths are relative to the dataset's root ("a/b.jpg").
+//  - Left out: anything Spark or Databricks writes beside the data, that is
+//    every path with a component starting with '_' or '.' (_SUCCESS,
+//    _started_*, _committed_*, .crc files, hidden folders).
+//  - Kept: paths matching any of the selection's globs (fnmatch(3), '*'
+//    not crossing '/'): a glob with a '/' is matched against the whole
+//    relative path ("train/*.jpg"), one without against the file's name at
+//    any depth ("*.jpg", as .gitignore reads it); no globs = every file.
+//  - Sorted bytewise by full path; one shard per file (format "raw", one
+//    sample, raw_data = the file and its size).
+//
+// The listing itself is cached on the node (ListingDocument) so a restart
+// does not list again; its fingerprint (xxh64 over paths and sizes) names
+// exactly which files a plan was made over.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+struct ListedFile {
+  std::string path;             // relative to the dataset's root
+  std::optional<uint64_t> size; // unset: not known yet (a manifest without sizes)
+};
+
+struct FileSelection {
+  std::vector<std::string> globs;  // empty: every file
+};
+
+// True when the canonical order leaves `relative_path` out (see above).
+bool IsBesideTheData(std::string_view relative_path);
+
+// True when `relative_path` is kept by `selection` (and not beside the data).
+bool IsSelected(std::string_view relative_path, const FileSelection& selection);
+
+// The files `selection` keeps, in canonical order. Every kept file must
+// have a size. Errors (kCorrupt, naming `source`): an unsafe path (absolute,
+// "..", NUL, backslash), a path listed twice, a file without a size, no file
+// kept (saying how many were listed and the globs).
+Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
+                                            const FileSelection& selection,
+                                            std::string_view source);
+
+// One "raw" ShardEntry per file, in the given order (SelectFiles' output).
+Index IndexOfFiles(const std::vector<ListedFile>& files);
+
+// Parses a manifest naming the dataset's files, one per line: either a
+// relative path, or a JSON object {"path": "a/b.jpg", "size": 1234} (size
+// optional). Blank lines and lines starting with '#' are skipped. Errors
+// (kCorrupt) name `name` and the line number.
+Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::string_view name);
+
+// xxh64 hex over every (path, size) in order: equal listings, equal
+// fingerprints.
+std::string ListingFingerprint(const std::vector<ListedFile>& files);
+
+// The node's cached listing: {"source": ..., "fingerprint": ..., "files":
+// [[path, size], ...]}. `source` says what was listed (a redacted URL and
+// the manifest), so a cache made for another source is not reused.
+std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files);
+// kCorrupt (naming `name`) when the text is not such a document or its
+// fingerprint does not match its files; kNotFound when it was made for
+// another source than `source`.
+Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text, std::string_view source,
+                                                     std::string_view name);
+
+}  // namespace sluice
