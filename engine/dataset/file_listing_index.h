@@ -7,8 +7,8 @@
 // source and fingerprint; every other process, and every later run on the
 // node, reads that file instead of listing again (delete it to list anew).
 // A file that changed or vanished since is then named when it is fetched.
-// Without a remote the folder is walked in place each time (nothing is
-// written into a dataset read in place).
+// Without a remote the folder is walked in place each time (its listing is
+// not kept in a dataset read in place).
 //
 // A manifest without sizes is completed by looking the sizes up
 // (RemoteSource::Sizes: many HEAD requests at once).

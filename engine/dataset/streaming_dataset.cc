@@ -232,8 +232,8 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
                                           .count());
     if (shard->skipped()) {
       return CorruptError("sample " + std::to_string(id) + ": its shard " + std::to_string(g) +
-                          " (" + shard_path(g) + ") was skipped as unreadable" +
-                          " (skip_corrupt_shards / skip_missing_files)");
+                          " (" + shard_path(g) + ") was skipped as corrupt or unreadable" +
+                          " (skip_corrupt_shards, skip_missing_files)");
     }
     held_.assign(1, shard);
     get_shard_ = g;

@@ -216,11 +216,13 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   boost::system::error_code ec;
 
   // Part 0 tells the object's size (Content-Range) and whether the server
-  // serves ranges at all (a 200 carries the whole object).
+  // serves ranges at all (a 200 carries the whole object). An object known
+  // to be empty is fetched plainly: no range fits in it, and servers answer
+  // one differently (416, or s3rver's 206 "bytes 0-0/0").
   HttpRequest first;
   first.url = url;
   first.headers = extra_headers;
-  first.range = ByteRange::FromTo(0, options.part_size - 1);
+  if (options.expected_size != uint64_t{0}) first.range = ByteRange::FromTo(0, options.part_size - 1);
   first.expected_object_size = options.expected_size;
   Result<HttpResponse> head =
       co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);

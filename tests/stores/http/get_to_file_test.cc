@@ -151,6 +151,30 @@ TEST_F(GetToFileTest, AStatedSizeOtherThanTheExpectedOneStopsAtTheFirstResponse)
   EXPECT_TRUE(List(out()).empty());  // neither the file nor a temporary
 }
 
+// An object expected empty (a raw file of 0 bytes) is fetched with one
+// plain GET: s3rver answers a range on an empty object with a 206 whose
+// Content-Range 'bytes 0-0/0' names no byte.
+TEST_F(GetToFileTest, AnObjectExpectedEmptyIsFetchedWithoutARange) {
+  std::atomic<int> requests{0};
+  std::atomic<bool> ranged{false};
+  testing::FakeHttpServer server([&](const testing::FakeRequest& r) {
+    ++requests;
+    if (!r.Header("range").empty()) {
+      ranged = true;
+      return testing::FakeResponse{206, {{"Content-Range", "bytes 0-0/0"}}, ""};
+    }
+    return testing::FakeResponse{200, {}, ""};
+  });
+  GetToFileOptions options;
+  options.expected_size = 0;
+  Result<HttpResponse> r =
+      loop_.Run(client_->GetToFile(server.url() + "/empty.jpg", out() + "/empty.jpg", options));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(requests.load(), 1);
+  EXPECT_FALSE(ranged.load());
+  EXPECT_EQ(*ReadFile(out() + "/empty.jpg"), "");
+}
+
 TEST_F(GetToFileTest, TheExpectedSizeAcceptsTheRightObject) {
   GetToFileOptions options;
   options.part_size = 64 << 10;
