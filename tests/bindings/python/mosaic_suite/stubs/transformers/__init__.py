@@ -1,0 +1,1 @@
+"""Stand-in for HuggingFace transformers (not packaged by Debian 12)."""

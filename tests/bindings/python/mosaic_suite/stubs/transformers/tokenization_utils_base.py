@@ -1,0 +1,2 @@
+class BatchEncoding(dict):
+    """Stand-in: Mosaic's dataloader only tests isinstance against it."""
