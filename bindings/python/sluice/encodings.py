@@ -32,18 +32,6 @@ IMAGE_ENCODINGS = frozenset(['pil', 'jpeg', 'png'])
 LIST_IMAGE_ENCODINGS = {'list[pil]': 'pil', 'list[jpeg]': 'jpeg', 'list[png]': 'png'}
 
 
-def fixed_size(encoding):
-    """Stored size of a fixed-size MDS encoding, or None when variable."""
-    if encoding == 'int':
-        return 8
-    if encoding in _SCALARS:
-        return np.dtype(_SCALARS[encoding]).itemsize
-    nd = parse_ndarray_encoding(encoding)
-    if nd is not None and nd[0] is not None and nd[1] is not None:
-        return int(np.prod(nd[1])) * np.dtype(nd[0]).itemsize
-    return None
-
-
 def parse_ndarray_encoding(encoding):
     """(dtype or None, shape tuple or None) for ndarray encodings, else None."""
     parts = encoding.split(':')
@@ -56,18 +44,6 @@ def parse_ndarray_encoding(encoding):
     if len(parts) == 3:
         shape = tuple(int(d) for d in parts[2].split(','))
     return dtype, shape
-
-
-def is_mds_encoding(encoding):
-    if encoding in ('bytes', 'str', 'int', 'str_int', 'str_float', 'str_decimal', 'json', 'pkl',
-                    'pil', 'jpeg', 'png', 'jpeg_array', 'jpegarray') or encoding in _SCALARS:
-        return True
-    if encoding in LIST_IMAGE_ENCODINGS:
-        return True
-    try:
-        return parse_ndarray_encoding(encoding) is not None
-    except ValueError:
-        return False
 
 
 # --------------------------------------------------------------------------- decoding
@@ -90,7 +66,7 @@ def decode_image_file(data):
     return _image_module().open(BytesIO(bytes(data)))
 
 
-def _split_lengths(data, pos, count):
+def split_lengths(data, pos, count):
     lengths = struct.unpack_from(f'<{count}I', data, pos)
     pos += 4 * count
     out = []
@@ -105,14 +81,14 @@ def _split_lengths(data, pos, count):
 def decode_list_images(kind, data):
     _, count = struct.unpack_from('<II', data, 0)
     dec = decode_pil if kind == 'pil' else decode_image_file
-    return [dec(part) for part in _split_lengths(data, 8, count)]
+    return [dec(part) for part in split_lengths(data, 8, count)]
 
 
 def decode_jpeg_array(data):
     (count,) = struct.unpack_from('<I', data, 0)
     if count == 0:
         raise ValueError('jpeg_array: a stored array must have at least one image')
-    return [decode_image_file(part) for part in _split_lengths(data, 4, count)]
+    return [decode_image_file(part) for part in split_lengths(data, 4, count)]
 
 
 def decode_ndarray(dtype, shape, data, copy=True):
@@ -200,25 +176,28 @@ def make_text_decoder(fmt, encoding, column):
 
 # --------------------------------------------------------------------------- encoding
 
-def _encode_pil(img):
+def encode_pil(img):
     mode = img.mode.encode('ascii')
     w, h = img.size
     return struct.pack('<III', w, h, len(mode)) + mode + img.tobytes()
 
 
-def _encode_jpeg(img):
+def encode_jpeg(img):
     if isinstance(img, (bytes, bytearray)):
         return bytes(img)
     from PIL.JpegImagePlugin import JpegImageFile
     if isinstance(img, JpegImageFile) and getattr(img, 'filename', None):
-        with open(img.filename, 'rb') as f:  # the original file's bytes, as Mosaic
-            return f.read()
+        try:
+            with open(img.filename, 'rb') as f:  # the original file's bytes, as Mosaic
+                return f.read()
+        except FileNotFoundError:
+            pass  # the file is gone: encode the pixels, as Mosaic does
     out = BytesIO()
     img.save(out, format='JPEG')  # Pillow's default quality 75, as Mosaic
     return out.getvalue()
 
 
-def _encode_png(img):
+def encode_png(img):
     if isinstance(img, (bytes, bytearray)):
         return bytes(img)
     out = BytesIO()
@@ -226,37 +205,59 @@ def _encode_png(img):
     return out.getvalue()
 
 
-_IMAGE_ENCODERS = {'pil': _encode_pil, 'jpeg': _encode_jpeg, 'png': _encode_png}
+_IMAGE_ENCODERS = {'pil': encode_pil, 'jpeg': encode_jpeg, 'png': encode_png}
 
 
-def _pack_parts(parts, reserved):
+def pack_parts(parts, reserved):
     head = (struct.pack('<I', 0) if reserved else b'') + struct.pack('<I', len(parts))
     return head + struct.pack(f'<{len(parts)}I', *map(len, parts)) + b''.join(parts)
 
 
-def _encode_ndarray(dtype, shape, column, value):
+def jpeg_array_parts(value):
+    """The JPEG files of a jpeg_array value: a sequence whose elements are a
+    file's bytes or a PIL image (encoded as JPEG)."""
+    if isinstance(value, (bytes, bytearray, memoryview, str)) or not hasattr(value, '__iter__'):
+        raise TypeError(f'jpeg_array: expected a list of JPEG files (bytes) or images, got '
+                        f'{type(value).__name__}')
+    parts = []
+    for i, item in enumerate(value):
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            parts.append(bytes(item))
+        elif hasattr(item, 'save') and hasattr(item, 'mode'):  # a PIL image
+            parts.append(encode_jpeg(item))
+        else:
+            raise TypeError(f'jpeg_array: element {i} is {type(item).__name__}, expected the '
+                            f'bytes of a JPEG file or an image')
+    return parts
+
+
+def encode_ndarray(dtype, shape, value, column=None):
+    """Stored bytes of an ndarray field (header per the encoding string), with
+    Mosaic's checks in Mosaic's order and its error texts (users match them),
+    prefixed by the column when there is one."""
+    where = f'column {column!r}: ' if column is not None else ''
     arr = np.asarray(value)
-    if dtype is not None and arr.dtype.name != dtype:
-        raise ValueError(f'column {column!r}: ndarray dtype {arr.dtype.name} but the encoding '
-                         f'says {dtype}')
     if arr.dtype.name not in _ND_DTYPE_CODE:
-        raise ValueError(f'column {column!r}: ndarray dtype {arr.dtype.name} is not storable')
-    if shape is not None and tuple(arr.shape) != shape:
-        raise ValueError(f'column {column!r}: ndarray shape {tuple(arr.shape)} but the encoding '
-                         f'says {shape}')
-    if arr.ndim == 0 or arr.size == 0:
-        raise ValueError(f'column {column!r}: ndarray must have at least one dimension and no '
-                         f'zero-length dimension (shape {tuple(arr.shape)})')
+        raise ValueError(f'{where}Unsupported dtype: {arr.dtype.name}.')
+    if dtype is not None and arr.dtype.name != dtype:
+        raise ValueError(f'{where}Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
+    if arr.size == 0:
+        raise ValueError(f'{where}Attempting to encode a numpy array with 0 elements.')
     head = b''
     if dtype is None:
         head += bytes([_ND_DTYPE_CODE[arr.dtype.name]])
     if shape is None:
-        if arr.ndim > 63:
-            raise ValueError(f'column {column!r}: ndarray has {arr.ndim} dimensions (max 63)')
+        if arr.ndim >= 64:
+            raise ValueError(f'{where}Array has too many axes: maximum 63, got {arr.ndim}.')
+        if arr.ndim == 0:
+            raise ValueError(f'{where}Attempting to encode a scalar with NDArray encoding. '
+                             f'Please use a scalar encoding.')
         top = max(arr.shape)
         code = 0 if top < 256 else 1 if top < 65536 else 2 if top < (1 << 32) else 3
         head += bytes([(arr.ndim << 2) | code])
         head += struct.pack('<' + _SHAPE_WORDS[code][1] * arr.ndim, *arr.shape)
+    elif tuple(arr.shape) != shape:
+        raise ValueError(f'{where}Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
     return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()
 
 
@@ -301,13 +302,13 @@ def make_encoder(encoding, column):
         return wrap(_IMAGE_ENCODERS[encoding])
     if encoding in LIST_IMAGE_ENCODINGS:
         one = _IMAGE_ENCODERS[LIST_IMAGE_ENCODINGS[encoding]]
-        return wrap(lambda v: _pack_parts([one(x) for x in v], reserved=True))
+        return wrap(lambda v: pack_parts([one(x) for x in v], reserved=True))
     if encoding in ('jpeg_array', 'jpegarray'):
-        return wrap(lambda v: _pack_parts([_encode_jpeg(x) for x in v], reserved=False))
+        return wrap(lambda v: pack_parts(jpeg_array_parts(v), reserved=False))
     nd = parse_ndarray_encoding(encoding)
     if nd is not None:
         dtype, shape = nd
-        return wrap(lambda v: _encode_ndarray(dtype, shape, column, v))
+        return wrap(lambda v: encode_ndarray(dtype, shape, v, column))
     raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
 
 

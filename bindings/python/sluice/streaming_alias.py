@@ -34,11 +34,15 @@ ALIASES = {
     'streaming.base.util': 'sluice.util',
     'streaming.base.format': 'sluice.writer',
     'streaming.base.format.mds': 'sluice.writer',
+    'streaming.base.format.mds.encodings': 'sluice.mds_encodings',
     'streaming.base.format.json': 'sluice.writer',
+    'streaming.base.format.json.encodings': 'sluice.json_encodings',
     'streaming.base.format.xsv': 'sluice.writer',
+    'streaming.base.format.xsv.encodings': 'sluice.xsv_encodings',
     'streaming.base.converters': 'sluice',
 }
-_PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format'}
+_PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
+             'streaming.base.format.json', 'streaming.base.format.xsv'}
 
 
 def _forwarding_package(name, target):

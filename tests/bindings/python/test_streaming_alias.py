@@ -57,6 +57,22 @@ def test_mosaic_module_paths_resolve_to_sluice(tmp_path):
         'gone']
 
 
+def test_mosaic_encodings_module_paths(tmp_path):
+    out = run('''
+        import sluice.streaming_alias
+        import sluice.mds_encodings, sluice.json_encodings, sluice.xsv_encodings
+        import streaming.base.format.mds.encodings as mds
+        import streaming.base.format.json.encodings as jsonl
+        from streaming.base.format.xsv.encodings import xsv_encode
+        from streaming.base.format.mds import MDSWriter
+        assert mds is sluice.mds_encodings and jsonl is sluice.json_encodings
+        assert xsv_encode is sluice.xsv_encodings.xsv_encode and MDSWriter is sluice.MDSWriter
+        print(mds.mds_encode('int', 99).hex(), jsonl.is_json_encoding('float'),
+              xsv_encode('float', 1.25))
+    ''', tmp_path)
+    assert out.splitlines() == ['6300000000000000 True 1.25']
+
+
 def test_bytes_and_number_abbreviations():
     assert util.bytes_to_int('64mb') == 64 << 20
     assert util.bytes_to_int(' 1.5KB ') == 1536

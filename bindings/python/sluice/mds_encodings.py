@@ -1,0 +1,429 @@
+"""mosaicml-streaming's `streaming.base.format.mds.encodings` API over
+Sluice's MDS byte rules (sluice.encodings owns the layouts): the `Encoding`
+classes, the `_encodings` registry (name -> class) that users extend with
+their own encodings, and mds_encode / mds_decode / get_mds_encodings /
+is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
+
+As Mosaic's, an encoder handed a value of the wrong type raises
+AttributeError ('data should be of type ...'); mds_encode stores a `bytes`
+value as is whatever the encoding."""
+import json
+import pickle
+import struct
+from abc import ABC, abstractmethod
+from decimal import Decimal
+from io import BytesIO
+
+import numpy as np
+
+from sluice import encodings as _layout
+
+__all__ = ['get_mds_encoded_size', 'get_mds_encodings', 'is_mds_encoding', 'mds_decode',
+           'mds_encode', 'is_mds_encoding_safe']
+
+
+def _image_class():
+    return _layout._image_module().Image
+
+
+class Encoding(ABC):
+    """Encodes objects of one type to bytes and back. `size` is the fixed
+    encoded size in bytes, or None when it varies."""
+
+    size = None
+
+    @abstractmethod
+    def encode(self, obj):
+        raise NotImplementedError
+
+    @abstractmethod
+    def decode(self, data):
+        raise NotImplementedError
+
+    @staticmethod
+    def _validate(data, expected_type):
+        # Mosaic's exception type and text, which callers catch and match.
+        if not isinstance(data, expected_type):
+            raise AttributeError(f'data should be of type {expected_type}, but instead, found '
+                                 f'as {type(data)}')
+
+
+class Bytes(Encoding):
+    """bytes, stored as they are."""
+
+    def encode(self, obj):
+        self._validate(obj, bytes)
+        return obj
+
+    def decode(self, data):
+        return data
+
+
+class Str(Encoding):
+    """str as UTF-8."""
+
+    def encode(self, obj):
+        self._validate(obj, str)
+        return obj.encode('utf-8')
+
+    def decode(self, data):
+        return bytes(data).decode('utf-8')
+
+
+class Int(Encoding):
+    """Python int as little-endian int64."""
+
+    size = 8
+
+    def encode(self, obj):
+        self._validate(obj, int)
+        try:
+            return struct.pack('<q', obj)
+        except struct.error:
+            raise OverflowError(f'int encoding: {obj} does not fit in int64') from None
+
+    def decode(self, data):
+        return struct.unpack('<q', data)[0]
+
+
+class NDArray(Encoding):
+    """numpy array; dtype and shape are fixed by the encoding string
+    ('ndarray:int32:3,4') or stored in a header before the values."""
+
+    def __init__(self, dtype=None, shape=None):
+        if dtype is not None and dtype not in _layout._ND_DTYPE_CODE:
+            raise ValueError(f'ndarray encoding: unknown dtype {dtype!r} (one of '
+                             f'{sorted(_layout._ND_DTYPE_CODE)})')
+        if shape is not None:
+            shape = tuple(int(d) for d in shape)
+            if any(d < 1 for d in shape):
+                raise ValueError(f'ndarray encoding: every dimension must be at least 1, got '
+                                 f'{shape}')
+        self.dtype = dtype
+        self.shape = shape
+        self.size = None
+        if dtype is not None and shape is not None:
+            self.size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+
+    @classmethod
+    def from_str(cls, text):
+        """From the part after 'ndarray:' ('' / 'int32' / 'int32:3,4')."""
+        parts = text.split(':') if text else []
+        if len(parts) > 2:
+            raise ValueError(f'ndarray encoding: expected ndarray[:dtype[:shape]], got '
+                             f'ndarray:{text}')
+        dtype = parts[0] if parts else None
+        shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
+        return cls(dtype, shape)
+
+    def encode(self, obj):
+        return _layout.encode_ndarray(self.dtype, self.shape, obj)
+
+    def decode(self, data):
+        return _layout.decode_ndarray(self.dtype, self.shape, data, copy=False)
+
+
+class Scalar(Encoding):
+    """One numpy scalar of `dtype`, little-endian."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self._stored = np.dtype(dtype).newbyteorder('<')
+        self.size = self._stored.itemsize
+
+    def encode(self, obj):
+        return np.asarray(self.dtype(obj)).astype(self._stored).tobytes()
+
+    def decode(self, data):
+        return self.dtype(np.frombuffer(data, self._stored)[0])
+
+
+class UInt8(Scalar):
+
+    def __init__(self):
+        super().__init__(np.uint8)
+
+
+class UInt16(Scalar):
+
+    def __init__(self):
+        super().__init__(np.uint16)
+
+
+class UInt32(Scalar):
+
+    def __init__(self):
+        super().__init__(np.uint32)
+
+
+class UInt64(Scalar):
+
+    def __init__(self):
+        super().__init__(np.uint64)
+
+
+class Int8(Scalar):
+
+    def __init__(self):
+        super().__init__(np.int8)
+
+
+class Int16(Scalar):
+
+    def __init__(self):
+        super().__init__(np.int16)
+
+
+class Int32(Scalar):
+
+    def __init__(self):
+        super().__init__(np.int32)
+
+
+class Int64(Scalar):
+
+    def __init__(self):
+        super().__init__(np.int64)
+
+
+class Float16(Scalar):
+
+    def __init__(self):
+        super().__init__(np.float16)
+
+
+class Float32(Scalar):
+
+    def __init__(self):
+        super().__init__(np.float32)
+
+
+class Float64(Scalar):
+
+    def __init__(self):
+        super().__init__(np.float64)
+
+
+class StrEncoding(Encoding):
+    """A number stored as its decimal text (any precision). Subclasses say
+    which type."""
+
+    value_type = None
+
+    def encode(self, obj):
+        self._validate(obj, self.value_type)
+        return str(obj).encode('utf-8')
+
+    def decode(self, data):
+        return self.value_type(bytes(data).decode('utf-8'))
+
+
+class StrInt(StrEncoding):
+    value_type = int
+
+
+class StrFloat(StrEncoding):
+    value_type = float
+
+
+class StrDecimal(StrEncoding):
+    value_type = Decimal
+
+
+class PIL(Encoding):
+    """PIL image, raw: width, height, mode length (uint32 each), mode, pixels."""
+
+    def encode(self, obj):
+        self._validate(obj, _image_class())
+        return _layout.encode_pil(obj)
+
+    def decode(self, data):
+        return _layout.decode_pil(data)
+
+
+class JPEG(Encoding):
+    """PIL image as a JPEG file (an image opened from a JPEG file keeps its
+    bytes)."""
+
+    def encode(self, obj):
+        self._validate(obj, _image_class())
+        return _layout.encode_jpeg(obj)
+
+    def decode(self, data):
+        return _layout.decode_image_file(data)
+
+
+class PNG(Encoding):
+    """PIL image as a PNG file."""
+
+    def encode(self, obj):
+        self._validate(obj, _image_class())
+        return _layout.encode_png(obj)
+
+    def decode(self, data):
+        return _layout.decode_image_file(data)
+
+
+class Pickle(Encoding):
+    """Any picklable object (unsafe to read: see is_mds_encoding_safe)."""
+
+    def encode(self, obj):
+        return pickle.dumps(obj, protocol=4)
+
+    def decode(self, data):
+        return pickle.loads(data)
+
+
+class JSON(Encoding):
+    """Any JSON-serializable object (numpy arrays as lists)."""
+
+    def encode(self, obj):
+        if isinstance(obj, np.ndarray):
+            obj = obj.tolist()
+        text = json.dumps(obj)
+        self._is_valid(obj, text)
+        return text.encode('utf-8')
+
+    def decode(self, data):
+        return json.loads(bytes(data).decode('utf-8'))
+
+    def _is_valid(self, original, converted):
+        """Raises json.JSONDecodeError naming `original` unless `converted`
+        parses back (json.dumps can write NaN, which JSON has not)."""
+        try:
+            json.loads(converted)
+        except json.JSONDecodeError as e:
+            e.msg = f'Invalid JSON data: {original}'
+            raise
+
+
+class List(Encoding):
+    """A list of objects of one encoding: reserved uint32 0, count, each
+    element's size (uint32), then the elements."""
+
+    @abstractmethod
+    def underlying_encoder(self):
+        raise NotImplementedError
+
+    def encode(self, obj):
+        self._validate(obj, list)
+        element = self.underlying_encoder()
+        return _layout.pack_parts([element.encode(x) for x in obj], reserved=True)
+
+    def decode(self, data):
+        (count,) = struct.unpack_from('<I', data, 4)
+        element = self.underlying_encoder()
+        return [element.decode(part) for part in _layout.split_lengths(data, 8, count)]
+
+
+class PILList(List):
+
+    def underlying_encoder(self):
+        return PIL()
+
+
+class JPEGList(List):
+
+    def underlying_encoder(self):
+        return JPEG()
+
+
+class PNGList(List):
+
+    def underlying_encoder(self):
+        return PNG()
+
+
+class JPEGArray(Encoding):
+    """A list of JPEG files (their bytes): count, each size (uint32), files."""
+
+    def encode(self, obj):
+        return _layout.pack_parts(_layout.jpeg_array_parts(obj), reserved=False)
+
+    def decode(self, data):
+        return _layout.decode_jpeg_array(data)
+
+
+# Name -> class. Users register their own encodings here, as Mosaic's docs
+# show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode use
+# them, the writers and datasets not yet (the engine refuses a column
+# encoding it does not know).
+_encodings = {
+    'bytes': Bytes,
+    'str': Str,
+    'int': Int,
+    'ndarray': NDArray,
+    'uint8': UInt8,
+    'uint16': UInt16,
+    'uint32': UInt32,
+    'uint64': UInt64,
+    'int8': Int8,
+    'int16': Int16,
+    'int32': Int32,
+    'int64': Int64,
+    'float16': Float16,
+    'float32': Float32,
+    'float64': Float64,
+    'str_int': StrInt,
+    'str_float': StrFloat,
+    'str_decimal': StrDecimal,
+    'pil': PIL,
+    'jpeg': JPEG,
+    'jpeg_array': JPEGArray,
+    'jpegarray': JPEGArray,
+    'png': PNG,
+    'list[pil]': PILList,
+    'list[jpeg]': JPEGList,
+    'list[png]': PNGList,
+    'pkl': Pickle,
+    'json': JSON,
+}
+
+_unsafe_encodings = set(_layout.UNSAFE_ENCODINGS)
+
+
+def get_mds_encodings():
+    """The names of every registered encoding."""
+    return set(_encodings)
+
+
+def get_coder(encoding):
+    """An Encoding instance for `encoding` ('name' or 'name:config'), or None
+    when no registered encoding has that name."""
+    name, colon, config = encoding.partition(':')
+    cls = _encodings.get(name)
+    if cls is None:
+        return None
+    return cls.from_str(config) if colon else cls()
+
+
+def is_mds_encoding(encoding):
+    return get_coder(encoding) is not None
+
+
+def is_mds_encoding_safe(encoding):
+    """False for encodings whose decoding runs arbitrary code (pkl)."""
+    return encoding not in _unsafe_encodings
+
+
+def _coder_or_raise(encoding):
+    coder = get_coder(encoding)
+    if coder is None:
+        raise ValueError(f'Unsupported encoding: {encoding}.')
+    return coder
+
+
+def mds_encode(encoding, obj):
+    """Stored bytes of `obj` (`bytes` are stored as they are)."""
+    if isinstance(obj, bytes):
+        return obj
+    return _coder_or_raise(encoding).encode(obj)
+
+
+def mds_decode(encoding, data):
+    return _coder_or_raise(encoding).decode(data)
+
+
+def get_mds_encoded_size(encoding):
+    """Fixed encoded size in bytes, or None when it varies."""
+    return _coder_or_raise(encoding).size

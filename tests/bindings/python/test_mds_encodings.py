@@ -1,0 +1,165 @@
+"""sluice.mds_encodings (served as streaming.base.format.mds.encodings) and
+the JSONL/XSV encodings modules: Mosaic's classes, functions, stored bytes
+and error texts."""
+import json
+import os
+import pickle
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import sluice
+from sluice import json_encodings, mds_encodings, xsv_encodings
+from conftest import DATA
+from test_read_compat import check_field
+
+# Re-encoding a decoded JPEG is lossy: for these only decoding is compared.
+LOSSY = {'jpeg', 'png', 'jpeg_array', 'jpegarray', 'list[jpeg]', 'list[png]'}
+
+
+def compat_fields():
+    with open(os.path.join(DATA, 'all_encodings', 'expected.jsonl')) as f:
+        for line in f:
+            yield from json.loads(line)['fields'].values()
+
+
+def test_every_stored_field_of_mosaics_dataset_decodes_and_encodes_back_to_its_bytes():
+    checked = 0
+    for exp in compat_fields():
+        enc, raw = exp['encoding'], bytes.fromhex(exp['raw_hex'])
+        value = mds_encodings.mds_decode(enc, raw)
+        check_field(value, exp)
+        if enc not in LOSSY:
+            assert mds_encodings.mds_encode(enc, value) == raw, enc
+            assert mds_encodings.get_coder(enc).encode(value) == raw, enc
+        checked += 1
+    assert checked == 32 * 240
+
+
+def test_registry_names_sizes_and_safety():
+    assert mds_encodings.get_mds_encodings() == {
+        'bytes', 'str', 'int', 'ndarray', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16',
+        'int32', 'int64', 'float16', 'float32', 'float64', 'str_int', 'str_float', 'str_decimal',
+        'pil', 'jpeg', 'jpeg_array', 'jpegarray', 'png', 'list[pil]', 'list[jpeg]', 'list[png]',
+        'pkl', 'json'}
+    assert mds_encodings.is_mds_encoding('jpeg') is True
+    assert mds_encodings.is_mds_encoding('ndarray:int8:2,2') is True
+    assert mds_encodings.is_mds_encoding('') is False
+    assert mds_encodings.is_mds_encoding('pngg') is False
+    assert mds_encodings.is_mds_encoding('nope:int8') is False
+    sizes = {'int': 8, 'bytes': None, 'float16': 2, 'uint64': 8, 'ndarray:int16:3,4': 24,
+             'ndarray:int16': None, 'ndarray': None, 'str_int': None}
+    assert {e: mds_encodings.get_mds_encoded_size(e) for e in sizes} == sizes
+    with pytest.raises(ValueError, match=r'^Unsupported encoding: nope\.$'):
+        mds_encodings.get_mds_encoded_size('nope')
+    with pytest.raises(ValueError, match=r'^Unsupported encoding: nope\.$'):
+        mds_encodings.mds_decode('nope', b'')
+    assert mds_encodings.is_mds_encoding_safe('pkl') is False
+    assert mds_encodings.is_mds_encoding_safe('json') is True
+
+
+def test_scalar_and_text_values():
+    assert mds_encodings.Int().encode(987654321) == b'\xb1h\xde:\x00\x00\x00\x00'
+    assert type(mds_encodings.Int().decode(b'c' + bytes(7))) is int
+    assert mds_encodings.Float16().encode(42.0) == b'@Q'
+    value = mds_encodings.UInt16().decode(b'*\0')
+    assert type(value) is np.uint16 and value == 42
+    assert mds_encodings.mds_decode('float32', b'\0\0(B') == np.float32(42.0)
+    assert mds_encodings.StrDecimal().encode(Decimal('-4E15')) == b'-4E+15'
+    assert mds_encodings.StrFloat().decode(b'-42.0') == -42.0
+    assert mds_encodings.Pickle().encode('x') == pickle.dumps('x', protocol=4)
+    assert mds_encodings.JSON().encode(np.array([{'a': 1}])) == b'[{"a": 1}]'
+    # bytes are stored as they are, whatever the encoding (as Mosaic's writer)
+    assert mds_encodings.mds_encode('int', b'\x01') == b'\x01'
+
+
+@pytest.mark.parametrize(('coder', 'value', 'expected_type'), [
+    (mds_encodings.Bytes(), 9, bytes), (mds_encodings.Str(), b'9', str),
+    (mds_encodings.Int(), 25.9, int), (mds_encodings.StrInt(), '4', int),
+    (mds_encodings.StrDecimal(), 4.0, Decimal), (mds_encodings.PIL(), b'9', Image.Image),
+    (mds_encodings.JPEGList(), (), list)])
+def test_a_value_of_the_wrong_type_is_an_attribute_error_with_mosaics_text(coder, value,
+                                                                          expected_type):
+    with pytest.raises(AttributeError) as e:
+        coder.encode(value)
+    assert str(e.value) == (f'data should be of type {expected_type}, but instead, found as '
+                            f'{type(value)}')
+
+
+@pytest.mark.parametrize(('encoding', 'array', 'message'), [
+    ('ndarray', np.array([]), 'Attempting to encode a numpy array with 0 elements.'),
+    ('ndarray', np.array(0.5), 'Attempting to encode a scalar with NDArray encoding. Please use '
+                               'a scalar encoding.'),
+    ('ndarray', np.zeros(2, np.complex64), 'Unsupported dtype: complex64.'),
+    ('ndarray:int16', np.zeros(2, np.int32), 'Wrong dtype: expected int16, got int32.'),
+    ('ndarray:int16:2', np.zeros(3, np.int16), 'Wrong shape: expected (2,), got (3,).'),
+])
+def test_ndarray_errors_have_mosaics_texts_in_the_codec_and_the_writer(tmp_path, encoding, array,
+                                                                      message):
+    with pytest.raises(ValueError) as e:
+        mds_encodings.mds_encode(encoding, array)
+    assert str(e.value) == message
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'x': encoding}) as w:
+        with pytest.raises(ValueError) as e:
+            w.write({'x': array})
+        w.write({'x': np.ones(2, np.int16)})
+    assert str(e.value) == f"column 'x': {message}"
+
+
+def test_ndarray_header_and_fixed_layouts():
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    # dtype code 17 (int16), ndim 2 with uint8 dims, dims, values
+    assert mds_encodings.mds_encode('ndarray', a) == b'\x11\x08\x02\x03' + a.tobytes()
+    assert mds_encodings.mds_encode('ndarray:int16', a) == b'\x08\x02\x03' + a.tobytes()
+    assert mds_encodings.mds_encode('ndarray:int16:2,3', a) == a.tobytes()
+    wide = np.zeros((300, 1), np.uint8)
+    assert mds_encodings.mds_encode('ndarray:uint8', wide)[:5] == b'\x09\x2c\x01\x01\x00'
+    back = mds_encodings.NDArray.from_str('int16:2,3').decode(a.tobytes())
+    assert back.shape == (2, 3) and (back == a).all()
+    with pytest.raises(ValueError, match="unknown dtype 'bool'"):
+        mds_encodings.NDArray('bool')
+
+
+def test_image_lists_and_jpeg_arrays():
+    images = [Image.new('L', (1, 2), 7), Image.new('RGB', (2, 1), (1, 2, 3))]
+    stored = mds_encodings.PILList().encode(images)
+    assert stored[:20] == (b'\0\0\0\0' + b'\x02\0\0\0' + b'\x0f\0\0\0' + b'\x15\0\0\0' +
+                           b'\x01\0\0\0')
+    back = mds_encodings.mds_decode('list[pil]', stored)
+    assert [(i.mode, i.size, i.tobytes()) for i in back] == [
+        ('L', (1, 2), b'\x07\x07'), ('RGB', (2, 1), b'\x01\x02\x03\x01\x02\x03')]
+    jpeg = mds_encodings.JPEG().encode(images[0])
+    stored = mds_encodings.JPEGArray().encode([bytearray(jpeg), jpeg])
+    assert stored == b'\x02\0\0\0' + len(jpeg).to_bytes(4, 'little') * 2 + jpeg + jpeg
+    assert [i.size for i in mds_encodings.JPEGArray().decode(stored)] == [(1, 2), (1, 2)]
+    for bad in (b'invalid', 123, None, images[0]):
+        with pytest.raises(TypeError):
+            mds_encodings.JPEGArray().encode(bad)
+    with pytest.raises(Exception):
+        mds_encodings.JPEGArray().decode(b'\x01\x02\x03')
+
+
+def test_json_validation_names_the_value():
+    with pytest.raises(json.JSONDecodeError) as e:
+        mds_encodings.JSON()._is_valid("{'a': 1}", "{'a': 1}")
+    assert e.value.msg == "Invalid JSON data: {'a': 1}"
+
+
+def test_jsonl_and_xsv_column_encodings():
+    assert json_encodings.is_json_encoding('float') is True
+    assert json_encodings.is_json_encoding('') is False
+    assert json_encodings.is_json_encoded('int', 10) is True
+    with pytest.raises(AttributeError, match="^data should be of type <class 'float'>, but "
+                                             "instead, found as <class 'int'>$"):
+        json_encodings.Float.is_encoded(25)
+    assert xsv_encodings.is_xsv_encoding('str') is True
+    assert xsv_encodings.is_xsv_encoding('bytes') is False
+    assert xsv_encodings.xsv_encode('float', 1.25) == '1.25'
+    assert xsv_encodings.xsv_encode('int', 27) == '27'
+    assert xsv_encodings.xsv_decode('int', '27') == 27
+    assert type(xsv_encodings.xsv_decode('float', '9')) is float
+    with pytest.raises(AttributeError, match="^data should be of type <class 'int'>, but "
+                                             "instead, found as <class 'str'>$"):
+        xsv_encodings.Int.encode('99')
