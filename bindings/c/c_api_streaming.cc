@@ -77,6 +77,23 @@ sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, u
   });
 }
 
+sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path) {
+  return Guard("sluice_stream_sample_path", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_sample_path", "s");
+    if (out_path == nullptr) return NullArgument("sluice_stream_sample_path", "out_path");
+    *out_path = nullptr;
+    if (sample >= s->ds->num_samples()) {
+      return Fail(sluice::OutOfRangeError("sluice_stream_sample_path: sample " +
+                                          std::to_string(sample) + " of " +
+                                          std::to_string(s->ds->num_samples())));
+    }
+    char* path = CopyString(s->ds->shard_path(s->ds->shard_of_sample(sample)));
+    if (!path) return Fail(sluice::InternalError("sluice_stream_sample_path: out of memory"));
+    *out_path = path;
+    return SLUICE_OK;
+  });
+}
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s) {
   return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
 }

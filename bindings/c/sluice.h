@@ -264,16 +264,28 @@ typedef struct sluice_stream sluice_stream;
  *                 "split": name, "proportion" | "repeat" | "choose": n,
  *                 "download_retry": 2, "download_timeout": 60,
  *                 "validate_hash": null | "sha1" | "xxh64" | ...,
- *                 "keep_zip": false}, ...],
+ *                 "keep_zip": false,
+ *                 "files": null | true | {"glob": "*.jpg" | [...],
+ *                                         "manifest": "files.txt"}}, ...],
  *    "epoch_size", "predownload", "cache_limit" (bytes or "100gb"),
  *    "sampling_method", "sampling_granularity", "partition_algo",
  *    "num_canonical_nodes", "batch_size", "shuffle", "shuffle_algo",
  *    "shuffle_seed", "shuffle_block_size", "batching_method",
  *    "replication", "allow_unsafe_types", "wait_timeout" (seconds, 120),
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
- *    near the end of an epoch),
+ *    near the end of an epoch), "skip_corrupt_shards" (false),
+ *    "skip_missing_files" (false: a raw-file stream's missing or unreadable
+ *    file ends the iteration with an error naming it; true: it is skipped
+ *    and counted in sluice_stream_stats),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.
+ * A stream with "files" is a raw-file stream: its files (listed under the
+ * remote, or the local folder read in place, or named one per line by the
+ * manifest: a path or {"path", "size"}) are its samples, one column "data"
+ * (bytes) each; names starting with '_' or '.' are left out, globs select
+ * by name ("*.jpg") or by path ("train/" then a name pattern), and the order is the paths
+ * sorted bytewise. The listing is kept per node in <local>/<split>/.sluice/
+ * so later runs do not list again.
  * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and
  * LOCAL_WORLD_SIZE, else one process. A remote's index.json is downloaded
  * once per node into <local>/<split>/. Bad options: SLUICE_EINVAL naming the
@@ -296,6 +308,13 @@ uint64_t sluice_stream_num_shards(const sluice_stream* s);
  * SLUICE_ERANGE when shard >= sluice_stream_num_shards. */
 sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, uint64_t* samples,
                                        uint32_t* stream);
+/* The local path of the file that holds global sample `sample` on this
+ * node: for a raw-file stream the file itself (cached, or read in place),
+ * else its shard's data file. The file is present while the sample is held
+ * (until the next call that fetches, or sluice_stream_release); with a
+ * cache_limit it may be evicted after. Caller frees *out_path with
+ * sluice_free. SLUICE_ERANGE past the last sample. */
+sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path);
 /* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);

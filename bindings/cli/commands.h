@@ -17,6 +17,7 @@ int RunConvert(const Args& args);
 int RunPlan(const Args& args);
 int RunDemo(const Args& args);
 int RunWhoami(const Args& args);
+int RunLs(const Args& args);
 int RunBench(const Args& args);
 
 }  // namespace sluice::cli

@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  plan FILE                plan an epoch from a Mosaic-style config JSON ('-' = stdin)\n"
     "  demo [DATASET]           write a sample dataset, then stream it through caches\n"
     "  whoami URL               which credentials (source, region) a store URL would use\n"
+    "  ls DATASET [opts]        the files a raw-file dataset over DATASET holds (see sluice ls)\n"
     "  bench DATASET [opts]     stream it as a simulated job and measure (see sluice bench --help)\n"
     "\n"
     "DATASET is a folder or a store URL: s3://, oci://, gs://, azure://, azure-dl://,\n"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   if (cmd == "plan") return sluice::cli::RunPlan(args);
   if (cmd == "demo") return sluice::cli::RunDemo(args);
   if (cmd == "whoami") return sluice::cli::RunWhoami(args);
+  if (cmd == "ls") return sluice::cli::RunLs(args);
   if (cmd == "bench") return sluice::cli::RunBench(args);
   std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
   return 2;

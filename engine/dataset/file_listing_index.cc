@@ -45,9 +45,11 @@ Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remo
   return text;
 }
 
-// Every file of the stream as the store (or manifest) names it, unselected.
-Result<std::vector<ListedFile>> ListFiles(const StreamOptions& stream, RemoteSource* remote,
-                                          RemoteSource& from, const std::string& source) {
+}  // namespace
+
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
+                                                RemoteSource& from) {
+  const std::string source = SourceOf(stream, remote);
   const std::string prefix = KeyPrefix(stream, remote);
   std::vector<ListedFile> files;
   if (stream.files->manifest.empty()) {
@@ -79,13 +81,15 @@ Result<std::vector<ListedFile>> ListFiles(const StreamOptions& stream, RemoteSou
   return files;
 }
 
+namespace {
+
 Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, RemoteSource* remote,
                                               const std::string& source,
                                               std::chrono::milliseconds wait_timeout) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = JoinPath(state_dir, "listing.json");
   auto make = [&]() -> Status {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, ListFiles(stream, remote, *remote, source));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, ListStreamFiles(stream, remote, *remote));
     return WriteFileAtomic(path, SerializeListingDocument(source, files));
   };
   for (int attempt = 0;; ++attempt) {
@@ -110,7 +114,7 @@ Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* re
   } else {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
                             OpenRemoteSource(StreamRoot(stream)));
-    SLUICE_ASSIGN_OR_RETURN(files, ListFiles(stream, nullptr, *folder, source));
+    SLUICE_ASSIGN_OR_RETURN(files, ListStreamFiles(stream, nullptr, *folder));
   }
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source));
   return IndexOfFiles(files);

@@ -16,13 +16,22 @@
 #pragma once
 
 #include <chrono>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/index/index.h"
+#include "formats/raw/file_listing.h"
 
 namespace sluice {
+
+// The stream's files as the store lists them (or the manifest names them,
+// sizes looked up), every one, unselected and unsorted, keys relative to the
+// stream's root; nothing is cached. `from` is where they are listed: the
+// remote, or for a local-only stream (`remote` null) its folder.
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
+                                                RemoteSource& from);
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.

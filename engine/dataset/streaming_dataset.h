@@ -80,6 +80,8 @@ class StreamingDataset {
   // file itself. Valid while the shard is present (cache_limit may evict it
   // once no reader holds it).
   std::string shard_path(size_t g) const;
+  // The global shard holding global sample `id` (< num_samples()).
+  size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   const ResolvedWorld& world() const { return world_; }

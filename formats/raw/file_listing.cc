@@ -83,7 +83,7 @@ Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
     }
   }
   if (kept.empty()) {
-    return CorruptError(std::string(source) + ": no data file among the " +
+    return NotFoundError(std::string(source) + ": no data file among the " +
                         std::to_string(listed) + " listed" +
                         (selection.globs.empty() ? std::string()
                                                  : " that matches " + JoinGlobs(selection)) +
