@@ -217,13 +217,17 @@ class StreamingDataset(_Base):
             v = s.validate_hash if s.validate_hash is not None else validate_hash
             if v:
                 spec['validate_hash'] = v
+            # A stream's own engine keys (a raw-file stream's 'files').
+            spec.update(getattr(s, 'engine_keys', {}))
             streams.append({k: v for k, v in spec.items() if v is not None})
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
                   'shuffle': self.shuffle, 'shuffle_algo': self.shuffle_algo,
                   'shuffle_seed': self.shuffle_seed, 'partition_algo': self.partition_algo,
                   'batching_method': self.batching_method,
                   'sampling_method': self.sampling_method,
-                  'sampling_granularity': self.sampling_granularity}
+                  'sampling_granularity': self.sampling_granularity,
+                  # A subclass's own engine keys (StreamingFileDataset's).
+                  **getattr(self, '_engine_keys', {})}
         for key in ('epoch_size', 'predownload', 'cache_limit', 'num_canonical_nodes',
                     'batch_size', 'shuffle_block_size', 'replication'):
             if getattr(self, key) is not None:

@@ -20,6 +20,13 @@ def available():
     return hasattr(_lib_, 'sluice_stream_open')
 
 
+class _Stats(ctypes.Structure):
+    """sluice_stream_stats."""
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        'bytes_downloaded', 'shards_downloaded', 'shards_evicted', 'cache_hits',
+        'consumer_wait_ns', 'shards_skipped', 'samples_skipped')]
+
+
 if available():
     for _name, _res, _args in (
             ('sluice_stream_open', ctypes.c_int, [ctypes.c_char_p, _P(ctypes.c_void_p)]),
@@ -45,6 +52,9 @@ if available():
             ('sluice_stream_release', None, [ctypes.c_void_p]),
             ('sluice_stream_load_state', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
+            ('sluice_stream_sample_path', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
+            ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
     ):
         _fn = getattr(_lib_, _name)
         _fn.restype = _res
@@ -102,6 +112,21 @@ class Engine:
             return self._decode(self._one, 0)
         finally:
             _lib_.sluice_stream_release(self._ptr)
+
+    def sample_path(self, idx):
+        """The local path of the file holding sample `idx` (a raw file itself)."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_sample_path(self._ptr, idx, ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode('utf-8', 'surrogateescape')
+        finally:
+            _lib.lib.sluice_free(out)
+
+    def counters(self):
+        """What this process did through the handle (sluice_stream_stats), as a dict."""
+        stats = _Stats()
+        _lib.check(_lib_.sluice_stream_counters(self._ptr, ctypes.byref(stats)))
+        return {name: getattr(stats, name) for name, _ in _Stats._fields_}
 
     def load_state(self, state):
         epoch, sie = ctypes.c_uint64(), ctypes.c_uint64()
