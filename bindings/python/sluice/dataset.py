@@ -75,6 +75,11 @@ def _local_path(remote, local, split):
     return local
 
 
+class MissingIndexError(FileNotFoundError, RuntimeError):
+    """A stream without a remote whose local folder has no index.json (a
+    RuntimeError as Mosaic raises, and a FileNotFoundError as it is)."""
+
+
 class Stream:
     """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
     one of proportion / repeat / choose."""
@@ -84,7 +89,9 @@ class Stream:
                  keep_zip=None):
         if sum(x is not None for x in (proportion, repeat, choose)) > 1:
             raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be specified')
-        if local is None and _is_remote(remote):
+        if local is None and remote is not None:
+            # Mosaic caches any remote given without `local`, a local folder
+            # too (then its shards are copied, as Mosaic's are).
             local = _default_local(remote, split)
         self.remote = remote
         self.needs_engine = _needs_engine(remote, local)
@@ -104,6 +111,26 @@ class Stream:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+
+def _streams_registry():
+    """Mosaic's streams_registry ('stream' -> Stream), made on first use so
+    that `catalogue` is needed only by code that uses registries."""
+    registry = globals().get('streams_registry')
+    if registry is None:
+        from sluice.registry import create_registry
+        registry = create_registry('streaming', 'streams_registry', entry_points=True,
+                                   description='The streams registry is used for registering '
+                                               'Stream classes.')
+        registry.register('stream', func=Stream)
+        globals()['streams_registry'] = registry
+    return registry
+
+
+def __getattr__(name):
+    if name == 'streams_registry':
+        return _streams_registry()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 class _SharedCounters:
@@ -137,13 +164,21 @@ class StreamingDataset(_Base):
                  sampling_granularity=1, partition_algo='relaxed', num_canonical_nodes=None,
                  batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
-                 replication=None, **kwargs):
+                 replication=None, stream_name='stream', stream_config=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
             if remote is not None or local is not None:
                 raise ValueError('pass either streams or remote/local, not both')
             self.streams = list(streams)
+        elif stream_name != 'stream' or stream_config:
+            # A Stream class registered in streams_registry, built as Mosaic's.
+            from sluice.registry import construct_from_registry
+            config = dict(stream_config or {}, remote=remote, local=local, split=split,
+                          download_retry=download_retry, download_timeout=download_timeout,
+                          validate_hash=validate_hash, keep_zip=keep_zip)
+            self.streams = [construct_from_registry(stream_name, _streams_registry(),
+                                                    partial_function=False, kwargs=config)]
         else:
             self.streams = [Stream(remote=remote, local=local, split=split)]
         self.split = split
@@ -172,6 +207,10 @@ class StreamingDataset(_Base):
             return
         self._datasets = []
         for s in self.streams:
+            index = os.path.join(s.local, (s.split if streams else split) or '', 'index.json')
+            if s.remote is None and not os.path.isfile(index):
+                raise MissingIndexError(f'No `remote` provided, but local file {index} does not '
+                                        f'exist either')
             v = s.validate_hash if s.validate_hash is not None else validate_hash
             self._datasets.append(LocalDataset(s.local, split=s.split if streams else split,
                                                allow_unsafe_types=allow_unsafe_types,
@@ -291,7 +330,8 @@ class StreamingDataset(_Base):
     def _config(self, world, workers, epoch, sample_in_epoch, state=None, replication=-1):
         if replication == -1:  # the dataset's
             replication = self.replication
-        shard_sizes = [d.samples_per_shard for d in self._datasets]
+        shard_sizes = [self.samples_per_shard[self.stream_per_shard == s].tolist()
+                       for s in range(self.num_streams)]
         return {
             'streams': [s.spec(z) for s, z in zip(self.streams, shard_sizes)],
             'epoch_size': self.epoch_size,
@@ -335,6 +375,16 @@ class StreamingDataset(_Base):
         world = world or World()
         return Plan(self._config(world, workers, epoch, sample_in_epoch))
 
+    def work(self, world, epoch=0, sample_in_epoch=0, batching_method=None):
+        """The epoch's sample ids for every worker of `world` (a World), as
+        Mosaic's generate_work: shape (nodes, ranks per node, workers per rank,
+        batches, batch size), -1 where a worker has no sample."""
+        config = self._config(world, world.workers_per_rank, epoch, sample_in_epoch)
+        if batching_method is not None:
+            config['batching_method'] = batching_method
+        plan = Plan(config).to_json()
+        return np.array(plan['work'], dtype=np.int64).reshape(plan['work_shape'])
+
     def epoch_size_resolved(self):
         if self._epoch_size_cache is None:
             if self.epoch_size is None and all(
@@ -371,26 +421,27 @@ class StreamingDataset(_Base):
         world = World()
         if self.initial_physical_nodes is None:
             self.initial_physical_nodes = self._physical_nodes(world, self.replication)
-        if world.worker >= _MAX_WORKERS:
+        worker = world.worker_of_rank
+        if worker >= _MAX_WORKERS:
             raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
-        counter = self._counters.get(world.worker)
+        counter = self._counters.get(worker)
         epoch, sample_in_epoch, state = self._resume(counter)
-        self._counters.set(world.worker, epoch + 1)
+        self._counters.set(worker, epoch + 1)
         overridden = self._reads_through_getitem()
         if self._engine is not None:
             if state is not None:
                 epoch, sample_in_epoch = self._engine.load_state(state)
             if overridden:
                 yield from map(self.__getitem__,
-                               self._engine.iterate_ids(epoch, sample_in_epoch, world.worker,
+                               self._engine.iterate_ids(epoch, sample_in_epoch, worker,
                                                         world.workers_per_rank))
                 return
-            yield from self._engine.iterate(epoch, sample_in_epoch, world.worker,
+            yield from self._engine.iterate(epoch, sample_in_epoch, worker,
                                             world.workers_per_rank)
             return
         plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
         node, rank = self._planning_position(world, plan)
-        ids = plan.worker_ids(node, rank, world.worker).tolist()
+        ids = plan.worker_ids(node, rank, worker).tolist()
         if overridden:
             yield from map(self.__getitem__, ids)
         elif len(self._datasets) == 1:

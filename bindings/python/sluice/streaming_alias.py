@@ -40,6 +40,9 @@ ALIASES = {
     'streaming.base.format.xsv': 'sluice.writer',
     'streaming.base.format.xsv.encodings': 'sluice.xsv_encodings',
     'streaming.base.converters': 'sluice',
+    'streaming.base.batching': 'sluice.batching',
+    'streaming.base.distributed': 'sluice.distributed',
+    'streaming.base.registry_utils': 'sluice.registry',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
              'streaming.base.format.json', 'streaming.base.format.xsv'}

@@ -1,6 +1,9 @@
-"""Who this process is: node, rank and DataLoader worker, read as Mosaic reads
-them (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE env vars set by torchrun, and
-torch.utils.data.get_worker_info())."""
+"""Who a process is: node, rank and DataLoader worker, with Mosaic's World
+fields. `World()` detects this process (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE
+as torchrun sets them, and torch.utils.data.get_worker_info()), as Mosaic's
+World.detect(); `World(num_nodes, ranks_per_node, workers_per_rank, worker)`
+describes a given world, as Mosaic's constructor (`worker` counts workers
+across the whole job)."""
 import os
 
 __all__ = ['World']
@@ -11,42 +14,72 @@ def _env_int(name, default):
     return int(value) if value not in (None, '') else default
 
 
-class World:
+def _worker_info():
+    """(worker of this rank, workers per rank) of the DataLoader worker this
+    runs in, (0, 1) outside one."""
+    try:
+        from torch.utils.data import get_worker_info
+        info = get_worker_info()
+    except ImportError:
+        info = None
+    return (info.id, info.num_workers) if info is not None else (0, 1)
 
-    def __init__(self):
-        self.rank = _env_int('RANK', 0)
-        self.num_ranks = _env_int('WORLD_SIZE', 1)
-        self.ranks_per_node = _env_int('LOCAL_WORLD_SIZE', 1)
-        if self.num_ranks % self.ranks_per_node:
-            raise ValueError(f'WORLD_SIZE {self.num_ranks} is not a multiple of LOCAL_WORLD_SIZE '
-                             f'{self.ranks_per_node}')
-        self.num_nodes = self.num_ranks // self.ranks_per_node
-        self.node = self.rank // self.ranks_per_node
-        self.rank_of_node = self.rank % self.ranks_per_node
-        self.worker = 0
-        self.workers_per_rank = 1
-        try:
-            from torch.utils.data import get_worker_info
-            info = get_worker_info()
-        except ImportError:
-            info = None
-        if info is not None:
-            self.worker = info.id
-            self.workers_per_rank = info.num_workers
+
+class World:
+    """Counts are global: num_ranks and num_workers cover every node
+    (workers_per_rank is the DataLoader's num_workers)."""
+
+    def __init__(self, num_nodes=None, ranks_per_node=None, workers_per_rank=None, worker=None):
+        given = (num_nodes, ranks_per_node, workers_per_rank, worker)
+        if all(x is None for x in given):
+            num_ranks = _env_int('WORLD_SIZE', 1)
+            ranks_per_node = _env_int('LOCAL_WORLD_SIZE', 1)
+            if num_ranks % ranks_per_node:
+                raise ValueError(f'WORLD_SIZE {num_ranks} is not a multiple of LOCAL_WORLD_SIZE '
+                                 f'{ranks_per_node}')
+            num_nodes = num_ranks // ranks_per_node
+            worker_of_rank, workers_per_rank = _worker_info()
+            worker = _env_int('RANK', 0) * workers_per_rank + worker_of_rank
+        elif any(x is None for x in given):
+            raise TypeError('World: give all of num_nodes, ranks_per_node, workers_per_rank and '
+                            'worker, or none (this process)')
+        self.num_nodes = num_nodes
+        self.ranks_per_node = ranks_per_node
+        self.workers_per_rank = workers_per_rank
+        self.worker = worker
+        self.num_ranks = num_nodes * ranks_per_node
+        self.workers_per_node = ranks_per_node * workers_per_rank
+        self.num_workers = num_nodes * self.workers_per_node
+        self.node = worker // self.workers_per_node
+        self.rank = worker // workers_per_rank
+        self.rank_of_node = self.rank % ranks_per_node
+        self.worker_of_node = worker % self.workers_per_node
+        self.worker_of_rank = worker % workers_per_rank
+        self.is_multinode = num_nodes > 1
+        self.is_leader = worker == 0
+        self.is_local_leader = self.worker_of_node == 0
+
+    @classmethod
+    def detect(cls):
+        """This process's world."""
+        return cls()
 
     @classmethod
     def of(cls, num_nodes, ranks_per_node, rank=0, worker=0, workers_per_rank=1):
-        """A given world (not this process's), e.g. for planning."""
-        out = cls.__new__(cls)
-        out.num_nodes = num_nodes
-        out.ranks_per_node = ranks_per_node
-        out.num_ranks = num_nodes * ranks_per_node
-        out.rank = rank
-        out.node = rank // ranks_per_node
-        out.rank_of_node = rank % ranks_per_node
-        out.worker = worker
-        out.workers_per_rank = workers_per_rank
-        return out
+        """A given world from a rank and the worker within that rank."""
+        return cls(num_nodes, ranks_per_node, workers_per_rank, rank * workers_per_rank + worker)
+
+    def to_json(self):
+        return dict(self.__dict__)
+
+    def copy(self):
+        return World(self.num_nodes, self.ranks_per_node, self.workers_per_rank, self.worker)
+
+    def detect_workers(self):
+        """This world with the DataLoader worker this runs in."""
+        worker_of_rank, workers_per_rank = _worker_info()
+        return World(self.num_nodes, self.ranks_per_node, workers_per_rank,
+                     self.rank * workers_per_rank + worker_of_rank)
 
     def replicate(self, replication):
         """The planning world of Mosaic's `replication`: each group of
@@ -59,4 +92,4 @@ class World:
         num_ranks = self.num_ranks // replication
         num_nodes = num_ranks // self.ranks_per_node if num_ranks % self.ranks_per_node == 0 else 1
         return World.of(num_nodes, num_ranks // num_nodes, rank=self.rank // replication,
-                        worker=self.worker, workers_per_rank=self.workers_per_rank)
+                        worker=self.worker_of_rank, workers_per_rank=self.workers_per_rank)

@@ -11,7 +11,7 @@
 # Environment: MOSAIC_MIRROR (git dir, default /work/.mirror/mosaicml+streaming/repo),
 # MOSAIC_COMMIT (default 89e7bb90), SLUICE_LIBRARY (default build/bindings/c/libsluice.so),
 # OUT (default /tmp/mosaic_suite), MOSAIC_SUITE_TEST_TIMEOUT (seconds per test, default 300),
-# MOSAIC_SUITE_CHUNK (tests per pytest process, default 60).
+# MOSAIC_SUITE_CHUNK (test functions per pytest process, default 8).
 # Reports: $OUT/<mosaic|sluice>/<test file>.<chunk>.xml and .log, $OUT/sluice_failures.tsv.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -21,7 +21,7 @@ MOSAIC_COMMIT="${MOSAIC_COMMIT:-89e7bb90}"
 OUT="${OUT:-/tmp/mosaic_suite}"
 export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$REPO/build/bindings/c/libsluice.so}"
 PY=/usr/bin/python3
-CHUNK="${MOSAIC_SUITE_CHUNK:-60}"
+CHUNK="${MOSAIC_SUITE_CHUNK:-8}"
 what="${1:-both}"; shift || true
 
 # Mosaic's imports that Debian packages; transformers and moto it does not
@@ -72,11 +72,14 @@ run() {  # run <mosaic|sluice>
     local name; name="$(basename "$f" .py)"
     rm -f "$OUT/$target/$name".*xml "$OUT/$target/$name".*log
     echo "== $target $f" >&2
-    # In chunks of $CHUNK tests, one process each: Mosaic's test_streaming
-    # leaks more descriptors in one process than the 20000 allowed here.
+    # In chunks of $CHUNK test functions (all their parameters; some
+    # parameters are random temporary paths, so ids differ per collection),
+    # one process each: Mosaic's test_streaming leaks more descriptors in one
+    # process than the 20000 allowed here.
     local ids=() part=0
     mapfile -t ids < <(cd "$OUT/src" && PYTHONPATH="$HERE:$HERE/stubs" "$PY" -m pytest \
-        -c "$HERE/pytest.ini" --rootdir "$OUT/src" --collect-only -q "$f" 2>/dev/null | grep '::')
+        -c "$HERE/pytest.ini" --rootdir "$OUT/src" --collect-only -q "$f" 2>/dev/null |
+        grep '::' | sed 's/\[.*//' | awk '!seen[$0]++')
     [ ${#ids[@]} -gt 0 ] || ids=("$f")  # a file that fails to collect: run it for its error
     for ((i = 0; i < ${#ids[@]}; i += CHUNK)); do
       (cd "$root" && PYTHONPATH="$pypath" MOSAIC_SUITE_ALIAS=$alias timeout 3600 \

@@ -1,0 +1,39 @@
+"""sluice.Stream's local folder and a missing index, as Mosaic's Stream."""
+import hashlib
+import os
+import tempfile
+
+import pytest
+
+import sluice
+
+
+def write(folder, n):
+    with sluice.MDSWriter(out=folder, columns={'id': 'int'}, size_limit=64) as w:
+        for i in range(n):
+            w.write({'id': i})
+
+
+def test_a_local_remote_without_local_is_cached_in_mosaics_temporary_folder(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setattr(tempfile, 'gettempdir', lambda: str(tmp_path / 'tmp'))
+    remote = str(tmp_path / 'remote')
+    write(remote, 20)
+    digest = hashlib.blake2s(remote.encode('utf-8'), digest_size=16).hexdigest()
+    assert sluice.Stream(remote=remote).local == str(tmp_path / 'tmp' / digest) + '/'
+    assert sluice.Stream(remote=remote, split='train').local == \
+        str(tmp_path / 'tmp' / digest / 'train')
+    ds = sluice.StreamingDataset(remote=remote, batch_size=4)
+    assert ds.streams[0].local == str(tmp_path / 'tmp' / digest) + '/'
+    assert sorted(int(s['id']) for s in ds) == list(range(20))
+    assert os.path.isfile(os.path.join(ds.streams[0].local, 'index.json'))
+
+
+def test_no_remote_and_no_index_is_mosaics_runtime_error(tmp_path):
+    (tmp_path / 'empty').mkdir()
+    stream = sluice.Stream(local=str(tmp_path / 'empty'))
+    index = os.path.join(str(tmp_path / 'empty'), '', 'index.json')
+    with pytest.raises(RuntimeError) as e:
+        sluice.StreamingDataset(streams=[stream], batch_size=1)
+    assert str(e.value) == f'No `remote` provided, but local file {index} does not exist either'
+    assert isinstance(e.value, FileNotFoundError)
