@@ -29,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 struct Slot {
   std::atomic<uint64_t> samples{0}, sample_bytes{0}, bytes_downloaded{0};
   std::atomic<uint64_t> shards_downloaded{0}, cache_hits{0}, shards_evicted{0}, wait_ns{0};
-  std::atomic<int64_t> first_sample_ns{-1};
+  std::atomic<int64_t> first_sample_ns{-1}, done_ns{-1};
   std::atomic<int> failed{0};
   char error[1024] = {};
 };
@@ -91,6 +91,7 @@ Status Worker(const BenchOptions& o, int64_t node, int64_t rank, int64_t worker,
     }
   }
   Publish(*ds, slot);
+  slot->done_ns = NsSince(t0);
   if (checksum == 1) std::fputc(' ', stderr);  // keeps the reads from being optimised away
   return Status::Ok();
 }
@@ -230,7 +231,6 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
       break;
     }
   }
-  r.wall_s = static_cast<double>(NsSince(t0)) / 1e9;
   if (failed) {
     for (int64_t p = 0; p < procs; ++p) {
       if (slots[p].failed) return InternalError(std::string(slots[p].error));
@@ -239,6 +239,9 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
   }
 
   r.per_node.assign(static_cast<size_t>(o.nodes), {});
+  // The run ends when the last worker read its last sample (not when this
+  // process next polled).
+  for (int64_t p = 0; p < procs; ++p) r.wall_s = std::max(r.wall_s, static_cast<double>(slots[p].done_ns.load()) / 1e9);
   std::vector<uint64_t> stalls;
   double first_min = -1, first_max = 0;
   for (int64_t p = 0; p < procs; ++p) {
