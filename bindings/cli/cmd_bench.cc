@@ -134,6 +134,14 @@ int RunBench(const Args& args) {
   if (!text.ok()) return Error("bench", text.status(), 2);
   auto parsed = bench::ParseBenchOptions(*text);
   if (!parsed.ok()) return Error("bench", parsed.status(), 2);
+  // A cold cache of our own, removed also when the command is interrupted.
+  std::unique_ptr<TempFolder> cache;
+  if (parsed->cache_dir.empty()) {
+    auto folder = TempFolder::Create();
+    if (!folder.ok()) return Error("bench", folder.status());
+    cache = std::move(*folder);
+    parsed->cache_dir = cache->path();
+  }
   auto report = bench::Bench(*parsed);
   if (!report.ok()) return Error("bench", report.status());
   auto json = bench::ReportJson(*report);
