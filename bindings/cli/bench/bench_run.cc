@@ -31,6 +31,7 @@ struct Slot {
   std::atomic<uint64_t> shards_downloaded{0}, cache_hits{0}, shards_evicted{0}, wait_ns{0};
   std::atomic<int64_t> first_sample_ns{-1}, done_ns{-1};
   std::atomic<int> failed{0};
+  std::atomic<int> code{0};  // the worker's StatusCode
   char error[1024] = {};
 };
 
@@ -181,8 +182,9 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
       if (!st.ok()) {
         std::string text = "process " + std::to_string(p) + " (node " + std::to_string(node) +
                            ", rank " + std::to_string(rank) + ", worker " + std::to_string(worker) +
-                           "): " + st.ToString();
+                           "): " + st.message();
         std::snprintf(slots[p].error, sizeof slots[p].error, "%s", text.c_str());
+        slots[p].code = static_cast<int>(st.code());
         slots[p].failed = 1;
       } else {
         SaveStalls(scratch.path() + "/stalls." + std::to_string(p), stalls);
@@ -233,7 +235,7 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
   }
   if (failed) {
     for (int64_t p = 0; p < procs; ++p) {
-      if (slots[p].failed) return InternalError(std::string(slots[p].error));
+      if (slots[p].failed) return Status(static_cast<StatusCode>(slots[p].code.load()), slots[p].error);
     }
     return InternalError("a bench worker process ended abnormally (killed or crashed)");
   }

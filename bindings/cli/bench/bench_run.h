@@ -21,7 +21,7 @@
 namespace sluice::bench {
 
 // Errors: the dataset's (bad URL, planner errors) from opening it in this
-// process; a worker's error as "process P (node N, rank R, worker W): ...".
+// process; a worker's error, with its code, as "process P (node N, rank R, worker W): ...".
 // Creates cache_dir's node folders; removes a temporary cache_dir.
 Result<BenchReport> RunBench(const BenchOptions& options);
 

@@ -163,5 +163,18 @@ TEST(CliBenchTest, BadInputFailsWithExactErrors) {
   EXPECT_NE(r.out.find("/nonexistent/dataset/index.json: no such object\n"), std::string::npos) << r.out;
 }
 
+TEST(CliBenchTest, AWorkersErrorEndsTheRunNamingTheProcess) {
+  char tmpl[] = "/tmp/sluice_bench_test_XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  ASSERT_EQ(std::system(("cp -r '" + kSmall + "' '" + dir + "/ds' && truncate -s 10 '" + dir +
+                         "/ds/shard.00002.mds'").c_str()), 0);
+  CliRun r = Sluice("bench " + dir + "/ds --batch-size 4 --set download_retry=0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("sluice bench: corrupt: process 0 (node 0, rank 0, worker 0): prefetching sample position 12: "
+                       "'shard.00002.mds' from " + dir + "/ds/shard.00002.mds is corrupt after 1 download(s)", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("the object is 10 bytes, index.json says 385"), std::string::npos) << r.out;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 }  // namespace
 }  // namespace sluice
