@@ -7,12 +7,11 @@ libsluice.so knows: s3://, gs://, azure://, file://, dbfs:/Volumes, ...) or
 (local, remote) pairs; remote index.json files are read and the merged one is
 written through the C ABI's sluice_remote_* calls.
 """
-import ctypes
 import json
 import os
 import shutil
 
-from sluice import _lib
+from sluice.remote import remote_list, remote_read, remote_write
 from sluice.writer import is_remote
 
 __all__ = ['merge_index']
@@ -28,31 +27,6 @@ def _split_url(url):
     if not folder or not name:
         raise ValueError(f'merge_index: {url!r} does not name an object inside a folder')
     return folder, name
-
-
-def remote_read(folder, key):
-    data, size = ctypes.c_void_p(), ctypes.c_uint64()
-    _lib.check(_lib.lib.sluice_remote_read(folder.encode(), key.encode(), ctypes.byref(data),
-                                           ctypes.byref(size)), 'merge_index')
-    try:
-        return ctypes.string_at(data, size.value)
-    finally:
-        _lib.lib.sluice_free(data)
-
-
-def remote_write(folder, key, payload):
-    _lib.check(_lib.lib.sluice_remote_write(folder.encode(), key.encode(), payload,
-                                            len(payload)), 'merge_index')
-
-
-def remote_list(folder, prefix=''):
-    out = ctypes.c_void_p()
-    _lib.check(_lib.lib.sluice_remote_list(folder.encode(), prefix.encode(), ctypes.byref(out)),
-               'merge_index')
-    try:
-        return json.loads(ctypes.string_at(out))
-    finally:
-        _lib.lib.sluice_free(out)
 
 
 def _parent_name(path):
@@ -81,7 +55,7 @@ def _read_index(entry):
         if not entry.endswith(_INDEX):
             entry = entry + '/' + _INDEX
         folder, name = _split_url(entry)
-        return _parent_name(entry), json.loads(remote_read(folder, name))
+        return _parent_name(entry), json.loads(remote_read(folder, name, 'merge_index'))
     path = _local_index(entry)
     if not os.path.isfile(path):
         raise FileNotFoundError(f'merge_index: {path} does not exist')
@@ -134,7 +108,7 @@ def _sub_indexes(local, remote):
     if not remote:
         return local_files
     root = remote.rstrip('/')
-    keys = [k for k in remote_list(root) if k.endswith('/' + _INDEX)]
+    keys = [k for k in remote_list(root, '', 'merge_index') if k.endswith('/' + _INDEX)]
     remote_files = [root + '/' + k for k in keys]
     if local_files and len(local_files) == len(remote_files):
         return list(zip(local_files, remote_files))
@@ -185,6 +159,6 @@ def merge_index(*args, **kwargs):
         with open(os.path.join(local, _INDEX), 'wb') as f:
             f.write(payload)
     if remote:
-        remote_write(remote.rstrip('/'), _INDEX, payload)
+        remote_write(remote.rstrip('/'), _INDEX, payload, 'merge_index')
     if local and remote and not keep_local:
         shutil.rmtree(local, ignore_errors=True)

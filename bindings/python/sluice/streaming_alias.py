@@ -43,9 +43,12 @@ ALIASES = {
     'streaming.base.batching': 'sluice.batching',
     'streaming.base.distributed': 'sluice.distributed',
     'streaming.base.registry_utils': 'sluice.registry',
+    'streaming.base.storage': 'sluice.storage',
+    'streaming.base.storage.upload': 'sluice.upload',
+    'streaming.base.storage.download': 'sluice.download',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
-             'streaming.base.format.json', 'streaming.base.format.xsv'}
+             'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage'}
 
 
 def _forwarding_package(name, target):

@@ -73,6 +73,24 @@ def test_mosaic_encodings_module_paths(tmp_path):
     assert out.splitlines() == ['6300000000000000 True 1.25']
 
 
+def test_mosaic_storage_registry_and_batching_module_paths(tmp_path):
+    out = run('''
+        import sluice.streaming_alias
+        import sluice
+        from streaming.base.storage import CloudUploader, LocalDownloader
+        from streaming.base.storage.upload import S3Uploader
+        from streaming.base.storage.download import CloudDownloader
+        from streaming.base.batching import generate_work
+        from streaming.base.distributed import get_world_size
+        from streaming.base.stream import Stream
+        assert CloudUploader is sluice.upload.CloudUploader and S3Uploader is sluice.upload.S3Uploader
+        assert CloudDownloader is sluice.download.CloudDownloader
+        assert generate_work is sluice.batching.generate_work and Stream is sluice.Stream
+        print(type(CloudUploader.get('up')).__name__, get_world_size())
+    ''', tmp_path)
+    assert out.splitlines() == ['LocalUploader 1']
+
+
 def test_bytes_and_number_abbreviations():
     assert util.bytes_to_int('64mb') == 64 << 20
     assert util.bytes_to_int(' 1.5KB ') == 1536

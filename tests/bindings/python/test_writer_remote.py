@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import sluice
-from sluice.merge import remote_list, remote_read, remote_write
+from sluice.remote import remote_list, remote_read, remote_write
 from conftest import DATA
 from test_writer import assert_same_files, rewrite
 

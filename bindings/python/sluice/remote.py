@@ -1,0 +1,37 @@
+"""Small whole objects in a store folder through the C ABI (sluice_remote_*):
+any URL a writer's `remote` takes (s3://, gs://, oci://, azure://,
+azure-dl://, dbfs:/, file://...). `where` names the caller in errors."""
+import ctypes
+import json
+
+from sluice import _lib
+
+__all__ = ['remote_read', 'remote_write', 'remote_list']
+
+
+def remote_read(folder, key, where='remote_read'):
+    """The bytes of object `key` in `folder` (FileNotFoundError if none)."""
+    data, size = ctypes.c_void_p(), ctypes.c_uint64()
+    _lib.check(_lib.lib.sluice_remote_read(folder.encode(), key.encode(), ctypes.byref(data),
+                                           ctypes.byref(size)), where)
+    try:
+        return ctypes.string_at(data, size.value)
+    finally:
+        _lib.lib.sluice_free(data)
+
+
+def remote_write(folder, key, payload, where='remote_write'):
+    """Writes `payload` (bytes) as object `key` in `folder`, replacing it."""
+    _lib.check(_lib.lib.sluice_remote_write(folder.encode(), key.encode(), payload,
+                                            len(payload)), where)
+
+
+def remote_list(folder, prefix='', where='remote_list'):
+    """Sorted keys (relative to `folder`) of every object under `prefix`."""
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_remote_list(folder.encode(), prefix.encode(), ctypes.byref(out)),
+               where)
+    try:
+        return json.loads(ctypes.string_at(out))
+    finally:
+        _lib.lib.sluice_free(out)
