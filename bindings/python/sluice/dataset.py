@@ -87,8 +87,22 @@ class Stream:
     def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
                  choose=None, download_retry=None, download_timeout=None, validate_hash=None,
                  keep_zip=None):
-        if sum(x is not None for x in (proportion, repeat, choose)) > 1:
-            raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be specified')
+        given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
+                                   ('choose', choose)) if v is not None}
+        if len(given) > 1:
+            raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be '
+                             'specified; the others are derived')
+        for key, value in given.items():
+            if value < 0:
+                raise ValueError(f'`{key}` must be non-negative')
+        if download_retry is not None and download_retry < 0:
+            raise ValueError('`download_retry` must be non-negative')
+        if download_timeout is not None and download_timeout <= 0:
+            raise ValueError('`download_timeout` must be positive')
+        # The weight the user gave (the planner's input); the public
+        # proportion / repeat / choose hold the resolved values once a
+        # dataset is built over this stream, as Mosaic's do.
+        self.weights = given
         if local is None and remote is not None:
             # Mosaic caches any remote given without `local`, a local folder
             # too (then its shards are copied, as Mosaic's are).
@@ -106,11 +120,65 @@ class Stream:
         self.keep_zip = keep_zip
 
     def spec(self, shard_sizes):
-        out = {'shard_sizes': list(shard_sizes)}
-        for key in ('proportion', 'repeat', 'choose'):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
+        return dict(self.weights, shard_sizes=list(shard_sizes))
+
+    @classmethod
+    def validate_weights(cls, streams):
+        """(relative, unspecified): whether the streams are weighted by
+        proportion, and whether none has a weight. Mixing relative and
+        absolute weights is Mosaic's ValueError."""
+        relative = 'proportion' in streams[0].weights
+        unspecified = True
+        for i, stream in enumerate(streams):
+            if len(stream.weights) > 1:
+                raise ValueError(f'Streams must provide at most one of `proportion`, `repeat`, '
+                                 f'or `choose` (error in stream {i})')
+            if ('proportion' in stream.weights) != relative:
+                raise ValueError(f'Relative (`proportion`) and absolute (`repeat`, `choose`, '
+                                 f'none) stream weights are incompatible with each other (error '
+                                 f'in stream {i})')
+            unspecified = unspecified and not stream.weights
+        return relative, unspecified
+
+    @classmethod
+    def apply_weights(cls, streams, samples_per_stream, choose_per_epoch, seed):
+        """Resolves every stream's proportion, repeat and choose (the samples
+        it gives an epoch) as Mosaic's; returns the epoch's sample count.
+        The counts come from the planner (the engine owns the sampling rule)."""
+        relative, unspecified = cls.validate_weights(streams)
+        if choose_per_epoch and not relative and not unspecified:
+            raise ValueError('Only provide `choose` when weighting streams relatively')
+        samples = np.asarray(samples_per_stream, dtype=np.int64)
+        if unspecified and not choose_per_epoch:
+            choose = samples.copy()
+        else:
+            choose = _planned_choose(streams, samples, choose_per_epoch, seed)
+        if relative:
+            proportion = np.array([s.weights['proportion'] for s in streams], np.float64)
+            proportion /= proportion.sum()
+        elif unspecified and choose_per_epoch:
+            proportion = samples.astype(np.float64)
+            proportion /= proportion.sum()
+        else:
+            proportion = choose / choose.sum()
+        repeat = choose / samples
+        for stream, p, r, c in zip(streams, proportion, repeat, choose):
+            stream.proportion, stream.repeat, stream.choose = p, r, c
+        return int(choose.sum())
+
+
+def _planned_choose(streams, samples, epoch_size, seed):
+    """Samples per stream in an epoch: the planner's plan of one worker,
+    unshuffled, over one shard per stream, counted by stream."""
+    offsets = np.concatenate([[0], np.cumsum(samples)])
+    config = {'streams': [dict(s.weights, shard_sizes=[int(n)]) for s, n in zip(streams, samples)],
+              'epoch_size': epoch_size, 'shuffle_seed': seed, 'shuffle': False,
+              'world': {'num_nodes': 1, 'ranks_per_node': 1, 'workers_per_rank': 1},
+              'batch_size': 1, 'num_canonical_nodes': 1, 'initial_physical_nodes': 1,
+              'batching_method': 'random', 'epoch': 0, 'sample_in_epoch': 0}
+    ids = Plan(config).worker_ids(0, 0, 0)
+    stream_of = np.searchsorted(offsets, ids, side='right') - 1
+    return np.bincount(stream_of, minlength=len(streams)).astype(np.int64)
 
 
 def _streams_registry():
@@ -181,8 +249,14 @@ class StreamingDataset(_Base):
                                                     partial_function=False, kwargs=config)]
         else:
             self.streams = [Stream(remote=remote, local=local, split=split)]
+        Stream.validate_weights(self.streams)  # before any download, as Mosaic
+        if isinstance(epoch_size, str):
+            from sluice.util import number_abbrev_to_int
+            epoch_size = number_abbrev_to_int(epoch_size)
+        if epoch_size is not None and epoch_size < 0:
+            raise ValueError(f'Epoch size cannot be negative. Received {epoch_size}.')
         self.split = split
-        self.epoch_size = epoch_size
+        self._epoch_size_arg = epoch_size  # as given (the planner's input)
         self.predownload = predownload
         self.cache_limit = cache_limit
         self.sampling_method = sampling_method
@@ -200,11 +274,19 @@ class StreamingDataset(_Base):
         self.initial_physical_nodes = None
         self._counters = _SharedCounters()
         self._resume_state = None
-        self._epoch_size_cache = None
         self._engine = None
         if any(s.needs_engine for s in self.streams):
             self._open_engine(validate_hash, streams is not None, split)
-            return
+        else:
+            self._open_local(validate_hash, streams is not None, split)
+        # Mosaic's epoch_size: the resolved number of samples an epoch draws.
+        self.epoch_size = Stream.apply_weights(self.streams, self.samples_per_stream,
+                                               self._epoch_size_arg, self.shuffle_seed)
+
+    def _open_local(self, validate_hash, given_streams, split):
+        """Streams read in place from local folders."""
+        allow_unsafe_types = self.allow_unsafe_types
+        streams = given_streams
         self._datasets = []
         for s in self.streams:
             index = os.path.join(s.local, (s.split if streams else split) or '', 'index.json')
@@ -249,8 +331,8 @@ class StreamingDataset(_Base):
         for s in self.streams:
             spec = {'remote': s.remote, 'local': s.local,
                     'split': s.split if given_streams else split}
-            for key in ('proportion', 'repeat', 'choose', 'download_retry', 'download_timeout',
-                        'keep_zip'):
+            spec.update(s.weights)
+            for key in ('download_retry', 'download_timeout', 'keep_zip'):
                 if getattr(s, key) is not None:
                     spec[key] = getattr(s, key)
             v = s.validate_hash if s.validate_hash is not None else validate_hash
@@ -267,7 +349,9 @@ class StreamingDataset(_Base):
                   'sampling_granularity': self.sampling_granularity,
                   # A subclass's own engine keys (StreamingFileDataset's).
                   **getattr(self, '_engine_keys', {})}
-        for key in ('epoch_size', 'predownload', 'cache_limit', 'num_canonical_nodes',
+        if self._epoch_size_arg is not None:
+            config['epoch_size'] = self._epoch_size_arg
+        for key in ('predownload', 'cache_limit', 'num_canonical_nodes',
                     'batch_size', 'shuffle_block_size', 'replication'):
             if getattr(self, key) is not None:
                 config[key] = getattr(self, key)
@@ -334,7 +418,7 @@ class StreamingDataset(_Base):
                        for s in range(self.num_streams)]
         return {
             'streams': [s.spec(z) for s, z in zip(self.streams, shard_sizes)],
-            'epoch_size': self.epoch_size,
+            'epoch_size': self._epoch_size_arg,
             'world': {'num_nodes': world.num_nodes, 'ranks_per_node': world.ranks_per_node,
                       'workers_per_rank': workers},
             'replication': replication,
@@ -386,24 +470,8 @@ class StreamingDataset(_Base):
         return np.array(plan['work'], dtype=np.int64).reshape(plan['work_shape'])
 
     def epoch_size_resolved(self):
-        if self._epoch_size_cache is None:
-            if self.epoch_size is None and all(
-                    s.proportion is None and s.repeat is None and s.choose is None
-                    for s in self.streams):
-                self._epoch_size_cache = self.num_samples
-            else:
-                # Mosaic's epoch size is the resampled streams' sample count:
-                # what one rank of one node reads with random batching (the
-                # other methods drop or pad whole batches; replication only
-                # shares samples).
-                cfg = self._config(World.of(1, 1), 1, 0, 0, replication=None)
-                cfg['batch_size'] = 1
-                cfg['num_canonical_nodes'] = 1
-                cfg['initial_physical_nodes'] = 1
-                cfg['shuffle'] = False
-                cfg['batching_method'] = 'random'
-                self._epoch_size_cache = len(Plan(cfg).worker_ids(0, 0, 0))
-        return self._epoch_size_cache
+        """Samples an epoch draws from all streams (weights applied)."""
+        return self.epoch_size
 
     def __len__(self):
         if self._engine is not None:

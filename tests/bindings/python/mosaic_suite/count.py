@@ -72,6 +72,8 @@ def read(report_dir):
                 broken_files[module] = _cause(bad[0]) if bad else 'collection'
                 continue
             test_id = classname.split('.')[-1] + '::' + name if '.Test' in classname else name
+            # Some parameters are fresh temporary folders: same test, other name.
+            test_id = re.sub(r'/tmp/tmp[\w]+', '/tmp/<tmp>', test_id)
             if bad:
                 outcome, cause = 'failed', _cause(bad[0])
             elif skipped:
