@@ -14,6 +14,7 @@ import numpy as np
 
 from sluice import _lib
 from sluice.encodings import make_encoder
+from sluice.mds_encodings import get_mds_encoded_size
 
 _cast = ctypes.cast
 _c_char_p = ctypes.c_char_p
@@ -81,12 +82,14 @@ def resolve_out(out):
 
 class _Writer:
     format = None
+    separator = None
 
     def __init__(self, *, out, columns, compression=None, hashes=None, size_limit=1 << 26,
                  keep_local=False, progress_bar=False, max_workers=None, retry=2, exist_ok=False,
                  newline=None, separator=None, **kwargs):
         if kwargs:
-            raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
+            # Mosaic's type and text.
+            raise ValueError(f'Invalid Writer argument(s): {list(kwargs)} ')
         if not isinstance(columns, dict) or not columns:
             raise ValueError('columns must be a non-empty dict {name: encoding}')
         if max_workers is not None and (isinstance(max_workers, bool) or
@@ -101,6 +104,9 @@ class _Writer:
                 raise FileExistsError(f'Directory is not empty: {self.local}')
             shutil.rmtree(self.local)  # Mosaic's exist_ok: start from an empty folder
         self.columns = dict(columns)
+        self.newline = newline
+        if separator is not None:  # CSV and TSV have theirs as a class attribute
+            self.separator = separator
         self.compression = compression
         self.hashes = list(hashes or [])
         self.size_limit = size_limit
@@ -143,6 +149,13 @@ class _Writer:
 
     def _encode(self, sample):
         raise NotImplementedError
+
+    def get_config(self):
+        """The shard settings index.json records for each shard (Mosaic's
+        get_config): version, format, compression, hashes, size_limit and the
+        format's own keys."""
+        return {'version': 2, 'format': self.format, 'compression': self.compression,
+                'hashes': self.hashes, 'size_limit': self.size_limit}
 
     def write(self, sample):
         """Appends one sample (a dict with a value for every column)."""
@@ -234,6 +247,12 @@ class MDSWriter(_Writer):
     def _encode(self, sample):
         return [enc(sample[c]) for c, enc in zip(self._names, self._encoders)]
 
+    def get_config(self):
+        names = sorted(self.columns)  # MDS stores columns by name
+        return dict(super().get_config(), column_names=names,
+                    column_encodings=[self.columns[n] for n in names],
+                    column_sizes=[get_mds_encoded_size(self.columns[n]) for n in names])
+
 
 def _py_text(column, encoding, value):
     if encoding == 'int':
@@ -256,6 +275,17 @@ class _TextWriter(_Writer):
     def _encode(self, sample):
         return [_py_text(c, self.columns[c], sample[c]).encode('utf-8') for c in self._names]
 
+    def get_config(self):
+        """CSV/TSV/XSV: columns stored by name, with their newline (and
+        separator for XSV; CSV and TSV imply theirs), as Mosaic's."""
+        names = sorted(self.columns)
+        config = dict(super().get_config(), column_names=names,
+                      column_encodings=[self.columns[n] for n in names],
+                      separator=self.separator, newline=self.newline)
+        if self.format != 'xsv':
+            del config['separator']
+        return config
+
 
 class JSONWriter(_TextWriter):
     """Writes a JSONL dataset as Mosaic's JSONWriter (columns: str, int, float);
@@ -264,6 +294,9 @@ class JSONWriter(_TextWriter):
 
     def __init__(self, *, out, columns, newline='\n', **kwargs):
         super().__init__(out=out, columns=columns, newline=newline, **kwargs)
+
+    def get_config(self):
+        return dict(_Writer.get_config(self), columns=self.columns, newline=self.newline)
 
 
 class XSVWriter(_TextWriter):
