@@ -1,13 +1,14 @@
 #include "bindings/cli/bench/bench_plan.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <list>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
 #include "bindings/cli/bench/job_plan.h"
+#include "bindings/cli/bench/scratch_folder.h"
 
 namespace sluice::bench {
 namespace {
@@ -84,18 +85,13 @@ class LruCache {
 
 Result<BenchReport> PredictBench(const BenchOptions& given) {
   BenchOptions o = given;
-  std::string scratch;
-  if (o.cache_dir.empty()) {  // somewhere for the index files only
-    std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
-                       "/sluice-bench-plan-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) return IoError("cannot create a scratch folder from " + tmpl);
-    scratch = o.cache_dir = tmpl;
+  std::optional<ScratchFolder> scratch;  // for the index files only
+  if (o.cache_dir.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(ScratchFolder folder, ScratchFolder::Create("sluice-bench-plan-"));
+    scratch.emplace(std::move(folder));
+    o.cache_dir = scratch->path();
   }
   auto plan = LoadJobPlan(o);
-  if (!scratch.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);
-  }
   if (!plan.ok()) return plan.status();
   BenchReport r;
   r.mode = "plan";

@@ -7,17 +7,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
+#include <exception>
 #include <fstream>
 #include <thread>
 
 #include "bindings/cli/bench/cache_usage.h"
 #include "bindings/cli/bench/job_plan.h"
+#include "bindings/cli/bench/scratch_folder.h"
 #include "engine/dataset/streaming_dataset.h"
 
 namespace sluice::bench {
@@ -97,29 +98,6 @@ Status Worker(const BenchOptions& o, int64_t node, int64_t rank, int64_t worker,
   return Status::Ok();
 }
 
-// A scratch folder for the run (stall files; the cache when none is given).
-class Scratch {
- public:
-  static Result<Scratch> Create() {
-    std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
-                       "/sluice-bench-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return IoError("cannot create a scratch folder from " + tmpl + ": " + std::strerror(errno));
-    }
-    return Scratch(tmpl);
-  }
-  Scratch(Scratch&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ~Scratch() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit Scratch(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
 struct SharedSlots {
   Slot* slots = nullptr;
   size_t count = 0;
@@ -144,7 +122,8 @@ std::vector<uint64_t> LoadStalls(const std::string& path) {
 }  // namespace
 
 Result<BenchReport> RunBench(const BenchOptions& given) {
-  SLUICE_ASSIGN_OR_RETURN(Scratch scratch, Scratch::Create());
+  // Stall files, and the cache when none is given.
+  SLUICE_ASSIGN_OR_RETURN(ScratchFolder scratch, ScratchFolder::Create("sluice-bench-"));
   BenchOptions o = given;
   if (o.cache_dir.empty()) o.cache_dir = scratch.path() + "/cache";
   const int64_t procs = o.processes();
@@ -178,7 +157,14 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
     }
     if (pid == 0) {
       std::vector<uint64_t> stalls;
-      Status st = Worker(o, node, rank, worker, t0, &slots[p], &stalls);
+      Status st;
+      try {  // the parent sees an exception as this worker's error
+        st = Worker(o, node, rank, worker, t0, &slots[p], &stalls);
+      } catch (const std::exception& e) {
+        st = InternalError(std::string("exception: ") + e.what());
+      } catch (...) {
+        st = InternalError("unknown exception");
+      }
       if (!st.ok()) {
         std::string text = "process " + std::to_string(p) + " (node " + std::to_string(node) +
                            ", rank " + std::to_string(rank) + ", worker " + std::to_string(worker) +
