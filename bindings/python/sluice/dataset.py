@@ -8,6 +8,7 @@ work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 """
 import bisect
 import hashlib
+import json
 import math
 import mmap
 import os
@@ -20,6 +21,8 @@ from sluice import engine
 from sluice._lib import lib
 from sluice.local import LocalDataset
 from sluice.plan import Plan
+from sluice.remote import remote_read
+from sluice.shard_info import ShardInfo, read_shard_infos
 from sluice.world import World
 
 try:
@@ -275,6 +278,9 @@ class StreamingDataset(_Base):
         self._counters = _SharedCounters()
         self._resume_state = None
         self._engine = None
+        self._given_streams = bool(streams)
+        if cache_limit:
+            self._check_cache_limit()  # before any shard is fetched, as Mosaic
         if any(s.needs_engine for s in self.streams):
             self._open_engine(validate_hash, streams is not None, split)
         else:
@@ -320,9 +326,74 @@ class StreamingDataset(_Base):
                                               minlength=self.num_streams).astype(np.int64)
         self.sample_offset_per_stream = np.concatenate(
             [[0], np.cumsum(self.samples_per_stream)[:-1]]).astype(np.int64)
-        # Mosaic's is a list of shard readers; here one entry per shard (its
-        # sample count), so len(ds.shards) and iteration over it hold.
-        self.shards = list(self.samples_per_shard)
+        self.shards = self._shard_infos()
+
+    def prepare_shard(self, shard_id, blocking=True):
+        """Fetches shard `shard_id` into the local cache now (Mosaic's
+        prepare_shard); a stream read in place has nothing to fetch."""
+        shard_id = int(shard_id)
+        if not 0 <= shard_id < self.num_shards:
+            raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
+        if self._engine is not None and self.samples_per_shard[shard_id]:
+            self._engine.get(int(self.samples_per_shard[:shard_id].sum()))
+
+    def _index_path(self, stream):
+        split = stream.split if self._given_streams else self.split
+        return os.path.join(stream.local, split or '', 'index.json')
+
+    def _index_bytes(self, stream):
+        """A stream's index.json: the cached copy, else the remote's (None for
+        a stream without one, e.g. of raw files)."""
+        local = self._index_path(stream)
+        if os.path.isfile(local):
+            with open(local, 'rb') as f:
+                return f.read()
+        if stream.remote is None or getattr(stream, 'engine_keys', None):
+            return None
+        split = stream.split if self._given_streams else self.split
+        if _is_remote(stream.remote):
+            folder = stream.remote.rstrip('/') + (f'/{split}' if split else '')
+            return remote_read(folder, 'index.json', 'cache_limit check')
+        path = os.path.join(_strip_file(stream.remote), split or '', 'index.json')
+        with open(path, 'rb') as f:
+            return f.read()
+
+    def _shard_infos(self):
+        """Mosaic's `shards`: one description per shard from its stream's
+        index.json (a stream without one, e.g. of raw files, has its counts)."""
+        out = []
+        for i, stream in enumerate(self.streams):
+            counts = self.samples_per_shard[self.stream_per_shard == i]
+            index = self._index_path(stream)
+            infos = read_shard_infos(index) if os.path.isfile(index) else []
+            if [len(x) for x in infos] != counts.tolist():
+                infos = [ShardInfo({'samples': int(n)}) for n in counts]
+            out += infos
+        return out
+
+    def _check_cache_limit(self):
+        """Mosaic's rules for cache_limit, with its texts: above the streams'
+        index.json files, and at least four times the largest shard (raw and
+        compressed together)."""
+        limit = self.cache_limit
+        if isinstance(limit, str):
+            from sluice.util import bytes_to_int
+            limit = bytes_to_int(limit)
+        indexes = [self._index_bytes(s) for s in self.streams]
+        min_cache_usage = sum(len(b) for b in indexes if b is not None)
+        if limit <= min_cache_usage:
+            raise ValueError(f'Minimum cache usage ({min_cache_usage} bytes) is larger than the '
+                             f'cache limit ({limit} bytes). Please raise `cache_limit`. '
+                             f'Recommendation is to provide a `cache_limit` as high as possible '
+                             f'to avoid thrashing.')
+        largest = max((ShardInfo(e).get_max_size() for b in indexes if b is not None
+                       for e in json.loads(b)['shards']), default=0)
+        if limit < 4 * largest:
+            raise ValueError(f'Cache limit ({limit} bytes) is too low. Increase the `cache_limit` '
+                             f'to at-least four times the largest shard size ({largest} bytes) '
+                             f'which includes raw (decompressed) and zip (compressed) file size. '
+                             f'Recommendation is to provide a `cache_limit` as high as possible to '
+                             f'avoid thrashing.')
 
     def _open_engine(self, validate_hash, given_streams, split):
         """Streams with remotes go through the engine's sluice_stream_* (cache,
