@@ -14,6 +14,7 @@ import mmap
 import os
 import struct
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -279,6 +280,10 @@ class StreamingDataset(_Base):
         self._resume_state = None
         self._engine = None
         self._given_streams = bool(streams)
+        if predownload is not None and batch_size is not None and predownload < batch_size:
+            warnings.warn(f'predownload < batch_size ({predownload} < {batch_size}).This may '
+                          f'result in slower batch time. Recommendation is to set predownload to '
+                          f'at-least batch_size.')  # Mosaic's text, missing space included
         if cache_limit:
             self._check_cache_limit()  # before any shard is fetched, as Mosaic
         if any(s.needs_engine for s in self.streams):

@@ -157,8 +157,9 @@ def make_decoder(encoding, column, allow_unsafe_types):
 
 
 def unsafe_message(column, encoding):
-    return (f'column {column!r} has the unsafe encoding {encoding!r} (unpickling runs arbitrary '
-            f'code); pass allow_unsafe_types=True to read it anyway')
+    # Mosaic's text (users match it); unpickling runs arbitrary code.
+    return (f'Column {column} contains an unsafe type: {encoding}. To proceed anyway, set '
+            f'``allow_unsafe_types=True``.')
 
 
 def make_text_decoder(fmt, encoding, column):

@@ -106,8 +106,15 @@ def test_compat_dataset_reads_as_mosaic(name):
 
 
 def test_pkl_needs_allow_unsafe_types():
-    with pytest.raises(ValueError, match=r"'e_pkl'.*allow_unsafe_types=True"):
+    with pytest.raises(ValueError) as e:
         sluice.LocalDataset(os.path.join(DATA, 'all_encodings'))
+    # Mosaic's text, which users match
+    assert str(e.value) == ('Column e_pkl contains an unsafe type: pkl. To proceed anyway, set '
+                            '``allow_unsafe_types=True``.')
+    with pytest.raises(ValueError) as e:
+        sluice.StreamingDataset(local=os.path.join(DATA, 'all_encodings'), batch_size=1)
+    assert str(e.value) == ('Column e_pkl contains an unsafe type: pkl. To proceed anyway, set '
+                            '``allow_unsafe_types=True``.')
 
 
 def test_index_arrays_and_negative_indices():

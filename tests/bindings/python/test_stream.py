@@ -37,3 +37,12 @@ def test_no_remote_and_no_index_is_mosaics_runtime_error(tmp_path):
         sluice.StreamingDataset(streams=[stream], batch_size=1)
     assert str(e.value) == f'No `remote` provided, but local file {index} does not exist either'
     assert isinstance(e.value, FileNotFoundError)
+
+
+def test_predownload_below_batch_size_warns_as_mosaic(tmp_path):
+    write(str(tmp_path / 'ds'), 4)
+    with pytest.warns(UserWarning) as got:
+        sluice.StreamingDataset(local=str(tmp_path / 'ds'), predownload=4, batch_size=8)
+    assert [str(w.message) for w in got] == [
+        'predownload < batch_size (4 < 8).This may result in slower batch time. Recommendation '
+        'is to set predownload to at-least batch_size.']
