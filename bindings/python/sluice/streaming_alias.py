@@ -46,9 +46,13 @@ ALIASES = {
     'streaming.base.storage': 'sluice.storage',
     'streaming.base.storage.upload': 'sluice.upload',
     'streaming.base.storage.download': 'sluice.download',
+    'streaming.base.constant': 'sluice.mosaic_shm',
+    'streaming.base.shared': 'sluice.mosaic_shm',
+    'streaming.base.shared.prefix': 'sluice.mosaic_shm',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
-             'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage'}
+             'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage',
+             'streaming.base.shared'}
 
 
 def _forwarding_package(name, target):

@@ -1,7 +1,7 @@
 """The helpers of mosaicml-streaming's `streaming.base.util` that users call,
 with Mosaic's behaviour and error texts: get_list_arg, bytes_to_int,
 number_abbrev_to_int, wait_for_file_to_exist, retry, merge_index and
-clean_stale_shared_memory (nothing to clean: Sluice keeps no shared memory)."""
+clean_stale_shared_memory (what crashed Mosaic jobs left in shared memory)."""
 import functools
 import os
 import random
@@ -82,9 +82,15 @@ def number_abbrev_to_int(abbrev_str):
 
 
 def clean_stale_shared_memory():
-    """Mosaic unlinks shared memory its crashed jobs left behind; Sluice
-    coordinates processes through files in the cache folder, which it sweeps
-    itself, so there is nothing to clean."""
+    """Unlinks the shared memory crashed mosaicml-streaming jobs left behind
+    (Sluice coordinates through files in the cache folder, which it sweeps
+    itself): on local rank 0, the others waiting at a barrier when
+    torch.distributed is initialized, as Mosaic's."""
+    from sluice import distributed
+    from sluice.mosaic_shm import clean_leaked_mosaic_shm
+    if distributed.get_local_rank() == 0:
+        clean_leaked_mosaic_shm()
+    distributed.barrier()
 
 
 def retry(exc_class=Exception, clean_up_fn=None, num_attempts=3, initial_backoff=1.0,

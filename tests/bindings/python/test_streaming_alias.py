@@ -143,3 +143,28 @@ def test_retry_and_waiting_for_a_file(tmp_path):
         util.wait_for_file_to_exist(str(tmp_path / 'never'), 0.01, 0.05, 'no file: ')
     (tmp_path / 'there').write_text('x')
     util.wait_for_file_to_exist(str(tmp_path / 'there'), 0.01, 1, 'no file: ')
+
+
+def test_clean_stale_shared_memory_unlinks_mosaics_leftovers(monkeypatch):
+    from multiprocessing import shared_memory
+
+    from sluice import mosaic_shm
+    assert mosaic_shm.shm_name(0, mosaic_shm.RESUME) == '000000_resume'
+    assert mosaic_shm.SHM_TO_CLEAN == ['locals', 'barrier', 'next_epoch', 'cache_usage',
+                                       'shard_states', 'shard_access_times', 'resume',
+                                       'epoch_shape', 'epoch_data']
+    # Names of this test only: a Mosaic job running beside it keeps its own.
+    names = [f'sluice_test_{os.getpid()}_a', f'sluice_test_{os.getpid()}_b']
+    monkeypatch.setattr(mosaic_shm, 'SHM_TO_CLEAN', names)
+    made = [shared_memory.SharedMemory(mosaic_shm.shm_name(p, n), create=True, size=64)
+            for p, n in ((0, names[0]), (1, names[1]), (3, names[0]))]
+    try:
+        util.clean_stale_shared_memory()
+        for gone in made[:2]:  # prefixes 0 and 1; prefix 2 has none, so 3 is left
+            with pytest.raises(FileNotFoundError):
+                shared_memory.SharedMemory(gone.name, create=False)
+        shared_memory.SharedMemory(made[2].name, create=False).close()
+    finally:
+        for m in made:
+            m.close()
+        made[2].unlink()
