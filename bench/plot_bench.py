@@ -41,12 +41,14 @@ def main(argv):
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     t, sps = rates(series, "samples")
     _, bps = rates(series, "sample_bytes")
-    top.plot(t, sps, color="tab:blue", label="samples/s")
-    top.set_ylabel("samples/s")
-    right = top.twinx()
-    right.plot(t, [b / 1e9 for b in bps], color="tab:orange", label="GB/s")
-    right.set_ylabel("GB/s")
-    top.set_title("sluice bench: %d nodes x %d ranks x %d workers, batch %d"
+    per = "s" if report.get("series_unit", "s") == "s" else "step"
+    top.plot(t, sps, color="tab:blue", label="samples/" + per)
+    top.set_ylabel("samples/" + per)
+    if any(bps):  # a plan knows samples, not their bytes
+        right = top.twinx()
+        right.plot(t, [b / 1e9 for b in bps], color="tab:orange", label="GB/" + per)
+        right.set_ylabel("GB/" + per)
+    top.set_title(("sluice bench --plan-only" if report["mode"] == "plan" else "sluice bench") + ": %d nodes x %d ranks x %d workers, batch %d"
                   % (job["nodes"], job["ranks_per_node"], job["workers_per_rank"], job["batch_size"]))
     for n in range(job["nodes"]):
         bottom.plot([p["t"] for p in series], [p["cache_bytes"][n] / 2**20 for p in series],
@@ -54,7 +56,8 @@ def main(argv):
     if job["cache_limit"] is not None:
         bottom.axhline(job["cache_limit"] / 2**20, color="gray", linestyle="--", label="cache_limit")
     bottom.set_ylabel("cache MiB")
-    bottom.set_xlabel("seconds")
+    unit = "seconds" if report.get("series_unit", "s") == "s" else "consumer steps"
+    bottom.set_xlabel(unit)
     bottom.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(argv[2], dpi=80)
