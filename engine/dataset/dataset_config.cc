@@ -203,6 +203,11 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     SLUICE_ASSIGN_OR_RETURN(o->skip_corrupt_shards, GetBool(v, k));
   } else if (k == "skip_missing_files") {
     SLUICE_ASSIGN_OR_RETURN(o->skip_missing_files, GetBool(v, k));
+  } else if (k == "fetch_concurrency") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &o->fetch_concurrency, GetInt));
+    if (o->fetch_concurrency && (*o->fetch_concurrency < 1 || *o->fetch_concurrency > 256)) {
+      return Bad(k, "must be in [1, 256]");
+    }
   } else if (k == "world") {
     const Object* w = std::get_if<Object>(&v.v);
     if (!w) return Bad(k, "must be an object");

@@ -94,6 +94,12 @@ struct DatasetOptions {
   // counts it as skip_corrupt_shards counts shards. Key
   // "skip_missing_files" (bool).
   bool skip_missing_files = false;
+  // Shards (files) one reader opens at once, downloads included; Sluice's
+  // extension, key "fetch_concurrency". None: 16 when a stream is a
+  // raw-file stream (small files want many requests in flight), else 1 (a
+  // shard's own download already runs its parts in parallel). Always 1
+  // under a cache_limit, whose budget counts one open shard per reader.
+  std::optional<int64_t> fetch_concurrency;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const {
@@ -110,7 +116,8 @@ struct DatasetOptions {
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "skip_corrupt_shards" (bool),
-// "skip_missing_files" (bool), per stream "files" (true or {"glob",
+// "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
+// "files" (true or {"glob",
 // "manifest"}),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream

@@ -8,14 +8,16 @@
 namespace sluice {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
-                                 NextOrder next, ShardMap seed, bool keep_reused)
+                                 NextOrder next, ShardMap seed, bool keep_reused,
+                                 size_t open_threads)
     : shard_of_(std::move(shard_of)),
       look_ahead_(keep_reused),
       window_(window < 1 ? 1 : window),
       opener_(std::move(opener)),
       at_(shard_of_.size(), nullptr),
       next_(std::move(next)),
-      seed_(std::move(seed)) {
+      seed_(std::move(seed)),
+      open_threads_(std::max<size_t>(open_threads, 1)) {
   if (keep_reused) {
     const size_t n = shard_of_.size();
     next_use_.assign(n, n);
@@ -42,6 +44,10 @@ void ShardPrefetcher::Stop() {
   cancel_ = true;
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  for (std::thread& helper : helpers_) {
+    if (helper.joinable()) helper.join();
+  }
+  helpers_.clear();
 }
 
 ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
@@ -71,7 +77,10 @@ size_t ShardPrefetcher::AdvanceAhead() {
   ahead_ = std::max(ahead_, scan_);
   while (ahead_ < n) {
     const size_t shard = shard_of_[ahead_];
-    if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard)) break;
+    if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
+        !in_flight_.count(shard)) {
+      break;
+    }
     ++ahead_;
   }
   return ahead_;
@@ -100,6 +109,52 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard) {
     return opener_(shard, &cancel_);
   } catch (...) {
     return StatusFromException(std::current_exception(), "opening shard " + std::to_string(shard));
+  }
+}
+
+size_t ShardPrefetcher::NextToHelp() const {
+  const size_t limit = std::min(shard_of_.size(), consumer_ + window_);
+  // scan_ itself is the thread's own next open.
+  for (size_t q = scan_ + 1; q < limit; ++q) {
+    const size_t shard = shard_of_[q];
+    if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
+        !in_flight_.count(shard) && !early_errors_.count(shard)) {
+      return shard;
+    }
+  }
+  return SIZE_MAX;
+}
+
+void ShardPrefetcher::Help() {
+  try {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      size_t shard = SIZE_MAX;
+      cv_.wait(lock, [&] {
+        return stop_ || !error_.ok() || (shard = NextToHelp()) != SIZE_MAX;
+      });
+      if (stop_ || !error_.ok()) return;
+      in_flight_.insert(shard);
+      lock.unlock();
+      auto opened = Open(shard);
+      lock.lock();
+      in_flight_.erase(shard);
+      if (opened.ok()) {
+        early_[shard] = std::move(*opened);
+      } else if (opened.status().code() != StatusCode::kDeadlineExceeded &&
+                 opened.status().code() != StatusCode::kCancelled) {
+        early_errors_[shard] = opened.status();
+      }
+      cv_.notify_all();
+    }
+  } catch (...) {
+    // Opener exceptions are errors already (Open); this is the helper's own
+    // failure (memory for its bookkeeping): the consumer meets it like the
+    // thread's.
+    Status st = StatusFromException(std::current_exception(), "prefetch helper thread");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = std::move(st);
+    cv_.notify_all();
   }
 }
 
@@ -183,9 +238,20 @@ void ShardPrefetcher::Run() {
     const size_t p = scan_;
     const size_t shard = shard_of_[p];
     if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
-    lock.unlock();
-    auto opened = Open(shard);
-    lock.lock();
+    if (in_flight_.count(shard)) {
+      // A helper is opening it: wait for that rather than fetch it twice.
+      cv_.wait(lock, [&] { return stop_ || !in_flight_.count(shard); });
+      continue;
+    }
+    Result<std::shared_ptr<const OpenedShard>> opened = std::shared_ptr<const OpenedShard>();
+    if (auto failed = early_errors_.find(shard); failed != early_errors_.end()) {
+      opened = std::move(failed->second);
+      early_errors_.erase(failed);
+    } else {
+      lock.unlock();
+      opened = Open(shard);
+      lock.lock();
+    }
     if (!opened.ok() && opened.status().code() == StatusCode::kDeadlineExceeded && p > consumer_ &&
         !stop_) {
       // Room under cache_limit comes as the consumer, which still has open
@@ -216,6 +282,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   if (!started_) {
     started_ = true;
     thread_ = std::thread([this] { RunGuarded(); });
+    for (size_t i = 1; i < open_threads_; ++i) helpers_.emplace_back([this] { Help(); });
   }
   // Report progress every quarter window (and whenever about to wait), so a
   // fast consumer does not wake the thread for every batch.

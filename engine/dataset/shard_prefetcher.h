@@ -22,6 +22,16 @@
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
+// With `open_threads` > 1, that many shards are opened at once: helper
+// threads open the shards of later positions in the window (the thread
+// keeps the order's next one), so a window of small shards (raw files) has
+// many downloads in flight instead of one round trip after another. A
+// helper's failure is kept for the scan to report at that position (a
+// failed shard is not fetched twice); only a wait for room or a
+// cancellation is left for the scan to try again. Callers use one thread
+// under a cache limit: each opened shard stays pinned until read, and the
+// cache budget counts one shard per reader.
+//
 // No exception leaves the thread (one would terminate the host process, a
 // Python trainer with it): one the opener throws (std::bad_alloc included)
 // becomes that shard's open error, as if the opener had returned it; one
@@ -45,6 +55,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
@@ -66,7 +77,8 @@ class ShardPrefetcher {
   // shard_of[p]: the shard holding the sample at position p of the order.
   // window >= 1 samples. `seed`: shards already opened for this order.
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
-                  NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false);
+                  NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
+                  size_t open_threads = 1);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -100,6 +112,12 @@ class ShardPrefetcher {
   };
   void Run();
   void RunGuarded();  // the thread's body: Run, any exception -> error_
+  // A helper thread's body: opens the first shard of the window after scan_
+  // that nobody has opened or is opening, into early_ (or early_errors_),
+  // until stopped. Opener exceptions become errors (Open).
+  void Help();
+  // That shard under mu_, or SIZE_MAX when there is none.
+  size_t NextToHelp() const;
   // opener_(shard, &cancel_), an exception as its error Status.
   Result<std::shared_ptr<const OpenedShard>> Open(size_t shard);
   void Stop();
@@ -141,6 +159,11 @@ class ShardPrefetcher {
   ShardMap early_;  // opened beyond the window (look_ahead_), for the scan
   ShardMap next_ready_;
   std::thread thread_;
+  const size_t open_threads_;
+  std::vector<std::thread> helpers_;
+  std::unordered_set<size_t> in_flight_;  // shards a helper is opening
+  // Shards a helper failed to open, with the error, for the scan to report.
+  std::unordered_map<size_t, Status> early_errors_;
 };
 
 }  // namespace sluice

@@ -207,6 +207,15 @@ bool StreamingDataset::Skippable(size_t stream, const Status& s) const {
          s.code() == StatusCode::kCorrupt;
 }
 
+size_t StreamingDataset::OpenThreads() const {
+  if (options_.cache_limit) return 1;
+  if (options_.fetch_concurrency) return static_cast<size_t>(*options_.fetch_concurrency);
+  for (const StreamOptions& s : options_.streams) {
+    if (s.files) return kRawFileFetchConcurrency;
+  }
+  return 1;
+}
+
 std::string StreamingDataset::shard_path(size_t g) const {
   const size_t s = stream_of_shard(g);
   return JoinPath(StreamRoot(options_.streams[s]),
@@ -312,7 +321,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
         return shard;
       },
       options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
-      std::move(seed), /*keep_reused=*/!options_.cache_limit.has_value());
+      std::move(seed), /*keep_reused=*/!options_.cache_limit.has_value(), OpenThreads());
   return Status::Ok();
 }
 

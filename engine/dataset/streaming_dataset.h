@@ -142,6 +142,9 @@ class StreamingDataset {
   // True when a failure to open a shard of `stream` skips it
   // (skip_corrupt_shards, skip_missing_files) instead of failing.
   bool Skippable(size_t stream, const Status& s) const;
+  // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency).
+  size_t OpenThreads() const;
+  static constexpr size_t kRawFileFetchConcurrency = 16;
   Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(
       size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.

@@ -44,6 +44,33 @@ class _FileStream(Stream):
         self.engine_keys = {'files': {'glob': glob, 'manifest': manifest}}
 
 
+class _FileReads:
+    """The engine as StreamingDataset's iteration sees it, yielding each
+    file's path or bytes (transformed) instead of the sample dict; every other
+    call goes to the engine. Paths need no copy of the bytes: the planned ids
+    come from the engine (prefetching as for shards), and each names the file
+    that its batch keeps open."""
+
+    def __init__(self, engine, output, transform):
+        self._inner = engine
+        self._output = output
+        self._transform = transform
+
+    def __getattr__(self, name):
+        if name.startswith('__') or name == '_inner':
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def iterate(self, epoch, sample_in_epoch, worker, num_workers):
+        if self._output == 'path':
+            values = map(self._inner.sample_path,
+                         self._inner.iterate_ids(epoch, sample_in_epoch, worker, num_workers))
+        else:
+            values = (sample['data'] for sample in
+                      self._inner.iterate(epoch, sample_in_epoch, worker, num_workers))
+        return values if self._transform is None else map(self._transform, values)
+
+
 class StreamingFileDataset(StreamingDataset):
     """A torch IterableDataset over a dataset's files.
 
@@ -83,6 +110,14 @@ class StreamingFileDataset(StreamingDataset):
                          num_canonical_nodes=num_canonical_nodes, batch_size=batch_size,
                          shuffle=shuffle, shuffle_algo=shuffle_algo, shuffle_seed=shuffle_seed,
                          shuffle_block_size=shuffle_block_size, replication=replication)
+        self._engine = _FileReads(self._engine, output, transform)
+
+    def _reads_through_getitem(self):
+        """Iteration reads through __getitem__ only for a subclass that
+        overrides it (or get_item); this class's own reads are batched."""
+        cls = type(self)
+        return (cls.__getitem__ is not StreamingDataset.__getitem__ or
+                cls.get_item is not StreamingFileDataset.get_item)
 
     def get_item(self, idx):
         """File `idx` (in the dataset's order): its path or bytes, transformed."""
@@ -92,10 +127,10 @@ class StreamingFileDataset(StreamingDataset):
         idx %= self.num_samples
         if self.output == 'path':
             # Fetches the file into the cache if needed, then names it.
-            self._engine.get(idx)
+            self._engine._inner.get(idx)
             value = self._engine.sample_path(idx)
         else:
-            value = self._engine.get(idx)['data']
+            value = self._engine._inner.get(idx)['data']
         return self.transform(value) if self.transform is not None else value
 
     def path_of(self, idx):

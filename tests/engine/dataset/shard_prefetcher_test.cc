@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -223,6 +224,75 @@ TEST(ShardPrefetcher, ANextOrderThatThrowsPrefetchesNothing) {
   EXPECT_TRUE(asked);
   EXPECT_TRUE(next.empty());
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}}));
+}
+
+// Opens that take a while (a small file's round trip), with the most seen
+// in flight at once.
+struct SlowOpener {
+  std::mutex mu;
+  std::map<size_t, int> opens;
+  std::atomic<int> in_flight{0};
+  std::atomic<int> most{0};
+  std::optional<size_t> failing;
+  ShardPrefetcher::Opener Get() {
+    return [this](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+      int now = ++in_flight;
+      for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      --in_flight;
+      std::lock_guard<std::mutex> lock(mu);
+      ++opens[shard];
+      if (failing == shard) return NotFoundError("file " + std::to_string(shard) + " is gone");
+      return OpenedShard::Skipped();
+    };
+  }
+};
+
+TEST(ShardPrefetcher, OpenThreadsOpenSeveralShardsOfTheWindowAtOnceEachOnce) {
+  SlowOpener opener;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < 64; ++i) order.push_back((i * 37) % 64);  // a permutation
+  {
+    ShardPrefetcher prefetcher(order, 16, opener.Get(), nullptr, {}, /*keep_reused=*/false,
+                               /*open_threads=*/4);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      auto got = prefetcher.Acquire(p, p, &waited);
+      ASSERT_TRUE(got.ok()) << p << ": " << got.status().ToString();
+      EXPECT_TRUE(prefetcher.At(p)->skipped());
+    }
+  }
+  EXPECT_EQ(opener.opens.size(), 64u);
+  for (const auto& [shard, count] : opener.opens) EXPECT_EQ(count, 1) << "shard " << shard;
+  EXPECT_GT(opener.most.load(), 1);
+  EXPECT_LE(opener.most.load(), 4);
+}
+
+// A shard a helper failed to open is reported at its position, and is not
+// opened a second time by the scan.
+TEST(ShardPrefetcher, AHelpersFailureIsReportedAtItsPositionOnce) {
+  SlowOpener opener;
+  opener.failing = 5;
+  std::vector<size_t> order{0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<size_t> read;
+  Status failed = Status::Ok();
+  {
+    ShardPrefetcher prefetcher(order, 8, opener.Get(), nullptr, {}, false, /*open_threads=*/4);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      auto got = prefetcher.Acquire(p, p, &waited);
+      if (!got.ok()) {
+        failed = got.status();
+        break;
+      }
+      read.push_back(p);
+    }
+  }
+  EXPECT_EQ(read, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(failed.code(), StatusCode::kNotFound);
+  EXPECT_EQ(failed.message(), "prefetching sample position 5: file 5 is gone");
+  EXPECT_EQ(opener.opens[5], 1);
 }
 
 }  // namespace
