@@ -124,3 +124,38 @@ def test_bad_arguments_say_what_is_wrong(folder, tmp_path):
         StreamingFileDataset(local=str(folder), glob='*.png')
     with pytest.raises(Exception, match="'files.glob' must be a string or a list of strings"):
         StreamingFileDataset(local=str(folder), glob=3)
+
+
+class _StandInMlflow:
+    """A stand-in for the mlflow module (not packaged by Debian): records
+    what the loader logs while a run is active."""
+
+    def __init__(self):
+        self.logged = []
+
+    def active_run(self):
+        return object()
+
+    def log_metrics(self, metrics, step):
+        self.logged.append((step, dict(metrics)))
+
+
+def test_batch_metrics_go_to_mlflow_when_a_run_is_active(folder, monkeypatch):
+    mlflow = _StandInMlflow()
+    monkeypatch.setitem(__import__('sys').modules, 'mlflow', mlflow)
+    ds = StreamingFileDataset(local=str(folder), glob='*.jpg', output='bytes', batch_size=8)
+    batches = list(file_dataloader(ds, num_workers=0))
+    assert [step for step, _ in mlflow.logged] == list(range(len(batches))) == list(range(5))
+    assert [m['sluice_batch_bytes'] for _, m in mlflow.logged] == \
+        [sum(map(len, b)) for b in batches]
+    assert all(m['sluice_fetch_s'] >= 0 for _, m in mlflow.logged)
+
+
+def test_a_subclass_reads_through_its_own_get_item(folder):
+    class Sizes(StreamingFileDataset):
+        def get_item(self, idx):
+            return len(super().get_item(idx))
+
+    ds = Sizes(local=str(folder), glob='*.jpg', output='bytes', batch_size=4)
+    names = [p for p in _expected(folder) if p.endswith('.jpg')]
+    assert list(ds) == [len((folder / p).read_bytes()) for p in names]
