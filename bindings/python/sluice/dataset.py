@@ -23,7 +23,7 @@ from sluice._lib import lib
 from sluice.local import LocalDataset
 from sluice.plan import Plan
 from sluice.remote import remote_read
-from sluice.shard_info import ShardInfo, read_shard_infos
+from sluice.shard_info import ShardInfo
 from sluice.world import World
 
 try:
@@ -286,6 +286,8 @@ class StreamingDataset(_Base):
                           f'at-least batch_size.')  # Mosaic's text, missing space included
         if cache_limit:
             self._check_cache_limit()  # before any shard is fetched, as Mosaic
+        else:
+            self._read_indexes(fetch=False)  # Mosaic's checks and texts
         if any(s.needs_engine for s in self.streams):
             self._open_engine(validate_hash, streams is not None, split)
         else:
@@ -346,9 +348,10 @@ class StreamingDataset(_Base):
         split = stream.split if self._given_streams else self.split
         return os.path.join(stream.local, split or '', 'index.json')
 
-    def _index_bytes(self, stream):
-        """A stream's index.json: the cached copy, else the remote's (None for
-        a stream without one, e.g. of raw files)."""
+    def _index_bytes(self, stream, fetch):
+        """A stream's index.json: the cached copy, else a local remote's, else
+        (when `fetch`) a store remote's; None for a stream without one (raw
+        files) or not fetched. A local remote without one is FileNotFoundError."""
         local = self._index_path(stream)
         if os.path.isfile(local):
             with open(local, 'rb') as f:
@@ -357,20 +360,42 @@ class StreamingDataset(_Base):
             return None
         split = stream.split if self._given_streams else self.split
         if _is_remote(stream.remote):
+            if not fetch:
+                return None
             folder = stream.remote.rstrip('/') + (f'/{split}' if split else '')
             return remote_read(folder, 'index.json', 'cache_limit check')
         path = os.path.join(_strip_file(stream.remote), split or '', 'index.json')
         with open(path, 'rb') as f:
             return f.read()
 
+    def _read_indexes(self, fetch):
+        """Each stream's (index.json size, its shard entries), None where not
+        read, checked as Mosaic checks them, with its error types and texts."""
+        out = []
+        for stream in self.streams:
+            data = self._index_bytes(stream, fetch)
+            if data is None:
+                out.append(None)
+                continue
+            path = self._index_path(stream)
+            try:
+                entries = json.loads(data)['shards']
+            except json.JSONDecodeError as e:
+                e.args = (f'Index file at {path} is empty or corrupted. ' + e.args[0],)
+                raise
+            if not sum(int(entry['samples']) for entry in entries):
+                raise RuntimeError(f'Stream contains no samples: {path}.')
+            out.append((len(data), entries))
+        return out
+
     def _shard_infos(self):
         """Mosaic's `shards`: one description per shard from its stream's
         index.json (a stream without one, e.g. of raw files, has its counts)."""
         out = []
-        for i, stream in enumerate(self.streams):
+        indexes = self._read_indexes(fetch=False)
+        for i, index in enumerate(indexes):
             counts = self.samples_per_shard[self.stream_per_shard == i]
-            index = self._index_path(stream)
-            infos = read_shard_infos(index) if os.path.isfile(index) else []
+            infos = [ShardInfo(e) for e in index[1]] if index else []
             if [len(x) for x in infos] != counts.tolist():
                 infos = [ShardInfo({'samples': int(n)}) for n in counts]
             out += infos
@@ -384,15 +409,18 @@ class StreamingDataset(_Base):
         if isinstance(limit, str):
             from sluice.util import bytes_to_int
             limit = bytes_to_int(limit)
-        indexes = [self._index_bytes(s) for s in self.streams]
-        min_cache_usage = sum(len(b) for b in indexes if b is not None)
+        for stream in self.streams:
+            if stream.remote is not None:  # Mosaic has made its cache folder by then
+                os.makedirs(stream.local, exist_ok=True)
+        indexes = [x for x in self._read_indexes(fetch=True) if x is not None]
+        min_cache_usage = sum(size for size, _ in indexes)
         if limit <= min_cache_usage:
             raise ValueError(f'Minimum cache usage ({min_cache_usage} bytes) is larger than the '
                              f'cache limit ({limit} bytes). Please raise `cache_limit`. '
                              f'Recommendation is to provide a `cache_limit` as high as possible '
                              f'to avoid thrashing.')
-        largest = max((ShardInfo(e).get_max_size() for b in indexes if b is not None
-                       for e in json.loads(b)['shards']), default=0)
+        largest = max((ShardInfo(e).get_max_size() for _, entries in indexes
+                       for e in entries), default=0)
         if limit < 4 * largest:
             raise ValueError(f'Cache limit ({limit} bytes) is too low. Increase the `cache_limit` '
                              f'to at-least four times the largest shard size ({largest} bytes) '

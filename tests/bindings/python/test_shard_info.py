@@ -53,6 +53,7 @@ def test_cache_limit_follows_mosaics_rules(tmp_path, remote):
     with pytest.raises(ValueError) as e:
         sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'a'), batch_size=1,
                                 cache_limit=index_size)
+    assert os.path.isdir(tmp_path / 'a')  # the cache folder exists, as Mosaic's
     assert str(e.value) == (f'Minimum cache usage ({index_size} bytes) is larger than the cache '
                             f'limit ({index_size} bytes). Please raise `cache_limit`. '
                             f'Recommendation is to provide a `cache_limit` as high as possible '

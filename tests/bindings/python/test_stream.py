@@ -46,3 +46,23 @@ def test_predownload_below_batch_size_warns_as_mosaic(tmp_path):
     assert [str(w.message) for w in got] == [
         'predownload < batch_size (4 < 8).This may result in slower batch time. Recommendation '
         'is to set predownload to at-least batch_size.']
+
+
+def test_a_broken_or_empty_index_has_mosaics_errors(tmp_path):
+    import json
+    folder = tmp_path / 'ds'
+    folder.mkdir()
+    (folder / 'index.json').write_text('')
+    with pytest.raises(json.JSONDecodeError) as e:
+        sluice.StreamingDataset(local=str(folder), batch_size=1)
+    index = os.path.join(str(folder), '', 'index.json')
+    assert str(e.value) == (f'Index file at {index} is empty or corrupted. Expecting value: line 1 '
+                            f'column 1 (char 0)')
+    (folder / 'index.json').write_text('{"shards": [], "version": 2}')
+    with pytest.raises(RuntimeError) as e:
+        sluice.StreamingDataset(local=str(folder), batch_size=1)
+    assert str(e.value) == f'Stream contains no samples: {index}.'
+    (tmp_path / 'remote').mkdir()
+    with pytest.raises(FileNotFoundError, match='No such file or directory'):
+        sluice.StreamingDataset(remote=str(tmp_path / 'remote'), local=str(tmp_path / 'cache'),
+                                batch_size=1)
