@@ -349,7 +349,7 @@ def write_markdown(args, times, stored, nshards, mosaic_note, plotted, compare_p
     L += ['## One `sluice bench` run and its prediction', '',
           f'`{bench_cmd}` against the same nginx (cache_limit half the stored dataset), and '
           '`--plan-only` for the same job (bindings/cli/bench/bench_plan.h states its model: exact egress '
-          'without cache_limit, a lower bound with one).', '', '```', bench_table.rstrip(), '```', '',
+          'without cache_limit, an estimate with one).', '', '```', bench_table.rstrip(), '```', '',
           '```', plan_table.rstrip(), '```', '']
     if plotted and timeseries_png and os.path.exists(timeseries_png):
         L += [f'![sluice bench time series]({rel(timeseries_png)})', '']

@@ -13,7 +13,7 @@
 namespace sluice::bench {
 namespace {
 
-// One shard request of one worker.
+// One sample read by one worker, and whether its shard is asked for ahead.
 struct Request {
   int64_t ask_step;   // when the prefetcher asks for it
   int64_t need_step;  // when the batch needing it is due
@@ -21,6 +21,7 @@ struct Request {
   size_t process;
   int64_t batch;  // the worker's batch that needs it
   uint32_t shard;
+  bool asks;  // the prefetcher asks for the shard ahead of this read (else it is only read)
 };
 
 // After each request of a node: the step, its cache bytes and downloads so far.
@@ -46,15 +47,16 @@ class LruCache {
     auto it = pins_.find(shard);
     if (it != pins_.end() && --it->second == 0) pins_.erase(it);
   }
-  // Evicts unpinned shards, least recently used first, until `bytes` more
-  // fit under the limit; false (nothing evicted) when they cannot.
-  bool MakeRoom(uint64_t bytes, uint64_t* evicted) {
+  // Evicts unpinned shards (any, when `force`: a read goes before the
+  // prefetches), least recently used first, until `bytes` more fit under the
+  // limit; false (nothing evicted) when they cannot.
+  bool MakeRoom(uint64_t bytes, uint64_t* evicted, bool force = false) {
     if (!limit_) return true;
     uint64_t freeable = 0;
-    for (uint32_t s : order_) freeable += pins_.count(s) ? 0 : shards_[s].cached;
+    for (uint32_t s : order_) freeable += pins_.count(s) && !force ? 0 : shards_[s].cached;
     if (used_ + bytes > *limit_ + freeable) return false;
     for (auto it = order_.begin(); it != order_.end() && used_ + bytes > *limit_;) {
-      if (pins_.count(*it)) {
+      if (pins_.count(*it) && !force) {
         ++it;
         continue;
       }
@@ -118,17 +120,16 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
       for (int64_t i = 0; i < static_cast<int64_t>(ids.size()); ++i) {
         uint32_t shard = plan->shard_of[static_cast<size_t>(ids[static_cast<size_t>(i)])];
         auto it = last_read.find(shard);
-        if (it == last_read.end() || i - it->second > window) {
-          requests.push_back({StepOf(std::max<int64_t>(0, i - window), B, W, worker), StepOf(i, B, W, worker),
-                              q / W, worker, p, i / B, shard});
-        }
+        const bool asks = it == last_read.end() || i - it->second > window;
+        requests.push_back({StepOf(std::max<int64_t>(0, i - window), B, W, worker), StepOf(i, B, W, worker),
+                            q / W, worker, p, i / B, shard, asks});
         last_read[shard] = i;
       }
       if (!ids.empty()) last_step = std::max(last_step, StepOf(static_cast<int64_t>(ids.size()) - 1, B, W, worker));
     }
-    // Each request is two events: the prefetcher's ask (fetch when absent)
-    // and the read (touch; fetch again when evicted in between, the thrash
-    // of a window larger than the cache).
+    // The prefetcher's asks (fetch when absent), and every sample's read
+    // (touch; fetch again when evicted since: the thrash of a window whose
+    // shards do not fit in the cache).
     struct Event {
       int64_t step;
       bool read;
@@ -136,7 +137,7 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
     };
     std::vector<Event> events;
     for (const Request& q : requests) {
-      events.push_back({q.ask_step, false, &q});
+      if (q.asks) events.push_back({q.ask_step, false, &q});
       events.push_back({q.need_step, true, &q});
     }
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
@@ -165,9 +166,9 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
         if (pinned[k]) cache.Unpin(q.shard);
         if (cache.Has(q.shard)) {
           cache.Touch(q.shard);
-          if (!pinned[k]) ++n.cache_hits;  // the ask waited; another worker fetched it meanwhile
+          if (q.asks && !pinned[k]) ++n.cache_hits;  // the ask waited; another worker fetched it meanwhile
         } else {
-          cache.MakeRoom(shards[q.shard].cached, &n.shards_evicted);  // one reader's shard always fits
+          cache.MakeRoom(shards[q.shard].cached, &n.shards_evicted, /*force=*/true);
           fetch = true;
         }
       }

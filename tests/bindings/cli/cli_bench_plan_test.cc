@@ -56,8 +56,8 @@ TEST(CliBenchPlanTest, PredictedEgressBoundsTheRunsWithCacheLimit) {
   const double predicted = Num(plan, "cache.bytes_downloaded"), real = Num(run, "cache.bytes_downloaded");
   EXPECT_GT(predicted, 6495);  // evictions make shards come back
   EXPECT_GT(Num(plan, "cache.shards_evicted"), 0);
-  EXPECT_GE(real, predicted);
-  EXPECT_LE(real, 3 * predicted);
+  EXPECT_GE(real, 0.5 * predicted);
+  EXPECT_LE(real, 2 * predicted);
 }
 
 TEST(CliBenchPlanTest, LinkBandwidthDecidesWhetherTheConsumerWaits) {
