@@ -84,18 +84,40 @@ def run(cmd, env=None):
 
 
 def write_dataset(folder, files_folder, samples, size, shard_bytes):
+    """The MDS dataset, and (unless files_folder is None) one file per sample."""
     import numpy as np
     import sluice
     rng = np.random.default_rng(0)
-    os.makedirs(files_folder)
+    if files_folder:
+        os.makedirs(files_folder)
     with sluice.MDSWriter(out=folder, columns={'id': 'int', 'data': 'bytes'},
                           size_limit=shard_bytes) as w:
         for i in range(samples):
             payload = rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()
             w.write({'id': i, 'data': payload})
-            with open(os.path.join(files_folder, f'{i:09d}.bin'), 'wb') as f:
-                f.write(payload)
+            if files_folder:
+                with open(os.path.join(files_folder, f'{i:09d}.bin'), 'wb') as f:
+                    f.write(payload)
     return sorted(n for n in os.listdir(folder) if n.endswith('.mds'))
+
+
+def plan_against_runs(sluice_bin, work, env):
+    """--plan-only beside real runs for a job whose cache holds half the
+    shards: shuffled in small blocks, and with Mosaic's default block (every
+    prefetch window then spans every shard). Rows of (block, predicted
+    egress, real egress medians of 3 runs, ratio)."""
+    folder = os.path.join(work, 'plan-ds')
+    shards = write_dataset(folder, None, 2000, 4096, 400 << 10)
+    limit = sum(os.path.getsize(os.path.join(folder, s)) for s in shards) // 2
+    rows = []
+    for block in (200, 262144):
+        job = ['--batch-size', '32', '--workers', '2', '--shuffle', '--shuffle-block-size', str(block),
+               '--cache-limit', str(limit), '--json']
+        egress = lambda extra: json.loads(run([sluice_bin, 'bench', folder] + job + extra, env))['cache']['bytes_downloaded']
+        predicted = egress(['--plan-only'])
+        real = statistics.median(egress([]) for _ in range(3))
+        rows.append((block, predicted, real, real / predicted))
+    return len(shards), limit, rows
 
 
 class Contenders:
@@ -262,6 +284,7 @@ def main():
         bench_table = run([c.sluice, 'bench', url] + job + ['--interval', '0.02', '--plot', timeseries_png], env)
         plan_table = run([c.sluice, 'bench', url, '--plan-only'] + job, env)
         bench_cmd = f'sluice bench URL {" ".join(job)}'
+        plan_rows = plan_against_runs(c.sluice, work, env)
     finally:
         if nginx is not None:
             nginx.terminate()
@@ -270,7 +293,7 @@ def main():
     compare_png = os.path.join(args.plots, 'compare.png')
     plotted = plot(times, args, compare_png)
     write_markdown(args, times, stored, len(shards), mosaic_note, plotted, compare_png, timeseries_png,
-                   bench_table, plan_table, bench_cmd)
+                   bench_table, plan_table, bench_cmd, plan_rows)
     print(f'wrote {args.out}', file=sys.stderr)
 
 
@@ -302,7 +325,7 @@ def plot(times, args, png):
 
 
 def write_markdown(args, times, stored, nshards, mosaic_note, plotted, compare_png, timeseries_png,
-                   bench_table, plan_table, bench_cmd):
+                   bench_table, plan_table, bench_cmd, plan_rows):
     gb = args.samples * args.size / 1e9
     rel = lambda p: os.path.relpath(p, os.path.dirname(os.path.abspath(args.out)))
     L = ['# Benchmarks', '',
@@ -353,6 +376,17 @@ def write_markdown(args, times, stored, nshards, mosaic_note, plotted, compare_p
           '```', plan_table.rstrip(), '```', '']
     if plotted and timeseries_png and os.path.exists(timeseries_png):
         L += [f'![sluice bench time series]({rel(timeseries_png)})', '']
+    nplan, limit, rows = plan_rows
+    L += ['## Sizing a job with `--plan-only`', '',
+          f'A dataset of 2,000 samples x 4 KiB in {nplan} shards read from a local folder by '
+          f'`sluice bench DIR --batch-size 32 --workers 2 --shuffle --shuffle-block-size BLOCK '
+          f'--cache-limit {limit}` (half the dataset): egress predicted by `--plan-only` against the '
+          'median of 3 runs. With Mosaic\'s default block of 262,144 samples every prefetch window '
+          'spans every shard and the cache thrashes; the prediction says so before anything is downloaded.',
+          '', '| shuffle block | predicted egress | run egress (median of 3) | run / predicted |',
+          '| --- | --- | --- | --- |']
+    L += [f'| {b:,} | {p / 1e6:.1f} MB | {r / 1e6:.1f} MB | {x:.2f} |' for b, p, r, x in rows]
+    L.append('')
     with open(args.out, 'w') as f:
         f.write('\n'.join(L))
 
