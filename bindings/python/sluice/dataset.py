@@ -205,6 +205,14 @@ def __getattr__(name):
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
+def _in_dataloader_worker():
+    try:
+        from torch.utils.data import get_worker_info
+    except ImportError:
+        return False
+    return get_worker_info() is not None
+
+
 class _SharedCounters:
     """Per-worker epoch counters in anonymous shared memory, so the counts
     survive DataLoader workers forked and exited between epochs."""
@@ -598,7 +606,10 @@ class StreamingDataset(_Base):
             raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
         counter = self._counters.get(worker)
         epoch, sample_in_epoch, state = self._resume(counter)
-        self._counters.set(worker, epoch + 1)
+        if world.workers_per_rank == 1 and not _in_dataloader_worker():
+            self.next_epoch = epoch + 1  # this process read the epoch: every worker moves on
+        else:
+            self._counters.set(worker, epoch + 1)
         overridden = self._reads_through_getitem()
         if self._engine is not None:
             if state is not None:

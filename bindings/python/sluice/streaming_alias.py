@@ -49,10 +49,14 @@ ALIASES = {
     'streaming.base.constant': 'sluice.mosaic_shm',
     'streaming.base.shared': 'sluice.mosaic_shm',
     'streaming.base.shared.prefix': 'sluice.mosaic_shm',
+    'streaming.vision': 'sluice.vision',
+    'streaming.vision.base': 'sluice.vision',
+    'streaming.vision.cifar10': 'sluice.vision',
+    'streaming.vision.imagenet': 'sluice.vision',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
              'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage',
-             'streaming.base.shared'}
+             'streaming.base.shared', 'streaming.vision'}
 
 
 def _forwarding_package(name, target):

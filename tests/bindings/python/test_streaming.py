@@ -241,3 +241,15 @@ def test_a_remote_without_local_caches_in_mosaics_temporary_folder():
         os.path.join(tempfile.gettempdir(), digest, '')
     assert sluice.Stream(remote='s3://bucket/ds', split='train').local == \
         os.path.join(tempfile.gettempdir(), digest, 'train')
+
+
+def test_an_epoch_read_in_the_main_process_moves_every_worker_on(tmp_path):
+    vec = load_order('dataloader_w2_py1e')
+    ds = dataset_for(vec['config'], str(tmp_path))
+    first = [int(s['id']) for s in ds]  # epoch 0, here
+    assert sorted(first) == list(range(450))
+    loader = DataLoader(ds, batch_size=4, num_workers=2, collate_fn=ids_collate)
+    second = [i for b in loader for i in b]  # epoch 1, in two workers
+    assert sorted(second) == list(range(450))
+    expect = [i for w in range(2) for i in ds.plan(epoch=1, workers=2).worker_ids(0, 0, w)]
+    assert sorted(second) == sorted(expect) and second != first

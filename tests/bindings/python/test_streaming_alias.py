@@ -83,6 +83,11 @@ def test_mosaic_storage_registry_and_batching_module_paths(tmp_path):
         from streaming.base.batching import generate_work
         from streaming.base.distributed import get_world_size
         from streaming.base.stream import Stream
+        from streaming.vision import StreamingCIFAR10
+        from streaming.vision.imagenet import StreamingImageNet
+        import sluice.vision
+        assert StreamingCIFAR10 is sluice.vision.StreamingCIFAR10
+        assert StreamingImageNet is sluice.vision.StreamingImageNet
         assert CloudUploader is sluice.upload.CloudUploader and S3Uploader is sluice.upload.S3Uploader
         assert CloudDownloader is sluice.download.CloudDownloader
         assert generate_work is sluice.batching.generate_work and Stream is sluice.Stream
