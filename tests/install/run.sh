@@ -5,9 +5,11 @@
 #
 # C/C++: `meson install` of BUILD_DIR (built already: nothing is compiled
 # again) into a staging root; the README's C example, compiled with
-# `pkg-config --cflags --libs sluice` and by a meson project through
-# dependency('sluice'), prints Mosaic-written datasets exactly as
-# expected/<dataset>.txt.
+# `pkg-config --cflags --libs sluice`, by a meson project through
+# dependency('sluice') and by a CMake project through pkg_check_modules,
+# prints Mosaic-written datasets exactly as expected/<dataset>.txt. A meson
+# project with Sluice as a subproject is configured and its example
+# compiled (see that section for why the engine is not built again).
 #
 # Python: `pip install --no-build-isolation .` into a fresh venv made with
 # --system-site-packages (Debian's numpy, meson-python; no PyPI), then
@@ -81,10 +83,63 @@ MESON
 LD_LIBRARY_PATH="$stage$libdir" "$work/parent/build/example" tests/data/mosaic/mds/merged |
   diff -u tests/install/expected/merged.txt - || fail "the meson-built example differs"
 
+# CMake: find_package(PkgConfig) and pkg_check_modules(sluice), as the
+# README says, through the same staged pkg-config file.
+mkdir "$work/cmake"
+cp "$work/c/example.c" "$work/cmake/"
+cat >"$work/cmake/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(parent C)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SLUICE REQUIRED IMPORTED_TARGET sluice)
+if(NOT SLUICE_VERSION STREQUAL EXPECTED_VERSION)
+  message(FATAL_ERROR "pkg_check_modules found sluice ${SLUICE_VERSION}, not ${EXPECTED_VERSION}")
+endif()
+add_executable(example example.c)
+target_link_libraries(example PRIVATE PkgConfig::SLUICE)
+CMAKE
+(cd "$work/cmake" && cmake -G Ninja -S . -B build -DEXPECTED_VERSION="$version" >"$work/cmake.log" 2>&1 &&
+  cmake --build build >>"$work/cmake.log" 2>&1) ||
+  { cat "$work/cmake.log"; fail "a CMake project could not use pkg_check_modules(sluice)"; }
+readelf -d "$work/cmake/build/example" | grep -q "Shared library: \[libsluice.so.$abi\]" ||
+  fail "the CMake-built example does not need libsluice.so.$abi"
+LD_LIBRARY_PATH="$stage$libdir" "$work/cmake/build/example" tests/data/mosaic/mds/csv_plain |
+  diff -u tests/install/expected/csv_plain.txt - || fail "the CMake-built example differs"
+
 # The installed CLI.
 [ "$("$root/bin/sluice" verify tests/data/mosaic/mds/merged)" = \
   "ok: 106 samples in 6 shards, hashes and decoding verified" ] || fail "installed sluice verify"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+# ------------------------------------------------------- meson subproject
+# A parent project with Sluice in subprojects/sluice (here a link to this
+# tree) and the README's dependency() call, forced to the subproject even
+# when an installed sluice.pc exists. Configuring it runs Sluice's
+# meson.build as a subproject and resolves dependency('sluice') through its
+# override; the example is compiled there with the subproject's include
+# path. Building the subproject's libsluice would compile the whole engine a
+# second time, so meson's own link command for the example, which must name
+# the subproject's libsluice.so.N, is run with BUILD_DIR's library (the same
+# sources) in its place.
+mkdir -p "$work/sub/subprojects"
+ln -s "$src" "$work/sub/subprojects/sluice"
+cp "$work/c/example.c" "$work/sub/"
+cat >"$work/sub/meson.build" <<'MESON'
+project('parent', 'c')
+sluice_dep = dependency('sluice', fallback: 'sluice', default_options: ['tests=false', 'bench=false'])
+executable('example', 'example.c', dependencies: sluice_dep)
+MESON
+(cd "$work/sub" && meson setup --force-fallback-for=sluice build >"$work/sub.log" 2>&1) ||
+  { cat "$work/sub.log"; fail "a meson project could not use Sluice as a subproject"; }
+ninja -C "$work/sub/build" example.p/example.c.o >>"$work/sub.log" 2>&1 ||
+  { cat "$work/sub.log"; fail "example.c does not compile against the subproject"; }
+sub_lib="subprojects/sluice/bindings/c/libsluice.so.$abi"
+link=$(ninja -C "$work/sub/build" -t commands example | tail -n 1)
+[[ " $link " == *" $sub_lib "* ]] || fail "the subproject's example does not link $sub_lib: $link"
+(cd "$work/sub/build" && eval "${link/" $sub_lib"/" $build/bindings/c/libsluice.so.$abi"}") ||
+  fail "meson's link command for the subproject's example failed"
+LD_LIBRARY_PATH="$build/bindings/c" "$work/sub/build/example" tests/data/mosaic/mds/quirk_oversized_samples |
+  diff -u tests/install/expected/quirk_oversized_samples.txt - || fail "the subproject's example differs"
 
 # ------------------------------------------------------------------- Python
 reuse="$build-pip"
