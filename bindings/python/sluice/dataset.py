@@ -292,10 +292,10 @@ class StreamingDataset(_Base):
             warnings.warn(f'predownload < batch_size ({predownload} < {batch_size}).This may '
                           f'result in slower batch time. Recommendation is to set predownload to '
                           f'at-least batch_size.')  # Mosaic's text, missing space included
+        # Mosaic's checks of index.json and cache_limit, before any shard is fetched.
+        self._indexes = self._read_indexes(fetch=bool(cache_limit))
         if cache_limit:
-            self._check_cache_limit()  # before any shard is fetched, as Mosaic
-        else:
-            self._read_indexes(fetch=False)  # Mosaic's checks and texts
+            self._check_cache_limit()
         if any(s.needs_engine for s in self.streams):
             self._open_engine(validate_hash, streams is not None, split)
         else:
@@ -379,28 +379,30 @@ class StreamingDataset(_Base):
     def _read_indexes(self, fetch):
         """Each stream's (index.json size, its shard entries), None where not
         read, checked as Mosaic checks them, with its error types and texts."""
-        out = []
-        for stream in self.streams:
-            data = self._index_bytes(stream, fetch)
-            if data is None:
-                out.append(None)
-                continue
-            path = self._index_path(stream)
-            try:
-                entries = json.loads(data)['shards']
-            except json.JSONDecodeError as e:
-                e.args = (f'Index file at {path} is empty or corrupted. ' + e.args[0],)
-                raise
-            if not sum(int(entry['samples']) for entry in entries):
-                raise RuntimeError(f'Stream contains no samples: {path}.')
-            out.append((len(data), entries))
-        return out
+        return [self._read_index(stream, fetch) for stream in self.streams]
+
+    def _read_index(self, stream, fetch):
+        data = self._index_bytes(stream, fetch)
+        if data is None:
+            return None
+        path = self._index_path(stream)
+        try:
+            entries = json.loads(data)['shards']
+        except json.JSONDecodeError as e:
+            e.args = (f'Index file at {path} is empty or corrupted. ' + e.args[0],)
+            raise
+        if not sum(int(entry['samples']) for entry in entries):
+            raise RuntimeError(f'Stream contains no samples: {path}.')
+        return len(data), entries
 
     def _shard_infos(self):
         """Mosaic's `shards`: one description per shard from its stream's
         index.json (a stream without one, e.g. of raw files, has its counts)."""
         out = []
-        indexes = self._read_indexes(fetch=False)
+        # Streams whose index.json the engine fetched are read now.
+        indexes = [known if known is not None else self._read_index(stream, fetch=False)
+                   for stream, known in zip(self.streams, self._indexes)]
+        self._indexes = None  # parsed once; the descriptions below keep what is needed
         for i, index in enumerate(indexes):
             counts = self.samples_per_shard[self.stream_per_shard == i]
             infos = [ShardInfo(e) for e in index[1]] if index else []
@@ -420,7 +422,7 @@ class StreamingDataset(_Base):
         for stream in self.streams:
             if stream.remote is not None:  # Mosaic has made its cache folder by then
                 os.makedirs(stream.local, exist_ok=True)
-        indexes = [x for x in self._read_indexes(fetch=True) if x is not None]
+        indexes = [x for x in self._indexes if x is not None]
         min_cache_usage = sum(size for size, _ in indexes)
         if limit <= min_cache_usage:
             raise ValueError(f'Minimum cache usage ({min_cache_usage} bytes) is larger than the '
