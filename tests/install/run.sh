@@ -9,7 +9,9 @@
 # dependency('sluice') and by a CMake project through pkg_check_modules,
 # prints Mosaic-written datasets exactly as expected/<dataset>.txt. A meson
 # project with Sluice as a subproject is configured and its example
-# compiled (see that section for why the engine is not built again).
+# compiled (see that section for why the engine is not built again). The
+# C API guide's example (docs/stream_example.c) streams and resumes exactly
+# as expected/stream_example.txt.
 #
 # Python: `pip install --no-build-isolation .` into a fresh venv made with
 # --system-site-packages (Debian's numpy, meson-python; no PyPI), then
@@ -70,6 +72,15 @@ for dataset in merged quirk_oversized_samples csv_plain; do
   diff -u "tests/install/expected/$dataset.txt" "$work/c/$dataset.txt" ||
     fail "the README's C example printed something else for $dataset"
 done
+
+# The C API guide's complete example (docs/stream_example.c): streams,
+# checkpoints and resumes a copy of a dataset (its compressed shards are
+# decompressed beside them, as Mosaic's are).
+# shellcheck disable=SC2086
+cc -std=c99 -Wall -Wextra -Werror -pedantic docs/stream_example.c $flags -o "$work/c/stream_example"
+cp -r tests/data/mosaic/mds/merged "$work/c/merged"
+LD_LIBRARY_PATH="$stage$libdir" "$work/c/stream_example" "$work/c/merged" |
+  diff -u tests/install/expected/stream_example.txt - || fail "docs/stream_example.c printed something else"
 
 # A parent meson project: dependency('sluice') through the pkg-config file.
 mkdir "$work/parent"
