@@ -428,9 +428,12 @@ size_t ConfinedDir::SweepDeadTemps(std::string_view rel) const {
 }
 
 Result<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
-  OwnedFd closer(fd);
+  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus("cannot open", path, errno);
+  return Map(fd.get(), path);
+}
+
+Result<MappedFile> MappedFile::Map(int fd, const std::string& path) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path, errno);
   MappedFile f;

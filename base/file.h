@@ -226,6 +226,9 @@ class ConfinedDir {
 class MappedFile {
  public:
   static Result<MappedFile> Open(const std::string& path);
+  // Maps the whole file open at `fd` (which the caller keeps and may close
+  // right after: the mapping stays); `path` names it in errors.
+  static Result<MappedFile> Map(int fd, const std::string& path);
 
   MappedFile() = default;
   MappedFile(MappedFile&& other) noexcept;

@@ -129,6 +129,15 @@ ShardPin& ShardPin::operator=(ShardPin&& other) noexcept {
 const std::string& ShardPin::path() const { return cache_->path(shard_); }
 uint64_t ShardPin::bytes() const { return cache_->spec(shard_).bytes; }
 
+Result<OwnedFd> ShardPin::Open() const { return cache_->OpenPresent(shard_); }
+
+Result<OwnedFd> ShardCache::OpenPresent(size_t shard) const {
+  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, O_RDONLY);
+  OwnedFd fd(::open(paths_[shard].c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus("cannot open", paths_[shard], errno);
+  return fd;
+}
+
 void ShardPin::Release() {
   if (cache_ != nullptr) cache_->Unpin(shard_);
   cache_ = nullptr;

@@ -125,6 +125,11 @@ class ShardPin {
   // path() and bytes() require valid().
   const std::string& path() const;
   uint64_t bytes() const;
+  // Opens the pinned file for reading. In a cache with a remote, through the
+  // cache folder without following any link (the same rule as the check
+  // that found it present, with no window between the two); in a folder
+  // read in place, by its path (links there are the user's). Requires valid().
+  Result<OwnedFd> Open() const;
   // Unpins now (idempotent); the destructor does it otherwise.
   void Release();
 
@@ -189,6 +194,8 @@ class ShardCache {
   size_t shard_count() const { return shards_.size(); }
   const ShardSpec& spec(size_t shard) const { return shards_[shard]; }
   const std::string& path(size_t shard) const { return paths_[shard]; }
+  // See ShardPin::Open.
+  Result<OwnedFd> OpenPresent(size_t shard) const;
   const CacheOptions& options() const { return options_; }
 
  private:

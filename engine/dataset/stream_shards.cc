@@ -183,7 +183,8 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       return acquired.status();
     }
     ShardPin pin = std::move(*acquired);
-    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(pin.path()));
+    SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, pin.Open());
+    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Map(fd.get(), pin.path()));
     if (map.size() != raw.bytes) {
       return CorruptError(pin.path() + ": has " + std::to_string(map.size()) +
                           " bytes, index.json says " + std::to_string(raw.bytes));

@@ -522,6 +522,50 @@ TEST_F(ShardCacheTest, SymlinkedShardFileIsReplacedNotFollowed) {
   EXPECT_EQ(cache_test::Slurp(outside), std::string(100, 'o'));
 }
 
+// A pinned file is opened through the cache folder without following links:
+// a link swapped in after the check that found the shard present (the race
+// a writer of the cache folder could try) is refused, not read. A folder
+// read in place follows its user's links.
+TEST_F(ShardCacheTest, PinnedFileIsOpenedWithoutFollowingALinkSwappedIn) {
+  const std::string outside = dir_.path() + "/outside.bin";
+  cache_test::WriteWhole(outside, std::string(100, 'o'));
+  auto c = Open({100});
+  ShardPin pin = Get(*c, 0);
+  ASSERT_TRUE(pin.valid());
+  auto fd = pin.Open();
+  ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+  auto map = MappedFile::Map(fd->get(), pin.path());
+  ASSERT_TRUE(map.ok());
+  EXPECT_EQ(map->data(), ShardBytes(0, 100));
+  ASSERT_EQ(::unlink((root() + "/s0").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.c_str(), (root() + "/s0").c_str()), 0);
+  auto swapped = pin.Open();
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find(root() + "/s0"), std::string::npos)
+      << swapped.status().ToString();
+  EXPECT_NE(swapped.status().message().find("link"), std::string::npos)
+      << swapped.status().ToString();
+  pin.Release();
+  c.reset();
+
+  ScratchDir in_place;
+  const std::string folder = in_place.path() + "/ds";
+  ASSERT_TRUE(MakeDirs(folder).ok());
+  cache_test::WriteWhole(dir_.path() + "/real.bin", ShardBytes(0, 100));
+  ASSERT_EQ(::symlink((dir_.path() + "/real.bin").c_str(), (folder + "/s0").c_str()), 0);
+  CacheOptions o;
+  o.root = folder;
+  o.evictable = false;
+  o.wait_timeout = 5s;
+  auto local = ShardCache::Open(o, MakeSpecs({100}));
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  auto local_pin = (*local)->Acquire(0, LoggingFetch(0, 100, log()));
+  ASSERT_TRUE(local_pin.ok()) << local_pin.status().ToString();
+  auto local_fd = local_pin->Open();
+  ASSERT_TRUE(local_fd.ok()) << local_fd.status().ToString();
+  EXPECT_EQ(MappedFile::Map(local_fd->get(), local_pin->path())->data(), ShardBytes(0, 100));
+}
+
 // Open deletes the temporaries of processes that are gone, in every shard
 // folder, whoever wrote them; live owners' temporaries and other files stay.
 TEST_F(ShardCacheTest, OpenSweepsTemporariesOfGoneProcesses) {
