@@ -14,9 +14,11 @@ using boost::asio::awaitable;
 
 Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
     boost::asio::any_io_executor executor, const StoreOptions& options,
-    std::function<std::string(std::string_view)> error_detail) {
+    std::function<std::string(std::string_view)> error_detail,
+    std::function<std::string(const HttpHeaders&)> error_header_detail) {
   HttpClientOptions http;
   http.error_detail = std::move(error_detail);
+  http.error_header_detail = std::move(error_header_detail);
   http.download_retry = std::max(options.download_retry, 0);
   http.download_timeout = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));

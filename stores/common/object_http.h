@@ -25,10 +25,12 @@ namespace sluice {
 
 // The HttpClient of a store: download_retry, download_timeout and the CA
 // file from `options`; `error_detail` reads the store's error bodies (see
-// HttpClientOptions::error_detail), e.g. XmlErrorDetail.
+// HttpClientOptions::error_detail), e.g. XmlErrorDetail, and
+// `error_header_detail` their headers (HttpClientOptions::error_header_detail).
 Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
     boost::asio::any_io_executor executor, const StoreOptions& options,
-    std::function<std::string(std::string_view)> error_detail = nullptr);
+    std::function<std::string(std::string_view)> error_detail = nullptr,
+    std::function<std::string(const HttpHeaders&)> error_header_detail = nullptr);
 
 // "<Code>: <Message>" of an S3-, GCS- or Azure-style XML error body
 // (<Error><Code>SlowDown</Code><Message>...</Message></Error>), entities

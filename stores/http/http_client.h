@@ -132,6 +132,11 @@ struct HttpClientOptions {
   // "<Code>: <Message>", quoted in the error text in parentheses. Must never
   // return secrets. Empty result or null: nothing is quoted.
   std::function<std::string(std::string_view body)> error_detail;
+  // A store's reading of an error response's headers (names lower case), for
+  // what a server states only there: S3 names a bucket's region in
+  // x-amz-bucket-region, and its 301 to a HEAD has no body. Quoted after
+  // error_detail's text. Must never return secrets. Null: headers unread.
+  std::function<std::string(const HttpHeaders& headers)> error_header_detail;
 };
 
 struct GetToFileOptions {

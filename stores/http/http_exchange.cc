@@ -237,6 +237,15 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   if (status < 200 || status > 299) {
     std::string body = co_await ReadErrorBody(ctx, stream, conn, parser, t);
     std::string detail = ctx.options.error_detail ? ctx.options.error_detail(body) : "";
+    if (ctx.options.error_header_detail) {
+      HttpHeaders headers;
+      for (const auto& field : head) {
+        headers.emplace_back(AsciiToLower(field.name_string()),
+                             std::string(field.value()));
+      }
+      std::string more = ctx.options.error_header_detail(headers);
+      if (!more.empty()) detail += (detail.empty() ? "" : "; ") + more;
+    }
     result.failure = StatusFailure(t, status, status_line, range, detail,
                                    std::string(head[bhttp::field::retry_after]));
     if (!result.failure.retryable) result.outcome = Outcome::kFail;

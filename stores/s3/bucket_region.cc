@@ -68,15 +68,22 @@ std::string BucketRegion::region() const {
 
 bool BucketRegion::LearnFromError(std::string_view body) {
   std::optional<std::string> named = RegionNamedByS3Error(body);
-  if (!named) return false;
+  return named && Learn(*named);
+}
+
+bool BucketRegion::LearnFromRegionHeader(std::string_view value) {
+  return PlausibleRegion(value) && Learn(std::string(value));
+}
+
+bool BucketRegion::Learn(const std::string& named) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (*named == region_) return false;
-    region_ = *named;
+    if (named == region_) return false;
+    region_ = named;
     ++version_;
   }
   std::lock_guard<std::mutex> lock(LearnedMu());
-  Learned()[bucket_key_] = *named;
+  Learned()[bucket_key_] = named;
   return true;
 }
 

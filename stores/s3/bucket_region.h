@@ -1,6 +1,8 @@
 // The region an S3 bucket lives in, as S3 itself says it when a request was
 // signed for (or sent to) another region: AuthorizationHeaderMalformed and
-// PermanentRedirect errors name it (<Region>, or the <Endpoint> host). A
+// PermanentRedirect errors name it (<Region>, or the <Endpoint> host), and
+// so does the x-amz-bucket-region header (the only place for a HEAD's 301,
+// which has no body). A
 // store re-signs for the region it learns, and the process remembers it per
 // bucket so that later stores of the bucket start right.
 //
@@ -41,8 +43,14 @@ class BucketRegion {
   // Reads an S3 error body; when it names another region, switches to it,
   // remembers it process-wide and returns true.
   bool LearnFromError(std::string_view body);
+  // Reads an error response's x-amz-bucket-region (`value`, "" when absent);
+  // when it is a plausible region other than the current one, switches to it
+  // as LearnFromError does and returns true.
+  bool LearnFromRegionHeader(std::string_view value);
 
  private:
+  bool Learn(const std::string& named);
+
   const std::string bucket_key_;
   mutable std::mutex mu_;
   std::string region_;

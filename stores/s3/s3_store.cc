@@ -399,6 +399,21 @@ std::function<std::string(std::string_view)> ErrorDetailFor(const S3StoreConfig&
   };
 }
 
+// Where a store learns its bucket's region from a bodiless answer (a HEAD's
+// 301 names it only in x-amz-bucket-region).
+std::function<std::string(const HttpHeaders&)> ErrorHeaderDetailFor(
+    std::shared_ptr<BucketRegion> region) {
+  if (!region) return nullptr;
+  return [region](const HttpHeaders& headers) -> std::string {
+    for (const auto& [name, value] : headers) {
+      if (name == "x-amz-bucket-region" && region->LearnFromRegionHeader(value)) {
+        return "the bucket is in " + region->region() + ", retrying there";
+      }
+    }
+    return {};
+  };
+}
+
 StoreOptions Sanitize(StoreOptions o) { return o; }
 
 // The bucket at its endpoint, for the process-wide memory of bucket regions.
@@ -423,7 +438,8 @@ Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options,
-                                              ErrorDetailFor(config, region)));
+                                              ErrorDetailFor(config, region),
+                                              ErrorHeaderDetailFor(region)));
   return std::unique_ptr<Store>(std::make_unique<S3Store>(std::move(config), std::move(client),
                                                           Sanitize(options), std::move(region)));
 }

@@ -252,8 +252,10 @@ TEST_F(S3StoreTest, WhoamiNamesTheSourceOrWhyUnsigned) {
 class FakeRegionGate {
  public:
   // `redirect_reads`: a GET or HEAD signed for the wrong region gets what S3
-  // answers one sent to the wrong regional endpoint: 301 PermanentRedirect
-  // without Location, the region only in the body's <Endpoint>.
+  // answers one sent to the wrong regional endpoint: 301 without Location.
+  // A GET's names the region only in the body's <Endpoint> (S3 also sends the
+  // header below; left out so that the body alone is tested), a HEAD's only
+  // in x-amz-bucket-region (a HEAD's answer has no body).
   FakeRegionGate(int s3rver_port, std::string bucket_region, bool redirect_reads = false)
       : s3rver_port_(s3rver_port),
         region_(std::move(bucket_region)),
@@ -269,7 +271,11 @@ class FakeRegionGate {
     size_t start = auth.rfind('/', scope - 1);
     std::string signed_for = scope == std::string::npos || start == std::string::npos
                                  ? "" : auth.substr(start + 1, scope - start - 1);
-    if (signed_for != region_ && redirect_reads_ && (req.method == "GET" || req.method == "HEAD")) {
+    if (signed_for != region_ && redirect_reads_ && req.method == "HEAD") {
+      ++refused_;
+      return {301, {{"x-amz-bucket-region", region_}}, ""};
+    }
+    if (signed_for != region_ && redirect_reads_ && req.method == "GET") {
       ++refused_;
       return {301, {{"content-type", "application/xml"}},
               "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PermanentRedirect</Code>"
@@ -317,8 +323,11 @@ class FakeRegionGate {
       std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
       size_t colon = line.find(':');
       std::string name = AsciiToLower(line.substr(0, colon));
-      if (colon != std::string::npos && (name == "etag" || name == "content-type")) {
-        out.headers.emplace_back(name, line.substr(colon + 2));
+      // A HEAD's answer states the object's size only in Content-Length.
+      if (colon != std::string::npos && (name == "etag" || name == "content-type" ||
+                                         (name == "content-length" && req.method == "HEAD"))) {
+        out.headers.emplace_back(name == "content-length" ? "Content-Length" : name,
+                                 line.substr(colon + 2));
       }
       pos = next;
     }
@@ -365,6 +374,28 @@ TEST_F(S3StoreTest, ReadFromAnotherRegionFollowsA301WithoutLocation) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(*got, "in eu-central-1");
   EXPECT_EQ(gate.refused(), 1);  // one 301, then signed for eu-central-1
+}
+
+TEST_F(S3StoreTest, HeadFromAnotherRegionFollowsA301ByItsRegionHeader) {
+  auto direct = Open("s3://other");  // s3rver itself takes any region
+  ASSERT_NE(direct, nullptr);
+  ASSERT_TRUE(loop_.Run(direct->Put("headed.txt", "in ap-northeast-2")).ok());
+  FakeRegionGate gate(server_->port(), "ap-northeast-2", /*redirect_reads=*/true);
+  ScopedEnv env("S3_ENDPOINT_URL", gate.url());
+  auto store = Open("s3://other");
+  ASSERT_NE(store, nullptr);
+  auto head = loop_.Run(store->Head("headed.txt"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->size, 17u);
+  EXPECT_EQ(gate.refused(), 1);  // one 301, then signed for ap-northeast-2
+  auto got = loop_.Run(store->Get("headed.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "in ap-northeast-2");
+  // Remembered for the bucket: a later store of it signs right at once.
+  auto again = Open("s3://other");
+  auto head_again = loop_.Run(again->Head("headed.txt"));
+  ASSERT_TRUE(head_again.ok()) << head_again.status().ToString();
+  EXPECT_EQ(gate.refused(), 1);
 }
 
 TEST(S3UrlQueryTest, AQueryIsRefusedWithoutEchoingIt) {
