@@ -597,9 +597,11 @@ class StreamingDataset(_Base):
     # ------------------------------------------------------------------ iteration
 
     def __iter__(self):
-        if self.batch_size is None:
-            raise ValueError('StreamingDataset: batch_size must be given to iterate (Mosaic '
-                             'needs it to plan the epoch)')
+        if not isinstance(self.batch_size, int):  # Mosaic's check and text
+            raise ValueError('Please pass `batch_size` to StreamingDataset. It should be set the '
+                             'same as the DataLoader, and is the number of samples per batch, '
+                             'for each device. It is necessary for deterministic resumption and '
+                             'optimal performance.')
         world = World()
         if self.initial_physical_nodes is None:
             self.initial_physical_nodes = self._physical_nodes(world, self.replication)

@@ -66,3 +66,15 @@ def test_a_broken_or_empty_index_has_mosaics_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match='No such file or directory'):
         sluice.StreamingDataset(remote=str(tmp_path / 'remote'), local=str(tmp_path / 'cache'),
                                 batch_size=1)
+
+
+def test_iterating_without_batch_size_is_mosaics_error(tmp_path):
+    write(str(tmp_path / 'ds'), 4)
+    ds = sluice.StreamingDataset(local=str(tmp_path / 'ds'))
+    assert ds[1]['id'] == 1  # random access needs no batch_size
+    with pytest.raises(ValueError) as e:
+        next(iter(ds))
+    assert str(e.value) == ('Please pass `batch_size` to StreamingDataset. It should be set the '
+                            'same as the DataLoader, and is the number of samples per batch, for '
+                            'each device. It is necessary for deterministic resumption and '
+                            'optimal performance.')
