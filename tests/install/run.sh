@@ -15,7 +15,8 @@
 #
 # Python: `pip install --no-build-isolation .` into a fresh venv made with
 # --system-site-packages (Debian's numpy, meson-python; no PyPI), then
-# use_package.py with the venv activated, from a folder outside the tree.
+# use_package.py and the migration guide's example (docs/) with the venv
+# activated, from a folder outside the tree.
 # The wheel's meson build lives in BUILD_DIR-pip/wheel and is reused by the
 # next run: the one full compile this phase costs, once.
 set -euo pipefail
@@ -176,4 +177,10 @@ cp tests/install/use_package.py "$work/py/"
 modules=$(cd bindings/python/sluice && ls -- *.py | sed 's/\.py$//' | paste -sd, -)
 (cd "$work/py" && . "$venv/bin/activate" && python use_package.py "$version" "$modules") ||
   fail "the pip-installed package failed"
-echo "tests/install: ok (meson install + pkg-config + README example; pip install + use)"
+# The migration guide's example: code written for mosaicml-streaming, through
+# the opt-in; expected/migration_example.txt is what Mosaic itself printed.
+cp docs/migration_example.py "$work/py/"
+(cd "$work/py" && . "$venv/bin/activate" && python migration_example.py) |
+  diff -u tests/install/expected/migration_example.txt - ||
+  fail "docs/migration_example.py printed something else"
+echo "tests/install: ok (meson install: pkg-config, meson, subproject, CMake, README and docs examples; pip install + use + migration example)"
