@@ -40,6 +40,10 @@ struct ObjectInfo {
 struct StoreOptions {
   int download_retry = 2;             // Mosaic's default
   double download_timeout_s = 60.0;   // Mosaic's default, per request incl. retries
+  // Longest silence of a server (before the response's head, or within its
+  // body) before the request is retried (botocore's read_timeout; Sluice's
+  // default 30 s).
+  double read_timeout_s = 30.0;
   uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
   int concurrency = 8;                     // ranged GET parts in flight per object
   // Multipart (S3) / block (Azure) upload parts in flight per object; each

@@ -263,6 +263,8 @@ typedef struct sluice_stream sluice_stream;
  *   {"streams": [{"remote": URL or path (optional), "local": folder,
  *                 "split": name, "proportion" | "repeat" | "choose": n,
  *                 "download_retry": 2, "download_timeout": 60,
+ *                 "read_timeout": 30 (seconds of server silence before a
+ *                                     request is retried),
  *                 "validate_hash": null | "sha1" | "xxh64" | ...,
  *                 "keep_zip": false,
  *                 "files": null | true | {"glob": "*.jpg" | [...],
@@ -276,7 +278,9 @@ typedef struct sluice_stream sluice_stream;
  *    near the end of an epoch), "skip_corrupt_shards" (false),
  *    "skip_missing_files" (false: a raw-file stream's missing or unreadable
  *    file ends the iteration with an error naming it; true: it is skipped
- *    and counted in sluice_stream_stats),
+ *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or
+ *    files one reader opens at once: default 16 for raw-file streams, 1
+ *    otherwise; always 1 under a cache_limit),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.
  * A stream with "files" is a raw-file stream: its files (listed under the

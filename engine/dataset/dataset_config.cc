@@ -58,7 +58,8 @@ Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
 bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
-      "download_retry", "download_timeout", "validate_hash", "keep_zip", "files"};
+      "download_retry", "download_timeout", "read_timeout", "validate_hash", "keep_zip",
+      "files"};
   return keys.count(k) > 0;
 }
 
@@ -126,6 +127,11 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
     if (!IsNull(v)) {
       SLUICE_ASSIGN_OR_RETURN(s->download_timeout_s, GetNumber(v, k));
       if (s->download_timeout_s <= 0) return Bad(k, "must be positive");
+    }
+  } else if (k == "read_timeout") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(s->read_timeout_s, GetNumber(v, k));
+      if (s->read_timeout_s <= 0) return Bad(k, "must be positive");
     }
   } else if (k == "validate_hash") {
     SLUICE_RETURN_IF_ERROR(SetOpt<std::string>(v, k, &s->validate_hash, GetString));

@@ -35,6 +35,9 @@ struct StreamOptions {
   planner::StreamWeight weight;
   int download_retry = 2;
   double download_timeout_s = 60.0;
+  // A server's silence that makes a request give up and retry (Sluice's
+  // extension, key "read_timeout", seconds; StoreOptions::read_timeout_s).
+  double read_timeout_s = 30.0;
   std::optional<std::string> validate_hash;  // algorithm name, e.g. "sha1"
   bool keep_zip = false;
   // Set: a raw-file stream (key "files"; Sluice's extension).

@@ -30,6 +30,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       StoreOptions store_options;
       store_options.download_retry = stream.download_retry;
       store_options.download_timeout_s = stream.download_timeout_s;
+      store_options.read_timeout_s = stream.read_timeout_s;
       auto opened = OpenRemoteSource(stream.remote, store_options);
       if (!opened.ok()) return opened.status().WithContext(where);
       remote = std::move(*opened);

@@ -22,6 +22,10 @@ Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
   http.download_retry = std::max(options.download_retry, 0);
   http.download_timeout = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(options.download_timeout_s, 0.001) * 1000));
+  const auto read_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(options.read_timeout_s, 0.001) * 1000));
+  http.first_byte_timeout = read_timeout;
+  http.idle_timeout = read_timeout;
   http.ca_file = options.ca_file;
   return HttpClient::Create(std::move(executor), std::move(http));
 }

@@ -13,11 +13,11 @@
 namespace sluice::testing {
 namespace {
 
-enum class Kind { kPass, kReset, kTruncate, kStall, k503, k429, kBitFlip };
+enum class Kind { kPass, kReset, kTruncate, kStall, kHang, k503, k429, kBitFlip };
 
 struct Fault {
   Kind kind = Kind::kPass;
-  size_t after = 0;    // kReset, kTruncate: response bytes forwarded first
+  size_t after = 0;    // kReset, kTruncate, kHang: response bytes forwarded first
   int stall_ms = 0;    // kStall
   size_t offset = 0;   // kBitFlip: body byte
   int bit = 0;         // kBitFlip
@@ -29,6 +29,7 @@ const char* Name(Kind k) {
     case Kind::kReset: return "reset";
     case Kind::kTruncate: return "truncate";
     case Kind::kStall: return "stall";
+    case Kind::kHang: return "hang";
     case Kind::k503: return "503";
     case Kind::k429: return "429";
     case Kind::kBitFlip: return "bitflip";
@@ -36,16 +37,21 @@ const char* Name(Kind k) {
   return "?";
 }
 
+// Longer than the soak's read_timeout, so the client gives up first.
+constexpr std::chrono::milliseconds kHangFor{2500};
+
 Fault Draw(uint64_t seed, uint64_t connection, int faulty_percent) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + connection);
   Fault f;
   if (static_cast<int>(rng() % 100) >= faulty_percent) return f;
-  // Weights: reset 20, truncate 20, stall 10, 503 15, 429 15, bitflip 20.
+  // Weights: reset 18, truncate 18, stall 8, hang 8, 503 14, 429 14,
+  // bitflip 20.
   const int pick = static_cast<int>(rng() % 100);
-  f.kind = pick < 20   ? Kind::kReset
-           : pick < 40 ? Kind::kTruncate
-           : pick < 50 ? Kind::kStall
-           : pick < 65 ? Kind::k503
+  f.kind = pick < 18   ? Kind::kReset
+           : pick < 36 ? Kind::kTruncate
+           : pick < 44 ? Kind::kStall
+           : pick < 52 ? Kind::kHang
+           : pick < 66 ? Kind::k503
            : pick < 80 ? Kind::k429
                        : Kind::kBitFlip;
   f.after = rng() % (256 << 10);
@@ -144,10 +150,15 @@ void Serve(int client, int upstream_port, Fault f) {
         if (!SendAll(upstream, head.data(), head.size())) open = false;
         continue;
       }
-      if (!faulted && (f.kind == Kind::kReset || f.kind == Kind::kTruncate) &&
+      if (!faulted && (f.kind == Kind::kReset || f.kind == Kind::kTruncate ||
+                       f.kind == Kind::kHang) &&
           response_bytes + n >= f.after) {
         SendAll(client, buf, f.after - response_bytes);
-        if (f.kind == Kind::kReset) {
+        if (f.kind == Kind::kHang) {
+          // Silent past the client's read timeout, then gone.
+          std::this_thread::sleep_for(kHangFor);
+          ::close(client);
+        } else if (f.kind == Kind::kReset) {
           CloseWithReset(client);
         } else {
           ::close(client);

@@ -10,6 +10,9 @@
 //   reset     forward some response bytes (0..256 KiB), then RST
 //   truncate  forward some response bytes, then FIN
 //   stall     read the request, answer nothing for 0.1..1.5 s, close
+//   hang      forward some response bytes (0..256 KiB), then nothing for
+//             2.5 s (past the soak's read_timeout: the client gives up and
+//             retries), then close
 //   503, 429  answer "503 Service Unavailable" / "429 Too Many Requests"
 //             (Retry-After: 0) and close
 //   bitflip   forward, but flip one bit of the first response's body within

@@ -154,6 +154,7 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
     s.remote = from;
     s.local = local;
     s.download_retry = 8;  // bit flips are caught by the hash and fetched again
+    s.read_timeout_s = 1.0;  // a hang (2.5 s) is cut and retried
     s.validate_hash = "xxh64";
     o.streams.push_back(s);
     o.cache_limit = limit;
@@ -277,7 +278,8 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
   }
   std::map<std::string, int> faults = proxy->FaultCounts();
   std::string summary;
-  for (const char* kind : {"pass", "reset", "truncate", "stall", "503", "429", "bitflip"}) {
+  for (const char* kind :
+       {"pass", "reset", "truncate", "stall", "hang", "503", "429", "bitflip"}) {
     EXPECT_GT(faults[kind], 0) << kind << " never happened";
     summary += std::string(" ") + kind + "=" + std::to_string(faults[kind]);
   }

@@ -84,6 +84,50 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   EXPECT_EQ(w->rank_in_node, 1);
 }
 
+// Sluice's own keys: raw-file streams, read_timeout, fetch_concurrency,
+// skip_missing_files, with their defaults and errors.
+TEST(DatasetConfig, SluiceExtensions) {
+  auto d = ParseDatasetOptions(R"({"local": "/tmp/x"})");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->streams[0].read_timeout_s, 30.0);
+  EXPECT_FALSE(d->streams[0].files.has_value());
+  EXPECT_FALSE(d->fetch_concurrency.has_value());
+  EXPECT_FALSE(d->skip_missing_files);
+
+  auto o = ParseDatasetOptions(R"({"streams": [
+      {"local": "/l/a", "files": true, "read_timeout": 2.5},
+      {"local": "/l/b", "files": {"glob": ["*.jpg", "train/*.png"], "manifest": "m.txt"}},
+      {"local": "/l/c", "files": {"glob": "*.wav"}},
+      {"local": "/l/d", "files": false}],
+    "fetch_concurrency": 64, "skip_missing_files": true})");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->streams[0].read_timeout_s, 2.5);
+  ASSERT_TRUE(o->streams[0].files.has_value());
+  EXPECT_TRUE(o->streams[0].files->selection.globs.empty());
+  EXPECT_EQ(o->streams[0].files->manifest, "");
+  EXPECT_EQ(o->streams[1].files->selection.globs,
+            (std::vector<std::string>{"*.jpg", "train/*.png"}));
+  EXPECT_EQ(o->streams[1].files->manifest, "m.txt");
+  EXPECT_EQ(o->streams[2].files->selection.globs, std::vector<std::string>{"*.wav"});
+  EXPECT_FALSE(o->streams[3].files.has_value());
+  EXPECT_EQ(o->fetch_concurrency, std::optional<int64_t>(64));
+  EXPECT_TRUE(o->skip_missing_files);
+
+  auto error = [](const char* json) { return ParseDatasetOptions(json).status().message(); };
+  EXPECT_EQ(error(R"({"local": "/l", "read_timeout": 0})"),
+            "dataset config: 'read_timeout' must be positive");
+  EXPECT_EQ(error(R"({"local": "/l", "fetch_concurrency": 0})"),
+            "dataset config: 'fetch_concurrency' must be in [1, 256]");
+  EXPECT_EQ(error(R"({"local": "/l", "fetch_concurrency": 257})"),
+            "dataset config: 'fetch_concurrency' must be in [1, 256]");
+  EXPECT_EQ(error(R"({"local": "/l", "files": {"manifest": ""}})"),
+            "dataset config: 'files.manifest' must not be empty");
+  EXPECT_EQ(error(R"({"local": "/l", "files": {"glob": [1]}})"),
+            "dataset config: 'files.glob' must be a string");
+  EXPECT_EQ(error(R"({"local": "/l", "skip_missing_files": 1})"),
+            "dataset config: 'skip_missing_files' must be true or false");
+}
+
 TEST(DatasetConfig, Errors) {
   struct Case {
     const char* json;
