@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <vector>
+
 #include "base/file.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_profile_keys.h"
@@ -24,6 +27,29 @@ Result<std::optional<int64_t>> DurationSeconds(const std::string& text, const st
   return std::optional<int64_t>(v);
 }
 
+bool IsRoleProfile(const AwsProfileFiles& f, const std::string& profile) {
+  return !f.ConfigValue(profile, "role_arn").empty() &&
+         (!f.ConfigValue(profile, "source_profile").empty() ||
+          !f.ConfigValue(profile, "credential_source").empty());
+}
+
+// The static keys of `profile`, credentials file first (as boto3).
+Result<Credential> StaticKeysOf(const AwsProfileFiles& f, const std::string& profile) {
+  Result<Credential> keys = AwsProfileKeys(f.CredentialsSection(profile), profile,
+                                           f.credentials_path, "profile '" + profile + "'");
+  if (IsNotFound(keys.status())) {
+    keys = AwsProfileKeys(f.ConfigSection(profile), profile, f.config_path,
+                          "profile '" + profile + "'");
+  }
+  return keys;
+}
+
+std::string Joined(const std::vector<std::string>& profiles, const std::string& last) {
+  std::string out;
+  for (const auto& p : profiles) out += "'" + p + "' -> ";
+  return out + "'" + last + "'";
+}
+
 class AwsAssumeRoleSource final : public CredentialSource {
  public:
   AwsAssumeRoleSource(AwsSettings settings, AwsEndpointOptions endpoints)
@@ -35,30 +61,49 @@ class AwsAssumeRoleSource final : public CredentialSource {
 
   Result<Credential> Fetch(int64_t now) override {
     const AwsProfileFiles& f = settings_.files;
-    const std::string& p = f.profile;
+    if (!IsRoleProfile(f, f.profile)) {
+      return NotFoundError("profile '" + f.profile +
+                           "' has no role_arn with source_profile or credential_source");
+    }
+    std::vector<std::string> chain;
+    SLUICE_ASSIGN_OR_RETURN(Credential out, AssumeRoleOf(f.profile, now, &chain));
+    out.source = name() + " as " + f.ConfigValue(f.profile, "role_arn");
+    return out;
+  }
+
+ private:
+  // Assumes `p`'s role, first assuming its source_profile's role when that
+  // profile is a role profile without static keys (boto3's role chaining).
+  // `chain` holds the profiles whose roles wait on this one, for cycles.
+  Result<Credential> AssumeRoleOf(const std::string& p, int64_t now,
+                                  std::vector<std::string>* chain) {
+    const AwsProfileFiles& f = settings_.files;
     std::string role_arn = f.ConfigValue(p, "role_arn");
     std::string source_profile = f.ConfigValue(p, "source_profile");
     std::string credential_source = f.ConfigValue(p, "credential_source");
-    if (role_arn.empty() || (source_profile.empty() && credential_source.empty())) {
-      return NotFoundError("profile '" + p +
-                           "' has no role_arn with source_profile or credential_source");
-    }
     const std::string where = "profile '" + p + "' in " + f.config_path;
     if (!source_profile.empty() && !credential_source.empty()) {
       return InvalidArgumentError(where + ": set source_profile or credential_source, not both");
     }
+    chain->push_back(p);
     Result<Credential> signer = NotFoundError("");
     if (!source_profile.empty()) {
-      // The source profile's static keys (credentials file first, as boto3).
-      signer = AwsProfileKeys(f.CredentialsSection(source_profile), source_profile,
-                              f.credentials_path, "profile '" + source_profile + "'");
-      if (IsNotFound(signer.status())) {
-        signer = AwsProfileKeys(f.ConfigSection(source_profile), source_profile, f.config_path,
-                                "profile '" + source_profile + "'");
+      signer = StaticKeysOf(f, source_profile);
+      // A profile may name itself as source only for its own static keys.
+      bool cycle = std::find(chain->begin(), chain->end(), source_profile) != chain->end() &&
+                   (source_profile != p || IsNotFound(signer.status()));
+      if (cycle) {
+        return InvalidArgumentError(where + ": source_profile makes a cycle: " +
+                                    Joined(*chain, source_profile));
       }
-      if (IsNotFound(signer.status())) {
+      if (IsNotFound(signer.status()) && IsRoleProfile(f, source_profile)) {
+        signer = AssumeRoleOf(source_profile, now, chain);
+        if (!signer.ok()) return signer.status();  // already names its profile
+      } else if (IsNotFound(signer.status())) {
         return InvalidArgumentError(where + ": source_profile '" + source_profile +
-                                    "' has no static keys (" + signer.status().message() + ")");
+                                    "' has no static keys (" + signer.status().message() +
+                                    ") and no role_arn with source_profile or "
+                                    "credential_source");
       }
     } else {
       std::unique_ptr<CredentialSource> base;
@@ -88,12 +133,9 @@ class AwsAssumeRoleSource final : public CredentialSource {
     SLUICE_ASSIGN_OR_RETURN(r.duration_seconds,
                             DurationSeconds(f.ConfigValue(p, "duration_seconds"), where));
     r.source = where;
-    SLUICE_ASSIGN_OR_RETURN(Credential out, StsAssumeRole(r, signer->keys, now));
-    out.source = name() + " as " + role_arn;
-    return out;
+    return StsAssumeRole(r, signer->keys, now);
   }
 
- private:
   AwsSettings settings_;
   AwsEndpointOptions endpoints_;
 };

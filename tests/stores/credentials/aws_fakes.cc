@@ -56,6 +56,11 @@ std::string FakeSts::last_form(const std::string& name) const {
   return it == last_form_.end() ? "" : it->second;
 }
 
+std::vector<std::string> FakeSts::assumed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return assumed_;
+}
+
 FakeResponse FakeSts::Handle(const FakeRequest& req) {
   if (req.method != "POST" || req.target != "/")
     return StsError(405, "InvalidAction", "POST / only");
@@ -73,13 +78,27 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
     return StsError(400, "ValidationError", "RoleArn is not an IAM role ARN");
   }
   if (form["RoleSessionName"].empty()) return StsError(400, "ValidationError", "RoleSessionName");
+  std::string assumed;
   if (action == "AssumeRole") {
     const std::string auth = req.Header("authorization");
-    if (auth.rfind("AWS4-HMAC-SHA256 Credential=" + signer_key_id_ + "/", 0) != 0 ||
+    const std::string session = req.Header("x-amz-security-token");
+    auto signed_by = [&](const std::string& key) {
+      return auth.rfind("AWS4-HMAC-SHA256 Credential=" + key + "/", 0) == 0;
+    };
+    // A session token this fake issued, numbered 1..answers_.
+    const std::string prefix = "sts-session-";
+    const bool own_session =
+        session.rfind(prefix, 0) == 0 && session.size() > prefix.size() &&
+        session.find_first_not_of("0123456789", prefix.size()) == std::string::npos &&
+        std::stoll(session.substr(prefix.size())) <= answers_;
+    if (!(signed_by(signer_key_id_) || (signed_by(options_.keys.access_key_id) && own_session)) ||
         auth.find("/sts/aws4_request") == std::string::npos || req.Header("x-amz-date").empty()) {
       return StsError(403, "InvalidClientTokenId",
                       "The security token included in the request is invalid.");
     }
+    assumed = form["RoleArn"] + " by " +
+              (signed_by(signer_key_id_) ? signer_key_id_ : options_.keys.access_key_id) +
+              (session.empty() ? "" : " with " + session);
   } else if (action == "AssumeRoleWithWebIdentity") {
     if (form["WebIdentityToken"] != web_identity_token_) {
       return StsError(400, "InvalidIdentityToken",
@@ -87,6 +106,10 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
     }
   } else {
     return StsError(400, "InvalidAction", "unknown action");
+  }
+  if (!assumed.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    assumed_.push_back(assumed);
   }
   int n = ++answers_;
   int64_t expires = static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s;

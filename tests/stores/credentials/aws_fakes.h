@@ -3,8 +3,10 @@
 // runs here. Each checks what the real service checks and refuses like it:
 //   FakeSts: POST form (Action, Version=2011-06-15, RoleArn, RoleSessionName);
 //     AssumeRole must carry a SigV4 Authorization for service "sts" made with
-//     the expected access key, AssumeRoleWithWebIdentity the expected token;
-//     answers STS's XML (or its ErrorResponse).
+//     the expected access key, or with the key it hands out together with a
+//     session token it issued (a role session assuming the next role),
+//     AssumeRoleWithWebIdentity the expected token; answers STS's XML (or
+//     its ErrorResponse).
 //   FakeImds: IMDSv2 only: PUT /latest/api/token needs
 //     X-aws-ec2-metadata-token-ttl-seconds in 1..21600; every GET needs a
 //     token it issued (401 otherwise); one role.
@@ -20,6 +22,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "stores/signing/sigv4.h"
 #include "tests/stores/common/fake_http_server.h"
@@ -40,6 +43,8 @@ class FakeSts {
   std::string url() const { return server_->url(); }
   int answers() const { return answers_; }               // credentials handed out
   std::string last_form(const std::string& name) const;  // a field of the last request
+  // "<RoleArn> by <signing key id>[ with sts-session-N]" of each AssumeRole answered, in order.
+  std::vector<std::string> assumed() const;
 
  private:
   FakeResponse Handle(const FakeRequest& req);
@@ -48,6 +53,7 @@ class FakeSts {
   std::atomic<int> answers_{0};
   mutable std::mutex mu_;
   std::map<std::string, std::string> last_form_;
+  std::vector<std::string> assumed_;
   std::unique_ptr<FakeHttpServer> server_;
 };
 

@@ -150,6 +150,66 @@ TEST_F(AwsChainTest, CredentialSourceOfARoleProfileSignsAssumeRole) {
           "(AWS_ACCESS_KEY_ID not set) (tried before: environment (AWS_ACCESS_KEY_ID not set))");
 }
 
+// A role profile whose source_profile is itself a role profile: the roles
+// are assumed in order, each signed by the credentials of the one before
+// (boto3's role chaining); a cycle is refused naming its profiles.
+TEST_F(AwsChainTest, RoleChainsAreAssumedInOrderAndCyclesRefused) {
+  FakeSts sts(Keys("STS-KEY"), "BASE-KEY", "");
+  const std::string kHub = "arn:aws:iam::111111111111:role/hub";
+  const std::string kData = "arn:aws:iam::222222222222:role/data";
+  Write("credentials", "[base]\naws_access_key_id = BASE-KEY\naws_secret_access_key = b\n");
+  Write("config", "[profile data]\nrole_arn = " + kData + "\nsource_profile = hub\n"
+                  "role_session_name = reader\n[profile hub]\nrole_arn = " + kHub +
+                  "\nsource_profile = base\n");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_PROFILE", "data"}, {"AWS_ENDPOINT_URL_STS", sts.url()}});
+  EXPECT_EQ(Resolve(), "assume role (profile 'data') as " + kData + " -> STS-KEY");
+  EXPECT_EQ(sts.assumed(), (std::vector<std::string>{
+                               kHub + " by BASE-KEY", kData + " by STS-KEY with sts-session-1"}));
+  EXPECT_EQ(sts.last_form("RoleSessionName"), "reader");
+
+  // Static keys in the source profile win over its role (as boto3).
+  Write("credentials", "[base]\naws_access_key_id = BASE-KEY\naws_secret_access_key = b\n"
+                       "[hub]\naws_access_key_id = BASE-KEY\naws_secret_access_key = h\n");
+  EXPECT_EQ(Resolve(), "assume role (profile 'data') as " + kData + " -> STS-KEY");
+  EXPECT_EQ(sts.assumed().back(), kData + " by BASE-KEY");
+  EXPECT_EQ(sts.assumed().size(), 3u);
+
+  // A profile naming itself is fine for its own static keys only.
+  Write("credentials", "[data]\naws_access_key_id = BASE-KEY\naws_secret_access_key = d\n");
+  Write("config", "[profile data]\nrole_arn = " + kData + "\nsource_profile = data\n");
+  EXPECT_EQ(Resolve(), "assume role (profile 'data') as " + kData + " -> STS-KEY");
+  EXPECT_EQ(sts.assumed().back(), kData + " by BASE-KEY");
+  EXPECT_EQ(sts.assumed().size(), 4u);
+  Write("credentials", "");
+  const std::string cfg = dir_.path() + "/config";
+  std::string self = Resolve();
+  EXPECT_EQ(self.rfind("invalid argument: assume role (profile 'data'): profile 'data' in " + cfg +
+                           ": source_profile makes a cycle: 'data' -> 'data' (tried before: ",
+                       0),
+            0u)
+      << self;
+  Write("config", "[profile data]\nrole_arn = " + kData + "\nsource_profile = hub\n"
+                  "[profile hub]\nrole_arn = " + kHub + "\nsource_profile = edge\n"
+                  "[profile edge]\nrole_arn = " + kHub + "\nsource_profile = data\n");
+  std::string cycle = Resolve();
+  EXPECT_EQ(cycle.rfind("invalid argument: assume role (profile 'data'): profile 'edge' in " +
+                            cfg + ": source_profile makes a cycle: 'data' -> 'hub' -> 'edge' -> "
+                            "'data' (tried before: ",
+                        0),
+            0u)
+      << cycle;
+  EXPECT_EQ(sts.assumed().size(), 4u);  // nothing sent for a cycle
+  Write("config", "[profile data]\nrole_arn = " + kData + "\nsource_profile = hub\n"
+                  "[profile hub]\nregion = eu-west-1\n");
+  std::string dead_end = Resolve();
+  EXPECT_EQ(dead_end.rfind("invalid argument: assume role (profile 'data'): profile 'data' in " +
+                               cfg + ": source_profile 'hub' has no static keys (",
+                           0),
+            0u)
+      << dead_end;
+}
+
 TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
   FakeSts sts(Keys("STS-KEY"), "BASE-KEY", "jwt-of-the-pod");
   ScopedEnv sts_env("AWS_ENDPOINT_URL_STS", sts.url());
