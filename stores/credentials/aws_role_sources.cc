@@ -6,6 +6,7 @@
 #include "stores/credentials/aws_profile_keys.h"
 #include "stores/credentials/aws_sources.h"
 #include "stores/credentials/aws_sts.h"
+#include "stores/credentials/aws_sts_endpoint.h"
 
 namespace sluice {
 namespace {
@@ -125,8 +126,9 @@ class AwsAssumeRoleSource final : public CredentialSource {
     }
     if (!signer.ok()) return signer.status().WithContext(where);
     StsRoleRequest r;
-    SLUICE_ASSIGN_OR_RETURN(r.endpoint, AwsStsEndpoint(settings_.region));
-    r.region = settings_.region;
+    SLUICE_ASSIGN_OR_RETURN(StsEndpoint sts, AwsStsEndpoint(settings_));
+    r.endpoint = std::move(sts.url);
+    r.region = std::move(sts.signing_region);
     r.role_arn = role_arn;
     r.session_name = SessionName(f.ConfigValue(p, "role_session_name"), now);
     r.external_id = f.ConfigValue(p, "external_id");
@@ -176,8 +178,9 @@ class AwsWebIdentitySource final : public CredentialSource {
     if (token->empty())
       return PermissionDeniedError(origin + ": the token file " + token_file + " is empty");
     StsRoleRequest r;
-    SLUICE_ASSIGN_OR_RETURN(r.endpoint, AwsStsEndpoint(settings_.region));
-    r.region = settings_.region;
+    SLUICE_ASSIGN_OR_RETURN(StsEndpoint sts, AwsStsEndpoint(settings_));
+    r.endpoint = std::move(sts.url);
+    r.region = std::move(sts.signing_region);
     r.role_arn = role_arn;
     r.session_name = SessionName(session, now);
     r.source = origin;

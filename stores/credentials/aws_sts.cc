@@ -59,20 +59,6 @@ Result<Credential> Post(const StsRoleRequest& r, const std::string& action, std:
 
 }  // namespace
 
-Result<Url> AwsStsEndpoint(const std::string& region) {
-  if (auto v = GetEnv("AWS_ENDPOINT_URL_STS"); v && !v->empty()) {
-    auto url = ParseUrl(*v);
-    if (!url.ok()) {
-      return InvalidArgumentError("AWS_ENDPOINT_URL_STS is not an http(s) URL: " +
-                                  url.status().message());
-    }
-    return url;
-  }
-  auto url = ParseUrl("https://sts." + region + ".amazonaws.com");
-  if (!url.ok()) return InvalidArgumentError("region '" + region + "' makes no STS host name");
-  return url;
-}
-
 Result<Credential> StsAssumeRole(const StsRoleRequest& r, const SigV4Credentials& signer,
                                  int64_t now) {
   auto fields = RoleFields(r, "AssumeRole");

@@ -14,14 +14,9 @@
 
 namespace sluice {
 
-// AWS_ENDPOINT_URL_STS when set, else https://sts.<region>.amazonaws.com
-// (regional, as current SDKs default to). kInvalidArgument naming the
-// variable when it is not an http(s) URL.
-Result<Url> AwsStsEndpoint(const std::string& region);
-
 struct StsRoleRequest {
   Url endpoint;
-  std::string region;  // for signing AssumeRole
+  std::string region;  // for signing AssumeRole (StsEndpoint::signing_region)
   std::string role_arn;
   std::string session_name;
   std::string external_id;  // AssumeRole only; "" = none
