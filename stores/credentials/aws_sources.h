@@ -40,8 +40,10 @@ std::unique_ptr<CredentialSource> MakeAwsWebIdentitySource(AwsSettings settings)
 
 // The profile's SSO settings (sso_session, or legacy sso_start_url and
 // sso_region; sso_account_id, sso_role_name) with the token `aws sso login`
-// cached in $HOME/.aws/sso/cache: the SSO portal's GetRoleCredentials
-// (https://portal.sso.<sso_region>.amazonaws.com, or AWS_ENDPOINT_URL_SSO).
+// cached in $HOME/.aws/sso/cache (refreshed through SSO-OIDC for
+// sso_session profiles, see aws_sso_token.h): the SSO portal's
+// GetRoleCredentials (https://portal.sso.<sso_region>.amazonaws.com, or
+// AWS_ENDPOINT_URL_SSO).
 std::unique_ptr<CredentialSource> MakeAwsSsoSource(AwsSettings settings);
 
 // Static keys of the profile in the shared credentials file.

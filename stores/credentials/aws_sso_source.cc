@@ -4,15 +4,15 @@
 // the profile. The token `aws sso login` left in ~/.aws/sso/cache/<sha1>.json
 // (sha1 of the session name, or of the start URL for legacy profiles) is
 // exchanged at the SSO portal (GetRoleCredentials) for role credentials.
-// An expired token is an error telling to log in again (refreshing it
-// through SSO-OIDC is not done).
+// aws_sso_token.h reads the token, refreshing it through SSO-OIDC when it
+// is about to expire.
 
 
-#include "base/file.h"
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/aws_sources.h"
+#include "stores/credentials/aws_sso_token.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
@@ -21,7 +21,6 @@ namespace sluice {
 namespace {
 
 constexpr int64_t kSsoTimeoutMs = 10000;
-constexpr uint64_t kMaxCacheFile = uint64_t{1} << 20;
 
 const JsonValue* Member(const JsonValue& v, std::string_view name) {
   const auto* object = std::get_if<JsonValue::Object>(&v.v);
@@ -75,20 +74,15 @@ class AwsSsoSource final : public CredentialSource {
     }
     auto home = GetEnv("HOME");
     if (!home) return PermissionDeniedError("HOME is not set, so ~/.aws/sso/cache cannot be read");
-    std::string cache =
+    SsoTokenSettings token_settings;
+    token_settings.profile = p;
+    token_settings.session_name = session;
+    token_settings.start_url = start_url;
+    token_settings.sso_region = sso_region;
+    token_settings.cache_path =
         *home + "/.aws/sso/cache/" + Sha1Hex(session.empty() ? start_url : session) + ".json";
     const std::string login = "run 'aws sso login --profile " + p + "'";
-    auto text = ReadFile(cache, kMaxCacheFile);
-    if (!text.ok()) return PermissionDeniedError("no SSO token in " + cache + ": " + login);
-    auto parsed = ParsePyJson(*text);
-    if (!parsed.ok()) return PermissionDeniedError(cache + " is not JSON: " + login);
-    std::string token = StringMember(*parsed, "accessToken");
-    auto expires = ParseIso8601Utc(StringMember(*parsed, "expiresAt"));
-    if (token.empty() || !expires.ok()) {
-      return PermissionDeniedError(cache + " has no accessToken and expiresAt: " + login);
-    }
-    if (*expires <= now)
-      return PermissionDeniedError("the SSO token in " + cache + " has expired: " + login);
+    SLUICE_ASSIGN_OR_RETURN(std::string token, AwsSsoAccessToken(token_settings, now));
 
     std::string base = "https://portal.sso." + sso_region + ".amazonaws.com";
     if (auto ep = GetEnv("AWS_ENDPOINT_URL_SSO"); ep && !ep->empty()) {

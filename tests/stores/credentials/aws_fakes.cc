@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "formats/json/py_json.h"
 #include "stores/signing/uri_encoding.h"
 
 namespace sluice::testing {
@@ -225,6 +226,55 @@ FakeResponse FakeSsoPortal::Handle(const FakeRequest& req) {
               "\",\"secretAccessKey\":\"" + options_.keys.secret_access_key +
               "\",\"sessionToken\":\"sso-session-" + std::to_string(n) +
               "\",\"expiration\":" + std::to_string(expires_ms) + "}}"};
+}
+
+FakeSsoOidc::FakeSsoOidc(std::string client_id, std::string client_secret,
+                         std::string refresh_token, std::string access_token, int64_t lifetime_s)
+    : client_id_(std::move(client_id)),
+      client_secret_(std::move(client_secret)),
+      access_token_(std::move(access_token)),
+      lifetime_s_(lifetime_s),
+      refresh_token_(std::move(refresh_token)),
+      server_(
+          std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); })) {}
+
+FakeResponse FakeSsoOidc::Handle(const FakeRequest& req) {
+  auto error = [this](const std::string& code) -> FakeResponse {
+    ++refused_;
+    return {400,
+            {{"content-type", "application/json"}},
+            "{\"error\":\"" + code + "\",\"error_description\":\"fake refused\"}"};
+  };
+  if (req.method != "POST" || req.target != "/token") return {404, {}, ""};
+  if (req.Header("content-type").rfind("application/json", 0) != 0) {
+    return error("invalid_request");
+  }
+  auto body = ParsePyJson(req.body);
+  if (!body.ok()) return error("invalid_request");
+  auto field = [&](const char* name) -> std::string {
+    const auto* object = std::get_if<JsonValue::Object>(&body->v);
+    if (object == nullptr) return "";
+    for (const auto& [k, v] : *object) {
+      if (k == name) {
+        const auto* s = std::get_if<std::string>(&v.v);
+        return s ? *s : "";
+      }
+    }
+    return "";
+  };
+  if (field("grantType") != "refresh_token") return error("unsupported_grant_type");
+  if (field("clientId") != client_id_ || field("clientSecret") != client_secret_) {
+    return error("invalid_client");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (field("refreshToken") != refresh_token_) return error("invalid_grant");
+  int n = ++answers_;
+  refresh_token_ = "refresh-" + std::to_string(n);
+  return {200,
+          {{"content-type", "application/json"}},
+          "{\"accessToken\":\"" + access_token_ + "\",\"expiresIn\":" +
+              std::to_string(lifetime_s_) + ",\"refreshToken\":\"" + refresh_token_ +
+              "\",\"tokenType\":\"Bearer\"}"};
 }
 
 }  // namespace sluice::testing

@@ -105,4 +105,28 @@ class FakeSsoPortal {
   std::unique_ptr<FakeHttpServer> server_;
 };
 
+// SSO-OIDC's CreateToken with grantType refresh_token: POST /token, a JSON
+// body with the registered clientId and clientSecret and the current
+// refresh token; answers a new access token (`access_token`, expiresIn
+// `lifetime_s`) and rotates the refresh token ("refresh-<n>"), so a refresh
+// token works once. Refuses like the service: 400 {"error": "invalid_grant"}
+// or "invalid_client".
+class FakeSsoOidc {
+ public:
+  FakeSsoOidc(std::string client_id, std::string client_secret, std::string refresh_token,
+              std::string access_token, int64_t lifetime_s);
+  std::string url() const { return server_->url(); }
+  int answers() const { return answers_; }
+  int refused() const { return refused_; }
+
+ private:
+  FakeResponse Handle(const FakeRequest& req);
+  std::string client_id_, client_secret_, access_token_;
+  int64_t lifetime_s_;
+  std::mutex mu_;
+  std::string refresh_token_;
+  std::atomic<int> answers_{0}, refused_{0};
+  std::unique_ptr<FakeHttpServer> server_;
+};
+
 }  // namespace sluice::testing

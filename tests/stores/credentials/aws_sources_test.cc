@@ -20,6 +20,7 @@ using testing::AwsCleanEnv;
 using testing::FakeContainerEndpoint;
 using testing::FakeCredentialOptions;
 using testing::FakeImds;
+using testing::FakeSsoOidc;
 using testing::FakeSsoPortal;
 using testing::FakeSts;
 using testing::ScopedEnv;
@@ -328,12 +329,102 @@ TEST_F(AwsChainTest, SsoProfileComesBeforeTheProfilesKeysAndNeedsALiveLogin) {
                                          testing::Iso8601(1700000000 - 1) + "\"}")
                   .ok());
   std::string expired = Resolve();
+  // A cache without the registration and refresh token cannot be refreshed.
   EXPECT_EQ(expired.rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
-                              " has expired: run 'aws sso login --profile dev'",
+                              " has expired and could not be refreshed (it holds no "
+                              "refreshToken, clientId, clientSecret and registrationExpiresAt "
+                              "to refresh it with): run 'aws sso login --profile dev'",
                           0),
             0u)
       << expired;
   EXPECT_EQ(portal.answers(), 1);
+}
+
+// An sso-session token about to expire is refreshed through SSO-OIDC with
+// the cached registration and refresh token, and written back as the AWS
+// CLI writes it; a failed refresh keeps a still-valid token, and once the
+// token has expired says why and to log in again, never a secret.
+TEST_F(AwsChainTest, SsoTokenIsRefreshedThroughOidcAndWrittenBack) {
+  const int64_t now = 1700000000;  // Resolve()'s clock
+  const std::string home = dir_.path() + "/home";
+  FakeSsoPortal portal(Keys("SSO-KEY"), "sso-access-token", "123456789012", "Trainer");
+  FakeSsoOidc oidc("client-7", "client-secret-Zq8", "refresh-0", "sso-access-token", 28800);
+  Write("config",
+        "[profile dev]\nsso_session = corp\nsso_account_id = 123456789012\n"
+        "sso_role_name = Trainer\n[sso-session corp]\n"
+        "sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n");
+  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
+  const std::string cache = home + "/.aws/sso/cache/" + Sha1Hex("corp") + ".json";
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_PROFILE", "dev"},
+      {"HOME", home},
+      {"AWS_ENDPOINT_URL_SSO", portal.url()},
+      {"AWS_ENDPOINT_URL_SSO_OIDC", oidc.url()}});
+  auto cached = [&](const std::string& access, int64_t expires, const std::string& refresh,
+                    int64_t registration) {
+    return "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": \"eu-west-1\", "
+           "\"accessToken\": \"" + access + "\", \"expiresAt\": \"" + testing::Iso8601(expires) +
+           "\", \"clientId\": \"client-7\", \"clientSecret\": \"client-secret-Zq8\", "
+           "\"registrationExpiresAt\": \"" + testing::Iso8601(registration) +
+           "\", \"refreshToken\": \"" + refresh + "\"}";
+  };
+  const std::string ok = "SSO (profile 'dev') as role Trainer in account 123456789012 -> SSO-KEY";
+
+  // Expired: refreshed, used, written back (mode 0600, the CLI's fields and order).
+  ASSERT_TRUE(WriteFileAtomic(cache, cached("stale-token", now - 60, "refresh-0", now + 86400)).ok());
+  EXPECT_EQ(Resolve(), ok);
+  EXPECT_EQ(oidc.answers(), 1);
+  EXPECT_EQ(*ReadFile(cache), cached("sso-access-token", now + 28800, "refresh-1", now + 86400));
+  struct stat st{};
+  ASSERT_EQ(::stat(cache.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  // More than 15 minutes left: no refresh.
+  EXPECT_EQ(Resolve(), ok);
+  EXPECT_EQ(oidc.answers(), 1);
+
+  // Less than 15 minutes left: refreshed ahead, with the rotated refresh token.
+  ASSERT_TRUE(
+      WriteFileAtomic(cache, cached("sso-access-token", now + 600, "refresh-1", now + 86400)).ok());
+  EXPECT_EQ(Resolve(), ok);
+  EXPECT_EQ(oidc.answers(), 2);
+  EXPECT_EQ(*ReadFile(cache), cached("sso-access-token", now + 28800, "refresh-2", now + 86400));
+
+  // A refused refresh (a refresh token already used) keeps a token still valid...
+  const std::string stale_refresh =
+      cached("sso-access-token", now + 600, "refresh-1", now + 86400);
+  ASSERT_TRUE(WriteFileAtomic(cache, stale_refresh).ok());
+  EXPECT_EQ(Resolve(), ok);
+  EXPECT_EQ(oidc.refused(), 1);
+  EXPECT_EQ(*ReadFile(cache), stale_refresh);  // left as it was
+
+  // ... and once it has expired, says why.
+  ASSERT_TRUE(WriteFileAtomic(cache, cached("sso-access-token", now - 1, "refresh-1", now + 86400)).ok());
+  std::string refused = Resolve();
+  EXPECT_EQ(refused.rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
+                              " has expired and could not be refreshed (SSO-OIDC CreateToken "
+                              "failed: POST " + oidc.url() + "/token: HTTP 400",
+                          0),
+            0u)
+      << refused;
+  EXPECT_NE(refused.find("(invalid_grant)"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("): run 'aws sso login --profile dev' (tried before: "), std::string::npos)
+      << refused;
+  for (const char* secret : {"client-secret-Zq8", "refresh-1", "sso-access-token"}) {
+    EXPECT_EQ(refused.find(secret), std::string::npos) << secret << " in " << refused;
+  }
+  EXPECT_EQ(oidc.refused(), 2);
+
+  // An expired client registration is not sent at all.
+  ASSERT_TRUE(WriteFileAtomic(cache, cached("sso-access-token", now - 1, "refresh-2", now - 5)).ok());
+  EXPECT_EQ(Resolve().rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
+                                " has expired and could not be refreshed (its client "
+                                "registration expired at " + testing::Iso8601(now - 5) +
+                                "): run 'aws sso login --profile dev'",
+                            0),
+            0u);
+  EXPECT_EQ(oidc.answers() + oidc.refused(), 4);
+  EXPECT_EQ(portal.answers(), 4);
 }
 
 // The relative URI is resolved against 169.254.170.2 (ECS); here that base
