@@ -297,6 +297,11 @@ class StreamingDataset(_Base):
         if cache_limit:
             self._check_cache_limit()
         if any(s.needs_engine for s in self.streams):
+            # Mosaic's Stream.apply_default: what a stream leaves unset
+            # comes from the dataset's arguments.
+            self._stream_defaults = {'download_retry': download_retry,
+                                     'download_timeout': download_timeout,
+                                     'keep_zip': keep_zip}
             self._open_engine(validate_hash, streams is not None, split)
         else:
             self._open_local(validate_hash, streams is not None, split)
@@ -446,9 +451,9 @@ class StreamingDataset(_Base):
             spec = {'remote': s.remote, 'local': s.local,
                     'split': s.split if given_streams else split}
             spec.update(s.weights)
-            for key in ('download_retry', 'download_timeout', 'keep_zip'):
-                if getattr(s, key) is not None:
-                    spec[key] = getattr(s, key)
+            for key, default in self._stream_defaults.items():
+                value = getattr(s, key)
+                spec[key] = value if value is not None else default
             v = s.validate_hash if s.validate_hash is not None else validate_hash
             if v:
                 spec['validate_hash'] = v
