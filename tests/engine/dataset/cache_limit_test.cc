@@ -26,35 +26,6 @@ DatasetOptions CachedOptions(const std::string& remote, const std::string& local
 
 const Index& IndexOf(const std::unique_ptr<DatasetReader>& r) { return r->index(); }
 
-// Samples the bytes on disk under `dirs` every millisecond until destroyed.
-class DiskSampler {
- public:
-  explicit DiskSampler(std::vector<std::string> dirs) : dirs_(std::move(dirs)) {
-    thread_ = std::thread([this] {
-      while (!done_.load()) {
-        uint64_t total = 0;
-        for (const auto& d : dirs_) total += testing::ShardBytesOnDisk(d);
-        max_ = std::max(max_.load(), total);
-        ++samples_;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    });
-  }
-  ~DiskSampler() { Stop(); }
-  void Stop() {
-    done_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  uint64_t max() const { return max_.load(); }
-  uint64_t samples() const { return samples_.load(); }
-
- private:
-  std::vector<std::string> dirs_;
-  std::atomic<bool> done_{false};
-  std::atomic<uint64_t> max_{0}, samples_{0};
-  std::thread thread_;
-};
-
 TEST(CacheLimit, BelowOneReadersWorkingSetIsAnErrorAtStartWithTheNumbers) {
   ScratchDir remote, cache;
   testing::WriteSyntheticMds(remote.path(), 300, 2000, std::string("zstd"));
@@ -115,7 +86,7 @@ TEST(CacheLimit, OneReadersWorkingSetIsEnoughForShuffledBatchesSpanningShards) {
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
   ASSERT_TRUE(plan.ok());
-  DiskSampler sampler({cache.path()});
+  testing::DiskSampler sampler({{cache.path()}});
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> all, ids(64);
   std::vector<SampleFields> fields;
@@ -165,7 +136,7 @@ TEST(CacheLimit, CompressedDownloadsAndKeptZipsStayUnderTheLimitOnDisk) {
     ASSERT_TRUE(ds.ok()) << ds.status().message();
     auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
     ASSERT_TRUE(plan.ok());
-    DiskSampler sampler({cache.path()});
+    testing::DiskSampler sampler({{cache.path()}});
     std::vector<std::string> bytes;
     std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &bytes);
     sampler.Stop();
@@ -240,7 +211,7 @@ TEST(CacheLimit, OneLimitOverTheFoldersOfAllStreams) {
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
   ASSERT_TRUE(plan.ok());
-  DiskSampler sampler({local_a, local_b});
+  testing::DiskSampler sampler({{local_a, local_b}});
   std::vector<std::string> bytes;
   std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &bytes);
   sampler.Stop();

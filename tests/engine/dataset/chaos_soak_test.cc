@@ -185,7 +185,7 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
   int64_t start = 0;
   int kills = 0;
   uint64_t verified = 0, downloads = 0, evictions = 0;
-  std::atomic<uint64_t> max_node_bytes{0};
+  uint64_t max_node_bytes = 0;
   for (int64_t round = 0; round <= rounds; ++round) {
     const bool last = round == rounds;
     std::map<Key, pid_t> pids;
@@ -204,16 +204,9 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
       }
     }
     // Forked first, then the sampler thread: no child inherits a busy thread.
-    std::atomic<bool> done{false};
-    std::thread sampler([&] {
-      while (!done.load()) {
-        for (int64_t n = 0; n < kNodes; ++n) {
-          uint64_t b = testing::ShardBytesOnDisk(node_dir(n));
-          if (b > max_node_bytes.load()) max_node_bytes = b;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    });
+    std::vector<std::string> node_dirs;
+    for (int64_t n = 0; n < kNodes; ++n) node_dirs.push_back(node_dir(n));
+    testing::DiskSampler sampler(testing::DiskSampler::FolderPerNode(node_dirs));
     if (!last) {
       // Kill the job once it has read a third of what is left (or when every
       // process has ended, then there is nothing to kill).
@@ -239,8 +232,8 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
         EXPECT_TRUE(code == 0 || code == 128 + SIGKILL) << "round " << round << " exit " << code;
       }
     }
-    done = true;
-    sampler.join();
+    sampler.Stop();
+    max_node_bytes = std::max(max_node_bytes, sampler.max());
 
     // Every process read a prefix of its plan (all of it in the last round).
     size_t least = SIZE_MAX;
@@ -267,9 +260,9 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
     start = std::min<int64_t>(start + static_cast<int64_t>(least / kBatch) * step, kSamples);
   }
 
-  EXPECT_LE(max_node_bytes.load(), limit);
+  EXPECT_LE(max_node_bytes, limit);
   EXPECT_GT(evictions, 0u);
-  EXPECT_GT(max_node_bytes.load(), 0u);
+  EXPECT_GT(max_node_bytes, 0u);
   for (int64_t n = 0; n < kNodes; ++n) {
     for (const auto& e : fs::recursive_directory_iterator(node_dir(n))) {
       EXPECT_FALSE(ParseTempName(e.path().filename().string()).has_value())
@@ -289,7 +282,7 @@ TEST(ChaosSoak, KilledAndResumedJobReadsItsPlanThroughAFaultyNetwork) {
               static_cast<unsigned long long>(seed), static_cast<int>(rounds), kills,
               static_cast<unsigned long long>(verified), static_cast<unsigned long long>(downloads),
               static_cast<unsigned long long>(evictions),
-              static_cast<unsigned long long>(max_node_bytes.load()),
+              static_cast<unsigned long long>(max_node_bytes),
               static_cast<unsigned long long>(limit), summary.c_str());
 }
 

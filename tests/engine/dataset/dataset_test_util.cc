@@ -74,6 +74,36 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
   return all;
 }
 
+DiskSampler::DiskSampler(std::vector<std::vector<std::string>> nodes) : nodes_(std::move(nodes)) {
+  thread_ = std::thread([this] {
+    auto node_bytes = [](const std::vector<std::string>& dirs) {
+      uint64_t total = 0;
+      for (const std::string& d : dirs) total += ShardBytesOnDisk(d);
+      return total;
+    };
+    while (!done_.load()) {
+      for (const auto& dirs : nodes_) {
+        const uint64_t seen = std::min(node_bytes(dirs), node_bytes(dirs));
+        if (seen > max_.load()) max_ = seen;
+      }
+      ++samples_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+}
+
+std::vector<std::vector<std::string>> DiskSampler::FolderPerNode(
+    const std::vector<std::string>& dirs) {
+  std::vector<std::vector<std::string>> nodes;
+  for (const std::string& d : dirs) nodes.push_back({d});
+  return nodes;
+}
+
+void DiskSampler::Stop() {
+  done_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
 DatasetOptions OneStreamOptions(const std::string& remote, const std::string& local) {
   DatasetOptions o;
   StreamOptions s;

@@ -2,8 +2,10 @@
 // folders, and reading whole epochs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -47,5 +49,31 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
 // once, leaving out the cache's .sluice state folder, index.json and its
 // download temp file (the index is not a shard: not under cache_limit).
 uint64_t ShardBytesOnDisk(const std::string& dir);
+
+// Samples, every millisecond until stopped, the shard bytes on disk of each
+// node (the sum over its cache folders) and keeps the largest a node had:
+// what a test compares with cache_limit. Start it after forking the job's
+// processes (a child must not inherit a busy thread). A walk of a folder is
+// not a snapshot (a file deleted and another created during one walk are
+// both counted), so each sample is the smaller of two walks in a row.
+class DiskSampler {
+ public:
+  // One node per entry of `nodes`, each a list of its cache folders.
+  explicit DiskSampler(std::vector<std::vector<std::string>> nodes);
+  // Each folder of `dirs` a node of its own.
+  static std::vector<std::vector<std::string>> FolderPerNode(const std::vector<std::string>& dirs);
+  ~DiskSampler() { Stop(); }
+  DiskSampler(const DiskSampler&) = delete;
+  DiskSampler& operator=(const DiskSampler&) = delete;
+  void Stop();
+  uint64_t max() const { return max_.load(); }       // the largest node total seen
+  uint64_t samples() const { return samples_.load(); }
+
+ private:
+  const std::vector<std::vector<std::string>> nodes_;
+  std::atomic<bool> done_{false};
+  std::atomic<uint64_t> max_{0}, samples_{0};
+  std::thread thread_;
+};
 
 }  // namespace sluice::testing

@@ -361,20 +361,9 @@ TEST(FileDatasetS3MultiProcess, OneListAndOneGetPerFilePerNode) {
       }
     }
   }
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> max_seen{0};
-  std::thread sampler([&] {
-    while (!done.load()) {
-      for (int64_t n = 0; n < kNodes; ++n) {
-        uint64_t b = testing::ShardBytesOnDisk(node_dir(n));
-        if (b > max_seen.load()) max_seen = b;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
+  testing::DiskSampler sampler(testing::DiskSampler::FolderPerNode({node_dir(0), node_dir(1)}));
   for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
-  done = true;
-  sampler.join();
+  sampler.Stop();
 
   std::map<int64_t, int> seen;
   std::map<int64_t, std::set<std::string>> node_files;
@@ -390,7 +379,8 @@ TEST(FileDatasetS3MultiProcess, OneListAndOneGetPerFilePerNode) {
   }
   ASSERT_EQ(seen.size(), static_cast<size_t>(kFiles));
   for (const auto& [id, count] : seen) ASSERT_EQ(count, 1) << paths[static_cast<size_t>(id)];
-  EXPECT_LE(max_seen.load(), limit);
+  EXPECT_GT(sampler.samples(), 0u);
+  EXPECT_LE(sampler.max(), limit);
 
   // On the wire: per node one listing request and one GET per file it read.
   auto count_requests = [&](int64_t n, int* lists) {

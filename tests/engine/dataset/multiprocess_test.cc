@@ -77,20 +77,11 @@ TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnder
   }
   // Forked first, then the sampler thread: a thread allocating while fork()
   // runs can leave the child's allocator locked (ASan's is not fork-safe).
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> max_seen{0};
-  std::thread sampler([&] {
-    while (!done.load()) {
-      for (int64_t n = 0; n < kNodes; ++n) {
-        uint64_t b = testing::ShardBytesOnDisk(JoinPath(scratch.path(), "node" + std::to_string(n)));
-        if (b > max_seen.load()) max_seen = b;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
+  testing::DiskSampler sampler(testing::DiskSampler::FolderPerNode(
+      {JoinPath(scratch.path(), "node0"), JoinPath(scratch.path(), "node1")}));
+  static_assert(kNodes == 2);
   for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
-  done = true;
-  sampler.join();
+  sampler.Stop();
 
   // The whole epoch, planned in this one process.
   planner::PlanRequest req;
@@ -127,8 +118,8 @@ TEST(StreamingDatasetMultiProcess, NodesRanksWorkersReadTheEpochOncePerNodeUnder
     EXPECT_LT(node_shards[n].size(), (*reader)->num_shards()) << "a node reads part of the dataset";
     EXPECT_EQ(node_fetches[n], node_shards[n].size()) << "node " << n << ": one fetch per shard";
   }
-  EXPECT_GT(max_seen.load(), 0u);
-  EXPECT_LE(max_seen.load(), limit);
+  EXPECT_GT(sampler.max(), 0u);
+  EXPECT_LE(sampler.max(), limit);
 }
 
 TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthersFinish) {
@@ -263,18 +254,9 @@ TEST(StreamingDatasetMultiProcess, ReadersOfANodeTakeTurnsUnderATwoShardLimit) {
       pids[{r, w}] = Fork([o, w, out] { return RunWorker(o, w, kWorkers, out); });
     }
   }
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> max_seen{0};
-  std::thread sampler([&] {
-    while (!done.load()) {
-      uint64_t b = testing::ShardBytesOnDisk(local);
-      if (b > max_seen.load()) max_seen = b;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
+  testing::DiskSampler sampler({{local}});
   for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
-  done = true;
-  sampler.join();
+  sampler.Stop();
   std::map<int64_t, int> seen;
   for (const auto& [key, pid] : pids) {
     auto ds = StreamingDataset::Open(options(key.first));
@@ -287,8 +269,8 @@ TEST(StreamingDatasetMultiProcess, ReadersOfANodeTakeTurnsUnderATwoShardLimit) {
     for (int64_t id : got.ids) ++seen[id];
   }
   EXPECT_EQ(seen.size(), 400u);
-  EXPECT_GT(max_seen.load(), 0u);
-  EXPECT_LE(max_seen.load(), limit);
+  EXPECT_GT(sampler.max(), 0u);
+  EXPECT_LE(sampler.max(), limit);
 }
 
 }  // namespace

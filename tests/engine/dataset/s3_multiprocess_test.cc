@@ -132,22 +132,9 @@ TEST(StreamingDatasetS3MultiProcess, NodesRanksWorkersOverS3rver) {
     }
   }
   // Forked first, then the sampler thread: no child inherits a busy thread.
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> max_seen{0};
-  std::atomic<uint64_t> samples_taken{0};
-  std::thread sampler([&] {
-    while (!done.load()) {
-      for (int64_t n = 0; n < kNodes; ++n) {
-        uint64_t b = testing::ShardBytesOnDisk(node_dir(n));
-        if (b > max_seen.load()) max_seen = b;
-      }
-      ++samples_taken;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  });
+  testing::DiskSampler sampler(testing::DiskSampler::FolderPerNode({node_dir(0), node_dir(1)}));
   for (const auto& [key, pid] : pids) EXPECT_EQ(WaitExit(pid), 0);
-  done = true;
-  sampler.join();
+  sampler.Stop();
 
   // Collect: every worker's samples with the reader's bytes, per node the
   // shards read and the engine's fetch counters.
@@ -190,9 +177,9 @@ TEST(StreamingDatasetS3MultiProcess, NodesRanksWorkersOverS3rver) {
     EXPECT_LT(node_shards[n].size(), num_shards) << "a node reads part of the dataset";
     EXPECT_EQ(node_fetches[n], node_shards[n].size()) << "node " << n;
   }
-  EXPECT_GT(samples_taken.load(), 0u);
-  EXPECT_GT(max_seen.load(), 0u);
-  EXPECT_LE(max_seen.load(), limit);
+  EXPECT_GT(sampler.samples(), 0u);
+  EXPECT_GT(sampler.max(), 0u);
+  EXPECT_LE(sampler.max(), limit);
 
   // The global order: sample k of the epoch went to node k % P, that node's
   // k / P-th to rank (k / P) % R, whose q-th went to worker (q / B) % W as
