@@ -101,10 +101,21 @@ class AwsAssumeRoleSource final : public CredentialSource {
         signer = AssumeRoleOf(source_profile, now, chain);
         if (!signer.ok()) return signer.status();  // already names its profile
       } else if (IsNotFound(signer.status())) {
-        return InvalidArgumentError(where + ": source_profile '" + source_profile +
-                                    "' has no static keys (" + signer.status().message() +
-                                    ") and no role_arn with source_profile or "
-                                    "credential_source");
+        // As boto3: the source profile's SSO login or credential_process.
+        AwsSettings source = settings_;
+        source.files.profile = source_profile;
+        for (auto make : {MakeAwsSsoSource, MakeAwsProcessSource}) {
+          signer = make(source)->Fetch(now);
+          if (!IsNotFound(signer.status())) break;
+        }
+        if (IsNotFound(signer.status())) {
+          return InvalidArgumentError(where + ": source_profile '" + source_profile +
+                                      "' has no static keys, SSO settings, credential_process, "
+                                      "nor role_arn with source_profile or credential_source");
+        }
+        if (!signer.ok()) {
+          return signer.status().WithContext(where + ": source_profile '" + source_profile + "'");
+        }
       }
     } else {
       std::unique_ptr<CredentialSource> base;

@@ -21,8 +21,9 @@ std::unique_ptr<CredentialSource> MakeAwsEnvSource();
 // The profile's role_arn with source_profile (whose static keys sign) or
 // credential_source (Environment, Ec2InstanceMetadata, EcsContainer):
 // STS AssumeRole (role_session_name, external_id, duration_seconds). A
-// source_profile without static keys that is itself a role profile is
-// assumed first, and so on down the chain (boto3's role chaining); a chain
+// source_profile without static keys signs with its SSO login or
+// credential_process, or, when it is itself a role profile, is assumed
+// first, and so on down the chain (boto3's role chaining); a chain
 // that comes back to one of its profiles is kInvalidArgument naming them
 // in order (a profile may name itself only for its own static keys).
 // `base_options` are passed to the sources credential_source names.

@@ -205,10 +205,26 @@ TEST_F(AwsChainTest, RoleChainsAreAssumedInOrderAndCyclesRefused) {
                   "[profile hub]\nregion = eu-west-1\n");
   std::string dead_end = Resolve();
   EXPECT_EQ(dead_end.rfind("invalid argument: assume role (profile 'data'): profile 'data' in " +
-                               cfg + ": source_profile 'hub' has no static keys (",
+                               cfg + ": source_profile 'hub' has no static keys, SSO settings, "
+                               "credential_process, nor role_arn with source_profile or "
+                               "credential_source (tried before: ",
                            0),
             0u)
       << dead_end;
+
+  // A source profile's credential_process signs too (as boto3), at the end of a chain.
+  Write("proc.sh",
+        "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"BASE-KEY\", "
+        "\"SecretAccessKey\": \"p\"}'\n");
+  ASSERT_EQ(::chmod((dir_.path() + "/proc.sh").c_str(), 0700), 0);
+  Write("config", "[profile data]\nrole_arn = " + kData + "\nsource_profile = hub\n"
+                  "[profile hub]\nrole_arn = " + kHub + "\nsource_profile = proc\n"
+                  "[profile proc]\ncredential_process = " + dir_.path() + "/proc.sh\n");
+  EXPECT_EQ(Resolve(), "assume role (profile 'data') as " + kData + " -> STS-KEY");
+  auto assumed = sts.assumed();
+  ASSERT_EQ(assumed.size(), 6u);
+  EXPECT_EQ(assumed[4], kHub + " by BASE-KEY");
+  EXPECT_EQ(assumed[5].rfind(kData + " by STS-KEY with sts-session-", 0), 0u) << assumed[5];
 }
 
 TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
