@@ -1,5 +1,5 @@
 // Raw-file datasets through the engine (StreamOptions::files): a folder,
-// s3rver and nginx with a manifest; the canonical order, every file once per
+// s3rver, azurite and nginx with a manifest; the canonical order, every file once per
 // epoch whatever each rank's worker count, one GET per file per node counted
 // on the wire, the listing made once per node, cache_limit, exact
 // resumption, and errors that name the file.
@@ -21,6 +21,7 @@
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
+#include "tests/stores/common/azurite_suite.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -418,6 +419,45 @@ TEST(FileDatasetS3MultiProcess, OneListAndOneGetPerFilePerNode) {
   });
   EXPECT_EQ(WaitExit(again), 0);
   EXPECT_EQ(proxies[0]->Requests().size(), before);
+}
+
+// The same files from azurite (azure://): listed through the Blob service,
+// read in canonical order, the listing kept under the source's name.
+TEST(FileDatasetAzure, ListsAndReadsEveryFileInOrder) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ScratchDir data, scratch, server_dir;
+  std::vector<std::string> paths = WriteFiles(data.path(), 30);
+  auto server = testing::StartAzurite(server_dir.path());
+  ASSERT_NE(server, nullptr) << "azurite did not start";
+  testing::ScopedEnv env(testing::AzuriteEnv(server->port()));
+  ASSERT_EQ(WaitExit(Fork([&] {
+              EventLoop loop;
+              if (!testing::CreateAzuriteContainer(loop, server->port(), "imgs").ok()) return 2;
+              auto store = OpenStore("azure://imgs/ds", loop.executor(), StoreOptions{});
+              if (!store.ok()) return 3;
+              for (const auto& e : fs::recursive_directory_iterator(data.path())) {
+                if (!e.is_regular_file()) continue;
+                std::string key = fs::relative(e.path(), data.path()).string();
+                if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 4;
+              }
+              loop.Shutdown();
+              return 0;
+            })),
+            0)
+      << server->Log();
+  DatasetOptions o = FileOptions("azure://imgs/ds", JoinPath(scratch.path(), "cache"));
+  std::string out = JoinPath(scratch.path(), "result");
+  ASSERT_EQ(WaitExit(Fork([&] { return testing::RunWorker(o, 0, 1, out); })), 0);
+  WorkerResult got = ReadResult(out);
+  ASSERT_EQ(got.ids.size(), paths.size());
+  for (size_t k = 0; k < got.ids.size(); ++k) {
+    EXPECT_EQ(got.ids[k], static_cast<int64_t>(k));
+    EXPECT_EQ(got.bytes[k], FieldOf(paths, got.ids[k])) << paths[k];
+  }
+  auto listing = ReadFile(JoinPath(scratch.path(), "cache/.sluice/listing.json"));
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(listing->rfind("{\"source\": \"azure://imgs/ds\"", 0), 0u) << *listing;
 }
 
 }  // namespace
