@@ -163,7 +163,7 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
         "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
         "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
         "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_ENDPOINT_URL_STS", "AWS_STS_REGIONAL_ENDPOINTS",
-        "AWS_SDK_LOAD_CONFIG"}) {
+        "AWS_SDK_LOAD_CONFIG", "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC"}) {
     env[name] = std::nullopt;
   }
   // Never the EC2 metadata address, even on a CI runner that is an EC2
