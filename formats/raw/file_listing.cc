@@ -64,11 +64,12 @@ Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
   const size_t listed = files.size();
   std::vector<ListedFile> kept;
   for (ListedFile& f : files) {
+    // Selected first: a glob can leave out a key no cache could hold.
+    if (!IsSelected(f.path, selection)) continue;
     if (!IsSafeBasename(f.path)) {
       return CorruptError(std::string(source) + ": unsafe file path " + Quote(f.path) +
                           " (must be relative, without '..', '\\' or NUL)");
     }
-    if (!IsSelected(f.path, selection)) continue;
     if (!f.size) {
       return CorruptError(std::string(source) + ": file " + Quote(f.path) + " has no size");
     }

@@ -47,9 +47,10 @@ bool IsBesideTheData(std::string_view relative_path);
 bool IsSelected(std::string_view relative_path, const FileSelection& selection);
 
 // The files `selection` keeps, in canonical order. Every kept file must
-// have a size. Errors (kCorrupt, naming `source`): an unsafe path (absolute,
-// "..", NUL, backslash), a path listed twice, a file without a size, no file
-// kept (saying how many were listed and the globs).
+// have a safe path and a size. Errors (kCorrupt, naming `source`): a kept
+// unsafe path (absolute, "..", NUL, backslash; a glob can leave it out), a
+// path listed twice, a file without a size; kNotFound: no file kept (saying
+// how many were listed and the globs).
 Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                             const FileSelection& selection,
                                             std::string_view source);

@@ -64,9 +64,17 @@ TEST(FileListing, SelectsSortsBytewiseAndIndexesOneShardPerFile) {
 }
 
 TEST(FileListing, SelectionErrorsNameTheSource) {
-  EXPECT_EQ(SelectFiles(Sized({"a.jpg", "../etc/passwd"}), {}, "m.txt").status().message(),
-            "m.txt: unsafe file path \"../etc/passwd\" (must be relative, without '..', '\\' or NUL)");
-  EXPECT_EQ(SelectFiles(Sized({"/abs.jpg"}), {}, "m.txt").status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(SelectFiles(Sized({"a.jpg", "/etc/passwd"}), {}, "m.txt").status().message(),
+            "m.txt: unsafe file path \"/etc/passwd\" (must be relative, without '..', '\\' or NUL)");
+  EXPECT_EQ(SelectFiles(Sized({"a\\b.jpg"}), {}, "m.txt").status().code(), StatusCode::kCorrupt);
+  // ".." starts with '.': left out with what is beside the data.
+  auto dotdot = SelectFiles(Sized({"a.jpg", "../etc/passwd", "b/../../c.jpg"}), {}, "m.txt");
+  ASSERT_TRUE(dotdot.ok()) << dotdot.status().ToString();
+  EXPECT_EQ(Paths(*dotdot), std::vector<std::string>{"a.jpg"});
+  // A glob that leaves the unsafe key out.
+  auto safe = SelectFiles(Sized({"a.jpg", "/x.txt"}), FileSelection{{"*.jpg"}}, "m.txt");
+  ASSERT_TRUE(safe.ok()) << safe.status().ToString();
+  EXPECT_EQ(Paths(*safe), std::vector<std::string>{"a.jpg"});
   EXPECT_EQ(SelectFiles(Sized({"a.jpg", "a.jpg"}), {}, "m.txt").status().message(),
             "m.txt: file \"a.jpg\" is listed twice");
   EXPECT_EQ(SelectFiles({ListedFile{"a.jpg", std::nullopt}}, {}, "m.txt").status().message(),
