@@ -245,6 +245,40 @@ TEST_F(AwsSourcesS3Test, WebIdentityCredentialIsRefreshedDuringARead) {
   ExpectRefreshedOncePerLifetime(sts.answers(), elapsed);
 }
 
+TEST_F(AwsSourcesS3Test, AssumedRoleCredentialIsRefreshedDuringARead) {
+  FakeSts sts(S3rverKeys(/*lifetime_s=*/4), "BASEKEY", "");
+  Write("credentials", "[base]\naws_access_key_id = BASEKEY\naws_secret_access_key = b\n");
+  Write("config", "[profile role]\nrole_arn = " + std::string(kRole) + "\nsource_profile = base\n");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_ENDPOINT_URL_STS", sts.url()}, {"AWS_PROFILE", "role"}});
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  double elapsed = StreamFor(loop_, *store, 6);
+  ExpectRefreshedOncePerLifetime(sts.answers(), elapsed);
+}
+
+TEST_F(AwsSourcesS3Test, SsoRoleCredentialIsRefreshedDuringARead) {
+  testing::FakeSsoPortal portal(S3rverKeys(/*lifetime_s=*/4), "sso-access-token", "123456789012",
+                                "Trainer");
+  const std::string home = dir_->path() + "/home";
+  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
+  const std::string start_url = "https://corp.awsapps.com/start";
+  ASSERT_TRUE(
+      WriteFileAtomic(home + "/.aws/sso/cache/" + Sha1Hex(start_url) + ".json",
+                      "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                          testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
+          .ok());
+  Write("config", "[profile sso]\nsso_start_url = " + start_url +
+                      "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
+                      "sso_role_name = Trainer\n");
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"AWS_PROFILE", "sso"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
+  auto store = Open("s3://bkt");
+  ASSERT_NE(store, nullptr);
+  double elapsed = StreamFor(loop_, *store, 6);
+  ExpectRefreshedOncePerLifetime(portal.answers(), elapsed);
+}
+
 TEST_F(AwsSourcesS3Test, CredentialProcessIsRunAgainDuringARead) {
   // The process counts its runs in a file and answers a 4 s credential.
   Write("count.sh", std::string("#!/bin/sh\necho run >> ") + dir_->path() +
