@@ -1,12 +1,12 @@
 // sluice ls: the files a raw-file dataset holds, in its order, and the errors.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
 #include <string>
 
 #include "tests/bindings/cli/cli_runner.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -21,9 +21,6 @@ void Write(const std::string& path, const std::string& bytes) {
 class CliLsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/sluice_cli_ls_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     ASSERT_EQ(::mkdir((dir_ + "/b").c_str(), 0755), 0);
     ASSERT_EQ(::mkdir((dir_ + "/_tmp").c_str(), 0755), 0);
     Write(dir_ + "/b/2.jpg", "22");
@@ -33,8 +30,8 @@ class CliLsTest : public ::testing::Test {
     Write(dir_ + "/_tmp/x.jpg", "partial");
     Write(dir_ + "/.a.jpg.crc", "crc");
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string dir_;
+  testing::TempDir tmp_{"sluice_cli_ls"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(CliLsTest, ListsTheDataFilesInBytewiseOrder) {

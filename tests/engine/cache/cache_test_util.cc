@@ -19,25 +19,6 @@
 namespace sluice::cache_test {
 namespace {
 
-void RemoveTree(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    if (DIR* d = ::opendir(path.c_str())) {
-      std::vector<std::string> names;
-      while (struct dirent* e = ::readdir(d)) {
-        std::string n = e->d_name;
-        if (n != "." && n != "..") names.push_back(n);
-      }
-      ::closedir(d);
-      for (const std::string& n : names) RemoveTree(path + "/" + n);
-    }
-    ::rmdir(path.c_str());
-  } else {
-    ::unlink(path.c_str());
-  }
-}
-
 template <typename F>
 void Walk(const std::string& root, const std::string& rel, const F& visit) {
   std::string dir = rel.empty() ? root : root + "/" + rel;
@@ -64,23 +45,6 @@ void Walk(const std::string& root, const std::string& rel, const F& visit) {
 }
 
 }  // namespace
-
-ScratchDir::ScratchDir() : owner_(::getpid()) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                      "/sluice_cache_test.XXXXXX";
-  std::vector<char> buf(templ.begin(), templ.end());
-  buf.push_back('\0');
-  if (::mkdtemp(buf.data()) == nullptr) {
-    std::perror("mkdtemp");
-    std::abort();
-  }
-  path_ = buf.data();
-}
-
-ScratchDir::~ScratchDir() {
-  if (::getpid() == owner_) RemoveTree(path_);
-}
 
 std::string ShardBytes(size_t index, uint64_t bytes) {
   std::string out(bytes, '\0');

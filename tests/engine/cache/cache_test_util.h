@@ -13,23 +13,12 @@
 #include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice::cache_test {
 
-// A fresh folder under $TMPDIR (or /tmp), removed with its contents on
-// destruction (only by the process that created it).
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  pid_t owner_;
-};
+// The tests' temporary folder (removed only by the process that made it).
+using ScratchDir = testing::TempDir;
 
 // The exact bytes of shard `index` with `bytes` bytes.
 std::string ShardBytes(size_t index, uint64_t bytes);

@@ -14,18 +14,6 @@ namespace sluice::testing {
 
 namespace fs = std::filesystem;
 
-ScratchDir::ScratchDir() {
-  std::string tmpl = (fs::temp_directory_path() / "sluice_dataset_test_XXXXXX").string();
-  char* made = ::mkdtemp(tmpl.data());
-  EXPECT_NE(made, nullptr);
-  path_ = tmpl;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 void WriteSyntheticMds(const std::string& dir, int samples, uint64_t size_limit,
                        std::optional<std::string> compression, std::vector<std::string> hashes) {
   ShardedWriterOptions options;

@@ -10,19 +10,12 @@
 #include <vector>
 
 #include "engine/dataset/streaming_dataset.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice::testing {
 
-// A fresh empty folder under the test temp dir, removed by the destructor.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// The tests' temporary folder (tests/common/temp_dir.h).
+using ScratchDir = TempDir;
 
 // Writes an MDS dataset of `samples` samples with columns "data" (bytes,
 // 40..240 bytes derived from the id) and "id" (str), shards of about

@@ -25,9 +25,12 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
+
+using testing::TempDir;
 
 namespace asio = boost::asio;
 using asio::awaitable;
@@ -52,19 +55,6 @@ int CountRingFds() {
   closedir(dir);
   return count;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/sluice_runtime_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf " + path_).c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string PatternBytes(size_t n) {
   std::string s(n, '\0');

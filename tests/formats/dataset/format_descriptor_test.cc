@@ -11,7 +11,7 @@
 
 #include "formats/dataset/dataset_reader.h"
 #include "formats/index/index.h"
-#include "tests/formats/mds/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {

@@ -16,7 +16,7 @@
 #include "formats/mds/mds_writer.h"
 #include "tests/formats/mds/compat_util.h"
 #include "tests/formats/mds/shard_bytes.h"
-#include "tests/formats/mds/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {

@@ -7,7 +7,7 @@
 #include "base/file.h"
 #include "formats/mds/column_decoder.h"
 #include "formats/mds/mds_shard_reader.h"
-#include "tests/formats/mds/temp_dir.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {

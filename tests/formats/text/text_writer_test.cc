@@ -12,29 +12,17 @@
 #include "formats/text/xsv_shard_reader.h"
 #include "formats/text/xsv_writer.h"
 #include "tests/formats/text/text_test_data.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
+
+using testing::TempDir;
 
 using text_test::DatasetDir;
 using text_test::LoadExpected;
 using text_test::LoadIndex;
 using text_test::ReprToDouble;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/sluice_text_writer_test_XXXXXX";
-    const char* d = ::mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    path_ = d ? d : "/tmp";
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // (id, name, score) of every sample of expected.jsonl, in order.
 struct Row {

@@ -11,25 +11,12 @@
 
 #include "base/file.h"
 #include "formats/codec/hashes.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sluice_sw_XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // data = "<" + samples joined by "|" + ">"; meta (optional) = the count.
 // It names itself "mds" (no meta) or "json" (with meta) so that index.json

@@ -15,13 +15,6 @@
 
 namespace sluice::testing {
 
-TempDir::TempDir() {
-  char tmpl[] = "/tmp/sluice_http_XXXXXX";
-  path_ = mkdtemp(tmpl);
-}
-
-TempDir::~TempDir() { Shell("rm -rf '" + path_ + "'"); }
-
 std::string PatternBytes(size_t n, uint32_t seed) {
   std::string s(n, '\0');
   uint64_t x = seed;

@@ -1,4 +1,4 @@
-// Test fixtures for stores/http: a temp folder, a real nginx serving it on
+// Test fixtures for stores/http: a real nginx serving a folder on
 // 127.0.0.1 (HTTP and optionally HTTPS), and a test CA made with the openssl
 // CLI. Not thread-safe; one instance per test suite.
 #pragma once
@@ -8,17 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "tests/common/temp_dir.h"
+
 namespace sluice::testing {
-
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Deterministic pseudo-random bytes (a seeded LCG), for exact comparisons.
 std::string PatternBytes(size_t n, uint32_t seed = 1);
