@@ -379,5 +379,22 @@ TEST(StreamingDataset, VanishedCachedShardIsFetchedAgain) {
   EXPECT_EQ((*ds)->counters().shards_downloaded, 2u);
 }
 
+// What the cache-limit tests count: shard files, each inode once, without
+// the state folder, index.json or the index's download temporary (which once
+// made a multi-process test see 11,234 bytes against a 4,000-byte limit).
+TEST(DatasetTestUtil, ShardBytesOnDiskCountsShardsOnly) {
+  ScratchDir dir;
+  const std::string d = dir.path();
+  ASSERT_TRUE(MakeDirs(d + "/.sluice").ok());
+  ASSERT_TRUE(MakeDirs(d + "/sub").ok());
+  ASSERT_TRUE(WriteFileAtomic(d + "/.sluice/state", std::string(100, 's')).ok());
+  ASSERT_TRUE(WriteFileAtomic(d + "/index.json", std::string(200, 'i')).ok());
+  ASSERT_TRUE(WriteFileAtomic(TempPathFor(d + "/index.json"), std::string(300, 't')).ok());
+  ASSERT_TRUE(WriteFileAtomic(d + "/shard.00000.mds", std::string(40, 'a')).ok());
+  ASSERT_TRUE(WriteFileAtomic(d + "/sub/shard.00001.mds", std::string(2, 'b')).ok());
+  ASSERT_EQ(::link((d + "/shard.00000.mds").c_str(), (d + "/sub/hardlink").c_str()), 0);
+  EXPECT_EQ(testing::ShardBytesOnDisk(d), 42u);
+}
+
 }  // namespace
 }  // namespace sluice

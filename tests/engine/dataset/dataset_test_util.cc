@@ -118,8 +118,10 @@ uint64_t ShardBytesOnDisk(const std::string& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    // The index and its download temp (index.json.tmp.<pid>) are not shards.
-    if (it->path().filename().string().rfind("index.json", 0) == 0) continue;
+    // The index and its download temporary (".index.json" + the temporary
+    // marker, base/file.h's TempPathFor) are not shards.
+    const std::string name = it->path().filename().string();
+    if (name == "index.json" || name.rfind(".index.json", 0) == 0) continue;
     struct stat st;
     if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         seen.insert({st.st_dev, st.st_ino}).second) {

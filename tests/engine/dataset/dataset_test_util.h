@@ -40,7 +40,7 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
 
 // Sum of the sizes of the regular files under `dir` (recursively), each inode
 // once, leaving out the cache's .sluice state folder, index.json and its
-// download temp file (the index is not a shard: not under cache_limit).
+// download temporary (the index is not a shard: not under cache_limit).
 uint64_t ShardBytesOnDisk(const std::string& dir);
 
 // Samples, every millisecond until stopped, the shard bytes on disk of each
