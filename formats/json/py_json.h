@@ -64,4 +64,11 @@ Result<JsonValue> ParsePyJson(std::string_view text);
 // a BigInt that is not a decimal integer, or nesting deeper than 1000.
 Result<std::string> DumpPyJson(const JsonValue& value, bool sort_keys);
 
+// The value of member `key` when `value` is an object that has it (keys
+// are unique after ParsePyJson), else nullptr. The pointer lives as long as
+// `value`.
+const JsonValue* JsonMember(const JsonValue& value, std::string_view key);
+// That member's text when it is a string, else "".
+std::string JsonStringMember(const JsonValue& value, std::string_view key);
+
 }  // namespace sluice

@@ -369,4 +369,19 @@ class Parser {
 
 Result<JsonValue> ParsePyJson(std::string_view text) { return Parser(text).ParseDocument(); }
 
+const JsonValue* JsonMember(const JsonValue& value, std::string_view key) {
+  const auto* object = std::get_if<JsonValue::Object>(&value.v);
+  if (object == nullptr) return nullptr;
+  for (const auto& [k, member] : *object) {
+    if (k == key) return &member;
+  }
+  return nullptr;
+}
+
+std::string JsonStringMember(const JsonValue& value, std::string_view key) {
+  const JsonValue* m = JsonMember(value, key);
+  const auto* s = m ? std::get_if<std::string>(&m->v) : nullptr;
+  return s ? *s : std::string();
+}
+
 }  // namespace sluice

@@ -23,13 +23,6 @@ std::string JoinGlobs(const FileSelection& selection) {
   return out;
 }
 
-const JsonValue* Member(const JsonValue::Object& object, std::string_view key) {
-  for (const auto& [k, v] : object) {
-    if (k == key) return &v;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool IsBesideTheData(std::string_view path) {
@@ -134,11 +127,11 @@ Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::st
         return CorruptError(where + ": unknown key " + Quote(key) + " (expected path, size)");
       }
     }
-    const JsonValue* path = Member(*object, "path");
+    const JsonValue* path = JsonMember(*parsed, "path");
     const std::string* path_text = path ? std::get_if<std::string>(&path->v) : nullptr;
     if (path_text == nullptr) return CorruptError(where + ": \"path\" must be a string");
     ListedFile f{*path_text, std::nullopt};
-    if (const JsonValue* size = Member(*object, "size");
+    if (const JsonValue* size = JsonMember(*parsed, "size");
         size != nullptr && !std::holds_alternative<std::nullptr_t>(size->v)) {
       const int64_t* n = std::get_if<int64_t>(&size->v);
       if (n == nullptr || *n < 0) {
@@ -182,10 +175,9 @@ Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
   auto parsed = ParsePyJson(text);
   if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
   const JsonValue& doc = *parsed;
-  const auto* object = std::get_if<JsonValue::Object>(&doc.v);
-  const JsonValue* src = object ? Member(*object, "source") : nullptr;
-  const JsonValue* fingerprint = object ? Member(*object, "fingerprint") : nullptr;
-  const JsonValue* list = object ? Member(*object, "files") : nullptr;
+  const JsonValue* src = JsonMember(doc, "source");
+  const JsonValue* fingerprint = JsonMember(doc, "fingerprint");
+  const JsonValue* list = JsonMember(doc, "files");
   const auto* src_text = src ? std::get_if<std::string>(&src->v) : nullptr;
   const auto* fp_text = fingerprint ? std::get_if<std::string>(&fingerprint->v) : nullptr;
   const auto* items = list ? std::get_if<JsonValue::Array>(&list->v) : nullptr;

@@ -22,21 +22,6 @@ namespace {
 
 constexpr int64_t kSsoTimeoutMs = 10000;
 
-const JsonValue* Member(const JsonValue& v, std::string_view name) {
-  const auto* object = std::get_if<JsonValue::Object>(&v.v);
-  if (object == nullptr) return nullptr;
-  for (const auto& [k, value] : *object) {
-    if (k == name) return &value;
-  }
-  return nullptr;
-}
-
-std::string StringMember(const JsonValue& v, std::string_view name) {
-  const JsonValue* m = Member(v, name);
-  const auto* s = m ? std::get_if<std::string>(&m->v) : nullptr;
-  return s ? *s : "";
-}
-
 class AwsSsoSource final : public CredentialSource {
  public:
   explicit AwsSsoSource(AwsSettings settings) : settings_(std::move(settings)) {}
@@ -102,14 +87,14 @@ class AwsSsoSource final : public CredentialSource {
               (resp.status().code() == StatusCode::kPermissionDenied ? " (" + login + ")" : ""));
     }
     auto answer = ParsePyJson(resp->body);
-    const JsonValue* creds = answer.ok() ? Member(*answer, "roleCredentials") : nullptr;
+    const JsonValue* creds = answer.ok() ? JsonMember(*answer, "roleCredentials") : nullptr;
     Credential out;
     out.source = "SSO (profile '" + p + "') as role " + role + " in account " + account;
     if (creds != nullptr) {
-      out.keys = SigV4Credentials{StringMember(*creds, "accessKeyId"),
-                                  StringMember(*creds, "secretAccessKey"),
-                                  StringMember(*creds, "sessionToken")};
-      const JsonValue* ms = Member(*creds, "expiration");
+      out.keys = SigV4Credentials{JsonStringMember(*creds, "accessKeyId"),
+                                  JsonStringMember(*creds, "secretAccessKey"),
+                                  JsonStringMember(*creds, "sessionToken")};
+      const JsonValue* ms = JsonMember(*creds, "expiration");
       if (const auto* i = ms ? std::get_if<int64_t>(&ms->v) : nullptr) out.expires_at = *i / 1000;
     }
     if (out.keys.access_key_id.empty() || out.keys.secret_access_key.empty()) {

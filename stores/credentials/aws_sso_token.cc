@@ -23,21 +23,6 @@ constexpr uint64_t kMaxCacheFile = uint64_t{1} << 20;
 // Access tokens live hours; the bound only keeps a hostile answer sane.
 constexpr int64_t kMaxExpiresInS = int64_t{90} * 24 * 3600;
 
-const JsonValue* Member(const JsonValue& v, std::string_view name) {
-  const auto* object = std::get_if<JsonValue::Object>(&v.v);
-  if (object == nullptr) return nullptr;
-  for (const auto& [k, value] : *object) {
-    if (k == name) return &value;
-  }
-  return nullptr;
-}
-
-std::string StringMember(const JsonValue& v, std::string_view name) {
-  const JsonValue* m = Member(v, name);
-  const auto* s = m ? std::get_if<std::string>(&m->v) : nullptr;
-  return s ? *s : "";
-}
-
 std::string Iso8601Utc(int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
   std::tm tm{};
@@ -63,16 +48,16 @@ Result<CachedToken> ReadCache(const SsoTokenSettings& s) {
   auto parsed = ParsePyJson(*text);
   if (!parsed.ok()) return PermissionDeniedError(s.cache_path + " is not JSON: " + Login(s));
   CachedToken t;
-  t.access_token = StringMember(*parsed, "accessToken");
-  auto expires = ParseIso8601Utc(StringMember(*parsed, "expiresAt"));
+  t.access_token = JsonStringMember(*parsed, "accessToken");
+  auto expires = ParseIso8601Utc(JsonStringMember(*parsed, "expiresAt"));
   if (t.access_token.empty() || !expires.ok()) {
     return PermissionDeniedError(s.cache_path + " has no accessToken and expiresAt: " + Login(s));
   }
   t.expires_at = *expires;
-  t.client_id = StringMember(*parsed, "clientId");
-  t.client_secret = StringMember(*parsed, "clientSecret");
-  t.registration_expires_at = StringMember(*parsed, "registrationExpiresAt");
-  t.refresh_token = StringMember(*parsed, "refreshToken");
+  t.client_id = JsonStringMember(*parsed, "clientId");
+  t.client_secret = JsonStringMember(*parsed, "clientSecret");
+  t.registration_expires_at = JsonStringMember(*parsed, "registrationExpiresAt");
+  t.refresh_token = JsonStringMember(*parsed, "refreshToken");
   return t;
 }
 
@@ -80,7 +65,7 @@ Result<CachedToken> ReadCache(const SsoTokenSettings& s) {
 std::string OidcErrorDetail(std::string_view body) {
   auto parsed = ParsePyJson(body);
   if (!parsed.ok()) return {};
-  std::string code = StringMember(*parsed, "error");
+  std::string code = JsonStringMember(*parsed, "error");
   if (code.size() > 64 || code.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
     return {};
   return code;
@@ -153,9 +138,9 @@ Result<CachedToken> Refresh(const SsoTokenSettings& s, const CachedToken& old, i
   }
   auto answer = ParsePyJson(resp->body);
   CachedToken fresh;
-  const JsonValue* expires_in = answer.ok() ? Member(*answer, "expiresIn") : nullptr;
+  const JsonValue* expires_in = answer.ok() ? JsonMember(*answer, "expiresIn") : nullptr;
   const int64_t* seconds = expires_in ? std::get_if<int64_t>(&expires_in->v) : nullptr;
-  if (answer.ok()) fresh.access_token = StringMember(*answer, "accessToken");
+  if (answer.ok()) fresh.access_token = JsonStringMember(*answer, "accessToken");
   if (fresh.access_token.empty() || seconds == nullptr || *seconds <= 0 ||
       *seconds > kMaxExpiresInS) {
     return PermissionDeniedError(
@@ -166,7 +151,7 @@ Result<CachedToken> Refresh(const SsoTokenSettings& s, const CachedToken& old, i
   fresh.client_id = old.client_id;
   fresh.client_secret = old.client_secret;
   fresh.registration_expires_at = old.registration_expires_at;
-  fresh.refresh_token = StringMember(*answer, "refreshToken");  // botocore keeps only a new one
+  fresh.refresh_token = JsonStringMember(*answer, "refreshToken");  // botocore keeps only a new one
 
   // The fields and order the AWS CLI writes.
   std::string file = "{";

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -77,6 +78,27 @@ std::string BytesOf(const std::vector<std::string>& paths, int64_t id) {
 }
 std::string FieldOf(const std::vector<std::string>& paths, int64_t id) {
   return BytesOf(paths, id) + '\xff';
+}
+
+// Uploads every file under `dir` to the store `url` (keys relative to
+// `dir`) from a child process, so this process starts no event loop thread
+// before the test forks its readers; `before` runs first on the child's
+// loop (e.g. to create a container). 0 when every file went up.
+int UploadTree(const std::string& url, const std::string& dir,
+               const std::function<Status(EventLoop&)>& before = nullptr) {
+  return WaitExit(Fork([&] {
+    EventLoop loop;
+    if (before && !before(loop).ok()) return 2;
+    auto store = OpenStore(url, loop.executor(), StoreOptions{});
+    if (!store.ok()) return 3;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file()) continue;
+      std::string key = fs::relative(e.path(), dir).string();
+      if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 4;
+    }
+    loop.Shutdown();
+    return 0;
+  }));
 }
 
 DatasetOptions FileOptions(const std::string& remote, const std::string& local) {
@@ -308,20 +330,7 @@ TEST(FileDatasetS3MultiProcess, OneListAndOneGetPerFilePerNode) {
   auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
   ASSERT_NE(server, nullptr) << "s3rver did not start";
   testing::ScopedEnv env(testing::S3rverEnv(server->port(), kKeyId, kSecret));
-  ASSERT_EQ(WaitExit(Fork([&] {
-              EventLoop loop;
-              auto store = OpenStore("s3://bkt/imgs", loop.executor(), StoreOptions{});
-              if (!store.ok()) return 2;
-              for (const auto& e : fs::recursive_directory_iterator(data.path())) {
-                if (!e.is_regular_file()) continue;
-                std::string key = fs::relative(e.path(), data.path()).string();
-                if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 3;
-              }
-              loop.Shutdown();
-              return 0;
-            })),
-            0)
-      << server->Log();
+  ASSERT_EQ(UploadTree("s3://bkt/imgs", data.path()), 0) << server->Log();
 
   std::vector<std::unique_ptr<RequestLogProxy>> proxies;
   for (int64_t n = 0; n < kNodes; ++n) {
@@ -434,19 +443,11 @@ TEST(FileDatasetMultiProcess, AzureListsAndReadsEveryFileInOrder) {
   auto server = testing::StartAzurite(server_dir.path());
   ASSERT_NE(server, nullptr) << "azurite did not start";
   testing::ScopedEnv env(testing::AzuriteEnv(server->port()));
-  ASSERT_EQ(WaitExit(Fork([&] {
-              EventLoop loop;
-              if (!testing::CreateAzuriteContainer(loop, server->port(), "imgs").ok()) return 2;
-              auto store = OpenStore("azure://imgs/ds", loop.executor(), StoreOptions{});
-              if (!store.ok()) return 3;
-              for (const auto& e : fs::recursive_directory_iterator(data.path())) {
-                if (!e.is_regular_file()) continue;
-                std::string key = fs::relative(e.path(), data.path()).string();
-                if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 4;
-              }
-              loop.Shutdown();
-              return 0;
-            })),
+  const int port = server->port();
+  ASSERT_EQ(UploadTree("azure://imgs/ds", data.path(),
+                       [port](EventLoop& loop) {
+                         return testing::CreateAzuriteContainer(loop, port, "imgs");
+                       }),
             0)
       << server->Log();
   DatasetOptions o = FileOptions("azure://imgs/ds", JoinPath(scratch.path(), "cache"));

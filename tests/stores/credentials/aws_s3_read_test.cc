@@ -52,6 +52,23 @@ class AwsSourcesS3Test : public testing::NodeServerSuite<AwsSourcesS3Test> {
   void Write(const std::string& name, const std::string& text) {
     ASSERT_TRUE(WriteFileAtomic(dir_->path() + "/" + name, text).ok());
   }
+  // A legacy SSO profile 'sso' (start URL and region in the profile) and a
+  // live `aws sso login` for it: the token cache named by the URL's sha1,
+  // under a home of its own, which it returns.
+  std::string WriteSsoLogin() {
+    const std::string home = dir_->path() + "/home";
+    const std::string start_url = "https://corp.awsapps.com/start";
+    EXPECT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
+    EXPECT_TRUE(
+        WriteFileAtomic(home + "/.aws/sso/cache/" + Sha1Hex(start_url) + ".json",
+                        "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                            testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
+            .ok());
+    Write("config", "[profile sso]\nsso_start_url = " + start_url +
+                        "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
+                        "sso_role_name = Trainer\n");
+    return home;
+  }
   void TearDown() override {
     if (dir_ == nullptr) return;  // skipped: the servers cannot run here
     (void)::unlink((dir_->path() + "/credentials").c_str());
@@ -128,18 +145,7 @@ TEST_F(AwsSourcesS3Test, AssumeRoleAndWebIdentityThroughFakeSts) {
 
 TEST_F(AwsSourcesS3Test, SsoProfileThroughFakePortal) {
   testing::FakeSsoPortal portal(S3rverKeys(), "sso-access-token", "123456789012", "Trainer");
-  const std::string home = dir_->path() + "/home";
-  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
-  // A legacy profile (start URL and region in the profile): cache named by the URL's sha1.
-  const std::string start_url = "https://corp.awsapps.com/start";
-  ASSERT_TRUE(
-      WriteFileAtomic(home + "/.aws/sso/cache/" + Sha1Hex(start_url) + ".json",
-                      "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
-                          testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
-          .ok());
-  Write("config", "[profile sso]\nsso_start_url = " + start_url +
-                      "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
-                      "sso_role_name = Trainer\n");
+  const std::string home = WriteSsoLogin();
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
       {"AWS_PROFILE", "sso"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
   EXPECT_EQ(ReadThroughS3rver("sso.txt"),
@@ -260,17 +266,7 @@ TEST_F(AwsSourcesS3Test, AssumedRoleCredentialIsRefreshedDuringARead) {
 TEST_F(AwsSourcesS3Test, SsoRoleCredentialIsRefreshedDuringARead) {
   testing::FakeSsoPortal portal(S3rverKeys(/*lifetime_s=*/4), "sso-access-token", "123456789012",
                                 "Trainer");
-  const std::string home = dir_->path() + "/home";
-  ASSERT_TRUE(MakeDirs(home + "/.aws/sso/cache").ok());
-  const std::string start_url = "https://corp.awsapps.com/start";
-  ASSERT_TRUE(
-      WriteFileAtomic(home + "/.aws/sso/cache/" + Sha1Hex(start_url) + ".json",
-                      "{\"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
-                          testing::Iso8601(std::time(nullptr) + 3600) + "\"}")
-          .ok());
-  Write("config", "[profile sso]\nsso_start_url = " + start_url +
-                      "\nsso_region = us-east-1\nsso_account_id = 123456789012\n"
-                      "sso_role_name = Trainer\n");
+  const std::string home = WriteSsoLogin();
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
       {"AWS_PROFILE", "sso"}, {"HOME", home}, {"AWS_ENDPOINT_URL_SSO", portal.url()}});
   auto store = Open("s3://bkt");
