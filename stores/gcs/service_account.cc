@@ -110,8 +110,14 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
   }
   std::string type = StringField(*parsed, "type");
   if (type != "service_account") {
-    return InvalidArgumentError("credentials file " + std::string(path) + " has type '" + type +
-                                "', expected 'service_account'");
+    // Google's credential types are short lower-case words; anything else is
+    // not quoted, since a mangled file may hold key material in any member.
+    const bool plain_word =
+        !type.empty() && type.size() <= 40 &&
+        type.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
+    return InvalidArgumentError("credentials file " + std::string(path) + " has " +
+                                (plain_word ? "type '" + type + "'" : std::string("another type")) +
+                                ", expected 'service_account'");
   }
   ServiceAccountKey key;
   key.client_email = StringField(*parsed, "client_email");

@@ -55,7 +55,9 @@ inline std::vector<std::string> SettingSecrets(std::string_view text, char assig
 }
 
 // The string value of JSON member `"name"` as written (escapes kept), if it
-// is 8+ bytes without escapes.
+// is 8+ bytes without escapes and occurs once in `json` (as in
+// SettingSecrets: text repeated in another member may be echoed as that
+// member's value).
 inline std::vector<std::string> JsonStringSecrets(std::string_view json, std::string_view name) {
   std::vector<std::string> out;
   std::string key = "\"" + std::string(name) + "\"";
@@ -69,7 +71,8 @@ inline std::vector<std::string> JsonStringSecrets(std::string_view json, std::st
     size_t close = json.find('"', quote + 1);
     if (close == std::string_view::npos) continue;
     std::string_view value = json.substr(quote + 1, close - quote - 1);
-    if (value.size() >= 8 && value.find('\\') == std::string_view::npos) {
+    if (value.size() >= 8 && value.find('\\') == std::string_view::npos &&
+        json.find(value) == json.rfind(value)) {
       out.emplace_back(value);
     }
   }

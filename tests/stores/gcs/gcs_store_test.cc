@@ -322,6 +322,14 @@ TEST(GcsSettingsTest, MissingOrBrokenCredentials) {
   auto user = OpenStore("gs://b/x", loop.executor());
   EXPECT_EQ(user.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(user.status().message().find("authorized_user"), std::string::npos);
+  // A type that is not a plain word is not quoted: a mangled file may hold
+  // key material there (found by gcs_credentials_fuzz).
+  auto mangled = ParseServiceAccountKey(
+      R"({"type": "service_-----BEGIN PRIVATE KEY-----", "private_key": "k"})", file);
+  EXPECT_EQ(mangled.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(mangled.status().message().find("BEGIN"), std::string::npos);
+  EXPECT_NE(mangled.status().message().find("another type, expected 'service_account'"),
+            std::string::npos);
   ServiceAccountKey key;
   key.client_email = "a@b";
   key.private_key_pem = "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n";
