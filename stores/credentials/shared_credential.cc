@@ -96,32 +96,62 @@ int64_t SharedCredential::RefreshAtLocked() const {
   return std::max(expires - std::max<int64_t>(ahead, 0), next_attempt_at_);
 }
 
+bool SharedCredential::MustFetchLocked(int64_t now) const {
+  if (!first_done_) return true;
+  if (now < next_attempt_at_) return false;  // backing off after a failure
+  if (!current_) return options_.retry_first_fetch;
+  return options_.min_validity_s > 0 && current_->expires_at &&
+         now + options_.min_validity_s >= *current_->expires_at;
+}
+
+bool SharedCredential::FetchLocked(std::unique_lock<std::mutex>& lock) {
+  const bool first = !current_;
+  fetching_ = true;
+  lock.unlock();
+  int64_t now = Now();
+  Result<Credential> got = InternalError("not fetched");
+  std::exception_ptr thrown = CatchAll([&] { got = chain_->Fetch(now); });
+  if (thrown) {
+    got = StatusFromException(thrown, (first ? "fetching " : "refreshing ") + chain_->what());
+  }
+  std::string attempts = first ? chain_->DescribeAttempts() : "";
+  lock.lock();
+  if (!fetching_) return false;  // forked meanwhile: this child does not own the fetch
+  fetching_ = false;
+  if (first) {
+    first_done_ = true;
+    attempts_ = std::move(attempts);
+  }
+  if (got.ok()) {
+    current_ = std::move(got).value();
+    fetched_at_ = now;
+    ++fetches_;
+    failures_ = 0;
+    next_attempt_at_ = 0;
+    refresh_error_ = Status::Ok();
+    first_status_ = Status::Ok();
+  } else {
+    ++failures_;
+    (first ? first_status_ : refresh_error_) = got.status();
+    int64_t delay = options_.retry_initial_s;
+    for (int i = 1; i < failures_ && delay < options_.retry_max_s; ++i) delay *= 2;
+    next_attempt_at_ = now + std::min(delay, options_.retry_max_s);
+  }
+  cv_->notify_all();
+  return true;
+}
+
 Result<Credential> SharedCredential::Get() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!first_done_ && fetching_) cv_->wait(lock);
-  if (!first_done_) {
-    fetching_ = true;
-    lock.unlock();
-    int64_t now = Now();
-    Result<Credential> got = InternalError("not fetched");
-    std::exception_ptr thrown = CatchAll([&] { got = chain_->Fetch(now); });
-    if (thrown) got = StatusFromException(thrown, "fetching " + chain_->what());
-    std::string attempts = chain_->DescribeAttempts();
-    lock.lock();
-    if (fetching_) {  // else a fork reset this (child) process's state
-      fetching_ = false;
-      first_done_ = true;
-      attempts_ = std::move(attempts);
-      if (got.ok()) {
-        current_ = std::move(got).value();
-        fetched_at_ = now;
-        ++fetches_;
-      } else {
-        first_status_ = got.status();
-      }
-      cv_->notify_all();
+  // Wait for a fetch under way only when this call needs one; after our own
+  // fetch, take its outcome as it is (a fresh credential may still be short-lived).
+  while (MustFetchLocked(Now())) {
+    if (fetching_) {
+      cv_->wait(lock);
+      continue;
     }
-    if (!first_done_) return UnavailableError("credential fetch abandoned by fork; retry");
+    if (!FetchLocked(lock)) return UnavailableError("credential fetch abandoned by fork; retry");
+    break;
   }
   if (!current_) return first_status_;
   if (current_->expires_at) {
@@ -140,32 +170,8 @@ Result<Credential> SharedCredential::Get() {
 bool SharedCredential::RefreshIfDue() {
   std::unique_lock<std::mutex> lock(mu_);
   if (!current_ || !current_->expires_at || fetching_) return false;
-  int64_t now = Now();
-  if (now < RefreshAtLocked()) return false;
-  fetching_ = true;
-  lock.unlock();
-  Result<Credential> got = InternalError("not fetched");
-  std::exception_ptr thrown = CatchAll([&] { got = chain_->Fetch(now); });
-  if (thrown) got = StatusFromException(thrown, "refreshing " + chain_->what());
-  lock.lock();
-  if (!fetching_) return false;  // forked meanwhile: this child does not own the fetch
-  fetching_ = false;
-  if (got.ok()) {
-    current_ = std::move(got).value();
-    fetched_at_ = now;
-    ++fetches_;
-    failures_ = 0;
-    next_attempt_at_ = 0;
-    refresh_error_ = Status::Ok();
-  } else {
-    ++failures_;
-    refresh_error_ = got.status();
-    int64_t delay = options_.retry_initial_s;
-    for (int i = 1; i < failures_ && delay < options_.retry_max_s; ++i) delay *= 2;
-    next_attempt_at_ = now + std::min(delay, options_.retry_max_s);
-  }
-  cv_->notify_all();
-  return true;
+  if (Now() < RefreshAtLocked()) return false;
+  return FetchLocked(lock);
 }
 
 void SharedCredential::StartRefresherLocked() {

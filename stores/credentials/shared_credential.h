@@ -7,7 +7,9 @@
 // the object starts on the first Get() in the process that uses it. A failed
 // refresh is retried with exponential backoff; until the old credential
 // expires Get() keeps handing it out, and only then does it return the
-// refresh's error.
+// refresh's error. A credential that must outlive the request it
+// authorizes (a bearer token) sets `min_validity_s`: Get() then refreshes,
+// blocking, rather than hand out one that expires sooner.
 //
 // Fork safety (PyTorch DataLoader workers fork): no thread exists before the
 // first Get() of a credential with an expiry. A child forked later inherits
@@ -47,6 +49,14 @@ struct SharedCredentialOptions {
   // Start a refresher thread. False (tests): nothing refreshes unless the
   // caller calls RefreshIfDue().
   bool background = true;
+  // Get() never hands out a credential expiring within this many seconds
+  // while a refresh may be tried (backoff elapsed): it refreshes first, and
+  // blocks for it. 0: anything unexpired is handed out.
+  int64_t min_validity_s = 0;
+  // After a failed first fetch, the first Get() once the backoff has elapsed
+  // runs the chain again. False: the first error answers every later Get()
+  // (a store that fetches at open, as S3's does, reports it there).
+  bool retry_first_fetch = false;
 };
 
 class SharedCredential {
@@ -60,9 +70,11 @@ class SharedCredential {
 
   // The current credential (a copy; it holds secrets). The first call in
   // the object's life runs the chain and blocks until it answers (other
-  // callers wait for the same answer); later calls never block on the
-  // network. Errors: the chain's error of the first fetch (kNotFound when no
-  // source applied, see CredentialChain::Fetch), remembered for later calls;
+  // callers wait for the same answer); later calls block on the network only
+  // for the refreshes `min_validity_s` and `retry_first_fetch` ask for.
+  // Errors: the chain's error of the first fetch (kNotFound when no source
+  // applied, see CredentialChain::Fetch), remembered for later calls (until
+  // a retry, with `retry_first_fetch`);
   // kUnavailable "the credential from <source> expired at <t> (unix time)
   // and refreshing it failed: <why>" once the credential has expired without a successful
   // refresh.
@@ -83,6 +95,8 @@ class SharedCredential {
   friend struct SharedCredentialForkHooks;
   int64_t Now() const;
   int64_t RefreshAtLocked() const;
+  bool MustFetchLocked(int64_t now) const;
+  bool FetchLocked(std::unique_lock<std::mutex>& lock);
   void StartRefresherLocked();
   void RefresherLoop();
   void ResetInForkedChild();

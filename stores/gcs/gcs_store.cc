@@ -2,8 +2,8 @@
 
 #include "base/file.h"
 #include "stores/common/store_keys.h"
-#include "stores/gcs/metadata_server.h"
-#include "stores/gcs/service_account.h"
+#include "stores/credentials/gcs_credential.h"
+#include "stores/credentials/gcs_metadata_server.h"
 #include "stores/s3/s3_store.h"
 
 namespace sluice {
@@ -38,10 +38,10 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
     SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(*path, uint64_t{1} << 20));
     SLUICE_ASSIGN_OR_RETURN(ServiceAccountKey sa, ParseServiceAccountKey(text, *path));
     config.auth = S3Auth::kBearer;
-    config.bearer = MakeServiceAccountTokenSource(std::move(sa));
+    config.credential = GcsServiceAccountCredential(sa);
   } else if (auto host = MetadataServerHost()) {
     config.auth = S3Auth::kBearer;
-    config.bearer = MakeMetadataServerTokenSource(std::move(*host));
+    config.credential = GcsMetadataServerCredential(*host);
   } else {
     return PermissionDeniedError(
                   "no credentials for " + UrlForErrors(url) +

@@ -5,9 +5,12 @@
 //   GCS_KEY and GCS_SECRET (Mosaic's names): an HMAC key pair; requests are
 //     signed GOOG4-HMAC-SHA256 (region "auto", service "storage");
 //   else GOOGLE_APPLICATION_CREDENTIALS: a service-account key file; requests
-//     carry an OAuth2 bearer token (service_account.h);
+//     carry an OAuth2 bearer token (stores/credentials/gcs_service_account.h);
 //   else, on Google Compute Engine or GKE or with GCE_METADATA_HOST set, a
-//     bearer token from the metadata server (metadata_server.h);
+//     bearer token from the metadata server (gcs_metadata_server.h).
+//   Tokens are shared by every gs:// store of the process with the same key
+//   or server, fetched at the first request, refreshed ahead of expiry
+//   (stores/credentials/gcs_credential.h);
 //   GCS_ENDPOINT_URL: overrides https://storage.googleapis.com (tests,
 //     emulators, private endpoints).
 // None of these -> kPermissionDenied naming the variables. Mosaic stops at

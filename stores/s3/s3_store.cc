@@ -223,9 +223,9 @@ class S3Store final : public Store {
       if (!sig.ok()) co_return sig.status().WithContext(root_ + ": signing");
       for (auto& h : sig->headers_to_add) req.headers.emplace_back(h.name, h.value);
     } else if (config_.auth == S3Auth::kBearer) {
-      auto token = co_await config_.bearer->Token(*client_);
-      if (!token.ok()) co_return token.status().WithContext(root_);
-      req.headers.emplace_back("authorization", "Bearer " + *token);
+      auto current = config_.credential->Get();
+      if (!current.ok()) co_return current.status().WithContext(root_);
+      req.headers.emplace_back("authorization", "Bearer " + current->bearer);
     }
     co_return req;
   }
@@ -429,8 +429,8 @@ std::string BucketKey(const S3StoreConfig& config) {
 Result<std::unique_ptr<Store>> OpenS3CompatibleStore(S3StoreConfig config,
                                                      boost::asio::any_io_executor executor,
                                                      const StoreOptions& options) {
-  if (config.auth == S3Auth::kBearer && !config.bearer) {
-    return InvalidArgumentError("bearer authorization without a token source");
+  if (config.auth == S3Auth::kBearer && !config.credential) {
+    return InvalidArgumentError("bearer authorization without a credential");
   }
   std::shared_ptr<BucketRegion> region;
   if (config.scheme == "s3" && config.auth != S3Auth::kBearer) {

@@ -46,7 +46,6 @@
 
 #include "base/status.h"
 #include "stores/credentials/anonymous_access.h"
-#include "stores/credentials/bearer_token_source.h"
 #include "stores/credentials/shared_credential.h"
 #include "stores/http/http_client.h"
 #include "stores/http/url.h"
@@ -66,11 +65,13 @@ struct S3StoreConfig {
   S3Auth auth = S3Auth::kSigV4;
   // kSigV4: `credential` when set (its Get() is called per request and must
   // already have had its first, blocking fetch), else `credentials`.
+  // kBearer: `credential`'s bearer token, asked per request on the store's
+  // executor (GCS: its first fetch, and a refresh its background thread has
+  // not made in time, block that thread for one token request).
   SigV4Credentials credentials;
   std::shared_ptr<SharedCredential> credential;
   std::string unsigned_reason;  // kNone: why (a switch, or no source applied)
   SigV4Config sigv4 = S3SigV4Config("us-east-1");
-  std::shared_ptr<BearerTokenSource> bearer;  // kBearer
   HttpHeaders extra_headers;  // sent (and signed) on every request
   // The endpoint is AWS's s3.<region>.amazonaws.com: when S3 says the
   // bucket lives in another region, requests go to that region's endpoint.

@@ -1,4 +1,4 @@
-// GCS credentials (stores/gcs): service-account key files
+// GCS credentials (stores/credentials/gcs_*): service-account key files
 // (ParseServiceAccountKey) and OAuth2 token responses
 // (ParseAccessTokenResponse). Input: a control byte picking one, then the
 // JSON text. Checks: the private key and the access token never appear in
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "stores/gcs/oauth_token.h"
-#include "stores/gcs/service_account.h"
+#include "stores/credentials/gcs_access_token.h"
+#include "stores/credentials/gcs_service_account.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/secret_scan.h"
 

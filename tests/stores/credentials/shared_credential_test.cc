@@ -138,6 +138,67 @@ TEST(SharedCredentialTest, FirstFetchErrorIsRememberedNotRetriedPerRequest) {
   EXPECT_EQ(cred->DescribeAttempts(), "scripted (SCRIPT not set)");
 }
 
+// A bearer token must outlive the request it authorizes: within
+// min_validity_s of its expiry, Get() refreshes first (blocking) instead of
+// handing the old one out; a failed refresh backs off and the old one
+// serves until it expires.
+TEST(SharedCredentialTest, MinValidityRefreshesBeforeHandingOut) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  SharedCredentialOptions options = Manual(clock);
+  options.min_validity_s = 60;
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        if (call == 3) return UnavailableError("token endpoint answered 503");
+        return NumberedCredential("scripted", call, now, 100);
+      },
+      &source, options);
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // expires at 1100
+  clock.now = 1039;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // 61 s left
+  clock.now = 1040;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // 60 s left: refreshed first
+  EXPECT_EQ(source->calls(), 2);
+  clock.now = 1080;                                     // key-2 expires at 1140
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // call 3 failed: next try at 1090
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // backing off: not asked again
+  EXPECT_EQ(source->calls(), 3);
+  clock.now = 1090;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-4");
+  EXPECT_EQ(source->calls(), 4);
+}
+
+// With retry_first_fetch (a store that fetches at its first request, not at
+// open), a failed first fetch is tried again once the backoff has elapsed.
+TEST(SharedCredentialTest, RetryFirstFetchAfterBackoff) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  SharedCredentialOptions options = Manual(clock);
+  options.retry_first_fetch = true;
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        if (call <= 2) return PermissionDeniedError("token endpoint answered 401");
+        return NumberedCredential("scripted", call, now, 3600);
+      },
+      &source, options);
+  auto first = cred->Get();  // call 1 fails; next try at 1010
+  EXPECT_EQ(first.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(first.status().message(), "scripted: token endpoint answered 401");
+  clock.now = 1009;
+  EXPECT_EQ(cred->Get().status().message(), "scripted: token endpoint answered 401");
+  EXPECT_EQ(source->calls(), 1);
+  clock.now = 1010;
+  EXPECT_EQ(cred->Get().status().code(), StatusCode::kPermissionDenied);  // call 2; next at 1030
+  clock.now = 1029;
+  EXPECT_FALSE(cred->Get().ok());
+  EXPECT_EQ(source->calls(), 2);
+  clock.now = 1030;
+  auto got = cred->Get();  // call 3
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->keys.access_key_id, "key-3");
+  EXPECT_EQ(cred->fetches(), 1);
+}
+
 TEST(SharedCredentialTest, OneObjectPerKeyWhileAnyoneHoldsIt) {
   FakeClock clock;
   int made = 0;

@@ -8,6 +8,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -16,8 +17,9 @@
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "formats/json/py_json.h"
-#include "stores/gcs/metadata_server.h"
-#include "stores/gcs/service_account.h"
+#include "stores/credentials/gcs_credential.h"
+#include "stores/credentials/gcs_metadata_server.h"
+#include "stores/credentials/gcs_service_account.h"
 #include "stores/signing/digest.h"
 #include "stores/store.h"
 #include "tests/stores/common/fake_http_server.h"
@@ -103,9 +105,14 @@ class FakeGcs {
     std::lock_guard<std::mutex> lock(mu_);
     return metadata_requests_;
   }
-  int expires_in = 3600;
-  bool reject_tokens = false;
-  std::string last_jwt_claims;
+  // The claims of the last JWT the token endpoint accepted.
+  std::string last_jwt_claims() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_jwt_claims_;
+  }
+  // Atomic: tests change them while the server thread reads them.
+  std::atomic<int> expires_in{3600};
+  std::atomic<bool> reject_tokens{false};
 
  private:
   FakeResponse Handle(const FakeRequest& r) {
@@ -125,7 +132,7 @@ class FakeGcs {
         return {401, {}, "bad signature"};
       }
       size_t dot1 = jwt.find('.');
-      last_jwt_claims = FromBase64Url(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
+      last_jwt_claims_ = FromBase64Url(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
       token_ = "ya29.fake-token-" + std::to_string(token_requests_);
       return {200,
               {{"Content-Type", "application/json"}},
@@ -160,6 +167,7 @@ class FakeGcs {
   int metadata_requests_ = 0;
   std::string token_;
   std::string last_authorization_;
+  std::string last_jwt_claims_;
   FakeHttpServer server_;  // last: stops before the members it uses go
 };
 
@@ -207,13 +215,13 @@ TEST_F(GcsStoreTest, ServiceAccountTokenIsFetchedOnceAndCached) {
   EXPECT_EQ(head->size, 9u);
   EXPECT_EQ(fake_->token_requests(), 1);
   EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.fake-token-1");
-  auto claims = ParsePyJson(fake_->last_jwt_claims);
-  ASSERT_TRUE(claims.ok()) << fake_->last_jwt_claims;
-  EXPECT_NE(fake_->last_jwt_claims.find("\"iss\":\"loader@proj.iam.gserviceaccount.com\""),
+  auto claims = ParsePyJson(fake_->last_jwt_claims());
+  ASSERT_TRUE(claims.ok()) << fake_->last_jwt_claims();
+  EXPECT_NE(fake_->last_jwt_claims().find("\"iss\":\"loader@proj.iam.gserviceaccount.com\""),
             std::string::npos);
-  EXPECT_NE(fake_->last_jwt_claims.find("\"aud\":\"" + fake_->url() + "/token\""),
+  EXPECT_NE(fake_->last_jwt_claims().find("\"aud\":\"" + fake_->url() + "/token\""),
             std::string::npos);
-  EXPECT_NE(fake_->last_jwt_claims.find("devstorage.read_write"), std::string::npos);
+  EXPECT_NE(fake_->last_jwt_claims().find("devstorage.read_write"), std::string::npos);
   auto missing = loop_.Run(store->Get("nope"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("gs://bkt/data/nope"), std::string::npos);
@@ -269,12 +277,87 @@ TEST_F(GcsStoreTest, MetadataServerTokenWithoutAKey) {
   EXPECT_EQ(fake_->token_requests(), 0);
   EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.metadata-token-1");
 
+  // A store opened once the first is gone fetches its own token (while a
+  // store holds it, the token is shared: TwoStoresShareOneToken).
+  store.reset();
   fake_->expires_in = 30;  // inside the one-minute margin: refreshed each time
   auto fresh = Open("gs://bkt/data");
   ASSERT_TRUE(loop_.Run(fresh->Get("a.txt")).ok());
   ASSERT_TRUE(loop_.Run(fresh->Get("a.txt")).ok());
   EXPECT_EQ(fake_->metadata_requests(), 3);
   EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.metadata-token-3");
+}
+
+// Stores of one process with the same key (or metadata server) share one
+// token: one fetch for all of them.
+TEST_F(GcsStoreTest, TwoStoresShareOneToken) {
+  auto a = Open("gs://bkt/data");
+  auto b = Open("gs://bkt");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(loop_.Run(a->Get("a.txt")).ok());
+  auto got = loop_.Run(b->Get("data/a.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "hello gcs");
+  EXPECT_EQ(fake_->token_requests(), 1);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.fake-token-1");
+
+  std::string host = fake_->url().substr(std::string("http://").size());
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"GOOGLE_APPLICATION_CREDENTIALS", std::nullopt}, {"GCE_METADATA_HOST", host}});
+  auto c = Open("gs://bkt/data");
+  auto d = Open("gs://bkt");
+  ASSERT_TRUE(loop_.Run(c->Head("a.txt")).ok());
+  ASSERT_TRUE(loop_.Run(d->Head("data/a.txt")).ok());
+  EXPECT_EQ(fake_->metadata_requests(), 1);
+  EXPECT_EQ(fake_->last_authorization(), "Bearer ya29.metadata-token-1");
+}
+
+// The service-account token on a fake clock (no background thread): a
+// failed first fetch is tried again after the backoff, and the token is
+// refreshed 300 s ahead of its expiry with a JWT issued at the clock's time.
+TEST_F(GcsStoreTest, ServiceAccountTokenRetriedAndRefreshedAheadOfExpiry) {
+  auto text = ReadFile(key_file_, 1 << 20);
+  ASSERT_TRUE(text.ok());
+  auto key = ParseServiceAccountKey(*text, key_file_);
+  ASSERT_TRUE(key.ok()) << key.status().ToString();
+  std::atomic<int64_t> now{1700000000};
+  SharedCredentialOptions options = GcsTokenOptions();
+  options.clock = [&now] { return now.load(); };
+  options.background = false;
+  SharedCredential credential(MakeGcsServiceAccountChain(*key), options);
+
+  fake_->reject_tokens = true;
+  auto rejected = credential.Get();
+  EXPECT_EQ(rejected.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(rejected.status().message().find("service account loader@proj"), std::string::npos)
+      << rejected.status().message();
+  fake_->reject_tokens = false;
+  EXPECT_FALSE(credential.Get().ok());  // backing off (1 s): not asked again
+  EXPECT_EQ(fake_->token_requests(), 1);
+
+  now = 1700000001;
+  auto first = credential.Get();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->bearer, "ya29.fake-token-2");
+  EXPECT_EQ(first->source, "service account loader@proj.iam.gserviceaccount.com");
+  EXPECT_EQ(first->expires_at, std::optional<int64_t>(1700003601));
+  EXPECT_NE(fake_->last_jwt_claims().find("\"iat\":1700000001,"), std::string::npos)
+      << fake_->last_jwt_claims();
+
+  now = 1700003601 - 301;
+  EXPECT_FALSE(credential.RefreshIfDue());
+  EXPECT_EQ(credential.Get()->bearer, "ya29.fake-token-2");
+  now = 1700003601 - 300;
+  EXPECT_TRUE(credential.RefreshIfDue());
+  EXPECT_EQ(fake_->token_requests(), 3);
+  EXPECT_NE(fake_->last_jwt_claims().find("\"iat\":1700003301,"), std::string::npos)
+      << fake_->last_jwt_claims();
+  auto refreshed = credential.Get();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(refreshed->bearer, "ya29.fake-token-3");
+  EXPECT_EQ(refreshed->expires_at, std::optional<int64_t>(1700006901));
+  EXPECT_EQ(fake_->token_requests(), 3);
 }
 
 TEST_F(GcsStoreTest, MetadataServerWithoutATokenIsPermissionDenied) {

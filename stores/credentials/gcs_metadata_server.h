@@ -6,13 +6,12 @@
 // HOST is $GCE_METADATA_HOST when set, else metadata.google.internal.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "stores/credentials/bearer_token_source.h"
+#include "stores/credentials/credential_source.h"
 
 namespace sluice {
 
@@ -26,10 +25,9 @@ inline constexpr std::string_view kGceProductNameFile = "/sys/class/dmi/id/produ
 std::optional<std::string> MetadataServerHost(
     std::string_view product_name_file = kGceProductNameFile);
 
-// A token source over the metadata server at `host`, caching each token until
-// a minute before it expires. Used from the store's executor only (not
-// thread-safe). `clock` (unix seconds) is for tests.
-std::shared_ptr<BearerTokenSource> MakeMetadataServerTokenSource(std::string host,
-                                                                 int64_t (*clock)() = nullptr);
+// The source "metadata server": each Fetch asks the server at `host` for a
+// token (blocking, SendBlocking). Any failure is kPermissionDenied naming
+// the host and the settings that would avoid it (no credentials usable).
+std::unique_ptr<CredentialSource> MakeGcsMetadataServerSource(std::string host);
 
 }  // namespace sluice

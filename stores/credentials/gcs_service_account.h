@@ -1,7 +1,7 @@
 // OAuth2 bearer tokens for GCS from a service-account key file
 // (GOOGLE_APPLICATION_CREDENTIALS): a JWT signed RS256 with the key's
 // private key (OpenSSL), exchanged at the key's token_uri for an access
-// token, cached until a minute before it expires.
+// token: a CredentialSource (shared and refreshed by gcs_credential.h).
 //
 // The private key, the JWT and the access token are secrets: they never
 // appear in error text.
@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "stores/credentials/bearer_token_source.h"
+#include "stores/credentials/credential_source.h"
 
 namespace sluice {
 
@@ -37,9 +37,11 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
 inline constexpr std::string_view kGcsScope =
     "https://www.googleapis.com/auth/devstorage.read_write";
 
-// A token source over `key`, caching the token. Used from the store's
-// executor only (not thread-safe). `clock` (unix seconds) is for tests.
-std::shared_ptr<BearerTokenSource> MakeServiceAccountTokenSource(
-    ServiceAccountKey key, int64_t (*clock)() = nullptr);
+// The source "service-account key file": each Fetch signs a JWT with `key`
+// and exchanges it at the key's token_uri (blocking, SendBlocking) for a
+// bearer credential. Errors keep the token endpoint's code (kNotFound
+// becomes kPermissionDenied: a missing endpoint is not a source that does
+// not apply) and name the service account, never a secret.
+std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key);
 
 }  // namespace sluice

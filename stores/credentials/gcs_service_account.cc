@@ -1,17 +1,19 @@
-#include "stores/gcs/service_account.h"
+#include "stores/credentials/gcs_service_account.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include "formats/json/py_json.h"
-#include "stores/gcs/oauth_token.h"
+#include "stores/credentials/blocking_http.h"
+#include "stores/credentials/gcs_access_token.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/uri_encoding.h"
 
 namespace sluice {
 namespace {
 
-using boost::asio::awaitable;
+// Google's client libraries wait about as long for a token.
+constexpr int64_t kTokenTimeoutMs = 10000;
 
 std::string Base64Url(std::string_view bytes) {
   std::string b = Base64Encode(bytes);
@@ -21,22 +23,6 @@ std::string Base64Url(std::string_view bytes) {
     if (c == '/') c = '_';
   }
   return b;
-}
-
-const JsonValue* Field(const JsonValue& obj, std::string_view name) {
-  const auto* o = std::get_if<JsonValue::Object>(&obj.v);
-  if (o == nullptr) return nullptr;
-  for (const auto& [k, v] : *o) {
-    if (k == name) return &v;
-  }
-  return nullptr;
-}
-
-std::string StringField(const JsonValue& obj, std::string_view name) {
-  const JsonValue* v = Field(obj, name);
-  if (v == nullptr) return "";
-  const auto* s = std::get_if<std::string>(&v->v);
-  return s ? *s : "";
 }
 
 Result<std::string> SignRs256(const std::string& pem, std::string_view data) {
@@ -71,29 +57,31 @@ Result<std::string> JsonString(std::string_view s) {
   return out;
 }
 
-class ServiceAccountTokenSource final : public CachingTokenSource {
+class ServiceAccountSource final : public CredentialSource {
  public:
-  ServiceAccountTokenSource(ServiceAccountKey key, int64_t (*clock)())
-      : CachingTokenSource(clock), key_(std::move(key)) {}
+  explicit ServiceAccountSource(ServiceAccountKey key) : key_(std::move(key)) {}
 
- protected:
-  awaitable<Result<AccessToken>> Fetch(HttpClient& client, int64_t now) override {
-    auto jwt = MakeServiceAccountJwt(key_, kGcsScope, now);
-    if (!jwt.ok()) co_return jwt.status();
+  std::string name() const override { return "service-account key file"; }
+
+  Result<Credential> Fetch(int64_t now) override {
+    SLUICE_ASSIGN_OR_RETURN(std::string jwt, MakeServiceAccountJwt(key_, kGcsScope, now));
     HttpRequest req;
     req.method = HttpMethod::kPost;
     req.url = key_.token_uri;
     req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
     req.body = "grant_type=" + UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") +
-               "&assertion=" + *jwt;
-    auto resp = co_await client.Send(std::move(req));
+               "&assertion=" + jwt;
+    auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kTokenTimeoutMs));
     if (!resp.ok()) {
-      co_return Status(resp.status().code(),
-                       "OAuth2 token exchange for service account " + key_.client_email +
-                           " failed: " + resp.status().message());
+      StatusCode code = IsNotFound(resp.status()) ? StatusCode::kPermissionDenied
+                                                   : resp.status().code();
+      return Status(code, "OAuth2 token exchange for service account " + key_.client_email +
+                              " failed: " + resp.status().message());
     }
-    co_return ParseAccessTokenResponse(resp->body,
-                                       "OAuth2 token endpoint " + RedactUrl(key_.token_uri));
+    SLUICE_ASSIGN_OR_RETURN(
+        AccessToken token,
+        ParseAccessTokenResponse(resp->body, "OAuth2 token endpoint " + RedactUrl(key_.token_uri)));
+    return BearerCredential("service account " + key_.client_email, std::move(token), now);
   }
 
  private:
@@ -108,7 +96,7 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
     return InvalidArgumentError("service-account key file " + std::string(path) +
                                 " is not JSON");
   }
-  std::string type = StringField(*parsed, "type");
+  std::string type = JsonStringMember(*parsed, "type");
   if (type != "service_account") {
     // Google's credential types are short lower-case words; anything else is
     // not quoted, since a mangled file may hold key material in any member.
@@ -120,10 +108,10 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
                                 ", expected 'service_account'");
   }
   ServiceAccountKey key;
-  key.client_email = StringField(*parsed, "client_email");
-  key.private_key_id = StringField(*parsed, "private_key_id");
-  key.private_key_pem = StringField(*parsed, "private_key");
-  key.token_uri = StringField(*parsed, "token_uri");
+  key.client_email = JsonStringMember(*parsed, "client_email");
+  key.private_key_id = JsonStringMember(*parsed, "private_key_id");
+  key.private_key_pem = JsonStringMember(*parsed, "private_key");
+  key.token_uri = JsonStringMember(*parsed, "token_uri");
   if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
   for (auto [name, value] : {std::pair<const char*, const std::string*>{"client_email", &key.client_email},
                              {"private_key", &key.private_key_pem}}) {
@@ -154,9 +142,8 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
   return signing_input + "." + Base64Url(sig);
 }
 
-std::shared_ptr<BearerTokenSource> MakeServiceAccountTokenSource(ServiceAccountKey key,
-                                                                 int64_t (*clock)()) {
-  return std::make_shared<ServiceAccountTokenSource>(std::move(key), clock);
+std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key) {
+  return std::make_unique<ServiceAccountSource>(std::move(key));
 }
 
 }  // namespace sluice
