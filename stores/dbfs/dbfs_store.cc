@@ -6,6 +6,7 @@
 #include "formats/json/py_json.h"
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
+#include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
@@ -15,15 +16,6 @@ namespace sluice {
 namespace {
 
 using boost::asio::awaitable;
-
-const JsonValue* Field(const JsonValue& obj, std::string_view name) {
-  const auto* o = std::get_if<JsonValue::Object>(&obj.v);
-  if (o == nullptr) return nullptr;
-  for (const auto& [k, v] : *o) {
-    if (k == name) return &v;
-  }
-  return nullptr;
-}
 
 class DbfsStore final : public BearerHttpStore {
  public:
@@ -48,72 +40,42 @@ class DbfsStore final : public BearerHttpStore {
     co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
   }
 
+  // Folder by folder, a level at a time, with the folders of a level listed
+  // concurrently: the Files API has no recursive listing, and a volume of
+  // many folders would otherwise cost one round trip per folder in turn.
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root()));
     // Walk from the folder the prefix's complete components name.
     size_t slash = prefix.rfind('/');
     std::string start = slash == std::string::npos ? "" : prefix.substr(0, slash);
     std::vector<ObjectInfo> out;
-    std::vector<std::string> folders = {start};  // relative to path_
+    std::vector<std::string> level = {start};  // relative to path_
     size_t visited = 0;
-    while (!folders.empty()) {
-      if (++visited > 100000) co_return IoError(root() + ": more than 100000 folders to list");
-      std::string rel = std::move(folders.back());
-      folders.pop_back();
-      std::string dir = rel.empty() ? path_ : path_ + "/" + rel;
-      std::string page_token;
-      for (int page = 0;; ++page) {
-        HttpRequest req;
-        req.url = host_ + "/api/2.0/fs/directories" + EncodeUriPath(dir);
-        std::vector<SigningQueryParam> query;
-        if (options().list_page_size > 0) {
-          query.push_back({"page_size", std::to_string(options().list_page_size)});
-        }
-        if (!page_token.empty()) query.push_back({"page_token", page_token});
-        if (!query.empty()) req.url += "?" + EncodeQueryString(query);
-        req.headers = AuthHeaders();
-        auto resp = co_await client().Send(std::move(req));
-        if (!resp.ok()) {
-          // A missing root lists as empty, as for local folders.
-          if (resp.status().code() == StatusCode::kNotFound && rel == start) break;
-          co_return Context(resp.status(), rel);
-        }
-        auto json = ParsePyJson(resp->body);
-        if (!json.ok()) co_return CorruptError(root() + ": directory listing is not JSON");
-        if (const JsonValue* contents = Field(*json, "contents")) {
-          const auto* arr = std::get_if<JsonValue::Array>(&contents->v);
-          if (arr == nullptr) co_return CorruptError(root() + ": 'contents' is not a list");
-          for (const JsonValue& entry : *arr) {
-            const JsonValue* p = Field(entry, "path");
-            const auto* full = p ? std::get_if<std::string>(&p->v) : nullptr;
-            if (full == nullptr || full->compare(0, path_.size() + 1, path_ + "/") != 0) {
-              co_return CorruptError(root() + ": directory entry outside " + path_);
-            }
-            std::string key = full->substr(path_.size() + 1);
-            while (!key.empty() && key.back() == '/') key.pop_back();
-            if (!ValidateKey(key, root()).ok()) {
-              co_return CorruptError(root() + ": directory entry '" + key + "' is not a valid key");
-            }
-            const JsonValue* is_dir = Field(entry, "is_directory");
-            if (is_dir && std::holds_alternative<bool>(is_dir->v) && std::get<bool>(is_dir->v)) {
-              folders.push_back(key);
-              continue;
-            }
-            uint64_t size = 0;
-            if (const JsonValue* fs = Field(entry, "file_size")) {
-              if (const auto* i = std::get_if<int64_t>(&fs->v); i && *i >= 0) {
-                size = static_cast<uint64_t>(*i);
-              }
-            }
-            if (key.compare(0, prefix.size(), prefix) == 0) out.push_back({key, size});
-          }
-        }
-        const JsonValue* next = Field(*json, "next_page_token");
-        const auto* next_s = next ? std::get_if<std::string>(&next->v) : nullptr;
-        if (next_s == nullptr || next_s->empty()) break;
-        if (*next_s == page_token) co_return CorruptError(root() + ": listing repeats its page token");
-        page_token = *next_s;
+    while (!level.empty()) {
+      visited += level.size();
+      if (visited > kMaxFolders) {
+        co_return IoError(root() + ": more than " + std::to_string(kMaxFolders) +
+                          " folders to list");
       }
+      std::vector<FolderListing> listings(level.size());
+      SLUICE_CO_RETURN_IF_ERROR(co_await ForEachPartConcurrently(
+          level.size(), kConcurrentFolderListings,
+          [&](uint64_t i) -> awaitable<Status> {
+            co_return co_await ListFolder(level[i], level[i] == start, &listings[i]);
+          }));
+      std::vector<std::string> next;
+      for (FolderListing& listing : listings) {
+        for (ObjectInfo& file : listing.files) {
+          if (file.key.compare(0, prefix.size(), prefix) == 0) out.push_back(std::move(file));
+        }
+        for (std::string& folder : listing.folders) {
+          // Only folders that can hold a key with the prefix.
+          const std::string as_prefix = folder + "/";
+          const size_t n = std::min(as_prefix.size(), prefix.size());
+          if (as_prefix.compare(0, n, prefix, 0, n) == 0) next.push_back(std::move(folder));
+        }
+      }
+      level = std::move(next);
     }
     SortByKey(&out);
     co_return out;
@@ -125,6 +87,71 @@ class DbfsStore final : public BearerHttpStore {
   }
 
  private:
+  static constexpr size_t kMaxFolders = 100000;
+  static constexpr int kConcurrentFolderListings = 16;
+
+  struct FolderListing {
+    std::vector<ObjectInfo> files;     // keys relative to path_
+    std::vector<std::string> folders;  // the same
+  };
+
+  // Every page of one folder `rel` (relative to path_). A missing root
+  // lists as empty, as a missing local folder does.
+  awaitable<Status> ListFolder(const std::string& rel, bool is_root, FolderListing* listing) {
+    std::string dir = rel.empty() ? path_ : path_ + "/" + rel;
+    std::string page_token;
+    while (true) {
+      HttpRequest req;
+      req.url = host_ + "/api/2.0/fs/directories" + EncodeUriPath(dir);
+      std::vector<SigningQueryParam> query;
+      if (options().list_page_size > 0) {
+        query.push_back({"page_size", std::to_string(options().list_page_size)});
+      }
+      if (!page_token.empty()) query.push_back({"page_token", page_token});
+      if (!query.empty()) req.url += "?" + EncodeQueryString(query);
+      req.headers = AuthHeaders();
+      auto resp = co_await client().Send(std::move(req));
+      if (!resp.ok()) {
+        if (resp.status().code() == StatusCode::kNotFound && is_root) co_return Status::Ok();
+        co_return Context(resp.status(), rel);
+      }
+      auto json = ParsePyJson(resp->body);
+      if (!json.ok()) co_return CorruptError(root() + ": directory listing is not JSON");
+      if (const JsonValue* contents = JsonMember(*json, "contents")) {
+        const auto* arr = std::get_if<JsonValue::Array>(&contents->v);
+        if (arr == nullptr) co_return CorruptError(root() + ": 'contents' is not a list");
+        for (const JsonValue& entry : *arr) {
+          const JsonValue* p = JsonMember(entry, "path");
+          const auto* full = p ? std::get_if<std::string>(&p->v) : nullptr;
+          if (full == nullptr || full->compare(0, path_.size() + 1, path_ + "/") != 0) {
+            co_return CorruptError(root() + ": directory entry outside " + path_);
+          }
+          std::string key = full->substr(path_.size() + 1);
+          while (!key.empty() && key.back() == '/') key.pop_back();
+          if (!ValidateKey(key, root()).ok()) {
+            co_return CorruptError(root() + ": directory entry '" + key + "' is not a valid key");
+          }
+          const JsonValue* is_dir = JsonMember(entry, "is_directory");
+          if (is_dir && std::holds_alternative<bool>(is_dir->v) && std::get<bool>(is_dir->v)) {
+            listing->folders.push_back(std::move(key));
+            continue;
+          }
+          uint64_t size = 0;
+          if (const JsonValue* fs = JsonMember(entry, "file_size")) {
+            if (const auto* i = std::get_if<int64_t>(&fs->v); i && *i >= 0) {
+              size = static_cast<uint64_t>(*i);
+            }
+          }
+          listing->files.push_back({std::move(key), size});
+        }
+      }
+      std::string next = JsonStringMember(*json, "next_page_token");
+      if (next.empty()) co_return Status::Ok();
+      if (next == page_token) co_return CorruptError(root() + ": listing repeats its page token");
+      page_token = std::move(next);
+    }
+  }
+
   // The PUT of `key` (validated), without its body.
   HttpRequest UploadRequest(const std::string& key) const {
     HttpRequest req;

@@ -1,9 +1,12 @@
 // dbfs:/Volumes/... against FakeDatabricksFiles: a fake of the Databricks
 // Files API (no real workspace can run here) that keeps files in memory,
 // serves ranges, pages directory listings and demands the bearer token.
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -32,8 +35,25 @@ class FakeDatabricksFiles {
   FakeDatabricksFiles() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
   std::string url() const { return server_.url(); }
 
+  // Each directory listing waits this long (outside the lock, so that
+  // listings in flight together overlap); the most seen at once.
+  std::atomic<int> list_delay_ms{0};
+  std::atomic<int> max_lists_in_flight{0};
+
  private:
   FakeResponse Handle(const FakeRequest& r) {
+    if (r.target.rfind("/api/2.0/fs/directories", 0) != 0) return HandleLocked(r);
+    int now = ++lists_in_flight_;
+    for (int seen = max_lists_in_flight; now > seen &&
+         !max_lists_in_flight.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(list_delay_ms.load()));
+    FakeResponse response = HandleLocked(r);
+    --lists_in_flight_;
+    return response;
+  }
+
+  FakeResponse HandleLocked(const FakeRequest& r) {
     std::lock_guard<std::mutex> lock(mu_);
     if (r.Header("authorization") != std::string("Bearer ") + kToken) {
       return {401, {}, "{\"error_code\":\"UNAUTHENTICATED\"}"};
@@ -112,6 +132,7 @@ class FakeDatabricksFiles {
   int list_pages = 0;
 
  private:
+  std::atomic<int> lists_in_flight_{0};
   std::mutex mu_;
   std::map<std::string, std::string> files_;
   FakeHttpServer server_;  // last: stops first
@@ -179,6 +200,30 @@ TEST_F(DbfsStoreTest, PutGetRangeHeadListThroughTheFilesApi) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("dbfs:/Volumes/main/default/vol/ds/nope"),
             std::string::npos);
+}
+
+TEST_F(DbfsStoreTest, FoldersOfALevelAreListedConcurrently) {
+  auto store = Open("dbfs:/Volumes/main/default/vol/imgs");
+  ASSERT_NE(store, nullptr);
+  std::vector<std::string> want;
+  for (int i = 0; i < 24; ++i) {
+    std::string folder = "class" + std::to_string(100 + i);
+    for (const std::string& key : {folder + "/a.jpg", folder + "/deeper/b.jpg"}) {
+      ASSERT_TRUE(loop_.Run(store->Put(key, key)).ok());
+      want.push_back(key);
+    }
+  }
+  ASSERT_TRUE(loop_.Run(store->Put("other/c.jpg", "c")).ok());
+  std::sort(want.begin(), want.end());
+  fake_.list_delay_ms = 40;
+  auto all = loop_.Run(store->List("class1"));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  std::vector<std::string> keys;
+  for (const auto& info : *all) keys.push_back(info.key);
+  EXPECT_EQ(keys, want);  // sorted, `other/` left out by the prefix
+  // 1 root + 24 folders + 24 deeper ones: one at a time would be 1.
+  EXPECT_GE(fake_.max_lists_in_flight.load(), 8);
+  EXPECT_LE(fake_.max_lists_in_flight.load(), 16);
 }
 
 TEST_F(DbfsStoreTest, SettingsAndAuthErrors) {
