@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
+#include "stores/common/tree_listing.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
@@ -201,14 +202,26 @@ class AzureStore final : public Store {
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
+    co_return co_await ListTree(
+        std::move(prefix), kConcurrentListings, kMaxListingFanOut,
+        [this](const std::string& p, std::vector<ObjectInfo>* objects,
+               std::vector<std::string>* sub_prefixes) {
+          return ListSequence(p, objects, sub_prefixes);
+        });
+  }
+
+  // Every page of one List Blobs sequence (see ListSequence in
+  // stores/common/tree_listing.h).
+  awaitable<Status> ListSequence(const std::string& prefix, std::vector<ObjectInfo>* objects,
+                                 std::vector<std::string>* sub_prefixes) {
     std::string base = config_.prefix.empty() ? "" : config_.prefix + "/";
-    std::vector<ObjectInfo> out;
     std::string marker;
     for (int page = 0;; ++page) {
       std::vector<SigningQueryParam> query;
       query.push_back({"restype", "container"});
       query.push_back({"comp", "list"});
       query.push_back({"prefix", base + prefix});
+      if (sub_prefixes != nullptr) query.push_back({"delimiter", "/"});
       if (!marker.empty()) query.push_back({"marker", marker});
       if (options_.list_page_size > 0) {
         query.push_back({"maxresults", std::to_string(options_.list_page_size)});
@@ -218,13 +231,11 @@ class AzureStore final : public Store {
       if (!resp.ok()) co_return Context(resp.status(), prefix);
       static constexpr XmlListingDialect kListBlobs{
           "List Blobs", "EnumerationResults", "Blobs", "Blob", "Name", "Content-Length", "",
-          "NextMarker"};
-      SLUICE_CO_ASSIGN_OR_RETURN(
-          marker, ReadXmlListingPage(kListBlobs, resp->body, page, marker, base, root_, &out));
-      if (marker.empty()) break;
+          "NextMarker", "BlobPrefix", "Name"};
+      SLUICE_CO_ASSIGN_OR_RETURN(marker, ReadXmlListingPage(kListBlobs, resp->body, page, marker,
+                                                            base, root_, objects, sub_prefixes));
+      if (marker.empty()) co_return Status::Ok();
     }
-    SortByKey(&out);
-    co_return out;
   }
 
  private:

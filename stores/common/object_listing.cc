@@ -28,7 +28,8 @@ Status AppendListedObject(std::string_view entry, std::string_view name_tag,
 Result<std::string> ReadXmlListingPage(const XmlListingDialect& d, std::string_view xml,
                                        int page, std::string_view previous_token,
                                        std::string_view base, std::string_view root,
-                                       std::vector<ObjectInfo>* out) {
+                                       std::vector<ObjectInfo>* out,
+                                       std::vector<std::string>* sub_prefixes) {
   const std::string where =
       std::string(root) + ": " + std::string(d.operation) + " page " + std::to_string(page);
   if (xml.find("<" + std::string(d.document)) == std::string_view::npos) {
@@ -37,6 +38,14 @@ Result<std::string> ReadXmlListingPage(const XmlListingDialect& d, std::string_v
   std::string_view entries = d.entries_in.empty() ? xml : XmlFirst(xml, d.entries_in);
   for (std::string_view entry : XmlElements(entries, d.entry)) {
     SLUICE_RETURN_IF_ERROR(AppendListedObject(entry, d.name_tag, d.size_tag, base, root, out));
+  }
+  if (sub_prefixes != nullptr && !d.prefix_entry.empty()) {
+    for (std::string_view entry : XmlElements(entries, d.prefix_entry)) {
+      auto name = XmlUnescape(XmlFirst(entry, d.prefix_tag));
+      if (!name.ok()) return name.status().WithContext(where);
+      if (name->size() <= base.size() || name->compare(0, base.size(), base) != 0) continue;
+      sub_prefixes->push_back(name->substr(base.size()));
+    }
   }
   Result<std::string> next = XmlUnescape(XmlFirst(xml, d.next_tag));
   if (!next.ok()) return next.status().WithContext(where);

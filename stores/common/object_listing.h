@@ -2,6 +2,7 @@
 // List Blobs <Blob>) that every lister handles alike. Pure functions.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,17 +32,23 @@ struct XmlListingDialect {
   // when a non-empty next token alone says so (Azure's NextMarker).
   std::string_view truncated_tag;
   std::string_view next_tag;      // the next page's token: "NextContinuationToken"
+  // A delimited listing's sub-prefix: the element ("CommonPrefixes",
+  // "BlobPrefix", inside entries_in) and its name ("Prefix", "Name").
+  std::string_view prefix_entry;
+  std::string_view prefix_tag;
 };
 
 // Reads page number `page` (from 0) of a listing: appends its entries to
-// *out (AppendListedObject) and returns the next page's token, or "" after
+// *out (AppendListedObject), its sub-prefixes (relative to `base`, those
+// outside skipped) to *sub_prefixes when that is non-null, and returns the next page's token, or "" after
 // the last page. kCorrupt naming `root` and the page when it is not a page
 // of this dialect, or announces another page without a new token (a
 // server that would make the lister loop forever).
 Result<std::string> ReadXmlListingPage(const XmlListingDialect& dialect, std::string_view xml,
                                        int page, std::string_view previous_token,
                                        std::string_view base, std::string_view root,
-                                       std::vector<ObjectInfo>* out);
+                                       std::vector<ObjectInfo>* out,
+                                       std::vector<std::string>* sub_prefixes = nullptr);
 
 // Sorts by key (Store::List's order).
 void SortByKey(std::vector<ObjectInfo>* objects);

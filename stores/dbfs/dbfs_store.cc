@@ -7,6 +7,7 @@
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
 #include "stores/common/part_uploads.h"
+#include "stores/common/tree_listing.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
@@ -59,7 +60,7 @@ class DbfsStore final : public BearerHttpStore {
       }
       std::vector<FolderListing> listings(level.size());
       SLUICE_CO_RETURN_IF_ERROR(co_await ForEachPartConcurrently(
-          level.size(), kConcurrentFolderListings,
+          level.size(), kConcurrentListings,
           [&](uint64_t i) -> awaitable<Status> {
             co_return co_await ListFolder(level[i], level[i] == start, &listings[i]);
           }));
@@ -88,7 +89,6 @@ class DbfsStore final : public BearerHttpStore {
 
  private:
   static constexpr size_t kMaxFolders = 100000;
-  static constexpr int kConcurrentFolderListings = 16;
 
   struct FolderListing {
     std::vector<ObjectInfo> files;     // keys relative to path_

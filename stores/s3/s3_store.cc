@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
+#include "stores/common/tree_listing.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_credential_chain.h"
@@ -135,31 +136,40 @@ class S3Store final : public Store {
 
   awaitable<Result<std::vector<ObjectInfo>>> ListOnce(std::string prefix) {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
+    co_return co_await ListTree(
+        std::move(prefix), kConcurrentListings, kMaxListingFanOut,
+        [this](const std::string& p, std::vector<ObjectInfo>* objects,
+               std::vector<std::string>* sub_prefixes) {
+          return ListSequence(p, objects, sub_prefixes);
+        });
+  }
+
+  // Every page of one ListObjectsV2 sequence (see ListSequence in
+  // stores/common/tree_listing.h).
+  awaitable<Status> ListSequence(const std::string& prefix, std::vector<ObjectInfo>* objects,
+                                 std::vector<std::string>* sub_prefixes) {
     std::string base = config_.prefix.empty() ? "" : config_.prefix + "/";
-    std::string full_prefix = base + prefix;
-    std::vector<ObjectInfo> out;
     std::string token;
     for (int page = 0;; ++page) {
       std::vector<SigningQueryParam> query;
       query.push_back({"list-type", "2"});
       if (!token.empty()) query.push_back({"continuation-token", token});
+      if (sub_prefixes != nullptr) query.push_back({"delimiter", "/"});
       if (options_.list_page_size > 0) {
         query.push_back({"max-keys", std::to_string(options_.list_page_size)});
       }
-      query.push_back({"prefix", full_prefix});
+      query.push_back({"prefix", base + prefix});
       SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                  co_await Prepare(HttpMethod::kGet, "", std::move(query), ""));
       auto resp = co_await client_->Send(std::move(req));
       if (!resp.ok()) co_return Context(resp.status(), prefix);
       static constexpr XmlListingDialect kListObjectsV2{
           "list", "ListBucketResult", "", "Contents", "Key", "Size", "IsTruncated",
-          "NextContinuationToken"};
-      SLUICE_CO_ASSIGN_OR_RETURN(
-          token, ReadXmlListingPage(kListObjectsV2, resp->body, page, token, base, root_, &out));
-      if (token.empty()) break;
+          "NextContinuationToken", "CommonPrefixes", "Prefix"};
+      SLUICE_CO_ASSIGN_OR_RETURN(token, ReadXmlListingPage(kListObjectsV2, resp->body, page, token,
+                                                           base, root_, objects, sub_prefixes));
+      if (token.empty()) co_return Status::Ok();
     }
-    SortByKey(&out);
-    co_return out;
   }
 
  private:

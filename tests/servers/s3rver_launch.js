@@ -13,6 +13,37 @@ const S3rver = require(path.join(__dirname, 'node_modules', '@20minutes', 's3rve
 const AWSAccount = require(
   path.join(__dirname, 'node_modules', '@20minutes', 's3rver', 'lib', 'models', 'account'));
 
+const FilesystemStore = require(
+  path.join(__dirname, 'node_modules', '@20minutes', 's3rver', 'lib', 'stores', 'filesystem'));
+
+// s3rver 4.0.4 walks no folder that holds the delimiter below the prefix, so
+// a delimited listing leaves out the common prefix of every key two or more
+// folders down ("u/" for "u/v/w"); S3 lists it. Delimited listings are
+// answered here from the full listing instead, with S3's rule: a key with
+// the delimiter after the prefix gives a common prefix, the others are
+// objects, max-keys of them per page (s3rver counts objects only).
+const listObjects = FilesystemStore.prototype.listObjects;
+FilesystemStore.prototype.listObjects = async function listWithCommonPrefixes(bucket, options) {
+  const { delimiter = '', prefix = '', maxKeys = Infinity } = options;
+  if (!delimiter) return listObjects.call(this, bucket, options);
+  const all = await listObjects.call(this, bucket, { ...options, delimiter: '', maxKeys: Infinity });
+  const objects = [];
+  const commonPrefixes = new Set();
+  let isTruncated = false;
+  for (const object of all.objects) {
+    const at = object.key.indexOf(delimiter, prefix.length);
+    if (at !== -1) {
+      commonPrefixes.add(object.key.slice(0, at + delimiter.length));
+    } else if (objects.length === maxKeys) {
+      isTruncated = true;
+      break;
+    } else {
+      objects.push(object);
+    }
+  }
+  return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated };
+};
+
 const [port, directory, accessKeyId, secretAccessKey, ...buckets] = process.argv.slice(2);
 if (!port || !directory || !accessKeyId || !secretAccessKey) {
   console.error('usage: node s3rver_launch.js PORT DIR ACCESS_KEY_ID SECRET_KEY [BUCKET...]');

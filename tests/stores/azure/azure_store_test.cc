@@ -81,7 +81,7 @@ TEST_F(AzureStoreTest, ListBlobsPagesThroughMarkers) {
   options.list_page_size = 2;
   auto store = Open("azure://pages/ds", options);
   ASSERT_NE(store, nullptr);
-  for (const char* k : {"s/2", "a&b", "s/1", "t", "s/10", "u/v"}) {
+  for (const char* k : {"s/2", "a&b", "s/1", "t", "s/10", "u/v", "x/1/a", "x/2/b/c", "x/2/d"}) {
     ASSERT_TRUE(loop_.Run(store->Put(k, std::string(k) + "!")).ok()) << k;
   }
   ASSERT_TRUE(loop_.Run(Open("azure://pages")->Put("outside", "x")).ok());
@@ -89,7 +89,13 @@ TEST_F(AzureStoreTest, ListBlobsPagesThroughMarkers) {
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   std::vector<std::string> got;
   for (const auto& info : *all) got.push_back(info.key);
-  EXPECT_EQ(got, (std::vector<std::string>{"a&b", "s/1", "s/10", "s/2", "t", "u/v"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"a&b", "s/1", "s/10", "s/2", "t", "u/v", "x/1/a",
+                                            "x/2/b/c", "x/2/d"}));
+  auto x = loop_.Run(store->List("x/"));
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ASSERT_EQ(x->size(), 3u);
+  EXPECT_EQ((*x)[1].key, "x/2/b/c");
+  EXPECT_EQ((*x)[1].size, 8u);
   EXPECT_EQ((*all)[0].size, 4u);
   auto s = loop_.Run(store->List("s/1"));
   ASSERT_TRUE(s.ok());

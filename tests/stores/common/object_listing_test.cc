@@ -7,9 +7,10 @@ namespace sluice {
 namespace {
 
 constexpr XmlListingDialect kS3{"list", "ListBucketResult", "", "Contents", "Key", "Size",
-                                "IsTruncated", "NextContinuationToken"};
+                                "IsTruncated", "NextContinuationToken", "CommonPrefixes",
+                                "Prefix"};
 constexpr XmlListingDialect kAzure{"List Blobs", "EnumerationResults", "Blobs", "Blob", "Name",
-                                   "Content-Length", "", "NextMarker"};
+                                   "Content-Length", "", "NextMarker", "BlobPrefix", "Name"};
 
 TEST(XmlListingPageTest, ReadsEntriesUnderTheRootAndTheNextToken) {
   std::vector<ObjectInfo> out;
@@ -36,6 +37,34 @@ TEST(XmlListingPageTest, ReadsEntriesUnderTheRootAndTheNextToken) {
   EXPECT_EQ(*next, "");  // the last page
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].size, 7u);
+}
+
+TEST(XmlListingPageTest, ADelimitedPageGivesSubPrefixesUnderTheRoot) {
+  std::vector<ObjectInfo> out;
+  std::vector<std::string> folders;
+  Result<std::string> next = ReadXmlListingPage(
+      kS3,
+      "<ListBucketResult><Prefix>ds/</Prefix><IsTruncated>false</IsTruncated>"
+      "<Contents><Key>ds/index.json</Key><Size>5</Size></Contents>"
+      "<CommonPrefixes><Prefix>ds/a&amp;b/</Prefix></CommonPrefixes>"
+      "<CommonPrefixes><Prefix>ds/c/</Prefix></CommonPrefixes></ListBucketResult>",
+      0, "", "ds/", "s3://b/ds", &out, &folders);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "index.json");
+  EXPECT_EQ(folders, (std::vector<std::string>{"a&b/", "c/"}));
+
+  out.clear();
+  folders.clear();
+  next = ReadXmlListingPage(kAzure,
+                            "<EnumerationResults><Blobs><BlobPrefix><Name>x/</Name></BlobPrefix>"
+                            "<Blob><Name>k</Name><Properties><Content-Length>7</Content-Length>"
+                            "</Properties></Blob></Blobs><NextMarker/></EnumerationResults>",
+                            0, "", "", "azure://c", &out, &folders);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "k");
+  EXPECT_EQ(folders, (std::vector<std::string>{"x/"}));
 }
 
 TEST(XmlListingPageTest, APageThatWouldLoopForeverIsCorrupt) {

@@ -94,15 +94,23 @@ TEST_F(S3StoreTest, ListPagesThroughContinuationTokens) {
   auto store = Open("s3://other/ds", options);
   ASSERT_NE(store, nullptr);
   // No '&' or '<' in keys: s3rver escapes them twice in listings.
-  std::vector<std::string> keys = {"s/3", "s/1", "a b+c=d", "s/2", "t", "s/10", "u/v/w"};
+  std::vector<std::string> keys = {"s/3", "s/1", "a b+c=d", "s/2", "t", "s/10", "u/v/w",
+                                   "x/1/a", "x/2/b/c", "x/2/d"};
   for (const auto& k : keys) ASSERT_TRUE(loop_.Run(store->Put(k, k + k)).ok()) << k;
   ASSERT_TRUE(loop_.Run(Open("s3://other")->Put("outside", "x")).ok());
   auto all = loop_.Run(store->List(""));
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   std::vector<std::string> got;
   for (const auto& info : *all) got.push_back(info.key);
-  EXPECT_EQ(got, (std::vector<std::string>{"a b+c=d", "s/1", "s/10", "s/2", "s/3", "t", "u/v/w"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"a b+c=d", "s/1", "s/10", "s/2", "s/3", "t", "u/v/w",
+                                            "x/1/a", "x/2/b/c", "x/2/d"}));
   EXPECT_EQ((*all)[0].size, 14u);
+  // Through the folder listings (delimited) of x/ and then x/1/, x/2/.
+  auto x = loop_.Run(store->List("x/"));
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  ASSERT_EQ(x->size(), 3u);
+  EXPECT_EQ((*x)[1].key, "x/2/b/c");
+  EXPECT_EQ((*x)[1].size, 14u);
   auto s = loop_.Run(store->List("s/"));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->size(), 4u);

@@ -1,0 +1,46 @@
+#include "stores/common/tree_listing.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/asio/co_status.h"
+#include "stores/common/object_listing.h"
+#include "stores/common/part_uploads.h"
+
+namespace sluice {
+
+using boost::asio::awaitable;
+
+awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix, int concurrency,
+                                                    size_t max_fan_out, ListSequence list) {
+  std::vector<ObjectInfo> out;
+  std::vector<std::string> folders;
+  constexpr int kMaxSingleFolderDepth = 8;
+  for (int depth = 0;; ++depth) {
+    folders.clear();
+    SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &out, &folders));
+    // A sub-prefix may come on two pages (S3 continues after the last
+    // object, and a folder can straddle that point).
+    std::sort(folders.begin(), folders.end());
+    folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+    if (folders.size() != 1 || !out.empty() || depth == kMaxSingleFolderDepth) break;
+    prefix = std::move(folders.front());
+  }
+  if (folders.size() > max_fan_out) {
+    out.clear();
+    SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &out, nullptr));
+  } else if (!folders.empty()) {
+    std::vector<std::vector<ObjectInfo>> listed(folders.size());
+    SLUICE_CO_RETURN_IF_ERROR(co_await ForEachPartConcurrently(
+        folders.size(), concurrency, [&](uint64_t i) -> awaitable<Status> {
+          co_return co_await list(folders[i], &listed[i], nullptr);
+        }));
+    for (std::vector<ObjectInfo>& objects : listed) {
+      for (ObjectInfo& object : objects) out.push_back(std::move(object));
+    }
+  }
+  SortByKey(&out);
+  co_return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,162 @@
+// ListTree over an in-memory key set whose listings take a few
+// milliseconds on a real event loop: the answer equals a plain listing's,
+// folders are listed concurrently within the bound, a single-folder chain is
+// descended, a wide fan-out falls back to one sequence, errors come back.
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <gtest/gtest.h>
+
+#include "engine/runtime/event_loop.h"
+#include "stores/common/tree_listing.h"
+
+namespace sluice {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+
+struct FakeBucket {
+  std::set<std::string> keys;
+  std::string failing_prefix = "\x01";  // a listing of it fails
+  int in_flight = 0;
+  int max_in_flight = 0;
+  std::vector<std::string> delimited;  // the prefixes listed with '/'
+  std::vector<std::string> plain;      // and without
+
+  awaitable<Status> List(const std::string& prefix, std::vector<ObjectInfo>* objects,
+                         std::vector<std::string>* sub_prefixes) {
+    (sub_prefixes ? delimited : plain).push_back(prefix);
+    ++in_flight;
+    max_in_flight = std::max(max_in_flight, in_flight);
+    asio::steady_timer timer(co_await asio::this_coro::executor, std::chrono::milliseconds(5));
+    co_await timer.async_wait(asio::use_awaitable);
+    --in_flight;
+    if (prefix == failing_prefix) co_return IoError("listing " + prefix + " refused");
+    for (const std::string& key : keys) {
+      if (key.compare(0, prefix.size(), prefix) != 0) continue;
+      size_t slash = key.find('/', prefix.size());
+      if (sub_prefixes == nullptr || slash == std::string::npos) {
+        objects->push_back({key, key.size()});
+      } else if (std::string sub = key.substr(0, slash + 1);
+                 sub_prefixes->empty() || sub_prefixes->back() != sub) {
+        sub_prefixes->push_back(sub);
+      }
+    }
+    co_return Status::Ok();
+  }
+
+  Result<std::vector<ObjectInfo>> ListTree(const std::string& prefix, int concurrency,
+                                           size_t max_fan_out) {
+    EventLoop loop;
+    return loop.Run(sluice::ListTree(
+        prefix, concurrency, max_fan_out,
+        [this](const std::string& p, std::vector<ObjectInfo>* objects,
+               std::vector<std::string>* sub_prefixes) { return List(p, objects, sub_prefixes); }));
+  }
+
+  std::vector<std::string> KeysStartingWith(const std::string& prefix) const {
+    std::vector<std::string> out;
+    for (const std::string& key : keys) {
+      if (key.compare(0, prefix.size(), prefix) == 0) out.push_back(key);
+    }
+    return out;
+  }
+};
+
+std::vector<std::string> KeysOf(const Result<std::vector<ObjectInfo>>& listed) {
+  std::vector<std::string> out;
+  if (listed.ok()) {
+    for (const ObjectInfo& object : *listed) out.push_back(object.key);
+  }
+  return out;
+}
+
+TEST(TreeListingTest, FoldersAreListedConcurrentlyWithinTheBound) {
+  FakeBucket bucket;
+  bucket.keys = {"index.txt", "readme"};
+  for (int c = 0; c < 12; ++c) {
+    std::string folder = "train/c" + std::to_string(c) + "/";
+    for (const char* name : {"a.jpg", "b.jpg", "deep/c.jpg"}) bucket.keys.insert(folder + name);
+  }
+  auto listed = bucket.ListTree("", 4, 100);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith(""));
+  // "" holds two objects and one folder: no descent. Then train/ alone.
+  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{""}));
+  EXPECT_EQ(bucket.plain, (std::vector<std::string>{"train/"}));
+  EXPECT_EQ(bucket.max_in_flight, 1);
+
+  FakeBucket classes = bucket;
+  classes.delimited.clear();
+  classes.plain.clear();
+  classes.max_in_flight = 0;
+  auto train = classes.ListTree("train/", 4, 100);
+  ASSERT_TRUE(train.ok()) << train.status().ToString();
+  EXPECT_EQ(KeysOf(train), classes.KeysStartingWith("train/"));
+  EXPECT_EQ(classes.delimited, (std::vector<std::string>{"train/"}));
+  EXPECT_EQ(classes.plain.size(), 12u);  // one sequence per class folder
+  EXPECT_EQ(classes.max_in_flight, 4);
+}
+
+TEST(TreeListingTest, ASingleFolderIsDescendedAndAPartialPrefixWorks) {
+  FakeBucket bucket;
+  for (const char* key : {"ds/v1/x/1", "ds/v1/y/2", "ds/v1/z", "ds/v10/w", "other"}) {
+    bucket.keys.insert(key);
+  }
+  auto listed = bucket.ListTree("ds/", 8, 100);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith("ds/"));
+  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{"ds/"}));  // two folders: v1/, v10/
+
+  FakeBucket chain;
+  chain.keys = {"a/b/c/1/f", "a/b/c/2/g", "a/b/c/2/h"};
+  auto deep = chain.ListTree("a", 8, 100);
+  ASSERT_TRUE(deep.ok()) << deep.status().ToString();
+  EXPECT_EQ(KeysOf(deep), chain.KeysStartingWith("a"));
+  EXPECT_EQ(chain.delimited, (std::vector<std::string>{"a", "a/", "a/b/", "a/b/c/"}));
+  std::sort(chain.plain.begin(), chain.plain.end());
+  EXPECT_EQ(chain.plain, (std::vector<std::string>{"a/b/c/1/", "a/b/c/2/"}));
+
+  FakeBucket partial;
+  partial.keys = {"p/q1/a", "p/q2/b", "p/qr", "p/r/c"};
+  auto q = partial.ListTree("p/q", 8, 100);
+  EXPECT_EQ(KeysOf(q), (std::vector<std::string>{"p/q1/a", "p/q2/b", "p/qr"}));
+}
+
+TEST(TreeListingTest, AFlatFolderOrAWideFanOutIsOneSequence) {
+  FakeBucket flat;
+  for (int i = 0; i < 50; ++i) flat.keys.insert("f" + std::to_string(i));
+  auto listed = flat.ListTree("", 8, 100);
+  EXPECT_EQ(KeysOf(listed), flat.KeysStartingWith(""));
+  EXPECT_EQ(flat.delimited.size(), 1u);
+  EXPECT_TRUE(flat.plain.empty());
+
+  FakeBucket wide;
+  for (int i = 0; i < 30; ++i) wide.keys.insert("d" + std::to_string(i) + "/x");
+  auto all = wide.ListTree("", 8, 20);  // 30 folders > 20
+  EXPECT_EQ(KeysOf(all), wide.KeysStartingWith(""));
+  EXPECT_EQ(wide.plain, (std::vector<std::string>{""}));
+}
+
+TEST(TreeListingTest, TheFirstErrorIsReturned) {
+  FakeBucket bucket;
+  for (int c = 0; c < 6; ++c) bucket.keys.insert("c" + std::to_string(c) + "/x");
+  bucket.failing_prefix = "c3/";
+  auto listed = bucket.ListTree("", 2, 100);
+  EXPECT_EQ(listed.status().code(), StatusCode::kIoError);
+  EXPECT_NE(listed.status().message().find("listing c3/ refused"), std::string::npos);
+  FakeBucket root;
+  root.keys = {"a"};
+  root.failing_prefix = "";
+  EXPECT_EQ(root.ListTree("", 2, 100).status().code(), StatusCode::kIoError);
+}
+
+}  // namespace
+}  // namespace sluice
