@@ -20,7 +20,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
 #include "stores/common/xml_lite.h"
-#include "stores/signing/azure_connection_string.h"
+#include "stores/credentials/azure_credential.h"
 #include "stores/signing/azure_shared_key.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/signing_time.h"
@@ -40,8 +40,9 @@ struct AzureConfig {
   std::string prefix;     // root inside the container, no '/' at the ends
   std::string endpoint;   // "https://acct.blob.core.windows.net", no trailing '/'
   std::string account;
-  std::string key;        // base64; empty: SAS or nothing
-  std::string sas;        // without '?'
+  // Its Get() is called per request; static (key or SAS), so it never
+  // blocks after the first fetch, made at open.
+  std::shared_ptr<SharedCredential> credential;
 };
 
 
@@ -264,7 +265,9 @@ class AzureStore final : public Store {
     req.headers.emplace_back("x-ms-version", kApiVersion);
     std::string date = FormatHttpDate(static_cast<int64_t>(std::time(nullptr)));
     req.headers.emplace_back("x-ms-date", date);
-    if (!config_.key.empty()) {
+    auto credential = config_.credential->Get();
+    if (!credential.ok()) return credential.status().WithContext(root_);
+    if (!credential->account_key.empty()) {
       SigningRequest sr;
       sr.method = HttpMethodName(method);
       sr.path = path;
@@ -273,11 +276,11 @@ class AzureStore final : public Store {
       if (method == HttpMethod::kPut || method == HttpMethod::kPost) {
         sr.headers.push_back({"Content-Length", std::to_string(body_size)});
       }
-      auto sig = SignAzureSharedKey(sr, config_.account, config_.key);
+      auto sig = SignAzureSharedKey(sr, config_.account, credential->account_key);
       if (!sig.ok()) return sig.status().WithContext(root_);
       req.headers.emplace_back("authorization", sig->authorization);
-    } else if (!config_.sas.empty()) {
-      query_text += (query_text.empty() ? "" : "&") + config_.sas;
+    } else if (!credential->sas_token.empty()) {
+      query_text += (query_text.empty() ? "" : "&") + credential->sas_token;
     }
     req.url = ep->scheme + "://" + ep->Authority() + path + (query_text.empty() ? "" : "?" + query_text);
     return req;
@@ -300,30 +303,9 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
                           SplitBucketPath(url, url.substr(config.scheme.size() + 3)));
   config.container = bp.bucket;
   config.prefix = bp.path;
-  if (auto cs = GetEnv("AZURE_STORAGE_CONNECTION_STRING")) {
-    auto parsed = ParseAzureConnectionString(*cs);
-    if (!parsed.ok()) return parsed.status().WithContext("AZURE_STORAGE_CONNECTION_STRING");
-    config.account = parsed->account_name;
-    config.key = parsed->account_key;
-    config.sas = parsed->sas_token;
-    config.endpoint = parsed->blob_endpoint;
-  } else {
-    config.account = GetEnv("AZURE_ACCOUNT_NAME").value_or("");
-    config.key = GetEnv("AZURE_ACCOUNT_ACCESS_KEY").value_or("");
-    if (config.account.empty()) {
-      return PermissionDeniedError(
-                    "no Azure account for " + UrlForErrors(url) +
-                        ": set AZURE_ACCOUNT_NAME with AZURE_ACCOUNT_ACCESS_KEY or "
-                        "AZURE_STORAGE_SAS_TOKEN, or AZURE_STORAGE_CONNECTION_STRING");
-    }
-    config.endpoint = "https://" + config.account + ".blob.core.windows.net";
-  }
-  if (auto sas = GetEnv("AZURE_STORAGE_SAS_TOKEN")) {
-    config.sas = *sas;
-  }
-  if (!config.sas.empty() && config.sas.front() == '?') config.sas.erase(0, 1);
-  if (auto ep = GetEnv("AZURE_BLOB_ENDPOINT")) config.endpoint = *ep;
-  while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
+  SLUICE_ASSIGN_OR_RETURN(AzureSettings settings, ReadAzureSettings(url));
+  config.account = settings.account;
+  config.endpoint = settings.endpoint;
   auto ep = ParseUrl(config.endpoint);
   if (!ep.ok()) {
     return InvalidArgumentError("the Azure blob endpoint is not an http(s) URL: " +
@@ -332,13 +314,16 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
   if (ep->target.find('?') != std::string::npos) {
     return InvalidArgumentError("the Azure blob endpoint must not hold a query");
   }
-  if (config.key.empty() && config.sas.empty()) {
+  config.credential = AzureSharedCredential(settings);
+  auto credential = config.credential->Get();
+  if (IsNotFound(credential.status())) {
     return PermissionDeniedError(
                   "no Azure credentials for " + UrlForErrors(url) +
                       ": set AZURE_ACCOUNT_ACCESS_KEY or AZURE_STORAGE_SAS_TOKEN (with "
                       "AZURE_ACCOUNT_NAME), or AZURE_STORAGE_CONNECTION_STRING");
   }
-  if (!config.key.empty() && config.account.empty()) {
+  if (!credential.ok()) return credential.status().WithContext(UrlForErrors(url));
+  if (!credential->account_key.empty() && config.account.empty()) {
     return PermissionDeniedError(
                   "an Azure account key without an account name for " + UrlForErrors(url));
   }

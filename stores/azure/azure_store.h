@@ -10,9 +10,12 @@
 //   AZURE_BLOB_ENDPOINT: overrides the endpoint (default
 //     https://<account>.blob.core.windows.net), e.g.
 //     http://127.0.0.1:10000/devstoreaccount1 for Azurite in path style.
-// An account key signs every request with SharedKey; without one, the SAS
-// token is appended to every URL. Neither -> kPermissionDenied naming the
-// variables. Thread safety: as every Store (store.h).
+// (read by stores/credentials/azure_settings.h). An account key signs every
+// request with SharedKey; without one, the SAS token is appended to every
+// URL (the chain in stores/credentials/azure_credential.h, one shared
+// credential per process for the same settings). Neither ->
+// kPermissionDenied naming the variables. Thread safety: as every Store
+// (store.h).
 #pragma once
 
 #include <memory>

@@ -1,6 +1,7 @@
 // A credential as any store signs or authorizes requests with it: an
-// access-key pair (AWS SigV4, GCS HMAC, OCI customer secret keys) and/or a
-// bearer token (GCS OAuth2, Azure AD), with its expiry and the name of the
+// access-key pair (AWS SigV4, GCS HMAC, OCI customer secret keys), a bearer
+// token (GCS OAuth2, Azure AD), or an Azure account key or SAS token, with
+// its expiry and the name of the
 // source that produced it (for error text and `sluice whoami`).
 //
 // Every field but `source` and `expires_at` is a secret: never logged, never
@@ -21,6 +22,8 @@ struct Credential {
   std::string source;
   SigV4Credentials keys;  // access key id, secret, session token
   std::string bearer;     // an OAuth2 access token; empty when unused
+  std::string account_key;  // Azure: the account's shared key (base64); empty when unused
+  std::string sas_token;    // Azure: a SAS token (query string, no '?'); empty when unused
   // Unix seconds after which the credential is refused; nullopt: never
   // (static keys).
   std::optional<int64_t> expires_at;
