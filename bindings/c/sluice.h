@@ -279,7 +279,7 @@ typedef struct sluice_stream sluice_stream;
  *    "skip_missing_files" (false: a raw-file stream's missing or unreadable
  *    file ends the iteration with an error naming it; true: it is skipped
  *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or
- *    files one reader opens at once: default 16 for raw-file streams, 1
+ *    files one reader opens at once: default 16 for raw-file streams, 4
  *    otherwise; always 1 under a cache_limit),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.

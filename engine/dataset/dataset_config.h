@@ -99,9 +99,12 @@ struct DatasetOptions {
   bool skip_missing_files = false;
   // Shards (files) one reader opens at once, downloads included; Sluice's
   // extension, key "fetch_concurrency". None: 16 when a stream is a
-  // raw-file stream (small files want many requests in flight), else 1 (a
-  // shard's own download already runs its parts in parallel). Always 1
-  // under a cache_limit, whose budget counts one open shard per reader.
+  // raw-file stream (small files want many requests in flight), else 4 (a
+  // shard's parts run in parallel, but a few shards at once keep the link
+  // full between them). Without a cache_limit the reader keeps that many
+  // shards opened or opening ahead of it, beyond the predownload window
+  // too. Always 1 under a cache_limit, whose budget counts one open shard
+  // per reader.
   std::optional<int64_t> fetch_concurrency;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }

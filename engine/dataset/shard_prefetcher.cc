@@ -78,7 +78,7 @@ size_t ShardPrefetcher::AdvanceAhead() {
   while (ahead_ < n) {
     const size_t shard = shard_of_[ahead_];
     if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
-        !in_flight_.count(shard)) {
+        !in_flight_.count(shard) && !early_errors_.count(shard)) {
       break;
     }
     ++ahead_;
@@ -112,7 +112,7 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard) {
   }
 }
 
-size_t ShardPrefetcher::NextToHelp() const {
+size_t ShardPrefetcher::NextToHelp() {
   const size_t limit = std::min(shard_of_.size(), consumer_ + window_);
   // scan_ itself is the thread's own next open.
   for (size_t q = scan_ + 1; q < limit; ++q) {
@@ -121,6 +121,12 @@ size_t ShardPrefetcher::NextToHelp() const {
         !in_flight_.count(shard) && !early_errors_.count(shard)) {
       return shard;
     }
+  }
+  // Nothing left in the window: open the order's next shards beyond it,
+  // as many ahead of the scan (opened or opening) as there are threads.
+  if (look_ahead_ && early_.size() + in_flight_.size() < open_threads_ &&
+      AdvanceAhead() < shard_of_.size()) {
+    return shard_of_[ahead_];
   }
   return SIZE_MAX;
 }
@@ -177,7 +183,8 @@ void ShardPrefetcher::Run() {
     cv_.wait(lock, [&] {
       return stop_ || scan_ < std::min(shard_of_.size(), consumer_ + window_) ||
              (scan_ == shard_of_.size() && next_ && consumer_ + window_ >= shard_of_.size()) ||
-             (look_ahead_ && early_.size() < kShardsAhead && AdvanceAhead() < shard_of_.size());
+             (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&
+              AdvanceAhead() < shard_of_.size());
     });
     if (stop_) return;
     if (scan_ == shard_of_.size()) {
@@ -248,9 +255,13 @@ void ShardPrefetcher::Run() {
       opened = std::move(failed->second);
       early_errors_.erase(failed);
     } else {
+      // In flight, so that helpers looking ahead leave it to this thread.
+      in_flight_.insert(shard);
       lock.unlock();
       opened = Open(shard);
       lock.lock();
+      in_flight_.erase(shard);
+      cv_.notify_all();
     }
     if (!opened.ok() && opened.status().code() == StatusCode::kDeadlineExceeded && p > consumer_ &&
         !stop_) {
@@ -301,7 +312,14 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  if (scan_ <= need && !error_.ok()) return error_;
+  if (scan_ <= need && !error_.ok()) {
+    // Nothing is read past the failed position: end the opens behind it
+    // (their temporaries go with them) before the consumer hears of it.
+    Status failed = error_;
+    lock.unlock();
+    Stop();
+    return failed;
+  }
   return scan_;
 }
 

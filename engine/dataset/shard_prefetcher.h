@@ -17,15 +17,19 @@
 // consumer: shuffled orders revisit shards often, and closing and reopening
 // them (unmapping and faulting in the pages again) cost more than the reads.
 // Under a cache limit shards go as soon as passed, so their room frees early.
-// Without one, the thread also opens the next kShardsAhead shards beyond the
-// window once the window is full: a window of small samples is a sliver of
+// Without one (and with one open thread), the thread also opens the next
+// kShardsAhead shards beyond the window once the window is full: a window of small samples is a sliver of
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
 // With `open_threads` > 1, that many shards are opened at once: helper
 // threads open the shards of later positions in the window (the thread
 // keeps the order's next one), so a window of small shards (raw files) has
-// many downloads in flight instead of one round trip after another. A
+// many downloads in flight instead of one round trip after another. With
+// `keep_reused` as well, once the window is all opened or opening, the
+// helpers (not the thread) look beyond it: the order's next shards, until
+// `open_threads` shards are opened ahead of the scan or opening, so large
+// shards read in order download several at once. A
 // helper's failure is kept for the scan to report at that position (a
 // failed shard is not fetched twice); only a wait for room or a
 // cancellation is left for the scan to try again. Callers use one thread
@@ -91,7 +95,8 @@ class ShardPrefetcher {
   // adding the time waited to *waited_ns; a `need` a window or more past
   // `from` cannot be reached before the consumer moves on, and is not waited
   // for. The first error the thread met is returned once the consumer needs
-  // the position it failed at. `from` must not decrease between calls.
+  // the position it failed at, after the threads have stopped (opens under
+  // way finish first). `from` must not decrease between calls.
   Result<size_t> Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait = true);
 
   // The shard of position q, for q in the range the last Acquire returned
@@ -116,8 +121,11 @@ class ShardPrefetcher {
   // that nobody has opened or is opening, into early_ (or early_errors_),
   // until stopped. Opener exceptions become errors (Open).
   void Help();
-  // That shard under mu_, or SIZE_MAX when there is none.
-  size_t NextToHelp() const;
+  // That shard under mu_, or SIZE_MAX when there is none. With look-ahead
+  // (keep_reused) and the window all opened or opening, the order's next
+  // shard beyond the window, while fewer than open_threads shards are
+  // opened ahead of the scan or opening.
+  size_t NextToHelp();
   // opener_(shard, &cancel_), an exception as its error Status.
   Result<std::shared_ptr<const OpenedShard>> Open(size_t shard);
   void Stop();
@@ -125,7 +133,8 @@ class ShardPrefetcher {
   // ready_, or opened ahead in seed_ or early_, which it moves to ready_).
   void ScanOpen(size_t limit);
   // Moves ahead_ to the next position (from scan_ on) whose shard is
-  // neither open nor opened early; returns it (size() if none).
+  // neither open, opened early, opening nor failed; returns it (size() if
+  // none).
   size_t AdvanceAhead();
   // Drops entries whose last seen use is behind position p (unless kept
   // for a near reuse, see keep_reused).

@@ -214,7 +214,7 @@ size_t StreamingDataset::OpenThreads() const {
   for (const StreamOptions& s : options_.streams) {
     if (s.files) return kRawFileFetchConcurrency;
   }
-  return 1;
+  return kShardFetchConcurrency;
 }
 
 std::string StreamingDataset::shard_path(size_t g) const {

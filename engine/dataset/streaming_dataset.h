@@ -145,6 +145,10 @@ class StreamingDataset {
   // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency).
   size_t OpenThreads() const;
   static constexpr size_t kRawFileFetchConcurrency = 16;
+  // One shard's download runs its parts in parallel, but each starts with a
+  // lone first part and ends with a tail: a few shards at once keep the link
+  // busy across those gaps and across each part's time to first byte.
+  static constexpr size_t kShardFetchConcurrency = 4;
   Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(
       size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.

@@ -91,6 +91,7 @@ TEST_F(CorruptShardTest, WrongSizeIsAnErrorNamingTheShardTheUrlAndTheExpectedSiz
   // scan stops at the victim before opening any later shard (a smaller
   // window also opens shards beyond itself, racing with that stop).
   o.predownload = 1000;
+  o.fetch_concurrency = 1;  // in order only: one shard at a time
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   std::vector<int64_t> got;

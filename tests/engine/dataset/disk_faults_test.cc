@@ -79,7 +79,9 @@ TEST(DiskFaultsTest, AFullCacheDiskIsAnErrorNamingTheShardAndLeavesNoTemporary) 
   SmallDisk disk(160 << 10);  // room for two shards and the index, not three
   if (!disk.ok()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
 
-  auto ds = StreamingDataset::Open(testing::OneStreamOptions(remote.path(), disk.path()));
+  DatasetOptions o = testing::OneStreamOptions(remote.path(), disk.path());
+  o.fetch_concurrency = 1;  // shards 0 and 1 fit, the third fetched fails
+  auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   std::vector<int64_t> ids;
   std::vector<std::string> got;

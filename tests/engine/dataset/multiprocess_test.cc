@@ -143,6 +143,9 @@ TEST(StreamingDatasetMultiProcess, KilledDownloaderLeavesNoPartialShardAndOthers
   o.streams.push_back(s);
   o.predownload = 1;
   o.prefetch_next_epoch = false;
+  // One shard at a time: A has completed exactly the shards before 3 when
+  // it hangs there.
+  o.fetch_concurrency = 1;
   o.world.rank = 0;
   o.world.world_size = 1;
   o.wait_timeout = std::chrono::seconds(20);

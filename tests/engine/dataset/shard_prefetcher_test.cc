@@ -116,6 +116,42 @@ TEST(ShardPrefetcher, OpensNothingBeyondTheWindowUnderACacheLimit) {
   EXPECT_EQ(OpensAfter(&opener, 1), (std::map<size_t, int>{{0, 1}}));
 }
 
+// Without a cache limit, open threads look beyond a full window: they keep
+// open_threads shards opened ahead of the scan, and no more, while the
+// consumer stays put; each step of the consumer into the next shard lets
+// one more be opened.
+TEST(ShardPrefetcher, OpenThreadsKeepThatManyShardsAheadBeyondAFullWindowWithoutALimit) {
+  CountingOpener opener;
+  std::vector<size_t> order;
+  for (size_t shard = 0; shard < 8; ++shard) order.insert(order.end(), 3, shard);
+  ShardPrefetcher prefetcher(order, 2, opener.Get(), nullptr, {}, /*keep_reused=*/true,
+                             /*open_threads=*/4);
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited).ok());
+  EXPECT_EQ(OpensAfter(&opener, 5),
+            (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}}));
+  ASSERT_TRUE(prefetcher.Acquire(3, 3, &waited).ok());  // into shard 1
+  EXPECT_EQ(OpensAfter(&opener, 6),
+            (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}}));
+  for (size_t p = 3; p < prefetcher.size(); ++p) {
+    ASSERT_TRUE(prefetcher.Acquire(p, p, &waited).ok()) << p;
+    EXPECT_TRUE(prefetcher.At(p)->skipped());
+  }
+  std::map<size_t, int> once;
+  for (size_t shard = 0; shard < 8; ++shard) once[shard] = 1;
+  EXPECT_EQ(OpensAfter(&opener, 8), once);
+}
+
+// Under a cache limit the window stays the bound, with open threads too.
+TEST(ShardPrefetcher, OpenThreadsOpenNothingBeyondTheWindowUnderACacheLimit) {
+  CountingOpener opener;
+  ShardPrefetcher prefetcher({0, 0, 0, 1, 1, 1, 2, 2, 2}, 2, opener.Get(), nullptr, {},
+                             /*keep_reused=*/false, /*open_threads=*/4);
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited).ok());
+  EXPECT_EQ(OpensAfter(&opener, 1), (std::map<size_t, int>{{0, 1}}));
+}
+
 TEST(ShardPrefetcher, AcquireReturnsTheReadyRunWithinAWindowOfTheConsumer) {
   CountingOpener opener;
   ShardPrefetcher prefetcher({0, 0, 1, 1, 2, 2}, 2, opener.Get());
@@ -267,6 +303,57 @@ TEST(ShardPrefetcher, OpenThreadsOpenSeveralShardsOfTheWindowAtOnceEachOnce) {
   for (const auto& [shard, count] : opener.opens) EXPECT_EQ(count, 1) << "shard " << shard;
   EXPECT_GT(opener.most.load(), 1);
   EXPECT_LE(opener.most.load(), 4);
+}
+
+// Large shards read in order (a window inside one shard): several download
+// at once, each once, and a helper's open beyond the window is what the
+// scan takes, not a second open.
+TEST(ShardPrefetcher, OpenThreadsOpenShardsReadInOrderSeveralAtOnceEachOnce) {
+  SlowOpener opener;
+  std::vector<size_t> order;
+  for (size_t shard = 0; shard < 16; ++shard) order.insert(order.end(), 50, shard);
+  {
+    ShardPrefetcher prefetcher(order, 4, opener.Get(), nullptr, {}, /*keep_reused=*/true,
+                               /*open_threads=*/4);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      auto got = prefetcher.Acquire(p, p, &waited);
+      ASSERT_TRUE(got.ok()) << p << ": " << got.status().ToString();
+      EXPECT_EQ(prefetcher.shard_of(p), p / 50);
+    }
+  }
+  EXPECT_EQ(opener.opens.size(), 16u);
+  for (const auto& [shard, count] : opener.opens) EXPECT_EQ(count, 1) << "shard " << shard;
+  EXPECT_GT(opener.most.load(), 1);
+  EXPECT_LE(opener.most.load(), 4);
+}
+
+// A helper's failure beyond the window is reported at the shard's first
+// position, after every sample before it, and not opened a second time.
+TEST(ShardPrefetcher, AFailureBeyondTheWindowIsReportedAtItsPositionOnce) {
+  SlowOpener opener;
+  opener.failing = 2;
+  std::vector<size_t> order;
+  for (size_t shard = 0; shard < 4; ++shard) order.insert(order.end(), 10, shard);
+  size_t read = 0;
+  Status failed = Status::Ok();
+  {
+    ShardPrefetcher prefetcher(order, 2, opener.Get(), nullptr, {}, /*keep_reused=*/true,
+                               /*open_threads=*/4);
+    uint64_t waited = 0;
+    for (size_t p = 0; p < prefetcher.size(); ++p) {
+      auto got = prefetcher.Acquire(p, p, &waited);
+      if (!got.ok()) {
+        failed = got.status();
+        break;
+      }
+      ++read;
+    }
+  }
+  EXPECT_EQ(read, 20u);
+  EXPECT_EQ(failed.code(), StatusCode::kNotFound);
+  EXPECT_EQ(failed.message(), "prefetching sample position 20: file 2 is gone");
+  EXPECT_EQ(opener.opens[2], 1);
 }
 
 // A shard a helper failed to open is reported at its position, and is not

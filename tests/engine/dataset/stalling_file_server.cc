@@ -36,6 +36,11 @@ void StallingFileServer::Stop() {
   ::close(fd_);
 }
 
+std::vector<std::string> StallingFileServer::Requests() const {
+  std::lock_guard<std::mutex> lock(requests_mu_);
+  return requests_;
+}
+
 bool StallingFileServer::Ready(int fd, short events) const {
   pollfd p{fd, events, 0};
   while (!stop_.load()) {
@@ -63,6 +68,10 @@ void StallingFileServer::Serve(int c) {
   }
   size_t sp = request.find(' ');
   std::string target = request.substr(sp + 1, request.find(' ', sp + 1) - sp - 1);
+  {
+    std::lock_guard<std::mutex> lock(requests_mu_);
+    requests_.push_back(target);
+  }
   auto body = ReadFile(root_ + target);
   std::string head = body.ok() ? "HTTP/1.1 200 OK\r\nContent-Length: " +
                                      std::to_string(body->size()) + "\r\n"

@@ -2,7 +2,8 @@
 // GET is answered 200 with the whole file and Connection: close. The file
 // named `stall` gets its headers and the first half of its body, then the
 // connection hangs until Stop(): a download that is mid-body when its
-// process is killed, or a shard that is not there yet. One thread per
+// process is killed, or a shard that is not there yet. Requests() tells
+// which paths were asked for, as they arrived. One thread per
 // connection; Stop() (and the destructor) joins them. Aborts when it cannot
 // listen.
 #pragma once
@@ -23,6 +24,8 @@ class StallingFileServer {
   StallingFileServer& operator=(const StallingFileServer&) = delete;
 
   void Stop();
+  // The request targets ("/shard.00000.mds") received so far, in order.
+  std::vector<std::string> Requests() const;
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
  private:
@@ -39,6 +42,8 @@ class StallingFileServer {
   std::thread acceptor_;
   std::mutex mu_;
   std::vector<std::thread> workers_;
+  mutable std::mutex requests_mu_;
+  std::vector<std::string> requests_;
 };
 
 }  // namespace sluice::testing

@@ -1,0 +1,160 @@
+"""Cold epochs against the link: a whole epoch read from an empty cache, in
+order and shuffled, from a loopback nginx directly and through the delaying
+proxy (delay_proxy.py: 15 ms to every response's first byte, 100 MB/s per
+connection). The reference is every shard fetched by parallel `curl`
+transfers over the same path (HTTP/1.1 to one host: --parallel-immediate
+gives each transfer its own connection).
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
+        [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
+        [--library NAME=PATH ...]
+
+Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
+samples; --samples scales them (defaults 200,000 and 4,000: the issue's
+500,000 and 8,000 scaled down for a shared 2-core machine). Each Sluice run
+is a fresh process with an empty cache folder, reading with batch_size 16.
+--library runs the same children against other builds of libsluice.so
+(e.g. before=/tmp/old.so after=build/...), interleaved with each other and
+with curl, so drift hits every row alike. Prints per row the median (min,
+max) of the epoch's seconds, its MB/s (bytes that reached the cache / time),
+the median's ratio to the best curl row of the same path, and the child's
+CPU seconds (user + system, from the dataset's construction on) per GB.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from cold_first_sample import start_nginx, write
+from delay_proxy import DelayProxy
+
+WORKLOADS = {'A': (200_000, 1 << 10), 'B': (4_000, 256 << 10)}
+
+CHILD = r'''
+import resource, sys, time
+import sluice
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+c0, t0 = cpu(), time.perf_counter()
+ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
+                             batch_size=16, shuffle_seed=17)
+n = sum(1 for _ in ds)
+print(n, time.perf_counter() - t0, cpu() - c0)
+'''
+
+
+def folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
+
+
+def sluice_epoch(library, url, shuffle, work, samples):
+    """(seconds, CPU seconds, bytes in the cache) of one cold epoch."""
+    cache = tempfile.mkdtemp(dir=work)
+    try:
+        env = dict(os.environ, SLUICE_LIBRARY=library)
+        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0'],
+                             capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr)
+        n, seconds, cpu = out.stdout.split()
+        if int(n) != samples:
+            raise RuntimeError(f'{library}: read {n} samples, expected {samples}')
+        return float(seconds), float(cpu), folder_bytes(cache)
+    finally:
+        shutil.rmtree(cache)
+
+
+def curl_epoch(urls, parallel, work):
+    """(seconds, CPU seconds, bytes) of every shard by `parallel` transfers."""
+    args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate', '--parallel-max',
+            str(parallel)]
+    outs = [os.path.join(work, f'curl{i}.bin') for i in range(len(urls))]
+    for o, u in zip(outs, urls):
+        args += ['-o', o, u]
+    before = os.times()
+    t = time.perf_counter()
+    subprocess.run(args, check=True)
+    seconds = time.perf_counter() - t
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system -
+                                                          before.children_system)
+    size = sum(os.path.getsize(o) for o in outs)
+    for o in outs:
+        os.remove(o)
+    return seconds, cpu, size
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--workload', choices=sorted(WORKLOADS), default='B')
+    ap.add_argument('--samples', type=int)
+    ap.add_argument('--size', type=int)
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--curl-parallel', default='8,32',
+                    help='comma-separated transfer counts for the curl references')
+    ap.add_argument('--library', action='append', default=[],
+                    help='NAME=PATH of a libsluice.so to run (default: $SLUICE_LIBRARY)')
+    ap.add_argument('--no-proxy', action='store_true', help='loopback only')
+    args = ap.parse_args()
+    samples, size = WORKLOADS[args.workload]
+    samples, size = args.samples or samples, args.size or size
+    libraries = [tuple(x.split('=', 1)) for x in args.library] or [
+        ('sluice', os.environ['SLUICE_LIBRARY'])]
+    parallels = [int(x) for x in args.curl_parallel.split(',')]
+    work = tempfile.mkdtemp(prefix='sluice-cold-epoch-')
+    try:
+        data = os.path.join(work, 'www', 'data')
+        write(data, samples, size)
+        shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
+        nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        proxy = None if args.no_proxy else DelayProxy(port)
+        try:
+            paths = [('loopback', port)] + ([] if proxy is None else [('proxy', proxy.port)])
+            rows = {}  # (path, name) -> [(seconds, cpu, bytes)]
+            for _ in range(args.runs):
+                for path, p in paths:
+                    url = f'http://127.0.0.1:{p}/data'
+                    for k in parallels:
+                        rows.setdefault((path, f'curl, {k} parallel'), []).append(
+                            curl_epoch([f'{url}/{n}' for n in shards], k, work))
+                    for name, lib in libraries:
+                        for order, shuffle in (('in order', False), ('shuffled', True)):
+                            rows.setdefault((path, f'{name}, {order}'), []).append(
+                                sluice_epoch(lib, url, shuffle, work, samples))
+        finally:
+            if proxy is not None:
+                proxy.close()
+            nginx.terminate()
+            nginx.wait()
+        print(f'workload {args.workload}: {samples} samples x {size} B, {len(shards)} shards of '
+              f'<= 64 MiB; medians of {args.runs} cold epochs (fresh process, empty cache); '
+              f'proxy: 15 ms to first byte, 100 MB/s per connection')
+        print(f'  {"path":8s} {"row":22s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
+              f'{"x best curl":>11s} {"CPU s/GB":>8s}')
+        for path, _ in paths:
+            best = None
+            for (pth, name), xs in rows.items():
+                if pth == path and name.startswith('curl'):
+                    mbps = statistics.median(b / s for s, _, b in xs) / 1e6
+                    best = mbps if best is None else max(best, mbps)
+            for (pth, name), xs in rows.items():
+                if pth != path:
+                    continue
+                secs = [s for s, _, _ in xs]
+                mbps = statistics.median(b / s for s, _, b in xs) / 1e6
+                cpu_gb = statistics.median(c / (b / 1e9) for _, c, b in xs)
+                print(f'  {path:8s} {name:22s} {statistics.median(secs):8.3f} '
+                      f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
+                      f'{mbps / best:10.0%} {cpu_gb:8.2f}')
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == '__main__':
+    main()

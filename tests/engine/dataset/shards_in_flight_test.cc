@@ -1,0 +1,94 @@
+// Shards read in order from a remote without a cache_limit: the reader keeps
+// fetch_concurrency shards downloading at once, counted at the server.
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/stalling_file_server.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+using testing::StallingFileServer;
+
+// The shard files the server was asked for, sorted, once `want` of them
+// were (or after 10 s), and a pause in which an extra request would show.
+std::vector<std::string> ShardRequestsAfter(const StallingFileServer& server, size_t want) {
+  auto shards = [&] {
+    std::vector<std::string> out;
+    for (const std::string& t : server.Requests()) {
+      if (t.size() > 4 && t.compare(t.size() - 4, 4, ".mds") == 0) out.push_back(t);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (shards().size() < want && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  return shards();
+}
+
+// The first shard's download hangs mid-body, so the reader cannot get past
+// its first sample; `fetch_concurrency` unset (the default) or given.
+std::vector<std::string> ShardsRequestedWhileTheFirstHangs(std::optional<int64_t> fetch_concurrency,
+                                                           size_t want,
+                                                           std::vector<std::string>* names) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 400, 4000);
+  auto reader = DatasetReader::Open(remote.path());
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {};
+  for (const ShardEntry& e : (*reader)->index().shards) names->push_back("/" + e.raw_data.basename);
+  EXPECT_GE(names->size(), 6u);
+  StallingFileServer server(remote.path(), (*reader)->index().shards[0].raw_data.basename);
+
+  DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
+  o.streams[0].remote = server.url();
+  o.streams[0].download_retry = 0;
+  o.predownload = 8;
+  o.fetch_concurrency = fetch_concurrency;
+  auto ds = StreamingDataset::Open(o);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  if (!ds.ok()) return {};
+  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(8);
+  std::vector<SampleFields> fields;
+  auto call = std::async(std::launch::async, [&] { return (*ds)->NextBatch(8, ids.data(), &fields); });
+  std::vector<std::string> requested = ShardRequestsAfter(server, want);
+  EXPECT_EQ(call.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the first batch came without the first shard";
+  server.Stop();  // the hung download fails, and with it the call
+  EXPECT_FALSE(call.get().ok());
+  return requested;
+}
+
+TEST(ShardsInFlight, FourShardsDownloadAtOnceByDefault) {
+  std::vector<std::string> names;
+  std::vector<std::string> requested = ShardsRequestedWhileTheFirstHangs(std::nullopt, 4, &names);
+  ASSERT_GE(names.size(), 6u);
+  // Shard 0 hangs; 1..3 came while it did, and nothing past them: four
+  // downloads were under way at once, as many as fetch_concurrency's
+  // default, and no more while the reader does not move.
+  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 4));
+}
+
+TEST(ShardsInFlight, FetchConcurrencyOneDownloadsOneShardAtATime) {
+  std::vector<std::string> names;
+  std::vector<std::string> requested = ShardsRequestedWhileTheFirstHangs(1, 1, &names);
+  ASSERT_GE(names.size(), 6u);
+  EXPECT_EQ(requested, std::vector<std::string>{names[0]});
+}
+
+}  // namespace
+}  // namespace sluice
