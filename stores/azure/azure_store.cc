@@ -204,7 +204,8 @@ class AzureStore final : public Store {
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root_));
     co_return co_await ListTree(
-        std::move(prefix), kConcurrentListings, kMaxListingFanOut,
+        std::move(prefix), kConcurrentListings,
+        MinKeysPerFolderToFanOut(options_.list_page_size > 0 ? options_.list_page_size : 5000),
         [this](const std::string& p, std::vector<ObjectInfo>* objects,
                std::vector<std::string>* sub_prefixes) {
           return ListSequence(p, objects, sub_prefixes);

@@ -12,7 +12,8 @@ namespace sluice {
 using boost::asio::awaitable;
 
 awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix, int concurrency,
-                                                    size_t max_fan_out, ListSequence list) {
+                                                    size_t min_keys_per_folder,
+                                                    ListSequence list) {
   std::vector<ObjectInfo> out;
   std::vector<std::string> folders;
   constexpr int kMaxSingleFolderDepth = 8;
@@ -26,18 +27,25 @@ awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix, int conc
     if (folders.size() != 1 || !out.empty() || depth == kMaxSingleFolderDepth) break;
     prefix = std::move(folders.front());
   }
-  if (folders.size() > max_fan_out) {
-    out.clear();
-    SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &out, nullptr));
-  } else if (!folders.empty()) {
+  if (folders.size() >= 2) {
     std::vector<std::vector<ObjectInfo>> listed(folders.size());
+    SLUICE_CO_RETURN_IF_ERROR(co_await list(folders[0], &listed[0], nullptr));
+    if (listed[0].size() < min_keys_per_folder) {
+      // Small folders: the whole prefix as one plain sequence.
+      std::vector<ObjectInfo> all;
+      SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &all, nullptr));
+      SortByKey(&all);
+      co_return all;
+    }
     SLUICE_CO_RETURN_IF_ERROR(co_await ForEachPartConcurrently(
-        folders.size(), concurrency, [&](uint64_t i) -> awaitable<Status> {
-          co_return co_await list(folders[i], &listed[i], nullptr);
+        folders.size() - 1, concurrency, [&](uint64_t i) -> awaitable<Status> {
+          co_return co_await list(folders[i + 1], &listed[i + 1], nullptr);
         }));
     for (std::vector<ObjectInfo>& objects : listed) {
       for (ObjectInfo& object : objects) out.push_back(std::move(object));
     }
+  } else if (folders.size() == 1) {
+    SLUICE_CO_RETURN_IF_ERROR(co_await list(folders[0], &out, nullptr));
   }
   SortByKey(&out);
   co_return out;

@@ -26,22 +26,28 @@ const listObjects = FilesystemStore.prototype.listObjects;
 FilesystemStore.prototype.listObjects = async function listWithCommonPrefixes(bucket, options) {
   const { delimiter = '', prefix = '', maxKeys = Infinity } = options;
   if (!delimiter) return listObjects.call(this, bucket, options);
-  const all = await listObjects.call(this, bucket, { ...options, delimiter: '', maxKeys: Infinity });
   const objects = [];
   const commonPrefixes = new Set();
-  let isTruncated = false;
-  for (const object of all.objects) {
-    const at = object.key.indexOf(delimiter, prefix.length);
-    if (at !== -1) {
-      commonPrefixes.add(object.key.slice(0, at + delimiter.length));
-    } else if (objects.length === maxKeys) {
-      isTruncated = true;
-      break;
-    } else {
-      objects.push(object);
+  // Plain pages of 1000 (s3rver reads every listed object's metadata at
+  // once: a whole large bucket in one page runs out of file descriptors).
+  let startAfter = options.startAfter || '';
+  for (;;) {
+    const page = await listObjects.call(
+      this, bucket, { ...options, delimiter: '', startAfter, maxKeys: 1000 });
+    for (const object of page.objects) {
+      const at = object.key.indexOf(delimiter, prefix.length);
+      if (at !== -1) {
+        commonPrefixes.add(object.key.slice(0, at + delimiter.length));
+      } else if (objects.length === maxKeys) {
+        return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated: true };
+      } else {
+        objects.push(object);
+      }
     }
+    if (!page.isTruncated || page.objects.length === 0) break;
+    startAfter = page.objects[page.objects.length - 1].key;
   }
-  return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated };
+  return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated: false };
 };
 
 const [port, directory, accessKeyId, secretAccessKey, ...buckets] = process.argv.slice(2);

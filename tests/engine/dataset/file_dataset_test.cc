@@ -395,8 +395,8 @@ TEST(FileDatasetS3MultiProcess, OneListAndOneGetPerFilePerNode) {
   EXPECT_LE(sampler.max(), limit);
 
   // On the wire: per node one listing (its four requests: imgs/ delimited,
-  // then class0/, class1/ and class2/, see stores/common/tree_listing.h)
-  // and one GET per file it read.
+  // then its folders of 107 keys each, class0/ to class2/, see
+  // stores/common/tree_listing.h) and one GET per file it read.
   auto count_requests = [&](int64_t n, int* lists) {
     std::map<std::string, int> gets;
     *lists = 0;

@@ -1,7 +1,7 @@
 // ListTree over an in-memory key set whose listings take a few
 // milliseconds on a real event loop: the answer equals a plain listing's,
 // folders are listed concurrently within the bound, a single-folder chain is
-// descended, a wide fan-out falls back to one sequence, errors come back.
+// descended, small folders fall back to one sequence, errors come back.
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -53,10 +53,10 @@ struct FakeBucket {
   }
 
   Result<std::vector<ObjectInfo>> ListTree(const std::string& prefix, int concurrency,
-                                           size_t max_fan_out) {
+                                           size_t min_keys_per_folder = 1) {
     EventLoop loop;
     return loop.Run(sluice::ListTree(
-        prefix, concurrency, max_fan_out,
+        prefix, concurrency, min_keys_per_folder,
         [this](const std::string& p, std::vector<ObjectInfo>* objects,
                std::vector<std::string>* sub_prefixes) { return List(p, objects, sub_prefixes); }));
   }
@@ -85,7 +85,7 @@ TEST(TreeListingTest, FoldersAreListedConcurrentlyWithinTheBound) {
     std::string folder = "train/c" + std::to_string(c) + "/";
     for (const char* name : {"a.jpg", "b.jpg", "deep/c.jpg"}) bucket.keys.insert(folder + name);
   }
-  auto listed = bucket.ListTree("", 4, 100);
+  auto listed = bucket.ListTree("", 4);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith(""));
   // "" holds two objects and one folder: no descent. Then train/ alone.
@@ -97,7 +97,7 @@ TEST(TreeListingTest, FoldersAreListedConcurrentlyWithinTheBound) {
   classes.delimited.clear();
   classes.plain.clear();
   classes.max_in_flight = 0;
-  auto train = classes.ListTree("train/", 4, 100);
+  auto train = classes.ListTree("train/", 4);
   ASSERT_TRUE(train.ok()) << train.status().ToString();
   EXPECT_EQ(KeysOf(train), classes.KeysStartingWith("train/"));
   EXPECT_EQ(classes.delimited, (std::vector<std::string>{"train/"}));
@@ -110,14 +110,14 @@ TEST(TreeListingTest, ASingleFolderIsDescendedAndAPartialPrefixWorks) {
   for (const char* key : {"ds/v1/x/1", "ds/v1/y/2", "ds/v1/z", "ds/v10/w", "other"}) {
     bucket.keys.insert(key);
   }
-  auto listed = bucket.ListTree("ds/", 8, 100);
+  auto listed = bucket.ListTree("ds/", 8);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith("ds/"));
   EXPECT_EQ(bucket.delimited, (std::vector<std::string>{"ds/"}));  // two folders: v1/, v10/
 
   FakeBucket chain;
   chain.keys = {"a/b/c/1/f", "a/b/c/2/g", "a/b/c/2/h"};
-  auto deep = chain.ListTree("a", 8, 100);
+  auto deep = chain.ListTree("a", 8);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   EXPECT_EQ(KeysOf(deep), chain.KeysStartingWith("a"));
   EXPECT_EQ(chain.delimited, (std::vector<std::string>{"a", "a/", "a/b/", "a/b/c/"}));
@@ -126,36 +126,47 @@ TEST(TreeListingTest, ASingleFolderIsDescendedAndAPartialPrefixWorks) {
 
   FakeBucket partial;
   partial.keys = {"p/q1/a", "p/q2/b", "p/qr", "p/r/c"};
-  auto q = partial.ListTree("p/q", 8, 100);
+  auto q = partial.ListTree("p/q", 8);
   EXPECT_EQ(KeysOf(q), (std::vector<std::string>{"p/q1/a", "p/q2/b", "p/qr"}));
 }
 
-TEST(TreeListingTest, AFlatFolderOrAWideFanOutIsOneSequence) {
+TEST(TreeListingTest, AFlatFolderOrSmallFoldersAreOneSequence) {
   FakeBucket flat;
   for (int i = 0; i < 50; ++i) flat.keys.insert("f" + std::to_string(i));
-  auto listed = flat.ListTree("", 8, 100);
+  auto listed = flat.ListTree("", 8);
   EXPECT_EQ(KeysOf(listed), flat.KeysStartingWith(""));
   EXPECT_EQ(flat.delimited.size(), 1u);
   EXPECT_TRUE(flat.plain.empty());
 
-  FakeBucket wide;
-  for (int i = 0; i < 30; ++i) wide.keys.insert("d" + std::to_string(i) + "/x");
-  auto all = wide.ListTree("", 8, 20);  // 30 folders > 20
-  EXPECT_EQ(KeysOf(all), wide.KeysStartingWith(""));
-  EXPECT_EQ(wide.plain, (std::vector<std::string>{""}));
+  FakeBucket small;  // folders of 3 keys, fewer than 4
+  for (int i = 0; i < 30; ++i) {
+    for (const char* name : {"/x", "/y", "/z/w"}) small.keys.insert("d" + std::to_string(i) + name);
+  }
+  small.keys.insert("top");
+  auto all = small.ListTree("", 8, 4);
+  EXPECT_EQ(KeysOf(all), small.KeysStartingWith(""));
+  EXPECT_EQ(small.delimited, (std::vector<std::string>{""}));
+  EXPECT_EQ(small.plain, (std::vector<std::string>{"d0/", ""}));  // the first folder, then all
+  FakeBucket big = small;  // the same folders of 3 keys, 3 or more wanted
+  big.delimited.clear();
+  big.plain.clear();
+  auto fanned = big.ListTree("", 8, 3);
+  EXPECT_EQ(KeysOf(fanned), big.KeysStartingWith(""));
+  EXPECT_EQ(big.plain.size(), 30u);
+  EXPECT_EQ(big.max_in_flight, 8);
 }
 
 TEST(TreeListingTest, TheFirstErrorIsReturned) {
   FakeBucket bucket;
   for (int c = 0; c < 6; ++c) bucket.keys.insert("c" + std::to_string(c) + "/x");
   bucket.failing_prefix = "c3/";
-  auto listed = bucket.ListTree("", 2, 100);
+  auto listed = bucket.ListTree("", 2);
   EXPECT_EQ(listed.status().code(), StatusCode::kIoError);
   EXPECT_NE(listed.status().message().find("listing c3/ refused"), std::string::npos);
   FakeBucket root;
   root.keys = {"a"};
   root.failing_prefix = "";
-  EXPECT_EQ(root.ListTree("", 2, 100).status().code(), StatusCode::kIoError);
+  EXPECT_EQ(root.ListTree("", 2).status().code(), StatusCode::kIoError);
 }
 
 }  // namespace
