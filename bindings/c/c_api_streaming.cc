@@ -94,6 +94,10 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
   });
 }
 
+const char* sluice_stream_format(const sluice_stream* s) {
+  return s ? s->ds->format().c_str() : nullptr;
+}
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s) {
   return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
 }

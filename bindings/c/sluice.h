@@ -292,7 +292,11 @@ typedef struct sluice_stream sluice_stream;
  * so later runs do not list again.
  * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and
  * LOCAL_WORLD_SIZE, else one process. A remote's index.json is downloaded
- * once per node into <local>/<split>/. Bad options: SLUICE_EINVAL naming the
+ * once per node into <local>/<split>/; a stream without a remote is read in
+ * place (nothing is written into its folder unless a shard stored only
+ * compressed must be decompressed there, as Mosaic does), and without its
+ * index.json is SLUICE_ENOTFOUND with Mosaic's text ("RuntimeError: No
+ * `remote` provided, ..."). Bad options: SLUICE_EINVAL naming the
  * key (planner errors start with Mosaic's error type). */
 sluice_status sluice_stream_open(const char* config_json, sluice_stream** out);
 void sluice_stream_close(sluice_stream* s);
@@ -320,6 +324,14 @@ sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, u
  * sluice_free. SLUICE_ERANGE past the last sample. */
 sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path);
 /* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
+/* The shards' format, which says what each field view holds: "mds" (the
+ * column encoding's stored bytes, as sluice_decode_* take them), "json" (the
+ * value's JSON text, a string with its quotes), "csv" / "tsv" / "xsv" (the
+ * cell's text), "raw" (a file's bytes). One per dataset: sluice_stream_open
+ * refuses streams or shards of different formats. NULL for a NULL handle;
+ * valid until sluice_stream_close. */
+const char* sluice_stream_format(const sluice_stream* s);
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);
 const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column);

@@ -64,7 +64,14 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
   }
   std::string root = StreamRoot(stream);
   std::string path = JoinPath(root, "index.json");
-  if (!remote) return ReadIndex(path);
+  if (!remote) {
+    if (!FileExists(path)) {
+      // Mosaic's error and text (users match it).
+      return NotFoundError("RuntimeError: No `remote` provided, but local file " + path +
+                           " does not exist either");
+    }
+    return ReadIndex(path);
+  }
   SLUICE_RETURN_IF_ERROR(MakeOncePerNode(
       path, JoinPath(root, cache_layout::kStateDir), "index.lock", wait_timeout, [&]() -> Status {
         std::string tmp = TempPathFor(path);

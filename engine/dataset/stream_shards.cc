@@ -62,13 +62,63 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
     }
   }
   s->verified_.assign(specs.size(), false);
-  CacheOptions options;
-  options.root = s->root_;
-  options.evictable = s->remote_ != nullptr;
-  options.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
-  options.wait_timeout = wait_timeout;
-  SLUICE_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(options, std::move(specs)));
+  s->cache_options_.root = s->root_;
+  s->cache_options_.evictable = s->remote_ != nullptr;
+  s->cache_options_.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
+  s->cache_options_.wait_timeout = wait_timeout;
+  s->cache_specs_ = std::move(specs);
+  // A local-only stream's folder gets cache state only if a shard must be
+  // decompressed into it (Cache()): reading in place writes nothing.
+  if (s->remote_) {
+    SLUICE_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(s->cache_options_, s->cache_specs_));
+  }
   return s;
+}
+
+Result<ShardCache*> StreamShards::Cache() {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (!cache_) {
+    SLUICE_ASSIGN_OR_RETURN(cache_, ShardCache::Open(cache_options_, cache_specs_));
+  }
+  return cache_.get();
+}
+
+CacheCounters StreamShards::cache_counters() const {
+  CacheCounters c;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (cache_) c = cache_->counters();
+  }
+  c.cache_hits += in_place_hits_.load();
+  return c;
+}
+
+Result<std::optional<MappedFile>> StreamShards::MapInPlace(size_t item, const FileInfo& raw) {
+  std::string path = JoinPath(root_, raw.basename);
+  auto map = MappedFile::Open(path);
+  if (!map.ok()) {
+    if (map.status().code() == StatusCode::kNotFound) return std::optional<MappedFile>();
+    return map.status();
+  }
+  if (map->size() != raw.bytes) {
+    return CorruptError(path + ": has " + std::to_string(map->size()) +
+                        " bytes, index.json says " + std::to_string(raw.bytes));
+  }
+  const std::optional<std::string>& algo = stream_.validate_hash;
+  if (algo && raw.hashes.count(*algo)) {
+    bool check;
+    {
+      std::lock_guard<std::mutex> lock(verified_mu_);
+      check = !verified_[item];
+    }
+    if (check) {
+      SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, map->data(), raw.hashes.at(*algo), path));
+      std::lock_guard<std::mutex> lock(verified_mu_);
+      verified_[item] = true;
+    }
+  }
+  in_place_hits_.fetch_add(1);
+  return std::optional<MappedFile>(std::move(*map));
 }
 
 Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path,
@@ -153,6 +203,13 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
                                                                 const ShardEntry& entry,
                                                                 const std::atomic<bool>* cancel) {
   const std::optional<std::string>& algo = stream_.validate_hash;
+  if (!remote_) {
+    // In place: a present file is the shard (a decompressed one appears
+    // whole, by rename); only a missing one goes through the cache.
+    SLUICE_ASSIGN_OR_RETURN(std::optional<MappedFile> in_place, MapInPlace(item, raw));
+    if (in_place) return std::make_pair(ShardPin(), std::move(*in_place));
+  }
+  SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
   // A corrupt download is downloaded again, up to 1 + download_retry times.
   const int downloads = 1 + std::max(0, stream_.download_retry);
   int fetches = 0;
@@ -174,7 +231,7 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       ++fetches;
       return FetchFile(raw, zip, entry, tmp);
     };
-    auto acquired = cache_->Acquire(item, fetch, cancel);
+    auto acquired = cache->Acquire(item, fetch, cancel);
     if (!acquired.ok()) {
       if (fetched_here && IsCorruption(acquired.status())) {
         if (remote_ && fetches < downloads) continue;
@@ -203,7 +260,7 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
         if (fetches >= downloads || attempt >= downloads) return still_corrupt(st);
         // Delete the corrupt file (nobody else may be reading it: it is
         // evicted only when unpinned) and fetch it again.
-        SLUICE_RETURN_IF_ERROR(cache_->Evict(item).WithContext(st.message()));
+        SLUICE_RETURN_IF_ERROR(cache->Evict(item).WithContext(st.message()));
         continue;
       }
     }

@@ -11,8 +11,10 @@
 // entry's companion. Both count under cache_limit: the download (the
 // fetch's scratch file) while the shard is fetched, the kept zip (the cache
 // entry's companion) while it is present, as Mosaic counts keep_zip. A
-// local-only stream reads its folder in place: nothing is ever evicted, and a
-// missing raw file is decompressed from its zip in the folder.
+// local-only stream reads its folder in place, writing nothing there: its
+// present files are mapped as they are (no cache state); only a missing raw
+// file is decompressed from its zip in the folder, through a ShardCache
+// (one decompression per node) opened then; nothing is ever evicted.
 //
 // With validate_hash, a cached file is also checked against its recorded raw
 // hash the first time this process opens it; a mismatch deletes it and
@@ -61,7 +63,14 @@ class StreamShards {
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
                                                  const std::atomic<bool>* cancel = nullptr);
 
-  ShardCache& cache() { return *cache_; }
+  // The cache's counters; a local-only stream's files mapped in place count
+  // as cache hits.
+  CacheCounters cache_counters() const;
+  // The stream's cache: null for a local-only stream that has not needed one.
+  ShardCache* cache() {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    return cache_.get();
+  }
   uint64_t bytes_downloaded() const { return bytes_downloaded_.load(); }
 
  private:
@@ -70,6 +79,12 @@ class StreamShards {
                    const std::string& tmp_path);
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
                             uint64_t expected_size);
+  // The stream's ShardCache, opened on first use for a local-only stream.
+  Result<ShardCache*> Cache();
+  // Local-only: the folder's file of cache entry `item` mapped (its size,
+  // and its raw hash once with validate_hash, checked), or nullopt when
+  // it is missing (then decompressed from its zip through the cache).
+  Result<std::optional<MappedFile>> MapInPlace(size_t item, const FileInfo& raw);
   Result<std::pair<ShardPin, MappedFile>> PinAndMap(size_t item, const FileInfo& raw,
                                                     const std::optional<FileInfo>& zip,
                                                     const ShardEntry& entry,
@@ -79,13 +94,17 @@ class StreamShards {
   std::string root_;
   const Index* index_ = nullptr;
   std::shared_ptr<RemoteSource> remote_;
-  std::unique_ptr<ShardCache> cache_;
+  CacheOptions cache_options_;
+  std::vector<ShardSpec> cache_specs_;
+  mutable std::mutex cache_mu_;
+  std::unique_ptr<ShardCache> cache_;  // set at Open with a remote, else by Cache()
   // Cache entries of shard i: data_item_[i], meta_item_[i] (-1 = none).
   std::vector<size_t> data_item_;
   std::vector<int64_t> meta_item_;
   std::mutex verified_mu_;
   std::vector<bool> verified_;  // per cache entry, this process
   std::atomic<uint64_t> bytes_downloaded_{0};
+  std::atomic<uint64_t> in_place_hits_{0};
 };
 
 }  // namespace sluice

@@ -45,8 +45,15 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       if (d->column_names_.empty() && s == 0 && i == 0) {
         d->column_names_ = names;
         d->column_encodings_ = encodings;
+        d->format_ = e.format;
       } else if (names != d->column_names_ || encodings != d->column_encodings_) {
         return CorruptError(shard_where + ": its columns differ from stream 0 shard 0's");
+      } else if (e.format != d->format_) {
+        // A field's bytes mean what its format says (an MDS int is 8 bytes,
+        // a JSONL one JSON text): one format per dataset, so a binding
+        // decodes every sample alike.
+        return InvalidArgumentError(shard_where + ": its format '" + e.format +
+                                    "' differs from stream 0 shard 0's '" + d->format_ + "'");
       }
       uint64_t next = starts.back() + e.samples;
       if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
@@ -61,10 +68,10 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
   for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
     if (d->column_encodings_[c] == "pkl") {
+      // Mosaic's text (users match it).
       return InvalidArgumentError("ValueError: Column " + d->column_names_[c] +
                                   " contains an unsafe type: pkl. To proceed anyway, set "
-                                  "allow_unsafe_types=True, but be warned that pickle allows "
-                                  "arbitrary code execution on deserialization.");
+                                  "``allow_unsafe_types=True``.");
     }
   }
   if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;
@@ -445,7 +452,7 @@ DatasetCounters StreamingDataset::counters() const {
   }
   if (pid_ != ::getpid()) return c;
   for (const auto& s : streams_) {
-    CacheCounters cc = s->cache().counters();
+    CacheCounters cc = s->cache_counters();
     c.bytes_downloaded += s->bytes_downloaded();
     c.shards_downloaded += cc.shards_fetched;
     c.shards_evicted += cc.shards_evicted;

@@ -59,7 +59,9 @@ class StreamingDataset {
   // set), checks that all shards have the same columns and that cache_limit
   // holds one reader's minimal working set (cache_budget.h), derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
-  // A "pkl" column without allow_unsafe_types is refused (ValueError).
+  // A "pkl" column without allow_unsafe_types is refused (ValueError, with
+  // Mosaic's text), and so are shards of different formats. A local-only
+  // stream without index.json: kNotFound with Mosaic's RuntimeError text.
   static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
   ~StreamingDataset();
   StreamingDataset(const StreamingDataset&) = delete;
@@ -84,6 +86,10 @@ class StreamingDataset {
   size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
+  // The shards' format ("mds", "json", "csv", "tsv", "xsv", "raw"): every
+  // shard of every stream has the same (Open refuses a mix), so it says
+  // what every field's bytes are.
+  const std::string& format() const { return format_; }
   const ResolvedWorld& world() const { return world_; }
   const DatasetOptions& options() const { return options_; }
 
@@ -164,6 +170,7 @@ class StreamingDataset {
   std::vector<size_t> stream_first_shard_;  // + total at the end
   SampleLocator locator_;                   // global sample id -> global shard
   std::vector<std::string> column_names_, column_encodings_;
+  std::string format_;
   std::vector<std::optional<uint64_t>> stream_limits_;  // per stream; nullopt = no limit
   int64_t epoch_size_ = 0;
   int64_t num_canonical_nodes_ = 0;

@@ -11,6 +11,7 @@ the absolute libdir), the usual install locations (/usr/local/lib*,
 """
 import ctypes
 import os
+import re
 
 ABI_VERSION = 2  # SLUICE_ABI_VERSION of the sluice.h this package was written against
 
@@ -184,11 +185,29 @@ def last_error():
     return lib.sluice_last_error().decode('utf-8', 'replace')
 
 
+class MissingIndexError(FileNotFoundError, RuntimeError):
+    """A stream without a remote whose local folder has no index.json: a
+    RuntimeError as Mosaic raises, and a FileNotFoundError as it is."""
+
+
+# Where the engine keeps Mosaic's error (e.g. "ValueError: Column x contains
+# an unsafe type: pkl. ..."), the caller gets Mosaic's exception type and
+# exact text, as code written for Mosaic catches and matches them.
+_MOSAIC_ERROR = re.compile(r'(?:^|: )(ValueError|TypeError|RuntimeError): (.*)\Z', re.DOTALL)
+_MOSAIC_TYPES = {'ValueError': ValueError, 'TypeError': TypeError, 'RuntimeError': RuntimeError}
+
+
 def check(status, what=None):
     """Raises the Python exception for a non-zero sluice_status."""
     if status == OK:
         return
     text = last_error()
+    mosaic = _MOSAIC_ERROR.search(text)
+    if mosaic:
+        cls = _MOSAIC_TYPES[mosaic.group(1)]
+        if status == ENOTFOUND and cls is RuntimeError:
+            cls = MissingIndexError
+        raise cls(mosaic.group(2))
     if what:
         text = f'{what}: {text}'
     raise _EXCEPTIONS.get(status, RuntimeError)(text)

@@ -1,15 +1,15 @@
-"""StreamingDataset and Stream with Mosaic's constructor arguments, over local
-dataset folders (remote streams need the engine's streaming C ABI).
+"""StreamingDataset and Stream with Mosaic's constructor arguments.
 
-Each __iter__ plans the epoch with sluice_plan_* (Mosaic's exact order for
-the same seed and configuration) and yields this worker's samples:
+Every stream is read through the engine (sluice/engine.py over the
+sluice_stream_* C ABI): a remote's shards are fetched into its local cache,
+a local folder is read in place. The engine plans each epoch (Mosaic's exact
+order for the same seed and configuration) and yields this worker's samples,
 work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 (RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
+Python only turns the engine's fields into Python values.
 """
-import bisect
 import hashlib
 import json
-import math
 import mmap
 import os
 import struct
@@ -19,8 +19,7 @@ import warnings
 import numpy as np
 
 from sluice import engine
-from sluice._lib import lib
-from sluice.local import LocalDataset
+from sluice._lib import MissingIndexError, lib  # noqa: F401 (MissingIndexError: public here)
 from sluice.plan import Plan
 from sluice.remote import remote_read
 from sluice.shard_info import ShardInfo
@@ -46,9 +45,11 @@ def _strip_file(path):
     return path[len('file://'):] if path.startswith('file://') else path
 
 
-def _needs_engine(remote, local):
-    """A stream whose shards must be fetched into `local` by the engine."""
-    if remote is None or local is None or not engine.available():
+def _fetched(remote, local):
+    """Whether the engine fetches a stream's shards into `local` (from a store,
+    or copied from another local folder, as Mosaic copies them); else the
+    folder is read in place."""
+    if remote is None or local is None:
         return False
     return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
 
@@ -61,27 +62,13 @@ def _default_local(remote, split):
     return os.path.join(tempfile.gettempdir(), digest, split or '')
 
 
-def _local_path(remote, local, split):
-    """The folder to read in place (streams the engine does not handle)."""
-    if _is_remote(remote):
-        folder = os.path.join(local, split) if local and split else local
-        if folder and os.path.isfile(os.path.join(folder, 'index.json')):
-            return local  # already fully cached locally (e.g. by Mosaic or an earlier run)
-        if engine.available() and local:
-            return local  # the engine downloads into `local`
-        raise NotImplementedError(
-            f'sluice: streaming from the remote {remote!r} needs the engine\'s streaming C ABI, '
-            'which this libsluice.so does not offer; pass a local folder')
-    if remote is not None and not _needs_engine(remote, local):
+def _local_path(remote, local):
+    """The stream's folder: its cache, or the folder read in place."""
+    if remote is not None and not _fetched(remote, local):
         return _strip_file(remote)  # a local remote is read in place
     if local is None:
         raise ValueError('a stream needs local (or a local remote)')
     return local
-
-
-class MissingIndexError(FileNotFoundError, RuntimeError):
-    """A stream without a remote whose local folder has no index.json (a
-    RuntimeError as Mosaic raises, and a FileNotFoundError as it is)."""
 
 
 class Stream:
@@ -112,8 +99,8 @@ class Stream:
             # too (then its shards are copied, as Mosaic's are).
             local = _default_local(remote, split)
         self.remote = remote
-        self.needs_engine = _needs_engine(remote, local)
-        self.local = _local_path(remote, local, split)
+        self.fetched = _fetched(remote, local)
+        self.local = _local_path(remote, local)
         self.split = split
         self.proportion = proportion
         self.repeat = repeat
@@ -296,39 +283,15 @@ class StreamingDataset(_Base):
         self._indexes = self._read_indexes(fetch=bool(cache_limit))
         if cache_limit:
             self._check_cache_limit()
-        if any(s.needs_engine for s in self.streams):
-            # Mosaic's Stream.apply_default: what a stream leaves unset
-            # comes from the dataset's arguments.
-            self._stream_defaults = {'download_retry': download_retry,
-                                     'download_timeout': download_timeout,
-                                     'keep_zip': keep_zip}
-            self._open_engine(validate_hash, streams is not None, split)
-        else:
-            self._open_local(validate_hash, streams is not None, split)
+        # Mosaic's Stream.apply_default: what a stream leaves unset comes
+        # from the dataset's arguments.
+        self._stream_defaults = {'download_retry': download_retry,
+                                 'download_timeout': download_timeout,
+                                 'keep_zip': keep_zip}
+        self._open_engine(validate_hash, streams is not None, split)
         # Mosaic's epoch_size: the resolved number of samples an epoch draws.
         self.epoch_size = Stream.apply_weights(self.streams, self.samples_per_stream,
                                                self._epoch_size_arg, self.shuffle_seed)
-
-    def _open_local(self, validate_hash, given_streams, split):
-        """Streams read in place from local folders."""
-        allow_unsafe_types = self.allow_unsafe_types
-        streams = given_streams
-        self._datasets = []
-        for s in self.streams:
-            index = os.path.join(s.local, (s.split if streams else split) or '', 'index.json')
-            if s.remote is None and not os.path.isfile(index):
-                raise MissingIndexError(f'No `remote` provided, but local file {index} does not '
-                                        f'exist either')
-            v = s.validate_hash if s.validate_hash is not None else validate_hash
-            self._datasets.append(LocalDataset(s.local, split=s.split if streams else split,
-                                               allow_unsafe_types=allow_unsafe_types,
-                                               validate_hash=v))
-        sizes = [len(d) for d in self._datasets]
-        self.stream_offsets = np.cumsum([0] + sizes)
-        self.num_samples = int(self.stream_offsets[-1])
-        self._set_shard_table([n for d in self._datasets for n in d.samples_per_shard],
-                              [s for s, d in enumerate(self._datasets)
-                               for _ in d.samples_per_shard])
 
     def _set_shard_table(self, samples_per_shard, stream_per_shard):
         """Mosaic's per-stream and per-shard attributes, from each shard's
@@ -354,7 +317,7 @@ class StreamingDataset(_Base):
         shard_id = int(shard_id)
         if not 0 <= shard_id < self.num_shards:
             raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
-        if self._engine is not None and self.samples_per_shard[shard_id]:
+        if self.samples_per_shard[shard_id]:
             self._engine.get(int(self.samples_per_shard[:shard_id].sum()))
 
     def _index_path(self, stream):
@@ -444,11 +407,12 @@ class StreamingDataset(_Base):
                              f'avoid thrashing.')
 
     def _open_engine(self, validate_hash, given_streams, split):
-        """Streams with remotes go through the engine's sluice_stream_* (cache,
-        downloads, prefetch); the plan and order are the engine's (the same planner)."""
+        """Every stream goes through the engine's sluice_stream_* (a remote's
+        cache, downloads and prefetch; a local folder read in place); the plan
+        and order are the engine's (the same planner)."""
         streams = []
         for s in self.streams:
-            spec = {'remote': s.remote, 'local': s.local,
+            spec = {'remote': s.remote if s.fetched else None, 'local': s.local,
                     'split': s.split if given_streams else split}
             spec.update(s.weights)
             for key, default in self._stream_defaults.items():
@@ -460,7 +424,13 @@ class StreamingDataset(_Base):
             # A stream's own engine keys (a raw-file stream's 'files').
             spec.update(getattr(s, 'engine_keys', {}))
             streams.append({k: v for k, v in spec.items() if v is not None})
+        # This process's place, by Mosaic's rule (sluice.world: RANK,
+        # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed).
+        world = World()
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
+                  'world': {'rank': world.rank, 'world_size': world.num_ranks,
+                            'local_rank': world.rank_of_node,
+                            'local_world_size': world.ranks_per_node},
                   'shuffle': self.shuffle, 'shuffle_algo': self.shuffle_algo,
                   'shuffle_seed': self.shuffle_seed, 'partition_algo': self.partition_algo,
                   'batching_method': self.batching_method,
@@ -487,17 +457,9 @@ class StreamingDataset(_Base):
 
     def get_item(self, idx):
         idx = int(idx)
-        if self._engine is not None:
-            if not 0 <= idx < self.num_samples and not -self.num_samples <= idx < 0:
-                raise IndexError(f'sample {idx} out of range: the dataset has '
-                                 f'{self.num_samples}')
-            return self._engine.get(idx % self.num_samples)
-        if idx < 0:
-            idx += self.num_samples
-        if not 0 <= idx < self.num_samples:
+        if not 0 <= idx < self.num_samples and not -self.num_samples <= idx < 0:
             raise IndexError(f'sample {idx} out of range: the dataset has {self.num_samples}')
-        s = int(np.searchsorted(self.stream_offsets, idx, side='right')) - 1
-        return self._datasets[s].get_item(idx - int(self.stream_offsets[s]))
+        return self._engine.get(idx % self.num_samples)
 
     def __getitem__(self, idx):
         if isinstance(idx, (int, np.integer)):
@@ -557,14 +519,6 @@ class StreamingDataset(_Base):
                                                         self.initial_physical_nodes),
         }
 
-    def _planning_position(self, world, plan):
-        """(node, rank) of this process in the plan's world (replication merges
-        groups of consecutive ranks)."""
-        k = self.replication or 1
-        _, ranks_per_node, _, _, _ = plan.shape
-        g = world.rank // k
-        return g // ranks_per_node, g % ranks_per_node
-
     def _resume(self, epoch):
         """(epoch, sample_in_epoch, state) as Mosaic's _resume: a checkpoint
         older than the current epoch is ignored."""
@@ -593,11 +547,7 @@ class StreamingDataset(_Base):
         return self.epoch_size
 
     def __len__(self):
-        if self._engine is not None:
-            return self._engine.length
-        world = World()
-        ranks = world.num_ranks // (self.replication or 1)
-        return math.ceil(self.epoch_size_resolved() / ranks)
+        return self._engine.length
 
     # ------------------------------------------------------------------ iteration
 
@@ -619,33 +569,14 @@ class StreamingDataset(_Base):
             self.next_epoch = epoch + 1  # this process read the epoch: every worker moves on
         else:
             self._counters.set(worker, epoch + 1)
-        overridden = self._reads_through_getitem()
-        if self._engine is not None:
-            if state is not None:
-                epoch, sample_in_epoch = self._engine.load_state(state)
-            if overridden:
-                yield from map(self.__getitem__,
-                               self._engine.iterate_ids(epoch, sample_in_epoch, worker,
-                                                        world.workers_per_rank))
-                return
-            yield from self._engine.iterate(epoch, sample_in_epoch, worker,
-                                            world.workers_per_rank)
+        if state is not None:
+            epoch, sample_in_epoch = self._engine.load_state(state)
+        if self._reads_through_getitem():
+            yield from map(self.__getitem__,
+                           self._engine.iterate_ids(epoch, sample_in_epoch, worker,
+                                                    world.workers_per_rank))
             return
-        plan = Plan(self._config(world, world.workers_per_rank, epoch, sample_in_epoch, state))
-        node, rank = self._planning_position(world, plan)
-        ids = plan.worker_ids(node, rank, worker).tolist()
-        if overridden:
-            yield from map(self.__getitem__, ids)
-        elif len(self._datasets) == 1:
-            sample = self._datasets[0]._sample
-            for gid in ids:
-                yield sample(gid)
-        else:
-            offsets = self.stream_offsets.tolist()
-            datasets = self._datasets
-            for gid in ids:
-                s = bisect.bisect_right(offsets, gid) - 1
-                yield datasets[s]._sample(gid - offsets[s])
+        yield from self._engine.iterate(epoch, sample_in_epoch, worker, world.workers_per_rank)
 
     @property
     def next_epoch(self):

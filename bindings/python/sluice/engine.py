@@ -1,14 +1,13 @@
 """The engine's streaming dataset (sluice_stream_*: remote stores, shard
-cache, prefetch) for StreamingDataset streams that have a remote.
-
-Only used when libsluice.so exports sluice_stream_open; the views it hands
-out live until the next call on the handle, so fields are copied at once.
+cache, local folders read in place, prefetch): StreamingDataset's one read
+path. The views it hands out live until the next call on the handle, so
+fields are copied at once, and decoded as the dataset's format says.
 """
 import ctypes
 import json
 
 from sluice import _lib
-from sluice.encodings import UNSAFE_ENCODINGS, make_decoder, unsafe_message
+from sluice.encodings import make_decoder, make_text_decoder
 
 __all__ = ['available', 'Engine']
 
@@ -38,6 +37,7 @@ if available():
             ('sluice_stream_num_shards', ctypes.c_uint64, [ctypes.c_void_p]),
             ('sluice_stream_shard_info', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64), _P(ctypes.c_uint32)]),
+            ('sluice_stream_format', ctypes.c_char_p, [ctypes.c_void_p]),
             ('sluice_stream_column_name', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
             ('sluice_stream_column_encoding', ctypes.c_char_p,
              [ctypes.c_void_p, ctypes.c_uint32]),
@@ -61,6 +61,15 @@ if available():
         _fn.argtypes = _args
 
 _BATCH = 64
+_TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
+
+
+def _decoder(fmt, encoding, column):
+    """Field bytes -> Python value, by the dataset's format (sluice_stream_format)."""
+    if fmt in _TEXT_FORMATS:
+        return make_text_decoder(fmt, encoding, column)
+    # The engine refused unsafe (pkl) columns at open unless allowed.
+    return make_decoder(encoding, column, allow_unsafe_types=True)
 
 
 class Engine:
@@ -78,11 +87,8 @@ class Engine:
         self.column_names = [_lib_.sluice_stream_column_name(h, i).decode() for i in range(n)]
         self.column_encodings = [_lib_.sluice_stream_column_encoding(h, i).decode()
                                  for i in range(n)]
-        allow = bool(self._config.get('allow_unsafe_types'))
-        for c, e in zip(self.column_names, self.column_encodings):
-            if e in UNSAFE_ENCODINGS and not allow:
-                raise ValueError(unsafe_message(c, e))
-        self._items = [(c, make_decoder(e, c, allow))
+        self.format = _lib_.sluice_stream_format(h).decode()
+        self._items = [(c, _decoder(self.format, e, c))
                        for c, e in zip(self.column_names, self.column_encodings)]
         self._n = n
         self._one = (_lib.Bytes * max(n, 1))()

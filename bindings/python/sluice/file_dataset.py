@@ -39,7 +39,6 @@ class _FileStream(Stream):
             self.local = str(local)
         else:
             super().__init__(remote=remote, local=local, split=split, **kwargs)
-        self.needs_engine = True
         # The engine checks both (one rule, in C++).
         self.engine_keys = {'files': {'glob': glob, 'manifest': manifest}}
 

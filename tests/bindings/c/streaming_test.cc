@@ -230,4 +230,64 @@ TEST_F(StreamCApi, Errors) {
   sluice_stream_close(s);
 }
 
+// A local-only stream is read in place; sluice_stream_format says what its
+// fields hold: a JSONL field is its value's JSON text, a CSV field the cell's
+// text, an MDS field the encoding's stored bytes.
+TEST_F(StreamCApi, FormatSaysWhatTheFieldsHold) {
+  struct Case {
+    const char* dataset;
+    const char* format;
+    std::vector<std::string> sample1;  // id, name, score / the MDS columns' bytes
+  };
+  for (const Case& c : {Case{"json_plain", "json", {"1", "\"h\\u00e9llo1\"", "-2.8571428571428568"}},
+                        Case{"csv_plain", "csv", {"1", "h\xc3\xa9llo1", "-2.8571428571428568"}}}) {
+    SCOPED_TRACE(c.dataset);
+    const std::string config = R"({"local": ")" + kMds + c.dataset + R"(", "world": {"rank": 0, "world_size": 1}})";
+    sluice_stream* s = nullptr;
+    ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+    EXPECT_STREQ(sluice_stream_format(s), c.format);
+    ASSERT_EQ(sluice_stream_num_columns(s), 3u);
+    std::vector<sluice_bytes> f(3);
+    ASSERT_EQ(sluice_stream_get(s, 1, f.data(), 3), SLUICE_OK) << sluice_last_error();
+    EXPECT_EQ((std::vector<std::string>{Str(f[0]), Str(f[1]), Str(f[2])}), c.sample1);
+    sluice_stream_release(s);
+    sluice_stream_close(s);
+  }
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config("").c_str(), &s), SLUICE_OK) << sluice_last_error();
+  EXPECT_STREQ(sluice_stream_format(s), "mds");
+  sluice_stream_close(s);
+  EXPECT_EQ(sluice_stream_format(nullptr), nullptr);
+}
+
+// Streams of different formats are refused: a field's bytes would mean two things.
+TEST_F(StreamCApi, StreamsOfDifferentFormatsAreRefused) {
+  const std::string config = R"({"streams": [{"local": ")" + kMds + R"(json_plain"}, {"local": ")" +
+                             kMds + R"(csv_plain"}], "world": {"rank": 0, "world_size": 1}})";
+  sluice_stream* s = nullptr;
+  EXPECT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_EINVAL);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(std::string(sluice_last_error()).find("its format 'csv' differs from stream 0 shard 0's 'json'"),
+            std::string::npos) << sluice_last_error();
+}
+
+// Mosaic's texts, which users match: a local-only stream without index.json,
+// and a pickled column without allow_unsafe_types.
+TEST_F(StreamCApi, MosaicsTextsForAMissingIndexAndAnUnsafeColumn) {
+  const std::string missing = cache_ + "/empty";
+  std::filesystem::create_directories(missing);
+  const std::string config = R"({"local": ")" + missing + R"(", "world": {"rank": 0, "world_size": 1}})";
+  sluice_stream* s = nullptr;
+  EXPECT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_ENOTFOUND);
+  EXPECT_NE(std::string(sluice_last_error()).find("RuntimeError: No `remote` provided, but local file " +
+                                                  missing + "/index.json does not exist either"),
+            std::string::npos) << sluice_last_error();
+  const std::string unsafe = R"({"local": ")" + kMds + R"(all_encodings", "world": {"rank": 0, "world_size": 1}})";
+  EXPECT_EQ(sluice_stream_open(unsafe.c_str(), &s), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find(
+                "ValueError: Column e_pkl contains an unsafe type: pkl. To proceed anyway, set "
+                "``allow_unsafe_types=True``."),
+            std::string::npos) << sluice_last_error();
+}
+
 }  // namespace

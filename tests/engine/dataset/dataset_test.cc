@@ -1,5 +1,6 @@
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -93,6 +94,64 @@ TEST(StreamingDataset, LocalOnlyIterationIsThePlanWithTheReadersBytes) {
   EXPECT_EQ(c.shards_evicted, 0u);
   EXPECT_EQ(c.bytes_downloaded, 0u);
   EXPECT_GT(c.cache_hits, 0u);
+}
+
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out.push_back(fs::relative(e.path(), dir).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A local-only stream is read in place: iterating and random access write
+// nothing into the dataset's folder (no cache state), so a folder that is
+// only read (a read-only mount, a folder Mosaic also reads) stays as it was.
+TEST(StreamingDataset, LocalOnlyStreamWritesNothingIntoItsFolder) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 200, 1500, std::nullopt, {"sha1"});
+  const std::vector<std::string> before = FilesIn(dir.path());
+  DatasetOptions o = LocalOptions(dir.path());
+  o.streams[0].validate_hash = "sha1";
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, 0, 1, 16, &bytes);
+  ASSERT_EQ(ids.size(), 200u);
+  EXPECT_EQ(bytes, ReaderBytes(dir.path(), ids));
+  SampleFields f;
+  ASSERT_TRUE((*ds)->Get(199, &f).ok());
+  EXPECT_EQ(FieldBytes(f), ReaderBytes(dir.path(), {199})[0]);
+  (*ds)->Release();
+  EXPECT_EQ(FilesIn(dir.path()), before);
+  DatasetCounters c = (*ds)->counters();
+  EXPECT_EQ(c.shards_downloaded, 0u);
+  EXPECT_GT(c.cache_hits, 0u);
+}
+
+// A local-only shard stored only compressed is decompressed into the folder
+// once (as Mosaic does), through the node's cache state; the shards present
+// raw are still read in place.
+TEST(StreamingDataset, LocalOnlyStreamDecompressesAMissingRawShardIntoItsFolder) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 200, 1500, "zstd");
+  auto reader = DatasetReader::Open(dir.path());
+  ASSERT_TRUE(reader.ok());
+  const ShardEntry& e = (*reader)->index().shards[1];
+  ASSERT_TRUE(e.zip_data.has_value());
+  const std::string raw = JoinPath(dir.path(), e.raw_data.basename);
+  const std::string expected = ReaderBytes(dir.path(), {static_cast<int64_t>(
+      (*reader)->index().shards[0].samples)})[0];
+  fs::remove(raw);  // a compressing writer may have kept it
+  ASSERT_FALSE(fs::exists(raw));
+  auto ds = StreamingDataset::Open(LocalOptions(dir.path()));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  SampleFields f;
+  ASSERT_TRUE((*ds)->Get((*reader)->index().shards[0].samples, &f).ok());
+  EXPECT_EQ(FieldBytes(f), expected);
+  EXPECT_TRUE(fs::exists(raw));
+  EXPECT_EQ(fs::file_size(raw), e.raw_data.bytes);
 }
 
 TEST(StreamingDataset, RandomAccessMatchesTheReader) {

@@ -127,7 +127,7 @@ TEST_F(StreamShardsTest, KilledDownloadLeavesOneTemporaryThatTheNextOpenSweeps) 
   auto s = Open(std::nullopt);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(FilesBelow(cache()), std::vector<std::string>{});
-  EXPECT_EQ((*s)->cache().bytes_used(), 0u);
+  EXPECT_EQ((*s)->cache()->bytes_used(), 0u);
 }
 
 // After a killed download, three threads fetch every shard under a limit of
@@ -176,7 +176,7 @@ TEST_F(StreamShardsTest, FolderStaysUnderTheLimitWithTemporariesCounted) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_GT(samples.load(), 10u);
   EXPECT_LE(max_bytes.load(), limit);
-  EXPECT_LE((*s)->cache().bytes_used(), limit);
+  EXPECT_LE((*s)->cache()->bytes_used(), limit);
   for (const std::string& f : FilesBelow(cache())) {
     EXPECT_FALSE(ParseTempName(fs::path(f).filename().string()).has_value()) << f;
   }
