@@ -7,44 +7,37 @@
 namespace sluice {
 namespace {
 
-class AzureAccountKeySource final : public CredentialSource {
+// A secret the settings already hold (`value`, from variable `from`), put
+// into the Credential member `field`.
+class AzureStaticSource final : public CredentialSource {
  public:
-  explicit AzureAccountKeySource(AzureSettings settings) : s_(std::move(settings)) {}
-  std::string name() const override { return "account key"; }
+  AzureStaticSource(std::string name, std::string Credential::*field, std::string value,
+                    std::string from)
+      : name_(std::move(name)), field_(field), value_(std::move(value)), from_(std::move(from)) {}
+  std::string name() const override { return name_; }
   Result<Credential> Fetch(int64_t /*now*/) override {
-    if (s_.account_key.empty()) return NotFoundError("no account key set");
+    if (value_.empty()) return NotFoundError("no " + name_ + " set");
     Credential c;
-    c.source = "account key (" + s_.key_from + ")";
-    c.account_key = s_.account_key;
+    c.source = name_ + " (" + from_ + ")";
+    c.*field_ = value_;
     return c;
   }
 
  private:
-  AzureSettings s_;
-};
-
-class AzureSasSource final : public CredentialSource {
- public:
-  explicit AzureSasSource(AzureSettings settings) : s_(std::move(settings)) {}
-  std::string name() const override { return "SAS token"; }
-  Result<Credential> Fetch(int64_t /*now*/) override {
-    if (s_.sas_token.empty()) return NotFoundError("no SAS token set");
-    Credential c;
-    c.source = "SAS token (" + s_.sas_from + ")";
-    c.sas_token = s_.sas_token;
-    return c;
-  }
-
- private:
-  AzureSettings s_;
+  std::string name_;
+  std::string Credential::*field_;
+  std::string value_;  // a secret
+  std::string from_;
 };
 
 }  // namespace
 
 std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& settings) {
   std::vector<std::unique_ptr<CredentialSource>> sources;
-  sources.push_back(std::make_unique<AzureAccountKeySource>(settings));
-  sources.push_back(std::make_unique<AzureSasSource>(settings));
+  sources.push_back(std::make_unique<AzureStaticSource>("account key", &Credential::account_key,
+                                                        settings.account_key, settings.key_from));
+  sources.push_back(std::make_unique<AzureStaticSource>("SAS token", &Credential::sas_token,
+                                                        settings.sas_token, settings.sas_from));
   return std::make_unique<CredentialChain>("Azure credentials", std::move(sources));
 }
 
