@@ -16,8 +16,7 @@
 #include "base/status.h"
 #include "formats/index/index.h"
 #include "formats/json/py_json.h"
-#include "formats/text/split_meta.h"
-#include "formats/text/text_columns.h"
+#include "formats/text/split_shard_lines.h"
 
 namespace sluice {
 
@@ -30,12 +29,12 @@ class JsonlShardReader {
   static Result<JsonlShardReader> Open(const ShardEntry& entry, std::string_view data,
                                        std::string_view meta);
 
-  uint32_t size() const { return meta_.size(); }
-  const std::vector<TextColumn>& columns() const { return columns_; }
-  const std::string& newline() const { return newline_; }
+  uint32_t size() const { return lines_.size(); }
+  const std::vector<TextColumn>& columns() const { return lines_.columns(); }
+  const std::string& newline() const { return lines_.newline(); }
 
   // Sample i's stored line, newline included. kOutOfRange when i >= size().
-  Result<std::string_view> Line(uint32_t i) const;
+  Result<std::string_view> Line(uint32_t i) const { return lines_.Line(i); }
 
   // Sample i parsed: a JSON object with exactly the declared columns, each of
   // its declared type (int: a JSON integer, float: a JSON number with a
@@ -46,11 +45,8 @@ class JsonlShardReader {
   Result<JsonValue> Sample(uint32_t i) const;
 
  private:
-  std::string data_name_;
-  std::string_view data_;
-  SplitMeta meta_;
-  std::vector<TextColumn> columns_;
-  std::string newline_;
+  explicit JsonlShardReader(SplitShardLines lines) : lines_(std::move(lines)) {}
+  SplitShardLines lines_;
 };
 
 }  // namespace sluice

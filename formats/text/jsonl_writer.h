@@ -1,9 +1,8 @@
 // JsonlWriter: writes a JSONL dataset folder (shard.NNNNN.json + .meta files,
 // index.json) byte-identical to what Mosaic's JSONWriter writes for the same
 // samples and settings (compressed files: identical once decompressed).
-// Built on the format-independent ShardedWriter core
-// (formats/writer/sharded_writer.h), which splits shards at size_limit with
-// extra_per_shard = extra_per_sample = 0 (only the lines count).
+// Built on the ShardedWriter core through the split shard format it shares
+// with XsvWriter (split_shard_format.h).
 //
 // Thread safety: a writer is used by one thread at a time.
 #pragma once
@@ -17,23 +16,6 @@
 #include "formats/text/jsonl_shard_encoder.h"
 
 namespace sluice {
-
-// The JSONL shard format for ShardedWriter: each encoded sample is one line
-// (AppendJsonlLine); each shard is a data file plus a meta file.
-// `options` must be validated (ValidateJsonlOptions).
-class JsonlShardFormat : public ShardFormat {
- public:
-  explicit JsonlShardFormat(JsonlWriterOptions options) : options_(std::move(options)) {}
-  Status Configure(ShardEntry* entry) override;
-  uint64_t extra_per_shard() const override { return 0; }
-  uint64_t extra_per_sample() const override { return 0; }
-  bool has_meta() const override { return true; }
-  Result<ShardFiles> BuildShard(const ShardSamples& samples) const override;
-
- private:
-  JsonlWriterOptions options_;
-  std::string config_json_;
-};
 
 class JsonlWriter {
  public:

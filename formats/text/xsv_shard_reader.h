@@ -17,8 +17,7 @@
 
 #include "base/status.h"
 #include "formats/index/index.h"
-#include "formats/text/split_meta.h"
-#include "formats/text/text_columns.h"
+#include "formats/text/split_shard_lines.h"
 
 namespace sluice {
 
@@ -36,14 +35,14 @@ class XsvShardReader {
   static Result<XsvShardReader> Open(const ShardEntry& entry, std::string_view data,
                                      std::string_view meta);
 
-  uint32_t size() const { return meta_.size(); }
+  uint32_t size() const { return lines_.size(); }
   // Columns in the entry's (sorted) order; Sample() values follow it.
-  const std::vector<TextColumn>& columns() const { return columns_; }
+  const std::vector<TextColumn>& columns() const { return lines_.columns(); }
   const std::string& separator() const { return separator_; }
-  const std::string& newline() const { return newline_; }
+  const std::string& newline() const { return lines_.newline(); }
 
   // Sample i's stored line, newline included. kOutOfRange when i >= size().
-  Result<std::string_view> Line(uint32_t i) const;
+  Result<std::string_view> Line(uint32_t i) const { return lines_.Line(i); }
 
   // Sample i decoded, one value per column: `int` as Python int() reads it
   // (int64), `float` as Python float() (see py_number_text.h), `str` as a
@@ -53,12 +52,10 @@ class XsvShardReader {
   Result<std::vector<TextValue>> Sample(uint32_t i) const;
 
  private:
-  std::string data_name_;
-  std::string_view data_;
-  SplitMeta meta_;
-  std::vector<TextColumn> columns_;
+  XsvShardReader(SplitShardLines lines, std::string separator)
+      : lines_(std::move(lines)), separator_(std::move(separator)) {}
+  SplitShardLines lines_;
   std::string separator_;
-  std::string newline_;
 };
 
 }  // namespace sluice

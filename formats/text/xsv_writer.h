@@ -2,9 +2,8 @@
 // + .meta files, index.json) byte-identical to what Mosaic's CSVWriter,
 // TSVWriter and XSVWriter write for the same samples and settings
 // (compressed files: identical once decompressed). Built on the
-// format-independent ShardedWriter core (formats/writer/sharded_writer.h),
-// which splits shards at size_limit with extra_per_shard = extra_per_sample
-// = 0: only the sample lines count, not the header line.
+// ShardedWriter core through the split shard format it shares with
+// JsonlWriter (split_shard_format.h).
 //
 // Thread safety: a writer is used by one thread at a time.
 #pragma once
@@ -18,24 +17,6 @@
 #include "formats/text/xsv_shard_encoder.h"
 
 namespace sluice {
-
-// The CSV/TSV/XSV shard format for ShardedWriter: each encoded sample is one
-// line (AppendXsvLine); each shard is a data file (header + lines) plus a
-// meta file. `options` must be validated (ValidateXsvOptions).
-class XsvShardFormat : public ShardFormat {
- public:
-  explicit XsvShardFormat(XsvWriterOptions options) : options_(std::move(options)) {}
-  Status Configure(ShardEntry* entry) override;
-  uint64_t extra_per_shard() const override { return 0; }
-  uint64_t extra_per_sample() const override { return 0; }
-  bool has_meta() const override { return true; }
-  Result<ShardFiles> BuildShard(const ShardSamples& samples) const override;
-
- private:
-  XsvWriterOptions options_;
-  std::string header_;
-  std::string config_json_;
-};
 
 class XsvWriter {
  public:
