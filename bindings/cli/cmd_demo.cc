@@ -1,6 +1,7 @@
-// sluice demo [DIR-OR-URL]: the main job on an embedded default.
+// sluice demo [--files] [DIR-OR-URL]: the main job on an embedded default.
 //
-// It writes a synthetic MDS dataset (or takes the folder or store URL given),
+// It writes a synthetic MDS dataset (with --files: a folder of raw files,
+// streamed as a raw-file dataset) or takes the folder or store URL given,
 // treats it as the remote behind a cache folder per simulated node with a
 // cache_limit smaller than the dataset, and streams one shuffled epoch with
 // 2 nodes x 2 ranks x 2 DataLoader workers as 8 forked processes. Halfway
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "bindings/cli/bench/cache_usage.h"
 #include "bindings/cli/commands.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/progress.h"
@@ -33,6 +35,7 @@ namespace sluice::cli {
 namespace {
 
 constexpr uint64_t kSamples = 200000;
+constexpr uint64_t kFiles = 6000;  // 2-20 KB each, about 66 MB
 constexpr size_t kEmbedding = 64;
 constexpr int64_t kNodes = 2, kRanks = 2, kWorkers = 2, kBatch = 32;
 constexpr int kProcs = kNodes * kRanks * kWorkers;
@@ -73,6 +76,28 @@ Status WriteSynthetic(const std::string& dir) {
   return writer->Finish();
 }
 
+// kFiles files of 2,000-19,999 pseudo-random bytes in 60 folders, and the
+// _SUCCESS marker a Spark job leaves beside them (not part of the dataset).
+Status WriteSyntheticFiles(const std::string& dir) {
+  Progress progress("writing", kFiles);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  std::string bytes;
+  for (uint64_t i = 0; i < kFiles; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    bytes.resize(2000 + x % 18000);
+    for (char& c : bytes) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      c = static_cast<char>(x);
+    }
+    std::string folder = dir + "/class" + std::to_string(i % 60);
+    SLUICE_RETURN_IF_ERROR(MakeDirs(folder));
+    SLUICE_RETURN_IF_ERROR(
+        WriteFileAtomic(folder + "/img" + std::to_string(i) + ".bin", bytes));
+    progress.Add(1);
+  }
+  return WriteFileAtomic(dir + "/_SUCCESS", "");
+}
+
 // What each process reports back through shared memory.
 struct Slot {
   std::atomic<uint64_t> samples{0}, bytes{0};
@@ -80,13 +105,17 @@ struct Slot {
   std::atomic<int> failed{0};
 };
 
-DatasetOptions Options(const std::string& remote, const std::string& cache, int64_t node,
-                       int64_t rank) {
+DatasetOptions Options(bool files, const std::string& remote, const std::string& cache,
+                       int64_t node, int64_t rank) {
   DatasetOptions o;
   StreamOptions s;
   s.remote = remote;
   s.local = cache;
-  s.validate_hash = "xxh64";
+  if (files) {
+    s.files = FileDatasetOptions{};  // every file under `remote`
+  } else {
+    s.validate_hash = "xxh64";
+  }
   o.streams.push_back(s);
   o.plan.batch_size = kBatch;
   o.plan.shuffle = true;
@@ -105,10 +134,11 @@ DatasetOptions Options(const std::string& remote, const std::string& cache, int6
 
 // One DataLoader worker: reads `count` samples (all when negative) of its
 // share of `epoch` after `sample_in_epoch`, writing their ids to `ids_path`.
-Status Worker(const std::string& remote, const std::string& cache, int64_t node, int64_t rank,
-              int64_t worker, int64_t sample_in_epoch, int64_t count, const std::string& ids_path,
-              Slot* slot) {
-  SLUICE_ASSIGN_OR_RETURN(auto ds, StreamingDataset::Open(Options(remote, cache, node, rank)));
+Status Worker(bool files, const std::string& remote, const std::string& cache, int64_t node,
+              int64_t rank, int64_t worker, int64_t sample_in_epoch, int64_t count,
+              const std::string& ids_path, Slot* slot) {
+  SLUICE_ASSIGN_OR_RETURN(auto ds,
+                          StreamingDataset::Open(Options(files, remote, cache, node, rank)));
   SLUICE_RETURN_IF_ERROR(ds->IterBegin(0, sample_in_epoch, worker, kWorkers));
   std::ofstream out(ids_path);
   std::vector<int64_t> ids(256);
@@ -139,35 +169,9 @@ Status Worker(const std::string& remote, const std::string& cache, int64_t node,
   return Status::Ok();
 }
 
-// Bytes under a cache folder: what the cache holds (shard files, and shards
-// being written under their temporary names) and, apart, the compressed
-// downloads that exist only while a shard is being decompressed.
-struct CacheUse {
-  uint64_t cached = 0;
-  uint64_t transient = 0;
-};
-
-CacheUse MeasureCache(const std::string& dir) {
-  CacheUse use;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto& p = it->path();
-    if (p.filename() == ".sluice") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (p.filename() == "index.json" || !it->is_regular_file(ec)) continue;
-    std::string name = p.filename().string();
-    bool download = name.find(".tmp.") != std::string::npos && name.size() > 4 &&
-                    name.compare(name.size() - 4, 4, ".zip") == 0;
-    (download ? use.transient : use.cached) += it->file_size(ec);
-  }
-  return use;
-}
-
 // Runs one phase: kProcs forked workers, a progress bar and a cache watcher.
-Status RunPhase(const char* label, const std::string& remote, const std::vector<std::string>& caches,
+Status RunPhase(const char* label, bool files, const std::string& remote,
+                const std::vector<std::string>& caches,
                 int64_t sample_in_epoch, int64_t per_worker, const std::string& work_dir,
                 uint64_t expected, Slot* slots, uint64_t* max_cache,
                 uint64_t* max_transient) {
@@ -178,7 +182,7 @@ Status RunPhase(const char* label, const std::string& remote, const std::vector<
     if (pid < 0) return IoError("fork failed");
     if (pid == 0) {
       std::string ids = work_dir + "/" + label + "." + std::to_string(p) + ".ids";
-      Status st = Worker(remote, caches[static_cast<size_t>(node)], node, rank, worker,
+      Status st = Worker(files, remote, caches[static_cast<size_t>(node)], node, rank, worker,
                          sample_in_epoch, per_worker, ids, &slots[p]);
       if (!st.ok()) {
         std::fprintf(stderr, "\nworker %d: %s\n", p, st.ToString().c_str());
@@ -194,9 +198,12 @@ Status RunPhase(const char* label, const std::string& remote, const std::vector<
   for (size_t alive = pids.size(); alive > 0;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     for (const std::string& c : caches) {
-      CacheUse use = MeasureCache(c);
-      *max_cache = std::max(*max_cache, use.cached);
-      *max_transient = std::max(*max_transient, use.transient);
+      // A walk is not a snapshot: a file evicted after it was counted and one
+      // written later in the walk both count. The smaller of two walks in a
+      // row is what the folder held throughout (as the tests' DiskSampler).
+      bench::CacheUse a = bench::MeasureCacheUse(c), b = bench::MeasureCacheUse(c);
+      *max_cache = std::max(*max_cache, std::min(a.cached, b.cached));
+      *max_transient = std::max(*max_transient, std::min(a.transient, b.transient));
     }
     uint64_t now = 0;
     for (int p = 0; p < kProcs; ++p) now += slots[p].samples;
@@ -221,12 +228,18 @@ std::vector<int64_t> ReadIds(const std::string& path) {
   return v;
 }
 
-Status Demo(const std::string& remote_arg) {
+Status Demo(const std::string& remote_arg, bool files) {
   char tmpl[] = "/tmp/sluice-demo-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return IoError("cannot create a temp folder");
   std::string work = tmpl;
   std::string remote = remote_arg.empty() ? work + "/remote" : remote_arg;
-  if (remote_arg.empty()) {
+  if (remote_arg.empty() && files) {
+    std::printf("== writing %llu synthetic files of 2-20 KB in 60 folders to %s\n",
+                (unsigned long long)kFiles, remote.c_str());
+    auto t = std::chrono::steady_clock::now();
+    SLUICE_RETURN_IF_ERROR(WriteSyntheticFiles(remote));
+    std::printf("   written in %.2f s\n", Seconds(t));
+  } else if (remote_arg.empty()) {
     std::printf("== writing a synthetic dataset of %llu samples (zstd, xxh64) to %s\n",
                 (unsigned long long)kSamples, remote.c_str());
     auto t = std::chrono::steady_clock::now();
@@ -239,8 +252,14 @@ Status Demo(const std::string& remote_arg) {
   for (int n = 0; n < kNodes; ++n) caches.push_back(work + "/cache-node" + std::to_string(n));
 
   // The plan every worker will follow, computed here without reading data.
-  SLUICE_ASSIGN_OR_RETURN(auto planner_view, StreamingDataset::Open(Options(remote, caches[0], 0, 0)));
+  SLUICE_ASSIGN_OR_RETURN(auto planner_view,
+                          StreamingDataset::Open(Options(files, remote, caches[0], 0, 0)));
   int64_t epoch_size = planner_view->epoch_size();
+  const uint64_t num_samples = planner_view->num_samples();
+  if (files) {
+    std::printf("   %llu files in the dataset (listed once, cached in %s/.sluice)\n",
+                (unsigned long long)num_samples, caches[0].c_str());
+  }
   // Interrupt after half the steps: every rank has taken `steps` batches,
   // alternating between its workers, so each worker yielded steps/W batches.
   int64_t steps = (planner_view->length() / kBatch) / 2 / kWorkers * kWorkers;
@@ -251,16 +270,18 @@ Status Demo(const std::string& remote_arg) {
   std::vector<std::vector<int64_t>> first_plan(kProcs), resumed_plan(kProcs);
   for (int p = 0; p < kProcs; ++p) {
     int64_t node = p / (kRanks * kWorkers), rank = (p / kWorkers) % kRanks, worker = p % kWorkers;
-    SLUICE_ASSIGN_OR_RETURN(auto view, StreamingDataset::Open(Options(remote, caches[0], node, rank)));
+    SLUICE_ASSIGN_OR_RETURN(auto view,
+                            StreamingDataset::Open(Options(files, remote, caches[0], node, rank)));
     SLUICE_ASSIGN_OR_RETURN(auto all, view->WorkerIds(0, 0, worker, kWorkers));
     SLUICE_ASSIGN_OR_RETURN(resumed_plan[p], view->WorkerIds(0, resume_at, worker, kWorkers));
     planned.insert(planned.end(), all.begin(), all.end());
     first_plan[p].assign(all.begin(), all.begin() + std::min<int64_t>(per_worker, all.size()));
   }
   planner_view.reset();
-  std::printf("\n== streaming one shuffled epoch (py1e, seed 9176, blocks of 8192): %lld nodes x %lld ranks x %lld "
-              "workers = %d processes, batch %lld, cache_limit %llu MiB per node\n",
-              (long long)kNodes, (long long)kRanks, (long long)kWorkers, kProcs, (long long)kBatch,
+  std::printf("\n== streaming one shuffled epoch of %s (py1e, seed 9176, blocks of 8192): %lld "
+              "nodes x %lld ranks x %lld workers = %d processes, batch %lld, cache_limit %llu MiB "
+              "per node\n",
+              files ? "files" : "samples", (long long)kNodes, (long long)kRanks, (long long)kWorkers, kProcs, (long long)kBatch,
               (unsigned long long)(kCacheLimit >> 20));
   std::fflush(stdout);
 
@@ -270,13 +291,13 @@ Status Demo(const std::string& remote_arg) {
   Slot* slots = new (mem) Slot[kProcs * 2];
   uint64_t max_cache = 0, max_transient = 0;
   auto t = std::chrono::steady_clock::now();
-  SLUICE_RETURN_IF_ERROR(RunPhase("first half", remote, caches, 0, per_worker, work,
+  SLUICE_RETURN_IF_ERROR(RunPhase("first half", files, remote, caches, 0, per_worker, work,
                                   static_cast<uint64_t>(per_worker * kProcs), slots, &max_cache,
                                   &max_transient));
   std::printf("   interrupted after %lld steps; resuming at sample_in_epoch %lld\n",
               (long long)steps, (long long)resume_at);
   std::fflush(stdout);
-  SLUICE_RETURN_IF_ERROR(RunPhase("resumed", remote, caches, resume_at, -1, work,
+  SLUICE_RETURN_IF_ERROR(RunPhase("resumed", files, remote, caches, resume_at, -1, work,
                                   planned.size() - static_cast<uint64_t>(per_worker * kProcs),
                                   slots + kProcs, &max_cache, &max_transient));
   double secs = Seconds(t);
@@ -300,7 +321,7 @@ Status Demo(const std::string& remote_arg) {
     return InternalError("the samples read (" + std::to_string(b.size()) +
                          ") are not the planned epoch (" + std::to_string(a.size()) + ")");
   }
-  std::vector<char> seen(kSamples, 0);
+  std::vector<char> seen(num_samples, 0);
   for (int64_t id : read) seen[static_cast<size_t>(id)] = 1;
   uint64_t covered = static_cast<uint64_t>(std::count(seen.begin(), seen.end(), 1));
 
@@ -315,14 +336,18 @@ Status Demo(const std::string& remote_arg) {
               (long long)planned.size(), (long long)epoch_size, (unsigned long long)covered);
   std::printf("   throughput: %llu samples in %.2f s = %.0f samples/s, %.1f MB/s (all %d processes)\n",
               (unsigned long long)samples, secs, samples / secs, bytes / 1e6 / secs, kProcs);
-  std::printf("   cache: %llu hits, %llu shard downloads, %llu evictions; largest cache folder "
+  const char* unit = files ? "file" : "shard";
+  std::printf("   cache: %llu hits, %llu %s downloads, %llu evictions; largest cache folder "
               "%.1f MiB of a %.0f MiB limit (plus at most %.1f MiB of compressed downloads "
               "being decompressed)\n",
-              (unsigned long long)hits, (unsigned long long)downloads,
+              (unsigned long long)hits, (unsigned long long)downloads, unit,
               (unsigned long long)evictions, max_cache / 1048576.0, kCacheLimit / 1048576.0,
               max_transient / 1048576.0);
-  std::printf("   consumers waited %.3f s in total for shards\n", wait_ns / 1e9);
-  if (max_cache > kCacheLimit) return InternalError("a cache folder grew past cache_limit");
+  std::printf("   consumers waited %.3f s in total for %ss\n", wait_ns / 1e9, unit);
+  if (max_cache > kCacheLimit) {
+    return InternalError("a cache folder grew past cache_limit: " + std::to_string(max_cache) +
+                         " > " + std::to_string(kCacheLimit) + " bytes");
+  }
   ::munmap(mem, sizeof(Slot) * kProcs * 2);
   std::printf("\ndemo finished: data and caches in %s\n", work.c_str());
   return Status::Ok();
@@ -331,13 +356,13 @@ Status Demo(const std::string& remote_arg) {
 }  // namespace
 
 int RunDemo(const Args& args) {
-  auto flags = ParseFlags(args, {}, {});
+  auto flags = ParseFlags(args, {}, {"files"});
   if (!flags.ok()) return Error("demo", flags.status(), 2);
   if (flags->positional.size() > 1) {
-    std::fputs("usage: sluice demo [DATASET-FOLDER-OR-URL]\n", stderr);
+    std::fputs("usage: sluice demo [--files] [DATASET-FOLDER-OR-URL]\n", stderr);
     return 2;
   }
-  Status st = Demo(flags->positional.empty() ? "" : flags->positional[0]);
+  Status st = Demo(flags->positional.empty() ? "" : flags->positional[0], flags->Has("files"));
   if (!st.ok()) return Error("demo", st);
   return 0;
 }

@@ -1,12 +1,17 @@
 #include "bindings/cli/bench/cache_usage.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <set>
+#include <utility>
 
 namespace sluice::bench {
 
-uint64_t CachedBytes(const std::string& folder) {
+CacheUse MeasureCacheUse(const std::string& folder) {
   namespace fs = std::filesystem;
-  uint64_t total = 0;
+  CacheUse use;
+  std::set<std::pair<dev_t, ino_t>> seen;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
@@ -15,12 +20,21 @@ uint64_t CachedBytes(const std::string& folder) {
       it.disable_recursion_pending();
       continue;
     }
-    if (p.filename() == "index.json" || !it->is_regular_file(ec)) continue;
-    uint64_t size = it->file_size(ec);
-    if (!ec) total += size;  // a file renamed or evicted meanwhile counts nothing
-    ec.clear();
+    if (p.filename() == "index.json") continue;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone meanwhile
+    if (!seen.insert({st.st_dev, st.st_ino}).second) continue;           // renamed during the walk
+    const std::string name = p.filename().string();
+    const bool download = name.find(".tmp.") != std::string::npos && name.size() > 4 &&
+                          name.compare(name.size() - 4, 4, ".zip") == 0;
+    (download ? use.transient : use.cached) += static_cast<uint64_t>(st.st_size);
   }
-  return total;
+  return use;
+}
+
+uint64_t CachedBytes(const std::string& folder) {
+  CacheUse use = MeasureCacheUse(folder);
+  return use.cached + use.transient;
 }
 
 }  // namespace sluice::bench

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -156,6 +157,26 @@ TEST(CliTest, ConvertCsvAndRecompressMds) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("plain.jsonl line 1: has no member 'c'"), std::string::npos) << r.out;
   std::system(("rm -rf " + tmp).c_str());
+}
+
+TEST(CliTest, DemoStreamsRawFilesThroughCachesAndResumes) {
+  CliRun r = Sluice("demo --files");
+  // The demo leaves its data for the user to look at; the test removes it.
+  const std::string done = "demo finished: data and caches in ";
+  size_t at = r.out.find(done);
+  if (at != std::string::npos) {
+    std::string folder = r.out.substr(at + done.size());
+    folder = folder.substr(0, folder.find('\n'));
+    ASSERT_EQ(folder.rfind("/tmp/sluice-demo-", 0), 0u) << folder;
+    std::filesystem::remove_all(folder);
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("6000 files in the dataset"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("epoch: 6000 planned samples (epoch size 6000), 6000 distinct; every "
+                       "process read its planned order exactly, across the interruption"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("of a 24 MiB limit"), std::string::npos) << r.out;
+  EXPECT_EQ(Sluice("demo --files a b").exit_code, 2);
 }
 
 TEST(CliTest, UsageErrors) {
