@@ -1,0 +1,277 @@
+"""Resumption: load_state_dict to the first batch, in a fresh process, for
+Sluice and mosaicml-streaming (from its source, as bench/compare does).
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/python/resume_bench.py [--work DIR] [--runs 3] \\
+        [--workloads A,B] [--sources local,s3] [--paths iter,dl0,dl2]
+
+Workloads (the speed issue's): A = 500,000 x 1 KiB, B = 8,000 x 256 KiB, MDS
+in 64 MiB shards, shuffled (py1e, seed 17), batch 16, resumed from the middle
+of epoch 0. Sources: `local` reads the folder in place; `s3` streams from a
+loopback s3rver into a cache folder that an earlier process of the same
+library filled (warm). Paths: plain iteration (`iter`) and a torch
+DataLoader with 0 or 2 workers (`dl0`, `dl2`). Each run is a fresh process
+that times constructing the dataset, then load_state_dict to the first
+batch of 16; libraries interleave; medians of --runs with min and max.
+Every contender's first batch must hold the same sample ids (the same
+order), which the script checks.
+
+--work keeps the datasets, the s3rver folder and the warm caches between
+invocations (they take minutes to make); a fresh temporary folder otherwise.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SERVERS = os.path.join(ROOT, 'tests', 'servers')
+MOSAIC_MIRROR = '/work/.mirror/mosaicml+streaming/repo'
+KEY_ID, SECRET, BUCKET = 'RESUMEBENCHKEY', 'resume-bench-secret', 'bench'
+BATCH = 16
+SEED = 17
+WORKLOADS = {'A': (500_000, 1 << 10), 'B': (8_000, 256 << 10)}
+
+# The contender: argv = library, remote ('' = none), local, path, state JSON,
+# mosaic source. Prints one JSON line: seconds to construct, seconds from
+# load_state_dict to the first batch, and the first batch's sample ids.
+CHILD = r'''
+import json, os, sys, time
+lib, remote, local, path, state, src = sys.argv[1:7]
+state = json.loads(state)
+if lib == 'mosaic':
+    sys.path.insert(0, os.path.join(%(root)r, 'bench', 'compare'))
+    from mosaic_stubs import import_streaming
+    streaming, _ = import_streaming(src)
+    Dataset = streaming.StreamingDataset
+else:
+    import sluice
+    Dataset = sluice.StreamingDataset
+import torch.utils.data
+t0 = time.perf_counter()
+ds = Dataset(remote=remote or None, local=local, shuffle=True, shuffle_seed=%(seed)d,
+             batch_size=%(batch)d, num_canonical_nodes=1)
+t1 = time.perf_counter()
+ds.load_state_dict(state)
+if path == 'iter':
+    it = iter(ds)
+    batch = [next(it) for _ in range(%(batch)d)]
+    ids = [int(s['id']) for s in batch]
+else:
+    loader = torch.utils.data.DataLoader(ds, batch_size=%(batch)d, num_workers=int(path[2:]))
+    batch = next(iter(loader))
+    ids = [int(x) for x in batch['id']]
+t2 = time.perf_counter()
+print(json.dumps({'construct': t1 - t0, 'resume': t2 - t1, 'ids': ids}))
+os._exit(0)  # leave the loader's workers and threads without a teardown to time
+''' % {'root': ROOT, 'seed': SEED, 'batch': BATCH}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def write_dataset(folder, samples, size):
+    import numpy as np
+    import sluice
+    rng = np.random.default_rng(0)
+    payload = rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()
+    tmp = folder + '.partial'
+    shutil.rmtree(tmp, ignore_errors=True)
+    with sluice.MDSWriter(out=tmp, columns={'id': 'int', 'data': 'bytes'},
+                          size_limit=64 << 20) as w:
+        for i in range(samples):
+            w.write({'id': i, 'data': payload})
+    os.rename(tmp, folder)
+
+
+class S3rver:
+    """A loopback s3rver over `folder` (kept between invocations)."""
+
+    def __init__(self, folder):
+        self.port = free_port()
+        os.makedirs(folder, exist_ok=True)
+        self.log = open(os.path.join(folder, '..', 's3rver.log'), 'w')
+        self.proc = subprocess.Popen(['node', os.path.join(SERVERS, 's3rver_launch.js'),
+                                      str(self.port), folder, KEY_ID, SECRET, BUCKET],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        for _ in range(200):
+            try:
+                socket.create_connection(('127.0.0.1', self.port), timeout=0.1).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError('s3rver did not start (see s3rver.log in the work folder)')
+
+    @property
+    def endpoint(self):
+        return f'http://127.0.0.1:{self.port}'
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+def s3_env(endpoint):
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET,
+               S3_ENDPOINT_URL=endpoint, AWS_DEFAULT_REGION='us-east-1')
+    for name in ('AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'S3_UNSIGNED'):
+        env.pop(name, None)
+    return env
+
+
+def upload(folder, prefix, endpoint):
+    """The dataset's files under s3://bench/<prefix>/ unless already there."""
+    import boto3
+    s3 = boto3.client('s3', endpoint_url=endpoint, aws_access_key_id=KEY_ID,
+                      aws_secret_access_key=SECRET, region_name='us-east-1')
+    have = {o['Key'] for page in s3.get_paginator('list_objects_v2').paginate(
+        Bucket=BUCKET, Prefix=prefix + '/') for o in page.get('Contents', [])}
+    for name in sorted(os.listdir(folder)):
+        if f'{prefix}/{name}' not in have:
+            s3.upload_file(os.path.join(folder, name), BUCKET, f'{prefix}/{name}')
+
+
+# Fills a cache folder the way the library itself does: one sample of
+# every shard read through random access (which fetches the shard).
+WARM = r'''
+import json, os, sys
+lib, remote, local, src = sys.argv[1:5]
+if lib == 'mosaic':
+    sys.path.insert(0, os.path.join(%(root)r, 'bench', 'compare'))
+    from mosaic_stubs import import_streaming
+    streaming, _ = import_streaming(src)
+    ds = streaming.StreamingDataset(remote=remote, local=local, batch_size=16)
+else:
+    import sluice
+    ds = sluice.StreamingDataset(remote=remote, local=local, batch_size=16)
+with open(os.path.join(local, 'index.json')) as f:
+    counts = [s['samples'] for s in json.load(f)['shards']]
+first = 0
+for n in counts:
+    ds[first]
+    first += n
+''' % {'root': ROOT}
+
+
+def mosaic_source(work):
+    """Mosaic's source tree, extracted from the mirror ('' when there is none)."""
+    src = os.path.join(work, 'mosaic-src')
+    if not os.path.isdir(os.path.join(src, 'streaming')):
+        if not os.path.isdir(MOSAIC_MIRROR):
+            return ''
+        os.makedirs(src, exist_ok=True)
+        archive = subprocess.run(['git', '--git-dir', MOSAIC_MIRROR, 'archive', 'HEAD'],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(['tar', '-x', '-C', src], input=archive, check=True)
+    return src
+
+
+def run_child(lib, remote, local, path, state, src, env):
+    out = subprocess.run([sys.executable, '-c', CHILD, lib, remote, local, path,
+                          json.dumps(state), src], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(f'{lib} {remote or local} {path} failed:\n{out.stderr[-3000:]}')
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def spread(xs):
+    return (f'{statistics.median(xs) * 1e3:7.1f} ms '
+            f'({min(xs) * 1e3:.1f}-{max(xs) * 1e3:.1f})')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--work', help='folder kept between invocations (default: a temporary one)')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--workloads', default='A,B')
+    ap.add_argument('--sources', default='local,s3')
+    ap.add_argument('--paths', default='iter,dl0,dl2')
+    ap.add_argument('--libraries', default='sluice,mosaic')
+    args = ap.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix='sluice-resume-')
+    os.makedirs(work, exist_ok=True)
+    workloads = args.workloads.split(',')
+    sources = args.sources.split(',')
+    paths = args.paths.split(',')
+    libs = args.libraries.split(',')
+    src = mosaic_source(work) if 'mosaic' in libs else ''
+    if 'mosaic' in libs and not src:
+        print('mosaicml-streaming: no mirror, left out')
+        libs.remove('mosaic')
+    for w in workloads:
+        folder = os.path.join(work, 'data', w)
+        if not os.path.isdir(folder):
+            print(f'writing {w} ...', flush=True)
+            write_dataset(folder, *WORKLOADS[w])
+    server = S3rver(os.path.join(work, 's3rver')) if 's3' in sources else None
+    env = s3_env(server.endpoint) if server else dict(os.environ)
+    try:
+        if server:
+            for w in workloads:
+                upload(os.path.join(work, 'data', w), w, server.endpoint)
+                for lib in libs:
+                    cache = os.path.join(work, 'cache', lib, w)
+                    if not os.path.isfile(os.path.join(cache, '.warm')):
+                        print(f'warming {lib} cache of {w} ...', flush=True)
+                        shutil.rmtree(cache, ignore_errors=True)
+                        subprocess.run([sys.executable, '-c', WARM, lib, f's3://{BUCKET}/{w}',
+                                        cache, src], check=True, env=env)
+                        open(os.path.join(cache, '.warm'), 'w').close()
+        results = {}
+        for _ in range(args.runs):
+            for w in workloads:
+                samples = WORKLOADS[w][0]
+                state = {'epoch': 0, 'sample_in_epoch': samples // 2, 'num_canonical_nodes': 1,
+                         'shuffle_seed': SEED, 'initial_physical_nodes': 1}
+                for source in sources:
+                    for path in paths:
+                        for lib in libs:
+                            if source == 'local':
+                                remote, local = '', os.path.join(work, 'data', w)
+                            else:
+                                remote = f's3://{BUCKET}/{w}'
+                                local = os.path.join(work, 'cache', lib, w)
+                            r = run_child(lib, remote, local, path, state, src, env)
+                            results.setdefault((w, source, path, lib), []).append(r)
+        print(f'\nload_state_dict to the first batch of {BATCH} (construct in brackets), '
+              f'shuffled py1e, resumed at sample_in_epoch = half the dataset; '
+              f'median (min-max) of {args.runs} fresh processes')
+        print(f'{"workload":9} {"source":6} {"path":5} {"library":8} {"resume":26} {"construct":24}')
+        bad = []
+        for (w, source, path, lib), rs in results.items():
+            print(f'{w:9} {source:6} {path:5} {lib:8} {spread([r["resume"] for r in rs]):26} '
+                  f'{spread([r["construct"] for r in rs]):24}')
+            first = results[(w, source, path, libs[0])][0]['ids']
+            if any(r['ids'] != first for r in rs):
+                bad.append((w, source, path, lib))
+        if bad:
+            print('FIRST BATCHES DIFFER from', libs[0], 'for', bad)
+            return 1
+        print(f'every first batch equal across libraries and runs')
+    finally:
+        if server:
+            server.stop()
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
