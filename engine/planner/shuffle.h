@@ -34,10 +34,13 @@ namespace sluice::planner {
 // The permutation evaluated only where a caller needs it: for py1e and py1s
 // only the canonical nodes (parts) that hold the requested positions are
 // shuffled (the generator is merely advanced over the others), so memory is
-// proportional to those parts; other algorithms compute the whole permutation.
+// proportional to those parts, and py1e sorts only the span of each part
+// between its first and last requested position (a resumed reader's tail);
+// other algorithms compute the whole permutation.
 class PartialShuffle {
  public:
-  // perm[position]; position must lie in a computed part (any requested one).
+  // perm[position]; position must lie between two requested positions of
+  // one part (any requested one included).
   int64_t operator()(int64_t position) const;
   // Replaces each x != -1 in ids by perm[x].
   void Map(std::vector<int64_t>& ids) const;

@@ -45,11 +45,17 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
   out.part_begin_.resize(size_t(C) + 1);
   for (int64_t i = 0; i <= C; ++i)
     out.part_begin_[size_t(i)] = int64_t(static_cast<__int128>(total) * i / C);
+  // Per part, the requested positions' range [lo, hi) within it (lo >= hi:
+  // none). A resumed reader requests the tail of its parts only.
+  std::vector<int64_t> lo(size_t(C), INT64_MAX), hi(size_t(C), 0);
   std::vector<uint8_t> needed(size_t(C), 0);
   for (int64_t x : positions) {
     if (x < 0) continue;
     if (x >= total) return InvalidArgumentError("shuffle position " + std::to_string(x) + " past the epoch");
-    needed[size_t(std::upper_bound(out.part_begin_.begin(), out.part_begin_.end(), x) - out.part_begin_.begin()) - 1] = 1;
+    const size_t i = size_t(std::upper_bound(out.part_begin_.begin(), out.part_begin_.end(), x) - out.part_begin_.begin()) - 1;
+    needed[i] = 1;
+    lo[i] = std::min(lo[i], x - out.part_begin_[i]);
+    hi[i] = std::max(hi[i], x - out.part_begin_[i] + 1);
   }
   out.parts_.resize(size_t(C));
   const BlockRange br = BlockBounds(block);
@@ -61,7 +67,9 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
     if (algo == ShuffleAlgo::kPy1e) {
       if (needed[size_t(i)]) {
         out.parts_[size_t(i)].resize(size_t(n));
-        SLUICE_RETURN_IF_ERROR(Py1ePart(list, br, ep, out.parts_[size_t(i)].data(), scratch));
+        int64_t* ids = out.parts_[size_t(i)].data();
+        SLUICE_RETURN_IF_ERROR(Py1eDraw(list, br, ep, ids, scratch));
+        Py1eSort(n, ids, scratch, lo[size_t(i)], hi[size_t(i)]);
       } else {
         SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep));
       }

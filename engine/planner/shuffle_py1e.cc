@@ -107,7 +107,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   return Status::Ok();
 }
 
-void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
+void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t hi) {
   const std::vector<double>& pos = scratch.pos;
   // Stable argsort by position. Positions lie in [0, n-1], so a stable
   // counting sort works on floor(pos): Py1eDraw counted the coarse buckets
@@ -118,16 +118,31 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
   std::vector<int64_t>& start = scratch.bucket_start;
   const int64_t coarse = int64_t(start.size()) - 1;
   for (int64_t b = 0; b < coarse; ++b) start[size_t(b) + 1] += start[size_t(b)];
+  // Only the buckets whose sorted positions meet [lo, hi) are finished:
+  // [first, last). Buckets are contiguous runs of the sorted order.
+  hi = std::min(hi, n);
+  const int64_t first = std::upper_bound(start.begin(), start.end(), lo) - start.begin() - 1;
+  const int64_t last = std::lower_bound(start.begin(), start.end(), hi) - start.begin();
+  if (lo >= hi || first >= last) return;
+  const int64_t base = start[size_t(first)];  // sorted[0] is sorted position base
   auto& sorted = scratch.sorted;
-  sorted.resize(size_t(n));
+  sorted.resize(size_t(start[size_t(last)] - base));
   {
     std::vector<int64_t>& cursor = scratch.cursor;
     cursor.assign(start.begin(), start.end() - 1);
-    std::pair<double, int64_t>* dst = sorted.data();
+    std::pair<double, int64_t>* dst = sorted.data() - base;
     int64_t* cur = cursor.data();
-    for (int64_t k = 0; k < n; ++k) {
-      const double p = pos[size_t(k)];
-      dst[cur[ClampedFloor(p, n) >> shift]++] = {p, out[k]};
+    if (first == 0 && last == coarse) {
+      for (int64_t k = 0; k < n; ++k) {
+        const double p = pos[size_t(k)];
+        dst[cur[ClampedFloor(p, n) >> shift]++] = {p, out[k]};
+      }
+    } else {
+      for (int64_t k = 0; k < n; ++k) {
+        const double p = pos[size_t(k)];
+        const int64_t b = ClampedFloor(p, n) >> shift;
+        if (b >= first && b < last) dst[cur[b]++] = {p, out[k]};
+      }
     }
   }
   std::vector<uint32_t>& fine = scratch.fine;
@@ -137,19 +152,20 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch) {
   constexpr int kFineBits = 1;
   const int64_t width = int64_t{1} << (shift + kFineBits);
   fine.resize(size_t(width) + 1);
-  for (int64_t b = 0; b < coarse; ++b) {
+  for (int64_t b = first; b < last; ++b) {
     const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
     if (a == e) continue;
-    const int64_t base = (b << shift) << kFineBits;
+    const int64_t floor_base = (b << shift) << kFineBits;
     auto fine_of = [&](double p) -> size_t {
-      const int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - base;
+      const int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - floor_base;
       return size_t(f < 0 ? 0 : (f >= width ? width - 1 : f));
     };
     std::fill(fine.begin(), fine.end(), 0u);
-    for (size_t i = a; i < e; ++i) ++fine[fine_of(sorted[i].first) + 1];
+    const size_t sa = a - size_t(base), se = e - size_t(base);  // in sorted
+    for (size_t i = sa; i < se; ++i) ++fine[fine_of(sorted[i].first) + 1];
     for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
     tmp.resize(e - a);
-    for (size_t i = a; i < e; ++i) tmp[fine[fine_of(sorted[i].first)]++] = sorted[i];
+    for (size_t i = sa; i < se; ++i) tmp[fine[fine_of(sorted[i].first)]++] = sorted[i];
     // Insertion sort: elements are already ordered by floor, so each moves
     // at most past its few equal-floor neighbours.
     for (size_t i = 1; i < tmp.size(); ++i) {

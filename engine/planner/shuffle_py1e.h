@@ -34,9 +34,12 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 // into scratch.pos and counted into coarse buckets), which must run in part
 // order on the one generator, and the sort by position, which is independent
 // per part. Py1eSort needs the scratch its Py1eDraw filled.
+// Py1eSort may finish only the sorted positions [lo, hi) of the part (a
+// resumed or partitioned reader needs no others): the rest of out then holds
+// unspecified ids. The default sorts all n.
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
                 Py1eScratch& scratch);
-void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch);
+void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int64_t hi = INT64_MAX);
 
 // Advances `ep` as Py1ePart would, in O(1) memory.
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep);

@@ -113,5 +113,32 @@ TEST(ShuffleTest, Py1ePipelineEqualsSequential) {
   EXPECT_EQ(one, (std::vector<int64_t>{(*whole)[0], -1}));
 }
 
+// A resumed reader asks for the tail of a part, or a run in its middle:
+// py1e sorts only that run's buckets, and the values there are the whole
+// permutation's, at the edges of the run too.
+TEST(ShuffleTest, Py1eRequestedRunEqualsWholePermutation) {
+  std::vector<int64_t> units(120, 4100);  // 492,000 ids, a part's coarse buckets hold 256
+  units[3] = 17;
+  auto whole = GetShuffle(ShuffleAlgo::kPy1e, units, 2, 17, 1, 262144);
+  ASSERT_TRUE(whole.ok());
+  const int64_t n = int64_t(whole->size());
+  const int64_t half = n / 2;  // part 1 begins here
+  for (auto [from, to] : {std::pair<int64_t, int64_t>{half + 123457, n}, {7, 8},
+                          {1000, 1001 + 256 * 3}, {half - 1, half + 1}, {0, n}}) {
+    std::vector<int64_t> want;
+    for (int64_t x = from; x < to; ++x) want.push_back(x);
+    want.push_back(-1);
+    auto partial = GetPartialShuffle(ShuffleAlgo::kPy1e, units, 2, 17, 1, 262144, want);
+    ASSERT_TRUE(partial.ok());
+    std::vector<int64_t> got = want;
+    partial->Map(got);
+    for (size_t k = 0; k + 1 < want.size(); ++k) {
+      ASSERT_EQ(got[k], (*whole)[size_t(want[k])]) << "position " << want[k] << " of run [" << from
+                                                   << ", " << to << ")";
+    }
+    EXPECT_EQ(got.back(), -1);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::planner
