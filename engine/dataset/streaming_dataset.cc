@@ -325,7 +325,12 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
       std::move(shard_of), window,
       [this](size_t g, const std::atomic<bool>* cancel) {
         auto shard = OpenGlobalShard(g, cancel);
-        if (shard.ok()) (*shard)->Populate();  // page faults here, not in the consumer
+        // Page faults here rather than in the consumer, for shards opened
+        // ahead. A consumer already waiting needs one sample of the shard,
+        // not all its pages: faulting in a whole 64 MiB shard costs
+        // milliseconds, and a shuffled first batch (a resumption, a new
+        // epoch) waits on a dozen shards in a row.
+        if (shard.ok() && !consumer_waiting_.load(std::memory_order_relaxed)) (*shard)->Populate();
         return shard;
       },
       options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
@@ -358,7 +363,9 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
       // (see cache_budget.h). Warm, the prefetcher is a window ahead and
       // batches come back full.
       if (k == 0) from = p;
+      if (k == 0) consumer_waiting_.store(true, std::memory_order_relaxed);
       auto got = iter_->Acquire(from, p, &wait_ns_, /*wait=*/k == 0);
+      if (k == 0) consumer_waiting_.store(false, std::memory_order_relaxed);
       if (!got.ok()) {
         if (k == 0) failure = got.status();  // else the next call reports it
         break;

@@ -16,6 +16,7 @@
 // untouched in the child).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstddef>
 #include <memory>
@@ -189,6 +190,9 @@ class StreamingDataset {
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
   uint64_t wait_ns_ = 0;
+  // True while NextBatch waits for its first sample's shard: the prefetch
+  // threads then open shards without faulting all their pages in first.
+  std::atomic<bool> consumer_waiting_{false};
   // Global shards skipped as corrupt (skip_corrupt_shards); written by the
   // prefetch thread too.
   mutable std::mutex skipped_mu_;
