@@ -36,6 +36,7 @@ using testing::ReadEpoch;
 using testing::ReadResult;
 using testing::RequestLogProxy;
 using testing::ScratchDir;
+using testing::UploadTree;
 using testing::WaitExit;
 using testing::WorkerResult;
 
@@ -78,27 +79,6 @@ std::string BytesOf(const std::vector<std::string>& paths, int64_t id) {
 }
 std::string FieldOf(const std::vector<std::string>& paths, int64_t id) {
   return BytesOf(paths, id) + '\xff';
-}
-
-// Uploads every file under `dir` to the store `url` (keys relative to
-// `dir`) from a child process, so this process starts no event loop thread
-// before the test forks its readers; `before` runs first on the child's
-// loop (e.g. to create a container). 0 when every file went up.
-int UploadTree(const std::string& url, const std::string& dir,
-               const std::function<Status(EventLoop&)>& before = nullptr) {
-  return WaitExit(Fork([&] {
-    EventLoop loop;
-    if (before && !before(loop).ok()) return 2;
-    auto store = OpenStore(url, loop.executor(), StoreOptions{});
-    if (!store.ok()) return 3;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-      if (!e.is_regular_file()) continue;
-      std::string key = fs::relative(e.path(), dir).string();
-      if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 4;
-    }
-    loop.Shutdown();
-    return 0;
-  }));
 }
 
 DatasetOptions FileOptions(const std::string& remote, const std::string& local) {

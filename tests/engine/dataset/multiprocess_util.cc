@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "base/bytes.h"
 #include "base/file.h"
+#include "stores/store.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 
 namespace sluice::testing {
@@ -82,6 +84,23 @@ int RunWorker(DatasetOptions o, int64_t worker, int64_t num_workers, const std::
     }
   }
   return WriteResult(out, all, bytes, (*ds)->counters()).ok() ? 0 : 5;
+}
+
+int UploadTree(const std::string& url, const std::string& dir,
+               const std::function<Status(EventLoop&)>& before) {
+  return WaitExit(Fork([&] {
+    EventLoop loop;
+    if (before && !before(loop).ok()) return 2;
+    auto store = OpenStore(url, loop.executor(), StoreOptions{});
+    if (!store.ok()) return 3;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file()) continue;
+      std::string key = std::filesystem::relative(e.path(), dir).string();
+      if (!loop.Run((*store)->Put(key, *ReadFile(e.path().string()))).ok()) return 4;
+    }
+    loop.Shutdown();
+    return 0;
+  }));
 }
 
 pid_t Fork(const std::function<int()>& body) {

@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/streaming_dataset.h"
+#include "engine/runtime/event_loop.h"
 
 namespace sluice::testing {
 
@@ -31,6 +32,13 @@ WorkerResult ReadResult(const std::string& path);
 // code (0 = ok, the error is printed to stderr otherwise).
 int RunWorker(DatasetOptions o, int64_t worker, int64_t num_workers, const std::string& out,
               int64_t sample_in_epoch = 0);
+
+// Uploads every file under `dir` to the store `url` (keys relative to
+// `dir`) from a child process, so this process starts no event loop thread
+// before the test forks its readers; `before` runs first on the child's
+// loop (e.g. to create a container). 0 when every file went up.
+int UploadTree(const std::string& url, const std::string& dir,
+               const std::function<Status(EventLoop&)>& before = nullptr);
 
 // fork(); the child runs `body` and _exits with its value.
 pid_t Fork(const std::function<int()>& body);
