@@ -18,6 +18,9 @@ order), which the script checks.
 
 --work keeps the datasets, the s3rver folder and the warm caches between
 invocations (they take minutes to make); a fresh temporary folder otherwise.
+--sluice NAME=LIBSLUICE (repeatable) runs each given libsluice.so as its own
+contender `sluice:NAME` in the same interleaved runs, e.g. a build before
+and after a change (they share Sluice's warm cache).
 """
 import argparse
 import json
@@ -191,6 +194,11 @@ def run_child(lib, remote, local, path, state, src, env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def kind(lib):
+    """'sluice' for every sluice:NAME contender."""
+    return lib.split(':')[0]
+
+
 def spread(xs):
     return (f'{statistics.median(xs) * 1e3:7.1f} ms '
             f'({min(xs) * 1e3:.1f}-{max(xs) * 1e3:.1f})')
@@ -204,6 +212,8 @@ def main():
     ap.add_argument('--sources', default='local,s3')
     ap.add_argument('--paths', default='iter,dl0,dl2')
     ap.add_argument('--libraries', default='sluice,mosaic')
+    ap.add_argument('--sluice', action='append', default=[], metavar='NAME=LIBSLUICE',
+                    help='a libsluice.so to run as contender sluice:NAME (repeatable)')
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='sluice-resume-')
     os.makedirs(work, exist_ok=True)
@@ -211,6 +221,10 @@ def main():
     sources = args.sources.split(',')
     paths = args.paths.split(',')
     libs = args.libraries.split(',')
+    builds = dict(b.split('=', 1) for b in args.sluice)  # sluice:NAME -> library
+    if builds and 'sluice' in libs:
+        at = libs.index('sluice')
+        libs[at:at + 1] = [f'sluice:{name}' for name in builds]
     src = mosaic_source(work) if 'mosaic' in libs else ''
     if 'mosaic' in libs and not src:
         print('mosaicml-streaming: no mirror, left out')
@@ -226,7 +240,7 @@ def main():
         if server:
             for w in workloads:
                 upload(os.path.join(work, 'data', w), w, server.endpoint)
-                for lib in libs:
+                for lib in dict.fromkeys(kind(x) for x in libs):
                     cache = os.path.join(work, 'cache', lib, w)
                     if not os.path.isfile(os.path.join(cache, '.warm')):
                         print(f'warming {lib} cache of {w} ...', flush=True)
@@ -247,16 +261,21 @@ def main():
                                 remote, local = '', os.path.join(work, 'data', w)
                             else:
                                 remote = f's3://{BUCKET}/{w}'
-                                local = os.path.join(work, 'cache', lib, w)
-                            r = run_child(lib, remote, local, path, state, src, env)
+                                local = os.path.join(work, 'cache', kind(lib), w)
+                            child_env = env
+                            if lib.startswith('sluice:'):
+                                child_env = dict(env, SLUICE_LIBRARY=builds[lib[7:]])
+                            r = run_child(kind(lib), remote, local, path, state, src,
+                                          child_env)
                             results.setdefault((w, source, path, lib), []).append(r)
         print(f'\nload_state_dict to the first batch of {BATCH} (construct in brackets), '
               f'shuffled py1e, resumed at sample_in_epoch = half the dataset; '
               f'median (min-max) of {args.runs} fresh processes')
-        print(f'{"workload":9} {"source":6} {"path":5} {"library":8} {"resume":26} {"construct":24}')
+        print(f'{"workload":9} {"source":6} {"path":5} {"library":14} {"resume":26} '
+              f'{"construct":24}')
         bad = []
         for (w, source, path, lib), rs in results.items():
-            print(f'{w:9} {source:6} {path:5} {lib:8} {spread([r["resume"] for r in rs]):26} '
+            print(f'{w:9} {source:6} {path:5} {lib:14} {spread([r["resume"] for r in rs]):26} '
                   f'{spread([r["construct"] for r in rs]):24}')
             first = results[(w, source, path, libs[0])][0]['ids']
             if any(r['ids'] != first for r in rs):
