@@ -113,6 +113,9 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard) {
 }
 
 size_t ShardPrefetcher::NextToHelp() {
+  // The first sample's shard has the link to itself: helpers start once the
+  // thread has opened it.
+  if (scan_ == 0) return SIZE_MAX;
   const size_t limit = std::min(shard_of_.size(), consumer_ + window_);
   // scan_ itself is the thread's own next open.
   for (size_t q = scan_ + 1; q < limit; ++q) {

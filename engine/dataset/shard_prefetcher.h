@@ -25,7 +25,9 @@
 // With `open_threads` > 1, that many shards are opened at once: helper
 // threads open the shards of later positions in the window (the thread
 // keeps the order's next one), so a window of small shards (raw files) has
-// many downloads in flight instead of one round trip after another. With
+// many downloads in flight instead of one round trip after another. They
+// start once the thread has opened the first position's shard, so the
+// first sample does not share the link with the rest of the window. With
 // `keep_reused` as well, once the window is all opened or opening, the
 // helpers (not the thread) look beyond it: the order's next shards, until
 // `open_threads` shards are opened ahead of the scan or opening, so large

@@ -39,11 +39,11 @@ std::vector<std::string> ShardRequestsAfter(const StallingFileServer& server, si
   return shards();
 }
 
-// The first shard's download hangs mid-body, so the reader cannot get past
-// its first sample; `fetch_concurrency` unset (the default) or given.
-std::vector<std::string> ShardsRequestedWhileTheFirstHangs(std::optional<int64_t> fetch_concurrency,
-                                                           size_t want,
-                                                           std::vector<std::string>* names) {
+// Shard 1's download hangs mid-body, so the reader cannot get past shard
+// 0's samples; `fetch_concurrency` unset (the default) or given.
+std::vector<std::string> ShardsRequestedWhileTheSecondHangs(std::optional<int64_t> fetch_concurrency,
+                                                            size_t want,
+                                                            std::vector<std::string>* names) {
   ScratchDir remote, cache;
   testing::WriteSyntheticMds(remote.path(), 400, 4000);
   auto reader = DatasetReader::Open(remote.path());
@@ -51,7 +51,7 @@ std::vector<std::string> ShardsRequestedWhileTheFirstHangs(std::optional<int64_t
   if (!reader.ok()) return {};
   for (const ShardEntry& e : (*reader)->index().shards) names->push_back("/" + e.raw_data.basename);
   EXPECT_GE(names->size(), 6u);
-  StallingFileServer server(remote.path(), (*reader)->index().shards[0].raw_data.basename);
+  StallingFileServer server(remote.path(), (*reader)->index().shards[1].raw_data.basename);
 
   DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
   o.streams[0].remote = server.url();
@@ -62,32 +62,63 @@ std::vector<std::string> ShardsRequestedWhileTheFirstHangs(std::optional<int64_t
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return {};
   EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-  std::vector<int64_t> ids(8);
-  std::vector<SampleFields> fields;
-  auto call = std::async(std::launch::async, [&] { return (*ds)->NextBatch(8, ids.data(), &fields); });
+  auto read = std::async(std::launch::async, [&]() -> Result<size_t> {
+    std::vector<int64_t> ids(8);
+    std::vector<SampleFields> fields;
+    size_t total = 0;
+    while (true) {
+      SLUICE_ASSIGN_OR_RETURN(size_t n, (*ds)->NextBatch(8, ids.data(), &fields));
+      if (n == 0) return total;
+      total += n;
+    }
+  });
   std::vector<std::string> requested = ShardRequestsAfter(server, want);
-  EXPECT_EQ(call.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
-      << "the first batch came without the first shard";
-  server.Stop();  // the hung download fails, and with it the call
-  EXPECT_FALSE(call.get().ok());
+  EXPECT_EQ(read.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the epoch ended without shard 1";
+  server.Stop();  // the hung download fails, and with it the reading
+  EXPECT_FALSE(read.get().ok());
   return requested;
 }
 
 TEST(ShardsInFlight, FourShardsDownloadAtOnceByDefault) {
   std::vector<std::string> names;
-  std::vector<std::string> requested = ShardsRequestedWhileTheFirstHangs(std::nullopt, 4, &names);
+  std::vector<std::string> requested = ShardsRequestedWhileTheSecondHangs(std::nullopt, 5, &names);
   ASSERT_GE(names.size(), 6u);
-  // Shard 0 hangs; 1..3 came while it did, and nothing past them: four
-  // downloads were under way at once, as many as fetch_concurrency's
-  // default, and no more while the reader does not move.
-  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 4));
+  // Shard 0 first, alone; then shard 1 hangs, and 2..4 came while it did,
+  // and nothing past them: four downloads were under way at once, as many
+  // as fetch_concurrency's default, and no more while the reader waits.
+  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 5));
 }
 
 TEST(ShardsInFlight, FetchConcurrencyOneDownloadsOneShardAtATime) {
   std::vector<std::string> names;
-  std::vector<std::string> requested = ShardsRequestedWhileTheFirstHangs(1, 1, &names);
+  std::vector<std::string> requested = ShardsRequestedWhileTheSecondHangs(1, 2, &names);
   ASSERT_GE(names.size(), 6u);
-  EXPECT_EQ(requested, std::vector<std::string>{names[0]});
+  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 2));
+}
+
+// The first sample's shard is fetched alone: while it hangs, nothing else
+// is requested.
+TEST(ShardsInFlight, TheFirstShardIsFetchedAlone) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 400, 4000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const std::string first = (*reader)->index().shards[0].raw_data.basename;
+  StallingFileServer server(remote.path(), first);
+  DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
+  o.streams[0].remote = server.url();
+  o.streams[0].download_retry = 0;
+  o.predownload = 8;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(8);
+  std::vector<SampleFields> fields;
+  auto call = std::async(std::launch::async, [&] { return (*ds)->NextBatch(8, ids.data(), &fields); });
+  EXPECT_EQ(ShardRequestsAfter(server, 1), std::vector<std::string>{"/" + first});
+  server.Stop();
+  EXPECT_FALSE(call.get().ok());
 }
 
 }  // namespace
