@@ -58,7 +58,7 @@ int ResumeAndRead(const DatasetOptions& o, const std::string& out) {
   return testing::WriteResult(out, ids, bytes, (*ds)->counters()).ok() ? 0 : 4;
 }
 
-TEST(WarmResume, SendsNoRequestAndReadsTheRestOfTheEpoch) {
+TEST(WarmResumeMultiProcess, SendsNoRequestAndReadsTheRestOfTheEpoch) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   ScratchDir data, scratch, server_dir;
