@@ -8,14 +8,15 @@ gives each transfer its own connection).
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
-        [--library NAME=PATH ...]
+        [--library NAME=PATH[,PYTHONPATH] ...]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
 500,000 and 8,000 scaled down for a shared 2-core machine). Each Sluice run
 is a fresh process with an empty cache folder, reading with batch_size 16.
 --library runs the same children against other builds of libsluice.so
-(e.g. before=/tmp/old.so after=build/...), interleaved with each other and
+(e.g. before=/tmp/old.so after=build/...; with ,PYTHONPATH the child imports
+the sluice package of that build too), interleaved with each other and
 with curl, so drift hits every row alike. Prints per row the median (min,
 max) of the epoch's seconds, its MB/s (bytes that reached the cache / time),
 the median's ratio to the best curl row of the same path, and the child's
@@ -57,7 +58,10 @@ def sluice_epoch(library, url, shuffle, work, samples):
     """(seconds, CPU seconds, bytes in the cache) of one cold epoch."""
     cache = tempfile.mkdtemp(dir=work)
     try:
+        library, _, pythonpath = library.partition(',')
         env = dict(os.environ, SLUICE_LIBRARY=library)
+        if pythonpath:
+            env['PYTHONPATH'] = pythonpath
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0'],
                              capture_output=True, text=True, env=env)
         if out.returncode != 0:
@@ -99,7 +103,8 @@ def main():
     ap.add_argument('--curl-parallel', default='8,32',
                     help='comma-separated transfer counts for the curl references')
     ap.add_argument('--library', action='append', default=[],
-                    help='NAME=PATH of a libsluice.so to run (default: $SLUICE_LIBRARY)')
+                    help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
+                    '(default: $SLUICE_LIBRARY)')
     ap.add_argument('--no-proxy', action='store_true', help='loopback only')
     args = ap.parse_args()
     samples, size = WORKLOADS[args.workload]
