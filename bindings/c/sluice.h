@@ -203,6 +203,27 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
  * strings, sorted; caller frees *keys_json with sluice_free. */
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
+/* Shard compression and hashes, as index.json names them (Mosaic's names).
+ * Thread-safe; every output is a copy the caller frees with sluice_free
+ * (NUL-terminated for convenience).
+ * A compression name is a family ("zstd", "br", "gz", "bz2", "snappy") or
+ * "<family>:<level>" (br 0-11, bz2 1-9, gz 0-9, zstd 1-22; none for snappy):
+ * an unknown family is SLUICE_EUNIMPLEMENTED, a bad level SLUICE_EINVAL. */
+sluice_status sluice_compression_check(const char* name);
+/* One compressed stream of `size` bytes at `data`. */
+sluice_status sluice_compress(const char* name, const uint8_t* data, uint64_t size, char** out,
+                              uint64_t* out_size);
+/* Decompresses a whole stream; output beyond `max_output` bytes, truncated
+ * or corrupt input, or bytes after the stream are SLUICE_ECORRUPT. Memory
+ * grows with the output produced, never with max_output alone. */
+sluice_status sluice_decompress(const char* name, const uint8_t* data, uint64_t size,
+                                uint64_t max_output, char** out, uint64_t* out_size);
+/* The supported hash algorithms as a sorted JSON array of names. */
+sluice_status sluice_hash_names(char** names_json);
+/* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
+ * SLUICE_EUNIMPLEMENTED. */
+sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);
+
 /* Encodes a scalar for an MDS column of encoding `encoding` into `buf`
  * (capacity `cap`), setting *len. Out-of-range values are SLUICE_EINVAL. */
 sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);

@@ -164,6 +164,15 @@ for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),
            ctypes.c_uint64, _P(ctypes.c_uint64))
 
+_proto('sluice_compression_check', _status, ctypes.c_char_p)
+_proto('sluice_compress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
+       _P(ctypes.c_void_p), _P(ctypes.c_uint64))
+_proto('sluice_decompress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
+       ctypes.c_uint64, _P(ctypes.c_void_p), _P(ctypes.c_uint64))
+_proto('sluice_hash_names', _status, _P(ctypes.c_void_p))
+_proto('sluice_hash', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
+       _P(ctypes.c_void_p))
+
 _proto('sluice_plan_create', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
 _proto('sluice_plan_free', None, ctypes.c_void_p)
 _proto('sluice_plan_shape', None, ctypes.c_void_p, _P(ctypes.c_uint64))

@@ -43,6 +43,8 @@ ALIASES = {
     'streaming.base.batching': 'sluice.batching',
     'streaming.base.distributed': 'sluice.distributed',
     'streaming.base.registry_utils': 'sluice.registry',
+    'streaming.base.compression': 'sluice.compression',
+    'streaming.base.hashing': 'sluice.hashing',
     'streaming.base.storage': 'sluice.storage',
     'streaming.base.storage.upload': 'sluice.upload',
     'streaming.base.storage.download': 'sluice.download',

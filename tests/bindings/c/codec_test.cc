@@ -1,0 +1,89 @@
+// sluice_compress / sluice_decompress / sluice_hash*: the shard codecs and
+// hashes through libsluice.so, with Mosaic's names and bytes.
+#include "sluice.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+const uint8_t* U8(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+// Runs a call that hands out a malloc'd buffer; returns its bytes (or "" on error).
+std::string Take(sluice_status want, sluice_status got, char* out, uint64_t size) {
+  EXPECT_EQ(got, want) << sluice_last_error();
+  std::string bytes = out ? std::string(out, size) : std::string();
+  sluice_free(out);
+  return bytes;
+}
+
+std::string Compress(const std::string& name, const std::string& data, sluice_status want = SLUICE_OK) {
+  char* out = nullptr;
+  uint64_t size = 0;
+  sluice_status st = sluice_compress(name.c_str(), U8(data), data.size(), &out, &size);
+  return Take(want, st, out, size);
+}
+
+std::string Decompress(const std::string& name, const std::string& data, uint64_t max,
+                       sluice_status want = SLUICE_OK) {
+  char* out = nullptr;
+  uint64_t size = 0;
+  sluice_status st = sluice_decompress(name.c_str(), U8(data), data.size(), max, &out, &size);
+  return Take(want, st, out, size);
+}
+
+std::string Hash(const std::string& algo, const std::string& data, sluice_status want = SLUICE_OK) {
+  char* out = nullptr;
+  sluice_status st = sluice_hash(algo.c_str(), U8(data), data.size(), &out);
+  return Take(want, st, out, out ? std::string(out).size() : 0);
+}
+
+TEST(CodecCApi, CompressesAsMosaicAndRoundTripsEveryFamily) {
+  // Mosaic's own expected bytes for brotli level 1 of "hello".
+  EXPECT_EQ(Compress("br:1", "hello"), std::string("\x0b\x02\x80hello\x03", 9));
+  const std::string data(5000, 'x');
+  for (const char* name : {"br", "br:0", "bz2", "bz2:1", "gz", "gz:0", "snappy", "zstd", "zstd:22"}) {
+    SCOPED_TRACE(name);
+    std::string packed = Compress(name, data);
+    // Level 0 stores (gz, br): no smaller, but still the family's stream.
+    if (std::string(name).find(":0") == std::string::npos) {
+      EXPECT_LT(packed.size(), data.size());
+    }
+    EXPECT_EQ(Decompress(name, packed, data.size()), data);
+  }
+  EXPECT_EQ(Decompress("zstd", Compress("zstd", ""), 0), "");
+}
+
+TEST(CodecCApi, RefusesUnknownNamesBadLevelsAndOversizedOutput) {
+  EXPECT_EQ(sluice_compression_check("zstd:7"), SLUICE_OK);
+  EXPECT_EQ(sluice_compression_check("xyz"), SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(sluice_compression_check("br:99"), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_compression_check("snappy:1"), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_compression_check(nullptr), SLUICE_EINVAL);
+  Compress("gz:10", "hello", SLUICE_EINVAL);
+  const std::string packed = Compress("zstd", std::string(1000, 'a'));
+  Decompress("zstd", packed, 999, SLUICE_ECORRUPT);
+  EXPECT_NE(std::string(sluice_last_error()).find("more than the expected raw size of 999"), std::string::npos)
+      << sluice_last_error();
+  Decompress("zstd", packed.substr(0, packed.size() / 2), 1000, SLUICE_ECORRUPT);
+  char* out = reinterpret_cast<char*>(1);
+  uint64_t size = 0;
+  EXPECT_EQ(sluice_compress("zstd", nullptr, 3, &out, &size), SLUICE_EINVAL);
+}
+
+TEST(CodecCApi, HashesAsHashlibAndXxhash) {
+  EXPECT_EQ(Hash("md5", "hello"), "5d41402abc4b2a76b9719d911017c592");
+  EXPECT_EQ(Hash("sha3_256", "hello"), "3338be694f50c5f338814986cdf0686453a888b84f424d792af4b9202398f392");
+  EXPECT_EQ(Hash("xxh3_64", "hello"), "9555e8555c62dcfd");
+  Hash("sha3", "hello", SLUICE_EUNIMPLEMENTED);
+  char* names = nullptr;
+  ASSERT_EQ(sluice_hash_names(&names), SLUICE_OK);
+  EXPECT_STREQ(names,
+               "[\"blake2b\", \"blake2s\", \"md5\", \"sha1\", \"sha224\", \"sha256\", \"sha384\", "
+               "\"sha3_224\", \"sha3_256\", \"sha3_384\", \"sha3_512\", \"sha512\", \"xxh128\", "
+               "\"xxh32\", \"xxh3_128\", \"xxh3_64\", \"xxh64\"]");
+  sluice_free(names);
+}
+
+}  // namespace
