@@ -1,0 +1,163 @@
+"""The DataLoader path against a bare map-style reference (issue 24, item 4).
+
+Writes one MDS dataset per sample size (columns id:int, data:bytes, 64 MiB
+shards), then times, each run in a fresh process, contenders interleaved,
+medians of 3:
+  sluice  sluice.StreamingDataset(local=...)
+  bare    a map-style torch Dataset over the same shards: np.memmap of each
+          shard, sample bytes sliced by the shard's offset table (the floor a
+          streaming loader over MDS can reach under the same DataLoader)
+  mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
+in one process (`for sample in ds`) and under
+DataLoader(num_workers=W, batch_size=16) with the default collate, in order.
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so.2 PYTHONPATH=bindings/python \
+        /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CHILD = r'''
+import json, os, sys, time
+import numpy as np
+import torch.utils.data as tud
+kind, mode, folder, mosaic_src, workers, batch = sys.argv[1:7]
+workers, batch = int(workers), int(batch)
+
+
+class Bare(tud.Dataset):
+    """Map-style MDS reader: memmapped shards, offsets from each shard's header."""
+    def __init__(self, folder):
+        index = json.load(open(os.path.join(folder, 'index.json')))
+        self.shards, self.starts, n = [], [], 0
+        for s in index['shards']:
+            self.shards.append((os.path.join(folder, s['raw_data']['basename']), s))
+            self.starts.append(n)
+            n += s['samples']
+        self.n = n
+        self.maps = {}
+
+    def __len__(self):
+        return self.n
+
+    def _shard(self, k):
+        m = self.maps.get(k)
+        if m is None:  # opened lazily: in each worker, after the fork
+            path, info = self.shards[k]
+            data = np.memmap(path, np.uint8, 'r')
+            count = int(data[:4].view(np.uint32)[0])
+            offsets = data[4:4 + 4 * (count + 1)].view(np.uint32)
+            m = self.maps[k] = (data, offsets, info)
+        return m
+
+    def __getitem__(self, i):
+        k = np.searchsorted(self.starts, i, 'right') - 1
+        data, offsets, info = self._shard(k)
+        j = i - self.starts[k]
+        raw = data[offsets[j]:offsets[j + 1]]
+        sizes = info['column_sizes']
+        var = [c for c, s in enumerate(sizes) if s is None]
+        lens = raw[:4 * len(var)].view(np.uint32)
+        pos, out = 4 * len(var), {}
+        for c, (name, enc) in enumerate(zip(info['column_names'], info['column_encodings'])):
+            size = sizes[c] if sizes[c] is not None else int(lens[var.index(c)])
+            field = raw[pos:pos + size]
+            pos += size
+            out[name] = int(field.view(np.int64)[0]) if enc == 'int' else field.tobytes()
+        return out
+
+
+t0 = time.perf_counter()
+if kind == 'sluice':
+    import sluice
+    ds = sluice.StreamingDataset(local=folder, batch_size=batch)
+elif kind == 'mosaic':
+    sys.path.insert(0, sys.argv[7])
+    from mosaic_stubs import import_streaming
+    streaming, _ = import_streaming(mosaic_src or None)
+    ds = streaming.StreamingDataset(local=folder, batch_size=batch)
+else:
+    ds = Bare(folder)
+n = total = 0
+t = time.perf_counter()
+if mode == 'direct':
+    it = ds if kind != 'bare' else (ds[i] for i in range(len(ds)))
+    for s in it:
+        n += 1
+        total += len(s['data'])
+else:
+    for b in tud.DataLoader(ds, batch_size=batch, num_workers=workers):
+        n += len(b['id'])
+        total += sum(len(x) for x in b['data'])
+dt = time.perf_counter() - t
+print(json.dumps({'n': n, 'bytes': total, 's': dt}))
+'''
+
+
+def write(folder, samples, size):
+    import numpy as np
+    import sluice
+    payload = np.random.default_rng(0).integers(0, 256, size=size, dtype=np.uint8).tobytes()
+    with sluice.MDSWriter(out=folder, columns={'id': 'int', 'data': 'bytes'},
+                          size_limit=1 << 26) as w:
+        for i in range(samples):
+            w.write({'id': i, 'data': payload})
+
+
+def run(kind, mode, folder, mosaic_src, workers, batch):
+    out = subprocess.run([sys.executable, '-c', CHILD, kind, mode, folder, mosaic_src or '',
+                          str(workers), str(batch), os.path.join(HERE, '..', 'compare')],
+                         check=True, capture_output=True, text=True).stdout
+    import json
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--batch', type=int, default=16)
+    ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
+    ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
+    ap.add_argument('--contenders', default='sluice,bare,mosaic')
+    ap.add_argument('--modes', default='direct,loader')
+    args = ap.parse_args()
+    kinds = args.contenders.split(',')
+    if 'mosaic' in kinds and not args.mosaic_src:
+        kinds.remove('mosaic')
+    root = tempfile.mkdtemp(prefix='sluice_bench_loader_')
+    try:
+        print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare |')
+        print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- |')
+        for spec in args.sizes.split(','):
+            size, samples = (int(x) for x in spec.split(':'))
+            folder = os.path.join(root, f'ds{size}')
+            write(folder, samples, size)
+            for mode in args.modes.split(','):
+                rates = {k: [] for k in kinds}
+                for _ in range(args.runs):
+                    for k in kinds:  # interleaved
+                        r = run(k, mode, folder, args.mosaic_src, args.workers, args.batch)
+                        assert r['n'] == samples and r['bytes'] == samples * size, (k, r)
+                        rates[k].append(samples / r['s'])
+                med = {k: statistics.median(v) for k, v in rates.items()}
+                label = 'one process' if mode == 'direct' else \
+                    f'DataLoader({args.workers} workers, batch {args.batch})'
+                ratio = f"{med['sluice'] / med['bare']:.0%}" if 'sluice' in med and 'bare' in med \
+                    else '-'
+                cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f})'
+                                   for k in kinds)
+                print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} |', flush=True)
+    finally:
+        shutil.rmtree(root)
+
+
+if __name__ == '__main__':
+    main()
