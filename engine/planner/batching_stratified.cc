@@ -29,8 +29,13 @@ Result<WorkArray> BatchStratified(const BatchContext& ctx) {
   }
   for (size_t s = 0; s < S; ++s) {
     if (q[s] <= 0) {
-      return MosaicValueError("Stream " + std::to_string(s) + " has a portion of 0 samples in a global batch of " +
-                              std::to_string(G) + "; increase its proportion or the batch size");
+      // Mosaic's text (users match it).
+      return MosaicValueError("Number of samples for stream " + std::to_string(s) + " is " +
+                              std::to_string(q[s]) +
+                              " because the portion of this stream in the global batch, which is "
+                              "of size " + std::to_string(G) + ", is too low. Please increase the "
+                              "global batch size or increase the proportion of total samples that "
+                              "come from stream " + std::to_string(s) + ".");
     }
   }
   std::vector<std::vector<int64_t>> seqs(S);
