@@ -24,7 +24,12 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a signature or struct layout here changes. */
+/* The ABI version N; the library is libsluice.so.N with that soname.
+ * N goes up when a program compiled against the previous header could
+ * misbehave with the new library (a function removed or its signature
+ * changed, a struct layout, a value's number or meaning, an ownership,
+ * lifetime or threading rule); additions leave it. ABI.md, beside this
+ * header in the source tree, has the full rule. */
 #define SLUICE_ABI_VERSION 2
 
 typedef enum sluice_status {
