@@ -1,8 +1,9 @@
 """The sluice package as a pip user has it: run by tests/install/run.sh with
 the venv activated, from a folder outside the source tree, SLUICE_LIBRARY
 and PYTHONPATH unset. Writes a small MDS dataset, streams it through the
-engine's cache and resumes mid-epoch. Arguments: meson.build's version, and
-the package's modules (comma-separated names) the wheel must hold."""
+engine's cache and resumes mid-epoch. Arguments: meson.build's version, the
+package's modules (comma-separated names) the wheel must hold, and the wheel
+`pip wheel .` built."""
 import importlib.metadata
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import zipfile
 
 import sluice
 
@@ -28,6 +30,16 @@ files = sorted(str(f) for f in importlib.metadata.files('sluice')
 modules = sys.argv[2].split(',')  # the source folder's modules (run.sh)
 assert files == sorted(['../../../bin/sluice', 'sluice/libsluice.so'] +
                        [f'sluice/{m}.py' for m in modules]), files
+# The wheel file itself: the same, plus its metadata; no tests, benchmarks,
+# headers or sources. (A platform wheel, so meson-python files the purelib
+# package under .data/purelib.)
+with zipfile.ZipFile(sys.argv[3]) as wheel_zip:
+    names = sorted(wheel_zip.namelist())
+purelib = f'sluice-{version}.data/purelib/sluice'
+assert names == sorted([f'sluice-{version}.data/scripts/sluice', f'{purelib}/libsluice.so'] +
+                       [f'{purelib}/{m}.py' for m in modules] +
+                       [f'sluice-{version}.dist-info/{f}' for f in ('METADATA', 'RECORD', 'WHEEL')]
+                       ), names
 # Not a CPython extension (ctypes): any Python 3 on this platform.
 wheel = importlib.metadata.distribution('sluice').read_text('WHEEL')
 tags = [line for line in wheel.splitlines() if line.startswith('Tag: ')]
