@@ -65,7 +65,7 @@ Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res,
     PartBuffers& mine = buffers[pipeline ? i % 2 : 0];  // one set when nothing overlaps
     const int64_t size = (i + 1 < C ? layout.row_begin(i + 1) : total) - layout.row_begin(i);
     mine.ids.resize(size_t(size));
-    status = Py1eDraw(list, br, ep, mine.ids.data(), mine.scratch);
+    status = Py1eDraw(list, br, ep, mine.ids.data(), mine.scratch, C);
     if (writer.joinable()) writer.join();
     if (writer_error) status = StatusFromException(writer_error, "sorting a node's samples");
     if (!status.ok()) break;

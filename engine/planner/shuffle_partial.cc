@@ -68,10 +68,10 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
       if (needed[size_t(i)]) {
         out.parts_[size_t(i)].resize(size_t(n));
         int64_t* ids = out.parts_[size_t(i)].data();
-        SLUICE_RETURN_IF_ERROR(Py1eDraw(list, br, ep, ids, scratch));
+        SLUICE_RETURN_IF_ERROR(Py1eDraw(list, br, ep, ids, scratch, C));
         Py1eSort(n, ids, scratch, lo[size_t(i)], hi[size_t(i)]);
       } else {
-        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep));
+        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C));
       }
       continue;
     }

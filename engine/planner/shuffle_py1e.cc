@@ -13,8 +13,14 @@
 namespace sluice::planner {
 namespace {
 
-Status EmptyPart() {
-  return MosaicValueError("py1e: a canonical node has no samples to shuffle");
+// Mosaic's text (users match it).
+Status EmptyPart(int64_t num_canonical_nodes) {
+  return MosaicValueError(
+      "The number of samples assigned to a canonical node is 0. This very likely indicates that "
+      "the number of samples in this stream is less than the number of canonical nodes, which is " +
+      std::to_string(num_canonical_nodes) +
+      ". Please check your index.json file and ensure that your dataset has been written out "
+      "correctly. If this was intended, reduce num_canonical_nodes.");
 }
 
 int64_t PartSize(std::span<const Span> spans) {
@@ -55,9 +61,9 @@ inline int64_t ClampedFloor(double p, int64_t n) {
 }  // namespace
 
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch) {
+                Py1eScratch& scratch, int64_t num_canonical_nodes) {
   const int64_t n = PartSize(spans);
-  if (n == 0) return EmptyPart();
+  if (n == 0) return EmptyPart(num_canonical_nodes);
   numpy::Pcg64Stream bits(ep.bit_generator());
   int64_t at = 0;
   int64_t widest = 0;
@@ -183,15 +189,16 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
 }
 
 Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch) {
-  SLUICE_RETURN_IF_ERROR(Py1eDraw(spans, br, ep, out, scratch));
+                Py1eScratch& scratch, int64_t num_canonical_nodes) {
+  SLUICE_RETURN_IF_ERROR(Py1eDraw(spans, br, ep, out, scratch, num_canonical_nodes));
   Py1eSort(PartSize(spans), out, scratch);
   return Status::Ok();
 }
 
-Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep) {
+Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
+                    int64_t num_canonical_nodes) {
   const int64_t n = PartSize(spans);
-  if (n == 0) return EmptyPart();
+  if (n == 0) return EmptyPart(num_canonical_nodes);
   numpy::Pcg64Stream bits(ep.bit_generator());
   // The shuffles' draws are rejection-sampled (their count depends on the
   // words), so they are replayed; the uniforms are exactly z words per span,
@@ -233,7 +240,7 @@ Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
     const int64_t n = PartSize(list);
     Py1eScratch& mine = scratch[i % 2];
-    status = Py1eDraw(list, br, ep, out.data() + at, mine);
+    status = Py1eDraw(list, br, ep, out.data() + at, mine, C);
     if (sorter.joinable()) sorter.join();
     if (sorter_error) status = StatusFromException(sorter_error, "sorting a part");
     if (!status.ok()) break;

@@ -26,9 +26,10 @@ struct Py1eScratch {
 
 // Shuffles one part: `spans` in their final order, n = their total size;
 // writes n ids to out. Draws from `ep` exactly as Mosaic (span shuffles, then
-// per span one integers and z uniforms). Errors: empty part, lo >= hi.
+// per span one integers and z uniforms). Errors: empty part (Mosaic's
+// ValueError naming `num_canonical_nodes`, the plan's), lo >= hi.
 Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch);
+                Py1eScratch& scratch, int64_t num_canonical_nodes);
 
 // The two halves of Py1ePart: the draws (samples shuffled into out, positions
 // into scratch.pos and counted into coarse buckets), which must run in part
@@ -38,10 +39,11 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 // resumed or partitioned reader needs no others): the rest of out then holds
 // unspecified ids. The default sorts all n.
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch);
+                Py1eScratch& scratch, int64_t num_canonical_nodes);
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int64_t hi = INT64_MAX);
 
 // Advances `ep` as Py1ePart would, in O(1) memory.
-Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep);
+Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
+                    int64_t num_canonical_nodes);
 
 }  // namespace sluice::planner
