@@ -73,6 +73,11 @@ TEST(ShuffleTest, Errors) {
   auto empty = GetShuffle(ShuffleAlgo::kPy1e, std::vector<int64_t>{1}, 2, 0, 0, 8);
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(SplitMosaicError(empty.status()).type, "ValueError");
+  EXPECT_EQ(SplitMosaicError(empty.status()).message,
+            "The number of samples assigned to a canonical node is 0. This very likely indicates "
+            "that the number of samples in this stream is less than the number of canonical "
+            "nodes, which is 2. Please check your index.json file and ensure that your dataset "
+            "has been written out correctly. If this was intended, reduce num_canonical_nodes.");
   auto bad = ParseShuffleAlgo("py3x");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(SplitMosaicError(bad.status()).type, "KeyError");
