@@ -112,9 +112,12 @@ def write(folder, samples, size):
 
 
 def run(kind, mode, folder, mosaic_src, workers, batch):
-    out = subprocess.run([sys.executable, '-c', CHILD, kind, mode, folder, mosaic_src or '',
-                          str(workers), str(batch), os.path.join(HERE, '..', 'compare')],
-                         check=True, capture_output=True, text=True).stdout
+    p = subprocess.run([sys.executable, '-c', CHILD, kind, mode, folder, mosaic_src or '',
+                        str(workers), str(batch), os.path.join(HERE, '..', 'compare')],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f'{kind} {mode} over {folder} exited {p.returncode}:\n{p.stderr}')
+    out = p.stdout
     import json
     return json.loads(out.strip().splitlines()[-1])
 
