@@ -69,14 +69,16 @@ DiskSampler::DiskSampler(std::vector<std::vector<std::string>> nodes) : nodes_(s
       for (const std::string& d : dirs) total += ShardBytesOnDisk(d);
       return total;
     };
-    while (!done_.load()) {
+    // At least one sample, even when Stop() comes before this thread first
+    // runs (a loaded machine can run a whole small job meanwhile).
+    do {
       for (const auto& dirs : nodes_) {
         const uint64_t seen = std::min(node_bytes(dirs), node_bytes(dirs));
         if (seen > max_.load()) max_ = seen;
       }
       ++samples_;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    } while (!done_.load());
   });
 }
 

@@ -43,9 +43,10 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
 // download temporary (the index is not a shard: not under cache_limit).
 uint64_t ShardBytesOnDisk(const std::string& dir);
 
-// Samples, every millisecond until stopped, the shard bytes on disk of each
-// node (the sum over its cache folders) and keeps the largest a node had:
-// what a test compares with cache_limit. Start it after forking the job's
+// Samples, every millisecond until stopped and at least once, the shard
+// bytes on disk of each node (the sum over its cache folders) and keeps the
+// largest a node had: what a test compares with cache_limit. Start it after
+// forking the job's
 // processes (a child must not inherit a busy thread). A walk of a folder is
 // not a snapshot (a file deleted and another created during one walk are
 // both counted), so each sample is the smaller of two walks in a row.
