@@ -11,26 +11,39 @@ namespace sluice {
 
 using boost::asio::awaitable;
 
+// Levels of delimited listings before the folders found are listed plainly.
+constexpr int kMaxDelimitedDepth = 4;
+
 awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix, int concurrency,
                                                     size_t min_keys_per_folder,
                                                     ListSequence list) {
   std::vector<ObjectInfo> out;
-  std::vector<std::string> folders;
-  constexpr int kMaxSingleFolderDepth = 8;
-  for (int depth = 0;; ++depth) {
-    folders.clear();
-    SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &out, &folders));
+  // Delimited listings, a level at a time (its folders concurrently), until
+  // a level has enough folders to keep `concurrency` sequences busy.
+  std::vector<std::string> folders = {prefix};
+  for (int depth = 0; depth < kMaxDelimitedDepth; ++depth) {
+    std::vector<std::vector<ObjectInfo>> objects(folders.size());
+    std::vector<std::vector<std::string>> subs(folders.size());
+    SLUICE_CO_RETURN_IF_ERROR(co_await ForEachPartConcurrently(
+        folders.size(), concurrency, [&](uint64_t i) -> awaitable<Status> {
+          co_return co_await list(folders[i], &objects[i], &subs[i]);
+        }));
+    std::vector<std::string> next;
+    for (size_t i = 0; i < folders.size(); ++i) {
+      for (ObjectInfo& object : objects[i]) out.push_back(std::move(object));
+      for (std::string& sub : subs[i]) next.push_back(std::move(sub));
+    }
     // A sub-prefix may come on two pages (S3 continues after the last
     // object, and a folder can straddle that point).
-    std::sort(folders.begin(), folders.end());
-    folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
-    if (folders.size() != 1 || !out.empty() || depth == kMaxSingleFolderDepth) break;
-    prefix = std::move(folders.front());
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    folders = std::move(next);
+    if (folders.empty() || folders.size() >= static_cast<size_t>(std::max(concurrency, 2))) break;
   }
-  if (folders.size() >= 2) {
+  if (!folders.empty()) {
     std::vector<std::vector<ObjectInfo>> listed(folders.size());
     SLUICE_CO_RETURN_IF_ERROR(co_await list(folders[0], &listed[0], nullptr));
-    if (listed[0].size() < min_keys_per_folder) {
+    if (folders.size() > 1 && listed[0].size() < min_keys_per_folder) {
       // Small folders: the whole prefix as one plain sequence.
       std::vector<ObjectInfo> all;
       SLUICE_CO_RETURN_IF_ERROR(co_await list(prefix, &all, nullptr));
@@ -44,8 +57,6 @@ awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix, int conc
     for (std::vector<ObjectInfo>& objects : listed) {
       for (ObjectInfo& object : objects) out.push_back(std::move(object));
     }
-  } else if (folders.size() == 1) {
-    SLUICE_CO_RETURN_IF_ERROR(co_await list(folders[0], &out, nullptr));
   }
   SortByKey(&out);
   co_return out;

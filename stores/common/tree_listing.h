@@ -36,13 +36,16 @@ using ListSequence = std::function<boost::asio::awaitable<Status>(
     std::vector<std::string>* sub_prefixes)>;
 
 // Every key starting with `prefix`, sorted (Store::List's answer), through
-// `list`. Descends through a prefix holding a single sub-prefix and nothing
-// else (up to 8 levels) so that a root with one folder still fans out. Of
-// two or more folders the first is listed alone; when it holds fewer than
-// `min_keys_per_folder` keys the rest is one plain sequence, else the other
-// folders are listed `concurrency` at once. The first error is returned.
-// `list` is called on the caller's executor; it must stay callable until
-// the returned awaitable completes.
+// `list`. Delimited listings go down a level at a time (a level's folders
+// `concurrency` at once, up to 4 levels) until a level holds at least
+// `concurrency` folders, keeping the objects found on the way; so a root of
+// index.json and train/ and val/ over class folders still fans out over the
+// classes. Of the last level's folders the first is listed alone; when there
+// are several and it holds fewer than `min_keys_per_folder` keys the whole
+// prefix is one plain sequence instead, else the others are listed
+// `concurrency` at once. The first error is returned. `list` is called on
+// the caller's executor; it must stay callable until the returned awaitable
+// completes.
 boost::asio::awaitable<Result<std::vector<ObjectInfo>>> ListTree(std::string prefix,
                                                                  int concurrency,
                                                                  size_t min_keys_per_folder,

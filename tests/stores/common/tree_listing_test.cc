@@ -1,7 +1,7 @@
 // ListTree over an in-memory key set whose listings take a few
 // milliseconds on a real event loop: the answer equals a plain listing's,
-// folders are listed concurrently within the bound, a single-folder chain is
-// descended, small folders fall back to one sequence, errors come back.
+// folders are listed concurrently within the bound, levels with few folders
+// are descended, small folders fall back to one sequence, errors come back.
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -88,10 +88,12 @@ TEST(TreeListingTest, FoldersAreListedConcurrentlyWithinTheBound) {
   auto listed = bucket.ListTree("", 4);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith(""));
-  // "" holds two objects and one folder: no descent. Then train/ alone.
-  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{""}));
-  EXPECT_EQ(bucket.plain, (std::vector<std::string>{"train/"}));
-  EXPECT_EQ(bucket.max_in_flight, 1);
+  // "" holds two objects and one folder, too few to fan out over: train/ is
+  // listed delimited too, and its 12 class folders then 4 at once.
+  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{"", "train/"}));
+  EXPECT_EQ(bucket.plain.size(), 12u);
+  EXPECT_EQ(bucket.plain.front(), "train/c0/");
+  EXPECT_EQ(bucket.max_in_flight, 4);
 
   FakeBucket classes = bucket;
   classes.delimited.clear();
@@ -105,7 +107,7 @@ TEST(TreeListingTest, FoldersAreListedConcurrentlyWithinTheBound) {
   EXPECT_EQ(classes.max_in_flight, 4);
 }
 
-TEST(TreeListingTest, ASingleFolderIsDescendedAndAPartialPrefixWorks) {
+TEST(TreeListingTest, LevelsAreDescendedUntilTheyHoldEnoughFoldersAndAPartialPrefixWorks) {
   FakeBucket bucket;
   for (const char* key : {"ds/v1/x/1", "ds/v1/y/2", "ds/v1/z", "ds/v10/w", "other"}) {
     bucket.keys.insert(key);
@@ -113,7 +115,10 @@ TEST(TreeListingTest, ASingleFolderIsDescendedAndAPartialPrefixWorks) {
   auto listed = bucket.ListTree("ds/", 8);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   EXPECT_EQ(KeysOf(listed), bucket.KeysStartingWith("ds/"));
-  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{"ds/"}));  // two folders: v1/, v10/
+  // Two folders, then two more below v1/: each level listed delimited.
+  EXPECT_EQ(bucket.delimited, (std::vector<std::string>{"ds/", "ds/v1/", "ds/v10/", "ds/v1/x/",
+                                                        "ds/v1/y/"}));
+  EXPECT_TRUE(bucket.plain.empty());
 
   FakeBucket chain;
   chain.keys = {"a/b/c/1/f", "a/b/c/2/g", "a/b/c/2/h"};
