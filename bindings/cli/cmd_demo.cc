@@ -173,8 +173,7 @@ Status Worker(bool files, const std::string& remote, const std::string& cache, i
 Status RunPhase(const char* label, bool files, const std::string& remote,
                 const std::vector<std::string>& caches,
                 int64_t sample_in_epoch, int64_t per_worker, const std::string& work_dir,
-                uint64_t expected, Slot* slots, uint64_t* max_cache,
-                uint64_t* max_transient) {
+                uint64_t expected, Slot* slots, uint64_t* max_cache) {
   std::vector<pid_t> pids;
   for (int p = 0; p < kProcs; ++p) {
     int64_t node = p / (kRanks * kWorkers), rank = (p / kWorkers) % kRanks, worker = p % kWorkers;
@@ -198,12 +197,9 @@ Status RunPhase(const char* label, bool files, const std::string& remote,
   for (size_t alive = pids.size(); alive > 0;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     for (const std::string& c : caches) {
-      // A walk is not a snapshot: a file evicted after it was counted and one
-      // written later in the walk both count. The smaller of two walks in a
-      // row is what the folder held throughout (as the tests' DiskSampler).
-      bench::CacheUse a = bench::MeasureCacheUse(c), b = bench::MeasureCacheUse(c);
-      *max_cache = std::max(*max_cache, std::min(a.cached, b.cached));
-      *max_transient = std::max(*max_transient, std::min(a.transient, b.transient));
+      // The smaller of two walks in a row is what the folder held throughout
+      // (a walk is not a snapshot; the tests' DiskSampler does the same).
+      *max_cache = std::max(*max_cache, std::min(bench::CachedBytes(c), bench::CachedBytes(c)));
     }
     uint64_t now = 0;
     for (int p = 0; p < kProcs; ++p) now += slots[p].samples;
@@ -289,17 +285,16 @@ Status Demo(const std::string& remote_arg, bool files) {
                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return IoError("cannot map shared counters");
   Slot* slots = new (mem) Slot[kProcs * 2];
-  uint64_t max_cache = 0, max_transient = 0;
+  uint64_t max_cache = 0;
   auto t = std::chrono::steady_clock::now();
   SLUICE_RETURN_IF_ERROR(RunPhase("first half", files, remote, caches, 0, per_worker, work,
-                                  static_cast<uint64_t>(per_worker * kProcs), slots, &max_cache,
-                                  &max_transient));
+                                  static_cast<uint64_t>(per_worker * kProcs), slots, &max_cache));
   std::printf("   interrupted after %lld steps; resuming at sample_in_epoch %lld\n",
               (long long)steps, (long long)resume_at);
   std::fflush(stdout);
   SLUICE_RETURN_IF_ERROR(RunPhase("resumed", files, remote, caches, resume_at, -1, work,
                                   planned.size() - static_cast<uint64_t>(per_worker * kProcs),
-                                  slots + kProcs, &max_cache, &max_transient));
+                                  slots + kProcs, &max_cache));
   double secs = Seconds(t);
 
   // Check: each process read exactly its planned ids, in order, before and
@@ -338,11 +333,9 @@ Status Demo(const std::string& remote_arg, bool files) {
               (unsigned long long)samples, secs, samples / secs, bytes / 1e6 / secs, kProcs);
   const char* unit = files ? "file" : "shard";
   std::printf("   cache: %llu hits, %llu %s downloads, %llu evictions; largest cache folder "
-              "%.1f MiB of a %.0f MiB limit (plus at most %.1f MiB of compressed downloads "
-              "being decompressed)\n",
+              "%.1f MiB of a %.0f MiB limit\n",
               (unsigned long long)hits, (unsigned long long)downloads, unit,
-              (unsigned long long)evictions, max_cache / 1048576.0, kCacheLimit / 1048576.0,
-              max_transient / 1048576.0);
+              (unsigned long long)evictions, max_cache / 1048576.0, kCacheLimit / 1048576.0);
   std::printf("   consumers waited %.3f s in total for %ss\n", wait_ns / 1e9, unit);
   if (max_cache > kCacheLimit) {
     return InternalError("a cache folder grew past cache_limit: " + std::to_string(max_cache) +

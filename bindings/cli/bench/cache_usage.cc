@@ -8,9 +8,9 @@
 
 namespace sluice::bench {
 
-CacheUse MeasureCacheUse(const std::string& folder) {
+uint64_t CachedBytes(const std::string& folder) {
   namespace fs = std::filesystem;
-  CacheUse use;
+  uint64_t total = 0;
   std::set<std::pair<dev_t, ino_t>> seen;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
@@ -24,17 +24,9 @@ CacheUse MeasureCacheUse(const std::string& folder) {
     struct stat st;
     if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone meanwhile
     if (!seen.insert({st.st_dev, st.st_ino}).second) continue;           // renamed during the walk
-    const std::string name = p.filename().string();
-    const bool download = name.find(".tmp.") != std::string::npos && name.size() > 4 &&
-                          name.compare(name.size() - 4, 4, ".zip") == 0;
-    (download ? use.transient : use.cached) += static_cast<uint64_t>(st.st_size);
+    total += static_cast<uint64_t>(st.st_size);
   }
-  return use;
-}
-
-uint64_t CachedBytes(const std::string& folder) {
-  CacheUse use = MeasureCacheUse(folder);
-  return use.cached + use.transient;
+  return total;
 }
 
 }  // namespace sluice::bench
