@@ -136,7 +136,10 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
   {
     std::vector<int64_t>& cursor = scratch.cursor;
     cursor.assign(start.begin(), start.end() - 1);
-    std::pair<double, int64_t>* dst = sorted.data() - base;
+    // Cursors count in `sorted` (from base); the buckets outside
+    // [first, last) go negative but are never written.
+    for (int64_t& c : cursor) c -= base;
+    std::pair<double, int64_t>* dst = sorted.data();
     int64_t* cur = cursor.data();
     if (first == 0 && last == coarse) {
       for (int64_t k = 0; k < n; ++k) {
