@@ -349,7 +349,6 @@ sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, u
  * cache_limit it may be evicted after. Caller frees *out_path with
  * sluice_free. SLUICE_ERANGE past the last sample. */
 sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path);
-/* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
 /* The shards' format, which says what each field view holds: "mds" (the
  * column encoding's stored bytes, as sluice_decode_* take them), "json" (the
  * value's JSON text, a string with its quotes), "csv" / "tsv" / "xsv" (the
@@ -358,6 +357,7 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
  * valid until sluice_stream_close. */
 const char* sluice_stream_format(const sluice_stream* s);
 
+/* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);
 const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column);

@@ -222,6 +222,15 @@ def check(status, what=None):
     raise _EXCEPTIONS.get(status, RuntimeError)(text)
 
 
+def as_bytes(data, what):
+    """`data` (bytes, bytearray or memoryview) as bytes, for a C call named
+    `what`; TypeError for anything else (an int would be a zero-filled buffer
+    of that length, a str has no one encoding)."""
+    if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f'{what} takes bytes, not {type(data).__name__}')
+    return bytes(data)
+
+
 def view_bytes(b):
     """A copy of a sluice_bytes view as Python bytes."""
     if b.size == 0:

@@ -24,14 +24,8 @@ def _levels(family):
     return [n for n in range(0, 23) if _known(f'{family}:{n}')]
 
 
-def _bytes(data, what):
-    if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f'{what} takes bytes, not {type(data).__name__}')
-    return bytes(data)
-
-
 def _call(fn, name, data, *extra):
-    data = _bytes(data, fn)
+    data = _lib.as_bytes(data, fn)
     out, size = ctypes.c_void_p(), ctypes.c_uint64()
     _lib.check(getattr(_lib.lib, fn)(name.encode(), data, len(data), *extra, ctypes.byref(out),
                                      ctypes.byref(size)), fn)

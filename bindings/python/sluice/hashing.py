@@ -34,7 +34,7 @@ def get_hash(algo, data):
     """The hex digest of `data` (bytes) with `algo`."""
     if not is_hash(algo):
         raise ValueError(f'{algo} is not a supported hash algorithm.')
-    data = bytes(data)
+    data = _lib.as_bytes(data, 'get_hash')
     out = ctypes.c_void_p()
     _lib.check(_lib.lib.sluice_hash(algo.encode(), data, len(data), ctypes.byref(out)),
                'sluice_hash')

@@ -39,6 +39,10 @@ def test_hashes_are_hashlibs_and_xxhashs():
     assert len(hashing.get_hashes()) == 17 and hashing.is_hash('xxh128')
     assert not hashing.is_hash('') and not hashing.is_hash('sha3')
     assert hashing.get_hash('md5', b'hello') == '5d41402abc4b2a76b9719d911017c592'
+    assert hashing.get_hash('md5', bytearray(b'hello')) == '5d41402abc4b2a76b9719d911017c592'
+    for not_bytes in (5, 'hello'):
+        with pytest.raises(TypeError, match='get_hash takes bytes'):
+            hashing.get_hash('md5', not_bytes)
     assert hashing.get_hash('xxh3_64', b'hello') == '9555e8555c62dcfd'
     with pytest.raises(ValueError, match='^sha3 is not a supported hash algorithm.$'):
         hashing.get_hash('sha3', b'hello')
