@@ -72,7 +72,7 @@ awaitable<Status> ForEachPartConcurrently(uint64_t parts, int concurrency,
   (void)order;
   for (const std::exception_ptr& e : exceptions) {
     if (e && queue.first_error.ok()) {
-      queue.first_error = CancelledError("upload in parts cancelled");
+      queue.first_error = CancelledError("concurrent parts cancelled");  // uploads, listings, HEADs
     }
   }
   co_return queue.first_error;
