@@ -4,7 +4,7 @@
 // and each is then listed on its own, `concurrency` at once. A dataset laid
 // out in folders of many files (train/<class>/<file>) lists in about
 // 1/concurrency of the round trips of one paged sequence; a flat folder, or
-// folders of a few files each, cost one or two round trips more than it.
+// folders of a few files each, cost a few round trips more than it.
 #pragma once
 
 #include <functional>

@@ -38,27 +38,6 @@ constexpr char kKeyId[] = "SLUICEENGINEKEY";
 constexpr char kSecret[] = "engine-s3cr3t-never-printed";
 constexpr char kPrefix[] = "ds";  // the dataset's folder in bucket "bkt"
 
-// Uploads every file of `dir` to s3://bkt/ds/ from a child process, so the
-// test process itself never starts an event loop thread before forking.
-int Upload(const std::string& dir) {
-  return WaitExit(Fork([&] {
-    EventLoop loop;
-    auto store = OpenStore(std::string("s3://bkt/") + kPrefix, loop.executor(), StoreOptions{});
-    if (!store.ok()) return 2;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      auto bytes = ReadFile(e.path().string());
-      if (!bytes.ok()) return 3;
-      Status put = loop.Run((*store)->Put(e.path().filename().string(), std::move(*bytes)));
-      if (!put.ok()) {
-        fprintf(stderr, "put %s: %s\n", e.path().c_str(), put.message().c_str());
-        return 4;
-      }
-    }
-    loop.Shutdown();
-    return 0;
-  }));
-}
-
 TEST(StreamingDatasetS3MultiProcess, NodesRanksWorkersOverS3rver) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
@@ -81,7 +60,7 @@ TEST(StreamingDatasetS3MultiProcess, NodesRanksWorkersOverS3rver) {
   env["AWS_SECRET_ACCESS_KEY"] = kSecret;
   env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
   testing::ScopedEnv scoped(env);
-  ASSERT_EQ(Upload(data.path()), 0) << server->Log();
+  ASSERT_EQ(testing::UploadTree(std::string("s3://bkt/") + kPrefix, data.path()), 0) << server->Log();
 
   std::vector<std::unique_ptr<RequestLogProxy>> proxies;
   for (int64_t n = 0; n < kNodes; ++n) {
