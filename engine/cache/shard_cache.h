@@ -203,6 +203,11 @@ class ShardCache {
   using Clock = std::chrono::steady_clock;
   class GlobalLock;
 
+  // The members below are implemented by topic: shard_cache.cc (naming,
+  // the acquire path), shard_cache_open.cc (Init), shard_cache_waiting.cc
+  // (WaitUntil and the locks), shard_cache_accounting.cc,
+  // shard_cache_eviction.cc (Touch, MakeRoom, EvictLocked) and
+  // shard_cache_files.cc (a shard's files and temporaries).
   ShardCache(CacheOptions options, std::vector<ShardSpec> shards);
   Status Init();
   Status CheckUsable(size_t shard) const;
@@ -228,7 +233,7 @@ class ShardCache {
   Result<GlobalLock> LockGlobal(Clock::time_point deadline);
 
   // Accounting. Every change happens while holding the global lock, inside
-  // one DirtyScope (defined in the .cc) that a killed holder leaves set.
+  // one DirtyScope (shard_cache_internal.h) that a killed holder leaves set.
   class DirtyScope;
   // Sets the shard's accounted bytes, keeping bytes_used their sum.
   void SetAccounted(size_t shard, uint64_t bytes, const DirtyScope& proof);

@@ -1,0 +1,66 @@
+// What the files implementing ShardCache share (shard_cache*.cc): access to
+// the memory-mapped state file, the global lock's holder and the dirty
+// bracket around accounting. Not part of the cache's interface.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "engine/cache/cache_layout.h"
+#include "engine/cache/ofd_lock.h"
+#include "engine/cache/shard_cache.h"
+
+namespace sluice {
+namespace cache_internal {
+
+// The state file is shared memory between processes: every access goes
+// through atomic_ref so no reader sees a torn value and no store is elided.
+template <typename T>
+T Load(const T& field) {
+  return std::atomic_ref<T>(const_cast<T&>(field)).load();
+}
+template <typename T>
+void Store(T& field, T value) {
+  std::atomic_ref<T>(field).store(value);
+}
+
+// Accounting repaired from disk can briefly disagree with a record; never wrap.
+inline uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+// "a/b/c" -> "a/b"; "c" -> "".
+inline std::string ParentOf(const std::string& name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string::npos ? "" : name.substr(0, slash);
+}
+
+}  // namespace cache_internal
+
+// Holds the global byte through its own open file description.
+class ShardCache::GlobalLock {
+ public:
+  explicit GlobalLock(cache_internal::UniqueFd fd) : fd_(std::move(fd)) {}
+  int fd() const { return fd_.get(); }
+
+ private:
+  cache_internal::UniqueFd fd_;
+};
+
+// Sets the state file's dirty flag for its lifetime: a holder of the global
+// lock killed inside leaves it set, and the next holder rebuilds the
+// accounting from the files (LockGlobal). One at a time, under global.
+class ShardCache::DirtyScope {
+ public:
+  explicit DirtyScope(cache_layout::CacheStateHeader* header) : header_(header) {
+    cache_internal::Store(header_->dirty, uint64_t{1});
+  }
+  ~DirtyScope() { cache_internal::Store(header_->dirty, uint64_t{0}); }
+  DirtyScope(const DirtyScope&) = delete;
+  DirtyScope& operator=(const DirtyScope&) = delete;
+
+ private:
+  cache_layout::CacheStateHeader* header_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,188 @@
+// Opening a cache folder: checking the shard list, mapping the shared state
+// file (initialising it for a new shard list), and recovering from
+// processes that died in it.
+
+#include "engine/cache/shard_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <unordered_set>
+
+#include "base/file.h"
+#include "engine/cache/shard_cache_internal.h"
+
+namespace sluice {
+namespace cl = cache_layout;
+using cache_internal::Load;
+using cache_internal::OpenLockFile;
+using cache_internal::Store;
+using cache_internal::TryLockByte;
+using cache_internal::UnlockByte;
+
+namespace {
+
+uint64_t Fingerprint(const std::vector<ShardSpec>& shards) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  auto mix = [&h](const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) { h ^= p[i]; h *= 1099511628211ull; }
+  };
+  uint64_t count = shards.size();
+  mix(&count, sizeof(count));
+  for (const ShardSpec& s : shards) {
+    uint64_t len = s.name.size();
+    mix(&len, sizeof(len));
+    mix(s.name.data(), s.name.size());
+    mix(&s.bytes, sizeof(s.bytes));
+  }
+  return h;
+}
+
+Status ValidateName(size_t index, const std::string& name) {
+  auto bad = [&](const char* why) {
+    return InvalidArgumentError("shard " + std::to_string(index) + " name '" + name + "' " + why);
+  };
+  if (name.empty()) return bad("is empty");
+  if (name.front() == '/') return bad("is absolute; shard names are relative to the cache folder");
+  size_t start = 0;
+  for (;;) {
+    size_t end = name.find('/', start);
+    std::string_view part(name.data() + start,
+                          (end == std::string::npos ? name.size() : end) - start);
+    if (part.empty()) return bad("has an empty path component");
+    if (part == "." || part == "..") return bad("has a '.' or '..' path component");
+    if (start == 0 && part == cl::kStateDir) return bad("is inside the cache's state folder");
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
+                                                     std::vector<ShardSpec> shards) {
+  if (options.root.empty()) return InvalidArgumentError("shard cache: the cache folder is empty");
+  if (options.wait_timeout.count() < 0) {
+    return InvalidArgumentError("shard cache '" + options.root + "': wait_timeout is negative");
+  }
+  std::unordered_set<std::string_view> names;
+  size_t largest = 0;
+  auto fetch_bytes = [&](size_t i) {
+    return shards[i].bytes + std::max(shards[i].fetch_extra, shards[i].companion_bytes);
+  };
+  for (size_t i = 0; i < shards.size(); ++i) {
+    SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].name)
+                               .WithContext("shard cache '" + options.root + "'"));
+    if (!shards[i].companion.empty()) {
+      SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].companion)
+                                 .WithContext("shard cache '" + options.root + "': companion"));
+    }
+    if (!names.insert(shards[i].name).second) {
+      return InvalidArgumentError("shard cache '" + options.root + "': shard " +
+                                  std::to_string(i) + " name '" + shards[i].name +
+                                  "' is used by an earlier shard too");
+    }
+    if (fetch_bytes(i) > fetch_bytes(largest)) largest = i;
+  }
+  if (options.cache_limit != 0 && !shards.empty() && options.cache_limit < fetch_bytes(largest)) {
+    return InvalidArgumentError(
+        "shard cache '" + options.root + "': cache_limit " + std::to_string(options.cache_limit) +
+        " bytes is smaller than the largest shard's fetch, shard " + std::to_string(largest) +
+        " '" + shards[largest].name + "' (" + std::to_string(fetch_bytes(largest)) +
+        " bytes with its scratch or companion file)");
+  }
+  std::unique_ptr<ShardCache> cache(new ShardCache(std::move(options), std::move(shards)));
+  SLUICE_RETURN_IF_ERROR(cache->Init());
+  return cache;
+}
+
+Status ShardCache::Init() {
+  pid_ = ::getpid();
+  paths_.reserve(shards_.size());
+  for (const ShardSpec& s : shards_) {
+    paths_.push_back(JoinPath(options_.root, s.name));
+    companion_paths_.push_back(s.companion.empty() ? "" : JoinPath(options_.root, s.companion));
+  }
+  SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root).WithContext(Prefix()));
+  SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root));
+  SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(cl::kStateDir, true).status().WithContext(Prefix()));
+  const std::string state_dir = JoinPath(options_.root, cl::kStateDir);
+  lock_path_ = JoinPath(state_dir, cl::kLockFile);
+  state_path_ = JoinPath(state_dir, cl::kStateFile);
+  SLUICE_ASSIGN_OR_RETURN(pin_fd_, OpenLockFile(lock_path_));
+
+  SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
+  auto state_fd = root_dir_.OpenFile(JoinPath(cl::kStateDir, cl::kStateFile), O_RDWR | O_CREAT);
+  if (!state_fd.ok()) return state_fd.status().WithContext(Prefix());
+  struct stat st;
+  if (::fstat(state_fd->get(), &st) != 0) {
+    return ErrnoStatus("cannot stat", state_path_, errno).WithContext(Prefix());
+  }
+  map_size_ = sizeof(cl::CacheStateHeader) + shards_.size() * sizeof(cl::CacheShardRecord);
+  const uint64_t fingerprint = Fingerprint(shards_);
+  auto map = [&]() -> Status {
+    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd->get(), 0);
+    if (map_ == MAP_FAILED) {
+      map_ = nullptr;
+      return ErrnoStatus("cannot map", state_path_, errno).WithContext(Prefix());
+    }
+    header_ = static_cast<cl::CacheStateHeader*>(map_);
+    records_ = reinterpret_cast<cl::CacheShardRecord*>(static_cast<char*>(map_) +
+                                                       sizeof(cl::CacheStateHeader));
+    return Status::Ok();
+  };
+
+  bool valid = false;
+  if (static_cast<uint64_t>(st.st_size) == map_size_) {
+    SLUICE_RETURN_IF_ERROR(map());
+    valid = std::memcmp(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic)) == 0 &&
+            Load(header_->version) == cl::kStateVersion &&
+            Load(header_->record_size) == sizeof(cl::CacheShardRecord) &&
+            Load(header_->shard_count) == shards_.size() &&
+            Load(header_->fingerprint) == fingerprint && Load(header_->initialized) == 1;
+  }
+  if (!valid) {
+    // Re-initialising is only safe when no other ShardCache uses the folder.
+    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.fd(), cl::kUsersByte, true));
+    if (!alone) {
+      return InvalidArgumentError(Prefix() + ": the folder is in use by another process with a "
+                                  "different shard list (" + std::to_string(shards_.size()) +
+                                  " shards here)");
+    }
+    SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::kUsersByte));
+    if (map_ != nullptr) ::munmap(map_, map_size_);
+    map_ = nullptr;
+    header_ = nullptr;
+    records_ = nullptr;
+    if (::ftruncate(state_fd->get(), 0) != 0 ||
+        ::ftruncate(state_fd->get(), static_cast<off_t>(map_size_)) != 0) {
+      return ErrnoStatus("cannot size", state_path_, errno).WithContext(Prefix());
+    }
+    SLUICE_RETURN_IF_ERROR(map());
+    std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
+    Store(header_->version, cl::kStateVersion);
+    Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
+    Store(header_->shard_count, static_cast<uint64_t>(shards_.size()));
+    Store(header_->fingerprint, fingerprint);
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
+    Store(header_->initialized, uint64_t{1});
+  } else if (Load(header_->dirty) != 0) {
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
+  }
+  SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.fd()));
+  SweepDeadTemps();
+  // Only exclusive holders can conflict, and they hold global too.
+  SLUICE_ASSIGN_OR_RETURN(bool user, TryLockByte(pin_fd_.get(), cl::kUsersByte, false));
+  if (!user) return InternalError(Prefix() + ": users lock conflicts while holding the cache lock");
+  return Status::Ok();
+}
+
+}  // namespace sluice
