@@ -5,9 +5,9 @@
 #include <string>
 
 #include "base/bytes.h"
+#include "base/utf8.h"
 #include "formats/json/py_number_text.h"
 #include "formats/mds/float16.h"
-#include "formats/mds/utf8.h"
 
 namespace sluice {
 namespace {
@@ -119,8 +119,7 @@ Result<std::string_view> DecodeText(const ColumnEncoding& enc, std::string_view 
     default:
       return WrongType(enc, "text");
   }
-  size_t bad = 0;
-  if (!IsValidUtf8(stored, &bad)) {
+  if (size_t bad = FindInvalidUtf8(stored); bad != std::string_view::npos) {
     return Corrupt(enc, "invalid UTF-8 at byte " + std::to_string(bad) +
                             " of the field");
   }

@@ -3,9 +3,9 @@
 #include <limits>
 
 #include "base/bytes.h"
+#include "base/utf8.h"
 #include "formats/mds/column_decoder.h"
 #include "formats/mds/float16.h"
-#include "formats/mds/utf8.h"
 
 namespace sluice {
 namespace {
@@ -118,8 +118,7 @@ Result<std::string> EncodeDouble(const ColumnEncoding& enc, double value) {
 Result<std::string> EncodeText(const ColumnEncoding& enc, std::string_view text) {
   switch (enc.kind) {
     case EncodingKind::kStr: {
-      size_t bad = 0;
-      if (!IsValidUtf8(text, &bad)) {
+      if (size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
         return InvalidArgumentError(Where(enc) + ": invalid UTF-8 at byte " +
                                     std::to_string(bad));
       }

@@ -1,5 +1,7 @@
 #include "formats/text/split_shard_lines.h"
 
+#include "base/utf8.h"
+
 namespace sluice {
 
 Result<SplitShardLines> SplitShardLines::Declared(const ShardEntry& entry) {

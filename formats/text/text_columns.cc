@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/utf8.h"
+
 namespace sluice {
 
 Result<TextEncoding> ParseTextEncoding(std::string_view encoding,
@@ -81,38 +83,6 @@ Status SortAndCheckTextColumns(std::vector<TextColumn>& columns) {
     }
   }
   return Status::Ok();
-}
-
-size_t FindInvalidUtf8(std::string_view text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = s[i];
-    if (c < 0x80) { ++i; continue; }
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the 2nd byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;       // overlong
-      if (c == 0xED) hi = 0x9F;       // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;       // overlong
-      if (c == 0xF4) hi = 0x8F;       // above U+10FFFF
-    } else {
-      return i;
-    }
-    if (n - i < len) return i;
-    if (s[i + 1] < lo || s[i + 1] > hi) return i;
-    for (size_t k = 2; k < len; ++k) {
-      if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
 }
 
 }  // namespace sluice

@@ -51,9 +51,4 @@ Result<std::vector<TextColumn>> TextColumnsFromEntry(const ShardEntry& entry);
 // names (kInvalidArgument). Used by the writers on user-given columns.
 Status SortAndCheckTextColumns(std::vector<TextColumn>& columns);
 
-// Offset of the first byte that is not part of valid UTF-8 (as Python's
-// strict decoder sees it: no overlongs, no surrogates, nothing above
-// U+10FFFF), or npos when all of `text` is valid.
-size_t FindInvalidUtf8(std::string_view text);
-
 }  // namespace sluice

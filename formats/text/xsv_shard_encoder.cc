@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/utf8.h"
 #include "formats/json/py_json.h"
 
 namespace sluice {

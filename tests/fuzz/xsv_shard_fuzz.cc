@@ -9,6 +9,7 @@
 #include <string>
 #include <variant>
 
+#include "base/utf8.h"
 #include "formats/text/text_columns.h"
 #include "formats/text/xsv_shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"

@@ -1,10 +1,10 @@
-#include "formats/mds/utf8.h"
+#include "base/utf8.h"
 
 #include <cstdint>
 
 namespace sluice {
 
-bool IsValidUtf8(std::string_view text, size_t* bad_offset) {
+size_t FindInvalidUtf8(std::string_view text) {
   const auto* p = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   size_t i = 0;
@@ -20,29 +20,22 @@ bool IsValidUtf8(std::string_view text, size_t* bad_offset) {
       len = 2;
     } else if (c >= 0xe0 && c <= 0xef) {
       len = 3;
-      if (c == 0xe0) lo = 0xa0;        // overlong
-      if (c == 0xed) hi = 0x9f;        // surrogates
+      if (c == 0xe0) lo = 0xa0;  // overlong
+      if (c == 0xed) hi = 0x9f;  // surrogates
     } else if (c >= 0xf0 && c <= 0xf4) {
       len = 4;
-      if (c == 0xf0) lo = 0x90;        // overlong
-      if (c == 0xf4) hi = 0x8f;        // > U+10FFFF
+      if (c == 0xf0) lo = 0x90;  // overlong
+      if (c == 0xf4) hi = 0x8f;  // above U+10FFFF
     } else {
-      *bad_offset = i;
-      return false;
+      return i;
     }
-    if (n - i < len || p[i + 1] < lo || p[i + 1] > hi) {
-      *bad_offset = i;
-      return false;
-    }
+    if (n - i < len || p[i + 1] < lo || p[i + 1] > hi) return i;
     for (size_t k = 2; k < len; ++k) {
-      if ((p[i + k] & 0xc0) != 0x80) {
-        *bad_offset = i;
-        return false;
-      }
+      if ((p[i + k] & 0xc0) != 0x80) return i;
     }
     i += len;
   }
-  return true;
+  return std::string_view::npos;
 }
 
 }  // namespace sluice
