@@ -1,11 +1,13 @@
 """The helpers of mosaicml-streaming's `streaming.base.util` that users call,
 with Mosaic's behaviour and error texts: get_list_arg, bytes_to_int,
-number_abbrev_to_int, wait_for_file_to_exist, retry, merge_index and
-clean_stale_shared_memory (what crashed Mosaic jobs left in shared memory)."""
+number_abbrev_to_int, wait_for_file_to_exist, retry, merge_index,
+clean_stale_shared_memory (what crashed Mosaic jobs left in shared memory) and
+_format_remote_index_files (bucket listing keys to index.json URLs)."""
 import functools
 import os
 import random
 import time
+import urllib.parse
 
 from sluice.merge import merge_index
 
@@ -15,6 +17,20 @@ __all__ = ['get_list_arg', 'wait_for_file_to_exist', 'bytes_to_int', 'number_abb
 _BYTE_UNITS = {'kb': 1 << 10, 'mb': 1 << 20, 'gb': 1 << 30, 'tb': 1 << 40, 'pb': 1 << 50,
                'eb': 1 << 60, 'zb': 1 << 70, 'yb': 1 << 80}
 _NUMBER_UNITS = {'k': 10**3, 'm': 10**6, 'b': 10**9, 't': 10**12}
+
+
+def _format_remote_index_files(remote, files):
+    """The URLs of the sub-dataset index.json files among `files`, keys
+    listed from the bucket of `remote` (relative to the bucket, as Mosaic's
+    listings give them): scheme://bucket/key, or dbfs:/Volumes/... for a Unity
+    Catalog volume. The merged index.json at `remote` itself is left out."""
+    url = urllib.parse.urlparse(remote)
+    root = url.path.strip('/')
+    # A volume's URL is 'dbfs:/Volumes/...' (one slash); others use '://'.
+    volume = [part for part in remote.split('/') if part][:2] == ['dbfs:', 'Volumes']
+    join = ':/' if url.scheme == 'dbfs' and volume else '://'
+    return [url.scheme + join + os.path.join(url.netloc, key) for key in files
+            if os.path.basename(key) == 'index.json' and os.path.dirname(key).strip('/') != root]
 
 
 def get_list_arg(text):
