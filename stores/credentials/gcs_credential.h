@@ -3,9 +3,11 @@
 // same key or server, refreshed ahead of expiry by the shared refresher.
 //
 // A token is never handed out within a minute of its expiry (a request must
-// not outlive its token): Get() then refreshes, blocking. A failed first
-// fetch is tried again by a later Get() after the backoff, since GCS stores
-// fetch their first token at their first request, not at open.
+// not outlive its token), nor within the second half of its life when it
+// lives less than two minutes: a refresh is due first. A failed first fetch
+// is tried again by a later request after the backoff, since GCS stores
+// fetch their first token at their first request (AwaitGet(), on the
+// refresher thread), not at open.
 //
 // Thread safety: every function is thread-safe.
 #pragma once

@@ -9,6 +9,10 @@
 #include <map>
 #include <set>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "base/exception_status.h"
 
 namespace sluice {
@@ -83,6 +87,7 @@ void SharedCredential::ResetInForkedChild() {
   refresher_ = nullptr;
   refresher_pid_ = 0;
   fetching_ = false;
+  fetch_wanted_ = false;
   cv_ = new std::condition_variable;
 }
 
@@ -100,13 +105,19 @@ bool SharedCredential::MustFetchLocked(int64_t now) const {
   if (!first_done_) return true;
   if (now < next_attempt_at_) return false;  // backing off after a failure
   if (!current_) return options_.retry_first_fetch;
-  return options_.min_validity_s > 0 && current_->expires_at &&
-         now + options_.min_validity_s >= *current_->expires_at;
+  if (options_.min_validity_s <= 0 || !current_->expires_at) return false;
+  // Capped at half the lifetime: a token issued for less than twice the
+  // margin would otherwise be fetched anew for every request.
+  const int64_t lifetime = *current_->expires_at - fetched_at_;
+  const int64_t min_validity =
+      std::min(options_.min_validity_s, std::max<int64_t>(lifetime / 2, 0));
+  return now + min_validity >= *current_->expires_at;
 }
 
 bool SharedCredential::FetchLocked(std::unique_lock<std::mutex>& lock) {
   const bool first = !current_;
   fetching_ = true;
+  fetch_wanted_ = false;
   lock.unlock();
   int64_t now = Now();
   Result<Credential> got = InternalError("not fetched");
@@ -118,6 +129,7 @@ bool SharedCredential::FetchLocked(std::unique_lock<std::mutex>& lock) {
   lock.lock();
   if (!fetching_) return false;  // forked meanwhile: this child does not own the fetch
   fetching_ = false;
+  ++attempts_done_;
   if (first) {
     first_done_ = true;
     attempts_ = std::move(attempts);
@@ -153,6 +165,10 @@ Result<Credential> SharedCredential::Get() {
     if (!FetchLocked(lock)) return UnavailableError("credential fetch abandoned by fork; retry");
     break;
   }
+  return AnswerLocked();
+}
+
+Result<Credential> SharedCredential::AnswerLocked() {
   if (!current_) return first_status_;
   if (current_->expires_at) {
     if (options_.background && refresher_ == nullptr && !stop_) StartRefresherLocked();
@@ -167,9 +183,32 @@ Result<Credential> SharedCredential::Get() {
   return *current_;
 }
 
+boost::asio::awaitable<Result<Credential>> SharedCredential::AwaitGet() {
+  boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+  // attempts_done_ when this call first found a fetch due: once another
+  // attempt has completed, its outcome is taken as it is (as Get() takes
+  // its own fetch's), so a token that arrives already expired ends the wait.
+  std::optional<int64_t> asked_at;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      const bool fetched_since = asked_at && attempts_done_ != *asked_at;
+      if (fetched_since || !MustFetchLocked(Now())) co_return AnswerLocked();
+      if (!asked_at) asked_at = attempts_done_;
+      fetch_wanted_ = true;
+      if (options_.background && refresher_ == nullptr && !stop_) StartRefresherLocked();
+      cv_->notify_all();  // wakes the refresher (again, should it have missed it)
+    }
+    timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(options_.await_poll_ms, 1)));
+    co_await timer.async_wait(boost::asio::use_awaitable);
+  }
+}
+
 bool SharedCredential::RefreshIfDue() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (!current_ || !current_->expires_at || fetching_) return false;
+  if (fetching_) return false;
+  if (fetch_wanted_ && MustFetchLocked(Now())) return FetchLocked(lock);
+  if (!current_ || !current_->expires_at) return false;
   if (Now() < RefreshAtLocked()) return false;
   return FetchLocked(lock);
 }

@@ -8,11 +8,19 @@
 // refresh is retried with exponential backoff; until the old credential
 // expires Get() keeps handing it out, and only then does it return the
 // refresh's error. A credential that must outlive the request it
-// authorizes (a bearer token) sets `min_validity_s`: Get() then refreshes,
-// blocking, rather than hand out one that expires sooner.
+// authorizes (a bearer token) sets `min_validity_s`: a fetch is due, rather
+// than hand out one that expires sooner (at most half of its lifetime, so
+// that a short-lived token still serves for a while).
+//
+// Two ways to wait for a due fetch: Get() runs it on the calling thread
+// (blocking; for threads that may block: store open, `sluice whoami`);
+// AwaitGet() hands it to the refresher thread and suspends the calling
+// coroutine, so that an event loop's thread never blocks on the network
+// (stores/http/blocking_http.h forbids that).
 //
 // Fork safety (PyTorch DataLoader workers fork): no thread exists before the
-// first Get() of a credential with an expiry. A child forked later inherits
+// first Get() of a credential with an expiry (or the first AwaitGet() that
+// needs a fetch). A child forked later inherits
 // the credential the parent had completed but none of the parent's work in
 // flight: a pthread_atfork handler holds every SharedCredential's lock across
 // fork(), and in the child drops the parent's refresher thread (which does
@@ -33,6 +41,8 @@
 #include <string>
 #include <thread>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "base/status.h"
 #include "stores/credentials/credential_chain.h"
 
@@ -49,14 +59,17 @@ struct SharedCredentialOptions {
   // Start a refresher thread. False (tests): nothing refreshes unless the
   // caller calls RefreshIfDue().
   bool background = true;
-  // Get() never hands out a credential expiring within this many seconds
-  // while a refresh may be tried (backoff elapsed): it refreshes first, and
-  // blocks for it. 0: anything unexpired is handed out.
+  // Get() and AwaitGet() never hand out a credential expiring within this
+  // many seconds (capped at half the credential's lifetime) while a refresh
+  // may be tried (backoff elapsed): they refresh first and wait for it.
+  // 0: anything unexpired is handed out.
   int64_t min_validity_s = 0;
   // After a failed first fetch, the first Get() once the backoff has elapsed
   // runs the chain again. False: the first error answers every later Get()
   // (a store that fetches at open, as S3's does, reports it there).
   bool retry_first_fetch = false;
+  // How often AwaitGet() looks whether the refresher's fetch has completed.
+  int64_t await_poll_ms = 10;
 };
 
 class SharedCredential {
@@ -80,8 +93,19 @@ class SharedCredential {
   // refresh.
   Result<Credential> Get();
 
-  // Runs one refresh now if one is due (expiry within the refresh window,
-  // backoff elapsed, none under way). True when it ran one. The refresher
+  // Get() for a coroutine on an event loop: the same answers, but a due
+  // fetch (the first, or a refresh `min_validity_s` or `retry_first_fetch`
+  // asks for) runs on the refresher thread (started here if `background`),
+  // never on the calling thread; the coroutine waits for that fetch's
+  // outcome on a timer of its executor, polling every `await_poll_ms`
+  // (no cross-thread handler into an executor that may be gone by then).
+  // With `background` false nothing fetches until someone calls
+  // RefreshIfDue(). The object must outlive the returned awaitable.
+  boost::asio::awaitable<Result<Credential>> AwaitGet();
+
+  // Runs one fetch now if one is due (expiry within the refresh window, or
+  // one an AwaitGet() waits for; backoff elapsed, none under way). True when
+  // it ran one. The refresher
   // thread calls this; tests with `background = false` call it themselves.
   bool RefreshIfDue();
 
@@ -96,6 +120,7 @@ class SharedCredential {
   int64_t Now() const;
   int64_t RefreshAtLocked() const;
   bool MustFetchLocked(int64_t now) const;
+  Result<Credential> AnswerLocked();
   bool FetchLocked(std::unique_lock<std::mutex>& lock);
   void StartRefresherLocked();
   void RefresherLoop();
@@ -116,6 +141,8 @@ class SharedCredential {
   int failures_ = 0;
   int64_t next_attempt_at_ = 0;
   int64_t fetches_ = 0;
+  int64_t attempts_done_ = 0;  // fetches completed, failed ones included
+  bool fetch_wanted_ = false;  // an AwaitGet() waits for the refresher's fetch
   std::string attempts_;
   // The refresher, started in process refresher_pid_; null in a forked
   // child until its own first Get().

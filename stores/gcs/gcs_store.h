@@ -9,7 +9,8 @@
 //   else, on Google Compute Engine or GKE or with GCE_METADATA_HOST set, a
 //     bearer token from the metadata server (gcs_metadata_server.h).
 //   Tokens are shared by every gs:// store of the process with the same key
-//   or server, fetched at the first request, refreshed ahead of expiry
+//   or server, fetched for the first request (off the store's executor, by
+//   the token's refresher thread), refreshed ahead of expiry
 //   (stores/credentials/gcs_credential.h);
 //   GCS_ENDPOINT_URL: overrides https://storage.googleapis.com (tests,
 //     emulators, private endpoints).

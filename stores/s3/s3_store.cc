@@ -225,7 +225,7 @@ class S3Store final : public Store {
       sr.payload_hash = payload_hash.empty() ? std::string(kEmptySha256) : payload_hash;
       SigV4Credentials keys = config_.credentials;
       if (config_.credential) {
-        auto current = config_.credential->Get();  // never blocks after the first fetch
+        auto current = co_await config_.credential->AwaitGet();
         if (!current.ok()) co_return current.status().WithContext(root_);
         keys = std::move(current->keys);
       }
@@ -234,7 +234,7 @@ class S3Store final : public Store {
       if (!sig.ok()) co_return sig.status().WithContext(root_ + ": signing");
       for (auto& h : sig->headers_to_add) req.headers.emplace_back(h.name, h.value);
     } else if (config_.auth == S3Auth::kBearer) {
-      auto current = config_.credential->Get();
+      auto current = co_await config_.credential->AwaitGet();
       if (!current.ok()) co_return current.status().WithContext(root_);
       req.headers.emplace_back("authorization", "Bearer " + current->bearer);
     }

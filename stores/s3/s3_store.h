@@ -63,11 +63,11 @@ struct S3StoreConfig {
   Url endpoint;               // scheme, host and port; its target is ignored
   bool path_style = true;
   S3Auth auth = S3Auth::kSigV4;
-  // kSigV4: `credential` when set (its Get() is called per request and must
-  // already have had its first, blocking fetch), else `credentials`.
-  // kBearer: `credential`'s bearer token, asked per request on the store's
-  // executor (GCS: its first fetch, and a refresh its background thread has
-  // not made in time, block that thread for one token request).
+  // kSigV4: `credential` when set, else `credentials`. kBearer:
+  // `credential`'s bearer token. Asked per request with AwaitGet(): a fetch
+  // then due (GCS: the first token, or a refresh the background thread has
+  // not made in time) runs on the credential's refresher thread while the
+  // request's coroutine waits; the store's executor never blocks on it.
   SigV4Credentials credentials;
   std::shared_ptr<SharedCredential> credential;
   std::string unsigned_reason;  // kNone: why (a switch, or no source applied)

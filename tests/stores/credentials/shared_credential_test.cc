@@ -10,7 +10,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 
 #include "tests/stores/credentials/fake_credential_source.h"
 
@@ -150,22 +157,165 @@ TEST(SharedCredentialTest, MinValidityRefreshesBeforeHandingOut) {
   auto cred = Make(
       [](int call, int64_t now) -> Result<Credential> {
         if (call == 3) return UnavailableError("token endpoint answered 503");
-        return NumberedCredential("scripted", call, now, 100);
+        return NumberedCredential("scripted", call, now, 200);
       },
       &source, options);
-  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // expires at 1100
-  clock.now = 1039;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // expires at 1200
+  clock.now = 1139;
   EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // 61 s left
-  clock.now = 1040;
+  clock.now = 1140;
   EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // 60 s left: refreshed first
   EXPECT_EQ(source->calls(), 2);
-  clock.now = 1080;                                     // key-2 expires at 1140
-  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // call 3 failed: next try at 1090
+  clock.now = 1280;                                     // key-2 expires at 1340
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // call 3 failed: next try at 1290
   EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // backing off: not asked again
   EXPECT_EQ(source->calls(), 3);
-  clock.now = 1090;
+  clock.now = 1290;
   EXPECT_EQ(cred->Get()->keys.access_key_id, "key-4");
   EXPECT_EQ(source->calls(), 4);
+}
+
+// A token issued for less than twice min_validity_s (here 30 s against
+// 60 s) serves the first half of its life instead of being fetched anew for
+// every request.
+TEST(SharedCredentialTest, MinValidityIsAtMostHalfTheLifetime) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  SharedCredentialOptions options = Manual(clock);
+  options.min_validity_s = 60;
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 30);
+      },
+      &source, options);
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // expires at 1030
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");
+  clock.now = 1014;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-1");  // 16 s left of 30
+  EXPECT_EQ(source->calls(), 1);
+  clock.now = 1015;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // 15 s left: refreshed first
+  clock.now = 1029;
+  EXPECT_EQ(cred->Get()->keys.access_key_id, "key-2");  // key-2 expires at 1045
+  EXPECT_EQ(source->calls(), 2);
+}
+
+// Runs `awaitable` on `context` until it completes or `rounds` polls of the
+// context have passed; the answer, or nullopt while it is still waiting.
+struct AwaitRun {
+  boost::asio::io_context context;
+  std::optional<Result<Credential>> answer;
+  void Start(SharedCredential& cred) {
+    answer.reset();
+    boost::asio::co_spawn(
+        context, [&]() -> boost::asio::awaitable<void> { answer = co_await cred.AwaitGet(); },
+        boost::asio::detached);
+  }
+  // Lets the coroutine poll a few times (it polls every millisecond here).
+  void Spin() {
+    context.restart();
+    context.run_for(std::chrono::milliseconds(20));
+  }
+};
+
+// AwaitGet() never runs the chain on its caller's thread: a due fetch (the
+// first, then one min_validity_s asks for) waits for the refresher's step
+// (RefreshIfDue(), called by the test here: background = false) and then
+// answers what that fetch brought.
+TEST(SharedCredentialTest, AwaitGetWaitsForTheRefresherInsteadOfFetching) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  SharedCredentialOptions options = Manual(clock);
+  options.min_validity_s = 60;
+  options.await_poll_ms = 1;
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 200);
+      },
+      &source, options);
+  AwaitRun run;
+  run.Start(*cred);
+  run.Spin();
+  EXPECT_FALSE(run.answer.has_value());
+  EXPECT_EQ(source->calls(), 0);
+  EXPECT_TRUE(cred->RefreshIfDue());  // the first fetch, asked for by AwaitGet
+  run.Spin();
+  ASSERT_TRUE(run.answer.has_value());
+  ASSERT_TRUE(run.answer->ok()) << run.answer->status().ToString();
+  EXPECT_EQ((*run.answer)->keys.access_key_id, "key-1");  // expires at 1200
+
+  clock.now = 1139;  // 61 s left: served without a fetch
+  run.Start(*cred);
+  run.Spin();
+  ASSERT_TRUE(run.answer.has_value());
+  EXPECT_EQ((*run.answer)->keys.access_key_id, "key-1");
+  EXPECT_EQ(source->calls(), 1);
+
+  clock.now = 1140;  // 60 s left: waits for a refresh
+  run.Start(*cred);
+  run.Spin();
+  EXPECT_FALSE(run.answer.has_value());
+  EXPECT_EQ(source->calls(), 1);
+  EXPECT_TRUE(cred->RefreshIfDue());
+  run.Spin();
+  ASSERT_TRUE(run.answer.has_value());
+  EXPECT_EQ((*run.answer)->keys.access_key_id, "key-2");
+  EXPECT_EQ(source->calls(), 2);
+}
+
+// A token that arrives already expired ends the wait with the expiry error
+// instead of asking for fetch after fetch.
+TEST(SharedCredentialTest, AwaitGetTakesTheOutcomeOfTheFetchItWaitedFor) {
+  FakeClock clock;
+  ScriptedSource* source = nullptr;
+  SharedCredentialOptions options = Manual(clock);
+  options.min_validity_s = 60;
+  options.await_poll_ms = 1;
+  auto cred = Make(
+      [](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, 0);
+      },
+      &source, options);
+  AwaitRun run;
+  run.Start(*cred);
+  run.Spin();
+  EXPECT_TRUE(cred->RefreshIfDue());
+  run.Spin();
+  ASSERT_TRUE(run.answer.has_value());
+  EXPECT_EQ(run.answer->status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(run.answer->status().message(),
+            "the credential from scripted expired at 1000 (unix time) and refreshing it has "
+            "not succeeded yet");
+  EXPECT_EQ(source->calls(), 1);
+}
+
+// With the background refresher (real clock), AwaitGet's first fetch runs on
+// the refresher thread, not on the thread that runs the event loop.
+TEST(SharedCredentialTest, AwaitGetFetchesOnTheRefresherThread) {
+  SharedCredentialOptions options;
+  options.min_validity_s = 60;
+  std::mutex mu;
+  std::vector<std::thread::id> fetched_on;
+  ScriptedSource* source = nullptr;
+  auto cred = Make(
+      [&](int call, int64_t now) -> Result<Credential> {
+        std::lock_guard<std::mutex> lock(mu);
+        fetched_on.push_back(std::this_thread::get_id());
+        return NumberedCredential("scripted", call, now, 3600);
+      },
+      &source, options);
+  boost::asio::io_context context;
+  std::optional<Result<Credential>> answer;
+  boost::asio::co_spawn(
+      context, [&]() -> boost::asio::awaitable<void> { answer = co_await cred->AwaitGet(); },
+      boost::asio::detached);
+  context.run_for(std::chrono::seconds(20));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok()) << answer->status().ToString();
+  EXPECT_EQ((*answer)->keys.access_key_id, "key-1");
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(fetched_on.size(), 1u);
+  EXPECT_NE(fetched_on[0], std::this_thread::get_id());
 }
 
 // With retry_first_fetch (a store that fetches at its first request, not at
