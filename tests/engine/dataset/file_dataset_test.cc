@@ -1,5 +1,5 @@
 // Raw-file datasets through the engine (StreamOptions::files): a folder,
-// s3rver, azurite and nginx with a manifest; the canonical order, every file once per
+// s3rver, azurite, nginx with a manifest and a dbfs:/Volumes fake; the canonical order, every file once per
 // epoch whatever each rank's worker count, one GET per file per node counted
 // on the wire, the listing made once per node, cache_limit, exact
 // resumption, and errors that name the file.
@@ -23,6 +23,7 @@
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
 #include "tests/stores/common/azurite_suite.h"
+#include "tests/stores/common/fake_databricks_files.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -221,6 +222,56 @@ TEST(FileDataset, AMissingFileIsNamedOrSkippedAndCounted) {
   Status skipped_get = (*skipping)->Get(4, &f);
   EXPECT_NE(skipped_get.message().find("was skipped as corrupt or unreadable"), std::string::npos)
       << skipped_get.message();
+}
+
+// dbfs:/Volumes (Unity Catalog volumes, the Databricks case) through the
+// Files API fake: two ranks of one node with 2 and 3 workers read every file
+// once, with exact bytes, one GET per file, and the listing made once.
+TEST(FileDataset, DbfsVolumeIsReadOnceAcrossRanksWithOneGetPerFile) {
+  testing::FakeDatabricksFiles fake;
+  auto env = testing::CleanStoreEnv();
+  env["DATABRICKS_HOST"] = fake.url();
+  env["DATABRICKS_TOKEN"] = testing::FakeDatabricksFiles::kToken;
+  testing::ScopedEnv scoped(env);
+  ScratchDir written, cache;
+  constexpr int kFiles = 60;
+  std::vector<std::string> paths = WriteFiles(written.path(), kFiles);
+  const std::string volume = "/Volumes/main/vision/raw/imgs";
+  for (const std::string& p : paths) {
+    auto bytes = ReadFile(JoinPath(written.path(), p));
+    ASSERT_TRUE(bytes.ok());
+    fake.Put(volume + "/" + p, *bytes);
+  }
+  fake.Put(volume + "/_SUCCESS", "");
+  std::map<int64_t, int> seen;
+  int pages_after_first_rank = 0;
+  const int64_t workers_of_rank[] = {2, 3};
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    DatasetOptions o = FileOptions("dbfs:" + volume, cache.path());
+    o.world.rank = rank;
+    o.world.world_size = 2;
+    o.world.local_rank = rank;
+    o.world.local_world_size = 2;
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 5;
+    o.plan.batch_size = 4;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    for (int64_t w = 0; w < workers_of_rank[rank]; ++w) {
+      std::vector<std::string> bytes;
+      std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, w, workers_of_rank[rank], 4, &bytes);
+      for (size_t k = 0; k < ids.size(); ++k) {
+        ASSERT_EQ(bytes[k], FieldOf(paths, ids[k]));
+        ++seen[ids[k]];
+      }
+    }
+    if (rank == 0) pages_after_first_rank = fake.list_pages();
+  }
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kFiles));
+  for (const auto& [id, count] : seen) EXPECT_EQ(count, 1) << paths[static_cast<size_t>(id)];
+  for (const std::string& p : paths) EXPECT_EQ(fake.gets(volume + "/" + p), 1) << p;
+  EXPECT_GT(pages_after_first_rank, 0);
+  EXPECT_EQ(fake.list_pages(), pages_after_first_rank);  // the second rank used the node's listing
 }
 
 // Forks (a child reads, so the store's loop stays out of this process):

@@ -1,19 +1,13 @@
-// dbfs:/Volumes/... against FakeDatabricksFiles: a fake of the Databricks
-// Files API (no real workspace can run here) that keeps files in memory,
-// serves ranges, pages directory listings and demands the bearer token.
-#include <atomic>
-#include <chrono>
-#include <map>
-#include <mutex>
+// dbfs:/Volumes/... against FakeDatabricksFiles (tests/stores/common), a fake
+// of the Databricks Files API: no real workspace can run here.
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/store.h"
-#include "tests/stores/common/fake_http_server.h"
+#include "tests/stores/common/fake_databricks_files.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -21,122 +15,12 @@ namespace sluice {
 namespace {
 
 using testing::CleanStoreEnv;
-using testing::FakeHttpServer;
-using testing::FakeRequest;
-using testing::FakeResponse;
+using testing::FakeDatabricksFiles;
 using testing::PatternBytes;
 using testing::ScopedEnv;
 using testing::TempDir;
 
-constexpr char kToken[] = "dapi-secret-token-0001";
-
-class FakeDatabricksFiles {
- public:
-  FakeDatabricksFiles() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
-  std::string url() const { return server_.url(); }
-
-  // Each directory listing waits this long (outside the lock, so that
-  // listings in flight together overlap); the most seen at once.
-  std::atomic<int> list_delay_ms{0};
-  std::atomic<int> max_lists_in_flight{0};
-
- private:
-  FakeResponse Handle(const FakeRequest& r) {
-    if (r.target.rfind("/api/2.0/fs/directories", 0) != 0) return HandleLocked(r);
-    int now = ++lists_in_flight_;
-    for (int seen = max_lists_in_flight; now > seen &&
-         !max_lists_in_flight.compare_exchange_weak(seen, now);) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(list_delay_ms.load()));
-    FakeResponse response = HandleLocked(r);
-    --lists_in_flight_;
-    return response;
-  }
-
-  FakeResponse HandleLocked(const FakeRequest& r) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (r.Header("authorization") != std::string("Bearer ") + kToken) {
-      return {401, {}, "{\"error_code\":\"UNAUTHENTICATED\"}"};
-    }
-    std::string target = r.target;
-    std::string query;
-    if (size_t q = target.find('?'); q != std::string::npos) {
-      query = target.substr(q + 1);
-      target.resize(q);
-    }
-    const std::string files = "/api/2.0/fs/files";
-    const std::string dirs = "/api/2.0/fs/directories";
-    if (target.rfind(files, 0) == 0) {
-      std::string path = target.substr(files.size());
-      if (r.method == "PUT") {
-        if (query != "overwrite=true") return {400, {}, "overwrite"};
-        files_[path] = r.body;
-        return {204, {}, ""};
-      }
-      auto it = files_.find(path);
-      if (it == files_.end()) return {404, {}, "{\"error_code\":\"NOT_FOUND\"}"};
-      std::string range = r.Header("range");
-      if (!range.empty()) {
-        size_t dash = range.find('-');
-        uint64_t first = std::stoull(range.substr(6, dash - 6));
-        uint64_t last = std::min<uint64_t>(std::stoull(range.substr(dash + 1)),
-                                           it->second.size() - 1);
-        if (first >= it->second.size()) return {416, {}, ""};
-        return {206,
-                {{"Content-Range", "bytes " + std::to_string(first) + "-" +
-                                       std::to_string(last) + "/" +
-                                       std::to_string(it->second.size())}},
-                it->second.substr(first, last - first + 1)};
-      }
-      return {200, {}, it->second};
-    }
-    if (target.rfind(dirs, 0) == 0) {
-      std::string dir = target.substr(dirs.size()) + "/";
-      // Immediate children, sorted; pages of page_size, token = index.
-      std::vector<std::string> entries;
-      std::map<std::string, bool> seen_dirs;
-      for (const auto& [path, body] : files_) {
-        if (path.rfind(dir, 0) != 0) continue;
-        std::string rest = path.substr(dir.size());
-        size_t slash = rest.find('/');
-        if (slash == std::string::npos) {
-          entries.push_back("{\"path\": \"" + path + "\", \"is_directory\": false, \"file_size\": " +
-                            std::to_string(body.size()) + ", \"name\": \"" + rest + "\"}");
-        } else if (!seen_dirs[rest.substr(0, slash)]) {
-          seen_dirs[rest.substr(0, slash)] = true;
-          entries.push_back("{\"path\": \"" + dir + rest.substr(0, slash) +
-                            "/\", \"is_directory\": true, \"name\": \"" + rest.substr(0, slash) +
-                            "\"}");
-        }
-      }
-      if (entries.empty()) return {404, {}, "{\"error_code\":\"NOT_FOUND\"}"};
-      size_t start = 0, size = 1000;
-      for (const std::string& kv : {std::string("page_size="), std::string("page_token=")}) {
-        size_t p = query.find(kv);
-        if (p == std::string::npos) continue;
-        size_t v = std::stoull(query.substr(p + kv.size()));
-        if (kv == "page_size=") size = v; else start = v;
-      }
-      std::string body = "{\"contents\": [";
-      size_t end = std::min(entries.size(), start + size);
-      for (size_t i = start; i < end; ++i) body += (i > start ? ", " : "") + entries[i];
-      body += "]";
-      if (end < entries.size()) body += ", \"next_page_token\": \"" + std::to_string(end) + "\"";
-      ++list_pages;
-      return {200, {{"Content-Type", "application/json"}}, body + "}"};
-    }
-    return {404, {}, ""};
-  }
-
- public:
-  int list_pages = 0;
-
- private:
-  std::atomic<int> lists_in_flight_{0};
-  std::mutex mu_;
-  std::map<std::string, std::string> files_;
-  FakeHttpServer server_;  // last: stops first
-};
+constexpr const char* kToken = FakeDatabricksFiles::kToken;
 
 class DbfsStoreTest : public ::testing::Test {
  protected:
@@ -189,7 +73,7 @@ TEST_F(DbfsStoreTest, PutGetRangeHeadListThroughTheFilesApi) {
   EXPECT_EQ(keys, (std::vector<std::string>{"index.json", "p/a", "p/b", "p/c",
                                             "p/q/shard.00000.mds", "z"}));
   EXPECT_EQ((*all)[4].size, 10000u);
-  EXPECT_GE(fake_.list_pages, 4);  // pages of two entries were followed
+  EXPECT_GE(fake_.list_pages(), 4);  // pages of two entries were followed
   auto p = loop_.Run(store->List("p/q"));
   ASSERT_TRUE(p.ok());
   ASSERT_EQ(p->size(), 1u);

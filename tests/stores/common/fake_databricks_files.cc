@@ -1,0 +1,116 @@
+#include "tests/stores/common/fake_databricks_files.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace sluice::testing {
+
+FakeDatabricksFiles::FakeDatabricksFiles()
+    : server_([this](const FakeRequest& r) { return Handle(r); }) {}
+
+void FakeDatabricksFiles::Put(const std::string& path, std::string bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_[path] = std::move(bytes);
+}
+
+int FakeDatabricksFiles::gets(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = gets_.find(path);
+  return it == gets_.end() ? 0 : it->second;
+}
+
+int FakeDatabricksFiles::list_pages() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return list_pages_;
+}
+
+FakeResponse FakeDatabricksFiles::Handle(const FakeRequest& r) {
+  if (r.target.rfind("/api/2.0/fs/directories", 0) != 0) return HandleLocked(r);
+  int now = ++lists_in_flight_;
+  for (int seen = max_lists_in_flight; now > seen &&
+       !max_lists_in_flight.compare_exchange_weak(seen, now);) {
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(list_delay_ms.load()));
+  FakeResponse response = HandleLocked(r);
+  --lists_in_flight_;
+  return response;
+}
+
+FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (r.Header("authorization") != std::string("Bearer ") + kToken) {
+    return {401, {}, "{\"error_code\":\"UNAUTHENTICATED\"}"};
+  }
+  std::string target = r.target;
+  std::string query;
+  if (size_t q = target.find('?'); q != std::string::npos) {
+    query = target.substr(q + 1);
+    target.resize(q);
+  }
+  const std::string files = "/api/2.0/fs/files";
+  const std::string dirs = "/api/2.0/fs/directories";
+  if (target.rfind(files, 0) == 0) {
+    std::string path = target.substr(files.size());
+    if (r.method == "PUT") {
+      if (query != "overwrite=true") return {400, {}, "overwrite"};
+      files_[path] = r.body;
+      return {204, {}, ""};
+    }
+    auto it = files_.find(path);
+    if (it == files_.end()) return {404, {}, "{\"error_code\":\"NOT_FOUND\"}"};
+    if (r.method == "GET") ++gets_[path];
+    std::string range = r.Header("range");
+    if (!range.empty()) {
+      size_t dash = range.find('-');
+      uint64_t first = std::stoull(range.substr(6, dash - 6));
+      uint64_t last =
+          std::min<uint64_t>(std::stoull(range.substr(dash + 1)), it->second.size() - 1);
+      if (first >= it->second.size()) return {416, {}, ""};
+      return {206,
+              {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) +
+                                     "/" + std::to_string(it->second.size())}},
+              it->second.substr(first, last - first + 1)};
+    }
+    return {200, {}, it->second};
+  }
+  if (target.rfind(dirs, 0) == 0) {
+    std::string dir = target.substr(dirs.size()) + "/";
+    // Immediate children, sorted; pages of page_size, token = index.
+    std::vector<std::string> entries;
+    std::map<std::string, bool> seen_dirs;
+    for (const auto& [path, body] : files_) {
+      if (path.rfind(dir, 0) != 0) continue;
+      std::string rest = path.substr(dir.size());
+      size_t slash = rest.find('/');
+      if (slash == std::string::npos) {
+        entries.push_back("{\"path\": \"" + path + "\", \"is_directory\": false, \"file_size\": " +
+                          std::to_string(body.size()) + ", \"name\": \"" + rest + "\"}");
+      } else if (!seen_dirs[rest.substr(0, slash)]) {
+        seen_dirs[rest.substr(0, slash)] = true;
+        entries.push_back("{\"path\": \"" + dir + rest.substr(0, slash) +
+                          "/\", \"is_directory\": true, \"name\": \"" + rest.substr(0, slash) +
+                          "\"}");
+      }
+    }
+    if (entries.empty()) return {404, {}, "{\"error_code\":\"NOT_FOUND\"}"};
+    size_t start = 0, size = 1000;
+    for (const std::string& kv : {std::string("page_size="), std::string("page_token=")}) {
+      size_t p = query.find(kv);
+      if (p == std::string::npos) continue;
+      size_t v = std::stoull(query.substr(p + kv.size()));
+      if (kv == "page_size=") size = v; else start = v;
+    }
+    std::string body = "{\"contents\": [";
+    size_t end = std::min(entries.size(), start + size);
+    for (size_t i = start; i < end; ++i) body += (i > start ? ", " : "") + entries[i];
+    body += "]";
+    if (end < entries.size()) body += ", \"next_page_token\": \"" + std::to_string(end) + "\"";
+    ++list_pages_;
+    return {200, {{"Content-Type", "application/json"}}, body + "}"};
+  }
+  return {404, {}, ""};
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,51 @@
+// FakeDatabricksFiles: a fake of the Databricks Files API (no real
+// workspace can run here) for dbfs:/Volumes/... tests. It keeps files in
+// memory, serves ranges, pages directory listings (immediate children,
+// sorted) and demands the bearer token kToken.
+#ifndef SLUICE_TESTS_STORES_COMMON_FAKE_DATABRICKS_FILES_H_
+#define SLUICE_TESTS_STORES_COMMON_FAKE_DATABRICKS_FILES_H_
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "tests/stores/common/fake_http_server.h"
+
+namespace sluice::testing {
+
+class FakeDatabricksFiles {
+ public:
+  // The token the fake accepts (DATABRICKS_TOKEN).
+  static constexpr char kToken[] = "dapi-secret-token-0001";
+
+  FakeDatabricksFiles();
+  std::string url() const { return server_.url(); }
+
+  // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would. Thread-safe.
+  void Put(const std::string& path, std::string bytes);
+  // The GETs of `path` answered so far (ranged ones included). Thread-safe.
+  int gets(const std::string& path);
+  // Directory listing pages answered so far. Thread-safe.
+  int list_pages();
+
+  // Each directory listing waits this long (outside the lock, so that
+  // listings in flight together overlap); the most seen at once.
+  std::atomic<int> list_delay_ms{0};
+  std::atomic<int> max_lists_in_flight{0};
+
+ private:
+  FakeResponse Handle(const FakeRequest& r);
+  FakeResponse HandleLocked(const FakeRequest& r);
+
+  std::atomic<int> lists_in_flight_{0};
+  std::mutex mu_;
+  std::map<std::string, std::string> files_;
+  std::map<std::string, int> gets_;
+  int list_pages_ = 0;
+  FakeHttpServer server_;  // last: stops first
+};
+
+}  // namespace sluice::testing
+
+#endif  // SLUICE_TESTS_STORES_COMMON_FAKE_DATABRICKS_FILES_H_
