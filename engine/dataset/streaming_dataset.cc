@@ -63,7 +63,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     d->remotes_.push_back(std::move(remote));
   }
   d->stream_first_shard_.push_back(starts.size() - 1);
-  d->locator_ = SampleLocator(std::move(starts));
+  d->locator_ = std::make_shared<const SampleLocator>(std::move(starts));
   SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
   for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
@@ -115,16 +115,15 @@ StreamingDataset::~StreamingDataset() {
     // A forked copy: the parent's prefetch thread does not exist here and its
     // caches are the parent's. Abandon them untouched.
     held_.clear();
-    (void)iter_.release();
-    for (auto& s : streams_) (void)s.release();
+    (void)cursor_.release();
+    (void)shards_.release();
   }
   held_.clear();
-  iter_.reset();
+  cursor_.reset();
 }
 
 size_t StreamingDataset::stream_of_shard(size_t g) const {
-  auto it = std::upper_bound(stream_first_shard_.begin(), stream_first_shard_.end(), g);
-  return static_cast<size_t>(it - stream_first_shard_.begin()) - 1;
+  return StreamOfShard(stream_first_shard_, g);
 }
 
 uint64_t StreamingDataset::shard_samples(size_t g) const {
@@ -167,52 +166,22 @@ Status StreamingDataset::EnsureProcess() {
     (void)new std::vector<std::shared_ptr<const OpenedShard>>(std::move(held_));
     held_.clear();
     get_shard_ = SIZE_MAX;
-    (void)iter_.release();
-    for (auto& s : streams_) (void)s.release();
-    streams_.clear();
+    (void)cursor_.release();
   }
+  // A forked child keeps what the parent gave up as skipped.
+  std::unordered_set<size_t> skipped;
+  if (shards_) skipped = shards_->skipped();
+  (void)shards_.release();  // the parent's, if any: abandoned untouched
+  auto shards = DatasetShards::Open(options_, indexes_, remotes_, stream_limits_,
+                                    stream_first_shard_, column_names_.size(), std::move(skipped));
+  if (!shards.ok()) return shards.status();
+  shards_ = std::move(*shards);
   pid_ = me;
-  for (size_t s = 0; s < indexes_.size(); ++s) {
-    auto shards = StreamShards::Open(options_.streams[s], indexes_[s].get(), remotes_[s],
-                                     stream_limits_[s], options_.wait_timeout);
-    if (!shards.ok()) {
-      streams_.clear();
-      pid_ = 0;
-      return shards.status().WithContext("stream " + std::to_string(s));
-    }
-    streams_.push_back(std::move(*shards));
-  }
   return Status::Ok();
 }
 
 std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
-  return locator_.Locate(id);
-}
-
-Result<std::shared_ptr<const OpenedShard>> StreamingDataset::OpenGlobalShard(
-    size_t g, const std::atomic<bool>* cancel) {
-  const size_t s = stream_of_shard(g);
-  if (options_.skip_corrupt_shards || options_.skip_missing_files) {
-    std::lock_guard<std::mutex> lock(skipped_mu_);
-    if (skipped_.count(g)) return OpenedShard::Skipped();
-  }
-  auto shard = streams_[s]->OpenShard(g - stream_first_shard_[s], column_names_.size(), cancel);
-  if (!shard.ok()) {
-    if (Skippable(s, shard.status())) {
-      std::lock_guard<std::mutex> lock(skipped_mu_);
-      skipped_.insert(g);
-      return OpenedShard::Skipped();
-    }
-    return shard.status();
-  }
-  return std::shared_ptr<const OpenedShard>(std::move(*shard));
-}
-
-bool StreamingDataset::Skippable(size_t stream, const Status& s) const {
-  if (options_.skip_corrupt_shards && IsCorruption(s)) return true;
-  if (!options_.skip_missing_files || !options_.streams[stream].files) return false;
-  return s.code() == StatusCode::kNotFound || s.code() == StatusCode::kPermissionDenied ||
-         s.code() == StatusCode::kCorrupt;
+  return locator_->Locate(id);
 }
 
 size_t StreamingDataset::OpenThreads() const {
@@ -243,7 +212,7 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
   if (!shard) {
     held_.clear();
     auto start = std::chrono::steady_clock::now();
-    SLUICE_ASSIGN_OR_RETURN(shard, OpenGlobalShard(g));
+    SLUICE_ASSIGN_OR_RETURN(shard, shards_->Open(g));
     wait_ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                           std::chrono::steady_clock::now() - start)
                                           .count());
@@ -276,146 +245,61 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
                                    int64_t num_workers) {
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
   // The previous iteration may have planned and opened this one's start.
-  ShardPrefetcher::ShardMap seed;
+  IterationCursor::Handoff handoff;
   std::vector<int64_t> ids;
   bool planned = false;
-  if (iter_) {
-    seed = iter_->StopAndTakeNext();
-    if (next_ids_ && sample_in_epoch == 0 && epoch == iter_epoch_ + 1 && worker == iter_worker_ &&
-        num_workers == iter_workers_) {
-      ids = std::move(*next_ids_);
+  if (cursor_) {
+    handoff = cursor_->Stop();
+    const IterationPlace& was = cursor_->place();
+    if (handoff.next_ids && sample_in_epoch == 0 && epoch == was.epoch + 1 &&
+        worker == was.worker && num_workers == was.num_workers) {
+      ids = std::move(*handoff.next_ids);
       planned = true;
     }
   }
-  next_ids_.reset();
   Release();
-  iter_.reset();
+  cursor_.reset();
   if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers));
   }
-  std::vector<size_t> shard_of;
-  shard_of.reserve(ids.size());
-  iter_local_.clear();
-  iter_local_.reserve(ids.size());
-  for (int64_t id : ids) {
-    auto [g, i] = Locate(static_cast<uint64_t>(id));
-    shard_of.push_back(g);
-    iter_local_.push_back(i);
-  }
-  iter_ids_ = std::move(ids);
-  iter_pos_ = 0;
-  iter_epoch_ = epoch;
-  iter_start_ = sample_in_epoch;
-  iter_worker_ = worker;
-  iter_workers_ = num_workers;
+  IterationOptions iteration;
   // Never more than the epoch (so window arithmetic cannot overflow).
-  size_t window = static_cast<size_t>(std::clamp<int64_t>(
-      options_.predownload_samples(), 1, static_cast<int64_t>(iter_ids_.size()) + 1));
-  // Runs on the prefetch thread near the end of this epoch; next_ids_ is read
-  // only after that thread is joined (StopAndTakeNext above).
-  auto next = [this, epoch, worker, num_workers]() -> Result<std::vector<size_t>> {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, WorkerIds(epoch + 1, 0, worker, num_workers));
-    std::vector<size_t> order;
-    order.reserve(ids.size());
-    for (int64_t id : ids) order.push_back(Locate(static_cast<uint64_t>(id)).first);
-    next_ids_ = std::move(ids);
-    return order;
-  };
-  iter_ = std::make_unique<ShardPrefetcher>(
-      std::move(shard_of), window,
-      [this](size_t g, const std::atomic<bool>* cancel) {
-        auto shard = OpenGlobalShard(g, cancel);
-        // Page faults here rather than in the consumer, for shards opened
-        // ahead. A consumer already waiting needs one sample of the shard,
-        // not all its pages: faulting in a whole 64 MiB shard costs
-        // milliseconds, and a shuffled first batch (a resumption, a new
-        // epoch) waits on a dozen shards in a row.
-        if (shard.ok() && !consumer_waiting_.load(std::memory_order_relaxed)) (*shard)->Populate();
-        return shard;
-      },
-      options_.prefetch_next_epoch ? ShardPrefetcher::NextOrder(std::move(next)) : nullptr,
-      std::move(seed), /*keep_reused=*/!options_.cache_limit.has_value(), OpenThreads());
+  iteration.window = static_cast<size_t>(std::clamp<int64_t>(
+      options_.predownload_samples(), 1, static_cast<int64_t>(ids.size()) + 1));
+  iteration.keep_reused = !options_.cache_limit.has_value();
+  iteration.open_threads = OpenThreads();
+  std::optional<NextEpochPlan> next;
+  if (options_.prefetch_next_epoch) {
+    next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node};
+  }
+  state_epoch_ = epoch;
+  state_start_ = sample_in_epoch;
+  cursor_ = std::make_unique<IterationCursor>(
+      IterationPlace{epoch, sample_in_epoch, worker, num_workers}, std::move(ids), locator_,
+      shards_.get(), iteration, std::move(next), std::move(handoff.opened));
   return Status::Ok();
 }
 
 Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out) {
-  if (!iter_) return InvalidArgumentError("NextBatch before IterBegin");
+  if (!cursor_) return InvalidArgumentError("NextBatch before IterBegin");
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
-  if (!iter_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
-  const size_t end = iter_ids_.size();
-  if (out->size() < std::min(max, end - iter_pos_)) out->resize(std::min(max, end - iter_pos_));
+  if (!cursor_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
   // The last call's views end here; the next Acquire lets the prefetcher
   // drop the shards behind this call's first position.
   Release();
-  // `from`: this call's first position that yields a sample (skipped
-  // samples before it need no shard kept).
-  size_t k = 0, p = iter_pos_, from = iter_pos_, ready = iter_pos_;
   uint64_t skipped = 0;
-  Status failure = Status::Ok();
-  for (; k < max && p < end; ++p) {
-    if (p >= ready) {
-      // Wait only for the call's first sample; the caller gets a shorter
-      // batch rather than wait for the rest. Cold and shuffled, a batch's
-      // samples lie in as many shards as it has samples, and waiting for
-      // them all held the first sample back until most of a window had
-      // downloaded. Under a cache_limit, waiting while this call's samples
-      // pin shards could also need more room than one reader's working set
-      // (see cache_budget.h). Warm, the prefetcher is a window ahead and
-      // batches come back full.
-      if (k == 0) from = p;
-      if (k == 0) consumer_waiting_.store(true, std::memory_order_relaxed);
-      auto got = iter_->Acquire(from, p, &wait_ns_, /*wait=*/k == 0);
-      if (k == 0) consumer_waiting_.store(false, std::memory_order_relaxed);
-      if (!got.ok()) {
-        if (k == 0) failure = got.status();  // else the next call reports it
-        break;
-      }
-      ready = *got;
-      if (ready <= p) break;
-    }
-    const OpenedShard* shard = iter_->At(p);
-    if (shard->skipped()) {
-      ++skipped;
-      continue;
-    }
-    const uint32_t i = iter_local_[p];
-    PrefetchAhead(p, ready);
-    (*out)[k].where = SampleLocation{iter_->shard_of(p), i};
-    Status read = shard->Read(i, column_names_, &(*out)[k]);
-    if (!read.ok()) {
-      if (k == 0) failure = std::move(read);
-      break;
-    }
-    ids[k] = iter_ids_[p];
-    ++k;
-  }
-  iter_pos_ = p;  // a failing sample stays next: calling again fails again
+  auto got = cursor_->NextBatch(max, column_names_, ids, out, &wait_ns_, &skipped);
   samples_skipped_ += skipped;
   get_shard_ = SIZE_MAX;
-  if (!failure.ok()) return failure;
-  return k;
-}
-
-void StreamingDataset::PrefetchAhead(size_t p, size_t ready) {
-  // Shuffled reads miss the CPU cache. Two stages, so that neither waits on
-  // memory: the offset entry of the sample 2 * kAhead positions on, then the
-  // bytes of the one kAhead on (its entry loaded by the first stage). A run
-  // of consecutive ids needs no help (the hardware prefetcher sees it).
-  constexpr size_t kAhead = 16;
-  if (size_t q = p + 2 * kAhead; q < ready && iter_ids_[q] != iter_ids_[p] + int64_t{2 * kAhead}) {
-    iter_->At(q)->PrefetchOffsets(iter_local_[q]);
-  }
-  if (size_t q = p + kAhead; q < ready && iter_ids_[q] != iter_ids_[p] + int64_t{kAhead}) {
-    iter_->At(q)->Prefetch(iter_local_[q]);
-  }
+  return got;
 }
 
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {
   ResumeState s;
-  s.epoch = iter_epoch_;
+  s.epoch = state_epoch_;
   // Replicas read the same samples: the job consumed rank_samples per
   // group of replicas (Mosaic: yielded * ranks // replication).
-  s.sample_in_epoch = iter_start_ + static_cast<int64_t>(rank_samples) * parallel_ranks_;
+  s.sample_in_epoch = state_start_ + static_cast<int64_t>(rank_samples) * parallel_ranks_;
   s.num_canonical_nodes = num_canonical_nodes_;
   s.shuffle_seed = options_.plan.shuffle_seed;
   s.initial_physical_nodes = initial_physical_nodes_;
@@ -428,10 +312,7 @@ Status StreamingDataset::LoadState(const ResumeState& state) {
   }
   // The prefetch thread reads the planning options: stop the iteration.
   Release();
-  iter_.reset();
-  next_ids_.reset();
-  iter_ids_.clear();
-  iter_pos_ = 0;
+  cursor_.reset();
   DatasetOptions saved = options_;
   int64_t saved_ipn = initial_physical_nodes_;
   options_.plan.num_canonical_nodes = state.num_canonical_nodes;
@@ -444,8 +325,8 @@ Status StreamingDataset::LoadState(const ResumeState& state) {
     return derived.status().WithContext("resume state");
   }
   num_canonical_nodes_ = derived->num_canonical_nodes;
-  iter_epoch_ = state.epoch;
-  iter_start_ = state.sample_in_epoch;
+  state_epoch_ = state.epoch;
+  state_start_ = state.sample_in_epoch;
   return Status::Ok();
 }
 
@@ -453,12 +334,9 @@ DatasetCounters StreamingDataset::counters() const {
   DatasetCounters c;
   c.consumer_wait_ns = wait_ns_;
   c.samples_skipped = samples_skipped_;
-  {
-    std::lock_guard<std::mutex> lock(skipped_mu_);
-    c.shards_skipped = skipped_.size();
-  }
+  if (shards_) c.shards_skipped = shards_->skipped_count();
   if (pid_ != ::getpid()) return c;
-  for (const auto& s : streams_) {
+  for (const auto& s : shards_->streams()) {
     CacheCounters cc = s->cache_counters();
     c.bytes_downloaded += s->bytes_downloaded();
     c.shards_downloaded += cc.shards_fetched;

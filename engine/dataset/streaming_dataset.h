@@ -16,13 +16,10 @@
 // untouched in the child).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -30,11 +27,11 @@
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
+#include "engine/dataset/dataset_shards.h"
+#include "engine/dataset/iteration_cursor.h"
 #include "engine/dataset/opened_shard.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/resume_state.h"
-#include "engine/dataset/shard_prefetcher.h"
-#include "engine/dataset/stream_shards.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/sample_locator.h"
 #include "formats/index/index.h"
@@ -68,7 +65,7 @@ class StreamingDataset {
   StreamingDataset(const StreamingDataset&) = delete;
   StreamingDataset& operator=(const StreamingDataset&) = delete;
 
-  uint64_t num_samples() const { return locator_.total(); }  // all streams' samples
+  uint64_t num_samples() const { return locator_->total(); }  // all streams' samples
   int64_t epoch_size() const { return epoch_size_; }       // samples per epoch, all ranks
   // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
   int64_t length() const;
@@ -146,9 +143,6 @@ class StreamingDataset {
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
-  // True when a failure to open a shard of `stream` skips it
-  // (skip_corrupt_shards, skip_missing_files) instead of failing.
-  bool Skippable(size_t stream, const Status& s) const;
   // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency).
   size_t OpenThreads() const;
   static constexpr size_t kRawFileFetchConcurrency = 16;
@@ -156,20 +150,16 @@ class StreamingDataset {
   // lone first part and ends with a tail: a few shards at once keep the link
   // busy across those gaps and across each part's time to first byte.
   static constexpr size_t kShardFetchConcurrency = 4;
-  Result<std::shared_ptr<const OpenedShard>> OpenGlobalShard(
-      size_t gshard, const std::atomic<bool>* cancel = nullptr);
   // Global shard of a global sample id, and the sample's index in it.
   std::pair<size_t, uint32_t> Locate(uint64_t id) const;
-  // Cache hints for the samples a few positions after p of the iteration
-  // (positions before `ready` only: their shards are open).
-  void PrefetchAhead(size_t p, size_t ready);
 
   DatasetOptions options_;
   ResolvedWorld world_;
   std::vector<std::unique_ptr<Index>> indexes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;
   std::vector<size_t> stream_first_shard_;  // + total at the end
-  SampleLocator locator_;                   // global sample id -> global shard
+  // Global sample id -> global shard; shared with the iteration cursor.
+  std::shared_ptr<const SampleLocator> locator_ = std::make_shared<SampleLocator>();
   std::vector<std::string> column_names_, column_encodings_;
   std::string format_;
   std::vector<std::optional<uint64_t>> stream_limits_;  // per stream; nullopt = no limit
@@ -179,24 +169,15 @@ class StreamingDataset {
   int64_t parallel_nodes_ = 0;  // nodes and ranks after replication
   int64_t parallel_ranks_ = 1;
 
-  pid_t pid_ = 0;  // the process that owns streams_ and iter_
-  std::vector<std::unique_ptr<StreamShards>> streams_;
-  std::unique_ptr<ShardPrefetcher> iter_;
-  std::vector<int64_t> iter_ids_;
-  std::vector<uint32_t> iter_local_;  // per position: the sample's index in its shard
-  size_t iter_pos_ = 0;
-  int64_t iter_epoch_ = 0, iter_start_ = 0, iter_worker_ = 0, iter_workers_ = 0;
-  std::optional<std::vector<int64_t>> next_ids_;  // written by the prefetch thread
+  pid_t pid_ = 0;  // the process that owns shards_ and cursor_
+  std::unique_ptr<DatasetShards> shards_;
+  // Declared after shards_: goes first (its threads open shards_'s shards).
+  std::unique_ptr<IterationCursor> cursor_;
+  // Where State() counts from: the last IterBegin's or LoadState's place.
+  int64_t state_epoch_ = 0, state_start_ = 0;
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
   uint64_t wait_ns_ = 0;
-  // True while NextBatch waits for its first sample's shard: the prefetch
-  // threads then open shards without faulting all their pages in first.
-  std::atomic<bool> consumer_waiting_{false};
-  // Global shards skipped as corrupt (skip_corrupt_shards); written by the
-  // prefetch thread too.
-  mutable std::mutex skipped_mu_;
-  std::unordered_set<size_t> skipped_;
   uint64_t samples_skipped_ = 0;
 };
 

@@ -1,0 +1,71 @@
+#include "engine/dataset/dataset_shards.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace sluice {
+
+Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
+    const DatasetOptions& options, const std::vector<std::unique_ptr<Index>>& indexes,
+    const std::vector<std::shared_ptr<RemoteSource>>& remotes,
+    const std::vector<std::optional<uint64_t>>& limits, std::vector<size_t> first_shard,
+    size_t num_columns, std::unordered_set<size_t> skipped) {
+  std::unique_ptr<DatasetShards> d(new DatasetShards());
+  for (size_t s = 0; s < indexes.size(); ++s) {
+    auto shards = StreamShards::Open(options.streams[s], indexes[s].get(), remotes[s], limits[s],
+                                     options.wait_timeout);
+    if (!shards.ok()) return shards.status().WithContext("stream " + std::to_string(s));
+    d->streams_.push_back(std::move(*shards));
+    d->files_.push_back(options.streams[s].files.has_value());
+  }
+  d->first_shard_ = std::move(first_shard);
+  d->skip_corrupt_ = options.skip_corrupt_shards;
+  d->skip_missing_ = options.skip_missing_files;
+  d->num_columns_ = num_columns;
+  d->skipped_ = std::move(skipped);
+  return d;
+}
+
+size_t StreamOfShard(const std::vector<size_t>& first_shard, size_t g) {
+  auto it = std::upper_bound(first_shard.begin(), first_shard.end(), g);
+  return static_cast<size_t>(it - first_shard.begin()) - 1;
+}
+
+Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
+                                                               const std::atomic<bool>* cancel) {
+  const size_t s = StreamOfShard(first_shard_, g);
+  if (skip_corrupt_ || skip_missing_) {
+    std::lock_guard<std::mutex> lock(skipped_mu_);
+    if (skipped_.count(g)) return OpenedShard::Skipped();
+  }
+  auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel);
+  if (!shard.ok()) {
+    if (Skippable(s, shard.status())) {
+      std::lock_guard<std::mutex> lock(skipped_mu_);
+      skipped_.insert(g);
+      return OpenedShard::Skipped();
+    }
+    return shard.status();
+  }
+  return std::shared_ptr<const OpenedShard>(std::move(*shard));
+}
+
+bool DatasetShards::Skippable(size_t stream, const Status& s) const {
+  if (skip_corrupt_ && IsCorruption(s)) return true;
+  if (!skip_missing_ || !files_[stream]) return false;
+  return s.code() == StatusCode::kNotFound || s.code() == StatusCode::kPermissionDenied ||
+         s.code() == StatusCode::kCorrupt;
+}
+
+std::unordered_set<size_t> DatasetShards::skipped() const {
+  std::lock_guard<std::mutex> lock(skipped_mu_);
+  return skipped_;
+}
+
+size_t DatasetShards::skipped_count() const {
+  std::lock_guard<std::mutex> lock(skipped_mu_);
+  return skipped_.size();
+}
+
+}  // namespace sluice

@@ -1,0 +1,75 @@
+// Every stream's shards of a dataset, numbered globally (stream 0's first,
+// as Mosaic does), opened through each stream's StreamShards, with the
+// dataset's skipping rules: a shard that fails as corrupt
+// (skip_corrupt_shards), or a raw file that is missing or unreadable
+// (skip_missing_files), is remembered and opens as OpenedShard::Skipped().
+//
+// It is what the iteration's prefetch threads call to open a shard, so
+// those threads never reach into the dataset itself.
+//
+// Thread-safe. Fork: belongs to the process that opened it, like its
+// StreamShards; a forked child opens its own (passing on `skipped()`).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/opened_shard.h"
+#include "engine/dataset/remote_source.h"
+#include "engine/dataset/stream_shards.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// The stream holding global shard `g`, given each stream's first global
+// shard and the total last (`first_shard`, non-decreasing).
+size_t StreamOfShard(const std::vector<size_t>& first_shard, size_t g);
+
+class DatasetShards {
+ public:
+  // Opens every stream's StreamShards: indexes[s], remotes[s] (null for a
+  // local-only stream) and limits[s] (the stream's share of cache_limit)
+  // per stream of options.streams; first_shard[s]: stream s's first global
+  // shard, the total last. `skipped`: global shards already given up (by
+  // this dataset in the process forked from). The indexes and remotes must
+  // outlive the object. Errors name the stream.
+  static Result<std::unique_ptr<DatasetShards>> Open(
+      const DatasetOptions& options, const std::vector<std::unique_ptr<Index>>& indexes,
+      const std::vector<std::shared_ptr<RemoteSource>>& remotes,
+      const std::vector<std::optional<uint64_t>>& limits, std::vector<size_t> first_shard,
+      size_t num_columns, std::unordered_set<size_t> skipped = {});
+
+  // Global shard `g` pinned and mapped (or Skipped(), see above); `cancel`
+  // as StreamShards::OpenShard's.
+  Result<std::shared_ptr<const OpenedShard>> Open(size_t g,
+                                                  const std::atomic<bool>* cancel = nullptr);
+
+  // The global shards skipped so far (a copy).
+  std::unordered_set<size_t> skipped() const;
+  size_t skipped_count() const;
+  const std::vector<std::unique_ptr<StreamShards>>& streams() const { return streams_; }
+
+ private:
+  DatasetShards() = default;
+  // Whether a failure to open a shard of `stream` skips it.
+  bool Skippable(size_t stream, const Status& s) const;
+
+  std::vector<std::unique_ptr<StreamShards>> streams_;
+  std::vector<size_t> first_shard_;
+  std::vector<bool> files_;  // per stream: a raw-file stream
+  bool skip_corrupt_ = false;
+  bool skip_missing_ = false;
+  size_t num_columns_ = 0;
+  mutable std::mutex skipped_mu_;
+  std::unordered_set<size_t> skipped_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,131 @@
+#include "engine/dataset/iteration_cursor.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace sluice {
+
+IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
+                                 std::shared_ptr<const SampleLocator> locator,
+                                 DatasetShards* shards, IterationOptions options,
+                                 std::optional<NextEpochPlan> next,
+                                 ShardPrefetcher::ShardMap seed)
+    : place_(place),
+      ids_(std::move(ids)),
+      locator_(std::move(locator)),
+      shards_(shards),
+      next_(std::move(next)) {
+  std::vector<size_t> shard_of;
+  shard_of.reserve(ids_.size());
+  local_.reserve(ids_.size());
+  for (int64_t id : ids_) {
+    auto [g, i] = locator_->Locate(static_cast<uint64_t>(id));
+    shard_of.push_back(g);
+    local_.push_back(i);
+  }
+  prefetcher_ = std::make_unique<ShardPrefetcher>(
+      std::move(shard_of), std::max<size_t>(options.window, 1),
+      [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel); },
+      next_ ? ShardPrefetcher::NextOrder([this] { return PlanNext(); }) : nullptr,
+      std::move(seed), options.keep_reused, options.open_threads);
+}
+
+IterationCursor::~IterationCursor() { prefetcher_.reset(); }
+
+Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
+    size_t g, const std::atomic<bool>* cancel) {
+  auto shard = shards_->Open(g, cancel);
+  // Page faults here rather than in the consumer, for shards opened ahead.
+  // A consumer already waiting needs one sample of the shard, not all its
+  // pages: faulting in a whole 64 MiB shard costs milliseconds, and a
+  // shuffled first batch (a resumption, a new epoch) waits on a dozen
+  // shards in a row.
+  if (shard.ok() && !consumer_waiting_.load(std::memory_order_relaxed)) (*shard)->Populate();
+  return shard;
+}
+
+Result<std::vector<size_t>> IterationCursor::PlanNext() {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
+                          planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
+                                              place_.worker));
+  std::vector<size_t> order;
+  order.reserve(ids.size());
+  for (int64_t id : ids) order.push_back(locator_->Locate(static_cast<uint64_t>(id)).first);
+  next_ids_ = std::move(ids);
+  return order;
+}
+
+IterationCursor::Handoff IterationCursor::Stop() {
+  Handoff h;
+  h.opened = prefetcher_->StopAndTakeNext();
+  h.next_ids = std::move(next_ids_);  // the thread that wrote it is joined
+  next_ids_.reset();
+  return h;
+}
+
+Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::string>& columns,
+                                          int64_t* ids, std::vector<SampleFields>* out,
+                                          uint64_t* wait_ns, uint64_t* skipped) {
+  const size_t end = ids_.size();
+  if (out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
+  // `from`: this call's first position that yields a sample (skipped
+  // samples before it need no shard kept).
+  size_t k = 0, p = pos_, from = pos_, ready = pos_;
+  Status failure = Status::Ok();
+  for (; k < max && p < end; ++p) {
+    if (p >= ready) {
+      // Wait only for the call's first sample; the caller gets a shorter
+      // batch rather than wait for the rest. Cold and shuffled, a batch's
+      // samples lie in as many shards as it has samples, and waiting for
+      // them all held the first sample back until most of a window had
+      // downloaded. Under a cache_limit, waiting while this call's samples
+      // pin shards could also need more room than one reader's working set
+      // (see cache_budget.h). Warm, the prefetcher is a window ahead and
+      // batches come back full.
+      if (k == 0) from = p;
+      if (k == 0) consumer_waiting_.store(true, std::memory_order_relaxed);
+      auto got = prefetcher_->Acquire(from, p, wait_ns, /*wait=*/k == 0);
+      if (k == 0) consumer_waiting_.store(false, std::memory_order_relaxed);
+      if (!got.ok()) {
+        if (k == 0) failure = got.status();  // else the next call reports it
+        break;
+      }
+      ready = *got;
+      if (ready <= p) break;
+    }
+    const OpenedShard* shard = prefetcher_->At(p);
+    if (shard->skipped()) {
+      ++*skipped;
+      continue;
+    }
+    const uint32_t i = local_[p];
+    PrefetchAhead(p, ready);
+    (*out)[k].where = SampleLocation{prefetcher_->shard_of(p), i};
+    Status read = shard->Read(i, columns, &(*out)[k]);
+    if (!read.ok()) {
+      if (k == 0) failure = std::move(read);
+      break;
+    }
+    ids[k] = ids_[p];
+    ++k;
+  }
+  pos_ = p;  // a failing sample stays next: calling again fails again
+  if (!failure.ok()) return failure;
+  return k;
+}
+
+void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
+  // Shuffled reads miss the CPU cache. Two stages, so that neither waits on
+  // memory: the offset entry of the sample 2 * kAhead positions on, then the
+  // bytes of the one kAhead on (its entry loaded by the first stage). A run
+  // of consecutive ids needs no help (the hardware prefetcher sees it).
+  constexpr size_t kAhead = 16;
+  if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
+    prefetcher_->At(q)->PrefetchOffsets(local_[q]);
+  }
+  if (size_t q = p + kAhead; q < ready && ids_[q] != ids_[p] + int64_t{kAhead}) {
+    prefetcher_->At(q)->Prefetch(local_[q]);
+  }
+}
+
+}  // namespace sluice

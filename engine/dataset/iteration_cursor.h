@@ -1,0 +1,117 @@
+// One pass of one worker over its planned order: the sample ids, where the
+// consumer is, and the ShardPrefetcher opening their shards ahead of it.
+//
+// The prefetch threads reach only what the cursor owns: the shards open
+// through DatasetShards, and the next epoch is planned from a PlanRequest
+// and a SampleLocator the cursor holds (copies made when it starts), so
+// nothing they do calls back into the dataset.
+//
+// Views: the SampleFields NextBatch hands out point into mapped shards and
+// stay valid until the next NextBatch, the cursor's Stop or destruction.
+// Thread safety: one thread at a time (the prefetcher's threads are
+// internal). Fork: belongs to the process that made it (a forked child
+// abandons it, see StreamingDataset).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_shards.h"
+#include "engine/dataset/shard_prefetcher.h"
+#include "engine/planner/plan.h"
+#include "formats/dataset/sample_locator.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// Which pass: the epoch, the samples of all ranks skipped before it
+// (resumption) and the worker.
+struct IterationPlace {
+  int64_t epoch = 0;
+  int64_t sample_in_epoch = 0;
+  int64_t worker = 0;
+  int64_t num_workers = 1;
+};
+
+// The following epoch's plan for the same worker, made on the prefetch
+// thread near the end of this one.
+struct NextEpochPlan {
+  planner::PlanRequest request;  // for epoch + 1 from its start
+  int64_t node = 0, rank_in_node = 0;
+};
+
+struct IterationOptions {
+  size_t window = 1;            // prefetch window in samples (>= 1)
+  bool keep_reused = false;     // see ShardPrefetcher (no cache limit)
+  size_t open_threads = 1;      // see ShardPrefetcher
+};
+
+class IterationCursor {
+ public:
+  // What a finished cursor leaves for the next pass: the next epoch's ids
+  // (when its prefetch thread planned them) and its first shards, opened.
+  struct Handoff {
+    std::optional<std::vector<int64_t>> next_ids;
+    ShardPrefetcher::ShardMap opened;
+  };
+
+  // `ids`: the worker's sample ids in order (-1 padding removed);
+  // `locator` maps them to shards. `shards` must outlive the cursor. With
+  // `next`, the shards of the next epoch's first window are opened near
+  // the end (see ShardPrefetcher); `seed`: shards a previous cursor opened
+  // for this one.
+  IterationCursor(IterationPlace place, std::vector<int64_t> ids,
+                  std::shared_ptr<const SampleLocator> locator, DatasetShards* shards,
+                  IterationOptions options, std::optional<NextEpochPlan> next,
+                  ShardPrefetcher::ShardMap seed);
+  ~IterationCursor();
+  IterationCursor(const IterationCursor&) = delete;
+  IterationCursor& operator=(const IterationCursor&) = delete;
+
+  const IterationPlace& place() const { return place_; }
+
+  // Up to `max` next samples read with `columns`: ids[k] and (*out)[k] for
+  // k < the returned count (0 = the pass is done); `out` is resized to at
+  // least the count. Waits for its first sample's shard only (adding the
+  // time to *wait_ns), never while its samples pin shards. Samples of
+  // skipped shards are passed over and counted in *skipped. The first
+  // sample's failure is returned; a later one ends the batch short and is
+  // returned by the next call (and every later one).
+  Result<size_t> NextBatch(size_t max, const std::vector<std::string>& columns, int64_t* ids,
+                           std::vector<SampleFields>* out, uint64_t* wait_ns, uint64_t* skipped);
+
+  // Stops the prefetch threads and hands over what they prepared for the
+  // next epoch. NextBatch must not be called afterwards.
+  Handoff Stop();
+
+ private:
+  Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel);
+  // The next epoch's shard per position (on the prefetch thread).
+  Result<std::vector<size_t>> PlanNext();
+  // Cache hints for the samples a few positions after p (positions before
+  // `ready` only: their shards are open).
+  void PrefetchAhead(size_t p, size_t ready);
+
+  const IterationPlace place_;
+  const std::vector<int64_t> ids_;
+  std::vector<uint32_t> local_;  // per position: the sample's index in its shard
+  const std::shared_ptr<const SampleLocator> locator_;
+  DatasetShards* const shards_;
+  const std::optional<NextEpochPlan> next_;
+  size_t pos_ = 0;
+  // Written by the prefetch thread (PlanNext), read after it is joined.
+  std::optional<std::vector<int64_t>> next_ids_;
+  // True while NextBatch waits for its first sample's shard: the prefetch
+  // threads then open shards without faulting all their pages in first.
+  std::atomic<bool> consumer_waiting_{false};
+  // Last: its threads stop before the members they use go.
+  std::unique_ptr<ShardPrefetcher> prefetcher_;
+};
+
+}  // namespace sluice
