@@ -16,16 +16,15 @@
 #include "formats/index/index.h"
 #include "formats/text/split_shard_builder.h"
 #include "formats/text/text_columns.h"
+#include "formats/writer/sharded_writer.h"
 
 namespace sluice {
 
-// Mosaic JSONWriter's settings.
-struct JsonlWriterOptions {
+// Mosaic JSONWriter's settings: the sharded writer's (compression, hashes,
+// size_limit) and the format's own.
+struct JsonlWriterOptions : ShardedWriterOptions {
   std::vector<TextColumn> columns;          // any order; sorted when validated
   std::string newline = "\n";
-  std::optional<std::string> compression;   // e.g. "zstd", unset = none
-  std::vector<std::string> hashes;          // algorithm names
-  std::optional<uint64_t> size_limit = uint64_t{1} << 26;  // unset = no limit
 };
 
 // Sorts the columns by name and checks them (non-empty, unique, valid

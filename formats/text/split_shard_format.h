@@ -40,20 +40,14 @@ class SplitShardFormat : public ShardFormat {
 };
 
 // The core over a SplitShardFormat, writing into `out_dir` (created if
-// missing) with the options' compression, hashes and size_limit (validated
+// missing) with `options`' compression, hashes and size_limit (validated
 // by the core: kInvalidArgument / kUnimplemented).
-template <typename WriterOptions>
-Result<std::unique_ptr<ShardedWriter>> CreateSplitShardWriter(const std::string& out_dir,
-                                                              const WriterOptions& options,
-                                                              ShardEntry declared,
-                                                              std::string header) {
-  ShardedWriterOptions core_options;
-  core_options.compression = options.compression;
-  core_options.hashes = options.hashes;
-  core_options.size_limit = options.size_limit;
+inline Result<std::unique_ptr<ShardedWriter>> CreateSplitShardWriter(
+    const std::string& out_dir, const ShardedWriterOptions& options, ShardEntry declared,
+    std::string header) {
   return ShardedWriter::Create(
       out_dir, std::make_unique<SplitShardFormat>(std::move(declared), std::move(header)),
-      core_options);
+      options);
 }
 
 }  // namespace sluice

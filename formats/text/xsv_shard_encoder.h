@@ -18,18 +18,17 @@
 #include "formats/index/index.h"
 #include "formats/text/split_shard_builder.h"
 #include "formats/text/text_columns.h"
+#include "formats/writer/sharded_writer.h"
 
 namespace sluice {
 
-// Mosaic CSVWriter / TSVWriter / XSVWriter settings.
-struct XsvWriterOptions {
+// Mosaic CSVWriter / TSVWriter / XSVWriter settings: the sharded writer's
+// (compression, hashes, size_limit) and the format's own.
+struct XsvWriterOptions : ShardedWriterOptions {
   std::string format = "csv";               // "csv" (","), "tsv" ("\t") or "xsv"
   std::string separator;                    // xsv only (csv/tsv: fixed, leave empty)
   std::vector<TextColumn> columns;          // any order; sorted when validated
   std::string newline = "\n";
-  std::optional<std::string> compression;   // e.g. "bz2", unset = none
-  std::vector<std::string> hashes;          // algorithm names
-  std::optional<uint64_t> size_limit = uint64_t{1} << 26;  // unset = no limit
 };
 
 // Sorts the columns by name and checks them: a known format; for csv/tsv the
