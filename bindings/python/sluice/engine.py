@@ -61,6 +61,12 @@ if available():
         _fn.argtypes = _args
 
 _BATCH = 64
+# Bytes of decoded samples one next_batch call makes live at once. Above
+# glibc's heap trim threshold (twice the 128 KiB+ mmap threshold), every
+# call's fields land in freshly grown heap pages that fault in zeroed and are
+# trimmed again on free: 64 samples of 256 KiB ran at 41% of a reader that
+# holds one sample at a time. Below it, the freed chunks are reused.
+_LIVE_BYTES = 128 << 10
 _TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
 
 
@@ -145,11 +151,15 @@ class Engine:
                                                   num_workers))
         count = ctypes.c_uint32()
         n = self._n
+        want = _BATCH
         while True:
             try:
-                _lib.check(_lib_.sluice_stream_next_batch(self._ptr, _BATCH, self._ids,
+                _lib.check(_lib_.sluice_stream_next_batch(self._ptr, want, self._ids,
                                                           self._batch, ctypes.byref(count)))
                 samples = [self._decode(self._batch, k * n) for k in range(count.value)]
+                if samples:  # sized by the first sample: one look per call
+                    first = sum(self._batch[c].size for c in range(n))
+                    want = max(1, min(_BATCH, _LIVE_BYTES // max(first, 1)))
             finally:
                 _lib_.sluice_stream_release(self._ptr)
             if not samples:
