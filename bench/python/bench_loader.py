@@ -9,7 +9,11 @@ medians of 3:
           streaming loader over MDS can reach under the same DataLoader)
   mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
 in one process (`for sample in ds`) and under
-DataLoader(num_workers=W, batch_size=16) with the default collate, in order.
+DataLoader(num_workers=W, batch_size=16) with the default collate, in order;
+and batch mode (no Python object per sample), one process:
+  sluice  ds.iter_batches(N): columns as numpy arrays (sluice.column_batches)
+  bare    the floor: one memcpy of each batch's contiguous bytes in the
+          memmapped shard (its fields' lengths read vectorized)
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.2 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
@@ -28,8 +32,8 @@ CHILD = r'''
 import json, os, sys, time
 import numpy as np
 import torch.utils.data as tud
-kind, mode, folder, mosaic_src, workers, batch = sys.argv[1:7]
-workers, batch = int(workers), int(batch)
+kind, mode, folder, mosaic_src, workers, batch, big_batch = sys.argv[1:8]
+workers, batch, big_batch = int(workers), int(batch), int(big_batch)
 
 
 class Bare(tud.Dataset):
@@ -79,7 +83,7 @@ if kind == 'sluice':
     import sluice
     ds = sluice.StreamingDataset(local=folder, batch_size=batch)
 elif kind == 'mosaic':
-    sys.path.insert(0, sys.argv[7])
+    sys.path.insert(0, sys.argv[8])
     from mosaic_stubs import import_streaming
     streaming, _ = import_streaming(mosaic_src or None)
     ds = streaming.StreamingDataset(local=folder, batch_size=batch)
@@ -87,7 +91,22 @@ else:
     ds = Bare(folder)
 n = total = 0
 t = time.perf_counter()
-if mode == 'direct':
+if mode == 'batch' and kind == 'sluice':
+    for b in ds.iter_batches(big_batch):
+        n += len(b['id'])
+        total += int(b['data'].offsets[-1])
+elif mode == 'batch':
+    for k in range(len(ds.shards)):
+        data, offsets, info = ds._shard(k)
+        count = len(offsets) - 1
+        for j0 in range(0, count, big_batch):
+            j1 = min(j0 + big_batch, count)
+            raw = np.array(data[offsets[j0]:offsets[j1]])  # the copy
+            # Each sample starts with its bytes column's uint32 length.
+            lens = raw[(offsets[j0:j1] - offsets[j0])[:, None] + np.arange(4)].view('<u4')
+            n += j1 - j0
+            total += int(lens.sum())
+elif mode == 'direct':
     it = ds if kind != 'bare' else (ds[i] for i in range(len(ds)))
     for s in it:
         n += 1
@@ -111,9 +130,10 @@ def write(folder, samples, size):
             w.write({'id': i, 'data': payload})
 
 
-def run(kind, mode, folder, mosaic_src, workers, batch):
+def run(kind, mode, folder, mosaic_src, workers, batch, big_batch):
     p = subprocess.run([sys.executable, '-c', CHILD, kind, mode, folder, mosaic_src or '',
-                        str(workers), str(batch), os.path.join(HERE, '..', 'compare')],
+                        str(workers), str(batch), str(big_batch),
+                        os.path.join(HERE, '..', 'compare')],
                        capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f'{kind} {mode} over {folder} exited {p.returncode}:\n{p.stderr}')
@@ -130,7 +150,8 @@ def main():
     ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
     ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
     ap.add_argument('--contenders', default='sluice,bare,mosaic')
-    ap.add_argument('--modes', default='direct,loader')
+    ap.add_argument('--modes', default='direct,loader,batch')
+    ap.add_argument('--big-batch', type=int, default=1024, help='samples per batch, batch mode')
     args = ap.parse_args()
     kinds = args.contenders.split(',')
     if 'mosaic' in kinds and not args.mosaic_src:
@@ -144,19 +165,22 @@ def main():
             folder = os.path.join(root, f'ds{size}')
             write(folder, samples, size)
             for mode in args.modes.split(','):
-                rates = {k: [] for k in kinds}
+                modal = [k for k in kinds if mode != 'batch' or k != 'mosaic']
+                rates = {k: [] for k in modal}
                 for _ in range(args.runs):
-                    for k in kinds:  # interleaved
-                        r = run(k, mode, folder, args.mosaic_src, args.workers, args.batch)
+                    for k in modal:  # interleaved
+                        r = run(k, mode, folder, args.mosaic_src, args.workers, args.batch,
+                                args.big_batch)
                         assert r['n'] == samples and r['bytes'] == samples * size, (k, r)
                         rates[k].append(samples / r['s'])
                 med = {k: statistics.median(v) for k, v in rates.items()}
-                label = 'one process' if mode == 'direct' else \
-                    f'DataLoader({args.workers} workers, batch {args.batch})'
+                label = {'direct': 'one process',
+                         'batch': f'batch mode, one process (batches of {args.big_batch})'}.get(
+                    mode, f'DataLoader({args.workers} workers, batch {args.batch})')
                 ratio = f"{med['sluice'] / med['bare']:.0%}" if 'sluice' in med and 'bare' in med \
                     else '-'
                 cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f})'
-                                   for k in kinds)
+                                   if k in med else '-' for k in kinds)
                 print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} |', flush=True)
     finally:
         shutil.rmtree(root)

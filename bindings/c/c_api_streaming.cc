@@ -5,13 +5,8 @@
 #include <vector>
 
 #include "bindings/c/c_api_internal.h"
-#include "engine/dataset/streaming_dataset.h"
+#include "bindings/c/c_api_stream.h"
 
-struct sluice_stream {
-  std::unique_ptr<sluice::StreamingDataset> ds;
-  sluice::SampleFields one;                 // sluice_stream_get's sample
-  std::vector<sluice::SampleFields> batch;  // sluice_stream_next_batch's samples
-};
 
 namespace {
 
@@ -43,7 +38,7 @@ sluice_status sluice_stream_open(const char* config_json, sluice_stream** out) {
     if (!options.ok()) return Fail(options.status());
     auto ds = sluice::StreamingDataset::Open(std::move(*options));
     if (!ds.ok()) return Fail(ds.status());
-    *out = new sluice_stream{std::move(*ds), {}, {}};
+    *out = new sluice_stream{std::move(*ds), {}, {}, 0};
     return SLUICE_OK;
   });
 }
@@ -123,6 +118,7 @@ sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes*
           "sluice_stream_get: num_fields is " + std::to_string(num_fields) + ", the dataset has " +
           std::to_string(columns) + " columns"));
     }
+    s->batch_count = 0;  // the engine's Get ends the last batch's views
     if (sluice::Status st = s->ds->Get(sample, &s->one); !st.ok()) return Fail(st);
     for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(s->one.fields[c]);
     return SLUICE_OK;
@@ -136,6 +132,7 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
     if (epoch > (uint64_t{1} << 62) || sample_in_epoch > (uint64_t{1} << 62)) {
       return Fail(sluice::InvalidArgumentError("sluice_stream_iter_begin: epoch or sample_in_epoch too large"));
     }
+    s->batch_count = 0;
     return Check(s->ds->IterBegin(static_cast<int64_t>(epoch), static_cast<int64_t>(sample_in_epoch),
                                   worker_id, num_workers));
   });
@@ -147,6 +144,7 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
     if (s == nullptr) return NullArgument("sluice_stream_next_batch", "s");
     if (count == nullptr) return NullArgument("sluice_stream_next_batch", "count");
     *count = 0;
+    s->batch_count = 0;
     if (max_samples == 0) return SLUICE_OK;
     if (ids == nullptr) return NullArgument("sluice_stream_next_batch", "ids");
     if (fields == nullptr) return NullArgument("sluice_stream_next_batch", "fields");
@@ -157,12 +155,15 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
       for (size_t c = 0; c < columns; ++c) fields[k * columns + c] = Bytes(s->batch[k].fields[c]);
     }
     *count = static_cast<uint32_t>(*n);
+    s->batch_count = *count;
     return SLUICE_OK;
   });
 }
 
 void sluice_stream_release(sluice_stream* s) {
-  if (s) s->ds->Release();
+  if (!s) return;
+  s->batch_count = 0;
+  s->ds->Release();
 }
 
 sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_samples, char** out_json) {
@@ -185,6 +186,7 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
   return Guard("sluice_stream_load_state", [&] {
     if (s == nullptr) return NullArgument("sluice_stream_load_state", "s");
     if (state_json == nullptr) return NullArgument("sluice_stream_load_state", "state_json");
+    s->batch_count = 0;
     auto state = sluice::ResumeStateFromJson(state_json);
     if (!state.ok()) return Fail(state.status());
     if (sluice::Status st = s->ds->LoadState(*state); !st.ok()) return Fail(st);

@@ -385,6 +385,29 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
 sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
                                        sluice_bytes* fields, uint32_t* count);
 
+/* Copies column `column` of the samples of the last sluice_stream_next_batch
+ * call into one caller buffer, so that a binding crosses the ABI once per
+ * batch and column instead of once per sample:
+ *  - item_size > 0 (a fixed-size column, e.g. MDS "int", "float32",
+ *    "ndarray:uint8:16,16"): field k is written at out + k * item_size;
+ *    offsets may be NULL. A field of another size is SLUICE_EINVAL naming
+ *    the column, the sample's shard and index, and both sizes.
+ *  - item_size == 0: the fields are packed back to back; offsets (room for
+ *    count + 1, count being next_batch's *count) gets offsets[0] = 0 and
+ *    field k = out[offsets[k], offsets[k + 1]).
+ * The bytes are the field views' (see sluice_stream_format). *needed is set
+ * to the bytes the column takes; when capacity is less, nothing is written
+ * and the status is SLUICE_ERANGE: the batch stays, call again with a larger
+ * buffer (out may be NULL when *needed is 0). After sluice_stream_get,
+ * sluice_stream_iter_begin, sluice_stream_release,
+ * sluice_stream_load_state, or a failed next_batch, there is no batch and
+ * *needed is 0. The copies are the caller's, valid after the views end.
+ * Same thread rule as the handle's other calls; `column` >= the number of
+ * columns is SLUICE_ERANGE. */
+sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column,
+                                         uint64_t item_size, uint8_t* out, uint64_t capacity,
+                                         uint64_t* offsets, uint64_t* needed);
+
 /* Drops the views of the last get/next_batch call. The shard of a get is
  * unpinned at once; those of next_batch stay open in the prefetcher until the
  * next next_batch call moves past them. */

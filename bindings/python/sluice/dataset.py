@@ -552,6 +552,22 @@ class StreamingDataset(_Base):
     # ------------------------------------------------------------------ iteration
 
     def __iter__(self):
+        epoch, sample_in_epoch, worker, workers = self._begin_iteration()
+        if self._reads_through_getitem():
+            yield from map(self.__getitem__,
+                           self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers))
+            return
+        yield from self._engine.iterate(epoch, sample_in_epoch, worker, workers)
+
+    def iter_batches(self, batch_size=None):
+        """Batch mode: the samples __iter__ would yield, as dicts of column ->
+        numpy array per `batch_size` samples (see sluice.column_batches)."""
+        from sluice.column_batches import iter_batches
+        return iter_batches(self, batch_size)
+
+    def _begin_iteration(self):
+        """(epoch, sample_in_epoch, worker, workers) of an iteration starting
+        now in this process / DataLoader worker; moves the epoch counters on."""
         if not isinstance(self.batch_size, int):  # Mosaic's check and text
             raise ValueError('Please pass `batch_size` to StreamingDataset. It should be set the '
                              'same as the DataLoader, and is the number of samples per batch, '
@@ -571,12 +587,7 @@ class StreamingDataset(_Base):
             self._counters.set(worker, epoch + 1)
         if state is not None:
             epoch, sample_in_epoch = self._engine.load_state(state)
-        if self._reads_through_getitem():
-            yield from map(self.__getitem__,
-                           self._engine.iterate_ids(epoch, sample_in_epoch, worker,
-                                                    world.workers_per_rank))
-            return
-        yield from self._engine.iterate(epoch, sample_in_epoch, worker, world.workers_per_rank)
+        return epoch, sample_in_epoch, worker, world.workers_per_rank
 
     @property
     def next_epoch(self):

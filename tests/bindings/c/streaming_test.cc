@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -291,3 +292,85 @@ TEST_F(StreamCApi, MosaicsTextsForAMissingIndexAndAnUnsafeColumn) {
 }
 
 }  // namespace
+
+// sluice_stream_batch_column: each column of a batch in one buffer, the exact
+// bytes the reference reader gives, packed with offsets or strided.
+TEST_F(StreamCApi, BatchColumnCopiesEveryColumnOfTheBatch) {
+  sluice_stream* s = nullptr;
+  // In order, so that the first call's shard holds several samples (a call
+  // waits for its first sample only, and a shuffled one may be alone).
+  ASSERT_EQ(sluice_stream_open(Config("").c_str(), &s), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  std::vector<int64_t> ids(32);
+  std::vector<sluice_bytes> fields(32 * columns_);
+  uint32_t n = 0;
+  ASSERT_EQ(sluice_stream_next_batch(s, 32, ids.data(), fields.data(), &n), SLUICE_OK);
+  ASSERT_GT(n, 1u);
+  uint32_t fixed_columns = 0, variable_columns = 0;
+  for (uint32_t c = 0; c < columns_; ++c) {
+    std::vector<std::string> want;  // the reference reader's bytes of column c
+    for (uint32_t k = 0; k < n; ++k) {
+      std::vector<sluice_bytes> f(columns_);
+      ASSERT_EQ(sluice_dataset_get(reference_, static_cast<uint64_t>(ids[k]), f.data(), columns_), SLUICE_OK);
+      want.push_back(Str(f[c]));
+    }
+    uint64_t needed = 1;
+    std::vector<uint64_t> offsets(n + 1, 99);
+    // Too small: ERANGE, the size needed, nothing written; then it fits.
+    std::string out(3, 'x');
+    uint64_t total = 0;
+    for (auto& w : want) total += w.size();
+    if (total > 3) {
+      EXPECT_EQ(sluice_stream_batch_column(s, c, 0, reinterpret_cast<uint8_t*>(out.data()), 3,
+                                           offsets.data(), &needed),
+                SLUICE_ERANGE);
+      EXPECT_EQ(needed, total);
+      EXPECT_EQ(out, "xxx");
+      EXPECT_EQ(offsets[0], 99u);
+    }
+    out.assign(total, '\0');
+    ASSERT_EQ(sluice_stream_batch_column(s, c, 0, reinterpret_cast<uint8_t*>(out.data()), total,
+                                         offsets.data(), &needed),
+              SLUICE_OK)
+        << sluice_last_error();
+    EXPECT_EQ(needed, total);
+    ASSERT_EQ(offsets[0], 0u);
+    for (uint32_t k = 0; k < n; ++k) {
+      EXPECT_EQ(out.substr(offsets[k], offsets[k + 1] - offsets[k]), want[k]) << c << " " << k;
+    }
+    EXPECT_EQ(offsets[n], total);
+    // A fixed-size column: strided, offsets not needed. A variable one with
+    // item_size set fails naming the column and sizes.
+    const uint64_t size = std::max<uint64_t>(want[0].size(), 1);  // 0 would mean packed
+    bool fixed = true;
+    for (auto& w : want) fixed = fixed && w.size() == size;
+    std::string strided(n * size, '\0');
+    sluice_status st = sluice_stream_batch_column(s, c, size, reinterpret_cast<uint8_t*>(strided.data()),
+                                                  strided.size(), nullptr, &needed);
+    const std::string name = sluice_stream_column_name(s, c);
+    ++(fixed ? fixed_columns : variable_columns);
+    if (fixed) {
+      ASSERT_EQ(st, SLUICE_OK) << sluice_last_error();
+      for (uint32_t k = 0; k < n; ++k) EXPECT_EQ(strided.substr(k * size, size), want[k]);
+    } else {
+      EXPECT_EQ(st, SLUICE_EINVAL) << name;
+      EXPECT_NE(std::string(sluice_last_error()).find("column '" + name + "' of sample "), std::string::npos)
+          << sluice_last_error();
+      EXPECT_NE(std::string(sluice_last_error()).find(", item_size is " + std::to_string(size)), std::string::npos)
+          << sluice_last_error();
+    }
+  }
+  EXPECT_GT(fixed_columns, 10u);  // int, intN, uintN, floatN, fixed ndarrays
+  EXPECT_GT(variable_columns, 5u);
+  EXPECT_EQ(sluice_stream_batch_column(s, columns_, 0, nullptr, 0, nullptr, nullptr), SLUICE_EINVAL);
+  uint64_t needed = 5;
+  EXPECT_EQ(sluice_stream_batch_column(s, columns_, 0, nullptr, 0, nullptr, &needed), SLUICE_ERANGE);
+  EXPECT_EQ(sluice_stream_batch_column(s, 0, 0, nullptr, 0, nullptr, &needed), SLUICE_EINVAL);  // offsets
+  // After release there is no batch: 0 bytes, nothing read from ended views.
+  sluice_stream_release(s);
+  uint64_t offset0 = 7;
+  ASSERT_EQ(sluice_stream_batch_column(s, 0, 0, nullptr, 0, &offset0, &needed), SLUICE_OK);
+  EXPECT_EQ(needed, 0u);
+  EXPECT_EQ(offset0, 0u);
+  sluice_stream_close(s);
+}

@@ -1,0 +1,110 @@
+"""Batch mode (sluice.column_batches): every column of every batch holds
+exactly the values __iter__ yields, in __iter__'s order, one process and
+DataLoader workers alike."""
+import os
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import DataLoader
+
+import sluice
+from sluice.column_batches import ColumnBatches, VarColumn, to_torch
+from sluice.encodings import make_decoder
+from conftest import DATA
+
+pytestmark = pytest.mark.filterwarnings('ignore:This DataLoader will create')
+
+
+def same(a, b):
+    if hasattr(a, 'tobytes') and hasattr(b, 'tobytes'):  # arrays, PIL images
+        return type(a) is type(b) and a.tobytes() == b.tobytes()
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and (a == b or repr(a) == repr(b))  # NaNs equal by repr
+
+
+def all_encodings(tmp_path, **kw):
+    return sluice.StreamingDataset(remote=os.path.join(DATA, 'compressed_zstd_hashed'),
+                                   local=str(tmp_path), allow_unsafe_types=True, batch_size=4,
+                                   shuffle=True, shuffle_seed=5, **kw)
+
+
+def test_every_encoding_batched_as_iter_yields_it(tmp_path):
+    samples = list(all_encodings(tmp_path / 'a'))
+    ds = all_encodings(tmp_path / 'b')
+    batches = list(ds.iter_batches(5))
+    assert [len(b['a_int']) for b in batches] == [5] * 6 + [2]
+    encodings = dict(zip(ds._engine.column_names, ds._engine.column_encodings))
+    fixed = {'a_int': np.int64, 'b_int8': np.int8, 'b_uint64': np.uint64,
+             'c_float16': np.float16, 'c_float64': np.float64, 'h_nd_f32_2x3': np.float32,
+             'h_nd_u64_1x2x2': np.uint64, 'h_nd_u8_5': np.uint8}
+    for name, encoding in encodings.items():
+        column = [b[name] for b in batches]
+        if name in fixed or encoding.startswith(('int', 'uint', 'float')):
+            # One array per batch; its rows are the decoded values.
+            assert all(isinstance(c, np.ndarray) for c in column), name
+            values = np.concatenate(column)
+            if name in fixed:
+                assert values.dtype == fixed[name], name
+            for s, v in zip(samples, values):
+                want = np.asarray(s[name])  # exact bytes (NaNs included)
+                assert want.dtype == v.dtype and want.tobytes() == v.tobytes(), (name, want, v)
+            assert len(values) == len(samples)
+        else:
+            assert all(isinstance(c, VarColumn) for c in column), name
+            assert all(c.offsets.dtype == np.int64 and c.offsets[0] == 0 and
+                       c.offsets[-1] == len(c.data) for c in column), name
+            decode = make_decoder(encoding, name, allow_unsafe_types=True)
+            fields = [f for c in column for f in c.to_list()]
+            assert len(fields) == len(samples)
+            for s, f in zip(samples, fields):
+                assert same(decode(f), s[name]), name
+    # Int columns decode to Python ints one by one, to int64 rows here.
+    assert [int(v) for b in batches for v in b['a_int']] == [s['a_int'] for s in samples]
+
+
+def write_ids(folder, sizes):
+    with sluice.MDSWriter(out=folder, columns={'id': 'int', 'data': 'bytes', 'name': 'str'},
+                          size_limit=1 << 12) as w:
+        for i, size in enumerate(sizes):
+            w.write({'id': i, 'data': bytes([i % 251]) * size, 'name': f'n{i}'})
+    return folder
+
+
+def test_dataloader_workers_yield_the_per_sample_loaders_batches(tmp_path):
+    sizes = [(i * 37) % 300 for i in range(200)]  # empty fields too, several shards
+    folder = write_ids(str(tmp_path / 'ds'), sizes)
+    def dataset():  # one each: an iteration moves its dataset's epoch on
+        return sluice.StreamingDataset(local=folder, batch_size=8, shuffle=True, shuffle_seed=1)
+    per_sample = [(b['id'].tolist(), list(b['data']), list(b['name']))
+                  for b in DataLoader(dataset(), batch_size=8, num_workers=2)]
+    batched = []
+    ds = dataset()
+    for b in DataLoader(ColumnBatches(ds, 8), batch_size=None, num_workers=2):
+        assert isinstance(b['id'], torch.Tensor) and b['id'].dtype == torch.int64
+        data, offsets = b['data']
+        assert isinstance(data, torch.Tensor) and data.dtype == torch.uint8
+        fields = VarColumn(data.numpy(), offsets.numpy()).to_list()
+        names = [x.decode() for x in VarColumn(*(t.numpy() for t in b['name'])).to_list()]
+        batched.append((b['id'].tolist(), fields, names))
+    assert batched == per_sample
+    assert sorted(i for ids, _, _ in batched for i in ids) == list(range(200))
+    assert len(ColumnBatches(ds, 8)) == 25
+
+
+def test_batches_grow_past_a_first_guess_and_to_torch_shares_memory(tmp_path):
+    sizes = [10] * 40 + [5000] * 10  # the second batch's fields outgrow the first's guess
+    folder = write_ids(str(tmp_path / 'ds'), sizes)
+    ds = sluice.StreamingDataset(local=folder, batch_size=25)
+    batches = list(ds.iter_batches())
+    assert [b['id'].tolist() for b in batches] == [list(range(25)), list(range(25, 50))]
+    got = [f for b in batches for f in b['data'].to_list()]
+    assert got == [bytes([i % 251]) * n for i, n in enumerate(sizes)]
+    t = to_torch(batches[1])
+    assert t['id'].data_ptr() == batches[1]['id'].ctypes.data
+    assert t['data'].data.data_ptr() == batches[1]['data'].data.ctypes.data
+    # The next epoch: iter_batches moves the epoch on as __iter__ does.
+    assert ds.next_epoch == 1
+    with pytest.raises(ValueError, match='batch_size must be a positive int'):
+        next(ds.iter_batches(0))
