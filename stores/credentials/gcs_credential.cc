@@ -32,9 +32,10 @@ std::unique_ptr<CredentialChain> MakeGcsMetadataServerChain(std::string host) {
 }
 
 std::shared_ptr<SharedCredential> GcsServiceAccountCredential(const ServiceAccountKey& key) {
-  // Hashed: the key is a secret.
-  std::string material = "gcs service account\n" + key.client_email + "\n" + key.private_key_id +
-                         "\n" + key.token_uri + "\n" + key.private_key_pem;
+  // Hashed: the key is a secret. The path is part of it, so that errors
+  // name the file each store was configured with.
+  std::string material = "gcs service account\n" + key.path + "\n" + key.client_email + "\n" +
+                         key.private_key_id + "\n" + key.token_uri + "\n" + key.private_key_pem;
   return SharedCredentialFor(Sha256Hex(material), [&] {
     return std::make_shared<SharedCredential>(MakeGcsServiceAccountChain(key), GcsTokenOptions());
   });

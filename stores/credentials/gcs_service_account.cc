@@ -61,7 +61,10 @@ class ServiceAccountSource final : public CredentialSource {
  public:
   explicit ServiceAccountSource(ServiceAccountKey key) : key_(std::move(key)) {}
 
-  std::string name() const override { return "service-account key file"; }
+  std::string name() const override {
+    return key_.path.empty() ? "service-account key file"
+                             : "service-account key file " + key_.path;
+  }
 
   Result<Credential> Fetch(int64_t now) override {
     SLUICE_ASSIGN_OR_RETURN(std::string jwt, MakeServiceAccountJwt(key_, kGcsScope, now));
@@ -113,6 +116,7 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
   key.private_key_pem = JsonStringMember(*parsed, "private_key");
   key.token_uri = JsonStringMember(*parsed, "token_uri");
   if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
+  key.path = std::string(path);
   for (auto [name, value] : {std::pair<const char*, const std::string*>{"client_email", &key.client_email},
                              {"private_key", &key.private_key_pem}}) {
     if (value->empty()) {

@@ -22,10 +22,12 @@ struct ServiceAccountKey {
   std::string private_key_id;
   std::string private_key_pem;  // a secret
   std::string token_uri;        // default https://oauth2.googleapis.com/token
+  std::string path;             // the file it was read from, for error text
 };
 
 // Parses a key file's JSON. `path` names the file in errors (kInvalidArgument:
-// not JSON, not "type": "service_account", a field missing).
+// not JSON, not "type": "service_account", a field missing) and is kept in
+// the key for the errors of its token exchanges.
 Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::string_view path);
 
 // The signed JWT assertion "header.claims.signature" (base64url) for
@@ -41,7 +43,8 @@ inline constexpr std::string_view kGcsScope =
 // and exchanges it at the key's token_uri (blocking, SendBlocking) for a
 // bearer credential. Errors keep the token endpoint's code (kNotFound
 // becomes kPermissionDenied: a missing endpoint is not a source that does
-// not apply) and name the service account, never a secret.
+// not apply) and name the key file (the source's name) and the service
+// account, never a secret.
 std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key);
 
 }  // namespace sluice

@@ -243,7 +243,10 @@ TEST_F(GcsStoreTest, RejectedGrantIsPermissionDeniedWithoutSecrets) {
   auto store = Open("gs://bkt/data");
   auto got = loop_.Run(store->Get("a.txt"));
   EXPECT_EQ(got.status().code(), StatusCode::kPermissionDenied) << got.status().ToString();
-  EXPECT_NE(got.status().message().find("loader@proj.iam.gserviceaccount.com"), std::string::npos)
+  EXPECT_NE(got.status().message().find("gs://bkt/data: service-account key file " + key_file_ +
+                                        ": OAuth2 token exchange for service account "
+                                        "loader@proj.iam.gserviceaccount.com failed"),
+            std::string::npos)
       << got.status().message();
   EXPECT_NE(got.status().message().find("401"), std::string::npos);
   EXPECT_EQ(got.status().message().find("PRIVATE KEY"), std::string::npos);
