@@ -55,10 +55,14 @@ ALIASES = {
     'streaming.vision.base': 'sluice.vision',
     'streaming.vision.cifar10': 'sluice.vision',
     'streaming.vision.imagenet': 'sluice.vision',
+    'streaming.text': 'sluice.text',
+    'streaming.text.c4': 'sluice.text',
+    'streaming.text.enwiki': 'sluice.text',
+    'streaming.text.pile': 'sluice.text',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
              'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage',
-             'streaming.base.shared', 'streaming.vision'}
+             'streaming.base.shared', 'streaming.vision', 'streaming.text'}
 
 
 def _forwarding_package(name, target):
