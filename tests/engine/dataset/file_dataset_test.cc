@@ -5,6 +5,7 @@
 // resumption, and errors that name the file.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <filesystem>
@@ -340,6 +341,63 @@ TEST(FileDatasetMultiProcess, ManifestOverNginxWithAndWithoutSizes) {
   ASSERT_TRUE(message.ok());
   EXPECT_NE(message->find("class9/none.jpg"), std::string::npos) << *message;
   EXPECT_NE(message->find("404"), std::string::npos) << *message;
+}
+
+// A file larger than a part (8 MiB) is fetched as parallel ranged GETs that
+// cover it exactly once; small files beside it take one plain GET each.
+TEST(FileDatasetMultiProcess, ALargeFileIsFetchedAsRangedParts) {
+  ScratchDir scratch;
+  const std::string server_dir = JoinPath(scratch.path(), "nginx");
+  ASSERT_TRUE(fs::create_directories(server_dir));
+  auto nginx = testing::NginxServer::Start(server_dir);
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  const std::string root = JoinPath(nginx->www(), "media");
+  ASSERT_TRUE(MakeDirs(JoinPath(root, "clips")).ok());
+  const uint64_t kBig = (uint64_t{20} << 20) + 12345;  // 3 parts of 8 MiB
+  const std::string big = testing::PatternBytes(kBig, 7);
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "clips/long.bin"), big).ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "clips/short.bin"), "short clip").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "files.txt"),
+                              "{\"path\": \"clips/long.bin\", \"size\": " +
+                                  std::to_string(kBig) +
+                                  "}\n{\"path\": \"clips/short.bin\", \"size\": 10}\n")
+                  .ok());
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  DatasetOptions o = FileOptions("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/media",
+                                 JoinPath(scratch.path(), "cache"));
+  o.streams[0].files->manifest = "files.txt";
+  std::string out = JoinPath(scratch.path(), "result");
+  ASSERT_EQ(WaitExit(Fork([&] { return testing::RunWorker(o, 0, 1, out); })), 0);
+  WorkerResult got = ReadResult(out);
+  ASSERT_EQ(got.ids, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(got.bytes[0] == big + '\xff') << "the large file's bytes differ";
+  EXPECT_EQ(got.bytes[1], std::string("short clip") + '\xff');
+
+  // Each GET of the large file asks for a range; together they tile it.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  int short_gets = 0;
+  std::istringstream log(nginx->AccessLog());
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    std::string conn, method, uri, status, range;
+    fields >> conn >> method >> uri >> status >> range;
+    if (uri == "/media/clips/short.bin") ++short_gets;
+    if (uri != "/media/clips/long.bin") continue;
+    ASSERT_EQ(method, "GET");
+    ASSERT_EQ(status, "206") << line;
+    ASSERT_EQ(range.rfind("bytes=", 0), 0u) << line;
+    size_t dash = range.find('-');
+    ranges.emplace_back(std::stoull(range.substr(6, dash - 6)), std::stoull(range.substr(dash + 1)));
+  }
+  std::sort(ranges.begin(), ranges.end());
+  ASSERT_EQ(ranges.size(), 3u);
+  uint64_t next = 0;
+  for (const auto& [first, last] : ranges) {
+    EXPECT_EQ(first, next);
+    next = last + 1;
+  }
+  EXPECT_EQ(next, kBig);
+  EXPECT_EQ(short_gets, 1);
 }
 
 // 2 nodes x 2 ranks x 2 workers over s3rver, each node through its own
