@@ -72,6 +72,19 @@ sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, u
   });
 }
 
+sluice_status sluice_stream_evict_shard(sluice_stream* s, uint64_t shard) {
+  return Guard("sluice_stream_evict_shard", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_evict_shard", "s");
+    if (shard >= s->ds->num_shards()) {
+      return Fail(sluice::OutOfRangeError("sluice_stream_evict_shard: shard " +
+                                          std::to_string(shard) + " of " +
+                                          std::to_string(s->ds->num_shards())));
+    }
+    sluice::Status st = s->ds->EvictShard(static_cast<size_t>(shard));
+    return st.ok() ? SLUICE_OK : Fail(st.WithContext("sluice_stream_evict_shard"));
+  });
+}
+
 sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path) {
   return Guard("sluice_stream_sample_path", [&] {
     if (s == nullptr) return NullArgument("sluice_stream_sample_path", "s");

@@ -368,6 +368,14 @@ const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t colum
 sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes* fields,
                                 uint32_t num_fields);
 
+/* Deletes global shard `shard`'s files from this node's cache now (its data
+ * and meta files, and kept zips), as Mosaic's evict_shard; a later read
+ * fetches them again. Drops the views of the last get first. Evicting a
+ * shard that is not cached is SLUICE_OK. SLUICE_ERANGE past the last shard;
+ * SLUICE_EINVAL for a stream read in place (no remote: its files are the
+ * dataset) or a shard some process is reading. */
+sluice_status sluice_stream_evict_shard(sluice_stream* s, uint64_t shard);
+
 /* Starts iterating the samples that data-loader worker `worker_id` of
  * `num_workers` of this rank reads in `epoch`, skipping the first
  * `sample_in_epoch` samples of the epoch counted over all ranks

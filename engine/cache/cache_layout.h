@@ -5,12 +5,16 @@
 //   <root>/<folder>/.<base>.sluice-tmp.<pid>.<start>.<seq>[.scratch]
 //                                    a shard being fetched (never served),
 //                                    named by base/file.h's TempPathFor
-//   <root>/.sluice/lock              empty file; only its byte-range OFD
+//   <state>/lock                     empty file; only its byte-range OFD
 //                                    locks matter (see ofd_lock.h)
-//   <root>/.sluice/state             memory-mapped CacheStateHeader followed
+//   <state>/state                    memory-mapped CacheStateHeader followed
 //                                    by one CacheShardRecord per shard
 //
-// Lock bytes of <root>/.sluice/lock, always taken in this order when more
+// <state> is CacheStateDir(root) (state_dir.h), outside the cache folder.
+// <root>/.sluice/ (kStateDir) holds only what a stream of raw files keeps
+// beside its cache (its listing), so no shard may be named inside it.
+//
+// Lock bytes of <state>/lock, always taken in this order when more
 // than one is held with blocking waits: pin(i) -> download(i) -> global.
 // Other bytes are only ever tried without waiting while holding global.
 #pragma once

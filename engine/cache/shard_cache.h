@@ -3,9 +3,11 @@
 //
 // A shard is numbered 0..N-1 and has a relative file name and an expected
 // size. It is present iff <root>/<name> exists with exactly that size: the
-// file system is the truth. Coordination lives in <root>/.sluice/ (see
-// cache_layout.h) and nowhere else, so several jobs, users or test workers on
-// one machine never collide unless they share a folder. Locks are Linux OFD
+// file system is the truth. Coordination lives in the folder's state folder
+// (CacheStateDir in state_dir.h: outside the cache folder, keyed by its
+// identity; see cache_layout.h) and nowhere else, so several jobs or test
+// workers on one machine never collide unless they share a folder, and the
+// folder holds only shards. Locks are Linux OFD
 // byte-range locks, released by the kernel when a process dies, so a process
 // killed at any moment leaves no stale lock, no half file under a final name
 // and no wedged peer:
@@ -157,7 +159,7 @@ class ShardCache {
   // empty, absolute, has ".." or empty components, or repeats; a cache_limit
   // smaller than the largest shard's fetch (bytes + fetch_extra, or +
   // companion_bytes); a folder in use by another process with a
-  // different shard list; a symbolic link as the state folder.
+  // different shard list; a state folder CacheStateDir refuses.
   static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
                                                   std::vector<ShardSpec> shards);
 

@@ -17,6 +17,7 @@
 
 #include "base/file.h"
 #include "engine/cache/shard_cache_internal.h"
+#include "engine/cache/state_dir.h"
 
 namespace sluice {
 namespace cl = cache_layout;
@@ -113,23 +114,25 @@ Status ShardCache::Init() {
   }
   SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root).WithContext(Prefix()));
   SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root));
-  SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(cl::kStateDir, true).status().WithContext(Prefix()));
-  const std::string state_dir = JoinPath(options_.root, cl::kStateDir);
-  lock_path_ = JoinPath(state_dir, cl::kLockFile);
-  state_path_ = JoinPath(state_dir, cl::kStateFile);
+  auto state_dir = CacheStateDir(options_.root);
+  if (!state_dir.ok()) return state_dir.status().WithContext(Prefix());
+  lock_path_ = JoinPath(*state_dir, cl::kLockFile);
+  state_path_ = JoinPath(*state_dir, cl::kStateFile);
   SLUICE_ASSIGN_OR_RETURN(pin_fd_, OpenLockFile(lock_path_));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
-  auto state_fd = root_dir_.OpenFile(JoinPath(cl::kStateDir, cl::kStateFile), O_RDWR | O_CREAT);
-  if (!state_fd.ok()) return state_fd.status().WithContext(Prefix());
+  // The state folder is this user's alone (CacheStateDir checks it); a link
+  // planted as the file is still refused.
+  OwnedFd state_fd(::open(state_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!state_fd.valid()) return ErrnoStatus("cannot open", state_path_, errno).WithContext(Prefix());
   struct stat st;
-  if (::fstat(state_fd->get(), &st) != 0) {
+  if (::fstat(state_fd.get(), &st) != 0) {
     return ErrnoStatus("cannot stat", state_path_, errno).WithContext(Prefix());
   }
   map_size_ = sizeof(cl::CacheStateHeader) + shards_.size() * sizeof(cl::CacheShardRecord);
   const uint64_t fingerprint = Fingerprint(shards_);
   auto map = [&]() -> Status {
-    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd->get(), 0);
+    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd.get(), 0);
     if (map_ == MAP_FAILED) {
       map_ = nullptr;
       return ErrnoStatus("cannot map", state_path_, errno).WithContext(Prefix());
@@ -162,8 +165,8 @@ Status ShardCache::Init() {
     map_ = nullptr;
     header_ = nullptr;
     records_ = nullptr;
-    if (::ftruncate(state_fd->get(), 0) != 0 ||
-        ::ftruncate(state_fd->get(), static_cast<off_t>(map_size_)) != 0) {
+    if (::ftruncate(state_fd.get(), 0) != 0 ||
+        ::ftruncate(state_fd.get(), static_cast<off_t>(map_size_)) != 0) {
       return ErrnoStatus("cannot size", state_path_, errno).WithContext(Prefix());
     }
     SLUICE_RETURN_IF_ERROR(map());
@@ -174,8 +177,12 @@ Status ShardCache::Init() {
     Store(header_->fingerprint, fingerprint);
     SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
     Store(header_->initialized, uint64_t{1});
-  } else if (Load(header_->dirty) != 0) {
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
+  } else {
+    // The first user recounts from the files (the truth): the state outlives
+    // the processes, and files may have been deleted or copied in between.
+    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.fd(), cl::kUsersByte, true));
+    if (alone) SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::kUsersByte));
+    if (alone || Load(header_->dirty) != 0) SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
   }
   SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.fd()));
   SweepDeadTemps();

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "base/file.h"
-#include "engine/cache/cache_layout.h"
+#include "engine/cache/state_dir.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/node_file.h"
 #include "formats/dataset/format_descriptor.h"
@@ -72,8 +72,10 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
     }
     return ReadIndex(path);
   }
+  SLUICE_RETURN_IF_ERROR(MakeDirs(root));
+  SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root));
   SLUICE_RETURN_IF_ERROR(MakeOncePerNode(
-      path, JoinPath(root, cache_layout::kStateDir), "index.lock", wait_timeout, [&]() -> Status {
+      path, state_dir, "index.lock", wait_timeout, [&]() -> Status {
         std::string tmp = TempPathFor(path);
         std::string key = RemoteKey(stream, "index.json");
         auto fetched = remote->Fetch(key, tmp, std::nullopt);

@@ -83,6 +83,18 @@ Result<ShardCache*> StreamShards::Cache() {
   return cache_.get();
 }
 
+Status StreamShards::Evict(size_t shard) {
+  if (!remote_) {
+    return InvalidArgumentError(root_ + ": cannot evict shard " + std::to_string(shard) +
+                                ": the stream is read in place (no remote), its files are the "
+                                "dataset");
+  }
+  SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
+  SLUICE_RETURN_IF_ERROR(cache->Evict(data_item_[shard]));
+  if (meta_item_[shard] >= 0) SLUICE_RETURN_IF_ERROR(cache->Evict(size_t(meta_item_[shard])));
+  return Status::Ok();
+}
+
 CacheCounters StreamShards::cache_counters() const {
   CacheCounters c;
   {

@@ -63,6 +63,12 @@ class StreamShards {
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
                                                  const std::atomic<bool>* cancel = nullptr);
 
+  // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
+  // Mosaic's evict_shard; a later read fetches them again. Errors: a stream
+  // read in place (no remote: its files are the dataset, never deleted), a
+  // shard some process is reading (pinned), ShardCache::Evict's.
+  Status Evict(size_t shard);
+
   // The cache's counters; a local-only stream's files mapped in place count
   // as cache hits.
   CacheCounters cache_counters() const;

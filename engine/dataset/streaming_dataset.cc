@@ -228,6 +228,18 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
   return shard->Read(i, column_names_, out);
 }
 
+Status StreamingDataset::EvictShard(size_t g) {
+  if (g >= num_shards()) {
+    return OutOfRangeError("shard " + std::to_string(g) + " is past the end (the dataset has " +
+                           std::to_string(num_shards()) + " shards)");
+  }
+  SLUICE_RETURN_IF_ERROR(EnsureProcess());
+  if (get_shard_ == g) Release();
+  const size_t s = stream_of_shard(g);
+  return shards_->streams()[s]->Evict(g - stream_first_shard_[s])
+      .WithContext("stream " + std::to_string(s));
+}
+
 Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t sample_in_epoch,
                                                          int64_t worker, int64_t num_workers) const {
   if (num_workers < 1 || worker < 0 || worker >= num_workers) {

@@ -94,6 +94,11 @@ class StreamingDataset {
   // Sample `id` (a global id), fetching its shard if needed.
   Status Get(uint64_t id, SampleFields* out);
 
+  // Deletes global shard `g`'s cached files (Mosaic's evict_shard; see
+  // StreamShards::Evict), first dropping this process's hold from Get.
+  // Errors: kOutOfRange, a stream read in place, a shard being read.
+  Status EvictShard(size_t g);
+
   // The ids this process's worker reads in `epoch`, starting after
   // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed.
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,

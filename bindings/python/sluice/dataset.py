@@ -320,6 +320,16 @@ class StreamingDataset(_Base):
         if self.samples_per_shard[shard_id]:
             self._engine.get(int(self.samples_per_shard[:shard_id].sum()))
 
+    def evict_shard(self, shard_id):
+        """Deletes shard `shard_id`'s files from the local cache now (Mosaic's
+        evict_shard); reading one of its samples fetches it again. A stream
+        read in place has nothing to evict (ValueError), nor has a shard that
+        some process is reading."""
+        shard_id = int(shard_id)
+        if not 0 <= shard_id < self.num_shards:
+            raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
+        self._engine.evict_shard(shard_id)
+
     def _index_path(self, stream):
         split = stream.split if self._given_streams else self.split
         return os.path.join(stream.local, split or '', 'index.json')

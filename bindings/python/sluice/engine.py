@@ -55,6 +55,7 @@ if available():
             ('sluice_stream_sample_path', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
+            ('sluice_stream_evict_shard', ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64]),
     ):
         _fn = getattr(_lib_, _name)
         _fn.restype = _res
@@ -124,6 +125,10 @@ class Engine:
             return self._decode(self._one, 0)
         finally:
             _lib_.sluice_stream_release(self._ptr)
+
+    def evict_shard(self, shard):
+        """Deletes global shard `shard`'s cached files now (fetched again when read)."""
+        _lib.check(_lib_.sluice_stream_evict_shard(self._ptr, shard))
 
     def sample_path(self, idx):
         """The local path of the file holding sample `idx` (a raw file itself)."""

@@ -28,7 +28,6 @@ void Walk(const std::string& root, const std::string& rel, const F& visit) {
   while (struct dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n == "." || n == "..") continue;
-    if (rel.empty() && n == ".sluice") continue;
     names.push_back(n);
   }
   ::closedir(d);

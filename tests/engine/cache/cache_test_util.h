@@ -41,10 +41,11 @@ void WriteWhole(const std::string& path, const std::string& data);
 // Number of "<index>\n" lines in the log per index (size `count`).
 std::vector<int> CountFetches(const std::string& log_path, size_t count);
 
-// Regular files below `root`, excluding .sluice/, as sorted relative names.
+// Regular files below `root` (all of them: the cache keeps its state
+// elsewhere), as sorted relative names.
 std::vector<std::string> ListFiles(const std::string& root);
 
-// Sum of sizes of regular files below `root` (excluding .sluice/), each
+// Sum of sizes of regular files below `root`, each
 // inode counted once so a rename during the walk cannot count twice.
 uint64_t FolderBytes(const std::string& root);
 

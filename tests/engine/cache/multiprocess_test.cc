@@ -19,6 +19,7 @@
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/shard_cache.h"
+#include "engine/cache/state_dir.h"
 #include "tests/engine/cache/cache_test_util.h"
 
 namespace sluice {
@@ -150,9 +151,11 @@ class MultiProcessTest : public ::testing::Test {
 
    private:
     void Run() {
-      const std::string lock = root_ + "/.sluice/lock";
       while (!stop_) {
         std::unique_lock<std::mutex> hold(mu_);
+        auto state_dir = CacheStateDir(root_);  // fails until the cache folder exists
+        const std::string lock =
+            state_dir.ok() ? *state_dir + "/" + cache_layout::kLockFile : root_ + "/<none yet>";
         int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
         if (fd < 0) {  // not created yet
           hold.unlock();

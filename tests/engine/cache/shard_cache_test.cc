@@ -14,6 +14,7 @@
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
+#include "engine/cache/state_dir.h"
 #include "tests/engine/cache/cache_test_util.h"
 
 namespace sluice {
@@ -63,6 +64,12 @@ class ShardCacheTest : public ::testing::Test {
     return out;
   }
 
+  // The cache's state file (kept outside the folder, see state_dir.h).
+  std::string StateFile() const {
+    auto dir = CacheStateDir(root());
+    EXPECT_TRUE(dir.ok()) << dir.status().ToString();
+    return dir.ok() ? *dir + "/" + cache_layout::kStateFile : "<no state folder>";
+  }
   ScratchDir dir_;
 };
 
@@ -373,7 +380,7 @@ TEST_F(ShardCacheTest, ReopenReusesShardsAndRebuildsLostState) {
     EXPECT_EQ(c->counters().shards_fetched, 0u);
   }
   // A lost state file is rebuilt from the files, stale temps removed.
-  ASSERT_EQ(::unlink((root() + "/.sluice/state").c_str()), 0);
+  ASSERT_EQ(::unlink(StateFile().c_str()), 0);
   cache_test::WriteWhole(root() + "/" + TempPathFor("s1", cache_test::GoneOwner(), 7), "half");
   cache_test::WriteWhole(root() + "/s1.tmp.x", "not ours");
   auto c = Open({100, 200, 300});
@@ -401,7 +408,7 @@ TEST_F(ShardCacheTest, InterruptedUpdateIsRepairedFromDisk) {
   auto c = Open({100, 200});
   Get(*c, 0);
   // Simulate a process killed inside the global lock: dirty set, bytes wrong.
-  int fd = ::open((root() + "/.sluice/state").c_str(), O_RDWR);
+  int fd = ::open(StateFile().c_str(), O_RDWR);
   ASSERT_GE(fd, 0);
   cache_layout::CacheStateHeader h;
   ASSERT_EQ(::pread(fd, &h, sizeof(h), 0), static_cast<ssize_t>(sizeof(h)));
@@ -419,7 +426,7 @@ TEST_F(ShardCacheTest, AlreadyAccountedShardStillFitsUnderTheLimit) {
   Get(*c, 0);
   Get(*c, 1);
   // As after a rebuild that saw a live fetcher of shard 2: counted, over the limit.
-  int fd = ::open((root() + "/.sluice/state").c_str(), O_RDWR);
+  int fd = ::open(StateFile().c_str(), O_RDWR);
   ASSERT_GE(fd, 0);
   const uint64_t used = 300, accounted = 100;
   ASSERT_EQ(::pwrite(fd, &used, 8, offsetof(cache_layout::CacheStateHeader, bytes_used)), 8);

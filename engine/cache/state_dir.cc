@@ -1,0 +1,53 @@
+#include "engine/cache/state_dir.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "base/file.h"
+
+namespace sluice {
+namespace {
+
+// mkdir that accepts an existing folder, then checks what is there with
+// lstat: a folder (not a link), and, when `owner_only`, this user's with no
+// access for others.
+Status PrivateFolder(const std::string& path, bool owner_only) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    return ErrnoStatus("cannot make the cache state folder", path, errno);
+  }
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+  if (!S_ISDIR(st.st_mode)) {
+    return InvalidArgumentError("cache state folder " + path +
+                                " is not a folder (a symbolic link or a file is refused)");
+  }
+  if (owner_only && (st.st_uid != ::getuid() || (st.st_mode & 077) != 0)) {
+    return InvalidArgumentError("cache state folder " + path +
+                                " must belong to this user with no access for others (mode 0700)");
+  }
+  return Status::Ok();
+}
+
+std::string TempRoot() {
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && env[0] == '/' ? env : "/tmp";
+}
+
+}  // namespace
+
+Result<std::string> CacheStateDir(const std::string& root) {
+  struct stat st;
+  if (::stat(root.c_str(), &st) != 0) return ErrnoStatus("cannot stat cache folder", root, errno);
+  if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("cache folder " + root + " is not a folder");
+  const std::string user = JoinPath(TempRoot(), "sluice-" + std::to_string(::getuid()));
+  SLUICE_RETURN_IF_ERROR(PrivateFolder(user, true));
+  const std::string dir =
+      JoinPath(user, std::to_string(uint64_t(st.st_dev)) + "-" + std::to_string(uint64_t(st.st_ino)));
+  SLUICE_RETURN_IF_ERROR(PrivateFolder(dir, false));
+  return dir;
+}
+
+}  // namespace sluice

@@ -1,0 +1,30 @@
+// Where a cache folder's coordination state (cache_layout.h's lock and state
+// files, the index lock) lives: outside the folder, so that the folder holds
+// only the dataset's files (code written for Mosaic lists it and compares it
+// with the remote), in a private per-user folder of this node:
+//
+//   <temp>/sluice-<uid>/<st_dev>-<st_ino>/    (<temp>: $TMPDIR, else /tmp)
+//
+// Keyed by the folder's identity, not its spelling, so every path that
+// reaches it (links, bind mounts, relative paths) finds the same state; a
+// folder deleted and made again is a new identity with fresh state. The state
+// is per node by nature (it coordinates the processes of one machine), and a
+// stale one is harmless: the files in the cache folder are the truth, and the
+// first process to open a cache recounts them (see ShardCache::Open).
+// Processes of different users, or with different $TMPDIR, do not coordinate.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace sluice {
+
+// Makes (if needed) and returns the state folder of the existing folder
+// `root`. Errors name the path: `root` missing; the per-user folder not a
+// folder of this user, or readable or writable by others (it is refused, not
+// repaired, so no other user can plant files in it); a symbolic link on the
+// way. Thread-safe.
+Result<std::string> CacheStateDir(const std::string& root);
+
+}  // namespace sluice

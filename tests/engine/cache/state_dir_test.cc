@@ -1,0 +1,140 @@
+// Where a cache keeps its state: outside the cache folder, in a private
+// per-user folder keyed by the folder's identity (state_dir.h).
+#include "engine/cache/state_dir.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/cache/shard_cache.h"
+#include "tests/engine/cache/cache_test_util.h"
+
+namespace sluice {
+namespace {
+
+using cache_test::ListFiles;
+using cache_test::LoggingFetch;
+using cache_test::MakeSpecs;
+using cache_test::ScratchDir;
+
+// Points $TMPDIR at a scratch folder for one test (restored after), so the
+// per-user folder's permissions can be tampered with safely.
+class TmpDirScope {
+ public:
+  explicit TmpDirScope(const std::string& dir) {
+    const char* old = std::getenv("TMPDIR");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    ::setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~TmpDirScope() {
+    if (had_) {
+      ::setenv("TMPDIR", old_.c_str(), 1);
+    } else {
+      ::unsetenv("TMPDIR");
+    }
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+std::string Identity(const std::string& path) {
+  struct stat st;
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return std::to_string(uint64_t(st.st_dev)) + "-" + std::to_string(uint64_t(st.st_ino));
+}
+
+TEST(CacheStateDir, PrivatePerUserFolderKeyedByIdentity) {
+  ScratchDir tmp, data;
+  TmpDirScope scope(tmp.path());
+  const std::string root = data.path() + "/cache";
+  ASSERT_TRUE(MakeDirs(root).ok());
+  ASSERT_EQ(::symlink(root.c_str(), (data.path() + "/link").c_str()), 0);
+  auto dir = CacheStateDir(root);
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  const std::string user = tmp.path() + "/sluice-" + std::to_string(::getuid());
+  EXPECT_EQ(*dir, user + "/" + Identity(root));
+  // Every spelling of the folder finds the same state.
+  EXPECT_EQ(*CacheStateDir(data.path() + "/link"), *dir);
+  EXPECT_EQ(*CacheStateDir(root + "/./"), *dir);
+  struct stat st;
+  ASSERT_EQ(::lstat(user.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+TEST(CacheStateDir, RefusesAFolderOthersCanReach) {
+  ScratchDir tmp, data;
+  TmpDirScope scope(tmp.path());
+  const std::string user = tmp.path() + "/sluice-" + std::to_string(::getuid());
+  ASSERT_EQ(::mkdir(user.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(user.c_str(), 0777), 0);
+  auto dir = CacheStateDir(data.path());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().ToString(),
+            "invalid argument: cache state folder " + user +
+                " must belong to this user with no access for others (mode 0700)");
+}
+
+TEST(CacheStateDir, RefusesALinkAsThePerUserFolder) {
+  ScratchDir tmp, data, elsewhere;
+  TmpDirScope scope(tmp.path());
+  const std::string user = tmp.path() + "/sluice-" + std::to_string(::getuid());
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), user.c_str()), 0);
+  auto dir = CacheStateDir(data.path());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().ToString(),
+            "invalid argument: cache state folder " + user +
+                " is not a folder (a symbolic link or a file is refused)");
+}
+
+TEST(CacheStateDir, MissingCacheFolderIsAnError) {
+  ScratchDir data;
+  auto dir = CacheStateDir(data.path() + "/none");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().ToString().find(data.path() + "/none"), std::string::npos)
+      << dir.status().ToString();
+}
+
+// The cache folder holds the shards and nothing of Sluice's (code written
+// for Mosaic lists it and compares it with the remote's listing).
+TEST(CacheStateDir, CacheFolderHoldsOnlyShards) {
+  ScratchDir data;
+  const std::string root = data.path() + "/cache";
+  CacheOptions o;
+  o.root = root;
+  auto c = ShardCache::Open(o, MakeSpecs({10, 20}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE((*c)->Acquire(1, LoggingFetch(1, 20, data.path() + "/log")).ok());
+  EXPECT_EQ(ListFiles(root), std::vector<std::string>{"s1"});
+  EXPECT_TRUE(FileExists(*CacheStateDir(root) + "/state"));
+}
+
+// The state outlives the processes: the first user of a cache recounts the
+// files, which may have been deleted (or copied in) while nobody used it.
+TEST(CacheStateDir, FirstUserRecountsFromTheFiles) {
+  ScratchDir data;
+  CacheOptions o;
+  o.root = data.path() + "/cache";
+  const std::string log = data.path() + "/log";
+  {
+    auto c = ShardCache::Open(o, MakeSpecs({10, 20}));
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    ASSERT_TRUE((*c)->Acquire(0, LoggingFetch(0, 10, log)).ok());
+    ASSERT_TRUE((*c)->Acquire(1, LoggingFetch(1, 20, log)).ok());
+    EXPECT_EQ((*c)->bytes_used(), 30u);
+  }
+  ASSERT_EQ(::unlink((o.root + "/s1").c_str()), 0);
+  auto c = ShardCache::Open(o, MakeSpecs({10, 20}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->bytes_used(), 10u);
+}
+
+}  // namespace
+}  // namespace sluice
