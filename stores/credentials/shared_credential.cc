@@ -86,6 +86,7 @@ void SharedCredential::ResetInForkedChild() {
   // their objects are left untouched (leaked) rather than joined.
   refresher_ = nullptr;
   refresher_pid_ = 0;
+  refresher_failed_ = false;
   fetching_ = false;
   fetch_wanted_ = false;
   cv_ = new std::condition_variable;
@@ -194,6 +195,7 @@ boost::asio::awaitable<Result<Credential>> SharedCredential::AwaitGet() {
       std::unique_lock<std::mutex> lock(mu_);
       const bool fetched_since = asked_at && attempts_done_ != *asked_at;
       if (fetched_since || !MustFetchLocked(Now())) co_return AnswerLocked();
+      if (refresher_failed_) co_return refresh_error_;  // nobody left to fetch
       if (!asked_at) asked_at = attempts_done_;
       fetch_wanted_ = true;
       if (options_.background && refresher_ == nullptr && !stop_) StartRefresherLocked();
@@ -220,6 +222,7 @@ void SharedCredential::StartRefresherLocked() {
     if (thrown) {  // the loop's own machinery failed: say so to the next Get()
       std::lock_guard<std::mutex> lock(mu_);
       refresh_error_ = StatusFromException(thrown, "refresher of " + chain_->what());
+      refresher_failed_ = true;
     }
   });
 }

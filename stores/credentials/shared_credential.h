@@ -100,7 +100,9 @@ class SharedCredential {
   // outcome on a timer of its executor, polling every `await_poll_ms`
   // (no cross-thread handler into an executor that may be gone by then).
   // With `background` false nothing fetches until someone calls
-  // RefreshIfDue(). The object must outlive the returned awaitable.
+  // RefreshIfDue(). Errors: as Get(), plus the refresher thread's own
+  // failure, should it have stopped. The object must outlive the returned
+  // awaitable.
   boost::asio::awaitable<Result<Credential>> AwaitGet();
 
   // Runs one fetch now if one is due (expiry within the refresh window, or
@@ -148,6 +150,7 @@ class SharedCredential {
   // child until its own first Get().
   std::thread* refresher_ = nullptr;
   pid_t refresher_pid_ = 0;
+  bool refresher_failed_ = false;  // its loop threw: AwaitGet() must not wait for it
   bool stop_ = false;
 };
 

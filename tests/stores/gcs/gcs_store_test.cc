@@ -9,9 +9,17 @@
 #include <openssl/rsa.h>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <gtest/gtest.h>
 
 #include "base/file.h"
@@ -113,9 +121,14 @@ class FakeGcs {
   // Atomic: tests change them while the server thread reads them.
   std::atomic<int> expires_in{3600};
   std::atomic<bool> reject_tokens{false};
+  // How long the token endpoint takes to answer.
+  std::atomic<int> token_delay_ms{0};
 
  private:
   FakeResponse Handle(const FakeRequest& r) {
+    if (r.target == "/token" && token_delay_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(token_delay_ms.load()));
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (r.target == "/token") {
       ++token_requests_;
@@ -225,6 +238,42 @@ TEST_F(GcsStoreTest, ServiceAccountTokenIsFetchedOnceAndCached) {
   auto missing = loop_.Run(store->Get("nope"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("gs://bkt/data/nope"), std::string::npos);
+}
+
+// The first token is fetched while the store's event loop keeps running
+// (the refresher thread fetches it; the request's coroutine waits on a
+// timer): a ticker on the same loop ticks through the 400 ms the token
+// endpoint takes. Were the loop thread blocked, it could tick at most once.
+TEST_F(GcsStoreTest, FirstTokenIsFetchedOffTheEventLoop) {
+  fake_->token_delay_ms = 400;
+  auto store = Open("gs://bkt/data");
+  ASSERT_NE(store, nullptr);
+  struct Ticks {
+    bool done = false;
+    int during_get = 0;
+  };
+  auto ticks = std::make_shared<Ticks>();
+  auto got = loop_.Run([&]() -> boost::asio::awaitable<Result<std::string>> {
+    auto executor = co_await boost::asio::this_coro::executor;
+    boost::asio::co_spawn(
+        executor,
+        [ticks]() -> boost::asio::awaitable<void> {
+          boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+          while (!ticks->done) {
+            timer.expires_after(std::chrono::milliseconds(10));
+            co_await timer.async_wait(boost::asio::use_awaitable);
+            if (!ticks->done) ++ticks->during_get;
+          }
+        },
+        boost::asio::detached);
+    auto result = co_await store->Get("a.txt");
+    ticks->done = true;
+    co_return result;
+  }());
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "hello gcs");
+  EXPECT_EQ(fake_->token_requests(), 1);
+  EXPECT_GE(ticks->during_get, 5);  // ~40 on an idle machine
 }
 
 // A token living less than the one-minute margin still serves the first
