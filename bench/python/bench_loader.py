@@ -10,8 +10,10 @@ medians of 3:
   mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
 in one process (`for sample in ds`) and under
 DataLoader(num_workers=W, batch_size=16) with the default collate, in order;
-and batch mode (no Python object per sample), one process:
-  sluice  ds.iter_batches(N): columns as numpy arrays (sluice.column_batches)
+and batch mode (no Python object per sample), in one process and under
+DataLoader(batch_size=None, num_workers=W):
+  sluice  ds.iter_batches(N) / ColumnBatches(ds, N): columns as numpy arrays
+          (sluice.column_batches)
   bare    the floor: one memcpy of each batch's contiguous bytes in the
           memmapped shard (its fields' lengths read vectorized)
 
@@ -78,10 +80,39 @@ class Bare(tud.Dataset):
         return out
 
 
+class BareBatches(tud.Dataset):
+    """The batch-mode floor: batch i is one memcpy of its samples' contiguous
+    bytes in the memmapped shard, their bytes column's lengths read
+    vectorized (each sample starts with that uint32)."""
+    def __init__(self, bare, size):
+        self.bare = bare
+        self.spans = [(k, j0, min(j0 + size, info['samples']))
+                      for k, (_, info) in enumerate(bare.shards)
+                      for j0 in range(0, info['samples'], size)]
+
+    def __len__(self):
+        return len(self.spans)
+
+    def __getitem__(self, i):
+        k, j0, j1 = self.spans[i]
+        data, offsets, _ = self.bare._shard(k)
+        raw = np.array(data[offsets[j0]:offsets[j1]])  # the copy
+        lens = raw[(offsets[j0:j1] - offsets[j0])[:, None] + np.arange(4)].view('<u4')
+        return {'raw': raw, 'samples': j1 - j0, 'bytes': int(lens.sum())}
+
+
+def cpu():  # this process's threads and its exited (joined) workers
+    import resource
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 t0 = time.perf_counter()
+batched = mode in ('batch', 'loader_batch')
 if kind == 'sluice':
     import sluice
-    ds = sluice.StreamingDataset(local=folder, batch_size=batch)
+    # Batch mode's batch is the device batch (it sizes the prefetch window).
+    ds = sluice.StreamingDataset(local=folder, batch_size=big_batch if batched else batch)
 elif kind == 'mosaic':
     sys.path.insert(0, sys.argv[8])
     from mosaic_stubs import import_streaming
@@ -90,22 +121,22 @@ elif kind == 'mosaic':
 else:
     ds = Bare(folder)
 n = total = 0
+c = cpu()
 t = time.perf_counter()
-if mode == 'batch' and kind == 'sluice':
-    for b in ds.iter_batches(big_batch):
+if batched and kind == 'sluice':
+    from sluice.column_batches import ColumnBatches
+    batches = ds.iter_batches(big_batch) if mode == 'batch' else \
+        tud.DataLoader(ColumnBatches(ds, big_batch), batch_size=None, num_workers=workers)
+    for b in batches:
         n += len(b['id'])
         total += int(b['data'].offsets[-1])
-elif mode == 'batch':
-    for k in range(len(ds.shards)):
-        data, offsets, info = ds._shard(k)
-        count = len(offsets) - 1
-        for j0 in range(0, count, big_batch):
-            j1 = min(j0 + big_batch, count)
-            raw = np.array(data[offsets[j0]:offsets[j1]])  # the copy
-            # Each sample starts with its bytes column's uint32 length.
-            lens = raw[(offsets[j0:j1] - offsets[j0])[:, None] + np.arange(4)].view('<u4')
-            n += j1 - j0
-            total += int(lens.sum())
+elif batched:
+    batches = BareBatches(ds, big_batch)
+    if mode == 'loader_batch':
+        batches = tud.DataLoader(batches, batch_size=None, num_workers=workers)
+    for b in batches:
+        n += int(b['samples'])
+        total += int(b['bytes'])
 elif mode == 'direct':
     it = ds if kind != 'bare' else (ds[i] for i in range(len(ds)))
     for s in it:
@@ -116,7 +147,7 @@ else:
         n += len(b['id'])
         total += sum(len(x) for x in b['data'])
 dt = time.perf_counter() - t
-print(json.dumps({'n': n, 'bytes': total, 's': dt}))
+print(json.dumps({'n': n, 'bytes': total, 's': dt, 'cpu': cpu() - c}))
 '''
 
 
@@ -150,7 +181,7 @@ def main():
     ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
     ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
     ap.add_argument('--contenders', default='sluice,bare,mosaic')
-    ap.add_argument('--modes', default='direct,loader,batch')
+    ap.add_argument('--modes', default='direct,loader,batch,loader_batch')
     ap.add_argument('--big-batch', type=int, default=1024, help='samples per batch, batch mode')
     args = ap.parse_args()
     kinds = args.contenders.split(',')
@@ -158,30 +189,40 @@ def main():
         kinds.remove('mosaic')
     root = tempfile.mkdtemp(prefix='sluice_bench_loader_')
     try:
-        print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare |')
-        print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- |')
+        # The machine may be shared: CPU seconds per sample (this process,
+        # its threads and its DataLoader workers) compare when wall time is noisy.
+        print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare | '
+              'bare / sluice CPU per sample |')
+        print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- | --- |')
         for spec in args.sizes.split(','):
             size, samples = (int(x) for x in spec.split(':'))
             folder = os.path.join(root, f'ds{size}')
             write(folder, samples, size)
             for mode in args.modes.split(','):
-                modal = [k for k in kinds if mode != 'batch' or k != 'mosaic']
+                modal = [k for k in kinds if 'batch' not in mode or k != 'mosaic']
                 rates = {k: [] for k in modal}
+                cpus = {k: [] for k in modal}
                 for _ in range(args.runs):
                     for k in modal:  # interleaved
                         r = run(k, mode, folder, args.mosaic_src, args.workers, args.batch,
                                 args.big_batch)
                         assert r['n'] == samples and r['bytes'] == samples * size, (k, r)
                         rates[k].append(samples / r['s'])
+                        cpus[k].append(r['cpu'])
                 med = {k: statistics.median(v) for k, v in rates.items()}
                 label = {'direct': 'one process',
-                         'batch': f'batch mode, one process (batches of {args.big_batch})'}.get(
+                         'batch': f'batch mode, one process (batches of {args.big_batch})',
+                         'loader_batch': f'batch mode, DataLoader({args.workers} workers, '
+                                         f'batches of {args.big_batch})'}.get(
                     mode, f'DataLoader({args.workers} workers, batch {args.batch})')
-                ratio = f"{med['sluice'] / med['bare']:.0%}" if 'sluice' in med and 'bare' in med \
-                    else '-'
+                both = 'sluice' in med and 'bare' in med
+                ratio = f"{med['sluice'] / med['bare']:.0%}" if both else '-'
+                cpu_ratio = f"{statistics.median(cpus['bare']) / statistics.median(cpus['sluice']):.0%}" \
+                    if both else '-'
                 cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f})'
                                    if k in med else '-' for k in kinds)
-                print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} |', flush=True)
+                print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} | {cpu_ratio} |',
+                      flush=True)
     finally:
         shutil.rmtree(root)
 
