@@ -55,6 +55,8 @@ ALIASES = {
     'streaming.vision.base': 'sluice.vision',
     'streaming.vision.cifar10': 'sluice.vision',
     'streaming.vision.imagenet': 'sluice.vision',
+    'streaming.vision.ade20k': 'sluice.vision',
+    'streaming.vision.coco': 'sluice.vision',
     'streaming.text': 'sluice.text',
     'streaming.text.c4': 'sluice.text',
     'streaming.text.enwiki': 'sluice.text',

@@ -2,8 +2,7 @@
 StreamingPile tokenize each sample's 'text' with a HuggingFace tokenizer,
 StreamingEnWiki turns the BERT pre-training fields Mosaic's converter wrote
 as raw bytes into numpy arrays. Their defaults are Mosaic's for these
-classes (partition_algo 'orig', shuffle_algo 'py1s', shuffle blocks of
-1 << 18), so the sample order is Mosaic's. Decoding goes through get_item,
+classes (see sluice.builtin_dataset), so the sample order is Mosaic's. Decoding goes through get_item,
 so iteration, a DataLoader and resumption all see the decoded samples.
 
 `transformers` is imported when a tokenizing dataset is built, not when
@@ -12,7 +11,7 @@ import importlib
 
 import numpy as np
 
-from sluice.dataset import StreamingDataset
+from sluice.builtin_dataset import BuiltinDataset
 
 __all__ = ['StreamingC4', 'StreamingEnWiki', 'StreamingPile']
 
@@ -32,27 +31,16 @@ def _load_tokenizer(cls_name, tokenizer_name):
     return tokenizer
 
 
-class _TokenizedText(StreamingDataset):
+class _TokenizedText(BuiltinDataset):
     """A StreamingDataset whose samples are their 'text' field tokenized:
     truncated and padded to max_seq_len ('truncate', the one group_method)."""
 
     _GROUP_METHOD_ERROR = None  # each subclass's own text, as Mosaic words it
 
-    def __init__(self, *, remote=None, local=None, split=None, download_retry=2,
-                 download_timeout=60, validate_hash=None, keep_zip=False, epoch_size=None,
-                 predownload=None, cache_limit=None, partition_algo='orig',
-                 num_canonical_nodes=None, batch_size=None, shuffle=False, shuffle_algo='py1s',
-                 shuffle_seed=9176, shuffle_block_size=1 << 18, tokenizer_name, max_seq_len,
-                 group_method):
+    def __init__(self, *, tokenizer_name, max_seq_len, group_method, **kwargs):
         if group_method != 'truncate':
             raise ValueError(self._GROUP_METHOD_ERROR.format(group_method=group_method))
-        super().__init__(remote=remote, local=local, split=split, download_retry=download_retry,
-                         download_timeout=download_timeout, validate_hash=validate_hash,
-                         keep_zip=keep_zip, epoch_size=epoch_size, predownload=predownload,
-                         cache_limit=cache_limit, partition_algo=partition_algo,
-                         num_canonical_nodes=num_canonical_nodes, batch_size=batch_size,
-                         shuffle=shuffle, shuffle_algo=shuffle_algo, shuffle_seed=shuffle_seed,
-                         shuffle_block_size=shuffle_block_size)
+        super().__init__(**kwargs)
         self.tokenizer_name = tokenizer_name
         self.max_seq_len = max_seq_len
         self.group_method = group_method
@@ -78,25 +66,15 @@ class StreamingPile(_TokenizedText):
     _GROUP_METHOD_ERROR = 'Only group_method="truncate" is supported at this time.'
 
 
-class StreamingEnWiki(StreamingDataset):
+class StreamingEnWiki(BuiltinDataset):
     """English Wikipedia BERT pre-training samples as Mosaic's convert script
     writes them (each field raw bytes of int32, masked_lm_weights float32).
     A sample is input_ids, token_type_ids (the segment ids), attention_mask
     (the input mask) and labels: -100 everywhere but at the masked positions,
     which hold the masked token ids."""
 
-    def __init__(self, *, remote=None, local=None, split=None, download_retry=2,
-                 download_timeout=60, validate_hash=None, keep_zip=False, epoch_size=None,
-                 predownload=None, cache_limit=None, partition_algo='orig',
-                 num_canonical_nodes=None, batch_size=None, shuffle=False, shuffle_algo='py1s',
-                 shuffle_seed=9176, shuffle_block_size=1 << 18):
-        super().__init__(remote=remote, local=local, split=split, download_retry=download_retry,
-                         download_timeout=download_timeout, validate_hash=validate_hash,
-                         keep_zip=keep_zip, epoch_size=epoch_size, predownload=predownload,
-                         cache_limit=cache_limit, partition_algo=partition_algo,
-                         num_canonical_nodes=num_canonical_nodes, batch_size=batch_size,
-                         shuffle=shuffle, shuffle_algo=shuffle_algo, shuffle_seed=shuffle_seed,
-                         shuffle_block_size=shuffle_block_size)
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
         self.field_dtypes = {
             'input_ids': np.int32,
             'input_mask': np.int32,

@@ -1,15 +1,17 @@
-"""mosaicml-streaming's image-classification datasets (`streaming.vision`):
+"""mosaicml-streaming's image datasets (`streaming.vision`):
 StreamingVisionDataset yields (x, y) from the columns 'x' (an image) and 'y'
 (its label) through torchvision-style transforms, and StreamingCIFAR10 and
-StreamingImageNet are it under their names. Their defaults are Mosaic's for
-these classes (partition_algo 'orig', shuffle_algo 'py1s', shuffle blocks
-of 1 << 18), so the sample order is Mosaic's. Decoding goes through get_item,
-so iteration, a DataLoader and resumption all see the transformed pairs."""
+StreamingImageNet are it under their names; StreamingADE20K (segmentation)
+and StreamingCOCO (detection) yield their own tuples. Their defaults are
+Mosaic's for these classes (see sluice.builtin_dataset), so the sample order
+is Mosaic's. Decoding goes through get_item, so iteration, a DataLoader and
+resumption all see the transformed samples."""
 import numpy as np
 
-from sluice.dataset import StreamingDataset
+from sluice.builtin_dataset import BuiltinDataset
 
-__all__ = ['StreamingVisionDataset', 'StreamingCIFAR10', 'StreamingImageNet', 'to_tensor']
+__all__ = ['StreamingVisionDataset', 'StreamingADE20K', 'StreamingCIFAR10', 'StreamingCOCO',
+           'StreamingImageNet', 'to_tensor']
 
 _EIGHT_BIT_MODES = {'L': 1, 'P': 1, 'RGB': 3, 'RGBA': 4, 'CMYK': 4, 'YCbCr': 3, 'LAB': 3,
                     'HSV': 3}
@@ -42,23 +44,13 @@ class StandardTransform:
         return x, y
 
 
-class StreamingVisionDataset(StreamingDataset):
+class StreamingVisionDataset(BuiltinDataset):
     """A StreamingDataset of (image, label) pairs. Give either `transforms`
     (called with both) or `transform` / `target_transform`."""
 
-    def __init__(self, *, remote=None, local=None, split=None, download_retry=2,
-                 download_timeout=60, validate_hash=None, keep_zip=False, epoch_size=None,
-                 predownload=None, cache_limit=None, partition_algo='orig',
-                 num_canonical_nodes=None, batch_size, shuffle=False, shuffle_algo='py1s',
-                 shuffle_seed=9176, shuffle_block_size=1 << 18, transforms=None, transform=None,
-                 target_transform=None):
-        super().__init__(remote=remote, local=local, split=split, download_retry=download_retry,
-                         download_timeout=download_timeout, validate_hash=validate_hash,
-                         keep_zip=keep_zip, epoch_size=epoch_size, predownload=predownload,
-                         cache_limit=cache_limit, partition_algo=partition_algo,
-                         num_canonical_nodes=num_canonical_nodes, batch_size=batch_size,
-                         shuffle=shuffle, shuffle_algo=shuffle_algo, shuffle_seed=shuffle_seed,
-                         shuffle_block_size=shuffle_block_size)
+    def __init__(self, *, batch_size, transforms=None, transform=None, target_transform=None,
+                 **kwargs):
+        super().__init__(batch_size=batch_size, **kwargs)
         if transforms is not None and (transform is not None or target_transform is not None):
             raise ValueError('Only transforms or transform/target_transform can be passed as an '
                              'argument')
@@ -77,3 +69,47 @@ class StreamingCIFAR10(StreamingVisionDataset):
 
 class StreamingImageNet(StreamingVisionDataset):
     """ImageNet as Mosaic's convert script writes it ('x': image, 'y': label)."""
+
+
+class StreamingADE20K(BuiltinDataset):
+    """ADE20K segmentation as Mosaic's convert script writes it ('x': image,
+    'y': annotation image): (x, y) after `joint_transform` on the pair, then
+    `transform` on x and `target_transform` on y, each when given."""
+
+    def __init__(self, *, joint_transform=None, transform=None, target_transform=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.joint_transform = joint_transform
+        self.transform = transform
+        self.target_transform = target_transform
+
+    def get_item(self, idx):
+        sample = super().get_item(idx)
+        x, y = sample['x'], sample['y']
+        if self.joint_transform:
+            x, y = self.joint_transform((x, y))
+        if self.transform:
+            x = self.transform(x)
+        if self.target_transform:
+            y = self.target_transform(y)
+        return x, y
+
+
+class StreamingCOCO(BuiltinDataset):
+    """COCO detection as Mosaic's convert script writes it: (RGB image,
+    img_id, (height, width), bbox_sizes, bbox_labels), after `transform`
+    (called with the image, the size pair, the boxes and the labels) when
+    given."""
+
+    def __init__(self, *, transform=None, **kwargs):
+        super().__init__(**kwargs)
+        self.transform = transform
+
+    def get_item(self, idx):
+        sample = super().get_item(idx)
+        img = sample['img'].convert('RGB')
+        size = (sample['htot'], sample['wtot'])
+        boxes, labels = sample['bbox_sizes'], sample['bbox_labels']
+        if self.transform:
+            img, size, boxes, labels = self.transform(img, size, boxes, labels)
+        return img, sample['img_id'], size, boxes, labels

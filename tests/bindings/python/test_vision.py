@@ -7,7 +7,8 @@ from PIL import Image
 from torch.utils.data import DataLoader
 
 import sluice
-from sluice.vision import StreamingCIFAR10, StreamingImageNet, StreamingVisionDataset, to_tensor
+from sluice.vision import (StreamingADE20K, StreamingCIFAR10, StreamingCOCO, StreamingImageNet,
+                           StreamingVisionDataset, to_tensor)
 
 
 def pixels(i):
@@ -61,3 +62,47 @@ def test_iteration_uses_mosaics_defaults_and_goes_through_get_item(cifar):
     got = [(int(x), int(y)) for xs, ys in loader for x, y in zip(xs, ys)]
     assert all((x - 1) % 10 == y for x, y in got)  # each label with its own image
     assert {x for x, _ in got} == set(range(1, 21))  # every image
+
+
+def test_ade20k_applies_joint_then_each_transform(tmp_path):
+    folder = str(tmp_path / 'ade20k')
+    with sluice.MDSWriter(out=folder, columns={'x': 'jpeg', 'y': 'png'}, size_limit=1 << 16) as w:
+        for i in range(4):
+            w.write({'x': Image.fromarray(np.full((4, 6, 3), 40 * i, np.uint8), 'RGB'),
+                     'y': Image.fromarray(np.full((4, 6), i, np.uint8), 'L')})
+    plain = StreamingADE20K(local=folder, batch_size=2, num_canonical_nodes=1)
+    x, y = plain[2]
+    assert (x.mode, x.size, y.mode, np.asarray(y).tolist()) == ('RGB', (6, 4), 'L', [[2] * 6] * 4)
+    calls = []
+
+    def joint(pair):
+        calls.append('joint')
+        return pair[1], pair[0]  # swapped, so the per-side transforms show the order
+
+    ds = StreamingADE20K(local=folder, batch_size=2, num_canonical_nodes=1,
+                         joint_transform=joint, transform=lambda v: ('x', v.mode),
+                         target_transform=lambda v: ('y', v.mode))
+    assert ds[1] == (('x', 'L'), ('y', 'RGB')) and calls == ['joint']
+    assert [item for item in ds] == [(('x', 'L'), ('y', 'RGB'))] * 4
+
+
+def test_coco_yields_mosaics_tuple_through_transform(tmp_path):
+    folder = str(tmp_path / 'coco')
+    columns = {'img': 'jpeg', 'img_id': 'int', 'htot': 'int', 'wtot': 'int', 'bbox_sizes': 'json',
+               'bbox_labels': 'json'}  # Mosaic's converter writes pkl, unsafe to read
+    with sluice.MDSWriter(out=folder, columns=columns, size_limit=1 << 16) as w:
+        for i in range(3):
+            w.write({'img': Image.fromarray(np.full((5, 7), 9 * i, np.uint8), 'L'),
+                     'img_id': 100 + i, 'htot': 5, 'wtot': 7,
+                     'bbox_sizes': [[0.1 * i, 0.2, 0.3, 0.4]], 'bbox_labels': [i]})
+    img, img_id, size, boxes, labels = StreamingCOCO(local=folder, batch_size=1,
+                                                     num_canonical_nodes=1)[2]
+    assert (img.mode, img.size, img_id, size, boxes, labels) == (
+        'RGB', (7, 5), 102, (5, 7), [[0.2, 0.2, 0.3, 0.4]], [2])
+
+    def flip(image, hw, bbox_sizes, bbox_labels):
+        return image.size, hw[::-1], len(bbox_sizes), [-v for v in bbox_labels]
+
+    ds = StreamingCOCO(local=folder, batch_size=1, num_canonical_nodes=1, transform=flip)
+    assert ds[1] == ((7, 5), 101, (7, 5), 1, [-1])
+    assert [item[1] for item in ds] == [100, 101, 102]
