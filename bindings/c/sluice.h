@@ -175,8 +175,11 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
 
 /* Appends one sample. fields[i] belongs to column i as given at open.
  * MDS: the field's stored bytes (see sluice_encode_* for scalars);
- * JSON/CSV/TSV/XSV: the value as text ("42", "0.5", "hello"). The bytes are
- * copied before the call returns. */
+ * JSON/CSV/TSV/XSV: the value as text ("42", "0.5", "hello"); an int as
+ * Python's int() reads it, of any size up to 4300 digits (Python's limit);
+ * a JSON int column also takes "true" / "false" (a Python bool, which
+ * Mosaic's JSONWriter stores as such). The bytes are copied before the call
+ * returns. */
 sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
 
 /* Writes the last shard and index.json; with a remote, waits until every

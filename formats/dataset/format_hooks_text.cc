@@ -1,7 +1,10 @@
 // The split text formats' descriptor functions: columns from the entry
 // (TextColumnsFromEntry), JsonlShardReader / XsvShardReader, and a
 // FieldWriter over JsonlWriter / XsvWriter that reads each field's text as
-// Python's int() / float() read it.
+// Python's int() / float() read it (ints of any size; for JSONL also
+// true/false in an int column).
+#include <type_traits>
+
 #include "formats/dataset/format_hooks.h"
 #include "formats/json/py_number_text.h"
 #include "formats/text/jsonl_writer.h"
@@ -11,19 +14,27 @@
 namespace sluice::format_hooks {
 namespace {
 
-// `text` as a value of `column`'s encoding.
-Status ParseTextField(const TextColumn& column, std::string_view text, TextValue* out) {
+// `text` as a value of `column`'s encoding. `json_bools`: an int column
+// also takes "true" / "false" (JSONL, where Mosaic writes a Python bool so).
+Status ParseTextField(const TextColumn& column, std::string_view text, bool json_bools,
+                      TextValue* out) {
   switch (column.encoding) {
     case TextEncoding::kStr:
       *out = text;
       return Status::Ok();
     case TextEncoding::kInt: {
-      auto v = ParsePyIntText(text);
-      if (!v) {
+      if (auto v = ParsePyIntText(text)) {
+        *out = *v;
+      } else if (auto big = ParsePyIntDigits(text)) {
+        *out = TextBigInt{std::move(*big)};
+      } else if (json_bools && (text == "true" || text == "false")) {
+        *out = TextBool{text == "true"};
+      } else {
         return InvalidArgumentError("column '" + column.name + "' (int): '" +
-                                    std::string(text.substr(0, 64)) + "' is not an int64");
+                                    std::string(text.substr(0, 64)) + "' is not an int (at most " +
+                                    std::to_string(kPyIntMaxStrDigits) + " digits)" +
+                                    (json_bools ? " nor true/false" : ""));
       }
-      *out = *v;
       return Status::Ok();
     }
     case TextEncoding::kFloat: {
@@ -50,7 +61,8 @@ class TextFieldWriter : public FieldWriter {
   const std::vector<std::string>& column_names() const override { return names_; }
   Status Set(size_t column, std::string_view field) override {
     if (column >= values_.size()) return InvalidArgumentError("no column " + std::to_string(column));
-    return ParseTextField(writer_->columns()[column], field, &values_[column]);
+    return ParseTextField(writer_->columns()[column], field,
+                          std::is_same_v<W, JsonlWriter>, &values_[column]);
   }
   Status Write() override { return writer_->Write(values_); }
   Status Finish() override { return writer_->Finish(); }

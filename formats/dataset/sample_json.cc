@@ -156,6 +156,8 @@ Result<std::string> SampleToJson(DatasetReader& reader, uint64_t sample) {
       field.emplace_back("encoding", Str(reader.column_encodings()[c]));
       if (auto* i = std::get_if<int64_t>(&values[c])) {
         field.emplace_back("value", Int(*i));
+      } else if (auto* big = std::get_if<TextBigInt>(&values[c])) {
+        field.emplace_back("value", JsonValue{JsonValue::BigInt{big->digits}});
       } else if (auto* d = std::get_if<double>(&values[c])) {
         field.emplace_back("value_repr", Str(PyFloatRepr(*d)));
       } else {

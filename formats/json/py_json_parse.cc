@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "formats/json/py_json.h"
+#include "formats/json/py_number_text.h"
 
 namespace sluice {
 namespace {
@@ -16,8 +17,8 @@ namespace {
 // CPython's default recursion limit is 1000; deeper input raises there, and
 // here it must not exhaust the stack.
 constexpr int kMaxDepth = 1000;
-// CPython 3.11 refuses int() of more than 4300 digits (sys.int_info).
-constexpr size_t kMaxIntDigits = 4300;
+// CPython refuses int() of more than this many digits.
+constexpr size_t kMaxIntDigits = kPyIntMaxStrDigits;
 // Objects larger than this index their keys to resolve duplicates.
 constexpr size_t kLinearKeyScan = 16;
 

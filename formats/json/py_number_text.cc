@@ -74,18 +74,26 @@ bool OverflowsToInfinity(std::string_view clean) {
   return int_digits - 1 - k + exp > 0;
 }
 
-}  // namespace
-
-std::optional<int64_t> ParsePyIntText(std::string_view text) {
+// Sign and digits (underscores dropped) of Python int() text; false when
+// `text` is not one.
+bool SplitPyInt(std::string_view text, bool& negative, std::string& digits) {
   std::string_view s = Strip(text);
-  bool negative = false;
+  negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
     negative = s.front() == '-';
     s.remove_prefix(1);
   }
-  std::string digits;
   size_t pos = 0;
-  if (!TakeDigitPart(s, pos, digits) || pos != s.size()) return std::nullopt;
+  return TakeDigitPart(s, pos, digits) && pos == s.size();
+}
+
+}  // namespace
+
+std::optional<int64_t> ParsePyIntText(std::string_view text) {
+  bool negative = false;
+  std::string digits;
+  if (!SplitPyInt(text, negative, digits)) return std::nullopt;
+  if (digits.size() > kPyIntMaxStrDigits) return std::nullopt;  // leading zeros count
   // Accumulate as a negative number so INT64_MIN fits.
   int64_t v = 0;
   for (char c : digits) {
@@ -98,6 +106,18 @@ std::optional<int64_t> ParsePyIntText(std::string_view text) {
     v = -v;
   }
   return v;
+}
+
+std::optional<std::string> ParsePyIntDigits(std::string_view text) {
+  bool negative = false;
+  std::string digits;
+  if (!SplitPyInt(text, negative, digits)) return std::nullopt;
+  if (digits.size() > kPyIntMaxStrDigits) return std::nullopt;
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return std::string("0");  // -0 is 0
+  digits.erase(0, first);
+  if (negative) digits.insert(digits.begin(), '-');
+  return digits;
 }
 
 std::optional<double> ParsePyFloatText(std::string_view text) {

@@ -41,7 +41,9 @@ Status AppendJsonlLine(const std::vector<TextColumn>& columns,
   out.push_back('{');
   for (size_t c = 0; c < columns.size(); ++c) {
     const TextColumn& col = columns[c];
-    if (!TextValueMatches(col.encoding, values[c])) {
+    const bool json_bool = col.encoding == TextEncoding::kInt &&
+                           std::holds_alternative<TextBool>(values[c]);
+    if (!json_bool && !TextValueMatches(col.encoding, values[c])) {
       out.resize(start);
       return InvalidArgumentError("column '" + col.name + "': expected a value of type " +
                                   TextEncodingName(col.encoding));
@@ -57,6 +59,10 @@ Status AppendJsonlLine(const std::vector<TextColumn>& columns,
       char buf[24];
       auto r = std::to_chars(buf, buf + sizeof buf, *i);
       out.append(buf, r.ptr);
+    } else if (const auto* big = std::get_if<TextBigInt>(&values[c])) {
+      out.append(big->digits);
+    } else if (const auto* b = std::get_if<TextBool>(&values[c])) {
+      out.append(b->value ? "true" : "false");
     } else if (const auto* d = std::get_if<double>(&values[c])) {
       if (std::isnan(*d)) {
         out.append("NaN");

@@ -37,7 +37,9 @@ Status ValidateJsonlOptions(JsonlWriterOptions& options);
 ShardEntry JsonlConfigEntry(const JsonlWriterOptions& options);
 
 // Appends one sample's line to `out`. `values` follows `columns` (sorted,
-// validated) and each value must hold its column's type. Floats are written
+// validated) and each value must hold its column's type (an `int` column
+// also takes a TextBool, written true/false as json.dumps writes a Python
+// bool, which Mosaic's JSONWriter accepts as an int). Floats are written
 // as json.dumps writes them (repr; NaN, Infinity, -Infinity), strings with
 // ensure_ascii. kInvalidArgument naming the column on a type mismatch or
 // invalid UTF-8.

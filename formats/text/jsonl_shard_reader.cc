@@ -50,8 +50,11 @@ Result<JsonValue> JsonlShardReader::Sample(uint32_t i) const {
     switch (columns[c].encoding) {
       case TextEncoding::kStr: ok = std::holds_alternative<std::string>(value.v); break;
       case TextEncoding::kInt:
+        // A bool too: Mosaic's JSONWriter takes one (a Python bool is an
+        // int) and its reader gives it back as written.
         ok = std::holds_alternative<int64_t>(value.v) ||
-             std::holds_alternative<JsonValue::BigInt>(value.v);
+             std::holds_alternative<JsonValue::BigInt>(value.v) ||
+             std::holds_alternative<bool>(value.v);
         break;
       case TextEncoding::kFloat: ok = std::holds_alternative<double>(value.v); break;
     }

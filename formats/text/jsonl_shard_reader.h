@@ -37,7 +37,8 @@ class JsonlShardReader {
   Result<std::string_view> Line(uint32_t i) const { return lines_.Line(i); }
 
   // Sample i parsed: a JSON object with exactly the declared columns, each of
-  // its declared type (int: a JSON integer, float: a JSON number with a
+  // its declared type (int: a JSON integer, or true/false as Mosaic's
+  // JSONWriter writes a Python bool, float: a JSON number with a
   // fraction or exponent, or NaN/Infinity, as json.dumps writes floats;
   // str: a string). Keys keep their stored order (sorted for Mosaic files).
   // kCorrupt naming the file, the sample, its byte offset and what was

@@ -28,7 +28,8 @@ const char* TextEncodingName(TextEncoding encoding) {
 bool TextValueMatches(TextEncoding encoding, const TextValue& value) {
   switch (encoding) {
     case TextEncoding::kStr: return std::holds_alternative<std::string_view>(value);
-    case TextEncoding::kInt: return std::holds_alternative<int64_t>(value);
+    case TextEncoding::kInt:
+      return std::holds_alternative<int64_t>(value) || std::holds_alternative<TextBigInt>(value);
     case TextEncoding::kFloat: return std::holds_alternative<double>(value);
   }
   return false;

@@ -22,10 +22,27 @@ struct TextColumn {
   TextEncoding encoding = TextEncoding::kStr;
 };
 
+// An `int` value beyond int64 (Python ints have no bound; Mosaic writes and
+// reads them as str(int)): its canonical decimal text, as ParsePyIntDigits
+// gives it.
+struct TextBigInt {
+  std::string digits;
+  bool operator==(const TextBigInt&) const = default;
+};
+
+// A Python bool in a JSONL `int` column: Mosaic's JSONWriter accepts it
+// (bool is an int in Python) and json.dumps writes true/false, which its
+// reader gives back as a bool. CSV/TSV have no such value.
+struct TextBool {
+  bool value = false;
+  bool operator==(const TextBool&) const = default;
+};
+
 // One value of a text column. For `str`, the view is UTF-8 text: when read
 // it points into the caller's shard bytes; when written it only has to live
-// for the duration of the call that takes it.
-using TextValue = std::variant<int64_t, double, std::string_view>;
+// for the duration of the call that takes it. `int` values are int64 when
+// they fit and TextBigInt otherwise.
+using TextValue = std::variant<int64_t, double, std::string_view, TextBigInt, TextBool>;
 
 // "str" / "int" / "float" -> encoding; anything else is kUnimplemented naming
 // the column.
@@ -35,7 +52,9 @@ Result<TextEncoding> ParseTextEncoding(std::string_view encoding,
 // The encoding's name as Mosaic writes it ("str", "int", "float").
 const char* TextEncodingName(TextEncoding encoding);
 
-// True when `value` holds the alternative that `encoding` requires.
+// True when `value` holds an alternative that `encoding` takes in CSV/TSV:
+// str a view, int an int64 or a TextBigInt, float a double. JSONL's int
+// also takes a TextBool (its encoder checks that itself).
 bool TextValueMatches(TextEncoding encoding, const TextValue& value);
 
 // The columns of a split-format shard entry, sorted by name (the order in

@@ -92,6 +92,8 @@ Status AppendXsvLine(const XsvWriterOptions& options, std::span<const TextValue>
       char buf[24];
       auto r = std::to_chars(buf, buf + sizeof buf, *i);
       out.append(buf, r.ptr);
+    } else if (const auto* big = std::get_if<TextBigInt>(&values[c])) {
+      out.append(big->digits);
     } else if (const auto* d = std::get_if<double>(&values[c])) {
       out.append(PyFloatRepr(*d));  // str(float) == repr(float)
     } else {

@@ -47,7 +47,8 @@ ShardEntry XsvConfigEntry(const XsvWriterOptions& options);
 std::string XsvHeader(const XsvWriterOptions& options);
 
 // Appends one sample's line to `out`: str(value) per column (int: decimal,
-// float: Python repr, "nan", "inf", "-inf"; str: as is) joined by the
+// TextBigInt: its digits; float: Python repr, "nan", "inf", "-inf"; str:
+// as is) joined by the
 // separator, then the newline. `values` follows the sorted columns.
 // kInvalidArgument naming the column on a type mismatch, invalid UTF-8, or a
 // str value that contains the separator or the newline.

@@ -82,12 +82,16 @@ Result<std::vector<TextValue>> XsvShardReader::Sample(uint32_t i) const {
         values.emplace_back(field);
         break;
       case TextEncoding::kInt: {
-        auto v = ParsePyIntText(field);
-        if (!v) {
+        if (auto v = ParsePyIntText(field)) {
+          values.emplace_back(*v);
+        } else if (auto big = ParsePyIntDigits(field)) {
+          values.emplace_back(TextBigInt{std::move(*big)});
+        } else {
           return CorruptError(where(begin + pos) + ": column '" + col.name +
-                              "' expected an int64, found " + Quoted(field));
+                              "' expected an int (at most " +
+                              std::to_string(kPyIntMaxStrDigits) + " digits), found " +
+                              Quoted(field));
         }
-        values.emplace_back(*v);
         break;
       }
       case TextEncoding::kFloat: {

@@ -45,7 +45,7 @@ class XsvShardReader {
   Result<std::string_view> Line(uint32_t i) const { return lines_.Line(i); }
 
   // Sample i decoded, one value per column: `int` as Python int() reads it
-  // (int64), `float` as Python float() (see py_number_text.h), `str` as a
+  // (int64, or TextBigInt beyond), `float` as Python float() (see py_number_text.h), `str` as a
   // view of the stored UTF-8 text. kCorrupt naming the file, the sample, the
   // byte offset and what was expected (newline, field count, UTF-8, number);
   // kOutOfRange when i >= size().

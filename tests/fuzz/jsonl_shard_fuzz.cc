@@ -16,7 +16,8 @@ bool TypeMatches(sluice::TextEncoding enc, const sluice::JsonValue& v) {
   switch (enc) {
     case sluice::TextEncoding::kInt:
       return std::holds_alternative<int64_t>(v.v) ||
-             std::holds_alternative<sluice::JsonValue::BigInt>(v.v);
+             std::holds_alternative<sluice::JsonValue::BigInt>(v.v) ||
+             std::holds_alternative<bool>(v.v);  // a Python bool, as Mosaic writes it
     case sluice::TextEncoding::kFloat:
       return std::holds_alternative<double>(v.v);
     case sluice::TextEncoding::kStr:

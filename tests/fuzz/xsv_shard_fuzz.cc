@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "base/utf8.h"
+#include "formats/json/py_number_text.h"
 #include "formats/text/text_columns.h"
 #include "formats/text/xsv_shard_reader.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -38,6 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const sluice::TextValue& v = (*sample)[c];
       FUZZ_CHECK(sluice::TextValueMatches(reader->columns()[c].encoding, v),
                  "sample %u column %zu of the wrong type", i, c);
+      if (const auto* big = std::get_if<sluice::TextBigInt>(&v)) {
+        FUZZ_CHECK(!sluice::ParsePyIntText(big->digits) &&
+                       sluice::ParsePyIntDigits(big->digits) == big->digits,
+                   "a big int that fits int64 or is not canonical");
+      }
       if (const auto* s = std::get_if<std::string_view>(&v)) {
         FUZZ_CHECK(sluice::fuzz::Within(*s, in.data), "str value outside the data file");
         FUZZ_CHECK(sluice::FindInvalidUtf8(*s) == std::string_view::npos, "invalid UTF-8");

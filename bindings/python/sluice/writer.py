@@ -254,11 +254,16 @@ class MDSWriter(_Writer):
                     column_sizes=[get_mds_encoded_size(self.columns[n]) for n in names])
 
 
-def _py_text(column, encoding, value):
+def _py_text(column, encoding, value, json_bools=False):
     if encoding == 'int':
+        if json_bools and isinstance(value, bool):
+            # Mosaic's JSONWriter takes a bool as an int and json.dumps
+            # writes it as true/false (its CSVWriter would write 'True',
+            # which int() cannot read back: refused there).
+            return 'true' if value else 'false'
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f'column {column!r} (int): got {type(value).__name__}')
-        return str(int(value))
+        return str(int(value))  # any size, as Mosaic's
     if encoding == 'float':
         if not isinstance(value, (float, np.floating)):
             raise TypeError(f'column {column!r} (float): got {type(value).__name__}')
@@ -273,7 +278,9 @@ def _py_text(column, encoding, value):
 
 class _TextWriter(_Writer):
     def _encode(self, sample):
-        return [_py_text(c, self.columns[c], sample[c]).encode('utf-8') for c in self._names]
+        json_bools = self.format == 'json'
+        return [_py_text(c, self.columns[c], sample[c], json_bools).encode('utf-8')
+                for c in self._names]
 
     def get_config(self):
         """CSV/TSV/XSV: columns stored by name, with their newline (and

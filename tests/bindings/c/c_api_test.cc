@@ -287,15 +287,20 @@ TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
   sluice_bytes f1[2] = {b(bad_int), b(ok_str)};
   EXPECT_EQ(sluice_writer_write(w, f1, 2), SLUICE_EINVAL);
   EXPECT_EQ(std::string(sluice_last_error()),
-            "invalid argument: sluice_writer_write: column 'id' (int): '12x' is not an int64");
+            "invalid argument: sluice_writer_write: column 'id' (int): '12x' is not an int (at "
+            "most 4300 digits)");
   sluice_bytes f2[2] = {b(ok_int), b(comma)};
   EXPECT_EQ(sluice_writer_write(w, f2, 2), SLUICE_EINVAL);
   EXPECT_NE(std::string(sluice_last_error()).find("name"), std::string::npos) << sluice_last_error();
   sluice_bytes f3[2] = {b(ok_int), b(ok_str)};
   EXPECT_EQ(sluice_writer_write(w, f3, 2), SLUICE_OK) << sluice_last_error();
+  // Ints of any size, as Mosaic's str(int); written in canonical form.
+  const std::string big = " -0_1180591620717411303424";
+  sluice_bytes f4[2] = {b(big), b(ok_str)};
+  EXPECT_EQ(sluice_writer_write(w, f4, 2), SLUICE_OK) << sluice_last_error();
   EXPECT_EQ(sluice_writer_finish(w), SLUICE_OK) << sluice_last_error();
   sluice_writer_close(w);
-  EXPECT_EQ(Slurp(out + "/shard.00000.csv"), "id,name\n7,x\n");
+  EXPECT_EQ(Slurp(out + "/shard.00000.csv"), "id,name\n7,x\n-1180591620717411303424,x\n");
 
   const char* bad_enc[] = {"int", "bytes"};
   w = nullptr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/json/py_json.h"
+#include "formats/text/xsv_writer.h"
 #include "tests/bindings/cli/cli_runner.h"
 
 namespace sluice {
@@ -105,6 +106,39 @@ TEST(CliTest, VerifyPassesAndCatchesCorruption) {
   EXPECT_NE(bad.out.find("FAIL shard 1 (shard.00001.mds): hash mismatch"), std::string::npos)
       << bad.out;
   EXPECT_NE(bad.out.find("FAILED: 1 of"), std::string::npos) << bad.out;
+  std::system(("rm -rf " + tmp).c_str());
+}
+
+// Mosaic's CSVWriter writes Python ints of any size as str(int), and its
+// reader takes them back with int(): verify passes and cat shows the exact
+// value (a JSON integer beyond int64).
+TEST(CliTest, VerifyAndCatCsvIntsBeyondInt64) {
+  std::string tmp = TempDir();
+  XsvWriterOptions o;
+  o.columns = {{"big", TextEncoding::kInt}, {"s", TextEncoding::kStr}};
+  auto w = XsvWriter::Create(tmp + "/ds", o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::string huge = "-" + std::string(4300, '9');
+  std::vector<TextValue> s0 = {TextBigInt{"18446744073709551616"}, std::string_view("a")};
+  std::vector<TextValue> s1 = {TextBigInt{huge}, std::string_view("b")};
+  ASSERT_TRUE((*w)->Write(s0).ok());
+  ASSERT_TRUE((*w)->Write(s1).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  EXPECT_EQ(Slurp(tmp + "/ds/shard.00000.csv"),
+            "big,s\n18446744073709551616,a\n" + huge + ",b\n");
+  CliRun ok = Sluice("verify " + tmp + "/ds");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("ok: 2 samples in"), std::string::npos) << ok.out;
+  CliRun cat = Sluice("cat " + tmp + "/ds 0");
+  ASSERT_EQ(cat.exit_code, 0) << cat.out;
+  EXPECT_EQ(cat.out,
+            "{\"fields\": {\"big\": {\"encoding\": \"int\", \"value\": 18446744073709551616}, "
+            "\"s\": {\"encoding\": \"str\", \"value\": \"a\"}}, \"index_in_shard\": 0, "
+            "\"line_hex\": \"31383434363734343037333730393535313631362c610a\", \"sample\": 0, "
+            "\"shard\": 0}\n");
+  cat = Sluice("cat " + tmp + "/ds 1");
+  ASSERT_EQ(cat.exit_code, 0) << cat.out;
+  EXPECT_NE(cat.out.find("\"value\": " + huge + "}"), std::string::npos) << cat.out.substr(0, 200);
   std::system(("rm -rf " + tmp).c_str());
 }
 

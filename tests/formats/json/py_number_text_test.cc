@@ -31,6 +31,27 @@ TEST(PyNumberTextTest, Int) {
                           "99999999999999999999999"}) {
     EXPECT_EQ(ParsePyIntText(bad), std::nullopt) << bad;
   }
+  // Python's digit limit holds for int64 text too (leading zeros count).
+  EXPECT_EQ(ParsePyIntText(std::string(4299, '0') + "7"), 7);
+  EXPECT_EQ(ParsePyIntText(std::string(4300, '0') + "7"), std::nullopt);
+}
+
+// str(int(text)) as CPython 3.11 gives it, any size up to 4300 digits.
+TEST(PyNumberTextTest, IntDigits) {
+  EXPECT_EQ(ParsePyIntDigits("0"), "0");
+  EXPECT_EQ(ParsePyIntDigits("-0"), "0");
+  EXPECT_EQ(ParsePyIntDigits(" -000 "), "0");
+  EXPECT_EQ(ParsePyIntDigits("+007"), "7");
+  EXPECT_EQ(ParsePyIntDigits("-9223372036854775809"), "-9223372036854775809");
+  EXPECT_EQ(ParsePyIntDigits(" 1_180_591_620_717_411_303_424\n"), "1180591620717411303424");
+  EXPECT_EQ(ParsePyIntDigits(std::string(4300, '9')), std::string(4300, '9'));
+  EXPECT_EQ(ParsePyIntDigits("-" + std::string(4300, '9')), "-" + std::string(4300, '9'));
+  EXPECT_EQ(ParsePyIntDigits(std::string(4301, '9')), std::nullopt);
+  EXPECT_EQ(ParsePyIntDigits("0" + std::string(4300, '9')), std::nullopt);
+  for (const char* bad : {"", " ", "-", "+-1", "1__0", "_1", "1_", "1.0", "1e30", "0x10",
+                          "12a", "- 1", "true", "\xd9\xa1"}) {
+    EXPECT_EQ(ParsePyIntDigits(bad), std::nullopt) << bad;
+  }
 }
 
 // Each case was checked against CPython 3.11's float().

@@ -311,8 +311,24 @@ TEST(JsonlShardReaderBadInput, WrongTypes) {
   EXPECT_EQ(st.message(), "shard.00007.json: sample 1 at byte 37: column 'name' expected str");
   st = SampleError(WithSecondLine("{\"id\": 2, \"name\": \"b\", \"score\": 1}\n"), 1);
   EXPECT_EQ(st.message(), "shard.00007.json: sample 1 at byte 37: column 'score' expected float");
-  st = SampleError(WithSecondLine("{\"id\": true, \"name\": \"b\", \"score\": 1.0}\n"), 1);
+  st = SampleError(WithSecondLine("{\"id\": 2, \"name\": \"b\", \"score\": true}\n"), 1);
+  EXPECT_EQ(st.message(), "shard.00007.json: sample 1 at byte 37: column 'score' expected float");
+  st = SampleError(WithSecondLine("{\"id\": null, \"name\": \"b\", \"score\": 1.0}\n"), 1);
   EXPECT_EQ(st.message(), "shard.00007.json: sample 1 at byte 37: column 'id' expected int");
+}
+
+// Mosaic's JSONWriter takes a Python bool in an int column (bool is an int)
+// and writes true/false; its reader gives the bool back.
+TEST(JsonlShardReaderBadInput, BoolInIntColumnIsKept) {
+  Fixture f = WithSecondLine("{\"id\": true, \"name\": \"b\", \"score\": 1.0}\n");
+  auto r = JsonlShardReader::Open(f.entry, f.data, f.meta);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto v = r->Sample(1);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  const auto& obj = std::get<JsonValue::Object>(v->v);
+  EXPECT_EQ(obj[0].first, "id");
+  ASSERT_TRUE(std::holds_alternative<bool>(obj[0].second.v));
+  EXPECT_TRUE(std::get<bool>(obj[0].second.v));
 }
 
 TEST(JsonlShardReaderBadInput, BigIntIsAnInt) {

@@ -117,6 +117,25 @@ TEST(JsonlLineTest, SpecialFloatsAndEscapes) {
             "\"\\u00e9\": -9223372036854775808}\r\n");
 }
 
+// What json.dumps(sort_keys=True) writes for Python ints beyond int64 and
+// for bools in an int column (Mosaic's JSONWriter accepts both).
+TEST(JsonlLineTest, BigIntsAndBoolsInIntColumns) {
+  std::vector<TextColumn> cols = {{"a", TextEncoding::kInt}, {"b", TextEncoding::kInt},
+                                  {"c", TextEncoding::kInt}};
+  std::vector<TextValue> v = {TextBigInt{"-1180591620717411303424"}, TextBool{true},
+                              TextBool{false}};
+  std::string line;
+  ASSERT_TRUE(AppendJsonlLine(cols, v, "\n", line).ok());
+  EXPECT_EQ(line, "{\"a\": -1180591620717411303424, \"b\": true, \"c\": false}\n");
+  // A bool is an int only: not a float or a str.
+  std::vector<TextColumn> f = {{"x", TextEncoding::kFloat}};
+  std::vector<TextValue> b = {TextBool{true}};
+  line.clear();
+  EXPECT_EQ(AppendJsonlLine(f, b, "\n", line).message(),
+            "column 'x': expected a value of type float");
+  EXPECT_EQ(line, "");
+}
+
 TEST(JsonlLineTest, RejectsWrongTypeAndBadUtf8) {
   std::vector<TextColumn> cols = {{"id", TextEncoding::kInt}, {"s", TextEncoding::kStr}};
   std::string line = "keep";
@@ -161,6 +180,22 @@ TEST(XsvLineTest, ValuesAsPythonStr) {
   std::string line;
   ASSERT_TRUE(AppendXsvLine(o, v, line).ok());
   EXPECT_EQ(line, "nan::-inf::-5::a:b \"c\"\n");
+}
+
+// str(int) of Python ints beyond int64, as Mosaic's CSVWriter writes them;
+// a bool is refused (Mosaic would write 'True', which int() cannot read).
+TEST(XsvLineTest, BigIntsAsTheirDigitsAndNoBools) {
+  XsvWriterOptions o;
+  o.columns = {{"i", TextEncoding::kInt}, {"j", TextEncoding::kInt}};
+  ASSERT_TRUE(ValidateXsvOptions(o).ok());
+  std::vector<TextValue> v = {TextBigInt{"9223372036854775808"}, TextBigInt{"-" + std::string(4300, '9')}};
+  std::string line;
+  ASSERT_TRUE(AppendXsvLine(o, v, line).ok());
+  EXPECT_EQ(line, "9223372036854775808,-" + std::string(4300, '9') + "\n");
+  std::vector<TextValue> b = {TextBool{true}, int64_t{1}};
+  line = "keep";
+  EXPECT_EQ(AppendXsvLine(o, b, line).message(), "column 'i': expected a value of type int");
+  EXPECT_EQ(line, "keep");
 }
 
 TEST(XsvLineTest, RejectsSeparatorNewlineTypeAndUtf8) {

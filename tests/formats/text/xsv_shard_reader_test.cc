@@ -222,15 +222,43 @@ TEST(XsvShardReaderBadInput, TooManyFields) {
 TEST(XsvShardReaderBadInput, NonIntegerInIntColumn) {
   Status st = SampleError("2.5|;b|;1.0\r\n");
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
-  EXPECT_EQ(st.message(),
-            "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an int64, found '2.5'");
+  EXPECT_EQ(st.message(), "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an int "
+                          "(at most 4300 digits), found '2.5'");
 }
 
-TEST(XsvShardReaderBadInput, IntOutOfRange) {
-  Status st = SampleError("9223372036854775808|;b|;1.0\r\n");
+// Mosaic writes str(int) of any Python int and reads it back with int():
+// beyond int64 the value comes as its canonical digits.
+TEST(XsvShardReaderBadInput, IntsBeyondInt64ReadAsTheirDigits) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"9223372036854775808", "9223372036854775808"},
+      {"-9223372036854775809", "-9223372036854775809"},
+      {"1180591620717411303424", "1180591620717411303424"},
+      {" +000_1180591620717411303424 ", "1180591620717411303424"},
+      {"-" + std::string(4300, '9'), "-" + std::string(4300, '9')},
+  };
+  for (const auto& [field, digits] : cases) {
+    Fixture f = Good(field + "|;b|;1.0\r\n");
+    auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto v = r->Sample(1);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    ASSERT_TRUE(std::holds_alternative<TextBigInt>((*v)[0])) << field;
+    EXPECT_EQ(std::get<TextBigInt>((*v)[0]).digits, digits);
+  }
+  // int64's own range stays int64.
+  Fixture f = Good("-9223372036854775808|;b|;1.0\r\n");
+  auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<int64_t>((*r->Sample(1))[0]), INT64_MIN);
+}
+
+TEST(XsvShardReaderBadInput, IntLongerThanPythonsLimit) {
+  // CPython's int() refuses more than 4300 digits (leading zeros count).
+  Status st = SampleError("0" + std::string(4300, '1') + "|;b|;1.0\r\n");
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
-  EXPECT_EQ(st.message(), "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an "
-                          "int64, found '9223372036854775808'");
+  EXPECT_EQ(st.message(), "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an int "
+                          "(at most 4300 digits), found '0" + std::string(63, '1') +
+                          "...' (4301 bytes)");
 }
 
 TEST(XsvShardReaderBadInput, NonFloatInFloatColumn) {
@@ -243,8 +271,9 @@ TEST(XsvShardReaderBadInput, NonFloatInFloatColumn) {
 TEST(XsvShardReaderBadInput, LongFieldIsCutInTheMessage) {
   Status st = SampleError(std::string(100, '7') + "x|;b|;1.0\r\n");
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
-  EXPECT_EQ(st.message(), "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an "
-                          "int64, found '" + std::string(64, '7') + "...' (101 bytes)");
+  EXPECT_EQ(st.message(), "shard.00003.xsv: sample 1 at byte 30: column 'id' expected an int "
+                          "(at most 4300 digits), found '" + std::string(64, '7') +
+                          "...' (101 bytes)");
 }
 
 TEST(XsvShardReaderBadInput, MissingNewline) {
