@@ -5,13 +5,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/planner/mosaic_error.h"
+
 namespace sluice {
 namespace {
 
 Status Unsupported(std::string_view text) {
-  return InvalidArgumentError("ValueError: Unsupported value/suffix " + std::string(text) +
-                              ". Supported suffix are ['b', 'kb', 'mb', 'gb', 'tb', 'pb', "
-                              "'eb', 'zb', 'yb'].");
+  return planner::MosaicError("ValueError", "Unsupported value/suffix " + std::string(text) +
+                                                ". Supported suffix are ['b', 'kb', 'mb', 'gb', "
+                                                "'tb', 'pb', 'eb', 'zb', 'yb'].");
 }
 
 bool AllDigits(std::string_view s) {

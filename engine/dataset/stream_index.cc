@@ -8,6 +8,7 @@
 #include "engine/cache/state_dir.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/node_file.h"
+#include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
 #include "formats/raw/raw_file_reader.h"
 
@@ -67,8 +68,10 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
   if (!remote) {
     if (!FileExists(path)) {
       // Mosaic's error and text (users match it).
-      return NotFoundError("RuntimeError: No `remote` provided, but local file " + path +
-                           " does not exist either");
+      return planner::MosaicError("RuntimeError",
+                                  "No `remote` provided, but local file " + path +
+                                      " does not exist either",
+                                  StatusCode::kNotFound);
     }
     return ReadIndex(path);
   }

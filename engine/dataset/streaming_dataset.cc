@@ -7,6 +7,7 @@
 #include "base/file.h"
 #include "engine/dataset/cache_budget.h"
 #include "engine/dataset/stream_index.h"
+#include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
@@ -36,7 +37,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       remote = std::move(*opened);
     }
     auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
-    if (!index.ok()) return index.status().WithContext(where);
+    if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
     d->stream_first_shard_.push_back(starts.size() - 1);
     for (size_t i = 0; i < index->shards.size(); ++i) {
       const ShardEntry& e = index->shards[i];
@@ -69,9 +70,9 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
     if (d->column_encodings_[c] == "pkl") {
       // Mosaic's text (users match it).
-      return InvalidArgumentError("ValueError: Column " + d->column_names_[c] +
-                                  " contains an unsafe type: pkl. To proceed anyway, set "
-                                  "``allow_unsafe_types=True``.");
+      return planner::MosaicError("ValueError", "Column " + d->column_names_[c] +
+                                                    " contains an unsafe type: pkl. To proceed "
+                                                    "anyway, set ``allow_unsafe_types=True``.");
     }
   }
   if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;

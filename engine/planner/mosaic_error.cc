@@ -2,11 +2,31 @@
 
 namespace sluice::planner {
 
-Status MosaicError(std::string_view type, std::string_view message) {
+namespace {
+// The exception types Mosaic's errors carry (the ones the engine raises).
+constexpr std::string_view kTypes[] = {"ValueError", "TypeError", "RuntimeError", "KeyError"};
+}  // namespace
+
+Status MosaicError(std::string_view type, std::string_view message, StatusCode code) {
   std::string text(type);
   text += ": ";
   text += message;
-  return InvalidArgumentError(std::move(text));
+  return Status(code, std::move(text));
+}
+
+bool IsMosaicError(const Status& status) {
+  const std::string& m = status.message();
+  for (std::string_view type : kTypes) {
+    if (m.size() >= type.size() + 2 && m.compare(0, type.size(), type) == 0 &&
+        m.compare(type.size(), 2, ": ") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Status WithContextUnlessMosaic(const Status& status, std::string_view context) {
+  return IsMosaicError(status) ? status : status.WithContext(context);
 }
 
 Status MosaicKeyError(std::string_view name) {

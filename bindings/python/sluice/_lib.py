@@ -199,10 +199,14 @@ class MissingIndexError(FileNotFoundError, RuntimeError):
     RuntimeError as Mosaic raises, and a FileNotFoundError as it is."""
 
 
-# Where the engine keeps Mosaic's error (e.g. "ValueError: Column x contains
-# an unsafe type: pkl. ..."), the caller gets Mosaic's exception type and
-# exact text, as code written for Mosaic catches and matches them.
-_MOSAIC_ERROR = re.compile(r'(?:^|: )(ValueError|TypeError|RuntimeError): (.*)\Z', re.DOTALL)
+# An error the engine raises as Mosaic does carries Mosaic's exception type
+# at the very start of its message (engine/planner/mosaic_error.h: the engine
+# adds no context to those): sluice_last_error() is then "<status name>:
+# <type>: <Mosaic's text>". Anchored there, so a type name inside other text
+# (a path, a server's reply, a context) is never taken for one. The caller
+# gets Mosaic's exception type and exact text, as code written for Mosaic
+# catches and matches them.
+_MOSAIC_ERROR = re.compile(r'[a-z/ ]+: (ValueError|TypeError|RuntimeError): (.*)\Z', re.DOTALL)
 _MOSAIC_TYPES = {'ValueError': ValueError, 'TypeError': TypeError, 'RuntimeError': RuntimeError}
 
 
@@ -211,7 +215,7 @@ def check(status, what=None):
     if status == OK:
         return
     text = last_error()
-    mosaic = _MOSAIC_ERROR.search(text)
+    mosaic = _MOSAIC_ERROR.match(text)
     if mosaic:
         cls = _MOSAIC_TYPES[mosaic.group(1)]
         if status == ENOTFOUND and cls is RuntimeError:
