@@ -1,4 +1,4 @@
-"""StreamingDataset and Stream with Mosaic's constructor arguments.
+"""StreamingDataset with Mosaic's constructor arguments.
 
 Every stream is read through the engine (sluice/engine.py over the
 sluice_stream_* C ABI): a remote's shards are fetched into its local cache,
@@ -6,23 +6,21 @@ a local folder is read in place. The engine plans each epoch (Mosaic's exact
 order for the same seed and configuration) and yields this worker's samples,
 work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 (RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
-Python only turns the engine's fields into Python values.
+Python only turns the engine's fields into Python values. Streams are in
+sluice/stream.py, the checks of index.json and cache_limit in
+sluice/dataset_index.py.
 """
-import hashlib
-import json
-import mmap
-import os
-import struct
-import tempfile
 import warnings
 
 import numpy as np
 
 from sluice import engine
-from sluice._lib import MissingIndexError, lib  # noqa: F401 (MissingIndexError: public here)
+from sluice import stream as _stream
+from sluice._lib import MissingIndexError  # noqa: F401 (public here)
+from sluice.dataset_index import check_cache_limit, read_index, shard_infos
+from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.plan import Plan
-from sluice.remote import remote_read
-from sluice.shard_info import ShardInfo
+from sluice.stream import Stream, _streams_registry
 from sluice.world import World
 
 try:
@@ -32,193 +30,11 @@ except ImportError:  # torch is optional: then a plain iterable
 
 __all__ = ['Stream', 'StreamingDataset']
 
-_MAX_WORKERS = 512
-
-
-def _is_remote(remote):
-    """A store URL (not a local path or file://), by the engine's one rule."""
-    return remote is not None and lib.sluice_is_store_url(os.fsencode(str(remote))) == 1
-
-
-def _strip_file(path):
-    path = str(path)
-    return path[len('file://'):] if path.startswith('file://') else path
-
-
-def _fetched(remote, local):
-    """Whether the engine fetches a stream's shards into `local` (from a store,
-    or copied from another local folder, as Mosaic copies them); else the
-    folder is read in place."""
-    if remote is None or local is None:
-        return False
-    return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
-
-
-def _default_local(remote, split):
-    """Mosaic's cache folder for a remote given without `local`: the temp
-    folder / blake2s-128 of the remote URL / split. Unlike Mosaic, an existing
-    one is reused rather than refused: the cache is safe to share and resume."""
-    digest = hashlib.blake2s(str(remote).encode('utf-8'), digest_size=16).hexdigest()
-    return os.path.join(tempfile.gettempdir(), digest, split or '')
-
-
-def _local_path(remote, local):
-    """The stream's folder: its cache, or the folder read in place."""
-    if remote is not None and not _fetched(remote, local):
-        return _strip_file(remote)  # a local remote is read in place
-    if local is None:
-        raise ValueError('a stream needs local (or a local remote)')
-    return local
-
-
-class Stream:
-    """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
-    one of proportion / repeat / choose."""
-
-    def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
-                 choose=None, download_retry=None, download_timeout=None, validate_hash=None,
-                 keep_zip=None):
-        given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
-                                   ('choose', choose)) if v is not None}
-        if len(given) > 1:
-            raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be '
-                             'specified; the others are derived')
-        for key, value in given.items():
-            if value < 0:
-                raise ValueError(f'`{key}` must be non-negative')
-        if download_retry is not None and download_retry < 0:
-            raise ValueError('`download_retry` must be non-negative')
-        if download_timeout is not None and download_timeout <= 0:
-            raise ValueError('`download_timeout` must be positive')
-        # The weight the user gave (the planner's input); the public
-        # proportion / repeat / choose hold the resolved values once a
-        # dataset is built over this stream, as Mosaic's do.
-        self.weights = given
-        if local is None and remote is not None:
-            # Mosaic caches any remote given without `local`, a local folder
-            # too (then its shards are copied, as Mosaic's are).
-            local = _default_local(remote, split)
-        self.remote = remote
-        self.fetched = _fetched(remote, local)
-        self.local = _local_path(remote, local)
-        self.split = split
-        self.proportion = proportion
-        self.repeat = repeat
-        self.choose = choose
-        self.download_retry = download_retry
-        self.download_timeout = download_timeout
-        self.validate_hash = validate_hash
-        self.keep_zip = keep_zip
-
-    def spec(self, shard_sizes):
-        return dict(self.weights, shard_sizes=list(shard_sizes))
-
-    @classmethod
-    def validate_weights(cls, streams):
-        """(relative, unspecified): whether the streams are weighted by
-        proportion, and whether none has a weight. Mixing relative and
-        absolute weights is Mosaic's ValueError."""
-        relative = 'proportion' in streams[0].weights
-        unspecified = True
-        for i, stream in enumerate(streams):
-            if len(stream.weights) > 1:
-                raise ValueError(f'Streams must provide at most one of `proportion`, `repeat`, '
-                                 f'or `choose` (error in stream {i})')
-            if ('proportion' in stream.weights) != relative:
-                raise ValueError(f'Relative (`proportion`) and absolute (`repeat`, `choose`, '
-                                 f'none) stream weights are incompatible with each other (error '
-                                 f'in stream {i})')
-            unspecified = unspecified and not stream.weights
-        return relative, unspecified
-
-    @classmethod
-    def apply_weights(cls, streams, samples_per_stream, choose_per_epoch, seed):
-        """Resolves every stream's proportion, repeat and choose (the samples
-        it gives an epoch) as Mosaic's; returns the epoch's sample count.
-        The counts come from the planner (the engine owns the sampling rule)."""
-        relative, unspecified = cls.validate_weights(streams)
-        if choose_per_epoch and not relative and not unspecified:
-            raise ValueError('Only provide `choose` when weighting streams relatively')
-        samples = np.asarray(samples_per_stream, dtype=np.int64)
-        if unspecified and not choose_per_epoch:
-            choose = samples.copy()
-        else:
-            choose = _planned_choose(streams, samples, choose_per_epoch, seed)
-        if relative:
-            proportion = np.array([s.weights['proportion'] for s in streams], np.float64)
-            proportion /= proportion.sum()
-        elif unspecified and choose_per_epoch:
-            proportion = samples.astype(np.float64)
-            proportion /= proportion.sum()
-        else:
-            proportion = choose / choose.sum()
-        repeat = choose / samples
-        for stream, p, r, c in zip(streams, proportion, repeat, choose):
-            stream.proportion, stream.repeat, stream.choose = p, r, c
-        return int(choose.sum())
-
-
-def _planned_choose(streams, samples, epoch_size, seed):
-    """Samples per stream in an epoch: the planner's plan of one worker,
-    unshuffled, over one shard per stream, counted by stream."""
-    offsets = np.concatenate([[0], np.cumsum(samples)])
-    config = {'streams': [dict(s.weights, shard_sizes=[int(n)]) for s, n in zip(streams, samples)],
-              'epoch_size': epoch_size, 'shuffle_seed': seed, 'shuffle': False,
-              'world': {'num_nodes': 1, 'ranks_per_node': 1, 'workers_per_rank': 1},
-              'batch_size': 1, 'num_canonical_nodes': 1, 'initial_physical_nodes': 1,
-              'batching_method': 'random', 'epoch': 0, 'sample_in_epoch': 0}
-    ids = Plan(config).worker_ids(0, 0, 0)
-    stream_of = np.searchsorted(offsets, ids, side='right') - 1
-    return np.bincount(stream_of, minlength=len(streams)).astype(np.int64)
-
-
-def _streams_registry():
-    """Mosaic's streams_registry ('stream' -> Stream), made on first use so
-    that `catalogue` is needed only by code that uses registries."""
-    registry = globals().get('streams_registry')
-    if registry is None:
-        from sluice.registry import create_registry
-        registry = create_registry('streaming', 'streams_registry', entry_points=True,
-                                   description='The streams registry is used for registering '
-                                               'Stream classes.')
-        registry.register('stream', func=Stream)
-        globals()['streams_registry'] = registry
-    return registry
-
 
 def __getattr__(name):
-    if name == 'streams_registry':
-        return _streams_registry()
+    if name == 'streams_registry':  # Mosaic's streaming.base.dataset has it too
+        return _stream.streams_registry
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-
-
-def _in_dataloader_worker():
-    try:
-        from torch.utils.data import get_worker_info
-    except ImportError:
-        return False
-    return get_worker_info() is not None
-
-
-class _SharedCounters:
-    """Per-worker epoch counters in anonymous shared memory, so the counts
-    survive DataLoader workers forked and exited between epochs."""
-
-    def __init__(self):
-        self._mem = mmap.mmap(-1, 8 * _MAX_WORKERS)
-
-    def get(self, i):
-        return struct.unpack_from('<q', self._mem, 8 * i)[0]
-
-    def set(self, i, v):
-        struct.pack_into('<q', self._mem, 8 * i, v)
-
-    def __getstate__(self):  # spawned workers get a copy (no sharing possible)
-        return bytes(self._mem)
-
-    def __setstate__(self, state):
-        self._mem = mmap.mmap(-1, len(state))
-        self._mem[:] = state
 
 
 class StreamingDataset(_Base):
@@ -271,7 +87,7 @@ class StreamingDataset(_Base):
         self.allow_unsafe_types = allow_unsafe_types
         self.replication = replication
         self.initial_physical_nodes = None
-        self._counters = _SharedCounters()
+        self._counters = SharedCounters()
         self._resume_state = None
         self._engine = None
         self._given_streams = bool(streams)
@@ -280,9 +96,10 @@ class StreamingDataset(_Base):
                           f'result in slower batch time. Recommendation is to set predownload to '
                           f'at-least batch_size.')  # Mosaic's text, missing space included
         # Mosaic's checks of index.json and cache_limit, before any shard is fetched.
-        self._indexes = self._read_indexes(fetch=bool(cache_limit))
+        self._indexes = [read_index(s, self._split_of(s), fetch=bool(cache_limit))
+                         for s in self.streams]
         if cache_limit:
-            self._check_cache_limit()
+            check_cache_limit(cache_limit, self.streams, self._indexes)
         # Mosaic's Stream.apply_default: what a stream leaves unset comes
         # from the dataset's arguments.
         self._stream_defaults = {'download_retry': download_retry,
@@ -309,7 +126,14 @@ class StreamingDataset(_Base):
                                               minlength=self.num_streams).astype(np.int64)
         self.sample_offset_per_stream = np.concatenate(
             [[0], np.cumsum(self.samples_per_stream)[:-1]]).astype(np.int64)
-        self.shards = self._shard_infos()
+        self.shards = shard_infos(self.streams, [self._split_of(s) for s in self.streams],
+                                  self._indexes, self.samples_per_shard, self.stream_per_shard)
+        self._indexes = None  # parsed once; `shards` keeps what is needed
+
+    def _split_of(self, stream):
+        """The split a stream's files are under: its own when the dataset was
+        given streams, else the dataset's."""
+        return stream.split if self._given_streams else self.split
 
     def prepare_shard(self, shard_id, blocking=True):
         """Fetches shard `shard_id` into the local cache now (Mosaic's
@@ -329,92 +153,6 @@ class StreamingDataset(_Base):
         if not 0 <= shard_id < self.num_shards:
             raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
         self._engine.evict_shard(shard_id)
-
-    def _index_path(self, stream):
-        split = stream.split if self._given_streams else self.split
-        return os.path.join(stream.local, split or '', 'index.json')
-
-    def _index_bytes(self, stream, fetch):
-        """A stream's index.json: the cached copy, else a local remote's, else
-        (when `fetch`) a store remote's; None for a stream without one (raw
-        files) or not fetched. A local remote without one is FileNotFoundError."""
-        local = self._index_path(stream)
-        if os.path.isfile(local):
-            with open(local, 'rb') as f:
-                return f.read()
-        if stream.remote is None or getattr(stream, 'engine_keys', None):
-            return None
-        split = stream.split if self._given_streams else self.split
-        if _is_remote(stream.remote):
-            if not fetch:
-                return None
-            folder = stream.remote.rstrip('/') + (f'/{split}' if split else '')
-            return remote_read(folder, 'index.json', 'cache_limit check')
-        path = os.path.join(_strip_file(stream.remote), split or '', 'index.json')
-        with open(path, 'rb') as f:
-            return f.read()
-
-    def _read_indexes(self, fetch):
-        """Each stream's (index.json size, its shard entries), None where not
-        read, checked as Mosaic checks them, with its error types and texts."""
-        return [self._read_index(stream, fetch) for stream in self.streams]
-
-    def _read_index(self, stream, fetch):
-        data = self._index_bytes(stream, fetch)
-        if data is None:
-            return None
-        path = self._index_path(stream)
-        try:
-            entries = json.loads(data)['shards']
-        except json.JSONDecodeError as e:
-            e.args = (f'Index file at {path} is empty or corrupted. ' + e.args[0],)
-            raise
-        if not sum(int(entry['samples']) for entry in entries):
-            raise RuntimeError(f'Stream contains no samples: {path}.')
-        return len(data), entries
-
-    def _shard_infos(self):
-        """Mosaic's `shards`: one description per shard from its stream's
-        index.json (a stream without one, e.g. of raw files, has its counts)."""
-        out = []
-        # Streams whose index.json the engine fetched are read now.
-        indexes = [known if known is not None else self._read_index(stream, fetch=False)
-                   for stream, known in zip(self.streams, self._indexes)]
-        self._indexes = None  # parsed once; the descriptions below keep what is needed
-        for i, index in enumerate(indexes):
-            counts = self.samples_per_shard[self.stream_per_shard == i]
-            infos = [ShardInfo(e) for e in index[1]] if index else []
-            if [len(x) for x in infos] != counts.tolist():
-                infos = [ShardInfo({'samples': int(n)}) for n in counts]
-            out += infos
-        return out
-
-    def _check_cache_limit(self):
-        """Mosaic's rules for cache_limit, with its texts: above the streams'
-        index.json files, and at least four times the largest shard (raw and
-        compressed together)."""
-        limit = self.cache_limit
-        if isinstance(limit, str):
-            from sluice.util import bytes_to_int
-            limit = bytes_to_int(limit)
-        for stream in self.streams:
-            if stream.remote is not None:  # Mosaic has made its cache folder by then
-                os.makedirs(stream.local, exist_ok=True)
-        indexes = [x for x in self._indexes if x is not None]
-        min_cache_usage = sum(size for size, _ in indexes)
-        if limit <= min_cache_usage:
-            raise ValueError(f'Minimum cache usage ({min_cache_usage} bytes) is larger than the '
-                             f'cache limit ({limit} bytes). Please raise `cache_limit`. '
-                             f'Recommendation is to provide a `cache_limit` as high as possible '
-                             f'to avoid thrashing.')
-        largest = max((ShardInfo(e).get_max_size() for _, entries in indexes
-                       for e in entries), default=0)
-        if limit < 4 * largest:
-            raise ValueError(f'Cache limit ({limit} bytes) is too low. Increase the `cache_limit` '
-                             f'to at-least four times the largest shard size ({largest} bytes) '
-                             f'which includes raw (decompressed) and zip (compressed) file size. '
-                             f'Recommendation is to provide a `cache_limit` as high as possible to '
-                             f'avoid thrashing.')
 
     def _open_engine(self, validate_hash, given_streams, split):
         """Every stream goes through the engine's sluice_stream_* (a remote's
@@ -587,11 +325,11 @@ class StreamingDataset(_Base):
         if self.initial_physical_nodes is None:
             self.initial_physical_nodes = self._physical_nodes(world, self.replication)
         worker = world.worker_of_rank
-        if worker >= _MAX_WORKERS:
-            raise ValueError(f'at most {_MAX_WORKERS} DataLoader workers')
+        if worker >= MAX_WORKERS:
+            raise ValueError(f'at most {MAX_WORKERS} DataLoader workers')
         counter = self._counters.get(worker)
         epoch, sample_in_epoch, state = self._resume(counter)
-        if world.workers_per_rank == 1 and not _in_dataloader_worker():
+        if world.workers_per_rank == 1 and not in_dataloader_worker():
             self.next_epoch = epoch + 1  # this process read the epoch: every worker moves on
         else:
             self._counters.set(worker, epoch + 1)
@@ -605,7 +343,7 @@ class StreamingDataset(_Base):
 
     @next_epoch.setter
     def next_epoch(self, value):
-        for i in range(_MAX_WORKERS):
+        for i in range(MAX_WORKERS):
             self._counters.set(i, value)
 
     def state_dict(self, num_samples, from_beginning):

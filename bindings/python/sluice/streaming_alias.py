@@ -27,7 +27,7 @@ ALIASES = {
     'streaming': 'sluice',
     'streaming.base': 'sluice',
     'streaming.base.dataset': 'sluice.dataset',
-    'streaming.base.stream': 'sluice.dataset',
+    'streaming.base.stream': 'sluice.stream',
     'streaming.base.dataloader': 'sluice.dataloader',
     'streaming.base.local': 'sluice.local',
     'streaming.base.world': 'sluice.world',

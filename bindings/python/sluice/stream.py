@@ -1,0 +1,171 @@
+"""Stream: one sub-dataset of a StreamingDataset, with Mosaic's arguments
+and weights (proportion / repeat / choose, resolved once a dataset is built),
+where its files are (a cache folder, or a local folder read in place), and
+Mosaic's streams_registry."""
+import hashlib
+import os
+import tempfile
+
+import numpy as np
+
+from sluice._lib import lib
+from sluice.plan import Plan
+
+__all__ = ['Stream']
+
+
+def _is_remote(remote):
+    """A store URL (not a local path or file://), by the engine's one rule."""
+    return remote is not None and lib.sluice_is_store_url(os.fsencode(str(remote))) == 1
+
+
+def _strip_file(path):
+    path = str(path)
+    return path[len('file://'):] if path.startswith('file://') else path
+
+
+def _fetched(remote, local):
+    """Whether the engine fetches a stream's shards into `local` (from a store,
+    or copied from another local folder, as Mosaic copies them); else the
+    folder is read in place."""
+    if remote is None or local is None:
+        return False
+    return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
+
+
+def _default_local(remote, split):
+    """Mosaic's cache folder for a remote given without `local`: the temp
+    folder / blake2s-128 of the remote URL / split. Unlike Mosaic, an existing
+    one is reused rather than refused: the cache is safe to share and resume."""
+    digest = hashlib.blake2s(str(remote).encode('utf-8'), digest_size=16).hexdigest()
+    return os.path.join(tempfile.gettempdir(), digest, split or '')
+
+
+def _local_path(remote, local):
+    """The stream's folder: its cache, or the folder read in place."""
+    if remote is not None and not _fetched(remote, local):
+        return _strip_file(remote)  # a local remote is read in place
+    if local is None:
+        raise ValueError('a stream needs local (or a local remote)')
+    return local
+
+
+class Stream:
+    """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
+    one of proportion / repeat / choose."""
+
+    def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
+                 choose=None, download_retry=None, download_timeout=None, validate_hash=None,
+                 keep_zip=None):
+        given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
+                                   ('choose', choose)) if v is not None}
+        if len(given) > 1:
+            raise ValueError('At most one of `proportion`, `repeat`, and `choose` may be '
+                             'specified; the others are derived')
+        for key, value in given.items():
+            if value < 0:
+                raise ValueError(f'`{key}` must be non-negative')
+        if download_retry is not None and download_retry < 0:
+            raise ValueError('`download_retry` must be non-negative')
+        if download_timeout is not None and download_timeout <= 0:
+            raise ValueError('`download_timeout` must be positive')
+        # The weight the user gave (the planner's input); the public
+        # proportion / repeat / choose hold the resolved values once a
+        # dataset is built over this stream, as Mosaic's do.
+        self.weights = given
+        if local is None and remote is not None:
+            # Mosaic caches any remote given without `local`, a local folder
+            # too (then its shards are copied, as Mosaic's are).
+            local = _default_local(remote, split)
+        self.remote = remote
+        self.fetched = _fetched(remote, local)
+        self.local = _local_path(remote, local)
+        self.split = split
+        self.proportion = proportion
+        self.repeat = repeat
+        self.choose = choose
+        self.download_retry = download_retry
+        self.download_timeout = download_timeout
+        self.validate_hash = validate_hash
+        self.keep_zip = keep_zip
+
+    def spec(self, shard_sizes):
+        return dict(self.weights, shard_sizes=list(shard_sizes))
+
+    @classmethod
+    def validate_weights(cls, streams):
+        """(relative, unspecified): whether the streams are weighted by
+        proportion, and whether none has a weight. Mixing relative and
+        absolute weights is Mosaic's ValueError."""
+        relative = 'proportion' in streams[0].weights
+        unspecified = True
+        for i, stream in enumerate(streams):
+            if len(stream.weights) > 1:
+                raise ValueError(f'Streams must provide at most one of `proportion`, `repeat`, '
+                                 f'or `choose` (error in stream {i})')
+            if ('proportion' in stream.weights) != relative:
+                raise ValueError(f'Relative (`proportion`) and absolute (`repeat`, `choose`, '
+                                 f'none) stream weights are incompatible with each other (error '
+                                 f'in stream {i})')
+            unspecified = unspecified and not stream.weights
+        return relative, unspecified
+
+    @classmethod
+    def apply_weights(cls, streams, samples_per_stream, choose_per_epoch, seed):
+        """Resolves every stream's proportion, repeat and choose (the samples
+        it gives an epoch) as Mosaic's; returns the epoch's sample count.
+        The counts come from the planner (the engine owns the sampling rule)."""
+        relative, unspecified = cls.validate_weights(streams)
+        if choose_per_epoch and not relative and not unspecified:
+            raise ValueError('Only provide `choose` when weighting streams relatively')
+        samples = np.asarray(samples_per_stream, dtype=np.int64)
+        if unspecified and not choose_per_epoch:
+            choose = samples.copy()
+        else:
+            choose = _planned_choose(streams, samples, choose_per_epoch, seed)
+        if relative:
+            proportion = np.array([s.weights['proportion'] for s in streams], np.float64)
+            proportion /= proportion.sum()
+        elif unspecified and choose_per_epoch:
+            proportion = samples.astype(np.float64)
+            proportion /= proportion.sum()
+        else:
+            proportion = choose / choose.sum()
+        repeat = choose / samples
+        for stream, p, r, c in zip(streams, proportion, repeat, choose):
+            stream.proportion, stream.repeat, stream.choose = p, r, c
+        return int(choose.sum())
+
+
+def _planned_choose(streams, samples, epoch_size, seed):
+    """Samples per stream in an epoch: the planner's plan of one worker,
+    unshuffled, over one shard per stream, counted by stream."""
+    offsets = np.concatenate([[0], np.cumsum(samples)])
+    config = {'streams': [dict(s.weights, shard_sizes=[int(n)]) for s, n in zip(streams, samples)],
+              'epoch_size': epoch_size, 'shuffle_seed': seed, 'shuffle': False,
+              'world': {'num_nodes': 1, 'ranks_per_node': 1, 'workers_per_rank': 1},
+              'batch_size': 1, 'num_canonical_nodes': 1, 'initial_physical_nodes': 1,
+              'batching_method': 'random', 'epoch': 0, 'sample_in_epoch': 0}
+    ids = Plan(config).worker_ids(0, 0, 0)
+    stream_of = np.searchsorted(offsets, ids, side='right') - 1
+    return np.bincount(stream_of, minlength=len(streams)).astype(np.int64)
+
+
+def _streams_registry():
+    """Mosaic's streams_registry ('stream' -> Stream), made on first use so
+    that `catalogue` is needed only by code that uses registries."""
+    registry = globals().get('streams_registry')
+    if registry is None:
+        from sluice.registry import create_registry
+        registry = create_registry('streaming', 'streams_registry', entry_points=True,
+                                   description='The streams registry is used for registering '
+                                               'Stream classes.')
+        registry.register('stream', func=Stream)
+        globals()['streams_registry'] = registry
+    return registry
+
+
+def __getattr__(name):
+    if name == 'streams_registry':
+        return _streams_registry()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
