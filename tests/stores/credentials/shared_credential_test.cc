@@ -218,6 +218,20 @@ struct AwaitRun {
   }
 };
 
+// A bearer-token-like credential for the AwaitGet() tests: keys living
+// `lifetime` s, min_validity_s 60, on `clock`, refreshed by the test.
+std::unique_ptr<SharedCredential> MakeAwaited(FakeClock& clock, int64_t lifetime,
+                                              ScriptedSource** source) {
+  SharedCredentialOptions options = Manual(clock);
+  options.min_validity_s = 60;
+  options.await_poll_ms = 1;
+  return Make(
+      [lifetime](int call, int64_t now) -> Result<Credential> {
+        return NumberedCredential("scripted", call, now, lifetime);
+      },
+      source, options);
+}
+
 // AwaitGet() never runs the chain on its caller's thread: a due fetch (the
 // first, then one min_validity_s asks for) waits for the refresher's step
 // (RefreshIfDue(), called by the test here: background = false) and then
@@ -225,14 +239,7 @@ struct AwaitRun {
 TEST(SharedCredentialTest, AwaitGetWaitsForTheRefresherInsteadOfFetching) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  SharedCredentialOptions options = Manual(clock);
-  options.min_validity_s = 60;
-  options.await_poll_ms = 1;
-  auto cred = Make(
-      [](int call, int64_t now) -> Result<Credential> {
-        return NumberedCredential("scripted", call, now, 200);
-      },
-      &source, options);
+  auto cred = MakeAwaited(clock, 200, &source);
   AwaitRun run;
   run.Start(*cred);
   run.Spin();
@@ -268,14 +275,7 @@ TEST(SharedCredentialTest, AwaitGetWaitsForTheRefresherInsteadOfFetching) {
 TEST(SharedCredentialTest, AwaitGetTakesTheOutcomeOfTheFetchItWaitedFor) {
   FakeClock clock;
   ScriptedSource* source = nullptr;
-  SharedCredentialOptions options = Manual(clock);
-  options.min_validity_s = 60;
-  options.await_poll_ms = 1;
-  auto cred = Make(
-      [](int call, int64_t now) -> Result<Credential> {
-        return NumberedCredential("scripted", call, now, 0);
-      },
-      &source, options);
+  auto cred = MakeAwaited(clock, 0, &source);
   AwaitRun run;
   run.Start(*cred);
   run.Spin();
