@@ -1,5 +1,6 @@
 """Resumption: load_state_dict to the first batch, in a fresh process, for
-Sluice and mosaicml-streaming (from its source, as bench/compare does).
+Sluice, mosaicml-streaming (from its source, as bench/compare does) and
+LitData (from its source with --litdata-src DIR; local only).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/resume_bench.py [--work DIR] [--runs 3] \\
@@ -14,7 +15,10 @@ DataLoader with 0 or 2 workers (`dl0`, `dl2`). Each run is a fresh process
 that times constructing the dataset, then load_state_dict to the first
 batch of 16; libraries interleave; medians of --runs with min and max.
 Every contender's first batch must hold the same sample ids (the same
-order), which the script checks.
+order), which the script checks; LitData has its own shuffle, so its state
+is its own StreamingDataLoader's, saved once half-way through its epoch
+with the same batch and workers, and its first batch is checked against
+the ids that loader yielded next.
 
 --work keeps the datasets, the s3rver folder and the warm caches between
 invocations (they take minutes to make); a fresh temporary folder otherwise.
@@ -75,6 +79,81 @@ t2 = time.perf_counter()
 print(json.dumps({'construct': t1 - t0, 'resume': t2 - t1, 'ids': ids}))
 os._exit(0)  # leave the loader's workers and threads without a teardown to time
 ''' % {'root': ROOT, 'seed': SEED, 'batch': BATCH}
+
+
+# LitData's contender: argv = local, path, state file, litdata source.
+# Same output as CHILD's. `iter` resumes the dataset alone with the state of
+# the no-worker loader, as LitData's StreamingDataset.load_state_dict takes.
+LITDATA_CHILD = r'''
+import json, os, sys, time
+local, path, state_file, src = sys.argv[1:5]
+sys.path.insert(0, %(here)r)
+from litdata_shims import import_litdata
+litdata = import_litdata(src)
+with open(state_file) as f:
+    saved = json.load(f)
+t0 = time.perf_counter()
+ds = litdata.StreamingDataset(local, shuffle=True, seed=%(seed)d)
+t1 = time.perf_counter()
+if path == 'iter':
+    ds.load_state_dict(saved['state']['dataset'])
+    it = iter(ds)
+    ids = [int(next(it)['id']) for _ in range(%(batch)d)]
+else:
+    # prefetch_factor=2: what torch 1.13 (Debian's) demands at 0 workers,
+    # where LitData passes None; it means nothing there.
+    loader = litdata.StreamingDataLoader(ds, batch_size=%(batch)d, num_workers=int(path[2:]),
+                                         prefetch_factor=2)
+    loader.load_state_dict(saved['state'])
+    ids = [int(x) for x in next(iter(loader))['id']]
+t2 = time.perf_counter()
+print(json.dumps({'construct': t1 - t0, 'resume': t2 - t1, 'ids': ids, 'expected': saved['next']}))
+os._exit(0)
+''' % {'here': HERE, 'seed': SEED, 'batch': BATCH}
+
+# Half an epoch through LitData's loader with `workers`, then its state and
+# the ids of the batch it yields next, as JSON on stdout.
+LITDATA_STATE = r'''
+import json, sys
+local, workers, samples, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, %(here)r)
+from litdata_shims import import_litdata
+litdata = import_litdata(src)
+ds = litdata.StreamingDataset(local, shuffle=True, seed=%(seed)d)
+loader = litdata.StreamingDataLoader(ds, batch_size=%(batch)d, num_workers=workers,
+                                     prefetch_factor=2)  # as in LITDATA_CHILD
+seen = 0
+it = iter(loader)
+while seen < samples // 2:
+    seen += len(next(it)['id'])
+state = loader.state_dict()
+print(json.dumps({'state': state, 'next': [int(x) for x in next(it)['id']]}))
+''' % {'here': HERE, 'seed': SEED, 'batch': BATCH}
+
+
+_PAYLOAD = {}  # size -> the payload write_dataset writes (made in each process)
+
+
+def litdata_item(i, size):
+    """Sample i of a LitData copy of a workload: the same columns and bytes."""
+    if size not in _PAYLOAD:
+        import numpy as np
+        _PAYLOAD[size] = np.random.default_rng(0).integers(0, 256, size=size,
+                                                           dtype=np.uint8).tobytes()
+    return {'id': i, 'data': _PAYLOAD[size]}
+
+
+def write_litdata(folder, samples, size, src):
+    """The workload as LitData's own `optimize` writes it (64 MB chunks)."""
+    import functools
+    sys.path.insert(0, HERE)
+    from litdata_shims import import_litdata
+    litdata = import_litdata(src)
+    tmp = folder + '.partial'
+    shutil.rmtree(tmp, ignore_errors=True)
+    litdata.optimize(fn=functools.partial(litdata_item, size=size), inputs=list(range(samples)),
+                     output_dir=tmp, chunk_bytes='64MB', num_workers=1)
+    os.rename(tmp, folder)
 
 
 def free_port():
@@ -194,6 +273,24 @@ def run_child(lib, remote, local, path, state, src, env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_litdata(local, path, state_file, src):
+    out = subprocess.run([sys.executable, '-c', LITDATA_CHILD, local, path, state_file, src],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f'litdata {local} {path} failed:\n{out.stderr[-3000:]}')
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def tag(w):
+    """Workload w's name in the work folder and the bucket: with its sample
+    count, which --scale changes."""
+    return f'{w}-{WORKLOADS[w][0]}'
+
+
+def data_dir(work, w):
+    return os.path.join(work, 'data', tag(w))
+
+
 def kind(lib):
     """'sluice' for every sluice:NAME contender."""
     return lib.split(':')[0]
@@ -208,16 +305,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--work', help='folder kept between invocations (default: a temporary one)')
     ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--scale', type=float, default=1.0,
+                    help='multiplies the workloads\' sample counts (e.g. 0.05 for a quick check)')
     ap.add_argument('--workloads', default='A,B')
     ap.add_argument('--sources', default='local,s3')
     ap.add_argument('--paths', default='iter,dl0,dl2')
-    ap.add_argument('--libraries', default='sluice,mosaic')
+    ap.add_argument('--libraries', default='sluice,mosaic,litdata')
+    ap.add_argument('--litdata-src', help='a checkout of Lightning-AI/litData (else no LitData)')
     ap.add_argument('--sluice', action='append', default=[], metavar='NAME=LIBSLUICE',
                     help='a libsluice.so to run as contender sluice:NAME (repeatable)')
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='sluice-resume-')
     os.makedirs(work, exist_ok=True)
     workloads = args.workloads.split(',')
+    for w in list(WORKLOADS):
+        WORKLOADS[w] = (max(1, int(WORKLOADS[w][0] * args.scale)), WORKLOADS[w][1])
     sources = args.sources.split(',')
     paths = args.paths.split(',')
     libs = args.libraries.split(',')
@@ -229,23 +331,38 @@ def main():
     if 'mosaic' in libs and not src:
         print('mosaicml-streaming: no mirror, left out')
         libs.remove('mosaic')
+    if 'litdata' in libs and not args.litdata_src:
+        print('LitData: no --litdata-src, left out')
+        libs.remove('litdata')
     for w in workloads:
-        folder = os.path.join(work, 'data', w)
+        folder = data_dir(work, w)
         if not os.path.isdir(folder):
             print(f'writing {w} ...', flush=True)
             write_dataset(folder, *WORKLOADS[w])
+        if 'litdata' in libs and not os.path.isdir(folder + '-litdata'):
+            print(f'writing {w} with litdata.optimize ...', flush=True)
+            write_litdata(folder + '-litdata', *WORKLOADS[w], args.litdata_src)
+        for path in paths if 'litdata' in libs else ():
+            state_file = os.path.join(work, f'litdata-state-{tag(w)}-{path}.json')
+            if not os.path.isfile(state_file):
+                workers = 0 if path == 'iter' else int(path[2:])
+                out = subprocess.run([sys.executable, '-c', LITDATA_STATE, folder + '-litdata',
+                                      str(workers), str(WORKLOADS[w][0]), args.litdata_src],
+                                     capture_output=True, text=True, check=True)
+                with open(state_file, 'w') as f:
+                    f.write(out.stdout.strip().splitlines()[-1])
     server = S3rver(os.path.join(work, 's3rver')) if 's3' in sources else None
     env = s3_env(server.endpoint) if server else dict(os.environ)
     try:
         if server:
             for w in workloads:
-                upload(os.path.join(work, 'data', w), w, server.endpoint)
+                upload(data_dir(work, w), tag(w), server.endpoint)
                 for lib in dict.fromkeys(kind(x) for x in libs):
-                    cache = os.path.join(work, 'cache', lib, w)
+                    cache = os.path.join(work, 'cache', lib, tag(w))
                     if not os.path.isfile(os.path.join(cache, '.warm')):
                         print(f'warming {lib} cache of {w} ...', flush=True)
                         shutil.rmtree(cache, ignore_errors=True)
-                        subprocess.run([sys.executable, '-c', WARM, lib, f's3://{BUCKET}/{w}',
+                        subprocess.run([sys.executable, '-c', WARM, lib, f's3://{BUCKET}/{tag(w)}',
                                         cache, src], check=True, env=env)
                         open(os.path.join(cache, '.warm'), 'w').close()
         results = {}
@@ -257,11 +374,19 @@ def main():
                 for source in sources:
                     for path in paths:
                         for lib in libs:
+                            if lib == 'litdata':
+                                if source == 'local':
+                                    results.setdefault((w, source, path, lib), []).append(
+                                        run_litdata(data_dir(work, w) + '-litdata',
+                                                    path, os.path.join(
+                                                        work, f'litdata-state-{tag(w)}-{path}.json'),
+                                                    args.litdata_src))
+                                continue
                             if source == 'local':
-                                remote, local = '', os.path.join(work, 'data', w)
+                                remote, local = '', data_dir(work, w)
                             else:
-                                remote = f's3://{BUCKET}/{w}'
-                                local = os.path.join(work, 'cache', kind(lib), w)
+                                remote = f's3://{BUCKET}/{tag(w)}'
+                                local = os.path.join(work, 'cache', kind(lib), tag(w))
                             child_env = env
                             if lib.startswith('sluice:'):
                                 child_env = dict(env, SLUICE_LIBRARY=builds[lib[7:]])
@@ -278,12 +403,14 @@ def main():
             print(f'{w:9} {source:6} {path:5} {lib:14} {spread([r["resume"] for r in rs]):26} '
                   f'{spread([r["construct"] for r in rs]):24}')
             first = results[(w, source, path, libs[0])][0]['ids']
-            if any(r['ids'] != first for r in rs):
+            if any(r['ids'] != r.get('expected', first) for r in rs):
                 bad.append((w, source, path, lib))
         if bad:
-            print('FIRST BATCHES DIFFER from', libs[0], 'for', bad)
+            print('FIRST BATCHES DIFFER from', libs[0], '(LitData: from its own next batch) for',
+                  bad)
             return 1
-        print(f'every first batch equal across libraries and runs')
+        print('every first batch equal across libraries and runs (LitData: to the batch its '
+              'loader yielded after the state was taken)')
     finally:
         if server:
             server.stop()
