@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <utility>
 
 #include "base/file.h"
@@ -23,6 +24,7 @@ using cache_internal::Load;
 using cache_internal::OpenLockFile;
 using cache_internal::ParentOf;
 using cache_internal::Store;
+using cache_internal::TryLockByte;
 using cache_internal::UniqueFd;
 
 // ---------------------------------------------------------------- ShardPin
@@ -107,36 +109,55 @@ CacheCounters ShardCache::counters() const {
 
 Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch,
                                      const std::atomic<bool>* cancel) {
+  SLUICE_ASSIGN_OR_RETURN(std::optional<ShardPin> pin, AcquireImpl(shard, fetch, cancel, true));
+  return std::move(*pin);  // a waiting Acquire always ends with a pin or an error
+}
+
+Result<std::optional<ShardPin>> ShardCache::TryAcquire(size_t shard, const FetchFn& fetch,
+                                                       const std::atomic<bool>* cancel) {
+  return AcquireImpl(shard, fetch, cancel, false);
+}
+
+Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const FetchFn& fetch,
+                                                        const std::atomic<bool>* cancel,
+                                                        bool wait) {
   SLUICE_RETURN_IF_ERROR(CheckUsable(shard));
   const auto deadline = Clock::now() + options_.wait_timeout;
   SLUICE_RETURN_IF_ERROR(Pin(shard, deadline));
   ShardPin pin(this, shard);  // unpins on every error path
-  auto hit = [&]() -> Result<ShardPin> {
+  auto hit = [&]() -> Result<std::optional<ShardPin>> {
     if (Load(records_[shard].accounted) == 0) AccountPresent(shard);
     Touch(shard);
     ++cache_hits_;
-    return std::move(pin);
+    return std::optional<ShardPin>(std::move(pin));
   };
   if (FileState(shard) == 1) return hit();
 
   SLUICE_ASSIGN_OR_RETURN(UniqueFd download, OpenLockFile(lock_path_));
-  SLUICE_RETURN_IF_ERROR(LockUntil(
-      download.get(), cl::DownloadByte(shard), true, deadline, [&] {
-        uint32_t by = Load(records_[shard].temp_pid);
-        return Describe(shard) + " to be fetched by " +
-               (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
-      }, cancel));
+  if (wait) {
+    SLUICE_RETURN_IF_ERROR(LockUntil(
+        download.get(), cl::DownloadByte(shard), true, deadline, [&] {
+          uint32_t by = Load(records_[shard].temp_pid);
+          return Describe(shard) + " to be fetched by " +
+                 (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
+        }, cancel));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(download.get(), cl::DownloadByte(shard), true));
+    if (!got) return std::optional<ShardPin>();  // another process fetches it
+  }
   const int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for
-  SLUICE_RETURN_IF_ERROR(FetchLocked(shard, state, fetch, deadline, cancel));
+  SLUICE_ASSIGN_OR_RETURN(bool fetched, FetchLocked(shard, state, fetch, deadline, cancel, wait));
+  if (!fetched) return std::optional<ShardPin>();  // no room now
   Touch(shard);
   ++shards_fetched_;
   bytes_fetched_ += shards_[shard].bytes;
-  return pin;
+  return std::optional<ShardPin>(std::move(pin));
 }
 
-Status ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
-                               Clock::time_point deadline, const std::atomic<bool>* cancel) {
+Result<bool> ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
+                                     Clock::time_point deadline, const std::atomic<bool>* cancel,
+                                     bool wait) {
   const ShardSpec& spec = shards_[shard];
   // We hold the download byte, so the recorded fetcher is dead.
   RemoveStaleTemp(shard);
@@ -154,8 +175,8 @@ Status ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
     Store(r.temp_seq, uint32_t{0});
     Store(r.temp_start, uint64_t{0});
   };
-  Status room = MakeRoom(shard, deadline, cancel);
-  if (!room.ok()) {
+  Result<bool> room = MakeRoom(shard, deadline, cancel, wait);
+  if (!room.ok() || !*room) {
     clear_record();
     return room;
   }
@@ -172,7 +193,7 @@ Status ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
     return st;
   }
   SettleAccounting(shard);
-  return Status::Ok();
+  return true;
 }
 
 Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn& fetch) {

@@ -52,6 +52,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -182,6 +183,17 @@ class ShardCache {
   Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch,
                            const std::atomic<bool>* cancel = nullptr);
 
+  // Like Acquire, but never waits for room under cache_limit nor for another
+  // process's fetch of the shard: nullopt ("not now") instead, with nothing
+  // of the shard left behind and its room not taken. Other waits (a pin
+  // while another process evicts the shard, the cache lock) are brief and
+  // bounded as Acquire's; other errors are Acquire's. For callers that hold
+  // pins while they call and may not wait for room while holding them (a
+  // reader's extra fetches under a limit): one that did could wait for room
+  // that only its own pins hold, or the pins of a reader waiting on it.
+  Result<std::optional<ShardPin>> TryAcquire(size_t shard, const FetchFn& fetch,
+                                             const std::atomic<bool>* cancel = nullptr);
+
   // Whether the shard's file exists with its expected size right now.
   bool IsPresent(size_t shard) const;
 
@@ -246,7 +258,11 @@ class ShardCache {
   // Deletes the temporaries of dead processes in every folder of a shard
   // or companion.
   void SweepDeadTemps() const;
-  Status MakeRoom(size_t shard, Clock::time_point deadline, const std::atomic<bool>* cancel);
+  // Reserves the shard's fetch under cache_limit, evicting unpinned least
+  // recently used shards; waits for pins to go (true once reserved), or
+  // with `wait` false tries once (false: no room now, nothing reserved).
+  Result<bool> MakeRoom(size_t shard, Clock::time_point deadline, const std::atomic<bool>* cancel,
+                        bool wait);
   // The one eviction: deletes shard's files and its accounting unless a
   // process pins it (false). Caller holds global through `op_fd`.
   Result<bool> EvictLocked(int op_fd, size_t shard);
@@ -255,10 +271,15 @@ class ShardCache {
   void SettleAccounting(size_t shard);
   void AccountPresent(size_t shard);
 
+  // Acquire and TryAcquire (`wait` false: nullopt instead of waiting for
+  // room or for another process's fetch).
+  Result<std::optional<ShardPin>> AcquireImpl(size_t shard, const FetchFn& fetch,
+                                              const std::atomic<bool>* cancel, bool wait);
   // Holding the shard's download byte: fetches it into a fresh temporary and
-  // renames it into place; on error leaves nothing and gives the room back.
-  Status FetchLocked(size_t shard, int state, const FetchFn& fetch, Clock::time_point deadline,
-                     const std::atomic<bool>* cancel);
+  // renames it into place (true); false when `wait` is false and there is
+  // no room now; on error or no room leaves nothing and gives the room back.
+  Result<bool> FetchLocked(size_t shard, int state, const FetchFn& fetch,
+                           Clock::time_point deadline, const std::atomic<bool>* cancel, bool wait);
   // Runs `fetch` into `tmp` (relative to the root) and renames it onto the
   // shard's name when it is a file of the expected size.
   Status FetchInto(size_t shard, const std::string& tmp, const FetchFn& fetch);

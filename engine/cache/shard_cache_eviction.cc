@@ -43,8 +43,8 @@ Result<bool> ShardCache::EvictLocked(int op_fd, size_t shard) {
   return true;
 }
 
-Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
-                            const std::atomic<bool>* cancel) {
+Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
+                                  const std::atomic<bool>* cancel, bool wait) {
   const uint64_t limit = options_.cache_limit;
   const uint64_t size = FetchBytes(shard);
   std::vector<size_t> pinned;  // of the last attempt, for the timeout message
@@ -104,7 +104,9 @@ Status ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
            " bytes) under cache_limit " + std::to_string(limit) + " bytes: " +
            std::to_string(used) + " bytes in use; pinned or being fetched: " + list;
   };
-  return WaitUntil(deadline, cancel, attempt, waiting);
+  if (!wait) return attempt();  // one try: room now, or not (the lock is released)
+  SLUICE_RETURN_IF_ERROR(WaitUntil(deadline, cancel, attempt, waiting));
+  return true;
 }
 
 Status ShardCache::Evict(size_t shard) {

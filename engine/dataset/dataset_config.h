@@ -98,13 +98,17 @@ struct DatasetOptions {
   // "skip_missing_files" (bool).
   bool skip_missing_files = false;
   // Shards (files) one reader opens at once, downloads included; Sluice's
-  // extension, key "fetch_concurrency". None: 16 when a stream is a
-  // raw-file stream (small files want many requests in flight), else 4 (a
-  // shard's parts run in parallel, but a few shards at once keep the link
-  // full between them). Without a cache_limit the reader keeps that many
-  // shards opened or opening ahead of it, beyond the predownload window
-  // too. Always 1 under a cache_limit, whose budget counts one open shard
-  // per reader.
+  // extension, key "fetch_concurrency". None: for a raw-file stream
+  // (small files want many requests in flight) 16, or 64 shared by the
+  // node's readers (ranks_per_node x num_workers) when that is fewer, at
+  // least 2; else 4 (a shard's parts run in parallel, but a few shards at
+  // once keep the link full between them). Without a cache_limit the
+  // reader keeps that many shards opened or opening ahead of it, beyond the
+  // predownload window too. Under a cache_limit (whose budget counts one
+  // open shard per reader) only within the window, and only the next
+  // sample's shard waits for room: the others are opened when there is
+  // room without waiting, so the limit holds and no reader waits for room
+  // while such extra shards are pinned.
   std::optional<int64_t> fetch_concurrency;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }

@@ -33,13 +33,14 @@ size_t StreamOfShard(const std::vector<size_t>& first_shard, size_t g) {
 }
 
 Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
-                                                               const std::atomic<bool>* cancel) {
+                                                               const std::atomic<bool>* cancel,
+                                                               bool wait) {
   const size_t s = StreamOfShard(first_shard_, g);
   if (skip_corrupt_ || skip_missing_) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();
   }
-  auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel);
+  auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel, wait);
   if (!shard.ok()) {
     if (Skippable(s, shard.status())) {
       std::lock_guard<std::mutex> lock(skipped_mu_);

@@ -48,9 +48,11 @@ class DatasetShards {
       size_t num_columns, std::unordered_set<size_t> skipped = {});
 
   // Global shard `g` pinned and mapped (or Skipped(), see above); `cancel`
-  // as StreamShards::OpenShard's.
+  // and `wait` as StreamShards::OpenShard's (with `wait` false, null when
+  // the shard cannot be had without waiting).
   Result<std::shared_ptr<const OpenedShard>> Open(size_t g,
-                                                  const std::atomic<bool>* cancel = nullptr);
+                                                  const std::atomic<bool>* cancel = nullptr,
+                                                  bool wait = true);
 
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;

@@ -25,22 +25,29 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
   }
   prefetcher_ = std::make_unique<ShardPrefetcher>(
       std::move(shard_of), std::max<size_t>(options.window, 1),
-      [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel); },
+      [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel, true); },
       next_ ? ShardPrefetcher::NextOrder([this] { return PlanNext(); }) : nullptr,
-      std::move(seed), options.keep_reused, options.open_threads);
+      std::move(seed), options.keep_reused, options.open_threads,
+      options.extra_opens_never_wait
+          ? ShardPrefetcher::TryOpener([this](size_t g, const std::atomic<bool>* cancel) {
+              return OpenShard(g, cancel, false);
+            })
+          : nullptr);
 }
 
 IterationCursor::~IterationCursor() { prefetcher_.reset(); }
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
-    size_t g, const std::atomic<bool>* cancel) {
-  auto shard = shards_->Open(g, cancel);
+    size_t g, const std::atomic<bool>* cancel, bool wait) {
+  auto shard = shards_->Open(g, cancel, wait);
   // Page faults here rather than in the consumer, for shards opened ahead.
   // A consumer already waiting needs one sample of the shard, not all its
   // pages: faulting in a whole 64 MiB shard costs milliseconds, and a
   // shuffled first batch (a resumption, a new epoch) waits on a dozen
   // shards in a row.
-  if (shard.ok() && !consumer_waiting_.load(std::memory_order_relaxed)) (*shard)->Populate();
+  if (shard.ok() && *shard && !consumer_waiting_.load(std::memory_order_relaxed)) {
+    (*shard)->Populate();
+  }
   return shard;
 }
 

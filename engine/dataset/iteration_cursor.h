@@ -50,6 +50,9 @@ struct IterationOptions {
   size_t window = 1;            // prefetch window in samples (>= 1)
   bool keep_reused = false;     // see ShardPrefetcher (no cache limit)
   size_t open_threads = 1;      // see ShardPrefetcher
+  // Under a cache_limit: opens beyond the one the consumer needs next never
+  // wait for room (ShardPrefetcher's try_opener).
+  bool extra_opens_never_wait = false;
 };
 
 class IterationCursor {
@@ -91,7 +94,9 @@ class IterationCursor {
   Handoff Stop();
 
  private:
-  Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel);
+  // With `wait` false: null when the shard cannot be had without waiting.
+  Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel,
+                                                       bool wait);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
   // Cache hints for the samples a few positions after p (positions before

@@ -9,7 +9,7 @@ namespace sluice {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused,
-                                 size_t open_threads)
+                                 size_t open_threads, TryOpener try_opener)
     : shard_of_(std::move(shard_of)),
       look_ahead_(keep_reused),
       window_(window < 1 ? 1 : window),
@@ -17,7 +17,8 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
       at_(shard_of_.size(), nullptr),
       next_(std::move(next)),
       seed_(std::move(seed)),
-      open_threads_(std::max<size_t>(open_threads, 1)) {
+      open_threads_(std::max<size_t>(open_threads, 1)),
+      try_opener_(std::move(try_opener)) {
   if (keep_reused) {
     const size_t n = shard_of_.size();
     next_use_.assign(n, n);
@@ -104,9 +105,9 @@ void ShardPrefetcher::ScanOpen(size_t limit) {
   }
 }
 
-Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard) {
+Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard, bool wait) {
   try {
-    return opener_(shard, &cancel_);
+    return wait ? opener_(shard, &cancel_) : try_opener_(shard, &cancel_);
   } catch (...) {
     return StatusFromException(std::current_exception(), "opening shard " + std::to_string(shard));
   }
@@ -116,6 +117,7 @@ size_t ShardPrefetcher::NextToHelp() {
   // The first sample's shard has the link to itself: helpers start once the
   // thread has opened it.
   if (scan_ == 0) return SIZE_MAX;
+  if (try_opener_ && (room_wanted_ || rest_until_moved_ == consumer_moves_)) return SIZE_MAX;
   const size_t limit = std::min(shard_of_.size(), consumer_ + window_);
   // scan_ itself is the thread's own next open.
   for (size_t q = scan_ + 1; q < limit; ++q) {
@@ -144,11 +146,18 @@ void ShardPrefetcher::Help() {
       });
       if (stop_ || !error_.ok()) return;
       in_flight_.insert(shard);
+      const uint64_t moves = consumer_moves_;  // room freed after this is not missed
       lock.unlock();
-      auto opened = Open(shard);
+      auto opened = Open(shard, /*wait=*/!try_opener_);
       lock.lock();
       in_flight_.erase(shard);
-      if (opened.ok()) {
+      if (opened.ok() && !*opened) {
+        rest_until_moved_ = moves;  // not now: rest until room may have come
+      } else if (opened.ok() && room_wanted_) {
+        // The thread waits for room: give this back rather than keep it
+        // ahead of the scan (it is left for the scan to open again).
+        opened->reset();
+      } else if (opened.ok()) {
         early_[shard] = std::move(*opened);
       } else if (opened.status().code() != StatusCode::kDeadlineExceeded &&
                  opened.status().code() != StatusCode::kCancelled) {
@@ -260,9 +269,7 @@ void ShardPrefetcher::Run() {
     } else {
       // In flight, so that helpers looking ahead leave it to this thread.
       in_flight_.insert(shard);
-      lock.unlock();
-      opened = Open(shard);
-      lock.lock();
+      opened = OpenForScan(shard, lock);
       in_flight_.erase(shard);
       cv_.notify_all();
     }
@@ -286,6 +293,32 @@ void ShardPrefetcher::Run() {
   }
 }
 
+Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::OpenForScan(
+    size_t shard, std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  if (!try_opener_) {
+    auto opened = Open(shard);
+    lock.lock();
+    return opened;
+  }
+  auto opened = Open(shard, /*wait=*/false);
+  if (!opened.ok() || *opened) {
+    lock.lock();
+    return opened;
+  }
+  // Opening it means waiting (for room, or for another process's fetch):
+  // first give back what the helpers hold ahead of the scan, and keep them
+  // from taking room until this open is done.
+  lock.lock();
+  room_wanted_ = true;
+  early_.clear();
+  lock.unlock();
+  opened = Open(shard);
+  lock.lock();
+  room_wanted_ = false;
+  return opened;
+}
+
 Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait) {
   const size_t n = shard_of_.size();
   if (from > need || need >= n) {
@@ -302,6 +335,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   // fast consumer does not wake the thread for every batch.
   if (from > consumer_ && (from >= consumer_ + std::max<size_t>(1, window_ / 4) || scan_ <= need)) {
     consumer_ = from;
+    ++consumer_moves_;
     DropBefore(from);
     cv_.notify_all();
   }

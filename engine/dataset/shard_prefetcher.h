@@ -34,9 +34,18 @@
 // shards read in order download several at once. A
 // helper's failure is kept for the scan to report at that position (a
 // failed shard is not fetched twice); only a wait for room or a
-// cancellation is left for the scan to try again. Callers use one thread
-// under a cache limit: each opened shard stays pinned until read, and the
-// cache budget counts one shard per reader.
+// cancellation is left for the scan to try again.
+//
+// Under a cache limit the cache budget counts one open shard per reader,
+// so extra opens must never wait for room: callers then give `try_opener`,
+// which opens a shard only if it can without waiting for room or for
+// another process (a null shard: "not now"). Helpers use it, and after a
+// "not now" rest until the consumer moves on (which frees room). The thread
+// tries it too before its own open, and when that would wait, it first
+// drops the shards helpers opened ahead of the scan and keeps helpers from
+// taking room until its open is done: a reader waiting for room then pins
+// only the positions between the consumer and the scan, which the consumer
+// releases as it moves on, as with one thread.
 //
 // No exception leaves the thread (one would terminate the host process, a
 // Python trainer with it): one the opener throws (std::bad_alloc included)
@@ -75,6 +84,8 @@ class ShardPrefetcher {
   // other processes or for room should then give up (kCancelled).
   using Opener = std::function<Result<std::shared_ptr<const OpenedShard>>(
       size_t shard, const std::atomic<bool>* cancel)>;
+  // As Opener, but returns a null shard instead of waiting (see above).
+  using TryOpener = Opener;
   using ShardMap = std::unordered_map<size_t, std::shared_ptr<const OpenedShard>>;
   // The following order's shard per position; called at most once, on the
   // prefetch thread. An error just means nothing is prefetched.
@@ -84,7 +95,7 @@ class ShardPrefetcher {
   // window >= 1 samples. `seed`: shards already opened for this order.
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
-                  size_t open_threads = 1);
+                  size_t open_threads = 1, TryOpener try_opener = nullptr);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -128,8 +139,13 @@ class ShardPrefetcher {
   // shard beyond the window, while fewer than open_threads shards are
   // opened ahead of the scan or opening.
   size_t NextToHelp();
-  // opener_(shard, &cancel_), an exception as its error Status.
-  Result<std::shared_ptr<const OpenedShard>> Open(size_t shard);
+  // opener_(shard, &cancel_) (try_opener_ when `wait` is false), an
+  // exception as its error Status.
+  Result<std::shared_ptr<const OpenedShard>> Open(size_t shard, bool wait = true);
+  // The thread's open of the scan's shard (see try_opener above). Called
+  // and returns with `lock` held; releases it while opening.
+  Result<std::shared_ptr<const OpenedShard>> OpenForScan(size_t shard,
+                                                         std::unique_lock<std::mutex>& lock);
   void Stop();
   // Moves scan_ over the positions before `limit` whose shard is open (in
   // ready_, or opened ahead in seed_ or early_, which it moves to ready_).
@@ -175,6 +191,13 @@ class ShardPrefetcher {
   std::unordered_set<size_t> in_flight_;  // shards a helper is opening
   // Shards a helper failed to open, with the error, for the scan to report.
   std::unordered_map<size_t, Status> early_errors_;
+  const TryOpener try_opener_;
+  // The thread waits for room (try_opener_ said "not now"): helpers take none.
+  bool room_wanted_ = false;
+  // Times consumer_ moved; helpers rest while it equals rest_until_moved_
+  // (the value at their last "not now").
+  uint64_t consumer_moves_ = 0;
+  uint64_t rest_until_moved_ = UINT64_MAX;
 };
 
 }  // namespace sluice

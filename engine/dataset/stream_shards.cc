@@ -210,16 +210,16 @@ bool IsCorruption(const Status& s) {
   return s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kHashMismatch;
 }
 
-Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, const FileInfo& raw,
-                                                                const std::optional<FileInfo>& zip,
-                                                                const ShardEntry& entry,
-                                                                const std::atomic<bool>* cancel) {
+Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
+    size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
+    const std::atomic<bool>* cancel, bool wait) {
+  using Pinned = std::optional<std::pair<ShardPin, MappedFile>>;
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (!remote_) {
     // In place: a present file is the shard (a decompressed one appears
     // whole, by rename); only a missing one goes through the cache.
     SLUICE_ASSIGN_OR_RETURN(std::optional<MappedFile> in_place, MapInPlace(item, raw));
-    if (in_place) return std::make_pair(ShardPin(), std::move(*in_place));
+    if (in_place) return Pinned(std::make_pair(ShardPin(), std::move(*in_place)));
   }
   SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
   // A corrupt download is downloaded again, up to 1 + download_retry times.
@@ -243,7 +243,11 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       ++fetches;
       return FetchFile(raw, zip, entry, tmp);
     };
-    auto acquired = cache->Acquire(item, fetch, cancel);
+    auto acquired = [&]() -> Result<std::optional<ShardPin>> {
+      if (!wait) return cache->TryAcquire(item, fetch, cancel);
+      SLUICE_ASSIGN_OR_RETURN(ShardPin pin, cache->Acquire(item, fetch, cancel));
+      return std::optional<ShardPin>(std::move(pin));
+    }();
     if (!acquired.ok()) {
       if (fetched_here && IsCorruption(acquired.status())) {
         if (remote_ && fetches < downloads) continue;
@@ -251,7 +255,8 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       }
       return acquired.status();
     }
-    ShardPin pin = std::move(*acquired);
+    if (!acquired->has_value()) return Pinned();  // not now
+    ShardPin pin = std::move(**acquired);
     SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, pin.Open());
     SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Map(fd.get(), pin.path()));
     if (map.size() != raw.bytes) {
@@ -280,24 +285,30 @@ Result<std::pair<ShardPin, MappedFile>> StreamShards::PinAndMap(size_t item, con
       std::lock_guard<std::mutex> lock(verified_mu_);
       verified_[item] = true;
     }
-    return std::make_pair(std::move(pin), std::move(map));
+    return Pinned(std::make_pair(std::move(pin), std::move(map)));
   }
 }
 
 Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns,
-                                                             const std::atomic<bool>* cancel) {
+                                                             const std::atomic<bool>* cancel,
+                                                             bool wait) {
   if (shard >= index_->shards.size()) {
     return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
   }
   const ShardEntry& e = index_->shards[shard];
-  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e, cancel));
-  std::pair<ShardPin, MappedFile> meta;
+  SLUICE_ASSIGN_OR_RETURN(auto data,
+                          PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e, cancel, wait));
+  if (!data) return std::unique_ptr<OpenedShard>();  // not now
+  std::optional<std::pair<ShardPin, MappedFile>> meta;
   if (meta_item_[shard] >= 0) {
     SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(meta_item_[shard]), *e.raw_meta,
-                                            e.zip_meta, e, cancel));
+                                            e.zip_meta, e, cancel, wait));
+    if (!meta) return std::unique_ptr<OpenedShard>();  // not now (the data file's pin goes)
+  } else {
+    meta.emplace();
   }
-  return OpenedShard::Open(&e, num_columns, std::move(data.first), std::move(data.second),
-                           std::move(meta.first), std::move(meta.second));
+  return OpenedShard::Open(&e, num_columns, std::move(data->first), std::move(data->second),
+                           std::move(meta->first), std::move(meta->second));
 }
 
 }  // namespace sluice

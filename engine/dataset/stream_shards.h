@@ -59,9 +59,13 @@ class StreamShards {
   // download_retry times in all; then the error (IsCorruption) names the
   // file, its URL and the expected size (and hash with validate_hash).
   // `cancel` (optional) ends waits on other processes and for room with
-  // kCancelled (see ShardCache::Acquire).
+  // kCancelled (see ShardCache::Acquire). With `wait` false, nothing waits
+  // for room under cache_limit or for another process's fetch
+  // (ShardCache::TryAcquire): a null shard ("not now") instead, nothing of
+  // it pinned.
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
-                                                 const std::atomic<bool>* cancel = nullptr);
+                                                 const std::atomic<bool>* cancel = nullptr,
+                                                 bool wait = true);
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream
@@ -91,10 +95,10 @@ class StreamShards {
   // and its raw hash once with validate_hash, checked), or nullopt when
   // it is missing (then decompressed from its zip through the cache).
   Result<std::optional<MappedFile>> MapInPlace(size_t item, const FileInfo& raw);
-  Result<std::pair<ShardPin, MappedFile>> PinAndMap(size_t item, const FileInfo& raw,
-                                                    const std::optional<FileInfo>& zip,
-                                                    const ShardEntry& entry,
-                                                    const std::atomic<bool>* cancel);
+  // nullopt: `wait` false and the cache entry cannot be had without waiting.
+  Result<std::optional<std::pair<ShardPin, MappedFile>>> PinAndMap(
+      size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
+      const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait);
 
   StreamOptions stream_;
   std::string root_;

@@ -185,11 +185,17 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
   return locator_->Locate(id);
 }
 
-size_t StreamingDataset::OpenThreads() const {
-  if (options_.cache_limit) return 1;
+size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
   if (options_.fetch_concurrency) return static_cast<size_t>(*options_.fetch_concurrency);
   for (const StreamOptions& s : options_.streams) {
-    if (s.files) return kRawFileFetchConcurrency;
+    if (!s.files) continue;
+    // Every reader of the node (each rank's workers) keeps its own requests
+    // in flight: share the node's among them.
+    const uint64_t readers =
+        static_cast<uint64_t>(std::max<int64_t>(1, world_.ranks_per_node)) *
+        static_cast<uint64_t>(std::max<int64_t>(1, num_workers));
+    return std::clamp<size_t>((kNodeFileFetchConcurrency + readers - 1) / readers,
+                              kMinFileFetchConcurrency, kRawFileFetchConcurrency);
   }
   return kShardFetchConcurrency;
 }
@@ -280,7 +286,8 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   iteration.window = static_cast<size_t>(std::clamp<int64_t>(
       options_.predownload_samples(), 1, static_cast<int64_t>(ids.size()) + 1));
   iteration.keep_reused = !options_.cache_limit.has_value();
-  iteration.open_threads = OpenThreads();
+  iteration.open_threads = OpenThreads(num_workers);
+  iteration.extra_opens_never_wait = options_.cache_limit.has_value();
   std::optional<NextEpochPlan> next;
   if (options_.prefetch_next_epoch) {
     next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node};

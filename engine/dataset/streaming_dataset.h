@@ -148,9 +148,14 @@ class StreamingDataset {
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
-  // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency).
-  size_t OpenThreads() const;
+  // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency)
+  // for one of `num_workers` workers of each rank of the node.
+  size_t OpenThreads(int64_t num_workers) const;
+  // Raw files: 16 per reader, but no more than 64 per node in all while
+  // each reader keeps 2 (e.g. 4 with 8 ranks of 2 workers).
   static constexpr size_t kRawFileFetchConcurrency = 16;
+  static constexpr size_t kNodeFileFetchConcurrency = 64;
+  static constexpr size_t kMinFileFetchConcurrency = 2;
   // One shard's download runs its parts in parallel, but each starts with a
   // lone first part and ends with a tail: a few shards at once keep the link
   // busy across those gaps and across each part's time to first byte.

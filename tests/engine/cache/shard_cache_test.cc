@@ -249,6 +249,64 @@ TEST_F(ShardCacheTest, NoRoomWhileEverythingIsPinnedTimesOut) {
   EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 2}));
 }
 
+// TryAcquire never waits for room: with everything pinned it answers "not
+// now" at once, takes no room and leaves nothing; once a pin goes it evicts
+// and fetches like Acquire.
+TEST_F(ShardCacheTest, TryAcquireWithoutRoomReturnsNotNowAtOnceAndTakesNothing) {
+  auto c = Open({100, 100, 100}, 200, true, 5s);
+  ShardPin a = Get(*c, 0);
+  ShardPin b = Get(*c, 1);
+  auto start = std::chrono::steady_clock::now();
+  auto r = c->TryAcquire(2, LoggingFetch(2, 100, log()));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(c->bytes_used(), 200u);
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s1"}));
+  EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 0}));
+  EXPECT_EQ(c->counters().shards_fetched, 2u);
+  // A present shard is a hit whatever the room.
+  auto hit = c->TryAcquire(0, LoggingFetch(0, 100, log()));
+  ASSERT_TRUE(hit.ok() && hit->has_value());
+  EXPECT_EQ((*hit)->shard(), 0u);
+  hit->reset();
+  b.Release();
+  auto fetched = c->TryAcquire(2, LoggingFetch(2, 100, log()));
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  ASSERT_TRUE(fetched->has_value());
+  EXPECT_EQ(*ReadFile((*fetched)->path()), ShardBytes(2, 100));
+  EXPECT_EQ(Present(*c), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(c->bytes_used(), 200u);
+  EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 1}));
+}
+
+// Nor does it wait for another fetcher of the same shard.
+TEST_F(ShardCacheTest, TryAcquireDoesNotWaitForAnotherFetchOfTheShard) {
+  auto c = Open({100}, 0, true, 5s);
+  std::promise<void> started, release;
+  std::shared_future<void> go = release.get_future().share();
+  std::thread fetcher([&] {
+    auto pin = c->Acquire(0, [&](const std::string& tmp) {
+      started.set_value();
+      go.wait();
+      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+  });
+  started.get_future().wait();
+  auto start = std::chrono::steady_clock::now();
+  auto r = c->TryAcquire(0, LoggingFetch(0, 100, log()));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  release.set_value();
+  fetcher.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(CountFetches(log(), 1), (std::vector<int>{0}));
+  EXPECT_EQ(c->counters().shards_fetched, 1u);
+  EXPECT_EQ(c->bytes_used(), 100u);
+}
+
 TEST_F(ShardCacheTest, WaitingForAnotherFetchTimesOut) {
   auto c = Open({100}, 0, true, 120ms);
   std::promise<void> started, release;

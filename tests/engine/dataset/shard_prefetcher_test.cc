@@ -1,6 +1,7 @@
 // ShardPrefetcher's shard lifetimes, with an opener that counts opens.
 #include "engine/dataset/shard_prefetcher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -150,6 +151,69 @@ TEST(ShardPrefetcher, OpenThreadsOpenNothingBeyondTheWindowUnderACacheLimit) {
   uint64_t waited = 0;
   ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited).ok());
   EXPECT_EQ(OpensAfter(&opener, 1), (std::map<size_t, int>{{0, 1}}));
+}
+
+// A cache of `room` slots: an opened shard holds one until its last
+// reference goes. The waiting opener polls for a slot (2 s at most); the
+// try opener takes one only if free, and never opens `busy` (as if another
+// process fetched it).
+struct SlotCache {
+  std::mutex mu;
+  size_t room = 0, used = 0, max_used = 0;
+  size_t busy = SIZE_MAX;
+  Result<std::shared_ptr<const OpenedShard>> Take() {
+    ++used;
+    max_used = std::max(max_used, used);
+    auto slot = std::shared_ptr<int>(new int(0), [this](int* p) {
+      delete p;
+      std::lock_guard<std::mutex> lock(mu);
+      --used;
+    });
+    return std::shared_ptr<const OpenedShard>(slot, OpenedShard::Skipped().get());
+  }
+  ShardPrefetcher::Opener Waiting() {
+    return [this](size_t, const std::atomic<bool>* cancel) -> Result<std::shared_ptr<const OpenedShard>> {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (true) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (used < room) return Take();
+        }
+        if (cancel->load()) return CancelledError("cancelled");
+        if (std::chrono::steady_clock::now() > deadline) return DeadlineExceededError("no room");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    };
+  }
+  ShardPrefetcher::TryOpener Trying() {
+    return [this](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+      std::lock_guard<std::mutex> lock(mu);
+      if (shard == busy || used >= room) return std::shared_ptr<const OpenedShard>();
+      return Take();
+    };
+  }
+};
+
+// With a try opener, helpers open ahead only with room to spare, and when
+// the scan's own shard cannot be had without waiting, the shards they hold
+// ahead go first: the reader never waits for room that its own extra
+// shards hold. Here shard 1 is never had without waiting, and the helpers
+// would otherwise fill both slots with shards 2 and 3.
+TEST(ShardPrefetcher, ExtraOpensNeverHoldTheRoomTheScanWaitsFor) {
+  SlotCache cache;
+  cache.room = 2;
+  cache.busy = 1;
+  ShardPrefetcher prefetcher({0, 1, 2, 3, 4, 5}, 6, cache.Waiting(), nullptr, {},
+                             /*keep_reused=*/false, /*open_threads=*/3, cache.Trying());
+  uint64_t waited = 0;
+  for (size_t p = 0; p < prefetcher.size(); ++p) {
+    auto got = prefetcher.Acquire(p, p, &waited);
+    ASSERT_TRUE(got.ok()) << p << ": " << got.status().ToString();
+    EXPECT_GT(*got, p);
+    if (p == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // helpers fill up
+  }
+  std::lock_guard<std::mutex> lock(cache.mu);
+  EXPECT_EQ(cache.max_used, 2u);
 }
 
 TEST(ShardPrefetcher, AcquireReturnsTheReadyRunWithinAWindowOfTheConsumer) {

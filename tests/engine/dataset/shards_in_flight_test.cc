@@ -1,5 +1,6 @@
-// Shards read in order from a remote without a cache_limit: the reader keeps
-// fetch_concurrency shards downloading at once, counted at the server.
+// Shards read in order from a remote: the reader keeps fetch_concurrency
+// shards downloading at once, counted at the server, under a cache_limit
+// too (as many as fit).
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -40,24 +41,30 @@ std::vector<std::string> ShardRequestsAfter(const StallingFileServer& server, si
 }
 
 // Shard 1's download hangs mid-body, so the reader cannot get past shard
-// 0's samples; `fetch_concurrency` unset (the default) or given.
-std::vector<std::string> ShardsRequestedWhileTheSecondHangs(std::optional<int64_t> fetch_concurrency,
-                                                            size_t want,
-                                                            std::vector<std::string>* names) {
+// 0's samples; `fetch_concurrency` unset (the default) or given. With
+// `limit`, a cache_limit of that many bytes and a window of the whole
+// epoch; `sizes` gets the shard sizes.
+std::vector<std::string> ShardsRequestedWhileTheSecondHangs(
+    std::optional<int64_t> fetch_concurrency, size_t want, std::vector<std::string>* names,
+    std::optional<uint64_t> limit = std::nullopt, std::vector<uint64_t>* sizes = nullptr) {
   ScratchDir remote, cache;
   testing::WriteSyntheticMds(remote.path(), 400, 4000);
   auto reader = DatasetReader::Open(remote.path());
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   if (!reader.ok()) return {};
-  for (const ShardEntry& e : (*reader)->index().shards) names->push_back("/" + e.raw_data.basename);
+  for (const ShardEntry& e : (*reader)->index().shards) {
+    names->push_back("/" + e.raw_data.basename);
+    if (sizes) sizes->push_back(e.raw_data.bytes);
+  }
   EXPECT_GE(names->size(), 6u);
   StallingFileServer server(remote.path(), (*reader)->index().shards[1].raw_data.basename);
 
   DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
   o.streams[0].remote = server.url();
   o.streams[0].download_retry = 0;
-  o.predownload = 8;
+  o.predownload = limit ? 400 : 8;
   o.fetch_concurrency = fetch_concurrency;
+  o.cache_limit = limit;
   auto ds = StreamingDataset::Open(o);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return {};
@@ -95,6 +102,39 @@ TEST(ShardsInFlight, FetchConcurrencyOneDownloadsOneShardAtATime) {
   std::vector<std::string> requested = ShardsRequestedWhileTheSecondHangs(1, 2, &names);
   ASSERT_GE(names.size(), 6u);
   EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 2));
+}
+
+// Under a cache_limit that holds the whole window (here the epoch), every
+// shard of the window downloads while shard 1 hangs, beside it.
+TEST(ShardsInFlight, UnderACacheLimitWithRoomTheWindowDownloadsBesideAHungShard) {
+  std::vector<std::string> names;
+  ShardsRequestedWhileTheSecondHangs(1, 2, &names);  // learns the shard names
+  ASSERT_GE(names.size(), 6u);
+  const std::vector<std::string> all = names;
+  names.clear();
+  std::vector<std::string> requested =
+      ShardsRequestedWhileTheSecondHangs(std::nullopt, all.size(), &names, uint64_t{1} << 30);
+  EXPECT_EQ(requested, all);
+}
+
+// Under a cache_limit with room for three shards, with two at once (one
+// helper beside the reader's own open, so the order of their claims on the
+// room is fixed): while shard 1 hangs (its room reserved), shard 2
+// downloads beside it, and shard 3 once the reader has passed shard 0
+// (evicted for it); shard 4 would pass the limit, so it is never asked for.
+TEST(ShardsInFlight, ExtraShardsUnderACacheLimitDownloadOnlyWhileThereIsRoom) {
+  // The sizes are known only once the dataset is written: first a dry run
+  // to learn them (no limit), then the limit from them.
+  std::vector<std::string> names;
+  std::vector<uint64_t> s;
+  ShardsRequestedWhileTheSecondHangs(1, 2, &names, std::nullopt, &s);
+  ASSERT_GE(s.size(), 6u);
+  const uint64_t limit = std::max(s[0] + s[1] + s[2], s[1] + s[2] + s[3]);
+  ASSERT_GT(s[1] + s[2] + s[3] + s[4], limit);
+  names.clear();
+  std::vector<std::string> requested =
+      ShardsRequestedWhileTheSecondHangs(2, 4, &names, limit);
+  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 4));
 }
 
 // The first sample's shard is fetched alone: while it hangs, nothing else
