@@ -106,6 +106,20 @@ const char* sluice_stream_format(const sluice_stream* s) {
   return s ? s->ds->format().c_str() : nullptr;
 }
 
+const char* sluice_stream_stream_format(const sluice_stream* s, uint32_t stream) {
+  if (!s || stream >= s->ds->num_streams()) return nullptr;
+  return s->ds->stream_format(stream).c_str();
+}
+
+const char* sluice_stream_stream_column_encoding(const sluice_stream* s, uint32_t stream,
+                                                 uint32_t column) {
+  if (!s || stream >= s->ds->num_streams()) return nullptr;
+  const std::vector<std::string>& encodings = s->ds->stream_column_encodings(stream);
+  if (column < encodings.size()) return encodings[column].c_str();
+  // A stream without shards has no encodings.
+  return column < s->ds->column_names().size() ? "" : nullptr;
+}
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s) {
   return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
 }

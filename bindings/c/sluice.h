@@ -356,15 +356,27 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
 /* The shards' format, which says what each field view holds: "mds" (the
  * column encoding's stored bytes, as sluice_decode_* take them), "json" (the
  * value's JSON text, a string with its quotes), "csv" / "tsv" / "xsv" (the
- * cell's text), "raw" (a file's bytes). One per dataset: sluice_stream_open
- * refuses streams or shards of different formats. NULL for a NULL handle;
- * valid until sluice_stream_close. */
+ * cell's text), "raw" (a file's bytes). Streams of different formats may
+ * mix in one dataset, as in Mosaic's (the shards of one stream may not):
+ * then this is "mixed", and sluice_stream_stream_format says each stream's,
+ * the stream of a sample being the one whose shards hold it
+ * (sluice_stream_shard_info). NULL for a NULL handle; valid until
+ * sluice_stream_close. */
 const char* sluice_stream_format(const sluice_stream* s);
 
-/* Columns, as sluice_dataset_* reports them; strings owned by the handle. */
+/* Columns, as sluice_dataset_* reports them; strings owned by the handle.
+ * Every stream has the same column names (sluice_stream_open refuses
+ * others); a column's encoding is "mixed" where streams differ in it. */
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);
 const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column);
+
+/* Stream `stream`'s format and the encoding of its column `column` (never
+ * "mixed"; "" for a stream without shards). NULL for a NULL handle or an
+ * index out of range; owned by the handle, valid until sluice_stream_close. */
+const char* sluice_stream_stream_format(const sluice_stream* s, uint32_t stream);
+const char* sluice_stream_stream_column_encoding(const sluice_stream* s, uint32_t stream,
+                                                 uint32_t column);
 
 /* Random access: fills fields[0..num_fields) (num_fields must equal
  * sluice_stream_num_columns) with views of global sample `sample`,

@@ -23,6 +23,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   d->options_ = std::move(options);
   std::vector<uint64_t> starts{0};
   std::vector<std::string> names, encodings;
+  bool have_columns = false;
   for (size_t s = 0; s < d->options_.streams.size(); ++s) {
     const StreamOptions& stream = d->options_.streams[s];
     std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
@@ -39,22 +40,35 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
     if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
     d->stream_first_shard_.push_back(starts.size() - 1);
+    d->stream_formats_.emplace_back();  // set by its first shard
+    d->stream_encodings_.emplace_back();
     for (size_t i = 0; i < index->shards.size(); ++i) {
       const ShardEntry& e = index->shards[i];
       std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
       SLUICE_RETURN_IF_ERROR(ColumnsOf(e, &names, &encodings).WithContext(shard_where));
-      if (d->column_names_.empty() && s == 0 && i == 0) {
+      if (!have_columns) {
         d->column_names_ = names;
-        d->column_encodings_ = encodings;
-        d->format_ = e.format;
-      } else if (names != d->column_names_ || encodings != d->column_encodings_) {
-        return CorruptError(shard_where + ": its columns differ from stream 0 shard 0's");
-      } else if (e.format != d->format_) {
+        have_columns = true;
+      }
+      if (i == 0) {
+        // Streams may differ in format and encodings (Mosaic decodes each
+        // shard by its own), not in column names: a sample's fields are
+        // laid out by name alike whatever its stream.
+        if (names != d->column_names_) {
+          return InvalidArgumentError(shard_where +
+                                      ": its column names differ from the first stream's");
+        }
+        d->stream_formats_[s] = e.format;
+        d->stream_encodings_[s] = encodings;
+      } else if (names != d->column_names_ || encodings != d->stream_encodings_[s]) {
+        return CorruptError(shard_where + ": its columns differ from shard 0's of its stream");
+      } else if (e.format != d->stream_formats_[s]) {
         // A field's bytes mean what its format says (an MDS int is 8 bytes,
-        // a JSONL one JSON text): one format per dataset, so a binding
-        // decodes every sample alike.
+        // a JSONL one JSON text): one format per stream, so a binding
+        // decodes every sample of a stream alike.
         return InvalidArgumentError(shard_where + ": its format '" + e.format +
-                                    "' differs from stream 0 shard 0's '" + d->format_ + "'");
+                                    "' differs from shard 0's '" + d->stream_formats_[s] +
+                                    "' of its stream");
       }
       uint64_t next = starts.back() + e.samples;
       if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
@@ -65,14 +79,31 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   }
   d->stream_first_shard_.push_back(starts.size() - 1);
   d->locator_ = std::make_shared<const SampleLocator>(std::move(starts));
+  // What the streams with shards share; kMixed where they differ.
+  bool first = true;
+  for (size_t s = 0; s < d->stream_formats_.size(); ++s) {
+    if (d->stream_formats_[s].empty()) continue;  // no shards
+    if (first) {
+      d->format_ = d->stream_formats_[s];
+      d->column_encodings_ = d->stream_encodings_[s];
+      first = false;
+      continue;
+    }
+    if (d->stream_formats_[s] != d->format_) d->format_ = kMixed;
+    for (size_t c = 0; c < d->column_encodings_.size(); ++c) {
+      if (d->stream_encodings_[s][c] != d->column_encodings_[c]) d->column_encodings_[c] = kMixed;
+    }
+  }
   SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
-  for (size_t c = 0; c < d->column_encodings_.size() && !d->options_.allow_unsafe_types; ++c) {
-    if (d->column_encodings_[c] == "pkl") {
-      // Mosaic's text (users match it).
-      return planner::MosaicError("ValueError", "Column " + d->column_names_[c] +
-                                                    " contains an unsafe type: pkl. To proceed "
-                                                    "anyway, set ``allow_unsafe_types=True``.");
+  for (const std::vector<std::string>& encodings : d->stream_encodings_) {
+    for (size_t c = 0; c < encodings.size() && !d->options_.allow_unsafe_types; ++c) {
+      if (encodings[c] == "pkl") {
+        // Mosaic's text (users match it).
+        return planner::MosaicError("ValueError", "Column " + d->column_names_[c] +
+                                                      " contains an unsafe type: pkl. To proceed "
+                                                      "anyway, set ``allow_unsafe_types=True``.");
+      }
     }
   }
   if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;

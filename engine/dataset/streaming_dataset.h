@@ -54,11 +54,13 @@ struct DatasetCounters {
 class StreamingDataset {
  public:
   // Loads every stream's index (downloading it once per node when remote is
-  // set), checks that all shards have the same columns and that cache_limit
+  // set), checks that all shards have the same column names, the shards of
+  // a stream the same format and encodings, and that cache_limit
   // holds one reader's minimal working set (cache_budget.h), derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
   // A "pkl" column without allow_unsafe_types is refused (ValueError, with
-  // Mosaic's text), and so are shards of different formats. A local-only
+  // Mosaic's text). Streams of different formats (MDS, JSONL, CSV) mix, as
+  // Mosaic's do; the shards of one stream may not. A local-only
   // stream without index.json: kNotFound with Mosaic's RuntimeError text.
   static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
   ~StreamingDataset();
@@ -82,12 +84,22 @@ class StreamingDataset {
   std::string shard_path(size_t g) const;
   // The global shard holding global sample `id` (< num_samples()).
   size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
+  // Shown where streams differ in format or a column's encoding.
+  static constexpr const char* kMixed = "mixed";
+  // The column names, the same in every stream.
   const std::vector<std::string>& column_names() const { return column_names_; }
+  // Each column's encoding where every stream has the same, else kMixed.
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
-  // The shards' format ("mds", "json", "csv", "tsv", "xsv", "raw"): every
-  // shard of every stream has the same (Open refuses a mix), so it says
-  // what every field's bytes are.
+  // The shards' format ("mds", "json", "csv", "tsv", "xsv", "raw") when every
+  // stream has the same, else kMixed: then stream_format() says what the
+  // fields of each stream's samples are.
   const std::string& format() const { return format_; }
+  // Stream `s`'s format and column encodings (every shard of a stream has
+  // the same). s < num_streams().
+  const std::string& stream_format(size_t s) const { return stream_formats_[s]; }
+  const std::vector<std::string>& stream_column_encodings(size_t s) const {
+    return stream_encodings_[s];
+  }
   const ResolvedWorld& world() const { return world_; }
   const DatasetOptions& options() const { return options_; }
 
@@ -172,6 +184,8 @@ class StreamingDataset {
   std::shared_ptr<const SampleLocator> locator_ = std::make_shared<SampleLocator>();
   std::vector<std::string> column_names_, column_encodings_;
   std::string format_;
+  std::vector<std::string> stream_formats_;                 // per stream
+  std::vector<std::vector<std::string>> stream_encodings_;  // per stream, per column
   std::vector<std::optional<uint64_t>> stream_limits_;  // per stream; nullopt = no limit
   int64_t epoch_size_ = 0;
   int64_t num_canonical_nodes_ = 0;

@@ -3,7 +3,9 @@ cache, local folders read in place, prefetch): StreamingDataset's one read
 path. The views it hands out live until the next call on the handle, so
 fields are copied at once, and decoded as the dataset's format says.
 """
+import bisect
 import ctypes
+import itertools
 import json
 
 from sluice import _lib
@@ -38,6 +40,9 @@ if available():
             ('sluice_stream_shard_info', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64), _P(ctypes.c_uint32)]),
             ('sluice_stream_format', ctypes.c_char_p, [ctypes.c_void_p]),
+            ('sluice_stream_stream_format', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
+            ('sluice_stream_stream_column_encoding', ctypes.c_char_p,
+             [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
             ('sluice_stream_column_name', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
             ('sluice_stream_column_encoding', ctypes.c_char_p,
              [ctypes.c_void_p, ctypes.c_uint32]),
@@ -72,7 +77,7 @@ _TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
 
 
 def _decoder(fmt, encoding, column):
-    """Field bytes -> Python value, by the dataset's format (sluice_stream_format)."""
+    """Field bytes -> Python value, by the format of the sample's stream."""
     if fmt in _TEXT_FORMATS:
         return make_text_decoder(fmt, encoding, column)
     # The engine refused unsafe (pkl) columns at open unless allowed.
@@ -95,8 +100,6 @@ class Engine:
         self.column_encodings = [_lib_.sluice_stream_column_encoding(h, i).decode()
                                  for i in range(n)]
         self.format = _lib_.sluice_stream_format(h).decode()
-        self._items = [(c, _decoder(self.format, e, c))
-                       for c, e in zip(self.column_names, self.column_encodings)]
         self._n = n
         self._one = (_lib.Bytes * max(n, 1))()
         self._ids = (ctypes.c_int64 * _BATCH)()
@@ -111,10 +114,39 @@ class Engine:
                                                        ctypes.byref(stream)))
             self.samples_per_shard.append(samples.value)
             self.stream_per_shard.append(stream.value)
+        self._set_decoders(h)
 
-    def _decode(self, fields, base):
+    def _set_decoders(self, h):
+        """One decoder per column; per stream when streams differ in format
+        or encodings (a dataset may mix MDS, JSONL and CSV streams, as
+        Mosaic's may: each sample decodes by its own stream's)."""
+        self._stream_items = None
+        if self.format != 'mixed' and 'mixed' not in self.column_encodings:
+            self._items = [(c, _decoder(self.format, e, c))
+                           for c, e in zip(self.column_names, self.column_encodings)]
+            return
+        self._items = None
+        self._stream_items = []
+        for s in range(self.num_streams):
+            fmt = _lib_.sluice_stream_stream_format(h, s).decode()
+            encs = [_lib_.sluice_stream_stream_column_encoding(h, s, c).decode()
+                    for c in range(self._n)]
+            self._stream_items.append([(c, _decoder(fmt, e, c))
+                                       for c, e in zip(self.column_names, encs)]
+                                      if fmt else None)  # no shards, no samples
+        # Global sample ids number the streams' samples stream by stream.
+        per_stream = [0] * self.num_streams
+        for samples, stream in zip(self.samples_per_shard, self.stream_per_shard):
+            per_stream[stream] += samples
+        self._stream_ends = list(itertools.accumulate(per_stream))
+
+    def _items_of(self, idx):
+        return self._stream_items[bisect.bisect_right(self._stream_ends, idx)]
+
+    def _decode(self, fields, base, idx):
         out = {}
-        for c, (name, dec) in enumerate(self._items):
+        items = self._items if self._stream_items is None else self._items_of(idx)
+        for c, (name, dec) in enumerate(items):
             b = fields[base + c]
             out[name] = dec(ctypes.string_at(b.data, b.size) if b.size else b'')
         return out
@@ -122,7 +154,7 @@ class Engine:
     def get(self, idx):
         try:
             _lib.check(_lib_.sluice_stream_get(self._ptr, idx, self._one, self._n))
-            return self._decode(self._one, 0)
+            return self._decode(self._one, 0, idx)
         finally:
             _lib_.sluice_stream_release(self._ptr)
 
@@ -161,7 +193,12 @@ class Engine:
             try:
                 _lib.check(_lib_.sluice_stream_next_batch(self._ptr, want, self._ids,
                                                           self._batch, ctypes.byref(count)))
-                samples = [self._decode(self._batch, k * n) for k in range(count.value)]
+                if self._stream_items is None:
+                    samples = [self._decode(self._batch, k * n, None) for k in range(count.value)]
+                else:
+                    ids = self._ids
+                    samples = [self._decode(self._batch, k * n, ids[k])
+                               for k in range(count.value)]
                 if samples:  # sized by the first sample: one look per call
                     first = sum(self._batch[c].size for c in range(n))
                     want = max(1, min(_BATCH, _LIVE_BYTES // max(first, 1)))

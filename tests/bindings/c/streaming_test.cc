@@ -261,14 +261,51 @@ TEST_F(StreamCApi, FormatSaysWhatTheFieldsHold) {
   EXPECT_EQ(sluice_stream_format(nullptr), nullptr);
 }
 
-// Streams of different formats are refused: a field's bytes would mean two things.
-TEST_F(StreamCApi, StreamsOfDifferentFormatsAreRefused) {
+// Streams of different formats mix, as in Mosaic: each stream says what
+// its fields are, and each sample's fields are its own shard's.
+TEST_F(StreamCApi, StreamsOfDifferentFormatsMix) {
   const std::string config = R"({"streams": [{"local": ")" + kMds + R"(json_plain"}, {"local": ")" +
                              kMds + R"(csv_plain"}], "world": {"rank": 0, "world_size": 1}})";
   sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+  EXPECT_STREQ(sluice_stream_format(s), "mixed");
+  EXPECT_STREQ(sluice_stream_stream_format(s, 0), "json");
+  EXPECT_STREQ(sluice_stream_stream_format(s, 1), "csv");
+  EXPECT_EQ(sluice_stream_stream_format(s, 2), nullptr);
+  EXPECT_EQ(sluice_stream_stream_format(nullptr, 0), nullptr);
+  // Both declare id: int, name: str, score: float.
+  ASSERT_EQ(sluice_stream_num_columns(s), 3u);
+  for (uint32_t st : {0u, 1u}) {
+    EXPECT_STREQ(sluice_stream_stream_column_encoding(s, st, 0), "int");
+    EXPECT_STREQ(sluice_stream_stream_column_encoding(s, st, 2), "float");
+  }
+  EXPECT_EQ(sluice_stream_stream_column_encoding(s, 0, 3), nullptr);
+  EXPECT_STREQ(sluice_stream_column_encoding(s, 1), "str");
+  // json_plain and csv_plain have 150 samples each; sample 1 of each.
+  ASSERT_EQ(sluice_stream_num_samples(s), 300u);
+  sluice_bytes f[3];
+  ASSERT_EQ(sluice_stream_get(s, 1, f, 3), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(f[1].data), f[1].size),
+            "\"h\\u00e9llo1\"");
+  sluice_stream_release(s);
+  ASSERT_EQ(sluice_stream_get(s, 151, f, 3), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(f[1].data), f[1].size), "h\xc3\xa9llo1");
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(f[0].data), f[0].size), "1");
+  sluice_stream_release(s);
+  sluice_stream_close(s);
+}
+
+// Streams whose column names differ are refused: a sample's fields are laid
+// out by column alike whatever its stream.
+TEST_F(StreamCApi, StreamsWithOtherColumnNamesAreRefused) {
+  const std::string config = R"({"streams": [{"local": ")" + kMds + R"(json_plain"}, {"local": ")" +
+                             kMds + R"(single_shard_no_limit"}], "world": {"rank": 0, "world_size": 1}})";
+  sluice_stream* s = nullptr;
   EXPECT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_EINVAL);
   EXPECT_EQ(s, nullptr);
-  EXPECT_NE(std::string(sluice_last_error()).find("its format 'csv' differs from stream 0 shard 0's 'json'"),
+  EXPECT_NE(std::string(sluice_last_error()).find(
+                "stream 1 (" + kMds + "single_shard_no_limit): shard 0 (shard.00000.mds): its "
+                "column names differ from the first stream's"),
             std::string::npos) << sluice_last_error();
 }
 
