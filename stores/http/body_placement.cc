@@ -62,7 +62,9 @@ Result<BodyPlacement> PlaceWhole(Transfer& t, const ResponseHead& head) {
     }
   } else if (!t.abs_first) {
     t.abs_first = range ? range->first : 0;
-    if (range) t.abs_last = range->last;
+    if (range && t.request.if_range_ignored != HttpRequest::IgnoredRange::kToEnd) {
+      t.abs_last = range->last;
+    }
     if (length && *length > 0 && (!t.abs_last || *t.abs_last >= *length)) {
       t.abs_last = *length - 1;
     }

@@ -32,7 +32,9 @@ struct ResponseHead {
   bool sent_if_range = false;              // the request carried If-Range
 };
 
-// Places `head`'s body in `t` (a GET or HEAD after one or more attempts):
+// Places `head`'s body in `t` (a GET or HEAD after one or more attempts;
+// a 200 to a ranged GET per t.request.if_range_ignored, kHeadOnly placed as
+// kTrim since the caller stops before the body):
 // sets t.abs_first/abs_last on the first response and, on the first, the
 // response's object_size. Errors (every one final, not retried):
 // kCorrupt for a malformed or inconsistent Content-Range / Content-Length;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/as_tuple.hpp>
@@ -125,42 +126,115 @@ class FileWriter {
   std::string staged_;   // never crosses a block boundary
 };
 
-// Send with the body written to `file` from `offset`.
+// Send with the body written to `file` from `offset`; adds the bytes it
+// writes to *written when given.
 awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest request,
                                            asio::random_access_file* file, uint64_t offset,
-                                           const std::string* path, asio::thread_pool* pool) {
+                                           const std::string* path, asio::thread_pool* pool,
+                                           uint64_t* written = nullptr) {
   FileWriter writer(file, offset, path, pool);
-  Result<HttpResponse> response = co_await client->Send(std::move(request), writer.Sink());
+  BodySink sink = writer.Sink();
+  if (written != nullptr) {
+    sink = [&writer, written](std::string_view chunk) {
+      *written += chunk.size();
+      return writer.Append(chunk);
+    };
+  }
+  Result<HttpResponse> response = co_await client->Send(std::move(request), std::move(sink));
   if (response.ok()) SLUICE_CO_RETURN_IF_ERROR(co_await writer.Flush());
   co_return response;
 }
 
+// One download's parts, shared by its part workers on the client's executor
+// (one thread: no lock). Part 0 tells whether the server serves ranges; the
+// other parts start with it when the caller knows the object's size, and
+// until part 0 has answered they ask for the response head only should the
+// server ignore Range (so that they never download the whole object).
 struct PartPlan {
+  enum class First { kPending, kRanged, kWhole };
+
   std::string url;
-  HttpHeaders headers;
-  uint64_t total = 0;
+  HttpHeaders headers;  // the caller's; If-Match is added once an ETag is known
+  uint64_t total = 0;   // 0 until known (the caller's expected size, or part 0)
   uint64_t part_size = 0;
-  uint64_t parts = 0;       // including part 0, already fetched
-  uint64_t next_part = 1;   // shared by the workers (one thread: no lock)
+  uint64_t parts = 0;      // including part 0
+  uint64_t next_part = 1;
+  std::vector<uint64_t> redo;  // answered 200 before part 0 had: fetched again
   asio::thread_pool* write_pool = nullptr;
   std::optional<uint64_t> expected_size;
+  First first = First::kPending;
+  HttpResponse first_response;
+  std::optional<std::string> etag;  // of the first part to complete
+  uint64_t etag_part = 0;
+  uint64_t other_bytes = 0;  // written by parts other than part 0
+  asio::steady_timer* first_known = nullptr;  // cancelled when `first` is known
+  asio::steady_timer* wake = nullptr;         // cancelled on any news for GetToFile
   Status first_error;
+
+  void SetTotal(uint64_t size) {
+    total = size;
+    parts = (size + part_size - 1) / part_size;
+  }
+  // Every response must name the ETag the first one named: parts of two
+  // versions of an object never make one file.
+  Status CheckSameObject(uint64_t part, const HttpResponse& response) {
+    std::string tag = response.Header("etag");
+    if (!etag) {
+      etag = tag;
+      etag_part = part;
+      return Status::Ok();
+    }
+    if (*etag == tag) return Status::Ok();
+    auto said = [](uint64_t p, const std::string& t) {
+      return "part " + std::to_string(p) + " has ETag " + (t.empty() ? "(none)" : t);
+    };
+    std::string low = said(etag_part, *etag), high = said(part, tag);
+    if (part < etag_part) std::swap(low, high);
+    return UnavailableError("GET " + response.final_url +
+                            ": the object changed during the download (" + low + ", " + high +
+                            ")");
+  }
+  void Learned(First outcome) {
+    first = outcome;
+    first_known->cancel();
+    wake->cancel();
+  }
 };
 
 awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
                              const std::string* tmp, PartPlan* plan) {
-  while (plan->first_error.ok() && plan->next_part < plan->parts) {
-    uint64_t part = plan->next_part++;
+  using First = PartPlan::First;
+  while (plan->first_error.ok() && plan->first != First::kWhole &&
+         (!plan->redo.empty() || plan->next_part < plan->parts)) {
+    uint64_t part;
+    if (!plan->redo.empty()) {
+      part = plan->redo.back();
+      plan->redo.pop_back();
+    } else {
+      part = plan->next_part++;
+    }
     uint64_t first = part * plan->part_size;
     uint64_t last = std::min(plan->total, first + plan->part_size) - 1;
     HttpRequest request;
     request.url = plan->url;
     request.headers = plan->headers;
+    if (plan->etag && !plan->etag->empty()) request.headers.emplace_back("If-Match", *plan->etag);
     request.range = ByteRange::FromTo(first, last);
     request.expected_object_size = plan->expected_size;
+    const bool head_only = plan->first == First::kPending;
+    if (head_only) request.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
                                co_await SendToFile(client, std::move(request), file, first, tmp,
-                                                       plan->write_pool));
+                                                   plan->write_pool, &plan->other_bytes));
+    if (head_only && response.status == 200) {
+      // The server ignored Range: part 0 (which takes a 200 whole) decides.
+      plan->redo.push_back(part);
+      if (plan->first == First::kPending) co_await plan->first_known->async_wait(kTuple);
+      if (plan->first == First::kPending) {
+        co_return CancelledError("GET " + RedactUrl(plan->url) + ": cancelled");
+      }
+      continue;
+    }
     if (response.body_bytes != last - first + 1) {
       co_return CorruptError("GET " + response.final_url + ": part " + std::to_string(part) +
                              " (bytes " + std::to_string(first) + "-" + std::to_string(last) +
@@ -171,8 +245,50 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
                              "the download (" + std::to_string(plan->total) + " then " +
                              std::to_string(*response.object_size) + " bytes)");
     }
+    SLUICE_CO_RETURN_IF_ERROR(plan->CheckSameObject(part, response));
   }
   co_return Status::Ok();
+}
+
+// Part 0, then the other parts as one of the workers. Its range is the first
+// part; a server that ignores Range answers 200 with the whole object, which
+// is then the download. An object known to be empty is fetched plainly: no
+// range fits in it, and servers answer one differently (416, or s3rver's 206
+// "bytes 0-0/0").
+awaitable<Status> FirstPartThenMore(HttpClient* client, asio::random_access_file* file,
+                                    const std::string* tmp, PartPlan* plan) {
+  HttpRequest first;
+  first.url = plan->url;
+  first.headers = plan->headers;
+  if (plan->expected_size != uint64_t{0}) {
+    first.range = ByteRange::FromTo(0, plan->part_size - 1);
+    first.if_range_ignored = HttpRequest::IgnoredRange::kToEnd;
+  }
+  first.expected_object_size = plan->expected_size;
+  Result<HttpResponse> head =
+      co_await SendToFile(client, first, file, 0, tmp, plan->write_pool);
+  if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
+    // 416 for bytes=0-...: an empty object. Fetch it plainly.
+    first.range.reset();
+    boost::system::error_code ec;
+    file->resize(0, ec);
+    head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool);
+  }
+  if (!head.ok()) co_return head.status();
+  plan->first_response = std::move(head).value();
+  const HttpResponse& response = plan->first_response;
+  if (response.status != 206) {
+    plan->Learned(PartPlan::First::kWhole);
+    co_return Status::Ok();
+  }
+  if (!response.object_size) {
+    co_return IoError("GET " + response.final_url +
+                      ": 206 without the object's total size in Content-Range");
+  }
+  if (plan->parts == 0) plan->SetTotal(*response.object_size);
+  SLUICE_CO_RETURN_IF_ERROR(plan->CheckSameObject(0, response));
+  plan->Learned(PartPlan::First::kRanged);
+  co_return co_await PartWorker(client, file, tmp, plan);
 }
 
 // The download's one temporary by base/file.h's scheme, created
@@ -215,79 +331,88 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   TempFile& guard = *temp;
   boost::system::error_code ec;
 
-  // Part 0 tells the object's size (Content-Range) and whether the server
-  // serves ranges at all (a 200 carries the whole object). An object known
-  // to be empty is fetched plainly: no range fits in it, and servers answer
-  // one differently (416, or s3rver's 206 "bytes 0-0/0").
-  HttpRequest first;
-  first.url = url;
-  first.headers = extra_headers;
-  if (options.expected_size != uint64_t{0}) first.range = ByteRange::FromTo(0, options.part_size - 1);
-  first.expected_object_size = options.expected_size;
-  Result<HttpResponse> head =
-      co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);
-  if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
-    // 416 for bytes=0-...: an empty object. Fetch it plainly.
-    first.range.reset();
-    file.resize(0, ec);
-    head = co_await SendToFile(this, first, &file, 0, &guard.path(), options.write_pool);
-  }
-  if (!head.ok()) co_return head.status();
-  HttpResponse response = std::move(head).value();
+  using First = PartPlan::First;
+  asio::steady_timer first_known(executor, asio::steady_timer::time_point::max());
+  asio::steady_timer wake(executor, asio::steady_timer::time_point::max());
+  PartPlan plan;
+  plan.url = url;
+  plan.headers = extra_headers;
+  plan.part_size = options.part_size;
+  plan.write_pool = options.write_pool;
+  plan.expected_size = options.expected_size;
+  plan.first_known = &first_known;
+  plan.wake = &wake;
+  // With the size known (the dataset's index), the parts after part 0 need
+  // not wait for it: they start together (one round trip, not two, before
+  // the link is full).
+  if (options.expected_size) plan.SetTotal(*options.expected_size);
 
-  if (response.status == 206) {
-    if (!response.object_size) {
-      co_return IoError("GET " + response.final_url +
-                        ": 206 without the object's total size in Content-Range");
+  // Worker 0 takes part 0; the others start now when the size is known,
+  // else once part 0 has told it. The first error cancels the others; so
+  // does part 0 answered whole.
+  const size_t max_workers = static_cast<size_t>(options.concurrency);
+  std::vector<asio::cancellation_signal> signals(max_workers);
+  size_t workers = 0;
+  int running = 0;
+  auto cancel_others = [&](size_t except) {
+    for (size_t j = 0; j < workers; ++j) {
+      if (j != except) signals[j].emit(asio::cancellation_type::terminal);
     }
-    PartPlan plan;
-    plan.url = url;
-    plan.headers = extra_headers;
-    std::string etag = response.Header("etag");
-    if (!etag.empty()) plan.headers.emplace_back("If-Match", etag);
-    plan.total = *response.object_size;
-    plan.part_size = options.part_size;
-    plan.write_pool = options.write_pool;
-    plan.expected_size = options.expected_size;
-    plan.parts = (plan.total + plan.part_size - 1) / plan.part_size;
-    int workers = static_cast<int>(
-        std::min<uint64_t>(static_cast<uint64_t>(options.concurrency),
-                           plan.parts > 0 ? plan.parts - 1 : 0));
-    if (workers > 0) {
-      std::vector<asio::cancellation_signal> signals(static_cast<size_t>(workers));
-      int running = workers;
-      asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
-      for (int i = 0; i < workers; ++i) {
-        asio::co_spawn(
-            executor, PartWorker(this, &file, &guard.path(), &plan),
-            asio::bind_cancellation_slot(
-                signals[static_cast<size_t>(i)].slot(),
-                [&, i](std::exception_ptr e, Status s) {
-                  if (e) s = CancelledError("GET " + RedactUrl(url) + ": cancelled");
-                  if (!s.ok() && plan.first_error.ok()) {
-                    plan.first_error = s;
-                    for (int j = 0; j < workers; ++j) {
-                      if (j != i) signals[static_cast<size_t>(j)].emit(asio::cancellation_type::terminal);
-                    }
-                  }
-                  if (--running == 0) all_done.cancel();
-                }));
+  };
+  auto spawn = [&](awaitable<Status> work) {
+    const size_t i = workers++;
+    ++running;
+    asio::co_spawn(executor, std::move(work),
+                   asio::bind_cancellation_slot(
+                       signals[i].slot(), [&, i](std::exception_ptr e, Status s) {
+                         if (e) s = CancelledError("GET " + RedactUrl(url) + ": cancelled");
+                         if (plan.first == First::kWhole) {
+                           if (i == 0) cancel_others(0);  // their bytes are in part 0's
+                         } else if (!s.ok() && plan.first_error.ok()) {
+                           plan.first_error = s;
+                           cancel_others(i);
+                         }
+                         --running;
+                         wake.cancel();
+                       }));
+  };
+  auto spawn_parts = [&] {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(max_workers, plan.parts));
+    while (workers < want) spawn(PartWorker(this, &file, &guard.path(), &plan));
+  };
+  spawn(FirstPartThenMore(this, &file, &guard.path(), &plan));
+  if (plan.parts > 1) spawn_parts();
+  bool cancelled = false;
+  while (running > 0) {
+    co_await wake.async_wait(kTuple);
+    auto state = co_await asio::this_coro::cancellation_state;
+    if (!cancelled && state.cancelled() != asio::cancellation_type::none) {
+      cancelled = true;
+      if (plan.first_error.ok()) {
+        plan.first_error = CancelledError("GET " + RedactUrl(url) + ": cancelled");
       }
-      bool cancelled = false;
-      while (running > 0) {
-        co_await all_done.async_wait(kTuple);
-        auto state = co_await asio::this_coro::cancellation_state;
-        if (!cancelled && state.cancelled() != asio::cancellation_type::none) {
-          cancelled = true;
-          if (plan.first_error.ok()) {
-            plan.first_error = CancelledError("GET " + RedactUrl(url) + ": cancelled");
-          }
-          for (auto& signal : signals) signal.emit(asio::cancellation_type::terminal);
-        }
-      }
-      if (!plan.first_error.ok()) co_return plan.first_error;
+      for (auto& signal : signals) signal.emit(asio::cancellation_type::terminal);
     }
+    if (plan.first == First::kRanged && plan.first_error.ok()) spawn_parts();
+  }
+  if (cancelled || (plan.first != First::kWhole && !plan.first_error.ok())) {
+    co_return plan.first_error;
+  }
+  HttpResponse response = plan.first_response;
+  if (plan.first == First::kRanged) {
     response.body_bytes = plan.total;
+  } else if (plan.other_bytes > 0) {
+    // Part 0 came whole while other parts came ranged (a server that honours
+    // Range only sometimes): their bytes may be another version's. Once more,
+    // whole, alone.
+    file.resize(0, ec);
+    HttpRequest whole;
+    whole.url = url;
+    whole.headers = extra_headers;
+    whole.expected_object_size = options.expected_size;
+    SLUICE_CO_ASSIGN_OR_RETURN(
+        response, co_await SendToFile(this, std::move(whole), &file, 0, &guard.path(),
+                                      options.write_pool));
   }
 
   uint64_t size = file.size(ec);

@@ -73,6 +73,16 @@ struct HttpRequest {
   // both ("the remote changed"), and no byte past it is delivered: a server
   // claiming more never makes the caller download more.
   std::optional<uint64_t> expected_object_size;
+  // What a 200 to a ranged GET (a server that ignored Range: the body is the
+  // whole object) delivers, when no byte has been delivered yet:
+  //   kTrim: the requested range's bytes (the rest is read and dropped);
+  //   kToEnd: every byte from the range's first to the object's end (for
+  //     GetToFile's first part: the whole object, in one response);
+  //   kHeadOnly: none; the response (status 200, headers, object_size)
+  //     returns at its head and the connection is closed unread (for a
+  //     part fetched before the first part told whether ranges work).
+  enum class IgnoredRange { kTrim, kToEnd, kHeadOnly };
+  IgnoredRange if_range_ignored = IgnoredRange::kTrim;
 };
 
 struct HttpResponse {

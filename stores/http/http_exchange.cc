@@ -262,6 +262,11 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   Result<BodyPlacement> placement = PlaceBody(t, facts);
   if (!placement.ok()) co_return AttemptResult::Fail(placement.status());
   KeepFirstHead(t, parser);
+  if (status == 200 && !range.empty() && t.delivered == 0 &&
+      t.request.if_range_ignored == HttpRequest::IgnoredRange::kHeadOnly) {
+    result.outcome = Outcome::kDone;
+    co_return result;  // the lease closes the connection (body unread)
+  }
   co_return co_await ReadBody(ctx, stream, lease, parser, t, *placement, cancel);
 }
 
