@@ -166,6 +166,23 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     opts.sharded = std::move(*sharded);
     if (options && options->newline) opts.newline = options->newline;
     if (options && options->separator) opts.separator = options->separator;
+    if (options && options->num_custom_encodings > 0) {
+      if (options->custom_encodings == nullptr || options->custom_encoding_sizes == nullptr) {
+        return NullArgument("sluice_writer_open", "custom_encodings/custom_encoding_sizes");
+      }
+      for (uint32_t i = 0; i < options->num_custom_encodings; ++i) {
+        const char* name = options->custom_encodings[i];
+        const int64_t size = options->custom_encoding_sizes[i];
+        if (name == nullptr || size < -1) {
+          return Fail(sluice::InvalidArgumentError(
+              "sluice_writer_open: custom encoding " + std::to_string(i) +
+              (name == nullptr ? " has a NULL name" : " has size " + std::to_string(size) +
+                                                          " (a size >= 0, or -1 for variable)")));
+        }
+        opts.custom_encodings[name] =
+            size < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(size));
+      }
+    }
     auto w = std::make_unique<sluice_writer>();
     auto opened = descriptor->open_writer(out_dir, columns, opts);
     if (!opened.ok()) return Fail(opened.status().WithContext("sluice_writer_open"));

@@ -162,6 +162,16 @@ typedef struct sluice_writer_options {
   uint32_t keep_local;           /* with remote: 1 = keep local files once uploaded */
   uint32_t max_workers;          /* with remote: concurrent uploads; 0 = min(32, cpus + 4) */
   uint32_t upload_attempts;      /* with remote: attempts per request (Mosaic's `retry`); 0 = 2 */
+  /* MDS only: a user's own encodings (Mosaic lets users register Encoding
+   * classes under new names), which the caller encodes itself: their names
+   * (no built-in name, nor "name:..." of one) and for each the size of
+   * every field (index.json's column_sizes entry), or -1 when fields vary
+   * in size. Their fields are stored as given; readers hand them out as
+   * stored. Arrays of num_custom_encodings entries, read during
+   * sluice_writer_open only. */
+  const char* const* custom_encodings;
+  const int64_t* custom_encoding_sizes;
+  uint32_t num_custom_encodings;
 } sluice_writer_options;
 
 /* Opens a writer into folder `out_dir` (created if missing; with `remote`

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +31,10 @@ struct FieldWriterOptions {
   // 'mds' takes no newline or separator", "format 'json' takes no separator".
   std::optional<std::string> newline;
   std::optional<std::string> separator;
+  // MDS only: a user's own encodings by name (see CustomColumnEncoding),
+  // with their column_sizes entry (nullopt: variable size); the caller
+  // gives their stored bytes. Other formats refuse any (kInvalidArgument).
+  std::map<std::string, std::optional<uint64_t>> custom_encodings;
 };
 
 class FieldWriter {

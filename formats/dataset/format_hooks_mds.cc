@@ -57,7 +57,8 @@ Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
     return InvalidArgumentError("format 'mds' takes no newline or separator");
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<MdsWriter> writer,
-                          MdsWriter::Create(out_dir, columns, options.sharded));
+                          MdsWriter::Create(out_dir, columns, options.sharded,
+                                            options.custom_encodings));
   return std::unique_ptr<FieldWriter>(new MdsFieldWriter(std::move(writer)));
 }
 

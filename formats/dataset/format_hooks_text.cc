@@ -74,6 +74,11 @@ class TextFieldWriter : public FieldWriter {
   std::vector<TextValue> values_;  // reused across samples
 };
 
+Status NoCustomEncodings(const std::string& format, const FieldWriterOptions& options) {
+  if (options.custom_encodings.empty()) return Status::Ok();
+  return InvalidArgumentError("format '" + format + "' takes no custom encodings (MDS only)");
+}
+
 Result<std::vector<TextColumn>> ParseColumns(const Columns& columns) {
   std::vector<TextColumn> out;
   for (const auto& [name, enc] : columns) {
@@ -87,6 +92,7 @@ Result<std::unique_ptr<FieldWriter>> OpenXsvFamily(const std::string& format,
                                                    const std::string& out_dir,
                                                    const Columns& columns,
                                                    const FieldWriterOptions& options) {
+  SLUICE_RETURN_IF_ERROR(NoCustomEncodings(format, options));
   XsvWriterOptions x;
   x.format = format;
   x.separator = options.separator.value_or("");
@@ -129,6 +135,7 @@ Result<std::unique_ptr<FieldWriter>> OpenJsonlWriter(const std::string& out_dir,
                                                      const Columns& columns,
                                                      const FieldWriterOptions& options) {
   if (options.separator) return InvalidArgumentError("format 'json' takes no separator");
+  SLUICE_RETURN_IF_ERROR(NoCustomEncodings("json", options));
   JsonlWriterOptions j;
   SLUICE_ASSIGN_OR_RETURN(j.columns, ParseColumns(columns));
   j.newline = options.newline.value_or("\n");

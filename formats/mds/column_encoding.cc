@@ -176,4 +176,34 @@ bool IsMdsEncoding(std::string_view encoding) {
   return ParseColumnEncoding(encoding, "").ok();
 }
 
+bool IsCustomEncodingName(std::string_view encoding) {
+  std::string_view name = encoding.substr(0, encoding.find(':'));
+  if (name.empty() || name == "ndarray") return false;
+  for (const auto& k : kKinds) {
+    if (k.name == name) return false;
+  }
+  return true;
+}
+
+Result<ColumnEncoding> CustomColumnEncoding(std::string_view encoding, std::string_view column,
+                                            std::optional<uint64_t> size) {
+  if (!IsCustomEncodingName(encoding)) {
+    return InvalidArgumentError("column '" + std::string(column) + "': '" +
+                                std::string(encoding) +
+                                "' cannot name a custom encoding (empty, or a built-in one)");
+  }
+  if (size && *size >= (uint64_t{1} << 32)) {
+    return InvalidArgumentError("column '" + std::string(column) + "': custom encoding '" +
+                                std::string(encoding) + "' has size " + std::to_string(*size) +
+                                ", more than a sample can hold (4 GiB)");
+  }
+  ColumnEncoding out;
+  out.name = std::string(encoding);
+  out.column = std::string(column);
+  out.kind = EncodingKind::kBytes;
+  out.fixed_size = size;
+  out.custom = true;
+  return out;
+}
+
 }  // namespace sluice

@@ -68,6 +68,8 @@ struct ColumnEncoding {
   // ndarray only: dtype and shape when the encoding string names them.
   std::optional<NdDtype> nd_dtype;
   std::optional<std::vector<uint64_t>> nd_shape;
+  // A user's own encoding (CustomColumnEncoding): kind is kBytes.
+  bool custom = false;
 };
 
 // Parses an encoding string for column `column`. Unknown names and malformed
@@ -82,5 +84,19 @@ Result<std::optional<uint64_t>> ColumnEncodingSize(std::string_view encoding);
 
 // True for the names ParseColumnEncoding accepts.
 bool IsMdsEncoding(std::string_view encoding);
+
+// True when `encoding` may name a user's own encoding (Mosaic lets users
+// register Encoding classes under new names): non-empty, and its part
+// before any ':' is no built-in encoding's name (nor "ndarray").
+bool IsCustomEncodingName(std::string_view encoding);
+
+// A user's own encoding for column `column`: its fields are stored and
+// handed out as the bytes given (kind kBytes, custom set); the binding that
+// registered it encodes and decodes them. `size` is its column_sizes entry:
+// every field's size (< 2^32), or nullopt when fields vary in size.
+// kInvalidArgument for a name IsCustomEncodingName refuses or a size of
+// 2^32 or more.
+Result<ColumnEncoding> CustomColumnEncoding(std::string_view encoding, std::string_view column,
+                                            std::optional<uint64_t> size);
 
 }  // namespace sluice

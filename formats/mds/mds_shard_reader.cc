@@ -26,6 +26,16 @@ Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
                           entry.column_names[i - 1] + "' before '" + entry.column_names[i] + "'");
     }
     auto enc = ParseColumnEncoding(entry.column_encodings[i], entry.column_names[i]);
+    if (!enc.ok() && IsCustomEncodingName(entry.column_encodings[i])) {
+      // A user's own encoding (Mosaic's readers decode it with the class
+      // registered under its name): its fields are handed out as stored,
+      // sized as column_sizes says, for the binding to decode.
+      enc = CustomColumnEncoding(entry.column_encodings[i], entry.column_names[i],
+                                 entry.column_sizes[i]);
+      if (!enc.ok()) return CorruptError(where + ": " + enc.status().message());
+      columns.push_back(std::move(enc).value());
+      continue;
+    }
     if (!enc.ok()) return enc.status().WithContext(where);
     if (enc->fixed_size != entry.column_sizes[i]) {
       auto text = [](const std::optional<uint64_t>& s) {

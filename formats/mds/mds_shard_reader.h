@@ -29,7 +29,9 @@ namespace sluice {
 // The columns of an MDS shard entry, parsed, in stored order. Checks that
 // names, encodings and sizes have the same length, that names are strictly
 // sorted (Mosaic sorts them) and that each column_sizes entry is what the
-// encoding implies. `what` names the shard in errors.
+// encoding implies. An encoding the library does not know whose name may be
+// a user's own (IsCustomEncodingName) is one (CustomColumnEncoding, sized
+// by its column_sizes entry). `what` names the shard in errors.
 Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
                                                         std::string_view what);
 

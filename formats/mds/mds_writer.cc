@@ -74,7 +74,8 @@ Result<ShardFiles> MdsShardFormat::BuildShard(const ShardSamples& samples) const
 Result<std::unique_ptr<MdsWriter>> MdsWriter::Create(
     const std::string& out_dir,
     const std::vector<std::pair<std::string, std::string>>& columns,
-    const ShardedWriterOptions& options) {
+    const ShardedWriterOptions& options,
+    const std::map<std::string, std::optional<uint64_t>>& custom_encodings) {
   if (columns.empty()) return InvalidArgumentError("an MDS dataset needs at least one column");
   std::vector<std::pair<std::string, std::string>> sorted = columns;
   std::sort(sorted.begin(), sorted.end());
@@ -83,8 +84,12 @@ Result<std::unique_ptr<MdsWriter>> MdsWriter::Create(
     if (i > 0 && sorted[i].first == sorted[i - 1].first) {
       return InvalidArgumentError("column '" + sorted[i].first + "' is given twice");
     }
-    SLUICE_ASSIGN_OR_RETURN(ColumnEncoding enc,
-                            ParseColumnEncoding(sorted[i].second, sorted[i].first));
+    auto custom = custom_encodings.find(sorted[i].second);
+    SLUICE_ASSIGN_OR_RETURN(
+        ColumnEncoding enc,
+        custom == custom_encodings.end()
+            ? ParseColumnEncoding(sorted[i].second, sorted[i].first)
+            : CustomColumnEncoding(sorted[i].second, sorted[i].first, custom->second));
     w->columns_.push_back(std::move(enc));
   }
   SLUICE_ASSIGN_OR_RETURN(

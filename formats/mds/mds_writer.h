@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -79,13 +80,16 @@ class MdsShardFormat : public ShardFormat {
 class MdsWriter {
  public:
   // `columns`: name -> encoding, in any order; stored sorted by name, as
-  // Mosaic sorts its column dict. Unknown encodings -> kUnimplemented;
-  // duplicate or no columns -> kInvalidArgument. See ShardedWriterOptions
-  // for compression, hashes and size_limit.
+  // Mosaic sorts its column dict. `custom_encodings`: a user's own
+  // encodings (see CustomColumnEncoding) by name, with their column_sizes
+  // entry; their fields are written as given. Other unknown encodings ->
+  // kUnimplemented; duplicate or no columns -> kInvalidArgument. See
+  // ShardedWriterOptions for compression, hashes and size_limit.
   static Result<std::unique_ptr<MdsWriter>> Create(
       const std::string& out_dir,
       const std::vector<std::pair<std::string, std::string>>& columns,
-      const ShardedWriterOptions& options);
+      const ShardedWriterOptions& options,
+      const std::map<std::string, std::optional<uint64_t>>& custom_encodings = {});
 
   // The columns, sorted by name: the order of Write's arguments.
   const std::vector<ColumnEncoding>& columns() const { return columns_; }

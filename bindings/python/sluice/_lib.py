@@ -68,7 +68,10 @@ class WriterOptions(ctypes.Structure):
                 ('size_limit', ctypes.c_uint64), ('no_size_limit', ctypes.c_uint32),
                 ('newline', ctypes.c_char_p), ('separator', ctypes.c_char_p),
                 ('remote', ctypes.c_char_p), ('keep_local', ctypes.c_uint32),
-                ('max_workers', ctypes.c_uint32), ('upload_attempts', ctypes.c_uint32)]
+                ('max_workers', ctypes.c_uint32), ('upload_attempts', ctypes.c_uint32),
+                ('custom_encodings', ctypes.POINTER(ctypes.c_char_p)),
+                ('custom_encoding_sizes', ctypes.POINTER(ctypes.c_int64)),
+                ('num_custom_encodings', ctypes.c_uint32)]
 
 
 def _candidates():

@@ -153,7 +153,15 @@ def make_decoder(encoding, column, allow_unsafe_types):
         # The field arrives as a fresh bytes object: a read-only view over it
         # (as Mosaic's np.frombuffer) costs no second copy.
         return lambda d: decode_ndarray(dtype, shape, d, copy=False)
+    coder = _custom_coder(encoding)
+    if coder is not None:  # a user's own: the engine hands its bytes as stored
+        return lambda d: coder.decode(bytes(d))
     raise NotImplementedError(f'column {column!r}: unsupported encoding {encoding!r}')
+
+
+def _custom_coder(encoding):
+    from sluice.mds_encodings import custom_coder  # it imports this module
+    return custom_coder(encoding)
 
 
 def unsafe_message(column, encoding):
@@ -310,6 +318,9 @@ def make_encoder(encoding, column):
     if nd is not None:
         dtype, shape = nd
         return wrap(lambda v: encode_ndarray(dtype, shape, v, column))
+    coder = _custom_coder(encoding)
+    if coder is not None:  # a user's own: stored as its class encodes it
+        return wrap(coder.encode)
     raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
 
 

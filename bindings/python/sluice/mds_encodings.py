@@ -345,9 +345,8 @@ class JPEGArray(Encoding):
 
 
 # Name -> class. Users register their own encodings here, as Mosaic's docs
-# show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode use
-# them, the writers and datasets not yet (the engine refuses a column
-# encoding it does not know).
+# show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
+# MDS writer and the datasets use them (custom_coder).
 _encodings = {
     'bytes': Bytes,
     'str': Str,
@@ -380,6 +379,19 @@ _encodings = {
 }
 
 _unsafe_encodings = set(_layout.UNSAFE_ENCODINGS)
+
+# The names the library encodes and decodes itself. Any other name
+# registered above is a user's own encoding: the library stores and hands
+# out its bytes as they are, and its class turns them into values.
+_BUILTIN = frozenset(_encodings)
+
+
+def custom_coder(encoding):
+    """The Encoding instance of a user's own registered encoding, or None
+    when `encoding` is built in or not registered."""
+    if encoding.partition(':')[0] in _BUILTIN:
+        return None
+    return get_coder(encoding)
 
 
 def get_mds_encodings():

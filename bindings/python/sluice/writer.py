@@ -14,7 +14,7 @@ import numpy as np
 
 from sluice import _lib
 from sluice.encodings import make_encoder
-from sluice.mds_encodings import get_mds_encoded_size
+from sluice.mds_encodings import custom_coder, get_mds_encoded_size
 
 _cast = ctypes.cast
 _c_char_p = ctypes.c_char_p
@@ -119,6 +119,11 @@ class _Writer:
         encs = (ctypes.c_char_p * n)(*[str(v).encode('utf-8') for v in self.columns.values()])
         hashes_c = (ctypes.c_char_p * max(len(self.hashes), 1))(
             *[h.encode() for h in self.hashes])
+        custom = self._custom_encodings()
+        custom_names = (ctypes.c_char_p * max(len(custom), 1))(
+            *[name.encode('utf-8') for name in custom])
+        custom_sizes = (ctypes.c_int64 * max(len(custom), 1))(
+            *[-1 if size is None else size for size in custom.values()])
         opts = _lib.WriterOptions(
             format=self.format.encode(),
             compression=compression.encode() if compression else None,
@@ -128,7 +133,8 @@ class _Writer:
             separator=separator.encode('utf-8') if separator is not None else None,
             remote=self.remote.encode('utf-8') if self.remote else None,
             keep_local=1 if keep_local else 0, max_workers=max_workers or 0,
-            upload_attempts=retry)
+            upload_attempts=retry, custom_encodings=custom_names,
+            custom_encoding_sizes=custom_sizes, num_custom_encodings=len(custom))
         h = ctypes.c_void_p()
         where = f'{self.local!r}' + (f' -> {self.remote!r}' if self.remote else '')
         status = _lib.lib.sluice_writer_open(os.fsencode(self.local), names, encs, n,
@@ -149,6 +155,10 @@ class _Writer:
 
     def _encode(self, sample):
         raise NotImplementedError
+
+    def _custom_encodings(self):
+        """{name: fixed size or None} of the users' own encodings among the columns'."""
+        return {}
 
     def get_config(self):
         """The shard settings index.json records for each shard (Mosaic's
@@ -246,6 +256,16 @@ class MDSWriter(_Writer):
 
     def _encode(self, sample):
         return [enc(sample[c]) for c, enc in zip(self._names, self._encoders)]
+
+    def _custom_encodings(self):
+        # Registered Mosaic's way (mds_encodings._encodings[name] = cls): the
+        # C writer stores what their class encodes, sized as its `size` says.
+        out = {}
+        for encoding in self.columns.values():
+            coder = custom_coder(str(encoding))
+            if coder is not None:
+                out[str(encoding)] = coder.size
+        return out
 
     def get_config(self):
         names = sorted(self.columns)  # MDS stores columns by name

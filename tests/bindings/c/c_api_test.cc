@@ -271,6 +271,57 @@ TEST(CApiTextWriterTest, TsvIsByteIdenticalToMosaic) {
   std::filesystem::remove_all(out);
 }
 
+// A user's own MDS encodings: named with their sizes in the options,
+// stored as given; text formats refuse them.
+TEST(CApiWriterTest, CustomEncodings) {
+  std::string out = TempDir();
+  const char* names[] = {"z", "f"};
+  const char* encs[] = {"complex128", "pair"};
+  const char* custom[] = {"complex128", "pair"};
+  const int64_t sizes[] = {-1, 2};
+  sluice_writer_options opts{};
+  opts.custom_encodings = custom;
+  opts.custom_encoding_sizes = sizes;
+  opts.num_custom_encodings = 2;
+  sluice_writer* w = nullptr;
+  ASSERT_EQ(sluice_writer_open(out.c_str(), names, encs, 2, &opts, &w), SLUICE_OK)
+      << sluice_last_error();
+  const std::string z = "abc", f = "xy";
+  sluice_bytes fields[2] = {{reinterpret_cast<const uint8_t*>(z.data()), z.size()},
+                            {reinterpret_cast<const uint8_t*>(f.data()), f.size()}};
+  ASSERT_EQ(sluice_writer_write(w, fields, 2), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_writer_finish(w), SLUICE_OK) << sluice_last_error();
+  sluice_writer_close(w);
+  std::string index = Slurp(out + "/index.json");
+  // Columns stored sorted by name: f, z.
+  EXPECT_NE(index.find("\"column_encodings\": [\"pair\", \"complex128\"]"), std::string::npos)
+      << index;
+  EXPECT_NE(index.find("\"column_sizes\": [2, null]"), std::string::npos) << index;
+  // Read back: the stored bytes as given.
+  sluice_dataset* ds = nullptr;
+  ASSERT_EQ(sluice_dataset_open(out.c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
+  EXPECT_STREQ(sluice_dataset_column_encoding(ds, 1), "complex128");
+  sluice_bytes got[2];
+  ASSERT_EQ(sluice_dataset_get(ds, 0, got, 2), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[0].data), got[0].size), "xy");
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[1].data), got[1].size), "abc");
+  sluice_dataset_close(ds);
+
+  const int64_t bad_sizes[] = {-2, 2};
+  opts.custom_encoding_sizes = bad_sizes;
+  EXPECT_EQ(sluice_writer_open((out + "/b").c_str(), names, encs, 2, &opts, &w), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: sluice_writer_open: custom encoding 0 has "
+                                    "size -2 (a size >= 0, or -1 for variable)");
+  opts.custom_encoding_sizes = sizes;
+  opts.format = "json";
+  const char* text_encs[] = {"str", "int"};
+  EXPECT_EQ(sluice_writer_open((out + "/c").c_str(), names, text_encs, 2, &opts, &w),
+            SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: sluice_writer_open: format 'json' takes "
+                                    "no custom encodings (MDS only)");
+  std::filesystem::remove_all(out);
+}
+
 TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
   std::string out = TempDir();
   const char* names[] = {"id", "name"};

@@ -217,10 +217,28 @@ TEST(MdsShardReader, ColumnsMustMatchTheirEntry) {
   unsorted.column_names = {"b", "a"};
   EXPECT_EQ(MdsColumnsFromEntry(unsorted, "shard.00000.mds").status().ToString(),
             "corrupt: shard.00000.mds: column names are not sorted: 'b' before 'a'");
+  // A name no built-in encoding has is a user's own (Mosaic's users
+  // register encodings): its fields are bytes, sized as the entry says.
+  ShardEntry custom = e;
+  custom.column_encodings = {"int", "complex128:le"};
+  custom.column_sizes = {8, 16};
+  auto cols = MdsColumnsFromEntry(custom, "shard.00000.mds");
+  ASSERT_TRUE(cols.ok()) << cols.status().ToString();
+  EXPECT_TRUE((*cols)[1].custom);
+  EXPECT_EQ((*cols)[1].kind, EncodingKind::kBytes);
+  EXPECT_EQ((*cols)[1].name, "complex128:le");
+  EXPECT_EQ((*cols)[1].fixed_size, std::optional<uint64_t>(16));
+  EXPECT_FALSE((*cols)[0].custom);
+  custom.column_sizes = {8, uint64_t{1} << 32};
+  EXPECT_EQ(MdsColumnsFromEntry(custom, "shard.00000.mds").status().ToString(),
+            "corrupt: shard.00000.mds: column 'b': custom encoding 'complex128:le' has size "
+            "4294967296, more than a sample can hold (4 GiB)");
+  // A malformed built-in name stays an error.
   ShardEntry unknown = e;
-  unknown.column_encodings = {"int", "complex"};
+  unknown.column_encodings = {"int", "ndarray:complex"};
   EXPECT_EQ(MdsColumnsFromEntry(unknown, "shard.00000.mds").status().ToString(),
-            "unimplemented: shard.00000.mds: unknown MDS encoding 'complex' for column 'b'");
+            "unimplemented: shard.00000.mds: unknown MDS encoding 'ndarray:complex' for column "
+            "'b': 'complex' is not an ndarray dtype");
   ShardEntry ragged = e;
   ragged.column_sizes.pop_back();
   EXPECT_EQ(MdsColumnsFromEntry(ragged, "shard.00000.mds").status().code(), StatusCode::kCorrupt);

@@ -50,10 +50,41 @@ TEST(MdsWriter, BadColumns) {
   EXPECT_EQ(twice.status().ToString(), "invalid argument: column 'a' is given twice");
   auto unknown = MdsWriter::Create(tmp.path(), {{"a", "int"}, {"b", "float128"}}, {});
   EXPECT_EQ(unknown.status().ToString(), "unimplemented: unknown MDS encoding 'float128' for column 'b'");
+  auto builtin = MdsWriter::Create(tmp.path(), {{"a", "int"}}, {}, {{"int", std::nullopt}});
+  EXPECT_EQ(builtin.status().ToString(), "invalid argument: column 'a': 'int' cannot name a custom "
+                                         "encoding (empty, or a built-in one)");
   ShardedWriterOptions big;
   big.size_limit = uint64_t{1} << 32;
   EXPECT_EQ(MdsWriter::Create(tmp.path(), {{"a", "int"}}, big).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// A user's own encodings (Mosaic lets users register them): fields stored
+// as given, sized as declared, named in index.json with their size.
+TEST(MdsWriter, CustomEncodings) {
+  testing::TempDir tmp;
+  auto w = MdsWriter::Create(tmp.path(), {{"v", "mine"}, {"f", "mine16:le"}}, {},
+                             {{"mine", std::nullopt}, {"mine16:le", 2}});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->WriteFields({"ab", "xyz"}).ok());
+  EXPECT_EQ((*w)->WriteFields({"a", "x"}).ToString(),
+            "invalid argument: column 'f' (mine16:le): value is 1 bytes, the column stores "
+            "exactly 2");
+  ASSERT_TRUE((*w)->Finish().ok());
+  const ShardEntry& e = (*w)->core().shards()[0];
+  EXPECT_EQ(e.column_encodings, (std::vector<std::string>{"mine16:le", "mine"}));
+  EXPECT_EQ(e.column_sizes, (std::vector<std::optional<uint64_t>>{2, std::nullopt}));
+  // n, offsets, the config, then the sample: v's u32 size, f's 2 bytes,
+  // v's 3 bytes.
+  auto shard = ReadFile(JoinPath(tmp.path(), "shard.00000.mds"));
+  ASSERT_TRUE(shard.ok());
+  const std::string config =
+      "{\"column_encodings\": [\"mine16:le\", \"mine\"], \"column_names\": [\"f\", \"v\"], "
+      "\"column_sizes\": [2, null], \"compression\": null, \"format\": \"mds\", \"hashes\": [], "
+      "\"size_limit\": 67108864, \"version\": 2}";
+  ASSERT_EQ(config.size(), 200u - 12u);
+  EXPECT_EQ(HexEncode(*shard), "01000000" "c8000000" "d1000000" + HexEncode(config) +
+                                   "03000000" "6162" "78797a");
 }
 
 TEST(MdsWriter, BadValues) {
