@@ -1,4 +1,5 @@
 #include "base/file.h"
+#include "tests/common/temp_dir.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -7,21 +8,16 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace sluice {
 namespace {
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/sluice_base_test_XXXXXX";
-  const char* d = ::mkdtemp(tmpl);
-  EXPECT_NE(d, nullptr);
-  return d;
-}
-
 TEST(FileTest, WriteReadMapRoundTrip) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   std::string path = JoinPath(dir, "sub/deeper/f.bin");
   ASSERT_TRUE(MakeDirs(JoinPath(dir, "sub/deeper")).ok());
   std::string data("ab\0cd", 5);
@@ -33,7 +29,6 @@ TEST(FileTest, WriteReadMapRoundTrip) {
   EXPECT_EQ(m->data(), data);
   MappedFile moved = std::move(*m);
   EXPECT_EQ(moved.data(), data);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 // Resident kB of the mapping that starts at `addr`, from /proc/self/smaps.
@@ -55,7 +50,8 @@ int64_t MappingRssKb(const void* addr) {
 }
 
 TEST(FileTest, PopulateMapsEveryPageAndKeepsTheBytes) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   std::string path = JoinPath(dir, "four_mib");
   std::string data(4 << 20, '\0');
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7 + i / 4096);
@@ -67,7 +63,6 @@ TEST(FileTest, PopulateMapsEveryPageAndKeepsTheBytes) {
   EXPECT_EQ(MappingRssKb(m->data().data()), 4096);
   EXPECT_EQ(m->data(), data);
   EXPECT_TRUE(MappedFile().Populate()) << "an empty map: nothing to do";
-  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(FileTest, ErrorsNameThePath) {
@@ -75,12 +70,12 @@ TEST(FileTest, ErrorsNameThePath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("/nonexistent/sluice/x"), std::string::npos);
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   std::string path = JoinPath(dir, "big");
   ASSERT_TRUE(WriteFileAtomic(path, std::string(100, 'x')).ok());
   auto limited = ReadFile(path, 10);
   EXPECT_EQ(limited.status().code(), StatusCode::kOutOfRange);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(FileTest, JoinPath) {
@@ -146,7 +141,8 @@ TEST(TempNameTest, OwnersAreThisProcessUntilGone) {
 }
 
 TEST(TempFileTest, CommitRenamesAndDroppingDeletes) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   const std::string final_path = JoinPath(dir, "f.bin");
   {
     auto t = TempFile::Create(final_path);
@@ -181,14 +177,15 @@ TEST(TempFileTest, CommitRenamesAndDroppingDeletes) {
   EXPECT_EQ(*ReadFile(named), "xy");
   ASSERT_TRUE(WriteFileAtomic(named, "in place").ok());
   EXPECT_EQ(*ReadFile(named), "in place");
-  std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
   // Its folder must exist.
   auto missing = TempFile::Create(JoinPath(dir, "f.bin"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
 TEST(TempFileTest, WriteFileAtomicNamesItsTemporaryByTheScheme) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   const std::string target = JoinPath(dir, "taken");
   ASSERT_TRUE(MakeDirs(JoinPath(target, "inside")).ok());  // the rename must fail
   Status st = WriteFileAtomic(target, "data");
@@ -202,12 +199,12 @@ TEST(TempFileTest, WriteFileAtomicNamesItsTemporaryByTheScheme) {
   ASSERT_TRUE(t.has_value()) << temp;
   EXPECT_EQ(t->owner, ThisProcessTempOwner());
   EXPECT_FALSE(FileExists(temp)) << "a failed write leaves no temporary";
-  std::system(("rm -rf " + dir).c_str());
 }
 
 // Files are created 0666 and folders 0777, masked by the umask.
 TEST(FileTest, NewFilesAndFoldersHonourTheUmask) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   auto mode = [](const std::string& p) {
     struct stat st;
     return ::stat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 01000000u;
@@ -223,11 +220,11 @@ TEST(FileTest, NewFilesAndFoldersHonourTheUmask) {
   EXPECT_EQ(mode(JoinPath(dir, "d1/e")), 0755u);
   EXPECT_EQ(mode(JoinPath(dir, "b")), 0640u);
   EXPECT_EQ(mode(JoinPath(dir, "d2")), 0750u);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(ConfinedDirTest, NeverGoesThroughALink) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   const std::string root = JoinPath(dir, "root");
   const std::string outside = JoinPath(dir, "outside");
   ASSERT_TRUE(MakeDirs(root).ok());
@@ -265,11 +262,11 @@ TEST(ConfinedDirTest, NeverGoesThroughALink) {
   EXPECT_TRUE(d->Remove("nowhere/y").ok());
   EXPECT_TRUE(d->Remove("lf").ok()) << "deletes the link itself";
   EXPECT_EQ(*ReadFile(JoinPath(outside, "f")), "out");
-  std::system(("rm -rf " + dir).c_str());
 }
 
 TEST(ConfinedDirTest, SweepDeletesOnlyTemporariesOfGoneOwners) {
-  std::string dir = TempDir();
+  testing::TempDir dir_dir("sluice_base_test");
+  const std::string dir = dir_dir.path();
   const TempOwner me = ThisProcessTempOwner();
   const TempOwner gone{me.pid, me.start + 1};
   const std::string a = TempPathFor("a", gone, 1);
@@ -286,7 +283,6 @@ TEST(ConfinedDirTest, SweepDeletesOnlyTemporariesOfGoneOwners) {
   EXPECT_TRUE(FileExists(JoinPath(dir, mine)));
   EXPECT_TRUE(FileExists(JoinPath(dir, "a.tmp.1.2")));
   EXPECT_EQ(d->SweepDeadTemps("missing"), 0u);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

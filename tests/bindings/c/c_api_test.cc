@@ -1,5 +1,6 @@
 // The C ABI, exercised through libsluice.so exactly as a C caller would.
 #include "sluice.h"
+#include "tests/common/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -22,11 +23,6 @@ std::string Slurp(const std::string& path) {
 }
 
 std::string Str(sluice_bytes b) { return std::string(reinterpret_cast<const char*>(b.data), b.size); }
-
-std::string TempDir() {
-  char tmpl[] = "/tmp/sluice_c_api_test_XXXXXX";
-  return ::mkdtemp(tmpl);
-}
 
 TEST(CApiTest, Version) {
   EXPECT_EQ(sluice_abi_version(), static_cast<uint32_t>(SLUICE_ABI_VERSION));
@@ -97,7 +93,8 @@ void RoundTrip(const std::string& name, const sluice_writer_options& options) {
     names.push_back(sluice_dataset_column_name(ds, c));
     encodings.push_back(sluice_dataset_column_encoding(ds, c));
   }
-  std::string out = TempDir();
+  sluice::testing::TempDir out_dir("sluice_c_api_test");
+  const std::string out = out_dir.path();
   sluice_writer* w = nullptr;
   ASSERT_EQ(sluice_writer_open(out.c_str(), names.data(), encodings.data(), ncol, &options, &w),
             SLUICE_OK)
@@ -118,7 +115,6 @@ void RoundTrip(const std::string& name, const sluice_writer_options& options) {
     EXPECT_EQ(Slurp(out + shard), Slurp(kMds + name + shard)) << name << shard;
   }
   sluice_dataset_close(ds);
-  std::system(("rm -rf " + out).c_str());
 }
 
 TEST(CApiTest, WriterIsByteIdenticalToMosaic) {
@@ -141,7 +137,8 @@ TEST(CApiTest, WriterIsByteIdenticalToMosaic) {
 }
 
 TEST(CApiTest, WriterRejectsBadInput) {
-  std::string out = TempDir();
+  sluice::testing::TempDir out_dir("sluice_c_api_test");
+  const std::string out = out_dir.path();
   const char* names[] = {"x"};
   const char* bad_enc[] = {"int128"};
   sluice_writer* w = nullptr;
@@ -157,7 +154,6 @@ TEST(CApiTest, WriterRejectsBadInput) {
   EXPECT_EQ(sluice_writer_write(w, &three, 1), SLUICE_EINVAL);  // int16 needs 2 bytes
   EXPECT_EQ(sluice_writer_write(w, &three, 2), SLUICE_EINVAL);
   sluice_writer_close(w);
-  std::system(("rm -rf " + out).c_str());
 }
 
 TEST(CApiTest, EncodesScalarsAsMosaic) {
@@ -212,13 +208,12 @@ TEST(CApiTest, PlansLikeMosaic) {
 namespace {
 
 // Rewrites csv_plain's samples (id int, name str, score float; the same
-// values as json_plain and tsv_plain) in `format` and returns the folder.
-std::string RewriteTextSamples(const char* format) {
+// values as json_plain and tsv_plain) in `format` into the folder `out`.
+void RewriteTextSamples(const char* format, const std::string& out) {
   sluice_dataset* ds = nullptr;
   EXPECT_EQ(sluice_dataset_open((kMds + "csv_plain").c_str(), 0, &ds), SLUICE_OK)
       << sluice_last_error();
-  if (ds == nullptr) return "";
-  std::string out = TempDir();
+  if (ds == nullptr) return;
   // Given in an order other than the stored (sorted) one.
   const char* names[] = {"score", "id", "name"};
   const char* encs[] = {"float", "int", "str"};
@@ -237,7 +232,6 @@ std::string RewriteTextSamples(const char* format) {
   EXPECT_EQ(sluice_writer_finish(w), SLUICE_OK) << sluice_last_error();
   sluice_writer_close(w);
   sluice_dataset_close(ds);
-  return out;
 }
 
 void ExpectSameFiles(const std::string& got, const std::string& want) {
@@ -254,21 +248,21 @@ void ExpectSameFiles(const std::string& got, const std::string& want) {
 }
 
 TEST(CApiTextWriterTest, JsonIsByteIdenticalToMosaic) {
-  std::string out = RewriteTextSamples("json");
-  ExpectSameFiles(out, kMds + "json_plain");
-  std::filesystem::remove_all(out);
+  sluice::testing::TempDir out("sluice_c_api_test");
+  RewriteTextSamples("json", out.path());
+  ExpectSameFiles(out.path(), kMds + "json_plain");
 }
 
 TEST(CApiTextWriterTest, CsvIsByteIdenticalToMosaic) {
-  std::string out = RewriteTextSamples("csv");
-  ExpectSameFiles(out, kMds + "csv_plain");
-  std::filesystem::remove_all(out);
+  sluice::testing::TempDir out("sluice_c_api_test");
+  RewriteTextSamples("csv", out.path());
+  ExpectSameFiles(out.path(), kMds + "csv_plain");
 }
 
 TEST(CApiTextWriterTest, TsvIsByteIdenticalToMosaic) {
-  std::string out = RewriteTextSamples("tsv");
-  ExpectSameFiles(out, kMds + "tsv_plain");
-  std::filesystem::remove_all(out);
+  sluice::testing::TempDir out("sluice_c_api_test");
+  RewriteTextSamples("tsv", out.path());
+  ExpectSameFiles(out.path(), kMds + "tsv_plain");
 }
 
 // A user's own MDS encodings: named with their sizes in the options,
@@ -323,7 +317,8 @@ TEST(CApiWriterTest, CustomEncodings) {
 }
 
 TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
-  std::string out = TempDir();
+  sluice::testing::TempDir out_dir("sluice_c_api_test");
+  const std::string out = out_dir.path();
   const char* names[] = {"id", "name"};
   const char* encs[] = {"int", "str"};
   sluice_writer_options opts{};
@@ -362,7 +357,6 @@ TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
   EXPECT_EQ(sluice_writer_open((out + "/c").c_str(), names, encs, 2, &opts, &w),
             SLUICE_EUNIMPLEMENTED);
   EXPECT_NE(std::string(sluice_last_error()).find("'parquet'"), std::string::npos);
-  std::filesystem::remove_all(out);
 }
 
 }  // namespace

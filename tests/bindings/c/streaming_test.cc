@@ -1,6 +1,7 @@
 // sluice_stream_*: the streaming dataset through libsluice.so, as a C caller
 // (e.g. Python's ctypes) uses it.
 #include "sluice.h"
+#include "tests/common/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -21,15 +22,12 @@ std::string Str(sluice_bytes b) { return std::string(reinterpret_cast<const char
 class StreamCApi : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/sluice_c_stream_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    cache_ = tmpl;
+    cache_ = cache_dir_.path();
     ASSERT_EQ(sluice_dataset_open((kMds + "compressed_zstd_hashed").c_str(), 0, &reference_), SLUICE_OK);
     columns_ = sluice_dataset_num_columns(reference_);
   }
   void TearDown() override {
     sluice_dataset_close(reference_);
-    std::filesystem::remove_all(cache_);
   }
 
   std::string Config(const std::string& extra) const {
@@ -66,6 +64,7 @@ class StreamCApi : public ::testing::Test {
     return out;
   }
 
+  sluice::testing::TempDir cache_dir_{"sluice_c_stream_test"};
   std::string cache_;
   sluice_dataset* reference_ = nullptr;
   uint32_t columns_ = 0;

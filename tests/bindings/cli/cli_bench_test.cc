@@ -11,6 +11,7 @@
 #include "formats/json/py_json.h"
 #include "tests/bindings/cli/bench_report_check.h"
 #include "tests/bindings/cli/cli_runner.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -104,8 +105,8 @@ TEST(CliBenchTest, StepTimePacesTheConsumer) {
 }
 
 TEST(CliBenchTest, TableCsvAndPlot) {
-  char tmpl[] = "/tmp/sluice_bench_test_XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  testing::TempDir dir_owner("sluice_bench_test");
+  const std::string dir = dir_owner.path();
   CliRun r = Sluice("bench " + kSmall + " --batch-size 4 --interval 0.005 --csv " + dir + "/s.csv");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("  planned samples         100 (epoch size 100)\n"), std::string::npos) << r.out;
@@ -124,7 +125,6 @@ TEST(CliBenchTest, TableCsvAndPlot) {
     EXPECT_NE(plot.out.find("matplotlib is not installed (Debian: apt-get install python3-matplotlib)"),
               std::string::npos) << plot.out;
   }
-  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST(CliBenchTest, BadInputFailsWithExactErrors) {
@@ -164,8 +164,8 @@ TEST(CliBenchTest, BadInputFailsWithExactErrors) {
 }
 
 TEST(CliBenchTest, AWorkersErrorEndsTheRunNamingTheProcess) {
-  char tmpl[] = "/tmp/sluice_bench_test_XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  testing::TempDir dir_owner("sluice_bench_test");
+  const std::string dir = dir_owner.path();
   ASSERT_EQ(std::system(("cp -r '" + kSmall + "' '" + dir + "/ds' && truncate -s 10 '" + dir +
                          "/ds/shard.00002.mds'").c_str()), 0);
   CliRun r = Sluice("bench " + dir + "/ds --batch-size 4 --set download_retry=0");
@@ -173,7 +173,6 @@ TEST(CliBenchTest, AWorkersErrorEndsTheRunNamingTheProcess) {
   EXPECT_EQ(r.out.rfind("sluice bench: corrupt: process 0 (node 0, rank 0, worker 0): prefetching sample position 12: "
                        "'shard.00002.mds' from " + dir + "/ds/shard.00002.mds is corrupt after 1 download(s)", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("the object is 10 bytes, index.json says 385"), std::string::npos) << r.out;
-  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "formats/json/py_json.h"
 #include "formats/text/xsv_writer.h"
 #include "tests/bindings/cli/cli_runner.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -27,11 +28,6 @@ std::vector<std::string> Lines(const std::string& path) {
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
-}
-
-std::string TempDir() {
-  char tmpl[] = "/tmp/sluice_cli_test_XXXXXX";
-  return ::mkdtemp(tmpl);
 }
 
 const JsonValue* Member(const JsonValue& obj, const std::string& key) {
@@ -95,7 +91,9 @@ TEST(CliTest, VerifyPassesAndCatchesCorruption) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_NE(ok.out.find("ok: 32 samples in"), std::string::npos) << ok.out;
 
-  std::string tmp = TempDir();
+  testing::TempDir tmp_dir("sluice_cli_test");
+
+  const std::string tmp = tmp_dir.path();
   ASSERT_EQ(std::system(("cp -r " + kMds + "hashed_all_algos " + tmp + "/ds").c_str()), 0);
   std::string shard = tmp + "/ds/shard.00001.mds";
   std::string bytes = Slurp(shard);
@@ -106,14 +104,14 @@ TEST(CliTest, VerifyPassesAndCatchesCorruption) {
   EXPECT_NE(bad.out.find("FAIL shard 1 (shard.00001.mds): hash mismatch"), std::string::npos)
       << bad.out;
   EXPECT_NE(bad.out.find("FAILED: 1 of"), std::string::npos) << bad.out;
-  std::system(("rm -rf " + tmp).c_str());
 }
 
 // Mosaic's CSVWriter writes Python ints of any size as str(int), and its
 // reader takes them back with int(): verify passes and cat shows the exact
 // value (a JSON integer beyond int64).
 TEST(CliTest, VerifyAndCatCsvIntsBeyondInt64) {
-  std::string tmp = TempDir();
+  testing::TempDir tmp_dir("sluice_cli_test");
+  const std::string tmp = tmp_dir.path();
   XsvWriterOptions o;
   o.columns = {{"big", TextEncoding::kInt}, {"s", TextEncoding::kStr}};
   auto w = XsvWriter::Create(tmp + "/ds", o);
@@ -139,7 +137,6 @@ TEST(CliTest, VerifyAndCatCsvIntsBeyondInt64) {
   cat = Sluice("cat " + tmp + "/ds 1");
   ASSERT_EQ(cat.exit_code, 0) << cat.out;
   EXPECT_NE(cat.out.find("\"value\": " + huge + "}"), std::string::npos) << cat.out.substr(0, 200);
-  std::system(("rm -rf " + tmp).c_str());
 }
 
 TEST(CliTest, InspectSummarizes) {
@@ -154,7 +151,8 @@ TEST(CliTest, InspectSummarizes) {
 }
 
 TEST(CliTest, ConvertCsvAndRecompressMds) {
-  std::string tmp = TempDir();
+  testing::TempDir tmp_dir("sluice_cli_test");
+  const std::string tmp = tmp_dir.path();
   CliRun r = Sluice("convert " + kMds + "csv_plain " + tmp + "/from_csv --columns id:int32");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   CliRun cat = Sluice("cat " + tmp + "/from_csv 1");
@@ -190,7 +188,6 @@ TEST(CliTest, ConvertCsvAndRecompressMds) {
   r = Sluice("convert " + tmp + "/plain.jsonl " + tmp + "/x --columns a:uint16,c:str");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("plain.jsonl line 1: has no member 'c'"), std::string::npos) << r.out;
-  std::system(("rm -rf " + tmp).c_str());
 }
 
 TEST(CliTest, DemoStreamsRawFilesThroughCachesAndResumes) {

@@ -15,6 +15,7 @@
 
 #include "formats/dataset/sample_json.h"
 #include "formats/json/py_json.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -126,11 +127,7 @@ namespace {
 // A writable copy of a compat dataset for damaging.
 class DamagedDatasetTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sluice_damaged_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void SetUp() override { dir_ = dir_owner_.path(); }
 
   std::string Copy(const std::string& name) {
     std::string to = dir_ + "/" + name;
@@ -148,6 +145,7 @@ class DamagedDatasetTest : public ::testing::Test {
     return Status::Ok();
   }
 
+  testing::TempDir dir_owner_{"sluice_damaged"};
   std::string dir_;
 };
 
