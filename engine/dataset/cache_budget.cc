@@ -94,12 +94,17 @@ Result<std::vector<std::optional<uint64_t>>> SplitCacheLimit(
   return shares;
 }
 
-uint64_t StreamKeptBytes(const Index& index, bool keep_zip) {
-  uint64_t total = 0;
+uint64_t StreamWholeBytes(const Index& index, bool keep_zip) {
+  uint64_t total = 0, beyond = 0;
   for (const ShardEntry& e : index.shards) {
-    total += DataCost(e, keep_zip).kept + MetaCost(e, keep_zip).kept;
+    const EntryCost data = DataCost(e, keep_zip);
+    const EntryCost meta = MetaCost(e, keep_zip);
+    const uint64_t kept = data.kept + meta.kept;
+    const uint64_t need = std::max(data.fetching, data.kept + meta.fetching);
+    total += kept;
+    if (need > kept) beyond = std::max(beyond, need - kept);
   }
-  return total;
+  return total + beyond;
 }
 
 }  // namespace sluice

@@ -48,17 +48,19 @@ WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip);
 // meta 'a.meta' ...)": what the working set of shard `i` is made of.
 std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip);
 
-// Sum of the kept bytes of every shard file of the stream.
-uint64_t StreamKeptBytes(const Index& index, bool keep_zip);
+// The room that caches the whole stream: every shard file kept, while any
+// one shard is fetched again (its download beside it): the sum of the kept
+// bytes plus the most any shard's fetch needs beyond what it keeps.
+uint64_t StreamWholeBytes(const Index& index, bool keep_zip);
 
 // One limit over all streams' cache folders (as Mosaic's cache_limit), held
 // by giving each cached stream a fixed share: first its minimal working set,
 // then what is left in proportion to the rest of the stream's size (a share
-// never exceeds the stream's whole size). The shares add up to at most
+// never exceeds what caching the whole stream takes). The shares add up to at most
 // `limit`, so the folders together never pass it.
 struct StreamBudget {
   bool cached = false;    // has a remote (local-only streams are read in place)
-  uint64_t kept = 0;      // StreamKeptBytes
+  uint64_t kept = 0;      // StreamWholeBytes
   WorkingSet minimal;     // MinimalWorkingSet
   std::string describe;   // for errors: "stream 1 (/cache/b)"
 };

@@ -127,7 +127,7 @@ Status StreamingDataset::CheckCacheLimit() {
     const StreamOptions& stream = options_.streams[s];
     if (!remotes_[s]) continue;  // read in place: nothing is cached
     WorkingSet ws = MinimalWorkingSet(*indexes_[s], stream.keep_zip);
-    budgets[s] = StreamBudget{true, StreamKeptBytes(*indexes_[s], stream.keep_zip), ws,
+    budgets[s] = StreamBudget{true, StreamWholeBytes(*indexes_[s], stream.keep_zip), ws,
                               "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")"};
     if (limit < ws.bytes) {
       return InvalidArgumentError(

@@ -107,6 +107,43 @@ TEST(CacheLimit, OneReadersWorkingSetIsEnoughForShuffledBatchesSpanningShards) {
   EXPECT_LE(sampler.max(), largest);
 }
 
+// A limit with room for the whole stream caches every shard once: fetching
+// the last compressed shard needs its download beside all the others, and
+// that room is part of the stream's share (it once stopped at the kept
+// bytes, so one shard was evicted and fetched again every epoch).
+TEST(CacheLimit, RoomForTheWholeStreamFetchesEachShardOnce) {
+  ScratchDir remote;
+  testing::WriteSyntheticMds(remote.path(), 600, 2000, std::string("zstd"));
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  const size_t shards = IndexOf(*reader).shards.size();
+  for (bool keep_zip : {false, true}) {
+    SCOPED_TRACE(keep_zip ? "keep_zip" : "no keep_zip");
+    uint64_t kept = 0, beyond = 0;
+    for (const ShardEntry& e : IndexOf(*reader).shards) {
+      kept += e.raw_data.bytes + (keep_zip ? e.zip_data->bytes : 0);
+      if (!keep_zip) beyond = std::max(beyond, e.zip_data->bytes);
+    }
+    ScratchDir cache;
+    DatasetOptions o = CachedOptions(remote.path(), cache.path());
+    o.streams[0].keep_zip = keep_zip;
+    o.cache_limit = kept + beyond;  // exactly enough
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    for (int64_t epoch = 0; epoch < 2; ++epoch) {
+      std::vector<std::string> bytes;
+      EXPECT_EQ(testing::ReadEpoch(**ds, epoch, 0, 0, 1, 16, &bytes).size(), 600u);
+    }
+    EXPECT_EQ((*ds)->counters().shards_downloaded, shards);
+    EXPECT_EQ((*ds)->counters().shards_evicted, 0u);
+    size_t raws = 0;
+    for (const ShardEntry& e : IndexOf(*reader).shards) {
+      raws += FileExists(JoinPath(cache.path(), e.raw_data.basename));
+    }
+    EXPECT_EQ(raws, shards);
+  }
+}
+
 // Compressed shards: the download beside the shard being fetched, and with
 // keep_zip the kept compressed files, count under cache_limit, so the bytes
 // on disk (temp and scratch files included) never pass it.
