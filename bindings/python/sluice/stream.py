@@ -50,6 +50,20 @@ def _local_path(remote, local):
     return local
 
 
+def _check_no_folder(split):
+    """A stream given neither remote nor local: Mosaic's default folder for
+    it is the temporary folder itself (+ split), refused when it exists with
+    Mosaic's FileExistsError; else nothing names a dataset (Mosaic's
+    ValueError)."""
+    folder = os.path.join(tempfile.gettempdir(), '', split or '')
+    if os.path.exists(folder):
+        raise FileExistsError(
+            f'Could not create a temporary local directory {folder} because it already exists. '
+            f'If you want to reuse the locally cached dataset, explicitly pass in a unique local '
+            f'directory with the `local` argument. Otherwise, delete this directory and retry.')
+    raise ValueError('`remote` and/or `local` path must be provided')
+
+
 class Stream:
     """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
     one of proportion / repeat / choose."""
@@ -73,6 +87,8 @@ class Stream:
         # proportion / repeat / choose hold the resolved values once a
         # dataset is built over this stream, as Mosaic's do.
         self.weights = given
+        if local is None and remote is None:
+            _check_no_folder(split)
         if local is None and remote is not None:
             # Mosaic caches any remote given without `local`, a local folder
             # too (then its shards are copied, as Mosaic's are).

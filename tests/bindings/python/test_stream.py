@@ -78,3 +78,16 @@ def test_iterating_without_batch_size_is_mosaics_error(tmp_path):
                             'same as the DataLoader, and is the number of samples per batch, for '
                             'each device. It is necessary for deterministic resumption and '
                             'optimal performance.')
+
+
+def test_a_stream_without_remote_or_local_is_mosaics_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, 'gettempdir', lambda: str(tmp_path))
+    with pytest.raises(FileExistsError) as e:
+        sluice.Stream()
+    assert str(e.value) == (
+        f'Could not create a temporary local directory {tmp_path}/ because it already exists. '
+        f'If you want to reuse the locally cached dataset, explicitly pass in a unique local '
+        f'directory with the `local` argument. Otherwise, delete this directory and retry.')
+    with pytest.raises(ValueError, match=r'^`remote` and/or `local` path must be provided$'):
+        sluice.Stream(split='none_here')
+    assert not (tmp_path / 'none_here').exists()
