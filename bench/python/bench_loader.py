@@ -17,6 +17,14 @@ DataLoader(batch_size=None, num_workers=W):
   bare    the floor: one memcpy of each batch's contiguous bytes in the
           memmapped shard (its fields' lengths read vectorized)
 
+Large samples under the DataLoader: the main process unpickles every batch
+(16 x 256 KiB) into fresh heap memory, and glibc's dynamic trim threshold
+gives it back and faults it in again (30k to 360k page faults a run; more
+behind Sluice's iterable workers than behind the map-style reference, why
+is not known yet). MALLOC_TRIM_THRESHOLD_=268435456
+MALLOC_MMAP_THRESHOLD_=33554432 in the environment (inherited by every
+child) keeps the heap: then both fault about 13k times.
+
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.2 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
 """

@@ -176,17 +176,37 @@ def to_torch(batch):
             else _tensor(v) for k, v in batch.items()}
 
 
+# Unsigned types torch (1.13) has no tensor type for, and the lossless
+# signed type each crosses a DataLoader as.
+_WIDENED = {np.dtype('<u2'): np.int32, np.dtype('<u4'): np.int64}
+
+
+def _loader_ready(batch):
+    """A batch whose arrays the DataLoader's default_convert can turn into
+    tensors: uint16 / uint32 columns widened; a uint64 one refused by name."""
+    for name, value in batch.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind == 'u' and value.itemsize > 1:
+            wide = _WIDENED.get(value.dtype.newbyteorder('<'))
+            if wide is None:
+                raise TypeError(f'column {name!r} is {value.dtype}, which torch has no tensor '
+                                f'type for: read it with iter_batches in the process instead')
+            batch[name] = value.astype(wide)
+    return batch
+
+
 class ColumnBatches(_Base):
     """An IterableDataset of a StreamingDataset's batches for
     DataLoader(ColumnBatches(ds, n), batch_size=None): each worker yields its
-    own samples' batches, as the dataset would yield them one by one."""
+    own samples' batches, as the dataset would yield them one by one. Columns
+    torch has no type for are widened (uint16 -> int32, uint32 -> int64); a
+    uint64 column is a TypeError."""
 
     def __init__(self, dataset, batch_size=None):
         self.dataset = dataset
         self.batch_size = dataset.batch_size if batch_size is None else batch_size
 
     def __iter__(self):
-        return iter_batches(self.dataset, self.batch_size)
+        return map(_loader_ready, iter_batches(self.dataset, self.batch_size))
 
     def __len__(self):
         return -(-len(self.dataset) // self.batch_size)

@@ -108,3 +108,21 @@ def test_batches_grow_past_a_first_guess_and_to_torch_shares_memory(tmp_path):
     assert ds.next_epoch == 1
     with pytest.raises(ValueError, match='batch_size must be a positive int'):
         next(ds.iter_batches(0))
+
+
+def test_column_batches_widen_what_torch_lacks_and_refuse_uint64(tmp_path):
+    def write(folder, columns, rows):
+        with sluice.MDSWriter(out=folder, columns=columns) as w:
+            for row in rows:
+                w.write(row)
+        return sluice.StreamingDataset(local=folder, batch_size=6)
+    a = [65535 - i for i in range(6)]
+    b = [4294967295 - i for i in range(6)]
+    ds = write(str(tmp_path / 'ab'), {'a': 'uint16', 'b': 'uint32'},
+               [{'a': np.uint16(x), 'b': np.uint32(y)} for x, y in zip(a, b)])
+    (batch,) = list(DataLoader(ColumnBatches(ds), batch_size=None))
+    assert batch['a'].dtype == torch.int32 and batch['a'].tolist() == a
+    assert batch['b'].dtype == torch.int64 and batch['b'].tolist() == b
+    ds = write(str(tmp_path / 'c'), {'c': 'uint64'}, [{'c': np.uint64(i)} for i in range(6)])
+    with pytest.raises(TypeError, match="column 'c' is uint64"):
+        list(DataLoader(ColumnBatches(ds), batch_size=None))
