@@ -87,6 +87,9 @@ Result<std::unique_ptr<ShardedWriter>> ShardedWriter::Create(
                                 " must be less than 2^32");
   }
   config.size_limit = options.size_limit;
+  // Mosaic's writers take a false size_limit (0) as no limit (null in
+  // index.json), not as a shard per sample.
+  if (config.size_limit == uint64_t{0}) config.size_limit.reset();
   SLUICE_RETURN_IF_ERROR(format->Configure(&config));
   if (config.format.empty()) return InternalError("shard format did not set its name");
   config.has_meta = format->has_meta();

@@ -114,8 +114,8 @@ struct ShardedWriterOptions {
   // Hash algorithm names (formats/codec/hashes.h); stored sorted; duplicates
   // and unknown names are refused.
   std::vector<std::string> hashes;
-  // Split threshold in bytes, < 2^32; unset = one shard for everything
-  // (Mosaic's size_limit=None).
+  // Split threshold in bytes, < 2^32; unset or 0 = one shard for
+  // everything (Mosaic's size_limit=None, and 0 as Mosaic takes it).
   std::optional<uint64_t> size_limit = kDefaultShardSizeLimit;
 };
 

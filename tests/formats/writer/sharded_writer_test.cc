@@ -146,13 +146,18 @@ TEST(ShardedWriter, ZeroSampleFirstShardWhenTheLimitIsBelowTheShardOverhead) {
 }
 
 TEST(ShardedWriter, NoLimitMeansOneShardAndNoSamplesMeansNoShard) {
-  TempDir tmp;
-  auto w = Make(tmp.path(), std::make_unique<TestFormat>(1000, 1000, false), std::nullopt);
-  ASSERT_NE(w, nullptr);
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(w->Write("s").ok());
-  { Status fin = w->Finish(); ASSERT_TRUE(fin.ok()) << fin.ToString(); }
-  ASSERT_EQ(w->shards().size(), 1u);
-  EXPECT_EQ(w->shards()[0].samples, 100u);
+  // Unset, or 0 as Mosaic's writers take it (not a shard per sample).
+  for (std::optional<uint64_t> limit : {std::optional<uint64_t>(), std::optional<uint64_t>(0)}) {
+    TempDir tmp;
+    auto w = Make(tmp.path(), std::make_unique<TestFormat>(1000, 1000, false), limit);
+    ASSERT_NE(w, nullptr);
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(w->Write("s").ok());
+    { Status fin = w->Finish(); ASSERT_TRUE(fin.ok()) << fin.ToString(); }
+    ASSERT_EQ(w->shards().size(), 1u);
+    EXPECT_EQ(w->shards()[0].samples, 100u);
+    EXPECT_EQ(w->shards()[0].size_limit, std::nullopt);
+    EXPECT_NE(Read(tmp.path(), "index.json").find("\"size_limit\": null"), std::string::npos);
+  }
 
   TempDir empty;
   auto e = Make(empty.path(), std::make_unique<TestFormat>(0, 0, false), 10);
