@@ -25,14 +25,25 @@ import numpy as np
 
 import sluice
 
+MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            'compare')
+
 # The child: open, iterate to the first sample, print seconds since the
 # dataset was constructed (imports excluded: they are the same warm or cold).
+# argv[5], when given, is a mosaicml-streaming source tree to read with
+# instead (argv[6]: the folder of mosaic_stubs.py).
 CHILD = r'''
 import sys, time
-import sluice
+if len(sys.argv) > 5:
+    sys.path.insert(0, sys.argv[6])
+    from mosaic_stubs import import_streaming
+    Dataset = import_streaming(sys.argv[5])[0].StreamingDataset
+else:
+    import sluice
+    Dataset = sluice.StreamingDataset
 t0 = time.perf_counter()
-ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
-                             batch_size=16, shuffle_seed=17)
+ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
+             batch_size=16, shuffle_seed=17)
 it = iter(ds)
 next(it)
 first = time.perf_counter() - t0
@@ -81,13 +92,16 @@ http {{ access_log off; sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work, epoch=False):
-    """Seconds to the first sample (and to the end of the epoch when asked)."""
+def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None):
+    """Seconds to the first sample (and to the end of the epoch when asked),
+    with `env` (default: this process's), by Sluice or, given `mosaic_src`,
+    by mosaicml-streaming from that source tree."""
     cache = tempfile.mkdtemp(dir=work)
     try:
+        mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              '1' if epoch else '0'],
-                             capture_output=True, text=True, env=os.environ)
+                              '1' if epoch else '0'] + mosaic,
+                             capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
         first, whole = map(float, out.stdout.strip().splitlines()[-1].split())
@@ -96,15 +110,18 @@ def child_time(url, shuffle, work, epoch=False):
         shutil.rmtree(cache)
 
 
-def curl_time(url, work):
+def curl_time(url, work, curl_args=()):
+    """Seconds to download url by `curl` (`curl_args`: e.g. a signature's)."""
     t = time.perf_counter()
-    subprocess.run(['curl', '-sf', '-o', os.path.join(work, 'one.bin'), url], check=True)
+    subprocess.run(['curl', '-sf', *curl_args, '-o', os.path.join(work, 'one.bin'), url],
+                   check=True)
     return time.perf_counter() - t
 
 
-def curl_all_time(urls, work):
+def curl_all_time(urls, work, curl_args=()):
     """All shards by 4 parallel transfers on their own connections."""
-    args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate', '--parallel-max', '4']
+    args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate',
+            '--parallel-max', '4', *curl_args]
     for i, u in enumerate(urls):
         args += ['-o', os.path.join(work, f'all{i}.bin'), u]
     t = time.perf_counter()

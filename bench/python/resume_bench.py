@@ -301,6 +301,75 @@ def spread(xs):
             f'({min(xs) * 1e3:.1f}-{max(xs) * 1e3:.1f})')
 
 
+def prepare(work, workloads, libs, paths, litdata_src):
+    """Each workload's MDS folder and, with LitData among `libs`, its own
+    optimize'd copy and its loader's half-way state per path, unless kept."""
+    for w in workloads:
+        folder = data_dir(work, w)
+        if not os.path.isdir(folder):
+            print(f'writing {w} ...', flush=True)
+            write_dataset(folder, *WORKLOADS[w])
+        if 'litdata' in libs and not os.path.isdir(folder + '-litdata'):
+            print(f'writing {w} with litdata.optimize ...', flush=True)
+            write_litdata(folder + '-litdata', *WORKLOADS[w], litdata_src)
+        for path in paths if 'litdata' in libs else ():
+            state_file = litdata_state_file(work, w, path)
+            if not os.path.isfile(state_file):
+                workers = 0 if path == 'iter' else int(path[2:])
+                out = subprocess.run([sys.executable, '-c', LITDATA_STATE, folder + '-litdata',
+                                      str(workers), str(WORKLOADS[w][0]), litdata_src],
+                                     capture_output=True, text=True, check=True)
+                with open(state_file, 'w') as f:
+                    f.write(out.stdout.strip().splitlines()[-1])
+
+
+def litdata_state_file(work, w, path):
+    return os.path.join(work, f'litdata-state-{tag(w)}-{path}.json')
+
+
+def warm(work, workloads, kinds, src, server, env):
+    """Each workload uploaded to `server` and each library's cache of it
+    filled (kept between invocations)."""
+    for w in workloads:
+        upload(data_dir(work, w), tag(w), server.endpoint)
+        for lib in kinds:
+            cache = os.path.join(work, 'cache', lib, tag(w))
+            if not os.path.isfile(os.path.join(cache, '.warm')):
+                print(f'warming {lib} cache of {w} ...', flush=True)
+                shutil.rmtree(cache, ignore_errors=True)
+                subprocess.run([sys.executable, '-c', WARM, lib, f's3://{BUCKET}/{tag(w)}',
+                                cache, src], check=True, env=env)
+                open(os.path.join(cache, '.warm'), 'w').close()
+
+
+def resume_once(work, w, source, path, lib, src, env, litdata_src, library=None):
+    """One fresh process of `lib` resuming workload w half-way from `source`
+    ('local' or 's3', warmed by warm()): its JSON line ('resume', 'construct',
+    'ids' and, for LitData, 'expected'), or None where the library has no
+    such row (LitData reads local only). `library`: a libsluice.so to use."""
+    if lib == 'litdata':
+        if source != 'local':
+            return None
+        return run_litdata(data_dir(work, w) + '-litdata', path,
+                           litdata_state_file(work, w, path), litdata_src)
+    samples = WORKLOADS[w][0]
+    state = {'epoch': 0, 'sample_in_epoch': samples // 2, 'num_canonical_nodes': 1,
+             'shuffle_seed': SEED, 'initial_physical_nodes': 1}
+    if source == 'local':
+        remote, local = '', data_dir(work, w)
+    else:
+        remote = f's3://{BUCKET}/{tag(w)}'
+        local = os.path.join(work, 'cache', kind(lib), tag(w))
+    if library:
+        env = dict(env, SLUICE_LIBRARY=library)
+    return run_child(kind(lib), remote, local, path, state, src, env)
+
+
+def scale_workloads(scale):
+    for w in list(WORKLOADS):
+        WORKLOADS[w] = (max(1, int(WORKLOADS[w][0] * scale)), WORKLOADS[w][1])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--work', help='folder kept between invocations (default: a temporary one)')
@@ -318,8 +387,7 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix='sluice-resume-')
     os.makedirs(work, exist_ok=True)
     workloads = args.workloads.split(',')
-    for w in list(WORKLOADS):
-        WORKLOADS[w] = (max(1, int(WORKLOADS[w][0] * args.scale)), WORKLOADS[w][1])
+    scale_workloads(args.scale)
     sources = args.sources.split(',')
     paths = args.paths.split(',')
     libs = args.libraries.split(',')
@@ -334,65 +402,23 @@ def main():
     if 'litdata' in libs and not args.litdata_src:
         print('LitData: no --litdata-src, left out')
         libs.remove('litdata')
-    for w in workloads:
-        folder = data_dir(work, w)
-        if not os.path.isdir(folder):
-            print(f'writing {w} ...', flush=True)
-            write_dataset(folder, *WORKLOADS[w])
-        if 'litdata' in libs and not os.path.isdir(folder + '-litdata'):
-            print(f'writing {w} with litdata.optimize ...', flush=True)
-            write_litdata(folder + '-litdata', *WORKLOADS[w], args.litdata_src)
-        for path in paths if 'litdata' in libs else ():
-            state_file = os.path.join(work, f'litdata-state-{tag(w)}-{path}.json')
-            if not os.path.isfile(state_file):
-                workers = 0 if path == 'iter' else int(path[2:])
-                out = subprocess.run([sys.executable, '-c', LITDATA_STATE, folder + '-litdata',
-                                      str(workers), str(WORKLOADS[w][0]), args.litdata_src],
-                                     capture_output=True, text=True, check=True)
-                with open(state_file, 'w') as f:
-                    f.write(out.stdout.strip().splitlines()[-1])
+    prepare(work, workloads, libs, paths, args.litdata_src)
     server = S3rver(os.path.join(work, 's3rver')) if 's3' in sources else None
     env = s3_env(server.endpoint) if server else dict(os.environ)
     try:
         if server:
-            for w in workloads:
-                upload(data_dir(work, w), tag(w), server.endpoint)
-                for lib in dict.fromkeys(kind(x) for x in libs):
-                    cache = os.path.join(work, 'cache', lib, tag(w))
-                    if not os.path.isfile(os.path.join(cache, '.warm')):
-                        print(f'warming {lib} cache of {w} ...', flush=True)
-                        shutil.rmtree(cache, ignore_errors=True)
-                        subprocess.run([sys.executable, '-c', WARM, lib, f's3://{BUCKET}/{tag(w)}',
-                                        cache, src], check=True, env=env)
-                        open(os.path.join(cache, '.warm'), 'w').close()
+            warm(work, workloads, dict.fromkeys(kind(x) for x in libs), src, server, env)
         results = {}
         for _ in range(args.runs):
             for w in workloads:
-                samples = WORKLOADS[w][0]
-                state = {'epoch': 0, 'sample_in_epoch': samples // 2, 'num_canonical_nodes': 1,
-                         'shuffle_seed': SEED, 'initial_physical_nodes': 1}
                 for source in sources:
                     for path in paths:
                         for lib in libs:
-                            if lib == 'litdata':
-                                if source == 'local':
-                                    results.setdefault((w, source, path, lib), []).append(
-                                        run_litdata(data_dir(work, w) + '-litdata',
-                                                    path, os.path.join(
-                                                        work, f'litdata-state-{tag(w)}-{path}.json'),
-                                                    args.litdata_src))
-                                continue
-                            if source == 'local':
-                                remote, local = '', data_dir(work, w)
-                            else:
-                                remote = f's3://{BUCKET}/{tag(w)}'
-                                local = os.path.join(work, 'cache', kind(lib), tag(w))
-                            child_env = env
-                            if lib.startswith('sluice:'):
-                                child_env = dict(env, SLUICE_LIBRARY=builds[lib[7:]])
-                            r = run_child(kind(lib), remote, local, path, state, src,
-                                          child_env)
-                            results.setdefault((w, source, path, lib), []).append(r)
+                            r = resume_once(work, w, source, path, lib, src, env,
+                                            args.litdata_src,
+                                            builds[lib[7:]] if lib.startswith('sluice:') else None)
+                            if r is not None:
+                                results.setdefault((w, source, path, lib), []).append(r)
         print(f'\nload_state_dict to the first batch of {BATCH} (construct in brackets), '
               f'shuffled py1e, resumed at sample_in_epoch = half the dataset; '
               f'median (min-max) of {args.runs} fresh processes')

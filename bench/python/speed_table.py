@@ -1,0 +1,315 @@
+"""The speed issue's table (issue 24) in one run on the same data: Sluice,
+mosaicml-streaming and LitData (each from its source) and the references,
+each measurement a fresh process, libraries interleaved within every run,
+medians of --runs with min and max.
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so.2 PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/python/speed_table.py --work /tmp/sluice-speed \\
+        [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
+        [--images 20000] [--mosaic-src DIR] [--litdata-src DIR]
+
+Quick check: --scale 0.01 --runs 1. Workloads: A = 500,000 x 1 KiB and
+B = 8,000 x 256 KiB (times --scale), MDS in 64 MiB shards, written once
+under --work with LitData's own copy (kept between invocations, with the
+s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
+
+  loader  DataLoader(2 workers, batch 16), in order, A and B: samples/s;
+          reference: a bare map-style dataset over the memmapped shards
+          (bench_loader.py; LitData has no row there)
+  batch   batch mode in one process (batches of 1024), A: samples/s against
+          the one-memcpy floor (bench_loader.py)
+  s3      cold epochs from a loopback s3rver, A and B, in order and
+          shuffled: first sample and epoch, Sluice and Mosaic
+          (cold_first_sample.py's child); references: one shard by `curl`,
+          every shard by 4 parallel `curl` transfers (SigV4-signed)
+  http    the same from a loopback nginx (Sluice only: the peers have no
+          plain-HTTP remote)
+  proxy   the same through delay_proxy.py in front of nginx (15 ms to the
+          first byte, 100 MB/s per connection), curl through it too
+  resume  load_state_dict to the first batch, shuffled: A from the local
+          folder, A and B from s3rver with a warm cache (resume_bench.py;
+          LitData local only); the first batches are checked equal
+  image   with --images N: N synthetic JPEGs (image_bench.py, kept under
+          --work) decoded in 2 DataLoader workers: images/s; reference: the
+          ImageFolder-style dataset over the files
+
+Each cell: median (min-max). Ratio columns: Sluice's speed over the best
+peer's and over the reference's (> 1: Sluice faster; for seconds, theirs
+over Sluice's). MB/s: the dataset's bytes over Sluice's median epoch.
+Wall-clock on a shared machine: compare within one run only.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench_loader  # noqa: E402
+import cold_first_sample  # noqa: E402
+import image_bench  # noqa: E402
+import resume_bench  # noqa: E402
+from delay_proxy import DelayProxy  # noqa: E402
+
+ROWS = ('loader', 'batch', 's3', 'http', 'proxy', 'resume')
+PEERS = ('mosaic', 'litdata')
+COLUMNS = PEERS + ('sluice', 'reference')
+WORKERS, BATCH, BIG_BATCH = 2, 16, 1024
+
+
+class Table:
+    """Measurements by (row, column), in the order rows first appear."""
+
+    def __init__(self):
+        self.rows = {}  # row -> {'unit': 's' | '/s', 'bytes': int | None, column: [values]}
+
+    def add(self, row, column, value, unit, nbytes=None):
+        r = self.rows.setdefault(row, {'unit': unit, 'bytes': nbytes})
+        r.setdefault(column, []).append(value)
+
+    def print(self, runs):
+        print(f'\nmedian (min-max) of {runs} run(s); ratios: Sluice\'s speed over the other\'s '
+              f'(> 1: Sluice faster)')
+        print('| row | Mosaic | LitData | Sluice | reference | Sluice / best peer | '
+              'Sluice / reference | Sluice MB/s |')
+        print('| --- | --- | --- | --- | --- | --- | --- | --- |')
+        for name, r in self.rows.items():
+            unit = r['unit']
+            med = {c: statistics.median(r[c]) for c in COLUMNS if c in r}
+            cells = [cell(r[c], unit) if c in r else '-' for c in COLUMNS]
+            peers = [med[c] for c in PEERS if c in med]
+            ratios = []
+            for others in (peers, [med['reference']] if 'reference' in med else []):
+                if 'sluice' not in med or not others:
+                    ratios.append('-')
+                    continue
+                best = min(others) if unit == 's' else max(others)
+                speed = best / med['sluice'] if unit == 's' else med['sluice'] / best
+                ratios.append(f'{speed:.2f}x')
+            mbps = '-'
+            if r['bytes'] and 'sluice' in med:
+                rate = r['bytes'] / med['sluice'] if unit == 's' else r['bytes'] * med['sluice']
+                mbps = f'{rate / 1e6:,.0f}'
+            print(f'| {name} | ' + ' | '.join(cells + ratios + [mbps]) + ' |', flush=True)
+
+
+def cell(xs, unit):
+    if unit == 's':
+        fmt = (lambda x: f'{x * 1e3:.0f} ms') if max(xs) < 1 else (lambda x: f'{x:.2f} s')
+    else:
+        fmt = (lambda x: f'{x / 1e3:.1f}k/s') if min(xs) >= 1e4 else (lambda x: f'{x:,.0f}/s')
+    return f'{fmt(statistics.median(xs))} ({fmt(min(xs))}-{fmt(max(xs))})'
+
+
+def folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
+
+
+def shard_names(folder):
+    return sorted(n for n in os.listdir(folder) if n.endswith('.mds'))
+
+
+class Bench:
+    def __init__(self, args, workloads):
+        self.args, self.workloads, self.work = args, workloads, args.work
+        self.table = Table()
+        self.nginx = self.s3 = self.proxy = None
+
+    def data(self, w):
+        return resume_bench.data_dir(self.work, w)
+
+    def samples(self, w):
+        return resume_bench.WORKLOADS[w][0]
+
+    def label(self, w):
+        n, size = resume_bench.WORKLOADS[w]
+        return f'{w} ({n:,} x {size >> 10} KiB)'
+
+    # -- loader, batch: bench_loader.py's children over the same folders
+    def loader(self, w):
+        row = f'DataLoader {WORKERS} workers, batch {BATCH}, {self.label(w)}, in order: samples/s'
+        kinds = {'mosaic': 'mosaic', 'sluice': 'sluice', 'reference': 'bare'}
+        for column, kind in kinds.items():
+            if kind == 'mosaic' and not self.args.mosaic_src:
+                continue
+            self.loader_run(row, column, kind, 'loader', w)
+
+    def batch(self, w):
+        row = f'batch mode, one process, batches of {BIG_BATCH}, {self.label(w)}: samples/s'
+        for column, kind in (('sluice', 'sluice'), ('reference', 'bare')):
+            self.loader_run(row, column, kind, 'batch', w)
+
+    def loader_run(self, row, column, kind, mode, w):
+        r = bench_loader.run(kind, mode, self.data(w), self.args.mosaic_src, WORKERS, BATCH,
+                             BIG_BATCH)
+        n, size = resume_bench.WORKLOADS[w]
+        if r['n'] != n or r['bytes'] != n * size:
+            raise RuntimeError(f'{row}, {kind}: read {r["n"]} samples, {r["bytes"]} B; '
+                               f'expected {n}, {n * size}')
+        self.table.add(row, column, n / r['s'], '/s', size)
+
+    # -- cold first sample and epoch: cold_first_sample.py's child and curl
+    def cold(self, w, where):
+        tag = resume_bench.tag(w)
+        env, curl_args, mosaic = None, (), None
+        if where == 's3':
+            title = 'cold S3 (s3rver)'
+            remote, base = f's3://{resume_bench.BUCKET}/{tag}', \
+                f'{self.s3.endpoint}/{resume_bench.BUCKET}/{tag}'
+            env = resume_bench.s3_env(self.s3.endpoint)
+            # curl 7.88 signs without x-amz-content-sha256, which S3 requires.
+            curl_args = ('--aws-sigv4', 'aws:amz:us-east-1:s3', '--user',
+                         f'{resume_bench.KEY_ID}:{resume_bench.SECRET}',
+                         '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
+            mosaic = self.args.mosaic_src
+        else:
+            port = self.nginx[1] if where == 'http' else self.proxy.port
+            title = 'cold HTTP (nginx)' if where == 'http' else 'cold HTTP (nginx, delayed)'
+            remote = base = f'http://127.0.0.1:{port}/{tag}'
+        shards = shard_names(self.data(w))
+        nbytes = folder_bytes(self.data(w))
+        one = cold_first_sample.curl_time(f'{base}/{shards[0]}', self.work, curl_args)
+        every = cold_first_sample.curl_all_time([f'{base}/{n}' for n in shards], self.work,
+                                                curl_args)
+        for order, shuffle in (('in order', False), ('shuffled', True)):
+            first_row = f'{title}, {self.label(w)}, {order}: first sample, s'
+            epoch_row = f'{title}, {self.label(w)}, {order}: epoch, s'
+            self.table.add(first_row, 'reference', one, 's')
+            self.table.add(epoch_row, 'reference', every, 's', nbytes)
+            for column, src in (('mosaic', mosaic), ('sluice', None)):
+                if column == 'mosaic' and not src:
+                    continue
+                first, whole = cold_first_sample.child_time(remote, shuffle, self.work,
+                                                            epoch=True, env=env, mosaic_src=src)
+                self.table.add(first_row, column, first, 's')
+                self.table.add(epoch_row, column, whole, 's', nbytes)
+
+    # -- resume: resume_bench.py's contenders, iteration path
+    def resume(self, w, source):
+        where = 'local' if source == 'local' else 's3, warm cache'
+        row = f'resume ({where}), {self.label(w)}, shuffled: load_state_dict to first batch, s'
+        env = resume_bench.s3_env(self.s3.endpoint) if source == 's3' else dict(os.environ)
+        ids = {}
+        for column in self.resume_libs():
+            r = resume_bench.resume_once(self.work, w, source, 'iter', column,
+                                         self.args.mosaic_src or '', env, self.args.litdata_src)
+            if r is None:
+                continue
+            ids[column] = (r['ids'], r.get('expected'))
+            self.table.add(row, column, r['resume'], 's')
+        want = ids['sluice'][0]
+        for column, (got, expected) in ids.items():
+            if got != (expected or want):
+                raise RuntimeError(f'{row}: {column} resumed at {got}, expected '
+                                   f'{expected or want}')
+
+    def resume_libs(self):
+        return [c for c in ('mosaic', 'litdata', 'sluice')
+                if {'mosaic': self.args.mosaic_src, 'litdata': self.args.litdata_src}.get(c, True)]
+
+    # -- image: image_bench.py's contenders
+    def image(self, where):
+        row = (f'image workload, {self.args.images:,} JPEGs, DataLoader {WORKERS} workers, '
+               f'batch 32, shuffled: images/s')
+        kinds = {'mosaic': (where['mds'], self.args.mosaic_src),
+                 'litdata': (where['litdata'], self.args.litdata_src),
+                 'sluice': (where['mds'], None), 'reference': (where['files'], None)}
+        expected = (self.args.images,
+                    sum(i % image_bench.CLASSES for i in range(self.args.images)))
+        for column, (folder, src) in kinds.items():
+            if column in PEERS and not src:
+                continue
+            kind = {'reference': 'imagefolder'}.get(column, column)
+            seconds, _, n, labels = image_bench.run(kind, folder, WORKERS, 32, src)
+            if (n, labels) != expected:
+                raise RuntimeError(f'{row}, {kind}: {n} images with label sum {labels}, '
+                                   f'expected {expected}')
+            self.table.add(row, column, n / seconds, '/s')
+
+
+def source_or_none(given, default):
+    path = given or default
+    return path if path and os.path.isdir(path) else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--work', required=True, help='folder kept between invocations')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--scale', type=float, default=1.0,
+                    help='multiplies both workloads\' sample counts (0.01: a quick check)')
+    ap.add_argument('--rows', default=','.join(ROWS), help='some of ' + ','.join(ROWS))
+    ap.add_argument('--images', type=int, default=0,
+                    help='also the image workload with this many JPEGs (20000 in the issue)')
+    ap.add_argument('--mosaic-src', help='mosaicml/streaming source (default: /tmp/mosaic-src, '
+                    'else extracted from the mirror)')
+    ap.add_argument('--litdata-src', help='Lightning-AI/litData source (default: /tmp/litdata-src)')
+    args = ap.parse_args()
+    rows = args.rows.split(',')
+    unknown = set(rows) - set(ROWS)
+    if unknown:
+        ap.error(f'--rows: unknown {sorted(unknown)}; known: {",".join(ROWS)}')
+    os.makedirs(args.work, exist_ok=True)
+    args.mosaic_src = source_or_none(args.mosaic_src, '/tmp/mosaic-src') or \
+        resume_bench.mosaic_source(args.work) or None
+    args.litdata_src = source_or_none(args.litdata_src, '/tmp/litdata-src')
+    for name, src in (('mosaicml-streaming', args.mosaic_src), ('LitData', args.litdata_src)):
+        print(f'{name}: {src or "no source, left out"}')
+    resume_bench.scale_workloads(args.scale)
+    workloads = ['A', 'B']
+    libs = ['sluice'] + (['litdata'] if args.litdata_src and 'resume' in rows else [])
+    resume_bench.prepare(args.work, workloads, libs, ['iter'], args.litdata_src)
+    bench = Bench(args, workloads)
+    images = None
+    if args.images:
+        print(f'preparing {args.images} JPEGs ...', flush=True)
+        files, mds, ld = image_bench.prepare(os.path.join(args.work, 'images', str(args.images)),
+                                             args.images, args.litdata_src)
+        images = {'files': files, 'mds': mds, 'litdata': ld}
+    started = time.perf_counter()
+    try:
+        if {'http', 'proxy'} & set(rows):
+            nginx_work = os.path.join(args.work, 'nginx')
+            os.makedirs(nginx_work, exist_ok=True)
+            bench.nginx = cold_first_sample.start_nginx(os.path.join(args.work, 'data'),
+                                                        nginx_work)
+        if 'proxy' in rows:
+            bench.proxy = DelayProxy(bench.nginx[1])
+        if {'s3', 'resume'} & set(rows):
+            bench.s3 = resume_bench.S3rver(os.path.join(args.work, 's3rver'))
+            kinds = [k for k in ('sluice', 'mosaic') if k != 'mosaic' or args.mosaic_src]
+            resume_bench.warm(args.work, workloads, kinds, args.mosaic_src or '', bench.s3,
+                              resume_bench.s3_env(bench.s3.endpoint))
+        for run in range(args.runs):
+            print(f'run {run + 1} of {args.runs} ...', flush=True)
+            for row in rows:
+                if row == 'resume':
+                    bench.resume('A', 'local')
+                    for w in workloads:
+                        bench.resume(w, 's3')
+                elif row == 'batch':
+                    bench.batch('A')
+                elif row == 'loader':
+                    for w in workloads:
+                        bench.loader(w)
+                else:
+                    for w in workloads:
+                        bench.cold(w, row)
+            if images:
+                bench.image(images)
+    finally:
+        if bench.proxy:
+            bench.proxy.close()
+        if bench.nginx:
+            bench.nginx[0].terminate()
+            bench.nginx[0].wait()
+        if bench.s3:
+            bench.s3.stop()
+    bench.table.print(args.runs)
+    print(f'\n{args.runs} run(s) in {time.perf_counter() - started:.0f} s (scale {args.scale})')
+
+
+if __name__ == '__main__':
+    main()
