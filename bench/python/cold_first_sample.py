@@ -5,11 +5,16 @@ the first sample has to cost at least when shards are fetched whole).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
+        [--proxy] [--library NAME=PATH[,PYTHONPATH] ...]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
 speed issue's workload B). Prints the median, min and max of R runs. With
 --epoch, each run also reads the whole epoch, timed against all shards
-fetched by 4 parallel `curl` transfers.
+fetched by 4 parallel `curl` transfers. With --proxy, every row is also
+measured through delay_proxy.py (15 ms to first byte, 100 MB/s per
+connection). --library runs the children against other builds of
+libsluice.so (e.g. before=/tmp/old.so after=build/...; with ,PYTHONPATH the
+child imports that build's package too), interleaved, as in cold_epoch.py.
 """
 import argparse
 import os
@@ -24,6 +29,7 @@ import time
 import numpy as np
 
 import sluice
+from delay_proxy import DelayProxy
 
 MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             'compare')
@@ -143,38 +149,58 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--epoch', action='store_true',
                     help='also time whole cold epochs against 4 parallel curl transfers')
+    ap.add_argument('--proxy', action='store_true',
+                    help='also measure through delay_proxy.py (15 ms, 100 MB/s per connection)')
+    ap.add_argument('--library', action='append', default=[],
+                    help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
+                    '(default: $SLUICE_LIBRARY)')
     args = ap.parse_args()
+    libraries = [('', None)]
+    if args.library:
+        libraries = []
+        for spec in args.library:
+            name, _, lib = spec.partition('=')
+            path, _, pythonpath = lib.partition(',')
+            env = dict(os.environ, SLUICE_LIBRARY=path)
+            if pythonpath:
+                env['PYTHONPATH'] = pythonpath
+            libraries.append((name, env))
     work = tempfile.mkdtemp(prefix='sluice-cold-')
     try:
         data = os.path.join(work, 'www', 'data')
         write(data, args.samples, args.size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
         nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        proxy = DelayProxy(port) if args.proxy else None
         try:
-            url = f'http://127.0.0.1:{port}/data'
-            rows = {'curl one shard': [], 'in order': [], 'shuffled': []}
-            if args.epoch:
-                rows.update({'curl all, 4 parallel': [], 'epoch in order': [],
-                             'epoch shuffled': []})
+            paths = [('', port)] + ([('proxy: ', proxy.port)] if proxy else [])
+            rows = {}
             for _ in range(args.runs):  # interleaved, so drift hits every row alike
-                rows['curl one shard'].append(curl_time(f'{url}/{shards[0]}', work))
-                if not args.epoch:
-                    rows['in order'].append(child_time(url, False, work))
-                    rows['shuffled'].append(child_time(url, True, work))
-                    continue
-                rows['curl all, 4 parallel'].append(
-                    curl_all_time([f'{url}/{n}' for n in shards], work))
-                for order, shuffle in (('in order', False), ('shuffled', True)):
-                    first, whole = child_time(url, shuffle, work, epoch=True)
-                    rows[order].append(first)
-                    rows['epoch ' + order].append(whole)
+                for path, p in paths:
+                    url = f'http://127.0.0.1:{p}/data'
+                    rows.setdefault(path + 'curl one shard', []).append(
+                        curl_time(f'{url}/{shards[0]}', work))
+                    if args.epoch:
+                        rows.setdefault(path + 'curl all, 4 parallel', []).append(
+                            curl_all_time([f'{url}/{n}' for n in shards], work))
+                    for name, env in libraries:
+                        label = path + (name + ', ' if name else '')
+                        for order, shuffle in (('in order', False), ('shuffled', True)):
+                            got = child_time(url, shuffle, work, epoch=args.epoch, env=env)
+                            first, whole = got if args.epoch else (got, None)
+                            rows.setdefault(label + order, []).append(first)
+                            if args.epoch:
+                                rows.setdefault(label + 'epoch ' + order, []).append(whole)
         finally:
+            if proxy is not None:
+                proxy.close()
             nginx.terminate()
             nginx.wait()
         print(f'{args.samples} samples x {args.size} B, {len(shards)} shards, '
-              f'medians of {args.runs} fresh processes, cold cache, loopback nginx')
+              f'medians of {args.runs} fresh processes, cold cache, loopback nginx'
+              + (' (and through the delaying proxy)' if proxy else ''))
         for name, xs in rows.items():
-            print(f'  {name:16s} {summary(xs)}')
+            print(f'  {name:34s} {summary(xs)}')
     finally:
         shutil.rmtree(work)
 

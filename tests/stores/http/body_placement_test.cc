@@ -58,6 +58,26 @@ TEST(BodyPlacementTest, AServerIgnoringTheRangeIsSkippedToIt) {
   EXPECT_EQ(p->limit, 100u);
 }
 
+// GetToFile's part 0: a 200 is the whole object, kept from the range's first
+// byte to the end, not cut to the range.
+TEST(BodyPlacementTest, AServerIgnoringTheRangeGivesAllToTheEndWhenAsked) {
+  Transfer t = GetOf(ByteRange::FromTo(0, 99));
+  t.request.if_range_ignored = HttpRequest::IgnoredRange::kToEnd;
+  ResponseHead h;
+  h.content_length = 1000;
+  Result<BodyPlacement> p = PlaceBody(t, h);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->skip, 0u);
+  EXPECT_EQ(p->limit, 1000u);
+  EXPECT_EQ(t.abs_last, 999u);
+  // A 206 is placed at its range as ever.
+  Transfer r = GetOf(ByteRange::FromTo(0, 99));
+  r.request.if_range_ignored = HttpRequest::IgnoredRange::kToEnd;
+  p = PlaceBody(r, Partial("bytes 0-99/1000", 100));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->limit, 100u);
+}
+
 TEST(BodyPlacementTest, AStatedTotalOtherThanTheExpectedSizeIsTheRemoteChanging) {
   Transfer t = GetOf(ByteRange::FromTo(0, 8u << 20), 2'000'000);
   Result<BodyPlacement> p = PlaceBody(t, Partial("bytes 0-8388608/536870912", 8388609));
