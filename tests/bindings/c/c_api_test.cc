@@ -268,7 +268,8 @@ TEST(CApiTextWriterTest, TsvIsByteIdenticalToMosaic) {
 // A user's own MDS encodings: named with their sizes in the options,
 // stored as given; text formats refuse them.
 TEST(CApiWriterTest, CustomEncodings) {
-  std::string out = TempDir();
+  sluice::testing::TempDir tmp("sluice_c_api_test");
+  const std::string out = tmp.path();
   const char* names[] = {"z", "f"};
   const char* encs[] = {"complex128", "pair"};
   const char* custom[] = {"complex128", "pair"};
@@ -313,7 +314,6 @@ TEST(CApiWriterTest, CustomEncodings) {
             SLUICE_EINVAL);
   EXPECT_STREQ(sluice_last_error(), "invalid argument: sluice_writer_open: format 'json' takes "
                                     "no custom encodings (MDS only)");
-  std::filesystem::remove_all(out);
 }
 
 TEST(CApiTextWriterTest, RejectsBadTextFieldsAndFormats) {
