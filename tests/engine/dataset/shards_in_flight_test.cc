@@ -3,6 +3,7 @@
 // too (as many as fit).
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <string>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/file.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
@@ -135,6 +137,99 @@ TEST(ShardsInFlight, ExtraShardsUnderACacheLimitDownloadOnlyWhileThereIsRoom) {
   std::vector<std::string> requested =
       ShardsRequestedWhileTheSecondHangs(2, 4, &names, limit);
   EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 4));
+}
+
+// A raw-file stream of `n` small files over the stalling server (a manifest
+// with sizes: no HEAD requests), file 1 hanging mid-body, read in order
+// under `limit` with a window of all files; the files requested while it
+// hangs (once `want` were, or after 10 s), sorted; `names` gets the
+// request paths of the files in order and `max_disk` the most bytes seen
+// in the cache folder meanwhile.
+std::vector<std::string> FilesRequestedWhileTheSecondHangs(int n, uint64_t limit, size_t want,
+                                                           std::vector<std::string>* names,
+                                                           uint64_t* max_disk) {
+  ScratchDir remote, cache;
+  std::string manifest;
+  for (int i = 0; i < n; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "f%02d.bin", i);
+    const std::string bytes(static_cast<size_t>(1000 + 10 * i), static_cast<char>('a' + i % 26));
+    EXPECT_TRUE(WriteFileAtomic(JoinPath(remote.path(), name), bytes).ok());
+    manifest += "{\"path\": \"" + std::string(name) + "\", \"size\": " +
+                std::to_string(bytes.size()) + "}\n";
+    names->push_back("/" + std::string(name));
+  }
+  EXPECT_TRUE(WriteFileAtomic(JoinPath(remote.path(), "files.txt"), manifest).ok());
+  StallingFileServer server(remote.path(), "f01.bin");
+  DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
+  o.streams[0].remote = server.url();
+  o.streams[0].download_retry = 0;
+  o.streams[0].files.emplace();
+  o.streams[0].files->manifest = "files.txt";
+  o.predownload = n;
+  o.cache_limit = limit;
+  auto ds = StreamingDataset::Open(o);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  if (!ds.ok()) return {};
+  testing::DiskSampler sampler({{cache.path()}});
+  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  auto read = std::async(std::launch::async, [&]() -> Result<size_t> {
+    std::vector<int64_t> ids(4);
+    std::vector<SampleFields> fields;
+    size_t total = 0;
+    while (true) {
+      SLUICE_ASSIGN_OR_RETURN(size_t k, (*ds)->NextBatch(4, ids.data(), &fields));
+      if (k == 0) return total;
+      total += k;
+    }
+  });
+  auto files = [&] {
+    std::vector<std::string> out;
+    for (const std::string& t : server.Requests()) {
+      if (t.size() > 4 && t.compare(t.size() - 4, 4, ".bin") == 0) out.push_back(t);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (files().size() < want && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::string> requested = files();
+  EXPECT_EQ(read.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the epoch ended without file 1";
+  server.Stop();
+  EXPECT_FALSE(read.get().ok());
+  sampler.Stop();
+  *max_disk = sampler.max();
+  return requested;
+}
+
+// Small files under a cache_limit with room for them all: every file of
+// the window downloads while file 1 hangs (one at a time before).
+TEST(FilesInFlight, UnderACacheLimitWithRoomEveryFileOfTheWindowDownloads) {
+  std::vector<std::string> names;
+  uint64_t max_disk = 0;
+  std::vector<std::string> requested =
+      FilesRequestedWhileTheSecondHangs(40, uint64_t{1} << 20, 40, &names, &max_disk);
+  EXPECT_EQ(requested, names);
+}
+
+// A limit of about five files: several download beside the hung one, the
+// folder never holds more than the limit, and the reader is not stuck
+// waiting for room its own files hold (it waits for file 1 only: the
+// error at Stop is that download's).
+TEST(FilesInFlight, UnderATightCacheLimitSeveralDownloadAndTheLimitHolds) {
+  std::vector<std::string> names;
+  uint64_t max_disk = 0;
+  const uint64_t limit = 5 * 1400;
+  std::vector<std::string> requested =
+      FilesRequestedWhileTheSecondHangs(40, limit, 4, &names, &max_disk);
+  EXPECT_GE(requested.size(), 4u);
+  EXPECT_LT(requested.size(), names.size());
+  EXPECT_LE(max_disk, limit);
+  EXPECT_GT(max_disk, 0u);
 }
 
 // The first sample's shard is fetched alone: while it hangs, nothing else
