@@ -3,9 +3,10 @@
 // FieldWriter over JsonlWriter / XsvWriter that reads each field's text as
 // Python's int() / float() read it (ints of any size; for JSONL also
 // true/false in an int column).
+#include "formats/dataset/format_hooks.h"
+
 #include <type_traits>
 
-#include "formats/dataset/format_hooks.h"
 #include "formats/json/py_number_text.h"
 #include "formats/text/jsonl_writer.h"
 #include "formats/text/text_columns.h"
