@@ -140,19 +140,23 @@ TEST(ShardsInFlight, ExtraShardsUnderACacheLimitDownloadOnlyWhileThereIsRoom) {
 }
 
 // A raw-file stream of `n` small files over the stalling server (a manifest
-// with sizes: no HEAD requests), file 1 hanging mid-body, read in order
-// under `limit` with a window of all files; the files requested while it
-// hangs (once `want` were, or after 10 s), sorted; `names` gets the
-// request paths of the files in order and `max_disk` the most bytes seen
-// in the cache folder meanwhile.
-std::vector<std::string> FilesRequestedWhileTheSecondHangs(int n, uint64_t limit, size_t want,
+// with sizes: no HEAD requests), read by worker 0 of `num_workers` (one
+// rank), the second file of its order hanging mid-body: under `limit` with
+// a window of all files, or without a limit with a window of one file
+// (then the look-ahead keeps fetch_concurrency files opening). Returns
+// the files requested while it hangs (once `want` were, or after 10 s),
+// sorted; `names` gets the request paths of worker 0's files in its
+// order, `max_disk` the most bytes seen in the cache folder meanwhile.
+std::vector<std::string> FilesRequestedWhileTheSecondHangs(int n, std::optional<uint64_t> limit,
+                                                           size_t want,
                                                            std::vector<std::string>* names,
-                                                           uint64_t* max_disk) {
+                                                           uint64_t* max_disk,
+                                                           int64_t num_workers = 1) {
   ScratchDir remote, cache;
   std::string manifest;
   for (int i = 0; i < n; ++i) {
     char name[16];
-    std::snprintf(name, sizeof(name), "f%02d.bin", i);
+    std::snprintf(name, sizeof(name), "f%03d.bin", i);
     const std::string bytes(static_cast<size_t>(1000 + 10 * i), static_cast<char>('a' + i % 26));
     EXPECT_TRUE(WriteFileAtomic(JoinPath(remote.path(), name), bytes).ok());
     manifest += "{\"path\": \"" + std::string(name) + "\", \"size\": " +
@@ -160,19 +164,34 @@ std::vector<std::string> FilesRequestedWhileTheSecondHangs(int n, uint64_t limit
     names->push_back("/" + std::string(name));
   }
   EXPECT_TRUE(WriteFileAtomic(JoinPath(remote.path(), "files.txt"), manifest).ok());
-  StallingFileServer server(remote.path(), "f01.bin");
   DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
-  o.streams[0].remote = server.url();
   o.streams[0].download_retry = 0;
   o.streams[0].files.emplace();
   o.streams[0].files->manifest = "files.txt";
-  o.predownload = n;
+  o.predownload = limit ? n : 1;
   o.cache_limit = limit;
+  // Worker 0's order, from a first look through a server that stalls
+  // nothing: its files by request path, the second of them to hang.
+  std::vector<std::string> order;
+  {
+    StallingFileServer look(remote.path(), "none");
+    o.streams[0].remote = look.url();
+    auto ds = StreamingDataset::Open(o);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    if (!ds.ok()) return {};
+    auto ids = (*ds)->WorkerIds(0, 0, 0, num_workers);
+    EXPECT_TRUE(ids.ok() && ids->size() >= 2u);
+    if (!ids.ok() || ids->size() < 2u) return {};
+    for (int64_t id : *ids) order.push_back((*names)[static_cast<size_t>(id)]);
+  }
+  *names = order;
+  StallingFileServer server(remote.path(), order[1].substr(1));
+  o.streams[0].remote = server.url();
   auto ds = StreamingDataset::Open(o);
   EXPECT_TRUE(ds.ok()) << ds.status().ToString();
   if (!ds.ok()) return {};
   testing::DiskSampler sampler({{cache.path()}});
-  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, num_workers).ok());
   auto read = std::async(std::launch::async, [&]() -> Result<size_t> {
     std::vector<int64_t> ids(4);
     std::vector<SampleFields> fields;
@@ -230,6 +249,24 @@ TEST(FilesInFlight, UnderATightCacheLimitSeveralDownloadAndTheLimitHolds) {
   EXPECT_LT(requested.size(), names.size());
   EXPECT_LE(max_disk, limit);
   EXPECT_GT(max_disk, 0u);
+}
+
+// Without a limit, a raw-file reader keeps 16 files opening at once, or its
+// part of 64 per node when the node has more readers (8 workers: 8 each;
+// 16 workers: 4 each): the first file alone, then the hung one and as many
+// more as make that number.
+TEST(FilesInFlight, FetchConcurrencyIsSharedByTheReadersOfTheNode) {
+  for (auto [workers, each] : {std::pair<int64_t, size_t>{1, 16}, {8, 8}, {16, 4}}) {
+    SCOPED_TRACE(std::to_string(workers) + " workers");
+    std::vector<std::string> names;
+    uint64_t max_disk = 0;
+    std::vector<std::string> requested =
+        FilesRequestedWhileTheSecondHangs(400, std::nullopt, 1 + each, &names, &max_disk, workers);
+    ASSERT_GT(names.size(), 1 + each);
+    std::vector<std::string> expected(names.begin(), names.begin() + 1 + static_cast<long>(each));
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(requested, expected);
+  }
 }
 
 // The first sample's shard is fetched alone: while it hangs, nothing else
