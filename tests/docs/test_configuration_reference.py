@@ -53,7 +53,7 @@ def environment_variables():
 
 
 def test_python_arguments_are_documented():
-    for module, cls in (('dataset.py', 'StreamingDataset'), ('dataset.py', 'Stream'),
+    for module, cls in (('dataset.py', 'StreamingDataset'), ('stream.py', 'Stream'),
                         ('file_dataset.py', 'StreamingFileDataset')):
         arguments = init_arguments(module, cls)
         assert len(arguments) > 5, (cls, arguments)
