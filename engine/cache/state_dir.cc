@@ -31,9 +31,19 @@ Status PrivateFolder(const std::string& path, bool owner_only) {
   return Status::Ok();
 }
 
-std::string TempRoot() {
+// Where the per-user folders go: SLUICE_CACHE_STATE_DIR when set (it must
+// be absolute: a relative one would differ between processes with different
+// working folders), else $TMPDIR, else /tmp.
+Result<std::string> StateRoot() {
+  if (const char* chosen = std::getenv("SLUICE_CACHE_STATE_DIR"); chosen != nullptr) {
+    if (chosen[0] != '/') {
+      return InvalidArgumentError("SLUICE_CACHE_STATE_DIR must be an absolute path, not '" +
+                                  std::string(chosen) + "'");
+    }
+    return std::string(chosen);
+  }
   const char* env = std::getenv("TMPDIR");
-  return env != nullptr && env[0] == '/' ? env : "/tmp";
+  return std::string(env != nullptr && env[0] == '/' ? env : "/tmp");
 }
 
 }  // namespace
@@ -42,7 +52,8 @@ Result<std::string> CacheStateDir(const std::string& root) {
   struct stat st;
   if (::stat(root.c_str(), &st) != 0) return ErrnoStatus("cannot stat cache folder", root, errno);
   if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("cache folder " + root + " is not a folder");
-  const std::string user = JoinPath(TempRoot(), "sluice-" + std::to_string(::getuid()));
+  SLUICE_ASSIGN_OR_RETURN(std::string state_root, StateRoot());
+  const std::string user = JoinPath(state_root, "sluice-" + std::to_string(::getuid()));
   SLUICE_RETURN_IF_ERROR(PrivateFolder(user, true));
   const std::string dir =
       JoinPath(user, std::to_string(uint64_t(st.st_dev)) + "-" + std::to_string(uint64_t(st.st_ino)));

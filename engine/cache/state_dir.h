@@ -3,7 +3,13 @@
 // only the dataset's files (code written for Mosaic lists it and compares it
 // with the remote), in a private per-user folder of this node:
 //
-//   <temp>/sluice-<uid>/<st_dev>-<st_ino>/    (<temp>: $TMPDIR, else /tmp)
+//   <temp>/sluice-<uid>/<st_dev>-<st_ino>/
+//
+// <temp> is $SLUICE_CACHE_STATE_DIR when set, else $TMPDIR, else /tmp.
+// Processes that share a cache folder but not a temporary folder (the
+// containers of one node mounting one host folder each have their own /tmp)
+// must point SLUICE_CACHE_STATE_DIR at one folder they share on that node,
+// or they would not coordinate.
 //
 // Keyed by the folder's identity, not its spelling, so every path that
 // reaches it (links, bind mounts, relative paths) finds the same state; a
@@ -11,7 +17,8 @@
 // is per node by nature (it coordinates the processes of one machine), and a
 // stale one is harmless: the files in the cache folder are the truth, and the
 // first process to open a cache recounts them (see ShardCache::Open).
-// Processes of different users, or with different $TMPDIR, do not coordinate.
+// Processes of different users, or with different state roots, do not
+// coordinate.
 #pragma once
 
 #include <string>
@@ -24,7 +31,7 @@ namespace sluice {
 // `root`. Errors name the path: `root` missing; the per-user folder not a
 // folder of this user, or readable or writable by others (it is refused, not
 // repaired, so no other user can plant files in it); a symbolic link on the
-// way. Thread-safe.
+// way; SLUICE_CACHE_STATE_DIR not absolute. Thread-safe.
 Result<std::string> CacheStateDir(const std::string& root);
 
 }  // namespace sluice

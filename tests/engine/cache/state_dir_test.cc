@@ -22,27 +22,43 @@ using cache_test::LoggingFetch;
 using cache_test::MakeSpecs;
 using cache_test::ScratchDir;
 
-// Points $TMPDIR at a scratch folder for one test (restored after), so the
-// per-user folder's permissions can be tampered with safely.
-class TmpDirScope {
+// Sets environment variable `name` to `value` (nullptr: unsets it) for one
+// test, restored after, so the per-user folder's place and permissions can
+// be tampered with safely.
+class EnvScope {
  public:
-  explicit TmpDirScope(const std::string& dir) {
-    const char* old = std::getenv("TMPDIR");
+  EnvScope(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
     had_ = old != nullptr;
     if (had_) old_ = old;
-    ::setenv("TMPDIR", dir.c_str(), 1);
-  }
-  ~TmpDirScope() {
-    if (had_) {
-      ::setenv("TMPDIR", old_.c_str(), 1);
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
     } else {
-      ::unsetenv("TMPDIR");
+      ::unsetenv(name);
+    }
+  }
+  ~EnvScope() {
+    if (had_) {
+      ::setenv(name_, old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_);
     }
   }
 
  private:
+  const char* name_;
   bool had_ = false;
   std::string old_;
+};
+
+// $TMPDIR at `dir`, with no SLUICE_CACHE_STATE_DIR to override it.
+class TmpDirScope {
+ public:
+  explicit TmpDirScope(const std::string& dir)
+      : tmpdir_("TMPDIR", dir.c_str()), chosen_("SLUICE_CACHE_STATE_DIR", nullptr) {}
+
+ private:
+  EnvScope tmpdir_, chosen_;
 };
 
 std::string Identity(const std::string& path) {
@@ -92,6 +108,25 @@ TEST(CacheStateDir, RefusesALinkAsThePerUserFolder) {
   EXPECT_EQ(dir.status().ToString(),
             "invalid argument: cache state folder " + user +
                 " is not a folder (a symbolic link or a file is refused)");
+}
+
+// Containers of one node sharing a host folder as their cache, each with its
+// own /tmp, coordinate through a state root they also share.
+TEST(CacheStateDir, SluiceCacheStateDirChoosesTheRoot) {
+  ScratchDir tmp, shared, data;
+  TmpDirScope scope(tmp.path());
+  {
+    EnvScope chosen("SLUICE_CACHE_STATE_DIR", shared.path().c_str());
+    auto dir = CacheStateDir(data.path());
+    ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+    EXPECT_EQ(*dir, shared.path() + "/sluice-" + std::to_string(::getuid()) + "/" +
+                        Identity(data.path()));
+  }
+  EnvScope relative("SLUICE_CACHE_STATE_DIR", "state");
+  auto dir = CacheStateDir(data.path());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().ToString(),
+            "invalid argument: SLUICE_CACHE_STATE_DIR must be an absolute path, not 'state'");
 }
 
 TEST(CacheStateDir, MissingCacheFolderIsAnError) {
