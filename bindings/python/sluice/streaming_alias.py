@@ -61,10 +61,13 @@ ALIASES = {
     'streaming.text.c4': 'sluice.text',
     'streaming.text.enwiki': 'sluice.text',
     'streaming.text.pile': 'sluice.text',
+    'streaming.multimodal': 'sluice.multimodal',
+    'streaming.multimodal.webvid': 'sluice.multimodal',
 }
 _PACKAGES = {'streaming', 'streaming.base', 'streaming.base.format', 'streaming.base.format.mds',
              'streaming.base.format.json', 'streaming.base.format.xsv', 'streaming.base.storage',
-             'streaming.base.shared', 'streaming.vision', 'streaming.text'}
+             'streaming.base.shared', 'streaming.vision', 'streaming.text',
+             'streaming.multimodal'}
 
 
 def _forwarding_package(name, target):

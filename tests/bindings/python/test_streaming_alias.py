@@ -41,7 +41,7 @@ def test_mosaic_module_paths_resolve_to_sluice(tmp_path):
         ds = StreamingDataset(local='ds', batch_size=2)
         print(bytes_to_int('1kb'), [int(s['id']) for s in ds][:3], World().num_ranks)
         try:
-            import streaming.multimodal
+            import streaming.multimodal.convert
         except ImportError as e:
             print(e)
         sluice.streaming_alias.uninstall()
@@ -52,7 +52,7 @@ def test_mosaic_module_paths_resolve_to_sluice(tmp_path):
     ''', tmp_path)
     assert out.splitlines() == [
         '1024 [0, 1, 2] 1',
-        'streaming.multimodal: this mosaicml-streaming module has no Sluice counterpart '
+        'streaming.multimodal.convert: this mosaicml-streaming module has no Sluice counterpart '
         '(sluice.streaming_alias.ALIASES lists those that do)',
         'gone']
 
