@@ -291,6 +291,11 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t 
                              world_.rank_in_node, worker);
 }
 
+Result<std::optional<std::string>> StreamingDataset::ShuffleWarning(int64_t epoch) const {
+  if (epoch < 0) return InvalidArgumentError("epoch must not be negative");
+  return planner::PlanShuffleWarning(Request(epoch, 0, 1));
+}
+
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                    int64_t num_workers) {
   SLUICE_RETURN_IF_ERROR(EnsureProcess());

@@ -116,6 +116,10 @@ class StreamingDataset {
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                          int64_t num_workers) const;
 
+  // The warning Mosaic's shuffle gives while planning `epoch`, or nullopt
+  // (planner::PlanShuffleWarning). Thread-safe.
+  Result<std::optional<std::string>> ShuffleWarning(int64_t epoch) const;
+
   // Starts iterating (replacing any iteration in progress). Near the end of
   // an epoch the next epoch's plan is made and its first shards opened in
   // the background; IterBegin(epoch + 1, 0, same worker) then starts with

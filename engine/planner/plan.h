@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -96,6 +97,15 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 // batching method this costs memory proportional to the canonical nodes the
 // worker reads (py1e, naive excepted) plus the worker's share, not the epoch.
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker);
+
+// The UserWarning Mosaic's shuffle gives while planning this epoch, word for
+// word (its odd spacing included), or nullopt: py1e warns when some span's
+// random block comes out smaller than the span, which leaves the span
+// unshuffled. Random batching only (the other methods shuffle stream by
+// stream; not checked). Costs a replay of the epoch's py1e draws when some
+// shard is larger than 3/4 of the block, nothing otherwise. Errors: the
+// plan's own (DerivePlan, the shuffle's).
+Result<std::optional<std::string>> PlanShuffleWarning(const PlanRequest& request);
 
 // A torch DataLoader(batch_size=B, num_workers=W) over one planning rank's
 // workers: each worker's ids (-1 skipped) cut into batches of B, the last one

@@ -61,6 +61,8 @@ if available():
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
             ('sluice_stream_evict_shard', ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64]),
+            ('sluice_stream_shuffle_warning', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
     ):
         _fn = getattr(_lib_, _name)
         _fn.restype = _res
@@ -161,6 +163,17 @@ class Engine:
     def evict_shard(self, shard):
         """Deletes global shard `shard`'s cached files now (fetched again when read)."""
         _lib.check(_lib_.sluice_stream_evict_shard(self._ptr, shard))
+
+    def shuffle_warning(self, epoch):
+        """The warning Mosaic's shuffle gives while planning `epoch`, or None."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_shuffle_warning(self._ptr, epoch, ctypes.byref(out)))
+        if not out.value:
+            return None
+        try:
+            return ctypes.string_at(out.value).decode('utf-8')
+        finally:
+            _lib.lib.sluice_free(out)
 
     def sample_path(self, idx):
         """The local path of the file holding sample `idx` (a raw file itself)."""

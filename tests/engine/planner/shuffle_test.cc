@@ -6,7 +6,9 @@
 #include <numeric>
 
 #include "engine/planner/mosaic_error.h"
+#include "engine/planner/plan.h"
 #include "engine/planner/shuffle.h"
+#include "engine/planner/shuffle_py1e.h"
 #include "tests/engine/planner/json_test_util.h"
 
 namespace sluice::planner {
@@ -143,6 +145,67 @@ TEST(ShuffleTest, Py1eRequestedRunEqualsWholePermutation) {
     }
     EXPECT_EQ(got.back(), -1);
   }
+}
+
+}  // namespace
+}  // namespace sluice::planner
+
+namespace sluice::planner {
+namespace {
+
+// When Mosaic's get_shuffle_py1e warns that shards are left unshuffled (a
+// span's random block smaller than the span). The expectations are Mosaic's
+// own answers for these arguments (its py1e run with warnings recorded);
+// near the bound the answer changes with the epoch's draws.
+TEST(ShuffleTest, Py1eNarrowBlockIsMosaicsWarning) {
+  auto narrow = [](std::vector<int64_t> units, int64_t C, uint64_t seed, uint64_t epoch,
+                   int64_t block) {
+    auto got = Py1eLeavesSpansUnshuffled(units, C, seed, epoch, block);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() && *got;
+  };
+  const std::vector<int64_t> ten(10, 100), six(6, 100);
+  EXPECT_TRUE(narrow(ten, 1, 1111, 0, 50));
+  EXPECT_FALSE(narrow(ten, 1, 1111, 0, 1000));
+  EXPECT_FALSE(narrow(ten, 1, 1111, 0, 134));  // every unit within the block's lower bound
+  std::vector<bool> by_epoch;
+  for (uint64_t e = 0; e < 6; ++e) by_epoch.push_back(narrow(six, 2, 7, e, 120));
+  EXPECT_EQ(by_epoch, (std::vector<bool>{false, true, false, false, true, true}));
+  by_epoch.clear();
+  const std::vector<int64_t> uneven{150, 90, 130, 60, 110, 95, 170};
+  for (uint64_t e = 0; e < 8; ++e) by_epoch.push_back(narrow(uneven, 3, 42, e, 140));
+  EXPECT_EQ(by_epoch, (std::vector<bool>{true, true, true, true, false, true, true, true}));
+}
+
+TEST(ShuffleTest, PlanShuffleWarningIsMosaicsText) {
+  PlanRequest q;
+  StreamSpec spec;
+  spec.shard_sizes = std::vector<int64_t>(6, 100);
+  q.streams.push_back(spec);
+  q.config.num_canonical_nodes = 2;
+  q.config.batch_size = 4;
+  q.config.shuffle = true;
+  q.config.shuffle_algo = ShuffleAlgo::kPy1e;
+  q.config.shuffle_seed = 7;
+  q.config.shuffle_block_size = 120;
+  q.epoch = 1;
+  auto warning = PlanShuffleWarning(q);
+  ASSERT_TRUE(warning.ok()) << warning.status().ToString();
+  ASSERT_TRUE(warning->has_value());
+  EXPECT_EQ(**warning,
+            "Shuffle block size was smaller than shard size for some shards. This"
+            + std::string(25, ' ') +
+            "will result in these shards not being shuffled with other shards. Set"
+            + std::string(25, ' ') +
+            "shuffle_block_size to a larger value for a higher quality shuffle.");
+  q.epoch = 0;  // this epoch's draws give every span room
+  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
+  q.epoch = 1;
+  q.config.shuffle_algo = ShuffleAlgo::kPy1s;  // only py1e warns
+  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
+  q.config.shuffle_algo = ShuffleAlgo::kPy1e;
+  q.config.shuffle = false;
+  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
 }
 
 }  // namespace
