@@ -76,11 +76,17 @@ void ShardPrefetcher::DropBefore(size_t p) {
 size_t ShardPrefetcher::AdvanceAhead() {
   const size_t n = shard_of_.size();
   ahead_ = std::max(ahead_, scan_);
+  // A shard this call found open or opening: the rest of its run is passed
+  // without looking it up again (in order, runs are a shard long).
+  size_t passed = SIZE_MAX;
   while (ahead_ < n) {
     const size_t shard = shard_of_[ahead_];
-    if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
-        !in_flight_.count(shard) && !early_errors_.count(shard)) {
-      break;
+    if (shard != passed) {
+      if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
+          !in_flight_.count(shard) && !early_errors_.count(shard)) {
+        break;
+      }
+      passed = shard;
     }
     ++ahead_;
   }
@@ -98,10 +104,17 @@ void ShardPrefetcher::ScanOpen(size_t limit) {
       it = ready_.emplace(shard, Entry{std::move(node->second), scan_}).first;
       opened->erase(node);
     }
-    it->second.last_pos = scan_;
-    expiry_.emplace_back(scan_, shard);
-    at_[scan_] = it->second.shard.get();
-    ++scan_;
+    // The run of positions reading this shard takes one lookup and one
+    // expiry pair (its last position's): the pairs of the positions before
+    // it would be stale, and in order most positions continue a run.
+    size_t run_end = scan_ + 1;
+    while (run_end < limit && shard_of_[run_end] == shard) ++run_end;
+    const OpenedShard* opened = it->second.shard.get();
+    std::fill(at_.begin() + static_cast<std::ptrdiff_t>(scan_),
+              at_.begin() + static_cast<std::ptrdiff_t>(run_end), opened);
+    scan_ = run_end;
+    it->second.last_pos = scan_ - 1;
+    expiry_.emplace_back(scan_ - 1, shard);
   }
 }
 
@@ -122,6 +135,9 @@ size_t ShardPrefetcher::NextToHelp() {
   // scan_ itself is the thread's own next open.
   for (size_t q = scan_ + 1; q < limit; ++q) {
     const size_t shard = shard_of_[q];
+    // Within a run of one shard only its first position can answer (the
+    // scan's own position excepted, as before).
+    if (q > scan_ + 1 && shard == shard_of_[q - 1]) continue;
     if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
         !in_flight_.count(shard) && !early_errors_.count(shard)) {
       return shard;

@@ -238,6 +238,44 @@ TEST(ShardPrefetcher, AcquireReturnsTheReadyRunWithinAWindowOfTheConsumer) {
   EXPECT_EQ(prefetcher.Acquire(5, 4, &waited).status().code(), StatusCode::kOutOfRange);
 }
 
+// A shard read by a run of positions (longer than the window, so the scan
+// meets it in pieces) stays open until the consumer passes the run's last
+// position, and goes then, under a cache limit.
+TEST(ShardPrefetcher, AShardReadByARunGoesWhenTheConsumerPassesItsLastPosition) {
+  std::mutex mu;
+  std::map<size_t, std::weak_ptr<const int>> alive;  // shard -> its open's token
+  ShardPrefetcher::Opener opener = [&](size_t shard, const std::atomic<bool>*)
+      -> Result<std::shared_ptr<const OpenedShard>> {
+    auto token = std::make_shared<const int>(0);
+    std::lock_guard<std::mutex> lock(mu);
+    alive[shard] = token;
+    // Shares the token's lifetime: the token expires when the prefetcher
+    // lets go of this open.
+    return std::shared_ptr<const OpenedShard>(token, OpenedShard::Skipped().get());
+  };
+  std::vector<size_t> order(6, 0);
+  order.insert(order.end(), 6, 1);
+  ShardPrefetcher prefetcher(order, 4, opener);
+  uint64_t waited = 0;
+  auto expired = [&](size_t shard) {
+    std::lock_guard<std::mutex> lock(mu);
+    return alive.count(shard) == 0 || alive[shard].expired();
+  };
+  // Two positions per batch: the scan walks several positions of the run
+  // at once.
+  for (size_t p = 0; p < 6; p += 2) {
+    auto ready = prefetcher.Acquire(p, p + 1, &waited);
+    ASSERT_TRUE(ready.ok()) << p;
+    EXPECT_GT(*ready, p + 1);
+    EXPECT_EQ(prefetcher.At(p + 1), OpenedShard::Skipped().get());
+    EXPECT_FALSE(expired(0)) << "shard 0 went before positions " << p << ".." << p + 1
+                             << " were read";
+  }
+  ASSERT_TRUE(prefetcher.Acquire(6, 6, &waited).ok());
+  EXPECT_TRUE(expired(0)) << "shard 0 still open after the consumer passed its last position";
+  EXPECT_FALSE(expired(1));
+}
+
 TEST(ShardPrefetcher, AnOpenErrorComesWhenTheConsumerNeedsItsPosition) {
   ShardPrefetcher prefetcher(
       {0, 0, 1, 1}, 4, [](size_t shard, const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
