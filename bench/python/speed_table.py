@@ -15,13 +15,14 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
 
   loader  DataLoader(2 workers, batch 16), in order, A and B: samples/s;
           reference: a bare map-style dataset over the memmapped shards
-          (bench_loader.py; LitData has no row there)
+          (bench_loader.py; LitData's StreamingDataLoader over its copy)
   batch   batch mode in one process (batches of 1024), A: samples/s against
           the one-memcpy floor (bench_loader.py)
   s3      cold epochs from a loopback s3rver, A and B, in order and
           shuffled: first sample and epoch, Sluice and Mosaic
-          (cold_first_sample.py's child); references: one shard by `curl`,
-          every shard by 4 parallel `curl` transfers (SigV4-signed)
+          (cold_first_sample.py's child), LitData over its copy;
+          references: one shard by `curl`, every shard by 4 parallel
+          `curl` transfers (SigV4-signed)
   http    the same from a loopback nginx (Sluice only: the peers have no
           plain-HTTP remote)
   proxy   the same through delay_proxy.py in front of nginx (15 ms to the
@@ -35,13 +36,18 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
 
 Each cell: median (min-max). Ratio columns: Sluice's speed over the best
 peer's and over the reference's (> 1: Sluice faster; for seconds, theirs
-over Sluice's). MB/s: the dataset's bytes over Sluice's median epoch.
+over Sluice's). Sluice MB/s: the dataset's bytes over Sluice's median
+epoch, or the sample size times its median samples/s.
 Wall-clock on a shared machine: compare within one run only.
 """
 import argparse
 import os
+import shutil
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,6 +63,47 @@ ROWS = ('loader', 'batch', 's3', 'http', 'proxy', 'resume')
 PEERS = ('mosaic', 'litdata')
 COLUMNS = PEERS + ('sluice', 'reference')
 WORKERS, BATCH, BIG_BATCH = 2, 16, 1024
+
+# LitData's contender for the rows no other script runs it in, over its own
+# optimize'd copy (resume_bench.prepare). argv: mode, litdata source, then
+#   cold:   url, cache folder, shuffle (1/0), S3 endpoint; prints seconds to
+#           the first sample and to the end of the epoch, and the count
+#   loader: folder; prints seconds of an in-order epoch through its
+#           StreamingDataLoader, the count and the bytes of `data`
+# (its iterator restarts when iterated again, hence the explicit next()).
+LITDATA_CHILD = r'''
+import os, sys, time
+mode, src = sys.argv[1:3]
+sys.path.insert(0, %(here)r)
+from litdata_shims import import_litdata
+litdata = import_litdata(src)
+t0 = time.perf_counter()
+if mode == 'cold':
+    url, cache, shuffle, endpoint = sys.argv[3:7]
+    ds = litdata.StreamingDataset(url, cache_dir=cache, shuffle=shuffle == '1', seed=17,
+                                  storage_options={'endpoint_url': endpoint})
+    it = iter(ds)
+    next(it)
+    first, n = time.perf_counter() - t0, 1
+    while True:
+        try:
+            next(it)
+        except StopIteration:
+            break
+        n += 1
+    print(first, time.perf_counter() - t0, n)
+else:
+    # prefetch_factor: torch 1.13 (Debian's) wants one (see resume_bench.py)
+    loader = litdata.StreamingDataLoader(litdata.StreamingDataset(sys.argv[3]),
+                                         batch_size=%(batch)d, num_workers=%(workers)d,
+                                         prefetch_factor=2)
+    n = total = 0
+    for b in loader:
+        n += len(b['id'])
+        total += sum(len(x) for x in b['data'])
+    print(time.perf_counter() - t0, n, total)
+os._exit(0)
+''' % {'here': HERE, 'batch': BATCH, 'workers': WORKERS}
 
 
 class Table:
@@ -116,6 +163,7 @@ class Bench:
         self.args, self.workloads, self.work = args, workloads, args.work
         self.table = Table()
         self.nginx = self.s3 = self.proxy = None
+        self.notes = []
 
     def data(self, w):
         return resume_bench.data_dir(self.work, w)
@@ -135,6 +183,15 @@ class Bench:
             if kind == 'mosaic' and not self.args.mosaic_src:
                 continue
             self.loader_run(row, column, kind, 'loader', w)
+            if column == 'mosaic' and self.args.litdata_src:
+                out = litdata_run('loader', self.args.litdata_src, self.data(w) + '-litdata',
+                                  timeout=self.litdata_timeout())
+                if out is None:
+                    self.timed_out(row)
+                    continue
+                seconds, n, nbytes = out
+                self.check_count(row, 'litdata', int(n), int(nbytes), w)
+                self.table.add(row, 'litdata', n / seconds, '/s')
 
     def batch(self, w):
         row = f'batch mode, one process, batches of {BIG_BATCH}, {self.label(w)}: samples/s'
@@ -144,11 +201,14 @@ class Bench:
     def loader_run(self, row, column, kind, mode, w):
         r = bench_loader.run(kind, mode, self.data(w), self.args.mosaic_src, WORKERS, BATCH,
                              BIG_BATCH)
-        n, size = resume_bench.WORKLOADS[w]
-        if r['n'] != n or r['bytes'] != n * size:
-            raise RuntimeError(f'{row}, {kind}: read {r["n"]} samples, {r["bytes"]} B; '
-                               f'expected {n}, {n * size}')
-        self.table.add(row, column, n / r['s'], '/s', size)
+        self.check_count(row, kind, r['n'], r['bytes'], w)
+        self.table.add(row, column, r['n'] / r['s'], '/s', resume_bench.WORKLOADS[w][1])
+
+    def check_count(self, row, kind, n, nbytes, w):
+        want, size = resume_bench.WORKLOADS[w]
+        if (n, nbytes) != (want, want * size):
+            raise RuntimeError(f'{row}, {kind}: read {n} samples, {nbytes} B; '
+                               f'expected {want}, {want * size}')
 
     # -- cold first sample and epoch: cold_first_sample.py's child and curl
     def cold(self, w, where):
@@ -185,6 +245,35 @@ class Bench:
                                                             epoch=True, env=env, mosaic_src=src)
                 self.table.add(first_row, column, first, 's')
                 self.table.add(epoch_row, column, whole, 's', nbytes)
+                if column == 'mosaic' and self.args.litdata_src:
+                    self.litdata_cold(w, shuffle, first_row, epoch_row, env)
+
+    def litdata_cold(self, w, shuffle, first_row, epoch_row, env):
+        cache = tempfile.mkdtemp(dir=self.work)
+        try:
+            out = litdata_run(
+                'cold', self.args.litdata_src,
+                f's3://{resume_bench.BUCKET}/{resume_bench.tag(w)}-litdata', cache,
+                '1' if shuffle else '0', self.s3.endpoint, env=env,
+                timeout=self.litdata_timeout())
+        finally:
+            shutil.rmtree(cache)
+        if out is None:
+            self.timed_out(epoch_row)
+            return
+        first, whole, n = out
+        if int(n) != self.samples(w):
+            raise RuntimeError(f'{epoch_row}, litdata: read {n} samples, expected '
+                               f'{self.samples(w)}')
+        self.table.add(first_row, 'litdata', first, 's')
+        self.table.add(epoch_row, 'litdata', whole, 's')
+
+    def litdata_timeout(self):
+        return 120 + 1200 * self.args.scale
+
+    def timed_out(self, row):
+        self.notes.append(f'{row}: LitData did not finish within {self.litdata_timeout():.0f} s, '
+                          f'left out of that run')
 
     # -- resume: resume_bench.py's contenders, iteration path
     def resume(self, w, source):
@@ -229,6 +318,25 @@ class Bench:
             self.table.add(row, column, n / seconds, '/s')
 
 
+def litdata_run(mode, src, *args, timeout, env=None):
+    """LITDATA_CHILD's numbers in a fresh process, or None when it has not
+    finished within `timeout` seconds (then the child and its workers are
+    killed): LitData's StreamingDataLoader with 2 workers hung here at
+    --scale 0.01, with its workers idle (cause not found yet)."""
+    p = subprocess.Popen([sys.executable, '-c', LITDATA_CHILD, mode, src, *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None
+    if p.returncode != 0:
+        raise RuntimeError(f'litdata {mode} {args[0]} failed:\n{err[-3000:]}')
+    return [float(x) for x in out.strip().splitlines()[-1].split()]
+
+
 def source_or_none(given, default):
     path = given or default
     return path if path and os.path.isdir(path) else None
@@ -259,7 +367,7 @@ def main():
         print(f'{name}: {src or "no source, left out"}')
     resume_bench.scale_workloads(args.scale)
     workloads = ['A', 'B']
-    libs = ['sluice'] + (['litdata'] if args.litdata_src and 'resume' in rows else [])
+    libs = ['sluice'] + (['litdata'] if args.litdata_src else [])
     resume_bench.prepare(args.work, workloads, libs, ['iter'], args.litdata_src)
     bench = Bench(args, workloads)
     images = None
@@ -282,6 +390,9 @@ def main():
             kinds = [k for k in ('sluice', 'mosaic') if k != 'mosaic' or args.mosaic_src]
             resume_bench.warm(args.work, workloads, kinds, args.mosaic_src or '', bench.s3,
                               resume_bench.s3_env(bench.s3.endpoint))
+            for w in workloads if args.litdata_src else ():
+                resume_bench.upload(bench.data(w) + '-litdata', resume_bench.tag(w) + '-litdata',
+                                    bench.s3.endpoint)
         for run in range(args.runs):
             print(f'run {run + 1} of {args.runs} ...', flush=True)
             for row in rows:
@@ -308,6 +419,8 @@ def main():
         if bench.s3:
             bench.s3.stop()
     bench.table.print(args.runs)
+    for note in bench.notes:
+        print(note)
     print(f'\n{args.runs} run(s) in {time.perf_counter() - started:.0f} s (scale {args.scale})')
 
 
