@@ -320,7 +320,8 @@ typedef struct sluice_stream sluice_stream;
  *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or
  *    files one reader opens at once: default for raw-file streams 16, or
  *    64 shared by the node's readers when fewer, at least 2; 4 otherwise;
- *    under a cache_limit, extra ones only when there is room),
+ *    under a cache_limit 1 unless the node has one reader, and extra ones
+ *    only when there is room),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.
  * A stream with "files" is a raw-file stream: its files (listed under the

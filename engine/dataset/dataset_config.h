@@ -108,7 +108,11 @@ struct DatasetOptions {
   // open shard per reader) only within the window, and only the next
   // sample's shard waits for room: the others are opened when there is
   // room without waiting, so the limit holds and no reader waits for room
-  // while such extra shards are pinned.
+  // while its own extra shards are pinned. Other readers' extras are
+  // another matter (one whose consumer is not called keeps them pinned), so
+  // under a cache_limit the default is 1 unless the node has one reader; a
+  // value set here applies as given, and then a reader may wait up to
+  // wait_timeout for room another reader's extras hold.
   std::optional<int64_t> fetch_concurrency;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }

@@ -218,13 +218,21 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
 
 size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
   if (options_.fetch_concurrency) return static_cast<size_t>(*options_.fetch_concurrency);
+  // Every reader of the node (each rank's workers) keeps its own requests in
+  // flight.
+  const uint64_t readers = static_cast<uint64_t>(std::max<int64_t>(1, world_.ranks_per_node)) *
+                           static_cast<uint64_t>(std::max<int64_t>(1, num_workers));
+  // Under a cache_limit, a reader's extra opens pin room that the limit's
+  // budget (one open shard per reader) keeps for the node's other readers;
+  // one whose consumer is not called (a DataLoader worker while the main
+  // process waits on another) would keep them pinned, and another reader
+  // could wait for that room until wait_timeout. So by default only a lone
+  // reader opens ahead under a limit (its own scan drops its extras before
+  // it waits); fetch_concurrency set explicitly is taken as given.
+  if (options_.cache_limit && readers > 1) return 1;
   for (const StreamOptions& s : options_.streams) {
     if (!s.files) continue;
-    // Every reader of the node (each rank's workers) keeps its own requests
-    // in flight: share the node's among them.
-    const uint64_t readers =
-        static_cast<uint64_t>(std::max<int64_t>(1, world_.ranks_per_node)) *
-        static_cast<uint64_t>(std::max<int64_t>(1, num_workers));
+    // Share the node's requests among its readers.
     return std::clamp<size_t>((kNodeFileFetchConcurrency + readers - 1) / readers,
                               kMinFileFetchConcurrency, kRawFileFetchConcurrency);
   }

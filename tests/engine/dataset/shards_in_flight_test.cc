@@ -235,6 +235,20 @@ TEST(FilesInFlight, UnderACacheLimitWithRoomEveryFileOfTheWindowDownloads) {
   EXPECT_EQ(requested, names);
 }
 
+// The same with two readers on the node (2 DataLoader workers): one file at
+// a time by default, since one reader's extra files would hold room the
+// other's budget counts on while its consumer is not called.
+TEST(FilesInFlight, UnderACacheLimitTwoReadersOpenOneFileAtATime) {
+  std::vector<std::string> names;
+  uint64_t max_disk = 0;
+  std::vector<std::string> requested =
+      FilesRequestedWhileTheSecondHangs(40, uint64_t{1} << 20, 2, &names, &max_disk, 2);
+  ASSERT_GT(names.size(), 2u);
+  std::vector<std::string> expected(names.begin(), names.begin() + 2);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(requested, expected);
+}
+
 // A limit of about five files: several download beside the hung one, the
 // folder never holds more than the limit, and the reader is not stuck
 // waiting for room its own files hold (it waits for file 1 only: the
