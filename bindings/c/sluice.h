@@ -397,10 +397,12 @@ sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes*
 
 /* Deletes global shard `shard`'s files from this node's cache now (its data
  * and meta files, and kept zips), as Mosaic's evict_shard; a later read
- * fetches them again. Drops the views of the last get first. Evicting a
- * shard that is not cached is SLUICE_OK. SLUICE_ERANGE past the last shard;
- * SLUICE_EINVAL for a stream read in place (no remote: its files are the
- * dataset) or a shard some process is reading. */
+ * fetches them again. When the last sluice_stream_get read this shard, its
+ * views are dropped first. Evicting a shard that is not cached is
+ * SLUICE_OK. SLUICE_ERANGE past the last shard; SLUICE_EINVAL for a stream
+ * read in place (no remote: its files are the dataset) or a shard some
+ * process is reading, this one's current iteration included (a shard of
+ * the last sluice_stream_next_batch stays pinned until the next call). */
 sluice_status sluice_stream_evict_shard(sluice_stream* s, uint64_t shard);
 
 /* The warning Mosaic gives while it plans `epoch`'s shuffle, word for word,

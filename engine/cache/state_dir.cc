@@ -13,8 +13,10 @@ namespace {
 
 // mkdir that accepts an existing folder, then checks what is there with
 // lstat: a folder (not a link), and, when `owner_only`, this user's with no
-// access for others.
+// access for others. A refusal says how to go elsewhere: in a shared /tmp
+// another user can take this user's folder name first.
 Status PrivateFolder(const std::string& path, bool owner_only) {
+  const std::string elsewhere = " (SLUICE_CACHE_STATE_DIR chooses another place)";
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
     return ErrnoStatus("cannot make the cache state folder", path, errno);
   }
@@ -22,11 +24,12 @@ Status PrivateFolder(const std::string& path, bool owner_only) {
   if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
   if (!S_ISDIR(st.st_mode)) {
     return InvalidArgumentError("cache state folder " + path +
-                                " is not a folder (a symbolic link or a file is refused)");
+                                " is not a folder (a symbolic link or a file is refused)" + elsewhere);
   }
   if (owner_only && (st.st_uid != ::getuid() || (st.st_mode & 077) != 0)) {
     return InvalidArgumentError("cache state folder " + path +
-                                " must belong to this user with no access for others (mode 0700)");
+                                " must belong to this user with no access for others (mode 0700)" +
+                                elsewhere);
   }
   return Status::Ok();
 }

@@ -12,8 +12,10 @@
 // or they would not coordinate.
 //
 // Keyed by the folder's identity, not its spelling, so every path that
-// reaches it (links, bind mounts, relative paths) finds the same state; a
-// folder deleted and made again is a new identity with fresh state. The state
+// reaches it (links, bind mounts, relative paths) finds the same state. A
+// folder deleted and made again may get the old inode number back, and with
+// it the old state: harmless once nobody uses the old folder (the first
+// user recounts from the files), not while a process still does. The state
 // is per node by nature (it coordinates the processes of one machine), and a
 // stale one is harmless: the files in the cache folder are the truth, and the
 // first process to open a cache recounts them (see ShardCache::Open).

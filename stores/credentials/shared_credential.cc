@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -202,7 +203,10 @@ boost::asio::awaitable<Result<Credential>> SharedCredential::AwaitGet() {
       cv_->notify_all();  // wakes the refresher (again, should it have missed it)
     }
     timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(options_.await_poll_ms, 1)));
-    co_await timer.async_wait(boost::asio::use_awaitable);
+    // A cancelled wait (the request's own cancellation) is an error, not an
+    // exception out of the request's coroutine.
+    auto [ec] = co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    if (ec) co_return CancelledError("waiting for a credential: " + ec.message());
   }
 }
 

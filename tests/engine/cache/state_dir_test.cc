@@ -95,7 +95,8 @@ TEST(CacheStateDir, RefusesAFolderOthersCanReach) {
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().ToString(),
             "invalid argument: cache state folder " + user +
-                " must belong to this user with no access for others (mode 0700)");
+                " must belong to this user with no access for others (mode 0700) "
+                "(SLUICE_CACHE_STATE_DIR chooses another place)");
 }
 
 TEST(CacheStateDir, RefusesALinkAsThePerUserFolder) {
@@ -107,7 +108,8 @@ TEST(CacheStateDir, RefusesALinkAsThePerUserFolder) {
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().ToString(),
             "invalid argument: cache state folder " + user +
-                " is not a folder (a symbolic link or a file is refused)");
+                " is not a folder (a symbolic link or a file is refused) "
+                "(SLUICE_CACHE_STATE_DIR chooses another place)");
 }
 
 // Containers of one node sharing a host folder as their cache, each with its
