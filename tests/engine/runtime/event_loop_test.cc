@@ -152,14 +152,14 @@ awaitable<Status> WaitForever(asio::io_context& ctx, int pipe_fd,
     asio::steady_timer timer(ctx, 1h);
     auto [ec] = co_await timer.async_wait(kTuple);
     if (ec == asio::error::operation_aborted) ++*aborted;
-    co_return ec ? Status(StatusCode::kCancelled, ec.message())
+    co_return ec ? CancelledError(ec.message())
                  : InternalError("timer fired");
   }
   asio::posix::stream_descriptor pipe(ctx, dup(pipe_fd));
   char c;
   auto [ec, n] = co_await pipe.async_read_some(asio::buffer(&c, 1), kTuple);
   if (ec == asio::error::operation_aborted) ++*aborted;
-  co_return ec ? Status(StatusCode::kCancelled, ec.message())
+  co_return ec ? CancelledError(ec.message())
                : InternalError("pipe read " + std::to_string(n));
 }
 
