@@ -89,6 +89,39 @@ DatasetOptions FileOptions(const std::string& remote, const std::string& local) 
   return o;
 }
 
+// Rank `rank` of 2 on one node, shuffled with `seed`, batches of 4.
+DatasetOptions RankOfTwoOnOneNode(const std::string& remote, const std::string& local,
+                                  int64_t rank, uint64_t seed) {
+  DatasetOptions o = FileOptions(remote, local);
+  o.world.rank = rank;
+  o.world.world_size = 2;
+  o.world.local_rank = rank;
+  o.world.local_world_size = 2;
+  o.plan.shuffle = true;
+  o.plan.shuffle_seed = seed;
+  o.plan.batch_size = 4;
+  return o;
+}
+
+// Every worker of `workers` reads its epoch 0, `read_batch` samples per
+// call, each file's bytes checked; counts each id read in `seen` and
+// returns the ids of all the workers.
+std::set<int64_t> ReadAllWorkers(StreamingDataset& ds, int64_t workers, int64_t read_batch,
+                                 const std::vector<std::string>& paths,
+                                 std::map<int64_t, int>* seen) {
+  std::set<int64_t> read;
+  for (int64_t w = 0; w < workers; ++w) {
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = ReadEpoch(ds, 0, 0, w, workers, read_batch, &bytes);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      EXPECT_EQ(bytes[k], FieldOf(paths, ids[k])) << paths[static_cast<size_t>(ids[k])];
+      ++(*seen)[ids[k]];
+      read.insert(ids[k]);
+    }
+  }
+  return read;
+}
+
 TEST(FileDataset, LocalFolderIsReadInPlaceInCanonicalOrder) {
   ScratchDir data;
   std::vector<std::string> paths = WriteFiles(data.path(), 40);
@@ -141,27 +174,11 @@ TEST(FileDataset, RanksWithDifferentWorkerCountsReadEveryFileOnce) {
   std::map<int64_t, int> seen;
   const int64_t workers_of_rank[] = {2, 3};
   for (int64_t rank = 0; rank < 2; ++rank) {
-    DatasetOptions o = FileOptions(data.path(), cache.path());
-    o.world.rank = rank;
-    o.world.world_size = 2;
-    o.world.local_rank = rank;
-    o.world.local_world_size = 2;
-    o.plan.shuffle = true;
-    o.plan.shuffle_seed = 11;
-    o.plan.batch_size = 4;
-    auto ds = StreamingDataset::Open(o);
+    auto ds = StreamingDataset::Open(RankOfTwoOnOneNode(data.path(), cache.path(), rank, 11));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     EXPECT_EQ((*ds)->length(), kFiles / 2);
-    std::set<int64_t> of_rank;
-    for (int64_t w = 0; w < workers_of_rank[rank]; ++w) {
-      std::vector<std::string> bytes;
-      std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, w, workers_of_rank[rank], 5, &bytes);
-      for (size_t k = 0; k < ids.size(); ++k) {
-        ASSERT_EQ(bytes[k], FieldOf(paths, ids[k]));
-        ++seen[ids[k]];
-        of_rank.insert(ids[k]);
-      }
-    }
+    const std::set<int64_t> of_rank =
+        ReadAllWorkers(**ds, workers_of_rank[rank], 5, paths, &seen);
     // The rank's share does not depend on its worker count.
     std::set<int64_t> one_worker;
     auto planned = (*ds)->WorkerIds(0, 0, 0, 1);
@@ -248,24 +265,9 @@ TEST(FileDataset, DbfsVolumeIsReadOnceAcrossRanksWithOneGetPerFile) {
   int pages_after_first_rank = 0;
   const int64_t workers_of_rank[] = {2, 3};
   for (int64_t rank = 0; rank < 2; ++rank) {
-    DatasetOptions o = FileOptions("dbfs:" + volume, cache.path());
-    o.world.rank = rank;
-    o.world.world_size = 2;
-    o.world.local_rank = rank;
-    o.world.local_world_size = 2;
-    o.plan.shuffle = true;
-    o.plan.shuffle_seed = 5;
-    o.plan.batch_size = 4;
-    auto ds = StreamingDataset::Open(o);
+    auto ds = StreamingDataset::Open(RankOfTwoOnOneNode("dbfs:" + volume, cache.path(), rank, 5));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-    for (int64_t w = 0; w < workers_of_rank[rank]; ++w) {
-      std::vector<std::string> bytes;
-      std::vector<int64_t> ids = ReadEpoch(**ds, 0, 0, w, workers_of_rank[rank], 4, &bytes);
-      for (size_t k = 0; k < ids.size(); ++k) {
-        ASSERT_EQ(bytes[k], FieldOf(paths, ids[k]));
-        ++seen[ids[k]];
-      }
-    }
+    ReadAllWorkers(**ds, workers_of_rank[rank], 4, paths, &seen);
     if (rank == 0) pages_after_first_rank = fake.list_pages();
   }
   ASSERT_EQ(seen.size(), static_cast<size_t>(kFiles));
