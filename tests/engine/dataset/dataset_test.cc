@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "bindings/cli/bench/cache_usage.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/dataset_reader.h"
@@ -453,6 +454,18 @@ TEST(DatasetTestUtil, ShardBytesOnDiskCountsShardsOnly) {
   ASSERT_TRUE(WriteFileAtomic(d + "/sub/shard.00001.mds", std::string(2, 'b')).ok());
   ASSERT_EQ(::link((d + "/shard.00000.mds").c_str(), (d + "/sub/hardlink").c_str()), 0);
   EXPECT_EQ(testing::ShardBytesOnDisk(d), 42u);
+}
+
+// The DiskSampler's bound over several folders of a node: with nothing
+// changing, every counted file is seen by both walks and counts once.
+TEST(DatasetTestUtil, CachedBytesAtOneInstantSumsTheFoldersOfANode) {
+  ScratchDir a, b;
+  ASSERT_TRUE(WriteFileAtomic(a.path() + "/shard.00000.mds", std::string(40, 'a')).ok());
+  ASSERT_TRUE(WriteFileAtomic(a.path() + "/index.json", std::string(200, 'i')).ok());
+  ASSERT_TRUE(MakeDirs(b.path() + "/x").ok());
+  ASSERT_TRUE(WriteFileAtomic(b.path() + "/x/file.jpg", std::string(7, 'b')).ok());
+  EXPECT_EQ(bench::CachedBytesAtOneInstant({a.path(), b.path()}), 47u);
+  EXPECT_EQ(bench::CachedBytesAtOneInstant({a.path() + "/missing"}), 0u);
 }
 
 }  // namespace

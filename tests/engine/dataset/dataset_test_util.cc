@@ -1,18 +1,14 @@
 #include "tests/engine/dataset/dataset_test_util.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <set>
+#include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "bindings/cli/bench/cache_usage.h"
 #include "formats/mds/mds_writer.h"
 
 namespace sluice::testing {
-
-namespace fs = std::filesystem;
 
 void WriteSyntheticMds(const std::string& dir, int samples, uint64_t size_limit,
                        std::optional<std::string> compression, std::vector<std::string> hashes) {
@@ -64,16 +60,11 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
 
 DiskSampler::DiskSampler(std::vector<std::vector<std::string>> nodes) : nodes_(std::move(nodes)) {
   thread_ = std::thread([this] {
-    auto node_bytes = [](const std::vector<std::string>& dirs) {
-      uint64_t total = 0;
-      for (const std::string& d : dirs) total += ShardBytesOnDisk(d);
-      return total;
-    };
     // At least one sample, even when Stop() comes before this thread first
     // runs (a loaded machine can run a whole small job meanwhile).
     do {
       for (const auto& dirs : nodes_) {
-        const uint64_t seen = std::min(node_bytes(dirs), node_bytes(dirs));
+        const uint64_t seen = bench::CachedBytesAtOneInstant(dirs);
         if (seen > max_.load()) max_ = seen;
       }
       ++samples_;
@@ -109,28 +100,6 @@ DatasetOptions OneStreamOptions(const std::string& remote, const std::string& lo
   return o;
 }
 
-uint64_t ShardBytesOnDisk(const std::string& dir) {
-  uint64_t total = 0;
-  // Each inode once: a temp file renamed during the walk is not counted twice.
-  std::set<std::pair<dev_t, ino_t>> seen;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() == ".sluice") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    // The index and its download temporary (".index.json" + the temporary
-    // marker, base/file.h's TempPathFor) are not shards.
-    const std::string name = it->path().filename().string();
-    if (name == "index.json" || name.rfind(".index.json", 0) == 0) continue;
-    struct stat st;
-    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        seen.insert({st.st_dev, st.st_ino}).second) {
-      total += static_cast<uint64_t>(st.st_size);
-    }
-  }
-  return total;
-}
+uint64_t ShardBytesOnDisk(const std::string& dir) { return bench::CachedBytes(dir); }
 
 }  // namespace sluice::testing

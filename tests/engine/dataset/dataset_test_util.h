@@ -38,9 +38,9 @@ std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t samp
                                int64_t worker, int64_t num_workers, size_t batch,
                                std::vector<std::string>* bytes);
 
-// Sum of the sizes of the regular files under `dir` (recursively), each inode
-// once, leaving out the cache's .sluice state folder, index.json and its
-// download temporary (the index is not a shard: not under cache_limit).
+// What the cache budgets in `dir`, by one walk (bench::CachedBytes): the
+// files under it, each inode once, without the state folder, index.json and
+// its download temporary (the index is not under cache_limit).
 uint64_t ShardBytesOnDisk(const std::string& dir);
 
 // Samples, every millisecond until stopped and at least once, the shard
@@ -49,7 +49,8 @@ uint64_t ShardBytesOnDisk(const std::string& dir);
 // forking the job's
 // processes (a child must not inherit a busy thread). A walk of a folder is
 // not a snapshot (a file deleted and another created during one walk are
-// both counted), so each sample is the smaller of two walks in a row.
+// both counted), so each sample is bench::CachedBytesAtOneInstant, a lower
+// bound of what the folders held at one instant.
 class DiskSampler {
  public:
   // One node per entry of `nodes`, each a list of its cache folders.

@@ -412,7 +412,10 @@ TEST_F(GetToFileTest, PartsWithDifferentETagsFailTheDownload) {
 }
 
 // Parts asked after an ETag is known carry If-Match: an object replaced
-// since fails them with 412 (the server's word), as before.
+// since fails them with 412 (the server's word), as before. Part 1 is sent
+// beside part 0, so whether it carries If-Match depends on when part 0's
+// headers arrived: the first request carries none, every one that does
+// carries part 0's ETag, and the 412 ends the download.
 TEST_F(GetToFileTest, LaterPartsAskIfMatchTheFirstETag) {
   ObjectServer server(PatternBytes(kObject, 10), [](ObjectServer& s, const testing::FakeRequest& r) {
     std::string match = r.Header("if-match");
@@ -425,9 +428,15 @@ TEST_F(GetToFileTest, LaterPartsAskIfMatchTheFirstETag) {
   EXPECT_EQ(r.status().code(), StatusCode::kIoError);
   EXPECT_NE(r.status().message().find("HTTP 412"), std::string::npos) << r.status().ToString();
   std::vector<ObjectServer::Seen> seen = server.seen();
-  ASSERT_GE(seen.size(), 3u);
-  EXPECT_EQ(seen[0].if_match + seen[1].if_match, "");  // parts 0 and 1, together
-  EXPECT_EQ(seen[2].if_match, "\"v1\"");
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(seen[0].if_match, "");
+  size_t matched = 0;
+  for (const ObjectServer::Seen& request : seen) {
+    if (request.if_match.empty()) continue;
+    EXPECT_EQ(request.if_match, "\"v1\"");
+    ++matched;
+  }
+  EXPECT_GE(matched, 1u);
   EXPECT_TRUE(List(out()).empty());
 }
 
