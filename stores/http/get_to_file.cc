@@ -223,18 +223,25 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     request.expected_object_size = plan->expected_size;
     const bool head_only = plan->first == First::kPending;
     if (head_only) request.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse response,
-                               co_await SendToFile(client, std::move(request), file, first, tmp,
-                                                   plan->write_pool, &plan->other_bytes));
-    if (head_only && response.status == 200) {
-      // The server ignored Range: part 0 (which takes a 200 whole) decides.
-      plan->redo.push_back(part);
+    Result<HttpResponse> sent = co_await SendToFile(client, std::move(request), file, first, tmp,
+                                                    plan->write_pool, &plan->other_bytes);
+    if (head_only && (!sent.ok() || sent->status == 200)) {
+      // Sent before part 0 answered, and failed (after the retries the
+      // client's policy allows) or found Range ignored: part 0 decides.
+      // Answered whole, it is the download and this part does not matter;
+      // failed, its error is the download's (a stale expected size: part 0
+      // names the size the server states, where later parts only get 416).
       if (plan->first == First::kPending) co_await plan->first_known->async_wait(kTuple);
       if (plan->first == First::kPending) {
         co_return CancelledError("GET " + RedactUrl(plan->url) + ": cancelled");
       }
+      if (plan->first == First::kWhole) co_return Status::Ok();
+      if (!sent.ok()) co_return sent.status();
+      plan->redo.push_back(part);  // Range ignored this time only: ask again
       continue;
     }
+    if (!sent.ok()) co_return sent.status();
+    const HttpResponse& response = *sent;
     if (response.body_bytes != last - first + 1) {
       co_return CorruptError("GET " + response.final_url + ": part " + std::to_string(part) +
                              " (bytes " + std::to_string(first) + "-" + std::to_string(last) +
@@ -348,7 +355,8 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   if (options.expected_size) plan.SetTotal(*options.expected_size);
 
   // Worker 0 takes part 0; the others start now when the size is known,
-  // else once part 0 has told it. The first error cancels the others; so
+  // else once part 0 has told it. The first error cancels the others (a
+  // part sent before part 0 answered reports one only once part 0 has); so
   // does part 0 answered whole.
   const size_t max_workers = static_cast<size_t>(options.concurrency);
   std::vector<asio::cancellation_signal> signals(max_workers);

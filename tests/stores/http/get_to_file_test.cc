@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -437,6 +438,117 @@ TEST_F(GetToFileTest, LaterPartsAskIfMatchTheFirstETag) {
     ++matched;
   }
   EXPECT_GE(matched, 1u);
+  EXPECT_TRUE(List(out()).empty());
+}
+
+// Retries per the client's policy (two after the first attempt), with
+// backoffs of a few milliseconds so that a test spends no time waiting.
+std::unique_ptr<HttpClient> QuickRetryClient(EventLoop& loop) {
+  HttpClientOptions options;
+  options.download_retry = 2;
+  options.backoff_base = std::chrono::milliseconds(1);
+  options.backoff_max = std::chrono::milliseconds(4);
+  auto client = HttpClient::Create(loop.executor(), options);
+  return client.ok() ? std::move(client).value() : nullptr;
+}
+constexpr uint64_t kPartTwo = 2 * (64 << 10);
+
+// A part failing once is asked again by the client's retry policy; the
+// other parts, part 0 included, are not asked again.
+TEST_F(GetToFileTest, APartFailingOnceIsRetriedAlone) {
+  std::atomic<int> part_two_answers{0};
+  ObjectServer server(PatternBytes(kObject, 11), [&](ObjectServer& s, const testing::FakeRequest& r) {
+    if (ObjectServer::FirstByte(r) == kPartTwo && part_two_answers++ == 0) {
+      return testing::FakeResponse{503, {}, ""};
+    }
+    return s.Answer(r, /*honour_range=*/true);
+  });
+  std::unique_ptr<HttpClient> client = QuickRetryClient(loop_);
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> r = loop_.Run(
+      client->GetToFile(server.url(), out() + "/retried.mds", FivePartsOf64KiB(kObject)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(*ReadFile(out() + "/retried.mds") == PatternBytes(kObject, 11));
+  std::vector<std::string> ranges = Ranges(server.seen());
+  SortRanges(ranges.begin(), ranges.end());
+  EXPECT_EQ(ranges, (std::vector<std::string>{kFiveRanges[0], kFiveRanges[1], kFiveRanges[2],
+                                              kFiveRanges[2], kFiveRanges[3], kFiveRanges[4]}));
+}
+
+// A part failing on every attempt the policy allows fails the download
+// when part 0 shows ranges work: the object cannot be had whole.
+TEST_F(GetToFileTest, APartFailingForGoodFailsARangedDownload) {
+  ObjectServer server(PatternBytes(kObject, 12), [](ObjectServer& s, const testing::FakeRequest& r) {
+    if (ObjectServer::FirstByte(r) == kPartTwo) return testing::FakeResponse{503, {}, ""};
+    return s.Answer(r, /*honour_range=*/true);
+  });
+  std::unique_ptr<HttpClient> client = QuickRetryClient(loop_);
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> r = loop_.Run(
+      client->GetToFile(server.url(), out() + "/failed.mds", FivePartsOf64KiB(kObject)));
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  const std::string get = "GET " + server.url();
+  EXPECT_EQ(r.status().message(), get + ": gave up after 3 attempt(s) (download_retry=2): " + get +
+                                       ": HTTP 503 Status, expected 206 for Range " +
+                                       "bytes=131072-196607");
+  std::vector<std::string> ranges = Ranges(server.seen());
+  EXPECT_EQ(std::count(ranges.begin(), ranges.end(), kFiveRanges[2]), 3);
+  EXPECT_TRUE(List(out()).empty());
+}
+
+// A part sent beside part 0 fails for good (503 on every attempt) before
+// part 0 has answered; part 0 then comes whole (a server ignoring Range),
+// and that is the download: the failed part must not cancel it. Part 0 is
+// answered once part 2's last attempt has been (and, most likely, read).
+TEST_F(GetToFileTest, APartFailingBeforePartZeroCameWholeDoesNotFailTheDownload) {
+  ObjectServer server(PatternBytes(kObject, 13), [](ObjectServer& s, const testing::FakeRequest& r) {
+    const uint64_t first = ObjectServer::FirstByte(r);
+    if (first == kPartTwo) return testing::FakeResponse{503, {}, ""};
+    if (first == 0) {
+      s.WaitForRequests(7);  // parts 0 to 4, and part 2's two retries
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return s.Answer(r, /*honour_range=*/false);
+  });
+  std::unique_ptr<HttpClient> client = QuickRetryClient(loop_);
+  ASSERT_NE(client, nullptr);
+  Result<HttpResponse> r = loop_.Run(
+      client->GetToFile(server.url(), out() + "/whole.mds", FivePartsOf64KiB(kObject)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(*ReadFile(out() + "/whole.mds") == PatternBytes(kObject, 13));
+  std::vector<std::string> ranges = Ranges(server.seen());
+  SortRanges(ranges.begin(), ranges.end());
+  EXPECT_EQ(ranges, (std::vector<std::string>{kFiveRanges[0], kFiveRanges[1], kFiveRanges[2],
+                                              kFiveRanges[2], kFiveRanges[2], kFiveRanges[3],
+                                              kFiveRanges[4]}));
+}
+
+// An index older than the object: it is now 50,000 bytes where the index
+// says 300,000, so parts 1 to 4 ask for bytes past its end and get 416.
+// They wait for part 0, whose Content-Range states the size: the error
+// says the remote changed, as for any other stated size (above). Part 0 is
+// answered last, once the 416s have been (and, most likely, read).
+TEST_F(GetToFileTest, AStaleExpectedSizeFailsWithTheSizePartZeroStated) {
+  constexpr uint64_t kNow = 50000;
+  ObjectServer server(PatternBytes(kNow, 14), [](ObjectServer& s, const testing::FakeRequest& r) {
+    const uint64_t first = ObjectServer::FirstByte(r);
+    if (first >= kNow) {
+      return testing::FakeResponse{416, {{"Content-Range", "bytes */" + std::to_string(kNow)}}, ""};
+    }
+    s.WaitForRequests(5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return s.Answer(r, /*honour_range=*/true);
+  });
+  Result<HttpResponse> r = loop_.Run(
+      client_->GetToFile(server.url(), out() + "/stale.mds", FivePartsOf64KiB(kObject)));
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(r.status().message(),
+            "GET " + server.url() + ": the object is 50000 bytes, index.json says 300000 (the "
+            "remote changed since it was indexed?)");
+  std::vector<std::string> ranges = Ranges(server.seen());
+  SortRanges(ranges.begin(), ranges.end());
+  EXPECT_EQ(ranges, kFiveRanges);  // a 416 is not retried
   EXPECT_TRUE(List(out()).empty());
 }
 
