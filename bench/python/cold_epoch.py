@@ -20,10 +20,12 @@ the sluice package of that build too), interleaved with each other and
 with curl, so drift hits every row alike. Prints per row the median (min,
 max) of the epoch's seconds, its MB/s (bytes that reached the cache / time),
 the median's ratio to the best curl row of the same path, and the child's
-CPU seconds (user + system, from the dataset's construction on) per GB.
+CPU seconds (user + system, from the dataset's construction on) per GB
+(cpu_seconds and cpu_per_gb, which speed_table.py's cold rows use too).
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,23 +33,39 @@ import sys
 import tempfile
 import time
 
-from cold_first_sample import start_nginx, write
-from delay_proxy import DelayProxy
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 WORKLOADS = {'A': (200_000, 1 << 10), 'B': (4_000, 256 << 10)}
 
 CHILD = r'''
-import resource, sys, time
+import sys, time
+sys.path.insert(0, %r)
+from cold_epoch import cpu_seconds
 import sluice
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
-c0, t0 = cpu(), time.perf_counter()
+c0, t0 = cpu_seconds(), time.perf_counter()
 ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
                              batch_size=16, shuffle_seed=17)
 n = sum(1 for _ in ds)
-print(n, time.perf_counter() - t0, cpu() - c0)
-'''
+print(n, time.perf_counter() - t0, cpu_seconds() - c0)
+''' % HERE
+
+
+# The CPU cost of a cold epoch, here and in speed_table.py (whose children,
+# Sluice's, Mosaic's and LitData's, import this module: hence no import of
+# sluice or numpy at its top): user + system seconds of the epoch's process
+# and the children it reaped, from the dataset's construction on, over the
+# bytes that reached its cache.
+def cpu_seconds():
+    """User + system CPU seconds of this process (every thread) and of its
+    children that have been waited for."""
+    own, kids = (resource.getrusage(who) for who in
+                 (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def cpu_per_gb(cpu, nbytes):
+    """CPU seconds per GB (1e9 bytes) downloaded."""
+    return cpu / (nbytes / 1e9)
 
 
 def folder_bytes(folder):
@@ -74,10 +92,11 @@ def sluice_epoch(library, url, shuffle, work, samples):
         shutil.rmtree(cache)
 
 
-def curl_epoch(urls, parallel, work):
-    """(seconds, CPU seconds, bytes) of every shard by `parallel` transfers."""
+def curl_epoch(urls, parallel, work, curl_args=()):
+    """(seconds, CPU seconds, bytes) of every shard by `parallel` transfers,
+    each on its own connection (`curl_args`: e.g. a signature's)."""
     args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate', '--parallel-max',
-            str(parallel)]
+            str(parallel), *curl_args]
     outs = [os.path.join(work, f'curl{i}.bin') for i in range(len(urls))]
     for o, u in zip(outs, urls):
         args += ['-o', o, u]
@@ -95,6 +114,8 @@ def curl_epoch(urls, parallel, work):
 
 
 def main():
+    from cold_first_sample import start_nginx, write
+    from delay_proxy import DelayProxy
     ap = argparse.ArgumentParser()
     ap.add_argument('--workload', choices=sorted(WORKLOADS), default='B')
     ap.add_argument('--samples', type=int)
@@ -153,7 +174,7 @@ def main():
                     continue
                 secs = [s for s, _, _ in xs]
                 mbps = statistics.median(b / s for s, _, b in xs) / 1e6
-                cpu_gb = statistics.median(c / (b / 1e9) for _, c, b in xs)
+                cpu_gb = statistics.median(cpu_per_gb(c, b) for _, c, b in xs)
                 print(f'  {path:8s} {name:22s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
                       f'{mbps / best:10.0%} {cpu_gb:8.2f}')

@@ -29,17 +29,22 @@ import time
 import numpy as np
 
 import sluice
+from cold_epoch import curl_epoch, folder_bytes
 from delay_proxy import DelayProxy
 
 MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             'compare')
 
 # The child: open, iterate to the first sample, print seconds since the
-# dataset was constructed (imports excluded: they are the same warm or cold).
-# argv[5], when given, is a mosaicml-streaming source tree to read with
-# instead (argv[6]: the folder of mosaic_stubs.py).
+# dataset was constructed (imports excluded: they are the same warm or cold),
+# then (argv[4] == '1') to the end of the epoch, and the CPU seconds spent
+# from the construction on (cold_epoch.cpu_seconds). argv[5], when given, is
+# a mosaicml-streaming source tree to read with instead (argv[6]: the folder
+# of mosaic_stubs.py).
 CHILD = r'''
 import sys, time
+sys.path.insert(0, %r)
+from cold_epoch import cpu_seconds
 if len(sys.argv) > 5:
     sys.path.insert(0, sys.argv[6])
     from mosaic_stubs import import_streaming
@@ -47,7 +52,7 @@ if len(sys.argv) > 5:
 else:
     import sluice
     Dataset = sluice.StreamingDataset
-t0 = time.perf_counter()
+c0, t0 = cpu_seconds(), time.perf_counter()
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
              batch_size=16, shuffle_seed=17)
 it = iter(ds)
@@ -56,8 +61,8 @@ first = time.perf_counter() - t0
 if sys.argv[4] == '1':
     for _ in it:
         pass
-print(first, time.perf_counter() - t0)
-'''
+print(first, time.perf_counter() - t0, cpu_seconds() - c0)
+''' % os.path.dirname(os.path.abspath(__file__))
 
 
 def write(folder, samples, size):
@@ -99,9 +104,10 @@ http {{ access_log off; sendfile on; keepalive_requests 100000;
 
 
 def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None):
-    """Seconds to the first sample (and to the end of the epoch when asked),
-    with `env` (default: this process's), by Sluice or, given `mosaic_src`,
-    by mosaicml-streaming from that source tree."""
+    """Seconds to the first sample, with `env` (default: this process's), by
+    Sluice or, given `mosaic_src`, by mosaicml-streaming from that source
+    tree. With `epoch`: (seconds to the first sample, to the end of the
+    epoch, CPU seconds of the epoch, bytes in the cache after it)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
@@ -110,8 +116,8 @@ def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None):
                              capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        first, whole = map(float, out.stdout.strip().splitlines()[-1].split())
-        return (first, whole) if epoch else first
+        first, whole, cpu = map(float, out.stdout.strip().splitlines()[-1].split())
+        return (first, whole, cpu, folder_bytes(cache)) if epoch else first
     finally:
         shutil.rmtree(cache)
 
@@ -125,17 +131,8 @@ def curl_time(url, work, curl_args=()):
 
 
 def curl_all_time(urls, work, curl_args=()):
-    """All shards by 4 parallel transfers on their own connections."""
-    args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate',
-            '--parallel-max', '4', *curl_args]
-    for i, u in enumerate(urls):
-        args += ['-o', os.path.join(work, f'all{i}.bin'), u]
-    t = time.perf_counter()
-    subprocess.run(args, check=True)
-    dt = time.perf_counter() - t
-    for i in range(len(urls)):
-        os.remove(os.path.join(work, f'all{i}.bin'))
-    return dt
+    """Seconds for all shards by 4 parallel transfers on their own connections."""
+    return curl_epoch(urls, 4, work, curl_args)[0]
 
 
 def summary(xs):
@@ -187,7 +184,7 @@ def main():
                         label = path + (name + ', ' if name else '')
                         for order, shuffle in (('in order', False), ('shuffled', True)):
                             got = child_time(url, shuffle, work, epoch=args.epoch, env=env)
-                            first, whole = got if args.epoch else (got, None)
+                            first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(label + order, []).append(first)
                             if args.epoch:
                                 rows.setdefault(label + 'epoch ' + order, []).append(whole)

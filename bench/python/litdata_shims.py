@@ -19,3 +19,19 @@ def import_litdata(source_dir):
     sys.path.insert(0, os.path.join(source_dir, 'src'))
     import litdata
     return litdata
+
+
+def collate_bytes(items):
+    """A collate for LitData's StreamingDataLoader over samples with a bytes
+    column: LitData hands such a column back as a memoryview into its chunk,
+    and torch's default_collate treats a memoryview as a sequence, turning
+    every byte position into a tensor of its own (262,144 tensors for a
+    batch of 256 KiB samples; DataLoader workers then run out of file
+    descriptors sharing them, and the loader waits forever). Here the column
+    becomes `bytes`, as Sluice's and Mosaic's samples are, and the rest goes
+    to default_collate: a batch of the same shape for every contender.
+    A module-level function, so that DataLoader workers can unpickle it."""
+    from torch.utils.data import default_collate
+    return default_collate([
+        {k: bytes(v) if isinstance(v, memoryview) else v for k, v in item.items()}
+        if isinstance(item, dict) else item for item in items])

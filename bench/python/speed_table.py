@@ -15,14 +15,18 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
 
   loader  DataLoader(2 workers, batch 16), in order, A and B: samples/s;
           reference: a bare map-style dataset over the memmapped shards
-          (bench_loader.py; LitData's StreamingDataLoader over its copy)
+          (bench_loader.py; LitData's StreamingDataLoader over its copy,
+          its memoryview samples made bytes: litdata_shims.collate_bytes)
   batch   batch mode in one process (batches of 1024), A: samples/s against
           the one-memcpy floor (bench_loader.py)
   s3      cold epochs from a loopback s3rver, A and B, in order and
-          shuffled: first sample and epoch, Sluice and Mosaic
-          (cold_first_sample.py's child), LitData over its copy;
-          references: one shard by `curl`, every shard by 4 parallel
-          `curl` transfers (SigV4-signed)
+          shuffled: first sample, epoch and CPU seconds per GB downloaded,
+          Sluice and Mosaic (cold_first_sample.py's child), LitData over
+          its copy; references: one shard by `curl`, every shard by 4
+          parallel `curl` transfers (SigV4-signed). CPU per GB is
+          cold_epoch.py's: user + system seconds of the epoch's process
+          and its reaped children, from the dataset's construction on (for
+          curl: its whole run), over the bytes that reached its cache
   http    the same from a loopback nginx (Sluice only: the peers have no
           plain-HTTP remote)
   proxy   the same through delay_proxy.py in front of nginx (15 ms to the
@@ -35,8 +39,8 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
           ImageFolder-style dataset over the files
 
 Each cell: median (min-max). Ratio columns: Sluice's speed over the best
-peer's and over the reference's (> 1: Sluice faster; for seconds, theirs
-over Sluice's). Sluice MB/s: the dataset's bytes over Sluice's median
+peer's and over the reference's (> 1: Sluice faster; for seconds and CPU
+seconds per GB, theirs over Sluice's). Sluice MB/s: the dataset's bytes over Sluice's median
 epoch, or the sample size times its median samples/s.
 Wall-clock on a shared machine: compare within one run only.
 """
@@ -54,6 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import bench_loader  # noqa: E402
+import cold_epoch  # noqa: E402
 import cold_first_sample  # noqa: E402
 import image_bench  # noqa: E402
 import resume_bench  # noqa: E402
@@ -67,7 +72,8 @@ WORKERS, BATCH, BIG_BATCH = 2, 16, 1024
 # LitData's contender for the rows no other script runs it in, over its own
 # optimize'd copy (resume_bench.prepare). argv: mode, litdata source, then
 #   cold:   url, cache folder, shuffle (1/0), S3 endpoint; prints seconds to
-#           the first sample and to the end of the epoch, and the count
+#           the first sample and to the end of the epoch, the count and the
+#           CPU seconds from the construction on (cold_epoch.cpu_seconds)
 #   loader: folder; prints seconds of an in-order epoch through its
 #           StreamingDataLoader, the count and the bytes of `data`
 # (its iterator restarts when iterated again, hence the explicit next()).
@@ -75,9 +81,10 @@ LITDATA_CHILD = r'''
 import os, sys, time
 mode, src = sys.argv[1:3]
 sys.path.insert(0, %(here)r)
-from litdata_shims import import_litdata
+from cold_epoch import cpu_seconds
+from litdata_shims import collate_bytes, import_litdata
 litdata = import_litdata(src)
-t0 = time.perf_counter()
+c0, t0 = cpu_seconds(), time.perf_counter()
 if mode == 'cold':
     url, cache, shuffle, endpoint = sys.argv[3:7]
     ds = litdata.StreamingDataset(url, cache_dir=cache, shuffle=shuffle == '1', seed=17,
@@ -91,12 +98,12 @@ if mode == 'cold':
         except StopIteration:
             break
         n += 1
-    print(first, time.perf_counter() - t0, n)
+    print(first, time.perf_counter() - t0, n, cpu_seconds() - c0)
 else:
     # prefetch_factor: torch 1.13 (Debian's) wants one (see resume_bench.py)
     loader = litdata.StreamingDataLoader(litdata.StreamingDataset(sys.argv[3]),
                                          batch_size=%(batch)d, num_workers=%(workers)d,
-                                         prefetch_factor=2)
+                                         prefetch_factor=2, collate_fn=collate_bytes)
     n = total = 0
     for b in loader:
         n += len(b['id'])
@@ -110,7 +117,9 @@ class Table:
     """Measurements by (row, column), in the order rows first appear."""
 
     def __init__(self):
-        self.rows = {}  # row -> {'unit': 's' | '/s', 'bytes': int | None, column: [values]}
+        # row -> {'unit': 's' | 's/GB' | '/s', 'bytes': int | None, column: [values]};
+        # 's' and 's/GB' (CPU seconds per GB): lower is better
+        self.rows = {}
 
     def add(self, row, column, value, unit, nbytes=None):
         r = self.rows.setdefault(row, {'unit': unit, 'bytes': nbytes})
@@ -132,11 +141,12 @@ class Table:
                 if 'sluice' not in med or not others:
                     ratios.append('-')
                     continue
-                best = min(others) if unit == 's' else max(others)
-                speed = best / med['sluice'] if unit == 's' else med['sluice'] / best
+                lower = unit != '/s'
+                best = min(others) if lower else max(others)
+                speed = best / med['sluice'] if lower else med['sluice'] / best
                 ratios.append(f'{speed:.2f}x')
             mbps = '-'
-            if r['bytes'] and 'sluice' in med:
+            if r['bytes'] and 'sluice' in med and unit != 's/GB':
                 rate = r['bytes'] / med['sluice'] if unit == 's' else r['bytes'] * med['sluice']
                 mbps = f'{rate / 1e6:,.0f}'
             print(f'| {name} | ' + ' | '.join(cells + ratios + [mbps]) + ' |', flush=True)
@@ -145,13 +155,11 @@ class Table:
 def cell(xs, unit):
     if unit == 's':
         fmt = (lambda x: f'{x * 1e3:.0f} ms') if max(xs) < 1 else (lambda x: f'{x:.2f} s')
+    elif unit == 's/GB':
+        fmt = lambda x: f'{x:.2f} s'  # noqa: E731
     else:
         fmt = (lambda x: f'{x / 1e3:.1f}k/s') if min(xs) >= 1e4 else (lambda x: f'{x:,.0f}/s')
     return f'{fmt(statistics.median(xs))} ({fmt(min(xs))}-{fmt(max(xs))})'
-
-
-def folder_bytes(folder):
-    return sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder))
 
 
 def shard_names(folder):
@@ -229,26 +237,39 @@ class Bench:
             title = 'cold HTTP (nginx)' if where == 'http' else 'cold HTTP (nginx, delayed)'
             remote = base = f'http://127.0.0.1:{port}/{tag}'
         shards = shard_names(self.data(w))
-        nbytes = folder_bytes(self.data(w))
+        nbytes = cold_epoch.folder_bytes(self.data(w))
         one = cold_first_sample.curl_time(f'{base}/{shards[0]}', self.work, curl_args)
-        every = cold_first_sample.curl_all_time([f'{base}/{n}' for n in shards], self.work,
-                                                curl_args)
+        every, curl_cpu, curl_bytes = cold_epoch.curl_epoch(
+            [f'{base}/{n}' for n in shards], 4, self.work, curl_args)
         for order, shuffle in (('in order', False), ('shuffled', True)):
-            first_row = f'{title}, {self.label(w)}, {order}: first sample, s'
-            epoch_row = f'{title}, {self.label(w)}, {order}: epoch, s'
+            rows = [f'{title}, {self.label(w)}, {order}: {what}'
+                    for what in ('first sample, s', 'epoch, s', 'CPU s per GB downloaded')]
+            first_row, epoch_row, cpu_row = rows
             self.table.add(first_row, 'reference', one, 's')
             self.table.add(epoch_row, 'reference', every, 's', nbytes)
+            self.table.add(cpu_row, 'reference', cold_epoch.cpu_per_gb(curl_cpu, curl_bytes),
+                           's/GB')
             for column, src in (('mosaic', mosaic), ('sluice', None)):
                 if column == 'mosaic' and not src:
                     continue
-                first, whole = cold_first_sample.child_time(remote, shuffle, self.work,
-                                                            epoch=True, env=env, mosaic_src=src)
+                first, whole, cpu, cached = cold_first_sample.child_time(
+                    remote, shuffle, self.work, epoch=True, env=env, mosaic_src=src)
+                self.check_cached(cpu_row, column, cached, nbytes)
                 self.table.add(first_row, column, first, 's')
                 self.table.add(epoch_row, column, whole, 's', nbytes)
+                self.table.add(cpu_row, column, cold_epoch.cpu_per_gb(cpu, cached), 's/GB')
                 if column == 'mosaic' and self.args.litdata_src:
-                    self.litdata_cold(w, shuffle, first_row, epoch_row, env)
+                    self.litdata_cold(w, shuffle, rows, env)
 
-    def litdata_cold(self, w, shuffle, first_row, epoch_row, env):
+    def check_cached(self, row, column, cached, nbytes):
+        """CPU per GB divides by the bytes in the cache after the epoch: they
+        must be the whole dataset (nothing evicted on the way)."""
+        if cached < nbytes:
+            raise RuntimeError(f'{row}, {column}: {cached} B in the cache after a cold epoch, '
+                               f'fewer than the dataset\'s {nbytes} B')
+
+    def litdata_cold(self, w, shuffle, rows, env):
+        first_row, epoch_row, cpu_row = rows
         cache = tempfile.mkdtemp(dir=self.work)
         try:
             out = litdata_run(
@@ -256,17 +277,21 @@ class Bench:
                 f's3://{resume_bench.BUCKET}/{resume_bench.tag(w)}-litdata', cache,
                 '1' if shuffle else '0', self.s3.endpoint, env=env,
                 timeout=self.litdata_timeout())
+            cached = cold_epoch.folder_bytes(cache)
         finally:
             shutil.rmtree(cache)
         if out is None:
             self.timed_out(epoch_row)
             return
-        first, whole, n = out
+        first, whole, n, cpu = out
         if int(n) != self.samples(w):
             raise RuntimeError(f'{epoch_row}, litdata: read {n} samples, expected '
                                f'{self.samples(w)}')
+        self.check_cached(cpu_row, 'litdata', cached,
+                          cold_epoch.folder_bytes(self.data(w) + '-litdata'))
         self.table.add(first_row, 'litdata', first, 's')
         self.table.add(epoch_row, 'litdata', whole, 's')
+        self.table.add(cpu_row, 'litdata', cold_epoch.cpu_per_gb(cpu, cached), 's/GB')
 
     def litdata_timeout(self):
         return 120 + 1200 * self.args.scale
@@ -321,8 +346,9 @@ class Bench:
 def litdata_run(mode, src, *args, timeout, env=None):
     """LITDATA_CHILD's numbers in a fresh process, or None when it has not
     finished within `timeout` seconds (then the child and its workers are
-    killed): LitData's StreamingDataLoader with 2 workers hung here at
-    --scale 0.01, with its workers idle (cause not found yet)."""
+    killed). A guard, not an expected outcome: the loader rows hung until it
+    while LitData's memoryview samples went through torch's default_collate
+    (see litdata_shims.collate_bytes)."""
     p = subprocess.Popen([sys.executable, '-c', LITDATA_CHILD, mode, src, *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          start_new_session=True)
