@@ -40,8 +40,8 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
 
 Each cell: median (min-max). Ratio columns: Sluice's speed over the best
 peer's and over the reference's (> 1: Sluice faster; for seconds and CPU
-seconds per GB, theirs over Sluice's). Sluice MB/s: the dataset's bytes over Sluice's median
-epoch, or the sample size times its median samples/s.
+seconds per GB, theirs over Sluice's). Sluice MB/s: the dataset's bytes
+over Sluice's median epoch, or the sample size times its median samples/s.
 Wall-clock on a shared machine: compare within one run only.
 """
 import argparse
