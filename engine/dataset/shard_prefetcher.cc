@@ -132,12 +132,14 @@ size_t ShardPrefetcher::NextToHelp() {
   if (scan_ == 0) return SIZE_MAX;
   if (try_opener_ && (room_wanted_ || rest_until_moved_ == consumer_moves_)) return SIZE_MAX;
   const size_t limit = std::min(shard_of_.size(), consumer_ + window_);
-  // scan_ itself is the thread's own next open.
-  for (size_t q = scan_ + 1; q < limit; ++q) {
+  // scan_ itself is the thread's own next open, unless the thread is busy
+  // opening a later shard.
+  const size_t first = scan_opening_ahead_ ? scan_ : scan_ + 1;
+  for (size_t q = first; q < limit; ++q) {
     const size_t shard = shard_of_[q];
     // Within a run of one shard only its first position can answer (the
-    // scan's own position excepted, as before).
-    if (q > scan_ + 1 && shard == shard_of_[q - 1]) continue;
+    // position before `first` excepted, as before).
+    if (q > first && shard == shard_of_[q - 1]) continue;
     if (!ready_.count(shard) && !early_.count(shard) && !seed_.count(shard) &&
         !in_flight_.count(shard) && !early_errors_.count(shard)) {
       return shard;
@@ -152,6 +154,28 @@ size_t ShardPrefetcher::NextToHelp() {
   return SIZE_MAX;
 }
 
+void ShardPrefetcher::OpenAhead(size_t shard, std::unique_lock<std::mutex>& lock) {
+  in_flight_.insert(shard);
+  const uint64_t moves = consumer_moves_;  // room freed after this is not missed
+  lock.unlock();
+  auto opened = Open(shard, /*wait=*/!try_opener_);
+  lock.lock();
+  in_flight_.erase(shard);
+  if (opened.ok() && !*opened) {
+    rest_until_moved_ = moves;  // not now: rest until room may have come
+  } else if (opened.ok() && room_wanted_) {
+    // The thread waits for room: give this back rather than keep it
+    // ahead of the scan (it is left for the scan to open again).
+    opened->reset();
+  } else if (opened.ok()) {
+    early_[shard] = std::move(*opened);
+  } else if (opened.status().code() != StatusCode::kDeadlineExceeded &&
+             opened.status().code() != StatusCode::kCancelled) {
+    early_errors_[shard] = opened.status();
+  }
+  cv_.notify_all();
+}
+
 void ShardPrefetcher::Help() {
   try {
     std::unique_lock<std::mutex> lock(mu_);
@@ -161,25 +185,7 @@ void ShardPrefetcher::Help() {
         return stop_ || !error_.ok() || (shard = NextToHelp()) != SIZE_MAX;
       });
       if (stop_ || !error_.ok()) return;
-      in_flight_.insert(shard);
-      const uint64_t moves = consumer_moves_;  // room freed after this is not missed
-      lock.unlock();
-      auto opened = Open(shard, /*wait=*/!try_opener_);
-      lock.lock();
-      in_flight_.erase(shard);
-      if (opened.ok() && !*opened) {
-        rest_until_moved_ = moves;  // not now: rest until room may have come
-      } else if (opened.ok() && room_wanted_) {
-        // The thread waits for room: give this back rather than keep it
-        // ahead of the scan (it is left for the scan to open again).
-        opened->reset();
-      } else if (opened.ok()) {
-        early_[shard] = std::move(*opened);
-      } else if (opened.status().code() != StatusCode::kDeadlineExceeded &&
-                 opened.status().code() != StatusCode::kCancelled) {
-        early_errors_[shard] = opened.status();
-      }
-      cv_.notify_all();
+      OpenAhead(shard, lock);
     }
   } catch (...) {
     // Opener exceptions are errors already (Open); this is the helper's own
@@ -274,8 +280,19 @@ void ShardPrefetcher::Run() {
     const size_t shard = shard_of_[p];
     if (scan_ >= window_) seed_.clear();  // seeds are for the first window only
     if (in_flight_.count(shard)) {
-      // A helper is opening it: wait for that rather than fetch it twice.
-      cv_.wait(lock, [&] { return stop_ || !in_flight_.count(shard); });
+      // A helper is opening it: rather than fetch it twice or wait idle
+      // (one download fewer in flight), open what a helper would next.
+      // Meanwhile the consumer walks what is open itself (Acquire), and a
+      // helper that is free opens the scan's next shard (scan_opening_ahead_).
+      if (size_t other = NextToHelp(); other != SIZE_MAX) {
+        scan_opening_ahead_ = true;
+        OpenAhead(other, lock);
+        scan_opening_ahead_ = false;
+        continue;
+      }
+      cv_.wait(lock, [&] {
+        return stop_ || scan_ != p || !in_flight_.count(shard) || NextToHelp() != SIZE_MAX;
+      });
       continue;
     }
     Result<std::shared_ptr<const OpenedShard>> opened = std::shared_ptr<const OpenedShard>();
@@ -322,7 +339,8 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::OpenForScan(
     lock.lock();
     return opened;
   }
-  // Opening it means waiting (for room, or for another process's fetch):
+  // Opening it means waiting for room (its own, or that of another
+  // process's fetch of it):
   // first give back what the helpers hold ahead of the scan, and keep them
   // from taking room until this open is done.
   lock.lock();

@@ -27,20 +27,24 @@
 // keeps the order's next one), so a window of small shards (raw files) has
 // many downloads in flight instead of one round trip after another. They
 // start once the thread has opened the first position's shard, so the
-// first sample does not share the link with the rest of the window. With
+// first sample does not share the link with the rest of the window. When
+// the scan reaches a shard a helper is opening, the thread does not wait
+// for it: it opens the next shard a helper would (and a free helper may
+// take the scan's next one), so `open_threads` opens stay in flight. With
 // `keep_reused` as well, once the window is all opened or opening, the
-// helpers (not the thread) look beyond it: the order's next shards, until
-// `open_threads` shards are opened ahead of the scan or opening, so large
-// shards read in order download several at once. A
+// helpers (and the thread only as one) look beyond it: the order's next
+// shards, until `open_threads` shards are opened ahead of the scan or
+// opening, so large shards read in order download several at once. A
 // helper's failure is kept for the scan to report at that position (a
 // failed shard is not fetched twice); only a wait for room or a
 // cancellation is left for the scan to try again.
 //
 // Under a cache limit the cache budget counts one open shard per reader,
 // so extra opens must never wait for room: callers then give `try_opener`,
-// which opens a shard only if it can without waiting for room or for
-// another process (a null shard: "not now"). Helpers use it, and after a
-// "not now" rest until the consumer moves on (which frees room). The thread
+// which opens a shard only if it can without waiting for room, its own or
+// that of another process fetching the shard (a null shard: "not now").
+// Helpers use it (and the thread opening for a helper), and after a "not
+// now" rest until the consumer moves on (which frees room). The thread
 // tries it too before its own open, and when that would wait, it first
 // drops the shards helpers opened ahead of the scan and keeps helpers from
 // taking room until its open is done: a reader waiting for room then pins
@@ -137,8 +141,13 @@ class ShardPrefetcher {
   // That shard under mu_, or SIZE_MAX when there is none. With look-ahead
   // (keep_reused) and the window all opened or opening, the order's next
   // shard beyond the window, while fewer than open_threads shards are
-  // opened ahead of the scan or opening.
+  // opened ahead of the scan or opening. From scan_ itself while the
+  // thread opens a later shard.
   size_t NextToHelp();
+  // A helper's open of `shard` (from NextToHelp): in flight while opening,
+  // then into early_ or early_errors_, or a rest after "not now". Called
+  // and returns with `lock` held; releases it while opening.
+  void OpenAhead(size_t shard, std::unique_lock<std::mutex>& lock);
   // opener_(shard, &cancel_) (try_opener_ when `wait` is false), an
   // exception as its error Status.
   Result<std::shared_ptr<const OpenedShard>> Open(size_t shard, bool wait = true);
@@ -194,6 +203,9 @@ class ShardPrefetcher {
   const TryOpener try_opener_;
   // The thread waits for room (try_opener_ said "not now"): helpers take none.
   bool room_wanted_ = false;
+  // The thread opens a later shard as a helper would (a helper is opening
+  // the scan's own): a free helper may open the scan's next one.
+  bool scan_opening_ahead_ = false;
   // Times consumer_ moved; helpers rest while it equals rest_until_moved_
   // (the value at their last "not now").
   uint64_t consumer_moves_ = 0;
