@@ -134,16 +134,24 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
   if (FileState(shard) == 1) return hit();
 
   SLUICE_ASSIGN_OR_RETURN(UniqueFd download, OpenLockFile(lock_path_));
-  if (wait) {
+  bool got = false;
+  if (!wait) {
+    SLUICE_ASSIGN_OR_RETURN(got, TryLockByte(download.get(), cl::DownloadByte(shard), true));
+    if (!got) {
+      // Another fetch of the shard. Once its room is reserved its download
+      // needs nothing of ours: wait for it. Before that it may wait for
+      // room, maybe room our caller's pins hold: not now.
+      if (FileState(shard) == 1) return hit();
+      if (Load(records_[shard].accounted) < FetchBytes(shard)) return std::optional<ShardPin>();
+    }
+  }
+  if (!got) {
     SLUICE_RETURN_IF_ERROR(LockUntil(
         download.get(), cl::DownloadByte(shard), true, deadline, [&] {
           uint32_t by = Load(records_[shard].temp_pid);
           return Describe(shard) + " to be fetched by " +
                  (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
         }, cancel));
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(download.get(), cl::DownloadByte(shard), true));
-    if (!got) return std::optional<ShardPin>();  // another process fetches it
   }
   const int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for

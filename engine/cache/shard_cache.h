@@ -170,8 +170,9 @@ class ShardCache {
 
   // Pins shard `shard` and makes it present: a hit when it is already
   // present, else waits for another process fetching it, else makes room
-  // (evicting unpinned least recently used shards, or waiting for pins to go
-  // when there are none) and calls `fetch` in this thread. Returns the pin.
+  // (evicting unpinned least recently used shards once evicting them makes
+  // enough room, or waiting for pins to go until it does) and calls `fetch`
+  // in this thread. Returns the pin.
   // Errors: kOutOfRange (bad index), kInvalidArgument (used after fork; full
   // cache with evictable false), kDeadlineExceeded (a wait expired), the
   // fetch's own error with the shard as context, kCorrupt when the fetch
@@ -183,14 +184,19 @@ class ShardCache {
   Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch,
                            const std::atomic<bool>* cancel = nullptr);
 
-  // Like Acquire, but never waits for room under cache_limit nor for another
-  // process's fetch of the shard: nullopt ("not now") instead, with nothing
-  // of the shard left behind and its room not taken. Other waits (a pin
-  // while another process evicts the shard, the cache lock) are brief and
-  // bounded as Acquire's; other errors are Acquire's. For callers that hold
-  // pins while they call and may not wait for room while holding them (a
-  // reader's extra fetches under a limit): one that did could wait for room
-  // that only its own pins hold, or the pins of a reader waiting on it.
+  // Like Acquire, but never waits for room under cache_limit: nullopt ("not
+  // now") instead, with nothing of the shard left behind, its room not
+  // taken and no other shard evicted (eviction happens only when it makes
+  // room). Another fetch of the shard (another process's, or another
+  // ShardCache call's) is waited for, as Acquire does, once that fetch has
+  // reserved its room (its download then needs nothing the caller holds);
+  // before that it may itself wait for room, and the answer is "not now"
+  // too. Other waits (a pin while another process evicts the shard, the
+  // cache lock) are brief and bounded as Acquire's; other errors are
+  // Acquire's. For callers that hold pins while they call and may not wait
+  // for room while holding them (a reader's extra fetches under a limit):
+  // one that did could wait for room that only its own pins hold, or the
+  // pins of a reader waiting on it.
   Result<std::optional<ShardPin>> TryAcquire(size_t shard, const FetchFn& fetch,
                                              const std::atomic<bool>* cancel = nullptr);
 
@@ -259,13 +265,18 @@ class ShardCache {
   // or companion.
   void SweepDeadTemps() const;
   // Reserves the shard's fetch under cache_limit, evicting unpinned least
-  // recently used shards; waits for pins to go (true once reserved), or
-  // with `wait` false tries once (false: no room now, nothing reserved).
+  // recently used shards, and only when they make room (no shard is
+  // evicted by an attempt that then finds no room); waits for pins to go
+  // (true once reserved), or with `wait` false tries once (false: no room
+  // now, nothing reserved, nothing evicted).
   Result<bool> MakeRoom(size_t shard, Clock::time_point deadline, const std::atomic<bool>* cancel,
                         bool wait);
   // The one eviction: deletes shard's files and its accounting unless a
   // process pins it (false). Caller holds global through `op_fd`.
   Result<bool> EvictLocked(int op_fd, size_t shard);
+  // EvictLocked's deletion, for a caller that holds global and the shard's
+  // pin byte exclusively (so no process pins it).
+  Status DeleteUnpinnedLocked(size_t shard);
   Status ReleaseReservation(size_t shard);
   // After a fetch: the shard accounts its kept bytes instead of its fetch's.
   void SettleAccounting(size_t shard);

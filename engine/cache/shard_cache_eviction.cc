@@ -23,21 +23,21 @@ void ShardCache::Touch(size_t shard) {
   Store(records_[shard].last_access, stamp);
 }
 
+Status ShardCache::DeleteUnpinnedLocked(size_t shard) {
+  DirtyScope dirty(header_);
+  const int state = FileState(shard);
+  SLUICE_RETURN_IF_ERROR(DeleteFiles(shard, state));
+  if (state == 1) ++shards_evicted_;
+  RemoveStaleTemp(shard);  // no fetcher is alive: it would pin the shard
+  SetAccounted(shard, 0, dirty);
+  return Status::Ok();
+}
+
 Result<bool> ShardCache::EvictLocked(int op_fd, size_t shard) {
   // A reader or a live fetcher of the shard holds its pin byte shared.
   SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(op_fd, cl::PinByte(shard), true));
   if (!got) return false;
-  Status deleted;
-  {
-    DirtyScope dirty(header_);
-    const int state = FileState(shard);
-    deleted = DeleteFiles(shard, state);
-    if (deleted.ok()) {
-      if (state == 1) ++shards_evicted_;
-      RemoveStaleTemp(shard);  // no fetcher is alive: it would pin the shard
-      SetAccounted(shard, 0, dirty);
-    }
-  }
+  Status deleted = DeleteUnpinnedLocked(shard);
   SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::PinByte(shard)));
   if (!deleted.ok()) return deleted;
   return true;
@@ -74,15 +74,44 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
         }
       }
       std::sort(lru.begin(), lru.end());
+      // Nothing is evicted unless the evictions make room: a shard deleted
+      // for a fetch that then waits or gives up would be deleted for
+      // nothing. So first the unpinned shards, least recently used first,
+      // are kept from being pinned (their pin bytes held) until they would
+      // free enough; only then are they deleted.
+      std::vector<size_t> held;
+      auto release_held = [&]() -> Status {
+        Status first = Status::Ok();
+        for (size_t j : held) {
+          Status st = UnlockByte(global.fd(), cl::PinByte(j));
+          if (first.ok()) first = st;
+        }
+        held.clear();
+        return first;
+      };
+      uint64_t freed = 0;
       for (const auto& [stamp, j] : lru) {
-        if (used + need <= limit) break;
-        Result<bool> evicted = EvictLocked(global.fd(), j);
-        if (!evicted.ok() || !*evicted) {
-          pinned.push_back(j);  // a file that cannot be deleted waits like a pin
+        if (Minus(used, freed) + need <= limit) break;
+        Result<bool> unpinned = TryLockByte(global.fd(), cl::PinByte(j), true);
+        if (!unpinned.ok()) {
+          (void)release_held();
+          return unpinned.status();
+        }
+        if (!*unpinned) {
+          pinned.push_back(j);
           continue;
         }
-        used = Load(header_->bytes_used);
+        held.push_back(j);
+        freed += Load(records_[j].accounted);
       }
+      if (Minus(used, freed) + need <= limit) {
+        for (size_t j : held) {
+          // A file that cannot be deleted waits like a pin.
+          if (!DeleteUnpinnedLocked(j).ok()) pinned.push_back(j);
+        }
+      }
+      SLUICE_RETURN_IF_ERROR(release_held());
+      used = Load(header_->bytes_used);
     }
     if (limit != 0 && used + need > limit) return false;  // releases global while waiting
     if (need != 0) {

@@ -60,9 +60,9 @@ class StreamShards {
   // file, its URL and the expected size (and hash with validate_hash).
   // `cancel` (optional) ends waits on other processes and for room with
   // kCancelled (see ShardCache::Acquire). With `wait` false, nothing waits
-  // for room under cache_limit or for another process's fetch
-  // (ShardCache::TryAcquire): a null shard ("not now") instead, nothing of
-  // it pinned.
+  // for room under cache_limit or for another process's fetch that has not
+  // reserved its room (ShardCache::TryAcquire): a null shard ("not now")
+  // instead, nothing of it pinned.
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
                                                  const std::atomic<bool>* cancel = nullptr,
                                                  bool wait = true);

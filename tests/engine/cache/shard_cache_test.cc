@@ -280,8 +280,53 @@ TEST_F(ShardCacheTest, TryAcquireWithoutRoomReturnsNotNowAtOnceAndTakesNothing) 
   EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 1}));
 }
 
-// Nor does it wait for another fetcher of the same shard.
-TEST_F(ShardCacheTest, TryAcquireDoesNotWaitForAnotherFetchOfTheShard) {
+// Nor does it evict for nothing: with 0 unpinned but 1 and 2 pinned,
+// evicting 0 would not make room for 3, so 0 stays. Once 1 is unpinned,
+// evicting 0 and 1 makes room, and both go.
+TEST_F(ShardCacheTest, TryAcquireThatFindsNoRoomEvictsNothing) {
+  auto c = Open({100, 100, 100, 200}, 300, true, 5s);
+  Get(*c, 0);
+  ShardPin b = Get(*c, 1);
+  ShardPin d = Get(*c, 2);
+  auto r = c->TryAcquire(3, LoggingFetch(3, 200, log()));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s1", "s2"}));
+  EXPECT_EQ(c->bytes_used(), 300u);
+  EXPECT_EQ(c->counters().shards_evicted, 0u);
+  b.Release();
+  auto fetched = c->TryAcquire(3, LoggingFetch(3, 200, log()));
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  ASSERT_TRUE(fetched->has_value());
+  EXPECT_EQ(*ReadFile((*fetched)->path()), ShardBytes(3, 200));
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s2", "s3"}));
+  EXPECT_EQ(c->bytes_used(), 300u);
+  EXPECT_EQ(c->counters().shards_evicted, 2u);
+  EXPECT_EQ(CountFetches(log(), 4), (std::vector<int>{1, 1, 1, 1}));
+}
+
+// The same for a waiting Acquire: while pins keep the room short, what it
+// could evict stays, also when the wait expires.
+TEST_F(ShardCacheTest, AcquireWaitingForRoomEvictsNothingUntilItFits) {
+  auto c = Open({100, 100, 100, 200}, 300, true, 150ms);
+  Get(*c, 0);
+  ShardPin b = Get(*c, 1);
+  ShardPin d = Get(*c, 2);
+  auto r = c->Acquire(3, LoggingFetch(3, 200, log()));
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().ToString();
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s1", "s2"}));
+  EXPECT_EQ(c->bytes_used(), 300u);
+  EXPECT_EQ(c->counters().shards_evicted, 0u);
+  b.Release();
+  Get(*c, 3);
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s2", "s3"}));
+  EXPECT_EQ(c->counters().shards_evicted, 2u);
+}
+
+// A fetch of the same shard that has reserved its room (here another
+// thread's: its own lock, as another process's) needs nothing the caller
+// holds: TryAcquire waits for it and pins what it fetched.
+TEST_F(ShardCacheTest, TryAcquireWaitsForAnotherFetchThatHasItsRoom) {
   auto c = Open({100}, 0, true, 5s);
   std::promise<void> started, release;
   std::shared_future<void> go = release.get_future().share();
@@ -295,16 +340,61 @@ TEST_F(ShardCacheTest, TryAcquireDoesNotWaitForAnotherFetchOfTheShard) {
     EXPECT_TRUE(pin.ok()) << pin.status().ToString();
   });
   started.get_future().wait();
-  auto start = std::chrono::steady_clock::now();
-  auto r = c->TryAcquire(0, LoggingFetch(0, 100, log()));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  auto tried = std::async(std::launch::async, [&] {
+    return c->TryAcquire(0, LoggingFetch(0, 100, log()));
+  });
+  EXPECT_EQ(tried.wait_for(100ms), std::future_status::timeout);  // it waits
   release.set_value();
   fetcher.join();
+  auto r = tried.get();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_FALSE(r->has_value());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ(*ReadFile((*r)->path()), ShardBytes(0, 100));
   EXPECT_EQ(CountFetches(log(), 1), (std::vector<int>{0}));
   EXPECT_EQ(c->counters().shards_fetched, 1u);
+  EXPECT_EQ(c->counters().cache_hits, 1u);
   EXPECT_EQ(c->bytes_used(), 100u);
+}
+
+// A fetch of the same shard that is still waiting for room (maybe room the
+// caller's pins hold) is not waited for: "not now" at once, and nothing is
+// evicted or fetched for it. Once a pin goes, that fetch gets its room.
+TEST_F(ShardCacheTest, TryAcquireDoesNotWaitForAnotherFetchWaitingForRoom) {
+  auto c = Open({100, 100, 100}, 200, true, 5s);
+  ShardPin a = Get(*c, 0);
+  ShardPin b = Get(*c, 1);
+  std::thread fetcher([&] {
+    auto pin = c->Acquire(2, LoggingFetch(2, 100, log()));
+    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+  });
+  // The fetcher holds shard 2's download once its temporary is recorded.
+  auto temp_pid = [&] {
+    uint32_t pid = 0;
+    int fd = ::open(StateFile().c_str(), O_RDONLY);
+    if (fd < 0) return pid;
+    (void)::pread(fd, &pid, sizeof(pid),
+                  sizeof(cache_layout::CacheStateHeader) +
+                      2 * sizeof(cache_layout::CacheShardRecord) +
+                      offsetof(cache_layout::CacheShardRecord, temp_pid));
+    ::close(fd);
+    return pid;
+  };
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (temp_pid() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(temp_pid(), static_cast<uint32_t>(::getpid()));
+  auto start = std::chrono::steady_clock::now();
+  auto r = c->TryAcquire(2, LoggingFetch(2, 100, log()));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s1"}));
+  EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 0}));
+  b.Release();
+  fetcher.join();
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"s0", "s2"}));
+  EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 1}));
 }
 
 TEST_F(ShardCacheTest, WaitingForAnotherFetchTimesOut) {
