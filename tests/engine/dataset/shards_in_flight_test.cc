@@ -106,6 +106,55 @@ TEST(ShardsInFlight, FetchConcurrencyOneDownloadsOneShardAtATime) {
   EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 2));
 }
 
+// Two at once: the reader's helper takes shard 1 (beyond the window) and
+// hangs on it; when the reader reaches shard 1 it does not wait idle for
+// the helper but downloads shard 2 beside it, and no more (two in flight).
+TEST(ShardsInFlight, FetchConcurrencyTwoDownloadsTheNextShardWhileItsHelperHangs) {
+  std::vector<std::string> names;
+  std::vector<std::string> requested = ShardsRequestedWhileTheSecondHangs(2, 3, &names);
+  ASSERT_GE(names.size(), 6u);
+  EXPECT_EQ(requested, std::vector<std::string>(names.begin(), names.begin() + 3));
+}
+
+// With two at once (the reader opening what its helper would), in order and
+// shuffled, the epoch is the planned ids with the remote's bytes, and every
+// shard is downloaded once.
+TEST(ShardsInFlight, FetchConcurrencyTwoReadsTheEpochExactlyDownloadingEachShardOnce) {
+  ScratchDir remote;
+  testing::WriteSyntheticMds(remote.path(), 400, 4000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<std::string> names;
+  for (const ShardEntry& e : (*reader)->index().shards) names.push_back("/" + e.raw_data.basename);
+  ASSERT_GE(names.size(), 6u);
+  for (bool shuffle : {false, true}) {
+    SCOPED_TRACE(shuffle ? "shuffled" : "in order");
+    ScratchDir cache;
+    StallingFileServer server(remote.path(), "no file stalls");
+    DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
+    o.streams[0].remote = server.url();
+    o.predownload = 8;
+    o.fetch_concurrency = 2;
+    o.plan.shuffle = shuffle;
+    o.plan.shuffle_seed = 5;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    auto plan = (*ds)->WorkerIds(0, 0, 0, 1);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 8, &bytes);
+    ASSERT_EQ(ids, *plan);
+    ASSERT_EQ(ids.size(), 400u);
+    SampleFields f;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_TRUE((*reader)->Read(static_cast<uint64_t>(ids[i]), &f).ok());
+      ASSERT_EQ(bytes[i], testing::FieldBytes(f)) << ids[i];
+    }
+    EXPECT_EQ(ShardRequestsAfter(server, names.size()),
+              (std::vector<std::string>(names.begin(), names.end())));
+  }
+}
+
 // Under a cache_limit that holds the whole window (here the epoch), every
 // shard of the window downloads while shard 1 hangs, beside it.
 TEST(ShardsInFlight, UnderACacheLimitWithRoomTheWindowDownloadsBesideAHungShard) {
