@@ -1,0 +1,31 @@
+import os
+import subprocess
+import sys
+
+import on_bench_path  # noqa: F401
+import cold_epoch  # noqa: E402
+
+
+def test_cpu_per_gb_divides_by_decimal_gigabytes():
+    assert cold_epoch.cpu_per_gb(3.0, 1_500_000_000) == 2.0
+
+
+def test_cpu_seconds_counts_children_once_waited_for():
+    before_own, before = cold_epoch.cpu_seconds(), cold_epoch.children_cpu_seconds()
+    # A child that burns about 0.2 s of CPU.
+    subprocess.run([sys.executable, '-c',
+                    'import time\nt = time.process_time()\n'
+                    'while time.process_time() - t < 0.2: pass'], check=True)
+    kids = cold_epoch.children_cpu_seconds() - before
+    assert kids >= 0.2
+    assert cold_epoch.cpu_seconds() - before_own >= kids
+
+
+def test_importing_cold_epoch_loads_neither_sluice_nor_numpy():
+    # The epoch children of speed_table.py (Mosaic's, LitData's) import it.
+    out = subprocess.run([sys.executable, '-c',
+                          'import sys; sys.path.insert(0, sys.argv[1]); import cold_epoch; '
+                          'print(sorted({"sluice", "numpy"} & set(sys.modules)))',
+                          os.path.dirname(cold_epoch.__file__)],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == '[]'
