@@ -88,7 +88,7 @@ LITDATA_CHILD = r'''
 import json, os, sys, time
 local, path, state_file, src = sys.argv[1:5]
 sys.path.insert(0, %(here)r)
-from litdata_shims import import_litdata
+from litdata_shims import collate_bytes, import_litdata
 litdata = import_litdata(src)
 with open(state_file) as f:
     saved = json.load(f)
@@ -101,9 +101,10 @@ if path == 'iter':
     ids = [int(next(it)['id']) for _ in range(%(batch)d)]
 else:
     # prefetch_factor=2: what torch 1.13 (Debian's) demands at 0 workers,
-    # where LitData passes None; it means nothing there.
+    # where LitData passes None; it means nothing there. collate_bytes: see
+    # litdata_shims.py (default_collate makes a tensor of every byte).
     loader = litdata.StreamingDataLoader(ds, batch_size=%(batch)d, num_workers=int(path[2:]),
-                                         prefetch_factor=2)
+                                         prefetch_factor=2, collate_fn=collate_bytes)
     loader.load_state_dict(saved['state'])
     ids = [int(x) for x in next(iter(loader))['id']]
 t2 = time.perf_counter()
@@ -117,11 +118,12 @@ LITDATA_STATE = r'''
 import json, sys
 local, workers, samples, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, %(here)r)
-from litdata_shims import import_litdata
+from litdata_shims import collate_bytes, import_litdata
 litdata = import_litdata(src)
 ds = litdata.StreamingDataset(local, shuffle=True, seed=%(seed)d)
 loader = litdata.StreamingDataLoader(ds, batch_size=%(batch)d, num_workers=workers,
-                                     prefetch_factor=2)  # as in LITDATA_CHILD
+                                     prefetch_factor=2,  # as in LITDATA_CHILD
+                                     collate_fn=collate_bytes)
 seen = 0
 it = iter(loader)
 while seen < samples // 2:
