@@ -83,6 +83,12 @@ struct DatasetOptions {
   // extension, key "prefetch_next_epoch" (tests that count fetches exactly
   // turn it off).
   bool prefetch_next_epoch = true;
+  // A pass's first sample, when its shard is uncompressed MDS, not cached
+  // and not checked by hash, may come from two ranged reads raced against
+  // the shard's download (see IterationCursor); Sluice's extension, key
+  // "peek_first_sample". False: it waits for the shard (exactly one request
+  // per shard, as tests that count requests on the wire want).
+  bool peek_first_sample = true;
   // A shard file that is still corrupt (wrong size, hash mismatch, bad
   // compressed data) after 1 + download_retry downloads: false = the error
   // (naming the shard, its URL and what was expected) ends the iteration;
@@ -129,7 +135,8 @@ struct DatasetOptions {
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "wait_timeout" (seconds),
-// "prefetch_next_epoch" (bool), "skip_corrupt_shards" (bool),
+// "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
+// "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
 // "files" (true or {"glob",
 // "manifest"}),

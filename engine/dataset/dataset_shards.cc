@@ -52,6 +52,20 @@ Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
   return std::shared_ptr<const OpenedShard>(std::move(*shard));
 }
 
+bool DatasetShards::Peekable(size_t g) {
+  if (skip_corrupt_ || g >= first_shard_.back()) return false;
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->Peekable(g - first_shard_[s]);
+}
+
+Result<PeekedSample> DatasetShards::PeekSample(size_t g, uint32_t i) {
+  if (g >= first_shard_.back()) {
+    return OutOfRangeError("shard " + std::to_string(g) + " does not exist");
+  }
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->PeekSample(g - first_shard_[s], i);
+}
+
 bool DatasetShards::Skippable(size_t stream, const Status& s) const {
   if (skip_corrupt_ && IsCorruption(s)) return true;
   if (!skip_missing_ || !files_[stream]) return false;

@@ -54,6 +54,14 @@ class DatasetShards {
                                                   const std::atomic<bool>* cancel = nullptr,
                                                   bool wait = true);
 
+  // Whether global shard `g`'s samples may be peeked
+  // (StreamShards::Peekable); never with skip_corrupt_shards (the shard
+  // might turn out skipped, and its samples must then not have been read).
+  bool Peekable(size_t g);
+  // Sample `i` of global shard `g` peeked from its remote
+  // (StreamShards::PeekSample); for a Peekable shard.
+  Result<PeekedSample> PeekSample(size_t g, uint32_t i);
+
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;
   size_t skipped_count() const;

@@ -1,7 +1,10 @@
 #include "engine/dataset/iteration_cursor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
+
+#include "base/exception_status.h"
 
 namespace sluice {
 
@@ -14,7 +17,8 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
       ids_(std::move(ids)),
       locator_(std::move(locator)),
       shards_(shards),
-      next_(std::move(next)) {
+      next_(std::move(next)),
+      may_peek_(options.peek_first_sample) {
   std::vector<size_t> shard_of;
   shard_of.reserve(ids_.size());
   local_.reserve(ids_.size());
@@ -74,7 +78,12 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::str
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           uint64_t* wait_ns, uint64_t* skipped) {
   const size_t end = ids_.size();
+  if (peeked_) SLUICE_RETURN_IF_ERROR(CheckPeeked(columns, wait_ns));
   if (out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
+  if (may_peek_ && pos_ == 0 && max > 0 && end > 0) {
+    may_peek_ = false;
+    if (FirstFromPeek(ids, out, wait_ns)) return size_t{1};
+  }
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
   size_t k = 0, p = pos_, from = pos_, ready = pos_;
@@ -128,6 +137,78 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::str
   pos_ = p;  // a failing sample stays next: calling again fails again
   if (!failure.ok()) return failure;
   return k;
+}
+
+bool IterationCursor::FirstFromPeek(int64_t* ids, std::vector<SampleFields>* out,
+                                    uint64_t* wait_ns) {
+  const auto start = std::chrono::steady_clock::now();
+  // Starts the prefetch thread on the shard; a failure is the fallback's to report.
+  auto ready = prefetcher_->Acquire(0, 0, wait_ns, /*wait=*/false);
+  if (!ready.ok() || *ready > 0) return false;
+  const size_t g = prefetcher_->shard_of(0);
+  const uint32_t i = local_[0];
+  if (!shards_->Peekable(g)) return false;
+  // Shared with the peek's thread, which may outlive this call.
+  auto slot = std::make_shared<std::optional<PeekedSample>>();
+  auto peek = std::async(std::launch::async, [this, g, i, slot]() -> Status {
+    try {
+      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i));
+      slot->emplace(std::move(peeked));
+      return Status::Ok();
+    } catch (...) {
+      return StatusFromException(std::current_exception(), "peeking the first sample");
+    }
+  });
+  // Whichever comes first: the peek, or the shard (polled; the prefetcher
+  // has no way to wake a waiter on something else).
+  consumer_waiting_.store(true, std::memory_order_relaxed);
+  bool shard_first = false;
+  while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+    ready = prefetcher_->Acquire(0, 0, wait_ns, /*wait=*/false);
+    if (!ready.ok() || *ready > 0) {
+      shard_first = true;
+      break;
+    }
+  }
+  consumer_waiting_.store(false, std::memory_order_relaxed);
+  *wait_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - start)
+                                        .count());
+  if (shard_first) {
+    losing_peek_ = std::move(peek);
+    return false;
+  }
+  if (!peek.get().ok()) return false;  // the shard serves it
+  peeked_ = std::move(*slot);
+  SampleFields& fields = (*out)[0];
+  fields.where = SampleLocation{g, i};
+  fields.raw = *peeked_->bytes;
+  fields.fields = peeked_->fields;
+  ids[0] = ids_[0];
+  pos_ = 1;
+  return true;
+}
+
+Status IterationCursor::CheckPeeked(const std::vector<std::string>& columns,
+                                    uint64_t* wait_ns) {
+  const size_t g = prefetcher_->shard_of(0);
+  const uint32_t i = local_[0];
+  SLUICE_ASSIGN_OR_RETURN(size_t ready, prefetcher_->Acquire(0, 0, wait_ns, /*wait=*/true));
+  (void)ready;  // position 0 is ready: Acquire waited for it or failed
+  const OpenedShard* shard = prefetcher_->At(0);
+  SampleFields read;
+  Status st = shard->skipped() ? CorruptError("the shard was skipped") : shard->Read(i, columns, &read);
+  if (st.ok() && read.raw != *peeked_->bytes) {
+    st = CorruptError("its " + std::to_string(read.raw.size()) +
+                      " bytes differ from the " + std::to_string(peeked_->bytes->size()) +
+                      " bytes read ahead of the shard (the object changed?)");
+  }
+  if (!st.ok()) {
+    return st.WithContext("global shard " + std::to_string(g) + " sample " + std::to_string(i) +
+                          ", the pass's first, was peeked");
+  }
+  peeked_.reset();
+  return Status::Ok();
 }
 
 void IterationCursor::PrefetchAhead(size_t p, size_t ready) {

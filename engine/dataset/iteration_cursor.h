@@ -8,6 +8,13 @@
 //
 // Views: the SampleFields NextBatch hands out point into mapped shards and
 // stay valid until the next NextBatch, the cursor's Stop or destruction.
+// The first sample of a pass (a cold start, a resumption) may come from a
+// peek (DatasetShards::PeekSample: two ranged reads of an uncompressed MDS
+// shard not in the cache) raced against its shard's download, whichever is
+// first; any peek failure just leaves the shard to serve it. The shard
+// stays the truth: the next NextBatch waits for it and checks that the
+// peeked sample is exactly its bytes (a mismatch is kCorrupt).
+//
 // Thread safety: one thread at a time (the prefetcher's threads are
 // internal). Fork: belongs to the process that made it (a forked child
 // abandons it, see StreamingDataset).
@@ -16,6 +23,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +31,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/dataset_shards.h"
+#include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_prefetcher.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/sample_locator.h"
@@ -53,6 +62,8 @@ struct IterationOptions {
   // Under a cache_limit: opens beyond the one the consumer needs next never
   // wait for room (ShardPrefetcher's try_opener).
   bool extra_opens_never_wait = false;
+  // The first sample may come from a peek (see IterationCursor).
+  bool peek_first_sample = false;
 };
 
 class IterationCursor {
@@ -99,6 +110,12 @@ class IterationCursor {
                                                        bool wait);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
+  // The pass's first sample from a peek raced against its shard (see
+  // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
+  bool FirstFromPeek(int64_t* ids, std::vector<SampleFields>* out, uint64_t* wait_ns);
+  // Waits for the first sample's shard and checks the peeked sample
+  // against it; then drops the peeked bytes.
+  Status CheckPeeked(const std::vector<std::string>& columns, uint64_t* wait_ns);
   // Cache hints for the samples a few positions after p (positions before
   // `ready` only: their shards are open).
   void PrefetchAhead(size_t p, size_t ready);
@@ -115,6 +132,13 @@ class IterationCursor {
   // True while NextBatch waits for its first sample's shard: the prefetch
   // threads then open shards without faulting all their pages in first.
   std::atomic<bool> consumer_waiting_{false};
+  bool may_peek_;  // the first sample's peek is still to try
+  // The peeked first sample: backs the views of the batch that yielded it,
+  // until CheckPeeked.
+  std::optional<PeekedSample> peeked_;
+  // A peek that lost the race, still running: its destructor waits for it
+  // (bounded by the store's timeouts).
+  std::future<Status> losing_peek_;
   // Last: its threads stop before the members they use go.
   std::unique_ptr<ShardPrefetcher> prefetcher_;
 };

@@ -106,6 +106,12 @@ class FolderSource final : public RemoteSource {
     return total;
   }
 
+  Result<std::string> GetRange(const std::string& key, uint64_t offset,
+                               uint64_t length) override {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
+    return RunOnThisThread(store->GetRange(key, offset, length));
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
     return RunOnThisThread(store->List(prefix));
@@ -152,6 +158,12 @@ class StoreSource final : public RemoteSource {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(store->GetToFile(key, path, expected_size)));
     return FileSize(path);
+  }
+
+  Result<std::string> GetRange(const std::string& key, uint64_t offset,
+                               uint64_t length) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    return EventLoop::ForThisProcess().Run(store->GetRange(key, offset, length));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {

@@ -83,6 +83,22 @@ Result<ShardCache*> StreamShards::Cache() {
   return cache_.get();
 }
 
+bool StreamShards::Peekable(size_t shard) {
+  if (!remote_ || stream_.validate_hash || shard >= index_->shards.size()) return false;
+  const ShardEntry& e = index_->shards[shard];
+  if (e.format != "mds" || e.compression || meta_item_[shard] >= 0) return false;
+  auto cache = Cache();
+  return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
+}
+
+Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i) {
+  if (shard >= index_->shards.size() || !remote_) {
+    return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
+  }
+  const ShardEntry& e = index_->shards[shard];
+  return PeekMdsSample(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i);
+}
+
 Status StreamShards::Evict(size_t shard) {
   if (!remote_) {
     return InvalidArgumentError(root_ + ": cannot evict shard " + std::to_string(shard) +

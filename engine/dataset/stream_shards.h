@@ -37,6 +37,7 @@
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/opened_shard.h"
 #include "engine/dataset/remote_source.h"
+#include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
 
 namespace sluice {
@@ -66,6 +67,17 @@ class StreamShards {
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
                                                  const std::atomic<bool>* cancel = nullptr,
                                                  bool wait = true);
+
+  // Whether sample reads of shard `shard` may be peeked from the remote
+  // (PeekSample) rather than wait for the shard: the stream has a remote,
+  // no validate_hash (peeked bytes cannot be checked before the whole
+  // shard is there), the shard is uncompressed MDS and not present in the
+  // cache right now.
+  bool Peekable(size_t shard);
+  // Sample `i` of shard `shard` read from the remote without the shard
+  // (PeekMdsSample); for a Peekable shard. Its errors (callers fall back to
+  // opening the shard).
+  Result<PeekedSample> PeekSample(size_t shard, uint32_t i);
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream

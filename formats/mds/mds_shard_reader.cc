@@ -50,9 +50,45 @@ Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
   return columns;
 }
 
-Status MdsShardReader::Corrupt(uint32_t sample, uint64_t offset, const std::string& what) const {
-  return CorruptError(shard_name_ + ": sample " + std::to_string(sample) + " at offset " +
-                      std::to_string(offset) + ": " + what);
+Status SplitMdsSample(std::string_view sample, const std::vector<ColumnEncoding>& columns,
+                      std::string_view shard_name, uint32_t index, uint64_t offset_in_shard,
+                      std::vector<std::string_view>* fields) {
+  auto corrupt = [&](uint64_t offset, const std::string& what) {
+    return CorruptError(std::string(shard_name) + ": sample " + std::to_string(index) +
+                        " at offset " + std::to_string(offset) + ": " + what);
+  };
+  size_t num_variable = 0;
+  for (const ColumnEncoding& c : columns) num_variable += c.fixed_size ? 0 : 1;
+  const uint64_t header = 4 * uint64_t{num_variable};
+  if (sample.size() < header) {
+    return corrupt(offset_in_shard, std::to_string(sample.size()) + " bytes, expected at least the " +
+                                        std::to_string(header) + "-byte size header");
+  }
+  fields->resize(columns.size());
+  uint64_t pos = header;
+  size_t var = 0;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    uint64_t len;
+    if (columns[c].fixed_size) {
+      len = *columns[c].fixed_size;
+    } else {
+      len = LoadLE<uint32_t>(sample.data() + 4 * var);
+      ++var;
+    }
+    if (len > sample.size() - pos) {
+      return corrupt(offset_in_shard + pos,
+                     "column '" + columns[c].column + "' (" + columns[c].name + ") of " +
+                         std::to_string(len) + " bytes runs past the sample end at offset " +
+                         std::to_string(offset_in_shard + sample.size()));
+    }
+    (*fields)[c] = sample.substr(pos, len);
+    pos += len;
+  }
+  if (pos != sample.size()) {
+    return corrupt(offset_in_shard, std::to_string(sample.size()) + " bytes, the size header and " +
+                                        "column sizes account for " + std::to_string(pos));
+  }
+  return Status::Ok();
 }
 
 Result<MdsShardReader> MdsShardReader::Open(std::string_view shard, std::string_view shard_name,
@@ -71,7 +107,7 @@ Result<MdsShardReader> MdsShardReader::Open(std::string_view shard, std::string_
                         " bytes, more than 32-bit offsets can address");
   }
   const uint32_t n = LoadLE<uint32_t>(shard.data());
-  const uint64_t table_end = 4 + 4 * (uint64_t{n} + 1);
+  const uint64_t table_end = MdsOffsetsTableEnd(n);
   if (table_end > size) {
     return CorruptError(name + ": sample count " + std::to_string(n) +
                         " at offset 0 needs an offsets table ending at " +
@@ -109,7 +145,6 @@ Result<MdsShardReader> MdsShardReader::Open(std::string_view shard, std::string_
   r.shard_ = shard;
   r.shard_name_ = name;
   r.columns_ = std::move(columns);
-  for (const auto& c : r.columns_) r.num_variable_ += c.fixed_size ? 0 : 1;
   r.num_samples_ = n;
   r.config_ = config;
   return r;
@@ -120,9 +155,9 @@ Result<std::string_view> MdsShardReader::SampleBytes(uint32_t i) const {
     return OutOfRangeError(shard_name_ + ": sample " + std::to_string(i) + " of " +
                            std::to_string(num_samples_));
   }
-  const char* table = shard_.data() + 4;
-  const uint32_t begin = LoadLE<uint32_t>(table + 4 * uint64_t{i});
-  const uint32_t end = LoadLE<uint32_t>(table + 4 * (uint64_t{i} + 1));
+  const char* entry = shard_.data() + MdsOffsetEntryAt(i);
+  const uint32_t begin = LoadLE<uint32_t>(entry);
+  const uint32_t end = LoadLE<uint32_t>(entry + 4);
   return shard_.substr(begin, end - begin);  // Open() checked the table
 }
 
@@ -144,37 +179,8 @@ void MdsShardReader::Prefetch(uint32_t i) const {
 
 Status MdsShardReader::ReadSample(uint32_t i, std::vector<std::string_view>* fields) const {
   SLUICE_ASSIGN_OR_RETURN(std::string_view sample, SampleBytes(i));
-  const uint64_t base = static_cast<uint64_t>(sample.data() - shard_.data());
-  const uint64_t header = 4 * uint64_t{num_variable_};
-  if (sample.size() < header) {
-    return Corrupt(i, base, std::to_string(sample.size()) + " bytes, expected at least the " +
-                                std::to_string(header) + "-byte size header");
-  }
-  fields->resize(columns_.size());
-  uint64_t pos = header;
-  size_t var = 0;
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    uint64_t len;
-    if (columns_[c].fixed_size) {
-      len = *columns_[c].fixed_size;
-    } else {
-      len = LoadLE<uint32_t>(sample.data() + 4 * var);
-      ++var;
-    }
-    if (len > sample.size() - pos) {
-      return Corrupt(i, base + pos,
-                     "column '" + columns_[c].column + "' (" + columns_[c].name + ") of " +
-                         std::to_string(len) + " bytes runs past the sample end at offset " +
-                         std::to_string(base + sample.size()));
-    }
-    (*fields)[c] = sample.substr(pos, len);
-    pos += len;
-  }
-  if (pos != sample.size()) {
-    return Corrupt(i, base, std::to_string(sample.size()) + " bytes, the size header and " +
-                                "column sizes account for " + std::to_string(pos));
-  }
-  return Status::Ok();
+  return SplitMdsSample(sample, columns_, shard_name_, i,
+                        static_cast<uint64_t>(sample.data() - shard_.data()), fields);
 }
 
 Result<std::string_view> MdsShardReader::ReadField(uint32_t i, size_t column) const {

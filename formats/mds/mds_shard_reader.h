@@ -35,6 +35,27 @@ namespace sluice {
 Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
                                                         std::string_view what);
 
+// Where sample i's entry of the offsets table starts in the shard file: its
+// two u32 entries, offsets[i] and offsets[i + 1], are the 8 bytes there and
+// bound the sample's bytes [offsets[i], offsets[i + 1]).
+constexpr uint64_t MdsOffsetEntryAt(uint32_t i) { return 4 + 4 * uint64_t{i}; }
+
+// The end of the offsets table of a shard of `num_samples` samples (where
+// the config JSON starts): no sample's bytes begin before it.
+constexpr uint64_t MdsOffsetsTableEnd(uint64_t num_samples) { return 4 + 4 * (num_samples + 1); }
+
+// Splits the bytes of one MDS sample (its size header, one u32 per
+// variable-size column, then the payloads in column order) into one view
+// per column of `columns` (stored order); *fields is resized to match. The
+// views point into `sample`. kCorrupt when the header and column sizes do
+// not exactly fill the sample, naming `shard_name`, sample `index` and the
+// byte offset in the shard (`sample` starts at `offset_in_shard`).
+// The one decoder of a sample's layout: MdsShardReader and readers holding a
+// lone sample (a ranged read of it) both use it.
+Status SplitMdsSample(std::string_view sample, const std::vector<ColumnEncoding>& columns,
+                      std::string_view shard_name, uint32_t index, uint64_t offset_in_shard,
+                      std::vector<std::string_view>* fields);
+
 class MdsShardReader {
  public:
   // `shard`: the whole decompressed shard file; `shard_name` names it in
@@ -76,12 +97,9 @@ class MdsShardReader {
 
  private:
   MdsShardReader() = default;
-  Status Corrupt(uint32_t sample, uint64_t offset, const std::string& what) const;
-
   std::string_view shard_;
   std::string shard_name_;
   std::vector<ColumnEncoding> columns_;
-  size_t num_variable_ = 0;
   uint32_t num_samples_ = 0;
   std::string_view config_;
 };

@@ -83,6 +83,7 @@ TEST(StreamingDatasetS3MultiProcess, NodesRanksWorkersOverS3rver) {
     o.plan.num_canonical_nodes = 2;
     o.predownload = 8;
     o.prefetch_next_epoch = false;  // this epoch's fetches only
+    o.peek_first_sample = false;    // one GET per shard per node, counted below
     o.world.rank = node * kRanks + rank;
     o.world.world_size = kNodes * kRanks;
     o.world.local_rank = rank;

@@ -33,6 +33,7 @@ constexpr int64_t kResumeAt = 250;
 DatasetOptions Options(const std::string& cache) {
   DatasetOptions o = testing::OneStreamOptions("s3://bkt/ds", cache);
   o.streams[0].download_retry = 0;  // a retry would be a second request
+  o.peek_first_sample = false;      // so would a first-sample peek
   o.plan.shuffle = true;
   o.plan.shuffle_seed = 11;
   o.plan.batch_size = 4;

@@ -62,7 +62,8 @@ bool MakeTestCerts(const std::string& dir, const std::string& name,
                out->server_cert + q) == 0;
 }
 
-std::unique_ptr<NginxServer> NginxServer::Start(const std::string& dir, const TestCerts* certs) {
+std::unique_ptr<NginxServer> NginxServer::Start(const std::string& dir, const TestCerts* certs,
+                                                const std::string& server_config) {
   std::unique_ptr<NginxServer> server(new NginxServer());
   server->dir_ = dir;
   server->www_ = dir + "/www";
@@ -96,6 +97,7 @@ std::unique_ptr<NginxServer> NginxServer::Start(const std::string& dir, const Te
        << "    location = /post { return 200 \"posted $request_method $content_length\"; }\n"
        << "    location = /redirect { return 302 /small.txt; }\n"
        << "    location = /redirect-loop { return 302 /redirect-loop; }\n"
+       << server_config << "\n"
        << "  }\n}\n";
   std::string conf_path = dir + "/nginx.conf";
   std::ofstream(conf_path) << conf.str();

@@ -33,9 +33,12 @@ class NginxServer {
  public:
   // Starts nginx with its config, logs and temp files under `dir`, serving
   // `dir`/www (created) at http://127.0.0.1:http_port(); with `certs`, also
-  // https on https_port(). Returns null when nginx does not come up.
+  // https on https_port(). `server_config`: directives added to the server
+  // block (e.g. a location that throttles one file). Returns null when
+  // nginx does not come up.
   static std::unique_ptr<NginxServer> Start(const std::string& dir,
-                                            const TestCerts* certs = nullptr);
+                                            const TestCerts* certs = nullptr,
+                                            const std::string& server_config = "");
   ~NginxServer();
 
   int http_port() const { return http_port_; }

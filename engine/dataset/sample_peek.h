@@ -1,0 +1,46 @@
+// One sample of an uncompressed MDS shard read straight from the remote,
+// before (and without) the shard: two ranged reads, its offsets entry
+// (offsets[i] and offsets[i + 1]), then its bytes. A cold iteration's first
+// sample then costs two round trips instead of a whole shard's download.
+//
+// The peek is a shortcut, never the truth: the shard, downloaded whole (and
+// checked as usual), is what the iteration reads; a peeked sample is
+// compared against it once it is there (see IterationCursor).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/dataset/remote_source.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// A sample larger than this is not peeked: its own transfer is most of a
+// shard's, and it would sit in memory beside the shard.
+inline constexpr uint64_t kMaxPeekedSampleBytes = uint64_t{16} << 20;
+
+struct PeekedSample {
+  // The sample's stored bytes (size header included), as the shard holds
+  // them; behind a pointer so that `fields` stay valid when this moves.
+  std::unique_ptr<const std::string> bytes;
+  // One view into *bytes per column, in stored order (as MdsShardReader's
+  // ReadSample gives them).
+  std::vector<std::string_view> fields;
+};
+
+// Sample `i` (< entry.samples) of the uncompressed MDS shard `entry`, stored
+// at `key` of `remote`. The offsets read are checked against the entry (past
+// the offsets table, ordered, within raw_data.bytes) before anything is
+// sized by them. Errors: the reads' (naming the object), kCorrupt for
+// offsets or a sample that do not fit, kInvalidArgument for an entry that
+// is not an uncompressed MDS shard or a sample over kMaxPeekedSampleBytes.
+// Thread safety: as the remote's GetRange.
+Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
+                                   const ShardEntry& entry, uint32_t i);
+
+}  // namespace sluice

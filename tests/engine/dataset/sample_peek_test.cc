@@ -1,0 +1,277 @@
+// The first sample of a cold pass from two ranged reads of its uncompressed
+// MDS shard (engine/dataset/sample_peek.h), against a real nginx whose
+// access log tells which byte ranges were asked for; and every case where
+// the peek must not be used, or fails, ends with the exact epoch.
+#include "engine/dataset/sample_peek.h"
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/bytes.h"
+#include "base/file.h"
+#include "engine/dataset/remote_source.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::NginxServer;
+using testing::ScratchDir;
+
+// "<status> <range>" of each request for `uri` in nginx's access log, in
+// the order they completed (a request still being answered is not there).
+std::vector<std::string> RequestsFor(const NginxServer& nginx, const std::string& uri) {
+  std::vector<std::string> out;
+  std::istringstream log(nginx.AccessLog());
+  std::string connection, method, target, status, range;
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    range.clear();
+    fields >> connection >> method >> target >> status >> range;
+    if (target == uri) out.push_back(status + " " + range);
+  }
+  return out;
+}
+
+// "bytes=<first>-<last>" of bytes [begin, end).
+std::string Range(uint64_t begin, uint64_t end) {
+  return "bytes=" + std::to_string(begin) + "-" + std::to_string(end - 1);
+}
+
+// Where sample `i` of the shard file at `path` lies: its offsets entry.
+std::pair<uint64_t, uint64_t> SampleBounds(const std::string& path, uint32_t i) {
+  auto bytes = ReadFile(path);
+  EXPECT_TRUE(bytes.ok());
+  if (!bytes.ok()) return {0, 0};
+  return {LoadLE<uint32_t>(bytes->data() + 4 + 4 * uint64_t{i}),
+          LoadLE<uint32_t>(bytes->data() + 8 + 4 * uint64_t{i})};
+}
+
+TEST(PeekMdsSample, ReadsTheOffsetsEntryThenTheSampleWithTwoRangedGets) {
+  ScratchDir scratch;
+  auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  const std::string data = JoinPath(nginx->www(), "ds");
+  testing::WriteSyntheticMds(data, 300, 8000);
+  auto reader = DatasetReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_GE((*reader)->index().shards.size(), 2u);
+  const ShardEntry& entry = (*reader)->index().shards[1];
+  const uint32_t i = 7;
+  ASSERT_LT(i, entry.samples);
+  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds");
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+
+  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, i);
+  ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
+
+  auto shard = (*reader)->Shard(1);
+  ASSERT_TRUE(shard.ok()) << shard.status().ToString();
+  auto expected = (*shard)->mds()->SampleBytes(i);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(*peeked->bytes, *expected);
+  std::vector<std::string_view> fields;
+  ASSERT_TRUE((*shard)->mds()->ReadSample(i, &fields).ok());
+  EXPECT_EQ(peeked->fields, fields);  // the same split, into the peeked bytes
+  ASSERT_EQ(peeked->fields.size(), 2u);
+  EXPECT_EQ(peeked->fields[1], "sample-" + std::to_string((*reader)->index().shards[0].samples + i));
+
+  auto [begin, end] = SampleBounds(JoinPath(data, entry.raw_data.basename), i);
+  EXPECT_EQ(RequestsFor(*nginx, "/ds/" + entry.raw_data.basename),
+            (std::vector<std::string>{"206 " + Range(4 + 4 * i, 4 + 4 * i + 8),
+                                      "206 " + Range(begin, end)}));
+}
+
+TEST(PeekMdsSample, OffsetsThatDoNotFitTheShardAreCorrupt) {
+  ScratchDir data;
+  testing::WriteSyntheticMds(data.path(), 50, 1 << 20);
+  auto reader = DatasetReader::Open(data.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  const std::string path = JoinPath(data.path(), entry.raw_data.basename);
+  auto bytes = ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  // Sample 3's end (offsets[4], little-endian) before its start.
+  const uint32_t bad = 10;
+  for (int b = 0; b < 4; ++b) (*bytes)[4 + 4 * 4 + b] = static_cast<char>((bad >> (8 * b)) & 0xff);
+  ASSERT_TRUE(WriteFileAtomic(path, *bytes).ok());
+  auto remote = OpenRemoteSource(data.path());
+  ASSERT_TRUE(remote.ok());
+  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, 3);
+  ASSERT_FALSE(peeked.ok());
+  EXPECT_EQ(peeked.status().code(), StatusCode::kCorrupt) << peeked.status().ToString();
+  EXPECT_NE(peeked.status().message().find(entry.raw_data.basename + " sample 3: offsets "),
+            std::string::npos)
+      << peeked.status().ToString();
+}
+
+// A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the
+// reference bytes of every sample, and the plan of worker 0 of epoch 0.
+class ColdPass : public ::testing::Test {
+ protected:
+  void Write(std::optional<std::string> compression = std::nullopt,
+             std::vector<std::string> hashes = {}) {
+    data_ = JoinPath(JoinPath(JoinPath(scratch_.path(), "nginx"), "www"), "ds");
+    // About 160 KB a shard.
+    testing::WriteSyntheticMds(data_, 3000, 160000, std::move(compression), std::move(hashes));
+    auto reader = DatasetReader::Open(data_);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    reader_ = std::move(*reader);
+    ASSERT_GE(reader_->index().shards.size(), 3u);
+    options_ = testing::OneStreamOptions(data_, cache_.path());
+    options_.plan.shuffle = true;
+    options_.plan.shuffle_seed = 11;
+    auto ds = StreamingDataset::Open(options_);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    auto ids = (*ds)->WorkerIds(0, 0, 0, 1);
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    plan_ = *ids;
+    ASSERT_EQ(plan_.size(), 3000u);
+    for (int64_t id : plan_) {
+      SampleFields f;
+      ASSERT_TRUE(reader_->Read(static_cast<uint64_t>(id), &f).ok());
+      expected_.push_back(testing::FieldBytes(f));
+    }
+    auto first = reader_->Locate(static_cast<uint64_t>(plan_[0]));
+    ASSERT_TRUE(first.ok());
+    first_index_ = first->index_in_shard;
+    const ShardEntry& e = reader_->index().shards[first->shard];
+    first_file_ = (e.zip_data ? *e.zip_data : e.raw_data).basename;
+  }
+
+  // nginx with `server_config`, the dataset read from it.
+  void Serve(const std::string& server_config) {
+    nginx_ = NginxServer::Start(JoinPath(scratch_.path(), "nginx"), nullptr, server_config);
+    ASSERT_NE(nginx_, nullptr) << "nginx did not start";
+    options_.streams[0].remote = "http://127.0.0.1:" + std::to_string(nginx_->http_port()) + "/ds";
+  }
+
+  // Reads the epoch: checks the first batch and the whole epoch against the
+  // plan and the reference bytes; returns the first batch's size.
+  size_t ReadAndCheckEpoch() {
+    auto ds = StreamingDataset::Open(options_);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    if (!ds.ok()) return 0;
+    EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> ids(64), got;
+    std::vector<SampleFields> fields;
+    std::vector<std::string> bytes;
+    size_t first = 0;
+    while (true) {
+      auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+      EXPECT_TRUE(n.ok()) << n.status().ToString();
+      if (!n.ok() || *n == 0) break;
+      if (got.empty()) {
+        first = *n;
+        // nginx logs a request once it has answered it: give the last one
+        // a moment to appear.
+        for (int tries = 0; tries < 100; ++tries) {
+          first_batch_log_ = RequestsFor(*nginx_, "/ds/" + first_file_);
+          if (first_batch_log_.size() >= first_batch_log_wanted_) break;
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+      }
+      for (size_t k = 0; k < *n; ++k) {
+        got.push_back(ids[k]);
+        bytes.push_back(testing::FieldBytes(fields[k]));
+      }
+    }
+    EXPECT_EQ(got, plan_);
+    EXPECT_EQ(bytes, expected_);
+    return first;
+  }
+
+  // The requests for the first sample's file that do not start at byte 0
+  // (the whole download's first part does).
+  std::vector<std::string> PeekRequests() const {
+    std::vector<std::string> out;
+    for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
+      if (r.find(" bytes=0-") == std::string::npos) out.push_back(r);
+    }
+    return out;
+  }
+
+  ScratchDir scratch_, cache_;
+  std::string data_;
+  std::unique_ptr<DatasetReader> reader_;
+  DatasetOptions options_;
+  std::vector<int64_t> plan_;
+  std::vector<std::string> expected_;
+  uint32_t first_index_ = 0;
+  std::string first_file_;  // the stored file of the first sample's shard
+  std::unique_ptr<NginxServer> nginx_;
+  std::vector<std::string> first_batch_log_;  // its requests when the first batch came
+  size_t first_batch_log_wanted_ = 0;          // how many of them to wait for
+};
+
+// The first sample's shard comes slowly (nginx sends 64 KB/s after the
+// first 64 KB): the first batch is that one sample, from the offsets entry
+// and the sample's bytes, before the shard is there; the epoch then reads
+// the shard and is exact.
+TEST_F(ColdPass, FirstSampleComesFromTwoRangedReadsBeforeItsShard) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ + " { limit_rate 64k; }"));
+  auto [begin, end] = SampleBounds(JoinPath(data_, first_file_), first_index_);
+  const std::vector<std::string> peeks{"206 " + Range(4 + 4 * first_index_, 12 + 4 * first_index_),
+                                       "206 " + Range(begin, end)};
+
+  first_batch_log_wanted_ = peeks.size();
+  EXPECT_EQ(ReadAndCheckEpoch(), 1u);
+  EXPECT_EQ(first_batch_log_, peeks);  // the shard's own download had not finished
+  std::vector<std::string> all = RequestsFor(*nginx_, "/ds/" + first_file_);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(all.begin(), all.begin() + 2), peeks);
+  EXPECT_EQ(all[2].rfind("206 bytes=0-", 0), 0u) << all[2];
+}
+
+TEST_F(ColdPass, CompressedShardsAreNotPeeked) {
+  ASSERT_NO_FATAL_FAILURE(Write("zstd"));
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  ReadAndCheckEpoch();
+  EXPECT_EQ(PeekRequests(), std::vector<std::string>{});
+  EXPECT_EQ(RequestsFor(*nginx_, "/ds/" + first_file_).size(), 1u);
+}
+
+// Peeked bytes could not be checked before the whole shard is there.
+TEST_F(ColdPass, ShardsCheckedByHashAreNotPeeked) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {"sha1"}));
+  options_.streams[0].validate_hash = "sha1";
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ + " { limit_rate 100k; }"));
+  ReadAndCheckEpoch();
+  EXPECT_EQ(PeekRequests(), std::vector<std::string>{});
+}
+
+// Every ranged request past byte 0 fails (503, not retried): the peek gives
+// up after its first request and the shard serves the first sample.
+TEST_F(ColdPass, APeekThatFailsFallsBackToTheShard) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  options_.streams[0].download_retry = 0;
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
+                                " { limit_rate 100k; if ($http_range ~ \"^bytes=[1-9]\") "
+                                "{ return 503; } }"));
+  ReadAndCheckEpoch();
+  EXPECT_EQ(PeekRequests(), (std::vector<std::string>{
+                                "503 " + Range(4 + 4 * first_index_, 12 + 4 * first_index_)}));
+}
+
+// A server that ignores Range answers the peek with the whole shard (200):
+// whichever of the peek and the download comes first, the epoch is exact.
+TEST_F(ColdPass, AServerIgnoringRangeStillGivesTheExactEpoch) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve("location /ds/ { max_ranges 0; }"));
+  ReadAndCheckEpoch();
+  for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
+    EXPECT_EQ(r.rfind("200 ", 0), 0u) << r;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
