@@ -8,7 +8,7 @@ gives each transfer its own connection).
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
-        [--library NAME=PATH[,PYTHONPATH] ...]
+        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -22,6 +22,8 @@ max) of the epoch's seconds, its MB/s (bytes that reached the cache / time),
 the median's ratio to the best curl row of the same path, and the child's
 CPU seconds (user + system, from the dataset's construction on) per GB
 (cpu_seconds and cpu_per_gb, which speed_table.py's cold rows use too).
+--fetch-concurrency sets the engine's key of that name (shards one reader
+opens at once; default: the engine's, 4 for MDS).
 """
 import argparse
 import os
@@ -42,9 +44,12 @@ import sys, time
 sys.path.insert(0, %r)
 from cold_epoch import cpu_seconds
 import sluice
+class Dataset(sluice.StreamingDataset):
+    # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
+    _engine_keys = {'fetch_concurrency': int(sys.argv[4])} if sys.argv[4] else {}
 c0, t0 = cpu_seconds(), time.perf_counter()
-ds = sluice.StreamingDataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
-                             batch_size=16, shuffle_seed=17)
+ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
+             shuffle_seed=17)
 n = sum(1 for _ in ds)
 print(n, time.perf_counter() - t0, cpu_seconds() - c0)
 ''' % HERE
@@ -78,7 +83,7 @@ def folder_bytes(folder):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
 
 
-def sluice_epoch(library, url, shuffle, work, samples):
+def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None):
     """(seconds, CPU seconds, bytes in the cache) of one cold epoch."""
     cache = tempfile.mkdtemp(dir=work)
     try:
@@ -86,7 +91,8 @@ def sluice_epoch(library, url, shuffle, work, samples):
         env = dict(os.environ, SLUICE_LIBRARY=library)
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
-        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0'],
+        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
+                              str(fetch_concurrency or '')],
                              capture_output=True, text=True, env=env)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
@@ -133,6 +139,8 @@ def main():
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
     ap.add_argument('--no-proxy', action='store_true', help='loopback only')
+    ap.add_argument('--fetch-concurrency', type=int,
+                    help="the engine's fetch_concurrency (default: the engine's own)")
     args = ap.parse_args()
     samples, size = WORKLOADS[args.workload]
     samples, size = args.samples or samples, args.size or size
@@ -158,7 +166,8 @@ def main():
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
                             rows.setdefault((path, f'{name}, {order}'), []).append(
-                                sluice_epoch(lib, url, shuffle, work, samples))
+                                sluice_epoch(lib, url, shuffle, work, samples,
+                                             args.fetch_concurrency))
         finally:
             if proxy is not None:
                 proxy.close()
