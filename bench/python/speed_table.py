@@ -26,7 +26,9 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
           parallel `curl` transfers (SigV4-signed). CPU per GB is
           cold_epoch.py's: user + system seconds of the epoch's process
           and its reaped children, from the dataset's construction on (for
-          curl: its whole run), over the bytes that reached its cache
+          curl: its whole run), over the bytes that reached its cache; over
+          --scale 0.01's 5 and 21 MB it is mostly each one's fixed start-up
+          cost (Mosaic A: 72 s/GB there, 50 at --scale 0.1)
   http    the same from a loopback nginx (Sluice only: the peers have no
           plain-HTTP remote)
   proxy   the same through delay_proxy.py in front of nginx (15 ms to the
