@@ -192,6 +192,35 @@ TEST(MdsShardReader, SampleLongerThanItsFields) {
             "column sizes account for 13");
 }
 
+// A lone sample's bytes (as a ranged read gets them) split as the reader
+// splits them in the shard, with errors placed at the sample's shard offset.
+TEST(SplitMdsSample, SplitsALoneSampleAsTheShardReaderDoes) {
+  const std::string shard = GoodShard();
+  const std::string lone = shard.substr(24, 14);  // sample 0, copied out
+  std::vector<std::string_view> f;
+  ASSERT_TRUE(SplitMdsSample(lone, Columns(), "shard.00007.mds", 0, 24, &f).ok());
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].data(), lone.data() + 4);  // views into the lone bytes
+  EXPECT_EQ(LoadLE<int64_t>(f[0].data()), 7);
+  EXPECT_EQ(f[1], "hi");
+
+  std::string bad = lone;
+  SetU32(bad, 0, 3);  // "hi" claims 3 bytes: the same error as in the shard
+  EXPECT_EQ(SplitMdsSample(bad, Columns(), "shard.00007.mds", 0, 24, &f).ToString(),
+            "corrupt: shard.00007.mds: sample 0 at offset 36: column 's' (str) of 3 bytes runs "
+            "past the sample end at offset 38");
+  EXPECT_EQ(SplitMdsSample(lone.substr(0, 3), Columns(), "shard.00007.mds", 5, 100, &f).ToString(),
+            "corrupt: shard.00007.mds: sample 5 at offset 100: 3 bytes, expected at least the "
+            "4-byte size header");
+}
+
+TEST(MdsShardReader, OffsetEntryAndTableEndFollowTheLayout) {
+  const std::string shard = GoodShard();
+  EXPECT_EQ(MdsOffsetsTableEnd(2), 16u);  // where GoodShard's config starts
+  EXPECT_EQ(LoadLE<uint32_t>(shard.data() + MdsOffsetEntryAt(1)), 38u);  // sample 1's start
+  EXPECT_EQ(LoadLE<uint32_t>(shard.data() + MdsOffsetEntryAt(1) + 4), 50u);  // and end
+}
+
 TEST(MdsShardReader, SampleIndexOutOfRange) {
   const std::string shard = GoodShard();
   auto r = MdsShardReader::Open(shard, "shard.00007.mds", Columns());
