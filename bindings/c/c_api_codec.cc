@@ -8,6 +8,7 @@
 #include "bindings/c/c_api_internal.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
+#include "formats/mds/column_encoding.h"
 
 namespace {
 
@@ -88,6 +89,20 @@ sluice_status sluice_hash_names(char** names_json) {
     }
     json += "]";
     return Hand("sluice_hash_names", json, names_json, nullptr);
+  });
+}
+
+sluice_status sluice_mds_encoding_names(char** names_json) {
+  return Guard("sluice_mds_encoding_names", [&] {
+    if (names_json == nullptr) return NullArgument("sluice_mds_encoding_names", "names_json");
+    *names_json = nullptr;
+    std::string json = "[";
+    for (std::string_view name : sluice::BuiltinEncodingNames()) {
+      if (json.size() > 1) json += ", ";
+      json += "\"" + std::string(name) + "\"";  // no quote or backslash in any: nothing to escape
+    }
+    json += "]";
+    return Hand("sluice_mds_encoding_names", json, names_json, nullptr);
   });
 }
 

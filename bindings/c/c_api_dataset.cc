@@ -33,26 +33,53 @@ sluice::Result<sluice::ColumnEncoding> Encoding(const char* encoding) {
   return sluice::ParseColumnEncoding(encoding, "(field)");
 }
 
-}  // namespace
-
-extern "C" {
-
-sluice_status sluice_dataset_open(const char* path, uint32_t flags, sluice_dataset** out) {
-  return Guard("sluice_dataset_open", [&] {
-    if (path == nullptr) return NullArgument("sluice_dataset_open", "path");
-    if (out == nullptr) return NullArgument("sluice_dataset_open", "out");
+// sluice_dataset_open and sluice_dataset_open_with_encodings; `fn` names
+// the one called in errors.
+sluice_status OpenDataset(const char* fn, const char* path, uint32_t flags,
+                          const char* const* custom_encodings, uint32_t num_custom_encodings,
+                          sluice_dataset** out) {
+  return Guard(fn, [&] {
+    if (path == nullptr) return NullArgument(fn, "path");
+    if (out == nullptr) return NullArgument(fn, "out");
     *out = nullptr;
-    if (flags & ~SLUICE_OPEN_VERIFY_HASHES) {
-      return Fail(sluice::InvalidArgumentError("sluice_dataset_open: unknown flags " +
+    if (flags & ~(SLUICE_OPEN_VERIFY_HASHES | SLUICE_OPEN_ANY_CUSTOM_ENCODING)) {
+      return Fail(sluice::InvalidArgumentError(std::string(fn) + ": unknown flags " +
                                                std::to_string(flags)));
+    }
+    if (num_custom_encodings > 0 && custom_encodings == nullptr) {
+      return NullArgument(fn, "custom_encodings");
     }
     sluice::DatasetReaderOptions options;
     options.verify_hashes = (flags & SLUICE_OPEN_VERIFY_HASHES) != 0;
+    options.custom_encodings.any = (flags & SLUICE_OPEN_ANY_CUSTOM_ENCODING) != 0;
+    for (uint32_t i = 0; i < num_custom_encodings; ++i) {
+      if (custom_encodings[i] == nullptr) {
+        return Fail(sluice::InvalidArgumentError(std::string(fn) + ": custom encoding " +
+                                                 std::to_string(i) + " is NULL"));
+      }
+      options.custom_encodings.names.insert(custom_encodings[i]);
+    }
     auto reader = sluice::DatasetReader::Open(path, options);
     if (!reader.ok()) return Fail(reader.status());
     *out = new sluice_dataset{std::move(*reader)};
     return SLUICE_OK;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_status sluice_dataset_open_with_encodings(const char* path, uint32_t flags,
+                                                 const char* const* custom_encodings,
+                                                 uint32_t num_custom_encodings,
+                                                 sluice_dataset** out) {
+  return OpenDataset("sluice_dataset_open_with_encodings", path, flags, custom_encodings,
+                     num_custom_encodings, out);
+}
+
+sluice_status sluice_dataset_open(const char* path, uint32_t flags, sluice_dataset** out) {
+  return OpenDataset("sluice_dataset_open", path, flags, nullptr, 0, out);
 }
 
 void sluice_dataset_close(sluice_dataset* ds) { delete ds; }

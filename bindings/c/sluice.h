@@ -84,8 +84,28 @@ typedef struct sluice_dataset sluice_dataset;
 
 /* Check every shard file against a hash recorded in index.json on load. */
 #define SLUICE_OPEN_VERIFY_HASHES 1u
+/* Every MDS encoding that is not built in is the caller's own: its fields
+ * are handed out as stored, and the caller decides whether it can decode
+ * them (the Python package, which fails when such a sample is read, as
+ * Mosaic does). */
+#define SLUICE_OPEN_ANY_CUSTOM_ENCODING 2u
 
+/* Opens the folder `path` (its index.json; shards are loaded on first use).
+ * An MDS column whose encoding is neither built in (sluice_mds_encoding_names)
+ * nor the caller's own fails here with SLUICE_EUNIMPLEMENTED naming the
+ * index.json, the shard, the column and the encoding: a typo or a damaged
+ * index must not hand out bytes as data. */
 sluice_status sluice_dataset_open(const char* path, uint32_t flags, sluice_dataset** out);
+/* As sluice_dataset_open, with the caller's own MDS encodings (Mosaic lets
+ * users register encodings under new names), whose fields are handed out as
+ * stored for the caller to decode: `custom_encodings[0..num_custom_encodings)`
+ * are names; a column's encoding is one when it equals a name or its part
+ * before the first ':' does ("complex128" covers "complex128:le"). The
+ * array is read during the call only; NULL with 0 is none. */
+sluice_status sluice_dataset_open_with_encodings(const char* path, uint32_t flags,
+                                                 const char* const* custom_encodings,
+                                                 uint32_t num_custom_encodings,
+                                                 sluice_dataset** out);
 void sluice_dataset_close(sluice_dataset* ds);
 
 /* Total samples over all shards. */
@@ -238,6 +258,10 @@ sluice_status sluice_decompress(const char* name, const uint8_t* data, uint64_t 
                                 uint64_t max_output, char** out, uint64_t* out_size);
 /* The supported hash algorithms as a sorted JSON array of names. */
 sluice_status sluice_hash_names(char** names_json);
+/* The built-in MDS column encoding names as a JSON array ("bytes", "str",
+ * ..., "ndarray"; "ndarray" also takes ":dtype" and ":dtype:shape"): what
+ * the readers and writers know without the caller's own encodings. */
+sluice_status sluice_mds_encoding_names(char** names_json);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);
@@ -313,6 +337,9 @@ typedef struct sluice_stream sluice_stream;
  *    "num_canonical_nodes", "batch_size", "shuffle", "shuffle_algo",
  *    "shuffle_seed", "shuffle_block_size", "batching_method",
  *    "replication", "allow_unsafe_types", "wait_timeout" (seconds, 120),
+ *    "custom_encodings" (the caller's own MDS encodings, as the names of
+ *    sluice_dataset_open_with_encodings: their fields are handed out as
+ *    stored), "any_custom_encoding" (as SLUICE_OPEN_ANY_CUSTOM_ENCODING),
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
  *    near the end of an epoch), "peek_first_sample" (true: a pass's
  *    first sample, from an uncompressed MDS shard not in the cache, may be
@@ -340,8 +367,10 @@ typedef struct sluice_stream sluice_stream;
  * place (nothing is written into its folder unless a shard stored only
  * compressed must be decompressed there, as Mosaic does), and without its
  * index.json is SLUICE_ENOTFOUND with Mosaic's text ("RuntimeError: No
- * `remote` provided, ..."). Bad options: SLUICE_EINVAL naming the
- * key (planner errors start with Mosaic's error type). */
+ * `remote` provided, ..."). An MDS encoding that is neither built in nor
+ * the caller's own is SLUICE_EUNIMPLEMENTED, as for sluice_dataset_open.
+ * Bad options: SLUICE_EINVAL naming the key (planner errors start with
+ * Mosaic's error type). */
 sluice_status sluice_stream_open(const char* config_json, sluice_stream** out);
 void sluice_stream_close(sluice_stream* s);
 

@@ -44,6 +44,18 @@ Result<std::string> GetString(const JsonValue& v, std::string_view key) {
   return Bad(key, "must be a string");
 }
 
+Result<std::vector<std::string>> GetStringList(const JsonValue& v, std::string_view key) {
+  const JsonValue::Array* list = std::get_if<JsonValue::Array>(&v.v);
+  if (list == nullptr) return Bad(key, "must be a list of strings");
+  std::vector<std::string> out;
+  for (const JsonValue& item : *list) {
+    std::string where = std::string(key) + "[" + std::to_string(out.size()) + "]";
+    SLUICE_ASSIGN_OR_RETURN(std::string s, GetString(item, where));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 template <typename T>
 Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
               Result<T> (*get)(const JsonValue&, std::string_view)) {
@@ -199,6 +211,11 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &p.replication, GetInt));
   } else if (k == "allow_unsafe_types") {
     SLUICE_ASSIGN_OR_RETURN(o->allow_unsafe_types, GetBool(v, k));
+  } else if (k == "custom_encodings") {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, GetStringList(v, k));
+    o->custom_encodings.names = {names.begin(), names.end()};
+  } else if (k == "any_custom_encoding") {
+    SLUICE_ASSIGN_OR_RETURN(o->custom_encodings.any, GetBool(v, k));
   } else if (k == "wait_timeout") {
     SLUICE_ASSIGN_OR_RETURN(double s, GetNumber(v, k));
     if (s <= 0 || s > 1e6) return Bad(k, "must be in (0, 1e6] seconds");

@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "engine/planner/plan.h"
+#include "formats/mds/column_encoding.h"
 #include "formats/raw/file_listing.h"
 
 namespace sluice {
@@ -75,6 +76,12 @@ struct DatasetOptions {
   // cache_budget.h); local-only streams are read in place and count nothing.
   std::optional<uint64_t> cache_limit;
   bool allow_unsafe_types = false;
+  // The MDS encodings the caller decodes itself (its users' own); Open
+  // refuses any other encoding that is not built in. Keys
+  // "custom_encodings" (a list of names) and "any_custom_encoding" (bool:
+  // every name that is not built in is the caller's; the Python package,
+  // which fails when such a sample is read, as Mosaic does).
+  CustomEncodings custom_encodings;
   WorldOptions world;
   // Bound on every wait on other processes (index download, shard fetches,
   // room in the cache); Sluice's extension, key "wait_timeout".
@@ -134,7 +141,8 @@ struct DatasetOptions {
 // "100gb"-style string), "sampling_method", "sampling_granularity",
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
-// "replication", "allow_unsafe_types", "wait_timeout" (seconds),
+// "replication", "allow_unsafe_types", "custom_encodings" (list of names),
+// "any_custom_encoding" (bool), "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream

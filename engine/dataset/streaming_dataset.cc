@@ -45,7 +45,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     for (size_t i = 0; i < index->shards.size(); ++i) {
       const ShardEntry& e = index->shards[i];
       std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
-      SLUICE_RETURN_IF_ERROR(ColumnsOf(e, &names, &encodings).WithContext(shard_where));
+      SLUICE_RETURN_IF_ERROR(ColumnsOf(e, d->options_.custom_encodings, &names, &encodings)
+                                 .WithContext(shard_where));
       if (!have_columns) {
         d->column_names_ = names;
         have_columns = true;

@@ -80,14 +80,16 @@ Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& ro
   r->options_ = options;
   r->index_ = std::move(index);
   const auto& shards = r->index_.shards;
-  SLUICE_RETURN_IF_ERROR(ColumnsOf(shards[0], &r->column_names_, &r->column_encodings_)
-                             .WithContext(index_path + ": shard 0"));
+  SLUICE_RETURN_IF_ERROR(
+      ColumnsOf(shards[0], options.custom_encodings, &r->column_names_, &r->column_encodings_)
+          .WithContext(index_path + ": shard 0"));
   std::vector<uint64_t> starts{0};
   std::vector<std::string> names, encodings;
   for (size_t i = 0; i < shards.size(); ++i) {
     std::string where = index_path + ": shard " + std::to_string(i) + " (" +
                         shards[i].raw_data.basename + ")";
-    SLUICE_RETURN_IF_ERROR(ColumnsOf(shards[i], &names, &encodings).WithContext(where));
+    SLUICE_RETURN_IF_ERROR(
+        ColumnsOf(shards[i], options.custom_encodings, &names, &encodings).WithContext(where));
     if (names != r->column_names_ || encodings != r->column_encodings_) {
       return CorruptError(where + ": columns " + JoinNames(names) + " with encodings " +
                           JoinNames(encodings) + " differ from shard 0's " +

@@ -21,12 +21,16 @@
 #include "formats/index/index.h"
 #include "formats/dataset/sample_locator.h"
 #include "formats/dataset/shard_view.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice {
 
 struct DatasetReaderOptions {
   // Check every shard file against every hash index.json records for it.
   bool verify_hashes = false;
+  // The MDS encodings the caller decodes itself (its users' own); Open
+  // refuses any other encoding that is not built in.
+  CustomEncodings custom_encodings;
 };
 
 // One loaded shard: its bytes (owned or mapped) and a format reader over them.
@@ -53,7 +57,8 @@ class LoadedShard {
 class DatasetReader {
  public:
   // Reads and checks `root`/index.json: every shard entry parses, every
-  // shard has the same columns (names and encodings) as the first, the
+  // shard has the same columns (names and encodings) as the first, every
+  // MDS encoding is built in or one of options.custom_encodings, the
   // total sample count fits in 2^48. Shard files are not opened yet.
   static Result<std::unique_ptr<DatasetReader>> Open(const std::string& root,
                                                      DatasetReaderOptions options = {});

@@ -41,12 +41,12 @@ Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry) {
 
 std::span<const ShardFormatDescriptor> ShardFormats() { return kFormats; }
 
-Status ColumnsOf(const ShardEntry& entry, std::vector<std::string>* names,
-                 std::vector<std::string>* encodings) {
+Status ColumnsOf(const ShardEntry& entry, const CustomEncodings& custom,
+                 std::vector<std::string>* names, std::vector<std::string>* encodings) {
   names->clear();
   encodings->clear();
   SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(entry));
-  return format->columns(entry, names, encodings);
+  return format->columns(entry, custom, names, encodings);
 }
 
 const FileInfo* MetaFileOf(const ShardEntry& entry) {

@@ -58,6 +58,7 @@
 #include "formats/dataset/shard_view.h"
 #include "formats/index/entry_schema.h"
 #include "formats/index/index.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice {
 
@@ -85,10 +86,13 @@ struct ShardFormatDescriptor {
 
   // The columns `entry` declares, in stored order (sorted by name for every
   // format today), as names and encoding names, replacing *names and
-  // *encodings. Errors (kCorrupt,
-  // kUnimplemented for an unknown encoding) name the shard's data file.
-  Status (*columns)(const ShardEntry& entry, std::vector<std::string>* names,
-                    std::vector<std::string>* encodings);
+  // *encodings. Errors (kCorrupt, kUnimplemented for an unknown encoding)
+  // name the shard's data file. MDS: an encoding that is neither built in
+  // nor one of `custom` is refused here (CheckEncodingRegistered), so a
+  // dataset naming one fails when it opens; the other formats have no
+  // custom encodings and ignore `custom`.
+  Status (*columns)(const ShardEntry& entry, const CustomEncodings& custom,
+                    std::vector<std::string>* names, std::vector<std::string>* encodings);
 
   // The format's reader over one shard's decompressed data file and (when
   // has_meta()) meta file. Checks the sample count against the entry. The
@@ -118,11 +122,12 @@ Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry);
 std::span<const ShardFormatDescriptor> ShardFormats();
 
 // The columns `entry` declares (names and encodings, stored order), as its
-// format's descriptor reads them; replaces *names and *encodings. Unknown
-// format as ShardFormatOf. The one way the reader and the engine learn a
-// shard's columns.
-Status ColumnsOf(const ShardEntry& entry, std::vector<std::string>* names,
-                 std::vector<std::string>* encodings);
+// format's descriptor reads them, with the encodings the caller registered
+// as its own (`custom`; see CustomEncodings); replaces *names and
+// *encodings. Unknown format as ShardFormatOf. The one way the reader and
+// the engine learn a shard's columns.
+Status ColumnsOf(const ShardEntry& entry, const CustomEncodings& custom,
+                 std::vector<std::string>* names, std::vector<std::string>* encodings);
 
 // The shard's meta file (a pointer into `entry`) when its format has one
 // and the entry names it; else nullptr. Never fails: an unknown format has

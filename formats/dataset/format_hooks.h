@@ -13,13 +13,15 @@
 #include "formats/dataset/field_writer.h"
 #include "formats/dataset/shard_view.h"
 #include "formats/index/index.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice::format_hooks {
 
 using Columns = std::vector<std::pair<std::string, std::string>>;
 
 // MDS (format_hooks_mds.cc).
-Status MdsColumns(const ShardEntry& entry, std::vector<std::string>* names,
+Status MdsColumns(const ShardEntry& entry, const CustomEncodings& custom,
+                  std::vector<std::string>* names,
                   std::vector<std::string>* encodings);
 Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data,
                                   std::string_view meta);
@@ -28,7 +30,8 @@ Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
                                                    const FieldWriterOptions& options);
 
 // JSONL and CSV/TSV/XSV (format_hooks_text.cc).
-Status TextColumns(const ShardEntry& entry, std::vector<std::string>* names,
+Status TextColumns(const ShardEntry& entry, const CustomEncodings& custom,
+                   std::vector<std::string>* names,
                    std::vector<std::string>* encodings);
 Result<ShardReader> OpenJsonlReader(const ShardEntry& entry, std::string_view data,
                                     std::string_view meta);
@@ -48,7 +51,8 @@ Result<std::unique_ptr<FieldWriter>> OpenXsvWriter(const std::string& out_dir,
                                                    const FieldWriterOptions& options);
 
 // Raw files (format_hooks_raw.cc): one column, "data" (bytes); no writer.
-Status RawColumns(const ShardEntry& entry, std::vector<std::string>* names,
+Status RawColumns(const ShardEntry& entry, const CustomEncodings& custom,
+                  std::vector<std::string>* names,
                   std::vector<std::string>* encodings);
 Result<ShardReader> OpenRawReader(const ShardEntry& entry, std::string_view data,
                                   std::string_view meta);

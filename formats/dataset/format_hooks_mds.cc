@@ -31,8 +31,14 @@ class MdsFieldWriter : public FieldWriter {
 
 }  // namespace
 
-Status MdsColumns(const ShardEntry& entry, std::vector<std::string>* names,
-                  std::vector<std::string>* encodings) {
+Status MdsColumns(const ShardEntry& entry, const CustomEncodings& custom,
+                  std::vector<std::string>* names, std::vector<std::string>* encodings) {
+  // The lists' lengths and the sizes are checked when a shard loads
+  // (MdsColumnsFromEntry); the names are checked here, when the dataset opens.
+  for (size_t i = 0; i < entry.column_encodings.size(); ++i) {
+    const std::string column = i < entry.column_names.size() ? entry.column_names[i] : "";
+    SLUICE_RETURN_IF_ERROR(CheckEncodingRegistered(entry.column_encodings[i], column, custom));
+  }
   *names = entry.column_names;
   *encodings = entry.column_encodings;
   return Status::Ok();

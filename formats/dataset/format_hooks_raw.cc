@@ -5,7 +5,7 @@
 
 namespace sluice::format_hooks {
 
-Status RawColumns(const ShardEntry&, std::vector<std::string>* names,
+Status RawColumns(const ShardEntry&, const CustomEncodings&, std::vector<std::string>* names,
                   std::vector<std::string>* encodings) {
   *names = {std::string(kRawFileColumn)};
   *encodings = {std::string(kRawFileEncoding)};

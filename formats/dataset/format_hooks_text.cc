@@ -108,8 +108,8 @@ Result<std::unique_ptr<FieldWriter>> OpenXsvFamily(const std::string& format,
 
 }  // namespace
 
-Status TextColumns(const ShardEntry& entry, std::vector<std::string>* names,
-                   std::vector<std::string>* encodings) {
+Status TextColumns(const ShardEntry& entry, const CustomEncodings&,
+                   std::vector<std::string>* names, std::vector<std::string>* encodings) {
   names->clear();
   encodings->clear();
   SLUICE_ASSIGN_OR_RETURN(std::vector<TextColumn> cols, TextColumnsFromEntry(entry));

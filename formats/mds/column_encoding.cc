@@ -185,6 +185,23 @@ bool IsCustomEncodingName(std::string_view encoding) {
   return true;
 }
 
+std::vector<std::string_view> BuiltinEncodingNames() {
+  std::vector<std::string_view> out;
+  for (const auto& k : kKinds) out.push_back(k.name);
+  return out;
+}
+
+bool CustomEncodings::Accepts(std::string_view encoding) const {
+  return any || names.contains(encoding) || names.contains(encoding.substr(0, encoding.find(':')));
+}
+
+Status CheckEncodingRegistered(std::string_view encoding, std::string_view column,
+                               const CustomEncodings& custom) {
+  if (!IsCustomEncodingName(encoding) || custom.Accepts(encoding)) return Status::Ok();
+  return UnimplementedError("column '" + std::string(column) + "' has encoding '" +
+                            std::string(encoding) + "', which is neither built in nor registered");
+}
+
 Result<ColumnEncoding> CustomColumnEncoding(std::string_view encoding, std::string_view column,
                                             std::optional<uint64_t> size) {
   if (!IsCustomEncodingName(encoding)) {

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +86,36 @@ Result<std::optional<uint64_t>> ColumnEncodingSize(std::string_view encoding);
 
 // True for the names ParseColumnEncoding accepts.
 bool IsMdsEncoding(std::string_view encoding);
+
+// The built-in encoding names, in a fixed order ("bytes", ..., "ndarray"):
+// the names ParseColumnEncoding knows ("ndarray" also with ":dtype" and
+// ":dtype:shape"). The one list: bindings read it (sluice_mds_encoding_names).
+std::vector<std::string_view> BuiltinEncodingNames();
+
+// The encodings a reader's caller decodes itself: a user's own, which
+// Mosaic lets users register under new names. Readers hand their fields
+// out as stored (CustomColumnEncoding); any other name that is not built in
+// is refused when the dataset opens (CheckEncodingRegistered): it is a
+// typo or a damaged index.json, and handing its bytes out would pass
+// garbage off as data.
+struct CustomEncodings {
+  // Registered names. An encoding is registered when it equals one, or its
+  // part before the first ':' does (Mosaic's registry is keyed by that
+  // part; the rest configures the class).
+  std::set<std::string, std::less<>> names;
+  // Every name that is not built in is the caller's, which decides field by
+  // field whether it can decode it (the Python package: Mosaic fails when a
+  // sample of an unregistered encoding is decoded, not when it opens).
+  bool any = false;
+
+  bool Accepts(std::string_view encoding) const;
+};
+
+// Ok for built-in names (malformed ones too: ParseColumnEncoding judges
+// those) and for names `custom` accepts. Else kUnimplemented "column 'x'
+// has encoding 'jpge', which is neither built in nor registered".
+Status CheckEncodingRegistered(std::string_view encoding, std::string_view column,
+                               const CustomEncodings& custom);
 
 // True when `encoding` may name a user's own encoding (Mosaic lets users
 // register Encoding classes under new names): non-empty, and its part

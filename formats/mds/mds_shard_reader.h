@@ -31,7 +31,8 @@ namespace sluice {
 // sorted (Mosaic sorts them) and that each column_sizes entry is what the
 // encoding implies. An encoding the library does not know whose name may be
 // a user's own (IsCustomEncodingName) is one (CustomColumnEncoding, sized
-// by its column_sizes entry). `what` names the shard in errors.
+// by its column_sizes entry): the dataset's open already refused those its
+// caller did not register (ColumnsOf). `what` names the shard in errors.
 Result<std::vector<ColumnEncoding>> MdsColumnsFromEntry(const ShardEntry& entry,
                                                         std::string_view what);
 

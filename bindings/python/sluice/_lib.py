@@ -134,6 +134,10 @@ _proto('sluice_last_error', ctypes.c_char_p)
 _proto('sluice_free', None, ctypes.c_void_p)
 _proto('sluice_is_store_url', ctypes.c_int, ctypes.c_char_p)
 
+# sluice_dataset_open flags.
+OPEN_VERIFY_HASHES = 1
+OPEN_ANY_CUSTOM_ENCODING = 2  # the package decides, field by field, what it decodes
+
 _proto('sluice_dataset_open', _status, ctypes.c_char_p, ctypes.c_uint32, _P(ctypes.c_void_p))
 _proto('sluice_dataset_close', None, ctypes.c_void_p)
 _proto('sluice_dataset_num_samples', ctypes.c_uint64, ctypes.c_void_p)
@@ -173,6 +177,7 @@ _proto('sluice_compress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ui
 _proto('sluice_decompress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
        ctypes.c_uint64, _P(ctypes.c_void_p), _P(ctypes.c_uint64))
 _proto('sluice_hash_names', _status, _P(ctypes.c_void_p))
+_proto('sluice_mds_encoding_names', _status, _P(ctypes.c_void_p))
 _proto('sluice_hash', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
        _P(ctypes.c_void_p))
 

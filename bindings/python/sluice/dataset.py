@@ -176,6 +176,9 @@ class StreamingDataset(_Base):
         # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed).
         world = World()
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
+                  # Encodings that are not built in are Python's to decode (a
+                  # user's own) or to refuse when a sample is read, as Mosaic.
+                  'any_custom_encoding': True,
                   'world': {'rank': world.rank, 'world_size': world.num_ranks,
                             'local_rank': world.rank_of_node,
                             'local_world_size': world.ranks_per_node},

@@ -153,15 +153,30 @@ def make_decoder(encoding, column, allow_unsafe_types):
         # The field arrives as a fresh bytes object: a read-only view over it
         # (as Mosaic's np.frombuffer) costs no second copy.
         return lambda d: decode_ndarray(dtype, shape, d, copy=False)
-    coder = _custom_coder(encoding)
-    if coder is not None:  # a user's own: the engine hands its bytes as stored
-        return lambda d: coder.decode(bytes(d))
+    decode = _users_own_decoder(encoding)
+    if decode is not None:
+        return decode
     raise NotImplementedError(f'column {column!r}: unsupported encoding {encoding!r}')
 
 
 def _custom_coder(encoding):
     from sluice.mds_encodings import custom_coder  # it imports this module
     return custom_coder(encoding)
+
+
+def _users_own_decoder(encoding):
+    """The decoder of an encoding that is not built in (the engine hands its
+    fields out as stored), or None for a built-in name."""
+    from sluice import mds_encodings  # it imports this module
+    if mds_encodings.is_builtin_name(encoding):
+        return None
+    coder = mds_encodings.get_coder(encoding)
+    if coder is not None:  # registered
+        return lambda d: coder.decode(bytes(d))
+    # Not registered: as Mosaic, the registry is asked when a sample is
+    # decoded (the class may be registered after the dataset is made), and
+    # decoding fails then with mds_decode's ValueError('Unsupported encoding').
+    return lambda d: mds_encodings.mds_decode(encoding, bytes(d))
 
 
 def unsafe_message(column, encoding):

@@ -24,7 +24,11 @@ class _Handle:
 
     def __init__(self, path, verify_hashes):
         h = ctypes.c_void_p()
-        flags = 1 if verify_hashes else 0
+        # Encodings that are not built in are Python's to decode (a user's
+        # own) or to refuse when a sample is read (Mosaic's ValueError).
+        flags = _lib.OPEN_ANY_CUSTOM_ENCODING
+        if verify_hashes:
+            flags |= _lib.OPEN_VERIFY_HASHES
         _lib.check(_lib.lib.sluice_dataset_open(os.fsencode(path), flags, ctypes.byref(h)))
         self.ptr = h
 

@@ -7,6 +7,7 @@ is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
 As Mosaic's, an encoder handed a value of the wrong type raises
 AttributeError ('data should be of type ...'); mds_encode stores a `bytes`
 value as is whatever the encoding."""
+import ctypes
 import json
 import pickle
 import struct
@@ -16,6 +17,7 @@ from io import BytesIO
 
 import numpy as np
 
+from sluice import _lib
 from sluice import encodings as _layout
 
 __all__ = ['get_mds_encoded_size', 'get_mds_encodings', 'is_mds_encoding', 'mds_decode',
@@ -344,10 +346,20 @@ class JPEGArray(Encoding):
         return _layout.decode_jpeg_array(data)
 
 
-# Name -> class. Users register their own encodings here, as Mosaic's docs
-# show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
-# MDS writer and the datasets use them (custom_coder).
-_encodings = {
+def _builtin_names():
+    """The engine's built-in encoding names (sluice_mds_encoding_names), in
+    its order: the one list, so that the package and the engine agree on
+    which names are a user's own."""
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_mds_encoding_names(ctypes.byref(out)), 'sluice_mds_encoding_names')
+    try:
+        return json.loads(ctypes.string_at(out))
+    finally:
+        _lib.lib.sluice_free(out)
+
+
+# The class of each built-in encoding.
+_CLASSES = {
     'bytes': Bytes,
     'str': Str,
     'int': Int,
@@ -378,18 +390,37 @@ _encodings = {
     'json': JSON,
 }
 
+# The names the library encodes and decodes itself. Any other name
+# registered below is a user's own encoding: the library stores and hands
+# out its bytes as they are, and its class turns them into values.
+_BUILTIN_ORDER = _builtin_names()
+_BUILTIN = frozenset(_BUILTIN_ORDER)
+if _BUILTIN != set(_CLASSES):
+    raise _lib.SluiceLibraryNotFound(
+        f'sluice: the built-in MDS encodings of {_lib.lib._name} and of this package differ '
+        f'(only the library: {sorted(_BUILTIN - set(_CLASSES))}; only the package: '
+        f'{sorted(set(_CLASSES) - _BUILTIN)}); rebuild libsluice.so from the same checkout as '
+        f'the package')
+
+# Name -> class. Users register their own encodings here, as Mosaic's docs
+# show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
+# MDS writer and the datasets use them (custom_coder).
+_encodings = {name: _CLASSES[name] for name in _BUILTIN_ORDER}
+
 _unsafe_encodings = set(_layout.UNSAFE_ENCODINGS)
 
-# The names the library encodes and decodes itself. Any other name
-# registered above is a user's own encoding: the library stores and hands
-# out its bytes as they are, and its class turns them into values.
-_BUILTIN = frozenset(_encodings)
+
+def is_builtin_name(encoding):
+    """True when `encoding` ('name' or 'name:config') names a built-in
+    encoding (the engine's list), malformed or not; else it can only be a
+    user's own."""
+    return encoding.partition(':')[0] in _BUILTIN
 
 
 def custom_coder(encoding):
     """The Encoding instance of a user's own registered encoding, or None
     when `encoding` is built in or not registered."""
-    if encoding.partition(':')[0] in _BUILTIN:
+    if is_builtin_name(encoding):
         return None
     return get_coder(encoding)
 

@@ -292,15 +292,37 @@ TEST(CApiWriterTest, CustomEncodings) {
   EXPECT_NE(index.find("\"column_encodings\": [\"pair\", \"complex128\"]"), std::string::npos)
       << index;
   EXPECT_NE(index.find("\"column_sizes\": [2, null]"), std::string::npos) << index;
-  // Read back: the stored bytes as given.
+  // A reader that registers neither is refused at open, naming the index,
+  // shard, column and encoding (columns sorted: f's "pair" comes first).
   sluice_dataset* ds = nullptr;
-  ASSERT_EQ(sluice_dataset_open(out.c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
-  EXPECT_STREQ(sluice_dataset_column_encoding(ds, 1), "complex128");
-  sluice_bytes got[2];
-  ASSERT_EQ(sluice_dataset_get(ds, 0, got, 2), SLUICE_OK) << sluice_last_error();
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[0].data), got[0].size), "xy");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[1].data), got[1].size), "abc");
-  sluice_dataset_close(ds);
+  EXPECT_EQ(sluice_dataset_open(out.c_str(), 0, &ds), SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(ds, nullptr);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "unimplemented: " + out + "/index.json: shard 0: column 'f' has encoding 'pair', "
+            "which is neither built in nor registered");
+  const char* only_pair[] = {"pair"};
+  EXPECT_EQ(sluice_dataset_open_with_encodings(out.c_str(), 0, only_pair, 1, &ds),
+            SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "unimplemented: " + out + "/index.json: shard 0: column 'z' has encoding "
+            "'complex128', which is neither built in nor registered");
+  EXPECT_EQ(sluice_dataset_open_with_encodings(out.c_str(), 0, nullptr, 1, &ds), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: sluice_dataset_open_with_encodings: argument "
+               "'custom_encodings' must not be NULL");
+  // Registered (by name, or all with SLUICE_OPEN_ANY_CUSTOM_ENCODING): the
+  // stored bytes as given.
+  for (uint32_t flags : {0u, SLUICE_OPEN_ANY_CUSTOM_ENCODING}) {
+    const uint32_t n = flags == 0 ? 2 : 0;
+    ASSERT_EQ(sluice_dataset_open_with_encodings(out.c_str(), flags, custom, n, &ds), SLUICE_OK)
+        << sluice_last_error();
+    EXPECT_STREQ(sluice_dataset_column_encoding(ds, 1), "complex128");
+    sluice_bytes got[2];
+    ASSERT_EQ(sluice_dataset_get(ds, 0, got, 2), SLUICE_OK) << sluice_last_error();
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[0].data), got[0].size), "xy");
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(got[1].data), got[1].size), "abc");
+    sluice_dataset_close(ds);
+  }
 
   const int64_t bad_sizes[] = {-2, 2};
   opts.custom_encoding_sizes = bad_sizes;

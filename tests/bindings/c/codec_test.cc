@@ -86,4 +86,18 @@ TEST(CodecCApi, HashesAsHashlibAndXxhash) {
   sluice_free(names);
 }
 
+// The engine's one list of built-in MDS encodings, which bindings read.
+TEST(CodecCApi, MdsEncodingNames) {
+  char* names = nullptr;
+  ASSERT_EQ(sluice_mds_encoding_names(&names), SLUICE_OK);
+  EXPECT_STREQ(names,
+               "[\"bytes\", \"str\", \"int\", \"int8\", \"int16\", \"int32\", \"int64\", "
+               "\"uint8\", \"uint16\", \"uint32\", \"uint64\", \"float16\", \"float32\", "
+               "\"float64\", \"str_int\", \"str_float\", \"str_decimal\", \"json\", \"pkl\", "
+               "\"pil\", \"jpeg\", \"png\", \"jpeg_array\", \"jpegarray\", \"list[pil]\", "
+               "\"list[jpeg]\", \"list[png]\", \"ndarray\"]");
+  sluice_free(names);
+  EXPECT_EQ(sluice_mds_encoding_names(nullptr), SLUICE_EINVAL);
+}
+
 }  // namespace

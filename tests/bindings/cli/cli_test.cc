@@ -139,6 +139,29 @@ TEST(CliTest, VerifyAndCatCsvIntsBeyondInt64) {
   EXPECT_NE(cat.out.find("\"value\": " + huge + "}"), std::string::npos) << cat.out.substr(0, 200);
 }
 
+// An encoding that is neither built in nor registered (a typo, a damaged
+// index.json): cat, verify and inspect refuse the dataset instead of
+// printing its stored bytes as if they were data.
+TEST(CliTest, UnknownEncodingIsRefused) {
+  testing::TempDir tmp_dir("sluice_cli_test");
+  const std::string ds = tmp_dir.path() + "/ds";
+  ASSERT_EQ(std::system(("cp -r " + kMds + "single_shard_no_limit " + ds).c_str()), 0);
+  std::string index = Slurp(ds + "/index.json");
+  const std::string encodings = "[\"int\", \"str\"]";
+  size_t at = index.find(encodings);
+  ASSERT_NE(at, std::string::npos) << index;
+  index.replace(at, encodings.size(), "[\"int\", \"jpge\"]");
+  std::ofstream(ds + "/index.json") << index;
+  const std::string why = "unimplemented: " + ds +
+                          "/index.json: shard 0: column 'y' has encoding 'jpge', which is "
+                          "neither built in nor registered\n";
+  for (std::string command : {"cat", "verify", "inspect"}) {
+    CliRun r = Sluice(command + " " + ds + (command == "cat" ? " 0" : ""));
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_EQ(r.out, "sluice " + command + ": " + why);
+  }
+}
+
 TEST(CliTest, InspectSummarizes) {
   CliRun r = Sluice("inspect --shards " + kMds + "merged");
   EXPECT_EQ(r.exit_code, 0);

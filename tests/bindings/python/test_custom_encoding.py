@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sluice
-from sluice import mds_encodings
+from sluice import engine, mds_encodings
 
 
 class Complex128(mds_encodings.Encoding):
@@ -78,13 +78,51 @@ def test_custom_encodings_write_and_read(tmp_path, registered, where):
     assert ds[2]['z'] == complex(-1e300, 3.25)
 
 
-def test_unregistered_encoding_fails_when_read(tmp_path, monkeypatch):
+def unregistered_dataset(folder, monkeypatch):
+    """A dataset whose column z has a user's own encoding nobody registered
+    when it is read."""
     monkeypatch.setitem(mds_encodings._encodings, 'complex128', Complex128)
-    write(tmp_path / 'ds', {'z': 'complex128'}, [{'z': 1j}])
+    write(folder, {'z': 'complex128', 'id': 'int'},
+          [{'z': v, 'id': i} for i, v in enumerate(VALUES)])
     monkeypatch.delitem(mds_encodings._encodings, 'complex128')
-    with pytest.raises(NotImplementedError, match=r"^column 'z': unsupported encoding "
-                                                  r"'complex128'$"):
-        sluice.StreamingDataset(local=str(tmp_path / 'ds'))
+
+
+@pytest.mark.parametrize('kind', ['streaming', 'local'])
+def test_unregistered_encoding_fails_when_read(tmp_path, monkeypatch, kind):
+    # As Mosaic: the dataset is made (its shards only refuse pkl), and
+    # decoding a sample fails with mds_decode's ValueError; the registry is
+    # asked then, so a class registered afterwards decodes.
+    unregistered_dataset(tmp_path / 'ds', monkeypatch)
+    if kind == 'streaming':
+        ds = sluice.StreamingDataset(local=str(tmp_path / 'ds'), batch_size=1)
+    else:
+        ds = sluice.LocalDataset(str(tmp_path / 'ds'))
+    assert len(ds) == 3
+    with pytest.raises(ValueError, match=r'^Unsupported encoding: complex128\.$'):
+        ds[1]
+    if kind == 'streaming':
+        with pytest.raises(ValueError, match=r'^Unsupported encoding: complex128\.$'):
+            next(iter(ds))
+    monkeypatch.setitem(mds_encodings._encodings, 'complex128', Complex128)
+    assert ds[1] == {'id': 1, 'z': np.complex128(VALUES[1])}
+
+
+def test_engine_refuses_encodings_its_caller_did_not_register(tmp_path, monkeypatch):
+    # The engine hands the fields of a name that is not built in only to a
+    # caller that registered it (or, as the package does, all of them).
+    unregistered_dataset(tmp_path / 'ds', monkeypatch)
+    stream = {'local': str(tmp_path / 'ds')}
+    with pytest.raises(NotImplementedError) as e:
+        engine.Engine({'streams': [stream]})
+    assert str(e.value) == (f"unimplemented: stream 0 ({tmp_path / 'ds'}): shard 0 "
+                            f"(shard.00000.mds): column 'z' has encoding 'complex128', which is "
+                            f"neither built in nor registered")
+    with pytest.raises(NotImplementedError, match="column 'z' has encoding 'complex128'"):
+        engine.Engine({'streams': [stream], 'custom_encodings': ['complex']})
+    for registered in ({'custom_encodings': ['complex128']}, {'any_custom_encoding': True}):
+        opened = engine.Engine({'streams': [stream], **registered})
+        assert opened.column_encodings == ['int', 'complex128']
+        opened.close()
 
 
 def test_fixed_size_is_checked_when_written(tmp_path, registered):

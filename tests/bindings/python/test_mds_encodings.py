@@ -1,6 +1,8 @@
 """sluice.mds_encodings (served as streaming.base.format.mds.encodings) and
 the JSONL/XSV encodings modules: Mosaic's classes, functions, stored bytes
 and error texts."""
+import ctypes
+import importlib.util
 import json
 import os
 import pickle
@@ -11,7 +13,7 @@ import pytest
 from PIL import Image
 
 import sluice
-from sluice import json_encodings, mds_encodings, xsv_encodings
+from sluice import _lib, json_encodings, mds_encodings, xsv_encodings
 from conftest import DATA
 from test_read_compat import check_field
 
@@ -36,6 +38,35 @@ def test_every_stored_field_of_mosaics_dataset_decodes_and_encodes_back_to_its_b
             assert mds_encodings.get_coder(enc).encode(value) == raw, enc
         checked += 1
     assert checked == 32 * 240
+
+
+def test_builtin_names_come_from_the_engine():
+    out = ctypes.c_void_p()
+    assert _lib.lib.sluice_mds_encoding_names(ctypes.byref(out)) == 0
+    engine_names = json.loads(ctypes.string_at(out))
+    _lib.lib.sluice_free(out)
+    assert mds_encodings._BUILTIN == frozenset(engine_names)
+    assert list(mds_encodings._encodings) == engine_names
+
+
+def test_a_library_with_other_builtin_names_is_refused(monkeypatch):
+    # The package's list is the engine's: loading it over a library that
+    # knows one more built-in encoding fails, naming the difference.
+    libc = ctypes.CDLL(None)
+    libc.strdup.restype = ctypes.c_void_p
+    libc.strdup.argtypes = [ctypes.c_char_p]
+    names = sorted(mds_encodings._BUILTIN) + ['bfloat16']
+
+    def engine_names(out):  # a malloc'd copy, as the library hands (sluice_free frees it)
+        out._obj.value = libc.strdup(json.dumps(names).encode())
+        return 0
+    monkeypatch.setattr(_lib.lib, 'sluice_mds_encoding_names', engine_names)
+    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
+                                                  mds_encodings.__file__)
+    with pytest.raises(_lib.SluiceLibraryNotFound,
+                       match=r"differ \(only the library: \['bfloat16'\]; only the package: "
+                             r"\[\]\)"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 def test_registry_names_sizes_and_safety():

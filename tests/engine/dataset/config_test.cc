@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "engine/dataset/byte_size.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/resume_state.h"
@@ -129,6 +131,21 @@ TEST(DatasetConfig, SluiceExtensions) {
             "dataset config: 'files.glob' must be a string");
   EXPECT_EQ(error(R"({"local": "/l", "skip_missing_files": 1})"),
             "dataset config: 'skip_missing_files' must be true or false");
+
+  EXPECT_TRUE(d->custom_encodings.names.empty());
+  EXPECT_FALSE(d->custom_encodings.any);
+  auto custom = ParseDatasetOptions(R"({"local": "/l", "custom_encodings": ["complex128", "pair"],)"
+                                    R"( "any_custom_encoding": true})");
+  ASSERT_TRUE(custom.ok()) << custom.status().message();
+  EXPECT_EQ(custom->custom_encodings.names,
+            (std::set<std::string, std::less<>>{"complex128", "pair"}));
+  EXPECT_TRUE(custom->custom_encodings.any);
+  EXPECT_EQ(error(R"({"local": "/l", "custom_encodings": "complex128"})"),
+            "dataset config: 'custom_encodings' must be a list of strings");
+  EXPECT_EQ(error(R"({"local": "/l", "custom_encodings": [1]})"),
+            "dataset config: 'custom_encodings[0]' must be a string");
+  EXPECT_EQ(error(R"({"local": "/l", "any_custom_encoding": 1})"),
+            "dataset config: 'any_custom_encoding' must be true or false");
 }
 
 TEST(DatasetConfig, Errors) {

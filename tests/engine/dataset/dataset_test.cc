@@ -13,6 +13,7 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/mds/mds_writer.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 
 namespace sluice {
@@ -350,6 +351,40 @@ TEST(StreamingDataset, MissingRemoteShardIsAClearError) {
   EXPECT_EQ(n.status().code(), StatusCode::kNotFound) << n.status().message();
   EXPECT_NE(n.status().message().find("shard.00001.mds"), std::string::npos) << n.status().message();
   EXPECT_FALSE(FileExists(JoinPath(cache.path(), "shard.00001.mds")));
+}
+
+// A column whose encoding is a user's own: refused at open unless the
+// caller registered it (by name, or any with custom_encodings.any), then
+// its fields are handed out as stored.
+TEST(StreamingDataset, UnregisteredEncodingFailsAtOpen) {
+  ScratchDir dir;
+  auto w = MdsWriter::Create(dir.path(), {{"z", "complex128"}, {"id", "int"}},
+                             ShardedWriterOptions{}, {{"complex128", std::nullopt}});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::string id(8, '\x07');
+  ASSERT_TRUE((*w)->WriteFields({id, "abc"}).ok());  // columns sorted: id, z
+  ASSERT_TRUE((*w)->Finish().ok());
+
+  auto refused = StreamingDataset::Open(LocalOptions(dir.path()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().ToString(),
+            "unimplemented: stream 0 (" + dir.path() +
+                "): shard 0 (shard.00000.mds): column 'z' has encoding 'complex128', which is "
+                "neither built in nor registered");
+  for (bool any : {false, true}) {
+    DatasetOptions o = LocalOptions(dir.path());
+    if (any) {
+      o.custom_encodings.any = true;
+    } else {
+      o.custom_encodings.names = {"complex128"};
+    }
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    EXPECT_EQ((*ds)->column_encodings(), (std::vector<std::string>{"int", "complex128"}));
+    SampleFields f;
+    ASSERT_TRUE((*ds)->Get(0, &f).ok());
+    EXPECT_EQ(f.fields, (std::vector<std::string_view>{id, "abc"}));
+  }
 }
 
 TEST(StreamingDataset, SplitAndUnsafeIndexNames) {

@@ -226,5 +226,43 @@ TEST_F(DamagedDatasetTest, ColumnsDifferBetweenShards) {
       << r.status().ToString();
 }
 
+// A typo or a damaged index.json: an encoding that is neither built in nor
+// registered by the caller fails the open, naming the index, shard, column
+// and name; registered, its fields are handed out as stored.
+TEST_F(DamagedDatasetTest, UnregisteredEncodingFailsAtOpen) {
+  std::string d = Copy("single_shard_no_limit");
+  std::string index = d + "/index.json";
+  std::ifstream in(index);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = text.find("[\"int\", \"str\"]");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "[\"int\", \"jpge\"]");
+  std::ofstream(index) << text;
+  auto refused = DatasetReader::Open(d);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().ToString(),
+            "unimplemented: " + index +
+                ": shard 0: column 'y' has encoding 'jpge', which is neither built in nor "
+                "registered");
+  DatasetReaderOptions other;
+  other.custom_encodings.names = {"jpeg2"};
+  EXPECT_EQ(DatasetReader::Open(d, other).status().code(), StatusCode::kUnimplemented);
+
+  DatasetReaderOptions registered;
+  registered.custom_encodings.names = {"jpge"};
+  auto r = DatasetReader::Open(d, registered);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->column_encodings(), (std::vector<std::string>{"int", "jpge"}));
+  auto original = DatasetReader::Open(kMds + "single_shard_no_limit");
+  ASSERT_TRUE(original.ok()) << original.status().ToString();
+  SampleFields got, want;
+  for (uint64_t i = 0; i < (*r)->num_samples(); ++i) {
+    ASSERT_TRUE((*r)->Read(i, &got).ok());
+    ASSERT_TRUE((*original)->Read(i, &want).ok());
+    EXPECT_EQ(got.fields, want.fields) << i;  // the str field's bytes, as stored
+  }
+  EXPECT_EQ((*r)->num_samples(), 10u);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -72,7 +72,7 @@ TEST(FormatDescriptor, RawFileIsAListedFormatWithoutWriter) {
   e.samples = 1;
   e.raw_data = FileInfo{"cats/0001.jpg", 5, {}};
   std::vector<std::string> names, encodings;
-  ASSERT_TRUE(ColumnsOf(e, &names, &encodings).ok());
+  ASSERT_TRUE(ColumnsOf(e, {}, &names, &encodings).ok());
   EXPECT_EQ(names, std::vector<std::string>{"data"});
   EXPECT_EQ(encodings, std::vector<std::string>{"bytes"});
   EXPECT_EQ(MetaFileOf(e), nullptr);
@@ -138,7 +138,7 @@ TEST(FormatDescriptor, UnknownFormat) {
   EXPECT_EQ(written.status().message(), "shard entry (format 'parquet'): unknown format");
 
   std::vector<std::string> names{"stale"}, encodings{"stale"};
-  Status st = ColumnsOf(Entry("parquet"), &names, &encodings);
+  Status st = ColumnsOf(Entry("parquet"), {}, &names, &encodings);
   EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(st.message(), "unknown shard format 'parquet'");
   EXPECT_TRUE(names.empty());
@@ -172,20 +172,20 @@ TEST(FormatDescriptor, Columns) {
   ShardEntry mds = Entry("mds");
   mds.column_names = {"a", "b"};
   mds.column_encodings = {"int", "bytes"};
-  ASSERT_TRUE(ColumnsOf(mds, &names, &encodings).ok());
+  ASSERT_TRUE(ColumnsOf(mds, {}, &names, &encodings).ok());
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(encodings, (std::vector<std::string>{"int", "bytes"}));
 
   ShardEntry json = Entry("json");
   json.columns = {{"id", "int"}, {"x", "float"}};
-  ASSERT_TRUE(ColumnsOf(json, &names, &encodings).ok());
+  ASSERT_TRUE(ColumnsOf(json, {}, &names, &encodings).ok());
   EXPECT_EQ(names, (std::vector<std::string>{"id", "x"}));
   EXPECT_EQ(encodings, (std::vector<std::string>{"int", "float"}));
 
   ShardEntry csv = Entry("csv");
   csv.column_names = {"s"};
   csv.column_encodings = {"str"};
-  ASSERT_TRUE(ColumnsOf(csv, &names, &encodings).ok());
+  ASSERT_TRUE(ColumnsOf(csv, {}, &names, &encodings).ok());
   EXPECT_EQ(names, (std::vector<std::string>{"s"}));
   EXPECT_EQ(encodings, (std::vector<std::string>{"str"}));
 }

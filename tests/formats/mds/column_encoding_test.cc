@@ -107,5 +107,49 @@ TEST(ColumnEncoding, UnknownNamesTheEncodingAndColumn) {
   EXPECT_FALSE(ParseColumnEncoding("ndarray:int8:" + dims + ",1", "c").ok());
 }
 
+TEST(ColumnEncoding, BuiltinNamesAreWhatTheParserKnows) {
+  const std::vector<std::string_view> expected = {
+      "bytes", "str", "int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+      "uint64", "float16", "float32", "float64", "str_int", "str_float", "str_decimal", "json",
+      "pkl", "pil", "jpeg", "png", "jpeg_array", "jpegarray", "list[pil]", "list[jpeg]",
+      "list[png]", "ndarray"};
+  EXPECT_EQ(BuiltinEncodingNames(), expected);
+  for (std::string_view name : BuiltinEncodingNames()) {
+    EXPECT_TRUE(IsMdsEncoding(name)) << name;
+    EXPECT_FALSE(IsCustomEncodingName(name)) << name;
+  }
+}
+
+TEST(ColumnEncoding, UnregisteredNamesAreRefused) {
+  const CustomEncodings none;
+  Status st = CheckEncodingRegistered("jpge", "x", none);
+  EXPECT_EQ(st.ToString(),
+            "unimplemented: column 'x' has encoding 'jpge', which is neither built in nor "
+            "registered");
+  EXPECT_EQ(CheckEncodingRegistered("complex128:le", "z", none).ToString(),
+            "unimplemented: column 'z' has encoding 'complex128:le', which is neither built in "
+            "nor registered");
+  // Built-in names pass, malformed ones too: the parser names what is wrong.
+  EXPECT_TRUE(CheckEncodingRegistered("jpeg", "x", none).ok());
+  EXPECT_TRUE(CheckEncodingRegistered("ndarray:complex", "x", none).ok());
+  EXPECT_TRUE(CheckEncodingRegistered("int:8", "x", none).ok());
+
+  // A registered name, alone or configured after ':' (Mosaic's registry is
+  // keyed by the part before it), and a registered full encoding string.
+  CustomEncodings mine;
+  mine.names = {"complex128", "pair:2"};
+  EXPECT_TRUE(CheckEncodingRegistered("complex128", "z", mine).ok());
+  EXPECT_TRUE(CheckEncodingRegistered("complex128:le", "z", mine).ok());
+  EXPECT_TRUE(CheckEncodingRegistered("pair:2", "p", mine).ok());
+  EXPECT_EQ(CheckEncodingRegistered("pair:3", "p", mine).ToString(),
+            "unimplemented: column 'p' has encoding 'pair:3', which is neither built in nor "
+            "registered");
+  EXPECT_EQ(CheckEncodingRegistered("complex", "z", mine).code(), StatusCode::kUnimplemented);
+
+  CustomEncodings any;
+  any.any = true;
+  EXPECT_TRUE(CheckEncodingRegistered("jpge", "x", any).ok());
+}
+
 }  // namespace
 }  // namespace sluice
