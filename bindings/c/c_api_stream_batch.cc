@@ -35,6 +35,15 @@ sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column
     const std::string& name = s->ds->column_names()[column];
     uint64_t total = 0;
     for (uint32_t k = 0; k < count; ++k) {
+      const sluice::SampleLocation& where = s->batch[k].where;
+      const size_t stream = s->ds->stream_of_shard(where.shard);
+      if (!s->ds->columns().StreamHas(stream, column)) {
+        return Fail(sluice::InvalidArgumentError(
+            std::string(kFn) + ": column '" + name + "' is not in stream " +
+            std::to_string(stream) + ", whose sample " + std::to_string(where.index_in_shard) +
+            " of shard " + std::to_string(where.shard) + " is at batch position " +
+            std::to_string(k)));
+      }
       const uint64_t size = s->batch[k].fields[column].size();
       if (item_size != 0 && size != item_size) {
         return Fail(sluice::InvalidArgumentError(

@@ -140,6 +140,17 @@ const char* sluice_stream_stream_column_encoding(const sluice_stream* s, uint32_
   return column < s->ds->column_names().size() ? "" : nullptr;
 }
 
+uint32_t sluice_stream_stream_num_columns(const sluice_stream* s, uint32_t stream) {
+  if (!s || stream >= s->ds->num_streams()) return 0;
+  return static_cast<uint32_t>(s->ds->columns().stream_columns(stream).size());
+}
+
+uint32_t sluice_stream_stream_column(const sluice_stream* s, uint32_t stream, uint32_t k) {
+  if (!s || stream >= s->ds->num_streams()) return UINT32_MAX;
+  const std::vector<uint32_t>& columns = s->ds->columns().stream_columns(stream);
+  return k < columns.size() ? columns[k] : UINT32_MAX;
+}
+
 uint32_t sluice_stream_num_columns(const sluice_stream* s) {
   return s ? static_cast<uint32_t>(s->ds->column_names().size()) : 0;
 }

@@ -407,19 +407,31 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
  * sluice_stream_close. */
 const char* sluice_stream_format(const sluice_stream* s);
 
-/* Columns, as sluice_dataset_* reports them; strings owned by the handle.
- * Every stream has the same column names (sluice_stream_open refuses
- * others); a column's encoding is "mixed" where streams differ in it. */
+/* The dataset's columns; strings owned by the handle. Streams may have
+ * different columns, as in Mosaic's datasets (each sample has its own
+ * shard's): the dataset's columns are every stream's names, first seen
+ * first (stream 0's in its order, then the names later streams add). A
+ * sample's fields are laid out by them; the field of a column its stream
+ * lacks is {NULL, 0} (sluice_stream_stream_column_encoding says which
+ * columns a stream has). A column's encoding is "mixed" where the streams
+ * with shards differ in it or some lack it. */
 uint32_t sluice_stream_num_columns(const sluice_stream* s);
 const char* sluice_stream_column_name(const sluice_stream* s, uint32_t column);
 const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t column);
 
-/* Stream `stream`'s format and the encoding of its column `column` (never
- * "mixed"; "" for a stream without shards). NULL for a NULL handle or an
- * index out of range; owned by the handle, valid until sluice_stream_close. */
+/* Stream `stream`'s format and the encoding of dataset column `column` in
+ * it (never "mixed"; "" for a column the stream lacks, and for every column
+ * of a stream without shards). NULL for a NULL handle or an index out of
+ * range; owned by the handle, valid until sluice_stream_close. */
 const char* sluice_stream_stream_format(const sluice_stream* s, uint32_t stream);
 const char* sluice_stream_stream_column_encoding(const sluice_stream* s, uint32_t stream,
                                                  uint32_t column);
+/* Stream `stream`'s own columns in its shards' order (the order of the
+ * keys of Mosaic's sample dicts): how many (0 for a stream without shards,
+ * a NULL handle or a stream out of range), and the dataset column of its
+ * k-th (UINT32_MAX when k or stream is out of range). */
+uint32_t sluice_stream_stream_num_columns(const sluice_stream* s, uint32_t stream);
+uint32_t sluice_stream_stream_column(const sluice_stream* s, uint32_t stream, uint32_t k);
 
 /* Random access: fills fields[0..num_fields) (num_fields must equal
  * sluice_stream_num_columns) with views of global sample `sample`,
@@ -473,6 +485,8 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
  *  - item_size == 0: the fields are packed back to back; offsets (room for
  *    count + 1, count being next_batch's *count) gets offsets[0] = 0 and
  *    field k = out[offsets[k], offsets[k + 1]).
+ * Every sample of the batch must have the column: one whose stream lacks
+ * it is SLUICE_EINVAL naming the column, the stream and the sample.
  * The bytes are the field views' (see sluice_stream_format). *needed is set
  * to the bytes the column takes; when capacity is less, nothing is written
  * and the status is SLUICE_ERANGE: the batch stays, call again with a larger

@@ -74,7 +74,7 @@ IterationCursor::Handoff IterationCursor::Stop() {
   return h;
 }
 
-Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::string>& columns,
+Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& columns,
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           uint64_t* wait_ns, uint64_t* skipped) {
   const size_t end = ids_.size();
@@ -82,7 +82,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::str
   if (out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
   if (may_peek_ && pos_ == 0 && max > 0 && end > 0) {
     may_peek_ = false;
-    if (FirstFromPeek(ids, out, wait_ns)) return size_t{1};
+    if (FirstFromPeek(columns, ids, out, wait_ns)) return size_t{1};
   }
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
@@ -124,7 +124,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::str
       PrefetchAhead(p, ready);
       SampleFields& fields = (*out)[k];
       fields.where = SampleLocation{g, i};
-      Status read = shard->Read(i, columns, &fields);
+      Status read = columns.Read(*shard, g, i, &fields);
       if (!read.ok()) {
         if (k == 0) failure = std::move(read);
         stop = true;
@@ -139,8 +139,8 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const std::vector<std::str
   return k;
 }
 
-bool IterationCursor::FirstFromPeek(int64_t* ids, std::vector<SampleFields>* out,
-                                    uint64_t* wait_ns) {
+bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
+                                    std::vector<SampleFields>* out, uint64_t* wait_ns) {
   const auto start = std::chrono::steady_clock::now();
   // Starts the prefetch thread on the shard; a failure is the fallback's to report.
   auto ready = prefetcher_->Acquire(0, 0, wait_ns, /*wait=*/false);
@@ -184,20 +184,20 @@ bool IterationCursor::FirstFromPeek(int64_t* ids, std::vector<SampleFields>* out
   fields.where = SampleLocation{g, i};
   fields.raw = *peeked_->bytes;
   fields.fields = peeked_->fields;
+  columns.LayOut(g, &fields);
   ids[0] = ids_[0];
   pos_ = 1;
   return true;
 }
 
-Status IterationCursor::CheckPeeked(const std::vector<std::string>& columns,
-                                    uint64_t* wait_ns) {
+Status IterationCursor::CheckPeeked(const DatasetColumns& columns, uint64_t* wait_ns) {
   const size_t g = prefetcher_->shard_of(0);
   const uint32_t i = local_[0];
   SLUICE_ASSIGN_OR_RETURN(size_t ready, prefetcher_->Acquire(0, 0, wait_ns, /*wait=*/true));
   (void)ready;  // position 0 is ready: Acquire waited for it or failed
   const OpenedShard* shard = prefetcher_->At(0);
   SampleFields read;
-  Status st = shard->skipped() ? CorruptError("the shard was skipped") : shard->Read(i, columns, &read);
+  Status st = shard->skipped() ? CorruptError("the shard was skipped") : columns.Read(*shard, g, i, &read);
   if (st.ok() && read.raw != *peeked_->bytes) {
     st = CorruptError("its " + std::to_string(read.raw.size()) +
                       " bytes differ from the " + std::to_string(peeked_->bytes->size()) +

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_prefetcher.h"
@@ -90,14 +91,14 @@ class IterationCursor {
 
   const IterationPlace& place() const { return place_; }
 
-  // Up to `max` next samples read with `columns`: ids[k] and (*out)[k] for
+  // Up to `max` next samples laid out by `columns`: ids[k] and (*out)[k] for
   // k < the returned count (0 = the pass is done); `out` is resized to at
   // least the count. Waits for its first sample's shard only (adding the
   // time to *wait_ns), never while its samples pin shards. Samples of
   // skipped shards are passed over and counted in *skipped. The first
   // sample's failure is returned; a later one ends the batch short and is
   // returned by the next call (and every later one).
-  Result<size_t> NextBatch(size_t max, const std::vector<std::string>& columns, int64_t* ids,
+  Result<size_t> NextBatch(size_t max, const DatasetColumns& columns, int64_t* ids,
                            std::vector<SampleFields>* out, uint64_t* wait_ns, uint64_t* skipped);
 
   // Stops the prefetch threads and hands over what they prepared for the
@@ -112,10 +113,11 @@ class IterationCursor {
   Result<std::vector<size_t>> PlanNext();
   // The pass's first sample from a peek raced against its shard (see
   // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
-  bool FirstFromPeek(int64_t* ids, std::vector<SampleFields>* out, uint64_t* wait_ns);
+  bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
+                     uint64_t* wait_ns);
   // Waits for the first sample's shard and checks the peeked sample
   // against it; then drops the peeked bytes.
-  Status CheckPeeked(const std::vector<std::string>& columns, uint64_t* wait_ns);
+  Status CheckPeeked(const DatasetColumns& columns, uint64_t* wait_ns);
   // Cache hints for the samples a few positions after p (positions before
   // `ready` only: their shards are open).
   void PrefetchAhead(size_t p, size_t ready);

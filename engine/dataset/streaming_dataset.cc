@@ -23,7 +23,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   d->options_ = std::move(options);
   std::vector<uint64_t> starts{0};
   std::vector<std::string> names, encodings;
-  bool have_columns = false;
+  // Each stream's column encodings, in its shards' column order.
+  std::vector<std::vector<std::string>> own_encodings;
   for (size_t s = 0; s < d->options_.streams.size(); ++s) {
     const StreamOptions& stream = d->options_.streams[s];
     std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
@@ -47,21 +48,14 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
       SLUICE_RETURN_IF_ERROR(ColumnsOf(e, d->options_.custom_encodings, &names, &encodings)
                                  .WithContext(shard_where));
-      if (!have_columns) {
-        d->column_names_ = names;
-        have_columns = true;
-      }
       if (i == 0) {
-        // Streams may differ in format and encodings (Mosaic decodes each
-        // shard by its own), not in column names: a sample's fields are
-        // laid out by name alike whatever its stream.
-        if (names != d->column_names_) {
-          return InvalidArgumentError(shard_where +
-                                      ": its column names differ from the first stream's");
-        }
+        // Streams may differ in format, encodings and column names, as
+        // Mosaic's do (it decodes each shard by its own): DatasetColumns
+        // lays every sample out by the dataset's columns.
+        SLUICE_RETURN_IF_ERROR(d->columns_.AddStream(names).WithContext(shard_where));
         d->stream_formats_[s] = e.format;
-        d->stream_encodings_[s] = encodings;
-      } else if (names != d->column_names_ || encodings != d->stream_encodings_[s]) {
+        own_encodings.push_back(encodings);
+      } else if (names != d->columns_.stream_names(s) || encodings != own_encodings[s]) {
         return CorruptError(shard_where + ": its columns differ from shard 0's of its stream");
       } else if (e.format != d->stream_formats_[s]) {
         // A field's bytes mean what its format says (an MDS int is 8 bytes,
@@ -75,25 +69,40 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
       starts.push_back(next);
     }
+    if (index->shards.empty()) {
+      SLUICE_RETURN_IF_ERROR(d->columns_.AddStream({}));
+      own_encodings.emplace_back();
+    }
     d->indexes_.push_back(std::make_unique<Index>(std::move(*index)));
     d->remotes_.push_back(std::move(remote));
   }
   d->stream_first_shard_.push_back(starts.size() - 1);
   d->locator_ = std::make_shared<const SampleLocator>(std::move(starts));
-  // What the streams with shards share; kMixed where they differ.
+  d->columns_.SetStreamFirstShards(d->stream_first_shard_);
+  // Each stream's encodings by the dataset's columns ("" where it lacks
+  // one), and what the streams with shards share: kMixed where they differ
+  // or one lacks the column.
+  const size_t num_columns = d->columns_.names().size();
   bool first = true;
   for (size_t s = 0; s < d->stream_formats_.size(); ++s) {
-    if (d->stream_formats_[s].empty()) continue;  // no shards
+    std::vector<std::string>& mine = d->stream_encodings_[s];
+    if (d->stream_formats_[s].empty()) continue;  // no shards: no encodings
+    mine.assign(num_columns, "");
+    const std::vector<uint32_t>& columns = d->columns_.stream_columns(s);
+    for (size_t k = 0; k < columns.size(); ++k) mine[columns[k]] = own_encodings[s][k];
     if (first) {
       d->format_ = d->stream_formats_[s];
-      d->column_encodings_ = d->stream_encodings_[s];
+      d->column_encodings_ = mine;
       first = false;
       continue;
     }
     if (d->stream_formats_[s] != d->format_) d->format_ = kMixed;
-    for (size_t c = 0; c < d->column_encodings_.size(); ++c) {
-      if (d->stream_encodings_[s][c] != d->column_encodings_[c]) d->column_encodings_[c] = kMixed;
+    for (size_t c = 0; c < num_columns; ++c) {
+      if (mine[c] != d->column_encodings_[c]) d->column_encodings_[c] = kMixed;
     }
+  }
+  for (std::string& encoding : d->column_encodings_) {
+    if (encoding.empty()) encoding = kMixed;  // the first stream lacks it, another has it
   }
   SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
@@ -101,7 +110,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
     for (size_t c = 0; c < encodings.size() && !d->options_.allow_unsafe_types; ++c) {
       if (encodings[c] == "pkl") {
         // Mosaic's text (users match it).
-        return planner::MosaicError("ValueError", "Column " + d->column_names_[c] +
+        return planner::MosaicError("ValueError", "Column " + d->columns_.names()[c] +
                                                       " contains an unsafe type: pkl. To proceed "
                                                       "anyway, set ``allow_unsafe_types=True``.");
       }
@@ -206,7 +215,7 @@ Status StreamingDataset::EnsureProcess() {
   if (shards_) skipped = shards_->skipped();
   (void)shards_.release();  // the parent's, if any: abandoned untouched
   auto shards = DatasetShards::Open(options_, indexes_, remotes_, stream_limits_,
-                                    stream_first_shard_, column_names_.size(), std::move(skipped));
+                                    stream_first_shard_, columns_.names().size(), std::move(skipped));
   if (!shards.ok()) return shards.status();
   shards_ = std::move(*shards);
   pid_ = me;
@@ -272,7 +281,7 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
     get_shard_ = g;
   }
   out->where = SampleLocation{g, i};
-  return shard->Read(i, column_names_, out);
+  return columns_.Read(*shard, g, i, out);
 }
 
 Status StreamingDataset::EvictShard(size_t g) {
@@ -354,7 +363,7 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   // drop the shards behind this call's first position.
   Release();
   uint64_t skipped = 0;
-  auto got = cursor_->NextBatch(max, column_names_, ids, out, &wait_ns_, &skipped);
+  auto got = cursor_->NextBatch(max, columns_, ids, out, &wait_ns_, &skipped);
   samples_skipped_ += skipped;
   get_shard_ = SIZE_MAX;
   return got;

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "base/status.h"
+#include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/iteration_cursor.h"
@@ -54,13 +55,13 @@ struct DatasetCounters {
 class StreamingDataset {
  public:
   // Loads every stream's index (downloading it once per node when remote is
-  // set), checks that all shards have the same column names, the shards of
-  // a stream the same format and encodings, and that cache_limit
+  // set), checks that the shards of a stream have the same columns and
+  // format (its shard 0's), and that cache_limit
   // holds one reader's minimal working set (cache_budget.h), derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
   // A "pkl" column without allow_unsafe_types is refused (ValueError, with
-  // Mosaic's text). Streams of different formats (MDS, JSONL, CSV) mix, as
-  // Mosaic's do; the shards of one stream may not. A local-only
+  // Mosaic's text). Streams of different formats (MDS, JSONL, CSV) and
+  // columns mix, as Mosaic's do; the shards of one stream may not. A local-only
   // stream without index.json: kNotFound with Mosaic's RuntimeError text.
   static Result<std::unique_ptr<StreamingDataset>> Open(DatasetOptions options);
   ~StreamingDataset();
@@ -86,16 +87,21 @@ class StreamingDataset {
   size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
   // Shown where streams differ in format or a column's encoding.
   static constexpr const char* kMixed = "mixed";
-  // The column names, the same in every stream.
-  const std::vector<std::string>& column_names() const { return column_names_; }
-  // Each column's encoding where every stream has the same, else kMixed.
+  // The dataset's columns: every stream's column names, first seen first
+  // (DatasetColumns). The fields of a sample are laid out by them; a column
+  // its stream lacks is an empty view with a null data pointer.
+  const std::vector<std::string>& column_names() const { return columns_.names(); }
+  const DatasetColumns& columns() const { return columns_; }
+  // Each column's encoding where every stream with shards has it with the
+  // same encoding, else kMixed.
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   // The shards' format ("mds", "json", "csv", "tsv", "xsv", "raw") when every
   // stream has the same, else kMixed: then stream_format() says what the
   // fields of each stream's samples are.
   const std::string& format() const { return format_; }
-  // Stream `s`'s format and column encodings (every shard of a stream has
-  // the same). s < num_streams().
+  // Stream `s`'s format and the encoding of each dataset column in it ("" for
+  // a column it lacks; none for a stream without shards). Every shard of a
+  // stream has the same. s < num_streams().
   const std::string& stream_format(size_t s) const { return stream_formats_[s]; }
   const std::vector<std::string>& stream_column_encodings(size_t s) const {
     return stream_encodings_[s];
@@ -186,7 +192,8 @@ class StreamingDataset {
   std::vector<size_t> stream_first_shard_;  // + total at the end
   // Global sample id -> global shard; shared with the iteration cursor.
   std::shared_ptr<const SampleLocator> locator_ = std::make_shared<SampleLocator>();
-  std::vector<std::string> column_names_, column_encodings_;
+  DatasetColumns columns_;
+  std::vector<std::string> column_encodings_;
   std::string format_;
   std::vector<std::string> stream_formats_;                 // per stream
   std::vector<std::vector<std::string>> stream_encodings_;  // per stream, per column

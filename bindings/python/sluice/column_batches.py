@@ -14,6 +14,8 @@ engine batch (sluice_stream_batch_column), into arrays made for that batch:
 The arrays belong to the caller (nothing points into the cache), so
 torch.from_numpy shares them without a copy (to_torch). The samples and
 their order are exactly __iter__'s; a subclass's __getitem__ is not applied.
+A dataset whose streams have different columns has no batch of columns (a
+ValueError naming each stream's).
 """
 import ctypes
 from typing import NamedTuple
@@ -156,6 +158,13 @@ def iter_batches(dataset, batch_size=None):
     process / DataLoader worker, as __iter__ walks them, in batches of
     `batch_size` (default: the dataset's batch_size)."""
     batch_size = dataset.batch_size if batch_size is None else batch_size
+    other = dataset._engine.streams_with_other_columns()
+    if other is not None:
+        # A batch of columns needs each column in every sample; each sample
+        # of such a dataset is a dict of its own stream's columns instead.
+        raise ValueError(f'batch mode needs every stream to have the same columns, and this '
+                         f'dataset\'s differ ({other}): iterate the dataset instead (each sample '
+                         f'is a dict of its own stream\'s columns)')
     epoch, sample_in_epoch, worker, workers = dataset._begin_iteration()
     yield from engine_batches(dataset._engine, epoch, sample_in_epoch, worker, workers,
                               batch_size)

@@ -43,6 +43,10 @@ if available():
             ('sluice_stream_stream_format', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
             ('sluice_stream_stream_column_encoding', ctypes.c_char_p,
              [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
+            ('sluice_stream_stream_num_columns', ctypes.c_uint32,
+             [ctypes.c_void_p, ctypes.c_uint32]),
+            ('sluice_stream_stream_column', ctypes.c_uint32,
+             [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32]),
             ('sluice_stream_column_name', ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_uint32]),
             ('sluice_stream_column_encoding', ctypes.c_char_p,
              [ctypes.c_void_p, ctypes.c_uint32]),
@@ -119,28 +123,48 @@ class Engine:
         self._set_decoders(h)
 
     def _set_decoders(self, h):
-        """One decoder per column; per stream when streams differ in format
-        or encodings (a dataset may mix MDS, JSONL and CSV streams, as
-        Mosaic's may: each sample decodes by its own stream's)."""
+        """One decoder per column; per stream when streams differ in format,
+        encodings or columns (a dataset may mix MDS, JSONL and CSV streams
+        with columns of their own, as Mosaic's may: each sample is a dict of
+        its own stream's columns, in its shards' order, decoded by its
+        stream's format)."""
+        # Each stream's columns as dataset column indexes, in its own order
+        # (empty for a stream without shards).
+        self.stream_columns = [
+            [_lib_.sluice_stream_stream_column(h, s, k)
+             for k in range(_lib_.sluice_stream_stream_num_columns(h, s))]
+            for s in range(self.num_streams)]
+        everywhere = list(range(self._n))
         self._stream_items = None
-        if self.format != 'mixed' and 'mixed' not in self.column_encodings:
-            self._items = [(c, _decoder(self.format, e, c))
-                           for c, e in zip(self.column_names, self.column_encodings)]
+        if (self.format != 'mixed' and 'mixed' not in self.column_encodings and
+                all(c in ([], everywhere) for c in self.stream_columns)):
+            self._items = [(c, name, _decoder(self.format, e, name)) for c, (name, e)
+                           in enumerate(zip(self.column_names, self.column_encodings))]
             return
         self._items = None
         self._stream_items = []
         for s in range(self.num_streams):
             fmt = _lib_.sluice_stream_stream_format(h, s).decode()
-            encs = [_lib_.sluice_stream_stream_column_encoding(h, s, c).decode()
-                    for c in range(self._n)]
-            self._stream_items.append([(c, _decoder(fmt, e, c))
-                                       for c, e in zip(self.column_names, encs)]
-                                      if fmt else None)  # no shards, no samples
+            items = []
+            for c in self.stream_columns[s]:
+                enc = _lib_.sluice_stream_stream_column_encoding(h, s, c).decode()
+                name = self.column_names[c]
+                items.append((c, name, _decoder(fmt, enc, name)))
+            self._stream_items.append(items if fmt else None)  # no shards, no samples
         # Global sample ids number the streams' samples stream by stream.
         per_stream = [0] * self.num_streams
         for samples, stream in zip(self.samples_per_shard, self.stream_per_shard):
             per_stream[stream] += samples
         self._stream_ends = list(itertools.accumulate(per_stream))
+
+    def streams_with_other_columns(self):
+        """None when every stream with shards has the same columns (in any
+        order), else a text naming each stream's columns."""
+        sets = {frozenset(c) for c in self.stream_columns if c}
+        if len(sets) <= 1:
+            return None
+        return '; '.join(f'stream {s}: {[self.column_names[c] for c in cols]}'
+                         for s, cols in enumerate(self.stream_columns) if cols)
 
     def _items_of(self, idx):
         return self._stream_items[bisect.bisect_right(self._stream_ends, idx)]
@@ -148,7 +172,7 @@ class Engine:
     def _decode(self, fields, base, idx):
         out = {}
         items = self._items if self._stream_items is None else self._items_of(idx)
-        for c, (name, dec) in enumerate(items):
+        for c, name, dec in items:
             b = fields[base + c]
             out[name] = dec(ctypes.string_at(b.data, b.size) if b.size else b'')
         return out

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -294,18 +296,115 @@ TEST_F(StreamCApi, StreamsOfDifferentFormatsMix) {
   sluice_stream_close(s);
 }
 
-// Streams whose column names differ are refused: a sample's fields are laid
-// out by column alike whatever its stream.
-TEST_F(StreamCApi, StreamsWithOtherColumnNamesAreRefused) {
-  const std::string config = R"({"streams": [{"local": ")" + kMds + R"(json_plain"}, {"local": ")" +
-                             kMds + R"(single_shard_no_limit"}], "world": {"rank": 0, "world_size": 1}})";
+// Streams whose columns differ mix, as in Mosaic (each sample has its own
+// shard's columns): the dataset's columns are every stream's, first seen
+// first; a sample's fields are laid out by them, and a column its stream
+// lacks is {NULL, 0}.
+TEST_F(StreamCApi, StreamsWithOtherColumnsMix) {
+  // single_shard_no_limit: x: int, y: str (10 samples); json_plain: id,
+  // name, score (150 samples).
+  const std::string config = R"({"streams": [{"local": ")" + kMds + R"(single_shard_no_limit"}, {"local": ")" +
+                             kMds + R"(json_plain"}], "world": {"rank": 0, "world_size": 1}})";
   sluice_stream* s = nullptr;
-  EXPECT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_EINVAL);
-  EXPECT_EQ(s, nullptr);
+  ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+  const std::vector<std::string> names{"x", "y", "id", "name", "score"};
+  ASSERT_EQ(sluice_stream_num_columns(s), names.size());
+  for (uint32_t c = 0; c < names.size(); ++c) EXPECT_EQ(sluice_stream_column_name(s, c), names[c]);
+  for (uint32_t c = 0; c < names.size(); ++c) EXPECT_STREQ(sluice_stream_column_encoding(s, c), "mixed");
+  EXPECT_STREQ(sluice_stream_format(s), "mixed");
+  EXPECT_STREQ(sluice_stream_stream_column_encoding(s, 0, 1), "str");
+  EXPECT_STREQ(sluice_stream_stream_column_encoding(s, 0, 2), "");
+  EXPECT_STREQ(sluice_stream_stream_column_encoding(s, 1, 0), "");
+  EXPECT_STREQ(sluice_stream_stream_column_encoding(s, 1, 4), "float");
+  EXPECT_EQ(sluice_stream_stream_column_encoding(s, 1, 5), nullptr);
+  // Each stream's own columns, in its shards' order.
+  ASSERT_EQ(sluice_stream_stream_num_columns(s, 0), 2u);
+  ASSERT_EQ(sluice_stream_stream_num_columns(s, 1), 3u);
+  EXPECT_EQ(sluice_stream_stream_column(s, 0, 1), 1u);
+  EXPECT_EQ(sluice_stream_stream_column(s, 1, 0), 2u);
+  EXPECT_EQ(sluice_stream_stream_column(s, 1, 2), 4u);
+  EXPECT_EQ(sluice_stream_stream_column(s, 1, 3), UINT32_MAX);
+  EXPECT_EQ(sluice_stream_stream_column(s, 2, 0), UINT32_MAX);
+  EXPECT_EQ(sluice_stream_stream_num_columns(s, 2), 0u);
+  EXPECT_EQ(sluice_stream_stream_num_columns(nullptr, 0), 0u);
+
+  // The expected fields: each stream's own reader's, at its columns' places.
+  sluice_dataset* own[2] = {nullptr, nullptr};
+  ASSERT_EQ(sluice_dataset_open((kMds + "single_shard_no_limit").c_str(), 0, &own[0]), SLUICE_OK);
+  ASSERT_EQ(sluice_dataset_open((kMds + "json_plain").c_str(), 0, &own[1]), SLUICE_OK);
+  auto expected = [&](uint64_t id) {
+    const int st = id < 10 ? 0 : 1;
+    const uint32_t first = st == 0 ? 0 : 2, count = st == 0 ? 2 : 3;
+    std::vector<sluice_bytes> f(count);
+    EXPECT_EQ(sluice_dataset_get(own[st], id < 10 ? id : id - 10, f.data(), count), SLUICE_OK);
+    std::vector<std::string> out(names.size(), "<absent>");
+    for (uint32_t k = 0; k < count; ++k) out[first + k] = Str(f[k]);
+    return out;
+  };
+  auto got = [&](const sluice_bytes* f) {
+    std::vector<std::string> out;
+    for (size_t c = 0; c < names.size(); ++c) out.push_back(f[c].data ? Str(f[c]) : "<absent>");
+    return out;
+  };
+  ASSERT_EQ(sluice_stream_num_samples(s), 160u);
+  std::vector<sluice_bytes> f(names.size());
+  for (uint64_t id : {1u, 9u, 10u, 11u, 159u}) {
+    ASSERT_EQ(sluice_stream_get(s, id, f.data(), 5), SLUICE_OK) << sluice_last_error();
+    EXPECT_EQ(got(f.data()), expected(id)) << id;
+    sluice_stream_release(s);
+  }
+  ASSERT_EQ(sluice_stream_get(s, 11, f.data(), 5), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(Str(f[3]), "\"h\\u00e9llo1\"");
+  sluice_stream_release(s);
+
+  // Iteration (no shuffle, one worker): every sample in id order, laid out alike.
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  std::vector<int64_t> ids(200);
+  std::vector<sluice_bytes> fields(200 * names.size());
+  int64_t next = 0;
+  while (true) {
+    uint32_t n = 0;
+    ASSERT_EQ(sluice_stream_next_batch(s, 200, ids.data(), fields.data(), &n), SLUICE_OK)
+        << sluice_last_error();
+    if (n == 0) break;
+    for (uint32_t k = 0; k < n; ++k, ++next) {
+      ASSERT_EQ(ids[k], next);
+      EXPECT_EQ(got(&fields[k * names.size()]), expected(static_cast<uint64_t>(next))) << next;
+    }
+    sluice_stream_release(s);
+  }
+  EXPECT_EQ(next, 160);
+
+  // A batch of one column needs it in every sample: x is not in
+  // json_plain's. Samples 9 and 10 in one batch: resumed at 9, once the
+  // prefetcher has opened sample 10's shard too (a call waits for its
+  // first sample only).
+  uint32_t n = 0;
+  for (int attempt = 0; attempt < 50 && n != 2; ++attempt) {
+    ASSERT_EQ(sluice_stream_iter_begin(s, 0, 9, 0, 1), SLUICE_OK) << sluice_last_error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
+    ASSERT_EQ(sluice_stream_next_batch(s, 2, ids.data(), fields.data(), &n), SLUICE_OK)
+        << sluice_last_error();
+  }
+  ASSERT_EQ(n, 2u);
+  ASSERT_EQ(ids[1], 10);
+  uint64_t needed = 0;
+  std::vector<uint8_t> out(16);
+  EXPECT_EQ(sluice_stream_batch_column(s, 0, 8, out.data(), out.size(), nullptr, &needed),
+            SLUICE_EINVAL);
   EXPECT_NE(std::string(sluice_last_error()).find(
-                "stream 1 (" + kMds + "single_shard_no_limit): shard 0 (shard.00000.mds): its "
-                "column names differ from the first stream's"),
+                "column 'x' is not in stream 1, whose sample 0 of shard 1 is at batch position 1"),
             std::string::npos) << sluice_last_error();
+  std::vector<uint64_t> offsets(3);
+  EXPECT_EQ(sluice_stream_batch_column(s, 2, 0, out.data(), out.size(), offsets.data(), &needed),
+            SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("column 'id' is not in stream 0, whose sample 9 "
+                                                  "of shard 0 is at batch position 0"),
+            std::string::npos) << sluice_last_error();
+  sluice_stream_release(s);
+  sluice_dataset_close(own[0]);
+  sluice_dataset_close(own[1]);
+  sluice_stream_close(s);
 }
 
 // Mosaic's texts, which users match: a local-only stream without index.json,

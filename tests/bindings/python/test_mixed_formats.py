@@ -70,12 +70,3 @@ def test_mds_and_jsonl_streams_with_different_encodings(tmp_path, where):
     assert ds._engine.format == 'mixed'
     assert ds._engine.column_encodings == ['int', 'str', 'mixed']
 
-
-def test_streams_with_other_column_names_are_refused(tmp_path):
-    other = str(tmp_path / 'other')
-    with sluice.MDSWriter(out=other, columns={'x': 'int'}) as w:
-        w.write({'x': 1})
-    with pytest.raises(ValueError, match=r'shard 0 \(shard\.00000\.mds\): its column names '
-                                         r'differ from the first stream\'s'):
-        sluice.StreamingDataset(streams=[sluice.Stream(local=os.path.join(DATA, 'json_plain')),
-                                         sluice.Stream(local=other)])
