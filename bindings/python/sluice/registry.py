@@ -5,6 +5,7 @@ may take entries from Python entry points."""
 import functools
 import importlib.util
 import os
+import warnings
 from contextlib import contextmanager
 
 import catalogue
@@ -26,6 +27,15 @@ class TypedRegistry(catalogue.Registry):
 
     def register(self, name, *, func=None):
         return super().register(name, func=func)
+
+    def get(self, name):
+        # catalogue reads entry points through importlib.metadata's dict
+        # interface, deprecated since Python 3.10: the warning is about
+        # catalogue, and StreamingDataset looks 'stream' up on every build.
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', message='SelectableGroups dict interface',
+                                    category=DeprecationWarning)
+            return super().get(name)
 
     def register_class(self, name, *, func=None):
         return super().register(name, func=func)

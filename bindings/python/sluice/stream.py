@@ -2,7 +2,9 @@
 and weights (proportion / repeat / choose, resolved once a dataset is built),
 where its files are (a cache folder, or a local folder read in place), and
 Mosaic's streams_registry."""
+import functools
 import hashlib
+import importlib.util
 import os
 import tempfile
 
@@ -165,6 +167,12 @@ def _planned_choose(streams, samples, epoch_size, seed):
     ids = Plan(config).worker_ids(0, 0, 0)
     stream_of = np.searchsorted(offsets, ids, side='right') - 1
     return np.bincount(stream_of, minlength=len(streams)).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=None)
+def registry_available():
+    """Whether `catalogue` (which registries need) can be imported."""
+    return importlib.util.find_spec('catalogue') is not None
 
 
 def _streams_registry():

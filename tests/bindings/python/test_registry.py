@@ -70,3 +70,30 @@ def test_dataset_builds_the_registered_stream_class(tmp_path):
         assert [type(s) for s in ds.streams] == [TaggedStream]
         assert ds.streams[0].tag == 'x'
         assert [int(s['id']) for s in ds] == [0, 1, 2, 3, 4]
+
+
+def test_a_class_registered_as_stream_wins_over_sluices(tmp_path):
+    # Mosaic builds a dataset's one stream from streams_registry under
+    # stream_name='stream': a user's class registered there replaces Stream.
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'id': 'int'}) as w:
+        for i in range(5):
+            w.write({'id': i})
+    made = []
+
+    class MyStream(sluice.Stream):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            made.append(kwargs)
+
+    with registry.save_registry():
+        dataset.streams_registry.register('stream', func=MyStream)
+        ds = sluice.StreamingDataset(local=str(tmp_path / 'ds'), download_retry=5, batch_size=1)
+        assert [type(s) for s in ds.streams] == [MyStream]
+        # Mosaic's arguments for it: the dataset's stream arguments.
+        assert made == [{'remote': None, 'local': str(tmp_path / 'ds'), 'split': None,
+                         'download_retry': 5, 'download_timeout': 60, 'validate_hash': None,
+                         'keep_zip': False}]
+        assert [int(s['id']) for s in ds] == [0, 1, 2, 3, 4]
+    # The registry restored: Stream again.
+    ds = sluice.StreamingDataset(local=str(tmp_path / 'ds'), batch_size=1)
+    assert [type(s) for s in ds.streams] == [sluice.Stream]
