@@ -1,17 +1,18 @@
 """mosaicml-streaming's multimodal datasets (`streaming.multimodal`), the
 WebVid classes that are thin subclasses: StreamingInsideWebVid (videos
-stored inside the shards: the samples as they are) and
+stored inside the shards: the samples as they are),
 StreamingOutsideGIWebVid (videos stored beside the shards: get_item
 downloads the sample's 'content_path' from `extra_remote` into
 `extra_local` once, through Sluice's own stores, and adds its bytes as
-'content'). Mosaic's StreamingOutsideDTWebVid drives Mosaic's internal
-iterator from a download thread and has no counterpart."""
+'content') and StreamingOutsideDTWebVid (the same samples; while it is
+iterated, a download thread fetches the videos of the samples to come,
+see sluice.video_prefetch)."""
 import os
 
 from sluice.dataset import StreamingDataset
 from sluice.download import CloudDownloader
 
-__all__ = ['StreamingInsideWebVid', 'StreamingOutsideGIWebVid']
+__all__ = ['StreamingInsideWebVid', 'StreamingOutsideGIWebVid', 'StreamingOutsideDTWebVid']
 
 
 class StreamingInsideWebVid(StreamingDataset):
@@ -39,11 +40,38 @@ class StreamingOutsideGIWebVid(StreamingDataset):
     def get_item(self, idx):
         sample = super().get_item(idx)
         if self.extra_local and self.extra_remote:
-            rel_path = sample['content_path']
-            local = os.path.join(self.extra_local, rel_path)
-            if not os.path.exists(local):
-                self._extra_downloader.download(os.path.join(self.extra_remote, rel_path), local,
-                                                self.download_timeout)
+            local = self.fetch_video(self._extra_downloader, sample['content_path'])
             with open(local, 'rb') as f:
                 sample['content'] = f.read()
         return sample
+
+    def fetch_video(self, downloader, rel_path):
+        """The path of video `rel_path` in extra_local, downloaded from
+        extra_remote with `downloader` (one per thread) unless it is there."""
+        local = os.path.join(self.extra_local, rel_path)
+        if not os.path.exists(local):
+            downloader.download(os.path.join(self.extra_remote, rel_path), local,
+                                self.download_timeout)
+        return local
+
+
+class StreamingOutsideDTWebVid(StreamingOutsideGIWebVid):
+    """WebVid with the videos outside the shards, fetched ahead by a
+    download thread ("DT") while the dataset is iterated: the samples are
+    StreamingOutsideGIWebVid's (its get_item reads each video, fetching it
+    if the thread has not yet). The thread follows this worker's planned
+    order (the engine's), at most `predownload` samples ahead of the
+    consumer."""
+
+    def __iter__(self):
+        from sluice.video_prefetch import VideoPrefetch
+        epoch, sample_in_epoch, worker, workers = self._begin_iteration()
+        if not (self.extra_local and self.extra_remote):
+            yield from map(self.__getitem__,
+                           self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers))
+            return
+        with VideoPrefetch(self, epoch, sample_in_epoch, worker, workers) as prefetch:
+            self._video_prefetch = prefetch  # the current epoch's (tests look at it)
+            for idx in self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers):
+                prefetch.consume()
+                yield self[idx]

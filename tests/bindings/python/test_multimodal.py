@@ -1,13 +1,17 @@
 """sluice.multimodal (served as streaming.multimodal): the WebVid classes.
 Outside videos are fetched into extra_local once, in get_item, so
-iteration and the DataLoader see them."""
+iteration and the DataLoader see them; StreamingOutsideDTWebVid also
+fetches them ahead from a download thread."""
+import itertools
 import os
+import time
 
 import pytest
 from torch.utils.data import DataLoader
 
 import sluice
-from sluice.multimodal import StreamingInsideWebVid, StreamingOutsideGIWebVid
+from sluice.multimodal import (StreamingInsideWebVid, StreamingOutsideDTWebVid,
+                               StreamingOutsideGIWebVid)
 
 
 def video(i):
@@ -70,7 +74,93 @@ def test_served_as_streaming_multimodal():
     alias.install()
     try:
         from streaming.multimodal import StreamingInsideWebVid as Inside
+        from streaming.multimodal.webvid import StreamingOutsideDTWebVid as DT
         from streaming.multimodal.webvid import StreamingOutsideGIWebVid as Outside
-        assert (Inside, Outside) == (StreamingInsideWebVid, StreamingOutsideGIWebVid)
+        assert (Inside, Outside, DT) == (StreamingInsideWebVid, StreamingOutsideGIWebVid,
+                                         StreamingOutsideDTWebVid)
     finally:
         alias.uninstall()
+
+
+def sample(i, content=None):
+    """WebVid sample i as stored, with its video's bytes as 'content'."""
+    return {'content_path': f'c{i % 2}/v{i}.mp4', 'caption': f'clip {i}',
+            'content': video(i) if content is None else content}
+
+
+def fetched(folder):
+    return sorted(os.path.relpath(os.path.join(d, f), folder)
+                  for d, _, files in os.walk(folder) for f in files)
+
+
+def wait_for(condition):
+    deadline = time.monotonic() + 20
+    while not condition():
+        assert time.monotonic() < deadline, 'timed out'
+        time.sleep(0.01)
+
+
+# Shuffled, so that the order is the plan's and not the ids'.
+ORDER = dict(batch_size=2, num_canonical_nodes=1, shuffle=True, shuffle_seed=5)
+
+
+def test_outside_dt_yields_gis_samples_and_fetches_ahead_within_predownload(webvid, tmp_path):
+    shards, videos = webvid
+    dt_local = str(tmp_path / 'dt')
+    ds = StreamingOutsideDTWebVid(local=shards, predownload=2, extra_local=dt_local,
+                                  extra_remote=videos, **ORDER)
+    order = ds.plan().worker_ids(0, 0, 0).tolist()
+    assert sorted(order) == list(range(6)) and order != list(range(6))
+    want = [sample(i) for i in order]
+    it = iter(ds)
+    first = next(it)
+    # One sample taken, predownload 2: the thread fetches the next two
+    # samples' videos, and no further until the consumer moves on.
+    wait_for(lambda: len(fetched(dt_local)) == 3)
+    time.sleep(0.2)
+    assert fetched(dt_local) == sorted(sample(i)['content_path'] for i in order[:3])
+    assert [first] + list(it) == want
+    assert ds._video_prefetch.finished.is_set()
+    # What GI yields for the same dataset, and ds[i] alike.
+    gi = StreamingOutsideGIWebVid(local=shards, extra_local=str(tmp_path / 'gi'),
+                                  extra_remote=videos, **ORDER)
+    assert list(gi) == want
+    assert ds[order[4]] == want[4]
+
+
+def test_outside_dt_dataloader_workers_each_fetch_their_own(webvid, tmp_path):
+    shards, videos = webvid
+    ds = StreamingOutsideDTWebVid(local=shards, extra_local=str(tmp_path / 'dt'),
+                                  extra_remote=videos, **ORDER)
+    per_worker = [ds.plan(workers=2).worker_ids(0, 0, w).tolist() for w in range(2)]
+    order = [i for pair in itertools.zip_longest(*per_worker) for i in pair if i is not None]
+    got = [{k: v for k, v in s.items()} for s in DataLoader(ds, batch_size=None, num_workers=2)]
+    assert got == [sample(i) for i in order]
+    assert fetched(str(tmp_path / 'dt')) == sorted(sample(i)['content_path'] for i in range(6))
+
+
+def test_outside_dt_a_failed_fetch_fails_the_next_sample(webvid, tmp_path):
+    shards, videos = webvid
+    ds = StreamingOutsideDTWebVid(local=shards, predownload=2, extra_local=str(tmp_path / 'dt'),
+                                  extra_remote=videos, **ORDER)
+    order = ds.plan().worker_ids(0, 0, 0).tolist()
+    missing = sample(order[2])['content_path']
+    os.remove(os.path.join(videos, missing))
+    it = iter(ds)
+    # Within predownload 2, the thread reaches the third sample only once the
+    # first is taken.
+    assert next(it) == sample(order[0])
+    assert ds._video_prefetch.finished.wait(20)
+    with pytest.raises(RuntimeError, match=r'^Background thread failed\. Check other '
+                                           r'traceback\.$') as e:
+        next(it)
+    assert isinstance(e.value.__cause__, FileNotFoundError)
+    assert missing.split('/')[1] in str(e.value.__cause__)
+
+
+def test_outside_dt_without_extra_folders_leaves_samples_as_stored(webvid):
+    shards, _ = webvid
+    ds = StreamingOutsideDTWebVid(local=shards, **ORDER)
+    order = ds.plan().worker_ids(0, 0, 0).tolist()
+    assert list(ds) == [{'content_path': f'c{i % 2}/v{i}.mp4', 'caption': f'clip {i}'}
+                        for i in order]
