@@ -273,5 +273,48 @@ TEST_F(ColdPass, AServerIgnoringRangeStillGivesTheExactEpoch) {
   }
 }
 
+// With a second stream of other columns (x: int, y: str, read in place),
+// the dataset's columns are (data, id, x, y): the peeked first sample is laid
+// out by them as the shard's samples are, x and y absent.
+TEST_F(ColdPass, APeekedSampleIsLaidOutByTheDatasetsColumns) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/shard.00000.mds { limit_rate 64k; }"));
+  StreamOptions other;
+  other.local = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/single_shard_no_limit";
+  options_.streams.push_back(other);
+  options_.plan.shuffle = false;  // sample 0 first, from shard 0
+  first_file_ = "shard.00000.mds";
+  auto ds = StreamingDataset::Open(options_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  EXPECT_EQ((*ds)->column_names(), (std::vector<std::string>{"data", "id", "x", "y"}));
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(64);
+  std::vector<SampleFields> fields;
+  auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, 1u);  // the peeked sample, before its shard
+  EXPECT_EQ(PeekRequests().size(), 2u);
+  SampleFields want;
+  ASSERT_TRUE(reader_->Read(0, &want).ok());
+  ASSERT_EQ(fields[0].fields.size(), 4u);
+  EXPECT_EQ(fields[0].fields[0], want.fields[0]);
+  EXPECT_EQ(fields[0].fields[1], "sample-0");
+  EXPECT_EQ(fields[0].fields[2].data(), nullptr);
+  EXPECT_EQ(fields[0].fields[3].data(), nullptr);
+  // The rest of the epoch, in order, laid out alike.
+  int64_t next = 1;
+  while (true) {
+    n = (*ds)->NextBatch(64, ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    for (size_t k = 0; k < *n; ++k, ++next) {
+      ASSERT_EQ(ids[k], next);
+      ASSERT_EQ(fields[k].fields.size(), 4u);
+      EXPECT_EQ(fields[k].fields[2].data() == nullptr, next < 3000) << next;
+    }
+  }
+  EXPECT_EQ(next, 3010);
+}
+
 }  // namespace
 }  // namespace sluice
