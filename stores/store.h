@@ -72,6 +72,17 @@ class Store {
   virtual boost::asio::awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
                                                                uint64_t length) = 0;
 
+  // As GetRange, for a read worth making only as a range (e.g. a peek at a
+  // few bytes ahead of the object's whole download): a server that ignores
+  // Range and answers with the whole object is not read (the connection is
+  // dropped) and kUnimplemented is returned instead. Stores whose service
+  // always serves ranges keep this default.
+  virtual boost::asio::awaitable<Result<std::string>> GetRangeOnly(std::string key,
+                                                                   uint64_t offset,
+                                                                   uint64_t length) {
+    co_return co_await GetRange(std::move(key), offset, length);
+  }
+
   // The whole object, in memory (for small objects such as index.json).
   virtual boost::asio::awaitable<Result<std::string>> Get(std::string key) = 0;
 

@@ -106,10 +106,10 @@ class FolderSource final : public RemoteSource {
     return total;
   }
 
-  Result<std::string> GetRange(const std::string& key, uint64_t offset,
-                               uint64_t length) override {
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
+                                   uint64_t length) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
-    return RunOnThisThread(store->GetRange(key, offset, length));
+    return RunOnThisThread(store->GetRangeOnly(key, offset, length));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -160,10 +160,10 @@ class StoreSource final : public RemoteSource {
     return FileSize(path);
   }
 
-  Result<std::string> GetRange(const std::string& key, uint64_t offset,
-                               uint64_t length) override {
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
+                                   uint64_t length) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
-    return EventLoop::ForThisProcess().Run(store->GetRange(key, offset, length));
+    return EventLoop::ForThisProcess().Run(store->GetRangeOnly(key, offset, length));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {

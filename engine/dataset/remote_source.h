@@ -36,11 +36,11 @@ class RemoteSource {
   virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                                  std::optional<uint64_t> expected_size) = 0;
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
-  // Store::GetRange gives them: a server that ignores Range still yields
-  // just those bytes. kNotFound when the object does not exist. Retries as
+  // Store::GetRangeOnly gives them: a server that ignores Range is not read
+  // (kUnimplemented). kNotFound when the object does not exist. Retries as
   // Fetch does (see RetriesItself).
-  virtual Result<std::string> GetRange(const std::string& key, uint64_t offset,
-                                       uint64_t length) = 0;
+  virtual Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
+                                           uint64_t length) = 0;
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

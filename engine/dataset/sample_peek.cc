@@ -15,7 +15,7 @@ Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                 std::to_string(entry.samples) + " samples) can be peeked");
   }
   const uint64_t entry_at = MdsOffsetEntryAt(i);
-  SLUICE_ASSIGN_OR_RETURN(std::string bounds, remote.GetRange(key, entry_at, 8));
+  SLUICE_ASSIGN_OR_RETURN(std::string bounds, remote.GetRangeOnly(key, entry_at, 8));
   if (bounds.size() != 8) {
     return CorruptError(where + ": offsets entry at " + std::to_string(entry_at) + ": got " +
                         std::to_string(bounds.size()) + " bytes, expected 8");
@@ -34,7 +34,7 @@ Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                 " bytes, more than a peek reads (" +
                                 std::to_string(kMaxPeekedSampleBytes) + ")");
   }
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes, remote.GetRange(key, begin, end - begin));
+  SLUICE_ASSIGN_OR_RETURN(std::string bytes, remote.GetRangeOnly(key, begin, end - begin));
   if (bytes.size() != end - begin) {
     return CorruptError(where + ": bytes " + std::to_string(begin) + ".." + std::to_string(end) +
                         ": got " + std::to_string(bytes.size()) + " bytes");

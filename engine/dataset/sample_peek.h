@@ -36,10 +36,11 @@ struct PeekedSample {
 // Sample `i` (< entry.samples) of the uncompressed MDS shard `entry`, stored
 // at `key` of `remote`. The offsets read are checked against the entry (past
 // the offsets table, ordered, within raw_data.bytes) before anything is
-// sized by them. Errors: the reads' (naming the object), kCorrupt for
+// sized by them. Errors: the reads' (naming the object; kUnimplemented from
+// a server that ignores Range: nothing of the shard is read), kCorrupt for
 // offsets or a sample that do not fit, kInvalidArgument for an entry that
 // is not an uncompressed MDS shard or a sample over kMaxPeekedSampleBytes.
-// Thread safety: as the remote's GetRange.
+// Thread safety: as the remote's GetRangeOnly.
 Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                    const ShardEntry& entry, uint32_t i);
 

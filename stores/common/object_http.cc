@@ -79,11 +79,8 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
     }
     co_return ObjectError(resp.status(), store.root(), key);
   }
-  if (resp->status == 200) {  // Range ignored: the whole object
-    if (offset >= resp->body.size()) co_return std::string();
-    co_return resp->body.substr(offset, length);
-  }
-  // The client checked that a 206 body starts at `offset`.
+  // The client checked that a 206 body starts at `offset`, and cut a 200
+  // (Range ignored: the whole object) to the range (IgnoredRange::kTrim).
   if (resp->body.size() > length) resp->body.resize(length);
   co_return std::move(resp->body);
 }

@@ -53,8 +53,9 @@ boost::asio::awaitable<Result<HttpResponse>> SendForObject(HttpClient& client, H
 Result<uint64_t> SizeFromHead(const HttpResponse& resp, std::string_view object_url);
 
 // Bytes [offset, offset + length) of `key` from the answer `resp` to a
-// ranged GET sent for them. A server that ignores Range (200, whole object)
-// is cut to the range, one that sends more than asked (s3rver for
+// ranged GET sent for them (the client's default IgnoredRange::kTrim: a
+// server that ignores Range, 200 with the whole object, was already cut to
+// the range while it was read), one that sends more than asked (s3rver for
 // "bytes=0-0") is trimmed; a 416 for a range that starts exactly at the end
 // of the object (checked with store.Head) is an empty answer, as for local
 // files. Errors name the object.

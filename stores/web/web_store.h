@@ -35,6 +35,8 @@ class BearerHttpStore : public Store {
   boost::asio::awaitable<Result<ObjectInfo>> Head(std::string key) override;
   boost::asio::awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
                                                        uint64_t length) override;
+  boost::asio::awaitable<Result<std::string>> GetRangeOnly(std::string key, uint64_t offset,
+                                                           uint64_t length) override;
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override;
   boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
                                            std::optional<uint64_t> expected_size) override;
@@ -51,6 +53,10 @@ class BearerHttpStore : public Store {
   const StoreOptions& options() const { return options_; }
 
  private:
+  // GetRange, and with `only_ranges` GetRangeOnly.
+  boost::asio::awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset,
+                                                     uint64_t length, bool only_ranges);
+
   std::string root_;
   std::string bearer_;  // a secret
   std::unique_ptr<HttpClient> client_;

@@ -1,6 +1,8 @@
 // http(s):// read-only stores against a real nginx (started by the
 // fixture), and the bearer token against a fake that checks it.
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -58,6 +60,53 @@ TEST(WebStoreTest, ReadsFromNginx) {
   EXPECT_EQ(loop.Run((*store)->Put("x", "y")).code(), StatusCode::kUnimplemented);
   EXPECT_EQ(loop.Run((*store)->List("")).status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(OpenStore("http://", loop.executor()).status().code(), StatusCode::kInvalidArgument);
+}
+
+// GetRangeOnly: the range from a server that serves ranges; from one that
+// ignores Range (nginx's max_ranges 0 answers 200 with the whole object),
+// kUnimplemented without reading the body, where GetRange cuts the range out
+// of the whole object.
+TEST(WebStoreTest, GetRangeOnlyRefusesAServerThatIgnoresRange) {
+  TempDir dir;
+  auto nginx = testing::NginxServer::Start(dir.path(), nullptr,
+                                           "location /whole/ { max_ranges 0; }");
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  ScopedEnv env(CleanStoreEnv());
+  std::string data = PatternBytes(4 << 20, 5);
+  for (const char* folder : {"/ranged", "/whole"}) {
+    ASSERT_TRUE(MakeDirs(nginx->www() + folder).ok());
+    ASSERT_TRUE(WriteFileAtomic(nginx->www() + folder + "/shard.mds", data).ok());
+  }
+  EventLoop loop;
+  StoreOptions options;
+  options.download_retry = 0;
+  auto store = OpenStore("http://127.0.0.1:" + std::to_string(nginx->http_port()), loop.executor(),
+                         options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+
+  auto ranged = loop.Run((*store)->GetRangeOnly("ranged/shard.mds", 1000, 8));
+  ASSERT_TRUE(ranged.ok()) << ranged.status().ToString();
+  EXPECT_TRUE(*ranged == data.substr(1000, 8));
+  auto whole = loop.Run((*store)->GetRangeOnly("whole/shard.mds", 1000, 8));
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.status().code(), StatusCode::kUnimplemented) << whole.status().ToString();
+  EXPECT_NE(whole.status().message().find("/whole/shard.mds: the server ignored Range"),
+            std::string::npos)
+      << whole.status().ToString();
+  auto cut = loop.Run((*store)->GetRange("whole/shard.mds", 1000, 8));
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  EXPECT_TRUE(*cut == data.substr(1000, 8));
+
+  // GetRangeOnly dropped its connection after the head (GetRange, which
+  // reads the body, would have kept it): the next request needed another.
+  std::istringstream log(nginx->AccessLog());
+  std::vector<std::string> connections;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(" /whole/shard.mds 200 bytes=1000-1007") == std::string::npos) continue;
+    connections.push_back(line.substr(0, line.find(' ')));
+  }
+  ASSERT_EQ(connections.size(), 2u) << nginx->AccessLog();
+  EXPECT_NE(connections[0], connections[1]) << nginx->AccessLog();
 }
 
 TEST(WebStoreTest, BearerTokenAndRootQueryAreSentButNeverShown) {
