@@ -75,7 +75,11 @@ class StreamingDataset(_Base):
             raise ValueError(f'Epoch size cannot be negative. Received {epoch_size}.')
         self.split = split
         self._epoch_size_arg = epoch_size  # as given (the planner's input)
-        self.predownload = predownload
+        # Mosaic's attribute holds its default when none is given; the engine
+        # is told only a predownload the user chose (it sizes its own window).
+        self._predownload_arg = predownload
+        self.predownload = predownload if predownload is not None else (
+            8 * batch_size if batch_size is not None else 64)
         self.cache_limit = cache_limit
         self.sampling_method = sampling_method
         self.sampling_granularity = sampling_granularity
@@ -194,7 +198,9 @@ class StreamingDataset(_Base):
                   **getattr(self, '_engine_keys', {})}
         if self._epoch_size_arg is not None:
             config['epoch_size'] = self._epoch_size_arg
-        for key in ('predownload', 'cache_limit', 'num_canonical_nodes',
+        if self._predownload_arg is not None:
+            config['predownload'] = self._predownload_arg
+        for key in ('cache_limit', 'num_canonical_nodes',
                     'batch_size', 'shuffle_block_size', 'replication'):
             if getattr(self, key) is not None:
                 config[key] = getattr(self, key)

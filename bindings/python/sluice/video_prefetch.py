@@ -2,10 +2,9 @@
 worker iterates, it walks the worker's planned sample ids ahead of the
 consumer, reads each sample's 'content_path' through an engine handle of
 its own (a handle serves one thread) and fetches that video into
-extra_local, at most `predownload` samples ahead (Mosaic's default: 8 per
-batch sample, else 64), as Mosaic's download thread does. A failure stops
-the thread; the consumer's next sample raises Mosaic's RuntimeError, the
-failure chained."""
+extra_local, at most the dataset's `predownload` samples ahead, as
+Mosaic's download thread does. A failure stops the thread; the consumer's
+next sample raises Mosaic's RuntimeError, the failure chained."""
 import threading
 
 from sluice import engine
@@ -14,12 +13,6 @@ from sluice.plan import Plan
 from sluice.world import World
 
 __all__ = ['VideoPrefetch']
-
-
-def _window(dataset):
-    if dataset.predownload is not None:
-        return dataset.predownload
-    return 8 * dataset.batch_size if dataset.batch_size is not None else 64
 
 
 class VideoPrefetch:
@@ -34,7 +27,7 @@ class VideoPrefetch:
         plan = Plan(dataset._config(world, workers, epoch, sample_in_epoch, state))
         self._ids = plan.worker_ids(world.node, world.rank_of_node, worker).tolist()
         self._dataset = dataset
-        self._window = _window(dataset)
+        self._window = dataset.predownload
         self._consumed = 0
         self._stop = False
         self._error = None

@@ -48,6 +48,14 @@ def test_predownload_below_batch_size_warns_as_mosaic(tmp_path):
         'is to set predownload to at-least batch_size.']
 
 
+def test_predownload_defaults_as_mosaics(tmp_path):
+    write(str(tmp_path / 'ds'), 4)
+    local = str(tmp_path / 'ds')
+    assert sluice.StreamingDataset(local=local, batch_size=3).predownload == 24
+    assert sluice.StreamingDataset(local=local).predownload == 64
+    assert sluice.StreamingDataset(local=local, predownload=5, batch_size=3).predownload == 5
+
+
 def test_a_broken_or_empty_index_has_mosaics_errors(tmp_path):
     import json
     folder = tmp_path / 'ds'
