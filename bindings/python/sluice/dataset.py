@@ -54,11 +54,11 @@ class StreamingDataset(_Base):
             if remote is not None or local is not None:
                 raise ValueError('pass either streams or remote/local, not both')
             self.streams = list(streams)
-        elif stream_name != 'stream' or stream_config or _stream.registry_available():
+        elif stream_name != 'stream' or stream_config or _stream.registry_in_use():
             # Built from streams_registry, as Mosaic's: what a user registered
             # under a name (or an entry point names), 'stream' included, wins
-            # over Sluice's Stream. Without catalogue no one can register, and
-            # 'stream' is Stream.
+            # over Sluice's Stream. Until the registry exists no one has
+            # registered at run time, and 'stream' is Stream.
             from sluice.registry import construct_from_registry
             config = dict(stream_config or {}, remote=remote, local=local, split=split,
                           download_retry=download_retry, download_timeout=download_timeout,

@@ -9,6 +9,7 @@ hf://, sftp:// and alipan:// are known names without a Sluice store: their
 downloaders refuse. An instance is used by one thread."""
 import os
 import shutil
+import threading
 import urllib.parse
 
 from sluice.remote import remote_read
@@ -70,14 +71,23 @@ class CloudDownloader:
     def _download_file_impl(self, remote, local, timeout):
         folder, _, key = remote.rstrip('/').rpartition('/')
         data = remote_read(folder, key, f'{type(self).__name__}.download({remote!r})')
-        _write_atomically(local, data)
+        _write_atomically(local, lambda f: f.write(data))
 
 
-def _write_atomically(local, data):
-    tmp = f'{local}.tmp{os.getpid()}'
-    with open(tmp, 'wb') as f:
-        f.write(data)
-    os.replace(tmp, local)
+def _write_atomically(local, write):
+    """Calls write(file) on a temporary file beside `local`, then renames it
+    over `local`. The name is this thread's own: threads of one process
+    (StreamingOutsideDTWebVid's download thread and its reader) may fetch the
+    same file at once."""
+    tmp = f'{local}.tmp{os.getpid()}.{threading.get_ident()}'
+    try:
+        with open(tmp, 'wb') as f:
+            write(f)
+        os.replace(tmp, local)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 class S3Downloader(CloudDownloader):
@@ -176,9 +186,8 @@ class LocalDownloader(CloudDownloader):
 
     def _download_file_impl(self, remote, local, timeout):
         source = remote[len('file://'):] if remote.startswith('file://') else remote
-        tmp = f'{local}.tmp{os.getpid()}'
-        shutil.copy(source, tmp)
-        os.replace(tmp, local)
+        with open(source, 'rb') as src:
+            _write_atomically(local, lambda f: shutil.copyfileobj(src, f))
 
 
 _DOWNLOADERS = {

@@ -129,6 +129,31 @@ def test_downloader_errors(tmp_path):
     assert (tmp_path / 'a' / 'dst').read_bytes() == b'abc'
 
 
+def test_threads_downloading_one_file_at_once_all_succeed(tmp_path):
+    # StreamingOutsideDTWebVid's download thread and its reader may fetch the
+    # same video at once: each writes its own temporary, the last rename wins.
+    import threading
+    (tmp_path / 'src').write_bytes(bytes(range(256)) * 16384)
+    dst = str(tmp_path / 'dst')
+    errors = []
+
+    def fetch():
+        try:
+            for _ in range(20):
+                download.LocalDownloader().download(str(tmp_path / 'src'), dst)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=fetch) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert (tmp_path / 'dst').read_bytes() == bytes(range(256)) * 16384
+    assert sorted(os.listdir(tmp_path)) == ['dst', 'src']
+
+
 def test_storage_exports_both():
     assert storage.CloudUploader is upload.CloudUploader
     assert storage.LocalDownloader is download.LocalDownloader
