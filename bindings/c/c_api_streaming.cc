@@ -102,20 +102,14 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
   });
 }
 
-sluice_status sluice_stream_shuffle_warning(const sluice_stream* s, uint64_t epoch,
-                                            char** out_text) {
+sluice_status sluice_stream_shuffle_warning(const sluice_stream* s, char** out_text) {
   return Guard("sluice_stream_shuffle_warning", [&] {
     if (s == nullptr) return NullArgument("sluice_stream_shuffle_warning", "s");
     if (out_text == nullptr) return NullArgument("sluice_stream_shuffle_warning", "out_text");
     *out_text = nullptr;
-    if (epoch > uint64_t(INT64_MAX)) {
-      return Fail(sluice::InvalidArgumentError("sluice_stream_shuffle_warning: epoch " +
-                                               std::to_string(epoch) + " is too large"));
-    }
-    auto warning = s->ds->ShuffleWarning(static_cast<int64_t>(epoch));
-    if (!warning.ok()) return Fail(warning.status().WithContext("sluice_stream_shuffle_warning"));
-    if (!*warning) return SLUICE_OK;
-    char* text = CopyString(**warning);
+    const std::optional<std::string>& warning = s->ds->shuffle_warning();
+    if (!warning) return SLUICE_OK;
+    char* text = CopyString(*warning);
     if (!text) return Fail(sluice::InternalError("sluice_stream_shuffle_warning: out of memory"));
     *out_text = text;
     return SLUICE_OK;

@@ -449,14 +449,16 @@ sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes*
  * the last sluice_stream_next_batch stays pinned until the next call). */
 sluice_status sluice_stream_evict_shard(sluice_stream* s, uint64_t shard);
 
-/* The warning Mosaic gives while it plans `epoch`'s shuffle, word for word,
- * or *out_text = NULL when it gives none: py1e warns when some shard's
- * random block comes out smaller than the shard (that shard is then not
- * shuffled with others). A binding shows it where Mosaic would (Python:
+/* The warning Mosaic gives while it plans an epoch's shuffle, word for
+ * word, for the iteration the last successful sluice_stream_iter_begin
+ * started (its plan says it: nothing is planned again), or *out_text = NULL
+ * when it gives none or no iteration was started: py1e warns when some
+ * shard's random block comes out smaller than the shard (that shard is then
+ * not shuffled with others). A binding shows it where Mosaic would (Python:
  * warnings.warn when an epoch's iteration starts). Random batching only.
- * Caller frees *out_text with sluice_free. Thread-safe. */
-sluice_status sluice_stream_shuffle_warning(const sluice_stream* s, uint64_t epoch,
-                                            char** out_text);
+ * Caller frees *out_text with sluice_free. Not to be called concurrently
+ * with sluice_stream_iter_begin on the same stream. */
+sluice_status sluice_stream_shuffle_warning(const sluice_stream* s, char** out_text);
 
 /* Starts iterating the samples that data-loader worker `worker_id` of
  * `num_workers` of this rank reads in `epoch`, skipping the first

@@ -58,7 +58,7 @@ Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
 Result<std::vector<size_t>> IterationCursor::PlanNext() {
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
-                                              place_.worker));
+                                              place_.worker, &next_shuffle_warning_));
   std::vector<size_t> order;
   order.reserve(ids.size());
   for (int64_t id : ids) order.push_back(locator_->Locate(static_cast<uint64_t>(id)).first);
@@ -69,8 +69,10 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
   h.opened = prefetcher_->StopAndTakeNext();
-  h.next_ids = std::move(next_ids_);  // the thread that wrote it is joined
+  h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
+  h.next_shuffle_warning = std::move(next_shuffle_warning_);
   next_ids_.reset();
+  next_shuffle_warning_.reset();
   return h;
 }
 

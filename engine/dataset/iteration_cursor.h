@@ -70,9 +70,11 @@ struct IterationOptions {
 class IterationCursor {
  public:
   // What a finished cursor leaves for the next pass: the next epoch's ids
-  // (when its prefetch thread planned them) and its first shards, opened.
+  // and its shuffle warning (when its prefetch thread planned them; see
+  // planner::PlanWorker) and its first shards, opened.
   struct Handoff {
     std::optional<std::vector<int64_t>> next_ids;
+    std::optional<std::string> next_shuffle_warning;
     ShardPrefetcher::ShardMap opened;
   };
 
@@ -131,6 +133,7 @@ class IterationCursor {
   size_t pos_ = 0;
   // Written by the prefetch thread (PlanNext), read after it is joined.
   std::optional<std::vector<int64_t>> next_ids_;
+  std::optional<std::string> next_shuffle_warning_;
   // True while NextBatch waits for its first sample's shard: the prefetch
   // threads then open shards without faulting all their pages in first.
   std::atomic<bool> consumer_waiting_{false};

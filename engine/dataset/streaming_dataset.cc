@@ -296,8 +296,9 @@ Status StreamingDataset::EvictShard(size_t g) {
       .WithContext("stream " + std::to_string(s));
 }
 
-Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t sample_in_epoch,
-                                                         int64_t worker, int64_t num_workers) const {
+Result<std::vector<int64_t>> StreamingDataset::WorkerIds(
+    int64_t epoch, int64_t sample_in_epoch, int64_t worker, int64_t num_workers,
+    std::optional<std::string>* shuffle_warning) const {
   if (num_workers < 1 || worker < 0 || worker >= num_workers) {
     return InvalidArgumentError("worker " + std::to_string(worker) + " of " +
                                 std::to_string(num_workers) + ": need 0 <= worker < num_workers");
@@ -306,12 +307,7 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(int64_t epoch, int64_t 
     return InvalidArgumentError("epoch and sample_in_epoch must not be negative");
   }
   return planner::PlanWorker(Request(epoch, sample_in_epoch, num_workers), world_.node,
-                             world_.rank_in_node, worker);
-}
-
-Result<std::optional<std::string>> StreamingDataset::ShuffleWarning(int64_t epoch) const {
-  if (epoch < 0) return InvalidArgumentError("epoch must not be negative");
-  return planner::PlanShuffleWarning(Request(epoch, 0, 1));
+                             world_.rank_in_node, worker, shuffle_warning);
 }
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
@@ -320,6 +316,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   // The previous iteration may have planned and opened this one's start.
   IterationCursor::Handoff handoff;
   std::vector<int64_t> ids;
+  std::optional<std::string> warning;
   bool planned = false;
   if (cursor_) {
     handoff = cursor_->Stop();
@@ -327,13 +324,15 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
     if (handoff.next_ids && sample_in_epoch == 0 && epoch == was.epoch + 1 &&
         worker == was.worker && num_workers == was.num_workers) {
       ids = std::move(*handoff.next_ids);
+      warning = std::move(handoff.next_shuffle_warning);
       planned = true;
     }
   }
   Release();
   cursor_.reset();
+  shuffle_warning_.reset();
   if (!planned) {
-    SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers));
+    SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));
   }
   IterationOptions iteration;
   // Never more than the epoch (so window arithmetic cannot overflow).
@@ -352,6 +351,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   cursor_ = std::make_unique<IterationCursor>(
       IterationPlace{epoch, sample_in_epoch, worker, num_workers}, std::move(ids), locator_,
       shards_.get(), iteration, std::move(next), std::move(handoff.opened));
+  shuffle_warning_ = std::move(warning);
   return Status::Ok();
 }
 

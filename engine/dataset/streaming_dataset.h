@@ -118,13 +118,17 @@ class StreamingDataset {
   Status EvictShard(size_t g);
 
   // The ids this process's worker reads in `epoch`, starting after
-  // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed.
+  // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed;
+  // *shuffle_warning, when given, as planner::PlanWorker's.
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
-                                         int64_t num_workers) const;
+                                         int64_t num_workers,
+                                         std::optional<std::string>* shuffle_warning = nullptr) const;
 
-  // The warning Mosaic's shuffle gives while planning `epoch`, or nullopt
-  // (planner::PlanShuffleWarning). Thread-safe.
-  Result<std::optional<std::string>> ShuffleWarning(int64_t epoch) const;
+  // The warning Mosaic's shuffle gave while planning the iteration the last
+  // successful IterBegin started (planner::PlanWorker), or nullopt: none,
+  // or no iteration. Valid until the next IterBegin; not thread-safe (as
+  // IterBegin).
+  const std::optional<std::string>& shuffle_warning() const { return shuffle_warning_; }
 
   // Starts iterating (replacing any iteration in progress). Near the end of
   // an epoch the next epoch's plan is made and its first shards opened in
@@ -210,6 +214,7 @@ class StreamingDataset {
   std::unique_ptr<IterationCursor> cursor_;
   // Where State() counts from: the last IterBegin's or LoadState's place.
   int64_t state_epoch_ = 0, state_start_ = 0;
+  std::optional<std::string> shuffle_warning_;  // of the iteration cursor_ walks
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
   uint64_t wait_ns_ = 0;

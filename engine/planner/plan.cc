@@ -6,6 +6,16 @@
 #include "engine/planner/plan_worker.h"
 
 namespace sluice::planner {
+namespace {
+
+// Mosaic's text as its source spells it: a string continued with backslashes
+// across indented lines, so the indentation is part of it.
+constexpr char kPy1eNarrowBlock[] =
+    "Shuffle block size was smaller than shard size for some shards. This                  "
+    "       will result in these shards not being shuffled with other shards. Set         "
+    "                shuffle_block_size to a larger value for a higher quality shuffle.";
+
+}  // namespace
 
 Result<WorkArray> PlanEpoch(const PlanRequest& request) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
@@ -19,7 +29,9 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request) {
   return InternalError("unknown batching method");
 }
 
-Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker) {
+Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                                        std::optional<std::string>* shuffle_warning) {
+  if (shuffle_warning != nullptr) shuffle_warning->reset();
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const World& w = request.world;
   if (node < 0 || node >= w.num_nodes || rank < 0 || rank >= w.ranks_per_node || worker < 0 ||
@@ -36,7 +48,9 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   const BatchContext ctx{request, derived};
   std::vector<int64_t> slice;
   if (request.config.batching_method == BatchingMethod::kRandom) {
-    SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker));
+    bool narrow = false;
+    SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker, &narrow));
+    if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
   } else {
     SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
     const int64_t* begin = work.ids.data() + work.Offset(pnode, prank, worker, 0, 0);

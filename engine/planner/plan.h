@@ -96,16 +96,15 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 // real (replication maps them onto their planning rank). For the random
 // batching method this costs memory proportional to the canonical nodes the
 // worker reads (py1e, naive excepted) plus the worker's share, not the epoch.
-Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker);
-
-// The UserWarning Mosaic's shuffle gives while planning this epoch, word for
-// word (its odd spacing included), or nullopt: py1e warns when some span's
-// random block comes out smaller than the span, which leaves the span
-// unshuffled. Random batching only (the other methods shuffle stream by
-// stream; not checked). Costs a replay of the epoch's py1e draws when some
-// shard is larger than 3/4 of the block, nothing otherwise. Errors: the
-// plan's own (DerivePlan, the shuffle's).
-Result<std::optional<std::string>> PlanShuffleWarning(const PlanRequest& request);
+// When `shuffle_warning` is given it receives the UserWarning Mosaic's
+// shuffle gives while planning this epoch, word for word (its odd spacing
+// included), or nullopt: py1e warns when some span's random block comes out
+// smaller than the span, which leaves the span unshuffled. The planning
+// draws every block anyway (for the parts this worker skips too), so this
+// costs nothing. Random batching only (the other methods shuffle stream by
+// stream; not checked).
+Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                                        std::optional<std::string>* shuffle_warning = nullptr);
 
 // A torch DataLoader(batch_size=B, num_workers=W) over one planning rank's
 // workers: each worker's ids (-1 skipped) cut into batches of B, the last one

@@ -6,8 +6,10 @@
 
 namespace sluice::planner {
 
-Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
+Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
+                                          bool* py1e_narrow_block) {
   const PlanConfig& c = ctx.request.config;
+  if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
   PartitionArgs pa;
   pa.num_samples = res.size();
@@ -24,6 +26,7 @@ Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode
                             GetPartialShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
                                               uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size, ids));
     perm.Map(ids);
+    if (py1e_narrow_block != nullptr) *py1e_narrow_block = perm.py1e_narrow_block();
   }
   MapSmall(ids, res);
   return ids;

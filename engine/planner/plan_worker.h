@@ -11,7 +11,10 @@
 namespace sluice::planner {
 
 // work[pnode][prank][worker] of BatchRandom (planning world), flattened
-// batch-major, -1 included.
-Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker);
+// batch-major, -1 included. Sets *py1e_narrow_block, when given, to
+// PartialShuffle::py1e_narrow_block of the epoch's shuffle (false when not
+// shuffling).
+Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
+                                          bool* py1e_narrow_block = nullptr);
 
 }  // namespace sluice::planner

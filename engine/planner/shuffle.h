@@ -46,6 +46,10 @@ class PartialShuffle {
   void Map(std::vector<int64_t>& ids) const;
   // Number of permutation entries held in memory.
   int64_t held() const;
+  // py1e only: whether some span's random block came out smaller than the
+  // span, in any part (shuffled or skipped): Mosaic's py1e then leaves that
+  // span unshuffled and warns. False for the other algorithms.
+  bool py1e_narrow_block() const { return py1e_narrow_block_; }
 
  private:
   friend Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo, std::span<const int64_t>, int64_t, uint64_t,
@@ -53,6 +57,7 @@ class PartialShuffle {
   std::vector<int64_t> full_;                      // whole permutation, or empty
   std::vector<int64_t> part_begin_;                // C+1 positions
   std::vector<std::vector<int64_t>> parts_;        // computed parts only
+  bool py1e_narrow_block_ = false;
 };
 
 // GetShuffle restricted to `positions` (-1 entries ignored). Same errors.

@@ -68,10 +68,10 @@ Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64
       if (needed[size_t(i)]) {
         out.parts_[size_t(i)].resize(size_t(n));
         int64_t* ids = out.parts_[size_t(i)].data();
-        SLUICE_RETURN_IF_ERROR(Py1eDraw(list, br, ep, ids, scratch, C));
+        SLUICE_RETURN_IF_ERROR(Py1eDraw(list, br, ep, ids, scratch, C, &out.py1e_narrow_block_));
         Py1eSort(n, ids, scratch, lo[size_t(i)], hi[size_t(i)]);
       } else {
-        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C));
+        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, &out.py1e_narrow_block_));
       }
       continue;
     }

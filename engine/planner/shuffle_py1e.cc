@@ -61,7 +61,7 @@ inline int64_t ClampedFloor(double p, int64_t n) {
 }  // namespace
 
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch, int64_t num_canonical_nodes) {
+                Py1eScratch& scratch, int64_t num_canonical_nodes, bool* narrow) {
   const int64_t n = PartSize(spans);
   if (n == 0) return EmptyPart(num_canonical_nodes);
   numpy::Pcg64Stream bits(ep.bit_generator());
@@ -94,6 +94,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   for (const Span& s : spans) {
     const int64_t z = s.size();
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
+    if (narrow != nullptr && r < z) *narrow = true;  // SpanShift's negative cutoff
     const ShiftRange sh = SpanShift(r, z, off, n);
     const double range = sh.high - sh.low;
     bits.Fill64(words.data(), size_t(z));
@@ -221,23 +222,6 @@ Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator
     bits.Skip64(uint64_t(s.size()));
   }
   return Status::Ok();
-}
-
-Result<bool> Py1eLeavesSpansUnshuffled(std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                       uint64_t epoch, int64_t block) {
-  const BlockRange br = BlockBounds(block);
-  int64_t widest = 0;
-  for (int64_t u : units) widest = std::max(widest, u);
-  if (widest <= br.lo) return false;  // a span is at most its unit, a block at least br.lo
-  numpy::Generator ep = MakeRng(seed, epoch);
-  const DividedSpans parts = ShuffledParts(units, C, seed, ep);
-  bool narrow = false;
-  for (int64_t i = 0; i < C && !narrow; ++i) {
-    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
-                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
-    SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, &narrow));
-  }
-  return narrow;
 }
 
 Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t C, uint64_t seed,

@@ -28,6 +28,9 @@ struct Py1eScratch {
 // writes n ids to out. Draws from `ep` exactly as Mosaic (span shuffles, then
 // per span one integers and z uniforms). Errors: empty part (Mosaic's
 // ValueError naming `num_canonical_nodes`, the plan's), lo >= hi.
+// Py1eDraw and Py1eSkipPart set *narrow, when given, if some span's random
+// block comes out smaller than the span (Mosaic then leaves that span
+// unshuffled and warns); they never clear it.
 Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
                 Py1eScratch& scratch, int64_t num_canonical_nodes);
 
@@ -39,21 +42,11 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 // resumed or partitioned reader needs no others): the rest of out then holds
 // unspecified ids. The default sorts all n.
 Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t* out,
-                Py1eScratch& scratch, int64_t num_canonical_nodes);
+                Py1eScratch& scratch, int64_t num_canonical_nodes, bool* narrow = nullptr);
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int64_t hi = INT64_MAX);
 
-// Advances `ep` as Py1ePart would, in O(1) memory. When `narrow` is given,
-// sets it if some span's random block comes out smaller than the span (Mosaic
-// then leaves that span unshuffled and warns).
+// Advances `ep` as Py1ePart would, in O(1) memory (*narrow as Py1eDraw).
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
                     int64_t num_canonical_nodes, bool* narrow = nullptr);
-
-// Whether py1e over `units` (C canonical nodes, this seed, epoch and block)
-// gives some span a random block smaller than the span, the case in which
-// Mosaic's py1e warns that shards are not shuffled with others. Replays the
-// epoch's draws only when some unit exceeds the block's lower bound (no span
-// can be narrower otherwise). Errors: Py1eSkipPart's.
-Result<bool> Py1eLeavesSpansUnshuffled(std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                       uint64_t epoch, int64_t block);
 
 }  // namespace sluice::planner

@@ -131,7 +131,7 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
     ids = (ctypes.c_int64 * batch_size)()
     fields = (_lib.Bytes * (max(n, 1) * batch_size))()
     count = ctypes.c_uint32()
-    _lib.check(_lib_.sluice_stream_iter_begin(ptr, epoch, sample_in_epoch, worker, num_workers))
+    engine.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
     done = False
     while not done:
         for col in columns:

@@ -347,10 +347,6 @@ class StreamingDataset(_Base):
             self._counters.set(worker, epoch + 1)
         if state is not None:
             epoch, sample_in_epoch = self._engine.load_state(state)
-        if self.shuffle and self.shuffle_algo == 'py1e':
-            warning = self._engine.shuffle_warning(epoch)  # Mosaic warns as it plans
-            if warning:
-                warnings.warn(warning)
         return epoch, sample_in_epoch, worker, world.workers_per_rank
 
     @property

@@ -7,6 +7,7 @@ import bisect
 import ctypes
 import itertools
 import json
+import warnings
 
 from sluice import _lib
 from sluice.encodings import make_decoder, make_text_decoder
@@ -65,8 +66,7 @@ if available():
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
             ('sluice_stream_evict_shard', ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64]),
-            ('sluice_stream_shuffle_warning', ctypes.c_int,
-             [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
+            ('sluice_stream_shuffle_warning', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
     ):
         _fn = getattr(_lib_, _name)
         _fn.restype = _res
@@ -188,16 +188,20 @@ class Engine:
         """Deletes global shard `shard`'s cached files now (fetched again when read)."""
         _lib.check(_lib_.sluice_stream_evict_shard(self._ptr, shard))
 
-    def shuffle_warning(self, epoch):
-        """The warning Mosaic's shuffle gives while planning `epoch`, or None."""
+    def begin_iteration(self, epoch, sample_in_epoch, worker, num_workers):
+        """Starts this worker's iteration (sluice_stream_iter_begin) and gives
+        the warning Mosaic's shuffle gives while planning it, as Mosaic does
+        when an epoch's iteration starts (the plan just made says it)."""
+        _lib.check(_lib_.sluice_stream_iter_begin(self._ptr, epoch, sample_in_epoch, worker,
+                                                  num_workers))
         out = ctypes.c_void_p()
-        _lib.check(_lib_.sluice_stream_shuffle_warning(self._ptr, epoch, ctypes.byref(out)))
-        if not out.value:
-            return None
-        try:
-            return ctypes.string_at(out.value).decode('utf-8')
-        finally:
-            _lib.lib.sluice_free(out)
+        _lib.check(_lib_.sluice_stream_shuffle_warning(self._ptr, ctypes.byref(out)))
+        if out.value:
+            try:
+                text = ctypes.string_at(out.value).decode('utf-8')
+            finally:
+                _lib.lib.sluice_free(out)
+            warnings.warn(text)
 
     def sample_path(self, idx):
         """The local path of the file holding sample `idx` (a raw file itself)."""
@@ -221,8 +225,7 @@ class Engine:
         return epoch.value, sie.value
 
     def iterate(self, epoch, sample_in_epoch, worker, num_workers):
-        _lib.check(_lib_.sluice_stream_iter_begin(self._ptr, epoch, sample_in_epoch, worker,
-                                                  num_workers))
+        self.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
         count = ctypes.c_uint32()
         n = self._n
         want = _BATCH
@@ -249,8 +252,7 @@ class Engine:
         """The planned sample ids, as `iterate` walks them (its prefetching
         included) but without decoding: for subclasses that read each sample
         through their own __getitem__ / get_item."""
-        _lib.check(_lib_.sluice_stream_iter_begin(self._ptr, epoch, sample_in_epoch, worker,
-                                                  num_workers))
+        self.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
         count = ctypes.c_uint32()
         while True:
             try:

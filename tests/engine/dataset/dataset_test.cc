@@ -503,5 +503,56 @@ TEST(DatasetTestUtil, CachedBytesAtOneInstantSumsTheFoldersOfANode) {
   EXPECT_EQ(bench::CachedBytesAtOneInstant({a.path() + "/missing"}), 0u);
 }
 
+// The warning Mosaic's py1e gives while planning an epoch comes with the
+// iteration IterBegin starts (planner::PlanWorker's, nothing planned
+// again), whether IterBegin planned it or the previous epoch's prefetch
+// thread did (the hand-off; given time after each epoch, that thread has
+// planned the next one). Six shards of 100 samples, block 120, seed 7:
+// Mosaic warns in epochs 1, 4 and 5 (tests/engine/planner/shuffle_test.cc).
+TEST(StreamingDataset, AnIterationsPlanCarriesItsShuffleWarning) {
+  ScratchDir dir;
+  {
+    ShardedWriterOptions options;
+    options.size_limit = 1370;  // 100 samples of one int per shard, as Mosaic cuts them
+    auto writer = MdsWriter::Create(dir.path(), {{"id", "int"}}, options);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (int64_t i = 0; i < 600; ++i) {
+      std::string le(8, '\0');
+      for (int b = 0; b < 8; ++b) le[size_t(b)] = static_cast<char>((i >> (8 * b)) & 0xff);
+      ASSERT_TRUE((*writer)->WriteFields({le}).ok());
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  const std::string text = "Shuffle block size was smaller than shard size for some shards. This" +
+                           std::string(25, ' ') +
+                           "will result in these shards not being shuffled with other shards. Set" +
+                           std::string(25, ' ') +
+                           "shuffle_block_size to a larger value for a higher quality shuffle.";
+  for (bool prefetch : {false, true}) {
+    SCOPED_TRACE(prefetch ? "next epoch planned ahead" : "each epoch planned by IterBegin");
+    DatasetOptions o = LocalOptions(dir.path());
+    o.plan.shuffle = true;
+    o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
+    o.plan.shuffle_seed = 7;
+    o.plan.shuffle_block_size = 120;
+    o.plan.num_canonical_nodes = 2;
+    o.plan.batch_size = 4;
+    o.prefetch_next_epoch = prefetch;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ASSERT_EQ((*ds)->num_shards(), 6u);
+    ASSERT_EQ((*ds)->num_samples(), 600u);
+    EXPECT_EQ((*ds)->shuffle_warning(), std::nullopt);  // no iteration yet
+    std::vector<std::optional<std::string>> warned;
+    for (int64_t epoch = 0; epoch < 6; ++epoch) {
+      EXPECT_EQ(ReadEpoch(**ds, epoch, 0, 0, 1, 64, nullptr).size(), 600u);
+      warned.push_back((*ds)->shuffle_warning());
+      if (prefetch) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const std::optional<std::string> none;
+    EXPECT_EQ(warned, (std::vector<std::optional<std::string>>{none, text, none, none, text, text}));
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -156,13 +156,21 @@ namespace {
 // When Mosaic's get_shuffle_py1e warns that shards are left unshuffled (a
 // span's random block smaller than the span). The expectations are Mosaic's
 // own answers for these arguments (its py1e run with warnings recorded);
-// near the bound the answer changes with the epoch's draws.
+// near the bound the answer changes with the epoch's draws. The partial
+// shuffle says it whether it shuffles every part or skips them all.
 TEST(ShuffleTest, Py1eNarrowBlockIsMosaicsWarning) {
   auto narrow = [](std::vector<int64_t> units, int64_t C, uint64_t seed, uint64_t epoch,
                    int64_t block) {
-    auto got = Py1eLeavesSpansUnshuffled(units, C, seed, epoch, block);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
-    return got.ok() && *got;
+    std::vector<int64_t> every;
+    for (int64_t u : units) {
+      for (int64_t k = 0; k < u; ++k) every.push_back(int64_t(every.size()));
+    }
+    auto shuffled = GetPartialShuffle(ShuffleAlgo::kPy1e, units, C, seed, epoch, block, every);
+    auto skipped = GetPartialShuffle(ShuffleAlgo::kPy1e, units, C, seed, epoch, block, {});
+    EXPECT_TRUE(shuffled.ok() && skipped.ok());
+    if (!shuffled.ok() || !skipped.ok()) return false;
+    EXPECT_EQ(shuffled->py1e_narrow_block(), skipped->py1e_narrow_block());
+    return shuffled->py1e_narrow_block();
   };
   const std::vector<int64_t> ten(10, 100), six(6, 100);
   EXPECT_TRUE(narrow(ten, 1, 1111, 0, 50));
@@ -177,7 +185,9 @@ TEST(ShuffleTest, Py1eNarrowBlockIsMosaicsWarning) {
   EXPECT_EQ(by_epoch, (std::vector<bool>{true, true, true, true, false, true, true, true}));
 }
 
-TEST(ShuffleTest, PlanShuffleWarningIsMosaicsText) {
+// PlanWorker reports the warning of the epoch's whole shuffle, the same for
+// every worker and for a resumed one (its parts are skipped, not drawn).
+TEST(ShuffleTest, PlanWorkerReportsMosaicsShuffleWarning) {
   PlanRequest q;
   StreamSpec spec;
   spec.shard_sizes = std::vector<int64_t>(6, 100);
@@ -188,24 +198,36 @@ TEST(ShuffleTest, PlanShuffleWarningIsMosaicsText) {
   q.config.shuffle_algo = ShuffleAlgo::kPy1e;
   q.config.shuffle_seed = 7;
   q.config.shuffle_block_size = 120;
+  q.world.workers_per_rank = 2;
   q.epoch = 1;
-  auto warning = PlanShuffleWarning(q);
-  ASSERT_TRUE(warning.ok()) << warning.status().ToString();
-  ASSERT_TRUE(warning->has_value());
-  EXPECT_EQ(**warning,
-            "Shuffle block size was smaller than shard size for some shards. This"
-            + std::string(25, ' ') +
-            "will result in these shards not being shuffled with other shards. Set"
-            + std::string(25, ' ') +
-            "shuffle_block_size to a larger value for a higher quality shuffle.");
+  const std::string text = "Shuffle block size was smaller than shard size for some shards. This" +
+                           std::string(25, ' ') +
+                           "will result in these shards not being shuffled with other shards. Set" +
+                           std::string(25, ' ') +
+                           "shuffle_block_size to a larger value for a higher quality shuffle.";
+  // The warning PlanWorker gives for worker `w` (a stale value is cleared).
+  auto warning = [&q](int64_t w) -> std::optional<std::string> {
+    std::optional<std::string> said = "stale";
+    auto ids = PlanWorker(q, 0, 0, w, &said);
+    EXPECT_TRUE(ids.ok()) << ids.status().ToString();
+    if (ids.ok()) {
+      EXPECT_EQ(*ids, *PlanWorker(q, 0, 0, w));  // the same plan either way
+    }
+    return said;
+  };
+  EXPECT_EQ(warning(0), text);
+  EXPECT_EQ(warning(1), text);
+  q.sample_in_epoch = 500;  // resumed: the worker reads only part 1's tail
+  EXPECT_EQ(warning(0), text);
+  q.sample_in_epoch = 0;
   q.epoch = 0;  // this epoch's draws give every span room
-  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
+  EXPECT_EQ(warning(0), std::nullopt);
   q.epoch = 1;
   q.config.shuffle_algo = ShuffleAlgo::kPy1s;  // only py1e warns
-  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
+  EXPECT_EQ(warning(0), std::nullopt);
   q.config.shuffle_algo = ShuffleAlgo::kPy1e;
   q.config.shuffle = false;
-  EXPECT_FALSE(PlanShuffleWarning(q)->has_value());
+  EXPECT_EQ(warning(0), std::nullopt);
 }
 
 }  // namespace
