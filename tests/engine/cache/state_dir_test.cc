@@ -5,13 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "base/file.h"
 #include "engine/cache/shard_cache.h"
+#include "tests/common/scoped_env.h"
 #include "tests/engine/cache/cache_test_util.h"
 
 namespace sluice {
@@ -21,44 +21,17 @@ using cache_test::ListFiles;
 using cache_test::LoggingFetch;
 using cache_test::MakeSpecs;
 using cache_test::ScratchDir;
+using testing::ScopedEnv;
 
-// Sets environment variable `name` to `value` (nullptr: unsets it) for one
-// test, restored after, so the per-user folder's place and permissions can
-// be tampered with safely.
-class EnvScope {
- public:
-  EnvScope(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~EnvScope() {
-    if (had_) {
-      ::setenv(name_, old_.c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
-
-// $TMPDIR at `dir`, with no SLUICE_CACHE_STATE_DIR to override it.
+// $TMPDIR at `dir`, with no SLUICE_CACHE_STATE_DIR to override it, so the
+// per-user folder's place and permissions can be tampered with safely.
 class TmpDirScope {
  public:
   explicit TmpDirScope(const std::string& dir)
-      : tmpdir_("TMPDIR", dir.c_str()), chosen_("SLUICE_CACHE_STATE_DIR", nullptr) {}
+      : env_({{"TMPDIR", dir}, {"SLUICE_CACHE_STATE_DIR", std::nullopt}}) {}
 
  private:
-  EnvScope tmpdir_, chosen_;
+  ScopedEnv env_;
 };
 
 std::string Identity(const std::string& path) {
@@ -118,13 +91,13 @@ TEST(CacheStateDir, SluiceCacheStateDirChoosesTheRoot) {
   ScratchDir tmp, shared, data;
   TmpDirScope scope(tmp.path());
   {
-    EnvScope chosen("SLUICE_CACHE_STATE_DIR", shared.path().c_str());
+    ScopedEnv chosen("SLUICE_CACHE_STATE_DIR", shared.path());
     auto dir = CacheStateDir(data.path());
     ASSERT_TRUE(dir.ok()) << dir.status().ToString();
     EXPECT_EQ(*dir, shared.path() + "/sluice-" + std::to_string(::getuid()) + "/" +
                         Identity(data.path()));
   }
-  EnvScope relative("SLUICE_CACHE_STATE_DIR", "state");
+  ScopedEnv relative("SLUICE_CACHE_STATE_DIR", "state");
   auto dir = CacheStateDir(data.path());
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().ToString(),

@@ -5,6 +5,7 @@
 #include "engine/dataset/byte_size.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/resume_state.h"
+#include "tests/common/scoped_env.h"
 
 namespace sluice {
 namespace {
@@ -173,15 +174,11 @@ TEST(DatasetConfig, Errors) {
 }
 
 TEST(DatasetConfig, WorldFromEnvironmentAndErrors) {
-  setenv("RANK", "5", 1);
-  setenv("WORLD_SIZE", "8", 1);
-  setenv("LOCAL_RANK", "1", 1);
-  setenv("LOCAL_WORLD_SIZE", "4", 1);
-  auto w = ResolveWorld({});
-  unsetenv("RANK");
-  unsetenv("WORLD_SIZE");
-  unsetenv("LOCAL_RANK");
-  unsetenv("LOCAL_WORLD_SIZE");
+  auto w = [] {
+    testing::ScopedEnv torchrun(
+        {{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}});
+    return ResolveWorld({});
+  }();
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->num_nodes, 2);
   EXPECT_EQ(w->node, 1);

@@ -125,28 +125,6 @@ std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
   return NodeServer::Start(argv, port, dir + "/azurite.log");
 }
 
-ScopedEnv::ScopedEnv(std::map<std::string, std::optional<std::string>> vars) {
-  for (const auto& [name, value] : vars) {
-    const char* old = std::getenv(name.c_str());
-    saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
-    if (value) {
-      ::setenv(name.c_str(), value->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-}
-
-ScopedEnv::~ScopedEnv() {
-  for (const auto& [name, value] : saved_) {
-    if (value) {
-      ::setenv(name.c_str(), value->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-}
-
 std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   std::map<std::string, std::optional<std::string>> env;
   for (const char* name :

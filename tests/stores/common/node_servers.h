@@ -1,6 +1,7 @@
 // Fixtures for the stores suite: the npm servers of tests/servers (s3rver,
 // azurite) started with node on 127.0.0.1 and a free port, stopped (SIGTERM,
-// then SIGKILL) by the destructor; and scoped environment variables.
+// then SIGKILL) by the destructor; and the environments that reach them
+// (set with ScopedEnv, tests/common/scoped_env.h).
 // Not thread-safe; tests use them from the test thread only.
 #pragma once
 
@@ -11,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tests/common/scoped_env.h"
 
 namespace sluice::testing {
 
@@ -46,21 +49,6 @@ std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::strin
 
 // azurite's blob service with data under `dir` (devstoreaccount1).
 std::unique_ptr<NodeServer> StartAzurite(const std::string& dir);
-
-// Sets (or, with nullopt, unsets) environment variables; restores the
-// previous values on destruction.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(std::map<std::string, std::optional<std::string>> vars);
-  ScopedEnv(const std::string& name, std::optional<std::string> value)
-      : ScopedEnv(std::map<std::string, std::optional<std::string>>{{name, std::move(value)}}) {}
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 // Every variable the stores read, unset: tests start from a clean slate.
 std::map<std::string, std::optional<std::string>> CleanStoreEnv();

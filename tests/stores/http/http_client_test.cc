@@ -10,6 +10,7 @@
 
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
+#include "tests/common/scoped_env.h"
 #include "tests/stores/http/fault_proxy.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -315,9 +316,10 @@ TEST_F(HttpClientTest, HttpsVerifiesWithTheRightCa) {
   EXPECT_EQ(c.stats().connections_opened, 1u);  // TLS keep-alive too
 
   // SSL_CERT_FILE when no explicit option.
-  setenv("SSL_CERT_FILE", certs_->ca_cert.c_str(), 1);
-  Result<HttpResponse> env = loop_->Run(Client().Send(Get(Https("localhost", "/small.txt"))));
-  unsetenv("SSL_CERT_FILE");
+  Result<HttpResponse> env = [&] {
+    testing::ScopedEnv ca("SSL_CERT_FILE", certs_->ca_cert);
+    return loop_->Run(Client().Send(Get(Https("localhost", "/small.txt"))));
+  }();
   ASSERT_TRUE(env.ok()) << env.status().ToString();
   EXPECT_EQ(env->body, "hello, sluice\n");
 }
