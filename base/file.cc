@@ -262,6 +262,11 @@ Status WriteFileAtomic(const std::string& path, std::string_view data) {
   return tmp.Commit();
 }
 
+Status TouchFile(int fd, std::string_view path) {
+  if (::futimens(fd, nullptr) != 0) return ErrnoStatus("cannot touch", path, errno);
+  return Status::Ok();
+}
+
 Result<uint64_t> FileSize(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);

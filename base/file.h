@@ -153,6 +153,13 @@ Result<uint64_t> FileSize(const std::string& path);
 
 bool FileExists(const std::string& path);
 
+// Sets the access and modification times of the file open as `fd` to now,
+// as touch does (futimens); errors as ErrnoStatus("cannot touch", path). For
+// files whose use leaves no time behind (a lock file that is only locked),
+// so that age-based cleaners of temporary folders (systemd-tmpfiles,
+// tmpreaper) see them in use.
+Status TouchFile(int fd, std::string_view path);
+
 // How many bytes to hand the kernel per write call when filling a file
 // that will be read back through the page cache (downloads, cache copies).
 // The kernel sizes the page-cache folio by the write call. On VMs whose

@@ -119,12 +119,19 @@ Status ShardCache::Init() {
   lock_path_ = JoinPath(*state_dir, cl::kLockFile);
   state_path_ = JoinPath(*state_dir, cl::kStateFile);
   SLUICE_ASSIGN_OR_RETURN(pin_fd_, OpenLockFile(lock_path_));
+  // Nothing writes the lock file (only its locks matter) and the state file
+  // may go unwritten for long: an age-based /tmp cleaner would delete them
+  // under a running job, and processes opening the cache afterwards would
+  // lock and count in new files, apart from those still using the old ones.
+  // Each open marks them in use.
+  SLUICE_RETURN_IF_ERROR(TouchFile(pin_fd_.get(), lock_path_).WithContext(Prefix()));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
   // The state folder is this user's alone (CacheStateDir checks it); a link
   // planted as the file is still refused.
   OwnedFd state_fd(::open(state_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!state_fd.valid()) return ErrnoStatus("cannot open", state_path_, errno).WithContext(Prefix());
+  SLUICE_RETURN_IF_ERROR(TouchFile(state_fd.get(), state_path_).WithContext(Prefix()));
   struct stat st;
   if (::fstat(state_fd.get(), &st) != 0) {
     return ErrnoStatus("cannot stat", state_path_, errno).WithContext(Prefix());

@@ -2,9 +2,11 @@
 // per-user folder keyed by the folder's identity (state_dir.h).
 #include "engine/cache/state_dir.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -144,6 +146,30 @@ TEST(CacheStateDir, FirstUserRecountsFromTheFiles) {
   auto c = ShardCache::Open(o, MakeSpecs({10, 20}));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ((*c)->bytes_used(), 10u);
+}
+
+// An age-based cleaner of /tmp (systemd-tmpfiles, tmpreaper) deletes files
+// whose times are old. Nothing writes the lock file and the state file may
+// go unwritten for long, so every open of the cache marks both in use.
+TEST(CacheStateDir, OpeningACacheRefreshesTheStateFilesTimes) {
+  ScratchDir data;
+  CacheOptions o;
+  o.root = data.path() + "/cache";
+  ASSERT_TRUE(ShardCache::Open(o, MakeSpecs({10, 20})).ok());
+  const std::string state = *CacheStateDir(o.root);
+  const struct timespec y2000[2] = {{946684800, 0}, {946684800, 0}};
+  for (const char* name : {"lock", "state"}) {
+    ASSERT_EQ(::utimensat(AT_FDCWD, (state + "/" + name).c_str(), y2000, 0), 0) << name;
+  }
+  const time_t before = ::time(nullptr) - 1;  // file times come from a coarser clock
+  auto c = ShardCache::Open(o, MakeSpecs({10, 20}));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  for (const char* name : {"lock", "state"}) {
+    struct stat st;
+    ASSERT_EQ(::stat((state + "/" + name).c_str(), &st), 0) << name;
+    EXPECT_GE(st.st_mtime, before) << name;
+    EXPECT_GE(st.st_atime, before) << name;
+  }
 }
 
 }  // namespace
