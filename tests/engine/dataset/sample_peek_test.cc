@@ -28,15 +28,23 @@ using testing::ScratchDir;
 
 // "<status> <range>" of each request for `uri` in nginx's access log, in
 // the order they completed (a request still being answered is not there).
-std::vector<std::string> RequestsFor(const NginxServer& nginx, const std::string& uri) {
+// nginx logs a request after it has sent the answer, so a client can be
+// ahead of the log: this waits up to a second for `at_least` of them.
+std::vector<std::string> RequestsFor(const NginxServer& nginx, const std::string& uri,
+                                     size_t at_least = 0) {
   std::vector<std::string> out;
-  std::istringstream log(nginx.AccessLog());
-  std::string connection, method, target, status, range;
-  for (std::string line; std::getline(log, line);) {
-    std::istringstream fields(line);
-    range.clear();
-    fields >> connection >> method >> target >> status >> range;
-    if (target == uri) out.push_back(status + " " + range);
+  for (int tries = 0; tries < 200; ++tries) {
+    out.clear();
+    std::istringstream log(nginx.AccessLog());
+    std::string connection, method, target, status, range;
+    for (std::string line; std::getline(log, line);) {
+      std::istringstream fields(line);
+      range.clear();
+      fields >> connection >> method >> target >> status >> range;
+      if (target == uri) out.push_back(status + " " + range);
+    }
+    if (out.size() >= at_least) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return out;
 }
@@ -85,7 +93,7 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryThenTheSampleWithTwoRangedGets) {
   EXPECT_EQ(peeked->fields[1], "sample-" + std::to_string((*reader)->index().shards[0].samples + i));
 
   auto [begin, end] = SampleBounds(JoinPath(data, entry.raw_data.basename), i);
-  EXPECT_EQ(RequestsFor(*nginx, "/ds/" + entry.raw_data.basename),
+  EXPECT_EQ(RequestsFor(*nginx, "/ds/" + entry.raw_data.basename, 2),
             (std::vector<std::string>{"206 " + Range(4 + 4 * i, 4 + 4 * i + 8),
                                       "206 " + Range(begin, end)}));
 }
@@ -171,13 +179,7 @@ class ColdPass : public ::testing::Test {
       if (!n.ok() || *n == 0) break;
       if (got.empty()) {
         first = *n;
-        // nginx logs a request once it has answered it: give the last one
-        // a moment to appear.
-        for (int tries = 0; tries < 100; ++tries) {
-          first_batch_log_ = RequestsFor(*nginx_, "/ds/" + first_file_);
-          if (first_batch_log_.size() >= first_batch_log_wanted_) break;
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
+        first_batch_log_ = RequestsFor(*nginx_, "/ds/" + first_file_, first_batch_log_wanted_);
       }
       for (size_t k = 0; k < *n; ++k) {
         got.push_back(ids[k]);
@@ -226,7 +228,7 @@ TEST_F(ColdPass, FirstSampleComesFromTwoRangedReadsBeforeItsShard) {
   first_batch_log_wanted_ = peeks.size();
   EXPECT_EQ(ReadAndCheckEpoch(), 1u);
   EXPECT_EQ(first_batch_log_, peeks);  // the shard's own download had not finished
-  std::vector<std::string> all = RequestsFor(*nginx_, "/ds/" + first_file_);
+  std::vector<std::string> all = RequestsFor(*nginx_, "/ds/" + first_file_, 3);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(std::vector<std::string>(all.begin(), all.begin() + 2), peeks);
   EXPECT_EQ(all[2].rfind("206 bytes=0-", 0), 0u) << all[2];
@@ -237,7 +239,7 @@ TEST_F(ColdPass, CompressedShardsAreNotPeeked) {
   ASSERT_NO_FATAL_FAILURE(Serve(""));
   ReadAndCheckEpoch();
   EXPECT_EQ(PeekRequests(), std::vector<std::string>{});
-  EXPECT_EQ(RequestsFor(*nginx_, "/ds/" + first_file_).size(), 1u);
+  EXPECT_EQ(RequestsFor(*nginx_, "/ds/" + first_file_, 1).size(), 1u);
 }
 
 // Peeked bytes could not be checked before the whole shard is there.
