@@ -58,9 +58,9 @@ class VideoPrefetch:
             self._cond.notify_all()
 
     def _run(self):
-        handle = None
-        downloader = CloudDownloader.get(self._dataset.extra_remote)
+        handle = downloader = None
         try:
+            downloader = CloudDownloader.get(self._dataset.extra_remote)
             for pos, idx in enumerate(self._ids):
                 with self._cond:
                     while not self._stop and pos >= self._consumed + self._window:
@@ -76,5 +76,6 @@ class VideoPrefetch:
         finally:
             if handle is not None:
                 handle.close()
-            downloader.clean_up()
+            if downloader is not None:
+                downloader.clean_up()
             self.finished.set()

@@ -89,8 +89,10 @@ def sample(i, content=None):
 
 
 def fetched(folder):
+    """The videos in `folder`, without downloads still being written (their
+    temporaries are named '<video>.tmp<pid>.<thread>')."""
     return sorted(os.path.relpath(os.path.join(d, f), folder)
-                  for d, _, files in os.walk(folder) for f in files)
+                  for d, _, files in os.walk(folder) for f in files if '.tmp' not in f)
 
 
 def wait_for(condition):
@@ -116,9 +118,10 @@ def test_outside_dt_yields_gis_samples_and_fetches_ahead_within_predownload(webv
     first = next(it)
     # One sample taken, predownload 2: the thread fetches the next two
     # samples' videos, and no further until the consumer moves on.
-    wait_for(lambda: len(fetched(dt_local)) == 3)
+    ahead = sorted(sample(i)['content_path'] for i in order[:3])
+    wait_for(lambda: fetched(dt_local) == ahead)
     time.sleep(0.2)
-    assert fetched(dt_local) == sorted(sample(i)['content_path'] for i in order[:3])
+    assert fetched(dt_local) == ahead
     assert [first] + list(it) == want
     assert ds._video_prefetch.finished.is_set()
     # What GI yields for the same dataset, and ds[i] alike.
@@ -156,6 +159,25 @@ def test_outside_dt_a_failed_fetch_fails_the_next_sample(webvid, tmp_path):
         next(it)
     assert isinstance(e.value.__cause__, FileNotFoundError)
     assert missing.split('/')[1] in str(e.value.__cause__)
+
+
+def test_outside_dt_a_downloader_that_cannot_be_made_fails_the_next_sample(webvid, tmp_path,
+                                                                            monkeypatch):
+    shards, videos = webvid
+    ds = StreamingOutsideDTWebVid(local=shards, predownload=2, extra_local=str(tmp_path / 'dt'),
+                                  extra_remote=videos, **ORDER)
+
+    def refuse(remote):
+        raise OSError(f'no downloader for {remote}')
+
+    import sluice.video_prefetch
+    monkeypatch.setattr(sluice.video_prefetch.CloudDownloader, 'get', staticmethod(refuse))
+    it = iter(ds)
+    with pytest.raises(RuntimeError, match=r'^Background thread failed\.') as e:
+        next(it)
+        assert ds._video_prefetch.finished.wait(20)
+        next(it)
+    assert str(e.value.__cause__) == f'no downloader for {videos}'
 
 
 def test_outside_dt_without_extra_folders_leaves_samples_as_stored(webvid):
