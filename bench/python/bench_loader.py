@@ -25,7 +25,7 @@ is not known yet). MALLOC_TRIM_THRESHOLD_=268435456
 MALLOC_MMAP_THRESHOLD_=33554432 in the environment (inherited by every
 child) keeps the heap: then both fault about 13k times.
 
-    SLUICE_LIBRARY=build/bindings/c/libsluice.so.3 PYTHONPATH=bindings/python \
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
 """
 import argparse

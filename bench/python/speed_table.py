@@ -3,7 +3,7 @@ mosaicml-streaming and LitData (each from its source) and the references,
 each measurement a fresh process, libraries interleaved within every run,
 medians of --runs with min and max.
 
-    SLUICE_LIBRARY=build/bindings/c/libsluice.so.3 PYTHONPATH=bindings/python \\
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/speed_table.py --work /tmp/sluice-speed \\
         [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
         [--images 20000] [--mosaic-src DIR] [--litdata-src DIR]

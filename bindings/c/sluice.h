@@ -30,7 +30,7 @@ extern "C" {
  * changed, a struct layout, a value's number or meaning, an ownership,
  * lifetime or threading rule); additions leave it. ABI.md, beside this
  * header in the source tree, has the full rule. */
-#define SLUICE_ABI_VERSION 3
+#define SLUICE_ABI_VERSION 4
 
 typedef enum sluice_status {
   SLUICE_OK = 0,

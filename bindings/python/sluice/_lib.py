@@ -13,7 +13,7 @@ import ctypes
 import os
 import re
 
-ABI_VERSION = 3  # SLUICE_ABI_VERSION of the sluice.h this package was written against
+ABI_VERSION = 4  # SLUICE_ABI_VERSION of the sluice.h this package was written against
 
 # sluice_status codes (bindings/c/sluice.h).
 OK = 0

@@ -65,7 +65,7 @@ run() {  # run <mosaic|sluice>
     root="$OUT/src"; pypath="$HERE:$HERE/stubs"; alias=0
   else
     root="$OUT/tests-only"; pypath="$REPO/bindings/python:$HERE:$HERE/stubs"; alias=1
-    [ -f "$SLUICE_LIBRARY" ] || { echo "no $SLUICE_LIBRARY: ninja -C build bindings/c/libsluice.so.3" >&2; exit 1; }
+    [ -f "$SLUICE_LIBRARY" ] || { echo "no $SLUICE_LIBRARY: ninja -C build bindings/c/libsluice.so.4" >&2; exit 1; }
   fi
   mkdir -p "$OUT/$target"
   for f in "${files[@]}"; do
