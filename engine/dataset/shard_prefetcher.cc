@@ -373,12 +373,23 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
     DropBefore(from);
     cv_.notify_all();
   }
-  // The thread may be busy opening a shard beyond the window: walk what is
-  // open already here rather than wait for it.
-  if (scan_ <= need && error_.ok()) ScanOpen(std::min(n, consumer_ + window_));
+  // The thread may be busy opening another shard (beyond the window, or
+  // one a helper would while a helper opens the scan's): walk what is open
+  // already here rather than wait for it, now and at every wake-up while
+  // waiting (a helper's shard lands in early_, and only a scan moves scan_).
+  auto walk_open = [&] {
+    if (scan_ > need || !error_.ok()) return;
+    const size_t before = scan_;
+    ScanOpen(std::min(n, consumer_ + window_));
+    if (scan_ != before) cv_.notify_all();  // the thread and helpers look from scan_
+  };
+  walk_open();
   if (scan_ <= need && error_.ok() && wait && need < consumer_ + window_) {
     auto start = std::chrono::steady_clock::now();
-    cv_.wait(lock, [&] { return scan_ > need || !error_.ok(); });
+    cv_.wait(lock, [&] {
+      walk_open();
+      return scan_ > need || !error_.ok();
+    });
     *waited_ns += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
             .count());

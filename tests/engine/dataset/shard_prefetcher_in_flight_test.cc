@@ -2,6 +2,7 @@
 // an opener whose every open blocks until the test lets it finish.
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -89,6 +90,37 @@ TEST(ShardPrefetcherInFlight, TheScanOpensAnotherShardWhileAHelperOpensItsNext) 
   }
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}}));
   EXPECT_EQ(opener.most, 2u);
+}
+
+// The scan's next shard is the helper's, so the thread downloads another
+// (3) itself. A consumer already waiting for the helper's shard gets it as
+// soon as the helper is done, not once the thread's own download ends.
+TEST(ShardPrefetcherInFlight, AWaitingConsumerGetsTheHelpersShardWhileTheThreadOpensAnother) {
+  GatedOpener opener;
+  const std::vector<size_t> order{0, 1, 2, 3, 4, 5};
+  ShardPrefetcher prefetcher(order, order.size(), opener.Get(), nullptr, {},
+                             /*keep_reused=*/false, /*open_threads=*/2);
+  uint64_t waited = 0;
+  ASSERT_TRUE(prefetcher.Acquire(0, 0, &waited, /*wait=*/false).ok());  // starts the threads
+  opener.Release(0);
+  ASSERT_EQ(opener.Opening({1, 2}), (std::set<size_t>{1, 2}));
+  opener.Release(1);
+  ASSERT_EQ(opener.Opening({2, 3}), (std::set<size_t>{2, 3}));
+  // The consumer at position 1 waits for position 2 (the helper's shard).
+  auto ready = std::async(std::launch::async, [&] { return prefetcher.Acquire(1, 2, &waited); });
+  EXPECT_EQ(ready.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout);
+  opener.Release(2);
+  const bool returned = ready.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  std::set<size_t> still_opening = opener.Opening({3, 4});
+  // Whatever happened, let every open finish so the test ends.
+  for (size_t shard : order) opener.Release(shard);
+  Result<size_t> end = ready.get();
+  EXPECT_TRUE(returned) << "Acquire(1, 2) waited for shard 3, which the thread was opening";
+  EXPECT_EQ(still_opening, (std::set<size_t>{3, 4}));
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(*end, 3u);  // 3 is still opening
+  EXPECT_EQ(prefetcher.shard_of(2), 2u);
+  EXPECT_TRUE(prefetcher.At(2)->skipped());
 }
 
 }  // namespace
