@@ -123,7 +123,9 @@ Status ShardCache::Init() {
   // may go unwritten for long: an age-based /tmp cleaner would delete them
   // under a running job, and processes opening the cache afterwards would
   // lock and count in new files, apart from those still using the old ones.
-  // Each open marks them in use.
+  // Each open marks them in use. Only opens do: a job that keeps one cache
+  // open for longer than such a cleaner's age (persistent DataLoader
+  // workers) is still exposed (docs/migration.rst says to spare sluice-*).
   SLUICE_RETURN_IF_ERROR(TouchFile(pin_fd_.get(), lock_path_).WithContext(Prefix()));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));

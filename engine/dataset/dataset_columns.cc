@@ -7,12 +7,15 @@
 namespace sluice {
 
 Status DatasetColumns::AddStream(const std::vector<std::string>& names) {
-  Stream stream;
-  stream.names = names;
+  // Checked before anything changes, so a refused stream leaves no trace.
   for (const std::string& name : names) {
     if (std::count(names.begin(), names.end(), name) != 1) {
       return CorruptError("column '" + name + "' is named more than once");
     }
+  }
+  Stream stream;
+  stream.names = names;
+  for (const std::string& name : names) {
     auto it = std::find(names_.begin(), names_.end(), name);
     if (it == names_.end()) {
       names_.push_back(name);

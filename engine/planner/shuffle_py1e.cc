@@ -44,6 +44,10 @@ ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n) {
   return {low, high};
 }
 
+// A block narrower than its span (r < z) has a negative cutoff, which
+// SpanShift clamps to 0: the span is not shuffled, which Mosaic warns of.
+bool NarrowBlock(int64_t r, int64_t z) { return r < z; }
+
 // Below this many ids a second thread costs more than it saves.
 constexpr int64_t kPy1eThreadedMin = int64_t{1} << 20;
 
@@ -94,7 +98,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   for (const Span& s : spans) {
     const int64_t z = s.size();
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-    if (narrow != nullptr && r < z) *narrow = true;  // SpanShift's negative cutoff
+    if (narrow != nullptr && NarrowBlock(r, z)) *narrow = true;
     const ShiftRange sh = SpanShift(r, z, off, n);
     const double range = sh.high - sh.low;
     bits.Fill64(words.data(), size_t(z));
@@ -218,7 +222,7 @@ Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator
   const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   for (const Span& s : spans) {
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-    if (narrow != nullptr && r < s.size()) *narrow = true;  // SpanShift's negative cutoff
+    if (narrow != nullptr && NarrowBlock(r, s.size())) *narrow = true;
     bits.Skip64(uint64_t(s.size()));
   }
   return Status::Ok();

@@ -44,6 +44,17 @@ TEST(DatasetColumns, ANameTwiceInAStreamIsCorrupt) {
   EXPECT_EQ(s.message(), "column 'a' is named more than once");
 }
 
+// A refused stream adds nothing: not its new names before the duplicate.
+TEST(DatasetColumns, ARefusedStreamLeavesTheColumnsAsTheyWere) {
+  DatasetColumns c;
+  ASSERT_TRUE(c.AddStream({"a", "b"}).ok());
+  EXPECT_EQ(c.AddStream({"c", "a", "a"}).code(), StatusCode::kCorrupt);
+  EXPECT_EQ(c.names(), (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(c.AddStream({"b", "d"}).ok());
+  EXPECT_EQ(c.names(), (std::vector<std::string>{"a", "b", "d"}));
+  EXPECT_EQ(c.stream_names(1), (std::vector<std::string>{"b", "d"}));
+}
+
 DatasetOptions TwoStreams(const std::string& first, const std::string& second_remote,
                           const std::string& second_local) {
   DatasetOptions o;
