@@ -38,6 +38,11 @@ def test_meson_install_into_a_destdir_loads_the_installed_library(tmp_path):
     init = next(dest for src, dest in installed.items()
                 if src.replace(os.sep, '/').endswith('bindings/python/sluice/__init__.py'))
     package = str(root) + os.path.dirname(init)
+    # Every module of the package is installed (meson.build lists them by hand).
+    source = next(os.path.dirname(src) for src in installed
+                  if src.replace(os.sep, '/').endswith('bindings/python/sluice/__init__.py'))
+    assert sorted(f for f in os.listdir(package) if f.endswith('.py') and f != '_installed.py') \
+        == sorted(f for f in os.listdir(source) if f.endswith('.py'))
     purelib = os.path.dirname(package)
     assert os.path.isfile(os.path.join(package, '_installed.py'))
     assert os.path.isfile(os.path.join(package, 'writer.py'))
