@@ -59,8 +59,9 @@ class DatasetShards {
   // might turn out skipped, and its samples must then not have been read).
   bool Peekable(size_t g);
   // Sample `i` of global shard `g` peeked from its remote
-  // (StreamShards::PeekSample); for a Peekable shard.
-  Result<PeekedSample> PeekSample(size_t g, uint32_t i);
+  // (StreamShards::PeekSample); for a Peekable shard. `cancel`: as
+  // PeekMdsSample's.
+  Result<PeekedSample> PeekSample(size_t g, uint32_t i, const std::atomic<bool>* cancel = nullptr);
 
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;

@@ -39,7 +39,10 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
           : nullptr);
 }
 
-IterationCursor::~IterationCursor() { prefetcher_.reset(); }
+IterationCursor::~IterationCursor() {
+  peek_cancel_.store(true);
+  prefetcher_.reset();
+}
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
     size_t g, const std::atomic<bool>* cancel, bool wait) {
@@ -68,6 +71,7 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
+  peek_cancel_.store(true);
   h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
@@ -154,7 +158,7 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   auto slot = std::make_shared<std::optional<PeekedSample>>();
   auto peek = std::async(std::launch::async, [this, g, i, slot]() -> Status {
     try {
-      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i));
+      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, &peek_cancel_));
       slot->emplace(std::move(peeked));
       return Status::Ok();
     } catch (...) {

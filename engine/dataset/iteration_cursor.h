@@ -104,7 +104,8 @@ class IterationCursor {
                            std::vector<SampleFields>* out, uint64_t* wait_ns, uint64_t* skipped);
 
   // Stops the prefetch threads and hands over what they prepared for the
-  // next epoch. NextBatch must not be called afterwards.
+  // next epoch; a peek still running is cancelled (it is waited for by the
+  // destructor). NextBatch must not be called afterwards.
   Handoff Stop();
 
  private:
@@ -141,8 +142,12 @@ class IterationCursor {
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;
-  // A peek that lost the race, still running: its destructor waits for it
-  // (bounded by the store's timeouts).
+  // Set by Stop and the destructor: a peek still running makes no further
+  // request (see PeekMdsSample). Declared before losing_peek_, which uses it.
+  std::atomic<bool> peek_cancel_{false};
+  // A peek that lost the race, still running: its destructor waits for it,
+  // cancelled, so for at most the one ranged read it has in flight (with
+  // the store's retries and timeouts).
   std::future<Status> losing_peek_;
   // Last: its threads stop before the members they use go.
   std::unique_ptr<ShardPrefetcher> prefetcher_;

@@ -4,6 +4,7 @@
 // the peek must not be used, or fails, ends with the exact epoch.
 #include "engine/dataset/sample_peek.h"
 
+#include <atomic>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -119,6 +120,67 @@ TEST(PeekMdsSample, OffsetsThatDoNotFitTheShardAreCorrupt) {
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename + " sample 3: offsets "),
             std::string::npos)
       << peeked.status().ToString();
+}
+
+// Forwards to `inner`, records each GetRangeOnly as "offset+length", and
+// sets *cancel_after_first once the first one is done (as if the cursor
+// were destroyed while the peek's first request was in flight).
+class CancellingRemote : public RemoteSource {
+ public:
+  CancellingRemote(std::unique_ptr<RemoteSource> inner, std::atomic<bool>* cancel_after_first)
+      : inner_(std::move(inner)), cancel_(cancel_after_first) {}
+  Result<uint64_t> Fetch(const std::string& key, const std::string& path,
+                         std::optional<uint64_t> expected_size) override {
+    return inner_->Fetch(key, path, expected_size);
+  }
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
+                                   uint64_t length) override {
+    ranges.push_back(std::to_string(offset) + "+" + std::to_string(length));
+    auto got = inner_->GetRangeOnly(key, offset, length);
+    cancel_->store(true);
+    return got;
+  }
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
+    return inner_->List(prefix);
+  }
+  Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) override {
+    return inner_->Sizes(keys);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+  std::vector<std::string> ranges;
+
+ private:
+  std::unique_ptr<RemoteSource> inner_;
+  std::atomic<bool>* cancel_;
+};
+
+// Cancelled during its first request, a peek makes no second one.
+TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
+  ScratchDir data;
+  testing::WriteSyntheticMds(data.path(), 50, 1 << 20);
+  auto reader = DatasetReader::Open(data.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  auto inner = OpenRemoteSource(data.path());
+  ASSERT_TRUE(inner.ok());
+  std::atomic<bool> cancel{false};
+  CancellingRemote remote(std::move(*inner), &cancel);
+  Result<PeekedSample> peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, &cancel);
+  ASSERT_FALSE(peeked.ok());
+  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
+  EXPECT_NE(peeked.status().message().find(entry.raw_data.basename +
+                                           " sample 3: peek cancelled before reading its bytes"),
+            std::string::npos)
+      << peeked.status().ToString();
+  EXPECT_EQ(remote.ranges, std::vector<std::string>{std::to_string(4 + 4 * 3) + "+8"});
+
+  // Cancelled before it starts, it makes none.
+  remote.ranges.clear();
+  peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, &cancel);
+  ASSERT_FALSE(peeked.ok());
+  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(remote.ranges, std::vector<std::string>{});
 }
 
 // A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the
