@@ -134,24 +134,37 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
   if (FileState(shard) == 1) return hit();
 
   SLUICE_ASSIGN_OR_RETURN(UniqueFd download, OpenLockFile(lock_path_));
-  bool got = false;
+  auto fetched_by = [&] {
+    uint32_t by = Load(records_[shard].temp_pid);
+    return Describe(shard) + " to be fetched by " +
+           (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
+  };
   if (!wait) {
-    SLUICE_ASSIGN_OR_RETURN(got, TryLockByte(download.get(), cl::DownloadByte(shard), true));
-    if (!got) {
-      // Another fetch of the shard. Once its room is reserved its download
-      // needs nothing of ours: wait for it. Before that it may wait for
-      // room, maybe room our caller's pins hold: not now.
-      if (FileState(shard) == 1) return hit();
-      if (Load(records_[shard].accounted) < FetchBytes(shard)) return std::optional<ShardPin>();
-    }
-  }
-  if (!got) {
-    SLUICE_RETURN_IF_ERROR(LockUntil(
-        download.get(), cl::DownloadByte(shard), true, deadline, [&] {
-          uint32_t by = Load(records_[shard].temp_pid);
-          return Describe(shard) + " to be fetched by " +
-                 (by != 0 ? "process " + std::to_string(by) : std::string("another process"));
-        }, cancel));
+    // Another fetch of the shard holds its download. While its room is
+    // reserved its download needs nothing of ours: wait for it. Without (not
+    // yet, or no longer: it may fail, and a third fetch take the download
+    // while still waiting for room) it may wait for room our caller's pins
+    // hold: not now. Checked at every poll, not once before a wait.
+    enum class Then { kFetch, kHit, kNotNow } then = Then::kFetch;
+    SLUICE_RETURN_IF_ERROR(WaitUntil(
+        deadline, cancel,
+        [&]() -> Result<bool> {
+          SLUICE_ASSIGN_OR_RETURN(bool got,
+                                  TryLockByte(download.get(), cl::DownloadByte(shard), true));
+          if (got) return true;
+          if (FileState(shard) == 1) {
+            then = Then::kHit;
+          } else if (Load(records_[shard].accounted) < FetchBytes(shard)) {
+            then = Then::kNotNow;
+          }
+          return then != Then::kFetch;
+        },
+        [&](bool) { return "waiting for " + fetched_by(); }));
+    if (then == Then::kHit) return hit();
+    if (then == Then::kNotNow) return std::optional<ShardPin>();
+  } else {
+    SLUICE_RETURN_IF_ERROR(
+        LockUntil(download.get(), cl::DownloadByte(shard), true, deadline, fetched_by, cancel));
   }
   const int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for

@@ -397,6 +397,54 @@ TEST_F(ShardCacheTest, TryAcquireDoesNotWaitForAnotherFetchWaitingForRoom) {
   EXPECT_EQ(CountFetches(log(), 3), (std::vector<int>{1, 1, 1}));
 }
 
+// The fetch a TryAcquire waits for may lose its room while it waits (it
+// failed, and a third fetch took the download and waits for room, maybe
+// room the caller's pins hold): TryAcquire re-checks as it waits and
+// answers "not now". The state that third fetch leaves (the download held,
+// no room reserved) is made here by clearing the shard's reservation in the
+// state file while the first fetch still holds the download.
+TEST_F(ShardCacheTest, TryAcquireStopsWaitingForAFetchThatLostItsRoom) {
+  auto c = Open({100}, 0, true, 5s);
+  auto set_accounted = [&](uint64_t bytes) {
+    int fd = ::open(StateFile().c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(::pwrite(fd, &bytes, sizeof(bytes),
+                       sizeof(cache_layout::CacheStateHeader) +
+                           offsetof(cache_layout::CacheShardRecord, accounted)),
+              static_cast<ssize_t>(sizeof(bytes)));
+    ::close(fd);
+  };
+  std::promise<void> started, release;
+  std::shared_future<void> go = release.get_future().share();
+  std::thread fetcher([&] {
+    auto pin = c->Acquire(0, [&](const std::string& tmp) {
+      started.set_value();
+      go.wait();
+      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+  });
+  started.get_future().wait();
+  auto tried = std::async(std::launch::async, [&] {
+    return c->TryAcquire(0, LoggingFetch(0, 100, log()));
+  });
+  EXPECT_EQ(tried.wait_for(100ms), std::future_status::timeout);  // its room is reserved: it waits
+  set_accounted(0);
+  const bool answered = tried.wait_for(2s) == std::future_status::ready;
+  set_accounted(100);  // as the fetch left it, so that it ends as usual
+  release.set_value();
+  fetcher.join();
+  EXPECT_TRUE(answered) << "TryAcquire kept waiting for the download";
+  auto r = tried.get();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
+  EXPECT_EQ(CountFetches(log(), 1), (std::vector<int>{0}));
+  EXPECT_EQ(c->counters().shards_fetched, 1u);
+  EXPECT_EQ(c->counters().cache_hits, 0u);
+  EXPECT_EQ(c->bytes_used(), 100u);
+}
+
 TEST_F(ShardCacheTest, WaitingForAnotherFetchTimesOut) {
   auto c = Open({100}, 0, true, 120ms);
   std::promise<void> started, release;
