@@ -4,7 +4,8 @@
 // into a local file. A plain path is copied directly (no event loop); every
 // URL with a scheme (file://, s3://, gs://, azure://, http(s)://, ...) goes
 // through stores/ (OpenStore) on this process's event loop.
-// Thread safety: Fetch may be called from several threads at once.
+// Thread safety: Fetch and GetRangeOnly may be called from several threads
+// at once.
 // Fork safety: the store and its event loop are opened on first Fetch in the
 // process that fetches; a forked child opens its own.
 #pragma once
@@ -38,7 +39,12 @@ class RemoteSource {
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as
-  // Fetch does (see RetriesItself).
+  // Fetch does (see RetriesItself). Takes no cancel flag: a call runs to
+  // its end (retries and timeouts included). Thread safety: as Fetch, may
+  // be called from several threads at once, beside Fetch calls (the
+  // first-sample peek calls it from its own thread while the prefetch
+  // threads fetch): each call runs its own request (on this process's event
+  // loop, or on the calling thread for a plain path).
   virtual Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
                                            uint64_t length) = 0;
   // Every object under `prefix` (relative to the root; "" = all), keys

@@ -64,8 +64,9 @@ std::vector<std::string> ShardsRequestedWhileTheSecondHangs(
   DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
   o.streams[0].remote = server.url();
   o.streams[0].download_retry = 0;
-  // Shard requests are counted: a first-sample peek would be one more (and,
-  // as this server ignores Range, a whole second download).
+  // Shard requests are counted: a first-sample peek would be one more (as
+  // this server ignores Range, one the peek drops after the response head:
+  // see GetRangeOnly).
   o.peek_first_sample = false;
   o.predownload = limit ? 400 : 8;
   o.fetch_concurrency = fetch_concurrency;
@@ -136,8 +137,9 @@ TEST(ShardsInFlight, FetchConcurrencyTwoReadsTheEpochExactlyDownloadingEachShard
     StallingFileServer server(remote.path(), "no file stalls");
     DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
     o.streams[0].remote = server.url();
-    // Shard requests are counted: a first-sample peek would be one more (and,
-    // as this server ignores Range, a whole second download).
+    // Shard requests are counted: a first-sample peek would be one more (as
+    // this server ignores Range, one the peek drops after the response head:
+    // see GetRangeOnly).
     o.peek_first_sample = false;
     o.predownload = 8;
     o.fetch_concurrency = 2;
@@ -350,8 +352,9 @@ TEST(ShardsInFlight, TheFirstShardIsFetchedAlone) {
   DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
   o.streams[0].remote = server.url();
   o.streams[0].download_retry = 0;
-  // Shard requests are counted: a first-sample peek would be one more (and,
-  // as this server ignores Range, a whole second download).
+  // Shard requests are counted: a first-sample peek would be one more (as
+  // this server ignores Range, one the peek drops after the response head:
+  // see GetRangeOnly).
   o.peek_first_sample = false;
   o.predownload = 8;
   auto ds = StreamingDataset::Open(o);
