@@ -28,6 +28,37 @@ using cache_test::ScratchDir;
 using cache_test::ShardBytes;
 using namespace std::chrono_literals;
 
+// Another thread's fetch of shard 0 (100 bytes) through `c`, held inside its
+// fetch function until Finish(): its own lock, as another process's would be.
+// The constructor returns once the fetch holds the shard's download.
+class HeldFetch {
+ public:
+  explicit HeldFetch(ShardCache& c) {
+    thread_ = std::thread([this, &c] {
+      auto pin = c.Acquire(0, [this](const std::string& tmp) {
+        started_.set_value();
+        go_.wait();
+        cache_test::WriteWhole(tmp, ShardBytes(0, 100));
+        return Status::Ok();
+      });
+      EXPECT_TRUE(pin.ok()) << pin.status().ToString();
+    });
+    started_.get_future().wait();
+  }
+  ~HeldFetch() { Finish(); }
+  // Lets the fetch write the shard and waits for the thread.
+  void Finish() {
+    if (!thread_.joinable()) return;
+    release_.set_value();
+    thread_.join();
+  }
+
+ private:
+  std::promise<void> started_, release_;
+  std::shared_future<void> go_ = release_.get_future().share();
+  std::thread thread_;
+};
+
 class ShardCacheTest : public ::testing::Test {
  protected:
   std::string root() const { return dir_.path() + "/cache"; }
@@ -328,24 +359,12 @@ TEST_F(ShardCacheTest, AcquireWaitingForRoomEvictsNothingUntilItFits) {
 // holds: TryAcquire waits for it and pins what it fetched.
 TEST_F(ShardCacheTest, TryAcquireWaitsForAnotherFetchThatHasItsRoom) {
   auto c = Open({100}, 0, true, 5s);
-  std::promise<void> started, release;
-  std::shared_future<void> go = release.get_future().share();
-  std::thread fetcher([&] {
-    auto pin = c->Acquire(0, [&](const std::string& tmp) {
-      started.set_value();
-      go.wait();
-      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
-      return Status::Ok();
-    });
-    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
-  });
-  started.get_future().wait();
+  HeldFetch fetcher(*c);
   auto tried = std::async(std::launch::async, [&] {
     return c->TryAcquire(0, LoggingFetch(0, 100, log()));
   });
   EXPECT_EQ(tried.wait_for(100ms), std::future_status::timeout);  // it waits
-  release.set_value();
-  fetcher.join();
+  fetcher.Finish();
   auto r = tried.get();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_TRUE(r->has_value());
@@ -414,18 +433,7 @@ TEST_F(ShardCacheTest, TryAcquireStopsWaitingForAFetchThatLostItsRoom) {
               static_cast<ssize_t>(sizeof(bytes)));
     ::close(fd);
   };
-  std::promise<void> started, release;
-  std::shared_future<void> go = release.get_future().share();
-  std::thread fetcher([&] {
-    auto pin = c->Acquire(0, [&](const std::string& tmp) {
-      started.set_value();
-      go.wait();
-      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
-      return Status::Ok();
-    });
-    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
-  });
-  started.get_future().wait();
+  HeldFetch fetcher(*c);
   auto tried = std::async(std::launch::async, [&] {
     return c->TryAcquire(0, LoggingFetch(0, 100, log()));
   });
@@ -433,8 +441,7 @@ TEST_F(ShardCacheTest, TryAcquireStopsWaitingForAFetchThatLostItsRoom) {
   set_accounted(0);
   const bool answered = tried.wait_for(2s) == std::future_status::ready;
   set_accounted(100);  // as the fetch left it, so that it ends as usual
-  release.set_value();
-  fetcher.join();
+  fetcher.Finish();
   EXPECT_TRUE(answered) << "TryAcquire kept waiting for the download";
   auto r = tried.get();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -447,21 +454,9 @@ TEST_F(ShardCacheTest, TryAcquireStopsWaitingForAFetchThatLostItsRoom) {
 
 TEST_F(ShardCacheTest, WaitingForAnotherFetchTimesOut) {
   auto c = Open({100}, 0, true, 120ms);
-  std::promise<void> started, release;
-  std::shared_future<void> go = release.get_future().share();
-  std::thread fetcher([&] {
-    auto pin = c->Acquire(0, [&](const std::string& tmp) {
-      started.set_value();
-      go.wait();
-      cache_test::WriteWhole(tmp, ShardBytes(0, 100));
-      return Status::Ok();
-    });
-    EXPECT_TRUE(pin.ok()) << pin.status().ToString();
-  });
-  started.get_future().wait();
+  HeldFetch fetcher(*c);
   auto r = c->Acquire(0, LoggingFetch(0, 100, log()));
-  release.set_value();
-  fetcher.join();
+  fetcher.Finish();
   EXPECT_EQ(r.status().ToString(),
             "deadline exceeded: shard cache '" + root() +
                 "': wait_timeout of 120 ms expired waiting for shard 0 's0' to be fetched by "
