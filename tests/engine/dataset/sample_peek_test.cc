@@ -255,10 +255,16 @@ class ColdPass : public ::testing::Test {
 
   // The requests for the first sample's file that do not start at byte 0
   // (the whole download's first part does).
-  std::vector<std::string> PeekRequests() const {
+  // Waits up to a second for `at_least` of them, as RequestsFor does.
+  std::vector<std::string> PeekRequests(size_t at_least = 0) const {
     std::vector<std::string> out;
-    for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
-      if (r.find(" bytes=0-") == std::string::npos) out.push_back(r);
+    for (int tries = 0; tries < 200; ++tries) {
+      out.clear();
+      for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
+        if (r.find(" bytes=0-") == std::string::npos) out.push_back(r);
+      }
+      if (out.size() >= at_least) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return out;
   }
@@ -322,7 +328,7 @@ TEST_F(ColdPass, APeekThatFailsFallsBackToTheShard) {
                                 " { limit_rate 100k; if ($http_range ~ \"^bytes=[1-9]\") "
                                 "{ return 503; } }"));
   ReadAndCheckEpoch();
-  EXPECT_EQ(PeekRequests(), (std::vector<std::string>{
+  EXPECT_EQ(PeekRequests(1), (std::vector<std::string>{
                                 "503 " + Range(4 + 4 * first_index_, 12 + 4 * first_index_)}));
 }
 
@@ -361,7 +367,7 @@ TEST_F(ColdPass, APeekedSampleIsLaidOutByTheDatasetsColumns) {
   auto n = (*ds)->NextBatch(64, ids.data(), &fields);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   ASSERT_EQ(*n, 1u);  // the peeked sample, before its shard
-  EXPECT_EQ(PeekRequests().size(), 2u);
+  EXPECT_EQ(PeekRequests(2).size(), 2u);
   SampleFields want;
   ASSERT_TRUE(reader_->Read(0, &want).ok());
   ASSERT_EQ(fields[0].fields.size(), 4u);
