@@ -75,8 +75,11 @@ class Store {
   // As GetRange, for a read worth making only as a range (e.g. a peek at a
   // few bytes ahead of the object's whole download): a server that ignores
   // Range and answers with the whole object is not read (the connection is
-  // dropped) and kUnimplemented is returned instead. Stores whose service
-  // always serves ranges keep this default.
+  // dropped) and kUnimplemented is returned instead. Every store over HTTP
+  // (web, dbfs, s3/oci/gs, azure) does so through SendRangedGet
+  // (stores/common/object_http.h); local files keep this default. A
+  // terminal cancellation of the awaiting coroutine (e.g. EventLoop::Run's
+  // stop token) ends a request in flight, waiting or reading: kCancelled.
   virtual boost::asio::awaitable<Result<std::string>> GetRangeOnly(std::string key,
                                                                    uint64_t offset,
                                                                    uint64_t length) {

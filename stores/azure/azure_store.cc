@@ -76,14 +76,12 @@ class AzureStore final : public Store {
 
   awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
                                           uint64_t length) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-    if (length == 0) co_return std::string();
-    std::vector<SigningHeader> extra;
-    extra.push_back({"x-ms-range", "bytes=" + std::to_string(offset) + "-" +
-                                       std::to_string(offset + length - 1)});
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), extra, 0));
-    auto resp = co_await client_->Send(std::move(req));
-    co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
+    co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kCutToRange);
+  }
+
+  awaitable<Result<std::string>> GetRangeOnly(std::string key, uint64_t offset,
+                                              uint64_t length) override {
+    co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse);
   }
 
   awaitable<Result<std::string>> Get(std::string key) override {
@@ -250,6 +248,24 @@ class AzureStore final : public Store {
   // The request for blob `blob` ("" = the container), signed with SharedKey
   // or carrying the SAS token. `extra` headers are sent and signed;
   // `body_size` is signed as Content-Length (the client sends that header).
+  // The range goes in the standard Range header, which SharedKey signs and
+  // the client sends from HttpRequest::range (SendRangedGet), so that the
+  // client knows the request is ranged: it cuts a 200 (the whole object)
+  // to the range, or refuses it. (x-ms-range, which the client cannot
+  // see, left a 200's first bytes as the range's.)
+  awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset, uint64_t length,
+                                        WholeObjectAnswer whole) {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    if (length == 0) co_return std::string();
+    const std::vector<SigningHeader> signed_range{
+        {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}};
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_range, 0));
+    std::erase_if(req.headers, [](const auto& h) { return h.first == "Range"; });
+    co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
+                                     std::move(req), whole);
+  }
+
   Result<HttpRequest> Prepare(HttpMethod method, const std::string& blob,
                               std::vector<SigningQueryParam> query,
                               const std::vector<SigningHeader>& extra, uint64_t body_size) {

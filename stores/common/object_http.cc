@@ -85,4 +85,21 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
   co_return std::move(resp->body);
 }
 
+awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, std::string key,
+                                             uint64_t offset, uint64_t length, HttpRequest req,
+                                             WholeObjectAnswer whole) {
+  if (length == 0) co_return std::string();
+  req.range = ByteRange::FromTo(offset, offset + length - 1);
+  const bool refuse = whole == WholeObjectAnswer::kRefuse;
+  if (refuse) req.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
+  auto resp = co_await client.Send(std::move(req));
+  if (refuse && resp.ok() && resp->status == 200) {
+    co_return UnimplementedError(JoinKey(store.root(), key) +
+                                 ": the server ignored Range (200, the whole object) for bytes " +
+                                 std::to_string(offset) + ".." + std::to_string(offset + length) +
+                                 "; not read");
+  }
+  co_return co_await BytesOfRangedGet(store, std::move(key), offset, length, std::move(resp));
+}
+
 }  // namespace sluice

@@ -63,4 +63,23 @@ boost::asio::awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::
                                                              uint64_t offset, uint64_t length,
                                                              Result<HttpResponse> resp);
 
+// What a ranged GET makes of a server that ignores Range (200, the whole
+// object): Store::GetRange reads it cut to the range; Store::GetRangeOnly
+// refuses it.
+enum class WholeObjectAnswer { kCutToRange, kRefuse };
+
+// The ranged GET behind the HTTP stores' GetRange and GetRangeOnly: `req` is
+// the store's GET of `key`, addressed and authorized; this sets its range to
+// bytes [offset, offset + length) (a store that signs the Range header signs
+// "bytes=<offset>-<offset + length - 1>"), sends it on `client` and answers
+// as BytesOfRangedGet. With kRefuse, a 200 is not read: the response ends
+// at its head, the connection is dropped, and kUnimplemented names the
+// object and the range. length 0: "" without a request. Cancellation: a
+// terminal cancellation of the awaiting coroutine ends the request
+// (kCancelled; see HttpClient::Send).
+boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store,
+                                                          std::string key, uint64_t offset,
+                                                          uint64_t length, HttpRequest req,
+                                                          WholeObjectAnswer whole);
+
 }  // namespace sluice

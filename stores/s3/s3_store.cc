@@ -40,7 +40,13 @@ class S3Store final : public Store {
   }
   awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
                                           uint64_t length) override {
-    co_return co_await OnceMoreIfRegionMoved([&] { return GetRangeOnce(key, offset, length); });
+    co_return co_await OnceMoreIfRegionMoved(
+        [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kCutToRange); });
+  }
+  awaitable<Result<std::string>> GetRangeOnly(std::string key, uint64_t offset,
+                                              uint64_t length) override {
+    co_return co_await OnceMoreIfRegionMoved(
+        [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse); });
   }
   awaitable<Result<std::string>> Get(std::string key) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return GetOnce(key); });
@@ -81,16 +87,15 @@ class S3Store final : public Store {
     co_return ObjectInfo{key, size};
   }
 
-  awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset,
-                                              uint64_t length) {
+  awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset, uint64_t length,
+                                              WholeObjectAnswer whole) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     if (length == 0) co_return std::string();
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
-    req.range = ByteRange::FromTo(offset, offset + length - 1);
-    auto resp = co_await client_->Send(std::move(req));
-    co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
+    co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
+                                     std::move(req), whole);
   }
 
   awaitable<Result<std::string>> GetOnce(std::string key) {

@@ -65,30 +65,22 @@ awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
 
 awaitable<Result<std::string>> BearerHttpStore::GetRange(std::string key, uint64_t offset,
                                                          uint64_t length) {
-  co_return co_await Ranged(std::move(key), offset, length, /*only_ranges=*/false);
+  co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kCutToRange);
 }
 
 awaitable<Result<std::string>> BearerHttpStore::GetRangeOnly(std::string key, uint64_t offset,
                                                              uint64_t length) {
-  co_return co_await Ranged(std::move(key), offset, length, /*only_ranges=*/true);
+  co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse);
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Ranged(std::string key, uint64_t offset,
-                                                       uint64_t length, bool only_ranges) {
+                                                       uint64_t length, WholeObjectAnswer whole) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-  if (length == 0) co_return std::string();
   HttpRequest req;
   req.url = ObjectUrl(key);
   req.headers = AuthHeaders();
-  req.range = ByteRange::FromTo(offset, offset + length - 1);
-  if (only_ranges) req.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
-  auto resp = co_await client_->Send(std::move(req));
-  if (only_ranges && resp.ok() && resp->status == 200) {
-    co_return UnimplementedError(JoinKey(root_, key) + ": the server ignored Range (200, the whole "
-                                 "object) for bytes " + std::to_string(offset) + ".." +
-                                 std::to_string(offset + length) + "; not read");
-  }
-  co_return co_await BytesOfRangedGet(*this, std::move(key), offset, length, std::move(resp));
+  co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
+                                   std::move(req), whole);
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {

@@ -18,6 +18,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "base/status.h"
+#include "stores/common/object_http.h"
 #include "stores/http/http_client.h"
 #include "stores/store.h"
 
@@ -53,9 +54,9 @@ class BearerHttpStore : public Store {
   const StoreOptions& options() const { return options_; }
 
  private:
-  // GetRange, and with `only_ranges` GetRangeOnly.
+  // GetRange (kCutToRange) and GetRangeOnly (kRefuse).
   boost::asio::awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset,
-                                                     uint64_t length, bool only_ranges);
+                                                     uint64_t length, WholeObjectAnswer whole);
 
   std::string root_;
   std::string bearer_;  // a secret

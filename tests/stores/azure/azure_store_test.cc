@@ -15,6 +15,7 @@
 #include "tests/stores/common/azurite_suite.h"
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
+#include "tests/stores/common/range_only_checks.h"
 #include "tests/stores/http/test_servers.h"
 
 namespace sluice {
@@ -74,6 +75,27 @@ TEST_F(AzureStoreTest, PutGetRangeHeadWithConnectionString) {
   auto via_dl = loop_.Run(dl->Head("root/dir/a b.bin"));
   ASSERT_TRUE(via_dl.ok()) << via_dl.status().ToString();
   EXPECT_EQ(via_dl->size, 50000u);
+}
+
+
+// GetRangeOnly gets azurite's exact bytes (the range signed in the Range
+// header), and stops at the head of a 200 (see range_only_checks.h).
+TEST_F(AzureStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
+  const std::string data = PatternBytes(50000, 22);
+  auto direct = Open("azure://data");
+  ASSERT_NE(direct, nullptr);
+  ASSERT_TRUE(loop_.Run(direct->Put("peek/shard.mds", data)).ok());
+  auto range = loop_.Run(direct->GetRange("peek/shard.mds", 40000, 17));
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  EXPECT_TRUE(*range == data.substr(40000, 17));
+  testing::FaultProxy proxy(server_->port());
+  auto env = testing::AzuriteEnv(proxy.port());
+  ScopedEnv via(env);
+  StoreOptions options;
+  options.read_timeout_s = 5;
+  auto store = Open("azure://data/peek", options);
+  ASSERT_NE(store, nullptr);
+  testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);
 }
 
 TEST_F(AzureStoreTest, ListBlobsPagesThroughMarkers) {

@@ -8,7 +8,9 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -32,6 +34,7 @@
 #include "stores/store.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
+#include "tests/stores/common/range_only_checks.h"
 #include "tests/stores/http/test_servers.h"
 
 namespace sluice {
@@ -101,6 +104,7 @@ class FakeGcs {
         server_([this](const FakeRequest& r) { return Handle(r); }) {}
 
   std::string url() const { return server_.url(); }
+  int port() const { return server_.port(); }
   int token_requests() {
     std::lock_guard<std::mutex> lock(mu_);
     return token_requests_;
@@ -118,6 +122,8 @@ class FakeGcs {
     std::lock_guard<std::mutex> lock(mu_);
     return last_jwt_claims_;
   }
+  // The object data/peek.bin, which serves Range.
+  const std::string peek_bytes = testing::PatternBytes(20000, 31);
   // Atomic: tests change them while the server thread reads them.
   std::atomic<int> expires_in{3600};
   std::atomic<bool> reject_tokens{false};
@@ -170,8 +176,25 @@ class FakeGcs {
                    !r.Header("x-goog-date").empty() &&
                    !r.Header("x-goog-content-sha256").empty();
     if (!bearer_ok && !hmac_ok) return {401, {}, "<Error><Code>AuthenticationRequired</Code></Error>"};
+    // a.txt ignores Range (200, the whole object); peek.bin serves it.
     if (r.target == "/bkt/data/a.txt") return {200, {}, "hello gcs"};
+    if (r.target == "/bkt/data/peek.bin") return Ranged(peek_bytes, r.Header("range"));
     return {404, {}, "<Error><Code>NoSuchKey</Code></Error>"};
+  }
+
+  // A 206 with bytes=<first>-<last> of `bytes` (a 200 without Range).
+  static FakeResponse Ranged(const std::string& bytes, const std::string& range) {
+    unsigned long long first = 0, last = 0;
+    if (range.empty()) return {200, {}, bytes};
+    if (std::sscanf(range.c_str(), "bytes=%llu-%llu", &first, &last) != 2 || last < first ||
+        first >= bytes.size()) {
+      return {416, {}, ""};
+    }
+    last = std::min<unsigned long long>(last, bytes.size() - 1);
+    return {206,
+            {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) +
+                                   "/" + std::to_string(bytes.size())}},
+            bytes.substr(first, last - first + 1)};
   }
 
   std::string public_pem_;
@@ -313,6 +336,35 @@ TEST_F(GcsStoreTest, HmacKeysSignGoog4) {
   std::string auth = fake_->last_authorization();
   EXPECT_NE(auth.find("/auto/storage/goog4_request"), std::string::npos) << auth;
   EXPECT_EQ(auth.find("hmac-secret-never-sent"), std::string::npos);
+}
+
+// GetRangeOnly (the S3-compatible store's, signed with HMAC keys): a fake
+// that ignores Range is refused where GetRange cuts the range out of its
+// 200; one that serves Range gives the exact bytes, and the head of a 200
+// ends the request (see range_only_checks.h).
+TEST_F(GcsStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
+  ScopedEnv env(std::map<std::string, std::optional<std::string>>{
+      {"GCS_KEY", "GOOGKEY"}, {"GCS_SECRET", "hmac-secret-never-sent"}});
+  auto store = Open("gs://bkt/data");
+  ASSERT_NE(store, nullptr);
+  auto refused = loop_.Run(store->GetRangeOnly("a.txt", 1, 4));
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnimplemented) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("gs://bkt/data/a.txt: the server ignored Range"),
+            std::string::npos)
+      << refused.status().ToString();
+  auto cut = loop_.Run(store->GetRange("a.txt", 1, 4));
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  EXPECT_EQ(*cut, "ello");
+
+  testing::FaultProxy proxy(fake_->port());
+  ScopedEnv via("GCS_ENDPOINT_URL", "http://127.0.0.1:" + std::to_string(proxy.port()));
+  StoreOptions options;
+  options.download_retry = 0;
+  options.read_timeout_s = 5;
+  auto proxied = OpenStore("gs://bkt/data", loop_.executor(), options);
+  ASSERT_TRUE(proxied.ok()) << proxied.status().ToString();
+  testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, **proxied, proxy, "peek.bin",
+                                                  fake_->peek_bytes);
 }
 
 // Without a key in the environment, a GCE VM's (or GKE workload's) own

@@ -22,6 +22,7 @@
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
+#include "tests/stores/common/range_only_checks.h"
 #include "tests/stores/http/test_servers.h"
 
 namespace sluice {
@@ -86,6 +87,22 @@ TEST_F(S3StoreTest, PutGetRangeHead) {
   auto whole = Open("s3://bkt");
   auto via_bucket = loop_.Run(whole->Head("root/dir/a b+c.bin"));
   ASSERT_TRUE(via_bucket.ok()) << via_bucket.status().ToString();
+}
+
+// GetRangeOnly gets s3rver's exact bytes, and stops at the head of a 200
+// (see range_only_checks.h).
+TEST_F(S3StoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
+  const std::string data = PatternBytes(70000, 12);
+  auto bucket = Open("s3://bkt");
+  ASSERT_NE(bucket, nullptr);
+  ASSERT_TRUE(loop_.Run(bucket->Put("peek/shard.mds", data)).ok());
+  testing::FaultProxy proxy(server_->port());
+  ScopedEnv via("S3_ENDPOINT_URL", "http://127.0.0.1:" + std::to_string(proxy.port()));
+  StoreOptions options;
+  options.read_timeout_s = 5;
+  auto store = Open("s3://bkt/peek", options);
+  ASSERT_NE(store, nullptr);
+  testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);
 }
 
 TEST_F(S3StoreTest, ListPagesThroughContinuationTokens) {
