@@ -24,6 +24,7 @@ import numpy as np
 
 from sluice import _lib
 from sluice.encodings import _SCALARS, parse_ndarray_encoding
+from sluice.engine import _lib_  # the library, sluice_stream_batch_column declared
 
 try:
     from torch.utils.data import IterableDataset as _Base
@@ -31,14 +32,6 @@ except ImportError:  # torch is optional
     _Base = object
 
 __all__ = ['ColumnBatches', 'VarColumn', 'iter_batches', 'to_torch']
-
-_P = ctypes.POINTER
-_lib_ = _lib.lib
-_lib_.sluice_stream_batch_column.restype = ctypes.c_int
-_lib_.sluice_stream_batch_column.argtypes = [
-    ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
-    ctypes.c_void_p, _P(ctypes.c_uint64)]
-_ERANGE = 7
 
 
 class VarColumn(NamedTuple):
@@ -102,7 +95,7 @@ class _Column:
             status = _lib_.sluice_stream_batch_column(
                 ptr, self.index, 0, self.values.ctypes.data + self.used,
                 self.values.size - self.used, offsets, ctypes.byref(needed))
-            if status != _ERANGE or self.values.size - self.used >= needed.value:
+            if status != _lib.ERANGE or self.values.size - self.used >= needed.value:
                 _lib.check(status)
                 break
             grown = np.empty(max(2 * self.values.size, self.used + needed.value), np.uint8)

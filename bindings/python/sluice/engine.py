@@ -11,6 +11,7 @@ import warnings
 
 from sluice import _lib
 from sluice.encodings import make_decoder, make_text_decoder
+from sluice.sample_batch import SampleBatch
 
 __all__ = ['available', 'Engine']
 
@@ -59,6 +60,9 @@ if available():
             ('sluice_stream_next_batch', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_int64), _P(_lib.Bytes),
               _P(ctypes.c_uint32)]),
+            ('sluice_stream_batch_column', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
+              ctypes.c_void_p, _P(ctypes.c_uint64)]),
             ('sluice_stream_release', None, [ctypes.c_void_p]),
             ('sluice_stream_load_state', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
@@ -80,6 +84,10 @@ _BATCH = 64
 # holds one sample at a time. Below it, the freed chunks are reused.
 _LIVE_BYTES = 128 << 10
 _TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
+# Batches of at least this many samples are decoded column by column
+# (SampleBatch): their fields average at most _LIVE_BYTES / _PACKED_FROM,
+# small enough that the one extra copy costs less than a ctypes call a field.
+_PACKED_FROM = 16
 
 
 def _decoder(fmt, encoding, column):
@@ -121,6 +129,11 @@ class Engine:
             self.samples_per_shard.append(samples.value)
             self.stream_per_shard.append(stream.value)
         self._set_decoders(h)
+        self._packed = None
+        if self._items:  # every stream has the dataset's columns
+            ints = {c for c, e in enumerate(self.column_encodings)
+                    if self.format == 'mds' and e == 'int'}
+            self._packed = SampleBatch(h, self._items, ints)
 
     def _set_decoders(self, h):
         """One decoder per column; per stream when streams differ in format,
@@ -176,6 +189,14 @@ class Engine:
             b = fields[base + c]
             out[name] = dec(ctypes.string_at(b.data, b.size) if b.size else b'')
         return out
+
+    def _decode_each(self, count):
+        """The last next_batch's samples, field by field."""
+        n = self._n
+        if self._stream_items is None:
+            return [self._decode(self._batch, k * n, None) for k in range(count)]
+        ids = self._ids
+        return [self._decode(self._batch, k * n, ids[k]) for k in range(count)]
 
     def get(self, idx):
         try:
@@ -233,19 +254,20 @@ class Engine:
             try:
                 _lib.check(_lib_.sluice_stream_next_batch(self._ptr, want, self._ids,
                                                           self._batch, ctypes.byref(count)))
-                if self._stream_items is None:
-                    samples = [self._decode(self._batch, k * n, None) for k in range(count.value)]
-                else:
-                    ids = self._ids
-                    samples = [self._decode(self._batch, k * n, ids[k])
-                               for k in range(count.value)]
-                if samples:  # sized by the first sample: one look per call
-                    first = sum(self._batch[c].size for c in range(n))
-                    want = max(1, min(_BATCH, _LIVE_BYTES // max(first, 1)))
+                k = count.value
+                if not k:
+                    return
+                # Sized by the first sample: one look per call.
+                first = sum(self._batch[c].size for c in range(n))
+                want = max(1, min(_BATCH, _LIVE_BYTES // max(first, 1)))
+                samples = None
+                if self._packed is not None and k >= _PACKED_FROM and \
+                        first * _PACKED_FROM <= _LIVE_BYTES:
+                    samples = self._packed.samples(k)  # None: a column too large
+                if samples is None:
+                    samples = self._decode_each(k)
             finally:
                 _lib_.sluice_stream_release(self._ptr)
-            if not samples:
-                return
             yield from samples
 
     def iterate_ids(self, epoch, sample_in_epoch, worker, num_workers):
