@@ -8,6 +8,11 @@ medians of 3:
           shard, sample bytes sliced by the shard's offset table (the floor a
           streaming loader over MDS can reach under the same DataLoader)
   mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
+  floor   under the DataLoader only: an IterableDataset that reads nothing and
+          yields each worker's share of {'id': int, 'data': a fresh bytes of
+          the sample size}, the batches the others send: what the DataLoader
+          itself costs (collate, pickling, the worker queues, tensor sharing),
+          which no reader can go below
 in one process (`for sample in ds`) and under
 DataLoader(num_workers=W, batch_size=16) with the default collate, in order;
 and batch mode (no Python object per sample), in one process and under
@@ -109,6 +114,17 @@ class BareBatches(tud.Dataset):
         return {'raw': raw, 'samples': j1 - j0, 'bytes': int(lens.sum())}
 
 
+class Floor(tud.IterableDataset):
+    """Samples shaped as the dataset's, made without reading anything."""
+    def __init__(self, samples, size):
+        self.samples, self.payload = samples, bytes(size)
+
+    def __iter__(self):
+        info = tud.get_worker_info()
+        for i in range(info.id, self.samples, info.num_workers):
+            yield {'id': i, 'data': bytes(bytearray(self.payload))}  # a fresh object each
+
+
 def cpu():  # this process's threads and its exited (joined) workers
     import resource
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -128,6 +144,8 @@ elif kind == 'mosaic':
     ds = streaming.StreamingDataset(local=folder, batch_size=batch)
 else:
     ds = Bare(folder)
+    if kind == 'floor':
+        ds = Floor(len(ds), len(ds[0]['data']))
 n = total = 0
 c = cpu()
 t = time.perf_counter()
@@ -188,7 +206,7 @@ def main():
     ap.add_argument('--batch', type=int, default=16)
     ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
     ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
-    ap.add_argument('--contenders', default='sluice,bare,mosaic')
+    ap.add_argument('--contenders', default='sluice,bare,floor,mosaic')
     ap.add_argument('--modes', default='direct,loader,batch,loader_batch')
     ap.add_argument('--big-batch', type=int, default=1024, help='samples per batch, batch mode')
     args = ap.parse_args()
@@ -198,7 +216,8 @@ def main():
     root = tempfile.mkdtemp(prefix='sluice_bench_loader_')
     try:
         # The machine may be shared: CPU seconds per sample (this process,
-        # its threads and its DataLoader workers) compare when wall time is noisy.
+        # its threads and its DataLoader workers; each cell's "us CPU", the
+        # median) compare when wall time is noisy.
         print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare | '
               'bare / sluice CPU per sample |')
         print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- | --- |')
@@ -207,7 +226,8 @@ def main():
             folder = os.path.join(root, f'ds{size}')
             write(folder, samples, size)
             for mode in args.modes.split(','):
-                modal = [k for k in kinds if 'batch' not in mode or k != 'mosaic']
+                modal = [k for k in kinds if ('batch' not in mode or k != 'mosaic') and
+                         (mode == 'loader' or k != 'floor')]
                 rates = {k: [] for k in modal}
                 cpus = {k: [] for k in modal}
                 for _ in range(args.runs):
@@ -227,7 +247,8 @@ def main():
                 ratio = f"{med['sluice'] / med['bare']:.0%}" if both else '-'
                 cpu_ratio = f"{statistics.median(cpus['bare']) / statistics.median(cpus['sluice']):.0%}" \
                     if both else '-'
-                cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f})'
+                cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f}), '
+                                   f'{statistics.median(cpus[k]) / samples * 1e6:.1f} us CPU'
                                    if k in med else '-' for k in kinds)
                 print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} | {cpu_ratio} |',
                       flush=True)
