@@ -58,13 +58,12 @@ bool DatasetShards::Peekable(size_t g) {
   return streams_[s]->Peekable(g - first_shard_[s]);
 }
 
-Result<PeekedSample> DatasetShards::PeekSample(size_t g, uint32_t i,
-                                               const std::atomic<bool>* cancel) {
+Result<PeekedSample> DatasetShards::PeekSample(size_t g, uint32_t i, std::stop_token cancel) {
   if (g >= first_shard_.back()) {
     return OutOfRangeError("shard " + std::to_string(g) + " does not exist");
   }
   const size_t s = StreamOfShard(first_shard_, g);
-  return streams_[s]->PeekSample(g - first_shard_[s], i, cancel);
+  return streams_[s]->PeekSample(g - first_shard_[s], i, std::move(cancel));
 }
 
 bool DatasetShards::Skippable(size_t stream, const Status& s) const {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <unordered_set>
 #include <vector>
 
@@ -61,7 +62,7 @@ class DatasetShards {
   // Sample `i` of global shard `g` peeked from its remote
   // (StreamShards::PeekSample); for a Peekable shard. `cancel`: as
   // PeekMdsSample's.
-  Result<PeekedSample> PeekSample(size_t g, uint32_t i, const std::atomic<bool>* cancel = nullptr);
+  Result<PeekedSample> PeekSample(size_t g, uint32_t i, std::stop_token cancel = {});
 
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;

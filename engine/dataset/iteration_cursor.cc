@@ -40,7 +40,7 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
 }
 
 IterationCursor::~IterationCursor() {
-  peek_cancel_.store(true);
+  peek_stop_.request_stop();
   prefetcher_.reset();
 }
 
@@ -71,7 +71,7 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
-  peek_cancel_.store(true);
+  peek_stop_.request_stop();
   h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
@@ -156,9 +156,10 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   if (!shards_->Peekable(g)) return false;
   // Shared with the peek's thread, which may outlive this call.
   auto slot = std::make_shared<std::optional<PeekedSample>>();
-  auto peek = std::async(std::launch::async, [this, g, i, slot]() -> Status {
+  auto peek = std::async(std::launch::async, [this, g, i, slot,
+                                              stop = peek_stop_.get_token()]() -> Status {
     try {
-      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, &peek_cancel_));
+      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
       slot->emplace(std::move(peeked));
       return Status::Ok();
     } catch (...) {

@@ -26,6 +26,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -104,8 +105,9 @@ class IterationCursor {
                            std::vector<SampleFields>* out, uint64_t* wait_ns, uint64_t* skipped);
 
   // Stops the prefetch threads and hands over what they prepared for the
-  // next epoch; a peek still running is cancelled (it is waited for by the
-  // destructor). NextBatch must not be called afterwards.
+  // next epoch; a peek still running is cancelled, its request in flight
+  // ended (the destructor waits for it: briefly). NextBatch must not be
+  // called afterwards.
   Handoff Stop();
 
  private:
@@ -142,12 +144,13 @@ class IterationCursor {
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;
-  // Set by Stop and the destructor: a peek still running makes no further
-  // request (see PeekMdsSample). Declared before losing_peek_, which uses it.
-  std::atomic<bool> peek_cancel_{false};
+  // Stopped by Stop and the destructor: a peek still running ends its
+  // request in flight and makes no further one (see PeekMdsSample).
+  // Declared before losing_peek_, which uses it.
+  std::stop_source peek_stop_;
   // A peek that lost the race, still running: its destructor waits for it,
-  // cancelled, so for at most the one ranged read it has in flight (with
-  // the store's retries and timeouts).
+  // cancelled, so only until its request ends (a closing socket, not the
+  // server's answer nor the store's timeouts).
   std::future<Status> losing_peek_;
   // Last: its threads stop before the members they use go.
   std::unique_ptr<ShardPrefetcher> prefetcher_;

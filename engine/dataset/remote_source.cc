@@ -106,8 +106,8 @@ class FolderSource final : public RemoteSource {
     return total;
   }
 
-  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
-                                   uint64_t length) override {
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
+                                   std::stop_token) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
     return RunOnThisThread(store->GetRangeOnly(key, offset, length));
   }
@@ -160,10 +160,11 @@ class StoreSource final : public RemoteSource {
     return FileSize(path);
   }
 
-  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
-                                   uint64_t length) override {
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
+                                   std::stop_token stop) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
-    return EventLoop::ForThisProcess().Run(store->GetRangeOnly(key, offset, length));
+    return EventLoop::ForThisProcess().Run(store->GetRangeOnly(key, offset, length),
+                                           std::move(stop));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,14 +40,17 @@ class RemoteSource {
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as
-  // Fetch does (see RetriesItself). Takes no cancel flag: a call runs to
-  // its end (retries and timeouts included). Thread safety: as Fetch, may
-  // be called from several threads at once, beside Fetch calls (the
-  // first-sample peek calls it from its own thread while the prefetch
-  // threads fetch): each call runs its own request (on this process's event
-  // loop, or on the calling thread for a plain path).
+  // Fetch does (see RetriesItself). `stop`: a stop requested on it (from
+  // any thread) ends a request in flight, waiting for its answer or
+  // reading it, or a wait between retries: the call returns promptly with
+  // kCancelled (see EventLoop::Run); a plain path's read, local and
+  // short, is not interrupted. Thread safety: as Fetch, may be called from
+  // several threads at once, beside Fetch calls (the first-sample peek
+  // calls it from its own thread while the prefetch threads fetch): each
+  // call runs its own request (on this process's event loop, or on the
+  // calling thread for a plain path).
   virtual Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
-                                           uint64_t length) = 0;
+                                           uint64_t length, std::stop_token stop = {}) = 0;
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

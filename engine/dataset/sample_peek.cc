@@ -9,19 +9,19 @@ namespace sluice {
 
 Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                    const ShardEntry& entry, uint32_t i,
-                                   const std::atomic<bool>* cancel) {
+                                   std::stop_token cancel) {
   const std::string where = remote.Describe() + "/" + key + " sample " + std::to_string(i);
   if (entry.format != "mds" || entry.compression || i >= entry.samples) {
     return InvalidArgumentError(where + ": only a sample of an uncompressed MDS shard (of " +
                                 std::to_string(entry.samples) + " samples) can be peeked");
   }
   auto cancelled = [&](const char* before) -> Status {
-    if (cancel == nullptr || !cancel->load()) return Status::Ok();
+    if (!cancel.stop_requested()) return Status::Ok();
     return CancelledError(where + ": peek cancelled before " + before);
   };
   const uint64_t entry_at = MdsOffsetEntryAt(i);
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
-  SLUICE_ASSIGN_OR_RETURN(std::string bounds, remote.GetRangeOnly(key, entry_at, 8));
+  SLUICE_ASSIGN_OR_RETURN(std::string bounds, remote.GetRangeOnly(key, entry_at, 8, cancel));
   if (bounds.size() != 8) {
     return CorruptError(where + ": offsets entry at " + std::to_string(entry_at) + ": got " +
                         std::to_string(bounds.size()) + " bytes, expected 8");
@@ -41,7 +41,7 @@ Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                 std::to_string(kMaxPeekedSampleBytes) + ")");
   }
   SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes, remote.GetRangeOnly(key, begin, end - begin));
+  SLUICE_ASSIGN_OR_RETURN(std::string bytes, remote.GetRangeOnly(key, begin, end - begin, cancel));
   if (bytes.size() != end - begin) {
     return CorruptError(where + ": bytes " + std::to_string(begin) + ".." + std::to_string(end) +
                         ": got " + std::to_string(bytes.size()) + " bytes");

@@ -8,9 +8,9 @@
 // compared against it once it is there (see IterationCursor).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,15 +41,13 @@ struct PeekedSample {
 // a server that ignores Range: nothing of the shard is read), kCorrupt for
 // offsets or a sample that do not fit, kInvalidArgument for an entry that
 // is not an uncompressed MDS shard or a sample over kMaxPeekedSampleBytes.
-// `cancel` (may be null; read, not owned; must outlive the call): once true,
-// no further request is made and kCancelled is returned. It is checked
-// before each of the two requests only: GetRangeOnly takes no cancel flag,
-// so a request already sent runs to its end, with its retries and timeouts
-// (the store's download_retry and download_timeout); a cancelled peek thus
-// returns within one GetRangeOnly call.
+// `cancel`: once a stop is requested on it (from any thread), no further
+// request is made, a request in flight ends (RemoteSource::GetRangeOnly's
+// stop), and kCancelled is returned: a cancelled peek returns promptly
+// however long its server takes to answer.
 // Thread safety: as the remote's GetRangeOnly.
 Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
                                    const ShardEntry& entry, uint32_t i,
-                                   const std::atomic<bool>* cancel = nullptr);
+                                   std::stop_token cancel = {});
 
 }  // namespace sluice

@@ -91,13 +91,13 @@ bool StreamShards::Peekable(size_t shard) {
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
 
-Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i,
-                                              const std::atomic<bool>* cancel) {
+Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::stop_token cancel) {
   if (shard >= index_->shards.size() || !remote_) {
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
   const ShardEntry& e = index_->shards[shard];
-  return PeekMdsSample(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i, cancel);
+  return PeekMdsSample(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
+                       std::move(cancel));
 }
 
 Status StreamShards::Evict(size_t shard) {

@@ -77,8 +77,7 @@ class StreamShards {
   // Sample `i` of shard `shard` read from the remote without the shard
   // (PeekMdsSample); for a Peekable shard. Its errors (callers fall back to
   // opening the shard). `cancel`: as PeekMdsSample's.
-  Result<PeekedSample> PeekSample(size_t shard, uint32_t i,
-                                  const std::atomic<bool>* cancel = nullptr);
+  Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream

@@ -110,6 +110,37 @@ void EventLoop::Unregister(TaskList::iterator it) {
   if (--live_tasks_ == 0) tasks_cv_.notify_all();
 }
 
+void EventLoop::CancelTask(TaskList::iterator it) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (it->finished) return;
+  // As Shutdown's walk: no erasing while the signal emits (a cancellation
+  // handler may finish the task), and mu_ not held while it does.
+  cancelling_ = true;
+  lock.unlock();
+  it->signal.emit(boost::asio::cancellation_type::terminal);
+  lock.lock();
+  cancelling_ = false;
+  tasks_.remove_if([](const Task& task) { return task.finished; });
+}
+
+std::shared_ptr<EventLoop::StopLink> EventLoop::LinkStop(TaskList::iterator it,
+                                                         std::stop_token stop) {
+  auto link = std::make_shared<StopLink>();
+  link->task = it;
+  std::weak_ptr<StopLink> weak = link;
+  auto executor = context_->get_executor();
+  // Runs on the thread that requests the stop (or here, if it was
+  // requested already): only posts, so that the signal is emitted on the
+  // loop thread.
+  link->callback.emplace(std::move(stop), std::function<void()>([this, weak, executor] {
+    boost::asio::post(executor, [this, weak] {
+      std::shared_ptr<StopLink> l = weak.lock();
+      if (l && !l->finished) CancelTask(l->task);
+    });
+  }));
+  return link;
+}
+
 size_t EventLoop::PendingTasks() const {
   std::lock_guard<std::mutex> lock(mu_);
   return live_tasks_;

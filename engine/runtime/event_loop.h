@@ -34,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -97,15 +98,21 @@ class EventLoop {
   // Shutdown(). `done` runs on the loop thread with the task's result, or
   // with a Status (kCancelled after Shutdown or cancellation, kInternal for an
   // escaped exception) converted to T. T must be Status or Result<U>.
+  // `stop`: a stop requested on it (from any thread, before or while the
+  // task runs) gives the task the terminal cancellation Shutdown() gives,
+  // emitted on the loop thread: its pending operations complete with
+  // operation_aborted (the HTTP client then ends its request, kCancelled).
+  // The task still runs to its own end; `done` still gets its result.
   template <typename T>
   void Spawn(boost::asio::awaitable<T> task,
-             std::function<void(T)> done = nullptr);
+             std::function<void(T)> done = nullptr, std::stop_token stop = {});
 
   // Runs `task` on the loop and blocks the calling thread until it finishes.
   // Must not be called on the loop thread (returns kInternal there).
-  // T must be Status or Result<U>.
+  // T must be Status or Result<U>. `stop`: as Spawn's, so that another
+  // thread can end the wait early (the task's result, typically kCancelled).
   template <typename T>
-  T Run(boost::asio::awaitable<T> task);
+  T Run(boost::asio::awaitable<T> task, std::stop_token stop = {});
 
   // Cancels all spawned work, stops the loop, joins its thread and the CPU
   // pool. Idempotent.
@@ -126,6 +133,14 @@ class EventLoop {
     bool finished = false;  // set instead of erasing while cancelling
   };
   using TaskList = std::list<Task>;
+  // A task's link to its stop token: the callback posts the task's
+  // cancellation to the loop; `finished` (loop thread only) is set before
+  // the task is unregistered, so a cancellation posted late does nothing.
+  struct StopLink {
+    TaskList::iterator task;
+    bool finished = false;
+    std::optional<std::stop_callback<std::function<void()>>> callback;
+  };
 
   // Starts the loop under mu_ if not yet started; false once shut down.
   bool EnsureStarted();
@@ -134,6 +149,10 @@ class EventLoop {
   // Registers a task on the loop thread; nullopt after Shutdown().
   std::optional<TaskList::iterator> Register();
   void Unregister(TaskList::iterator it);
+  // On the loop thread: emits terminal cancellation to one registered task.
+  void CancelTask(TaskList::iterator it);
+  // On the loop thread, for a task just started: links `stop` to it.
+  std::shared_ptr<StopLink> LinkStop(TaskList::iterator it, std::stop_token stop);
 
   template <typename T>
   static T FromException(std::exception_ptr e);
@@ -194,12 +213,13 @@ T EventLoop::FromException(std::exception_ptr e) {
 
 template <typename T>
 void EventLoop::Spawn(boost::asio::awaitable<T> task,
-                      std::function<void(T)> done) {
+                      std::function<void(T)> done, std::stop_token stop) {
   if (!EnsureStarted()) {
     if (done) done(T(CancelledError("event loop is shut down")));
     return;
   }
-  auto start = [this, task = std::move(task), done = std::move(done)]() mutable {
+  auto start = [this, task = std::move(task), done = std::move(done),
+                stop = std::move(stop)]() mutable {
     std::optional<TaskList::iterator> it = Register();
     if (!it) {
       if (done) done(T(CancelledError("event loop is shut down")));
@@ -208,11 +228,16 @@ void EventLoop::Spawn(boost::asio::awaitable<T> task,
     // co_spawn needs a default-constructible result; Status/Result are not,
     // so the task's value travels through `out`.
     auto out = std::make_shared<std::optional<T>>();
+    auto link = std::make_shared<std::shared_ptr<StopLink>>();
     boost::asio::co_spawn(
         context_->get_executor(), StoreResult<T>(std::move(task), out),
         boost::asio::bind_cancellation_slot(
             (*it)->signal.slot(),
-            [this, it = *it, out, done = std::move(done)](std::exception_ptr e) mutable {
+            [this, it = *it, out, link, done = std::move(done)](std::exception_ptr e) mutable {
+              if (*link) {
+                (*link)->finished = true;
+                (*link)->callback.reset();
+              }
               Unregister(it);
               if (!done) return;
               if (e || !out->has_value()) {
@@ -221,12 +246,14 @@ void EventLoop::Spawn(boost::asio::awaitable<T> task,
                 done(std::move(**out));
               }
             }));
+    // After co_spawn: a stop already requested cancels the started task.
+    if (stop.stop_possible()) *link = LinkStop(*it, std::move(stop));
   };
   boost::asio::post(context_->get_executor(), std::move(start));
 }
 
 template <typename T>
-T EventLoop::Run(boost::asio::awaitable<T> task) {
+T EventLoop::Run(boost::asio::awaitable<T> task, std::stop_token stop) {
   if (InLoopThread()) {
     return InternalError("EventLoop::Run called on the loop thread");
   }
@@ -234,9 +261,9 @@ T EventLoop::Run(boost::asio::awaitable<T> task) {
   // promise) is destroyed and the future reports a broken promise.
   auto promise = std::make_shared<std::promise<T>>();
   std::future<T> future = promise->get_future();
-  Spawn<T>(std::move(task), [promise](T result) {
-    promise->set_value(std::move(result));
-  });
+  Spawn<T>(
+      std::move(task), [promise](T result) { promise->set_value(std::move(result)); },
+      std::move(stop));
   try {
     return future.get();
   } catch (const std::future_error&) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <sstream>
+#include <stop_token>
 #include <thread>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/stores/http/fault_proxy.h"
 #include "tests/stores/http/test_servers.h"
 
 namespace sluice {
@@ -123,21 +125,21 @@ TEST(PeekMdsSample, OffsetsThatDoNotFitTheShardAreCorrupt) {
 }
 
 // Forwards to `inner`, records each GetRangeOnly as "offset+length", and
-// sets *cancel_after_first once the first one is done (as if the cursor
-// were destroyed while the peek's first request was in flight).
+// requests a stop on *cancel_after_first once the first one is done (as if
+// the cursor were destroyed just as the peek's first request ended).
 class CancellingRemote : public RemoteSource {
  public:
-  CancellingRemote(std::unique_ptr<RemoteSource> inner, std::atomic<bool>* cancel_after_first)
+  CancellingRemote(std::unique_ptr<RemoteSource> inner, std::stop_source* cancel_after_first)
       : inner_(std::move(inner)), cancel_(cancel_after_first) {}
   Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                          std::optional<uint64_t> expected_size) override {
     return inner_->Fetch(key, path, expected_size);
   }
-  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
-                                   uint64_t length) override {
+  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
+                                   std::stop_token stop) override {
     ranges.push_back(std::to_string(offset) + "+" + std::to_string(length));
-    auto got = inner_->GetRangeOnly(key, offset, length);
-    cancel_->store(true);
+    auto got = inner_->GetRangeOnly(key, offset, length, std::move(stop));
+    cancel_->request_stop();
     return got;
   }
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -152,7 +154,7 @@ class CancellingRemote : public RemoteSource {
 
  private:
   std::unique_ptr<RemoteSource> inner_;
-  std::atomic<bool>* cancel_;
+  std::stop_source* cancel_;
 };
 
 // Cancelled during its first request, a peek makes no second one.
@@ -164,9 +166,10 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
   const ShardEntry entry = (*reader)->index().shards[0];
   auto inner = OpenRemoteSource(data.path());
   ASSERT_TRUE(inner.ok());
-  std::atomic<bool> cancel{false};
+  std::stop_source cancel;
   CancellingRemote remote(std::move(*inner), &cancel);
-  Result<PeekedSample> peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, &cancel);
+  Result<PeekedSample> peeked =
+      PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename +
@@ -177,10 +180,44 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
 
   // Cancelled before it starts, it makes none.
   remote.ranges.clear();
-  peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, &cancel);
+  peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(remote.ranges, std::vector<std::string>{});
+}
+
+// A stop ends a peek's request that its server never answers (within a
+// read_timeout of 20 s): kCancelled at once.
+TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
+  ScratchDir data;
+  testing::WriteSyntheticMds(data.path(), 50, 1 << 20);
+  auto reader = DatasetReader::Open(data.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
+  stall.Schedule({testing::Fault::Stall()});
+  StoreOptions options;
+  options.download_retry = 0;
+  options.read_timeout_s = 20;
+  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  std::stop_source stop;
+  std::thread stopper([&] {
+    for (int i = 0; i < 200 && stall.connections() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop.request_stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Result<PeekedSample> peeked =
+      PeekMdsSample(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
+  const auto took = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  ASSERT_FALSE(peeked.ok());
+  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
+  EXPECT_EQ(stall.connections(), 1);
+  EXPECT_LT(took, std::chrono::seconds(2));
 }
 
 // A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the
@@ -345,6 +382,75 @@ TEST_F(ColdPass, APeekGivesUpOnAServerIgnoringRange) {
   // began) and the download's.
   EXPECT_LE(all.size(), 2u);
   EXPECT_LE(PeekRequests().size(), 1u);
+}
+
+// The peek's ranged requests go to a server that never answers (nginx
+// passes them to a stalling proxy; read_timeout 20 s), the shard's own
+// download does not: the shard serves the first batch and the peek, still
+// waiting, is the loser. A new pass, then (with a cold cache again) the
+// dataset's close, end its request instead of waiting for the server; the
+// new pass reads the exact epoch.
+TEST_F(ColdPass, ANewPassOrACloseDoesNotWaitForAStalledPeek) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
+  stall.Schedule(std::vector<testing::Fault>(4, testing::Fault::Stall()));
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
+                                " { limit_rate 1m; if ($http_range ~ \"^bytes=[1-9]\") "
+                                "{ proxy_pass http://127.0.0.1:" + std::to_string(stall.port()) +
+                                "; } }"));
+  options_.streams[0].download_retry = 0;
+  options_.streams[0].read_timeout_s = 20;
+
+  // Opens the dataset (cache at `local`), reads the first batch (from the
+  // shard) and waits until the peek's request has reached the stall.
+  auto start_with_stalled_peek = [&](const std::string& local, int stalls)
+      -> std::unique_ptr<StreamingDataset> {
+    options_.streams[0].local = local;
+    auto ds = StreamingDataset::Open(options_);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    if (!ds.ok()) return nullptr;
+    EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> ids(64);
+    std::vector<SampleFields> fields;
+    auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    if (!n.ok() || *n == 0) return nullptr;
+    EXPECT_EQ(ids[0], plan_[0]);
+    EXPECT_EQ(testing::FieldBytes(fields[0]), expected_[0]);
+    for (int i = 0; i < 400 && stall.connections() < stalls; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(stall.connections(), stalls);
+    return std::move(*ds);
+  };
+
+  auto ds = start_with_stalled_peek(cache_.path(), 1);
+  ASSERT_NE(ds, nullptr);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(ds->IterBegin(0, 0, 0, 1).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  std::vector<int64_t> ids(64), got;
+  std::vector<SampleFields> fields;
+  std::vector<std::string> bytes;
+  while (true) {
+    auto n = ds->NextBatch(64, ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    for (size_t k = 0; k < *n; ++k) {
+      got.push_back(ids[k]);
+      bytes.push_back(testing::FieldBytes(fields[k]));
+    }
+  }
+  EXPECT_EQ(got, plan_);
+  EXPECT_EQ(bytes, expected_);
+  ds.reset();
+
+  ScratchDir cold;
+  ds = start_with_stalled_peek(cold.path(), 2);
+  ASSERT_NE(ds, nullptr);
+  start = std::chrono::steady_clock::now();
+  ds.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
 // With a second stream of other columns (x: int, y: str, read in place),

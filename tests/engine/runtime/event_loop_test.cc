@@ -9,6 +9,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
+#include <stop_token>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -212,6 +215,52 @@ TEST(EventLoopTest, CancellationSignalCancelsOneOperation) {
   ASSERT_EQ(future.wait_for(2s), std::future_status::ready);
   EXPECT_EQ(future.get().code(), StatusCode::kCancelled);
   EXPECT_EQ(aborted.load(), 1);
+}
+
+// Run's stop token: a stop requested from another thread ends the wait of
+// a task blocked on a one-hour timer at once (kCancelled, its operation
+// aborted); one requested before Run cancels the task as it starts; a
+// stop after the task finished does nothing; the loop runs on.
+TEST(EventLoopTest, AStopTokenCancelsOneRunPromptly) {
+  EventLoop loop;
+  std::atomic<int> aborted{0};
+  std::stop_source stop;
+  auto start = std::chrono::steady_clock::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(50ms);
+    stop.request_stop();
+  });
+  Status s = loop.Run(WaitForever(loop.context(), -1, &aborted), stop.get_token());
+  stopper.join();
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(aborted.load(), 1);
+
+  s = loop.Run(WaitForever(loop.context(), -1, &aborted), stop.get_token());
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+
+  std::stop_source unused;
+  auto quick = [](int v) -> awaitable<Result<int>> { co_return v; };
+  Result<int> done = loop.Run(quick(7), unused.get_token());
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(*done, 7);
+  unused.request_stop();  // the task is gone: nothing to cancel
+  // Other tasks are untouched by a stop that is not theirs.
+  std::stop_source other;
+  std::promise<Status> waiting;
+  loop.Spawn<Status>(WaitForever(loop.context(), -1, &aborted),
+                     [&](Status r) { waiting.set_value(r); }, other.get_token());
+  Status s2 = loop.Run(WaitForever(loop.context(), -1, &aborted), stop.get_token());
+  EXPECT_EQ(s2.code(), StatusCode::kCancelled);
+  auto pending = waiting.get_future();
+  EXPECT_EQ(pending.wait_for(50ms), std::future_status::timeout);
+  other.request_stop();
+  ASSERT_EQ(pending.wait_for(2s), std::future_status::ready);
+  EXPECT_EQ(pending.get().code(), StatusCode::kCancelled);
+  EXPECT_EQ(loop.PendingTasks(), 0u);
+  done = loop.Run(quick(8));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(*done, 8);
 }
 
 TEST(EventLoopTest, ShutdownWithWorkInFlightDoesNotHangOrLeak) {
