@@ -2,6 +2,10 @@
 column of an engine batch) are the values, types and key order that the
 per-field path (random access, Engine.get) gives, for every kind of column;
 dict keys of any spelling survive the generated dict display."""
+import json
+import os
+import struct
+
 import numpy as np
 import pytest
 
@@ -93,14 +97,30 @@ def test_a_batch_larger_than_the_buffer_goes_field_by_field(tmp_path, monkeypatc
     assert None in seen  # a batch was refused, and decoded field by field
 
 
-def test_an_int_column_of_another_width_is_decoded_field_by_field(tmp_path):
-    # A JSONL 'int' is text: never read as 8-byte integers.
+def test_a_text_int_column_is_decoded_from_its_text(tmp_path):
+    # A JSONL 'int' is the value's text: never read as 8-byte integers.
     folder = str(tmp_path / 'ds')
     with sluice.JSONWriter(out=folder, columns={'id': 'int', 'name': 'str'}) as w:
         for i in range(100):
             w.write({'id': 10 ** 9 + i, 'name': f'n{i}'})
     ds = sluice.StreamingDataset(local=folder, batch_size=8)
     assert list(ds) == [{'id': 10 ** 9 + i, 'name': f'n{i}'} for i in range(100)]
+
+
+def test_an_mds_int_column_of_another_size_is_refused(tmp_path):
+    # What SampleBatch relies on to read 'int' columns 8 bytes a field.
+    folder = str(tmp_path / 'ds')
+    with sluice.MDSWriter(out=folder, columns={'id': 'bytes', 'data': 'bytes'}) as w:
+        for i in range(40):
+            w.write({'id': struct.pack('<q', i) if i != 20 else b'1234', 'data': b'x'})
+    with open(os.path.join(folder, 'index.json')) as f:
+        index = json.load(f)
+    index['shards'][0]['column_encodings'][index['shards'][0]['column_names'].index('id')] = 'int'
+    with open(os.path.join(folder, 'index.json'), 'w') as f:
+        json.dump(index, f)
+    ds = sluice.StreamingDataset(local=folder, batch_size=8)
+    with pytest.raises(ValueError, match=r"column 'id' \(int\) has size null, expected 8"):
+        list(ds)
 
 
 @pytest.mark.parametrize('names', [['a'], ["it's", 'say "hi"', 'back\\slash', 'ü', 'x y', '\n']])
