@@ -72,6 +72,7 @@ class _Column:
         self.guess = 0  # bytes per sample of the last batch (variable columns)
 
     def start(self, samples):
+        self.samples = samples
         if self.layout:
             self.values = np.empty(samples * self.item, np.uint8)
         else:
@@ -98,7 +99,12 @@ class _Column:
             if status != _lib.ERANGE or self.values.size - self.used >= needed.value:
                 _lib.check(status)
                 break
-            grown = np.empty(max(2 * self.values.size, self.used + needed.value), np.uint8)
+            # Room for the whole batch at the size per sample seen so far:
+            # a batch of large samples grows once, not by doublings that
+            # each copy (and fault in) all it holds.
+            seen = self.used + needed.value
+            grown = np.empty(max(2 * self.values.size, seen,
+                                 -(-seen * self.samples // (pos + count))), np.uint8)
             grown[:self.used] = self.values[:self.used]
             self.values = grown
         self.offsets[pos:pos + count + 1] += self.used

@@ -110,6 +110,21 @@ def test_batches_grow_past_a_first_guess_and_to_torch_shares_memory(tmp_path):
         next(ds.iter_batches(0))
 
 
+def test_a_batch_that_grows_with_bytes_in_it_keeps_them(tmp_path):
+    # Shards of 4 KiB and a predownload window of 4 samples: a batch is
+    # filled by several engine calls, and its large samples come after
+    # small ones, so its buffer grows with fields in it.
+    sizes = [10] * 30 + [3000] * 30
+    folder = write_ids(str(tmp_path / 'ds'), sizes)
+    ds = sluice.StreamingDataset(local=folder, batch_size=20, predownload=4)
+    batches = list(ds.iter_batches())
+    assert [b['id'].tolist() for b in batches] == [list(range(k, k + 20)) for k in (0, 20, 40)]
+    assert [f for b in batches for f in b['data'].to_list()] == \
+        [bytes([i % 251]) * n for i, n in enumerate(sizes)]
+    assert [b['name'].to_list() for b in batches] == \
+        [[f'n{i}'.encode() for i in range(k, k + 20)] for k in (0, 20, 40)]
+
+
 def test_column_batches_widen_what_torch_lacks_and_refuse_uint64(tmp_path):
     def write(folder, columns, rows):
         with sluice.MDSWriter(out=folder, columns=columns) as w:
