@@ -5,14 +5,17 @@ the first sample has to cost at least when shards are fetched whole).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
-        [--proxy] [--library NAME=PATH[,PYTHONPATH] ...]
+        [--proxy] [--resume] [--library NAME=PATH[,PYTHONPATH] ...]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
 speed issue's workload B). Prints the median, min and max of R runs. With
 --epoch, each run also reads the whole epoch, timed against all shards
 fetched by 4 parallel `curl` transfers. With --proxy, every row is also
 measured through delay_proxy.py (15 ms to first byte, 100 MB/s per
-connection). --library runs the children against other builds of
+connection). With --resume, each run also times a resumed cold iteration:
+the child loads a state_dict at the middle of epoch 0 (load_state_dict,
+as a restarted job would) and times its first sample, whose shard is not
+in the cache. --library runs the children against other builds of
 libsluice.so (e.g. before=/tmp/old.so after=build/...; with ,PYTHONPATH the
 child imports that build's package too), interleaved, as in cold_epoch.py.
 """
@@ -38,23 +41,29 @@ MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # The child: open, iterate to the first sample, print seconds since the
 # dataset was constructed (imports excluded: they are the same warm or cold),
 # then (argv[4] == '1') to the end of the epoch, and the CPU seconds spent
-# from the construction on (cold_epoch.cpu_seconds). argv[5], when given, is
-# a mosaicml-streaming source tree to read with instead (argv[6]: the folder
-# of mosaic_stubs.py).
+# from the construction on (cold_epoch.cpu_seconds). argv[5] > 0: resume at
+# that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys; 64
+# canonical nodes, Mosaic's default for one node, so the order is the
+# unresumed one's). argv[6], when given, is a mosaicml-streaming source tree
+# to read with instead (argv[7]: the folder of mosaic_stubs.py).
 CHILD = r'''
 import sys, time
 sys.path.insert(0, %r)
 from cold_epoch import cpu_seconds
-if len(sys.argv) > 5:
-    sys.path.insert(0, sys.argv[6])
+if len(sys.argv) > 6:
+    sys.path.insert(0, sys.argv[7])
     from mosaic_stubs import import_streaming
-    Dataset = import_streaming(sys.argv[5])[0].StreamingDataset
+    Dataset = import_streaming(sys.argv[6])[0].StreamingDataset
 else:
     import sluice
     Dataset = sluice.StreamingDataset
 c0, t0 = cpu_seconds(), time.perf_counter()
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
              batch_size=16, shuffle_seed=17)
+if int(sys.argv[5]) > 0:
+    ds.load_state_dict({'epoch': 0, 'sample_in_epoch': int(sys.argv[5]),
+                        'num_canonical_nodes': 64, 'shuffle_seed': 17,
+                        'initial_physical_nodes': 1})
 it = iter(ds)
 next(it)
 first = time.perf_counter() - t0
@@ -103,16 +112,17 @@ http {{ access_log off; sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None):
+def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0):
     """Seconds to the first sample, with `env` (default: this process's), by
     Sluice or, given `mosaic_src`, by mosaicml-streaming from that source
-    tree. With `epoch`: (seconds to the first sample, to the end of the
-    epoch, CPU seconds of the epoch, bytes in the cache after it)."""
+    tree; with `resume` > 0, of an iteration resumed at that sample of epoch
+    0. With `epoch`: (seconds to the first sample, to the end of the epoch,
+    CPU seconds of the epoch, bytes in the cache after it)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              '1' if epoch else '0'] + mosaic,
+                              '1' if epoch else '0', str(resume)] + mosaic,
                              capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
@@ -146,6 +156,8 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--epoch', action='store_true',
                     help='also time whole cold epochs against 4 parallel curl transfers')
+    ap.add_argument('--resume', action='store_true',
+                    help='also time the first sample of an iteration resumed mid-epoch')
     ap.add_argument('--proxy', action='store_true',
                     help='also measure through delay_proxy.py (15 ms, 100 MB/s per connection)')
     ap.add_argument('--library', action='append', default=[],
@@ -188,6 +200,10 @@ def main():
                             rows.setdefault(label + order, []).append(first)
                             if args.epoch:
                                 rows.setdefault(label + 'epoch ' + order, []).append(whole)
+                            if args.resume:
+                                rows.setdefault(label + 'resumed ' + order, []).append(
+                                    child_time(url, shuffle, work, env=env,
+                                               resume=args.samples // 2))
         finally:
             if proxy is not None:
                 proxy.close()

@@ -384,6 +384,49 @@ TEST_F(ColdPass, APeekGivesUpOnAServerIgnoringRange) {
   EXPECT_LE(PeekRequests().size(), 1u);
 }
 
+// A resumed pass (IterBegin at sample 1500 of the epoch, as after
+// load_state_dict) peeks its own first sample when that sample's shard is
+// not in the cache: the first batch is that one sample, from its offsets
+// entry and bytes, before its shard; the rest of the resumed pass is exact.
+TEST_F(ColdPass, AResumedPassPeeksItsFirstSample) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  auto planner = StreamingDataset::Open(options_);
+  ASSERT_TRUE(planner.ok()) << planner.status().ToString();
+  auto resumed = (*planner)->WorkerIds(0, 1500, 0, 1);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  ASSERT_EQ(resumed->size(), 1500u);
+  EXPECT_EQ(*resumed, std::vector<int64_t>(plan_.begin() + 1500, plan_.end()));
+  auto first = reader_->Locate(static_cast<uint64_t>((*resumed)[0]));
+  ASSERT_TRUE(first.ok());
+  first_file_ = reader_->index().shards[first->shard].raw_data.basename;
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ + " { limit_rate 64k; }"));
+  auto [begin, end] = SampleBounds(JoinPath(data_, first_file_), first->index_in_shard);
+
+  auto ds = StreamingDataset::Open(options_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 1500, 0, 1).ok());
+  std::vector<int64_t> ids(64), got;
+  std::vector<SampleFields> fields;
+  std::vector<std::string> bytes;
+  auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, 1u);
+  EXPECT_EQ(PeekRequests(2),
+            (std::vector<std::string>{
+                "206 " + Range(4 + 4 * first->index_in_shard, 12 + 4 * first->index_in_shard),
+                "206 " + Range(begin, end)}));
+  do {
+    for (size_t k = 0; k < *n; ++k) {
+      got.push_back(ids[k]);
+      bytes.push_back(testing::FieldBytes(fields[k]));
+    }
+    n = (*ds)->NextBatch(64, ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+  } while (*n > 0);
+  EXPECT_EQ(got, *resumed);
+  EXPECT_EQ(bytes, std::vector<std::string>(expected_.begin() + 1500, expected_.end()));
+}
+
 // The peek's ranged requests go to a server that never answers (nginx
 // passes them to a stalling proxy; read_timeout 20 s), the shard's own
 // download does not: the shard serves the first batch and the peek, still
