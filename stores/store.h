@@ -46,6 +46,11 @@ struct StoreOptions {
   double read_timeout_s = 30.0;
   uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
   int concurrency = 8;                     // ranged GET parts in flight per object
+  // Parts in flight per object from a server that answers as if local
+  // (GetToFileOptions::local_concurrency; HTTP stores). Several objects are
+  // fetched at once (the dataset's fetch_concurrency), which fills such a
+  // link already.
+  int local_concurrency = 2;
   // Multipart (S3) / block (Azure) upload parts in flight per object; each
   // holds one part in memory.
   int upload_concurrency = 4;

@@ -17,6 +17,7 @@
 #include "stores/http/body_buffers.h"
 #include "stores/http/body_placement.h"
 #include "stores/http/connection_pool.h"
+#include "stores/http/first_byte_time.h"
 #include "stores/http/http_transfer.h"
 
 namespace sluice::http_detail {
@@ -28,6 +29,7 @@ struct ExchangeContext {
   boost::asio::any_io_executor executor;
   const HttpClientOptions& options;
   BodyBufferPool& buffers;
+  FirstByteTime& first_byte;  // fed by every exchange without a request body
 };
 
 // Reads the body of the 2xx response whose head `parser` holds, from

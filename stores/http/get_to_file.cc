@@ -4,6 +4,7 @@
 // place.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -357,8 +358,12 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   // Worker 0 takes part 0; the others start now when the size is known,
   // else once part 0 has told it. The first error cancels the others (a
   // part sent before part 0 answered reports one only once part 0 has); so
-  // does part 0 answered whole.
-  const size_t max_workers = static_cast<size_t>(options.concurrency);
+  // does part 0 answered whole. Workers: `concurrency`, or from a server
+  // that answers as if local `local_concurrency` (no round trip to hide
+  // there; more connections only cost CPU).
+  const bool local = options.local_concurrency > 0 && LocalLink();
+  const size_t max_workers = static_cast<size_t>(
+      local ? std::min(options.local_concurrency, options.concurrency) : options.concurrency);
   std::vector<asio::cancellation_signal> signals(max_workers);
   size_t workers = 0;
   int running = 0;

@@ -74,6 +74,8 @@ class HttpClient::Impl {
     co_return result;
   }
 
+  bool LocalLink() const { return first_byte_.Below(options_.local_first_byte); }
+
   HttpClientStats Stats() const {
     return {pool_.opened(), pool_.reused(), pool_.stale(), retries_.load()};
   }
@@ -178,7 +180,8 @@ class HttpClient::Impl {
 
   http_detail::ConnectionPool pool_;
   http_detail::BodyBufferPool buffers_;
-  http_detail::ExchangeContext context_{executor_, options_, buffers_};
+  http_detail::FirstByteTime first_byte_;
+  http_detail::ExchangeContext context_{executor_, options_, buffers_, first_byte_};
   RetryPolicy retry_;
   std::atomic<uint64_t> retries_{0};
 };
@@ -226,6 +229,7 @@ awaitable<Result<HttpResponse>> HttpClient::Send(HttpRequest request, BodySink s
 }
 
 HttpClientStats HttpClient::stats() const { return impl_->Stats(); }
+bool HttpClient::LocalLink() const { return impl_->LocalLink(); }
 const HttpClientOptions& HttpClient::options() const { return impl_->options_; }
 asio::any_io_executor HttpClient::executor() const { return impl_->executor_; }
 

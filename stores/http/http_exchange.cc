@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -190,6 +191,7 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   Connection& conn = *lease.conn;
   const std::string range = RangeHeader(t);
   const bool sent_if_range = ResumesWithIfRange(t, range);
+  const auto sent_at = std::chrono::steady_clock::now();
   AttemptResult sent = co_await SendRequest(ctx, stream, lease, t, range);
   if (sent.outcome != Outcome::kDone) co_return sent;
 
@@ -211,6 +213,11 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
     result.failure = TransportFailure(t, ctx.options, "waiting for the response", hec,
                                       ctx.options.first_byte_timeout, "first_byte_timeout");
     co_return result;
+  }
+  // A request with a body would count its upload as the server's delay.
+  if (t.request.body.empty() && t.request.body_file.empty()) {
+    ctx.first_byte.Record(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - sent_at));
   }
 
   const auto& head = parser.get();

@@ -117,6 +117,7 @@ class S3Store final : public Store {
     GetToFileOptions opts;
     opts.part_size = std::max<uint64_t>(options_.part_size, 1);
     opts.concurrency = std::max(options_.concurrency, 1);
+    opts.local_concurrency = std::max(options_.local_concurrency, 0);
     opts.write_pool = options_.write_pool;
     opts.expected_size = expected_size;
     auto resp = co_await client_->GetToFile(req.url, path, opts, std::move(req.headers));

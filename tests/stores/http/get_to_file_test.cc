@@ -285,6 +285,18 @@ void SortRanges(std::vector<std::string>::iterator from, std::vector<std::string
     return std::stoull(a.substr(6)) < std::stoull(b.substr(6));
   });
 }
+// The Range headers of `path`'s 206 answers in nginx's log lines `log`,
+// in the order of their first bytes.
+std::vector<std::string> LoggedRanges(const std::string& log, const std::string& path) {
+  const std::string line = "GET " + path + " 206 ";
+  std::vector<std::string> ranges;
+  for (size_t at = log.find(line); at != std::string::npos; at = log.find(line, at + 1)) {
+    const size_t from = at + line.size();
+    ranges.push_back(log.substr(from, log.find('\n', from) - from));
+  }
+  SortRanges(ranges.begin(), ranges.end());
+  return ranges;
+}
 const std::vector<std::string> kFiveRanges = {"bytes=0-65535", "bytes=65536-131071",
                                               "bytes=131072-196607", "bytes=196608-262143",
                                               "bytes=262144-299999"};
@@ -309,14 +321,43 @@ TEST_F(GetToFileTest, WithTheSizeKnownThePartsStartWithPartZero) {
     EXPECT_EQ(r->body_bytes, kObject);
     EXPECT_EQ((*client)->stats().connections_opened, known ? 5u : 4u);
     EXPECT_EQ((*client)->stats().connections_reused, known ? 0u : 1u);
-    std::vector<std::string> ranges;
     std::string log = nginx_->AccessLog().substr(before.size());
-    for (size_t at = log.find("GET /parts.bin 206 "); at != std::string::npos;
-         at = log.find("GET /parts.bin 206 ", at + 1)) {
-      size_t from = at + 19;
-      ranges.push_back(log.substr(from, log.find('\n', from) - from));
-    }
-    SortRanges(ranges.begin(), ranges.end());
+    std::vector<std::string> ranges = LoggedRanges(log, "/parts.bin");
+    EXPECT_EQ(ranges, kFiveRanges);
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 5);
+  }
+}
+
+// Once the client's servers answer as if local (HttpClient::LocalLink), a
+// download keeps local_concurrency parts in flight instead of concurrency:
+// the same five ranges, each once, over two connections (the first GET's,
+// reused, and one more) instead of five.
+TEST_F(GetToFileTest, FromALocalServerLocalConcurrencyPartsAreInFlight) {
+  ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/local.bin", PatternBytes(kObject, 6)).ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(nginx_->http_port()) + "/local.bin";
+  for (bool local : {true, false}) {
+    SCOPED_TRACE(local ? "local" : "not local");
+    HttpClientOptions client_options;
+    client_options.local_first_byte =
+        local ? std::chrono::microseconds(std::chrono::hours(1)) : std::chrono::microseconds(0);
+    auto client = HttpClient::Create(loop_.executor(), client_options);
+    ASSERT_TRUE(client.ok());
+    HttpRequest get;
+    get.url = Url();
+    ASSERT_TRUE(loop_.Run((*client)->Send(get)).ok());
+    EXPECT_EQ((*client)->LocalLink(), local);
+    const std::string dst = out() + (local ? "/local.bin" : "/remote.bin");
+    const std::string before = nginx_->AccessLog();
+    GetToFileOptions options = FivePartsOf64KiB(kObject);
+    options.local_concurrency = 2;
+    Result<HttpResponse> r = loop_.Run((*client)->GetToFile(url, dst, options));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(*ReadFile(dst) == PatternBytes(kObject, 6));
+    EXPECT_EQ(r->body_bytes, kObject);
+    EXPECT_EQ((*client)->stats().connections_opened, local ? 2u : 5u);
+    EXPECT_EQ((*client)->stats().connections_reused, local ? 4u : 1u);
+    std::string log = nginx_->AccessLog().substr(before.size());
+    std::vector<std::string> ranges = LoggedRanges(log, "/local.bin");
     EXPECT_EQ(ranges, kFiveRanges);
     EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 5);
   }

@@ -200,6 +200,32 @@ TEST_F(HttpClientTest, ServerClosedIdleConnectionIsReplacedWithoutRetry) {
   EXPECT_EQ(c.stats().retries, 0u);
 }
 
+// LocalLink: false before any response; a request with a body does not
+// count (its upload would pass for the server's delay); a GET does. With a
+// limit of zero no server is local.
+TEST_F(HttpClientTest, LocalLinkIsLearnedFromAnswersToRequestsWithoutABody) {
+  HttpClientOptions options;
+  options.local_first_byte = std::chrono::hours(1);
+  HttpClient& c = Client(options);
+  EXPECT_FALSE(c.LocalLink());
+  HttpRequest put;
+  put.method = HttpMethod::kPut;
+  put.url = Http("/dav/local_link.txt");
+  put.body = "put body";
+  Result<HttpResponse> r = loop_->Run(c.Send(put));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(c.LocalLink());
+  r = loop_->Run(c.Send(Get(Http("/dav/local_link.txt"))));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(c.LocalLink());
+
+  options.local_first_byte = std::chrono::microseconds(0);
+  HttpClient& never = Client(options);
+  r = loop_->Run(never.Send(Get(Http("/dav/local_link.txt"))));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(never.LocalLink());
+}
+
 TEST_F(HttpClientTest, PutPostDeleteWithBodies) {
   HttpClient& c = Client();
   HttpRequest put;
