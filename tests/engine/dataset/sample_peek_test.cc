@@ -217,7 +217,7 @@ TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
   EXPECT_EQ(stall.connections(), 1);
-  EXPECT_LT(took, std::chrono::seconds(2));
+  EXPECT_LT(took, std::chrono::seconds(10));  // not the read timeout's 20 s
 }
 
 // A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the
@@ -471,7 +471,7 @@ TEST_F(ColdPass, ANewPassOrACloseDoesNotWaitForAStalledPeek) {
   ASSERT_NE(ds, nullptr);
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(ds->IterBegin(0, 0, 0, 1).ok());
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // not 20 s
   std::vector<int64_t> ids(64), got;
   std::vector<SampleFields> fields;
   std::vector<std::string> bytes;
@@ -493,7 +493,7 @@ TEST_F(ColdPass, ANewPassOrACloseDoesNotWaitForAStalledPeek) {
   ASSERT_NE(ds, nullptr);
   start = std::chrono::steady_clock::now();
   ds.reset();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // not 20 s
 }
 
 // With a second stream of other columns (x: int, y: str, read in place),

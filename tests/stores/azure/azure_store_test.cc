@@ -92,7 +92,7 @@ TEST_F(AzureStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   auto env = testing::AzuriteEnv(proxy.port());
   ScopedEnv via(env);
   StoreOptions options;
-  options.read_timeout_s = 5;
+  options.read_timeout_s = 30;
   auto store = Open("azure://data/peek", options);
   ASSERT_NE(store, nullptr);
   testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);

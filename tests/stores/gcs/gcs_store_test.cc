@@ -360,7 +360,7 @@ TEST_F(GcsStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   ScopedEnv via("GCS_ENDPOINT_URL", "http://127.0.0.1:" + std::to_string(proxy.port()));
   StoreOptions options;
   options.download_retry = 0;
-  options.read_timeout_s = 5;
+  options.read_timeout_s = 30;
   auto proxied = OpenStore("gs://bkt/data", loop_.executor(), options);
   ASSERT_TRUE(proxied.ok()) << proxied.status().ToString();
   testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, **proxied, proxy, "peek.bin",

@@ -297,6 +297,26 @@ std::vector<std::string> LoggedRanges(const std::string& log, const std::string&
   SortRanges(ranges.begin(), ranges.end());
   return ranges;
 }
+// How many of `log`'s lines are requests for `path`.
+size_t LoggedRequests(const std::string& log, const std::string& path) {
+  const std::string line = "GET " + path + " ";
+  size_t n = 0;
+  for (size_t at = log.find(line); at != std::string::npos; at = log.find(line, at + 1)) ++n;
+  return n;
+}
+// nginx's access log past its first `from` bytes once it holds at least
+// `n` requests for `path`, or after 2 s: nginx logs a request after
+// answering it, so the last part's line may come after the download ended.
+std::string LogOnceLogged(const NginxServer& nginx, size_t from, const std::string& path,
+                          size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::string log = nginx.AccessLog().substr(from);
+  while (LoggedRequests(log, path) < n && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    log = nginx.AccessLog().substr(from);
+  }
+  return log;
+}
 const std::vector<std::string> kFiveRanges = {"bytes=0-65535", "bytes=65536-131071",
                                               "bytes=131072-196607", "bytes=196608-262143",
                                               "bytes=262144-299999"};
@@ -321,10 +341,9 @@ TEST_F(GetToFileTest, WithTheSizeKnownThePartsStartWithPartZero) {
     EXPECT_EQ(r->body_bytes, kObject);
     EXPECT_EQ((*client)->stats().connections_opened, known ? 5u : 4u);
     EXPECT_EQ((*client)->stats().connections_reused, known ? 0u : 1u);
-    std::string log = nginx_->AccessLog().substr(before.size());
-    std::vector<std::string> ranges = LoggedRanges(log, "/parts.bin");
-    EXPECT_EQ(ranges, kFiveRanges);
-    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 5);
+    std::string log = LogOnceLogged(*nginx_, before.size(), "/parts.bin", 5);
+    EXPECT_EQ(LoggedRanges(log, "/parts.bin"), kFiveRanges);
+    EXPECT_EQ(LoggedRequests(log, "/parts.bin"), 5u);
   }
 }
 
@@ -344,10 +363,12 @@ TEST_F(GetToFileTest, FromALocalServerLocalConcurrencyPartsAreInFlight) {
     ASSERT_TRUE(client.ok());
     HttpRequest get;
     get.url = Url();
+    const size_t primed = nginx_->AccessLog().size();
     ASSERT_TRUE(loop_.Run((*client)->Send(get)).ok());
     EXPECT_EQ((*client)->LocalLink(), local);
     const std::string dst = out() + (local ? "/local.bin" : "/remote.bin");
-    const std::string before = nginx_->AccessLog();
+    // Counted from past the priming GET's line (logged after its answer).
+    const size_t before = primed + LogOnceLogged(*nginx_, primed, "/data.bin", 1).size();
     GetToFileOptions options = FivePartsOf64KiB(kObject);
     options.local_concurrency = 2;
     Result<HttpResponse> r = loop_.Run((*client)->GetToFile(url, dst, options));
@@ -356,10 +377,9 @@ TEST_F(GetToFileTest, FromALocalServerLocalConcurrencyPartsAreInFlight) {
     EXPECT_EQ(r->body_bytes, kObject);
     EXPECT_EQ((*client)->stats().connections_opened, local ? 2u : 5u);
     EXPECT_EQ((*client)->stats().connections_reused, local ? 4u : 1u);
-    std::string log = nginx_->AccessLog().substr(before.size());
-    std::vector<std::string> ranges = LoggedRanges(log, "/local.bin");
-    EXPECT_EQ(ranges, kFiveRanges);
-    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 5);
+    std::string log = LogOnceLogged(*nginx_, before, "/local.bin", 5);
+    EXPECT_EQ(LoggedRanges(log, "/local.bin"), kFiveRanges);
+    EXPECT_EQ(LoggedRequests(log, "/local.bin"), 5u);
   }
 }
 

@@ -99,7 +99,7 @@ TEST_F(S3StoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   testing::FaultProxy proxy(server_->port());
   ScopedEnv via("S3_ENDPOINT_URL", "http://127.0.0.1:" + std::to_string(proxy.port()));
   StoreOptions options;
-  options.read_timeout_s = 5;
+  options.read_timeout_s = 30;
   auto store = Open("s3://bkt/peek", options);
   ASSERT_NE(store, nullptr);
   testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);
@@ -141,6 +141,7 @@ TEST_F(S3StoreTest, MultipartUploadAndParallelGetToFile) {
   options.part_size = 5 << 20;  // S3's smallest part
   options.concurrency = 3;
   options.upload_concurrency = 2;  // 4 parts, 2 at a time: they finish out of order
+  options.local_concurrency = 0;   // all 3 parts in flight even from a local server
   auto store = Open("s3://bkt/mp", options);
   ASSERT_NE(store, nullptr);
   std::string data = PatternBytes((16 << 20) + 12345, 5);
