@@ -137,25 +137,35 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
   if (lo >= hi || first >= last) return;
   const int64_t base = start[size_t(first)];  // sorted[0] is sorted position base
   auto& sorted = scratch.sorted;
-  sorted.resize(size_t(start[size_t(last)] - base));
+  const int64_t kept = start[size_t(last)] - base;
   {
     std::vector<int64_t>& cursor = scratch.cursor;
     cursor.assign(start.begin(), start.end() - 1);
-    // Cursors count in `sorted` (from base); the buckets outside
-    // [first, last) go negative but are never written.
+    // Cursors count in `sorted` (from base).
     for (int64_t& c : cursor) c -= base;
-    std::pair<double, int64_t>* dst = sorted.data();
     int64_t* cur = cursor.data();
     if (first == 0 && last == coarse) {
+      sorted.resize(size_t(kept));
+      std::pair<double, int64_t>* dst = sorted.data();
       for (int64_t k = 0; k < n; ++k) {
         const double p = pos[size_t(k)];
         dst[cur[ClampedFloor(p, n) >> shift]++] = {p, out[k]};
       }
     } else {
+      // Without a branch: the buckets outside [first, last) all write to
+      // one spare slot past the kept ones and never advance. Shifts span
+      // the whole part under the default block, so whether a position is
+      // kept is a coin toss, which a branch mispredicts half the time.
+      sorted.resize(size_t(kept) + 1);
+      std::pair<double, int64_t>* dst = sorted.data();
+      for (int64_t b = 0; b < coarse; ++b) {
+        if (b < first || b >= last) cur[b] = kept;
+      }
       for (int64_t k = 0; k < n; ++k) {
         const double p = pos[size_t(k)];
         const int64_t b = ClampedFloor(p, n) >> shift;
-        if (b >= first && b < last) dst[cur[b]++] = {p, out[k]};
+        dst[cur[b]] = {p, out[k]};
+        cur[b] += int64_t(uint64_t(b - first) < uint64_t(last - first));
       }
     }
   }
