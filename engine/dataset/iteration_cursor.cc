@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/exception_status.h"
+#include "formats/dataset/locate_each.h"
 
 namespace sluice {
 
@@ -19,14 +20,9 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
       shards_(shards),
       next_(std::move(next)),
       may_peek_(options.peek_first_sample) {
-  std::vector<size_t> shard_of;
-  shard_of.reserve(ids_.size());
-  local_.reserve(ids_.size());
-  for (int64_t id : ids_) {
-    auto [g, i] = locator_->Locate(static_cast<uint64_t>(id));
-    shard_of.push_back(g);
-    local_.push_back(i);
-  }
+  std::vector<size_t> shard_of(ids_.size());
+  local_.resize(ids_.size());
+  LocateEach(*locator_, ids_, shard_of.data(), local_.data());
   prefetcher_ = std::make_unique<ShardPrefetcher>(
       std::move(shard_of), std::max<size_t>(options.window, 1),
       [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel, true); },
@@ -62,9 +58,8 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
                                               place_.worker, &next_shuffle_warning_));
-  std::vector<size_t> order;
-  order.reserve(ids.size());
-  for (int64_t id : ids) order.push_back(locator_->Locate(static_cast<uint64_t>(id)).first);
+  std::vector<size_t> order(ids.size());
+  LocateEach(*locator_, ids, order.data(), nullptr);
   next_ids_ = std::move(ids);
   return order;
 }

@@ -14,7 +14,9 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
       look_ahead_(keep_reused),
       window_(window < 1 ? 1 : window),
       opener_(std::move(opener)),
-      at_(shard_of_.size(), nullptr),
+      // Not zeroed: written by the scan before any read, and untouched pages
+      // of a long order cost nothing until the scan reaches them.
+      at_(new const OpenedShard*[shard_of_.size()]),
       next_(std::move(next)),
       seed_(std::move(seed)),
       open_threads_(std::max<size_t>(open_threads, 1)),
@@ -110,8 +112,7 @@ void ShardPrefetcher::ScanOpen(size_t limit) {
     size_t run_end = scan_ + 1;
     while (run_end < limit && shard_of_[run_end] == shard) ++run_end;
     const OpenedShard* opened = it->second.shard.get();
-    std::fill(at_.begin() + static_cast<std::ptrdiff_t>(scan_),
-              at_.begin() + static_cast<std::ptrdiff_t>(run_end), opened);
+    std::fill(at_.get() + scan_, at_.get() + run_end, opened);
     scan_ = run_end;
     it->second.last_pos = scan_ - 1;
     expiry_.emplace_back(scan_ - 1, shard);

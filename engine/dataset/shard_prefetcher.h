@@ -189,7 +189,7 @@ class ShardPrefetcher {
   std::deque<std::pair<size_t, size_t>> expiry_;
   // at_[q]: the shard of position q once q < scan_ (the entry in ready_
   // keeps it alive while the consumer may still read q).
-  std::vector<const OpenedShard*> at_;
+  std::unique_ptr<const OpenedShard*[]> at_;
   const NextOrder next_;
   ShardMap seed_;
   ShardMap early_;  // opened beyond the window (look_ahead_), for the scan
