@@ -138,7 +138,7 @@ struct HttpClientOptions {
   std::string ca_file;
   bool verify_tls = true;  // false only for tests against a known server
   std::string user_agent = "sluice/0.1";
-  // Once a response to a request without a body came within this time to
+  // Once a 2xx response to a request without a body came within this time to
   // first byte (http_detail::FirstByteTime), the servers are taken to be on
   // this host or next to it: there is no round trip for parallel requests
   // to hide (see LocalLink, GetToFileOptions::local_concurrency).
@@ -219,7 +219,7 @@ class HttpClient {
       HttpHeaders extra_headers = {});
 
   HttpClientStats stats() const;
-  // Whether a response to a request without a body came within
+  // Whether a 2xx response to a request without a body came within
   // HttpClientOptions::local_first_byte (false before the first response).
   // Callable from any thread.
   bool LocalLink() const;

@@ -214,14 +214,15 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
                                       ctx.options.first_byte_timeout, "first_byte_timeout");
     co_return result;
   }
-  // A request with a body would count its upload as the server's delay.
-  if (t.request.body.empty() && t.request.body_file.empty()) {
+  const auto& head = parser.get();
+  const int status = static_cast<int>(head.result_int());
+  // A request with a body would count its upload as the server's delay; an
+  // error or a redirect may come from a proxy beside the client (a sidecar,
+  // a local gateway) rather than from the store that serves the data.
+  if (t.request.body.empty() && t.request.body_file.empty() && status >= 200 && status < 300) {
     ctx.first_byte.Record(std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - sent_at));
   }
-
-  const auto& head = parser.get();
-  const int status = static_cast<int>(head.result_int());
   const std::string status_line =
       "HTTP " + std::to_string(status) + " " + std::string(head.reason());
 

@@ -201,7 +201,8 @@ TEST_F(HttpClientTest, ServerClosedIdleConnectionIsReplacedWithoutRetry) {
 }
 
 // LocalLink: false before any response; a request with a body does not
-// count (its upload would pass for the server's delay); a GET does. With a
+// count (its upload would pass for the server's delay), nor a 404; a GET
+// answered 200 does. With a
 // limit of zero no server is local.
 TEST_F(HttpClientTest, LocalLinkIsLearnedFromAnswersToRequestsWithoutABody) {
   HttpClientOptions options;
@@ -214,6 +215,10 @@ TEST_F(HttpClientTest, LocalLinkIsLearnedFromAnswersToRequestsWithoutABody) {
   put.body = "put body";
   Result<HttpResponse> r = loop_->Run(c.Send(put));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(c.LocalLink());
+  // Nor does an error (a proxy beside the client may answer those).
+  r = loop_->Run(c.Send(Get(Http("/dav/no_such_local_link.txt"))));
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound) << r.status().ToString();
   EXPECT_FALSE(c.LocalLink());
   r = loop_->Run(c.Send(Get(Http("/dav/local_link.txt"))));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
