@@ -33,6 +33,10 @@ except ImportError:  # torch is optional
 
 __all__ = ['ColumnBatches', 'VarColumn', 'iter_batches', 'to_torch']
 
+# A column grown for a whole batch from the samples seen so far claims at
+# most 8x what it has seen, or this much if that is more (_Column.take).
+_GUESS_CAP = 1 << 28
+
 
 class VarColumn(NamedTuple):
     """A variable-size column of a batch: field k is data[offsets[k]:offsets[k + 1]]
@@ -101,10 +105,13 @@ class _Column:
                 break
             # Room for the whole batch at the size per sample seen so far:
             # a batch of large samples grows once, not by doublings that
-            # each copy (and fault in) all it holds.
+            # each copy (and fault in) all it holds. The guess is capped
+            # (8x what is seen, or 256 MiB if more): from a few samples,
+            # one large one must not claim a batch's worth of large ones.
             seen = self.used + needed.value
-            grown = np.empty(max(2 * self.values.size, seen,
-                                 -(-seen * self.samples // (pos + count))), np.uint8)
+            guess = -(-seen * self.samples // (pos + count))
+            guess = min(guess, max(8 * seen, _GUESS_CAP))
+            grown = np.empty(max(2 * self.values.size, seen, guess), np.uint8)
             grown[:self.used] = self.values[:self.used]
             self.values = grown
         self.offsets[pos:pos + count + 1] += self.used

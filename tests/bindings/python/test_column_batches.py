@@ -125,6 +125,20 @@ def test_a_batch_that_grows_with_bytes_in_it_keeps_them(tmp_path):
         [[f'n{i}'.encode() for i in range(k, k + 20)] for k in (0, 20, 40)]
 
 
+def test_one_large_first_sample_does_not_claim_a_batch_of_large_ones(tmp_path, monkeypatch):
+    # The batch is filled 4 samples at a time (predownload=4): from the
+    # first call (a 100 KB sample and three small ones) the column guesses
+    # 25 MB for the batch of 1,000; the cap (here 8x what it has seen)
+    # holds it to about 800 KB.
+    monkeypatch.setattr(sluice.column_batches, '_GUESS_CAP', 0)
+    sizes = [100_000] + [10] * 999
+    folder = write_ids(str(tmp_path / 'ds'), sizes)
+    ds = sluice.StreamingDataset(local=folder, batch_size=1000, predownload=4)
+    (batch,) = list(ds.iter_batches())
+    assert batch['data'].to_list() == [bytes([i % 251]) * n for i, n in enumerate(sizes)]
+    assert batch['data'].data.base.size <= 8 * (100_000 + 30)
+
+
 def test_column_batches_widen_what_torch_lacks_and_refuse_uint64(tmp_path):
     def write(folder, columns, rows):
         with sluice.MDSWriter(out=folder, columns=columns) as w:
