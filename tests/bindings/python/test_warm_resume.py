@@ -36,12 +36,14 @@ class ConnectionLog:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
+            # Counted when accepted, before any byte is read.
+            self.seen.append(b'')
             with conn:
                 conn.settimeout(1)
                 try:
-                    self.seen.append(conn.recv(256))
+                    self.seen[-1] = conn.recv(256)
                 except OSError:
-                    self.seen.append(b'')
+                    pass
 
     def close(self):
         self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone does not)
