@@ -120,8 +120,9 @@ class Floor(tud.IterableDataset):
         self.samples, self.payload = samples, bytes(size)
 
     def __iter__(self):
-        info = tud.get_worker_info()
-        for i in range(info.id, self.samples, info.num_workers):
+        info = tud.get_worker_info()  # None in the main process (--workers 0)
+        worker, workers = (info.id, info.num_workers) if info else (0, 1)
+        for i in range(worker, self.samples, workers):
             yield {'id': i, 'data': bytes(bytearray(self.payload))}  # a fresh object each
 
 

@@ -42,9 +42,10 @@ MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # dataset was constructed (imports excluded: they are the same warm or cold),
 # then (argv[4] == '1') to the end of the epoch, and the CPU seconds spent
 # from the construction on (cold_epoch.cpu_seconds). argv[5] > 0: resume at
-# that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys; 64
-# canonical nodes, Mosaic's default for one node, so the order is the
-# unresumed one's). argv[6], when given, is a mosaicml-streaming source tree
+# that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys, with 64
+# canonical nodes: not py1e's default of one for one node, so the resumed
+# pass reads another order than the unresumed one; what is timed is its
+# first sample, whose shard is as cold either way). argv[6], when given, is a mosaicml-streaming source tree
 # to read with instead (argv[7]: the folder of mosaic_stubs.py).
 CHILD = r'''
 import sys, time

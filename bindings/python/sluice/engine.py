@@ -84,9 +84,9 @@ _BATCH = 64
 # holds one sample at a time. Below it, the freed chunks are reused.
 _LIVE_BYTES = 128 << 10
 _TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
-# Batches of at least this many samples are decoded column by column
-# (SampleBatch): their fields average at most _LIVE_BYTES / _PACKED_FROM,
-# small enough that the one extra copy costs less than a ctypes call a field.
+# Batches of at least this many samples, whose first sample is at most
+# _LIVE_BYTES / _PACKED_FROM, are decoded column by column (SampleBatch):
+# for small fields the one extra copy costs less than a ctypes call a field.
 _PACKED_FROM = 16
 
 
