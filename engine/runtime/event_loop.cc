@@ -131,12 +131,16 @@ std::shared_ptr<EventLoop::StopLink> EventLoop::LinkStop(TaskList::iterator it,
   auto executor = context_->get_executor();
   // Runs on the thread that requests the stop (or here, if it was
   // requested already): only posts, so that the signal is emitted on the
-  // loop thread.
+  // loop thread. request_stop() is noexcept: a post that cannot allocate
+  // leaves the task to finish on its own rather than terminate.
   link->callback.emplace(std::move(stop), std::function<void()>([this, weak, executor] {
-    boost::asio::post(executor, [this, weak] {
-      std::shared_ptr<StopLink> l = weak.lock();
-      if (l && !l->finished) CancelTask(l->task);
-    });
+    try {
+      boost::asio::post(executor, [this, weak] {
+        std::shared_ptr<StopLink> l = weak.lock();
+        if (l && !l->finished) CancelTask(l->task);
+      });
+    } catch (...) {
+    }
   }));
   return link;
 }
