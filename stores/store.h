@@ -47,7 +47,8 @@ struct StoreOptions {
   uint64_t part_size = uint64_t{8} << 20;  // parallel ranged GET / multipart part size
   int concurrency = 8;                     // ranged GET parts in flight per object
   // Parts in flight per object from a server that answers as if local
-  // (GetToFileOptions::local_concurrency; HTTP stores). Several objects are
+  // (GetToFileOptions::local_concurrency; the web and S3-compatible stores,
+  // not Azure, whose parts are its own ranged reads). Several objects are
   // fetched at once (the dataset's fetch_concurrency), which fills such a
   // link already.
   int local_concurrency = 2;
