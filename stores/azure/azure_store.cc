@@ -252,7 +252,8 @@ class AzureStore final : public Store {
   // the client sends from HttpRequest::range (SendRangedGet), so that the
   // client knows the request is ranged: it cuts a 200 (the whole object)
   // to the range, or refuses it. (x-ms-range, which the client cannot
-  // see, left a 200's first bytes as the range's.)
+  // see, left a 200's first bytes as the range's.) A body cut short is
+  // asked again with the same, signed, range (HttpRequest::range_signed).
   awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset, uint64_t length,
                                         WholeObjectAnswer whole) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
@@ -262,6 +263,7 @@ class AzureStore final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_range, 0));
     std::erase_if(req.headers, [](const auto& h) { return h.first == "Range"; });
+    req.range_signed = true;  // a retry resends this range, not the rest of it
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
                                      std::move(req), whole);
   }

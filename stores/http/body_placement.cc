@@ -23,8 +23,12 @@ Status RemoteChanged(const Transfer& t, uint64_t stated, uint64_t expected) {
 Result<BodyPlacement> PlacePartial(Transfer& t, const ResponseHead& head, const ContentRange& cr) {
   BodyPlacement out;
   const std::optional<ByteRange>& range = t.request.range;
-  uint64_t want_first = t.abs_first ? *t.abs_first + t.delivered
-                                    : (range && !range->is_suffix ? range->first : cr.first);
+  // A signed range is asked again whole (HttpRequest::range_signed): the
+  // bytes delivered before are skipped in this body.
+  const bool again = t.request.range_signed && t.abs_first;
+  uint64_t want_first = again        ? *t.abs_first
+                        : t.abs_first ? *t.abs_first + t.delivered
+                                      : (range && !range->is_suffix ? range->first : cr.first);
   if (cr.first != want_first) {
     return CorruptError(t.What() + ": Content-Range '" + std::string(head.content_range) +
                         "' does not start at the requested byte " + std::to_string(want_first));
@@ -37,6 +41,16 @@ Result<BodyPlacement> PlacePartial(Transfer& t, const ResponseHead& head, const 
     return CorruptError(t.What() + ": Content-Length " + std::to_string(*head.content_length) +
                         " disagrees with Content-Range '" + std::string(head.content_range) +
                         "'");
+  }
+  if (again) {
+    if (cr.last != *t.abs_last) {
+      return CorruptError(t.What() + ": Content-Range '" + std::string(head.content_range) +
+                          "' does not end at byte " + std::to_string(*t.abs_last) +
+                          " as the first answer to the same range did");
+    }
+    out.skip = t.delivered;
+    out.limit = *t.abs_last - (*t.abs_first + t.delivered) + 1;
+    return out;
   }
   out.limit = *t.abs_last - want_first + 1;
   return out;

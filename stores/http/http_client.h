@@ -64,6 +64,11 @@ struct HttpRequest {
   // client unless given here.
   HttpHeaders headers;
   std::optional<ByteRange> range;  // GET only
+  // The caller signed `range` (Azure's SharedKey signs the Range header):
+  // a retry after part of the body asks the same range again, and the
+  // bytes already delivered are dropped from the new response, instead of
+  // asking for the rest with another Range the signature would not cover.
+  bool range_signed = false;
   // The body: `body`, or when `body_file` is set, that file's bytes
   // (streamed from disk, re-read on retry).
   std::string body;

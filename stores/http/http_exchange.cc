@@ -50,7 +50,7 @@ bhttp::verb ToVerb(HttpMethod method) {
 // first response the rest of the span from the first byte not delivered.
 std::string RangeHeader(const Transfer& t) {
   if (t.request.method != HttpMethod::kGet) return {};
-  if (t.delivered > 0 || t.abs_first) {
+  if ((t.delivered > 0 || t.abs_first) && !t.request.range_signed) {
     uint64_t start = t.abs_first.value_or(0) + t.delivered;
     std::string out = "bytes=" + std::to_string(start) + "-";
     if (t.abs_last) out += std::to_string(*t.abs_last);

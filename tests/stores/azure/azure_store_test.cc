@@ -98,6 +98,30 @@ TEST_F(AzureStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);
 }
 
+// A ranged read whose body is cut short is asked again with the same
+// range, which SharedKey signed (another Range, for the rest, would be
+// refused with 403), and gives the range's exact bytes once.
+TEST_F(AzureStoreTest, ARangeCutShortIsAskedAgainAsSigned) {
+  const std::string data = PatternBytes(60000, 23);
+  auto direct = Open("azure://data");
+  ASSERT_NE(direct, nullptr);
+  ASSERT_TRUE(loop_.Run(direct->Put("cut/shard.mds", data)).ok());
+  testing::FaultProxy proxy(server_->port());
+  auto env = testing::AzuriteEnv(proxy.port());
+  ScopedEnv via(env);
+  StoreOptions options;
+  options.download_retry = 1;  // Open() allows none
+  options.download_timeout_s = 10;
+  auto store = OpenStore("azure://data/cut", loop_.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  // The head and about 7 KB of the 20,000 bytes, then the connection ends.
+  proxy.Schedule({testing::Fault::Truncate(8000)});
+  auto range = loop_.Run((*store)->GetRange("shard.mds", 30000, 20000));
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  EXPECT_TRUE(*range == data.substr(30000, 20000));
+  EXPECT_EQ(proxy.connections(), 2);
+}
+
 TEST_F(AzureStoreTest, ListBlobsPagesThroughMarkers) {
   StoreOptions options;
   options.list_page_size = 2;
