@@ -171,12 +171,7 @@ Status TouchFile(int fd, std::string_view path);
 // with 16 KiB (curl, which writes 16 KiB: 1.36-1.66); one 1 GiB object: 0.51,
 // 0.48, 0.65. A 2 MiB write cost 10-15x a 512 KiB one. Readers that map the
 // file take more, smaller page faults, which the engine's prefetch thread
-// pays (MADV_POPULATE_READ). Rechecked on `bench/python/cold_epoch.py
-// --workload B --no-proxy` (1 GB from loopback nginx), CPU s/GB, medians
-// of 5-7 interleaved epochs: 256 KiB writes 0.49 against 0.58-0.62 on a
-// quiet machine, but 0.68-0.99 against 0.64-0.69 with it loaded (a CI run
-// beside), where 16 KiB held steady. The 64k pwrite calls a GB takes at
-// 16 KiB are a small part of either.
+// pays (MADV_POPULATE_READ).
 inline constexpr uint64_t kPageCacheWriteBlock = uint64_t{16} << 10;
 
 // Creates `path` and its missing parents (like mkdir -p), kNewFolderMode.

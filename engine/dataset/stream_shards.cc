@@ -253,6 +253,7 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
                                                               : std::string()) +
                           ")");
   };
+  int vanished = 0;
   for (int attempt = 0;; ++attempt) {
     bool fetched_here = false;
     auto fetch = [&](const std::string& tmp) {
@@ -274,8 +275,17 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     }
     if (!acquired->has_value()) return Pinned();  // not now
     ShardPin pin = std::move(**acquired);
-    SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, pin.Open());
-    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Map(fd.get(), pin.path()));
+    Result<OwnedFd> fd = pin.Open();
+    if (!fd.ok() && fd.status().code() == StatusCode::kNotFound && vanished < 2) {
+      // Deleted (by a user or a cleaner) between the cache's look at the
+      // file and this open: the next Acquire finds it missing and fetches
+      // it again, as for a file deleted before.
+      ++vanished;
+      pin.Release();
+      continue;
+    }
+    SLUICE_RETURN_IF_ERROR(fd.status());
+    SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Map(fd->get(), pin.path()));
     if (map.size() != raw.bytes) {
       return CorruptError(pin.path() + ": has " + std::to_string(map.size()) +
                           " bytes, index.json says " + std::to_string(raw.bytes));
