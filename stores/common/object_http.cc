@@ -30,6 +30,17 @@ Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
   return HttpClient::Create(std::move(executor), std::move(http));
 }
 
+GetToFileOptions DownloadOptions(const StoreOptions& options,
+                                 std::optional<uint64_t> expected_size) {
+  GetToFileOptions download;
+  download.part_size = std::max<uint64_t>(options.part_size, 1);
+  download.concurrency = std::max(options.concurrency, 1);
+  download.local_concurrency = std::max(options.local_concurrency, 0);
+  download.write_pool = options.write_pool;
+  download.expected_size = expected_size;
+  return download;
+}
+
 std::string XmlErrorDetail(std::string_view body) {
   constexpr size_t kMaxElement = 200;
   auto element = [&](std::string_view name) -> std::string {

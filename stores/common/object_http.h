@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,12 @@ Result<std::unique_ptr<HttpClient>> MakeStoreHttpClient(
     boost::asio::any_io_executor executor, const StoreOptions& options,
     std::function<std::string(std::string_view)> error_detail = nullptr,
     std::function<std::string(const HttpHeaders&)> error_header_detail = nullptr);
+
+// How a store's GetToFile downloads, from its StoreOptions: part_size and
+// concurrency (each at least 1), local_concurrency (0: none), write_pool;
+// `expected_size` as the caller knows it (see GetToFileOptions).
+GetToFileOptions DownloadOptions(const StoreOptions& options,
+                                 std::optional<uint64_t> expected_size);
 
 // "<Code>: <Message>" of an S3-, GCS- or Azure-style XML error body
 // (<Error><Code>SlowDown</Code><Message>...</Message></Error>), entities

@@ -1,7 +1,5 @@
 #include "stores/s3/s3_store.h"
 
-#include <algorithm>
-
 #include "base/asio/co_status.h"
 #include "stores/common/object_http.h"
 #include "stores/common/part_uploads.h"
@@ -114,13 +112,8 @@ class S3Store final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
-    GetToFileOptions opts;
-    opts.part_size = std::max<uint64_t>(options_.part_size, 1);
-    opts.concurrency = std::max(options_.concurrency, 1);
-    opts.local_concurrency = std::max(options_.local_concurrency, 0);
-    opts.write_pool = options_.write_pool;
-    opts.expected_size = expected_size;
-    auto resp = co_await client_->GetToFile(req.url, path, opts, std::move(req.headers));
+    auto resp = co_await client_->GetToFile(req.url, path, DownloadOptions(options_, expected_size),
+                                            std::move(req.headers));
     if (!resp.ok()) co_return requests_.Context(resp.status(), key);
     co_return Status::Ok();
   }

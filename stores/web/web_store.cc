@@ -1,7 +1,5 @@
 #include "stores/web/web_store.h"
 
-#include <algorithm>
-
 #include "base/asio/co_status.h"
 #include "stores/common/object_http.h"
 #include "stores/common/store_keys.h"
@@ -96,13 +94,8 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
 awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path,
                                              std::optional<uint64_t> expected_size) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-  GetToFileOptions opts;
-  opts.part_size = std::max<uint64_t>(options_.part_size, 1);
-  opts.concurrency = std::max(options_.concurrency, 1);
-  opts.local_concurrency = std::max(options_.local_concurrency, 0);
-  opts.write_pool = options_.write_pool;
-  opts.expected_size = expected_size;
-  auto resp = co_await client_->GetToFile(ObjectUrl(key), path, opts, AuthHeaders());
+  auto resp = co_await client_->GetToFile(ObjectUrl(key), path,
+                                          DownloadOptions(options_, expected_size), AuthHeaders());
   if (!resp.ok()) co_return Context(resp.status(), key);
   co_return Status::Ok();
 }
