@@ -24,11 +24,18 @@ DataLoader(batch_size=None, num_workers=W):
 
 Large samples under the DataLoader: the main process unpickles every batch
 (16 x 256 KiB) into fresh heap memory, and glibc's dynamic trim threshold
-gives it back and faults it in again (30k to 360k page faults a run; more
-behind Sluice's iterable workers than behind the map-style reference, why
-is not known yet). MALLOC_TRIM_THRESHOLD_=268435456
+gives it back and faults it in again. How often swings from run to run for
+every contender alike (23k to 624k faults a run at 256 KiB, the floor's
+included), and the main process's CPU follows, so each cell gives the main
+process's own CPU per sample and its page faults (medians, range). In one
+set of 9 runs at 256 KiB, Sluice ran at 83% of the reference with the same
+workers' CPU (112 and 111 us a sample) and all of the gap in the main
+process (154 against 103 us a sample; 329k against 51k faults): a gap in
+the rate with a gap in the main process's faults is this heap, not the
+reader. MALLOC_TRIM_THRESHOLD_=268435456
 MALLOC_MMAP_THRESHOLD_=33554432 in the environment (inherited by every
-child) keeps the heap: then both fault about 13k times.
+child) keeps the heap: then every contender's main process faults about
+7k times.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
@@ -126,10 +133,13 @@ class Floor(tud.IterableDataset):
             yield {'id': i, 'data': bytes(bytearray(self.payload))}  # a fresh object each
 
 
-def cpu():  # this process's threads and its exited (joined) workers
+def usage():
+    """(CPU seconds of this process's threads and its exited (joined)
+    workers, of this process alone, this process's page faults)."""
     import resource
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    main = own.ru_utime + own.ru_stime
+    return main + kids.ru_utime + kids.ru_stime, main, own.ru_minflt
 
 
 t0 = time.perf_counter()
@@ -148,7 +158,7 @@ else:
     if kind == 'floor':
         ds = Floor(len(ds), len(ds[0]['data']))
 n = total = 0
-c = cpu()
+u0 = usage()
 t = time.perf_counter()
 if batched and kind == 'sluice':
     from sluice.column_batches import ColumnBatches
@@ -174,7 +184,9 @@ else:
         n += len(b['id'])
         total += sum(len(x) for x in b['data'])
 dt = time.perf_counter() - t
-print(json.dumps({'n': n, 'bytes': total, 's': dt, 'cpu': cpu() - c}))
+u1 = usage()
+print(json.dumps({'n': n, 'bytes': total, 's': dt, 'cpu': u1[0] - u0[0],
+                  'main_cpu': u1[1] - u0[1], 'main_faults': u1[2] - u0[2]}))
 '''
 
 
@@ -218,7 +230,8 @@ def main():
     try:
         # The machine may be shared: CPU seconds per sample (this process,
         # its threads and its DataLoader workers; each cell's "us CPU", the
-        # median) compare when wall time is noisy.
+        # median) compare when wall time is noisy; "main" is this process's
+        # share, with its page faults (see the note on the heap above).
         print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare | '
               'bare / sluice CPU per sample |')
         print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- | --- |')
@@ -231,6 +244,8 @@ def main():
                          (mode == 'loader' or k != 'floor')]
                 rates = {k: [] for k in modal}
                 cpus = {k: [] for k in modal}
+                main_cpus = {k: [] for k in modal}
+                faults = {k: [] for k in modal}
                 for _ in range(args.runs):
                     for k in modal:  # interleaved
                         r = run(k, mode, folder, args.mosaic_src, args.workers, args.batch,
@@ -238,6 +253,8 @@ def main():
                         assert r['n'] == samples and r['bytes'] == samples * size, (k, r)
                         rates[k].append(samples / r['s'])
                         cpus[k].append(r['cpu'])
+                        main_cpus[k].append(r['main_cpu'])
+                        faults[k].append(r['main_faults'])
                 med = {k: statistics.median(v) for k, v in rates.items()}
                 label = {'direct': 'one process',
                          'batch': f'batch mode, one process (batches of {args.big_batch})',
@@ -249,7 +266,10 @@ def main():
                 cpu_ratio = f"{statistics.median(cpus['bare']) / statistics.median(cpus['sluice']):.0%}" \
                     if both else '-'
                 cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f}), '
-                                   f'{statistics.median(cpus[k]) / samples * 1e6:.1f} us CPU'
+                                   f'{statistics.median(cpus[k]) / samples * 1e6:.1f} us CPU '
+                                   f'(main {statistics.median(main_cpus[k]) / samples * 1e6:.1f}), '
+                                   f'{statistics.median(faults[k]) / 1e3:,.0f}k main faults '
+                                   f'({min(faults[k]) / 1e3:,.0f}k-{max(faults[k]) / 1e3:,.0f}k)'
                                    if k in med else '-' for k in kinds)
                 print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} | {cpu_ratio} |',
                       flush=True)
