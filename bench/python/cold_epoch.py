@@ -1,14 +1,15 @@
 """Cold epochs against the link: a whole epoch read from an empty cache, in
 order and shuffled, from a loopback nginx directly and through the delaying
 proxy (delay_proxy.py: 15 ms to every response's first byte, 100 MB/s per
-connection). The reference is every shard fetched by parallel `curl`
-transfers over the same path (HTTP/1.1 to one host: --parallel-immediate
-gives each transfer its own connection).
+connection), or with --s3rver from a loopback s3rver (resume_bench.py's;
+SigV4 for Sluice and curl alike). The reference is every shard fetched by
+parallel `curl` transfers over the same path (HTTP/1.1 to one host:
+--parallel-immediate gives each transfer its own connection).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
-        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...]
+        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -23,7 +24,9 @@ the median's ratio to the best curl row of the same path, and the child's
 CPU seconds (user + system, from the dataset's construction on) per GB
 (cpu_seconds and cpu_per_gb, which speed_table.py's cold rows use too).
 --fetch-concurrency sets the engine's key of that name (shards one reader
-opens at once; default: the engine's, 4 for MDS).
+opens at once; default: the engine's, 4 for MDS). With --s3rver each row
+also shows the server's CPU seconds per GB (s3rver is one Node process
+sharing the machine's cores with the reader).
 """
 import argparse
 import os
@@ -83,12 +86,13 @@ def folder_bytes(folder):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
 
 
-def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None):
-    """(seconds, CPU seconds, bytes in the cache) of one cold epoch."""
+def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, env=None):
+    """(seconds, CPU seconds, bytes in the cache) of one cold epoch (`env`:
+    the child's environment before SLUICE_LIBRARY, default this one's)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         library, _, pythonpath = library.partition(',')
-        env = dict(os.environ, SLUICE_LIBRARY=library)
+        env = dict(env or os.environ, SLUICE_LIBRARY=library)
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
@@ -125,6 +129,50 @@ def curl_epoch(urls, parallel, work, curl_args=()):
     return seconds, cpu, size
 
 
+def process_cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` so far (Linux /proc)."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+class Path:
+    """Where one row reads from: `url` for curl, `remote` for Sluice, with
+    the child's `env`, curl's `curl_args`, and the server's process id when
+    its CPU is measured."""
+
+    def __init__(self, name, url, remote=None, env=None, curl_args=(), server_pid=None):
+        self.name, self.url, self.remote = name, url, remote or url
+        self.env, self.curl_args, self.server_pid = env, curl_args, server_pid
+
+    def measured(self, run):
+        """run() -> (seconds, CPU, bytes), with the server's CPU seconds
+        appended (None when not measured)."""
+        before = process_cpu_seconds(self.server_pid) if self.server_pid else None
+        out = run()
+        server = process_cpu_seconds(self.server_pid) - before if self.server_pid else None
+        return (*out, server)
+
+
+def s3rver_path(work, data):
+    """A loopback s3rver serving the shards in `data` (uploaded once) as a
+    Path, and the server to stop."""
+    import resume_bench
+    server = resume_bench.S3rver(os.path.join(work, 's3rver'))
+    try:
+        resume_bench.upload(data, 'data', server.endpoint)
+    except BaseException:
+        server.stop()
+        raise
+    base = f'{server.endpoint}/{resume_bench.BUCKET}/data'
+    # curl 7.88 signs without x-amz-content-sha256, which S3 requires.
+    curl_args = ('--aws-sigv4', 'aws:amz:us-east-1:s3', '--user',
+                 f'{resume_bench.KEY_ID}:{resume_bench.SECRET}',
+                 '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
+    return Path('s3rver', base, f's3://{resume_bench.BUCKET}/data',
+                resume_bench.s3_env(server.endpoint), curl_args, server.proc.pid), server
+
+
 def main():
     from cold_first_sample import start_nginx, write
     from delay_proxy import DelayProxy
@@ -139,6 +187,8 @@ def main():
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
     ap.add_argument('--no-proxy', action='store_true', help='loopback only')
+    ap.add_argument('--s3rver', action='store_true',
+                    help='from a loopback s3rver instead of nginx (no proxy)')
     ap.add_argument('--fetch-concurrency', type=int,
                     help="the engine's fetch_concurrency (default: the engine's own)")
     args = ap.parse_args()
@@ -152,47 +202,60 @@ def main():
         data = os.path.join(work, 'www', 'data')
         write(data, samples, size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
-        nginx, port = start_nginx(os.path.join(work, 'www'), work)
-        proxy = None if args.no_proxy else DelayProxy(port)
+        servers = []  # stopped at the end
+        if args.s3rver:
+            path, s3 = s3rver_path(work, data)
+            servers.append(s3.stop)
+            paths = [path]
+        else:
+            nginx, port = start_nginx(os.path.join(work, 'www'), work)
+            servers.append(lambda: (nginx.terminate(), nginx.wait()))
+            paths = [Path('loopback', f'http://127.0.0.1:{port}/data')]
+            if not args.no_proxy:
+                proxy = DelayProxy(port)
+                servers.append(proxy.close)
+                paths.append(Path('proxy', f'http://127.0.0.1:{proxy.port}/data'))
         try:
-            paths = [('loopback', port)] + ([] if proxy is None else [('proxy', proxy.port)])
-            rows = {}  # (path, name) -> [(seconds, cpu, bytes)]
+            rows = {}  # (path name, row name) -> [(seconds, cpu, bytes, server cpu)]
             for _ in range(args.runs):
-                for path, p in paths:
-                    url = f'http://127.0.0.1:{p}/data'
+                for path in paths:
                     for k in parallels:
-                        rows.setdefault((path, f'curl, {k} parallel'), []).append(
-                            curl_epoch([f'{url}/{n}' for n in shards], k, work))
+                        rows.setdefault((path.name, f'curl, {k} parallel'), []).append(
+                            path.measured(lambda: curl_epoch(
+                                [f'{path.url}/{n}' for n in shards], k, work, path.curl_args)))
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            rows.setdefault((path, f'{name}, {order}'), []).append(
-                                sluice_epoch(lib, url, shuffle, work, samples,
-                                             args.fetch_concurrency))
+                            rows.setdefault((path.name, f'{name}, {order}'), []).append(
+                                path.measured(lambda: sluice_epoch(
+                                    lib, path.remote, shuffle, work, samples,
+                                    args.fetch_concurrency, path.env)))
         finally:
-            if proxy is not None:
-                proxy.close()
-            nginx.terminate()
-            nginx.wait()
+            for stop in reversed(servers):
+                stop()
         print(f'workload {args.workload}: {samples} samples x {size} B, {len(shards)} shards of '
-              f'<= 64 MiB; medians of {args.runs} cold epochs (fresh process, empty cache); '
-              f'proxy: 15 ms to first byte, 100 MB/s per connection')
+              f'<= 64 MiB; medians of {args.runs} cold epochs (fresh process, empty cache)' +
+              ('' if args.s3rver or args.no_proxy else
+               '; proxy: 15 ms to first byte, 100 MB/s per connection'))
         print(f'  {"path":8s} {"row":22s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
-              f'{"x best curl":>11s} {"CPU s/GB":>8s}')
-        for path, _ in paths:
+              f'{"x best curl":>11s} {"CPU s/GB":>8s}' +
+              (f' {"server CPU s/GB":>15s}' if args.s3rver else ''))
+        for path in (p.name for p in paths):
             best = None
             for (pth, name), xs in rows.items():
                 if pth == path and name.startswith('curl'):
-                    mbps = statistics.median(b / s for s, _, b in xs) / 1e6
+                    mbps = statistics.median(x[2] / x[0] for x in xs) / 1e6
                     best = mbps if best is None else max(best, mbps)
             for (pth, name), xs in rows.items():
                 if pth != path:
                     continue
-                secs = [s for s, _, _ in xs]
-                mbps = statistics.median(b / s for s, _, b in xs) / 1e6
-                cpu_gb = statistics.median(cpu_per_gb(c, b) for _, c, b in xs)
+                secs = [x[0] for x in xs]
+                mbps = statistics.median(x[2] / x[0] for x in xs) / 1e6
+                cpu_gb = statistics.median(cpu_per_gb(x[1], x[2]) for x in xs)
+                server = '' if xs[0][3] is None else \
+                    f' {statistics.median(cpu_per_gb(x[3], x[2]) for x in xs):15.2f}'
                 print(f'  {path:8s} {name:22s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
-                      f'{mbps / best:10.0%} {cpu_gb:8.2f}')
+                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}')
     finally:
         shutil.rmtree(work)
 
