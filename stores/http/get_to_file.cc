@@ -353,17 +353,23 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   // With the size known (the dataset's index), the parts after part 0 need
   // not wait for it: they start together (one round trip, not two, before
   // the link is full).
+  // Workers: `concurrency`, or from a server that answers as if local
+  // `local_concurrency` (no round trip to hide there; more connections only
+  // cost CPU), each then asking one part of the object when its size is
+  // known (fewer requests, each of which costs the server its own work).
+  const bool local = options.local_concurrency > 0 && LocalLink();
+  const size_t max_workers = static_cast<size_t>(
+      local ? std::min(options.local_concurrency, options.concurrency) : options.concurrency);
+  if (local && options.expected_size) {
+    plan.part_size = std::max<uint64_t>(
+        plan.part_size, (*options.expected_size + max_workers - 1) / max_workers);
+  }
   if (options.expected_size) plan.SetTotal(*options.expected_size);
 
   // Worker 0 takes part 0; the others start now when the size is known,
   // else once part 0 has told it. The first error cancels the others (a
   // part sent before part 0 answered reports one only once part 0 has); so
-  // does part 0 answered whole. Workers: `concurrency`, or from a server
-  // that answers as if local `local_concurrency` (no round trip to hide
-  // there; more connections only cost CPU).
-  const bool local = options.local_concurrency > 0 && LocalLink();
-  const size_t max_workers = static_cast<size_t>(
-      local ? std::min(options.local_concurrency, options.concurrency) : options.concurrency);
+  // does part 0 answered whole.
   std::vector<asio::cancellation_signal> signals(max_workers);
   size_t workers = 0;
   int running = 0;

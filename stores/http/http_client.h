@@ -146,8 +146,13 @@ struct HttpClientOptions {
   // Once a 2xx response to a request without a body came within this time to
   // first byte (http_detail::FirstByteTime), the servers are taken to be on
   // this host or next to it: there is no round trip for parallel requests
-  // to hide (see LocalLink, GetToFileOptions::local_concurrency).
-  std::chrono::microseconds local_first_byte{2000};
+  // to hide (see LocalLink, GetToFileOptions::local_concurrency). 5 ms: a
+  // remote store answers after a round trip and its own work (S3: 10 ms and
+  // more), while a slow server on this host answers in its work alone
+  // (s3rver, which spends 1.2 ms of CPU per GET, first answered a dataset's
+  // reader in 1.3-3.6 ms; 2 ms took it for remote in some runs and not in
+  // others).
+  std::chrono::microseconds local_first_byte{5000};
   // A store's reading of an error response's body (up to 64 KiB), e.g. S3's
   // "<Code>: <Message>", quoted in the error text in parentheses. Must never
   // return secrets. Empty result or null: nothing is quoted.
@@ -167,7 +172,10 @@ struct GetToFileOptions {
   // connections add no bandwidth, only CPU, socket memory and cache misses
   // (bench/python/cold_epoch.py on a 2-core host's loopback: 4 shards of 8
   // parts each took up to 15% longer and 12% more CPU than of 2 parts each).
-  // 0: always `concurrency`. The parts requested are the same either way.
+  // With expected_size known the object is then asked in that many parts
+  // (part_size at least), one per connection: each request costs the
+  // server its own work (s3rver: 1.2 ms of CPU, on the cores the reader
+  // uses too). 0: always `concurrency` parts of part_size.
   int local_concurrency = 0;
   // Where the file writes run (pwrite, one kPageCacheWriteBlock per call);
   // null: through io_uring on the client's executor. Must be joined before

@@ -347,6 +347,9 @@ TEST(FileDatasetMultiProcess, ManifestOverNginxWithAndWithoutSizes) {
 
 // A file larger than a part (8 MiB) is fetched as parallel ranged GETs that
 // cover it exactly once; small files beside it take one plain GET each.
+// nginx on this host answers as if local (HttpClient::LocalLink): the file
+// then comes in two halves (StoreOptions::local_concurrency); on a machine
+// so loaded that the manifest's answer took over 5 ms, in 8 MiB parts.
 TEST(FileDatasetMultiProcess, ALargeFileIsFetchedAsRangedParts) {
   ScratchDir scratch;
   const std::string server_dir = JoinPath(scratch.path(), "nginx");
@@ -355,7 +358,7 @@ TEST(FileDatasetMultiProcess, ALargeFileIsFetchedAsRangedParts) {
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
   const std::string root = JoinPath(nginx->www(), "media");
   ASSERT_TRUE(MakeDirs(JoinPath(root, "clips")).ok());
-  const uint64_t kBig = (uint64_t{20} << 20) + 12345;  // 3 parts of 8 MiB
+  const uint64_t kBig = (uint64_t{20} << 20) + 12345;  // 3 parts of 8 MiB, or 2 halves
   const std::string big = testing::PatternBytes(kBig, 7);
   ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "clips/long.bin"), big).ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "clips/short.bin"), "short clip").ok());
@@ -392,10 +395,12 @@ TEST(FileDatasetMultiProcess, ALargeFileIsFetchedAsRangedParts) {
     ranges.emplace_back(std::stoull(range.substr(6, dash - 6)), std::stoull(range.substr(dash + 1)));
   }
   std::sort(ranges.begin(), ranges.end());
-  ASSERT_EQ(ranges.size(), 3u);
+  ASSERT_TRUE(ranges.size() == 2 || ranges.size() == 3) << ranges.size() << " ranges";
+  const uint64_t part = ranges.size() == 2 ? (kBig + 1) / 2 : uint64_t{8} << 20;
   uint64_t next = 0;
   for (const auto& [first, last] : ranges) {
     EXPECT_EQ(first, next);
+    EXPECT_EQ(last + 1 - first, std::min(part, kBig - first));
     next = last + 1;
   }
   EXPECT_EQ(next, kBig);

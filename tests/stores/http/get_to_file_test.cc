@@ -348,38 +348,52 @@ TEST_F(GetToFileTest, WithTheSizeKnownThePartsStartWithPartZero) {
 }
 
 // Once the client's servers answer as if local (HttpClient::LocalLink), a
-// download keeps local_concurrency parts in flight instead of concurrency:
-// the same five ranges, each once, over two connections (the first GET's,
-// reused, and one more) instead of five.
-TEST_F(GetToFileTest, FromALocalServerLocalConcurrencyPartsAreInFlight) {
+// download keeps local_concurrency parts in flight instead of concurrency,
+// and with the size known asks the object in that many parts: two halves
+// over two connections (the priming GET's, reused, and one more) instead
+// of five 64 KiB parts over five. Without the size, the same five parts as
+// from afar, over the two connections.
+TEST_F(GetToFileTest, FromALocalServerLocalConcurrencyPartsSplitTheObject) {
   ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/local.bin", PatternBytes(kObject, 6)).ok());
   const std::string url = "http://127.0.0.1:" + std::to_string(nginx_->http_port()) + "/local.bin";
-  for (bool local : {true, false}) {
-    SCOPED_TRACE(local ? "local" : "not local");
+  struct Case {
+    bool local, known;
+    std::vector<std::string> ranges;
+    uint64_t opened, reused;
+  };
+  const std::vector<Case> cases = {
+      {true, true, {"bytes=0-149999", "bytes=150000-299999"}, 2, 1},
+      {true, false, kFiveRanges, 2, 4},
+      {false, true, kFiveRanges, 5, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.local ? "local" : "not local") +
+                 (c.known ? ", size known" : ", size unknown"));
     HttpClientOptions client_options;
     client_options.local_first_byte =
-        local ? std::chrono::microseconds(std::chrono::hours(1)) : std::chrono::microseconds(0);
+        c.local ? std::chrono::microseconds(std::chrono::hours(1)) : std::chrono::microseconds(0);
     auto client = HttpClient::Create(loop_.executor(), client_options);
     ASSERT_TRUE(client.ok());
     HttpRequest get;
     get.url = Url();
     const size_t primed = nginx_->AccessLog().size();
     ASSERT_TRUE(loop_.Run((*client)->Send(get)).ok());
-    EXPECT_EQ((*client)->LocalLink(), local);
-    const std::string dst = out() + (local ? "/local.bin" : "/remote.bin");
+    EXPECT_EQ((*client)->LocalLink(), c.local);
+    const std::string dst = out() + "/local-" + std::to_string(c.local) + std::to_string(c.known);
     // Counted from past the priming GET's line (logged after its answer).
     const size_t before = primed + LogOnceLogged(*nginx_, primed, "/data.bin", 1).size();
-    GetToFileOptions options = FivePartsOf64KiB(kObject);
+    GetToFileOptions options =
+        FivePartsOf64KiB(c.known ? std::optional(kObject) : std::nullopt);
     options.local_concurrency = 2;
     Result<HttpResponse> r = loop_.Run((*client)->GetToFile(url, dst, options));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_TRUE(*ReadFile(dst) == PatternBytes(kObject, 6));
     EXPECT_EQ(r->body_bytes, kObject);
-    EXPECT_EQ((*client)->stats().connections_opened, local ? 2u : 5u);
-    EXPECT_EQ((*client)->stats().connections_reused, local ? 4u : 1u);
-    std::string log = LogOnceLogged(*nginx_, before, "/local.bin", 5);
-    EXPECT_EQ(LoggedRanges(log, "/local.bin"), kFiveRanges);
-    EXPECT_EQ(LoggedRequests(log, "/local.bin"), 5u);
+    EXPECT_EQ((*client)->stats().connections_opened, c.opened);
+    EXPECT_EQ((*client)->stats().connections_reused, c.reused);
+    std::string log = LogOnceLogged(*nginx_, before, "/local.bin", c.ranges.size());
+    EXPECT_EQ(LoggedRanges(log, "/local.bin"), c.ranges);
+    EXPECT_EQ(LoggedRequests(log, "/local.bin"), c.ranges.size());
   }
 }
 
