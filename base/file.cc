@@ -438,6 +438,10 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   return Map(fd.get(), path);
 }
 
+namespace {
+constexpr uint64_t kHugeHintFrom = uint64_t{2} << 20;  // one huge page
+}  // namespace
+
 Result<MappedFile> MappedFile::Map(int fd, const std::string& path) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path, errno);
@@ -449,17 +453,44 @@ Result<MappedFile> MappedFile::Map(int fd, const std::string& path) {
   f.data_ = static_cast<const char*>(p);
   // Pages read in through this map come as huge folios where the file
   // system allows (2 MiB mapped by one entry). Only a hint: errors ignored.
-  if (f.size_ >= (uint64_t{2} << 20)) (void)::madvise(p, f.size_, MADV_HUGEPAGE);
+  if (f.size_ >= kHugeHintFrom) (void)::madvise(p, f.size_, MADV_HUGEPAGE);
   return f;
 }
 
 bool MappedFile::Populate() const {
   if (!data_) return true;
+  // A whole-file read: take back AdviseRandom, under which every page
+  // would be read on its own (WillNeed is capped at read_ahead_kb).
+  (void)::madvise(const_cast<char*>(data_), size_, MADV_NORMAL);
+  if (size_ >= kHugeHintFrom) (void)::madvise(const_cast<char*>(data_), size_, MADV_HUGEPAGE);
 #ifdef MADV_POPULATE_READ
   return ::madvise(const_cast<char*>(data_), size_, MADV_POPULATE_READ) == 0;
 #else
   return false;
 #endif
+}
+
+bool MappedFile::Resident() const {
+  if (!data_) return true;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((size_ + page - 1) / page);
+  if (::mincore(const_cast<char*>(data_), size_, in_core.data()) != 0) return true;
+  return std::all_of(in_core.begin(), in_core.end(), [](unsigned char c) { return (c & 1) != 0; });
+}
+
+void MappedFile::AdviseRandom() const {
+  if (!data_) return;
+  (void)::madvise(const_cast<char*>(data_), size_, MADV_NOHUGEPAGE);
+  (void)::madvise(const_cast<char*>(data_), size_, MADV_RANDOM);
+}
+
+void MappedFile::WillNeed(std::string_view part) const {
+  const auto base = reinterpret_cast<uintptr_t>(data_);
+  auto begin = reinterpret_cast<uintptr_t>(part.data());
+  if (!data_ || part.empty() || begin < base || part.size() > size_ - (begin - base)) return;
+  const uintptr_t end = begin + part.size();
+  begin &= ~(static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)) - 1);  // within the map: it is page-aligned
+  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_) {

@@ -248,11 +248,26 @@ class MappedFile {
   uint64_t size() const { return size_; }
 
   // Maps every page now (MADV_POPULATE_READ, reading the file in where the
-  // page cache lacks it), so later reads do not stop on page faults: call it
-  // from a thread that can afford the wait. Best effort: a kernel without it
+  // page cache lacks it, with the kernel's read-around: it takes back
+  // AdviseRandom), so later reads do not stop on page faults: call it from
+  // a thread that can afford the wait. Best effort: a kernel without it
   // or a failing read leaves the mapping as it was (reads then fault lazily)
   // and returns false.
   bool Populate() const;
+
+  // True when every page of the file is in the page cache (mincore), or
+  // when that cannot be told; an empty map is.
+  bool Resident() const;
+  // Page faults on this map read only the pages they touch (MADV_RANDOM,
+  // and no huge-page hint, under which a fault reads 2-4 MiB), instead of
+  // the kernel's read-around window (read_ahead_kb: megabytes on some
+  // disks): for a file on disk read a few bytes at a time. Pair it with
+  // WillNeed for the bytes about to be read. Best effort.
+  void AdviseRandom() const;
+  // Starts reading the pages under `part` (a view into data(); anything
+  // else is ignored) into the page cache without waiting (MADV_WILLNEED).
+  // Best effort.
+  void WillNeed(std::string_view part) const;
 
  private:
   const char* data_ = nullptr;

@@ -66,6 +66,9 @@ struct IterationOptions {
   bool extra_opens_never_wait = false;
   // The first sample may come from a peek (see IterationCursor).
   bool peek_first_sample = false;
+  // The prefetch threads fault a shard's pages in only once the consumer
+  // has been handed this many samples (its first batch; see OpenShard).
+  size_t populate_after = 0;
 };
 
 class IterationCursor {
@@ -140,7 +143,11 @@ class IterationCursor {
   // True while NextBatch waits for its first sample's shard: the prefetch
   // threads then open shards without faulting all their pages in first.
   std::atomic<bool> consumer_waiting_{false};
+  // Samples handed out so far (pos_, for the prefetch threads; see
+  // populate_after_).
+  std::atomic<size_t> handed_out_{0};
   bool may_peek_;  // the first sample's peek is still to try
+  const size_t populate_after_;
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;

@@ -342,6 +342,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   iteration.open_threads = OpenThreads(num_workers);
   iteration.extra_opens_never_wait = options_.cache_limit.has_value();
   iteration.peek_first_sample = options_.peek_first_sample;
+  iteration.populate_after = static_cast<size_t>(std::max<int64_t>(options_.batch_size(), 1));
   std::optional<NextEpochPlan> next;
   if (options_.prefetch_next_epoch) {
     next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node};

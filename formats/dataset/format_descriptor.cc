@@ -11,17 +11,17 @@ using namespace format_hooks;
 
 constexpr ShardFormatDescriptor kFormats[] = {
     {"mds", IndexSource::kIndexJson, FindIndexEntrySchema("mds"), FieldForm::kStoredBytes,
-     MdsColumns, OpenMdsReader, OpenMdsWriter},
+     MdsColumns, OpenMdsReader, OpenMdsWriter, MdsHeadBytes},
     {"json", IndexSource::kIndexJson, FindIndexEntrySchema("json"), FieldForm::kJsonText,
-     TextColumns, OpenJsonlReader, OpenJsonlWriter},
+     TextColumns, OpenJsonlReader, OpenJsonlWriter, nullptr},
     {"csv", IndexSource::kIndexJson, FindIndexEntrySchema("csv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenCsvWriter},
+     TextColumns, OpenXsvReader, OpenCsvWriter, nullptr},
     {"tsv", IndexSource::kIndexJson, FindIndexEntrySchema("tsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenTsvWriter},
+     TextColumns, OpenXsvReader, OpenTsvWriter, nullptr},
     {"xsv", IndexSource::kIndexJson, FindIndexEntrySchema("xsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenXsvWriter},
+     TextColumns, OpenXsvReader, OpenXsvWriter, nullptr},
     {"raw", IndexSource::kFileListing, nullptr, FieldForm::kStoredBytes, RawColumns, OpenRawReader,
-     nullptr},
+     nullptr, nullptr},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 //   what a read field holds  fields (FieldForm)
 //   a reader for a shard     open_reader(entry, data, meta)
 //   a writer                 open_writer(out_dir, columns, options), or null
+//   the data file's header   head_bytes(entry, data_size), or null
 //
 // Today's formats: Mosaic's "mds", and the split formats "json" (JSONL),
 // "csv", "tsv", "xsv", whose shards are a data file plus a meta file
@@ -27,8 +28,8 @@
 //
 //  - Parquet: {"parquet", IndexSource::kFileFooters, /*entry_schema=*/nullptr,
 //    FieldForm::kStoredBytes (or a new form), ParquetColumns, OpenParquet,
-//    /*open_writer=*/nullptr}. There is no index.json: an index builder for
-//    kFileFooters lists the dataset's files in the canonical order of
+//    /*open_writer=*/nullptr, /*head_bytes=*/nullptr}. There is no
+//    index.json: an index builder for kFileFooters lists the dataset's files in the canonical order of
 //    file_listing.h, reads each footer and emits one ShardEntry per row
 //    group (format "parquet", raw_data = the file, samples = the group's
 //    rows, columns from the schema). open_reader gets the file's bytes and
@@ -106,6 +107,12 @@ struct ShardFormatDescriptor {
       const std::string& out_dir, const std::vector<std::pair<std::string, std::string>>& columns,
       const FieldWriterOptions& options);
 
+  // The bytes at the head of a data file of `data_size` bytes that
+  // open_reader reads before any sample (MDS: the count, the offsets table
+  // and a page for the config), so that a reader of a shard on disk can
+  // ask for them at once; null: none to speak of (the split formats keep
+  // their offsets in the meta file; a raw file is one sample).
+  uint64_t (*head_bytes)(const ShardEntry& entry, uint64_t data_size);
   // True when each shard has a meta file beside its data file (raw_meta,
   // zip_meta): Mosaic's split formats.
   bool has_meta() const { return entry_schema != nullptr && entry_schema->has_meta; }

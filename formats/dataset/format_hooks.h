@@ -28,6 +28,7 @@ Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data
 Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
                                                    const Columns& columns,
                                                    const FieldWriterOptions& options);
+uint64_t MdsHeadBytes(const ShardEntry& entry, uint64_t data_size);
 
 // JSONL and CSV/TSV/XSV (format_hooks_text.cc).
 Status TextColumns(const ShardEntry& entry, const CustomEncodings& custom,

@@ -1,5 +1,7 @@
 // The MDS format's descriptor functions: columns from the entry's lists,
 // MdsShardReader, and a FieldWriter over MdsWriter fed stored column bytes.
+#include <algorithm>
+
 #include "formats/dataset/format_hooks.h"
 #include "formats/mds/mds_shard_reader.h"
 #include "formats/mds/mds_writer.h"
@@ -66,6 +68,13 @@ Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
                           MdsWriter::Create(out_dir, columns, options.sharded,
                                             options.custom_encodings));
   return std::unique_ptr<FieldWriter>(new MdsFieldWriter(std::move(writer)));
+}
+
+uint64_t MdsHeadBytes(const ShardEntry& entry, uint64_t data_size) {
+  // The index's count, bounded by what the file could hold (the reader
+  // checks the file's own count when it opens); a page for the config.
+  const uint64_t n = std::min<uint64_t>(entry.samples, data_size / 4);
+  return std::min<uint64_t>(data_size, MdsOffsetsTableEnd(n) + 4096);
 }
 
 }  // namespace sluice::format_hooks

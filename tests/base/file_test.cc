@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace sluice {
 namespace {
@@ -63,6 +65,53 @@ TEST(FileTest, PopulateMapsEveryPageAndKeepsTheBytes) {
   EXPECT_EQ(MappingRssKb(m->data().data()), 4096);
   EXPECT_EQ(m->data(), data);
   EXPECT_TRUE(MappedFile().Populate()) << "an empty map: nothing to do";
+}
+
+// Pages of `m` in the page cache among [offset, offset + length).
+size_t ResidentPages(const MappedFile& m, uint64_t offset, uint64_t length) {
+  std::vector<unsigned char> in_core((length + 4095) / 4096);
+  if (::mincore(const_cast<char*>(m.data().data()) + offset, length, in_core.data()) != 0) return 0;
+  size_t pages = 0;
+  for (unsigned char c : in_core) pages += c & 1;
+  return pages;
+}
+
+TEST(FileTest, AFileOnDiskIsReadWhereAskedOnly) {
+  testing::TempDir dir_dir("sluice_base_test");
+  std::string path = JoinPath(dir_dir.path(), "eight_mib");
+  std::string data(8 << 20, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 13 + i / 4096);
+  ASSERT_TRUE(WriteFileAtomic(path, data).ok());
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  auto m = MappedFile::Open(path);
+  ASSERT_TRUE(m.ok());
+  if (m->Resident()) GTEST_SKIP() << "the page cache keeps this file (tmpfs?)";
+  ASSERT_EQ(::sysconf(_SC_PAGESIZE), 4096);
+
+  // A fault reads its page, not megabytes around it (read-around, the
+  // huge-page hint Map gives files of 2 MiB or more).
+  m->AdviseRandom();
+  const uint64_t at = (4 << 20) + 100;
+  EXPECT_EQ(m->data()[at], data[at]);
+  EXPECT_LE(ResidentPages(*m, 0, m->size()), 4u);
+
+  // WillNeed reads the range asked for (without waiting for it).
+  m->WillNeed(m->data().substr(1 << 20, 256 << 10));
+  for (int i = 0; i < 200 && ResidentPages(*m, 1 << 20, 256 << 10) < 64; ++i) ::usleep(10000);
+  EXPECT_EQ(ResidentPages(*m, 1 << 20, 256 << 10), 64u);
+  EXPECT_EQ(ResidentPages(*m, 6 << 20, 1 << 20), 0u) << "nothing far from what was asked";
+  m->WillNeed(std::string_view("not in the map"));  // ignored
+
+  // Populate reads the rest in.
+  EXPECT_FALSE(m->Resident());
+  if (!m->Populate()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_READ";
+  EXPECT_TRUE(m->Resident());
+  EXPECT_EQ(m->data(), data);
+  EXPECT_TRUE(MappedFile().Resident()) << "an empty map";
 }
 
 TEST(FileTest, ErrorsNameThePath) {

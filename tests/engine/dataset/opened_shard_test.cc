@@ -1,0 +1,113 @@
+// Shards whose files are on disk but not in the page cache (a warm cache
+// read back after a restart): reading a sample reads that sample, not the
+// shard around it (OpenedShard::on_disk).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/mds/mds_writer.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+constexpr int kSamples = 64;
+constexpr size_t kSampleBytes = 200 << 10;
+
+std::string SampleData(int i) {
+  std::string data(kSampleBytes, '\0');
+  for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<char>((i * 131 + k * 7 + k / 4096) & 0xff);
+  return data;
+}
+
+// Drops `path`'s pages from the page cache; false when they stay (tmpfs).
+bool Evict(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  auto map = MappedFile::Open(path);
+  return map.ok() && !map->Resident();
+}
+
+// Bytes of `path` in the page cache.
+uint64_t ResidentBytes(const std::string& path) {
+  auto map = MappedFile::Open(path);
+  if (!map.ok() || map->size() == 0) return 0;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((map->size() + page - 1) / page);
+  if (::mincore(const_cast<char*>(map->data().data()), map->size(), in_core.data()) != 0) return 0;
+  uint64_t pages = 0;
+  for (unsigned char c : in_core) pages += c & 1;
+  return pages * page;
+}
+
+TEST(OpenedShardOnDisk, AShuffledFirstBatchReadsItsSamplesNotTheShards) {
+  testing::ScratchDir data;
+  ShardedWriterOptions w;
+  w.size_limit = 4 << 20;  // 4 shards of 20 samples or fewer, past the huge-page hint's 2 MiB
+  auto writer = MdsWriter::Create(data.path(), {{"data", "bytes"}}, w);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  std::vector<std::string> shards;
+  for (const auto& e : std::filesystem::directory_iterator(data.path())) {
+    if (e.path().extension() == ".mds") shards.push_back(e.path().string());
+  }
+  ASSERT_EQ(shards.size(), 4u);
+  for (const std::string& s : shards) {
+    if (!Evict(s)) GTEST_SKIP() << "the page cache keeps " << s << " (tmpfs?)";
+  }
+
+  DatasetOptions o = testing::OneStreamOptions("", data.path());  // read in place
+  o.plan.shuffle = true;
+  o.plan.shuffle_seed = 5;
+  o.plan.batch_size = 16;  // the prefetch threads populate shards after 16 samples
+  o.peek_first_sample = false;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(4);
+  std::vector<SampleFields> out;
+  size_t got = 0;
+  while (got < 4) {
+    auto n = (*ds)->NextBatch(4 - got, ids.data() + got, &out);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    ASSERT_GT(*n, 0u);
+    for (size_t k = 0; k < *n; ++k) {
+      ASSERT_EQ(out[k].fields.size(), 1u);
+      EXPECT_EQ(out[k].fields[0], SampleData(static_cast<int>(ids[got + k]))) << ids[got + k];
+    }
+    got += *n;
+  }
+  uint64_t resident = 0;
+  for (const std::string& s : shards) resident += ResidentBytes(s);
+  // Four samples and each shard's header. Before: the prefetch threads
+  // faulted whole shards in, and a fault read 2-4 MiB around it.
+  EXPECT_LT(resident, 4 * kSampleBytes + (1u << 20)) << resident << " bytes read";
+
+  // The rest of the epoch, through shards read on disk and populated.
+  std::vector<std::string> bytes;
+  std::vector<int64_t> rest = testing::ReadEpoch(**ds, 0, 4, 0, 1, 16, &bytes);
+  std::vector<int64_t> all(ids);
+  all.insert(all.end(), rest.begin(), rest.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), static_cast<size_t>(kSamples));
+  for (int i = 0; i < kSamples; ++i) EXPECT_EQ(all[i], i);
+  for (size_t k = 0; k < rest.size(); ++k) {
+    EXPECT_EQ(bytes[k], SampleData(static_cast<int>(rest[k])) + '\xff') << rest[k];
+  }
+}
+
+}  // namespace
+}  // namespace sluice
