@@ -10,6 +10,7 @@ Python only turns the engine's fields into Python values. Streams are in
 sluice/stream.py, the checks of index.json and cache_limit in
 sluice/dataset_index.py.
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -312,12 +313,19 @@ class StreamingDataset(_Base):
     # ------------------------------------------------------------------ iteration
 
     def __iter__(self):
+        # The engine's samples come as one list per engine batch, flattened
+        # in C (Engine.iterate): no Python frame resumes per sample. Nothing
+        # runs before the first next(), as with a generator.
+        return itertools.chain.from_iterable(self._pass())
+
+    def _pass(self):
+        """Yields one iterable: this pass's samples."""
         epoch, sample_in_epoch, worker, workers = self._begin_iteration()
         if self._reads_through_getitem():
-            yield from map(self.__getitem__,
-                           self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers))
-            return
-        yield from self._engine.iterate(epoch, sample_in_epoch, worker, workers)
+            yield map(self.__getitem__,
+                      self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers))
+        else:
+            yield self._engine.iterate(epoch, sample_in_epoch, worker, workers)
 
     def iter_batches(self, batch_size=None):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->

@@ -246,6 +246,14 @@ class Engine:
         return epoch.value, sie.value
 
     def iterate(self, epoch, sample_in_epoch, worker, num_workers):
+        """This worker's samples, one at a time (see iterate_lists)."""
+        return itertools.chain.from_iterable(
+            self.iterate_lists(epoch, sample_in_epoch, worker, num_workers))
+
+    def iterate_lists(self, epoch, sample_in_epoch, worker, num_workers):
+        """This worker's samples as one list per engine batch: a consumer
+        that flattens them with itertools.chain walks each list in C, so no
+        Python frame resumes per sample."""
         self.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
         count = ctypes.c_uint32()
         n = self._n
@@ -268,7 +276,7 @@ class Engine:
                     samples = self._decode_each(k)
             finally:
                 _lib_.sluice_stream_release(self._ptr)
-            yield from samples
+            yield samples
 
     def iterate_ids(self, epoch, sample_in_epoch, worker, num_workers):
         """The planned sample ids, as `iterate` walks them (its prefetching
