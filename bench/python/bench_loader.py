@@ -24,18 +24,25 @@ DataLoader(batch_size=None, num_workers=W):
 
 Large samples under the DataLoader: the main process unpickles every batch
 (16 x 256 KiB) into fresh heap memory, and glibc's dynamic trim threshold
-gives it back and faults it in again. How often swings from run to run for
-every contender alike (23k to 624k faults a run at 256 KiB, the floor's
-included), and the main process's CPU follows, so each cell gives the main
-process's own CPU per sample and its page faults (medians, range). In one
-set of 9 runs at 256 KiB, Sluice ran at 83% of the reference with the same
-workers' CPU (112 and 111 us a sample) and all of the gap in the main
-process (154 against 103 us a sample; 329k against 51k faults): a gap in
-the rate with a gap in the main process's faults is this heap, not the
-reader. MALLOC_TRIM_THRESHOLD_=268435456
-MALLOC_MMAP_THRESHOLD_=33554432 in the environment (inherited by every
-child) keeps the heap: then every contender's main process faults about
-7k times.
+gives it back and faults it in again, 14k to 640k times a run at 256 KiB,
+its CPU following (each cell gives the main process's own CPU per sample
+and its page faults: medians, range). The workers' CPU was the same behind
+Sluice and the reference (112 and 111 us a sample over 9 runs, Sluice at
+83% of the rate); the gap was the main process (154 against 103 us a
+sample; 329k against 51k faults). Sluice in the main process moves it:
+  - a StreamingDataset over the 8,000-sample folder open in the main
+    process beside the bare reader (not iterated, or closed before the
+    DataLoader starts; .pyc files present): about 600k faults (13 runs), against 59k for the
+    bare reader alone (21 runs) and 77k with one over a 10-sample folder;
+    why is not known yet (opening takes 70 faults and 1 ms, maps no shard,
+    starts no thread; malloc_trim(0) after it does not help);
+  - `import sluice` without .pyc files (PYTHONDONTWRITEBYTECODE=1 and a
+    source tree: every module compiled at import) raised it too (338k
+    against 92k, 8 runs); with them it did not (107k against 88k).
+MALLOC_TRIM_THRESHOLD_=268435456 MALLOC_MMAP_THRESHOLD_=33554432 in the
+environment (inherited by every child) keeps the heap: then every
+contender's main process faults about 7k times, and Sluice ran at 125% of
+the reference with the same CPU per sample (9 runs).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
