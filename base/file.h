@@ -255,8 +255,9 @@ class MappedFile {
   // and returns false.
   bool Populate() const;
 
-  // True when every page of the file is in the page cache (mincore), or
-  // when that cannot be told; an empty map is.
+  // True when the file is in the page cache, judged from 17 pages spread
+  // over it, its first and last among them (mincore); also when that
+  // cannot be told, and for an empty map.
   bool Resident() const;
   // Page faults on this map read only the pages they touch (MADV_RANDOM,
   // and no huge-page hint, under which a fault reads 2-4 MiB), instead of
