@@ -344,11 +344,33 @@ def warm(work, workloads, kinds, src, server, env):
                 open(os.path.join(cache, '.warm'), 'w').close()
 
 
-def resume_once(work, w, source, path, lib, src, env, litdata_src, library=None):
+def set_page_cache(folder, state):
+    """`state` 'hot': every file under `folder` read, so it is in the page
+    cache; 'dropped': the whole page cache dropped (root only: a warm cache
+    read back from disk, as after a restart); None: as it is."""
+    if state == 'hot':
+        for root, _, names in os.walk(folder):
+            for name in names:
+                with open(os.path.join(root, name), 'rb') as f:
+                    while f.read(1 << 24):
+                        pass
+    elif state == 'dropped':
+        os.sync()
+        with open('/proc/sys/vm/drop_caches', 'w') as f:
+            f.write('3\n')
+
+
+def can_drop_page_cache():
+    return os.access('/proc/sys/vm/drop_caches', os.W_OK)
+
+
+def resume_once(work, w, source, path, lib, src, env, litdata_src, library=None,
+                page_cache=None):
     """One fresh process of `lib` resuming workload w half-way from `source`
     ('local' or 's3', warmed by warm()): its JSON line ('resume', 'construct',
     'ids' and, for LitData, 'expected'), or None where the library has no
-    such row (LitData reads local only). `library`: a libsluice.so to use."""
+    such row (LitData reads local only). `library`: a libsluice.so to use;
+    `page_cache`: the state of the files it reads (set_page_cache)."""
     if lib == 'litdata':
         if source != 'local':
             return None
@@ -364,6 +386,7 @@ def resume_once(work, w, source, path, lib, src, env, litdata_src, library=None)
         local = os.path.join(work, 'cache', kind(lib), tag(w))
     if library:
         env = dict(env, SLUICE_LIBRARY=library)
+    set_page_cache(local, page_cache)
     return run_child(kind(lib), remote, local, path, state, src, env)
 
 
@@ -381,6 +404,9 @@ def main():
     ap.add_argument('--workloads', default='A,B')
     ap.add_argument('--sources', default='local,s3')
     ap.add_argument('--paths', default='iter,dl0,dl2')
+    ap.add_argument('--page-cache', choices=('hot', 'dropped'),
+                    help='before each run: read the files it reads into the page cache (hot), '
+                         'or drop the page cache (dropped, root only); default: as it is')
     ap.add_argument('--libraries', default='sluice,mosaic,litdata')
     ap.add_argument('--litdata-src', help='a checkout of Lightning-AI/litData (else no LitData)')
     ap.add_argument('--sluice', action='append', default=[], metavar='NAME=LIBSLUICE',
@@ -418,7 +444,8 @@ def main():
                         for lib in libs:
                             r = resume_once(work, w, source, path, lib, src, env,
                                             args.litdata_src,
-                                            builds[lib[7:]] if lib.startswith('sluice:') else None)
+                                            builds[lib[7:]] if lib.startswith('sluice:') else None,
+                                            page_cache=args.page_cache)
                             if r is not None:
                                 results.setdefault((w, source, path, lib), []).append(r)
         print(f'\nload_state_dict to the first batch of {BATCH} (construct in brackets), '

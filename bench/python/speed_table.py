@@ -35,7 +35,10 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
           first byte, 100 MB/s per connection), curl through it too
   resume  load_state_dict to the first batch, shuffled: A from the local
           folder, A and B from s3rver with a warm cache (resume_bench.py;
-          LitData local only); the first batches are checked equal
+          LitData local only); the first batches are checked equal. The
+          files read first in memory (each run reads them all before), and
+          for the warm caches also with the page cache dropped before each
+          run (root only), as a cache read back from disk after a restart
   image   with --images N: N synthetic JPEGs (image_bench.py, kept under
           --work) decoded in 2 DataLoader workers: images/s; reference: the
           ImageFolder-style dataset over the files
@@ -303,14 +306,17 @@ class Bench:
                           f'left out of that run')
 
     # -- resume: resume_bench.py's contenders, iteration path
-    def resume(self, w, source):
+    def resume(self, w, source, page_cache='hot'):
         where = 'local' if source == 'local' else 's3, warm cache'
-        row = f'resume ({where}), {self.label(w)}, shuffled: load_state_dict to first batch, s'
+        files = {'hot': 'in memory', 'dropped': 'on disk, page cache dropped'}[page_cache]
+        row = (f'resume ({where}, {files}), {self.label(w)}, shuffled: load_state_dict to '
+               f'first batch, s')
         env = resume_bench.s3_env(self.s3.endpoint) if source == 's3' else dict(os.environ)
         ids = {}
         for column in self.resume_libs():
             r = resume_bench.resume_once(self.work, w, source, 'iter', column,
-                                         self.args.mosaic_src or '', env, self.args.litdata_src)
+                                         self.args.mosaic_src or '', env, self.args.litdata_src,
+                                         page_cache=page_cache)
             if r is None:
                 continue
             ids[column] = (r['ids'], r.get('expected'))
@@ -428,6 +434,8 @@ def main():
                     bench.resume('A', 'local')
                     for w in workloads:
                         bench.resume(w, 's3')
+                        if resume_bench.can_drop_page_cache():
+                            bench.resume(w, 's3', 'dropped')
                 elif row == 'batch':
                     bench.batch('A')
                 elif row == 'loader':
