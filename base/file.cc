@@ -459,10 +459,9 @@ Result<MappedFile> MappedFile::Map(int fd, const std::string& path) {
 
 bool MappedFile::Populate() const {
   if (!data_) return true;
-  // A whole-file read: take back AdviseRandom, under which every page
-  // would be read on its own (WillNeed is capped at read_ahead_kb).
-  (void)::madvise(const_cast<char*>(data_), size_, MADV_NORMAL);
-  if (size_ >= kHugeHintFrom) (void)::madvise(const_cast<char*>(data_), size_, MADV_HUGEPAGE);
+  // A whole-file read: under AdviseRandom every page would be read on its
+  // own (and WillNeed is capped at read_ahead_kb).
+  AdviseReadAround();
 #ifdef MADV_POPULATE_READ
   return ::madvise(const_cast<char*>(data_), size_, MADV_POPULATE_READ) == 0;
 #else
@@ -492,6 +491,12 @@ void MappedFile::AdviseRandom() const {
   if (!data_) return;
   (void)::madvise(const_cast<char*>(data_), size_, MADV_NOHUGEPAGE);
   (void)::madvise(const_cast<char*>(data_), size_, MADV_RANDOM);
+}
+
+void MappedFile::AdviseReadAround() const {
+  if (!data_) return;
+  (void)::madvise(const_cast<char*>(data_), size_, MADV_NORMAL);
+  if (size_ >= kHugeHintFrom) (void)::madvise(const_cast<char*>(data_), size_, MADV_HUGEPAGE);
 }
 
 void MappedFile::WillNeed(std::string_view part) const {

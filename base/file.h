@@ -248,8 +248,8 @@ class MappedFile {
   uint64_t size() const { return size_; }
 
   // Maps every page now (MADV_POPULATE_READ, reading the file in where the
-  // page cache lacks it, with the kernel's read-around: it takes back
-  // AdviseRandom), so later reads do not stop on page faults: call it from
+  // page cache lacks it, with the kernel's read-around: it calls
+  // AdviseReadAround), so later reads do not stop on page faults: call it from
   // a thread that can afford the wait. Best effort: a kernel without it
   // or a failing read leaves the mapping as it was (reads then fault lazily)
   // and returns false.
@@ -265,6 +265,9 @@ class MappedFile {
   // disks): for a file on disk read a few bytes at a time. Pair it with
   // WillNeed for the bytes about to be read. Best effort.
   void AdviseRandom() const;
+  // Takes back AdviseRandom: faults read around them again, as Map left
+  // them. Best effort.
+  void AdviseReadAround() const;
   // Starts reading the pages under `part` (a view into data(); anything
   // else is ignored) into the page cache without waiting (MADV_WILLNEED).
   // Best effort.

@@ -120,6 +120,9 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     // its shard is resolved once (in order, and mostly under py1e, a batch
     // is a few long runs).
     const OpenedShard* shard = prefetcher_->At(p);
+    // A shard opened before the first batch and still read from disk a
+    // sample at a time goes back to the kernel's read-around after it.
+    if (pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
     if (shard->skipped()) {
       for (; p < ready && prefetcher_->At(p) == shard; ++p) ++*skipped;
       continue;

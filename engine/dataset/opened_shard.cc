@@ -1,5 +1,7 @@
 #include "engine/dataset/opened_shard.h"
 
+#include <algorithm>
+
 #include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
@@ -13,15 +15,14 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(const ShardEntry* entry, 
   s->meta_pin_ = std::move(meta_pin);
   s->data_ = std::move(data);
   s->meta_ = std::move(meta);
-  // Before the reader reads the header: a shard of one sample (a raw file)
-  // is read whole, which the kernel's read-around serves best.
-  if (entry->samples > 1 && !s->data_.Resident()) {
+  // Before the reader reads the header. Formats without head_bytes (the
+  // split formats, a raw file: one sample) keep the kernel's read-around.
+  auto format = ShardFormatOf(*entry);
+  if (format.ok() && (*format)->head_bytes != nullptr && entry->samples > 1 &&
+      !s->data_.Resident()) {
     s->on_disk_ = true;
     s->data_.AdviseRandom();
-    auto format = ShardFormatOf(*entry);
-    if (format.ok() && (*format)->head_bytes != nullptr) {
-      s->data_.WillNeed(s->data_.data().substr(0, (*format)->head_bytes(*entry, s->data_.size())));
-    }
+    s->data_.WillNeed(s->data_.data().substr(0, (*format)->head_bytes(*entry, s->data_.size())));
   }
   SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*entry, s->data_.data(), s->meta_.data()));
   (void)num_columns;
@@ -44,11 +45,28 @@ void OpenedShard::Populate() const {
   meta_.Populate();
 }
 
+void OpenedShard::EndOnDisk() const {
+  if (on_disk_.exchange(false, std::memory_order_relaxed)) data_.AdviseReadAround();
+}
+
 void OpenedShard::ReadAhead(uint32_t i) const {
-  if (const MdsShardReader* mds = view_.mds()) {
-    auto bytes = mds->SampleBytes(i);
-    if (bytes.ok()) data_.WillNeed(*bytes);
+  const MdsShardReader* mds = view_.mds();
+  if (mds == nullptr) return;
+  auto bytes = mds->SampleBytes(i);
+  if (!bytes.ok()) return;
+  // At least kReadAheadBytes from the sample on, and nothing already asked
+  // for: samples read in order (small ones many to a page) then cost one
+  // request per kReadAheadBytes, not one per page, and no call each.
+  const uint64_t begin = static_cast<uint64_t>(bytes->data() - data_.data().data());
+  const uint64_t end = begin + bytes->size();
+  if (begin >= asked_begin_.load(std::memory_order_relaxed) &&
+      end <= asked_end_.load(std::memory_order_relaxed)) {
+    return;
   }
+  const uint64_t until = std::min<uint64_t>(data_.size(), std::max(end, begin + kReadAheadBytes));
+  data_.WillNeed(data_.data().substr(begin, until - begin));
+  asked_begin_.store(begin, std::memory_order_relaxed);  // a race only asks again
+  asked_end_.store(until, std::memory_order_relaxed);
 }
 
 }  // namespace sluice

@@ -43,10 +43,15 @@ class OpenedShard {
   // back after a restart, or evicted from memory) and Populate has not
   // read it in since. Its map then faults in only the pages a read
   // touches (MappedFile::AdviseRandom), and Read and Prefetch ask for the
-  // sample's bytes ahead (WillNeed, MDS): with the kernel's read-around,
+  // sample's bytes ahead (WillNeed, MDS; at least kReadAheadBytes): with
+  // the kernel's read-around,
   // each sample of a shuffled first batch read megabytes (read_ahead_kb
   // 8 MiB here), 0.2-0.4 GB for 16 samples of 256 KiB.
   bool on_disk() const { return on_disk_.load(std::memory_order_relaxed); }
+  // Ends on_disk() without reading the file: faults read around them again
+  // (MappedFile::AdviseReadAround). Past a pass's first batch, asking for
+  // each sample costs more than it saves (a call per sample).
+  void EndOnDisk() const;
   // Hints that sample `i` is read soon; nothing for a skipped shard.
   // PrefetchOffsets loads where the sample is (do it some samples ahead of
   // Prefetch, which reads that to load the sample's bytes).
@@ -63,12 +68,15 @@ class OpenedShard {
   OpenedShard() = default;
   // Asks for sample i's bytes (MDS) from disk without waiting.
   void ReadAhead(uint32_t i) const;
+  static constexpr uint64_t kReadAheadBytes = uint64_t{256} << 10;
 
   const ShardEntry* entry_ = nullptr;
   ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
   MappedFile data_, meta_;
   ShardView view_;
   mutable std::atomic<bool> on_disk_{false};  // see on_disk()
+  // The last range ReadAhead asked for (a hint: readers race on it).
+  mutable std::atomic<uint64_t> asked_begin_{0}, asked_end_{0};
 };
 
 }  // namespace sluice

@@ -109,9 +109,11 @@ struct ShardFormatDescriptor {
 
   // The bytes at the head of a data file of `data_size` bytes that
   // open_reader reads before any sample (MDS: the count, the offsets table
-  // and a page for the config), so that a reader of a shard on disk can
-  // ask for them at once; null: none to speak of (the split formats keep
-  // their offsets in the meta file; a raw file is one sample).
+  // and a page for the config), so that a reader of a shard on disk reads
+  // it a sample at a time and asks for them at once (the engine's
+  // OpenedShard::on_disk); null: such a shard is left to the kernel's
+  // read-around (the split formats, whose offsets are in the meta file; a
+  // raw file, one sample).
   uint64_t (*head_bytes)(const ShardEntry& entry, uint64_t data_size);
   // True when each shard has a meta file beside its data file (raw_meta,
   // zip_meta): Mosaic's split formats.
