@@ -504,7 +504,8 @@ void MappedFile::WillNeed(std::string_view part) const {
   auto begin = reinterpret_cast<uintptr_t>(part.data());
   if (!data_ || part.empty() || begin < base || part.size() > size_ - (begin - base)) return;
   const uintptr_t end = begin + part.size();
-  begin &= ~(static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)) - 1);  // within the map: it is page-aligned
+  // Rounded down within the map, which starts on a page.
+  begin &= ~(static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)) - 1);
   (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
 }
 

@@ -29,11 +29,11 @@
 //  - Parquet: {"parquet", IndexSource::kFileFooters, /*entry_schema=*/nullptr,
 //    FieldForm::kStoredBytes (or a new form), ParquetColumns, OpenParquet,
 //    /*open_writer=*/nullptr, /*head_bytes=*/nullptr}. There is no
-//    index.json: an index builder for kFileFooters lists the dataset's files in the canonical order of
-//    file_listing.h, reads each footer and emits one ShardEntry per row
-//    group (format "parquet", raw_data = the file, samples = the group's
-//    rows, columns from the schema). open_reader gets the file's bytes and
-//    reads its row group.
+//    index.json: an index builder for kFileFooters lists the dataset's
+//    files in the canonical order of file_listing.h, reads each footer and
+//    emits one ShardEntry per row group (format "parquet", raw_data = the
+//    file, samples = the group's rows, columns from the schema).
+//    open_reader gets the file's bytes and reads its row group.
 //
 // Both builders yield the same Index of ShardEntry values that ParseIndex yields, so
 // the engine's shard cache, which only sees an entry's files (raw_data,

@@ -25,7 +25,9 @@ constexpr size_t kSampleBytes = 200 << 10;
 
 std::string SampleData(int i) {
   std::string data(kSampleBytes, '\0');
-  for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<char>((i * 131 + k * 7 + k / 4096) & 0xff);
+  for (size_t k = 0; k < data.size(); ++k) {
+    data[k] = static_cast<char>((i * 131 + k * 7 + k / 4096) & 0xff);
+  }
   return data;
 }
 
