@@ -32,8 +32,9 @@ Sluice and the reference (112 and 111 us a sample over 9 runs, Sluice at
 sample; 329k against 51k faults). Sluice in the main process moves it:
   - a StreamingDataset over the 8,000-sample folder open in the main
     process beside the bare reader (not iterated, or closed before the
-    DataLoader starts; .pyc files present): about 600k faults (13 runs), against 59k for the
-    bare reader alone (21 runs) and 77k with one over a 10-sample folder;
+    DataLoader starts; .pyc files present): about 600k faults (13 runs),
+    against 59k for the bare reader alone (21 runs) and 77k with one over
+    a 10-sample folder;
     why is not known yet (opening takes 70 faults and 1 ms, maps no shard,
     starts no thread; malloc_trim(0) after it does not help);
   - `import sluice` without .pyc files (PYTHONDONTWRITEBYTECODE=1 and a
@@ -41,8 +42,8 @@ sample; 329k against 51k faults). Sluice in the main process moves it:
     against 92k, 8 runs); with them it did not (107k against 88k).
 MALLOC_TRIM_THRESHOLD_=268435456 MALLOC_MMAP_THRESHOLD_=33554432 in the
 environment (inherited by every child) keeps the heap: then every
-contender's main process faults about 7k times, and Sluice ran at 125% of
-the reference with the same CPU per sample (9 runs).
+contender's main process faults about 7k times, and Sluice ran at 106-125%
+of the reference with the same CPU per sample (two sets of 7 and 9 runs).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]

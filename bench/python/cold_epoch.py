@@ -165,12 +165,9 @@ def s3rver_path(work, data):
         server.stop()
         raise
     base = f'{server.endpoint}/{resume_bench.BUCKET}/data'
-    # curl 7.88 signs without x-amz-content-sha256, which S3 requires.
-    curl_args = ('--aws-sigv4', 'aws:amz:us-east-1:s3', '--user',
-                 f'{resume_bench.KEY_ID}:{resume_bench.SECRET}',
-                 '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
     return Path('s3rver', base, f's3://{resume_bench.BUCKET}/data',
-                resume_bench.s3_env(server.endpoint), curl_args, server.proc.pid), server
+                resume_bench.s3_env(server.endpoint), resume_bench.CURL_SIGV4_ARGS,
+                server.proc.pid), server
 
 
 def main():

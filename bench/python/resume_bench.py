@@ -220,6 +220,13 @@ def s3_env(endpoint):
     return env
 
 
+# curl's arguments to sign its requests to the S3rver as s3_env's
+# credentials do (curl 7.88 signs without x-amz-content-sha256, which S3
+# requires).
+CURL_SIGV4_ARGS = ('--aws-sigv4', 'aws:amz:us-east-1:s3', '--user', f'{KEY_ID}:{SECRET}',
+                   '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
+
+
 def upload(folder, prefix, endpoint):
     """The dataset's files under s3://bench/<prefix>/ unless already there."""
     import boto3

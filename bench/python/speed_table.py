@@ -232,10 +232,7 @@ class Bench:
             remote, base = f's3://{resume_bench.BUCKET}/{tag}', \
                 f'{self.s3.endpoint}/{resume_bench.BUCKET}/{tag}'
             env = resume_bench.s3_env(self.s3.endpoint)
-            # curl 7.88 signs without x-amz-content-sha256, which S3 requires.
-            curl_args = ('--aws-sigv4', 'aws:amz:us-east-1:s3', '--user',
-                         f'{resume_bench.KEY_ID}:{resume_bench.SECRET}',
-                         '-H', 'x-amz-content-sha256: UNSIGNED-PAYLOAD')
+            curl_args = resume_bench.CURL_SIGV4_ARGS
             mosaic = self.args.mosaic_src
         else:
             port = self.nginx[1] if where == 'http' else self.proxy.port
