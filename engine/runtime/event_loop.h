@@ -144,9 +144,16 @@ class EventLoop {
 
   // Starts the loop under mu_ if not yet started; false once shut down.
   bool EnsureStarted();
+  bool StartLocked();  // EnsureStarted() with mu_ held
+  // Counts a task from Spawn() on, before its start reaches the loop, so
+  // that Shutdown() waits for (and cancels) tasks still queued; false (and
+  // nothing counted) once shut down.
+  bool Admit();
+  // Uncounts an admitted task that never registered.
+  void Release();
   // The loop thread's body: runs `ctx` until stopped, through exceptions.
   void RunLoop(boost::asio::io_context* ctx);
-  // Registers a task on the loop thread; nullopt after Shutdown().
+  // Registers an admitted task on the loop thread; nullopt after Shutdown().
   std::optional<TaskList::iterator> Register();
   void Unregister(TaskList::iterator it);
   // On the loop thread: emits terminal cancellation to one registered task.
@@ -214,7 +221,7 @@ T EventLoop::FromException(std::exception_ptr e) {
 template <typename T>
 void EventLoop::Spawn(boost::asio::awaitable<T> task,
                       std::function<void(T)> done, std::stop_token stop) {
-  if (!EnsureStarted()) {
+  if (!Admit()) {
     if (done) done(T(CancelledError("event loop is shut down")));
     return;
   }
@@ -222,6 +229,7 @@ void EventLoop::Spawn(boost::asio::awaitable<T> task,
                 stop = std::move(stop)]() mutable {
     std::optional<TaskList::iterator> it = Register();
     if (!it) {
+      Release();
       if (done) done(T(CancelledError("event loop is shut down")));
       return;
     }
@@ -249,7 +257,12 @@ void EventLoop::Spawn(boost::asio::awaitable<T> task,
     // After co_spawn: a stop already requested cancels the started task.
     if (stop.stop_possible()) *link = LinkStop(*it, std::move(stop));
   };
-  boost::asio::post(context_->get_executor(), std::move(start));
+  try {
+    boost::asio::post(context_->get_executor(), std::move(start));
+  } catch (...) {
+    Release();
+    throw;
+  }
 }
 
 template <typename T>
