@@ -185,7 +185,10 @@ TEST(EventLoopTest, ShutdownCancelsThousandsOfPendingOperationsPromptly) {
                            (s.code() == StatusCode::kCancelled ? cancelled : other)++;
                          });
     }
-    while (loop.PendingTasks() < kTasks) std::this_thread::sleep_for(1ms);
+    // Starts run in order: once a later task has run, all have started.
+    auto marker = []() -> awaitable<Status> { co_return Status::Ok(); };
+    ASSERT_TRUE(loop.Run(marker()).ok());
+    EXPECT_EQ(loop.PendingTasks(), size_t{kTasks});
     std::this_thread::sleep_for(20ms);  // let them all reach their co_await
     loop.Shutdown();
     EXPECT_EQ(loop.PendingTasks(), 0u);
