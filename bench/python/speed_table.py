@@ -8,6 +8,11 @@ medians of --runs with min and max.
         [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
         [--images 20000] [--mosaic-src DIR] [--litdata-src DIR]
 
+The peers' own imports, from Debian (./dev installs only Sluice's):
+apt-get install python3-filelock (LitData) python3-snappy python3-brotli
+python3-zstd python3-torchvision (mosaicml-streaming's compressions and its
+vision module, imported by its package).
+
 Quick check: --scale 0.01 --runs 1. Workloads: A = 500,000 x 1 KiB and
 B = 8,000 x 256 KiB (times --scale), MDS in 64 MiB shards, written once
 under --work with LitData's own copy (kept between invocations, with the
