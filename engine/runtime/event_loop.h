@@ -103,6 +103,9 @@ class EventLoop {
   // emitted on the loop thread: its pending operations complete with
   // operation_aborted (the HTTP client then ends its request, kCancelled).
   // The task still runs to its own end; `done` still gets its result.
+  // A task whose start is still queued when Shutdown() comes gets
+  // kCancelled without running; `done` is skipped only for tasks still
+  // unfinished when Shutdown()'s grace ends (their frames are destroyed).
   template <typename T>
   void Spawn(boost::asio::awaitable<T> task,
              std::function<void(T)> done = nullptr, std::stop_token stop = {});
@@ -114,11 +117,13 @@ class EventLoop {
   template <typename T>
   T Run(boost::asio::awaitable<T> task, std::stop_token stop = {});
 
-  // Cancels all spawned work, stops the loop, joins its thread and the CPU
-  // pool. Idempotent.
+  // Cancels all spawned work (again every 100 ms while some remains), waits
+  // up to EventLoopOptions::shutdown_grace for it to finish, stops the loop,
+  // joins its thread and the CPU pool. Idempotent.
   void Shutdown();
 
-  // Coroutines spawned and not yet finished (for tests and diagnostics).
+  // Tasks spawned and not yet finished, from the Spawn() call on (a start
+  // still queued counts). For tests and diagnostics.
   size_t PendingTasks() const;
 
   // The first exception a plain handler (not a Spawn()/Run() coroutine,
