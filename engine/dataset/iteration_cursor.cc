@@ -90,6 +90,11 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     may_peek_ = false;
     if (FirstFromPeek(columns, ids, out, wait_ns)) return size_t{1};
   }
+  // A call that starts in the pass's first batch ends with it at a shard
+  // read from disk (a restart's warm cache): each sample past it is a read
+  // the first batch waits behind (a resumed first batch of 16 x 256 KiB
+  // read 64 samples, 21 MB, before returning: 26 ms, against 8 ms).
+  const size_t stop_at = pos_ < populate_after_ ? std::min(end, populate_after_) : end;
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
   size_t k = 0, p = pos_, from = pos_, ready = pos_;
@@ -129,8 +134,12 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
     const size_t g = prefetcher_->shard_of(p);
     for (; k < max && p < ready && prefetcher_->At(p) == shard; ++p) {
+      if (p >= stop_at && k > 0 && shard->on_disk()) {
+        stop = true;
+        break;
+      }
       const uint32_t i = local_[p];
-      PrefetchAhead(p, ready);
+      PrefetchAhead(p, p < stop_at ? std::min(ready, stop_at) : ready);
       SampleFields& fields = (*out)[k];
       fields.where = SampleLocation{g, i};
       Status read = columns.Read(*shard, g, i, &fields);
@@ -234,9 +243,14 @@ void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
   if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
     prefetcher_->At(q)->PrefetchOffsets(local_[q]);
   }
-  if (size_t q = p + kAhead; q < ready) {
+  // Every position up to kAhead on, each once: a pass's first call asks
+  // for its first kAhead samples together (from disk, reads in parallel,
+  // not one after another as the consumer reaches them), then one a sample.
+  const size_t to = std::min(p + kAhead + 1, ready);
+  for (size_t q = std::max(prefetched_to_, p + 1); q < to; ++q) {
     prefetcher_->At(q)->Prefetch(local_[q]);
   }
+  prefetched_to_ = std::max(prefetched_to_, to);
 }
 
 }  // namespace sluice

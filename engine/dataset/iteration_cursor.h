@@ -137,6 +137,7 @@ class IterationCursor {
   DatasetShards* const shards_;
   const std::optional<NextEpochPlan> next_;
   size_t pos_ = 0;
+  size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
   // Written by the prefetch thread (PlanNext), read after it is joined.
   std::optional<std::vector<int64_t>> next_ids_;
   std::optional<std::string> next_shuffle_warning_;
