@@ -24,6 +24,7 @@ Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
   d->skip_missing_ = options.skip_missing_files;
   d->num_columns_ = num_columns;
   d->skipped_ = std::move(skipped);
+  d->open_.resize(d->first_shard_.empty() ? 0 : d->first_shard_.back());
   return d;
 }
 
@@ -40,6 +41,12 @@ Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();
   }
+  {
+    std::lock_guard<std::mutex> lock(open_mu_);
+    if (g < open_.size()) {
+      if (std::shared_ptr<const OpenedShard> open = open_[g].lock()) return open;
+    }
+  }
   auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel, wait);
   if (!shard.ok()) {
     if (Skippable(s, shard.status())) {
@@ -49,7 +56,12 @@ Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
     }
     return shard.status();
   }
-  return std::shared_ptr<const OpenedShard>(std::move(*shard));
+  std::shared_ptr<const OpenedShard> opened(std::move(*shard));
+  if (opened) {  // null: not to be had without waiting
+    std::lock_guard<std::mutex> lock(open_mu_);
+    if (g < open_.size()) open_[g] = opened;
+  }
+  return opened;
 }
 
 bool DatasetShards::Peekable(size_t g) {

@@ -50,7 +50,9 @@ class DatasetShards {
 
   // Global shard `g` pinned and mapped (or Skipped(), see above); `cancel`
   // and `wait` as StreamShards::OpenShard's (with `wait` false, null when
-  // the shard cannot be had without waiting).
+  // the shard cannot be had without waiting). A shard still open elsewhere
+  // (an iteration's prefetcher, a Get) is that same object, not mapped
+  // again. Thread-safe.
   Result<std::shared_ptr<const OpenedShard>> Open(size_t g,
                                                   const std::atomic<bool>* cancel = nullptr,
                                                   bool wait = true);
@@ -82,6 +84,11 @@ class DatasetShards {
   size_t num_columns_ = 0;
   mutable std::mutex skipped_mu_;
   std::unordered_set<size_t> skipped_;
+  // Per global shard, the object Open last gave out, while someone holds
+  // it: reads by id in a shuffled pass (a subclass's __getitem__) share
+  // the prefetcher's maps instead of mapping a 64 MiB shard per sample.
+  std::mutex open_mu_;
+  std::vector<std::weak_ptr<const OpenedShard>> open_;
 };
 
 }  // namespace sluice
