@@ -42,6 +42,17 @@ bool Evict(const std::string& path) {
   return map.ok() && !map->Resident();
 }
 
+// kSamples samples of SampleData as MDS in `dir`, in shards of 4 MiB (past
+// the huge-page hint's 2 MiB).
+void WriteSamples(const std::string& dir) {
+  ShardedWriterOptions w;
+  w.size_limit = 4 << 20;
+  auto writer = MdsWriter::Create(dir, {{"data", "bytes"}}, w);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+}
+
 // Bytes of `path` in the page cache.
 uint64_t ResidentBytes(const std::string& path) {
   auto map = MappedFile::Open(path);
@@ -56,12 +67,7 @@ uint64_t ResidentBytes(const std::string& path) {
 
 TEST(OpenedShardOnDisk, AShuffledFirstBatchReadsItsSamplesNotTheShards) {
   testing::ScratchDir data;
-  ShardedWriterOptions w;
-  w.size_limit = 4 << 20;  // 4 shards of 20 samples or fewer, past the huge-page hint's 2 MiB
-  auto writer = MdsWriter::Create(data.path(), {{"data", "bytes"}}, w);
-  ASSERT_TRUE(writer.ok()) << writer.status().message();
-  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_NO_FATAL_FAILURE(WriteSamples(data.path()));  // 4 shards of 20 samples or fewer
   std::vector<std::string> shards;
   for (const auto& e : std::filesystem::directory_iterator(data.path())) {
     if (e.path().extension() == ".mds") shards.push_back(e.path().string());
@@ -118,12 +124,7 @@ TEST(OpenedShardOnDisk, AShuffledFirstBatchReadsItsSamplesNotTheShards) {
 // behind (the caller's next call goes on from there).
 TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
   testing::ScratchDir data;
-  ShardedWriterOptions w;
-  w.size_limit = 4 << 20;
-  auto writer = MdsWriter::Create(data.path(), {{"data", "bytes"}}, w);
-  ASSERT_TRUE(writer.ok()) << writer.status().message();
-  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_NO_FATAL_FAILURE(WriteSamples(data.path()));
   for (const auto& e : std::filesystem::directory_iterator(data.path())) {
     if (e.path().extension() != ".mds") continue;
     if (!Evict(e.path().string())) GTEST_SKIP() << "the page cache keeps " << e.path();
@@ -166,12 +167,7 @@ TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
 // again for each sample of a shuffled pass cost 0.3 ms an image.
 TEST(OpenedShardShared, AGetDuringAPassReadsThePassesMap) {
   testing::ScratchDir data;
-  ShardedWriterOptions w;
-  w.size_limit = 4 << 20;
-  auto writer = MdsWriter::Create(data.path(), {{"data", "bytes"}}, w);
-  ASSERT_TRUE(writer.ok()) << writer.status().message();
-  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_NO_FATAL_FAILURE(WriteSamples(data.path()));
   DatasetOptions o = testing::OneStreamOptions("", data.path());
   o.plan.batch_size = 4;
   o.peek_first_sample = false;
