@@ -22,28 +22,19 @@ DataLoader(batch_size=None, num_workers=W):
   bare    the floor: one memcpy of each batch's contiguous bytes in the
           memmapped shard (its fields' lengths read vectorized)
 
+  bare_tuned  bare, with glibc's malloc thresholds raised as Sluice's
+          package raises them (sluice/malloc_tuning.py): the fair reference
+          for Sluice under the DataLoader
+
 Large samples under the DataLoader: the main process unpickles every batch
-(16 x 256 KiB) into fresh heap memory, and glibc's dynamic trim threshold
-gives it back and faults it in again, 14k to 640k times a run at 256 KiB,
-its CPU following (each cell gives the main process's own CPU per sample
-and its page faults: medians, range). The workers' CPU was the same behind
-Sluice and the reference (112 and 111 us a sample over 9 runs, Sluice at
-83% of the rate); the gap was the main process (154 against 103 us a
-sample; 329k against 51k faults). Sluice in the main process moves it:
-  - a StreamingDataset over the 8,000-sample folder open in the main
-    process beside the bare reader (not iterated, or closed before the
-    DataLoader starts; .pyc files present): about 600k faults (13 runs),
-    against 59k for the bare reader alone (21 runs) and 77k with one over
-    a 10-sample folder;
-    why is not known yet (opening takes 70 faults and 1 ms, maps no shard,
-    starts no thread; malloc_trim(0) after it does not help);
-  - `import sluice` without .pyc files (PYTHONDONTWRITEBYTECODE=1 and a
-    source tree: every module compiled at import) raised it too (338k
-    against 92k, 8 runs); with them it did not (107k against 88k).
-MALLOC_TRIM_THRESHOLD_=268435456 MALLOC_MMAP_THRESHOLD_=33554432 in the
-environment (inherited by every child) keeps the heap: then every
-contender's main process faults about 7k times, and Sluice ran at 106-125%
-of the reference with the same CPU per sample (two sets of 7 and 9 runs).
+(16 x 256 KiB) into fresh heap memory, about 8 MiB freed per batch, and
+glibc's dynamic thresholds settle at a 4 MiB mmap threshold and an 8 MiB trim
+threshold: at that edge, depending on what else the heap holds, every batch
+is given back to the kernel and faulted in again or never is (gdb's `p mp_`
+in both states; 20k against 280k-480k main-process page faults, 3,500
+against 2,500-3,100 samples/s, from run to run, for either reader). Sluice's
+package raises the thresholds (docs/configuration.rst), so `bare_tuned` is
+the reference to hold it to; `bare` shows what an untuned process gets.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/bench_loader.py [--mosaic-src DIR] [--runs 3]
@@ -163,6 +154,9 @@ elif kind == 'mosaic':
     ds = streaming.StreamingDataset(local=folder, batch_size=batch)
 else:
     ds = Bare(folder)
+    if kind == 'bare_tuned':
+        from sluice import malloc_tuning
+        assert malloc_tuning.tune()
     if kind == 'floor':
         ds = Floor(len(ds), len(ds[0]['data']))
 n = total = 0
@@ -183,7 +177,7 @@ elif batched:
         n += int(b['samples'])
         total += int(b['bytes'])
 elif mode == 'direct':
-    it = ds if kind != 'bare' else (ds[i] for i in range(len(ds)))
+    it = ds if not kind.startswith('bare') else (ds[i] for i in range(len(ds)))
     for s in it:
         n += 1
         total += len(s['data'])
@@ -240,9 +234,10 @@ def main():
         # its threads and its DataLoader workers; each cell's "us CPU", the
         # median) compare when wall time is noisy; "main" is this process's
         # share, with its page faults (see the note on the heap above).
-        print(f'| samples | mode | ' + ' | '.join(kinds) + ' | sluice / bare | '
-              'bare / sluice CPU per sample |')
-        print('| --- | --- | ' + ' | '.join('---' for _ in kinds) + ' | --- | --- |')
+        refs = [k for k in ('bare', 'bare_tuned') if k in kinds and 'sluice' in kinds]
+        print(f'| samples | mode | ' + ' | '.join(kinds) +
+              ''.join(f' | sluice / {r} | {r} / sluice CPU per sample' for r in refs) + ' |')
+        print('| --- | --- | ' + ' | '.join('---' for _ in kinds + refs + refs) + ' |')
         for spec in args.sizes.split(','):
             size, samples = (int(x) for x in spec.split(':'))
             folder = os.path.join(root, f'ds{size}')
@@ -269,17 +264,17 @@ def main():
                          'loader_batch': f'batch mode, DataLoader({args.workers} workers, '
                                          f'batches of {args.big_batch})'}.get(
                     mode, f'DataLoader({args.workers} workers, batch {args.batch})')
-                both = 'sluice' in med and 'bare' in med
-                ratio = f"{med['sluice'] / med['bare']:.0%}" if both else '-'
-                cpu_ratio = f"{statistics.median(cpus['bare']) / statistics.median(cpus['sluice']):.0%}" \
-                    if both else '-'
+                ratios = ''.join(
+                    f" | {med['sluice'] / med[r]:.0%} | "
+                    f"{statistics.median(cpus[r]) / statistics.median(cpus['sluice']):.0%}"
+                    if r in med and 'sluice' in med else ' | - | -' for r in refs)
                 cells = ' | '.join(f'{med[k]:,.0f}/s ({min(rates[k]):,.0f}-{max(rates[k]):,.0f}), '
                                    f'{statistics.median(cpus[k]) / samples * 1e6:.1f} us CPU '
                                    f'(main {statistics.median(main_cpus[k]) / samples * 1e6:.1f}), '
                                    f'{statistics.median(faults[k]) / 1e3:,.0f}k main faults '
                                    f'({min(faults[k]) / 1e3:,.0f}k-{max(faults[k]) / 1e3:,.0f}k)'
                                    if k in med else '-' for k in kinds)
-                print(f'| {samples:,} x {size} B | {label} | {cells} | {ratio} | {cpu_ratio} |',
+                print(f'| {samples:,} x {size} B | {label} | {cells}{ratios} |',
                       flush=True)
     finally:
         shutil.rmtree(root)

@@ -19,8 +19,9 @@ under --work with LitData's own copy (kept between invocations, with the
 s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
 
   loader  DataLoader(2 workers, batch 16), in order, A and B: samples/s;
-          reference: a bare map-style dataset over the memmapped shards
-          (bench_loader.py; LitData's StreamingDataLoader over its copy,
+          reference: a bare map-style dataset over the memmapped shards,
+          glibc's malloc thresholds raised as Sluice's package raises them
+          (bench_loader.py's bare_tuned; LitData's StreamingDataLoader over its copy,
           its memoryview samples made bytes: litdata_shims.collate_bytes)
   batch   batch mode in one process (batches of 1024), A: samples/s against
           the one-memcpy floor (bench_loader.py)
@@ -196,7 +197,7 @@ class Bench:
     # -- loader, batch: bench_loader.py's children over the same folders
     def loader(self, w):
         row = f'DataLoader {WORKERS} workers, batch {BATCH}, {self.label(w)}, in order: samples/s'
-        kinds = {'mosaic': 'mosaic', 'sluice': 'sluice', 'reference': 'bare'}
+        kinds = {'mosaic': 'mosaic', 'sluice': 'sluice', 'reference': 'bare_tuned'}
         for column, kind in kinds.items():
             if kind == 'mosaic' and not self.args.mosaic_src:
                 continue

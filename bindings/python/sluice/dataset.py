@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from sluice import engine
+from sluice import malloc_tuning
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
 from sluice.dataset_index import check_cache_limit, read_index, shard_infos
@@ -98,6 +99,7 @@ class StreamingDataset(_Base):
         self._counters = SharedCounters()
         self._resume_state = None
         self._engine = None
+        malloc_tuning.tune()  # batches unpickled in this process: see the module
         self._given_streams = bool(streams)
         if predownload is not None and batch_size is not None and predownload < batch_size:
             warnings.warn(f'predownload < batch_size ({predownload} < {batch_size}).This may '
