@@ -212,15 +212,23 @@ void ShardPrefetcher::RunGuarded() {
   }
 }
 
+bool ShardPrefetcher::RunHasWork() {
+  const size_t n = shard_of_.size();
+  return scan_ < std::min(n, consumer_ + window_) ||
+         (scan_ == n && next_ && consumer_ + window_ >= n) ||
+         (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&
+          AdvanceAhead() < n);
+}
+
+bool ShardPrefetcher::OthersHaveWork() {
+  return RunHasWork() || (waiting_past_ != SIZE_MAX && scan_ != waiting_past_) ||
+         (open_threads_ > 1 && NextToHelp() != SIZE_MAX);
+}
+
 void ShardPrefetcher::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] {
-      return stop_ || scan_ < std::min(shard_of_.size(), consumer_ + window_) ||
-             (scan_ == shard_of_.size() && next_ && consumer_ + window_ >= shard_of_.size()) ||
-             (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&
-              AdvanceAhead() < shard_of_.size());
-    });
+    cv_.wait(lock, [&] { return stop_ || RunHasWork(); });
     if (stop_) return;
     if (scan_ == shard_of_.size()) {
       // The order is fully opened and the consumer is within a window of its
@@ -291,9 +299,11 @@ void ShardPrefetcher::Run() {
         scan_opening_ahead_ = false;
         continue;
       }
+      waiting_past_ = p;
       cv_.wait(lock, [&] {
         return stop_ || scan_ != p || !in_flight_.count(shard) || NextToHelp() != SIZE_MAX;
       });
+      waiting_past_ = SIZE_MAX;
       continue;
     }
     Result<std::shared_ptr<const OpenedShard>> opened = std::shared_ptr<const OpenedShard>();
@@ -372,23 +382,25 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
     consumer_ = from;
     ++consumer_moves_;
     DropBefore(from);
-    cv_.notify_all();
   }
   // The thread may be busy opening another shard (beyond the window, or
   // one a helper would while a helper opens the scan's): walk what is open
   // already here rather than wait for it, now and at every wake-up while
   // waiting (a helper's shard lands in early_, and only a scan moves scan_).
+  // Whether or not `need` is ready already: a scan left to the thread would
+  // wake it (and it the helpers) for each quarter window the consumer moves.
   auto walk_open = [&] {
-    if (scan_ > need || !error_.ok()) return;
-    const size_t before = scan_;
-    ScanOpen(std::min(n, consumer_ + window_));
-    if (scan_ != before) cv_.notify_all();  // the thread and helpers look from scan_
+    if (error_.ok()) ScanOpen(std::min(n, consumer_ + window_));
   };
   walk_open();
+  // The thread and helpers look from scan_ and consumer_.
+  if (OthersHaveWork()) cv_.notify_all();
   if (scan_ <= need && error_.ok() && wait && need < consumer_ + window_) {
     auto start = std::chrono::steady_clock::now();
     cv_.wait(lock, [&] {
+      const size_t before = scan_;
       walk_open();
+      if (scan_ != before && OthersHaveWork()) cv_.notify_all();
       return scan_ > need || !error_.ok();
     });
     *waited_ns += static_cast<uint64_t>(
