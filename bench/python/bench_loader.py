@@ -7,6 +7,9 @@ medians of 3:
   bare    a map-style torch Dataset over the same shards: np.memmap of each
           shard, sample bytes sliced by the shard's offset table (the floor a
           streaming loader over MDS can reach under the same DataLoader)
+  bare_tuned  bare, with glibc's malloc thresholds raised as Sluice's
+          package raises them (sluice/malloc_tuning.py): the reference to
+          hold Sluice to under the DataLoader (see below)
   mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
   floor   under the DataLoader only: an IterableDataset that reads nothing and
           yields each worker's share of {'id': int, 'data': a fresh bytes of
@@ -21,10 +24,6 @@ DataLoader(batch_size=None, num_workers=W):
           (sluice.column_batches)
   bare    the floor: one memcpy of each batch's contiguous bytes in the
           memmapped shard (its fields' lengths read vectorized)
-
-  bare_tuned  bare, with glibc's malloc thresholds raised as Sluice's
-          package raises them (sluice/malloc_tuning.py): the fair reference
-          for Sluice under the DataLoader
 
 Large samples under the DataLoader: the main process unpickles every batch
 (16 x 256 KiB) into fresh heap memory, about 8 MiB freed per batch, and
@@ -221,7 +220,7 @@ def main():
     ap.add_argument('--batch', type=int, default=16)
     ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
     ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
-    ap.add_argument('--contenders', default='sluice,bare,floor,mosaic')
+    ap.add_argument('--contenders', default='sluice,bare,bare_tuned,floor,mosaic')
     ap.add_argument('--modes', default='direct,loader,batch,loader_batch')
     ap.add_argument('--big-batch', type=int, default=1024, help='samples per batch, batch mode')
     args = ap.parse_args()
