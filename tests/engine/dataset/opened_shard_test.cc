@@ -53,6 +53,20 @@ void WriteSamples(const std::string& dir) {
   ASSERT_TRUE((*writer)->Finish().ok());
 }
 
+// The dataset in `dir` read in place, its epoch-0 pass begun for one
+// worker; the first sample is not peeked, so every read is the pass's own.
+Result<std::unique_ptr<StreamingDataset>> BeginPass(const std::string& dir, int64_t batch_size,
+                                                    bool shuffle = false) {
+  DatasetOptions o = testing::OneStreamOptions("", dir);
+  o.plan.shuffle = shuffle;
+  o.plan.shuffle_seed = 5;
+  o.plan.batch_size = batch_size;
+  o.peek_first_sample = false;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<StreamingDataset> ds, StreamingDataset::Open(o));
+  SLUICE_RETURN_IF_ERROR(ds->IterBegin(0, 0, 0, 1));
+  return ds;
+}
+
 // Bytes of `path` in the page cache.
 uint64_t ResidentBytes(const std::string& path) {
   auto map = MappedFile::Open(path);
@@ -77,14 +91,9 @@ TEST(OpenedShardOnDisk, AShuffledFirstBatchReadsItsSamplesNotTheShards) {
     if (!Evict(s)) GTEST_SKIP() << "the page cache keeps " << s << " (tmpfs?)";
   }
 
-  DatasetOptions o = testing::OneStreamOptions("", data.path());  // read in place
-  o.plan.shuffle = true;
-  o.plan.shuffle_seed = 5;
-  o.plan.batch_size = 16;  // the prefetch threads populate shards after 16 samples
-  o.peek_first_sample = false;
-  auto ds = StreamingDataset::Open(o);
+  // The prefetch threads populate shards after a batch of 16 samples.
+  auto ds = BeginPass(data.path(), 16, /*shuffle=*/true);
   ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> ids(4);
   std::vector<SampleFields> out;
   size_t got = 0;
@@ -129,12 +138,8 @@ TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
     if (e.path().extension() != ".mds") continue;
     if (!Evict(e.path().string())) GTEST_SKIP() << "the page cache keeps " << e.path();
   }
-  DatasetOptions o = testing::OneStreamOptions("", data.path());
-  o.plan.batch_size = 8;
-  o.peek_first_sample = false;
-  auto ds = StreamingDataset::Open(o);
+  auto ds = BeginPass(data.path(), 8);
   ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> ids(kSamples);
   std::vector<SampleFields> out;
   auto n = (*ds)->NextBatch(kSamples, ids.data(), &out);
@@ -168,12 +173,8 @@ TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
 TEST(OpenedShardShared, AGetDuringAPassReadsThePassesMap) {
   testing::ScratchDir data;
   ASSERT_NO_FATAL_FAILURE(WriteSamples(data.path()));
-  DatasetOptions o = testing::OneStreamOptions("", data.path());
-  o.plan.batch_size = 4;
-  o.peek_first_sample = false;
-  auto ds = StreamingDataset::Open(o);
+  auto ds = BeginPass(data.path(), 4);
   ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> ids(2);
   std::vector<SampleFields> batch;
   auto n = (*ds)->NextBatch(2, ids.data(), &batch);
