@@ -1,13 +1,14 @@
-// Asio's io_uring backend as base/asio/ compiles it: a completion reaches the
-// operation it belongs to and no other.
-
-#include <sys/socket.h>
+// Asio's io_uring backend as base/asio/ compiles it (Boost 1.81's, patched):
+// a completion reaches the operation it belongs to and no other.
 
 #include <array>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <gtest/gtest.h>
@@ -61,6 +62,49 @@ TEST(AsioIoUring, CancellingOneSocketsReadsNeverEndsAnotherSocketsRead) {
   ctx.poll();
   EXPECT_EQ(waiting_ended, kWaiting);
   EXPECT_EQ(ended_early, 0);
+}
+
+// Closing a socket whose read is still in the kernel gave its I/O object back
+// at once; the next socket took it over while the old read's completion was
+// still to come, and that completion ended nothing or the wrong read: the
+// closed socket's read ended with success and 0 bytes, and the new socket's
+// read was queued behind it and never began (an HTTP connection opened after
+// a timeout closed another would hang). Now the old read ends aborted and the
+// new socket reads its byte.
+TEST(AsioIoUring, ASocketClosedWithAReadInFlightLeavesTheNextSocketWorking) {
+  asio::io_context ctx;
+  std::array<char, 16> closed_buf{}, next_buf{};
+  Socket closed(ctx), closed_peer(ctx);
+  asio::local::connect_pair(closed, closed_peer);
+  int closed_ended = 0, next_ended = 0;
+  boost::system::error_code closed_ec, next_ec;
+  size_t next_got = 0;
+  closed.async_read_some(asio::buffer(closed_buf), [&](boost::system::error_code ec, size_t) {
+    ++closed_ended;
+    closed_ec = ec;
+  });
+  ctx.poll();  // the read is in the kernel
+  closed.close();
+  Socket next(ctx), next_peer(ctx);  // created before the read's completion is seen
+  asio::local::connect_pair(next, next_peer);
+  next.async_read_some(asio::buffer(next_buf), [&](boost::system::error_code ec, size_t n) {
+    ++next_ended;
+    next_ec = ec;
+    next_got = n;
+  });
+  asio::write(next_peer, asio::buffer("x", 1));
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while ((closed_ended == 0 || next_ended == 0) && std::chrono::steady_clock::now() < give_up) {
+    ctx.restart();
+    ctx.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(closed_ended, 1);
+  EXPECT_EQ(closed_ec, asio::error::operation_aborted) << closed_ec.message();
+  ASSERT_EQ(next_ended, 1) << "the next socket's read never began";
+  EXPECT_FALSE(next_ec) << next_ec.message();
+  EXPECT_EQ(next_got, 1u);
+  EXPECT_EQ(next_buf[0], 'x');
 }
 
 }  // namespace
