@@ -200,8 +200,9 @@ void EventLoop::Shutdown() {
     // Emitted again while tasks remain: harmless to a task that took the
     // first emission, and each post wakes the loop. A safeguard against a
     // cancellation or wake-up lost below us: once in CI, 29 of 500 busy
-    // tasks outlived the 5 s grace after a single emission (not reproduced
-    // since, in hundreds of loaded runs).
+    // tasks outlived the 5 s grace after a single emission. Boost 1.81's
+    // io_uring service could apply a cancellation's completion to another
+    // operation, a likely cause, since patched (base/asio/meson.build).
     auto deadline = std::chrono::steady_clock::now() + options_.shutdown_grace;
     boost::asio::post(context_->get_executor(), cancel_all);
     while (!tasks_cv_.wait_until(

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
@@ -105,6 +106,34 @@ TEST(AsioIoUring, ASocketClosedWithAReadInFlightLeavesTheNextSocketWorking) {
   EXPECT_FALSE(next_ec) << next_ec.message();
   EXPECT_EQ(next_got, 1u);
   EXPECT_EQ(next_buf[0], 'x');
+}
+
+// Destroying a context waits for the completions of what it cancels (so that
+// no operation it abandons is still writing into its buffer), and what it
+// cancels includes its timer: Boost 1.81 marked no completion seen, counting
+// the first one over and over, and cancelled its timer with a flag that
+// cancels nothing here, so that waiting would have lasted until the timer.
+TEST(AsioIoUring, DestroyingAContextWithReadsAndATimerInFlightIsPrompt) {
+  auto start = std::chrono::steady_clock::now();
+  int ended = 0;
+  {
+    asio::io_context ctx;
+    std::array<char, 16> sink{};
+    std::vector<std::unique_ptr<Socket>> sockets;
+    for (int i = 0; i < 8; ++i) {
+      sockets.push_back(std::make_unique<Socket>(ctx));
+      sockets.push_back(std::make_unique<Socket>(ctx));
+      asio::local::connect_pair(*sockets[sockets.size() - 2], *sockets.back());
+      sockets[sockets.size() - 2]->async_read_some(asio::buffer(sink),
+                                                   [&](boost::system::error_code, size_t) { ++ended; });
+    }
+    asio::steady_timer timer(ctx, std::chrono::hours(1));
+    timer.async_wait([&](boost::system::error_code) { ++ended; });
+    ctx.poll();  // the reads and the timer are in the kernel
+  }  // the timer and sockets close, their operations still in the kernel; then the context
+
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(ended, 0);  // abandoned, never called
 }
 
 }  // namespace
