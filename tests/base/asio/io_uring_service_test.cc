@@ -25,7 +25,7 @@ using Socket = asio::local::stream_protocol::socket;
 // the submission that used its slot before and was applied to that one's
 // operation: a read still waiting on another socket ended with 0 bytes (end of
 // file) or ENOENT. Sixty-four reads wait on sockets nothing writes to while
-// reads on one other socket are started and cancelled over two laps of the
+// reads on one other socket are started and cancelled over four laps of the
 // ring; every waiting read must end only when its own socket closes.
 TEST(AsioIoUring, CancellingOneSocketsReadsNeverEndsAnotherSocketsRead) {
   asio::io_context ctx;
@@ -131,7 +131,6 @@ TEST(AsioIoUring, DestroyingAContextWithReadsAndATimerInFlightIsPrompt) {
     timer.async_wait([&](boost::system::error_code) { ++ended; });
     ctx.poll();  // the reads and the timer are in the kernel
   }  // the timer and sockets close, their operations still in the kernel; then the context
-
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(ended, 0);  // abandoned, never called
 }
