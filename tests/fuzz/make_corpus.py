@@ -50,6 +50,25 @@ def mds_fields(shard, encodings, sizes, limit):
     return out
 
 
+def parquet_footers(limit=6, max_bytes=64 << 10):
+    """parquet_footer_fuzz seeds from the smallest Parquet fixtures: the
+    whole file (mode 1), its FileMetaData (mode 0) and its first page header
+    with a few bytes after it (mode 2)."""
+    folder = os.path.join(HERE, '..', 'data', 'parquet')
+    if not os.path.isdir(folder):
+        return
+    names = sorted((os.path.getsize(os.path.join(folder, n)), n)
+                   for n in os.listdir(folder) if n.endswith('.parquet'))
+    for size, name in names[:limit]:
+        if size > max_bytes:
+            break
+        data = open(os.path.join(folder, name), 'rb').read()
+        meta_len = struct.unpack_from('<I', data, len(data) - 8)[0]
+        put('parquet_footer_fuzz', b'\x01' + data)
+        put('parquet_footer_fuzz', b'\x00' + data[len(data) - 8 - meta_len:len(data) - 8])
+        put('parquet_footer_fuzz', b'\x02' + data[4:68])
+
+
 def main():
     # Regenerate the seeds, but keep the inputs findings left behind
     # (regression-*, see README.md): they are not made here.
@@ -165,6 +184,7 @@ def main():
         b'<Expiration>2026-11-26T15:04:05.123Z</Expiration>'
         b'</Credentials></AssumeRoleResult></AssumeRoleResponse>')
     put('aws_credential_documents_fuzz', b'\x032026-11-26T15:04:05+00:00')
+    parquet_footers()
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
     print('seed corpora: %d bytes in %s' % (total, OUT), file=sys.stderr)
 
