@@ -20,6 +20,42 @@ const char* CodecFamily(CompressionCodec codec) {
   }
 }
 
+// Codec LZ4 (5) as parquet-java (Hadoop) writes it: frames of a 4-byte
+// big-endian decompressed size, a 4-byte big-endian compressed size and an
+// LZ4 block. Older Arrow writers stored one bare LZ4 block under the same
+// codec, so input that does not frame exactly is tried as that.
+Result<std::string> DecompressHadoopLz4(std::string_view data, uint64_t size,
+                                        std::string_view what) {
+  std::string out;
+  std::string_view rest = data;
+  bool framed = !rest.empty();
+  while (framed && !rest.empty()) {
+    if (rest.size() < 8) {
+      framed = false;
+      break;
+    }
+    const auto be32 = [](const char* p) {
+      return (uint32_t{static_cast<uint8_t>(p[0])} << 24) | (uint32_t{static_cast<uint8_t>(p[1])} << 16) |
+             (uint32_t{static_cast<uint8_t>(p[2])} << 8) | uint32_t{static_cast<uint8_t>(p[3])};
+    };
+    const uint32_t raw = be32(rest.data());
+    const uint32_t stored = be32(rest.data() + 4);
+    if (stored > rest.size() - 8 || raw > size - out.size()) {
+      framed = false;
+      break;
+    }
+    Result<std::string> block = DecompressLz4Raw(rest.substr(8, stored), raw, what);
+    if (!block.ok()) {
+      framed = false;
+      break;
+    }
+    out += *block;
+    rest.remove_prefix(8 + size_t{stored});
+  }
+  if (framed && out.size() == size) return out;
+  return DecompressLz4Raw(data, size, what);
+}
+
 uint32_t Crc32(std::string_view bytes) {
   uLong crc = crc32(0L, Z_NULL, 0);
   while (!bytes.empty()) {  // zlib takes uInt lengths
@@ -34,12 +70,12 @@ uint32_t Crc32(std::string_view bytes) {
 
 Status CheckCodecSupported(CompressionCodec codec) {
   if (codec == CompressionCodec::kUncompressed || codec == CompressionCodec::kLz4Raw ||
-      CodecFamily(codec) != nullptr) {
+      codec == CompressionCodec::kLz4 || CodecFamily(codec) != nullptr) {
     return Status::Ok();
   }
   return UnimplementedError("compression " + CompressionCodecName(codec) +
-                            " is not supported (UNCOMPRESSED, SNAPPY, GZIP, ZSTD, BROTLI and "
-                            "LZ4_RAW are)");
+                            " is not supported (UNCOMPRESSED, SNAPPY, GZIP, ZSTD, BROTLI, "
+                            "LZ4_RAW and LZ4 are)");
 }
 
 std::string PageReader::Where(uint64_t file_offset) const {
@@ -57,10 +93,11 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
     return Status::Ok();
   }
   SLUICE_RETURN_IF_ERROR(CheckCodecSupported(codec_).WithContext(Where(at)));
-  Result<std::string> raw = codec_ == CompressionCodec::kLz4Raw
-                                ? DecompressLz4Raw(stored, size, Where(at))
-                                : sluice::Decompress(*ParseCompression(CodecFamily(codec_)),
-                                                     stored, size, Where(at));
+  Result<std::string> raw =
+      codec_ == CompressionCodec::kLz4Raw ? DecompressLz4Raw(stored, size, Where(at))
+      : codec_ == CompressionCodec::kLz4  ? DecompressHadoopLz4(stored, size, Where(at))
+                                          : sluice::Decompress(*ParseCompression(CodecFamily(codec_)),
+                                                               stored, size, Where(at));
   if (!raw.ok()) return raw.status();
   if (raw->size() != size) {
     return CorruptError(Where(at) + ": " + CompressionCodecName(codec_) + " data decompresses to " +

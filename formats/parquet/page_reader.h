@@ -4,8 +4,10 @@
 //
 // Compression as Parquet stores it, through formats/codec: SNAPPY (a raw
 // snappy block), GZIP (gzip members), ZSTD (frames), BROTLI (a raw stream);
-// LZ4_RAW (one LZ4 block) through the encodings library. UNCOMPRESSED
-// bodies are not copied. LZO and Hadoop-framed LZ4 are kUnimplemented.
+// LZ4_RAW (one LZ4 block) through the encodings library, and LZ4 (codec 5)
+// as parquet-java writes it: Hadoop frames of LZ4 blocks (or, from older
+// Arrow writers, one bare block). UNCOMPRESSED bodies are not copied. LZO
+// is kUnimplemented.
 // Before anything is decompressed the header's uncompressed size is checked
 // against PageLimits; the codecs grow their output with what they actually
 // produce, and the result must be exactly that size.
@@ -79,7 +81,7 @@ class PageReader {
   size_t pos_ = 0;
 };
 
-// kUnimplemented for codecs the reader does not decode (LZO, LZ4, unknown).
+// kUnimplemented for codecs the reader does not decode (LZO, unknown).
 Status CheckCodecSupported(CompressionCodec codec);
 
 }  // namespace sluice::parquet
