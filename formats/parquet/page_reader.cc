@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <cstdio>
+
 #include "formats/codec/compression.h"
 #include "formats/parquet/encoding/lz4_raw.h"
 #include "formats/parquet/metadata_decoder.h"
@@ -132,9 +134,10 @@ Result<bool> PageReader::Next(Page* page) {
     const std::string_view stored = chunk_.substr(pos_ + header_size, stored_size);
     pos_ += header_size + stored_size;
     if (limits_.verify_crc && ph.crc && Crc32(stored) != *ph.crc) {
+      char text[64];
+      std::snprintf(text, sizeof text, "is %08x, the header says %08x", Crc32(stored), *ph.crc);
       return CorruptError(Where(at) + ": CRC-32 of the page's " + std::to_string(stored_size) +
-                          " bytes is " + std::to_string(Crc32(stored)) + ", the header says " +
-                          std::to_string(*ph.crc));
+                          " bytes " + text);
     }
     if (ph.type == PageType::kIndexPage) continue;  // nothing to decode
     page->header = ph;
