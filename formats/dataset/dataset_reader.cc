@@ -1,10 +1,13 @@
 #include "formats/dataset/dataset_reader.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/parquet/parquet_index.h"
+#include "formats/raw/file_listing.h"
 
 namespace sluice {
 namespace {
@@ -66,14 +69,77 @@ Status LoadFile(const std::string& root, const ShardEntry& entry, const FileInfo
   return Status::Ok();
 }
 
-}  // namespace
+// Every regular file under `root`, relative paths and sizes (unsorted).
+Result<std::vector<ListedFile>> ListLocalFiles(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::vector<ListedFile> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const uint64_t size = it->file_size(ec);
+    if (ec) break;
+    files.push_back(ListedFile{fs::relative(it->path(), root, ec).generic_string(), size});
+  }
+  if (ec) return IoError(root + ": listing the folder failed: " + ec.message());
+  return files;
+}
 
-Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& root,
-                                                           DatasetReaderOptions options) {
-  std::string index_path = JoinPath(root, "index.json");
+// A local dataset without an index.json: a Parquet file, or a folder of
+// them (the index built from their footers, IndexSource::kFileFooters).
+// Sets *root to the folder the entries' paths are relative to. kNotFound
+// when `path` is a folder holding no Parquet file.
+Result<Index> LocalParquetIndex(const std::string& path, std::string* root) {
+  std::vector<ListedFile> files;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::filesystem::path p(path);
+    *root = p.has_parent_path() ? p.parent_path().string() : ".";
+    SLUICE_ASSIGN_OR_RETURN(uint64_t size, FileSize(path));
+    files.push_back(ListedFile{p.filename().string(), size});
+  } else {
+    *root = path;
+    SLUICE_ASSIGN_OR_RETURN(files, ListLocalFiles(path));
+    SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), parquet::ParquetFileSelection(), path));
+  }
+  const std::string base = *root;
+  return parquet::IndexOfParquetFiles(
+      files, [&base](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
+        // Mapped: only the footer's pages are read from disk.
+        const std::string full = JoinPath(base, rel);
+        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
+        if (offset > map.size() || size > map.size() - offset) {
+          return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
+                              std::to_string(offset + size));
+        }
+        out->assign(map.data().substr(offset, size));
+        return Status::Ok();
+      });
+}
+
+// The index of the dataset at `path`: its index.json, else (a Parquet file
+// or a folder of Parquet files) one built from the footers. Sets *root.
+Result<Index> LoadLocalIndex(const std::string& path, std::string* root) {
+  std::string index_path = JoinPath(path, "index.json");
+  if (!FileExists(index_path) &&
+      FindShardFormat("parquet")->index_source == IndexSource::kFileFooters) {
+    Result<Index> index = LocalParquetIndex(path, root);
+    if (index.status().code() != StatusCode::kNotFound) return index;
+  }
+  *root = path;
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(index_path, kMaxIndexBytes));
   SLUICE_ASSIGN_OR_RETURN(Index index, ParseIndex(text, index_path));
   if (index.shards.empty()) return CorruptError(index_path + ": lists no shards");
+  return index;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& path,
+                                                           DatasetReaderOptions options) {
+  std::string root;
+  SLUICE_ASSIGN_OR_RETURN(Index index, LoadLocalIndex(path, &root));
+  std::string index_path = JoinPath(root, "index.json");
 
   std::unique_ptr<DatasetReader> r(new DatasetReader());
   r->root_ = root;

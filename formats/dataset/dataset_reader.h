@@ -1,6 +1,7 @@
 // A dataset folder read through its index.json: MDS, JSONL and CSV/TSV/XSV
 // shards, compressed or not, and merged indexes whose shards live in
-// sub-folders. Shards are loaded on first use (mapped when stored raw,
+// sub-folders; or a Parquet file, or a folder of Parquet files without an
+// index.json, each row group a shard (formats/parquet/parquet_index.h). Shards are loaded on first use (mapped when stored raw,
 // decompressed into memory otherwise), optionally hash-checked, and kept
 // until the reader is destroyed.
 //
@@ -44,6 +45,7 @@ class LoadedShard {
   const MdsShardReader* mds() const { return view_.mds(); }
   const JsonlShardReader* jsonl() const { return view_.jsonl(); }
   const XsvShardReader* xsv() const { return view_.xsv(); }
+  const parquet::ParquetShardReader* parquet() const { return view_.parquet(); }
 
  private:
   friend class DatasetReader;
@@ -60,6 +62,10 @@ class DatasetReader {
   // shard has the same columns (names and encodings) as the first, every
   // MDS encoding is built in or one of options.custom_encodings, the
   // total sample count fits in 2^48. Shard files are not opened yet.
+  // Without `root`/index.json: `root` a Parquet file, or a folder whose
+  // files named *.parquet (in the canonical order of file_listing.h) are
+  // the dataset; their footers are read here. root() is then the file's
+  // folder.
   static Result<std::unique_ptr<DatasetReader>> Open(const std::string& root,
                                                      DatasetReaderOptions options = {});
 
@@ -67,7 +73,8 @@ class DatasetReader {
   const Index& index() const { return index_; }
   uint64_t num_samples() const { return locator_.total(); }
   size_t num_shards() const { return index_.shards.size(); }
-  // Columns in stored order (MDS: names sorted; text formats: sorted too).
+  // Columns in stored order (MDS: names sorted; text formats: sorted too;
+  // Parquet: schema order).
   const std::vector<std::string>& column_names() const { return column_names_; }
   const std::vector<std::string>& column_encodings() const { return column_encodings_; }
   // Global id of the first sample of `shard`.

@@ -22,6 +22,8 @@ constexpr ShardFormatDescriptor kFormats[] = {
      TextColumns, OpenXsvReader, OpenXsvWriter, nullptr},
     {"raw", IndexSource::kFileListing, nullptr, FieldForm::kStoredBytes, RawColumns, OpenRawReader,
      nullptr, nullptr},
+    {"parquet", IndexSource::kFileFooters, nullptr, FieldForm::kParquetValue, ParquetColumns,
+     OpenParquetReader, nullptr, nullptr},
 };
 
 }  // namespace

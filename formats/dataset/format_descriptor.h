@@ -23,24 +23,26 @@
 // one ShardEntry per file, raw_data = the file, one sample, one "data"
 // column of bytes), read only.
 //
+// And "parquet" (formats/parquet/): Parquet files, indexed from their
+// footers (IndexSource::kFileFooters, formats/parquet/parquet_index.h: the
+// files in the canonical order of file_listing.h, one ShardEntry per row
+// group with raw_data = the file, samples = the group's rows, row_group =
+// its ordinal, columns = the file's top-level fields with the encodings of
+// formats/parquet/field_encoding.h), read only. open_reader gets the whole
+// file's bytes and decodes its row group (ParquetShardReader); the fields
+// it hands out are FieldForm::kParquetValue. A local folder of Parquet files
+// or a single file opens as a dataset (DatasetReader::Open).
+//
 // Adding a format is one folder (formats/<name>/: reader, optional writer)
-// and one entry in kFormats (format_descriptor.cc). One is planned:
+// and one entry in kFormats (format_descriptor.cc).
 //
-//  - Parquet: {"parquet", IndexSource::kFileFooters, /*entry_schema=*/nullptr,
-//    FieldForm::kStoredBytes (or a new form), ParquetColumns, OpenParquet,
-//    /*open_writer=*/nullptr, /*head_bytes=*/nullptr}. There is no
-//    index.json: an index builder for kFileFooters lists the dataset's
-//    files in the canonical order of file_listing.h, reads each footer and
-//    emits one ShardEntry per row group (format "parquet", raw_data = the
-//    file, samples = the group's rows, columns from the schema).
-//    open_reader gets the file's bytes and reads its row group.
-//
-// Both builders yield the same Index of ShardEntry values that ParseIndex yields, so
-// the engine's shard cache, which only sees an entry's files (raw_data,
-// zip_data and MetaFileOf's), holds them without a special case; the
-// engine's index loader picks the builder by index_source, the one place
-// that reads it. (Row groups sharing one file is then a property of those
-// entries, to be settled with the Parquet reader.)
+// Every builder yields the same Index of ShardEntry values that ParseIndex
+// yields, so the engine's shard cache, which only sees an entry's files
+// (raw_data, zip_data and MetaFileOf's), holds them without a special case;
+// the engine's index loader picks the builder by index_source, the one
+// place that reads it (the engine has no kFileFooters builder yet: streaming
+// Parquet is the next issue, where row groups sharing one file, each read
+// by ranged reads, are to be settled).
 //
 // Thread safety: the registry is immutable static data; descriptors and the
 // pointers to them stay valid for the whole program. The hooks are pure
@@ -66,7 +68,7 @@ namespace sluice {
 // Where a dataset's list of shards comes from.
 enum class IndexSource {
   kIndexJson,    // the dataset's index.json (ParseIndex), as Mosaic writes it
-  kFileFooters,  // (planned, Parquet) built from each file's footer; a row group is a shard
+  kFileFooters,  // Parquet: built from each file's footer; a row group is a shard
   kFileListing,  // raw files: built from the store's file listing; a file is a shard
 };
 
@@ -75,6 +77,8 @@ enum class FieldForm {
   kStoredBytes,  // the column's stored bytes (MDS: decode with its encoding)
   kJsonText,     // the member's JSON value text inside the sample's line (JSONL)
   kPlainText,    // the field's text between separators (CSV/TSV/XSV)
+  kParquetValue, // the value in its column's encoding (formats/parquet/field_encoding.h);
+                 // a null value is a view with a null pointer
 };
 
 struct ShardFormatDescriptor {
@@ -127,7 +131,8 @@ const ShardFormatDescriptor* FindShardFormat(std::string_view format);
 // 'x'" (ParseIndex's wording) when there is none.
 Result<const ShardFormatDescriptor*> ShardFormatOf(const ShardEntry& entry);
 
-// Every descriptor, in a fixed order ("mds", "json", "csv", "tsv", "xsv", "raw").
+// Every descriptor, in a fixed order ("mds", "json", "csv", "tsv", "xsv", "raw",
+// "parquet").
 std::span<const ShardFormatDescriptor> ShardFormats();
 
 // The columns `entry` declares (names and encodings, stored order), as its

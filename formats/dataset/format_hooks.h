@@ -58,4 +58,12 @@ Status RawColumns(const ShardEntry& entry, const CustomEncodings& custom,
 Result<ShardReader> OpenRawReader(const ShardEntry& entry, std::string_view data,
                                   std::string_view meta);
 
+// Parquet (format_hooks_parquet.cc): a row group of a file is a shard; the
+// entry's columns are the file's fields; no writer.
+Status ParquetColumns(const ShardEntry& entry, const CustomEncodings& custom,
+                      std::vector<std::string>* names,
+                      std::vector<std::string>* encodings);
+Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view data,
+                                      std::string_view meta);
+
 }  // namespace sluice::format_hooks

@@ -1,9 +1,11 @@
 #include "formats/dataset/sample_json.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "base/bytes.h"
 #include "formats/mds/column_decoder.h"
+#include "formats/parquet/field_encoding.h"
 
 namespace sluice {
 namespace {
@@ -141,6 +143,24 @@ Result<std::string> SampleToJson(DatasetReader& reader, uint64_t sample) {
                              {"raw_hex", Str(HexEncode(f.fields[c]))}}};
       }
       fields.emplace_back(reader.column_names()[c], std::move(*v));
+    }
+    top.emplace_back("fields", JsonValue{std::move(fields)});
+  } else if (shard->parquet() != nullptr) {
+    Object fields;
+    for (size_t c = 0; c < f.fields.size(); ++c) {
+      const std::string& enc = reader.column_encodings()[c];
+      Object field;
+      field.emplace_back("encoding", Str(enc));
+      field.emplace_back("raw_hex", Str(HexEncode(f.fields[c])));
+      auto members = parquet::FieldValueJson(enc, f.fields[c]);
+      if (!members.ok()) {
+        field.emplace_back("error", Str(members.status().ToString()));
+      } else {
+        for (auto& m : *members) field.push_back(std::move(m));
+      }
+      std::sort(field.begin(), field.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      fields.emplace_back(reader.column_names()[c], JsonValue{std::move(field)});
     }
     top.emplace_back("fields", JsonValue{std::move(fields)});
   } else if (const JsonlShardReader* jsonl = shard->jsonl()) {

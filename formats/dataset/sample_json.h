@@ -4,7 +4,9 @@
 // (`value`, `value_repr` for floats, `value_str` for str_int/str_decimal,
 // `image` for pil, `items` for lists, dtype/shape/values for ndarray).
 // JPEG/PNG pixels and pickles are not decoded: only raw_hex is given.
-// Used by `sluice cat` and by the compatibility tests.
+// Parquet rows: per column its `encoding`, `raw_hex` and the value as
+// formats/parquet/field_encoding.h's FieldValueJson gives it (null for a
+// null value). Used by `sluice cat` and by the compatibility tests.
 #pragma once
 
 #include <cstdint>

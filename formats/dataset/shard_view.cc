@@ -22,6 +22,10 @@ Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
     SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
     return mds->ReadSample(i, &out->fields);
   }
+  if (const parquet::ParquetShardReader* pq = this->parquet()) {
+    out->raw = std::string_view();
+    return pq->ReadRow(i, &out->fields);
+  }
   if (const RawFileReader* raw = this->raw()) {
     SLUICE_ASSIGN_OR_RETURN(out->raw, raw->Sample(i));
     out->fields.assign(1, out->raw);

@@ -1,5 +1,5 @@
 // One shard's format reader, chosen by its index entry (MDS, JSONL,
-// CSV/TSV/XSV or a raw file), over the shard's whole decompressed bytes, and the
+// CSV/TSV/XSV, a raw file or a Parquet row group), over the shard's whole decompressed bytes, and the
 // per-column field views of its samples. Shared by DatasetReader (local
 // folders) and the streaming engine (cached shards).
 //
@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "formats/index/index.h"
 #include "formats/mds/mds_shard_reader.h"
+#include "formats/parquet/parquet_shard_reader.h"
 #include "formats/raw/raw_file_reader.h"
 #include "formats/text/jsonl_shard_reader.h"
 #include "formats/text/xsv_shard_reader.h"
@@ -32,7 +33,10 @@ struct SampleLocation {
 // sample (MDS sample bytes, or the text line with its newline).
 // MDS: the field's stored bytes. CSV/TSV/XSV: the field's text. Raw file:
 // the file's bytes (raw and the one field).
-// JSONL: the member's JSON value text inside the line.
+// JSONL: the member's JSON value text inside the line. Parquet: the value
+// in its column's encoding (formats/parquet/field_encoding.h), a null
+// value as a view with a null pointer; `raw` is empty (a row has no stored
+// bytes of its own).
 struct SampleFields {
   SampleLocation where;
   std::string_view raw;
@@ -42,7 +46,8 @@ struct SampleFields {
 // A reader of one of the formats. A format's descriptor
 // (format_descriptor.h) opens the alternative its shards need.
 using ShardReader =
-    std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader, RawFileReader>;
+    std::variant<std::monostate, MdsShardReader, JsonlShardReader, XsvShardReader, RawFileReader,
+                 parquet::ParquetShardReader>;
 
 class ShardView {
  public:
@@ -60,6 +65,9 @@ class ShardView {
   const JsonlShardReader* jsonl() const { return std::get_if<JsonlShardReader>(&reader_); }
   const XsvShardReader* xsv() const { return std::get_if<XsvShardReader>(&reader_); }
   const RawFileReader* raw() const { return std::get_if<RawFileReader>(&reader_); }
+  const parquet::ParquetShardReader* parquet() const {
+    return std::get_if<parquet::ParquetShardReader>(&reader_);
+  }
 
   // Sample `i`'s fields in the order of `column_names` (the dataset's
   // columns) and its raw bytes into `out` (`out->where` is left alone).

@@ -24,7 +24,7 @@ struct FileInfo {
 
 // One entry of "shards". Fields absent from a format are left unset/empty.
 struct ShardEntry {
-  std::string format;  // "mds", "json", "csv", "tsv" or "xsv" (entry_schema.h)
+  std::string format;  // "mds", "json", "csv", "tsv", "xsv" (entry_schema.h), "raw", "parquet"
   int version = 2;
   // MDS: parallel vectors in sorted column-name order. column_sizes[i] unset
   // = variable size (JSON null).
@@ -49,6 +49,9 @@ struct ShardEntry {
   std::optional<FileInfo> zip_meta;        // split formats only; may be null
   bool has_meta = false;                   // raw_meta/zip_meta keys present
                                            // (always for split formats)
+  // "parquet" only (never in an index.json): the ordinal of the row group
+  // this shard is, in raw_data's footer.
+  std::optional<uint32_t> row_group;
 };
 
 // The largest shard file the formats can hold: MDS sample offsets and the

@@ -1,0 +1,43 @@
+// The Parquet format's descriptor functions: a shard is one row group of a
+// file (ShardEntry::row_group), its columns the file's top-level fields as
+// the index builder recorded them (formats/parquet/parquet_index.h), read by
+// ParquetShardReader.
+#include "formats/dataset/format_hooks.h"
+#include "formats/parquet/field_encoding.h"
+#include "formats/parquet/parquet_shard_reader.h"
+
+namespace sluice::format_hooks {
+
+Status ParquetColumns(const ShardEntry& entry, const CustomEncodings&,
+                      std::vector<std::string>* names, std::vector<std::string>* encodings) {
+  if (entry.column_names.size() != entry.column_encodings.size()) {
+    return CorruptError(entry.raw_data.basename + ": " + std::to_string(entry.column_names.size()) +
+                        " column names but " + std::to_string(entry.column_encodings.size()) +
+                        " encodings");
+  }
+  for (size_t c = 0; c < entry.column_encodings.size(); ++c) {
+    if (!parquet::IsParquetFieldEncoding(entry.column_encodings[c])) {
+      return UnimplementedError(entry.raw_data.basename + ": column '" + entry.column_names[c] +
+                                "': unknown Parquet field encoding '" +
+                                entry.column_encodings[c] + "'");
+    }
+  }
+  *names = entry.column_names;
+  *encodings = entry.column_encodings;
+  return Status::Ok();
+}
+
+Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view data,
+                                      std::string_view) {
+  const std::string& name = entry.raw_data.basename;
+  if (!entry.row_group) return CorruptError(name + ": a Parquet shard entry without a row group");
+  SLUICE_ASSIGN_OR_RETURN(parquet::ParquetShardReader reader,
+                          parquet::ParquetShardReader::Open(data, name, *entry.row_group,
+                                                            entry.samples));
+  if (reader.column_names() != entry.column_names) {
+    return CorruptError(name + ": its columns differ from the index's (the file changed?)");
+  }
+  return ShardReader(std::move(reader));
+}
+
+}  // namespace sluice::format_hooks

@@ -1,0 +1,55 @@
+#include "formats/parquet/parquet_index.h"
+
+#include "formats/parquet/field_encoding.h"
+#include "formats/parquet/parquet_shard_reader.h"
+
+namespace sluice::parquet {
+
+Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer) {
+  std::vector<std::string> names, encodings;
+  for (size_t f = 0; f < footer.schema.fields.size(); ++f) {
+    SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file.path));
+    names.push_back(footer.schema.fields[f].name);
+    encodings.push_back(std::move(enc.name));
+  }
+  std::vector<ShardEntry> out;
+  for (size_t rg = 0; rg < footer.meta.row_groups.size(); ++rg) {
+    const int64_t rows = footer.meta.row_groups[rg].num_rows;
+    if (rows <= 0) continue;
+    if (rows > INT32_MAX) {
+      return CorruptError(file.path + ": row group " + std::to_string(rg) + " has " +
+                          std::to_string(rows) + " rows (at most 2^31 - 1 per row group)");
+    }
+    ShardEntry e;
+    e.format = std::string(kParquetFormat);
+    e.samples = static_cast<uint64_t>(rows);
+    e.raw_data.basename = file.path;
+    e.raw_data.bytes = footer.file_size;
+    e.row_group = static_cast<uint32_t>(rg);
+    e.column_names = names;
+    e.column_encodings = encodings;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read) {
+  Index index;
+  for (const ListedFile& f : files) {
+    RangeReader file_read = [&](uint64_t offset, uint64_t size, std::string* out) {
+      return read(f.path, offset, size, out);
+    };
+    SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(f.size.value_or(0), file_read, f.path));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> shards, ShardsOfFile(f, footer));
+    for (ShardEntry& e : shards) index.shards.push_back(std::move(e));
+  }
+  if (index.shards.empty()) {
+    return NotFoundError("no row in the " + std::to_string(files.size()) + " Parquet files" +
+                         (files.empty() ? std::string() : " (first: " + files[0].path + ")"));
+  }
+  return index;
+}
+
+FileSelection ParquetFileSelection() { return FileSelection{{"*.parquet"}}; }
+
+}  // namespace sluice::parquet

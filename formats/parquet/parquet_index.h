@@ -1,0 +1,45 @@
+// The index of a dataset of Parquet files (IndexSource::kFileFooters): the
+// files in the canonical order of formats/raw/file_listing.h (SelectFiles:
+// bytewise-sorted paths, names starting with '_' or '.' left out), each
+// file's footer read, and one ShardEntry per row group: format "parquet",
+// raw_data = the file and its size, samples = the group's rows, row_group =
+// its ordinal, column_names / column_encodings = the file's top-level fields
+// in schema order with their encodings (field_encoding.h). Row groups of no
+// rows are left out (a shard holds at least one sample).
+//
+// Thread-safe if `read` is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/index/index.h"
+#include "formats/parquet/footer.h"
+#include "formats/raw/file_listing.h"
+
+namespace sluice::parquet {
+
+// Reads `size` bytes at `offset` of the file at `path` (relative to the
+// dataset's root) into *out.
+using FileRangeReader =
+    std::function<Status(const std::string& path, uint64_t offset, uint64_t size, std::string* out)>;
+
+// The entries of one file whose footer is `footer`. kUnimplemented for a
+// field the reader cannot read (naming the file and column).
+Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer);
+
+// `files`: SelectFiles' output (sorted, sized). Errors name the file: its
+// footer's error, a field the reader cannot read, kNotFound when no file
+// holds a row.
+Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read);
+
+// The selection of a folder of Parquet files: names ending in ".parquet"
+// (Spark's "part-00000-<uuid>-c000.snappy.parquet", Hugging Face's
+// "train-00000-of-00004.parquet").
+FileSelection ParquetFileSelection();
+
+}  // namespace sluice::parquet

@@ -1,0 +1,249 @@
+#include "formats/parquet/parquet_shard_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/bytes.h"
+#include "formats/mds/float16.h"
+#include "formats/parquet/decimal_text.h"
+#include "formats/parquet/encoding/plain.h"
+
+namespace sluice::parquet {
+
+// A non-null pointer for empty values: only nulls have a null pointer.
+constexpr char kEmpty[1] = {0};
+
+struct ParquetShardReader::State {
+  std::string file;
+  size_t row_group = 0;
+  uint32_t rows = 0;
+  std::vector<std::string> names;
+  std::vector<FieldEncoding> encodings;
+  std::vector<ColumnBuffer> buffers;
+  // values[column][row]; `text` owns what is not a view of a buffer.
+  std::vector<std::vector<std::string_view>> values;
+  std::vector<std::unique_ptr<std::string>> text;
+  // Per column, the rows whose packed list holds a null element (sorted).
+  std::vector<std::vector<uint32_t>> unpackable;
+};
+
+namespace {
+
+std::string_view Owned(std::vector<std::unique_ptr<std::string>>* text, std::string s) {
+  text->push_back(std::make_unique<std::string>(std::move(s)));
+  const std::string& t = *text->back();
+  return t.empty() ? std::string_view(kEmpty, 0) : std::string_view(t);
+}
+
+std::string_view NonNull(std::string_view v) {
+  return v.data() == nullptr ? std::string_view(kEmpty, 0) : v;
+}
+
+// The leaf slot's value as the scalar encoding says (not null).
+std::string LeafText(const ColumnBuffer& b, const FieldEncoding& leaf, size_t slot) {
+  const LeafColumn& l = b.leaf;
+  if (leaf.bytes == FieldBytes::kDecimalText) {
+    if (l.physical_type == PhysicalType::kInt32) {
+      return DecimalText(BigEndianOf(LoadLE<uint32_t>(b.fixed.data() + slot * 4), 4), l.scale);
+    }
+    if (l.physical_type == PhysicalType::kInt64) {
+      return DecimalText(BigEndianOf(LoadLE<uint64_t>(b.fixed.data() + slot * 8), 8), l.scale);
+    }
+    if (l.physical_type == PhysicalType::kByteArray) return DecimalText(b.binary[slot], l.scale);
+    return DecimalText(b.fixed_value(slot), l.scale);
+  }
+  // INT96 as int64 nanoseconds, little-endian.
+  const char* p = b.fixed.data() + slot * 12;
+  const int64_t ns = Int96ToUnixNanos(Int96{LoadLE<uint64_t>(p), LoadLE<uint32_t>(p + 8)});
+  std::string out(8, '\0');
+  std::memcpy(out.data(), &ns, 8);  // the build targets little-endian hosts only
+  return out;
+}
+
+JsonValue LeafJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t slot) {
+  if (!b.validity[slot]) return JsonValue{};
+  if (leaf.bytes == FieldBytes::kDecimalText) return JsonValue{LeafText(b, leaf, slot)};
+  if (leaf.bytes == FieldBytes::kInt96Nanos) {
+    const std::string t = LeafText(b, leaf, slot);
+    return JsonValue{LoadLE<int64_t>(t.data())};
+  }
+  if (leaf.bytes == FieldBytes::kView) {
+    const std::string_view v = b.leaf.physical_type == PhysicalType::kByteArray
+                                   ? b.binary[slot]
+                                   : b.fixed_value(slot);
+    if (leaf.name == "str") return JsonValue{std::string(v)};
+    return JsonValue{JsonValue::Object{{"hex", JsonValue{HexEncode(v)}}}};
+  }
+  const char* p = b.fixed.data() + slot * b.width;
+  if (leaf.name == "float64") {
+    double d;
+    std::memcpy(&d, p, 8);
+    return JsonValue{d};
+  }
+  if (leaf.name == "float32") {
+    float f;
+    std::memcpy(&f, p, 4);
+    return JsonValue{static_cast<double>(f)};
+  }
+  if (leaf.name == "float16") return JsonValue{HalfToDouble(LoadLE<uint16_t>(p))};
+  auto members = FieldValueJson(leaf.name, std::string_view(p, leaf.width));
+  if (!members.ok() || members->empty()) return JsonValue{};
+  return std::move(members->front().second);
+}
+
+JsonValue SlotJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t level, size_t slot) {
+  if (level == b.list_depth) return LeafJson(b, leaf, slot);
+  const ListSlots& list = b.lists[level];
+  if (!list.validity[slot]) return JsonValue{};
+  JsonValue::Array items;
+  for (int64_t i = list.offsets[slot]; i < list.offsets[slot + 1]; ++i) {
+    items.push_back(SlotJson(b, leaf, level + 1, static_cast<size_t>(i)));
+  }
+  return JsonValue{std::move(items)};
+}
+
+}  // namespace
+
+Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::string_view file,
+                                                    size_t row_group, uint64_t expected_rows,
+                                                    const ColumnDecodeOptions& options) {
+  RangeReader read = [data](uint64_t offset, uint64_t size, std::string* out) {
+    if (offset > data.size() || size > data.size() - offset) {
+      return OutOfRangeError("past the end of the file (" + std::to_string(data.size()) + " bytes)");
+    }
+    out->assign(data.substr(offset, size));
+    return Status::Ok();
+  };
+  SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(data.size(), read, file));
+  if (row_group >= footer.meta.row_groups.size()) {
+    return CorruptError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
+                        std::to_string(footer.meta.row_groups.size()) + " row groups)");
+  }
+  const int64_t rows = footer.meta.row_groups[row_group].num_rows;
+  if (rows < 0 || static_cast<uint64_t>(rows) != expected_rows || rows > INT32_MAX) {
+    return CorruptError(std::string(file) + ": row group " + std::to_string(row_group) + " holds " +
+                        std::to_string(rows) + " rows, the index says " +
+                        std::to_string(expected_rows));
+  }
+  auto state = std::make_shared<State>();
+  State& s = *state;
+  s.file = std::string(file);
+  s.row_group = row_group;
+  s.rows = static_cast<uint32_t>(rows);
+  const size_t n = footer.schema.fields.size();
+  for (size_t f = 0; f < n; ++f) {
+    const Field& field = footer.schema.fields[f];
+    s.names.push_back(field.name);
+    SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file));
+    s.encodings.push_back(std::move(enc));
+    const ByteRange r = footer.chunk_ranges[row_group][field.first_leaf];
+    SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b,
+                            DecodeColumnChunk(footer, row_group, f, data.substr(r.offset, r.size),
+                                              file, options));
+    s.buffers.push_back(std::move(b));
+  }
+  s.values.resize(n);
+  s.unpackable.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    const ColumnBuffer& b = s.buffers[c];
+    const FieldEncoding& enc = s.encodings[c];
+    std::vector<std::string_view>& out = s.values[c];
+    out.resize(s.rows);
+    const Field& field = footer.schema.fields[c];
+    FieldEncoding leaf = enc;
+    if (field.list_depth > 0) {
+      // The element's own encoding (for JSON text and packed widths).
+      Schema one;
+      one.leaves = {b.leaf};
+      one.fields = {Field{field.name, 0, {FieldSlot{}}, 0, 1, std::nullopt}};
+      SLUICE_ASSIGN_OR_RETURN(leaf, FieldEncodingOf(one, 0, file));
+    }
+    for (uint32_t row = 0; row < s.rows; ++row) {
+      switch (enc.bytes) {
+        case FieldBytes::kFixed:
+          if (b.validity[row]) out[row] = std::string_view(b.fixed.data() + row * b.width, enc.width);
+          break;
+        case FieldBytes::kView:
+          if (b.validity[row]) {
+            out[row] = NonNull(b.leaf.physical_type == PhysicalType::kByteArray ? b.binary[row]
+                                                                                 : b.fixed_value(row));
+          }
+          break;
+        case FieldBytes::kInt96Nanos:
+        case FieldBytes::kDecimalText:
+          if (b.validity[row]) out[row] = Owned(&s.text, LeafText(b, enc, row));
+          break;
+        case FieldBytes::kPackedList: {
+          const ListSlots& list = b.lists[0];
+          if (!list.validity[row]) break;
+          const auto from = static_cast<size_t>(list.offsets[row]);
+          const auto to = static_cast<size_t>(list.offsets[row + 1]);
+          if (std::find(b.validity.begin() + from, b.validity.begin() + to, 0) !=
+              b.validity.begin() + to) {
+            s.unpackable[c].push_back(row);
+            break;
+          }
+          if (b.width == enc.width) {
+            out[row] = NonNull(std::string_view(b.fixed.data() + from * b.width, (to - from) * b.width));
+          } else {
+            std::string packed;
+            packed.reserve((to - from) * enc.width);
+            for (size_t i = from; i < to; ++i) packed.append(b.fixed.data() + i * b.width, enc.width);
+            out[row] = Owned(&s.text, std::move(packed));
+          }
+          break;
+        }
+        case FieldBytes::kJsonText: {
+          JsonValue v = SlotJson(b, leaf, 0, row);
+          if (std::holds_alternative<std::nullptr_t>(v.v)) break;
+          auto text = DumpPyJson(v, false);
+          if (!text.ok()) {
+            return text.status().WithContext(std::string(file) + ": row group " +
+                                             std::to_string(row_group) + " column \"" + field.name +
+                                             "\" row " + std::to_string(row));
+          }
+          out[row] = Owned(&s.text, std::move(*text));
+          break;
+        }
+      }
+    }
+  }
+  ParquetShardReader reader;
+  reader.state_ = std::move(state);
+  return reader;
+}
+
+uint32_t ParquetShardReader::num_rows() const { return state_ ? state_->rows : 0; }
+
+const std::vector<std::string>& ParquetShardReader::column_names() const {
+  static const std::vector<std::string> kNone;
+  return state_ ? state_->names : kNone;
+}
+
+const std::vector<FieldEncoding>& ParquetShardReader::encodings() const {
+  static const std::vector<FieldEncoding> kNone;
+  return state_ ? state_->encodings : kNone;
+}
+
+Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* fields) const {
+  if (!state_) return InternalError("Parquet shard reader was not opened");
+  const State& s = *state_;
+  if (row >= s.rows) {
+    return OutOfRangeError(s.file + ": row " + std::to_string(row) + " is past the end (" +
+                           std::to_string(s.rows) + " rows)");
+  }
+  fields->resize(s.values.size());
+  for (size_t c = 0; c < s.values.size(); ++c) {
+    const std::vector<uint32_t>& bad = s.unpackable[c];
+    if (!bad.empty() && std::binary_search(bad.begin(), bad.end(), row)) {
+      return UnimplementedError(s.file + ": row group " + std::to_string(s.row_group) +
+                                " column \"" + s.names[c] + "\" row " +
+                                std::to_string(row) + ": the list holds a null element, which " +
+                                s.encodings[c].name + " (packed values) cannot hold");
+    }
+    (*fields)[c] = s.values[c][row];
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::parquet

@@ -1,0 +1,55 @@
+// One row group of a Parquet file as a shard of a dataset (format
+// "parquet", ShardEntry::row_group): the group's column chunks decoded once
+// when it opens (column_chunk_decoder.h), each row's fields then handed out
+// as views into the decoded buffers, with the encodings of
+// field_encoding.h (nulls as views with a null pointer).
+//
+// Views point into `data` (the whole file, which must outlive the reader,
+// for values of pages stored uncompressed) and into buffers the reader
+// shares among its copies (so they live as long as any copy). Immutable
+// after Open; ReadRow may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "formats/parquet/column_chunk_decoder.h"
+#include "formats/parquet/field_encoding.h"
+#include "formats/parquet/footer.h"
+
+namespace sluice::parquet {
+
+inline constexpr std::string_view kParquetFormat = "parquet";
+
+class ParquetShardReader {
+ public:
+  ParquetShardReader() = default;
+
+  // `data`: the whole file named `file`. Reads its footer and decodes row
+  // group `row_group` (every page; CRCs checked where the writer stored
+  // them). kCorrupt when the group does not hold `expected_rows` rows (the
+  // index's count); every error names the file (and the row group, column
+  // and page when a page is bad).
+  static Result<ParquetShardReader> Open(std::string_view data, std::string_view file,
+                                         size_t row_group, uint64_t expected_rows,
+                                         const ColumnDecodeOptions& options = {});
+
+  uint32_t num_rows() const;
+  const std::vector<std::string>& column_names() const;
+  const std::vector<FieldEncoding>& encodings() const;
+
+  // Row `row`'s fields, one per column in schema order, into *fields.
+  // kOutOfRange past the last row; kUnimplemented for a packed list holding
+  // a null element (see field_encoding.h).
+  Status ReadRow(uint32_t row, std::vector<std::string_view>* fields) const;
+
+ private:
+  struct State;
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace sluice::parquet
