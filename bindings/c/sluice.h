@@ -75,7 +75,8 @@ int sluice_is_store_url(const char* url);
 
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
- * merged indexes whose shards live in sub-folders).
+ * merged indexes whose shards live in sub-folders), or a Parquet file or a
+ * folder of Parquet files (no index.json: every row group is a shard).
  * A handle may be used from several threads at once. Shards are loaded on
  * first use (read, decompressed, hash-checked when asked) and kept until the
  * handle is closed, so every view stays valid until sluice_dataset_close. */
@@ -91,6 +92,11 @@ typedef struct sluice_dataset sluice_dataset;
 #define SLUICE_OPEN_ANY_CUSTOM_ENCODING 2u
 
 /* Opens the folder `path` (its index.json; shards are loaded on first use).
+ * Without `path`/index.json: `path` a Parquet file, or a folder whose files
+ * named *.parquet are the dataset (sorted by path; names starting with '_'
+ * or '.', such as Spark's _SUCCESS and .crc files, left out); their footers
+ * are read here, and a field the reader does not support (a struct, a map)
+ * fails here with SLUICE_EUNIMPLEMENTED naming the file and column.
  * An MDS column whose encoding is neither built in (sluice_mds_encoding_names)
  * nor the caller's own fails here with SLUICE_EUNIMPLEMENTED naming the
  * index.json, the shard, the column and the encoding: a typo or a damaged
@@ -111,23 +117,39 @@ void sluice_dataset_close(sluice_dataset* ds);
 /* Total samples over all shards. */
 uint64_t sluice_dataset_num_samples(const sluice_dataset* ds);
 uint32_t sluice_dataset_num_shards(const sluice_dataset* ds);
-/* Columns in stored order (MDS: sorted by name). Names and encodings are
- * owned by the handle. */
+/* Columns in stored order (MDS: sorted by name; Parquet: the file's
+ * top-level fields in schema order). Names and encodings are owned by the
+ * handle. A Parquet column's encoding says its type: MDS's names where the
+ * bytes are MDS's ("int8".."int64", "uint8".."uint64", "float16",
+ * "float32", "float64": the little-endian value, which sluice_decode_int64 /
+ * _uint64 / _double read; "str": UTF-8; "bytes"), and "bool" (1 byte 0/1),
+ * "date32" (int32 days), "timestamp[ms|us|ns]" and "timestamp[U,UTC]" (int64
+ * in that unit; INT96 as ns), "decimal(p,s)" (the value's text),
+ * "list<T>" for T of a fixed width above (the values packed little-endian),
+ * and other lists ("list<str>", "list<list<int32>>": the value as JSON
+ * text); the full table is in formats/parquet/field_encoding.h. */
 uint32_t sluice_dataset_num_columns(const sluice_dataset* ds);
 const char* sluice_dataset_column_name(const sluice_dataset* ds, uint32_t column);
 const char* sluice_dataset_column_encoding(const sluice_dataset* ds, uint32_t column);
-/* "mds", "json", "csv", "tsv" or "xsv" (of the first shard). */
+/* "mds", "json", "csv", "tsv", "xsv" or "parquet" (of the first shard). */
 const char* sluice_dataset_format(const sluice_dataset* ds);
 
 /* Fills fields[0..num_columns) with views of sample `sample`'s stored bytes,
  * one per column: MDS: the field's stored bytes; CSV/TSV: the field's text;
- * JSONL: the value's JSON text (Sluice-owned copy). `num_fields` must equal
- * sluice_dataset_num_columns. Views are valid until the handle is closed. */
+ * JSONL: the value's JSON text (Sluice-owned copy); Parquet: the value in
+ * its column's encoding (above). A Parquet null (a null value or a null
+ * list) is a field whose `data` is NULL (size 0); an empty string or list
+ * has a non-NULL `data` and size 0. A row whose packed list ("list<int32>")
+ * holds a null element fails with SLUICE_EUNIMPLEMENTED naming the file,
+ * row group, column and row: packed values cannot hold it. `num_fields` must
+ * equal sluice_dataset_num_columns. Views are valid until the handle is
+ * closed. */
 sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample,
                                  sluice_bytes* fields, uint32_t num_fields);
 
 /* The whole stored sample: MDS sample bytes, or the JSONL/CSV line with its
- * newline. Valid until the handle is closed. */
+ * newline; Parquet rows have none (size 0). Valid until the handle is
+ * closed. */
 sluice_status sluice_dataset_get_raw(sluice_dataset* ds, uint64_t sample, sluice_bytes* out);
 
 /* Decodes one stored field into a caller-owned scalar. `encoding` is the

@@ -1,0 +1,174 @@
+// Parquet files through the C ABI, as a C caller reads them: every fixture
+// in tests/data/parquet opened with sluice_dataset_open (a file; Spark's
+// folder), its columns and encodings, and every field of every row equal to
+// its expected.json, scalars decoded with sluice_decode_int64 / _uint64 /
+// _double; nulls as NULL data, empty values as non-NULL; errors as text.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "formats/json/py_json.h"
+#include "sluice.h"
+#include "tests/formats/dataset/parquet_fixture_values.h"
+
+namespace sluice {
+namespace {
+
+const std::string kDir = std::string(SLUICE_TEST_DATA_DIR) + "/parquet";
+
+JsonValue ReadJson(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  Result<JsonValue> v = ParsePyJson(text.ok() ? *text : "null");
+  return v.ok() ? *v : JsonValue{};
+}
+
+const JsonValue::Array& ArrayMember(const JsonValue& v, std::string_view key) {
+  return std::get<JsonValue::Array>(JsonMember(v, key)->v);
+}
+
+std::string_view View(sluice_bytes b) {
+  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
+}
+
+bool Among(const std::string& e, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (e == n) return true;
+  }
+  return false;
+}
+
+// A field as the fixtures spell it: MDS-named scalars through the C ABI's
+// decoders, the rest by the encoding table (parquet_fixture_values.h).
+std::string FieldText(const std::string& e, sluice_bytes field) {
+  if (field.data == nullptr) return "null";
+  if (Among(e, {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"})) {
+    int64_t v = 0;
+    if (sluice_decode_int64(e.c_str(), field, &v) != SLUICE_OK) return sluice_last_error();
+    return std::to_string(v);
+  }
+  if (e == "uint64") {
+    uint64_t v = 0;
+    if (sluice_decode_uint64(e.c_str(), field, &v) != SLUICE_OK) return sluice_last_error();
+    return std::to_string(v);
+  }
+  if (Among(e, {"float16", "float32", "float64"})) {
+    double v = 0;
+    if (sluice_decode_double(e.c_str(), field, &v) != SLUICE_OK) return sluice_last_error();
+    return testing::DumpForTest(JsonValue{PyFloatRepr(v)});
+  }
+  Result<JsonValue> v = testing::ParquetFieldAsExpected(e, View(field));
+  return v.ok() ? testing::DumpForTest(*v) : v.status().ToString();
+}
+
+class CApiParquet : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CApiParquet, EveryFieldOfEveryRow) {
+  const JsonValue e = ReadJson(kDir + "/" + GetParam());
+  const std::string file = JsonStringMember(e, "file");
+  sluice_dataset* ds = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/" + file).c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
+  EXPECT_STREQ(sluice_dataset_format(ds), "parquet");
+  const auto& columns = ArrayMember(e, "columns");
+  const uint32_t n = sluice_dataset_num_columns(ds);
+  ASSERT_EQ(n, columns.size());
+  std::vector<std::string> encodings;
+  for (uint32_t c = 0; c < n; ++c) {
+    EXPECT_EQ(sluice_dataset_column_name(ds, c), JsonStringMember(columns[c], "name"));
+    encodings.push_back(sluice_dataset_column_encoding(ds, c));
+    EXPECT_EQ(encodings.back(), testing::EncodingOfArrowType(JsonStringMember(columns[c], "arrow_type")));
+  }
+  const uint64_t rows = sluice_dataset_num_samples(ds);
+  ASSERT_EQ(rows, static_cast<uint64_t>(std::get<int64_t>(JsonMember(e, "num_rows")->v)));
+  std::vector<sluice_bytes> fields(n);
+  int mismatches = 0;
+  for (uint64_t row = 0; row < rows && mismatches < 5; ++row) {
+    const sluice_status s = sluice_dataset_get(ds, row, fields.data(), n);
+    if (s != SLUICE_OK) {
+      EXPECT_EQ(s, SLUICE_EUNIMPLEMENTED);
+      EXPECT_NE(std::string(sluice_last_error()).find("holds a null element"), std::string::npos)
+          << sluice_last_error();
+      continue;
+    }
+    for (uint32_t c = 0; c < n; ++c) {
+      const std::string got = FieldText(encodings[c], fields[c]);
+      const std::string want = testing::DumpForTest(ArrayMember(columns[c], "values")[row]);
+      if (got != want) {
+        ++mismatches;
+        ADD_FAILURE() << file << " column " << encodings[c] << " " << c << " row " << row << ": got "
+                      << got.substr(0, 300) << ", expected " << want.substr(0, 300);
+      }
+    }
+  }
+  sluice_dataset_close(ds);
+}
+
+INSTANTIATE_TEST_SUITE_P(Parquet, CApiParquet, ::testing::ValuesIn(testing::ParquetFixtureNames()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           return testing::ParquetFixtureTestName(i.param);
+                         });
+
+// pa26_nulls_v1: nulls are NULL data; empty strings are not.
+TEST(CApiParquetTest, NullIsNullDataEmptyIsNot) {
+  const JsonValue e = ReadJson(kDir + "/pa26_nulls_v1.expected.json");
+  sluice_dataset* ds = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/pa26_nulls_v1.parquet").c_str(), 0, &ds), SLUICE_OK)
+      << sluice_last_error();
+  const auto& columns = ArrayMember(e, "columns");
+  const uint32_t n = sluice_dataset_num_columns(ds);
+  std::vector<sluice_bytes> fields(n);
+  size_t nulls = 0, empties = 0;
+  for (uint64_t row = 0; row < sluice_dataset_num_samples(ds); ++row) {
+    ASSERT_EQ(sluice_dataset_get(ds, row, fields.data(), n), SLUICE_OK) << sluice_last_error();
+    for (uint32_t c = 0; c < n; ++c) {
+      const JsonValue& want = ArrayMember(columns[c], "values")[row];
+      const bool is_null = std::holds_alternative<std::nullptr_t>(want.v);
+      EXPECT_EQ(fields[c].data == nullptr, is_null) << c << " " << row;
+      if (is_null) {
+        EXPECT_EQ(fields[c].size, 0u);
+        ++nulls;
+      }
+      const auto* text = std::get_if<std::string>(&want.v);
+      if (text != nullptr && text->empty()) {
+        EXPECT_NE(fields[c].data, nullptr);
+        EXPECT_EQ(fields[c].size, 0u);
+        ++empties;
+      }
+    }
+  }
+  EXPECT_GT(nulls, 0u);
+  sluice_bytes raw{};
+  ASSERT_EQ(sluice_dataset_get_raw(ds, 0, &raw), SLUICE_OK);
+  EXPECT_EQ(raw.size, 0u);
+  sluice_dataset_close(ds);
+}
+
+TEST(CApiParquetTest, SparkFolderAndErrors) {
+  sluice_dataset* ds = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/spark_out").c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
+  EXPECT_STREQ(sluice_dataset_format(ds), "parquet");
+  EXPECT_EQ(sluice_dataset_num_shards(ds), 3u);
+  sluice_dataset_close(ds);
+
+  ds = nullptr;
+  EXPECT_EQ(sluice_dataset_open((kDir + "/bad_magic_tail.parquet").c_str(), 0, &ds), SLUICE_ECORRUPT);
+  EXPECT_EQ(ds, nullptr);
+  EXPECT_NE(std::string(sluice_last_error()).find("bad_magic_tail.parquet: not a Parquet file: it ends in "
+                                                  "\"50415230\" (hex), not \"PAR1\""),
+            std::string::npos)
+      << sluice_last_error();
+
+  ASSERT_EQ(sluice_dataset_open((kDir + "/bad_page_gzip_corrupt.parquet").c_str(), 0, &ds), SLUICE_OK);
+  std::vector<sluice_bytes> fields(sluice_dataset_num_columns(ds));
+  EXPECT_EQ(sluice_dataset_get(ds, 0, fields.data(), static_cast<uint32_t>(fields.size())), SLUICE_ECORRUPT);
+  EXPECT_NE(std::string(sluice_last_error()).find("bad_page_gzip_corrupt.parquet: row group 0 column "
+                                                  "\"text\": page at offset 1501: gz data is corrupt"),
+            std::string::npos)
+      << sluice_last_error();
+  sluice_dataset_close(ds);
+}
+
+}  // namespace
+}  // namespace sluice
