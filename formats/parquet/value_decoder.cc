@@ -27,8 +27,10 @@ Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
   if (dictionary == nullptr) {
     return CorruptError(EncodingName(e) + " values without a dictionary page");
   }
+  // The decoder keeps the name it is given: a literal, not a temporary.
+  const std::string_view name = e == Encoding::kRleDictionary ? "RLE_DICTIONARY" : "PLAIN_DICTIONARY";
   SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d,
-                          RleBitPackedDecoder::CreateForDictionaryIndices(section, EncodingName(e)));
+                          RleBitPackedDecoder::CreateForDictionaryIndices(section, name));
   out->resize(n);
   SLUICE_RETURN_IF_ERROR(d.Decode(n, out->data()));
   for (size_t i = 0; i < n; ++i) {
