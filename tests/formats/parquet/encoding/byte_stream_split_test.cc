@@ -46,8 +46,9 @@ TEST(ByteStreamSplitTest, TypedValues) {
   EXPECT_EQ(d->DecodeDouble(1, out).ToString(),
             "corrupt: BYTE_STREAM_SPLIT at offset 4: expected 1 values, found 0");
   const std::vector<int32_t> ints = {1, -1, 0x12345678};
-  auto di = ByteStreamSplitDecoder::Create(
-      EncodeByteStreamSplit(std::string(reinterpret_cast<const char*>(ints.data()), 12), 4), 4);
+  const std::string split_ints =
+      EncodeByteStreamSplit(std::string(reinterpret_cast<const char*>(ints.data()), 12), 4);
+  auto di = ByteStreamSplitDecoder::Create(split_ints, 4);
   int32_t iout[3];
   ASSERT_TRUE(di->DecodeInt32(3, iout).ok());
   EXPECT_EQ(std::vector<int32_t>(iout, iout + 3), ints);

@@ -136,12 +136,14 @@ TEST(PlainTest, ByteArrayErrorsNameTheValueAndOffset) {
             "corrupt: PLAIN at offset 6: byte array 1 of 2 has length -2147483648; expected 0 "
             "to the 3 bytes left");
   // A length past the end.
-  PlainDecoder d2(Le32(4) + "abc");
+  const std::string past_end = Le32(4) + "abc";
+  PlainDecoder d2(past_end);
   EXPECT_EQ(d2.DecodeByteArrays(1, out).ToString(),
             "corrupt: PLAIN at offset 0: byte array 0 of 1 has length 4; expected 0 to the 3 "
             "bytes left");
   // A length cut short.
-  PlainDecoder d3(Le32(1) + "a" + Bytes({1, 0}));
+  const std::string cut_length = Le32(1) + "a" + Bytes({1, 0});
+  PlainDecoder d3(cut_length);
   EXPECT_EQ(d3.DecodeByteArrays(2, out).ToString(),
             "corrupt: PLAIN at offset 5: expected the 4-byte length of byte array 1 of 2, found "
             "2 bytes (the section ends)");
