@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "formats/parquet/encoding/rle_bit_packed.h"
@@ -141,13 +142,7 @@ class ChunkDecoder {
       dense_fixed_.resize(present * out_.width);
       SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
                                                reinterpret_cast<uint8_t*>(dense_fixed_.data())));
-      size_t k = 0;
-      for (size_t i = first; i < slots; ++i) {
-        if (out_.validity[i]) {
-          std::memcpy(out_.fixed.data() + i * out_.width, dense_fixed_.data() + k * out_.width, out_.width);
-          ++k;
-        }
-      }
+      Scatter(first, slots);
       return Status::Ok();
     }
     out_.binary.resize(slots);
@@ -168,6 +163,26 @@ class ChunkDecoder {
     }
     for (size_t i = owned_before; i < out_.owned.size(); ++i) rebuilt_ += out_.owned[i]->size();
     return Status::Ok();
+  }
+
+  // Moves the dense values of slots [first, end) to the present slots.
+  void Scatter(size_t first, size_t end) {
+    const size_t w = out_.width;
+    char* dst = out_.fixed.data();
+    const char* src = dense_fixed_.data();
+    const auto run = [&](auto width) {
+      size_t k = 0;
+      for (size_t i = first; i < end; ++i) {
+        if (out_.validity[i]) std::memcpy(dst + i * width, src + k++ * width, width);
+      }
+    };
+    if (w == 4) {
+      run(std::integral_constant<size_t, 4>{});
+    } else if (w == 8) {
+      run(std::integral_constant<size_t, 8>{});
+    } else {
+      run(w);
+    }
   }
 
   const FileFooter& footer_;
