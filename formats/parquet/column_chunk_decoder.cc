@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "formats/parquet/encoding/plain.h"
 #include "formats/parquet/encoding/rle_bit_packed.h"
 #include "formats/parquet/level_assembler.h"
 #include "formats/parquet/value_decoder.h"
@@ -134,15 +135,28 @@ class ChunkDecoder {
                                " bytes, more than the limit of " +
                                std::to_string(options_.max_value_bytes) + " bytes");
       }
-      out_.fixed.resize(slots * out_.width);
-      uint8_t* dst = reinterpret_cast<uint8_t*>(out_.fixed.data()) + first * out_.width;
-      if (present == added) {
-        return DecodeFixedValues(encoding, body, present, leaf_, dict, dst);
+      if (added == 0) return Status::Ok();
+      if (encoding == Encoding::kPlain && present == added &&
+          leaf_.physical_type != PhysicalType::kBoolean) {
+        // The values as they lie in the page: a view, no copy.
+        std::string_view bytes;
+        SLUICE_RETURN_IF_ERROR(PlainDecoder(body).TakeFixedWidth(added, out_.width, &bytes));
+        if (page.storage) out_.owned.push_back(std::move(page.storage));
+        out_.fixed_runs.push_back(FixedRun{first, bytes});
+        return Status::Ok();
       }
-      dense_fixed_.resize(present * out_.width);
-      SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
-                                               reinterpret_cast<uint8_t*>(dense_fixed_.data())));
-      Scatter(first, slots);
+      auto run = std::make_unique<std::string>(added * out_.width, '\0');
+      uint8_t* dst = reinterpret_cast<uint8_t*>(run->data());
+      if (present == added) {
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict, dst));
+      } else {
+        dense_fixed_.resize(present * out_.width);
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
+                                                 reinterpret_cast<uint8_t*>(dense_fixed_.data())));
+        Scatter(first, slots, run->data());
+      }
+      out_.fixed_runs.push_back(FixedRun{first, *run});
+      out_.owned.push_back(std::move(run));
       return Status::Ok();
     }
     out_.binary.resize(slots);
@@ -165,15 +179,15 @@ class ChunkDecoder {
     return Status::Ok();
   }
 
-  // Moves the dense values of slots [first, end) to the present slots.
-  void Scatter(size_t first, size_t end) {
+  // Moves the dense values of slots [first, end) to the present ones of
+  // `dst`, which holds those slots.
+  void Scatter(size_t first, size_t end, char* dst) {
     const size_t w = out_.width;
-    char* dst = out_.fixed.data();
     const char* src = dense_fixed_.data();
     const auto run = [&](auto width) {
       size_t k = 0;
       for (size_t i = first; i < end; ++i) {
-        if (out_.validity[i]) std::memcpy(dst + i * width, src + k++ * width, width);
+        if (out_.validity[i]) std::memcpy(dst + (i - first) * width, src + k++ * width, width);
       }
     };
     if (w == 4) {

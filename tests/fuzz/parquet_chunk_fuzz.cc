@@ -34,7 +34,13 @@ void Check(const ColumnBuffer& b) {
   }
   FUZZ_CHECK(b.validity.size() == slots, "%zu leaf slots, lists say %zu", b.validity.size(), slots);
   if (b.width > 0) {
-    FUZZ_CHECK(b.fixed.size() == slots * b.width);
+    size_t covered = 0;
+    for (const FixedRun& r : b.fixed_runs) {
+      FUZZ_CHECK(r.first_slot == covered && r.bytes.size() % b.width == 0 && !r.bytes.empty());
+      FUZZ_CHECK(Kept(r.bytes, b), "a run outside the buffer's bytes");
+      covered += r.bytes.size() / b.width;
+    }
+    FUZZ_CHECK(covered == slots, "runs cover %zu of %zu slots", covered, slots);
   } else {
     FUZZ_CHECK(b.binary.size() == slots);
     for (std::string_view v : b.binary) FUZZ_CHECK(Kept(v, b), "a view outside the buffer's bytes");

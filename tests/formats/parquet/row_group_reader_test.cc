@@ -69,5 +69,35 @@ TEST(RowGroupReader, SomeFieldsInTheOrderAsked) {
   EXPECT_TRUE(f.reads.empty());
 }
 
+TEST(RowGroupReader, PlainValuesAreViewsIntoTheBytesRead) {
+  const std::string path = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/polars_uncompressed.parquet";
+  Fixture f{*ReadFile(path), {}};
+  Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "p.parquet");
+  ASSERT_TRUE(footer.ok());
+  size_t float32 = 0, text = 0;
+  for (size_t i = 0; i < footer->schema.fields.size(); ++i) {
+    if (footer->schema.fields[i].name == "float32") float32 = i;
+    if (footer->schema.fields[i].name == "text") text = i;
+  }
+  Result<std::vector<ColumnBuffer>> r = ReadRowGroup(*footer, 0, {float32, text}, f.reader(), "p.parquet");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const ColumnBuffer& floats = (*r)[0];
+  const std::string& read = *floats.source;
+  const auto inside = [&](std::string_view v) {
+    return v.data() >= read.data() && v.data() + v.size() <= read.data() + read.size();
+  };
+  // A PLAIN page without nulls, stored uncompressed: one run, in the bytes read.
+  ASSERT_EQ(floats.fixed_runs.size(), 1u);
+  EXPECT_TRUE(inside(floats.fixed_runs[0].bytes));
+  EXPECT_EQ(floats.fixed_runs[0].bytes.size(), floats.leaf_slots() * 4);
+  EXPECT_EQ(floats.fixed_value(3).data(), floats.fixed_runs[0].bytes.data() + 12);
+  // Byte arrays likewise (here from the dictionary page, stored uncompressed).
+  const ColumnBuffer& strings = (*r)[1];
+  ASSERT_EQ(strings.width, 0u);
+  size_t viewed = 0;
+  for (std::string_view v : strings.binary) viewed += !v.empty() && inside(v);
+  EXPECT_GT(viewed, 0u);
+}
+
 }  // namespace
 }  // namespace sluice::parquet
