@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes the Parquet fixtures of this folder with real writers, and their expected values.
 
-    python3 make_fixtures.py [--venvs DIR] [--out DIR]
+    python3 make_fixtures.py [--venvs DIR] [--out DIR] [--python PYTHON]
 
 Creates two virtual environments under DIR (--venvs, or $SLUICE_PARQUET_FIXTURE_VENVS, or a new
 temporary folder): `main` from requirements.txt (pyarrow, DuckDB, Polars, pyspark, Pillow) and
 `pyarrow12` from requirements-pyarrow12.txt (an older pyarrow, for its different defaults). A venv
-whose stamp matches its requirements file is reused. Spark needs a Java 17+ `java` on PATH.
+whose stamp matches its requirements file is reused. The venvs use --python (default: the running
+interpreter), which must be CPython 3.10 or 3.11: pyarrow 12.0.1 has no wheels for later ones.
+Spark needs a Java 17+ `java` on PATH.
 Each stage runs in its venv as `make_fixtures.py --stage NAME`; the gen/ modules do the work.
 """
 import argparse
@@ -27,7 +29,7 @@ def _venv_python(root, name):
     return os.path.join(root, name, "bin", "python")
 
 
-def _ensure_venv(root, name, requirements):
+def _ensure_venv(root, name, requirements, base_python):
     """Returns the venv's python, or None (after printing pip's own error) if it cannot be installed."""
     with open(os.path.join(HERE, requirements), encoding="utf-8") as f:
         wanted = f.read()
@@ -36,7 +38,7 @@ def _ensure_venv(root, name, requirements):
     if os.path.exists(stamp) and open(stamp, encoding="utf-8").read() == wanted:
         return python
     shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", os.path.join(root, name)], check=True)
+    subprocess.run([base_python, "-m", "venv", os.path.join(root, name)], check=True)
     pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "-r", os.path.join(HERE, requirements)],
                          capture_output=True, text=True)
     if pip.returncode != 0:
@@ -110,6 +112,7 @@ def main():
     parser.add_argument("--venvs", default=os.environ.get("SLUICE_PARQUET_FIXTURE_VENVS"),
                         help="folder for the virtual environments (default: a new temporary folder)")
     parser.add_argument("--out", default=HERE, help="where the fixtures go (default: beside this script)")
+    parser.add_argument("--python", default=sys.executable, help="interpreter for the venvs (CPython 3.10 or 3.11)")
     parser.add_argument("--stage", help=argparse.SUPPRESS)
     parser.add_argument("--manifest", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -121,7 +124,7 @@ def main():
     started = time.monotonic()
     venvs = os.path.abspath(args.venvs) if args.venvs else tempfile.mkdtemp(prefix="parquet-fixture-venvs-")
     os.makedirs(venvs, exist_ok=True)
-    pythons = {name: _ensure_venv(venvs, name, req) for name, req in VENVS}
+    pythons = {name: _ensure_venv(venvs, name, req, args.python) for name, req in VENVS}
     print("venvs ready in %s (%.0f s)" % (venvs, time.monotonic() - started), flush=True)
     if not pythons["main"]:
         return 1

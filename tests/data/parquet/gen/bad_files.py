@@ -152,7 +152,40 @@ def _page_damage(w):
         assert saved
 
 
+def _first_page(buf, path, column_path, page_type):
+    md = pq.ParquetFile(path).metadata
+    rg = md.row_group(0)
+    for c in range(rg.num_columns):
+        if rg.column(c).path_in_schema == column_path:
+            for header_at, _, h in pages.read_pages(buf, *pages.chunk_range(rg.column(c))):
+                if h[1] == page_type:
+                    return header_at, h
+    raise ValueError("%s: no page of type %d for %s" % (path, page_type, column_path))
+
+
+def _lying_sizes(w):
+    """Page headers whose sizes lie. The new value is the largest that the old varint's width holds,
+    so no byte of the file moves."""
+    src, column = "pa26_codec_snappy", "text"
+    path, buf = w.source(src)
+    for name, page_type, field, field_name, error in [
+        ("bad_page_compressed_size", pages.DICTIONARY_PAGE, 3, "compressed_page_size",
+         "the dictionary page's compressed_page_size runs past the end of its column chunk and of the file"),
+        ("bad_page_uncompressed_size", pages.DATA_PAGE, 2, "uncompressed_page_size",
+         "the data page decompresses to fewer bytes than its uncompressed_page_size says"),
+    ]:
+        header_at, header = _first_page(buf, path, column, page_type)
+        start, end = pages.field_spans(buf, header_at)[field]
+        claim, encoded = pages.largest_zigzag_varint(end - start)
+        w.write(name, buf[:start] + encoded + buf[end:], src,
+                "%s of the page header at %d (row group 0, column 'text') changed from %d to %d, in the same "
+                "%d varint bytes" % (field_name, header_at, header[field], claim, end - start),
+                error, row_group=0, column=column, page_offset=header_at,
+                declared=claim, actual=header[field])
+
+
 def write_all(out, manifest):
     w = _Writer(out, manifest)
     _footer_damage(w)
     _page_damage(w)
+    _lying_sizes(w)

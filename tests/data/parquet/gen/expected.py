@@ -1,10 +1,11 @@
 """`<name>.expected.json` from pyarrow's reading, cross-checked against DuckDB's reading.
 
-Each column is read by both; where both read it they must agree, and where pyarrow refuses a column
-that DuckDB reads (DuckDB's own files), DuckDB's reading is the expected one. Values follow PARQUET.md: temporal values as integers in the unit the Parquet file stores (INT96 as
-nanoseconds), floats as Python's repr(), binary as {"hex": ...}, decimals as str(Decimal).
-The two readings are brought to one comparison form
-(timestamps in nanoseconds, since DuckDB widens milliseconds to microseconds) and must agree.
+Each column is read by both readers, and where both read it they must agree. Where pyarrow refuses a
+column that DuckDB reads (some of DuckDB's own files), DuckDB's reading is the expected one.
+Values follow PARQUET.md: temporal values as integers in the unit the Parquet file stores (INT96 as
+nanoseconds), floats as Python's repr(), binary as {"hex": ...}, decimals as str(Decimal). For the
+comparison both readings are brought to one form, timestamps in nanoseconds, since DuckDB widens
+milliseconds to microseconds.
 """
 import decimal
 import json

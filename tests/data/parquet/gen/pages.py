@@ -71,6 +71,32 @@ class _Reader:
             last = fid
 
 
+def field_spans(buf, pos):
+    """{field id: (start, end)} of the value bytes of each top-level field of the struct at pos."""
+    r, spans, last = _Reader(buf, pos), {}, 0
+    while True:
+        head = r.byte()
+        if head == 0:
+            return spans
+        delta, ctype = head >> 4, head & 0x0F
+        fid = last + delta if delta else r.zigzag()
+        start = r.pos
+        r.value(ctype)
+        spans[fid] = (start, r.pos)
+        last = fid
+
+
+def largest_zigzag_varint(width):
+    """The largest non-negative value whose zigzag varint is width bytes, and those bytes."""
+    value = (2 ** (7 * width) - 1) >> 1
+    v, out = value << 1, []
+    while True:
+        byte, v = v & 0x7F, v >> 7
+        out.append(byte | (0x80 if v else 0))
+        if not v:
+            return value, bytes(out)
+
+
 def read_pages(buf, start, length):
     """Yields (header_offset, data_offset, header_fields) for each page in buf[start:start+length]."""
     pos, end = start, start + length

@@ -4,7 +4,6 @@ Values come from Python's own `random.Random` with fixed seeds (not numpy), so t
 pyarrow venvs build identical tables. Edge values (type limits, NaN, -0.0, empty and non-BMP
 strings) are placed at fixed rows so the expected files show them.
 """
-import datetime
 import decimal
 import random
 
@@ -43,14 +42,13 @@ def scalar_types_table(n=48, seed=1, float16=True, sub_microsecond_ns=True):
     2.4 stores ns as microseconds and refuses to drop digits."""
     rng = random.Random(seed)
     null_rows = {3, 17, n - 1}
-    utc = datetime.timezone.utc
     base_ms = 1_700_000_000_000
     cols = {}
     cols["bool"] = [i % 3 == 0 for i in range(n)]
     for name, lo, hi in [("int8", -128, 127), ("int16", -32768, 32767), ("int32", -2**31, 2**31 - 1),
                          ("int64", -2**63, 2**63 - 1), ("uint8", 0, 255), ("uint16", 0, 65535),
                          ("uint32", 0, 2**32 - 1), ("uint64", 0, 2**64 - 1)]:
-        cols[name] = (pa.array(_nulls_at(_ints(rng, n, lo, hi), null_rows), type=getattr(pa, name)()))
+        cols[name] = pa.array(_nulls_at(_ints(rng, n, lo, hi), null_rows), type=getattr(pa, name)())
     if float16:
         halfs = [float("nan"), float("inf"), -0.0, 65504.0, 6.103515625e-05, 5.960464477539063e-08] + \
                 [rng.randint(-2048, 2048) / 16 for _ in range(n - 6)]
@@ -59,7 +57,7 @@ def scalar_types_table(n=48, seed=1, float16=True, sub_microsecond_ns=True):
     f32 = [float("nan"), float("-inf"), -0.0, 3.4028234663852886e+38, 1.401298464324817e-45] + \
           [rng.randint(-10**6, 10**6) / 64 for _ in range(n - 5)]
     cols["float32"] = pa.array(_nulls_at(f32, null_rows), type=pa.float32())
-    cols["float64"] = pa.array(_nulls_at(_floats(rng, n) + [], null_rows), type=pa.float64())
+    cols["float64"] = pa.array(_nulls_at(_floats(rng, n), null_rows), type=pa.float64())
     strings = ["", "a", "😀 non-BMP", "\x00nul inside"] + [_text(rng, 0, 6) for _ in range(n - 4)]
     cols["string"] = pa.array(_nulls_at(strings, null_rows), type=pa.string())
     cols["large_string"] = pa.array(_nulls_at(list(reversed(strings)), null_rows), type=pa.large_string())
