@@ -7,21 +7,25 @@
 //              the next level's slots (the leaf's slots after the last).
 //   leaf slots one per value position (a row for a primitive field, a list
 //              element otherwise): validity[i] (0 = null), and the value:
-//                fixed-width types: fixed[i*width .. (i+1)*width): BOOLEAN as
+//                fixed-width types: fixed_value(i), `width` bytes: BOOLEAN as
 //                one byte 0/1, INT32/FLOAT 4 bytes, INT64/DOUBLE 8, INT96
 //                its 12 stored bytes, FIXED_LEN_BYTE_ARRAY its type_length;
-//                little-endian; zeros for nulls;
+//                little-endian; zeros for nulls. Stored as runs, one per
+//                data page: the values of slots first_slot .. back to back;
 //                BYTE_ARRAY: binary[i] ("" for nulls).
 //
-// `binary` views point into buffers the ColumnBuffer owns (decompressed
-// pages, the dictionary page, DELTA_BYTE_ARRAY's rebuilt values) or into
-// the column chunk's bytes that the decoder was given (PLAIN and
-// DELTA_LENGTH_BYTE_ARRAY values of pages stored uncompressed: no copy): they
-// live as long as the buffer and those bytes. Movable (views stay valid:
-// owned storage is heap-allocated and never moved); not thread-safe for
-// writing, safe to read from several threads.
+// Views: a PLAIN page of fixed-width values without nulls is a run that
+// points into the page (no copy), and PLAIN and DELTA_LENGTH_BYTE_ARRAY
+// byte arrays point into their page; other values are decoded into buffers
+// the ColumnBuffer owns (as are decompressed pages, the dictionary page and
+// DELTA_BYTE_ARRAY's rebuilt values). Pages stored uncompressed are viewed
+// in the column chunk's bytes that the decoder was given: they must live as
+// long as the buffer (ReadRowGroup makes the buffer own them: `source`).
+// Movable (views stay valid: owned storage is heap-allocated and never
+// moved); not thread-safe for writing, safe to read from several threads.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,6 +43,12 @@ struct ListSlots {
   size_t size() const { return validity.size(); }
 };
 
+// Fixed-width values of consecutive slots, back to back.
+struct FixedRun {
+  size_t first_slot = 0;
+  std::string_view bytes;  // width bytes per slot
+};
+
 struct ColumnBuffer {
   LeafColumn leaf;
   size_t list_depth = 0;
@@ -48,12 +58,17 @@ struct ColumnBuffer {
   std::vector<uint8_t> validity;  // one per leaf slot
   size_t null_count = 0;          // leaf slots that are null
   size_t width = 0;               // fixed-width bytes per slot; 0 for BYTE_ARRAY
-  std::string fixed;
+  std::vector<FixedRun> fixed_runs;  // by first_slot, covering every slot
   std::vector<std::string_view> binary;
 
   size_t leaf_slots() const { return validity.size(); }
+  // The value of a fixed-width slot (< leaf_slots()): a binary search of the
+  // runs, so walk fixed_runs when reading every value.
   std::string_view fixed_value(size_t slot) const {
-    return std::string_view(fixed).substr(slot * width, width);
+    auto it = std::upper_bound(fixed_runs.begin(), fixed_runs.end(), slot,
+                               [](size_t s, const FixedRun& r) { return s < r.first_slot; });
+    const FixedRun& run = *(it - 1);
+    return run.bytes.substr((slot - run.first_slot) * width, width);
   }
 
   // Storage the views point into: buffers of its own, and the bytes the

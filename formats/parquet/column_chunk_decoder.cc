@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "formats/parquet/encoding/plain.h"
 #include "formats/parquet/encoding/rle_bit_packed.h"
 #include "formats/parquet/level_assembler.h"
 #include "formats/parquet/value_decoder.h"
@@ -133,21 +135,28 @@ class ChunkDecoder {
                                " bytes, more than the limit of " +
                                std::to_string(options_.max_value_bytes) + " bytes");
       }
-      out_.fixed.resize(slots * out_.width);
-      uint8_t* dst = reinterpret_cast<uint8_t*>(out_.fixed.data()) + first * out_.width;
+      if (added == 0) return Status::Ok();
+      if (encoding == Encoding::kPlain && present == added &&
+          leaf_.physical_type != PhysicalType::kBoolean) {
+        // The values as they lie in the page: a view, no copy.
+        std::string_view bytes;
+        SLUICE_RETURN_IF_ERROR(PlainDecoder(body).TakeFixedWidth(added, out_.width, &bytes));
+        if (page.storage) out_.owned.push_back(std::move(page.storage));
+        out_.fixed_runs.push_back(FixedRun{first, bytes});
+        return Status::Ok();
+      }
+      auto run = std::make_unique<std::string>(added * out_.width, '\0');
+      uint8_t* dst = reinterpret_cast<uint8_t*>(run->data());
       if (present == added) {
-        return DecodeFixedValues(encoding, body, present, leaf_, dict, dst);
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict, dst));
+      } else {
+        dense_fixed_.resize(present * out_.width);
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
+                                                 reinterpret_cast<uint8_t*>(dense_fixed_.data())));
+        Scatter(first, slots, run->data());
       }
-      dense_fixed_.resize(present * out_.width);
-      SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
-                                               reinterpret_cast<uint8_t*>(dense_fixed_.data())));
-      size_t k = 0;
-      for (size_t i = first; i < slots; ++i) {
-        if (out_.validity[i]) {
-          std::memcpy(out_.fixed.data() + i * out_.width, dense_fixed_.data() + k * out_.width, out_.width);
-          ++k;
-        }
-      }
+      out_.fixed_runs.push_back(FixedRun{first, *run});
+      out_.owned.push_back(std::move(run));
       return Status::Ok();
     }
     out_.binary.resize(slots);
@@ -168,6 +177,26 @@ class ChunkDecoder {
     }
     for (size_t i = owned_before; i < out_.owned.size(); ++i) rebuilt_ += out_.owned[i]->size();
     return Status::Ok();
+  }
+
+  // Moves the dense values of slots [first, end) to the present ones of
+  // `dst`, which holds those slots.
+  void Scatter(size_t first, size_t end, char* dst) {
+    const size_t w = out_.width;
+    const char* src = dense_fixed_.data();
+    const auto run = [&](auto width) {
+      size_t k = 0;
+      for (size_t i = first; i < end; ++i) {
+        if (out_.validity[i]) std::memcpy(dst + (i - first) * width, src + k++ * width, width);
+      }
+    };
+    if (w == 4) {
+      run(std::integral_constant<size_t, 4>{});
+    } else if (w == 8) {
+      run(std::integral_constant<size_t, 8>{});
+    } else {
+      run(w);
+    }
   }
 
   const FileFooter& footer_;

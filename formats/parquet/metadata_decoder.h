@@ -10,8 +10,8 @@
 //
 // Errors are kCorrupt with the path of fields down to the fault and the byte
 // offset inside `bytes`: "FileMetaData field 4: element 0: RowGroup field 1:
-// element 2: ColumnChunk field 3: ColumnMetaData: required field 9
-// (data_page_offset) missing at offset 812". Callers prepend the file name.
+// element 2: ColumnChunk field 3: offset 812: ColumnMetaData: required field
+// 9 (data_page_offset) missing". Callers prepend the file name.
 // Pure functions; thread-safe.
 #pragma once
 

@@ -69,6 +69,25 @@ def parquet_footers(limit=6, max_bytes=64 << 10):
         put('parquet_footer_fuzz', b'\x02' + data[4:68])
 
 
+# One small file per feature the chunk decoder has: v1/v2 pages, every
+# codec, dictionary and DELTA/BYTE_STREAM_SPLIT encodings, nulls, nested
+# lists, INT96, CRCs.
+PARQUET_CHUNK_SEEDS = [
+    'pa26_decimal_as_integer', 'pa26_int96_timestamps', 'pa26_page_crc_v2', 'pa26_codec_brotli',
+    'pa26_codec_zstd', 'pa26_codec_gzip', 'pa26_codecs_per_column_v2', 'pa26_codec_lz4_raw',
+    'pa26_nulls_v1', 'duckdb_v2_zstd', 'pa26_page_crc_v1', 'pa26_lists_v2_small_pages',
+    'pa26_lists_v1', 'pa26_byte_stream_split_all', 'pa26_delta_v2', 'pa26_delta_v1',
+]
+
+
+def parquet_chunks():
+    folder = os.path.join(HERE, '..', 'data', 'parquet')
+    for name in PARQUET_CHUNK_SEEDS:
+        path = os.path.join(folder, name + '.parquet')
+        if os.path.exists(path):
+            put('parquet_chunk_fuzz', open(path, 'rb').read())
+
+
 def main():
     # Regenerate the seeds, but keep the inputs findings left behind
     # (regression-*, see README.md): they are not made here.
@@ -185,6 +204,7 @@ def main():
         b'</Credentials></AssumeRoleResult></AssumeRoleResponse>')
     put('aws_credential_documents_fuzz', b'\x032026-11-26T15:04:05+00:00')
     parquet_footers()
+    parquet_chunks()
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
     print('seed corpora: %d bytes in %s' % (total, OUT), file=sys.stderr)
 

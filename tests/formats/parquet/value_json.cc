@@ -42,7 +42,7 @@ std::string BigEndian(uint64_t v, int bytes) {
 JsonValue Leaf(const ColumnBuffer& c, size_t slot) {
   if (!c.validity[slot]) return JsonValue{};
   const LeafColumn& l = c.leaf;
-  const char* p = c.fixed.data() + slot * c.width;
+  const char* p = c.width > 0 ? c.fixed_value(slot).data() : nullptr;
   switch (l.physical_type) {
     case PhysicalType::kBoolean:
       return JsonValue{*p != 0};
