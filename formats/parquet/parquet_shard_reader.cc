@@ -44,20 +44,32 @@ std::string LeafText(const ColumnBuffer& b, const FieldEncoding& leaf, size_t sl
   const LeafColumn& l = b.leaf;
   if (leaf.bytes == FieldBytes::kDecimalText) {
     if (l.physical_type == PhysicalType::kInt32) {
-      return DecimalText(BigEndianOf(LoadLE<uint32_t>(b.fixed.data() + slot * 4), 4), l.scale);
+      return DecimalText(BigEndianOf(LoadLE<uint32_t>(b.fixed_value(slot).data()), 4), l.scale);
     }
     if (l.physical_type == PhysicalType::kInt64) {
-      return DecimalText(BigEndianOf(LoadLE<uint64_t>(b.fixed.data() + slot * 8), 8), l.scale);
+      return DecimalText(BigEndianOf(LoadLE<uint64_t>(b.fixed_value(slot).data()), 8), l.scale);
     }
     if (l.physical_type == PhysicalType::kByteArray) return DecimalText(b.binary[slot], l.scale);
     return DecimalText(b.fixed_value(slot), l.scale);
   }
   // INT96 as int64 nanoseconds, little-endian.
-  const char* p = b.fixed.data() + slot * 12;
+  const char* p = b.fixed_value(slot).data();
   const int64_t ns = Int96ToUnixNanos(Int96{LoadLE<uint64_t>(p), LoadLE<uint32_t>(p + 8)});
   std::string out(8, '\0');
   std::memcpy(out.data(), &ns, 8);  // the build targets little-endian hosts only
   return out;
+}
+
+// True when slots [from, to) lie in one run of fixed values: *out views them.
+bool InOneRun(const ColumnBuffer& b, size_t from, size_t to, std::string_view* out) {
+  auto it = std::upper_bound(b.fixed_runs.begin(), b.fixed_runs.end(), from,
+                             [](size_t slot, const FixedRun& r) { return slot < r.first_slot; });
+  if (it == b.fixed_runs.begin()) return false;
+  const FixedRun& run = *(it - 1);
+  const size_t end = run.first_slot + run.bytes.size() / b.width;
+  if (to > end) return false;
+  *out = run.bytes.substr((from - run.first_slot) * b.width, (to - from) * b.width);
+  return true;
 }
 
 JsonValue LeafJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t slot) {
@@ -74,7 +86,7 @@ JsonValue LeafJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t slot
     if (leaf.name == "str") return JsonValue{std::string(v)};
     return JsonValue{JsonValue::Object{{"hex", JsonValue{HexEncode(v)}}}};
   }
-  const char* p = b.fixed.data() + slot * b.width;
+  const char* p = b.fixed_value(slot).data();
   if (leaf.name == "float64") {
     double d;
     std::memcpy(&d, p, 8);
@@ -161,7 +173,7 @@ Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::
     for (uint32_t row = 0; row < s.rows; ++row) {
       switch (enc.bytes) {
         case FieldBytes::kFixed:
-          if (b.validity[row]) out[row] = std::string_view(b.fixed.data() + row * b.width, enc.width);
+          if (b.validity[row]) out[row] = b.fixed_value(row).substr(0, enc.width);
           break;
         case FieldBytes::kView:
           if (b.validity[row]) {
@@ -183,12 +195,17 @@ Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::
             s.unpackable[c].push_back(row);
             break;
           }
-          if (b.width == enc.width) {
-            out[row] = NonNull(std::string_view(b.fixed.data() + from * b.width, (to - from) * b.width));
+          // A view when the values are of the encoding's width and in one
+          // run (one page's values); else packed into a copy.
+          std::string_view whole;
+          if (from == to) {
+            out[row] = std::string_view(kEmpty, 0);
+          } else if (b.width == enc.width && InOneRun(b, from, to, &whole)) {
+            out[row] = whole;
           } else {
             std::string packed;
             packed.reserve((to - from) * enc.width);
-            for (size_t i = from; i < to; ++i) packed.append(b.fixed.data() + i * b.width, enc.width);
+            for (size_t i = from; i < to; ++i) packed.append(b.fixed_value(i).data(), enc.width);
             out[row] = Owned(&s.text, std::move(packed));
           }
           break;
