@@ -1,5 +1,5 @@
-// sluice convert IN OUT: a dataset (MDS, JSONL, CSV/TSV) or a plain
-// .jsonl/.csv/.tsv file into an MDS dataset, with a column spec, another
+// sluice convert IN OUT: a dataset (MDS, JSONL, CSV/TSV; a Parquet file or
+// folder) or a plain .jsonl/.csv/.tsv file into an MDS dataset, with a column spec, another
 // compression, hashes or size limit. IN and OUT may be folders or store
 // URLs: a remote IN is fetched shard by shard into a temporary folder, a
 // remote OUT is written to a temporary folder and then uploaded.
@@ -10,6 +10,7 @@
 #include <map>
 
 #include "bindings/cli/commands.h"
+#include "bindings/cli/convert_parquet.h"
 #include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/progress.h"
@@ -29,7 +30,8 @@ constexpr const char* kUsage =
     "usage: sluice convert IN OUT [--columns NAME:ENCODING,...] [--compression NAME]\n"
     "                             [--hashes ALGO,...] [--size-limit BYTES|100kb|none]\n"
     "  IN   a dataset (MDS, JSONL, CSV/TSV) or a .jsonl, .csv or .tsv file: a path\n"
-    "       or a store URL (s3://, gs://, azure://, oci://, dbfs:/, http(s)://, file://)\n"
+    "       or a store URL (s3://, gs://, azure://, oci://, dbfs:/, http(s)://, file://);\n"
+    "       or a local Parquet file or folder of Parquet files\n"
     "  OUT  the MDS dataset to write: a folder or a writable store URL\n"
     "  --columns  MDS encodings by column (required for plain files; for text\n"
     "             datasets it overrides the defaults int->int, float->float64, str->str)\n";
@@ -158,13 +160,17 @@ Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
   // Read fields are stored MDS bytes, JSON value text or plain text, by format.
   SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(r.index().shards[0]));
   bool is_mds = format->fields == FieldForm::kStoredBytes;
+  const bool is_parquet = format->fields == FieldForm::kParquetValue;
   std::vector<std::pair<std::string, std::string>> columns;
   std::map<std::string, std::string> wanted;
   if (auto spec = flags.Get("columns")) {
     SLUICE_ASSIGN_OR_RETURN(auto parsed, ParseColumnSpec(*spec));
     for (auto& [n, e] : parsed) wanted[n] = e;
   }
-  for (size_t c = 0; c < r.column_names().size(); ++c) {
+  if (is_parquet) {
+    SLUICE_ASSIGN_OR_RETURN(columns, ParquetToMdsColumns(r, &wanted));
+  }
+  for (size_t c = 0; c < r.column_names().size() && !is_parquet; ++c) {
     const std::string& name = r.column_names()[c];
     std::string enc = r.column_encodings()[c];
     if (!is_mds) enc = enc == "float" ? "float64" : enc;  // "int" and "str" keep their names
@@ -196,7 +202,10 @@ Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
     bool json = shard_format->fields == FieldForm::kJsonText;
     for (uint64_t i = r.shard_start(shard); i < r.shard_start(shard + 1); ++i) {
       SLUICE_RETURN_IF_ERROR(src.Explain(r.Read(i, &f)));
-      if (is_mds) {
+      if (is_parquet) {
+        SLUICE_RETURN_IF_ERROR(ParquetRowToMds(r, i, f, out_cols, &job.values, &job.scratch));
+        SLUICE_RETURN_IF_ERROR(job.writer->Write(job.values));
+      } else if (is_mds) {
         SLUICE_RETURN_IF_ERROR(job.writer->WriteFields(f.fields));
       } else {
         std::string what = in + " sample " + std::to_string(i);
@@ -286,7 +295,10 @@ Status ConvertInput(const std::string& in, const Flags& flags, Job& job,
                     const ShardedWriterOptions& options, const std::string& out) {
   if (!IsStoreUrl(in)) {
     SLUICE_ASSIGN_OR_RETURN(std::string path, LocalPath(in));
-    if (!FileExists(JoinPath(path, "index.json"))) {
+    // A Parquet file or folder is a dataset without an index.json.
+    const bool plain = EndsWith(in, ".jsonl") || EndsWith(in, ".json") || EndsWith(in, ".csv") ||
+                       EndsWith(in, ".tsv");
+    if (!FileExists(JoinPath(path, "index.json")) && plain) {
       return ConvertFile(path, in, flags, job, options, out);
     }
   }

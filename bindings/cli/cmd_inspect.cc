@@ -1,4 +1,5 @@
-// sluice inspect DATASET: what a dataset holds, from its index.json alone.
+// sluice inspect DATASET: what a dataset holds, from its index.json alone
+// (a Parquet file or folder: from the files' footers, inspect_parquet.h).
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -7,7 +8,9 @@
 #include "bindings/cli/commands.h"
 #include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
+#include "bindings/cli/inspect_parquet.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/dataset/format_descriptor.h"
 
 namespace sluice::cli {
 
@@ -24,6 +27,11 @@ int RunInspect(const Args& args) {
   if (!reader.ok()) return Error("inspect", (*source)->Explain(reader.status()));
   const DatasetReader& r = **reader;
   const auto& shards = r.index().shards;
+  auto format = ShardFormatOf(shards[0]);
+  if (format.ok() && (*format)->fields == FieldForm::kParquetValue) {
+    Status st = InspectParquet(r, (*source)->name(), stdout);
+    return st.ok() ? 0 : Error("inspect", st);
+  }
   uint64_t raw_bytes = 0, stored_bytes = 0;
   std::map<std::string, size_t> formats, compressions;
   for (const ShardEntry& e : shards) {

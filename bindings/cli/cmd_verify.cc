@@ -1,5 +1,6 @@
 // sluice verify DATASET: every recorded hash checked and every sample
-// decoded. Exit status 0 when all is well, 1 when anything is wrong (all
+// decoded (a Parquet file or folder: every page of every column chunk
+// decoded, page CRCs checked where the writer stored them). Exit status 0 when all is well, 1 when anything is wrong (all
 // problems are listed, one per shard). A remote dataset is fetched shard by
 // shard (the next while the current one is checked), each deleted once
 // checked.
@@ -11,6 +12,7 @@
 #include "bindings/cli/flags.h"
 #include "bindings/cli/progress.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/dataset/sample_json.h"
 
 namespace sluice::cli {
@@ -20,6 +22,11 @@ namespace {
 Status DecodeShard(DatasetReader& r, size_t shard_index, Progress& progress) {
   SLUICE_ASSIGN_OR_RETURN(const LoadedShard* shard, r.Shard(shard_index));
   const uint64_t n = shard->entry().samples;
+  if (shard->parquet() != nullptr) {
+    // Loading the row group decoded every page; a row is a view of it.
+    progress.Add(n);
+    return Status::Ok();
+  }
   SampleFields f;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t sample = r.shard_start(shard_index) + i;
@@ -85,6 +92,12 @@ int RunVerify(const Args& args) {
   if (bad > 0) {
     std::printf("FAILED: %zu of %zu shards have problems\n", bad, r.num_shards());
     return 1;
+  }
+  auto format = ShardFormatOf(shards[0]);
+  if (format.ok() && (*format)->fields == FieldForm::kParquetValue) {
+    std::printf("ok: %llu rows in %zu row groups, every page decoded (CRCs checked where stored)\n",
+                static_cast<unsigned long long>(r.num_samples()), r.num_shards());
+    return 0;
   }
   std::printf("ok: %llu samples in %zu shards, hashes and decoding verified\n",
               static_cast<unsigned long long>(r.num_samples()), r.num_shards());

@@ -157,6 +157,8 @@ JsonValue ScalarJson(Scalar s, const char* p) {
 
 }  // namespace
 
+FieldEncoding LeafValueEncoding(const LeafColumn& leaf) { return LeafEncoding(leaf); }
+
 Result<FieldEncoding> FieldEncodingOf(const Schema& schema, size_t field, std::string_view file) {
   SLUICE_RETURN_IF_ERROR(ReadableField(schema, field, file));
   const Field& f = schema.fields[field];
@@ -174,6 +176,27 @@ bool IsParquetFieldEncoding(std::string_view e) {
   while (e.starts_with("list<") && e.ends_with(">")) e = e.substr(5, e.size() - 6);
   return ScalarOf(e).num != Num::kNone || e == "str" || e == "bytes" ||
          (e.starts_with("decimal(") && e.ends_with(")"));
+}
+
+Result<std::string> MdsEncodingOf(std::string_view e) {
+  if (!IsParquetFieldEncoding(e)) {
+    return UnimplementedError("unknown Parquet field encoding '" + std::string(e) + "'");
+  }
+  // The MDS integer of a Parquet-only fixed-width name.
+  const auto mds_scalar = [](std::string_view name) -> std::string {
+    const Scalar s = ScalarOf(name);
+    if (name == "bool") return "uint8";
+    if (name.starts_with("date32") || name.starts_with("time32")) return "int32";
+    if (name.starts_with("time64") || name.starts_with("timestamp")) return "int64";
+    return s.num == Num::kNone ? std::string() : std::string(name);
+  };
+  if (e.starts_with("list<")) {
+    const std::string element = mds_scalar(e.substr(5, e.size() - 6));
+    return element.empty() ? std::string("json") : "ndarray:" + element;
+  }
+  if (e.starts_with("decimal(")) return std::string("str_decimal");
+  if (e == "str" || e == "bytes") return std::string(e);
+  return mds_scalar(e);
 }
 
 Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::string_view encoding,

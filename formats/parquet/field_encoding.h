@@ -83,7 +83,25 @@ Result<FieldEncoding> FieldEncodingOf(const Schema& schema, size_t field, std::s
 Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::string_view encoding,
                                                                       std::string_view bytes);
 
+// The encoding of one value of `leaf` (a list's element, or the field
+// itself when it is no list): one of the scalar rows of the table.
+FieldEncoding LeafValueEncoding(const LeafColumn& leaf);
+
 // True for an encoding this file names (scalar, list or nested).
 bool IsParquetFieldEncoding(std::string_view encoding);
+
+// The MDS encoding a converted column takes (`sluice convert`), where the
+// field's bytes mean the same or are what Mosaic's writers store:
+//   MDS's own scalar names, str, bytes    the same name, the same bytes
+//   bool                                  uint8 (the byte 0/1)
+//   date32, time32[ms]                    int32 (the day / ms count)
+//   time64[..], timestamp[..]             int64 (the count in the name's unit)
+//   decimal(p,s)                          str_decimal (the text)
+//   list<T>, packed                       ndarray:<T's dtype> (bool: uint8;
+//                                         date/time/timestamp: int32/int64), one
+//                                         dimension, as Mosaic stores a 1-d array
+//   other lists (JSON text)               json
+// kUnimplemented for an unknown name.
+Result<std::string> MdsEncodingOf(std::string_view encoding);
 
 }  // namespace sluice::parquet

@@ -162,14 +162,7 @@ Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::
     std::vector<std::string_view>& out = s.values[c];
     out.resize(s.rows);
     const Field& field = footer.schema.fields[c];
-    FieldEncoding leaf = enc;
-    if (field.list_depth > 0) {
-      // The element's own encoding (for JSON text and packed widths).
-      Schema one;
-      one.leaves = {b.leaf};
-      one.fields = {Field{field.name, 0, {FieldSlot{}}, 0, 1, std::nullopt}};
-      SLUICE_ASSIGN_OR_RETURN(leaf, FieldEncodingOf(one, 0, file));
-    }
+    const FieldEncoding leaf = LeafValueEncoding(b.leaf);  // a list's element
     for (uint32_t row = 0; row < s.rows; ++row) {
       switch (enc.bytes) {
         case FieldBytes::kFixed:
