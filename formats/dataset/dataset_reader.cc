@@ -121,7 +121,10 @@ Result<Index> LocalParquetIndex(const std::string& path, std::string* root) {
 // or a folder of Parquet files) one built from the footers. Sets *root.
 Result<Index> LoadLocalIndex(const std::string& path, std::string* root) {
   std::string index_path = JoinPath(path, "index.json");
-  if (!FileExists(index_path) &&
+  std::error_code ec;
+  const bool exists = std::filesystem::is_regular_file(path, ec) ||
+                      std::filesystem::is_directory(path, ec);
+  if (exists && !FileExists(index_path) &&
       FindShardFormat("parquet")->index_source == IndexSource::kFileFooters) {
     Result<Index> index = LocalParquetIndex(path, root);
     if (index.status().code() != StatusCode::kNotFound) return index;
