@@ -1,0 +1,92 @@
+// Reading every row of a dataset through DatasetReader, decoding included:
+// each timed pass opens the dataset afresh (a Parquet file's row groups are
+// decoded when first read, an MDS shard mapped), reads every row and
+// touches every byte of every field. Used by
+// bench/python/parquet_read_bench.py to put Sluice's Parquet reader beside
+// its MDS path, pyarrow and DuckDB on the same rows.
+//
+// Usage: parquet_read_bench PATH [--passes=N]
+//   PATH  a Parquet file or folder, or an MDS dataset folder
+// Prints one JSON line: {"path", "rows", "bytes", "seconds": [...]}: one
+// untimed warm-up pass (page cache), then N timed passes (default 3).
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/dataset/dataset_reader.h"
+
+namespace sluice {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t Touch(std::string_view f) {
+  uint64_t a = 0, b = 0;
+  size_t j = 0;
+  for (; j + 16 <= f.size(); j += 16) {
+    uint64_t w[2];
+    std::memcpy(w, f.data() + j, 16);
+    a += w[0];
+    b ^= w[1];
+  }
+  for (; j < f.size(); ++j) a += static_cast<unsigned char>(f[j]);
+  return a ^ b;
+}
+
+// One pass: open, read every row, touch every field's bytes.
+Result<uint64_t> Pass(const std::string& path, uint64_t* rows, uint64_t* bytes) {
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<DatasetReader> reader, DatasetReader::Open(path));
+  SampleFields sample;
+  uint64_t sum = 0, total = 0;
+  const uint64_t n = reader->num_samples();
+  for (uint64_t i = 0; i < n; ++i) {
+    SLUICE_RETURN_IF_ERROR(reader->Read(i, &sample));
+    for (std::string_view f : sample.fields) {
+      sum = sum * 31 + Touch(f);
+      total += f.size();
+    }
+  }
+  *rows = n;
+  *bytes = total;
+  return sum;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: parquet_read_bench PATH [--passes=N]\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  int passes = 3;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--passes=", 9) == 0) passes = std::atoi(argv[i] + 9);
+  }
+  uint64_t rows = 0, bytes = 0, check = 0;
+  std::vector<double> seconds;
+  for (int p = 0; p <= passes; ++p) {
+    const auto start = Clock::now();
+    Result<uint64_t> sum = Pass(path, &rows, &bytes);
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (!sum.ok()) {
+      std::fprintf(stderr, "%s\n", sum.status().ToString().c_str());
+      return 1;
+    }
+    check ^= *sum;
+    if (p > 0) seconds.push_back(s);
+  }
+  std::printf("{\"path\": \"%s\", \"rows\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"check\": %" PRIu64
+              ", \"seconds\": [",
+              path.c_str(), rows, bytes, check);
+  for (size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.6f", i ? ", " : "", seconds[i]);
+  std::printf("]}\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) { return sluice::Main(argc, argv); }
