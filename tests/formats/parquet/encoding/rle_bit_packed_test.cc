@@ -175,6 +175,16 @@ TEST(RleBitPackedTest, AMissingPaddingGroupTailIsAccepted) {
             "corrupt: RLE at offset 8: expected 12 values, found 11 (the runs end)");
 }
 
+TEST(RleBitPackedTest, TheEncodingNameIsCopied) {
+  // A name built by the caller may be gone when an error names it.
+  const std::string section = Bytes({3});
+  auto d = RleBitPackedDecoder::CreateForDictionaryIndices(section, std::string("PLAIN_") + "DICTIONARY");
+  ASSERT_TRUE(d.ok());
+  uint32_t v = 0;
+  EXPECT_EQ(d->Decode(1, &v).ToString(),
+            "corrupt: PLAIN_DICTIONARY at offset 1: expected 1 values, found 0 (the runs end)");
+}
+
 TEST(RleBitPackedTest, HostileHeadersGiveErrors) {
   EXPECT_EQ(RleBitPackedDecoder::Create("", 33).status().ToString(),
             "corrupt: RLE at offset 0: bit width 33; expected 0 to 32");
