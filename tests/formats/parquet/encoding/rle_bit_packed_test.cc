@@ -253,5 +253,17 @@ TEST(RleBitPackedTest, ALongRunIsDecodedInPartsWithoutExpanding) {
   EXPECT_FALSE(d->Decode(1, out.data()).ok());
 }
 
+TEST(RleBitPackedTest, AHugeSkipEndsWithTheRuns) {
+  // 1,000 maximal RLE runs: skipping 2^62 values stops, after them, with
+  // an error (work in proportion to the runs, not to the count).
+  std::string runs;
+  for (int i = 0; i < 1000; ++i) runs += Uleb128(((uint64_t{1} << 31) - 1) << 1) + Bytes({1});
+  auto d = RleBitPackedDecoder::Create(runs, 1);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->Skip(size_t{1} << 62).ToString(),
+            "corrupt: RLE at offset 6000: expected 4611686018427387904 values, found "
+            "2147483647000 (the runs end)");
+}
+
 }  // namespace
 }  // namespace sluice::parquet
