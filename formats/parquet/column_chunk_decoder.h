@@ -27,10 +27,16 @@
 
 namespace sluice::parquet {
 
+// The caller's budget for one chunk. RLE lets a few bytes declare millions
+// of levels (an all-null column is nearly free to store), so these bound
+// what a small hostile chunk can make the decoder allocate: about 26 bytes
+// per level entry (validity, list offsets, a view) at the most, plus the
+// values. The defaults hold a ~100 MB row group of token ids (25M int32)
+// with room to spare.
 struct ColumnDecodeOptions {
   PageLimits pages;
-  uint64_t max_level_entries = uint64_t{1} << 28;  // per chunk (its num_values)
-  uint64_t max_value_bytes = uint64_t{4} << 30;    // fixed-width and rebuilt values
+  uint64_t max_level_entries = uint64_t{1} << 26;  // per chunk (its num_values)
+  uint64_t max_value_bytes = uint64_t{1} << 30;    // fixed-width and rebuilt values
 };
 
 // `chunk` holds the bytes footer.chunk_ranges[row_group][leaf] of the

@@ -41,6 +41,9 @@ Status LevelAssembler::Append(const uint32_t* def, const uint32_t* rep, size_t n
     seen_ += n;
     return Status::Ok();
   }
+  if (depth == 1 && def != nullptr && rep != nullptr) {
+    return AppendList(def, rep, n);
+  }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t d = def ? def[i] : 0;
     const uint32_t r = rep ? rep[i] : 0;
@@ -77,6 +80,47 @@ Status LevelAssembler::Append(const uint32_t* def, const uint32_t* rep, size_t n
         break;
       }
     }
+  }
+  seen_ += n;
+  return Status::Ok();
+}
+
+// The common shape (list<primitive>) without the general loop over slots:
+// the same rules and errors.
+Status LevelAssembler::AppendList(const uint32_t* def, const uint32_t* rep, size_t n) {
+  const uint32_t list_present = static_cast<uint32_t>(field_.slots[0].present_from);
+  const uint32_t entries = static_cast<uint32_t>(field_.slots[0].entries_from);
+  const uint32_t value_present = static_cast<uint32_t>(field_.slots[1].present_from);
+  ListSlots& list = out_->lists[0];
+  std::vector<uint8_t>& validity = out_->validity;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t d = def[i];
+    const uint32_t r = rep[i];
+    if (d > max_def_ || r > 1) {
+      const std::string what = d > max_def_
+          ? "definition level " + std::to_string(d) + " above the maximum " + std::to_string(max_def_)
+          : "repetition level " + std::to_string(r) + " above the maximum " + std::to_string(max_rep_);
+      return CorruptError("level " + std::to_string(seen_ + i) + ": " + what);
+    }
+    if (r == 0) {
+      ++out_->num_rows;
+      list.validity.push_back(d >= list_present);
+      list.offsets.push_back(list.offsets.back());
+      if (d < entries) {
+        open_ = 0;
+        continue;
+      }
+    } else if (seen_ + i == 0 || open_ == 0) {
+      return CorruptError("level " + std::to_string(seen_ + i) +
+                          ": repetition level 1 continues a list that is not open");
+    } else if (d < entries) {
+      return CorruptError("level " + std::to_string(seen_ + i) + ": definition level " +
+                          std::to_string(d) +
+                          " leaves empty a list that repetition level 1 continues");
+    }
+    ++list.offsets.back();
+    validity.push_back(d >= value_present);
+    open_ = 1;
   }
   seen_ += n;
   return Status::Ok();

@@ -32,6 +32,8 @@ class LevelAssembler {
   uint64_t levels_seen() const { return seen_; }
 
  private:
+  Status AppendList(const uint32_t* def, const uint32_t* rep, size_t n);
+
   const Field& field_;
   ColumnBuffer* out_;
   uint32_t max_def_;

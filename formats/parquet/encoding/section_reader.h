@@ -7,7 +7,8 @@
 // offset counted from the start of the section the caller handed to the
 // decoder; the caller prepends its file/column/page context
 // (Status::WithContext). Not thread-safe (a cursor has a position); the
-// section's bytes are borrowed and must outlive the reader.
+// section's bytes are borrowed and must outlive the reader; the encoding's
+// name is copied (a caller may build it).
 #pragma once
 
 #include <cstddef>
@@ -69,7 +70,7 @@ class SectionReader {
   size_t size_;
   size_t pos_ = 0;
   uint64_t base_;
-  std::string_view encoding_;
+  std::string encoding_;
 };
 
 }  // namespace sluice::parquet

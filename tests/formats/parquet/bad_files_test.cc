@@ -64,6 +64,12 @@ TEST(BadFiles, PageDamageNamesColumnAndPage) {
   EXPECT_EQ(FirstError("bad_page_gzip_corrupt.parquet"),
             "corrupt: bad_page_gzip_corrupt.parquet: row group 0 column \"text\": page at offset "
             "1501: gz data is corrupt: invalid distance too far back (near input offset 50)");
+  EXPECT_EQ(FirstError("bad_page_compressed_size.parquet"),
+            "corrupt: bad_page_compressed_size.parquet: row group 0 column \"text\": page at offset "
+            "961: 8191 bytes of page after its header, 1018 left in the column chunk");
+  EXPECT_EQ(FirstError("bad_page_uncompressed_size.parquet"),
+            "corrupt: bad_page_uncompressed_size.parquet: row group 0 column \"text\": page at "
+            "offset 1854: SNAPPY data decompresses to 56 bytes, the header says 63");
 }
 
 TEST(BadFiles, EveryTruncationOfAFileIsAnError) {

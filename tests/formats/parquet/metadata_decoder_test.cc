@@ -284,6 +284,39 @@ TEST(MetadataDecoder, StrictnessErrors) {
   }
 }
 
+TEST(MetadataDecoder, MemoryIsBoundedByTheFooterSize) {
+  // 100,000 schema elements of 3 bytes each (a name, empty) would take 112
+  // bytes each in memory: refused once past 24 per byte of footer + 1 MiB.
+  ThriftWriter w;
+  w.BeginStruct();
+  w.List(2, kStruct, 100000);
+  for (int i = 0; i < 100000; ++i) {
+    w.BeginStruct();
+    w.Binary(4, "");
+    w.EndStruct();
+  }
+  w.EndStruct();
+  const std::string e = FooterError(w.bytes);
+  EXPECT_NE(e.find("the decoded metadata would take more than " +
+                   std::to_string(24 * w.bytes.size() + (1 << 20)) +
+                   " bytes of memory (24 per byte of footer, and 1 MiB)"),
+            std::string::npos)
+      << e;
+  // A column chunk without its metadata (one byte on the wire) is refused.
+  ThriftWriter c;
+  c.BeginStruct();
+  c.List(4, kStruct, 1);
+  c.BeginStruct();
+  c.List(1, kStruct, 1);
+  c.BeginStruct();
+  c.EndStruct();
+  c.EndStruct();
+  c.EndStruct();
+  EXPECT_EQ(FooterError(c.bytes),
+            "corrupt: FileMetaData field 4: element 0: RowGroup field 1: element 0: offset 5: "
+            "ColumnChunk: required field 3 (meta_data) missing");
+}
+
 std::string DataPageV2Header(bool with_member) {
   ThriftWriter w;
   w.BeginStruct();

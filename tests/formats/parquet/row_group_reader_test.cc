@@ -69,6 +69,22 @@ TEST(RowGroupReader, SomeFieldsInTheOrderAsked) {
   EXPECT_TRUE(f.reads.empty());
 }
 
+TEST(RowGroupReader, BudgetsAreCheckedBeforeDecoding) {
+  Fixture f{*ReadFile(kFile), {}};
+  Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "lists.parquet");
+  ASSERT_TRUE(footer.ok());
+  const ColumnMetaData& ids = footer->chunk(0, 1);
+  RowGroupReadOptions o;
+  o.decode.max_level_entries = 10;
+  EXPECT_EQ(ReadRowGroup(*footer, 0, {1}, f.reader(), "lists.parquet", o).status().ToString(),
+            "out of range: lists.parquet: row group 0 column \"" + footer->schema.leaves[1].path +
+                "\": " + std::to_string(ids.num_values) + " values, more than the limit of 10");
+  RowGroupReadOptions bytes;
+  bytes.decode.max_value_bytes = 8;
+  const std::string e = ReadRowGroup(*footer, 0, {1}, f.reader(), "lists.parquet", bytes).status().ToString();
+  EXPECT_NE(e.find("bytes, more than the limit of 8 bytes"), std::string::npos) << e;
+}
+
 TEST(RowGroupReader, PlainValuesAreViewsIntoTheBytesRead) {
   const std::string path = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/polars_uncompressed.parquet";
   Fixture f{*ReadFile(path), {}};

@@ -175,6 +175,16 @@ TEST(RleBitPackedTest, AMissingPaddingGroupTailIsAccepted) {
             "corrupt: RLE at offset 8: expected 12 values, found 11 (the runs end)");
 }
 
+TEST(RleBitPackedTest, TheEncodingNameIsCopied) {
+  // A name built by the caller may be gone when an error names it.
+  const std::string section = Bytes({3});
+  auto d = RleBitPackedDecoder::CreateForDictionaryIndices(section, std::string("PLAIN_") + "DICTIONARY");
+  ASSERT_TRUE(d.ok());
+  uint32_t v = 0;
+  EXPECT_EQ(d->Decode(1, &v).ToString(),
+            "corrupt: PLAIN_DICTIONARY at offset 1: expected 1 values, found 0 (the runs end)");
+}
+
 TEST(RleBitPackedTest, HostileHeadersGiveErrors) {
   EXPECT_EQ(RleBitPackedDecoder::Create("", 33).status().ToString(),
             "corrupt: RLE at offset 0: bit width 33; expected 0 to 32");
@@ -241,6 +251,18 @@ TEST(RleBitPackedTest, ALongRunIsDecodedInPartsWithoutExpanding) {
   ASSERT_TRUE(d->Skip((uint64_t{1} << 31) - 1 - 1000 - 1).ok());
   ASSERT_TRUE(d->Decode(1, out.data()).ok());
   EXPECT_FALSE(d->Decode(1, out.data()).ok());
+}
+
+TEST(RleBitPackedTest, AHugeSkipEndsWithTheRuns) {
+  // 1,000 maximal RLE runs: skipping 2^62 values stops, after them, with
+  // an error (work in proportion to the runs, not to the count).
+  std::string runs;
+  for (int i = 0; i < 1000; ++i) runs += Uleb128(((uint64_t{1} << 31) - 1) << 1) + Bytes({1});
+  auto d = RleBitPackedDecoder::Create(runs, 1);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->Skip(size_t{1} << 62).ToString(),
+            "corrupt: RLE at offset 6000: expected 4611686018427387904 values, found "
+            "2147483647000 (the runs end)");
 }
 
 }  // namespace
