@@ -86,7 +86,7 @@ Result<ShardCache*> StreamShards::Cache() {
 bool StreamShards::Peekable(size_t shard) {
   if (!remote_ || stream_.validate_hash || shard >= index_->shards.size()) return false;
   const ShardEntry& e = index_->shards[shard];
-  if (e.format != "mds" || e.compression || meta_item_[shard] >= 0) return false;
+  if (!SamplePeekable(e) || meta_item_[shard] >= 0) return false;
   auto cache = Cache();
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
@@ -96,8 +96,8 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
   const ShardEntry& e = index_->shards[shard];
-  return PeekMdsSample(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
-                       std::move(cancel));
+  return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
+                              std::move(cancel));
 }
 
 Status StreamShards::Evict(size_t shard) {

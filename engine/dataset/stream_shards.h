@@ -71,12 +71,12 @@ class StreamShards {
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
-  // shard is there), the shard is uncompressed MDS and not present in the
-  // cache right now.
+  // shard is there), the shard is SamplePeekable (uncompressed MDS) and
+  // not present in the cache right now.
   bool Peekable(size_t shard);
   // Sample `i` of shard `shard` read from the remote without the shard
-  // (PeekMdsSample); for a Peekable shard. Its errors (callers fall back to
-  // opening the shard). `cancel`: as PeekMdsSample's.
+  // (PeekSampleFromRemote); for a Peekable shard. Its errors (callers fall back to
+  // opening the shard). `cancel`: as PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as

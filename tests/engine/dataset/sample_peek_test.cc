@@ -81,7 +81,7 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryThenTheSampleWithTwoRangedGets) {
   auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds");
   ASSERT_TRUE(remote.ok()) << remote.status().ToString();
 
-  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, i);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, i);
   ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
 
   auto shard = (*reader)->Shard(1);
@@ -116,7 +116,7 @@ TEST(PeekMdsSample, OffsetsThatDoNotFitTheShardAreCorrupt) {
   ASSERT_TRUE(WriteFileAtomic(path, *bytes).ok());
   auto remote = OpenRemoteSource(data.path());
   ASSERT_TRUE(remote.ok());
-  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, 3);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3);
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCorrupt) << peeked.status().ToString();
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename + " sample 3: offsets "),
@@ -169,7 +169,7 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
   std::stop_source cancel;
   CancellingRemote remote(std::move(*inner), &cancel);
   Result<PeekedSample> peeked =
-      PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
+      PeekSampleFromRemote(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename +
@@ -180,7 +180,7 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
 
   // Cancelled before it starts, it makes none.
   remote.ranges.clear();
-  peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
+  peeked = PeekSampleFromRemote(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(remote.ranges, std::vector<std::string>{});
@@ -211,7 +211,7 @@ TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
   });
   const auto start = std::chrono::steady_clock::now();
   Result<PeekedSample> peeked =
-      PeekMdsSample(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
+      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
   const auto took = std::chrono::steady_clock::now() - start;
   stopper.join();
   ASSERT_FALSE(peeked.ok());
