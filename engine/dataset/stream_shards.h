@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "base/retry_policy.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/dataset_config.h"
@@ -125,6 +126,10 @@ class StreamShards {
   std::vector<int64_t> meta_item_;
   std::mutex verified_mu_;
   std::vector<bool> verified_;  // per cache entry, this process
+  // Whether a failed download goes again (Download), and a corrupt one
+  // (PinAndMap): set at Open.
+  std::optional<RetryPolicy> download_retry_;
+  std::optional<RetryPolicy> corrupt_retry_;
   std::atomic<uint64_t> bytes_downloaded_{0};
   std::atomic<uint64_t> in_place_hits_{0};
 };
