@@ -27,7 +27,7 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
     return InvalidArgumentError(
         where + ": cannot be peeked: only a sample of an uncompressed shard whose format locates "
                 "it in the data file can (this is a " + entry.format + " shard" +
-        (entry.compression ? " compressed with " + *entry.compression : std::string()) + " of " +
+        (entry.compression ? ", compressed with " + *entry.compression : std::string()) + ", " +
         std::to_string(entry.samples) + " samples)");
   }
   const SamplePeekHooks& hooks = *PeekHooksOf(entry);

@@ -220,6 +220,46 @@ TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
   EXPECT_LT(took, std::chrono::seconds(10));  // not the read timeout's 20 s
 }
 
+// Only an uncompressed shard of a format whose descriptor locates a sample
+// in the data file is peeked; anything else is refused before any request.
+TEST(PeekMdsSample, OnlyAShardWhoseFormatLocatesASampleIsPeeked) {
+  ShardEntry mds;
+  mds.format = "mds";
+  mds.samples = 10;
+  mds.raw_data = {"shard.00000.mds", 1000, {}};
+  EXPECT_TRUE(SamplePeekable(mds));
+  ShardEntry zstd = mds;
+  zstd.compression = "zstd";
+  EXPECT_FALSE(SamplePeekable(zstd));
+  ShardEntry json = mds;
+  json.format = "json";
+  json.raw_data.basename = "shard.00000.json";
+  EXPECT_FALSE(SamplePeekable(json));
+  ShardEntry unknown = mds;
+  unknown.format = "parquet";
+  EXPECT_FALSE(SamplePeekable(unknown));
+
+  ScratchDir data;
+  std::stop_source never;
+  auto folder = OpenRemoteSource(data.path());
+  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
+  CancellingRemote remote(std::move(*folder), &never);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(remote, "shard.00000.json", json, 3);
+  EXPECT_EQ(peeked.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(peeked.status().message(),
+            data.path() + "/shard.00000.json sample 3: cannot be peeked: only a sample of an "
+            "uncompressed shard whose format locates it in the data file can (this is a json "
+            "shard, 10 samples)");
+  peeked = PeekSampleFromRemote(remote, "shard.00000.mds", zstd, 3);
+  EXPECT_EQ(peeked.status().message(),
+            data.path() + "/shard.00000.mds sample 3: cannot be peeked: only a sample of an "
+            "uncompressed shard whose format locates it in the data file can (this is a mds "
+            "shard, compressed with zstd, 10 samples)");
+  peeked = PeekSampleFromRemote(remote, "shard.00000.mds", mds, 10);  // past the last sample
+  EXPECT_EQ(peeked.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(remote.ranges, std::vector<std::string>{});
+}
+
 // A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the
 // reference bytes of every sample, and the plan of worker 0 of epoch 0.
 class ColdPass : public ::testing::Test {
