@@ -168,6 +168,31 @@ class StreamingDataset {
 
  private:
   StreamingDataset() = default;
+  // Open's steps, in order, after resolving the world: AddStream for each
+  // stream, NumberSamples, SummarizeFormatsAndEncodings, CheckCacheLimit,
+  // RefuseUnsafeTypes, DerivePlan.
+  // What the streams added so far leave for the later steps.
+  struct StreamsInOpening {
+    std::vector<uint64_t> starts{0};  // cumulative samples per shard (SampleLocator's)
+    // Each stream's column encodings, in its shards' column order.
+    std::vector<std::vector<std::string>> own_encodings;
+  };
+  // Opens stream `s`'s remote, loads its index and adds its shards
+  // (AddStreamShards); errors name the stream.
+  Status AddStream(size_t s, StreamsInOpening* opening);
+  // Checks that every shard of stream `s` has shard 0's columns and format
+  // and records them; counts its samples (at most 2^48 in all).
+  Status AddStreamShards(size_t s, const Index& index, const std::string& where,
+                         StreamsInOpening* opening);
+  // Global sample ids and shards: the locator and the streams' first shards.
+  void NumberSamples(std::vector<uint64_t> starts);
+  // Each stream's encodings by the dataset's columns, and the format and
+  // encodings the streams share (kMixed where they differ).
+  void SummarizeFormatsAndEncodings(const std::vector<std::vector<std::string>>& own_encodings);
+  // A "pkl" column without allow_unsafe_types: Mosaic's ValueError.
+  Status RefuseUnsafeTypes() const;
+  // The plan's epoch size, canonical nodes and replicated world.
+  Status DerivePlan();
   // cache_limit must hold the minimal working set of one reader of every
   // cached stream (cache_budget.h): else kInvalidArgument with the numbers.
   // Sets stream_limits_ (each cached stream's share of cache_limit).
