@@ -1,5 +1,6 @@
 // Version, errors and memory of the C ABI.
 #include <cstdlib>
+#include <cstring>
 
 #include "bindings/c/c_api_internal.h"
 #include "stores/store.h"
@@ -28,6 +29,14 @@ thread_local std::string g_last_error;
 }  // namespace
 
 const char* LastError() { return g_last_error.c_str(); }
+
+char* CopyOut(std::string_view bytes) {
+  char* out = static_cast<char*>(std::malloc(bytes.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  if (!bytes.empty()) std::memcpy(out, bytes.data(), bytes.size());
+  out[bytes.size()] = '\0';
+  return out;
+}
 
 sluice_status Fail(const Status& status) {
   g_last_error = status.ToString();

@@ -241,6 +241,34 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
  * strings, sorted; caller frees *keys_json with sluice_free. */
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
+/* ---------------------------------------------------------------------------
+ * index.json, read and written by the engine (formats/index), so that no
+ * binding parses it. Pure functions of their arguments: thread-safe; every
+ * output is a copy the caller frees with sluice_free (NUL-terminated).
+ * Errors name `source`, the shard and the field ("corrupt: <source>: shard
+ * 3: field 'raw_data.bytes': ..."): SLUICE_ECORRUPT for malformed JSON
+ * ("<source>: malformed JSON: ...") or a missing, mistyped or unsafe field,
+ * SLUICE_EUNIMPLEMENTED for an unknown shard format or version. */
+
+/* The "shards" of the index.json text (`size` bytes at `text`) as a JSON
+ * array, one object per shard as the engine writes an entry
+ * (json.dumps(entry, sort_keys=True)): every key of the shard's format
+ * present, files as {"basename", "bytes", "hashes"} or null. */
+sluice_status sluice_index_shards(const uint8_t* text, uint64_t size, const char* source,
+                                  char** shards_json, uint64_t* json_size);
+
+/* Mosaic's merge_index over `num_parts` sub-datasets, in order: part i is
+ * the index.json text texts[i] (sizes[i] bytes; named sources[i] in errors)
+ * whose files' basenames get prefixes[i] in front ("part0" makes
+ * "shard.00000.mds" "part0/shard.00000.mds"; "" leaves them). *out is the
+ * merged index.json ({"version": 2, "shards": [...]}), byte-identical to
+ * Mosaic's for sub-indexes its writers wrote; keys the engine does not know
+ * are not carried over. A prefix that makes a basename unsafe (absolute,
+ * "..") is SLUICE_EINVAL. */
+sluice_status sluice_index_merge(const uint8_t* const* texts, const uint64_t* sizes,
+                                 const char* const* sources, const char* const* prefixes,
+                                 uint32_t num_parts, char** out, uint64_t* out_size);
+
 /* Shard compression and hashes, as index.json names them (Mosaic's names).
  * Thread-safe; every output is a copy the caller frees with sluice_free
  * (NUL-terminated for convenience).

@@ -5,6 +5,7 @@ stream's files are under (its own, or the dataset's)."""
 import json
 import os
 
+from sluice.index_json import shard_entries
 from sluice.remote import remote_read
 from sluice.shard_info import ShardInfo
 from sluice.stream import _is_remote, _strip_file
@@ -44,11 +45,21 @@ def read_index(stream, split, fetch):
         return None
     path = index_path(stream, split)
     try:
-        entries = json.loads(data)['shards']
-    except json.JSONDecodeError as e:
-        e.args = (f'Index file at {path} is empty or corrupted. ' + e.args[0],)
+        entries = shard_entries(data, path)
+    except (ValueError, NotImplementedError) as e:
+        if f'{path}: malformed JSON: ' not in str(e):
+            # Valid JSON the engine refuses: it says so when it opens the
+            # stream, naming the stream.
+            return None
+        # Mosaic's exception: json's, worded by json itself.
+        try:
+            json.loads(data)
+        except json.JSONDecodeError as decode_error:
+            decode_error.args = (f'Index file at {path} is empty or corrupted. ' +
+                                 decode_error.args[0],)
+            raise decode_error from None
         raise
-    if not sum(int(entry['samples']) for entry in entries):
+    if not sum(entry['samples'] for entry in entries):
         raise RuntimeError(f'Stream contains no samples: {path}.')
     return len(data), entries
 

@@ -5,7 +5,6 @@ One ctypes crossing per sample: sluice_dataset_get fills every column's view
 at once; the views stay valid until the dataset is closed.
 """
 import ctypes
-import json
 import os
 
 import numpy as np
@@ -13,6 +12,7 @@ import numpy as np
 from sluice import _lib
 from sluice.encodings import (UNSAFE_ENCODINGS, make_decoder, make_text_decoder,
                               unsafe_message)
+from sluice.shard_info import read_shard_infos
 
 __all__ = ['LocalDataset']
 
@@ -94,9 +94,8 @@ class LocalDataset:
     def samples_per_shard(self):
         """Samples in each shard, in index order (from index.json)."""
         if self._samples_per_shard is None:
-            with open(os.path.join(self.local, 'index.json'), 'rb') as f:
-                index = json.load(f)
-            self._samples_per_shard = [int(s['samples']) for s in index['shards']]
+            infos = read_shard_infos(os.path.join(self.local, 'index.json'))
+            self._samples_per_shard = [len(info) for info in infos]
         return self._samples_per_shard
 
     def __len__(self):
