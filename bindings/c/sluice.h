@@ -242,6 +242,18 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
 /* ---------------------------------------------------------------------------
+ * Where this process sits, by Mosaic's rule (its World.detect): RANK
+ * (default 0), WORLD_SIZE (1) and LOCAL_WORLD_SIZE (1: without it every
+ * rank is a node of its own); LOCAL_RANK, which Mosaic never reads, only
+ * when LOCAL_WORLD_SIZE is set, and then it must be rank % LOCAL_WORLD_SIZE.
+ * The same rule as a sluice_stream_open config without "world". A variable
+ * that is not an integer, or values that disagree (rank outside the world,
+ * WORLD_SIZE not a multiple of LOCAL_WORLD_SIZE), are SLUICE_EINVAL naming
+ * them. Reads the environment (getenv): safe from several threads as long
+ * as none of them changes it. */
+sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank);
+
+/* ---------------------------------------------------------------------------
  * index.json, read and written by the engine (formats/index), so that no
  * binding parses it. Pure functions of their arguments: thread-safe; every
  * output is a copy the caller frees with sluice_free (NUL-terminated).
@@ -390,10 +402,12 @@ typedef struct sluice_stream sluice_stream;
  * sorted bytewise. The listing is kept per node in <local>/<split>/.sluice/
  * so later runs do not list again.
  * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and
- * LOCAL_WORLD_SIZE, else one process. A remote's index.json is downloaded
- * once per node into <local>/<split>/; a stream without a remote is read in
- * place (nothing is written into its folder unless a shard stored only
- * compressed must be decompressed there, as Mosaic does), and without its
+ * LOCAL_WORLD_SIZE by sluice_world_from_env's rule (Mosaic's: one rank
+ * per node without LOCAL_WORLD_SIZE), else one process. A remote's
+ * index.json is downloaded once per node into <local>/<split>/; a stream
+ * without a remote is read in place (nothing is written into its folder
+ * unless a shard stored only compressed must be decompressed there, as
+ * Mosaic does), and without its
  * index.json is SLUICE_ENOTFOUND with Mosaic's text ("RuntimeError: No
  * `remote` provided, ..."). An MDS encoding that is neither built in nor
  * the caller's own is SLUICE_EUNIMPLEMENTED, as for sluice_dataset_open.

@@ -52,7 +52,8 @@ struct WorldOptions {
 };
 
 // The world resolved: num_nodes = world_size / local_world_size,
-// node = rank / local_world_size, rank_in_node = local_rank.
+// node = rank / local_world_size, rank_in_node = local_rank
+// (= rank % local_world_size).
 struct ResolvedWorld {
   int64_t num_nodes = 1;
   int64_t ranks_per_node = 1;
@@ -155,8 +156,14 @@ struct DatasetOptions {
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
 
-// Explicit values first, then the environment, then a single process.
-// Inconsistent values (rank >= world_size, world_size not a multiple of
+// Explicit values first, then the environment (RANK, WORLD_SIZE,
+// LOCAL_WORLD_SIZE, LOCAL_RANK, as torchrun sets them), then Mosaic's
+// defaults: rank 0 of 1, one rank per node (LOCAL_WORLD_SIZE unset: every
+// rank is a node, as Mosaic's World.detect). The one owner of that rule:
+// the bindings ask it (sluice_world_from_env). A variable that is set but
+// not an integer, or inconsistent values
+// (rank >= world_size, world_size not a multiple of
+// local_world_size, ...) (rank >= world_size, world_size not a multiple of
 // local_world_size, ...) -> kInvalidArgument.
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& world);
 

@@ -171,6 +171,8 @@ for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),
            ctypes.c_uint64, _P(ctypes.c_uint64))
 
+_proto('sluice_world_from_env', _status, _P(ctypes.c_int64), _P(ctypes.c_int64),
+       _P(ctypes.c_int64))
 _proto('sluice_index_shards', _status, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
        _P(ctypes.c_void_p), _P(ctypes.c_uint64))
 _proto('sluice_index_merge', _status, _P(ctypes.c_char_p), _P(ctypes.c_uint64),
