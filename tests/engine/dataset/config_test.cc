@@ -217,8 +217,9 @@ TEST(DatasetConfig, WorldWithoutLocalWorldSizeIsMosaics) {
     WorldOptions given;
     given.rank = 1;
     given.world_size = 2;
+    given.local_rank = 1;
     given.local_world_size = 2;
-    return ResolveWorld(given);
+    return ResolveWorld(given);  // reads none of them
   }();
   ASSERT_TRUE(explicit_world.ok()) << explicit_world.status().message();
   EXPECT_EQ(explicit_world->rank_in_node, 1);
