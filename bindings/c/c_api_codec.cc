@@ -92,6 +92,10 @@ sluice_status sluice_hash_names(char** names_json) {
   });
 }
 
+int sluice_mds_encoding_is_unsafe(const char* encoding) {
+  return encoding != nullptr && sluice::IsUnsafeEncoding(encoding) ? 1 : 0;
+}
+
 sluice_status sluice_mds_encoding_names(char** names_json) {
   return Guard("sluice_mds_encoding_names", [&] {
     if (names_json == nullptr) return NullArgument("sluice_mds_encoding_names", "names_json");

@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "bindings/c/c_api_internal.h"
-#include "stores/store.h"
 
 namespace sluice::capi {
 
@@ -55,9 +54,5 @@ const char* sluice_version(void) { return SLUICE_VERSION_STRING; }
 const char* sluice_last_error(void) { return sluice::capi::LastError(); }
 
 void sluice_free(void* p) { std::free(p); }
-
-int sluice_is_store_url(const char* url) {
-  return url != nullptr && sluice::IsStoreUrl(url) ? 1 : 0;
-}
 
 }  // extern "C"

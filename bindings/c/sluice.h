@@ -73,6 +73,19 @@ void sluice_free(void* p);
  * one rule every binding uses. Thread-safe. */
 int sluice_is_store_url(const char* url);
 
+/* The scheme of `url` in lower case ("s3", "gs", "dbfs", "file", ...), ""
+ * for a local path, by the same rule as sluice_is_store_url; *scheme is a
+ * copy the caller frees with sluice_free. The one scheme parser every
+ * binding uses (which downloader or uploader serves a URL). Thread-safe. */
+sluice_status sluice_url_scheme(const char* url, char** scheme);
+
+/* The local path a path or file:// URL names ("file:///data/x" and
+ * "file://localhost/data/x" are "/data/x", %XX escapes decoded, trailing
+ * '/' removed); *path is a copy the caller frees with sluice_free.
+ * SLUICE_EINVAL for a store URL (sluice_is_store_url), a file:// URL that
+ * names another host or no path, or an empty path. Thread-safe. */
+sluice_status sluice_local_path(const char* url, char** path);
+
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
  * merged indexes whose shards live in sub-folders).
@@ -89,6 +102,12 @@ typedef struct sluice_dataset sluice_dataset;
  * them (the Python package, which fails when such a sample is read, as
  * Mosaic does). */
 #define SLUICE_OPEN_ANY_CUSTOM_ENCODING 2u
+/* Refuse an MDS column whose decoding runs code from the data ("pkl"),
+ * as Mosaic does without allow_unsafe_types: SLUICE_EINVAL with Mosaic's
+ * text, "ValueError: Column x contains an unsafe type: pkl. To proceed
+ * anyway, set ``allow_unsafe_types=True``." (the engine's one check, also
+ * sluice_stream_open's without "allow_unsafe_types"). */
+#define SLUICE_OPEN_REFUSE_UNSAFE_TYPES 4u
 
 /* Opens the folder `path` (its index.json; shards are loaded on first use).
  * An MDS column whose encoding is neither built in (sluice_mds_encoding_names)
@@ -254,6 +273,25 @@ sluice_status sluice_remote_list(const char* folder_url, const char* prefix, cha
 sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank);
 
 /* ---------------------------------------------------------------------------
+ * Shard formats, as the engine's format descriptors describe them
+ * (formats/dataset/format_descriptor.h), so that a binding asks what a
+ * format has instead of comparing its name. */
+
+/* What a field read from a shard of the format holds: the column's stored
+ * bytes, decoded by its MDS encoding ("mds", "raw"); the member's JSON value
+ * text ("json", JSONL); the field's text between separators ("csv", "tsv",
+ * "xsv"). */
+#define SLUICE_FIELD_STORED_BYTES 0
+#define SLUICE_FIELD_JSON_TEXT 1
+#define SLUICE_FIELD_PLAIN_TEXT 2
+
+/* *field_form (one of SLUICE_FIELD_*) and *has_meta (1 when each shard has
+ * a meta file beside its data file, else 0) of the shard format named
+ * `format` (as index.json and sluice_stream_format name it). An unknown
+ * name is SLUICE_EUNIMPLEMENTED. Either output may be NULL. Thread-safe. */
+sluice_status sluice_format_info(const char* format, int* field_form, int* has_meta);
+
+/* ---------------------------------------------------------------------------
  * index.json, read and written by the engine (formats/index), so that no
  * binding parses it. Pure functions of their arguments: thread-safe; every
  * output is a copy the caller frees with sluice_free (NUL-terminated).
@@ -302,6 +340,10 @@ sluice_status sluice_hash_names(char** names_json);
  * ..., "ndarray"; "ndarray" also takes ":dtype" and ":dtype:shape"): what
  * the readers and writers know without the caller's own encodings. */
 sluice_status sluice_mds_encoding_names(char** names_json);
+/* 1 when decoding `encoding` runs code from the data ("pkl", unpickling),
+ * which Mosaic refuses without allow_unsafe_types; 0 for any other name
+ * (NULL included). The engine's one list. Thread-safe. */
+int sluice_mds_encoding_is_unsafe(const char* encoding);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);
@@ -324,6 +366,12 @@ typedef struct sluice_plan sluice_plan;
  * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
  * "epoch", "sample_in_epoch"}. Configurations Mosaic rejects fail with
  * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
+/* Mosaic's default num_canonical_nodes for `physical_nodes` (>= 1) nodes
+ * and the shuffle algorithm named `shuffle_algo` ("py1e", "py1s", ...):
+ * what a plan without "num_canonical_nodes" takes. An unknown algorithm
+ * is SLUICE_EINVAL with Mosaic's KeyError text. Thread-safe. */
+sluice_status sluice_default_num_canonical_nodes(const char* shuffle_algo, int64_t physical_nodes,
+                                                 int64_t* out);
 sluice_status sluice_plan_create(const char* config_json, sluice_plan** out);
 void sluice_plan_free(sluice_plan* plan);
 
@@ -380,6 +428,10 @@ typedef struct sluice_stream sluice_stream;
  *    "custom_encodings" (the caller's own MDS encodings, as the names of
  *    sluice_dataset_open_with_encodings: their fields are handed out as
  *    stored), "any_custom_encoding" (as SLUICE_OPEN_ANY_CUSTOM_ENCODING),
+ *    "mosaic_cache_limit_checks" (true: cache_limit also passes Mosaic's
+ *    checks, with its ValueError texts: above the index.json files
+ *    together, at least four times the largest shard; without it a limit
+ *    need only hold what one reader needs at once),
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
  *    near the end of an epoch), "peek_first_sample" (true: a pass's
  *    first sample, from an uncompressed MDS shard not in the cache, may be

@@ -215,6 +215,8 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
   } else if (k == "custom_encodings") {
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, GetStringList(v, k));
     o->custom_encodings.names = {names.begin(), names.end()};
+  } else if (k == "mosaic_cache_limit_checks") {
+    SLUICE_ASSIGN_OR_RETURN(o->mosaic_cache_limit_checks, GetBool(v, k));
   } else if (k == "any_custom_encoding") {
     SLUICE_ASSIGN_OR_RETURN(o->custom_encodings.any, GetBool(v, k));
   } else if (k == "wait_timeout") {

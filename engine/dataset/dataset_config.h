@@ -76,6 +76,12 @@ struct DatasetOptions {
   // working set, then the rest in proportion to its size; see
   // cache_budget.h); local-only streams are read in place and count nothing.
   std::optional<uint64_t> cache_limit;
+  // Also Mosaic's own checks of cache_limit (CheckMosaicCacheLimit: above
+  // the index.json files, at least four times the largest shard), with its
+  // texts; key "mosaic_cache_limit_checks" (the Python package sets it, as
+  // its users expect Mosaic's errors). Without it only the working set
+  // counts, so a limit may hold as little as one shard at a time.
+  bool mosaic_cache_limit_checks = false;
   bool allow_unsafe_types = false;
   // The MDS encodings the caller decodes itself (its users' own); Open
   // refuses any other encoding that is not built in. Keys
@@ -143,7 +149,8 @@ struct DatasetOptions {
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "custom_encodings" (list of names),
-// "any_custom_encoding" (bool), "wait_timeout" (seconds),
+// "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
+// "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream

@@ -9,6 +9,7 @@
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice {
 namespace {
@@ -38,7 +39,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       if (!opened.ok()) return opened.status().WithContext(where);
       remote = std::move(*opened);
     }
-    auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
+    uint64_t index_json_bytes = 0;
+    auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout, &index_json_bytes);
     if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
     d->stream_first_shard_.push_back(starts.size() - 1);
     d->stream_formats_.emplace_back();  // set by its first shard
@@ -74,6 +76,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
       own_encodings.emplace_back();
     }
     d->indexes_.push_back(std::make_unique<Index>(std::move(*index)));
+    d->index_json_bytes_.push_back(index_json_bytes);
     d->remotes_.push_back(std::move(remote));
   }
   d->stream_first_shard_.push_back(starts.size() - 1);
@@ -108,11 +111,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
   for (const std::vector<std::string>& encodings : d->stream_encodings_) {
     for (size_t c = 0; c < encodings.size() && !d->options_.allow_unsafe_types; ++c) {
-      if (encodings[c] == "pkl") {
-        // Mosaic's text (users match it).
-        return planner::MosaicError("ValueError", "Column " + d->columns_.names()[c] +
-                                                      " contains an unsafe type: pkl. To proceed "
-                                                      "anyway, set ``allow_unsafe_types=True``.");
+      if (IsUnsafeEncoding(encodings[c])) {
+        return planner::MosaicValueError(UnsafeEncodingMessage(d->columns_.names()[c], encodings[c]));
       }
     }
   }
@@ -132,6 +132,17 @@ Status StreamingDataset::CheckCacheLimit() {
   stream_limits_.assign(indexes_.size(), std::nullopt);
   if (!options_.cache_limit) return Status::Ok();
   const uint64_t limit = *options_.cache_limit;
+  if (options_.mosaic_cache_limit_checks) {
+    // Mosaic's checks first, over the streams that have an index.json.
+    uint64_t index_bytes = 0;
+    std::vector<const Index*> mosaic_indexes;
+    for (size_t s = 0; s < indexes_.size(); ++s) {
+      if (index_json_bytes_[s] == 0) continue;
+      index_bytes += index_json_bytes_[s];
+      mosaic_indexes.push_back(indexes_[s].get());
+    }
+    SLUICE_RETURN_IF_ERROR(CheckMosaicCacheLimit(limit, index_bytes, mosaic_indexes));
+  }
   std::vector<StreamBudget> budgets(indexes_.size());
   for (size_t s = 0; s < indexes_.size(); ++s) {
     const StreamOptions& stream = options_.streams[s];

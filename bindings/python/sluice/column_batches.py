@@ -25,6 +25,7 @@ import numpy as np
 from sluice import _lib
 from sluice.encodings import _SCALARS, parse_ndarray_encoding
 from sluice.engine import _lib_  # the library, sluice_stream_batch_column declared
+from sluice.formats import holds_stored_bytes
 
 try:
     from torch.utils.data import IterableDataset as _Base
@@ -55,7 +56,7 @@ class VarColumn(NamedTuple):
 
 def _fixed_layout(fmt, encoding):
     """(numpy dtype, item shape) of a fixed-size column, else None."""
-    if fmt != 'mds':
+    if not holds_stored_bytes(fmt):
         return None
     if encoding == 'int':
         return np.dtype('<i8'), ()

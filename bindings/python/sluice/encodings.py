@@ -27,7 +27,6 @@ _ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32
 _ND_DTYPE_CODE = {v: k for k, v in _ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
 
-UNSAFE_ENCODINGS = frozenset(['pkl'])
 IMAGE_ENCODINGS = frozenset(['pil', 'jpeg', 'png'])
 LIST_IMAGE_ENCODINGS = {'list[pil]': 'pil', 'list[jpeg]': 'jpeg', 'list[png]': 'png'}
 
@@ -114,8 +113,10 @@ def decode_ndarray(dtype, shape, data, copy=True):
     return arr
 
 
-def make_decoder(encoding, column, allow_unsafe_types):
-    """A function stored-bytes -> Python value for `encoding`."""
+def make_decoder(encoding, column):
+    """A function stored-bytes -> Python value for `encoding`. Unsafe
+    encodings (pkl) are decoded: refusing them is the engine's, when a
+    dataset opens."""
     if encoding == 'bytes':
         return bytes
     if encoding == 'str':
@@ -135,8 +136,6 @@ def make_decoder(encoding, column, allow_unsafe_types):
     if encoding == 'json':
         return lambda d: json.loads(bytes(d).decode('utf-8'))
     if encoding == 'pkl':
-        if not allow_unsafe_types:
-            raise ValueError(unsafe_message(column, encoding))
         return lambda d: pickle.loads(bytes(d))
     if encoding == 'pil':
         return decode_pil
@@ -179,15 +178,10 @@ def _users_own_decoder(encoding):
     return lambda d: mds_encodings.mds_decode(encoding, bytes(d))
 
 
-def unsafe_message(column, encoding):
-    # Mosaic's text (users match it); unpickling runs arbitrary code.
-    return (f'Column {column} contains an unsafe type: {encoding}. To proceed anyway, set '
-            f'``allow_unsafe_types=True``.')
-
-
-def make_text_decoder(fmt, encoding, column):
-    """Decoder for JSONL (field = the value's JSON text) and CSV/TSV fields (text)."""
-    if fmt == 'json':
+def make_text_decoder(fmt, json_text, encoding, column):
+    """Decoder for a text format's fields: JSON value text (`json_text`,
+    JSONL) or plain text (CSV/TSV) of an `encoding` column of format `fmt`."""
+    if json_text:
         return lambda d: json.loads(bytes(d).decode('utf-8'))
     if encoding == 'int':
         return lambda d: int(bytes(d).decode('utf-8'))

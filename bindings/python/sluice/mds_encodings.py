@@ -407,8 +407,6 @@ if _BUILTIN != set(_CLASSES):
 # MDS writer and the datasets use them (custom_coder).
 _encodings = {name: _CLASSES[name] for name in _BUILTIN_ORDER}
 
-_unsafe_encodings = set(_layout.UNSAFE_ENCODINGS)
-
 
 def is_builtin_name(encoding):
     """True when `encoding` ('name' or 'name:config') names a built-in
@@ -445,8 +443,9 @@ def is_mds_encoding(encoding):
 
 
 def is_mds_encoding_safe(encoding):
-    """False for encodings whose decoding runs arbitrary code (pkl)."""
-    return encoding not in _unsafe_encodings
+    """False for encodings whose decoding runs arbitrary code (pkl), by the
+    engine's list."""
+    return not _lib.lib.sluice_mds_encoding_is_unsafe(encoding.encode())
 
 
 def _coder_or_raise(encoding):

@@ -12,7 +12,7 @@ import os
 import shutil
 
 from sluice.index_json import merged_index
-from sluice.remote import remote_list, remote_read, remote_write
+from sluice.remote import local_path, remote_list, remote_read, remote_write, url_scheme
 from sluice.writer import is_remote
 
 __all__ = ['merge_index']
@@ -36,8 +36,8 @@ def _parent_name(path):
 
 def _local_index(path):
     path = str(path)
-    if path.startswith('file://') and not os.path.exists(path):
-        path = path[len('file://'):]
+    if url_scheme(path) == 'file' and not os.path.exists(path):
+        path = local_path(path)
     return os.path.join(path, _INDEX) if os.path.isdir(path) else path
 
 
@@ -139,8 +139,8 @@ def merge_index(*args, **kwargs):
     if isinstance(out, os.PathLike):
         out = os.fspath(out)
     local, remote = _split_out(out)
-    if local and local.startswith('file://'):
-        local = local[len('file://'):]
+    if local and url_scheme(local) == 'file':
+        local = local_path(local)
     if files is None:
         files = _sub_indexes(local, remote)
     if not files:
