@@ -344,6 +344,13 @@ sluice_status sluice_mds_encoding_names(char** names_json);
  * which Mosaic refuses without allow_unsafe_types; 0 for any other name
  * (NULL included). The engine's one list. Thread-safe. */
 int sluice_mds_encoding_is_unsafe(const char* encoding);
+/* *size: the column_sizes entry Mosaic writes for a column of `encoding`
+ * (the bytes of every field: "int" 8, "float16" 2, "ndarray:uint8:2,3" 6),
+ * or -1 when fields vary in size ("str", "ndarray"). A name that is not
+ * built in, or a malformed ndarray suffix (unknown dtype, a dimension below
+ * 1, more than 63), is SLUICE_EUNIMPLEMENTED naming it. The engine's
+ * layouts, which bindings check their own encoders against. Thread-safe. */
+sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);

@@ -190,6 +190,7 @@ _proto('sluice_decompress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_
 _proto('sluice_hash_names', _status, _P(ctypes.c_void_p))
 _proto('sluice_mds_encoding_names', _status, _P(ctypes.c_void_p))
 _proto('sluice_mds_encoding_is_unsafe', ctypes.c_int, ctypes.c_char_p)
+_proto('sluice_mds_encoding_size', _status, ctypes.c_char_p, _P(ctypes.c_int64))
 _proto('sluice_hash', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
        _P(ctypes.c_void_p))
 

@@ -5,7 +5,8 @@ import ctypes
 import functools
 
 from sluice import _lib
-from sluice.encodings import make_decoder, make_text_decoder
+from sluice.encodings import make_text_decoder
+from sluice.mds_encodings import make_decoder
 
 __all__ = ['JSON_TEXT', 'MIXED', 'PLAIN_TEXT', 'STORED_BYTES', 'field_decoder', 'field_form',
            'holds_stored_bytes']

@@ -13,8 +13,7 @@ import tempfile
 import numpy as np
 
 from sluice import _lib
-from sluice.encodings import make_encoder
-from sluice.mds_encodings import custom_coder, get_mds_encoded_size
+from sluice.mds_encodings import custom_coder, get_mds_encoded_size, make_encoder
 from sluice.remote import url_scheme
 
 _cast = ctypes.cast

@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader
 
 import sluice
 from sluice.column_batches import ColumnBatches, VarColumn, to_torch
-from sluice.encodings import make_decoder
+from sluice.mds_encodings import make_decoder
 from conftest import DATA
 
 pytestmark = pytest.mark.filterwarnings('ignore:This DataLoader will create')
