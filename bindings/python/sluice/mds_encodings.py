@@ -63,7 +63,7 @@ class Bytes(Encoding):
         return obj
 
     def decode(self, data):
-        return bytes(data)
+        return data
 
 
 class Str(Encoding):
@@ -494,6 +494,10 @@ def make_decoder(encoding, column):
     with its ValueError). Unsafe encodings (pkl) are decoded: refusing them
     is the engine's, when a dataset opens."""
     coder = get_coder(encoding)
+    if type(coder) is Bytes:
+        # The field itself (it arrives as bytes): the builtin, which the
+        # batch decoder recognises and skips (sample_batch).
+        return bytes
     if coder is not None:
         if is_builtin_name(encoding):
             return coder.decode
