@@ -30,8 +30,9 @@ sluice_status sluice_format_info(const char* format, int* field_form, int* has_m
     }
     const int form = FieldFormCode(f->fields);
     if (form < 0) {
-      return sluice::capi::Fail(sluice::InternalError(
-          "sluice_format_info: format '" + std::string(format) + "' has a field form the C ABI does not name"));
+      return sluice::capi::Fail(sluice::InternalError("sluice_format_info: format '" +
+                                                      std::string(format) +
+                                                      "' has a field form the C ABI does not name"));
     }
     if (field_form) *field_form = form;
     if (has_meta) *has_meta = f->has_meta() ? 1 : 0;

@@ -7,7 +7,9 @@ extern "C" {
 
 sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank) {
   return sluice::capi::Guard("sluice_world_from_env", [&] {
-    if (num_nodes == nullptr) return sluice::capi::NullArgument("sluice_world_from_env", "num_nodes");
+    if (num_nodes == nullptr) {
+      return sluice::capi::NullArgument("sluice_world_from_env", "num_nodes");
+    }
     if (ranks_per_node == nullptr) {
       return sluice::capi::NullArgument("sluice_world_from_env", "ranks_per_node");
     }

@@ -335,7 +335,8 @@ Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
     return EnvInt(env);
   };
   SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> rank_given, pick(w.rank, "RANK"));
-  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> world_size_given, pick(w.world_size, "WORLD_SIZE"));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> world_size_given,
+                          pick(w.world_size, "WORLD_SIZE"));
   SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> local_ws_given,
                           pick(w.local_world_size, "LOCAL_WORLD_SIZE"));
   const int64_t rank = rank_given.value_or(0);

@@ -112,7 +112,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   for (const std::vector<std::string>& encodings : d->stream_encodings_) {
     for (size_t c = 0; c < encodings.size() && !d->options_.allow_unsafe_types; ++c) {
       if (IsUnsafeEncoding(encodings[c])) {
-        return planner::MosaicValueError(UnsafeEncodingMessage(d->columns_.names()[c], encodings[c]));
+        return planner::MosaicValueError(
+            UnsafeEncodingMessage(d->columns_.names()[c], encodings[c]));
       }
     }
   }

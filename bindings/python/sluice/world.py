@@ -1,9 +1,10 @@
 """Who a process is: node, rank and DataLoader worker, with Mosaic's World
 fields. `World()` detects this process (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE
 as torchrun sets them, read by the engine's rule: sluice_world_from_env),
-and torch.utils.data.get_worker_info(), as Mosaic's World.detect(); `World(num_nodes, ranks_per_node, workers_per_rank, worker)`
-describes a given world, as Mosaic's constructor (`worker` counts workers
-across the whole job)."""
+and torch.utils.data.get_worker_info(), as Mosaic's World.detect();
+`World(num_nodes, ranks_per_node, workers_per_rank, worker)` describes a
+given world, as Mosaic's constructor (`worker` counts workers across the
+whole job)."""
 import ctypes
 
 from sluice import _lib
