@@ -9,6 +9,7 @@
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice {
 namespace {
@@ -51,10 +52,12 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   const std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
   auto remote = OpenStreamRemote(stream);
   if (!remote.ok()) return remote.status().WithContext(where);
-  auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout);
+  uint64_t index_json_bytes = 0;
+  auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   indexes_.push_back(std::make_unique<Index>(std::move(*index)));
+  index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
   return Status::Ok();
 }
@@ -140,11 +143,8 @@ Status StreamingDataset::RefuseUnsafeTypes() const {
   if (options_.allow_unsafe_types) return Status::Ok();
   for (const std::vector<std::string>& encodings : stream_encodings_) {
     for (size_t c = 0; c < encodings.size(); ++c) {
-      if (encodings[c] == "pkl") {
-        // Mosaic's text (users match it).
-        return planner::MosaicError("ValueError", "Column " + columns_.names()[c] +
-                                                      " contains an unsafe type: pkl. To proceed "
-                                                      "anyway, set ``allow_unsafe_types=True``.");
+      if (IsUnsafeEncoding(encodings[c])) {
+        return planner::MosaicValueError(UnsafeEncodingMessage(columns_.names()[c], encodings[c]));
       }
     }
   }
@@ -168,6 +168,17 @@ Status StreamingDataset::CheckCacheLimit() {
   stream_limits_.assign(indexes_.size(), std::nullopt);
   if (!options_.cache_limit) return Status::Ok();
   const uint64_t limit = *options_.cache_limit;
+  if (options_.mosaic_cache_limit_checks) {
+    // Mosaic's checks first, over the streams that have an index.json.
+    uint64_t index_bytes = 0;
+    std::vector<const Index*> mosaic_indexes;
+    for (size_t s = 0; s < indexes_.size(); ++s) {
+      if (index_json_bytes_[s] == 0) continue;
+      index_bytes += index_json_bytes_[s];
+      mosaic_indexes.push_back(indexes_[s].get());
+    }
+    SLUICE_RETURN_IF_ERROR(CheckMosaicCacheLimit(limit, index_bytes, mosaic_indexes));
+  }
   std::vector<StreamBudget> budgets(indexes_.size());
   for (size_t s = 0; s < indexes_.size(); ++s) {
     const StreamOptions& stream = options_.streams[s];
