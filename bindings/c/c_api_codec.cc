@@ -92,6 +92,21 @@ sluice_status sluice_hash_names(char** names_json) {
   });
 }
 
+sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size) {
+  return Guard("sluice_mds_encoding_size", [&] {
+    if (encoding == nullptr) return NullArgument("sluice_mds_encoding_size", "encoding");
+    if (size == nullptr) return NullArgument("sluice_mds_encoding_size", "size");
+    auto fixed = sluice::ColumnEncodingSize(encoding);
+    if (!fixed.ok()) return Fail(fixed.status());
+    *size = fixed->has_value() ? static_cast<int64_t>(**fixed) : -1;
+    return SLUICE_OK;
+  });
+}
+
+int sluice_mds_encoding_is_unsafe(const char* encoding) {
+  return encoding != nullptr && sluice::IsUnsafeEncoding(encoding) ? 1 : 0;
+}
+
 sluice_status sluice_mds_encoding_names(char** names_json) {
   return Guard("sluice_mds_encoding_names", [&] {
     if (names_json == nullptr) return NullArgument("sluice_mds_encoding_names", "names_json");

@@ -1,8 +1,8 @@
 // Version, errors and memory of the C ABI.
 #include <cstdlib>
+#include <cstring>
 
 #include "bindings/c/c_api_internal.h"
-#include "stores/store.h"
 
 namespace sluice::capi {
 
@@ -29,6 +29,14 @@ thread_local std::string g_last_error;
 
 const char* LastError() { return g_last_error.c_str(); }
 
+char* CopyOut(std::string_view bytes) {
+  char* out = static_cast<char*>(std::malloc(bytes.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  if (!bytes.empty()) std::memcpy(out, bytes.data(), bytes.size());
+  out[bytes.size()] = '\0';
+  return out;
+}
+
 sluice_status Fail(const Status& status) {
   g_last_error = status.ToString();
   // The C codes mirror StatusCode one to one (see sluice.h and status.h).
@@ -46,9 +54,5 @@ const char* sluice_version(void) { return SLUICE_VERSION_STRING; }
 const char* sluice_last_error(void) { return sluice::capi::LastError(); }
 
 void sluice_free(void* p) { std::free(p); }
-
-int sluice_is_store_url(const char* url) {
-  return url != nullptr && sluice::IsStoreUrl(url) ? 1 : 0;
-}
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "bindings/c/c_api_internal.h"
+#include "engine/planner/mosaic_error.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/mds/column_decoder.h"
 #include "formats/mds/column_encoding.h"
@@ -42,7 +43,8 @@ sluice_status OpenDataset(const char* fn, const char* path, uint32_t flags,
     if (path == nullptr) return NullArgument(fn, "path");
     if (out == nullptr) return NullArgument(fn, "out");
     *out = nullptr;
-    if (flags & ~(SLUICE_OPEN_VERIFY_HASHES | SLUICE_OPEN_ANY_CUSTOM_ENCODING)) {
+    if (flags & ~(SLUICE_OPEN_VERIFY_HASHES | SLUICE_OPEN_ANY_CUSTOM_ENCODING |
+                  SLUICE_OPEN_REFUSE_UNSAFE_TYPES)) {
       return Fail(sluice::InvalidArgumentError(std::string(fn) + ": unknown flags " +
                                                std::to_string(flags)));
     }
@@ -61,6 +63,16 @@ sluice_status OpenDataset(const char* fn, const char* path, uint32_t flags,
     }
     auto reader = sluice::DatasetReader::Open(path, options);
     if (!reader.ok()) return Fail(reader.status());
+    if (flags & SLUICE_OPEN_REFUSE_UNSAFE_TYPES) {
+      const auto& names = (*reader)->column_names();
+      const auto& encodings = (*reader)->column_encodings();
+      for (size_t c = 0; c < encodings.size(); ++c) {
+        if (sluice::IsUnsafeEncoding(encodings[c])) {
+          return Fail(sluice::planner::MosaicValueError(
+              sluice::UnsafeEncodingMessage(names[c], encodings[c])));
+        }
+      }
+    }
     *out = new sluice_dataset{std::move(*reader)};
     return SLUICE_OK;
   });

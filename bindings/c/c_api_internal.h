@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "bindings/c/sluice.h"
@@ -17,6 +18,11 @@ sluice_status Fail(const Status& status);
 
 // This thread's last error text ("" if none).
 const char* LastError();
+
+// A malloc'd NUL-terminated copy of `bytes` that the caller releases with
+// sluice_free; std::bad_alloc (which Guard turns into a status) when out of
+// memory.
+char* CopyOut(std::string_view bytes);
 
 inline sluice_status Check(const Status& status) {
   return status.ok() ? SLUICE_OK : Fail(status);

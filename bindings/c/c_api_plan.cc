@@ -22,6 +22,25 @@ using sluice::capi::NullArgument;
 
 extern "C" {
 
+sluice_status sluice_default_num_canonical_nodes(const char* shuffle_algo, int64_t physical_nodes,
+                                                 int64_t* out) {
+  return Guard("sluice_default_num_canonical_nodes", [&] {
+    if (shuffle_algo == nullptr) {
+      return NullArgument("sluice_default_num_canonical_nodes", "shuffle_algo");
+    }
+    if (out == nullptr) return NullArgument("sluice_default_num_canonical_nodes", "out");
+    if (physical_nodes < 1) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_default_num_canonical_nodes: physical_nodes must be at least 1, got " +
+          std::to_string(physical_nodes)));
+    }
+    auto algo = sluice::planner::ParseShuffleAlgo(shuffle_algo);
+    if (!algo.ok()) return Fail(algo.status());
+    *out = sluice::planner::DefaultCanonicalNodes(*algo, physical_nodes);
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_plan_create(const char* config_json, sluice_plan** out) {
   return Guard("sluice_plan_create", [&] {
     if (config_json == nullptr) return NullArgument("sluice_plan_create", "config_json");

@@ -73,6 +73,19 @@ void sluice_free(void* p);
  * one rule every binding uses. Thread-safe. */
 int sluice_is_store_url(const char* url);
 
+/* The scheme of `url` in lower case ("s3", "gs", "dbfs", "file", ...), ""
+ * for a local path, by the same rule as sluice_is_store_url; *scheme is a
+ * copy the caller frees with sluice_free. The one scheme parser every
+ * binding uses (which downloader or uploader serves a URL). Thread-safe. */
+sluice_status sluice_url_scheme(const char* url, char** scheme);
+
+/* The local path a path or file:// URL names ("file:///data/x" and
+ * "file://localhost/data/x" are "/data/x", %XX escapes decoded, trailing
+ * '/' removed); *path is a copy the caller frees with sluice_free.
+ * SLUICE_EINVAL for a store URL (sluice_is_store_url), a file:// URL that
+ * names another host or no path, or an empty path. Thread-safe. */
+sluice_status sluice_local_path(const char* url, char** path);
+
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
  * merged indexes whose shards live in sub-folders), or a Parquet file or a
@@ -90,6 +103,12 @@ typedef struct sluice_dataset sluice_dataset;
  * them (the Python package, which fails when such a sample is read, as
  * Mosaic does). */
 #define SLUICE_OPEN_ANY_CUSTOM_ENCODING 2u
+/* Refuse an MDS column whose decoding runs code from the data ("pkl"),
+ * as Mosaic does without allow_unsafe_types: SLUICE_EINVAL with Mosaic's
+ * text, "ValueError: Column x contains an unsafe type: pkl. To proceed
+ * anyway, set ``allow_unsafe_types=True``." (the engine's one check, also
+ * sluice_stream_open's without "allow_unsafe_types"). */
+#define SLUICE_OPEN_REFUSE_UNSAFE_TYPES 4u
 
 /* Opens the folder `path` (its index.json; shards are loaded on first use).
  * Without `path`/index.json: `path` a Parquet file, or a folder whose files
@@ -263,6 +282,67 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
  * strings, sorted; caller frees *keys_json with sluice_free. */
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
+/* ---------------------------------------------------------------------------
+ * Where this process sits, by Mosaic's rule (its World.detect): RANK
+ * (default 0), WORLD_SIZE (1) and LOCAL_WORLD_SIZE (1: without it every
+ * rank is a node of its own); LOCAL_RANK, which Mosaic never reads, only
+ * when LOCAL_WORLD_SIZE is set, and then it must be rank % LOCAL_WORLD_SIZE.
+ * The same rule as a sluice_stream_open config without "world". A variable
+ * that is not an integer, or values that disagree (rank outside the world,
+ * WORLD_SIZE not a multiple of LOCAL_WORLD_SIZE), are SLUICE_EINVAL naming
+ * them. Reads the environment (getenv): safe from several threads as long
+ * as none of them changes it. */
+sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank);
+
+/* ---------------------------------------------------------------------------
+ * Shard formats, as the engine's format descriptors describe them
+ * (formats/dataset/format_descriptor.h), so that a binding asks what a
+ * format has instead of comparing its name. */
+
+/* What a field read from a shard of the format holds: the column's stored
+ * bytes, decoded by its MDS encoding ("mds", "raw"); the member's JSON value
+ * text ("json", JSONL); the field's text between separators ("csv", "tsv",
+ * "xsv"); the value in its column's Parquet field encoding, NULL data for a
+ * null ("parquet", see sluice_dataset_column_encoding). */
+#define SLUICE_FIELD_STORED_BYTES 0
+#define SLUICE_FIELD_JSON_TEXT 1
+#define SLUICE_FIELD_PLAIN_TEXT 2
+#define SLUICE_FIELD_PARQUET_VALUE 3
+
+/* *field_form (one of SLUICE_FIELD_*) and *has_meta (1 when each shard has
+ * a meta file beside its data file, else 0) of the shard format named
+ * `format` (as index.json and sluice_stream_format name it). An unknown
+ * name is SLUICE_EUNIMPLEMENTED. Either output may be NULL. Thread-safe. */
+sluice_status sluice_format_info(const char* format, int* field_form, int* has_meta);
+
+/* ---------------------------------------------------------------------------
+ * index.json, read and written by the engine (formats/index), so that no
+ * binding parses it. Pure functions of their arguments: thread-safe; every
+ * output is a copy the caller frees with sluice_free (NUL-terminated).
+ * Errors name `source`, the shard and the field ("corrupt: <source>: shard
+ * 3: field 'raw_data.bytes': ..."): SLUICE_ECORRUPT for malformed JSON
+ * ("<source>: malformed JSON: ...") or a missing, mistyped or unsafe field,
+ * SLUICE_EUNIMPLEMENTED for an unknown shard format or version. */
+
+/* The "shards" of the index.json text (`size` bytes at `text`) as a JSON
+ * array, one object per shard as the engine writes an entry
+ * (json.dumps(entry, sort_keys=True)): every key of the shard's format
+ * present, files as {"basename", "bytes", "hashes"} or null. */
+sluice_status sluice_index_shards(const uint8_t* text, uint64_t size, const char* source,
+                                  char** shards_json, uint64_t* json_size);
+
+/* Mosaic's merge_index over `num_parts` sub-datasets, in order: part i is
+ * the index.json text texts[i] (sizes[i] bytes; named sources[i] in errors)
+ * whose files' basenames get prefixes[i] in front ("part0" makes
+ * "shard.00000.mds" "part0/shard.00000.mds"; "" leaves them). *out is the
+ * merged index.json ({"version": 2, "shards": [...]}), byte-identical to
+ * Mosaic's for sub-indexes its writers wrote; keys the engine does not know
+ * are not carried over. A prefix that makes a basename unsafe (absolute,
+ * "..") is SLUICE_EINVAL. */
+sluice_status sluice_index_merge(const uint8_t* const* texts, const uint64_t* sizes,
+                                 const char* const* sources, const char* const* prefixes,
+                                 uint32_t num_parts, char** out, uint64_t* out_size);
+
 /* Shard compression and hashes, as index.json names them (Mosaic's names).
  * Thread-safe; every output is a copy the caller frees with sluice_free
  * (NUL-terminated for convenience).
@@ -284,6 +364,17 @@ sluice_status sluice_hash_names(char** names_json);
  * ..., "ndarray"; "ndarray" also takes ":dtype" and ":dtype:shape"): what
  * the readers and writers know without the caller's own encodings. */
 sluice_status sluice_mds_encoding_names(char** names_json);
+/* 1 when decoding `encoding` runs code from the data ("pkl", unpickling),
+ * which Mosaic refuses without allow_unsafe_types; 0 for any other name
+ * (NULL included). The engine's one list. Thread-safe. */
+int sluice_mds_encoding_is_unsafe(const char* encoding);
+/* *size: the column_sizes entry Mosaic writes for a column of `encoding`
+ * (the bytes of every field: "int" 8, "float16" 2, "ndarray:uint8:2,3" 6),
+ * or -1 when fields vary in size ("str", "ndarray"). A name that is not
+ * built in, or a malformed ndarray suffix (unknown dtype, a dimension below
+ * 1, more than 63), is SLUICE_EUNIMPLEMENTED naming it. The engine's
+ * layouts, which bindings check their own encoders against. Thread-safe. */
+sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);
@@ -306,6 +397,12 @@ typedef struct sluice_plan sluice_plan;
  * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
  * "epoch", "sample_in_epoch"}. Configurations Mosaic rejects fail with
  * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
+/* Mosaic's default num_canonical_nodes for `physical_nodes` (>= 1) nodes
+ * and the shuffle algorithm named `shuffle_algo` ("py1e", "py1s", ...):
+ * what a plan without "num_canonical_nodes" takes. An unknown algorithm
+ * is SLUICE_EINVAL with Mosaic's KeyError text. Thread-safe. */
+sluice_status sluice_default_num_canonical_nodes(const char* shuffle_algo, int64_t physical_nodes,
+                                                 int64_t* out);
 sluice_status sluice_plan_create(const char* config_json, sluice_plan** out);
 void sluice_plan_free(sluice_plan* plan);
 
@@ -362,6 +459,10 @@ typedef struct sluice_stream sluice_stream;
  *    "custom_encodings" (the caller's own MDS encodings, as the names of
  *    sluice_dataset_open_with_encodings: their fields are handed out as
  *    stored), "any_custom_encoding" (as SLUICE_OPEN_ANY_CUSTOM_ENCODING),
+ *    "mosaic_cache_limit_checks" (true: cache_limit also passes Mosaic's
+ *    checks, with its ValueError texts: above the index.json files
+ *    together, at least four times the largest shard; without it a limit
+ *    need only hold what one reader needs at once),
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
  *    near the end of an epoch), "peek_first_sample" (true: a pass's
  *    first sample, from an uncompressed MDS shard not in the cache, may be
@@ -384,10 +485,12 @@ typedef struct sluice_stream sluice_stream;
  * sorted bytewise. The listing is kept per node in <local>/<split>/.sluice/
  * so later runs do not list again.
  * The world defaults to torchrun's RANK, WORLD_SIZE, LOCAL_RANK and
- * LOCAL_WORLD_SIZE, else one process. A remote's index.json is downloaded
- * once per node into <local>/<split>/; a stream without a remote is read in
- * place (nothing is written into its folder unless a shard stored only
- * compressed must be decompressed there, as Mosaic does), and without its
+ * LOCAL_WORLD_SIZE by sluice_world_from_env's rule (Mosaic's: one rank
+ * per node without LOCAL_WORLD_SIZE), else one process. A remote's
+ * index.json is downloaded once per node into <local>/<split>/; a stream
+ * without a remote is read in place (nothing is written into its folder
+ * unless a shard stored only compressed must be decompressed there, as
+ * Mosaic does), and without its
  * index.json is SLUICE_ENOTFOUND with Mosaic's text ("RuntimeError: No
  * `remote` provided, ..."). An MDS encoding that is neither built in nor
  * the caller's own is SLUICE_EUNIMPLEMENTED, as for sluice_dataset_open.

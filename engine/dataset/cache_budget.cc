@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
@@ -105,6 +106,43 @@ uint64_t StreamWholeBytes(const Index& index, bool keep_zip) {
     if (need > kept) beyond = std::max(beyond, need - kept);
   }
   return total + beyond;
+}
+
+namespace {
+
+// Mosaic's get_max_size: the raw files, plus the compressed ones when every
+// file of the shard has one (its get_zip_size is None otherwise).
+uint64_t MosaicMaxShardBytes(const ShardEntry& e) {
+  const FileInfo* raw_meta = MetaFileOf(e);
+  uint64_t raw = e.raw_data.bytes + (raw_meta ? raw_meta->bytes : 0);
+  const bool zipped = e.zip_data && (!e.has_meta || e.zip_meta);
+  uint64_t zip = zipped ? e.zip_data->bytes + (e.has_meta ? e.zip_meta->bytes : 0) : 0;
+  return raw + zip;
+}
+
+}  // namespace
+
+Status CheckMosaicCacheLimit(uint64_t limit, uint64_t index_bytes,
+                             const std::vector<const Index*>& indexes) {
+  if (limit <= index_bytes) {
+    return planner::MosaicValueError(
+        "Minimum cache usage (" + std::to_string(index_bytes) + " bytes) is larger than the cache "
+        "limit (" + std::to_string(limit) + " bytes). Please raise `cache_limit`. Recommendation "
+        "is to provide a `cache_limit` as high as possible to avoid thrashing.");
+  }
+  uint64_t largest = 0;
+  for (const Index* index : indexes) {
+    for (const ShardEntry& e : index->shards) largest = std::max(largest, MosaicMaxShardBytes(e));
+  }
+  // largest < 2^50 (ParseIndex bounds each file below 2^48): no overflow.
+  if (limit < 4 * largest) {
+    return planner::MosaicValueError(
+        "Cache limit (" + std::to_string(limit) + " bytes) is too low. Increase the `cache_limit` "
+        "to at-least four times the largest shard size (" + std::to_string(largest) + " bytes) "
+        "which includes raw (decompressed) and zip (compressed) file size. Recommendation is to "
+        "provide a `cache_limit` as high as possible to avoid thrashing.");
+  }
+  return Status::Ok();
 }
 
 }  // namespace sluice

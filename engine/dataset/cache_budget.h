@@ -53,6 +53,16 @@ std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip);
 // bytes plus the most any shard's fetch needs beyond what it keeps.
 uint64_t StreamWholeBytes(const Index& index, bool keep_zip);
 
+// Mosaic's own two checks of cache_limit, before anything is fetched, with
+// its texts (users match them): the limit must be above the streams'
+// index.json files together (`index_bytes`), and at least four times the
+// largest shard of any stream (its files decompressed and compressed
+// together, as Mosaic's get_max_size). Errors are Mosaic's ValueError
+// (planner::MosaicValueError). The one owner of those rules: the Python
+// package asks for them (DatasetOptions::mosaic_cache_limit_checks).
+Status CheckMosaicCacheLimit(uint64_t limit, uint64_t index_bytes,
+                             const std::vector<const Index*>& indexes);
+
 // One limit over all streams' cache folders (as Mosaic's cache_limit), held
 // by giving each cached stream a fixed share: first its minimal working set,
 // then what is left in proportion to the rest of the stream's size (a share

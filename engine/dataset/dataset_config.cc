@@ -1,5 +1,6 @@
 #include "engine/dataset/dataset_config.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -214,6 +215,8 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
   } else if (k == "custom_encodings") {
     SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, GetStringList(v, k));
     o->custom_encodings.names = {names.begin(), names.end()};
+  } else if (k == "mosaic_cache_limit_checks") {
+    SLUICE_ASSIGN_OR_RETURN(o->mosaic_cache_limit_checks, GetBool(v, k));
   } else if (k == "any_custom_encoding") {
     SLUICE_ASSIGN_OR_RETURN(o->custom_encodings.any, GetBool(v, k));
   } else if (k == "wait_timeout") {
@@ -251,13 +254,19 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
   return Status::Ok();
 }
 
-std::optional<int64_t> EnvInt(const char* name) {
+// An integer from the environment; unset or empty = nullopt. Anything
+// else than a decimal integer is an error, as int() raises in Mosaic.
+Result<std::optional<int64_t>> EnvInt(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
+  if (!v || !*v) return std::optional<int64_t>();
   char* end = nullptr;
+  errno = 0;
   long long n = std::strtoll(v, &end, 10);
-  if (*end != '\0') return std::nullopt;
-  return static_cast<int64_t>(n);
+  if (*end != '\0' || errno == ERANGE) {
+    return InvalidArgumentError(std::string("world: environment variable ") + name + " '" + v +
+                                "' is not an integer");
+  }
+  return std::optional<int64_t>(n);
 }
 
 }  // namespace
@@ -312,12 +321,33 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
   return o;
 }
 
+// Mosaic's rule (streaming.base.world.World.detect with
+// streaming.base.distributed): RANK (0), WORLD_SIZE (1), LOCAL_WORLD_SIZE
+// (1: without it every rank is a node of its own); Mosaic never reads
+// LOCAL_RANK, so it is only checked against rank % local_world_size, and
+// only when the local world size was given too (a LOCAL_RANK beside a
+// missing LOCAL_WORLD_SIZE counts ranks on some other notion of a node).
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
-  int64_t rank = w.rank ? *w.rank : EnvInt("RANK").value_or(0);
-  int64_t world_size = w.world_size ? *w.world_size : EnvInt("WORLD_SIZE").value_or(1);
-  int64_t local_rank = w.local_rank ? *w.local_rank : EnvInt("LOCAL_RANK").value_or(rank);
-  int64_t local_ws =
-      w.local_world_size ? *w.local_world_size : EnvInt("LOCAL_WORLD_SIZE").value_or(world_size);
+  // An explicit value wins; the environment is read only where none is.
+  auto pick = [](const std::optional<int64_t>& given,
+                 const char* env) -> Result<std::optional<int64_t>> {
+    if (given) return given;
+    return EnvInt(env);
+  };
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> rank_given, pick(w.rank, "RANK"));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> world_size_given,
+                          pick(w.world_size, "WORLD_SIZE"));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> local_ws_given,
+                          pick(w.local_world_size, "LOCAL_WORLD_SIZE"));
+  const int64_t rank = rank_given.value_or(0);
+  const int64_t world_size = world_size_given.value_or(1);
+  const int64_t local_ws = local_ws_given.value_or(1);
+  int64_t local_rank = local_ws > 0 ? rank % local_ws : 0;
+  if (w.local_rank || local_ws_given) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> local_rank_given,
+                            pick(w.local_rank, "LOCAL_RANK"));
+    if (local_rank_given) local_rank = *local_rank_given;
+  }
   std::string text = "world: rank " + std::to_string(rank) + ", world_size " +
                      std::to_string(world_size) + ", local_rank " + std::to_string(local_rank) +
                      ", local_world_size " + std::to_string(local_ws);

@@ -52,7 +52,8 @@ struct WorldOptions {
 };
 
 // The world resolved: num_nodes = world_size / local_world_size,
-// node = rank / local_world_size, rank_in_node = local_rank.
+// node = rank / local_world_size, rank_in_node = local_rank
+// (= rank % local_world_size).
 struct ResolvedWorld {
   int64_t num_nodes = 1;
   int64_t ranks_per_node = 1;
@@ -75,6 +76,12 @@ struct DatasetOptions {
   // working set, then the rest in proportion to its size; see
   // cache_budget.h); local-only streams are read in place and count nothing.
   std::optional<uint64_t> cache_limit;
+  // Also Mosaic's own checks of cache_limit (CheckMosaicCacheLimit: above
+  // the index.json files, at least four times the largest shard), with its
+  // texts; key "mosaic_cache_limit_checks" (the Python package sets it, as
+  // its users expect Mosaic's errors). Without it only the working set
+  // counts, so a limit may hold as little as one shard at a time.
+  bool mosaic_cache_limit_checks = false;
   bool allow_unsafe_types = false;
   // The MDS encodings the caller decodes itself (its users' own); Open
   // refuses any other encoding that is not built in. Keys
@@ -142,7 +149,8 @@ struct DatasetOptions {
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",
 // "replication", "allow_unsafe_types", "custom_encodings" (list of names),
-// "any_custom_encoding" (bool), "wait_timeout" (seconds),
+// "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
+// "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
@@ -155,8 +163,14 @@ struct DatasetOptions {
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
 
-// Explicit values first, then the environment, then a single process.
-// Inconsistent values (rank >= world_size, world_size not a multiple of
+// Explicit values first, then the environment (RANK, WORLD_SIZE,
+// LOCAL_WORLD_SIZE, LOCAL_RANK, as torchrun sets them), then Mosaic's
+// defaults: rank 0 of 1, one rank per node (LOCAL_WORLD_SIZE unset: every
+// rank is a node, as Mosaic's World.detect). The one owner of that rule:
+// the bindings ask it (sluice_world_from_env). A variable that is set but
+// not an integer, or inconsistent values
+// (rank >= world_size, world_size not a multiple of
+// local_world_size, ...) (rank >= world_size, world_size not a multiple of
 // local_world_size, ...) -> kInvalidArgument.
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& world);
 

@@ -63,7 +63,7 @@ class DatasetShards {
   bool Peekable(size_t g);
   // Sample `i` of global shard `g` peeked from its remote
   // (StreamShards::PeekSample); for a Peekable shard. `cancel`: as
-  // PeekMdsSample's.
+  // PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t g, uint32_t i, std::stop_token cancel = {});
 
   // The global shards skipped so far (a copy).

@@ -153,7 +153,7 @@ class IterationCursor {
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;
   // Stopped by Stop and the destructor: a peek still running ends its
-  // request in flight and makes no further one (see PeekMdsSample).
+  // request in flight and makes no further one (see PeekSampleFromRemote).
   // Declared before losing_peek_, which uses it.
   std::stop_source peek_stop_;
   // A peek that lost the race, still running: its destructor waits for it,

@@ -1,6 +1,9 @@
-// One sample of an uncompressed MDS shard read straight from the remote,
-// before (and without) the shard: two ranged reads, its offsets entry
-// (offsets[i] and offsets[i + 1]), then its bytes. A cold iteration's first
+// One sample of an uncompressed shard read straight from the remote,
+// before (and without) the shard: two ranged reads of its data file, the
+// bytes that bound it (MDS: its offsets entry, offsets[i] and
+// offsets[i + 1]), then its bytes. Which formats can, and how their bytes
+// are read, is the format's (ShardFormatDescriptor::peek); the reads are
+// this file's. A cold iteration's first
 // sample then costs two round trips instead of a whole shard's download.
 //
 // The peek is a shortcut, never the truth: the shard, downloaded whole (and
@@ -29,25 +32,30 @@ struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
   // them; behind a pointer so that `fields` stay valid when this moves.
   std::unique_ptr<const std::string> bytes;
-  // One view into *bytes per column, in stored order (as MdsShardReader's
-  // ReadSample gives them).
+  // One view into *bytes per column, in stored order (as the format's
+  // reader gives them).
   std::vector<std::string_view> fields;
 };
 
-// Sample `i` (< entry.samples) of the uncompressed MDS shard `entry`, stored
-// at `key` of `remote`. The offsets read are checked against the entry (past
-// the offsets table, ordered, within raw_data.bytes) before anything is
-// sized by them. Errors: the reads' (naming the object; kUnimplemented from
-// a server that ignores Range: nothing of the shard is read), kCorrupt for
-// offsets or a sample that do not fit, kInvalidArgument for an entry that
-// is not an uncompressed MDS shard or a sample over kMaxPeekedSampleBytes.
+// Whether a sample of `entry` can be peeked: the shard is uncompressed and
+// its format locates a sample from the data file alone (today MDS).
+bool SamplePeekable(const ShardEntry& entry);
+
+// Sample `i` (< entry.samples) of the SamplePeekable shard `entry`, whose
+// data file is stored at `key` of `remote`. The bounds read are checked
+// against the entry (MDS: past the offsets table, ordered, within
+// raw_data.bytes) before anything is sized by them. Errors: the reads'
+// (naming the object; kUnimplemented from a server that ignores Range:
+// nothing of the shard is read), kCorrupt for bounds or a sample that do
+// not fit, kInvalidArgument for an entry that is not SamplePeekable or a
+// sample over kMaxPeekedSampleBytes.
 // `cancel`: once a stop is requested on it (from any thread), no further
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's
 // stop), and kCancelled is returned: a cancelled peek returns promptly
 // however long its server takes to answer.
 // Thread safety: as the remote's GetRangeOnly.
-Result<PeekedSample> PeekMdsSample(RemoteSource& remote, const std::string& key,
-                                   const ShardEntry& entry, uint32_t i,
-                                   std::stop_token cancel = {});
+Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
+                                          const ShardEntry& entry, uint32_t i,
+                                          std::stop_token cancel = {});
 
 }  // namespace sluice

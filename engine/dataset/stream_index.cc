@@ -37,8 +37,9 @@ Status CheckNames(const Index& index, const std::string& path) {
   return Status::Ok();
 }
 
-Result<Index> ReadIndex(const std::string& path) {
+Result<Index> ReadIndex(const std::string& path, uint64_t* index_json_bytes) {
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
+  if (index_json_bytes) *index_json_bytes = text.size();
   SLUICE_ASSIGN_OR_RETURN(Index index, ParseIndex(text, path));
   SLUICE_RETURN_IF_ERROR(CheckNames(index, path));
   return index;
@@ -55,7 +56,8 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename) 
 }
 
 Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
-                              std::chrono::milliseconds wait_timeout) {
+                              std::chrono::milliseconds wait_timeout, uint64_t* index_json_bytes) {
+  if (index_json_bytes) *index_json_bytes = 0;
   // The one place that asks where a stream's index comes from.
   const IndexSource source =
       stream.files ? FindShardFormat(kRawFormat)->index_source : IndexSource::kIndexJson;
@@ -73,7 +75,7 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                       " does not exist either",
                                   StatusCode::kNotFound);
     }
-    return ReadIndex(path);
+    return ReadIndex(path, index_json_bytes);
   }
   SLUICE_RETURN_IF_ERROR(MakeDirs(root));
   SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root));
@@ -93,7 +95,7 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
         }
         return Status::Ok();
       }));
-  return ReadIndex(path);
+  return ReadIndex(path, index_json_bytes);
 }
 
 }  // namespace sluice

@@ -25,8 +25,11 @@ std::string StreamRoot(const StreamOptions& stream);
 std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 
 // `remote` is null for a local-only stream. An index with no shards, or a
-// shard file name that is unsafe -> kCorrupt naming the index.
+// shard file name that is unsafe -> kCorrupt naming the index. When
+// `index_json_bytes` is given it is set to the size of the index.json the
+// index was read from, 0 for an index built otherwise (a raw-file stream).
 Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
-                              std::chrono::milliseconds wait_timeout);
+                              std::chrono::milliseconds wait_timeout,
+                              uint64_t* index_json_bytes = nullptr);
 
 }  // namespace sluice

@@ -21,6 +21,12 @@ Result<std::string> ExpectedHash(const FileInfo& f, const std::string& algo) {
   return it->second;
 }
 
+// A download that failed may succeed when tried again, unless the object
+// is missing or the request itself is wrong.
+bool DownloadMayHeal(const Status& s) {
+  return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& stream,
@@ -33,6 +39,15 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   s->root_ = StreamRoot(stream);
   s->index_ = index;
   s->remote_ = std::move(remote);
+  // Neither loop waits between attempts: a store that needs backoff retries
+  // itself (RetriesItself), and a corrupt download is fetched again at once.
+  const int retries = std::max(0, stream.download_retry);
+  s->download_retry_.emplace(RetryOptions{
+      .retries = s->remote_ && s->remote_->RetriesItself() ? 0 : retries,
+      .jitter = false,
+      .retryable = DownloadMayHeal});
+  s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
+                                         .retryable = IsCorruption});
   std::vector<ShardSpec> specs;
   // A compressed file is downloaded to the fetch's scratch file (reserved
   // with the shard while it is fetched) and, with keep_zip, kept as the
@@ -86,7 +101,7 @@ Result<ShardCache*> StreamShards::Cache() {
 bool StreamShards::Peekable(size_t shard) {
   if (!remote_ || stream_.validate_hash || shard >= index_->shards.size()) return false;
   const ShardEntry& e = index_->shards[shard];
-  if (e.format != "mds" || e.compression || meta_item_[shard] >= 0) return false;
+  if (!SamplePeekable(e) || meta_item_[shard] >= 0) return false;
   auto cache = Cache();
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
@@ -96,8 +111,8 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
   const ShardEntry& e = index_->shards[shard];
-  return PeekMdsSample(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
-                       std::move(cancel));
+  return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
+                              std::move(cancel));
 }
 
 Status StreamShards::Evict(size_t shard) {
@@ -160,8 +175,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   }
   std::string key = RemoteKey(stream_, basename);
   Status last = Status::Ok();
-  int attempts = remote_->RetriesItself() ? 1 : 1 + stream_.download_retry;
-  for (int attempt = 0; attempt < attempts; ++attempt) {
+  for (int attempt = 1;; ++attempt) {
     auto n = remote_->Fetch(key, path, expected_size);
     if (n.ok()) {
       bytes_downloaded_ += *n;
@@ -169,7 +183,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
     }
     last = n.status();
     std::remove(path.c_str());
-    if (last.code() == StatusCode::kNotFound || last.code() == StatusCode::kInvalidArgument) break;
+    if (!download_retry_->ShouldRetry(last, attempt)) break;
   }
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
 }
@@ -239,8 +253,8 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     if (in_place) return Pinned(std::make_pair(ShardPin(), std::move(*in_place)));
   }
   SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
-  // A corrupt download is downloaded again, up to 1 + download_retry times.
-  const int downloads = 1 + std::max(0, stream_.download_retry);
+  // A corrupt download is downloaded again, up to 1 + download_retry times
+  // (corrupt_retry_).
   int fetches = 0;
   auto still_corrupt = [&](const Status& st) {
     const FileInfo& stored = entry.compression && zip ? *zip : raw;
@@ -267,8 +281,8 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
       return std::optional<ShardPin>(std::move(pin));
     }();
     if (!acquired.ok()) {
-      if (fetched_here && IsCorruption(acquired.status())) {
-        if (remote_ && fetches < downloads) continue;
+      if (fetched_here && corrupt_retry_->IsRetryable(acquired.status())) {
+        if (remote_ && corrupt_retry_->RetriesLeft(fetches)) continue;
         return still_corrupt(acquired.status());
       }
       return acquired.status();
@@ -301,7 +315,7 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
         map = MappedFile();
         pin.Release();
         if (!remote_) return st;
-        if (fetches >= downloads || attempt >= downloads) return still_corrupt(st);
+        if (!corrupt_retry_->RetriesLeft(std::max(fetches, attempt))) return still_corrupt(st);
         // Delete the corrupt file (nobody else may be reading it: it is
         // evicted only when unpinned) and fetch it again.
         SLUICE_RETURN_IF_ERROR(cache->Evict(item).WithContext(st.message()));

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "base/retry_policy.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/dataset_config.h"
@@ -71,12 +72,12 @@ class StreamShards {
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
-  // shard is there), the shard is uncompressed MDS and not present in the
-  // cache right now.
+  // shard is there), the shard is SamplePeekable (uncompressed MDS) and
+  // not present in the cache right now.
   bool Peekable(size_t shard);
   // Sample `i` of shard `shard` read from the remote without the shard
-  // (PeekMdsSample); for a Peekable shard. Its errors (callers fall back to
-  // opening the shard). `cancel`: as PeekMdsSample's.
+  // (PeekSampleFromRemote); for a Peekable shard. Its errors (callers fall back to
+  // opening the shard). `cancel`: as PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
@@ -125,6 +126,10 @@ class StreamShards {
   std::vector<int64_t> meta_item_;
   std::mutex verified_mu_;
   std::vector<bool> verified_;  // per cache entry, this process
+  // Whether a failed download goes again (Download), and a corrupt one
+  // (PinAndMap): set at Open.
+  std::optional<RetryPolicy> download_retry_;
+  std::optional<RetryPolicy> corrupt_retry_;
   std::atomic<uint64_t> bytes_downloaded_{0};
   std::atomic<uint64_t> in_place_hits_{0};
 };

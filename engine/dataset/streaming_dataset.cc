@@ -9,129 +9,176 @@
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/mds/column_encoding.h"
 
 namespace sluice {
 namespace {
 
 constexpr uint64_t kMaxSamples = uint64_t{1} << 48;
 
+// The remote of `stream` (null when it has none), with its download options.
+Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stream) {
+  if (stream.remote.empty()) return std::shared_ptr<RemoteSource>();
+  StoreOptions store_options;
+  store_options.download_retry = stream.download_retry;
+  store_options.download_timeout_s = stream.download_timeout_s;
+  store_options.read_timeout_s = stream.read_timeout_s;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> remote,
+                          OpenRemoteSource(stream.remote, store_options));
+  return std::shared_ptr<RemoteSource>(std::move(remote));
+}
+
 }  // namespace
 
+// A sequence of named steps (streaming_dataset.h says what each does).
 Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions options) {
   std::unique_ptr<StreamingDataset> d(new StreamingDataset());
   SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
   d->options_ = std::move(options);
-  std::vector<uint64_t> starts{0};
-  std::vector<std::string> names, encodings;
-  // Each stream's column encodings, in its shards' column order.
-  std::vector<std::vector<std::string>> own_encodings;
+  StreamsInOpening opening;
   for (size_t s = 0; s < d->options_.streams.size(); ++s) {
-    const StreamOptions& stream = d->options_.streams[s];
-    std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
-    std::shared_ptr<RemoteSource> remote;
-    if (!stream.remote.empty()) {
-      StoreOptions store_options;
-      store_options.download_retry = stream.download_retry;
-      store_options.download_timeout_s = stream.download_timeout_s;
-      store_options.read_timeout_s = stream.read_timeout_s;
-      auto opened = OpenRemoteSource(stream.remote, store_options);
-      if (!opened.ok()) return opened.status().WithContext(where);
-      remote = std::move(*opened);
-    }
-    auto index = LoadStreamIndex(stream, remote.get(), d->options_.wait_timeout);
-    if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
-    d->stream_first_shard_.push_back(starts.size() - 1);
-    d->stream_formats_.emplace_back();  // set by its first shard
-    d->stream_encodings_.emplace_back();
-    for (size_t i = 0; i < index->shards.size(); ++i) {
-      const ShardEntry& e = index->shards[i];
-      std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
-      SLUICE_RETURN_IF_ERROR(ColumnsOf(e, d->options_.custom_encodings, &names, &encodings)
-                                 .WithContext(shard_where));
-      if (i == 0) {
-        // Streams may differ in format, encodings and column names, as
-        // Mosaic's do (it decodes each shard by its own): DatasetColumns
-        // lays every sample out by the dataset's columns.
-        SLUICE_RETURN_IF_ERROR(d->columns_.AddStream(names).WithContext(shard_where));
-        d->stream_formats_[s] = e.format;
-        own_encodings.push_back(encodings);
-      } else if (names != d->columns_.stream_names(s) || encodings != own_encodings[s]) {
-        return CorruptError(shard_where + ": its columns differ from shard 0's of its stream");
-      } else if (e.format != d->stream_formats_[s]) {
-        // A field's bytes mean what its format says (an MDS int is 8 bytes,
-        // a JSONL one JSON text): one format per stream, so a binding
-        // decodes every sample of a stream alike.
-        return InvalidArgumentError(shard_where + ": its format '" + e.format +
-                                    "' differs from shard 0's '" + d->stream_formats_[s] +
-                                    "' of its stream");
-      }
-      uint64_t next = starts.back() + e.samples;
-      if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
-      starts.push_back(next);
-    }
-    if (index->shards.empty()) {
-      SLUICE_RETURN_IF_ERROR(d->columns_.AddStream({}));
-      own_encodings.emplace_back();
-    }
-    d->indexes_.push_back(std::make_unique<Index>(std::move(*index)));
-    d->remotes_.push_back(std::move(remote));
+    SLUICE_RETURN_IF_ERROR(d->AddStream(s, &opening));
   }
-  d->stream_first_shard_.push_back(starts.size() - 1);
-  d->locator_ = std::make_shared<const SampleLocator>(std::move(starts));
-  d->columns_.SetStreamFirstShards(d->stream_first_shard_);
+  d->NumberSamples(std::move(opening.starts));
+  d->SummarizeFormatsAndEncodings(opening.own_encodings);
+  SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
+  SLUICE_RETURN_IF_ERROR(d->RefuseUnsafeTypes());
+  SLUICE_RETURN_IF_ERROR(d->DerivePlan());
+  return d;
+}
+
+Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
+  const StreamOptions& stream = options_.streams[s];
+  const std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
+  auto remote = OpenStreamRemote(stream);
+  if (!remote.ok()) return remote.status().WithContext(where);
+  uint64_t index_json_bytes = 0;
+  auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes);
+  if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
+  SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
+  indexes_.push_back(std::make_unique<Index>(std::move(*index)));
+  index_json_bytes_.push_back(index_json_bytes);
+  remotes_.push_back(std::move(*remote));
+  return Status::Ok();
+}
+
+Status StreamingDataset::AddStreamShards(size_t s, const Index& index, const std::string& where,
+                                         StreamsInOpening* opening) {
+  std::vector<uint64_t>& starts = opening->starts;
+  std::vector<std::vector<std::string>>& own_encodings = opening->own_encodings;
+  std::vector<std::string> names, encodings;
+  stream_first_shard_.push_back(starts.size() - 1);
+  stream_formats_.emplace_back();  // set by its first shard
+  stream_encodings_.emplace_back();
+  for (size_t i = 0; i < index.shards.size(); ++i) {
+    const ShardEntry& e = index.shards[i];
+    std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
+    SLUICE_RETURN_IF_ERROR(ColumnsOf(e, options_.custom_encodings, &names, &encodings)
+                               .WithContext(shard_where));
+    if (i == 0) {
+      // Streams may differ in format, encodings and column names, as
+      // Mosaic's do (it decodes each shard by its own): DatasetColumns
+      // lays every sample out by the dataset's columns.
+      SLUICE_RETURN_IF_ERROR(columns_.AddStream(names).WithContext(shard_where));
+      stream_formats_[s] = e.format;
+      own_encodings.push_back(encodings);
+    } else if (names != columns_.stream_names(s) || encodings != own_encodings[s]) {
+      return CorruptError(shard_where + ": its columns differ from shard 0's of its stream");
+    } else if (e.format != stream_formats_[s]) {
+      // A field's bytes mean what its format says (an MDS int is 8 bytes,
+      // a JSONL one JSON text): one format per stream, so a binding
+      // decodes every sample of a stream alike.
+      return InvalidArgumentError(shard_where + ": its format '" + e.format +
+                                  "' differs from shard 0's '" + stream_formats_[s] +
+                                  "' of its stream");
+    }
+    uint64_t next = starts.back() + e.samples;
+    if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
+    starts.push_back(next);
+  }
+  if (index.shards.empty()) {
+    SLUICE_RETURN_IF_ERROR(columns_.AddStream({}));
+    own_encodings.emplace_back();
+  }
+  return Status::Ok();
+}
+
+void StreamingDataset::NumberSamples(std::vector<uint64_t> starts) {
+  stream_first_shard_.push_back(starts.size() - 1);
+  locator_ = std::make_shared<const SampleLocator>(std::move(starts));
+  columns_.SetStreamFirstShards(stream_first_shard_);
+}
+
+void StreamingDataset::SummarizeFormatsAndEncodings(
+    const std::vector<std::vector<std::string>>& own_encodings) {
   // Each stream's encodings by the dataset's columns ("" where it lacks
   // one), and what the streams with shards share: kMixed where they differ
   // or one lacks the column.
-  const size_t num_columns = d->columns_.names().size();
+  const size_t num_columns = columns_.names().size();
   bool first = true;
-  for (size_t s = 0; s < d->stream_formats_.size(); ++s) {
-    std::vector<std::string>& mine = d->stream_encodings_[s];
-    if (d->stream_formats_[s].empty()) continue;  // no shards: no encodings
+  for (size_t s = 0; s < stream_formats_.size(); ++s) {
+    std::vector<std::string>& mine = stream_encodings_[s];
+    if (stream_formats_[s].empty()) continue;  // no shards: no encodings
     mine.assign(num_columns, "");
-    const std::vector<uint32_t>& columns = d->columns_.stream_columns(s);
+    const std::vector<uint32_t>& columns = columns_.stream_columns(s);
     for (size_t k = 0; k < columns.size(); ++k) mine[columns[k]] = own_encodings[s][k];
     if (first) {
-      d->format_ = d->stream_formats_[s];
-      d->column_encodings_ = mine;
+      format_ = stream_formats_[s];
+      column_encodings_ = mine;
       first = false;
       continue;
     }
-    if (d->stream_formats_[s] != d->format_) d->format_ = kMixed;
+    if (stream_formats_[s] != format_) format_ = kMixed;
     for (size_t c = 0; c < num_columns; ++c) {
-      if (mine[c] != d->column_encodings_[c]) d->column_encodings_[c] = kMixed;
+      if (mine[c] != column_encodings_[c]) column_encodings_[c] = kMixed;
     }
   }
-  for (std::string& encoding : d->column_encodings_) {
+  for (std::string& encoding : column_encodings_) {
     if (encoding.empty()) encoding = kMixed;  // the first stream lacks it, another has it
   }
-  SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
+}
+
+Status StreamingDataset::RefuseUnsafeTypes() const {
   // Mosaic refuses pickled columns (arbitrary code on decode) unless asked.
-  for (const std::vector<std::string>& encodings : d->stream_encodings_) {
-    for (size_t c = 0; c < encodings.size() && !d->options_.allow_unsafe_types; ++c) {
-      if (encodings[c] == "pkl") {
-        // Mosaic's text (users match it).
-        return planner::MosaicError("ValueError", "Column " + d->columns_.names()[c] +
-                                                      " contains an unsafe type: pkl. To proceed "
-                                                      "anyway, set ``allow_unsafe_types=True``.");
+  if (options_.allow_unsafe_types) return Status::Ok();
+  for (const std::vector<std::string>& encodings : stream_encodings_) {
+    for (size_t c = 0; c < encodings.size(); ++c) {
+      if (IsUnsafeEncoding(encodings[c])) {
+        return planner::MosaicValueError(UnsafeEncodingMessage(columns_.names()[c], encodings[c]));
       }
     }
   }
-  if (!d->options_.plan.batch_size) d->options_.plan.batch_size = 1;
-  SLUICE_ASSIGN_OR_RETURN(planner::PlanDerived derived, planner::DerivePlan(d->Request(0, 0, 1)));
-  d->epoch_size_ = derived.weighting.epoch_size;
-  d->num_canonical_nodes_ = derived.num_canonical_nodes;
+  return Status::Ok();
+}
+
+Status StreamingDataset::DerivePlan() {
+  if (!options_.plan.batch_size) options_.plan.batch_size = 1;
+  SLUICE_ASSIGN_OR_RETURN(planner::PlanDerived derived, planner::DerivePlan(Request(0, 0, 1)));
+  epoch_size_ = derived.weighting.epoch_size;
+  num_canonical_nodes_ = derived.num_canonical_nodes;
   // Mosaic counts nodes and ranks in its replicated world (replication
   // merges groups of ranks): the first run's nodes and len() come from it.
-  d->parallel_nodes_ = derived.parallel_world.num_nodes;
-  d->parallel_ranks_ = derived.parallel_world.num_nodes * derived.parallel_world.ranks_per_node;
-  d->initial_physical_nodes_ = d->parallel_nodes_;
-  return d;
+  parallel_nodes_ = derived.parallel_world.num_nodes;
+  parallel_ranks_ = derived.parallel_world.num_nodes * derived.parallel_world.ranks_per_node;
+  initial_physical_nodes_ = parallel_nodes_;
+  return Status::Ok();
 }
 
 Status StreamingDataset::CheckCacheLimit() {
   stream_limits_.assign(indexes_.size(), std::nullopt);
   if (!options_.cache_limit) return Status::Ok();
   const uint64_t limit = *options_.cache_limit;
+  if (options_.mosaic_cache_limit_checks) {
+    // Mosaic's checks first, over the streams that have an index.json.
+    uint64_t index_bytes = 0;
+    std::vector<const Index*> mosaic_indexes;
+    for (size_t s = 0; s < indexes_.size(); ++s) {
+      if (index_json_bytes_[s] == 0) continue;
+      index_bytes += index_json_bytes_[s];
+      mosaic_indexes.push_back(indexes_[s].get());
+    }
+    SLUICE_RETURN_IF_ERROR(CheckMosaicCacheLimit(limit, index_bytes, mosaic_indexes));
+  }
   std::vector<StreamBudget> budgets(indexes_.size());
   for (size_t s = 0; s < indexes_.size(); ++s) {
     const StreamOptions& stream = options_.streams[s];

@@ -56,8 +56,9 @@ class StreamingDataset {
  public:
   // Loads every stream's index (downloading it once per node when remote is
   // set), checks that the shards of a stream have the same columns and
-  // format (its shard 0's), and that cache_limit
-  // holds one reader's minimal working set (cache_budget.h), derives the plan
+  // format (its shard 0's), and cache_limit by Mosaic's checks (its
+  // ValueErrors) when asked, then against one reader's minimal working set
+  // (cache_budget.h), derives the plan
   // (Mosaic's errors for bad planning options) and resolves the world.
   // A "pkl" column without allow_unsafe_types is refused (ValueError, with
   // Mosaic's text). Streams of different formats (MDS, JSONL, CSV) and
@@ -168,9 +169,35 @@ class StreamingDataset {
 
  private:
   StreamingDataset() = default;
-  // cache_limit must hold the minimal working set of one reader of every
-  // cached stream (cache_budget.h): else kInvalidArgument with the numbers.
-  // Sets stream_limits_ (each cached stream's share of cache_limit).
+  // Open's steps, in order, after resolving the world: AddStream for each
+  // stream, NumberSamples, SummarizeFormatsAndEncodings, CheckCacheLimit,
+  // RefuseUnsafeTypes, DerivePlan.
+  // What the streams added so far leave for the later steps.
+  struct StreamsInOpening {
+    std::vector<uint64_t> starts{0};  // cumulative samples per shard (SampleLocator's)
+    // Each stream's column encodings, in its shards' column order.
+    std::vector<std::vector<std::string>> own_encodings;
+  };
+  // Opens stream `s`'s remote, loads its index and adds its shards
+  // (AddStreamShards); errors name the stream.
+  Status AddStream(size_t s, StreamsInOpening* opening);
+  // Checks that every shard of stream `s` has shard 0's columns and format
+  // and records them; counts its samples (at most 2^48 in all).
+  Status AddStreamShards(size_t s, const Index& index, const std::string& where,
+                         StreamsInOpening* opening);
+  // Global sample ids and shards: the locator and the streams' first shards.
+  void NumberSamples(std::vector<uint64_t> starts);
+  // Each stream's encodings by the dataset's columns, and the format and
+  // encodings the streams share (kMixed where they differ).
+  void SummarizeFormatsAndEncodings(const std::vector<std::vector<std::string>>& own_encodings);
+  // A "pkl" column without allow_unsafe_types: Mosaic's ValueError.
+  Status RefuseUnsafeTypes() const;
+  // The plan's epoch size, canonical nodes and replicated world.
+  Status DerivePlan();
+  // cache_limit must pass Mosaic's checks (CheckMosaicCacheLimit) when
+  // options_.mosaic_cache_limit_checks, and hold the minimal working set of
+  // one reader of every cached stream (cache_budget.h): else
+  // kInvalidArgument with the numbers. Sets stream_limits_ (each cached stream's share of cache_limit).
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   Status EnsureProcess();
@@ -192,6 +219,8 @@ class StreamingDataset {
   DatasetOptions options_;
   ResolvedWorld world_;
   std::vector<std::unique_ptr<Index>> indexes_;
+  // Per stream: the bytes of its index.json (0: its index has none).
+  std::vector<uint64_t> index_json_bytes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;
   std::vector<size_t> stream_first_shard_;  // + total at the end
   // Global sample id -> global shard; shared with the iteration cursor.

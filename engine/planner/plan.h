@@ -81,6 +81,11 @@ struct PlanDerived {
   bool epoch_seed_change = false;
 };
 
+// Mosaic's default num_canonical_nodes for `physical_nodes` nodes: 64 per
+// node for py1s and py2s, one per node for the other algorithms. The one
+// owner of that default (DerivePlan and the bindings ask it).
+int64_t DefaultCanonicalNodes(ShuffleAlgo algo, int64_t physical_nodes);
+
 // Defaults, replication and stream weights; Mosaic's errors as
 // "ValueError: ..." (kInvalidArgument).
 Result<PlanDerived> DerivePlan(const PlanRequest& request);

@@ -23,6 +23,11 @@ Result<SamplingMethod> ParseSamplingMethod(std::string_view name) {
   return MosaicValueError("Invalid sampling method: " + std::string(name) + ". Must be one of `balanced` or `fixed`.");
 }
 
+int64_t DefaultCanonicalNodes(ShuffleAlgo algo, int64_t physical_nodes) {
+  const bool many = algo == ShuffleAlgo::kPy1s || algo == ShuffleAlgo::kPy2s;
+  return many ? 64 * physical_nodes : physical_nodes;
+}
+
 Result<PlanDerived> DerivePlan(const PlanRequest& q) {
   const PlanConfig& c = q.config;
   const World& w = q.world;
@@ -86,8 +91,7 @@ Result<PlanDerived> DerivePlan(const PlanRequest& q) {
     SLUICE_RETURN_IF_ERROR(positive(*c.num_canonical_nodes, "num_canonical_nodes"));
     d.num_canonical_nodes = *c.num_canonical_nodes;
   } else {
-    const bool many = c.shuffle_algo == ShuffleAlgo::kPy1s || c.shuffle_algo == ShuffleAlgo::kPy2s;
-    d.num_canonical_nodes = many ? 64 * P : P;
+    d.num_canonical_nodes = DefaultCanonicalNodes(c.shuffle_algo, P);
   }
   if (c.shuffle_block_size) {
     SLUICE_RETURN_IF_ERROR(positive(*c.shuffle_block_size, "shuffle_block_size"));

@@ -9,21 +9,23 @@ namespace {
 
 using namespace format_hooks;
 
+constexpr SamplePeekHooks kMdsPeek = {MdsPeekBoundsAt, MdsPeekSampleSpan, MdsPeekSplitSample};
+
 constexpr ShardFormatDescriptor kFormats[] = {
     {"mds", IndexSource::kIndexJson, FindIndexEntrySchema("mds"), FieldForm::kStoredBytes,
-     MdsColumns, OpenMdsReader, OpenMdsWriter, MdsHeadBytes},
+     MdsColumns, OpenMdsReader, OpenMdsWriter, MdsHeadBytes, &kMdsPeek},
     {"json", IndexSource::kIndexJson, FindIndexEntrySchema("json"), FieldForm::kJsonText,
-     TextColumns, OpenJsonlReader, OpenJsonlWriter, nullptr},
+     TextColumns, OpenJsonlReader, OpenJsonlWriter, nullptr, nullptr},
     {"csv", IndexSource::kIndexJson, FindIndexEntrySchema("csv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenCsvWriter, nullptr},
+     TextColumns, OpenXsvReader, OpenCsvWriter, nullptr, nullptr},
     {"tsv", IndexSource::kIndexJson, FindIndexEntrySchema("tsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenTsvWriter, nullptr},
+     TextColumns, OpenXsvReader, OpenTsvWriter, nullptr, nullptr},
     {"xsv", IndexSource::kIndexJson, FindIndexEntrySchema("xsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenXsvWriter, nullptr},
+     TextColumns, OpenXsvReader, OpenXsvWriter, nullptr, nullptr},
     {"raw", IndexSource::kFileListing, nullptr, FieldForm::kStoredBytes, RawColumns, OpenRawReader,
-     nullptr, nullptr},
+     nullptr, nullptr, nullptr},
     {"parquet", IndexSource::kFileFooters, nullptr, FieldForm::kParquetValue, ParquetColumns,
-     OpenParquetReader, nullptr, nullptr},
+     OpenParquetReader, nullptr, nullptr, nullptr},
 };
 
 }  // namespace

@@ -12,6 +12,8 @@
 //   a reader for a shard     open_reader(entry, data, meta)
 //   a writer                 open_writer(out_dir, columns, options), or null
 //   the data file's header   head_bytes(entry, data_size), or null
+//   one sample by ranged     peek (SamplePeekHooks), or null
+//     reads of the data file
 //
 // Today's formats: Mosaic's "mds", and the split formats "json" (JSONL),
 // "csv", "tsv", "xsv", whose shards are a data file plus a meta file
@@ -49,6 +51,7 @@
 // functions of their arguments (open_writer creates folders and files).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,6 +82,37 @@ enum class FieldForm {
   kPlainText,    // the field's text between separators (CSV/TSV/XSV)
   kParquetValue, // the value in its column's encoding (formats/parquet/field_encoding.h);
                  // a null value is a view with a null pointer
+};
+
+// A byte span of a shard's data file.
+struct DataSpan {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool operator==(const DataSpan&) const = default;
+};
+
+// How one sample is read with ranged reads of an uncompressed data file
+// alone, before (and without) the whole shard and its meta file: the
+// engine's first-sample peek (engine/dataset/sample_peek.h) reads the
+// bytes at bounds_at(i), asks sample_span where the sample lies, reads
+// that, and asks split_sample for its fields. The format owns the layout;
+// the engine owns the reads.
+struct SamplePeekHooks {
+  // Where the bytes that bound sample `i` lie in the data file (MDS: its
+  // offsets entry, offsets[i] and offsets[i + 1]).
+  DataSpan (*bounds_at)(uint32_t i);
+  // Sample `i`'s span, from `bounds` (the bytes read at bounds_at(i)),
+  // checked against `entry` (inside the data file, past its header) before
+  // anything is sized by it. kCorrupt, prefixed with `where`, when bounds
+  // is short or the span does not fit.
+  Result<DataSpan> (*sample_span)(const ShardEntry& entry, uint32_t i, std::string_view bounds,
+                                  std::string_view where);
+  // Splits sample `i`'s bytes (`sample`, read at `offset` of the data file)
+  // into one view into `sample` per column, in stored order, as the
+  // format's reader does; *fields is resized to match. kCorrupt naming the
+  // shard, the sample and the offset.
+  Status (*split_sample)(const ShardEntry& entry, uint32_t i, uint64_t offset,
+                         std::string_view sample, std::vector<std::string_view>* fields);
 };
 
 struct ShardFormatDescriptor {
@@ -119,6 +153,11 @@ struct ShardFormatDescriptor {
   // read-around (the split formats, whose offsets are in the meta file; a
   // raw file, one sample).
   uint64_t (*head_bytes)(const ShardEntry& entry, uint64_t data_size);
+  // Reading a sample from the data file alone (MDS, whose offsets table is
+  // in the data file's head); null when a sample cannot be located so (the
+  // split formats keep their offsets in the meta file; a raw file is its
+  // one sample).
+  const SamplePeekHooks* peek;
   // True when each shard has a meta file beside its data file (raw_meta,
   // zip_meta): Mosaic's split formats.
   bool has_meta() const { return entry_schema != nullptr && entry_schema->has_meta; }

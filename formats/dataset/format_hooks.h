@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "formats/dataset/field_writer.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/dataset/shard_view.h"
 #include "formats/index/index.h"
 #include "formats/mds/column_encoding.h"
@@ -29,6 +30,11 @@ Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
                                                    const Columns& columns,
                                                    const FieldWriterOptions& options);
 uint64_t MdsHeadBytes(const ShardEntry& entry, uint64_t data_size);
+DataSpan MdsPeekBoundsAt(uint32_t i);
+Result<DataSpan> MdsPeekSampleSpan(const ShardEntry& entry, uint32_t i, std::string_view bounds,
+                                   std::string_view where);
+Status MdsPeekSplitSample(const ShardEntry& entry, uint32_t i, uint64_t offset,
+                          std::string_view sample, std::vector<std::string_view>* fields);
 
 // JSONL and CSV/TSV/XSV (format_hooks_text.cc).
 Status TextColumns(const ShardEntry& entry, const CustomEncodings& custom,

@@ -1,7 +1,9 @@
 // The MDS format's descriptor functions: columns from the entry's lists,
-// MdsShardReader, and a FieldWriter over MdsWriter fed stored column bytes.
+// MdsShardReader, a FieldWriter over MdsWriter fed stored column bytes, and
+// a sample peeked through its offsets entry.
 #include <algorithm>
 
+#include "base/bytes.h"
 #include "formats/dataset/format_hooks.h"
 #include "formats/mds/mds_shard_reader.h"
 #include "formats/mds/mds_writer.h"
@@ -75,6 +77,34 @@ uint64_t MdsHeadBytes(const ShardEntry& entry, uint64_t data_size) {
   // checks the file's own count when it opens); a page for the config.
   const uint64_t n = std::min<uint64_t>(entry.samples, data_size / 4);
   return std::min<uint64_t>(data_size, MdsOffsetsTableEnd(n) + 4096);
+}
+
+DataSpan MdsPeekBoundsAt(uint32_t i) { return {MdsOffsetEntryAt(i), 8}; }
+
+Result<DataSpan> MdsPeekSampleSpan(const ShardEntry& entry, uint32_t i, std::string_view bounds,
+                                   std::string_view where) {
+  const std::string at = std::to_string(MdsOffsetEntryAt(i));
+  if (bounds.size() != 8) {
+    return CorruptError(std::string(where) + ": offsets entry at " + at + ": got " +
+                        std::to_string(bounds.size()) + " bytes, expected 8");
+  }
+  const uint64_t begin = LoadLE<uint32_t>(bounds.data());
+  const uint64_t end = LoadLE<uint32_t>(bounds.data() + 4);
+  const uint64_t table_end = MdsOffsetsTableEnd(entry.samples);
+  if (begin < table_end || end < begin || end > entry.raw_data.bytes) {
+    return CorruptError(std::string(where) + ": offsets " + std::to_string(begin) + ".." +
+                        std::to_string(end) + " at " + at + ", expected ordered, from " +
+                        std::to_string(table_end) + " (the offsets table's end) up to " +
+                        std::to_string(entry.raw_data.bytes) + " (the shard's size)");
+  }
+  return DataSpan{begin, end - begin};
+}
+
+Status MdsPeekSplitSample(const ShardEntry& entry, uint32_t i, uint64_t offset,
+                          std::string_view sample, std::vector<std::string_view>* fields) {
+  const std::string& name = entry.raw_data.basename;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> columns, MdsColumnsFromEntry(entry, name));
+  return SplitMdsSample(sample, columns, name, i, offset, fields);
 }
 
 }  // namespace sluice::format_hooks

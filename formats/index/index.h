@@ -94,6 +94,28 @@ Result<std::string> SerializeIndexSorted(const Index& index);
 // merge_index's form: {"version": 2, "shards": [...]}, entries keyed sorted.
 Result<std::string> SerializeIndexMerged(const Index& index);
 
+// The "shards" array alone, each entry as SerializeShardEntry writes it:
+// what bindings read of an index.json (their shard descriptions) in the
+// engine's spelling, so that no binding parses index.json itself.
+Result<std::string> SerializeShardEntries(const Index& index);
+
+// One sub-dataset of merge_index: its index.json text, the name errors give
+// it, and the folder name its files' basenames get in front ("part0":
+// "shard.00000.mds" -> "part0/shard.00000.mds"; "" leaves them).
+struct IndexPart {
+  std::string_view text;
+  std::string_view source;
+  std::string_view prefix;
+};
+
+// Mosaic's merge_index: the parts' shards in order, basenames prefixed as
+// os.path.join(prefix, basename) does, written by SerializeIndexMerged.
+// Byte-identical to Mosaic's output for sub-indexes its writers wrote (they
+// sort their keys; keys Sluice does not know are not carried over). Errors:
+// ParseIndex's for a part; kInvalidArgument for a prefix that makes a
+// basename unsafe (IsSafeBasename). Pure; thread-safe.
+Result<std::string> MergeIndexes(const std::vector<IndexPart>& parts);
+
 // One shard entry as json.dumps(entry, sort_keys=True) (no basenames'
 // folder logic; used by writers and merge). Which keys appear depends on
 // `format` (see SerializeShardConfig) plus samples, raw_data, zip_data and,

@@ -124,9 +124,7 @@ Result<std::string> SerializeShardEntry(const ShardEntry& entry) {
   return DumpPyJson(JsonValue{std::move(obj)}, /*sort_keys=*/true);
 }
 
-namespace {
-
-Result<std::string> JoinEntries(const Index& index) {
+Result<std::string> SerializeShardEntries(const Index& index) {
   std::string out = "[";
   for (size_t i = 0; i < index.shards.size(); ++i) {
     if (i) out.append(", ");
@@ -138,15 +136,13 @@ Result<std::string> JoinEntries(const Index& index) {
   return out;
 }
 
-}  // namespace
-
 Result<std::string> SerializeIndexSorted(const Index& index) {
-  SLUICE_ASSIGN_OR_RETURN(std::string shards, JoinEntries(index));
+  SLUICE_ASSIGN_OR_RETURN(std::string shards, SerializeShardEntries(index));
   return "{\"shards\": " + shards + ", \"version\": " + std::to_string(index.version) + "}";
 }
 
 Result<std::string> SerializeIndexMerged(const Index& index) {
-  SLUICE_ASSIGN_OR_RETURN(std::string shards, JoinEntries(index));
+  SLUICE_ASSIGN_OR_RETURN(std::string shards, SerializeShardEntries(index));
   return "{\"version\": " + std::to_string(index.version) + ", \"shards\": " + shards + "}";
 }
 

@@ -185,6 +185,18 @@ bool IsCustomEncodingName(std::string_view encoding) {
   return true;
 }
 
+bool IsUnsafeEncoding(std::string_view encoding) {
+  for (const auto& k : kKinds) {
+    if (k.name == encoding) return k.kind == EncodingKind::kPkl;
+  }
+  return false;
+}
+
+std::string UnsafeEncodingMessage(std::string_view column, std::string_view encoding) {
+  return "Column " + std::string(column) + " contains an unsafe type: " + std::string(encoding) +
+         ". To proceed anyway, set ``allow_unsafe_types=True``.";
+}
+
 std::vector<std::string_view> BuiltinEncodingNames() {
   std::vector<std::string_view> out;
   for (const auto& k : kKinds) out.push_back(k.name);

@@ -87,6 +87,15 @@ Result<std::optional<uint64_t>> ColumnEncodingSize(std::string_view encoding);
 // True for the names ParseColumnEncoding accepts.
 bool IsMdsEncoding(std::string_view encoding);
 
+// True for the encodings whose decoding runs code from the data ("pkl":
+// unpickling), which Mosaic refuses unless allow_unsafe_types (its
+// is_mds_encoding_safe compares the whole name). The one owner of that
+// list and of Mosaic's text refusing one (UnsafeEncodingMessage: "Column x
+// contains an unsafe type: pkl. To proceed anyway, set
+// ``allow_unsafe_types=True``.", which users match).
+bool IsUnsafeEncoding(std::string_view encoding);
+std::string UnsafeEncodingMessage(std::string_view column, std::string_view encoding);
+
 // The built-in encoding names, in a fixed order ("bytes", ..., "ndarray"):
 // the names ParseColumnEncoding knows ("ndarray" also with ":dtype" and
 // ":dtype:shape"). The one list: bindings read it (sluice_mds_encoding_names).

@@ -54,9 +54,29 @@ struct SharedCredentialForkHooks {
   }
 };
 
+namespace {
+
+// A failed fetch is tried again, as often as it takes, after a backoff that
+// starts at retry_initial_s and doubles up to retry_max_s, without jitter:
+// the refresher is one thread per credential and process, and its clock
+// counts whole seconds.
+RetryOptions RefreshRetryOptions(const SharedCredentialOptions& o) {
+  using std::chrono::seconds;
+  return RetryOptions{.retries = RetryOptions::kUnlimitedRetries,
+                      .backoff_base = seconds(std::max<int64_t>(o.retry_initial_s, 0)),
+                      .backoff_max = seconds(std::max<int64_t>(o.retry_max_s, 0)),
+                      .jitter = false,
+                      .retryable = nullptr};
+}
+
+}  // namespace
+
 SharedCredential::SharedCredential(std::unique_ptr<CredentialChain> chain,
                                    SharedCredentialOptions options)
-    : chain_(std::move(chain)), options_(std::move(options)), cv_(new std::condition_variable) {
+    : chain_(std::move(chain)),
+      options_(std::move(options)),
+      cv_(new std::condition_variable),
+      retry_(RefreshRetryOptions(options_)) {
   SharedCredentialForkHooks::InstallOnce();
   std::lock_guard<std::mutex> lock(SharedCredentialForkHooks::Mu());
   SharedCredentialForkHooks::Live().insert(this);
@@ -116,6 +136,11 @@ bool SharedCredential::MustFetchLocked(int64_t now) const {
   return now + min_validity >= *current_->expires_at;
 }
 
+int64_t SharedCredential::WaitAfterFailureS(const Status& failure, int failures) {
+  const RetryDecision next = retry_.Decide(failure, failures);
+  return std::chrono::duration_cast<std::chrono::seconds>(next.delay).count();
+}
+
 bool SharedCredential::FetchLocked(std::unique_lock<std::mutex>& lock) {
   const bool first = !current_;
   fetching_ = true;
@@ -147,9 +172,7 @@ bool SharedCredential::FetchLocked(std::unique_lock<std::mutex>& lock) {
   } else {
     ++failures_;
     (first ? first_status_ : refresh_error_) = got.status();
-    int64_t delay = options_.retry_initial_s;
-    for (int i = 1; i < failures_ && delay < options_.retry_max_s; ++i) delay *= 2;
-    next_attempt_at_ = now + std::min(delay, options_.retry_max_s);
+    next_attempt_at_ = now + WaitAfterFailureS(got.status(), failures_);
   }
   cv_->notify_all();
   return true;
@@ -239,7 +262,7 @@ void SharedCredential::RefresherLoop() {
     lock.lock();
     if (thrown) {
       refresh_error_ = StatusFromException(thrown, "refreshing " + chain_->what());
-      next_attempt_at_ = Now() + options_.retry_initial_s;
+      next_attempt_at_ = Now() + WaitAfterFailureS(refresh_error_, 1);
     }
     if (stop_) break;
     // The clock counts whole seconds: look every second, and every 100 ms

@@ -43,6 +43,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "base/retry_policy.h"
 #include "base/status.h"
 #include "stores/credentials/credential_chain.h"
 
@@ -53,7 +54,8 @@ struct SharedCredentialOptions {
   std::function<int64_t()> clock;
   // Refresh this long before expiry (at most half the credential's lifetime).
   int64_t refresh_ahead_s = 300;
-  // Backoff between failed refreshes: initial, doubled per failure, capped.
+  // Backoff between failed refreshes: initial, doubled per failure, capped
+  // (a RetryPolicy without jitter or a limit on attempts).
   int64_t retry_initial_s = 1;
   int64_t retry_max_s = 60;
   // Start a refresher thread. False (tests): nothing refreshes unless the
@@ -124,6 +126,9 @@ class SharedCredential {
   bool MustFetchLocked(int64_t now) const;
   Result<Credential> AnswerLocked();
   bool FetchLocked(std::unique_lock<std::mutex>& lock);
+  // Seconds to wait before the next fetch, after `failures` failed ones in
+  // a row (the last with `failure`).
+  int64_t WaitAfterFailureS(const Status& failure, int failures);
   void StartRefresherLocked();
   void RefresherLoop();
   void ResetInForkedChild();
@@ -141,6 +146,7 @@ class SharedCredential {
   int64_t fetched_at_ = 0;
   Status refresh_error_;
   int failures_ = 0;
+  RetryPolicy retry_;  // decides the wait after each failed fetch
   int64_t next_attempt_at_ = 0;
   int64_t fetches_ = 0;
   int64_t attempts_done_ = 0;  // fetches completed, failed ones included

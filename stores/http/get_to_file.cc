@@ -11,9 +11,6 @@
 #include <vector>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/random_access_file.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -22,6 +19,7 @@
 
 #include "base/asio/co_status.h"
 #include "base/asio/run_on_pool.h"
+#include "base/asio/task_group.h"
 #include "base/file.h"
 #include "stores/http/http_client.h"
 
@@ -169,7 +167,7 @@ struct PartPlan {
   uint64_t etag_part = 0;
   uint64_t other_bytes = 0;  // written by parts other than part 0
   asio::steady_timer* first_known = nullptr;  // cancelled when `first` is known
-  asio::steady_timer* wake = nullptr;         // cancelled on any news for GetToFile
+  TaskGroup* workers = nullptr;               // woken on any news for GetToFile
   Status first_error;
 
   void SetTotal(uint64_t size) {
@@ -198,7 +196,7 @@ struct PartPlan {
   void Learned(First outcome) {
     first = outcome;
     first_known->cancel();
-    wake->cancel();
+    workers->Wake();
   }
 };
 
@@ -341,7 +339,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
 
   using First = PartPlan::First;
   asio::steady_timer first_known(executor, asio::steady_timer::time_point::max());
-  asio::steady_timer wake(executor, asio::steady_timer::time_point::max());
+  TaskGroup workers(executor);
   PartPlan plan;
   plan.url = url;
   plan.headers = extra_headers;
@@ -349,7 +347,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   plan.write_pool = options.write_pool;
   plan.expected_size = options.expected_size;
   plan.first_known = &first_known;
-  plan.wake = &wake;
+  plan.workers = &workers;
   // With the size known (the dataset's index), the parts after part 0 need
   // not wait for it: they start together (one round trip, not two, before
   // the link is full).
@@ -369,52 +367,33 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   // Worker 0 takes part 0; the others start now when the size is known,
   // else once part 0 has told it. The first error cancels the others (a
   // part sent before part 0 answered reports one only once part 0 has); so
-  // does part 0 answered whole.
-  std::vector<asio::cancellation_signal> signals(max_workers);
-  size_t workers = 0;
-  int running = 0;
-  auto cancel_others = [&](size_t except) {
-    for (size_t j = 0; j < workers; ++j) {
-      if (j != except) signals[j].emit(asio::cancellation_type::terminal);
+  // does part 0 answered whole, and so does a cancellation of this call
+  // (the join's).
+  auto worker_done = [&](size_t i, std::exception_ptr e, Status s) {
+    if (e) s = CancelledError("GET " + RedactUrl(url) + ": cancelled");
+    if (plan.first == First::kWhole) {
+      if (i == 0) workers.CancelAllExcept(0);  // their bytes are in part 0's
+    } else if (!s.ok() && plan.first_error.ok()) {
+      plan.first_error = s;
+      workers.CancelAllExcept(i);
     }
-  };
-  auto spawn = [&](awaitable<Status> work) {
-    const size_t i = workers++;
-    ++running;
-    asio::co_spawn(executor, std::move(work),
-                   asio::bind_cancellation_slot(
-                       signals[i].slot(), [&, i](std::exception_ptr e, Status s) {
-                         if (e) s = CancelledError("GET " + RedactUrl(url) + ": cancelled");
-                         if (plan.first == First::kWhole) {
-                           if (i == 0) cancel_others(0);  // their bytes are in part 0's
-                         } else if (!s.ok() && plan.first_error.ok()) {
-                           plan.first_error = s;
-                           cancel_others(i);
-                         }
-                         --running;
-                         wake.cancel();
-                       }));
   };
   auto spawn_parts = [&] {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(max_workers, plan.parts));
-    while (workers < want) spawn(PartWorker(this, &file, &guard.path(), &plan));
+    while (workers.spawned() < want) {
+      workers.Spawn(PartWorker(this, &file, &guard.path(), &plan), worker_done);
+    }
   };
-  spawn(FirstPartThenMore(this, &file, &guard.path(), &plan));
+  workers.Spawn(FirstPartThenMore(this, &file, &guard.path(), &plan), worker_done);
   if (plan.parts > 1) spawn_parts();
-  bool cancelled = false;
-  while (running > 0) {
-    co_await wake.async_wait(kTuple);
-    auto state = co_await asio::this_coro::cancellation_state;
-    if (!cancelled && state.cancelled() != asio::cancellation_type::none) {
-      cancelled = true;
-      if (plan.first_error.ok()) {
-        plan.first_error = CancelledError("GET " + RedactUrl(url) + ": cancelled");
-      }
-      for (auto& signal : signals) signal.emit(asio::cancellation_type::terminal);
+  while (workers.running() > 0) {
+    co_await workers.Wait();
+    if (workers.join_cancelled() && plan.first_error.ok()) {
+      plan.first_error = CancelledError("GET " + RedactUrl(url) + ": cancelled");
     }
     if (plan.first == First::kRanged && plan.first_error.ok()) spawn_parts();
   }
-  if (cancelled || (plan.first != First::kWhole && !plan.first_error.ok())) {
+  if (workers.join_cancelled() || (plan.first != First::kWhole && !plan.first_error.ok())) {
     co_return plan.first_error;
   }
   HttpResponse response = plan.first_response;

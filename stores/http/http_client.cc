@@ -1,4 +1,4 @@
-// The client: one logical request across its attempts (RetryPolicy),
+// The client: one logical request across its attempts (HttpRetryPolicy),
 // redirects (redirect_policy.h) and stale pooled connections; each attempt
 // is one exchange (http_exchange.h) on a connection from the pool
 // (connection_pool.h).
@@ -103,7 +103,7 @@ class HttpClient::Impl {
     AttemptResult result;
     result.failure.status = lease.status();
     result.failure.timed_out = IsDeadlineExceeded(lease.status());
-    result.failure.retryable = RetryPolicy::IsRetryableConnectFailure(lease.status());
+    result.failure.retryable = HttpRetryPolicy::IsRetryableConnectFailure(lease.status());
     if (!result.failure.retryable) {
       result = AttemptResult::Fail(Status(lease.status().code(),
                                           t.What() + ": " + lease.status().message()));
@@ -182,7 +182,7 @@ class HttpClient::Impl {
   http_detail::BodyBufferPool buffers_;
   http_detail::FirstByteTime first_byte_;
   http_detail::ExchangeContext context_{executor_, options_, buffers_, first_byte_};
-  RetryPolicy retry_;
+  HttpRetryPolicy retry_;
   std::atomic<uint64_t> retries_{0};
 };
 

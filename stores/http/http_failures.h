@@ -1,6 +1,6 @@
 // What a failed exchange means: the Status the caller sees (which request,
 // what happened, which timeout) and whether another attempt may succeed.
-// The one place that classifies HTTP failures; RetryPolicy (retry_policy.h)
+// The one place that classifies HTTP failures; HttpRetryPolicy (retry_policy.h)
 // decides from them whether and when to go again.
 //
 // Internal to stores/http. Pure functions.

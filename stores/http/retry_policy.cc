@@ -17,17 +17,6 @@ bool IsRetryableHttpStatus(int status) {
          status == 503 || status == 504;
 }
 
-std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds base,
-                                       std::chrono::milliseconds max, double random01) {
-  int shift = std::clamp(retry - 1, 0, 30);
-  int64_t delay = base.count();
-  for (int i = 0; i < shift && delay < max.count(); ++i) delay *= 2;
-  delay = std::min<int64_t>(delay, max.count());
-  random01 = std::clamp(random01, 0.0, 1.0);
-  return std::chrono::milliseconds(
-      delay / 2 + static_cast<int64_t>(static_cast<double>(delay - delay / 2) * random01));
-}
-
 std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
                                                          int64_t now_unix_seconds) {
   value = TrimOws(value);
@@ -46,39 +35,44 @@ std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
 
 using http_detail::Ms;
 
-RetryPolicy::RetryPolicy(int retries, std::chrono::milliseconds timeout,
-                         std::chrono::milliseconds base, std::chrono::milliseconds max)
-    : retries_(retries), timeout_(timeout), base_(base), max_(max), rng_(std::random_device{}()) {}
+HttpRetryPolicy::HttpRetryPolicy(int retries, std::chrono::milliseconds timeout,
+                                 std::chrono::milliseconds base, std::chrono::milliseconds max)
+    // Every failure that reaches the policy is retryable: the client
+    // classified it (http_failures.h) before asking.
+    : timeout_(timeout),
+      policy_(RetryOptions{.retries = retries, .backoff_base = base, .backoff_max = max,
+                           .jitter = true, .retryable = nullptr}) {}
 
-Status RetryPolicy::CheckDeadline(std::string_view what, int attempts, const Status& last,
-                                  Clock::time_point deadline) const {
+Status HttpRetryPolicy::CheckDeadline(std::string_view what, int attempts, const Status& last,
+                                      Clock::time_point deadline) const {
   if (Clock::now() < deadline) return Status::Ok();
   return DeadlineExceededError(std::string(what) + ": download_timeout of " + Ms(timeout_) +
                                " exceeded after " + std::to_string(attempts) + " attempt(s)" +
                                (last.ok() ? "" : ": " + last.message()));
 }
 
-Result<std::chrono::milliseconds> RetryPolicy::NextDelay(
+Result<std::chrono::milliseconds> HttpRetryPolicy::NextDelay(
     std::string_view what, int attempts, const Status& last, bool timed_out,
     std::optional<std::chrono::milliseconds> retry_after, Clock::time_point deadline) {
-  if (attempts > retries_) {
-    StatusCode code = timed_out ? StatusCode::kDeadlineExceeded : StatusCode::kUnavailable;
-    return Status(code, std::string(what) + ": gave up after " + std::to_string(attempts) +
-                            " attempt(s) (download_retry=" + std::to_string(retries_) +
-                            "): " + last.message());
+  const RetryDecision decision = policy_.Decide(last, attempts, deadline, retry_after);
+  switch (decision.verdict) {
+    case RetryDecision::kRetry:
+      return decision.delay;
+    case RetryDecision::kPastDeadline:
+      return DeadlineExceededError(std::string(what) + ": next retry in " + Ms(decision.delay) +
+                                   " would pass download_timeout of " + Ms(timeout_) + " (after " +
+                                   std::to_string(attempts) + " attempt(s)): " + last.message());
+    case RetryDecision::kNoRetriesLeft:
+    case RetryDecision::kNotRetryable:
+      break;
   }
-  std::chrono::milliseconds delay =
-      BackoffDelay(attempts, base_, max_, std::uniform_real_distribution<double>(0, 1)(rng_));
-  if (retry_after) delay = *retry_after;
-  if (Clock::now() + delay >= deadline) {
-    return DeadlineExceededError(std::string(what) + ": next retry in " + Ms(delay) +
-                                 " would pass download_timeout of " + Ms(timeout_) + " (after " +
-                                 std::to_string(attempts) + " attempt(s)): " + last.message());
-  }
-  return delay;
+  StatusCode code = timed_out ? StatusCode::kDeadlineExceeded : StatusCode::kUnavailable;
+  return Status(code, std::string(what) + ": gave up after " + std::to_string(attempts) +
+                          " attempt(s) (download_retry=" + std::to_string(policy_.options().retries) +
+                          "): " + last.message());
 }
 
-bool RetryPolicy::IsRetryableConnectFailure(const Status& s) {
+bool HttpRetryPolicy::IsRetryableConnectFailure(const Status& s) {
   return s.code() != StatusCode::kPermissionDenied && s.code() != StatusCode::kInvalidArgument;
 }
 

@@ -1,17 +1,18 @@
-// The retry policy of HTTP requests, the one owner of "whether and when to
-// go again": which statuses are worth retrying, the backoff delay,
-// Retry-After, and RetryPolicy, which turns an attempt's failure into the
-// delay before the next attempt or the final error. No I/O; the free
-// functions are thread-safe, a RetryPolicy belongs to one client's thread.
+// The retry policy of HTTP requests: which HTTP statuses and connection
+// failures are worth retrying, Retry-After, and HttpRetryPolicy, which
+// asks the RetryPolicy (base/retry_policy.h, the owner of "whether and when
+// to go again" and of the backoff) about an attempt's failure and words its
+// verdict as the client's final error (download_retry, download_timeout).
+// No I/O; everything here is thread-safe.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 
+#include "base/retry_policy.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -19,26 +20,22 @@ namespace sluice {
 // 429, 500, 502, 503, 504 (and 408): a later attempt may succeed.
 bool IsRetryableHttpStatus(int status);
 
-// Backoff before retry number `retry` (1-based): base * 2^(retry-1) capped at
-// `max`, then a uniform pick in [delay/2, delay] from `random01` in [0, 1).
-std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds base,
-                                       std::chrono::milliseconds max, double random01);
-
 // A Retry-After value: delta-seconds ("120") or an HTTP-date ("Wed, 21 Oct
 // 2015 07:28:00 GMT", relative to `now_unix_seconds`; past dates give 0).
 // nullopt for anything else.
 std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
                                                          int64_t now_unix_seconds);
 
-// Mosaic's download_retry and download_timeout with exponential backoff.
-class RetryPolicy {
+// Mosaic's download_retry and download_timeout with exponential backoff
+// and jitter (BackoffDelay).
+class HttpRetryPolicy {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = RetryPolicy::Clock;
 
   // `retries`: retries after the first attempt; `timeout`: bound for one
   // logical request, every attempt and wait included.
-  RetryPolicy(int retries, std::chrono::milliseconds timeout, std::chrono::milliseconds base,
-              std::chrono::milliseconds max);
+  HttpRetryPolicy(int retries, std::chrono::milliseconds timeout, std::chrono::milliseconds base,
+                  std::chrono::milliseconds max);
 
   // The final error when the request's deadline has passed before attempt
   // number `attempts` + 1; OK otherwise. `what` names the request, `last`
@@ -47,7 +44,8 @@ class RetryPolicy {
                        Clock::time_point deadline) const;
 
   // After `attempts` attempts, the last of which failed retryably with
-  // `last` (`timed_out`: by a timeout; `retry_after`: the server's wish):
+  // `last` (the client classified it: http_failures.h), `timed_out`: by a
+  // timeout; `retry_after`: the server's wish, which replaces the backoff):
   // the delay before the next attempt, or the final error (retries used
   // up, or the delay would pass `deadline`).
   Result<std::chrono::milliseconds> NextDelay(std::string_view what, int attempts,
@@ -60,11 +58,8 @@ class RetryPolicy {
   static bool IsRetryableConnectFailure(const Status& s);
 
  private:
-  int retries_;
   std::chrono::milliseconds timeout_;
-  std::chrono::milliseconds base_;
-  std::chrono::milliseconds max_;
-  std::mt19937_64 rng_;
+  RetryPolicy policy_;
 };
 
 }  // namespace sluice

@@ -133,10 +133,13 @@ _proto('sluice_version', ctypes.c_char_p)
 _proto('sluice_last_error', ctypes.c_char_p)
 _proto('sluice_free', None, ctypes.c_void_p)
 _proto('sluice_is_store_url', ctypes.c_int, ctypes.c_char_p)
+_proto('sluice_url_scheme', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
+_proto('sluice_local_path', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
 
 # sluice_dataset_open flags.
 OPEN_VERIFY_HASHES = 1
 OPEN_ANY_CUSTOM_ENCODING = 2  # the package decides, field by field, what it decodes
+OPEN_REFUSE_UNSAFE_TYPES = 4  # Mosaic's refusal of pkl columns, by the engine
 
 _proto('sluice_dataset_open', _status, ctypes.c_char_p, ctypes.c_uint32, _P(ctypes.c_void_p))
 _proto('sluice_dataset_close', None, ctypes.c_void_p)
@@ -171,6 +174,14 @@ for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),
            ctypes.c_uint64, _P(ctypes.c_uint64))
 
+_proto('sluice_world_from_env', _status, _P(ctypes.c_int64), _P(ctypes.c_int64),
+       _P(ctypes.c_int64))
+_proto('sluice_index_shards', _status, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
+       _P(ctypes.c_void_p), _P(ctypes.c_uint64))
+_proto('sluice_index_merge', _status, _P(ctypes.c_char_p), _P(ctypes.c_uint64),
+       _P(ctypes.c_char_p), _P(ctypes.c_char_p), ctypes.c_uint32, _P(ctypes.c_void_p),
+       _P(ctypes.c_uint64))
+
 _proto('sluice_compression_check', _status, ctypes.c_char_p)
 _proto('sluice_compress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
        _P(ctypes.c_void_p), _P(ctypes.c_uint64))
@@ -178,9 +189,13 @@ _proto('sluice_decompress', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_
        ctypes.c_uint64, _P(ctypes.c_void_p), _P(ctypes.c_uint64))
 _proto('sluice_hash_names', _status, _P(ctypes.c_void_p))
 _proto('sluice_mds_encoding_names', _status, _P(ctypes.c_void_p))
+_proto('sluice_mds_encoding_is_unsafe', ctypes.c_int, ctypes.c_char_p)
+_proto('sluice_mds_encoding_size', _status, ctypes.c_char_p, _P(ctypes.c_int64))
 _proto('sluice_hash', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64,
        _P(ctypes.c_void_p))
 
+_proto('sluice_default_num_canonical_nodes', _status, ctypes.c_char_p, ctypes.c_int64,
+       _P(ctypes.c_int64))
 _proto('sluice_plan_create', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
 _proto('sluice_plan_free', None, ctypes.c_void_p)
 _proto('sluice_plan_shape', None, ctypes.c_void_p, _P(ctypes.c_uint64))

@@ -23,8 +23,9 @@ from typing import NamedTuple
 import numpy as np
 
 from sluice import _lib
-from sluice.encodings import _SCALARS, parse_ndarray_encoding
+from sluice.encodings import SCALAR_TYPES, parse_ndarray_encoding
 from sluice.engine import _lib_  # the library, sluice_stream_batch_column declared
+from sluice.formats import holds_stored_bytes
 
 try:
     from torch.utils.data import IterableDataset as _Base
@@ -55,12 +56,12 @@ class VarColumn(NamedTuple):
 
 def _fixed_layout(fmt, encoding):
     """(numpy dtype, item shape) of a fixed-size column, else None."""
-    if fmt != 'mds':
+    if not holds_stored_bytes(fmt):
         return None
     if encoding == 'int':
         return np.dtype('<i8'), ()
-    if encoding in _SCALARS:
-        return np.dtype(_SCALARS[encoding]).newbyteorder('<'), ()
+    if encoding in SCALAR_TYPES:
+        return np.dtype(SCALAR_TYPES[encoding]).newbyteorder('<'), ()
     nd = parse_ndarray_encoding(encoding)
     if nd is not None and nd[0] is not None and nd[1] is not None:
         return np.dtype(nd[0]).newbyteorder('<'), tuple(nd[1])

@@ -7,8 +7,7 @@ order for the same seed and configuration) and yields this worker's samples,
 work[node][rank][worker], as Mosaic's StreamingDataset does under torchrun
 (RANK / WORLD_SIZE / LOCAL_WORLD_SIZE) and a torch DataLoader's workers.
 Python only turns the engine's fields into Python values. Streams are in
-sluice/stream.py, the checks of index.json and cache_limit in
-sluice/dataset_index.py.
+sluice/stream.py, Mosaic's checks of index.json in sluice/dataset_index.py.
 """
 import itertools
 import warnings
@@ -19,9 +18,9 @@ from sluice import engine
 from sluice import malloc_tuning
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
-from sluice.dataset_index import check_cache_limit, read_index, shard_infos
+from sluice.dataset_index import read_index, shard_infos
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
-from sluice.plan import Plan
+from sluice.plan import Plan, default_num_canonical_nodes
 from sluice.stream import Stream, _streams_registry
 from sluice.world import World
 
@@ -105,11 +104,9 @@ class StreamingDataset(_Base):
             warnings.warn(f'predownload < batch_size ({predownload} < {batch_size}).This may '
                           f'result in slower batch time. Recommendation is to set predownload to '
                           f'at-least batch_size.')  # Mosaic's text, missing space included
-        # Mosaic's checks of index.json and cache_limit, before any shard is fetched.
-        self._indexes = [read_index(s, self._split_of(s), fetch=bool(cache_limit))
-                         for s in self.streams]
-        if cache_limit:
-            check_cache_limit(cache_limit, self.streams, self._indexes)
+        # Mosaic's checks of the index.json files at hand (the engine checks
+        # cache_limit, by Mosaic's rules, when it opens).
+        self._indexes = [read_index(s, self._split_of(s)) for s in self.streams]
         # Mosaic's Stream.apply_default: what a stream leaves unset comes
         # from the dataset's arguments.
         self._stream_defaults = {'download_retry': download_retry,
@@ -189,6 +186,8 @@ class StreamingDataset(_Base):
                   # Encodings that are not built in are Python's to decode (a
                   # user's own) or to refuse when a sample is read, as Mosaic.
                   'any_custom_encoding': True,
+                  # Mosaic's cache_limit errors, checked by the engine.
+                  'mosaic_cache_limit_checks': True,
                   'world': {'rank': world.rank, 'world_size': world.num_ranks,
                             'local_rank': world.rank_of_node,
                             'local_world_size': world.ranks_per_node},
@@ -253,7 +252,7 @@ class StreamingDataset(_Base):
         if self.num_canonical_nodes is not None:
             return self.num_canonical_nodes
         physical = self.initial_physical_nodes or self._physical_nodes(world, replication)
-        return 64 * physical if self.shuffle_algo in ('py1s', 'py2s') else physical
+        return default_num_canonical_nodes(self.shuffle_algo, physical)
 
     def _config(self, world, workers, epoch, sample_in_epoch, state=None, replication=-1):
         if replication == -1:  # the dataset's

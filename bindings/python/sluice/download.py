@@ -10,9 +10,8 @@ downloaders refuse. An instance is used by one thread."""
 import os
 import shutil
 import threading
-import urllib.parse
 
-from sluice.remote import remote_read
+from sluice.remote import local_path, remote_read, url_scheme
 
 __all__ = ['CloudDownloader', 'S3Downloader', 'SFTPDownloader', 'GCSDownloader', 'OCIDownloader',
            'AzureDownloader', 'AzureDataLakeDownloader', 'HFDownloader',
@@ -30,7 +29,7 @@ class CloudDownloader:
         """The downloader for `remote_dir`'s scheme (local without one)."""
         if remote_dir is None:
             return LocalDownloader()
-        scheme = urllib.parse.urlparse(remote_dir).scheme
+        scheme = url_scheme(remote_dir)
         if scheme == 'dbfs' and remote_dir.startswith('dbfs:/Volumes'):
             scheme = 'dbfs-uc'
         if scheme not in _DOWNLOADERS:
@@ -63,7 +62,7 @@ class CloudDownloader:
         pass  # the stores' connections belong to the library
 
     def _validate_remote_path(self, remote):
-        scheme = urllib.parse.urlparse(remote).scheme
+        scheme = url_scheme(remote)
         if scheme != self._client_identifier():
             raise ValueError(f'Expected remote path to start with url scheme of '
                              f'`{self._client_identifier()}`, got {remote}.')
@@ -173,7 +172,7 @@ class _HTTPDownloader(CloudDownloader):
     """http:// and https:// (read-only stores, which Mosaic has not)."""
 
     def _validate_remote_path(self, remote):
-        if urllib.parse.urlparse(remote).scheme not in ('http', 'https'):
+        if url_scheme(remote) not in ('http', 'https'):
             raise ValueError(f'Expected remote path to start with url scheme of `http` or '
                              f'`https`, got {remote}.')
 
@@ -185,8 +184,7 @@ class LocalDownloader(CloudDownloader):
         pass
 
     def _download_file_impl(self, remote, local, timeout):
-        source = remote[len('file://'):] if remote.startswith('file://') else remote
-        with open(source, 'rb') as src:
+        with open(local_path(remote), 'rb') as src:
             _write_atomically(local, lambda f: shutil.copyfileobj(src, f))
 
 

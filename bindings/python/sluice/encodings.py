@@ -1,54 +1,72 @@
-"""MDS column encodings in Python: stored bytes <-> Python values, exactly as
-mosaicml-streaming decodes and encodes them (numpy scalars for intN/uintN/
-floatN, Python int for `int`, Decimal for `str_decimal`, PIL images, ...).
-
-Decoders take a bytes-like object; encoders return bytes. A Python `bytes`
-value handed to an encoder is stored as is, whatever the encoding (Mosaic's
-writer does the same).
+"""The byte layouts of MDS column encodings in Python: the pieces that turn
+stored bytes into Python values and back exactly as mosaicml-streaming does
+(numpy scalars for intN/uintN/floatN, PIL images, ndarray headers, image
+lists), and the text formats' field decoders. Which encoding uses which
+piece is the one table of sluice.mds_encodings (its Encoding classes),
+checked against the engine's list of encodings and sizes; this module
+imports nothing of it.
 """
 import json
-import pickle
 import struct
-from decimal import Decimal
 from io import BytesIO
 
 import numpy as np
 
-_SCALARS = {
+# Scalar encodings: numpy type of each (stored little-endian).
+SCALAR_TYPES = {
     'int8': np.int8, 'int16': np.int16, 'int32': np.int32, 'int64': np.int64,
     'uint8': np.uint8, 'uint16': np.uint16, 'uint32': np.uint32, 'uint64': np.uint64,
     'float16': np.float16, 'float32': np.float32, 'float64': np.float64,
 }
-_INT_STRUCT = {'int8': '<b', 'int16': '<h', 'int32': '<i', 'int64': '<q', 'uint8': '<B',
-               'uint16': '<H', 'uint32': '<I', 'uint64': '<Q', 'int': '<q'}
+# struct formats of the integer encodings (the writer's range checks).
+INT_STRUCT = {'int8': '<b', 'int16': '<h', 'int32': '<i', 'int64': '<q', 'uint8': '<B',
+              'uint16': '<H', 'uint32': '<I', 'uint64': '<Q', 'int': '<q'}
 
 _ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
              33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
-_ND_DTYPE_CODE = {v: k for k, v in _ND_CODES.items()}
+# ndarray dtype name -> Mosaic's code.
+ND_DTYPE_CODES = {v: k for k, v in _ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
 
-UNSAFE_ENCODINGS = frozenset(['pkl'])
-IMAGE_ENCODINGS = frozenset(['pil', 'jpeg', 'png'])
 LIST_IMAGE_ENCODINGS = {'list[pil]': 'pil', 'list[jpeg]': 'jpeg', 'list[png]': 'png'}
+
+
+def check_ndarray(dtype, shape):
+    """ValueError unless `dtype` (or None) is an ndarray dtype and every
+    dimension of `shape` (or None) is at least 1, as Mosaic's NDArray
+    asserts and the engine refuses (a zero dimension has no samples)."""
+    if dtype is not None and dtype not in ND_DTYPE_CODES:
+        raise ValueError(f'ndarray encoding: unknown dtype {dtype!r} (one of '
+                         f'{sorted(ND_DTYPE_CODES)})')
+    if shape is not None and any(d < 1 for d in shape):
+        raise ValueError(f'ndarray encoding: every dimension must be at least 1, got {shape}')
+
+
+def parse_ndarray_config(text):
+    """(dtype or None, shape tuple or None) of the part of an ndarray
+    encoding after 'ndarray:' ('' / 'int32' / 'int32:3,4'), checked: the one
+    parser of ndarray encodings."""
+    parts = text.split(':') if text else []
+    if len(parts) > 2:
+        raise ValueError(f'ndarray encoding: expected ndarray[:dtype[:shape]], got '
+                         f'ndarray:{text}')
+    dtype = parts[0] if parts else None
+    shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
+    check_ndarray(dtype, shape)
+    return dtype, shape
 
 
 def parse_ndarray_encoding(encoding):
     """(dtype or None, shape tuple or None) for ndarray encodings, else None."""
-    parts = encoding.split(':')
-    if parts[0] != 'ndarray' or len(parts) > 3:
+    name, _, config = encoding.partition(':')
+    if name != 'ndarray':
         return None
-    dtype = parts[1] if len(parts) > 1 else None
-    if dtype is not None and dtype not in _ND_DTYPE_CODE:
-        raise ValueError(f'ndarray encoding {encoding!r}: unknown dtype {dtype!r}')
-    shape = None
-    if len(parts) == 3:
-        shape = tuple(int(d) for d in parts[2].split(','))
-    return dtype, shape
+    return parse_ndarray_config(config)
 
 
 # --------------------------------------------------------------------------- decoding
 
-def _image_module():
+def image_module():
     try:
         from PIL import Image
     except ImportError as e:  # pragma: no cover - Pillow is a soft dependency
@@ -59,11 +77,11 @@ def _image_module():
 def decode_pil(data):
     w, h, n = struct.unpack_from('<III', data, 0)
     mode = bytes(data[12:12 + n]).decode('ascii')
-    return _image_module().frombytes(mode, (w, h), bytes(data[12 + n:]))
+    return image_module().frombytes(mode, (w, h), bytes(data[12 + n:]))
 
 
 def decode_image_file(data):
-    return _image_module().open(BytesIO(bytes(data)))
+    return image_module().open(BytesIO(bytes(data)))
 
 
 def split_lengths(data, pos, count):
@@ -76,12 +94,6 @@ def split_lengths(data, pos, count):
     if pos > len(data):
         raise ValueError(f'image list: element lengths sum past the field ({len(data)} bytes)')
     return out
-
-
-def decode_list_images(kind, data):
-    _, count = struct.unpack_from('<II', data, 0)
-    dec = decode_pil if kind == 'pil' else decode_image_file
-    return [dec(part) for part in split_lengths(data, 8, count)]
 
 
 def decode_jpeg_array(data):
@@ -114,80 +126,10 @@ def decode_ndarray(dtype, shape, data, copy=True):
     return arr
 
 
-def make_decoder(encoding, column, allow_unsafe_types):
-    """A function stored-bytes -> Python value for `encoding`."""
-    if encoding == 'bytes':
-        return bytes
-    if encoding == 'str':
-        return lambda d: bytes(d).decode('utf-8')
-    if encoding == 'int':
-        return lambda d: struct.unpack('<q', d)[0]
-    if encoding in _SCALARS:
-        dt = np.dtype(_SCALARS[encoding]).newbyteorder('<')
-        scalar = _SCALARS[encoding]
-        return lambda d: scalar(np.frombuffer(d, dt)[0])
-    if encoding == 'str_int':
-        return lambda d: int(bytes(d).decode('utf-8'))
-    if encoding == 'str_float':
-        return lambda d: float(bytes(d).decode('utf-8'))
-    if encoding == 'str_decimal':
-        return lambda d: Decimal(bytes(d).decode('utf-8'))
-    if encoding == 'json':
-        return lambda d: json.loads(bytes(d).decode('utf-8'))
-    if encoding == 'pkl':
-        if not allow_unsafe_types:
-            raise ValueError(unsafe_message(column, encoding))
-        return lambda d: pickle.loads(bytes(d))
-    if encoding == 'pil':
-        return decode_pil
-    if encoding in ('jpeg', 'png'):
-        return decode_image_file
-    if encoding in LIST_IMAGE_ENCODINGS:
-        kind = LIST_IMAGE_ENCODINGS[encoding]
-        return lambda d: decode_list_images(kind, d)
-    if encoding in ('jpeg_array', 'jpegarray'):
-        return decode_jpeg_array
-    nd = parse_ndarray_encoding(encoding)
-    if nd is not None:
-        dtype, shape = nd
-        # The field arrives as a fresh bytes object: a read-only view over it
-        # (as Mosaic's np.frombuffer) costs no second copy.
-        return lambda d: decode_ndarray(dtype, shape, d, copy=False)
-    decode = _users_own_decoder(encoding)
-    if decode is not None:
-        return decode
-    raise NotImplementedError(f'column {column!r}: unsupported encoding {encoding!r}')
-
-
-def _custom_coder(encoding):
-    from sluice.mds_encodings import custom_coder  # it imports this module
-    return custom_coder(encoding)
-
-
-def _users_own_decoder(encoding):
-    """The decoder of an encoding that is not built in (the engine hands its
-    fields out as stored), or None for a built-in name."""
-    from sluice import mds_encodings  # it imports this module
-    if mds_encodings.is_builtin_name(encoding):
-        return None
-    coder = mds_encodings.get_coder(encoding)
-    if coder is not None:  # registered
-        return lambda d: coder.decode(bytes(d))
-    # Not registered: as Mosaic, the registry is asked when a sample is
-    # decoded (the class may be registered after the dataset is made), and
-    # decoding fails then with mds_decode's ValueError('Unsupported encoding').
-    return lambda d: mds_encodings.mds_decode(encoding, bytes(d))
-
-
-def unsafe_message(column, encoding):
-    # Mosaic's text (users match it); unpickling runs arbitrary code.
-    return (f'Column {column} contains an unsafe type: {encoding}. To proceed anyway, set '
-            f'``allow_unsafe_types=True``.')
-
-
-def make_text_decoder(fmt, encoding, column):
-    """Decoder for JSONL (field = the value's JSON text) and CSV/TSV fields (text)."""
-    if fmt == 'json':
+def make_text_decoder(fmt, json_text, encoding, column):
+    """Decoder for a text format's fields: JSON value text (`json_text`,
+    JSONL) or plain text (CSV/TSV) of an `encoding` column of format `fmt`."""
+    if json_text:
         return lambda d: json.loads(bytes(d).decode('utf-8'))
     if encoding == 'int':
         return lambda d: int(bytes(d).decode('utf-8'))
@@ -229,7 +171,7 @@ def encode_png(img):
     return out.getvalue()
 
 
-_IMAGE_ENCODERS = {'pil': encode_pil, 'jpeg': encode_jpeg, 'png': encode_png}
+IMAGE_ENCODERS = {'pil': encode_pil, 'jpeg': encode_jpeg, 'png': encode_png}
 
 
 def pack_parts(parts, reserved):
@@ -261,7 +203,7 @@ def encode_ndarray(dtype, shape, value, column=None):
     prefixed by the column when there is one."""
     where = f'column {column!r}: ' if column is not None else ''
     arr = np.asarray(value)
-    if arr.dtype.name not in _ND_DTYPE_CODE:
+    if arr.dtype.name not in ND_DTYPE_CODES:
         raise ValueError(f'{where}Unsupported dtype: {arr.dtype.name}.')
     if dtype is not None and arr.dtype.name != dtype:
         raise ValueError(f'{where}Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
@@ -269,7 +211,7 @@ def encode_ndarray(dtype, shape, value, column=None):
         raise ValueError(f'{where}Attempting to encode a numpy array with 0 elements.')
     head = b''
     if dtype is None:
-        head += bytes([_ND_DTYPE_CODE[arr.dtype.name]])
+        head += bytes([ND_DTYPE_CODES[arr.dtype.name]])
     if shape is None:
         if arr.ndim >= 64:
             raise ValueError(f'{where}Array has too many axes: maximum 63, got {arr.ndim}.')
@@ -283,64 +225,3 @@ def encode_ndarray(dtype, shape, value, column=None):
     elif tuple(arr.shape) != shape:
         raise ValueError(f'{where}Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
     return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()
-
-
-def make_encoder(encoding, column):
-    """A function Python value -> stored bytes for an MDS column."""
-    def wrap(fn):
-        def enc(value):
-            if isinstance(value, bytes):
-                return value  # Mosaic stores bytes as is whatever the encoding
-            return fn(value)
-        return enc
-
-    if encoding == 'bytes':
-        def enc_bytes(value):
-            if isinstance(value, (bytearray, memoryview)):
-                return bytes(value)
-            raise TypeError(f'column {column!r} (bytes): got {type(value).__name__}')
-        return wrap(enc_bytes)
-    if encoding == 'str':
-        return wrap(lambda v: _typed(column, encoding, v, str).encode('utf-8'))
-    if encoding in _INT_STRUCT:
-        fmt = _INT_STRUCT[encoding]
-
-        def enc_int(v):
-            try:
-                return struct.pack(fmt, int(v) if isinstance(v, np.integer) else v)
-            except struct.error as e:
-                raise ValueError(f'column {column!r} ({encoding}): {v!r} is out of range') from e
-        return wrap(enc_int)
-    if encoding in _SCALARS:
-        scalar = _SCALARS[encoding]
-        le = np.dtype(scalar).newbyteorder('<')
-        return wrap(lambda v: np.asarray(scalar(v)).astype(le).tobytes())
-    if encoding in ('str_int', 'str_float', 'str_decimal'):
-        return wrap(lambda v: str(v).encode('utf-8'))
-    if encoding == 'json':
-        return wrap(lambda v: json.dumps(v.tolist() if isinstance(v, np.ndarray) else v)
-                    .encode('utf-8'))
-    if encoding == 'pkl':
-        return wrap(lambda v: pickle.dumps(v, protocol=4))
-    if encoding in _IMAGE_ENCODERS:
-        return wrap(_IMAGE_ENCODERS[encoding])
-    if encoding in LIST_IMAGE_ENCODINGS:
-        one = _IMAGE_ENCODERS[LIST_IMAGE_ENCODINGS[encoding]]
-        return wrap(lambda v: pack_parts([one(x) for x in v], reserved=True))
-    if encoding in ('jpeg_array', 'jpegarray'):
-        return wrap(lambda v: pack_parts(jpeg_array_parts(v), reserved=False))
-    nd = parse_ndarray_encoding(encoding)
-    if nd is not None:
-        dtype, shape = nd
-        return wrap(lambda v: encode_ndarray(dtype, shape, v, column))
-    coder = _custom_coder(encoding)
-    if coder is not None:  # a user's own: stored as its class encodes it
-        return wrap(coder.encode)
-    raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
-
-
-def _typed(column, encoding, value, ty):
-    if not isinstance(value, ty):
-        raise TypeError(f'column {column!r} ({encoding}): expected {ty.__name__}, got '
-                        f'{type(value).__name__}')
-    return value

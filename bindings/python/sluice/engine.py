@@ -10,7 +10,7 @@ import json
 import warnings
 
 from sluice import _lib
-from sluice.encodings import make_decoder, make_text_decoder
+from sluice.formats import MIXED, field_decoder, holds_stored_bytes
 from sluice.sample_batch import SampleBatch
 
 __all__ = ['available', 'Engine']
@@ -83,19 +83,10 @@ _BATCH = 64
 # trimmed again on free: 64 samples of 256 KiB ran at 41% of a reader that
 # holds one sample at a time. Below it, the freed chunks are reused.
 _LIVE_BYTES = 128 << 10
-_TEXT_FORMATS = ('json', 'csv', 'tsv', 'xsv')
 # Batches of at least this many samples, whose first sample is at most
 # _LIVE_BYTES / _PACKED_FROM, are decoded column by column (SampleBatch):
 # for small fields the one extra copy costs less than a ctypes call a field.
 _PACKED_FROM = 16
-
-
-def _decoder(fmt, encoding, column):
-    """Field bytes -> Python value, by the format of the sample's stream."""
-    if fmt in _TEXT_FORMATS:
-        return make_text_decoder(fmt, encoding, column)
-    # The engine refused unsafe (pkl) columns at open unless allowed.
-    return make_decoder(encoding, column, allow_unsafe_types=True)
 
 
 class Engine:
@@ -131,8 +122,9 @@ class Engine:
         self._set_decoders(h)
         self._packed = None
         if self._items:  # every stream has the dataset's columns
-            ints = {c for c, e in enumerate(self.column_encodings)
-                    if self.format == 'mds' and e == 'int'}
+            # One format here (_set_decoders): stored 'int' fields are int64.
+            stored = holds_stored_bytes(self.format)
+            ints = {c for c, e in enumerate(self.column_encodings) if stored and e == 'int'}
             self._packed = SampleBatch(h, self._items, ints)
 
     def _set_decoders(self, h):
@@ -149,9 +141,9 @@ class Engine:
             for s in range(self.num_streams)]
         everywhere = list(range(self._n))
         self._stream_items = None
-        if (self.format != 'mixed' and 'mixed' not in self.column_encodings and
+        if (self.format != MIXED and MIXED not in self.column_encodings and
                 all(c in ([], everywhere) for c in self.stream_columns)):
-            self._items = [(c, name, _decoder(self.format, e, name)) for c, (name, e)
+            self._items = [(c, name, field_decoder(self.format, e, name)) for c, (name, e)
                            in enumerate(zip(self.column_names, self.column_encodings))]
             return
         self._items = None
@@ -162,7 +154,7 @@ class Engine:
             for c in self.stream_columns[s]:
                 enc = _lib_.sluice_stream_stream_column_encoding(h, s, c).decode()
                 name = self.column_names[c]
-                items.append((c, name, _decoder(fmt, enc, name)))
+                items.append((c, name, field_decoder(fmt, enc, name)))
             self._stream_items.append(items if fmt else None)  # no shards, no samples
         # Global sample ids number the streams' samples stream by stream.
         per_stream = [0] * self.num_streams

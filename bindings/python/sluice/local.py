@@ -5,14 +5,13 @@ One ctypes crossing per sample: sluice_dataset_get fills every column's view
 at once; the views stay valid until the dataset is closed.
 """
 import ctypes
-import json
 import os
 
 import numpy as np
 
 from sluice import _lib
-from sluice.encodings import (UNSAFE_ENCODINGS, make_decoder, make_text_decoder,
-                              unsafe_message)
+from sluice.formats import field_decoder
+from sluice.shard_info import read_shard_infos
 
 __all__ = ['LocalDataset']
 
@@ -22,13 +21,15 @@ class _Handle:
 
     ptr = None
 
-    def __init__(self, path, verify_hashes):
+    def __init__(self, path, verify_hashes, allow_unsafe_types):
         h = ctypes.c_void_p()
         # Encodings that are not built in are Python's to decode (a user's
         # own) or to refuse when a sample is read (Mosaic's ValueError).
         flags = _lib.OPEN_ANY_CUSTOM_ENCODING
         if verify_hashes:
             flags |= _lib.OPEN_VERIFY_HASHES
+        if not allow_unsafe_types:  # Mosaic's ValueError, from the engine
+            flags |= _lib.OPEN_REFUSE_UNSAFE_TYPES
         _lib.check(_lib.lib.sluice_dataset_open(os.fsencode(path), flags, ctypes.byref(h)))
         self.ptr = h
 
@@ -56,7 +57,8 @@ class LocalDataset:
         path = os.path.join(local, split) if split else local
         self.local = path
         self._verify = bool(validate_hash)
-        self._handle = _Handle(path, self._verify)
+        self._allow_unsafe_types = allow_unsafe_types
+        self._handle = _Handle(path, self._verify, allow_unsafe_types)
         ptr = self._handle.ptr
         lib = _lib.lib
         self.num_samples = int(lib.sluice_dataset_num_samples(ptr))
@@ -66,11 +68,6 @@ class LocalDataset:
         self.column_names = [lib.sluice_dataset_column_name(ptr, i).decode() for i in range(n)]
         self.column_encodings = [lib.sluice_dataset_column_encoding(ptr, i).decode()
                                  for i in range(n)]
-        self._allow_unsafe_types = allow_unsafe_types
-        if self.format == 'mds':
-            for name, enc in zip(self.column_names, self.column_encodings):
-                if enc in UNSAFE_ENCODINGS and not allow_unsafe_types:
-                    raise ValueError(unsafe_message(name, enc))
         self._n = n
         self._bind_fields()
         self._samples_per_shard = None
@@ -78,12 +75,8 @@ class LocalDataset:
     def _bind_fields(self):
         """Per-handle state that is neither picklable nor shareable: the field
         views array and the decoders (closures)."""
-        if self.format == 'mds':
-            self._decoders = [make_decoder(e, c, self._allow_unsafe_types)
-                              for c, e in zip(self.column_names, self.column_encodings)]
-        else:
-            self._decoders = [make_text_decoder(self.format, e, c)
-                              for c, e in zip(self.column_names, self.column_encodings)]
+        self._decoders = [field_decoder(self.format, e, c)
+                          for c, e in zip(self.column_names, self.column_encodings)]
         self._fields = (_lib.Bytes * max(self._n, 1))()
         # The same memory as (pointer, size) pairs, read back in one tolist().
         self._fields_np = np.frombuffer(self._fields, dtype=np.uint64).reshape(-1, 2)
@@ -94,9 +87,8 @@ class LocalDataset:
     def samples_per_shard(self):
         """Samples in each shard, in index order (from index.json)."""
         if self._samples_per_shard is None:
-            with open(os.path.join(self.local, 'index.json'), 'rb') as f:
-                index = json.load(f)
-            self._samples_per_shard = [int(s['samples']) for s in index['shards']]
+            infos = read_shard_infos(os.path.join(self.local, 'index.json'))
+            self._samples_per_shard = [len(info) for info in infos]
         return self._samples_per_shard
 
     def __len__(self):
@@ -165,5 +157,5 @@ class LocalDataset:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._handle = _Handle(self.local, self._verify)
+        self._handle = _Handle(self.local, self._verify, self._allow_unsafe_types)
         self._bind_fields()

@@ -1,8 +1,14 @@
 """mosaicml-streaming's `streaming.base.format.mds.encodings` API over
-Sluice's MDS byte rules (sluice.encodings owns the layouts): the `Encoding`
+Sluice's MDS byte rules (sluice.encodings holds the layouts): the `Encoding`
 classes, the `_encodings` registry (name -> class) that users extend with
 their own encodings, and mds_encode / mds_decode / get_mds_encodings /
 is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
+
+The registry is the package's one table of MDS encodings: the datasets
+decode every field with its class (make_decoder), and at import its names
+and fixed sizes are checked against the engine's (sluice_mds_encoding_names,
+sluice_mds_encoding_size). The writer's encoders (make_encoder) use the same
+layouts with the writer's own type checks.
 
 As Mosaic's, an encoder handed a value of the wrong type raises
 AttributeError ('data should be of type ...'); mds_encode stores a `bytes`
@@ -13,7 +19,6 @@ import pickle
 import struct
 from abc import ABC, abstractmethod
 from decimal import Decimal
-from io import BytesIO
 
 import numpy as np
 
@@ -25,7 +30,7 @@ __all__ = ['get_mds_encoded_size', 'get_mds_encodings', 'is_mds_encoding', 'mds_
 
 
 def _image_class():
-    return _layout._image_module().Image
+    return _layout.image_module().Image
 
 
 class Encoding(ABC):
@@ -93,14 +98,9 @@ class NDArray(Encoding):
     ('ndarray:int32:3,4') or stored in a header before the values."""
 
     def __init__(self, dtype=None, shape=None):
-        if dtype is not None and dtype not in _layout._ND_DTYPE_CODE:
-            raise ValueError(f'ndarray encoding: unknown dtype {dtype!r} (one of '
-                             f'{sorted(_layout._ND_DTYPE_CODE)})')
         if shape is not None:
             shape = tuple(int(d) for d in shape)
-            if any(d < 1 for d in shape):
-                raise ValueError(f'ndarray encoding: every dimension must be at least 1, got '
-                                 f'{shape}')
+        _layout.check_ndarray(dtype, shape)
         self.dtype = dtype
         self.shape = shape
         self.size = None
@@ -110,13 +110,7 @@ class NDArray(Encoding):
     @classmethod
     def from_str(cls, text):
         """From the part after 'ndarray:' ('' / 'int32' / 'int32:3,4')."""
-        parts = text.split(':') if text else []
-        if len(parts) > 2:
-            raise ValueError(f'ndarray encoding: expected ndarray[:dtype[:shape]], got '
-                             f'ndarray:{text}')
-        dtype = parts[0] if parts else None
-        shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
-        return cls(dtype, shape)
+        return cls(*_layout.parse_ndarray_config(text))
 
     def encode(self, obj):
         return _layout.encode_ndarray(self.dtype, self.shape, obj)
@@ -402,12 +396,28 @@ if _BUILTIN != set(_CLASSES):
         f'{sorted(set(_CLASSES) - _BUILTIN)}); rebuild libsluice.so from the same checkout as '
         f'the package')
 
+
+def engine_encoded_size(encoding):
+    """The engine's column_sizes entry for `encoding` (None: fields vary);
+    NotImplementedError for a name it does not know or a malformed one."""
+    size = ctypes.c_int64()
+    _lib.check(_lib.lib.sluice_mds_encoding_size(encoding.encode(), ctypes.byref(size)))
+    return None if size.value < 0 else size.value
+
+
+# Every built-in class stores what the engine reads: the same fixed size.
+_SIZES_DIFFER = {name: (_CLASSES[name]().size, engine_encoded_size(name))
+                 for name in _BUILTIN_ORDER
+                 if _CLASSES[name]().size != engine_encoded_size(name)}
+if _SIZES_DIFFER:
+    raise _lib.SluiceLibraryNotFound(
+        f'sluice: the fixed sizes of MDS encodings (package, library) differ: {_SIZES_DIFFER}; '
+        f'rebuild libsluice.so from the same checkout as the package')
+
 # Name -> class. Users register their own encodings here, as Mosaic's docs
 # show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
 # MDS writer and the datasets use them (custom_coder).
 _encodings = {name: _CLASSES[name] for name in _BUILTIN_ORDER}
-
-_unsafe_encodings = set(_layout.UNSAFE_ENCODINGS)
 
 
 def is_builtin_name(encoding):
@@ -445,8 +455,9 @@ def is_mds_encoding(encoding):
 
 
 def is_mds_encoding_safe(encoding):
-    """False for encodings whose decoding runs arbitrary code (pkl)."""
-    return encoding not in _unsafe_encodings
+    """False for encodings whose decoding runs arbitrary code (pkl), by the
+    engine's list."""
+    return not _lib.lib.sluice_mds_encoding_is_unsafe(encoding.encode())
 
 
 def _coder_or_raise(encoding):
@@ -470,3 +481,88 @@ def mds_decode(encoding, data):
 def get_mds_encoded_size(encoding):
     """Fixed encoded size in bytes, or None when it varies."""
     return _coder_or_raise(encoding).size
+
+
+# --------------------------------------------------------------------------- the datasets' and
+# the writer's coders
+
+def make_decoder(encoding, column):
+    """A function stored-bytes -> Python value for a column of `encoding`:
+    its registered class's decode, bound now. A name nobody registered (yet)
+    is looked up when a sample is decoded, as Mosaic's mds_decode does (the
+    class may be registered after the dataset is made; decoding fails then
+    with its ValueError). Unsafe encodings (pkl) are decoded: refusing them
+    is the engine's, when a dataset opens."""
+    coder = get_coder(encoding)
+    if type(coder) is Bytes:
+        # The field itself (it arrives as bytes): the builtin, which the
+        # batch decoder recognises and skips (sample_batch).
+        return bytes
+    if coder is not None:
+        if is_builtin_name(encoding):
+            return coder.decode
+        return lambda d: coder.decode(bytes(d))  # a user's own gets bytes
+    if is_builtin_name(encoding):
+        raise NotImplementedError(f'column {column!r}: unsupported encoding {encoding!r}')
+    return lambda d: mds_decode(encoding, bytes(d))
+
+
+def make_encoder(encoding, column):
+    """A function Python value -> stored bytes for an MDS column."""
+    def wrap(fn):
+        def enc(value):
+            if isinstance(value, bytes):
+                return value  # Mosaic stores bytes as is whatever the encoding
+            return fn(value)
+        return enc
+
+    if encoding == 'bytes':
+        def enc_bytes(value):
+            if isinstance(value, (bytearray, memoryview)):
+                return bytes(value)
+            raise TypeError(f'column {column!r} (bytes): got {type(value).__name__}')
+        return wrap(enc_bytes)
+    if encoding == 'str':
+        return wrap(lambda v: _typed(column, encoding, v, str).encode('utf-8'))
+    if encoding in _layout.INT_STRUCT:
+        fmt = _layout.INT_STRUCT[encoding]
+
+        def enc_int(v):
+            try:
+                return struct.pack(fmt, int(v) if isinstance(v, np.integer) else v)
+            except struct.error as e:
+                raise ValueError(f'column {column!r} ({encoding}): {v!r} is out of range') from e
+        return wrap(enc_int)
+    if encoding in _layout.SCALAR_TYPES:
+        scalar = _layout.SCALAR_TYPES[encoding]
+        le = np.dtype(scalar).newbyteorder('<')
+        return wrap(lambda v: np.asarray(scalar(v)).astype(le).tobytes())
+    if encoding in ('str_int', 'str_float', 'str_decimal'):
+        return wrap(lambda v: str(v).encode('utf-8'))
+    if encoding == 'json':
+        return wrap(lambda v: json.dumps(v.tolist() if isinstance(v, np.ndarray) else v)
+                    .encode('utf-8'))
+    if encoding == 'pkl':
+        return wrap(lambda v: pickle.dumps(v, protocol=4))
+    if encoding in _layout.IMAGE_ENCODERS:
+        return wrap(_layout.IMAGE_ENCODERS[encoding])
+    if encoding in _layout.LIST_IMAGE_ENCODINGS:
+        one = _layout.IMAGE_ENCODERS[_layout.LIST_IMAGE_ENCODINGS[encoding]]
+        return wrap(lambda v: _layout.pack_parts([one(x) for x in v], reserved=True))
+    if encoding in ('jpeg_array', 'jpegarray'):
+        return wrap(lambda v: _layout.pack_parts(_layout.jpeg_array_parts(v), reserved=False))
+    nd = _layout.parse_ndarray_encoding(encoding)
+    if nd is not None:
+        dtype, shape = nd
+        return wrap(lambda v: _layout.encode_ndarray(dtype, shape, v, column))
+    coder = custom_coder(encoding)
+    if coder is not None:  # a user's own: stored as its class encodes it
+        return wrap(coder.encode)
+    raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
+
+
+def _typed(column, encoding, value, ty):
+    if not isinstance(value, ty):
+        raise TypeError(f'column {column!r} ({encoding}): expected {ty.__name__}, got '
+                        f'{type(value).__name__}')
+    return value

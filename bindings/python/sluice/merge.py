@@ -5,18 +5,18 @@ basename prefixed with its partition's folder name).
 Sub-indexes and the output may be local folders, remote URLs (any store
 libsluice.so knows: s3://, gs://, azure://, file://, dbfs:/Volumes, ...) or
 (local, remote) pairs; remote index.json files are read and the merged one is
-written through the C ABI's sluice_remote_* calls.
+written through the C ABI's sluice_remote_* calls. The engine parses the
+sub-indexes and writes the merged one (sluice_index_merge).
 """
-import json
 import os
 import shutil
 
-from sluice.remote import remote_list, remote_read, remote_write
+from sluice.index_json import merged_index
+from sluice.remote import local_path, remote_list, remote_read, remote_write, url_scheme
 from sluice.writer import is_remote
 
 __all__ = ['merge_index']
 
-_FILE_KEYS = ('raw_data', 'zip_data', 'raw_meta', 'zip_meta')
 _INDEX = 'index.json'
 
 
@@ -36,13 +36,13 @@ def _parent_name(path):
 
 def _local_index(path):
     path = str(path)
-    if path.startswith('file://') and not os.path.exists(path):
-        path = path[len('file://'):]
+    if url_scheme(path) == 'file' and not os.path.exists(path):
+        path = local_path(path)
     return os.path.join(path, _INDEX) if os.path.isdir(path) else path
 
 
 def _read_index(entry):
-    """(prefix, parsed index) of one index.json: a local path (or its folder),
+    """(index.json bytes, its path or URL, prefix) of one index.json: a local path (or its folder),
     a URL, or a (local, remote) pair read locally when the local copy exists
     (Mosaic's rule)."""
     if isinstance(entry, (tuple, list)):
@@ -55,25 +55,17 @@ def _read_index(entry):
         if not entry.endswith(_INDEX):
             entry = entry + '/' + _INDEX
         folder, name = _split_url(entry)
-        return _parent_name(entry), json.loads(remote_read(folder, name, 'merge_index'))
+        return remote_read(folder, name, 'merge_index'), entry, _parent_name(entry)
     path = _local_index(entry)
     if not os.path.isfile(path):
         raise FileNotFoundError(f'merge_index: {path} does not exist')
-    with open(path) as f:
-        return os.path.basename(os.path.dirname(os.path.abspath(path))), json.load(f)
+    with open(path, 'rb') as f:
+        return f.read(), path, os.path.basename(os.path.dirname(os.path.abspath(path)))
 
 
 def _merge(entries):
-    shards = []
-    for entry in dict.fromkeys(_hashable(e) for e in entries):  # duplicates once, in order
-        prefix, index = _read_index(entry)
-        for shard in index['shards']:
-            for key in _FILE_KEYS:
-                info = shard.get(key)
-                if info:
-                    info['basename'] = os.path.join(prefix, info['basename'])
-            shards.append(shard)
-    return json.dumps({'version': 2, 'shards': shards}).encode()
+    # Duplicates once, in order.
+    return merged_index([_read_index(e) for e in dict.fromkeys(_hashable(e) for e in entries)])
 
 
 def _hashable(entry):
@@ -147,8 +139,8 @@ def merge_index(*args, **kwargs):
     if isinstance(out, os.PathLike):
         out = os.fspath(out)
     local, remote = _split_out(out)
-    if local and local.startswith('file://'):
-        local = local[len('file://'):]
+    if local and url_scheme(local) == 'file':
+        local = local_path(local)
     if files is None:
         files = _sub_indexes(local, remote)
     if not files:

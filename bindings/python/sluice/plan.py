@@ -6,7 +6,15 @@ import numpy as np
 
 from sluice import _lib
 
-__all__ = ['Plan']
+__all__ = ['Plan', 'default_num_canonical_nodes']
+
+
+def default_num_canonical_nodes(shuffle_algo, physical_nodes):
+    """Mosaic's default num_canonical_nodes, as the engine's planner takes it."""
+    out = ctypes.c_int64()
+    _lib.check(_lib.lib.sluice_default_num_canonical_nodes(shuffle_algo.encode(), physical_nodes,
+                                                           ctypes.byref(out)))
+    return out.value
 
 
 class Plan:

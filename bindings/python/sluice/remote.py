@@ -3,10 +3,34 @@ any URL a writer's `remote` takes (s3://, gs://, oci://, azure://,
 azure-dl://, dbfs:/, file://...). `where` names the caller in errors."""
 import ctypes
 import json
+import os
 
 from sluice import _lib
 
-__all__ = ['remote_read', 'remote_write', 'remote_list']
+__all__ = ['local_path', 'remote_read', 'remote_write', 'remote_list', 'url_scheme']
+
+
+def _take_text(out):
+    try:
+        return ctypes.string_at(out).decode()
+    finally:
+        _lib.lib.sluice_free(out)
+
+
+def url_scheme(url):
+    """The scheme of `url` in lower case ('s3', 'dbfs', 'file', ...), '' for a
+    local path: the engine's one reading (sluice_url_scheme)."""
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_url_scheme(os.fsencode(str(url)), ctypes.byref(out)))
+    return _take_text(out)
+
+
+def local_path(url):
+    """The local path a path or file:// URL names, as the engine's file store
+    reads it (ValueError for a store URL or a file URL of another host)."""
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_local_path(os.fsencode(str(url)), ctypes.byref(out)))
+    return _take_text(out)
 
 
 def remote_read(folder, key, where='remote_read'):

@@ -2,7 +2,7 @@
 by column: each column crosses the ABI once (sluice_stream_batch_column,
 its fields packed into one buffer) and every field is a slice of one bytes
 object, instead of one ctypes call and ctypes view per field. The values
-are the per-field decoders' (sluice.encodings), applied to the same bytes.
+are the per-field decoders' (sluice.mds_encodings.make_decoder), applied to the same bytes.
 For small fields (1 KiB samples) this is several times cheaper per sample;
 large fields are copied once more than by the per-field path, so the engine
 uses it only for batches of many samples (Engine.iterate).

@@ -1,10 +1,11 @@
 """What a dataset's `shards` hold: one ShardInfo per shard with the
 attributes of Mosaic's shard readers that users read (samples, format,
 compression, hashes, size_limit, columns, raw_data / zip_data and the size
-helpers), taken from the shard's index.json entry. Reading samples is the
+helpers), taken from the shard's index.json entry as the engine reads it. Reading samples is the
 engine's; these are descriptions only."""
 import collections
-import json
+
+from sluice.index_json import shard_entries
 
 __all__ = ['FileInfo', 'ShardInfo', 'read_shard_infos']
 
@@ -66,4 +67,4 @@ class ShardInfo:
 def read_shard_infos(index_path):
     """ShardInfos of the index.json at `index_path`, in order."""
     with open(index_path, 'rb') as f:
-        return [ShardInfo(entry) for entry in json.load(f)['shards']]
+        return [ShardInfo(entry) for entry in shard_entries(f.read(), index_path)]

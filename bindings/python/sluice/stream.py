@@ -10,6 +10,7 @@ import numpy as np
 
 from sluice._lib import lib
 from sluice.plan import Plan
+from sluice.remote import local_path
 
 __all__ = ['Stream']
 
@@ -19,18 +20,13 @@ def _is_remote(remote):
     return remote is not None and lib.sluice_is_store_url(os.fsencode(str(remote))) == 1
 
 
-def _strip_file(path):
-    path = str(path)
-    return path[len('file://'):] if path.startswith('file://') else path
-
-
 def _fetched(remote, local):
     """Whether the engine fetches a stream's shards into `local` (from a store,
     or copied from another local folder, as Mosaic copies them); else the
     folder is read in place."""
     if remote is None or local is None:
         return False
-    return _is_remote(remote) or os.path.abspath(_strip_file(remote)) != os.path.abspath(local)
+    return _is_remote(remote) or os.path.abspath(local_path(remote)) != os.path.abspath(local)
 
 
 def _default_local(remote, split):
@@ -44,7 +40,7 @@ def _default_local(remote, split):
 def _local_path(remote, local):
     """The stream's folder: its cache, or the folder read in place."""
     if remote is not None and not _fetched(remote, local):
-        return _strip_file(remote)  # a local remote is read in place
+        return local_path(remote)  # a local remote is read in place
     if local is None:
         raise ValueError('a stream needs local (or a local remote)')
     return local

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import urllib.parse
 
-from sluice.remote import remote_list, remote_write
+from sluice.remote import remote_list, remote_write, url_scheme
 from sluice.util import retry as _retry
 
 __all__ = ['CloudUploader', 'GCSAuthentication', 'S3Uploader', 'GCSUploader', 'OCIUploader', 'AzureUploader',
@@ -47,7 +47,7 @@ def _uploader_key(out):
     """UPLOADERS' key for `out`'s remote: its scheme, 'dbfs:/Volumes' for a
     Unity Catalog volume."""
     remote = _remote_of(out)
-    scheme = urllib.parse.urlparse(remote).scheme
+    scheme = url_scheme(remote)
     if scheme == 'dbfs' and remote.startswith('dbfs:/Volumes'):
         return 'dbfs:/Volumes'
     return scheme
@@ -68,7 +68,7 @@ class CloudUploader:
             if len(out) != 2:
                 raise ValueError('Invalid `out` argument. It is either a string of local/remote '
                                  'directory or a list of two strings with [local, remote].')
-        scheme = urllib.parse.urlparse(_remote_of(out)).scheme
+        scheme = url_scheme(_remote_of(out))
         if scheme not in UPLOADERS:
             raise ValueError(f'Invalid Cloud provider prefix: {scheme}.')
 
@@ -78,7 +78,7 @@ class CloudUploader:
         self.progress_bar = progress_bar
         self.retry = retry
         if isinstance(out, str):
-            if urllib.parse.urlparse(out).scheme:
+            if url_scheme(out):
                 self.local, self.remote = tempfile.mkdtemp(), out
             else:
                 self.local, self.remote = out, None

@@ -1,17 +1,23 @@
 """Who a process is: node, rank and DataLoader worker, with Mosaic's World
 fields. `World()` detects this process (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE
-as torchrun sets them, and torch.utils.data.get_worker_info()), as Mosaic's
-World.detect(); `World(num_nodes, ranks_per_node, workers_per_rank, worker)`
-describes a given world, as Mosaic's constructor (`worker` counts workers
-across the whole job)."""
-import os
+as torchrun sets them, read by the engine's rule: sluice_world_from_env),
+and torch.utils.data.get_worker_info(), as Mosaic's World.detect();
+`World(num_nodes, ranks_per_node, workers_per_rank, worker)` describes a
+given world, as Mosaic's constructor (`worker` counts workers across the
+whole job)."""
+import ctypes
+
+from sluice import _lib
 
 __all__ = ['World']
 
 
-def _env_int(name, default):
-    value = os.environ.get(name)
-    return int(value) if value not in (None, '') else default
+def _from_env():
+    """(num_nodes, ranks_per_node, rank) of this process, as the engine
+    reads the environment (ValueError for values that disagree)."""
+    out = [ctypes.c_int64() for _ in range(3)]
+    _lib.check(_lib.lib.sluice_world_from_env(*[ctypes.byref(x) for x in out]))
+    return tuple(x.value for x in out)
 
 
 def _worker_info():
@@ -32,14 +38,9 @@ class World:
     def __init__(self, num_nodes=None, ranks_per_node=None, workers_per_rank=None, worker=None):
         given = (num_nodes, ranks_per_node, workers_per_rank, worker)
         if all(x is None for x in given):
-            num_ranks = _env_int('WORLD_SIZE', 1)
-            ranks_per_node = _env_int('LOCAL_WORLD_SIZE', 1)
-            if num_ranks % ranks_per_node:
-                raise ValueError(f'WORLD_SIZE {num_ranks} is not a multiple of LOCAL_WORLD_SIZE '
-                                 f'{ranks_per_node}')
-            num_nodes = num_ranks // ranks_per_node
+            num_nodes, ranks_per_node, rank = _from_env()
             worker_of_rank, workers_per_rank = _worker_info()
-            worker = _env_int('RANK', 0) * workers_per_rank + worker_of_rank
+            worker = rank * workers_per_rank + worker_of_rank
         elif any(x is None for x in given):
             raise TypeError('World: give all of num_nodes, ranks_per_node, workers_per_rank and '
                             'worker, or none (this process)')

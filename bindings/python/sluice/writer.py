@@ -13,8 +13,8 @@ import tempfile
 import numpy as np
 
 from sluice import _lib
-from sluice.encodings import make_encoder
-from sluice.mds_encodings import custom_coder, get_mds_encoded_size
+from sluice.mds_encodings import custom_coder, get_mds_encoded_size, make_encoder
+from sluice.remote import url_scheme
 
 _cast = ctypes.cast
 _c_char_p = ctypes.c_char_p
@@ -59,9 +59,9 @@ def parse_size_limit(size_limit):
 
 def is_remote(path):
     """True for a URL with a scheme (s3://, gs://, file://, dbfs:/...), as
-    Mosaic's urlparse(out).scheme test; plain paths are local."""
-    path = str(path)
-    return _lib.lib.sluice_is_store_url(os.fsencode(path)) == 1 or path.startswith('file://')
+    Mosaic's urlparse(out).scheme test, by the engine's reading of schemes;
+    plain paths are local."""
+    return url_scheme(path) != ''
 
 
 def resolve_out(out):

@@ -81,6 +81,27 @@ TEST(CApiTest, OpenErrorsNameThePath) {
   sluice_dataset_close(nullptr);  // fine
 }
 
+// SLUICE_OPEN_REFUSE_UNSAFE_TYPES: Mosaic's ValueError for a pkl column, as
+// sluice_stream_open words it; without the flag the column opens.
+TEST(CApiTest, RefusesUnsafeTypesWhenAsked) {
+  sluice_dataset* ds = nullptr;
+  EXPECT_EQ(sluice_dataset_open((kMds + "all_encodings").c_str(), SLUICE_OPEN_REFUSE_UNSAFE_TYPES,
+                                &ds),
+            SLUICE_EINVAL);
+  EXPECT_EQ(ds, nullptr);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: ValueError: Column e_pkl contains an unsafe type: pkl. To "
+               "proceed anyway, set ``allow_unsafe_types=True``.");
+  ASSERT_EQ(sluice_dataset_open((kMds + "all_encodings").c_str(), 0, &ds), SLUICE_OK)
+      << sluice_last_error();
+  sluice_dataset_close(ds);
+  ASSERT_EQ(sluice_dataset_open((kMds + "fixed_size_only").c_str(),
+                                SLUICE_OPEN_REFUSE_UNSAFE_TYPES, &ds),
+            SLUICE_OK)
+      << sluice_last_error();
+  sluice_dataset_close(ds);
+}
+
 // Reading a Mosaic dataset through the C ABI and writing its fields back
 // with the same settings reproduces Mosaic's files byte for byte.
 void RoundTrip(const std::string& name, const sluice_writer_options& options) {

@@ -100,4 +100,27 @@ TEST(CodecCApi, MdsEncodingNames) {
   EXPECT_EQ(sluice_mds_encoding_names(nullptr), SLUICE_EINVAL);
 }
 
+// The column_sizes entry Mosaic writes; -1 where fields vary in size.
+TEST(CApiCodec, MdsEncodingSizes) {
+  auto size = [](const char* encoding, sluice_status want = SLUICE_OK) {
+    int64_t out = -2;
+    EXPECT_EQ(sluice_mds_encoding_size(encoding, &out), want) << encoding << ": "
+                                                               << sluice_last_error();
+    return out;
+  };
+  EXPECT_EQ(size("int"), 8);
+  EXPECT_EQ(size("uint8"), 1);
+  EXPECT_EQ(size("float16"), 2);
+  EXPECT_EQ(size("float64"), 8);
+  EXPECT_EQ(size("str"), -1);
+  EXPECT_EQ(size("pkl"), -1);
+  EXPECT_EQ(size("ndarray"), -1);
+  EXPECT_EQ(size("ndarray:int16"), -1);
+  EXPECT_EQ(size("ndarray:int16:3,4"), 24);
+  EXPECT_EQ(size("ndarray:uint8:0,2", SLUICE_EUNIMPLEMENTED), -2);  // Mosaic: 1 <= dim
+  EXPECT_EQ(size("nope", SLUICE_EUNIMPLEMENTED), -2);
+  EXPECT_NE(std::string(sluice_last_error()).find("'nope'"), std::string::npos);
+  EXPECT_EQ(sluice_mds_encoding_size(nullptr, nullptr), SLUICE_EINVAL);
+}
+
 }  // namespace

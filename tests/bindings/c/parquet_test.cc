@@ -145,6 +145,13 @@ TEST(CApiParquetTest, NullIsNullDataEmptyIsNot) {
   sluice_dataset_close(ds);
 }
 
+TEST(CApiParquetTest, FormatInfo) {
+  int form = -1, has_meta = -1;
+  ASSERT_EQ(sluice_format_info("parquet", &form, &has_meta), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(form, SLUICE_FIELD_PARQUET_VALUE);
+  EXPECT_EQ(has_meta, 0);
+}
+
 TEST(CApiParquetTest, SparkFolderAndErrors) {
   sluice_dataset* ds = nullptr;
   ASSERT_EQ(sluice_dataset_open((kDir + "/spark_out").c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();

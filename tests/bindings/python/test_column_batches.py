@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader
 
 import sluice
 from sluice.column_batches import ColumnBatches, VarColumn, to_torch
-from sluice.encodings import make_decoder
+from sluice.mds_encodings import make_decoder
 from conftest import DATA
 
 pytestmark = pytest.mark.filterwarnings('ignore:This DataLoader will create')
@@ -55,7 +55,7 @@ def test_every_encoding_batched_as_iter_yields_it(tmp_path):
             assert all(isinstance(c, VarColumn) for c in column), name
             assert all(c.offsets.dtype == np.int64 and c.offsets[0] == 0 and
                        c.offsets[-1] == len(c.data) for c in column), name
-            decode = make_decoder(encoding, name, allow_unsafe_types=True)
+            decode = make_decoder(encoding, name)
             fields = [f for c in column for f in c.to_list()]
             assert len(fields) == len(samples)
             for s, f in zip(samples, fields):

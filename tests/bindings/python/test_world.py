@@ -39,3 +39,44 @@ def test_this_process_from_torchrun_variables(monkeypatch):
     assert fields(World(2, 4, 3, 16).detect_workers()) == fields(World(2, 4, 1, 5))
     # replication 2: 4 merged ranks, 4 per node: one node; rank 5 -> 2
     assert fields(World().replicate(2)) == fields(World(1, 4, 1, 2))
+
+
+def _torchrun(monkeypatch, **values):
+    for name in ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE'):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_without_local_world_size_every_rank_is_a_node_as_mosaic(monkeypatch):
+    # Mosaic's get_local_world_size() is 1 without LOCAL_WORLD_SIZE; the
+    # engine, which the package asks, once took WORLD_SIZE (one node).
+    _torchrun(monkeypatch, RANK='3', WORLD_SIZE='4')
+    assert fields(World()) == fields(World(4, 1, 1, 3))
+    # LOCAL_RANK, which Mosaic never reads, changes nothing then.
+    monkeypatch.setenv('LOCAL_RANK', '3')
+    assert fields(World()) == fields(World(4, 1, 1, 3))
+    _torchrun(monkeypatch)
+    assert fields(World()) == fields(World(1, 1, 1, 0))
+
+
+def test_a_dataset_plans_for_that_world(monkeypatch, tmp_path):
+    # Two ranks without LOCAL_WORLD_SIZE are two nodes: Mosaic's default
+    # num_canonical_nodes (64 per node for py1s) follows.
+    from test_streaming import write_stream
+    import sluice
+    folder = write_stream(str(tmp_path / 'ds'), [10, 10], 0)
+    _torchrun(monkeypatch, RANK='1', WORLD_SIZE='2')
+    ds = sluice.StreamingDataset(local=folder, batch_size=2, shuffle_algo='py1s')
+    assert ds.state_dict(0, from_beginning=True)['num_canonical_nodes'] == 128
+
+
+def test_malformed_or_disagreeing_variables_are_the_engines_errors(monkeypatch):
+    _torchrun(monkeypatch, RANK='0', WORLD_SIZE='x')
+    with pytest.raises(ValueError, match=r"^invalid argument: world: environment variable "
+                                         r"WORLD_SIZE 'x' is not an integer$"):
+        World()
+    _torchrun(monkeypatch, RANK='0', WORLD_SIZE='6', LOCAL_WORLD_SIZE='4')
+    with pytest.raises(ValueError, match=r'^invalid argument: world: rank 0, world_size 6, '
+                                         r'local_rank 0, local_world_size 4: inconsistent'):
+        World()

@@ -69,6 +69,47 @@ TEST(CacheLimit, BelowOneReadersWorkingSetIsAnErrorAtStartWithTheNumbers) {
   EXPECT_TRUE(StreamingDataset::Open(o).ok());
 }
 
+// Mosaic's own two checks, asked for by the Python package: above the
+// index.json files, and four times the largest shard (raw + compressed);
+// without them a limit of one shard's working set opens.
+TEST(CacheLimit, MosaicsChecksWhenAskedWithItsTexts) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 300, 2000, std::string("zstd"));
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t largest = 0;
+  for (const ShardEntry& e : IndexOf(*reader).shards) {
+    largest = std::max(largest, e.raw_data.bytes + e.zip_data->bytes);
+  }
+  auto index_size = FileSize(remote.path() + "/index.json");
+  ASSERT_TRUE(index_size.ok());
+  auto open = [&](uint64_t limit, bool mosaic) {
+    DatasetOptions o = CachedOptions(remote.path(), cache.path());
+    o.cache_limit = limit;
+    o.mosaic_cache_limit_checks = mosaic;
+    return StreamingDataset::Open(o);
+  };
+  auto small = open(*index_size, true);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.status().message(),
+            "ValueError: Minimum cache usage (" + std::to_string(*index_size) +
+                " bytes) is larger than the cache limit (" + std::to_string(*index_size) +
+                " bytes). Please raise `cache_limit`. Recommendation is to provide a "
+                "`cache_limit` as high as possible to avoid thrashing.");
+  auto low = open(4 * largest - 1, true);
+  ASSERT_FALSE(low.ok());
+  EXPECT_EQ(low.status().message(),
+            "ValueError: Cache limit (" + std::to_string(4 * largest - 1) +
+                " bytes) is too low. Increase the `cache_limit` to at-least four times the "
+                "largest shard size (" + std::to_string(largest) +
+                " bytes) which includes raw (decompressed) and zip (compressed) file size. "
+                "Recommendation is to provide a `cache_limit` as high as possible to avoid "
+                "thrashing.");
+  EXPECT_TRUE(open(4 * largest, true).ok());
+  auto engine_only = open(largest, false);
+  EXPECT_TRUE(engine_only.ok()) << engine_only.status().message();
+}
+
 TEST(CacheLimit, OneReadersWorkingSetIsEnoughForShuffledBatchesSpanningShards) {
   ScratchDir remote, cache;
   testing::WriteSyntheticMds(remote.path(), 400, 2000);

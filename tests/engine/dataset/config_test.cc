@@ -198,6 +198,39 @@ TEST(DatasetConfig, WorldFromEnvironmentAndErrors) {
   EXPECT_NE(r.status().message().find("local_rank 1"), std::string::npos);
 }
 
+// Mosaic's World.detect: LOCAL_WORLD_SIZE defaults to 1 (each rank a node),
+// LOCAL_RANK is never read then; explicit values win over the environment.
+TEST(DatasetConfig, WorldWithoutLocalWorldSizeIsMosaics) {
+  auto w = [] {
+    testing::ScopedEnv env({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "3"},
+                            {"LOCAL_WORLD_SIZE", std::nullopt}});
+    return ResolveWorld({});
+  }();
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->num_nodes, 4);
+  EXPECT_EQ(w->ranks_per_node, 1);
+  EXPECT_EQ(w->node, 3);
+  EXPECT_EQ(w->rank_in_node, 0);
+  auto explicit_world = [] {
+    testing::ScopedEnv env({{"RANK", "x"}, {"WORLD_SIZE", "x"}, {"LOCAL_RANK", "x"},
+                            {"LOCAL_WORLD_SIZE", "x"}});
+    WorldOptions given;
+    given.rank = 1;
+    given.world_size = 2;
+    given.local_rank = 1;
+    given.local_world_size = 2;
+    return ResolveWorld(given);  // reads none of them
+  }();
+  ASSERT_TRUE(explicit_world.ok()) << explicit_world.status().message();
+  EXPECT_EQ(explicit_world->rank_in_node, 1);
+  auto malformed = [] {
+    testing::ScopedEnv env({{"RANK", "1.5"}, {"WORLD_SIZE", std::nullopt}});
+    return ResolveWorld({});
+  }();
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().message(), "world: environment variable RANK '1.5' is not an integer");
+}
+
 TEST(ResumeState, RoundTripAndErrors) {
   ResumeState s{3, 1234, 8, 17, 2};
   std::string json = ResumeStateToJson(s);

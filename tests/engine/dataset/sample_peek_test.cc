@@ -81,7 +81,7 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryThenTheSampleWithTwoRangedGets) {
   auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds");
   ASSERT_TRUE(remote.ok()) << remote.status().ToString();
 
-  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, i);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, i);
   ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
 
   auto shard = (*reader)->Shard(1);
@@ -116,7 +116,7 @@ TEST(PeekMdsSample, OffsetsThatDoNotFitTheShardAreCorrupt) {
   ASSERT_TRUE(WriteFileAtomic(path, *bytes).ok());
   auto remote = OpenRemoteSource(data.path());
   ASSERT_TRUE(remote.ok());
-  Result<PeekedSample> peeked = PeekMdsSample(**remote, entry.raw_data.basename, entry, 3);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3);
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCorrupt) << peeked.status().ToString();
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename + " sample 3: offsets "),
@@ -169,7 +169,7 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
   std::stop_source cancel;
   CancellingRemote remote(std::move(*inner), &cancel);
   Result<PeekedSample> peeked =
-      PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
+      PeekSampleFromRemote(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
   EXPECT_NE(peeked.status().message().find(entry.raw_data.basename +
@@ -180,7 +180,7 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
 
   // Cancelled before it starts, it makes none.
   remote.ranges.clear();
-  peeked = PeekMdsSample(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
+  peeked = PeekSampleFromRemote(remote, entry.raw_data.basename, entry, 3, cancel.get_token());
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(remote.ranges, std::vector<std::string>{});
@@ -211,13 +211,53 @@ TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
   });
   const auto start = std::chrono::steady_clock::now();
   Result<PeekedSample> peeked =
-      PeekMdsSample(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
+      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
   const auto took = std::chrono::steady_clock::now() - start;
   stopper.join();
   ASSERT_FALSE(peeked.ok());
   EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
   EXPECT_EQ(stall.connections(), 1);
   EXPECT_LT(took, std::chrono::seconds(10));  // not the read timeout's 20 s
+}
+
+// Only an uncompressed shard of a format whose descriptor locates a sample
+// in the data file is peeked; anything else is refused before any request.
+TEST(PeekMdsSample, OnlyAShardWhoseFormatLocatesASampleIsPeeked) {
+  ShardEntry mds;
+  mds.format = "mds";
+  mds.samples = 10;
+  mds.raw_data = {"shard.00000.mds", 1000, {}};
+  EXPECT_TRUE(SamplePeekable(mds));
+  ShardEntry zstd = mds;
+  zstd.compression = "zstd";
+  EXPECT_FALSE(SamplePeekable(zstd));
+  ShardEntry json = mds;
+  json.format = "json";
+  json.raw_data.basename = "shard.00000.json";
+  EXPECT_FALSE(SamplePeekable(json));
+  ShardEntry unknown = mds;
+  unknown.format = "parquet";
+  EXPECT_FALSE(SamplePeekable(unknown));
+
+  ScratchDir data;
+  std::stop_source never;
+  auto folder = OpenRemoteSource(data.path());
+  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
+  CancellingRemote remote(std::move(*folder), &never);
+  Result<PeekedSample> peeked = PeekSampleFromRemote(remote, "shard.00000.json", json, 3);
+  EXPECT_EQ(peeked.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(peeked.status().message(),
+            data.path() + "/shard.00000.json sample 3: cannot be peeked: only a sample of an "
+            "uncompressed shard whose format locates it in the data file can (this is a json "
+            "shard, 10 samples)");
+  peeked = PeekSampleFromRemote(remote, "shard.00000.mds", zstd, 3);
+  EXPECT_EQ(peeked.status().message(),
+            data.path() + "/shard.00000.mds sample 3: cannot be peeked: only a sample of an "
+            "uncompressed shard whose format locates it in the data file can (this is a mds "
+            "shard, compressed with zstd, 10 samples)");
+  peeked = PeekSampleFromRemote(remote, "shard.00000.mds", mds, 10);  // past the last sample
+  EXPECT_EQ(peeked.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(remote.ranges, std::vector<std::string>{});
 }
 
 // A shuffled dataset served by nginx from <scratch>/nginx/www/ds, the

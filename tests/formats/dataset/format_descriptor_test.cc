@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/mds/mds_shard_reader.h"
 #include "formats/index/index.h"
 #include "tests/common/temp_dir.h"
 
@@ -256,6 +258,109 @@ TEST(FormatDescriptor, WritesAndReadsBackEveryFormat) {
     EXPECT_EQ(fields.fields[0], "7");
     EXPECT_EQ(fields.fields[1], f.fields == FieldForm::kJsonText ? "\"seven\"" : "seven");
   }
+}
+
+// Only MDS locates a sample from its data file alone: the split formats keep
+// their offsets in the meta file, a raw file is its one sample.
+TEST(FormatDescriptor, OnlyMdsPeeksASampleFromItsDataFile) {
+  for (const ShardFormatDescriptor& f : ShardFormats()) {
+    SCOPED_TRACE(f.name);
+    EXPECT_EQ(f.peek != nullptr, f.name == "mds");
+  }
+  const SamplePeekHooks& mds = *FindShardFormat("mds")->peek;
+  // Sample i's offsets entry: offsets[i] and offsets[i + 1], after the count.
+  EXPECT_EQ(mds.bounds_at(0), (DataSpan{4, 8}));
+  EXPECT_EQ(mds.bounds_at(7), (DataSpan{32, 8}));
+  EXPECT_EQ(mds.bounds_at(0xffffffffu), (DataSpan{4 + 4 * uint64_t{0xffffffffu}, 8}));
+}
+
+// Writes three samples of columns ("id" int, "name" str) in one MDS shard
+// under `dir` and returns its entry.
+ShardEntry WriteThreeMdsSamples(const std::string& dir) {
+  auto w = FindShardFormat("mds")->open_writer(dir, {{"name", "str"}, {"id", "int"}}, {});
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return {};
+  const std::string ids[] = {std::string("\x01\x00\x00\x00\x00\x00\x00\x00", 8),
+                             std::string("\x02\x00\x00\x00\x00\x00\x00\x00", 8),
+                             std::string("\x03\x00\x00\x00\x00\x00\x00\x00", 8)};
+  const std::string names[] = {"a", "bb", "ccc"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE((*w)->Set(0, ids[i]).ok());
+    EXPECT_TRUE((*w)->Set(1, names[i]).ok());
+    EXPECT_TRUE((*w)->Write().ok());
+  }
+  EXPECT_TRUE((*w)->Finish().ok());
+  EXPECT_EQ((*w)->core().shards().size(), 1u);
+  return (*w)->core().shards()[0];
+}
+
+// The peek hooks read a sample as the shard's reader does: the span its
+// offsets entry gives, split into the same fields.
+TEST(FormatDescriptor, MdsPeekFindsAndSplitsASampleAsTheReaderDoes) {
+  testing::TempDir tmp;
+  const ShardEntry entry = WriteThreeMdsSamples(tmp.path());
+  ASSERT_EQ(entry.samples, 3u);
+  auto file = ReadFile(tmp.path() + "/" + entry.raw_data.basename);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto cols = MdsColumnsFromEntry(entry, entry.raw_data.basename);
+  ASSERT_TRUE(cols.ok());
+  auto reader = MdsShardReader::Open(*file, entry.raw_data.basename, *cols);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const SamplePeekHooks& peek = *FindShardFormat("mds")->peek;
+  for (uint32_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const DataSpan at = peek.bounds_at(i);
+    Result<DataSpan> span =
+        peek.sample_span(entry, i, std::string_view(*file).substr(at.offset, at.length), "x");
+    ASSERT_TRUE(span.ok()) << span.status().ToString();
+    auto stored = reader->SampleBytes(i);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(span->offset, static_cast<uint64_t>(stored->data() - file->data()));
+    EXPECT_EQ(span->length, stored->size());
+
+    const std::string sample = file->substr(span->offset, span->length);
+    std::vector<std::string_view> peeked, read;
+    ASSERT_TRUE(peek.split_sample(entry, i, span->offset, sample, &peeked).ok());
+    ASSERT_TRUE(reader->ReadSample(i, &read).ok());
+    ASSERT_EQ(peeked.size(), 2u);
+    EXPECT_EQ(peeked[0], read[0]);
+    EXPECT_EQ(peeked[1], read[1]);
+    EXPECT_EQ(peeked[1], std::string(i + 1, static_cast<char>('a' + i)));
+    EXPECT_GE(peeked[0].data(), sample.data());  // views into the peeked bytes
+    EXPECT_LE(peeked[1].data() + peeked[1].size(), sample.data() + sample.size());
+  }
+}
+
+std::string Bounds(uint32_t begin, uint32_t end) {
+  std::string b(8, '\0');
+  for (int k = 0; k < 4; ++k) {
+    b[k] = static_cast<char>((begin >> (8 * k)) & 0xff);
+    b[4 + k] = static_cast<char>((end >> (8 * k)) & 0xff);
+  }
+  return b;
+}
+
+// Bounds are checked against the entry before anything is sized by them.
+TEST(FormatDescriptor, MdsPeekRefusesBoundsThatDoNotFitTheEntry) {
+  ShardEntry entry = Entry("mds");
+  entry.samples = 3;  // offsets table ends at 4 + 4 * 4 = 20
+  entry.raw_data.bytes = 100;
+  const SamplePeekHooks& peek = *FindShardFormat("mds")->peek;
+  EXPECT_EQ(*peek.sample_span(entry, 1, Bounds(20, 100), "w"), (DataSpan{20, 80}));
+  EXPECT_EQ(*peek.sample_span(entry, 1, Bounds(30, 30), "w"), (DataSpan{30, 0}));
+
+  Result<DataSpan> short_read = peek.sample_span(entry, 1, Bounds(20, 30).substr(0, 7), "w");
+  EXPECT_EQ(short_read.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(short_read.status().message(), "w: offsets entry at 8: got 7 bytes, expected 8");
+  const char* expected_tail =
+      ", expected ordered, from 20 (the offsets table's end) up to 100 (the shard's size)";
+  Result<DataSpan> in_table = peek.sample_span(entry, 2, Bounds(19, 30), "w");
+  EXPECT_EQ(in_table.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(in_table.status().message(), std::string("w: offsets 19..30 at 12") + expected_tail);
+  Result<DataSpan> reversed = peek.sample_span(entry, 0, Bounds(40, 39), "w");
+  EXPECT_EQ(reversed.status().message(), std::string("w: offsets 40..39 at 4") + expected_tail);
+  Result<DataSpan> past_end = peek.sample_span(entry, 0, Bounds(40, 101), "w");
+  EXPECT_EQ(past_end.status().message(), std::string("w: offsets 40..101 at 4") + expected_tail);
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// sluice_world_from_env: the engine's reading of torchrun's variables
+// (engine/dataset ResolveWorld), so that no binding reads them its own way.
+#include "bindings/c/c_api_internal.h"
+#include "engine/dataset/dataset_config.h"
+
+extern "C" {
+
+sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank) {
+  return sluice::capi::Guard("sluice_world_from_env", [&] {
+    if (num_nodes == nullptr) {
+      return sluice::capi::NullArgument("sluice_world_from_env", "num_nodes");
+    }
+    if (ranks_per_node == nullptr) {
+      return sluice::capi::NullArgument("sluice_world_from_env", "ranks_per_node");
+    }
+    if (rank == nullptr) return sluice::capi::NullArgument("sluice_world_from_env", "rank");
+    auto world = sluice::ResolveWorld({});
+    if (!world.ok()) return sluice::capi::Fail(world.status());
+    *num_nodes = world->num_nodes;
+    *ranks_per_node = world->ranks_per_node;
+    *rank = world->global_rank;
+    return SLUICE_OK;
+  });
+}
+
+}  // extern "C"

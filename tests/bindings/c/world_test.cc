@@ -1,0 +1,88 @@
+// sluice_world_from_env: torchrun's variables read by Mosaic's rule, above
+// all where a binding once read them otherwise (LOCAL_WORLD_SIZE unset).
+#include "sluice.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "tests/common/scoped_env.h"
+
+namespace {
+
+// Sets exactly the given variables (the others unset) for one test.
+class Env {
+ public:
+  explicit Env(const std::map<std::string, std::optional<std::string>>& vars)
+      : env_(WithUnset(vars)) {}
+
+ private:
+  static std::map<std::string, std::optional<std::string>> WithUnset(
+      std::map<std::string, std::optional<std::string>> vars) {
+    for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}) {
+      vars.emplace(name, std::nullopt);
+    }
+    return vars;
+  }
+  sluice::testing::ScopedEnv env_;
+};
+
+struct World {
+  int64_t num_nodes = -1, ranks_per_node = -1, rank = -1;
+  bool operator==(const World&) const = default;
+};
+
+World FromEnv(sluice_status want = SLUICE_OK) {
+  World w;
+  EXPECT_EQ(sluice_world_from_env(&w.num_nodes, &w.ranks_per_node, &w.rank), want)
+      << sluice_last_error();
+  return w;
+}
+
+TEST(CApiWorld, OneProcessWithoutVariables) {
+  Env env(std::map<std::string, std::optional<std::string>>{});
+  EXPECT_EQ(FromEnv(), (World{1, 1, 0}));
+}
+
+TEST(CApiWorld, Torchrun) {
+  Env env({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}});
+  EXPECT_EQ(FromEnv(), (World{2, 4, 5}));
+}
+
+// Mosaic's get_local_world_size() is 1 without LOCAL_WORLD_SIZE: every
+// rank is a node of its own (the engine once took WORLD_SIZE, one node).
+TEST(CApiWorld, WithoutLocalWorldSizeEveryRankIsANode) {
+  Env env({{"RANK", "3"}, {"WORLD_SIZE", "4"}});
+  EXPECT_EQ(FromEnv(), (World{4, 1, 3}));
+}
+
+// Mosaic never reads LOCAL_RANK: without LOCAL_WORLD_SIZE it is ignored.
+TEST(CApiWorld, LocalRankWithoutLocalWorldSizeIsIgnored) {
+  Env env({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "3"}});
+  EXPECT_EQ(FromEnv(), (World{4, 1, 3}));
+}
+
+TEST(CApiWorld, DisagreeingOrMalformedVariablesAreErrors) {
+  {
+    Env env({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "4"}});
+    FromEnv(SLUICE_EINVAL);
+    EXPECT_EQ(std::string(sluice_last_error()).rfind(
+                  "invalid argument: world: rank 5, world_size 8, local_rank 0, "
+                  "local_world_size 4: inconsistent", 0), 0u) << sluice_last_error();
+  }
+  {
+    Env env({{"RANK", "0"}, {"WORLD_SIZE", "6"}, {"LOCAL_WORLD_SIZE", "4"}});
+    FromEnv(SLUICE_EINVAL);
+  }
+  {
+    Env env({{"RANK", "0"}, {"WORLD_SIZE", "two"}});
+    FromEnv(SLUICE_EINVAL);
+    EXPECT_STREQ(sluice_last_error(),
+                 "invalid argument: world: environment variable WORLD_SIZE 'two' is not an integer");
+  }
+  EXPECT_EQ(sluice_world_from_env(nullptr, nullptr, nullptr), SLUICE_EINVAL);
+}
+
+}  // namespace
