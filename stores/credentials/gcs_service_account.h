@@ -39,12 +39,13 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
 inline constexpr std::string_view kGcsScope =
     "https://www.googleapis.com/auth/devstorage.read_write";
 
-// The source "service-account key file": each Fetch signs a JWT with `key`
+// The source "service-account key file": each Fetch signs a JWT for `scope` with `key`
 // and exchanges it at the key's token_uri (blocking, SendBlocking) for a
 // bearer credential. Errors keep the token endpoint's code (kNotFound
 // becomes kPermissionDenied: a missing endpoint is not a source that does
 // not apply) and name the key file (the source's name) and the service
 // account, never a secret.
-std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key);
+std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key,
+                                                              std::string_view scope = kGcsScope);
 
 }  // namespace sluice
