@@ -88,8 +88,13 @@ Result<HttpResponse> PostToGoogle(std::string url, std::string body, std::string
   req.body = std::move(body);
   auto resp = SendBlocking(std::move(req), GoogleEndpointOptions());
   if (!resp.ok()) {
-    StatusCode code =
-        IsNotFound(resp.status()) ? StatusCode::kPermissionDenied : resp.status().code();
+    // A refusal (Google answers 400 invalid_grant as often as 401 or 403)
+    // or a missing endpoint is a credential that does not work; timeouts
+    // and unavailability keep their codes.
+    StatusCode code = resp.status().code();
+    if (code == StatusCode::kNotFound || code == StatusCode::kIoError) {
+      code = StatusCode::kPermissionDenied;
+    }
     return Status(code, std::string(what) + " failed: " + resp.status().message());
   }
   return resp;

@@ -44,8 +44,9 @@ std::string FormBody(const std::vector<std::pair<std::string, std::string>>& fie
 
 // POSTs `body` (form-encoded unless `content_type` says otherwise) to `url`
 // and returns the answer. Errors keep the endpoint's code, except that
-// kNotFound becomes kPermissionDenied (a missing endpoint is not a source
-// that does not apply); their text is "<what> failed: <why>".
+// kNotFound and kIoError (a 400 or other refusal) become kPermissionDenied
+// (a missing endpoint is not a source that does not apply); their text is
+// "<what> failed: <why>".
 Result<HttpResponse> PostToGoogle(std::string url, std::string body, std::string_view what,
                                   std::vector<std::pair<std::string, std::string>> headers = {},
                                   std::string content_type = "application/x-www-form-urlencoded");
