@@ -24,7 +24,13 @@ Result<Credential> FetchFromFile(const std::string& path, int64_t now) {
     // going on to the next source.
     return InvalidArgumentError("cannot read credentials file: " + text.status().message());
   }
-  return FetchGcsFileCredential(*text, path, now);
+  auto got = FetchGcsFileCredential(*text, path, now);
+  // Every error names the file (the flows' own texts name it when they
+  // come from its contents, not when an endpoint refused).
+  if (!got.ok() && got.status().message().find(path) == std::string::npos) {
+    return got.status().WithContext(path);
+  }
+  return got;
 }
 
 // Each source's test of whether it applies: the file or host it would use,

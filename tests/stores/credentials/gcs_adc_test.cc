@@ -333,7 +333,8 @@ TEST_F(GcsAdcTest, ErrorsNameTheSourcesAndNoSecret) {
   auto user = Fetch();
   EXPECT_EQ(user.status().code(), StatusCode::kPermissionDenied) << user.status().ToString();
   EXPECT_NE(user.status().message().find(
-                "gcloud application default credentials: OAuth2 refresh-token grant of "
+                "gcloud application default credentials: " + GcloudFile() +
+                ": OAuth2 refresh-token grant of "
                 "authorized user (client " + fake_.expect().client_id + ") at " + fake_.url() +
                 "/token failed: "),
             std::string::npos)
@@ -350,7 +351,8 @@ TEST_F(GcsAdcTest, ErrorsNameTheSourcesAndNoSecret) {
   ScopedEnv env("GOOGLE_APPLICATION_CREDENTIALS", file);
   auto sts = Fetch();
   EXPECT_EQ(sts.status().code(), StatusCode::kPermissionDenied) << sts.status().ToString();
-  EXPECT_NE(sts.status().message().find("GOOGLE_APPLICATION_CREDENTIALS: STS token exchange of "
+  EXPECT_NE(sts.status().message().find("GOOGLE_APPLICATION_CREDENTIALS: " + file +
+                                        ": STS token exchange of "
                                         "external account (audience " +
                                         fake_.expect().audience + ") at " + fake_.url() +
                                         "/v1/token failed: "),
