@@ -107,7 +107,7 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
   key.private_key_id = JsonStringMember(*parsed, "private_key_id");
   key.private_key_pem = JsonStringMember(*parsed, "private_key");
   key.token_uri = JsonStringMember(*parsed, "token_uri");
-  if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
+  if (key.token_uri.empty()) key.token_uri = std::string(kGoogleOAuth2TokenUri);
   key.path = std::string(path);
   for (auto [name, value] : {std::pair<const char*, const std::string*>{"client_email", &key.client_email},
                              {"private_key", &key.private_key_pem}}) {
@@ -129,7 +129,9 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
   header += "}";
   SLUICE_ASSIGN_OR_RETURN(std::string iss, JsonString(key.client_email));
   SLUICE_ASSIGN_OR_RETURN(std::string sc, JsonString(scope));
-  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(key.token_uri));
+  // The audience is Google's token endpoint whatever token_uri says, as
+  // google-auth signs it (checked by tests/sdk_oracle/gcs_oracle.py).
+  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(kGoogleOAuth2TokenUri));
   std::string claims = "{\"iss\":" + iss + ",\"scope\":" + sc + ",\"aud\":" + aud +
                        ",\"iat\":" + std::to_string(now) +
                        ",\"exp\":" + std::to_string(now + 3600) + "}";

@@ -30,6 +30,10 @@ struct ServiceAccountKey {
 // the key for the errors of its token exchanges.
 Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::string_view path);
 
+// Google's OAuth2 token endpoint: a key's default token_uri, and always the
+// audience of its JWT (as google-auth signs it).
+inline constexpr std::string_view kGoogleOAuth2TokenUri = "https://oauth2.googleapis.com/token";
+
 // The signed JWT assertion "header.claims.signature" (base64url) for
 // `scope`, issued at `now` (unix seconds), valid one hour. Pure function.
 Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,

@@ -8,8 +8,6 @@
 namespace sluice {
 namespace {
 
-constexpr std::string_view kGoogleTokenUri = "https://oauth2.googleapis.com/token";
-
 Result<std::string> Required(const JsonValue& info, std::string_view field,
                              const std::string& path, std::string_view what) {
   std::string v = JsonStringMember(info, field);
@@ -45,7 +43,7 @@ Result<Credential> FetchAuthorizedUserToken(const JsonValue& info, const std::st
   SLUICE_ASSIGN_OR_RETURN(std::string secret, Required(info, "client_secret", path, kWhat));
   SLUICE_ASSIGN_OR_RETURN(std::string refresh, Required(info, "refresh_token", path, kWhat));
   std::string token_uri = JsonStringMember(info, "token_uri");
-  if (token_uri.empty()) token_uri = std::string(kGoogleTokenUri);
+  if (token_uri.empty()) token_uri = std::string(kGoogleOAuth2TokenUri);
   // The client id is public (it names the OAuth client, e.g. gcloud's).
   const std::string name = "authorized user (client " + client_id + ")";
   SLUICE_ASSIGN_OR_RETURN(

@@ -8,6 +8,15 @@ that authorized it; never the time), so two clients get the same token only
 when they asked the same thing. Each case checks that both obtained the same
 token and read the same bytes with it.
 
+google-auth sends three requests to fixed Google hosts, whatever the file
+says: authorized_user refreshes at oauth2.googleapis.com (it ignores a file's
+token_uri), impersonated_service_account calls iamcredentials.googleapis.com
+(it ignores the host of service_account_impersonation_url), and
+google.auth.default() looks up an external account's project at
+cloudresourcemanager.googleapis.com. Sluice uses the URLs of the file (gcloud
+writes Google's own there), so the oracle points those three module
+constants at the fake and writes the fake's URLs into the files.
+
 Run it with the venv's Python (tests/sdk_oracle/run.sh does); Sluice runs in
 a child process of SLUICE_PYTHON (default /usr/bin/python3) with
 PYTHONPATH=bindings/python and SLUICE_LIBRARY (default
@@ -26,7 +35,10 @@ import time
 import urllib.parse
 
 import google.auth
+import google.auth.external_account
+import google.auth.iam
 import google.auth.transport.requests
+import google.oauth2.credentials
 import requests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -59,7 +71,7 @@ class FakeGoogle(http.server.ThreadingHTTPServer):
 
     def __init__(self):
         super().__init__(('127.0.0.1', 0), _Handler)
-        self.issued = set()
+        self.issued = {}  # token -> what it was issued for
         self.object_bearers = []
         self.lock = threading.Lock()
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -71,8 +83,18 @@ class FakeGoogle(http.server.ThreadingHTTPServer):
     def issue(self, kind, what):
         token = _token(kind, what)
         with self.lock:
-            self.issued.add(token)
+            self.issued[token] = what
         return token
+
+    def explain(self, token):
+        """What `token` was issued for, following the bearers it was bought with."""
+        what = self.issued.get(token)
+        if what is None:
+            return 'not issued here'
+        bearer = what.get('bearer') or what.get('authorization') or ''
+        if bearer.startswith('Bearer ') and bearer[7:] in self.issued:
+            return f'{what} <- {self.explain(bearer[7:])}'
+        return str(what)
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -116,6 +138,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return self._send(200, {'access_token': token, 'expires_in': 3600,
                                         'token_type': 'Bearer'}, flavor)
             return self._send(404, b'not found')
+        if path.startswith('/v1/projects/') and '/serviceAccounts/' not in path:
+            # Cloud Resource Manager: google.auth.default()'s project lookup.
+            if not self._bearer_ok():
+                return self._send(401, {'error': {'status': 'UNAUTHENTICATED'}})
+            return self._send(200, {'projectId': 'proj'})
         if path == '/subject':
             if self.headers.get('Metadata') != 'True':
                 return self._send(400, b'missing Metadata header')
@@ -304,8 +331,16 @@ def _sluice(env, fake):
     return token, run.stdout
 
 
+def _point_google_auth_at(fake):
+    google.oauth2.credentials._GOOGLE_OAUTH2_TOKEN_ENDPOINT = fake.url + '/token'
+    google.auth.iam._IAM_ENDPOINT = (fake.url +
+                                     '/v1/projects/-/serviceAccounts/{}:generateAccessToken')
+    google.auth.external_account._CLOUD_RESOURCE_MANAGER = fake.url + '/v1/projects/'
+
+
 def main():
     fake = FakeGoogle()
+    _point_google_auth_at(fake)
     failures = 0
     with tempfile.TemporaryDirectory(prefix='sluice-gcs-oracle-') as folder:
         for name, credentials, extra in _cases(folder, fake):
@@ -320,8 +355,10 @@ def main():
                     and sdk_bytes == sluice_bytes == OBJECT)
             failures += not same
             print(f'{"same" if same else "DIFFERENT"}  {name}  ({time.monotonic() - start:.1f} s)'
-                  + ('' if same else f'\n    google-auth: {sdk_token} {sdk_bytes!r}'
-                                     f'\n    sluice:      {sluice_token} {sluice_bytes!r}'),
+                  + ('' if same else
+                     f'\n    google-auth: {sdk_token} {sdk_bytes!r}\n      {fake.explain(sdk_token)}'
+                     f'\n    sluice:      {sluice_token} {sluice_bytes!r}'
+                     f'\n      {fake.explain(sluice_token or "")}'),
                   flush=True)
     print(f'google-auth {google.auth.__version__}: '
           f'{"all the same" if not failures else f"{failures} differ"}')

@@ -290,6 +290,9 @@ TEST_F(GcsAdcTest, MetadataServerWhenNoFileApplies) {
   auto got = Fetch();
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->bearer, "ya29.metadata-1");
+  // The storage scope, asked for as google-auth asks (GKE honours it).
+  EXPECT_EQ(fake_.last("metadata", "query"),
+            "scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fdevstorage.read_write");
   EXPECT_EQ(chain_->DescribeAttempts(),
             "GOOGLE_APPLICATION_CREDENTIALS (not set), gcloud application default credentials "
             "(no file " + GcloudFile() + "), metadata server (used)");

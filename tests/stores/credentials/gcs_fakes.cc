@@ -103,6 +103,9 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
   std::map<std::string, std::string> record;
   if (key == "/token" || key == "/v1/token") record = ParseForm(r.body);
   if (key == "iam") record["body"] = r.body;
+  if (key == "metadata" && r.target.find('?') != std::string::npos) {
+    record["query"] = r.target.substr(r.target.find('?') + 1);
+  }
   for (const auto& [name, value] : r.headers) record["header:" + name] = value;
   last_[key] = record;
   auto field = [&record](const std::string& name) {

@@ -56,8 +56,9 @@ class FakeGoogle {
   // Requests answered (any status) on `path` ("/token", "/v1/token",
   // "iam", "/subject", "metadata", "objects").
   int requests(const std::string& path) const;
-  // A form field (or for "iam" the JSON body as "body", or a header as
-  // "header:NAME") of the last request on `path`; "" when absent.
+  // A form field (or for "iam" the JSON body as "body", for "metadata" the
+  // query as "query", or a header as "header:NAME") of the last request on
+  // `path`; "" when absent.
   std::string last(const std::string& path, const std::string& field) const;
   // The form fields' names of the last request on `path`, sorted.
   std::vector<std::string> last_fields(const std::string& path) const;

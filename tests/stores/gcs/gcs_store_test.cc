@@ -158,7 +158,9 @@ class FakeGcs {
               "{\"access_token\": \"" + token_ + "\", \"expires_in\": " +
                   std::to_string(expires_in) + ", \"token_type\": \"Bearer\"}"};
     }
-    if (r.target == "/computeMetadata/v1/instance/service-accounts/default/token") {
+    if (r.target ==
+        "/computeMetadata/v1/instance/service-accounts/default/token?scopes="
+        "https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fdevstorage.read_write") {
       ++metadata_requests_;
       if (r.method != "GET" || r.Header("metadata-flavor") != "Google") {
         return {403, {}, "Missing Metadata-Flavor:Google header."};
@@ -255,7 +257,8 @@ TEST_F(GcsStoreTest, ServiceAccountTokenIsFetchedOnceAndCached) {
   ASSERT_TRUE(claims.ok()) << fake_->last_jwt_claims();
   EXPECT_NE(fake_->last_jwt_claims().find("\"iss\":\"loader@proj.iam.gserviceaccount.com\""),
             std::string::npos);
-  EXPECT_NE(fake_->last_jwt_claims().find("\"aud\":\"" + fake_->url() + "/token\""),
+  // Google's endpoint, not token_uri: google-auth's audience.
+  EXPECT_NE(fake_->last_jwt_claims().find("\"aud\":\"https://oauth2.googleapis.com/token\""),
             std::string::npos);
   EXPECT_NE(fake_->last_jwt_claims().find("devstorage.read_write"), std::string::npos);
   auto missing = loop_.Run(store->Get("nope"));
