@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -235,6 +236,42 @@ TEST_F(GcsAdcTest, ExternalAccountFromAnExecutableOnlyWhenAllowed) {
                                            "' reported failure: code 401, message not logged in"),
             std::string::npos)
       << failed.status().message();
+}
+
+// An unexpired answer cached in output_file is used without running the
+// program; a program that outlives timeout_millis is killed and reported.
+TEST_F(GcsAdcTest, ExecutableOutputFileCacheAndTimeout) {
+  ScopedEnv allow("GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES", "1");
+  std::string ran = dir_.path() + "/ran";
+  std::string slow = Write("slow.sh", "#!/bin/sh\ntouch " + ran + "\nexec sleep 30\n");
+  ASSERT_EQ(::chmod(slow.c_str(), 0700), 0);
+  std::string cache = Write(
+      "cache.json", "{\"version\": 1, \"success\": true, \"token_type\": "
+                    "\"urn:ietf:params:oauth:token-type:id_token\", \"id_token\": \"" +
+                        fake_.expect().subject_token + "\", \"expiration_time\": " +
+                        std::to_string(std::time(nullptr) + 600) + "}");
+  std::string file = Write(
+      "wif.json", ExternalAccount("{\"executable\": {\"command\": \"" + slow +
+                                  "\", \"timeout_millis\": 5000, \"output_file\": \"" + cache +
+                                  "\"}}"));
+  ScopedEnv env("GOOGLE_APPLICATION_CREDENTIALS", file);
+  auto cached = Fetch();
+  ASSERT_TRUE(cached.ok()) << cached.status().ToString();
+  EXPECT_EQ(cached->bearer, "ya29.sts-1");
+  EXPECT_FALSE(FileExists(ran));
+
+  Write("cache.json", "{\"version\": 1, \"success\": true, \"token_type\": "
+                      "\"urn:ietf:params:oauth:token-type:id_token\", \"id_token\": \"old\", "
+                      "\"expiration_time\": 1}");
+  auto started = std::chrono::steady_clock::now();
+  auto timed_out = Fetch();
+  auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(timed_out.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(timed_out.status().message(),
+            "GOOGLE_APPLICATION_CREDENTIALS: external_account credentials in " + file + ": '" +
+                slow + "' did not finish within 5000 ms");
+  EXPECT_TRUE(FileExists(ran));
+  EXPECT_LT(took, std::chrono::seconds(15));
 }
 
 TEST_F(GcsAdcTest, ExternalAccountImpersonatesAServiceAccount) {
