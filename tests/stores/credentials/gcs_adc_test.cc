@@ -126,8 +126,10 @@ TEST_F(GcsAdcTest, NothingAppliesNamesEverySourceAndReadsGoUnsigned) {
                             GcsAdcAbsence() + ")\n");
 }
 
+// gcloud's file comes before the metadata server, even where one answers.
 TEST_F(GcsAdcTest, AuthorizedUserFromTheGcloudFile) {
   ASSERT_TRUE(WriteFileAtomic(GcloudFile(), AuthorizedUser()).ok());
+  ScopedEnv metadata("GCE_METADATA_HOST", fake_.host());
   auto got = Fetch();
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->bearer, "ya29.user-1");
@@ -141,6 +143,7 @@ TEST_F(GcsAdcTest, AuthorizedUserFromTheGcloudFile) {
                                       "refresh_token"}));
   EXPECT_EQ(fake_.last("/token", "refresh_token"), fake_.expect().refresh_token);
   EXPECT_EQ(ReadThroughStore(), "Bearer ya29.user-2");
+  EXPECT_EQ(fake_.requests("metadata"), 0);
 }
 
 TEST_F(GcsAdcTest, EnvironmentFileWinsOverTheGcloudFile) {
