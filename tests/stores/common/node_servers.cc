@@ -150,6 +150,9 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";
+  // Nor gcloud's application default credentials file.
+  env["CLOUDSDK_CONFIG"] = "/nonexistent/gcloud";
+  env["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] = std::nullopt;
   return env;
 }
 
