@@ -74,8 +74,7 @@ Result<std::string> MakeClientAssertion(const ClientCertificate& cert, std::stri
   SLUICE_ASSIGN_OR_RETURN(std::string jti, RandomUuid());
   const std::string header = "{\"alg\":\"RS256\",\"typ\":\"JWT\",\"x5t\":" + x5t + "}";
   const std::string claims = "{\"aud\":" + aud + ",\"iss\":" + client + ",\"sub\":" + client +
-                             ",\"jti\":\"" + jti + "\",\"nbf\":" + std::to_string(now) +
-                             ",\"iat\":" + std::to_string(now) +
+                             ",\"jti\":\"" + jti + "\",\"iat\":" + std::to_string(now) +
                              ",\"exp\":" + std::to_string(now + 600) + "}";
   return SignJwtRs256(header, claims, cert.private_key_pem,
                       "AZURE_CLIENT_CERTIFICATE_PATH " + std::string(path));

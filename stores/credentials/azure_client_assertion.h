@@ -26,7 +26,8 @@ Result<ClientCertificate> ReadClientCertificate(const std::string& path);
 
 // The assertion for `client_id` at token endpoint `audience`: header
 // {"alg":"RS256","typ":"JWT","x5t"}, claims aud, iss = sub = client_id, a
-// random jti, nbf = iat = now, exp = now + 600. `path` names the file in
+// random jti, iat = now, exp = now + 600 (MSAL's claims: the SDK oracle
+// compares them). `path` names the file in
 // errors.
 Result<std::string> MakeClientAssertion(const ClientCertificate& cert, std::string_view client_id,
                                         std::string_view audience, int64_t now,

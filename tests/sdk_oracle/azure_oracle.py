@@ -65,6 +65,13 @@ def loopback_only():
             raise OSError(f'azure oracle: refusing a connection to {host} (only 127.0.0.1)')
         return real_connect(self, address)
     socket.socket.connect = connect
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):  # not even a DNS query
+        if host not in ('127.0.0.1', 'localhost', '::1'):
+            raise OSError(f'azure oracle: refusing to resolve {host} (only 127.0.0.1)')
+        return real_getaddrinfo(host, *args, **kwargs)
+    socket.getaddrinfo = getaddrinfo
 
 
 def b64url_decode(text):
@@ -74,9 +81,12 @@ def b64url_decode(text):
 def verify_assertion(assertion, cert_pem, audience):
     """Checks an RS256 client assertion with the certificate's public key
     (openssl, so no Python crypto package is needed); returns its fields."""
-    head, claims, sig = assertion.split('.')
-    header = json.loads(b64url_decode(head))
-    body = json.loads(b64url_decode(claims))
+    try:
+        head, claims, sig = assertion.split('.')
+        header = json.loads(b64url_decode(head))
+        body = json.loads(b64url_decode(claims))
+    except ValueError:
+        return ['not a JWT'], {}
     with tempfile.TemporaryDirectory() as d:
         d = pathlib.Path(d)
         (d / 'cert.pem').write_text(cert_pem)
@@ -95,14 +105,15 @@ def verify_assertion(assertion, cert_pem, audience):
         problems.append('signature')
     if header.get('alg') != 'RS256':
         problems.append('alg')
-    # MSAL may name the certificate by x5t or x5t#S256; Sluice sends x5t.
-    if header.get('x5t') not in (None, x5t) or ('x5t' not in header and 'x5t#S256' not in header):
+    # MSAL pads its x5t with '='; JWS (and Sluice) do not.
+    if header.get('x5t', '').rstrip('=') != x5t:
         problems.append('x5t')
     if body.get('aud') != audience or body.get('iss') != CLIENT or body.get('sub') != CLIENT:
         problems.append('aud/iss/sub')
     if not body.get('exp', 0) > time.time():
         problems.append('exp')
-    return problems
+    shape = {'header': sorted(header), 'claims': sorted(body)}
+    return problems, shape
 
 
 def token_for(*identity):
@@ -201,7 +212,8 @@ class Fakes:
                 elif form.get('client_assertion') == FEDERATED:
                     kind = 'federated'
                 elif 'client_assertion' in form:
-                    problems = verify_assertion(form['client_assertion'], fakes.cert_pem, audience)
+                    problems, shape = verify_assertion(form['client_assertion'], fakes.cert_pem,
+                                                       audience)
                     if problems:
                         return self.reply(401, {'error': 'invalid_client',
                                                 'error_description': f'assertion: {problems}'})
@@ -213,6 +225,8 @@ class Fakes:
                     k for k in form if k not in ('client_info', 'x-client-sku', 'x-client-ver',
                                                  'x-client-os', 'x-client-cpu', 'x-ms-lib-capability',
                                                  'claims'))}
+                if kind == 'certificate':
+                    summary['assertion'] = shape
                 fakes.record(self.headers, summary, token)
                 return self.reply(200, {'token_type': 'Bearer', 'expires_in': 3600,
                                         'ext_expires_in': 3600, 'access_token': token})
@@ -243,7 +257,10 @@ def sdk_token(env):
     os.environ.update(env)
     try:
         from azure.identity import DefaultAzureCredential
-        credential = DefaultAzureCredential(exclude_shared_token_cache_credential=True,
+        # Instance discovery would ask login.microsoftonline.com about the
+        # fake authority; Sluice does none.
+        credential = DefaultAzureCredential(disable_instance_discovery=True,
+                                            exclude_shared_token_cache_credential=True,
                                             exclude_visual_studio_code_credential=True,
                                             exclude_cli_credential=True,
                                             exclude_powershell_credential=True,
@@ -277,7 +294,7 @@ def main():
         tls_key, tls_cert = make_certificate(tmp, 'entra', 'IP:127.0.0.1')
         principal_key, principal_cert = make_certificate(tmp, 'principal', 'DNS:principal')
         (tmp / 'principal-bundle.pem').write_text(principal_cert.read_text() + principal_key.read_text())
-        (tmp / 'federated').write_text(FEDERATED + '\n')
+        (tmp / 'federated').write_text(FEDERATED)  # as the kubelet writes it: no newline
         (tmp / 'home').mkdir()
         fakes = Fakes(tmp, principal_cert.read_text())
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
