@@ -46,13 +46,17 @@ def ensure_sdk():
         pass
     if os.environ.get('SLUICE_SDK_ORACLE_REEXEC'):
         sys.exit('the oracle venv has no azure-identity')
-    venv = os.environ.get('SLUICE_SDK_ORACLE_VENV') or tempfile.mkdtemp(prefix='sluice_azure_oracle_')
+    venv = os.environ.get('SLUICE_SDK_ORACLE_VENV')
+    cleanup = {}
+    if not venv:
+        venv = tempfile.mkdtemp(prefix='sluice_azure_oracle_venv_')
+        cleanup = {'SLUICE_SDK_ORACLE_REMOVE_VENV': venv}  # the re-run removes it
     python = pathlib.Path(venv) / 'bin' / 'python'
     if not python.exists():
         subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
     subprocess.run([str(python), '-m', 'pip', 'install', '-q', '-r',
                     str(HERE / 'requirements-azure.txt')], check=True)
-    env = dict(os.environ, SLUICE_SDK_ORACLE_REEXEC='1')
+    env = dict(os.environ, SLUICE_SDK_ORACLE_REEXEC='1', **cleanup)
     os.execve(str(python), [str(python), __file__] + sys.argv[1:], env)
 
 
@@ -346,4 +350,9 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try:
+        code = main()
+    finally:
+        if os.environ.get('SLUICE_SDK_ORACLE_REMOVE_VENV'):
+            shutil.rmtree(os.environ['SLUICE_SDK_ORACLE_REMOVE_VENV'], ignore_errors=True)
+    sys.exit(code)
