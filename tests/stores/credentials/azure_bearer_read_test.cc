@@ -4,6 +4,9 @@
 // which these tests do not set up). And `sluice whoami`'s account of it.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/runtime/event_loop.h"
 #include "stores/azure/azure_store.h"
 #include "stores/store.h"
@@ -71,6 +74,47 @@ TEST(AzureBearerReadTest, ServicePrincipalTokenReadsBlobs) {
       << *described;
   EXPECT_EQ(described->find(kSecret), std::string::npos);
   EXPECT_EQ(described->find("entra-token"), std::string::npos);
+}
+
+// Tokens living 4 s, a read lasting 7 s: the shared credential refreshes
+// them in the background (at half their life) and no request carries an
+// expired one (the Blob fake refuses those).
+TEST(AzureBearerReadTest, TokenIsRefreshedDuringARead) {
+  ScopedEnv env(CleanStoreEnv());
+  const std::string bytes = Pattern(64 << 10);
+  FakeBearerBlob blob("acct", {{"data/shard", bytes}});
+  FakeEntraOptions o;
+  o.tenant = kTenant;
+  o.client_id = kClient;
+  o.client_secret = kSecret;
+  o.lifetime_s = 4;
+  o.on_issue = [&blob](const std::string& token, int64_t expires_at) {
+    blob.Accept(token, expires_at);
+  };
+  FakeEntraId entra(o);
+  ScopedEnv vars(std::map<std::string, std::optional<std::string>>{
+      {"AZURE_ACCOUNT_NAME", "acct"},
+      {"AZURE_BLOB_ENDPOINT", blob.url()},
+      {"AZURE_AUTHORITY_HOST", entra.url()},
+      {"AZURE_TENANT_ID", kTenant},
+      {"AZURE_CLIENT_ID", kClient},
+      {"AZURE_CLIENT_SECRET", kSecret}});
+  EventLoop loop;
+  auto store = OpenStore("azure://data", loop.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(7);
+  int reads = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    auto got = loop.Run((*store)->GetRange("shard", 4096, 8192));
+    ASSERT_TRUE(got.ok()) << "read " << reads << ": " << got.status().ToString();
+    ASSERT_EQ(*got, bytes.substr(4096, 8192));
+    ++reads;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GT(reads, 50);
+  EXPECT_GE(entra.answers(), 3);
+  EXPECT_GE(blob.distinct_tokens(), 3);
+  EXPECT_EQ(blob.refused(), 0);
 }
 
 TEST(AzureBearerReadTest, RefusedTokenAndAnonymousFallback) {

@@ -216,6 +216,9 @@ FakeResponse FakeEntraId::Handle(const FakeRequest& req) {
     last_kind_ = kind;
   }
   int n = ++answers_;
+  if (options_.on_issue) {
+    options_.on_issue(TokenNumber(n), static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s);
+  }
   return Json(200, "{\"token_type\": \"Bearer\", \"expires_in\": " +
                        std::to_string(options_.lifetime_s) + ", \"ext_expires_in\": " +
                        std::to_string(options_.lifetime_s) + ", \"access_token\": \"" +
@@ -298,9 +301,14 @@ FakeBearerBlob::FakeBearerBlob(std::string account, std::map<std::string, std::s
   server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest& r) { return Handle(r); });
 }
 
-void FakeBearerBlob::Accept(const std::string& token) {
+void FakeBearerBlob::Accept(const std::string& token, int64_t expires_at) {
   std::lock_guard<std::mutex> lock(mu_);
-  tokens_.insert(token);
+  tokens_[token] = expires_at;
+}
+
+int FakeBearerBlob::distinct_tokens() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(used_.size());
 }
 
 FakeResponse FakeBearerBlob::Handle(const FakeRequest& req) {
@@ -317,7 +325,11 @@ FakeResponse FakeBearerBlob::Handle(const FakeRequest& req) {
   if (auth.rfind("Bearer ", 0) != 0) return error(401, "NoAuthenticationInformation");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!tokens_.count(auth.substr(7))) return error(401, "InvalidAuthenticationInfo");
+    auto it = tokens_.find(auth.substr(7));
+    if (it == tokens_.end() || static_cast<int64_t>(std::time(nullptr)) >= it->second) {
+      return error(401, "InvalidAuthenticationInfo");
+    }
+    used_.insert(it->first);
   }
   // Bearer tokens need 2017-11-09 or later.
   if (req.Header("x-ms-version") < "2017-11-09") return error(400, "InvalidHeaderValue");

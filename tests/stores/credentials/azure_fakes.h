@@ -24,6 +24,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,6 +51,9 @@ struct FakeEntraOptions {
   std::string federated_token;  // accepted as client_assertion when non-empty
   std::string cert_pem;         // assertions signed by its key accepted when non-empty
   int64_t lifetime_s = 3600;
+  // Told of every token handed out and its expiry (unix seconds), e.g. to
+  // let a FakeBearerBlob accept it.
+  std::function<void(const std::string& token, int64_t expires_at)> on_issue;
 };
 
 class FakeEntraId {
@@ -102,7 +107,10 @@ class FakeBearerBlob {
  public:
   FakeBearerBlob(std::string account, std::map<std::string, std::string> blobs);
   std::string url() const { return server_->url() + "/" + account_; }
-  void Accept(const std::string& token);  // tokens accepted from now on (adds)
+  // Accepts `token` from now on until `expires_at` (unix seconds; after it,
+  // 401 "InvalidAuthenticationInfo", as Blob answers an expired token).
+  void Accept(const std::string& token, int64_t expires_at = INT64_MAX);
+  int distinct_tokens() const;  // tokens that authorized a request
   int served() const { return served_; }
   int refused() const { return refused_; }
 
@@ -111,7 +119,8 @@ class FakeBearerBlob {
   std::string account_;
   std::map<std::string, std::string> blobs_;  // "container/blob" -> bytes
   mutable std::mutex mu_;
-  std::set<std::string> tokens_;
+  std::map<std::string, int64_t> tokens_;  // token -> expiry
+  std::set<std::string> used_;
   std::atomic<int> served_{0}, refused_{0};
   std::unique_ptr<FakeHttpServer> server_;
 };
