@@ -113,7 +113,8 @@ std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::strin
                            {"NODE_OPTIONS=--openssl-legacy-provider"});
 }
 
-std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
+std::unique_ptr<NodeServer> StartAzurite(const std::string& dir,
+                                         const std::vector<std::string>& extra_args) {
   int port = FreePort();
   Shell("mkdir -p '" + dir + "/azurite-data'");
   std::vector<std::string> argv = {
@@ -122,6 +123,7 @@ std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
       "--blobPort",     std::to_string(port),
       "--location",     dir + "/azurite-data",
       "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   return NodeServer::Start(argv, port, dir + "/azurite.log");
 }
 

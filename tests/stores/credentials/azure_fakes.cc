@@ -4,6 +4,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <ctime>
 #include <stdexcept>
@@ -117,6 +118,13 @@ TestCertificate MakeTestCertificate(const std::string& common_name) {
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
                              reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
   X509_set_issuer_name(x509, name);
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, x509, x509, nullptr, nullptr, 0);
+  X509_EXTENSION* san = X509V3_EXT_conf_nid(nullptr, &ctx, NID_subject_alt_name,
+                                            const_cast<char*>("IP:127.0.0.1,DNS:localhost"));
+  X509_add_ext(x509, san, -1);
+  X509_EXTENSION_free(san);
   X509_sign(x509, key, EVP_sha256());
   TestCertificate out;
   BIO* cert_bio = BIO_new(BIO_s_mem());
@@ -132,6 +140,20 @@ TestCertificate MakeTestCertificate(const std::string& common_name) {
   X509_free(x509);
   EVP_PKEY_free(key);
   return out;
+}
+
+std::string FakeEntraId::TokenNumber(int n) const {
+  if (!options_.jwt_tokens) return "entra-token-" + std::to_string(n);
+  // Lifetimes from the wall clock: the token's reader checks them so. The
+  // number keeps tokens apart; the signature is not checked by azurite.
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  const std::string claims =
+      "{\"aud\":\"https://storage.azure.com\",\"iss\":\"https://sts.windows.net/" +
+      options_.tenant + "/\",\"iat\":" + std::to_string(now) + ",\"nbf\":" +
+      std::to_string(now - 60) + ",\"exp\":" + std::to_string(now + options_.lifetime_s) +
+      ",\"appid\":\"" + options_.client_id + "\",\"uti\":\"fake-" + std::to_string(n) + "\"}";
+  return Base64UrlEncode("{\"alg\":\"RS256\",\"typ\":\"JWT\"}") + "." +
+         Base64UrlEncode(claims) + "." + Base64UrlEncode("fake-signature");
 }
 
 FakeEntraId::FakeEntraId(FakeEntraOptions options) : options_(std::move(options)) {
@@ -216,13 +238,14 @@ FakeResponse FakeEntraId::Handle(const FakeRequest& req) {
     last_kind_ = kind;
   }
   int n = ++answers_;
+  const std::string token = TokenNumber(n);
   if (options_.on_issue) {
-    options_.on_issue(TokenNumber(n), static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s);
+    options_.on_issue(token, static_cast<int64_t>(std::time(nullptr)) + options_.lifetime_s);
   }
   return Json(200, "{\"token_type\": \"Bearer\", \"expires_in\": " +
                        std::to_string(options_.lifetime_s) + ", \"ext_expires_in\": " +
                        std::to_string(options_.lifetime_s) + ", \"access_token\": \"" +
-                       TokenNumber(n) + "\"}");
+                       token + "\"}");
 }
 
 std::string FakeEntraId::MakeX5t() const {

@@ -36,7 +36,8 @@
 
 namespace sluice::testing {
 
-// An RSA key and a self-signed certificate for it, as PEM (made in memory).
+// An RSA key and a self-signed certificate for it, as PEM (made in memory),
+// valid for 127.0.0.1 (subjectAltName), so it can serve TLS too.
 struct TestCertificate {
   std::string cert_pem;
   std::string key_pem;
@@ -51,6 +52,11 @@ struct FakeEntraOptions {
   std::string federated_token;  // accepted as client_assertion when non-empty
   std::string cert_pem;         // assertions signed by its key accepted when non-empty
   int64_t lifetime_s = 3600;
+  // Hand out tokens shaped as Entra ID's (an unsigned JWT with aud
+  // https://storage.azure.com, iss https://sts.windows.net/<tenant>/, nbf,
+  // iat, exp), as azurite's `--oauth basic` checks them; else opaque
+  // "entra-token-<n>".
+  bool jwt_tokens = false;
   // Told of every token handed out and its expiry (unix seconds), e.g. to
   // let a FakeBearerBlob accept it.
   std::function<void(const std::string& token, int64_t expires_at)> on_issue;
@@ -65,7 +71,7 @@ class FakeEntraId {
   // How the last accepted request authenticated: "secret", "federated", "certificate".
   std::string last_kind() const;
   // The tokens handed out, in order ("entra-token-1", ...).
-  std::string TokenNumber(int n) const { return "entra-token-" + std::to_string(n); }
+  std::string TokenNumber(int n) const;
 
  private:
   FakeResponse Handle(const FakeRequest& req);
