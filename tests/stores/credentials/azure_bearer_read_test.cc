@@ -1,7 +1,8 @@
-// A streamed read through the Azure store with a bearer token from the
-// chain: Entra ID's fake hands out the token, a fake Blob endpoint that
-// takes only that token serves the bytes (azurite's OAuth mode needs HTTPS,
-// which these tests do not set up). And `sluice whoami`'s account of it.
+// Reads through the Azure store with a bearer token from the chain: Entra
+// ID's fake hands out the token, a fake Blob endpoint that takes only the
+// tokens it is told of, until their expiry, serves the bytes (so a test
+// controls lifetimes; azure_azurite_bearer_test.cc reads from azurite
+// itself). And `sluice whoami`'s account of it.
 #include <gtest/gtest.h>
 
 #include <chrono>

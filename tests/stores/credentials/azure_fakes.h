@@ -1,6 +1,7 @@
 // Loopback fakes of Azure's token endpoints and of a Blob endpoint that takes
-// bearer tokens, for tests only (no emulator of Entra ID or IMDS exists;
-// azurite's OAuth mode needs HTTPS). Each checks what the real service checks
+// bearer tokens, for tests only (no emulator of Entra ID or IMDS exists; the
+// Blob fake lets tests set token lifetimes, azurite is the real storage in
+// azure_azurite_bearer_test.cc). Each checks what the real service checks
 // and refuses like it:
 //   FakeEntraId: POST /<tenant>/oauth2/v2.0/token, form-encoded, with
 //     grant_type=client_credentials, the expected client_id and
