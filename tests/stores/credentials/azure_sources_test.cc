@@ -174,6 +174,8 @@ TEST_F(AzureSourcesTest, CertificateSignsAnAssertionTheFakeVerifies) {
   EXPECT_NE(refused.find("AADSTS700027: client assertion: signature does not verify"),
             std::string::npos)
       << refused;
+  EXPECT_EQ(refused.find("BEGIN"), std::string::npos);  // no PEM text
+  EXPECT_EQ(refused.find("eyJ"), std::string::npos);    // no assertion
   EXPECT_EQ(entra.refused(), 1);
 
   // A certificate without its key: named, no PEM text quoted.
@@ -225,6 +227,19 @@ TEST_F(AzureSourcesTest, WorkloadIdentityRereadsTheTokenFileOnRefresh) {
   EXPECT_EQ(second.answers(), 1);
   EXPECT_EQ(second.refused(), 0);
   EXPECT_EQ(shared.fetches(), 2);
+
+  // A token Entra ID does not know: refused, the token never quoted.
+  const std::string unknown = "eyJhbGciOiJSUzI1NiJ9.not-federated-anywhere.sig";
+  Write("federated", unknown);
+  auto refused = MakeAzureCredentialChain({}, endpoints_)->Fetch(kNow);
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("workload identity: federated token " + dir_.path() +
+                                            "/federated of " + kClient),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("AADSTS700213"), std::string::npos);
+  EXPECT_EQ(refused.status().message().find(unknown), std::string::npos);
+  EXPECT_EQ(refused.status().message().find("not-federated-anywhere"), std::string::npos);
 
   // An empty file is an error naming it.
   Write("federated", "");
