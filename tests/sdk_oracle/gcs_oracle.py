@@ -1,5 +1,5 @@
 """The SDK oracle for GCS credentials: for each source of Application
-Default Credentials, google-auth (the pinned version of requirements.txt)
+Default Credentials, google-auth (pinned in requirements.txt)
 and Sluice are given the same environment and files and pointed at the same
 loopback fake of Google's endpoints (OAuth2, STS, IAM Credentials, the
 metadata server, and GCS's XML API for the object). The fake derives each
@@ -17,7 +17,7 @@ cloudresourcemanager.googleapis.com. Sluice uses the URLs of the file (gcloud
 writes Google's own there), so the oracle points those three module
 constants at the fake and writes the fake's URLs into the files.
 
-Run it with the venv's Python (tests/sdk_oracle/run.sh does); Sluice runs in
+Run it with the venv's Python (tests/sdk_oracle/run_gcs.sh does); Sluice runs in
 a child process of SLUICE_PYTHON (default /usr/bin/python3) with
 PYTHONPATH=bindings/python and SLUICE_LIBRARY (default
 build/bindings/c/libsluice.so). Prints one line per case; exits 1 when any
