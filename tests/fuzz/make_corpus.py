@@ -50,6 +50,124 @@ def mds_fields(shard, encodings, sizes, limit):
     return out
 
 
+def parquet_footers(limit=6, max_bytes=64 << 10):
+    """parquet_footer_fuzz seeds from the smallest Parquet fixtures: the
+    whole file (mode 1), its FileMetaData (mode 0) and its first page header
+    with a few bytes after it (mode 2)."""
+    folder = os.path.join(HERE, '..', 'data', 'parquet')
+    if not os.path.isdir(folder):
+        return
+    names = sorted((os.path.getsize(os.path.join(folder, n)), n)
+                   for n in os.listdir(folder) if n.endswith('.parquet'))
+    for size, name in names[:limit]:
+        if size > max_bytes:
+            break
+        data = open(os.path.join(folder, name), 'rb').read()
+        meta_len = struct.unpack_from('<I', data, len(data) - 8)[0]
+        put('parquet_footer_fuzz', b'\x01' + data)
+        put('parquet_footer_fuzz', b'\x00' + data[len(data) - 8 - meta_len:len(data) - 8])
+        put('parquet_footer_fuzz', b'\x02' + data[4:68])
+
+
+# One small file per feature the chunk decoder has: v1/v2 pages, every
+# codec, dictionary and DELTA/BYTE_STREAM_SPLIT encodings, nulls, nested
+# lists, INT96, CRCs.
+PARQUET_CHUNK_SEEDS = [
+    'pa26_decimal_as_integer', 'pa26_int96_timestamps', 'pa26_page_crc_v2', 'pa26_codec_brotli',
+    'pa26_codec_zstd', 'pa26_codec_gzip', 'pa26_codecs_per_column_v2', 'pa26_codec_lz4_raw',
+    'pa26_nulls_v1', 'duckdb_v2_zstd', 'pa26_page_crc_v1', 'pa26_lists_v2_small_pages',
+    'pa26_lists_v1', 'pa26_byte_stream_split_all', 'pa26_delta_v2', 'pa26_delta_v1',
+]
+
+
+def parquet_chunks():
+    folder = os.path.join(HERE, '..', 'data', 'parquet')
+    for name in PARQUET_CHUNK_SEEDS:
+        path = os.path.join(folder, name + '.parquet')
+        if os.path.exists(path):
+            put('parquet_chunk_fuzz', open(path, 'rb').read())
+
+
+def uleb(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def zigzag(v):
+    return uleb(((v << 1) ^ (v >> 63)) & (2 ** 64 - 1))
+
+
+def pack_bits(values, width):
+    """LSB-first bit packing (Parquet's hybrid and delta miniblocks)."""
+    acc = 0
+    for i, v in enumerate(values):
+        acc |= v << (i * width)
+    return acc.to_bytes((len(values) * width + 7) // 8, 'little')
+
+
+def delta_binary_packed(values, mask=2 ** 64 - 1):
+    """DELTA_BINARY_PACKED, blocks of 128 values in 4 miniblocks of 32."""
+    out = uleb(128) + uleb(4) + uleb(len(values)) + zigzag(values[0] if values else 0)
+    deltas = [(b - a) & mask for a, b in zip(values, values[1:])]
+    signed = [d - (mask + 1) if d > mask >> 1 else d for d in deltas]
+    for start in range(0, len(deltas), 128):
+        block = signed[start:start + 128]
+        low = min(block)
+        out += zigzag(low)
+        widths, bodies = b'', b''
+        for m in range(4):
+            mini = [(d - low) & mask for d in block[m * 32:(m + 1) * 32]]
+            if not mini:
+                widths += b'\0'
+                continue
+            w = max(mini).bit_length()
+            widths += bytes([w])
+            bodies += pack_bits(mini + [0] * (32 - len(mini)), w)
+        out += widths + bodies
+    return out
+
+
+def parquet_encoding_seeds():
+    """parquet_encoding_fuzz: decoder byte, parameter byte, u16 count, section."""
+    def seed(which, param, count, section):
+        put('parquet_encoding_fuzz', bytes([which, param]) + struct.pack('<H', count) + section)
+    # The hybrid: Encodings.md's 0..7 in 3 bits, then an RLE run of five 4s.
+    runs = b'\x03' + pack_bits(list(range(8)), 3) + uleb(5 << 1) + b'\x04'
+    seed(0, 3, 13, runs)
+    seed(1, 3, 13, struct.pack('<I', len(runs)) + runs + b'values')
+    seed(2, 0, 11, bytes([10]) + uleb(3 << 1) + struct.pack('<H', 700) + b'\x03' +
+         pack_bits([1, 2, 3, 1023, 0, 5, 6, 7], 10))
+    # PLAIN: booleans, INT32, DOUBLE, INT96, byte arrays, FIXED_LEN_BYTE_ARRAY(3).
+    seed(3, 0, 11, b'\xca\x05')
+    seed(3, 1, 3, struct.pack('<3i', -2, 7, 2 ** 31 - 1))
+    seed(3, 2, 2, struct.pack('<2d', 1.5, -0.0))
+    seed(3, 3, 1, struct.pack('<QI', 10 ** 9, 2451545))
+    seed(3, 4, 3, b''.join(struct.pack('<I', len(v)) + v for v in [b'hello', b'', b'world']))
+    seed(3, 3 * 8 + 7, 3, b'abcdefghi')
+    # DELTA_BINARY_PACKED: Encodings.md's example 2, then wrap-around values.
+    seed(4, 1, 8, delta_binary_packed([7, 5, 3, 1, 2, 3, 4, 5], 2 ** 32 - 1))
+    seed(5, 5, 200, delta_binary_packed([(i * 7919) % 1000 - 500 for i in range(200)]))
+    seed(5, 2, 4, delta_binary_packed([2 ** 63 - 1, -2 ** 63, 0, -1]))
+    # DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY: Encodings.md's examples.
+    words = [b'Hello', b'World', b'Foobar', b'ABCDEF']
+    dlba = delta_binary_packed([len(w) for w in words], 2 ** 32 - 1) + b''.join(words)
+    seed(6, 3, 4, dlba)
+    suffixes = [b'axis', b'le', b'babble', b'yhood']
+    seed(7, 1, 4, delta_binary_packed([0, 2, 0, 3], 2 ** 32 - 1) +
+         delta_binary_packed([len(x) for x in suffixes], 2 ** 32 - 1) + b''.join(suffixes))
+    # BYTE_STREAM_SPLIT: Encodings.md's three floats, and 5-byte values.
+    seed(8, 4, 3, bytes.fromhex('aa00a3bb11b4cc22c5dd33d6'))
+    seed(8, 5, 4, bytes(range(20)))
+    # LZ4_RAW: literals only, and a match ("ab" then 13 more of it).
+    seed(9, 0, 5, b'\x50hello')
+    seed(9, 0, 15, b'\x24ab\x02\x00\x50ababa')
+
+
 def main():
     # Regenerate the seeds, but keep the inputs findings left behind
     # (regression-*, see README.md): they are not made here.
@@ -165,6 +283,9 @@ def main():
         b'<Expiration>2026-11-26T15:04:05.123Z</Expiration>'
         b'</Credentials></AssumeRoleResult></AssumeRoleResponse>')
     put('aws_credential_documents_fuzz', b'\x032026-11-26T15:04:05+00:00')
+    parquet_footers()
+    parquet_chunks()
+    parquet_encoding_seeds()
     total = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(OUT) for f in fs)
     print('seed corpora: %d bytes in %s' % (total, OUT), file=sys.stderr)
 

@@ -1,0 +1,234 @@
+#include "formats/parquet/column_chunk_decoder.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "formats/parquet/encoding/plain.h"
+#include "formats/parquet/encoding/rle_bit_packed.h"
+#include "formats/parquet/level_assembler.h"
+#include "formats/parquet/value_decoder.h"
+
+namespace sluice::parquet {
+namespace {
+
+int LevelBitWidth(int16_t max_level) {
+  return max_level == 0 ? 0 : std::bit_width(static_cast<uint32_t>(max_level));
+}
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const FileFooter& footer, size_t row_group, size_t field, std::string_view chunk,
+               std::string_view file, const ColumnDecodeOptions& options)
+      : footer_(footer), rg_(row_group), field_(footer.schema.fields[field]),
+        leaf_(footer.schema.leaves[field_.first_leaf]),
+        meta_(footer.chunk(row_group, field_.first_leaf)), chunk_(chunk), options_(options),
+        context_(std::string(file) + ": row group " + std::to_string(row_group) + " column \"" +
+                 leaf_.path + "\""),
+        pages_(chunk, footer.chunk_ranges[row_group][field_.first_leaf].offset, meta_.codec,
+               context_, options.pages) {}
+
+  Result<ColumnBuffer> Run() {
+    const ByteRange range = footer_.chunk_ranges[rg_][field_.first_leaf];
+    if (chunk_.size() != range.size) {
+      return InvalidArgumentError(context_ + ": given " + std::to_string(chunk_.size()) +
+                                  " bytes of a chunk of " + std::to_string(range.size));
+    }
+    SLUICE_RETURN_IF_ERROR(CheckCodecSupported(meta_.codec).WithContext(context_));
+    if (static_cast<uint64_t>(meta_.num_values) > options_.max_level_entries) {
+      return OutOfRangeError(context_ + ": " + std::to_string(meta_.num_values) +
+                             " values, more than the limit of " +
+                             std::to_string(options_.max_level_entries));
+    }
+    out_.leaf = leaf_;
+    out_.width = FixedWidth(leaf_);
+    LevelAssembler assembler(field_, leaf_, &out_);
+    Page page;
+    while (true) {
+      SLUICE_ASSIGN_OR_RETURN(const bool more, pages_.Next(&page));
+      if (!more) break;
+      const std::string where = pages_.Where(page.file_offset);
+      Status s = page.header.type == PageType::kDictionaryPage ? DictionaryPage(page)
+                                                                : DataPage(page, assembler);
+      if (!s.ok()) {
+        return s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where);
+      }
+    }
+    if (entries_ != static_cast<uint64_t>(meta_.num_values)) {
+      return CorruptError(context_ + ": the pages hold " + std::to_string(entries_) +
+                          " values, the chunk's metadata says " + std::to_string(meta_.num_values));
+    }
+    const uint64_t rows = static_cast<uint64_t>(footer_.meta.row_groups[rg_].num_rows);
+    if (out_.num_rows != rows) {
+      return CorruptError(context_ + ": the pages hold " + std::to_string(out_.num_rows) +
+                          " rows, the row group " + std::to_string(rows));
+    }
+    out_.null_count = static_cast<size_t>(std::count(out_.validity.begin(), out_.validity.end(), 0));
+    return std::move(out_);
+  }
+
+ private:
+  Status DictionaryPage(Page& page) {
+    if (have_dictionary_) return CorruptError("a second dictionary page");
+    if (entries_ > 0) return CorruptError("a dictionary page after data pages");
+    const DictionaryPageHeader& h = *page.header.dictionary_page_header;
+    if (h.encoding != Encoding::kPlain && h.encoding != Encoding::kPlainDictionary) {
+      return UnimplementedError("dictionary page encoded as " + EncodingName(h.encoding));
+    }
+    SLUICE_ASSIGN_OR_RETURN(dictionary_, DecodeDictionaryPage(page.body, static_cast<size_t>(h.num_values), leaf_));
+    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    have_dictionary_ = true;
+    return Status::Ok();
+  }
+
+  // Decodes `n` levels of `max` from the start of `*body` (v1: with their
+  // length prefix, which is consumed) or from `runs` (v2).
+  Status Levels(int16_t max, Encoding encoding, std::string_view* body, std::string_view runs,
+                bool v2, size_t n, std::vector<uint32_t>* out) {
+    if (max == 0) return Status::Ok();
+    if (!v2 && encoding != Encoding::kRle) {
+      return UnimplementedError("levels encoded as " + EncodingName(encoding) + " (RLE is supported)");
+    }
+    const int width = LevelBitWidth(max);
+    Result<RleBitPackedDecoder> d = [&]() -> Result<RleBitPackedDecoder> {
+      if (v2) return RleBitPackedDecoder::Create(runs, width);
+      size_t consumed = 0;
+      Result<RleBitPackedDecoder> r = RleBitPackedDecoder::CreateWithLengthPrefix(*body, width, &consumed);
+      if (r.ok()) body->remove_prefix(consumed);
+      return r;
+    }();
+    if (!d.ok()) return d.status();
+    out->resize(n);
+    return d->Decode(n, out->data());
+  }
+
+  Status DataPage(Page& page, LevelAssembler& assembler) {
+    const bool v2 = page.header.type == PageType::kDataPageV2;
+    const size_t n = static_cast<size_t>(v2 ? page.header.data_page_header_v2->num_values
+                                            : page.header.data_page_header->num_values);
+    const Encoding encoding = v2 ? page.header.data_page_header_v2->encoding
+                                 : page.header.data_page_header->encoding;
+    if (n > static_cast<uint64_t>(meta_.num_values) - entries_) {
+      return CorruptError(std::to_string(n) + " values in the page, " +
+                          std::to_string(static_cast<uint64_t>(meta_.num_values) - entries_) +
+                          " left of the chunk's " + std::to_string(meta_.num_values));
+    }
+    std::string_view body = page.body;
+    const Encoding rep_enc = v2 ? Encoding::kRle : page.header.data_page_header->repetition_level_encoding;
+    const Encoding def_enc = v2 ? Encoding::kRle : page.header.data_page_header->definition_level_encoding;
+    SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_repetition_level, rep_enc, &body, page.repetition_levels, v2, n, &rep_));
+    SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_definition_level, def_enc, &body, page.definition_levels, v2, n, &def_));
+    const size_t first = out_.validity.size();
+    SLUICE_RETURN_IF_ERROR(assembler.Append(leaf_.max_definition_level ? def_.data() : nullptr,
+                                            leaf_.max_repetition_level ? rep_.data() : nullptr, n));
+    entries_ += n;
+    const size_t slots = out_.validity.size();
+    const size_t added = slots - first;
+    const size_t present = static_cast<size_t>(
+        std::count(out_.validity.begin() + static_cast<ptrdiff_t>(first), out_.validity.end(), 1));
+    const Dictionary* dict = have_dictionary_ ? &dictionary_ : nullptr;
+    if (out_.width > 0) {
+      if (slots > options_.max_value_bytes / out_.width) {
+        return OutOfRangeError(std::to_string(slots) + " values of " + std::to_string(out_.width) +
+                               " bytes, more than the limit of " +
+                               std::to_string(options_.max_value_bytes) + " bytes");
+      }
+      if (added == 0) return Status::Ok();
+      if (encoding == Encoding::kPlain && present == added &&
+          leaf_.physical_type != PhysicalType::kBoolean) {
+        // The values as they lie in the page: a view, no copy.
+        std::string_view bytes;
+        SLUICE_RETURN_IF_ERROR(PlainDecoder(body).TakeFixedWidth(added, out_.width, &bytes));
+        if (page.storage) out_.owned.push_back(std::move(page.storage));
+        out_.fixed_runs.push_back(FixedRun{first, bytes});
+        return Status::Ok();
+      }
+      auto run = std::make_unique<std::string>(added * out_.width, '\0');
+      uint8_t* dst = reinterpret_cast<uint8_t*>(run->data());
+      if (present == added) {
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict, dst));
+      } else {
+        dense_fixed_.resize(present * out_.width);
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
+                                                 reinterpret_cast<uint8_t*>(dense_fixed_.data())));
+        Scatter(first, slots, run->data());
+      }
+      out_.fixed_runs.push_back(FixedRun{first, *run});
+      out_.owned.push_back(std::move(run));
+      return Status::Ok();
+    }
+    out_.binary.resize(slots);
+    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    const uint64_t budget = options_.max_value_bytes > rebuilt_ ? options_.max_value_bytes - rebuilt_ : 0;
+    const size_t owned_before = out_.owned.size();
+    if (present == added) {
+      SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
+                                                out_.binary.data() + first));
+    } else {
+      dense_binary_.resize(present);
+      SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
+                                                dense_binary_.data()));
+      size_t k = 0;
+      for (size_t i = first; i < slots; ++i) {
+        if (out_.validity[i]) out_.binary[i] = dense_binary_[k++];
+      }
+    }
+    for (size_t i = owned_before; i < out_.owned.size(); ++i) rebuilt_ += out_.owned[i]->size();
+    return Status::Ok();
+  }
+
+  // Moves the dense values of slots [first, end) to the present ones of
+  // `dst`, which holds those slots.
+  void Scatter(size_t first, size_t end, char* dst) {
+    const size_t w = out_.width;
+    const char* src = dense_fixed_.data();
+    const auto run = [&](auto width) {
+      size_t k = 0;
+      for (size_t i = first; i < end; ++i) {
+        if (out_.validity[i]) std::memcpy(dst + (i - first) * width, src + k++ * width, width);
+      }
+    };
+    if (w == 4) {
+      run(std::integral_constant<size_t, 4>{});
+    } else if (w == 8) {
+      run(std::integral_constant<size_t, 8>{});
+    } else {
+      run(w);
+    }
+  }
+
+  const FileFooter& footer_;
+  size_t rg_;
+  const Field& field_;
+  const LeafColumn& leaf_;
+  const ColumnMetaData& meta_;
+  std::string_view chunk_;
+  const ColumnDecodeOptions& options_;
+  std::string context_;
+  PageReader pages_;
+  ColumnBuffer out_;
+  Dictionary dictionary_;
+  bool have_dictionary_ = false;
+  uint64_t entries_ = 0;
+  uint64_t rebuilt_ = 0;
+  std::vector<uint32_t> def_, rep_;
+  std::string dense_fixed_;
+  std::vector<std::string_view> dense_binary_;
+};
+
+}  // namespace
+
+Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
+                                       std::string_view chunk, std::string_view file,
+                                       const ColumnDecodeOptions& options) {
+  SLUICE_RETURN_IF_ERROR(ReadableField(footer.schema, field, file));
+  if (row_group >= footer.meta.row_groups.size()) {
+    return NotFoundError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
+                         std::to_string(footer.meta.row_groups.size()) + " row groups)");
+  }
+  return ChunkDecoder(footer, row_group, field, chunk, file, options).Run();
+}
+
+}  // namespace sluice::parquet

@@ -1,0 +1,49 @@
+// One column chunk (the chunk of one top-level field in one row group) into
+// a ColumnBuffer, in one pass over its pages: the dictionary page, then each
+// data page's levels (v1: inside the decompressed body, each with its 4-byte
+// length; v2: before the values, uncompressed) through the LevelAssembler,
+// and its values through value_decoder.h, placed in the leaf slots the
+// levels say are present.
+//
+// Checks beyond the pages' own: the field is one the reader supports
+// (ReadableField), its codec is supported, one dictionary page at most and
+// before the data pages, levels encoded as RLE, the pages' level entries
+// adding up to the chunk's num_values and its rows to the row group's, and
+// the caller's budgets (declared counts are compared with them before any
+// allocation). Errors name the file, row group and column, and the page's
+// offset: "f.parquet: row group 0 column \"ids.list.element\": page at
+// offset 4: ...".
+// Thread-safe (no shared state); decode different chunks concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "base/status.h"
+#include "formats/parquet/column_buffer.h"
+#include "formats/parquet/footer.h"
+#include "formats/parquet/page_reader.h"
+
+namespace sluice::parquet {
+
+// The caller's budget for one chunk. RLE lets a few bytes declare millions
+// of levels (an all-null column is nearly free to store), so these bound
+// what a small hostile chunk can make the decoder allocate: about 26 bytes
+// per level entry (validity, list offsets, a view) at the most, plus the
+// values. The defaults hold a ~100 MB row group of token ids (25M int32)
+// with room to spare.
+struct ColumnDecodeOptions {
+  PageLimits pages;
+  uint64_t max_level_entries = uint64_t{1} << 26;  // per chunk (its num_values)
+  uint64_t max_value_bytes = uint64_t{1} << 30;    // fixed-width and rebuilt values
+};
+
+// `chunk` holds the bytes footer.chunk_ranges[row_group][leaf] of the
+// field's leaf. The buffer's views may point into `chunk`: keep its bytes
+// alive (or set the buffer's `source` to their owner) while it is used.
+Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
+                                       std::string_view chunk, std::string_view file,
+                                       const ColumnDecodeOptions& options = {});
+
+}  // namespace sluice::parquet

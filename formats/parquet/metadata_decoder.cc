@@ -1,0 +1,570 @@
+#include "formats/parquet/metadata_decoder.h"
+
+#include <initializer_list>
+#include <utility>
+
+namespace sluice::parquet {
+namespace {
+
+using T = ThriftType;
+
+// The decoder with a budget for the memory the decoded values take: an
+// element of a list can be one byte on the wire (an empty struct) and
+// hundreds in memory (a ColumnChunk is over 500), so each element is
+// charged before it is added, and the whole may take at most
+// kMemoryPerByte times the footer's size (plus kMemorySlack). The fixtures'
+// footers, from every writer, take at most 8.3 times their size.
+constexpr uint64_t kMemoryPerByte = 24;
+constexpr uint64_t kMemorySlack = 1 << 20;
+
+class D : public ThriftCompactDecoder {
+ public:
+  D(std::string_view bytes, ThriftLimits limits)
+      : ThriftCompactDecoder(bytes, limits),
+        budget_(kMemoryPerByte * bytes.size() + kMemorySlack),
+        left_(budget_) {}
+
+  template <typename V>
+  Status Charge() {
+    if (sizeof(V) > left_) {
+      return Error("the decoded metadata would take more than " + std::to_string(budget_) +
+                   " bytes of memory (" + std::to_string(kMemoryPerByte) +
+                   " per byte of footer, and 1 MiB)");
+    }
+    left_ -= sizeof(V);
+    return Status::Ok();
+  }
+
+  // Appends a default value to `v`, charged.
+  template <typename V>
+  Status Add(std::vector<V>* v) {
+    SLUICE_RETURN_IF_ERROR(Charge<V>());
+    v->emplace_back();
+    return Status::Ok();
+  }
+
+ private:
+  uint64_t budget_;
+  uint64_t left_;
+};
+
+// Which fields of one struct were seen, to report a missing required one.
+class Seen {
+ public:
+  void Add(int16_t id) {
+    if (id > 0 && id < 64) bits_ |= uint64_t{1} << id;
+  }
+  bool Has(int id) const { return (bits_ >> id) & 1; }
+  Status Require(const D& d, std::string_view name,
+                 std::initializer_list<std::pair<int, const char*>> fields) const {
+    for (const auto& [id, field] : fields) {
+      if (!Has(id)) {
+        return d.Error(std::string(name) + ": required field " + std::to_string(id) + " (" +
+                       field + ") missing");
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  uint64_t bits_ = 0;
+};
+
+template <typename E>
+Status ReadEnum(D& d, T type, E* out) {
+  int32_t v = 0;
+  SLUICE_RETURN_IF_ERROR(d.ReadI32(type, &v));
+  *out = static_cast<E>(v);
+  return Status::Ok();
+}
+
+template <typename E>
+Status ReadOptionalEnum(D& d, T type, std::optional<E>* out) {
+  E v{};
+  SLUICE_RETURN_IF_ERROR(ReadEnum(d, type, &v));
+  *out = v;
+  return Status::Ok();
+}
+
+template <typename V>
+Status NonNegative(const D& d, V v) {
+  if (v < 0) return d.Error("negative value " + std::to_string(v));
+  return Status::Ok();
+}
+
+Status ReadCount32(D& d, T type, int32_t* out) {
+  SLUICE_RETURN_IF_ERROR(d.ReadI32(type, out));
+  return NonNegative(d, *out);
+}
+
+Status ReadCount64(D& d, T type, int64_t* out) {
+  SLUICE_RETURN_IF_ERROR(d.ReadI64(type, out));
+  return NonNegative(d, *out);
+}
+
+template <typename V, typename F>
+Status ReadOptional(std::optional<V>* out, F&& read) {
+  V v{};
+  SLUICE_RETURN_IF_ERROR(read(&v));
+  *out = std::move(v);
+  return Status::Ok();
+}
+
+Status ReadStringList(D& d, T type, std::vector<std::string>* out) {
+  return d.ReadList(type, T::kBinary, [&](T e) {
+    SLUICE_RETURN_IF_ERROR(d.Add(out));
+    return d.ReadString(e, &out->back());
+  });
+}
+
+template <typename E>
+Status ReadEnumList(D& d, T type, std::vector<E>* out) {
+  return d.ReadList(type, T::kI32, [&](T e) {
+    E v{};
+    SLUICE_RETURN_IF_ERROR(ReadEnum(d, e, &v));
+    SLUICE_RETURN_IF_ERROR(d.Charge<E>());
+    out->push_back(v);
+    return Status::Ok();
+  });
+}
+
+// A struct member of a union, or an empty struct: its fields are skipped.
+Status SkipStruct(D& d, T type) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  return d.Skip(type);
+}
+
+Status ReadKeyValue(D& d, T type, KeyValue* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("KeyValue", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return d.ReadString(t, &out->key);
+      case 2: return ReadOptional(&out->value, [&](std::string* v) { return d.ReadString(t, v); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "KeyValue", {{1, "key"}});
+}
+
+Status ReadKeyValueList(D& d, T type, std::vector<KeyValue>* out) {
+  return d.ReadList(type, T::kStruct, [&](T e) {
+    SLUICE_RETURN_IF_ERROR(d.Add(out));
+    return ReadKeyValue(d, e, &out->back());
+  });
+}
+
+Status ReadStatistics(D& d, T type, Statistics* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  const auto str = [&](T t, std::optional<std::string>* v) {
+    return ReadOptional(v, [&](std::string* s) { return d.ReadString(t, s); });
+  };
+  const auto count = [&](T t, std::optional<int64_t>* v) {
+    return ReadOptional(v, [&](int64_t* n) { return ReadCount64(d, t, n); });
+  };
+  const auto flag = [&](T t, std::optional<bool>* v) {
+    return ReadOptional(v, [&](bool* b) { return d.ReadBool(t, b); });
+  };
+  return d.ReadStruct("Statistics", [&](int16_t id, T t) -> Status {
+    switch (id) {
+      case 1: return str(t, &out->max);
+      case 2: return str(t, &out->min);
+      case 3: return count(t, &out->null_count);
+      case 4: return count(t, &out->distinct_count);
+      case 5: return str(t, &out->max_value);
+      case 6: return str(t, &out->min_value);
+      case 7: return flag(t, &out->is_max_value_exact);
+      case 8: return flag(t, &out->is_min_value_exact);
+      case 9: return count(t, &out->nan_count);
+      default: return d.Skip(t);
+    }
+  });
+}
+
+Status ReadTimeUnit(D& d, T type, TimeUnit* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  int members = 0;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("TimeUnit", [&](int16_t id, T t) -> Status {
+    if (id < 1 || id > 3) return d.Error("unknown time unit " + std::to_string(id));
+    if (++members > 1) return d.Error("a TimeUnit union with more than one member");
+    *out = id == 1 ? TimeUnit::kMillis : id == 2 ? TimeUnit::kMicros : TimeUnit::kNanos;
+    return SkipStruct(d, t);
+  }));
+  if (members == 0) return d.Error("an empty TimeUnit union");
+  return Status::Ok();
+}
+
+// TimeType and TimestampType have the same fields.
+Status ReadTimeLike(D& d, T type, const char* name, LogicalType* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct(name, [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return d.ReadBool(t, &out->adjusted_to_utc);
+      case 2: return ReadTimeUnit(d, t, &out->unit);
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, name, {{1, "isAdjustedToUTC"}, {2, "unit"}});
+}
+
+Status ReadDecimalType(D& d, T type, LogicalType* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("DecimalType", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadCount32(d, t, &out->scale);
+      case 2: return ReadCount32(d, t, &out->precision);
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "DecimalType", {{1, "scale"}, {2, "precision"}});
+}
+
+Status ReadIntType(D& d, T type, LogicalType* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("IntType", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: {
+        SLUICE_RETURN_IF_ERROR(d.ReadI8(t, &out->bit_width));
+        const int w = out->bit_width;
+        if (w != 8 && w != 16 && w != 32 && w != 64) {
+          return d.Error("bitWidth " + std::to_string(w) + " is not 8, 16, 32 or 64");
+        }
+        return Status::Ok();
+      }
+      case 2: return d.ReadBool(t, &out->is_signed);
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "IntType", {{1, "bitWidth"}, {2, "isSigned"}});
+}
+
+Status ReadLogicalType(D& d, T type, LogicalType* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  using K = LogicalType::Kind;
+  int members = 0;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("LogicalType", [&](int16_t id, T t) -> Status {
+    if (++members > 1) return d.Error("a LogicalType union with more than one member");
+    static constexpr K kEmpty[] = {
+        K::kNone, K::kString, K::kMap, K::kList, K::kEnum, K::kNone, K::kDate,
+        K::kNone, K::kNone, K::kNone, K::kNone, K::kUnknown, K::kJson, K::kBson,
+        K::kUuid, K::kFloat16, K::kVariant, K::kGeometry, K::kGeography};
+    switch (id) {
+      case 5: out->kind = K::kDecimal; return ReadDecimalType(d, t, out);
+      case 7: out->kind = K::kTime; return ReadTimeLike(d, t, "TimeType", out);
+      case 8: out->kind = K::kTimestamp; return ReadTimeLike(d, t, "TimestampType", out);
+      case 10: out->kind = K::kInteger; return ReadIntType(d, t, out);
+      default: break;
+    }
+    // Members whose fields this reader does not need (VARIANT's version,
+    // GEOMETRY's CRS) are read as empty structs.
+    if (id > 0 && id < static_cast<int>(std::size(kEmpty)) && kEmpty[id] != K::kNone) {
+      out->kind = kEmpty[id];
+    } else {
+      out->kind = K::kUnrecognized;
+      out->other_id = id;
+    }
+    return SkipStruct(d, t);
+  }));
+  if (members == 0) return d.Error("an empty LogicalType union");
+  return Status::Ok();
+}
+
+Status ReadSchemaElement(D& d, T type, SchemaElement* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  const auto i32 = [&](T t, std::optional<int32_t>* v) {
+    return ReadOptional(v, [&](int32_t* n) { return d.ReadI32(t, n); });
+  };
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("SchemaElement", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadOptionalEnum(d, t, &out->type);
+      case 2: return i32(t, &out->type_length);
+      case 3: return ReadOptionalEnum(d, t, &out->repetition);
+      case 4: return d.ReadString(t, &out->name);
+      case 5:
+        return ReadOptional(&out->num_children,
+                            [&](int32_t* n) { return ReadCount32(d, t, n); });
+      case 6: return ReadOptionalEnum(d, t, &out->converted_type);
+      case 7: return i32(t, &out->scale);
+      case 8: return i32(t, &out->precision);
+      case 9: return i32(t, &out->field_id);
+      case 10: return ReadLogicalType(d, t, &out->logical_type);
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "SchemaElement", {{4, "name"}});
+}
+
+Status ReadPageEncodingStats(D& d, T type, PageEncodingStats* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("PageEncodingStats", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadEnum(d, t, &out->page_type);
+      case 2: return ReadEnum(d, t, &out->encoding);
+      case 3: return ReadCount32(d, t, &out->count);
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "PageEncodingStats", {{1, "page_type"}, {2, "encoding"}, {3, "count"}});
+}
+
+Status ReadColumnMetaData(D& d, T type, ColumnMetaData* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  const auto offset = [&](T t, std::optional<int64_t>* v) {
+    return ReadOptional(v, [&](int64_t* n) { return ReadCount64(d, t, n); });
+  };
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("ColumnMetaData", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadEnum(d, t, &out->type);
+      case 2: return ReadEnumList(d, t, &out->encodings);
+      case 3: return ReadStringList(d, t, &out->path_in_schema);
+      case 4: return ReadEnum(d, t, &out->codec);
+      case 5: return ReadCount64(d, t, &out->num_values);
+      case 6: return ReadCount64(d, t, &out->total_uncompressed_size);
+      case 7: return ReadCount64(d, t, &out->total_compressed_size);
+      case 8: return ReadKeyValueList(d, t, &out->key_value_metadata);
+      case 9: return ReadCount64(d, t, &out->data_page_offset);
+      case 10: return offset(t, &out->index_page_offset);
+      case 11: return offset(t, &out->dictionary_page_offset);
+      case 12:
+        return ReadOptional(&out->statistics,
+                            [&](Statistics* s) { return ReadStatistics(d, t, s); });
+      case 13:
+        return d.ReadList(t, T::kStruct, [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.Add(&out->encoding_stats));
+          return ReadPageEncodingStats(d, e, &out->encoding_stats.back());
+        });
+      case 14: return offset(t, &out->bloom_filter_offset);
+      case 15:
+        return ReadOptional(&out->bloom_filter_length,
+                            [&](int32_t* n) { return ReadCount32(d, t, n); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "ColumnMetaData",
+                      {{1, "type"}, {2, "encodings"}, {3, "path_in_schema"}, {4, "codec"},
+                       {5, "num_values"}, {6, "total_uncompressed_size"},
+                       {7, "total_compressed_size"}, {9, "data_page_offset"}});
+}
+
+Status ReadColumnChunk(D& d, T type, ColumnChunk* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  const auto i64 = [&](T t, std::optional<int64_t>* v) {
+    return ReadOptional(v, [&](int64_t* n) { return ReadCount64(d, t, n); });
+  };
+  const auto i32 = [&](T t, std::optional<int32_t>* v) {
+    return ReadOptional(v, [&](int32_t* n) { return ReadCount32(d, t, n); });
+  };
+  // file_offset (2) is required by the specification with a default of 0,
+  // and not every writer stores it: it is not required here. meta_data (3)
+  // is optional in the specification but every writer must store it; only
+  // an encrypted column has its metadata elsewhere.
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("ColumnChunk", [&](int16_t id, T t) -> Status {
+    switch (id) {
+      case 1:
+        return ReadOptional(&out->file_path, [&](std::string* s) { return d.ReadString(t, s); });
+      case 2: return d.ReadI64(t, &out->file_offset);
+      case 3:
+        return ReadOptional(&out->meta_data,
+                            [&](ColumnMetaData* m) { return ReadColumnMetaData(d, t, m); });
+      case 4: return i64(t, &out->offset_index_offset);
+      case 5: return i32(t, &out->offset_index_length);
+      case 6: return i64(t, &out->column_index_offset);
+      case 7: return i32(t, &out->column_index_length);
+      case 8:
+      case 9:
+        out->encrypted = true;
+        return d.Skip(t);
+      default: return d.Skip(t);
+    }
+  }));
+  if (!out->meta_data && !out->encrypted) {
+    return d.Error("ColumnChunk: required field 3 (meta_data) missing");
+  }
+  return Status::Ok();
+}
+
+Status ReadRowGroup(D& d, T type, RowGroup* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("RowGroup", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1:
+        return d.ReadList(t, T::kStruct, [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.Add(&out->columns));
+          return ReadColumnChunk(d, e, &out->columns.back());
+        });
+      case 2: return ReadCount64(d, t, &out->total_byte_size);
+      case 3: return ReadCount64(d, t, &out->num_rows);
+      case 4: return d.Skip(t);  // sorting_columns
+      case 5:
+        return ReadOptional(&out->file_offset, [&](int64_t* n) { return ReadCount64(d, t, n); });
+      case 6:
+        return ReadOptional(&out->total_compressed_size,
+                            [&](int64_t* n) { return ReadCount64(d, t, n); });
+      case 7:
+        return ReadOptional(&out->ordinal, [&](int16_t* n) { return d.ReadI16(t, n); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "RowGroup", {{1, "columns"}, {2, "total_byte_size"}, {3, "num_rows"}});
+}
+
+Status ReadDataPageHeader(D& d, T type, DataPageHeader* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("DataPageHeader", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadCount32(d, t, &out->num_values);
+      case 2: return ReadEnum(d, t, &out->encoding);
+      case 3: return ReadEnum(d, t, &out->definition_level_encoding);
+      case 4: return ReadEnum(d, t, &out->repetition_level_encoding);
+      case 5:
+        return ReadOptional(&out->statistics,
+                            [&](Statistics* s) { return ReadStatistics(d, t, s); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "DataPageHeader",
+                      {{1, "num_values"}, {2, "encoding"}, {3, "definition_level_encoding"},
+                       {4, "repetition_level_encoding"}});
+}
+
+Status ReadDataPageHeaderV2(D& d, T type, DataPageHeaderV2* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("DataPageHeaderV2", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadCount32(d, t, &out->num_values);
+      case 2: return ReadCount32(d, t, &out->num_nulls);
+      case 3: return ReadCount32(d, t, &out->num_rows);
+      case 4: return ReadEnum(d, t, &out->encoding);
+      case 5: return ReadCount32(d, t, &out->definition_levels_byte_length);
+      case 6: return ReadCount32(d, t, &out->repetition_levels_byte_length);
+      case 7: return d.ReadBool(t, &out->is_compressed);
+      case 8:
+        return ReadOptional(&out->statistics,
+                            [&](Statistics* s) { return ReadStatistics(d, t, s); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "DataPageHeaderV2",
+                      {{1, "num_values"}, {2, "num_nulls"}, {3, "num_rows"}, {4, "encoding"},
+                       {5, "definition_levels_byte_length"},
+                       {6, "repetition_levels_byte_length"}});
+}
+
+Status ReadDictionaryPageHeader(D& d, T type, DictionaryPageHeader* out) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("DictionaryPageHeader", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadCount32(d, t, &out->num_values);
+      case 2: return ReadEnum(d, t, &out->encoding);
+      case 3: return ReadOptional(&out->is_sorted, [&](bool* b) { return d.ReadBool(t, b); });
+      default: return d.Skip(t);
+    }
+  }));
+  return seen.Require(d, "DictionaryPageHeader", {{1, "num_values"}, {2, "encoding"}});
+}
+
+}  // namespace
+
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits) {
+  D d(bytes, limits);
+  FileMetaData out;
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return d.ReadI32(t, &out.version);
+      case 2:
+        return d.ReadList(t, T::kStruct, [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.Add(&out.schema));
+          return ReadSchemaElement(d, e, &out.schema.back());
+        });
+      case 3: return ReadCount64(d, t, &out.num_rows);
+      case 4:
+        return d.ReadList(t, T::kStruct, [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.Add(&out.row_groups));
+          return ReadRowGroup(d, e, &out.row_groups.back());
+        });
+      case 5: return ReadKeyValueList(d, t, &out.key_value_metadata);
+      case 6:
+        return ReadOptional(&out.created_by, [&](std::string* s) { return d.ReadString(t, s); });
+      case 8:
+        out.encrypted = true;
+        return d.Skip(t);
+      default: return d.Skip(t);  // 7 column_orders, 9 signing key metadata
+    }
+  }));
+  SLUICE_RETURN_IF_ERROR(seen.Require(
+      d, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}));
+  if (d.remaining() != 0 && !out.encrypted) {
+    return d.Error(std::to_string(d.remaining()) + " bytes after the FileMetaData");
+  }
+  return out;
+}
+
+Result<PageHeader> DecodePageHeader(std::string_view bytes, size_t* header_size,
+                                    ThriftLimits limits) {
+  D d(bytes, limits);
+  PageHeader out;
+  Seen seen;
+  SLUICE_RETURN_IF_ERROR(d.ReadStruct("PageHeader", [&](int16_t id, T t) -> Status {
+    seen.Add(id);
+    switch (id) {
+      case 1: return ReadEnum(d, t, &out.type);
+      case 2: return ReadCount32(d, t, &out.uncompressed_page_size);
+      case 3: return ReadCount32(d, t, &out.compressed_page_size);
+      case 4: {
+        int32_t crc = 0;
+        SLUICE_RETURN_IF_ERROR(d.ReadI32(t, &crc));
+        out.crc = static_cast<uint32_t>(crc);
+        return Status::Ok();
+      }
+      case 5:
+        return ReadOptional(&out.data_page_header,
+                            [&](DataPageHeader* h) { return ReadDataPageHeader(d, t, h); });
+      case 7:
+        return ReadOptional(&out.dictionary_page_header, [&](DictionaryPageHeader* h) {
+          return ReadDictionaryPageHeader(d, t, h);
+        });
+      case 8:
+        return ReadOptional(&out.data_page_header_v2,
+                            [&](DataPageHeaderV2* h) { return ReadDataPageHeaderV2(d, t, h); });
+      default: return d.Skip(t);  // 6 index_page_header
+    }
+  }));
+  SLUICE_RETURN_IF_ERROR(seen.Require(d, "PageHeader",
+                                      {{1, "type"}, {2, "uncompressed_page_size"},
+                                       {3, "compressed_page_size"}}));
+  const bool has_member =
+      (out.type == PageType::kDataPage && out.data_page_header) ||
+      (out.type == PageType::kDictionaryPage && out.dictionary_page_header) ||
+      (out.type == PageType::kDataPageV2 && out.data_page_header_v2) ||
+      out.type == PageType::kIndexPage;
+  if (!has_member) {
+    return d.Error("PageHeader: a " + PageTypeName(out.type) + " page without its header");
+  }
+  *header_size = d.offset();
+  return out;
+}
+
+}  // namespace sluice::parquet

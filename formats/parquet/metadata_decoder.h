@@ -1,0 +1,40 @@
+// Decodes the footer's FileMetaData and a page's PageHeader from the Thrift
+// compact protocol into the values of metadata.h.
+//
+// Strict: a required field that is missing, a field of the wrong wire type,
+// or a value out of its range (a negative count or size, a LogicalType
+// INTEGER bit width other than 8/16/32/64, a union with two members) is
+// kCorrupt; unknown fields of any type are skipped (newer writers add them).
+// The decoders neither check offsets against a file (footer.h does) nor
+// interpret the schema (schema.h does).
+//
+// Errors are kCorrupt with the path of fields down to the fault and the byte
+// offset inside `bytes`: "FileMetaData field 4: element 0: RowGroup field 1:
+// element 2: ColumnChunk field 3: offset 812: ColumnMetaData: required field
+// 9 (data_page_offset) missing". Callers prepend the file name.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "base/status.h"
+#include "formats/parquet/metadata.h"
+#include "formats/parquet/thrift_compact.h"
+
+namespace sluice::parquet {
+
+// `bytes` is the whole serialized FileMetaData (the footer between the file's
+// data and its length + "PAR1"). Bytes left after the struct are an error,
+// except in a file whose footer is signed (plaintext-footer encryption), where
+// the signature follows it.
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits = {});
+
+// Decodes the PageHeader at the start of `bytes` (which may go on into the
+// page itself) and sets `*header_size` to the bytes it took. Besides the
+// required fields: sizes must not be negative, and the member for the page's
+// type (data_page_header for DATA_PAGE, ...) must be present.
+Result<PageHeader> DecodePageHeader(std::string_view bytes, size_t* header_size,
+                                    ThriftLimits limits = {});
+
+}  // namespace sluice::parquet

@@ -1,0 +1,87 @@
+// The pages of one column chunk, in order: each header decoded, its stored
+// bytes checked against the chunk and against its CRC when the writer
+// stored one, and its body decompressed.
+//
+// Compression as Parquet stores it, through formats/codec: SNAPPY (a raw
+// snappy block), GZIP (gzip members), ZSTD (frames), BROTLI (a raw stream);
+// LZ4_RAW (one LZ4 block) through the encodings library, and LZ4 (codec 5)
+// as parquet-java writes it: Hadoop frames of LZ4 blocks (or, from older
+// Arrow writers, one bare block). UNCOMPRESSED bodies are not copied. LZO
+// is kUnimplemented.
+// Before anything is decompressed the header's uncompressed size is checked
+// against PageLimits; the codecs grow their output with what they actually
+// produce, and the result must be exactly that size.
+//
+// Data page v2: the repetition and then definition levels come first and
+// are never compressed; the values after them are compressed unless
+// is_compressed is false. Data page v1 and dictionary pages are compressed
+// whole (v1's levels are inside).
+//
+// CRC: the standard CRC-32 (zlib's crc32) of the page's bytes as stored
+// after its header, compared with the header's crc when present.
+//
+// Errors name `context` (e.g. "f.parquet: row group 0 column \"ids\"") and
+// the page's offset in the file: "<context>: page at offset 1234: ...".
+// The reader borrows `chunk` (which must outlive it and the pages' views).
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "formats/parquet/metadata.h"
+#include "formats/parquet/thrift_compact.h"
+
+namespace sluice::parquet {
+
+struct PageLimits {
+  uint32_t max_page_bytes = 1u << 30;  // a page's stored or decompressed size
+  bool verify_crc = true;
+  ThriftLimits thrift;
+};
+
+struct Page {
+  PageHeader header;
+  uint64_t file_offset = 0;  // of its header
+  // Data page v2 only: the levels as stored (RLE runs without a length).
+  std::string_view repetition_levels;
+  std::string_view definition_levels;
+  // Dictionary and v1 pages: the whole decompressed body. v2: the values.
+  std::string_view body;
+  // Owns `body` when it was decompressed (else it views the chunk).
+  std::unique_ptr<std::string> storage;
+};
+
+class PageReader {
+ public:
+  // `chunk` holds the chunk's bytes, which start at `file_offset` in the file.
+  PageReader(std::string_view chunk, uint64_t file_offset, CompressionCodec codec,
+             std::string context, PageLimits limits = {})
+      : chunk_(chunk), file_offset_(file_offset), codec_(codec),
+        context_(std::move(context)), limits_(limits) {}
+
+  // The next page into *page; false at the end of the chunk.
+  Result<bool> Next(Page* page);
+
+  // "<context>: page at offset <n>"
+  std::string Where(uint64_t file_offset) const;
+
+ private:
+  Status Decompress(std::string_view stored, uint64_t size, uint64_t at, Page* page,
+                    std::string_view* out) const;
+
+  std::string_view chunk_;
+  uint64_t file_offset_;
+  CompressionCodec codec_;
+  std::string context_;
+  PageLimits limits_;
+  size_t pos_ = 0;
+};
+
+// kUnimplemented for codecs the reader does not decode (LZO, unknown).
+Status CheckCodecSupported(CompressionCodec codec);
+
+}  // namespace sluice::parquet

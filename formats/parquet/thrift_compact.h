@@ -1,0 +1,166 @@
+// A strict decoder of the Thrift compact protocol, as Parquet stores its
+// footer and page headers.
+//
+// Our own rather than Apache Thrift's C++ library: no generated code, no
+// exceptions, and limits a hostile file cannot talk past (nesting depth,
+// container sizes checked against the bytes that remain, binary sizes), with
+// the byte offset of every error.
+//
+// Wire format (the compact protocol): a struct is a run of field headers,
+// each a byte whose high nibble is the field id's delta from the previous
+// field (0 = a zigzag varint i16 id follows) and whose low nibble is the
+// value's type; type 0 ends the struct. Booleans in a field header carry
+// their value in the type (1 true, 2 false); in a list they are one byte.
+// i16/i32/i64 are zigzag varints, i8 one byte, double 8 bytes little-endian,
+// binary a varint length and the bytes. A list/set header is a byte with the
+// element type in its low nibble and the count in its high nibble (15 = a
+// varint count follows); a map header is a varint count and, when not empty,
+// a byte with the key type (high nibble) and value type (low nibble).
+//
+// A decoder reads one buffer that it does not own (it must outlive the
+// decoder and every view ReadBinary returns). Not thread-safe; cheap to make.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice::parquet {
+
+// The compact protocol's type codes.
+enum class ThriftType : uint8_t {
+  kStop = 0,
+  kBoolTrue = 1,  // also "bool" as a container's element type
+  kBoolFalse = 2,
+  kI8 = 3,
+  kI16 = 4,
+  kI32 = 5,
+  kI64 = 6,
+  kDouble = 7,
+  kBinary = 8,
+  kList = 9,
+  kSet = 10,
+  kMap = 11,
+  kStruct = 12,
+};
+
+// "i32", "struct", ...; "type 14" for a code that is not one.
+std::string ThriftTypeName(ThriftType t);
+
+struct ThriftLimits {
+  uint32_t max_depth = 32;                      // nested structs and containers
+  uint32_t max_container_elements = 1u << 24;   // per list, set or map
+  uint32_t max_binary_bytes = 64u << 20;        // per binary or string
+};
+
+class ThriftCompactDecoder {
+ public:
+  explicit ThriftCompactDecoder(std::string_view bytes, ThriftLimits limits = {})
+      : data_(bytes), limits_(limits) {}
+
+  size_t offset() const { return pos_; }
+  size_t remaining() const { return data_.size() - pos_; }
+
+  // Reads one struct: calls `on_field(int16_t id, ThriftType type)` for each
+  // field, which must consume the value (a Read* of that type, or Skip).
+  // An error from on_field gets "<name> field <id>: " prepended, so a nested
+  // error reads as a path: "FileMetaData field 4: RowGroup field 1: ...".
+  template <typename F>
+  Status ReadStruct(std::string_view name, F&& on_field);
+
+  // Values of a field whose header said `type`; a different type is an error
+  // ("expected i32, found binary"). In a container pass the element type.
+  Status ReadBool(ThriftType type, bool* out);  // field header or element
+  Status ReadI8(ThriftType type, int8_t* out);
+  Status ReadI16(ThriftType type, int16_t* out);
+  Status ReadI32(ThriftType type, int32_t* out);
+  Status ReadI64(ThriftType type, int64_t* out);
+  Status ReadDouble(ThriftType type, double* out);
+  // A view into the decoder's buffer.
+  Status ReadBinary(ThriftType type, std::string_view* out);
+  Status ReadString(ThriftType type, std::string* out);
+
+  // Reads a list (or set) whose elements must be `element`, calling
+  // `on_element(ThriftType element)` once per element, which must consume it.
+  // Reading a bool element: ReadBool(kBoolTrue, &b).
+  template <typename F>
+  Status ReadList(ThriftType type, ThriftType element, F&& on_element);
+
+  // Skips one value of any type, containers and structs included.
+  Status Skip(ThriftType type);
+
+  // OK when a field's `found` type is `wanted` (both bool codes are bool).
+  Status ExpectType(ThriftType found, ThriftType wanted) const;
+
+  // kCorrupt "offset <n>: <what>" at the current offset.
+  Status Error(std::string_view what) const { return ErrorAt(pos_, what); }
+  Status ErrorAt(size_t offset, std::string_view what) const;
+
+ private:
+  // In a container, a bool is one byte rather than a header's type.
+  struct ListHeader {
+    ThriftType element;
+    uint32_t count;
+    size_t offset;  // of the header
+  };
+  Status ReadVarint(uint64_t* out);
+  Status ReadZigzag(int bits, int64_t* out);
+  Status ReadFieldHeader(int16_t* last_id, int16_t* id, ThriftType* type);
+  Status ReadListHeader(ThriftType type, ListHeader* out);
+  Status Enter();
+  void Leave() { --depth_; }
+  Status SkipElements(ThriftType element, uint64_t count);
+  static Status FieldContext(const Status& s, std::string_view name, int16_t id);
+
+  std::string_view data_;
+  ThriftLimits limits_;
+  size_t pos_ = 0;
+  uint32_t depth_ = 0;
+  bool in_container_bool_ = false;  // ReadBool reads a byte (list element)
+};
+
+template <typename F>
+Status ThriftCompactDecoder::ReadStruct(std::string_view name, F&& on_field) {
+  SLUICE_RETURN_IF_ERROR(Enter());
+  const bool outer_in_container = in_container_bool_;
+  in_container_bool_ = false;  // a field's bool is in its header again
+  int16_t last_id = 0;
+  while (true) {
+    int16_t id = 0;
+    ThriftType type = ThriftType::kStop;
+    Status s = ReadFieldHeader(&last_id, &id, &type);
+    if (!s.ok()) return FieldContext(s, name, last_id);
+    if (type == ThriftType::kStop) break;
+    s = on_field(id, type);
+    if (!s.ok()) return FieldContext(s, name, id);
+  }
+  in_container_bool_ = outer_in_container;
+  Leave();
+  return Status::Ok();
+}
+
+template <typename F>
+Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, F&& on_element) {
+  ListHeader h{};
+  SLUICE_RETURN_IF_ERROR(ReadListHeader(type, &h));
+  if (h.count > 0 && h.element != element &&
+      !(element == ThriftType::kBoolTrue && h.element == ThriftType::kBoolFalse)) {
+    return ErrorAt(h.offset, "list of " + ThriftTypeName(h.element) + ", expected a list of " +
+                 ThriftTypeName(element));
+  }
+  SLUICE_RETURN_IF_ERROR(Enter());
+  for (uint32_t i = 0; i < h.count; ++i) {
+    const bool was = in_container_bool_;
+    in_container_bool_ = true;
+    Status s = on_element(element);
+    in_container_bool_ = was;
+    if (!s.ok()) return s.WithContext("element " + std::to_string(i));
+  }
+  Leave();
+  return Status::Ok();
+}
+
+}  // namespace sluice::parquet

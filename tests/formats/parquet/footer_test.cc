@@ -1,0 +1,209 @@
+// Footer reading from ranged reads on hand-made files: how many reads and
+// of which ranges, each check's error, and truncation at every byte.
+#include "formats/parquet/footer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/bytes.h"
+#include "tests/formats/parquet/thrift_test_writer.h"
+
+namespace sluice::parquet {
+namespace {
+
+using testing::ThriftWriter;
+
+struct FileSpec {
+  int64_t chunk_offset = 4;
+  int64_t chunk_size = 10;
+  int64_t rows = 5;
+  int64_t footer_rows = 5;
+  std::string path = "a";
+  int32_t type = 1;  // INT32
+  std::string padding;  // key/value metadata making the footer larger
+};
+
+std::string Metadata(const FileSpec& s) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.I32(1, 1);
+  w.List(2, 12, 2);
+  w.BeginStruct();
+  w.Binary(4, "schema");
+  w.I32(5, 1);
+  w.EndStruct();
+  w.BeginStruct();
+  w.I32(1, 1);
+  w.I32(3, 0);
+  w.Binary(4, "a");
+  w.EndStruct();
+  w.I64(3, s.footer_rows);
+  w.List(4, 12, 1);
+  w.BeginStruct();
+  w.List(1, 12, 1);
+  w.BeginStruct();
+  w.I64(2, s.chunk_offset);
+  w.Struct(3);
+  w.I32(1, s.type);
+  w.I32List(2, {0});
+  w.StringList(3, {s.path});
+  w.I32(4, 0);
+  w.I64(5, s.rows);
+  w.I64(6, s.chunk_size);
+  w.I64(7, s.chunk_size);
+  w.I64(9, s.chunk_offset);
+  w.EndStruct();
+  w.EndStruct();
+  w.I64(2, s.chunk_size);
+  w.I64(3, s.rows);
+  w.EndStruct();
+  if (!s.padding.empty()) {
+    w.List(5, 12, 1);
+    w.BeginStruct();
+    w.Binary(1, "pad");
+    w.Binary(2, s.padding);
+    w.EndStruct();
+  }
+  w.EndStruct();
+  return w.bytes;
+}
+
+std::string File(const std::string& metadata, size_t data_bytes = 10) {
+  std::string f = "PAR1" + std::string(data_bytes, 'd') + metadata;
+  AppendLE<uint32_t>(f, static_cast<uint32_t>(metadata.size()));
+  return f + "PAR1";
+}
+
+// A RangeReader over bytes in memory that records what it was asked for.
+struct Reads {
+  explicit Reads(std::string f) : file(std::move(f)) {}
+  std::string file;
+  std::vector<std::pair<uint64_t, uint64_t>> log;
+  RangeReader reader() {
+    return [this](uint64_t offset, uint64_t size, std::string* out) {
+      log.emplace_back(offset, size);
+      if (offset > file.size() || size > file.size() - offset) return IoError("past the end");
+      out->assign(file, offset, size);
+      return Status::Ok();
+    };
+  }
+};
+
+TEST(Footer, SmallFileOneReadCoversTheWholeFile) {
+  Reads r{File(Metadata({}))};
+  Result<FileFooter> f = ReadFooter(r.file.size(), r.reader(), "t.parquet");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(r.log.size(), 1u);
+  EXPECT_EQ(r.log[0], std::make_pair(uint64_t{0}, uint64_t{r.file.size()}));
+  EXPECT_EQ(f->meta.num_rows, 5);
+  EXPECT_EQ(f->metadata_length, Metadata({}).size());
+  ASSERT_EQ(f->schema.leaves.size(), 1u);
+  EXPECT_EQ(f->chunk_ranges[0][0].offset, 4u);
+  EXPECT_EQ(f->chunk_ranges[0][0].size, 10u);
+}
+
+TEST(Footer, LargeFileReadsTheTailThenTheHead) {
+  Reads r{File(Metadata({}), 100000)};
+  Result<FileFooter> f = ReadFooter(r.file.size(), r.reader(), "t.parquet");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(r.log.size(), 2u);
+  EXPECT_EQ(r.log[0], std::make_pair(uint64_t{r.file.size() - 65536}, uint64_t{65536}));
+  EXPECT_EQ(r.log[1], std::make_pair(uint64_t{0}, uint64_t{4}));
+  r.log.clear();
+  ASSERT_TRUE(ReadFooter(r.file.size(), r.reader(), "t.parquet", {}, false).ok());
+  EXPECT_EQ(r.log.size(), 1u);
+}
+
+TEST(Footer, AFooterLargerThanTheGuessTakesOneMoreReadOfWhatIsMissing) {
+  FileSpec s;
+  s.padding = std::string(300, 'p');
+  Reads r{File(Metadata(s), 10000)};
+  FooterOptions o;
+  o.first_read_bytes = 100;
+  Result<FileFooter> f = ReadFooter(r.file.size(), r.reader(), "t.parquet", o, false);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(r.log.size(), 2u);
+  const uint64_t meta = Metadata(s).size();
+  EXPECT_EQ(r.log[0], std::make_pair(uint64_t{r.file.size() - 100}, uint64_t{100}));
+  EXPECT_EQ(r.log[1], std::make_pair(uint64_t{r.file.size() - 8 - meta}, uint64_t{meta + 8 - 100}));
+  EXPECT_EQ(f->meta.key_value_metadata.at(0).value, s.padding);
+}
+
+std::string Error(const std::string& file, FooterOptions o = {}) {
+  Reads r{file};
+  Result<FileFooter> f = ReadFooter(file.size(), r.reader(), "t.parquet", o);
+  return f.ok() ? "ok" : f.status().ToString();
+}
+
+TEST(Footer, EachCheckHasItsError) {
+  const std::string good = File(Metadata({}));
+  EXPECT_EQ(Error("PAR1PAR1"),
+            "corrupt: t.parquet: not a Parquet file: 8 bytes, fewer than the 12 of the smallest");
+  std::string bad_tail = good;
+  bad_tail.back() = '2';
+  EXPECT_EQ(Error(bad_tail), "corrupt: t.parquet: not a Parquet file: it ends in \"50415232\" (hex), not \"PAR1\"");
+  std::string pare = good;
+  pare.replace(pare.size() - 4, 4, "PARE");
+  EXPECT_EQ(Error(pare), "unimplemented: t.parquet: the footer is encrypted (PARE)");
+  std::string bad_head = good;
+  bad_head[0] = 'X';
+  EXPECT_EQ(Error(bad_head), "corrupt: t.parquet: not a Parquet file: it starts with \"58415231\" (hex), not \"PAR1\"");
+  std::string long_len = good;
+  const size_t at = long_len.size() - 8;
+  long_len[at] = static_cast<char>(0xff);
+  long_len[at + 1] = static_cast<char>(0x00);
+  EXPECT_EQ(Error(long_len), "corrupt: t.parquet: footer of 255 bytes in a file of " +
+                                 std::to_string(good.size()));
+  FooterOptions tiny;
+  tiny.max_footer_bytes = 10;
+  EXPECT_EQ(Error(good, tiny), "corrupt: t.parquet: footer of " +
+                                   std::to_string(Metadata({}).size()) +
+                                   " bytes, more than the limit of 10");
+  FileSpec past;
+  past.chunk_size = 11;
+  EXPECT_EQ(Error(File(Metadata(past))),
+            "corrupt: t.parquet: row group 0 column \"a\": its pages at [4, 15) are not inside "
+            "the data at [4, 14)");
+  FileSpec at0;
+  at0.chunk_offset = 0;
+  EXPECT_EQ(Error(File(Metadata(at0))),
+            "corrupt: t.parquet: row group 0 column \"a\": its pages at [0, 10) are not inside "
+            "the data at [4, 14)");
+  FileSpec path;
+  path.path = "b";
+  EXPECT_EQ(Error(File(Metadata(path))),
+            "corrupt: t.parquet: row group 0 column \"a\": the chunk's path is \"b\"");
+  FileSpec type;
+  type.type = 2;
+  EXPECT_EQ(Error(File(Metadata(type))),
+            "corrupt: t.parquet: row group 0 column \"a\": the chunk's type is INT64, the "
+            "schema's INT32");
+  FileSpec rows;
+  rows.footer_rows = 6;
+  EXPECT_EQ(Error(File(Metadata(rows))),
+            "corrupt: t.parquet: the row groups hold 5 rows, the footer says 6");
+  auto reader = [](uint64_t, uint64_t, std::string*) { return IoError("disk on fire"); };
+  EXPECT_EQ(ReadFooter(good.size(), reader, "t.parquet").status().ToString(),
+            "i/o error: t.parquet: reading bytes [0, " + std::to_string(good.size()) +
+                "): disk on fire");
+}
+
+TEST(Footer, TruncationAtEveryByteIsAnError) {
+  const std::string meta = Metadata({});
+  const std::string good = File(meta);
+  // The file cut short anywhere.
+  for (size_t n = 0; n < good.size(); ++n) {
+    EXPECT_NE(Error(good.substr(0, n)), "ok") << n;
+  }
+  // The metadata cut short with a length that matches: every cut is a
+  // decoding error naming the file and the footer.
+  for (size_t n = 0; n < meta.size(); ++n) {
+    const std::string e = Error(File(meta.substr(0, n)));
+    EXPECT_EQ(e.rfind("corrupt: t.parquet: footer: ", 0), 0u) << n << " " << e;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::parquet

@@ -1,0 +1,209 @@
+// The Thrift compact decoder on hand-made bytes: every type, field id deltas
+// and the long form, skipping, and each limit with its exact error.
+#include "formats/parquet/thrift_compact.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/formats/parquet/thrift_test_writer.h"
+
+namespace sluice::parquet {
+namespace {
+
+using testing::ThriftWriter;
+
+struct Seen {
+  bool t = false, f = false;
+  int8_t i8 = 0;
+  int16_t i16 = 0;
+  int32_t i32 = 0;
+  int64_t i64 = 0;
+  double d = 0;
+  std::string s;
+  std::vector<int32_t> list;
+  std::vector<bool> bools;
+  int16_t far_id = 0;
+};
+
+Status Decode(std::string_view bytes, Seen* out, ThriftLimits limits = {}) {
+  ThriftCompactDecoder d(bytes, limits);
+  Status s = d.ReadStruct("Test", [&](int16_t id, ThriftType type) -> Status {
+    switch (id) {
+      case 1: return d.ReadBool(type, &out->t);
+      case 2: return d.ReadBool(type, &out->f);
+      case 3: return d.ReadI8(type, &out->i8);
+      case 4: return d.ReadI16(type, &out->i16);
+      case 5: return d.ReadI32(type, &out->i32);
+      case 6: return d.ReadI64(type, &out->i64);
+      case 7: return d.ReadDouble(type, &out->d);
+      case 8: return d.ReadString(type, &out->s);
+      case 9:
+        return d.ReadList(type, ThriftType::kI32, [&](ThriftType e) {
+          int32_t v = 0;
+          SLUICE_RETURN_IF_ERROR(d.ReadI32(e, &v));
+          out->list.push_back(v);
+          return Status::Ok();
+        });
+      case 10:
+        return d.ReadList(type, ThriftType::kBoolTrue, [&](ThriftType e) {
+          bool v = false;
+          SLUICE_RETURN_IF_ERROR(d.ReadBool(e, &v));
+          out->bools.push_back(v);
+          return Status::Ok();
+        });
+      case 300:
+        out->far_id = id;
+        return d.Skip(type);
+      default:
+        return d.Skip(type);
+    }
+  });
+  if (s.ok() && d.remaining() != 0) return d.Error("trailing bytes");
+  return s;
+}
+
+TEST(ThriftCompact, DecodesEveryTypeWithDeltasAndTheLongForm) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.Bool(1, true);
+  w.Bool(2, false);
+  w.I8(3, -7);
+  w.I16(4, -32768);
+  w.I32(5, 2147483647);
+  w.I64(6, INT64_MIN);
+  w.Double(7, -1.5);
+  w.Binary(8, std::string("a\0b", 3));
+  w.I32List(9, {0, -1, 1, 1000000});
+  w.List(10, 1, 3);  // bools in a list are one byte each: 1 true, 2 or 0 false
+  w.bytes += "\x01\x02";
+  w.bytes.push_back('\0');
+  w.I32(300, 5);  // delta > 15: the long form
+  w.EndStruct();
+  Seen s;
+  ASSERT_TRUE(Decode(w.bytes, &s).ok()) << Decode(w.bytes, &s).ToString();
+  EXPECT_TRUE(s.t);
+  EXPECT_FALSE(s.f);
+  EXPECT_EQ(s.i8, -7);
+  EXPECT_EQ(s.i16, -32768);
+  EXPECT_EQ(s.i32, 2147483647);
+  EXPECT_EQ(s.i64, INT64_MIN);
+  EXPECT_EQ(s.d, -1.5);
+  EXPECT_EQ(s.s, std::string("a\0b", 3));
+  EXPECT_EQ(s.list, (std::vector<int32_t>{0, -1, 1, 1000000}));
+  EXPECT_EQ(s.bools, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(s.far_id, 300);
+}
+
+TEST(ThriftCompact, ExactBytesOfAShortStruct) {
+  // field 5 i32 = -2 (delta 5, zigzag 3), field 8 binary "hi" (delta 3),
+  // field 1 bool true in the long form (ids may go down), stop.
+  const std::string bytes("\x55\x03\x38\x02hi\x01\x02\x00", 9);
+  Seen s;
+  ASSERT_TRUE(Decode(bytes, &s).ok());
+  EXPECT_EQ(s.i32, -2);
+  EXPECT_EQ(s.s, "hi");
+  EXPECT_TRUE(s.t);
+}
+
+TEST(ThriftCompact, SkipsUnknownFieldsOfEveryType) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.I32(20, 1);
+  w.Double(21, 2.0);
+  w.Bool(22, true);
+  w.I8(23, 1);
+  w.Binary(24, "skip me");
+  w.StringList(25, {"a", "bc"});
+  w.Struct(26);
+  w.I64(1, 9);
+  w.Struct(2);
+  w.List(1, 12, 2);  // list of two structs
+  w.BeginStruct(); w.Bool(1, false); w.EndStruct();
+  w.BeginStruct(); w.EndStruct();
+  w.EndStruct();
+  w.EndStruct();
+  w.Field(27, 11);  // map<i32, binary> of 2 entries
+  w.Varint(2);
+  w.bytes.push_back(static_cast<char>(0x58));
+  w.Zigzag(1); w.Varint(1); w.bytes += "x";
+  w.Zigzag(2); w.Varint(0);
+  w.Field(28, 11);  // an empty map is one byte
+  w.Varint(0);
+  w.Field(29, 10);  // set<bool>
+  w.ListHeader(1, 2);
+  w.bytes += "\x01\x02";
+  w.I32(5, 42);
+  w.EndStruct();
+  Seen s;
+  Status st = Decode(w.bytes, &s);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(s.i32, 42);
+}
+
+std::string Err(std::string_view bytes, ThriftLimits limits = {}) {
+  Seen s;
+  return Decode(bytes, &s, limits).ToString();
+}
+
+TEST(ThriftCompact, ErrorsNameTheOffsetAndTheField) {
+  EXPECT_EQ(Err(""), "corrupt: Test field 0: offset 0: struct runs past the end of the input (no stop)");
+  EXPECT_EQ(Err(std::string("\x55\x03", 2)),
+            "corrupt: Test field 5: offset 2: struct runs past the end of the input (no stop)");
+  EXPECT_EQ(Err("\x55\x80"), "corrupt: Test field 5: offset 1: varint runs past the end of the input");
+  EXPECT_EQ(Err("\x55\x80\x80\x80\x80\x10"), "corrupt: Test field 5: offset 1: varint 4294967296 too large for an i32");
+  EXPECT_EQ(Err("\x88\x05hi"), "corrupt: Test field 8: offset 1: binary of 5 bytes with 2 left");
+  EXPECT_EQ(Err("\x58\x01x"), "corrupt: Test field 5: offset 1: expected i32, found binary");
+  EXPECT_EQ(Err("\x1d"), "corrupt: Test field 0: offset 0: field of unknown type 13");
+  EXPECT_EQ(Err("\x10"), "corrupt: Test field 0: offset 0: stop byte with a field id delta");
+  EXPECT_EQ(Err("\xa9\x21\x01\x03"),
+            "corrupt: Test field 10: element 1: offset 3: bool byte 3 is not 0, 1 or 2");
+  EXPECT_EQ(Err(std::string("\x99\xf5\xff\xff\xff\x0f\x00", 7)),
+            "corrupt: Test field 9: offset 1: list of 33554431 elements, more than the limit of 16777216");
+  EXPECT_EQ(Err(std::string("\x99\xf5\x64\x00", 4)),
+            "corrupt: Test field 9: offset 1: list of 100 i32 elements with 1 bytes left");
+  EXPECT_EQ(Err(std::string("\x99\x18\x00", 3)),
+            "corrupt: Test field 9: offset 1: list of binary, expected a list of i32");
+  EXPECT_EQ(Err("\x66\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02"),
+            "corrupt: Test field 6: offset 1: varint longer than 64 bits");
+}
+
+TEST(ThriftCompact, LimitsBinarySizeAndNestingDepth) {
+  ThriftLimits small;
+  small.max_binary_bytes = 3;
+  EXPECT_EQ(Err(std::string("\x88\x04" "abcd\x00", 7), small),
+            "corrupt: Test field 8: offset 1: binary of 4 bytes, more than the limit of 3");
+  // 40 nested structs in an unknown field: refused at depth 32.
+  std::string nested = "\xfc";
+  for (int i = 0; i < 40; ++i) nested += "\x1c";
+  nested += std::string(41, '\0');
+  nested += '\0';
+  const std::string e = Err(nested);
+  EXPECT_NE(e.find("structs and containers nested deeper than 32"), std::string::npos) << e;
+  EXPECT_EQ(e.rfind("corrupt: Test field 15: struct field 1: ", 0), 0u) << e;
+}
+
+TEST(ThriftCompact, TruncationAtEveryByteIsAnError) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.I64(6, 1234567890123);
+  w.Double(7, 3.25);
+  w.Binary(8, "hello");
+  w.I32List(9, {1, 2, 3});
+  w.Struct(40);
+  w.StringList(2, {"x"});
+  w.EndStruct();
+  w.EndStruct();
+  Seen ok;
+  ASSERT_TRUE(Decode(w.bytes, &ok).ok());
+  for (size_t n = 0; n < w.bytes.size(); ++n) {
+    Seen s;
+    Status st = Decode(std::string_view(w.bytes).substr(0, n), &s);
+    EXPECT_TRUE(IsCorrupt(st)) << n;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::parquet
