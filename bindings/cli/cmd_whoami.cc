@@ -3,6 +3,8 @@
 
 #include "bindings/cli/commands.h"
 #include "bindings/cli/flags.h"
+#include "stores/azure/azure_store.h"
+#include "stores/gcs/gcs_store.h"
 #include "stores/s3/s3_store.h"
 #include "stores/store.h"
 
@@ -12,20 +14,26 @@ int RunWhoami(const Args& args) {
   auto flags = ParseFlags(args, {});
   if (!flags.ok()) return Error("whoami", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice whoami URL   (s3:// for now)\n", stderr);
+    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://)\n", stderr);
     return 2;
   }
   const std::string& url = flags->positional[0];
   // The scheme by the stores' one rule; the URL itself is not echoed (its
   // query may hold a signature).
   const std::string scheme = StoreUrlScheme(url);
-  if (scheme != "s3") {
+  Result<std::string> described = std::string();
+  if (scheme == "s3") {
+    described = DescribeS3Auth(url);
+  } else if (scheme == "gs") {
+    described = DescribeGcsAuth(url);
+  } else if (scheme == "azure" || scheme == "azure-dl") {
+    described = DescribeAzureAuth(url);
+  } else {
     return Error("whoami",
-                 UnimplementedError("only s3:// URLs so far, not " +
+                 UnimplementedError("only s3://, gs://, azure:// and azure-dl:// URLs so far, not " +
                                     (scheme.empty() ? std::string("a path") : scheme + "://")),
                  2);
   }
-  auto described = DescribeS3Auth(url);
   if (!described.ok()) return Error("whoami", described.status());
   std::fputs(described->c_str(), stdout);
   return 0;

@@ -20,7 +20,9 @@
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
 #include "stores/common/xml_lite.h"
+#include "stores/credentials/anonymous_access.h"
 #include "stores/credentials/azure_credential.h"
+#include "stores/http/url.h"
 #include "stores/signing/azure_shared_key.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/signing_time.h"
@@ -40,8 +42,8 @@ struct AzureConfig {
   std::string prefix;     // root inside the container, no '/' at the ends
   std::string endpoint;   // "https://acct.blob.core.windows.net", no trailing '/'
   std::string account;
-  // Its Get() is called per request; static (key or SAS), so it never
-  // blocks after the first fetch, made at open.
+  // Asked per request (AwaitGet: bearer tokens refresh off the event
+  // loop); first fetched at open. Null: anonymous requests.
   std::shared_ptr<SharedCredential> credential;
 };
 
@@ -67,7 +69,7 @@ class AzureStore final : public Store {
 
   awaitable<Result<ObjectInfo>> Head(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), NoHeaders(), 0));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kHead, FullKey(key), NoQuery(), NoHeaders(), 0));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                                co_await SendForObject(*client_, std::move(req), root_, key));
     SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, ObjectUrl(key)));
@@ -86,7 +88,7 @@ class AzureStore final : public Store {
 
   awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), NoHeaders(), 0));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), NoHeaders(), 0));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                                co_await SendForObject(*client_, std::move(req), root_, key));
     co_return std::move(resp.body);
@@ -140,7 +142,7 @@ class AzureStore final : public Store {
     std::vector<SigningHeader> extra;
     extra.push_back({"content-type", "application/octet-stream"});
     extra.push_back({"x-ms-blob-type", "BlockBlob"});
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), extra, bytes.size()));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key), NoQuery(), extra, bytes.size()));
     req.body = std::move(bytes);
     co_return (co_await SendForObject(*client_, std::move(req), root_, key)).status();
   }
@@ -163,7 +165,7 @@ class AzureStore final : public Store {
     std::vector<SigningQueryParam> block_query;
     block_query.push_back({"comp", "block"});
     block_query.push_back({"blockid", BlockId(index)});
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key),
                                                         std::move(block_query), extra, chunk.size()));
     req.body = std::move(chunk);
     auto resp = co_await client_->Send(std::move(req));
@@ -193,7 +195,7 @@ class AzureStore final : public Store {
     extra.push_back({"content-type", "application/xml"});
     std::vector<SigningQueryParam> list_query;
     list_query.push_back({"comp", "blocklist"});
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kPut, FullKey(key),
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kPut, FullKey(key),
                                                         std::move(list_query), extra, list.size()));
     req.body = std::move(list);
     co_return (co_await SendForObject(*client_, std::move(req), root_, key)).status();
@@ -226,7 +228,7 @@ class AzureStore final : public Store {
       if (options_.list_page_size > 0) {
         query.push_back({"maxresults", std::to_string(options_.list_page_size)});
       }
-      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, Prepare(HttpMethod::kGet, "", query, NoHeaders(), 0));
+      SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kGet, "", query, NoHeaders(), 0));
       auto resp = co_await client_->Send(std::move(req));
       if (!resp.ok()) co_return Context(resp.status(), prefix);
       static constexpr XmlListingDialect kListBlobs{
@@ -261,18 +263,19 @@ class AzureStore final : public Store {
     const std::vector<SigningHeader> signed_range{
         {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}};
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
-                               Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_range, 0));
+                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_range, 0));
     std::erase_if(req.headers, [](const auto& h) { return h.first == "Range"; });
     req.range_signed = true;  // a retry resends this range, not the rest of it
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
                                      std::move(req), whole);
   }
 
-  Result<HttpRequest> Prepare(HttpMethod method, const std::string& blob,
-                              std::vector<SigningQueryParam> query,
-                              const std::vector<SigningHeader>& extra, uint64_t body_size) {
+  // Parameters by value: the coroutine may outlive its caller's temporaries.
+  awaitable<Result<HttpRequest>> Prepare(HttpMethod method, std::string blob,
+                                         std::vector<SigningQueryParam> query,
+                                         std::vector<SigningHeader> extra, uint64_t body_size) {
     auto ep = ParseUrl(config_.endpoint);
-    if (!ep.ok()) return ep.status();
+    if (!ep.ok()) co_return ep.status();
     std::string base_path = ep->target == "/" ? "" : ep->target;
     while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
     std::string path = base_path + "/" + EncodeUriPath(config_.container);
@@ -284,25 +287,30 @@ class AzureStore final : public Store {
     req.headers.emplace_back("x-ms-version", kApiVersion);
     std::string date = FormatHttpDate(static_cast<int64_t>(std::time(nullptr)));
     req.headers.emplace_back("x-ms-date", date);
-    auto credential = config_.credential->Get();
-    if (!credential.ok()) return credential.status().WithContext(root_);
-    if (!credential->account_key.empty()) {
-      SigningRequest sr;
-      sr.method = HttpMethodName(method);
-      sr.path = path;
-      sr.query = std::move(query);
-      for (const auto& [name, value] : req.headers) sr.headers.push_back({name, value});
-      if (method == HttpMethod::kPut || method == HttpMethod::kPost) {
-        sr.headers.push_back({"Content-Length", std::to_string(body_size)});
+    if (config_.credential) {
+      // A bearer token's refresh runs on the refresher thread, never here.
+      auto credential = co_await config_.credential->AwaitGet();
+      if (!credential.ok()) co_return credential.status().WithContext(root_);
+      if (!credential->account_key.empty()) {
+        SigningRequest sr;
+        sr.method = HttpMethodName(method);
+        sr.path = path;
+        sr.query = std::move(query);
+        for (const auto& [name, value] : req.headers) sr.headers.push_back({name, value});
+        if (method == HttpMethod::kPut || method == HttpMethod::kPost) {
+          sr.headers.push_back({"Content-Length", std::to_string(body_size)});
+        }
+        auto sig = SignAzureSharedKey(sr, config_.account, credential->account_key);
+        if (!sig.ok()) co_return sig.status().WithContext(root_);
+        req.headers.emplace_back("authorization", sig->authorization);
+      } else if (!credential->sas_token.empty()) {
+        query_text += (query_text.empty() ? "" : "&") + credential->sas_token;
+      } else if (!credential->bearer.empty()) {
+        req.headers.emplace_back("authorization", "Bearer " + credential->bearer);
       }
-      auto sig = SignAzureSharedKey(sr, config_.account, credential->account_key);
-      if (!sig.ok()) return sig.status().WithContext(root_);
-      req.headers.emplace_back("authorization", sig->authorization);
-    } else if (!credential->sas_token.empty()) {
-      query_text += (query_text.empty() ? "" : "&") + credential->sas_token;
     }
     req.url = ep->scheme + "://" + ep->Authority() + path + (query_text.empty() ? "" : "?" + query_text);
-    return req;
+    co_return req;
   }
 
   AzureConfig config_;
@@ -313,10 +321,18 @@ class AzureStore final : public Store {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
-                                              boost::asio::any_io_executor executor,
-                                              const StoreOptions& options) {
+namespace {
+
+// The store's settings and how it authorizes requests (credential null:
+// anonymous, for public containers, when no source applies).
+struct AzureOpenState {
   AzureConfig config;
+  std::string unsigned_reason;
+};
+
+Result<AzureOpenState> AzureStateFromEnvironment(std::string_view url) {
+  AzureOpenState state;
+  AzureConfig& config = state.config;
   config.scheme = std::string(url.substr(0, url.find(':')));
   SLUICE_ASSIGN_OR_RETURN(BucketPath bp,
                           SplitBucketPath(url, url.substr(config.scheme.size() + 3)));
@@ -333,24 +349,54 @@ Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
   if (ep->target.find('?') != std::string::npos) {
     return InvalidArgumentError("the Azure blob endpoint must not hold a query");
   }
-  config.credential = AzureSharedCredential(settings);
-  auto credential = config.credential->Get();
-  if (IsNotFound(credential.status())) {
-    return PermissionDeniedError(
-                  "no Azure credentials for " + UrlForErrors(url) +
-                      ": set AZURE_ACCOUNT_ACCESS_KEY or AZURE_STORAGE_SAS_TOKEN (with "
-                      "AZURE_ACCOUNT_NAME), or AZURE_STORAGE_CONNECTION_STRING");
+  auto auth = ChooseRequestAuth({}, AzureSharedCredential(settings));
+  if (!auth.ok()) return auth.status().WithContext(UrlForErrors(url));
+  config.credential = std::move(auth->credential);
+  state.unsigned_reason = std::move(auth->unsigned_reason);
+  if (config.credential) {
+    auto current = config.credential->Get();
+    if (!current.ok()) return current.status().WithContext(UrlForErrors(url));
+    if (!current->account_key.empty() && config.account.empty()) {
+      return PermissionDeniedError("an Azure account key without an account name for " +
+                                   UrlForErrors(url));
+    }
   }
-  if (!credential.ok()) return credential.status().WithContext(UrlForErrors(url));
-  if (!credential->account_key.empty() && config.account.empty()) {
-    return PermissionDeniedError(
-                  "an Azure account key without an account name for " + UrlForErrors(url));
+  return state;
+}
+
+}  // namespace
+
+Result<std::string> DescribeAzureAuth(std::string_view url) {
+  SLUICE_ASSIGN_OR_RETURN(AzureOpenState state, AzureStateFromEnvironment(url));
+  const AzureConfig& config = state.config;
+  std::string out = config.scheme + "://" + config.container + "\n";
+  out += "  account: " + (config.account.empty() ? std::string("(none)") : config.account) + "\n";
+  out += "  endpoint: " + RedactUrl(config.endpoint) + "\n";
+  if (!config.credential) {
+    out += "  requests: anonymous (" + state.unsigned_reason + ")\n";
+    return out;
   }
+  SLUICE_ASSIGN_OR_RETURN(Credential current, config.credential->Get());
+  const char* kind = !current.account_key.empty() ? "SharedKey signature"
+                     : !current.sas_token.empty() ? "SAS token in the URL"
+                                                  : "bearer token";
+  out += "  credentials: " + current.source + " (" + kind + ")\n";
+  if (current.expires_at) {
+    out += "  expires: " + std::to_string(*current.expires_at) + " (unix time)\n";
+  }
+  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
+  return out;
+}
+
+Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,
+                                              boost::asio::any_io_executor executor,
+                                              const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(AzureOpenState state, AzureStateFromEnvironment(url));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options,
                                               XmlErrorDetail));
   return std::unique_ptr<Store>(
-      std::make_unique<AzureStore>(std::move(config), std::move(client), options));
+      std::make_unique<AzureStore>(std::move(state.config), std::move(client), options));
 }
 
 }  // namespace sluice

@@ -1,15 +1,6 @@
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/aws_sources.h"
-
-extern char** environ;
+#include "stores/credentials/credential_program.h"
 
 namespace sluice {
 
@@ -56,54 +47,6 @@ Result<std::vector<std::string>> SplitCommandLine(std::string_view line) {
 
 namespace {
 
-constexpr size_t kMaxProcessOutput = size_t{1} << 20;
-
-// Runs argv, returns its stdout (up to kMaxProcessOutput) when it exits 0.
-// stderr stays the caller's (the AWS CLI does the same: it may prompt).
-Result<std::string> RunForOutput(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (rc != 0) {
-    ::close(fds[0]);
-    return PermissionDeniedError("cannot run '" + argv[0] + "': " + std::strerror(rc));
-  }
-  std::string out;
-  bool too_long = false;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (out.size() + static_cast<size_t>(n) > kMaxProcessOutput) {
-      too_long = true;  // keep draining so the child is not blocked on a full pipe
-      continue;
-    }
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return PermissionDeniedError("'" + argv[0] + "' " +
-                                 (WIFEXITED(status)
-                                      ? "exited with status " + std::to_string(WEXITSTATUS(status))
-                                      : std::string("was killed by a signal")));
-  }
-  if (too_long) return PermissionDeniedError("'" + argv[0] + "' wrote more than 1 MiB");
-  return out;
-}
-
 class AwsProcessSource final : public CredentialSource {
  public:
   explicit AwsProcessSource(AwsSettings settings) : settings_(std::move(settings)) {}
@@ -124,7 +67,7 @@ class AwsProcessSource final : public CredentialSource {
       return InvalidArgumentError(f.config_path + ": " +
                                   (argv.ok() ? "empty command" : argv.status().message()));
     }
-    SLUICE_ASSIGN_OR_RETURN(std::string out, RunForOutput(*argv));
+    SLUICE_ASSIGN_OR_RETURN(std::string out, RunCredentialProgram(*argv));
     SLUICE_ASSIGN_OR_RETURN(Credential credential,
                             ParseAwsCredentialJson(out, AwsCredentialJson::kProcess,
                                                    "the output of '" + (*argv)[0] + "'"));

@@ -1,17 +1,25 @@
 // Azure Blob credentials as a chain on the shared mechanism, in the order a
 // store uses them:
-//   1. account key  (the connection string's AccountKey, or AZURE_ACCOUNT_ACCESS_KEY):
-//                   signs every request with SharedKey;
-//   2. SAS token    (AZURE_STORAGE_SAS_TOKEN, or the connection string's
-//                   SharedAccessSignature): appended to every URL.
-// Both are static (no expiry, so no refresher thread); token sources (Azure
-// AD, workload identity) join the chain after them with a `bearer`.
+//   1. account key        the connection string's AccountKey, or
+//                         AZURE_ACCOUNT_ACCESS_KEY: signs with SharedKey;
+//   2. SAS token          AZURE_STORAGE_SAS_TOKEN (read again at every
+//                         refresh, so a rotated token is seen) or the
+//                         connection string's SharedAccessSignature:
+//                         appended to every URL; it expires at its `se`;
+//   then DefaultAzureCredential's bearer-token sources (azure_identity_sources.h):
+//   3. environment        AZURE_TENANT_ID + AZURE_CLIENT_ID + AZURE_CLIENT_SECRET
+//                         or AZURE_CLIENT_CERTIFICATE_PATH;
+//   4. workload identity  AZURE_FEDERATED_TOKEN_FILE (AKS);
+//   5. managed identity   IDENTITY_ENDPOINT/IDENTITY_HEADER, MSI_ENDPOINT/MSI_SECRET, IMDS.
+// (The Azure CLI's login, DefaultAzureCredential's next source, is not read.)
+// When none applies the store reads anonymously (public containers).
 //
 // Thread safety: every function is thread-safe.
 #pragma once
 
 #include <memory>
 
+#include "stores/credentials/azure_identity_sources.h"
 #include "stores/credentials/azure_settings.h"
 #include "stores/credentials/credential_chain.h"
 #include "stores/credentials/shared_credential.h"
@@ -19,11 +27,16 @@
 namespace sluice {
 
 // A new chain over `settings` (copied into the sources). Credential fields:
-// `account_key` or `sas_token`.
-std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& settings);
+// `account_key`, `sas_token` or `bearer`.
+std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& settings,
+                                                          const AzureEndpointOptions& endpoints = {});
 
-// The process-wide shared credential for `settings`: every store with the
-// same settings gets the same object. Nothing is fetched here.
-std::shared_ptr<SharedCredential> AzureSharedCredential(const AzureSettings& settings);
+// The process-wide shared credential for `settings` and the current
+// environment (every AZURE_*, IDENTITY_* and MSI_* variable): every store
+// with the same ones gets the same object. Bearer tokens are refreshed
+// ahead of expiry and never handed out with less than a minute left.
+// Nothing is fetched here.
+std::shared_ptr<SharedCredential> AzureSharedCredential(const AzureSettings& settings,
+                                                        const AzureEndpointOptions& endpoints = {});
 
 }  // namespace sluice

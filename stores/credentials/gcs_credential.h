@@ -1,6 +1,7 @@
-// GCS's OAuth2 bearer tokens (a service-account key or the metadata server)
-// as SharedCredentials: one token per process for every gs:// store with the
-// same key or server, refreshed ahead of expiry by the shared refresher.
+// How GCS's OAuth2 bearer tokens are shared and refreshed: one
+// SharedCredential per process for every gs:// store with the same
+// Application Default Credentials (gcs_adc.h), refreshed ahead of expiry by
+// the shared refresher.
 //
 // A token is never handed out within a minute of its expiry (a request must
 // not outlive its token), nor within the second half of its life when it
@@ -13,7 +14,6 @@
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "stores/credentials/credential_chain.h"
 #include "stores/credentials/gcs_service_account.h"
@@ -24,14 +24,7 @@ namespace sluice {
 // The refresh rules above, for a SharedCredential over a GCS chain.
 SharedCredentialOptions GcsTokenOptions();
 
-// A chain of the one source that applies: the key's, or the server's.
+// A chain of the one source of `key` (tests of the service-account flow).
 std::unique_ptr<CredentialChain> MakeGcsServiceAccountChain(ServiceAccountKey key);
-std::unique_ptr<CredentialChain> MakeGcsMetadataServerChain(std::string host);
-
-// The process-wide shared token for `key` (or the server at `host`): the
-// live one while any store holds it, else a new one (GcsTokenOptions()).
-// Nothing is fetched here.
-std::shared_ptr<SharedCredential> GcsServiceAccountCredential(const ServiceAccountKey& key);
-std::shared_ptr<SharedCredential> GcsMetadataServerCredential(const std::string& host);
 
 }  // namespace sluice

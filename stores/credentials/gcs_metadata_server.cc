@@ -4,6 +4,8 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/gcs_access_token.h"
+#include "stores/credentials/gcs_service_account.h"
+#include "stores/signing/uri_encoding.h"
 
 namespace sluice {
 namespace {
@@ -19,7 +21,11 @@ class MetadataServerSource final : public CredentialSource {
 
   Result<Credential> Fetch(int64_t now) override {
     HttpRequest req;
-    req.url = "http://" + host_ + "/computeMetadata/v1/instance/service-accounts/default/token";
+    // The scope as google-auth asks for it (GKE Workload Identity and Cloud
+    // Run honour it; Compute Engine gives the VM's scopes).
+    req.url = "http://" + host_ +
+              "/computeMetadata/v1/instance/service-accounts/default/token?scopes=" +
+              UriEncode(kGcsScope);
     // The server answers only requests that carry this header (SSRF guard).
     req.headers.emplace_back("Metadata-Flavor", "Google");
     auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kMetadataTimeoutMs));

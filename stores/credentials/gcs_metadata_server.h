@@ -1,7 +1,7 @@
 // OAuth2 bearer tokens for GCS from the metadata server of a Google Compute
 // Engine VM or GKE node (the VM's or workload's service account), as Google's
 // client libraries find them when no key is configured:
-//   GET http://HOST/computeMetadata/v1/instance/service-accounts/default/token
+//   GET http://HOST/computeMetadata/v1/instance/service-accounts/default/token?scopes=SCOPE
 //   Metadata-Flavor: Google
 // HOST is $GCE_METADATA_HOST when set, else metadata.google.internal.
 #pragma once

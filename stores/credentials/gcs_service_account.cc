@@ -12,9 +12,6 @@
 namespace sluice {
 namespace {
 
-// Google's client libraries wait about as long for a token.
-constexpr int64_t kTokenTimeoutMs = 10000;
-
 std::string Base64Url(std::string_view bytes) {
   std::string b = Base64Encode(bytes);
   while (!b.empty() && b.back() == '=') b.pop_back();
@@ -59,7 +56,8 @@ Result<std::string> JsonString(std::string_view s) {
 
 class ServiceAccountSource final : public CredentialSource {
  public:
-  explicit ServiceAccountSource(ServiceAccountKey key) : key_(std::move(key)) {}
+  ServiceAccountSource(ServiceAccountKey key, std::string scope)
+      : key_(std::move(key)), scope_(std::move(scope)) {}
 
   std::string name() const override {
     return key_.path.empty() ? "service-account key file"
@@ -67,28 +65,22 @@ class ServiceAccountSource final : public CredentialSource {
   }
 
   Result<Credential> Fetch(int64_t now) override {
-    SLUICE_ASSIGN_OR_RETURN(std::string jwt, MakeServiceAccountJwt(key_, kGcsScope, now));
-    HttpRequest req;
-    req.method = HttpMethod::kPost;
-    req.url = key_.token_uri;
-    req.headers.emplace_back("content-type", "application/x-www-form-urlencoded");
-    req.body = "grant_type=" + UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") +
-               "&assertion=" + jwt;
-    auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kTokenTimeoutMs));
-    if (!resp.ok()) {
-      StatusCode code = IsNotFound(resp.status()) ? StatusCode::kPermissionDenied
-                                                   : resp.status().code();
-      return Status(code, "OAuth2 token exchange for service account " + key_.client_email +
-                              " failed: " + resp.status().message());
-    }
+    SLUICE_ASSIGN_OR_RETURN(std::string jwt, MakeServiceAccountJwt(key_, scope_, now));
+    SLUICE_ASSIGN_OR_RETURN(
+        HttpResponse resp,
+        PostToGoogle(key_.token_uri,
+                     FormBody({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
+                               {"assertion", jwt}}),
+                     "OAuth2 token exchange for service account " + key_.client_email));
     SLUICE_ASSIGN_OR_RETURN(
         AccessToken token,
-        ParseAccessTokenResponse(resp->body, "OAuth2 token endpoint " + RedactUrl(key_.token_uri)));
+        ParseAccessTokenResponse(resp.body, "OAuth2 token endpoint " + RedactUrl(key_.token_uri)));
     return BearerCredential("service account " + key_.client_email, std::move(token), now);
   }
 
  private:
   ServiceAccountKey key_;
+  std::string scope_;
 };
 
 }  // namespace
@@ -115,7 +107,7 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
   key.private_key_id = JsonStringMember(*parsed, "private_key_id");
   key.private_key_pem = JsonStringMember(*parsed, "private_key");
   key.token_uri = JsonStringMember(*parsed, "token_uri");
-  if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
+  if (key.token_uri.empty()) key.token_uri = std::string(kGoogleOAuth2TokenUri);
   key.path = std::string(path);
   for (auto [name, value] : {std::pair<const char*, const std::string*>{"client_email", &key.client_email},
                              {"private_key", &key.private_key_pem}}) {
@@ -137,7 +129,9 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
   header += "}";
   SLUICE_ASSIGN_OR_RETURN(std::string iss, JsonString(key.client_email));
   SLUICE_ASSIGN_OR_RETURN(std::string sc, JsonString(scope));
-  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(key.token_uri));
+  // The audience is Google's token endpoint whatever token_uri says, as
+  // google-auth signs it (checked by tests/sdk_oracle/gcs_oracle.py).
+  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(kGoogleOAuth2TokenUri));
   std::string claims = "{\"iss\":" + iss + ",\"scope\":" + sc + ",\"aud\":" + aud +
                        ",\"iat\":" + std::to_string(now) +
                        ",\"exp\":" + std::to_string(now + 3600) + "}";
@@ -146,8 +140,9 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
   return signing_input + "." + Base64Url(sig);
 }
 
-std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key) {
-  return std::make_unique<ServiceAccountSource>(std::move(key));
+std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key,
+                                                              std::string_view scope) {
+  return std::make_unique<ServiceAccountSource>(std::move(key), std::string(scope));
 }
 
 }  // namespace sluice

@@ -30,6 +30,10 @@ struct ServiceAccountKey {
 // the key for the errors of its token exchanges.
 Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::string_view path);
 
+// Google's OAuth2 token endpoint: a key's default token_uri, and always the
+// audience of its JWT (as google-auth signs it).
+inline constexpr std::string_view kGoogleOAuth2TokenUri = "https://oauth2.googleapis.com/token";
+
 // The signed JWT assertion "header.claims.signature" (base64url) for
 // `scope`, issued at `now` (unix seconds), valid one hour. Pure function.
 Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,
@@ -39,12 +43,13 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
 inline constexpr std::string_view kGcsScope =
     "https://www.googleapis.com/auth/devstorage.read_write";
 
-// The source "service-account key file": each Fetch signs a JWT with `key`
+// The source "service-account key file": each Fetch signs a JWT for `scope` with `key`
 // and exchanges it at the key's token_uri (blocking, SendBlocking) for a
 // bearer credential. Errors keep the token endpoint's code (kNotFound
 // becomes kPermissionDenied: a missing endpoint is not a source that does
 // not apply) and name the key file (the source's name) and the service
 // account, never a secret.
-std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key);
+std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key,
+                                                              std::string_view scope = kGcsScope);
 
 }  // namespace sluice

@@ -1,16 +1,13 @@
 #include "stores/gcs/gcs_store.h"
 
-#include "base/file.h"
 #include "stores/common/store_keys.h"
-#include "stores/credentials/gcs_credential.h"
-#include "stores/credentials/gcs_metadata_server.h"
+#include "stores/credentials/gcs_adc.h"
 #include "stores/s3/s3_store.h"
 
 namespace sluice {
+namespace {
 
-Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
-                                            boost::asio::any_io_executor executor,
-                                            const StoreOptions& options) {
+Result<S3StoreConfig> GcsConfigFromEnvironment(std::string_view url) {
   S3StoreConfig config;
   config.scheme = "gs";
   SLUICE_ASSIGN_OR_RETURN(BucketPath bp, SplitBucketPath(url, url.substr(5)));
@@ -34,22 +31,51 @@ Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
     config.auth = S3Auth::kSigV4;
     config.credentials = SigV4Credentials{*key, *secret, ""};
     config.sigv4 = GcsHmacConfig();
-  } else if (auto path = GetEnv("GOOGLE_APPLICATION_CREDENTIALS")) {
-    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(*path, uint64_t{1} << 20));
-    SLUICE_ASSIGN_OR_RETURN(ServiceAccountKey sa, ParseServiceAccountKey(text, *path));
-    config.auth = S3Auth::kBearer;
-    config.credential = GcsServiceAccountCredential(sa);
-  } else if (auto host = MetadataServerHost()) {
-    config.auth = S3Auth::kBearer;
-    config.credential = GcsMetadataServerCredential(*host);
-  } else {
-    return PermissionDeniedError(
-                  "no credentials for " + UrlForErrors(url) +
-                      ": set GCS_KEY and GCS_SECRET (HMAC key) or "
-                      "GOOGLE_APPLICATION_CREDENTIALS (service-account key file), or run on "
-                      "Google Compute Engine or set GCE_METADATA_HOST (metadata server)");
+    return config;
   }
+  std::string absence = GcsAdcAbsence();
+  if (!absence.empty()) {
+    // As google-cloud-storage's anonymous client: public buckets only.
+    config.auth = S3Auth::kNone;
+    config.unsigned_reason = absence;
+    return config;
+  }
+  config.auth = S3Auth::kBearer;
+  config.credential = GcsAdcCredential();
+  return config;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
+                                            boost::asio::any_io_executor executor,
+                                            const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, GcsConfigFromEnvironment(url));
   return OpenS3CompatibleStore(std::move(config), std::move(executor), options);
+}
+
+Result<std::string> DescribeGcsAuth(std::string_view url) {
+  SLUICE_ASSIGN_OR_RETURN(S3StoreConfig config, GcsConfigFromEnvironment(url));
+  std::string out = "gs://" + config.bucket + "\n";
+  out += "  endpoint: " + config.endpoint.Redacted() + "\n";
+  if (config.auth == S3Auth::kSigV4) {
+    const std::string& id = config.credentials.access_key_id;
+    std::string masked = id.size() > 4 ? "****" + id.substr(id.size() - 4) : "****";
+    out += "  credentials: HMAC key from GCS_KEY and GCS_SECRET (access key " + masked + ")\n";
+    return out;
+  }
+  if (!config.credential) {
+    out += "  requests: unsigned (" + config.unsigned_reason + ")\n";
+    return out;
+  }
+  auto current = config.credential->Get();
+  if (!current.ok()) return current.status().WithContext(UrlForErrors(url));
+  out += "  credentials: " + current->source + " (OAuth2 bearer token)\n";
+  if (current->expires_at) {
+    out += "  expires: " + std::to_string(*current->expires_at) + " (unix time)\n";
+  }
+  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
+  return out;
 }
 
 }  // namespace sluice

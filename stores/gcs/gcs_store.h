@@ -3,22 +3,23 @@
 //
 // Environment:
 //   GCS_KEY and GCS_SECRET (Mosaic's names): an HMAC key pair; requests are
-//     signed GOOG4-HMAC-SHA256 (region "auto", service "storage");
-//   else GOOGLE_APPLICATION_CREDENTIALS: a service-account key file; requests
-//     carry an OAuth2 bearer token (stores/credentials/gcs_service_account.h);
-//   else, on Google Compute Engine or GKE or with GCE_METADATA_HOST set, a
-//     bearer token from the metadata server (gcs_metadata_server.h).
-//   Tokens are shared by every gs:// store of the process with the same key
-//   or server, fetched for the first request (off the store's executor, by
-//   the token's refresher thread), refreshed ahead of expiry
-//   (stores/credentials/gcs_credential.h);
+//     signed GOOG4-HMAC-SHA256 (region "auto", service "storage"); they win
+//     over everything below;
+//   else Application Default Credentials as google-auth finds them
+//     (stores/credentials/gcs_adc.h: GOOGLE_APPLICATION_CREDENTIALS, gcloud's
+//     file, the metadata server): requests carry an OAuth2 bearer token,
+//     shared by every gs:// store of the process with the same environment
+//     and files, fetched for the first request (off the store's executor,
+//     by the token's refresher thread), refreshed ahead of expiry
+//     (stores/credentials/gcs_credential.h);
+//   else requests go unsigned (public buckets), as google-cloud-storage's
+//     anonymous client;
 //   GCS_ENDPOINT_URL: overrides https://storage.googleapis.com (tests,
 //     emulators, private endpoints).
-// None of these -> kPermissionDenied naming the variables. Mosaic stops at
-// the first two; the metadata server is what Google's own clients use next.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -31,5 +32,11 @@ namespace sluice {
 Result<std::unique_ptr<Store>> OpenGcsStore(std::string_view url,
                                             boost::asio::any_io_executor executor,
                                             const StoreOptions& options);
+
+// What `sluice whoami` prints for gs://bucket[/prefix]: the endpoint and the
+// HMAC key (id masked to its last 4 characters), the ADC source whose token
+// requests carry with the sources tried, or why requests go unsigned. Fetches
+// the token (blocking). Never a secret.
+Result<std::string> DescribeGcsAuth(std::string_view url);
 
 }  // namespace sluice

@@ -222,10 +222,11 @@ TEST(AzureSettingsTest, MissingCredentialsNameTheVariables) {
   auto none = OpenStore("azure://c/x", loop.executor());
   EXPECT_EQ(none.status().code(), StatusCode::kPermissionDenied);
   EXPECT_NE(none.status().message().find("AZURE_ACCOUNT_NAME"), std::string::npos);
+  // An account with no credential source: anonymous (public containers),
+  // as DefaultAzureCredential's users read them.
   ScopedEnv account("AZURE_ACCOUNT_NAME", "acct");
   auto no_key = OpenStore("azure://c/x", loop.executor());
-  EXPECT_EQ(no_key.status().code(), StatusCode::kPermissionDenied);
-  EXPECT_NE(no_key.status().message().find("AZURE_ACCOUNT_ACCESS_KEY"), std::string::npos);
+  EXPECT_TRUE(no_key.ok()) << no_key.status().ToString();
   EXPECT_EQ(OpenStore("azure://", loop.executor()).status().code(), StatusCode::kInvalidArgument);
   ScopedEnv bad("AZURE_STORAGE_CONNECTION_STRING", "AccountName=a;AccountKey=not base64!");
   auto bad_cs = OpenStore("azure://c", loop.executor());

@@ -38,8 +38,10 @@ inline std::map<std::string, std::optional<std::string>> AzuriteEnv(int port) {
 
 // Creates container `name` with a SharedKey-signed PUT; one that exists
 // already (409) is fine.
+// `endpoint`: AzuriteEndpoint(port) unless given (e.g. https).
 inline Status CreateAzuriteContainer(EventLoop& loop, int port,
-                                     const std::string& name) {
+                                     const std::string& name, std::string endpoint = "") {
+  if (endpoint.empty()) endpoint = AzuriteEndpoint(port);
   SigningRequest sr;
   sr.method = "PUT";
   sr.path = "/devstoreaccount1/" + name;
@@ -51,7 +53,7 @@ inline Status CreateAzuriteContainer(EventLoop& loop, int port,
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client, HttpClient::Create(loop.executor()));
   HttpRequest req;
   req.method = HttpMethod::kPut;
-  req.url = AzuriteEndpoint(port) + "/" + name + "?restype=container";
+  req.url = endpoint + "/" + name + "?restype=container";
   req.headers = {{"x-ms-date", date}, {"x-ms-version", "2021-12-02"},
                  {"authorization", sig.authorization}};
   auto resp = loop.Run(client->Send(req));

@@ -113,7 +113,8 @@ std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::strin
                            {"NODE_OPTIONS=--openssl-legacy-provider"});
 }
 
-std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
+std::unique_ptr<NodeServer> StartAzurite(const std::string& dir,
+                                         const std::vector<std::string>& extra_args) {
   int port = FreePort();
   Shell("mkdir -p '" + dir + "/azurite-data'");
   std::vector<std::string> argv = {
@@ -122,6 +123,7 @@ std::unique_ptr<NodeServer> StartAzurite(const std::string& dir) {
       "--blobPort",     std::to_string(port),
       "--location",     dir + "/azurite-data",
       "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   return NodeServer::Start(argv, port, dir + "/azurite.log");
 }
 
@@ -141,15 +143,24 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
         "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
         "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
         "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_ENDPOINT_URL_STS", "AWS_STS_REGIONAL_ENDPOINTS",
-        "AWS_SDK_LOAD_CONFIG", "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC"}) {
+        "AWS_SDK_LOAD_CONFIG", "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC",
+        // Azure's bearer-token sources (DefaultAzureCredential's variables).
+        "AZURE_TENANT_ID", "AZURE_CLIENT_ID", "AZURE_CLIENT_SECRET",
+        "AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_AUTHORITY_HOST",
+        "AZURE_POD_IDENTITY_AUTHORITY_HOST", "IDENTITY_ENDPOINT", "IDENTITY_HEADER",
+        "IDENTITY_SERVER_THUMBPRINT", "IMDS_ENDPOINT", "MSI_ENDPOINT", "MSI_SECRET"}) {
     env[name] = std::nullopt;
   }
   // Never the EC2 metadata address, even on a CI runner that is an EC2
   // instance: tests send packets to 127.0.0.1 only.
   env["AWS_EC2_METADATA_DISABLED"] = "true";
+  env["SLUICE_AZURE_METADATA_DISABLED"] = "true";  // nor Azure's (CI runners are Azure VMs)
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";
+  // Nor gcloud's application default credentials file.
+  env["CLOUDSDK_CONFIG"] = "/nonexistent/gcloud";
+  env["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] = std::nullopt;
   return env;
 }
 

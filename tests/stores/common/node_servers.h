@@ -47,8 +47,10 @@ std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::strin
                                         const std::string& secret,
                                         const std::vector<std::string>& buckets);
 
-// azurite's blob service with data under `dir` (devstoreaccount1).
-std::unique_ptr<NodeServer> StartAzurite(const std::string& dir);
+// azurite's blob service with data under `dir` (devstoreaccount1);
+// `extra_args` appended (e.g. --oauth basic --cert C --key K).
+std::unique_ptr<NodeServer> StartAzurite(const std::string& dir,
+                                         const std::vector<std::string>& extra_args = {});
 
 // Every variable the stores read, unset: tests start from a clean slate.
 std::map<std::string, std::optional<std::string>> CleanStoreEnv();

@@ -65,6 +65,8 @@ TEST(AzureSettingsEnvTest, VariablesAndTheirOrder) {
 }
 
 TEST(AzureCredentialTest, KeyBeforeSasAndNeitherIsNotFound) {
+  ScopedEnv env(CleanStoreEnv());
+  ScopedEnv sas_var("AZURE_STORAGE_SAS_TOKEN", kSas);
   AzureSettings s;
   s.account = "acct";
   s.account_key = kKey;
@@ -86,12 +88,17 @@ TEST(AzureCredentialTest, KeyBeforeSasAndNeitherIsNotFound) {
   EXPECT_EQ(sas->sas_token, kSas);
   EXPECT_EQ(chain->DescribeAttempts(), "account key (no account key set), SAS token (used)");
 
+  // The SAS variable is read again at every fetch: gone, the SAS token is.
   s.sas_token.clear();
+  ScopedEnv no_sas("AZURE_STORAGE_SAS_TOKEN", std::nullopt);
   auto neither = MakeAzureCredentialChain(s)->Fetch(0);
   EXPECT_EQ(neither.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(neither.status().message(),
             "no Azure credentials found; tried: account key (no account key set), SAS token "
-            "(no SAS token set)");
+            "(no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
+            "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
+            "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
+            "identity (SLUICE_AZURE_METADATA_DISABLED is set)");
 }
 
 TEST(AzureCredentialTest, OneSharedCredentialPerSettings) {

@@ -1,0 +1,55 @@
+// Azure's bearer-token sources, in DefaultAzureCredential's order (the
+// whole chain: azure_credential.h). Each reads the environment and its
+// files when Fetch() runs, so a rotated federated token or certificate is
+// read again on refresh. Every token is for kAzureStorageScope. Not
+// thread-safe (a chain calls them from one thread at a time). Errors and
+// names never hold a secret.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "stores/credentials/credential_source.h"
+
+namespace sluice {
+
+// "environment": a service principal from AZURE_TENANT_ID + AZURE_CLIENT_ID
+// with AZURE_CLIENT_SECRET (grant client_credentials with client_secret),
+// else with AZURE_CLIENT_CERTIFICATE_PATH (a PEM certificate with its
+// private key: a signed client assertion, azure_client_assertion.h), at
+// AZURE_AUTHORITY_HOST's token endpoint. kNotFound naming what is missing.
+std::unique_ptr<CredentialSource> MakeAzureEnvironmentSource();
+
+// "workload identity" (AKS): AZURE_FEDERATED_TOKEN_FILE's token (read at
+// every fetch: the kubelet rotates it) as the client assertion of
+// AZURE_CLIENT_ID in AZURE_TENANT_ID. kNotFound unless all three are set.
+std::unique_ptr<CredentialSource> MakeAzureWorkloadIdentitySource();
+
+// Where managed identity may be looked for. Tests point both at fakes.
+struct AzureEndpointOptions {
+  std::string dmi_dir = "/sys/class/dmi/id";  // where an Azure VM is recognized
+  // The IMDS base URL; "" : AZURE_POD_IDENTITY_AUTHORITY_HOST, else
+  // http://169.254.169.254 probed only on an Azure VM.
+  std::string imds_endpoint;
+};
+
+// "managed identity", as azure-identity picks the endpoint:
+//   IDENTITY_ENDPOINT + IDENTITY_HEADER (App Service, Functions, Azure ML
+//     compute): GET ?api-version=2019-08-01&resource=..., header
+//     X-IDENTITY-HEADER, client_id=AZURE_CLIENT_ID when set;
+//   MSI_ENDPOINT + MSI_SECRET (Azure ML): GET ?api-version=2017-09-01
+//     &resource=..., header secret, clientid=AZURE_CLIENT_ID when set;
+//   else IMDS: GET /metadata/identity/oauth2/token?api-version=2018-02-01
+//     &resource=... with Metadata: true (client_id=AZURE_CLIENT_ID when set),
+//     only when endpoints.imds_endpoint or AZURE_POD_IDENTITY_AUTHORITY_HOST
+//     names it or the DMI chassis asset tag says Azure (never probed
+//     elsewhere: kNotFound saying so; nor with
+//     SLUICE_AZURE_METADATA_DISABLED=true, as tests on Azure VMs set).
+// Service Fabric, Azure Arc and Cloud Shell endpoints are kUnimplemented.
+std::unique_ptr<CredentialSource> MakeAzureManagedIdentitySource(AzureEndpointOptions endpoints);
+
+// Whether `dmi_dir`'s chassis_asset_tag is Azure's (7783-7084-3265-9085).
+// When not, *why_not says so.
+bool DmiSaysAzure(const std::string& dmi_dir, std::string* why_not);
+
+}  // namespace sluice

@@ -1,0 +1,27 @@
+// JSON Web Tokens signed RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7515)
+// through OpenSSL, for client assertions (Azure certificate principals) and
+// service-account grants. Pure functions; thread-safe.
+//
+// Private keys and the tokens made with them are secrets: error text never
+// holds either.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice {
+
+// Base64url without padding (RFC 7515 section 2).
+std::string Base64UrlEncode(std::string_view bytes);
+
+// "b64url(header).b64url(claims).b64url(signature)" for the JSON texts
+// `header_json` and `claims_json` (taken as given), signed with the RSA
+// private key in `private_key_pem` (PKCS#1 or PKCS#8 PEM; other PEM blocks
+// such as certificates may surround it). kInvalidArgument naming `what` (a
+// file name, no secret) when the key is missing, encrypted or not RSA.
+Result<std::string> SignJwtRs256(std::string_view header_json, std::string_view claims_json,
+                                 std::string_view private_key_pem, std::string_view what);
+
+}  // namespace sluice
