@@ -47,10 +47,8 @@ uint64_t ShardPin::bytes() const { return cache_->spec(shard_).bytes; }
 Result<OwnedFd> ShardPin::Open() const { return cache_->OpenPresent(shard_); }
 
 Result<OwnedFd> ShardCache::OpenPresent(size_t shard) const {
-  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, O_RDONLY);
-  OwnedFd fd(::open(paths_[shard].c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus("cannot open", paths_[shard], errno);
-  return fd;
+  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, OpenMode::kRead);
+  return options_.env->Open(paths_[shard], OpenMode::kRead);
 }
 
 void ShardPin::Release() {
