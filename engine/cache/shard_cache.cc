@@ -236,7 +236,7 @@ Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn
       root_dir_.OpenFolder(ParentOf(spec.companion), true).ok()) {
     (void)root_dir_.Rename(ScratchPath(tmp), spec.companion);
   }
-  return root_dir_.Rename(tmp, spec.name).WithContext(Prefix());
+  return root_dir_.Rename(tmp, spec.name).WithContext(context);
 }
 
 }  // namespace sluice
