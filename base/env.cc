@@ -33,7 +33,7 @@ class PosixEnv final : public Env {
   Result<OwnedFd> Open(const FsPath& file, OpenMode mode, const OpenOptions& options) override {
     const int flags = OpenFlags(mode) | O_CLOEXEC | (options.follow_links ? 0 : O_NOFOLLOW);
     while (true) {
-      const int fd = ::openat(file.dir, file.name.c_str(), flags, options.perms);
+      const int fd = ::openat(file.dir, file.name, flags, options.perms);
       if (fd >= 0) return OwnedFd(fd);
       if (errno != EINTR) return ErrnoStatus(OpenVerb(mode), file.path, errno);
     }
@@ -109,28 +109,28 @@ class PosixEnv final : public Env {
 
   Result<struct stat> Stat(const FsPath& file, bool follow_links) override {
     struct stat st;
-    if (::fstatat(file.dir, file.name.c_str(), &st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(file.dir, file.name, &st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
       return ErrnoStatus("cannot stat", file.path, errno);
     }
     return st;
   }
 
   Status Rename(const FsPath& from, const FsPath& to) override {
-    if (::renameat(from.dir, from.name.c_str(), to.dir, to.name.c_str()) != 0) {
-      return ErrnoStatus("cannot rename " + from.path + " onto", to.path, errno);
+    if (::renameat(from.dir, from.name, to.dir, to.name) != 0) {
+      return ErrnoStatus("cannot rename " + std::string(from.path) + " onto", to.path, errno);
     }
     return Status::Ok();
   }
 
   Status Remove(const FsPath& file) override {
-    if (::unlinkat(file.dir, file.name.c_str(), 0) != 0) {
+    if (::unlinkat(file.dir, file.name, 0) != 0) {
       return ErrnoStatus("cannot delete", file.path, errno);
     }
     return Status::Ok();
   }
 
   Status MakeFolder(const FsPath& folder, mode_t perms) override {
-    if (::mkdirat(folder.dir, folder.name.c_str(), perms) != 0 && errno != EEXIST) {
+    if (::mkdirat(folder.dir, folder.name, perms) != 0 && errno != EEXIST) {
       return ErrnoStatus("cannot create folder", folder.path, errno);
     }
     return Status::Ok();
@@ -139,7 +139,7 @@ class PosixEnv final : public Env {
   Result<OwnedFd> OpenFolder(const FsPath& folder, bool follow_links) override {
     const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW);
     while (true) {
-      const int fd = ::openat(folder.dir, folder.name.c_str(), flags);
+      const int fd = ::openat(folder.dir, folder.name, flags);
       if (fd >= 0) return OwnedFd(fd);
       if (errno != EINTR) return ErrnoStatus("cannot open folder", folder.path, errno);
     }

@@ -41,16 +41,20 @@ class MappedFile;  // base/mapped_file.h
 // A file or folder as an Env call names it: `name` relative to the open
 // folder `dir` (AT_FDCWD: `name` is a path, absolute or relative to the
 // working folder), and `path`, what errors say and what a test double
-// matches: the whole path. A path converts to one implicitly.
+// matches: the whole path. A path converts to one implicitly. It only views
+// the strings it was made from: build it in the call's argument list, or
+// from strings that outlive it.
 struct FsPath {
-  FsPath(const std::string& p) : name(p), path(p) {}  // NOLINT: implicit
-  FsPath(const char* p) : name(p), path(p) {}         // NOLINT: implicit
-  FsPath(int dir_fd, std::string name_in_dir, std::string whole_path)
-      : dir(dir_fd), name(std::move(name_in_dir)), path(std::move(whole_path)) {}
+  FsPath(const std::string& p) : name(p.c_str()), path(p) {}  // NOLINT: implicit
+  FsPath(const char* p) : name(p), path(p) {}                 // NOLINT: implicit
+  FsPath(int dir_fd, const std::string& name_in_dir, std::string_view whole_path)
+      : dir(dir_fd), name(name_in_dir.c_str()), path(whole_path) {}
+  FsPath(int dir_fd, const char* name_in_dir, std::string_view whole_path)
+      : dir(dir_fd), name(name_in_dir), path(whole_path) {}
 
   int dir = AT_FDCWD;
-  std::string name;
-  std::string path;
+  const char* name;  // NUL-terminated
+  std::string_view path;
 };
 
 // How Env::Open opens a file (always close-on-exec).

@@ -281,18 +281,22 @@ std::string ConfinedDir::PathOf(std::string_view rel) const {
   return rel.empty() ? root_ : JoinPath(root_, rel);
 }
 
-FsPath ConfinedDir::At(int dir, std::string name, std::string_view rel) const {
-  std::string whole = PathOf(rel);
-  return FsPath(dir, std::move(name), std::move(whole));
-}
-
 Result<OwnedFd> ConfinedDir::OpenFolder(std::string_view rel, bool create) const {
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string_view> parts, Components(rel, root_));
-  SLUICE_ASSIGN_OR_RETURN(OwnedFd cur, env_->OpenFolder(FsPath(fd_.get(), ".", root_)));
-  std::string walked;
+  // A copy of the root's descriptor, not a new open of it: the walk starts
+  // at the folder opened once, and a dup costs no path lookup.
+  OwnedFd cur(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
+  if (!cur.valid()) return ErrnoStatus("cannot open folder", root_, errno);
+  // root_/part/part..., grown in place: one allocation for the walk.
+  std::string whole;
+  whole.reserve(root_.size() + 1 + rel.size());
+  whole = root_;
+  std::string name;
   for (std::string_view part : parts) {
-    walked = walked.empty() ? std::string(part) : walked + "/" + std::string(part);
-    const FsPath here = At(cur.get(), std::string(part), walked);
+    name.assign(part);
+    if (whole.empty() || whole.back() != '/') whole += '/';
+    whole += part;
+    const FsPath here(cur.get(), name, whole);
     Result<OwnedFd> next = env_->OpenFolder(here, /*follow_links=*/false);
     if (!next.ok() && next.status().os_error() == ENOENT && create) {
       SLUICE_RETURN_IF_ERROR(env_->MakeFolder(here));
@@ -302,7 +306,7 @@ Result<OwnedFd> ConfinedDir::OpenFolder(std::string_view rel, bool create) const
       const int err = next.status().os_error();
       if (err == ELOOP || err == ENOTDIR) {
         auto st = env_->Stat(here, /*follow_links=*/false);
-        if (st.ok() && S_ISLNK(st->st_mode)) return LinkError(here.path, root_);
+        if (st.ok() && S_ISLNK(st->st_mode)) return LinkError(whole, root_);
       }
       return next.status();
     }
@@ -326,12 +330,12 @@ Result<std::pair<OwnedFd, std::string>> ConfinedDir::Parent(std::string_view rel
 Result<struct stat> ConfinedDir::Stat(std::string_view rel, bool follow_links) const {
   if (follow_links) return env_->Stat(PathOf(rel));
   SLUICE_ASSIGN_OR_RETURN(auto parent, Parent(rel, false));
-  return env_->Stat(At(parent.first.get(), std::move(parent.second), rel), false);
+  return env_->Stat(FsPath(parent.first.get(), parent.second, PathOf(rel)), false);
 }
 
 Result<OwnedFd> ConfinedDir::OpenFile(std::string_view rel, OpenMode mode) const {
   SLUICE_ASSIGN_OR_RETURN(auto parent, Parent(rel, false));
-  Result<OwnedFd> fd = env_->Open(At(parent.first.get(), std::move(parent.second), rel), mode,
+  Result<OwnedFd> fd = env_->Open(FsPath(parent.first.get(), parent.second, PathOf(rel)), mode,
                                   OpenOptions{kNewFileMode, /*follow_links=*/false});
   if (!fd.ok() && fd.status().os_error() == ELOOP) return LinkError(PathOf(rel), root_);
   return fd;
@@ -340,8 +344,8 @@ Result<OwnedFd> ConfinedDir::OpenFile(std::string_view rel, OpenMode mode) const
 Status ConfinedDir::Rename(std::string_view from, std::string_view to) const {
   SLUICE_ASSIGN_OR_RETURN(auto src, Parent(from, false));
   SLUICE_ASSIGN_OR_RETURN(auto dst, Parent(to, false));
-  return env_->Rename(At(src.first.get(), std::move(src.second), from),
-                      At(dst.first.get(), std::move(dst.second), to));
+  return env_->Rename(FsPath(src.first.get(), src.second, PathOf(from)),
+                      FsPath(dst.first.get(), dst.second, PathOf(to)));
 }
 
 Status ConfinedDir::Remove(std::string_view rel) const {
@@ -349,7 +353,7 @@ Status ConfinedDir::Remove(std::string_view rel) const {
   if (!parent.ok()) {
     return parent.status().code() == StatusCode::kNotFound ? Status::Ok() : parent.status();
   }
-  Status st = env_->Remove(At(parent->first.get(), std::move(parent->second), rel));
+  Status st = env_->Remove(FsPath(parent->first.get(), parent->second, PathOf(rel)));
   return st.os_error() == ENOENT ? Status::Ok() : st;
 }
 
@@ -367,8 +371,7 @@ size_t ConfinedDir::SweepDeadTemps(std::string_view rel) const {
     auto [it, fresh] = gone.try_emplace({t->owner.pid, t->owner.start}, false);
     if (fresh) it->second = TempOwnerGone(t->owner);
     if (!it->second) continue;
-    const std::string rel_name = rel.empty() ? name : std::string(rel) + "/" + name;
-    if (env_->Remove(At(dir_fd, std::move(name), rel_name)).ok()) ++removed;
+    if (env_->Remove(FsPath(dir_fd, name, PathOf(JoinPath(rel, name)))).ok()) ++removed;
   }
   return removed;
 }

@@ -211,8 +211,6 @@ class ConfinedDir {
  private:
   // The folder holding `rel` and rel's last component.
   Result<std::pair<OwnedFd, std::string>> Parent(std::string_view rel, bool create) const;
-  // `name` in the open folder `dir`, which is `rel`'s folder beneath the root.
-  FsPath At(int dir, std::string name, std::string_view rel) const;
   Env* env_ = nullptr;
   std::string root_;
   OwnedFd fd_;

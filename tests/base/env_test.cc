@@ -103,8 +103,10 @@ TEST_F(EnvTest, NamesRelativeToAnOpenFolder) {
   ASSERT_TRUE(env_->MakeFolder(Path("sub")).ok());
   auto folder = env_->OpenFolder(Path("sub"));
   ASSERT_TRUE(folder.ok());
-  const FsPath a(folder->get(), "a", Path("sub/a"));
-  const FsPath b(folder->get(), "b", Path("sub/b"));
+  // An FsPath views its strings: they outlive it here.
+  const std::string a_path = Path("sub/a"), b_path = Path("sub/b");
+  const FsPath a(folder->get(), "a", a_path);
+  const FsPath b(folder->get(), "b", b_path);
   auto fd = env_->Open(a, OpenMode::kWriteNew);
   ASSERT_TRUE(fd.ok());
   ASSERT_TRUE(env_->WriteAll(fd->get(), a.path, "123").ok());

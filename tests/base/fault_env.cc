@@ -123,7 +123,7 @@ Result<struct stat> FaultEnv::Stat(const FsPath& file, bool follow_links) {
 
 Status FaultEnv::Rename(const FsPath& from, const FsPath& to) {
   if (auto f = Hit(FsOp::kRename, from.path, to.path)) {
-    return ErrnoStatus("cannot rename " + from.path + " onto", to.path, f->err);
+    return ErrnoStatus("cannot rename " + std::string(from.path) + " onto", to.path, f->err);
   }
   return base_->Rename(from, to);
 }
