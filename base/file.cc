@@ -1,9 +1,7 @@
 #include "base/file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,31 +75,6 @@ Status LinkError(const std::string& path, const std::string& root) {
 }
 
 }  // namespace
-
-Status ErrnoStatus(std::string_view what, std::string_view path, int err) {
-  std::string msg = std::string(what) + " " + std::string(path) + ": " + std::strerror(err);
-  if (err == ENOENT || err == ENOTDIR) return NotFoundError(std::move(msg));
-  if (err == EACCES || err == EPERM) return PermissionDeniedError(std::move(msg));
-  return IoError(std::move(msg));
-}
-
-OwnedFd& OwnedFd::operator=(OwnedFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.Release();
-  }
-  return *this;
-}
-
-OwnedFd::~OwnedFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Status OwnedFd::Close(std::string_view path) {
-  int fd = Release();
-  if (fd >= 0 && ::close(fd) != 0) return ErrnoStatus("cannot close", path, errno);
-  return Status::Ok();
-}
 
 // ------------------------------------------------------ temporary files
 
@@ -181,25 +154,25 @@ bool IsTempOfThisProcess(std::string_view path) {
   return parsed.has_value() && parsed->owner == ThisProcessTempOwner();
 }
 
-Result<TempFile> TempFile::Create(const std::string& final_path) {
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+Result<TempFile> TempFile::Create(const std::string& final_path, Env* env, mode_t perms) {
+  const OpenOptions options{perms, /*follow_links=*/false};
   if (IsTempOfThisProcess(final_path)) {
-    OwnedFd fd(::open(final_path.c_str(), kFlags | O_TRUNC, kNewFileMode));
-    if (!fd.valid()) return ErrnoStatus("cannot create", final_path, errno);
-    return TempFile(final_path, final_path, std::move(fd));
+    SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(final_path, OpenMode::kWriteTruncate, options));
+    return TempFile(env, final_path, final_path, std::move(fd));
   }
   // O_EXCL: a leftover of an earlier process with this pid and start time
   // (only possible when the start time is unknown) is never reused.
   for (int attempt = 0;; ++attempt) {
     std::string tmp = TempPathFor(final_path);
-    OwnedFd fd(::open(tmp.c_str(), kFlags | O_EXCL, kNewFileMode));
-    if (fd.valid()) return TempFile(std::move(tmp), final_path, std::move(fd));
-    if (errno != EEXIST || attempt == 16) return ErrnoStatus("cannot create", tmp, errno);
+    Result<OwnedFd> fd = env->Open(tmp, OpenMode::kWriteNew, options);
+    if (fd.ok()) return TempFile(env, std::move(tmp), final_path, std::move(fd).value());
+    if (fd.status().os_error() != EEXIST || attempt == 16) return fd.status();
   }
 }
 
 TempFile::TempFile(TempFile&& other) noexcept
-    : path_(std::move(other.path_)),
+    : env_(other.env_),
+      path_(std::move(other.path_)),
       final_path_(std::move(other.final_path_)),
       fd_(std::move(other.fd_)),
       done_(std::exchange(other.done_, true)) {}
@@ -207,26 +180,21 @@ TempFile::TempFile(TempFile&& other) noexcept
 TempFile::~TempFile() {
   if (done_) return;
   fd_ = OwnedFd();
-  ::unlink(path_.c_str());
+  (void)env_->Remove(path_);
 }
 
 Status TempFile::Commit() {
   if (done_) return InternalError("temporary " + path_ + " committed twice");
   Status st = fd_.Close(path_);
-  if (st.ok() && path_ != final_path_ && ::rename(path_.c_str(), final_path_.c_str()) != 0) {
-    st = ErrnoStatus("cannot rename " + path_ + " onto", final_path_, errno);
-  }
-  if (!st.ok()) ::unlink(path_.c_str());
+  if (st.ok() && path_ != final_path_) st = env_->Rename(path_, final_path_);
+  if (!st.ok()) (void)env_->Remove(path_);
   done_ = true;
   return st;
 }
 
-Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path, errno);
-  OwnedFd closer(fd);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
+  SLUICE_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(fd.get(), path));
   if (S_ISDIR(st.st_mode)) return IoError(path + " is a folder, expected a file");
   uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
@@ -234,61 +202,58 @@ Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) {
                            " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   std::string out(size, '\0');
-  uint64_t got = 0;
-  while (got < size) {
-    ssize_t n = ::pread(fd, out.data() + got, size - got, static_cast<off_t>(got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot read", path, errno);
-    }
-    if (n == 0) break;  // shrank under us
-    got += static_cast<uint64_t>(n);
-  }
+  // A file that shrank under us is read to its new end.
+  SLUICE_ASSIGN_OR_RETURN(size_t got, env->PReadFull(fd.get(), path, out.data(), size, 0));
   out.resize(got);
   return out;
 }
 
-Status WriteFileAtomic(const std::string& path, std::string_view data) {
-  SLUICE_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path));
-  uint64_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(tmp.fd(), data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot write", tmp.path(), errno);
-    }
-    done += static_cast<uint64_t>(n);
-  }
+Status WriteFileAtomic(const std::string& path, std::string_view data, Env* env, mode_t perms) {
+  SLUICE_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path, env, perms));
+  SLUICE_RETURN_IF_ERROR(tmp.Write(data));
   return tmp.Commit();
 }
 
-Status TouchFile(int fd, std::string_view path) {
-  if (::futimens(fd, nullptr) != 0) return ErrnoStatus("cannot touch", path, errno);
-  return Status::Ok();
+Result<uint64_t> CopyFileAtomic(const std::string& from, const std::string& to, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd in, env->Open(from, OpenMode::kRead));
+  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(to, env));
+  // Read in large pieces, write in kPageCacheWriteBlock pieces at aligned
+  // offsets (see kPageCacheWriteBlock for why).
+  constexpr size_t kReadBytes = size_t{1} << 20;
+  static_assert(kReadBytes % kPageCacheWriteBlock == 0);
+  std::string buf(kReadBytes, '\0');
+  uint64_t total = 0;
+  while (true) {
+    SLUICE_ASSIGN_OR_RETURN(size_t n, env->Read(in.get(), from, buf.data(), buf.size()));
+    if (n == 0) break;
+    for (size_t done = 0; done < n;) {
+      const size_t piece = std::min<size_t>(n - done, kPageCacheWriteBlock);
+      SLUICE_RETURN_IF_ERROR(out.Write(std::string_view(buf.data() + done, piece)));
+      done += piece;
+    }
+    total += n;
+  }
+  SLUICE_RETURN_IF_ERROR(out.Commit());
+  return total;
 }
 
-Result<uint64_t> FileSize(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+Status TouchFile(int fd, std::string_view path, Env* env) { return env->Touch(fd, path); }
+
+Result<uint64_t> FileSize(const std::string& path, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(struct stat st, env->Stat(path));
   return static_cast<uint64_t>(st.st_size);
 }
 
-bool FileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
+bool FileExists(const std::string& path, Env* env) { return env->Stat(path).ok(); }
 
-Status MakeDirs(const std::string& path) {
+Status MakeDirs(const std::string& path, Env* env) {
   if (path.empty()) return Status::Ok();
-  std::string cur;
   size_t pos = 0;
   while (pos <= path.size()) {
     size_t next = path.find('/', pos);
     if (next == std::string::npos) next = path.size();
-    cur = path.substr(0, next);
-    if (!cur.empty() && ::mkdir(cur.c_str(), kNewFolderMode) != 0 && errno != EEXIST) {
-      return ErrnoStatus("cannot create folder", cur, errno);
-    }
+    std::string cur = path.substr(0, next);
+    if (!cur.empty()) SLUICE_RETURN_IF_ERROR(env->MakeFolder(cur));
     pos = next + 1;
   }
   return Status::Ok();
@@ -304,11 +269,11 @@ std::string JoinPath(std::string_view dir, std::string_view name) {
 
 // ------------------------------------------------------ confined folders
 
-Result<ConfinedDir> ConfinedDir::Open(const std::string& root) {
+Result<ConfinedDir> ConfinedDir::Open(const std::string& root, Env* env) {
   ConfinedDir d;
+  d.env_ = env;
   d.root_ = root;
-  d.fd_ = OwnedFd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!d.fd_.valid()) return ErrnoStatus("cannot open folder", root, errno);
+  SLUICE_ASSIGN_OR_RETURN(d.fd_, env->OpenFolder(root));
   return d;
 }
 
@@ -318,30 +283,34 @@ std::string ConfinedDir::PathOf(std::string_view rel) const {
 
 Result<OwnedFd> ConfinedDir::OpenFolder(std::string_view rel, bool create) const {
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string_view> parts, Components(rel, root_));
+  // A copy of the root's descriptor, not a new open of it: the walk starts
+  // at the folder opened once, and a dup costs no path lookup.
   OwnedFd cur(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
   if (!cur.valid()) return ErrnoStatus("cannot open folder", root_, errno);
-  std::string walked;
+  // root_/part/part..., grown in place: one allocation for the walk.
+  std::string whole;
+  whole.reserve(root_.size() + 1 + rel.size());
+  whole = root_;
+  std::string name;
   for (std::string_view part : parts) {
-    walked = walked.empty() ? std::string(part) : walked + "/" + std::string(part);
-    const std::string name(part);
-    constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    int fd = ::openat(cur.get(), name.c_str(), kFlags);
-    if (fd < 0 && errno == ENOENT && create) {
-      if (::mkdirat(cur.get(), name.c_str(), kNewFolderMode) != 0 && errno != EEXIST) {
-        return ErrnoStatus("cannot create folder", PathOf(walked), errno);
-      }
-      fd = ::openat(cur.get(), name.c_str(), kFlags);
+    name.assign(part);
+    if (whole.empty() || whole.back() != '/') whole += '/';
+    whole += part;
+    const FsPath here(cur.get(), name, whole);
+    Result<OwnedFd> next = env_->OpenFolder(here, /*follow_links=*/false);
+    if (!next.ok() && next.status().os_error() == ENOENT && create) {
+      SLUICE_RETURN_IF_ERROR(env_->MakeFolder(here));
+      next = env_->OpenFolder(here, /*follow_links=*/false);
     }
-    if (fd < 0) {
-      const int err = errno;
-      struct stat st;
-      if ((err == ELOOP || err == ENOTDIR) &&
-          ::fstatat(cur.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-        return LinkError(PathOf(walked), root_);
+    if (!next.ok()) {
+      const int err = next.status().os_error();
+      if (err == ELOOP || err == ENOTDIR) {
+        auto st = env_->Stat(here, /*follow_links=*/false);
+        if (st.ok() && S_ISLNK(st->st_mode)) return LinkError(whole, root_);
       }
-      return ErrnoStatus("cannot open folder", PathOf(walked), err);
+      return next.status();
     }
-    cur = OwnedFd(fd);
+    cur = std::move(next).value();
   }
   return cur;
 }
@@ -359,38 +328,24 @@ Result<std::pair<OwnedFd, std::string>> ConfinedDir::Parent(std::string_view rel
 }
 
 Result<struct stat> ConfinedDir::Stat(std::string_view rel, bool follow_links) const {
-  struct stat st;
-  if (follow_links) {
-    if (::stat(PathOf(rel).c_str(), &st) != 0) return ErrnoStatus("cannot stat", PathOf(rel), errno);
-    return st;
-  }
+  if (follow_links) return env_->Stat(PathOf(rel));
   SLUICE_ASSIGN_OR_RETURN(auto parent, Parent(rel, false));
-  if (::fstatat(parent.first.get(), parent.second.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return ErrnoStatus("cannot stat", PathOf(rel), errno);
-  }
-  return st;
+  return env_->Stat(FsPath(parent.first.get(), parent.second, PathOf(rel)), false);
 }
 
-Result<OwnedFd> ConfinedDir::OpenFile(std::string_view rel, int flags) const {
+Result<OwnedFd> ConfinedDir::OpenFile(std::string_view rel, OpenMode mode) const {
   SLUICE_ASSIGN_OR_RETURN(auto parent, Parent(rel, false));
-  OwnedFd fd(::openat(parent.first.get(), parent.second.c_str(), flags | O_CLOEXEC | O_NOFOLLOW,
-                      kNewFileMode));
-  if (!fd.valid()) {
-    if (errno == ELOOP) {
-      return LinkError(PathOf(rel), root_);
-    }
-    return ErrnoStatus("cannot open", PathOf(rel), errno);
-  }
+  Result<OwnedFd> fd = env_->Open(FsPath(parent.first.get(), parent.second, PathOf(rel)), mode,
+                                  OpenOptions{kNewFileMode, /*follow_links=*/false});
+  if (!fd.ok() && fd.status().os_error() == ELOOP) return LinkError(PathOf(rel), root_);
   return fd;
 }
 
 Status ConfinedDir::Rename(std::string_view from, std::string_view to) const {
   SLUICE_ASSIGN_OR_RETURN(auto src, Parent(from, false));
   SLUICE_ASSIGN_OR_RETURN(auto dst, Parent(to, false));
-  if (::renameat(src.first.get(), src.second.c_str(), dst.first.get(), dst.second.c_str()) != 0) {
-    return ErrnoStatus("cannot rename " + PathOf(from) + " onto", PathOf(to), errno);
-  }
-  return Status::Ok();
+  return env_->Rename(FsPath(src.first.get(), src.second, PathOf(from)),
+                      FsPath(dst.first.get(), dst.second, PathOf(to)));
 }
 
 Status ConfinedDir::Remove(std::string_view rel) const {
@@ -398,135 +353,27 @@ Status ConfinedDir::Remove(std::string_view rel) const {
   if (!parent.ok()) {
     return parent.status().code() == StatusCode::kNotFound ? Status::Ok() : parent.status();
   }
-  if (::unlinkat(parent->first.get(), parent->second.c_str(), 0) != 0 && errno != ENOENT) {
-    return ErrnoStatus("cannot delete", PathOf(rel), errno);
-  }
-  return Status::Ok();
+  Status st = env_->Remove(FsPath(parent->first.get(), parent->second, PathOf(rel)));
+  return st.os_error() == ENOENT ? Status::Ok() : st;
 }
 
 size_t ConfinedDir::SweepDeadTemps(std::string_view rel) const {
   auto folder = OpenFolder(rel, false);
   if (!folder.ok()) return 0;
   const int dir_fd = folder->get();
-  const int listing = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);  // closedir closes it
-  if (listing < 0) return 0;
-  DIR* d = ::fdopendir(listing);
-  if (d == nullptr) {
-    ::close(listing);
-    return 0;
-  }
-  std::vector<std::string> dead;
+  auto names = env_->ListFolder(FsPath(dir_fd, ".", PathOf(rel)));
+  if (!names.ok()) return 0;
   std::map<std::pair<uint32_t, uint64_t>, bool> gone;  // one /proc read per owner
-  while (struct dirent* e = ::readdir(d)) {
-    std::optional<TempName> t = ParseTempName(e->d_name);
+  size_t removed = 0;
+  for (std::string& name : *names) {
+    std::optional<TempName> t = ParseTempName(name);
     if (!t) continue;
     auto [it, fresh] = gone.try_emplace({t->owner.pid, t->owner.start}, false);
     if (fresh) it->second = TempOwnerGone(t->owner);
-    if (it->second) dead.emplace_back(e->d_name);
-  }
-  ::closedir(d);
-  size_t removed = 0;
-  for (const std::string& name : dead) {
-    if (::unlinkat(dir_fd, name.c_str(), 0) == 0) ++removed;
+    if (!it->second) continue;
+    if (env_->Remove(FsPath(dir_fd, name, PathOf(JoinPath(rel, name)))).ok()) ++removed;
   }
   return removed;
-}
-
-Result<MappedFile> MappedFile::Open(const std::string& path) {
-  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus("cannot open", path, errno);
-  return Map(fd.get(), path);
-}
-
-namespace {
-constexpr uint64_t kHugeHintFrom = uint64_t{2} << 20;  // one huge page
-}  // namespace
-
-Result<MappedFile> MappedFile::Map(int fd, const std::string& path) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path, errno);
-  MappedFile f;
-  f.size_ = static_cast<uint64_t>(st.st_size);
-  if (f.size_ == 0) return f;  // mmap of 0 bytes is an error; an empty view is fine
-  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (p == MAP_FAILED) return ErrnoStatus("cannot map", path, errno);
-  f.data_ = static_cast<const char*>(p);
-  // Pages read in through this map come as huge folios where the file
-  // system allows (2 MiB mapped by one entry). Only a hint: errors ignored.
-  if (f.size_ >= kHugeHintFrom) (void)::madvise(p, f.size_, MADV_HUGEPAGE);
-  return f;
-}
-
-bool MappedFile::Populate() const {
-  if (!data_) return true;
-  // A whole-file read: under AdviseRandom every page would be read on its
-  // own (and WillNeed is capped at read_ahead_kb).
-  AdviseReadAround();
-#ifdef MADV_POPULATE_READ
-  return ::madvise(const_cast<char*>(data_), size_, MADV_POPULATE_READ) == 0;
-#else
-  return false;
-#endif
-}
-
-bool MappedFile::Resident() const {
-  if (!data_) return true;
-  // A look at every page of a 64 MiB file costs milliseconds (a page-cache
-  // lookup each): probes spread over the file tell a file read back from
-  // disk from one still in memory.
-  constexpr uint64_t kProbes = 17;
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t pages = (size_ + page - 1) / page;
-  for (uint64_t k = 0; k < kProbes; ++k) {
-    const uint64_t at = k * (pages - 1) / (kProbes - 1);
-    unsigned char in_core = 0;
-    if (::mincore(const_cast<char*>(data_) + at * page, 1, &in_core) != 0) return true;
-    if ((in_core & 1) == 0) return false;
-    if (pages == 1) break;
-  }
-  return true;
-}
-
-void MappedFile::AdviseRandom() const {
-  if (!data_) return;
-  (void)::madvise(const_cast<char*>(data_), size_, MADV_NOHUGEPAGE);
-  (void)::madvise(const_cast<char*>(data_), size_, MADV_RANDOM);
-}
-
-void MappedFile::AdviseReadAround() const {
-  if (!data_) return;
-  (void)::madvise(const_cast<char*>(data_), size_, MADV_NORMAL);
-  if (size_ >= kHugeHintFrom) (void)::madvise(const_cast<char*>(data_), size_, MADV_HUGEPAGE);
-}
-
-void MappedFile::WillNeed(std::string_view part) const {
-  const auto base = reinterpret_cast<uintptr_t>(data_);
-  auto begin = reinterpret_cast<uintptr_t>(part.data());
-  if (!data_ || part.empty() || begin < base || part.size() > size_ - (begin - base)) return;
-  const uintptr_t end = begin + part.size();
-  // Rounded down within the map, which starts on a page.
-  begin &= ~(static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)) - 1);
-  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
-}
-
-MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_) {
-  o.data_ = nullptr;
-  o.size_ = 0;
-}
-
-MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
-  if (this != &o) {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
-    data_ = o.data_;
-    size_ = o.size_;
-    o.data_ = nullptr;
-    o.size_ = 0;
-  }
-  return *this;
-}
-
-MappedFile::~MappedFile() {
-  if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 
 }  // namespace sluice

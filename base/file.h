@@ -1,6 +1,7 @@
-// File-system access over POSIX, with errors that name the path: whole-file
-// helpers, the one naming scheme of temporary files, and folders that
-// confine paths beneath them.
+// File-system helpers built on an Env (base/env.h), with errors that name
+// the path: whole-file reads, writes and copies, the one naming scheme of
+// temporary files, and folders that confine paths beneath them. Each takes
+// the Env to use, Env::Default() unless a test gives its own.
 //
 // All functions are thread-safe (the only shared state is an atomic counter
 // of temporary names). Paths are used as given; callers confine untrusted
@@ -18,42 +19,12 @@
 #include <string_view>
 #include <utility>
 
+#include "base/env.h"
+#include "base/fd.h"
+#include "base/mapped_file.h"
 #include "base/status.h"
 
 namespace sluice {
-
-// "<what> <path>: <strerror(err)>" with the code errno implies: ENOENT and
-// ENOTDIR kNotFound, EACCES and EPERM kPermissionDenied, anything else
-// kIoError. The project's one errno-to-Status rule.
-Status ErrnoStatus(std::string_view what, std::string_view path, int err);
-
-// Modes of what Sluice creates: files 0666 and folders 0777, both masked by
-// the process's umask as cp, curl -o and Python's open() do (0644 and 0755
-// under the usual umask 022, 0640 and 0750 under 027). Data files are never
-// executable.
-inline constexpr mode_t kNewFileMode = 0666;
-inline constexpr mode_t kNewFolderMode = 0777;
-
-// An owned file descriptor, closed on destruction. Move-only.
-class OwnedFd {
- public:
-  OwnedFd() = default;
-  explicit OwnedFd(int fd) : fd_(fd) {}
-  OwnedFd(OwnedFd&& other) noexcept : fd_(other.Release()) {}
-  OwnedFd& operator=(OwnedFd&& other) noexcept;
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  ~OwnedFd();
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  int Release() { int fd = fd_; fd_ = -1; return fd; }
-  // Closes now; the close(2) error as ErrnoStatus("cannot close", path).
-  Status Close(std::string_view path);
-
- private:
-  int fd_ = -1;
-};
 
 // ------------------------------------------------------ temporary files
 //
@@ -108,12 +79,14 @@ bool IsTempOfThisProcess(std::string_view path);
 class TempFile {
  public:
   // Creates a fresh temporary for `final_path` in its folder (which must
-  // exist), write-only, O_EXCL, kNewFileMode. When `final_path` is itself a
-  // temporary of this process (another writer named it and renames it, e.g.
-  // the shard cache's fetch), that file is written in place: created or
-  // truncated, deleted on error like any temporary, and Commit() renames
-  // nothing, so a fetch makes one temporary, not two.
-  static Result<TempFile> Create(const std::string& final_path);
+  // exist), write-only, O_EXCL, with `perms`, through `env` (which must
+  // outlive the TempFile). When `final_path` is itself a temporary of this
+  // process (another writer named it and renames it, e.g. the shard cache's
+  // fetch), that file is written in place: created or truncated, deleted on
+  // error like any temporary, and Commit() renames nothing, so a fetch makes
+  // one temporary, not two.
+  static Result<TempFile> Create(const std::string& final_path, Env* env = Env::Default(),
+                                 mode_t perms = kNewFileMode);
 
   TempFile(TempFile&& other) noexcept;
   TempFile& operator=(TempFile&&) = delete;
@@ -123,6 +96,9 @@ class TempFile {
 
   int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
+  Env* env() const { return env_; }
+  // Appends `data` (Env::WriteAll); the error names the temporary.
+  Status Write(std::string_view data) { return env_->WriteAll(fd_.get(), path_, data); }
   // Hands the descriptor to the caller (e.g. an asio file that closes it
   // itself): Commit() and the destructor then leave it alone.
   int ReleaseFd() { return fd_.Release(); }
@@ -131,8 +107,9 @@ class TempFile {
   Status Commit();
 
  private:
-  TempFile(std::string path, std::string final_path, OwnedFd fd)
-      : path_(std::move(path)), final_path_(std::move(final_path)), fd_(std::move(fd)) {}
+  TempFile(Env* env, std::string path, std::string final_path, OwnedFd fd)
+      : env_(env), path_(std::move(path)), final_path_(std::move(final_path)), fd_(std::move(fd)) {}
+  Env* env_;
   std::string path_;
   std::string final_path_;  // == path_ when written in place
   OwnedFd fd_;
@@ -142,23 +119,33 @@ class TempFile {
 // Reads the whole file. Refuses files larger than `max_bytes` with
 // kOutOfRange so a hostile path cannot force an unbounded allocation.
 Result<std::string> ReadFile(const std::string& path,
-                             uint64_t max_bytes = uint64_t{1} << 40);
+                             uint64_t max_bytes = uint64_t{1} << 40, Env* env = Env::Default());
 
-// Writes `data` to `path` through a TempFile and an atomic rename: readers
-// see either the old file or the whole new one.
-Status WriteFileAtomic(const std::string& path, std::string_view data);
+// Writes `data` to `path` through a TempFile (created with `perms`) and an
+// atomic rename: readers see either the old file or the whole new one, and
+// after an error no temporary is left.
+Status WriteFileAtomic(const std::string& path, std::string_view data, Env* env = Env::Default(),
+                       mode_t perms = kNewFileMode);
+
+// Copies the file `from` (read to its end) onto `to` through a TempFile and
+// an atomic rename (written in place when `to` is a temporary of this
+// process, as TempFile::Create says), in writes of kPageCacheWriteBlock at
+// aligned offsets; `to`'s folder must exist. Returns the bytes copied.
+// Errors name the file that failed; nothing is left at `to` after one.
+Result<uint64_t> CopyFileAtomic(const std::string& from, const std::string& to,
+                                Env* env = Env::Default());
 
 // Size in bytes, kNotFound when the file does not exist.
-Result<uint64_t> FileSize(const std::string& path);
+Result<uint64_t> FileSize(const std::string& path, Env* env = Env::Default());
 
-bool FileExists(const std::string& path);
+bool FileExists(const std::string& path, Env* env = Env::Default());
 
 // Sets the access and modification times of the file open as `fd` to now,
-// as touch does (futimens); errors as ErrnoStatus("cannot touch", path). For
-// files whose use leaves no time behind (a lock file that is only locked),
-// so that age-based cleaners of temporary folders (systemd-tmpfiles,
-// tmpreaper) see them in use.
-Status TouchFile(int fd, std::string_view path);
+// as touch does (Env::Touch); errors as ErrnoStatus("cannot touch", path).
+// For files whose use leaves no time behind (a lock file that is only
+// locked), so that age-based cleaners of temporary folders
+// (systemd-tmpfiles, tmpreaper) see them in use.
+Status TouchFile(int fd, std::string_view path, Env* env = Env::Default());
 
 // How many bytes to hand the kernel per write call when filling a file
 // that will be read back through the page cache (downloads, cache copies).
@@ -175,7 +162,7 @@ Status TouchFile(int fd, std::string_view path);
 inline constexpr uint64_t kPageCacheWriteBlock = uint64_t{16} << 10;
 
 // Creates `path` and its missing parents (like mkdir -p), kNewFolderMode.
-Status MakeDirs(const std::string& path);
+Status MakeDirs(const std::string& path, Env* env = Env::Default());
 
 // "a/b" + "c" -> "a/b/c"; an empty `dir` yields `name`.
 std::string JoinPath(std::string_view dir, std::string_view name);
@@ -192,8 +179,9 @@ std::string JoinPath(std::string_view dir, std::string_view name);
 // Movable; const methods are thread-safe.
 class ConfinedDir {
  public:
-  // Opens the folder `root`, which must exist.
-  static Result<ConfinedDir> Open(const std::string& root);
+  // Opens the folder `root`, which must exist; every call then goes
+  // through `env`, which must outlive the ConfinedDir.
+  static Result<ConfinedDir> Open(const std::string& root, Env* env = Env::Default());
 
   const std::string& path() const { return root_; }
   // root/rel, for messages and for writers that open by path.
@@ -208,9 +196,9 @@ class ConfinedDir {
   // stat of root/rel instead, for folders whose links are the user's own (a
   // dataset read in place, never written through them).
   Result<struct stat> Stat(std::string_view rel, bool follow_links = false) const;
-  // Opens the file `rel` with open(2) `flags` plus O_CLOEXEC | O_NOFOLLOW,
-  // created with kNewFileMode when `flags` has O_CREAT.
-  Result<OwnedFd> OpenFile(std::string_view rel, int flags) const;
+  // Opens the file `rel` in `mode` without following a link, created with
+  // kNewFileMode when the mode creates.
+  Result<OwnedFd> OpenFile(std::string_view rel, OpenMode mode) const;
   // Renames `from` onto `to` (both beneath the root; `to`'s folder must exist).
   Status Rename(std::string_view from, std::string_view to) const;
   // Deletes the file `rel`; a missing one (or missing folder) is OK.
@@ -223,59 +211,9 @@ class ConfinedDir {
  private:
   // The folder holding `rel` and rel's last component.
   Result<std::pair<OwnedFd, std::string>> Parent(std::string_view rel, bool create) const;
+  Env* env_ = nullptr;
   std::string root_;
   OwnedFd fd_;
-};
-
-// A read-only memory map of a whole file. Movable, not copyable. The view
-// stays valid until the object is destroyed or moved from. Reading it from
-// several threads is safe.
-class MappedFile {
- public:
-  static Result<MappedFile> Open(const std::string& path);
-  // Maps the whole file open at `fd` (which the caller keeps and may close
-  // right after: the mapping stays); `path` names it in errors.
-  static Result<MappedFile> Map(int fd, const std::string& path);
-
-  MappedFile() = default;
-  MappedFile(MappedFile&& other) noexcept;
-  MappedFile& operator=(MappedFile&& other) noexcept;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile();
-
-  std::string_view data() const { return {data_, size_}; }
-  uint64_t size() const { return size_; }
-
-  // Maps every page now (MADV_POPULATE_READ, reading the file in where the
-  // page cache lacks it, with the kernel's read-around: it calls
-  // AdviseReadAround), so later reads do not stop on page faults: call it from
-  // a thread that can afford the wait. Best effort: a kernel without it
-  // or a failing read leaves the mapping as it was (reads then fault lazily)
-  // and returns false.
-  bool Populate() const;
-
-  // True when the file is in the page cache, judged from 17 pages spread
-  // over it, its first and last among them (mincore); also when that
-  // cannot be told, and for an empty map.
-  bool Resident() const;
-  // Page faults on this map read only the pages they touch (MADV_RANDOM,
-  // and no huge-page hint, under which a fault reads 2-4 MiB), instead of
-  // the kernel's read-around window (read_ahead_kb: megabytes on some
-  // disks): for a file on disk read a few bytes at a time. Pair it with
-  // WillNeed for the bytes about to be read. Best effort.
-  void AdviseRandom() const;
-  // Takes back AdviseRandom: faults read around them again, as Map left
-  // them. Best effort.
-  void AdviseReadAround() const;
-  // Starts reading the pages under `part` (a view into data(); anything
-  // else is ignored) into the page cache without waiting (MADV_WILLNEED).
-  // Best effort.
-  void WillNeed(std::string_view part) const;
-
- private:
-  const char* data_ = nullptr;
-  uint64_t size_ = 0;
 };
 
 }  // namespace sluice

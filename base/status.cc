@@ -28,7 +28,7 @@ std::string Status::ToString() const {
 
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
-  return Status(code_, std::string(context) + ": " + message_);
+  return Status(code_, std::string(context) + ": " + message_, os_error_);
 }
 
 Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }

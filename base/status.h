@@ -40,12 +40,19 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
   Status(StatusCode code, std::string message)
       : code_(code), message_(std::move(message)) {}
+  // An operating-system failure: `os_error` is its errno (see ErrnoStatus).
+  Status(StatusCode code, std::string message, int os_error)
+      : code_(code), message_(std::move(message)), os_error_(os_error) {}
 
   static Status Ok() { return Status(); }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The errno of a failed system call (ErrnoStatus), kept through
+  // WithContext; 0 for every other status. Lets a caller tell EEXIST or
+  // ELOOP from other failures without reading the message.
+  int os_error() const { return os_error_; }
 
   // "corrupt: shard.00003.mds: offset 812 past end of file (size 640)".
   std::string ToString() const;
@@ -56,6 +63,7 @@ class [[nodiscard]] Status {
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  int os_error_ = 0;
 };
 
 Status InvalidArgumentError(std::string message);

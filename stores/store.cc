@@ -64,7 +64,7 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
                                          const StoreOptions& options) {
   if (url.empty()) return InvalidArgumentError("empty store URL");
   std::string scheme = StoreUrlScheme(url);
-  if (scheme.empty() || scheme == "file") return OpenFileStore(url);
+  if (scheme.empty() || scheme == "file") return OpenFileStore(url, options.env);
   if (scheme == "s3") return OpenS3Store(url, std::move(executor), options);
   if (scheme == "azure" || scheme == "azure-dl") {
     return OpenAzureStore(url, std::move(executor), options);

@@ -26,6 +26,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -62,6 +63,9 @@ struct StoreOptions {
   // Downloaded files are written on this pool when set (see
   // GetToFileOptions::write_pool); it must outlive the store.
   boost::asio::thread_pool* write_pool = nullptr;
+  // The file store's file system (base/env.h), and a folder source's
+  // (engine/dataset/remote_source.h); it must outlive the store.
+  Env* env = Env::Default();
 };
 
 class Store {

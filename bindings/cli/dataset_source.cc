@@ -71,7 +71,7 @@ void DatasetSource::Drop(const ShardEntry& shard) {
   if (!is_remote()) return;
   for (const std::optional<FileInfo>& f :
        {std::optional<FileInfo>(shard.raw_data), shard.zip_data, shard.raw_meta, shard.zip_meta}) {
-    if (f) ::unlink(JoinPath(folder_, f->basename).c_str());
+    if (f) (void)Env::Default()->Remove(JoinPath(folder_, f->basename));
   }
 }
 
@@ -95,7 +95,7 @@ Status DatasetSource::FetchKey(const std::string& key, std::optional<uint64_t> e
   SLUICE_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
   auto fetched = remote_->Fetch(key, path, expected_size);
   if (!fetched.ok()) {
-    ::unlink(path.c_str());
+    (void)Env::Default()->Remove(path);
     return Explain(fetched.status());
   }
   return Status::Ok();

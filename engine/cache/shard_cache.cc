@@ -47,10 +47,8 @@ uint64_t ShardPin::bytes() const { return cache_->spec(shard_).bytes; }
 Result<OwnedFd> ShardPin::Open() const { return cache_->OpenPresent(shard_); }
 
 Result<OwnedFd> ShardCache::OpenPresent(size_t shard) const {
-  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, O_RDONLY);
-  OwnedFd fd(::open(paths_[shard].c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus("cannot open", paths_[shard], errno);
-  return fd;
+  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, OpenMode::kRead);
+  return options_.env->Open(paths_[shard], OpenMode::kRead);
 }
 
 void ShardPin::Release() {
@@ -238,7 +236,7 @@ Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn
       root_dir_.OpenFolder(ParentOf(spec.companion), true).ok()) {
     (void)root_dir_.Rename(ScratchPath(tmp), spec.companion);
   }
-  return root_dir_.Rename(tmp, spec.name).WithContext(Prefix());
+  return root_dir_.Rename(tmp, spec.name).WithContext(context);
 }
 
 }  // namespace sluice

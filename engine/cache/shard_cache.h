@@ -97,6 +97,9 @@ struct CacheOptions {
   // shard, room under cache_limit while other shards are pinned, the cache
   // lock. Expiry returns kDeadlineExceeded naming what was waited for.
   std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};
+  // Every call on the cache folder's files goes through it (the fetch
+  // function writes its temporary with its own); it must outlive the cache.
+  Env* env = Env::Default();
 };
 
 // What this ShardCache object (this process) did.

@@ -112,9 +112,11 @@ Status ShardCache::Init() {
     paths_.push_back(JoinPath(options_.root, s.name));
     companion_paths_.push_back(s.companion.empty() ? "" : JoinPath(options_.root, s.companion));
   }
-  SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root).WithContext(Prefix()));
-  SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root));
-  auto state_dir = CacheStateDir(options_.root);
+  if (options_.env == nullptr) options_.env = Env::Default();
+  Env* env = options_.env;
+  SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root, env).WithContext(Prefix()));
+  SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root, env));
+  auto state_dir = CacheStateDir(options_.root, env);
   if (!state_dir.ok()) return state_dir.status().WithContext(Prefix());
   lock_path_ = JoinPath(*state_dir, cl::kLockFile);
   state_path_ = JoinPath(*state_dir, cl::kStateFile);
@@ -126,18 +128,19 @@ Status ShardCache::Init() {
   // Each open marks them in use. Only opens do: a job that keeps one cache
   // open for longer than such a cleaner's age (persistent DataLoader
   // workers) is still exposed (docs/migration.rst says to spare sluice-*).
-  SLUICE_RETURN_IF_ERROR(TouchFile(pin_fd_.get(), lock_path_).WithContext(Prefix()));
+  SLUICE_RETURN_IF_ERROR(TouchFile(pin_fd_.get(), lock_path_, env).WithContext(Prefix()));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
   // The state folder is this user's alone (CacheStateDir checks it); a link
   // planted as the file is still refused.
-  OwnedFd state_fd(::open(state_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!state_fd.valid()) return ErrnoStatus("cannot open", state_path_, errno).WithContext(Prefix());
-  SLUICE_RETURN_IF_ERROR(TouchFile(state_fd.get(), state_path_).WithContext(Prefix()));
-  struct stat st;
-  if (::fstat(state_fd.get(), &st) != 0) {
-    return ErrnoStatus("cannot stat", state_path_, errno).WithContext(Prefix());
-  }
+  auto opened = env->Open(state_path_, OpenMode::kReadWrite,
+                          OpenOptions{kOwnerOnlyFileMode, /*follow_links=*/false});
+  if (!opened.ok()) return opened.status().WithContext(Prefix());
+  OwnedFd state_fd = std::move(opened).value();
+  SLUICE_RETURN_IF_ERROR(TouchFile(state_fd.get(), state_path_, env).WithContext(Prefix()));
+  auto stat = env->StatOpen(state_fd.get(), state_path_);
+  if (!stat.ok()) return stat.status().WithContext(Prefix());
+  const struct stat st = *stat;
   map_size_ = sizeof(cl::CacheStateHeader) + shards_.size() * sizeof(cl::CacheShardRecord);
   const uint64_t fingerprint = Fingerprint(shards_);
   auto map = [&]() -> Status {
@@ -174,10 +177,9 @@ Status ShardCache::Init() {
     map_ = nullptr;
     header_ = nullptr;
     records_ = nullptr;
-    if (::ftruncate(state_fd.get(), 0) != 0 ||
-        ::ftruncate(state_fd.get(), static_cast<off_t>(map_size_)) != 0) {
-      return ErrnoStatus("cannot size", state_path_, errno).WithContext(Prefix());
-    }
+    Status sized = env->Truncate(state_fd.get(), state_path_, 0);
+    if (sized.ok()) sized = env->Truncate(state_fd.get(), state_path_, map_size_);
+    if (!sized.ok()) return sized.WithContext(Prefix());
     SLUICE_RETURN_IF_ERROR(map());
     std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
     Store(header_->version, cl::kStateVersion);

@@ -15,13 +15,10 @@ namespace {
 // lstat: a folder (not a link), and, when `owner_only`, this user's with no
 // access for others. A refusal says how to go elsewhere: in a shared /tmp
 // another user can take this user's folder name first.
-Status PrivateFolder(const std::string& path, bool owner_only) {
+Status PrivateFolder(const std::string& path, bool owner_only, Env* env) {
   const std::string elsewhere = " (SLUICE_CACHE_STATE_DIR chooses another place)";
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return ErrnoStatus("cannot make the cache state folder", path, errno);
-  }
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+  SLUICE_RETURN_IF_ERROR(env->MakeFolder(path, 0700));
+  SLUICE_ASSIGN_OR_RETURN(struct stat st, env->Stat(path, /*follow_links=*/false));
   if (!S_ISDIR(st.st_mode)) {
     return InvalidArgumentError("cache state folder " + path +
                                 " is not a folder (a symbolic link or a file is refused)" + elsewhere);
@@ -51,16 +48,17 @@ Result<std::string> StateRoot() {
 
 }  // namespace
 
-Result<std::string> CacheStateDir(const std::string& root) {
-  struct stat st;
-  if (::stat(root.c_str(), &st) != 0) return ErrnoStatus("cannot stat cache folder", root, errno);
+Result<std::string> CacheStateDir(const std::string& root, Env* env) {
+  auto stat = env->Stat(root);
+  if (!stat.ok()) return ErrnoStatus("cannot stat cache folder", root, stat.status().os_error());
+  const struct stat st = *stat;
   if (!S_ISDIR(st.st_mode)) return InvalidArgumentError("cache folder " + root + " is not a folder");
   SLUICE_ASSIGN_OR_RETURN(std::string state_root, StateRoot());
   const std::string user = JoinPath(state_root, "sluice-" + std::to_string(::getuid()));
-  SLUICE_RETURN_IF_ERROR(PrivateFolder(user, true));
+  SLUICE_RETURN_IF_ERROR(PrivateFolder(user, true, env));
   const std::string dir =
       JoinPath(user, std::to_string(uint64_t(st.st_dev)) + "-" + std::to_string(uint64_t(st.st_ino)));
-  SLUICE_RETURN_IF_ERROR(PrivateFolder(dir, false));
+  SLUICE_RETURN_IF_ERROR(PrivateFolder(dir, false, env));
   return dir;
 }
 

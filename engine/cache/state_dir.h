@@ -25,6 +25,7 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -34,6 +35,6 @@ namespace sluice {
 // folder of this user, or readable or writable by others (it is refused, not
 // repaired, so no other user can plant files in it); a symbolic link on the
 // way; SLUICE_CACHE_STATE_DIR not absolute. Thread-safe.
-Result<std::string> CacheStateDir(const std::string& root);
+Result<std::string> CacheStateDir(const std::string& root, Env* env = Env::Default());
 
 }  // namespace sluice

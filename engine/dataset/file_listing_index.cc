@@ -40,7 +40,7 @@ Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remo
   auto fetched = remote->Fetch(key, tmp, std::nullopt);
   Result<std::string> text = fetched.ok() ? ReadFile(tmp, kMaxListingBytes)
                                           : Result<std::string>(fetched.status());
-  std::remove(tmp.c_str());
+  (void)Env::Default()->Remove(tmp);
   if (!text.ok()) return text.status().WithContext("manifest " + remote->Describe() + "/" + key);
   return text;
 }
@@ -99,7 +99,7 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, Remot
     // A listing of another source (the cache folder was reused for another
     // remote or manifest): list this one instead, once.
     if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
-    if (std::remove(path.c_str()) != 0) return ErrnoStatus("remove", path, errno);
+    SLUICE_RETURN_IF_ERROR(Env::Default()->Remove(path));
   }
 }
 

@@ -40,10 +40,10 @@ Result<T> RunOnThisThread(boost::asio::awaitable<Result<T>> task) {
   return std::move(*out);
 }
 
-// A local folder: copies with read/write in 1 MiB steps (bounded memory).
+// A local folder: copies through CopyFileAtomic (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
-  explicit FolderSource(std::string root) : root_(std::move(root)) {}
+  FolderSource(std::string root, Env* env) : root_(std::move(root)), env_(env) {}
 
   Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                          std::optional<uint64_t> expected_size) override {
@@ -51,69 +51,27 @@ class FolderSource final : public RemoteSource {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
     std::string src = JoinPath(root_, key);
-    int in = ::open(src.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) {
-      if (errno == ENOENT) return NotFoundError(src + ": no such object");
-      return ErrnoStatus("open", src, errno);
+    auto st = env_->Stat(src);
+    if (!st.ok()) {
+      if (st.status().os_error() == ENOENT) return NotFoundError(src + ": no such object");
+      return st.status();
     }
-    struct stat st;
     // Regular files only: a FIFO or device states no size.
-    if (expected_size && ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<uint64_t>(st.st_size) != *expected_size) {
-      ::close(in);
-      return ObjectSizeChangedError(src, static_cast<uint64_t>(st.st_size), *expected_size);
+    if (expected_size && S_ISREG(st->st_mode) &&
+        static_cast<uint64_t>(st->st_size) != *expected_size) {
+      return ObjectSizeChangedError(src, static_cast<uint64_t>(st->st_size), *expected_size);
     }
-    int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kNewFileMode);
-    if (out < 0) {
-      Status s = ErrnoStatus("create", path, errno);
-      ::close(in);
-      return s;
-    }
-    // Read in large pieces, write in kPageCacheWriteBlock pieces at aligned
-    // offsets (see base/file.h for why).
-    constexpr size_t kCopyBufferBytes = size_t{1} << 20;
-    static_assert(kCopyBufferBytes % kPageCacheWriteBlock == 0);
-    std::string buf(kCopyBufferBytes, '\0');
-    uint64_t total = 0;
-    Status status = Status::Ok();
-    while (true) {
-      ssize_t n = ::read(in, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        status = ErrnoStatus("read", src, errno);
-        break;
-      }
-      if (n == 0) break;
-      size_t done = 0;
-      while (done < static_cast<size_t>(n)) {
-        const uint64_t at = total + done;
-        const size_t piece = std::min<size_t>(static_cast<size_t>(n) - done,
-                                              kPageCacheWriteBlock - at % kPageCacheWriteBlock);
-        ssize_t w = ::write(out, buf.data() + done, piece);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-          status = ErrnoStatus("write", path, errno);
-          break;
-        }
-        done += static_cast<size_t>(w);
-      }
-      if (!status.ok()) break;
-      total += static_cast<uint64_t>(n);
-    }
-    ::close(in);
-    if (::close(out) != 0 && status.ok()) status = ErrnoStatus("close", path, errno);
-    if (!status.ok()) return status;
-    return total;
+    return CopyFileAtomic(src, path, env_);
   }
 
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
                                    std::stop_token) override {
-    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
     return RunOnThisThread(store->GetRangeOnly(key, offset, length));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
-    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_));
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
     return RunOnThisThread(store->List(prefix));
   }
 
@@ -125,13 +83,13 @@ class FolderSource final : public RemoteSource {
         return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
       }
       std::string path = JoinPath(root_, key);
-      struct stat st;
-      if (::stat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return NotFoundError(path + ": no such object");
-        return ErrnoStatus("stat", path, errno);
+      auto st = env_->Stat(path);
+      if (!st.ok()) {
+        if (st.status().os_error() == ENOENT) return NotFoundError(path + ": no such object");
+        return st.status();
       }
-      if (!S_ISREG(st.st_mode)) return NotFoundError(path + ": not a regular file");
-      sizes.push_back(static_cast<uint64_t>(st.st_size));
+      if (!S_ISREG(st->st_mode)) return NotFoundError(path + ": not a regular file");
+      sizes.push_back(static_cast<uint64_t>(st->st_size));
     }
     return sizes;
   }
@@ -140,6 +98,7 @@ class FolderSource final : public RemoteSource {
 
  private:
   std::string root_;
+  Env* env_;
 };
 
 // Any store, driven from the calling thread through this process's loop.
@@ -226,7 +185,8 @@ class StoreSource final : public RemoteSource {
 Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url,
                                                        const StoreOptions& options) {
   std::string u(url);
-  if (StoreUrlScheme(u).empty()) return std::unique_ptr<RemoteSource>(new FolderSource(u));
+  if (StoreUrlScheme(u).empty()) return std::unique_ptr<RemoteSource>(
+        new FolderSource(u, options.env != nullptr ? options.env : Env::Default()));
   // Check the scheme now, without starting a loop: OpenStore (credentials,
   // the URL's shape) runs only in the fetching process. Strip query text
   // from errors.

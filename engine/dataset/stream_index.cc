@@ -84,16 +84,15 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
         std::string tmp = TempPathFor(path);
         std::string key = RemoteKey(stream, "index.json");
         auto fetched = remote->Fetch(key, tmp, std::nullopt);
+        Env* env = Env::Default();
         if (!fetched.ok()) {
-          std::remove(tmp.c_str());
+          (void)env->Remove(tmp);
           return fetched.status().WithContext("downloading " + remote->Describe() + "/" + key +
                                               " to " + path);
         }
-        if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-          std::remove(tmp.c_str());
-          return IoError("rename " + tmp + " -> " + path + " failed");
-        }
-        return Status::Ok();
+        Status renamed = env->Rename(tmp, path);
+        if (!renamed.ok()) (void)env->Remove(tmp);
+        return renamed;
       }));
   return ReadIndex(path, index_json_bytes);
 }

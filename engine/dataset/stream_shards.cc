@@ -182,7 +182,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
       return *n;
     }
     last = n.status();
-    std::remove(path.c_str());
+    (void)Env::Default()->Remove(path);
     if (!download_retry_->ShouldRetry(last, attempt)) break;
   }
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
@@ -214,7 +214,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
     // writes it in place, not through another.
     SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path));
     SLUICE_ASSIGN_OR_RETURN(uint64_t unpacked, DecompressToFile(codec, packed, raw.bytes, out.fd(),
-                                                                out.path(), zip->basename));
+                                                                out.path(), zip->basename, out.env()));
     if (unpacked != raw.bytes) {
       return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked) +
                           " bytes, index.json says " + std::to_string(raw.bytes));

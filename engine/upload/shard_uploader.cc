@@ -110,8 +110,11 @@ void ShardUploader::Launch(std::vector<Upload> uploads) {
 
 void ShardUploader::OnDone(const std::string& basename, uint64_t bytes, Status status) {
   const std::string path = JoinPath(options_.local_dir, basename);
-  if (status.ok() && !options_.keep_local && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    status = IoError("cannot remove " + path + " after uploading it: " + std::strerror(errno));
+  if (status.ok() && !options_.keep_local) {
+    Status removed = Env::Default()->Remove(path);
+    if (!removed.ok() && removed.os_error() != ENOENT) {
+      status = removed.WithContext("after uploading " + basename);
+    }
   }
   std::vector<Upload> start;
   {

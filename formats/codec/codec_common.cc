@@ -1,7 +1,4 @@
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <limits>
 
 #include "base/file.h"
@@ -29,8 +26,8 @@ BoundedOutput::BoundedOutput(uint64_t max_output, uint64_t input_size, uint64_t 
   buf_.resize(static_cast<size_t>(std::min<uint64_t>(cap_, std::max<uint64_t>(start, 1))));
 }
 
-BoundedOutput::BoundedOutput(uint64_t max_output, int fd, std::string path)
-    : max_output_(max_output), fd_(fd), path_(std::move(path)) {
+BoundedOutput::BoundedOutput(uint64_t max_output, int fd, std::string path, Env* env)
+    : max_output_(max_output), fd_(fd), path_(std::move(path)), env_(env) {
   const uint64_t limit = std::numeric_limits<size_t>::max() / 4;
   cap_ = static_cast<size_t>(std::min(max_output, limit) + 1);
   buf_.resize(std::min(kSpillChunk, cap_));
@@ -50,15 +47,7 @@ Status BoundedOutput::Grow() {
 }
 
 Status BoundedOutput::Flush() {
-  size_t done = 0;
-  while (done < held_) {
-    ssize_t n = ::write(fd_, buf_.data() + done, held_ - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot write", path_, errno);
-    }
-    done += static_cast<size_t>(n);
-  }
+  SLUICE_RETURN_IF_ERROR(env_->WriteAll(fd_, path_, std::string_view(buf_.data(), held_)));
   written_ += held_;
   held_ = 0;
   return Status::Ok();

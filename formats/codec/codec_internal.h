@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice::codec_internal {
@@ -65,8 +66,8 @@ class BoundedOutput {
   // Spilling: a buffer of kSpillChunk bytes (or max_output + 1 if smaller)
   // is written to `fd` (at its offset; not owned) each time it fills, and by
   // Flush() at the end, so memory stays at one chunk whatever the output.
-  // `path` names the file in write errors.
-  BoundedOutput(uint64_t max_output, int fd, std::string path);
+  // `path` names the file in write errors; the writes go through `env`.
+  BoundedOutput(uint64_t max_output, int fd, std::string path, Env* env);
 
   // Ensures free space after the produced bytes (unless the hard cap of
   // max_output + 1 is reached, then free_size() stays 0): in memory by
@@ -96,6 +97,7 @@ class BoundedOutput {
   std::string buf_;
   int fd_ = -1;  // >= 0: spilling
   std::string path_;
+  Env* env_ = nullptr;
 };
 
 // "<what>: <family> data is corrupt: <detail>" (kCorrupt).

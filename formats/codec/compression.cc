@@ -168,14 +168,14 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
 
 Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
                                   uint64_t max_output, int fd, std::string_view path,
-                                  std::string_view what) {
+                                  std::string_view what, Env* env) {
   auto resolved = Resolve(c);
   if (!resolved.ok()) return resolved.status().WithContext(what);
   const Family* family = resolved->first;
   using namespace codec_internal;
   try {
     StreamingDecoder decode = StreamingDecoderOf(family->name);
-    BoundedOutput out(max_output, fd, std::string(path));
+    BoundedOutput out(max_output, fd, std::string(path), env != nullptr ? env : Env::Default());
     if (decode == nullptr) {
       SLUICE_ASSIGN_OR_RETURN(std::string whole, SnappyDecompress(data, max_output, what));
       // Fill the spilling buffer chunk by chunk: one writer of the file.

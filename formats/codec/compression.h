@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -85,9 +86,9 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
 // first (its size is checked against max_output before anything is
 // allocated). Returns the bytes written. A failed write is kIoError naming
 // `path` (which is used for nothing else). On error the file holds a prefix
-// of the output: the caller discards it.
+// of the output: the caller discards it. The writes go through `env`.
 Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
                                   uint64_t max_output, int fd, std::string_view path,
-                                  std::string_view what);
+                                  std::string_view what, Env* env = Env::Default());
 
 }  // namespace sluice

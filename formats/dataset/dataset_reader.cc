@@ -1,7 +1,6 @@
 #include "formats/dataset/dataset_reader.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -70,18 +69,33 @@ Status LoadFile(const std::string& root, const ShardEntry& entry, const FileInfo
 }
 
 // Every regular file under `root`, relative paths and sizes (unsorted).
+// Symbolic links to files count; links to folders are not followed (no
+// cycles), as std::filesystem's walk did.
 Result<std::vector<ListedFile>> ListLocalFiles(const std::string& root) {
-  namespace fs = std::filesystem;
+  Env* env = Env::Default();
   std::vector<ListedFile> files;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    const uint64_t size = it->file_size(ec);
-    if (ec) break;
-    files.push_back(ListedFile{fs::relative(it->path(), root, ec).generic_string(), size});
+  std::vector<std::string> pending{""};  // folders to list, relative to root
+  while (!pending.empty()) {
+    const std::string rel = std::move(pending.back());
+    pending.pop_back();
+    const std::string folder = rel.empty() ? root : JoinPath(root, rel);
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(folder));
+    for (const std::string& name : names) {
+      const std::string child_rel = rel.empty() ? name : rel + "/" + name;
+      const std::string child = JoinPath(root, child_rel);
+      SLUICE_ASSIGN_OR_RETURN(struct stat st, env->Stat(child, /*follow_links=*/false));
+      if (S_ISDIR(st.st_mode)) {
+        pending.push_back(child_rel);
+        continue;
+      }
+      if (S_ISLNK(st.st_mode)) {
+        Result<struct stat> target = env->Stat(child);
+        if (!target.ok()) continue;  // a dangling link is no file
+        st = *target;
+      }
+      if (S_ISREG(st.st_mode)) files.push_back(ListedFile{child_rel, static_cast<uint64_t>(st.st_size)});
+    }
   }
-  if (ec) return IoError(root + ": listing the folder failed: " + ec.message());
   return files;
 }
 
@@ -91,12 +105,12 @@ Result<std::vector<ListedFile>> ListLocalFiles(const std::string& root) {
 // when `path` is a folder holding no Parquet file.
 Result<Index> LocalParquetIndex(const std::string& path, std::string* root) {
   std::vector<ListedFile> files;
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    const std::filesystem::path p(path);
-    *root = p.has_parent_path() ? p.parent_path().string() : ".";
-    SLUICE_ASSIGN_OR_RETURN(uint64_t size, FileSize(path));
-    files.push_back(ListedFile{p.filename().string(), size});
+  Result<struct stat> st = Env::Default()->Stat(path);
+  if (st.ok() && S_ISREG(st->st_mode)) {
+    const size_t slash = path.find_last_of('/');
+    *root = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    files.push_back(ListedFile{path.substr(slash == std::string::npos ? 0 : slash + 1),
+                               static_cast<uint64_t>(st->st_size)});
   } else {
     *root = path;
     SLUICE_ASSIGN_OR_RETURN(files, ListLocalFiles(path));
@@ -121,9 +135,8 @@ Result<Index> LocalParquetIndex(const std::string& path, std::string* root) {
 // or a folder of Parquet files) one built from the footers. Sets *root.
 Result<Index> LoadLocalIndex(const std::string& path, std::string* root) {
   std::string index_path = JoinPath(path, "index.json");
-  std::error_code ec;
-  const bool exists = std::filesystem::is_regular_file(path, ec) ||
-                      std::filesystem::is_directory(path, ec);
+  Result<struct stat> st = Env::Default()->Stat(path);
+  const bool exists = st.ok() && (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode));
   if (exists && !FileExists(index_path) &&
       FindShardFormat("parquet")->index_source == IndexSource::kFileFooters) {
     Result<Index> index = LocalParquetIndex(path, root);

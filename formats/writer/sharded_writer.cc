@@ -65,6 +65,7 @@ Result<std::unique_ptr<ShardedWriter>> ShardedWriter::Create(
   if (format == nullptr) return InvalidArgumentError("ShardedWriter needs a shard format");
   std::unique_ptr<ShardedWriter> w(new ShardedWriter());
   w->out_dir_ = out_dir;
+  w->env_ = options.env != nullptr ? options.env : Env::Default();
   ShardEntry& config = w->config_;
   config.version = 2;
   if (options.compression) {
@@ -97,7 +98,7 @@ Result<std::unique_ptr<ShardedWriter>> ShardedWriter::Create(
   w->extra_per_sample_ = format->extra_per_sample();
   w->cur_size_ = w->extra_per_shard_;
   w->format_ = std::move(format);
-  SLUICE_RETURN_IF_ERROR(MakeDirs(out_dir));
+  SLUICE_RETURN_IF_ERROR(MakeDirs(out_dir, w->env_));
   return w;
 }
 
@@ -127,7 +128,7 @@ Status ShardedWriter::Finish() {
   if (!text.ok()) {
     st = text.status();
   } else {
-    st = WriteFileAtomic(JoinPath(out_dir_, "index.json"), *text);
+    st = WriteFileAtomic(JoinPath(out_dir_, "index.json"), *text, env_);
   }
   sticky_error_ = st.ok() ? InvalidArgumentError("writer for " + out_dir_ + " is finished")
                           : st;
@@ -145,7 +146,7 @@ Result<FileInfo> ShardedWriter::WriteShardFile(const std::string& basename,
   }
   if (!compression_) {
     zip->reset();
-    SLUICE_RETURN_IF_ERROR(WriteFileAtomic(JoinPath(out_dir_, basename), raw));
+    SLUICE_RETURN_IF_ERROR(WriteFileAtomic(JoinPath(out_dir_, basename), raw, env_));
     return info;
   }
   SLUICE_ASSIGN_OR_RETURN(std::string packed, Compress(*compression_, raw));
@@ -155,7 +156,7 @@ Result<FileInfo> ShardedWriter::WriteShardFile(const std::string& basename,
   for (const std::string& algo : config_.hashes) {
     SLUICE_ASSIGN_OR_RETURN(z.hashes[algo], HashHex(algo, packed));
   }
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(JoinPath(out_dir_, z.basename), packed));
+  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(JoinPath(out_dir_, z.basename), packed, env_));
   *zip = std::move(z);
   return info;
 }

@@ -19,7 +19,9 @@
 // raw_data/raw_meta describe the uncompressed bytes, zip_data/zip_meta the
 // stored compressed file (null without compression). Hashes are computed on
 // both. Every file (and index.json) is written through a temporary file and
-// an atomic rename.
+// an atomic rename, through the options' Env: a shard that fails to write
+// leaves no file under its name and no temporary, the shards written before
+// it stay, and index.json is written only after every shard it lists.
 //
 // Thread safety: a ShardedWriter is used by one thread at a time.
 #pragma once
@@ -31,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "formats/codec/compression.h"
 #include "formats/index/index.h"
@@ -117,6 +120,8 @@ struct ShardedWriterOptions {
   // Split threshold in bytes, < 2^32; unset or 0 = one shard for
   // everything (Mosaic's size_limit=None, and 0 as Mosaic takes it).
   std::optional<uint64_t> size_limit = kDefaultShardSizeLimit;
+  // Every file-system call goes through it; it must outlive the writer.
+  Env* env = Env::Default();
 };
 
 class ShardedWriter {
@@ -156,6 +161,7 @@ class ShardedWriter {
                                   std::optional<FileInfo>* zip);
 
   std::string out_dir_;
+  Env* env_ = nullptr;
   std::unique_ptr<ShardFormat> format_;
   ShardEntry config_;
   std::optional<Compression> compression_;

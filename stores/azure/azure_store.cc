@@ -104,13 +104,13 @@ class AzureStore final : public Store {
     }
     size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) {
-      SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
+      SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash), options_.env));
     }
-    SLUICE_CO_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path));
+    SLUICE_CO_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path, options_.env));
     uint64_t part = std::max<uint64_t>(options_.part_size, 1);
     Status status = co_await ForEachPartConcurrently(
         (info.size + part - 1) / part, options_.concurrency, [&](uint64_t i) {
-          return GetPartInto(tmp.fd(), tmp.path(), key, i * part,
+          return GetPartInto(tmp.env(), tmp.fd(), tmp.path(), key, i * part,
                              std::min(part, info.size - i * part));
         });
     if (!status.ok()) co_return status;  // the TempFile deletes itself
@@ -119,7 +119,7 @@ class AzureStore final : public Store {
 
   // Bytes [offset, offset + n) of blob `key` written at `offset` of `fd`
   // (the temporary file `tmp`).
-  awaitable<Status> GetPartInto(int fd, const std::string& tmp, const std::string& key,
+  awaitable<Status> GetPartInto(Env* env, int fd, const std::string& tmp, const std::string& key,
                                 uint64_t offset, uint64_t n) {
     SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, co_await GetRange(key, offset, n));
     if (bytes.size() != n) {
@@ -127,14 +127,7 @@ class AzureStore final : public Store {
                              std::to_string(bytes.size()) + " of " + std::to_string(n) +
                              " bytes at offset " + std::to_string(offset) + ")");
     }
-    uint64_t done = 0;
-    while (done < n) {
-      ssize_t w = ::pwrite(fd, bytes.data() + done, n - done, static_cast<off_t>(offset + done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) co_return IoError("cannot write " + tmp + ": " + std::strerror(errno));
-      done += static_cast<uint64_t>(w);
-    }
-    co_return Status::Ok();
+    co_return env->PWriteAll(fd, tmp, bytes, offset);
   }
 
   awaitable<Status> Put(std::string key, std::string bytes) override {

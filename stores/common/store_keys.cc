@@ -1,11 +1,9 @@
 #include "stores/common/store_keys.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "base/env.h"
 
 namespace sluice {
 namespace {
@@ -123,22 +121,14 @@ Result<std::string> StrictPercentDecode(std::string_view s) {
 
 Result<std::string> ReadLocalFileRange(const std::string& path, uint64_t offset,
                                        uint64_t length) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("cannot open " + path + ": " + std::strerror(errno));
+  Env* env = Env::Default();
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
   std::string out(length, '\0');
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      return IoError("cannot read " + path + " at offset " + std::to_string(offset + done) +
-                     (n == 0 ? ": file shrank" : std::string(": ") + std::strerror(err)));
-    }
-    done += static_cast<uint64_t>(n);
+  SLUICE_ASSIGN_OR_RETURN(size_t done, env->PReadFull(fd.get(), path, out.data(), length, offset));
+  if (done < length) {
+    return IoError("cannot read " + path + " at offset " + std::to_string(offset + done) +
+                   ": file shrank");
   }
-  ::close(fd);
   return out;
 }
 

@@ -1,10 +1,5 @@
 #include "stores/credentials/aws_sso_token.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <utility>
 
@@ -78,29 +73,10 @@ Status AppendField(std::string& out, std::string_view name, std::string_view val
   return AppendPyJsonString(out, value);
 }
 
-// Writes `data` readable by its owner only, replacing `path` atomically.
+// Writes `data` readable by its owner only, replacing `path` atomically
+// (base/file.h's temporary, which a dead writer's cleanup recognises).
 Status WriteSecretFile(const std::string& path, std::string_view data) {
-  const std::string tmp = path + ".sluice-" + std::to_string(::getpid()) + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return IoError("cannot create " + tmp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError("cannot write " + tmp + ": " + std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError("cannot replace " + path + ": " + std::strerror(err));
-  }
-  return Status::Ok();
+  return WriteFileAtomic(path, data, Env::Default(), kOwnerOnlyFileMode);
 }
 
 // CreateToken with the cached registration and refresh token; the new token

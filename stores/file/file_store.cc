@@ -1,9 +1,6 @@
 #include "stores/file/file_store.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -26,80 +23,43 @@ std::string ParentDir(const std::string& path) {
   return path.substr(0, slash);
 }
 
-Status WriteAll(int fd, const char* data, size_t size, const std::string& path) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot write", path, errno);
+// Copies the regular file `from` onto `to` (CopyFileAtomic), creating `to`'s
+// folder.
+Status CopyRegularFile(const std::string& from, const std::string& to, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(struct stat st, env->Stat(from));
+  if (!S_ISREG(st.st_mode)) return NotFoundError(from + " is not a regular file");
+  std::string dir = ParentDir(to);
+  if (!dir.empty()) SLUICE_RETURN_IF_ERROR(MakeDirs(dir, env));
+  return CopyFileAtomic(from, to, env).status();
+}
+
+// Appends every regular file under `dir` (key prefix `rel`) to `out`.
+Status Walk(Env* env, const std::string& dir, const std::string& rel,
+            std::vector<ObjectInfo>* out, int depth) {
+  if (depth > 64) return IoError("folder nesting deeper than 64 at " + dir);
+  auto names = env->ListFolder(dir);
+  if (!names.ok()) {
+    const int err = names.status().os_error();
+    return err == ENOENT || err == ENOTDIR ? Status::Ok() : names.status();
+  }
+  for (const std::string& name : *names) {
+    std::string path = dir + "/" + name;
+    auto st = env->Stat(path);
+    if (!st.ok()) continue;  // vanished or dangling link
+    std::string key = rel.empty() ? name : rel + "/" + name;
+    if (S_ISDIR(st->st_mode)) {
+      SLUICE_RETURN_IF_ERROR(Walk(env, path, key, out, depth + 1));
+    } else if (S_ISREG(st->st_mode)) {
+      out->push_back({key, static_cast<uint64_t>(st->st_size)});
     }
-    data += n;
-    size -= static_cast<size_t>(n);
   }
   return Status::Ok();
 }
 
-// Copies file `from` to `to` through a TempFile and a rename, creating
-// `to`'s folder.
-Status CopyFileAtomic(const std::string& from, const std::string& to) {
-  OwnedFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!in.valid()) return ErrnoStatus("cannot open", from, errno);
-  struct stat st;
-  if (::fstat(in.get(), &st) != 0) return ErrnoStatus("cannot stat", from, errno);
-  if (!S_ISREG(st.st_mode)) return NotFoundError(from + " is not a regular file");
-  std::string dir = ParentDir(to);
-  if (!dir.empty()) SLUICE_RETURN_IF_ERROR(MakeDirs(dir));
-  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(to));
-  std::string buf(1 << 20, '\0');
-  while (true) {
-    ssize_t n = ::read(in.get(), buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot read", from, errno);
-    }
-    if (n == 0) break;
-    SLUICE_RETURN_IF_ERROR(WriteAll(out.fd(), buf.data(), static_cast<size_t>(n), out.path()));
-  }
-  return out.Commit();
-}
-
-// Appends every regular file under `dir` (key prefix `rel`) to `out`.
-Status Walk(const std::string& dir, const std::string& rel, std::vector<ObjectInfo>* out,
-            int depth) {
-  if (depth > 64) return IoError("folder nesting deeper than 64 at " + dir);
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();
-    return ErrnoStatus("cannot list", dir, errno);
-  }
-  Status status;
-  while (true) {
-    errno = 0;
-    struct dirent* e = ::readdir(d);
-    if (e == nullptr) {
-      if (errno != 0) status = ErrnoStatus("cannot list", dir, errno);
-      break;
-    }
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) continue;  // vanished or dangling link
-    std::string key = rel.empty() ? name : rel + "/" + name;
-    if (S_ISDIR(st.st_mode)) {
-      status = Walk(path, key, out, depth + 1);
-      if (!status.ok()) break;
-    } else if (S_ISREG(st.st_mode)) {
-      out->push_back({key, static_cast<uint64_t>(st.st_size)});
-    }
-  }
-  ::closedir(d);
-  return status;
-}
-
 class FileStore final : public Store {
  public:
-  explicit FileStore(std::string url, std::string root) : url_(std::move(url)), root_(std::move(root)) {}
+  FileStore(std::string url, std::string root, Env* env)
+      : url_(std::move(url)), root_(std::move(root)), env_(env) {}
 
   std::string root() const override { return url_; }
 
@@ -114,33 +74,33 @@ class FileStore final : public Store {
 
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
-    co_return ReadFile(PathOf(key));
+    co_return ReadFile(PathOf(key), uint64_t{1} << 40, env_);
   }
 
   boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
                                            std::optional<uint64_t> expected_size) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
     if (expected_size) {
-      Result<uint64_t> size = FileSize(PathOf(key));
+      Result<uint64_t> size = FileSize(PathOf(key), env_);
       if (!size.ok()) co_return size.status();
       if (*size != *expected_size) {
         co_return ObjectSizeChangedError(PathOf(key), *size, *expected_size);
       }
     }
-    co_return CopyFileAtomic(PathOf(key), path);
+    co_return CopyRegularFile(PathOf(key), path, env_);
   }
 
   boost::asio::awaitable<Status> PutFile(std::string key, std::string path) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
-    co_return CopyFileAtomic(path, PathOf(key));
+    co_return CopyRegularFile(path, PathOf(key), env_);
   }
 
   boost::asio::awaitable<Status> Put(std::string key, std::string bytes) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
     std::string dir = ParentDir(path);
-    if (!dir.empty()) SLUICE_CO_RETURN_IF_ERROR(MakeDirs(dir));
-    co_return WriteFileAtomic(path, bytes);
+    if (!dir.empty()) SLUICE_CO_RETURN_IF_ERROR(MakeDirs(dir, env_));
+    co_return WriteFileAtomic(path, bytes, env_);
   }
 
   boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -149,7 +109,7 @@ class FileStore final : public Store {
     size_t slash = prefix.rfind('/');
     std::string rel = slash == std::string::npos ? "" : prefix.substr(0, slash);
     std::vector<ObjectInfo> all;
-    Status status = Walk(rel.empty() ? root_ : PathOf(rel), rel, &all, 0);
+    Status status = Walk(env_, rel.empty() ? root_ : PathOf(rel), rel, &all, 0);
     if (!status.ok()) co_return status;
     std::vector<ObjectInfo> out;
     for (ObjectInfo& info : all) {
@@ -165,8 +125,7 @@ class FileStore final : public Store {
   Result<ObjectInfo> HeadNow(const std::string& key) const {
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+    SLUICE_ASSIGN_OR_RETURN(struct stat st, env_->Stat(path));
     if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
     return ObjectInfo{key, static_cast<uint64_t>(st.st_size)};
   }
@@ -174,10 +133,8 @@ class FileStore final : public Store {
   Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length) const {
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
-    OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) return ErrnoStatus("cannot open", path, errno);
-    struct stat st;
-    if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("cannot stat", path, errno);
+    SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env_->Open(path, OpenMode::kRead));
+    SLUICE_ASSIGN_OR_RETURN(struct stat st, env_->StatOpen(fd.get(), path));
     if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
     uint64_t size = static_cast<uint64_t>(st.st_size);
     if (offset > size) {
@@ -186,22 +143,15 @@ class FileStore final : public Store {
     }
     uint64_t n = std::min(length, size - offset);
     std::string out(n, '\0');
-    uint64_t done = 0;
-    while (done < n) {
-      ssize_t r = ::pread(fd.get(), out.data() + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus("cannot read", path, errno);
-      }
-      if (r == 0) break;  // shrank meanwhile
-      done += static_cast<uint64_t>(r);
-    }
+    // A file that shrank meanwhile is read to its new end.
+    SLUICE_ASSIGN_OR_RETURN(size_t done, env_->PReadFull(fd.get(), path, out.data(), n, offset));
     out.resize(done);
     return out;
   }
 
   std::string url_;
   std::string root_;
+  Env* env_;
 };
 
 }  // namespace
@@ -232,9 +182,10 @@ Result<std::string> FileUrlToPath(std::string_view url) {
   return path;
 }
 
-Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url) {
+Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {
   SLUICE_ASSIGN_OR_RETURN(std::string path, FileUrlToPath(url));
-  return std::unique_ptr<Store>(std::make_unique<FileStore>(std::string(url), std::move(path)));
+  return std::unique_ptr<Store>(std::make_unique<FileStore>(
+      std::string(url), std::move(path), env != nullptr ? env : Env::Default()));
 }
 
 }  // namespace sluice

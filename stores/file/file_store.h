@@ -2,15 +2,18 @@
 // URLs ("file:///data/c4", "file://localhost/data/c4"; %XX escapes decoded).
 // Also covers FUSE-mounted paths such as /Volumes/... .
 //
-// I/O is plain POSIX on the calling (loop) thread: local reads and writes
-// are short next to network transfers, and the file store keeps no state
-// besides its root, so it is safe to use from any thread.
+// I/O goes through an Env (base/env.h) on the calling (loop) thread: local
+// reads and writes are short next to network transfers, and the file store
+// keeps no state besides its root and Env, so it is safe to use from any
+// thread. Puts and copies write a temporary and rename it: after an error
+// nothing is left under the key and no temporary remains.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "stores/store.h"
 
@@ -18,8 +21,9 @@ namespace sluice {
 
 // Opens the store rooted at `url` (a path or file:// URL). The folder need
 // not exist yet (Put creates it). Errors: kInvalidArgument for a malformed
-// file:// URL (another host, bad escape, empty path).
-Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url);
+// file:// URL (another host, bad escape, empty path). Every file-system call
+// goes through `env`, which must outlive the store.
+Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env = Env::Default());
 
 // The local path a path or file:// URL names (without trailing '/', except
 // for "/").

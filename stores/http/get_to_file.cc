@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -82,18 +81,18 @@ class FileWriter {
     if (pool_ != nullptr) {
       const int fd = file_->native_handle();
       const uint64_t at = at_;
-      int err = co_await RunOnCpuPool(*pool_, [fd, data, at]() -> int {
-        size_t done = 0;
-        while (done < data.size()) {
-          size_t want = std::min<size_t>(data.size() - done, kBlock - (at + done) % kBlock);
-          ssize_t n = ::pwrite(fd, data.data() + done, want, static_cast<off_t>(at + done));
-          if (n < 0 && errno == EINTR) continue;
-          if (n < 0) return errno;
-          done += static_cast<size_t>(n);
+      const std::string* path = path_;  // the download's, alive until it ends
+      Status written = co_await RunOnCpuPool(*pool_, [fd, path, data, at]() -> Status {
+        for (size_t done = 0; done < data.size();) {
+          const size_t want = std::min<size_t>(data.size() - done, kBlock - (at + done) % kBlock);
+          SLUICE_RETURN_IF_ERROR(
+              Env::Default()->PWriteAll(fd, *path, data.substr(done, want), at + done));
+          done += want;
         }
-        return 0;
+        return Status::Ok();
       });
-      if (err != 0) co_return WriteError(data.size(), at_, std::strerror(err));
+      if (!written.ok()) co_return written.WithContext("writing " + std::to_string(data.size()) +
+                                                       " bytes at offset " + std::to_string(at_));
       at_ += data.size();
       co_return Status::Ok();
     }

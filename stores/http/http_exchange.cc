@@ -15,6 +15,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "base/ascii.h"
+#include "base/env.h"
 #include "stores/http/http_failures.h"
 
 namespace sluice::http_detail {
@@ -84,12 +85,12 @@ Result<bhttp::request<bhttp::empty_body>> RequestHead(const Transfer& t,
   for (const auto& [name, value] : t.request.headers) msg.insert(name, value);
   uint64_t body_size = t.request.body.size();
   if (!t.request.body_file.empty()) {
-    struct stat st;
-    if (::stat(t.request.body_file.c_str(), &st) != 0) {
+    auto st = Env::Default()->Stat(t.request.body_file);
+    if (!st.ok()) {
       return IoError(t.What() + ": cannot read body file '" + t.request.body_file +
-                     "': " + std::strerror(errno));
+                     "': " + std::strerror(st.status().os_error()));
     }
-    body_size = static_cast<uint64_t>(st.st_size);
+    body_size = static_cast<uint64_t>(st->st_size);
   }
   if (body_size > 0 || t.request.method == HttpMethod::kPut ||
       t.request.method == HttpMethod::kPost) {

@@ -288,8 +288,8 @@ TEST(ConfinedDirTest, NeverGoesThroughALink) {
   EXPECT_EQ(d->OpenFolder("sub/deeper", true).status().ToString(), refused);
   EXPECT_EQ(d->Stat("sub/f").status().ToString(), refused);
   EXPECT_EQ(d->Remove("sub/f").ToString(), refused);
-  EXPECT_EQ(d->OpenFile("sub/f", O_RDONLY).status().ToString(), refused);
-  EXPECT_EQ(d->OpenFile("lf", O_RDONLY).status().ToString(),
+  EXPECT_EQ(d->OpenFile("sub/f", OpenMode::kRead).status().ToString(), refused);
+  EXPECT_EQ(d->OpenFile("lf", OpenMode::kRead).status().ToString(),
             "invalid argument: " + root + "/lf is a symbolic link: nothing beneath " + root +
                 " is reached through one");
   EXPECT_EQ(d->Rename("lf", "sub/g").ToString(), refused);
