@@ -17,8 +17,9 @@ Every run is pinned to one core (taskset -c CPU). Rows/s and MB/s (of the
 rows' field bytes, the same number for every reader) are medians of 3 timed
 passes after one untimed pass.
 
-Usage (the venv needs pyarrow and duckdb):
-  /work/wt/venvs/pqfx-main/bin/python bench/python/parquet_read_bench.py \
+Usage, with a Python that has pyarrow and duckdb (e.g. the venv that
+tests/data/parquet/make_fixtures.py builds from its pinned requirements):
+  VENV/bin/python bench/python/parquet_read_bench.py \
       --build build [--dir /tmp/sluice-parquet-bench] [--scale 1.0] [--cpu 0]
 """
 import argparse
