@@ -36,7 +36,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'bench', 'python'))
 sys.path.insert(0, os.path.join(ROOT, 'bindings', 'python'))
 
-MOSAIC_MIRROR = '/work/.mirror/mosaicml+streaming/repo'
+# A git directory of mosaicml/streaming's source (no default: it is a
+# folder of whoever runs the benchmark).
+MOSAIC_MIRROR = os.environ.get('MOSAIC_MIRROR', '')
 BATCH = 256
 
 # A Python contender in its own process: prints seconds from constructing the
@@ -167,7 +169,7 @@ def mosaic_source(work):
             return ''
     except ImportError:
         pass
-    if not os.path.isdir(MOSAIC_MIRROR):
+    if not MOSAIC_MIRROR or not os.path.isdir(MOSAIC_MIRROR):
         return None
     src = os.path.join(work, 'mosaic-src')
     os.makedirs(src)
@@ -241,7 +243,7 @@ def main():
             try:
                 c.python('mosaic', data)
                 mosaic_note = ('installed' if src == '' else
-                               f'from the source of {MOSAIC_MIRROR} (git archive HEAD, commit '
+                               f'from the source in `MOSAIC_MIRROR` (git archive HEAD, commit '
                                f'{run(["git", "--git-dir", MOSAIC_MIRROR, "rev-parse", "--short", "HEAD"]).strip()})')
             except RuntimeError as e:
                 print(f'mosaicml-streaming failed, left out: {e}', file=sys.stderr)

@@ -40,7 +40,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SERVERS = os.path.join(ROOT, 'tests', 'servers')
-MOSAIC_MIRROR = '/work/.mirror/mosaicml+streaming/repo'
+# A git directory of mosaicml/streaming's source (no default: it is a
+# folder of whoever runs the benchmark).
+MOSAIC_MIRROR = os.environ.get('MOSAIC_MIRROR', '')
 KEY_ID, SECRET, BUCKET = 'RESUMEBENCHKEY', 'resume-bench-secret', 'bench'
 BATCH = 16
 SEED = 17
@@ -265,7 +267,7 @@ def mosaic_source(work):
     """Mosaic's source tree, extracted from the mirror ('' when there is none)."""
     src = os.path.join(work, 'mosaic-src')
     if not os.path.isdir(os.path.join(src, 'streaming')):
-        if not os.path.isdir(MOSAIC_MIRROR):
+        if not MOSAIC_MIRROR or not os.path.isdir(MOSAIC_MIRROR):
             return ''
         os.makedirs(src, exist_ok=True)
         archive = subprocess.run(['git', '--git-dir', MOSAIC_MIRROR, 'archive', 'HEAD'],

@@ -8,7 +8,7 @@
 #
 #   tests/bindings/python/mosaic_suite/run.sh [mosaic|sluice|both|count] [test_x.py ...]
 #
-# Environment: MOSAIC_MIRROR (git dir, default /work/.mirror/mosaicml+streaming/repo),
+# Environment: MOSAIC_MIRROR (required: a git dir of mosaicml/streaming's source),
 # MOSAIC_COMMIT (default 89e7bb90), SLUICE_LIBRARY (default build/bindings/c/libsluice.so),
 # OUT (default /tmp/mosaic_suite), MOSAIC_SUITE_TEST_TIMEOUT (seconds per test, default 300),
 # MOSAIC_SUITE_CHUNK (test functions per pytest process, default 8).
@@ -16,7 +16,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../../../.." && pwd)"
-MOSAIC_MIRROR="${MOSAIC_MIRROR:-/work/.mirror/mosaicml+streaming/repo}"
+MOSAIC_MIRROR="${MOSAIC_MIRROR:?set MOSAIC_MIRROR to a git dir of mosaicml/streaming}"
 MOSAIC_COMMIT="${MOSAIC_COMMIT:-89e7bb90}"
 OUT="${OUT:-/tmp/mosaic_suite}"
 export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$REPO/build/bindings/c/libsluice.so}"
