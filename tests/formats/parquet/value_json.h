@@ -16,7 +16,4 @@ namespace sluice::parquet::testing {
 
 Result<JsonValue> RowAsJson(const ColumnBuffer& column, size_t row);
 
-// Python's str(Decimal) of a big-endian two's-complement unscaled value.
-std::string DecimalText(std::string_view big_endian, int32_t scale);
-
 }  // namespace sluice::parquet::testing
