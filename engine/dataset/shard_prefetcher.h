@@ -1,4 +1,6 @@
-// Opens the shards of one worker's planned order ahead of its consumer.
+// Opens the shards of one worker's planned order ahead of its consumer:
+// the threads, locking and opening around PrefetchSchedule
+// (prefetch_schedule.h), which decides what to open and drop.
 //
 // A background thread walks the order and opens (fetches, pins, maps) each
 // shard the first time it appears, staying at most `window` samples ahead of
@@ -68,17 +70,16 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
 #include "engine/dataset/opened_shard.h"
+#include "engine/dataset/prefetch_schedule.h"
 
 namespace sluice {
 
@@ -118,35 +119,26 @@ class ShardPrefetcher {
 
   // The shard of position q, for q in the range the last Acquire returned
   // (no lock: the thread never changes a position's shard once ready).
-  const OpenedShard* At(size_t q) const { return at_[q]; }
-  size_t shard_of(size_t q) const { return shard_of_[q]; }
+  const OpenedShard* At(size_t q) const {
+    return static_cast<const OpenedShard*>(schedule_.At(q));
+  }
+  size_t shard_of(size_t q) const { return schedule_.shard_of(q); }
 
-  size_t size() const { return shard_of_.size(); }
+  size_t size() const { return schedule_.size(); }
 
   // Stops and joins the thread; returns the shards it opened for the next
   // order (empty if it did not get there).
   ShardMap StopAndTakeNext();
 
  private:
-  struct Entry {
-    std::shared_ptr<const OpenedShard> shard;
-    size_t last_pos = 0;
-  };
   void Run();
   void RunGuarded();  // the thread's body: Run, any exception -> error_
-  // A helper thread's body: opens the first shard of the window after scan_
-  // that nobody has opened or is opening, into early_ (or early_errors_),
+  // A helper thread's body: opens the shard schedule_.NextToHelp() names,
   // until stopped. Opener exceptions become errors (Open).
   void Help();
-  // That shard under mu_, or SIZE_MAX when there is none. With look-ahead
-  // (keep_reused) and the window all opened or opening, the order's next
-  // shard beyond the window, while fewer than open_threads shards are
-  // opened ahead of the scan or opening. From scan_ itself while the
-  // thread opens a later shard.
-  size_t NextToHelp();
-  // A helper's open of `shard` (from NextToHelp): in flight while opening,
-  // then into early_ or early_errors_, or a rest after "not now". Called
-  // and returns with `lock` held; releases it while opening.
+  // A helper's open of `shard`: in flight while opening, then reported to
+  // schedule_. Called and returns with `lock` held; releases it while
+  // opening.
   void OpenAhead(size_t shard, std::unique_lock<std::mutex>& lock);
   // opener_(shard, &cancel_) (try_opener_ when `wait` is false), an
   // exception as its error Status.
@@ -155,70 +147,26 @@ class ShardPrefetcher {
   // and returns with `lock` held; releases it while opening.
   Result<std::shared_ptr<const OpenedShard>> OpenForScan(size_t shard,
                                                          std::unique_lock<std::mutex>& lock);
+  // The first shards of the next order, into next_ready_ (the thread, once
+  // this order is all open). Called with `lock` held and returns without it.
+  void OpenNextOrder(std::unique_lock<std::mutex>& lock);
   void Stop();
-  // Under mu_: whether the thread's or a helper's wait would now let it
-  // through. The consumer wakes them only then: it walks open shards itself,
-  // and a wake-up per batch for nothing cost a warm shuffled pass a third of
-  // its CPU in futex calls and context switches.
-  bool OthersHaveWork();
-  bool RunHasWork();  // the thread's wait, stop_ aside
-  // Moves scan_ over the positions before `limit` whose shard is open (in
-  // ready_, or opened ahead in seed_ or early_, which it moves to ready_).
-  void ScanOpen(size_t limit);
-  // Moves ahead_ to the next position (from scan_ on) whose shard is
-  // neither open, opened early, opening nor failed; returns it (size() if
-  // none).
-  size_t AdvanceAhead();
-  // Drops entries whose last seen use is behind position p (unless kept
-  // for a near reuse, see keep_reused).
-  void DropBefore(size_t p);
 
-  const std::vector<size_t> shard_of_;
-  // next_use_[p]: the next position after p reading the same shard, or
-  // size() if none; filled only with keep_reused.
-  std::vector<size_t> next_use_;
-  static constexpr size_t kShardsAhead = 2;
-  const bool look_ahead_;  // keep_reused: no cache limit
-  size_t ahead_ = 0;       // see AdvanceAhead
-  const size_t window_;
   const Opener opener_;
+  const TryOpener try_opener_;
+  const NextOrder next_;
   std::mutex mu_;
   std::condition_variable cv_;
+  // Every decision of what to open and drop; guarded by mu_, except that
+  // At() reads positions the consumer was handed (the thread never changes
+  // a position's shard once ready).
+  PrefetchSchedule schedule_;
   bool started_ = false, stop_ = false;
   std::atomic<bool> cancel_{false};  // stop_, readable without mu_ by the opener
-  size_t consumer_ = 0;
-  size_t scan_ = 0;  // next position the thread examines
   Status error_ = Status::Ok();
-  std::unordered_map<size_t, Entry> ready_;
-  // (last_pos, shard) for every update of an entry's last_pos, in scan
-  // order (so smallest first); stale pairs are skipped when popped.
-  std::deque<std::pair<size_t, size_t>> expiry_;
-  // at_[q]: the shard of position q once q < scan_ (the entry in ready_
-  // keeps it alive while the consumer may still read q).
-  std::unique_ptr<const OpenedShard*[]> at_;
-  const NextOrder next_;
-  ShardMap seed_;
-  ShardMap early_;  // opened beyond the window (look_ahead_), for the scan
   ShardMap next_ready_;
   std::thread thread_;
-  const size_t open_threads_;
   std::vector<std::thread> helpers_;
-  std::unordered_set<size_t> in_flight_;  // shards a helper is opening
-  // Shards a helper failed to open, with the error, for the scan to report.
-  std::unordered_map<size_t, Status> early_errors_;
-  const TryOpener try_opener_;
-  // The thread waits for room (try_opener_ said "not now"): helpers take none.
-  bool room_wanted_ = false;
-  // The thread opens a later shard as a helper would (a helper is opening
-  // the scan's own): a free helper may open the scan's next one.
-  bool scan_opening_ahead_ = false;
-  // The position the thread waits to see scan_ move past while a helper
-  // opens its shard, or SIZE_MAX.
-  size_t waiting_past_ = SIZE_MAX;
-  // Times consumer_ moved; helpers rest while it equals rest_until_moved_
-  // (the value at their last "not now").
-  uint64_t consumer_moves_ = 0;
-  uint64_t rest_until_moved_ = UINT64_MAX;
 };
 
 }  // namespace sluice
