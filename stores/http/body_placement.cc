@@ -101,6 +101,13 @@ Result<BodyPlacement> PlaceBody(Transfer& t, const ResponseHead& head) {
                           std::string(head.content_range) + "'");
     }
   }
+  for (std::optional<uint64_t> n : {head.content_length, cr ? cr->total : std::nullopt,
+                                     cr ? std::optional<uint64_t>(cr->last) : std::nullopt}) {
+    if (n && *n >= kMaxStatedObjectBytes) {
+      return CorruptError(t.What() + ": " + std::string(head.status_line) + " states " +
+                          std::to_string(*n) + " bytes, beyond any object a store holds (2^48)");
+    }
+  }
   const std::optional<uint64_t> expected = t.request.expected_object_size;
   const std::optional<uint64_t> stated = StatedObjectSize(head, cr);
   if (expected && stated && *stated != *expected) return RemoteChanged(t, *stated, *expected);

@@ -23,6 +23,12 @@ struct BodyPlacement {
   bool strict_limit = false;
 };
 
+// The largest object a response may state (Content-Length, or a
+// Content-Range's total or end): 256 TiB, above any store's largest object
+// (S3 and GCS 5 TiB, an Azure block blob 190.7 TiB). A larger one is a
+// broken or hostile server, refused before any span is computed from it.
+inline constexpr uint64_t kMaxStatedObjectBytes = uint64_t{1} << 48;
+
 // The facts of a 2xx response head that placement needs.
 struct ResponseHead {
   int status = 200;
@@ -37,7 +43,8 @@ struct ResponseHead {
 // kTrim since the caller stops before the body):
 // sets t.abs_first/abs_last on the first response and, on the first, the
 // response's object_size. Errors (every one final, not retried):
-// kCorrupt for a malformed or inconsistent Content-Range / Content-Length;
+// kCorrupt for a malformed or inconsistent Content-Range / Content-Length
+// or one stating more than kMaxStatedObjectBytes;
 // kUnavailable when the object changed under a resumed download; kCorrupt
 // naming both sizes when the object's size is not
 // t.request.expected_object_size ("the remote changed").

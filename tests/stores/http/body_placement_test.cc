@@ -48,6 +48,26 @@ TEST(BodyPlacementTest, APartialAnswerIsPlacedAtItsRange) {
   EXPECT_EQ(t.abs_last, 199u);
 }
 
+// Found by http_response_fuzz: a 200 stating 9966217342048039368 bytes.
+TEST(BodyPlacementTest, ASizeBeyondAnyStoresObjectIsRefused) {
+  Transfer t = GetOf(std::nullopt);
+  ResponseHead h;
+  h.status_line = "HTTP 200 OK";
+  h.content_length = 9966217342048039368u;
+  Result<BodyPlacement> p = PlaceBody(t, h);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(p.status().message().find(
+                "HTTP 200 OK states 9966217342048039368 bytes, beyond any object a store holds"),
+            std::string::npos)
+      << p.status().ToString();
+  Transfer r = GetOf(ByteRange::FromTo(0, 9));
+  EXPECT_EQ(PlaceBody(r, Partial("bytes 0-9/281474976710656", 10)).status().code(),
+            StatusCode::kCorrupt);
+  h.content_length = http_detail::kMaxStatedObjectBytes - 1;
+  EXPECT_TRUE(PlaceBody(t, h).ok());
+}
+
 TEST(BodyPlacementTest, AServerIgnoringTheRangeIsSkippedToIt) {
   Transfer t = GetOf(ByteRange::FromTo(100, 199));
   ResponseHead h;
