@@ -1,0 +1,161 @@
+"""Spark -> MDS as the Databricks guide does it, with the real engine: a
+pyspark local[4] DataFrame of several partitions holding every Spark type
+in Mosaic's SPARK_TO_MDS table goes through sluice.dataframe_to_mds and
+through mosaicml-streaming's own dataframe_to_mds (from the registry) with
+the same arguments; every file both write is byte-identical, and the
+dataset streams under sluice.StreamingDataset in the order Mosaic's
+StreamingDataset gives, with the DataFrame's values."""
+import os
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from pyspark.sql import types as T
+
+import sluice
+from sluice.dataframe import SPARK_TO_MDS as SLUICE_SPARK_TO_MDS
+from sluice.remote import remote_list, remote_read
+
+import streaming
+from streaming.base.converters import SPARK_TO_MDS as MOSAIC_SPARK_TO_MDS
+from streaming.base.converters import dataframe_to_mds as mosaic_dataframe_to_mds
+
+ROWS = 61
+PARTITIONS = 4
+
+# Every Spark type Mosaic's SPARK_TO_MDS gives an encoding, and a second
+# decimal precision (every DecimalType is 'str_decimal').
+SCHEMA = T.StructType([
+    T.StructField('byte', T.ByteType()),
+    T.StructField('short', T.ShortType()),
+    T.StructField('int', T.IntegerType()),
+    T.StructField('long', T.LongType()),
+    T.StructField('float', T.FloatType()),
+    T.StructField('double', T.DoubleType()),
+    T.StructField('decimal', T.DecimalType()),
+    T.StructField('decimal_12_3', T.DecimalType(12, 3)),
+    T.StructField('string', T.StringType()),
+    T.StructField('binary', T.BinaryType()),
+    T.StructField('ints', T.ArrayType(T.IntegerType())),
+    T.StructField('shorts', T.ArrayType(T.ShortType())),
+    T.StructField('longs', T.ArrayType(T.LongType())),
+    T.StructField('floats', T.ArrayType(T.FloatType())),
+    T.StructField('doubles', T.ArrayType(T.DoubleType())),
+])
+
+ENCODINGS = {
+    'byte': 'uint8', 'short': 'uint16', 'int': 'int32', 'long': 'int64', 'float': 'float32',
+    'double': 'float64', 'decimal': 'str_decimal', 'decimal_12_3': 'str_decimal',
+    'string': 'str', 'binary': 'bytes', 'ints': 'ndarray:int32', 'shorts': 'ndarray:int16',
+    'longs': 'ndarray:int64', 'floats': 'ndarray:float32', 'doubles': 'ndarray:float64',
+}
+
+
+def row(i):
+    # ByteType and ShortType are signed in Spark but 'uint8'/'uint16' in
+    # Mosaic's table: their values here are the ones both can store. Arrays
+    # are never empty (Mosaic refuses to encode an empty ndarray).
+    return (i % 128, (i * 499) % 32768, i * 1000003 - 30000000, i * 10**12 - 7, i / 7.0,
+            -i / 3.0, Decimal(i * 13 - 100), Decimal(f'{i - 30}.{(i * 37) % 1000:03d}'),
+            f'row {i} é ☃' * (i % 3), bytes([i % 256]) * (i % 5),
+            [i, -i, 2**31 - 1][:1 + i % 3], [i, -i, -32768][:1 + i % 3],
+            [i * 2**40, -1][:1 + i % 2], [i / 3.0, -0.5][:1 + i % 2],
+            [i / 7.0, 1e300, -0.0][:1 + i % 3])
+
+
+def expected_sample(i):
+    """Row i as the MDS encodings decode it."""
+    r = dict(zip(SCHEMA.names, row(i)))
+    return {
+        'byte': np.uint8(r['byte']), 'short': np.uint16(r['short']), 'int': np.int32(r['int']),
+        'long': np.int64(r['long']), 'float': np.float32(r['float']),
+        'double': np.float64(r['double']), 'decimal': r['decimal'],
+        'decimal_12_3': r['decimal_12_3'], 'string': r['string'], 'binary': r['binary'],
+        'ints': np.array(r['ints'], np.int32), 'shorts': np.array(r['shorts'], np.int16),
+        'longs': np.array(r['longs'], np.int64), 'floats': np.array(r['floats'], np.float32),
+        'doubles': np.array(r['doubles'], np.float64),
+    }
+
+
+def frame(spark):
+    rdd = spark.sparkContext.parallelize([row(i) for i in range(ROWS)], PARTITIONS)
+    return spark.createDataFrame(rdd, SCHEMA)
+
+
+def files_under(root):
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            path = os.path.join(dirpath, n)
+            out[os.path.relpath(path, root)] = open(path, 'rb').read()
+    return out
+
+
+def remote_files(url):
+    return {k: remote_read(url, k) for k in remote_list(url)}
+
+
+def assert_same_sample(got, want, where):
+    assert sorted(got) == sorted(want), where
+    for name, w in want.items():
+        g = got[name]
+        if isinstance(w, np.ndarray):
+            assert isinstance(g, np.ndarray) and g.dtype == w.dtype, (where, name, g)
+            assert g.tobytes() == w.tobytes(), (where, name, g, w)
+        else:
+            assert type(g) is type(w) and g == w, (where, name, g, w)
+
+
+def write_both(spark_sessions, out_mosaic, out_sluice, **kwargs):
+    """Each writer from a fresh SparkContext running the same jobs, so that
+    the task attempt ids (the partitions' folder names) agree."""
+    a = mosaic_dataframe_to_mds(frame(spark_sessions.fresh()),
+                                mds_kwargs=dict(kwargs, out=out_mosaic), merge_index=True)
+    b = sluice.dataframe_to_mds(frame(spark_sessions.fresh()),
+                                mds_kwargs=dict(kwargs, out=out_sluice), merge_index=True)
+    return a, b
+
+
+STREAM_ARGS = dict(shuffle=True, shuffle_seed=1234, batch_size=4, num_canonical_nodes=2,
+                   shuffle_algo='py1e', shuffle_block_size=16)
+
+
+def assert_streams_as_mosaic(local_mosaic, local_sluice, tmp_path):
+    """Mosaic's StreamingDataset over Mosaic's output and Sluice's over
+    Sluice's give the same samples in the same order, and those are the
+    DataFrame's rows."""
+    mosaic = streaming.StreamingDataset(local=local_mosaic, **STREAM_ARGS)
+    want = list(mosaic)
+    ours = sluice.StreamingDataset(local=local_sluice, **STREAM_ARGS)
+    got = list(ours)
+    # 2 canonical nodes: the epoch is padded to an even length, repeating one row.
+    assert len(got) == len(want) == ROWS + 1
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_same_sample(g, w, f'sample {k}')
+    by_long = {int(expected_sample(i)['long']): expected_sample(i) for i in range(ROWS)}
+    assert sorted(by_long) == sorted(set(int(s['long']) for s in got))
+    for s in got:
+        assert_same_sample(s, by_long[int(s['long'])], f"row long={s['long']}")
+    streaming.base.util.clean_stale_shared_memory()
+
+
+def test_sluice_table_is_mosaics():
+    assert SLUICE_SPARK_TO_MDS == MOSAIC_SPARK_TO_MDS
+
+
+@pytest.mark.parametrize('compression', ['zstd', None])
+def test_local_folder_is_byte_identical_and_streams(spark_sessions, tmp_path, compression):
+    kwargs = dict(compression=compression, hashes=['sha1', 'xxh64'], size_limit=1 << 10)
+    a, b = write_both(spark_sessions, str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'),
+                      **kwargs)
+    assert a == (str(tmp_path / 'mosaic'), '')
+    want = files_under(tmp_path / 'mosaic')
+    got = files_under(tmp_path / 'sluice')
+    assert sorted(got) == sorted(want)
+    assert len([k for k in want if k.endswith('/index.json')]) == PARTITIONS
+    assert len([k for k in want if '/shard.' in k]) > 2 * PARTITIONS  # several shards each
+    for name in want:
+        assert got[name] == want[name], name
+    index = sluice.LocalDataset(str(tmp_path / 'sluice'))
+    assert dict(zip(index.column_names, index.column_encodings)) == ENCODINGS
+    assert_streams_as_mosaic(str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'), tmp_path)
