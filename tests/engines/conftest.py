@@ -17,6 +17,8 @@ os.environ['AWS_EC2_METADATA_DISABLED'] = 'true'
 os.environ['SPARK_LOCAL_IP'] = '127.0.0.1'
 os.environ['PYSPARK_PYTHON'] = sys.executable
 os.environ['PYSPARK_DRIVER_PYTHON'] = sys.executable
+# The workers unpickle the tests' own functions (a udf_iterable) by module name.
+os.environ['PYTHONPATH'] = os.pathsep.join(filter(None, [HERE, os.environ.get('PYTHONPATH')]))
 
 
 class SparkSessions:
@@ -32,7 +34,13 @@ class SparkSessions:
         from pyspark.sql import SparkSession
         if self.session is not None:
             self.session.stop()
-        self.session = (SparkSession.builder.master('local[4]')
+        builder = SparkSession.builder
+        # The Python workers' environment is the JVM's (fixed when the first
+        # session started) plus these: what the s3 fixture sets.
+        for name in ('AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'S3_ENDPOINT_URL'):
+            if name in os.environ:
+                builder = builder.config('spark.executorEnv.' + name, os.environ[name])
+        self.session = (builder.master('local[4]')
                         .appName('sluice-engines')
                         .config('spark.ui.enabled', 'false')
                         .config('spark.driver.host', '127.0.0.1')

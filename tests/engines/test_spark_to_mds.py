@@ -106,36 +106,51 @@ def assert_same_sample(got, want, where):
             assert type(g) is type(w) and g == w, (where, name, g, w)
 
 
-def write_both(spark_sessions, out_mosaic, out_sluice, **kwargs):
+def write_both(spark_sessions, out_mosaic, out_sluice, udf_iterable=None, udf_kwargs=None,
+               **kwargs):
     """Each writer from a fresh SparkContext running the same jobs, so that
     the task attempt ids (the partitions' folder names) agree."""
-    a = mosaic_dataframe_to_mds(frame(spark_sessions.fresh()),
-                                mds_kwargs=dict(kwargs, out=out_mosaic), merge_index=True)
-    b = sluice.dataframe_to_mds(frame(spark_sessions.fresh()),
-                                mds_kwargs=dict(kwargs, out=out_sluice), merge_index=True)
+    a = mosaic_dataframe_to_mds(frame(spark_sessions.fresh()), merge_index=True,
+                                mds_kwargs=dict(kwargs, out=out_mosaic),
+                                udf_iterable=udf_iterable, udf_kwargs=udf_kwargs)
+    b = sluice.dataframe_to_mds(frame(spark_sessions.fresh()), merge_index=True,
+                                mds_kwargs=dict(kwargs, out=out_sluice),
+                                udf_iterable=udf_iterable, udf_kwargs=udf_kwargs)
     return a, b
+
+
+def assert_same_files(want, got):
+    """Mosaic's files (`want`: {relative path: bytes}) and Sluice's are the
+    same, every byte; a partition folder per partition, several shards in each."""
+    assert sorted(got) == sorted(want)
+    assert len([k for k in want if k.endswith('/index.json')]) == PARTITIONS
+    assert 'index.json' in want
+    assert len([k for k in want if '/shard.' in k]) > 2 * PARTITIONS
+    for name in want:
+        assert got[name] == want[name], name
 
 
 STREAM_ARGS = dict(shuffle=True, shuffle_seed=1234, batch_size=4, num_canonical_nodes=2,
                    shuffle_algo='py1e', shuffle_block_size=16)
 
 
-def assert_streams_as_mosaic(local_mosaic, local_sluice, tmp_path):
+def all_rows():
+    return {int(expected_sample(i)['long']): expected_sample(i) for i in range(ROWS)}
+
+
+def assert_streams_as_mosaic(mosaic_args, sluice_args, rows):
     """Mosaic's StreamingDataset over Mosaic's output and Sluice's over
-    Sluice's give the same samples in the same order, and those are the
-    DataFrame's rows."""
-    mosaic = streaming.StreamingDataset(local=local_mosaic, **STREAM_ARGS)
-    want = list(mosaic)
-    ours = sluice.StreamingDataset(local=local_sluice, **STREAM_ARGS)
-    got = list(ours)
-    # 2 canonical nodes: the epoch is padded to an even length, repeating one row.
+    Sluice's give the same samples in the same order, and these are `rows`
+    ({'long' value: sample}) each once, one repeated (2 canonical nodes pad
+    the epoch to an even length)."""
+    want = list(streaming.StreamingDataset(**mosaic_args, **STREAM_ARGS))
+    got = list(sluice.StreamingDataset(**sluice_args, **STREAM_ARGS))
     assert len(got) == len(want) == ROWS + 1
     for k, (g, w) in enumerate(zip(got, want)):
         assert_same_sample(g, w, f'sample {k}')
-    by_long = {int(expected_sample(i)['long']): expected_sample(i) for i in range(ROWS)}
-    assert sorted(by_long) == sorted(set(int(s['long']) for s in got))
+    assert sorted(rows) == sorted(set(int(s['long']) for s in got))
     for s in got:
-        assert_same_sample(s, by_long[int(s['long'])], f"row long={s['long']}")
+        assert_same_sample(s, rows[int(s['long'])], f"row long={s['long']}")
     streaming.base.util.clean_stale_shared_memory()
 
 
@@ -143,19 +158,99 @@ def test_sluice_table_is_mosaics():
     assert SLUICE_SPARK_TO_MDS == MOSAIC_SPARK_TO_MDS
 
 
-@pytest.mark.parametrize('compression', ['zstd', None])
-def test_local_folder_is_byte_identical_and_streams(spark_sessions, tmp_path, compression):
-    kwargs = dict(compression=compression, hashes=['sha1', 'xxh64'], size_limit=1 << 10)
+def test_local_folder_is_byte_identical_and_streams(spark_sessions, tmp_path):
+    kwargs = dict(compression='zstd', hashes=['sha1', 'xxh64'], size_limit=1 << 10)
     a, b = write_both(spark_sessions, str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'),
                       **kwargs)
     assert a == (str(tmp_path / 'mosaic'), '')
-    want = files_under(tmp_path / 'mosaic')
-    got = files_under(tmp_path / 'sluice')
-    assert sorted(got) == sorted(want)
-    assert len([k for k in want if k.endswith('/index.json')]) == PARTITIONS
-    assert len([k for k in want if '/shard.' in k]) > 2 * PARTITIONS  # several shards each
-    for name in want:
-        assert got[name] == want[name], name
+    assert_same_files(files_under(tmp_path / 'mosaic'), files_under(tmp_path / 'sluice'))
     index = sluice.LocalDataset(str(tmp_path / 'sluice'))
     assert dict(zip(index.column_names, index.column_encodings)) == ENCODINGS
-    assert_streams_as_mosaic(str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'), tmp_path)
+    assert_streams_as_mosaic(dict(local=str(tmp_path / 'mosaic')),
+                             dict(local=str(tmp_path / 'sluice')), all_rows())
+
+
+def test_volumes_path_uncompressed_is_byte_identical_and_streams(spark_sessions, tmp_path):
+    # As the Databricks guide advises: a local scratch folder and a FUSE
+    # mounted Unity Catalog volume as the remote, here both local folders.
+    def out(who):
+        return (str(tmp_path / 'local_disk0' / who),
+                str(tmp_path / 'Volumes' / 'main' / 'default' / 'vol' / who))
+    kwargs = dict(compression=None, hashes=['md5', 'xxh3_64'], size_limit=1 << 10)
+    write_both(spark_sessions, out('mosaic'), out('sluice'), **kwargs)
+    want = files_under(out('mosaic')[1])
+    assert_same_files(want, files_under(out('sluice')[1]))
+    assert files_under(out('sluice')[0]) == files_under(out('mosaic')[0])
+    assert_streams_as_mosaic(dict(remote=out('mosaic')[1], local=str(tmp_path / 'cache_m')),
+                             dict(remote=out('sluice')[1], local=str(tmp_path / 'cache_s')),
+                             all_rows())
+
+
+def test_s3_is_byte_identical_and_streams(spark_sessions, s3, tmp_path):
+    kwargs = dict(compression='zstd', hashes=['sha256'], size_limit=1 << 10)
+    write_both(spark_sessions, f'{s3}/spark/mosaic', f'{s3}/spark/sluice', **kwargs)
+    want = remote_files(f'{s3}/spark/mosaic')
+    assert_same_files(want, remote_files(f'{s3}/spark/sluice'))
+    assert_streams_as_mosaic(dict(remote=f'{s3}/spark/mosaic', local=str(tmp_path / 'cache_m')),
+                             dict(remote=f'{s3}/spark/sluice', local=str(tmp_path / 'cache_s')),
+                             all_rows())
+
+
+def tokens(pdf, scale):
+    """A udf_iterable: Mosaic calls it once per Arrow batch of a partition."""
+    for long, text, ints in zip(pdf['long'], pdf['string'], pdf['ints']):
+        yield {'long': int(long), 'text': f'{text}|{len(pdf)}',
+               'tokens': (ints * scale).astype(np.int32)}
+
+
+def test_udf_iterable_is_byte_identical_and_streams(spark_sessions, tmp_path):
+    columns = {'long': 'int64', 'text': 'str', 'tokens': 'ndarray:int32'}
+    kwargs = dict(columns=columns, size_limit=1 << 9)
+    write_both(spark_sessions, str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'),
+               udf_iterable=tokens, udf_kwargs={'scale': 3}, **kwargs)
+    assert_same_files(files_under(tmp_path / 'mosaic'), files_under(tmp_path / 'sluice'))
+    # Each partition (15 or 16 rows) arrives as Arrow batches of at most 7.
+    batch = {}
+    for p in range(PARTITIONS):
+        first, last = p * ROWS // PARTITIONS, (p + 1) * ROWS // PARTITIONS
+        for i in range(first, last):
+            rest = last - first - (i - first) // 7 * 7
+            batch[i] = min(7, rest)
+    rows = {}
+    for i in range(ROWS):
+        r = dict(zip(SCHEMA.names, row(i)))
+        rows[r['long']] = {'long': np.int64(r['long']), 'text': f"{r['string']}|{batch[i]}",
+                           'tokens': np.array(r['ints'], np.int32) * 3}
+    assert_streams_as_mosaic(dict(local=str(tmp_path / 'mosaic')),
+                             dict(local=str(tmp_path / 'sluice')), rows)
+
+
+def test_unsupported_type_is_an_error_naming_the_column_before_any_job(spark_sessions, tmp_path):
+    spark = spark_sessions.fresh()
+    df = spark.createDataFrame([(1, '2020-01-01')], 'id long, day string')
+    df = df.selectExpr('id', 'to_timestamp(day) as seen')
+    spark.sparkContext.setJobGroup('unsupported', 'dataframe_to_mds of a timestamp column')
+    with pytest.raises(ValueError) as e:
+        sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o')})
+    assert str(e.value) == (
+        "dataframe_to_mds: column 'seen' has Spark type timestamp, to which Mosaic's "
+        'SPARK_TO_MDS gives no MDS encoding; cast the column, or convert rows with a '
+        'udf_iterable and give mds_kwargs["columns"]')
+    assert spark.sparkContext.statusTracker().getJobIdsForGroup('unsupported') == []
+    assert not os.path.exists(tmp_path / 'o')
+    # Mosaic refuses it too (without naming the column).
+    with pytest.raises(ValueError, match='TimestampType.* is not supported by dataframe_to_mds'):
+        mosaic_dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'm')})
+
+
+def test_columns_are_checked_against_the_schema_as_mosaic(spark_sessions, tmp_path):
+    df = frame(spark_sessions.fresh())
+    with pytest.raises(ValueError) as e:
+        sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o'),
+                                                'columns': {'int': 'int64'}})
+    assert str(e.value) == ("dataframe_to_mds: column 'int' is 'int32' in the DataFrame but "
+                            "'int64' in mds_kwargs[\"columns\"]")
+    with pytest.raises(ValueError, match='Mismatched types: column name `int` is `int32`'):
+        mosaic_dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'm'),
+                                                'columns': {'int': 'int64'}})
+    assert not os.path.exists(tmp_path / 'o')

@@ -94,8 +94,9 @@ def _spark_encoding(field, table):
     if encoding is not None:
         return encoding
     raise ValueError(f'dataframe_to_mds: column {field.name!r} has Spark type '
-                     f'{field.dataType.simpleString()}, which has no MDS encoding (the types '
-                     "Mosaic's SPARK_TO_MDS maps); give mds_kwargs[\"columns\"] or a udf_iterable")
+                     f'{field.dataType.simpleString()}, to which Mosaic\'s SPARK_TO_MDS gives no '
+                     'MDS encoding; cast the column, or convert rows with a udf_iterable and '
+                     'give mds_kwargs["columns"]')
 
 
 def _check_spark_columns(dataframe, user_defined_cols, table):
@@ -252,16 +253,19 @@ def _write_spark(dataframe, out, mds_kwargs, merge_index, udf_iterable, udf_kwar
 def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=None,
                      udf_kwargs=None):
     """Writes `dataframe` as MDS under mds_kwargs['out'], one sub-folder per
-    partition, and merges their indexes into out/index.json when merge_index.
-    `out` is a local folder, a remote URL (partitions are staged in a
-    temporary folder and uploaded) or a (local, remote) pair, as Mosaic's.
-    Returns (out, fail_count).
+    partition (named by the partition's Spark task attempt id, as Mosaic's;
+    by its index for Dask and pandas), and merges their indexes into
+    out/index.json when merge_index. `out` is a local folder, a remote URL
+    (partitions are staged in a temporary folder and uploaded) or a (local,
+    remote) pair, as Mosaic's. An empty Spark DataFrame is an error, as in
+    Mosaic. Returns (out, fail_count).
 
     mds_kwargs: MDSWriter arguments; `columns` is inferred from the schema when
     absent (required with udf_iterable, whose output has its own columns);
     `compression` defaults to 'zstd' here, as in Mosaic.
-    udf_iterable(pandas_partition, **udf_kwargs) may turn each partition into
-    an iterable of sample dicts.
+    udf_iterable(pandas_frame, **udf_kwargs) may turn rows into an iterable of
+    sample dicts: called per partition (Dask, pandas), or per Arrow batch of a
+    partition for Spark, as Mosaic does (spark.sql.execution.arrow.maxRecordsPerBatch).
     """
     if dataframe is None:
         raise ValueError('dataframe_to_mds: dataframe is None')
@@ -271,7 +275,12 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     mds_kwargs.setdefault('compression', 'zstd')  # Mosaic's dataframe_to_mds default
     out = mds_kwargs['out']
     local, remote = resolve_out(out)
-    keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote
+    # Mosaic keeps the local folder unless keep_local=False is given; a
+    # staging folder made here for a URL `out` is ours to remove.
+    if isinstance(out, (tuple, list)):
+        keep_local = mds_kwargs.get('keep_local', True) is not False or not remote
+    else:
+        keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote
     if udf_iterable is not None and 'columns' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: with udf_iterable, mds_kwargs must give `columns`')
     if udf_iterable is None:
