@@ -1,6 +1,6 @@
 """dataframe_to_mds: write a DataFrame as an MDS dataset, one sub-dataset per
-partition (<out>/<partition index>/) merged into <out>/index.json, as
-Databricks' / Mosaic's dataframe_to_mds does.
+partition (<out>/<Spark task attempt id, or partition index>/) merged into
+<out>/index.json, as Databricks' / Mosaic's dataframe_to_mds does.
 
 Takes a Spark DataFrame (written on the executors exactly as Mosaic's
 dataframe_to_mds does, so that both write the same bytes), a Dask DataFrame
@@ -18,6 +18,7 @@ from sluice.writer import MDSWriter, resolve_out
 
 # SPARK_TO_MDS is an attribute too (built on use, as it needs pyspark).
 __all__ = ['dataframe_to_mds', 'infer_dataframe_schema', 'PANDAS_TO_MDS']
+
 
 def _spark_to_mds():
     """Mosaic's SPARK_TO_MDS: Spark type -> MDS encoding, None for the types
