@@ -162,7 +162,7 @@ def test_local_folder_is_byte_identical_and_streams(spark_sessions, tmp_path):
     kwargs = dict(compression='zstd', hashes=['sha1', 'xxh64'], size_limit=1 << 10)
     a, b = write_both(spark_sessions, str(tmp_path / 'mosaic'), str(tmp_path / 'sluice'),
                       **kwargs)
-    assert a == (str(tmp_path / 'mosaic'), '')
+    assert (a, b) == ((str(tmp_path / 'mosaic'), ''), (str(tmp_path / 'sluice'), ''))
     assert_same_files(files_under(tmp_path / 'mosaic'), files_under(tmp_path / 'sluice'))
     index = sluice.LocalDataset(str(tmp_path / 'sluice'))
     assert dict(zip(index.column_names, index.column_encodings)) == ENCODINGS
@@ -177,7 +177,8 @@ def test_volumes_path_uncompressed_is_byte_identical_and_streams(spark_sessions,
         return (str(tmp_path / 'local_disk0' / who),
                 str(tmp_path / 'Volumes' / 'main' / 'default' / 'vol' / who))
     kwargs = dict(compression=None, hashes=['md5', 'xxh3_64'], size_limit=1 << 10)
-    write_both(spark_sessions, out('mosaic'), out('sluice'), **kwargs)
+    assert write_both(spark_sessions, out('mosaic'), out('sluice'), **kwargs) == \
+        (out('mosaic'), out('sluice'))
     want = files_under(out('mosaic')[1])
     assert_same_files(want, files_under(out('sluice')[1]))
     assert files_under(out('sluice')[0]) == files_under(out('mosaic')[0])
@@ -188,7 +189,8 @@ def test_volumes_path_uncompressed_is_byte_identical_and_streams(spark_sessions,
 
 def test_s3_is_byte_identical_and_streams(spark_sessions, s3, tmp_path):
     kwargs = dict(compression='zstd', hashes=['sha256'], size_limit=1 << 10)
-    write_both(spark_sessions, f'{s3}/spark/mosaic', f'{s3}/spark/sluice', **kwargs)
+    a, b = write_both(spark_sessions, f'{s3}/spark/mosaic', f'{s3}/spark/sluice', **kwargs)
+    assert (a[1], b[1]) == (f'{s3}/spark/mosaic', f'{s3}/spark/sluice')
     want = remote_files(f'{s3}/spark/mosaic')
     assert_same_files(want, remote_files(f'{s3}/spark/sluice'))
     assert_streams_as_mosaic(dict(remote=f'{s3}/spark/mosaic', local=str(tmp_path / 'cache_m')),

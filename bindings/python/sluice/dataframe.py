@@ -259,7 +259,7 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     out/index.json when merge_index. `out` is a local folder, a remote URL
     (partitions are staged in a temporary folder and uploaded) or a (local,
     remote) pair, as Mosaic's. An empty Spark DataFrame is an error, as in
-    Mosaic. Returns (out, fail_count).
+    Mosaic. Returns (local folder, remote or ''), as Mosaic 0.13 does.
 
     mds_kwargs: MDSWriter arguments; `columns` is inferred from the schema when
     absent (required with udf_iterable, whose output has its own columns);
@@ -318,4 +318,4 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
         _merge_index(index_files, out)
     if not keep_local:
         shutil.rmtree(local, ignore_errors=True)
-    return (local, remote) if remote else local, 0
+    return local, remote or ''  # Mosaic 0.13's mds_path

@@ -36,9 +36,9 @@ def assert_rows(got, df):
 
 def test_pandas(tmp_path):
     df = frame()
-    out, fails = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o'),
-                                                         'size_limit': '1kb'})
-    assert fails == 0 and out == str(tmp_path / 'o')
+    out, remote = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o'),
+                                                          'size_limit': '1kb'})
+    assert (out, remote) == (str(tmp_path / 'o'), '')  # Mosaic 0.13's (local, remote)
     cols = sluice.LocalDataset(out)
     assert dict(zip(cols.column_names, cols.column_encodings)) == {
         'blob': 'bytes', 'id': 'int64', 'name': 'str', 'x': 'float32'}

@@ -181,9 +181,10 @@ def test_merge_index_over_s3(s3, tmp_path):
 def test_dataframe_to_mds_to_s3(s3, tmp_path):
     df = pd.DataFrame({'id': np.arange(40, dtype=np.int64),
                        'name': [f'row {i}' for i in range(40)]})
-    out, fails = sluice.dataframe_to_mds(df, mds_kwargs={'out': f'{s3}/df', 'size_limit': '256b'})
-    assert fails == 0 and out[1] == f'{s3}/df'
-    assert not os.path.exists(out[0])  # keep_local=False: the staging folder is gone
+    local, remote = sluice.dataframe_to_mds(df, mds_kwargs={'out': f'{s3}/df',
+                                                            'size_limit': '256b'})
+    assert remote == f'{s3}/df'
+    assert not os.path.exists(local)  # keep_local=False: the staging folder is gone
     keys = remote_list(f'{s3}/df')
     assert 'index.json' in keys and '0/index.json' in keys
     index = json.loads(remote_read(f'{s3}/df', 'index.json'))
@@ -204,9 +205,9 @@ def test_dask_partitions_upload_concurrently_to_s3(s3, tmp_path):
     df = pd.DataFrame({'id': np.arange(90, dtype=np.int64),
                        'name': [f'name {i}' for i in range(90)]})
     ddf = dd.from_pandas(df, npartitions=3)
-    out, fails = sluice.dataframe_to_mds(ddf, mds_kwargs={'out': f'{s3}/dask', 'size_limit': '512b',
-                                                          'max_workers': 2})
-    assert fails == 0
+    _, remote = sluice.dataframe_to_mds(ddf, mds_kwargs={'out': f'{s3}/dask', 'size_limit': '512b',
+                                                         'max_workers': 2})
+    assert remote == f'{s3}/dask'
     keys = remote_list(f'{s3}/dask')
     assert [k for k in keys if k.endswith('index.json')] == [
         '0/index.json', '1/index.json', '2/index.json', 'index.json']
