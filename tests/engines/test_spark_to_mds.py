@@ -256,3 +256,13 @@ def test_columns_are_checked_against_the_schema_as_mosaic(spark_sessions, tmp_pa
         mosaic_dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'm'),
                                                 'columns': {'int': 'int64'}})
     assert not os.path.exists(tmp_path / 'o')
+
+
+def test_an_empty_dataframe_is_an_error_as_in_mosaic(spark_sessions, tmp_path):
+    df = frame(spark_sessions.fresh()).limit(0)
+    with pytest.raises(ValueError) as e:
+        sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o')})
+    assert str(e.value) == 'dataframe_to_mds: the DataFrame is empty'
+    assert not os.path.exists(tmp_path / 'o')
+    with pytest.raises(ValueError, match='Input dataframe is None or Empty!'):
+        mosaic_dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'm')})

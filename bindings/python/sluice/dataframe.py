@@ -274,14 +274,6 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
     if 'out' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: mds_kwargs must give `out`')
     mds_kwargs.setdefault('compression', 'zstd')  # Mosaic's dataframe_to_mds default
-    out = mds_kwargs['out']
-    local, remote = resolve_out(out)
-    # Mosaic keeps the local folder unless keep_local=False is given; a
-    # staging folder made here for a URL `out` is ours to remove.
-    if isinstance(out, (tuple, list)):
-        keep_local = mds_kwargs.get('keep_local', True) is not False or not remote
-    else:
-        keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote
     if udf_iterable is not None and 'columns' not in mds_kwargs:
         raise ValueError('dataframe_to_mds: with udf_iterable, mds_kwargs must give `columns`')
     if udf_iterable is None:
@@ -290,6 +282,14 @@ def dataframe_to_mds(dataframe, merge_index=True, mds_kwargs=None, udf_iterable=
         # Mosaic's check, and its Spark job: the writing job's tasks then get
         # the same attempt ids (the partitions' folder names) as under Mosaic.
         raise ValueError('dataframe_to_mds: the DataFrame is empty')
+    out = mds_kwargs['out']
+    local, remote = resolve_out(out)
+    # Mosaic keeps the local folder unless keep_local=False is given; a
+    # staging folder made here for a URL `out` is ours to remove.
+    if isinstance(out, (tuple, list)):
+        keep_local = mds_kwargs.get('keep_local', True) is not False or not remote
+    else:
+        keep_local = bool(mds_kwargs.get('keep_local', False)) or not remote
     mds_kwargs.pop('out')
     if merge_index and remote:
         mds_kwargs['keep_local'] = True  # the merge reads the partitions' local indexes
