@@ -39,7 +39,7 @@ ALIASES = {
     'streaming.base.format.json.encodings': 'sluice.json_encodings',
     'streaming.base.format.xsv': 'sluice.writer',
     'streaming.base.format.xsv.encodings': 'sluice.xsv_encodings',
-    'streaming.base.converters': 'sluice',
+    'streaming.base.converters': 'sluice.dataframe',
     'streaming.base.batching': 'sluice.batching',
     'streaming.base.distributed': 'sluice.distributed',
     'streaming.base.registry_utils': 'sluice.registry',

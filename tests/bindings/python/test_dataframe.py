@@ -1,5 +1,6 @@
-"""dataframe_to_mds on pandas, on a Dask DataFrame computed on a real
-distributed.LocalCluster, and on Spark where pyspark is importable."""
+"""dataframe_to_mds on pandas and on a Dask DataFrame computed on a real
+distributed.LocalCluster (Spark: tests/engines, with pyspark from the
+registry)."""
 import os
 from decimal import Decimal
 
@@ -35,9 +36,9 @@ def assert_rows(got, df):
 
 def test_pandas(tmp_path):
     df = frame()
-    out, fails = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o'),
-                                                         'size_limit': '1kb'})
-    assert fails == 0 and out == str(tmp_path / 'o')
+    out, remote = sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o'),
+                                                          'size_limit': '1kb'})
+    assert (out, remote) == (str(tmp_path / 'o'), '')  # Mosaic 0.13's (local, remote)
     cols = sluice.LocalDataset(out)
     assert dict(zip(cols.column_names, cols.column_encodings)) == {
         'blob': 'bytes', 'id': 'int64', 'name': 'str', 'x': 'float32'}
@@ -82,17 +83,3 @@ def test_dask_on_a_local_cluster(tmp_path):
     # The result streams back in full through the StreamingDataset too.
     ds = sluice.StreamingDataset(local=out, batch_size=8)
     assert sorted(int(s['id']) for s in ds) == list(range(101))
-
-
-def test_spark(tmp_path):
-    pyspark = pytest.importorskip('pyspark', reason='pyspark is not installed here')
-    from pyspark.sql import SparkSession
-    spark = SparkSession.builder.master('local[2]').getOrCreate()
-    try:
-        df = frame(40)
-        sdf = spark.createDataFrame(df[['id', 'name']]).repartition(3)
-        out, _ = sluice.dataframe_to_mds(sdf, mds_kwargs={'out': str(tmp_path / 'o')})
-        assert sorted(int(r['id']) for r in read_all(out)) == list(range(40))
-    finally:
-        spark.stop()
-    del pyspark

@@ -31,6 +31,10 @@ def test_mosaic_module_paths_resolve_to_sluice(tmp_path):
         from streaming.base.world import World
         from streaming.base.format.mds import MDSWriter as DeepWriter
         import streaming.base.util
+        from streaming.base.converters import dataframe_to_mds, infer_dataframe_schema
+        import sluice.dataframe
+        assert dataframe_to_mds is sluice.dataframe.dataframe_to_mds
+        assert infer_dataframe_schema is sluice.dataframe.infer_dataframe_schema
         assert StreamingDataset is Deep is sluice.StreamingDataset
         assert MDSWriter is DeepWriter is sluice.MDSWriter
         assert streaming.base.util is sluice.util

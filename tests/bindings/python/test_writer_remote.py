@@ -1,12 +1,10 @@
 """Writers with a remote `out` (a URL, or a (local, remote) pair), merge_index
 over remote folders and dataframe_to_mds to a remote: against a local folder,
-a file:// URL and a real, signature-verifying s3rver (tests/servers, started
-here with node). What lands remotely is byte-identical to Mosaic's datasets."""
+a file:// URL and a real, signature-verifying s3rver (s3rver_fixture.py). What
+lands remotely is byte-identical to Mosaic's datasets."""
 import json
 import os
 import shutil
-import socket
-import subprocess
 import time
 
 import numpy as np
@@ -16,11 +14,8 @@ import pytest
 import sluice
 from sluice.remote import remote_list, remote_read, remote_write
 from conftest import DATA
+from s3rver_fixture import KEY_ID, SECRET, s3, s3rver  # noqa: F401
 from test_writer import assert_same_files, rewrite
-
-SERVERS = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..', 'servers'))
-KEY_ID = 'SLUICEPYKEY'
-SECRET = 'py-s3cr3t-never-printed'
 
 
 def compat_files(name):
@@ -108,58 +103,6 @@ def test_merge_index_over_file_urls(tmp_path):
 
 # --- s3rver ---------------------------------------------------------------------
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope='module')
-def s3rver(tmp_path_factory):
-    node = shutil.which('node')
-    if not node or not os.path.isdir(os.path.join(SERVERS, 'node_modules')):
-        pytest.skip('node or tests/servers/node_modules missing (run ./dev deps)')
-    port = _free_port()
-    folder = tmp_path_factory.mktemp('s3rver')
-    log = open(folder / 'log.txt', 'w+')
-    proc = subprocess.Popen([node, os.path.join(SERVERS, 's3rver_launch.js'), str(port),
-                             str(folder / 'data'), KEY_ID, SECRET, 'bkt'],
-                            stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            socket.create_connection(('127.0.0.1', port), timeout=0.5).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail('s3rver did not start')
-    if proc.poll() is not None:
-        log.seek(0)
-        pytest.fail('s3rver exited: ' + log.read())
-    yield f'http://127.0.0.1:{port}'
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-@pytest.fixture
-def s3(s3rver, monkeypatch):
-    for name in ('AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_S3',
-                 'S3_UNSIGNED', 'AWS_NO_SIGN_REQUEST', 'S3_ADDRESSING_STYLE'):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv('AWS_ACCESS_KEY_ID', KEY_ID)
-    monkeypatch.setenv('AWS_SECRET_ACCESS_KEY', SECRET)
-    monkeypatch.setenv('S3_ENDPOINT_URL', s3rver)
-    return 's3://bkt'
-
-
 @pytest.mark.parametrize('name', ['hashed_all_algos', 'compressed_zstd_hashed'])
 def test_mds_writer_to_s3_is_byte_identical(s3, name):
     url = f'{s3}/mds/{name}'
@@ -238,9 +181,10 @@ def test_merge_index_over_s3(s3, tmp_path):
 def test_dataframe_to_mds_to_s3(s3, tmp_path):
     df = pd.DataFrame({'id': np.arange(40, dtype=np.int64),
                        'name': [f'row {i}' for i in range(40)]})
-    out, fails = sluice.dataframe_to_mds(df, mds_kwargs={'out': f'{s3}/df', 'size_limit': '256b'})
-    assert fails == 0 and out[1] == f'{s3}/df'
-    assert not os.path.exists(out[0])  # keep_local=False: the staging folder is gone
+    local, remote = sluice.dataframe_to_mds(df, mds_kwargs={'out': f'{s3}/df',
+                                                            'size_limit': '256b'})
+    assert remote == f'{s3}/df'
+    assert not os.path.exists(local)  # keep_local=False: the staging folder is gone
     keys = remote_list(f'{s3}/df')
     assert 'index.json' in keys and '0/index.json' in keys
     index = json.loads(remote_read(f'{s3}/df', 'index.json'))
@@ -261,9 +205,9 @@ def test_dask_partitions_upload_concurrently_to_s3(s3, tmp_path):
     df = pd.DataFrame({'id': np.arange(90, dtype=np.int64),
                        'name': [f'name {i}' for i in range(90)]})
     ddf = dd.from_pandas(df, npartitions=3)
-    out, fails = sluice.dataframe_to_mds(ddf, mds_kwargs={'out': f'{s3}/dask', 'size_limit': '512b',
-                                                          'max_workers': 2})
-    assert fails == 0
+    _, remote = sluice.dataframe_to_mds(ddf, mds_kwargs={'out': f'{s3}/dask', 'size_limit': '512b',
+                                                         'max_workers': 2})
+    assert remote == f'{s3}/dask'
     keys = remote_list(f'{s3}/dask')
     assert [k for k in keys if k.endswith('index.json')] == [
         '0/index.json', '1/index.json', '2/index.json', 'index.json']
