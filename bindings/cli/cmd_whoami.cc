@@ -5,6 +5,7 @@
 #include "bindings/cli/flags.h"
 #include "stores/azure/azure_store.h"
 #include "stores/gcs/gcs_store.h"
+#include "stores/hf/hf_store.h"
 #include "stores/s3/s3_store.h"
 #include "stores/store.h"
 
@@ -14,7 +15,7 @@ int RunWhoami(const Args& args) {
   auto flags = ParseFlags(args, {});
   if (!flags.ok()) return Error("whoami", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://)\n", stderr);
+    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://, hf://)\n", stderr);
     return 2;
   }
   const std::string& url = flags->positional[0];
@@ -28,9 +29,11 @@ int RunWhoami(const Args& args) {
     described = DescribeGcsAuth(url);
   } else if (scheme == "azure" || scheme == "azure-dl") {
     described = DescribeAzureAuth(url);
+  } else if (scheme == "hf") {
+    described = DescribeHfAuth(url);
   } else {
     return Error("whoami",
-                 UnimplementedError("only s3://, gs://, azure:// and azure-dl:// URLs so far, not " +
+                 UnimplementedError("only s3://, gs://, azure://, azure-dl:// and hf:// URLs so far, not " +
                                     (scheme.empty() ? std::string("a path") : scheme + "://")),
                  2);
   }

@@ -161,6 +161,13 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // Nor gcloud's application default credentials file.
   env["CLOUDSDK_CONFIG"] = "/nonexistent/gcloud";
   env["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] = std::nullopt;
+  // The Hugging Face Hub: no token of the machine's, never huggingface.co.
+  for (const char* name : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "XDG_CACHE_HOME",
+                           "HF_HUB_DISABLE_IMPLICIT_TOKEN"}) {
+    env[name] = std::nullopt;
+  }
+  env["HF_TOKEN_PATH"] = "/nonexistent/hf-token";
+  env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;
 }
 
