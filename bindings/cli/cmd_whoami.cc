@@ -4,6 +4,7 @@
 #include "bindings/cli/commands.h"
 #include "bindings/cli/flags.h"
 #include "stores/azure/azure_store.h"
+#include "stores/dbfs/dbfs_store.h"
 #include "stores/gcs/gcs_store.h"
 #include "stores/hf/hf_store.h"
 #include "stores/s3/s3_store.h"
@@ -15,7 +16,7 @@ int RunWhoami(const Args& args) {
   auto flags = ParseFlags(args, {});
   if (!flags.ok()) return Error("whoami", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://, hf://)\n", stderr);
+    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://, dbfs:/Volumes/..., hf://)\n", stderr);
     return 2;
   }
   const std::string& url = flags->positional[0];
@@ -29,11 +30,13 @@ int RunWhoami(const Args& args) {
     described = DescribeGcsAuth(url);
   } else if (scheme == "azure" || scheme == "azure-dl") {
     described = DescribeAzureAuth(url);
+  } else if (scheme == "dbfs") {
+    described = DescribeDbfsAuth(url);
   } else if (scheme == "hf") {
     described = DescribeHfAuth(url);
   } else {
     return Error("whoami",
-                 UnimplementedError("only s3://, gs://, azure://, azure-dl:// and hf:// URLs so far, not " +
+                 UnimplementedError("only s3://, gs://, azure://, azure-dl://, dbfs: and hf:// URLs so far, not " +
                                     (scheme.empty() ? std::string("a path") : scheme + "://")),
                  2);
   }

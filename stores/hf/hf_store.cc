@@ -101,7 +101,7 @@ class HfStore final : public BearerHttpStore {
       }
       HttpRequest req;
       req.url = url;
-      req.headers = AuthHeaders();
+      SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await AuthHeaders());
       auto resp = co_await client().Send(std::move(req));
       if (!resp.ok()) {
         // A folder that does not exist lists as empty, as a missing local

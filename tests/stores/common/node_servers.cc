@@ -167,6 +167,13 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
     env[name] = std::nullopt;
   }
   env["HF_TOKEN_PATH"] = "/nonexistent/hf-token";
+  // Databricks: no ~/.databrickscfg of the machine's, no other credential.
+  for (const char* name : {"DATABRICKS_CLIENT_ID", "DATABRICKS_CLIENT_SECRET", "DATABRICKS_USERNAME",
+                           "DATABRICKS_PASSWORD", "DATABRICKS_DISCOVERY_URL", "DATABRICKS_AUTH_TYPE",
+                           "DATABRICKS_CONFIG_PROFILE"}) {
+    env[name] = std::nullopt;
+  }
+  env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";
   env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;
 }
