@@ -8,6 +8,7 @@
 #include "stores/file/file_store.h"
 #include "stores/gcs/gcs_store.h"
 #include "stores/hf/hf_store.h"
+#include "stores/oci/oci_native_store.h"
 #include "stores/s3/s3_store.h"
 #include "stores/web/web_store.h"
 
@@ -76,7 +77,10 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   if (scheme == "dbfs") return OpenDbfsStore(url, std::move(executor), options);
   if (scheme == "gs") return OpenGcsStore(url, std::move(executor), options);
   if (scheme == "hf") return OpenHfStore(url, std::move(executor), options);
-  if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
+  if (scheme == "oci") {
+    if (WantsOciNativeApi(url)) return OpenOciNativeStore(url, std::move(executor), options);
+    return OpenOciStore(url, std::move(executor), options);
+  }
   return UnknownScheme(url, scheme);
 }
 

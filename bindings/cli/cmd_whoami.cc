@@ -7,6 +7,7 @@
 #include "stores/dbfs/dbfs_store.h"
 #include "stores/gcs/gcs_store.h"
 #include "stores/hf/hf_store.h"
+#include "stores/oci/oci_native_store.h"
 #include "stores/s3/s3_store.h"
 #include "stores/store.h"
 
@@ -26,6 +27,8 @@ int RunWhoami(const Args& args) {
   Result<std::string> described = std::string();
   if (scheme == "s3") {
     described = DescribeS3Auth(url);
+  } else if (scheme == "oci" && WantsOciNativeApi(url)) {
+    described = DescribeOciNativeAuth(url);
   } else if (scheme == "gs") {
     described = DescribeGcsAuth(url);
   } else if (scheme == "azure" || scheme == "azure-dl") {

@@ -56,6 +56,12 @@ class BearerHttpStore : public Store {
   // The Authorization header, if any. Errors: the credential's (it never
   // holds a secret).
   boost::asio::awaitable<Result<HttpHeaders>> AuthHeaders();
+  // The headers that authorize a `method` request of `url` (absolute, as
+  // sent): AuthHeaders(), unless a store signs each request (OCI's native
+  // API). Head, Get, GetRange and GetToFile ask it; GetToFile's parts share
+  // the headers of one GET (a Range header is never signed).
+  virtual boost::asio::awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method,
+                                                                     const std::string& url);
   Status Context(const Status& s, const std::string& key) const;
   HttpClient& client() { return *client_; }
   const StoreOptions& options() const { return options_; }
