@@ -2,10 +2,13 @@
 # The OCI signing oracle (oci_vectors.py): the OCI SDK's signer (pinned in
 # requirements.txt) signs the requests of tests/data/oci/signature_vectors.json
 # again and must give the Authorization headers stored there, which
-# tests/stores/signing/oci_signature_test.cc checks Sluice's signer against.
-# The venv is $SLUICE_SDK_ORACLE_VENV when set (kept between runs, shared with the other
-# oracles), else a temporary folder removed at exit. Needs the network for pip
-# only; no build of Sluice.
+# tests/stores/signing/oci_signature_test.cc checks Sluice's signer against;
+# then oci_oracle.py reads through a fake Object Storage that accepts only
+# requests signed exactly as the SDK signs them.
+# The venv is $SLUICE_SDK_ORACLE_VENV when set (kept between runs, shared
+# with the other oracles), else a temporary folder removed at exit. Needs the network for pip
+# only, build/bindings/c/libsluice.so (or $SLUICE_LIBRARY) and
+# build/bindings/cli/sluice (or $SLUICE_CLI).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${SLUICE_SDK_ORACLE_VENV:-}" ]; then
@@ -20,3 +23,5 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
 "$venv/bin/python" "$here/oci_vectors.py"
+export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$here/../../build/bindings/c/libsluice.so}"
+"$venv/bin/python" "$here/oci_oracle.py"
