@@ -17,7 +17,9 @@ int RunWhoami(const Args& args) {
   auto flags = ParseFlags(args, {});
   if (!flags.ok()) return Error("whoami", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://, dbfs:/Volumes/..., hf://)\n", stderr);
+    std::fputs("usage: sluice whoami URL   (s3://, gs://, azure://, azure-dl://, dbfs:/Volumes/...,\n"
+               "                            hf://, oci://BUCKET@NAMESPACE)\n",
+               stderr);
     return 2;
   }
   const std::string& url = flags->positional[0];
@@ -39,7 +41,8 @@ int RunWhoami(const Args& args) {
     described = DescribeHfAuth(url);
   } else {
     return Error("whoami",
-                 UnimplementedError("only s3://, gs://, azure://, azure-dl://, dbfs: and hf:// URLs so far, not " +
+                 UnimplementedError("only s3://, gs://, azure://, azure-dl://, dbfs:, hf:// and "
+                                    "native-API oci:// URLs so far, not " +
                                     (scheme.empty() ? std::string("a path") : scheme + "://")),
                  2);
   }
