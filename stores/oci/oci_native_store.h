@@ -1,8 +1,9 @@
 // oci:// through OCI Object Storage's native API, every request signed with
 // the API key of an OCI config profile (stores/credentials/oci_config.h,
 // stores/signing/oci_signature.h), as the OCI SDK's ObjectStorageClient
-// does (and Mosaic with oci.config.from_file()). Read-only: Put and PutFile
-// answer kUnimplemented.
+// does (and Mosaic with oci.config.from_file()). Put and PutFile are one
+// PUT each (no multipart upload: objects up to Object Storage's 50 GiB
+// single-PUT limit), signed as the SDK signs PutObject (its body unsigned).
 //
 // Which oci:// URLs come here (OpenStore decides with WantsOciNativeApi):
 //   oci://BUCKET@NAMESPACE/PATH always;

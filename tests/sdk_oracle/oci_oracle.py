@@ -4,8 +4,8 @@ Object Storage's native API, with a fresh API key in an OCI config profile;
 the fake signs every request it receives again with the OCI SDK's own signer
 (oci.signer.Signer.from_config(oci.config.from_file(...)), pinned in
 requirements.txt), for the same method, URL, Host and Date, and answers only
-when Sluice's Authorization header is exactly the SDK's. Each case checks the
-bytes read, that every request matched, and that `sluice whoami` names the
+when Sluice's Authorization header is exactly the SDK's. Each case writes one
+object and checks the bytes read back, that every request matched, and that `sluice whoami` names the
 profile's key id and never the key or its passphrase.
 
 Run it with the venv's Python (tests/sdk_oracle/run_oci.sh does, after
@@ -64,11 +64,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.do_GET()
 
-    def do_GET(self):
-        # The SDK signs the same request: method, URL (Host included), Date.
+    def do_PUT(self):
+        body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
+        if not self._signed_as_the_sdk_signs():
+            return
+        base = f'/n/{NAMESPACE}/b/bkt/o/'
+        if not self.path.startswith(base):
+            return self._send(404, {'code': 'NotFound', 'message': self.path})
+        OBJECTS[urllib.parse.unquote(self.path[len(base):])] = body
+        return self._send(200, b'', [('ETag', 'e')])
+
+    def _signed_as_the_sdk_signs(self):
+        # The SDK signs the same request: method, URL (Host included), Date;
+        # PutObject without its body's headers (enforce_content_headers=False).
         url = f'http://{self.headers["Host"]}{self.path}'
         again = requests.Request(self.command, url, headers={'date': self.headers.get('Date', '')})
-        expected = self.server.signer(again.prepare()).headers['authorization']
+        sign = (self.server.signer.without_content_headers if self.command == 'PUT'
+                else self.server.signer)
+        expected = sign(again.prepare()).headers['authorization']
         got = self.headers.get('Authorization', '')
         with self.server.lock:
             if got == expected:
@@ -76,7 +89,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self.server.mismatched.append(f'{self.command} {self.path}')
         if got != expected:
-            return self._send(401, {'code': 'NotAuthenticated', 'message': 'signature differs'})
+            self._send(401, {'code': 'NotAuthenticated', 'message': 'signature differs'})
+        return got == expected
+
+    def do_GET(self):
+        if not self._signed_as_the_sdk_signs():
+            return
         path, _, query = self.path.partition('?')
         if path == '/n/':
             return self._send(200, NAMESPACE)
@@ -129,9 +147,11 @@ def main():
         for name, url in (('namespace in the URL', f'oci://bkt@{NAMESPACE}/ds'),
                           ('namespace asked of the API', 'oci://bkt/ds')):
             before = fake.matched
+            written = f'written by {name}'.encode()
             run = subprocess.run(
                 [os.environ.get('SLUICE_PYTHON', '/usr/bin/python3'), '-c',
-                 'import json, sys; from sluice.remote import remote_list, remote_read; '
+                 'import json, sys; from sluice.remote import remote_list, remote_read, remote_write; '
+                 f'remote_write("{url}", "out/{len(name)}.txt", {written!r}); '
                  f'keys = remote_list("{url}"); '
                  f'json.dump({{k: remote_read("{url}", k).hex() for k in keys}}, sys.stdout)'],
                 env=env, capture_output=True, timeout=120)

@@ -123,6 +123,10 @@ class FakeObjectStorage {
       if (!next.empty()) body += ", \"nextStartWith\": \"" + next + "\"";
       return {200, {{"Content-Type", "application/json"}}, body + "}"};
     }
+    if (target.rfind(base + "/", 0) == 0 && r.method == "PUT") {
+      objects_[PercentDecode(target.substr(base.size() + 1))] = r.body;
+      return {200, {{"ETag", "e"}}, ""};
+    }
     if (target.rfind(base + "/", 0) == 0) {
       auto it = objects_.find(PercentDecode(target.substr(base.size() + 1)));
       if (it == objects_.end()) {
@@ -201,6 +205,12 @@ TEST_F(OciNativeStoreTest, SignedReadsListsAndTheNamespaceAskedOfTheApi) {
   Status got = loop_.Run((*store)->GetToFile("train/shard.00000.mds", dst, 9000));
   ASSERT_TRUE(got.ok()) << got.ToString();
   EXPECT_TRUE(*ReadFile(dst) == PatternBytes(9000, 2));
+  ASSERT_TRUE(loop_.Run((*store)->Put("out/new.json", "{\"n\": 1}")).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/up", PatternBytes(5000, 7)).ok());
+  Status up = loop_.Run((*store)->PutFile("out/shard.mds", dir_.path() + "/up"));
+  ASSERT_TRUE(up.ok()) << up.ToString();
+  EXPECT_EQ(*loop_.Run((*store)->Get("out/new.json")), "{\"n\": 1}");
+  EXPECT_TRUE(*loop_.Run((*store)->Get("out/shard.mds")) == PatternBytes(5000, 7));
   EXPECT_EQ(fake_.refused(), 0);
   auto missing = loop_.Run((*store)->Get("nope"));
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
