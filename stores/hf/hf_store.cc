@@ -92,7 +92,7 @@ class HfStore final : public BearerHttpStore {
                       "/tree/" + UriEncode(repo_.revision) +
                       (folder.empty() ? "" : "/" + UriEncode(folder)) +
                       "?recursive=true&expand=false";
-    const std::string origin = *PoolKeyOf(endpoint_);
+    SLUICE_CO_ASSIGN_OR_RETURN(const std::string origin, PoolKeyOf(endpoint_));
     const std::string base = repo_.path.empty() ? "" : repo_.path + "/";
     std::vector<ObjectInfo> out;
     for (int page = 0;; ++page) {

@@ -30,7 +30,9 @@ Result<OciLocation> ParseOciUrl(std::string_view url) {
   const size_t slash = rest.find('/');
   std::string_view bucket = rest.substr(0, slash);
   OciLocation out;
+  bool names_namespace = false;
   if (size_t at = bucket.find('@'); at != std::string_view::npos) {
+    names_namespace = true;
     out.ns = std::string(bucket.substr(at + 1));
     bucket = bucket.substr(0, at);
   }
@@ -44,7 +46,9 @@ Result<OciLocation> ParseOciUrl(std::string_view url) {
                                   "': control character, '?' or '#'");
     }
   }
-  if (out.bucket.empty() || (bucket.size() + 1 < rest.substr(0, slash).size() && out.ns.empty()) ||
+  const bool bad_name = out.ns.find_first_of("@%") != std::string::npos ||
+                        out.bucket.find('%') != std::string::npos;
+  if (out.bucket.empty() || (names_namespace && out.ns.empty()) || bad_name ||
       !ValidatePrefix(out.path, url).ok()) {
     return InvalidArgumentError("malformed oci URL '" + std::string(url) +
                                 "' (expected oci://BUCKET[@NAMESPACE]/PATH)");

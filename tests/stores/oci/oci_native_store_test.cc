@@ -232,6 +232,9 @@ TEST_F(OciNativeStoreTest, WhichUrlsGoNativeAndBrokenProfilesSayWhy) {
     EXPECT_FALSE(WantsOciNativeApi("oci://bkt/ds"));
     EXPECT_TRUE(WantsOciNativeApi("oci://bkt@mytenancy/ds"));
   }
+  auto empty_ns = OpenStore("oci://bkt@/ds", loop_.executor());
+  EXPECT_EQ(empty_ns.status().message(),
+            "malformed oci URL 'oci://bkt@/ds' (expected oci://BUCKET[@NAMESPACE]/PATH)");
   {
     ScopedEnv profile("OCI_CLI_PROFILE", "nope");
     auto s = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
