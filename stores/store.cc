@@ -7,6 +7,8 @@
 #include "stores/dbfs/dbfs_store.h"
 #include "stores/file/file_store.h"
 #include "stores/gcs/gcs_store.h"
+#include "stores/hf/hf_store.h"
+#include "stores/oci/oci_native_store.h"
 #include "stores/s3/s3_store.h"
 #include "stores/web/web_store.h"
 
@@ -14,12 +16,12 @@ namespace sluice {
 namespace {
 
 constexpr std::string_view kKnownSchemes[] = {"file", "s3",    "oci",   "gs",
-                                              "azure", "azure-dl", "http", "https", "dbfs"};
+                                              "azure", "azure-dl", "http", "https", "dbfs", "hf"};
 
 Status UnknownScheme(std::string_view url, std::string_view scheme) {
   return InvalidArgumentError("unknown store URL scheme '" + std::string(scheme) + "' in '" +
                               std::string(url.substr(0, url.find('?'))) +
-                              "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, "
+                              "' (known: file, s3, oci, gs, azure, azure-dl, http, https, dbfs, hf, "
                               "or a local path)");
 }
 
@@ -74,7 +76,11 @@ Result<std::unique_ptr<Store>> OpenStore(std::string_view url,
   }
   if (scheme == "dbfs") return OpenDbfsStore(url, std::move(executor), options);
   if (scheme == "gs") return OpenGcsStore(url, std::move(executor), options);
-  if (scheme == "oci") return OpenOciStore(url, std::move(executor), options);
+  if (scheme == "hf") return OpenHfStore(url, std::move(executor), options);
+  if (scheme == "oci") {
+    if (WantsOciNativeApi(url)) return OpenOciNativeStore(url, std::move(executor), options);
+    return OpenOciStore(url, std::move(executor), options);
+  }
   return UnknownScheme(url, scheme);
 }
 

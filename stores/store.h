@@ -1,6 +1,6 @@
 // The one interface every storage backend implements: local paths and
 // file://, http(s)://, s3:// (and S3-compatible endpoints), oci://, gs://,
-// azure:// / azure-dl://, dbfs:/Volumes/.
+// azure:// / azure-dl://, dbfs:/Volumes/, hf:// (the Hugging Face Hub).
 //
 // A Store is rooted at a URL (e.g. "s3://bucket/datasets/c4") and addresses
 // objects by keys relative to that root ("index.json", "part0/shard.00000.mds").

@@ -1,52 +1,13 @@
 #include "stores/credentials/gcs_service_account.h"
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-
 #include "formats/json/py_json.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/gcs_access_token.h"
-#include "stores/signing/digest.h"
+#include "stores/signing/jwt_rs256.h"
 #include "stores/signing/uri_encoding.h"
 
 namespace sluice {
 namespace {
-
-std::string Base64Url(std::string_view bytes) {
-  std::string b = Base64Encode(bytes);
-  while (!b.empty() && b.back() == '=') b.pop_back();
-  for (char& c : b) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return b;
-}
-
-Result<std::string> SignRs256(const std::string& pem, std::string_view data) {
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  if (bio == nullptr) return InternalError("out of memory reading the service-account key");
-  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
-  BIO_free(bio);
-  if (pkey == nullptr) {
-    return InvalidArgumentError("the service-account private_key is not a PEM private key");
-  }
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  std::string sig;
-  size_t len = 0;
-  bool ok = ctx != nullptr && EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
-            EVP_DigestSign(ctx, nullptr, &len,
-                           reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
-  if (ok) {
-    sig.resize(len);
-    ok = EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len,
-                        reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
-    sig.resize(len);
-  }
-  EVP_MD_CTX_free(ctx);
-  EVP_PKEY_free(pkey);
-  if (!ok) return InvalidArgumentError("cannot sign with the service-account key (not RSA?)");
-  return sig;
-}
 
 Result<std::string> JsonString(std::string_view s) {
   std::string out;
@@ -135,9 +96,8 @@ Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::str
   std::string claims = "{\"iss\":" + iss + ",\"scope\":" + sc + ",\"aud\":" + aud +
                        ",\"iat\":" + std::to_string(now) +
                        ",\"exp\":" + std::to_string(now + 3600) + "}";
-  std::string signing_input = Base64Url(header) + "." + Base64Url(claims);
-  SLUICE_ASSIGN_OR_RETURN(std::string sig, SignRs256(key.private_key_pem, signing_input));
-  return signing_input + "." + Base64Url(sig);
+  return SignJwtRs256(header, claims, key.private_key_pem,
+                      "service-account key file " + (key.path.empty() ? key.client_email : key.path));
 }
 
 std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key,

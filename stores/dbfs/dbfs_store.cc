@@ -9,6 +9,7 @@
 #include "stores/common/part_uploads.h"
 #include "stores/common/tree_listing.h"
 #include "stores/common/store_keys.h"
+#include "stores/credentials/databricks_credential.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
 #include "stores/web/web_store.h"
@@ -20,15 +21,17 @@ using boost::asio::awaitable;
 
 class DbfsStore final : public BearerHttpStore {
  public:
-  DbfsStore(std::string root, std::string host, std::string path, std::string token,
-            std::unique_ptr<HttpClient> client, StoreOptions options)
-      : BearerHttpStore(std::move(root), std::move(token), std::move(client), std::move(options)),
+  DbfsStore(std::string root, std::string host, std::string path,
+            std::shared_ptr<SharedCredential> credential, std::unique_ptr<HttpClient> client,
+            StoreOptions options)
+      : BearerHttpStore(std::move(root), std::move(credential), std::move(client),
+                        std::move(options)),
         host_(std::move(host)),
         path_(std::move(path)) {}
 
   awaitable<Status> Put(std::string key, std::string bytes) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    HttpRequest req = UploadRequest(key);
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
     req.body = std::move(bytes);
     co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
   }
@@ -36,7 +39,7 @@ class DbfsStore final : public BearerHttpStore {
   // One request, its body streamed from the file.
   awaitable<Status> PutFile(std::string key, std::string path) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    HttpRequest req = UploadRequest(key);
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
     req.body_file = std::move(path);
     co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
   }
@@ -109,7 +112,7 @@ class DbfsStore final : public BearerHttpStore {
       }
       if (!page_token.empty()) query.push_back({"page_token", page_token});
       if (!query.empty()) req.url += "?" + EncodeQueryString(query);
-      req.headers = AuthHeaders();
+      SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await AuthHeaders());
       auto resp = co_await client().Send(std::move(req));
       if (!resp.ok()) {
         if (resp.status().code() == StatusCode::kNotFound && is_root) co_return Status::Ok();
@@ -153,13 +156,13 @@ class DbfsStore final : public BearerHttpStore {
   }
 
   // The PUT of `key` (validated), without its body.
-  HttpRequest UploadRequest(const std::string& key) const {
+  awaitable<Result<HttpRequest>> UploadRequest(const std::string& key) {
     HttpRequest req;
     req.method = HttpMethod::kPut;
     req.url = ObjectUrl(key) + "?overwrite=true";
-    req.headers = AuthHeaders();
+    SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await AuthHeaders());
     req.headers.emplace_back("content-type", "application/octet-stream");
-    return req;
+    co_return req;
   }
 
   std::string host_;  // scheme://authority, no trailing '/'
@@ -168,9 +171,10 @@ class DbfsStore final : public BearerHttpStore {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> OpenDbfsStore(std::string_view url,
-                                             boost::asio::any_io_executor executor,
-                                             const StoreOptions& options) {
+namespace {
+
+// "/Volumes/..." of a dbfs: URL, checked.
+Result<std::string> VolumePath(std::string_view url) {
   std::string_view rest = url.substr(5);  // after "dbfs:"
   while (rest.size() > 1 && rest.substr(0, 2) == "//") rest.remove_prefix(1);
   std::string path(rest);
@@ -189,25 +193,68 @@ Result<std::unique_ptr<Store>> OpenDbfsStore(std::string_view url,
     return InvalidArgumentError("malformed dbfs URL '" + std::string(url) +
                                 "': empty, '.' or '..' path component");
   }
-  auto host = GetEnv("DATABRICKS_HOST");
-  auto token = GetEnv("DATABRICKS_TOKEN");
-  if (!host || !token) {
-    return PermissionDeniedError(
-                  "no Databricks workspace for " + std::string(url) + ": set " +
-                      (host ? "" : "DATABRICKS_HOST") + (!host && !token ? " and " : "") +
-                      (token ? "" : "DATABRICKS_TOKEN"));
+  return path;
+}
+
+struct DbfsAuth {
+  DatabricksConfig config;
+  std::shared_ptr<SharedCredential> credential;
+  Credential current;  // holds secrets
+};
+
+// The workspace and its credential, fetched once (blocking) so that a
+// missing or broken one fails at open.
+Result<DbfsAuth> FindDbfsAuth(std::string_view url) {
+  DbfsAuth out;
+  SLUICE_ASSIGN_OR_RETURN(out.config, LoadDatabricksConfig());
+  if (out.config.host.empty()) {
+    return PermissionDeniedError("no Databricks workspace for " + std::string(url) +
+                                 ": set DATABRICKS_HOST, or a host in a profile of "
+                                 "~/.databrickscfg (DATABRICKS_CONFIG_FILE)");
   }
-  std::string h = *host;
-  if (h.find("://") == std::string::npos) h = "https://" + h;
-  auto parsed = ParseUrl(h);
-  if (!parsed.ok()) {
-    return InvalidArgumentError("DATABRICKS_HOST is not a URL: " + parsed.status().message());
+  out.credential = DatabricksSharedCredential(out.config);
+  auto current = out.credential->Get();
+  if (!current.ok()) {
+    if (current.status().code() == StatusCode::kNotFound) {
+      return PermissionDeniedError(
+          "no Databricks credentials for " + std::string(url) +
+          ": set DATABRICKS_TOKEN, or DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or "
+          "use a profile of ~/.databrickscfg that has them (" + current.status().message() + ")");
+    }
+    return current.status().WithContext(std::string(url));
   }
-  std::string base = parsed->scheme + "://" + parsed->Authority();
+  out.current = std::move(*current);
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenDbfsStore(std::string_view url,
+                                             boost::asio::any_io_executor executor,
+                                             const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, VolumePath(url));
+  SLUICE_ASSIGN_OR_RETURN(DbfsAuth auth, FindDbfsAuth(url));
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
                           MakeStoreHttpClient(std::move(executor), options));
   return std::unique_ptr<Store>(std::make_unique<DbfsStore>(
-      "dbfs:" + path, std::move(base), path, std::move(*token), std::move(client), options));
+      "dbfs:" + path, auth.config.host, path, std::move(auth.credential), std::move(client),
+      options));
+}
+
+Result<std::string> DescribeDbfsAuth(std::string_view url) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, VolumePath(url));
+  SLUICE_ASSIGN_OR_RETURN(DbfsAuth auth, FindDbfsAuth(url));
+  std::string out = "dbfs:" + path + "\n";
+  out += "  host: " + auth.config.host + " (from " + auth.config.origin["host"] + ")\n";
+  if (!auth.config.profile.empty()) {
+    out += "  profile: " + auth.config.profile + " of " + auth.config.config_file + "\n";
+  }
+  out += "  credentials: " + auth.current.source + " (bearer token)\n";
+  if (auth.current.expires_at) {
+    out += "  expires: " + std::to_string(*auth.current.expires_at) + " (unix time)\n";
+  }
+  out += "  sources tried: " + auth.credential->DescribeAttempts() + "\n";
+  return out;
 }
 
 }  // namespace sluice

@@ -2,10 +2,13 @@
 // Files API (/api/2.0/fs/files and /api/2.0/fs/directories). Plain local
 // paths already cover FUSE-mounted /Volumes/... .
 //
-// Environment: DATABRICKS_HOST ("https://adb-123.4.azuredatabricks.net";
-// "https://" is assumed when no scheme is given) and DATABRICKS_TOKEN (a
-// personal access token, sent as a bearer token, never put in error text).
-// Missing either -> kPermissionDenied naming it. Other dbfs: paths (the
+// The workspace and credentials: Databricks unified authentication
+// (stores/credentials/databricks_config.h, databricks_credential.h): the
+// environment (DATABRICKS_HOST with DATABRICKS_TOKEN, or with
+// DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET for OAuth M2M) or a
+// ~/.databrickscfg profile; tokens are sent as bearer tokens, never put in
+// error text, and OAuth tokens refreshed ahead of expiry. No host or no
+// credential -> kPermissionDenied naming what to set. Other dbfs: paths (the
 // legacy DBFS root) -> kUnimplemented.
 //
 // Put/PutFile upload the whole file in one PUT (?overwrite=true); List walks
@@ -25,5 +28,10 @@ namespace sluice {
 Result<std::unique_ptr<Store>> OpenDbfsStore(std::string_view url,
                                              boost::asio::any_io_executor executor,
                                              const StoreOptions& options);
+
+// What `sluice whoami` prints for a dbfs:/Volumes/... URL: the host and where
+// it came from, the profile read, the credential's source (never a secret)
+// and expiry, and every source tried. Fetches the credential (blocking).
+Result<std::string> DescribeDbfsAuth(std::string_view url);
 
 }  // namespace sluice

@@ -32,35 +32,44 @@ std::string Base64UrlEncode(std::string_view bytes) {
   return b;
 }
 
-Result<std::string> SignJwtRs256(std::string_view header_json, std::string_view claims_json,
-                                 std::string_view private_key_pem, std::string_view what) {
+Result<std::string> RsaSha256Sign(std::string_view data, std::string_view private_key_pem,
+                                  std::string_view what, std::string_view passphrase) {
   BIO* bio = BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size()));
   if (bio == nullptr) return InternalError("out of memory reading the private key of " + std::string(what));
+  std::string pass(passphrase);
   std::unique_ptr<EVP_PKEY, PkeyFree> pkey(
-      PEM_read_bio_PrivateKey(bio, nullptr, NoPassphrase, nullptr));
+      pass.empty() ? PEM_read_bio_PrivateKey(bio, nullptr, NoPassphrase, nullptr)
+                   : PEM_read_bio_PrivateKey(bio, nullptr, nullptr, pass.data()));
   BIO_free(bio);
   if (!pkey) {
-    return InvalidArgumentError(std::string(what) +
-                                " holds no unencrypted PEM private key");
+    return InvalidArgumentError(std::string(what) + (pass.empty()
+                                    ? " holds no unencrypted PEM private key"
+                                    : " holds no PEM private key that its passphrase opens"));
   }
   if (EVP_PKEY_base_id(pkey.get()) != EVP_PKEY_RSA) {
     return InvalidArgumentError("the private key of " + std::string(what) +
-                                " is not an RSA key (RS256 needs one)");
+                                " is not an RSA key (RSA-SHA256 needs one)");
   }
-  const std::string input = Base64UrlEncode(header_json) + "." + Base64UrlEncode(claims_json);
   std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
   size_t len = 0;
-  const auto* data = reinterpret_cast<const unsigned char*>(input.data());
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   bool ok = ctx && EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, pkey.get()) == 1 &&
-            EVP_DigestSign(ctx.get(), nullptr, &len, data, input.size()) == 1;
+            EVP_DigestSign(ctx.get(), nullptr, &len, bytes, data.size()) == 1;
   std::string sig;
   if (ok) {
     sig.resize(len);
-    ok = EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, data,
-                        input.size()) == 1;
+    ok = EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, bytes,
+                        data.size()) == 1;
     sig.resize(len);
   }
   if (!ok) return InvalidArgumentError("cannot sign with the private key of " + std::string(what));
+  return sig;
+}
+
+Result<std::string> SignJwtRs256(std::string_view header_json, std::string_view claims_json,
+                                 std::string_view private_key_pem, std::string_view what) {
+  const std::string input = Base64UrlEncode(header_json) + "." + Base64UrlEncode(claims_json);
+  SLUICE_ASSIGN_OR_RETURN(std::string sig, RsaSha256Sign(input, private_key_pem, what));
   return input + "." + Base64UrlEncode(sig);
 }
 

@@ -1,6 +1,7 @@
 // JSON Web Tokens signed RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7515)
 // through OpenSSL, for client assertions (Azure certificate principals) and
-// service-account grants. Pure functions; thread-safe.
+// service-account grants; and the RSA-SHA256 signature under them (OCI's
+// request signatures use it too). Pure functions; thread-safe.
 //
 // Private keys and the tokens made with them are secrets: error text never
 // holds either.
@@ -12,6 +13,15 @@
 #include "base/status.h"
 
 namespace sluice {
+
+// The RSASSA-PKCS1-v1_5 SHA-256 signature of `data` (raw bytes) with the RSA
+// private key in `private_key_pem` (PKCS#1 or PKCS#8 PEM, other PEM blocks
+// may surround it), encrypted with `passphrase` when it is not empty. Errors
+// (kInvalidArgument) name `what` (a file name, no secret): no key, a wrong
+// or missing passphrase, not RSA. Deterministic: the same input gives the
+// same signature (OCI's request signatures rely on it in tests).
+Result<std::string> RsaSha256Sign(std::string_view data, std::string_view private_key_pem,
+                                  std::string_view what, std::string_view passphrase = {});
 
 // Base64url without padding (RFC 7515 section 2).
 std::string Base64UrlEncode(std::string_view bytes);

@@ -37,16 +37,33 @@ BearerHttpStore::BearerHttpStore(std::string root, std::string bearer,
       client_(std::move(client)),
       options_(std::move(options)) {}
 
+BearerHttpStore::BearerHttpStore(std::string root, std::shared_ptr<SharedCredential> credential,
+                                 std::unique_ptr<HttpClient> client, StoreOptions options)
+    : root_(std::move(root)),
+      credential_(std::move(credential)),
+      client_(std::move(client)),
+      options_(std::move(options)) {}
+
 BearerHttpStore::~BearerHttpStore() = default;
 
-HttpHeaders BearerHttpStore::AuthHeaders() const {
+awaitable<Result<HttpHeaders>> BearerHttpStore::AuthHeaders() {
   HttpHeaders h;
-  if (!bearer_.empty()) h.emplace_back("authorization", "Bearer " + bearer_);
-  return h;
+  std::string bearer = bearer_;
+  if (credential_) {
+    auto current = co_await credential_->AwaitGet();
+    if (!current.ok()) co_return current.status().WithContext(root_);
+    bearer = std::move(current->bearer);
+  }
+  if (!bearer.empty()) h.emplace_back("authorization", "Bearer " + bearer);
+  co_return h;
 }
 
 Status BearerHttpStore::Context(const Status& s, const std::string& key) const {
   return ObjectError(s, root_, key);
+}
+
+awaitable<Result<HttpHeaders>> BearerHttpStore::RequestHeaders(HttpMethod, const std::string&) {
+  co_return co_await AuthHeaders();
 }
 
 awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
@@ -54,7 +71,7 @@ awaitable<Result<ObjectInfo>> BearerHttpStore::Head(std::string key) {
   HttpRequest req;
   req.method = HttpMethod::kHead;
   req.url = ObjectUrl(key);
-  req.headers = AuthHeaders();
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                              co_await SendForObject(*client_, std::move(req), root_, key));
   SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, JoinKey(root_, key)));
@@ -76,7 +93,7 @@ awaitable<Result<std::string>> BearerHttpStore::Ranged(std::string key, uint64_t
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   HttpRequest req;
   req.url = ObjectUrl(key);
-  req.headers = AuthHeaders();
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
                                    std::move(req), whole);
 }
@@ -85,7 +102,7 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   HttpRequest req;
   req.url = ObjectUrl(key);
-  req.headers = AuthHeaders();
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                              co_await SendForObject(*client_, std::move(req), root_, key));
   co_return std::move(resp.body);
@@ -94,8 +111,10 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
 awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path,
                                              std::optional<uint64_t> expected_size) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
-  auto resp = co_await client_->GetToFile(ObjectUrl(key), path,
-                                          DownloadOptions(options_, expected_size), AuthHeaders());
+  const std::string url = ObjectUrl(key);
+  SLUICE_CO_ASSIGN_OR_RETURN(HttpHeaders auth, co_await RequestHeaders(HttpMethod::kGet, url));
+  auto resp = co_await client_->GetToFile(url, path,
+                                          DownloadOptions(options_, expected_size), std::move(auth));
   if (!resp.ok()) co_return Context(resp.status(), key);
   co_return Status::Ok();
 }

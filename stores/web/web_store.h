@@ -19,17 +19,22 @@
 
 #include "base/status.h"
 #include "stores/common/object_http.h"
+#include "stores/credentials/shared_credential.h"
 #include "stores/http/http_client.h"
 #include "stores/store.h"
 
 namespace sluice {
 
 // A store whose objects are fetched by GET/HEAD on ObjectUrl(key), with an
-// optional bearer token. Subclasses add writes and listings.
+// optional bearer token: a fixed one, or a SharedCredential's (its `bearer`,
+// asked per request so that a refreshed token is used; it must outlive
+// nothing: the store holds it). Subclasses add writes and listings.
 class BearerHttpStore : public Store {
  public:
   BearerHttpStore(std::string root, std::string bearer, std::unique_ptr<HttpClient> client,
                   StoreOptions options);
+  BearerHttpStore(std::string root, std::shared_ptr<SharedCredential> credential,
+                  std::unique_ptr<HttpClient> client, StoreOptions options);
   ~BearerHttpStore() override;
 
   std::string root() const override { return root_; }
@@ -48,7 +53,15 @@ class BearerHttpStore : public Store {
  protected:
   // The absolute URL of `key` (already validated).
   virtual std::string ObjectUrl(const std::string& key) const = 0;
-  HttpHeaders AuthHeaders() const;
+  // The Authorization header, if any. Errors: the credential's (it never
+  // holds a secret).
+  boost::asio::awaitable<Result<HttpHeaders>> AuthHeaders();
+  // The headers that authorize a `method` request of `url` (absolute, as
+  // sent): AuthHeaders(), unless a store signs each request (OCI's native
+  // API). Head, Get, GetRange and GetToFile ask it; GetToFile's parts share
+  // the headers of one GET (a Range header is never signed).
+  virtual boost::asio::awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method,
+                                                                     const std::string& url);
   Status Context(const Status& s, const std::string& key) const;
   HttpClient& client() { return *client_; }
   const StoreOptions& options() const { return options_; }
@@ -60,6 +73,7 @@ class BearerHttpStore : public Store {
 
   std::string root_;
   std::string bearer_;  // a secret
+  std::shared_ptr<SharedCredential> credential_;  // when set, replaces bearer_
   std::unique_ptr<HttpClient> client_;
   StoreOptions options_;
 };

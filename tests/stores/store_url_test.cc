@@ -40,7 +40,7 @@ TEST(StoreUrlTest, UnknownSchemesAreRejectedWithTheKnownOnes) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
             "unknown store URL scheme 'nosuch' in 'nosuch://x/y' (known: file, s3, oci, gs, "
-            "azure, azure-dl, http, https, dbfs, or a local path)");
+            "azure, azure-dl, http, https, dbfs, hf, or a local path)");
 }
 
 }  // namespace

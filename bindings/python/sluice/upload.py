@@ -185,8 +185,9 @@ class AzureDataLakeUploader(_StoreUploader):
 
 
 class DatabricksUploader(_StoreUploader):
-    """dbfs:/ and dbfs:/Volumes (credentials: DATABRICKS_HOST and
-    DATABRICKS_TOKEN, read by Sluice's dbfs store)."""
+    """dbfs:/ and dbfs:/Volumes (credentials: Databricks unified auth, the
+    DATABRICKS_* variables or a ~/.databrickscfg profile, read by Sluice's
+    dbfs store)."""
 
     def __init__(self, out, keep_local=False, progress_bar=False, retry=2, exist_ok=False):
         super().__init__(out, keep_local, progress_bar, retry, exist_ok)

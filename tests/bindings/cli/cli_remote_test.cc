@@ -21,6 +21,7 @@
 #include "stores/store.h"
 #include "tests/bindings/cli/cli_runner.h"
 #include "tests/stores/common/azurite_suite.h"
+#include "tests/stores/common/fake_hf_hub.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_server_suite.h"
 #include "tests/stores/common/node_servers.h"
@@ -303,6 +304,70 @@ TEST(CliTempFolderTest, RemovedWhenTheCommandIsKilled) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
   EXPECT_TRUE(FolderEntries(tmp.path()).empty());
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A Mosaic dataset on a (fake) Hugging Face Hub repository, its shards behind
+// the CDN redirect: inspect and verify give what they give on the folder;
+// whoami names the token's source, never the token.
+TEST(CliHfTest, InspectVerifyAndWhoamiThroughTheHub) {
+  testing::FakeHfHub hub;
+  hub.require_token = true;
+  hub.page_size = 3;
+  const std::string folder = kMds + "compressed_zstd_hashed";
+  DIR* dir = opendir(folder.c_str());
+  ASSERT_NE(dir, nullptr);
+  while (dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    auto bytes = ReadFile(folder + "/" + name);
+    ASSERT_TRUE(bytes.ok()) << name;
+    hub.Put("datasets/org/mds", "main", "data/" + name, std::move(*bytes));
+  }
+  closedir(dir);
+  auto env = CleanStoreEnv();
+  env["HF_ENDPOINT"] = hub.url();
+  env["HF_TOKEN"] = testing::FakeHfHub::kToken;
+  ScopedEnv scoped(env);
+  const std::string url = "hf://datasets/org/mds/data";
+  CliRun local = Sluice("inspect --shards " + folder);
+  ASSERT_EQ(local.exit_code, 0) << local.out;
+  CliRun remote = Sluice("inspect --shards " + url);
+  EXPECT_EQ(remote.exit_code, 0) << remote.out;
+  EXPECT_EQ(remote.out, AsIfRemote(local.out, folder, url));
+  local = Sluice("verify " + folder);
+  remote = Sluice("verify " + url);
+  EXPECT_EQ(remote.exit_code, 0) << remote.out;
+  EXPECT_EQ(remote.out, local.out);
+  EXPECT_GE(hub.cdn_gets(), 1);
+  EXPECT_TRUE(hub.cdn_authorizations().empty());
+  CliRun whoami = Sluice("whoami " + url);
+  EXPECT_EQ(whoami.exit_code, 0);
+  EXPECT_EQ(whoami.out, "hf://datasets/org/mds/data\n  endpoint: " + hub.url() +
+                            "\n  repository: dataset org/mds, revision main\n"
+                            "  token: environment (HF_TOKEN) (bearer token)\n"
+                            "  sources tried: environment (used)\n");
+  for (const CliRun& r : {remote, whoami}) {
+    EXPECT_EQ(r.out.find(testing::FakeHfHub::kToken), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliWhoamiTest, DatabricksNamesTheTokensSourceNeverTheToken) {
+  auto env = CleanStoreEnv();
+  env["DATABRICKS_HOST"] = "adb-1.2.azuredatabricks.net";
+  env["DATABRICKS_TOKEN"] = kSecret;
+  ScopedEnv scoped(env);
+  CliRun r = Sluice("whoami dbfs:/Volumes/main/default/vol");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "dbfs:/Volumes/main/default/vol\n"
+                   "  host: https://adb-1.2.azuredatabricks.net (from DATABRICKS_HOST)\n"
+                   "  credentials: personal access token from DATABRICKS_TOKEN (bearer token)\n"
+                   "  sources tried: pat (used)\n");
 }
 
 }  // namespace

@@ -8,7 +8,8 @@ from sluice import stream, writer
 
 
 @pytest.mark.parametrize('url', ['s3://bucket/ds', 'gs://b/k', 'dbfs:/Volumes/c/s/v',
-                                 'https://host/ds', 'AZURE://c@a/p'])
+                                 'https://host/ds', 'AZURE://c@a/p', 'hf://datasets/org/name',
+                                 'oci://bucket@namespace/ds'])
 def test_store_urls_are_remote(url):
     assert stream._is_remote(url)
     assert writer.is_remote(url)
@@ -30,8 +31,9 @@ def test_file_urls_are_local_to_the_dataset_and_uploads_to_the_writer():
 
 def test_schemes_and_local_paths_are_the_engines():
     from sluice.remote import local_path, url_scheme
-    assert [url_scheme(u) for u in ('S3://b/k', 'dbfs:/Volumes/a', 'file:///x', '/data/a://b')] == \
-        ['s3', 'dbfs', 'file', '']
+    assert [url_scheme(u) for u in ('S3://b/k', 'dbfs:/Volumes/a', 'file:///x', '/data/a://b',
+                                    'hf://datasets/o/n@refs%2Fconvert%2Fparquet/x')] == \
+        ['s3', 'dbfs', 'file', '', 'hf']
     assert local_path('file://localhost/data/a%20b/') == '/data/a b'
     assert local_path('/plain/') == '/plain'
     with pytest.raises(ValueError, match="^invalid argument: 's3://b/k' is a store URL"):

@@ -12,7 +12,7 @@ TEST(RemoteSourceTest, AnUnknownSchemeFailsAtOpen) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
             "unknown store URL scheme 'nosuch' in 'nosuch://bucket/ds' (known: file, s3, oci, gs, "
-            "azure, azure-dl, http, https, dbfs, or a local path)");
+            "azure, azure-dl, http, https, dbfs, hf, or a local path)");
 }
 
 TEST(RemoteSourceTest, APathWithSchemeLikeTextInsideIsAFolder) {

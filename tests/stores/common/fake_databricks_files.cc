@@ -15,6 +15,16 @@ void FakeDatabricksFiles::Put(const std::string& path, std::string bytes) {
   files_[path] = std::move(bytes);
 }
 
+void FakeDatabricksFiles::AcceptToken(const std::string& token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  accepted_.insert(token);
+}
+
+std::vector<std::string> FakeDatabricksFiles::bearers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bearers_;
+}
+
 int FakeDatabricksFiles::gets(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = gets_.find(path);
@@ -40,7 +50,9 @@ FakeResponse FakeDatabricksFiles::Handle(const FakeRequest& r) {
 
 FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (r.Header("authorization") != std::string("Bearer ") + kToken) {
+  const std::string auth = r.Header("authorization");
+  bearers_.push_back(auth.rfind("Bearer ", 0) == 0 ? auth.substr(7) : auth);
+  if (auth.rfind("Bearer ", 0) != 0 || accepted_.count(auth.substr(7)) == 0) {
     return {401, {}, "{\"error_code\":\"UNAUTHENTICATED\"}"};
   }
   std::string target = r.target;

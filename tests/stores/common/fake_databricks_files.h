@@ -8,7 +8,9 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "tests/stores/common/fake_http_server.h"
 
@@ -21,6 +23,12 @@ class FakeDatabricksFiles {
 
   FakeDatabricksFiles();
   std::string url() const { return server_.url(); }
+
+  // Accepts `token` as well (an OAuth token a test's token endpoint issued).
+  // Thread-safe.
+  void AcceptToken(const std::string& token);
+  // The bearer tokens of the requests answered so far. Thread-safe.
+  std::vector<std::string> bearers();
 
   // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would. Thread-safe.
   void Put(const std::string& path, std::string bytes);
@@ -42,6 +50,8 @@ class FakeDatabricksFiles {
   std::mutex mu_;
   std::map<std::string, std::string> files_;
   std::map<std::string, int> gets_;
+  std::set<std::string> accepted_ = {kToken};
+  std::vector<std::string> bearers_;
   int list_pages_ = 0;
   FakeHttpServer server_;  // last: stops first
 };

@@ -161,6 +161,25 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // Nor gcloud's application default credentials file.
   env["CLOUDSDK_CONFIG"] = "/nonexistent/gcloud";
   env["GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"] = std::nullopt;
+  // The Hugging Face Hub: no token of the machine's, never huggingface.co.
+  for (const char* name : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "XDG_CACHE_HOME",
+                           "HF_HUB_DISABLE_IMPLICIT_TOKEN"}) {
+    env[name] = std::nullopt;
+  }
+  env["HF_TOKEN_PATH"] = "/nonexistent/hf-token";
+  // Databricks: no ~/.databrickscfg of the machine's, no other credential.
+  for (const char* name : {"DATABRICKS_CLIENT_ID", "DATABRICKS_CLIENT_SECRET", "DATABRICKS_USERNAME",
+                           "DATABRICKS_PASSWORD", "DATABRICKS_DISCOVERY_URL", "DATABRICKS_AUTH_TYPE",
+                           "DATABRICKS_CONFIG_PROFILE"}) {
+    env[name] = std::nullopt;
+  }
+  env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";
+  // OCI's native API: no profile of the machine's (~/.oci/config wins over
+  // OCI_CONFIG_FILE, so tests that use one also point HOME elsewhere).
+  env["OCI_CONFIG_FILE"] = "/nonexistent/oci-config";
+  env["OCI_CLI_PROFILE"] = std::nullopt;
+  env["SLUICE_OCI_OBJECT_STORAGE_ENDPOINT"] = std::nullopt;
+  env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;
 }
 

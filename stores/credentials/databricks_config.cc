@@ -1,0 +1,142 @@
+#include "stores/credentials/databricks_config.h"
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "base/file.h"
+#include "stores/common/store_keys.h"
+#include "stores/credentials/aws_settings.h"
+#include "stores/http/url.h"
+
+namespace sluice {
+namespace {
+
+struct Setting {
+  const char* name;   // the config file's key
+  const char* env;    // the environment variable
+  const char* auth;   // the kind of credential it belongs to; "" none
+  std::string DatabricksConfig::*field;
+};
+
+const std::vector<Setting>& Settings() {
+  static const std::vector<Setting> settings = {
+      {"host", "DATABRICKS_HOST", "", &DatabricksConfig::host},
+      {"token", "DATABRICKS_TOKEN", "pat", &DatabricksConfig::token},
+      {"client_id", "DATABRICKS_CLIENT_ID", "oauth", &DatabricksConfig::client_id},
+      {"client_secret", "DATABRICKS_CLIENT_SECRET", "oauth", &DatabricksConfig::client_secret},
+      {"username", "DATABRICKS_USERNAME", "basic", &DatabricksConfig::username},
+      {"password", "DATABRICKS_PASSWORD", "basic", &DatabricksConfig::password},
+      {"discovery_url", "DATABRICKS_DISCOVERY_URL", "", &DatabricksConfig::discovery_url},
+      {"auth_type", "DATABRICKS_AUTH_TYPE", "", &DatabricksConfig::auth_type},
+  };
+  return settings;
+}
+
+std::string ConfigFilePath() {
+  std::string path = GetEnv("DATABRICKS_CONFIG_FILE").value_or("");
+  if (path.empty()) path = "~/.databrickscfg";
+  if (path == "~" || path.rfind("~/", 0) == 0) {
+    auto home = GetEnv("HOME");
+    if (!home || home->empty()) return "";
+    path = *home + path.substr(1);
+  }
+  return path;
+}
+
+// The SDK's _fix_host_if_needed: "https://" when no scheme, the path dropped.
+Result<std::string> NormalizeHost(const std::string& raw, const std::string& origin) {
+  std::string h = raw;
+  if (h.find("://") == std::string::npos) h = "https://" + h;
+  auto parsed = ParseUrl(h);
+  if (!parsed.ok()) {
+    return InvalidArgumentError("the Databricks host from " + origin +
+                                " is not a URL: " + parsed.status().message());
+  }
+  return parsed->scheme + "://" + parsed->Authority();
+}
+
+// Loads the profile into `config` (only settings the environment left empty).
+Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
+  const std::string path = ConfigFilePath();
+  // As the SDK: a missing file is no error, even for a named profile (the
+  // chain then finds no credentials and says so).
+  if (path.empty() || !FileExists(path)) return Status::Ok();
+  auto text = ReadFile(path, uint64_t{1} << 20);
+  if (!text.ok()) return text.status().WithContext("reading the Databricks config file");
+  SLUICE_ASSIGN_OR_RETURN(IniFile ini, ParseIni(*text, path));
+  std::string profile = requested;
+  bool fallback = false;
+  if (profile.empty()) {
+    if (auto s = ini.find("__settings__"); s != ini.end()) {
+      if (auto d = s->second.find("default_profile"); d != s->second.end()) profile = d->second;
+    }
+  }
+  if (profile == "__settings__") {
+    return InvalidArgumentError("__settings__ is a reserved section name and cannot be used as a profile");
+  }
+  if (profile.empty()) {
+    auto d = ini.find("DEFAULT");
+    if (d == ini.end() || d->second.empty()) return Status::Ok();
+    profile = "DEFAULT";
+    fallback = true;
+  }
+  auto section = ini.find(profile);
+  if (section == ini.end()) {
+    if (fallback) return Status::Ok();
+    return InvalidArgumentError("resolve: " + path + " has no " + profile + " profile configured");
+  }
+  const std::string origin = "profile " + profile + " of " + path;
+  for (const Setting& s : Settings()) {
+    auto it = section->second.find(s.name);
+    if (it == section->second.end() || it->second.empty()) continue;
+    if (!(config.*s.field).empty()) continue;  // the environment's wins
+    config.*s.field = it->second;
+    config.origin[s.name] = origin;
+  }
+  config.profile = profile;
+  config.config_file = path;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DatabricksConfig> LoadDatabricksConfig() {
+  DatabricksConfig config;
+  for (const Setting& s : Settings()) {
+    auto value = GetEnv(s.env);
+    if (!value || value->empty()) continue;
+    config.*s.field = *value;
+    config.origin[s.name] = s.env;
+  }
+  const std::string requested = GetEnv("DATABRICKS_CONFIG_PROFILE").value_or("");
+  bool any_auth = false;
+  for (const Setting& s : Settings()) {
+    if (*s.auth != '\0' && !(config.*s.field).empty()) any_auth = true;
+  }
+  if (!requested.empty() || (!any_auth && config.host.empty())) {
+    SLUICE_RETURN_IF_ERROR(LoadProfile(config, requested));
+  }
+  if (!config.host.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(config.host, NormalizeHost(config.host, config.origin["host"]));
+  }
+  if (!config.auth_type.empty() && config.auth_type != "pat" && config.auth_type != "basic" &&
+      config.auth_type != "oauth-m2m") {
+    return InvalidArgumentError("the Databricks auth type '" + config.auth_type + "' (from " +
+                                config.origin["auth_type"] +
+                                ") is not supported; Sluice has pat and oauth-m2m");
+  }
+  std::set<std::string> kinds;
+  for (const Setting& s : Settings()) {
+    if (*s.auth != '\0' && !(config.*s.field).empty()) kinds.insert(s.auth);
+  }
+  if (kinds.size() > 1 && config.auth_type.empty()) {
+    std::string names;
+    for (const std::string& k : kinds) names += (names.empty() ? "" : " and ") + k;
+    return InvalidArgumentError("validate: more than one authorization method configured: " +
+                                names + " (set DATABRICKS_AUTH_TYPE to choose one)");
+  }
+  return config;
+}
+
+}  // namespace sluice

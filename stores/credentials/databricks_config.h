@@ -1,0 +1,48 @@
+// The Databricks workspace and credentials as the Databricks SDK's Config()
+// resolves them (unified authentication), before any token is fetched:
+//   1. the environment: DATABRICKS_HOST, DATABRICKS_TOKEN,
+//      DATABRICKS_CLIENT_ID, DATABRICKS_CLIENT_SECRET, DATABRICKS_USERNAME,
+//      DATABRICKS_PASSWORD, DATABRICKS_DISCOVERY_URL, DATABRICKS_AUTH_TYPE;
+//   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
+//      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
+//      [__settings__] default_profile, else [DEFAULT] when it has settings.
+//      The file is skipped when no profile is named and the environment
+//      already gives a host or a credential; a profile's values never
+//      replace the environment's.
+// Then, as the SDK validates, credentials of two kinds (a token, client
+// credentials, a user name and password) without DATABRICKS_AUTH_TYPE are an
+// error. Reads the environment and the file; thread-safe as long as nobody
+// changes the environment meanwhile.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "base/status.h"
+
+namespace sluice {
+
+struct DatabricksConfig {
+  std::string host;           // scheme://authority, no path; "" when none is set
+  std::string token;          // a personal access token (secret)
+  std::string client_id;      // a service principal's OAuth client
+  std::string client_secret;  // (secret)
+  std::string username;
+  std::string password;       // (secret)
+  std::string discovery_url;  // OIDC discovery; "" for the host's own
+  std::string auth_type;      // "pat", "oauth-m2m", ...; "" for the first that applies
+  std::string profile;        // the profile read; "" when none
+  std::string config_file;    // the file the profile came from
+  // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of
+  // /home/u/.databrickscfg"), by setting name ("host", "token", ...).
+  std::map<std::string, std::string> origin;
+};
+
+// Errors: kInvalidArgument for a host that is not a URL, a named profile the
+// file lacks ("resolve: <file> has no <profile> profile configured"), an
+// unparsable file (file and line, never a value), or credentials of two
+// kinds ("validate: more than one authorization method configured: oauth
+// and pat").
+Result<DatabricksConfig> LoadDatabricksConfig();
+
+}  // namespace sluice

@@ -1,0 +1,255 @@
+#include "stores/oci/oci_native_store.h"
+
+#include <ctime>
+
+#include "base/asio/co_status.h"
+#include "base/file.h"
+#include "formats/json/py_json.h"
+#include "stores/common/object_http.h"
+#include "stores/common/object_listing.h"
+#include "stores/common/store_keys.h"
+#include "stores/credentials/blocking_http.h"
+#include "stores/credentials/oci_config.h"
+#include "stores/signing/oci_signature.h"
+#include "stores/signing/uri_encoding.h"
+#include "stores/web/web_store.h"
+
+namespace sluice {
+namespace {
+
+using boost::asio::awaitable;
+
+struct OciLocation {
+  std::string bucket;
+  std::string ns;    // "" when the URL names none
+  std::string path;  // no leading or trailing '/'
+};
+
+Result<OciLocation> ParseOciUrl(std::string_view url) {
+  std::string_view rest = url.substr(std::string_view("oci://").size());
+  const size_t slash = rest.find('/');
+  std::string_view bucket = rest.substr(0, slash);
+  OciLocation out;
+  bool names_namespace = false;
+  if (size_t at = bucket.find('@'); at != std::string_view::npos) {
+    names_namespace = true;
+    out.ns = std::string(bucket.substr(at + 1));
+    bucket = bucket.substr(0, at);
+  }
+  out.bucket = std::string(bucket);
+  std::string path = slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  out.path = path;
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '?' || c == '#') {
+      return InvalidArgumentError("malformed oci URL '" + std::string(url) +
+                                  "': control character, '?' or '#'");
+    }
+  }
+  const bool bad_name = out.ns.find_first_of("@%") != std::string::npos ||
+                        out.bucket.find('%') != std::string::npos;
+  if (out.bucket.empty() || (names_namespace && out.ns.empty()) || bad_name ||
+      !ValidatePrefix(out.path, url).ok()) {
+    return InvalidArgumentError("malformed oci URL '" + std::string(url) +
+                                "' (expected oci://BUCKET[@NAMESPACE]/PATH)");
+  }
+  return out;
+}
+
+// The endpoint, no trailing '/'.
+Result<std::string> Endpoint(const OciProfile& profile) {
+  std::string ep = GetEnv("SLUICE_OCI_OBJECT_STORAGE_ENDPOINT").value_or("");
+  if (ep.empty()) ep = "https://objectstorage." + profile.region + ".oraclecloud.com";
+  auto parsed = ParseUrl(ep);
+  if (!parsed.ok()) return InvalidArgumentError("the OCI endpoint is not a URL: " + parsed.status().message());
+  return parsed->scheme + "://" + parsed->Authority();
+}
+
+// The Date and Authorization headers of a `method` request of `url`.
+Result<HttpHeaders> SignedHeaders(const OciApiKey& key, HttpMethod method, const std::string& url) {
+  SLUICE_ASSIGN_OR_RETURN(Url parsed, ParseUrl(url));
+  OciRequestToSign r;
+  r.method = HttpMethodName(method);
+  r.host = parsed.Authority();
+  r.target = parsed.target;
+  r.date = OciHttpDate(static_cast<int64_t>(std::time(nullptr)));
+  SLUICE_ASSIGN_OR_RETURN(std::string auth, OciAuthorization(r, key));
+  return HttpHeaders{{"date", r.date}, {"authorization", std::move(auth)}};
+}
+
+// OCI's errors: {"code": "BucketNotFound", "message": "..."}.
+std::string OciErrorDetail(std::string_view body) {
+  auto json = ParsePyJson(body);
+  if (!json.ok()) return "";
+  std::string code = JsonStringMember(*json, "code");
+  std::string message = JsonStringMember(*json, "message");
+  if (message.size() > 200) message.resize(200);
+  for (char& c : message) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return message.empty() ? code : code + ": " + message;
+}
+
+class OciNativeStore final : public BearerHttpStore {
+ public:
+  OciNativeStore(std::string root, std::string base, OciLocation loc, OciApiKey key,
+                 std::unique_ptr<HttpClient> client, StoreOptions options)
+      : BearerHttpStore(std::move(root), std::string(), std::move(client), std::move(options)),
+        base_(std::move(base)),
+        loc_(std::move(loc)),
+        key_(std::move(key)) {}
+
+  awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method, const std::string& url) override {
+    co_return SignedHeaders(key_, method, url);
+  }
+
+  // One PUT, signed as the SDK signs PutObject: without its body's headers.
+  awaitable<Status> Put(std::string key, std::string bytes) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
+    req.body = std::move(bytes);
+    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
+  }
+
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
+    req.body_file = std::move(path);
+    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
+  }
+
+  awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root()));
+    const std::string full = JoinKey(loc_.path, prefix);
+    const std::string dir = loc_.path.empty() ? "" : loc_.path + "/";
+    std::vector<ObjectInfo> out;
+    std::string start;
+    for (int page = 0;; ++page) {
+      if (page >= kMaxPages) co_return IoError(root() + ": listing has too many pages");
+      HttpRequest req;
+      req.url = base_ + "/o?prefix=" + UriEncode(prefix.empty() && !dir.empty() ? dir : full) +
+                "&fields=name%2Csize" + (start.empty() ? "" : "&start=" + UriEncode(start));
+      if (options().list_page_size > 0) req.url += "&limit=" + std::to_string(options().list_page_size);
+      SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
+      auto resp = co_await client().Send(std::move(req));
+      if (!resp.ok()) co_return resp.status().WithContext(root() + ": listing");
+      auto json = ParsePyJson(resp->body);
+      const JsonValue* objects = json.ok() ? JsonMember(*json, "objects") : nullptr;
+      const auto* arr = objects ? std::get_if<JsonValue::Array>(&objects->v) : nullptr;
+      if (arr == nullptr) co_return CorruptError(root() + ": listing has no 'objects' list");
+      for (const JsonValue& o : *arr) {
+        const std::string name = JsonStringMember(o, "name");
+        if (name.compare(0, dir.size(), dir) != 0) continue;
+        std::string key = name.substr(dir.size());
+        if (key.compare(0, prefix.size(), prefix) != 0 || !ValidateKey(key, root()).ok()) continue;
+        const JsonValue* size = JsonMember(o, "size");
+        const auto* n = size ? std::get_if<int64_t>(&size->v) : nullptr;
+        if (n == nullptr || *n < 0) co_return CorruptError(root() + ": object '" + name + "' has no size");
+        out.push_back({std::move(key), static_cast<uint64_t>(*n)});
+      }
+      std::string next = JsonStringMember(*json, "nextStartWith");
+      if (next.empty()) break;
+      if (next <= start) co_return CorruptError(root() + ": listing does not advance");
+      start = std::move(next);
+    }
+    SortByKey(&out);
+    co_return out;
+  }
+
+ protected:
+  std::string ObjectUrl(const std::string& key) const override {
+    return base_ + "/o/" + UriEncode(JoinKey(loc_.path, key));
+  }
+
+ private:
+  static constexpr int kMaxPages = 1000000;
+
+  awaitable<Result<HttpRequest>> UploadRequest(const std::string& key) {
+    HttpRequest req;
+    req.method = HttpMethod::kPut;
+    req.url = ObjectUrl(key);
+    SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
+    req.headers.emplace_back("content-type", "application/octet-stream");
+    co_return req;
+  }
+  std::string base_;  // {endpoint}/n/{ns}/b/{bucket}
+  OciLocation loc_;
+  OciApiKey key_;
+};
+
+struct OciNative {
+  OciLocation loc;
+  OciProfile profile;
+  std::string endpoint;
+  std::string root;
+  bool ns_asked = false;
+};
+
+Result<OciNative> Resolve(std::string_view url) {
+  OciNative out;
+  SLUICE_ASSIGN_OR_RETURN(out.loc, ParseOciUrl(url));
+  auto profile = LoadOciProfile();
+  if (!profile.ok()) {
+    return Status(profile.status().code() == StatusCode::kNotFound ? StatusCode::kPermissionDenied
+                                                                    : profile.status().code(),
+                  profile.status().message())
+        .WithContext(std::string(url));
+  }
+  out.profile = std::move(*profile);
+  SLUICE_ASSIGN_OR_RETURN(out.endpoint, Endpoint(out.profile));
+  if (out.loc.ns.empty()) {
+    // As Mosaic: the tenancy's namespace, asked of the API.
+    const std::string ns_url = out.endpoint + "/n/";
+    HttpRequest req;
+    req.url = ns_url;
+    SLUICE_ASSIGN_OR_RETURN(req.headers, SignedHeaders(out.profile.key, HttpMethod::kGet, ns_url));
+    HttpClientOptions options = CredentialEndpointOptions(10000);
+    options.error_detail = OciErrorDetail;
+    auto resp = SendBlocking(std::move(req), options);
+    if (!resp.ok()) return resp.status().WithContext(std::string(url) + ": asking the namespace");
+    auto json = ParsePyJson(resp->body);
+    const auto* ns = json.ok() ? std::get_if<std::string>(&json->v) : nullptr;
+    if (ns == nullptr || ns->empty() || ns->find_first_of("/?#% ") != std::string::npos) {
+      return CorruptError(std::string(url) + ": the namespace answer is not a name");
+    }
+    out.loc.ns = *ns;
+    out.ns_asked = true;
+  }
+  out.root = "oci://" + out.loc.bucket + "@" + out.loc.ns + (out.loc.path.empty() ? "" : "/" + out.loc.path);
+  return out;
+}
+
+}  // namespace
+
+bool WantsOciNativeApi(std::string_view url) {
+  std::string_view rest = url.substr(std::min(url.size(), std::string_view("oci://").size()));
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos) return true;
+  for (const char* s3 : {"OCI_NAMESPACE", "OCI_ENDPOINT_URL", "AWS_ACCESS_KEY_ID"}) {
+    if (auto v = GetEnv(s3); v && !v->empty()) return false;
+  }
+  const std::string path = OciConfigPath();
+  return !path.empty() && FileExists(path);
+}
+
+Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,
+                                                  boost::asio::any_io_executor executor,
+                                                  const StoreOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(OciNative n, Resolve(url));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<HttpClient> client,
+                          MakeStoreHttpClient(std::move(executor), options, OciErrorDetail));
+  std::string base = n.endpoint + "/n/" + UriEncode(n.loc.ns) + "/b/" + UriEncode(n.loc.bucket);
+  return std::unique_ptr<Store>(std::make_unique<OciNativeStore>(
+      n.root, std::move(base), std::move(n.loc), std::move(n.profile.key), std::move(client), options));
+}
+
+Result<std::string> DescribeOciNativeAuth(std::string_view url) {
+  SLUICE_ASSIGN_OR_RETURN(OciNative n, Resolve(url));
+  std::string out = n.root + "\n";
+  out += "  endpoint: " + n.endpoint + " (native Object Storage API)\n";
+  out += "  namespace: " + n.loc.ns + (n.ns_asked ? " (asked of the API)" : " (from the URL)") + "\n";
+  out += "  credentials: API key of profile " + n.profile.profile + " in " + n.profile.config_file +
+         " (key id " + n.profile.key.key_id + ", request signatures)\n";
+  return out;
+}
+
+}  // namespace sluice

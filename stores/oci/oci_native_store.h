@@ -1,0 +1,41 @@
+// oci:// through OCI Object Storage's native API, every request signed with
+// the API key of an OCI config profile (stores/credentials/oci_config.h,
+// stores/signing/oci_signature.h), as the OCI SDK's ObjectStorageClient
+// does (and Mosaic with oci.config.from_file()). Put and PutFile are one
+// PUT each (no multipart upload: objects up to Object Storage's 50 GiB
+// single-PUT limit), signed as the SDK signs PutObject (its body unsigned).
+//
+// Which oci:// URLs come here (OpenStore decides with WantsOciNativeApi):
+//   oci://BUCKET@NAMESPACE/PATH always;
+//   oci://BUCKET/PATH when nothing configures the S3-compatible API
+//     (OCI_NAMESPACE, OCI_ENDPOINT_URL, AWS_ACCESS_KEY_ID unset) and an OCI
+//     config file exists; the namespace is then asked of the API (GET /n/).
+// The endpoint is https://objectstorage.<region>.oraclecloud.com, or
+// SLUICE_OCI_OBJECT_STORAGE_ENDPOINT. Objects: /n/NS/b/BUCKET/o/NAME (NAME
+// percent-encoded, '/' included, as the SDK sends it); listings:
+// /n/NS/b/BUCKET/o?prefix=...&fields=name,size, paged by nextStartWith.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "base/status.h"
+#include "stores/store.h"
+
+namespace sluice {
+
+// True when `url` (oci://...) goes to the native API by the rules above.
+bool WantsOciNativeApi(std::string_view url);
+
+Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,
+                                                  boost::asio::any_io_executor executor,
+                                                  const StoreOptions& options);
+
+// What `sluice whoami` prints for such a URL: the endpoint, the config file
+// and profile, the key id (tenancy/user/fingerprint; no secret).
+Result<std::string> DescribeOciNativeAuth(std::string_view url);
+
+}  // namespace sluice

@@ -1,0 +1,226 @@
+"""The SDK oracle for Databricks unified authentication: for each way a user
+configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
+service principal), databricks-sdk's Config() (pinned in requirements.txt)
+and Sluice are given the same environment and config file and pointed at the
+same loopback fake of a workspace: its host metadata
+(/.well-known/databricks-config), OIDC discovery and token endpoint, and the
+Files API for one file of a volume. The fake derives each OAuth token from the
+request that asked for it (client, secret, grant, scope), so the two get the
+same token only when they asked the same thing. Each case checks that the
+Authorization header Config().authenticate() gives is the one Sluice sent to
+read the file, that both read the same bytes, and that `sluice whoami` names
+the strategy and never a secret.
+
+Run it with the venv's Python (tests/sdk_oracle/run_databricks.sh does).
+Sluice runs in a child process of SLUICE_PYTHON (default /usr/bin/python3)
+with PYTHONPATH=bindings/python and SLUICE_LIBRARY (default
+build/bindings/c/libsluice.so); `sluice whoami` is SLUICE_CLI (default
+build/bindings/cli/sluice). Prints one line per case; exits 1 when any
+differs."""
+import base64
+import hashlib
+import http.server
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import databricks.sdk
+import requests
+from databricks.sdk.config import Config
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PAT = 'dapi0123456789abcdef-oracle'
+CLIENT_ID = 'sp-oracle-client'
+CLIENT_SECRET = 'dose-oracle-secret-value'
+VOLUME = '/Volumes/main/default/vol/ds'
+OBJECT = b'the same bytes for both clients\n'
+
+
+class FakeWorkspace(http.server.ThreadingHTTPServer):
+    def __init__(self):
+        super().__init__(('127.0.0.1', 0), _Handler)
+        self.issued = set()
+        self.file_bearers = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.server_address[1]}'
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, status, body, headers=()):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        if self.command != 'HEAD':
+            self.wfile.write(data)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        path = self.path.partition('?')[0]
+        url = self.server.url
+        js = [('Content-Type', 'application/json')]
+        if path == '/.well-known/databricks-config':
+            return self._send(200, {'oidc_endpoint': url + '/oidc', 'workspace_id': '123',
+                                    'cloud': 'aws'}, js)
+        if path == '/oidc/.well-known/oauth-authorization-server':
+            return self._send(200, {'issuer': url + '/oidc',
+                                    'authorization_endpoint': url + '/oidc/v1/authorize',
+                                    'token_endpoint': url + '/oidc/v1/token'}, js)
+        if path == '/api/2.0/fs/files' + VOLUME + '/index.json':
+            auth = self.headers.get('Authorization', '')
+            with self.server.lock:
+                self.server.file_bearers.append(auth)
+                known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in self.server.issued
+            if not known:
+                return self._send(401, {'error_code': 'UNAUTHENTICATED'}, js)
+            return self._send(200, OBJECT)
+        return self._send(404, {'error_code': 'NOT_FOUND', 'message': path}, js)
+
+    def do_POST(self):
+        path = self.path.partition('?')[0]
+        length = int(self.headers.get('Content-Length', '0'))
+        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        if path != '/oidc/v1/token':
+            return self._send(404, {'error': 'not_found'})
+        auth = self.headers.get('Authorization', '')
+        client = base64.b64decode(auth[len('Basic '):]).decode() if auth.startswith('Basic ') else ''
+        if client != f'{CLIENT_ID}:{CLIENT_SECRET}':
+            return self._send(401, {'error': 'invalid_client'})
+        asked = {'client': client, 'grant_type': form.get('grant_type'), 'scope': form.get('scope')}
+        token = 'm2m-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+        with self.server.lock:
+            self.server.issued.add(token)
+        return self._send(200, {'access_token': token, 'token_type': 'Bearer',
+                                'expires_in': 3600, 'scope': 'all-apis'},
+                          [('Content-Type', 'application/json')])
+
+
+def _cases(fake):
+    host = fake.url
+    m2m = {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': CLIENT_ID,
+           'DATABRICKS_CLIENT_SECRET': CLIENT_SECRET}
+    return [
+        # name, config file text or None, environment, whoami's expected credentials line
+        ('environment PAT', None, {'DATABRICKS_HOST': host, 'DATABRICKS_TOKEN': PAT},
+         'personal access token from DATABRICKS_TOKEN'),
+        ('[DEFAULT] profile PAT', f'[DEFAULT]\nhost = {host}\ntoken = {PAT}\n', {},
+         'personal access token from profile DEFAULT'),
+        ('DATABRICKS_CONFIG_PROFILE', f'[DEFAULT]\nhost = https://wrong.example\ntoken = wrong\n\n'
+         f'[work]\nhost = {host}\ntoken = {PAT}\n', {'DATABRICKS_CONFIG_PROFILE': 'work'},
+         'personal access token from profile work'),
+        ('[__settings__] default_profile', f'[__settings__]\ndefault_profile = work\n\n'
+         f'[work]\nhost = {host}\ntoken = {PAT}\n', {},
+         'personal access token from profile work'),
+        ('profile host, environment token', f'[work]\nhost = {host}\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'work', 'DATABRICKS_TOKEN': PAT},
+         'personal access token from DATABRICKS_TOKEN'),
+        ('environment OAuth M2M', None, m2m, 'OAuth M2M for client ' + CLIENT_ID),
+        ('profile OAuth M2M', f'[sp]\nhost = {host}\nclient_id = {CLIENT_ID}\n'
+         f'client_secret = {CLIENT_SECRET}\n', {'DATABRICKS_CONFIG_PROFILE': 'sp'},
+         'OAuth M2M for client ' + CLIENT_ID),
+        ('DATABRICKS_AUTH_TYPE=oauth-m2m beside a token', None,
+         dict(m2m, DATABRICKS_TOKEN='dapi-unused', DATABRICKS_AUTH_TYPE='oauth-m2m'),
+         'OAuth M2M for client ' + CLIENT_ID),
+    ]
+
+
+def _environment(folder, name, config_text, extra):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_'))}
+    case_dir = os.path.join(folder, hashlib.sha256(name.encode()).hexdigest()[:12])
+    os.makedirs(case_dir)
+    env['HOME'] = case_dir
+    if config_text is not None:
+        with open(os.path.join(case_dir, '.databrickscfg'), 'w') as f:
+            f.write(config_text)
+    env.update(extra)
+    return env
+
+
+def _sdk(env, fake):
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        cfg = Config()
+        auth = cfg.authenticate()['Authorization']
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    got = requests.get(f'{fake.url}/api/2.0/fs/files{VOLUME}/index.json',
+                       headers={'Authorization': auth}, timeout=10)
+    return auth, got.content
+
+
+def _sluice(env, fake):
+    child = dict(env)
+    child['PYTHONPATH'] = os.path.join(ROOT, 'bindings', 'python')
+    child['SLUICE_LIBRARY'] = os.environ.get(
+        'SLUICE_LIBRARY', os.path.join(ROOT, 'build', 'bindings', 'c', 'libsluice.so'))
+    before = len(fake.file_bearers)
+    run = subprocess.run(
+        [os.environ.get('SLUICE_PYTHON', '/usr/bin/python3'), '-c',
+         'import sys; from sluice.remote import remote_read; '
+         f'sys.stdout.buffer.write(remote_read("dbfs:{VOLUME}", "index.json"))'],
+        env=child, capture_output=True, timeout=120)
+    if run.returncode != 0:
+        return None, run.stderr.decode(errors='replace').strip().splitlines()[-1:]
+    bearers = fake.file_bearers[before:]
+    return (bearers[-1] if bearers else ''), run.stdout
+
+
+def main():
+    fake = FakeWorkspace()
+    cli = os.environ.get('SLUICE_CLI', os.path.join(ROOT, 'build', 'bindings', 'cli', 'sluice'))
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix='sluice-databricks-oracle-') as folder:
+        for name, config_text, extra, source in _cases(fake):
+            env = _environment(folder, name, config_text, extra)
+            start = time.monotonic()
+            try:
+                sdk_auth, sdk_bytes = _sdk(env, fake)
+            except Exception as e:  # the SDK's own failure is the case's result
+                sdk_auth, sdk_bytes = None, repr(e)
+            our_auth, our_bytes = _sluice(env, fake)
+            whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
+                                    capture_output=True, timeout=60)
+            shown = whoami.stdout.decode() + whoami.stderr.decode()
+            secrets = [PAT, CLIENT_SECRET] + sorted(fake.issued)
+            problems = []
+            if sdk_auth is None or sdk_auth != our_auth:
+                problems.append(f'databricks-sdk: {sdk_auth}  sluice: {our_auth}')
+            if not (sdk_bytes == our_bytes == OBJECT):
+                problems.append(f'bytes: databricks-sdk {sdk_bytes!r}  sluice {our_bytes!r}')
+            if whoami.returncode != 0 or f'credentials: {source}' not in shown:
+                problems.append(f'whoami: {shown.strip()}')
+            if any(s in shown for s in secrets):
+                problems.append('whoami printed a secret')
+            failures += bool(problems)
+            print(f'{"same" if not problems else "DIFFERENT"}  {name}  '
+                  f'({time.monotonic() - start:.1f} s)' + ''.join('\n    ' + p for p in problems),
+                  flush=True)
+    print(f'databricks-sdk {databricks.sdk.version.__version__}: '
+          f'{"all the same" if not failures else f"{failures} differ"}')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,282 @@
+// Databricks unified authentication (stores/credentials/databricks_config.h,
+// databricks_credential.h) and dbfs:/Volumes reads through it, against
+// FakeDatabricksOidc (below: a fake of a workspace's OIDC discovery and
+// token endpoints, as no workspace can run here) and FakeDatabricksFiles.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/credentials/databricks_config.h"
+#include "stores/credentials/databricks_credential.h"
+#include "stores/dbfs/dbfs_store.h"
+#include "stores/signing/digest.h"
+#include "stores/store.h"
+#include "tests/common/scoped_env.h"
+#include "tests/common/temp_dir.h"
+#include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/common/fake_http_server.h"
+#include "tests/stores/common/node_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::FakeDatabricksFiles;
+using testing::FakeHttpServer;
+using testing::FakeRequest;
+using testing::FakeResponse;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+constexpr char kClientId[] = "sp-client-1";
+constexpr char kClientSecret[] = "dose-secret-value-42";
+
+// OIDC discovery and the client_credentials grant, checking what the real
+// endpoint checks: Basic auth of the client, the grant and the scope.
+class FakeDatabricksOidc {
+ public:
+  FakeDatabricksOidc() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
+  std::string url() const { return server_.url(); }
+  int token_requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return token_requests_;
+  }
+  std::atomic<int> expires_in{3600};
+  std::atomic<int> metadata_requests{0};
+  FakeDatabricksFiles* files = nullptr;  // told every token issued
+
+ private:
+  FakeResponse Handle(const FakeRequest& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r.method == "GET" && r.target == "/.well-known/databricks-config") {
+      ++metadata_requests;
+      return {200, {{"Content-Type", "application/json"}},
+              "{\"oidc_endpoint\": \"" + url() + "/oidc\", \"workspace_id\": \"123\"}"};
+    }
+    if (r.method == "GET" && r.target == "/oidc/.well-known/oauth-authorization-server") {
+      return {200, {{"Content-Type", "application/json"}},
+              "{\"issuer\": \"" + url() + "/oidc\", \"token_endpoint\": \"" + url() +
+                  "/oidc/v1/token\", \"authorization_endpoint\": \"" + url() +
+                  "/oidc/v1/authorize\"}"};
+    }
+    if (r.method == "POST" && r.target == "/oidc/v1/token") {
+      std::string decoded;
+      const std::string auth = r.Header("authorization");
+      if (auth.rfind("Basic ", 0) != 0 || !Base64Decode(auth.substr(6), &decoded) ||
+          decoded != std::string(kClientId) + ":" + kClientSecret) {
+        return {401, {{"Content-Type", "application/json"}},
+                "{\"error\": \"invalid_client\", \"error_description\": \"Client authentication failed\"}"};
+      }
+      if (r.body != "grant_type=client_credentials&scope=all-apis") {
+        return {400, {{"Content-Type", "application/json"}}, "{\"error\": \"invalid_request\"}"};
+      }
+      const std::string token = "m2m-token-" + std::to_string(++token_requests_);
+      if (files != nullptr) files->AcceptToken(token);
+      return {200, {{"Content-Type", "application/json"}},
+              "{\"access_token\": \"" + token + "\", \"token_type\": \"Bearer\", \"expires_in\": " +
+                  std::to_string(expires_in.load()) + ", \"scope\": \"all-apis\"}"};
+    }
+    return {404, {}, ""};
+  }
+  std::mutex mu_;
+  int token_requests_ = 0;
+  FakeHttpServer server_;
+};
+
+class DatabricksAuthTest : public ::testing::Test {
+ protected:
+  void SetEnv(std::map<std::string, std::optional<std::string>> extra) {
+    env_.reset();
+    auto env = CleanStoreEnv();
+    env["DATABRICKS_CONFIG_FILE"] = cfg_;
+    for (auto& [k, v] : extra) env[k] = v;
+    env_ = std::make_unique<ScopedEnv>(env);
+  }
+  void WriteCfg(const std::string& text) { ASSERT_TRUE(WriteFileAtomic(cfg_, text).ok()); }
+
+  TempDir dir_{"databricks_auth_test"};
+  std::string cfg_ = dir_.path() + "/databrickscfg";
+  std::unique_ptr<ScopedEnv> env_;
+};
+
+TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
+  WriteCfg(
+      "[DEFAULT]\nhost = https://default.cloud.databricks.com/\ntoken = dapi-default\n\n"
+      "[sp]\nhost = adb-1.2.azuredatabricks.net\nclient_id = " + std::string(kClientId) +
+      "\nclient_secret = " + kClientSecret + "\n\n[other]\nhost = https://other.example\n");
+  // [DEFAULT] when nothing else is set.
+  SetEnv({});
+  auto c = LoadDatabricksConfig();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->host, "https://default.cloud.databricks.com");
+  EXPECT_EQ(c->token, "dapi-default");
+  EXPECT_EQ(c->profile, "DEFAULT");
+  EXPECT_EQ(c->origin["token"], "profile DEFAULT of " + cfg_);
+  // A named profile; a bare host gets https://.
+  SetEnv({{"DATABRICKS_CONFIG_PROFILE", "sp"}});
+  c = LoadDatabricksConfig();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->host, "https://adb-1.2.azuredatabricks.net");
+  EXPECT_EQ(c->token, "");
+  EXPECT_EQ(c->client_id, kClientId);
+  // The environment's values win over the profile's.
+  SetEnv({{"DATABRICKS_CONFIG_PROFILE", "other"}, {"DATABRICKS_TOKEN", "dapi-env"}});
+  c = LoadDatabricksConfig();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->host, "https://other.example");
+  EXPECT_EQ(c->token, "dapi-env");
+  EXPECT_EQ(c->origin["token"], "DATABRICKS_TOKEN");
+  EXPECT_EQ(c->origin["host"], "profile other of " + cfg_);
+  // A host or credential in the environment and no profile named: the file
+  // is not read.
+  SetEnv({{"DATABRICKS_HOST", "https://env.example"}});
+  c = LoadDatabricksConfig();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->token, "");
+  EXPECT_EQ(c->profile, "");
+  // [__settings__] default_profile.
+  WriteCfg("[__settings__]\ndefault_profile = other\n\n[other]\nhost = https://other.example\n"
+           "token = dapi-other\n");
+  SetEnv({});
+  c = LoadDatabricksConfig();
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->profile, "other");
+  EXPECT_EQ(c->token, "dapi-other");
+  // A named profile the file lacks.
+  SetEnv({{"DATABRICKS_CONFIG_PROFILE", "nope"}});
+  EXPECT_EQ(LoadDatabricksConfig().status().message(),
+            "resolve: " + cfg_ + " has no nope profile configured");
+  // Two kinds of credentials without DATABRICKS_AUTH_TYPE.
+  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_TOKEN", "dapi-x"},
+          {"DATABRICKS_CLIENT_ID", kClientId}, {"DATABRICKS_CLIENT_SECRET", kClientSecret}});
+  auto two = LoadDatabricksConfig();
+  EXPECT_EQ(two.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(two.status().message(),
+            "validate: more than one authorization method configured: oauth and pat (set "
+            "DATABRICKS_AUTH_TYPE to choose one)");
+  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "azure-cli"}});
+  EXPECT_EQ(LoadDatabricksConfig().status().message(),
+            "the Databricks auth type 'azure-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
+            "Sluice has pat and oauth-m2m");
+}
+
+TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
+  FakeDatabricksOidc oidc;
+  oidc.expires_in = 1800;
+  SetEnv({{"DATABRICKS_HOST", oidc.url()}, {"DATABRICKS_CLIENT_ID", kClientId},
+          {"DATABRICKS_CLIENT_SECRET", kClientSecret}});
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok());
+  auto chain = MakeDatabricksCredentialChain(*config);
+  auto got = chain->Fetch(1000);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->bearer, "m2m-token-1");
+  EXPECT_EQ(got->expires_at, 2800);
+  EXPECT_EQ(got->source, "OAuth M2M for client sp-client-1 (from DATABRICKS_CLIENT_ID)");
+  EXPECT_EQ(oidc.metadata_requests.load(), 1);  // the host's metadata named its OIDC root
+  EXPECT_EQ(chain->DescribeAttempts(),
+            "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
+            "(DATABRICKS_USERNAME)), oauth-m2m (used)");
+  // With both kinds, DATABRICKS_AUTH_TYPE picks one.
+  SetEnv({{"DATABRICKS_HOST", oidc.url()}, {"DATABRICKS_TOKEN", "dapi-x"},
+          {"DATABRICKS_CLIENT_ID", kClientId}, {"DATABRICKS_CLIENT_SECRET", kClientSecret},
+          {"DATABRICKS_AUTH_TYPE", "oauth-m2m"}});
+  config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok());
+  got = MakeDatabricksCredentialChain(*config)->Fetch(1000);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->bearer, "m2m-token-2");
+  // A wrong secret: the endpoint's error code, never the secret.
+  SetEnv({{"DATABRICKS_HOST", oidc.url()}, {"DATABRICKS_CLIENT_ID", kClientId},
+          {"DATABRICKS_CLIENT_SECRET", "wrong-secret-value"}});
+  config = LoadDatabricksConfig();
+  auto refused = MakeDatabricksCredentialChain(*config)->Fetch(1000);
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("oauth-m2m: token request for client sp-client-1 to " +
+                                            oidc.url() + "/oidc/v1/token failed"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("invalid_client"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(refused.status().message().find("wrong-secret-value"), std::string::npos);
+}
+
+class DatabricksReadTest : public DatabricksAuthTest {
+ protected:
+  void SetUp() override {
+    files_.Put("/Volumes/main/default/vol/ds/index.json", "{\"shards\": []}");
+    oidc_.files = &files_;
+  }
+  FakeDatabricksFiles files_;
+  FakeDatabricksOidc oidc_;
+  EventLoop loop_;
+};
+
+TEST_F(DatabricksReadTest, AProfilesTokenReadsAndWhoamiNamesIt) {
+  WriteCfg("[DEFAULT]\nhost = " + files_.url() + "\ntoken = " + FakeDatabricksFiles::kToken + "\n");
+  SetEnv({});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto got = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "{\"shards\": []}");
+  auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_EQ(*whoami, "dbfs:/Volumes/main/default/vol/ds\n"
+                     "  host: " + files_.url() + " (from profile DEFAULT of " + cfg_ + ")\n"
+                     "  profile: DEFAULT of " + cfg_ + "\n"
+                     "  credentials: personal access token from profile DEFAULT of " + cfg_ +
+                     " (bearer token)\n"
+                     "  sources tried: pat (used)\n");
+}
+
+TEST_F(DatabricksReadTest, AServicePrincipalsTokenReadsAndIsRefreshedBeforeItExpires) {
+  oidc_.expires_in = 4;  // refreshed at half its life
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_CLIENT_ID", kClientId},
+          {"DATABRICKS_CLIENT_SECRET", kClientSecret},
+          {"DATABRICKS_DISCOVERY_URL", oidc_.url() + "/oidc/.well-known/oauth-authorization-server"}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+  EXPECT_EQ(files_.bearers().back(), "m2m-token-1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  auto again = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_GE(oidc_.token_requests(), 2);
+  EXPECT_NE(files_.bearers().back(), "m2m-token-1");
+  auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_NE(whoami->find("  credentials: OAuth M2M for client sp-client-1 (from "
+                         "DATABRICKS_CLIENT_ID) (bearer token)\n"),
+            std::string::npos)
+      << *whoami;
+  EXPECT_EQ(whoami->find(kClientSecret), std::string::npos);
+  EXPECT_EQ(whoami->find("m2m-token"), std::string::npos);
+}
+
+TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
+  SetEnv({{"DATABRICKS_HOST", files_.url()}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  EXPECT_EQ(store.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(store.status().message(),
+            "no Databricks credentials for dbfs:/Volumes/main/default/vol/ds: set "
+            "DATABRICKS_TOKEN, or DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or use a "
+            "profile of ~/.databrickscfg that has them (no Databricks credentials found; tried: "
+            "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
+            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)))");
+  SetEnv({});
+  EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
+            "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "
+            "or a host in a profile of ~/.databrickscfg (DATABRICKS_CONFIG_FILE)");
+}
+
+}  // namespace
+}  // namespace sluice
