@@ -171,7 +171,12 @@ Result<uint64_t> DecompressInto(const Compression& c, std::string_view data, cha
   auto resolved = Resolve(c);
   if (!resolved.ok()) return resolved.status().WithContext(what);
   const Family* family = resolved->first;
-  if (family->name == "snappy") return codec_internal::SnappyDecompressInto(data, out, capacity, what);
+  try {
+    if (family->name == "snappy") return codec_internal::SnappyDecompressInto(data, out, capacity, what);
+    if (family->name == "zstd") return codec_internal::ZstdDecompressInto(data, out, capacity, what);
+  } catch (...) {
+    return OutOfMemory(what, family->name, data.size(), capacity);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::string whole, Decompress(c, data, capacity, what));
   if (!whole.empty()) std::memcpy(out, whole.data(), whole.size());
   return whole.size();
