@@ -44,6 +44,7 @@ class ChunkDecoder {
     }
     out_.leaf = leaf_;
     out_.width = FixedWidth(leaf_);
+    pages_.ReservePageBuffer(PageBufferBytes());
     LevelAssembler assembler(field_, leaf_, &out_);
     Page page;
     while (true) {
@@ -66,10 +67,28 @@ class ChunkDecoder {
                           " rows, the row group " + std::to_string(rows));
     }
     out_.null_count = static_cast<size_t>(std::count(out_.validity.begin(), out_.validity.end(), 0));
+    out_.pages = pages_.TakePageBuffer();
     return std::move(out_);
   }
 
  private:
+  // The chunk's pages decompressed, as its metadata says, but never more
+  // than the stored bytes at hand can plausibly expand to (the metadata is
+  // untrusted) nor than one page may be: pages past it get buffers of their
+  // own, as they would without it.
+  uint64_t PageBufferBytes() const {
+    constexpr uint64_t kMaxRatio = 16;  // typical text compresses 2-5x
+    if (meta_.codec == CompressionCodec::kUncompressed || meta_.total_uncompressed_size <= 0) return 0;
+    return std::min({static_cast<uint64_t>(meta_.total_uncompressed_size),
+                     uint64_t{chunk_.size()} * kMaxRatio, uint64_t{options_.pages.max_page_bytes}});
+  }
+
+  // The views of `page` stay valid as long as the buffer.
+  void Keep(Page& page) {
+    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    if (page.in_page_buffer) pages_.KeepLastPage();
+  }
+
   Status DictionaryPage(Page& page) {
     if (have_dictionary_) return CorruptError("a second dictionary page");
     if (entries_ > 0) return CorruptError("a dictionary page after data pages");
@@ -78,7 +97,7 @@ class ChunkDecoder {
       return UnimplementedError("dictionary page encoded as " + EncodingName(h.encoding));
     }
     SLUICE_ASSIGN_OR_RETURN(dictionary_, DecodeDictionaryPage(page.body, static_cast<size_t>(h.num_values), leaf_));
-    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    Keep(page);
     have_dictionary_ = true;
     return Status::Ok();
   }
@@ -141,7 +160,7 @@ class ChunkDecoder {
         // The values as they lie in the page: a view, no copy.
         std::string_view bytes;
         SLUICE_RETURN_IF_ERROR(PlainDecoder(body).TakeFixedWidth(added, out_.width, &bytes));
-        if (page.storage) out_.owned.push_back(std::move(page.storage));
+        Keep(page);
         out_.fixed_runs.push_back(FixedRun{first, bytes});
         return Status::Ok();
       }
@@ -160,7 +179,8 @@ class ChunkDecoder {
       return Status::Ok();
     }
     out_.binary.resize(slots);
-    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    // These encodings' values are views into the page.
+    if (encoding == Encoding::kPlain || encoding == Encoding::kDeltaLengthByteArray) Keep(page);
     const uint64_t budget = options_.max_value_bytes > rebuilt_ ? options_.max_value_bytes - rebuilt_ : 0;
     const size_t owned_before = out_.owned.size();
     if (present == added) {
