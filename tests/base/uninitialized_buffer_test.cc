@@ -42,6 +42,33 @@ TEST(UninitializedBuffer, LargeBufferStartsOnAHugePage) {
   EXPECT_EQ(b->data()[size - 1], 'z');
 }
 
+TEST(UninitializedBuffer, FreedLargeBufferIsReusedForAboutItsSize) {
+  // Sizes no other test uses, so the pool holds only this test's buffers.
+  const size_t size = (size_t{37} << 20) + 5;
+  char* first = nullptr;
+  {
+    Result<UninitializedBuffer> b = UninitializedBuffer::Allocate(size, "pages");
+    ASSERT_TRUE(b.ok());
+    first = b->data();
+    first[size - 1] = 'q';
+  }
+  Result<UninitializedBuffer> again = UninitializedBuffer::Allocate(size - 1000, "pages");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->data(), first);
+  EXPECT_EQ(again->size(), size - 1000);
+  // Not for a request of less than half its size, nor while in use.
+  Result<UninitializedBuffer> small = UninitializedBuffer::Allocate(size_t{17} << 20, "pages");
+  ASSERT_TRUE(small.ok());
+  EXPECT_NE(small->data(), first);
+  Result<UninitializedBuffer> other = UninitializedBuffer::Allocate(size, "pages");
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->data(), first);
+  UninitializedBuffer moved;
+  moved = std::move(*again);  // moves keep the allocation
+  EXPECT_EQ(moved.data(), first);
+  EXPECT_EQ(again->data(), nullptr);
+}
+
 TEST(UninitializedBuffer, RefusedAllocationIsAnError) {
   if (!testing::kAddressLimitWorks) GTEST_SKIP() << "RLIMIT_AS under a sanitizer";
   const std::string got = testing::RunWithAddressLimit(64 << 20, [] {
