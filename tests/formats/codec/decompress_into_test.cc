@@ -30,6 +30,24 @@ TEST(DecompressInto, WritesTheOutputAndLeavesTheRestOfTheBuffer) {
   }
 }
 
+// Decoded without walking the tags first: a damaged block still fails with
+// Decompress's error.
+TEST(DecompressInto, SnappyDamagedBlocksFailAsDecompressDoes) {
+  const Compression c = *ParseCompression("snappy");
+  const std::string raw = TestBytes(3000);
+  const std::string packed = *Compress(c, raw);
+  std::string bad_offset = std::string("\x08\x0c" "abcd" "\x01\x00", 8);  // a copy from offset 0
+  std::string far_offset = std::string("\x08\x0c" "abcd" "\x01\x09", 8);  // before the start
+  for (const std::string& damaged :
+       {packed.substr(0, packed.size() - 1), packed + std::string(1, '\0'), packed + "\x0c" "abcd",
+        bad_offset, far_offset, std::string("\x80", 1), std::string("\x08\x1c" "abc", 5)}) {
+    std::string buffer(raw.size() + 8, '#');
+    Result<uint64_t> n = DecompressInto(c, damaged, buffer.data(), buffer.size(), "f");
+    ASSERT_FALSE(n.ok());
+    EXPECT_EQ(n.status().message(), Decompress(c, damaged, buffer.size(), "f").status().message());
+  }
+}
+
 TEST(DecompressInto, SnappyLargerThanTheBufferIsRefusedBeforeWriting) {
   const Compression c = *ParseCompression("snappy");
   const std::string packed = *Compress(c, TestBytes(100));
