@@ -99,9 +99,24 @@ size_t ContinueList(const uint32_t* def, const uint32_t* rep, size_t n, uint32_t
                     uint32_t max_def, uint32_t value_present, uint8_t* out, size_t* valid) {
   size_t k = 0;
   size_t present = 0;
+  const uint32_t span = max_def - entries;
+  // Blocks of 8 checked together (unrolled, vectorized where the compiler
+  // can), then one at a time up to the first level that is not an element.
+  for (; k + 8 <= n; k += 8) {
+    uint32_t bad = 0;
+    for (size_t j = 0; j < 8; ++j) {
+      bad |= (rep[k + j] ^ 1u) | static_cast<uint32_t>(def[k + j] - entries > span);
+    }
+    if (bad != 0) break;
+    for (size_t j = 0; j < 8; ++j) {
+      const uint8_t p = def[k + j] >= value_present;
+      out[k + j] = p;
+      present += p;
+    }
+  }
   for (; k < n; ++k) {
     const uint32_t d = def[k];
-    if (rep[k] != 1 || d - entries > max_def - entries) break;  // unsigned: d in range
+    if (rep[k] != 1 || d - entries > span) break;  // unsigned: d in range
     const uint8_t p = d >= value_present;
     out[k] = p;
     present += p;
