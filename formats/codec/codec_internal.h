@@ -25,6 +25,10 @@ Result<std::string> ZstdCompress(std::string_view raw, int level);
 Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
                                    std::string_view what);
 Status ZstdDecode(std::string_view data, BoundedOutput& out, std::string_view what);
+// Into out[0, capacity) with libzstd's one-shot decoder; on failure the
+// error is ZstdDecompress's.
+Result<uint64_t> ZstdDecompressInto(std::string_view data, char* out, uint64_t capacity,
+                                    std::string_view what);
 Result<std::string> BrotliCompress(std::string_view raw, int quality);
 Status BrotliDecode(std::string_view data, BoundedOutput& out, std::string_view what);
 Result<std::string> GzipCompress(std::string_view raw, int level);
@@ -34,6 +38,9 @@ Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view w
 Result<std::string> SnappyCompress(std::string_view raw);
 Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
                                      std::string_view what);
+// Into out[0, capacity): no output buffer of its own, none zero-filled.
+Result<uint64_t> SnappyDecompressInto(std::string_view data, char* out, uint64_t capacity,
+                                      std::string_view what);
 
 // zlib and bzip2 count bytes in 32-bit fields: feed them at most this much.
 inline constexpr size_t kMaxChunk = size_t{1} << 30;

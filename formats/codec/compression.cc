@@ -166,6 +166,22 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
   }
 }
 
+Result<uint64_t> DecompressInto(const Compression& c, std::string_view data, char* out,
+                                uint64_t capacity, std::string_view what) {
+  auto resolved = Resolve(c);
+  if (!resolved.ok()) return resolved.status().WithContext(what);
+  const Family* family = resolved->first;
+  try {
+    if (family->name == "snappy") return codec_internal::SnappyDecompressInto(data, out, capacity, what);
+    if (family->name == "zstd") return codec_internal::ZstdDecompressInto(data, out, capacity, what);
+  } catch (...) {
+    return OutOfMemory(what, family->name, data.size(), capacity);
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string whole, Decompress(c, data, capacity, what));
+  if (!whole.empty()) std::memcpy(out, whole.data(), whole.size());
+  return whole.size();
+}
+
 Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
                                   uint64_t max_output, int fd, std::string_view path,
                                   std::string_view what, Env* env) {

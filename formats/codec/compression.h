@@ -77,6 +77,18 @@ Result<std::string> Compress(const Compression& c, std::string_view raw);
 Result<std::string> Decompress(const Compression& c, std::string_view data,
                                uint64_t max_output, std::string_view what);
 
+// Decompresses as Decompress does, with max_output = `capacity` (same limits
+// and errors), into the caller's out[0, capacity), and returns the bytes
+// produced (at most `capacity`; bytes past them are left as they were, but
+// libzstd may use all of out[0, capacity) as scratch, and so may write into
+// it on an error too; snappy writes nothing on an error). For
+// callers that reuse one buffer across many streams (Parquet pages): snappy
+// decodes straight into `out`, which is never zero-filled first, and so does
+// zstd (libzstd's one-shot decoder; its errors are Decompress's); the other
+// families decode as Decompress does and are copied into `out`.
+Result<uint64_t> DecompressInto(const Compression& c, std::string_view data, char* out,
+                                uint64_t capacity, std::string_view what);
+
 // Decompresses as Decompress does (same limits and errors) but writes the
 // output to `fd` (at its current offset; not owned, not closed) in chunks of
 // 1 MiB instead of returning it: memory stays at one chunk plus the codec's

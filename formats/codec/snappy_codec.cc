@@ -114,8 +114,11 @@ Result<std::string> SnappyCompress(std::string_view raw) {
   return out;
 }
 
-Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
-                                     std::string_view what) {
+namespace {
+
+// The declared size once the header and tags are checked (see CheckTags).
+Result<size_t> SnappyCheckedSize(std::string_view data, uint64_t max_output,
+                                 std::string_view what) {
   size_t declared = 0;
   if (!snappy::GetUncompressedLength(data.data(), data.size(), &declared)) {
     if (HeaderLength(data) == 0 && data.size() < 5) {
@@ -132,13 +135,43 @@ Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
                            std::to_string(max_output));
   }
   SLUICE_RETURN_IF_ERROR(CheckTags(data, HeaderLength(data), declared, what));
-  std::string out(declared, '\0');
-  if (!snappy::RawUncompress(data.data(), data.size(), out.data())) {
+  return declared;
+}
+
+Status SnappyUncompressTo(std::string_view data, size_t declared, char* out,
+                          std::string_view what) {
+  if (!snappy::RawUncompress(data.data(), data.size(), out)) {
     return CorruptData(what, kFamily,
                        "the block does not decode to the " + std::to_string(declared) +
                            " bytes its header declares");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> SnappyDecompress(std::string_view data, uint64_t max_output,
+                                     std::string_view what) {
+  SLUICE_ASSIGN_OR_RETURN(const size_t declared, SnappyCheckedSize(data, max_output, what));
+  std::string out(declared, '\0');
+  SLUICE_RETURN_IF_ERROR(SnappyUncompressTo(data, declared, out.data(), what));
   return out;
+}
+
+// The caller's buffer is already allocated, so the tags need not be walked
+// before decoding: libsnappy never writes past the declared size and fails
+// unless the tags produce exactly it from all of the input. The walk then
+// only explains a failure, with Decompress's words.
+Result<uint64_t> SnappyDecompressInto(std::string_view data, char* out, uint64_t capacity,
+                                      std::string_view what) {
+  size_t declared = 0;
+  if (snappy::GetUncompressedLength(data.data(), data.size(), &declared) && declared <= capacity &&
+      snappy::RawUncompress(data.data(), data.size(), out)) {
+    return declared;
+  }
+  SLUICE_ASSIGN_OR_RETURN(declared, SnappyCheckedSize(data, capacity, what));
+  SLUICE_RETURN_IF_ERROR(SnappyUncompressTo(data, declared, out, what));
+  return declared;
 }
 
 }  // namespace sluice::codec_internal

@@ -2,6 +2,7 @@
 // frames are accepted, as libzstd's own decoder does.
 #include <zstd.h>
 
+#include <cstring>
 #include <memory>
 
 #include "formats/codec/codec_internal.h"
@@ -127,6 +128,21 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
   BoundedOutput out(max_output, data.size(), declared);
   SLUICE_RETURN_IF_ERROR(StreamDecode(dctx.get(), data, out, what));
   return out.Take();
+}
+
+Result<uint64_t> ZstdDecompressInto(std::string_view data, char* out, uint64_t capacity,
+                                    std::string_view what) {
+  std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
+  if (!dctx) return InternalError("zstd: cannot allocate a decompression context");
+  // libzstd never writes past `capacity`; it decodes every frame (skippable
+  // ones skipped) and refuses trailing bytes, as the streaming path does.
+  const size_t n = ZSTD_decompressDCtx(dctx.get(), out, static_cast<size_t>(capacity),
+                                       data.data(), data.size());
+  if (!ZSTD_isError(n)) return n;
+  // The streaming path says exactly what is wrong (and where).
+  SLUICE_ASSIGN_OR_RETURN(std::string whole, ZstdDecompress(data, capacity, what));
+  if (!whole.empty()) std::memcpy(out, whole.data(), whole.size());
+  return whole.size();
 }
 
 Status ZstdDecode(std::string_view data, BoundedOutput& out, std::string_view what) {

@@ -18,7 +18,9 @@
 // points into the page (no copy), and PLAIN and DELTA_LENGTH_BYTE_ARRAY
 // byte arrays point into their page; other values are decoded into buffers
 // the ColumnBuffer owns (as are decompressed pages, the dictionary page and
-// DELTA_BYTE_ARRAY's rebuilt values). Pages stored uncompressed are viewed
+// DELTA_BYTE_ARRAY's rebuilt values; decompressed pages and decoded
+// fixed-width values are mostly in one buffer each per chunk, `pages` and
+// `values`). Pages stored uncompressed are viewed
 // in the column chunk's bytes that the decoder was given: they must live as
 // long as the buffer (ReadRowGroup makes the buffer own them: `source`).
 // Movable (views stay valid: owned storage is heap-allocated and never
@@ -33,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/uninitialized_buffer.h"
 #include "formats/parquet/schema.h"
 
 namespace sluice::parquet {
@@ -74,6 +77,8 @@ struct ColumnBuffer {
   // Storage the views point into: buffers of its own, and the bytes the
   // chunk was read into when the reader owns them (row_group_reader.h).
   std::vector<std::unique_ptr<std::string>> owned;
+  UninitializedBuffer pages;   // the chunk's decompressed pages (page_reader.h)
+  UninitializedBuffer values;  // most decoded fixed-width values
   std::shared_ptr<const std::string> source;
 };
 

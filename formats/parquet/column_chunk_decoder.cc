@@ -44,6 +44,10 @@ class ChunkDecoder {
     }
     out_.leaf = leaf_;
     out_.width = FixedWidth(leaf_);
+    // At most one leaf slot per level entry (bounded just above): one
+    // allocation instead of a doubling vector's copies.
+    out_.validity.reserve(static_cast<size_t>(meta_.num_values));
+    pages_.ReservePageBuffer(PageBufferBytes());
     LevelAssembler assembler(field_, leaf_, &out_);
     Page page;
     while (true) {
@@ -65,11 +69,30 @@ class ChunkDecoder {
       return CorruptError(context_ + ": the pages hold " + std::to_string(out_.num_rows) +
                           " rows, the row group " + std::to_string(rows));
     }
-    out_.null_count = static_cast<size_t>(std::count(out_.validity.begin(), out_.validity.end(), 0));
+    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler.present_slots());
+    out_.pages = pages_.TakePageBuffer();
+    out_.values = std::move(values_);
     return std::move(out_);
   }
 
  private:
+  // The chunk's pages decompressed, as its metadata says, but never more
+  // than the stored bytes at hand can plausibly expand to (the metadata is
+  // untrusted) nor than one page may be: pages past it get buffers of their
+  // own, as they would without it.
+  uint64_t PageBufferBytes() const {
+    constexpr uint64_t kMaxRatio = 16;  // typical text compresses 2-5x
+    if (meta_.codec == CompressionCodec::kUncompressed || meta_.total_uncompressed_size <= 0) return 0;
+    return std::min({static_cast<uint64_t>(meta_.total_uncompressed_size),
+                     uint64_t{chunk_.size()} * kMaxRatio, uint64_t{options_.pages.max_page_bytes}});
+  }
+
+  // The views of `page` stay valid as long as the buffer.
+  void Keep(Page& page) {
+    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    if (page.in_page_buffer) pages_.KeepLastPage();
+  }
+
   Status DictionaryPage(Page& page) {
     if (have_dictionary_) return CorruptError("a second dictionary page");
     if (entries_ > 0) return CorruptError("a dictionary page after data pages");
@@ -78,7 +101,7 @@ class ChunkDecoder {
       return UnimplementedError("dictionary page encoded as " + EncodingName(h.encoding));
     }
     SLUICE_ASSIGN_OR_RETURN(dictionary_, DecodeDictionaryPage(page.body, static_cast<size_t>(h.num_values), leaf_));
-    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    Keep(page);
     have_dictionary_ = true;
     return Status::Ok();
   }
@@ -121,13 +144,13 @@ class ChunkDecoder {
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_repetition_level, rep_enc, &body, page.repetition_levels, v2, n, &rep_));
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_definition_level, def_enc, &body, page.definition_levels, v2, n, &def_));
     const size_t first = out_.validity.size();
+    const uint64_t present_before = assembler.present_slots();
     SLUICE_RETURN_IF_ERROR(assembler.Append(leaf_.max_definition_level ? def_.data() : nullptr,
                                             leaf_.max_repetition_level ? rep_.data() : nullptr, n));
     entries_ += n;
     const size_t slots = out_.validity.size();
     const size_t added = slots - first;
-    const size_t present = static_cast<size_t>(
-        std::count(out_.validity.begin() + static_cast<ptrdiff_t>(first), out_.validity.end(), 1));
+    const size_t present = static_cast<size_t>(assembler.present_slots() - present_before);
     const Dictionary* dict = have_dictionary_ ? &dictionary_ : nullptr;
     if (out_.width > 0) {
       if (slots > options_.max_value_bytes / out_.width) {
@@ -141,35 +164,36 @@ class ChunkDecoder {
         // The values as they lie in the page: a view, no copy.
         std::string_view bytes;
         SLUICE_RETURN_IF_ERROR(PlainDecoder(body).TakeFixedWidth(added, out_.width, &bytes));
-        if (page.storage) out_.owned.push_back(std::move(page.storage));
+        Keep(page);
         out_.fixed_runs.push_back(FixedRun{first, bytes});
         return Status::Ok();
       }
-      auto run = std::make_unique<std::string>(added * out_.width, '\0');
-      uint8_t* dst = reinterpret_cast<uint8_t*>(run->data());
+      SLUICE_ASSIGN_OR_RETURN(char* const run, ValueSpace(added * out_.width));
       if (present == added) {
-        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict, dst));
+        SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
+                                                 reinterpret_cast<uint8_t*>(run), &indices_));
       } else {
         dense_fixed_.resize(present * out_.width);
         SLUICE_RETURN_IF_ERROR(DecodeFixedValues(encoding, body, present, leaf_, dict,
-                                                 reinterpret_cast<uint8_t*>(dense_fixed_.data())));
-        Scatter(first, slots, run->data());
+                                                 reinterpret_cast<uint8_t*>(dense_fixed_.data()),
+                                                 &indices_));
+        Scatter(first, slots, run);
       }
-      out_.fixed_runs.push_back(FixedRun{first, *run});
-      out_.owned.push_back(std::move(run));
+      out_.fixed_runs.push_back(FixedRun{first, std::string_view(run, added * out_.width)});
       return Status::Ok();
     }
     out_.binary.resize(slots);
-    if (page.storage) out_.owned.push_back(std::move(page.storage));
+    // These encodings' values are views into the page.
+    if (encoding == Encoding::kPlain || encoding == Encoding::kDeltaLengthByteArray) Keep(page);
     const uint64_t budget = options_.max_value_bytes > rebuilt_ ? options_.max_value_bytes - rebuilt_ : 0;
     const size_t owned_before = out_.owned.size();
     if (present == added) {
       SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
-                                                out_.binary.data() + first));
+                                                out_.binary.data() + first, &indices_));
     } else {
       dense_binary_.resize(present);
       SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
-                                                dense_binary_.data()));
+                                                dense_binary_.data(), &indices_));
       size_t k = 0;
       for (size_t i = first; i < slots; ++i) {
         if (out_.validity[i]) out_.binary[i] = dense_binary_[k++];
@@ -179,15 +203,40 @@ class ChunkDecoder {
     return Status::Ok();
   }
 
+  // `bytes` for decoded fixed-width values: from the chunk's values buffer
+  // (uninitialized, one allocation) while it has room, else a zero-filled
+  // string of their own.
+  Result<char*> ValueSpace(size_t bytes) {
+    if (values_.size() == 0 && !values_tried_) {
+      values_tried_ = true;
+      constexpr uint64_t kMaxRatio = 64;  // decoding and decompression together
+      const uint64_t capacity =
+          std::min({static_cast<uint64_t>(meta_.num_values) * out_.width,
+                    uint64_t{chunk_.size()} * kMaxRatio, options_.max_value_bytes});
+      SLUICE_ASSIGN_OR_RETURN(values_, UninitializedBuffer::Allocate(capacity, context_));
+    }
+    if (bytes <= values_.size() - values_used_) {
+      char* p = values_.data() + values_used_;
+      values_used_ += bytes;
+      return p;
+    }
+    out_.owned.push_back(std::make_unique<std::string>(bytes, '\0'));
+    return out_.owned.back()->data();
+  }
+
   // Moves the dense values of slots [first, end) to the present ones of
-  // `dst`, which holds those slots.
+  // `dst`, which holds those slots, and zeros the null ones.
   void Scatter(size_t first, size_t end, char* dst) {
     const size_t w = out_.width;
     const char* src = dense_fixed_.data();
     const auto run = [&](auto width) {
       size_t k = 0;
       for (size_t i = first; i < end; ++i) {
-        if (out_.validity[i]) std::memcpy(dst + (i - first) * width, src + k++ * width, width);
+        if (out_.validity[i]) {
+          std::memcpy(dst + (i - first) * width, src + k++ * width, width);
+        } else {
+          std::memset(dst + (i - first) * width, 0, width);
+        }
       }
     };
     if (w == 4) {
@@ -214,6 +263,10 @@ class ChunkDecoder {
   uint64_t entries_ = 0;
   uint64_t rebuilt_ = 0;
   std::vector<uint32_t> def_, rep_;
+  std::vector<uint32_t> indices_;  // a page's dictionary indices
+  UninitializedBuffer values_;
+  size_t values_used_ = 0;
+  bool values_tried_ = false;
   std::string dense_fixed_;
   std::vector<std::string_view> dense_binary_;
 };

@@ -30,6 +30,8 @@ class LevelAssembler {
   Status Append(const uint32_t* def, const uint32_t* rep, size_t n);
 
   uint64_t levels_seen() const { return seen_; }
+  // Leaf slots appended so far that are not null.
+  uint64_t present_slots() const { return present_; }
 
  private:
   Status AppendList(const uint32_t* def, const uint32_t* rep, size_t n);
@@ -40,6 +42,7 @@ class LevelAssembler {
   uint32_t max_rep_;
   size_t open_ = 0;  // list levels open with an entry after the last pair
   uint64_t seen_ = 0;
+  uint64_t present_ = 0;
 };
 
 }  // namespace sluice::parquet

@@ -85,7 +85,7 @@ std::string PageReader::Where(uint64_t file_offset) const {
 }
 
 Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t at, Page* page,
-                              std::string_view* out) const {
+                              std::string_view* out) {
   if (codec_ == CompressionCodec::kUncompressed) {
     if (stored.size() != size) {
       return CorruptError(Where(at) + ": " + std::to_string(stored.size()) +
@@ -95,23 +95,49 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
     return Status::Ok();
   }
   SLUICE_RETURN_IF_ERROR(CheckCodecSupported(codec_).WithContext(Where(at)));
+  const char* family = CodecFamily(codec_);
+  if (family != nullptr && page_buffer_capacity_ > 0) {
+    if (page_buffer_.size() == 0) {
+      SLUICE_ASSIGN_OR_RETURN(page_buffer_,
+                              UninitializedBuffer::Allocate(page_buffer_capacity_, context_));
+    }
+    // Pages start on a cache line.
+    const size_t start = (used_ + 63) & ~size_t{63};
+    if (start <= page_buffer_.size() && size <= page_buffer_.size() - start) {
+      char* dst = page_buffer_.data() + start;
+      if (!compression_) compression_ = *ParseCompression(family);
+      SLUICE_ASSIGN_OR_RETURN(const uint64_t produced,
+                              DecompressInto(*compression_, stored, dst, size, Where(at)));
+      if (produced != size) return SizeMismatch(produced, size, at);
+      used_ = start + size;
+      unkept_ = used_ - before_page_;
+      page->in_page_buffer = true;
+      *out = std::string_view(dst, size);
+      return Status::Ok();
+    }
+  }
   Result<std::string> raw =
       codec_ == CompressionCodec::kLz4Raw ? DecompressLz4Raw(stored, size, Where(at))
       : codec_ == CompressionCodec::kLz4  ? DecompressHadoopLz4(stored, size, Where(at))
                                           : sluice::Decompress(*ParseCompression(CodecFamily(codec_)),
                                                                stored, size, Where(at));
   if (!raw.ok()) return raw.status();
-  if (raw->size() != size) {
-    return CorruptError(Where(at) + ": " + CompressionCodecName(codec_) + " data decompresses to " +
-                        std::to_string(raw->size()) + " bytes, the header says " +
-                        std::to_string(size));
-  }
+  if (raw->size() != size) return SizeMismatch(raw->size(), size, at);
   page->storage = std::make_unique<std::string>(std::move(raw).value());
   *out = *page->storage;
   return Status::Ok();
 }
 
+Status PageReader::SizeMismatch(uint64_t produced, uint64_t size, uint64_t at) const {
+  return CorruptError(Where(at) + ": " + CompressionCodecName(codec_) + " data decompresses to " +
+                      std::to_string(produced) + " bytes, the header says " + std::to_string(size));
+}
+
 Result<bool> PageReader::Next(Page* page) {
+  used_ -= unkept_;  // the last page's bytes, unless kept
+  unkept_ = 0;
+  before_page_ = used_;
+  page->in_page_buffer = false;
   while (pos_ < chunk_.size()) {
     const uint64_t at = file_offset_ + pos_;
     size_t header_size = 0;

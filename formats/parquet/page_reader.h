@@ -22,16 +22,27 @@
 //
 // Errors name `context` (e.g. "f.parquet: row group 0 column \"ids\"") and
 // the page's offset in the file: "<context>: page at offset 1234: ...".
+// Page buffer: with ReservePageBuffer, bodies that formats/codec
+// decompresses (SNAPPY, GZIP, ZSTD, BROTLI) go back to back into one
+// uninitialized buffer the reader allocates at the first such page, instead
+// of a zero-filled string per page. A page that does not fit gets its own
+// `storage`, as without the buffer. The bytes of the last page stay in the
+// buffer only when the caller calls KeepLastPage before the next Next (else
+// the next page reuses them); TakePageBuffer hands the buffer over.
+//
 // The reader borrows `chunk` (which must outlive it and the pages' views).
 // Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "base/uninitialized_buffer.h"
+#include "formats/codec/compression.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/thrift_compact.h"
 
@@ -51,8 +62,10 @@ struct Page {
   std::string_view definition_levels;
   // Dictionary and v1 pages: the whole decompressed body. v2: the values.
   std::string_view body;
-  // Owns `body` when it was decompressed (else it views the chunk).
+  // Owns `body` when it was decompressed outside the page buffer (else it
+  // views the chunk or the page buffer).
   std::unique_ptr<std::string> storage;
+  bool in_page_buffer = false;  // `body` views the reader's page buffer
 };
 
 class PageReader {
@@ -69,9 +82,19 @@ class PageReader {
   // "<context>: page at offset <n>"
   std::string Where(uint64_t file_offset) const;
 
+  // Decompress into one buffer of `capacity` bytes (the caller bounds it:
+  // it is allocated whole, though untouched bytes cost address space only).
+  void ReservePageBuffer(uint64_t capacity) { page_buffer_capacity_ = capacity; }
+  // The last page's bytes in the page buffer stay there.
+  void KeepLastPage() { unkept_ = 0; }
+  // The page buffer (empty when none was needed); the kept pages' views
+  // point into it.
+  UninitializedBuffer TakePageBuffer() { return std::move(page_buffer_); }
+
  private:
   Status Decompress(std::string_view stored, uint64_t size, uint64_t at, Page* page,
-                    std::string_view* out) const;
+                    std::string_view* out);
+  Status SizeMismatch(uint64_t produced, uint64_t size, uint64_t at) const;
 
   std::string_view chunk_;
   uint64_t file_offset_;
@@ -79,6 +102,12 @@ class PageReader {
   std::string context_;
   PageLimits limits_;
   size_t pos_ = 0;
+  uint64_t page_buffer_capacity_ = 0;
+  UninitializedBuffer page_buffer_;
+  size_t used_ = 0;    // bytes of the page buffer in use
+  size_t unkept_ = 0;  // of them, the last page's, until KeepLastPage
+  size_t before_page_ = 0;
+  std::optional<Compression> compression_;  // formats/codec's, once needed
 };
 
 // kUnimplemented for codecs the reader does not decode (LZO, unknown).

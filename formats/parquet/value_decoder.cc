@@ -1,5 +1,6 @@
 #include "formats/parquet/value_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "formats/parquet/encoding/byte_stream_split.h"
@@ -33,10 +34,16 @@ Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
                           RleBitPackedDecoder::CreateForDictionaryIndices(section, name));
   out->resize(n);
   SLUICE_RETURN_IF_ERROR(d.Decode(n, out->data()));
+  // The largest index first (a loop without a branch per index), the
+  // offending one only when there is one.
+  const uint32_t* idx = out->data();
+  uint32_t largest = 0;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, idx[i]);
+  if (largest < dictionary->count) return Status::Ok();
   for (size_t i = 0; i < n; ++i) {
-    if ((*out)[i] >= dictionary->count) {
+    if (idx[i] >= dictionary->count) {
       return CorruptError(EncodingName(e) + ": value " + std::to_string(i) + " is index " +
-                          std::to_string((*out)[i]) + " of a dictionary of " +
+                          std::to_string(idx[i]) + " of a dictionary of " +
                           std::to_string(dictionary->count));
     }
   }
@@ -82,7 +89,8 @@ Result<Dictionary> DecodeDictionaryPage(std::string_view body, size_t count,
 }
 
 Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const LeafColumn& leaf,
-                         const Dictionary* dictionary, uint8_t* out) {
+                         const Dictionary* dictionary, uint8_t* out,
+                         std::vector<uint32_t>* scratch) {
   const PhysicalType t = leaf.physical_type;
   const size_t width = FixedWidth(leaf);
   if (n == 0) return Status::Ok();
@@ -95,7 +103,8 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
     return Status::Ok();
   }
   if (IsDictionary(e) && t != PhysicalType::kBoolean) {
-    std::vector<uint32_t> idx;
+    std::vector<uint32_t> own;
+    std::vector<uint32_t>& idx = scratch != nullptr ? *scratch : own;
     SLUICE_RETURN_IF_ERROR(DictionaryIndices(e, section, n, dictionary, &idx));
     const char* base = dictionary->fixed.data();
     // The common widths as typed copies (a memcpy of a runtime width per
@@ -150,11 +159,12 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
 Status DecodeBinaryValues(Encoding e, std::string_view section, size_t n,
                           const Dictionary* dictionary, uint64_t max_bytes,
                           std::vector<std::unique_ptr<std::string>>* owned,
-                          std::string_view* out) {
+                          std::string_view* out, std::vector<uint32_t>* scratch) {
   if (n == 0) return Status::Ok();
   if (e == Encoding::kPlain) return PlainDecoder(section).DecodeByteArrays(n, out);
   if (IsDictionary(e)) {
-    std::vector<uint32_t> idx;
+    std::vector<uint32_t> own;
+    std::vector<uint32_t>& idx = scratch != nullptr ? *scratch : own;
     SLUICE_RETURN_IF_ERROR(DictionaryIndices(e, section, n, dictionary, &idx));
     for (size_t i = 0; i < n; ++i) out[i] = dictionary->binary[idx[i]];
     return Status::Ok();

@@ -46,8 +46,10 @@ Result<Dictionary> DecodeDictionaryPage(std::string_view body, size_t count,
                                         const LeafColumn& leaf);
 
 // `n` values of `width` = FixedWidth(leaf) bytes into out[0 .. n*width).
+// `scratch` (optional) holds dictionary indices, reused across calls.
 Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
-                         const LeafColumn& leaf, const Dictionary* dictionary, uint8_t* out);
+                         const LeafColumn& leaf, const Dictionary* dictionary, uint8_t* out,
+                         std::vector<uint32_t>* scratch = nullptr);
 
 // `n` BYTE_ARRAY values as views into `section` or the dictionary, except
 // DELTA_BYTE_ARRAY's, which are rebuilt into a buffer appended to `owned`
@@ -55,6 +57,6 @@ Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
 Status DecodeBinaryValues(Encoding encoding, std::string_view section, size_t n,
                           const Dictionary* dictionary, uint64_t max_bytes,
                           std::vector<std::unique_ptr<std::string>>* owned,
-                          std::string_view* out);
+                          std::string_view* out, std::vector<uint32_t>* scratch = nullptr);
 
 }  // namespace sluice::parquet

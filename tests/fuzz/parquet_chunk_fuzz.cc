@@ -22,6 +22,9 @@ bool Kept(std::string_view v, const ColumnBuffer& b) {
   for (const auto& s : b.owned) {
     if (sluice::fuzz::Within(v, *s)) return true;
   }
+  for (const sluice::UninitializedBuffer* u : {&b.pages, &b.values}) {
+    if (sluice::fuzz::Within(v, std::string_view(u->data(), u->size()))) return true;
+  }
   return false;
 }
 

@@ -56,6 +56,24 @@ TEST(LevelAssembler, ListOfNullableInts) {
   EXPECT_EQ(a.levels_seen(), 5u);
 }
 
+TEST(LevelAssembler, LongListsSplitAcrossPagesCountPresentSlots) {
+  // rows: [1, 2, null, 4, 5], [6, null], null — the second page continues
+  // the first row's list.
+  const Field f = ListField();
+  ColumnBuffer b;
+  LevelAssembler a(f, Leaf(3, 1), &b);
+  const std::vector<uint32_t> def = {3, 3, 2, 3, 3, 3, 2, 0};
+  const std::vector<uint32_t> rep = {0, 1, 1, 1, 1, 0, 1, 0};
+  ASSERT_TRUE(a.Append(def.data(), rep.data(), 2).ok());
+  EXPECT_EQ(a.present_slots(), 2u);
+  ASSERT_TRUE(a.Append(def.data() + 2, rep.data() + 2, 6).ok());
+  EXPECT_EQ(b.num_rows, 3u);
+  EXPECT_EQ(Bytes(b.lists[0].validity), "110");
+  EXPECT_EQ(Offsets(b.lists[0].offsets), "0,5,7,7");
+  EXPECT_EQ(Bytes(b.validity), "1101110");
+  EXPECT_EQ(a.present_slots(), 5u);
+}
+
 TEST(LevelAssembler, ListOfLists) {
   // required list<optional list<required int>>: slots [0,1][2,3,null][3]
   Field f;
@@ -103,6 +121,12 @@ TEST(LevelAssembler, Inconsistencies) {
             "corrupt: level 1: definition level 1 leaves empty a list that repetition level 1 continues");
   EXPECT_EQ(Error({3, 3}, {0, 2}), "corrupt: level 1: repetition level 2 above the maximum 1");
   EXPECT_EQ(Error({4}, {0}), "corrupt: level 0: definition level 4 above the maximum 3");
+  // Inside a run of elements continuing a list.
+  EXPECT_EQ(Error({3, 3, 3, 4, 3}, {0, 1, 1, 1, 1}),
+            "corrupt: level 3: definition level 4 above the maximum 3");
+  EXPECT_EQ(Error({3, 3, 3, 3}, {0, 1, 1, 2}), "corrupt: level 3: repetition level 2 above the maximum 1");
+  EXPECT_EQ(Error({3, 3, 1, 3}, {0, 1, 1, 1}),
+            "corrupt: level 2: definition level 1 leaves empty a list that repetition level 1 continues");
 }
 
 }  // namespace

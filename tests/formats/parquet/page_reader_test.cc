@@ -103,6 +103,70 @@ TEST(PageReader, Errors) {
                 ": header: PageHeader field 1: offset 1: varint runs past the end of the input");
 }
 
+TEST(PageReader, PageBufferHoldsKeptPagesBackToBack) {
+  const std::string a = "first page's bytes", b = "second";
+  const Compression snappy = *ParseCompression("snappy");
+  const std::string chunk = DictionaryPage(*Compress(snappy, a), static_cast<int32_t>(a.size()), std::nullopt) +
+                            DictionaryPage(*Compress(snappy, b), static_cast<int32_t>(b.size()), std::nullopt) +
+                            DictionaryPage(*Compress(snappy, b), static_cast<int32_t>(b.size()), std::nullopt);
+  PageReader r(chunk, 0, CompressionCodec::kSnappy, "c");
+  r.ReservePageBuffer(200);
+  Page first, second, third;
+  ASSERT_TRUE(*r.Next(&first));
+  EXPECT_TRUE(first.in_page_buffer);
+  EXPECT_EQ(first.storage, nullptr);
+  r.KeepLastPage();
+  ASSERT_TRUE(*r.Next(&second));  // not kept: the third page takes its place
+  ASSERT_TRUE(*r.Next(&third));
+  EXPECT_FALSE(*r.Next(&third));
+  UninitializedBuffer pages = r.TakePageBuffer();
+  ASSERT_EQ(pages.size(), 200u);
+  EXPECT_EQ(first.body.data(), pages.data());
+  EXPECT_EQ(first.body, a);
+  EXPECT_EQ(second.body.data(), pages.data() + 64);  // on the next cache line
+  EXPECT_EQ(third.body.data(), second.body.data());
+  EXPECT_EQ(third.body, b);
+}
+
+TEST(PageReader, PageTooLargeForTheBufferGetsItsOwn) {
+  const std::string raw(100, 'x');
+  const std::string chunk = DictionaryPage(*Compress(*ParseCompression("zstd"), raw), 100, std::nullopt);
+  PageReader r(chunk, 0, CompressionCodec::kZstd, "c");
+  r.ReservePageBuffer(99);
+  Page page;
+  ASSERT_TRUE(*r.Next(&page));
+  EXPECT_FALSE(page.in_page_buffer);
+  ASSERT_NE(page.storage, nullptr);
+  EXPECT_EQ(page.body, raw);
+}
+
+TEST(PageReader, PageBufferKeepsTheErrors) {
+  const std::string raw = "dictionary bytes";
+  for (const char* family : {"snappy", "zstd", "gz"}) {
+    SCOPED_TRACE(family);
+    const std::string stored = *Compress(*ParseCompression(family), raw);
+    const CompressionCodec codec = std::string_view(family) == "snappy" ? CompressionCodec::kSnappy
+                                   : std::string_view(family) == "zstd" ? CompressionCodec::kZstd
+                                                                        : CompressionCodec::kGzip;
+    for (int32_t size : {15, 17}) {
+      const std::string chunk = DictionaryPage(stored, size, std::nullopt);
+      PageReader with(chunk, 4, codec, "f.parquet: row group 0 column \"a\"");
+      with.ReservePageBuffer(1000);
+      Page page;
+      Result<bool> got = with.Next(&page);
+      ASSERT_FALSE(got.ok());
+      EXPECT_EQ(got.status().ToString(), FirstError(chunk, codec));
+    }
+  }
+  const std::string snappy = *Compress(*ParseCompression("snappy"), raw);
+  const std::string chunk = DictionaryPage(snappy, 17, std::nullopt);
+  PageReader r(chunk, 4, CompressionCodec::kSnappy, "c");
+  r.ReservePageBuffer(1000);
+  Page page;
+  EXPECT_EQ(r.Next(&page).status().ToString(),
+            "corrupt: c: page at offset 4: SNAPPY data decompresses to 16 bytes, the header says 17");
+}
+
 TEST(PageReader, V2LevelsStayUncompressed) {
   const std::string levels = "\x02\x03";  // repetition (1 byte), definition (1 byte)
   const std::string values = "values values values";

@@ -1,0 +1,50 @@
+// A heap byte buffer whose bytes are never zero-filled: for output that a
+// decoder overwrites whole (decompressed pages), where a zero-fill would be
+// a second pass over memory and the first touch of every page.
+//
+// A buffer of 4 MiB or more is aligned to 2 MiB and advised MADV_HUGEPAGE,
+// so the kernel maps it in 2 MiB pages where it can (one page fault per
+// 2 MiB instead of 512); only a hint. Memory not yet written costs address
+// space only. When such a buffer is freed it is kept for a later Allocate
+// of about its size (at most kRecycledBytes in all, process-wide): a reader
+// that decodes one row group after another then reuses memory the kernel
+// has already mapped and zeroed, instead of paying for a fresh mapping, its
+// faults and its zeroing per row group again.
+//
+// Movable, not copyable; the bytes never move (views into them stay valid
+// across moves). Allocate and destruction are thread-safe; one buffer is
+// not thread-safe for writing, safe to read from several threads.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace sluice {
+
+class UninitializedBuffer {
+ public:
+  static constexpr size_t kRecycledBytes = size_t{256} << 20;
+
+  UninitializedBuffer() = default;
+  UninitializedBuffer(UninitializedBuffer&& o) noexcept;
+  UninitializedBuffer& operator=(UninitializedBuffer&& o) noexcept;
+  UninitializedBuffer(const UninitializedBuffer&) = delete;
+  UninitializedBuffer& operator=(const UninitializedBuffer&) = delete;
+  ~UninitializedBuffer();
+
+  // `size` bytes of unspecified content. kIoError "<what>: out of memory
+  // (<size> bytes)" when the system refuses; the caller bounds `size`.
+  static Result<UninitializedBuffer> Allocate(size_t size, std::string_view what);
+
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;  // of the allocation; > size_ when rounded or recycled
+};
+
+}  // namespace sluice
