@@ -246,6 +246,10 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
     module), batch_size samples each (the last may be shorter)."""
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
+    if engine.mixes_in_null_fields():
+        raise ValueError('batch mode needs streams of one format when one of them is Parquet '
+                         '(its columns have their own types and nulls): iterate the dataset '
+                         'instead, or read the Parquet streams in a dataset of their own')
     ptr = engine._ptr
     n = engine._n
     parquet = holds_parquet_values(engine.format)

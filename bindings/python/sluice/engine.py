@@ -175,6 +175,13 @@ class Engine:
         return '; '.join(f'stream {s}: {[self.column_names[c] for c in cols]}'
                          for s, cols in enumerate(self.stream_columns) if cols)
 
+    def mixes_in_null_fields(self):
+        """True when streams of different formats mix and one's fields may be
+        null (Parquet's): its columns keep their own types and nulls, which a
+        batch of another format's columns has not."""
+        return self._stream_items is not None and \
+            any(entry is not None and entry[1] for entry in self._stream_items)
+
     def _items_of(self, idx):
         return self._stream_items[bisect.bisect_right(self._stream_ends, idx)]
 
