@@ -26,8 +26,9 @@ module is the one table from an encoding to what its bytes become:
   a null field                  None
 
 Lists of numbers differ from `datasets`' plain (Python) format, which gives
-Python lists: they are numpy arrays here, as `datasets` gives them with
-.with_format('numpy'), without a Python object per element. An encoding
+Python lists: they are numpy arrays here, without a Python object per
+element, of the element's own type (`datasets`' .with_format('numpy') gives
+arrays too, but of other types for some: int64 for list<int32>). An encoding
 not in the table fails when the dataset opens, naming the column.
 
 A timestamp's zone: Parquet records only whether a timestamp is adjusted to
