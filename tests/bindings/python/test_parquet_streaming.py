@@ -2,7 +2,10 @@
 rows random access (ds[i]), iteration (the batched decoder) and batch mode
 (iter_batches) give are the rows LocalDataset reads from the same files,
 nulls included. Skipped, saying why, while this library's engine does not
-stream a folder of Parquet files (it looks for an index.json there)."""
+stream a folder of Parquet files (it looks for an index.json there); until
+then the last three tests hand the package's engine-side decoders the views
+such an engine gives (NULL data for a null), through stand-ins for the
+stream calls."""
 import pathlib
 import shutil
 
@@ -80,3 +83,135 @@ def test_batch_mode_gives_the_local_fields(folder):
                     assert g.dtype == w.dtype and g.tobytes() == w.tobytes(), name
         start = ids.stop
     assert start == len(local)
+
+
+def _views(*fields):
+    """A sluice_bytes array: each field bytes (a view of a buffer kept
+    alive on the array) or None (a NULL view)."""
+    import ctypes
+    from sluice import _lib
+    array = (_lib.Bytes * len(fields))()
+    array.buffers = []
+    for k, f in enumerate(fields):
+        if f is not None:
+            buf = ctypes.create_string_buffer(f, max(len(f), 1))
+            array.buffers.append(buf)
+            array[k] = _lib.Bytes(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(f))
+    return array
+
+
+def test_the_engines_decoder_takes_null_views_for_none():
+    """Engine._decode, which ds[i] and the per-field iteration use, for one
+    Parquet format and for a Parquet stream among others (white box: no
+    engine streams Parquet here to hand it such views)."""
+    from sluice.engine import Engine
+    from sluice.formats import field_decoder
+    items = [(0, 'text', field_decoder('parquet', 'str', 'text')),
+             (1, 'ids', field_decoder('parquet', 'list<int32>', 'ids'))]
+    fields = _views(b'hi', None, b'', np.array([7, -1], '<i4').tobytes())
+    engine = Engine.__new__(Engine)
+    engine._items, engine._nulls, engine._stream_items = items, True, None
+    assert plain(engine._decode(fields, 0, None)) == {'text': 'hi', 'ids': None}
+    assert plain(engine._decode(fields, 2, None)) == {'text': '', 'ids': [7, -1]}
+    # Per stream: the Parquet stream's NULL views are None, the MDS one's b''.
+    mds = [(0, 'text', field_decoder('mds', 'str', 'text')),
+           (1, 'ids', field_decoder('mds', 'bytes', 'ids'))]
+    engine._stream_items = [(items, True), (mds, False)]
+    engine._stream_ends = [10, 20]
+    assert engine.mixes_in_null_fields()
+    assert plain(engine._decode(fields, 0, 3)) == {'text': 'hi', 'ids': None}
+    assert plain(engine._decode(fields, 0, 13)) == {'text': 'hi', 'ids': b''}
+
+
+def test_the_batched_decoder_takes_null_views_for_none(monkeypatch):
+    """SampleBatch (iteration's column-by-column decoder): a column crosses
+    packed (sluice_stream_batch_column, which cannot tell null from empty),
+    and the NULL views of the batch say which fields are null. The C call
+    is stood in for by one that packs the same views (white box, as above)."""
+    import ctypes
+    from sluice import sample_batch
+    from sluice.formats import field_decoder
+    rows = [(b'a', np.array([1], '<i4').tobytes()), (None, None), (b'', b''),
+            (b'd', np.array([2, 3], '<i4').tobytes())]
+    fields = _views(*(f for row in rows for f in row))
+
+    class PackingLibrary:
+        def sluice_stream_batch_column(self, ptr, c, item_size, out, capacity, offsets, needed):
+            column = [row[c] or b'' for row in rows]
+            data = b''.join(column)
+            needed._obj.value = len(data)
+            ctypes.memmove(out, data, len(data))
+            ends = np.concatenate([[0], np.cumsum([len(f) for f in column])]).astype(np.uint64)
+            ctypes.memmove(offsets, ends.tobytes(), ends.nbytes)
+            return 0
+
+    monkeypatch.setattr(sample_batch, '_lib_', PackingLibrary())
+    items = [(0, 'text', field_decoder('parquet', 'str', 'text')),
+             (1, 'ids', field_decoder('parquet', 'list<int32>', 'ids'))]
+    batch = sample_batch.SampleBatch(None, items, set(), fields)
+    assert [plain(s) for s in batch.samples(len(rows))] == [
+        {'text': 'a', 'ids': [1]}, {'text': None, 'ids': None}, {'text': '', 'ids': []},
+        {'text': 'd', 'ids': [2, 3]}]
+
+
+def test_batch_mode_takes_nulls_from_the_null_views(monkeypatch):
+    """engine_batches over a Parquet engine: each column's nulls are the
+    batch's NULL views (sample k's column c at k * columns + c). The engine
+    is stood in for by one that hands out fixed rows in two next_batch
+    calls and packs their columns (white box, as above)."""
+    import ctypes
+    from sluice import _lib, column_batches
+    rows = [(np.array([5], '<i8').tobytes(), b'x', np.array([1, 2], '<i4').tobytes()),
+            (None, None, None),
+            (np.array([-3], '<i8').tobytes(), b'', b'')]
+    keep = []
+
+    class FakeEngine:
+        _ptr, _n, format = None, 3, 'parquet'
+        column_names = ['n', 's', 'ids']
+        column_encodings = ['int64', 'str', 'list<int32>']
+
+        def mixes_in_null_fields(self):
+            return False
+
+        def begin_iteration(self, *args):
+            self.calls = 0
+
+    engine = FakeEngine()
+
+    class FakeLibrary:
+        def sluice_stream_next_batch(self, ptr, max_samples, ids, fields, count):
+            part = [rows[:2], rows[2:], []][engine.calls]
+            engine.calls += 1
+            self.part = part
+            for k, row in enumerate(part):
+                for c, f in enumerate(row):
+                    view = _lib.Bytes()
+                    if f is not None:
+                        buf = ctypes.create_string_buffer(f, max(len(f), 1))
+                        keep.append(buf)
+                        view = _lib.Bytes(ctypes.cast(buf, ctypes.POINTER(ctypes.c_uint8)), len(f))
+                    fields[k * 3 + c] = view
+            count._obj.value = len(part)
+            return 0
+
+        def sluice_stream_batch_column(self, ptr, c, item_size, out, capacity, offsets, needed):
+            column = [row[c] or b'' for row in self.part]
+            data = b''.join(column)
+            needed._obj.value = len(data)
+            if capacity < len(data):
+                return _lib.ERANGE
+            ctypes.memmove(out, data, len(data))
+            ends = np.concatenate([[0], np.cumsum([len(f) for f in column])]).astype(np.int64)
+            ctypes.memmove(offsets, ends.tobytes(), ends.nbytes)
+            return 0
+
+        def sluice_stream_release(self, ptr):
+            pass
+
+    monkeypatch.setattr(column_batches, '_lib_', FakeLibrary())
+    [batch] = list(column_batches.engine_batches(engine, 0, 0, 0, 1, 8))
+    assert batch['n'].values.tolist() == [5, 0, -3]
+    assert batch['n'].nulls.tolist() == [False, True, False]
+    assert batch['s'].to_list() == [b'x', None, b'']
+    assert [None if r is None else r.tolist() for r in batch['ids'].to_list()] == [[1, 2], None, []]
