@@ -19,7 +19,6 @@ from sluice.parquet_values import parquet_decoder
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet'
 _EPOCH = datetime.datetime(1970, 1, 1)
-_UNIT_US = {'ms': 1000, 'us': 1, 'ns': None}
 
 
 def _fixtures():
