@@ -101,6 +101,12 @@ def load_parquet(data_files, *, local=None, split=None, **kwargs):
     Returns a StreamingDataset; see the module for what this library
     returns before its engine streams Parquet."""
     source, is_url = _folder_of(data_files)
+    if split and not is_url and not os.path.exists(os.path.join(source, split)):
+        # Hugging Face's split="train" names no folder; Mosaic's does.
+        raise FileNotFoundError(
+            f'load_parquet: split={split!r} is a sub-folder of data_files (Mosaic\'s split), '
+            f'and {os.path.join(source, split)} does not exist; a Hugging Face split name '
+            f'selects no folder here: leave split out')
     if is_url:
         remote, where = source, local
     elif local is None or os.path.abspath(local) == os.path.abspath(source):

@@ -77,6 +77,17 @@ def test_data_files_forms_the_engine_cannot_list():
                                'URL (a list of them is not supported yet)')
 
 
+def test_split_is_mosaics_sub_folder(folder):
+    with pytest.raises(FileNotFoundError) as info:
+        load_parquet(data_files=f'{folder}/**/*.parquet', split='train')
+    assert str(info.value) == (
+        f"load_parquet: split='train' is a sub-folder of data_files (Mosaic's split), and "
+        f"{folder}/train does not exist; a Hugging Face split name selects no folder here: "
+        f"leave split out")
+    assert len(load_parquet(data_files=str(folder), split='sub')) == \
+        len(LocalDataset(str(DATA / 'hf_text.parquet')))
+
+
 def test_streaming_arguments_need_the_engine_to_stream_parquet(folder):
     try:
         ds = load_parquet(data_files=f'{folder}/**/*.parquet', batch_size=4, shuffle=True,
