@@ -145,3 +145,15 @@ def test_other_failures_are_not_taken_for_parquet(tmp_path):
     ds = load_parquet(data_files=str(mds), batch_size=2)  # an index.json: Mosaic's dataset
     assert isinstance(ds, StreamingDataset)
     assert [s['id'] for s in ds] == list(range(5))
+
+
+def test_the_folder_a_data_files_names():
+    from sluice.parquet_dataset import _folder_of
+    assert _folder_of('dbfs:/Volumes/main/default/vol/train/*.parquet') == \
+        ('dbfs:/Volumes/main/default/vol/train', True)
+    assert _folder_of('s3://bucket/table/**/*.parquet') == ('s3://bucket/table', True)
+    assert _folder_of('gs://bucket/table/') == ('gs://bucket/table/', True)
+    assert _folder_of(pathlib.Path('/Volumes/main/default/vol/train')) == \
+        ('/Volumes/main/default/vol/train', False)
+    assert _folder_of('file:///data/train/**/*.parquet') == ('/data/train', False)
+    assert _folder_of('/data/**/*.parquet') == ('/data', False)
