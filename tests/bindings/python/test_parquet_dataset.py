@@ -123,6 +123,11 @@ def test_a_remote_parquet_folder_says_when_the_engine_cannot_stream_it(web_folde
                           batch_size=4, download_retry=0)
     except NotImplementedError as e:
         text = str(e)
+        if not text.startswith('load_parquet: '):
+            # An engine that streams Parquet lists a folder's files, which a
+            # web server cannot (a manifest names them there).
+            assert text.endswith(f'{url}: HTTP(S) stores cannot list objects'), text
+            return
         assert text.startswith(
             f'load_parquet: this libsluice cannot stream Parquet files from {url} yet: its '
             f'streaming engine (sluice_stream_open) looks for an index.json there, and streaming '

@@ -21,10 +21,13 @@ FILES = ['pa26_types_v1_snappy', 'pa26_nulls_v1', 'hf_text', 'hf_image', 'pa26_c
          'pa26_many_row_groups']
 
 
-def streamed(folder, **kwargs):
+def streamed(folder, cache=None, **kwargs):
+    """The folder read in place, or with `cache` copied into it (a local
+    remote, as a Databricks volume under /Volumes is)."""
+    where = {'local': str(folder)} if cache is None else {'remote': str(folder),
+                                                          'local': str(cache)}
     try:
-        return StreamingDataset(local=str(folder), batch_size=kwargs.pop('batch_size', 8),
-                                **kwargs)
+        return StreamingDataset(batch_size=kwargs.pop('batch_size', 8), **where, **kwargs)
     except FileNotFoundError as e:
         if 'index.json' in str(e):
             pytest.skip(f'this libsluice does not stream Parquet folders yet: {e}')
@@ -43,13 +46,18 @@ def plain(row):
     return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in row.items()}
 
 
+def shown(row):
+    """A row as text, so that rows compare whole (a NaN equals no NaN)."""
+    return repr(plain(row))
+
+
 def test_random_access_and_iteration_give_the_local_rows(folder):
     local = LocalDataset(str(folder))
-    want = [plain(local[i]) for i in range(len(local))]
+    want = [shown(local[i]) for i in range(len(local))]
     ds = streamed(folder)
     assert ds._engine.format == 'parquet'
-    assert [plain(ds[i]) for i in range(len(ds))] == want
-    assert [plain(s) for s in ds] == want  # batches of 64: the column-by-column decoder
+    assert [shown(ds[i]) for i in range(len(ds))] == want
+    assert [shown(s) for s in ds] == want  # batches of 64: the column-by-column decoder
 
 
 def _length(column):
@@ -66,6 +74,13 @@ def _local_column(local, c, ids):
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     return parquet_batch_column(local.column_names[c], local.column_encodings[c], data, offsets,
                                 np.array([f is None for f in fields], bool))
+
+
+def test_a_local_remote_is_read_through_the_cache(folder, tmp_path):
+    local = LocalDataset(str(folder))
+    ds = streamed(folder, cache=tmp_path / 'cache', shuffle=True, shuffle_seed=5)
+    assert sorted(shown(s) for s in ds) == sorted(shown(local[i]) for i in range(len(local)))
+    assert shown(ds[len(ds) - 1]) == shown(local[len(local) - 1])
 
 
 def test_batch_mode_gives_the_local_fields(folder):
