@@ -15,7 +15,8 @@ once its engine streams Parquet (sluice_stream_open over a folder without
 an index.json); until then a local folder is read in place as a
 LocalDataset (len, ds[i], iteration in file order) when no streaming
 argument is asked for, and anything else is a NotImplementedError that says
-the engine cannot stream Parquet yet.
+the engine cannot stream Parquet yet. A single file is read in place so
+with any library (a StreamingDataset streams folders).
 """
 import fnmatch
 import os
@@ -129,10 +130,15 @@ def load_parquet(data_files, *, local=None, split=None, **kwargs):
         ) from error
     streaming = sorted(set(kwargs) - _LOCAL_ARGUMENTS)
     if streaming:
+        if os.path.isfile(source):
+            why = (f'{source} is one file, and a StreamingDataset streams a folder (name the '
+                   f'folder, or one that holds only this file)')
+        else:
+            why = (f'this libsluice cannot stream Parquet files yet (its streaming engine looks '
+                   f'for an index.json in {source})')
         raise NotImplementedError(
-            f'load_parquet: this libsluice cannot stream Parquet files yet (its streaming engine '
-            f'looks for an index.json in {source}), so StreamingDataset\'s {streaming} cannot '
-            f'apply; without them load_parquet reads the local folder in place as a '
-            f'LocalDataset (len, ds[i], iteration in file order)') from error
+            f'load_parquet: {why}, so StreamingDataset\'s {streaming} cannot apply; without '
+            f'them load_parquet reads the local files in place as a LocalDataset (len, ds[i], '
+            f'iteration in file order)') from error
     return LocalDataset(source, split=split,
                         **{k: v for k, v in kwargs.items() if k in _LOCAL_ARGUMENTS})

@@ -97,11 +97,21 @@ def test_streaming_arguments_need_the_engine_to_stream_parquet(folder):
             f'load_parquet: this libsluice cannot stream Parquet files yet (its streaming engine '
             f'looks for an index.json in {folder}), so StreamingDataset\'s [\'batch_size\', '
             f'\'shuffle\', \'shuffle_seed\'] cannot apply; without them load_parquet reads the '
-            f'local folder in place as a LocalDataset (len, ds[i], iteration in file order)')
+            f'local files in place as a LocalDataset (len, ds[i], iteration in file order)')
         assert isinstance(e.__cause__, FileNotFoundError)
         return
     assert isinstance(ds, StreamingDataset) and ds.shuffle and ds.batch_size == 4
     assert sorted(r['text'] for r in ds) == sorted(r['text'] for r in rows(ds))
+
+
+def test_a_single_file_is_not_streamed(folder):
+    with pytest.raises(NotImplementedError) as info:
+        load_parquet(data_files=str(folder / 'a.parquet'), batch_size=4)
+    assert str(info.value) == (
+        f'load_parquet: {folder}/a.parquet is one file, and a StreamingDataset streams a folder '
+        f'(name the folder, or one that holds only this file), so StreamingDataset\'s '
+        f'[\'batch_size\'] cannot apply; without them load_parquet reads the local files in '
+        f'place as a LocalDataset (len, ds[i], iteration in file order)')
 
 
 @pytest.fixture
