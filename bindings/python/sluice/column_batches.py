@@ -11,6 +11,20 @@ engine batch (sluice_stream_batch_column), into arrays made for that batch:
   bytes for images, pickles, JSON..., the value's text for JSONL / CSV), and
   `offsets`, int64 of length samples + 1: field k is
   data[offsets[k]:offsets[k + 1]].
+A Parquet column (sluice.parquet_values names the encodings), whose fields
+may be null, carries `nulls` (bool, True where the sample's value is null;
+None when no sample of the batch is) beside its arrays:
+- fixed-width values (ints, floats, bool, date32, times, timestamps) are a
+  ValueColumn: `values`, one 1-D array of the value's numpy dtype
+  (parquet_values' table: datetime64 / timedelta64 for dates, times and
+  timestamps), 0 where null;
+- packed lists ('list<int32>': token ids, embeddings) are a ListColumn:
+  `values`, every sample's elements in one flat array of the element's
+  dtype, and `offsets` (int64, samples + 1, counted in elements): sample
+  k's list is values[offsets[k]:offsets[k + 1]] (a null list has none);
+- str, bytes, decimals and JSON-text lists are a NullableVarColumn: a
+  VarColumn's `data` (the field bytes: UTF-8, the bytes, the decimal's
+  text, the JSON text) and `offsets`, and `nulls`.
 The arrays belong to the caller (nothing points into the cache), so
 torch.from_numpy shares them without a copy (to_torch). The samples and
 their order are exactly __iter__'s; a subclass's __getitem__ is not applied.
@@ -18,21 +32,23 @@ A dataset whose streams have different columns has no batch of columns (a
 ValueError naming each stream's).
 """
 import ctypes
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
 from sluice import _lib
 from sluice.encodings import SCALAR_TYPES, parse_ndarray_encoding
 from sluice.engine import _lib_  # the library, sluice_stream_batch_column declared
-from sluice.formats import holds_stored_bytes
+from sluice.formats import holds_parquet_values, holds_stored_bytes
+from sluice.parquet_values import packed_list_kind, parquet_kind
 
 try:
     from torch.utils.data import IterableDataset as _Base
 except ImportError:  # torch is optional
     _Base = object
 
-__all__ = ['ColumnBatches', 'VarColumn', 'iter_batches', 'to_torch']
+__all__ = ['ColumnBatches', 'ListColumn', 'NullableVarColumn', 'ValueColumn', 'VarColumn',
+           'iter_batches', 'parquet_batch_column', 'to_torch']
 
 # A column grown for a whole batch from the samples seen so far claims at
 # most 8x what it has seen, or this much if that is more (_Column.take).
@@ -54,6 +70,94 @@ class VarColumn(NamedTuple):
         return [self.field(k) for k in range(len(self.offsets) - 1)]
 
 
+class ValueColumn(NamedTuple):
+    """A Parquet column of fixed-width values: values[k] is sample k's (0
+    where nulls[k]); nulls None when the batch has no null."""
+    values: np.ndarray
+    nulls: Optional[np.ndarray] = None
+
+    def to_list(self):
+        """Every sample's value as a numpy scalar, None for a null."""
+        if self.nulls is None:
+            return list(self.values)
+        return [None if n else v for v, n in zip(self.values, self.nulls)]
+
+
+class ListColumn(NamedTuple):
+    """A Parquet column of packed lists: sample k's elements are
+    values[offsets[k]:offsets[k + 1]] (offsets count elements); nulls[k]
+    True for a null list (none when the batch has no null)."""
+    values: np.ndarray
+    offsets: np.ndarray
+    nulls: Optional[np.ndarray] = None
+
+    def row(self, k):
+        """Sample k's list as an array (a view), None for a null list."""
+        if self.nulls is not None and self.nulls[k]:
+            return None
+        return self.values[int(self.offsets[k]):int(self.offsets[k + 1])]
+
+    def to_list(self):
+        return [self.row(k) for k in range(len(self.offsets) - 1)]
+
+
+class NullableVarColumn(NamedTuple):
+    """A VarColumn whose fields may be null (Parquet's str, bytes, decimals
+    and JSON-text lists): field k is data[offsets[k]:offsets[k + 1]], or
+    null where nulls[k] (none when the batch has no null)."""
+    data: np.ndarray
+    offsets: np.ndarray
+    nulls: Optional[np.ndarray] = None
+
+    def field(self, k):
+        """Field k's bytes (a copy), None for a null."""
+        if self.nulls is not None and self.nulls[k]:
+            return None
+        return bytes(self.data[int(self.offsets[k]):int(self.offsets[k + 1])])
+
+    def to_list(self):
+        return [self.field(k) for k in range(len(self.offsets) - 1)]
+
+
+def _typed(stored, dtype):
+    """`stored` (an array of the stored little-endian values) as `dtype`:
+    the same memory when the widths agree (ints, floats, 8-byte counts as
+    datetime64, bytes 0/1 as bool), else converted (date32's 4-byte days)."""
+    if stored.dtype.itemsize == dtype.itemsize:
+        return stored.view(dtype)
+    return stored.astype(dtype)
+
+
+def parquet_batch_column(column, encoding, data, offsets, nulls):
+    """One batch of Parquet column `column` of `encoding`, from its fields'
+    bytes back to back (`data`, uint8; field k at data[offsets[k]:offsets[k
+    + 1]]) and `nulls` (bool per sample): a ValueColumn, ListColumn or
+    NullableVarColumn (see the module). ValueError naming the column when a
+    field's size does not fit its encoding."""
+    some_null = nulls if nulls.any() else None
+    kind = parquet_kind(encoding)
+    if kind is not None and kind.width:
+        sizes = np.diff(offsets)
+        if not np.array_equal(sizes, np.where(nulls, 0, kind.width)):
+            raise ValueError(f'column {column!r} ({encoding}): a field is not '
+                             f'{kind.width} bytes')
+        stored = data.view(kind.stored_dtype)
+        dtype = np.dtype(kind.array_dtype)
+        if some_null is None:
+            return ValueColumn(_typed(stored, dtype), None)
+        values = np.zeros(len(nulls), dtype)
+        values[~nulls] = _typed(stored, dtype)
+        return ValueColumn(values, some_null)
+    element = packed_list_kind(encoding)
+    if element is not None:
+        if (offsets % element.width).any():
+            raise ValueError(f'column {column!r} ({encoding}): a list is not a whole number of '
+                             f'{element.width}-byte values')
+        values = _typed(data.view(element.stored_dtype), np.dtype(element.array_dtype))
+        return ListColumn(values, offsets // element.width, some_null)
+    return NullableVarColumn(data, offsets, some_null)
+
+
 def _fixed_layout(fmt, encoding):
     """(numpy dtype, item shape) of a fixed-size column, else None."""
     if not holds_stored_bytes(fmt):
@@ -69,10 +173,13 @@ def _fixed_layout(fmt, encoding):
 
 
 class _Column:
-    """One column's arrays for the batch being filled."""
+    """One column's arrays for the batch being filled. A Parquet column
+    (`parquet_encoding`) is copied as variable-size fields, whose NULL views
+    are its nulls, and built by parquet_batch_column when finished."""
 
-    def __init__(self, index, name, layout):
+    def __init__(self, index, name, layout, parquet_encoding=None):
         self.index, self.name, self.layout = index, name, layout
+        self.parquet_encoding = parquet_encoding
         self.item = layout[0].itemsize * int(np.prod(layout[1], dtype=np.int64)) if layout else 0
         self.guess = 0  # bytes per sample of the last batch (variable columns)
 
@@ -84,11 +191,16 @@ class _Column:
             self.values = np.empty(max(self.guess * samples, 64), np.uint8)
             self.offsets = np.empty(samples + 1, np.int64)
             self.offsets[0] = 0
+        if self.parquet_encoding is not None:
+            self.nulls = np.empty(samples, bool)
         self.used = 0
 
-    def take(self, ptr, pos, count):
+    def take(self, ptr, pos, count, nulls=None):
         """Copies this column of the engine's current batch (`count` samples)
-        in after the `pos` samples taken so far."""
+        in after the `pos` samples taken so far; `nulls` (a Parquet column's):
+        True for each of them whose view is NULL."""
+        if self.parquet_encoding is not None:
+            self.nulls[pos:pos + count] = nulls
         needed = ctypes.c_uint64()
         if self.layout:
             _lib.check(_lib_.sluice_stream_batch_column(
@@ -123,6 +235,9 @@ class _Column:
             dtype, shape = self.layout
             return self.values[:self.used].view(dtype).reshape((samples,) + shape)
         self.guess = -(-self.used // max(samples, 1))
+        if self.parquet_encoding is not None:
+            return parquet_batch_column(self.name, self.parquet_encoding, self.values[:self.used],
+                                        self.offsets[:samples + 1], self.nulls[:samples])
         return VarColumn(self.values[:self.used], self.offsets[:samples + 1])
 
 
@@ -131,12 +246,20 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
     module), batch_size samples each (the last may be shorter)."""
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
+    if engine.mixes_in_null_fields():
+        raise ValueError('batch mode needs streams of one format when one of them is Parquet '
+                         '(its columns have their own types and nulls): iterate the dataset '
+                         'instead, or read the Parquet streams in a dataset of their own')
     ptr = engine._ptr
     n = engine._n
-    columns = [_Column(c, name, _fixed_layout(engine.format, enc))
+    parquet = holds_parquet_values(engine.format)
+    columns = [_Column(c, name, _fixed_layout(engine.format, enc), enc if parquet else None)
                for c, (name, enc) in enumerate(zip(engine.column_names, engine.column_encodings))]
     ids = (ctypes.c_int64 * batch_size)()
     fields = (_lib.Bytes * (max(n, 1) * batch_size))()
+    # The views' data pointers (sample k's column c at k * n + c): NULL is a
+    # Parquet null, which the packed copy cannot tell from an empty field.
+    pointers = np.frombuffer(fields, np.uint64).reshape(-1, 2)[:, 0] if parquet else None
     count = ctypes.c_uint32()
     engine.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
     done = False
@@ -152,7 +275,10 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
                     done = True
                     break
                 for col in columns:
-                    col.take(ptr, got, count.value)
+                    nulls = None
+                    if parquet:
+                        nulls = pointers[col.index:count.value * n:n] == 0
+                    col.take(ptr, got, count.value, nulls)
             finally:
                 _lib_.sluice_stream_release(ptr)
             got += count.value
@@ -187,8 +313,10 @@ def _tensor(value):
 
 def to_torch(batch):
     """A batch's arrays as torch tensors sharing their memory (no copy);
-    columns of a dtype torch lacks stay numpy arrays."""
-    return {k: VarColumn(_tensor(v.data), _tensor(v.offsets)) if isinstance(v, VarColumn)
+    columns of a dtype torch lacks stay numpy arrays. A column of several
+    arrays (VarColumn, ValueColumn, ...) keeps its type, each array a
+    tensor (a `nulls` of None stays None)."""
+    return {k: type(v)(*(None if x is None else _tensor(x) for x in v)) if isinstance(v, tuple)
             else _tensor(v) for k, v in batch.items()}
 
 
@@ -197,16 +325,30 @@ def to_torch(batch):
 _WIDENED = {np.dtype('<u2'): np.int32, np.dtype('<u4'): np.int64}
 
 
+def _loader_array(name, value):
+    """`value` as an array default_convert can turn into a tensor: uint16 /
+    uint32 widened, datetime64 / timedelta64 as their int64 counts (in the
+    dtype's unit); a uint64 one refused by name."""
+    if value.dtype.kind == 'u' and value.itemsize > 1:
+        wide = _WIDENED.get(value.dtype.newbyteorder('<'))
+        if wide is None:
+            raise TypeError(f'column {name!r} is {value.dtype}, which torch has no tensor '
+                            f'type for: read it with iter_batches in the process instead')
+        return value.astype(wide)
+    if value.dtype.kind in 'mM':
+        return value.view(np.int64)
+    return value
+
+
 def _loader_ready(batch):
     """A batch whose arrays the DataLoader's default_convert can turn into
-    tensors: uint16 / uint32 columns widened; a uint64 one refused by name."""
+    tensors (_loader_array, also inside a column of several arrays)."""
     for name, value in batch.items():
-        if isinstance(value, np.ndarray) and value.dtype.kind == 'u' and value.itemsize > 1:
-            wide = _WIDENED.get(value.dtype.newbyteorder('<'))
-            if wide is None:
-                raise TypeError(f'column {name!r} is {value.dtype}, which torch has no tensor '
-                                f'type for: read it with iter_batches in the process instead')
-            batch[name] = value.astype(wide)
+        if isinstance(value, np.ndarray):
+            batch[name] = _loader_array(name, value)
+        elif isinstance(value, tuple):
+            batch[name] = type(value)(*(x if x is None else _loader_array(name, x)
+                                        for x in value))
     return batch
 
 
@@ -214,7 +356,8 @@ class ColumnBatches(_Base):
     """An IterableDataset of a StreamingDataset's batches for
     DataLoader(ColumnBatches(ds, n), batch_size=None): each worker yields its
     own samples' batches, as the dataset would yield them one by one. Columns
-    torch has no type for are widened (uint16 -> int32, uint32 -> int64); a
+    torch has no type for are widened (uint16 -> int32, uint32 -> int64),
+    datetime64 / timedelta64 ones handed over as their int64 counts; a
     uint64 column is a TypeError."""
 
     def __init__(self, dataset, batch_size=None):

@@ -18,7 +18,7 @@ from sluice import engine
 from sluice import malloc_tuning
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
-from sluice.dataset_index import read_index, shard_infos
+from sluice.dataset_index import missing_local_index, read_index, shard_infos
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.plan import Plan, default_num_canonical_nodes
 from sluice.stream import Stream, _streams_registry
@@ -112,7 +112,13 @@ class StreamingDataset(_Base):
         self._stream_defaults = {'download_retry': download_retry,
                                  'download_timeout': download_timeout,
                                  'keep_zip': keep_zip}
-        self._open_engine(validate_hash, streams is not None, split)
+        try:
+            self._open_engine(validate_hash, streams is not None, split)
+        except FileNotFoundError:
+            # Mosaic's error for a local remote without index.json, where the
+            # engine found no Parquet files to read instead.
+            missing_local_index(self.streams, [self._split_of(s) for s in self.streams])
+            raise
         # Mosaic's epoch_size: the resolved number of samples an epoch draws.
         self.epoch_size = Stream.apply_weights(self.streams, self.samples_per_stream,
                                                self._epoch_size_arg, self.shuffle_seed)

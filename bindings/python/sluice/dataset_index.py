@@ -11,29 +11,49 @@ from sluice.remote import local_path
 from sluice.shard_info import ShardInfo
 from sluice.stream import _is_remote
 
-__all__ = ['read_index', 'shard_infos']
+__all__ = ['missing_local_index', 'read_index', 'shard_infos']
 
 
 def index_path(stream, split):
     return os.path.join(stream.local, split or '', 'index.json')
 
 
-def _index_bytes(stream, split):
-    """A stream's index.json: the cached copy, else a local remote's; None
-    for a stream without one (raw files) or whose store remote the engine
-    has not fetched it from yet. A local remote without one is
-    FileNotFoundError."""
-    local = index_path(stream, split)
-    if os.path.isfile(local):
-        with open(local, 'rb') as f:
-            return f.read()
+def _local_remote_index(stream, split):
+    """The index.json path of a stream whose remote is a local folder, else
+    None."""
     if stream.remote is None or getattr(stream, 'engine_keys', None):
         return None
     if _is_remote(stream.remote):
         return None
-    path = os.path.join(local_path(stream.remote), split or '', 'index.json')
+    return os.path.join(local_path(stream.remote), split or '', 'index.json')
+
+
+def _index_bytes(stream, split):
+    """A stream's index.json: the cached copy, else a local remote's; None
+    for a stream without one (raw files, a folder of Parquet files: the
+    engine's to read or refuse, see missing_local_index) or whose store
+    remote the engine has not fetched it from yet."""
+    local = index_path(stream, split)
+    if os.path.isfile(local):
+        with open(local, 'rb') as f:
+            return f.read()
+    path = _local_remote_index(stream, split)
+    if path is None or not os.path.isfile(path):
+        return None
     with open(path, 'rb') as f:
         return f.read()
+
+
+def missing_local_index(streams, splits):
+    """Mosaic's FileNotFoundError (open()'s) for the first stream whose
+    remote is a local folder without an index.json, for when the engine
+    could not read that folder either (it reads a folder of Parquet files
+    without one)."""
+    for stream, split in zip(streams, splits):
+        path = _local_remote_index(stream, split)
+        if path is not None and not os.path.isfile(index_path(stream, split)):
+            with open(path, 'rb'):
+                pass
 
 
 def read_index(stream, split):

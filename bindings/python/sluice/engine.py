@@ -10,7 +10,7 @@ import json
 import warnings
 
 from sluice import _lib
-from sluice.formats import MIXED, field_decoder, holds_stored_bytes
+from sluice.formats import MIXED, field_decoder, has_null_fields, holds_stored_bytes
 from sluice.sample_batch import SampleBatch
 
 __all__ = ['available', 'Engine']
@@ -125,7 +125,7 @@ class Engine:
             # One format here (_set_decoders): stored 'int' fields are int64.
             stored = holds_stored_bytes(self.format)
             ints = {c for c, e in enumerate(self.column_encodings) if stored and e == 'int'}
-            self._packed = SampleBatch(h, self._items, ints)
+            self._packed = SampleBatch(h, self._items, ints, self._batch if self._nulls else None)
 
     def _set_decoders(self, h):
         """One decoder per column; per stream when streams differ in format,
@@ -145,7 +145,10 @@ class Engine:
                 all(c in ([], everywhere) for c in self.stream_columns)):
             self._items = [(c, name, field_decoder(self.format, e, name)) for c, (name, e)
                            in enumerate(zip(self.column_names, self.column_encodings))]
+            # A NULL view is a null value (None) in such a format (Parquet).
+            self._nulls = has_null_fields(self.format)
             return
+        self._nulls = False
         self._items = None
         self._stream_items = []
         for s in range(self.num_streams):
@@ -155,7 +158,8 @@ class Engine:
                 enc = _lib_.sluice_stream_stream_column_encoding(h, s, c).decode()
                 name = self.column_names[c]
                 items.append((c, name, field_decoder(fmt, enc, name)))
-            self._stream_items.append(items if fmt else None)  # no shards, no samples
+            # No shards, no samples; else (items, whether NULL views are nulls).
+            self._stream_items.append((items, has_null_fields(fmt)) if fmt else None)
         # Global sample ids number the streams' samples stream by stream.
         per_stream = [0] * self.num_streams
         for samples, stream in zip(self.samples_per_shard, self.stream_per_shard):
@@ -171,15 +175,26 @@ class Engine:
         return '; '.join(f'stream {s}: {[self.column_names[c] for c in cols]}'
                          for s, cols in enumerate(self.stream_columns) if cols)
 
+    def mixes_in_null_fields(self):
+        """True when streams of different formats mix and one's fields may be
+        null (Parquet's): its columns keep their own types and nulls, which a
+        batch of another format's columns has not."""
+        return self._stream_items is not None and \
+            any(entry is not None and entry[1] for entry in self._stream_items)
+
     def _items_of(self, idx):
         return self._stream_items[bisect.bisect_right(self._stream_ends, idx)]
 
     def _decode(self, fields, base, idx):
         out = {}
-        items = self._items if self._stream_items is None else self._items_of(idx)
+        items, nulls = (self._items, self._nulls) if self._stream_items is None \
+            else self._items_of(idx)
         for c, name, dec in items:
             b = fields[base + c]
-            out[name] = dec(ctypes.string_at(b.data, b.size) if b.size else b'')
+            if b.size:
+                out[name] = dec(ctypes.string_at(b.data, b.size))
+            else:
+                out[name] = dec(None if nulls and not b.data else b'')
         return out
 
     def _decode_each(self, count):

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from sluice import _lib
-from sluice.formats import field_decoder
+from sluice.formats import field_decoder, has_null_fields
 from sluice.shard_info import read_shard_infos
 
 __all__ = ['LocalDataset']
@@ -82,6 +82,7 @@ class LocalDataset:
         self._fields_np = np.frombuffer(self._fields, dtype=np.uint64).reshape(-1, 2)
         self._get = _lib.lib.sluice_dataset_get
         self._items = list(zip(self.column_names, self._decoders))
+        self._null_fields = has_null_fields(self.format)
 
     @property
     def samples_per_shard(self):
@@ -98,11 +99,14 @@ class LocalDataset:
         self._handle.close()
 
     def raw_fields(self, idx):
-        """The stored bytes of each column of sample `idx` (copies)."""
+        """The stored bytes of each column of sample `idx` (copies); None for
+        a null field of a format that has them (Parquet)."""
         status = self._get(self._handle.ptr, idx, self._fields, self._n)
         if status:
             _lib.check(status)
         spans = self._fields_np[:self._n].tolist()
+        if self._null_fields:
+            return [ctypes.string_at(p, n) if n else (b'' if p else None) for p, n in spans]
         # MDS fields lie side by side in the sample: copy the sample's span
         # once and slice it, instead of one copy call per field.
         lo = min(p for p, n in spans if n) if any(n for _, n in spans) else 0
@@ -151,7 +155,8 @@ class LocalDataset:
     # Handles are not inherited across pickling (DataLoader spawn): reopen.
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items'):
+        for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items',
+                    '_null_fields'):
             state[key] = None
         return state
 

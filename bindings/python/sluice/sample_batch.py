@@ -38,11 +38,19 @@ class SampleBatch:
     # as long as the engine); a larger batch goes field by field.
     CAPACITY = 1 << 20
 
-    def __init__(self, ptr, items, fixed_ints):
+    def __init__(self, ptr, items, fixed_ints, null_views=None):
         """`fixed_ints`: the column indexes whose values are MDS 'int'
-        (8 bytes, little-endian, decoded to Python int)."""
+        (8 bytes, little-endian, decoded to Python int). `null_views`: for a
+        format whose NULL views are nulls (Parquet), the engine's array of
+        next_batch views (sample k's column c at k * columns + c), whose
+        NULL data pointers become None fields (a packed column cannot say
+        null from empty)."""
         self._ptr = ptr
         self._columns = [(c, dec, c in fixed_ints) for c, _, dec in items]
+        self._width = max(len(items), 1)
+        self._pointers = None
+        if null_views is not None:
+            self._pointers = np.frombuffer(null_views, np.uint64).reshape(-1, 2)[:, 0]
         self._make = _dict_maker([name for _, name, _ in items])
         self._needed = ctypes.c_uint64()
         self._buffer = np.empty(self.CAPACITY, np.uint8)  # pages touched as used
@@ -68,6 +76,9 @@ class SampleBatch:
                 return None
             offsets = self._offsets[:count + 1].tolist()
             fields = [blob[a:b] for a, b in zip(offsets, offsets[1:])]
+            if self._pointers is not None:
+                for k in np.flatnonzero(self._pointers[c:count * self._width:self._width] == 0):
+                    fields[k] = None
             columns.append(fields if dec is bytes else list(map(dec, fields)))
         return self._make(*columns)
 

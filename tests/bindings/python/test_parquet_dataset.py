@@ -1,0 +1,174 @@
+"""sluice.load_parquet, the one line Databricks' guide spells
+load_dataset("parquet", data_files=...): which files a data_files names
+(the engine's listing: every *.parquet under the folder, '_' and '.' files
+left out, paths sorted), the values they hold, and what it says while this
+library's engine cannot stream Parquet (a remote: NotImplementedError
+saying so; a local folder with streaming arguments: the same; without them:
+read in place). Where the engine already streams Parquet the same calls
+give a StreamingDataset over the same rows."""
+import functools
+import http.server
+import pathlib
+import shutil
+import threading
+
+import numpy as np
+import pytest
+
+import sluice
+from sluice import LocalDataset, StreamingDataset, load_parquet
+
+DATA = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet'
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """hf_text.parquet twice (a.parquet, sub/b.parquet) beside what Spark
+    leaves (_SUCCESS, .a.parquet.crc) and a file of another kind."""
+    root = tmp_path / 'train'
+    (root / 'sub').mkdir(parents=True)
+    shutil.copy(DATA / 'hf_text.parquet', root / 'a.parquet')
+    shutil.copy(DATA / 'hf_text.parquet', root / 'sub' / 'b.parquet')
+    (root / '_SUCCESS').write_bytes(b'')
+    (root / '.a.parquet.crc').write_bytes(b'crc')
+    return root
+
+
+def rows(ds):
+    return [{k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in ds[i].items()}
+            for i in range(len(ds))]
+
+
+def test_a_glob_of_the_folder_gives_its_files_rows_in_path_order(folder):
+    one = rows(LocalDataset(str(DATA / 'hf_text.parquet')))
+    for data_files in (f'{folder}/**/*.parquet', str(folder), f'{folder}/'):
+        ds = load_parquet(data_files=data_files)
+        assert isinstance(ds, (LocalDataset, StreamingDataset))
+        assert len(ds) == 2 * len(one)
+        assert rows(ds) == one + one
+    assert rows(load_parquet(data_files=str(folder / 'sub' / 'b.parquet'))) == one
+    assert rows(load_parquet(data_files=str(folder.parent), split='train')) == one + one
+
+
+def test_top_level_glob_refuses_a_folder_whose_sub_folders_hold_more(folder):
+    with pytest.raises(ValueError) as info:
+        load_parquet(data_files=f'{folder}/*.parquet')
+    assert str(info.value) == (
+        f'load_parquet: {folder}/*.parquet leaves out the Parquet files in {folder}/sub, which a '
+        f'folder\'s files include: write {folder}/**/*.parquet (or move them)')
+    # Spark's _temporary/ and hidden files are no part of the folder's files.
+    (folder / 'sub' / '_temporary').mkdir()
+    shutil.copy(DATA / 'hf_text.parquet', folder / 'sub' / '_temporary' / 'c.parquet')
+    shutil.copy(DATA / 'hf_text.parquet', folder / 'sub' / '.c.parquet')
+    ds = load_parquet(data_files=f'{folder}/sub/*.parquet')
+    assert len(ds) == len(LocalDataset(str(DATA / 'hf_text.parquet')))
+
+
+def test_data_files_forms_the_engine_cannot_list():
+    with pytest.raises(ValueError) as info:
+        load_parquet(data_files='/Volumes/main/default/vol/part-*.parquet')
+    assert str(info.value) == (
+        "load_parquet: data_files '/Volumes/main/default/vol/part-*.parquet': a folder's Parquet "
+        "files are all its *.parquet files (sub-folders included), so the pattern may only be "
+        "FOLDER/*.parquet or FOLDER/**/*.parquet; name the folder instead")
+    with pytest.raises(TypeError) as info:
+        load_parquet(data_files=['/a.parquet', '/b.parquet'])
+    assert str(info.value) == ('load_parquet: data_files takes one folder, Parquet file, glob or '
+                               'URL (a list of them is not supported yet)')
+
+
+def test_split_is_mosaics_sub_folder(folder):
+    with pytest.raises(FileNotFoundError) as info:
+        load_parquet(data_files=f'{folder}/**/*.parquet', split='train')
+    assert str(info.value) == (
+        f"load_parquet: split='train' is a sub-folder of data_files (Mosaic's split), and "
+        f"{folder}/train does not exist; a Hugging Face split name selects no folder here: "
+        f"leave split out")
+    assert len(load_parquet(data_files=str(folder), split='sub')) == \
+        len(LocalDataset(str(DATA / 'hf_text.parquet')))
+
+
+def test_streaming_arguments_need_the_engine_to_stream_parquet(folder):
+    try:
+        ds = load_parquet(data_files=f'{folder}/**/*.parquet', batch_size=4, shuffle=True,
+                          shuffle_seed=3)
+    except NotImplementedError as e:  # this library's engine does not stream Parquet yet
+        assert str(e) == (
+            f'load_parquet: this libsluice cannot stream Parquet files yet (its streaming engine '
+            f'looks for an index.json in {folder}), so StreamingDataset\'s [\'batch_size\', '
+            f'\'shuffle\', \'shuffle_seed\'] cannot apply; without them load_parquet reads the '
+            f'local files in place as a LocalDataset (len, ds[i], iteration in file order)')
+        assert isinstance(e.__cause__, FileNotFoundError)
+        return
+    assert isinstance(ds, StreamingDataset) and ds.shuffle and ds.batch_size == 4
+    assert sorted(r['text'] for r in ds) == sorted(r['text'] for r in rows(ds))
+
+
+def test_a_single_file_is_not_streamed(folder):
+    with pytest.raises(NotImplementedError) as info:
+        load_parquet(data_files=str(folder / 'a.parquet'), batch_size=4)
+    assert str(info.value) == (
+        f'load_parquet: {folder}/a.parquet is one file, and a StreamingDataset streams a folder '
+        f'(name the folder, or one that holds only this file), so StreamingDataset\'s '
+        f'[\'batch_size\'] cannot apply; without them load_parquet reads the local files in '
+        f'place as a LocalDataset (len, ds[i], iteration in file order)')
+
+
+@pytest.fixture
+def web_folder():
+    """tests/data/parquet over plain HTTP on 127.0.0.1 (no index.json)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(DATA))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{server.server_port}'
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_remote_parquet_folder_says_when_the_engine_cannot_stream_it(web_folder, tmp_path):
+    url = f'{web_folder}/spark_out'
+    try:
+        ds = load_parquet(data_files=f'{url}/*.parquet', local=str(tmp_path / 'cache'),
+                          batch_size=4, download_retry=0)
+    except NotImplementedError as e:
+        text = str(e)
+        if not text.startswith('load_parquet: '):
+            # An engine that streams Parquet lists a folder's files, which a
+            # web server cannot (a manifest names them there).
+            assert text.endswith(f'{url}: HTTP(S) stores cannot list objects'), text
+            return
+        assert text.startswith(
+            f'load_parquet: this libsluice cannot stream Parquet files from {url} yet: its '
+            f'streaming engine (sluice_stream_open) looks for an index.json there, and streaming '
+            f'a folder of Parquet files without one is not in this build. Meanwhile read a local '
+            f'or mounted copy in place (data_files=\'/path/to/folder\'). Engine: not found: '), text
+        assert f'{url}/index.json' in text
+        assert isinstance(e.__cause__, FileNotFoundError)
+        return
+    assert isinstance(ds, StreamingDataset)
+    assert len(ds) == len(LocalDataset(str(DATA / 'spark_out')))
+
+
+def test_other_failures_are_not_taken_for_parquet(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_parquet(data_files=str(tmp_path / 'missing'))
+    mds = tmp_path / 'mds'
+    with sluice.MDSWriter(out=str(mds), columns={'id': 'int'}) as w:
+        for i in range(5):
+            w.write({'id': i})
+    ds = load_parquet(data_files=str(mds), batch_size=2)  # an index.json: Mosaic's dataset
+    assert isinstance(ds, StreamingDataset)
+    assert [s['id'] for s in ds] == list(range(5))
+
+
+def test_the_folder_a_data_files_names():
+    from sluice.parquet_dataset import _folder_of
+    assert _folder_of('dbfs:/Volumes/main/default/vol/train/*.parquet') == \
+        ('dbfs:/Volumes/main/default/vol/train', True)
+    assert _folder_of('s3://bucket/table/**/*.parquet') == ('s3://bucket/table', True)
+    assert _folder_of('gs://bucket/table/') == ('gs://bucket/table/', True)
+    assert _folder_of(pathlib.Path('/Volumes/main/default/vol/train')) == \
+        ('/Volumes/main/default/vol/train', False)
+    assert _folder_of('file:///data/train/**/*.parquet') == ('/data/train', False)
+    assert _folder_of('/data/**/*.parquet') == ('/data', False)
