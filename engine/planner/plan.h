@@ -99,8 +99,11 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
 // The ids one worker reads, in order, -1 padding skipped. node and rank are
 // real (replication maps them onto their planning rank). For the random
-// batching method this costs memory proportional to the canonical nodes the
-// worker reads (py1e, naive excepted) plus the worker's share, not the epoch.
+// batching method with py1e this costs memory proportional to the worker's
+// share plus the shards and one shuffle block, and time proportional to the
+// samples up to the end of the last canonical node it reads
+// (engine/planner/README.md); py1s holds the canonical nodes the worker
+// reads, the other shuffles the whole permutation.
 // When `shuffle_warning` is given it receives the UserWarning Mosaic's
 // shuffle gives while planning this epoch, word for word (its odd spacing
 // included), or nullopt: py1e warns when some span's random block comes out
