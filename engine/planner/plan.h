@@ -102,8 +102,8 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 // batching method with py1e this costs memory proportional to the worker's
 // share plus the shards and one shuffle block, and time proportional to the
 // samples up to the end of the last canonical node it reads
-// (engine/planner/README.md); py1s holds the canonical nodes the worker
-// reads, the other shuffles the whole permutation.
+// (engine/planner/README.md); py1s likewise with one shard's span in
+// place of the block; the other shuffles hold the whole permutation.
 // When `shuffle_warning` is given it receives the UserWarning Mosaic's
 // shuffle gives while planning this epoch, word for word (its odd spacing
 // included), or nullopt: py1e warns when some span's random block comes out

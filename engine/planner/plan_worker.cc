@@ -1,5 +1,5 @@
 // One worker's random-batching plan: its partition slice alone, then only the
-// shuffle entries it needs (py1e: plan_worker_py1e.cc).
+// shuffle entries it needs (py1e, py1s: plan_worker_streamed.cc).
 #include "engine/planner/plan_worker.h"
 
 #include "engine/planner/shuffle.h"
@@ -12,8 +12,8 @@ Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode
   if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
   const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
-  if (c.shuffle && c.shuffle_algo == ShuffleAlgo::kPy1e) {
-    return WorkerRandomPy1e(ctx, res, pa, pnode, prank, worker, py1e_narrow_block);
+  if (c.shuffle && (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s)) {
+    return WorkerRandomStreamed(ctx, res, pa, pnode, prank, worker, py1e_narrow_block);
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
   if (c.shuffle) {

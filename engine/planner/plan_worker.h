@@ -17,11 +17,11 @@ namespace sluice::planner {
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
                                           bool* py1e_narrow_block = nullptr);
 
-// WorkerRandom when shuffling with py1e (any partition): memory of the
-// worker's slots plus a window of the parts it reads (README.md in this
-// folder). `res` and `pa` as BatchRandom builds them; *narrow, when given,
+// WorkerRandom when shuffling with py1e or py1s (any partition): memory of
+// the worker's slots plus a window of the parts it reads (py1e) or one span
+// (py1s) (README.md in this folder). `res` and `pa` as BatchRandom builds them; *narrow, when given,
 // is set (never cleared) as PartialShuffle::py1e_narrow_block.
-Result<std::vector<int64_t>> WorkerRandomPy1e(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
+Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
                                               int64_t pnode, int64_t prank, int64_t worker, bool* narrow);
 
 }  // namespace sluice::planner

@@ -1,5 +1,5 @@
-// One worker's py1e plan through the sliding window (plan_worker_py1e.cc,
-// shuffle_py1e_stream.cc) against the whole plan:
+// One worker's py1e and py1s plans streamed part by part
+// (plan_worker_streamed.cc, shuffle_py1e_stream.cc) against the whole plan:
 // - Py1eStreamPart hands out exactly the whole part's sorted ids in any
 //   [lo, hi), leaves the generator where the whole part leaves it, and
 //   reports narrow blocks as Py1eDraw;
@@ -110,7 +110,7 @@ PlanRequest FreshRequest(Random& rnd) {
   if (n < 2 * C) q.streams[0].shard_sizes[0] += 2 * C - n;
   q.config.num_canonical_nodes = C;
   q.config.shuffle = true;
-  q.config.shuffle_algo = ShuffleAlgo::kPy1e;
+  q.config.shuffle_algo = rnd.Int(0, 3) == 0 ? ShuffleAlgo::kPy1s : ShuffleAlgo::kPy1e;
   q.config.shuffle_seed = uint64_t(rnd.Int(0, 1 << 20));
   q.config.shuffle_block_size = rnd.Int(2, rnd.Int(0, 1) ? 100 : 3000);
   q.config.partition_algo = rnd.Int(0, 1) ? PartitionAlgo::kOrig : PartitionAlgo::kRelaxed;
@@ -139,14 +139,15 @@ PlanRequest FreshRequest(Random& rnd) {
   return q;
 }
 
-// Mosaic's whole-epoch narrow-block warning, from the whole shuffle.
+// Mosaic's whole-epoch narrow-block warning (py1e only), from the whole
+// shuffle.
 bool WholeEpochNarrow(const PlanRequest& q) {
   auto d = DerivePlan(q);
   EXPECT_TRUE(d.ok());
   const BatchContext ctx{q, *d};
   auto res = Resample(ctx, -1);
   EXPECT_TRUE(res.ok());
-  auto perm = GetPartialShuffle(ShuffleAlgo::kPy1e, res->shuffle_units, d->num_canonical_nodes,
+  auto perm = GetPartialShuffle(q.config.shuffle_algo, res->shuffle_units, d->num_canonical_nodes,
                                 q.config.shuffle_seed, uint64_t(q.epoch), d->shuffle_block_size, {});
   EXPECT_TRUE(perm.ok());
   return perm.ok() && perm->py1e_narrow_block();
@@ -154,7 +155,7 @@ bool WholeEpochNarrow(const PlanRequest& q) {
 
 TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
   Random rnd(2026);
-  int planned = 0, resumed = 0, elastic = 0, failed = 0;
+  int planned = 0, resumed = 0, elastic = 0, failed = 0, py1s = 0;
   for (int iter = 0; iter < 600; ++iter) {
     PlanRequest q = FreshRequest(rnd);
     auto d = DerivePlan(q);
@@ -171,6 +172,7 @@ TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
       continue;
     }
     ++planned;
+    py1s += q.config.shuffle_algo == ShuffleAlgo::kPy1s;
     resumed += q.sample_in_epoch > 0;
     elastic += q.config.initial_physical_nodes.has_value();
     const bool narrow = WholeEpochNarrow(q);
@@ -192,6 +194,7 @@ TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
   EXPECT_GT(resumed, 200);
   EXPECT_GT(elastic, 40);
   EXPECT_GT(failed, 0);
+  EXPECT_GT(py1s, 80);
 }
 
 // Parts far longer than the window (default block): the window slides
@@ -208,7 +211,9 @@ TEST(PlanWorkerPy1eTest, DefaultBlockOverLongParts) {
   q.config.shuffle = true;
   q.world = World{2, 2, 3, {}, {}, {}};
   q.epoch = 2;
-  for (int64_t resume : {int64_t{0}, int64_t{1'700'003}}) {
+  for (auto [algo, resume] : {std::pair{ShuffleAlgo::kPy1e, int64_t{0}}, {ShuffleAlgo::kPy1e, int64_t{1'700'003}},
+                               {ShuffleAlgo::kPy1s, int64_t{1'700'003}}}) {
+    q.config.shuffle_algo = algo;
     q.sample_in_epoch = resume;
     auto full = PlanEpoch(q);
     ASSERT_TRUE(full.ok()) << full.status().ToString();

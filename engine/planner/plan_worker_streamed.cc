@@ -1,8 +1,9 @@
-// One worker's random-batching plan under py1e without the parts it reads
-// held whole (engine/planner/README.md): its partition slice gives the
+// One worker's random-batching plan under py1e or py1s without the parts it
+// reads held whole (engine/planner/README.md): its partition slice gives the
 // positions it reads; parts before them are drawn over, its parts are
-// streamed through Py1eStreamPart, and nothing after its last part is drawn
-// unless Mosaic's narrow-block warning can only be decided by the draws.
+// streamed (py1e through Py1eStreamPart's window, py1s span by span), and
+// nothing after its last part is drawn unless Mosaic's py1e narrow-block
+// warning can only be decided by the draws.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -82,9 +83,37 @@ Status NarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRang
   return Status::Ok();
 }
 
+// py1s: a part is its spans' ids, each span shuffled in place, in order, so
+// sorted position t is in the span covering t. Spans meeting [lo, hi) are
+// shuffled and handed to `sink`; the others' draws are replayed.
+void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink) {
+  numpy::Pcg64Stream bits(ep.bit_generator());
+  std::vector<int64_t> ids;
+  int64_t off = 0;
+  for (const Span& s : spans) {
+    const int64_t z = s.size();
+    const bool big = uint64_t(z) > (uint64_t{1} << 32);
+    if (off + z > lo && off < hi) {
+      ids.resize(size_t(z));
+      for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = s.begin + k;
+      if (big) {
+        numpy::ShuffleFrom(bits, std::span<int64_t>(ids));
+      } else {
+        bits.ShuffleU32(std::span<int64_t>(ids));
+      }
+      sink(off, ids.data(), z);
+    } else if (big) {
+      for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+    } else {
+      bits.SkipShuffleU32(size_t(z));
+    }
+    off += z;
+  }
+}
+
 }  // namespace
 
-Result<std::vector<int64_t>> WorkerRandomPy1e(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
+Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
                                               int64_t pnode, int64_t prank, int64_t worker, bool* narrow) {
   const PlanConfig& c = ctx.request.config;
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> out, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
@@ -93,12 +122,15 @@ Result<std::vector<int64_t>> WorkerRandomPy1e(const BatchContext& ctx, const Res
   SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
   const Parts parts_of(total, C);
   const BlockRange br = BlockBounds(block);
+  const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
   // Mosaic's errors do not depend on the draws: they are decided here, in
-  // the order the whole shuffle meets them.
-  if (parts_of.size(0) == 0) return Py1eEmptyPart(C);
-  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
-  for (int64_t i = 1; i < C; ++i)
-    if (parts_of.size(i) == 0) return Py1eEmptyPart(C);
+  // the order the whole shuffle meets them (py1s has none of its own).
+  if (py1e) {
+    if (parts_of.size(0) == 0) return Py1eEmptyPart(C);
+    if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+    for (int64_t i = 1; i < C; ++i)
+      if (parts_of.size(i) == 0) return Py1eEmptyPart(C);
+  }
 
   std::vector<PartAsk> ask(static_cast<size_t>(C));
   int64_t touched = 0, last = -1;
@@ -146,7 +178,11 @@ Result<std::vector<int64_t>> WorkerRandomPy1e(const BatchContext& ctx, const Res
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
     const PartAsk& a = ask[size_t(i)];
     if (a.count == 0) {
-      SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
+      if (py1e) {
+        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
+      } else {
+        Py1sStreamPart(list, ep, 0, 0, [](int64_t, const int64_t*, int64_t) {});
+      }
       continue;
     }
     const int64_t pb = parts_of.begin(i), pe = parts_of.begin(i + 1);
@@ -173,13 +209,19 @@ Result<std::vector<int64_t>> WorkerRandomPy1e(const BatchContext& ctx, const Res
         ++at;
       }
     };
-    SLUICE_RETURN_IF_ERROR(Py1eStreamPart(list, br, ep, C, a.lo, a.hi + 1, sink, narrow));
+    if (py1e) {
+      SLUICE_RETURN_IF_ERROR(Py1eStreamPart(list, br, ep, C, a.lo, a.hi + 1, sink, narrow));
+    } else {
+      Py1sStreamPart(list, ep, a.lo, a.hi + 1, sink);
+    }
     if (behind || answered != a.count) {
       return InternalError("py1e stream answered " + std::to_string(answered) + " of " + std::to_string(a.count) +
                            " positions of canonical node " + std::to_string(i));
     }
   }
-  if (narrow != nullptr && !*narrow) SLUICE_RETURN_IF_ERROR(NarrowAfter(parts, last + 1, C, br, ep, narrow));
+  if (py1e && narrow != nullptr && !*narrow) {
+    SLUICE_RETURN_IF_ERROR(NarrowAfter(parts, last + 1, C, br, ep, narrow));
+  }
   for (int64_t& x : out)
     if (x <= -2) x = Answered(x);  // its own inverse
   MapSmall(out, res);
