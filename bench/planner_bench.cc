@@ -12,6 +12,8 @@
 // planning floor's worst case (every earlier node's shuffle draws replayed,
 // engine/planner/README.md). own_ids is the worker's share; budget_mb is
 // issue 38's memory target for it, 8 bytes per own id + 64 MiB.
+// Checkpoints is that floor paid once per epoch (PlanCheckpoints), and
+// OneWorkerWithCheckpoints a worker's plan from them.
 //
 // Each case is timed once in this process (wall, and the process's user and
 // system CPU time: system time is mostly the kernel zeroing the fresh pages
@@ -169,6 +171,34 @@ void BM_OneWorker(benchmark::State& state) {
   state.counters["budget_mb"] = (8.0 * double(n)) / (1024.0 * 1024.0) + 64.0;
 }
 
+// The epoch's checkpoints (PlanCheckpoints, once per epoch and node), then
+// a worker's plan from them: its own canonical node's cost alone.
+void BM_Checkpoints(benchmark::State& state) {
+  const PlanRequest q = Request(state.range(0), 1);
+  Measure(state, [&] { return PlanCheckpoints(q).ok(); });
+}
+
+void BM_OneWorkerWithCheckpoints(benchmark::State& state) {
+  const PlanRequest q = Request(state.range(0), 1);
+  auto checkpoints = PlanCheckpoints(q);
+  if (!checkpoints.ok()) {
+    state.SkipWithError("checkpoints failed");
+    return;
+  }
+  const int64_t who = state.range(1) == 0 ? 0 : 1;
+  size_t n = 0;
+  Measure(state, [&] {
+    auto ids = PlanWorker(q, who ? 7 : 3, who ? 7 : 5, 7, nullptr, &*checkpoints);
+    if (ids.ok()) {
+      n = ids->size();
+      benchmark::DoNotOptimize(ids->data());
+    }
+    return ids.ok();
+  });
+  state.counters["own_ids"] = double(n);
+  state.counters["budget_mb"] = (8.0 * double(n)) / (1024.0 * 1024.0) + 64.0;
+}
+
 BENCHMARK(BM_WholeArray)
     ->ArgNames({"samples", "threads"})
     ->ArgsProduct({{10'000'000, 100'000'000}, {1, 0}})
@@ -180,6 +210,24 @@ BENCHMARK(BM_WholeArray)
 BENCHMARK(BM_OneWorker)
     ->ArgNames({"samples", "which"})
     ->ArgsProduct({{10'000'000, 100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+BENCHMARK(BM_Checkpoints)
+    ->ArgNames({"samples"})
+    ->Arg(1'000'000'000)
+    ->Arg(4'000'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+BENCHMARK(BM_OneWorkerWithCheckpoints)
+    ->ArgNames({"samples", "which"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(3)

@@ -7,13 +7,13 @@
 namespace sluice::planner {
 
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
-                                          bool* py1e_narrow_block) {
+                                          bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
   if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
   const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
   if (c.shuffle && (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s)) {
-    return WorkerRandomStreamed(ctx, res, pa, pnode, prank, worker, py1e_narrow_block);
+    return WorkerRandomStreamed(ctx, res, pa, pnode, prank, worker, py1e_narrow_block, checkpoints);
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
   if (c.shuffle) {

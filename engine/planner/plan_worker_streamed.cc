@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
+#include "engine/planner/plan.h"
 #include "engine/planner/plan_worker.h"
 #include "engine/planner/rng.h"
 #include "engine/planner/shuffle_algos.h"
@@ -86,6 +87,8 @@ Status NarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRang
 // py1s: a part is its spans' ids, each span shuffled in place, in order, so
 // sorted position t is in the span covering t. Spans meeting [lo, hi) are
 // shuffled and handed to `sink`; the others' draws are replayed.
+}  // namespace
+
 void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink) {
   numpy::Pcg64Stream bits(ep.bit_generator());
   std::vector<int64_t> ids;
@@ -111,10 +114,9 @@ void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t l
   }
 }
 
-}  // namespace
-
 Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
-                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow) {
+                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow,
+                                              const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> out, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
   const int64_t C = ctx.C();
@@ -171,12 +173,26 @@ Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const
     }
   }
 
+  if (checkpoints != nullptr) {
+    const EpochCheckpoints& k = *checkpoints;
+    if (k.algo != c.shuffle_algo || k.seed != c.shuffle_seed || k.epoch != uint64_t(ctx.request.epoch) ||
+        k.num_samples != total || k.num_canonical_nodes != C || k.block != block ||
+        int64_t(k.node_start.size()) != C) {
+      return InvalidArgumentError("the epoch checkpoints were made for another plan (seed, epoch, samples, "
+                                  "canonical nodes or block size differ)");
+    }
+    if (narrow != nullptr && k.py1e_narrow_block) *narrow = true;
+  }
   numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
   const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
   for (int64_t i = 0; i <= last; ++i) {
     std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
     const PartAsk& a = ask[size_t(i)];
+    if (checkpoints != nullptr) {
+      if (a.count == 0) continue;
+      ep.bit_generator() = checkpoints->node_start[size_t(i)];
+    }
     if (a.count == 0) {
       if (py1e) {
         SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
@@ -219,7 +235,7 @@ Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const
                            " positions of canonical node " + std::to_string(i));
     }
   }
-  if (py1e && narrow != nullptr && !*narrow) {
+  if (py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
     SLUICE_RETURN_IF_ERROR(NarrowAfter(parts, last + 1, C, br, ep, narrow));
   }
   for (int64_t& x : out)

@@ -7,7 +7,9 @@
 //   fails) on a sweep of fresh configurations: world shapes, canonical node
 //   counts, block sizes, seeds, epochs, several (resampled) streams,
 //   mid-epoch resumption, resumption onto another node count;
-// - the shuffle warning of a worker's plan is the whole epoch's.
+// - the shuffle warning of a worker's plan is the whole epoch's;
+// - with PlanCheckpoints (made once per epoch) the same plans and warning,
+//   and checkpoints of another plan are refused.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -176,6 +178,12 @@ TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
     resumed += q.sample_in_epoch > 0;
     elastic += q.config.initial_physical_nodes.has_value();
     const bool narrow = WholeEpochNarrow(q);
+    // Checkpoints of the epoch made for another resumption point serve too.
+    PlanRequest other = q;
+    other.sample_in_epoch = 0;
+    auto checkpoints = PlanCheckpoints(other);
+    ASSERT_TRUE(checkpoints.ok()) << checkpoints.status().ToString();
+    EXPECT_EQ(checkpoints->py1e_narrow_block, narrow);
     for (int64_t p = 0; p < w.num_nodes; ++p)
       for (int64_t r = 0; r < w.ranks_per_node; ++r)
         for (int64_t k = 0; k < w.workers_per_rank; ++k) {
@@ -187,6 +195,11 @@ TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
           std::erase(expect, -1);
           ASSERT_EQ(*mine, expect) << "iter " << iter << " worker " << p << "/" << r << "/" << k;
           ASSERT_EQ(warning.has_value(), narrow) << "iter " << iter;
+          std::optional<std::string> warned;
+          auto fast = PlanWorker(q, p, r, k, &warned, &*checkpoints);
+          ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+          ASSERT_EQ(*fast, expect) << "iter " << iter << " worker " << p << "/" << r << "/" << k << " (checkpoints)";
+          ASSERT_EQ(warned, warning) << "iter " << iter;
         }
   }
   // The sweep covers what it says.
@@ -217,6 +230,8 @@ TEST(PlanWorkerPy1eTest, DefaultBlockOverLongParts) {
     q.sample_in_epoch = resume;
     auto full = PlanEpoch(q);
     ASSERT_TRUE(full.ok()) << full.status().ToString();
+    auto checkpoints = PlanCheckpoints(q);
+    ASSERT_TRUE(checkpoints.ok()) << checkpoints.status().ToString();
     for (auto [p, r, k] : {std::array<int64_t, 3>{0, 0, 0}, {1, 1, 2}, {1, 0, 1}}) {
       auto mine = PlanWorker(q, p, r, k);
       ASSERT_TRUE(mine.ok()) << mine.status().ToString();
@@ -224,8 +239,43 @@ TEST(PlanWorkerPy1eTest, DefaultBlockOverLongParts) {
       std::vector<int64_t> expect(begin, begin + full->batches() * full->batch_size());
       std::erase(expect, -1);
       ASSERT_EQ(*mine, expect) << "resume " << resume << " worker " << p << "/" << r << "/" << k;
+      auto fast = PlanWorker(q, p, r, k, nullptr, &*checkpoints);
+      ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+      ASSERT_EQ(*fast, expect) << "resume " << resume << " worker " << p << "/" << r << "/" << k << " (checkpoints)";
     }
   }
+}
+
+}  // namespace
+}  // namespace sluice::planner
+
+namespace sluice::planner {
+namespace {
+
+TEST(PlanCheckpointsTest, RefusedForAnotherPlan) {
+  PlanRequest q;
+  StreamSpec s;
+  s.shard_sizes = {30, 40, 50};
+  q.streams.push_back(s);
+  q.config.batch_size = 2;
+  q.config.shuffle = true;
+  q.config.num_canonical_nodes = 2;
+  q.world = World{2, 1, 1, {}, {}, {}};
+  auto mine = PlanCheckpoints(q);
+  ASSERT_TRUE(mine.ok());
+  EXPECT_EQ(mine->node_start.size(), 2u);
+  PlanRequest later = q;
+  later.epoch = 1;
+  auto refused = PlanWorker(later, 0, 0, 0, nullptr, &*mine);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().ToString().find("the epoch checkpoints were made for another plan"), std::string::npos);
+  PlanRequest unshuffled = q;
+  unshuffled.config.shuffle = false;
+  EXPECT_EQ(PlanCheckpoints(unshuffled).status().code(), StatusCode::kInvalidArgument);
+  unshuffled.config.shuffle = true;
+  unshuffled.config.shuffle_algo = ShuffleAlgo::kNaive;
+  EXPECT_EQ(PlanCheckpoints(unshuffled).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
