@@ -1,5 +1,6 @@
 // sluice plan FILE: Mosaic's sample partition for a configuration, as
 // {"work": [...], "work_shape": [...]} or {"error": {"message", "type"}}.
+// With --world, one worker's samples of a dataset (cmd_plan_worker.cc).
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -13,10 +14,14 @@
 namespace sluice::cli {
 
 int RunPlan(const Args& args) {
+  for (const std::string& a : args)
+    if (a == "--world" || a.starts_with("--world=")) return RunPlanWorker(args);
   auto flags = ParseFlags(args, {}, {});
   if (!flags.ok()) return Error("plan", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs("usage: sluice plan FILE   (FILE '-' reads standard input)\n", stderr);
+    std::fputs("usage: sluice plan FILE   (FILE '-' reads standard input)\n"
+               "       sluice plan DATASET --world NODES:RANKS:WORKERS --rank R --worker W ... (one worker)\n",
+               stderr);
     return 2;
   }
   std::string text;

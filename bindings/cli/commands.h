@@ -15,6 +15,8 @@ int RunVerify(const Args& args);
 int RunCat(const Args& args);
 int RunConvert(const Args& args);
 int RunPlan(const Args& args);
+// plan DATASET --world ...: one worker's samples (RunPlan hands over to it).
+int RunPlanWorker(const Args& args);
 int RunDemo(const Args& args);
 int RunWhoami(const Args& args);
 int RunLs(const Args& args);

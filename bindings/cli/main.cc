@@ -17,6 +17,8 @@ constexpr const char* kUsage =
     "  cat DATASET INDEX        one sample as JSON (encoding, value, raw_hex per column)\n"
     "  convert IN OUT [opts]    JSONL/CSV/TSV or MDS into MDS (see sluice convert --help)\n"
     "  plan FILE                plan an epoch from a Mosaic-style config JSON ('-' = stdin)\n"
+    "  plan DATASET --world N:R:W --rank R --worker W --batch-size B [opts]\n"
+    "                           the samples (stream, shard, index) one worker reads\n"
     "  demo [--files] [DATASET] write a sample dataset (--files: raw files), then stream it\n"
     "                           through caches\n"
     "  whoami URL               which credentials (source, region) a store URL would use\n"

@@ -30,7 +30,8 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request) {
 }
 
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
-                                        std::optional<std::string>* shuffle_warning) {
+                                        std::optional<std::string>* shuffle_warning,
+                                        const EpochCheckpoints* checkpoints) {
   if (shuffle_warning != nullptr) shuffle_warning->reset();
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const World& w = request.world;
@@ -49,7 +50,7 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   std::vector<int64_t> slice;
   if (request.config.batching_method == BatchingMethod::kRandom) {
     bool narrow = false;
-    SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker, &narrow));
+    SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker, &narrow, checkpoints));
     if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
   } else {
     SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));

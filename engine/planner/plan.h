@@ -14,6 +14,7 @@
 #include "engine/planner/shuffle.h"
 #include "engine/planner/weights.h"
 #include "engine/planner/work_array.h"
+#include "engine/random/numpy_random.h"
 
 namespace sluice::planner {
 
@@ -99,17 +100,44 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
 // The ids one worker reads, in order, -1 padding skipped. node and rank are
 // real (replication maps them onto their planning rank). For the random
-// batching method this costs memory proportional to the canonical nodes the
-// worker reads (py1e, naive excepted) plus the worker's share, not the epoch.
+// batching method with py1e this costs memory proportional to the worker's
+// share plus the shards and one shuffle block, and time proportional to the
+// samples up to the end of the last canonical node it reads
+// (engine/planner/README.md); py1s likewise with one shard's span in
+// place of the block; the other shuffles hold the whole permutation.
 // When `shuffle_warning` is given it receives the UserWarning Mosaic's
 // shuffle gives while planning this epoch, word for word (its odd spacing
 // included), or nullopt: py1e warns when some span's random block comes out
-// smaller than the span, which leaves the span unshuffled. The planning
-// draws every block anyway (for the parts this worker skips too), so this
-// costs nothing. Random batching only (the other methods shuffle stream by
-// stream; not checked).
+// smaller than the span, which leaves the span unshuffled. Deciding it
+// draws past the worker's last canonical node only where a later shard's
+// size leaves it to the draws. Random batching only (the other methods
+// shuffle stream by stream; not checked).
+// `checkpoints`, when given, are PlanCheckpoints of the same request (any
+// world, sample_in_epoch): py1e and py1s then start each canonical node the
+// worker reads from its saved generator state instead of drawing over the
+// nodes before it, so the time is that of the worker's own nodes. Other
+// requests' checkpoints -> kInvalidArgument; other algorithms ignore them.
+struct EpochCheckpoints;
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
-                                        std::optional<std::string>* shuffle_warning = nullptr);
+                                        std::optional<std::string>* shuffle_warning = nullptr,
+                                        const EpochCheckpoints* checkpoints = nullptr);
+
+// Where each canonical node's draws start in an epoch's py1e or py1s shuffle
+// (random batching), and the epoch's py1e narrow-block warning: what every
+// worker of an epoch would otherwise replay on its own. Computing them costs
+// the epoch's draws once (time Θ(samples), memory O(shards + canonical
+// nodes)); they are 48 bytes per canonical node, so one process of a node
+// can compute them and every worker use them. A plain value.
+struct EpochCheckpoints {
+  ShuffleAlgo algo = ShuffleAlgo::kPy1e;
+  uint64_t seed = 0, epoch = 0;
+  int64_t num_samples = 0, num_canonical_nodes = 0, block = 0;
+  std::vector<numpy::Pcg64> node_start;  // generator at each node's first draw
+  bool py1e_narrow_block = false;
+};
+// Errors: Mosaic's (as PlanEpoch), or kInvalidArgument when the request does
+// not shuffle with py1e or py1s under random batching.
+Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request);
 
 // A torch DataLoader(batch_size=B, num_workers=W) over one planning rank's
 // workers: each worker's ids (-1 skipped) cut into batches of B, the last one

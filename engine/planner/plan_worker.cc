@@ -1,5 +1,5 @@
 // One worker's random-batching plan: its partition slice alone, then only the
-// shuffle entries it needs.
+// shuffle entries it needs (py1e, py1s: plan_worker_streamed.cc).
 #include "engine/planner/plan_worker.h"
 
 #include "engine/planner/shuffle.h"
@@ -7,19 +7,14 @@
 namespace sluice::planner {
 
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
-                                          bool* py1e_narrow_block) {
+                                          bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
   if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
-  PartitionArgs pa;
-  pa.num_samples = res.size();
-  pa.num_canonical_nodes = ctx.C();
-  pa.num_physical_nodes = ctx.P();
-  pa.ranks_per_node = ctx.R();
-  pa.workers_per_rank = ctx.W();
-  pa.batch_size = ctx.B();
-  pa.drop_first = ctx.request.sample_in_epoch;
-  pa.initial_physical_nodes = c.initial_physical_nodes;
+  const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
+  if (c.shuffle && (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s)) {
+    return WorkerRandomStreamed(ctx, res, pa, pnode, prank, worker, py1e_narrow_block, checkpoints);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
   if (c.shuffle) {
     SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,

@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "engine/planner/batching.h"
+#include "engine/planner/shuffle_py1e.h"
 
 namespace sluice::planner {
 
@@ -15,6 +16,21 @@ namespace sluice::planner {
 // PartialShuffle::py1e_narrow_block of the epoch's shuffle (false when not
 // shuffling).
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
-                                          bool* py1e_narrow_block = nullptr);
+                                          bool* py1e_narrow_block = nullptr,
+                                          const EpochCheckpoints* checkpoints = nullptr);
+
+// WorkerRandom when shuffling with py1e or py1s (any partition): memory of
+// the worker's slots plus a window of the parts it reads (py1e) or one span
+// (py1s) (README.md in this folder). `res` and `pa` as BatchRandom builds them; *narrow, when given,
+// is set (never cleared) as PartialShuffle::py1e_narrow_block.
+// py1s's part streamed as Py1eStreamPart streams py1e's (sink the same);
+// lo >= hi only draws over the part.
+void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink);
+
+// With `checkpoints` (checked against the request) the nodes before the
+// worker's are not drawn over and *narrow is the checkpoints' flag.
+Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
+                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow,
+                                              const EpochCheckpoints* checkpoints = nullptr);
 
 }  // namespace sluice::planner

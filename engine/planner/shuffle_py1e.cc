@@ -11,10 +11,8 @@
 #include "engine/planner/rng.h"
 
 namespace sluice::planner {
-namespace {
-
 // Mosaic's text (users match it).
-Status EmptyPart(int64_t num_canonical_nodes) {
+Status Py1eEmptyPart(int64_t num_canonical_nodes) {
   return MosaicValueError(
       "The number of samples assigned to a canonical node is 0. This very likely indicates that "
       "the number of samples in this stream is less than the number of canonical nodes, which is " +
@@ -23,16 +21,6 @@ Status EmptyPart(int64_t num_canonical_nodes) {
       "correctly. If this was intended, reduce num_canonical_nodes.");
 }
 
-int64_t PartSize(std::span<const Span> spans) {
-  int64_t n = 0;
-  for (const Span& s : spans) n += s.size();
-  return n;
-}
-
-// The [low, high) shift range of a span of size z at offset off in a part of n.
-struct ShiftRange {
-  double low, high;
-};
 ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n) {
   double cut = static_cast<double>(r - z) / 2.0;
   if (cut < 0) cut = 0;
@@ -44,9 +32,15 @@ ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n) {
   return {low, high};
 }
 
-// A block narrower than its span (r < z) has a negative cutoff, which
-// SpanShift clamps to 0: the span is not shuffled, which Mosaic warns of.
-bool NarrowBlock(int64_t r, int64_t z) { return r < z; }
+namespace {
+
+Status EmptyPart(int64_t num_canonical_nodes) { return Py1eEmptyPart(num_canonical_nodes); }
+
+int64_t PartSize(std::span<const Span> spans) {
+  int64_t n = 0;
+  for (const Span& s : spans) n += s.size();
+  return n;
+}
 
 // Below this many ids a second thread costs more than it saves.
 constexpr int64_t kPy1eThreadedMin = int64_t{1} << 20;
@@ -98,7 +92,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   for (const Span& s : spans) {
     const int64_t z = s.size();
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-    if (narrow != nullptr && NarrowBlock(r, z)) *narrow = true;
+    if (narrow != nullptr && Py1eNarrowBlock(r, z)) *narrow = true;
     const ShiftRange sh = SpanShift(r, z, off, n);
     const double range = sh.high - sh.low;
     bits.Fill64(words.data(), size_t(z));
@@ -232,7 +226,7 @@ Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator
   const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   for (const Span& s : spans) {
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-    if (narrow != nullptr && NarrowBlock(r, s.size())) *narrow = true;
+    if (narrow != nullptr && Py1eNarrowBlock(r, s.size())) *narrow = true;
     bits.Skip64(uint64_t(s.size()));
   }
   return Status::Ok();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -48,5 +49,36 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int
 // Advances `ep` as Py1ePart would, in O(1) memory (*narrow as Py1eDraw).
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
                     int64_t num_canonical_nodes, bool* narrow = nullptr);
+
+// Receives sorted ids of one part: ids[0..count) are its sorted positions
+// first, first+1, ...; called with increasing `first`.
+using Py1eSink = std::function<void(int64_t first, const int64_t* ids, int64_t count)>;
+
+// Py1ePart for a reader that needs only the sorted positions [lo, hi) of
+// the part: draws from `ep` exactly as Py1ePart, but holds a sliding window
+// of the part instead of all of it. A sample moves less than br.hi / 2 from
+// its index, so positions below (next index - that bound) are final and are
+// handed to `sink` in order. Every position in [lo, hi) is delivered once
+// (others may be too). Memory O(block + largest span); spans far outside
+// [lo, hi) are drawn over without being materialized. *narrow as Py1eDraw.
+// The window is sorted and handed out every max(block/2, min_chunk) new
+// samples (tests lower min_chunk to slide it often).
+Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t num_canonical_nodes,
+                      int64_t lo, int64_t hi, const Py1eSink& sink, bool* narrow = nullptr,
+                      int64_t min_chunk = int64_t{1} << 12);
+
+// Mosaic's error for a canonical node without samples.
+Status Py1eEmptyPart(int64_t num_canonical_nodes);
+
+// The [low, high) range of the uniform shift of a span of size z at offset
+// `off` in a part of n samples, r its random block (Mosaic's doubles).
+struct ShiftRange {
+  double low, high;
+};
+ShiftRange SpanShift(int64_t r, int64_t z, int64_t off, int64_t n);
+
+// A block narrower than its span (r < z) has a negative cutoff, which
+// SpanShift clamps to 0: the span is not shuffled, which Mosaic warns of.
+inline bool Py1eNarrowBlock(int64_t r, int64_t z) { return r < z; }
 
 }  // namespace sluice::planner

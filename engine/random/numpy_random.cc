@@ -120,7 +120,7 @@ Pcg64::Pcg64(const SeedSequence& seq) {
   Step();
 }
 
-void Pcg64::Advance(unsigned __int128 delta) {
+Pcg64::Jump Pcg64::JumpOf(unsigned __int128 delta) const {
   // s -> m*s + p composed with itself: after the loop, acc_m*s + acc_p is
   // `delta` steps of s.
   unsigned __int128 acc_m = 1, acc_p = 0, cur_m = kMultiplier, cur_p = inc_;
@@ -133,8 +133,10 @@ void Pcg64::Advance(unsigned __int128 delta) {
     cur_m *= cur_m;
     delta >>= 1;
   }
-  state_ = acc_m * state_ + acc_p;
+  return {acc_m, acc_p};
 }
+
+void Pcg64::Advance(unsigned __int128 delta) { Apply(JumpOf(delta)); }
 
 namespace {
 
@@ -195,9 +197,10 @@ void Pcg64::Fill(uint64_t* out, size_t n) {
 
 void Pcg64Stream::Refill() {
   base_ = gen_.state_;
-  gen_.Fill(buf_, kBlock);
+  len_ = refill_;
+  gen_.Fill(buf_, len_);
   at_ = 0;
-  len_ = kBlock;
+  refill_ = std::min(kBlock, 2 * refill_);
 }
 
 void Pcg64Stream::Fill64(uint64_t* out, size_t n) {
@@ -216,9 +219,24 @@ void Pcg64Stream::Skip64(uint64_t n) {
     at_ += n;
     return;
   }
-  gen_.Advance(n - (len_ - at_));
+  const uint64_t jump = n - (len_ - at_);
+  if (jump != jump_n_) {
+    jump_ = gen_.JumpOf(jump);
+    jump_n_ = jump;
+  }
+  gen_.Apply(jump_);
   base_ = gen_.state_;
   at_ = len_ = 0;
+  refill_ = kShortBlock;
+}
+
+Pcg64 Pcg64Stream::Snapshot() const {
+  Pcg64 now = gen_;
+  now.state_ = base_;
+  now.Advance(at_);
+  now.has_u32_ = has_u32_;
+  now.u32_ = u32_;
+  return now;
 }
 
 void Pcg64Stream::Commit() {

@@ -76,6 +76,12 @@ class Pcg64 {
   // advance: the affine step composed by squaring). Leaves the 32-bit buffer
   // alone.
   void Advance(unsigned __int128 delta);
+  // The affine map of `delta` steps: Advance(delta) sets state = m*state + p.
+  struct Jump {
+    unsigned __int128 m = 1, p = 0;
+  };
+  Jump JumpOf(unsigned __int128 delta) const;
+  void Apply(const Jump& j) { state_ = j.m * state_ + j.p; }
   // out[0..n) = the next n NextU64() values, with the same state afterwards.
   // Computed on interleaved lanes that each step several states at once, so
   // the 128-bit multiplies overlap instead of waiting on one another.
@@ -255,13 +261,20 @@ class Pcg64Stream {
   }
   // out[0..n) = the next n NextU64() values.
   void Fill64(uint64_t* out, size_t n);
-  // Discards the next n NextU64() values (jumping ahead when they are many).
+  // Discards the next n NextU64() values (jumping ahead when they are many;
+  // the last jump's map is kept, so equal skips in a row cost one step).
   void Skip64(uint64_t n);
   // Writes the position reached back into the Pcg64 (state and 32-bit half).
   void Commit();
+  // A Pcg64 standing where this stream stands (32-bit half included),
+  // without committing: a saved position to draw from again later.
+  Pcg64 Snapshot() const;
 
  private:
   static constexpr size_t kBlock = 256;
+  // After a skip the next block starts short (a skip is usually followed by
+  // one draw and another skip) and doubles back to kBlock.
+  static constexpr size_t kShortBlock = 8;
   void Refill();
   // Interval's mask for max (1 <= max < 2^32).
   static uint32_t Mask32(size_t max) { return ~uint32_t{0} >> std::countl_zero(static_cast<uint32_t>(max)); }
@@ -283,6 +296,9 @@ class Pcg64Stream {
   bool has_u32_;
   uint32_t u32_;
   size_t at_ = 0, len_ = 0;
+  size_t refill_ = kBlock;
+  uint64_t jump_n_ = 0;  // Skip64's last jump (0: none)
+  Pcg64::Jump jump_;
   uint64_t buf_[kBlock];
 };
 

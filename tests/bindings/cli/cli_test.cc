@@ -67,6 +67,51 @@ TEST(CliTest, PlanReproducesEveryMosaicConfig) {
   EXPECT_EQ(count, 55);
 }
 
+// `sluice plan DATASET --world ...` prints one worker's samples: the same
+// ids as that worker's slice of the whole epoch (`sluice plan CONFIG`), with
+// each id's shard and index from the dataset's shard sizes.
+TEST(CliTest, PlanOneWorkerOfADataset) {
+  const std::vector<int64_t> sizes{26, 11, 26, 26, 12, 5};  // the "merged" dataset
+  testing::TempDir tmp("sluice_cli_plan");
+  const std::string config = tmp.path() + "/config.json";
+  std::ofstream(config) << R"({"streams": [{"shard_sizes": [26, 11, 26, 26, 12, 5]}], "batch_size": 3,
+    "shuffle": true, "shuffle_block_size": 20, "world": {"num_nodes": 2, "ranks_per_node": 2,
+    "workers_per_rank": 2}, "epoch": 1, "sample_in_epoch": 7})";
+  CliRun whole = Sluice("plan " + config);
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+  auto json = ParsePyJson(whole.out);
+  ASSERT_TRUE(json.ok()) << whole.out;
+  const auto& work = std::get<JsonValue::Array>(Member(*json, "work")->v);
+  for (int64_t rank = 0; rank < 4; ++rank)
+    for (int64_t worker = 0; worker < 2; ++worker) {
+      std::vector<int64_t> expect;
+      const auto& node = std::get<JsonValue::Array>(work[size_t(rank / 2)].v);
+      const auto& mine = std::get<JsonValue::Array>(std::get<JsonValue::Array>(node[size_t(rank % 2)].v)[size_t(worker)].v);
+      for (const JsonValue& batch : mine)
+        for (const JsonValue& id : std::get<JsonValue::Array>(batch.v))
+          if (std::get<int64_t>(id.v) >= 0) expect.push_back(std::get<int64_t>(id.v));
+      CliRun r = Sluice("plan " + kMds + "merged --world 2:2:2 --rank " + std::to_string(rank) + " --worker " +
+                        std::to_string(worker) + " --batch-size 3 --shuffle --shuffle-block-size 20 --epoch 1 "
+                        "--sample-in-epoch 7");
+      ASSERT_EQ(r.exit_code, 0) << r.out;
+      std::string want = "stream\tshard\tindex\tsample\n";
+      for (int64_t id : expect) {
+        int64_t shard = 0, first = 0;
+        while (id >= first + sizes[size_t(shard)]) first += sizes[size_t(shard++)];
+        want += "0\t" + std::to_string(shard) + "\t" + std::to_string(id - first) + "\t" + std::to_string(id) + "\n";
+      }
+      EXPECT_EQ(r.out, want) << "rank " << rank << " worker " << worker;
+      EXPECT_GT(expect.size(), 10u);
+    }
+  CliRun bad = Sluice("plan " + kMds + "merged --world 2:2 --rank 0 --worker 0 --batch-size 3");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("--world wants NODES:RANKS:WORKERS, got '2:2'"), std::string::npos) << bad.out;
+  bad = Sluice("plan " + kMds + "merged --world 2:2:2 --rank 4 --worker 0 --batch-size 3");
+  EXPECT_NE(bad.out.find("--rank 4 is outside the world's 4 ranks"), std::string::npos) << bad.out;
+  bad = Sluice("plan " + kMds + "merged --world 2:2:2 --rank 0 --worker 0");
+  EXPECT_NE(bad.out.find("--batch-size is required"), std::string::npos) << bad.out;
+}
+
 TEST(CliTest, CatPrintsTheCompatLine) {
   // CSV holds nothing Sluice leaves undecoded, so the line is identical.
   std::vector<std::string> expected = Lines(kMds + "csv_plain/expected.jsonl");

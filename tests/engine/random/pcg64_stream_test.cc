@@ -58,7 +58,7 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
     {
       Pcg64Stream st(b.bit_generator());
       for (int op = 0; op < 400; ++op) {
-        switch (pick() % 8) {
+        switch (pick() % 10) {
           case 0: ASSERT_EQ(st.NextU64(), a.bit_generator().NextU64()); break;
           case 1: ASSERT_EQ(st.NextU32(), a.bit_generator().NextU32()); break;
           case 2: ASSERT_EQ(st.NextDouble(), a.bit_generator().NextDouble()); break;
@@ -94,6 +94,24 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
             std::vector<int64_t> y(size_t(pick() % 600));
             st.SkipShuffleU32(y.size());
             a.Shuffle(y);
+            break;
+          }
+          case 8: {
+            // One draw between equal skips, as py1e's skipped spans: the
+            // second skip reuses the first one's jump.
+            const uint64_t n = 300 + pick() % 3;
+            for (int k = 0; k < 3; ++k) {
+              ASSERT_EQ(st.NextU32(), a.bit_generator().NextU32());
+              st.Skip64(n);
+              for (uint64_t i = 0; i < n; ++i) a.bit_generator().NextU64();
+            }
+            break;
+          }
+          case 9: {
+            // A snapshot stands where the stream stands, pending half included.
+            Pcg64 snap = st.Snapshot();
+            Pcg64 ref = a.bit_generator();  // ExpectSameState draws from both
+            ExpectSameState(snap, ref);
             break;
           }
         }

@@ -1,0 +1,247 @@
+// One worker's random-batching plan under py1e or py1s without the parts it
+// reads held whole (engine/planner/README.md): its partition slice gives the
+// positions it reads; parts before them are drawn over, its parts are
+// streamed (py1e through Py1eStreamPart's window, py1s span by span), and
+// nothing after its last part is drawn unless Mosaic's py1e narrow-block
+// warning can only be decided by the draws.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "engine/planner/mosaic_error.h"
+#include "engine/planner/plan.h"
+#include "engine/planner/plan_worker.h"
+#include "engine/planner/rng.h"
+#include "engine/planner/shuffle_algos.h"
+#include "engine/planner/shuffle_py1e.h"
+
+namespace sluice::planner {
+namespace {
+
+// A slot already answered holds -2 - id, so no later part mistakes the id
+// for a position (-1 stays padding).
+constexpr int64_t Answered(int64_t id) { return -2 - id; }
+
+// Part boundaries N*i // C and the part of a position.
+class Parts {
+ public:
+  Parts(int64_t total, int64_t C) : total_(total), C_(C), begin_(size_t(C) + 1) {
+    for (int64_t i = 0; i <= C; ++i) begin_[size_t(i)] = int64_t(static_cast<__int128>(total) * i / C);
+    fits_ = total == 0 || C <= std::numeric_limits<int64_t>::max() / total;
+  }
+  int64_t begin(int64_t i) const { return begin_[size_t(i)]; }
+  int64_t size(int64_t i) const { return begin(i + 1) - begin(i); }
+  int64_t Of(int64_t x) const {
+    int64_t i;
+    if (fits_) {
+      i = x * C_ / total_;  // within one of the answer: the boundaries round down
+    } else {
+      i = int64_t(std::upper_bound(begin_.begin(), begin_.end(), x) - begin_.begin()) - 1;
+    }
+    while (i + 1 < C_ && begin(i + 1) <= x) ++i;
+    while (i > 0 && begin(i) > x) --i;
+    return i;
+  }
+
+ private:
+  int64_t total_, C_;
+  std::vector<int64_t> begin_;
+  bool fits_ = true;
+};
+
+// What the worker asks of one part.
+struct PartAsk {
+  int64_t count = 0;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;  // positions within the part
+  int64_t prev = -1;
+  bool in_order = true;  // non-decreasing in slot order
+};
+
+// Beyond this many parts a worker's slots are indexed by part once instead
+// of walked once per part.
+constexpr int64_t kWalkParts = 8;
+
+// After the last part the worker reads: sets *narrow if a later span's
+// block is narrower than the span, drawing only where that depends on the
+// draws (a span size in (lo, hi)).
+Status NarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRange br, numpy::Generator& ep,
+                   bool* narrow) {
+  int64_t last_maybe = -1;
+  for (int64_t i = from; i < C; ++i)
+    for (size_t s = parts.part_begin[size_t(i)]; s < parts.part_begin[size_t(i) + 1]; ++s) {
+      const int64_t z = parts.spans[s].size();
+      if (z > br.hi - 1) {
+        *narrow = true;  // every draw is below z
+        return Status::Ok();
+      }
+      if (z > br.lo) last_maybe = i;
+    }
+  for (int64_t i = from; i <= last_maybe && !*narrow; ++i) {
+    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
+                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
+    SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
+  }
+  return Status::Ok();
+}
+
+// py1s: a part is its spans' ids, each span shuffled in place, in order, so
+// sorted position t is in the span covering t. Spans meeting [lo, hi) are
+// shuffled and handed to `sink`; the others' draws are replayed.
+}  // namespace
+
+void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink) {
+  numpy::Pcg64Stream bits(ep.bit_generator());
+  std::vector<int64_t> ids;
+  int64_t off = 0;
+  for (const Span& s : spans) {
+    const int64_t z = s.size();
+    const bool big = uint64_t(z) > (uint64_t{1} << 32);
+    if (off + z > lo && off < hi) {
+      ids.resize(size_t(z));
+      for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = s.begin + k;
+      if (big) {
+        numpy::ShuffleFrom(bits, std::span<int64_t>(ids));
+      } else {
+        bits.ShuffleU32(std::span<int64_t>(ids));
+      }
+      sink(off, ids.data(), z);
+    } else if (big) {
+      for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+    } else {
+      bits.SkipShuffleU32(size_t(z));
+    }
+    off += z;
+  }
+}
+
+Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
+                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow,
+                                              const EpochCheckpoints* checkpoints) {
+  const PlanConfig& c = ctx.request.config;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> out, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
+  const int64_t C = ctx.C();
+  const int64_t block = ctx.derived.shuffle_block_size;
+  SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
+  const Parts parts_of(total, C);
+  const BlockRange br = BlockBounds(block);
+  const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
+  // Mosaic's errors do not depend on the draws: they are decided here, in
+  // the order the whole shuffle meets them (py1s has none of its own).
+  if (py1e) {
+    if (parts_of.size(0) == 0) return Py1eEmptyPart(C);
+    if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+    for (int64_t i = 1; i < C; ++i)
+      if (parts_of.size(i) == 0) return Py1eEmptyPart(C);
+  }
+
+  std::vector<PartAsk> ask(static_cast<size_t>(C));
+  int64_t touched = 0, last = -1;
+  bool in_order = true;
+  for (int64_t x : out) {
+    if (x < 0) continue;
+    if (x >= total) return InternalError("partition position " + std::to_string(x) + " past the epoch");
+    const int64_t i = parts_of.Of(x);
+    PartAsk& a = ask[size_t(i)];
+    const int64_t t = x - parts_of.begin(i);
+    touched += a.count == 0;
+    last = std::max(last, i);
+    ++a.count;
+    a.lo = std::min(a.lo, t);
+    a.hi = std::max(a.hi, t);
+    if (t < a.prev) a.in_order = in_order = false;
+    a.prev = t;
+  }
+  // Each part's slots in position order: walked in slot order when that is
+  // already position order and the parts are few, else indexed.
+  const bool walk = in_order && touched <= kWalkParts;
+  std::vector<uint32_t> order;
+  std::vector<int64_t> order_begin;
+  if (!walk) {
+    if (out.size() > std::numeric_limits<uint32_t>::max()) {
+      return InvalidArgumentError("one worker's plan of " + std::to_string(out.size()) + " slots is too large");
+    }
+    order_begin.assign(size_t(C) + 1, 0);
+    for (int64_t i = 0; i < C; ++i) order_begin[size_t(i) + 1] = order_begin[size_t(i)] + ask[size_t(i)].count;
+    order.resize(size_t(order_begin[size_t(C)]));
+    std::vector<int64_t> fill(order_begin.begin(), order_begin.end() - 1);
+    for (size_t slot = 0; slot < out.size(); ++slot)
+      if (out[slot] >= 0) order[size_t(fill[size_t(parts_of.Of(out[slot]))]++)] = uint32_t(slot);
+    for (int64_t i = 0; i < C; ++i) {
+      if (ask[size_t(i)].in_order) continue;
+      std::stable_sort(order.begin() + order_begin[size_t(i)], order.begin() + order_begin[size_t(i) + 1],
+                       [&out](uint32_t a, uint32_t b) { return out[a] < out[b]; });
+    }
+  }
+
+  if (checkpoints != nullptr) {
+    const EpochCheckpoints& k = *checkpoints;
+    if (k.algo != c.shuffle_algo || k.seed != c.shuffle_seed || k.epoch != uint64_t(ctx.request.epoch) ||
+        k.num_samples != total || k.num_canonical_nodes != C || k.block != block ||
+        int64_t(k.node_start.size()) != C) {
+      return InvalidArgumentError("the epoch checkpoints were made for another plan (seed, epoch, samples, "
+                                  "canonical nodes or block size differ)");
+    }
+    if (narrow != nullptr && k.py1e_narrow_block) *narrow = true;
+  }
+  numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
+  const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
+  for (int64_t i = 0; i <= last; ++i) {
+    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
+                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
+    const PartAsk& a = ask[size_t(i)];
+    if (checkpoints != nullptr) {
+      if (a.count == 0) continue;
+      ep.bit_generator() = checkpoints->node_start[size_t(i)];
+    }
+    if (a.count == 0) {
+      if (py1e) {
+        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
+      } else {
+        Py1sStreamPart(list, ep, 0, 0, [](int64_t, const int64_t*, int64_t) {});
+      }
+      continue;
+    }
+    const int64_t pb = parts_of.begin(i), pe = parts_of.begin(i + 1);
+    size_t at = walk ? 0 : size_t(order_begin[size_t(i)]);
+    const size_t end = walk ? out.size() : size_t(order_begin[size_t(i) + 1]);
+    int64_t answered = 0;
+    bool behind = false;  // a request older than what the part delivered (cannot happen)
+    auto sink = [&](int64_t first, const int64_t* ids, int64_t count) {
+      while (at < end) {
+        const size_t slot = walk ? at : order[at];
+        const int64_t x = out[slot];
+        if (walk && (x < pb || x >= pe)) {
+          ++at;
+          continue;
+        }
+        const int64_t t = x - pb;
+        if (t >= first + count) return;
+        if (t < first) {
+          behind = true;
+          return;
+        }
+        out[slot] = Answered(ids[t - first]);
+        ++answered;
+        ++at;
+      }
+    };
+    if (py1e) {
+      SLUICE_RETURN_IF_ERROR(Py1eStreamPart(list, br, ep, C, a.lo, a.hi + 1, sink, narrow));
+    } else {
+      Py1sStreamPart(list, ep, a.lo, a.hi + 1, sink);
+    }
+    if (behind || answered != a.count) {
+      return InternalError("py1e stream answered " + std::to_string(answered) + " of " + std::to_string(a.count) +
+                           " positions of canonical node " + std::to_string(i));
+    }
+  }
+  if (py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
+    SLUICE_RETURN_IF_ERROR(NarrowAfter(parts, last + 1, C, br, ep, narrow));
+  }
+  for (int64_t& x : out)
+    if (x <= -2) x = Answered(x);  // its own inverse
+  MapSmall(out, res);
+  return out;
+}
+
+}  // namespace sluice::planner

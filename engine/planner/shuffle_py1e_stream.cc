@@ -1,0 +1,177 @@
+// py1e one part at a time through a sliding window: the part's sorted order
+// without holding the part (engine/planner/README.md, "py1e").
+#include <algorithm>
+#include <limits>
+
+#include "engine/planner/shuffle_py1e.h"
+
+namespace sluice::planner {
+namespace {
+
+struct Entry {
+  double pos;
+  int64_t id;
+};
+
+// Stable sort by pos (equal positions keep their order, which is the order
+// of their indices, as Mosaic's stable argsort): counting on floor(2 * pos),
+// then an insertion pass among equal keys (about one element each).
+class StableByPos {
+ public:
+  void Sort(std::vector<Entry>& v) {
+    if (v.size() < 2) return;
+    double lo = v[0].pos, hi = v[0].pos;
+    for (const Entry& e : v) {
+      lo = std::min(lo, e.pos);
+      hi = std::max(hi, e.pos);
+    }
+    const int64_t base = static_cast<int64_t>(lo * 2.0);
+    const size_t keys = size_t(static_cast<int64_t>(hi * 2.0) - base) + 1;
+    auto key = [base, keys](double p) {
+      const int64_t k = static_cast<int64_t>(p * 2.0) - base;
+      return size_t(k < 0 ? 0 : (size_t(k) >= keys ? keys - 1 : size_t(k)));
+    };
+    count_.assign(keys + 1, 0);
+    for (const Entry& e : v) ++count_[key(e.pos) + 1];
+    for (size_t k = 0; k < keys; ++k) count_[k + 1] += count_[k];
+    tmp_.resize(v.size());
+    for (const Entry& e : v) tmp_[count_[key(e.pos)]++] = e;
+    for (size_t i = 1; i < tmp_.size(); ++i) {
+      if (!(tmp_[i].pos < tmp_[i - 1].pos)) continue;
+      const Entry x = tmp_[i];
+      size_t j = i;
+      while (j > 0 && tmp_[j - 1].pos > x.pos) {
+        tmp_[j] = tmp_[j - 1];
+        --j;
+      }
+      tmp_[j] = x;
+    }
+    v.swap(tmp_);
+  }
+
+ private:
+  std::vector<size_t> count_;
+  std::vector<Entry> tmp_;
+};
+
+}  // namespace
+
+Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t num_canonical_nodes,
+                      int64_t lo, int64_t hi, const Py1eSink& sink, bool* narrow, int64_t min_chunk) {
+  int64_t n = 0;
+  for (const Span& s : spans) n += s.size();
+  if (n == 0) return Py1eEmptyPart(num_canonical_nodes);
+  // |shift| <= cut = (r - z) / 2 < br.hi / 2 < reach. A sample of sorted
+  // position t has its index within 2 * reach of t, so spans farther than
+  // `margin` from [lo, hi) only matter by their size.
+  const int64_t reach = std::max<int64_t>(br.hi, 0) / 2 + 1;
+  const int64_t margin = 2 * reach + 2;
+  size_t first = spans.size(), last = 0;
+  {
+    int64_t off = 0;
+    for (size_t s = 0; s < spans.size(); ++s) {
+      const int64_t z = spans[s].size();
+      if (off + z > lo - margin && off < hi + margin) {
+        first = std::min(first, s);
+        last = s + 1;
+      }
+      off += z;
+    }
+  }
+  numpy::Pcg64Stream bits(ep.bit_generator());
+  // All span shuffles come before the part's first uniform: replay them,
+  // saving where each materialized span's draws start.
+  std::vector<numpy::Pcg64> starts;
+  starts.reserve(last > first ? last - first : 0);
+  for (size_t s = 0; s < spans.size(); ++s) {
+    const int64_t z = spans[s].size();
+    if (s >= first && s < last) starts.push_back(bits.Snapshot());
+    if (uint64_t(z) <= (uint64_t{1} << 32)) {
+      bits.SkipShuffleU32(size_t(z));
+    } else {
+      for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+    }
+  }
+  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+  const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
+
+  // Window: `pending` holds materialized samples (index order) not yet
+  // final; a sample is final once its position is below every position a
+  // later index can reach (next index - reach).
+  std::vector<Entry> pending, done;
+  std::vector<uint64_t> words;
+  std::vector<int64_t> ids, out;
+  StableByPos sorter;
+  int64_t ranked = 0;  // sorted positions handed out or counted so far
+  const int64_t chunk = std::max<int64_t>({reach, min_chunk, 1});
+  int64_t fresh = 0;
+  auto flush = [&](double threshold) {
+    done.clear();
+    size_t keep = 0;
+    for (const Entry& e : pending) {
+      if (e.pos < threshold) {
+        done.push_back(e);
+      } else {
+        pending[keep++] = e;
+      }
+    }
+    pending.resize(keep);
+    const int64_t count = int64_t(done.size());
+    if (count > 0 && ranked < hi && ranked + count > lo) {
+      sorter.Sort(done);
+      out.resize(done.size());
+      for (size_t i = 0; i < done.size(); ++i) out[i] = done[i].id;
+      sink(ranked, out.data(), count);
+    }
+    ranked += count;
+  };
+
+  int64_t off = 0;
+  for (size_t s = 0; s < spans.size(); ++s) {
+    const int64_t z = spans[s].size();
+    const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
+    if (narrow != nullptr && Py1eNarrowBlock(r, z)) *narrow = true;
+    if (s < first || s >= last) {
+      bits.Skip64(uint64_t(z));
+      if (s < first) ranked += z;  // all below the first materialized sample that matters
+      off += z;
+      continue;
+    }
+    // The span's ids, shuffled again from where its draws started.
+    ids.resize(size_t(z));
+    for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = spans[s].begin + k;
+    {
+      numpy::Pcg64 at = starts[s - first];
+      numpy::Pcg64Stream again(at);
+      if (uint64_t(z) <= (uint64_t{1} << 32)) {
+        again.ShuffleU32(std::span<int64_t>(ids));
+      } else {
+        numpy::ShuffleFrom(again, std::span<int64_t>(ids));
+      }
+    }
+    const ShiftRange sh = SpanShift(r, z, off, n);
+    const double range = sh.high - sh.low;
+    words.resize(size_t(z));
+    bits.Fill64(words.data(), size_t(z));
+    for (int64_t k = 0; k < z; ++k) {
+      // As Py1eDraw: each product and sum rounded on its own (no FMA).
+      const double unit = static_cast<double>(words[size_t(k)] >> 11) * (1.0 / 9007199254740992.0);
+      const double scaled = range * unit;
+      const double span_shift = sh.low + scaled;
+      pending.push_back({static_cast<double>(off + k) + span_shift, ids[size_t(k)]});
+    }
+    off += z;
+    fresh += z;
+    if (s + 1 == last) {
+      // Past the window every later sample lies beyond hi.
+      flush(last == spans.size() ? std::numeric_limits<double>::infinity() : static_cast<double>(off - reach));
+      pending.clear();
+    } else if (fresh >= chunk) {
+      flush(static_cast<double>(off - reach));
+      fresh = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::planner
