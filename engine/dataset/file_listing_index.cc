@@ -17,10 +17,11 @@ namespace {
 constexpr uint64_t kMaxListingBytes = uint64_t{1} << 30;
 
 // What is listed: the document's `source`, and the errors' subject.
-std::string SourceOf(const StreamOptions& stream, const RemoteSource* remote) {
+std::string SourceOf(const StreamOptions& stream, const FileDatasetOptions& files,
+                     const RemoteSource* remote) {
   std::string source = remote ? remote->Describe() : StreamRoot(stream);
   if (remote && !stream.split.empty()) source += " split " + stream.split;
-  if (!stream.files->manifest.empty()) source += " manifest " + stream.files->manifest;
+  if (!files.manifest.empty()) source += " manifest " + files.manifest;
   return source;
 }
 
@@ -30,8 +31,8 @@ std::string KeyPrefix(const StreamOptions& stream, const RemoteSource* remote) {
   return remote && !stream.split.empty() ? stream.split + "/" : std::string();
 }
 
-Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remote) {
-  const std::string& manifest = stream.files->manifest;
+Result<std::string> ReadManifest(const StreamOptions& stream, const std::string& manifest,
+                                 RemoteSource* remote) {
   if (!remote) return ReadFile(JoinPath(StreamRoot(stream), manifest), kMaxListingBytes);
   std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
@@ -49,10 +50,16 @@ Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remo
 
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
                                                 RemoteSource& from) {
-  const std::string source = SourceOf(stream, remote);
+  return ListStreamFiles(stream, *stream.files, remote, from);
+}
+
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
+                                                const FileDatasetOptions& options,
+                                                RemoteSource* remote, RemoteSource& from) {
+  const std::string source = SourceOf(stream, options, remote);
   const std::string prefix = KeyPrefix(stream, remote);
   std::vector<ListedFile> files;
-  if (stream.files->manifest.empty()) {
+  if (options.manifest.empty()) {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, from.List(prefix));
     files.reserve(objects.size());
     for (ObjectInfo& o : objects) {
@@ -61,14 +68,14 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
     }
     return files;
   }
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, remote));
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, options.manifest, remote));
   SLUICE_ASSIGN_OR_RETURN(files, ParseFileManifest(text, source));
   std::vector<std::string> keys;
   std::vector<size_t> unsized;
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i].size) continue;
     // Only selected files need a size; an unsafe path fails in SelectFiles.
-    if (!IsSafeBasename(files[i].path) || !IsSelected(files[i].path, stream.files->selection)) {
+    if (!IsSafeBasename(files[i].path) || !IsSelected(files[i].path, options.selection)) {
       continue;
     }
     unsized.push_back(i);
@@ -83,13 +90,15 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
 
 namespace {
 
-Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, RemoteSource* remote,
-                                              const std::string& source,
+Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
+                                              const FileDatasetOptions& options,
+                                              RemoteSource* remote, const std::string& source,
                                               std::chrono::milliseconds wait_timeout) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = JoinPath(state_dir, "listing.json");
   auto make = [&]() -> Status {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, ListStreamFiles(stream, remote, *remote));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                            ListStreamFiles(stream, options, remote, *remote));
     return WriteFileAtomic(path, SerializeListingDocument(source, files));
   };
   for (int attempt = 0;; ++attempt) {
@@ -105,17 +114,29 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, Remot
 
 }  // namespace
 
-Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
-                                   std::chrono::milliseconds wait_timeout) {
-  const std::string source = SourceOf(stream, remote);
+Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
+                                                  const FileDatasetOptions& options,
+                                                  RemoteSource* remote,
+                                                  std::chrono::milliseconds wait_timeout,
+                                                  std::string* source_out) {
+  const std::string source = SourceOf(stream, options, remote);
+  if (source_out) *source_out = source;
   std::vector<ListedFile> files;
   if (remote) {
-    SLUICE_ASSIGN_OR_RETURN(files, CachedListing(stream, remote, source, wait_timeout));
+    SLUICE_ASSIGN_OR_RETURN(files, CachedListing(stream, options, remote, source, wait_timeout));
   } else {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
                             OpenRemoteSource(StreamRoot(stream)));
-    SLUICE_ASSIGN_OR_RETURN(files, ListStreamFiles(stream, nullptr, *folder));
+    SLUICE_ASSIGN_OR_RETURN(files, ListStreamFiles(stream, options, nullptr, *folder));
   }
+  return files;
+}
+
+Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
+                                   std::chrono::milliseconds wait_timeout) {
+  std::string source;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          LoadStreamListing(stream, *stream.files, remote, wait_timeout, &source));
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source));
   return IndexOfFiles(files);
 }

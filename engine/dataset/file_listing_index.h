@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -32,6 +33,21 @@ namespace sluice {
 // remote, or for a local-only stream (`remote` null) its folder.
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
                                                 RemoteSource& from);
+
+// As above, listing as `options` says (a stream's "files" or "parquet" key).
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
+                                                const FileDatasetOptions& options,
+                                                RemoteSource* remote, RemoteSource& from);
+
+// The stream's files as `options` lists them, unselected: with a remote,
+// listed once per node and kept in .sluice/listing.json (see above); else
+// the local folder walked. *source (when given) is set to what was listed,
+// the subject of SelectFiles' errors.
+Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
+                                                  const FileDatasetOptions& options,
+                                                  RemoteSource* remote,
+                                                  std::chrono::milliseconds wait_timeout,
+                                                  std::string* source = nullptr);
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.

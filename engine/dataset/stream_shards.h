@@ -37,6 +37,7 @@
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/opened_shard.h"
+#include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
@@ -102,6 +103,11 @@ class StreamShards {
                    const std::string& tmp_path);
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
                             uint64_t expected_size);
+  // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
+  // column chunks, then the file's footer tail from the node's footer store.
+  Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path);
+  // The footer tail of `file` from the node's footer store (read once).
+  Result<std::string> FooterTail(const std::string& file);
   // The stream's ShardCache, opened on first use for a local-only stream.
   Result<ShardCache*> Cache();
   // Local-only: the folder's file of cache entry `item` mapped (its size,
@@ -131,6 +137,8 @@ class StreamShards {
   std::optional<RetryPolicy> download_retry_;
   std::optional<RetryPolicy> corrupt_retry_;
   std::atomic<uint64_t> bytes_downloaded_{0};
+  std::mutex footers_mu_;
+  std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
 };
 
