@@ -90,21 +90,49 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
 
 namespace {
 
+// Markers are small JSON lists; a larger one is not a marker.
+constexpr uint64_t kMaxMarkerBytes = uint64_t{64} << 20;
+
+// The listing with the DBIO commit rule applied (KeepCommitted): each
+// marker read from `from` (keys `prefix` + path).
+Result<CommittedFiles> ApplyCommitMarkers(std::vector<ListedFile> files, RemoteSource& from,
+                                          const std::string& prefix) {
+  std::vector<std::pair<std::string, CommitMarker>> markers;
+  for (const ListedFile& f : files) {
+    if (!IsCommitMarker(f.path) || !IsSafeBasename(f.path)) continue;
+    const std::string where = from.Describe() + "/" + prefix + f.path;
+    const uint64_t size = f.size.value_or(kMaxMarkerBytes);
+    if (size > kMaxMarkerBytes) {
+      return CorruptError(where + ": a commit marker of " + std::to_string(size) + " bytes");
+    }
+    auto text = from.GetRangeOnly(prefix + f.path, 0, size);
+    if (!text.ok()) return text.status().WithContext("reading commit marker " + where);
+    SLUICE_ASSIGN_OR_RETURN(CommitMarker marker, ParseCommitMarker(*text, where));
+    markers.emplace_back(f.path, std::move(marker));
+  }
+  if (markers.empty()) return CommittedFiles{std::move(files), {}};
+  return KeepCommitted(std::move(files), markers);
+}
+
 Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               const FileDatasetOptions& options,
                                               RemoteSource* remote, const std::string& source,
-                                              std::chrono::milliseconds wait_timeout) {
+                                              std::chrono::milliseconds wait_timeout,
+                                              std::vector<std::string>* uncommitted) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = JoinPath(state_dir, "listing.json");
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                             ListStreamFiles(stream, options, remote, *remote));
-    return WriteFileAtomic(path, SerializeListingDocument(source, files));
+    SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
+                            ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
+    return WriteFileAtomic(path,
+                           SerializeListingDocument(source, committed.kept, committed.dropped));
   };
   for (int attempt = 0;; ++attempt) {
     SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make));
     SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes));
-    auto files = ParseListingDocument(text, source, path);
+    auto files = ParseListingDocument(text, source, path, uncommitted);
     // A listing of another source (the cache folder was reused for another
     // remote or manifest): list this one instead, once.
     if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
@@ -118,26 +146,33 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   const FileDatasetOptions& options,
                                                   RemoteSource* remote,
                                                   std::chrono::milliseconds wait_timeout,
-                                                  std::string* source_out) {
+                                                  std::string* source_out,
+                                                  std::vector<std::string>* uncommitted) {
   const std::string source = SourceOf(stream, options, remote);
   if (source_out) *source_out = source;
-  std::vector<ListedFile> files;
+  std::vector<std::string> dropped;
   if (remote) {
-    SLUICE_ASSIGN_OR_RETURN(files, CachedListing(stream, options, remote, source, wait_timeout));
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
-                            OpenRemoteSource(StreamRoot(stream)));
-    SLUICE_ASSIGN_OR_RETURN(files, ListStreamFiles(stream, options, nullptr, *folder));
+    auto files = CachedListing(stream, options, remote, source, wait_timeout, &dropped);
+    if (uncommitted) *uncommitted = std::move(dropped);
+    return files;
   }
-  return files;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder, OpenRemoteSource(StreamRoot(stream)));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          ListStreamFiles(stream, options, nullptr, *folder));
+  SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed, ApplyCommitMarkers(std::move(files), *folder, ""));
+  if (uncommitted) *uncommitted = std::move(committed.dropped);
+  return std::move(committed.kept);
 }
 
 Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout) {
   std::string source;
+  std::vector<std::string> uncommitted;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                          LoadStreamListing(stream, *stream.files, remote, wait_timeout, &source));
-  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source));
+                          LoadStreamListing(stream, *stream.files, remote, wait_timeout, &source,
+                                            &uncommitted));
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source,
+                                             uncommitted));
   return IndexOfFiles(files);
 }
 

@@ -116,10 +116,12 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group) {
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout) {
   std::string source;
+  std::vector<std::string> uncommitted;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                          LoadStreamListing(stream, options, remote, wait_timeout, &source));
-  SLUICE_ASSIGN_OR_RETURN(files,
-                          SelectFiles(std::move(files), ParquetStreamSelection(options), source));
+                          LoadStreamListing(stream, options, remote, wait_timeout, &source,
+                                            &uncommitted));
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
+                                             source, uncommitted));
   if (!remote) return LocalIndex(stream, files);
   return RemoteIndex(stream, *remote, files, source, wait_timeout);
 }

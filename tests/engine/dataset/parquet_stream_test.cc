@@ -348,6 +348,42 @@ TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
   EXPECT_FALSE(fs::exists(fs::path(cache.path()) / ".parquet_row_groups"));
 }
 
+// Spark's output with a DBIO commit marker naming two of its three part
+// files: only those stream, in place and from a remote.
+TEST(ParquetStream, SparkOutputStreamsOnlyCommittedFiles) {
+  ScratchDir dir;
+  std::vector<std::string> parts;
+  for (const auto& e : fs::directory_iterator(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/spark_out")) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 8 && name.substr(name.size() - 8) == ".parquet") parts.push_back(name);
+    fs::copy_file(e.path(), fs::path(dir.path()) / name);
+  }
+  std::sort(parts.begin(), parts.end());
+  ASSERT_EQ(parts.size(), 3u);  // 10, 17 and 18 rows
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "_started_7"), "").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "_committed_7"),
+                              "{\"added\":[\"" + parts[0] + "\",\"" + parts[2] +
+                                  "\"],\"removed\":[]}")
+                  .ok());
+  ScratchDir cache;
+  for (const std::string& remote : {std::string(), dir.path()}) {
+    SCOPED_TRACE(remote.empty() ? "in place" : "from a folder remote");
+    auto ds = StreamingDataset::Open(Options(remote.empty() ? dir.path() : cache.path(), remote));
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    EXPECT_EQ((*ds)->num_samples(), 28u);
+    EXPECT_EQ((*ds)->num_shards(), 2u);
+    // A glob naming the uncommitted file is an error naming it.
+    DatasetOptions named = Options(remote.empty() ? dir.path() : cache.path(), remote);
+    named.streams[0].parquet.emplace();
+    named.streams[0].parquet->selection.globs = {parts[1]};
+    auto refused = StreamingDataset::Open(named);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("file \"" + parts[1] + "\", which glob"),
+              std::string::npos)
+        << refused.status().message();
+  }
+}
+
 constexpr char kKeyId[] = "SLUICEPARQUETKEY";
 constexpr char kSecret[] = "parquet-s3cr3t-never-printed";
 
