@@ -114,7 +114,9 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group) {
 }
 
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
-                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout) {
+                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout,
+                                     bool* found_files) {
+  if (found_files) *found_files = false;
   std::string source;
   std::vector<std::string> uncommitted;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
@@ -122,6 +124,7 @@ Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileData
                                             &uncommitted));
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
                                              source, uncommitted));
+  if (found_files) *found_files = true;
   if (!remote) return LocalIndex(stream, files);
   return RemoteIndex(stream, *remote, files, source, wait_timeout);
 }

@@ -43,7 +43,10 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group);
 // `options`: the stream's "parquet" options (or the defaults, detected).
 // Errors name the file (its footer's error, a column the reader cannot
 // read), the store URL, or that no Parquet file holds a row (kNotFound).
+// `found_files` (when given) says whether the listing held Parquet files
+// (false: the error is the listing's or that it held none).
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
-                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout);
+                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout,
+                                     bool* found_files = nullptr);
 
 }  // namespace sluice

@@ -69,11 +69,13 @@ IndexSource SourceOf(const StreamOptions& stream) {
 }
 
 // A stream without an index.json, whose `missing` said so: a stream of the
-// Parquet files its root holds, or `missing` when it holds none.
+// Parquet files its root holds, or `missing` when it holds none or cannot
+// be listed (an https:// store, say).
 Result<Index> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
                                 std::chrono::milliseconds wait_timeout, const Status& missing) {
-  auto index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout);
-  if (index.status().code() == StatusCode::kNotFound) return missing;
+  bool found = false;
+  auto index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout, &found);
+  if (!found) return missing;
   return index;
 }
 
