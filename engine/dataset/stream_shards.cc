@@ -1,6 +1,7 @@
 #include "engine/dataset/stream_shards.h"
 
 #include <cstdio>
+#include <map>
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
@@ -65,7 +66,17 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
     }
     return sp;
   };
+  // Row groups of a Parquet file read in place share the file: one cache
+  // entry (a remote stream's groups are pieces, each its own file).
+  std::map<std::string, size_t, std::less<>> shared_file;
   for (const ShardEntry& e : index->shards) {
+    if (e.row_group && !e.piece) {
+      auto [it, fresh] = shared_file.try_emplace(e.raw_data.basename, specs.size());
+      s->data_item_.push_back(it->second);
+      if (fresh) specs.push_back(spec(e.raw_data, e.zip_data, e));
+      s->meta_item_.push_back(-1);
+      continue;
+    }
     s->data_item_.push_back(specs.size());
     specs.push_back(spec(e.raw_data, e.zip_data, e));
     SLUICE_ASSIGN_OR_RETURN(const FileInfo* meta,

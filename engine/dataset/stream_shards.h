@@ -3,7 +3,10 @@
 // files come from.
 //
 // Each shard file the readers need (raw_data, and raw_meta for JSONL/XSV) is
-// one cache entry named by its index basename. Fetching one downloads the
+// one cache entry named by its index basename (the row groups of a Parquet
+// file read in place share their file's entry; from a remote each group is
+// a piece of its own, ShardEntry::piece, fetched by one ranged GET with the
+// node's stored footer appended). Fetching one downloads the
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
 // does), decompresses it into the cache's temp file and, with `keep_zip`,

@@ -333,6 +333,38 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
 }
 
+// A file that shrank since the node listed it is named, with its row
+// group and URL, when a group is fetched; one gone from a folder read in
+// place is named too.
+TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
+  Twins t;
+  ScratchDir cache;
+  auto ds = StreamingDataset::Open(Options(cache.path(), t.parquet.path()));
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  // The fixture's row groups lie in [4, 7978), its footer after them: 7500
+  // bytes cut the last group short.
+  fs::resize_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", 7500);
+  SampleFields f;
+  Status got = (*ds)->Get(119, &f);  // row group 8 of part=b/c.parquet
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_NE(got.message().find("part=b/c.parquet: row group 8, bytes [7361, 7978) of " +
+                               t.parquet.path() + "/part=b/c.parquet: answered 139 bytes (the "
+                               "file had 20718 when it was listed: it changed since?)"),
+            std::string::npos)
+      << got.message();
+  EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
+
+  ScratchDir folder;
+  WriteParquetFolder(folder.path());
+  auto in_place = StreamingDataset::Open(Options(folder.path()));
+  ASSERT_TRUE(in_place.ok()) << in_place.status().message();
+  fs::remove(fs::path(folder.path()) / "a.parquet");
+  got = (*in_place)->Get(0, &f);
+  EXPECT_FALSE(got.ok());
+  EXPECT_NE(got.message().find(JoinPath(folder.path(), "a.parquet")), std::string::npos)
+      << got.message();
+}
+
 TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
   Twins t;
   ScratchDir cache;
