@@ -11,8 +11,9 @@
 //                                    by one CacheShardRecord per shard
 //
 // <state> is CacheStateDir(root) (state_dir.h), outside the cache folder.
-// <root>/.sluice/ (kStateDir) holds only what a stream of raw files keeps
-// beside its cache (its listing), so no shard may be named inside it.
+// <root>/.sluice/ (kStateDir) holds only what a stream of raw or Parquet
+// files keeps beside its cache (its listing; the Parquet footers), so no
+// shard may be named inside it.
 //
 // Lock bytes of <state>/lock, always taken in this order when more
 // than one is held with blocking waits: pin(i) -> download(i) -> global.

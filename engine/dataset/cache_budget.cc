@@ -54,6 +54,11 @@ WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip) {
 
 std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip) {
   const ShardEntry& e = index.shards[i];
+  if (e.piece && e.row_group) {
+    return "shard " + std::to_string(i) + ": row group " + std::to_string(*e.row_group) + " of " +
+           e.piece->file + " (" + std::to_string(e.piece->length) + " bytes of column chunks and a " +
+           std::to_string(e.piece->tail_bytes) + "-byte footer)";
+  }
   std::string s = "shard " + std::to_string(i) + ": " +
                   DescribeFile("data", e.raw_data, e.zip_data, e.compression, keep_zip);
   if (const FileInfo* meta = MetaFileOf(e)) {

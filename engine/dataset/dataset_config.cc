@@ -72,24 +72,27 @@ bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
       "download_retry", "download_timeout", "read_timeout", "validate_hash", "keep_zip",
-      "files"};
+      "files", "parquet"};
   return keys.count(k) > 0;
 }
 
-// "files": null/false (a dataset with an index.json), true (every file), or
-// {"glob": "*.jpg" | ["*.jpg", ...], "manifest": "files.txt"}.
-Status ApplyFilesKey(const JsonValue& v, StreamOptions* s) {
-  s->files.reset();
+// "files" or "parquet": null/false (not such a stream), true (every file
+// the key's format takes), or {"glob": "*.jpg" | ["*.jpg", ...],
+// "manifest": "files.txt"}.
+Status ApplyFileSelectionKey(std::string_view k, const JsonValue& v,
+                             std::optional<FileDatasetOptions>* out) {
+  const std::string field(k);
+  out->reset();
   if (IsNull(v)) return Status::Ok();
   if (const bool* b = std::get_if<bool>(&v.v)) {
-    if (*b) s->files.emplace();
+    if (*b) out->emplace();
     return Status::Ok();
   }
   const Object* object = std::get_if<Object>(&v.v);
-  if (object == nullptr) return Bad("files", "must be true, null or an object {glob, manifest}");
+  if (object == nullptr) return Bad(field, "must be true, null or an object {glob, manifest}");
   FileDatasetOptions files;
   for (const auto& [key, value] : *object) {
-    const std::string where = "files." + key;
+    const std::string where = field + "." + key;
     if (key == "glob") {
       if (IsNull(value)) continue;
       if (const std::string* one = std::get_if<std::string>(&value.v)) {
@@ -111,9 +114,9 @@ Status ApplyFilesKey(const JsonValue& v, StreamOptions* s) {
     }
   }
   for (const std::string& g : files.selection.globs) {
-    if (g.empty()) return Bad("files.glob", "must not hold an empty pattern");
+    if (g.empty()) return Bad(field + ".glob", "must not hold an empty pattern");
   }
-  s->files = std::move(files);
+  *out = std::move(files);
   return Status::Ok();
 }
 
@@ -153,7 +156,9 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
       SLUICE_ASSIGN_OR_RETURN(s->keep_zip, GetBool(v, k));
     }
   } else if (k == "files") {
-    SLUICE_RETURN_IF_ERROR(ApplyFilesKey(v, s));
+    SLUICE_RETURN_IF_ERROR(ApplyFileSelectionKey(k, v, &s->files));
+  } else if (k == "parquet") {
+    SLUICE_RETURN_IF_ERROR(ApplyFileSelectionKey(k, v, &s->parquet));
   }
   return Status::Ok();
 }
@@ -316,6 +321,10 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
     if (o.streams[i].local.empty()) {
       return Bad("streams[" + std::to_string(i) + "].local",
                  "must be set (the cache folder, or the dataset folder when there is no remote)");
+    }
+    if (o.streams[i].files && o.streams[i].parquet) {
+      return Bad("streams[" + std::to_string(i) + "].parquet",
+                 "cannot be set beside \"files\" (a stream is raw files or Parquet files)");
     }
   }
   return o;

@@ -43,6 +43,13 @@ struct StreamOptions {
   bool keep_zip = false;
   // Set: a raw-file stream (key "files"; Sluice's extension).
   std::optional<FileDatasetOptions> files;
+  // Set: a stream of Parquet files (key "parquet": true or {"glob",
+  // "manifest"}; Sluice's extension), one shard per row group, one sample
+  // per row, indexed from the files' footers (engine/dataset/
+  // parquet_stream_index.h); no globs = names ending in ".parquet". Unset,
+  // a stream whose root has no index.json but Parquet files is one too
+  // (LoadStreamIndex decides). Not beside `files`.
+  std::optional<FileDatasetOptions> parquet;
 };
 
 // Where this process sits: torchrun's RANK/WORLD_SIZE/LOCAL_RANK/
@@ -154,8 +161,7 @@ struct DatasetOptions {
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
-// "files" (true or {"glob",
-// "manifest"}),
+// "files" and "parquet" (each true or {"glob", "manifest"}; not both),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream
 // keys make the one stream (Mosaic's single-stream form). null = default.

@@ -17,10 +17,11 @@ namespace {
 constexpr uint64_t kMaxListingBytes = uint64_t{1} << 30;
 
 // What is listed: the document's `source`, and the errors' subject.
-std::string SourceOf(const StreamOptions& stream, const RemoteSource* remote) {
+std::string SourceOf(const StreamOptions& stream, const FileDatasetOptions& files,
+                     const RemoteSource* remote) {
   std::string source = remote ? remote->Describe() : StreamRoot(stream);
   if (remote && !stream.split.empty()) source += " split " + stream.split;
-  if (!stream.files->manifest.empty()) source += " manifest " + stream.files->manifest;
+  if (!files.manifest.empty()) source += " manifest " + files.manifest;
   return source;
 }
 
@@ -30,8 +31,8 @@ std::string KeyPrefix(const StreamOptions& stream, const RemoteSource* remote) {
   return remote && !stream.split.empty() ? stream.split + "/" : std::string();
 }
 
-Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remote) {
-  const std::string& manifest = stream.files->manifest;
+Result<std::string> ReadManifest(const StreamOptions& stream, const std::string& manifest,
+                                 RemoteSource* remote) {
   if (!remote) return ReadFile(JoinPath(StreamRoot(stream), manifest), kMaxListingBytes);
   std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
@@ -49,10 +50,16 @@ Result<std::string> ReadManifest(const StreamOptions& stream, RemoteSource* remo
 
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
                                                 RemoteSource& from) {
-  const std::string source = SourceOf(stream, remote);
+  return ListStreamFiles(stream, *stream.files, remote, from);
+}
+
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
+                                                const FileDatasetOptions& options,
+                                                RemoteSource* remote, RemoteSource& from) {
+  const std::string source = SourceOf(stream, options, remote);
   const std::string prefix = KeyPrefix(stream, remote);
   std::vector<ListedFile> files;
-  if (stream.files->manifest.empty()) {
+  if (options.manifest.empty()) {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, from.List(prefix));
     files.reserve(objects.size());
     for (ObjectInfo& o : objects) {
@@ -61,14 +68,14 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
     }
     return files;
   }
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, remote));
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, options.manifest, remote));
   SLUICE_ASSIGN_OR_RETURN(files, ParseFileManifest(text, source));
   std::vector<std::string> keys;
   std::vector<size_t> unsized;
   for (size_t i = 0; i < files.size(); ++i) {
     if (files[i].size) continue;
     // Only selected files need a size; an unsafe path fails in SelectFiles.
-    if (!IsSafeBasename(files[i].path) || !IsSelected(files[i].path, stream.files->selection)) {
+    if (!IsSafeBasename(files[i].path) || !IsSelected(files[i].path, options.selection)) {
       continue;
     }
     unsized.push_back(i);
@@ -83,19 +90,49 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
 
 namespace {
 
-Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, RemoteSource* remote,
-                                              const std::string& source,
-                                              std::chrono::milliseconds wait_timeout) {
+// Markers are small JSON lists; a larger one is not a marker.
+constexpr uint64_t kMaxMarkerBytes = uint64_t{64} << 20;
+
+// The listing with the DBIO commit rule applied (KeepCommitted): each
+// marker read from `from` (keys `prefix` + path).
+Result<CommittedFiles> ApplyCommitMarkers(std::vector<ListedFile> files, RemoteSource& from,
+                                          const std::string& prefix) {
+  std::vector<std::pair<std::string, CommitMarker>> markers;
+  for (const ListedFile& f : files) {
+    if (!IsCommitMarker(f.path) || !IsSafeBasename(f.path)) continue;
+    const std::string where = from.Describe() + "/" + prefix + f.path;
+    const uint64_t size = f.size.value_or(kMaxMarkerBytes);
+    if (size > kMaxMarkerBytes) {
+      return CorruptError(where + ": a commit marker of " + std::to_string(size) + " bytes");
+    }
+    auto text = from.GetRangeOnly(prefix + f.path, 0, size);
+    if (!text.ok()) return text.status().WithContext("reading commit marker " + where);
+    SLUICE_ASSIGN_OR_RETURN(CommitMarker marker, ParseCommitMarker(*text, where));
+    markers.emplace_back(f.path, std::move(marker));
+  }
+  if (markers.empty()) return CommittedFiles{std::move(files), {}};
+  return KeepCommitted(std::move(files), markers);
+}
+
+Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
+                                              const FileDatasetOptions& options,
+                                              RemoteSource* remote, const std::string& source,
+                                              std::chrono::milliseconds wait_timeout,
+                                              std::vector<std::string>* uncommitted) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = JoinPath(state_dir, "listing.json");
   auto make = [&]() -> Status {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, ListStreamFiles(stream, remote, *remote));
-    return WriteFileAtomic(path, SerializeListingDocument(source, files));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                            ListStreamFiles(stream, options, remote, *remote));
+    SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
+                            ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
+    return WriteFileAtomic(path,
+                           SerializeListingDocument(source, committed.kept, committed.dropped));
   };
   for (int attempt = 0;; ++attempt) {
     SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make));
     SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes));
-    auto files = ParseListingDocument(text, source, path);
+    auto files = ParseListingDocument(text, source, path, uncommitted);
     // A listing of another source (the cache folder was reused for another
     // remote or manifest): list this one instead, once.
     if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
@@ -105,18 +142,37 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream, Remot
 
 }  // namespace
 
+Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
+                                                  const FileDatasetOptions& options,
+                                                  RemoteSource* remote,
+                                                  std::chrono::milliseconds wait_timeout,
+                                                  std::string* source_out,
+                                                  std::vector<std::string>* uncommitted) {
+  const std::string source = SourceOf(stream, options, remote);
+  if (source_out) *source_out = source;
+  std::vector<std::string> dropped;
+  if (remote) {
+    auto files = CachedListing(stream, options, remote, source, wait_timeout, &dropped);
+    if (uncommitted) *uncommitted = std::move(dropped);
+    return files;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder, OpenRemoteSource(StreamRoot(stream)));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          ListStreamFiles(stream, options, nullptr, *folder));
+  SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed, ApplyCommitMarkers(std::move(files), *folder, ""));
+  if (uncommitted) *uncommitted = std::move(committed.dropped);
+  return std::move(committed.kept);
+}
+
 Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout) {
-  const std::string source = SourceOf(stream, remote);
-  std::vector<ListedFile> files;
-  if (remote) {
-    SLUICE_ASSIGN_OR_RETURN(files, CachedListing(stream, remote, source, wait_timeout));
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
-                            OpenRemoteSource(StreamRoot(stream)));
-    SLUICE_ASSIGN_OR_RETURN(files, ListStreamFiles(stream, nullptr, *folder));
-  }
-  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source));
+  std::string source;
+  std::vector<std::string> uncommitted;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          LoadStreamListing(stream, *stream.files, remote, wait_timeout, &source,
+                                            &uncommitted));
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source,
+                                             uncommitted));
   return IndexOfFiles(files);
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -32,6 +33,25 @@ namespace sluice {
 // remote, or for a local-only stream (`remote` null) its folder.
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
                                                 RemoteSource& from);
+
+// As above, listing as `options` says (a stream's "files" or "parquet" key).
+Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
+                                                const FileDatasetOptions& options,
+                                                RemoteSource* remote, RemoteSource& from);
+
+// The stream's files as `options` lists them, unselected, but with the
+// commit rule applied (formats/raw/file_listing.h KeepCommitted: where
+// `_committed_<id>` markers are, each read once, only the files they add):
+// with a remote, listed once per node and kept in .sluice/listing.json
+// (see above, with the uncommitted paths); else the local folder walked.
+// *source (when given) is set to what was listed, and *uncommitted to the
+// paths the markers left out: SelectFiles' `source` and `uncommitted`.
+Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
+                                                  const FileDatasetOptions& options,
+                                                  RemoteSource* remote,
+                                                  std::chrono::milliseconds wait_timeout,
+                                                  std::string* source = nullptr,
+                                                  std::vector<std::string>* uncommitted = nullptr);
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.

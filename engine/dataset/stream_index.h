@@ -1,6 +1,11 @@
 // A stream's index, loaded once per node: its index.json, or for a
 // raw-file stream (StreamOptions::files) the index built from its listing
-// (file_listing_index.h).
+// (file_listing_index.h), or for a stream of Parquet files
+// (StreamOptions::parquet) the index built from their footers
+// (parquet_stream_index.h). A stream that says neither and has no
+// index.json is a stream of Parquet files when its root holds any (the
+// detection rule: LoadStreamIndex, nowhere else); else the missing
+// index.json is the error.
 //
 // With a remote, <local>/<split>/index.json is downloaded by the first
 // process on the node that wants it (node_file.h); the others wait for it.

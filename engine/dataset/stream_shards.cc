@@ -1,8 +1,10 @@
 #include "engine/dataset/stream_shards.h"
 
 #include <cstdio>
+#include <map>
 
 #include "base/file.h"
+#include "engine/cache/cache_layout.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -64,7 +66,17 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
     }
     return sp;
   };
+  // Row groups of a Parquet file read in place share the file: one cache
+  // entry (a remote stream's groups are pieces, each its own file).
+  std::map<std::string, size_t, std::less<>> shared_file;
   for (const ShardEntry& e : index->shards) {
+    if (e.row_group && !e.piece) {
+      auto [it, fresh] = shared_file.try_emplace(e.raw_data.basename, specs.size());
+      s->data_item_.push_back(it->second);
+      if (fresh) specs.push_back(spec(e.raw_data, e.zip_data, e));
+      s->meta_item_.push_back(-1);
+      continue;
+    }
     s->data_item_.push_back(specs.size());
     specs.push_back(spec(e.raw_data, e.zip_data, e));
     SLUICE_ASSIGN_OR_RETURN(const FileInfo* meta,
@@ -188,8 +200,50 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
 }
 
+Result<std::string> StreamShards::FooterTail(const std::string& file) {
+  std::lock_guard<std::mutex> lock(footers_mu_);
+  const std::string path = ParquetFooterStorePath(JoinPath(root_, cache_layout::kStateDir));
+  if (!footers_) {
+    SLUICE_ASSIGN_OR_RETURN(footers_, ReadParquetFooterStore(path));
+  }
+  auto it = footers_->tails.find(file);
+  if (it == footers_->tails.end()) return CorruptError(path + ": holds no footer of " + file);
+  return it->second;
+}
+
+Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path) {
+  const ShardEntry::FilePiece& p = *entry.piece;
+  const std::string key = RemoteKey(stream_, p.file);
+  const std::string range = "bytes [" + std::to_string(p.offset) + ", " +
+                            std::to_string(p.offset + p.length) + ")";
+  const std::string where = p.file + ": row group " + std::to_string(entry.row_group.value_or(0)) +
+                            ", " + range + " of " + remote_->Describe() + "/" + key;
+  Result<std::string> bytes = remote_->GetRangeOnly(key, p.offset, p.length);
+  for (int attempt = 1; !bytes.ok() && download_retry_->ShouldRetry(bytes.status(), attempt);
+       ++attempt) {
+    bytes = remote_->GetRangeOnly(key, p.offset, p.length);
+  }
+  if (!bytes.ok()) return bytes.status().WithContext(where);
+  bytes_downloaded_ += bytes->size();
+  if (bytes->size() != p.length) {
+    return CorruptError(where + ": answered " + std::to_string(bytes->size()) +
+                        " bytes (the file had " + std::to_string(p.file_bytes) +
+                        " when it was listed: it changed since?)");
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file));
+  if (tail.size() != p.tail_bytes) {
+    return CorruptError(where + ": the node's footer store holds " + std::to_string(tail.size()) +
+                        " footer bytes, the index " + std::to_string(p.tail_bytes));
+  }
+  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path));
+  SLUICE_RETURN_IF_ERROR(out.Write(*bytes));
+  SLUICE_RETURN_IF_ERROR(out.Write(tail));
+  return out.Commit();
+}
+
 Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                const ShardEntry& entry, const std::string& tmp_path) {
+  if (entry.piece && remote_) return FetchPiece(entry, tmp_path);
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
     // Local-only streams decompress the folder's own zip; remote ones a

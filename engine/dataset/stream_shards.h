@@ -3,7 +3,10 @@
 // files come from.
 //
 // Each shard file the readers need (raw_data, and raw_meta for JSONL/XSV) is
-// one cache entry named by its index basename. Fetching one downloads the
+// one cache entry named by its index basename (the row groups of a Parquet
+// file read in place share their file's entry; from a remote each group is
+// a piece of its own, ShardEntry::piece, fetched by one ranged GET with the
+// node's stored footer appended). Fetching one downloads the
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
 // does), decompresses it into the cache's temp file and, with `keep_zip`,
@@ -37,6 +40,7 @@
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/opened_shard.h"
+#include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
@@ -102,6 +106,11 @@ class StreamShards {
                    const std::string& tmp_path);
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
                             uint64_t expected_size);
+  // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
+  // column chunks, then the file's footer tail from the node's footer store.
+  Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path);
+  // The footer tail of `file` from the node's footer store (read once).
+  Result<std::string> FooterTail(const std::string& file);
   // The stream's ShardCache, opened on first use for a local-only stream.
   Result<ShardCache*> Cache();
   // Local-only: the folder's file of cache entry `item` mapped (its size,
@@ -131,6 +140,8 @@ class StreamShards {
   std::optional<RetryPolicy> download_retry_;
   std::optional<RetryPolicy> corrupt_retry_;
   std::atomic<uint64_t> bytes_downloaded_{0};
+  std::mutex footers_mu_;
+  std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
 };
 

@@ -74,6 +74,9 @@ class StreamingDataset {
   // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
   int64_t length() const;
   size_t num_streams() const { return indexes_.size(); }
+  // The index stream `s` (< num_streams()) was opened with, however it was
+  // loaded (LoadStreamIndex); valid for the dataset's lifetime.
+  const Index& stream_index(size_t s) const { return *indexes_[s]; }
   size_t num_shards() const { return stream_first_shard_.back(); }  // all streams'
   // Samples in global shard `g` (shards numbered stream by stream, as Mosaic
   // does) and the stream holding it. g < num_shards().

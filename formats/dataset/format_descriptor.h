@@ -42,9 +42,9 @@
 // yields, so the engine's shard cache, which only sees an entry's files
 // (raw_data, zip_data and MetaFileOf's), holds them without a special case;
 // the engine's index loader picks the builder by index_source, the one
-// place that reads it (the engine has no kFileFooters builder yet: streaming
-// Parquet is the next issue, where row groups sharing one file, each read
-// by ranged reads, are to be settled).
+// place that reads it (engine/dataset/stream_index.cc). A Parquet entry
+// streamed from a remote names a piece of its file (ShardEntry::piece: the
+// row group's chunks and the footer), which open_reader decodes alone.
 //
 // Thread safety: the registry is immutable static data; descriptors and the
 // pointers to them stay valid for the whole program. The hooks are pure

@@ -31,11 +31,18 @@ Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view 
                                       std::string_view) {
   const std::string& name = entry.raw_data.basename;
   if (!entry.row_group) return CorruptError(name + ": a Parquet shard entry without a row group");
-  SLUICE_ASSIGN_OR_RETURN(parquet::ParquetShardReader reader,
-                          parquet::ParquetShardReader::Open(data, name, *entry.row_group,
-                                                            entry.samples));
+  // A piece (ShardEntry::piece) is named by its file in errors.
+  const std::string& file = entry.piece ? entry.piece->file : name;
+  Result<parquet::ParquetShardReader> opened =
+      entry.piece ? parquet::ParquetShardReader::OpenPiece(
+                        data,
+                        {entry.piece->file_bytes, entry.piece->offset, entry.piece->length,
+                         entry.piece->tail_bytes},
+                        file, *entry.row_group, entry.samples)
+                  : parquet::ParquetShardReader::Open(data, name, *entry.row_group, entry.samples);
+  SLUICE_ASSIGN_OR_RETURN(parquet::ParquetShardReader reader, std::move(opened));
   if (reader.column_names() != entry.column_names) {
-    return CorruptError(name + ": its columns differ from the index's (the file changed?)");
+    return CorruptError(file + ": its columns differ from the index's (the file changed?)");
   }
   return ShardReader(std::move(reader));
 }

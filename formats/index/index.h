@@ -52,6 +52,19 @@ struct ShardEntry {
   // "parquet" only (never in an index.json): the ordinal of the row group
   // this shard is, in raw_data's footer.
   std::optional<uint32_t> row_group;
+  // "parquet" streamed from a remote (never in an index.json): raw_data is
+  // then not the stored file but a piece cut from it, `length` bytes at
+  // `offset` of `file` (the row group's column chunks), followed by the
+  // file's last `tail_bytes` bytes (its footer); raw_data.bytes = length +
+  // tail_bytes. `file` is relative to the stream's root.
+  struct FilePiece {
+    std::string file;
+    uint64_t file_bytes = 0;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    uint64_t tail_bytes = 0;
+  };
+  std::optional<FilePiece> piece;
 };
 
 // The largest shard file the formats can hold: MDS sample offsets and the

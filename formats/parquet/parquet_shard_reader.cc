@@ -119,14 +119,65 @@ JsonValue SlotJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t leve
 Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::string_view file,
                                                     size_t row_group, uint64_t expected_rows,
                                                     const ColumnDecodeOptions& options) {
-  RangeReader read = [data](uint64_t offset, uint64_t size, std::string* out) {
+  FileView view = [data](uint64_t offset, uint64_t size) -> Result<std::string_view> {
     if (offset > data.size() || size > data.size() - offset) {
       return OutOfRangeError("past the end of the file (" + std::to_string(data.size()) + " bytes)");
     }
-    out->assign(data.substr(offset, size));
+    return data.substr(offset, size);
+  };
+  return OpenWith(view, data.size(), FooterOptions{}, true, file, row_group, expected_rows, options);
+}
+
+Result<ParquetShardReader> ParquetShardReader::OpenPiece(std::string_view piece, const Piece& where,
+                                                         std::string_view file, size_t row_group,
+                                                         uint64_t expected_rows,
+                                                         const ColumnDecodeOptions& options) {
+  const std::string name = std::string(file) + ": row group " + std::to_string(row_group);
+  if (where.length > piece.size() || where.tail_bytes != piece.size() - where.length ||
+      where.tail_bytes > where.file_bytes || where.offset > where.file_bytes - where.tail_bytes ||
+      where.length > where.file_bytes - where.tail_bytes - where.offset) {
+    return CorruptError(name + ": a piece of " + std::to_string(piece.size()) +
+                        " bytes cannot hold bytes [" + std::to_string(where.offset) + ", " +
+                        std::to_string(where.offset + where.length) + ") and the last " +
+                        std::to_string(where.tail_bytes) + " of a file of " +
+                        std::to_string(where.file_bytes) + " bytes");
+  }
+  const uint64_t tail_start = where.file_bytes - where.tail_bytes;
+  FileView view = [piece, where, tail_start, name](uint64_t offset,
+                                                   uint64_t size) -> Result<std::string_view> {
+    if (offset >= where.offset && size <= where.length && offset - where.offset <= where.length - size) {
+      return piece.substr(offset - where.offset, size);
+    }
+    if (offset >= tail_start && size <= where.tail_bytes &&
+        offset - tail_start <= where.tail_bytes - size) {
+      return piece.substr(where.length + (offset - tail_start), size);
+    }
+    return CorruptError(name + ": bytes [" + std::to_string(offset) + ", " +
+                        std::to_string(offset + size) + ") lie outside the piece fetched (bytes [" +
+                        std::to_string(where.offset) + ", " +
+                        std::to_string(where.offset + where.length) + ") and the footer from " +
+                        std::to_string(tail_start) + ")");
+  };
+  // The footer is read from the tail the piece holds, and only from it.
+  FooterOptions footer_options;
+  footer_options.first_read_bytes = where.tail_bytes;
+  return OpenWith(view, where.file_bytes, footer_options, false, file, row_group, expected_rows,
+                  options);
+}
+
+Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, uint64_t file_size,
+                                                        const FooterOptions& footer_options,
+                                                        bool check_head_magic,
+                                                        std::string_view file, size_t row_group,
+                                                        uint64_t expected_rows,
+                                                        const ColumnDecodeOptions& options) {
+  RangeReader read = [&view](uint64_t offset, uint64_t size, std::string* out) -> Status {
+    SLUICE_ASSIGN_OR_RETURN(std::string_view bytes, view(offset, size));
+    out->assign(bytes);
     return Status::Ok();
   };
-  SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(data.size(), read, file));
+  SLUICE_ASSIGN_OR_RETURN(FileFooter footer,
+                          ReadFooter(file_size, read, file, footer_options, check_head_magic));
   if (row_group >= footer.meta.row_groups.size()) {
     return CorruptError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
                         std::to_string(footer.meta.row_groups.size()) + " row groups)");
@@ -149,9 +200,9 @@ Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file));
     s.encodings.push_back(std::move(enc));
     const ByteRange r = footer.chunk_ranges[row_group][field.first_leaf];
+    SLUICE_ASSIGN_OR_RETURN(std::string_view chunk, view(r.offset, r.size));
     SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b,
-                            DecodeColumnChunk(footer, row_group, f, data.substr(r.offset, r.size),
-                                              file, options));
+                            DecodeColumnChunk(footer, row_group, f, chunk, file, options));
     s.buffers.push_back(std::move(b));
   }
   s.values.resize(n);

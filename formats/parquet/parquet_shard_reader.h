@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,22 @@ class ParquetShardReader {
                                          size_t row_group, uint64_t expected_rows,
                                          const ColumnDecodeOptions& options = {});
 
+  // A piece of the file instead of all of it (a row group streamed alone):
+  // `piece` is the file's bytes [offset, offset + length) followed by its
+  // last `tail_bytes` bytes (the footer, magic included); the file has
+  // `file_bytes` bytes. As Open otherwise; a chunk or footer read outside
+  // the piece is kCorrupt naming the file, row group and ranges.
+  struct Piece {
+    uint64_t file_bytes = 0;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    uint64_t tail_bytes = 0;
+  };
+  static Result<ParquetShardReader> OpenPiece(std::string_view piece, const Piece& where,
+                                              std::string_view file, size_t row_group,
+                                              uint64_t expected_rows,
+                                              const ColumnDecodeOptions& options = {});
+
   uint32_t num_rows() const;
   const std::vector<std::string>& column_names() const;
   const std::vector<FieldEncoding>& encodings() const;
@@ -49,6 +66,13 @@ class ParquetShardReader {
 
  private:
   struct State;
+  // Views [offset, offset + size) of the file, or an error naming it.
+  using FileView = std::function<Result<std::string_view>(uint64_t offset, uint64_t size)>;
+  static Result<ParquetShardReader> OpenWith(const FileView& view, uint64_t file_size,
+                                             const FooterOptions& footer_options,
+                                             bool check_head_magic, std::string_view file,
+                                             size_t row_group, uint64_t expected_rows,
+                                             const ColumnDecodeOptions& options);
   std::shared_ptr<const State> state_;
 };
 

@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "formats/codec/hashes.h"
 #include "formats/json/py_json.h"
@@ -51,9 +53,34 @@ bool IsSelected(std::string_view path, const FileSelection& selection) {
   return false;
 }
 
+namespace {
+
+bool HasWildcard(std::string_view glob) { return glob.find_first_of("*?[") != std::string_view::npos; }
+
+// The folder part of a relative path ("" at the root), with its '/'.
+std::string_view FolderOf(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash + 1);
+}
+
+}  // namespace
+
 Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                             const FileSelection& selection,
-                                            std::string_view source) {
+                                            std::string_view source,
+                                            const std::vector<std::string>& uncommitted) {
+  std::vector<std::string> dropped;
+  for (const std::string& path : uncommitted) {
+    if (!IsSelected(path, selection)) continue;
+    dropped.push_back(path);
+    const std::string name(path.substr(FolderOf(path).size()));
+    for (const std::string& glob : selection.globs) {
+      if (HasWildcard(glob) || (glob != path && glob != name)) continue;
+      return NotFoundError(std::string(source) + ": file " + Quote(path) + ", which glob " +
+                           Quote(glob) + " names, is not committed: no _committed_ marker of " +
+                           "its folder adds it (a task's output that Spark did not commit)");
+    }
+  }
   const size_t listed = files.size();
   std::vector<ListedFile> kept;
   for (ListedFile& f : files) {
@@ -81,9 +108,69 @@ Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                         std::to_string(listed) + " listed" +
                         (selection.globs.empty() ? std::string()
                                                  : " that matches " + JoinGlobs(selection)) +
-                        " (names starting with '_' or '.' are left out)");
+                        " (names starting with '_' or '.' are left out" +
+                        (dropped.empty() ? std::string() : ", and " + std::to_string(dropped.size()) +
+                                                               " uncommitted, first " + Quote(dropped[0])) +
+                        ")");
   }
   return kept;
+}
+
+bool IsCommitMarker(std::string_view path) {
+  return path.substr(FolderOf(path).size()).rfind("_committed_", 0) == 0;
+}
+
+Result<CommitMarker> ParseCommitMarker(std::string_view text, std::string_view name) {
+  auto parsed = ParsePyJson(text);
+  if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
+  if (!std::holds_alternative<JsonValue::Object>(parsed->v)) {
+    return CorruptError(std::string(name) + ": a commit marker must be a JSON object");
+  }
+  CommitMarker marker;
+  for (auto [key, out] : {std::pair<const char*, std::vector<std::string>*>{"added", &marker.added},
+                          {"removed", &marker.removed}}) {
+    const JsonValue* list = JsonMember(*parsed, key);
+    if (list == nullptr && std::string_view(key) == "removed") continue;
+    const auto* items = list ? std::get_if<JsonValue::Array>(&list->v) : nullptr;
+    if (items == nullptr) {
+      return CorruptError(std::string(name) + ": \"" + key + "\" must be a list of file names");
+    }
+    for (const JsonValue& item : *items) {
+      const std::string* file = std::get_if<std::string>(&item.v);
+      if (file == nullptr) {
+        return CorruptError(std::string(name) + ": \"" + key + "\" holds a value that is not a name");
+      }
+      out->push_back(*file);
+    }
+  }
+  return marker;
+}
+
+CommittedFiles KeepCommitted(std::vector<ListedFile> files,
+                             const std::vector<std::pair<std::string, CommitMarker>>& markers) {
+  // Per folder with markers: its added and removed names.
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>, std::less<>> folders;
+  for (const auto& [path, marker] : markers) {
+    auto& [added, removed] = folders[std::string(FolderOf(path))];
+    added.insert(marker.added.begin(), marker.added.end());
+    removed.insert(marker.removed.begin(), marker.removed.end());
+  }
+  CommittedFiles out;
+  for (ListedFile& f : files) {
+    const std::string_view folder = FolderOf(f.path);
+    auto it = folders.find(folder);
+    if (it == folders.end() || IsBesideTheData(f.path)) {
+      out.kept.push_back(std::move(f));
+      continue;
+    }
+    const std::string name(f.path.substr(folder.size()));
+    if (it->second.first.count(name) && !it->second.second.count(name)) {
+      out.kept.push_back(std::move(f));
+    } else {
+      out.dropped.push_back(std::move(f.path));
+    }
+  }
+  return out;
 }
 
 Index IndexOfFiles(const std::vector<ListedFile>& files) {
@@ -158,20 +245,28 @@ std::string ListingFingerprint(const std::vector<ListedFile>& files) {
 }
 
 std::string SerializeListingDocument(std::string_view source,
-                                     const std::vector<ListedFile>& files) {
+                                     const std::vector<ListedFile>& files,
+                                     const std::vector<std::string>& uncommitted) {
   std::string out = "{\"source\": " + Quote(source) +
                     ", \"fingerprint\": \"" + ListingFingerprint(files) + "\", \"files\": [";
   for (size_t i = 0; i < files.size(); ++i) {
     out += (i ? ",\n" : "\n") + std::string("[") + Quote(files[i].path) + ", " +
            (files[i].size ? std::to_string(*files[i].size) : "null") + "]";
   }
-  out += "]}\n";
+  out += "]";
+  if (!uncommitted.empty()) {
+    out += ", \"uncommitted\": [";
+    for (size_t i = 0; i < uncommitted.size(); ++i) out += (i ? ", " : "") + Quote(uncommitted[i]);
+    out += "]";
+  }
+  out += "}\n";
   return out;
 }
 
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
                                                      std::string_view source,
-                                                     std::string_view name) {
+                                                     std::string_view name,
+                                                     std::vector<std::string>* uncommitted) {
   auto parsed = ParsePyJson(text);
   if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
   const JsonValue& doc = *parsed;
@@ -208,6 +303,18 @@ Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
   }
   if (ListingFingerprint(files) != *fp_text) {
     return CorruptError(std::string(name) + ": its fingerprint does not match its files");
+  }
+  if (uncommitted) {
+    uncommitted->clear();
+    if (const JsonValue* u = JsonMember(doc, "uncommitted")) {
+      const auto* paths = std::get_if<JsonValue::Array>(&u->v);
+      if (paths == nullptr) return CorruptError(std::string(name) + ": \"uncommitted\" is not a list");
+      for (const JsonValue& p : *paths) {
+        const std::string* path = std::get_if<std::string>(&p.v);
+        if (path == nullptr) return CorruptError(std::string(name) + ": \"uncommitted\" holds a non-path");
+        uncommitted->push_back(*path);
+      }
+    }
   }
   return files;
 }

@@ -12,6 +12,12 @@
 //    any depth ("*.jpg", as .gitignore reads it); no globs = every file.
 //  - Sorted bytewise by full path; one shard per file (format "raw", one
 //    sample, raw_data = the file and its size).
+//  - Where Databricks' DBIO commit protocol left `_committed_<id>` markers
+//    in a folder (JSON {"added": [names], "removed": [names]}, names
+//    relative to that folder), only the folder's files some marker adds and
+//    none removes are data (KeepCommitted); the others are a task's
+//    uncommitted output. A glob naming such a file exactly (no wildcard)
+//    is an error that names it, and an empty selection's error names them.
 //
 // The listing itself is cached on the node (ListingDocument) so a restart
 // does not list again; its fingerprint (xxh64 over paths and sizes) names
@@ -24,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -50,10 +57,37 @@ bool IsSelected(std::string_view relative_path, const FileSelection& selection);
 // have a safe path and a size. Errors (kCorrupt, naming `source`): a kept
 // unsafe path (absolute, "..", NUL, backslash; a glob can leave it out), a
 // path listed twice, a file without a size; kNotFound: no file kept (saying
-// how many were listed and the globs).
+// how many were listed and the globs, and naming the first `uncommitted`
+// files the selection would have kept). `uncommitted`: KeepCommitted's
+// dropped paths; one that a glob without wildcards names is kNotFound
+// naming it.
 Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                             const FileSelection& selection,
-                                            std::string_view source);
+                                            std::string_view source,
+                                            const std::vector<std::string>& uncommitted = {});
+
+// True for a DBIO commit marker: a last path component starting with
+// "_committed_".
+bool IsCommitMarker(std::string_view relative_path);
+
+// A marker's lists, names relative to the marker's folder.
+struct CommitMarker {
+  std::vector<std::string> added, removed;
+};
+// kCorrupt naming `name` for text that is not {"added": [str...],
+// "removed": [str...]} ("removed" may be absent; other keys ignored).
+Result<CommitMarker> ParseCommitMarker(std::string_view text, std::string_view name);
+
+struct CommittedFiles {
+  std::vector<ListedFile> kept;      // in the order given
+  std::vector<std::string> dropped;  // paths, in the order given
+};
+// `markers`: every marker of the listing by its path. A file (not beside
+// the data) in a folder holding markers is kept when some marker of that
+// folder adds its name and none removes it; files of other folders are
+// kept.
+CommittedFiles KeepCommitted(std::vector<ListedFile> files,
+                             const std::vector<std::pair<std::string, CommitMarker>>& markers);
 
 // One "raw" ShardEntry per file, in the given order (SelectFiles' output).
 Index IndexOfFiles(const std::vector<ListedFile>& files);
@@ -71,11 +105,15 @@ std::string ListingFingerprint(const std::vector<ListedFile>& files);
 // The node's cached listing: {"source": ..., "fingerprint": ..., "files":
 // [[path, size], ...]}. `source` says what was listed (a redacted URL and
 // the manifest), so a cache made for another source is not reused.
-std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files);
+// With `uncommitted` (KeepCommitted's dropped paths) as "uncommitted".
+std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files,
+                                     const std::vector<std::string>& uncommitted = {});
 // kCorrupt (naming `name`) when the text is not such a document or its
 // fingerprint does not match its files; kNotFound when it was made for
 // another source than `source`.
+// `uncommitted`, when given, gets the document's "uncommitted" paths.
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text, std::string_view source,
-                                                     std::string_view name);
+                                                     std::string_view name,
+                                                     std::vector<std::string>* uncommitted = nullptr);
 
 }  // namespace sluice

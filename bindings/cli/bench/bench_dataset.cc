@@ -1,6 +1,5 @@
 #include "bindings/cli/bench/bench_dataset.h"
 
-#include "base/file.h"
 #include "formats/index/index.h"
 
 namespace sluice::bench {
@@ -12,18 +11,15 @@ uint64_t Stored(const ShardEntry& e, const FileInfo& raw, const std::optional<Fi
 
 }  // namespace
 
-Result<std::vector<ShardBytes>> LoadShardBytes(const BenchOptions& options, int64_t node) {
+std::vector<ShardBytes> ShardBytesOf(const StreamingDataset& dataset) {
   std::vector<ShardBytes> out;
-  for (size_t s = 0; s < options.dataset.streams.size(); ++s) {
-    const std::string& split = options.dataset.streams[s].split;
-    std::string folder = options.CacheFolder(node, s);
-    std::string path = JoinPath(split.empty() ? folder : JoinPath(folder, split), "index.json");
-    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-    SLUICE_ASSIGN_OR_RETURN(Index index, ParseIndex(text, path));
-    for (const ShardEntry& e : index.shards) {
+  for (size_t s = 0; s < dataset.num_streams(); ++s) {
+    for (const ShardEntry& e : dataset.stream_index(s).shards) {
       ShardBytes b;
       b.samples = e.samples;
-      b.stored = Stored(e, e.raw_data, e.zip_data);
+      // A Parquet row group's piece downloads its chunks; the footer it
+      // holds comes from the node's footer store.
+      b.stored = e.piece ? e.piece->length : Stored(e, e.raw_data, e.zip_data);
       b.cached = e.raw_data.bytes;
       if (e.raw_meta) {
         b.stored += Stored(e, *e.raw_meta, e.zip_meta);

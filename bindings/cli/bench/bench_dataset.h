@@ -1,4 +1,4 @@
-// What the bench knows about a dataset's shards from its index.json files:
+// What the bench knows about a dataset's shards from its streams' indexes:
 // the bytes a cold cache downloads (the stored, possibly compressed files)
 // and holds (the raw files), per global shard (streams in order, as the
 // planner numbers them). Plain values; thread-compatible.
@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "bindings/cli/bench/bench_options.h"
+#include "engine/dataset/streaming_dataset.h"
 
 namespace sluice::bench {
 
@@ -18,9 +19,9 @@ struct ShardBytes {
   uint64_t samples = 0;
 };
 
-// Reads the index.json of every stream from node `node`'s cache folders,
-// where opening the dataset put them.
-Result<std::vector<ShardBytes>> LoadShardBytes(const BenchOptions& options, int64_t node);
+// Every stream's shards as `dataset` loaded them (an index.json, a
+// listing, Parquet footers: LoadStreamIndex decides).
+std::vector<ShardBytes> ShardBytesOf(const StreamingDataset& dataset);
 
 // The global shard of every sample id (shards' samples are consecutive).
 std::vector<uint32_t> ShardOfSample(const std::vector<ShardBytes>& shards);

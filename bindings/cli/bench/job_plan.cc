@@ -33,12 +33,8 @@ Result<JobPlan> LoadJobPlan(const BenchOptions& o) {
     for (int64_t rank = 0; rank < o.ranks_per_node; ++rank) {
       SLUICE_ASSIGN_OR_RETURN(auto view, StreamingDataset::Open(o.ForRank(node, rank)));
       if (plan.shards.empty()) {
-        SLUICE_ASSIGN_OR_RETURN(plan.shards, LoadShardBytes(o, node));
+        plan.shards = ShardBytesOf(*view);
         plan.shard_of = ShardOfSample(plan.shards);
-        if (plan.shard_of.size() != view->num_samples()) {
-          return InternalError("bench: the index files hold " + std::to_string(plan.shard_of.size()) +
-                               " samples, the dataset " + std::to_string(view->num_samples()));
-        }
       }
       plan.epoch_size = view->epoch_size();
       for (int64_t w = 0; w < o.workers_per_rank; ++w) {

@@ -92,6 +92,30 @@ TEST(DatasetConfig, StreamsAndGlobals) {
 
 // Sluice's own keys: raw-file streams, read_timeout, fetch_concurrency,
 // skip_missing_files, with their defaults and errors.
+TEST(DatasetConfig, ParquetStreamKey) {
+  auto o = ParseDatasetOptions(R"({"streams": [
+      {"local": "/l/a", "parquet": true},
+      {"local": "/l/b", "parquet": {"glob": "part-*.parquet", "manifest": "m.txt"}},
+      {"local": "/l/c"}]})");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ASSERT_TRUE(o->streams[0].parquet.has_value());
+  EXPECT_TRUE(o->streams[0].parquet->selection.globs.empty());
+  EXPECT_EQ(o->streams[1].parquet->selection.globs, std::vector<std::string>{"part-*.parquet"});
+  EXPECT_EQ(o->streams[1].parquet->manifest, "m.txt");
+  EXPECT_FALSE(o->streams[2].parquet.has_value());
+  EXPECT_FALSE(o->streams[0].files.has_value());
+  auto error = [](const char* json) { return ParseDatasetOptions(json).status().message(); };
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": true, "files": true})"),
+            "dataset config: 'streams[0].parquet' cannot be set beside \"files\" (a stream is raw "
+            "files or Parquet files)");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": {"glob": [""]}})"),
+            "dataset config: 'parquet.glob' must not hold an empty pattern");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": {"columns": 1}})"),
+            "dataset config: 'parquet.columns' is not a known key (glob, manifest)");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": 3})"),
+            "dataset config: 'parquet' must be true, null or an object {glob, manifest}");
+}
+
 TEST(DatasetConfig, SluiceExtensions) {
   auto d = ParseDatasetOptions(R"({"local": "/tmp/x"})");
   ASSERT_TRUE(d.ok());

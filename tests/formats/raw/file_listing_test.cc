@@ -158,3 +158,79 @@ TEST(FileListing, FingerprintsDifferWithPathsAndSizes) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(FileListingCommits, KeepsOnlyWhatAMarkerOfTheFolderAddsAndNoneRemoves) {
+  EXPECT_TRUE(IsCommitMarker("_committed_123"));
+  EXPECT_TRUE(IsCommitMarker("d=1/_committed_vacuum456"));
+  EXPECT_FALSE(IsCommitMarker("_started_123"));
+  EXPECT_FALSE(IsCommitMarker("_committed_/x.parquet"));
+  EXPECT_FALSE(IsCommitMarker("a_committed_1"));
+
+  auto m1 = ParseCommitMarker(
+      R"({"added":["part-00000-tid-1-a-c000.snappy.parquet","part-00001-tid-1-b-c000.snappy.parquet"],"removed":[]})",
+      "s3://b/t/_committed_1");
+  ASSERT_TRUE(m1.ok()) << m1.status().message();
+  auto m2 = ParseCommitMarker(R"({"added":["part-00002-tid-2-c.parquet"],"removed":["part-00001-tid-1-b-c000.snappy.parquet"]})",
+                              "s3://b/t/_committed_2");
+  ASSERT_TRUE(m2.ok());
+  auto other = ParseCommitMarker(R"({"added":["x.parquet"]})", "s3://b/t/d=1/_committed_3");
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->removed.empty());
+
+  std::vector<ListedFile> files = Sized({
+      "_SUCCESS", "_committed_1", "_committed_2", "_started_3",
+      "part-00000-tid-1-a-c000.snappy.parquet",   // committed by 1
+      "part-00001-tid-1-b-c000.snappy.parquet",   // committed by 1, removed by 2
+      "part-00002-tid-2-c.parquet",               // committed by 2
+      "part-00003-tid-3-d.parquet",               // task 3 never committed
+      "d=1/_committed_3", "d=1/x.parquet", "d=1/y.parquet",
+      "plain/z.parquet"});                        // a folder without markers
+  CommittedFiles c = KeepCommitted(files, {{"_committed_1", *m1}, {"_committed_2", *m2},
+                                           {"d=1/_committed_3", *other}});
+  EXPECT_EQ(c.dropped, (std::vector<std::string>{"part-00001-tid-1-b-c000.snappy.parquet",
+                                                 "part-00003-tid-3-d.parquet", "d=1/y.parquet"}));
+  auto selected = SelectFiles(c.kept, FileSelection{{"*.parquet"}}, "s3://b/t", c.dropped);
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
+  EXPECT_EQ(Paths(*selected),
+            (std::vector<std::string>{"d=1/x.parquet", "part-00000-tid-1-a-c000.snappy.parquet",
+                                      "part-00002-tid-2-c.parquet", "plain/z.parquet"}));
+
+  // A glob that names a dropped file exactly is an error naming it.
+  auto named = SelectFiles(c.kept, FileSelection{{"part-00003-tid-3-d.parquet", "*.json"}},
+                           "s3://b/t", c.dropped);
+  EXPECT_EQ(named.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(named.status().message(),
+            "s3://b/t: file \"part-00003-tid-3-d.parquet\", which glob "
+            "\"part-00003-tid-3-d.parquet\" names, is not committed: no _committed_ marker of its "
+            "folder adds it (a task's output that Spark did not commit)");
+  // A selection left empty by the rule names what it dropped.
+  auto empty = SelectFiles(c.kept, FileSelection{{"d=1/y*"}}, "s3://b/t", c.dropped);
+  EXPECT_EQ(empty.status().message(),
+            "s3://b/t: no data file among the 9 listed that matches \"d=1/y*\" (names starting "
+            "with '_' or '.' are left out, and 1 uncommitted, first \"d=1/y.parquet\")");
+
+  EXPECT_EQ(ParseCommitMarker(R"({"removed":[]})", "M").status().message(),
+            "M: \"added\" must be a list of file names");
+  EXPECT_EQ(ParseCommitMarker(R"({"added":[1]})", "M").status().message(),
+            "M: \"added\" holds a value that is not a name");
+  EXPECT_EQ(ParseCommitMarker("[]", "M").status().message(), "M: a commit marker must be a JSON object");
+}
+
+TEST(FileListingCommits, ListingDocumentKeepsTheUncommittedPaths) {
+  std::string doc = SerializeListingDocument("src", Sized({"a.parquet"}), {"b.parquet", "d/c.parquet"});
+  std::vector<std::string> uncommitted;
+  auto back = ParseListingDocument(doc, "src", "L", &uncommitted);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(Paths(*back), std::vector<std::string>{"a.parquet"});
+  EXPECT_EQ(uncommitted, (std::vector<std::string>{"b.parquet", "d/c.parquet"}));
+  auto none = ParseListingDocument(SerializeListingDocument("src", Sized({"a"})), "src", "L",
+                                   &uncommitted);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(uncommitted.empty());
+}
+
+}  // namespace
+}  // namespace sluice

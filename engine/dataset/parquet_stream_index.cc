@@ -1,0 +1,132 @@
+#include "engine/dataset/parquet_stream_index.h"
+
+#include <algorithm>
+
+#include "base/file.h"
+#include "engine/cache/cache_layout.h"
+#include "engine/dataset/file_listing_index.h"
+#include "engine/dataset/parquet_footer_store.h"
+#include "engine/dataset/stream_index.h"
+#include "formats/codec/hashes.h"
+#include "formats/parquet/footer.h"
+#include "formats/parquet/parquet_index.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::string_view kPieceFolder = ".parquet_row_groups/";
+constexpr size_t kMaxPieceName = 200;
+
+// Every row group of `file` as a piece: its column chunks' span, then the
+// footer tail.
+Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::string& tail,
+                                             const std::string& url) {
+  const uint64_t size = file.size.value_or(0);
+  SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
+  if (uint64_t{length} + 8 != tail.size()) {
+    return CorruptError(file.path + ": the footer store holds a tail of " +
+                        std::to_string(tail.size()) + " bytes for a footer of " +
+                        std::to_string(length));
+  }
+  auto footer = parquet::DecodeFooter(std::string_view(tail).substr(0, length), size, file.path);
+  if (!footer.ok()) return footer.status().WithContext(url);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries, parquet::ShardsOfFile(file, *footer));
+  for (ShardEntry& e : entries) {
+    const std::vector<parquet::ByteRange>& chunks = footer->chunk_ranges[*e.row_group];
+    uint64_t begin = UINT64_MAX, end = 0;
+    for (const parquet::ByteRange& r : chunks) {
+      begin = std::min(begin, r.offset);
+      end = std::max(end, r.offset + r.size);  // DecodeFooter: inside the file
+    }
+    if (chunks.empty()) begin = end = 4;
+    e.piece = ShardEntry::FilePiece{file.path, size, begin, end - begin, tail.size()};
+    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group);
+    e.raw_data.bytes = (end - begin) + tail.size();
+  }
+  return entries;
+}
+
+Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files) {
+  const std::string root = StreamRoot(stream);
+  return parquet::IndexOfParquetFiles(
+      files, [&root](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
+        // Mapped: only the footer's pages are read from disk.
+        const std::string full = JoinPath(root, rel);
+        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
+        if (offset > map.size() || size > map.size() - offset) {
+          return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
+                              std::to_string(offset + size));
+        }
+        out->assign(map.data().substr(offset, size));
+        return Status::Ok();
+      });
+}
+
+Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
+                          const std::vector<ListedFile>& files, const std::string& source,
+                          std::chrono::milliseconds wait_timeout) {
+  const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
+  const std::string prefix = RemoteKey(stream, "");
+  SLUICE_ASSIGN_OR_RETURN(
+      ParquetFooterStore store,
+      LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
+                                   prefix, remote, wait_timeout));
+  Index index;
+  for (const ListedFile& f : files) {
+    auto tail = store.tails.find(f.path);
+    if (tail == store.tails.end()) {
+      return CorruptError(ParquetFooterStorePath(state_dir) + ": holds no footer of " + f.path);
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries,
+                            PiecesOfFile(f, tail->second, remote.Describe() + "/" + prefix + f.path));
+    for (ShardEntry& e : entries) index.shards.push_back(std::move(e));
+  }
+  if (index.shards.empty()) {
+    return NotFoundError(source + ": no row in the " + std::to_string(files.size()) +
+                         " Parquet files");
+  }
+  return index;
+}
+
+}  // namespace
+
+FileSelection ParquetStreamSelection(const FileDatasetOptions& options) {
+  return options.selection.globs.empty() ? parquet::ParquetFileSelection() : options.selection;
+}
+
+std::string RowGroupPieceName(std::string_view file, uint32_t row_group) {
+  std::string name;
+  for (char c : file) {
+    if (c == '%') {
+      name += "%25";
+    } else if (c == '/') {
+      name += "%2F";
+    } else {
+      name += c;
+    }
+  }
+  if (name.size() > kMaxPieceName) {
+    auto hex = HashHex("xxh64", file);
+    // A sub-folder: an escaped name holds no '/', so none is there.
+    name = "long/" + (hex.ok() ? *hex : std::string("0"));
+  }
+  return std::string(kPieceFolder) + name + "@" + std::to_string(row_group);
+}
+
+Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
+                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout,
+                                     bool* found_files) {
+  if (found_files) *found_files = false;
+  std::string source;
+  std::vector<std::string> uncommitted;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          LoadStreamListing(stream, options, remote, wait_timeout, &source,
+                                            &uncommitted));
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
+                                             source, uncommitted));
+  if (found_files) *found_files = true;
+  if (!remote) return LocalIndex(stream, files);
+  return RemoteIndex(stream, *remote, files, source, wait_timeout);
+}
+
+}  // namespace sluice

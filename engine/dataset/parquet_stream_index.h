@@ -1,0 +1,52 @@
+// The index of a stream of Parquet files (StreamOptions::parquet, or a
+// stream whose root holds Parquet files and no index.json: LoadStreamIndex
+// decides): one "parquet" shard per row group, one sample per row, in the
+// canonical order of formats/raw/file_listing.h (parquet_index.h).
+//
+// Without a remote the files are read in place: each shard's raw_data is
+// its whole file (mapped; the row group decoded from it). With a remote
+// (any RemoteSource: a folder, file://, s3://, ...) the stream is listed
+// once per node (file_listing_index.h), every file's footer read once per
+// node into the footer store (parquet_footer_store.h), and each row group
+// becomes a piece (ShardEntry::piece): its cache file, named by
+// RowGroupPieceName, holds the group's column chunks (one ranged GET) and
+// the file's footer tail, so a group is fetched, cached, counted under
+// cache_limit and evicted on its own.
+//
+// Thread-safe (no shared state beyond the files).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "engine/dataset/dataset_config.h"
+#include "engine/dataset/remote_source.h"
+#include "formats/index/index.h"
+
+namespace sluice {
+
+// The selection of `options` (its globs, or the Parquet default when none).
+FileSelection ParquetStreamSelection(const FileDatasetOptions& options);
+
+// The cache file name of row group `row_group` of `file`: under the folder
+// ".parquet_row_groups" (a name the canonical listing never keeps, so no
+// data file is ever there), the file's path with '%' and '/' escaped
+// (%25, %2F), '@' and the group's ordinal; paths that would make a name
+// longer than 200 bytes use "long/" and the xxh64 of the path instead.
+// Distinct (file, row group) pairs get distinct names (up to a hash
+// collision between two long paths).
+std::string RowGroupPieceName(std::string_view file, uint32_t row_group);
+
+// `options`: the stream's "parquet" options (or the defaults, detected).
+// Errors name the file (its footer's error, a column the reader cannot
+// read), the store URL, or that no Parquet file holds a row (kNotFound).
+// `found_files` (when given) says whether the listing held Parquet files
+// (false: the error is the listing's or that it held none).
+Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
+                                     RemoteSource* remote, std::chrono::milliseconds wait_timeout,
+                                     bool* found_files = nullptr);
+
+}  // namespace sluice

@@ -1,0 +1,532 @@
+// A folder of Parquet files as a stream (engine/dataset/parquet_stream_index.h):
+// the same order and resumption as the same rows written as MDS with shards
+// of the row groups' sizes, read in place and through the cache from a
+// remote (a folder, and s3rver with the requests counted on the wire).
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/parquet_footer_store.h"
+#include "engine/dataset/parquet_stream_index.h"
+#include "engine/dataset/resume_state.h"
+#include "engine/dataset/stream_index.h"
+#include "engine/planner/shuffle.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/index/index.h"
+#include "formats/mds/mds_writer.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/multiprocess_util.h"
+#include "tests/engine/dataset/request_log_proxy.h"
+#include "tests/stores/common/node_servers.h"
+
+namespace sluice {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FieldBytes;
+using testing::ScratchDir;
+
+const std::string kFixture = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_many_row_groups.parquet";
+// 2 files x 9 row groups (7 rows each, the last 4): 18 shards, 120 rows.
+constexpr uint64_t kRows = 120;
+constexpr size_t kGroups = 18;
+
+// A Parquet folder: the fixture twice (one in a sub-folder), and what Spark
+// leaves beside data, which the listing leaves out.
+void WriteParquetFolder(const std::string& dir) {
+  fs::create_directories(fs::path(dir) / "part=b");
+  fs::copy_file(kFixture, fs::path(dir) / "a.parquet");
+  fs::copy_file(kFixture, fs::path(dir) / "part=b" / "c.parquet");
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "_SUCCESS"), "").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, ".a.parquet.crc"), "crc").ok());
+}
+
+DatasetOptions Options(const std::string& local, const std::string& remote = "") {
+  DatasetOptions o;
+  StreamOptions s;
+  s.local = local;
+  s.remote = remote;
+  s.download_retry = 0;  // a retry would be a second GET
+  o.streams.push_back(s);
+  o.prefetch_next_epoch = false;
+  o.peek_first_sample = false;
+  o.wait_timeout = std::chrono::seconds(20);
+  return o;
+}
+
+// The rows of the Parquet folder, by global id, as FieldBytes.
+std::vector<std::string> ParquetRows(const std::string& dir, std::vector<uint64_t>* group_rows) {
+  auto index = LoadStreamIndex(Options(dir).streams[0], nullptr, std::chrono::seconds(5));
+  EXPECT_TRUE(index.ok()) << index.status().message();
+  if (!index.ok()) return {};
+  for (const ShardEntry& e : index->shards) group_rows->push_back(e.samples);
+  auto ds = StreamingDataset::Open(Options(dir));
+  EXPECT_TRUE(ds.ok()) << ds.status().message();
+  std::vector<std::string> rows;
+  SampleFields f;
+  for (uint64_t id = 0; id < kRows; ++id) {
+    Status got = (*ds)->Get(id, &f);
+    EXPECT_TRUE(got.ok()) << got.message();
+    rows.push_back(FieldBytes(f));
+  }
+  return rows;
+}
+
+// The same rows as MDS, one column "row" holding each row's FieldBytes
+// (without its last separator), one shard per row group: each group written
+// as a dataset of one shard, the indexes merged (Mosaic's merge_index).
+void WriteMdsTwin(const std::string& dir, const std::vector<std::string>& rows,
+                  const std::vector<uint64_t>& group_rows) {
+  std::vector<std::string> texts, prefixes;
+  size_t next = 0;
+  for (size_t g = 0; g < group_rows.size(); ++g) {
+    const std::string prefix = "g" + std::to_string(g);
+    ShardedWriterOptions options;
+    options.size_limit = std::nullopt;
+    auto writer = MdsWriter::Create(JoinPath(dir, prefix), {{"row", "bytes"}}, options);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    for (uint64_t r = 0; r < group_rows[g]; ++r, ++next) {
+      const std::string& row = rows[next];
+      ASSERT_TRUE((*writer)->WriteFields({std::string_view(row).substr(0, row.size() - 1)}).ok());
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+    auto text = ReadFile(JoinPath(JoinPath(dir, prefix), "index.json"));
+    ASSERT_TRUE(text.ok());
+    texts.push_back(*text);
+    prefixes.push_back(prefix);
+  }
+  std::vector<IndexPart> parts;
+  for (size_t g = 0; g < texts.size(); ++g) parts.push_back({texts[g], prefixes[g], prefixes[g]});
+  auto merged = MergeIndexes(parts);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "index.json"), *merged).ok());
+}
+
+struct Twins {
+  ScratchDir parquet, mds;
+  std::vector<std::string> rows;
+  std::vector<uint64_t> group_rows;
+  Twins() {
+    WriteParquetFolder(parquet.path());
+    rows = ParquetRows(parquet.path(), &group_rows);
+    WriteMdsTwin(mds.path(), rows, group_rows);
+  }
+};
+
+TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
+  Twins t;
+  ASSERT_EQ(t.group_rows.size(), kGroups);
+  ASSERT_EQ(t.rows.size(), kRows);
+  auto index = LoadStreamIndex(Options(t.parquet.path()).streams[0], nullptr, std::chrono::seconds(5));
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->shards[0].raw_data.basename, "a.parquet");
+  EXPECT_EQ(index->shards[9].raw_data.basename, "part=b/c.parquet");
+  EXPECT_EQ(index->shards[9].row_group, 0u);
+  EXPECT_EQ(index->shards[8].samples, 4u);
+  EXPECT_FALSE(index->shards[0].piece.has_value());
+  // The first row: id 0, label "label-0"... as the fixture's expected values.
+  auto ds = StreamingDataset::Open(Options(t.parquet.path()));
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ((*ds)->column_names(),
+            (std::vector<std::string>{"id", "label", "score", "text", "tokens"}));
+  EXPECT_EQ((*ds)->format(), "parquet");
+  // Both files hold the same rows: row k and row 60 + k are equal.
+  for (size_t k = 0; k < 60; ++k) EXPECT_EQ(t.rows[k], t.rows[60 + k]) << k;
+
+  // The same folder said explicitly, with a glob that keeps one file.
+  DatasetOptions one = Options(t.parquet.path());
+  one.streams[0].parquet.emplace();
+  one.streams[0].parquet->selection.globs = {"part=b/*.parquet"};
+  auto only = StreamingDataset::Open(one);
+  ASSERT_TRUE(only.ok()) << only.status().message();
+  EXPECT_EQ((*only)->num_samples(), 60u);
+
+  // A folder without index.json or Parquet files keeps Mosaic's error.
+  ScratchDir empty;
+  auto none = StreamingDataset::Open(Options(empty.path()));
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("No `remote` provided, but local file " +
+                                         JoinPath(empty.path(), "index.json") +
+                                         " does not exist either"),
+            std::string::npos)
+      << none.status().message();
+}
+
+// Every worker's samples (FieldBytes, MDS's with the row's last separator
+// put back) of one epoch of `o`'s world, node by node, rank by rank.
+std::vector<std::vector<std::string>> ReadWorld(DatasetOptions o, int64_t nodes, int64_t ranks,
+                                                int64_t workers) {
+  std::vector<std::vector<std::string>> out;
+  for (int64_t n = 0; n < nodes; ++n) {
+    for (int64_t r = 0; r < ranks; ++r) {
+      o.world.rank = n * ranks + r;
+      o.world.world_size = nodes * ranks;
+      o.world.local_rank = r;
+      o.world.local_world_size = ranks;
+      auto ds = StreamingDataset::Open(o);
+      EXPECT_TRUE(ds.ok()) << ds.status().message();
+      if (!ds.ok()) return out;
+      for (int64_t w = 0; w < workers; ++w) {
+        std::vector<std::string> bytes;
+        testing::ReadEpoch(**ds, 1, 0, w, workers, 3, &bytes);
+        out.push_back(std::move(bytes));
+      }
+    }
+  }
+  return out;
+}
+
+// Equal worker by worker; a failure names the first difference (the
+// samples' bytes are long).
+void ExpectSameSamples(const std::vector<std::vector<std::string>>& parquet,
+                       const std::vector<std::vector<std::string>>& mds) {
+  ASSERT_EQ(parquet.size(), mds.size());
+  for (size_t w = 0; w < parquet.size(); ++w) {
+    ASSERT_EQ(parquet[w].size(), mds[w].size()) << "worker " << w;
+    for (size_t i = 0; i < parquet[w].size(); ++i) {
+      ASSERT_TRUE(parquet[w][i] == mds[w][i]) << "worker " << w << " sample " << i;
+    }
+  }
+}
+
+TEST(ParquetStream, SameOrderAsMdsTwinForEveryShuffleAndWorld) {
+  Twins t;
+  struct Shape { int64_t nodes, ranks, workers; };
+  for (const char* algo : {"py1e", "py1br", "py1b", "py1s", "py2s", "naive", "none"}) {
+    for (Shape shape : {Shape{1, 1, 1}, Shape{2, 2, 2}}) {
+      SCOPED_TRACE(std::string(algo) + " on " + std::to_string(shape.nodes) + "x" +
+                   std::to_string(shape.ranks) + "x" + std::to_string(shape.workers));
+      auto config = [&](const std::string& dir) {
+        DatasetOptions o = Options(dir);
+        o.plan.shuffle = std::string(algo) != "none";
+        if (o.plan.shuffle) o.plan.shuffle_algo = *planner::ParseShuffleAlgo(algo);
+        o.plan.shuffle_seed = 17;
+        o.plan.shuffle_block_size = 25;
+        o.plan.batch_size = 3;
+        o.plan.num_canonical_nodes = 2;
+        return o;
+      };
+      auto parquet = ReadWorld(config(t.parquet.path()), shape.nodes, shape.ranks, shape.workers);
+      // The MDS twin's one field is the row's FieldBytes but the last
+      // separator, which its own FieldBytes puts back.
+      auto mds = ReadWorld(config(t.mds.path()), shape.nodes, shape.ranks, shape.workers);
+      size_t total = 0;
+      for (const auto& w : parquet) total += w.size();
+      EXPECT_EQ(total, kRows);
+      ExpectSameSamples(parquet, mds);
+    }
+  }
+}
+
+// Reads `count` samples of one node of `nodes`, returns them and its state.
+std::vector<std::string> ReadSome(StreamingDataset& ds, int64_t count) {
+  std::vector<std::string> got;
+  EXPECT_TRUE(ds.IterBegin(1, 0, 0, 1).ok());
+  std::vector<int64_t> ids(1);
+  std::vector<SampleFields> fields;
+  while (static_cast<int64_t>(got.size()) < count) {
+    auto n = ds.NextBatch(1, ids.data(), &fields);
+    EXPECT_TRUE(n.ok() && *n == 1);
+    if (!n.ok() || *n != 1) break;
+    got.push_back(FieldBytes(fields[0]));
+  }
+  return got;
+}
+
+TEST(ParquetStream, SameResumptionAsMdsTwinOnAnotherNumberOfNodes) {
+  Twins t;
+  auto node_options = [&](const std::string& dir, int64_t node, int64_t nodes) {
+    DatasetOptions o = Options(dir);
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 3;
+    o.plan.batch_size = 2;
+    o.plan.num_canonical_nodes = 4;
+    o.world.rank = node;
+    o.world.world_size = nodes;
+    o.world.local_rank = 0;
+    o.world.local_world_size = 1;
+    return o;
+  };
+  for (int64_t resume_nodes : {2, 1}) {
+    std::map<std::string, std::vector<std::vector<std::string>>> rest;
+    std::map<std::string, std::string> states;
+    for (const std::string& dir : {t.parquet.path(), t.mds.path()}) {
+      // Interrupted on 4 nodes after 6 samples each.
+      std::vector<std::unique_ptr<StreamingDataset>> four;
+      for (int64_t n = 0; n < 4; ++n) {
+        auto ds = StreamingDataset::Open(node_options(dir, n, 4));
+        ASSERT_TRUE(ds.ok()) << ds.status().message();
+        ReadSome(**ds, 6);
+        four.push_back(std::move(*ds));
+      }
+      states[dir] = ResumeStateToJson(four[0]->State(6));
+      auto state = ResumeStateFromJson(states[dir]);
+      ASSERT_TRUE(state.ok());
+      for (int64_t n = 0; n < resume_nodes; ++n) {
+        DatasetOptions o = node_options(dir, n, resume_nodes);
+        o.plan.num_canonical_nodes.reset();
+        auto ds = StreamingDataset::Open(o);
+        ASSERT_TRUE(ds.ok());
+        ASSERT_TRUE((*ds)->LoadState(*state).ok());
+        for (int64_t w = 0; w < 2; ++w) {
+          std::vector<std::string> bytes;
+          testing::ReadEpoch(**ds, state->epoch, state->sample_in_epoch, w, 2, 2, &bytes);
+          rest[dir].push_back(std::move(bytes));
+        }
+      }
+    }
+    SCOPED_TRACE("resumed on " + std::to_string(resume_nodes) + " nodes");
+    EXPECT_EQ(states[t.parquet.path()], states[t.mds.path()]);
+    size_t total = 0;
+    for (const auto& w : rest[t.parquet.path()]) total += w.size();
+    EXPECT_EQ(total, kRows - 24);
+    ExpectSameSamples(rest[t.parquet.path()], rest[t.mds.path()]);
+  }
+}
+
+TEST(ParquetStream, RowGroupPieceNamesDoNotCollide) {
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0), ".parquet_row_groups/a.parquet@0");
+  EXPECT_EQ(RowGroupPieceName("d=1/a%b.parquet", 12), ".parquet_row_groups/d=1%2Fa%25b.parquet@12");
+  // A file named like another's escaped path.
+  EXPECT_NE(RowGroupPieceName("a%2Fb", 0), RowGroupPieceName("a/b", 0));
+  EXPECT_NE(RowGroupPieceName("a", 10), RowGroupPieceName("a@1", 0));
+  const std::string long_name = std::string(300, 'x') + ".parquet";
+  const std::string piece = RowGroupPieceName(long_name, 3);
+  EXPECT_EQ(piece.rfind(".parquet_row_groups/long/", 0), 0u) << piece;
+  EXPECT_LT(piece.size(), 64u);
+  EXPECT_TRUE(IsSafeBasename(piece));
+}
+
+// The rows read through a remote: a plain folder path (ranged reads of the
+// files), each row group its own cache file.
+TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
+  Twins t;
+  ScratchDir cache;
+  DatasetOptions o = Options(cache.path(), t.parquet.path());
+  o.plan.shuffle = true;
+  o.plan.shuffle_seed = 9;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
+  ASSERT_EQ(ids.size(), kRows);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(bytes[i], t.rows[ids[i]]) << ids[i];
+  // Each group cached alone: the chunks' span and the footer tail.
+  const std::string piece = JoinPath(cache.path(), RowGroupPieceName("part=b/c.parquet", 8));
+  ASSERT_TRUE(FileExists(piece));
+  auto footers = ReadParquetFooterStore(
+      ParquetFooterStorePath(JoinPath(cache.path(), ".sluice")));
+  ASSERT_TRUE(footers.ok()) << footers.status().message();
+  EXPECT_EQ(footers->tails.size(), 2u);
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  const std::string& tail = footers->tails.at("a.parquet");
+  EXPECT_EQ(tail, fixture->substr(fixture->size() - tail.size()));
+  auto piece_bytes = ReadFile(piece);
+  ASSERT_TRUE(piece_bytes.ok());
+  EXPECT_LT(piece_bytes->size(), fixture->size() / 2);
+  EXPECT_EQ(piece_bytes->substr(piece_bytes->size() - tail.size()), tail);
+  EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
+}
+
+// A file that shrank since the node listed it is named, with its row
+// group and URL, when a group is fetched; one gone from a folder read in
+// place is named too.
+TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
+  Twins t;
+  ScratchDir cache;
+  auto ds = StreamingDataset::Open(Options(cache.path(), t.parquet.path()));
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  // The fixture's row groups lie in [4, 7978), its footer after them: 7500
+  // bytes cut the last group short.
+  fs::resize_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", 7500);
+  SampleFields f;
+  Status got = (*ds)->Get(119, &f);  // row group 8 of part=b/c.parquet
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_NE(got.message().find("part=b/c.parquet: row group 8, bytes [7361, 7978) of " +
+                               t.parquet.path() + "/part=b/c.parquet: answered 139 bytes (the "
+                               "file had 20718 when it was listed: it changed since?)"),
+            std::string::npos)
+      << got.message();
+  EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
+
+  ScratchDir folder;
+  WriteParquetFolder(folder.path());
+  auto in_place = StreamingDataset::Open(Options(folder.path()));
+  ASSERT_TRUE(in_place.ok()) << in_place.status().message();
+  fs::remove(fs::path(folder.path()) / "a.parquet");
+  got = (*in_place)->Get(0, &f);
+  EXPECT_FALSE(got.ok());
+  EXPECT_NE(got.message().find(JoinPath(folder.path(), "a.parquet")), std::string::npos)
+      << got.message();
+}
+
+TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
+  Twins t;
+  ScratchDir cache;
+  DatasetOptions o = Options(cache.path(), t.parquet.path());
+  o.cache_limit = 100;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_FALSE(ds.ok());
+  const std::string& m = ds.status().message();
+  EXPECT_NE(m.find("cache_limit 100 bytes cannot hold"), std::string::npos) << m;
+  EXPECT_NE(m.find(": row group "), std::string::npos) << m;
+  EXPECT_NE(m.find(" of a.parquet ("), std::string::npos) << m;
+  EXPECT_NE(m.find("bytes of column chunks and a "), std::string::npos) << m;
+  EXPECT_FALSE(fs::exists(fs::path(cache.path()) / ".parquet_row_groups"));
+}
+
+// Spark's output with a DBIO commit marker naming two of its three part
+// files: only those stream, in place and from a remote.
+TEST(ParquetStream, SparkOutputStreamsOnlyCommittedFiles) {
+  ScratchDir dir;
+  std::vector<std::string> parts;
+  for (const auto& e : fs::directory_iterator(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/spark_out")) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 8 && name.substr(name.size() - 8) == ".parquet") parts.push_back(name);
+    fs::copy_file(e.path(), fs::path(dir.path()) / name);
+  }
+  std::sort(parts.begin(), parts.end());
+  ASSERT_EQ(parts.size(), 3u);  // 10, 17 and 18 rows
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "_started_7"), "").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "_committed_7"),
+                              "{\"added\":[\"" + parts[0] + "\",\"" + parts[2] +
+                                  "\"],\"removed\":[]}")
+                  .ok());
+  ScratchDir cache;
+  for (const std::string& remote : {std::string(), dir.path()}) {
+    SCOPED_TRACE(remote.empty() ? "in place" : "from a folder remote");
+    auto ds = StreamingDataset::Open(Options(remote.empty() ? dir.path() : cache.path(), remote));
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    EXPECT_EQ((*ds)->num_samples(), 28u);
+    EXPECT_EQ((*ds)->num_shards(), 2u);
+    // A glob naming the uncommitted file is an error naming it.
+    DatasetOptions named = Options(remote.empty() ? dir.path() : cache.path(), remote);
+    named.streams[0].parquet.emplace();
+    named.streams[0].parquet->selection.globs = {parts[1]};
+    auto refused = StreamingDataset::Open(named);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("file \"" + parts[1] + "\", which glob"),
+              std::string::npos)
+        << refused.status().message();
+  }
+}
+
+constexpr char kKeyId[] = "SLUICEPARQUETKEY";
+constexpr char kSecret[] = "parquet-s3cr3t-never-printed";
+
+// Over s3rver: two StreamingDataset instances (two ranks of a node, two
+// workers each) share the node's cache folder under a cache_limit; one GET
+// per footer and per row group on the wire; a restart reads no footer.
+TEST(ParquetStream, S3rverOneGetPerFooterAndRowGroupPerNode) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Twins t;
+  ScratchDir scratch, server_dir, cache;
+  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
+  ASSERT_NE(proxy, nullptr);
+  auto env = testing::CleanStoreEnv();
+  env["AWS_ACCESS_KEY_ID"] = kKeyId;
+  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
+  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
+  testing::ScopedEnv scoped(env);
+  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
+  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+
+  auto open = [&](int64_t rank, const std::string& local, std::optional<uint64_t> limit) {
+    DatasetOptions o = Options(local, "s3://bkt/table");
+    o.streams[0].parquet.emplace();  // no index.json request
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 11;
+    o.plan.batch_size = 2;
+    o.cache_limit = limit;
+    o.world.rank = rank;
+    o.world.world_size = 2;
+    o.world.local_rank = rank;
+    o.world.local_world_size = 2;
+    return StreamingDataset::Open(o);
+  };
+  // Both ranks of the node, two workers each: every row once, exact.
+  auto read_all = [&](std::vector<std::unique_ptr<StreamingDataset>>& ranks) {
+    std::map<int64_t, int> seen;
+    for (int64_t r = 0; r < 2; ++r) {
+      for (int64_t w = 0; w < 2; ++w) {
+        std::vector<std::string> bytes;
+        std::vector<int64_t> ids = testing::ReadEpoch(*ranks[r], 0, 0, w, 2, 2, &bytes);
+        for (size_t i = 0; i < ids.size(); ++i) {
+          EXPECT_TRUE(bytes[i] == t.rows[ids[i]]) << ids[i];
+          ++seen[ids[i]];
+        }
+      }
+    }
+    EXPECT_EQ(seen.size(), kRows);
+    for (const auto& [id, n] : seen) EXPECT_EQ(n, 1) << id;
+  };
+  // GET request lines since `from`, by object.
+  auto gets_since = [&](size_t from) {
+    std::map<std::string, int> gets;
+    const std::vector<std::string> lines = proxy->Requests();
+    for (size_t i = from; i < lines.size(); ++i) {
+      EXPECT_EQ(lines[i].rfind("GET /bkt", 0), 0u) << lines[i];
+      std::string what = lines[i].substr(4);
+      what = what.substr(0, what.find(' '));
+      ++gets[what.rfind("/bkt?", 0) == 0 ? "(listing)" : what];
+    }
+    return gets;
+  };
+
+  std::vector<std::unique_ptr<StreamingDataset>> ranks;
+  for (int64_t r = 0; r < 2; ++r) {
+    auto ds = open(r, cache.path(), std::nullopt);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ranks.push_back(std::move(*ds));
+  }
+  // Opening: the listing (a request per folder) and one read per footer
+  // (each under 64 KiB), by the node's first dataset only.
+  std::map<std::string, int> gets = gets_since(0);
+  EXPECT_EQ(gets["/bkt/table/a.parquet"], 1);
+  EXPECT_EQ(gets["/bkt/table/part%3Db/c.parquet"], 1);
+  EXPECT_EQ(gets["(listing)"], 2);
+  EXPECT_EQ(gets.size(), 3u);
+  const size_t opened = proxy->Requests().size();
+  read_all(ranks);
+  // Then one ranged GET per row group for the node: 9 per file.
+  gets = gets_since(opened);
+  EXPECT_EQ(gets, (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
+                                              {"/bkt/table/part%3Db/c.parquet", 9}}));
+  uint64_t largest_piece = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(cache.path()) / ".parquet_row_groups")) {
+    largest_piece = std::max<uint64_t>(largest_piece, e.file_size());
+  }
+
+  // A restart of the node reads no footer and lists nothing.
+  ranks.clear();
+  const size_t at_restart = proxy->Requests().size();
+  auto again = open(0, cache.path(), std::nullopt);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(proxy->Requests().size(), at_restart);
+  again->reset();
+
+  // Under a cache_limit of three row groups the node's folder holds no more.
+  ScratchDir small;
+  const uint64_t limit = 3 * largest_piece;
+  for (int64_t r = 0; r < 2; ++r) {
+    auto ds = open(r, small.path(), limit);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ranks.push_back(std::move(*ds));
+  }
+  testing::DiskSampler sampler(testing::DiskSampler::FolderPerNode({small.path()}));
+  read_all(ranks);
+  sampler.Stop();
+  EXPECT_GT(sampler.max(), 0u);
+  EXPECT_LE(sampler.max(), limit);
+}
+
+}  // namespace
+}  // namespace sluice
