@@ -5,7 +5,7 @@ Mosaic's, and download(remote, local) fetches one file through the C ABI
 so a reader never sees part of it). A file already at `local` is kept. The
 `timeout` argument is taken for compatibility: the stores apply their own
 connect and idle timeouts.
-hf://, sftp:// and alipan:// are known names without a Sluice store: their
+sftp:// and alipan:// are known names without a Sluice store: their
 downloaders refuse. An instance is used by one thread."""
 import os
 import shutil
@@ -147,7 +147,7 @@ class _NoStoreDownloader(CloudDownloader):
                                   f'file)')
 
 
-class HFDownloader(_NoStoreDownloader):
+class HFDownloader(CloudDownloader):
 
     @staticmethod
     def _client_identifier():

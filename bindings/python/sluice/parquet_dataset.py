@@ -10,13 +10,10 @@ included, names starting with '_' or '.' such as Spark's _SUCCESS and .crc
 files left out), in the canonical order (paths sorted), each row group a
 shard; the values are sluice.parquet_values'.
 
-What the library does today decides what comes back: a StreamingDataset
-once its engine streams Parquet (sluice_stream_open over a folder without
-an index.json); until then a local folder is read in place as a
-LocalDataset (len, ds[i], iteration in file order) when no streaming
-argument is asked for, and anything else is a NotImplementedError that says
-the engine cannot stream Parquet yet. A single file is read in place so
-with any library (a StreamingDataset streams folders).
+A folder (or prefix URL) comes back as a StreamingDataset: the engine finds
+its Parquet files where no index.json is (engine/dataset/stream_index.h
+owns that rule). A single file is read in place as a LocalDataset (a
+StreamingDataset streams folders).
 """
 import fnmatch
 import os
@@ -75,16 +72,6 @@ def _check_flat(folder):
                              f'{folder}/**/*.parquet (or move them)')
 
 
-def _cannot_stream(folder, is_url, error):
-    """True when opening `folder` failed because this library's engine looks
-    for an index.json (Mosaic's) where the Parquet files are: it does not
-    stream Parquet yet. A local folder that has one failed for another
-    reason."""
-    if not isinstance(error, FileNotFoundError) or 'index.json' not in str(error):
-        return False
-    return is_url or not os.path.exists(os.path.join(folder, 'index.json'))
-
-
 def load_parquet(data_files, *, local=None, split=None, **kwargs):
     """The Parquet files `data_files` names as a dataset.
 
@@ -99,8 +86,7 @@ def load_parquet(data_files, *, local=None, split=None, **kwargs):
         **kwargs: StreamingDataset's arguments (batch_size, shuffle,
             shuffle_seed, cache_limit, ...), with Mosaic's defaults.
 
-    Returns a StreamingDataset; see the module for what this library
-    returns before its engine streams Parquet."""
+    Returns a StreamingDataset (a LocalDataset for a single file)."""
     source, is_url = _folder_of(data_files)
     if split and not is_url and not os.path.exists(os.path.join(source, split)):
         # Hugging Face's split="train" names no folder; Mosaic's does.
@@ -108,37 +94,21 @@ def load_parquet(data_files, *, local=None, split=None, **kwargs):
             f'load_parquet: split={split!r} is a sub-folder of data_files (Mosaic\'s split), '
             f'and {os.path.join(source, split)} does not exist; a Hugging Face split name '
             f'selects no folder here: leave split out')
+    if not is_url and os.path.isfile(source):
+        streaming = sorted(set(kwargs) - _LOCAL_ARGUMENTS)
+        if streaming or local is not None:
+            asked = streaming + (['local'] if local is not None else [])
+            raise NotImplementedError(
+                f'load_parquet: {source} is one file, and a StreamingDataset streams a folder '
+                f'(name the folder, or one that holds only this file), so {asked} cannot '
+                f'apply; without them load_parquet reads the file in place as a LocalDataset '
+                f'(len, ds[i], iteration in file order)')
+        return LocalDataset(source, split=split,
+                            **{k: v for k, v in kwargs.items() if k in _LOCAL_ARGUMENTS})
     if is_url:
         remote, where = source, local
     elif local is None or os.path.abspath(local) == os.path.abspath(source):
         remote, where = None, source  # read in place, as Mosaic reads a local dataset
     else:
         remote, where = source, local  # copied into the cache `local`
-    try:
-        return StreamingDataset(remote=remote, local=where, split=split, **kwargs)
-    except FileNotFoundError as e:
-        folder = os.path.join(source, split) if split and not is_url else source
-        if not _cannot_stream(folder, is_url, e):
-            raise
-        error = e
-    if remote is not None and is_url:
-        raise NotImplementedError(
-            f'load_parquet: this libsluice cannot stream Parquet files from {source} yet: its '
-            f'streaming engine (sluice_stream_open) looks for an index.json there, and streaming '
-            f'a folder of Parquet files without one is not in this build. Meanwhile read a '
-            f'local or mounted copy in place (data_files=\'/path/to/folder\'). Engine: {error}'
-        ) from error
-    streaming = sorted(set(kwargs) - _LOCAL_ARGUMENTS)
-    if streaming:
-        if os.path.isfile(source):
-            why = (f'{source} is one file, and a StreamingDataset streams a folder (name the '
-                   f'folder, or one that holds only this file)')
-        else:
-            why = (f'this libsluice cannot stream Parquet files yet (its streaming engine looks '
-                   f'for an index.json in {source})')
-        raise NotImplementedError(
-            f'load_parquet: {why}, so StreamingDataset\'s {streaming} cannot apply; without '
-            f'them load_parquet reads the local files in place as a LocalDataset (len, ds[i], '
-            f'iteration in file order)') from error
-    return LocalDataset(source, split=split,
-                        **{k: v for k, v in kwargs.items() if k in _LOCAL_ARGUMENTS})
+    return StreamingDataset(remote=remote, local=where, split=split, **kwargs)

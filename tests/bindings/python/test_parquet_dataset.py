@@ -1,11 +1,8 @@
 """sluice.load_parquet, the one line Databricks' guide spells
 load_dataset("parquet", data_files=...): which files a data_files names
 (the engine's listing: every *.parquet under the folder, '_' and '.' files
-left out, paths sorted), the values they hold, and what it says while this
-library's engine cannot stream Parquet (a remote: NotImplementedError
-saying so; a local folder with streaming arguments: the same; without them:
-read in place). Where the engine already streams Parquet the same calls
-give a StreamingDataset over the same rows."""
+left out, paths sorted), the values they hold, and that a folder or URL is
+a StreamingDataset over the same rows (a single file: read in place)."""
 import functools
 import http.server
 import pathlib
@@ -88,20 +85,12 @@ def test_split_is_mosaics_sub_folder(folder):
         len(LocalDataset(str(DATA / 'hf_text.parquet')))
 
 
-def test_streaming_arguments_need_the_engine_to_stream_parquet(folder):
-    try:
-        ds = load_parquet(data_files=f'{folder}/**/*.parquet', batch_size=4, shuffle=True,
-                          shuffle_seed=3)
-    except NotImplementedError as e:  # this library's engine does not stream Parquet yet
-        assert str(e) == (
-            f'load_parquet: this libsluice cannot stream Parquet files yet (its streaming engine '
-            f'looks for an index.json in {folder}), so StreamingDataset\'s [\'batch_size\', '
-            f'\'shuffle\', \'shuffle_seed\'] cannot apply; without them load_parquet reads the '
-            f'local files in place as a LocalDataset (len, ds[i], iteration in file order)')
-        assert isinstance(e.__cause__, FileNotFoundError)
-        return
+def test_streaming_arguments_give_a_streaming_dataset_over_the_rows(folder):
+    ds = load_parquet(data_files=f'{folder}/**/*.parquet', batch_size=4, shuffle=True,
+                      shuffle_seed=3)
     assert isinstance(ds, StreamingDataset) and ds.shuffle and ds.batch_size == 4
-    assert sorted(r['text'] for r in ds) == sorted(r['text'] for r in rows(ds))
+    local = LocalDataset(str(DATA / 'hf_text.parquet'))
+    assert sorted(r['text'] for r in ds) == sorted(2 * [local[i]['text'] for i in range(len(local))])
 
 
 def test_a_single_file_is_not_streamed(folder):
@@ -109,9 +98,12 @@ def test_a_single_file_is_not_streamed(folder):
         load_parquet(data_files=str(folder / 'a.parquet'), batch_size=4)
     assert str(info.value) == (
         f'load_parquet: {folder}/a.parquet is one file, and a StreamingDataset streams a folder '
-        f'(name the folder, or one that holds only this file), so StreamingDataset\'s '
-        f'[\'batch_size\'] cannot apply; without them load_parquet reads the local files in '
-        f'place as a LocalDataset (len, ds[i], iteration in file order)')
+        f'(name the folder, or one that holds only this file), so [\'batch_size\'] cannot '
+        f'apply; without them load_parquet reads the file in place as a LocalDataset (len, '
+        f'ds[i], iteration in file order)')
+    one = load_parquet(data_files=str(folder / 'a.parquet'))
+    assert isinstance(one, LocalDataset)
+    assert rows(one) == rows(LocalDataset(str(DATA / 'hf_text.parquet')))
 
 
 @pytest.fixture
@@ -126,28 +118,23 @@ def web_folder():
     server.server_close()
 
 
-def test_a_remote_parquet_folder_says_when_the_engine_cannot_stream_it(web_folder, tmp_path):
+def test_a_web_folder_is_looked_up_as_mosaics(web_folder, tmp_path):
+    # A web server cannot list a folder's Parquet files: the folder is then
+    # what Mosaic takes it for, a dataset whose index.json is missing.
     url = f'{web_folder}/spark_out'
-    try:
-        ds = load_parquet(data_files=f'{url}/*.parquet', local=str(tmp_path / 'cache'),
-                          batch_size=4, download_retry=0)
-    except NotImplementedError as e:
-        text = str(e)
-        if not text.startswith('load_parquet: '):
-            # An engine that streams Parquet lists a folder's files, which a
-            # web server cannot (a manifest names them there).
-            assert text.endswith(f'{url}: HTTP(S) stores cannot list objects'), text
-            return
-        assert text.startswith(
-            f'load_parquet: this libsluice cannot stream Parquet files from {url} yet: its '
-            f'streaming engine (sluice_stream_open) looks for an index.json there, and streaming '
-            f'a folder of Parquet files without one is not in this build. Meanwhile read a local '
-            f'or mounted copy in place (data_files=\'/path/to/folder\'). Engine: not found: '), text
-        assert f'{url}/index.json' in text
-        assert isinstance(e.__cause__, FileNotFoundError)
-        return
+    with pytest.raises(FileNotFoundError) as info:
+        load_parquet(data_files=f'{url}/*.parquet', local=str(tmp_path / 'cache'),
+                     batch_size=4, download_retry=0)
+    assert f'GET {url}/index.json: HTTP 404' in str(info.value), str(info.value)
+
+
+def test_a_local_remote_folder_streams_through_the_cache(folder, tmp_path):
+    cache = tmp_path / 'cache'
+    ds = load_parquet(data_files=str(folder), local=str(cache), batch_size=4)
     assert isinstance(ds, StreamingDataset)
-    assert len(ds) == len(LocalDataset(str(DATA / 'spark_out')))
+    one = rows(LocalDataset(str(DATA / 'hf_text.parquet')))
+    assert rows(ds) == one + one  # a.parquet, then sub/b.parquet
+    assert (cache / '.sluice').is_dir()
 
 
 def test_other_failures_are_not_taken_for_parquet(tmp_path):

@@ -26,12 +26,7 @@ def streamed(folder, cache=None, **kwargs):
     remote, as a Databricks volume under /Volumes is)."""
     where = {'local': str(folder)} if cache is None else {'remote': str(folder),
                                                           'local': str(cache)}
-    try:
-        return StreamingDataset(batch_size=kwargs.pop('batch_size', 8), **where, **kwargs)
-    except FileNotFoundError as e:
-        if 'index.json' in str(e):
-            pytest.skip(f'this libsluice does not stream Parquet folders yet: {e}')
-        raise
+    return StreamingDataset(batch_size=kwargs.pop('batch_size', 8), **where, **kwargs)
 
 
 @pytest.fixture(params=FILES)

@@ -122,8 +122,8 @@ def test_downloader_errors(tmp_path):
     with pytest.raises(ValueError, match=r'^Expected remote path to start with url scheme of '
                                          r'`s3`, got gs://b/k\.$'):
         download.S3Downloader().download('gs://b/k', str(tmp_path / 'x'))
-    with pytest.raises(NotImplementedError, match="^HFDownloader: Sluice has no store for"):
-        download.HFDownloader().download('hf://d/k', str(tmp_path / 'x'))
+    with pytest.raises(NotImplementedError, match="^SFTPDownloader: Sluice has no store for"):
+        download.SFTPDownloader().download('sftp://h/k', str(tmp_path / 'x'))
     (tmp_path / 'src').write_bytes(b'abc')
     download.LocalDownloader().download(str(tmp_path / 'src'), str(tmp_path / 'a' / 'dst'))
     assert (tmp_path / 'a' / 'dst').read_bytes() == b'abc'
