@@ -641,7 +641,7 @@ void sluice_stream_release(sluice_stream* s);
  * rank consumed since sluice_stream_iter_begin (all its workers). Then
  * "sluice_order": the record of what else defines the order (streams and
  * their index fingerprints, sampling options, worlds, skipped steps; see
- * docs/resumption.md). Caller frees with sluice_free. */
+ * docs/resumption.rst). Caller frees with sluice_free. */
 sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_samples, char** out_json);
 
 /* Mosaic's load_state_dict: takes the state's num_canonical_nodes,
