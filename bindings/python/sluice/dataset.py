@@ -401,7 +401,8 @@ class StreamingDataset(_Base):
         if epoch < 0:
             sample_in_epoch = start + num_samples
         else:
-            sample_in_epoch = self._engine.position_after(epoch, start, num_samples)
+            sample_in_epoch = self._engine.position_after(int(epoch), int(start),
+                                                          int(num_samples))
         mosaic = {
             'epoch': epoch,
             'sample_in_epoch': sample_in_epoch,

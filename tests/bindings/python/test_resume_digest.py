@@ -43,6 +43,14 @@ def take(ds, n):
     return out
 
 
+def saved(root, job_samples, ranks=1, **kwargs):
+    """The state a job saves after `job_samples` samples of epoch 0 (this
+    rank read its share: a state_dict is taken while an epoch is read)."""
+    ds = dataset(root, **kwargs)
+    take(ds, job_samples // ranks)
+    return ds.state_dict(job_samples, True)
+
+
 @pytest.fixture
 def one_rank(monkeypatch):
     for name in ('RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'LOCAL_RANK'):
@@ -79,6 +87,7 @@ def test_state_dict_has_mosaics_keys_then_the_record(tmp_path, one_rank):
     assert len(stream['index']) == 16  # xxh64 hex
     # The same data written again elsewhere has the same fingerprint.
     again = dataset(write(tmp_path / 'e', 100))
+    take(again, 1)
     assert again.state_dict(0, True)['sluice_order']['parts']['streams'] == parts['streams']
     # A state survives JSON (what checkpoints hold) and resumes.
     resumed = dataset(root)
@@ -94,7 +103,7 @@ def expect_refusal(ds, state, text, **kwargs):
 
 def test_refusal_names_each_changed_option(tmp_path, one_rank):
     root = write(tmp_path / 'd', 100)
-    state = dataset(root).state_dict(8, True)
+    state = saved(root, 8)
     expect_refusal(dataset(root, batch_size=8), state,
                    'sampling batch_size changed: saved 4, now 8 (to resume anyway, adapt '
                    '"sampling")')
@@ -114,10 +123,10 @@ def test_refusal_names_each_changed_option(tmp_path, one_rank):
 
 def test_refusal_names_the_stream_whose_data_changed(tmp_path, one_rank):
     root = write(tmp_path / 'd', 100)
-    state = dataset(root).state_dict(8, True)
+    state = saved(root, 8)
     grown = dataset(write(tmp_path / 'g', 130))
     was = state['sluice_order']['parts']['streams'][0]
-    now = grown.state_dict(0, True)['sluice_order']['parts']['streams'][0]
+    now = saved(str(tmp_path / 'g'), 0)['sluice_order']['parts']['streams'][0]
     name = f'stream 0 ({tmp_path / "g"})'
     changes = [f'{name} shards changed: saved {was["shards"]}, now {now["shards"]}'] \
         if was['shards'] != now['shards'] else []
@@ -131,7 +140,7 @@ def test_refusal_names_the_stream_whose_data_changed(tmp_path, one_rank):
 def test_refusal_of_another_world_and_adapting_to_it(tmp_path, monkeypatch):
     root = write(tmp_path / 'd', 100)
     set_rank(monkeypatch, 0, 2)
-    state = dataset(root).state_dict(16, True)
+    state = saved(root, 16, ranks=2)
     assert state['sluice_order']['parts']['worlds'] == [{'nodes': 2, 'ranks_per_node': 1}]
     set_rank(monkeypatch, 0, 1)
     expect_refusal(dataset(root), state,
@@ -160,7 +169,7 @@ def test_a_state_without_the_record_loads_as_before(tmp_path, one_rank):
 
 def test_an_edited_record_is_refused(tmp_path, one_rank):
     root = write(tmp_path / 'd', 100)
-    state = dataset(root).state_dict(8, True)
+    state = saved(root, 8)
     state['sluice_order']['parts']['sampling']['batch_size'] = 2
     with pytest.raises(ValueError, match='sluice_order: its digest .* does not match its parts'):
         dataset(root).load_state_dict(state)
@@ -174,7 +183,7 @@ def test_skip_steps_leave_out_exactly_those_steps_on_one_rank(tmp_path, one_rank
     root = write(tmp_path / 'd', 90)
     whole = rank_order(root)
     assert sorted(whole) == list(range(90))
-    state = dataset(root).state_dict(8, True)  # step 2 (global batch 4)
+    state = saved(root, 8)  # step 2 (global batch 4)
     ds = dataset(root)
     ds.load_state_dict(state, skip_steps=[(3, 5), (9, 10)])
     expected = whole[8:12] + whole[20:36] + whole[40:]
@@ -190,7 +199,7 @@ def test_skip_steps_leave_out_exactly_those_steps_on_one_rank(tmp_path, one_rank
 def test_skip_steps_through_a_dataloader_with_workers_and_saved_states(tmp_path, one_rank):
     root = write(tmp_path / 'd', 90)
     whole = rank_order(root)
-    state = dataset(root).state_dict(8, True)
+    state = saved(root, 8)
     expected = whole[8:12] + whole[20:]
     loader = sluice.StreamingDataLoader(dataset(root), batch_size=4, num_workers=2,
                                         collate_fn=ids)
@@ -199,8 +208,8 @@ def test_skip_steps_through_a_dataloader_with_workers_and_saved_states(tmp_path,
     for batch in loader:
         got += batch
         if len(got) == 8:  # steps 2 and 5: the position passed over steps 3, 4
-            saved = loader.state_dict()
-            assert saved['sample_in_epoch'] == 24
+            mid = loader.state_dict()
+            assert mid['sample_in_epoch'] == 24
     assert got == expected
     # A state saved before the skipped steps skips them again.
     ds = dataset(root)
@@ -212,7 +221,7 @@ def test_skip_steps_through_a_dataloader_with_workers_and_saved_states(tmp_path,
     again.load_state_dict(early)
     assert take(again, 10 ** 6) == expected
     later = dataset(root)
-    later.load_state_dict(saved)
+    later.load_state_dict(mid)
     assert take(later, 10 ** 6) == whole[24:]
 
 
@@ -224,7 +233,7 @@ def test_every_rank_skips_the_same_steps(tmp_path, monkeypatch):
         whole[rank] = rank_order(root)
         assert len(whole[rank]) == 48
     set_rank(monkeypatch, 0, 2)
-    state = dataset(root).state_dict(8, True)  # step 1 of global batch 8
+    state = saved(root, 8, ranks=2)  # step 1 of global batch 8
     for rank in (0, 1):
         set_rank(monkeypatch, rank, 2)
         ds = dataset(root)
@@ -284,7 +293,7 @@ def test_the_c_abi_load_keeps_mosaics_elastic_resume(tmp_path, monkeypatch):
     other options."""
     root = write(tmp_path / 'd', 100)
     set_rank(monkeypatch, 0, 2)
-    state = dataset(root).state_dict(16, True)
+    state = saved(root, 16, ranks=2)
     set_rank(monkeypatch, 0, 1)
     engine = dataset(root)._engine
     epoch, sie = ctypes.c_uint64(), ctypes.c_uint64()
