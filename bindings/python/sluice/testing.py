@@ -64,7 +64,9 @@ def _read(make_dataset, stop, state, load_kwargs, num_workers):
             samples.extend(batch)
             if stop is not None and len(samples) >= stop:
                 break
-        return samples, loader.state_dict()
+        # loader.state_dict() without its guess of a batch's size from its
+        # first item (a sample, here): the samples are counted.
+        return samples, ds.state_dict(ds._job_samples(len(samples)), False)
     for sample in ds:
         samples.append(sample)
         if stop is not None and len(samples) >= stop:
