@@ -178,7 +178,8 @@ Result<OrderRecord> ParseOrderRecord(const JsonValue& value) {
   if (!world_list || world_list->empty()) return Bad("'parts.worlds' must be a non-empty list");
   for (const JsonValue& w : *world_list) {
     WorldShape shape;
-    SLUICE_ASSIGN_OR_RETURN(shape.nodes, NonNegative(JsonMember(w, "nodes"), "parts.worlds[].nodes"));
+    SLUICE_ASSIGN_OR_RETURN(shape.nodes,
+                            NonNegative(JsonMember(w, "nodes"), "parts.worlds[].nodes"));
     SLUICE_ASSIGN_OR_RETURN(shape.ranks_per_node, NonNegative(JsonMember(w, "ranks_per_node"),
                                                               "parts.worlds[].ranks_per_node"));
     if (shape.nodes < 1 || shape.ranks_per_node < 1) {

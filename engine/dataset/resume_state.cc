@@ -93,11 +93,14 @@ Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
     if (!list) return InvalidArgumentError("resume options: 'adapt' must be a list of part names");
     for (const JsonValue& name : *list) {
       const auto* text = std::get_if<std::string>(&name.v);
-      if (!text) return InvalidArgumentError("resume options: 'adapt' must be a list of part names");
+      if (!text) {
+        return InvalidArgumentError("resume options: 'adapt' must be a list of part names");
+      }
       o.adapt.push_back(*text);
     }
   }
-  SLUICE_RETURN_IF_ERROR(ReadRanges(JsonMember(*parsed, "skip_steps"), "skip_steps", &o.skip_steps));
+  SLUICE_RETURN_IF_ERROR(
+      ReadRanges(JsonMember(*parsed, "skip_steps"), "skip_steps", &o.skip_steps));
   SLUICE_RETURN_IF_ERROR(
       ReadRanges(JsonMember(*parsed, "skip_samples"), "skip_samples", &o.skip_samples));
   return o;

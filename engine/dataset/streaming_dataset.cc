@@ -436,8 +436,8 @@ ResumeState StreamingDataset::State(uint64_t rank_samples) const {
   s.epoch = state_epoch_;
   // Replicas read the same samples: the job consumed rank_samples per
   // group of replicas (Mosaic: yielded * ranks // replication).
-  s.sample_in_epoch =
-      PositionAfter(state_epoch_, state_start_, rank_samples * static_cast<uint64_t>(parallel_ranks_));
+  s.sample_in_epoch = PositionAfter(state_epoch_, state_start_,
+                                    rank_samples * static_cast<uint64_t>(parallel_ranks_));
   s.num_canonical_nodes = num_canonical_nodes_;
   s.shuffle_seed = options_.plan.shuffle_seed;
   s.initial_physical_nodes = initial_physical_nodes_;

@@ -193,7 +193,8 @@ TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
 
   // skip_samples says the same in positions; halves of a step are refused.
   auto by_samples = Open(Options(dir.path()));
-  ASSERT_TRUE(by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 20}, {28, 32}, {200, 240}}}).ok());
+  ASSERT_TRUE(
+      by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 20}, {28, 32}, {200, 240}}}).ok());
   EXPECT_EQ(ReadEpoch(*by_samples, 0, 8, 0, 1, 3, nullptr), expected);
   EXPECT_EQ(by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 14}}}).message(),
             "skip_samples: [12, 14) is not whole steps: its bounds must be multiples of the "
