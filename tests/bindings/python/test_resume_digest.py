@@ -115,6 +115,11 @@ def test_refusal_names_each_changed_option(tmp_path, one_rank):
                    'sampling sampling_method changed: saved "balanced", now "fixed"; sampling '
                    'partition_algo changed: saved "relaxed", now "orig" (to resume anyway, '
                    'adapt "sampling")')
+    adapted = dataset(root, batch_size=8)
+    adapted.load_state_dict(state, adapt=['sampling'])
+    resaved = adapted.state_dict(0, False)
+    assert resaved['sample_in_epoch'] == 8
+    assert resaved['sluice_order']['parts']['sampling']['batch_size'] == 8
     # The state's seed and canonical nodes are adopted, as Mosaic's: no change.
     other_seed = dataset(root, shuffle_seed=5, num_canonical_nodes=3)
     other_seed.load_state_dict(state)
