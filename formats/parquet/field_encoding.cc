@@ -166,7 +166,10 @@ Result<FieldEncoding> FieldEncodingOf(const Schema& schema, size_t field, std::s
   if (f.list_depth == 0) return leaf;
   std::string name = leaf.name;
   for (size_t d = 0; d < f.list_depth; ++d) name = "list<" + name + ">";
-  if (f.list_depth == 1 && leaf.bytes == FieldBytes::kFixed) {
+  // INT96 elements pack as their int64 nanoseconds, so "list<timestamp[ns]>"
+  // means packed int64 whichever physical type the file stores.
+  if (f.list_depth == 1 &&
+      (leaf.bytes == FieldBytes::kFixed || leaf.bytes == FieldBytes::kInt96Nanos)) {
     return FieldEncoding{std::move(name), FieldBytes::kPackedList, leaf.width};
   }
   return FieldEncoding{std::move(name), FieldBytes::kJsonText, 0};

@@ -26,11 +26,11 @@
 //   decimal(p,s)         DECIMAL on any physical type       the value's text, as Python's
 //                                                           str(Decimal): "123.45", "0E-10"
 //   list<T>              a list whose elements are T, for   the elements' values packed
-//                        T of a fixed width above           little-endian (T's width each)
-//                        (ints, floats, bool, date, time,
-//                        timestamp but not INT96)
-//   list<T>, otherwise   lists of str, bytes, decimals or   the value as JSON text (below)
-//   (and list<list<..>>) INT96, and lists of lists
+//                        T of a fixed width above           little-endian (T's width each;
+//                        (ints, floats, bool, date, time,   INT96 as int64 nanoseconds)
+//                        timestamp, INT96)
+//   list<T>, otherwise   lists of str, bytes, decimals,     the value as JSON text (below)
+//   (and list<list<..>>) and lists of lists
 //
 // JSON text (json.dumps-like, ASCII): integers exact, floats as Python's
 // repr (NaN, Infinity), str as strings, bytes as {"hex": "..."}, decimals

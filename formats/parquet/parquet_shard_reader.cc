@@ -250,7 +250,11 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
           } else {
             std::string packed;
             packed.reserve((to - from) * enc.width);
-            for (size_t i = from; i < to; ++i) packed.append(b.fixed_value(i).data(), enc.width);
+            if (leaf.bytes == FieldBytes::kInt96Nanos) {
+              for (size_t i = from; i < to; ++i) packed += LeafText(b, leaf, i);
+            } else {
+              for (size_t i = from; i < to; ++i) packed.append(b.fixed_value(i).data(), enc.width);
+            }
             out[row] = Owned(&s.text, std::move(packed));
           }
           break;

@@ -5,7 +5,7 @@ each row as `datasets` 5.2.0 read it (make_rows.py there), over the
 canonical form of canonical.py, which the rows LocalDataset reads must
 match. Two differences are by design and absorbed by that form: lists of
 numbers are numpy arrays here (Python lists there; compared as the lists
-they hold), and a timestamp in a named zone is its UTC instant here (the
+they hold, a datetime64 array as its naive Timestamps), and a timestamp in a named zone is its UTC instant here (the
 zone name lives in the file's Arrow schema, which the reader does not
 read). Rows whose packed list holds a null element are the engine's error
 (test_parquet_values), not compared."""

@@ -103,6 +103,9 @@ def write_all(out, manifest):
         pa.field("ts_us", pa.timestamp("ns")), pa.field("ts_us_utc", pa.timestamp("ns", tz="UTC")),
         pa.field("ts_ms", pa.timestamp("ns"))]))
     _write(out, manifest, p + "int96_timestamps", int96, use_deprecated_int96_timestamps=True)
+    if new:
+        _write(out, manifest, p + "int96_lists", tables.timestamp_lists_table(),
+               use_deprecated_int96_timestamps=True)
 
 
 def write_hf_text(out, manifest):

@@ -170,6 +170,37 @@ def lists_table(n=40, seed=2, null_embedding=True):
     return pa.table([pa.array(d, type=f.type) for d, f in zip(data, schema)], schema=schema)
 
 
+def timestamp_lists_table(n=24, seed=6):
+    """Lists of ns timestamps, written as INT96 (Spark's lists of timestamps): null and empty lists,
+    one row with a null element, and a list of lists. Whole microseconds so that DuckDB agrees."""
+    rng = random.Random(seed)
+
+    def stamp():
+        return rng.randint(-2**40, 2**50) * 1000
+
+    def flat(i):
+        if i % 7 == 2:
+            return None
+        if i % 5 == 4:
+            return []
+        return [None if i == 13 and j == 1 else stamp() for j in range(rng.randint(1, 4))]
+
+    def nested(i):
+        if i % 6 == 5:
+            return None
+        return [[stamp() for _ in range(rng.randint(0, 2))] for _ in range(rng.randint(0, 3))]
+
+    schema = pa.schema([
+        pa.field("id", pa.int32(), nullable=False),
+        pa.field("ts_list", pa.list_(pa.timestamp("ns"))),
+        pa.field("ts_utc_list", pa.list_(pa.timestamp("ns", tz="UTC"))),
+        pa.field("nested_ts_list", pa.list_(pa.list_(pa.timestamp("ns")))),
+    ])
+    data = [list(range(n)), [flat(i) for i in range(n)], [flat(i + 1) for i in range(n)],
+            [nested(i) for i in range(n)]]
+    return pa.table([pa.array(d, type=f.type) for d, f in zip(data, schema)], schema=schema)
+
+
 def small_mixed_table(n=60, seed=3):
     """A few common columns, for the compression and page-checksum files."""
     rng = random.Random(seed)
