@@ -1,0 +1,200 @@
+// An epoch under a mixture schedule: the sequencer picks each global
+// position's stream, the stream's pass order gives the sample, and positions
+// are dealt to ranks and workers as Mosaic's traversal order reads them.
+#include "engine/planner/mixture_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/planner/mosaic_error.h"
+#include "engine/planner/shuffle.h"
+#include "engine/planner/size_check.h"
+
+namespace sluice::planner {
+namespace {
+
+// Each pass reshuffles with a shuffle epoch no real epoch reaches.
+constexpr uint64_t kPassStride = uint64_t{1} << 32;
+
+std::string_view BatchingName(BatchingMethod m) {
+  switch (m) {
+    case BatchingMethod::kRandom: return "random";
+    case BatchingMethod::kPerStream: return "per_stream";
+    case BatchingMethod::kStratified: return "stratified";
+    case BatchingMethod::kDevicePerStream: return "device_per_stream";
+  }
+  return "?";
+}
+
+int64_t StreamSamples(const PlanRequest& q, size_t stream) {
+  int64_t n = 0;
+  for (int64_t z : q.streams[stream].shard_sizes) n += z;
+  return n;
+}
+
+// Walks the sequence from position 0, handing out the sample of the
+// positions asked for. One pass per stream is kept.
+class MixtureWalk {
+ public:
+  MixtureWalk(const BatchContext& ctx, QuantizedMixture m) : ctx_(ctx), seq_(std::move(m)) {
+    const size_t S = ctx.request.streams.size();
+    samples_.resize(S);
+    pass_.assign(S, -1);
+    order_.resize(S);
+    for (size_t s = 0; s < S; ++s) samples_[s] = StreamSamples(ctx.request, s);
+  }
+  void SkipTo(int64_t position) { seq_.SkipTo(position); }
+  int64_t position() const { return seq_.position(); }
+  // The stream of the current position, advancing past it.
+  int64_t NextStream() { return seq_.Next(); }
+  // The sample the last NextStream() drew from `stream`.
+  Result<int64_t> LastSample(int64_t stream) {
+    const size_t s = size_t(stream);
+    const int64_t k = seq_.counts()[s] - 1;
+    const int64_t pass = k / samples_[s];
+    if (pass != pass_[s]) {
+      SLUICE_ASSIGN_OR_RETURN(order_[s], MixtureStreamPass(ctx_, stream, pass));
+      pass_[s] = pass;
+    }
+    return order_[s][size_t(k % samples_[s])];
+  }
+
+ private:
+  const BatchContext& ctx_;
+  MixtureSequencer seq_;
+  std::vector<int64_t> samples_, pass_;
+  std::vector<std::vector<int64_t>> order_;
+};
+
+// The positions of an epoch resumed at `begin`: up to epoch_size rounded up
+// to a multiple of the ranks (every rank reads as many samples, as Mosaic's
+// partition pads), in rows of one global batch; the last row may be short
+// and then holds the same number of samples for every rank.
+struct EpochRows {
+  int64_t begin = 0, total = 0, G = 1, ranks = 1, rows = 0;
+  int64_t row_len(int64_t k) const { return std::min(G, total - k * G); }
+};
+
+EpochRows RowsOf(const BatchContext& ctx) {
+  EpochRows e;
+  e.begin = ctx.request.sample_in_epoch;
+  e.ranks = ctx.P() * ctx.R();
+  e.G = e.ranks * ctx.B();
+  const int64_t E = ctx.derived.weighting.epoch_size;
+  const int64_t left = e.begin < E ? E - e.begin : 0;
+  e.total = (left + e.ranks - 1) / e.ranks * e.ranks;
+  e.rows = (e.total + e.G - 1) / e.G;
+  return e;
+}
+
+}  // namespace
+
+Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& q) {
+  const PlanConfig& c = q.config;
+  if (c.batching_method != BatchingMethod::kRandom) {
+    return MosaicValueError("mixture: batching_method must be 'random' with a mixture schedule (the schedule "
+                            "decides the stream of every position), got '" +
+                            std::string(BatchingName(c.batching_method)) + "'");
+  }
+  for (size_t s = 0; s < q.streams.size(); ++s) {
+    const StreamWeight& w = q.streams[s].weight;
+    if (w.proportion || w.repeat || w.choose) {
+      const char* which = w.proportion ? "proportion" : w.repeat ? "repeat" : "choose";
+      return MosaicValueError("mixture: stream " + std::to_string(s) + " has a " + which +
+                              "; with a mixture schedule the schedule sets every stream's share");
+    }
+  }
+  if (!c.epoch_size) {
+    return MosaicValueError("mixture: epoch_size is required with a mixture schedule (its points are samples "
+                            "seen in the epoch)");
+  }
+  return QuantizeMixture(*c.mixture, int64_t(q.streams.size()));
+}
+
+Result<std::vector<int64_t>> MixtureStreamPass(const BatchContext& ctx, int64_t stream, int64_t pass) {
+  const PlanRequest& q = ctx.request;
+  const PlanConfig& c = q.config;
+  const std::vector<int64_t>& units = q.streams[size_t(stream)].shard_sizes;
+  const int64_t n = StreamSamples(q, size_t(stream));
+  const int64_t C = std::min(ctx.C(), n);
+  std::vector<int64_t> perm;
+  if (c.shuffle) {
+    const uint64_t shuffle_epoch = uint64_t(q.epoch) + uint64_t(pass) * kPassStride;
+    SLUICE_ASSIGN_OR_RETURN(perm, GetShuffle(c.shuffle_algo, units, C, c.shuffle_seed, shuffle_epoch,
+                                             ctx.derived.shuffle_block_size));
+  }
+  // Canonical node i holds positions [i*n/C, (i+1)*n/C); read column by column.
+  const int64_t first = ctx.derived.stream_first_id[size_t(stream)];
+  const int64_t columns = (n + C - 1) / C;
+  std::vector<int64_t> out;
+  out.reserve(size_t(n));
+  for (int64_t j = 0; j < columns; ++j) {
+    for (int64_t i = 0; i < C; ++i) {
+      const int64_t a = int64_t(__int128(i) * n / C), b = int64_t(__int128(i + 1) * n / C);
+      if (a + j >= b) continue;
+      out.push_back(first + (c.shuffle ? perm[size_t(a + j)] : a + j));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t begin, int64_t end) {
+  SLUICE_ASSIGN_OR_RETURN(QuantizedMixture m, CheckMixtureRequest(ctx.request));
+  if (begin < 0 || end < begin || end > kMaxPlanElements) {
+    return InvalidArgumentError("mixture sequence range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                ") is not within [0, 2^36]");
+  }
+  MixtureWalk walk(ctx, std::move(m));
+  walk.SkipTo(begin);
+  std::vector<int64_t> out;
+  out.reserve(size_t(end - begin));
+  while (walk.position() < end) {
+    const int64_t s = walk.NextStream();
+    SLUICE_ASSIGN_OR_RETURN(int64_t id, walk.LastSample(s));
+    out.push_back(id);
+  }
+  return out;
+}
+
+Result<WorkArray> MixtureEpoch(const BatchContext& ctx) {
+  const EpochRows e = RowsOf(ctx);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> seq, MixtureSequence(ctx, e.begin, e.begin + e.total));
+  const int64_t P = ctx.P(), R = ctx.R(), W = ctx.W(), B = ctx.B();
+  const int64_t NB = (e.rows + W - 1) / W;
+  SLUICE_RETURN_IF_ERROR(CheckProduct({P, R, W, NB, B}));
+  WorkArray work;
+  work.shape = {P, R, W, NB, B};
+  work.ids.assign(size_t(P * R * W * NB * B), -1);
+  for (int64_t k = 0; k < e.rows; ++k) {
+    const int64_t m = e.row_len(k) / e.ranks;  // samples per rank in this row
+    for (int64_t p = 0; p < P; ++p)
+      for (int64_t r = 0; r < R; ++r) {
+        const int64_t* src = seq.data() + k * e.G + (p * R + r) * m;
+        std::copy(src, src + m, &work.At(p, r, k % W, k / W, 0));
+      }
+  }
+  return work;
+}
+
+Result<std::vector<int64_t>> MixtureWorker(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
+  SLUICE_ASSIGN_OR_RETURN(QuantizedMixture mixture, CheckMixtureRequest(ctx.request));
+  const EpochRows e = RowsOf(ctx);
+  const int64_t W = ctx.W();
+  const int64_t rank = pnode * ctx.R() + prank;
+  MixtureWalk walk(ctx, std::move(mixture));
+  walk.SkipTo(e.begin);
+  std::vector<int64_t> out;
+  for (int64_t k = worker; k < e.rows; k += W) {
+    const int64_t m = e.row_len(k) / e.ranks;
+    const int64_t from = e.begin + k * e.G + rank * m;
+    walk.SkipTo(from);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t s = walk.NextStream();
+      SLUICE_ASSIGN_OR_RETURN(int64_t id, walk.LastSample(s));
+      out.push_back(id);
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::planner
