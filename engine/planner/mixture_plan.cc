@@ -66,24 +66,26 @@ class MixtureWalk {
   std::vector<std::vector<int64_t>> order_;
 };
 
-// The positions of an epoch resumed at `begin`: up to epoch_size rounded up
-// to a multiple of the ranks (every rank reads as many samples, as Mosaic's
-// partition pads), in rows of one global batch; the last row may be short
-// and then holds the same number of samples for every rank.
-struct EpochRows {
-  int64_t begin = 0, total = 0, G = 1, ranks = 1, rows = 0;
-  int64_t row_len(int64_t k) const { return std::min(G, total - k * G); }
+// The positions of an epoch resumed at `begin`, dealt as Mosaic's orig
+// partition deals its global sequence: position begin + k goes to node
+// k % P, rank (k / P) % R, as that rank's sample q = k / (P * R), which is
+// slot q % B of worker (q / B) % W's batch q / (W * B). Global batch j is
+// then positions [begin + jG, begin + (j + 1)G), G = P * R * B, whatever
+// the world. The epoch runs to epoch_size rounded up to a multiple of the
+// ranks, so that every rank reads as many samples (as Mosaic's partition
+// pads); the extra positions continue the same sequence.
+struct EpochDeal {
+  int64_t begin = 0, total = 0, P = 1, R = 1, W = 1, B = 1;
+  int64_t per_rank() const { return total / (P * R); }
+  int64_t batches() const { return (per_rank() + W * B - 1) / (W * B); }
 };
 
-EpochRows RowsOf(const BatchContext& ctx) {
-  EpochRows e;
-  e.begin = ctx.request.sample_in_epoch;
-  e.ranks = ctx.P() * ctx.R();
-  e.G = e.ranks * ctx.B();
+EpochDeal DealOf(const BatchContext& ctx) {
+  EpochDeal e{ctx.request.sample_in_epoch, 0, ctx.P(), ctx.R(), ctx.W(), ctx.B()};
   const int64_t E = ctx.derived.weighting.epoch_size;
   const int64_t left = e.begin < E ? E - e.begin : 0;
-  e.total = (left + e.ranks - 1) / e.ranks * e.ranks;
-  e.rows = (e.total + e.G - 1) / e.G;
+  const int64_t ranks = e.P * e.R;
+  e.total = (left + ranks - 1) / ranks * ranks;
   return e;
 }
 
@@ -157,38 +159,29 @@ Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t be
 }
 
 Result<WorkArray> MixtureEpoch(const BatchContext& ctx) {
-  const EpochRows e = RowsOf(ctx);
+  const EpochDeal e = DealOf(ctx);
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> seq, MixtureSequence(ctx, e.begin, e.begin + e.total));
-  const int64_t P = ctx.P(), R = ctx.R(), W = ctx.W(), B = ctx.B();
-  const int64_t NB = (e.rows + W - 1) / W;
+  const int64_t P = e.P, R = e.R, W = e.W, B = e.B, NB = e.batches();
   SLUICE_RETURN_IF_ERROR(CheckProduct({P, R, W, NB, B}));
   WorkArray work;
   work.shape = {P, R, W, NB, B};
   work.ids.assign(size_t(P * R * W * NB * B), -1);
-  for (int64_t k = 0; k < e.rows; ++k) {
-    const int64_t m = e.row_len(k) / e.ranks;  // samples per rank in this row
-    for (int64_t p = 0; p < P; ++p)
-      for (int64_t r = 0; r < R; ++r) {
-        const int64_t* src = seq.data() + k * e.G + (p * R + r) * m;
-        std::copy(src, src + m, &work.At(p, r, k % W, k / W, 0));
-      }
+  for (int64_t k = 0; k < e.total; ++k) {
+    const int64_t q = k / (P * R);
+    work.At(k % P, (k / P) % R, (q / B) % W, q / (W * B), q % B) = seq[size_t(k)];
   }
   return work;
 }
 
 Result<std::vector<int64_t>> MixtureWorker(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
   SLUICE_ASSIGN_OR_RETURN(QuantizedMixture mixture, CheckMixtureRequest(ctx.request));
-  const EpochRows e = RowsOf(ctx);
-  const int64_t W = ctx.W();
-  const int64_t rank = pnode * ctx.R() + prank;
+  const EpochDeal e = DealOf(ctx);
   MixtureWalk walk(ctx, std::move(mixture));
-  walk.SkipTo(e.begin);
   std::vector<int64_t> out;
-  for (int64_t k = worker; k < e.rows; k += W) {
-    const int64_t m = e.row_len(k) / e.ranks;
-    const int64_t from = e.begin + k * e.G + rank * m;
-    walk.SkipTo(from);
-    for (int64_t i = 0; i < m; ++i) {
+  // The worker's rank samples q, in order: batches of B, every W-th batch.
+  for (int64_t q0 = worker * e.B; q0 < e.per_rank(); q0 += e.W * e.B) {
+    for (int64_t q = q0; q < std::min(q0 + e.B, e.per_rank()); ++q) {
+      walk.SkipTo(e.begin + pnode + e.P * (prank + e.R * q));
       const int64_t s = walk.NextStream();
       SLUICE_ASSIGN_OR_RETURN(int64_t id, walk.LastSample(s));
       out.push_back(id);
