@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "engine/planner/plan.h"
+#include "engine/planner/plan_json.h"
 
 namespace sluice::planner {
 namespace {
@@ -70,6 +71,29 @@ TEST(MixturePlanTest, HandCheckedIds) {
   ASSERT_TRUE(node0.ok() && node1.ok());
   EXPECT_EQ(*node0, (std::vector<int64_t>{0, 1, 3, 4, 4}));
   EXPECT_EQ(*node1, (std::vector<int64_t>{3, 4, 2, 3, 0}));
+}
+
+// The JSON form (`sluice plan`, the C ABI's plan calls, Python's work()).
+TEST(MixturePlanTest, JsonForm) {
+  auto q = ParsePlanRequest(R"({"streams": [{"shard_sizes": [2, 1]}, {"shard_sizes": [2]}], "epoch_size": 10,
+      "batch_size": 1, "num_canonical_nodes": 1, "mixture": [[0, [1, 1]], [4, [1, 3]]]})");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  auto ids = PlanWorker(*q, 0, 0, 0);
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(*ids, (std::vector<int64_t>{0, 3, 1, 4, 3, 2, 4, 3, 4, 0}));
+  auto linear = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}, {"shard_sizes": [4]}], "epoch_size": 7,
+      "batch_size": 1, "mixture": [[0, [1, 0]], [4, [0, 1]]], "mixture_interpolation": "linear"})");
+  ASSERT_TRUE(linear.ok());
+  // Streams 0 0 1 1 1 1 1 (mixture_schedule_test).
+  EXPECT_EQ(*PlanWorker(*linear, 0, 0, 0), (std::vector<int64_t>{0, 1, 3, 4, 5, 6, 3}));
+  auto bad = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}], "mixture": [[0, 1]]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "ValueError: config key 'mixture': expected a list of [samples seen, [weights]] points");
+  auto alone = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}], "mixture_interpolation": "step"})");
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(alone.status().message(),
+            "ValueError: config key 'mixture_interpolation': expected a 'mixture' beside it");
 }
 
 // A stream of 4 samples over 2 canonical nodes, unshuffled: node 0 holds
