@@ -87,6 +87,8 @@ MixtureSequencer::MixtureSequencer(QuantizedMixture mixture) : m_(std::move(mixt
   counts_.assign(S, 0);
   twice_base_.assign(S, 0);
   deficit_.assign(S, 0);
+  step_.assign(S, 0);
+  curve_.assign(S, 0);
   EnterSegment();
 }
 
@@ -99,6 +101,10 @@ void MixtureSequencer::EnterSegment() {
   for (size_t i = 0; i < counts_.size(); ++i) {
     const __int128 slope = linear ? __int128(m_.share[seg_ + 1][i]) - q0[i] : 0;
     deficit_[i] = len_ * (twice_base_[i] - 2 * __int128(counts_[i]) * kMixtureScale) + 2 * len_ * q0[i] + slope;
+    // From x to x + 1 the deficit grows by 2 len q0 + (2x + 1) slope: 3
+    // slopes for x = 1, two more each step after.
+    step_[i] = 2 * len_ * q0[i] + 3 * slope;
+    curve_[i] = 2 * slope;
   }
 }
 
@@ -110,9 +116,8 @@ int64_t MixtureSequencer::Next() {
   ++counts_[pick];
   ++t_;
   const size_t S = counts_.size();
-  const bool last = seg_ + 1 >= m_.at.size();
-  const auto& q0 = m_.share[seg_];
-  if (!last && t_ == m_.at[seg_ + 1]) {
+  if (seg_ + 1 < m_.at.size() && t_ == m_.at[seg_ + 1]) {
+    const auto& q0 = m_.share[seg_];
     // The segment's whole integral, then the next segment from its start.
     const __int128 L = m_.at[seg_ + 1] - m_.at[seg_];
     const auto& q1 = m_.share[seg_ + 1];
@@ -124,12 +129,9 @@ int64_t MixtureSequencer::Next() {
     EnterSegment();
     return int64_t(pick);
   }
-  // From x = t_ - at to x + 1: 2 len q0 + (2x + 1) slope.
-  const bool linear = m_.interpolation == MixtureInterpolation::kLinear && !last;
-  const __int128 x = t_ - m_.at[seg_];
   for (size_t i = 0; i < S; ++i) {
-    const __int128 slope = linear ? __int128(m_.share[seg_ + 1][i]) - q0[i] : 0;
-    deficit_[i] += 2 * len_ * q0[i] + (2 * x + 1) * slope;
+    deficit_[i] += step_[i];
+    step_[i] += curve_[i];
   }
   return int64_t(pick);
 }

@@ -82,6 +82,8 @@ class MixtureSequencer {
   std::vector<int64_t> counts_;
   std::vector<__int128> twice_base_;  // 2 * scale * target at the segment start
   std::vector<__int128> deficit_;     // 2 * len * scale * (target(t_ + 1) - count)
+  std::vector<__int128> step_;        // deficit_'s growth to the next position
+  std::vector<__int128> curve_;       // step_'s growth (2 * slope; 0 for step)
 };
 
 }  // namespace sluice::planner

@@ -215,8 +215,8 @@ class StreamingDataset(_Base):
                   **getattr(self, '_engine_keys', {})}
         if self._epoch_size_arg is not None:
             config['epoch_size'] = self._epoch_size_arg
-        if self.mixture is not None:
-            config['mixture'] = self.mixture
+        if self.mixture is not None or self.mixture_interpolation != 'step':
+            config['mixture'] = self.mixture  # the engine refuses an interpolation alone
             config['mixture_interpolation'] = self.mixture_interpolation
         if self._predownload_arg is not None:
             config['predownload'] = self._predownload_arg

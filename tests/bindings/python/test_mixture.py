@@ -120,6 +120,8 @@ def test_resume_mid_schedule(streams, monkeypatch):
      'at 0'),
     ({'epoch_size': 10, 'mixture': [(0, [1, 1, 1])], 'mixture_interpolation': 'cubic'},
      "mixture_interpolation must be 'step' or 'linear', got 'cubic'"),
+    ({'epoch_size': 10, 'mixture_interpolation': 'linear'},
+     "dataset config: 'mixture_interpolation' is set without a 'mixture'"),
 ])
 def test_engine_errors_reach_python(streams, kwargs, message):
     with pytest.raises(ValueError) as e:
