@@ -53,17 +53,17 @@ class MixtureWalk {
     const int64_t k = seq_.counts()[s] - 1;
     const int64_t pass = k / samples_[s];
     if (pass != pass_[s]) {
-      SLUICE_ASSIGN_OR_RETURN(order_[s], MixtureStreamPass(ctx_, stream, pass));
+      SLUICE_ASSIGN_OR_RETURN(order_[s], StreamPass::Make(ctx_, stream, pass));
       pass_[s] = pass;
     }
-    return order_[s][size_t(k % samples_[s])];
+    return order_[s][k % samples_[s]];
   }
 
  private:
   const BatchContext& ctx_;
   MixtureSequencer seq_;
   std::vector<int64_t> samples_, pass_;
-  std::vector<std::vector<int64_t>> order_;
+  std::vector<StreamPass> order_;
 };
 
 // The positions of an epoch resumed at `begin`, dealt as Mosaic's orig
@@ -113,30 +113,43 @@ Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& q) {
   return QuantizeMixture(*c.mixture, int64_t(q.streams.size()));
 }
 
-Result<std::vector<int64_t>> MixtureStreamPass(const BatchContext& ctx, int64_t stream, int64_t pass) {
+Result<StreamPass> StreamPass::Make(const BatchContext& ctx, int64_t stream, int64_t pass) {
   const PlanRequest& q = ctx.request;
   const PlanConfig& c = q.config;
   const std::vector<int64_t>& units = q.streams[size_t(stream)].shard_sizes;
-  const int64_t n = StreamSamples(q, size_t(stream));
-  const int64_t C = std::min(ctx.C(), n);
-  std::vector<int64_t> perm;
+  StreamPass out;
+  out.n_ = StreamSamples(q, size_t(stream));
+  out.C_ = std::min(ctx.C(), out.n_);
+  out.columns_ = (out.n_ + out.C_ - 1) / out.C_;
+  out.first_ = ctx.derived.stream_first_id[size_t(stream)];
   if (c.shuffle) {
     const uint64_t shuffle_epoch = uint64_t(q.epoch) + uint64_t(pass) * kPassStride;
-    SLUICE_ASSIGN_OR_RETURN(perm, GetShuffle(c.shuffle_algo, units, C, c.shuffle_seed, shuffle_epoch,
-                                             ctx.derived.shuffle_block_size));
+    SLUICE_ASSIGN_OR_RETURN(out.perm_, GetShuffle(c.shuffle_algo, units, out.C_, c.shuffle_seed, shuffle_epoch,
+                                                  ctx.derived.shuffle_block_size));
   }
-  // Canonical node i holds positions [i*n/C, (i+1)*n/C); read column by column.
-  const int64_t first = ctx.derived.stream_first_id[size_t(stream)];
-  const int64_t columns = (n + C - 1) / C;
-  std::vector<int64_t> out;
-  out.reserve(size_t(n));
-  for (int64_t j = 0; j < columns; ++j) {
-    for (int64_t i = 0; i < C; ++i) {
-      const int64_t a = int64_t(__int128(i) * n / C), b = int64_t(__int128(i + 1) * n / C);
-      if (a + j >= b) continue;
-      out.push_back(first + (c.shuffle ? perm[size_t(a + j)] : a + j));
-    }
+  // Canonical node i holds positions [i*n/C, (i+1)*n/C): columns_ or one
+  // fewer; only the longer ones reach the last column.
+  for (int64_t i = 0; i < out.C_; ++i) {
+    const int64_t a = int64_t(__int128(i) * out.n_ / out.C_), b = int64_t(__int128(i + 1) * out.n_ / out.C_);
+    if (b - a == out.columns_) out.long_rows_.push_back(i);
   }
+  return out;
+}
+
+int64_t StreamPass::operator[](int64_t k) const {
+  // Column by column across the canonical nodes: every node has the first
+  // columns_ - 1 columns, the long ones the last.
+  const int64_t full = (columns_ - 1) * C_;
+  const int64_t node = k < full ? k % C_ : long_rows_[size_t(k - full)];
+  const int64_t column = k < full ? k / C_ : columns_ - 1;
+  const int64_t position = int64_t(__int128(node) * n_ / C_) + column;
+  return first_ + (perm_.empty() ? position : perm_[size_t(position)]);
+}
+
+Result<std::vector<int64_t>> MixtureStreamPass(const BatchContext& ctx, int64_t stream, int64_t pass) {
+  SLUICE_ASSIGN_OR_RETURN(StreamPass view, StreamPass::Make(ctx, stream, pass));
+  std::vector<int64_t> out(size_t(view.size()));
+  for (int64_t k = 0; k < view.size(); ++k) out[size_t(k)] = view[k];
   return out;
 }
 

@@ -26,6 +26,22 @@ Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& request);
 // canonical nodes, without the partition's padding repeats.
 Result<std::vector<int64_t>> MixtureStreamPass(const BatchContext& ctx, int64_t stream, int64_t pass);
 
+// The same order as an index function: the shuffle's permutation alone
+// (nothing when unshuffled) and the canonical nodes that hold one sample
+// more than the others. 8 bytes per sample of the stream when shuffled.
+class StreamPass {
+ public:
+  static Result<StreamPass> Make(const BatchContext& ctx, int64_t stream, int64_t pass);
+  // The k-th sample of the pass (0 <= k < size()), a global id.
+  int64_t operator[](int64_t k) const;
+  int64_t size() const { return n_; }
+
+ private:
+  int64_t n_ = 0, C_ = 1, columns_ = 0, first_ = 0;
+  std::vector<int64_t> perm_;       // empty: unshuffled
+  std::vector<int64_t> long_rows_;  // canonical nodes with `columns_` samples
+};
+
 // Global sample ids of positions [begin, end) of the epoch's sequence.
 Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t begin, int64_t end);
 
