@@ -55,7 +55,8 @@ Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_
 // its cumulative target after t + 1 samples (the integral of the weights
 // over [0, t + 1)), ties to the lowest index. Counts never exceed a target
 // by one sample or more; for up to three streams they never fall one
-// sample or more below it either (README: the bound and why).
+// sample or more below it either; with more streams they can, a little
+// (README: the bounds, why, and what was measured).
 class MixtureSequencer {
  public:
   explicit MixtureSequencer(QuantizedMixture mixture);
