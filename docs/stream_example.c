@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   printf("first 10:");
   if (sluice_stream_iter_begin(s, 0, 0, 0, 1) == SLUICE_OK &&
       (first = read_ids(s, num_columns, 10)) >= 0 &&
-      /* What a trainer checkpoints: Mosaic's state_dict, as JSON. */
+      /* What a trainer checkpoints: Mosaic's state_dict and Sluice's order record, as JSON. */
       sluice_stream_state_json(s, (uint64_t)first, &state) == SLUICE_OK) {
     printf("state: %s\n", state);
     /* ...later, maybe in a new process with a new handle: */

@@ -25,6 +25,20 @@ char* CopyString(const std::string& text) {
   return out;
 }
 
+sluice_status LoadState(const char* fn, sluice_stream* s, const char* state_json,
+                        const sluice::ResumeOptions& options, uint64_t* epoch,
+                        uint64_t* sample_in_epoch) {
+  if (s == nullptr) return NullArgument(fn, "s");
+  if (state_json == nullptr) return NullArgument(fn, "state_json");
+  s->batch_count = 0;
+  auto state = sluice::ResumeStateFromJson(state_json);
+  if (!state.ok()) return Fail(state.status());
+  if (sluice::Status st = s->ds->LoadState(*state, options); !st.ok()) return Fail(st);
+  if (epoch) *epoch = static_cast<uint64_t>(state->epoch);
+  if (sample_in_epoch) *sample_in_epoch = static_cast<uint64_t>(state->sample_in_epoch);
+  return SLUICE_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -236,14 +250,58 @@ sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_sam
 sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json, uint64_t* epoch,
                                        uint64_t* sample_in_epoch) {
   return Guard("sluice_stream_load_state", [&] {
-    if (s == nullptr) return NullArgument("sluice_stream_load_state", "s");
-    if (state_json == nullptr) return NullArgument("sluice_stream_load_state", "state_json");
-    s->batch_count = 0;
+    // As before the order record: a resume on another world is Mosaic's
+    // elastic resume; other data or options are refused.
+    sluice::ResumeOptions options;
+    options.adapt = {"world"};
+    return LoadState("sluice_stream_load_state", s, state_json, options, epoch, sample_in_epoch);
+  });
+}
+
+sluice_status sluice_stream_load_state_with(sluice_stream* s, const char* state_json,
+                                            const char* options_json, uint64_t* epoch,
+                                            uint64_t* sample_in_epoch) {
+  return Guard("sluice_stream_load_state_with", [&] {
+    sluice::ResumeOptions options;
+    if (options_json != nullptr) {
+      auto parsed = sluice::ResumeOptionsFromJson(options_json);
+      if (!parsed.ok()) return Fail(parsed.status());
+      options = std::move(*parsed);
+    }
+    return LoadState("sluice_stream_load_state_with", s, state_json, options, epoch,
+                     sample_in_epoch);
+  });
+}
+
+sluice_status sluice_stream_state_with_order(const sluice_stream* s, const char* state_json,
+                                             char** out_json) {
+  return Guard("sluice_stream_state_with_order", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_state_with_order", "s");
+    if (state_json == nullptr) return NullArgument("sluice_stream_state_with_order", "state_json");
+    if (out_json == nullptr) return NullArgument("sluice_stream_state_with_order", "out_json");
+    *out_json = nullptr;
     auto state = sluice::ResumeStateFromJson(state_json);
     if (!state.ok()) return Fail(state.status());
-    if (sluice::Status st = s->ds->LoadState(*state); !st.ok()) return Fail(st);
-    if (epoch) *epoch = static_cast<uint64_t>(state->epoch);
-    if (sample_in_epoch) *sample_in_epoch = static_cast<uint64_t>(state->sample_in_epoch);
+    state->order = s->ds->Order(state->shuffle_seed, state->num_canonical_nodes, state->epoch);
+    char* text = CopyString(sluice::ResumeStateToJson(*state));
+    if (!text) return Fail(sluice::InternalError("sluice_stream_state_with_order: out of memory"));
+    *out_json = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_position_after(const sluice_stream* s, uint64_t epoch, uint64_t start,
+                                           uint64_t consumed, uint64_t* position) {
+  return Guard("sluice_stream_position_after", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_position_after", "s");
+    if (position == nullptr) return NullArgument("sluice_stream_position_after", "position");
+    constexpr uint64_t kMax = uint64_t{1} << 48;
+    if (epoch > kMax || start > kMax || consumed > kMax) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_stream_position_after: epoch, start and consumed must be at most 2^48"));
+    }
+    *position = static_cast<uint64_t>(s->ds->PositionAfter(
+        static_cast<int64_t>(epoch), static_cast<int64_t>(start), consumed));
     return SLUICE_OK;
   });
 }

@@ -643,18 +643,64 @@ void sluice_stream_release(sluice_stream* s);
 
 /* Mosaic's state_dict as JSON: {"epoch", "sample_in_epoch",
  * "num_canonical_nodes", "shuffle_seed", "initial_physical_nodes"}, where
- * sample_in_epoch = the iteration's starting offset + rank_samples *
- * world_size, rank_samples being how many samples this rank consumed since
- * sluice_stream_iter_begin (all its workers). Caller frees with sluice_free. */
+ * sample_in_epoch = the position reached from the iteration's starting
+ * offset after rank_samples * world_size samples (world size after
+ * replication; skipped steps passed over, see
+ * sluice_stream_load_state_with), rank_samples being how many samples this
+ * rank consumed since sluice_stream_iter_begin (all its workers). Then
+ * "sluice_order": the record of what else defines the order (streams and
+ * their index fingerprints, sampling options, worlds, skipped steps; see
+ * docs/resumption.rst). Caller frees with sluice_free. */
 sluice_status sluice_stream_state_json(const sluice_stream* s, uint64_t rank_samples, char** out_json);
 
 /* Mosaic's load_state_dict: takes the state's num_canonical_nodes,
  * shuffle_seed and initial_physical_nodes, and returns the epoch and
  * sample_in_epoch to pass to sluice_stream_iter_begin (either pointer may be
  * NULL). Resuming yields exactly the rest of the interrupted order. Ends
- * any iteration in progress on the handle. */
+ * any iteration in progress on the handle. A state with a "sluice_order"
+ * saved over other data or options than the handle's is SLUICE_EINVAL
+ * naming each difference (saved and current values); a world of another
+ * shape is accepted (Mosaic's elastic resume). The same as
+ * sluice_stream_load_state_with(s, state_json, "{\"adapt\": [\"world\"]}", ...). */
 sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json, uint64_t* epoch,
                                        uint64_t* sample_in_epoch);
+
+/* sluice_stream_load_state with options (JSON, NULL = {}), every key optional:
+ *  - "adapt": the parts of the state's "sluice_order" allowed to differ:
+ *    "world" (another number of nodes or ranks per node), "streams" (other
+ *    data or stream options), "sampling" (other planning options). Any
+ *    other difference is SLUICE_EINVAL: "resume state does not match this
+ *    dataset: <part> <what> changed: saved <old>, now <new>; ... (to
+ *    resume anyway, adapt "<part>", ...)"; nothing is loaded then.
+ *  - "skip_steps": [[first, last], ...]: half-open ranges of steps of the
+ *    state's epoch to skip. Step k is every rank's k-th batch of the epoch:
+ *    global positions [k G, (k+1) G), G = batch_size x world size (after
+ *    replication). Their samples never come; every other step keeps its
+ *    samples and order, on every rank, so ranks stay in lockstep.
+ *  - "skip_samples": [[first, last], ...]: the same as global positions
+ *    (sample_in_epoch's unit), each bound a multiple of G.
+ * The skip ranges still ahead, and the state's sample_in_epoch, must be
+ * whole steps (SLUICE_EINVAL otherwise). They are kept in the states the
+ * handle saves, so a later resume skips them too. A state without
+ * "sluice_order" (Mosaic's, an older Sluice's) loads as Mosaic's. */
+sluice_status sluice_stream_load_state_with(sluice_stream* s, const char* state_json,
+                                            const char* options_json, uint64_t* epoch,
+                                            uint64_t* sample_in_epoch);
+
+/* For bindings that count consumed samples themselves: `state_json` holds
+ * Mosaic's five keys; *out_json gets them back (same values, Mosaic's key
+ * order) followed by the handle's "sluice_order" for that state's epoch,
+ * shuffle_seed and num_canonical_nodes. Any "sluice_order" given is
+ * replaced. Caller frees with sluice_free. */
+sluice_status sluice_stream_state_with_order(const sluice_stream* s, const char* state_json,
+                                             char** out_json);
+
+/* The sample_in_epoch to save when the job consumed `consumed` samples (all
+ * ranks, after replication) of `epoch` from position `start`: start +
+ * consumed, plus the skipped steps it passed over (also a range it reached
+ * exactly). Each argument at most 2^48. */
+sluice_status sluice_stream_position_after(const sluice_stream* s, uint64_t epoch, uint64_t start,
+                                           uint64_t consumed, uint64_t* position);
 
 /* What this process did through this handle. */
 typedef struct sluice_stream_stats {

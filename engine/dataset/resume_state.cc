@@ -5,11 +5,17 @@
 namespace sluice {
 
 std::string ResumeStateToJson(const ResumeState& s) {
-  return "{\"epoch\": " + std::to_string(s.epoch) +
-         ", \"sample_in_epoch\": " + std::to_string(s.sample_in_epoch) +
-         ", \"num_canonical_nodes\": " + std::to_string(s.num_canonical_nodes) +
-         ", \"shuffle_seed\": " + std::to_string(s.shuffle_seed) +
-         ", \"initial_physical_nodes\": " + std::to_string(s.initial_physical_nodes) + "}";
+  std::string out = "{\"epoch\": " + std::to_string(s.epoch) +
+                    ", \"sample_in_epoch\": " + std::to_string(s.sample_in_epoch) +
+                    ", \"num_canonical_nodes\": " + std::to_string(s.num_canonical_nodes) +
+                    ", \"shuffle_seed\": " + std::to_string(s.shuffle_seed) +
+                    ", \"initial_physical_nodes\": " + std::to_string(s.initial_physical_nodes);
+  if (s.order) {
+    // A record's strings are UTF-8 (parsed JSON) or hex: DumpPyJson takes them.
+    auto order = DumpPyJson(OrderRecordJson(*s.order), /*sort_keys=*/false);
+    out += ", \"sluice_order\": " + (order.ok() ? *order : std::string("null"));
+  }
+  return out + "}";
 }
 
 Result<ResumeState> ResumeStateFromJson(std::string_view json) {
@@ -17,14 +23,8 @@ Result<ResumeState> ResumeStateFromJson(std::string_view json) {
   if (!parsed.ok()) return InvalidArgumentError("resume state: " + parsed.status().message());
   const JsonValue::Object* obj = std::get_if<JsonValue::Object>(&parsed->v);
   if (!obj) return InvalidArgumentError("resume state: must be a JSON object");
-  auto find = [&](std::string_view key) -> const JsonValue* {
-    for (const auto& [k, v] : *obj) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  };
   auto get = [&](std::string_view key, bool required, int64_t* out) -> Status {
-    const JsonValue* v = find(key);
+    const JsonValue* v = JsonMember(*parsed, key);
     if (!v || std::holds_alternative<std::nullptr_t>(v->v)) {
       if (!required) return Status::Ok();
       return InvalidArgumentError("resume state: field '" + std::string(key) + "' is missing");
@@ -45,7 +45,65 @@ Result<ResumeState> ResumeStateFromJson(std::string_view json) {
   SLUICE_RETURN_IF_ERROR(get("shuffle_seed", true, &seed));
   SLUICE_RETURN_IF_ERROR(get("initial_physical_nodes", false, &s.initial_physical_nodes));
   s.shuffle_seed = static_cast<uint64_t>(seed);
+  const JsonValue* order = JsonMember(*parsed, "sluice_order");
+  if (order && !std::holds_alternative<std::nullptr_t>(order->v)) {
+    SLUICE_ASSIGN_OR_RETURN(s.order, ParseOrderRecord(*order));
+  }
   return s;
+}
+
+namespace {
+
+Status ReadRanges(const JsonValue* v, const char* key, StepRanges* out) {
+  if (!v || std::holds_alternative<std::nullptr_t>(v->v)) return Status::Ok();
+  const auto* list = std::get_if<JsonValue::Array>(&v->v);
+  auto bad = [&] {
+    return InvalidArgumentError(std::string("resume options: '") + key +
+                                "' must be a list of [first, last] integer pairs");
+  };
+  if (!list) return bad();
+  for (const JsonValue& pair : *list) {
+    const auto* two = std::get_if<JsonValue::Array>(&pair.v);
+    if (!two || two->size() != 2) return bad();
+    const int64_t* a = std::get_if<int64_t>(&(*two)[0].v);
+    const int64_t* b = std::get_if<int64_t>(&(*two)[1].v);
+    if (!a || !b) return bad();
+    out->emplace_back(*a, *b);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
+  auto parsed = ParsePyJson(json);
+  if (!parsed.ok()) return InvalidArgumentError("resume options: " + parsed.status().message());
+  const JsonValue::Object* obj = std::get_if<JsonValue::Object>(&parsed->v);
+  if (!obj) return InvalidArgumentError("resume options: must be a JSON object");
+  for (const auto& [key, value] : *obj) {
+    if (key != "adapt" && key != "skip_steps" && key != "skip_samples") {
+      return InvalidArgumentError("resume options: unknown key '" + key +
+                                  "' (the keys are adapt, skip_steps, skip_samples)");
+    }
+  }
+  ResumeOptions o;
+  if (const JsonValue* adapt = JsonMember(*parsed, "adapt");
+      adapt && !std::holds_alternative<std::nullptr_t>(adapt->v)) {
+    const auto* list = std::get_if<JsonValue::Array>(&adapt->v);
+    if (!list) return InvalidArgumentError("resume options: 'adapt' must be a list of part names");
+    for (const JsonValue& name : *list) {
+      const auto* text = std::get_if<std::string>(&name.v);
+      if (!text) {
+        return InvalidArgumentError("resume options: 'adapt' must be a list of part names");
+      }
+      o.adapt.push_back(*text);
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(
+      ReadRanges(JsonMember(*parsed, "skip_steps"), "skip_steps", &o.skip_steps));
+  SLUICE_RETURN_IF_ERROR(
+      ReadRanges(JsonMember(*parsed, "skip_samples"), "skip_samples", &o.skip_samples));
+  return o;
 }
 
 }  // namespace sluice

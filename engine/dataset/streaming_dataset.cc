@@ -44,6 +44,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   SLUICE_RETURN_IF_ERROR(d->CheckCacheLimit());
   SLUICE_RETURN_IF_ERROR(d->RefuseUnsafeTypes());
   SLUICE_RETURN_IF_ERROR(d->DerivePlan());
+  d->worlds_ = {WorldShape{d->world_.num_nodes, d->world_.ranks_per_node}};
   return d;
 }
 
@@ -56,6 +57,7 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
+  index_fingerprints_.push_back(IndexFingerprint(*index));
   indexes_.push_back(std::make_unique<Index>(std::move(*index)));
   index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
@@ -353,8 +355,19 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(
   if (epoch < 0 || sample_in_epoch < 0) {
     return InvalidArgumentError("epoch and sample_in_epoch must not be negative");
   }
-  return planner::PlanWorker(Request(epoch, sample_in_epoch, num_workers), world_.node,
-                             world_.rank_in_node, worker, shuffle_warning);
+  if (!SkipsAhead(skips_, epoch, sample_in_epoch)) {
+    return planner::PlanWorker(Request(epoch, sample_in_epoch, num_workers), world_.node,
+                               world_.rank_in_node, worker, shuffle_warning);
+  }
+  // The rank's whole order (one worker), its skipped steps left out, dealt
+  // to the workers batch by batch.
+  const int64_t batch = options_.batch_size();
+  SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips_, epoch, sample_in_epoch, batch, parallel_ranks_));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> rank_ids,
+                          planner::PlanWorker(Request(epoch, sample_in_epoch, 1), world_.node,
+                                              world_.rank_in_node, 0, shuffle_warning));
+  return WorkerIdsSkipping(rank_ids, skips_, epoch, sample_in_epoch / (batch * parallel_ranks_),
+                           batch, parallel_ranks_, worker, num_workers);
 }
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
@@ -391,7 +404,8 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   iteration.peek_first_sample = options_.peek_first_sample;
   iteration.populate_after = static_cast<size_t>(std::max<int64_t>(options_.batch_size(), 1));
   std::optional<NextEpochPlan> next;
-  if (options_.prefetch_next_epoch) {
+  // A next epoch with skipped steps is planned when it starts (WorkerIds).
+  if (options_.prefetch_next_epoch && !SkipsAhead(skips_, epoch + 1, 0)) {
     next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node};
   }
   state_epoch_ = epoch;
@@ -422,17 +436,63 @@ ResumeState StreamingDataset::State(uint64_t rank_samples) const {
   s.epoch = state_epoch_;
   // Replicas read the same samples: the job consumed rank_samples per
   // group of replicas (Mosaic: yielded * ranks // replication).
-  s.sample_in_epoch = state_start_ + static_cast<int64_t>(rank_samples) * parallel_ranks_;
+  s.sample_in_epoch = PositionAfter(state_epoch_, state_start_,
+                                    rank_samples * static_cast<uint64_t>(parallel_ranks_));
   s.num_canonical_nodes = num_canonical_nodes_;
   s.shuffle_seed = options_.plan.shuffle_seed;
   s.initial_physical_nodes = initial_physical_nodes_;
+  s.order = Order(s.shuffle_seed, s.num_canonical_nodes, s.epoch);
   return s;
 }
 
-Status StreamingDataset::LoadState(const ResumeState& state) {
+OrderRecord StreamingDataset::Order(uint64_t shuffle_seed, int64_t num_canonical_nodes,
+                                    int64_t epoch) const {
+  OrderRecord r;
+  for (size_t s = 0; s < indexes_.size(); ++s) {
+    r.streams.push_back(StreamOrderPart(options_.streams[s], *indexes_[s], index_fingerprints_[s]));
+  }
+  r.sampling = SamplingOrderPart(options_, shuffle_seed, num_canonical_nodes);
+  r.worlds = worlds_;
+  for (const SkipRange& k : skips_) {
+    if (k.epoch == epoch) r.skips.push_back(k);
+  }
+  return r;
+}
+
+int64_t StreamingDataset::PositionAfter(int64_t epoch, int64_t start, uint64_t consumed) const {
+  return sluice::PositionAfter(skips_, epoch, start, consumed);
+}
+
+Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions& options) {
   if (state.num_canonical_nodes < 1) {
     return InvalidArgumentError("resume state: num_canonical_nodes must be positive");
   }
+  SLUICE_ASSIGN_OR_RETURN(AdaptParts adapt, ParseAdaptParts(options.adapt));
+  const WorldShape here{world_.num_nodes, world_.ranks_per_node};
+  std::vector<WorldShape> worlds{here};
+  std::vector<SkipRange> skips;
+  if (state.order) {
+    OrderRecord now = Order(state.shuffle_seed, state.num_canonical_nodes, state.epoch);
+    now.worlds = {here};
+    std::vector<std::string> names;
+    for (const StreamOptions& s : options_.streams) names.push_back(StreamRoot(s));
+    SLUICE_RETURN_IF_ERROR(CompareOrder(*state.order, now, adapt, names));
+    worlds = state.order->worlds;
+    if (!(worlds.back() == here)) worlds.push_back(here);
+    for (const SkipRange& k : state.order->skips) {
+      if (k.epoch == state.epoch) skips.push_back(k);
+    }
+  }
+  const int64_t global_batch = options_.batch_size() * parallel_ranks_;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<SkipRange> steps,
+                          SkipRangesFromSteps(state.epoch, options.skip_steps, global_batch));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<SkipRange> samples,
+                          SkipRangesFromSamples(state.epoch, options.skip_samples, global_batch));
+  skips.insert(skips.end(), steps.begin(), steps.end());
+  skips.insert(skips.end(), samples.begin(), samples.end());
+  skips = MergeSkipRanges(std::move(skips));
+  SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch,
+                                         options_.batch_size(), parallel_ranks_));
   // The prefetch thread reads the planning options: stop the iteration.
   Release();
   cursor_.reset();
@@ -450,6 +510,8 @@ Status StreamingDataset::LoadState(const ResumeState& state) {
   num_canonical_nodes_ = derived->num_canonical_nodes;
   state_epoch_ = state.epoch;
   state_start_ = state.sample_in_epoch;
+  worlds_ = std::move(worlds);
+  skips_ = std::move(skips);
   return Status::Ok();
 }
 

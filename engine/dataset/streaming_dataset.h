@@ -123,7 +123,8 @@ class StreamingDataset {
 
   // The ids this process's worker reads in `epoch`, starting after
   // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed;
-  // *shuffle_warning, when given, as planner::PlanWorker's.
+  // *shuffle_warning, when given, as planner::PlanWorker's. Without the
+  // steps LoadState skips in `epoch` (skip_ranges.h WorkerIdsSkipping).
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                          int64_t num_workers,
                                          std::optional<std::string>* shuffle_warning = nullptr) const;
@@ -159,14 +160,32 @@ class StreamingDataset {
 
   // Mosaic's state_dict: `rank_samples` is how many samples this rank has
   // consumed since IterBegin (all its workers); sample_in_epoch = the
-  // starting offset + rank_samples * the ranks after replication (world
-  // size / replication).
+  // position reached (PositionAfter) from the starting offset after
+  // rank_samples * the ranks after replication (world size / replication)
+  // samples. With the order record (Order) of its seed and canonical nodes.
   ResumeState State(uint64_t rank_samples) const;
   // Mosaic's load_state_dict: the state's num_canonical_nodes, shuffle_seed
   // and initial_physical_nodes replace the configured ones; its epoch and
   // sample_in_epoch are for the caller's IterBegin. Ends any iteration in
   // progress (NextBatch then needs a new IterBegin).
-  Status LoadState(const ResumeState& state);
+  // A state with an order record is refused (CompareOrder's
+  // kInvalidArgument, nothing changed) when this dataset would not
+  // continue its order, but for the parts options.adapt accepts; its world
+  // list, with this world appended when it differs, and its skip ranges
+  // are kept for the states this run saves. options' skip ranges are
+  // added to the state's, for its epoch (skip_ranges.h); the skip ranges
+  // ahead of the state's position, and that position, must be whole steps
+  // (CheckSkipsAhead). A state without a record loads as Mosaic's does.
+  Status LoadState(const ResumeState& state, const ResumeOptions& options = {});
+  // The record of this dataset's order for a state with these seed,
+  // canonical nodes and epoch (order_record.h): its streams, sampling
+  // options, the worlds this run has been on, and its skip ranges of `epoch`.
+  OrderRecord Order(uint64_t shuffle_seed, int64_t num_canonical_nodes, int64_t epoch) const;
+  // The position in `epoch` after the job consumed `consumed` samples (all
+  // ranks, after replication) from position `start`, skipping what the
+  // loaded state and options skip (skip_ranges.h PositionAfter);
+  // start + consumed when nothing is skipped.
+  int64_t PositionAfter(int64_t epoch, int64_t start, uint64_t consumed) const;
 
   DatasetCounters counters() const;
 
@@ -244,6 +263,12 @@ class StreamingDataset {
   std::unique_ptr<DatasetShards> shards_;
   // Declared after shards_: goes first (its threads open shards_'s shards).
   std::unique_ptr<IterationCursor> cursor_;
+  // Per stream: IndexFingerprint of its index.
+  std::vector<std::string> index_fingerprints_;
+  // The worlds this run has been on (the loaded state's, then this one when
+  // it differs) and the skip ranges of the loaded state and options, merged.
+  std::vector<WorldShape> worlds_;
+  std::vector<SkipRange> skips_;
   // Where State() counts from: the last IterBegin's or LoadState's place.
   int64_t state_epoch_ = 0, state_start_ = 0;
   std::optional<std::string> shuffle_warning_;  // of the iteration cursor_ walks

@@ -63,6 +63,10 @@ Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name) {
   return MosaicKeyError(name);
 }
 
+std::string_view PartitionAlgoName(PartitionAlgo algo) {
+  return algo == PartitionAlgo::kOrig ? "orig" : "relaxed";
+}
+
 Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& a) {
   SLUICE_RETURN_IF_ERROR(CheckCommon(a));
   if (algo == PartitionAlgo::kOrig || RelaxedIsOrig(a)) {

@@ -17,6 +17,8 @@ enum class PartitionAlgo { kOrig, kRelaxed };
 
 // "orig" / "relaxed"; anything else -> KeyError as Mosaic's registry lookup.
 Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name);
+// The name ParsePartitionAlgo reads.
+std::string_view PartitionAlgoName(PartitionAlgo algo);
 
 struct PartitionArgs {
   int64_t num_samples = 0;

@@ -26,6 +26,9 @@ enum class SamplingMethod { kBalanced, kFixed };
 Result<BatchingMethod> ParseBatchingMethod(std::string_view name);
 // "balanced" | "fixed"; else ValueError.
 Result<SamplingMethod> ParseSamplingMethod(std::string_view name);
+// The names the parsers above read.
+std::string_view BatchingMethodName(BatchingMethod method);
+std::string_view SamplingMethodName(SamplingMethod method);
 
 // StreamingDataset's planning arguments, Mosaic's names and defaults.
 struct PlanConfig {

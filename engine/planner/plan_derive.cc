@@ -24,6 +24,20 @@ Result<SamplingMethod> ParseSamplingMethod(std::string_view name) {
   return MosaicValueError("Invalid sampling method: " + std::string(name) + ". Must be one of `balanced` or `fixed`.");
 }
 
+std::string_view BatchingMethodName(BatchingMethod method) {
+  switch (method) {
+    case BatchingMethod::kRandom: return "random";
+    case BatchingMethod::kPerStream: return "per_stream";
+    case BatchingMethod::kStratified: return "stratified";
+    case BatchingMethod::kDevicePerStream: return "device_per_stream";
+  }
+  return "?";
+}
+
+std::string_view SamplingMethodName(SamplingMethod method) {
+  return method == SamplingMethod::kBalanced ? "balanced" : "fixed";
+}
+
 int64_t DefaultCanonicalNodes(ShuffleAlgo algo, int64_t physical_nodes) {
   const bool many = algo == ShuffleAlgo::kPy1s || algo == ShuffleAlgo::kPy2s;
   return many ? 64 * physical_nodes : physical_nodes;

@@ -3,7 +3,6 @@ yielded, so its state_dict resumes a StreamingDataset mid-epoch (Mosaic's)."""
 from torch.utils.data import DataLoader
 
 from sluice.dataset import StreamingDataset
-from sluice.world import World
 
 __all__ = ['StreamingDataLoader']
 
@@ -35,15 +34,12 @@ class StreamingDataLoader(DataLoader):
     def state_dict(self):
         if not isinstance(self.dataset, StreamingDataset):
             return None
-        world = World()
-        num_samples = self.num_samples_yielded * world.num_ranks
-        if self.dataset.replication is not None:
-            num_samples //= self.dataset.replication
-        return self.dataset.state_dict(num_samples, False)
+        return self.dataset.state_dict(self.dataset._job_samples(self.num_samples_yielded), False)
 
-    def load_state_dict(self, obj):
+    def load_state_dict(self, obj, **kwargs):
         # The dataset keeps the resumed offset; this loader counts only what
         # it yields from here (a state_dict before iterating says the offset
-        # once, as Mosaic's).
+        # once, as Mosaic's). kwargs: the dataset's (adapt, skip_steps,
+        # skip_samples).
         if isinstance(self.dataset, StreamingDataset):
-            self.dataset.load_state_dict(obj)
+            self.dataset.load_state_dict(obj, **kwargs)

@@ -102,6 +102,7 @@ class StreamingDataset(_Base):
         self.initial_physical_nodes = None
         self._counters = SharedCounters()
         self._resume_state = None
+        self._resume_options = {}  # load_state_dict's adapt and skips, for the engine
         self._engine = None
         malloc_tuning.tune()  # batches unpickled in this process: see the module
         self._given_streams = bool(streams)
@@ -375,7 +376,7 @@ class StreamingDataset(_Base):
         else:
             self._counters.set(worker, epoch + 1)
         if state is not None:
-            epoch, sample_in_epoch = self._engine.load_state(state)
+            epoch, sample_in_epoch = self._engine.load_state(state, self._resume_options)
         return epoch, sample_in_epoch, worker, world.workers_per_rank
 
     @property
@@ -387,16 +388,36 @@ class StreamingDataset(_Base):
         for i in range(MAX_WORKERS):
             self._counters.set(i, value)
 
+    def _job_samples(self, rank_samples):
+        """The samples the job consumed when each rank consumed
+        `rank_samples`: what state_dict's num_samples counts (Mosaic's rule:
+        rank samples x ranks, divided by replication, as replicas read the
+        same samples)."""
+        num_samples = rank_samples * World().num_ranks
+        if self.replication is not None:
+            num_samples //= self.replication
+        return num_samples
+
     def state_dict(self, num_samples, from_beginning):
         """Mosaic's checkpoint: {epoch, sample_in_epoch, num_canonical_nodes,
-        shuffle_seed, initial_physical_nodes}. `num_samples` counts samples the
-        whole job consumed (from the epoch's start when from_beginning, else
-        since this run resumed)."""
+        shuffle_seed, initial_physical_nodes}, then Sluice's "sluice_order":
+        the engine's record of what else defines the order (each stream's
+        index fingerprint, the sampling options, the worlds this run was on,
+        the steps it skips), which load_state_dict checks. `num_samples`
+        counts samples the whole job consumed (from the epoch's start when
+        from_beginning, else since this run resumed); sample_in_epoch is the
+        position they reach, skipped steps passed over. Before any epoch
+        (epoch -1, which a resume ignores, as Mosaic's) there is no record."""
         world = World()
         epoch = self.next_epoch - 1
         epoch, offset, state = self._resume(epoch)
-        sample_in_epoch = num_samples if from_beginning else offset + num_samples
-        return {
+        start = 0 if from_beginning else offset
+        if epoch < 0:
+            sample_in_epoch = start + num_samples
+        else:
+            sample_in_epoch = self._engine.position_after(int(epoch), int(start),
+                                                          int(num_samples))
+        mosaic = {
             'epoch': epoch,
             'sample_in_epoch': sample_in_epoch,
             'num_canonical_nodes': self._resolved_canonical_nodes(world, state, self.replication),
@@ -404,9 +425,43 @@ class StreamingDataset(_Base):
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes') or
             self.initial_physical_nodes or self._physical_nodes(world, self.replication),
         }
+        return mosaic if epoch < 0 else self._engine.state_with_order(mosaic)
 
-    def load_state_dict(self, obj):
-        """Resume from a state_dict on the next __iter__ (Mosaic's rules)."""
-        self._resume_state = dict(obj)
+    def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None):
+        """Resume from a state_dict on the next __iter__ (Mosaic's rules).
+
+        A state that carries "sluice_order" (saved by this Sluice) is checked
+        now against this dataset: saved over other data (a stream's index
+        fingerprint, shard or sample count, remote, split, weight), with other
+        sampling options, or on another world shape, it raises ValueError
+        naming each difference with the saved and current values. `adapt`
+        names the parts allowed to differ: 'world' (another number of nodes
+        or ranks per node, Mosaic's elastic resume), 'streams', 'sampling'
+        (a str or a sequence of them). A state without the record (Mosaic's,
+        an older Sluice's) loads unchecked, as before.
+
+        skip_steps=[(first, last), ...]: half-open ranges of steps of the
+        state's epoch whose samples never come. Step k is every rank's k-th
+        batch of the epoch: global positions [k G, (k+1) G) with G =
+        batch_size x ranks (world size / replication). Every other step
+        keeps its samples and order on every rank. skip_samples: the same
+        as positions (sample_in_epoch's unit), bounds multiples of G. The
+        state's sample_in_epoch and the ranges still ahead of it must be
+        whole steps. Later states keep the ranges, so resuming from them
+        skips the same steps."""
+        if isinstance(adapt, str):
+            adapt = (adapt,)
+        options = {'adapt': [str(a) for a in adapt]}
+        for key, ranges in (('skip_steps', skip_steps), ('skip_samples', skip_samples)):
+            if ranges is not None:
+                options[key] = [[int(a), int(b)] for a, b in ranges]
+        state = dict(obj)
+        if not isinstance(state.get('epoch'), int) or state['epoch'] >= self.next_epoch:
+            # Checked (and its worlds and skips kept for state_dict) now, not
+            # at the first batch: __iter__ loads it again where it iterates.
+            # A state older than the next epoch is ignored there, as Mosaic's.
+            self._engine.load_state(state, options)
+        self._resume_state = state
+        self._resume_options = options
         if obj.get('initial_physical_nodes') is not None:
             self.initial_physical_nodes = obj['initial_physical_nodes']

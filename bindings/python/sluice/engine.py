@@ -66,6 +66,14 @@ if available():
             ('sluice_stream_release', None, [ctypes.c_void_p]),
             ('sluice_stream_load_state', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
+            ('sluice_stream_load_state_with', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_uint64),
+              _P(ctypes.c_uint64)]),
+            ('sluice_stream_state_with_order', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_position_after', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64,
+              _P(ctypes.c_uint64)]),
             ('sluice_stream_sample_path', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
@@ -246,11 +254,35 @@ class Engine:
         _lib.check(_lib_.sluice_stream_counters(self._ptr, ctypes.byref(stats)))
         return {name: getattr(stats, name) for name, _ in _Stats._fields_}
 
-    def load_state(self, state):
+    def load_state(self, state, options=None):
+        """Loads a state_dict (sluice_stream_load_state_with): `options` is
+        {'adapt': [...], 'skip_steps': [...], 'skip_samples': [...]}. Returns
+        (epoch, sample_in_epoch) to iterate from; a state the engine refuses
+        raises (ValueError naming what changed)."""
         epoch, sie = ctypes.c_uint64(), ctypes.c_uint64()
-        _lib.check(_lib_.sluice_stream_load_state(self._ptr, json.dumps(state).encode(),
-                                                  ctypes.byref(epoch), ctypes.byref(sie)))
+        _lib.check(_lib_.sluice_stream_load_state_with(
+            self._ptr, json.dumps(state).encode(), json.dumps(options or {}).encode(),
+            ctypes.byref(epoch), ctypes.byref(sie)))
         return epoch.value, sie.value
+
+    def state_with_order(self, state):
+        """Mosaic's five keys of `state` (a dict), then the engine's
+        "sluice_order" record for them (sluice_stream_state_with_order)."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_state_with_order(self._ptr, json.dumps(state).encode(),
+                                                        ctypes.byref(out)))
+        try:
+            return json.loads(ctypes.string_at(out.value).decode('utf-8'))
+        finally:
+            _lib.lib.sluice_free(out)
+
+    def position_after(self, epoch, start, consumed):
+        """sample_in_epoch after `consumed` samples of `epoch` from `start`,
+        skipped steps passed over (sluice_stream_position_after)."""
+        out = ctypes.c_uint64()
+        _lib.check(_lib_.sluice_stream_position_after(self._ptr, epoch, start, consumed,
+                                                      ctypes.byref(out)))
+        return out.value
 
     def iterate(self, epoch, sample_in_epoch, worker, num_workers):
         """This worker's samples, one at a time (see iterate_lists)."""

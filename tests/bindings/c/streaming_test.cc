@@ -192,8 +192,10 @@ TEST_F(StreamCApi, WorkersCoverTheEpochAndResumeAtTheTail) {
   }
   char* state = nullptr;
   ASSERT_EQ(sluice_stream_state_json(s, 10, &state), SLUICE_OK);
-  EXPECT_STREQ(state,
-               R"({"epoch": 1, "sample_in_epoch": 10, "num_canonical_nodes": 1, "shuffle_seed": 3, "initial_physical_nodes": 1})");
+  // Mosaic's keys, then Sluice's order record.
+  const std::string mosaic =
+      R"({"epoch": 1, "sample_in_epoch": 10, "num_canonical_nodes": 1, "shuffle_seed": 3, "initial_physical_nodes": 1, "sluice_order": {"version": 1, )";
+  EXPECT_EQ(std::string(state).substr(0, mosaic.size()), mosaic);
   sluice_stream* r = nullptr;
   ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4)").c_str(), &r), SLUICE_OK);
   uint64_t epoch = 0, offset = 0;
@@ -204,6 +206,74 @@ TEST_F(StreamCApi, WorkersCoverTheEpochAndResumeAtTheTail) {
   ASSERT_EQ(sluice_stream_iter_begin(r, epoch, offset, 0, 1), SLUICE_OK);
   auto tail = Drain(r, 7);
   EXPECT_EQ(tail, decltype(full)(full.begin() + 10, full.end()));
+  sluice_stream_close(r);
+  sluice_stream_close(s);
+}
+
+// The order record: sluice_stream_load_state refuses other options (and
+// accepts another world, as before the record); load_state_with's adapt and
+// skip_steps; state_with_order and position_after for bindings.
+TEST_F(StreamCApi, ResumeChecksTheOrderRecordAndSkipsSteps) {
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4, "shuffle_seed": 3)").c_str(), &s),
+            SLUICE_OK)
+      << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  auto full = Drain(s, 5);
+  ASSERT_EQ(full.size(), 32u);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  char* state = nullptr;
+  ASSERT_EQ(sluice_stream_state_json(s, 4, &state), SLUICE_OK);  // step 1 of global batch 4
+  const std::string saved = state;
+  sluice_free(state);
+
+  sluice_stream* other = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 8)").c_str(), &other), SLUICE_OK);
+  uint64_t epoch = 9, offset = 9;
+  EXPECT_EQ(sluice_stream_load_state(other, saved.c_str(), &epoch, &offset), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: resume state does not match this dataset: sampling batch_size "
+               "changed: saved 4, now 8 (to resume anyway, adapt \"sampling\")");
+  EXPECT_EQ(epoch, 9u);  // untouched
+  EXPECT_EQ(sluice_stream_load_state_with(other, saved.c_str(), R"({"adapt": ["sampling"]})", &epoch,
+                                          &offset),
+            SLUICE_OK)
+      << sluice_last_error();
+  EXPECT_EQ(offset, 4u);
+  EXPECT_EQ(sluice_stream_load_state_with(other, saved.c_str(), R"({"adapt": "sampling"})", &epoch,
+                                          &offset),
+            SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: resume options: 'adapt' must be a list of part names");
+  sluice_stream_close(other);
+
+  // Steps 2 and 3 skipped: the rest keeps its order.
+  sluice_stream* r = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4)").c_str(), &r), SLUICE_OK);
+  ASSERT_EQ(sluice_stream_load_state_with(r, saved.c_str(), R"({"skip_steps": [[2, 4]]})", &epoch,
+                                          &offset),
+            SLUICE_OK)
+      << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(r, epoch, offset, 0, 1), SLUICE_OK);
+  auto tail = Drain(r, 3);
+  decltype(full) expected(full.begin() + 4, full.begin() + 8);
+  expected.insert(expected.end(), full.begin() + 16, full.end());
+  EXPECT_EQ(tail, expected);
+  uint64_t position = 0;
+  ASSERT_EQ(sluice_stream_position_after(r, 0, 4, 4, &position), SLUICE_OK);
+  EXPECT_EQ(position, 16u);  // passed over steps 2 and 3
+  ASSERT_EQ(sluice_stream_position_after(r, 0, 4, 3, &position), SLUICE_OK);
+  EXPECT_EQ(position, 7u);
+  char* with = nullptr;
+  ASSERT_EQ(sluice_stream_state_with_order(r, R"({"epoch": 0, "sample_in_epoch": 16, "num_canonical_nodes": 1, "shuffle_seed": 3, "initial_physical_nodes": 1})",
+                                           &with),
+            SLUICE_OK)
+      << sluice_last_error();
+  const std::string prefix =
+      R"({"epoch": 0, "sample_in_epoch": 16, "num_canonical_nodes": 1, "shuffle_seed": 3, "initial_physical_nodes": 1, "sluice_order": {"version": 1, )";
+  EXPECT_EQ(std::string(with).substr(0, prefix.size()), prefix);
+  EXPECT_NE(std::string(with).find(R"("skips": [[0, 8, 16]])"), std::string::npos) << with;
+  sluice_free(with);
   sluice_stream_close(r);
   sluice_stream_close(s);
 }

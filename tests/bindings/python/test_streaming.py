@@ -108,8 +108,12 @@ def test_state_dict_resumes_with_the_remaining_samples(tmp_path):
         if i == 9:
             state = loader.state_dict()
             break
-    assert state == {'epoch': 0, 'sample_in_epoch': 40, 'num_canonical_nodes': 2,
-                     'shuffle_seed': 9176, 'initial_physical_nodes': 1}
+    # Mosaic's keys, in Mosaic's order, then Sluice's order record.
+    assert list(state) == ['epoch', 'sample_in_epoch', 'num_canonical_nodes', 'shuffle_seed',
+                           'initial_physical_nodes', 'sluice_order']
+    assert {k: state[k] for k in list(state)[:5]} == {
+        'epoch': 0, 'sample_in_epoch': 40, 'num_canonical_nodes': 2, 'shuffle_seed': 9176,
+        'initial_physical_nodes': 1}
     fresh = dataset_for(cfg, str(tmp_path / 'again'))
     loader2 = sluice.StreamingDataLoader(fresh, batch_size=4, num_workers=0,
                                          collate_fn=ids_collate)

@@ -290,7 +290,7 @@ TEST(DatasetConfig, WorldWithoutLocalWorldSizeIsMosaics) {
 }
 
 TEST(ResumeState, RoundTripAndErrors) {
-  ResumeState s{3, 1234, 8, 17, 2};
+  ResumeState s{3, 1234, 8, 17, 2, std::nullopt};
   std::string json = ResumeStateToJson(s);
   EXPECT_EQ(json,
             R"({"epoch": 3, "sample_in_epoch": 1234, "num_canonical_nodes": 8, "shuffle_seed": 17, "initial_physical_nodes": 2})");

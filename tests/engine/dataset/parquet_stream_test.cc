@@ -263,15 +263,19 @@ TEST(ParquetStream, SameResumptionAsMdsTwinOnAnotherNumberOfNodes) {
         ReadSome(**ds, 6);
         four.push_back(std::move(*ds));
       }
-      states[dir] = ResumeStateToJson(four[0]->State(6));
-      auto state = ResumeStateFromJson(states[dir]);
+      // Mosaic's keys (the order records differ: other shards).
+      ResumeState mosaic = four[0]->State(6);
+      mosaic.order.reset();
+      states[dir] = ResumeStateToJson(mosaic);
+      auto state = ResumeStateFromJson(ResumeStateToJson(four[0]->State(6)));
       ASSERT_TRUE(state.ok());
       for (int64_t n = 0; n < resume_nodes; ++n) {
         DatasetOptions o = node_options(dir, n, resume_nodes);
         o.plan.num_canonical_nodes.reset();
         auto ds = StreamingDataset::Open(o);
         ASSERT_TRUE(ds.ok());
-        ASSERT_TRUE((*ds)->LoadState(*state).ok());
+        // Resumed on fewer nodes: Mosaic's elastic resume, asked for.
+        ASSERT_TRUE((*ds)->LoadState(*state, ResumeOptions{{"world"}, {}, {}}).ok());
         for (int64_t w = 0; w < 2; ++w) {
           std::vector<std::string> bytes;
           testing::ReadEpoch(**ds, state->epoch, state->sample_in_epoch, w, 2, 2, &bytes);
