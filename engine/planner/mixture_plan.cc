@@ -16,16 +16,6 @@ namespace {
 // Each pass reshuffles with a shuffle epoch no real epoch reaches.
 constexpr uint64_t kPassStride = uint64_t{1} << 32;
 
-std::string_view BatchingName(BatchingMethod m) {
-  switch (m) {
-    case BatchingMethod::kRandom: return "random";
-    case BatchingMethod::kPerStream: return "per_stream";
-    case BatchingMethod::kStratified: return "stratified";
-    case BatchingMethod::kDevicePerStream: return "device_per_stream";
-  }
-  return "?";
-}
-
 int64_t StreamSamples(const PlanRequest& q, size_t stream) {
   int64_t n = 0;
   for (int64_t z : q.streams[stream].shard_sizes) n += z;
@@ -96,7 +86,7 @@ Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& q) {
   if (c.batching_method != BatchingMethod::kRandom) {
     return MosaicValueError("mixture: batching_method must be 'random' with a mixture schedule (the schedule "
                             "decides the stream of every position), got '" +
-                            std::string(BatchingName(c.batching_method)) + "'");
+                            std::string(BatchingMethodName(c.batching_method)) + "'");
   }
   for (size_t s = 0; s < q.streams.size(); ++s) {
     const StreamWeight& w = q.streams[s].weight;

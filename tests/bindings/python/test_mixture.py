@@ -139,3 +139,27 @@ def test_dataloader_workers_read_the_same_sequence(streams):
     # Worker w holds batches w, w + 2, ... of the rank's sequence; the loader
     # takes them in turn, so the batches come in sequence order.
     assert [v for b in loader for v in b] == whole
+
+
+def test_a_state_records_the_schedule(streams):
+    kwargs = dict(epoch_size=20, shuffle=True, shuffle_seed=5, mixture=[(0, [1, 1, 1]), (8, [0, 1, 4])])
+    loader = sluice.StreamingDataLoader(make(streams, **kwargs), batch_size=1, collate_fn=ids_collate)
+    for i, _ in enumerate(loader):
+        if i + 1 == 6:
+            state = loader.state_dict()
+            break
+    other = make(streams, **dict(kwargs, mixture=[(0, [1, 1, 1]), (9, [0, 1, 4])]))
+    with pytest.raises(ValueError) as e:
+        other.load_state_dict(state)
+    assert 'sampling mixture changed' in str(e.value)
+    linear = make(streams, **dict(kwargs, mixture_interpolation='linear'))
+    with pytest.raises(ValueError) as e:
+        linear.load_state_dict(state)
+    assert 'sampling mixture_interpolation changed' in str(e.value)
+    # Told to adapt, the new schedule plans the rest of the epoch from
+    # sample 6 (its own sequence there: see engine/planner/README.md).
+    other.load_state_dict(state, adapt='sampling')
+    assert len(values(other)) == 14
+    same = make(streams, **kwargs)
+    same.load_state_dict(state)
+    assert len(values(same)) == 14
