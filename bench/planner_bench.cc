@@ -199,6 +199,45 @@ void BM_OneWorkerWithCheckpoints(benchmark::State& state) {
   state.counters["budget_mb"] = (8.0 * double(n)) / (1024.0 * 1024.0) + 64.0;
 }
 
+// Mixture schedule against fixed proportions: three streams (60/30/10% of
+// `samples`, shards of 1000), epoch_size = samples, 64 canonical nodes,
+// 8 x 8 x 8 world, py1e. mode 0: proportions 0.7/0.2/0.1 (Mosaic's
+// resampling); 1: the schedule (0: 0.7/0.2/0.1, samples/2: 0.5/0.3/0.2),
+// step; 2: the same, linear. whole 1: PlanEpoch; 0: worker 7/7/7's plan.
+PlanRequest MixtureRequest(int64_t samples, int64_t mode) {
+  PlanRequest q = Request(samples, 1);
+  q.streams.clear();
+  for (double part : {0.6, 0.3, 0.1}) {
+    StreamSpec s;
+    s.shard_sizes.assign(size_t(double(samples) * part / 1000), 1000);
+    q.streams.push_back(std::move(s));
+  }
+  q.config.epoch_size = samples;
+  if (mode == 0) {
+    q.streams[0].weight.proportion = 0.7;
+    q.streams[1].weight.proportion = 0.2;
+    q.streams[2].weight.proportion = 0.1;
+  } else {
+    q.config.mixture = MixtureSchedule{{{0, {0.7, 0.2, 0.1}}, {samples / 2, {0.5, 0.3, 0.2}}},
+                                       mode == 1 ? MixtureInterpolation::kStep : MixtureInterpolation::kLinear};
+  }
+  return q;
+}
+
+void BM_Mixture(benchmark::State& state) {
+  const PlanRequest q = MixtureRequest(state.range(0), state.range(1));
+  Measure(state, [&] {
+    if (state.range(2) == 1) {
+      auto work = PlanEpoch(q);
+      if (work.ok()) benchmark::DoNotOptimize(work->ids.data());
+      return work.ok();
+    }
+    auto ids = PlanWorker(q, 7, 7, 7);
+    if (ids.ok()) benchmark::DoNotOptimize(ids->data());
+    return ids.ok();
+  });
+}
+
 BENCHMARK(BM_WholeArray)
     ->ArgNames({"samples", "threads"})
     ->ArgsProduct({{10'000'000, 100'000'000}, {1, 0}})
@@ -210,6 +249,15 @@ BENCHMARK(BM_WholeArray)
 BENCHMARK(BM_OneWorker)
     ->ArgNames({"samples", "which"})
     ->ArgsProduct({{10'000'000, 100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+BENCHMARK(BM_Mixture)
+    ->ArgNames({"samples", "mode", "whole"})
+    ->ArgsProduct({{10'000'000}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(3)

@@ -395,7 +395,8 @@ typedef struct sluice_plan sluice_plan;
  * Mosaic's order vectors: {"streams": [{"shard_sizes": [...], "proportion"|
  * "repeat"|"choose": ...}], "world": {"num_nodes", "ranks_per_node",
  * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
- * "epoch", "sample_in_epoch"}. Configurations Mosaic rejects fail with
+ * "epoch", "sample_in_epoch", "mixture", "mixture_interpolation" (as for
+ * sluice_stream_open)}. Configurations Mosaic rejects fail with
  * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
 /* Mosaic's default num_canonical_nodes for `physical_nodes` (>= 1) nodes
  * and the shuffle algorithm named `shuffle_algo` ("py1e", "py1s", ...):
@@ -475,7 +476,15 @@ typedef struct sluice_stream sluice_stream;
  *    64 shared by the node's readers when fewer, at least 2; 4 otherwise;
  *    under a cache_limit 1 unless the node has one reader, and extra ones
  *    only when there is room),
- *    "world": {"rank", "world_size", "local_rank", "local_world_size"}}
+ *    "world": {"rank", "world_size", "local_rank", "local_world_size"},
+ *    "mixture": [[samples seen, [weight per stream, ...]], ...] (Sluice's
+ *    extension: from each point on, the streams are drawn in proportion to
+ *    its weights; the first point at 0, points increasing; needs
+ *    "epoch_size", random batching and no stream weights; each stream is
+ *    read in its shuffled order, pass after pass, in one global sequence
+ *    for any world; engine/planner/README.md), "mixture_interpolation"
+ *    ("step", the default: weights held until the next point; "linear":
+ *    moved linearly to the next point's)}
  * Without "streams", top-level "remote"/"local"/"split" make one stream.
  * A stream with "files" is a raw-file stream: its files (listed under the
  * remote, or the local folder read in place, or named one per line by the

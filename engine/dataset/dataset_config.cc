@@ -68,6 +68,35 @@ Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
   return Status::Ok();
 }
 
+// "mixture": [[samples seen, [weight per stream, ...]], ...]. Only the
+// shape is checked here; the planner checks the values (QuantizeMixture).
+Result<planner::MixtureSchedule> GetMixture(const JsonValue& v, std::string_view key) {
+  const JsonValue::Array* points = std::get_if<JsonValue::Array>(&v.v);
+  if (points == nullptr) return Bad(key, "must be a list of [samples seen, [weights]] points");
+  planner::MixtureSchedule out;
+  for (size_t k = 0; k < points->size(); ++k) {
+    const std::string where = std::string(key) + "[" + std::to_string(k) + "]";
+    const JsonValue::Array* pair = std::get_if<JsonValue::Array>(&(*points)[k].v);
+    if (pair == nullptr || pair->size() != 2) return Bad(where, "must be a pair [samples seen, [weights]]");
+    planner::MixturePoint point;
+    SLUICE_ASSIGN_OR_RETURN(point.at, GetInt((*pair)[0], where + "[0]"));
+    const JsonValue::Array* weights = std::get_if<JsonValue::Array>(&(*pair)[1].v);
+    if (weights == nullptr) return Bad(where + "[1]", "must be a list of numbers, one per stream");
+    for (size_t i = 0; i < weights->size(); ++i) {
+      const JsonValue& w = (*weights)[i];
+      if (const int64_t* n = std::get_if<int64_t>(&w.v)) {
+        point.weights.push_back(static_cast<double>(*n));
+      } else if (const double* d = std::get_if<double>(&w.v)) {
+        point.weights.push_back(*d);
+      } else {
+        return Bad(where + "[1][" + std::to_string(i) + "]", "must be a number");
+      }
+    }
+    out.points.push_back(std::move(point));
+  }
+  return out;
+}
+
 bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
@@ -165,7 +194,9 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
 
 Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o) {
   planner::PlanConfig& p = o->plan;
-  if (k == "epoch_size") {
+  if (k == "mixture") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<planner::MixtureSchedule>(v, k, &p.mixture, GetMixture));
+  } else if (k == "epoch_size") {
     if (IsNull(v)) {
       p.epoch_size.reset();
     } else if (const std::string* s = std::get_if<std::string>(&v.v)) {
@@ -285,15 +316,24 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
   const JsonValue* streams = nullptr;
   StreamOptions single;
   bool has_single = false;
+  std::optional<planner::MixtureInterpolation> interpolation;
   for (const auto& [k, v] : *top) {
     if (k == "streams") {
       if (!IsNull(v)) streams = &v;
+    } else if (k == "mixture_interpolation") {
+      if (IsNull(v)) continue;
+      SLUICE_ASSIGN_OR_RETURN(std::string name, GetString(v, k));
+      SLUICE_ASSIGN_OR_RETURN(interpolation, planner::ParseMixtureInterpolation(name));
     } else if (IsStreamKey(k)) {
       SLUICE_RETURN_IF_ERROR(ApplyStreamKey(k, v, &single));
       has_single = true;
     } else {
       SLUICE_RETURN_IF_ERROR(ApplyGlobalKey(k, v, &o));
     }
+  }
+  if (interpolation) {
+    if (!o.plan.mixture) return Bad("mixture_interpolation", "is set without a 'mixture'");
+    o.plan.mixture->interpolation = *interpolation;
   }
   if (streams) {
     const JsonValue::Array* arr = std::get_if<JsonValue::Array>(&streams->v);

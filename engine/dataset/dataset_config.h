@@ -75,7 +75,8 @@ struct DatasetOptions {
   // epoch_size, sampling_method, sampling_granularity, partition_algo,
   // num_canonical_nodes, batch_size (None -> 1, as Mosaic), shuffle,
   // shuffle_algo, shuffle_seed, shuffle_block_size, batching_method,
-  // replication: Mosaic's defaults (see planner::PlanConfig).
+  // replication: Mosaic's defaults (see planner::PlanConfig); mixture
+  // (Sluice's extension: a schedule of stream weights, PlanConfig::mixture).
   planner::PlanConfig plan;
   std::optional<int64_t> predownload;  // None -> 8 * batch_size
   // None = no limit. One limit over all streams' cache folders together, as
@@ -162,7 +163,10 @@ struct DatasetOptions {
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
 // "files" and "parquet" (each true or {"glob", "manifest"}; not both),
-// "world": {"rank", "world_size", "local_rank", "local_world_size"}}.
+// "world": {"rank", "world_size", "local_rank", "local_world_size"},
+// "mixture" ([[samples seen, [weight per stream, ...]], ...]; Sluice's
+// extension, planner::MixtureSchedule) and "mixture_interpolation"
+// ("step", the default, or "linear")}.
 // Without "streams", top-level "remote"/"local"/"split" and the per-stream
 // keys make the one stream (Mosaic's single-stream form). null = default.
 // Unknown keys, wrong types, bad names or values -> kInvalidArgument naming

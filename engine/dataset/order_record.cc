@@ -119,7 +119,7 @@ JsonValue StreamOrderPart(const StreamOptions& stream, const Index& index,
 JsonValue::Object SamplingOrderPart(const DatasetOptions& options, uint64_t shuffle_seed,
                                     int64_t num_canonical_nodes) {
   const planner::PlanConfig& c = options.plan;
-  return JsonValue::Object{
+  JsonValue::Object part{
       {"epoch_size", Opt(c.epoch_size)},
       {"sampling_method", Str(std::string(planner::SamplingMethodName(c.sampling_method)))},
       {"sampling_granularity", Int(c.sampling_granularity)},
@@ -133,6 +133,23 @@ JsonValue::Object SamplingOrderPart(const DatasetOptions& options, uint64_t shuf
       {"batching_method", Str(std::string(planner::BatchingMethodName(c.batching_method)))},
       {"num_canonical_nodes", Int(num_canonical_nodes)},
       {"replication", Opt(c.replication)}};
+  // Only when set, so that the records (and digests) of plans without a
+  // schedule stay as they were.
+  if (c.mixture) {
+    JsonValue::Array points;
+    for (const planner::MixturePoint& p : c.mixture->points) {
+      JsonValue::Array weights;
+      for (double w : p.weights) {
+        weights.emplace_back();
+        weights.back().v = w;  // (JsonValue{w} trips GCC 12's maybe-uninitialized)
+      }
+      points.push_back(JsonValue{JsonValue::Array{Int(p.at), JsonValue{std::move(weights)}}});
+    }
+    part.emplace_back("mixture", JsonValue{std::move(points)});
+    part.emplace_back("mixture_interpolation",
+                      Str(c.mixture->interpolation == planner::MixtureInterpolation::kLinear ? "linear" : "step"));
+  }
+  return part;
 }
 
 JsonValue OrderRecordJson(const OrderRecord& record) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/planner/batching.h"
+#include "engine/planner/mixture_plan.h"
 #include "engine/planner/plan_worker.h"
 
 namespace sluice::planner {
@@ -20,6 +21,7 @@ constexpr char kPy1eNarrowBlock[] =
 Result<WorkArray> PlanEpoch(const PlanRequest& request) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const BatchContext ctx{request, derived};
+  if (request.config.mixture) return MixtureEpoch(ctx);
   switch (request.config.batching_method) {
     case BatchingMethod::kRandom: return BatchRandom(ctx);
     case BatchingMethod::kPerStream: return BatchPerStream(ctx);
@@ -48,7 +50,9 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   const int64_t pnode = g / pr, prank = g % pr;
   const BatchContext ctx{request, derived};
   std::vector<int64_t> slice;
-  if (request.config.batching_method == BatchingMethod::kRandom) {
+  if (request.config.mixture) {
+    return MixtureWorker(ctx, pnode, prank, worker);
+  } else if (request.config.batching_method == BatchingMethod::kRandom) {
     bool narrow = false;
     SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker, &narrow, checkpoints));
     if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/planner/mixture_schedule.h"
 #include "engine/planner/partition.h"
 #include "engine/planner/shuffle.h"
 #include "engine/planner/weights.h"
@@ -44,6 +45,11 @@ struct PlanConfig {
   std::optional<int64_t> replication;
   std::optional<int64_t> epoch_size;           // see ParseEpochSize for strings
   std::optional<int64_t> initial_physical_nodes;
+  // Sluice's extension: stream weights by samples seen in the epoch
+  // (mixture_schedule.h). Requires epoch_size and random batching, and no
+  // stream weight; the epoch is then the schedule's sequence (README.md,
+  // "Mixture schedules"), not Mosaic's.
+  std::optional<MixtureSchedule> mixture;
 };
 
 // One stream: its shards' sample counts and at most one weight.

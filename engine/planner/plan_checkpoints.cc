@@ -12,6 +12,7 @@ Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const PlanConfig& c = request.config;
   const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
+  if (c.mixture) return InvalidArgumentError("epoch checkpoints do not apply to a mixture schedule's plan");
   if (c.batching_method != BatchingMethod::kRandom || !c.shuffle || (!py1e && c.shuffle_algo != ShuffleAlgo::kPy1s)) {
     return InvalidArgumentError("epoch checkpoints exist for random batching shuffled with py1e or py1s only");
   }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/planner/mixture_plan.h"
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/size_check.h"
@@ -94,9 +95,19 @@ Result<PlanDerived> DerivePlan(const PlanRequest& q) {
   if (d.num_samples == 0) return MosaicValueError("the dataset has no samples");
   for (size_t i = 0; i < per_stream.size(); ++i)
     if (per_stream[i] == 0) return MosaicValueError("stream " + std::to_string(i) + " has no samples");
-  std::vector<StreamWeight> weights;
-  for (const StreamSpec& s : q.streams) weights.push_back(s.weight);
-  SLUICE_ASSIGN_OR_RETURN(d.weighting, ApplyWeights(weights, per_stream, c.epoch_size, c.shuffle_seed));
+  if (c.mixture) {
+    // The schedule decides each stream's share; the first point's is
+    // reported as its proportion.
+    SLUICE_ASSIGN_OR_RETURN(QuantizedMixture m, CheckMixtureRequest(q));
+    d.weighting.epoch_size = *c.epoch_size;
+    for (int64_t share : m.share[0]) {
+      d.weighting.streams.push_back({double(share) / double(kMixtureScale), 0, 0});
+    }
+  } else {
+    std::vector<StreamWeight> weights;
+    for (const StreamSpec& s : q.streams) weights.push_back(s.weight);
+    SLUICE_ASSIGN_OR_RETURN(d.weighting, ApplyWeights(weights, per_stream, c.epoch_size, c.shuffle_seed));
+  }
   SLUICE_RETURN_IF_ERROR(CheckProduct({d.weighting.epoch_size}));
   if (d.weighting.epoch_size <= 0) return MosaicValueError("the epoch has no samples");
 

@@ -106,6 +106,39 @@ Result<PlanRequest> FromConfig(element cfg) {
     }
   }
 
+  SLUICE_ASSIGN_OR_RETURN(auto mixture, Member(cfg, "mixture"));
+  if (mixture) {
+    // Shape only; QuantizeMixture checks the values.
+    constexpr char kShape[] = "a list of [samples seen, [weights]] points";
+    if (!mixture->is_array()) return TypeError("mixture", kShape);
+    MixtureSchedule m;
+    for (element point : mixture->get_array()) {
+      MixturePoint p;
+      simdjson::dom::array pair, weights;
+      if (point.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
+          pair.at(0).get_int64().get(p.at) != simdjson::SUCCESS ||
+          pair.at(1).get_array().get(weights) != simdjson::SUCCESS) {
+        return TypeError("mixture", kShape);
+      }
+      for (element w : weights) {
+        double d;
+        if (w.is_int64()) {
+          d = double(int64_t(w));
+        } else if (w.get_double().get(d) != simdjson::SUCCESS) {
+          return TypeError("mixture", kShape);
+        }
+        p.weights.push_back(d);
+      }
+      m.points.push_back(std::move(p));
+    }
+    c.mixture = std::move(m);
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto interpolation, OptString(cfg, "mixture_interpolation"));
+  if (interpolation) {
+    if (!c.mixture) return TypeError("mixture_interpolation", "a 'mixture' beside it");
+    SLUICE_ASSIGN_OR_RETURN(c.mixture->interpolation, ParseMixtureInterpolation(*interpolation));
+  }
+
   SLUICE_ASSIGN_OR_RETURN(auto world, Member(cfg, "world"));
   if (world) {
     if (!world->is_object()) return TypeError("world", "an object");

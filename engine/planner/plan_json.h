@@ -17,7 +17,8 @@ namespace sluice::planner {
 // replication, batch_size, shuffle, shuffle_algo, shuffle_seed,
 // shuffle_block_size, num_canonical_nodes, partition_algo, batching_method,
 // sampling_method, sampling_granularity, epoch, sample_in_epoch,
-// initial_physical_nodes. Missing keys take Mosaic's defaults; "name" and
+// initial_physical_nodes, mixture ([[samples seen, [weights]], ...]) and
+// mixture_interpolation ("step" | "linear"). Missing keys take Mosaic's defaults; "name" and
 // "dataloader_check" are ignored. Errors: malformed JSON or wrong types
 // (kInvalidArgument, "ValueError: ..."), unknown algorithm names (Mosaic's type).
 Result<PlanRequest> ParsePlanRequest(std::string_view json);

@@ -48,7 +48,8 @@ class StreamingDataset(_Base):
                  sampling_granularity=1, partition_algo='relaxed', num_canonical_nodes=None,
                  batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
-                 replication=None, stream_name='stream', stream_config=None, **kwargs):
+                 replication=None, stream_name='stream', stream_config=None, mixture=None,
+                 mixture_interpolation='step', **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
@@ -94,6 +95,10 @@ class StreamingDataset(_Base):
         self.batching_method = batching_method
         self.allow_unsafe_types = allow_unsafe_types
         self.replication = replication
+        # Sluice's extension: [(samples seen, [weight per stream]), ...],
+        # checked and planned by the engine (engine/planner/README.md).
+        self.mixture = mixture
+        self.mixture_interpolation = mixture_interpolation
         self.initial_physical_nodes = None
         self._counters = SharedCounters()
         self._resume_state = None
@@ -120,9 +125,13 @@ class StreamingDataset(_Base):
             # engine found no Parquet files to read instead.
             missing_local_index(self.streams, [self._split_of(s) for s in self.streams])
             raise
-        # Mosaic's epoch_size: the resolved number of samples an epoch draws.
-        self.epoch_size = Stream.apply_weights(self.streams, self.samples_per_stream,
-                                               self._epoch_size_arg, self.shuffle_seed)
+        # Mosaic's epoch_size: the resolved number of samples an epoch draws;
+        # with a mixture, the epoch_size given (the engine required it).
+        if self.mixture is None:
+            self.epoch_size = Stream.apply_weights(self.streams, self.samples_per_stream,
+                                                   self._epoch_size_arg, self.shuffle_seed)
+        else:
+            self.epoch_size = self._epoch_size_arg
 
     def _set_shard_table(self, samples_per_shard, stream_per_shard):
         """Mosaic's per-stream and per-shard attributes, from each shard's
@@ -207,6 +216,9 @@ class StreamingDataset(_Base):
                   **getattr(self, '_engine_keys', {})}
         if self._epoch_size_arg is not None:
             config['epoch_size'] = self._epoch_size_arg
+        if self.mixture is not None or self.mixture_interpolation != 'step':
+            config['mixture'] = self.mixture  # the engine refuses an interpolation alone
+            config['mixture_interpolation'] = self.mixture_interpolation
         if self._predownload_arg is not None:
             config['predownload'] = self._predownload_arg
         for key in ('cache_limit', 'num_canonical_nodes',
@@ -286,6 +298,8 @@ class StreamingDataset(_Base):
             'sample_in_epoch': sample_in_epoch,
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes',
                                                         self.initial_physical_nodes),
+            **({'mixture': self.mixture, 'mixture_interpolation': self.mixture_interpolation}
+               if self.mixture is not None else {}),
         }
 
     def _resume(self, epoch):

@@ -49,6 +49,42 @@ TEST(CliBenchPlanTest, PredictedEgressIsTheRunsWithoutCacheLimit) {
   }
 }
 
+// A mixture schedule over two streams (--set streams, epoch_size, mixture):
+// the prediction is the run's, node by node, and a schedule that reads
+// only one stream downloads only that stream's shards.
+TEST(CliBenchPlanTest, PredictedEgressFollowsAMixtureSchedule) {
+  const std::string other = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/single_shard_no_limit";
+  const std::string two = "--set 'streams=[{\"remote\": \"" + kSmall + "\"}, {\"remote\": \"" + other +
+                          "\"}]' --set epoch_size=60 --batch-size 3 --shuffle ";
+  const std::string streams = two + "--nodes 2 ";
+  auto bytes = [](const JsonValue& r) { return Num(r, "cache.bytes_downloaded"); };
+  for (std::string mixture : {"[[0, [1, 0]]]", "[[0, [0, 1]]]", "[[0, [1, 0]], [30, [0, 1]]]"}) {
+    const std::string job = streams + "--set 'mixture=" + mixture + "' --set mixture_interpolation='\"linear\"'";
+    JsonValue plan = Report("--plan-only " + job);
+    JsonValue run = Report(job);
+    EXPECT_EQ(Num(plan, "dataset.planned_samples"), 60) << mixture;
+    EXPECT_EQ(Num(run, "throughput.samples"), 60) << mixture;
+    for (size_t n = 0; n < 2; ++n) {
+      std::string node = "cache.per_node." + std::to_string(n);
+      EXPECT_EQ(Num(plan, node + ".bytes_downloaded"), Num(run, node + ".bytes_downloaded")) << mixture << n;
+      EXPECT_EQ(Num(plan, node + ".shards_downloaded"), Num(run, node + ".shards_downloaded")) << mixture << n;
+    }
+  }
+  // On one node: stream 0 alone reads 60 of its 100 samples (at most its
+  // shards), stream 1 alone 60 draws of its 10 (its one shard).
+  JsonValue first = Report("--plan-only " + two + "--set 'mixture=[[0, [1, 0]]]'");
+  JsonValue second = Report("--plan-only " + two + "--set 'mixture=[[0, [0, 1]]]'");
+  // Each stream's own bytes, from a bench of that stream alone.
+  JsonValue zero = Report("--plan-only");
+  testing::CliRun one_run = testing::Sluice("bench " + other + " --plan-only --json");
+  auto one = ParsePyJson(one_run.out);
+  ASSERT_TRUE(one.ok()) << one_run.out;
+  const double stored0 = Num(zero, "dataset.stored_bytes"), stored1 = Num(*one, "dataset.stored_bytes");
+  EXPECT_LE(bytes(first), stored0);
+  EXPECT_EQ(bytes(second), stored1);
+  EXPECT_NE(bytes(first), bytes(second));
+}
+
 TEST(CliBenchPlanTest, PredictedEgressBoundsTheRunsWithCacheLimit) {
   const std::string job = "--batch-size 4 --cache-limit 1kb --shuffle --predownload 4";
   JsonValue plan = Report("--plan-only " + job);

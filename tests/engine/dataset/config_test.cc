@@ -92,6 +92,40 @@ TEST(DatasetConfig, StreamsAndGlobals) {
 
 // Sluice's own keys: raw-file streams, read_timeout, fetch_concurrency,
 // skip_missing_files, with their defaults and errors.
+TEST(DatasetConfig, MixtureKeys) {
+  auto o = ParseDatasetOptions(
+      R"({"local": "/tmp/x", "epoch_size": 100, "mixture": [[0, [0.7, 2, 0]], [40, [1, 1, 1.5]]],)"
+      R"( "mixture_interpolation": "linear"})");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  ASSERT_TRUE(o->plan.mixture);
+  const planner::MixtureSchedule& m = *o->plan.mixture;
+  EXPECT_EQ(m.interpolation, planner::MixtureInterpolation::kLinear);
+  ASSERT_EQ(m.points.size(), 2u);
+  EXPECT_EQ(m.points[0].at, 0);
+  EXPECT_EQ(m.points[0].weights, (std::vector<double>{0.7, 2, 0}));
+  EXPECT_EQ(m.points[1].at, 40);
+  EXPECT_EQ(m.points[1].weights, (std::vector<double>{1, 1, 1.5}));
+  auto step = ParseDatasetOptions(R"({"local": "/tmp/x", "mixture": [[0, [1]]]})");
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(step->plan.mixture->interpolation, planner::MixtureInterpolation::kStep);
+  auto message = [](const char* json) {
+    auto r = ParseDatasetOptions(json);
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture": {"0": [1]}})"),
+            "dataset config: 'mixture' must be a list of [samples seen, [weights]] points");
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture": [[0, [1]], [5]]})"),
+            "dataset config: 'mixture[1]' must be a pair [samples seen, [weights]]");
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture": [[0.5, [1]]]})"),
+            "dataset config: 'mixture[0][0]' must be an integer");
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture": [[0, [1, "a"]]]})"),
+            "dataset config: 'mixture[0][1][1]' must be a number");
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture_interpolation": "linear"})"),
+            "dataset config: 'mixture_interpolation' is set without a 'mixture'");
+  EXPECT_EQ(message(R"({"local": "/tmp/x", "mixture": [[0, [1]]], "mixture_interpolation": "spline"})"),
+            "ValueError: mixture_interpolation must be 'step' or 'linear', got 'spline'");
+}
+
 TEST(DatasetConfig, ParquetStreamKey) {
   auto o = ParseDatasetOptions(R"({"streams": [
       {"local": "/l/a", "parquet": true},

@@ -1,0 +1,163 @@
+#include "engine/planner/mixture_schedule.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "engine/planner/mosaic_error.h"
+#include "engine/planner/size_check.h"
+
+namespace sluice::planner {
+namespace {
+
+Status MixtureError(const std::string& what) { return MosaicValueError("mixture: " + what); }
+
+// The shortest text that reads back as `v` (Python's repr of a float).
+std::string ShortestText(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+}  // namespace
+
+Result<MixtureInterpolation> ParseMixtureInterpolation(std::string_view name) {
+  if (name == "step") return MixtureInterpolation::kStep;
+  if (name == "linear") return MixtureInterpolation::kLinear;
+  return MosaicValueError("mixture_interpolation must be 'step' or 'linear', got '" + std::string(name) + "'");
+}
+
+Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_t num_streams) {
+  if (schedule.points.empty()) return MixtureError("the schedule has no points");
+  QuantizedMixture out;
+  out.interpolation = schedule.interpolation;
+  for (size_t k = 0; k < schedule.points.size(); ++k) {
+    const MixturePoint& point = schedule.points[k];
+    const std::string name = "point " + std::to_string(k);
+    if (k == 0 && point.at != 0) {
+      return MixtureError("the first point must be at 0 samples seen, got " + std::to_string(point.at));
+    }
+    if (k > 0 && point.at <= schedule.points[k - 1].at) {
+      return MixtureError("points must be strictly increasing in samples seen: " + name + " at " +
+                          std::to_string(point.at) + " follows point " + std::to_string(k - 1) + " at " +
+                          std::to_string(schedule.points[k - 1].at));
+    }
+    if (point.at > kMaxPlanElements) {
+      return MixtureError(name + " at " + std::to_string(point.at) + " is beyond the planner's limit of " +
+                          std::to_string(kMaxPlanElements) + " samples");
+    }
+    if (int64_t(point.weights.size()) != num_streams) {
+      return MixtureError(name + " has " + std::to_string(point.weights.size()) + " weights for " +
+                          std::to_string(num_streams) + " streams");
+    }
+    double total = 0;
+    for (size_t i = 0; i < point.weights.size(); ++i) {
+      const double w = point.weights[i];
+      if (!std::isfinite(w)) return MixtureError(name + "'s weight " + std::to_string(i) + " is not a finite number");
+      if (w < 0) return MixtureError(name + "'s weight " + std::to_string(i) + " is negative (" + ShortestText(w) + ")");
+      total += w;
+    }
+    if (!std::isfinite(total)) return MixtureError(name + "'s weights sum beyond the range of a double");
+    if (total == 0) return MixtureError(name + "'s weights are all zero");
+    // Cut [0, scale] at each prefix sum's share: the shares are non-negative
+    // (the prefix sums only grow), sum to the scale exactly, and a zero
+    // weight gets zero.
+    std::vector<int64_t> share(point.weights.size());
+    double prefix = 0;
+    int64_t cut = 0;
+    for (size_t i = 0; i < point.weights.size(); ++i) {
+      prefix += point.weights[i];
+      int64_t next = kMixtureScale;
+      if (i + 1 < point.weights.size()) {
+        const double x = std::floor(prefix / total * double(kMixtureScale));
+        next = x >= double(kMixtureScale) ? kMixtureScale : int64_t(x);
+      }
+      share[i] = next - cut;
+      cut = next;
+    }
+    out.at.push_back(point.at);
+    out.share.push_back(std::move(share));
+  }
+  return out;
+}
+
+MixtureSequencer::MixtureSequencer(QuantizedMixture mixture) : m_(std::move(mixture)) {
+  const size_t S = size_t(m_.num_streams());
+  counts_.assign(S, 0);
+  twice_base_.assign(S, 0);
+  deficit_.assign(S, 0);
+  step_.assign(S, 0);
+  curve_.assign(S, 0);
+  EnterSegment();
+}
+
+// Segment seg_ starts at t_ == at[seg_]: deficits for position t_ (x = 1).
+void MixtureSequencer::EnterSegment() {
+  const bool last = seg_ + 1 >= m_.at.size();
+  const bool linear = m_.interpolation == MixtureInterpolation::kLinear && !last;
+  len_ = linear ? __int128(m_.at[seg_ + 1] - m_.at[seg_]) : 1;
+  const auto& q0 = m_.share[seg_];
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    const __int128 slope = linear ? __int128(m_.share[seg_ + 1][i]) - q0[i] : 0;
+    deficit_[i] = len_ * (twice_base_[i] - 2 * __int128(counts_[i]) * kMixtureScale) + 2 * len_ * q0[i] + slope;
+    // From x to x + 1 the deficit grows by 2 len q0 + (2x + 1) slope: 3
+    // slopes for x = 1, two more each step after.
+    step_[i] = 2 * len_ * q0[i] + 3 * slope;
+    curve_[i] = 2 * slope;
+  }
+}
+
+int64_t MixtureSequencer::Next() {
+  size_t pick = 0;
+  for (size_t i = 1; i < deficit_.size(); ++i)
+    if (deficit_[i] > deficit_[pick]) pick = i;
+  deficit_[pick] -= 2 * len_ * kMixtureScale;
+  ++counts_[pick];
+  ++t_;
+  const size_t S = counts_.size();
+  if (seg_ + 1 < m_.at.size() && t_ == m_.at[seg_ + 1]) {
+    const auto& q0 = m_.share[seg_];
+    // The segment's whole integral, then the next segment from its start.
+    const __int128 L = m_.at[seg_ + 1] - m_.at[seg_];
+    const auto& q1 = m_.share[seg_ + 1];
+    for (size_t i = 0; i < S; ++i) {
+      twice_base_[i] += m_.interpolation == MixtureInterpolation::kLinear ? L * (__int128(q0[i]) + q1[i])
+                                                                          : 2 * L * q0[i];
+    }
+    ++seg_;
+    EnterSegment();
+    return int64_t(pick);
+  }
+  for (size_t i = 0; i < S; ++i) {
+    deficit_[i] += step_[i];
+    step_[i] += curve_[i];
+  }
+  return int64_t(pick);
+}
+
+void MixtureSequencer::SkipTo(int64_t position) {
+  while (t_ < position) Next();
+}
+
+MixtureSequencer::Target MixtureSequencer::TargetAt(int64_t stream, int64_t position) const {
+  const size_t i = size_t(stream);
+  const bool linear_schedule = m_.interpolation == MixtureInterpolation::kLinear;
+  __int128 twice_base = 0;
+  size_t k = 0;
+  while (k + 1 < m_.at.size() && m_.at[k + 1] <= position) {
+    const __int128 L = m_.at[k + 1] - m_.at[k];
+    twice_base += linear_schedule ? L * (__int128(m_.share[k][i]) + m_.share[k + 1][i]) : 2 * L * m_.share[k][i];
+    ++k;
+  }
+  const bool linear = linear_schedule && k + 1 < m_.at.size();
+  const __int128 L = linear ? __int128(m_.at[k + 1] - m_.at[k]) : 1;
+  const __int128 slope = linear ? __int128(m_.share[k + 1][i]) - m_.share[k][i] : 0;
+  const __int128 x = position - m_.at[k];
+  Target out;
+  out.num = L * twice_base + 2 * L * x * m_.share[k][i] + x * x * slope;
+  out.den = 2 * L * kMixtureScale;
+  return out;
+}
+
+}  // namespace sluice::planner

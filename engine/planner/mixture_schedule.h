@@ -1,0 +1,90 @@
+// Mixture schedules: stream weights as a function of the samples seen in an
+// epoch, and the global order of streams they give (engine/planner/README.md,
+// "Mixture schedules"). Plain values and pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::planner {
+
+enum class MixtureInterpolation { kStep, kLinear };
+
+// "step" | "linear"; else ValueError.
+Result<MixtureInterpolation> ParseMixtureInterpolation(std::string_view name);
+
+// From `at` samples seen on, the streams are drawn in proportion to
+// `weights` (one per stream, relative). kStep holds them until the next
+// point; kLinear moves them linearly to the next point's. After the last
+// point its weights hold.
+struct MixturePoint {
+  int64_t at = 0;
+  std::vector<double> weights;
+};
+
+struct MixtureSchedule {
+  std::vector<MixturePoint> points;
+  MixtureInterpolation interpolation = MixtureInterpolation::kStep;
+};
+
+// The schedule's exact form: each point's weights normalised to integers
+// summing to kMixtureScale (see README), so that targets and deficits are
+// computed exactly, the same on every machine.
+inline constexpr int64_t kMixtureScale = int64_t{1} << 48;
+
+struct QuantizedMixture {
+  std::vector<int64_t> at;                  // point positions, at[0] == 0
+  std::vector<std::vector<int64_t>> share;  // per point, per stream; sums to kMixtureScale
+  MixtureInterpolation interpolation = MixtureInterpolation::kStep;
+  int64_t num_streams() const { return share.empty() ? 0 : int64_t(share[0].size()); }
+};
+
+// Checks the schedule against `num_streams` streams and quantizes it.
+// Errors (ValueError, "mixture: ..."): no points, a point whose weight count
+// differs from the stream count, a negative or non-finite weight, a point
+// whose weights are all zero, a first point not at 0, points not strictly
+// increasing, a point beyond the planner's 2^36 samples.
+Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_t num_streams);
+
+// The stream of each global position, one position at a time from 0. At
+// position t it picks the stream whose count so far falls furthest below
+// its cumulative target after t + 1 samples (the integral of the weights
+// over [0, t + 1)), ties to the lowest index. Counts never exceed a target
+// by one sample or more; for up to three streams they never fall one
+// sample or more below it either; with more streams they can, a little
+// (README: the bounds, why, and what was measured).
+class MixtureSequencer {
+ public:
+  explicit MixtureSequencer(QuantizedMixture mixture);
+  // The stream of position position(), then advances.
+  int64_t Next();
+  // Advances to `position` (>= position()) without reporting the streams.
+  void SkipTo(int64_t position);
+  int64_t position() const { return t_; }
+  // Samples drawn from each stream before position().
+  const std::vector<int64_t>& counts() const { return counts_; }
+  // The cumulative target of `stream` after `position` samples, exactly:
+  // num / den samples (den > 0). For tests and reports.
+  struct Target {
+    __int128 num = 0, den = 1;
+  };
+  Target TargetAt(int64_t stream, int64_t position) const;
+
+ private:
+  void EnterSegment();
+  QuantizedMixture m_;
+  int64_t t_ = 0;
+  size_t seg_ = 0;           // points [seg_] <= t_ < at[seg_ + 1] (or the last)
+  __int128 len_ = 1;         // segment length (1 for the open last segment and step)
+  std::vector<int64_t> counts_;
+  std::vector<__int128> twice_base_;  // 2 * scale * target at the segment start
+  std::vector<__int128> deficit_;     // 2 * len * scale * (target(t_ + 1) - count)
+  std::vector<__int128> step_;        // deficit_'s growth to the next position
+  std::vector<__int128> curve_;       // step_'s growth (2 * slope; 0 for step)
+};
+
+}  // namespace sluice::planner
