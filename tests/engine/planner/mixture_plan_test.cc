@@ -11,23 +11,15 @@
 
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_json.h"
+#include "tests/engine/planner/orig_sequence.h"
 
 namespace sluice::planner {
 namespace {
 
-// The epoch's sequence from the array: position k of the (resumed) epoch is
-// rank sample q = k / (P*R) of node k % P, rank k / P % R (as Mosaic's orig).
+// The epoch's sequence from the array, without the padding (-1) at its end.
 std::vector<int64_t> GlobalSequence(const WorkArray& x) {
   const auto [P, R, W, NB, B] = x.shape;
-  std::vector<int64_t> seq(size_t(P * R * W * NB * B), -2);
-  for (int64_t p = 0; p < P; ++p)
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t w = 0; w < W; ++w)
-        for (int64_t b = 0; b < NB; ++b)
-          for (int64_t s = 0; s < B; ++s) {
-            const int64_t q = b * W * B + w * B + s;
-            seq[size_t(p + P * (r + R * q))] = x.At(p, r, w, b, s);
-          }
+  std::vector<int64_t> seq = testing::OrigGlobalSequence(x, P * R * W * NB * B);
   while (!seq.empty() && seq.back() == -1) seq.pop_back();
   return seq;
 }

@@ -11,27 +11,10 @@
 #include <random>
 
 #include "engine/planner/plan.h"
+#include "tests/engine/planner/orig_sequence.h"
 
 namespace sluice::planner {
 namespace {
-
-// Inverts the dealing of orig's column-major sequence to nodes, ranks and
-// workers: seq[k] with k = p + P*(r + R*q), q = rank position. Returns the
-// first `len` values.
-std::vector<int64_t> GlobalSequence(const WorkArray& x, int64_t len) {
-  const auto [P, R, W, NB, B] = x.shape;
-  std::vector<int64_t> seq(size_t(len), -2);
-  for (int64_t p = 0; p < P; ++p)
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t w = 0; w < W; ++w)
-        for (int64_t b = 0; b < NB; ++b)
-          for (int64_t s = 0; s < B; ++s) {
-            const int64_t q = b * W * B + w * B + s;
-            const int64_t k = p + P * (r + R * q);
-            if (k < len) seq[size_t(k)] = x.At(p, r, w, b, s);
-          }
-  return seq;
-}
 
 std::vector<int64_t> Divisors(int64_t c) {
   std::vector<int64_t> out;
@@ -100,7 +83,7 @@ TEST(PlanPropertiesTest, ElasticDeterminism) {
       q.config.batch_size = rnd.Int(1, 5);
       auto work = PlanEpoch(q);
       ASSERT_TRUE(work.ok()) << work.status().ToString();
-      auto seq = GlobalSequence(*work, len);
+      auto seq = testing::OrigGlobalSequence(*work, len);
       if (world == 0) {
         reference = seq;
       } else {
@@ -172,13 +155,13 @@ TEST(PlanPropertiesTest, ResumeYieldsTheTail) {
     const int64_t len = (E + C - 1) / C * C;
     auto full = PlanEpoch(q);
     ASSERT_TRUE(full.ok()) << full.status().ToString();
-    const auto whole = GlobalSequence(*full, len);
+    const auto whole = testing::OrigGlobalSequence(*full, len);
     for (int r = 0; r < 3; ++r) {
       q.sample_in_epoch = rnd.Int(0, E);
       const int64_t drop = q.sample_in_epoch - q.sample_in_epoch % q.world.num_nodes;
       auto resumed = PlanEpoch(q);
       ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
-      EXPECT_EQ(GlobalSequence(*resumed, len - drop),
+      EXPECT_EQ(testing::OrigGlobalSequence(*resumed, len - drop),
                 std::vector<int64_t>(whole.begin() + drop, whole.end()))
           << "iter " << iter << " resume " << q.sample_in_epoch;
     }
