@@ -7,7 +7,7 @@ import re
 
 import sluice
 
-DOCS = (pathlib.Path(__file__).resolve().parents[2] / 'docs' / 'metrics.rst').read_text()
+DOCS = (pathlib.Path(__file__).resolve().parents[3] / 'docs' / 'metrics.rst').read_text()
 
 
 def write_remote(root):
