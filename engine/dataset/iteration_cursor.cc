@@ -102,6 +102,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
   size_t k = 0, p = pos_, from = pos_, ready = pos_;
+  uint64_t bytes = 0;  // a local: a store through `tally` per sample cost 5 instructions
   Status failure = Status::Ok();
   bool stop = false;
   while (!stop && k < max && p < end) {
@@ -156,13 +157,14 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
         break;
       }
       ids[k] = ids_[p];
-      tally->bytes += fields.raw.size();
+      bytes += fields.raw.size();
       ++k;
     }
   }
   pos_ = p;  // a failing sample stays next: calling again fails again
   handed_out_.store(pos_, std::memory_order_relaxed);
   tally->lead = ready > pos_ ? ready - pos_ : 0;
+  tally->bytes += bytes;
   if (!failure.ok()) return failure;
   return k;
 }
