@@ -191,5 +191,49 @@ TEST(DatasetMetrics, AReaderWaitingForRoomAnotherHoldsCountsItAsCacheRoom) {
       << Diagnose(w);
 }
 
+TEST(DatasetMetrics, AReaderWaitingForAnothersDownloadCountsItAsPeerDownload) {
+  ScratchDir scratch, cache;
+  const std::string data = JoinPath(scratch.path(), "nginx/www/ds");
+  testing::WriteSyntheticMds(data, 300, 8000);
+  auto reader = DatasetReader::Open(data);
+  ASSERT_TRUE(reader.ok());
+  const auto& shards = (*reader)->index().shards;
+  ASSERT_GE(shards.size(), 2u);
+  // Shard 1 comes at 4 KiB/s (nginx sends the first second's worth at once):
+  // its download takes half a second or more.
+  ASSERT_GE(shards[1].raw_data.bytes, 6000u);
+  auto nginx = testing::NginxServer::Start(
+      JoinPath(scratch.path(), "nginx"), nullptr,
+      "location = /ds/" + shards[1].raw_data.basename + " { limit_rate 4k; }");
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  const DatasetOptions o =
+      Options("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds", cache.path());
+  auto fetcher = StreamingDataset::Open(o);
+  auto waiter = StreamingDataset::Open(o);
+  ASSERT_TRUE(fetcher.ok() && waiter.ok());
+  const uint64_t in_shard_1 = shards[0].samples;
+  Status fetched = Status::Ok();
+  std::thread fetch([&] {
+    SampleFields f;
+    fetched = (*fetcher)->Get(in_shard_1, &f);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  SampleFields f;
+  Status got = (*waiter)->Get(in_shard_1, &f);
+  fetch.join();
+  ASSERT_TRUE(fetched.ok()) << fetched.ToString();
+  ASSERT_TRUE(got.ok()) << got.ToString();
+  DatasetMetrics m = (*waiter)->Metrics();
+  EXPECT_EQ(m.downloads, 0u);  // the other reader's download served it
+  EXPECT_EQ(m.cache_hits, 1u);
+  EXPECT_GE(m.waits.peer_download_ns, 100'000'000u);
+  EXPECT_GT(m.waits.peer_download_ns, m.waits.total_ns / 2);
+  EXPECT_EQ(m.waits.download_ns, 0u);
+  EXPECT_GE(m.cache_peer_fetch_wait_ns, m.waits.peer_download_ns);
+  DatasetMetrics d = (*fetcher)->Metrics();
+  EXPECT_EQ(d.downloads, 1u);
+  EXPECT_GT(d.waits.download_ns, d.waits.total_ns / 2);
+}
+
 }  // namespace
 }  // namespace sluice
