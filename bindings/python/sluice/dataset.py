@@ -10,6 +10,7 @@ Python only turns the engine's fields into Python values. Streams are in
 sluice/stream.py, Mosaic's checks of index.json in sluice/dataset_index.py.
 """
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -191,7 +192,6 @@ class StreamingDataset(_Base):
         DataLoader worker its own), every series labelled process=<pid>, so
         `sum without (process)` gives the node's totals. Returns the path.
         Metric names: docs/metrics.rst."""
-        import os
         pid = os.getpid()
         path = os.path.join(folder, f'sluice-{pid}.prom')
         tmp = path + '.tmp'
