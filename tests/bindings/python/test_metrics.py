@@ -42,7 +42,9 @@ def test_counts_of_a_folder_remote_read_twice(tmp_path):
     t = m['totals']
     assert (t['samples'], t['downloads'], t['shards_downloaded']) == (200, 9, 9)
     assert t['bytes_downloaded'] == stored
-    assert (t['cache_hits'], t['shards_evicted'], t['download_errors']) == (0, 0, 0)
+    # Near the epoch's end the next epoch's first shards are opened (hits,
+    # how many depends on timing); nothing was evicted or failed.
+    assert (t['shards_evicted'], t['download_errors']) == (0, 0)
     assert t['cache_bytes_on_disk'] == stored
     assert t['cache_limit'] == 0
     parts = ['wait_download_s', 'wait_peer_download_s', 'wait_cache_room_s', 'wait_decode_s',
