@@ -343,7 +343,9 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
     if (out_text == nullptr) return NullArgument("sluice_stream_metrics_prometheus", "out_text");
     *out_text = nullptr;
     char* text = CopyString(sluice::MetricsPrometheus(s->ds->Metrics(), process));
-    if (!text) return Fail(sluice::InternalError("sluice_stream_metrics_prometheus: out of memory"));
+    if (!text) {
+      return Fail(sluice::InternalError("sluice_stream_metrics_prometheus: out of memory"));
+    }
     *out_text = text;
     return SLUICE_OK;
   });

@@ -24,7 +24,8 @@ void ConsumerWaits::Add(std::chrono::steady_clock::time_point start,
   auto t = timing->start;
   const auto step = [&](nanoseconds took) {
     const auto from = t;
-    t = std::min(timing->end, t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(took));
+    t = std::min(timing->end,
+                 t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(took));
     return overlap(from, t);
   };
   const uint64_t peer = step(timing->peer_fetch);

@@ -125,7 +125,8 @@ DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& e
   w.shards_downloaded = Minus(later.shards_downloaded, earlier.shards_downloaded);
   w.cache_hits = Minus(later.cache_hits, earlier.cache_hits);
   w.shards_evicted = Minus(later.shards_evicted, earlier.shards_evicted);
-  w.cache_peer_fetch_wait_ns = Minus(later.cache_peer_fetch_wait_ns, earlier.cache_peer_fetch_wait_ns);
+  w.cache_peer_fetch_wait_ns =
+      Minus(later.cache_peer_fetch_wait_ns, earlier.cache_peer_fetch_wait_ns);
   w.cache_room_wait_ns = Minus(later.cache_room_wait_ns, earlier.cache_room_wait_ns);
   w.shards_skipped = Minus(later.shards_skipped, earlier.shards_skipped);
   w.samples_skipped = Minus(later.samples_skipped, earlier.samples_skipped);
@@ -149,7 +150,8 @@ std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& wind
   auto rate = [&](double v) { return Real(s > 0 ? v / s : 0.0); };
   window_o.emplace_back("samples_per_s", rate(static_cast<double>(window.samples)));
   window_o.emplace_back("mb_per_s", rate(static_cast<double>(window.bytes) / 1e6));
-  window_o.emplace_back("download_mb_per_s", rate(static_cast<double>(window.bytes_downloaded) / 1e6));
+  window_o.emplace_back("download_mb_per_s",
+                        rate(static_cast<double>(window.bytes_downloaded) / 1e6));
   window_o.emplace_back("wait_fraction", rate(static_cast<double>(window.waits.total_ns) / 1e9));
   Object hosts;
   for (const HostStatsSnapshot& h : totals.hosts) hosts.emplace_back(h.host, Host(h));

@@ -104,8 +104,10 @@ std::string MetricsPrometheus(const DatasetMetrics& m, const std::string& proces
   }
   w.Family("sluice_http_throttles_total", "counter", "HTTP answers 429 and 503.");
   for (const HostStatsSnapshot& h : m.hosts) {
-    w.Sample("sluice_http_throttles_total", D(h.throttles_429), {{"host", h.host}, {"status", "429"}});
-    w.Sample("sluice_http_throttles_total", D(h.throttles_503), {{"host", h.host}, {"status", "503"}});
+    w.Sample("sluice_http_throttles_total", D(h.throttles_429),
+             {{"host", h.host}, {"status", "429"}});
+    w.Sample("sluice_http_throttles_total", D(h.throttles_503),
+             {{"host", h.host}, {"status", "503"}});
   }
   w.Family("sluice_http_errors_total", "counter", "Failed HTTP attempts by kind.");
   for (const HostStatsSnapshot& h : m.hosts) {

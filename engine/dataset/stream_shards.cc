@@ -190,7 +190,8 @@ void StreamShards::CountDownload(bool ok, std::chrono::steady_clock::duration to
 }
 
 Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path,
-                                        uint64_t expected_size, std::chrono::nanoseconds* download) {
+                                        uint64_t expected_size,
+                                        std::chrono::nanoseconds* download) {
   if (!remote_) {
     // Local-only: the "stored" file is the one in the folder.
     std::string src = JoinPath(root_, basename);

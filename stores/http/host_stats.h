@@ -42,10 +42,13 @@ struct HostStats {
   std::atomic<uint64_t> failed{0};     // requests that ended in an error
   std::atomic<uint64_t> throttles_429{0};
   std::atomic<uint64_t> throttles_503{0};
-  std::array<std::atomic<uint64_t>, static_cast<int>(HttpErrorKind::kCount)> errors{};  // per failed attempt
+  // Failed attempts by kind.
+  std::array<std::atomic<uint64_t>, static_cast<int>(HttpErrorKind::kCount)> errors{};
   std::atomic<uint64_t> bytes{0};      // response body bytes delivered
   std::atomic<int64_t> in_flight{0};   // requests begun and not ended
-  std::atomic<uint64_t> busy_us{0};    // summed durations of ended requests (mean in flight = busy / time)
+  // Summed durations of ended requests: over a period, busy / its length is
+  // the mean number of requests in flight.
+  std::atomic<uint64_t> busy_us{0};
   LogHistogram first_byte;             // 2xx responses without a request body: sent -> head
   LogHistogram transfer;               // successful requests: begun -> body delivered
 

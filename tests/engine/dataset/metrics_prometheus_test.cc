@@ -7,6 +7,9 @@
 namespace sluice {
 namespace {
 
+// The labels every host series starts with, for process "12\"3".
+constexpr const char* kHost = "{process=\"12\\\"3\",host=\"http://127.0.0.1:80\"";
+
 TEST(MetricsPrometheus, FamiliesSamplesAndLabels) {
   DatasetMetrics m;
   m.samples = 1200;
@@ -29,16 +32,14 @@ TEST(MetricsPrometheus, FamiliesSamplesAndLabels) {
             std::string::npos);
   EXPECT_NE(text.find("sluice_wait_seconds_total{process=\"12\\\"3\",cause=\"decode\"} 0.001\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sluice_http_requests_total{process=\"12\\\"3\",host=\"http://127.0.0.1:80\"} 7\n"),
+  EXPECT_NE(text.find("sluice_http_requests_total" + std::string(kHost) + "} 7\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sluice_http_throttles_total{process=\"12\\\"3\",host=\"http://127.0.0.1:80\","
-                      "status=\"503\"} 2\n"),
+  EXPECT_NE(text.find("sluice_http_throttles_total" + std::string(kHost) + ",status=\"503\"} 2\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sluice_http_errors_total{process=\"12\\\"3\",host=\"http://127.0.0.1:80\","
-                      "kind=\"throttled\"} 2\n"),
+  EXPECT_NE(text.find("sluice_http_errors_total" + std::string(kHost) + ",kind=\"throttled\"} 2\n"),
             std::string::npos);
-  EXPECT_NE(text.find("sluice_http_first_byte_seconds{process=\"12\\\"3\",host=\"http://127.0.0.1:80\","
-                      "quantile=\"0.95\"} 0.00086107792921980366\n"),
+  EXPECT_NE(text.find("sluice_http_first_byte_seconds" + std::string(kHost) +
+                      ",quantile=\"0.95\"} 0.00086107792921980366\n"),
             std::string::npos)
       << text;
   // Every line is a comment or `name{labels} value`, and ends the text.
