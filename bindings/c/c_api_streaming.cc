@@ -6,6 +6,7 @@
 
 #include "bindings/c/c_api_internal.h"
 #include "bindings/c/c_api_stream.h"
+#include "engine/dataset/metrics_prometheus.h"
 
 
 namespace {
@@ -318,6 +319,34 @@ sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats
     out->consumer_wait_ns = c.consumer_wait_ns;
     out->shards_skipped = c.shards_skipped;
     out->samples_skipped = c.samples_skipped;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_metrics_json(sluice_stream* s, char** out_json) {
+  return Guard("sluice_stream_metrics_json", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_metrics_json", "s");
+    if (out_json == nullptr) return NullArgument("sluice_stream_metrics_json", "out_json");
+    *out_json = nullptr;
+    char* text = CopyString(s->ds->MetricsReport());
+    if (!text) return Fail(sluice::InternalError("sluice_stream_metrics_json: out of memory"));
+    *out_json = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const char* process,
+                                               char** out_text) {
+  return Guard("sluice_stream_metrics_prometheus", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_metrics_prometheus", "s");
+    if (process == nullptr) return NullArgument("sluice_stream_metrics_prometheus", "process");
+    if (out_text == nullptr) return NullArgument("sluice_stream_metrics_prometheus", "out_text");
+    *out_text = nullptr;
+    char* text = CopyString(sluice::MetricsPrometheus(s->ds->Metrics(), process));
+    if (!text) {
+      return Fail(sluice::InternalError("sluice_stream_metrics_prometheus: out of memory"));
+    }
+    *out_text = text;
     return SLUICE_OK;
   });
 }

@@ -714,6 +714,26 @@ typedef struct sluice_stream_stats {
 } sluice_stream_stats;
 sluice_status sluice_stream_counters(const sluice_stream* s, sluice_stream_stats* out);
 
+/* Every counter of this process's use of the handle as one JSON object
+ * (each field documented in docs/metrics.rst): "remote" (the first stream's
+ * remote), "totals" (since the handle was opened, or since a forked child
+ * first read), "window" (the same counts since the previous call of this
+ * function on the handle, with rates), "hosts" (per store host: requests,
+ * retries, throttling, errors by kind, time to first byte and transfer
+ * time p50/p95/p99; process-wide) and "diagnosis" (one sentence naming what
+ * held the consumer back in the window). Each call moves the window on.
+ * Counting is always on (a few relaxed stores per batch). Caller frees
+ * *out_json with sluice_free. Same thread rule as every handle function. */
+sluice_status sluice_stream_metrics_json(sluice_stream* s, char** out_json);
+
+/* The handle's totals (as "totals" and "hosts" of sluice_stream_metrics_json;
+ * the window is left alone) in Prometheus' text exposition format 0.0.4,
+ * every series labelled process="<process>" (e.g. the pid: one file per
+ * process, summed by a query). Metric names are listed in
+ * docs/metrics.rst. Caller frees *out_text with sluice_free. */
+sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const char* process,
+                                               char** out_text);
+
 /* ---------------------------------------------------------------------------
  * Benchmarking: what `sluice bench` runs (bindings/cli/bench/README.md).
  *

@@ -100,26 +100,31 @@ CacheCounters ShardCache::counters() const {
   c.shards_evicted = shards_evicted_.load();
   c.cache_hits = cache_hits_.load();
   c.wait_time = std::chrono::nanoseconds(wait_ns_.load());
+  c.peer_fetch_wait = std::chrono::nanoseconds(peer_fetch_wait_ns_.load());
+  c.room_wait = std::chrono::nanoseconds(room_wait_ns_.load());
   return c;
 }
 
 // ------------------------------------------------------------------ fetch
 
 Result<ShardPin> ShardCache::Acquire(size_t shard, const FetchFn& fetch,
-                                     const std::atomic<bool>* cancel) {
-  SLUICE_ASSIGN_OR_RETURN(std::optional<ShardPin> pin, AcquireImpl(shard, fetch, cancel, true));
+                                     const std::atomic<bool>* cancel, AcquireTimes* times) {
+  SLUICE_ASSIGN_OR_RETURN(std::optional<ShardPin> pin,
+                          AcquireImpl(shard, fetch, cancel, true, times));
   return std::move(*pin);  // a waiting Acquire always ends with a pin or an error
 }
 
 Result<std::optional<ShardPin>> ShardCache::TryAcquire(size_t shard, const FetchFn& fetch,
-                                                       const std::atomic<bool>* cancel) {
-  return AcquireImpl(shard, fetch, cancel, false);
+                                                       const std::atomic<bool>* cancel,
+                                                       AcquireTimes* times) {
+  return AcquireImpl(shard, fetch, cancel, false, times);
 }
 
 Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const FetchFn& fetch,
                                                         const std::atomic<bool>* cancel,
-                                                        bool wait) {
+                                                        bool wait, AcquireTimes* times) {
   SLUICE_RETURN_IF_ERROR(CheckUsable(shard));
+  cache_internal::ThreadAcquireTimes scope(times);
   const auto deadline = Clock::now() + options_.wait_timeout;
   SLUICE_RETURN_IF_ERROR(Pin(shard, deadline));
   ShardPin pin(this, shard);  // unpins on every error path
@@ -157,12 +162,13 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
           }
           return then != Then::kFetch;
         },
-        [&](bool) { return "waiting for " + fetched_by(); }));
+        [&](bool) { return "waiting for " + fetched_by(); }, WaitCause::kPeerFetch));
     if (then == Then::kHit) return hit();
     if (then == Then::kNotNow) return std::optional<ShardPin>();
   } else {
     SLUICE_RETURN_IF_ERROR(
-        LockUntil(download.get(), cl::DownloadByte(shard), true, deadline, fetched_by, cancel));
+        LockUntil(download.get(), cl::DownloadByte(shard), true, deadline, fetched_by, cancel,
+                  WaitCause::kPeerFetch));
   }
   const int state = FileState(shard);
   if (state == 1) return hit();  // fetched by the process we waited for
@@ -220,7 +226,12 @@ Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn
   const std::string context = Prefix() + ": fetching " + Describe(shard);
   SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(ParentOf(spec.name), true).status().WithContext(context));
   const std::string tmp_path = root_dir_.PathOf(tmp);
-  SLUICE_RETURN_IF_ERROR(fetch(tmp_path).WithContext(context));
+  const auto fetch_start = Clock::now();
+  Status fetched = fetch(tmp_path);
+  if (AcquireTimes* times = cache_internal::ThreadAcquireTimes::Current()) {
+    times->fetch += Clock::now() - fetch_start;
+  }
+  SLUICE_RETURN_IF_ERROR(fetched.WithContext(context));
   auto written = root_dir_.Stat(tmp);
   if (!written.ok()) {
     return IoError(context + ": the fetch left no file at " + tmp_path + " (" +

@@ -108,7 +108,18 @@ struct CacheCounters {
   uint64_t bytes_fetched = 0;
   uint64_t shards_evicted = 0;
   uint64_t cache_hits = 0;  // Acquire found the shard present (maybe after waiting)
-  std::chrono::nanoseconds wait_time{0};  // spent waiting on other holders
+  std::chrono::nanoseconds wait_time{0};  // spent waiting on other holders (all below and more)
+  std::chrono::nanoseconds peer_fetch_wait{0};  // for another process's fetch of a shard
+  std::chrono::nanoseconds room_wait{0};        // for room under cache_limit
+};
+
+// Where one Acquire's time went, for a caller that wants to know why it
+// took long (AcquireImpl's `times`). Waits for the cache lock and pins are
+// brief and not split out.
+struct AcquireTimes {
+  std::chrono::nanoseconds peer_fetch{0};  // waiting for another process's fetch of the shard
+  std::chrono::nanoseconds room{0};        // waiting for room under cache_limit
+  std::chrono::nanoseconds fetch{0};       // this process's fetch function, rename included
 };
 
 class ShardCache;
@@ -184,8 +195,10 @@ class ShardCache {
   // the call) became true, kInvalidArgument naming the link when a folder
   // on the way to the shard is a symbolic link. After an error nothing of
   // the shard is left behind and its room is given back.
+  // `times` (optional): adds where this call's time went.
   Result<ShardPin> Acquire(size_t shard, const FetchFn& fetch,
-                           const std::atomic<bool>* cancel = nullptr);
+                           const std::atomic<bool>* cancel = nullptr,
+                           AcquireTimes* times = nullptr);
 
   // Like Acquire, but never waits for room under cache_limit: nullopt ("not
   // now") instead, with nothing of the shard left behind, its room not
@@ -201,7 +214,8 @@ class ShardCache {
   // one that did could wait for room that only its own pins hold, or the
   // pins of a reader waiting on it.
   Result<std::optional<ShardPin>> TryAcquire(size_t shard, const FetchFn& fetch,
-                                             const std::atomic<bool>* cancel = nullptr);
+                                             const std::atomic<bool>* cancel = nullptr,
+                                             AcquireTimes* times = nullptr);
 
   // Whether the shard's file exists with its expected size right now.
   bool IsPresent(size_t shard) const;
@@ -245,14 +259,19 @@ class ShardCache {
   // kCancelled "<prefix>: cancelled <waiting(false)>" when `cancel` (may be
   // null) became true; kDeadlineExceeded "<prefix>: wait_timeout of N ms
   // expired <waiting(true)>" at the deadline.
+  // `cause` says which wait counter (and AcquireTimes field) the time goes
+  // to besides the total.
+  enum class WaitCause { kOther, kPeerFetch, kRoom };
   Status WaitUntil(Clock::time_point deadline, const std::atomic<bool>* cancel,
                    const std::function<Result<bool>()>& attempt,
-                   const std::function<std::string(bool timed_out)>& waiting);
+                   const std::function<std::string(bool timed_out)>& waiting,
+                   WaitCause cause = WaitCause::kOther);
   // Waits for a lock on `byte` through `fd`; the messages end "waiting for
   // <waiting_for>".
   Status LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
                    const std::function<std::string()>& waiting_for,
-                   const std::atomic<bool>* cancel = nullptr);
+                   const std::atomic<bool>* cancel = nullptr,
+                   WaitCause cause = WaitCause::kOther);
   Result<GlobalLock> LockGlobal(Clock::time_point deadline);
 
   // Accounting. Every change happens while holding the global lock, inside
@@ -287,8 +306,12 @@ class ShardCache {
 
   // Acquire and TryAcquire (`wait` false: nullopt instead of waiting for
   // room or for another process's fetch).
+  // `times` (may be null) is where this thread's waits and fetch add
+  // while the call runs (the calls below do not pass it on: one Acquire
+  // runs on one thread).
   Result<std::optional<ShardPin>> AcquireImpl(size_t shard, const FetchFn& fetch,
-                                              const std::atomic<bool>* cancel, bool wait);
+                                              const std::atomic<bool>* cancel, bool wait,
+                                              AcquireTimes* times);
   // Holding the shard's download byte: fetches it into a fresh temporary and
   // renames it into place (true); false when `wait` is false and there is
   // no room now; on error or no room leaves nothing and gives the room back.
@@ -338,6 +361,8 @@ class ShardCache {
   std::atomic<uint64_t> shards_evicted_{0};
   std::atomic<uint64_t> cache_hits_{0};
   std::atomic<int64_t> wait_ns_{0};
+  std::atomic<int64_t> peer_fetch_wait_ns_{0};
+  std::atomic<int64_t> room_wait_ns_{0};
 };
 
 }  // namespace sluice

@@ -134,7 +134,7 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
            std::to_string(used) + " bytes in use; pinned or being fetched: " + list;
   };
   if (!wait) return attempt();  // one try: room now, or not (the lock is released)
-  SLUICE_RETURN_IF_ERROR(WaitUntil(deadline, cancel, attempt, waiting));
+  SLUICE_RETURN_IF_ERROR(WaitUntil(deadline, cancel, attempt, waiting, WaitCause::kRoom));
   return true;
 }
 

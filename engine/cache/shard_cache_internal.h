@@ -35,6 +35,22 @@ inline std::string ParentOf(const std::string& name) {
   return slash == std::string::npos ? "" : name.substr(0, slash);
 }
 
+// The AcquireTimes of the Acquire running on this thread (null: none
+// asked), for the waits and the fetch deep inside it; set for the call's
+// duration by its scope.
+class ThreadAcquireTimes {
+ public:
+  explicit ThreadAcquireTimes(AcquireTimes* times) : saved_(current_) { current_ = times; }
+  ~ThreadAcquireTimes() { current_ = saved_; }
+  ThreadAcquireTimes(const ThreadAcquireTimes&) = delete;
+  ThreadAcquireTimes& operator=(const ThreadAcquireTimes&) = delete;
+  static AcquireTimes* Current() { return current_; }
+
+ private:
+  AcquireTimes* saved_;
+  static inline thread_local AcquireTimes* current_ = nullptr;
+};
+
 }  // namespace cache_internal
 
 // Holds the global byte through its own open file description.

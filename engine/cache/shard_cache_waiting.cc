@@ -29,13 +29,23 @@ constexpr auto kMaxPoll = std::chrono::milliseconds(5);
 
 Status ShardCache::WaitUntil(Clock::time_point deadline, const std::atomic<bool>* cancel,
                              const std::function<Result<bool>()>& attempt,
-                             const std::function<std::string(bool timed_out)>& waiting) {
+                             const std::function<std::string(bool timed_out)>& waiting,
+                             WaitCause cause) {
   const auto start = Clock::now();
   auto poll = std::chrono::duration_cast<Clock::duration>(kFirstPoll);
   bool waited = false;
   auto count = [&] {
     if (!waited) return;
-    wait_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+    wait_ns_ += took.count();
+    AcquireTimes* times = cache_internal::ThreadAcquireTimes::Current();
+    if (cause == WaitCause::kPeerFetch) {
+      peer_fetch_wait_ns_ += took.count();
+      if (times != nullptr) times->peer_fetch += took;
+    } else if (cause == WaitCause::kRoom) {
+      room_wait_ns_ += took.count();
+      if (times != nullptr) times->room += took;
+    }
   };
   for (;;) {
     Result<bool> done = attempt();
@@ -61,10 +71,10 @@ Status ShardCache::WaitUntil(Clock::time_point deadline, const std::atomic<bool>
 
 Status ShardCache::LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
                              const std::function<std::string()>& waiting_for,
-                             const std::atomic<bool>* cancel) {
+                             const std::atomic<bool>* cancel, WaitCause cause) {
   return WaitUntil(
       deadline, cancel, [&] { return TryLockByte(fd, byte, exclusive); },
-      [&](bool) { return "waiting for " + waiting_for(); });
+      [&](bool) { return "waiting for " + waiting_for(); }, cause);
 }
 
 Result<ShardCache::GlobalLock> ShardCache::LockGlobal(Clock::time_point deadline) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/dataset/consumer_waits.h"
 #include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/sample_peek.h"
@@ -97,15 +98,24 @@ class IterationCursor {
 
   const IterationPlace& place() const { return place_; }
 
+  // What one NextBatch call adds to the dataset's counters.
+  struct BatchTally {
+    ConsumerWaits waits;  // its wait for its first sample's shard, by cause
+    uint64_t skipped = 0;  // samples of skipped shards passed over
+    uint64_t bytes = 0;    // the stored bytes of the samples handed out (SampleFields::raw)
+    // Positions ready past the call's last sample when it returned (how
+    // far the prefetcher is ahead of the consumer).
+    uint64_t lead = 0;
+  };
   // Up to `max` next samples laid out by `columns`: ids[k] and (*out)[k] for
   // k < the returned count (0 = the pass is done); `out` is resized to at
   // least the count. Waits for its first sample's shard only (adding the
-  // time to *wait_ns), never while its samples pin shards. Samples of
-  // skipped shards are passed over and counted in *skipped. The first
+  // time to tally->waits), never while its samples pin shards. Samples of
+  // skipped shards are passed over and counted in tally->skipped. The first
   // sample's failure is returned; a later one ends the batch short and is
   // returned by the next call (and every later one).
   Result<size_t> NextBatch(size_t max, const DatasetColumns& columns, int64_t* ids,
-                           std::vector<SampleFields>* out, uint64_t* wait_ns, uint64_t* skipped);
+                           std::vector<SampleFields>* out, BatchTally* tally);
 
   // Stops the prefetch threads and hands over what they prepared for the
   // next epoch; a peek still running is cancelled, its request in flight
@@ -122,10 +132,12 @@ class IterationCursor {
   // The pass's first sample from a peek raced against its shard (see
   // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
-                     uint64_t* wait_ns);
+                     ConsumerWaits* waits);
   // Waits for the first sample's shard and checks the peeked sample
   // against it; then drops the peeked bytes.
-  Status CheckPeeked(const DatasetColumns& columns, uint64_t* wait_ns);
+  Status CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits);
+  // Adds the prefetcher's last wait (if any) to *waits.
+  void TakeWait(ConsumerWaits* waits);
   // Cache hints for the samples a few positions after p (positions before
   // `ready` only: their shards are open).
   void PrefetchAhead(size_t p, size_t ready);

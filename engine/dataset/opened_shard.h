@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,16 @@
 #include "formats/index/index.h"
 
 namespace sluice {
+
+// Where opening a shard took its time (StreamShards::OpenShard), in the
+// order its steps run: waiting for another process's download of it, for
+// room under cache_limit, this process's download, then the rest (decode:
+// decompression, hash checks, mapping, the format's header). A shard found
+// in the cache has only the rest.
+struct ShardOpenTiming {
+  std::chrono::steady_clock::time_point start, end;
+  std::chrono::nanoseconds peer_fetch{0}, room{0}, download{0};
+};
 
 class OpenedShard {
  public:
@@ -31,6 +42,10 @@ class OpenedShard {
   bool skipped() const { return entry_ == nullptr; }
 
   const ShardEntry& entry() const { return *entry_; }
+  // How its open went (zeros for Skipped()); set once by its opener before
+  // the shard is shared.
+  const ShardOpenTiming& open_timing() const { return timing_; }
+  void set_open_timing(const ShardOpenTiming& timing) { timing_ = timing; }
   // Fields of sample `i` of this shard, as DatasetReader::Read gives them
   // (`out->where` is left to the caller). `column_names` is the dataset's.
   Status Read(uint32_t i, const std::vector<std::string>& column_names, SampleFields* out) const;
@@ -74,6 +89,7 @@ class OpenedShard {
   ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
   MappedFile data_, meta_;
   ShardView view_;
+  ShardOpenTiming timing_;
   mutable std::atomic<bool> on_disk_{false};  // see on_disk()
   // The last range ReadAhead asked for (a hint: readers race on it).
   mutable std::atomic<uint64_t> asked_begin_{0}, asked_end_{0};

@@ -277,9 +277,10 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
       if (walk_open() && schedule_.OthersHaveWork()) cv_.notify_all();
       return schedule_.scan() > need || !error_.ok();
     });
+    const auto end = std::chrono::steady_clock::now();
     *waited_ns += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-            .count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+    last_wait_ = Wait{start, end, schedule_.scan() > need ? At(need) : nullptr};
   }
   if (schedule_.scan() <= need && !error_.ok()) {
     // Nothing is read past the failed position: end the opens behind it

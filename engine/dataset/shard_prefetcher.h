@@ -68,13 +68,16 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -116,6 +119,15 @@ class ShardPrefetcher {
   // the position it failed at, after the threads have stopped (opens under
   // way finish first). `from` must not decrease between calls.
   Result<size_t> Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait = true);
+
+  // The last wait of Acquire since the previous call: its span and the
+  // shard it waited for (null when it ended without one: an error), which
+  // stays valid as At(need) does. nullopt: Acquire did not wait.
+  struct Wait {
+    std::chrono::steady_clock::time_point start, end;
+    const OpenedShard* shard = nullptr;
+  };
+  std::optional<Wait> TakeLastWait() { return std::exchange(last_wait_, std::nullopt); }
 
   // The shard of position q, for q in the range the last Acquire returned
   // (no lock: the thread never changes a position's shard once ready).
@@ -164,6 +176,7 @@ class ShardPrefetcher {
   bool started_ = false, stop_ = false;
   std::atomic<bool> cancel_{false};  // stop_, readable without mu_ by the opener
   Status error_ = Status::Ok();
+  std::optional<Wait> last_wait_;  // the consumer's own (Acquire, TakeLastWait)
   ShardMap next_ready_;
   std::thread thread_;
   std::vector<std::thread> helpers_;

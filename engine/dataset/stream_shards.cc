@@ -177,8 +177,21 @@ Result<std::optional<MappedFile>> StreamShards::MapInPlace(size_t item, const Fi
   return std::optional<MappedFile>(std::move(*map));
 }
 
+void StreamShards::CountDownload(bool ok, std::chrono::steady_clock::duration took,
+                                 std::chrono::nanoseconds* download) {
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(took);
+  if (download != nullptr) *download += ns;
+  if (!ok) {
+    download_errors_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  downloads_.fetch_add(1, std::memory_order_relaxed);
+  download_ns_.fetch_add(static_cast<uint64_t>(ns.count()), std::memory_order_relaxed);
+}
+
 Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path,
-                                        uint64_t expected_size) {
+                                        uint64_t expected_size,
+                                        std::chrono::nanoseconds* download) {
   if (!remote_) {
     // Local-only: the "stored" file is the one in the folder.
     std::string src = JoinPath(root_, basename);
@@ -188,7 +201,9 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   std::string key = RemoteKey(stream_, basename);
   Status last = Status::Ok();
   for (int attempt = 1;; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
     auto n = remote_->Fetch(key, path, expected_size);
+    CountDownload(n.ok(), std::chrono::steady_clock::now() - start, download);
     if (n.ok()) {
       bytes_downloaded_ += *n;
       return *n;
@@ -211,17 +226,24 @@ Result<std::string> StreamShards::FooterTail(const std::string& file) {
   return it->second;
 }
 
-Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path) {
+Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
+                                std::chrono::nanoseconds* download) {
   const ShardEntry::FilePiece& p = *entry.piece;
   const std::string key = RemoteKey(stream_, p.file);
   const std::string range = "bytes [" + std::to_string(p.offset) + ", " +
                             std::to_string(p.offset + p.length) + ")";
   const std::string where = p.file + ": row group " + std::to_string(entry.row_group.value_or(0)) +
                             ", " + range + " of " + remote_->Describe() + "/" + key;
-  Result<std::string> bytes = remote_->GetRangeOnly(key, p.offset, p.length);
+  auto get = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    Result<std::string> got = remote_->GetRangeOnly(key, p.offset, p.length);
+    CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
+    return got;
+  };
+  Result<std::string> bytes = get();
   for (int attempt = 1; !bytes.ok() && download_retry_->ShouldRetry(bytes.status(), attempt);
        ++attempt) {
-    bytes = remote_->GetRangeOnly(key, p.offset, p.length);
+    bytes = get();
   }
   if (!bytes.ok()) return bytes.status().WithContext(where);
   bytes_downloaded_ += bytes->size();
@@ -242,8 +264,9 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
 }
 
 Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
-                               const ShardEntry& entry, const std::string& tmp_path) {
-  if (entry.piece && remote_) return FetchPiece(entry, tmp_path);
+                               const ShardEntry& entry, const std::string& tmp_path,
+                               std::chrono::nanoseconds* download) {
+  if (entry.piece && remote_) return FetchPiece(entry, tmp_path, download);
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
     // Local-only streams decompress the folder's own zip; remote ones a
@@ -251,7 +274,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
     // the fetch, or keeps as the shard's companion with keep_zip (see Open):
     // nothing here needs cleaning up.
     std::string zip_path = remote_ ? ScratchPath(tmp_path) : JoinPath(root_, zip->basename);
-    SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path, zip->bytes));
+    SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(zip->basename, zip_path, zip->bytes, download));
     if (size != zip->bytes) {
       return CorruptError(zip_path + ": has " + std::to_string(size) + " bytes, index.json says " +
                           std::to_string(zip->bytes));
@@ -278,7 +301,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   if (!remote_) {
     return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");
   }
-  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path, raw.bytes));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path, raw.bytes, download));
   if (size != raw.bytes) {
     return CorruptError(raw.basename + ": downloaded " + std::to_string(size) +
                         " bytes, index.json says " + std::to_string(raw.bytes));
@@ -297,7 +320,7 @@ bool IsCorruption(const Status& s) {
 
 Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
-    const std::atomic<bool>* cancel, bool wait) {
+    const std::atomic<bool>* cancel, bool wait, ShardOpenTiming* timing) {
   using Pinned = std::optional<std::pair<ShardPin, MappedFile>>;
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (!remote_) {
@@ -327,13 +350,16 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     auto fetch = [&](const std::string& tmp) {
       fetched_here = true;
       ++fetches;
-      return FetchFile(raw, zip, entry, tmp);
+      return FetchFile(raw, zip, entry, tmp, &timing->download);
     };
+    AcquireTimes times;
     auto acquired = [&]() -> Result<std::optional<ShardPin>> {
-      if (!wait) return cache->TryAcquire(item, fetch, cancel);
-      SLUICE_ASSIGN_OR_RETURN(ShardPin pin, cache->Acquire(item, fetch, cancel));
+      if (!wait) return cache->TryAcquire(item, fetch, cancel, &times);
+      SLUICE_ASSIGN_OR_RETURN(ShardPin pin, cache->Acquire(item, fetch, cancel, &times));
       return std::optional<ShardPin>(std::move(pin));
     }();
+    timing->peer_fetch += times.peer_fetch;
+    timing->room += times.room;
     if (!acquired.ok()) {
       if (fetched_here && corrupt_retry_->IsRetryable(acquired.status())) {
         if (remote_ && corrupt_retry_->RetriesLeft(fetches)) continue;
@@ -391,19 +417,26 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_
     return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
   }
   const ShardEntry& e = index_->shards[shard];
-  SLUICE_ASSIGN_OR_RETURN(auto data,
-                          PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e, cancel, wait));
+  ShardOpenTiming timing;
+  timing.start = std::chrono::steady_clock::now();
+  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e,
+                                               cancel, wait, &timing));
   if (!data) return std::unique_ptr<OpenedShard>();  // not now
   std::optional<std::pair<ShardPin, MappedFile>> meta;
   if (meta_item_[shard] >= 0) {
     SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(meta_item_[shard]), *e.raw_meta,
-                                            e.zip_meta, e, cancel, wait));
+                                            e.zip_meta, e, cancel, wait, &timing));
     if (!meta) return std::unique_ptr<OpenedShard>();  // not now (the data file's pin goes)
   } else {
     meta.emplace();
   }
-  return OpenedShard::Open(&e, num_columns, std::move(data->first), std::move(data->second),
-                           std::move(meta->first), std::move(meta->second));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> opened,
+                          OpenedShard::Open(&e, num_columns, std::move(data->first),
+                                            std::move(data->second), std::move(meta->first),
+                                            std::move(meta->second)));
+  timing.end = std::chrono::steady_clock::now();
+  opened->set_open_timing(timing);
+  return opened;
 }
 
 }  // namespace sluice

@@ -99,16 +99,24 @@ class StreamShards {
     return cache_.get();
   }
   uint64_t bytes_downloaded() const { return bytes_downloaded_.load(); }
+  // Objects (or Parquet pieces) this process fetched from the remote, the
+  // attempts that failed (each retried or given up), and the time spent in
+  // the fetches (successful ones, all their requests and store retries).
+  uint64_t downloads() const { return downloads_.load(std::memory_order_relaxed); }
+  uint64_t download_errors() const { return download_errors_.load(std::memory_order_relaxed); }
+  uint64_t download_ns() const { return download_ns_.load(std::memory_order_relaxed); }
 
  private:
   StreamShards() = default;
+  // `download`: adds the time spent downloading (the rest is decoding).
   Status FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
-                   const std::string& tmp_path);
+                   const std::string& tmp_path, std::chrono::nanoseconds* download);
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
-                            uint64_t expected_size);
+                            uint64_t expected_size, std::chrono::nanoseconds* download);
   // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
   // column chunks, then the file's footer tail from the node's footer store.
-  Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path);
+  Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
+                    std::chrono::nanoseconds* download);
   // The footer tail of `file` from the node's footer store (read once).
   Result<std::string> FooterTail(const std::string& file);
   // The stream's ShardCache, opened on first use for a local-only stream.
@@ -118,9 +126,14 @@ class StreamShards {
   // it is missing (then decompressed from its zip through the cache).
   Result<std::optional<MappedFile>> MapInPlace(size_t item, const FileInfo& raw);
   // nullopt: `wait` false and the cache entry cannot be had without waiting.
+  // `timing`: adds this file's waits and download (ShardOpenTiming).
   Result<std::optional<std::pair<ShardPin, MappedFile>>> PinAndMap(
       size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
-      const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait);
+      const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait,
+      ShardOpenTiming* timing);
+  // Counts one remote fetch that took `took` (ok) or failed.
+  void CountDownload(bool ok, std::chrono::steady_clock::duration took,
+                     std::chrono::nanoseconds* download);
 
   StreamOptions stream_;
   std::string root_;
@@ -140,6 +153,7 @@ class StreamShards {
   std::optional<RetryPolicy> download_retry_;
   std::optional<RetryPolicy> corrupt_retry_;
   std::atomic<uint64_t> bytes_downloaded_{0};
+  std::atomic<uint64_t> downloads_{0}, download_errors_{0}, download_ns_{0};
   std::mutex footers_mu_;
   std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};

@@ -6,6 +6,7 @@
 
 #include "base/file.h"
 #include "engine/dataset/cache_budget.h"
+#include "stores/http/host_stats.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
@@ -258,6 +259,7 @@ Status StreamingDataset::EnsureProcess() {
     held_.clear();
     get_shard_ = SIZE_MAX;
     (void)cursor_.release();
+    ResetCounters();  // the parent's reads are the parent's
   }
   // A forked child keeps what the parent gave up as skipped.
   std::unordered_set<size_t> skipped;
@@ -318,9 +320,9 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
     held_.clear();
     auto start = std::chrono::steady_clock::now();
     SLUICE_ASSIGN_OR_RETURN(shard, shards_->Open(g));
-    wait_ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now() - start)
-                                          .count());
+    ConsumerWaits waits;
+    waits.Add(start, std::chrono::steady_clock::now(), &shard->open_timing());
+    Publish(waits);
     if (shard->skipped()) {
       return CorruptError("sample " + std::to_string(id) + ": its shard " + std::to_string(g) +
                           " (" + shard_path(g) + ") was skipped as corrupt or unreadable" +
@@ -330,7 +332,11 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
     get_shard_ = g;
   }
   out->where = SampleLocation{g, i};
-  return columns_.Read(*shard, g, i, out);
+  SLUICE_RETURN_IF_ERROR(columns_.Read(*shard, g, i, out));
+  const auto relaxed = std::memory_order_relaxed;
+  consumer_.samples.store(consumer_.samples.load(relaxed) + 1, relaxed);
+  consumer_.bytes.store(consumer_.bytes.load(relaxed) + out->raw.size(), relaxed);
+  return Status::Ok();
 }
 
 Status StreamingDataset::EvictShard(size_t g) {
@@ -400,6 +406,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
       options_.predownload_samples(), 1, static_cast<int64_t>(ids.size()) + 1));
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
+  open_threads_ = static_cast<int64_t>(iteration.open_threads);
   iteration.extra_opens_never_wait = options_.cache_limit.has_value();
   iteration.peek_first_sample = options_.peek_first_sample;
   iteration.populate_after = static_cast<size_t>(std::max<int64_t>(options_.batch_size(), 1));
@@ -424,11 +431,49 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
   // The last call's views end here; the next Acquire lets the prefetcher
   // drop the shards behind this call's first position.
   Release();
-  uint64_t skipped = 0;
-  auto got = cursor_->NextBatch(max, columns_, ids, out, &wait_ns_, &skipped);
-  samples_skipped_ += skipped;
+  IterationCursor::BatchTally tally;
+  auto got = cursor_->NextBatch(max, columns_, ids, out, &tally);
   get_shard_ = SIZE_MAX;
+  // One store per counter per call: the consumer's thread is the only writer.
+  const auto relaxed = std::memory_order_relaxed;
+  auto bump = [&](std::atomic<uint64_t>& a, uint64_t n) {
+    if (n != 0) a.store(a.load(relaxed) + n, relaxed);
+  };
+  if (got.ok() && *got > 0) {
+    bump(consumer_.samples, *got);
+    bump(consumer_.batches, 1);
+  }
+  bump(consumer_.bytes, tally.bytes);
+  bump(consumer_.samples_skipped, tally.skipped);
+  consumer_.lead.store(tally.lead, relaxed);
+  Publish(tally.waits);
   return got;
+}
+
+void StreamingDataset::Publish(const ConsumerWaits& w) {
+  if (w.total_ns == 0) return;
+  const auto relaxed = std::memory_order_relaxed;
+  auto bump = [&](std::atomic<uint64_t>& a, uint64_t n) {
+    if (n != 0) a.store(a.load(relaxed) + n, relaxed);
+  };
+  bump(consumer_.wait_total, w.total_ns);
+  bump(consumer_.wait_download, w.download_ns);
+  bump(consumer_.wait_peer, w.peer_download_ns);
+  bump(consumer_.wait_room, w.cache_room_ns);
+  bump(consumer_.wait_decode, w.decode_ns);
+  bump(consumer_.wait_other, w.other_ns);
+}
+
+void StreamingDataset::ResetCounters() {
+  for (std::atomic<uint64_t>* a :
+       {&consumer_.samples, &consumer_.bytes, &consumer_.batches, &consumer_.lead,
+        &consumer_.samples_skipped, &consumer_.wait_total, &consumer_.wait_download,
+        &consumer_.wait_peer, &consumer_.wait_room, &consumer_.wait_decode,
+        &consumer_.wait_other}) {
+    a->store(0, std::memory_order_relaxed);
+  }
+  opened_at_ = std::chrono::steady_clock::now();
+  last_report_ = DatasetMetrics();
 }
 
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {
@@ -517,8 +562,8 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
 
 DatasetCounters StreamingDataset::counters() const {
   DatasetCounters c;
-  c.consumer_wait_ns = wait_ns_;
-  c.samples_skipped = samples_skipped_;
+  c.consumer_wait_ns = consumer_.wait_total.load(std::memory_order_relaxed);
+  c.samples_skipped = consumer_.samples_skipped.load(std::memory_order_relaxed);
   if (shards_) c.shards_skipped = shards_->skipped_count();
   if (pid_ != ::getpid()) return c;
   for (const auto& s : shards_->streams()) {
@@ -529,6 +574,55 @@ DatasetCounters StreamingDataset::counters() const {
     c.cache_hits += cc.cache_hits;
   }
   return c;
+}
+
+DatasetMetrics StreamingDataset::Metrics() const {
+  DatasetMetrics m;
+  const auto relaxed = std::memory_order_relaxed;
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_at_).count();
+  m.samples = consumer_.samples.load(relaxed);
+  m.bytes = consumer_.bytes.load(relaxed);
+  m.batches = consumer_.batches.load(relaxed);
+  m.prefetch_lead_samples = consumer_.lead.load(relaxed);
+  m.waits.total_ns = consumer_.wait_total.load(relaxed);
+  m.waits.download_ns = consumer_.wait_download.load(relaxed);
+  m.waits.peer_download_ns = consumer_.wait_peer.load(relaxed);
+  m.waits.cache_room_ns = consumer_.wait_room.load(relaxed);
+  m.waits.decode_ns = consumer_.wait_decode.load(relaxed);
+  m.waits.other_ns = consumer_.wait_other.load(relaxed);
+  m.samples_skipped = consumer_.samples_skipped.load(relaxed);
+  m.cache_limit = options_.cache_limit.value_or(0);
+  m.fetch_concurrency = open_threads_;
+  for (const auto& r : remotes_) {
+    if (r) {
+      m.remote = r->Describe();
+      break;
+    }
+  }
+  m.hosts = SnapshotHostStats();
+  if (pid_ != ::getpid() || !shards_) return m;
+  m.shards_skipped = shards_->skipped_count();
+  for (const auto& s : shards_->streams()) {
+    CacheCounters cc = s->cache_counters();
+    m.bytes_downloaded += s->bytes_downloaded();
+    m.downloads += s->downloads();
+    m.download_errors += s->download_errors();
+    m.download_ns += s->download_ns();
+    m.shards_downloaded += cc.shards_fetched;
+    m.shards_evicted += cc.shards_evicted;
+    m.cache_hits += cc.cache_hits;
+    m.cache_peer_fetch_wait_ns += static_cast<uint64_t>(cc.peer_fetch_wait.count());
+    m.cache_room_wait_ns += static_cast<uint64_t>(cc.room_wait.count());
+    if (ShardCache* cache = s->cache()) m.cache_bytes_on_disk += cache->bytes_used();
+  }
+  return m;
+}
+
+std::string StreamingDataset::MetricsReport() {
+  DatasetMetrics now = Metrics();
+  std::string text = MetricsJson(now, MetricsSince(now, last_report_));
+  last_report_ = std::move(now);
+  return text;
 }
 
 }  // namespace sluice

@@ -16,6 +16,8 @@
 // untouched in the child).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstddef>
 #include <memory>
@@ -28,6 +30,7 @@
 #include "base/status.h"
 #include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_config.h"
+#include "engine/dataset/dataset_metrics.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/iteration_cursor.h"
 #include "engine/dataset/opened_shard.h"
@@ -189,6 +192,15 @@ class StreamingDataset {
 
   DatasetCounters counters() const;
 
+  // Every counter of this process's use of the dataset now (see
+  // dataset_metrics.h); cheap enough to call every few seconds.
+  DatasetMetrics Metrics() const;
+  // MetricsJson of the totals and of the window since the previous
+  // MetricsReport call (the first: since the dataset opened, or since a
+  // forked child first read), with the diagnosis of that window; moves the
+  // window on.
+  std::string MetricsReport();
+
  private:
   StreamingDataset() = default;
   // Open's steps, in order, after resolving the world: AddStream for each
@@ -274,8 +286,20 @@ class StreamingDataset {
   std::optional<std::string> shuffle_warning_;  // of the iteration cursor_ walks
   std::vector<std::shared_ptr<const OpenedShard>> held_;
   size_t get_shard_ = SIZE_MAX;  // the global shard held_ holds for Get
-  uint64_t wait_ns_ = 0;
-  uint64_t samples_skipped_ = 0;
+  // The consumer's counters: written by the one thread that reads, a few
+  // relaxed stores per call (not per sample); read by Metrics().
+  struct ConsumerCounters {
+    std::atomic<uint64_t> samples{0}, bytes{0}, batches{0}, lead{0}, samples_skipped{0};
+    std::atomic<uint64_t> wait_total{0}, wait_download{0}, wait_peer{0}, wait_room{0},
+        wait_decode{0}, wait_other{0};
+  };
+  void Publish(const ConsumerWaits& waits);
+  // In a new process (fork): counts from zero, the window from now.
+  void ResetCounters();
+  ConsumerCounters consumer_;
+  std::chrono::steady_clock::time_point opened_at_ = std::chrono::steady_clock::now();
+  int64_t open_threads_ = 0;  // of the last IterBegin
+  DatasetMetrics last_report_;  // where MetricsReport's window starts
 };
 
 }  // namespace sluice

@@ -17,6 +17,7 @@
 #include "base/asio/co_status.h"
 #include "stores/http/body_buffers.h"
 #include "stores/http/connection_pool.h"
+#include "stores/http/host_stats.h"
 #include "stores/http/http_exchange.h"
 #include "stores/http/http_transfer.h"
 #include "stores/http/redirect_policy.h"
@@ -111,6 +112,58 @@ class HttpClient::Impl {
     co_return result;
   }
 
+  // One logical request in its host's counters (host_stats.h): begun,
+  // in flight until it ends, then its bytes, and its transfer time when it
+  // succeeded or its failure.
+  struct RequestCount {
+    explicit RequestCount(const Transfer& t) : t(t), start(Clock::now()) {
+      t.host_stats->requests.fetch_add(1, std::memory_order_relaxed);
+      t.host_stats->in_flight.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~RequestCount() {
+      HostStats& s = *t.host_stats;
+      s.in_flight.fetch_sub(1, std::memory_order_relaxed);
+      s.bytes.fetch_add(t.delivered, std::memory_order_relaxed);
+      const auto took = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+      s.busy_us.fetch_add(static_cast<uint64_t>(took.count()), std::memory_order_relaxed);
+      if (succeeded) {
+        s.transfer.Record(took);
+      } else {
+        s.failed.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    const Transfer& t;
+    const Clock::time_point start;
+    bool succeeded = false;
+  };
+
+  // Counts an attempt that was sent (not a stale pooled connection's) and
+  // what it failed with.
+  static void CountAttempt(const Transfer& t, const AttemptResult& result) {
+    if (result.outcome == Outcome::kStale) return;
+    HostStats& s = *t.host_stats;
+    s.attempts.fetch_add(1, std::memory_order_relaxed);
+    if (result.outcome != Outcome::kRetry && result.outcome != Outcome::kFail) return;
+    const Failure& f = result.failure;
+    if (f.status.code() == StatusCode::kCancelled) return;
+    const int http = f.http_status;
+    if (http == 429) s.throttles_429.fetch_add(1, std::memory_order_relaxed);
+    if (http == 503) s.throttles_503.fetch_add(1, std::memory_order_relaxed);
+    HttpErrorKind kind = HttpErrorKind::kOther;
+    if (http == 429 || http == 503) {
+      kind = HttpErrorKind::kThrottled;
+    } else if (http >= 500 || http == 408) {
+      kind = HttpErrorKind::kServer;
+    } else if (http >= 400) {
+      kind = HttpErrorKind::kClient;
+    } else if (f.timed_out || f.status.code() == StatusCode::kDeadlineExceeded) {
+      kind = HttpErrorKind::kTimeout;
+    } else if (f.status.code() == StatusCode::kIoError) {
+      kind = HttpErrorKind::kConnection;
+    }
+    s.CountError(kind);
+  }
+
   awaitable<Result<HttpResponse>> SendImpl(HttpRequest request, BodySink* sink) {
     Transfer t;
     SLUICE_CO_ASSIGN_OR_RETURN(t.url, ParseUrl(request.url));
@@ -120,6 +173,8 @@ class HttpClient::Impl {
     if (sink == nullptr) t.buffer = &buffered;
     t.deadline = Clock::now() + options_.download_timeout;
     SLUICE_CO_RETURN_IF_ERROR(CheckRequest(t));
+    t.host_stats = HostStatsFor(t.url.PoolKey());
+    RequestCount counted(t);
 
     int attempts = 0;        // counted attempts (not stale or redirected ones)
     int redirects = 0;
@@ -131,6 +186,7 @@ class HttpClient::Impl {
       ++attempts;
       AttemptResult result = co_await Attempt(t, std::exchange(fresh_only, false));
       t.response.attempts = attempts;
+      CountAttempt(t, result);
       // A cancelled operation looks like a transport error; do not retry it.
       // (Callers may have turned off throw_if_cancelled, so check.)
       asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
@@ -139,6 +195,7 @@ class HttpClient::Impl {
       }
       switch (result.outcome) {
         case Outcome::kDone:
+          counted.succeeded = true;
           t.response.final_url = t.url.Redacted();
           if (t.buffer != nullptr) t.response.body = std::move(buffered);
           co_return std::move(t.response);
@@ -172,6 +229,7 @@ class HttpClient::Impl {
           t.What(), attempts, last.status, last.timed_out, last.retry_after, t.deadline);
       if (!delay.ok()) co_return delay.status();
       ++retries_;
+      t.host_stats->retries.fetch_add(1, std::memory_order_relaxed);
       asio::steady_timer timer(executor_, *delay);
       auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
       if (ec) co_return CancelledError(t.What() + ": cancelled");

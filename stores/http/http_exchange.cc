@@ -221,8 +221,10 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   // error or a redirect may come from a proxy beside the client (a sidecar,
   // a local gateway) rather than from the store that serves the data.
   if (t.request.body.empty() && t.request.body_file.empty() && status >= 200 && status < 300) {
-    ctx.first_byte.Record(std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - sent_at));
+    const auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - sent_at);
+    ctx.first_byte.Record(took);
+    if (t.host_stats != nullptr) t.host_stats->first_byte.Record(took);
   }
   const std::string status_line =
       "HTTP " + std::to_string(status) + " " + std::string(head.reason());

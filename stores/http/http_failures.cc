@@ -46,6 +46,7 @@ Failure StatusFailure(const Transfer& t, int status, std::string_view status_lin
                         (detail.empty() ? "" : " (" + std::string(detail) + ")") + ", expected " +
                         (range_header.empty() ? "2xx" : "206 for Range " + std::string(range_header));
   Failure f;
+  f.http_status = status;
   if (IsRetryableHttpStatus(status)) {
     f.retryable = true;
     f.status = UnavailableError(std::move(message));

@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "stores/http/http_client.h"
+#include "stores/http/host_stats.h"
 #include "stores/http/http_text.h"
 #include "stores/http/url.h"
 
@@ -30,6 +31,7 @@ struct Transfer {
   std::string etag;  // of the first response: later ranges ask If-Range
   bool have_response = false;
   HttpResponse response;
+  HostStats* host_stats = nullptr;  // the first URL's host (HostStatsFor); never null once sent
 
   // "GET https://host/key?REDACTED..." for error text.
   std::string What() const {
@@ -43,6 +45,7 @@ struct Failure {
   bool retryable = false;
   bool timed_out = false;
   std::optional<std::chrono::milliseconds> retry_after;  // the server's Retry-After
+  int http_status = 0;  // the response's status when it was a non-2xx answer, else 0
 };
 
 enum class Outcome {

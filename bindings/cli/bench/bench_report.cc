@@ -76,7 +76,8 @@ Result<std::string> ReportJson(const BenchReport& r) {
                    {"p99_ms", D(r.stall_ms.p99)},
                    {"max_ms", D(r.stall_ms.max)},
                    {"consumer_wait_s", D(r.consumer_wait_s)},
-                   {"consumer_waits", B(r.consumer_waits)}};
+                   {"consumer_waits", B(r.consumer_waits)},
+                   {"diagnosis", S(r.diagnosis)}};
   JsonValue::Array nodes;
   for (const NodeStats& n : r.per_node) {
     nodes.push_back(JsonValue{Object{{"bytes_downloaded", U(n.bytes_downloaded)},
@@ -144,6 +145,7 @@ std::string ReportTable(const BenchReport& r) {
                                  " over " + std::to_string(r.batches) + " batches" +
                                  Fmt(", %.3f s in all", r.stall_total_s));
     line("engine waits", Fmt("%.3f s (consumer_wait_ns, all workers)", r.consumer_wait_s));
+    if (!r.diagnosis.empty()) line("diagnosis", r.diagnosis);
   } else {
     line("consumer waits", r.consumer_waits ? Fmt("yes, %.3f s in all (predicted)", r.stall_total_s)
                                             : std::string(r.link_bandwidth ? "no (predicted)"

@@ -57,6 +57,9 @@ struct BenchReport {
   double stall_total_s = 0;
   Percentiles stall_ms;             // per batch (see bench_run.h for the model)
   double consumer_wait_s = 0;       // the engine's consumer_wait_ns, summed
+  // The engine's diagnosis (engine/dataset/diagnosis.h) of the worker that
+  // waited longest, over its whole run ("" in mode "plan").
+  std::string diagnosis;
   std::vector<NodeStats> per_node;
   uint64_t bytes_downloaded = 0, shards_downloaded = 0, cache_hits = 0, shards_evicted = 0;
   double cache_hit_ratio = 0;       // hits / (hits + downloads)

@@ -19,6 +19,7 @@
 #include "bindings/cli/bench/cache_usage.h"
 #include "bindings/cli/bench/job_plan.h"
 #include "bindings/cli/bench/scratch_folder.h"
+#include "engine/dataset/diagnosis.h"
 #include "engine/dataset/streaming_dataset.h"
 
 namespace sluice::bench {
@@ -34,6 +35,7 @@ struct Slot {
   std::atomic<int> failed{0};
   std::atomic<int> code{0};  // the worker's StatusCode
   char error[1024] = {};
+  char diagnosis[1024] = {};  // the engine's, over the worker's run
 };
 
 int64_t NsSince(Clock::time_point t0) {
@@ -93,6 +95,7 @@ Status Worker(const BenchOptions& o, int64_t node, int64_t rank, int64_t worker,
     }
   }
   Publish(*ds, slot);
+  std::snprintf(slot->diagnosis, sizeof slot->diagnosis, "%s", Diagnose(ds->Metrics()).c_str());
   slot->done_ns = NsSince(t0);
   if (checksum == 1) std::fputc(' ', stderr);  // keeps the reads from being optimised away
   return Status::Ok();
@@ -232,8 +235,13 @@ Result<BenchReport> RunBench(const BenchOptions& given) {
   for (int64_t p = 0; p < procs; ++p) r.wall_s = std::max(r.wall_s, static_cast<double>(slots[p].done_ns.load()) / 1e9);
   std::vector<uint64_t> stalls;
   double first_min = -1, first_max = 0;
+  uint64_t most_wait = 0;
   for (int64_t p = 0; p < procs; ++p) {
     const Slot& s = slots[p];
+    if (r.diagnosis.empty() || s.wait_ns.load() > most_wait) {
+      most_wait = s.wait_ns.load();
+      r.diagnosis = s.diagnosis;
+    }
     NodeStats& n = r.per_node[static_cast<size_t>(p / (o.ranks_per_node * o.workers_per_rank))];
     n.bytes_downloaded += s.bytes_downloaded, n.shards_downloaded += s.shards_downloaded;
     n.cache_hits += s.cache_hits, n.shards_evicted += s.shards_evicted;

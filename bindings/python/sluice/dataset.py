@@ -10,6 +10,7 @@ Python only turns the engine's fields into Python values. Streams are in
 sluice/stream.py, Mosaic's checks of index.json in sluice/dataset_index.py.
 """
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -176,6 +177,37 @@ class StreamingDataset(_Base):
         if not 0 <= shard_id < self.num_shards:
             raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
         self._engine.evict_shard(shard_id)
+
+    def metrics(self):
+        """This process's counters of the dataset, as the engine keeps them
+        (docs/metrics.rst documents every field): a dict with 'remote',
+        'totals' (since the dataset was opened, or a DataLoader worker first
+        read), 'window' (the same counts since the previous metrics() or
+        diagnosis() call, with rates), 'hosts' (per store host: requests,
+        retries, throttles, errors, time to first byte and transfer time
+        percentiles) and 'diagnosis' (one sentence naming what held the
+        reader back in the window). Each call starts a new window."""
+        return self._engine.metrics()
+
+    def diagnosis(self):
+        """The engine's one-sentence diagnosis of the window since the previous
+        metrics() or diagnosis() call (which it ends, as metrics() does)."""
+        return self._engine.metrics()['diagnosis']
+
+    def write_prometheus(self, folder):
+        """Writes this process's totals in Prometheus' text format to
+        `folder`/sluice-<pid>.prom (replacing it whole, by rename), for
+        node_exporter's textfile collector: one file per process (each
+        DataLoader worker its own), every series labelled process=<pid>, so
+        `sum without (process)` gives the node's totals. Returns the path.
+        Metric names: docs/metrics.rst."""
+        pid = os.getpid()
+        path = os.path.join(folder, f'sluice-{pid}.prom')
+        tmp = path + '.tmp'
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(self._engine.metrics_prometheus(pid))
+        os.replace(tmp, path)
+        return path
 
     def _open_engine(self, validate_hash, given_streams, split):
         """Every stream goes through the engine's sluice_stream_* (a remote's

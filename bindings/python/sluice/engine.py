@@ -77,6 +77,9 @@ if available():
             ('sluice_stream_sample_path', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
+            ('sluice_stream_metrics_json', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_metrics_prometheus', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
             ('sluice_stream_evict_shard', ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64]),
             ('sluice_stream_shuffle_warning', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
     ):
@@ -253,6 +256,27 @@ class Engine:
         stats = _Stats()
         _lib.check(_lib_.sluice_stream_counters(self._ptr, ctypes.byref(stats)))
         return {name: getattr(stats, name) for name, _ in _Stats._fields_}
+
+    def metrics(self):
+        """Every counter of the handle, the window since the previous call and
+        the engine's diagnosis (sluice_stream_metrics_json), as a dict."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_metrics_json(self._ptr, ctypes.byref(out)))
+        try:
+            return json.loads(ctypes.string_at(out.value).decode('utf-8'))
+        finally:
+            _lib.lib.sluice_free(out)
+
+    def metrics_prometheus(self, process):
+        """The handle's totals as Prometheus text (sluice_stream_metrics_prometheus),
+        every series labelled process=`process`."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_stream_metrics_prometheus(self._ptr, str(process).encode(),
+                                                          ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode('utf-8')
+        finally:
+            _lib.lib.sluice_free(out)
 
     def load_state(self, state, options=None):
         """Loads a state_dict (sluice_stream_load_state_with): `options` is

@@ -71,6 +71,7 @@ void ExpectEveryField(const JsonValue& r) {
   At(r, "job.link_bandwidth");
   EXPECT_TRUE(std::holds_alternative<std::string>(At(r, "series_unit").v));
   EXPECT_TRUE(std::holds_alternative<bool>(At(r, "stalls.consumer_waits").v));
+  EXPECT_TRUE(std::holds_alternative<std::string>(At(r, "stalls.diagnosis").v));
   const auto* nodes = std::get_if<JsonValue::Array>(&At(r, "cache.per_node").v);
   ASSERT_NE(nodes, nullptr);
   EXPECT_EQ(static_cast<double>(nodes->size()), Num(r, "job.nodes"));

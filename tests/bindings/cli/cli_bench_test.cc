@@ -63,6 +63,10 @@ TEST(CliBenchTest, ColdSingleNodeDownloadsEachShardOnceAndReadsTheEpoch) {
   EXPECT_LE(Num(r, "stalls.p50_ms"), Num(r, "stalls.p99_ms"));
   EXPECT_LE(Num(r, "stalls.p99_ms"), Num(r, "stalls.max_ms"));
   EXPECT_GT(Num(r, "resources.peak_rss_bytes"), 0);
+  // The engine's diagnosis of the run: one of its sentences.
+  const std::string& diagnosis = std::get<std::string>(At(r, "stalls.diagnosis").v);
+  EXPECT_TRUE(diagnosis.rfind("waited ", 0) == 0 || diagnosis.rfind("not data-bound: ", 0) == 0)
+      << diagnosis;
   // The series ends where the run ended.
   const auto& series = std::get<JsonValue::Array>(At(r, "series").v);
   EXPECT_EQ(Num(series.back(), "samples"), 100);
@@ -110,6 +114,7 @@ TEST(CliBenchTest, TableCsvAndPlot) {
   CliRun r = Sluice("bench " + kSmall + " --batch-size 4 --interval 0.005 --csv " + dir + "/s.csv");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("  planned samples         100 (epoch size 100)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  diagnosis               "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  node 0                  6.3 KiB downloaded (17 shards), 0 hits, 0 evictions"),
             std::string::npos) << r.out;
   std::string csv = testing::Slurp(dir + "/s.csv");

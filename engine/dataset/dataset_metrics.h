@@ -1,0 +1,58 @@
+// A dataset's counters at one moment (StreamingDataset::Metrics): what its
+// consumer got and waited for and why (consumer_waits.h), what its streams
+// downloaded, hit and evicted in the node's cache, and what this process's
+// HTTP clients saw per store host (stores/http/host_stats.h, process-wide).
+// MetricsSince turns two snapshots into a window; MetricsJson is the one
+// rendering every binding shows (bindings/c sluice_stream_metrics_json,
+// Python's StreamingDataset.metrics(); fields documented in
+// docs/metrics.rst).
+//
+// Plain values; thread-safe functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/dataset/consumer_waits.h"
+#include "stores/http/host_stats.h"
+
+namespace sluice {
+
+struct DatasetMetrics {
+  double seconds = 0;  // since the dataset was opened (a window: its length)
+  // The consumer (NextBatch and Get calls of this process).
+  uint64_t samples = 0;  // handed out
+  uint64_t bytes = 0;    // their stored bytes
+  uint64_t batches = 0;  // NextBatch calls that returned samples
+  ConsumerWaits waits;
+  uint64_t prefetch_lead_samples = 0;  // gauge: ready past the last batch
+  // The streams' fetches (this process).
+  uint64_t downloads = 0;        // objects fetched from remotes
+  uint64_t download_errors = 0;  // fetches that failed (then retried or given up)
+  uint64_t download_ns = 0;      // time in successful fetches
+  uint64_t bytes_downloaded = 0;
+  uint64_t shards_downloaded = 0;  // cache entries this process fetched
+  uint64_t cache_hits = 0;
+  uint64_t shards_evicted = 0;
+  // The prefetch threads' waits in the cache (all opens, not only those the
+  // consumer waited for).
+  uint64_t cache_peer_fetch_wait_ns = 0;
+  uint64_t cache_room_wait_ns = 0;
+  uint64_t cache_bytes_on_disk = 0;  // gauge: node-wide, summed over the streams' caches
+  uint64_t cache_limit = 0;          // configured, 0 = none
+  uint64_t shards_skipped = 0, samples_skipped = 0;
+  int64_t fetch_concurrency = 0;  // shards opened at once per reader (configured or derived)
+  std::string remote;             // the first stream's remote as described ("" = none)
+  std::vector<HostStatsSnapshot> hosts;  // process-wide, by host
+};
+
+// What happened from `earlier` to `later` (two snapshots of one dataset):
+// counts and histograms subtract; gauges and settings are `later`'s.
+DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& earlier);
+
+// {"totals": {...}, "window": {...}, "hosts": {...}, "diagnosis": "..."}:
+// see docs/metrics.rst. `window` is MetricsSince of two snapshots.
+std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& window);
+
+}  // namespace sluice

@@ -1,0 +1,101 @@
+"""StreamingDataset.metrics() and diagnosis(): the engine's counters of a
+known job (a remote folder of 9 shards read twice), its windows, and every
+field documented in docs/metrics.rst."""
+import os
+import pathlib
+import re
+
+import sluice
+
+DOCS = (pathlib.Path(__file__).resolve().parents[3] / 'docs' / 'metrics.rst').read_text()
+
+
+def write_remote(root):
+    with sluice.MDSWriter(out=root, columns={'id': 'int', 'data': 'bytes'},
+                          size_limit=1 << 10) as w:
+        for i in range(200):
+            w.write({'id': i, 'data': bytes([i % 251]) * 20})
+    return sorted(f for f in os.listdir(root) if f.startswith('shard.'))
+
+
+def keys(value, into):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            into.add(k)
+            if k != 'hosts':  # host names are data, their fields are keys
+                keys(v, into)
+            else:
+                for host in v.values():
+                    keys(host, into)
+    return into
+
+
+def test_counts_of_a_folder_remote_read_twice(tmp_path):
+    remote, local = str(tmp_path / 'remote'), str(tmp_path / 'local')
+    shards = write_remote(remote)
+    assert len(shards) == 9
+    stored = sum(os.path.getsize(os.path.join(remote, f)) for f in shards)
+    ds = sluice.StreamingDataset(remote=remote, local=local, batch_size=8, shuffle=False)
+    assert [s['id'] for s in ds] == list(range(200))
+    m = ds.metrics()
+    assert m['remote'] == remote
+    t = m['totals']
+    assert (t['samples'], t['downloads'], t['shards_downloaded']) == (200, 9, 9)
+    assert t['bytes_downloaded'] == stored
+    # Near the epoch's end the next epoch's first shards are opened (hits,
+    # how many depends on timing); nothing was evicted or failed.
+    assert (t['shards_evicted'], t['download_errors']) == (0, 0)
+    assert t['cache_bytes_on_disk'] == stored
+    assert t['cache_limit'] == 0
+    parts = ['wait_download_s', 'wait_peer_download_s', 'wait_cache_room_s', 'wait_decode_s',
+             'wait_other_s']
+    assert abs(sum(t[p] for p in parts) - t['wait_s']) < 1e-6
+    assert m['window']['samples'] == 200 and m['window']['downloads'] == 9
+
+    assert [s['id'] for s in ds] == list(range(200))
+    m = ds.metrics()
+    w = m['window']
+    assert (w['samples'], w['downloads'], w['bytes_downloaded']) == (200, 0, 0)
+    assert m['totals']['samples'] == 400
+    assert w['samples_per_s'] == w['samples'] / w['seconds']
+    assert isinstance(ds.diagnosis(), str)
+
+
+def test_every_field_is_documented(tmp_path):
+    remote = str(tmp_path / 'remote')
+    write_remote(remote)
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=8)
+    next(iter(ds))
+    fields = keys(ds.metrics(), set())
+    missing = sorted(k for k in fields if f'``{k}``' not in DOCS)
+    assert not missing, missing
+    # And every documented name of the reference is one the engine gives (or
+    # an error kind, a histogram field).
+    assert re.search(r'``wait_cache_room_s``', DOCS)
+
+
+def test_prometheus_file_per_process(tmp_path):
+    remote = str(tmp_path / 'remote')
+    write_remote(remote)
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=8,
+                                 shuffle=False)
+    assert len([s for s in ds]) == 200
+    out = tmp_path / 'prom'
+    out.mkdir()
+    path = ds.write_prometheus(str(out))
+    assert path == str(out / f'sluice-{os.getpid()}.prom')
+    assert os.listdir(out) == [f'sluice-{os.getpid()}.prom']
+    text = pathlib.Path(path).read_text()
+    pid = os.getpid()
+    assert f'sluice_samples_total{{process="{pid}"}} 200\n' in text
+    assert f'sluice_downloads_total{{process="{pid}"}} 9\n' in text
+    # Every line is a HELP/TYPE comment or `name{labels} value`; every
+    # metric name is documented.
+    for line in text.splitlines():
+        if line.startswith('# '):
+            assert re.fullmatch(r'# (HELP|TYPE) sluice_\w+ .+', line), line
+            continue
+        m = re.fullmatch(r'(sluice_\w+)\{process="\d+"(,\w+="[^"]*")*\} (\S+)', line)
+        assert m, line
+        float(m.group(3))
+        assert f'``{m.group(1)}``' in DOCS, m.group(1)
