@@ -15,9 +15,9 @@ The order is the paths sorted bytewise; names starting with '_' or '.'
 (_SUCCESS, _temporary/, .crc) are left out. A remote's listing is made once
 per node and kept in <local>/.sluice/listing.json (delete it to list anew).
 """
-import time
 
 from sluice.dataset import Stream, StreamingDataset
+from sluice.metrics_sinks import log_to_mlflow
 
 __all__ = ['StreamingFileDataset', 'FileDataLoader', 'file_dataloader']
 
@@ -165,7 +165,8 @@ if StreamingDataLoader is not None:
         """A StreamingDataLoader that measures each batch: the seconds the
         training loop waited for it and the files and bytes it holds. Each
         batch's metrics go to `on_batch(metrics)` when given and, when
-        `mlflow` is importable and a run is active, to mlflow.log_metrics;
+        `mlflow` is importable and a run is active, to mlflow.log_metrics as
+        sluice.fetch_s and sluice.batch_bytes (sluice.metrics_sinks.log_to_mlflow);
         `last_metrics` holds the latest."""
 
         def __init__(self, dataset, *args, on_batch=None, **kwargs):
@@ -175,36 +176,17 @@ if StreamingDataLoader is not None:
 
         def __iter__(self):
             output = getattr(self.dataset, 'output', 'path')
-            mlflow = _active_mlflow()
-            batches = super().__iter__()
-            step = 0
-            while True:
-                start = time.perf_counter()
-                try:
-                    batch = next(batches)
-                except StopIteration:
-                    return
-                waited = time.perf_counter() - start
+            for step, batch in enumerate(super().__iter__()):
+                # The wait StreamingDataLoader timed for this batch.
+                waited = self.last_wait_s
                 files = len(batch) if isinstance(batch, (list, tuple)) else 1
                 self.last_metrics = {'batch': step, 'fetch_s': waited, 'files': files,
                                      'bytes': _batch_bytes(batch, output)}
                 if self.on_batch is not None:
                     self.on_batch(dict(self.last_metrics))
-                if mlflow is not None:
-                    mlflow.log_metrics({'sluice_fetch_s': waited,
-                                        'sluice_batch_bytes': self.last_metrics['bytes']},
-                                       step=step)
-                step += 1
+                log_to_mlflow({'fetch_s': waited, 'batch_bytes': self.last_metrics['bytes']},
+                              step=step, required=False)
                 yield batch
-
-
-def _active_mlflow():
-    """mlflow when it is importable and a run is active, else None."""
-    try:
-        import mlflow
-    except ImportError:
-        return None
-    return mlflow if mlflow.active_run() is not None else None
 
 
 def _identity(batch):

@@ -146,9 +146,9 @@ def test_batch_metrics_go_to_mlflow_when_a_run_is_active(folder, monkeypatch):
     ds = StreamingFileDataset(local=str(folder), glob='*.jpg', output='bytes', batch_size=8)
     batches = list(file_dataloader(ds, num_workers=0))
     assert [step for step, _ in mlflow.logged] == list(range(len(batches))) == list(range(5))
-    assert [m['sluice_batch_bytes'] for _, m in mlflow.logged] == \
+    assert [m['sluice.batch_bytes'] for _, m in mlflow.logged] == \
         [sum(map(len, b)) for b in batches]
-    assert all(m['sluice_fetch_s'] >= 0 for _, m in mlflow.logged)
+    assert all(m['sluice.fetch_s'] >= 0 for _, m in mlflow.logged)
 
 
 def test_a_subclass_reads_through_its_own_get_item(folder):
