@@ -1,0 +1,76 @@
+"""A loader's metrics, logged through sluice.metrics_sinks to the real MLflow
+(a local file-store run, read back with MlflowClient) and the real
+TensorBoard (an event file from torch's SummaryWriter, read back with
+TensorBoard's EventAccumulator); both pinned in requirements.txt."""
+import mlflow
+from mlflow.tracking import MlflowClient
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from torch.utils.tensorboard import SummaryWriter
+
+import sluice
+from sluice.metrics_sinks import flatten, log_to_mlflow, log_to_tensorboard
+
+SAMPLES = 60
+
+
+def ids(batch):
+    return [s['id'] for s in batch]
+
+
+def two_windows(tmp_path):
+    """A loader's metrics() after each of two epochs of 6 batches."""
+    remote = str(tmp_path / 'remote')
+    with sluice.MDSWriter(out=remote, columns={'id': 'int'}, size_limit=1 << 9) as w:
+        for i in range(SAMPLES):
+            w.write({'id': i})
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=10,
+                                 shuffle=False)
+    loader = sluice.StreamingDataLoader(ds, batch_size=10, num_workers=0, collate_fn=ids)
+    out = []
+    for _ in range(2):
+        assert [i for b in loader for i in b] == list(range(SAMPLES))
+        out.append(loader.metrics())
+    return out
+
+
+def test_mlflow_run_reads_back_the_loader_metrics(tmp_path, monkeypatch):
+    first, second = two_windows(tmp_path)
+    # A local file store: no server, no database package (MLflow 3 asks for
+    # this opt-in to use one).
+    monkeypatch.setenv('MLFLOW_ALLOW_FILE_STORE', 'true')
+    mlflow.set_tracking_uri((tmp_path / 'mlruns').as_uri())
+    with mlflow.start_run() as run:
+        assert log_to_mlflow(first, step=0) is True
+        assert log_to_mlflow(second, step=1) is True
+    assert log_to_mlflow(second, step=2) is False  # no run active any more
+    client = MlflowClient()
+
+    def history(key):
+        return [(m.step, m.value) for m in client.get_metric_history(run.info.run_id, key)]
+
+    assert history('sluice.batches') == [(0, 6.0), (1, 12.0)]
+    assert history('sluice.window.samples') == [(0, 60.0), (1, 60.0)]
+    assert history('sluice.dataset.totals.samples') == [(0, 60.0), (1, 120.0)]
+    assert history('sluice.window.wait_p95_s') == \
+        [(0, first['window']['wait_p95_s']), (1, second['window']['wait_p95_s'])]
+    logged = client.get_run(run.info.run_id).data.metrics
+    assert set(logged) == set(flatten(second))
+
+
+def test_tensorboard_event_file_reads_back_the_loader_metrics(tmp_path):
+    first, second = two_windows(tmp_path)
+    logdir = str(tmp_path / 'tb')
+    writer = SummaryWriter(logdir)
+    assert log_to_tensorboard(writer, first, 0) == len(flatten(first))
+    log_to_tensorboard(writer, second, 1)
+    writer.close()
+    events = EventAccumulator(logdir)
+    events.Reload()
+    tags = events.Tags()['scalars']
+    assert sorted(tags) == sorted(k.replace('.', '/') for k in flatten(second))
+    assert [(e.step, e.value) for e in events.Scalars('sluice/batches')] == [(0, 6.0), (1, 12.0)]
+    assert [(e.step, e.value) for e in events.Scalars('sluice/dataset/totals/samples')] == \
+        [(0, 60.0), (1, 120.0)]
+    # Stored as 32-bit floats.
+    [wait0, wait1] = events.Scalars('sluice/window/wait_s')
+    assert abs(wait0.value - first['window']['wait_s']) <= 1e-6 * max(1.0, wait0.value)
