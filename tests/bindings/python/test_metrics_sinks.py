@@ -259,3 +259,24 @@ def test_prometheus_file_read_by_prometheus_client(tmp_path):
         ['cache_room', 'decode', 'download', 'other', 'peer_download']
     assert all(v >= 0 for v in waits.values())
     assert families['sluice_cache_bytes'].type == 'gauge'
+
+
+def test_progress_over_a_dataset_shows_its_mb_per_s(tmp_path):
+    remote = str(tmp_path / 'remote')
+    write_remote(remote)
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=10,
+                                 shuffle=False)
+    out = io.StringIO()
+    assert [s['id'] for s in sluice.progress(ds, every=1e-9, stream=out)] == list(range(SAMPLES))
+    lines = [s.rstrip() for s in out.getvalue()[:-1].split('\r')[1:]]
+    assert len(lines) == SAMPLES + 1
+    assert all(re.fullmatch(LINE, s) and '- MB/s' not in s for s in lines), lines
+
+
+def test_importing_sluice_imports_no_sink_tool():
+    import subprocess
+    code = ('import sys, sluice, sluice.metrics_sinks; '
+            'print(sorted(m for m in sys.modules if m.split(".")[0] in '
+            '("mlflow", "tensorboard", "prometheus_client") or m == "torch.utils.tensorboard"))')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True)
+    assert out.stdout == '[]\n'
