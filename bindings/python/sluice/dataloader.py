@@ -30,6 +30,52 @@ def _percentile(ordered, q):
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
+class _Waits:
+    """The caller's waits for batches: totals since the loader was made
+    (across epochs), and the window since the previous metrics() call (each
+    batch's wait, 8 bytes a batch until that call). A plain object: torch's
+    DataLoader checks every attribute set, which would cost per batch."""
+    __slots__ = ('batches', 'samples', 'wait_s', 'last', 'window', 'window_samples',
+                 'window_start')
+
+    def __init__(self):
+        self.batches = self.samples = 0
+        self.wait_s = 0.0
+        self.last = None
+        self.window = array('d')
+        self.window_samples = 0
+        # The first iteration's start until metrics() is first called.
+        self.window_start = None
+
+    def add(self, waited, size):
+        self.batches += 1
+        self.samples += size
+        self.wait_s += waited
+        self.last = waited
+        self.window.append(waited)
+        self.window_samples += size
+
+    def take_window(self, now):
+        """The metrics() dict without 'dataset'; starts the next window at `now`."""
+        waits = sorted(self.window)
+        seconds = now - self.window_start if self.window_start is not None else 0.0
+        wait_s = math.fsum(waits)
+        out = {
+            'batches': self.batches, 'samples': self.samples, 'wait_s': self.wait_s,
+            'window': {
+                'seconds': seconds, 'batches': len(waits), 'samples': self.window_samples,
+                'wait_s': wait_s,
+                'wait_p50_s': _percentile(waits, 0.50), 'wait_p95_s': _percentile(waits, 0.95),
+                'wait_fraction': wait_s / seconds if seconds > 0 else 0.0,
+                'samples_per_s': self.window_samples / seconds if seconds > 0 else 0.0,
+            },
+        }
+        self.window = array('d')
+        self.window_samples = 0
+        self.window_start = now
+        return out
+
+
 class StreamingDataLoader(DataLoader):
     """DataLoader with state_dict() / load_state_dict() as Mosaic's, and
     metrics(): the batches it yielded and how long the caller waited for
@@ -38,23 +84,19 @@ class StreamingDataLoader(DataLoader):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.num_samples_yielded = 0
-        # Since the loader was made, across epochs.
-        self._batches = 0
-        self._samples = 0
-        self._wait_s = 0.0
-        # The window since the previous metrics() call: each batch's wait (8
-        # bytes a batch until the next call), its samples, and its start (the
-        # first iteration's start when metrics() was not called yet).
-        self._window_waits = array('d')
-        self._window_samples = 0
-        self._window_start = None
-        self.last_wait_s = None
+        self._waits = _Waits()
+
+    @property
+    def last_wait_s(self):
+        """Seconds the caller waited for the latest batch (None before one)."""
+        return self._waits.last
 
     def __iter__(self):
         self.num_samples_yielded = 0
+        waits = self._waits
         start = time.perf_counter()
-        if self._window_start is None:
-            self._window_start = start
+        if waits.window_start is None:
+            waits.window_start = start
         # Starting the iterator (forking workers, their first fetches) is
         # time the caller waits for the first batch, so it counts there.
         batches = super().__iter__()
@@ -63,15 +105,9 @@ class StreamingDataLoader(DataLoader):
                 batch = next(batches)
             except StopIteration:
                 return
-            waited = time.perf_counter() - start
             size = _batch_size(batch)
+            waits.add(time.perf_counter() - start, size)
             self.num_samples_yielded += size
-            self._batches += 1
-            self._samples += size
-            self._wait_s += waited
-            self._window_waits.append(waited)
-            self._window_samples += size
-            self.last_wait_s = waited
             yield batch
             start = time.perf_counter()
 
@@ -82,23 +118,7 @@ class StreamingDataLoader(DataLoader):
         with the per-batch wait's p50/p95; and 'dataset', the dataset's own
         metrics() when it reads in this process (num_workers=0). Each call
         starts a new window (the dataset's too). Fields: docs/metrics.rst."""
-        now = time.perf_counter()
-        waits = sorted(self._window_waits)
-        seconds = now - self._window_start if self._window_start is not None else 0.0
-        wait_s = math.fsum(waits)
-        out = {
-            'batches': self._batches, 'samples': self._samples, 'wait_s': self._wait_s,
-            'window': {
-                'seconds': seconds, 'batches': len(waits), 'samples': self._window_samples,
-                'wait_s': wait_s,
-                'wait_p50_s': _percentile(waits, 0.50), 'wait_p95_s': _percentile(waits, 0.95),
-                'wait_fraction': wait_s / seconds if seconds > 0 else 0.0,
-                'samples_per_s': self._window_samples / seconds if seconds > 0 else 0.0,
-            },
-        }
-        self._window_waits = array('d')
-        self._window_samples = 0
-        self._window_start = now
+        out = self._waits.take_window(time.perf_counter())
         if self.num_workers == 0 and isinstance(self.dataset, StreamingDataset):
             out['dataset'] = self.dataset.metrics()
         return out
