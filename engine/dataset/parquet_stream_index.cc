@@ -48,18 +48,7 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::
 
 Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files) {
   const std::string root = StreamRoot(stream);
-  return parquet::IndexOfParquetFiles(
-      files, [&root](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
-        // Mapped: only the footer's pages are read from disk.
-        const std::string full = JoinPath(root, rel);
-        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
-        if (offset > map.size() || size > map.size() - offset) {
-          return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
-                              std::to_string(offset + size));
-        }
-        out->assign(map.data().substr(offset, size));
-        return Status::Ok();
-      });
+  return parquet::IndexOfLocalParquetFiles(root, files);
 }
 
 Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,

@@ -117,18 +117,7 @@ Result<Index> LocalParquetIndex(const std::string& path, std::string* root) {
     SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), parquet::ParquetFileSelection(), path));
   }
   const std::string base = *root;
-  return parquet::IndexOfParquetFiles(
-      files, [&base](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
-        // Mapped: only the footer's pages are read from disk.
-        const std::string full = JoinPath(base, rel);
-        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
-        if (offset > map.size() || size > map.size() - offset) {
-          return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
-                              std::to_string(offset + size));
-        }
-        out->assign(map.data().substr(offset, size));
-        return Status::Ok();
-      });
+  return parquet::IndexOfLocalParquetFiles(base, files);
 }
 
 // The index of the dataset at `path`: its index.json, else (a Parquet file

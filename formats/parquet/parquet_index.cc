@@ -1,5 +1,8 @@
 #include "formats/parquet/parquet_index.h"
 
+#include "base/file.h"
+#include "base/mapped_file.h"
+
 #include "formats/parquet/field_encoding.h"
 #include "formats/parquet/parquet_shard_reader.h"
 
@@ -51,5 +54,19 @@ Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const Fi
 }
 
 FileSelection ParquetFileSelection() { return FileSelection{{"*.parquet"}}; }
+
+Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files) {
+  return IndexOfParquetFiles(
+      files, [&root](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
+        const std::string full = JoinPath(root, rel);
+        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
+        if (offset > map.size() || size > map.size() - offset) {
+          return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
+                              std::to_string(offset + size));
+        }
+        out->assign(map.data().substr(offset, size));
+        return Status::Ok();
+      });
+}
 
 }  // namespace sluice::parquet

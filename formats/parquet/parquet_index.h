@@ -37,6 +37,11 @@ Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileF
 // holds a row.
 Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read);
 
+// IndexOfParquetFiles over files below the local folder `root`, each mapped
+// so that only its footer's pages are read from disk. A file shorter than a
+// footer says is kCorrupt naming it.
+Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files);
+
 // The selection of a folder of Parquet files: names ending in ".parquet"
 // (Spark's "part-00000-<uuid>-c000.snappy.parquet", Hugging Face's
 // "train-00000-of-00004.parquet").
