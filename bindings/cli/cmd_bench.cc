@@ -19,7 +19,7 @@
 namespace sluice::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kBenchUsage =
     "usage: sluice bench DATASET [options]\n"
     "  DATASET                 folder or store URL (the remote; read through a cache per node)\n"
     "  --cache DIR             root of the nodes' cache folders (default: a temporary, cold one)\n"
@@ -117,11 +117,11 @@ int RunBench(const Args& args) {
   auto flags = ParseFlags(rest, values, {"json", "shuffle", "plan-only", "help"});
   if (!flags.ok()) return Error("bench", flags.status(), 2);
   if (flags->Has("help")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kBenchUsage, stdout);
     return 0;
   }
   if (flags->positional.size() != 1) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kBenchUsage, stderr);
     return 2;
   }
   options.emplace_back("remote", JsonValue{flags->positional[0]});

@@ -26,7 +26,7 @@
 namespace sluice::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kConvertUsage =
     "usage: sluice convert IN OUT [--columns NAME:ENCODING,...] [--compression NAME]\n"
     "                             [--hashes ALGO,...] [--size-limit BYTES|100kb|none]\n"
     "  IN   a dataset (MDS, JSONL, CSV/TSV) or a .jsonl, .csv or .tsv file: a path\n"
@@ -318,7 +318,7 @@ int RunConvert(const Args& args) {
   auto flags = ParseFlags(args, {"columns", "compression", "hashes", "size-limit"}, {"help"});
   if (!flags.ok()) return Error("convert", flags.status(), 2);
   if (flags->Has("help") || flags->positional.size() != 2) {
-    std::fputs(kUsage, flags->Has("help") ? stdout : stderr);
+    std::fputs(kConvertUsage, flags->Has("help") ? stdout : stderr);
     return flags->Has("help") ? 0 : 2;
   }
   ShardedWriterOptions options;

@@ -11,7 +11,7 @@
 namespace sluice::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kLsUsage =
     "usage: sluice ls DATASET [--glob PATTERN[,PATTERN...]] [--manifest NAME] [--split NAME]\n"
     "  DATASET: a folder or store URL; prints each file of the raw-file dataset it holds\n"
     "  (size, then path, in the dataset's order), then a total. Names starting with '_'\n"
@@ -37,7 +37,7 @@ int RunLs(const Args& args) {
   auto flags = ParseFlags(args, {"glob", "manifest", "split"});
   if (!flags.ok()) return Error("ls", flags.status(), 2);
   if (flags->positional.size() != 1) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kLsUsage, stderr);
     return 2;
   }
   StreamOptions stream;

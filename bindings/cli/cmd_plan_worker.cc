@@ -15,7 +15,7 @@
 namespace sluice::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kPlanWorkerUsage[] =
     "usage: sluice plan DATASET --world NODES:RANKS:WORKERS --rank R --worker W --batch-size B\n"
     "                   [--epoch E] [--sample-in-epoch S] [--shuffle] [--shuffle-seed N]\n"
     "                   [--shuffle-algo ALGO] [--shuffle-block-size N] [--num-canonical-nodes N]\n"
@@ -115,7 +115,7 @@ int RunPlanWorker(const Args& args) {
                           {"shuffle"});
   if (!flags.ok()) return Error("plan", flags.status(), 2);
   if (flags->positional.size() != 1 || !flags->Get("world")) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kPlanWorkerUsage, stderr);
     return 2;
   }
   Status st = Plan(*flags);

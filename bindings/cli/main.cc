@@ -8,7 +8,7 @@
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kMainUsage =
     "usage: sluice <command> [arguments]\n"
     "\n"
     "commands:\n"
@@ -33,7 +33,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    std::fputs(kMainUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   std::string cmd = argv[1];
@@ -47,6 +47,6 @@ int main(int argc, char** argv) {
   if (cmd == "whoami") return sluice::cli::RunWhoami(args);
   if (cmd == "ls") return sluice::cli::RunLs(args);
   if (cmd == "bench") return sluice::cli::RunBench(args);
-  std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kMainUsage);
   return 2;
 }

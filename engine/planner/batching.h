@@ -10,6 +10,9 @@
 
 namespace sluice::planner {
 
+// Below this many ids a second planning thread costs more than it saves.
+inline constexpr int64_t kThreadedPlanMin = int64_t{1} << 20;
+
 struct BatchContext {
   const PlanRequest& request;
   const PlanDerived& derived;

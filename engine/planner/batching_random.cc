@@ -7,13 +7,6 @@
 #include "engine/planner/shuffle.h"
 
 namespace sluice::planner {
-namespace {
-
-// Below this many ids a second thread costs more than it saves.
-constexpr int64_t kThreadedMin = int64_t{1} << 20;
-
-}  // namespace
-
 PartitionArgs RandomPartitionArgs(const BatchContext& ctx, int64_t num_samples) {
   PartitionArgs pa;
   pa.num_samples = num_samples;
@@ -47,7 +40,7 @@ Result<WorkArray> BatchRandomGeneric(const BatchContext& ctx) {
   // partition on a second thread meanwhile.
   std::optional<Result<WorkArray>> partition;
   std::thread helper;
-  if (res.size() >= kThreadedMin && ctx.request.threads != 1) {
+  if (res.size() >= kThreadedPlanMin && ctx.request.threads != 1) {
     // No exception may leave a thread (std::terminate): it becomes the Result.
     helper = std::thread([&] {
       try {

@@ -16,9 +16,6 @@
 namespace sluice::planner {
 namespace {
 
-// Below this many ids a second thread costs more than it saves.
-constexpr int64_t kThreadedMin = int64_t{1} << 20;
-
 struct PartBuffers {
   std::vector<int64_t> ids;
   Py1eScratch scratch;
@@ -54,7 +51,7 @@ Result<WorkArray> BatchRandomPy1e(const BatchContext& ctx, const Resampled& res,
   // this thread; sorting node i and writing it out (independent of the
   // draws) runs on a second thread while node i+1 is drawn. Deterministic:
   // the threads share no generator and write disjoint slots.
-  const bool pipeline = ctx.request.threads != 1 && total >= kThreadedMin && C > 1;
+  const bool pipeline = ctx.request.threads != 1 && total >= kThreadedPlanMin && C > 1;
   PartBuffers buffers[2];
   std::thread writer;
   std::exception_ptr writer_error;  // no exception may leave a thread

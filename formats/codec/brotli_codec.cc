@@ -11,7 +11,7 @@ namespace sluice::codec_internal {
 
 namespace {
 
-constexpr std::string_view kFamily = "br";
+constexpr std::string_view kBrotliFamily = "br";
 
 struct DecoderFree {
   void operator()(BrotliDecoderState* s) const { BrotliDecoderDestroyInstance(s); }
@@ -70,29 +70,29 @@ Status BrotliDecode(std::string_view data, BoundedOutput& out, std::string_view 
     const BrotliDecoderResult r = BrotliDecoderDecompressStream(
         dec.get(), &avail_in, &next_in, &avail_out, &next_out, nullptr);
     out.Commit(room - avail_out);
-    if (out.exceeded()) return OutputTooLarge(what, kFamily, max_output);
+    if (out.exceeded()) return OutputTooLarge(what, kBrotliFamily, max_output);
     const uint64_t consumed = data.size() - avail_in;
     switch (r) {
       case BROTLI_DECODER_RESULT_SUCCESS:
         if (avail_in != 0) {
-          return TrailingData(what, kFamily, consumed, data.size(),
+          return TrailingData(what, kBrotliFamily, consumed, data.size(),
                               "expected the end of the file");
         }
         return Status::Ok();
       case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
-        return TruncatedData(what, kFamily,
+        return TruncatedData(what, kBrotliFamily,
                              "the input ends (" + std::to_string(data.size()) +
                                  " bytes) before the end of the stream, after " +
                                  std::to_string(out.produced()) + " output bytes");
       case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
         if (out.free_size() == 0 && room == 0) {
-          return OutputTooLarge(what, kFamily, max_output);
+          return OutputTooLarge(what, kBrotliFamily, max_output);
         }
         break;
       case BROTLI_DECODER_RESULT_ERROR:
       default:
         return CorruptData(
-            what, kFamily,
+            what, kBrotliFamily,
             std::string(BrotliDecoderErrorString(BrotliDecoderGetErrorCode(dec.get()))) +
                 " (near input offset " + std::to_string(consumed) + ")");
     }

@@ -10,7 +10,7 @@ namespace sluice::codec_internal {
 
 namespace {
 
-constexpr std::string_view kFamily = "bz2";
+constexpr std::string_view kBzip2Family = "bz2";
 
 std::string Bzip2Message(int code) {
   switch (code) {
@@ -78,18 +78,18 @@ Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view w
       fed += n;
     }
     SLUICE_RETURN_IF_ERROR(out.Grow());
-    if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
+    if (out.free_size() == 0) return OutputTooLarge(what, kBzip2Family, max_output);
     const size_t room = std::min(out.free_size(), kMaxChunk);
     s.next_out = out.free_begin();
     s.avail_out = static_cast<unsigned>(room);
     const int r = BZ2_bzDecompress(&s);
     out.Commit(room - s.avail_out);
-    if (out.exceeded()) return OutputTooLarge(what, kFamily, max_output);
+    if (out.exceeded()) return OutputTooLarge(what, kBzip2Family, max_output);
     if (r == BZ_STREAM_END) {
       const size_t pos = consumed();
       if (pos == data.size()) return Status::Ok();
       if (data.substr(pos, 3) != std::string_view("BZh").substr(0, std::min<size_t>(3, data.size() - pos))) {
-        return TrailingData(what, kFamily, pos, data.size(),
+        return TrailingData(what, kBzip2Family, pos, data.size(),
                             "expected another bzip2 stream (\"BZh\") or the end of the file");
       }
       // Another stream follows: start a fresh decoder on it.
@@ -106,7 +106,7 @@ Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view w
     }
     if (r == BZ_OK) {
       if (s.avail_in == 0 && fed == data.size() && s.avail_out > 0) {
-        return TruncatedData(what, kFamily,
+        return TruncatedData(what, kBzip2Family,
                              "the input ends (" + std::to_string(data.size()) +
                                  " bytes) before the end-of-stream marker, after " +
                                  std::to_string(out.produced()) + " output bytes");
@@ -114,7 +114,7 @@ Status Bzip2Decode(std::string_view data, BoundedOutput& out, std::string_view w
       continue;
     }
     if (r == BZ_MEM_ERROR) return InternalError("bz2: out of memory while decompressing");
-    return CorruptData(what, kFamily,
+    return CorruptData(what, kBzip2Family,
                        Bzip2Message(r) + " (near input offset " + std::to_string(consumed()) +
                            ")");
   }

@@ -12,7 +12,7 @@ namespace sluice::codec_internal {
 
 namespace {
 
-constexpr std::string_view kFamily = "gz";
+constexpr std::string_view kGzipFamily = "gz";
 constexpr int kGzipWindowBits = 16 + MAX_WBITS;  // 16: gzip wrapper, not zlib
 
 std::string ZlibMessage(const z_stream& z, int code) {
@@ -88,13 +88,13 @@ Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view wh
       fed += n;
     }
     SLUICE_RETURN_IF_ERROR(out.Grow());
-    if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
+    if (out.free_size() == 0) return OutputTooLarge(what, kGzipFamily, max_output);
     const size_t room = std::min(out.free_size(), kMaxChunk);
     z.next_out = reinterpret_cast<Bytef*>(out.free_begin());
     z.avail_out = static_cast<uInt>(room);
     const int r = inflate(&z, Z_NO_FLUSH);
     out.Commit(room - z.avail_out);
-    if (out.exceeded()) return OutputTooLarge(what, kFamily, max_output);
+    if (out.exceeded()) return OutputTooLarge(what, kGzipFamily, max_output);
     if (r == Z_STREAM_END) {
       // A member ended: skip NUL padding, then only another member may follow.
       size_t pos = consumed();
@@ -105,7 +105,7 @@ Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view wh
                          (pos + 1 == data.size() ||
                           static_cast<unsigned char>(data[pos + 1]) == 0x8b);
       if (!magic) {
-        return TrailingData(what, kFamily, member_end, data.size(),
+        return TrailingData(what, kGzipFamily, member_end, data.size(),
                             "expected another gzip member (1f 8b) or the end of the file");
       }
       if (inflateReset(&z) != Z_OK) return InternalError("gz: cannot reset inflate");
@@ -118,7 +118,7 @@ Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view wh
     if (r == Z_OK || r == Z_BUF_ERROR) {
       // Output room left and every input byte taken: the member is cut short.
       if (z.avail_in == 0 && fed == data.size() && z.avail_out > 0) {
-        return TruncatedData(what, kFamily,
+        return TruncatedData(what, kGzipFamily,
                              "the input ends (" + std::to_string(data.size()) +
                                  " bytes) before the end of the gzip member, after " +
                                  std::to_string(out.produced()) + " output bytes");
@@ -126,7 +126,7 @@ Status GzipDecode(std::string_view data, BoundedOutput& out, std::string_view wh
       continue;
     }
     if (r == Z_MEM_ERROR) return InternalError("gz: out of memory while inflating");
-    return CorruptData(what, kFamily,
+    return CorruptData(what, kGzipFamily,
                        ZlibMessage(z, r) + " (near input offset " +
                            std::to_string(consumed()) + ")");
   }

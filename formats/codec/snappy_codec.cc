@@ -10,7 +10,7 @@ namespace sluice::codec_internal {
 
 namespace {
 
-constexpr std::string_view kFamily = "snappy";
+constexpr std::string_view kSnappyFamily = "snappy";
 
 // The library accepts some inputs with extra bytes after the last tag and
 // cannot say why a block is bad. Walking the tags first (cheap: no output is
@@ -22,14 +22,14 @@ Status CheckTags(std::string_view data, size_t pos, uint64_t declared,
   const size_t n = data.size();
   uint64_t produced = 0;
   auto cut = [&](size_t tag_at) {
-    return TruncatedData(what, kFamily,
+    return TruncatedData(what, kSnappyFamily,
                          "the input ends inside the tag at offset " + std::to_string(tag_at) +
                              ", after " + std::to_string(produced) + " of " +
                              std::to_string(declared) + " bytes");
   };
   while (pos < n) {
     if (produced == declared) {
-      return TrailingData(what, kFamily, pos, n,
+      return TrailingData(what, kSnappyFamily, pos, n,
                           "the header's " + std::to_string(declared) +
                               " bytes are complete; expected the end of the file");
     }
@@ -72,13 +72,13 @@ Status CheckTags(std::string_view data, size_t pos, uint64_t declared,
         break;
     }
     if ((tag & 3) != 0 && (offset == 0 || offset > produced)) {
-      return CorruptData(what, kFamily,
+      return CorruptData(what, kSnappyFamily,
                          "the copy at offset " + std::to_string(tag_at) + " reaches back " +
                              std::to_string(offset) + " bytes, but only " +
                              std::to_string(produced) + " exist");
     }
     if (length > declared - produced) {
-      return CorruptData(what, kFamily,
+      return CorruptData(what, kSnappyFamily,
                          "the tag at offset " + std::to_string(tag_at) +
                              " goes past the " + std::to_string(declared) +
                              " bytes the header declares");
@@ -86,7 +86,7 @@ Status CheckTags(std::string_view data, size_t pos, uint64_t declared,
     produced += length;
   }
   if (produced < declared) {
-    return TruncatedData(what, kFamily,
+    return TruncatedData(what, kSnappyFamily,
                          "the input ends after " + std::to_string(produced) + " of the " +
                              std::to_string(declared) + " bytes the header declares");
   }
@@ -122,14 +122,14 @@ Result<size_t> SnappyCheckedSize(std::string_view data, uint64_t max_output,
   size_t declared = 0;
   if (!snappy::GetUncompressedLength(data.data(), data.size(), &declared)) {
     if (HeaderLength(data) == 0 && data.size() < 5) {
-      return TruncatedData(what, kFamily,
+      return TruncatedData(what, kSnappyFamily,
                            "the input (" + std::to_string(data.size()) +
                                " bytes) ends inside the length header");
     }
-    return CorruptData(what, kFamily, "bad length header");
+    return CorruptData(what, kSnappyFamily, "bad length header");
   }
   if (declared > max_output) {
-    return CorruptData(what, kFamily,
+    return CorruptData(what, kSnappyFamily,
                        "the header declares " + std::to_string(declared) +
                            " bytes, more than the expected raw size of " +
                            std::to_string(max_output));
@@ -141,7 +141,7 @@ Result<size_t> SnappyCheckedSize(std::string_view data, uint64_t max_output,
 Status SnappyUncompressTo(std::string_view data, size_t declared, char* out,
                           std::string_view what) {
   if (!snappy::RawUncompress(data.data(), data.size(), out)) {
-    return CorruptData(what, kFamily,
+    return CorruptData(what, kSnappyFamily,
                        "the block does not decode to the " + std::to_string(declared) +
                            " bytes its header declares");
   }

@@ -11,7 +11,7 @@ namespace sluice::codec_internal {
 
 namespace {
 
-constexpr std::string_view kFamily = "zstd";
+constexpr std::string_view kZstdFamily = "zstd";
 
 struct DCtxFree {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
@@ -34,22 +34,22 @@ Status StreamDecode(ZSTD_DCtx* dctx, std::string_view data, BoundedOutput& out,
   bool had_frame = false;
   while (true) {
     SLUICE_RETURN_IF_ERROR(out.Grow());
-    if (out.free_size() == 0) return OutputTooLarge(what, kFamily, max_output);
+    if (out.free_size() == 0) return OutputTooLarge(what, kZstdFamily, max_output);
     ZSTD_outBuffer ob{out.free_begin(), out.free_size(), 0};
     const size_t r = ZSTD_decompressStream(dctx, &ob, &in);
     out.Commit(ob.pos);
     if (ZSTD_isError(r)) {
       if (had_frame && hint == 0) {
-        return TrailingData(what, kFamily, frame_end, data.size(),
+        return TrailingData(what, kZstdFamily, frame_end, data.size(),
                             "expected another zstd frame or the end of the file; " +
                                 ErrorName(r));
       }
       // libzstd does not advance in.pos on error: name the frame instead.
-      return CorruptData(what, kFamily,
+      return CorruptData(what, kZstdFamily,
                          ErrorName(r) + " (in the frame at input offset " +
                              std::to_string(frame_end) + ")");
     }
-    if (out.exceeded()) return OutputTooLarge(what, kFamily, max_output);
+    if (out.exceeded()) return OutputTooLarge(what, kZstdFamily, max_output);
     hint = r;
     if (r == 0) {
       had_frame = true;
@@ -62,12 +62,12 @@ Status StreamDecode(ZSTD_DCtx* dctx, std::string_view data, BoundedOutput& out,
   }
   if (hint != 0) {
     if (had_frame && frame_end < data.size()) {
-      return TruncatedData(what, kFamily,
+      return TruncatedData(what, kZstdFamily,
                            "the " + std::to_string(data.size() - frame_end) +
                                " bytes after the frame that ends at offset " +
                                std::to_string(frame_end) + " are an incomplete frame");
     }
-    return TruncatedData(what, kFamily,
+    return TruncatedData(what, kZstdFamily,
                          "the input ends (" + std::to_string(data.size()) +
                              " bytes) before the end of the frame, after " +
                              std::to_string(out.produced()) + " output bytes");
@@ -105,7 +105,7 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
   if (stated != ZSTD_CONTENTSIZE_UNKNOWN && stated != ZSTD_CONTENTSIZE_ERROR) {
     declared = stated;
     if (declared > max_output) {
-      return CorruptData(what, kFamily,
+      return CorruptData(what, kZstdFamily,
                          "the frame header declares " + std::to_string(declared) +
                              " bytes, more than the expected raw size of " +
                              std::to_string(max_output));
@@ -117,11 +117,11 @@ Result<std::string> ZstdDecompress(std::string_view data, uint64_t max_output,
                                            data.data(), data.size());
       if (!ZSTD_isError(n) && n == out.size()) return out;
       if (!ZSTD_isError(n)) {
-        return CorruptData(what, kFamily,
+        return CorruptData(what, kZstdFamily,
                            "the frame holds " + std::to_string(n) +
                                " bytes but its header declares " + std::to_string(declared));
       }
-      return CorruptData(what, kFamily, ErrorName(n) + " (in the frame at input offset 0)");
+      return CorruptData(what, kZstdFamily, ErrorName(n) + " (in the frame at input offset 0)");
     }
   }
   // `declared` caps the first buffer only.
@@ -151,7 +151,7 @@ Status ZstdDecode(std::string_view data, BoundedOutput& out, std::string_view wh
   const unsigned long long stated = ZSTD_getFrameContentSize(data.data(), data.size());
   if (stated != ZSTD_CONTENTSIZE_UNKNOWN && stated != ZSTD_CONTENTSIZE_ERROR &&
       stated > out.max_output()) {
-    return CorruptData(what, kFamily,
+    return CorruptData(what, kZstdFamily,
                        "the frame header declares " + std::to_string(stated) +
                            " bytes, more than the expected raw size of " +
                            std::to_string(out.max_output()));

@@ -20,6 +20,11 @@
 
 namespace sluice {
 
+// How deep JSON values may nest, reading or writing: Python's json fails
+// (RecursionError) near its default recursion limit of 1000, and deeper
+// input must not exhaust the stack here.
+inline constexpr int kPyJsonMaxDepth = 1000;
+
 // Python repr(float): shortest round-trip digits; fixed notation when the
 // decimal exponent is in [-4, 16) (always with a '.'), else "d.ddde+XX";
 // "inf", "-inf", "nan" (whatever the NaN's sign bit), "-0.0".

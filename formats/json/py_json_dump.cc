@@ -9,8 +9,6 @@
 namespace sluice {
 namespace {
 
-constexpr int kMaxDepth = 1000;  // as ParsePyJson; Python raises RecursionError
-
 bool IsIntegerText(std::string_view t) {
   if (!t.empty() && t.front() == '-') t.remove_prefix(1);
   if (t.empty()) return false;
@@ -31,8 +29,8 @@ class Dumper {
   Dumper(std::string& out, bool sort_keys) : out_(out), sort_keys_(sort_keys) {}
 
   Status Dump(const JsonValue& value, int depth) {
-    if (depth >= kMaxDepth) {
-      return InvalidArgumentError("JSON value nested deeper than " + std::to_string(kMaxDepth));
+    if (depth >= kPyJsonMaxDepth) {
+      return InvalidArgumentError("JSON value nested deeper than " + std::to_string(kPyJsonMaxDepth));
     }
     switch (value.v.index()) {
       case 0: out_.append("null"); return Status::Ok();

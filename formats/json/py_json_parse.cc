@@ -14,9 +14,6 @@
 namespace sluice {
 namespace {
 
-// CPython's default recursion limit is 1000; deeper input raises there, and
-// here it must not exhaust the stack.
-constexpr int kMaxDepth = 1000;
 // CPython refuses int() of more than this many digits.
 constexpr size_t kMaxIntDigits = kPyIntMaxStrDigits;
 // Objects larger than this index their keys to resolve duplicates.
@@ -112,7 +109,7 @@ class Parser {
   }
 
   Status ParseObject(JsonValue& out, int depth) {
-    if (depth >= kMaxDepth) return Error("nesting deeper than " + std::to_string(kMaxDepth));
+    if (depth >= kPyJsonMaxDepth) return Error("nesting deeper than " + std::to_string(kPyJsonMaxDepth));
     ++pos_;  // '{'
     JsonValue::Object obj;
     std::unordered_map<std::string, size_t> index;  // used past kLinearKeyScan keys
@@ -164,7 +161,7 @@ class Parser {
   }
 
   Status ParseArray(JsonValue& out, int depth) {
-    if (depth >= kMaxDepth) return Error("nesting deeper than " + std::to_string(kMaxDepth));
+    if (depth >= kPyJsonMaxDepth) return Error("nesting deeper than " + std::to_string(kPyJsonMaxDepth));
     ++pos_;  // '['
     JsonValue::Array arr;
     SkipWs();

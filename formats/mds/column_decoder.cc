@@ -12,18 +12,13 @@
 namespace sluice {
 namespace {
 
-std::string Where(const ColumnEncoding& enc) {
-  std::string s = "column '" + enc.column + "' (" + enc.name + ")";
-  return s;
-}
-
-Status WrongType(const ColumnEncoding& enc, std::string_view wanted) {
-  return InvalidArgumentError(Where(enc) + ": cannot be decoded as " +
+Status DecoderWrongType(const ColumnEncoding& enc, std::string_view wanted) {
+  return InvalidArgumentError(DescribeColumn(enc) + ": cannot be decoded as " +
                               std::string(wanted));
 }
 
 Status Corrupt(const ColumnEncoding& enc, std::string message) {
-  return CorruptError(Where(enc) + ": " + message);
+  return CorruptError(DescribeColumn(enc) + ": " + message);
 }
 
 Status CheckSize(const ColumnEncoding& enc, std::string_view stored, size_t size) {
@@ -59,7 +54,7 @@ Result<int64_t> DecodeInt64(const ColumnEncoding& enc, std::string_view stored) 
       return static_cast<int64_t>(v);
     }
     default:
-      return WrongType(enc, "a signed integer");
+      return DecoderWrongType(enc, "a signed integer");
   }
 }
 
@@ -79,7 +74,7 @@ Result<uint64_t> DecodeUInt64(const ColumnEncoding& enc, std::string_view stored
       SLUICE_RETURN_IF_ERROR(CheckSize(enc, stored, 1));
       return static_cast<uint8_t>(p[0]);
     default:
-      return WrongType(enc, "an unsigned integer");
+      return DecoderWrongType(enc, "an unsigned integer");
   }
 }
 
@@ -104,7 +99,7 @@ Result<double> DecodeDouble(const ColumnEncoding& enc, std::string_view stored) 
       return *v;
     }
     default:
-      return WrongType(enc, "a float");
+      return DecoderWrongType(enc, "a float");
   }
 }
 
@@ -117,7 +112,7 @@ Result<std::string_view> DecodeText(const ColumnEncoding& enc, std::string_view 
     case EncodingKind::kJson:
       break;
     default:
-      return WrongType(enc, "text");
+      return DecoderWrongType(enc, "text");
   }
   if (size_t bad = FindInvalidUtf8(stored); bad != std::string_view::npos) {
     return Corrupt(enc, "invalid UTF-8 at byte " + std::to_string(bad) +
@@ -134,7 +129,7 @@ Result<std::string_view> DecodeRawBytes(const ColumnEncoding& enc, std::string_v
     case EncodingKind::kPng:
       return stored;
     default:
-      return WrongType(enc, "raw bytes");
+      return DecoderWrongType(enc, "raw bytes");
   }
 }
 
@@ -204,8 +199,8 @@ Result<PilImageView> DecodePilImage(std::string_view stored, std::string_view wh
 }
 
 Result<PilImageView> DecodePil(const ColumnEncoding& enc, std::string_view stored) {
-  if (enc.kind != EncodingKind::kPil) return WrongType(enc, "a PIL image");
-  return DecodePilImage(stored, Where(enc));
+  if (enc.kind != EncodingKind::kPil) return DecoderWrongType(enc, "a PIL image");
+  return DecodePilImage(stored, DescribeColumn(enc));
 }
 
 Result<std::vector<ListItemView>> DecodeList(const ColumnEncoding& enc,
@@ -220,7 +215,7 @@ Result<std::vector<ListItemView>> DecodeList(const ColumnEncoding& enc,
     case EncodingKind::kJpegArray:
       break;
     default:
-      return WrongType(enc, "a list of images");
+      return DecoderWrongType(enc, "a list of images");
   }
   if (stored.size() < pos + 4) {
     return Corrupt(enc, "list field of " + std::to_string(stored.size()) +
@@ -262,7 +257,7 @@ uint64_t NdArrayView::element_count() const {
 }
 
 Result<NdArrayView> DecodeNdArray(const ColumnEncoding& enc, std::string_view stored) {
-  if (enc.kind != EncodingKind::kNdarray) return WrongType(enc, "an ndarray");
+  if (enc.kind != EncodingKind::kNdarray) return DecoderWrongType(enc, "an ndarray");
   NdArrayView out;
   size_t pos = 0;
   if (enc.nd_dtype) {

@@ -10,12 +10,8 @@
 namespace sluice {
 namespace {
 
-std::string Where(const ColumnEncoding& enc) {
-  return "column '" + enc.column + "' (" + enc.name + ")";
-}
-
-Status WrongType(const ColumnEncoding& enc, std::string_view given) {
-  return InvalidArgumentError(Where(enc) + ": cannot store " + std::string(given));
+Status EncoderWrongType(const ColumnEncoding& enc, std::string_view given) {
+  return InvalidArgumentError(DescribeColumn(enc) + ": cannot store " + std::string(given));
 }
 
 template <typename T>
@@ -26,7 +22,7 @@ std::string LEBytes(T v) {
 }
 
 Status OutOfRange(const ColumnEncoding& enc, const std::string& value) {
-  return InvalidArgumentError(Where(enc) + ": value " + value +
+  return InvalidArgumentError(DescribeColumn(enc) + ": value " + value +
                               " is out of range for " + enc.name);
 }
 
@@ -89,7 +85,7 @@ Result<std::string> EncodeInt64(const ColumnEncoding& enc, int64_t value) {
     return FloatBytes(enc.kind, static_cast<double>(value), static_cast<float>(value));
   }
   if (enc.kind == EncodingKind::kStrInt) return std::to_string(value);
-  return WrongType(enc, "an integer");
+  return EncoderWrongType(enc, "an integer");
 }
 
 Result<std::string> EncodeUInt64(const ColumnEncoding& enc, uint64_t value) {
@@ -104,7 +100,7 @@ Result<std::string> EncodeUInt64(const ColumnEncoding& enc, uint64_t value) {
     return FloatBytes(enc.kind, static_cast<double>(value), static_cast<float>(value));
   }
   if (enc.kind == EncodingKind::kStrInt) return std::to_string(value);
-  return WrongType(enc, "an integer");
+  return EncoderWrongType(enc, "an integer");
 }
 
 Result<std::string> EncodeDouble(const ColumnEncoding& enc, double value) {
@@ -112,14 +108,14 @@ Result<std::string> EncodeDouble(const ColumnEncoding& enc, double value) {
     return FloatBytes(enc.kind, value, static_cast<float>(value));
   }
   if (enc.kind == EncodingKind::kStrFloat) return PyFloatRepr(value);
-  return WrongType(enc, "a float");
+  return EncoderWrongType(enc, "a float");
 }
 
 Result<std::string> EncodeText(const ColumnEncoding& enc, std::string_view text) {
   switch (enc.kind) {
     case EncodingKind::kStr: {
       if (size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
-        return InvalidArgumentError(Where(enc) + ": invalid UTF-8 at byte " +
+        return InvalidArgumentError(DescribeColumn(enc) + ": invalid UTF-8 at byte " +
                                     std::to_string(bad));
       }
       return std::string(text);
@@ -131,7 +127,7 @@ Result<std::string> EncodeText(const ColumnEncoding& enc, std::string_view text)
                 !(text[0] == '-' && digits == "0");
       for (char c : digits) ok = ok && c >= '0' && c <= '9';
       if (!ok) {
-        return InvalidArgumentError(Where(enc) + ": '" + std::string(text.substr(0, 64)) +
+        return InvalidArgumentError(DescribeColumn(enc) + ": '" + std::string(text.substr(0, 64)) +
                                     "' is not the decimal text of an integer");
       }
       return std::string(text);
@@ -140,20 +136,20 @@ Result<std::string> EncodeText(const ColumnEncoding& enc, std::string_view text)
       bool ok = !text.empty();
       for (char c : text) ok = ok && c > ' ' && c < 0x7f;
       if (!ok) {
-        return InvalidArgumentError(Where(enc) + ": '" + std::string(text.substr(0, 64)) +
+        return InvalidArgumentError(DescribeColumn(enc) + ": '" + std::string(text.substr(0, 64)) +
                                     "' is not the text of a Decimal");
       }
       return std::string(text);
     }
     default:
-      return WrongType(enc, "text");
+      return EncoderWrongType(enc, "text");
   }
 }
 
 Result<std::string> EncodeJson(const ColumnEncoding& enc, const JsonValue& value) {
-  if (enc.kind != EncodingKind::kJson) return WrongType(enc, "a JSON value");
+  if (enc.kind != EncodingKind::kJson) return EncoderWrongType(enc, "a JSON value");
   auto text = DumpPyJson(value, /*sort_keys=*/false);
-  if (!text.ok()) return text.status().WithContext(Where(enc));
+  if (!text.ok()) return text.status().WithContext(DescribeColumn(enc));
   return std::move(text).value();
 }
 
@@ -165,7 +161,7 @@ Result<std::string> EncodeRawBytes(const ColumnEncoding& enc, std::string_view b
     case EncodingKind::kPng:
       return std::string(bytes);
     default:
-      return WrongType(enc, "raw bytes");
+      return EncoderWrongType(enc, "raw bytes");
   }
 }
 
@@ -194,9 +190,9 @@ Result<std::string> EncodePilImage(uint32_t width, uint32_t height,
 
 Result<std::string> EncodePil(const ColumnEncoding& enc, uint32_t width, uint32_t height,
                               std::string_view mode, std::string_view pixels) {
-  if (enc.kind != EncodingKind::kPil) return WrongType(enc, "a PIL image");
+  if (enc.kind != EncodingKind::kPil) return EncoderWrongType(enc, "a PIL image");
   auto out = EncodePilImage(width, height, mode, pixels);
-  if (!out.ok()) return out.status().WithContext(Where(enc));
+  if (!out.ok()) return out.status().WithContext(DescribeColumn(enc));
   return out;
 }
 
@@ -208,12 +204,12 @@ Result<std::string> EncodeList(const ColumnEncoding& enc,
     case EncodingKind::kListJpeg:
     case EncodingKind::kListPng: reserved = true; break;
     case EncodingKind::kJpegArray: reserved = false; break;
-    default: return WrongType(enc, "a list of images");
+    default: return EncoderWrongType(enc, "a list of images");
   }
   uint64_t total = (reserved ? 8 : 4) + uint64_t{4} * items.size();
   for (std::string_view item : items) total += item.size();
   if (items.size() > UINT32_MAX || total > UINT32_MAX) {
-    return InvalidArgumentError(Where(enc) + ": list of " + std::to_string(items.size()) +
+    return InvalidArgumentError(DescribeColumn(enc) + ": list of " + std::to_string(items.size()) +
                                 " items, " + std::to_string(total) +
                                 " bytes, does not fit in 32 bits");
   }
@@ -229,32 +225,32 @@ Result<std::string> EncodeList(const ColumnEncoding& enc,
 Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
                                   const std::vector<uint64_t>& shape,
                                   std::string_view data) {
-  if (enc.kind != EncodingKind::kNdarray) return WrongType(enc, "an ndarray");
+  if (enc.kind != EncodingKind::kNdarray) return EncoderWrongType(enc, "an ndarray");
   if (enc.nd_dtype && *enc.nd_dtype != dtype) {
-    return InvalidArgumentError(Where(enc) + ": array dtype " + NdDtypeName(dtype) +
+    return InvalidArgumentError(DescribeColumn(enc) + ": array dtype " + NdDtypeName(dtype) +
                                 " differs from the column's " + NdDtypeName(*enc.nd_dtype));
   }
   if (shape.empty() || shape.size() > kMaxNdim) {
-    return InvalidArgumentError(Where(enc) + ": array has " + std::to_string(shape.size()) +
+    return InvalidArgumentError(DescribeColumn(enc) + ": array has " + std::to_string(shape.size()) +
                                 " dimensions, expected 1 to 63");
   }
   if (enc.nd_shape && *enc.nd_shape != shape) {
-    return InvalidArgumentError(Where(enc) + ": array shape differs from the column's");
+    return InvalidArgumentError(DescribeColumn(enc) + ": array shape differs from the column's");
   }
   uint64_t bytes = NdDtypeItemSize(dtype);
   uint64_t largest = 0;
   for (uint64_t d : shape) {
     if (d == 0) {
-      return InvalidArgumentError(Where(enc) + ": array has a dimension of 0");
+      return InvalidArgumentError(DescribeColumn(enc) + ": array has a dimension of 0");
     }
     if (bytes > UINT32_MAX / d) {
-      return InvalidArgumentError(Where(enc) + ": array is larger than 4 GiB");
+      return InvalidArgumentError(DescribeColumn(enc) + ": array is larger than 4 GiB");
     }
     bytes *= d;
     if (d > largest) largest = d;
   }
   if (data.size() != bytes) {
-    return InvalidArgumentError(Where(enc) + ": array data is " + std::to_string(data.size()) +
+    return InvalidArgumentError(DescribeColumn(enc) + ": array data is " + std::to_string(data.size()) +
                                 " bytes, dtype and shape need " + std::to_string(bytes));
   }
   std::string out;

@@ -108,6 +108,10 @@ bool NdDtypeIsSigned(NdDtype dtype) {
   return (static_cast<unsigned>(dtype) & 1) != 0;
 }
 
+std::string DescribeColumn(const ColumnEncoding& enc) {
+  return "column '" + enc.column + "' (" + enc.name + ")";
+}
+
 std::optional<NdDtype> NdDtypeFromName(std::string_view name) {
   for (const auto& d : kDtypes) {
     if (d.name == name) return d.dtype;

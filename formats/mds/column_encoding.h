@@ -74,6 +74,9 @@ struct ColumnEncoding {
   bool custom = false;
 };
 
+// "column 'x' (encoding)": how every error about one column names it.
+std::string DescribeColumn(const ColumnEncoding& enc);
+
 // Parses an encoding string for column `column`. Unknown names and malformed
 // ndarray suffixes -> kUnimplemented naming the encoding and the column.
 // An ndarray shape must have 1..63 positive dimensions whose total byte size

@@ -12,7 +12,7 @@ namespace {
 
 constexpr int64_t kContainerTimeoutMs = 2000;
 constexpr int64_t kImdsTimeoutMs = 1000;  // boto3's metadata_service_timeout
-constexpr uint64_t kMaxTokenFile = uint64_t{1} << 16;
+constexpr uint64_t kMaxMetadataTokenFile = uint64_t{1} << 16;
 
 bool EnvTrue(const char* name) {
   auto v = GetEnv(name);
@@ -55,7 +55,7 @@ class AwsContainerSource final : public CredentialSource {
     req.url = url;
     std::string token;
     if (auto file = GetEnv("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"); file && !file->empty()) {
-      auto read = ReadFile(*file, kMaxTokenFile);
+      auto read = ReadFile(*file, kMaxMetadataTokenFile);
       if (!read.ok()) {
         return PermissionDeniedError("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE: " +
                                      read.status().message());

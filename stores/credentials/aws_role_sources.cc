@@ -12,7 +12,7 @@ namespace sluice {
 namespace {
 
 // Web identity tokens are JWTs of a few KiB; the bound only caps a hostile file.
-constexpr uint64_t kMaxTokenFile = uint64_t{1} << 20;
+constexpr uint64_t kMaxWebIdentityTokenFile = uint64_t{1} << 20;
 
 std::string SessionName(const std::string& configured, int64_t now) {
   return configured.empty() ? "sluice-session-" + std::to_string(now) : configured;
@@ -180,7 +180,7 @@ class AwsWebIdentitySource final : public CredentialSource {
                                   (origin[0] == 'A' ? "AWS_ROLE_ARN" : "the profile's role_arn") +
                                   " is not");
     }
-    auto token = ReadFile(token_file, kMaxTokenFile);
+    auto token = ReadFile(token_file, kMaxWebIdentityTokenFile);
     if (!token.ok()) {
       return PermissionDeniedError(origin +
                                    ": cannot read the token file: " + token.status().message());

@@ -13,7 +13,7 @@ namespace {
 // Google's client libraries wait about as long for a token.
 constexpr int64_t kGoogleEndpointTimeoutMs = 10000;
 
-bool PlainWord(const std::string& s) {
+bool PlainErrorCode(const std::string& s) {
   return !s.empty() && s.size() <= 64 &&
          s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") ==
              std::string::npos;
@@ -57,10 +57,10 @@ HttpClientOptions GoogleEndpointOptions() {
     auto parsed = ParsePyJson(body);
     if (!parsed.ok()) return "";
     std::string code = JsonStringMember(*parsed, "error");
-    if (PlainWord(code)) return code;
+    if (PlainErrorCode(code)) return code;
     if (const JsonValue* error = JsonMember(*parsed, "error")) {
       std::string status = JsonStringMember(*error, "status");
-      if (PlainWord(status)) return status;
+      if (PlainErrorCode(status)) return status;
     }
     return "";
   };

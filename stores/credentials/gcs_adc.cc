@@ -90,7 +90,7 @@ class AdcMetadataSource final : public CredentialSource {
   std::string product_name_file_;
 };
 
-bool PlainWord(const std::string& s) {
+bool PlainTypeName(const std::string& s) {
   return !s.empty() && s.size() <= 40 &&
          s.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
 }
@@ -127,7 +127,7 @@ Result<Credential> FetchGcsFileCredential(std::string_view json, const std::stri
   // is quoted.
   return InvalidArgumentError(
       "credentials file " + path + " has " +
-      (PlainWord(type) ? "type '" + type + "'" : std::string("no known type")) +
+      (PlainTypeName(type) ? "type '" + type + "'" : std::string("no known type")) +
       ", expected one of service_account, authorized_user, external_account, "
       "impersonated_service_account");
 }

@@ -13,7 +13,7 @@ bool Matches(const std::string& pattern, std::string_view path) {
 
 }  // namespace
 
-void FaultEnv::Add(Fault fault) {
+void FaultEnv::Add(FsFault fault) {
   std::lock_guard<std::mutex> lock(mu_);
   armed_.push_back({std::move(fault), 0});
 }
@@ -33,9 +33,9 @@ std::string FaultEnv::last_fired_path() const {
   return last_fired_path_;
 }
 
-std::optional<Fault> FaultEnv::Hit(FsOp op, std::string_view path, std::string_view other) {
+std::optional<FsFault> FaultEnv::Hit(FsOp op, std::string_view path, std::string_view other) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::optional<Fault> hit;
+  std::optional<FsFault> hit;
   for (Armed& a : armed_) {
     if (a.fault.op != op) continue;
     if (!Matches(a.fault.path_pattern, path) && !Matches(a.fault.path_pattern, other)) continue;

@@ -42,7 +42,7 @@ enum class FsOp {
   kList,
 };
 
-struct Fault {
+struct FsFault {
   FsOp op = FsOp::kWrite;
   // fnmatch(3) pattern over the whole path ('*' matches '/' too); a rename
   // matches when its source or its target does.
@@ -64,7 +64,7 @@ class FaultEnv final : public Env {
  public:
   explicit FaultEnv(Env* base = Env::Default()) : base_(base) {}
 
-  void Add(Fault fault);
+  void Add(FsFault fault);
   // Drops every fault (the disk has room again).
   void Clear();
   // How many calls have failed (or been cut short) so far.
@@ -96,12 +96,12 @@ class FaultEnv final : public Env {
 
  private:
   struct Armed {
-    Fault fault;
+    FsFault fault;
     int seen = 0;  // matching calls so far
   };
   // The fault that hits this call, if any (counting it against every
   // matching fault).
-  std::optional<Fault> Hit(FsOp op, std::string_view path, std::string_view other = {});
+  std::optional<FsFault> Hit(FsOp op, std::string_view path, std::string_view other = {});
 
   Env* base_;
   mutable std::mutex mu_;

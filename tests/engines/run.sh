@@ -8,6 +8,8 @@
 # build/pip-cache), so a second run downloads nothing. Needs the network for
 # pip only, and build/bindings/c/libsluice.so (or $SLUICE_LIBRARY).
 #   tests/engines/run.sh [pytest arguments]
+#   tests/engines/run.sh --prepare   make the venv and stop (./dev does while
+#                                    CI compiles)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -26,6 +28,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   pip install --no-deps -r "$here/oracle.txt"
   printf '%s' "$want" >"$stamp"
 fi
+[ "${1:-}" != --prepare ] || exit 0
 export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$root/build/bindings/c/libsluice.so}"
 export PYTHONPATH="$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 cd "$root"

@@ -19,8 +19,10 @@
 # migration guide's examples (docs/) with the venv activated, from a folder
 # outside the tree.
 # The two compiles this phase costs, the wheel's engine and the subproject's
-# library, live in BUILD_DIR-pip/wheel and BUILD_DIR-subproject and are
-# reused by the next run.
+# library, live in BUILD_DIR-wheel and BUILD_DIR-subproject and are reused by
+# the next run. BUILD_DIR-wheel sits beside BUILD_DIR so that ccache (with
+# CCACHE_BASEDIR at the source tree) serves the wheel every object that
+# BUILD_DIR compiled with the same options, as CI's main tree does.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
@@ -145,8 +147,9 @@ unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 # when an installed sluice.pc exists. Building its example builds the
 # subproject's own libsluice.so.N and nothing else of Sluice (no CLI, tests
 # or benchmarks), with no optimisation and no debug information
-# (buildtype=plain), the cheapest build that still compiles and links every
-# source of the library; meson uses ccache when it is installed. The
+# (buildtype=plain), in unity units of eight sources as the sanitizer trees
+# (./dev), the cheapest build that still compiles and links every source of
+# the library; meson uses ccache when it is installed. The
 # example then runs from the parent's build folder and must load that
 # library. The parent lives in BUILD_DIR-subproject and is reused by the
 # next run, as the wheel's build is.
@@ -164,7 +167,7 @@ project('parent', 'c')
 sluice_dep = dependency('sluice', fallback: 'sluice', default_options: ['tests=false', 'bench=false'])
 executable('example', 'example.c', dependencies: sluice_dep)
 MESON
-sub_setup=(--force-fallback-for=sluice --buildtype=plain)
+sub_setup=(--force-fallback-for=sluice --buildtype=plain -Dunity=subprojects -Dunity_size=8)
 if [ ! -f "$sub/build/build.ninja" ] || [ "$(cat "$sub/setup" 2>/dev/null)" != "${sub_setup[*]}" ]; then
   rm -rf "$sub/build"
   (cd "$sub" && meson setup "${sub_setup[@]}" build >"$work/sub.log" 2>&1) ||
@@ -188,7 +191,7 @@ echo "tests/install: meson subproject built and used in $((SECONDS - sub_start))
 
 # ------------------------------------------------------------------- Python
 reuse="$build-pip"
-wheel_build="$reuse/wheel"
+wheel_build="$build-wheel"
 venv="$reuse/venv"
 mkdir -p "$reuse"
 # meson-python 0.12 reconfigures an existing build dir only when its native

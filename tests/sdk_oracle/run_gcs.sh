@@ -1,22 +1,10 @@
 #!/bin/sh
 # The GCS SDK oracle (gcs_oracle.py): google-auth (pinned in requirements.txt)
-# and Sluice against the same loopback fakes. The venv is
-# $SLUICE_SDK_ORACLE_VENV when set (kept between runs, shared with the other
-# oracles), else a temporary folder removed at exit. Needs the network for pip
-# only, and build/bindings/c/libsluice.so (or $SLUICE_LIBRARY).
+# and Sluice against the same loopback fakes. The venv is venv.sh's.
+# Needs build/bindings/c/libsluice.so (or $SLUICE_LIBRARY).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-if [ -n "${SLUICE_SDK_ORACLE_VENV:-}" ]; then
-  venv="$SLUICE_SDK_ORACLE_VENV"
-else
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  venv="$tmp/sdk-oracle"
-fi
-if [ ! -x "$venv/bin/python" ]; then
-  /usr/bin/python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
+. "$here/venv.sh"
 export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$root/build/bindings/c/libsluice.so}"
 "$venv/bin/python" "$here/gcs_oracle.py"

@@ -5,23 +5,12 @@
 # tests/stores/signing/oci_signature_test.cc checks Sluice's signer against;
 # then oci_oracle.py reads through a fake Object Storage that accepts only
 # requests signed exactly as the SDK signs them.
-# The venv is $SLUICE_SDK_ORACLE_VENV when set (kept between runs, shared
-# with the other oracles), else a temporary folder removed at exit. Needs the network for pip
-# only, build/bindings/c/libsluice.so (or $SLUICE_LIBRARY) and
+# The venv is venv.sh's.
+# Needs build/bindings/c/libsluice.so (or $SLUICE_LIBRARY) and
 # build/bindings/cli/sluice (or $SLUICE_CLI).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -n "${SLUICE_SDK_ORACLE_VENV:-}" ]; then
-  venv="$SLUICE_SDK_ORACLE_VENV"
-else
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  venv="$tmp/sdk-oracle"
-fi
-if [ ! -x "$venv/bin/python" ]; then
-  /usr/bin/python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
+. "$here/venv.sh"
 "$venv/bin/python" "$here/oci_vectors.py"
 export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$here/../../build/bindings/c/libsluice.so}"
 "$venv/bin/python" "$here/oci_oracle.py"

@@ -7,7 +7,7 @@
 namespace sluice::parquet {
 namespace {
 
-constexpr std::string_view kEncoding = "BYTE_STREAM_SPLIT";
+constexpr std::string_view kByteStreamSplit = "BYTE_STREAM_SPLIT";
 
 // Value i's byte k is streams[k * n + i]; a compile-time width lets the
 // compiler unroll the gather.
@@ -31,9 +31,9 @@ void GatherAnyWidth(const uint8_t* streams, size_t width, size_t n, size_t first
 
 Result<ByteStreamSplitDecoder> ByteStreamSplitDecoder::Create(std::string_view section,
                                                               size_t width) {
-  if (width == 0) return EncodingError(kEncoding, 0, "value width 0; expected at least 1 byte");
+  if (width == 0) return EncodingError(kByteStreamSplit, 0, "value width 0; expected at least 1 byte");
   if (section.size() % width != 0) {
-    return EncodingError(kEncoding, 0,
+    return EncodingError(kByteStreamSplit, 0,
                          "a section of " + std::to_string(section.size()) +
                              " bytes; expected a whole number of " + std::to_string(width) +
                              "-byte values");
@@ -44,7 +44,7 @@ Result<ByteStreamSplitDecoder> ByteStreamSplitDecoder::Create(std::string_view s
 
 Status ByteStreamSplitDecoder::Decode(size_t count, uint8_t* out) {
   if (count > values_left()) {
-    return EncodingError(kEncoding, next_,
+    return EncodingError(kByteStreamSplit, next_,
                          "expected " + std::to_string(count) + " values, found " +
                              std::to_string(values_left()));
   }
@@ -61,7 +61,7 @@ Status ByteStreamSplitDecoder::Decode(size_t count, uint8_t* out) {
 
 Status ByteStreamSplitDecoder::Typed(size_t count, size_t type_width, void* out) {
   if (type_width != width_) {
-    return EncodingError(kEncoding, 0,
+    return EncodingError(kByteStreamSplit, 0,
                          "values of " + std::to_string(width_) + " bytes read as a " +
                              std::to_string(type_width) + "-byte type");
   }

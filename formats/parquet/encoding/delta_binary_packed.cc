@@ -9,7 +9,7 @@ namespace sluice::parquet {
 namespace {
 
 constexpr uint64_t kMaxBlockSize = (uint64_t{1} << 31) - 128;
-constexpr unsigned kMaxWidth = 64;
+constexpr unsigned kMaxDeltaWidth = 64;
 
 std::string Num(uint64_t v) { return std::to_string(v); }
 
@@ -70,7 +70,7 @@ Status DeltaBinaryPackedDecoder<T>::CheckMiniblock(const SectionReader& in,
                                                    uint64_t index, unsigned* width,
                                                    size_t* bytes) const {
   *width = widths[index];
-  if (*width > kMaxWidth) {
+  if (*width > kMaxDeltaWidth) {
     return in.ErrorAt(widths_at + index, "miniblock bit width " + Num(*width) +
                                              "; expected 0 to 64");
   }

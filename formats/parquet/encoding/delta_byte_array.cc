@@ -7,7 +7,7 @@
 namespace sluice::parquet {
 namespace {
 
-constexpr std::string_view kEncoding = "DELTA_BYTE_ARRAY";
+constexpr std::string_view kDeltaByteArray = "DELTA_BYTE_ARRAY";
 
 }  // namespace
 
@@ -15,13 +15,13 @@ Result<DeltaByteArrayDecoder> DeltaByteArrayDecoder::Create(std::string_view sec
                                                             uint64_t max_output_bytes,
                                                             size_t fixed_width) {
   SLUICE_ASSIGN_OR_RETURN(auto prefixes,
-                          DeltaBinaryPackedDecoder<int32_t>::Create(section, kEncoding));
+                          DeltaBinaryPackedDecoder<int32_t>::Create(section, kDeltaByteArray));
   SLUICE_ASSIGN_OR_RETURN(const size_t prefixes_size, prefixes.EncodedSize());
   SLUICE_ASSIGN_OR_RETURN(
       auto suffixes,
-      DeltaLengthByteArrayDecoder::Create(section.substr(prefixes_size), kEncoding, prefixes_size));
+      DeltaLengthByteArrayDecoder::Create(section.substr(prefixes_size), kDeltaByteArray, prefixes_size));
   if (suffixes.total_count() != prefixes.total_count()) {
-    return EncodingError(kEncoding, prefixes_size,
+    return EncodingError(kDeltaByteArray, prefixes_size,
                          "the suffixes count " + std::to_string(suffixes.total_count()) +
                              " values; expected the prefix lengths' " +
                              std::to_string(prefixes.total_count()));
@@ -32,7 +32,7 @@ Result<DeltaByteArrayDecoder> DeltaByteArrayDecoder::Create(std::string_view sec
 
 Status DeltaByteArrayDecoder::Decode(size_t count, OwnedByteArrays* out) {
   if (count > values_left()) {
-    return EncodingError(kEncoding, 0,
+    return EncodingError(kDeltaByteArray, 0,
                          "expected " + std::to_string(count) + " values, found " +
                              std::to_string(values_left()) + " (the prefix lengths' total is " +
                              std::to_string(total_count()) + ")");
@@ -50,20 +50,20 @@ Status DeltaByteArrayDecoder::Decode(size_t count, OwnedByteArrays* out) {
       // Errors point at the value's suffix bytes.
       const uint64_t at = static_cast<uint64_t>(suffix[k].data() - section_);
       if (prefix[k] < 0 || static_cast<size_t>(prefix[k]) > previous_.size()) {
-        return EncodingError(kEncoding, at,
+        return EncodingError(kDeltaByteArray, at,
                              "value " + std::to_string(index) + " has prefix length " +
                                  std::to_string(prefix[k]) + "; expected 0 to the previous " +
                                  "value's " + std::to_string(previous_.size()) + " bytes");
       }
       const uint64_t size = static_cast<uint64_t>(prefix[k]) + suffix[k].size();
       if (fixed_width_ != 0 && size != fixed_width_) {
-        return EncodingError(kEncoding, at,
+        return EncodingError(kDeltaByteArray, at,
                              "value " + std::to_string(index) + " has " + std::to_string(size) +
                                  " bytes; expected the fixed width " +
                                  std::to_string(fixed_width_));
       }
       if (size > max_output_ - produced_) {
-        return EncodingError(kEncoding, at,
+        return EncodingError(kDeltaByteArray, at,
                              "value " + std::to_string(index) + " would bring the output to " +
                                  std::to_string(produced_ + size) + " bytes; expected at most " +
                                  std::to_string(max_output_));

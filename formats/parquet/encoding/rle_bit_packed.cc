@@ -10,14 +10,14 @@ namespace sluice::parquet {
 namespace {
 
 constexpr uint64_t kMaxRunLength = (uint64_t{1} << 31) - 1;
-constexpr unsigned kMaxWidth = 32;
+constexpr unsigned kMaxRleWidth = 32;
 
 }  // namespace
 
 Result<RleBitPackedDecoder> RleBitPackedDecoder::Create(std::string_view runs, int bit_width,
                                                         std::string_view encoding,
                                                         uint64_t base_offset) {
-  if (bit_width < 0 || bit_width > static_cast<int>(kMaxWidth)) {
+  if (bit_width < 0 || bit_width > static_cast<int>(kMaxRleWidth)) {
     return EncodingError(encoding, base_offset,
                          "bit width " + std::to_string(bit_width) + "; expected 0 to 32");
   }
@@ -43,7 +43,7 @@ Result<RleBitPackedDecoder> RleBitPackedDecoder::CreateForDictionaryIndices(
   SectionReader in(section, encoding);
   SLUICE_RETURN_IF_ERROR(in.Need(1, "bit width"));
   const unsigned width = in.ReadByte();
-  if (width > kMaxWidth) {
+  if (width > kMaxRleWidth) {
     return in.ErrorAt(0, "dictionary index bit width " + std::to_string(width) +
                              "; expected 0 to 32");
   }

@@ -20,7 +20,7 @@ namespace {
 using cache_test::ListFiles;
 using cache_test::ShardBytes;
 using cache_test::Slurp;
-using testing::Fault;
+using testing::FsFault;
 using testing::FaultEnv;
 using testing::FsOp;
 

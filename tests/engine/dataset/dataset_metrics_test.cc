@@ -40,7 +40,7 @@ ShardFiles ShardsOf(const std::string& dir) {
   return f;
 }
 
-DatasetOptions Options(const std::string& remote, const std::string& local) {
+DatasetOptions MetricsOptions(const std::string& remote, const std::string& local) {
   DatasetOptions o = testing::OneStreamOptions(remote, local);
   o.peek_first_sample = false;  // exactly one fetch per shard, no ranged peeks
   return o;
@@ -66,7 +66,7 @@ TEST(DatasetMetrics, AFolderRemoteReadTwiceDownloadsEachShardOnceThenHitsTheCach
   testing::WriteSyntheticMds(remote.path(), 300, 2000);
   const ShardFiles files = ShardsOf(remote.path());
   ASSERT_GT(files.count, 3u);
-  auto ds = StreamingDataset::Open(Options(remote.path(), cache.path()));
+  auto ds = StreamingDataset::Open(MetricsOptions(remote.path(), cache.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
 
   const uint64_t delivered = ReadAll(**ds, 0);
@@ -123,7 +123,7 @@ TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
   // throttled; everything after goes through.
   proxy.Schedule({testing::Fault::Status(503), testing::Fault::Status(503)});
   const std::string host = "http://127.0.0.1:" + std::to_string(proxy.port());
-  auto ds = StreamingDataset::Open(Options(host + "/ds", cache.path()));
+  auto ds = StreamingDataset::Open(MetricsOptions(host + "/ds", cache.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   ReadAll(**ds, 0);
   DatasetMetrics m = (*ds)->Metrics();
@@ -163,7 +163,7 @@ TEST(DatasetMetrics, AReaderWaitingForRoomAnotherHoldsCountsItAsCacheRoom) {
   uint64_t largest = 0;
   for (const ShardEntry& e : shards) largest = std::max(largest, e.raw_data.bytes);
   ASSERT_LT(largest, shards[0].raw_data.bytes + shards[1].raw_data.bytes);
-  DatasetOptions o = Options(remote.path(), cache.path());
+  DatasetOptions o = MetricsOptions(remote.path(), cache.path());
   o.cache_limit = largest;  // one shard at a time
   auto holder = StreamingDataset::Open(o);
   auto waiter = StreamingDataset::Open(o);
@@ -207,7 +207,7 @@ TEST(DatasetMetrics, AReaderWaitingForAnothersDownloadCountsItAsPeerDownload) {
       "location = /ds/" + shards[1].raw_data.basename + " { limit_rate 4k; }");
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
   const DatasetOptions o =
-      Options("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds", cache.path());
+      MetricsOptions("http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds", cache.path());
   auto fetcher = StreamingDataset::Open(o);
   auto waiter = StreamingDataset::Open(o);
   ASSERT_TRUE(fetcher.ok() && waiter.ok());

@@ -45,7 +45,7 @@ void WriteParquetFolder(const std::string& dir) {
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, ".a.parquet.crc"), "crc").ok());
 }
 
-DatasetOptions Options(const std::string& local, const std::string& remote = "") {
+DatasetOptions ParquetOptions(const std::string& local, const std::string& remote = "") {
   DatasetOptions o;
   StreamOptions s;
   s.local = local;
@@ -60,11 +60,11 @@ DatasetOptions Options(const std::string& local, const std::string& remote = "")
 
 // The rows of the Parquet folder, by global id, as FieldBytes.
 std::vector<std::string> ParquetRows(const std::string& dir, std::vector<uint64_t>* group_rows) {
-  auto index = LoadStreamIndex(Options(dir).streams[0], nullptr, std::chrono::seconds(5));
+  auto index = LoadStreamIndex(ParquetOptions(dir).streams[0], nullptr, std::chrono::seconds(5));
   EXPECT_TRUE(index.ok()) << index.status().message();
   if (!index.ok()) return {};
   for (const ShardEntry& e : index->shards) group_rows->push_back(e.samples);
-  auto ds = StreamingDataset::Open(Options(dir));
+  auto ds = StreamingDataset::Open(ParquetOptions(dir));
   EXPECT_TRUE(ds.ok()) << ds.status().message();
   std::vector<std::string> rows;
   SampleFields f;
@@ -121,7 +121,7 @@ TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
   Twins t;
   ASSERT_EQ(t.group_rows.size(), kGroups);
   ASSERT_EQ(t.rows.size(), kRows);
-  auto index = LoadStreamIndex(Options(t.parquet.path()).streams[0], nullptr, std::chrono::seconds(5));
+  auto index = LoadStreamIndex(ParquetOptions(t.parquet.path()).streams[0], nullptr, std::chrono::seconds(5));
   ASSERT_TRUE(index.ok());
   EXPECT_EQ(index->shards[0].raw_data.basename, "a.parquet");
   EXPECT_EQ(index->shards[9].raw_data.basename, "part=b/c.parquet");
@@ -129,7 +129,7 @@ TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
   EXPECT_EQ(index->shards[8].samples, 4u);
   EXPECT_FALSE(index->shards[0].piece.has_value());
   // The first row: id 0, label "label-0"... as the fixture's expected values.
-  auto ds = StreamingDataset::Open(Options(t.parquet.path()));
+  auto ds = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
   ASSERT_TRUE(ds.ok());
   EXPECT_EQ((*ds)->column_names(),
             (std::vector<std::string>{"id", "label", "score", "text", "tokens"}));
@@ -138,7 +138,7 @@ TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
   for (size_t k = 0; k < 60; ++k) EXPECT_EQ(t.rows[k], t.rows[60 + k]) << k;
 
   // The same folder said explicitly, with a glob that keeps one file.
-  DatasetOptions one = Options(t.parquet.path());
+  DatasetOptions one = ParquetOptions(t.parquet.path());
   one.streams[0].parquet.emplace();
   one.streams[0].parquet->selection.globs = {"part=b/*.parquet"};
   auto only = StreamingDataset::Open(one);
@@ -147,7 +147,7 @@ TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
 
   // A folder without index.json or Parquet files keeps Mosaic's error.
   ScratchDir empty;
-  auto none = StreamingDataset::Open(Options(empty.path()));
+  auto none = StreamingDataset::Open(ParquetOptions(empty.path()));
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("No `remote` provided, but local file " +
                                          JoinPath(empty.path(), "index.json") +
@@ -201,7 +201,7 @@ TEST(ParquetStream, SameOrderAsMdsTwinForEveryShuffleAndWorld) {
       SCOPED_TRACE(std::string(algo) + " on " + std::to_string(shape.nodes) + "x" +
                    std::to_string(shape.ranks) + "x" + std::to_string(shape.workers));
       auto config = [&](const std::string& dir) {
-        DatasetOptions o = Options(dir);
+        DatasetOptions o = ParquetOptions(dir);
         o.plan.shuffle = std::string(algo) != "none";
         if (o.plan.shuffle) o.plan.shuffle_algo = *planner::ParseShuffleAlgo(algo);
         o.plan.shuffle_seed = 17;
@@ -240,7 +240,7 @@ std::vector<std::string> ReadSome(StreamingDataset& ds, int64_t count) {
 TEST(ParquetStream, SameResumptionAsMdsTwinOnAnotherNumberOfNodes) {
   Twins t;
   auto node_options = [&](const std::string& dir, int64_t node, int64_t nodes) {
-    DatasetOptions o = Options(dir);
+    DatasetOptions o = ParquetOptions(dir);
     o.plan.shuffle = true;
     o.plan.shuffle_seed = 3;
     o.plan.batch_size = 2;
@@ -310,7 +310,7 @@ TEST(ParquetStream, RowGroupPieceNamesDoNotCollide) {
 TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   Twins t;
   ScratchDir cache;
-  DatasetOptions o = Options(cache.path(), t.parquet.path());
+  DatasetOptions o = ParquetOptions(cache.path(), t.parquet.path());
   o.plan.shuffle = true;
   o.plan.shuffle_seed = 9;
   auto ds = StreamingDataset::Open(o);
@@ -343,7 +343,7 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
 TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
   Twins t;
   ScratchDir cache;
-  auto ds = StreamingDataset::Open(Options(cache.path(), t.parquet.path()));
+  auto ds = StreamingDataset::Open(ParquetOptions(cache.path(), t.parquet.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   // The fixture's row groups lie in [4, 7978), its footer after them: 7500
   // bytes cut the last group short.
@@ -360,7 +360,7 @@ TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
 
   ScratchDir folder;
   WriteParquetFolder(folder.path());
-  auto in_place = StreamingDataset::Open(Options(folder.path()));
+  auto in_place = StreamingDataset::Open(ParquetOptions(folder.path()));
   ASSERT_TRUE(in_place.ok()) << in_place.status().message();
   fs::remove(fs::path(folder.path()) / "a.parquet");
   got = (*in_place)->Get(0, &f);
@@ -372,7 +372,7 @@ TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
 TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
   Twins t;
   ScratchDir cache;
-  DatasetOptions o = Options(cache.path(), t.parquet.path());
+  DatasetOptions o = ParquetOptions(cache.path(), t.parquet.path());
   o.cache_limit = 100;
   auto ds = StreamingDataset::Open(o);
   ASSERT_FALSE(ds.ok());
@@ -404,12 +404,12 @@ TEST(ParquetStream, SparkOutputStreamsOnlyCommittedFiles) {
   ScratchDir cache;
   for (const std::string& remote : {std::string(), dir.path()}) {
     SCOPED_TRACE(remote.empty() ? "in place" : "from a folder remote");
-    auto ds = StreamingDataset::Open(Options(remote.empty() ? dir.path() : cache.path(), remote));
+    auto ds = StreamingDataset::Open(ParquetOptions(remote.empty() ? dir.path() : cache.path(), remote));
     ASSERT_TRUE(ds.ok()) << ds.status().message();
     EXPECT_EQ((*ds)->num_samples(), 28u);
     EXPECT_EQ((*ds)->num_shards(), 2u);
     // A glob naming the uncommitted file is an error naming it.
-    DatasetOptions named = Options(remote.empty() ? dir.path() : cache.path(), remote);
+    DatasetOptions named = ParquetOptions(remote.empty() ? dir.path() : cache.path(), remote);
     named.streams[0].parquet.emplace();
     named.streams[0].parquet->selection.globs = {parts[1]};
     auto refused = StreamingDataset::Open(named);
@@ -444,7 +444,7 @@ TEST(ParquetStream, S3rverOneGetPerFooterAndRowGroupPerNode) {
   ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
 
   auto open = [&](int64_t rank, const std::string& local, std::optional<uint64_t> limit) {
-    DatasetOptions o = Options(local, "s3://bkt/table");
+    DatasetOptions o = ParquetOptions(local, "s3://bkt/table");
     o.streams[0].parquet.emplace();  // no index.json request
     o.plan.shuffle = true;
     o.plan.shuffle_seed = 11;

@@ -18,7 +18,7 @@ using testing::WriteSyntheticMds;
 
 constexpr int64_t kBatch = 4;
 
-DatasetOptions Options(const std::string& dir, int64_t rank = 0, int64_t ranks = 1) {
+DatasetOptions CheckOptions(const std::string& dir, int64_t rank = 0, int64_t ranks = 1) {
   DatasetOptions o;
   StreamOptions s;
   s.local = dir;
@@ -57,12 +57,12 @@ std::vector<int64_t> Slice(const std::vector<int64_t>& v, size_t from, size_t to
 TEST(ResumeCheck, OtherOptionsAreRefusedNamingWhatChangedAndNothingIsLoaded) {
   ScratchDir dir;
   WriteSyntheticMds(dir.path(), 200, 3000);
-  auto ds = Open(Options(dir.path()));
+  auto ds = Open(CheckOptions(dir.path()));
   ASSERT_TRUE(ds->IterBegin(0, 0, 0, 1).ok());
   ResumeState state = Saved(*ds, 40);
   ASSERT_TRUE(state.order.has_value());
 
-  DatasetOptions other = Options(dir.path());
+  DatasetOptions other = CheckOptions(dir.path());
   other.plan.batch_size = 8;
   other.plan.shuffle_algo = planner::ShuffleAlgo::kPy1s;
   auto resumed = Open(other);
@@ -77,7 +77,7 @@ TEST(ResumeCheck, OtherOptionsAreRefusedNamingWhatChangedAndNothingIsLoaded) {
   EXPECT_EQ(resumed->State(0).sample_in_epoch, 0);
 
   // The state's seed is adopted, as Mosaic's: another configured seed is no change.
-  DatasetOptions seed = Options(dir.path());
+  DatasetOptions seed = CheckOptions(dir.path());
   seed.plan.shuffle_seed = 5;
   EXPECT_TRUE(Open(seed)->LoadState(state).ok());
 
@@ -94,13 +94,13 @@ TEST(ResumeCheck, OtherDataIsRefusedNamingTheStreamAndItsFingerprints) {
   ScratchDir dir, grown;
   WriteSyntheticMds(dir.path(), 200, 3000);
   WriteSyntheticMds(grown.path(), 201, 3000);
-  auto ds = Open(Options(dir.path()));
+  auto ds = Open(CheckOptions(dir.path()));
   ResumeState state = Saved(*ds, 8);
-  auto other = Open(Options(grown.path()));
+  auto other = Open(CheckOptions(grown.path()));
   const std::string was = IndexFingerprint(ds->stream_index(0));
   const std::string now = IndexFingerprint(other->stream_index(0));
   ASSERT_NE(was, now);
-  const std::string name = "stream 0 (" + StreamRoot(Options(grown.path()).streams[0]) + ")";
+  const std::string name = "stream 0 (" + StreamRoot(CheckOptions(grown.path()).streams[0]) + ")";
   std::string expected = "resume state does not match this dataset: ";
   if (ds->num_shards() != other->num_shards()) {
     expected += name + " shards changed: saved " + std::to_string(ds->num_shards()) + ", now " +
@@ -114,16 +114,16 @@ TEST(ResumeCheck, OtherDataIsRefusedNamingTheStreamAndItsFingerprints) {
   // The same data in another folder is the same stream.
   ScratchDir copy;
   WriteSyntheticMds(copy.path(), 200, 3000);
-  EXPECT_TRUE(Open(Options(copy.path()))->LoadState(state).ok());
+  EXPECT_TRUE(Open(CheckOptions(copy.path()))->LoadState(state).ok());
 }
 
 TEST(ResumeCheck, AnotherWorldIsRefusedUnlessAdaptedThenRecorded) {
   ScratchDir dir;
   WriteSyntheticMds(dir.path(), 200, 3000);
-  auto two = Open(Options(dir.path(), 0, 2));
+  auto two = Open(CheckOptions(dir.path(), 0, 2));
   ResumeState state = Saved(*two, 4);
   EXPECT_EQ(state.order->worlds, (std::vector<WorldShape>{{2, 1}}));
-  auto one = Open(Options(dir.path()));
+  auto one = Open(CheckOptions(dir.path()));
   EXPECT_EQ(one->LoadState(state).message(),
             "resume state does not match this dataset: world changed: saved 2 nodes x 1 ranks "
             "per node, now 1 nodes x 1 ranks per node (to resume anyway, adapt \"world\")");
@@ -136,7 +136,7 @@ TEST(ResumeCheck, AnotherWorldIsRefusedUnlessAdaptedThenRecorded) {
 TEST(ResumeCheck, AStateWithoutTheRecordLoadsAsMosaics) {
   ScratchDir dir;
   WriteSyntheticMds(dir.path(), 200, 3000);
-  DatasetOptions o = Options(dir.path());
+  DatasetOptions o = CheckOptions(dir.path());
   o.plan.batch_size = 7;
   auto ds = Open(o);
   auto mosaic = ResumeStateFromJson(
@@ -154,7 +154,7 @@ TEST(ResumeCheck, AStateWithoutTheRecordLoadsAsMosaics) {
 TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
   ScratchDir dir;
   WriteSyntheticMds(dir.path(), 203, 3000);
-  auto ds = Open(Options(dir.path()));
+  auto ds = Open(CheckOptions(dir.path()));
   const std::vector<int64_t> full = ReadEpoch(*ds, 0, 0, 0, 1, 5, nullptr);
   ASSERT_EQ(full.size(), 203u);
   ResumeState at8 = Saved(*ds, 0);
@@ -165,7 +165,7 @@ TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
   for (int64_t id : Slice(full, 20, 28)) expected.push_back(id);
   for (int64_t id : Slice(full, 32, 200)) expected.push_back(id);
 
-  auto resumed = Open(Options(dir.path()));
+  auto resumed = Open(CheckOptions(dir.path()));
   ASSERT_TRUE(resumed->LoadState(at8, skip).ok());
   EXPECT_EQ(ReadEpoch(*resumed, 0, 8, 0, 1, 3, nullptr), expected);
   // Two workers share the kept batches in turn, as a DataLoader takes them.
@@ -187,12 +187,12 @@ TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
   ResumeState before = Saved(*resumed, 0);  // position 8, the ranges in its record
   EXPECT_EQ(before.order->skips,
             (std::vector<SkipRange>{{0, 12, 20}, {0, 28, 32}, {0, 200, 240}}));
-  auto again = Open(Options(dir.path()));
+  auto again = Open(CheckOptions(dir.path()));
   ASSERT_TRUE(again->LoadState(before).ok());
   EXPECT_EQ(ReadEpoch(*again, 0, before.sample_in_epoch, 0, 1, 4, nullptr), expected);
 
   // skip_samples says the same in positions; halves of a step are refused.
-  auto by_samples = Open(Options(dir.path()));
+  auto by_samples = Open(CheckOptions(dir.path()));
   ASSERT_TRUE(
       by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 20}, {28, 32}, {200, 240}}}).ok());
   EXPECT_EQ(ReadEpoch(*by_samples, 0, 8, 0, 1, 3, nullptr), expected);
@@ -214,7 +214,7 @@ TEST(ResumeCheck, EveryRankSkipsTheSameSteps) {
   std::vector<std::vector<int64_t>> full(2), resumed(2);
   ResumeState state;
   for (int64_t r = 0; r < 2; ++r) {
-    auto ds = Open(Options(dir.path(), r, 2));
+    auto ds = Open(CheckOptions(dir.path(), r, 2));
     full[r] = ReadEpoch(*ds, 0, 0, 0, 1, 5, nullptr);
     ASSERT_EQ(full[r].size(), 80u);
     if (r == 0) {
@@ -224,7 +224,7 @@ TEST(ResumeCheck, EveryRankSkipsTheSameSteps) {
     }
   }
   for (int64_t r = 0; r < 2; ++r) {
-    auto ds = Open(Options(dir.path(), r, 2));
+    auto ds = Open(CheckOptions(dir.path(), r, 2));
     ASSERT_TRUE(ds->LoadState(state, ResumeOptions{{}, {{2, 4}, {9, 10}}, {}}).ok());
     resumed[r] = ReadEpoch(*ds, 0, state.sample_in_epoch, 0, 1, 3, nullptr);
     // Rank r's batch k is step k: steps 1, 4..8, 10.. kept.

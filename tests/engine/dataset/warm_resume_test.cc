@@ -30,7 +30,7 @@ constexpr char kSecret[] = "resume-s3cr3t-never-printed";
 constexpr int64_t kSamples = 600;
 constexpr int64_t kResumeAt = 250;
 
-DatasetOptions Options(const std::string& cache) {
+DatasetOptions WarmOptions(const std::string& cache) {
   DatasetOptions o = testing::OneStreamOptions("s3://bkt/ds", cache);
   o.streams[0].download_retry = 0;  // a retry would be a second request
   o.peek_first_sample = false;      // so would a first-sample peek
@@ -76,7 +76,7 @@ TEST(WarmResumeMultiProcess, SendsNoRequestAndReadsTheRestOfTheEpoch) {
 
   // The first run reads the whole epoch: the cache is then warm.
   const std::string first = JoinPath(scratch.path(), "first");
-  ASSERT_EQ(WaitExit(Fork([&] { return testing::RunWorker(Options(cache), 0, 1, first); })), 0);
+  ASSERT_EQ(WaitExit(Fork([&] { return testing::RunWorker(WarmOptions(cache), 0, 1, first); })), 0);
   WorkerResult whole = ReadResult(first);
   ASSERT_EQ(whole.ids.size(), static_cast<size_t>(kSamples));
   const size_t warm_requests = proxy->Requests().size();
@@ -85,7 +85,7 @@ TEST(WarmResumeMultiProcess, SendsNoRequestAndReadsTheRestOfTheEpoch) {
 
   // A fresh process resumes mid-epoch from the warm cache.
   const std::string resumed = JoinPath(scratch.path(), "resumed");
-  ASSERT_EQ(WaitExit(Fork([&] { return ResumeAndRead(Options(cache), resumed); })), 0);
+  ASSERT_EQ(WaitExit(Fork([&] { return ResumeAndRead(WarmOptions(cache), resumed); })), 0);
   WorkerResult rest = ReadResult(resumed);
   std::vector<std::string> after = proxy->Requests();
   EXPECT_EQ(after.size(), warm_requests) << "first request of the resumption: "

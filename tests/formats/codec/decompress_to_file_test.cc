@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kFamilies[] = {"zstd", "br", "gz", "bz2", "snappy"};
 
 // Compressed at the family's fastest level: decoding is what is tested.
-std::string Packed(const char* family, const std::string& raw) {
+std::string PackedBy(const char* family, const std::string& raw) {
   const std::string f(family);
   const std::string name = f == "snappy" ? f : f == "br" ? "br:0" : f + ":1";
   return *Compress(*ParseCompression(name), raw);
@@ -75,7 +75,7 @@ std::string InMemory(const char* family, const std::string& data, uint64_t max_o
 TEST(DecompressToFile, WritesTheSameBytesAsDecompress) {
   const std::string raw = testing::TestBytes((3 << 20) + 12345, 4);
   for (const char* family : kFamilies) {
-    const std::string packed = Packed(family, raw);
+    const std::string packed = PackedBy(family, raw);
     std::string contents;
     EXPECT_EQ(ToFile(family, packed, raw.size(), &contents), "ok " + std::to_string(raw.size()))
         << family;
@@ -86,7 +86,7 @@ TEST(DecompressToFile, WritesTheSameBytesAsDecompress) {
     const std::string exact = testing::TestBytes(size, 5);
     for (const char* family : kFamilies) {
       std::string contents;
-      EXPECT_EQ(ToFile(family, Packed(family, exact), size, &contents),
+      EXPECT_EQ(ToFile(family, PackedBy(family, exact), size, &contents),
                 "ok " + std::to_string(size))
           << family << " " << size;
       EXPECT_TRUE(contents == exact) << family;
@@ -106,7 +106,7 @@ std::string WithoutProgress(std::string error) {
 TEST(DecompressToFile, ErrorsAreDecompressErrors) {
   const std::string raw = testing::TestBytes((2 << 20) + 7, 6);
   for (const char* family : kFamilies) {
-    const std::string packed = Packed(family, raw);
+    const std::string packed = PackedBy(family, raw);
     const std::string cut = packed.substr(0, packed.size() / 2);
     std::string damaged = packed;
     for (size_t i = damaged.size() / 3; i < damaged.size() / 3 + 64; ++i) damaged[i] ^= 0x5a;
@@ -121,7 +121,7 @@ TEST(DecompressToFile, ErrorsAreDecompressErrors) {
 }
 
 TEST(DecompressToFile, AFailedWriteNamesTheFile) {
-  const std::string packed = Packed("gz", std::string(3 << 20, 'x'));
+  const std::string packed = PackedBy("gz", std::string(3 << 20, 'x'));
   ScratchFile f;
   const int read_only = ::open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(read_only, 0);
@@ -137,7 +137,7 @@ TEST(DecompressToFile, AFailedWriteNamesTheFile) {
 TEST(DecompressToFile, ABombWithinItsLimitCostsDiskNotMemory) {
   if (!testing::kAddressLimitWorks) GTEST_SKIP() << "RLIMIT_AS does not work under ASan";
   constexpr size_t kPart = 16 << 20, kParts = 16;
-  const std::string part = Packed("gz", std::string(kPart, '\0'));
+  const std::string part = PackedBy("gz", std::string(kPart, '\0'));
   std::string bomb;
   for (size_t i = 0; i < kParts; ++i) bomb += part;
   const uint64_t size = uint64_t{kPart} * kParts;

@@ -13,25 +13,25 @@ namespace {
 
 const std::string kMerged = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/merged";
 
-std::string Read(const std::string& path) {
+std::string ReadWhole(const std::string& path) {
   Result<std::string> r = ReadFile(path);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : std::string();
 }
 
 TEST(IndexMerge, MosaicsMergedIndexByteForByte) {
-  const std::string part0 = Read(kMerged + "/part0/index.json");
-  const std::string part2 = Read(kMerged + "/part2/index.json");
-  const std::string part3 = Read(kMerged + "/part3/index.json");
+  const std::string part0 = ReadWhole(kMerged + "/part0/index.json");
+  const std::string part2 = ReadWhole(kMerged + "/part2/index.json");
+  const std::string part3 = ReadWhole(kMerged + "/part3/index.json");
   Result<std::string> merged = MergeIndexes({{part0, "part0/index.json", "part0"},
                                              {part2, "part2/index.json", "part2"},
                                              {part3, "part3/index.json", "part3"}});
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-  EXPECT_EQ(*merged, Read(kMerged + "/index.json"));
+  EXPECT_EQ(*merged, ReadWhole(kMerged + "/index.json"));
 }
 
 TEST(IndexMerge, PrefixesAsOsPathJoin) {
-  const std::string part3 = Read(kMerged + "/part3/index.json");
+  const std::string part3 = ReadWhole(kMerged + "/part3/index.json");
   Result<std::string> bare = MergeIndexes({{part3, "a", ""}});
   ASSERT_TRUE(bare.ok());
   EXPECT_NE(bare->find("\"basename\": \"shard.00000.mds\""), std::string::npos) << *bare;
@@ -44,7 +44,7 @@ TEST(IndexMerge, PrefixesAsOsPathJoin) {
 }
 
 TEST(IndexMerge, ErrorsNameThePart) {
-  const std::string part3 = Read(kMerged + "/part3/index.json");
+  const std::string part3 = ReadWhole(kMerged + "/part3/index.json");
   Result<std::string> up = MergeIndexes({{part3, "s3://b/x/index.json", "/abs"}});
   ASSERT_FALSE(up.ok());
   EXPECT_EQ(up.status().ToString(),

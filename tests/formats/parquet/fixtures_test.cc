@@ -20,16 +20,16 @@
 namespace sluice::parquet {
 namespace {
 
-const std::string kDir = std::string(SLUICE_TEST_DATA_DIR) + "/parquet";
+const std::string kFixturesDir = std::string(SLUICE_TEST_DATA_DIR) + "/parquet";
 
-// Fixtures with values, as paths of their expected.json under kDir (the
+// Fixtures with values, as paths of their expected.json under kFixturesDir (the
 // bad_* ones describe an error instead; Spark's folders hold part files
 // whose expected.json names the file).
 std::vector<std::string> FixtureNames() {
   std::vector<std::string> names;
   const std::string suffix = ".expected.json";
-  for (const auto& e : std::filesystem::recursive_directory_iterator(kDir)) {
-    const std::string rel = std::filesystem::relative(e.path(), kDir).string();
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kFixturesDir)) {
+    const std::string rel = std::filesystem::relative(e.path(), kFixturesDir).string();
     if (rel.ends_with(suffix) && !rel.starts_with("bad_")) names.push_back(rel);
   }
   std::sort(names.begin(), names.end());
@@ -60,14 +60,14 @@ RangeReader Reader(const std::string& bytes, int* reads) {
 class Fixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Fixture, FooterAndEveryValueMatchPyarrow) {
-  const std::filesystem::path json = std::filesystem::path(kDir) / GetParam();
+  const std::filesystem::path json = std::filesystem::path(kFixturesDir) / GetParam();
   Result<std::string> text = ReadFile(json.string());
   ASSERT_TRUE(text.ok());
   Result<JsonValue> expected = ParsePyJson(*text);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   const JsonValue& e = *expected;
   const std::string name = JsonStringMember(e, "file");
-  Result<std::string> bytes = ReadFile(kDir + "/" + name);  // "file" is relative to kDir
+  Result<std::string> bytes = ReadFile(kFixturesDir + "/" + name);  // "file" is relative to kFixturesDir
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   int reads = 0;
   Result<FileFooter> footer = ReadFooter(bytes->size(), Reader(*bytes, &reads), name);

@@ -131,7 +131,7 @@ TEST(Footer, AFooterLargerThanTheGuessTakesOneMoreReadOfWhatIsMissing) {
   EXPECT_EQ(f->meta.key_value_metadata.at(0).value, s.padding);
 }
 
-std::string Error(const std::string& file, FooterOptions o = {}) {
+std::string FileFooterError(const std::string& file, FooterOptions o = {}) {
   Reads r{file};
   Result<FileFooter> f = ReadFooter(file.size(), r.reader(), "t.parquet", o);
   return f.ok() ? "ok" : f.status().ToString();
@@ -139,50 +139,50 @@ std::string Error(const std::string& file, FooterOptions o = {}) {
 
 TEST(Footer, EachCheckHasItsError) {
   const std::string good = File(Metadata({}));
-  EXPECT_EQ(Error("PAR1PAR1"),
+  EXPECT_EQ(FileFooterError("PAR1PAR1"),
             "corrupt: t.parquet: not a Parquet file: 8 bytes, fewer than the 12 of the smallest");
   std::string bad_tail = good;
   bad_tail.back() = '2';
-  EXPECT_EQ(Error(bad_tail), "corrupt: t.parquet: not a Parquet file: it ends in \"50415232\" (hex), not \"PAR1\"");
+  EXPECT_EQ(FileFooterError(bad_tail), "corrupt: t.parquet: not a Parquet file: it ends in \"50415232\" (hex), not \"PAR1\"");
   std::string pare = good;
   pare.replace(pare.size() - 4, 4, "PARE");
-  EXPECT_EQ(Error(pare), "unimplemented: t.parquet: the footer is encrypted (PARE)");
+  EXPECT_EQ(FileFooterError(pare), "unimplemented: t.parquet: the footer is encrypted (PARE)");
   std::string bad_head = good;
   bad_head[0] = 'X';
-  EXPECT_EQ(Error(bad_head), "corrupt: t.parquet: not a Parquet file: it starts with \"58415231\" (hex), not \"PAR1\"");
+  EXPECT_EQ(FileFooterError(bad_head), "corrupt: t.parquet: not a Parquet file: it starts with \"58415231\" (hex), not \"PAR1\"");
   std::string long_len = good;
   const size_t at = long_len.size() - 8;
   long_len[at] = static_cast<char>(0xff);
   long_len[at + 1] = static_cast<char>(0x00);
-  EXPECT_EQ(Error(long_len), "corrupt: t.parquet: footer of 255 bytes in a file of " +
+  EXPECT_EQ(FileFooterError(long_len), "corrupt: t.parquet: footer of 255 bytes in a file of " +
                                  std::to_string(good.size()));
   FooterOptions tiny;
   tiny.max_footer_bytes = 10;
-  EXPECT_EQ(Error(good, tiny), "corrupt: t.parquet: footer of " +
+  EXPECT_EQ(FileFooterError(good, tiny), "corrupt: t.parquet: footer of " +
                                    std::to_string(Metadata({}).size()) +
                                    " bytes, more than the limit of 10");
   FileSpec past;
   past.chunk_size = 11;
-  EXPECT_EQ(Error(File(Metadata(past))),
+  EXPECT_EQ(FileFooterError(File(Metadata(past))),
             "corrupt: t.parquet: row group 0 column \"a\": its pages at [4, 15) are not inside "
             "the data at [4, 14)");
   FileSpec at0;
   at0.chunk_offset = 0;
-  EXPECT_EQ(Error(File(Metadata(at0))),
+  EXPECT_EQ(FileFooterError(File(Metadata(at0))),
             "corrupt: t.parquet: row group 0 column \"a\": its pages at [0, 10) are not inside "
             "the data at [4, 14)");
   FileSpec path;
   path.path = "b";
-  EXPECT_EQ(Error(File(Metadata(path))),
+  EXPECT_EQ(FileFooterError(File(Metadata(path))),
             "corrupt: t.parquet: row group 0 column \"a\": the chunk's path is \"b\"");
   FileSpec type;
   type.type = 2;
-  EXPECT_EQ(Error(File(Metadata(type))),
+  EXPECT_EQ(FileFooterError(File(Metadata(type))),
             "corrupt: t.parquet: row group 0 column \"a\": the chunk's type is INT64, the "
             "schema's INT32");
   FileSpec rows;
   rows.footer_rows = 6;
-  EXPECT_EQ(Error(File(Metadata(rows))),
+  EXPECT_EQ(FileFooterError(File(Metadata(rows))),
             "corrupt: t.parquet: the row groups hold 5 rows, the footer says 6");
   auto reader = [](uint64_t, uint64_t, std::string*) { return IoError("disk on fire"); };
   EXPECT_EQ(ReadFooter(good.size(), reader, "t.parquet").status().ToString(),
@@ -195,12 +195,12 @@ TEST(Footer, TruncationAtEveryByteIsAnError) {
   const std::string good = File(meta);
   // The file cut short anywhere.
   for (size_t n = 0; n < good.size(); ++n) {
-    EXPECT_NE(Error(good.substr(0, n)), "ok") << n;
+    EXPECT_NE(FileFooterError(good.substr(0, n)), "ok") << n;
   }
   // The metadata cut short with a length that matches: every cut is a
   // decoding error naming the file and the footer.
   for (size_t n = 0; n < meta.size(); ++n) {
-    const std::string e = Error(File(meta.substr(0, n)));
+    const std::string e = FileFooterError(File(meta.substr(0, n)));
     EXPECT_EQ(e.rfind("corrupt: t.parquet: footer: ", 0), 0u) << n << " " << e;
   }
 }

@@ -107,7 +107,7 @@ TEST(LevelAssembler, Primitive) {
             "corrupt: level 3: definition level 2 above the maximum 1");
 }
 
-std::string Error(std::vector<uint32_t> def, std::vector<uint32_t> rep) {
+std::string AssembleError(std::vector<uint32_t> def, std::vector<uint32_t> rep) {
   const Field f = ListField();
   ColumnBuffer b;
   LevelAssembler a(f, Leaf(3, 1), &b);
@@ -115,17 +115,17 @@ std::string Error(std::vector<uint32_t> def, std::vector<uint32_t> rep) {
 }
 
 TEST(LevelAssembler, Inconsistencies) {
-  EXPECT_EQ(Error({3}, {1}), "corrupt: level 0: repetition level 1 continues a list that is not open");
-  EXPECT_EQ(Error({1, 3}, {0, 1}), "corrupt: level 1: repetition level 1 continues a list that is not open");
-  EXPECT_EQ(Error({3, 1}, {0, 1}),
+  EXPECT_EQ(AssembleError({3}, {1}), "corrupt: level 0: repetition level 1 continues a list that is not open");
+  EXPECT_EQ(AssembleError({1, 3}, {0, 1}), "corrupt: level 1: repetition level 1 continues a list that is not open");
+  EXPECT_EQ(AssembleError({3, 1}, {0, 1}),
             "corrupt: level 1: definition level 1 leaves empty a list that repetition level 1 continues");
-  EXPECT_EQ(Error({3, 3}, {0, 2}), "corrupt: level 1: repetition level 2 above the maximum 1");
-  EXPECT_EQ(Error({4}, {0}), "corrupt: level 0: definition level 4 above the maximum 3");
+  EXPECT_EQ(AssembleError({3, 3}, {0, 2}), "corrupt: level 1: repetition level 2 above the maximum 1");
+  EXPECT_EQ(AssembleError({4}, {0}), "corrupt: level 0: definition level 4 above the maximum 3");
   // Inside a run of elements continuing a list.
-  EXPECT_EQ(Error({3, 3, 3, 4, 3}, {0, 1, 1, 1, 1}),
+  EXPECT_EQ(AssembleError({3, 3, 3, 4, 3}, {0, 1, 1, 1, 1}),
             "corrupt: level 3: definition level 4 above the maximum 3");
-  EXPECT_EQ(Error({3, 3, 3, 3}, {0, 1, 1, 2}), "corrupt: level 3: repetition level 2 above the maximum 1");
-  EXPECT_EQ(Error({3, 3, 1, 3}, {0, 1, 1, 1}),
+  EXPECT_EQ(AssembleError({3, 3, 3, 3}, {0, 1, 1, 2}), "corrupt: level 3: repetition level 2 above the maximum 1");
+  EXPECT_EQ(AssembleError({3, 3, 1, 3}, {0, 1, 1, 1}),
             "corrupt: level 2: definition level 1 leaves empty a list that repetition level 1 continues");
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 const std::string kFile = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_lists_v1.parquet";
 
-struct Fixture {
+struct RowGroupFixture {
   std::string bytes;
   std::vector<std::pair<uint64_t, uint64_t>> reads;
   RangeReader reader() {
@@ -30,7 +30,7 @@ struct Fixture {
 };
 
 TEST(RowGroupReader, SomeFieldsInTheOrderAsked) {
-  Fixture f{*ReadFile(kFile), {}};
+  RowGroupFixture f{*ReadFile(kFile), {}};
   Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "lists.parquet");
   ASSERT_TRUE(footer.ok());
   const ByteRange r1 = footer->chunk_ranges[1][1];
@@ -70,7 +70,7 @@ TEST(RowGroupReader, SomeFieldsInTheOrderAsked) {
 }
 
 TEST(RowGroupReader, BudgetsAreCheckedBeforeDecoding) {
-  Fixture f{*ReadFile(kFile), {}};
+  RowGroupFixture f{*ReadFile(kFile), {}};
   Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "lists.parquet");
   ASSERT_TRUE(footer.ok());
   const ColumnMetaData& ids = footer->chunk(0, 1);
@@ -87,7 +87,7 @@ TEST(RowGroupReader, BudgetsAreCheckedBeforeDecoding) {
 
 TEST(RowGroupReader, PlainValuesAreViewsIntoTheBytesRead) {
   const std::string path = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/polars_uncompressed.parquet";
-  Fixture f{*ReadFile(path), {}};
+  RowGroupFixture f{*ReadFile(path), {}};
   Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "p.parquet");
   ASSERT_TRUE(footer.ok());
   size_t float32 = 0, text = 0;

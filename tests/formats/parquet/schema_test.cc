@@ -153,36 +153,36 @@ TEST(Schema, StructsMapsAndListsOfStructsAreRefusedByName) {
             "not found: f.parquet: no column 5 (5 columns)");
 }
 
-std::string Error(FileMetaData m) {
+std::string SchemaError(FileMetaData m) {
   Result<Schema> s = BuildSchema(m, "bad.parquet");
   return s.ok() ? "ok" : s.status().ToString();
 }
 
 TEST(Schema, MalformedSchemas) {
-  EXPECT_EQ(Error(FileMetaData{}), "corrupt: bad.parquet: schema: no elements");
-  EXPECT_EQ(Error(Meta({Leaf("a", kReq, PhysicalType::kInt32)}, 2)),
+  EXPECT_EQ(SchemaError(FileMetaData{}), "corrupt: bad.parquet: schema: no elements");
+  EXPECT_EQ(SchemaError(Meta({Leaf("a", kReq, PhysicalType::kInt32)}, 2)),
             "corrupt: bad.parquet: schema: element 0 (\"schema\"): children counts run past the "
             "2 elements");
-  EXPECT_EQ(Error(Meta({Leaf("a", kReq, PhysicalType::kInt32), Leaf("b", kReq, PhysicalType::kInt32)}, 1)),
+  EXPECT_EQ(SchemaError(Meta({Leaf("a", kReq, PhysicalType::kInt32), Leaf("b", kReq, PhysicalType::kInt32)}, 1)),
             "corrupt: bad.parquet: schema: element 2 (\"b\"): 1 elements after the root's children");
   SchemaElement no_rep = Leaf("a", kReq, PhysicalType::kInt32);
   no_rep.repetition.reset();
-  EXPECT_EQ(Error(Meta({no_rep}, 1)),
+  EXPECT_EQ(SchemaError(Meta({no_rep}, 1)),
             "corrupt: bad.parquet: schema: element 1 (\"a\"): no repetition type");
   SchemaElement nothing;
   nothing.name = "n";
   nothing.repetition = kOpt;
-  EXPECT_EQ(Error(Meta({nothing}, 1)),
+  EXPECT_EQ(SchemaError(Meta({nothing}, 1)),
             "corrupt: bad.parquet: schema: element 1 (\"n\"): neither a type nor a children count");
-  EXPECT_EQ(Error(Meta({Leaf("f", kOpt, PhysicalType::kFixedLenByteArray)}, 1)),
+  EXPECT_EQ(SchemaError(Meta({Leaf("f", kOpt, PhysicalType::kFixedLenByteArray)}, 1)),
             "corrupt: bad.parquet: schema: element 1 (\"f\"): FIXED_LEN_BYTE_ARRAY without a "
             "positive type_length");
-  EXPECT_EQ(Error(Meta({Leaf("t", kOpt, static_cast<PhysicalType>(8))}, 1)),
+  EXPECT_EQ(SchemaError(Meta({Leaf("t", kOpt, static_cast<PhysicalType>(8))}, 1)),
             "corrupt: bad.parquet: schema: element 1 (\"t\"): unknown physical type Type(8)");
   std::vector<SchemaElement> deep;
   for (int i = 0; i < 70; ++i) deep.push_back(Group("g", kOpt, 1));
   deep.push_back(Leaf("x", kOpt, PhysicalType::kInt32));
-  EXPECT_EQ(Error(Meta(deep, 1)),
+  EXPECT_EQ(SchemaError(Meta(deep, 1)),
             "corrupt: bad.parquet: schema: element 64 (\"g\"): nested deeper than 64");
 }
 

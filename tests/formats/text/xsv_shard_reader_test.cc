@@ -80,7 +80,7 @@ TEST(XsvShardReaderTest, TsvPlain) { ExpectDatasetReads("tsv_plain", "\t"); }
 
 // ---- bad input: a small hand-made shard, then one defect at a time ----
 
-struct Fixture {
+struct XsvFixture {
   ShardEntry entry;
   std::string data;
   std::string meta;
@@ -89,8 +89,8 @@ struct Fixture {
 constexpr char kHeader[] = "id|;name|;score\r\n";  // 17 bytes
 
 // An `xsv` shard with a two-byte separator and CRLF newlines.
-Fixture Good(const std::string& second_line = "-2|;b|;nan\r\n") {
-  Fixture f;
+XsvFixture GoodXsv(const std::string& second_line = "-2|;b|;nan\r\n") {
+  XsvFixture f;
   f.entry.format = "xsv";
   f.entry.separator = "|;";
   f.entry.column_names = {"id", "name", "score"};
@@ -110,12 +110,12 @@ Fixture Good(const std::string& second_line = "-2|;b|;nan\r\n") {
   return f;
 }
 
-Status OpenError(const Fixture& f) {
+Status XsvOpenError(const XsvFixture& f) {
   return XsvShardReader::Open(f.entry, f.data, f.meta).status();
 }
 
 Status SampleError(const std::string& second_line) {
-  Fixture f = Good(second_line);
+  XsvFixture f = GoodXsv(second_line);
   auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return r.status();
@@ -123,7 +123,7 @@ Status SampleError(const std::string& second_line) {
 }
 
 TEST(XsvShardReaderBadInput, GoodFixtureReads) {
-  Fixture f = Good(" +1_000 |;\xc3\xa9|;-Infinity\r\n");
+  XsvFixture f = GoodXsv(" +1_000 |;\xc3\xa9|;-Infinity\r\n");
   auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto v0 = r->Sample(0);
@@ -141,38 +141,38 @@ TEST(XsvShardReaderBadInput, GoodFixtureReads) {
 }
 
 TEST(XsvShardReaderBadInput, TruncatedMeta) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.meta.resize(12);
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(), "shard.00003.xsv.meta: truncated meta file: 12 bytes, "
                           "expected at least 16 for 2 samples");
 }
 
 TEST(XsvShardReaderBadInput, FirstOffsetIsNotHeaderLength) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   uint32_t zero = 0;
   std::memcpy(f.meta.data() + 4, &zero, 4);
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(),
             "shard.00003.xsv.meta: offsets[0] is 0, expected 17 for shard.00003.xsv");
 }
 
 TEST(XsvShardReaderBadInput, OffsetOutsideData) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   uint32_t past = 5000;
   std::memcpy(f.meta.data() + 12, &past, 4);
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(), "shard.00003.xsv.meta: sample 1: end offset 5000 is past "
                           "the end of shard.00003.xsv (size 42)");
 }
 
 TEST(XsvShardReaderBadInput, WrongHeader) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.data[0] = 'I';
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(),
             "shard.00003.xsv: header line at byte 0 is not the expected "
@@ -181,9 +181,9 @@ TEST(XsvShardReaderBadInput, WrongHeader) {
 }
 
 TEST(XsvShardReaderBadInput, DataShorterThanHeader) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.data.resize(5);
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(),
             "shard.00003.xsv: header line at byte 0 is not the expected "
@@ -191,17 +191,17 @@ TEST(XsvShardReaderBadInput, DataShorterThanHeader) {
 }
 
 TEST(XsvShardReaderBadInput, XsvWithoutSeparator) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.entry.separator.reset();
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(), "shard.00003.xsv: xsv index entry has no separator");
 }
 
 TEST(XsvShardReaderBadInput, ColumnListsDiffer) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.entry.column_encodings.pop_back();
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kCorrupt);
   EXPECT_EQ(st.message(),
             "shard.00003.xsv: index entry has 3 column_names but 2 column_encodings");
@@ -237,7 +237,7 @@ TEST(XsvShardReaderBadInput, IntsBeyondInt64ReadAsTheirDigits) {
       {"-" + std::string(4300, '9'), "-" + std::string(4300, '9')},
   };
   for (const auto& [field, digits] : cases) {
-    Fixture f = Good(field + "|;b|;1.0\r\n");
+    XsvFixture f = GoodXsv(field + "|;b|;1.0\r\n");
     auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     auto v = r->Sample(1);
@@ -246,7 +246,7 @@ TEST(XsvShardReaderBadInput, IntsBeyondInt64ReadAsTheirDigits) {
     EXPECT_EQ(std::get<TextBigInt>((*v)[0]).digits, digits);
   }
   // int64's own range stays int64.
-  Fixture f = Good("-9223372036854775808|;b|;1.0\r\n");
+  XsvFixture f = GoodXsv("-9223372036854775808|;b|;1.0\r\n");
   auto r = XsvShardReader::Open(f.entry, f.data, f.meta);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(std::get<int64_t>((*r->Sample(1))[0]), INT64_MIN);
@@ -290,9 +290,9 @@ TEST(XsvShardReaderBadInput, InvalidUtf8) {
 }
 
 TEST(XsvShardReaderBadInput, NotAnXsvFormat) {
-  Fixture f = Good();
+  XsvFixture f = GoodXsv();
   f.entry.format = "json";
-  Status st = OpenError(f);
+  Status st = XsvOpenError(f);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "shard.00003.xsv: format 'json' is not a CSV/TSV/XSV shard");
 }

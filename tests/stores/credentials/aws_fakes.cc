@@ -8,7 +8,7 @@
 namespace sluice::testing {
 namespace {
 
-std::map<std::string, std::string> ParseForm(const std::string& body) {
+std::map<std::string, std::string> ParseAwsForm(const std::string& body) {
   std::map<std::string, std::string> out;
   size_t pos = 0;
   while (pos <= body.size()) {
@@ -68,7 +68,7 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
   if (req.Header("content-type").rfind("application/x-www-form-urlencoded", 0) != 0) {
     return StsError(400, "InvalidParameterValue", "form body expected");
   }
-  auto form = ParseForm(req.body);
+  auto form = ParseAwsForm(req.body);
   {
     std::lock_guard<std::mutex> lock(mu_);
     last_form_ = form;

@@ -26,7 +26,7 @@ using testing::FakeSts;
 using testing::ScopedEnv;
 using testing::TempDir;
 
-constexpr char kRole[] = "arn:aws:iam::123456789012:role/trainer";
+constexpr char kSourcesRole[] = "arn:aws:iam::123456789012:role/trainer";
 
 FakeCredentialOptions Keys(const std::string& id) {
   FakeCredentialOptions o;
@@ -71,7 +71,7 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
   Write("credentials",
         "[base]\naws_access_key_id = BASE-KEY\naws_secret_access_key = b\n"
         "[dev]\naws_access_key_id = FILE-KEY\naws_secret_access_key = f\n");
-  Write("config", "[profile dev]\nrole_arn = " + std::string(kRole) +
+  Write("config", "[profile dev]\nrole_arn = " + std::string(kSourcesRole) +
                       "\nsource_profile = base\ncredential_process = " + dir_.path() +
                       "/proc.sh\naws_access_key_id = CONFIG-KEY\naws_secret_access_key = c\n");
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
@@ -80,7 +80,7 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
       {"AWS_PROFILE", "dev"},
       {"AWS_ENDPOINT_URL_STS", sts.url()},
       {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_.path() + "/token"},
-      {"AWS_ROLE_ARN", kRole},
+      {"AWS_ROLE_ARN", kSourcesRole},
       {"AWS_CONTAINER_CREDENTIALS_FULL_URI", container.url() + "/v2/credentials/task"},
       {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "task-token"},
       {"AWS_EC2_METADATA_DISABLED", "false"},
@@ -88,13 +88,13 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
   EXPECT_EQ(Resolve(), "environment (AWS_ACCESS_KEY_ID) -> ENV-KEY");
   ScopedEnv no_env(std::map<std::string, std::optional<std::string>>{
       {"AWS_ACCESS_KEY_ID", std::nullopt}, {"AWS_SECRET_ACCESS_KEY", std::nullopt}});
-  EXPECT_EQ(Resolve(), "assume role (profile 'dev') as " + std::string(kRole) + " -> STS-KEY");
+  EXPECT_EQ(Resolve(), "assume role (profile 'dev') as " + std::string(kSourcesRole) + " -> STS-KEY");
   EXPECT_EQ(sts.last_form("Action"), "AssumeRole");
   EXPECT_EQ(sts.last_form("RoleSessionName"), "sluice-session-1700000000");
   // Without role_arn in the profile: web identity, from the environment.
   Write("config", "[profile dev]\ncredential_process = " + dir_.path() +
                       "/proc.sh\naws_access_key_id = CONFIG-KEY\naws_secret_access_key = c\n");
-  EXPECT_EQ(Resolve(), "web identity as " + std::string(kRole) + " -> STS-KEY");
+  EXPECT_EQ(Resolve(), "web identity as " + std::string(kSourcesRole) + " -> STS-KEY");
   EXPECT_EQ(sts.last_form("Action"), "AssumeRoleWithWebIdentity");
   ScopedEnv no_web(std::map<std::string, std::optional<std::string>>{
       {"AWS_WEB_IDENTITY_TOKEN_FILE", std::nullopt}, {"AWS_ROLE_ARN", std::nullopt}});
@@ -132,7 +132,7 @@ TEST_F(AwsChainTest, SourcesAnswerInBoto3Order) {
 
 TEST_F(AwsChainTest, CredentialSourceOfARoleProfileSignsAssumeRole) {
   FakeSts sts(Keys("STS-KEY"), "ENV-BASE", "");
-  Write("config", "[profile ci]\nrole_arn = " + std::string(kRole) +
+  Write("config", "[profile ci]\nrole_arn = " + std::string(kSourcesRole) +
                       "\ncredential_source = Environment\nrole_session_name = nightly\n"
                       "external_id = ext-7\nduration_seconds = 900\n");
   ScopedEnv env(std::map<std::string, std::optional<std::string>>{
@@ -244,7 +244,7 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
               "is not (tried before: environment (AWS_ACCESS_KEY_ID not set), assume role "
               "(profile 'default') (profile 'default' has no role_arn with source_profile or "
               "credential_source))");
-    ScopedEnv role("AWS_ROLE_ARN", kRole);
+    ScopedEnv role("AWS_ROLE_ARN", kSourcesRole);
     std::string missing = Resolve();
     EXPECT_EQ(missing.rfind("permission denied: web identity: AWS_WEB_IDENTITY_TOKEN_FILE: cannot "
                             "read the token file: ",
@@ -255,7 +255,7 @@ TEST_F(AwsChainTest, BrokenSourcesSayWhatIsWrong) {
     std::string refused = Resolve();
     EXPECT_NE(refused.find("web identity: AWS_WEB_IDENTITY_TOKEN_FILE: STS "
                            "AssumeRoleWithWebIdentity for " +
-                           std::string(kRole) + " failed: "),
+                           std::string(kSourcesRole) + " failed: "),
               std::string::npos)
         << refused;
     EXPECT_NE(refused.find("InvalidIdentityToken"), std::string::npos) << refused;

@@ -24,7 +24,7 @@ using testing::TempDir;
 
 constexpr char kTenant[] = "9188040d-6c67-4c5b-b112-36a304b66dad";
 constexpr char kClient[] = "22222222-3333-4444-5555-666666666666";
-constexpr char kSecret[] = "azurite-principal-secret";
+constexpr char kAzuriteSecret[] = "azurite-principal-secret";
 
 TEST(AzureAzuriteBearerTest, ServicePrincipalTokenReadsFromAzurite) {
   const std::string why = testing::NodeServersUnavailableReason();
@@ -57,7 +57,7 @@ TEST(AzureAzuriteBearerTest, ServicePrincipalTokenReadsFromAzurite) {
   FakeEntraOptions o;
   o.tenant = kTenant;
   o.client_id = kClient;
-  o.client_secret = kSecret;
+  o.client_secret = kAzuriteSecret;
   o.jwt_tokens = true;
   FakeEntraId entra(o);
   ScopedEnv vars(std::map<std::string, std::optional<std::string>>{
@@ -66,7 +66,7 @@ TEST(AzureAzuriteBearerTest, ServicePrincipalTokenReadsFromAzurite) {
       {"AZURE_AUTHORITY_HOST", entra.url()},
       {"AZURE_TENANT_ID", kTenant},
       {"AZURE_CLIENT_ID", kClient},
-      {"AZURE_CLIENT_SECRET", kSecret}});
+      {"AZURE_CLIENT_SECRET", kAzuriteSecret}});
   auto store = OpenStore("azure://data/shards", loop.executor());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const std::string local = dir.path() + "/shard.00000.mds";

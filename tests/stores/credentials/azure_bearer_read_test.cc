@@ -24,9 +24,9 @@ using testing::FakeEntraId;
 using testing::FakeEntraOptions;
 using testing::ScopedEnv;
 
-constexpr char kTenant[] = "contoso.onmicrosoft.com";
-constexpr char kClient[] = "11111111-2222-3333-4444-555555555555";
-constexpr char kSecret[] = "s3cr3t-value-never-printed";
+constexpr char kReadTenant[] = "contoso.onmicrosoft.com";
+constexpr char kReadClient[] = "11111111-2222-3333-4444-555555555555";
+constexpr char kReadSecret[] = "s3cr3t-value-never-printed";
 
 std::string Pattern(size_t n) {
   std::string out(n, '\0');
@@ -37,9 +37,9 @@ std::string Pattern(size_t n) {
 TEST(AzureBearerReadTest, ServicePrincipalTokenReadsBlobs) {
   ScopedEnv env(CleanStoreEnv());
   FakeEntraOptions o;
-  o.tenant = kTenant;
-  o.client_id = kClient;
-  o.client_secret = kSecret;
+  o.tenant = kReadTenant;
+  o.client_id = kReadClient;
+  o.client_secret = kReadSecret;
   FakeEntraId entra(o);
   const std::string bytes = Pattern(3 << 20);
   FakeBearerBlob blob("acct", {{"data/shards/shard.00000.mds", bytes}});
@@ -48,9 +48,9 @@ TEST(AzureBearerReadTest, ServicePrincipalTokenReadsBlobs) {
       {"AZURE_ACCOUNT_NAME", "acct"},
       {"AZURE_BLOB_ENDPOINT", blob.url()},
       {"AZURE_AUTHORITY_HOST", entra.url()},
-      {"AZURE_TENANT_ID", kTenant},
-      {"AZURE_CLIENT_ID", kClient},
-      {"AZURE_CLIENT_SECRET", kSecret}});
+      {"AZURE_TENANT_ID", kReadTenant},
+      {"AZURE_CLIENT_ID", kReadClient},
+      {"AZURE_CLIENT_SECRET", kReadSecret}});
   EventLoop loop;
   auto store = OpenStore("azure://data/shards", loop.executor());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -66,14 +66,14 @@ TEST(AzureBearerReadTest, ServicePrincipalTokenReadsBlobs) {
   auto described = DescribeAzureAuth("azure://data/shards");
   ASSERT_TRUE(described.ok()) << described.status().ToString();
   const std::string head = "azure://data\n  account: acct\n  endpoint: " + blob.url() +
-                           "\n  credentials: environment (service principal " + kClient +
+                           "\n  credentials: environment (service principal " + kReadClient +
                            ", AZURE_CLIENT_SECRET) (bearer token)\n  expires: ";
   EXPECT_EQ(described->substr(0, head.size()), head) << *described;
   EXPECT_NE(described->find("\n  sources tried: account key (no account key set), SAS token "
                             "(no SAS token set), environment (used)\n"),
             std::string::npos)
       << *described;
-  EXPECT_EQ(described->find(kSecret), std::string::npos);
+  EXPECT_EQ(described->find(kReadSecret), std::string::npos);
   EXPECT_EQ(described->find("entra-token"), std::string::npos);
 }
 
@@ -85,9 +85,9 @@ TEST(AzureBearerReadTest, TokenIsRefreshedDuringARead) {
   const std::string bytes = Pattern(64 << 10);
   FakeBearerBlob blob("acct", {{"data/shard", bytes}});
   FakeEntraOptions o;
-  o.tenant = kTenant;
-  o.client_id = kClient;
-  o.client_secret = kSecret;
+  o.tenant = kReadTenant;
+  o.client_id = kReadClient;
+  o.client_secret = kReadSecret;
   o.lifetime_s = 4;
   o.on_issue = [&blob](const std::string& token, int64_t expires_at) {
     blob.Accept(token, expires_at);
@@ -97,9 +97,9 @@ TEST(AzureBearerReadTest, TokenIsRefreshedDuringARead) {
       {"AZURE_ACCOUNT_NAME", "acct"},
       {"AZURE_BLOB_ENDPOINT", blob.url()},
       {"AZURE_AUTHORITY_HOST", entra.url()},
-      {"AZURE_TENANT_ID", kTenant},
-      {"AZURE_CLIENT_ID", kClient},
-      {"AZURE_CLIENT_SECRET", kSecret}});
+      {"AZURE_TENANT_ID", kReadTenant},
+      {"AZURE_CLIENT_ID", kReadClient},
+      {"AZURE_CLIENT_SECRET", kReadSecret}});
   EventLoop loop;
   auto store = OpenStore("azure://data", loop.executor());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -142,14 +142,14 @@ TEST(AzureBearerReadTest, RefusedTokenAndAnonymousFallback) {
 
   // A broken source stops the chain at open (no silent anonymous fallback).
   ScopedEnv broken(std::map<std::string, std::optional<std::string>>{
-      {"AZURE_TENANT_ID", kTenant}, {"AZURE_CLIENT_ID", kClient},
-      {"AZURE_CLIENT_SECRET", kSecret}, {"AZURE_AUTHORITY_HOST", "http://127.0.0.1:9"}});
+      {"AZURE_TENANT_ID", kReadTenant}, {"AZURE_CLIENT_ID", kReadClient},
+      {"AZURE_CLIENT_SECRET", kReadSecret}, {"AZURE_AUTHORITY_HOST", "http://127.0.0.1:9"}});
   auto failed = OpenStore("azure://data", loop.executor());
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.status().message().find(kSecret), std::string::npos);
+  EXPECT_EQ(failed.status().message().find(kReadSecret), std::string::npos);
   EXPECT_NE(failed.status().message().find("environment: client secret of " +
-                                           std::string(kClient) +
-                                           ": token request to http://127.0.0.1:9/" + kTenant +
+                                           std::string(kReadClient) +
+                                           ": token request to http://127.0.0.1:9/" + kReadTenant +
                                            "/oauth2/v2.0/token failed"),
             std::string::npos)
       << failed.status().ToString();

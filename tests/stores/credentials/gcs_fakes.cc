@@ -17,7 +17,7 @@ std::string FormDecode(std::string s) {
   return PercentDecode(s);
 }
 
-std::map<std::string, std::string> ParseForm(const std::string& body) {
+std::map<std::string, std::string> ParseGcsForm(const std::string& body) {
   std::map<std::string, std::string> out;
   size_t pos = 0;
   while (pos < body.size()) {
@@ -101,7 +101,7 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
   if (path.rfind("/bkt/", 0) == 0 || path.rfind("/pub/", 0) == 0) key = "objects";
   ++requests_[key];
   std::map<std::string, std::string> record;
-  if (key == "/token" || key == "/v1/token") record = ParseForm(r.body);
+  if (key == "/token" || key == "/v1/token") record = ParseGcsForm(r.body);
   if (key == "iam") record["body"] = r.body;
   if (key == "metadata" && r.target.find('?') != std::string::npos) {
     record["query"] = r.target.substr(r.target.find('?') + 1);

@@ -29,7 +29,7 @@ using testing::PatternBytes;
 using testing::ScopedEnv;
 using testing::TempDir;
 
-constexpr const char* kToken = FakeHfHub::kToken;
+constexpr const char* kHfToken = FakeHfHub::kToken;
 constexpr const char* kRepo = "datasets/org/name";
 
 class HfStoreTest : public ::testing::Test {
@@ -42,7 +42,7 @@ class HfStoreTest : public ::testing::Test {
     hub_.Put(kRepo, "main", "val/b.txt", "bb");
     hub_.Put(kRepo, "refs/convert/parquet", "default/train/0000.parquet", PatternBytes(300, 4));
     hub_.Put(kRepo, "refs/convert/parquet", "default/val/0000.parquet", PatternBytes(200, 5));
-    SetEnv({{"HF_TOKEN", kToken}});
+    SetEnv({{"HF_TOKEN", kHfToken}});
   }
   void SetEnv(std::map<std::string, std::optional<std::string>> extra) {
     env_.reset();
@@ -104,7 +104,7 @@ TEST_F(HfStoreTest, ListsPageByPageAndReadsThroughTheCdnWhichNeverSeesTheToken) 
   EXPECT_GE(hub_.cdn_gets(), 3);  // the range, then the file's parts
   EXPECT_TRUE(hub_.cdn_authorizations().empty());
   for (const std::string& auth : hub_.hub_authorizations()) {
-    EXPECT_EQ(auth, std::string("Bearer ") + kToken);
+    EXPECT_EQ(auth, std::string("Bearer ") + kHfToken);
   }
   EXPECT_EQ(loop_.Run(store->Put("x", "y")).code(), StatusCode::kUnimplemented);
 }
@@ -154,7 +154,7 @@ TEST_F(HfStoreTest, MissingRepositoryRevisionAndFileSayWhatTheHubSaid) {
   EXPECT_NE(get.status().message().find("RevisionNotFound: Invalid rev id: v9"), std::string::npos)
       << get.status().message();
   for (const Status& s : {list.status(), get.status()}) {
-    EXPECT_EQ(s.message().find(kToken), std::string::npos);
+    EXPECT_EQ(s.message().find(kHfToken), std::string::npos);
   }
 }
 
@@ -165,7 +165,7 @@ TEST_F(HfStoreTest, PublicRepositoriesReadAnonymouslyAndPrivateOnesSayTheyNeedAT
   EXPECT_EQ(*loop_.Run(store->Get("val/b.txt")), "bb");
   EXPECT_TRUE(hub_.hub_authorizations().empty());
   // HF_HUB_DISABLE_IMPLICIT_TOKEN: a token in the environment is not sent.
-  SetEnv({{"HF_TOKEN", kToken}, {"HF_HUB_DISABLE_IMPLICIT_TOKEN", "1"}});
+  SetEnv({{"HF_TOKEN", kHfToken}, {"HF_HUB_DISABLE_IMPLICIT_TOKEN", "1"}});
   auto implicit = Open("hf://datasets/org/name");
   EXPECT_EQ(*loop_.Run(implicit->Get("val/b.txt")), "bb");
   EXPECT_TRUE(hub_.hub_authorizations().empty());

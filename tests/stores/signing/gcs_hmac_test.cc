@@ -8,9 +8,9 @@
 namespace sluice {
 namespace {
 
-constexpr int64_t kTime = 1756557360;  // 2025-08-30T12:36:00Z
+constexpr int64_t kHmacTime = 1756557360;  // 2025-08-30T12:36:00Z
 
-SigV4Credentials Creds() {
+SigV4Credentials HmacCreds() {
   return SigV4Credentials{"GOOG1EXAMPLEACCESSID", "bGoa+V7g/yqDXvKRqq+JTFn4uQZbPiQJo4pf9RzJ", ""};
 }
 
@@ -31,7 +31,7 @@ TEST(GcsHmac, HeaderSigning) {
   r.path = "/my-bucket/dir/shard.00000.mds.zstd";
   r.headers = {{"Host", "storage.googleapis.com"}, {"Range", "bytes=0-1023"}};
   r.payload_hash = "UNSIGNED-PAYLOAD";
-  Result<SigV4Signature> sig = SignSigV4Headers(r, Creds(), GcsHmacConfig(), kTime);
+  Result<SigV4Signature> sig = SignSigV4Headers(r, HmacCreds(), GcsHmacConfig(), kHmacTime);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
   EXPECT_EQ(sig->canonical_request,
             "GET\n"
@@ -66,7 +66,7 @@ TEST(GcsHmac, SignedUrl) {
   r.path = "/my-bucket/index.json";
   r.headers = {{"Host", "storage.googleapis.com"}};
   r.payload_hash = "UNSIGNED-PAYLOAD";
-  Result<SigV4Signature> sig = PresignSigV4(r, Creds(), GcsHmacConfig(), kTime, 900);
+  Result<SigV4Signature> sig = PresignSigV4(r, HmacCreds(), GcsHmacConfig(), kHmacTime, 900);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
   EXPECT_EQ(sig->canonical_request,
             "GET\n"

@@ -18,7 +18,7 @@ namespace {
 
 const std::string kDataDir = std::string(SLUICE_TEST_DATA_DIR) + "/oci";
 
-std::string Slurp(const std::string& path) {
+std::string SlurpVectors(const std::string& path) {
   Result<std::string> r = ReadFile(path);
   EXPECT_TRUE(r.ok()) << path << ": " << r.status().ToString();
   return r.ok() ? *r : std::string();
@@ -31,14 +31,14 @@ std::string Str(simdjson::dom::element e) {
 
 TEST(OciSignatureTest, TheSameAuthorizationAsTheOciSdkForTheSameRequestAndDate) {
   simdjson::dom::parser parser;
-  simdjson::padded_string json(Slurp(kDataDir + "/signature_vectors.json"));
+  simdjson::padded_string json(SlurpVectors(kDataDir + "/signature_vectors.json"));
   simdjson::dom::element root = parser.parse(json);
   const std::string key_id = Str(root["key_id"]);
   int checked = 0, with_body = 0, encrypted = 0;
   for (simdjson::dom::element v : root["vectors"].get_array()) {
     OciApiKey key;
     key.key_id = key_id;
-    key.private_key_pem = Slurp(kDataDir + "/" + Str(v["key_file"]));
+    key.private_key_pem = SlurpVectors(kDataDir + "/" + Str(v["key_file"]));
     key.passphrase = Str(v["passphrase"]);
     key.what = Str(v["key_file"]);
     OciRequestToSign r;
@@ -97,7 +97,7 @@ TEST(OciSignatureTest, KeyErrorsNameTheFileNeverThePassphrase) {
   r.date = "Thu, 05 Jan 2014 21:31:40 GMT";
   OciApiKey key;
   key.key_id = "t/u/f";
-  key.private_key_pem = Slurp(kDataDir + "/test_api_key_encrypted.pem");
+  key.private_key_pem = SlurpVectors(kDataDir + "/test_api_key_encrypted.pem");
   key.what = "~/.oci/key.pem";
   auto none = OciAuthorization(r, key);
   EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);

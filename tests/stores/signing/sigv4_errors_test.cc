@@ -9,8 +9,8 @@ namespace sluice {
 namespace {
 
 constexpr char kSecret[] = "SECRETwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY";
-constexpr char kToken[] = "TOKENsessiontokenvalue==";
-constexpr int64_t kTime = 1440938160;
+constexpr char kSessionToken[] = "TOKENsessiontokenvalue==";
+constexpr int64_t kSigningTime = 1440938160;
 
 SigningRequest GoodRequest() {
   SigningRequest r;
@@ -21,7 +21,7 @@ SigningRequest GoodRequest() {
   return r;
 }
 
-SigV4Credentials Creds() { return SigV4Credentials{"AKIDEXAMPLE", kSecret, kToken}; }
+SigV4Credentials ErrorCreds() { return SigV4Credentials{"AKIDEXAMPLE", kSecret, kSessionToken}; }
 
 void ExpectHeaderError(const SigningRequest& r, const SigV4Credentials& c, const SigV4Config& config,
                        int64_t time, const std::string& message) {
@@ -35,53 +35,53 @@ void ExpectHeaderError(const SigningRequest& r, const SigV4Credentials& c, const
 
 TEST(SigV4Errors, SpecificMessagesWithoutSecrets) {
   const SigV4Config s3 = S3SigV4Config("us-east-1");
-  SigV4Credentials c = Creds();
+  SigV4Credentials c = ErrorCreds();
 
   c.access_key_id = "";
-  ExpectHeaderError(GoodRequest(), c, s3, kTime,
+  ExpectHeaderError(GoodRequest(), c, s3, kSigningTime,
                     "SigV4: access key id is empty or holds whitespace, '/' or non-ASCII bytes");
-  c = Creds();
+  c = ErrorCreds();
   c.secret_access_key = "";
-  ExpectHeaderError(GoodRequest(), c, s3, kTime, "SigV4: secret access key is empty");
+  ExpectHeaderError(GoodRequest(), c, s3, kSigningTime, "SigV4: secret access key is empty");
 
-  ExpectHeaderError(GoodRequest(), Creds(), S3SigV4Config(""), kTime,
+  ExpectHeaderError(GoodRequest(), ErrorCreds(), S3SigV4Config(""), kSigningTime,
                     "SigV4: region \"\" is empty or holds whitespace or '/'");
-  ExpectHeaderError(GoodRequest(), Creds(), ServiceSigV4Config("us-east-1", "a/b"), kTime,
+  ExpectHeaderError(GoodRequest(), ErrorCreds(), ServiceSigV4Config("us-east-1", "a/b"), kSigningTime,
                     "SigV4: service \"a/b\" is empty or holds whitespace or '/'");
-  ExpectHeaderError(GoodRequest(), Creds(), s3, -5,
+  ExpectHeaderError(GoodRequest(), ErrorCreds(), s3, -5,
                     "SigV4: signing time -5 is outside 1970..9999");
 
   SigningRequest r = GoodRequest();
   r.payload_hash = "";
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: payload hash is empty (set Sha256Hex(body) or UNSIGNED-PAYLOAD)");
   r = GoodRequest();
   r.headers.clear();
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: request has no Host header; it must be signed");
   r = GoodRequest();
   r.method = "GE T";
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: request method holds whitespace or non-ASCII bytes");
   r = GoodRequest();
   r.headers.push_back({"authorization", kSecret});
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: request already has a Authorization header; the signer sets it");
   r = GoodRequest();
-  r.headers.push_back({"x-amz-security-token", kToken});
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  r.headers.push_back({"x-amz-security-token", kSessionToken});
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: request already has a X-Amz-Security-Token header; the signer sets it");
   r = GoodRequest();
   r.headers.push_back({"X-Amz-Content-SHA256", "UNSIGNED-PAYLOAD"});
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "SigV4: request already has a x-amz-content-sha256 header; the signer sets it");
   r = GoodRequest();
   r.path = "bucket/key";
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "request path must start with '/', got \"bucket/key\"");
   r = GoodRequest();
   r.headers.push_back({"Bad:Name", kSecret});
-  ExpectHeaderError(r, Creds(), s3, kTime,
+  ExpectHeaderError(r, ErrorCreds(), s3, kSigningTime,
                     "header 1 has a name with a character not allowed in HTTP header names "
                     "(byte 58)");
 }
@@ -91,15 +91,15 @@ TEST(SigV4Errors, PresignLimits) {
   SigningRequest r = GoodRequest();
   r.payload_hash = "UNSIGNED-PAYLOAD";
   for (int64_t bad : {int64_t{0}, int64_t{-1}, kMaxPresignSeconds + 1}) {
-    Result<SigV4Signature> sig = PresignSigV4(r, Creds(), s3, kTime, bad);
+    Result<SigV4Signature> sig = PresignSigV4(r, ErrorCreds(), s3, kSigningTime, bad);
     ASSERT_FALSE(sig.ok());
     EXPECT_EQ(sig.status().message(), "SigV4: presign expiry " + std::to_string(bad) +
                                           " s is outside [1, 604800]");
   }
-  EXPECT_TRUE(PresignSigV4(r, Creds(), s3, kTime, kMaxPresignSeconds).ok());
+  EXPECT_TRUE(PresignSigV4(r, ErrorCreds(), s3, kSigningTime, kMaxPresignSeconds).ok());
 
   r.query = {{"x-amz-signature", "abc"}};
-  Result<SigV4Signature> sig = PresignSigV4(r, Creds(), s3, kTime, 60);
+  Result<SigV4Signature> sig = PresignSigV4(r, ErrorCreds(), s3, kSigningTime, 60);
   ASSERT_FALSE(sig.ok());
   EXPECT_EQ(sig.status().message(),
             "SigV4: request query already has x-amz-signature; the signer sets it");
@@ -107,11 +107,11 @@ TEST(SigV4Errors, PresignLimits) {
 
 TEST(SigV4Errors, SecretChangesSignatureButNeverAppearsInIt) {
   SigningRequest r = GoodRequest();
-  SigV4Credentials a = Creds();
-  SigV4Credentials b = Creds();
+  SigV4Credentials a = ErrorCreds();
+  SigV4Credentials b = ErrorCreds();
   b.secret_access_key += "x";
-  Result<SigV4Signature> sa = SignSigV4Headers(r, a, S3SigV4Config("us-east-1"), kTime);
-  Result<SigV4Signature> sb = SignSigV4Headers(r, b, S3SigV4Config("us-east-1"), kTime);
+  Result<SigV4Signature> sa = SignSigV4Headers(r, a, S3SigV4Config("us-east-1"), kSigningTime);
+  Result<SigV4Signature> sb = SignSigV4Headers(r, b, S3SigV4Config("us-east-1"), kSigningTime);
   ASSERT_TRUE(sa.ok() && sb.ok());
   EXPECT_NE(sa->signature, sb->signature);
   EXPECT_EQ(sa->canonical_request, sb->canonical_request);
