@@ -29,21 +29,6 @@ class DbfsStore final : public BearerHttpStore {
         host_(std::move(host)),
         path_(std::move(path)) {}
 
-  awaitable<Status> Put(std::string key, std::string bytes) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
-    req.body = std::move(bytes);
-    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
-  }
-
-  // One request, its body streamed from the file.
-  awaitable<Status> PutFile(std::string key, std::string path) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
-    req.body_file = std::move(path);
-    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
-  }
-
   // Folder by folder, a level at a time, with the folders of a level listed
   // concurrently: the Files API has no recursive listing, and a volume of
   // many folders would otherwise cost one round trip per folder in turn.
@@ -86,6 +71,8 @@ class DbfsStore final : public BearerHttpStore {
   }
 
  protected:
+  bool Writable() const override { return true; }
+  std::string UploadQuery() const override { return "?overwrite=true"; }
   std::string ObjectUrl(const std::string& key) const override {
     return host_ + "/api/2.0/fs/files" + EncodeUriPath(path_ + "/" + key);
   }
@@ -153,16 +140,6 @@ class DbfsStore final : public BearerHttpStore {
       if (next == page_token) co_return CorruptError(root() + ": listing repeats its page token");
       page_token = std::move(next);
     }
-  }
-
-  // The PUT of `key` (validated), without its body.
-  awaitable<Result<HttpRequest>> UploadRequest(const std::string& key) {
-    HttpRequest req;
-    req.method = HttpMethod::kPut;
-    req.url = ObjectUrl(key) + "?overwrite=true";
-    SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await AuthHeaders());
-    req.headers.emplace_back("content-type", "application/octet-stream");
-    co_return req;
   }
 
   std::string host_;  // scheme://authority, no trailing '/'

@@ -103,21 +103,6 @@ class OciNativeStore final : public BearerHttpStore {
     co_return SignedHeaders(key_, method, url);
   }
 
-  // One PUT, signed as the SDK signs PutObject: without its body's headers.
-  awaitable<Status> Put(std::string key, std::string bytes) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
-    req.body = std::move(bytes);
-    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
-  }
-
-  awaitable<Status> PutFile(std::string key, std::string path) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await UploadRequest(key));
-    req.body_file = std::move(path);
-    co_return (co_await SendForObject(client(), std::move(req), root(), key)).status();
-  }
-
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, root()));
     const std::string full = JoinKey(loc_.path, prefix);
@@ -157,6 +142,7 @@ class OciNativeStore final : public BearerHttpStore {
   }
 
  protected:
+  bool Writable() const override { return true; }
   std::string ObjectUrl(const std::string& key) const override {
     return base_ + "/o/" + UriEncode(JoinKey(loc_.path, key));
   }
@@ -164,14 +150,6 @@ class OciNativeStore final : public BearerHttpStore {
  private:
   static constexpr int kMaxPages = 1000000;
 
-  awaitable<Result<HttpRequest>> UploadRequest(const std::string& key) {
-    HttpRequest req;
-    req.method = HttpMethod::kPut;
-    req.url = ObjectUrl(key);
-    SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
-    req.headers.emplace_back("content-type", "application/octet-stream");
-    co_return req;
-  }
   std::string base_;  // {endpoint}/n/{ns}/b/{bucket}
   OciLocation loc_;
   OciApiKey key_;

@@ -119,12 +119,29 @@ awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path,
   co_return Status::Ok();
 }
 
-awaitable<Status> BearerHttpStore::PutFile(std::string key, std::string) {
-  co_return UnimplementedError(JoinKey(root_, key) + ": " + root_ + " is read-only");
+awaitable<Status> BearerHttpStore::Upload(std::string key, std::string bytes,
+                                          std::optional<std::string> path) {
+  if (!Writable()) co_return UnimplementedError(JoinKey(root_, key) + ": " + root_ + " is read-only");
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  HttpRequest req;
+  req.method = HttpMethod::kPut;
+  req.url = ObjectUrl(key) + UploadQuery();
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
+  req.headers.emplace_back("content-type", "application/octet-stream");
+  if (path) {
+    req.body_file = std::move(*path);
+  } else {
+    req.body = std::move(bytes);
+  }
+  co_return (co_await SendForObject(client(), std::move(req), root_, key)).status();
 }
 
-awaitable<Status> BearerHttpStore::Put(std::string key, std::string) {
-  co_return UnimplementedError(JoinKey(root_, key) + ": " + root_ + " is read-only");
+awaitable<Status> BearerHttpStore::PutFile(std::string key, std::string path) {
+  co_return co_await Upload(std::move(key), "", std::move(path));
+}
+
+awaitable<Status> BearerHttpStore::Put(std::string key, std::string bytes) {
+  co_return co_await Upload(std::move(key), std::move(bytes), std::nullopt);
 }
 
 awaitable<Result<std::vector<ObjectInfo>>> BearerHttpStore::List(std::string) {

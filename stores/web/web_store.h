@@ -8,10 +8,12 @@
 // appended to every object URL.
 //
 // Put, PutFile and List answer kUnimplemented: HTTP has no writes or
-// listings. Thread safety: as every Store (store.h).
+// listings (subclasses with writes turn on Writable()). Thread safety: as
+// every Store (store.h).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,6 +64,12 @@ class BearerHttpStore : public Store {
   // the headers of one GET (a Range header is never signed).
   virtual boost::asio::awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method,
                                                                      const std::string& url);
+  // Put and PutFile write only when this says so: then each is one PUT of
+  // ObjectUrl(key) + UploadQuery(), its body the bytes or streamed from the
+  // file, authorized by RequestHeaders(kPut, url) (the body's headers are
+  // added after, as OCI's SDK signs PutObject without them).
+  virtual bool Writable() const { return false; }
+  virtual std::string UploadQuery() const { return ""; }
   Status Context(const Status& s, const std::string& key) const;
   HttpClient& client() { return *client_; }
   const StoreOptions& options() const { return options_; }
@@ -70,6 +78,9 @@ class BearerHttpStore : public Store {
   // GetRange (kCutToRange) and GetRangeOnly (kRefuse).
   boost::asio::awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset,
                                                      uint64_t length, WholeObjectAnswer whole);
+  // Put (`bytes`) and PutFile (`path`, which then replaces the bytes).
+  boost::asio::awaitable<Status> Upload(std::string key, std::string bytes,
+                                        std::optional<std::string> path);
 
   std::string root_;
   std::string bearer_;  // a secret
