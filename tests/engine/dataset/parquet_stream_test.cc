@@ -426,7 +426,7 @@ constexpr char kSecret[] = "parquet-s3cr3t-never-printed";
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET
 // per footer and per row group on the wire; a restart reads no footer.
-TEST(ParquetStream, S3rverOneGetPerFooterAndRowGroupPerNode) {
+TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
