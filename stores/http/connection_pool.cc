@@ -1,7 +1,11 @@
 #include "stores/http/connection_pool.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <variant>
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -36,20 +40,38 @@ Status ConnectionPool::InitTls() {
   ssl_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                    ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                    ssl::context::no_tlsv1_1);
-  std::string ca = options_.ca_file;
-  if (ca.empty()) {
+  ca_file_ = options_.ca_file;
+  if (ca_file_.empty()) {
     const char* env = std::getenv("SSL_CERT_FILE");
-    if (env != nullptr) ca = env;
+    if (env != nullptr) ca_file_ = env;
   }
-  boost::system::error_code ec;
-  if (!ca.empty()) {
-    ssl_.load_verify_file(ca, ec);
-    if (ec) return InvalidArgumentError("cannot load TLS CA file '" + ca + "': " + ec.message());
-  } else {
-    ssl_.set_default_verify_paths(ec);
-    if (ec) return IoError("cannot load the system CA certificates: " + ec.message());
+  // Only that the file can be opened: parsing it waits for the first TLS
+  // connection (LoadTrust), but a wrong path is a mistake worth naming now.
+  if (!ca_file_.empty()) {
+    std::FILE* f = std::fopen(ca_file_.c_str(), "rb");
+    if (f == nullptr) {
+      return InvalidArgumentError("cannot load TLS CA file '" + ca_file_ +
+                                  "': " + std::strerror(errno));
+    }
+    std::fclose(f);
   }
   return Status::Ok();
+}
+
+const Status& ConnectionPool::LoadTrust() {
+  if (trust_.has_value()) return *trust_;
+  boost::system::error_code ec;
+  if (!ca_file_.empty()) {
+    ssl_.load_verify_file(ca_file_, ec);
+    trust_ = ec ? InvalidArgumentError("cannot load TLS CA file '" + ca_file_ + "': " +
+                                       ec.message())
+                : Status::Ok();
+  } else {
+    ssl_.set_default_verify_paths(ec);
+    trust_ = ec ? IoError("cannot load the system CA certificates: " + ec.message())
+                : Status::Ok();
+  }
+  return *trust_;
 }
 
 void ConnectionPool::Return(const std::string& key, std::unique_ptr<Connection> conn,
@@ -157,6 +179,9 @@ awaitable<Result<std::unique_ptr<Connection>>> ConnectionPool::Connect(
   conn->tcp->socket().set_option(tcp::no_delay(true), ec);
 
   if (url.is_tls()) {
+    if (options_.verify_tls) {
+      if (const Status& trust = LoadTrust(); !trust.ok()) co_return trust;
+    }
     Result<std::unique_ptr<TlsStream>> tls =
         TlsStream::Create(std::move(*conn->tcp), ssl_.native_handle(), kTlsReceiveBytes);
     if (!tls.ok()) co_return tls.status();

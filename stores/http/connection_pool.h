@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -63,8 +64,11 @@ class ConnectionPool {
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
-  // Loads the CA bundle (options.ca_file, else $SSL_CERT_FILE, else the
-  // system's); errors name the file.
+  // Chooses the CA bundle (options.ca_file, else $SSL_CERT_FILE, else the
+  // system's) and checks a named one can be opened; errors name the file.
+  // The bundle itself is parsed at the first verified TLS connection: the
+  // system's takes tens of milliseconds, which a process reading only
+  // http:// (or a loopback S3) should not pay before its first sample.
   Status InitTls();
 
   // A pooled connection to `url`'s host (unless `fresh_only`), or a new one
@@ -90,12 +94,16 @@ class ConnectionPool {
   };
 
   void Return(const std::string& key, std::unique_ptr<Connection> conn, bool reusable);
+  // Parses the chosen CA bundle once; later calls return the first outcome.
+  const Status& LoadTrust();
   boost::asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(
       const Url& url, Clock::time_point deadline);
 
   boost::asio::any_io_executor executor_;
   const HttpClientOptions& options_;
   boost::asio::ssl::context ssl_;
+  std::string ca_file_;           // empty: the system's bundle
+  std::optional<Status> trust_;   // LoadTrust's outcome, once run
   std::unordered_map<std::string, HostPool> pools_;
   std::atomic<uint64_t> opened_{0}, reused_{0}, stale_{0};
 };

@@ -387,5 +387,35 @@ TEST_F(HttpClientTest, HttpsRejectsWrongCaAndWrongHostName) {
             0u) << bad.status().message();
 }
 
+// The CA bundle is parsed at the first verified TLS connection, not when the
+// client is made: a client that reads only http:// never pays for it, and a
+// bundle that is not PEM is reported, by name, by the first https request.
+TEST_F(HttpClientTest, CaBundleIsParsedAtTheFirstTlsConnection) {
+  HttpClientOptions options;
+  options.ca_file = dir_->path() + "/not-pem.pem";
+  ASSERT_TRUE(WriteFileAtomic(options.ca_file, "this is not a certificate\n").ok());
+  HttpClient& c = Client(options);
+  Result<HttpResponse> plain = loop_->Run(c.Send(Get(Http("/small.txt"))));
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->body, "hello, sluice\n");
+
+  const std::string url = Https("localhost", "/small.txt");
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the outcome is kept
+    Result<HttpResponse> tls = loop_->Run(c.Send(Get(url)));
+    EXPECT_EQ(tls.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(tls.status().message().rfind(
+                  "GET " + url + ": cannot load TLS CA file '" + options.ca_file + "': ", 0),
+              0u)
+        << tls.status().message();
+  }
+  EXPECT_EQ(c.stats().retries, 0u);
+
+  // Unverified TLS never needs the bundle.
+  options.verify_tls = false;
+  Result<HttpResponse> unverified = loop_->Run(Client(options).Send(Get(url)));
+  ASSERT_TRUE(unverified.ok()) << unverified.status().ToString();
+  EXPECT_EQ(unverified->body, "hello, sluice\n");
+}
+
 }  // namespace
 }  // namespace sluice
