@@ -199,6 +199,30 @@ void BM_OneWorkerWithCheckpoints(benchmark::State& state) {
   state.counters["budget_mb"] = (8.0 * double(n)) / (1024.0 * 1024.0) + 64.0;
 }
 
+// One process alone (1 node, 1 rank, 1 worker, one canonical node: py1e's
+// defaults there, so the shuffle block is larger than the epoch and the
+// whole epoch is one sorting window): what a single-GPU job plans before
+// its first sample. `samples` in `shards` equal shards: 500k in 8 is the
+// speed issue's workload A in 64 MiB shards.
+void BM_OneProcess(benchmark::State& state) {
+  PlanRequest q;
+  StreamSpec s;
+  s.shard_sizes.assign(size_t(state.range(1)), state.range(0) / state.range(1));
+  q.streams.push_back(std::move(s));
+  q.config.num_canonical_nodes = 1;
+  q.config.batch_size = 16;
+  q.config.shuffle = true;
+  q.config.shuffle_algo = ShuffleAlgo::kPy1e;
+  q.config.shuffle_seed = 17;
+  q.world = World{1, 1, 1, {}, {}, {}};
+  q.threads = 1;
+  Measure(state, [&] {
+    auto ids = PlanWorker(q, 0, 0, 0);
+    if (ids.ok()) benchmark::DoNotOptimize(ids->data());
+    return ids.ok();
+  });
+}
+
 // Mixture schedule against fixed proportions: three streams (60/30/10% of
 // `samples`, shards of 1000), epoch_size = samples, 64 canonical nodes,
 // 8 x 8 x 8 world, py1e. mode 0: proportions 0.7/0.2/0.1 (Mosaic's
@@ -252,6 +276,17 @@ BENCHMARK(BM_OneWorker)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+BENCHMARK(BM_OneProcess)
+    ->ArgNames({"samples", "shards"})
+    ->Args({500'000, 8})
+    ->Args({8'000, 32})
+    ->Args({10'000'000, 160})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(5)
     ->ReportAggregatesOnly(true)
     ->UseRealTime();
 

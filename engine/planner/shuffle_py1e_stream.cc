@@ -14,8 +14,14 @@ struct Entry {
 };
 
 // Stable sort by pos (equal positions keep their order, which is the order
-// of their indices, as Mosaic's stable argsort): counting on floor(2 * pos),
-// then an insertion pass among equal keys (about one element each).
+// of their indices, as Mosaic's stable argsort). Keys monotone in pos: about
+// one fine bucket per four entries over [min, max], so buckets never need
+// merging and each is sorted on its own. The entries are scattered twice,
+// first by the fine key's high part (at most kCoarse streams), then each
+// coarse bucket by the rest: one scatter over the whole range waited on a
+// cache miss per entry (a shuffle block larger than the epoch, as with one
+// canonical node, makes the whole epoch one window; 500k samples took
+// 120 ms, most of it in that wait).
 class StableByPos {
  public:
   void Sort(std::vector<Entry>& v) {
@@ -25,31 +31,67 @@ class StableByPos {
       lo = std::min(lo, e.pos);
       hi = std::max(hi, e.pos);
     }
-    const int64_t base = static_cast<int64_t>(lo * 2.0);
-    const size_t keys = size_t(static_cast<int64_t>(hi * 2.0) - base) + 1;
-    auto key = [base, keys](double p) {
-      const int64_t k = static_cast<int64_t>(p * 2.0) - base;
-      return size_t(k < 0 ? 0 : (size_t(k) >= keys ? keys - 1 : size_t(k)));
+    const size_t fine = std::max<size_t>(1, v.size() / 4);
+    int shift = 0;
+    while ((fine - 1) >> shift >= kCoarse) ++shift;
+    const size_t coarse = ((fine - 1) >> shift) + 1;
+    const double scale = hi > lo ? static_cast<double>(fine) / (hi - lo) : 0.0;
+    auto key = [lo, scale, fine](double p) {
+      const double k = (p - lo) * scale;  // >= 0, monotone in p
+      return k >= static_cast<double>(fine - 1) ? fine - 1 : static_cast<size_t>(k);
     };
-    count_.assign(keys + 1, 0);
-    for (const Entry& e : v) ++count_[key(e.pos) + 1];
-    for (size_t k = 0; k < keys; ++k) count_[k + 1] += count_[k];
-    tmp_.resize(v.size());
-    for (const Entry& e : v) tmp_[count_[key(e.pos)]++] = e;
-    for (size_t i = 1; i < tmp_.size(); ++i) {
-      if (!(tmp_[i].pos < tmp_[i - 1].pos)) continue;
-      const Entry x = tmp_[i];
-      size_t j = i;
-      while (j > 0 && tmp_[j - 1].pos > x.pos) {
-        tmp_[j] = tmp_[j - 1];
-        --j;
+    // Pass 1: v -> tmp_ by coarse key.
+    Scatter(v, tmp_, coarse, [&](const Entry& e) { return key(e.pos) >> shift; });
+    // Pass 2: each coarse bucket of tmp_ -> v by its fine keys, then each
+    // fine bucket sorted in place.
+    std::vector<size_t> coarse_end = count_;
+    auto by_pos = [](const Entry& a, const Entry& b) { return a.pos < b.pos; };
+    const size_t width = size_t{1} << shift;
+    size_t begin = 0;
+    for (size_t c = 0; c < coarse; ++c) {
+      const size_t end = coarse_end[c];
+      const size_t base = c << shift;
+      count_.assign(width + 1, 0);
+      for (size_t i = begin; i < end; ++i) ++count_[key(tmp_[i].pos) - base + 1];
+      for (size_t k = 0; k < width; ++k) count_[k + 1] += count_[k];
+      for (size_t i = begin; i < end; ++i) v[begin + count_[key(tmp_[i].pos) - base]++] = tmp_[i];
+      size_t b = begin;
+      for (size_t k = 0; k < width; ++k) {
+        const size_t e = begin + count_[k];
+        if (e - b > 32) {
+          std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(b),
+                           v.begin() + static_cast<std::ptrdiff_t>(e), by_pos);
+        } else {
+          for (size_t i = b + 1; i < e; ++i) {
+            const Entry x = v[i];
+            size_t j = i;
+            while (j > b && v[j - 1].pos > x.pos) {
+              v[j] = v[j - 1];
+              --j;
+            }
+            v[j] = x;
+          }
+        }
+        b = e;
       }
-      tmp_[j] = x;
+      begin = end;
     }
-    v.swap(tmp_);
   }
 
  private:
+  static constexpr size_t kCoarse = 1024;
+
+  // Stable counting scatter of `from` into `to` by key(e) < keys; count_[k]
+  // is left at the end of bucket k.
+  template <typename Key>
+  void Scatter(const std::vector<Entry>& from, std::vector<Entry>& to, size_t keys, Key key) {
+    count_.assign(keys + 1, 0);
+    for (const Entry& e : from) ++count_[key(e) + 1];
+    for (size_t k = 0; k < keys; ++k) count_[k + 1] += count_[k];
+    to.resize(from.size());
+    for (const Entry& e : from) to[count_[key(e)]++] = e;
+  }
+
   std::vector<size_t> count_;
   std::vector<Entry> tmp_;
 };
