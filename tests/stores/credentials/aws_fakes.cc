@@ -3,25 +3,10 @@
 #include <ctime>
 
 #include "formats/json/py_json.h"
-#include "stores/signing/uri_encoding.h"
+#include "tests/stores/credentials/form_fields.h"
 
 namespace sluice::testing {
 namespace {
-
-std::map<std::string, std::string> ParseAwsForm(const std::string& body) {
-  std::map<std::string, std::string> out;
-  size_t pos = 0;
-  while (pos <= body.size()) {
-    size_t end = body.find('&', pos);
-    if (end == std::string::npos) end = body.size();
-    std::string pair = body.substr(pos, end - pos);
-    size_t eq = pair.find('=');
-    if (eq != std::string::npos)
-      out[PercentDecode(pair.substr(0, eq))] = PercentDecode(pair.substr(eq + 1));
-    pos = end + 1;
-  }
-  return out;
-}
 
 FakeResponse StsError(int status, const std::string& code, const std::string& message) {
   return {status,
@@ -68,7 +53,7 @@ FakeResponse FakeSts::Handle(const FakeRequest& req) {
   if (req.Header("content-type").rfind("application/x-www-form-urlencoded", 0) != 0) {
     return StsError(400, "InvalidParameterValue", "form body expected");
   }
-  auto form = ParseAwsForm(req.body);
+  auto form = FormFields(req.body);
   {
     std::lock_guard<std::mutex> lock(mu_);
     last_form_ = form;

@@ -13,6 +13,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/jwt_rs256.h"
+#include "tests/stores/credentials/form_fields.h"
 
 namespace sluice::testing {
 namespace {
@@ -37,7 +38,7 @@ bool Base64UrlDecode(std::string text, std::string* out) {
 std::string Param(const std::string& target, const std::string& name) {
   size_t q = target.find('?');
   if (q == std::string::npos) return "";
-  return ParseForm(target.substr(q + 1))[name];
+  return FormFields(target.substr(q + 1))[name];
 }
 
 std::string Path(const std::string& target) { return target.substr(0, target.find('?')); }
@@ -90,21 +91,6 @@ int64_t IntClaim(const JsonValue& v, const char* name) {
 }
 
 }  // namespace
-
-std::map<std::string, std::string> ParseForm(const std::string& body) {
-  std::map<std::string, std::string> out;
-  for (const std::string& pair : SplitAny(body, "&")) {
-    size_t eq = pair.find('=');
-    std::string name = pair.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : pair.substr(eq + 1);
-    for (char& ch : value) {
-      if (ch == '+') ch = ' ';
-    }
-    auto decoded = StrictPercentDecode(value);
-    out[name] = decoded.ok() ? *decoded : "<malformed>";
-  }
-  return out;
-}
 
 TestCertificate MakeTestCertificate(const std::string& common_name) {
   EVP_PKEY* key = EVP_RSA_gen(2048);
@@ -180,7 +166,7 @@ FakeResponse FakeEntraId::Handle(const FakeRequest& req) {
   if (req.Header("content-type").rfind("application/x-www-form-urlencoded", 0) != 0) {
     return Refuse(400, "invalid_request", "AADSTS900144: the request body must be a form");
   }
-  auto form = ParseForm(req.body);
+  auto form = FormFields(req.body);
   if (form["grant_type"] != "client_credentials") {
     return Refuse(400, "unsupported_grant_type", "AADSTS70003: grant_type");
   }

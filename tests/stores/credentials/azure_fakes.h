@@ -132,7 +132,4 @@ class FakeBearerBlob {
   std::unique_ptr<FakeHttpServer> server_;
 };
 
-// The form fields of an application/x-www-form-urlencoded body, decoded.
-std::map<std::string, std::string> ParseForm(const std::string& body);
-
 }  // namespace sluice::testing

@@ -4,32 +4,11 @@
 
 #include "formats/json/py_json.h"
 #include "stores/signing/digest.h"
-#include "stores/signing/uri_encoding.h"
 #include "tests/stores/credentials/aws_fakes.h"
+#include "tests/stores/credentials/form_fields.h"
 
 namespace sluice::testing {
 namespace {
-
-std::string FormDecode(std::string s) {
-  for (char& c : s) {
-    if (c == '+') c = ' ';
-  }
-  return PercentDecode(s);
-}
-
-std::map<std::string, std::string> ParseGcsForm(const std::string& body) {
-  std::map<std::string, std::string> out;
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t end = body.find('&', pos);
-    if (end == std::string::npos) end = body.size();
-    std::string pair = body.substr(pos, end - pos);
-    size_t eq = pair.find('=');
-    if (eq != std::string::npos) out[FormDecode(pair.substr(0, eq))] = FormDecode(pair.substr(eq + 1));
-    pos = end + 1;
-  }
-  return out;
-}
 
 FakeResponse OAuthError(const std::string& code) {
   // Google's description echoes nothing of the request; neither does this.
@@ -101,7 +80,7 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
   if (path.rfind("/bkt/", 0) == 0 || path.rfind("/pub/", 0) == 0) key = "objects";
   ++requests_[key];
   std::map<std::string, std::string> record;
-  if (key == "/token" || key == "/v1/token") record = ParseGcsForm(r.body);
+  if (key == "/token" || key == "/v1/token") record = FormFields(r.body);
   if (key == "iam") record["body"] = r.body;
   if (key == "metadata" && r.target.find('?') != std::string::npos) {
     record["query"] = r.target.substr(r.target.find('?') + 1);
