@@ -83,6 +83,7 @@ std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& s
   sources.push_back(MakeAzureEnvironmentSource());
   sources.push_back(MakeAzureWorkloadIdentitySource());
   sources.push_back(MakeAzureManagedIdentitySource(endpoints));
+  sources.push_back(MakeAzureCliSource());
   return std::make_unique<CredentialChain>("Azure credentials", std::move(sources));
 }
 
@@ -92,7 +93,7 @@ std::shared_ptr<SharedCredential> AzureSharedCredential(const AzureSettings& set
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view v(*e);
     if (v.rfind("AZURE_", 0) == 0 || v.rfind("IDENTITY_", 0) == 0 || v.rfind("MSI_", 0) == 0 ||
-        v.rfind("IMDS_", 0) == 0) {
+        v.rfind("IMDS_", 0) == 0 || v.rfind("SLUICE_AZURE_", 0) == 0 || v.rfind("PATH=", 0) == 0) {
       vars.emplace_back(v);
     }
   }

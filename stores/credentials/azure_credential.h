@@ -10,8 +10,9 @@
 //   3. environment        AZURE_TENANT_ID + AZURE_CLIENT_ID + AZURE_CLIENT_SECRET
 //                         or AZURE_CLIENT_CERTIFICATE_PATH;
 //   4. workload identity  AZURE_FEDERATED_TOKEN_FILE (AKS);
-//   5. managed identity   IDENTITY_ENDPOINT/IDENTITY_HEADER, MSI_ENDPOINT/MSI_SECRET, IMDS.
-// (The Azure CLI's login, DefaultAzureCredential's next source, is not read.)
+//   5. managed identity   IDENTITY_ENDPOINT/IDENTITY_HEADER, MSI_ENDPOINT/MSI_SECRET, IMDS;
+//   6. Azure CLI          `az account get-access-token` of the `az login` account.
+// (DefaultAzureCredential's Azure PowerShell and Developer CLI are not read.)
 // When none applies the store reads anonymously (public containers).
 //
 // Thread safety: every function is thread-safe.
@@ -32,7 +33,8 @@ std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& s
                                                           const AzureEndpointOptions& endpoints = {});
 
 // The process-wide shared credential for `settings` and the current
-// environment (every AZURE_*, IDENTITY_* and MSI_* variable): every store
+// environment (every AZURE_*, IDENTITY_*, MSI_*, IMDS_* and SLUICE_AZURE_*
+// variable, and PATH, which finds the CLI): every store
 // with the same ones gets the same object. Bearer tokens are refreshed
 // ahead of expiry and never handed out with less than a minute left.
 // Nothing is fetched here.

@@ -48,6 +48,16 @@ struct AzureEndpointOptions {
 // Service Fabric, Azure Arc and Cloud Shell endpoints are kUnimplemented.
 std::unique_ptr<CredentialSource> MakeAzureManagedIdentitySource(AzureEndpointOptions endpoints);
 
+// "Azure CLI": the token `az account get-access-token --output json
+// --resource https://storage.azure.com` prints for the account `az login`
+// signed in, as azure-identity's AzureCliCredential asks for it (with
+// AZURE_CORE_NO_COLOR=true, at most 10 s). The program is $SLUICE_AZURE_CLI,
+// else az on PATH; the CLI refreshes the token itself, so each fetch runs it
+// again. kNotFound when there is no such program, or when it says to run
+// 'az login' or 'az account set'; any other failure is an error quoting the
+// first line of its stderr (never its stdout, which holds the token).
+std::unique_ptr<CredentialSource> MakeAzureCliSource();
+
 // Whether `dmi_dir`'s chassis_asset_tag is Azure's (7783-7084-3265-9085).
 // When not, *why_not says so.
 bool DmiSaysAzure(const std::string& dmi_dir, std::string* why_not);

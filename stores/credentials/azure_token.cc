@@ -1,6 +1,7 @@
 #include "stores/credentials/azure_token.h"
 
 #include <algorithm>
+#include <ctime>
 
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
@@ -65,6 +66,35 @@ Result<Credential> ParseAzureTokenResponse(std::string_view body, int64_t now,
   } else {
     c.expires_at = now + 3600;
   }
+  return c;
+}
+
+Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
+                                      std::string_view where) {
+  auto parsed = ParsePyJson(output);
+  if (!parsed.ok() || !std::holds_alternative<JsonValue::Object>(parsed->v)) {
+    return PermissionDeniedError(std::string(where) + " printed no JSON object");
+  }
+  Credential c;
+  c.bearer = JsonStringMember(*parsed, "accessToken");
+  if (c.bearer.empty()) return PermissionDeniedError(std::string(where) + " printed no accessToken");
+  std::optional<int64_t> at = IntegerMember(*parsed, "expires_on");
+  if (!at) {
+    // A naive local time, as the CLI's older versions print it.
+    const std::string local = JsonStringMember(*parsed, "expiresOn");
+    std::tm tm{};
+    const char* end = strptime(local.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+    if (end != nullptr && (*end == '\0' || *end == '.')) {
+      tm.tm_isdst = -1;
+      const std::time_t t = std::mktime(&tm);
+      if (t != std::time_t(-1)) at = static_cast<int64_t>(t);
+    }
+  }
+  if (!at) {
+    return PermissionDeniedError(std::string(where) +
+                                 " printed neither expires_on nor a readable expiresOn");
+  }
+  c.expires_at = std::clamp<int64_t>(*at, now, now + kMaxLifetimeS);
   return c;
 }
 

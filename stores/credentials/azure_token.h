@@ -37,6 +37,14 @@ Result<std::string> EntraTokenEndpoint(std::string_view authority, std::string_v
 Result<Credential> ParseAzureTokenResponse(std::string_view body, int64_t now,
                                            std::string_view where);
 
+// An access token from what `az account get-access-token --output json`
+// printed: "accessToken", expiring at "expires_on" (unix seconds, Azure CLI
+// 2.54 and later) or else "expiresOn" (the local time as "YYYY-MM-DD
+// HH:MM:SS.ffffff", older CLIs). kPermissionDenied naming `where` when it
+// is not JSON or lacks either (never quoting it: it holds the token).
+Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
+                                      std::string_view where);
+
 // The error an Entra ID or managed identity endpoint gave, for error text:
 // its "error" and the first line of "error_description" (AADSTS codes);
 // "" when the body has neither.

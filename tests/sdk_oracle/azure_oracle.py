@@ -1,7 +1,8 @@
 """The Azure credential oracle: azure-identity's DefaultAzureCredential and
 Sluice, given the same environment and files and pointed at the same fake
 endpoints (Entra ID over TLS, IMDS, App Service, Azure ML), must obtain the
-same token for each source, by requests the fakes record alike.
+same token for each source, by requests the fakes record alike; given the
+same stand-in `az` on PATH, they must run it alike and take its token.
 
 Run with any Python 3: it creates a virtual environment with the pinned SDK
 (requirements.txt) in $SLUICE_SDK_ORACLE_VENV, else a temporary folder,
@@ -254,8 +255,9 @@ def make_certificate(folder, name, san):
     return key, cert
 
 
-def sdk_token(env):
-    """DefaultAzureCredential's token under `env` (as os.environ)."""
+def sdk_token(env, with_cli=False):
+    """DefaultAzureCredential's token under `env` (as os.environ); the Azure
+    CLI source only `with_cli`."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
@@ -266,7 +268,7 @@ def sdk_token(env):
         credential = DefaultAzureCredential(disable_instance_discovery=True,
                                             exclude_shared_token_cache_credential=True,
                                             exclude_visual_studio_code_credential=True,
-                                            exclude_cli_credential=True,
+                                            exclude_cli_credential=not with_cli,
                                             exclude_powershell_credential=True,
                                             exclude_developer_cli_credential=True)
         return credential.get_token(SCOPE).token
@@ -286,6 +288,45 @@ def sluice_token(env, cli, fakes):
         raise AssertionError(f'sluice made {len(got)} token requests: {out.stdout}')
     line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:'))
     return got[0][2], line.strip()
+
+
+# A stand-in for the Azure CLI: logs each call's arguments and
+# AZURE_CORE_NO_COLOR to the log and prints a token numbered by the calls.
+FAKE_AZ = """#!/bin/sh
+echo "$* NO_COLOR=$AZURE_CORE_NO_COLOR" >> '{log}'
+n=$(wc -l < '{log}')
+printf '{{"accessToken": "cli-token-%s", "expiresOn": "2099-01-01 00:00:00.000000", \
+"expires_on": 4070908800, "subscription": "oracle-sub", "tenant": "{tenant}", \
+"tokenType": "Bearer"}}' "$n"
+"""
+
+
+def cli_case(base, cli, tmp):
+    """The Azure CLI source: DefaultAzureCredential (only its CLI source
+    left to apply) and Sluice run the same `az` the same way, and both take
+    its token."""
+    bin_dir = tmp / 'bin'
+    bin_dir.mkdir()
+    log = tmp / 'az.log'
+    az = bin_dir / 'az'
+    az.write_text(FAKE_AZ.format(log=log, tenant=TENANT))
+    az.chmod(0o755)
+    env = dict(base, PATH=f'{bin_dir}:{base["PATH"]}')
+    sdk = sdk_token(env, with_cli=True)
+    calls = log.read_text().splitlines()
+    out = subprocess.run([cli, 'whoami', 'azure://oracle'], env=env, capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode != 0:
+        raise AssertionError(f'sluice whoami failed: {out.stderr.strip()}')
+    after = log.read_text().splitlines()
+    if sdk != 'cli-token-1' or len(calls) != 1 or len(after) != 2:
+        raise AssertionError(f'SDK token {sdk[:12]}..., calls {len(calls)} then {len(after)}')
+    if after[1] != calls[0]:
+        raise AssertionError(f'different calls: SDK {calls[0]!r}, Sluice {after[1]!r}')
+    line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
+    if 'Azure CLI (az account get-access-token)' not in line:
+        raise AssertionError(f'Sluice did not take the CLI token: {line}')
+    return f'same call ({calls[0]}); {line}'
 
 
 def main():
@@ -345,7 +386,13 @@ def main():
             except Exception as e:  # report every case, then fail
                 failures += 1
                 print(f'FAIL {name}: {e}')
-        print(f'{len(cases) - failures}/{len(cases)} sources agree in {time.time() - started:.1f} s')
+        try:
+            print(f'ok   Azure CLI: {cli_case(base, cli, tmp)}')
+        except Exception as e:
+            failures += 1
+            print(f'FAIL Azure CLI: {e}')
+        total = len(cases) + 1
+        print(f'{total - failures}/{total} sources agree in {time.time() - started:.1f} s')
         return 1 if failures else 0
 
 

@@ -155,6 +155,8 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // instance: tests send packets to 127.0.0.1 only.
   env["AWS_EC2_METADATA_DISABLED"] = "true";
   env["SLUICE_AZURE_METADATA_DISABLED"] = "true";  // nor Azure's (CI runners are Azure VMs)
+  // Nor the machine's Azure CLI login.
+  env["SLUICE_AZURE_CLI"] = "/nonexistent/az";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";

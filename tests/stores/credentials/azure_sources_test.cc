@@ -5,6 +5,8 @@
 // tried and never a secret.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <ctime>
 
 #include "base/file.h"
@@ -107,7 +109,8 @@ TEST_F(AzureSourcesTest, DefaultAzureCredentialOrder) {
             "not found: no Azure credentials found; tried: account key (no account key set), "
             "SAS token (no SAS token set), environment (AZURE_CLIENT_SECRET or "
             "AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity (AZURE_FEDERATED_TOKEN_FILE "
-            "not set), managed identity (SLUICE_AZURE_METADATA_DISABLED is set)");
+            "not set), managed identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI "
+            "('/nonexistent/az' (SLUICE_AZURE_CLI) not found)");
   EXPECT_EQ(entra.refused(), 0);
   EXPECT_EQ(imds.refused(), 0);
 }
@@ -321,7 +324,8 @@ TEST_F(AzureSourcesTest, ImdsOnlyOnAnAzureVm) {
                        "key set), SAS token (no SAS token set), environment (AZURE_TENANT_ID, "
                        "AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not "
                        "set), workload identity (AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, "
-                       "AZURE_TENANT_ID not set), managed identity (" + why + ")");
+                       "AZURE_TENANT_ID not set), managed identity (" + why +
+                       "), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) not found)");
   ASSERT_TRUE(MakeDirs(dir_.path() + "/dmi").ok());
   Write("dmi/chassis_asset_tag", "7783-7084-3265-9085\n");
   EXPECT_TRUE(DmiSaysAzure(dir_.path() + "/dmi", &why));
@@ -373,6 +377,119 @@ TEST_F(AzureSourcesTest, SasTokenRotationAndExpiry) {
   EXPECT_EQ(expired.status().ToString(),
             "permission denied: SAS token: the SAS token in AZURE_STORAGE_SAS_TOKEN expired at "
             "1700089200 (unix time, its 'se') (tried before: account key (no account key set))");
+}
+
+// A stand-in for the Azure CLI at dir/<name>: records its arguments and
+// AZURE_CORE_NO_COLOR in dir/<name>.args, writes `stderr_text` to stderr,
+// prints `stdout_text` and exits with `status`.
+std::string FakeAz(const std::string& dir, const std::string& name, const std::string& stdout_text,
+                   int status = 0, const std::string& stderr_text = "") {
+  const std::string path = dir + "/" + name;
+  EXPECT_TRUE(WriteFileAtomic(path + ".stdout", stdout_text).ok());
+  EXPECT_TRUE(WriteFileAtomic(path + ".stderr", stderr_text).ok());
+  const std::string script =
+      "#!/bin/sh\n"
+      "echo \"$*\" > \"" + path + ".args\"\n"
+      "echo \"AZURE_CORE_NO_COLOR=$AZURE_CORE_NO_COLOR\" >> \"" + path + ".args\"\n"
+      "cat \"" + path + ".stderr\" >&2\n"
+      "cat \"" + path + ".stdout\"\n"
+      "exit " + std::to_string(status) + "\n";
+  EXPECT_TRUE(WriteFileAtomic(path, script).ok());
+  EXPECT_EQ(::chmod(path.c_str(), 0755), 0);
+  return path;
+}
+
+// The CLI comes last, after managed identity, as in DefaultAzureCredential;
+// it is asked for a storage token exactly as azure-identity asks.
+TEST_F(AzureSourcesTest, AzureCliTokenOfTheLoggedInAccount) {
+  const std::string az = FakeAz(dir_.path(), "az",
+                                R"({"accessToken": "cli-token-1", "expiresOn": "2023-11-14 23:13:20.000000", )"
+                                R"("expires_on": 1700003000, "tokenType": "Bearer"})");
+  ScopedEnv cli("SLUICE_AZURE_CLI", az);
+  EXPECT_EQ(Resolve(), "Azure CLI (" + az + " account get-access-token) -> cli-token-1");
+  EXPECT_EQ(ReadFile(az + ".args", 1 << 10).value(),
+            "account get-access-token --output json --resource https://storage.azure.com\n"
+            "AZURE_CORE_NO_COLOR=true\n");
+  auto got = MakeAzureCredentialChain({}, endpoints_)->Fetch(kNow);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->expires_at, 1700003000);  // expires_on wins over the local expiresOn
+
+  // Any earlier source that applies still wins.
+  FakeEntraId entra(EntraFor());
+  {
+    ScopedEnv vars(std::map<std::string, std::optional<std::string>>{
+        {"AZURE_AUTHORITY_HOST", entra.url()}, {"AZURE_TENANT_ID", kTenant},
+        {"AZURE_CLIENT_ID", kClient}, {"AZURE_CLIENT_SECRET", kSecret}});
+    EXPECT_EQ(Resolve(), std::string("environment (service principal ") + kClient +
+                             ", AZURE_CLIENT_SECRET) -> entra-token-1");
+  }
+
+  // Found on PATH when SLUICE_AZURE_CLI is not set.
+  ScopedEnv unset("SLUICE_AZURE_CLI", std::nullopt);
+  {
+    ScopedEnv path("PATH", "/nonexistent/bin:" + dir_.path() + ":/usr/bin:/bin");
+    EXPECT_EQ(Resolve(), "Azure CLI (az account get-access-token) -> cli-token-1");
+  }
+  ScopedEnv path("PATH", "/nonexistent/bin");
+  EXPECT_EQ(Resolve(),
+            "not found: no Azure credentials found; tried: account key (no account key set), "
+            "SAS token (no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
+            "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
+            "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
+            "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('az' not found on PATH)");
+}
+
+// Older CLIs print only expiresOn, a naive local time.
+TEST_F(AzureSourcesTest, AzureCliLocalExpiryOfOlderVersions) {
+  ScopedEnv tz("TZ", "UTC");
+  ::tzset();
+  auto got = ParseAzureCliToken(
+      R"({"accessToken": "t", "expiresOn": "2023-11-14 23:13:20.123456"})", kNow, "az");
+  ScopedEnv tz_back("TZ", std::nullopt);
+  ::tzset();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->bearer, "t");
+  EXPECT_EQ(got->expires_at, kNow + 3600);  // 2023-11-14T23:13:20Z
+}
+
+// Signed out: the CLI does not apply and the chain says so. Any other
+// failure stops the chain, quoting the CLI's error, never its output.
+TEST_F(AzureSourcesTest, AzureCliSignedOutOrFailing) {
+  const std::string out =
+      FakeAz(dir_.path(), "az-out", "", 1,
+             "ERROR: Please run 'az login' to setup account.\n");
+  ScopedEnv cli("SLUICE_AZURE_CLI", out);
+  EXPECT_EQ(Resolve(),
+            "not found: no Azure credentials found; tried: account key (no account key set), "
+            "SAS token (no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
+            "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
+            "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
+            "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI (not logged in: run "
+            "'az login')");
+
+  const std::string expired = FakeAz(
+      dir_.path(), "az-expired", "", 2,
+      "\nERROR: AADSTS700082: The refresh token has expired due to inactivity.\nTrace ID: 1\n");
+  ScopedEnv cli2("SLUICE_AZURE_CLI", expired);
+  const std::string tried =
+      " (tried before: account key (no account key set), SAS token (no SAS token set), "
+      "environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or "
+      "AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity (AZURE_FEDERATED_TOKEN_FILE, "
+      "AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed identity "
+      "(SLUICE_AZURE_METADATA_DISABLED is set))";
+  EXPECT_EQ(Resolve(), "permission denied: Azure CLI: '" + expired +
+                           " account get-access-token': '" + expired +
+                           "' exited with status 2: ERROR: AADSTS700082: The refresh token has "
+                           "expired due to inactivity." + tried);
+
+  // A token without an expiry is refused without quoting it.
+  const std::string odd = FakeAz(dir_.path(), "az-odd", R"({"accessToken": "secret-cli-token"})");
+  ScopedEnv cli3("SLUICE_AZURE_CLI", odd);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused, "permission denied: Azure CLI: '" + odd +
+                         " account get-access-token' printed neither expires_on nor a readable "
+                         "expiresOn" + tried);
+  EXPECT_EQ(refused.find("secret-cli-token"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// The Azure CLI source: the token of the account `az login` signed in, as
+// azure-identity's AzureCliCredential asks the CLI for it.
+#include <string>
+#include <vector>
+
+#include "stores/common/store_keys.h"
+#include "stores/credentials/azure_identity_sources.h"
+#include "stores/credentials/azure_token.h"
+#include "stores/credentials/credential_program.h"
+
+namespace sluice {
+namespace {
+
+// azure-identity's default process_timeout.
+constexpr int64_t kAzureCliTimeoutMs = 10000;
+
+// The CLI takes a resource, not a scope: the scope without "/.default".
+std::string StorageResource() {
+  constexpr std::string_view kDefault = "/.default";
+  std::string_view scope = kAzureStorageScope;
+  if (scope.ends_with(kDefault)) scope.remove_suffix(kDefault.size());
+  return std::string(scope);
+}
+
+// The first non-empty line of what the CLI wrote to stderr, bounded: its
+// errors are one sentence ("ERROR: ..."); it never writes a token there.
+std::string FirstLine(const std::string& text) {
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+    begin = end + 1;
+  }
+  return "";
+}
+
+class AzureCliSource final : public CredentialSource {
+ public:
+  std::string name() const override { return "Azure CLI"; }
+
+  Result<Credential> Fetch(int64_t now) override {
+    const std::string program = GetEnv("SLUICE_AZURE_CLI").value_or("az");
+    if (!FindProgram(program)) {
+      return NotFoundError(program.find('/') == std::string::npos
+                               ? "'" + program + "' not found on PATH"
+                               : "'" + program + "' (SLUICE_AZURE_CLI) not found");
+    }
+    const std::vector<std::string> argv = {program, "account", "get-access-token", "--output",
+                                           "json", "--resource", StorageResource()};
+    std::string errors;
+    Result<std::string> out =
+        RunCredentialProgram(argv, {"AZURE_CORE_NO_COLOR=true"}, kAzureCliTimeoutMs, &errors);
+    if (!out.ok()) {
+      // Signed out, or no subscription chosen: the CLI does not apply (as
+      // DefaultAzureCredential moves on).
+      if (errors.find("az login") != std::string::npos ||
+          errors.find("az account set") != std::string::npos) {
+        return NotFoundError("not logged in: run 'az login'");
+      }
+      const std::string line = FirstLine(errors);
+      return Status(out.status().code(),
+                    "'" + program + " account get-access-token': " + out.status().message() +
+                        (line.empty() ? "" : ": " + line));
+    }
+    SLUICE_ASSIGN_OR_RETURN(
+        Credential c, ParseAzureCliToken(*out, now, "'" + program + " account get-access-token'"));
+    c.source = "Azure CLI (" + program + " account get-access-token)";
+    return c;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CredentialSource> MakeAzureCliSource() {
+  return std::make_unique<AzureCliSource>();
+}
+
+}  // namespace sluice
