@@ -73,7 +73,8 @@ def write_tars(folder, samples, payload, size_limit=64 << 20):
                     raise ValueError(f'a sample takes {closed_bytes(need)} B as a tar, more '
                                      f'than the shard size limit {size_limit} B')
                 names.append(shard_name(len(names)))
-                tar = tarfile.open(os.path.join(folder, names[-1]), 'w', format=tarfile.USTAR_FORMAT)
+                tar = tarfile.open(os.path.join(folder, names[-1]), 'w',
+                                   format=tarfile.USTAR_FORMAT)
                 used = 0
             add(tar, key + '.id', ident)
             add(tar, key + '.data', payload)
