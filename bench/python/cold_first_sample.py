@@ -5,7 +5,7 @@ the first sample has to cost at least when shards are fetched whole).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
-        [--proxy] [--resume] [--library NAME=PATH[,PYTHONPATH] ...]
+        [--epoch] [--proxy] [--resume] [--webdataset] [--library NAME=PATH[,PYTHONPATH] ...]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
 speed issue's workload B). Prints the median, min and max of R runs. With
@@ -18,6 +18,30 @@ as a restarted job would) and times its first sample, whose shard is not
 in the cache. --library runs the children against other builds of
 libsluice.so (e.g. before=/tmp/old.so after=build/...; with ,PYTHONPATH the
 child imports that build's package too), interleaved, as in cold_epoch.py.
+
+With --webdataset, the same samples (ids and payload bytes) are also
+written as WebDataset tar shards of at most 64 MiB (www/wds/shard-000000.tar,
+...; webdataset_peer.py: members %09d.id and %09d.data; tar's 512 B headers
+and padding make them more bytes and, for small samples, more shards than
+the MDS ones: the header line says how many) and read from the same nginx
+by the registry package webdataset (pinned in webdataset_peer.PIN, in a
+venv made on first use at $SLUICE_WEBDATASET_VENV, else under
+${XDG_CACHE_HOME:-~/.cache}/sluice-bench; pip needs the network then), a
+fresh process per run, interleaved with the other rows, imports excluded:
+  webdataset, in order    WebDataset(urls, shardshuffle=False)
+  webdataset, shuffled    WebDataset(urls, shardshuffle=100, seed=17)
+                          .shuffle(1000, seed=17): its own idiom, shard
+                          order shuffled (a 100-shard buffer, what this
+                          version makes of shardshuffle=True: a whole
+                          permutation up to 100 shards), then a 1,000-sample
+                          buffer, whose first sample comes once 100 samples
+                          (its `initial`) are in
+timed from the pipeline's construction to the first sample (its `data` as
+the raw bytes: nothing decodes) and, with --epoch, to the end of the
+epoch. Each child checks what it read: the first sample's key, id (0 in
+order) and payload bytes, and with --epoch every id once. WebDataset has no
+resume: --resume adds no row for it. It reads the shards one after the
+other, each by one GET of a `curl` process it starts, streaming the tar.
 """
 import argparse
 import os
@@ -34,6 +58,7 @@ import numpy as np
 import sluice
 from cold_epoch import curl_epoch, folder_bytes
 from delay_proxy import DelayProxy
+import webdataset_peer
 
 MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             'compare')
@@ -75,13 +100,17 @@ print(first, time.perf_counter() - t0, cpu_seconds() - c0)
 ''' % os.path.dirname(os.path.abspath(__file__))
 
 
+def payload(size):
+    """The bytes every sample's `data` holds."""
+    return np.random.default_rng(0).integers(0, 256, size=size, dtype=np.uint8).tobytes()
+
+
 def write(folder, samples, size):
-    rng = np.random.default_rng(0)
-    payload = rng.integers(0, 256, size=size, dtype=np.uint8).tobytes()
+    data = payload(size)
     with sluice.MDSWriter(out=folder, columns={'id': 'int', 'data': 'bytes'},
                           size_limit=64 << 20) as w:
         for i in range(samples):
-            w.write({'id': i, 'data': payload})
+            w.write({'id': i, 'data': data})
 
 
 def free_port():
@@ -161,6 +190,9 @@ def main():
                     help='also time the first sample of an iteration resumed mid-epoch')
     ap.add_argument('--proxy', action='store_true',
                     help='also measure through delay_proxy.py (15 ms, 100 MB/s per connection)')
+    ap.add_argument('--webdataset', action='store_true',
+                    help='also time WebDataset (%s, in a venv) over the same samples as tar '
+                    'shards' % webdataset_peer.PIN)
     ap.add_argument('--library', action='append', default=[],
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
@@ -180,6 +212,12 @@ def main():
         data = os.path.join(work, 'www', 'data')
         write(data, args.samples, args.size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
+        if args.webdataset:
+            wds_python = webdataset_peer.venv_python()
+            wds_payload = payload(args.size)
+            tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples,
+                                              wds_payload)
+            tar_bytes = folder_bytes(os.path.join(work, 'www', 'wds'))
         nginx, port = start_nginx(os.path.join(work, 'www'), work)
         proxy = DelayProxy(port) if args.proxy else None
         try:
@@ -205,6 +243,17 @@ def main():
                                 rows.setdefault(label + 'resumed ' + order, []).append(
                                     child_time(url, shuffle, work, env=env,
                                                resume=args.samples // 2))
+                    if args.webdataset:
+                        base = f'http://127.0.0.1:{p}/wds'
+                        for order, shuffle in (('in order', False), ('shuffled', True)):
+                            got = webdataset_peer.webdataset_time(
+                                wds_python, [f'{base}/{n}' for n in tars], shuffle,
+                                args.samples, wds_payload, epoch=args.epoch)
+                            first, whole = got[:2] if args.epoch else (got, None)
+                            rows.setdefault(f'{path}webdataset, {order}', []).append(first)
+                            if args.epoch:
+                                rows.setdefault(f'{path}webdataset, epoch {order}',
+                                                []).append(whole)
         finally:
             if proxy is not None:
                 proxy.close()
@@ -213,6 +262,11 @@ def main():
         print(f'{args.samples} samples x {args.size} B, {len(shards)} shards, '
               f'medians of {args.runs} fresh processes, cold cache, loopback nginx'
               + (' (and through the delaying proxy)' if proxy else ''))
+        if args.webdataset:
+            print(f'webdataset: {webdataset_peer.PIN}, the same samples in {len(tars)} tar shards '
+                  f'({tar_bytes} B; MDS: {folder_bytes(data)} B); shuffled = shardshuffle='
+                  f'{webdataset_peer.SHARD_SHUFFLE} + .shuffle({webdataset_peer.SHUFFLE_BUFFER}), '
+                  f'seed {webdataset_peer.SEED}')
         for name, xs in rows.items():
             print(f'  {name:34s} {summary(xs)}')
     finally:
