@@ -32,21 +32,18 @@ void Lease::Release(bool reusable) {
 }
 
 ConnectionPool::ConnectionPool(asio::any_io_executor executor, const HttpClientOptions& options)
-    : executor_(std::move(executor)), options_(options), ssl_(ssl::context::tls_client) {}
+    : executor_(std::move(executor)), options_(options) {}
 
 ConnectionPool::~ConnectionPool() { pools_.clear(); }
 
 Status ConnectionPool::InitTls() {
-  ssl_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                   ssl::context::no_tlsv1_1);
   ca_file_ = options_.ca_file;
   if (ca_file_.empty()) {
     const char* env = std::getenv("SSL_CERT_FILE");
     if (env != nullptr) ca_file_ = env;
   }
   // Only that the file can be opened: parsing it waits for the first TLS
-  // connection (LoadTrust), but a wrong path is a mistake worth naming now.
+  // connection (TlsContext), but a wrong path is a mistake worth naming now.
   if (!ca_file_.empty()) {
     std::FILE* f = std::fopen(ca_file_.c_str(), "rb");
     if (f == nullptr) {
@@ -58,20 +55,28 @@ Status ConnectionPool::InitTls() {
   return Status::Ok();
 }
 
-const Status& ConnectionPool::LoadTrust() {
-  if (trust_.has_value()) return *trust_;
-  boost::system::error_code ec;
-  if (!ca_file_.empty()) {
-    ssl_.load_verify_file(ca_file_, ec);
-    trust_ = ec ? InvalidArgumentError("cannot load TLS CA file '" + ca_file_ + "': " +
-                                       ec.message())
-                : Status::Ok();
-  } else {
-    ssl_.set_default_verify_paths(ec);
-    trust_ = ec ? IoError("cannot load the system CA certificates: " + ec.message())
-                : Status::Ok();
+Result<SSL_CTX*> ConnectionPool::TlsContext() {
+  if (!tls_status_.has_value()) {
+    ssl_.emplace(ssl::context::tls_client);
+    ssl_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                      ssl::context::no_tlsv1_1);
+    boost::system::error_code ec;
+    if (!options_.verify_tls) {
+      tls_status_ = Status::Ok();  // nothing to verify against
+    } else if (!ca_file_.empty()) {
+      ssl_->load_verify_file(ca_file_, ec);
+      tls_status_ = ec ? InvalidArgumentError("cannot load TLS CA file '" + ca_file_ + "': " +
+                                              ec.message())
+                       : Status::Ok();
+    } else {
+      ssl_->set_default_verify_paths(ec);
+      tls_status_ = ec ? IoError("cannot load the system CA certificates: " + ec.message())
+                       : Status::Ok();
+    }
   }
-  return *trust_;
+  if (!tls_status_->ok()) return *tls_status_;
+  return ssl_->native_handle();
 }
 
 void ConnectionPool::Return(const std::string& key, std::unique_ptr<Connection> conn,
@@ -179,11 +184,10 @@ awaitable<Result<std::unique_ptr<Connection>>> ConnectionPool::Connect(
   conn->tcp->socket().set_option(tcp::no_delay(true), ec);
 
   if (url.is_tls()) {
-    if (options_.verify_tls) {
-      if (const Status& trust = LoadTrust(); !trust.ok()) co_return trust;
-    }
+    Result<SSL_CTX*> context = TlsContext();
+    if (!context.ok()) co_return context.status();
     Result<std::unique_ptr<TlsStream>> tls =
-        TlsStream::Create(std::move(*conn->tcp), ssl_.native_handle(), kTlsReceiveBytes);
+        TlsStream::Create(std::move(*conn->tcp), *context, kTlsReceiveBytes);
     if (!tls.ok()) co_return tls.status();
     conn->tls = std::move(*tls);
     conn->tcp.reset();

@@ -66,9 +66,10 @@ class ConnectionPool {
 
   // Chooses the CA bundle (options.ca_file, else $SSL_CERT_FILE, else the
   // system's) and checks a named one can be opened; errors name the file.
-  // The bundle itself is parsed at the first verified TLS connection: the
-  // system's takes tens of milliseconds, which a process reading only
-  // http:// (or a loopback S3) should not pay before its first sample.
+  // The TLS context and the bundle are made at the first TLS connection
+  // (TlsContext): the system's bundle takes tens of milliseconds to parse,
+  // and OpenSSL 3's context milliseconds to make, which a process reading
+  // only http:// (or a loopback S3) should not pay before its first sample.
   Status InitTls();
 
   // A pooled connection to `url`'s host (unless `fresh_only`), or a new one
@@ -94,16 +95,18 @@ class ConnectionPool {
   };
 
   void Return(const std::string& key, std::unique_ptr<Connection> conn, bool reusable);
-  // Parses the chosen CA bundle once; later calls return the first outcome.
-  const Status& LoadTrust();
+  // The TLS client context, made (and the chosen CA bundle parsed, unless
+  // verify_tls is off) at the first call; later calls give the first
+  // outcome. Owned by the pool.
+  Result<SSL_CTX*> TlsContext();
   boost::asio::awaitable<Result<std::unique_ptr<Connection>>> Connect(
       const Url& url, Clock::time_point deadline);
 
   boost::asio::any_io_executor executor_;
   const HttpClientOptions& options_;
-  boost::asio::ssl::context ssl_;
-  std::string ca_file_;           // empty: the system's bundle
-  std::optional<Status> trust_;   // LoadTrust's outcome, once run
+  std::string ca_file_;                           // empty: the system's bundle
+  std::optional<boost::asio::ssl::context> ssl_;  // TlsContext makes it
+  std::optional<Status> tls_status_;              // TlsContext's outcome, once run
   std::unordered_map<std::string, HostPool> pools_;
   std::atomic<uint64_t> opened_{0}, reused_{0}, stale_{0};
 };
