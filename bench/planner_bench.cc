@@ -203,7 +203,7 @@ void BM_OneWorkerWithCheckpoints(benchmark::State& state) {
 // defaults there, so the shuffle block is larger than the epoch and the
 // whole epoch is one sorting window): what a single-GPU job plans before
 // its first sample. `samples` in `shards` equal shards: 500k in 8 is the
-// speed issue's workload A in 64 MiB shards.
+// speed issue's workload A in 64 MiB shards. shuffle 0: in order.
 void BM_OneProcess(benchmark::State& state) {
   PlanRequest q;
   StreamSpec s;
@@ -211,7 +211,7 @@ void BM_OneProcess(benchmark::State& state) {
   q.streams.push_back(std::move(s));
   q.config.num_canonical_nodes = 1;
   q.config.batch_size = 16;
-  q.config.shuffle = true;
+  q.config.shuffle = state.range(2) != 0;
   q.config.shuffle_algo = ShuffleAlgo::kPy1e;
   q.config.shuffle_seed = 17;
   q.world = World{1, 1, 1, {}, {}, {}};
@@ -280,10 +280,10 @@ BENCHMARK(BM_OneWorker)
     ->UseRealTime();
 
 BENCHMARK(BM_OneProcess)
-    ->ArgNames({"samples", "shards"})
-    ->Args({500'000, 8})
-    ->Args({8'000, 32})
-    ->Args({10'000'000, 160})
+    ->ArgNames({"samples", "shards", "shuffle"})
+    ->ArgsProduct({{500'000}, {8}, {0, 1}})
+    ->Args({8'000, 32, 1})
+    ->Args({10'000'000, 160, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(5)

@@ -113,11 +113,17 @@ Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const Partit
   const auto shape0 = layout.shape();
   const int64_t W = shape0[2], NB = shape0[3], B0 = shape0[4], B = a.batch_size;
   std::vector<int64_t> out(static_cast<size_t>(NB * B));
+  if (!relaxed) {  // each batch is a run of the rank's list
+    for (int64_t b = 0; b < NB; ++b) {
+      layout.RankRun(node, rank, b * W * B0 + worker * B0, B, out.data() + b * B);
+    }
+    return out;
+  }
   const Relayout map{a.ranks_per_node, B, B0};
   for (int64_t b = 0; b < NB; ++b)
     for (int64_t s = 0; s < B; ++s) {
       int64_t p0 = node, r0 = rank, s0 = s;
-      if (relaxed) map.Map(node, rank, s, p0, r0, s0);
+      map.Map(node, rank, s, p0, r0, s0);
       const int64_t q = b * W * B0 + worker * B0 + s0;  // position in rank list
       out[static_cast<size_t>(b * B + s)] = q < layout.rank_len() ? layout.RankElem(p0, r0, q) : -1;
     }

@@ -118,7 +118,7 @@ Result<OrigLayout> OrigLayout::Make(const PartitionArgs& a) {
   return o;
 }
 
-int64_t OrigLayout::BaseRow(int64_t c, int64_t j) const {
+inline int64_t OrigLayout::BaseRow(int64_t c, int64_t j) const {
   int64_t v = row_start_[static_cast<size_t>(c)] + j;
   if (j == spc_ - 1 && row_short_[static_cast<size_t>(c)]) --v;
   return v;
@@ -137,6 +137,32 @@ int64_t OrigLayout::NodeElem(int64_t p, int64_t j) const {
   }
   const int64_t k = drop_ + p + j * P_;
   return Row(k % C_, k / C_);
+}
+
+void OrigLayout::RankRun(int64_t p, int64_t r, int64_t q0, int64_t n, int64_t* out) const {
+  // As FillRank: element q < direct is column-major index
+  // drop + p + (r + q * R) * P, which steps by R * P.
+  const int64_t direct = M_ > r ? (M_ - r + R_ - 1) / R_ : 0;  // q with r + q*R < M
+  const int64_t step = R_ * P_;
+  const int64_t dcol = step / C_, drow = step % C_;
+  const int64_t k0 = drop_ + p + (r + q0 * R_) * P_;
+  int64_t row = k0 % C_, col = k0 / C_;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t q = q0 + i;
+    if (q < direct) {
+      // Row(row, col), with its common case (plain(): no wrap, no pad
+      // columns) spelled out: this loop runs once per sample of the epoch.
+      out[i] = plain() ? BaseRow(row, col) : Row(row, col);
+      row += drow;
+      col += dcol;
+      if (row >= C_) {
+        row -= C_;
+        ++col;
+      }
+    } else {
+      out[i] = q < S_ ? RankElem(p, r, q) : -1;
+    }
+  }
 }
 
 void OrigLayout::FillRank(int64_t p, int64_t r, WorkArray& work) const {
