@@ -147,6 +147,19 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
   int64_t ranked = 0;  // sorted positions handed out or counted so far
   const int64_t chunk = std::max<int64_t>({reach, min_chunk, 1});
   int64_t fresh = 0;
+  {
+    // The window never holds more than the materialized spans, nor much
+    // more than a flush's reach and chunk past the largest span: reserved
+    // once, instead of grown by copies into fresh pages.
+    int64_t materialized = 0, widest = 0;
+    for (size_t s = first; s < last; ++s) {
+      materialized += spans[s].size();
+      widest = std::max(widest, spans[s].size());
+    }
+    const int64_t bound = std::min(materialized, 2 * reach + chunk + widest);
+    pending.reserve(size_t(std::max<int64_t>(bound, 0)));
+    done.reserve(size_t(std::max<int64_t>(bound, 0)));
+  }
   auto flush = [&](double threshold) {
     done.clear();
     size_t keep = 0;
