@@ -47,10 +47,6 @@ struct AzureConfig {
   std::shared_ptr<SharedCredential> credential;
 };
 
-
-std::vector<SigningQueryParam> NoQuery() { return {}; }
-std::vector<SigningHeader> NoHeaders() { return {}; }
-
 // Block ids must all have the same length: base64 of "blk" + 8 digits.
 std::string BlockId(uint64_t i) {
   std::string digits = std::to_string(i);

@@ -17,8 +17,6 @@ namespace {
 
 using boost::asio::awaitable;
 
-std::vector<SigningQueryParam> NoQuery() { return {}; }
-
 // The store's operations; how a request is addressed and signed is
 // S3Requests', listing's and multipart upload's are in their own files.
 class S3Store final : public Store {

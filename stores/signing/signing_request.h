@@ -28,6 +28,10 @@ struct SigningQueryParam {
   std::string value;
 };
 
+// None of either, for the stores' request builders that take both.
+inline std::vector<SigningQueryParam> NoQuery() { return {}; }
+inline std::vector<SigningHeader> NoHeaders() { return {}; }
+
 // A request to sign.
 //
 // `path` is the path exactly as it is sent on the request line, without the
