@@ -140,7 +140,7 @@ int64_t OrigLayout::NodeElem(int64_t p, int64_t j) const {
 }
 
 void OrigLayout::RankRun(int64_t p, int64_t r, int64_t q0, int64_t n, int64_t* out) const {
-  // As FillRank: element q < direct is column-major index
+  // Element q < direct (the un-extended part) is column-major index
   // drop + p + (r + q * R) * P, which steps by R * P.
   const int64_t direct = M_ > r ? (M_ - r + R_ - 1) / R_ : 0;  // q with r + q*R < M
   const int64_t step = R_ * P_;
@@ -166,37 +166,14 @@ void OrigLayout::RankRun(int64_t p, int64_t r, int64_t q0, int64_t n, int64_t* o
 }
 
 void OrigLayout::FillRank(int64_t p, int64_t r, WorkArray& work) const {
-  // Fast path over the un-extended part: step the column-major index by R*P.
-  const int64_t direct = M_ > r ? (M_ - r + R_ - 1) / R_ : 0;  // q with r + q*R < M
-  const int64_t step = R_ * P_;
-  const int64_t dcol = step / C_, drow = step % C_;
-  int64_t k0 = drop_ + p + r * P_;
-  int64_t row = k0 % C_, col = k0 / C_;
   int64_t* base = work.ids.data() + work.Offset(p, r, 0, 0, 0);
   // Layout within the rank: q -> worker (q/B)%W, batch q/(W*B), slot q%B; the
-  // rank's block is W * batches * B contiguous values, worker-major.
+  // rank's block is W * batches * B contiguous values, worker-major, and
+  // each (batch, worker) slot row is a run of the rank's list.
   const int64_t per_worker = batches_ * B_;
-  int64_t q = 0;
   for (int64_t b = 0; b < batches_; ++b) {
     for (int64_t w = 0; w < W_; ++w) {
-      int64_t* out = base + w * per_worker + b * B_;
-      for (int64_t s = 0; s < B_; ++s, ++q) {
-        int64_t v;
-        if (q < direct) {
-          v = Row(row, col);
-          row += drow;
-          col += dcol;
-          if (row >= C_) {
-            row -= C_;
-            ++col;
-          }
-        } else if (q < S_) {
-          v = RankElem(p, r, q);
-        } else {
-          v = -1;
-        }
-        out[s] = v;
-      }
+      RankRun(p, r, (b * W_ + w) * B_, B_, base + w * per_worker + b * B_);
     }
   }
 }

@@ -27,7 +27,8 @@ class OrigLayout {
   // Element q (0 <= q < S) of rank r of node p.
   int64_t RankElem(int64_t p, int64_t r, int64_t q) const { return NodeElem(p, r + q * R_); }
   // out[i] = RankElem(p, r, q0 + i) for i < n, -1 where q0 + i >= S: a run
-  // of a rank's list stepped as FillRank steps it (no division per element).
+  // of a rank's list stepped through (no division per element); FillRank
+  // writes a rank as such runs.
   void RankRun(int64_t p, int64_t r, int64_t q0, int64_t n, int64_t* out) const;
   // Writes node p, rank r's S' values (padding -1) in worker/batch/slot layout
   // into `work`.
