@@ -44,12 +44,12 @@ class StableByPos {
     Scatter(v, tmp_, coarse, [&](const Entry& e) { return key(e.pos) >> shift; });
     // Pass 2: each coarse bucket of tmp_ -> v by its fine keys, then each
     // fine bucket sorted in place.
-    std::vector<size_t> coarse_end = count_;
+    coarse_end_.swap(count_);  // count_ is reused per coarse bucket below
     auto by_pos = [](const Entry& a, const Entry& b) { return a.pos < b.pos; };
     const size_t width = size_t{1} << shift;
     size_t begin = 0;
     for (size_t c = 0; c < coarse; ++c) {
-      const size_t end = coarse_end[c];
+      const size_t end = coarse_end_[c];
       const size_t base = c << shift;
       count_.assign(width + 1, 0);
       for (size_t i = begin; i < end; ++i) ++count_[key(tmp_[i].pos) - base + 1];
@@ -92,7 +92,7 @@ class StableByPos {
     for (const Entry& e : from) to[count_[key(e)]++] = e;
   }
 
-  std::vector<size_t> count_;
+  std::vector<size_t> count_, coarse_end_;
   std::vector<Entry> tmp_;
 };
 
