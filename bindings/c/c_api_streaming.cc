@@ -227,6 +227,22 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
   });
 }
 
+sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int64_t* ids,
+                                     uint32_t* count) {
+  return Guard("sluice_stream_next_ids", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_next_ids", "s");
+    if (count == nullptr) return NullArgument("sluice_stream_next_ids", "count");
+    *count = 0;
+    s->batch_count = 0;  // the last next_batch's views end here, as with next_batch
+    if (max_samples == 0) return SLUICE_OK;
+    if (ids == nullptr) return NullArgument("sluice_stream_next_ids", "ids");
+    auto n = s->ds->NextIds(max_samples, ids);
+    if (!n.ok()) return Fail(n.status());
+    *count = static_cast<uint32_t>(*n);
+    return SLUICE_OK;
+  });
+}
+
 void sluice_stream_release(sluice_stream* s) {
   if (!s) return;
   s->batch_count = 0;

@@ -611,6 +611,16 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
 sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, int64_t* ids,
                                        sluice_bytes* fields, uint32_t* count);
 
+/* sluice_stream_next_batch's ids without its samples: the same ids in the
+ * same calls' sizes, the same waits and prefetching, but no sample is read.
+ * For a binding that reads each id itself with sluice_stream_get (a
+ * subclass with its own __getitem__): the samples are counted in the
+ * metrics as delivered by those gets, once; a call here counts a batch.
+ * Ends the views of the last next_batch (there is no batch for
+ * sluice_stream_batch_column afterwards). */
+sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int64_t* ids,
+                                     uint32_t* count);
+
 /* Copies column `column` of the samples of the last sluice_stream_next_batch
  * call into one caller buffer, so that a binding crosses the ABI once per
  * batch and column instead of once per sample:

@@ -85,7 +85,10 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
                                           BatchTally* tally) {
   const size_t end = ids_.size();
   if (peeked_) SLUICE_RETURN_IF_ERROR(CheckPeeked(columns, &tally->waits));
-  if (out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
+  const bool ids_only = out == nullptr;
+  if (!ids_only && out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
+  // A peek serves a sample's bytes before its shard; ids alone need none.
+  if (ids_only) may_peek_ = false;
   if (may_peek_ && pos_ == 0 && max > 0 && end > 0) {
     may_peek_ = false;
     if (FirstFromPeek(columns, ids, out, &tally->waits)) {
@@ -138,6 +141,10 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     if (pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
     if (shard->skipped()) {
       for (; p < ready && prefetcher_->At(p) == shard; ++p) ++tally->skipped;
+      continue;
+    }
+    if (ids_only) {
+      for (; k < max && p < ready && prefetcher_->At(p) == shard; ++p) ids[k++] = ids_[p];
       continue;
     }
     const size_t g = prefetcher_->shard_of(p);

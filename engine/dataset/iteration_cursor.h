@@ -113,7 +113,10 @@ class IterationCursor {
   // time to tally->waits), never while its samples pin shards. Samples of
   // skipped shards are passed over and counted in tally->skipped. The first
   // sample's failure is returned; a later one ends the batch short and is
-  // returned by the next call (and every later one).
+  // returned by the next call (and every later one). With `out` null the
+  // call hands out ids only: the same positions, waits and prefetching, no
+  // sample read and no bytes counted (for a consumer that reads each id
+  // itself, through Get).
   Result<size_t> NextBatch(size_t max, const DatasetColumns& columns, int64_t* ids,
                            std::vector<SampleFields>* out, BatchTally* tally);
 

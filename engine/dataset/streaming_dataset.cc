@@ -425,9 +425,20 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
 }
 
 Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out) {
-  if (!cursor_) return InvalidArgumentError("NextBatch before IterBegin");
+  return Next(max, ids, out);
+}
+
+Result<size_t> StreamingDataset::NextIds(size_t max, int64_t* ids) {
+  return Next(max, ids, nullptr);
+}
+
+Result<size_t> StreamingDataset::Next(size_t max, int64_t* ids, std::vector<SampleFields>* out) {
+  const char* call = out ? "NextBatch" : "NextIds";
+  if (!cursor_) return InvalidArgumentError(std::string(call) + " before IterBegin");
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
-  if (!cursor_) return InvalidArgumentError("NextBatch in a forked process: call IterBegin there");
+  if (!cursor_) {
+    return InvalidArgumentError(std::string(call) + " in a forked process: call IterBegin there");
+  }
   // The last call's views end here; the next Acquire lets the prefetcher
   // drop the shards behind this call's first position.
   Release();
@@ -440,7 +451,7 @@ Result<size_t> StreamingDataset::NextBatch(size_t max, int64_t* ids, std::vector
     if (n != 0) a.store(a.load(relaxed) + n, relaxed);
   };
   if (got.ok() && *got > 0) {
-    bump(consumer_.samples, *got);
+    if (out) bump(consumer_.samples, *got);  // else each Get counts its own
     bump(consumer_.batches, 1);
   }
   bump(consumer_.bytes, tally.bytes);

@@ -154,6 +154,11 @@ class StreamingDataset {
   // and again by every later call. Never more than the prefetch window
   // (`predownload` samples) per call.
   Result<size_t> NextBatch(size_t max, int64_t* ids, std::vector<SampleFields>* out);
+  // NextBatch's ids without its samples: the same positions, waits and
+  // prefetching, for a consumer that reads each id through Get (a
+  // binding's subclass with its own __getitem__). The samples are counted
+  // as delivered by those Gets, once; a call here counts a batch.
+  Result<size_t> NextIds(size_t max, int64_t* ids);
   // Drops the views of the last call (unpins Get's shard; the shards of a
   // NextBatch stay open in the prefetcher until the next NextBatch).
   void Release() {
@@ -294,6 +299,8 @@ class StreamingDataset {
         wait_decode{0}, wait_other{0};
   };
   void Publish(const ConsumerWaits& waits);
+  // NextBatch, or NextIds with `out` null.
+  Result<size_t> Next(size_t max, int64_t* ids, std::vector<SampleFields>* out);
   // In a new process (fork): counts from zero, the window from now.
   void ResetCounters();
   ConsumerCounters consumer_;

@@ -60,6 +60,8 @@ if available():
             ('sluice_stream_next_batch', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_int64), _P(_lib.Bytes),
               _P(ctypes.c_uint32)]),
+            ('sluice_stream_next_ids', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_int64), _P(ctypes.c_uint32)]),
             ('sluice_stream_batch_column', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
               ctypes.c_void_p, _P(ctypes.c_uint64)]),
@@ -343,17 +345,15 @@ class Engine:
 
     def iterate_ids(self, epoch, sample_in_epoch, worker, num_workers):
         """The planned sample ids, as `iterate` walks them (its prefetching
-        included) but without decoding: for subclasses that read each sample
-        through their own __getitem__ / get_item."""
+        included) but without reading them: for subclasses that read each
+        sample through their own __getitem__ / get_item (whose get counts
+        it as delivered, once)."""
         self.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
         count = ctypes.c_uint32()
         while True:
-            try:
-                _lib.check(_lib_.sluice_stream_next_batch(self._ptr, _BATCH, self._ids,
-                                                          self._batch, ctypes.byref(count)))
-                ids = self._ids[:count.value]
-            finally:
-                _lib_.sluice_stream_release(self._ptr)
+            _lib.check(_lib_.sluice_stream_next_ids(self._ptr, _BATCH, self._ids,
+                                                    ctypes.byref(count)))
+            ids = self._ids[:count.value]
             if not ids:
                 return
             yield from ids

@@ -210,6 +210,42 @@ TEST_F(StreamCApi, WorkersCoverTheEpochAndResumeAtTheTail) {
   sluice_stream_close(s);
 }
 
+// next_ids walks next_batch's ids without reading them; get then reads each.
+TEST_F(StreamCApi, NextIdsWalksNextBatchsIdsForGet) {
+  const std::string shuffled = R"(, "shuffle": true, "batch_size": 4, "shuffle_seed": 9)";
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(shuffled).c_str(), &s), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  auto full = Drain(s, 5);
+  ASSERT_EQ(full.size(), 32u);
+
+  uint32_t n = 7;
+  int64_t id = 0;
+  EXPECT_EQ(sluice_stream_next_ids(s, 1, nullptr, &n), SLUICE_EINVAL);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(sluice_stream_next_ids(s, 1, &id, nullptr), SLUICE_EINVAL);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  std::vector<int64_t> ids(5);
+  std::vector<sluice_bytes> fields(columns_);
+  size_t at = 0;
+  while (true) {
+    ASSERT_EQ(sluice_stream_next_ids(s, 5, ids.data(), &n), SLUICE_OK) << sluice_last_error();
+    if (n == 0) break;
+    for (uint32_t k = 0; k < n; ++k, ++at) {
+      ASSERT_LT(at, full.size());
+      EXPECT_EQ(ids[k], full[at].first) << at;
+      ASSERT_EQ(sluice_stream_get(s, static_cast<uint64_t>(ids[k]), fields.data(), columns_),
+                SLUICE_OK);
+      std::string joined;
+      for (auto& b : fields) joined += Str(b) + '\xff';
+      EXPECT_EQ(joined, full[at].second) << at;
+      sluice_stream_release(s);
+    }
+  }
+  EXPECT_EQ(at, full.size());
+  sluice_stream_close(s);
+}
+
 // The order record: sluice_stream_load_state refuses other options (and
 // accepts another world, as before the record); load_state_with's adapt and
 // skip_steps; state_with_order and position_after for bindings.

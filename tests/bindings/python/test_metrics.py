@@ -99,3 +99,25 @@ def test_prometheus_file_per_process(tmp_path):
         assert m, line
         float(m.group(3))
         assert f'``{m.group(1)}``' in DOCS, m.group(1)
+
+
+class Doubled(sluice.StreamingDataset):
+    """A subclass that reads through its own __getitem__ (as tokenizing and
+    decoding subclasses do)."""
+
+    def __getitem__(self, idx):
+        sample = super().__getitem__(idx)
+        return {'id': sample['id'] * 2}
+
+
+def test_a_subclass_reading_through_getitem_counts_each_sample_once(tmp_path):
+    remote, local = str(tmp_path / 'remote'), str(tmp_path / 'local')
+    write_remote(remote)
+    plain = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'plain'), batch_size=8,
+                                    shuffle=True, shuffle_seed=5)
+    order = [s['id'] for s in plain]
+    ds = Doubled(remote=remote, local=local, batch_size=8, shuffle=True, shuffle_seed=5)
+    assert [s['id'] for s in ds] == [2 * i for i in order]
+    t = ds.metrics()['totals']
+    assert (t['samples'], t['downloads']) == (200, 9)
+    assert t['bytes'] == plain.metrics()['totals']['bytes']

@@ -111,6 +111,68 @@ TEST(DatasetMetrics, AFolderRemoteReadTwiceDownloadsEachShardOnceThenHitsTheCach
   EXPECT_EQ(diagnosis.find("downloads"), std::string::npos) << diagnosis;
 }
 
+// A binding's subclass reads each id through Get: NextIds hands out
+// NextBatch's ids (same calls, same order) without reading, so every
+// sample is counted once, by its Get, and bytes are the Gets' bytes.
+TEST(DatasetMetrics, IdsThenGetCountEachSampleOnce) {
+  ScratchDir remote, cache_a, cache_b;
+  testing::WriteSyntheticMds(remote.path(), 300, 2000);
+  DatasetOptions options = MetricsOptions(remote.path(), cache_a.path());
+  options.plan.shuffle = true;
+  auto batched = StreamingDataset::Open(options);
+  options.streams[0].local = cache_b.path();
+  auto by_id = StreamingDataset::Open(options);
+  ASSERT_TRUE(batched.ok() && by_id.ok());
+
+  std::vector<int64_t> want;
+  ASSERT_TRUE((*batched)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(16);
+  std::vector<SampleFields> out;
+  for (;;) {
+    auto n = (*batched)->NextBatch(ids.size(), ids.data(), &out);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    want.insert(want.end(), ids.begin(), ids.begin() + static_cast<ptrdiff_t>(*n));
+  }
+  ASSERT_EQ(want.size(), 300u);
+
+  std::vector<int64_t> got;
+  uint64_t bytes = 0;
+  ASSERT_TRUE((*by_id)->IterBegin(0, 0, 0, 1).ok());
+  for (;;) {
+    auto n = (*by_id)->NextIds(ids.size(), ids.data());
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    // Nothing is delivered until the Gets.
+    EXPECT_EQ((*by_id)->Metrics().samples, got.size());
+    for (size_t k = 0; k < *n; ++k) {
+      SampleFields fields;
+      ASSERT_TRUE((*by_id)->Get(static_cast<uint64_t>(ids[k]), &fields).ok());
+      bytes += fields.raw.size();
+      got.push_back(ids[k]);
+    }
+  }
+  EXPECT_EQ(got, want);
+  DatasetMetrics m = (*by_id)->Metrics();
+  EXPECT_EQ(m.samples, 300u);
+  EXPECT_EQ(m.bytes, bytes);
+  EXPECT_EQ(m.bytes, (*batched)->Metrics().bytes);
+  EXPECT_GT(m.batches, 0u);
+  EXPECT_EQ(m.downloads, ShardsOf(remote.path()).count);
+}
+
+TEST(DatasetMetrics, NextIdsBeforeIterBeginSaysSo) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 10, 2000);
+  auto ds = StreamingDataset::Open(MetricsOptions(remote.path(), cache.path()));
+  ASSERT_TRUE(ds.ok());
+  int64_t id = 0;
+  auto n = (*ds)->NextIds(1, &id);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(n.status().message(), "NextIds before IterBegin");
+}
+
 TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
   ScratchDir scratch, cache;
   auto nginx = testing::NginxServer::Start(JoinPath(scratch.path(), "nginx"));
