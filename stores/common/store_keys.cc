@@ -94,31 +94,6 @@ std::optional<std::string> GetEnv(const char* name) {
   return std::string(v);
 }
 
-Result<std::string> StrictPercentDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    int hi = i + 1 < s.size() ? hex(s[i + 1]) : -1;
-    int lo = i + 2 < s.size() ? hex(s[i + 2]) : -1;
-    if (hi < 0 || lo < 0) {
-      return InvalidArgumentError("malformed percent escape in '" + std::string(s) + "'");
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
 Result<std::string> ReadLocalFileRange(const std::string& path, uint64_t offset,
                                        uint64_t length) {
   Env* env = Env::Default();

@@ -42,9 +42,6 @@ std::string UrlForErrors(std::string_view url);
 // The value of environment variable `name` when set and non-empty.
 std::optional<std::string> GetEnv(const char* name);
 
-// Percent-decodes "%41" sequences; kInvalidArgument on a malformed escape.
-Result<std::string> StrictPercentDecode(std::string_view s);
-
 // Bytes [offset, offset + length) of local file `path` (for uploads in
 // parts); kIoError naming the path when it cannot be read or is shorter.
 Result<std::string> ReadLocalFileRange(const std::string& path, uint64_t offset,

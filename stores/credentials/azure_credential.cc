@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "stores/common/store_keys.h"
+#include "stores/signing/uri_encoding.h"
 #include "stores/credentials/aws_credential_documents.h"
 #include "stores/signing/digest.h"
 

@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "stores/common/object_listing.h"
 #include "stores/common/store_keys.h"
+#include "stores/signing/uri_encoding.h"
 #include "stores/http/http_client.h"
 
 namespace sluice {

@@ -58,6 +58,15 @@ std::string PercentDecode(std::string_view s) {
   return out;
 }
 
+Result<std::string> StrictPercentDecode(std::string_view s) {
+  for (size_t i = s.find('%'); i != std::string_view::npos; i = s.find('%', i + 3)) {
+    if (i + 2 >= s.size() || HexValue(s[i + 1]) < 0 || HexValue(s[i + 2]) < 0) {
+      return InvalidArgumentError("malformed percent escape in '" + std::string(s) + "'");
+    }
+  }
+  return PercentDecode(s);
+}
+
 std::string NormalizeUriPath(std::string_view path) {
   std::vector<std::string_view> kept;
   bool trailing_slash = false;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
+
 namespace sluice {
 
 // Encodes every byte of `s` outside the unreserved set, '/' included.
@@ -17,8 +19,14 @@ std::string UriEncode(std::string_view s);
 std::string EncodeUriPath(std::string_view path);
 
 // Decodes "%XY" escapes (either hex case); other bytes are copied, '+' stays
-// '+'. A '%' not followed by two hex digits is kept literally, as servers do.
+// '+'. A '%' not followed by two hex digits is kept literally, as servers
+// and Python's urllib.parse.unquote do (hf:// revisions).
 std::string PercentDecode(std::string_view s);
+
+// PercentDecode for text that must be well formed (file:// URLs, SAS
+// fields, form bodies): kInvalidArgument naming the text when a '%' is not
+// followed by two hex digits. Not for secrets (the error quotes `s`).
+Result<std::string> StrictPercentDecode(std::string_view s);
 
 // RFC 3986 section 5.2.4 dot-segment removal plus collapsing of empty
 // segments, as SigV4 normalizes paths for services other than S3:

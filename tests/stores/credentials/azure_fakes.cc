@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "formats/json/py_json.h"
-#include "stores/common/store_keys.h"
+#include "stores/signing/uri_encoding.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/jwt_rs256.h"
 #include "tests/stores/credentials/form_fields.h"

@@ -1,7 +1,7 @@
 #include "tests/stores/credentials/form_fields.h"
 
 #include "base/status.h"
-#include "stores/common/store_keys.h"
+#include "stores/signing/uri_encoding.h"
 
 namespace sluice::testing {
 namespace {

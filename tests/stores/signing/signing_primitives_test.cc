@@ -64,6 +64,19 @@ TEST(UriEncoding, PercentDecode) {
   EXPECT_EQ(PercentDecode("100%"), "100%");
 }
 
+// The same decoding, but a '%' without two hex digits is an error naming the text.
+TEST(UriEncoding, StrictPercentDecode) {
+  EXPECT_EQ(*StrictPercentDecode("a%20b%2fc%2Bd+e"), "a b/c+d+e");
+  EXPECT_EQ(*StrictPercentDecode(""), "");
+  EXPECT_EQ(*StrictPercentDecode("%25%41"), "%A");
+  for (const char* bad : {"%", "%4", "a%zz", "100%", "%41%g1"}) {
+    auto r = StrictPercentDecode(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), std::string("malformed percent escape in '") + bad + "'");
+  }
+}
+
 TEST(UriEncoding, NormalizePath) {
   EXPECT_EQ(NormalizeUriPath(""), "/");
   EXPECT_EQ(NormalizeUriPath("/"), "/");
