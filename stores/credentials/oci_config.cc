@@ -1,11 +1,60 @@
 #include "stores/credentials/oci_config.h"
 
+#include <cctype>
+#include <ctime>
+#include <optional>
+#include <vector>
+
 #include "base/file.h"
+#include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_settings.h"
+#include "stores/signing/digest.h"
 
 namespace sluice {
 namespace {
+
+// A session token is a JWT of a few kilobytes.
+constexpr uint64_t kMaxSessionToken = uint64_t{1} << 16;
+
+// The "exp" claim of a JWT, nullopt when `token` is not one (the service
+// then judges it).
+std::optional<int64_t> JwtExpiry(std::string_view token) {
+  const size_t a = token.find('.');
+  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
+  if (b == std::string_view::npos) return std::nullopt;
+  std::string payload(token.substr(a + 1, b - a - 1));
+  for (char& c : payload) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  payload.append((4 - payload.size() % 4) % 4, '=');
+  std::string json;
+  if (!Base64Decode(payload, &json)) return std::nullopt;
+  auto claims = ParsePyJson(json);
+  const JsonValue* exp = claims.ok() ? JsonMember(*claims, "exp") : nullptr;
+  const auto* seconds = exp ? std::get_if<int64_t>(&exp->v) : nullptr;
+  if (seconds == nullptr) return std::nullopt;
+  return *seconds;
+}
+
+Result<std::string> ReadSessionToken(const OciProfile& p) {
+  auto text = ReadFile(p.security_token_file, kMaxSessionToken);
+  if (!text.ok()) {
+    return PermissionDeniedError("cannot read the security_token_file " + p.security_token_file +
+                                 " of OCI profile " + p.profile + ": " + text.status().message());
+  }
+  std::string token = std::move(*text);
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  size_t lead = 0;
+  while (lead < token.size() && std::isspace(static_cast<unsigned char>(token[lead]))) ++lead;
+  token.erase(0, lead);
+  if (token.empty()) {
+    return PermissionDeniedError("the security_token_file " + p.security_token_file +
+                                 " of OCI profile " + p.profile + " is empty");
+  }
+  return token;
+}
 
 std::string Home(const std::string& path) {
   if (path == "~" || path.rfind("~/", 0) == 0) {
@@ -52,10 +101,25 @@ Result<OciProfile> LoadOciProfile() {
   out.key_file = Home(get("key_file"));
   out.region = get("region");
   if (out.region.empty()) out.region = GetEnv("OCI_REGION").value_or("");
+  const std::string token_file = Home(get("security_token_file"));
+  const std::string auth = GetEnv("OCI_CLI_AUTH").value_or("");
+  if (!auth.empty() && auth != "api_key" && auth != "security_token") {
+    return InvalidArgumentError("OCI_CLI_AUTH=" + auth +
+                                " is not supported (api_key or security_token; instance and "
+                                "resource principals are not)");
+  }
+  const bool session = auth == "security_token" || (auth.empty() && !token_file.empty() &&
+                                                    out.user.empty());
+  using Required = std::pair<const char*, const std::string*>;
+  std::vector<Required> required = {{"key_file", &out.key_file}, {"region", &out.region}};
+  if (session) {
+    required.insert(required.begin(), Required{"security_token_file", &token_file});
+  } else {
+    required.insert(required.begin(), {Required{"user", &out.user}, {"tenancy", &out.tenancy},
+                                       {"fingerprint", &out.fingerprint}});
+  }
   std::string missing;
-  for (auto [name, value] : {std::pair<const char*, const std::string*>{"user", &out.user},
-                             {"tenancy", &out.tenancy}, {"fingerprint", &out.fingerprint},
-                             {"key_file", &out.key_file}, {"region", &out.region}}) {
+  for (auto [name, value] : required) {
     if (value->empty()) missing += (missing.empty() ? "" : ", ") + std::string(name);
   }
   if (!missing.empty()) {
@@ -68,11 +132,40 @@ Result<OciProfile> LoadOciProfile() {
                                 out.profile + " in " + out.config_file + ": " +
                                 pem.status().message());
   }
-  out.key.key_id = out.tenancy + "/" + out.user + "/" + out.fingerprint;
   out.key.private_key_pem = std::move(*pem);
   out.key.passphrase = get("pass_phrase");
   out.key.what = "the key_file " + out.key_file;
+  if (session) {
+    out.security_token_file = token_file;
+    SLUICE_RETURN_IF_ERROR(ReadSessionToken(out).status());  // said now, not at the first request
+  } else {
+    out.key.key_id = out.tenancy + "/" + out.user + "/" + out.fingerprint;
+  }
   return out;
+}
+
+Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
+  if (profile.security_token_file.empty()) return profile.key;
+  SLUICE_ASSIGN_OR_RETURN(std::string token, ReadSessionToken(profile));
+  if (auto exp = JwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
+    return PermissionDeniedError("the session token of OCI profile " + profile.profile + " (" +
+                                 profile.security_token_file + ") expired at " +
+                                 OciHttpDate(*exp) + ": refresh it with `oci session refresh " +
+                                 "--profile " + profile.profile + "`");
+  }
+  OciApiKey key = profile.key;
+  key.key_id = "ST$" + token;
+  return key;
+}
+
+std::string DescribeOciSigner(const OciProfile& profile) {
+  if (profile.security_token_file.empty()) {
+    return "API key of profile " + profile.profile + " in " + profile.config_file + " (key id " +
+           profile.key.key_id + ", request signatures)";
+  }
+  return "session token of profile " + profile.profile + " in " + profile.config_file +
+         " (security_token_file " + profile.security_token_file + ", key_file " +
+         profile.key_file + ", request signatures)";
 }
 
 }  // namespace sluice

@@ -4,7 +4,13 @@
 //   the profile: OCI_CLI_PROFILE, else DEFAULT; a profile inherits the
 //     DEFAULT section's keys (configparser);
 //   keys: user, tenancy, fingerprint, key_file (a leading "~/" is the home
-//     folder), pass_phrase, region (else OCI_REGION).
+//     folder), pass_phrase, region (else OCI_REGION), security_token_file.
+//   how it signs: with its API key (key id "<tenancy>/<user>/<fingerprint>"),
+//     or with the session token `oci session authenticate` wrote to
+//     security_token_file (key id "ST$<token>", signed by key_file; no user
+//     needed). OCI_CLI_AUTH=api_key or security_token chooses, as the OCI
+//     CLI's --auth; unset, a profile with a security_token_file and no user
+//     signs with its token. Other OCI_CLI_AUTH values are refused by name.
 // Reads the environment and files; thread-safe as long as nobody changes the
 // environment meanwhile. The key and its passphrase are secrets.
 #pragma once
@@ -24,7 +30,11 @@ struct OciProfile {
   std::string user;
   std::string fingerprint;
   std::string key_file;
-  OciApiKey key;  // key_id "<tenancy>/<user>/<fingerprint>", the PEM and passphrase
+  // The session token's file, "" when the profile signs with its API key.
+  std::string security_token_file;
+  // key_id "<tenancy>/<user>/<fingerprint>" (empty for a session token: see
+  // OciRequestKey), the PEM and passphrase.
+  OciApiKey key;
 };
 
 // The config file's path by the rules above ("" when HOME is unset and
@@ -35,5 +45,17 @@ std::string OciConfigPath();
 // missing profile ("Profile 'X' not found in config file F"), missing keys
 // (named), an unreadable key file (named, never its content).
 Result<OciProfile> LoadOciProfile();
+
+// The key to sign the next request with: the profile's API key, or for a
+// session token the key with key_id "ST$<token>", the token read from its
+// file at every call (`oci session refresh` rewrites the file while a job
+// runs). The token is a secret. Errors: the file unreadable or empty
+// (kPermissionDenied naming the file); a token whose JWT "exp" is past
+// (kPermissionDenied naming the profile, the time and the refresh command).
+Result<OciApiKey> OciRequestKey(const OciProfile& profile);
+
+// For messages: how the profile signs ("API key ... (key id ...)" or
+// "session token ... (security_token_file ...)"), never a secret.
+std::string DescribeOciSigner(const OciProfile& profile);
 
 }  // namespace sluice

@@ -66,7 +66,9 @@ Result<std::string> Endpoint(const OciProfile& profile) {
 }
 
 // The Date and Authorization headers of a `method` request of `url`.
-Result<HttpHeaders> SignedHeaders(const OciApiKey& key, HttpMethod method, const std::string& url) {
+Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
+                                  const std::string& url) {
+  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciRequestKey(profile));
   SLUICE_ASSIGN_OR_RETURN(Url parsed, ParseUrl(url));
   OciRequestToSign r;
   r.method = HttpMethodName(method);
@@ -92,15 +94,15 @@ std::string OciErrorDetail(std::string_view body) {
 
 class OciNativeStore final : public BearerHttpStore {
  public:
-  OciNativeStore(std::string root, std::string base, OciLocation loc, OciApiKey key,
+  OciNativeStore(std::string root, std::string base, OciLocation loc, OciProfile profile,
                  std::unique_ptr<HttpClient> client, StoreOptions options)
       : BearerHttpStore(std::move(root), std::string(), std::move(client), std::move(options)),
         base_(std::move(base)),
         loc_(std::move(loc)),
-        key_(std::move(key)) {}
+        profile_(std::move(profile)) {}
 
   awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method, const std::string& url) override {
-    co_return SignedHeaders(key_, method, url);
+    co_return SignedHeaders(profile_, method, url);
   }
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -152,7 +154,7 @@ class OciNativeStore final : public BearerHttpStore {
 
   std::string base_;  // {endpoint}/n/{ns}/b/{bucket}
   OciLocation loc_;
-  OciApiKey key_;
+  OciProfile profile_;  // holds secrets
 };
 
 struct OciNative {
@@ -180,7 +182,7 @@ Result<OciNative> Resolve(std::string_view url) {
     const std::string ns_url = out.endpoint + "/n/";
     HttpRequest req;
     req.url = ns_url;
-    SLUICE_ASSIGN_OR_RETURN(req.headers, SignedHeaders(out.profile.key, HttpMethod::kGet, ns_url));
+    SLUICE_ASSIGN_OR_RETURN(req.headers, SignedHeaders(out.profile, HttpMethod::kGet, ns_url));
     HttpClientOptions options = CredentialEndpointOptions(10000);
     options.error_detail = OciErrorDetail;
     auto resp = SendBlocking(std::move(req), options);
@@ -217,7 +219,7 @@ Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,
                           MakeStoreHttpClient(std::move(executor), options, OciErrorDetail));
   std::string base = n.endpoint + "/n/" + UriEncode(n.loc.ns) + "/b/" + UriEncode(n.loc.bucket);
   return std::unique_ptr<Store>(std::make_unique<OciNativeStore>(
-      n.root, std::move(base), std::move(n.loc), std::move(n.profile.key), std::move(client), options));
+      n.root, std::move(base), std::move(n.loc), std::move(n.profile), std::move(client), options));
 }
 
 Result<std::string> DescribeOciNativeAuth(std::string_view url) {
@@ -225,8 +227,7 @@ Result<std::string> DescribeOciNativeAuth(std::string_view url) {
   std::string out = n.root + "\n";
   out += "  endpoint: " + n.endpoint + " (native Object Storage API)\n";
   out += "  namespace: " + n.loc.ns + (n.ns_asked ? " (asked of the API)" : " (from the URL)") + "\n";
-  out += "  credentials: API key of profile " + n.profile.profile + " in " + n.profile.config_file +
-         " (key id " + n.profile.key.key_id + ", request signatures)\n";
+  out += "  credentials: " + DescribeOciSigner(n.profile) + "\n";
   return out;
 }
 

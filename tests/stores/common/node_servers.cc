@@ -180,6 +180,7 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // OCI_CONFIG_FILE, so tests that use one also point HOME elsewhere).
   env["OCI_CONFIG_FILE"] = "/nonexistent/oci-config";
   env["OCI_CLI_PROFILE"] = std::nullopt;
+  env["OCI_CLI_AUTH"] = std::nullopt;
   env["SLUICE_OCI_OBJECT_STORAGE_ENDPOINT"] = std::nullopt;
   env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
@@ -17,6 +18,7 @@
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/signing/digest.h"
+#include "stores/signing/jwt_rs256.h"
 #include "stores/signing/oci_signature.h"
 #include "stores/signing/uri_encoding.h"
 #include "stores/store.h"
@@ -66,6 +68,10 @@ class FakeObjectStorage {
     std::lock_guard<std::mutex> lock(mu_);
     return refused_;
   }
+  void set_key_id(std::string id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    key_id_ = std::move(id);
+  }
   int page_size = 1000;
 
  private:
@@ -73,7 +79,7 @@ class FakeObjectStorage {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string auth = r.Header("authorization");
     const std::string prefix = std::string("Signature algorithm=\"rsa-sha256\",headers=\"date "
-                                           "(request-target) host\",keyId=\"") + kKeyId +
+                                           "(request-target) host\",keyId=\"") + key_id_ +
                                "\",signature=\"";
     const std::string tail = "\",version=\"1\"";
     std::string sig;
@@ -150,6 +156,7 @@ class FakeObjectStorage {
 
   std::string pem_;
   std::mutex mu_;
+  std::string key_id_ = kKeyId;
   std::map<std::string, std::string> objects_;
   int refused_ = 0;
   FakeHttpServer server_;
@@ -253,6 +260,102 @@ TEST_F(OciNativeStoreTest, WhichUrlsGoNativeAndBrokenProfilesSayWhy) {
                                         "/test_api_key_encrypted.pem holds no PEM private key that "
                                         "its passphrase opens");
   EXPECT_EQ(got.status().message().find("wrong-passphrase"), std::string::npos);
+}
+
+// A JWT-shaped session token expiring at unix time `exp` (its signature
+// part is the service's business, not the client's).
+std::string SessionToken(int64_t exp, const std::string& subject) {
+  return Base64UrlEncode(R"({"alg": "RS256"})") + "." +
+         Base64UrlEncode(R"({"sub": ")" + subject + R"(", "exp": )" + std::to_string(exp) + "}") +
+         ".c2ln";
+}
+
+// A profile `oci session authenticate` wrote: no user; requests signed with
+// key id "ST$<token>", the token read again per request (a refresh reaches
+// an open store), an expired token refused before it is sent.
+TEST_F(OciNativeStoreTest, SessionTokenProfilesSignWithTheTokenReadPerRequest) {
+  const std::string token_file = dir_.path() + "/token";
+  const int64_t later = static_cast<int64_t>(std::time(nullptr)) + 3600;
+  const std::string first = SessionToken(later, "first");
+  ASSERT_TRUE(WriteFileAtomic(token_file, first + "\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
+                              "[DEFAULT]\nregion = us-ashburn-1\n\n[loader]\n"
+                              "fingerprint = aa:bb:cc\ntenancy = ocid1.tenancy.oc1..t\n"
+                              "key_file = " + kKeyDir + "/test_api_key.pem\n"
+                              "security_token_file = " + token_file + "\n").ok());
+  fake_.set_key_id("ST$" + first);
+  auto store = OpenStore("oci://bkt/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*loop_.Run((*store)->Get("index.json")), "{}");
+  EXPECT_EQ(fake_.refused(), 0);
+
+  const std::string second = SessionToken(later, "second");
+  ASSERT_TRUE(WriteFileAtomic(token_file, second).ok());
+  fake_.set_key_id("ST$" + second);
+  EXPECT_EQ(*loop_.Run((*store)->Get("index.json")), "{}");
+  EXPECT_EQ(fake_.refused(), 0);
+
+  auto whoami = DescribeOciNativeAuth("oci://bkt@mytenancy/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_EQ(*whoami, "oci://bkt@mytenancy/ds\n  endpoint: " + fake_.url() +
+                         " (native Object Storage API)\n  namespace: mytenancy (from the URL)\n"
+                         "  credentials: session token of profile loader in " + dir_.path() +
+                         "/oci-config (security_token_file " + token_file + ", key_file " +
+                         kKeyDir + "/test_api_key.pem, request signatures)\n");
+
+  ASSERT_TRUE(WriteFileAtomic(token_file, SessionToken(1700000000, "old")).ok());
+  auto expired = loop_.Run((*store)->Get("index.json"));
+  EXPECT_EQ(expired.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(expired.status().message(),
+            "the session token of OCI profile loader (" + token_file +
+                ") expired at Tue, 14 Nov 2023 22:13:20 GMT: refresh it with `oci session "
+                "refresh --profile loader`");
+  EXPECT_EQ(fake_.refused(), 0);  // never sent
+
+  ASSERT_TRUE(WriteFileAtomic(token_file, " \n").ok());
+  auto empty = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  EXPECT_EQ(empty.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(empty.status().message(), "oci://bkt@mytenancy/ds: the security_token_file " +
+                                          token_file + " of OCI profile loader is empty");
+}
+
+// OCI_CLI_AUTH chooses as the OCI CLI's --auth does.
+TEST_F(OciNativeStoreTest, OciCliAuthChoosesHowAProfileSigns) {
+  const std::string token_file = dir_.path() + "/token";
+  const std::string token = SessionToken(static_cast<int64_t>(std::time(nullptr)) + 600, "t");
+  ASSERT_TRUE(WriteFileAtomic(token_file, token).ok());
+  const std::string key = kKeyDir + "/test_api_key_encrypted.pem";
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
+                              "[loader]\nuser = ocid1.user.oc1..u\nfingerprint = aa:bb:cc\n"
+                              "tenancy = ocid1.tenancy.oc1..t\nregion = r\nkey_file = " + key +
+                              "\npass_phrase = test-passphrase\nsecurity_token_file = " +
+                              token_file + "\n").ok());
+  // With a user, the API key (as the CLI's default, api_key).
+  auto store = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*loop_.Run((*store)->Get("index.json")), "{}");
+  {
+    ScopedEnv auth("OCI_CLI_AUTH", "security_token");
+    fake_.set_key_id("ST$" + token);
+    auto by_token = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+    ASSERT_TRUE(by_token.ok()) << by_token.status().ToString();
+    EXPECT_EQ(*loop_.Run((*by_token)->Get("index.json")), "{}");
+    EXPECT_EQ(fake_.refused(), 0);
+  }
+  {
+    ScopedEnv auth("OCI_CLI_AUTH", "instance_principal");
+    auto refused = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(refused.status().message(),
+              "oci://bkt@mytenancy/ds: OCI_CLI_AUTH=instance_principal is not supported (api_key "
+              "or security_token; instance and resource principals are not)");
+  }
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
+                              "[loader]\nregion = r\nkey_file = " + key + "\n").ok());
+  ScopedEnv auth("OCI_CLI_AUTH", "security_token");
+  auto missing = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  EXPECT_EQ(missing.status().message(), "oci://bkt@mytenancy/ds: profile loader of " +
+                                            dir_.path() + "/oci-config is missing security_token_file");
 }
 
 }  // namespace
