@@ -104,6 +104,22 @@ uint32_t sluice_dataset_num_shards(const sluice_dataset* ds) {
   return ds ? static_cast<uint32_t>(ds->reader->num_shards()) : 0;
 }
 
+sluice_status sluice_dataset_shard_samples(const sluice_dataset* ds, uint32_t shard,
+                                           uint64_t* samples) {
+  return Guard("sluice_dataset_shard_samples", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_shard_samples", "ds");
+    if (samples == nullptr) return NullArgument("sluice_dataset_shard_samples", "samples");
+    const auto& shards = ds->reader->index().shards;
+    if (shard >= shards.size()) {
+      return Fail(sluice::OutOfRangeError("sluice_dataset_shard_samples: shard " +
+                                          std::to_string(shard) + " of " +
+                                          std::to_string(shards.size())));
+    }
+    *samples = shards[shard].samples;
+    return SLUICE_OK;
+  });
+}
+
 uint32_t sluice_dataset_num_columns(const sluice_dataset* ds) {
   return ds ? static_cast<uint32_t>(ds->reader->column_names().size()) : 0;
 }

@@ -136,6 +136,10 @@ void sluice_dataset_close(sluice_dataset* ds);
 /* Total samples over all shards. */
 uint64_t sluice_dataset_num_samples(const sluice_dataset* ds);
 uint32_t sluice_dataset_num_shards(const sluice_dataset* ds);
+/* Shard `shard`'s sample count, as its index entry (or Parquet row group)
+ * says. SLUICE_ERANGE when shard >= sluice_dataset_num_shards. */
+sluice_status sluice_dataset_shard_samples(const sluice_dataset* ds, uint32_t shard,
+                                           uint64_t* samples);
 /* Columns in stored order (MDS: sorted by name; Parquet: the file's
  * top-level fields in schema order). Names and encodings are owned by the
  * handle. A Parquet column's encoding says its type: MDS's names where the

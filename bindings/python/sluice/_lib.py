@@ -145,6 +145,8 @@ _proto('sluice_dataset_open', _status, ctypes.c_char_p, ctypes.c_uint32, _P(ctyp
 _proto('sluice_dataset_close', None, ctypes.c_void_p)
 _proto('sluice_dataset_num_samples', ctypes.c_uint64, ctypes.c_void_p)
 _proto('sluice_dataset_num_shards', ctypes.c_uint32, ctypes.c_void_p)
+_proto('sluice_dataset_shard_samples', _status, ctypes.c_void_p, ctypes.c_uint32,
+       _P(ctypes.c_uint64))
 _proto('sluice_dataset_num_columns', ctypes.c_uint32, ctypes.c_void_p)
 _proto('sluice_dataset_column_name', ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint32)
 _proto('sluice_dataset_column_encoding', ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint32)

@@ -11,7 +11,6 @@ import numpy as np
 
 from sluice import _lib
 from sluice.formats import field_decoder, has_null_fields
-from sluice.shard_info import read_shard_infos
 
 __all__ = ['LocalDataset']
 
@@ -86,10 +85,16 @@ class LocalDataset:
 
     @property
     def samples_per_shard(self):
-        """Samples in each shard, in index order (from index.json)."""
+        """Samples in each shard, in index order (as the engine read the
+        index, or a Parquet folder's row groups)."""
         if self._samples_per_shard is None:
-            infos = read_shard_infos(os.path.join(self.local, 'index.json'))
-            self._samples_per_shard = [len(info) for info in infos]
+            count = ctypes.c_uint64()
+            per_shard = []
+            for shard in range(self.num_shards):
+                _lib.check(_lib.lib.sluice_dataset_shard_samples(self._handle.ptr, shard,
+                                                                 ctypes.byref(count)))
+                per_shard.append(count.value)
+            self._samples_per_shard = per_shard
         return self._samples_per_shard
 
     def __len__(self):

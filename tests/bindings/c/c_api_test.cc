@@ -36,6 +36,16 @@ TEST(CApiTest, ReadsAndDecodesCompatDataset) {
       << sluice_last_error();
   EXPECT_EQ(sluice_dataset_num_samples(ds), 240u);
   EXPECT_EQ(sluice_dataset_num_shards(ds), 10u);
+  // The index's entries (Mosaic wrote shards up to a byte size).
+  const uint64_t per_shard[] = {30, 30, 29, 11, 1, 30, 30, 29, 30, 20};
+  uint64_t samples = 0;
+  for (uint32_t s = 0; s < 10; ++s) {
+    ASSERT_EQ(sluice_dataset_shard_samples(ds, s, &samples), SLUICE_OK);
+    EXPECT_EQ(samples, per_shard[s]) << s;
+  }
+  EXPECT_EQ(sluice_dataset_shard_samples(ds, 10, &samples), SLUICE_ERANGE);
+  EXPECT_STREQ(sluice_last_error(), "out of range: sluice_dataset_shard_samples: shard 10 of 10");
+  EXPECT_EQ(sluice_dataset_shard_samples(ds, 0, nullptr), SLUICE_EINVAL);
   ASSERT_EQ(sluice_dataset_num_columns(ds), 32u);
   EXPECT_STREQ(sluice_dataset_format(ds), "mds");
   EXPECT_STREQ(sluice_dataset_column_name(ds, 1), "a_int");

@@ -5,6 +5,7 @@ left out, paths sorted), the values they hold, and that a folder or URL is
 a StreamingDataset over the same rows (a single file: read in place)."""
 import functools
 import http.server
+import json
 import pathlib
 import shutil
 import threading
@@ -159,3 +160,19 @@ def test_the_folder_a_data_files_names():
         ('/Volumes/main/default/vol/train', False)
     assert _folder_of('file:///data/train/**/*.parquet') == ('/data/train', False)
     assert _folder_of('/data/**/*.parquet') == ('/data', False)
+
+
+def test_local_dataset_samples_per_shard_is_the_engines(folder, tmp_path):
+    """Row groups of a Parquet folder (which has no index.json to read) and
+    an MDS folder's index entries, both as the engine counts them."""
+    parquet = LocalDataset(str(folder))
+    streamed = StreamingDataset(local=str(folder), batch_size=1)
+    assert parquet.samples_per_shard == streamed.samples_per_shard.tolist()
+    assert sum(parquet.samples_per_shard) == len(parquet) and parquet.num_shards >= 2
+    mds = tmp_path / 'mds'
+    with sluice.MDSWriter(out=str(mds), columns={'x': 'int'}, size_limit=200) as w:
+        for i in range(100):
+            w.write({'x': i})
+    index = json.loads((mds / 'index.json').read_text())
+    want = [shard['samples'] for shard in index['shards']]
+    assert len(want) > 2 and LocalDataset(str(mds)).samples_per_shard == want
