@@ -117,6 +117,22 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
   });
 }
 
+sluice_status sluice_stream_sample_origin(const sluice_stream* s, uint64_t sample, uint64_t* shard,
+                                          uint64_t* index_in_shard) {
+  return Guard("sluice_stream_sample_origin", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_sample_origin", "s");
+    if (sample >= s->ds->num_samples()) {
+      return Fail(sluice::OutOfRangeError("sluice_stream_sample_origin: sample " +
+                                          std::to_string(sample) + " of " +
+                                          std::to_string(s->ds->num_samples())));
+    }
+    const auto [g, i] = s->ds->sample_origin(sample);
+    if (shard) *shard = g;
+    if (index_in_shard) *index_in_shard = i;
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_stream_shuffle_warning(const sluice_stream* s, char** out_text) {
   return Guard("sluice_stream_shuffle_warning", [&] {
     if (s == nullptr) return NullArgument("sluice_stream_shuffle_warning", "s");

@@ -527,6 +527,13 @@ uint64_t sluice_stream_num_shards(const sluice_stream* s);
  * SLUICE_ERANGE when shard >= sluice_stream_num_shards. */
 sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, uint64_t* samples,
                                        uint32_t* stream);
+/* Where global sample `sample` (an id of next_batch, next_ids or the
+ * planner) comes from: its global shard (sluice_stream_shard_info says
+ * the stream) and its index in that shard. Either out pointer may be NULL.
+ * SLUICE_ERANGE past the last sample. */
+sluice_status sluice_stream_sample_origin(const sluice_stream* s, uint64_t sample, uint64_t* shard,
+                                          uint64_t* index_in_shard);
+
 /* The local path of the file that holds global sample `sample` on this
  * node: for a raw-file stream the file itself (cached, or read in place),
  * else its shard's data file. The file is present while the sample is held

@@ -92,6 +92,9 @@ class StreamingDataset {
   std::string shard_path(size_t g) const;
   // The global shard holding global sample `id` (< num_samples()).
   size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
+  // Global sample `id`'s shard and its index in that shard (< num_samples()):
+  // where a sample came from, as the planner's ids name it.
+  std::pair<size_t, uint32_t> sample_origin(uint64_t id) const { return Locate(id); }
   // Shown where streams differ in format or a column's encoding.
   static constexpr const char* kMixed = "mixed";
   // The dataset's columns: every stream's column names, first seen first

@@ -50,6 +50,8 @@ except ImportError:  # torch is optional
 __all__ = ['ColumnBatches', 'ListColumn', 'NullableVarColumn', 'ValueColumn', 'VarColumn',
            'iter_batches', 'parquet_batch_column', 'to_torch']
 
+_P_INT64 = ctypes.POINTER(ctypes.c_int64)
+
 # A column grown for a whole batch from the samples seen so far claims at
 # most 8x what it has seen, or this much if that is more (_Column.take).
 _GUESS_CAP = 1 << 28
@@ -241,11 +243,20 @@ class _Column:
         return VarColumn(self.values[:self.used], self.offsets[:samples + 1])
 
 
-def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_size):
+# The key iter_batches(with_ids=True) adds for the samples' global ids.
+SAMPLE_ID_KEY = 'sample_id'
+
+
+def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_size,
+                   with_ids=False):
     """This worker's samples of the epoch as dicts column -> array (see the
-    module), batch_size samples each (the last may be shorter)."""
+    module), batch_size samples each (the last may be shorter); with_ids:
+    also SAMPLE_ID_KEY, the samples' global ids (int64)."""
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
+    if with_ids and SAMPLE_ID_KEY in engine.column_names:
+        raise ValueError(f'with_ids adds the key {SAMPLE_ID_KEY!r}, which is already a column of '
+                         f'this dataset: call dataset.sample_origins on what you need instead')
     if engine.mixes_in_null_fields():
         raise ValueError('batch mode needs streams of one format when one of them is Parquet '
                          '(its columns have their own types and nulls): iterate the dataset '
@@ -255,7 +266,8 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
     parquet = holds_parquet_values(engine.format)
     columns = [_Column(c, name, _fixed_layout(engine.format, enc), enc if parquet else None)
                for c, (name, enc) in enumerate(zip(engine.column_names, engine.column_encodings))]
-    ids = (ctypes.c_int64 * batch_size)()
+    ids = np.zeros(batch_size, np.int64)
+    ids_at = ids.ctypes.data
     fields = (_lib.Bytes * (max(n, 1) * batch_size))()
     # The views' data pointers (sample k's column c at k * n + c): NULL is a
     # Parquet null, which the packed copy cannot tell from an empty field.
@@ -269,8 +281,10 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
         got = 0
         while got < batch_size:
             try:
-                _lib.check(_lib_.sluice_stream_next_batch(ptr, batch_size - got, ids, fields,
-                                                          ctypes.byref(count)))
+                # ids of this call land after the batch's earlier ones.
+                _lib.check(_lib_.sluice_stream_next_batch(
+                    ptr, batch_size - got, ctypes.cast(ids_at + 8 * got, _P_INT64), fields,
+                    ctypes.byref(count)))
                 if count.value == 0:
                     done = True
                     break
@@ -283,10 +297,13 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
                 _lib_.sluice_stream_release(ptr)
             got += count.value
         if got:
-            yield {col.name: col.finish(got) for col in columns}
+            batch = {col.name: col.finish(got) for col in columns}
+            if with_ids:
+                batch[SAMPLE_ID_KEY] = ids[:got].copy()
+            yield batch
 
 
-def iter_batches(dataset, batch_size=None):
+def iter_batches(dataset, batch_size=None, with_ids=False):
     """StreamingDataset.iter_batches: the next epoch's samples for this
     process / DataLoader worker, as __iter__ walks them, in batches of
     `batch_size` (default: the dataset's batch_size)."""
@@ -300,7 +317,7 @@ def iter_batches(dataset, batch_size=None):
                          f'is a dict of its own stream\'s columns)')
     epoch, sample_in_epoch, worker, workers = dataset._begin_iteration()
     yield from engine_batches(dataset._engine, epoch, sample_in_epoch, worker, workers,
-                              batch_size)
+                              batch_size, with_ids)
 
 
 def _tensor(value):
@@ -358,14 +375,15 @@ class ColumnBatches(_Base):
     own samples' batches, as the dataset would yield them one by one. Columns
     torch has no type for are widened (uint16 -> int32, uint32 -> int64),
     datetime64 / timedelta64 ones handed over as their int64 counts; a
-    uint64 column is a TypeError."""
+    uint64 column is a TypeError. with_ids: as iter_batches'."""
 
-    def __init__(self, dataset, batch_size=None):
+    def __init__(self, dataset, batch_size=None, with_ids=False):
         self.dataset = dataset
         self.batch_size = dataset.batch_size if batch_size is None else batch_size
+        self.with_ids = with_ids
 
     def __iter__(self):
-        return map(_loader_ready, iter_batches(self.dataset, self.batch_size))
+        return map(_loader_ready, iter_batches(self.dataset, self.batch_size, self.with_ids))
 
     def __len__(self):
         return -(-len(self.dataset) // self.batch_size)

@@ -39,6 +39,21 @@ def __getattr__(name):
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
+class _Spanner:
+    """Mosaic's Spanner (spanner[sample_id] -> (shard_id, index in the
+    shard), its IndexError text) over the engine's locator."""
+
+    def __init__(self, engine, num_samples):
+        self._engine = engine
+        self.num_samples = num_samples
+
+    def __getitem__(self, index):
+        index = int(index)
+        if not 0 <= index < self.num_samples:
+            raise IndexError(f'Invalid sample index `{index}`: 0 <= {index} < {self.num_samples}')
+        return self._engine.sample_origin(index)
+
+
 class StreamingDataset(_Base):
     """Mosaic's StreamingDataset over local folders: same arguments, same
     per-worker sample order, len(), random access, state_dict/load_state_dict."""
@@ -167,6 +182,31 @@ class StreamingDataset(_Base):
             raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
         if self.samples_per_shard[shard_id]:
             self._engine.get(int(self.samples_per_shard[:shard_id].sum()))
+
+    # ------------------------------------------------------------------ provenance
+
+    @property
+    def spanner(self):
+        """Mosaic's spanner: spanner[sample_id] is (shard_id, index in that
+        shard), as the engine locates the sample."""
+        return _Spanner(self._engine, self.num_samples)
+
+    def sample_origins(self, sample_ids):
+        """Where each sample came from, for ids as iter_batches(with_ids=True),
+        the planner or ds[i] name them: one dict per id with `sample_id`,
+        `stream` (its index in `streams`), `shard` (the global shard id),
+        `shard_file` (the shard's data file, as its index names it) and
+        `index_in_shard`. Nothing is read or fetched. IndexError past the
+        last sample."""
+        out = []
+        spanner = self.spanner
+        for sample_id in np.asarray(sample_ids, dtype=np.int64).reshape(-1).tolist():
+            shard, index = spanner[sample_id]
+            raw = self.shards[shard].raw_data
+            out.append({'sample_id': sample_id, 'stream': int(self.stream_per_shard[shard]),
+                        'shard': shard, 'shard_file': raw.basename if raw else None,
+                        'index_in_shard': index})
+        return out
 
     def evict_shard(self, shard_id):
         """Deletes shard `shard_id`'s files from the local cache now (Mosaic's
@@ -381,11 +421,13 @@ class StreamingDataset(_Base):
         else:
             yield self._engine.iterate(epoch, sample_in_epoch, worker, workers)
 
-    def iter_batches(self, batch_size=None):
+    def iter_batches(self, batch_size=None, with_ids=False):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->
-        numpy array per `batch_size` samples (see sluice.column_batches)."""
+        numpy array per `batch_size` samples (see sluice.column_batches).
+        with_ids: each batch also has 'sample_id' (int64, the samples' global
+        ids, for sample_origins)."""
         from sluice.column_batches import iter_batches
-        return iter_batches(self, batch_size)
+        return iter_batches(self, batch_size, with_ids)
 
     def _begin_iteration(self):
         """(epoch, sample_in_epoch, worker, workers) of an iteration starting

@@ -78,6 +78,8 @@ if available():
               _P(ctypes.c_uint64)]),
             ('sluice_stream_sample_path', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_void_p)]),
+            ('sluice_stream_sample_origin', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
             ('sluice_stream_counters', ctypes.c_int, [ctypes.c_void_p, _P(_Stats)]),
             ('sluice_stream_metrics_json', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
             ('sluice_stream_metrics_prometheus', ctypes.c_int,
@@ -243,6 +245,14 @@ class Engine:
             finally:
                 _lib.lib.sluice_free(out)
             warnings.warn(text)
+
+    def sample_origin(self, idx):
+        """(global shard, index in the shard) of sample `idx`
+        (sluice_stream_sample_origin; IndexError past the last sample)."""
+        shard, index = ctypes.c_uint64(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_stream_sample_origin(self._ptr, idx, ctypes.byref(shard),
+                                                     ctypes.byref(index)))
+        return shard.value, index.value
 
     def sample_path(self, idx):
         """The local path of the file holding sample `idx` (a raw file itself)."""

@@ -243,6 +243,22 @@ TEST_F(StreamCApi, NextIdsWalksNextBatchsIdsForGet) {
     }
   }
   EXPECT_EQ(at, full.size());
+
+  // Each id's origin: shards' sample counts laid end to end.
+  uint64_t first = 0, shard_samples = 0;
+  for (uint64_t g = 0; g < sluice_stream_num_shards(s); ++g) {
+    ASSERT_EQ(sluice_stream_shard_info(s, g, &shard_samples, nullptr), SLUICE_OK);
+    for (uint64_t k = 0; k < shard_samples; ++k) {
+      uint64_t shard = 99, index = 99;
+      ASSERT_EQ(sluice_stream_sample_origin(s, first + k, &shard, &index), SLUICE_OK);
+      EXPECT_EQ(shard, g);
+      EXPECT_EQ(index, k);
+    }
+    first += shard_samples;
+  }
+  EXPECT_EQ(first, 32u);
+  EXPECT_EQ(sluice_stream_sample_origin(s, 32, nullptr, nullptr), SLUICE_ERANGE);
+  EXPECT_STREQ(sluice_last_error(), "out of range: sluice_stream_sample_origin: sample 32 of 32");
   sluice_stream_close(s);
 }
 
