@@ -21,6 +21,8 @@
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
+#include "tests/common/scoped_env.h"
+#include "tests/stores/common/fake_hf_hub.h"
 #include "tests/stores/common/node_servers.h"
 
 namespace sluice {
@@ -335,6 +337,52 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_LT(piece_bytes->size(), fixture->size() / 2);
   EXPECT_EQ(piece_bytes->substr(piece_bytes->size() - tail.size()), tail);
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
+}
+
+// A Hugging Face dataset's Parquet folder (what most datasets on the Hub
+// are), through the Hub's tree API and its CDN redirects (FakeHfHub): the
+// rows and order of the same files read from a folder, with a private
+// repository's token sent to the Hub and never to the CDN.
+TEST(ParquetStream, HfDatasetFolderStreamsAsTheSameFilesDo) {
+  Twins t;
+  testing::FakeHfHub hub;
+  hub.require_token = true;
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  const std::string repo = "datasets/org/name";
+  hub.Put(repo, "main", "README.md", "# name");
+  hub.Put(repo, "main", "data/a.parquet", *fixture);
+  hub.Put(repo, "main", "data/part=b/c.parquet", *fixture);
+  hub.Put(repo, "main", "data/_SUCCESS", "");
+  auto env = testing::CleanStoreEnv();
+  env["HF_ENDPOINT"] = hub.url();
+  env["HF_TOKEN"] = testing::FakeHfHub::kToken;
+  testing::ScopedEnv scoped(env);
+
+  std::vector<int64_t> want_ids;
+  std::vector<std::string> want;
+  {
+    ScratchDir cache;
+    DatasetOptions o = ParquetOptions(cache.path(), t.parquet.path());
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 5;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    want_ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &want);
+  }
+  ScratchDir cache;
+  DatasetOptions o = ParquetOptions(cache.path(), "hf://" + repo + "/data");
+  o.plan.shuffle = true;
+  o.plan.shuffle_seed = 5;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ((*ds)->num_samples(), kRows);
+  EXPECT_EQ((*ds)->num_shards(), kGroups);
+  std::vector<std::string> got;
+  EXPECT_EQ(testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &got), want_ids);
+  EXPECT_EQ(got, want);
+  EXPECT_GT(hub.cdn_gets(), 0);
+  for (const std::string& auth : hub.cdn_authorizations()) EXPECT_EQ(auth, "");
 }
 
 // A file that shrank since the node listed it is named, with its row
