@@ -5,6 +5,12 @@ given; they must be exactly the ids mosaicml-streaming's StreamingDataset
 (the oracle, same arguments) yields through a torch DataLoader with the same
 batch size and workers, in order and shuffled, every sample once.
 No hub, no download: the model is a torch module, the dataset a local folder.
+
+One process only: with these pins two ranks on the CPU (torchrun) do not
+start training. accelerate 0.33 and later ask torch.cpu.device_count() for a
+multi-CPU state, which torch has from 2.1 on (Debian's is 1.13), and 0.32.1,
+the last release without that call, fails under transformers 4.46.3
+(Trainer's optimizer.train() reaches AdamW, which has none).
 """
 import pytest
 import torch
