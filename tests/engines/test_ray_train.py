@@ -7,6 +7,8 @@ rank themselves: each rank must be handed the same samples in the same
 order by both, in order and shuffled; together the ranks read every sample.
 """
 import json
+import shutil
+import tempfile
 
 import pytest
 
@@ -58,13 +60,17 @@ def local_ray(monkeypatch):
     monkeypatch.setenv('GLOO_SOCKET_IFNAME', 'lo')
     import ray  # reads the switch above when first imported
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # Ray's sessions (logs, sockets) in a folder of the test's, not in the
+    # shared /tmp/ray; short, for the sockets' path limit.
+    temp = tempfile.mkdtemp(prefix='ray-')
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
     try:
         # Not so if something imported ray before this fixture.
         assert ray.util.get_node_ip_address() == '127.0.0.1'
         yield ray
     finally:
         ray.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_each_worker_reads_what_mosaic_hands_it(local_ray, tmp_path):
