@@ -58,6 +58,9 @@ def local_ray(monkeypatch):
     monkeypatch.setenv('NO_PROXY', '127.0.0.1,localhost')
     # torch.distributed's gloo (which Ray Train sets up) on the loopback too.
     monkeypatch.setenv('GLOO_SOCKET_IFNAME', 'lo')
+    # Ray Train's controller asks its workers whether they are done every
+    # 2 s by default: a few seconds of this test's wall time.
+    monkeypatch.setenv('RAY_TRAIN_HEALTH_CHECK_INTERVAL_S', '0.2')
     import ray  # reads the switch above when first imported
 
     # Ray's sessions (logs, sockets) in a folder of the test's, not in the
