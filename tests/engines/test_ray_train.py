@@ -7,6 +7,7 @@ rank themselves: each rank must be handed the same samples in the same
 order by both, in order and shuffled; together the ranks read every sample.
 """
 import json
+import secrets
 import shutil
 import tempfile
 
@@ -58,6 +59,9 @@ def local_ray(monkeypatch):
     monkeypatch.setenv('NO_PROXY', '127.0.0.1,localhost')
     # torch.distributed's gloo (which Ray Train sets up) on the loopback too.
     monkeypatch.setenv('GLOO_SOCKET_IFNAME', 'lo')
+    # Ray's token authentication with a token of the test's, which Ray would
+    # otherwise make and keep in ~/.ray.
+    monkeypatch.setenv('RAY_AUTH_TOKEN', secrets.token_hex(32))
     # Ray Train's controller asks its workers whether they are done every
     # 2 s by default: a few seconds of this test's wall time.
     monkeypatch.setenv('RAY_TRAIN_HEALTH_CHECK_INTERVAL_S', '0.2')
