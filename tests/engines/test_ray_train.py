@@ -43,8 +43,9 @@ def read_as_a_rank(config):
 
 @pytest.fixture
 def local_ray(monkeypatch):
-    """Ray on this machine only: every address it binds or hands out is on
-    the loopback, and nothing it starts reaches past it."""
+    """Ray on this machine only: the node's address (and so torch's
+    MASTER_ADDR) is 127.0.0.1 and nothing it starts connects past the
+    loopback (checked with strace -e connect when this was written)."""
     # Ray otherwise takes the address of the route to the internet as the
     # node's IP, and Ray Train hands it to torch as MASTER_ADDR; switched
     # off, ray.util.get_node_ip_address() is 127.0.0.1 (the switch's name
