@@ -1,8 +1,10 @@
-// The Azure CLI source: the token of the account `az login` signed in, as
-// azure-identity's AzureCliCredential asks the CLI for it.
+// The Azure CLI and Azure Developer CLI sources: the token of the account
+// `az login` (`azd auth login`) signed in, as azure-identity's
+// AzureCliCredential (AzureDeveloperCliCredential) asks the program for it.
 #include <string>
 #include <vector>
 
+#include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/azure_identity_sources.h"
 #include "stores/credentials/azure_token.h"
@@ -11,7 +13,7 @@
 namespace sluice {
 namespace {
 
-// azure-identity's default process_timeout.
+// azure-identity's default process_timeout (both programs).
 constexpr int64_t kAzureCliTimeoutMs = 10000;
 
 // The CLI takes a resource, not a scope: the scope without "/.default".
@@ -72,10 +74,66 @@ class AzureCliSource final : public CredentialSource {
   }
 };
 
+// azd's error: the "error" (azd 1.23.7 and later) or else the console
+// message's text of the JSON lines it writes to stderr; else the first line.
+std::string AzdError(const std::string& errors) {
+  std::string console;
+  size_t begin = 0;
+  while (begin < errors.size()) {
+    size_t end = errors.find('\n', begin);
+    if (end == std::string::npos) end = errors.size();
+    auto line = ParsePyJson(std::string_view(errors).substr(begin, end - begin));
+    begin = end + 1;
+    if (!line.ok() || !std::holds_alternative<JsonValue::Object>(line->v)) continue;
+    std::string error = JsonStringMember(*line, "error");
+    if (!error.empty()) return FirstLine(error);
+    const JsonValue* data = JsonMember(*line, "data");
+    if (console.empty() && data != nullptr) console = FirstLine(JsonStringMember(*data, "message"));
+  }
+  return console.empty() ? FirstLine(errors) : console;
+}
+
+class AzureDeveloperCliSource final : public CredentialSource {
+ public:
+  std::string name() const override { return "Azure Developer CLI"; }
+
+  Result<Credential> Fetch(int64_t now) override {
+    const std::string program = GetEnv("SLUICE_AZURE_DEVELOPER_CLI").value_or("azd");
+    if (!FindProgram(program)) {
+      return NotFoundError(program.find('/') == std::string::npos
+                               ? "'" + program + "' not found on PATH"
+                               : "'" + program + "' (SLUICE_AZURE_DEVELOPER_CLI) not found");
+    }
+    const std::vector<std::string> argv = {program,  "auth",       "token", "--output", "json",
+                                           "--no-prompt", "--scope", std::string(kAzureStorageScope)};
+    const std::string what = "'" + program + " auth token'";
+    std::string errors;
+    Result<std::string> out =
+        RunCredentialProgram(argv, {"NO_COLOR=true"}, kAzureCliTimeoutMs, &errors);
+    if (!out.ok()) {
+      // azure-identity: unavailable when signed out, unless Entra refused.
+      if (errors.find("not logged in, run `azd auth login` to login") != std::string::npos &&
+          errors.find("AADSTS") == std::string::npos) {
+        return NotFoundError("not logged in: run 'azd auth login'");
+      }
+      const std::string line = AzdError(errors);
+      return Status(out.status().code(),
+                    what + ": " + out.status().message() + (line.empty() ? "" : ": " + line));
+    }
+    SLUICE_ASSIGN_OR_RETURN(Credential c, ParseAzureDeveloperCliToken(*out, now, what));
+    c.source = "Azure Developer CLI (" + program + " auth token)";
+    return c;
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<CredentialSource> MakeAzureCliSource() {
   return std::make_unique<AzureCliSource>();
+}
+
+std::unique_ptr<CredentialSource> MakeAzureDeveloperCliSource() {
+  return std::make_unique<AzureDeveloperCliSource>();
 }
 
 }  // namespace sluice

@@ -58,6 +58,17 @@ std::unique_ptr<CredentialSource> MakeAzureManagedIdentitySource(AzureEndpointOp
 // first line of its stderr (never its stdout, which holds the token).
 std::unique_ptr<CredentialSource> MakeAzureCliSource();
 
+// "Azure Developer CLI": the token `azd auth token --output json --no-prompt
+// --scope https://storage.azure.com/.default` prints for the account `azd
+// auth login` signed in, as azure-identity's AzureDeveloperCliCredential
+// asks for it (with NO_COLOR=true, at most 10 s), after the Azure CLI as in
+// DefaultAzureCredential. The program is $SLUICE_AZURE_DEVELOPER_CLI, else
+// azd on PATH. kNotFound when there is no such program or it says it is
+// not logged in; any other failure is an error quoting azd's own error
+// (the "error" of its JSON lines on stderr, else their first line), never
+// its stdout.
+std::unique_ptr<CredentialSource> MakeAzureDeveloperCliSource();
+
 // Whether `dmi_dir`'s chassis_asset_tag is Azure's (7783-7084-3265-9085).
 // When not, *why_not says so.
 bool DmiSaysAzure(const std::string& dmi_dir, std::string* why_not);

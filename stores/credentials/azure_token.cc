@@ -5,6 +5,7 @@
 
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
+#include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/http/url.h"
 #include "stores/signing/uri_encoding.h"
@@ -94,6 +95,21 @@ Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
     return PermissionDeniedError(std::string(where) +
                                  " printed neither expires_on nor a readable expiresOn");
   }
+  c.expires_at = std::clamp<int64_t>(*at, now, now + kMaxLifetimeS);
+  return c;
+}
+
+Result<Credential> ParseAzureDeveloperCliToken(std::string_view output, int64_t now,
+                                               std::string_view where) {
+  auto parsed = ParsePyJson(output);
+  if (!parsed.ok() || !std::holds_alternative<JsonValue::Object>(parsed->v)) {
+    return PermissionDeniedError(std::string(where) + " printed no JSON object");
+  }
+  Credential c;
+  c.bearer = JsonStringMember(*parsed, "token");
+  if (c.bearer.empty()) return PermissionDeniedError(std::string(where) + " printed no token");
+  auto at = ParseIso8601Utc(JsonStringMember(*parsed, "expiresOn"));
+  if (!at.ok()) return PermissionDeniedError(std::string(where) + " printed no readable expiresOn");
   c.expires_at = std::clamp<int64_t>(*at, now, now + kMaxLifetimeS);
   return c;
 }

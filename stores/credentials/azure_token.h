@@ -45,6 +45,12 @@ Result<Credential> ParseAzureTokenResponse(std::string_view body, int64_t now,
 Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
                                       std::string_view where);
 
+// An access token from what `azd auth token --output json` printed:
+// "token", expiring at "expiresOn" ("YYYY-MM-DDTHH:MM:SSZ", UTC). Errors as
+// ParseAzureCliToken's.
+Result<Credential> ParseAzureDeveloperCliToken(std::string_view output, int64_t now,
+                                               std::string_view where);
+
 // The error an Entra ID or managed identity endpoint gave, for error text:
 // its "error" and the first line of "error_description" (AADSTS codes);
 // "" when the body has neither.

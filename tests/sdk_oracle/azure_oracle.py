@@ -255,9 +255,9 @@ def make_certificate(folder, name, san):
     return key, cert
 
 
-def sdk_token(env, with_cli=False):
+def sdk_token(env, with_cli=False, with_azd=False):
     """DefaultAzureCredential's token under `env` (as os.environ); the Azure
-    CLI source only `with_cli`."""
+    CLI source only `with_cli`, the Azure Developer CLI's only `with_azd`."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
@@ -270,7 +270,7 @@ def sdk_token(env, with_cli=False):
                                             exclude_visual_studio_code_credential=True,
                                             exclude_cli_credential=not with_cli,
                                             exclude_powershell_credential=True,
-                                            exclude_developer_cli_credential=True)
+                                            exclude_developer_cli_credential=not with_azd)
         return credential.get_token(SCOPE).token
     finally:
         os.environ.clear()
@@ -326,6 +326,41 @@ def cli_case(base, cli, tmp):
     line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
     if 'Azure CLI (az account get-access-token)' not in line:
         raise AssertionError(f'Sluice did not take the CLI token: {line}')
+    return f'same call ({calls[0]}); {line}'
+
+
+FAKE_AZD = """#!/bin/sh
+echo "$* NO_COLOR=$NO_COLOR" >> '{log}'
+n=$(wc -l < '{log}')
+printf '{{"token": "azd-token-%s", "expiresOn": "2099-01-01T00:00:00Z"}}' "$n"
+"""
+
+
+def azd_case(base, cli, tmp):
+    """The Azure Developer CLI source: DefaultAzureCredential (only azd left
+    to apply) and Sluice run the same `azd` the same way, and both take its
+    token."""
+    bin_dir = tmp / 'azd-bin'
+    bin_dir.mkdir()
+    log = tmp / 'azd.log'
+    azd = bin_dir / 'azd'
+    azd.write_text(FAKE_AZD.format(log=log))
+    azd.chmod(0o755)
+    env = dict(base, PATH=f'{bin_dir}:{base["PATH"]}')
+    sdk = sdk_token(env, with_azd=True)
+    calls = log.read_text().splitlines()
+    out = subprocess.run([cli, 'whoami', 'azure://oracle'], env=env, capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode != 0:
+        raise AssertionError(f'sluice whoami failed: {out.stderr.strip()}')
+    after = log.read_text().splitlines()
+    if sdk != 'azd-token-1' or len(calls) != 1 or len(after) != 2:
+        raise AssertionError(f'SDK token {sdk[:12]}..., calls {len(calls)} then {len(after)}')
+    if after[1] != calls[0]:
+        raise AssertionError(f'different calls: SDK {calls[0]!r}, Sluice {after[1]!r}')
+    line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
+    if 'Azure Developer CLI (azd auth token)' not in line:
+        raise AssertionError(f'Sluice did not take the azd token: {line}')
     return f'same call ({calls[0]}); {line}'
 
 
@@ -391,7 +426,12 @@ def main():
         except Exception as e:
             failures += 1
             print(f'FAIL Azure CLI: {e}')
-        total = len(cases) + 1
+        try:
+            print(f'ok   Azure Developer CLI: {azd_case(base, cli, tmp)}')
+        except Exception as e:
+            failures += 1
+            print(f'FAIL Azure Developer CLI: {e}')
+        total = len(cases) + 2
         print(f'{total - failures}/{total} sources agree in {time.time() - started:.1f} s')
         return 1 if failures else 0
 

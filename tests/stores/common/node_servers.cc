@@ -157,6 +157,7 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   env["SLUICE_AZURE_METADATA_DISABLED"] = "true";  // nor Azure's (CI runners are Azure VMs)
   // Nor the machine's Azure CLI login.
   env["SLUICE_AZURE_CLI"] = "/nonexistent/az";
+  env["SLUICE_AZURE_DEVELOPER_CLI"] = "/nonexistent/azd";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";

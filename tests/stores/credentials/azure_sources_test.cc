@@ -110,7 +110,8 @@ TEST_F(AzureSourcesTest, DefaultAzureCredentialOrder) {
             "SAS token (no SAS token set), environment (AZURE_CLIENT_SECRET or "
             "AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity (AZURE_FEDERATED_TOKEN_FILE "
             "not set), managed identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI "
-            "('/nonexistent/az' (SLUICE_AZURE_CLI) not found)");
+            "('/nonexistent/az' (SLUICE_AZURE_CLI) not found), Azure Developer CLI "
+            "('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
   EXPECT_EQ(entra.refused(), 0);
   EXPECT_EQ(imds.refused(), 0);
 }
@@ -325,7 +326,8 @@ TEST_F(AzureSourcesTest, ImdsOnlyOnAnAzureVm) {
                        "AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not "
                        "set), workload identity (AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, "
                        "AZURE_TENANT_ID not set), managed identity (" + why +
-                       "), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) not found)");
+                       "), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) not found), Azure "
+                       "Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
   ASSERT_TRUE(MakeDirs(dir_.path() + "/dmi").ok());
   Write("dmi/chassis_asset_tag", "7783-7084-3265-9085\n");
   EXPECT_TRUE(DmiSaysAzure(dir_.path() + "/dmi", &why));
@@ -379,18 +381,19 @@ TEST_F(AzureSourcesTest, SasTokenRotationAndExpiry) {
             "1700089200 (unix time, its 'se') (tried before: account key (no account key set))");
 }
 
-// A stand-in for the Azure CLI at dir/<name>: records its arguments and
-// AZURE_CORE_NO_COLOR in dir/<name>.args, writes `stderr_text` to stderr,
-// prints `stdout_text` and exits with `status`.
+// A stand-in for the Azure CLI (or azd) at dir/<name>: records its
+// arguments and the variable `color` in dir/<name>.args, writes
+// `stderr_text` to stderr, prints `stdout_text` and exits with `status`.
 std::string FakeAz(const std::string& dir, const std::string& name, const std::string& stdout_text,
-                   int status = 0, const std::string& stderr_text = "") {
+                   int status = 0, const std::string& stderr_text = "",
+                   const std::string& color = "AZURE_CORE_NO_COLOR") {
   const std::string path = dir + "/" + name;
   EXPECT_TRUE(WriteFileAtomic(path + ".stdout", stdout_text).ok());
   EXPECT_TRUE(WriteFileAtomic(path + ".stderr", stderr_text).ok());
   const std::string script =
       "#!/bin/sh\n"
       "echo \"$*\" > \"" + path + ".args\"\n"
-      "echo \"AZURE_CORE_NO_COLOR=$AZURE_CORE_NO_COLOR\" >> \"" + path + ".args\"\n"
+      "echo \"" + color + "=$" + color + "\" >> \"" + path + ".args\"\n"
       "cat \"" + path + ".stderr\" >&2\n"
       "cat \"" + path + ".stdout\"\n"
       "exit " + std::to_string(status) + "\n";
@@ -436,7 +439,8 @@ TEST_F(AzureSourcesTest, AzureCliTokenOfTheLoggedInAccount) {
             "SAS token (no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
             "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
             "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
-            "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('az' not found on PATH)");
+            "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('az' not found on PATH), "
+            "Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
 }
 
 // Older CLIs print only expiresOn, a naive local time.
@@ -465,7 +469,8 @@ TEST_F(AzureSourcesTest, AzureCliSignedOutOrFailing) {
             "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
             "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
             "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI (not logged in: run "
-            "'az login')");
+            "'az login'), Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) "
+            "not found)");
 
   const std::string expired = FakeAz(
       dir_.path(), "az-expired", "", 2,
@@ -490,6 +495,75 @@ TEST_F(AzureSourcesTest, AzureCliSignedOutOrFailing) {
                          " account get-access-token' printed neither expires_on nor a readable "
                          "expiresOn" + tried);
   EXPECT_EQ(refused.find("secret-cli-token"), std::string::npos);
+}
+
+// The Azure Developer CLI comes after the Azure CLI, asked for a storage
+// token as azure-identity's AzureDeveloperCliCredential asks.
+TEST_F(AzureSourcesTest, AzureDeveloperCliTokenOfTheLoggedInAccount) {
+  const std::string azd =
+      FakeAz(dir_.path(), "azd", R"({"token": "azd-token-1", "expiresOn": "2023-11-14T23:13:20Z"})",
+             0, "", "NO_COLOR");
+  ScopedEnv dev("SLUICE_AZURE_DEVELOPER_CLI", azd);
+  EXPECT_EQ(Resolve(), "Azure Developer CLI (" + azd + " auth token) -> azd-token-1");
+  EXPECT_EQ(ReadFile(azd + ".args", 1 << 10).value(),
+            "auth token --output json --no-prompt --scope https://storage.azure.com/.default\n"
+            "NO_COLOR=true\n");
+  auto got = MakeAzureCredentialChain({}, endpoints_)->Fetch(kNow);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->expires_at, kNow + 3600);  // 2023-11-14T23:13:20Z, whatever the time zone
+
+  // The Azure CLI, when signed in, comes first.
+  const std::string az = FakeAz(dir_.path(), "az",
+                                R"({"accessToken": "cli-token-1", "expires_on": 1700003000})");
+  {
+    ScopedEnv cli("SLUICE_AZURE_CLI", az);
+    EXPECT_EQ(Resolve(), "Azure CLI (" + az + " account get-access-token) -> cli-token-1");
+  }
+  // Found on PATH when SLUICE_AZURE_DEVELOPER_CLI is not set.
+  ScopedEnv unset("SLUICE_AZURE_DEVELOPER_CLI", std::nullopt);
+  ScopedEnv path("PATH", "/nonexistent/bin:" + dir_.path() + ":/usr/bin:/bin");
+  ASSERT_EQ(::unlink(az.c_str()), 0);  // only azd on PATH
+  EXPECT_EQ(Resolve(), "Azure Developer CLI (azd auth token) -> azd-token-1");
+}
+
+// Signed out, azd does not apply; its other failures stop the chain with
+// azd's own error (the "error" of its JSON lines), never its stdout.
+TEST_F(AzureSourcesTest, AzureDeveloperCliSignedOutOrFailing) {
+  const std::string all_tried =
+      "not found: no Azure credentials found; tried: account key (no account key set), SAS "
+      "token (no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
+      "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
+      "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed identity "
+      "(SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) "
+      "not found), Azure Developer CLI (";
+  const std::string out = FakeAz(
+      dir_.path(), "azd-out", "", 1,
+      R"({"type":"consoleMessage","timestamp":"t","data":{"message":"\nERROR: fetching token: )"
+      R"(not logged in, run `azd auth login` to login\n"}})" "\n",
+      "NO_COLOR");
+  ScopedEnv dev("SLUICE_AZURE_DEVELOPER_CLI", out);
+  EXPECT_EQ(Resolve(), all_tried + "not logged in: run 'azd auth login')");
+
+  const std::string failing = FakeAz(
+      dir_.path(), "azd-failing", "", 1,
+      R"({"type":"consoleMessage","timestamp":"t","data":{"message":""}})" "\n"
+      R"({"error":"fetching token: AADSTS70043: The refresh token has expired.\nTrace ID: 2"})" "\n",
+      "NO_COLOR");
+  ScopedEnv dev2("SLUICE_AZURE_DEVELOPER_CLI", failing);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused.substr(0, refused.find(" (tried before:")),
+            "permission denied: Azure Developer CLI: '" + failing + " auth token': '" + failing +
+                "' exited with status 1: fetching token: AADSTS70043: The refresh token has "
+                "expired.");
+
+  const std::string odd = FakeAz(dir_.path(), "azd-odd", R"({"token": "secret-azd-token"})", 0, "",
+                                 "NO_COLOR");
+  ScopedEnv dev3("SLUICE_AZURE_DEVELOPER_CLI", odd);
+  const std::string no_expiry = Resolve();
+  EXPECT_EQ(no_expiry.substr(0, no_expiry.find(" (tried before:")),
+            "permission denied: Azure Developer CLI: '" + odd +
+                " auth token' printed no readable expiresOn");
+  EXPECT_EQ(no_expiry.find("secret-azd-token"), std::string::npos);
 }
 
 }  // namespace
