@@ -12,8 +12,12 @@ namespace {
 
 using Object = JsonValue::Object;
 
-// Bounds that keep a typo from forking thousands of processes.
+// Bounds that keep a typo from forking thousands of processes; --plan-only
+// starts none, so its world may be a pretraining job's (each dimension up
+// to kMaxWorldDim, the plan's per-worker state up to kMaxPlannedWorkers).
 constexpr int64_t kMaxProcesses = 256;
+constexpr int64_t kMaxWorldDim = int64_t{1} << 20;
+constexpr int64_t kMaxPlannedWorkers = int64_t{1} << 24;
 constexpr int64_t kMaxEpochs = 1000;
 
 Status Bad(std::string_view key, std::string_view what) {
@@ -109,11 +113,11 @@ Result<BenchOptions> ParseBenchOptions(std::string_view json) {
       if (!s || s->empty()) return Bad(k, "must be a non-empty folder path");
       b.cache_dir = *s;
     } else if (k == "nodes") {
-      SLUICE_ASSIGN_OR_RETURN(b.nodes, Count(v, k, kMaxProcesses));
+      SLUICE_ASSIGN_OR_RETURN(b.nodes, Count(v, k, kMaxWorldDim));
     } else if (k == "ranks_per_node") {
-      SLUICE_ASSIGN_OR_RETURN(b.ranks_per_node, Count(v, k, kMaxProcesses));
+      SLUICE_ASSIGN_OR_RETURN(b.ranks_per_node, Count(v, k, kMaxWorldDim));
     } else if (k == "workers_per_rank") {
-      SLUICE_ASSIGN_OR_RETURN(b.workers_per_rank, Count(v, k, kMaxProcesses));
+      SLUICE_ASSIGN_OR_RETURN(b.workers_per_rank, Count(v, k, kMaxWorldDim));
     } else if (k == "epochs") {
       SLUICE_ASSIGN_OR_RETURN(b.epochs, Count(v, k, kMaxEpochs));
     } else if (k == "step_time") {
@@ -133,9 +137,13 @@ Result<BenchOptions> ParseBenchOptions(std::string_view json) {
     }
   }
   if (has_step && rate) return Bad("consumer_rate", "and 'step_time' say the same thing: give one");
-  if (b.processes() > kMaxProcesses) {
+  const int64_t limit = b.plan_only ? kMaxPlannedWorkers : kMaxProcesses;
+  // Each factor is at most 2^20: the product fits.
+  if (b.processes() > limit) {
     return Bad("nodes", "x ranks_per_node x workers_per_rank is " + std::to_string(b.processes()) +
-                            " processes; at most " + std::to_string(kMaxProcesses));
+                            (b.plan_only ? " workers to plan; at most " : " processes; at most ") +
+                            std::to_string(limit) +
+                            (b.plan_only ? "" : " (more with --plan-only, which starts none)"));
   }
   // A placeholder local lets the dataset parser check everything else; the
   // bench replaces it per node (ForRank).

@@ -25,6 +25,14 @@ JsonValue Report(const std::string& args) {
   return v.ok() ? *v : JsonValue{};
 }
 
+// A world larger than a real run may fork: 300 nodes, each predicted.
+TEST(CliBenchPlanTest, PlansAWorldOfMoreNodesThanARunMayStart) {
+  JsonValue plan = Report("--plan-only --nodes 300 --batch-size 1");
+  EXPECT_EQ(Num(plan, "job.nodes"), 300);
+  EXPECT_EQ(std::get<JsonValue::Array>(At(plan, "cache.per_node").v).size(), 300u);
+  EXPECT_EQ(Num(plan, "cache.shards_downloaded"), 300);  // one shard's samples on each node
+}
+
 TEST(CliBenchPlanTest, PredictedEgressIsTheRunsWithoutCacheLimit) {
   for (std::string job : {"--batch-size 4 --workers 3", "--batch-size 2 --nodes 2 --ranks 2 --workers 2 --shuffle",
                           "--batch-size 3 --nodes 3 --ranks 1 --workers 2 --shuffle --seed 7 --epochs 2"}) {

@@ -135,10 +135,20 @@ TEST(CliBenchTest, TableCsvAndPlot) {
 TEST(CliBenchTest, BadInputFailsWithExactErrors) {
   CliRun r = Sluice("bench " + kSmall + " --nodes abc");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 256\n");
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 1048576\n");
   r = Sluice("bench " + kSmall + " --nodes 0");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 256\n");
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' must be an integer from 1 to 1048576\n");
+  // A real run forks a process per worker; --plan-only forks none.
+  r = Sluice("bench " + kSmall + " --nodes 300");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' x ranks_per_node x "
+                   "workers_per_rank is 300 processes; at most 256 (more with --plan-only, which "
+                   "starts none)\n");
+  r = Sluice("bench " + kSmall + " --plan-only --nodes 65536 --ranks 512");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' x ranks_per_node x "
+                   "workers_per_rank is 33554432 workers to plan; at most 16777216\n");
   r = Sluice("bench " + kSmall + " --step-time -1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'step_time' must be a number >= 0\n");
