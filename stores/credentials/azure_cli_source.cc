@@ -39,17 +39,22 @@ std::string FirstLine(const std::string& text) {
   return "";
 }
 
+// The login program: $`variable`, else `name` on PATH; kNotFound (the
+// source does not apply) naming where it was looked for.
+Result<std::string> LoginProgram(const char* variable, const char* name) {
+  const std::string program = GetEnv(variable).value_or(name);
+  if (FindProgram(program)) return program;
+  return NotFoundError(program.find('/') == std::string::npos
+                           ? "'" + program + "' not found on PATH"
+                           : "'" + program + "' (" + variable + ") not found");
+}
+
 class AzureCliSource final : public CredentialSource {
  public:
   std::string name() const override { return "Azure CLI"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    const std::string program = GetEnv("SLUICE_AZURE_CLI").value_or("az");
-    if (!FindProgram(program)) {
-      return NotFoundError(program.find('/') == std::string::npos
-                               ? "'" + program + "' not found on PATH"
-                               : "'" + program + "' (SLUICE_AZURE_CLI) not found");
-    }
+    SLUICE_ASSIGN_OR_RETURN(const std::string program, LoginProgram("SLUICE_AZURE_CLI", "az"));
     const std::vector<std::string> argv = {program, "account", "get-access-token", "--output",
                                            "json", "--resource", StorageResource()};
     std::string errors;
@@ -98,12 +103,8 @@ class AzureDeveloperCliSource final : public CredentialSource {
   std::string name() const override { return "Azure Developer CLI"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    const std::string program = GetEnv("SLUICE_AZURE_DEVELOPER_CLI").value_or("azd");
-    if (!FindProgram(program)) {
-      return NotFoundError(program.find('/') == std::string::npos
-                               ? "'" + program + "' not found on PATH"
-                               : "'" + program + "' (SLUICE_AZURE_DEVELOPER_CLI) not found");
-    }
+    SLUICE_ASSIGN_OR_RETURN(const std::string program,
+                            LoginProgram("SLUICE_AZURE_DEVELOPER_CLI", "azd"));
     const std::vector<std::string> argv = {program,  "auth",       "token", "--output", "json",
                                            "--no-prompt", "--scope", std::string(kAzureStorageScope)};
     const std::string what = "'" + program + " auth token'";

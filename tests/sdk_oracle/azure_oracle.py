@@ -301,34 +301,6 @@ printf '{{"accessToken": "cli-token-%s", "expiresOn": "2099-01-01 00:00:00.00000
 """
 
 
-def cli_case(base, cli, tmp):
-    """The Azure CLI source: DefaultAzureCredential (only its CLI source
-    left to apply) and Sluice run the same `az` the same way, and both take
-    its token."""
-    bin_dir = tmp / 'bin'
-    bin_dir.mkdir()
-    log = tmp / 'az.log'
-    az = bin_dir / 'az'
-    az.write_text(FAKE_AZ.format(log=log, tenant=TENANT))
-    az.chmod(0o755)
-    env = dict(base, PATH=f'{bin_dir}:{base["PATH"]}')
-    sdk = sdk_token(env, with_cli=True)
-    calls = log.read_text().splitlines()
-    out = subprocess.run([cli, 'whoami', 'azure://oracle'], env=env, capture_output=True,
-                         text=True, timeout=60)
-    if out.returncode != 0:
-        raise AssertionError(f'sluice whoami failed: {out.stderr.strip()}')
-    after = log.read_text().splitlines()
-    if sdk != 'cli-token-1' or len(calls) != 1 or len(after) != 2:
-        raise AssertionError(f'SDK token {sdk[:12]}..., calls {len(calls)} then {len(after)}')
-    if after[1] != calls[0]:
-        raise AssertionError(f'different calls: SDK {calls[0]!r}, Sluice {after[1]!r}')
-    line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
-    if 'Azure CLI (az account get-access-token)' not in line:
-        raise AssertionError(f'Sluice did not take the CLI token: {line}')
-    return f'same call ({calls[0]}); {line}'
-
-
 FAKE_AZD = """#!/bin/sh
 echo "$* NO_COLOR=$NO_COLOR" >> '{log}'
 n=$(wc -l < '{log}')
@@ -336,31 +308,32 @@ printf '{{"token": "azd-token-%s", "expiresOn": "2099-01-01T00:00:00Z"}}' "$n"
 """
 
 
-def azd_case(base, cli, tmp):
-    """The Azure Developer CLI source: DefaultAzureCredential (only azd left
-    to apply) and Sluice run the same `azd` the same way, and both take its
-    token."""
-    bin_dir = tmp / 'azd-bin'
+def program_case(base, cli, tmp, program, script, sdk_source, token, source):
+    """A login program's source (the Azure CLI, azd): DefaultAzureCredential
+    (only that source left to apply, `sdk_source` its with_ flag) and Sluice
+    run the same fake `program` the same way, and both take its `token`;
+    whoami names `source`."""
+    bin_dir = tmp / f'{program}-bin'
     bin_dir.mkdir()
-    log = tmp / 'azd.log'
-    azd = bin_dir / 'azd'
-    azd.write_text(FAKE_AZD.format(log=log))
-    azd.chmod(0o755)
+    log = tmp / f'{program}.log'
+    fake = bin_dir / program
+    fake.write_text(script.format(log=log, tenant=TENANT))
+    fake.chmod(0o755)
     env = dict(base, PATH=f'{bin_dir}:{base["PATH"]}')
-    sdk = sdk_token(env, with_azd=True)
+    sdk = sdk_token(env, **{sdk_source: True})
     calls = log.read_text().splitlines()
     out = subprocess.run([cli, 'whoami', 'azure://oracle'], env=env, capture_output=True,
                          text=True, timeout=60)
     if out.returncode != 0:
         raise AssertionError(f'sluice whoami failed: {out.stderr.strip()}')
     after = log.read_text().splitlines()
-    if sdk != 'azd-token-1' or len(calls) != 1 or len(after) != 2:
+    if sdk != token or len(calls) != 1 or len(after) != 2:
         raise AssertionError(f'SDK token {sdk[:12]}..., calls {len(calls)} then {len(after)}')
     if after[1] != calls[0]:
         raise AssertionError(f'different calls: SDK {calls[0]!r}, Sluice {after[1]!r}')
     line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
-    if 'Azure Developer CLI (azd auth token)' not in line:
-        raise AssertionError(f'Sluice did not take the azd token: {line}')
+    if source not in line:
+        raise AssertionError(f'Sluice did not take the {program} token: {line}')
     return f'same call ({calls[0]}); {line}'
 
 
@@ -422,12 +395,16 @@ def main():
                 failures += 1
                 print(f'FAIL {name}: {e}')
         try:
-            print(f'ok   Azure CLI: {cli_case(base, cli, tmp)}')
+            print('ok   Azure CLI: ' + program_case(
+                base, cli, tmp, 'az', FAKE_AZ, 'with_cli', 'cli-token-1',
+                'Azure CLI (az account get-access-token)'))
         except Exception as e:
             failures += 1
             print(f'FAIL Azure CLI: {e}')
         try:
-            print(f'ok   Azure Developer CLI: {azd_case(base, cli, tmp)}')
+            print('ok   Azure Developer CLI: ' + program_case(
+                base, cli, tmp, 'azd', FAKE_AZD, 'with_azd', 'azd-token-1',
+                'Azure Developer CLI (azd auth token)'))
         except Exception as e:
             failures += 1
             print(f'FAIL Azure Developer CLI: {e}')
