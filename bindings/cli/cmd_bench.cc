@@ -34,6 +34,8 @@ constexpr const char* kBenchUsage =
     "  --plan-only             predict per-node egress, cache occupancy and waits from the\n"
     "                          planner alone (downloads index.json only)\n"
     "  --bandwidth BYTES       per-node link bandwidth per second for --plan-only, e.g. 100mb\n"
+    "  --plan-nodes N          --plan-only plans at most N nodes spread over the job and scales\n"
+    "                          the totals from them (default 16)\n"
     "  --set KEY=JSON          any other dataset option under Mosaic's name\n"
     "  --json                  the report as JSON\n"
     "  --csv FILE              the time series as CSV\n"
@@ -50,7 +52,8 @@ const std::map<std::string, std::string>& ValueFlags() {
       {"nodes", "nodes"},             {"ranks", "ranks_per_node"},
       {"workers", "workers_per_rank"}, {"epochs", "epochs"},
       {"step-time", "step_time"},     {"rate", "consumer_rate"},
-      {"interval", "interval"},        {"bandwidth", "link_bandwidth"}};
+      {"interval", "interval"},        {"bandwidth", "link_bandwidth"},
+      {"plan-nodes", "plan_nodes"}};
   return m;
 }
 

@@ -73,6 +73,9 @@ class StreamingDataset {
   StreamingDataset& operator=(const StreamingDataset&) = delete;
 
   uint64_t num_samples() const { return locator_->total(); }  // all streams' samples
+  // Global sample id -> global shard (streams in order, as the planner
+  // numbers them). Immutable; shared, so it may outlive this object.
+  std::shared_ptr<const SampleLocator> sample_locator() const { return locator_; }
   int64_t epoch_size() const { return epoch_size_; }       // samples per epoch, all ranks
   // Samples per rank per epoch: ceil(epoch_size / world size), Mosaic's len().
   int64_t length() const;
@@ -134,6 +137,20 @@ class StreamingDataset {
   Result<std::vector<int64_t>> WorkerIds(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                          int64_t num_workers,
                                          std::optional<std::string>* shuffle_warning = nullptr) const;
+
+  // For tools that plan a whole job from one process (sluice bench
+  // --plan-only): the ids worker `worker` of rank `rank_in_node` on node
+  // `node` of this view's world reads in `epoch` from its start, what that
+  // process's WorkerIds(epoch, 0, ...) gives. `checkpoints`, when given, are
+  // EpochCheckpoints(epoch)'s: each call then costs the worker's own
+  // canonical nodes instead of the draws over the nodes before them.
+  // Errors: arguments out of the world; the planner's.
+  Result<std::vector<int64_t>> PeerWorkerIds(int64_t node, int64_t rank_in_node, int64_t epoch,
+                                             int64_t worker, int64_t num_workers,
+                                             const planner::EpochCheckpoints* checkpoints) const;
+  // planner::PlanCheckpoints of `epoch` (any number of workers), or nullopt
+  // when the plan has none to give (not py1e or py1s under random batching).
+  Result<std::optional<planner::EpochCheckpoints>> EpochCheckpoints(int64_t epoch) const;
 
   // The warning Mosaic's shuffle gave while planning the iteration the last
   // successful IterBegin started (planner::PlanWorker), or nullopt: none,

@@ -147,6 +147,9 @@ struct EpochCheckpoints {
 // Errors: Mosaic's (as PlanEpoch), or kInvalidArgument when the request does
 // not shuffle with py1e or py1s under random batching.
 Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request);
+// Whether PlanCheckpoints has checkpoints to give for a plan of `config`
+// (random batching shuffled with py1e or py1s, no mixture schedule).
+bool CheckpointsApply(const PlanConfig& config);
 
 // A torch DataLoader(batch_size=B, num_workers=W) over one planning rank's
 // workers: each worker's ids (-1 skipped) cut into batches of B, the last one

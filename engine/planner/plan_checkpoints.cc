@@ -8,12 +8,17 @@
 
 namespace sluice::planner {
 
+bool CheckpointsApply(const PlanConfig& c) {
+  return !c.mixture && c.batching_method == BatchingMethod::kRandom && c.shuffle &&
+         (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s);
+}
+
 Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const PlanConfig& c = request.config;
   const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
   if (c.mixture) return InvalidArgumentError("epoch checkpoints do not apply to a mixture schedule's plan");
-  if (c.batching_method != BatchingMethod::kRandom || !c.shuffle || (!py1e && c.shuffle_algo != ShuffleAlgo::kPy1s)) {
+  if (!CheckpointsApply(c)) {
     return InvalidArgumentError("epoch checkpoints exist for random batching shuffled with py1e or py1s only");
   }
   const BatchContext ctx{request, derived};

@@ -31,10 +31,4 @@ std::vector<ShardBytes> ShardBytesOf(const StreamingDataset& dataset) {
   return out;
 }
 
-std::vector<uint32_t> ShardOfSample(const std::vector<ShardBytes>& shards) {
-  std::vector<uint32_t> of;
-  for (size_t g = 0; g < shards.size(); ++g) of.insert(of.end(), shards[g].samples, static_cast<uint32_t>(g));
-  return of;
-}
-
 }  // namespace sluice::bench

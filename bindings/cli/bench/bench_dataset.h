@@ -23,7 +23,4 @@ struct ShardBytes {
 // listing, Parquet footers: LoadStreamIndex decides).
 std::vector<ShardBytes> ShardBytesOf(const StreamingDataset& dataset);
 
-// The global shard of every sample id (shards' samples are consecutive).
-std::vector<uint32_t> ShardOfSample(const std::vector<ShardBytes>& shards);
-
 }  // namespace sluice::bench

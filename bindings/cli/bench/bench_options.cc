@@ -54,7 +54,7 @@ Result<uint64_t> Bandwidth(const JsonValue& v) {
 const std::set<std::string_view>& BenchKeys() {
   static const std::set<std::string_view> keys = {
       "cache_dir", "nodes", "ranks_per_node", "workers_per_rank", "epochs", "step_time",
-      "consumer_rate", "interval", "plan_only", "link_bandwidth"};
+      "consumer_rate", "interval", "plan_only", "plan_nodes", "link_bandwidth"};
   return keys;
 }
 
@@ -62,6 +62,18 @@ const std::set<std::string_view>& BenchKeys() {
 
 std::string BenchOptions::CacheFolder(int64_t node, size_t stream) const {
   return cache_dir + "/node" + std::to_string(node) + "/stream" + std::to_string(stream);
+}
+
+std::vector<int64_t> BenchOptions::PlannedNodes() const {
+  std::vector<int64_t> out;
+  if (!plan_only || nodes <= plan_nodes) {
+    for (int64_t n = 0; n < nodes; ++n) out.push_back(n);
+    return out;
+  }
+  if (plan_nodes == 1) return {0};
+  // Rounded to nearest; distinct because the step (nodes - 1) / (plan_nodes - 1) exceeds 1.
+  for (int64_t k = 0; k < plan_nodes; ++k) out.push_back((2 * k * (nodes - 1) + (plan_nodes - 1)) / (2 * (plan_nodes - 1)));
+  return out;
 }
 
 DatasetOptions BenchOptions::ForRank(int64_t node, int64_t rank) const {
@@ -82,7 +94,7 @@ Result<BenchOptions> ParseBenchOptions(std::string_view json) {
   BenchOptions b;
   Object dataset;
   std::optional<double> rate;
-  bool has_step = false, has_prefetch = false;
+  bool has_step = false, has_prefetch = false, has_plan_nodes = false;
   for (const auto& [k, v] : *top) {
     if (k == "local" || k == "world") {
       return Bad(k, "is set by the bench (one cache folder per simulated node under "
@@ -132,11 +144,15 @@ Result<BenchOptions> ParseBenchOptions(std::string_view json) {
       const bool* f = std::get_if<bool>(&v.v);
       if (!f) return Bad(k, "must be true or false");
       b.plan_only = *f;
+    } else if (k == "plan_nodes") {
+      SLUICE_ASSIGN_OR_RETURN(b.plan_nodes, Count(v, k, kMaxWorldDim));
+      has_plan_nodes = true;
     } else if (k == "link_bandwidth") {
       SLUICE_ASSIGN_OR_RETURN(b.link_bandwidth, Bandwidth(v));
     }
   }
   if (has_step && rate) return Bad("consumer_rate", "and 'step_time' say the same thing: give one");
+  if (has_plan_nodes && !b.plan_only) return Bad("plan_nodes", "applies to plan_only (--plan-only); a run plans every node");
   const int64_t limit = b.plan_only ? kMaxPlannedWorkers : kMaxProcesses;
   // Each factor is at most 2^20: the product fits.
   if (b.processes() > limit) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
@@ -31,11 +32,20 @@ struct BenchOptions {
   double interval_s = 0.1;  // time-series sampling period
   // --plan-only: predict from the planner, download nothing.
   bool plan_only = false;
+  // --plan-only plans at most this many nodes, spread evenly over the job
+  // (the first and last included; PlannedNodes), and scales the job's
+  // totals from theirs: a thousand-node question costs sixteen nodes'
+  // planning. A run reads, and plans, every node.
+  int64_t plan_nodes = 16;
   // Per-node link bandwidth the prediction assumes (bytes/s); unset = no
   // prediction of waits.
   std::optional<uint64_t> link_bandwidth;
 
   int64_t processes() const { return nodes * ranks_per_node * workers_per_rank; }
+  // The simulated nodes a plan covers, ascending: every node, or with
+  // plan_only and more than plan_nodes nodes, node round(k (nodes - 1) /
+  // (plan_nodes - 1)) for k < plan_nodes.
+  std::vector<int64_t> PlannedNodes() const;
   std::string CacheFolder(int64_t node, size_t stream) const;
   // The dataset options process (node, rank) opens with.
   DatasetOptions ForRank(int64_t node, int64_t rank) const;
@@ -43,7 +53,7 @@ struct BenchOptions {
 
 // Parses a JSON object: the bench's keys "cache_dir", "nodes",
 // "ranks_per_node", "workers_per_rank", "epochs", "step_time" or
-// "consumer_rate", "interval", "plan_only", "link_bandwidth" (bytes/s, or
+// "consumer_rate", "interval", "plan_only", "plan_nodes", "link_bandwidth" (bytes/s, or
 // "1gb"-style per second); every other key is the dataset's
 // (ParseDatasetOptions), except "local" and "world", which the bench sets.
 // "prefetch_next_epoch" defaults to false: the bench measures whole epochs

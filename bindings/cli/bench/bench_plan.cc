@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <list>
-#include <map>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -29,6 +28,28 @@ struct NodePoint {
   int64_t step;
   uint64_t cache_bytes, bytes_downloaded;
 };
+
+// v * num / den, rounded to nearest.
+uint64_t Scaled(uint64_t v, int64_t num, int64_t den) {
+  const unsigned __int128 n = static_cast<unsigned __int128>(v) * static_cast<uint64_t>(num);
+  return static_cast<uint64_t>((n + static_cast<uint64_t>(den) / 2) / static_cast<uint64_t>(den));
+}
+
+// The job's totals from `planned` of its `nodes` nodes (each node reads a
+// like share: the planner deals every node the same number of samples).
+// Ratios, per-node figures and the stall spread stay the planned nodes'.
+void ScaleToJob(int64_t planned, int64_t nodes, BenchReport* r) {
+  if (planned == nodes) return;
+  for (uint64_t* v : {&r->planned_samples, &r->shards_touched, &r->samples, &r->batches, &r->bytes_downloaded,
+                      &r->shards_downloaded, &r->cache_hits, &r->shards_evicted}) {
+    *v = Scaled(*v, nodes, planned);
+  }
+  r->stall_total_s = r->stall_total_s * static_cast<double>(nodes) / static_cast<double>(planned);
+  for (SeriesPoint& pt : r->series) {
+    pt.samples = Scaled(pt.samples, nodes, planned);
+    pt.bytes_downloaded = Scaled(pt.bytes_downloaded, nodes, planned);
+  }
+}
 
 int64_t StepOf(int64_t position, int64_t batch, int64_t workers, int64_t worker) {
   return (position / batch) * workers + worker;
@@ -105,20 +126,26 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
   const int64_t per_node = o.ranks_per_node * W;
   const double step_s = o.step_time_s;
   const std::vector<ShardBytes>& shards = plan->shards;
-  std::vector<std::vector<NodePoint>> points(static_cast<size_t>(o.nodes));
-  std::map<std::pair<size_t, int64_t>, double> lateness;  // (process, batch) -> seconds late
-  r.per_node.assign(static_cast<size_t>(o.nodes), {});
+  const size_t planned = plan->nodes.size();
+  std::vector<std::vector<NodePoint>> points(planned);
+  // [process][batch] -> seconds late (every batch reads a sample, so every one is set)
+  std::vector<std::vector<double>> lateness(plan->ids.size());
+  if (o.link_bandwidth) {
+    for (size_t p = 0; p < plan->ids.size(); ++p) lateness[p].resize((plan->ids[p].size() + size_t(B) - 1) / size_t(B));
+  }
+  r.per_node.assign(planned, {});
   int64_t last_step = 0;
 
-  for (int64_t node = 0; node < o.nodes; ++node) {
+  for (size_t at = 0; at < planned; ++at) {  // the at-th planned node
     std::vector<Request> requests;
     for (int64_t q = 0; q < per_node; ++q) {
-      const size_t p = static_cast<size_t>(node * per_node + q);
+      const size_t p = at * static_cast<size_t>(per_node) + static_cast<size_t>(q);
       const int64_t worker = q % W;
       const std::vector<int64_t>& ids = plan->ids[p];
       std::unordered_map<uint32_t, int64_t> last_read;  // shard -> last position read
       for (int64_t i = 0; i < static_cast<int64_t>(ids.size()); ++i) {
-        uint32_t shard = plan->shard_of[static_cast<size_t>(ids[static_cast<size_t>(i)])];
+        const uint32_t shard =
+            static_cast<uint32_t>(plan->locator->Locate(static_cast<uint64_t>(ids[static_cast<size_t>(i)])).first);
         auto it = last_read.find(shard);
         const bool asks = it == last_read.end() || i - it->second > window;
         requests.push_back({StepOf(std::max<int64_t>(0, i - window), B, W, worker), StepOf(i, B, W, worker),
@@ -145,7 +172,7 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
              std::tie(b.step, b.q->rank_in_node, b.q->worker, b.read);
     });
     LruCache cache(o.dataset.cache_limit, shards);
-    NodeStats& n = r.per_node[static_cast<size_t>(node)];
+    NodeStats& n = r.per_node[at];
     double link_free = 0;
     std::vector<char> pinned(requests.size(), 0);
     for (const Event& e : events) {
@@ -184,10 +211,10 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
       }
       n.peak_cache_bytes = std::max(n.peak_cache_bytes, cache.used());
       if (o.link_bandwidth) {
-        double& late = lateness[{q.process, q.batch}];
+        double& late = lateness[q.process][static_cast<size_t>(q.batch)];
         late = std::max(late, arrived - static_cast<double>(q.need_step) * step_s);
       }
-      points[static_cast<size_t>(node)].push_back({e.step, cache.used(), n.bytes_downloaded});
+      points[at].push_back({e.step, cache.used(), n.bytes_downloaded});
     }
   }
   for (const NodeStats& n : r.per_node) {
@@ -196,21 +223,24 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
   }
   const uint64_t acquired = r.cache_hits + r.shards_downloaded;
   r.cache_hit_ratio = acquired ? static_cast<double>(r.cache_hits) / static_cast<double>(acquired) : 0;
-  r.egress_ratio = r.dataset_stored_bytes ? static_cast<double>(r.bytes_downloaded) / static_cast<double>(o.nodes) /
+  r.egress_ratio = r.dataset_stored_bytes ? static_cast<double>(r.bytes_downloaded) / static_cast<double>(planned) /
                                                 static_cast<double>(r.dataset_stored_bytes)
                                           : 0;
   std::vector<uint64_t> late_ns;
   for (const std::vector<int64_t>& ids : plan->ids) r.batches += (ids.size() + static_cast<size_t>(B) - 1) / static_cast<size_t>(B);
   double first_min = -1;
-  for (const auto& [key, late] : lateness) {
-    if (key.second == 0) {  // a worker's first batch: the start-up, not a stall
-      first_min = first_min < 0 ? std::max(0.0, late) : std::min(first_min, std::max(0.0, late));
-      r.first_sample_max_s = std::max(r.first_sample_max_s, late);
-      continue;
-    }
-    if (late > 0) {
-      r.stall_total_s += late;
-      late_ns.push_back(static_cast<uint64_t>(late * 1e9));
+  for (const std::vector<double>& process : lateness) {
+    for (size_t batch = 0; batch < process.size(); ++batch) {
+      const double late = process[batch];
+      if (batch == 0) {  // a worker's first batch: the start-up, not a stall
+        first_min = first_min < 0 ? std::max(0.0, late) : std::min(first_min, std::max(0.0, late));
+        r.first_sample_max_s = std::max(r.first_sample_max_s, late);
+        continue;
+      }
+      if (late > 0) {
+        r.stall_total_s += late;
+        late_ns.push_back(static_cast<uint64_t>(late * 1e9));
+      }
     }
   }
   late_ns.resize(std::max<size_t>(late_ns.size(), static_cast<size_t>(r.batches)), 0);  // on time: 0
@@ -241,6 +271,7 @@ Result<BenchReport> PredictBench(const BenchOptions& given) {
     r.series.push_back(std::move(pt));
     if (s == last_step) break;
   }
+  ScaleToJob(static_cast<int64_t>(planned), o.nodes, &r);
   return r;
 }
 

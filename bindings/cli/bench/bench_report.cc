@@ -45,9 +45,22 @@ Percentiles SpreadMs(std::vector<uint64_t> ns) {
   return p;
 }
 
+namespace {
+
+// The node number of per_node[n] (a report filled by hand may leave
+// planned_nodes empty: then the n-th node).
+int64_t NodeOf(const BenchReport& r, size_t n) {
+  return n < r.planned_nodes.size() ? r.planned_nodes[n] : static_cast<int64_t>(n);
+}
+
+}  // namespace
+
 Result<std::string> ReportJson(const BenchReport& r) {
+  JsonValue::Array planned;
+  for (int64_t n : r.planned_nodes) planned.push_back(I(n));
   Object job = {{"remote", S(r.remote)},
                 {"nodes", I(r.nodes)},
+                {"planned_nodes", JsonValue{planned}},
                 {"ranks_per_node", I(r.ranks_per_node)},
                 {"workers_per_rank", I(r.workers_per_rank)},
                 {"epochs", I(r.epochs)},
@@ -134,6 +147,21 @@ std::string ReportTable(const BenchReport& r) {
   line("dataset size", std::to_string(r.dataset_samples) + " samples, " + std::to_string(r.dataset_shards) +
                            " shards, " + Bytes(r.dataset_stored_bytes) + " stored, " +
                            Bytes(r.dataset_cached_bytes) + " raw");
+  if (r.planned_nodes.size() != static_cast<size_t>(r.nodes)) {
+    std::string which;
+    for (size_t k = 0; k < r.planned_nodes.size(); ++k) {
+      if (k == 3 && r.planned_nodes.size() > 5) {
+        which += ", ...";
+        k = r.planned_nodes.size() - 2;
+        continue;
+      }
+      which += (k ? ", " : "") + std::to_string(r.planned_nodes[k]);
+    }
+    line("planned nodes", std::to_string(r.planned_nodes.size()) + " of " + std::to_string(r.nodes) + " (" + which +
+                              "); totals scale theirs by " +
+                              Fmt("%.4g", static_cast<double>(r.nodes) / static_cast<double>(r.planned_nodes.size())) +
+                              " (--plan-nodes)");
+  }
   line("planned samples", std::to_string(r.planned_samples) + " (epoch size " + std::to_string(r.epoch_size) + ")");
   if (!plan) {
     line("samples read", std::to_string(r.samples) + " in " + Fmt("%.3f s", r.wall_s));
@@ -159,7 +187,7 @@ std::string ReportTable(const BenchReport& r) {
   }
   for (size_t n = 0; n < r.per_node.size(); ++n) {
     const NodeStats& s = r.per_node[n];
-    line("node " + std::to_string(n), Bytes(s.bytes_downloaded) + " downloaded (" +
+    line("node " + std::to_string(NodeOf(r, n)), Bytes(s.bytes_downloaded) + " downloaded (" +
                                           std::to_string(s.shards_downloaded) + " shards), " +
                                           std::to_string(s.cache_hits) + " hits, " +
                                           std::to_string(s.shards_evicted) + " evictions, peak cache " +
@@ -176,7 +204,7 @@ std::string ReportTable(const BenchReport& r) {
 
 std::string SeriesCsv(const BenchReport& r) {
   std::string t = "t,samples,sample_bytes,bytes_downloaded";
-  for (size_t n = 0; n < r.per_node.size(); ++n) t += ",cache_node" + std::to_string(n);
+  for (size_t n = 0; n < r.per_node.size(); ++n) t += ",cache_node" + std::to_string(NodeOf(r, n));
   t += "\n";
   for (const SeriesPoint& p : r.series) {
     t += Fmt("%.4f", p.t) + "," + std::to_string(p.samples) + "," + std::to_string(p.sample_bytes) + "," +

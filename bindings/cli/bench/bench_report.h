@@ -38,6 +38,12 @@ struct BenchReport {
   std::string mode;  // "run" or "plan"
   std::string remote;
   int64_t nodes = 1, ranks_per_node = 1, workers_per_rank = 1, epochs = 1, batch_size = 1;
+  // The nodes per_node and SeriesPoint::cache_bytes describe, ascending: all
+  // of them in a run; a plan of more than plan_nodes nodes plans that many,
+  // spread over the job, and its totals (planned_samples, shards_touched,
+  // samples, batches, stall_total_s, the cache counters, the series'
+  // samples and bytes_downloaded) scale theirs by nodes / planned.
+  std::vector<int64_t> planned_nodes;
   double step_time_s = 0;
   std::optional<uint64_t> cache_limit;
   std::optional<uint64_t> link_bandwidth;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/status.h"
@@ -17,9 +18,11 @@ namespace sluice::bench {
 struct JobPlan {
   int64_t epoch_size = 0;           // the planner's, all ranks
   std::vector<ShardBytes> shards;   // global shards
-  std::vector<uint32_t> shard_of;   // global sample id -> global shard
-  // ids[p]: process p's ids, epoch after epoch (padding removed); process
-  // p = (node * ranks_per_node + rank) * workers_per_rank + worker.
+  std::shared_ptr<const SampleLocator> locator;  // global sample id -> global shard
+  std::vector<int64_t> nodes;       // the nodes planned (BenchOptions::PlannedNodes)
+  // ids[p]: planned process p's ids, epoch after epoch (padding removed);
+  // p = (k * ranks_per_node + rank) * workers_per_rank + worker for the
+  // k-th planned node (in a run, k is the node).
   std::vector<std::vector<int64_t>> ids;
   std::vector<std::vector<size_t>> epoch_ends;  // per process: where each epoch's ids end
   uint64_t planned_samples() const;
@@ -27,10 +30,15 @@ struct JobPlan {
   uint64_t shards_touched() const;
 };
 
+// One view of the dataset plans every worker of the planned nodes; each
+// epoch's py1e/py1s draws are run once (planner::PlanCheckpoints) when more
+// than one worker is planned. A run also opens each node's view, so that
+// its processes find index.json in their node's cache folder.
 // Errors: the dataset's (a bad URL, Mosaic's planning errors).
 Result<JobPlan> LoadJobPlan(const BenchOptions& options);
 
-// Fills the report's job and dataset fields.
+// Fills the report's job and dataset fields (planned_samples and
+// shards_touched of the planned nodes only).
 void DescribeJob(const BenchOptions& options, const JobPlan& plan, BenchReport* report);
 
 }  // namespace sluice::bench

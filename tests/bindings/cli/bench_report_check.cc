@@ -74,7 +74,12 @@ void ExpectEveryField(const JsonValue& r) {
   EXPECT_TRUE(std::holds_alternative<std::string>(At(r, "stalls.diagnosis").v));
   const auto* nodes = std::get_if<JsonValue::Array>(&At(r, "cache.per_node").v);
   ASSERT_NE(nodes, nullptr);
-  EXPECT_EQ(static_cast<double>(nodes->size()), Num(r, "job.nodes"));
+  const auto* planned = std::get_if<JsonValue::Array>(&At(r, "job.planned_nodes").v);
+  ASSERT_NE(planned, nullptr);
+  EXPECT_EQ(nodes->size(), planned->size());
+  if (std::get<std::string>(At(r, "mode").v) == "run") {
+    EXPECT_EQ(static_cast<double>(nodes->size()), Num(r, "job.nodes"));
+  }
   for (const JsonValue& n : *nodes) {
     for (const char* k : {"bytes_downloaded", "shards_downloaded", "cache_hits", "shards_evicted",
                           "peak_cache_bytes"}) {

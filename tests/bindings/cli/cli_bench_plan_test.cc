@@ -3,7 +3,9 @@
 // bound bench_plan.h states with one; waits predicted from the link bandwidth.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "formats/json/py_json.h"
 #include "tests/bindings/cli/bench_report_check.h"
@@ -25,12 +27,63 @@ JsonValue Report(const std::string& args) {
   return v.ok() ? *v : JsonValue{};
 }
 
-// A world larger than a real run may fork: 300 nodes, each predicted.
+std::vector<double> Nums(const JsonValue& v, const std::string& path) {
+  std::vector<double> out;
+  for (const JsonValue& e : std::get<JsonValue::Array>(At(v, path).v)) {
+    const int64_t* i = std::get_if<int64_t>(&e.v);
+    EXPECT_NE(i, nullptr) << path;
+    out.push_back(i ? static_cast<double>(*i) : -1);
+  }
+  return out;
+}
+
+// A world larger than a real run may fork: 300 nodes, 16 of them planned
+// (by default) or each one (--plan-nodes 300).
 TEST(CliBenchPlanTest, PlansAWorldOfMoreNodesThanARunMayStart) {
   JsonValue plan = Report("--plan-only --nodes 300 --batch-size 1");
   EXPECT_EQ(Num(plan, "job.nodes"), 300);
-  EXPECT_EQ(std::get<JsonValue::Array>(At(plan, "cache.per_node").v).size(), 300u);
-  EXPECT_EQ(Num(plan, "cache.shards_downloaded"), 300);  // one shard's samples on each node
+  EXPECT_EQ(Nums(plan, "job.planned_nodes"), (std::vector<double>{0, 20, 40, 60, 80, 100, 120, 140, 159, 179, 199,
+                                                                    219, 239, 259, 279, 299}));
+  EXPECT_EQ(std::get<JsonValue::Array>(At(plan, "cache.per_node").v).size(), 16u);
+  EXPECT_EQ(Num(plan, "cache.shards_downloaded"), 300);  // one shard's samples on each node, scaled from 16
+  JsonValue every = Report("--plan-only --nodes 300 --batch-size 1 --plan-nodes 300");
+  EXPECT_EQ(std::get<JsonValue::Array>(At(every, "job.planned_nodes").v).size(), 300u);
+  EXPECT_EQ(std::get<JsonValue::Array>(At(every, "cache.per_node").v).size(), 300u);
+  EXPECT_EQ(Num(every, "cache.shards_downloaded"), 300);
+}
+
+// Planning some nodes of a job predicts for each of them exactly what
+// planning every node predicts for it, and scales the totals from theirs.
+TEST(CliBenchPlanTest, PlannedNodesAreThoseOfTheWholePlan) {
+  const std::string job = "--plan-only --nodes 12 --ranks 2 --workers 2 --batch-size 2 --shuffle --seed 5 --epochs 2";
+  JsonValue whole = Report(job + " --plan-nodes 12");
+  JsonValue some = Report(job + " --plan-nodes 4");
+  EXPECT_EQ(Nums(some, "job.planned_nodes"), (std::vector<double>{0, 4, 7, 11}));
+  double bytes = 0, shards = 0, samples = 0;
+  const std::vector<double> planned = Nums(some, "job.planned_nodes");
+  for (size_t k = 0; k < planned.size(); ++k) {
+    const std::string at = "cache.per_node." + std::to_string(k);
+    const std::string node = "cache.per_node." + std::to_string(static_cast<int>(planned[k]));
+    for (std::string field : {"bytes_downloaded", "shards_downloaded", "cache_hits", "peak_cache_bytes"}) {
+      EXPECT_EQ(Num(some, at + "." + field), Num(whole, node + "." + field)) << field << " of node " << planned[k];
+    }
+    bytes += Num(whole, node + ".bytes_downloaded"), shards += Num(whole, node + ".shards_downloaded");
+  }
+  EXPECT_EQ(Num(some, "cache.bytes_downloaded"), std::round(bytes * 3));
+  EXPECT_EQ(Num(some, "cache.shards_downloaded"), std::round(shards * 3));
+  // Every node reads the same number of samples (the planner pads), so the
+  // scaled total is the whole plan's.
+  samples = Num(whole, "dataset.planned_samples");
+  EXPECT_EQ(Num(some, "dataset.planned_samples"), samples);
+  EXPECT_EQ(Num(some, "throughput.samples"), samples);
+  const auto& series = std::get<JsonValue::Array>(At(some, "series").v);
+  EXPECT_EQ(Num(series.back(), "samples"), samples);
+  EXPECT_EQ(std::get<JsonValue::Array>(At(series.back(), "cache_bytes").v).size(), 4u);
+  testing::CliRun table = testing::Sluice("bench " + kSmall + " " + job + " --plan-nodes 4");
+  EXPECT_NE(table.out.find("  planned nodes           4 of 12 (0, 4, 7, 11); totals scale theirs by 3 (--plan-nodes)\n"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  node 11 "), std::string::npos) << table.out;
 }
 
 TEST(CliBenchPlanTest, PredictedEgressIsTheRunsWithoutCacheLimit) {

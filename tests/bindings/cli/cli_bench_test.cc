@@ -149,6 +149,13 @@ TEST(CliBenchTest, BadInputFailsWithExactErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'nodes' x ranks_per_node x "
                    "workers_per_rank is 33554432 workers to plan; at most 16777216\n");
+  r = Sluice("bench " + kSmall + " --plan-nodes 4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'plan_nodes' applies to plan_only "
+                   "(--plan-only); a run plans every node\n");
+  r = Sluice("bench " + kSmall + " --plan-only --plan-nodes 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'plan_nodes' must be an integer from 1 to 1048576\n");
   r = Sluice("bench " + kSmall + " --step-time -1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "sluice bench: invalid argument: bench options: 'step_time' must be a number >= 0\n");

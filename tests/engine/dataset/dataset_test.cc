@@ -554,5 +554,70 @@ TEST(StreamingDataset, AnIterationsPlanCarriesItsShuffleWarning) {
   }
 }
 
+// One view plans every worker of its world (sluice bench --plan-only):
+// PeerWorkerIds(node, rank, ...) is what that rank's own view gives from
+// WorkerIds, with the epoch's checkpoints and without; the shuffles with no
+// checkpoints say so with nullopt. 3 nodes x 2 ranks x 2 workers, 6 shards.
+TEST(StreamingDataset, PeerWorkerIdsAreEachRanksOwnPlan) {
+  ScratchDir dir;
+  WriteSyntheticMds(dir.path(), 600, 9000);
+  auto world = [&](planner::ShuffleAlgo algo, int64_t node, int64_t rank) {
+    DatasetOptions o = LocalOptions(dir.path());
+    o.plan.shuffle = true;
+    o.plan.shuffle_algo = algo;
+    o.plan.shuffle_seed = 11;
+    o.plan.shuffle_block_size = 150;
+    o.plan.num_canonical_nodes = 6;
+    o.plan.batch_size = 4;
+    o.world.world_size = 6, o.world.local_world_size = 2;
+    o.world.rank = node * 2 + rank, o.world.local_rank = rank;
+    return o;
+  };
+  for (auto algo : {planner::ShuffleAlgo::kPy1e, planner::ShuffleAlgo::kPy1s, planner::ShuffleAlgo::kPy1br}) {
+    SCOPED_TRACE(static_cast<int>(algo));
+    auto first = StreamingDataset::Open(world(algo, 0, 0));
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    ASSERT_GT((*first)->num_shards(), 3u);
+    for (int64_t epoch : {0, 1}) {
+      auto cp = (*first)->EpochCheckpoints(epoch);
+      ASSERT_TRUE(cp.ok()) << cp.status().message();
+      EXPECT_EQ(cp->has_value(), algo != planner::ShuffleAlgo::kPy1br);
+      std::vector<int64_t> every;
+      for (int64_t node = 0; node < 3; ++node) {
+        for (int64_t rank = 0; rank < 2; ++rank) {
+          auto own = StreamingDataset::Open(world(algo, node, rank));
+          ASSERT_TRUE(own.ok()) << own.status().message();
+          for (int64_t w = 0; w < 2; ++w) {
+            auto want = (*own)->WorkerIds(epoch, 0, w, 2);
+            auto plain = (*first)->PeerWorkerIds(node, rank, epoch, w, 2, nullptr);
+            auto fast = (*first)->PeerWorkerIds(node, rank, epoch, w, 2, cp->has_value() ? &**cp : nullptr);
+            ASSERT_TRUE(want.ok() && plain.ok() && fast.ok());
+            EXPECT_FALSE(want->empty());
+            EXPECT_EQ(*plain, *want) << node << " " << rank << " " << w;
+            EXPECT_EQ(*fast, *want) << node << " " << rank << " " << w;
+            every.insert(every.end(), want->begin(), want->end());
+          }
+        }
+      }
+      std::sort(every.begin(), every.end());
+      EXPECT_EQ(every.size(), 600u);  // each sample once over the world
+      EXPECT_EQ(std::unique(every.begin(), every.end()), every.end());
+    }
+  }
+  auto view = StreamingDataset::Open(world(planner::ShuffleAlgo::kPy1e, 1, 1));
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ((*view)->PeerWorkerIds(3, 0, 0, 0, 2, nullptr).status().message(),
+            "node 3, rank 0: the world has 3 nodes of 2 ranks");
+  EXPECT_EQ((*view)->PeerWorkerIds(0, 2, 0, 0, 2, nullptr).status().message(),
+            "node 0, rank 2: the world has 3 nodes of 2 ranks");
+  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, 0, 2, 2, nullptr).status().message(),
+            "worker 2 of 2: need 0 <= worker < num_workers");
+  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, -1, 0, 2, nullptr).status().message(), "epoch must not be negative");
+  // Another epoch's checkpoints are refused by the planner, never used.
+  auto cp1 = (*view)->EpochCheckpoints(1);
+  ASSERT_TRUE(cp1.ok() && cp1->has_value());
+  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, 0, 0, 2, &**cp1).status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace sluice
