@@ -376,20 +376,12 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(
                            batch, parallel_ranks_, worker, num_workers);
 }
 
-Result<std::vector<int64_t>> StreamingDataset::PeerWorkerIds(
-    int64_t node, int64_t rank_in_node, int64_t epoch, int64_t worker, int64_t num_workers,
+Result<std::vector<std::vector<int64_t>>> StreamingDataset::PeerWorkerIds(
+    std::span<const planner::WorkerAt> workers, int64_t epoch, int64_t num_workers,
     const planner::EpochCheckpoints* checkpoints) const {
-  if (node < 0 || node >= world_.num_nodes || rank_in_node < 0 || rank_in_node >= world_.ranks_per_node) {
-    return InvalidArgumentError("node " + std::to_string(node) + ", rank " + std::to_string(rank_in_node) +
-                                ": the world has " + std::to_string(world_.num_nodes) + " nodes of " +
-                                std::to_string(world_.ranks_per_node) + " ranks");
-  }
-  if (num_workers < 1 || worker < 0 || worker >= num_workers) {
-    return InvalidArgumentError("worker " + std::to_string(worker) + " of " +
-                                std::to_string(num_workers) + ": need 0 <= worker < num_workers");
-  }
+  if (num_workers < 1) return InvalidArgumentError("num_workers must be at least 1");
   if (epoch < 0) return InvalidArgumentError("epoch must not be negative");
-  return planner::PlanWorker(Request(epoch, 0, num_workers), node, rank_in_node, worker, nullptr, checkpoints);
+  return planner::PlanWorkers(Request(epoch, 0, num_workers), workers, checkpoints);
 }
 
 Result<std::optional<planner::EpochCheckpoints>> StreamingDataset::EpochCheckpoints(int64_t epoch) const {

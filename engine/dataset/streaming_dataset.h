@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -139,15 +140,16 @@ class StreamingDataset {
                                          std::optional<std::string>* shuffle_warning = nullptr) const;
 
   // For tools that plan a whole job from one process (sluice bench
-  // --plan-only): the ids worker `worker` of rank `rank_in_node` on node
-  // `node` of this view's world reads in `epoch` from its start, what that
-  // process's WorkerIds(epoch, 0, ...) gives. `checkpoints`, when given, are
-  // EpochCheckpoints(epoch)'s: each call then costs the worker's own
-  // canonical nodes instead of the draws over the nodes before them.
-  // Errors: arguments out of the world; the planner's.
-  Result<std::vector<int64_t>> PeerWorkerIds(int64_t node, int64_t rank_in_node, int64_t epoch,
-                                             int64_t worker, int64_t num_workers,
-                                             const planner::EpochCheckpoints* checkpoints) const;
+  // --plan-only): for each of `workers` (a node, a rank in it and a
+  // DataLoader worker of this view's world, num_workers per rank), the ids
+  // it reads in `epoch` from its start, what that process's WorkerIds(epoch,
+  // 0, ...) gives. Planned together (planner::PlanWorkers): a node's workers
+  // cost what one of them costs. `checkpoints`, when given, are
+  // EpochCheckpoints(epoch)'s: the draws over the canonical nodes before
+  // theirs are then skipped. Errors: a worker out of the world; the planner's.
+  Result<std::vector<std::vector<int64_t>>> PeerWorkerIds(std::span<const planner::WorkerAt> workers, int64_t epoch,
+                                                          int64_t num_workers,
+                                                          const planner::EpochCheckpoints* checkpoints) const;
   // planner::PlanCheckpoints of `epoch` (any number of workers), or nullopt
   // when the plan has none to give (not py1e or py1s under random batching).
   Result<std::optional<planner::EpochCheckpoints>> EpochCheckpoints(int64_t epoch) const;

@@ -31,38 +31,61 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request) {
   return InternalError("unknown batching method");
 }
 
+// PlanWorkers, setting *narrow (when given) as PlanWorker's warning is decided.
+static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanRequest& request,
+                                                                   std::span<const WorkerAt> workers,
+                                                                   const EpochCheckpoints* checkpoints, bool* narrow) {
+  SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
+  const World& w = request.world;
+  std::vector<PlanningWorker> planning;
+  for (const WorkerAt& at : workers) {
+    if (at.node < 0 || at.node >= w.num_nodes || at.rank < 0 || at.rank >= w.ranks_per_node || at.worker < 0 ||
+        at.worker >= w.workers_per_rank) {
+      return InvalidArgumentError("worker (node " + std::to_string(at.node) + ", rank " + std::to_string(at.rank) +
+                                  ", worker " + std::to_string(at.worker) + ") is outside the world of " +
+                                  std::to_string(w.num_nodes) + " x " + std::to_string(w.ranks_per_node) + " x " +
+                                  std::to_string(w.workers_per_rank));
+    }
+    // Real rank -> planning rank of its replication group.
+    const int64_t g = (at.node * w.ranks_per_node + at.rank) / derived.replication;
+    const int64_t pr = derived.parallel_world.ranks_per_node;
+    planning.push_back({g / pr, g % pr, at.worker});
+  }
+  const BatchContext ctx{request, derived};
+  std::vector<std::vector<int64_t>> each;
+  if (request.config.mixture) {
+    for (const PlanningWorker& p : planning) {
+      SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, MixtureWorker(ctx, p.pnode, p.prank, p.worker));
+      each.push_back(std::move(ids));
+    }
+    return each;  // MixtureWorker leaves no padding
+  } else if (request.config.batching_method == BatchingMethod::kRandom) {
+    SLUICE_ASSIGN_OR_RETURN(each, WorkersRandom(ctx, planning, narrow, checkpoints));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
+    for (const PlanningWorker& p : planning) {
+      const int64_t* begin = work.ids.data() + work.Offset(p.pnode, p.prank, p.worker, 0, 0);
+      each.emplace_back(begin, begin + work.batches() * work.batch_size());
+    }
+  }
+  for (std::vector<int64_t>& slice : each) std::erase(slice, -1);
+  return each;
+}
+
+Result<std::vector<std::vector<int64_t>>> PlanWorkers(const PlanRequest& request, std::span<const WorkerAt> workers,
+                                                      const EpochCheckpoints* checkpoints) {
+  return PlanWorkersNarrow(request, workers, checkpoints, nullptr);
+}
+
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                         std::optional<std::string>* shuffle_warning,
                                         const EpochCheckpoints* checkpoints) {
   if (shuffle_warning != nullptr) shuffle_warning->reset();
-  SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
-  const World& w = request.world;
-  if (node < 0 || node >= w.num_nodes || rank < 0 || rank >= w.ranks_per_node || worker < 0 ||
-      worker >= w.workers_per_rank) {
-    return InvalidArgumentError("worker (node " + std::to_string(node) + ", rank " + std::to_string(rank) +
-                                ", worker " + std::to_string(worker) + ") is outside the world of " +
-                                std::to_string(w.num_nodes) + " x " + std::to_string(w.ranks_per_node) + " x " +
-                                std::to_string(w.workers_per_rank));
-  }
-  // Real rank -> planning rank of its replication group.
-  const int64_t g = (node * w.ranks_per_node + rank) / derived.replication;
-  const int64_t pr = derived.parallel_world.ranks_per_node;
-  const int64_t pnode = g / pr, prank = g % pr;
-  const BatchContext ctx{request, derived};
-  std::vector<int64_t> slice;
-  if (request.config.mixture) {
-    return MixtureWorker(ctx, pnode, prank, worker);
-  } else if (request.config.batching_method == BatchingMethod::kRandom) {
-    bool narrow = false;
-    SLUICE_ASSIGN_OR_RETURN(slice, WorkerRandom(ctx, pnode, prank, worker, &narrow, checkpoints));
-    if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
-    const int64_t* begin = work.ids.data() + work.Offset(pnode, prank, worker, 0, 0);
-    slice.assign(begin, begin + work.batches() * work.batch_size());
-  }
-  std::erase(slice, -1);
-  return slice;
+  const WorkerAt one{node, rank, worker};
+  bool narrow = false;
+  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints, &narrow));
+  if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
+  return std::move(each[0]);
 }
 
 std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64_t node, int64_t rank) {

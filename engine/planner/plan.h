@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,17 @@ struct EpochCheckpoints;
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                         std::optional<std::string>* shuffle_warning = nullptr,
                                         const EpochCheckpoints* checkpoints = nullptr);
+
+// PlanWorker of several workers of the request's world, each one's ids in
+// the order given. Under random batching with py1e or py1s the parts they
+// read are drawn once for all of them (a node's workers share its canonical
+// nodes: planning them together costs what one of them costs); otherwise
+// each is planned as PlanWorker plans it. Errors: PlanWorker's.
+struct WorkerAt {
+  int64_t node = 0, rank = 0, worker = 0;  // real node and rank in node
+};
+Result<std::vector<std::vector<int64_t>>> PlanWorkers(const PlanRequest& request, std::span<const WorkerAt> workers,
+                                                      const EpochCheckpoints* checkpoints = nullptr);
 
 // Where each canonical node's draws start in an epoch's py1e or py1s shuffle
 // (random batching), and the epoch's py1e narrow-block warning: what every

@@ -6,25 +6,38 @@
 
 namespace sluice::planner {
 
-Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
-                                          bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
+Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
+                                                        std::span<const PlanningWorker> workers,
+                                                        bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
   if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
   const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
   if (c.shuffle && (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s)) {
-    return WorkerRandomStreamed(ctx, res, pa, pnode, prank, worker, py1e_narrow_block, checkpoints);
+    return WorkersRandomStreamed(ctx, res, pa, workers, py1e_narrow_block, checkpoints);
   }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
-  if (c.shuffle) {
-    SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,
-                            GetPartialShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
-                                              uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size, ids));
-    perm.Map(ids);
-    if (py1e_narrow_block != nullptr) *py1e_narrow_block = perm.py1e_narrow_block();
+  std::vector<std::vector<int64_t>> each;
+  for (const PlanningWorker& w : workers) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    if (c.shuffle) {
+      SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,
+                              GetPartialShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
+                                                uint64_t(ctx.request.epoch), ctx.derived.shuffle_block_size, ids));
+      perm.Map(ids);
+      if (py1e_narrow_block != nullptr && perm.py1e_narrow_block()) *py1e_narrow_block = true;
+    }
+    MapSmall(ids, res);
+    each.push_back(std::move(ids));
   }
-  MapSmall(ids, res);
-  return ids;
+  return each;
+}
+
+Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
+                                          bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
+  const PlanningWorker one{pnode, prank, worker};
+  SLUICE_ASSIGN_OR_RETURN(auto each, WorkersRandom(ctx, std::span<const PlanningWorker>(&one, 1), py1e_narrow_block,
+                                                   checkpoints));
+  return std::move(each[0]);
 }
 
 }  // namespace sluice::planner

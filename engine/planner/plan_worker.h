@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -11,6 +12,12 @@
 
 namespace sluice::planner {
 
+// A worker of the planning world (replication applied).
+struct PlanningWorker {
+  int64_t pnode = 0, prank = 0, worker = 0;
+};
+
+
 // work[pnode][prank][worker] of BatchRandom (planning world), flattened
 // batch-major, -1 included. Sets *py1e_narrow_block, when given, to
 // PartialShuffle::py1e_narrow_block of the epoch's shuffle (false when not
@@ -18,6 +25,11 @@ namespace sluice::planner {
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,
                                           bool* py1e_narrow_block = nullptr,
                                           const EpochCheckpoints* checkpoints = nullptr);
+// WorkerRandom of several workers; under py1e and py1s one pass for all.
+Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
+                                                        std::span<const PlanningWorker> workers,
+                                                        bool* py1e_narrow_block = nullptr,
+                                                        const EpochCheckpoints* checkpoints = nullptr);
 
 // WorkerRandom when shuffling with py1e or py1s (any partition): memory of
 // the worker's slots plus a window of the parts it reads (py1e) or one span
@@ -28,9 +40,13 @@ Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode
 void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink);
 
 // With `checkpoints` (checked against the request) the nodes before the
-// worker's are not drawn over and *narrow is the checkpoints' flag.
-Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
-                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow,
-                                              const EpochCheckpoints* checkpoints = nullptr);
+// worker's are not drawn over and *narrow is the checkpoints' flag. Several
+// workers are planned in one pass over the parts any of them reads (each
+// part drawn once, not once per worker); the result holds each one's plan,
+// in the order given.
+Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
+                                                               const PartitionArgs& pa,
+                                                               std::span<const PlanningWorker> workers, bool* narrow,
+                                                               const EpochCheckpoints* checkpoints = nullptr);
 
 }  // namespace sluice::planner

@@ -114,11 +114,25 @@ void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t l
   }
 }
 
-Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const Resampled& res, const PartitionArgs& pa,
-                                              int64_t pnode, int64_t prank, int64_t worker, bool* narrow,
-                                              const EpochCheckpoints* checkpoints) {
+Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
+                                                               const PartitionArgs& pa,
+                                                               std::span<const PlanningWorker> workers, bool* narrow,
+                                                               const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> out, GetWorkerPartition(c.partition_algo, pa, pnode, prank, worker));
+  // The workers' slots one after another: one pass over the parts answers
+  // them all (positions may repeat across and within workers; each slot is
+  // answered).
+  std::vector<int64_t> out;
+  std::vector<size_t> ends;
+  for (const PlanningWorker& w : workers) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> own, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    if (out.empty()) {
+      out = std::move(own);
+    } else {
+      out.insert(out.end(), own.begin(), own.end());
+    }
+    ends.push_back(out.size());
+  }
   const int64_t C = ctx.C();
   const int64_t block = ctx.derived.shuffle_block_size;
   SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
@@ -241,7 +255,13 @@ Result<std::vector<int64_t>> WorkerRandomStreamed(const BatchContext& ctx, const
   for (int64_t& x : out)
     if (x <= -2) x = Answered(x);  // its own inverse
   MapSmall(out, res);
-  return out;
+  std::vector<std::vector<int64_t>> each(ends.size());
+  if (ends.size() == 1) {
+    each[0] = std::move(out);
+  } else {
+    for (size_t k = 0, begin = 0; k < ends.size(); begin = ends[k++]) each[k].assign(out.begin() + begin, out.begin() + ends[k]);
+  }
+  return each;
 }
 
 }  // namespace sluice::planner

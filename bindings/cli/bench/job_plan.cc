@@ -53,19 +53,26 @@ Result<JobPlan> LoadJobPlan(const BenchOptions& o) {
       SLUICE_ASSIGN_OR_RETURN(checkpoints, view->EpochCheckpoints(e));
     }
     size_t p = 0;
-    for (int64_t node : plan.nodes) {
+    for (int64_t node : plan.nodes) {  // a node's workers at once: they share its canonical nodes
+      std::vector<planner::WorkerAt> workers;
       for (int64_t rank = 0; rank < o.ranks_per_node; ++rank) {
-        for (int64_t w = 0; w < W; ++w, ++p) {
-          SLUICE_ASSIGN_OR_RETURN(auto ids, view->PeerWorkerIds(node, rank, e, w, W, checkpoints ? &*checkpoints : nullptr));
-          for (int64_t id : ids) {
-            if (id < 0 || static_cast<uint64_t>(id) >= plan.locator->total()) {
-              return InternalError("bench: the planner gave sample id " + std::to_string(id) + " of " +
-                                   std::to_string(plan.locator->total()));
-            }
+        for (int64_t w = 0; w < W; ++w) workers.push_back({node, rank, w});
+      }
+      SLUICE_ASSIGN_OR_RETURN(auto each, view->PeerWorkerIds(workers, e, W, checkpoints ? &*checkpoints : nullptr));
+      for (std::vector<int64_t>& ids : each) {
+        for (int64_t id : ids) {
+          if (id < 0 || static_cast<uint64_t>(id) >= plan.locator->total()) {
+            return InternalError("bench: the planner gave sample id " + std::to_string(id) + " of " +
+                                 std::to_string(plan.locator->total()));
           }
-          plan.ids[p].insert(plan.ids[p].end(), ids.begin(), ids.end());
-          plan.epoch_ends[p].push_back(plan.ids[p].size());
         }
+        if (plan.ids[p].empty()) {
+          plan.ids[p] = std::move(ids);
+        } else {
+          plan.ids[p].insert(plan.ids[p].end(), ids.begin(), ids.end());
+        }
+        plan.epoch_ends[p].push_back(plan.ids[p].size());
+        ++p;
       }
     }
   }

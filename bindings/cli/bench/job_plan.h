@@ -30,9 +30,9 @@ struct JobPlan {
   uint64_t shards_touched() const;
 };
 
-// One view of the dataset plans every worker of the planned nodes; each
-// epoch's py1e/py1s draws are run once (planner::PlanCheckpoints) when more
-// than one worker is planned. A run also opens each node's view, so that
+// One view of the dataset plans the planned nodes, each node's workers
+// together; each epoch's py1e/py1s draws are run once
+// (planner::PlanCheckpoints) when more than one worker is planned. A run also opens each node's view, so that
 // its processes find index.json in their node's cache folder.
 // Errors: the dataset's (a bad URL, Mosaic's planning errors).
 Result<JobPlan> LoadJobPlan(const BenchOptions& options);

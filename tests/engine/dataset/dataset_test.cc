@@ -555,9 +555,10 @@ TEST(StreamingDataset, AnIterationsPlanCarriesItsShuffleWarning) {
 }
 
 // One view plans every worker of its world (sluice bench --plan-only):
-// PeerWorkerIds(node, rank, ...) is what that rank's own view gives from
-// WorkerIds, with the epoch's checkpoints and without; the shuffles with no
-// checkpoints say so with nullopt. 3 nodes x 2 ranks x 2 workers, 6 shards.
+// PeerWorkerIds of a node's workers, or of one, is what each rank's own
+// view gives from WorkerIds, with the epoch's checkpoints and without; the
+// shuffles with no checkpoints say so with nullopt. 3 nodes x 2 ranks x 2
+// workers, 6 shards.
 TEST(StreamingDataset, PeerWorkerIdsAreEachRanksOwnPlan) {
   ScratchDir dir;
   WriteSyntheticMds(dir.path(), 600, 9000);
@@ -584,19 +585,22 @@ TEST(StreamingDataset, PeerWorkerIdsAreEachRanksOwnPlan) {
       EXPECT_EQ(cp->has_value(), algo != planner::ShuffleAlgo::kPy1br);
       std::vector<int64_t> every;
       for (int64_t node = 0; node < 3; ++node) {
-        for (int64_t rank = 0; rank < 2; ++rank) {
-          auto own = StreamingDataset::Open(world(algo, node, rank));
+        // The node's workers in a scrambled order, planned together.
+        const std::vector<planner::WorkerAt> workers = {{node, 1, 0}, {node, 0, 1}, {node, 0, 0}, {node, 1, 1}};
+        auto together = (*first)->PeerWorkerIds(workers, epoch, 2, cp->has_value() ? &**cp : nullptr);
+        ASSERT_TRUE(together.ok()) << together.status().message();
+        ASSERT_EQ(together->size(), 4u);
+        for (size_t k = 0; k < workers.size(); ++k) {
+          const planner::WorkerAt& at = workers[k];
+          auto own = StreamingDataset::Open(world(algo, node, at.rank));
           ASSERT_TRUE(own.ok()) << own.status().message();
-          for (int64_t w = 0; w < 2; ++w) {
-            auto want = (*own)->WorkerIds(epoch, 0, w, 2);
-            auto plain = (*first)->PeerWorkerIds(node, rank, epoch, w, 2, nullptr);
-            auto fast = (*first)->PeerWorkerIds(node, rank, epoch, w, 2, cp->has_value() ? &**cp : nullptr);
-            ASSERT_TRUE(want.ok() && plain.ok() && fast.ok());
-            EXPECT_FALSE(want->empty());
-            EXPECT_EQ(*plain, *want) << node << " " << rank << " " << w;
-            EXPECT_EQ(*fast, *want) << node << " " << rank << " " << w;
-            every.insert(every.end(), want->begin(), want->end());
-          }
+          auto want = (*own)->WorkerIds(epoch, 0, at.worker, 2);
+          auto alone = (*first)->PeerWorkerIds(std::span(&at, 1), epoch, 2, nullptr);
+          ASSERT_TRUE(want.ok() && alone.ok());
+          EXPECT_FALSE(want->empty());
+          EXPECT_EQ((*alone)[0], *want) << node << " " << at.rank << " " << at.worker;
+          EXPECT_EQ((*together)[k], *want) << node << " " << at.rank << " " << at.worker;
+          every.insert(every.end(), want->begin(), want->end());
         }
       }
       std::sort(every.begin(), every.end());
@@ -606,17 +610,19 @@ TEST(StreamingDataset, PeerWorkerIdsAreEachRanksOwnPlan) {
   }
   auto view = StreamingDataset::Open(world(planner::ShuffleAlgo::kPy1e, 1, 1));
   ASSERT_TRUE(view.ok());
-  EXPECT_EQ((*view)->PeerWorkerIds(3, 0, 0, 0, 2, nullptr).status().message(),
-            "node 3, rank 0: the world has 3 nodes of 2 ranks");
-  EXPECT_EQ((*view)->PeerWorkerIds(0, 2, 0, 0, 2, nullptr).status().message(),
-            "node 0, rank 2: the world has 3 nodes of 2 ranks");
-  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, 0, 2, 2, nullptr).status().message(),
-            "worker 2 of 2: need 0 <= worker < num_workers");
-  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, -1, 0, 2, nullptr).status().message(), "epoch must not be negative");
+  auto ids = [&](planner::WorkerAt at, int64_t epoch, const planner::EpochCheckpoints* cp) {
+    return (*view)->PeerWorkerIds(std::span(&at, 1), epoch, 2, cp).status().message();
+  };
+  EXPECT_EQ(ids({3, 0, 0}, 0, nullptr), "worker (node 3, rank 0, worker 0) is outside the world of 3 x 2 x 2");
+  EXPECT_EQ(ids({0, 2, 0}, 0, nullptr), "worker (node 0, rank 2, worker 0) is outside the world of 3 x 2 x 2");
+  EXPECT_EQ(ids({0, 0, 2}, 0, nullptr), "worker (node 0, rank 0, worker 2) is outside the world of 3 x 2 x 2");
+  EXPECT_EQ(ids({0, 0, 0}, -1, nullptr), "epoch must not be negative");
   // Another epoch's checkpoints are refused by the planner, never used.
   auto cp1 = (*view)->EpochCheckpoints(1);
   ASSERT_TRUE(cp1.ok() && cp1->has_value());
-  EXPECT_EQ((*view)->PeerWorkerIds(0, 0, 0, 0, 2, &**cp1).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ids({0, 0, 0}, 0, &**cp1),
+            "the epoch checkpoints were made for another plan (seed, epoch, samples, canonical nodes or block size "
+            "differ)");
 }
 
 }  // namespace

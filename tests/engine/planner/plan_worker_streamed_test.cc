@@ -201,6 +201,24 @@ TEST(PlanWorkerPy1eTest, EqualsTheSliceOfTheWholePlan) {
           ASSERT_EQ(*fast, expect) << "iter " << iter << " worker " << p << "/" << r << "/" << k << " (checkpoints)";
           ASSERT_EQ(warned, warning) << "iter " << iter;
         }
+    // Every worker of the world at once, last first (one pass over the
+    // parts): each one's plan as PlanWorker gives it, with checkpoints and
+    // without.
+    std::vector<WorkerAt> all;
+    for (int64_t p = w.num_nodes - 1; p >= 0; --p)
+      for (int64_t r = w.ranks_per_node - 1; r >= 0; --r)
+        for (int64_t k = w.workers_per_rank - 1; k >= 0; --k) all.push_back({p, r, k});
+    for (const EpochCheckpoints* cp : {static_cast<const EpochCheckpoints*>(nullptr), static_cast<const EpochCheckpoints*>(&*checkpoints)}) {
+      auto together = PlanWorkers(q, all, cp);
+      ASSERT_TRUE(together.ok()) << together.status().ToString();
+      ASSERT_EQ(together->size(), all.size());
+      for (size_t i = 0; i < all.size(); ++i) {
+        const int64_t* begin = full->ids.data() + full->Offset(all[i].node, all[i].rank, all[i].worker, 0, 0);
+        std::vector<int64_t> expect(begin, begin + full->batches() * full->batch_size());
+        std::erase(expect, -1);
+        ASSERT_EQ((*together)[i], expect) << "iter " << iter << " worker " << i << (cp ? " (checkpoints)" : "");
+      }
+    }
   }
   // The sweep covers what it says.
   EXPECT_GT(planned, 400);
