@@ -1,8 +1,14 @@
 // sluice plan DATASET --world NODES:RANKS:WORKERS --rank R --worker W ...:
 // the samples one DataLoader worker reads in an epoch, in order, from the
 // dataset's index alone (the planner plans only that worker's share).
+// With --steps A:B instead of --worker: the batches every rank (or rank R)
+// takes at global steps A to B - 1, as torch's DataLoader deals its
+// workers' batches (planner::DataLoaderBatches).
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -11,6 +17,7 @@
 #include "bindings/cli/flags.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/dataset_reader.h"
+#include "formats/dataset/sample_locator.h"
 
 namespace sluice::cli {
 namespace {
@@ -19,8 +26,12 @@ constexpr char kPlanWorkerUsage[] =
     "usage: sluice plan DATASET --world NODES:RANKS:WORKERS --rank R --worker W --batch-size B\n"
     "                   [--epoch E] [--sample-in-epoch S] [--shuffle] [--shuffle-seed N]\n"
     "                   [--shuffle-algo ALGO] [--shuffle-block-size N] [--num-canonical-nodes N]\n"
+    "       sluice plan DATASET --world NODES:RANKS:WORKERS --steps A:B [--rank R] --batch-size B ...\n"
     "  R is the global rank (node = R / RANKS); W the DataLoader worker of that rank.\n"
-    "  Prints one line per sample: stream, shard, index in the shard, global sample id.\n";
+    "  Prints one line per sample: stream, shard, index in the shard, global sample id.\n"
+    "  --steps A:B (or N): the samples of global steps A to B - 1 (the batch each rank takes\n"
+    "  at that step, from its DataLoader worker step mod WORKERS), counted from the start of\n"
+    "  the epoch, or from --sample-in-epoch; one line per sample: step, rank, then as above.\n";
 
 Result<planner::World> ParseWorld(const std::string& text) {
   const size_t a = text.find(':'), b = a == std::string::npos ? a : text.find(':', a + 1);
@@ -49,11 +60,92 @@ Result<int64_t> Count(const Flags& f, const std::string& name, std::optional<int
   return int64_t(n);
 }
 
+// "A:B" (A < B) or "N" (N:N+1): a half-open range of steps.
+Result<std::pair<int64_t, int64_t>> ParseSteps(const std::string& text) {
+  const size_t colon = text.find(':');
+  const std::string what = "--steps wants A:B (steps A to B - 1) or N, got '" + text + "'";
+  auto a = ParseCount(text.substr(0, colon), "--steps");
+  if (!a.ok() || *a > (uint64_t{1} << 40)) return InvalidArgumentError(what);
+  if (colon == std::string::npos) return std::pair<int64_t, int64_t>(int64_t(*a), int64_t(*a) + 1);
+  auto b = ParseCount(text.substr(colon + 1), "--steps");
+  if (!b.ok() || *b <= *a || *b > (uint64_t{1} << 40)) return InvalidArgumentError(what);
+  return std::pair<int64_t, int64_t>(int64_t(*a), int64_t(*b));
+}
+
+void Flush(std::string& out, bool last = false) {
+  if (out.size() > (1u << 16) || last) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    out.clear();
+  }
+}
+
+// Steps [first, end) of `ranks` (global ranks, ascending): each node's
+// workers planned together (with the epoch's checkpoints when more than one
+// node is planned), dealt to batches as the DataLoader deals them.
+Status PrintSteps(const planner::PlanRequest& q, int64_t batch, const std::vector<int64_t>& ranks, int64_t first,
+                  int64_t end, const SampleLocator& locator) {
+  const planner::World& world = q.world;
+  std::optional<planner::EpochCheckpoints> checkpoints;
+  const bool nodes = !ranks.empty() && ranks.front() / world.ranks_per_node != ranks.back() / world.ranks_per_node;
+  if (nodes && planner::CheckpointsApply(q.config)) {
+    SLUICE_ASSIGN_OR_RETURN(checkpoints, planner::PlanCheckpoints(q));
+  }
+  std::vector<std::vector<std::vector<int64_t>>> batches(ranks.size());  // per rank: its steps in range
+  int64_t steps = 0;  // the most any rank takes
+  for (size_t i = 0; i < ranks.size();) {
+    const int64_t node = ranks[i] / world.ranks_per_node;
+    size_t j = i;
+    std::vector<planner::WorkerAt> workers;
+    for (; j < ranks.size() && ranks[j] / world.ranks_per_node == node; ++j) {
+      for (int64_t w = 0; w < world.workers_per_rank; ++w) {
+        workers.push_back({node, ranks[j] % world.ranks_per_node, w});
+      }
+    }
+    SLUICE_ASSIGN_OR_RETURN(auto each, planner::PlanWorkers(q, workers, checkpoints ? &*checkpoints : nullptr));
+    for (size_t k = i; k < j; ++k) {
+      const auto begin = each.begin() + static_cast<ptrdiff_t>((k - i) * size_t(world.workers_per_rank));
+      std::vector<std::vector<int64_t>> own(std::make_move_iterator(begin),
+                                           std::make_move_iterator(begin + world.workers_per_rank));
+      std::vector<std::vector<int64_t>> all = planner::DataLoaderBatches(own, batch);
+      steps = std::max(steps, int64_t(all.size()));
+      for (int64_t s = first; s < end && s < int64_t(all.size()); ++s) batches[k].push_back(std::move(all[size_t(s)]));
+    }
+    i = j;
+  }
+  if (first >= steps) {
+    return InvalidArgumentError("--steps starts at step " + std::to_string(first) + ", past the last: " +
+                                (ranks.size() == 1 ? "the rank takes " : "each rank takes at most ") +
+                                std::to_string(steps) + " steps in this epoch");
+  }
+  std::string out = "step\trank\tstream\tshard\tindex\tsample\n";
+  for (int64_t s = first; s < end && s < steps; ++s) {
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      if (size_t(s - first) >= batches[k].size()) continue;
+      for (int64_t id : batches[k][size_t(s - first)]) {
+        const auto [shard, index] = locator.Locate(uint64_t(id));
+        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t0\t" + std::to_string(shard) + "\t" +
+               std::to_string(index) + "\t" + std::to_string(id) + "\n";
+        Flush(out);
+      }
+    }
+  }
+  Flush(out, true);
+  return Status::Ok();
+}
+
 Status Plan(const Flags& f) {
   SLUICE_ASSIGN_OR_RETURN(planner::World world, ParseWorld(*f.Get("world")));
   planner::PlanRequest q;
-  SLUICE_ASSIGN_OR_RETURN(const int64_t rank, Count(f, "rank", std::nullopt));
-  SLUICE_ASSIGN_OR_RETURN(const int64_t worker, Count(f, "worker", std::nullopt));
+  std::optional<std::pair<int64_t, int64_t>> steps;
+  if (auto text = f.Get("steps")) {
+    SLUICE_ASSIGN_OR_RETURN(steps, ParseSteps(*text));
+    if (f.Get("worker")) {
+      return InvalidArgumentError("--steps gives each rank's batches whichever worker made them (step s comes "
+                                  "from worker s mod WORKERS); leave out --worker");
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(const int64_t rank, Count(f, "rank", steps ? std::optional<int64_t>(-1) : std::nullopt));
+  SLUICE_ASSIGN_OR_RETURN(const int64_t worker, Count(f, "worker", steps ? std::optional<int64_t>(0) : std::nullopt));
   SLUICE_ASSIGN_OR_RETURN(const int64_t batch, Count(f, "batch-size", std::nullopt));
   SLUICE_ASSIGN_OR_RETURN(q.epoch, Count(f, "epoch", 0));
   SLUICE_ASSIGN_OR_RETURN(q.sample_in_epoch, Count(f, "sample-in-epoch", 0));
@@ -80,29 +172,30 @@ Status Plan(const Flags& f) {
   auto reader = DatasetReader::Open(source->folder());
   if (!reader.ok()) return source->Explain(reader.status());
   planner::StreamSpec stream;
-  std::vector<int64_t> first_id;  // per shard, then the total
-  int64_t at = 0;
+  std::vector<uint64_t> starts{0};  // each shard's first sample id, then the total
   for (const ShardEntry& e : (*reader)->index().shards) {
-    first_id.push_back(at);
     stream.shard_sizes.push_back(int64_t(e.samples));
-    at += int64_t(e.samples);
+    starts.push_back(starts.back() + e.samples);
   }
-  first_id.push_back(at);
   q.streams.push_back(std::move(stream));
+  const SampleLocator locator(std::move(starts));
 
+  if (steps) {
+    std::vector<int64_t> ranks;
+    for (int64_t r = 0; r < world.num_nodes * world.ranks_per_node; ++r) {
+      if (rank < 0 || r == rank) ranks.push_back(r);
+    }
+    return PrintSteps(q, batch, ranks, steps->first, steps->second, locator);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(q, rank / world.ranks_per_node, rank % world.ranks_per_node, worker));
   std::string out = "stream\tshard\tindex\tsample\n";
   for (int64_t id : ids) {
-    const size_t shard = size_t(std::upper_bound(first_id.begin(), first_id.end(), id) - first_id.begin()) - 1;
-    out += "0\t" + std::to_string(shard) + "\t" + std::to_string(id - first_id[shard]) + "\t" + std::to_string(id) +
-           "\n";
-    if (out.size() > (1u << 16)) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      out.clear();
-    }
+    const auto [shard, index] = locator.Locate(uint64_t(id));
+    out += "0\t" + std::to_string(shard) + "\t" + std::to_string(index) + "\t" + std::to_string(id) + "\n";
+    Flush(out);
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  Flush(out, true);
   return Status::Ok();
 }
 
@@ -110,7 +203,7 @@ Status Plan(const Flags& f) {
 
 int RunPlanWorker(const Args& args) {
   auto flags = ParseFlags(args,
-                          {"world", "rank", "worker", "batch-size", "epoch", "sample-in-epoch", "shuffle-seed",
+                          {"world", "rank", "worker", "steps", "batch-size", "epoch", "sample-in-epoch", "shuffle-seed",
                            "shuffle-algo", "shuffle-block-size", "num-canonical-nodes"},
                           {"shuffle"});
   if (!flags.ok()) return Error("plan", flags.status(), 2);

@@ -1,5 +1,6 @@
 #include "engine/planner/plan.h"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/planner/batching.h"
@@ -88,31 +89,34 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   return std::move(each[0]);
 }
 
-std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64_t node, int64_t rank) {
-  const int64_t W = work.workers(), B = work.batch_size();
-  std::vector<std::vector<std::vector<int64_t>>> per_worker(static_cast<size_t>(W));
-  for (int64_t w = 0; w < W; ++w) {
-    const int64_t* begin = work.ids.data() + work.Offset(node, rank, w, 0, 0);
-    std::vector<int64_t> batch;
-    for (const int64_t* p = begin; p != begin + work.batches() * B; ++p) {
-      if (*p == -1) continue;
-      batch.push_back(*p);
-      if (int64_t(batch.size()) == B) per_worker[size_t(w)].push_back(std::move(batch)), batch.clear();
-    }
-    if (!batch.empty()) per_worker[size_t(w)].push_back(std::move(batch));
-  }
+std::vector<std::vector<int64_t>> DataLoaderBatches(const std::vector<std::vector<int64_t>>& worker_ids,
+                                                    int64_t batch_size) {
+  const size_t B = static_cast<size_t>(std::max<int64_t>(batch_size, 1));
   std::vector<std::vector<int64_t>> out;
   for (size_t round = 0;; ++round) {
     bool any = false;
-    for (auto& batches : per_worker) {
-      if (round < batches.size()) {
-        out.push_back(std::move(batches[round]));
+    for (const std::vector<int64_t>& ids : worker_ids) {
+      const size_t begin = round * B;
+      if (begin < ids.size()) {
+        out.emplace_back(ids.begin() + static_cast<ptrdiff_t>(begin),
+                         ids.begin() + static_cast<ptrdiff_t>(std::min(ids.size(), begin + B)));
         any = true;
       }
     }
     if (!any) break;
   }
   return out;
+}
+
+std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64_t node, int64_t rank) {
+  std::vector<std::vector<int64_t>> worker_ids(static_cast<size_t>(work.workers()));
+  for (int64_t w = 0; w < work.workers(); ++w) {
+    const int64_t* begin = work.ids.data() + work.Offset(node, rank, w, 0, 0);
+    std::vector<int64_t>& ids = worker_ids[static_cast<size_t>(w)];
+    ids.assign(begin, begin + work.batches() * work.batch_size());
+    std::erase(ids, -1);
+  }
+  return DataLoaderBatches(worker_ids, work.batch_size());
 }
 
 }  // namespace sluice::planner

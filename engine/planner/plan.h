@@ -167,5 +167,8 @@ bool CheckpointsApply(const PlanConfig& config);
 // workers: each worker's ids (-1 skipped) cut into batches of B, the last one
 // possibly short, taken from workers in turn, skipping exhausted ones.
 std::vector<std::vector<int64_t>> DataLoaderBatches(const WorkArray& work, int64_t node, int64_t rank);
+// The same from each worker's ids (as PlanWorker gives them), workers in order.
+std::vector<std::vector<int64_t>> DataLoaderBatches(const std::vector<std::vector<int64_t>>& worker_ids,
+                                                    int64_t batch_size);
 
 }  // namespace sluice::planner

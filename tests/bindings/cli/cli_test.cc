@@ -112,6 +112,81 @@ TEST(CliTest, PlanOneWorkerOfADataset) {
   EXPECT_NE(bad.out.find("--batch-size is required"), std::string::npos) << bad.out;
 }
 
+// `sluice plan DATASET --world ... --steps A:B` prints the samples of global
+// steps A..B-1: for each rank the batch its DataLoader takes at that step
+// (worker step mod 2), the same ids as the whole epoch's work dealt as
+// torch's DataLoader deals it, for every rank or the one asked for.
+TEST(CliTest, PlanGlobalStepsOfADataset) {
+  const std::vector<int64_t> sizes{26, 11, 26, 26, 12, 5};  // the "merged" dataset
+  testing::TempDir tmp("sluice_cli_plan_steps");
+  const std::string config = tmp.path() + "/config.json";
+  std::ofstream(config) << R"({"streams": [{"shard_sizes": [26, 11, 26, 26, 12, 5]}], "batch_size": 3,
+    "shuffle": true, "shuffle_block_size": 20, "world": {"num_nodes": 2, "ranks_per_node": 2,
+    "workers_per_rank": 2}, "epoch": 1})";
+  CliRun whole = Sluice("plan " + config);
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+  auto json = ParsePyJson(whole.out);
+  ASSERT_TRUE(json.ok()) << whole.out;
+  const auto& work = std::get<JsonValue::Array>(Member(*json, "work")->v);
+  // Each rank's batches as the DataLoader hands them: worker 0's first,
+  // worker 1's first, worker 0's second, ...
+  std::vector<std::vector<std::vector<int64_t>>> steps(4);
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    const auto& node = std::get<JsonValue::Array>(work[size_t(rank / 2)].v);
+    const auto& workers = std::get<JsonValue::Array>(node[size_t(rank % 2)].v);
+    std::vector<std::vector<std::vector<int64_t>>> per_worker;
+    for (const JsonValue& worker : workers) {
+      std::vector<std::vector<int64_t>> batches;
+      for (const JsonValue& batch : std::get<JsonValue::Array>(worker.v)) {
+        std::vector<int64_t> ids;
+        for (const JsonValue& id : std::get<JsonValue::Array>(batch.v))
+          if (std::get<int64_t>(id.v) >= 0) ids.push_back(std::get<int64_t>(id.v));
+        if (!ids.empty()) batches.push_back(ids);
+      }
+      per_worker.push_back(batches);
+    }
+    for (size_t b = 0; b < per_worker[0].size() || b < per_worker[1].size(); ++b)
+      for (const auto& w : per_worker)
+        if (b < w.size()) steps[size_t(rank)].push_back(w[b]);
+  }
+  ASSERT_GE(steps[0].size(), 8u);
+  auto line = [&](int64_t step, int64_t rank, int64_t id) {
+    int64_t shard = 0, first = 0;
+    while (id >= first + sizes[size_t(shard)]) first += sizes[size_t(shard++)];
+    return std::to_string(step) + "\t" + std::to_string(rank) + "\t0\t" + std::to_string(shard) + "\t" +
+           std::to_string(id - first) + "\t" + std::to_string(id) + "\n";
+  };
+  const std::string common = " --world 2:2:2 --batch-size 3 --shuffle --shuffle-block-size 20 --epoch 1";
+  std::string want = "step\trank\tstream\tshard\tindex\tsample\n";
+  for (int64_t step = 2; step < 7; ++step)
+    for (int64_t rank = 0; rank < 4; ++rank)
+      for (int64_t id : steps[size_t(rank)][size_t(step)]) want += line(step, rank, id);
+  CliRun r = Sluice("plan " + kMds + "merged --steps 2:7" + common);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, want);
+  want = "step\trank\tstream\tshard\tindex\tsample\n";
+  for (int64_t id : steps[3][5]) want += line(5, 3, id);
+  r = Sluice("plan " + kMds + "merged --steps 5 --rank 3" + common);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, want);
+  // Past the end: the last steps, then nothing.
+  const int64_t last = int64_t(steps[0].size()) - 1;
+  r = Sluice("plan " + kMds + "merged --rank 0 --steps " + std::to_string(last) + ":100000" + common);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  want = "step\trank\tstream\tshard\tindex\tsample\n";
+  for (int64_t id : steps[0][size_t(last)]) want += line(last, 0, id);
+  EXPECT_EQ(r.out, want);
+  r = Sluice("plan " + kMds + "merged --rank 0 --steps " + std::to_string(last + 1) + common);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sluice plan: invalid argument: --steps starts at step " + std::to_string(last + 1) +
+                       ", past the last: the rank takes " + std::to_string(last + 1) + " steps in this epoch\n");
+  r = Sluice("plan " + kMds + "merged --steps 4:2" + common);
+  EXPECT_EQ(r.out, "sluice plan: invalid argument: --steps wants A:B (steps A to B - 1) or N, got '4:2'\n");
+  r = Sluice("plan " + kMds + "merged --steps 4 --worker 1" + common);
+  EXPECT_EQ(r.out, "sluice plan: invalid argument: --steps gives each rank's batches whichever worker made them "
+                   "(step s comes from worker s mod WORKERS); leave out --worker\n");
+}
+
 TEST(CliTest, CatPrintsTheCompatLine) {
   // CSV holds nothing Sluice leaves undecoded, so the line is identical.
   std::vector<std::string> expected = Lines(kMds + "csv_plain/expected.jsonl");
