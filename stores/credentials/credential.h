@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "stores/signing/sigv4.h"
 
@@ -24,6 +26,10 @@ struct Credential {
   std::string bearer;     // an OAuth2 access token; empty when unused
   std::string account_key;  // Azure: the account's shared key (base64); empty when unused
   std::string sas_token;    // Azure: a SAS token (query string, no '?'); empty when unused
+  // Headers every request carries beside the bearer token (name lower case,
+  // value a secret), e.g. an Azure Databricks service principal's
+  // x-databricks-azure-sp-management-token.
+  std::vector<std::pair<std::string, std::string>> headers;
   // Unix seconds after which the credential is refused; nullopt: never
   // (static keys).
   std::optional<int64_t> expires_at;

@@ -29,6 +29,11 @@ const std::vector<Setting>& Settings() {
       {"password", "DATABRICKS_PASSWORD", "basic", &DatabricksConfig::password},
       {"discovery_url", "DATABRICKS_DISCOVERY_URL", "", &DatabricksConfig::discovery_url},
       {"auth_type", "DATABRICKS_AUTH_TYPE", "", &DatabricksConfig::auth_type},
+      {"azure_client_id", "ARM_CLIENT_ID", "azure", &DatabricksConfig::azure_client_id},
+      {"azure_client_secret", "ARM_CLIENT_SECRET", "azure", &DatabricksConfig::azure_client_secret},
+      {"azure_tenant_id", "ARM_TENANT_ID", "azure", &DatabricksConfig::azure_tenant_id},
+      {"azure_workspace_resource_id", "DATABRICKS_AZURE_RESOURCE_ID", "azure",
+       &DatabricksConfig::azure_workspace_resource_id},
   };
   return settings;
 }
@@ -121,10 +126,10 @@ Result<DatabricksConfig> LoadDatabricksConfig() {
     SLUICE_ASSIGN_OR_RETURN(config.host, NormalizeHost(config.host, config.origin["host"]));
   }
   if (!config.auth_type.empty() && config.auth_type != "pat" && config.auth_type != "basic" &&
-      config.auth_type != "oauth-m2m") {
+      config.auth_type != "oauth-m2m" && config.auth_type != "azure-client-secret") {
     return InvalidArgumentError("the Databricks auth type '" + config.auth_type + "' (from " +
                                 config.origin["auth_type"] +
-                                ") is not supported; Sluice has pat and oauth-m2m");
+                                ") is not supported; Sluice has pat, oauth-m2m and azure-client-secret");
   }
   std::set<std::string> kinds;
   for (const Setting& s : Settings()) {

@@ -2,7 +2,9 @@
 // resolves them (unified authentication), before any token is fetched:
 //   1. the environment: DATABRICKS_HOST, DATABRICKS_TOKEN,
 //      DATABRICKS_CLIENT_ID, DATABRICKS_CLIENT_SECRET, DATABRICKS_USERNAME,
-//      DATABRICKS_PASSWORD, DATABRICKS_DISCOVERY_URL, DATABRICKS_AUTH_TYPE;
+//      DATABRICKS_PASSWORD, DATABRICKS_DISCOVERY_URL, DATABRICKS_AUTH_TYPE,
+//      ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_TENANT_ID,
+//      DATABRICKS_AZURE_RESOURCE_ID;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings.
@@ -31,6 +33,13 @@ struct DatabricksConfig {
   std::string password;       // (secret)
   std::string discovery_url;  // OIDC discovery; "" for the host's own
   std::string auth_type;      // "pat", "oauth-m2m", ...; "" for the first that applies
+  // An Azure service principal (Microsoft Entra ID) of an Azure Databricks
+  // workspace: ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_TENANT_ID ("" = the
+  // workspace's own, from {host}/aad/auth), DATABRICKS_AZURE_RESOURCE_ID.
+  std::string azure_client_id;
+  std::string azure_client_secret;  // (secret)
+  std::string azure_tenant_id;
+  std::string azure_workspace_resource_id;
   std::string profile;        // the profile read; "" when none
   std::string config_file;    // the file the profile came from
   // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of

@@ -136,6 +136,9 @@ struct HttpClientOptions {
   // Pooled connections idle longer than this are closed instead of reused.
   std::chrono::milliseconds pool_idle_expiry{30000};
   int max_redirects = 5;
+  // false: a 3xx with a Location is the response (status and its
+  // "location" header only), not followed.
+  bool follow_redirects = true;
   // Cap for bodies Send() buffers in memory (no sink), and for error bodies.
   uint64_t max_buffered_body = uint64_t{1} << 30;
   // TLS: CA bundle file. Empty: $SSL_CERT_FILE if set, else the system's

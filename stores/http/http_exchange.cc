@@ -233,6 +233,13 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
   // another region names it only in its body) is answered as an error, so
   // that the store reads the body.
   const std::string location(head[bhttp::field::location]);
+  if (IsRedirect(status) && !location.empty() && !ctx.options.follow_redirects) {
+    // The caller reads where it points (its status and Location), body unread.
+    t.response.status = static_cast<int>(status);
+    t.response.headers.emplace_back("location", location);
+    result.outcome = Outcome::kDone;
+    co_return result;
+  }
   if (IsRedirect(status) && !location.empty() &&
       (t.request.method == HttpMethod::kGet || t.request.method == HttpMethod::kHead)) {
     Result<Url> target = ResolveRedirect(t.url, location);

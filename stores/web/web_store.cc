@@ -53,8 +53,9 @@ awaitable<Result<HttpHeaders>> BearerHttpStore::AuthHeaders() {
     auto current = co_await credential_->AwaitGet();
     if (!current.ok()) co_return current.status().WithContext(root_);
     bearer = std::move(current->bearer);
+    h = std::move(current->headers);
   }
-  if (!bearer.empty()) h.emplace_back("authorization", "Bearer " + bearer);
+  if (!bearer.empty()) h.emplace(h.begin(), "authorization", "Bearer " + bearer);
   co_return h;
 }
 

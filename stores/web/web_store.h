@@ -55,7 +55,8 @@ class BearerHttpStore : public Store {
  protected:
   // The absolute URL of `key` (already validated).
   virtual std::string ObjectUrl(const std::string& key) const = 0;
-  // The Authorization header, if any. Errors: the credential's (it never
+  // The Authorization header, if any, and the credential's other headers
+  // (Credential::headers). Errors: the credential's (it never
   // holds a secret).
   boost::asio::awaitable<Result<HttpHeaders>> AuthHeaders();
   // The headers that authorize a `method` request of `url` (absolute, as

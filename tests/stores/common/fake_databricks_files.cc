@@ -36,6 +36,21 @@ int FakeDatabricksFiles::list_pages() {
   return list_pages_;
 }
 
+void FakeDatabricksFiles::SetAadTenant(const std::string& tenant) {
+  std::lock_guard<std::mutex> lock(mu_);
+  aad_tenant_ = tenant;
+}
+
+std::vector<std::string> FakeDatabricksFiles::management_tokens() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return management_tokens_;
+}
+
+std::vector<std::string> FakeDatabricksFiles::resource_ids() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return resource_ids_;
+}
+
 FakeResponse FakeDatabricksFiles::Handle(const FakeRequest& r) {
   if (r.target.rfind("/api/2.0/fs/directories", 0) != 0) return HandleLocked(r);
   int now = ++lists_in_flight_;
@@ -50,8 +65,15 @@ FakeResponse FakeDatabricksFiles::Handle(const FakeRequest& r) {
 
 FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (r.method == "GET" && r.target == "/aad/auth") {  // an Azure workspace's sign-in page
+    if (aad_tenant_.empty()) return {404, {}, ""};
+    return {302, {{"Location", "https://login.microsoftonline.com/" + aad_tenant_ +
+                                   "/oauth2/authorize?client_id=2ff814a6&redirect_uri=x"}}, ""};
+  }
   const std::string auth = r.Header("authorization");
   bearers_.push_back(auth.rfind("Bearer ", 0) == 0 ? auth.substr(7) : auth);
+  management_tokens_.push_back(r.Header("x-databricks-azure-sp-management-token"));
+  resource_ids_.push_back(r.Header("x-databricks-azure-workspace-resource-id"));
   if (auth.rfind("Bearer ", 0) != 0 || accepted_.count(auth.substr(7)) == 0) {
     return {401, {}, "{\"error_code\":\"UNAUTHENTICATED\"}"};
   }

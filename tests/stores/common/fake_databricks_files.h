@@ -29,6 +29,13 @@ class FakeDatabricksFiles {
   void AcceptToken(const std::string& token);
   // The bearer tokens of the requests answered so far. Thread-safe.
   std::vector<std::string> bearers();
+  // Per request answered, its X-Databricks-Azure-SP-Management-Token and
+  // X-Databricks-Azure-Workspace-Resource-Id ("" when absent). Thread-safe.
+  std::vector<std::string> management_tokens();
+  std::vector<std::string> resource_ids();
+  // GET /aad/auth redirects to this tenant's sign-in, as an Azure
+  // workspace's does ("": 404, as elsewhere). Thread-safe.
+  void SetAadTenant(const std::string& tenant);
 
   // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would. Thread-safe.
   void Put(const std::string& path, std::string bytes);
@@ -52,6 +59,8 @@ class FakeDatabricksFiles {
   std::map<std::string, int> gets_;
   std::set<std::string> accepted_ = {kToken};
   std::vector<std::string> bearers_;
+  std::vector<std::string> management_tokens_, resource_ids_;
+  std::string aad_tenant_;
   int list_pages_ = 0;
   FakeHttpServer server_;  // last: stops first
 };

@@ -173,7 +173,8 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // Databricks: no ~/.databrickscfg of the machine's, no other credential.
   for (const char* name : {"DATABRICKS_CLIENT_ID", "DATABRICKS_CLIENT_SECRET", "DATABRICKS_USERNAME",
                            "DATABRICKS_PASSWORD", "DATABRICKS_DISCOVERY_URL", "DATABRICKS_AUTH_TYPE",
-                           "DATABRICKS_CONFIG_PROFILE"}) {
+                           "DATABRICKS_CONFIG_PROFILE", "ARM_CLIENT_ID", "ARM_CLIENT_SECRET", "ARM_TENANT_ID",
+                           "DATABRICKS_AZURE_RESOURCE_ID", "SLUICE_DATABRICKS_ENTRA_ENDPOINT"}) {
     env[name] = std::nullopt;
   }
   env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";

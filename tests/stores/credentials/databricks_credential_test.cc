@@ -91,6 +91,51 @@ class FakeDatabricksOidc {
   FakeHttpServer server_;
 };
 
+constexpr char kAzureClient[] = "0f5c2a1e-azure-sp";
+constexpr char kAzureSecret[] = "entra-secret-value-7";
+constexpr char kTenant[] = "72f988bf-tenant";
+
+// Microsoft Entra ID's v1 token endpoint for a client secret, checking the
+// form the SDK posts (the client's id and secret in it, a resource, the
+// all-apis scope); answers expires_in as a string, as v1 does. A token
+// names its resource: "entra-workspace-N" for the Azure Databricks
+// application, "entra-management-N" for the service-management endpoint.
+class FakeEntra {
+ public:
+  FakeEntra() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
+  std::string url() const { return server_.url(); }
+  FakeDatabricksFiles* files = nullptr;  // told every workspace token issued
+  int requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  FakeResponse Handle(const FakeRequest& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r.method != "POST" || r.target != std::string("/") + kTenant + "/oauth2/token") return {404, {}, ""};
+    ++requests_;
+    const std::string form = "grant_type=client_credentials&scope=all-apis&resource=";
+    const std::string client = std::string("&client_id=") + kAzureClient + "&client_secret=";
+    std::string kind;
+    if (r.body.rfind(form + "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d" + client, 0) == 0) kind = "workspace";
+    if (r.body.rfind(form + "https%3A%2F%2Fmanagement.core.windows.net%2F" + client, 0) == 0) kind = "management";
+    if (kind.empty()) return {400, {{"Content-Type", "application/json"}}, "{\"error\": \"invalid_request\"}"};
+    if (!r.body.ends_with(std::string("&client_secret=") + kAzureSecret)) {
+      return {401, {{"Content-Type", "application/json"}},
+              "{\"error\": \"invalid_client\", \"error_description\": \"AADSTS7000215: Invalid client secret "
+              "provided.\"}"};
+    }
+    const std::string token = "entra-" + kind + "-" + std::to_string(requests_);
+    if (files != nullptr && kind == "workspace") files->AcceptToken(token);
+    return {200, {{"Content-Type", "application/json"}},
+            "{\"token_type\": \"Bearer\", \"expires_in\": \"3599\", \"access_token\": \"" + token + "\"}"};
+  }
+  std::mutex mu_;
+  int requests_ = 0;
+  FakeHttpServer server_;
+};
+
 class DatabricksAuthTest : public ::testing::Test {
  protected:
   void SetEnv(std::map<std::string, std::optional<std::string>> extra) {
@@ -165,7 +210,7 @@ TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
   SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "azure-cli"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
             "the Databricks auth type 'azure-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
-            "Sluice has pat and oauth-m2m");
+            "Sluice has pat, oauth-m2m and azure-client-secret");
 }
 
 TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
@@ -262,6 +307,89 @@ TEST_F(DatabricksReadTest, AServicePrincipalsTokenReadsAndIsRefreshedBeforeItExp
   EXPECT_EQ(whoami->find("m2m-token"), std::string::npos);
 }
 
+// An Azure service principal (ARM_*) of an Azure workspace: the tenant
+// from the workspace's sign-in redirect, two Entra ID tokens (the
+// workspace's as the bearer, the management one in its header), the
+// resource id header when configured; whoami names client and tenant, never
+// a secret or a token. A host that is not an Azure workspace, a wrong
+// secret and a host with no sign-in redirect are errors that say so.
+TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
+  FakeEntra entra;
+  entra.files = &files_;
+  files_.SetAadTenant(kTenant);
+  const std::string resource = "/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w";
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"ARM_CLIENT_SECRET", kAzureSecret},
+          {"DATABRICKS_AZURE_RESOURCE_ID", resource}, {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto got = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "{\"shards\": []}");
+  EXPECT_EQ(files_.bearers().back(), "entra-workspace-1");
+  EXPECT_EQ(files_.management_tokens().back(), "entra-management-2");
+  EXPECT_EQ(files_.resource_ids().back(), resource);
+  auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_NE(whoami->find("  credentials: Azure service principal 0f5c2a1e-azure-sp of tenant 72f988bf-tenant (from "
+                         "ARM_CLIENT_ID) (bearer token)\n"),
+            std::string::npos)
+      << *whoami;
+  EXPECT_NE(whoami->find("azure-client-secret (used)"), std::string::npos) << *whoami;
+  for (const char* secret : {kAzureSecret, "entra-workspace", "entra-management"}) {
+    EXPECT_EQ(whoami->find(secret), std::string::npos) << secret;
+  }
+
+  // ARM_TENANT_ID spares the discovery; DATABRICKS_AUTH_TYPE picks the
+  // strategy beside a token.
+  files_.SetAadTenant("");
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"ARM_CLIENT_SECRET", kAzureSecret},
+          {"ARM_TENANT_ID", kTenant}, {"DATABRICKS_TOKEN", "dapi-x"}, {"DATABRICKS_AUTH_TYPE", "azure-client-secret"},
+          {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto credential = MakeDatabricksCredentialChain(*config)->Fetch(1000);
+  ASSERT_TRUE(credential.ok()) << credential.status().ToString();
+  EXPECT_EQ(credential->bearer, "entra-workspace-3");
+  EXPECT_EQ(credential->expires_at, 1000 + 3599);
+  ASSERT_EQ(credential->headers.size(), 1u);  // no resource id configured
+  EXPECT_EQ(credential->headers[0].first, "x-databricks-azure-sp-management-token");
+  // Without DATABRICKS_AUTH_TYPE, a token and Azure credentials are two kinds.
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"DATABRICKS_TOKEN", "dapi-x"}});
+  EXPECT_EQ(LoadDatabricksConfig().status().message(),
+            "validate: more than one authorization method configured: azure and pat (set DATABRICKS_AUTH_TYPE to "
+            "choose one)");
+
+  auto error = [&](std::map<std::string, std::optional<std::string>> env) {
+    env["DATABRICKS_HOST"] = files_.url();
+    env["ARM_CLIENT_ID"] = kAzureClient;
+    if (!env.count("ARM_CLIENT_SECRET")) env["ARM_CLIENT_SECRET"] = kAzureSecret;
+    SetEnv(env);
+    auto c = LoadDatabricksConfig();
+    EXPECT_TRUE(c.ok());
+    auto fetched = MakeDatabricksCredentialChain(*c)->Fetch(1000);
+    EXPECT_FALSE(fetched.ok());
+    EXPECT_EQ(fetched.status().message().find(kAzureSecret), std::string::npos);
+    return fetched.status().message();
+  };
+  const std::string tried = " (tried before: pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
+                            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)))";
+  EXPECT_EQ(error({}), "azure-client-secret: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
+                       "Databricks workspace, and " + files_.url() + " is not one (*.azuredatabricks.net, "
+                       "*.databricks.azure.us, *.databricks.azure.cn)" + tried);
+  EXPECT_EQ(error({{"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}}),
+            "azure-client-secret: the Azure tenant of " + files_.url() + " is unknown: set ARM_TENANT_ID (" +
+                "GET " + files_.url() + "/aad/auth: HTTP 404 Not Found, expected 2xx)" + tried);
+  const std::string wrong = error({{"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}, {"ARM_TENANT_ID", kTenant},
+                                   {"ARM_CLIENT_SECRET", "wrong-secret"}});
+  EXPECT_NE(wrong.find("Entra ID token request for Azure client 0f5c2a1e-azure-sp (resource "
+                       "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d) to " + entra.url() + "/" + kTenant +
+                       "/oauth2/token failed"),
+            std::string::npos)
+      << wrong;
+  EXPECT_NE(wrong.find("HTTP 401 Unauthorized (invalid_client)"), std::string::npos) << wrong;
+  EXPECT_EQ(wrong.find("wrong-secret"), std::string::npos) << wrong;
+}
+
 TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
   SetEnv({{"DATABRICKS_HOST", files_.url()}});
   auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
@@ -271,7 +399,8 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
             "DATABRICKS_TOKEN, or DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or use a "
             "profile of ~/.databrickscfg that has them (no Databricks credentials found; tried: "
             "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)))");
+            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no "
+            "Azure client id (ARM_CLIENT_ID)))");
   SetEnv({});
   EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
             "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "
