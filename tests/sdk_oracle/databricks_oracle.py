@@ -1,14 +1,14 @@
 """The SDK oracle for Databricks unified authentication: for each way a user
 configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
-service principal), databricks-sdk's Config() (pinned in requirements.txt)
+service principal, an Azure workspace's Entra ID service principal), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint, and the
 Files API for one file of a volume. The fake derives each OAuth token from the
 request that asked for it (client, secret, grant, scope), so the two get the
 same token only when they asked the same thing. Each case checks that the
-Authorization header Config().authenticate() gives is the one Sluice sent to
-read the file, that both read the same bytes, and that `sluice whoami` names
+headers Config().authenticate() gives (Authorization, and on Azure the
+management token and resource id) are the ones Sluice sent to read the file, that both read the same bytes, and that `sluice whoami` names
 the strategy and never a secret.
 
 Run it with the venv's Python (tests/sdk_oracle/run_databricks.sh does).
@@ -18,6 +18,7 @@ build/bindings/c/libsluice.so); `sluice whoami` is SLUICE_CLI (default
 build/bindings/cli/sluice). Prints one line per case; exits 1 when any
 differs."""
 import base64
+import dataclasses
 import hashlib
 import http.server
 import json
@@ -31,12 +32,20 @@ import urllib.parse
 
 import databricks.sdk
 import requests
+from databricks.sdk import environments
 from databricks.sdk.config import Config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAT = 'dapi0123456789abcdef-oracle'
 CLIENT_ID = 'sp-oracle-client'
 CLIENT_SECRET = 'dose-oracle-secret-value'
+AZURE_CLIENT = '0f5c2a1e-oracle-sp'
+AZURE_SECRET = 'entra-oracle-secret-value'
+TENANT = '72f988bf-oracle-tenant'
+RESOURCE_ID = '/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w'
+# The headers a request to the workspace is authorized by (Azure adds two).
+AUTH_HEADERS = ('Authorization', 'X-Databricks-Azure-SP-Management-Token',
+                'X-Databricks-Azure-Workspace-Resource-Id')
 VOLUME = '/Volumes/main/default/vol/ds'
 OBJECT = b'the same bytes for both clients\n'
 
@@ -84,11 +93,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, {'issuer': url + '/oidc',
                                     'authorization_endpoint': url + '/oidc/v1/authorize',
                                     'token_endpoint': url + '/oidc/v1/token'}, js)
+        if path == '/aad/auth':  # an Azure workspace's sign-in: names its tenant
+            return self._send(302, b'', [('Location', f'https://login.microsoftonline.com/{TENANT}'
+                                                      '/oauth2/authorize?client_id=x')])
         if path == '/api/2.0/fs/files' + VOLUME + '/index.json':
             auth = self.headers.get('Authorization', '')
             with self.server.lock:
-                self.server.file_bearers.append(auth)
+                self.server.file_bearers.append(
+                    {h: self.headers[h] for h in AUTH_HEADERS if self.headers.get(h) is not None})
                 known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in self.server.issued
+                # Azure: the management token must be one Entra ID issued too.
+                mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
+                known = known and (mgmt is None or mgmt in self.server.issued)
             if not known:
                 return self._send(401, {'error_code': 'UNAUTHENTICATED'}, js)
             return self._send(200, OBJECT)
@@ -98,6 +114,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.partition('?')[0]
         length = int(self.headers.get('Content-Length', '0'))
         form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        if path == f'/entra/{TENANT}/oauth2/token':  # Entra ID v1, the client in the form
+            if form.get('client_id') != [AZURE_CLIENT] or form.get('client_secret') != [AZURE_SECRET]:
+                return self._send(401, {'error': 'invalid_client'})
+            asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'resource')}
+            token = 'entra-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer',
+                                    'expires_in': '3599', 'resource': form.get('resource', [''])[0]},
+                              [('Content-Type', 'application/json')])
         if path != '/oidc/v1/token':
             return self._send(404, {'error': 'not_found'})
         auth = self.headers.get('Authorization', '')
@@ -139,6 +165,17 @@ def _cases(fake):
         ('DATABRICKS_AUTH_TYPE=oauth-m2m beside a token', None,
          dict(m2m, DATABRICKS_TOKEN='dapi-unused', DATABRICKS_AUTH_TYPE='oauth-m2m'),
          'OAuth M2M for client ' + CLIENT_ID),
+        # Azure: the SDK is given the fake as its Entra ID (_sdk), Sluice
+        # through SLUICE_DATABRICKS_ENTRA_ENDPOINT.
+        ('environment Azure service principal, tenant from /aad/auth', None,
+         {'DATABRICKS_HOST': host, 'ARM_CLIENT_ID': AZURE_CLIENT, 'ARM_CLIENT_SECRET': AZURE_SECRET,
+          'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/'},
+         f'Azure service principal {AZURE_CLIENT} of tenant {TENANT} (from ARM_CLIENT_ID)'),
+        ('profile Azure service principal with tenant and resource id',
+         f'[az]\nhost = {host}\nazure_client_id = {AZURE_CLIENT}\nazure_client_secret = {AZURE_SECRET}\n'
+         f'azure_tenant_id = {TENANT}\nazure_workspace_resource_id = {RESOURCE_ID}\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'az', 'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/'},
+         f'Azure service principal {AZURE_CLIENT} of tenant {TENANT} (from profile az'),
     ]
 
 
@@ -160,13 +197,21 @@ def _sdk(env, fake):
     os.environ.clear()
     os.environ.update(env)
     try:
-        cfg = Config()
-        auth = cfg.authenticate()['Authorization']
+        kwargs = {}
+        entra = env.get('SLUICE_DATABRICKS_ENTRA_ENDPOINT')
+        if entra:  # the public Azure cloud, but its Entra ID is the fake
+            kwargs['databricks_environment'] = environments.DatabricksEnvironment(
+                environments.Cloud.AZURE, '127.0.0.1',
+                azure_application_id=environments.ARM_DATABRICKS_RESOURCE_ID,
+                azure_environment=dataclasses.replace(environments.ENVIRONMENTS['PUBLIC'],
+                                                      active_directory_endpoint=entra))
+        cfg = Config(**kwargs)
+        headers = cfg.authenticate()
+        auth = {h: headers[h] for h in AUTH_HEADERS if h in headers}
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    got = requests.get(f'{fake.url}/api/2.0/fs/files{VOLUME}/index.json',
-                       headers={'Authorization': auth}, timeout=10)
+    got = requests.get(f'{fake.url}/api/2.0/fs/files{VOLUME}/index.json', headers=auth, timeout=10)
     return auth, got.content
 
 
@@ -184,7 +229,7 @@ def _sluice(env, fake):
     if run.returncode != 0:
         return None, run.stderr.decode(errors='replace').strip().splitlines()[-1:]
     bearers = fake.file_bearers[before:]
-    return (bearers[-1] if bearers else ''), run.stdout
+    return (bearers[-1] if bearers else {}), run.stdout
 
 
 def main():
@@ -203,7 +248,7 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = [PAT, CLIENT_SECRET] + sorted(fake.issued)
+            secrets = [PAT, CLIENT_SECRET, AZURE_SECRET] + sorted(fake.issued)
             problems = []
             if sdk_auth is None or sdk_auth != our_auth:
                 problems.append(f'databricks-sdk: {sdk_auth}  sluice: {our_auth}')
