@@ -91,18 +91,18 @@ class FakeDatabricksOidc {
   FakeHttpServer server_;
 };
 
-constexpr char kAzureClient[] = "0f5c2a1e-azure-sp";
-constexpr char kAzureSecret[] = "entra-secret-value-7";
-constexpr char kTenant[] = "72f988bf-tenant";
+constexpr char kDatabricksAzureClient[] = "0f5c2a1e-azure-sp";
+constexpr char kDatabricksAzureSecret[] = "entra-secret-value-7";
+constexpr char kDatabricksTenant[] = "72f988bf-tenant";
 
 // Microsoft Entra ID's v1 token endpoint for a client secret, checking the
 // form the SDK posts (the client's id and secret in it, a resource, the
 // all-apis scope); answers expires_in as a string, as v1 does. A token
 // names its resource: "entra-workspace-N" for the Azure Databricks
 // application, "entra-management-N" for the service-management endpoint.
-class FakeEntra {
+class FakeDatabricksEntra {
  public:
-  FakeEntra() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
+  FakeDatabricksEntra() : server_([this](const FakeRequest& r) { return Handle(r); }) {}
   std::string url() const { return server_.url(); }
   FakeDatabricksFiles* files = nullptr;  // told every workspace token issued
   int requests() {
@@ -113,15 +113,15 @@ class FakeEntra {
  private:
   FakeResponse Handle(const FakeRequest& r) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (r.method != "POST" || r.target != std::string("/") + kTenant + "/oauth2/token") return {404, {}, ""};
+    if (r.method != "POST" || r.target != std::string("/") + kDatabricksTenant + "/oauth2/token") return {404, {}, ""};
     ++requests_;
     const std::string form = "grant_type=client_credentials&scope=all-apis&resource=";
-    const std::string client = std::string("&client_id=") + kAzureClient + "&client_secret=";
+    const std::string client = std::string("&client_id=") + kDatabricksAzureClient + "&client_secret=";
     std::string kind;
     if (r.body.rfind(form + "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d" + client, 0) == 0) kind = "workspace";
     if (r.body.rfind(form + "https%3A%2F%2Fmanagement.core.windows.net%2F" + client, 0) == 0) kind = "management";
     if (kind.empty()) return {400, {{"Content-Type", "application/json"}}, "{\"error\": \"invalid_request\"}"};
-    if (!r.body.ends_with(std::string("&client_secret=") + kAzureSecret)) {
+    if (!r.body.ends_with(std::string("&client_secret=") + kDatabricksAzureSecret)) {
       return {401, {{"Content-Type", "application/json"}},
               "{\"error\": \"invalid_client\", \"error_description\": \"AADSTS7000215: Invalid client secret "
               "provided.\"}"};
@@ -314,11 +314,11 @@ TEST_F(DatabricksReadTest, AServicePrincipalsTokenReadsAndIsRefreshedBeforeItExp
 // a secret or a token. A host that is not an Azure workspace, a wrong
 // secret and a host with no sign-in redirect are errors that say so.
 TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
-  FakeEntra entra;
+  FakeDatabricksEntra entra;
   entra.files = &files_;
-  files_.SetAadTenant(kTenant);
+  files_.SetAadTenant(kDatabricksTenant);
   const std::string resource = "/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w";
-  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"ARM_CLIENT_SECRET", kAzureSecret},
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kDatabricksAzureClient}, {"ARM_CLIENT_SECRET", kDatabricksAzureSecret},
           {"DATABRICKS_AZURE_RESOURCE_ID", resource}, {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
   auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -335,15 +335,15 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
             std::string::npos)
       << *whoami;
   EXPECT_NE(whoami->find("azure-client-secret (used)"), std::string::npos) << *whoami;
-  for (const char* secret : {kAzureSecret, "entra-workspace", "entra-management"}) {
+  for (const char* secret : {kDatabricksAzureSecret, "entra-workspace", "entra-management"}) {
     EXPECT_EQ(whoami->find(secret), std::string::npos) << secret;
   }
 
   // ARM_TENANT_ID spares the discovery; DATABRICKS_AUTH_TYPE picks the
   // strategy beside a token.
   files_.SetAadTenant("");
-  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"ARM_CLIENT_SECRET", kAzureSecret},
-          {"ARM_TENANT_ID", kTenant}, {"DATABRICKS_TOKEN", "dapi-x"}, {"DATABRICKS_AUTH_TYPE", "azure-client-secret"},
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kDatabricksAzureClient}, {"ARM_CLIENT_SECRET", kDatabricksAzureSecret},
+          {"ARM_TENANT_ID", kDatabricksTenant}, {"DATABRICKS_TOKEN", "dapi-x"}, {"DATABRICKS_AUTH_TYPE", "azure-client-secret"},
           {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
   auto config = LoadDatabricksConfig();
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -354,21 +354,21 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
   ASSERT_EQ(credential->headers.size(), 1u);  // no resource id configured
   EXPECT_EQ(credential->headers[0].first, "x-databricks-azure-sp-management-token");
   // Without DATABRICKS_AUTH_TYPE, a token and Azure credentials are two kinds.
-  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kAzureClient}, {"DATABRICKS_TOKEN", "dapi-x"}});
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kDatabricksAzureClient}, {"DATABRICKS_TOKEN", "dapi-x"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
             "validate: more than one authorization method configured: azure and pat (set DATABRICKS_AUTH_TYPE to "
             "choose one)");
 
   auto error = [&](std::map<std::string, std::optional<std::string>> env) {
     env["DATABRICKS_HOST"] = files_.url();
-    env["ARM_CLIENT_ID"] = kAzureClient;
-    if (!env.count("ARM_CLIENT_SECRET")) env["ARM_CLIENT_SECRET"] = kAzureSecret;
+    env["ARM_CLIENT_ID"] = kDatabricksAzureClient;
+    if (!env.count("ARM_CLIENT_SECRET")) env["ARM_CLIENT_SECRET"] = kDatabricksAzureSecret;
     SetEnv(env);
     auto c = LoadDatabricksConfig();
     EXPECT_TRUE(c.ok());
     auto fetched = MakeDatabricksCredentialChain(*c)->Fetch(1000);
     EXPECT_FALSE(fetched.ok());
-    EXPECT_EQ(fetched.status().message().find(kAzureSecret), std::string::npos);
+    EXPECT_EQ(fetched.status().message().find(kDatabricksAzureSecret), std::string::npos);
     return fetched.status().message();
   };
   const std::string tried = " (tried before: pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
@@ -379,10 +379,10 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
   EXPECT_EQ(error({{"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}}),
             "azure-client-secret: the Azure tenant of " + files_.url() + " is unknown: set ARM_TENANT_ID (" +
                 "GET " + files_.url() + "/aad/auth: HTTP 404 Not Found, expected 2xx)" + tried);
-  const std::string wrong = error({{"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}, {"ARM_TENANT_ID", kTenant},
+  const std::string wrong = error({{"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}, {"ARM_TENANT_ID", kDatabricksTenant},
                                    {"ARM_CLIENT_SECRET", "wrong-secret"}});
   EXPECT_NE(wrong.find("Entra ID token request for Azure client 0f5c2a1e-azure-sp (resource "
-                       "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d) to " + entra.url() + "/" + kTenant +
+                       "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d) to " + entra.url() + "/" + kDatabricksTenant +
                        "/oauth2/token failed"),
             std::string::npos)
       << wrong;
