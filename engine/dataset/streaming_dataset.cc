@@ -223,6 +223,11 @@ uint64_t StreamingDataset::shard_samples(size_t g) const {
   return indexes_[s]->shards[g - stream_first_shard_[s]].samples;
 }
 
+ShardEntry StreamingDataset::shard_entry(size_t g) const {
+  const size_t s = stream_of_shard(g);
+  return indexes_[s]->shards[g - stream_first_shard_[s]];
+}
+
 int64_t StreamingDataset::length() const {
   return (epoch_size_ + parallel_ranks_ - 1) / parallel_ranks_;
 }

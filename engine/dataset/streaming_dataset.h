@@ -89,6 +89,9 @@ class StreamingDataset {
   // does) and the stream holding it. g < num_shards().
   uint64_t shard_samples(size_t g) const;
   size_t stream_of_shard(size_t g) const;
+  // Global shard `g`'s index entry, as its stream's index describes it (a
+  // copy: the caller owns it). g < num_shards().
+  ShardEntry shard_entry(size_t g) const;
   // Where global shard `g`'s data file is (or will be) on this node: the
   // cached file, or the file read in place. For a raw-file stream, the
   // file itself. Valid while the shard is present (cache_limit may evict it
