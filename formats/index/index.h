@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,6 +101,12 @@ struct Index {
 // unknown format or a version other than 2. Keys Sluice does not know are
 // ignored. Thread-safe; the result owns its strings.
 Result<Index> ParseIndex(std::string_view json_text, std::string_view source);
+
+// As ParseIndex, handing each entry to `sink` in order as it is parsed (so
+// a million entries never exist at once); the first error, ParseIndex's or
+// the sink's, stops it and is returned.
+Status ParseIndexEntries(std::string_view json_text, std::string_view source,
+                         const std::function<Status(ShardEntry)>& sink);
 
 // The writer's form: json.dump({"shards": [...], "version": 2}, sort_keys=True).
 Result<std::string> SerializeIndexSorted(const Index& index);

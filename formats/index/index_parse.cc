@@ -2,6 +2,7 @@
 // presence and type before use, because an index may come from anywhere
 // (an object store anyone could write to) and its basenames become paths.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -315,7 +316,8 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
 
 }  // namespace
 
-Result<Index> ParseIndex(std::string_view json_text, std::string_view source) {
+Status ParseIndexEntries(std::string_view json_text, std::string_view source,
+                         const std::function<Status(ShardEntry)>& sink) {
   const std::string src(source);
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(json_text);
@@ -330,20 +332,28 @@ Result<Index> ParseIndex(std::string_view json_text, std::string_view source) {
     return CorruptError(src + ": expected a JSON object at the top, got " + TypeName(doc.type()));
   }
   SLUICE_ASSIGN_OR_RETURN(Fields top, Fields::Of(doc, src, ""));
-  Index index;
   SLUICE_ASSIGN_OR_RETURN(uint64_t version, top.Uint("version", kMaxBytes));
   if (version != 2) {
     return UnimplementedError(src + ": field 'version': unsupported index version " +
                               std::to_string(version) + " (expected 2)");
   }
-  index.version = 2;
   SLUICE_ASSIGN_OR_RETURN(element shards, top.Get("shards"));
   if (shards.type() != element_type::ARRAY) return top.TypeError("shards", "array", shards);
+  size_t n = 0;
   for (element e : AsArray(shards)) {
-    SLUICE_ASSIGN_OR_RETURN(ShardEntry entry,
-                            ParseEntry(e, src + ": shard " + std::to_string(index.shards.size())));
-    index.shards.push_back(std::move(entry));
+    SLUICE_ASSIGN_OR_RETURN(ShardEntry entry, ParseEntry(e, src + ": shard " + std::to_string(n)));
+    ++n;
+    SLUICE_RETURN_IF_ERROR(sink(std::move(entry)));
   }
+  return Status::Ok();
+}
+
+Result<Index> ParseIndex(std::string_view json_text, std::string_view source) {
+  Index index;
+  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(json_text, source, [&index](ShardEntry e) {
+    index.shards.push_back(std::move(e));
+    return Status::Ok();
+  }));
   return index;
 }
 
