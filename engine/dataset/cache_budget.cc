@@ -8,7 +8,7 @@
 namespace sluice {
 namespace {
 
-EntryCost Cost(const FileInfo& raw, const std::optional<FileInfo>& zip,
+EntryCost Cost(const FileRef& raw, const std::optional<FileRef>& zip,
                const std::optional<std::string>& compression, bool keep_zip) {
   EntryCost c{raw.bytes, raw.bytes};
   if (compression && zip) {
@@ -18,12 +18,13 @@ EntryCost Cost(const FileInfo& raw, const std::optional<FileInfo>& zip,
   return c;
 }
 
-std::string DescribeFile(const char* what, const FileInfo& raw, const std::optional<FileInfo>& zip,
+std::string DescribeFile(const char* what, const FileRef& raw, const std::optional<FileRef>& zip,
                          const std::optional<std::string>& compression, bool keep_zip) {
-  std::string s = std::string(what) + " '" + raw.basename + "' " + std::to_string(raw.bytes) +
-                  " bytes";
+  std::string s = std::string(what) + " '" + std::string(raw.basename) + "' " +
+                  std::to_string(raw.bytes) + " bytes";
   if (compression && zip) {
-    s += " + compressed '" + zip->basename + "' " + std::to_string(zip->bytes) + " bytes" +
+    s += " + compressed '" + std::string(zip->basename) + "' " + std::to_string(zip->bytes) +
+         " bytes" +
          (keep_zip ? " (kept: keep_zip)" : " (while it is fetched)");
   }
   return s;
@@ -31,39 +32,41 @@ std::string DescribeFile(const char* what, const FileInfo& raw, const std::optio
 
 }  // namespace
 
-EntryCost DataCost(const ShardEntry& e, bool keep_zip) {
-  return Cost(e.raw_data, e.zip_data, e.compression, keep_zip);
+EntryCost DataCost(const ShardRef& e, bool keep_zip) {
+  return Cost(e.raw_data, e.zip_data, e.compression(), keep_zip);
 }
 
-EntryCost MetaCost(const ShardEntry& e, bool keep_zip) {
-  const FileInfo* meta = MetaFileOf(e);
-  if (meta == nullptr) return {};
-  return Cost(*meta, e.zip_meta, e.compression, keep_zip);
+EntryCost MetaCost(const ShardRef& e, bool keep_zip) {
+  const std::optional<FileRef> meta = MetaFileOf(e);
+  if (!meta) return {};
+  return Cost(*meta, e.zip_meta, e.compression(), keep_zip);
 }
 
-WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip) {
+WorkingSet MinimalWorkingSet(const ShardTable& index, bool keep_zip) {
   WorkingSet best;
-  for (size_t i = 0; i < index.shards.size(); ++i) {
-    EntryCost data = DataCost(index.shards[i], keep_zip);
-    EntryCost meta = MetaCost(index.shards[i], keep_zip);
+  for (size_t i = 0; i < index.size(); ++i) {
+    const ShardRef e = index.ref(i);
+    EntryCost data = DataCost(e, keep_zip);
+    EntryCost meta = MetaCost(e, keep_zip);
     uint64_t need = std::max(data.fetching, data.kept + meta.fetching);
     if (need > best.bytes) best = {need, i};
   }
   return best;
 }
 
-std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip) {
-  const ShardEntry& e = index.shards[i];
+std::string DescribeWorkingSet(const ShardTable& index, size_t i, bool keep_zip) {
+  const ShardRef e = index.ref(i);
   if (e.piece && e.row_group) {
     return "shard " + std::to_string(i) + ": row group " + std::to_string(*e.row_group) + " of " +
-           e.piece->file + " (" + std::to_string(e.piece->length) + " bytes of column chunks and a " +
-           std::to_string(e.piece->tail_bytes) + "-byte footer)";
+           std::string(e.piece->file) + " (" + std::to_string(e.piece->length) +
+           " bytes of column chunks and a " + std::to_string(e.piece->tail_bytes) +
+           "-byte footer)";
   }
   std::string s = "shard " + std::to_string(i) + ": " +
-                  DescribeFile("data", e.raw_data, e.zip_data, e.compression, keep_zip);
-  if (const FileInfo* meta = MetaFileOf(e)) {
+                  DescribeFile("data", e.raw_data, e.zip_data, e.compression(), keep_zip);
+  if (const std::optional<FileRef> meta = MetaFileOf(e)) {
     s += ", then with the data pinned " +
-         DescribeFile("meta", *meta, e.zip_meta, e.compression, keep_zip);
+         DescribeFile("meta", *meta, e.zip_meta, e.compression(), keep_zip);
   }
   return s;
 }
@@ -100,9 +103,10 @@ Result<std::vector<std::optional<uint64_t>>> SplitCacheLimit(
   return shares;
 }
 
-uint64_t StreamWholeBytes(const Index& index, bool keep_zip) {
+uint64_t StreamWholeBytes(const ShardTable& index, bool keep_zip) {
   uint64_t total = 0, beyond = 0;
-  for (const ShardEntry& e : index.shards) {
+  for (size_t i = 0; i < index.size(); ++i) {
+    const ShardRef e = index.ref(i);
     const EntryCost data = DataCost(e, keep_zip);
     const EntryCost meta = MetaCost(e, keep_zip);
     const uint64_t kept = data.kept + meta.kept;
@@ -117,8 +121,8 @@ namespace {
 
 // Mosaic's get_max_size: the raw files, plus the compressed ones when every
 // file of the shard has one (its get_zip_size is None otherwise).
-uint64_t MosaicMaxShardBytes(const ShardEntry& e) {
-  const FileInfo* raw_meta = MetaFileOf(e);
+uint64_t MosaicMaxShardBytes(const ShardRef& e) {
+  const std::optional<FileRef> raw_meta = MetaFileOf(e);
   uint64_t raw = e.raw_data.bytes + (raw_meta ? raw_meta->bytes : 0);
   const bool zipped = e.zip_data && (!e.has_meta || e.zip_meta);
   uint64_t zip = zipped ? e.zip_data->bytes + (e.has_meta ? e.zip_meta->bytes : 0) : 0;
@@ -128,7 +132,7 @@ uint64_t MosaicMaxShardBytes(const ShardEntry& e) {
 }  // namespace
 
 Status CheckMosaicCacheLimit(uint64_t limit, uint64_t index_bytes,
-                             const std::vector<const Index*>& indexes) {
+                             const std::vector<const ShardTable*>& indexes) {
   if (limit <= index_bytes) {
     return planner::MosaicValueError(
         "Minimum cache usage (" + std::to_string(index_bytes) + " bytes) is larger than the cache "
@@ -136,8 +140,10 @@ Status CheckMosaicCacheLimit(uint64_t limit, uint64_t index_bytes,
         "is to provide a `cache_limit` as high as possible to avoid thrashing.");
   }
   uint64_t largest = 0;
-  for (const Index* index : indexes) {
-    for (const ShardEntry& e : index->shards) largest = std::max(largest, MosaicMaxShardBytes(e));
+  for (const ShardTable* index : indexes) {
+    for (size_t i = 0; i < index->size(); ++i) {
+      largest = std::max(largest, MosaicMaxShardBytes(index->ref(i)));
+    }
   }
   // largest < 2^50 (ParseIndex bounds each file below 2^48): no overflow.
   if (limit < 4 * largest) {

@@ -25,7 +25,7 @@
 
 #include "base/status.h"
 
-#include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice {
 
@@ -35,23 +35,23 @@ struct EntryCost {
 };
 
 // The cost of shard `e`'s data file and of its meta file ({0, 0} when none).
-EntryCost DataCost(const ShardEntry& e, bool keep_zip);
-EntryCost MetaCost(const ShardEntry& e, bool keep_zip);
+EntryCost DataCost(const ShardRef& e, bool keep_zip);
+EntryCost MetaCost(const ShardRef& e, bool keep_zip);
 
 struct WorkingSet {
   uint64_t bytes = 0;  // the least room one reader needs
   size_t shard = 0;    // the shard that needs it
 };
-WorkingSet MinimalWorkingSet(const Index& index, bool keep_zip);
+WorkingSet MinimalWorkingSet(const ShardTable& index, bool keep_zip);
 
 // "shard 3 'a.mds' (raw 100 bytes, compressed 40 bytes downloaded beside it,
 // meta 'a.meta' ...)": what the working set of shard `i` is made of.
-std::string DescribeWorkingSet(const Index& index, size_t i, bool keep_zip);
+std::string DescribeWorkingSet(const ShardTable& index, size_t i, bool keep_zip);
 
 // The room that caches the whole stream: every shard file kept, while any
 // one shard is fetched again (its download beside it): the sum of the kept
 // bytes plus the most any shard's fetch needs beyond what it keeps.
-uint64_t StreamWholeBytes(const Index& index, bool keep_zip);
+uint64_t StreamWholeBytes(const ShardTable& index, bool keep_zip);
 
 // Mosaic's own two checks of cache_limit, before anything is fetched, with
 // its texts (users match them): the limit must be above the streams'
@@ -61,7 +61,7 @@ uint64_t StreamWholeBytes(const Index& index, bool keep_zip);
 // (planner::MosaicValueError). The one owner of those rules: the Python
 // package asks for them (DatasetOptions::mosaic_cache_limit_checks).
 Status CheckMosaicCacheLimit(uint64_t limit, uint64_t index_bytes,
-                             const std::vector<const Index*>& indexes);
+                             const std::vector<const ShardTable*>& indexes);
 
 // One limit over all streams' cache folders (as Mosaic's cache_limit), held
 // by giving each cached stream a fixed share: first its minimal working set,

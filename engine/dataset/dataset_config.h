@@ -142,6 +142,11 @@ struct DatasetOptions {
   // value set here applies as given, and then a reader may wait up to
   // wait_timeout for room another reader's extras hold.
   std::optional<int64_t> fetch_concurrency;
+  // An index.json of at least this many bytes is turned into a binary index
+  // in the node's cache state folder by the node's first process, and
+  // mapped by every process (stream_index.h); smaller ones are parsed by
+  // each process, which costs less than the file. Not a key: tests set 0.
+  uint64_t binary_index_from_bytes = uint64_t{1} << 20;
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const {

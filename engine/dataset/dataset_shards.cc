@@ -7,7 +7,7 @@
 namespace sluice {
 
 Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
-    const DatasetOptions& options, const std::vector<std::unique_ptr<Index>>& indexes,
+    const DatasetOptions& options, const std::vector<std::unique_ptr<ShardTable>>& indexes,
     const std::vector<std::shared_ptr<RemoteSource>>& remotes,
     const std::vector<std::optional<uint64_t>>& limits, std::vector<size_t> first_shard,
     size_t num_columns, std::unordered_set<size_t> skipped) {

@@ -9,8 +9,10 @@ namespace sluice {
 
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
-                       const std::function<Status()>& make) {
-  if (FileExists(path)) return Status::Ok();
+                       const std::function<Status()>& make,
+                       const std::function<bool()>& current) {
+  auto made = [&] { return FileExists(path) && (!current || current()); };
+  if (made()) return Status::Ok();
   SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
   SLUICE_ASSIGN_OR_RETURN(cache_internal::UniqueFd fd,
                           cache_internal::OpenLockFile(JoinPath(state_dir, lock_name)));
@@ -26,7 +28,7 @@ Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   // Holding the lock: another process may have finished meanwhile.
-  Status status = FileExists(path) ? Status::Ok() : make();
+  Status status = made() ? Status::Ok() : make();
   (void)cache_internal::UnlockByte(fd.get(), 0);
   return status;
 }

@@ -19,8 +19,12 @@ namespace sluice {
 // under the lock at <state_dir>/<lock_name> and must leave `path` complete
 // (written under a temporary name and renamed) or return an error.
 // kDeadlineExceeded after `wait_timeout` of waiting for another process.
+// With `current`, an existing `path` counts as made only when `current()`
+// says so (asked before the lock and again under it); otherwise it is made
+// again.
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
-                       const std::function<Status()>& make);
+                       const std::function<Status()>& make,
+                       const std::function<bool()>& current = nullptr);
 
 }  // namespace sluice

@@ -6,11 +6,12 @@
 
 namespace sluice {
 
-Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(const ShardEntry* entry, size_t num_columns,
+Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(ShardEntry entry_value, size_t num_columns,
                                                        ShardPin data_pin, MappedFile data,
                                                        ShardPin meta_pin, MappedFile meta) {
   std::unique_ptr<OpenedShard> s(new OpenedShard());
-  s->entry_ = entry;
+  s->entry_ = std::make_unique<const ShardEntry>(std::move(entry_value));
+  const ShardEntry* entry = s->entry_.get();
   s->data_pin_ = std::move(data_pin);
   s->meta_pin_ = std::move(meta_pin);
   s->data_ = std::move(data);

@@ -30,9 +30,10 @@ struct ShardOpenTiming {
 
 class OpenedShard {
  public:
-  // `entry` must outlive the shard; `data_pin`/`meta_pin` pin the files at
-  // `data_path`/`meta_path` (meta unused for MDS). Errors name the file.
-  static Result<std::unique_ptr<OpenedShard>> Open(const ShardEntry* entry, size_t num_columns,
+  // The shard keeps `entry` (its index entry); `data_pin`/`meta_pin` pin
+  // the files at `data_path`/`meta_path` (meta unused for MDS). Errors
+  // name the file.
+  static Result<std::unique_ptr<OpenedShard>> Open(ShardEntry entry, size_t num_columns,
                                                    ShardPin data_pin, MappedFile data,
                                                    ShardPin meta_pin, MappedFile meta);
 
@@ -85,7 +86,8 @@ class OpenedShard {
   void ReadAhead(uint32_t i) const;
   static constexpr uint64_t kReadAheadBytes = uint64_t{256} << 10;
 
-  const ShardEntry* entry_ = nullptr;
+  // Null for Skipped(). Declared before view_, which may view it.
+  std::unique_ptr<const ShardEntry> entry_;
   ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
   MappedFile data_, meta_;
   ShardView view_;

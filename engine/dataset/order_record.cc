@@ -88,21 +88,26 @@ void CompareObjects(const JsonValue& saved, const JsonValue& now, const std::str
 
 }  // namespace
 
-std::string IndexFingerprint(const Index& index) {
-  std::vector<ListedFile> files;
-  files.reserve(index.shards.size());
-  for (const ShardEntry& e : index.shards) {
-    ListedFile f{e.raw_data.basename, e.raw_data.bytes};
-    if (e.row_group && !e.piece) f.path += "@" + std::to_string(*e.row_group);
-    files.push_back(std::move(f));
+std::string IndexFingerprint(const ShardTable& index) {
+  ListingFingerprintBuilder files;
+  std::string path;
+  for (size_t i = 0; i < index.size(); ++i) {
+    const ShardRef e = index.ref(i);
+    if (e.row_group && !e.piece) {
+      path.assign(e.raw_data.basename);
+      path += "@" + std::to_string(*e.row_group);
+      files.Add(path, e.raw_data.bytes);
+    } else {
+      files.Add(e.raw_data.basename, e.raw_data.bytes);
+    }
   }
-  return ListingFingerprint(files);
+  return files.Finish();
 }
 
-JsonValue StreamOrderPart(const StreamOptions& stream, const Index& index,
+JsonValue StreamOrderPart(const StreamOptions& stream, const ShardTable& index,
                           const std::string& fingerprint) {
   uint64_t samples = 0;
-  for (const ShardEntry& e : index.shards) samples += e.samples;
+  for (size_t i = 0; i < index.size(); ++i) samples += index.samples(i);
   const planner::StreamWeight& w = stream.weight;
   return JsonValue{JsonValue::Object{
       {"remote", stream.remote.empty() ? JsonValue{nullptr} : Str(RedactUrl(stream.remote))},
@@ -110,7 +115,7 @@ JsonValue StreamOrderPart(const StreamOptions& stream, const Index& index,
       {"proportion", Opt(w.proportion)},
       {"repeat", Opt(w.repeat)},
       {"choose", Opt(w.choose)},
-      {"shards", Int(static_cast<int64_t>(index.shards.size()))},
+      {"shards", Int(static_cast<int64_t>(index.size()))},
       // At most 2^48 (StreamingDataset counts them).
       {"samples", Int(static_cast<int64_t>(samples))},
       {"index", Str(fingerprint)}}};

@@ -35,7 +35,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
-#include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 #include "formats/json/py_json.h"
 
 namespace sluice {
@@ -68,11 +68,11 @@ struct OrderRecord {
 // shard, its data file's name and size, a row group's name completed with
 // "@<ordinal>" (the same file holds several). The sample counts are not in
 // it: the streams part records them beside it.
-std::string IndexFingerprint(const Index& index);
+std::string IndexFingerprint(const ShardTable& index);
 
 // Stream `stream`'s entry of the streams part; `fingerprint` is
 // IndexFingerprint of its index.
-JsonValue StreamOrderPart(const StreamOptions& stream, const Index& index,
+JsonValue StreamOrderPart(const StreamOptions& stream, const ShardTable& index,
                           const std::string& fingerprint);
 
 // The sampling part for `options`, with the state's seed and canonical nodes.

@@ -1,10 +1,14 @@
 #include "engine/dataset/stream_index.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "base/file.h"
+#include "base/mapped_file.h"
 #include "engine/cache/state_dir.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/node_file.h"
@@ -19,32 +23,105 @@ namespace {
 
 constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
 
-Status CheckNames(const Index& index, const std::string& path) {
-  if (index.shards.empty()) return CorruptError(path + ": lists no shards");
-  for (size_t i = 0; i < index.shards.size(); ++i) {
-    const ShardEntry& e = index.shards[i];
-    for (const FileInfo* f : {&e.raw_data, e.zip_data ? &*e.zip_data : nullptr,
-                              e.raw_meta ? &*e.raw_meta : nullptr,
-                              e.zip_meta ? &*e.zip_meta : nullptr}) {
+Status CheckNames(const ShardTable& table, const std::string& path) {
+  if (table.empty()) return CorruptError(path + ": lists no shards");
+  for (size_t i = 0; i < table.size(); ++i) {
+    const ShardRef e = table.ref(i);
+    for (const std::optional<FileRef>& f : {std::optional<FileRef>(e.raw_data), e.zip_data,
+                                            e.raw_meta, e.zip_meta}) {
       if (f && !IsSafeBasename(f->basename)) {
         return CorruptError(path + ": shard " + std::to_string(i) + ": unsafe file name '" +
-                            f->basename + "'");
+                            std::string(f->basename) + "'");
       }
-      if (f && f->basename.find("/.sluice") != std::string::npos) {
+      if (f && f->basename.find("/.sluice") != std::string_view::npos) {
         return CorruptError(path + ": shard " + std::to_string(i) + ": file name '" +
-                            f->basename + "' collides with the cache state folder");
+                            std::string(f->basename) + "' collides with the cache state folder");
       }
     }
   }
   return Status::Ok();
 }
 
-Result<Index> ReadIndex(const std::string& path, uint64_t* index_json_bytes) {
+// An index a builder made (a listing's, footers'): checked by its builder.
+Result<ShardTable> TableOf(const Index& index) { return ShardTable::FromIndex(index); }
+
+// index.json's entries straight into a table, one at a time.
+Result<ShardTable> ParseIndexFile(const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
-  if (index_json_bytes) *index_json_bytes = text.size();
-  SLUICE_ASSIGN_OR_RETURN(Index index, ParseIndex(text, path));
-  SLUICE_RETURN_IF_ERROR(CheckNames(index, path));
-  return index;
+  ShardTable::Builder builder;
+  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(
+      text, path, [&builder](ShardEntry e) { return builder.Add(std::move(e)); }));
+  ShardTable table = std::move(builder).Finish();
+  SLUICE_RETURN_IF_ERROR(CheckNames(table, path));
+  return table;
+}
+
+// What a binary index was made from: the index.json's identity and
+// version (a new download is a new inode; an edit, a new time).
+uint64_t SourceKeyOf(const struct stat& st) {
+  const uint64_t parts[] = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                            static_cast<uint64_t>(st.st_size),
+                            static_cast<uint64_t>(st.st_mtim.tv_sec),
+                            static_cast<uint64_t>(st.st_mtim.tv_nsec)};
+  return XXH3_64bits(parts, sizeof(parts));
+}
+
+Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key) {
+  SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(bin));
+  auto owner = std::make_shared<MappedFile>(std::move(map));
+  const std::string_view bytes = owner->data();
+  return ShardTable::FromBytes(std::move(owner), bytes, key, bin);
+}
+
+// The table of the index.json at `path` in folder `root` through the
+// node's binary index (stream_index.h); nullopt when there is no state
+// folder to keep one in.
+Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const std::string& path,
+                                                const struct stat& st,
+                                                std::chrono::milliseconds wait_timeout) {
+  auto state_dir = CacheStateDir(root);
+  if (!state_dir.ok()) return std::optional<ShardTable>();
+  const std::string bin = JoinPath(*state_dir, "index.bin");
+  const uint64_t key = SourceKeyOf(st);
+  std::optional<ShardTable> table;
+  auto current = [&] {
+    auto mapped = MapBinaryIndex(bin, key);
+    if (mapped.ok()) table = std::move(*mapped);
+    return mapped.ok();
+  };
+  auto make = [&]() -> Status {
+    SLUICE_ASSIGN_OR_RETURN(ShardTable built, ParseIndexFile(path));
+    // Unwritable (a full disk): this process keeps what it parsed.
+    if (WriteFileAtomic(bin, built.Serialize(key)).ok()) {
+      auto mapped = MapBinaryIndex(bin, key);
+      if (mapped.ok()) {
+        table = std::move(*mapped);
+        return Status::Ok();
+      }
+    }
+    table = std::move(built);
+    return Status::Ok();
+  };
+  SLUICE_RETURN_IF_ERROR(
+      MakeOncePerNode(bin, *state_dir, "index.bin.lock", wait_timeout, make, current));
+  return table;
+}
+
+// `root`'s index.json.
+Result<ShardTable> ReadIndex(const std::string& root, uint64_t* index_json_bytes,
+                             uint64_t binary_from, std::chrono::milliseconds wait_timeout) {
+  const std::string path = JoinPath(root, "index.json");
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ReadFile(path, kMaxIndexBytes).status();
+  if (index_json_bytes) *index_json_bytes = static_cast<uint64_t>(st.st_size);
+  if (static_cast<uint64_t>(st.st_size) >= binary_from) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<ShardTable> table, BinaryIndexOf(root, path, st, wait_timeout));
+    if (table) {
+      SLUICE_RETURN_IF_ERROR(CheckNames(*table, path));
+      return std::move(*table);
+    }
+  }
+  return ParseIndexFile(path);
 }
 
 }  // namespace
@@ -71,18 +148,21 @@ IndexSource SourceOf(const StreamOptions& stream) {
 // A stream without an index.json, whose `missing` said so: a stream of the
 // Parquet files its root holds, or `missing` when it holds none or cannot
 // be listed (an https:// store, say).
-Result<Index> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
-                                std::chrono::milliseconds wait_timeout, const Status& missing) {
+Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
+                                     std::chrono::milliseconds wait_timeout,
+                                     const Status& missing) {
   bool found = false;
   auto index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout, &found);
   if (!found) return missing;
-  return index;
+  if (!index.ok()) return index.status();
+  return TableOf(*index);
 }
 
 }  // namespace
 
-Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
-                              std::chrono::milliseconds wait_timeout, uint64_t* index_json_bytes) {
+Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
+                                   std::chrono::milliseconds wait_timeout,
+                                   uint64_t* index_json_bytes, uint64_t binary_index_from_bytes) {
   if (index_json_bytes) *index_json_bytes = 0;
   // The one place that asks where a stream's index comes from. A stream
   // that names no source has an index.json; where there is none, its
@@ -90,10 +170,15 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
   // index.json; every process does, once per run, as it cannot know the
   // answer another got: "parquet" in the options saves the request).
   switch (SourceOf(stream)) {
-    case IndexSource::kFileListing:
-      return LoadFileListingIndex(stream, remote, wait_timeout);
-    case IndexSource::kFileFooters:
-      return LoadParquetStreamIndex(stream, *stream.parquet, remote, wait_timeout);
+    case IndexSource::kFileListing: {
+      SLUICE_ASSIGN_OR_RETURN(Index index, LoadFileListingIndex(stream, remote, wait_timeout));
+      return TableOf(index);
+    }
+    case IndexSource::kFileFooters: {
+      SLUICE_ASSIGN_OR_RETURN(Index index,
+                              LoadParquetStreamIndex(stream, *stream.parquet, remote, wait_timeout));
+      return TableOf(index);
+    }
     case IndexSource::kIndexJson:
       break;
   }
@@ -108,7 +193,7 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                             StatusCode::kNotFound);
       return ParquetUnlessNone(stream, nullptr, wait_timeout, missing);
     }
-    return ReadIndex(path, index_json_bytes);
+    return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout);
   }
   SLUICE_RETURN_IF_ERROR(MakeDirs(root));
   SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root));
@@ -130,7 +215,7 @@ Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
   // Only the download of index.json can be missing an object.
   if (made.code() == StatusCode::kNotFound) return ParquetUnlessNone(stream, remote, wait_timeout, made);
   SLUICE_RETURN_IF_ERROR(made);
-  return ReadIndex(path, index_json_bytes);
+  return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout);
 }
 
 }  // namespace sluice

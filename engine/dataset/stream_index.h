@@ -9,18 +9,28 @@
 //
 // With a remote, <local>/<split>/index.json is downloaded by the first
 // process on the node that wants it (node_file.h); the others wait for it.
-// Without a remote the file is read in place. Every shard file name must be a safe
+// Without a remote the file is read in place. An index.json of at least
+// `binary_index_from_bytes` is parsed once per node: the first process to
+// want it writes its ShardTable's binary form to index.bin in the folder's
+// cache state folder (engine/cache/state_dir.h), keyed by the index.json
+// it was made from (device, inode, size, modification time), and every
+// process maps that file: a million shards open in a fraction of a second,
+// their records shared by the node's processes through the page cache. A
+// file that is stale, damaged or of another layout is made again, never
+// read; where it cannot be written, the process keeps what it parsed. Every shard file name must be a safe
 // relative path (IsSafeBasename), so nothing escapes the folder.
 // Thread-safe (no shared state beyond the files).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice {
 
@@ -33,8 +43,9 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 // shard file name that is unsafe -> kCorrupt naming the index. When
 // `index_json_bytes` is given it is set to the size of the index.json the
 // index was read from, 0 for an index built otherwise (a raw-file stream).
-Result<Index> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
-                              std::chrono::milliseconds wait_timeout,
-                              uint64_t* index_json_bytes = nullptr);
+Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
+                                   std::chrono::milliseconds wait_timeout,
+                                   uint64_t* index_json_bytes = nullptr,
+                                   uint64_t binary_index_from_bytes = UINT64_MAX);
 
 }  // namespace sluice

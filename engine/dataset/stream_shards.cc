@@ -32,7 +32,7 @@ bool DownloadMayHeal(const Status& s) {
 }  // namespace
 
 Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& stream,
-                                                         const Index* index,
+                                                         const ShardTable* index,
                                                          std::shared_ptr<RemoteSource> remote,
                                                          std::optional<uint64_t> cache_limit,
                                                          std::chrono::milliseconds wait_timeout) {
@@ -55,9 +55,9 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   // with the shard while it is fetched) and, with keep_zip, kept as the
   // shard's companion (counted while present). Local-only streams read their
   // own zips in place: nothing extra is written.
-  auto spec = [&](const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& e) {
-    ShardSpec sp{raw.basename, raw.bytes, 0, "", 0};
-    if (s->remote_ && e.compression && zip) {
+  auto spec = [&](const FileRef& raw, const std::optional<FileRef>& zip, const ShardRef& e) {
+    ShardSpec sp{std::string(raw.basename), raw.bytes, 0, "", 0};
+    if (s->remote_ && e.compression() && zip) {
       sp.fetch_extra = zip->bytes;
       if (stream.keep_zip) {
         sp.companion = zip->basename;
@@ -69,9 +69,11 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   // Row groups of a Parquet file read in place share the file: one cache
   // entry (a remote stream's groups are pieces, each its own file).
   std::map<std::string, size_t, std::less<>> shared_file;
-  for (const ShardEntry& e : index->shards) {
+  const std::string index_json = JoinPath(s->root_, "index.json");
+  for (size_t i = 0; i < index->size(); ++i) {
+    const ShardRef e = index->ref(i);
     if (e.row_group && !e.piece) {
-      auto [it, fresh] = shared_file.try_emplace(e.raw_data.basename, specs.size());
+      auto [it, fresh] = shared_file.try_emplace(std::string(e.raw_data.basename), specs.size());
       s->data_item_.push_back(it->second);
       if (fresh) specs.push_back(spec(e.raw_data, e.zip_data, e));
       s->meta_item_.push_back(-1);
@@ -79,9 +81,8 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
     }
     s->data_item_.push_back(specs.size());
     specs.push_back(spec(e.raw_data, e.zip_data, e));
-    SLUICE_ASSIGN_OR_RETURN(const FileInfo* meta,
-                            RequiredMetaFileOf(e, JoinPath(s->root_, "index.json")));
-    if (meta != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(const std::optional<FileRef> meta, RequiredMetaFileOf(e, index_json));
+    if (meta) {
       s->meta_item_.push_back(static_cast<int64_t>(specs.size()));
       specs.push_back(spec(*meta, e.zip_meta, e));
     } else {
@@ -111,18 +112,17 @@ Result<ShardCache*> StreamShards::Cache() {
 }
 
 bool StreamShards::Peekable(size_t shard) {
-  if (!remote_ || stream_.validate_hash || shard >= index_->shards.size()) return false;
-  const ShardEntry& e = index_->shards[shard];
-  if (!SamplePeekable(e) || meta_item_[shard] >= 0) return false;
+  if (!remote_ || stream_.validate_hash || shard >= index_->size()) return false;
+  if (!SamplePeekable(index_->config(shard)) || meta_item_[shard] >= 0) return false;
   auto cache = Cache();
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
 
 Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::stop_token cancel) {
-  if (shard >= index_->shards.size() || !remote_) {
+  if (shard >= index_->size() || !remote_) {
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
-  const ShardEntry& e = index_->shards[shard];
+  const ShardEntry e = index_->entry(shard);
   return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
                               std::move(cancel));
 }
@@ -413,10 +413,10 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
 Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns,
                                                              const std::atomic<bool>* cancel,
                                                              bool wait) {
-  if (shard >= index_->shards.size()) {
+  if (shard >= index_->size()) {
     return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
   }
-  const ShardEntry& e = index_->shards[shard];
+  ShardEntry e = index_->entry(shard);
   ShardOpenTiming timing;
   timing.start = std::chrono::steady_clock::now();
   SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e,
@@ -431,7 +431,7 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_
     meta.emplace();
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> opened,
-                          OpenedShard::Open(&e, num_columns, std::move(data->first),
+                          OpenedShard::Open(std::move(e), num_columns, std::move(data->first),
                                             std::move(data->second), std::move(meta->first),
                                             std::move(meta->second)));
   timing.end = std::chrono::steady_clock::now();

@@ -44,6 +44,7 @@
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice {
 
@@ -55,7 +56,8 @@ class StreamShards {
   // `index` as LoadStreamIndex returned it; `remote` null for local-only.
   // cache_limit: this stream's share of the dataset's limit, for its folder
   // (None = unlimited).
-  static Result<std::unique_ptr<StreamShards>> Open(const StreamOptions& stream, const Index* index,
+  static Result<std::unique_ptr<StreamShards>> Open(const StreamOptions& stream,
+                                                    const ShardTable* index,
                                                     std::shared_ptr<RemoteSource> remote,
                                                     std::optional<uint64_t> cache_limit,
                                                     std::chrono::milliseconds wait_timeout);
@@ -137,7 +139,7 @@ class StreamShards {
 
   StreamOptions stream_;
   std::string root_;
-  const Index* index_ = nullptr;
+  const ShardTable* index_ = nullptr;
   std::shared_ptr<RemoteSource> remote_;
   CacheOptions cache_options_;
   std::vector<ShardSpec> cache_specs_;

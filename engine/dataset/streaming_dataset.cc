@@ -55,51 +55,66 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   auto remote = OpenStreamRemote(stream);
   if (!remote.ok()) return remote.status().WithContext(where);
   uint64_t index_json_bytes = 0;
-  auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes);
+  auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes,
+                               options_.binary_index_from_bytes);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   index_fingerprints_.push_back(IndexFingerprint(*index));
-  indexes_.push_back(std::make_unique<Index>(std::move(*index)));
+  indexes_.push_back(std::make_unique<ShardTable>(std::move(*index)));
   index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
   return Status::Ok();
 }
 
-Status StreamingDataset::AddStreamShards(size_t s, const Index& index, const std::string& where,
-                                         StreamsInOpening* opening) {
+Status StreamingDataset::AddStreamShards(size_t s, const ShardTable& index,
+                                         const std::string& where, StreamsInOpening* opening) {
   std::vector<uint64_t>& starts = opening->starts;
   std::vector<std::vector<std::string>>& own_encodings = opening->own_encodings;
-  std::vector<std::string> names, encodings;
   stream_first_shard_.push_back(starts.size() - 1);
   stream_formats_.emplace_back();  // set by its first shard
   stream_encodings_.emplace_back();
-  for (size_t i = 0; i < index.shards.size(); ++i) {
-    const ShardEntry& e = index.shards[i];
-    std::string shard_where = where + ": shard " + std::to_string(i) + " (" + e.raw_data.basename + ")";
-    SLUICE_RETURN_IF_ERROR(ColumnsOf(e, options_.custom_encodings, &names, &encodings)
-                               .WithContext(shard_where));
-    if (i == 0) {
-      // Streams may differ in format, encodings and column names, as
-      // Mosaic's do (it decodes each shard by its own): DatasetColumns
-      // lays every sample out by the dataset's columns.
-      SLUICE_RETURN_IF_ERROR(columns_.AddStream(names).WithContext(shard_where));
-      stream_formats_[s] = e.format;
-      own_encodings.push_back(encodings);
-    } else if (names != columns_.stream_names(s) || encodings != own_encodings[s]) {
-      return CorruptError(shard_where + ": its columns differ from shard 0's of its stream");
-    } else if (e.format != stream_formats_[s]) {
-      // A field's bytes mean what its format says (an MDS int is 8 bytes,
-      // a JSONL one JSON text): one format per stream, so a binding
-      // decodes every sample of a stream alike.
-      return InvalidArgumentError(shard_where + ": its format '" + e.format +
-                                  "' differs from shard 0's '" + stream_formats_[s] +
-                                  "' of its stream");
+  // Columns are a configuration's: each distinct one is read once
+  // (checked[c]), and a shard whose configuration is shard 0's is like it.
+  std::vector<char> checked(index.num_configs(), 0);
+  auto shard_where = [&](size_t i) {
+    return where + ": shard " + std::to_string(i) + " (" +
+           std::string(index.ref(i).raw_data.basename) + ")";
+  };
+  std::vector<std::string> names, encodings;
+  starts.reserve(starts.size() + index.size());
+  for (size_t i = 0; i < index.size(); ++i) {
+    const uint32_t c = index.config_id(i);
+    if (!checked[c]) {
+      checked[c] = 1;
+      const ShardEntry& config = index.config(i);
+      if (!ColumnsOf(config, options_.custom_encodings, &names, &encodings).ok()) {
+        // The error as the whole entry words it (some name its file).
+        return ColumnsOf(index.entry(i), options_.custom_encodings, &names, &encodings)
+            .WithContext(shard_where(i));
+      }
+      if (i == 0) {
+        // Streams may differ in format, encodings and column names, as
+        // Mosaic's do (it decodes each shard by its own): DatasetColumns
+        // lays every sample out by the dataset's columns.
+        SLUICE_RETURN_IF_ERROR(columns_.AddStream(names).WithContext(shard_where(i)));
+        stream_formats_[s] = config.format;
+        own_encodings.push_back(encodings);
+      } else if (names != columns_.stream_names(s) || encodings != own_encodings[s]) {
+        return CorruptError(shard_where(i) + ": its columns differ from shard 0's of its stream");
+      } else if (config.format != stream_formats_[s]) {
+        // A field's bytes mean what its format says (an MDS int is 8 bytes,
+        // a JSONL one JSON text): one format per stream, so a binding
+        // decodes every sample of a stream alike.
+        return InvalidArgumentError(shard_where(i) + ": its format '" + config.format +
+                                    "' differs from shard 0's '" + stream_formats_[s] +
+                                    "' of its stream");
+      }
     }
-    uint64_t next = starts.back() + e.samples;
-    if (next > kMaxSamples) return CorruptError(shard_where + ": total samples exceed 2^48");
+    uint64_t next = starts.back() + index.samples(i);
+    if (next > kMaxSamples) return CorruptError(shard_where(i) + ": total samples exceed 2^48");
     starts.push_back(next);
   }
-  if (index.shards.empty()) {
+  if (index.empty()) {
     SLUICE_RETURN_IF_ERROR(columns_.AddStream({}));
     own_encodings.emplace_back();
   }
@@ -174,7 +189,7 @@ Status StreamingDataset::CheckCacheLimit() {
   if (options_.mosaic_cache_limit_checks) {
     // Mosaic's checks first, over the streams that have an index.json.
     uint64_t index_bytes = 0;
-    std::vector<const Index*> mosaic_indexes;
+    std::vector<const ShardTable*> mosaic_indexes;
     for (size_t s = 0; s < indexes_.size(); ++s) {
       if (index_json_bytes_[s] == 0) continue;
       index_bytes += index_json_bytes_[s];
@@ -220,12 +235,12 @@ size_t StreamingDataset::stream_of_shard(size_t g) const {
 
 uint64_t StreamingDataset::shard_samples(size_t g) const {
   const size_t s = stream_of_shard(g);
-  return indexes_[s]->shards[g - stream_first_shard_[s]].samples;
+  return indexes_[s]->samples(g - stream_first_shard_[s]);
 }
 
 ShardEntry StreamingDataset::shard_entry(size_t g) const {
   const size_t s = stream_of_shard(g);
-  return indexes_[s]->shards[g - stream_first_shard_[s]];
+  return indexes_[s]->entry(g - stream_first_shard_[s]);
 }
 
 int64_t StreamingDataset::length() const {
@@ -243,7 +258,11 @@ planner::PlanRequest StreamingDataset::Request(int64_t epoch, int64_t sample_in_
   }
   for (size_t s = 0; s < indexes_.size(); ++s) {
     planner::StreamSpec spec;
-    for (const ShardEntry& e : indexes_[s]->shards) spec.shard_sizes.push_back(static_cast<int64_t>(e.samples));
+    const ShardTable& index = *indexes_[s];
+    spec.shard_sizes.reserve(index.size());
+    for (size_t i = 0; i < index.size(); ++i) {
+      spec.shard_sizes.push_back(static_cast<int64_t>(index.samples(i)));
+    }
     spec.weight = options_.streams[s].weight;
     r.streams.push_back(std::move(spec));
   }
@@ -308,7 +327,7 @@ size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
 std::string StreamingDataset::shard_path(size_t g) const {
   const size_t s = stream_of_shard(g);
   return JoinPath(StreamRoot(options_.streams[s]),
-                  indexes_[s]->shards[g - stream_first_shard_[s]].raw_data.basename);
+                  std::string(indexes_[s]->ref(g - stream_first_shard_[s]).raw_data.basename));
 }
 
 Status StreamingDataset::Get(uint64_t id, SampleFields* out) {

@@ -40,6 +40,7 @@
 #include "engine/planner/plan.h"
 #include "formats/dataset/sample_locator.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice {
 
@@ -83,7 +84,7 @@ class StreamingDataset {
   size_t num_streams() const { return indexes_.size(); }
   // The index stream `s` (< num_streams()) was opened with, however it was
   // loaded (LoadStreamIndex); valid for the dataset's lifetime.
-  const Index& stream_index(size_t s) const { return *indexes_[s]; }
+  const ShardTable& stream_index(size_t s) const { return *indexes_[s]; }
   size_t num_shards() const { return stream_first_shard_.back(); }  // all streams'
   // Samples in global shard `g` (shards numbered stream by stream, as Mosaic
   // does) and the stream holding it. g < num_shards().
@@ -247,7 +248,7 @@ class StreamingDataset {
   Status AddStream(size_t s, StreamsInOpening* opening);
   // Checks that every shard of stream `s` has shard 0's columns and format
   // and records them; counts its samples (at most 2^48 in all).
-  Status AddStreamShards(size_t s, const Index& index, const std::string& where,
+  Status AddStreamShards(size_t s, const ShardTable& index, const std::string& where,
                          StreamsInOpening* opening);
   // Global sample ids and shards: the locator and the streams' first shards.
   void NumberSamples(std::vector<uint64_t> starts);
@@ -282,7 +283,7 @@ class StreamingDataset {
 
   DatasetOptions options_;
   ResolvedWorld world_;
-  std::vector<std::unique_ptr<Index>> indexes_;
+  std::vector<std::unique_ptr<ShardTable>> indexes_;
   // Per stream: the bytes of its index.json (0: its index has none).
   std::vector<uint64_t> index_json_bytes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;

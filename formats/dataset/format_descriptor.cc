@@ -69,4 +69,21 @@ Result<const FileInfo*> RequiredMetaFileOf(const ShardEntry& entry, std::string_
   return &*entry.raw_meta;
 }
 
+std::optional<FileRef> MetaFileOf(const ShardRef& shard) {
+  const ShardFormatDescriptor* f = FindShardFormat(shard.format());
+  if (f == nullptr || !f->has_meta()) return std::nullopt;
+  return shard.raw_meta;
+}
+
+Result<std::optional<FileRef>> RequiredMetaFileOf(const ShardRef& shard,
+                                                  std::string_view index_json) {
+  SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* f, ShardFormatOf(*shard.config));
+  if (!f->has_meta()) return std::optional<FileRef>();
+  if (!shard.raw_meta) {
+    return CorruptError(std::string(index_json) + ": shard '" + std::string(shard.raw_data.basename) +
+                        "' of format " + shard.format() + " has no raw_meta");
+  }
+  return shard.raw_meta;
+}
+
 }  // namespace sluice

@@ -64,6 +64,7 @@
 #include "formats/dataset/shard_view.h"
 #include "formats/index/entry_schema.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 #include "formats/mds/column_encoding.h"
 
 namespace sluice {
@@ -192,5 +193,10 @@ const FileInfo* MetaFileOf(const ShardEntry& entry);
 // meta file and the entry lacks it (ParseIndex never lets that through;
 // hand-built entries might); unknown format as ShardFormatOf.
 Result<const FileInfo*> RequiredMetaFileOf(const ShardEntry& entry, std::string_view index_json);
+
+// MetaFileOf and RequiredMetaFileOf for a shard of a ShardTable (by view).
+std::optional<FileRef> MetaFileOf(const ShardRef& shard);
+Result<std::optional<FileRef>> RequiredMetaFileOf(const ShardRef& shard,
+                                                  std::string_view index_json);
 
 }  // namespace sluice

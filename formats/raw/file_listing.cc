@@ -231,17 +231,23 @@ Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::st
   return files;
 }
 
-std::string ListingFingerprint(const std::vector<ListedFile>& files) {
+void ListingFingerprintBuilder::Add(std::string_view path, std::optional<uint64_t> size) {
   // Each path and its size, NUL-separated: a path holds no NUL (IsSafeBasename).
-  std::string text;
-  for (const ListedFile& f : files) {
-    text += f.path;
-    text += '\0';
-    text += f.size ? std::to_string(*f.size) : "-";
-    text += '\0';
-  }
-  auto hex = HashHex("xxh64", text);
+  text_ += path;
+  text_ += '\0';
+  text_ += size ? std::to_string(*size) : "-";
+  text_ += '\0';
+}
+
+std::string ListingFingerprintBuilder::Finish() const {
+  auto hex = HashHex("xxh64", text_);
   return hex.ok() ? *hex : std::string();
+}
+
+std::string ListingFingerprint(const std::vector<ListedFile>& files) {
+  ListingFingerprintBuilder b;
+  for (const ListedFile& f : files) b.Add(f.path, f.size);
+  return b.Finish();
 }
 
 std::string SerializeListingDocument(std::string_view source,

@@ -102,6 +102,17 @@ Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::st
 // fingerprints.
 std::string ListingFingerprint(const std::vector<ListedFile>& files);
 
+// ListingFingerprint built one file at a time (so a million shards need no
+// million ListedFile values). One thread.
+class ListingFingerprintBuilder {
+ public:
+  void Add(std::string_view path, std::optional<uint64_t> size);
+  std::string Finish() const;
+
+ private:
+  std::string text_;
+};
+
 // The node's cached listing: {"source": ..., "fingerprint": ..., "files":
 // [[path, size], ...]}. `source` says what was listed (a redacted URL and
 // the manifest), so a cache made for another source is not reused.

@@ -1,12 +1,12 @@
 #include "bindings/cli/bench/bench_dataset.h"
 
-#include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice::bench {
 namespace {
 
-uint64_t Stored(const ShardEntry& e, const FileInfo& raw, const std::optional<FileInfo>& zip) {
-  return e.compression && zip ? zip->bytes : raw.bytes;
+uint64_t Stored(const ShardRef& e, const FileRef& raw, const std::optional<FileRef>& zip) {
+  return e.compression() && zip ? zip->bytes : raw.bytes;
 }
 
 }  // namespace
@@ -14,7 +14,10 @@ uint64_t Stored(const ShardEntry& e, const FileInfo& raw, const std::optional<Fi
 std::vector<ShardBytes> ShardBytesOf(const StreamingDataset& dataset) {
   std::vector<ShardBytes> out;
   for (size_t s = 0; s < dataset.num_streams(); ++s) {
-    for (const ShardEntry& e : dataset.stream_index(s).shards) {
+    const ShardTable& index = dataset.stream_index(s);
+    out.reserve(out.size() + index.size());
+    for (size_t i = 0; i < index.size(); ++i) {
+      const ShardRef e = index.ref(i);
       ShardBytes b;
       b.samples = e.samples;
       // A Parquet row group's piece downloads its chunks; the footer it

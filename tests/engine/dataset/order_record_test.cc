@@ -10,6 +10,8 @@
 namespace sluice {
 namespace {
 
+ShardTable OrderRecordTable(const Index& index) { return ShardTable::FromIndex(index).value(); }
+
 OrderRecord TwoStreams() {
   Index a, b;
   for (int i = 0; i < 3; ++i) {
@@ -31,8 +33,8 @@ OrderRecord TwoStreams() {
   o.plan.batch_size = 4;
   o.plan.shuffle = true;
   OrderRecord r;
-  r.streams.push_back(StreamOrderPart(sa, a, IndexFingerprint(a)));
-  r.streams.push_back(StreamOrderPart(sb, b, IndexFingerprint(b)));
+  r.streams.push_back(StreamOrderPart(sa, OrderRecordTable(a), IndexFingerprint(OrderRecordTable(a))));
+  r.streams.push_back(StreamOrderPart(sb, OrderRecordTable(b), IndexFingerprint(OrderRecordTable(b))));
   r.sampling = SamplingOrderPart(o, 9176, 2);
   r.worlds = {WorldShape{2, 8}, WorldShape{1, 8}};
   r.skips = {SkipRange{0, 64, 128}};
@@ -52,11 +54,11 @@ TEST(OrderRecord, FingerprintIsTheListingFingerprintOfTheShardFiles) {
   e.raw_data.bytes = 9;
   e.row_group = 3;
   index.shards.push_back(e);
-  EXPECT_EQ(IndexFingerprint(index),
+  EXPECT_EQ(IndexFingerprint(OrderRecordTable(index)),
             ListingFingerprint({ListedFile{"x.mds", 5}, ListedFile{"p.parquet@3", 9}}));
   Index other = index;
   other.shards[1].raw_data.bytes = 10;
-  EXPECT_NE(IndexFingerprint(other), IndexFingerprint(index));
+  EXPECT_NE(IndexFingerprint(OrderRecordTable(other)), IndexFingerprint(OrderRecordTable(index)));
 }
 
 TEST(OrderRecord, JsonHasItsPartsAndDigestAndReadsBack) {

@@ -65,7 +65,7 @@ std::vector<std::string> ParquetRows(const std::string& dir, std::vector<uint64_
   auto index = LoadStreamIndex(ParquetOptions(dir).streams[0], nullptr, std::chrono::seconds(5));
   EXPECT_TRUE(index.ok()) << index.status().message();
   if (!index.ok()) return {};
-  for (const ShardEntry& e : index->shards) group_rows->push_back(e.samples);
+  for (size_t i = 0; i < index->size(); ++i) group_rows->push_back(index->samples(i));
   auto ds = StreamingDataset::Open(ParquetOptions(dir));
   EXPECT_TRUE(ds.ok()) << ds.status().message();
   std::vector<std::string> rows;
@@ -125,11 +125,11 @@ TEST(ParquetStream, LocalFolderIsDetectedAndIndexedByRowGroup) {
   ASSERT_EQ(t.rows.size(), kRows);
   auto index = LoadStreamIndex(ParquetOptions(t.parquet.path()).streams[0], nullptr, std::chrono::seconds(5));
   ASSERT_TRUE(index.ok());
-  EXPECT_EQ(index->shards[0].raw_data.basename, "a.parquet");
-  EXPECT_EQ(index->shards[9].raw_data.basename, "part=b/c.parquet");
-  EXPECT_EQ(index->shards[9].row_group, 0u);
-  EXPECT_EQ(index->shards[8].samples, 4u);
-  EXPECT_FALSE(index->shards[0].piece.has_value());
+  EXPECT_EQ(index->entry(0).raw_data.basename, "a.parquet");
+  EXPECT_EQ(index->entry(9).raw_data.basename, "part=b/c.parquet");
+  EXPECT_EQ(index->entry(9).row_group, 0u);
+  EXPECT_EQ(index->entry(8).samples, 4u);
+  EXPECT_FALSE(index->entry(0).piece.has_value());
   // The first row: id 0, label "label-0"... as the fixture's expected values.
   auto ds = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
   ASSERT_TRUE(ds.ok());
