@@ -116,6 +116,22 @@ Result<std::string> HashHex(std::string_view algo, std::string_view data) {
   return InternalError("hash " + std::string(algo) + ": unhandled kind");
 }
 
+Xxh64Hasher::Xxh64Hasher() : state_(XXH64_createState()) {
+  XXH64_reset(static_cast<XXH64_state_t*>(state_), 0);
+}
+
+Xxh64Hasher::~Xxh64Hasher() { XXH64_freeState(static_cast<XXH64_state_t*>(state_)); }
+
+void Xxh64Hasher::Update(std::string_view data) {
+  XXH64_update(static_cast<XXH64_state_t*>(state_), data.data(), data.size());
+}
+
+std::string Xxh64Hasher::Hex() const {
+  XXH64_canonical_t c;
+  XXH64_canonicalFromHash(&c, XXH64_digest(static_cast<const XXH64_state_t*>(state_)));
+  return CanonicalHex(&c, sizeof(c));
+}
+
 Status VerifyHash(std::string_view algo, std::string_view data,
                   std::string_view expected_hex, std::string_view what) {
   auto actual = HashHex(algo, data);

@@ -31,4 +31,19 @@ Result<std::string> HashHex(std::string_view algo, std::string_view data);
 Status VerifyHash(std::string_view algo, std::string_view data,
                   std::string_view expected_hex, std::string_view what);
 
+// HashHex("xxh64", ...) of everything Update was given, in order, without
+// holding it. One thread.
+class Xxh64Hasher {
+ public:
+  Xxh64Hasher();
+  ~Xxh64Hasher();
+  Xxh64Hasher(const Xxh64Hasher&) = delete;
+  Xxh64Hasher& operator=(const Xxh64Hasher&) = delete;
+  void Update(std::string_view data);
+  std::string Hex() const;
+
+ private:
+  void* state_;  // XXH64_state_t
+};
+
 }  // namespace sluice

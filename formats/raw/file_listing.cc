@@ -233,15 +233,10 @@ Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::st
 
 void ListingFingerprintBuilder::Add(std::string_view path, std::optional<uint64_t> size) {
   // Each path and its size, NUL-separated: a path holds no NUL (IsSafeBasename).
-  text_ += path;
-  text_ += '\0';
-  text_ += size ? std::to_string(*size) : "-";
-  text_ += '\0';
-}
-
-std::string ListingFingerprintBuilder::Finish() const {
-  auto hex = HashHex("xxh64", text_);
-  return hex.ok() ? *hex : std::string();
+  hash_.Update(path);
+  hash_.Update(std::string_view("\0", 1));
+  hash_.Update(size ? std::to_string(*size) : "-");
+  hash_.Update(std::string_view("\0", 1));
 }
 
 std::string ListingFingerprint(const std::vector<ListedFile>& files) {

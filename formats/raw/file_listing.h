@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "formats/codec/hashes.h"
 #include "formats/index/index.h"
 
 namespace sluice {
@@ -107,10 +108,10 @@ std::string ListingFingerprint(const std::vector<ListedFile>& files);
 class ListingFingerprintBuilder {
  public:
   void Add(std::string_view path, std::optional<uint64_t> size);
-  std::string Finish() const;
+  std::string Finish() const { return hash_.Hex(); }
 
  private:
-  std::string text_;
+  Xxh64Hasher hash_;
 };
 
 // The node's cached listing: {"source": ..., "fingerprint": ..., "files":

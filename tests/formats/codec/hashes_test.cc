@@ -67,6 +67,19 @@ TEST(Hashes, KnownVectors) {
   }
 }
 
+TEST(Hashes, Xxh64HasherIsHashHexOfEverythingItWasGiven) {
+  Xxh64Hasher empty;
+  EXPECT_EQ(empty.Hex(), "ef46db3751d8e999");  // xxh64 of nothing
+  std::string text;
+  Xxh64Hasher h;
+  for (int i = 0; i < 500; ++i) {
+    const std::string part(static_cast<size_t>(i % 37), static_cast<char>('a' + i % 26));
+    h.Update(part);
+    text += part;
+  }
+  EXPECT_EQ(h.Hex(), *HashHex("xxh64", text));
+}
+
 TEST(Hashes, UnknownAlgorithm) {
   auto h = HashHex("crc32", "abc");
   ASSERT_FALSE(h.ok());
