@@ -1,17 +1,17 @@
-"""What StreamingDataset reads of each stream's index.json (through the
-engine) before the engine opens: Mosaic's checks of it, with Mosaic's error
-types and texts, and Mosaic's `shards` descriptions. `split` is the split a
-stream's files are under (its own, or the dataset's). cache_limit is the
-engine's to check (Mosaic's rules and texts, when the dataset opens)."""
+"""Mosaic's checks of each stream's index.json, with Mosaic's error types
+and texts: from the engine's counts once it opened the dataset, and by
+reading the files again (through the engine) only when it could not.
+`split` is the split a stream's files are under (its own, or the
+dataset's). cache_limit is the engine's to check (Mosaic's rules and texts,
+when the dataset opens)."""
 import json
 import os
 
 from sluice.index_json import shard_entries
 from sluice.remote import local_path
-from sluice.shard_info import ShardInfo
 from sluice.stream import _is_remote
 
-__all__ = ['missing_local_index', 'read_index', 'shard_infos']
+__all__ = ['check_indexes', 'check_samples', 'missing_local_index', 'read_index']
 
 
 def index_path(stream, split):
@@ -58,7 +58,8 @@ def missing_local_index(streams, splits):
 
 def read_index(stream, split):
     """(index.json size, its shard entries), None where not read, checked as
-    Mosaic checks them, with its error types and texts."""
+    Mosaic checks them, with its error types and texts. Parses every entry:
+    for the error path (check_indexes) and tools, not for opening."""
     data = _index_bytes(stream, split)
     if data is None:
         return None
@@ -79,21 +80,31 @@ def read_index(stream, split):
             raise decode_error from None
         raise
     if not sum(entry['samples'] for entry in entries):
-        raise RuntimeError(f'Stream contains no samples: {path}.')
+        raise _no_samples(path)
     return len(data), entries
 
 
-def shard_infos(streams, splits, indexes, samples_per_shard, stream_per_shard):
-    """Mosaic's `shards`: one description per shard from its stream's
-    index.json (`indexes`: read_index's, None where not read yet; a stream
-    without one, e.g. of raw files, has its counts)."""
-    out = []
-    for i, (stream, split, index) in enumerate(zip(streams, splits, indexes)):
-        if index is None:  # e.g. fetched by the engine: read now
-            index = read_index(stream, split)
-        counts = samples_per_shard[stream_per_shard == i]
-        infos = [ShardInfo(e) for e in index[1]] if index else []
-        if [len(x) for x in infos] != counts.tolist():
-            infos = [ShardInfo({'samples': int(n)}) for n in counts]
-        out += infos
-    return out
+def _no_samples(path):
+    return RuntimeError(f'Stream contains no samples: {path}.')
+
+
+def check_indexes(streams, splits):
+    """Mosaic's errors for the streams' index.json files, in stream order,
+    for when the engine could not open the dataset: Mosaic reads each index
+    before anything else, so its errors come first (a malformed index is
+    json's JSONDecodeError, an index without samples a RuntimeError)."""
+    for stream, split in zip(streams, splits):
+        read_index(stream, split)
+
+
+def check_samples(streams, splits, samples_per_stream):
+    """Mosaic's RuntimeError for the first stream with an index.json and no
+    samples, from the engine's counts (the opened dataset's: no index is
+    parsed again)."""
+    for stream, split, samples in zip(streams, splits, samples_per_stream):
+        if samples:
+            continue
+        path = index_path(stream, split)
+        remote = _local_remote_index(stream, split)
+        if os.path.isfile(path) or (remote is not None and os.path.isfile(remote)):
+            raise _no_samples(path)
