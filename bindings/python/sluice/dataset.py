@@ -19,7 +19,7 @@ from sluice import engine
 from sluice import malloc_tuning
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
-from sluice.dataset_index import check_indexes, check_samples, missing_local_index
+from sluice.dataset_index import check_indexes, missing_local_index
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.plan import Plan, default_num_canonical_nodes
 from sluice.shard_info import ShardInfos
@@ -137,15 +137,16 @@ class StreamingDataset(_Base):
             self._open_engine(validate_hash, streams is not None, split)
         except Exception as e:
             # Mosaic's checks of the index.json files come before anything
-            # else it checks: read them now that opening failed (the engine
-            # checks cache_limit, by Mosaic's rules, when it opens).
+            # else it checks: read them only now that opening failed (the
+            # engine refuses what they refuse, a malformed index or a stream
+            # without samples, in its own words; it checks cache_limit by
+            # Mosaic's rules and texts).
             check_indexes(self.streams, splits)
             if isinstance(e, FileNotFoundError):
                 # Mosaic's error for a local remote without index.json, where
                 # the engine found no Parquet files to read instead.
                 missing_local_index(self.streams, splits)
             raise
-        check_samples(self.streams, splits, self.samples_per_stream)
         # Mosaic's epoch_size: the resolved number of samples an epoch draws;
         # with a mixture, the epoch_size given (the engine required it).
         if self.mixture is None:

@@ -1,6 +1,7 @@
 """Mosaic's checks of each stream's index.json, with Mosaic's error types
-and texts: from the engine's counts once it opened the dataset, and by
-reading the files again (through the engine) only when it could not.
+and texts, for when the engine could not open a dataset (it refuses what
+they refuse, in its own words): the files are read again then, never on
+the way to a dataset that opens.
 `split` is the split a stream's files are under (its own, or the
 dataset's). cache_limit is the engine's to check (Mosaic's rules and texts,
 when the dataset opens)."""
@@ -11,7 +12,7 @@ from sluice.index_json import shard_entries
 from sluice.remote import local_path
 from sluice.stream import _is_remote
 
-__all__ = ['check_indexes', 'check_samples', 'missing_local_index', 'read_index']
+__all__ = ['check_indexes', 'missing_local_index', 'read_index']
 
 
 def index_path(stream, split):
@@ -59,7 +60,7 @@ def missing_local_index(streams, splits):
 def read_index(stream, split):
     """(index.json size, its shard entries), None where not read, checked as
     Mosaic checks them, with its error types and texts. Parses every entry:
-    for the error path (check_indexes) and tools, not for opening."""
+    for check_indexes, not for opening."""
     data = _index_bytes(stream, split)
     if data is None:
         return None
@@ -80,12 +81,8 @@ def read_index(stream, split):
             raise decode_error from None
         raise
     if not sum(entry['samples'] for entry in entries):
-        raise _no_samples(path)
+        raise RuntimeError(f'Stream contains no samples: {path}.')
     return len(data), entries
-
-
-def _no_samples(path):
-    return RuntimeError(f'Stream contains no samples: {path}.')
 
 
 def check_indexes(streams, splits):
@@ -96,15 +93,3 @@ def check_indexes(streams, splits):
     for stream, split in zip(streams, splits):
         read_index(stream, split)
 
-
-def check_samples(streams, splits, samples_per_stream):
-    """Mosaic's RuntimeError for the first stream with an index.json and no
-    samples, from the engine's counts (the opened dataset's: no index is
-    parsed again)."""
-    for stream, split, samples in zip(streams, splits, samples_per_stream):
-        if samples:
-            continue
-        path = index_path(stream, split)
-        remote = _local_remote_index(stream, split)
-        if os.path.isfile(path) or (remote is not None and os.path.isfile(remote)):
-            raise _no_samples(path)
