@@ -527,6 +527,23 @@ uint64_t sluice_stream_num_shards(const sluice_stream* s);
  * SLUICE_ERANGE when shard >= sluice_stream_num_shards. */
 sluice_status sluice_stream_shard_info(const sluice_stream* s, uint64_t shard, uint64_t* samples,
                                        uint32_t* stream);
+/* Every global shard's sample count and stream in one call (what
+ * sluice_stream_shard_info says of each): samples[g] and streams[g] for
+ * g < sluice_stream_num_shards, in caller arrays with room for `count`
+ * entries. SLUICE_ERANGE (nothing written) when count is less than
+ * sluice_stream_num_shards; the arrays may be NULL when there are no
+ * shards. */
+sluice_status sluice_stream_shard_table(const sluice_stream* s, uint64_t* samples,
+                                        uint32_t* streams, uint64_t count);
+/* Global shard `shard`'s index.json entry as a JSON object, as
+ * sluice_index_shards writes each entry (json.dumps(entry, sort_keys=True)
+ * of the keys of its format), from the index the handle opened (nothing is
+ * read). A shard that no index.json describes (a raw-file stream's file, a
+ * Parquet row group) is {"samples": n}. Caller frees *out_json with
+ * sluice_free; *json_size (may be NULL) is its length. SLUICE_ERANGE when
+ * shard >= sluice_stream_num_shards. */
+sluice_status sluice_stream_shard_entry(const sluice_stream* s, uint64_t shard, char** out_json,
+                                        uint64_t* json_size);
 /* Where global sample `sample` (an id of next_batch, next_ids or the
  * planner) comes from: its global shard (sluice_stream_shard_info says
  * the stream) and its index in that shard. Either out pointer may be NULL.

@@ -180,6 +180,12 @@ _proto('sluice_world_from_env', _status, _P(ctypes.c_int64), _P(ctypes.c_int64),
        _P(ctypes.c_int64))
 _proto('sluice_index_shards', _status, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
        _P(ctypes.c_void_p), _P(ctypes.c_uint64))
+# A streaming dataset's shards in bulk and one by one (sluice_stream_*; the
+# handle's other calls are declared by sluice.engine).
+_proto('sluice_stream_shard_table', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
+       _P(ctypes.c_uint32), ctypes.c_uint64)
+_proto('sluice_stream_shard_entry', _status, ctypes.c_void_p, ctypes.c_uint64,
+       _P(ctypes.c_void_p), _P(ctypes.c_uint64))
 _proto('sluice_index_merge', _status, _P(ctypes.c_char_p), _P(ctypes.c_uint64),
        _P(ctypes.c_char_p), _P(ctypes.c_char_p), ctypes.c_uint32, _P(ctypes.c_void_p),
        _P(ctypes.c_uint64))

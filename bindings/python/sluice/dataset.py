@@ -19,9 +19,10 @@ from sluice import engine
 from sluice import malloc_tuning
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
-from sluice.dataset_index import missing_local_index, read_index, shard_infos
+from sluice.dataset_index import check_indexes, missing_local_index
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.plan import Plan, default_num_canonical_nodes
+from sluice.shard_info import ShardInfos
 from sluice.stream import Stream, _streams_registry
 from sluice.world import World
 
@@ -126,20 +127,25 @@ class StreamingDataset(_Base):
             warnings.warn(f'predownload < batch_size ({predownload} < {batch_size}).This may '
                           f'result in slower batch time. Recommendation is to set predownload to '
                           f'at-least batch_size.')  # Mosaic's text, missing space included
-        # Mosaic's checks of the index.json files at hand (the engine checks
-        # cache_limit, by Mosaic's rules, when it opens).
-        self._indexes = [read_index(s, self._split_of(s)) for s in self.streams]
         # Mosaic's Stream.apply_default: what a stream leaves unset comes
         # from the dataset's arguments.
         self._stream_defaults = {'download_retry': download_retry,
                                  'download_timeout': download_timeout,
                                  'keep_zip': keep_zip}
+        splits = [self._split_of(s) for s in self.streams]
         try:
             self._open_engine(validate_hash, streams is not None, split)
-        except FileNotFoundError:
-            # Mosaic's error for a local remote without index.json, where the
-            # engine found no Parquet files to read instead.
-            missing_local_index(self.streams, [self._split_of(s) for s in self.streams])
+        except Exception as e:
+            # Mosaic's checks of the index.json files come before anything
+            # else it checks: read them only now that opening failed (the
+            # engine refuses what they refuse, a malformed index or a stream
+            # without samples, in its own words; it checks cache_limit by
+            # Mosaic's rules and texts).
+            check_indexes(self.streams, splits)
+            if isinstance(e, FileNotFoundError):
+                # Mosaic's error for a local remote without index.json, where
+                # the engine found no Parquet files to read instead.
+                missing_local_index(self.streams, splits)
             raise
         # Mosaic's epoch_size: the resolved number of samples an epoch draws;
         # with a mixture, the epoch_size given (the engine required it).
@@ -149,11 +155,11 @@ class StreamingDataset(_Base):
         else:
             self.epoch_size = self._epoch_size_arg
 
-    def _set_shard_table(self, samples_per_shard, stream_per_shard):
-        """Mosaic's per-stream and per-shard attributes, from each shard's
-        sample count and stream (shards numbered stream by stream)."""
-        self.samples_per_shard = np.array(samples_per_shard, dtype=np.int64)
-        self.stream_per_shard = np.array(stream_per_shard, dtype=np.int64)
+    def _set_shard_table(self, eng):
+        """Mosaic's per-stream and per-shard attributes, from the engine's
+        sample count and stream of each shard (numbered stream by stream)."""
+        self.samples_per_shard = eng.samples_per_shard.astype(np.int64)
+        self.stream_per_shard = eng.stream_per_shard.astype(np.int64)
         self.num_shards = len(self.samples_per_shard)
         self.num_streams = len(self.streams)
         self.shards_per_stream = np.bincount(self.stream_per_shard,
@@ -165,9 +171,8 @@ class StreamingDataset(_Base):
                                               minlength=self.num_streams).astype(np.int64)
         self.sample_offset_per_stream = np.concatenate(
             [[0], np.cumsum(self.samples_per_stream)[:-1]]).astype(np.int64)
-        self.shards = shard_infos(self.streams, [self._split_of(s) for s in self.streams],
-                                  self._indexes, self.samples_per_shard, self.stream_per_shard)
-        self._indexes = None  # parsed once; `shards` keeps what is needed
+        # Described one by one when asked (a dataset may have millions).
+        self.shards = ShardInfos(eng, self.num_shards)
 
     def _split_of(self, stream):
         """The split a stream's files are under: its own when the dataset was
@@ -299,7 +304,7 @@ class StreamingDataset(_Base):
                 config[key] = getattr(self, key)
         self._engine = engine.Engine(config)
         self.num_samples = self._engine.num_samples
-        self._set_shard_table(self._engine.samples_per_shard, self._engine.stream_per_shard)
+        self._set_shard_table(self._engine)
 
     # ------------------------------------------------------------------ random access
 

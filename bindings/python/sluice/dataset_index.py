@@ -1,17 +1,18 @@
-"""What StreamingDataset reads of each stream's index.json (through the
-engine) before the engine opens: Mosaic's checks of it, with Mosaic's error
-types and texts, and Mosaic's `shards` descriptions. `split` is the split a
-stream's files are under (its own, or the dataset's). cache_limit is the
-engine's to check (Mosaic's rules and texts, when the dataset opens)."""
+"""Mosaic's checks of each stream's index.json, with Mosaic's error types
+and texts, for when the engine could not open a dataset (it refuses what
+they refuse, in its own words): the files are read again then, never on
+the way to a dataset that opens.
+`split` is the split a stream's files are under (its own, or the
+dataset's). cache_limit is the engine's to check (Mosaic's rules and texts,
+when the dataset opens)."""
 import json
 import os
 
 from sluice.index_json import shard_entries
 from sluice.remote import local_path
-from sluice.shard_info import ShardInfo
 from sluice.stream import _is_remote
 
-__all__ = ['missing_local_index', 'read_index', 'shard_infos']
+__all__ = ['check_indexes', 'missing_local_index', 'read_index']
 
 
 def index_path(stream, split):
@@ -58,7 +59,8 @@ def missing_local_index(streams, splits):
 
 def read_index(stream, split):
     """(index.json size, its shard entries), None where not read, checked as
-    Mosaic checks them, with its error types and texts."""
+    Mosaic checks them, with its error types and texts. Parses every entry:
+    for check_indexes, not for opening."""
     data = _index_bytes(stream, split)
     if data is None:
         return None
@@ -83,17 +85,11 @@ def read_index(stream, split):
     return len(data), entries
 
 
-def shard_infos(streams, splits, indexes, samples_per_shard, stream_per_shard):
-    """Mosaic's `shards`: one description per shard from its stream's
-    index.json (`indexes`: read_index's, None where not read yet; a stream
-    without one, e.g. of raw files, has its counts)."""
-    out = []
-    for i, (stream, split, index) in enumerate(zip(streams, splits, indexes)):
-        if index is None:  # e.g. fetched by the engine: read now
-            index = read_index(stream, split)
-        counts = samples_per_shard[stream_per_shard == i]
-        infos = [ShardInfo(e) for e in index[1]] if index else []
-        if [len(x) for x in infos] != counts.tolist():
-            infos = [ShardInfo({'samples': int(n)}) for n in counts]
-        out += infos
-    return out
+def check_indexes(streams, splits):
+    """Mosaic's errors for the streams' index.json files, in stream order,
+    for when the engine could not open the dataset: Mosaic reads each index
+    before anything else, so its errors come first (a malformed index is
+    json's JSONDecodeError, an index without samples a RuntimeError)."""
+    for stream, split in zip(streams, splits):
+        read_index(stream, split)
+

@@ -9,6 +9,8 @@ import itertools
 import json
 import warnings
 
+import numpy as np
+
 from sluice import _lib
 from sluice.formats import MIXED, field_decoder, has_null_fields, holds_stored_bytes
 from sluice.sample_batch import SampleBatch
@@ -127,13 +129,13 @@ class Engine:
         self.num_samples = int(_lib_.sluice_stream_num_samples(h))
         self.length = int(_lib_.sluice_stream_len(h))
         self.num_streams = int(_lib_.sluice_stream_num_streams(h))
-        samples, stream = ctypes.c_uint64(), ctypes.c_uint32()
-        self.samples_per_shard, self.stream_per_shard = [], []
-        for g in range(int(_lib_.sluice_stream_num_shards(h))):
-            _lib.check(_lib_.sluice_stream_shard_info(h, g, ctypes.byref(samples),
-                                                       ctypes.byref(stream)))
-            self.samples_per_shard.append(samples.value)
-            self.stream_per_shard.append(stream.value)
+        # One call for the whole table: a dataset may have millions of shards.
+        num_shards = int(_lib_.sluice_stream_num_shards(h))
+        self.samples_per_shard = np.empty(num_shards, dtype=np.uint64)
+        self.stream_per_shard = np.empty(num_shards, dtype=np.uint32)
+        _lib.check(_lib_.sluice_stream_shard_table(
+            h, self.samples_per_shard.ctypes.data_as(_P(ctypes.c_uint64)),
+            self.stream_per_shard.ctypes.data_as(_P(ctypes.c_uint32)), num_shards))
         self._set_decoders(h)
         self._packed = None
         if self._items:  # every stream has the dataset's columns
@@ -175,11 +177,13 @@ class Engine:
                 items.append((c, name, field_decoder(fmt, enc, name)))
             # No shards, no samples; else (items, whether NULL views are nulls).
             self._stream_items.append((items, has_null_fields(fmt)) if fmt else None)
-        # Global sample ids number the streams' samples stream by stream.
-        per_stream = [0] * self.num_streams
-        for samples, stream in zip(self.samples_per_shard, self.stream_per_shard):
-            per_stream[stream] += samples
-        self._stream_ends = list(itertools.accumulate(per_stream))
+        # Global sample ids number the streams' samples stream by stream (and
+        # shards likewise): a stream ends where its last shard does.
+        ends = np.zeros(len(self.samples_per_shard) + 1, dtype=np.uint64)
+        np.cumsum(self.samples_per_shard, out=ends[1:])
+        shard_ends = np.searchsorted(self.stream_per_shard, np.arange(self.num_streams),
+                                     side='right')
+        self._stream_ends = [int(ends[k]) for k in shard_ends]
 
     def streams_with_other_columns(self):
         """None when every stream with shards has the same columns (in any
@@ -226,6 +230,17 @@ class Engine:
             return self._decode(self._one, 0, idx)
         finally:
             _lib_.sluice_stream_release(self._ptr)
+
+    def shard_entry(self, shard):
+        """Global shard `shard`'s index entry (a dict, keys as the engine
+        writes them; {'samples': n} for a shard no index.json describes)."""
+        out, size = ctypes.c_void_p(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_stream_shard_entry(self._ptr, shard, ctypes.byref(out),
+                                                   ctypes.byref(size)))
+        try:
+            return json.loads(ctypes.string_at(out, size.value))
+        finally:
+            _lib_.sluice_free(out)
 
     def evict_shard(self, shard):
         """Deletes global shard `shard`'s cached files now (fetched again when read)."""

@@ -4,10 +4,12 @@ compression, hashes, size_limit, columns, raw_data / zip_data and the size
 helpers), taken from the shard's index.json entry as the engine reads it. Reading samples is the
 engine's; these are descriptions only."""
 import collections
+import collections.abc
+import operator
 
 from sluice.index_json import shard_entries
 
-__all__ = ['FileInfo', 'ShardInfo', 'read_shard_infos']
+__all__ = ['FileInfo', 'ShardInfo', 'ShardInfos', 'read_shard_infos']
 
 FileInfo = collections.namedtuple('FileInfo', ['basename', 'bytes', 'hashes'])
 
@@ -68,3 +70,41 @@ def read_shard_infos(index_path):
     """ShardInfos of the index.json at `index_path`, in order."""
     with open(index_path, 'rb') as f:
         return [ShardInfo(entry) for entry in shard_entries(f.read(), index_path)]
+
+
+class ShardInfos(collections.abc.Sequence):
+    """A dataset's `shards` (Mosaic's list of shard readers' descriptions)
+    without a Python object per shard until one is asked for: shard i's
+    ShardInfo is made from the engine's entry for it on first access, then
+    kept. len() is the engine's shard count; indexing (negative too),
+    slicing and iteration are a list's. `engine` has shard_entry(i)."""
+
+    def __init__(self, engine, count):
+        self._engine = engine
+        self._count = count
+        self._made = {}
+
+    def __len__(self):
+        return self._count
+
+    def _one(self, i):
+        info = self._made.get(i)
+        if info is None:
+            info = self._made[i] = ShardInfo(self._engine.shard_entry(i))
+        return info
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._one(i) for i in range(*index.indices(self._count))]
+        i = operator.index(index)
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
+            raise IndexError('list index out of range')  # a list's text, as Mosaic's shards
+        return self._one(i)
+
+    def __iter__(self):
+        return (self._one(i) for i in range(self._count))
+
+    def __repr__(self):
+        return f'<ShardInfos: {self._count} shards>'
