@@ -10,7 +10,13 @@
 
 struct sluice_dataset {
   std::unique_ptr<sluice::DatasetReader> reader;
+  bool read_masks = false;  // sluice_dataset_read_masks
 };
+
+namespace {
+// sluice_dataset_get's sample on this thread (its views and masks).
+thread_local sluice::SampleFields tls_dataset_sample;
+}  // namespace
 
 namespace {
 
@@ -149,11 +155,56 @@ sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample, sluice_byt
           "sluice_dataset_get: num_fields is " + std::to_string(num_fields) +
           " but the dataset has " + std::to_string(columns) + " columns"));
     }
-    thread_local sluice::SampleFields f;
+    sluice::SampleFields& f = tls_dataset_sample;
+    f.wants_masks = ds->read_masks;
     sluice::Status s = ds->reader->Read(sample, &f);
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) {
+      f.masked.clear();
+      return Fail(s);
+    }
     for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(f.fields[c]);
     return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_dataset_read_masks(sluice_dataset* ds, int on) {
+  return Guard("sluice_dataset_read_masks", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_read_masks", "ds");
+    if (on != 0 && on != 1) {
+      return Fail(sluice::InvalidArgumentError("sluice_dataset_read_masks: on is " +
+                                               std::to_string(on) + ", not 0 or 1"));
+    }
+    ds->read_masks = on == 1;
+    return SLUICE_OK;
+  });
+}
+
+uint32_t sluice_dataset_num_masked(const sluice_dataset* ds) {
+  if (ds == nullptr) return 0;
+  return static_cast<uint32_t>(tls_dataset_sample.masked.size());
+}
+
+sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                    sluice_bytes* validity) {
+  return Guard("sluice_dataset_masked", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_masked", "ds");
+    if (column == nullptr) return NullArgument("sluice_dataset_masked", "column");
+    if (validity == nullptr) return NullArgument("sluice_dataset_masked", "validity");
+    const sluice::SampleFields& f = tls_dataset_sample;
+    if (i >= f.masked.size()) {
+      return Fail(sluice::OutOfRangeError("sluice_dataset_masked: " + std::to_string(i) +
+                                          " is past the last sample's " +
+                                          std::to_string(f.masked.size()) + " masked fields"));
+    }
+    const sluice::parquet::MaskedField& m = f.masked[i];
+    for (size_t c = 0; c < f.fields.size(); ++c) {
+      if (f.fields[c].data() == m.field.data()) {
+        *column = static_cast<uint32_t>(c);
+        *validity = Bytes(m.validity);
+        return SLUICE_OK;
+      }
+    }
+    return Fail(sluice::InternalError("sluice_dataset_masked: a mask matches no field"));
   });
 }
 

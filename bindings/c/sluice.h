@@ -170,6 +170,22 @@ const char* sluice_dataset_format(const sluice_dataset* ds);
 sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample,
                                  sluice_bytes* fields, uint32_t num_fields);
 
+/* Null elements of Parquet packed lists ("list<int32>" etc.; see
+ * formats/parquet/field_encoding.h). Off by default (sluice_dataset_get
+ * refuses such a row, as said above). After sluice_dataset_read_masks(ds, 1)
+ * sluice_dataset_get reads it: the field is the packed values with zero
+ * bytes where an element is null, and the null elements are given by
+ * sluice_dataset_masked for the last sluice_dataset_get on this thread:
+ * how many of its fields hold a null element (0 for most rows), and the
+ * i-th such field's column and validity (one byte per element, 0 = null;
+ * a view valid as the fields'). `on` is 0 or 1; set it before reading,
+ * not while other threads read. sluice_dataset_num_masked returns 0 for a
+ * NULL handle; sluice_dataset_masked: SLUICE_ERANGE for i >= that count. */
+sluice_status sluice_dataset_read_masks(sluice_dataset* ds, int on);
+uint32_t sluice_dataset_num_masked(const sluice_dataset* ds);
+sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                    sluice_bytes* validity);
+
 /* The whole stored sample: MDS sample bytes, or the JSONL/CSV line with its
  * newline; Parquet rows have none (size 0). Valid until the handle is
  * closed. */
@@ -656,6 +672,23 @@ sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int
 sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column,
                                          uint64_t item_size, uint8_t* out, uint64_t capacity,
                                          uint64_t* offsets, uint64_t* needed);
+
+/* Null elements of Parquet packed lists, as sluice_dataset_read_masks says:
+ * off by default (a sample holding one fails with SLUICE_EUNIMPLEMENTED
+ * naming the file, row group, column and row); after
+ * sluice_stream_read_masks(s, 1), sluice_stream_get and
+ * sluice_stream_next_batch read it (zero bytes where an element is null,
+ * in the fields and in sluice_stream_batch_column's copies) and
+ * sluice_stream_masked gives the last such call's fields that hold a null
+ * element: the sample k within the call (0 for a get), the column and the
+ * validity (one byte per element, 0 = null; a view valid as the fields').
+ * sluice_stream_num_masked counts them (0 for most batches, and after any
+ * call that ends the views); sluice_stream_masked: SLUICE_ERANGE for
+ * i >= that count. Same thread rule as the handle's other calls. */
+sluice_status sluice_stream_read_masks(sluice_stream* s, int on);
+uint32_t sluice_stream_num_masked(const sluice_stream* s);
+sluice_status sluice_stream_masked(const sluice_stream* s, uint32_t i, uint32_t* sample,
+                                   uint32_t* column, sluice_bytes* validity);
 
 /* Drops the views of the last get/next_batch call. The shard of a get is
  * unpinned at once; those of next_batch stay open in the prefetcher until the
