@@ -171,18 +171,16 @@ sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample,
                                  sluice_bytes* fields, uint32_t num_fields);
 
 /* Null elements of Parquet packed lists ("list<int32>" etc.; see
- * formats/parquet/field_encoding.h). Off by default (sluice_dataset_get
- * refuses such a row, as said above). After sluice_dataset_read_masks(ds, 1)
- * sluice_dataset_get reads it: the field is the packed values with zero
- * bytes where an element is null, and the null elements are given by
- * sluice_dataset_masked for the last sluice_dataset_get on this thread:
- * how many of its fields hold a null element (0 for most rows), and the
- * i-th such field's column and validity (one byte per element, 0 = null;
- * a view valid as the fields'). `on` is 0 or 1; set it before reading,
- * not while other threads read. sluice_dataset_num_masked returns 0 for a
- * NULL handle; sluice_dataset_masked: SLUICE_ERANGE for i >= that count. */
-sluice_status sluice_dataset_read_masks(sluice_dataset* ds, int on);
-uint32_t sluice_dataset_num_masked(const sluice_dataset* ds);
+ * formats/parquet/field_encoding.h), which sluice_dataset_get refuses (as
+ * said above): sluice_dataset_get_masked is sluice_dataset_get that reads
+ * such a row, its field being the packed values with zero bytes where an
+ * element is null, and sets *num_masked to how many of its fields hold a
+ * null element (0 for most rows: nothing more to ask). sluice_dataset_masked
+ * gives the i-th such field of the last sluice_dataset_get_masked on this
+ * thread: its column and validity (one byte per element, 0 = null; a view
+ * valid as the fields'); SLUICE_ERANGE for i >= *num_masked. */
+sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                        uint32_t num_fields, uint32_t* num_masked);
 sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
                                     sluice_bytes* validity);
 
@@ -673,7 +671,7 @@ sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column
                                          uint64_t item_size, uint8_t* out, uint64_t capacity,
                                          uint64_t* offsets, uint64_t* needed);
 
-/* Null elements of Parquet packed lists, as sluice_dataset_read_masks says:
+/* Null elements of Parquet packed lists, as for sluice_dataset_get_masked:
  * off by default (a sample holding one fails with SLUICE_EUNIMPLEMENTED
  * naming the file, row group, column and row); after
  * sluice_stream_read_masks(s, 1), sluice_stream_get and

@@ -48,7 +48,7 @@
 // element has no MaskedField, so its bytes and the cost of reading it are
 // those of a column without nulls. The mask travels beside the fields
 // (formats/dataset's SampleFields::masked, the C ABI's
-// sluice_stream_masked_field / sluice_dataset_masked_field), never inside
+// sluice_dataset_get_masked / sluice_stream_read_masks), never inside
 // them; a reader that does not ask for the masks gets kUnimplemented for
 // such a row (naming the file, row group, column and row) rather than
 // zeros where the nulls are. Python gives such a list as a numpy masked

@@ -153,8 +153,8 @@ _proto('sluice_dataset_column_encoding', ctypes.c_char_p, ctypes.c_void_p, ctype
 _proto('sluice_dataset_format', ctypes.c_char_p, ctypes.c_void_p)
 _proto('sluice_dataset_get', _status, ctypes.c_void_p, ctypes.c_uint64, _P(Bytes), ctypes.c_uint32)
 _proto('sluice_dataset_get_raw', _status, ctypes.c_void_p, ctypes.c_uint64, _P(Bytes))
-_proto('sluice_dataset_read_masks', _status, ctypes.c_void_p, ctypes.c_int)
-_proto('sluice_dataset_num_masked', ctypes.c_uint32, ctypes.c_void_p)
+_proto('sluice_dataset_get_masked', _status, ctypes.c_void_p, ctypes.c_uint64, _P(Bytes),
+       ctypes.c_uint32, _P(ctypes.c_uint32))
 _proto('sluice_dataset_masked', _status, ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_uint32),
        _P(Bytes))
 

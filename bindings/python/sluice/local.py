@@ -84,12 +84,14 @@ class LocalDataset:
         self._items = list(zip(self.column_names, self._decoders))
         self._null_fields = has_null_fields(self.format)
         # Parquet rows whose packed list holds a null element are read, their
-        # masks beside the fields (_sample applies them); only datasets with
-        # such a column ask for them, once per sample.
-        self._masks = any(packed_list_kind(e) is not None for e in self.column_encodings) \
-            if self._null_fields else False
+        # masks beside the fields (the same one call per sample; _sample
+        # applies them).
+        self._masks = self._null_fields and \
+            any(packed_list_kind(e) is not None for e in self.column_encodings)
         if self._masks:
-            _lib.check(_lib.lib.sluice_dataset_read_masks(self._handle.ptr, 1))
+            self._num_masked = ctypes.c_uint32()
+            self._num_masked_ref = ctypes.byref(self._num_masked)
+            self._get_masked = _lib.lib.sluice_dataset_get_masked
 
     @property
     def samples_per_shard(self):
@@ -115,7 +117,11 @@ class LocalDataset:
         """The stored bytes of each column of sample `idx` (copies); None for
         a null field of a format that has them (Parquet; a packed list's
         null elements are zero bytes here, get_item masks them)."""
-        status = self._get(self._handle.ptr, idx, self._fields, self._n)
+        if self._masks:
+            status = self._get_masked(self._handle.ptr, idx, self._fields, self._n,
+                                      self._num_masked_ref)
+        else:
+            status = self._get(self._handle.ptr, idx, self._fields, self._n)
         if status:
             _lib.check(status)
         spans = self._fields_np[:self._n].tolist()
@@ -153,7 +159,7 @@ class LocalDataset:
         sample = {name: dec(b) for (name, dec), b in zip(self._items, raw)}
         if self._masks:
             ptr = self._handle.ptr
-            n = _lib.lib.sluice_dataset_num_masked(ptr)
+            n = self._num_masked.value  # of raw_fields' get, just now
             if n:
                 column, validity = ctypes.c_uint32(), _lib.Bytes()
                 for i in range(n):
@@ -182,7 +188,8 @@ class LocalDataset:
     def __getstate__(self):
         state = dict(self.__dict__)
         for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items',
-                    '_null_fields', '_masks'):
+                    '_null_fields', '_masks', '_num_masked', '_num_masked_ref',
+                    '_get_masked'):
             state[key] = None
         return state
 

@@ -103,7 +103,6 @@ TEST_P(CApiParquet, EveryFieldOfEveryRow) {
   const std::string file = JsonStringMember(e, "file");
   sluice_dataset* ds = nullptr;
   ASSERT_EQ(sluice_dataset_open((kDir + "/" + file).c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
-  ASSERT_EQ(sluice_dataset_read_masks(ds, 1), SLUICE_OK);
   EXPECT_STREQ(sluice_dataset_format(ds), "parquet");
   const auto& columns = ArrayMember(e, "columns");
   const uint32_t n = sluice_dataset_num_columns(ds);
@@ -119,9 +118,11 @@ TEST_P(CApiParquet, EveryFieldOfEveryRow) {
   std::vector<sluice_bytes> fields(n);
   int mismatches = 0;
   for (uint64_t row = 0; row < rows && mismatches < 5; ++row) {
-    ASSERT_EQ(sluice_dataset_get(ds, row, fields.data(), n), SLUICE_OK) << sluice_last_error();
+    uint32_t num_masked = UINT32_MAX;
+    ASSERT_EQ(sluice_dataset_get_masked(ds, row, fields.data(), n, &num_masked), SLUICE_OK)
+        << sluice_last_error();
     const std::vector<sluice_bytes> masks = MasksOfLastGet(
-        ds, sluice_dataset_num_masked(ds), n,
+        ds, num_masked, n,
         [](sluice_dataset* h, uint32_t i, uint32_t* column, sluice_bytes* validity) {
           return sluice_dataset_masked(h, i, column, validity);
         });
@@ -269,10 +270,10 @@ TEST(CApiParquetTest, SparkFolderAndErrors) {
   sluice_dataset_close(ds);
 }
 
-// Masks are off by default: a row holding a null element is refused, word
-// for word; switched on, the row reads, its masks beside it, and the next
-// row without one has none; out-of-range masks are SLUICE_ERANGE.
-TEST(CApiParquetTest, NullElementsAreRefusedUntilMasksAreAskedFor) {
+// sluice_dataset_get refuses a row holding a null element, word for word;
+// sluice_dataset_get_masked reads it, its masks beside it, and counts none
+// for a row without one; out-of-range masks are SLUICE_ERANGE.
+TEST(CApiParquetTest, NullElementsAreRefusedUnlessMasksAreAskedFor) {
   sluice_dataset* ds = nullptr;
   ASSERT_EQ(sluice_dataset_open((kDir + "/pa26_null_elements_v1.parquet").c_str(), 0, &ds),
             SLUICE_OK)
@@ -283,12 +284,12 @@ TEST(CApiParquetTest, NullElementsAreRefusedUntilMasksAreAskedFor) {
   EXPECT_EQ(std::string(sluice_last_error()),
             "unimplemented: pa26_null_elements_v1.parquet: row group 0 column \"int32_list\" row 2: "
             "the list holds a null element, which list<int32> (packed values) cannot hold");
-  EXPECT_EQ(sluice_dataset_read_masks(ds, 2), SLUICE_EINVAL);
-  ASSERT_EQ(sluice_dataset_read_masks(ds, 1), SLUICE_OK);
-  ASSERT_EQ(sluice_dataset_get(ds, 2, fields.data(), n), SLUICE_OK) << sluice_last_error();
+  uint32_t num_masked = 0;
+  ASSERT_EQ(sluice_dataset_get_masked(ds, 2, fields.data(), n, &num_masked), SLUICE_OK)
+      << sluice_last_error();
   // Row 2: these columns' lists hold a null element (pyarrow's reading).
   std::vector<std::string> columns;
-  for (uint32_t i = 0; i < sluice_dataset_num_masked(ds); ++i) {
+  for (uint32_t i = 0; i < num_masked; ++i) {
     uint32_t column = 0;
     sluice_bytes validity{nullptr, 0};
     ASSERT_EQ(sluice_dataset_masked(ds, i, &column, &validity), SLUICE_OK);
@@ -302,16 +303,18 @@ TEST(CApiParquetTest, NullElementsAreRefusedUntilMasksAreAskedFor) {
                                                "bool_list", "ts_us_utc_list", "embedding"}));
   uint32_t column = 0;
   sluice_bytes validity{nullptr, 0};
-  EXPECT_EQ(sluice_dataset_masked(ds, sluice_dataset_num_masked(ds), &column, &validity),
-            SLUICE_ERANGE);
+  EXPECT_EQ(sluice_dataset_masked(ds, num_masked, &column, &validity), SLUICE_ERANGE);
+  EXPECT_EQ(sluice_dataset_get_masked(ds, 2, fields.data(), n, nullptr), SLUICE_EINVAL);
   sluice_dataset_close(ds);
-  // The last get on this thread: a row without a null element has no mask.
+  // A row without a null element has no mask.
   sluice_dataset* text = nullptr;
   ASSERT_EQ(sluice_dataset_open((kDir + "/hf_text.parquet").c_str(), 0, &text), SLUICE_OK);
-  ASSERT_EQ(sluice_dataset_read_masks(text, 1), SLUICE_OK);
   std::vector<sluice_bytes> text_fields(sluice_dataset_num_columns(text));
-  ASSERT_EQ(sluice_dataset_get(text, 0, text_fields.data(), text_fields.size()), SLUICE_OK);
-  EXPECT_EQ(sluice_dataset_num_masked(text), 0u);
+  num_masked = UINT32_MAX;
+  ASSERT_EQ(sluice_dataset_get_masked(text, 0, text_fields.data(), text_fields.size(), &num_masked),
+            SLUICE_OK);
+  EXPECT_EQ(num_masked, 0u);
+  EXPECT_EQ(sluice_dataset_masked(text, 0, &column, &validity), SLUICE_ERANGE);
   sluice_dataset_close(text);
 }
 
