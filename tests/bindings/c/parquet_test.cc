@@ -5,6 +5,7 @@
 // _double; nulls as NULL data, empty values as non-NULL; errors as text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -316,6 +317,80 @@ TEST(CApiParquetTest, NullElementsAreRefusedUnlessMasksAreAskedFor) {
   EXPECT_EQ(num_masked, 0u);
   EXPECT_EQ(sluice_dataset_masked(text, 0, &column, &validity), SLUICE_ERANGE);
   sluice_dataset_close(text);
+}
+
+// A stream's iteration with masks on: each batch's masked fields name the
+// sample within the batch and the column whose list holds a null element
+// (pyarrow's reading), with one validity byte per element; off, the first
+// such batch is refused.
+TEST(CApiParquetTest, StreamBatchesCarryTheirMasks) {
+  const JsonValue e = ReadJson(kDir + "/pa26_null_elements_v2_small_pages.expected.json");
+  const auto& columns = ArrayMember(e, "columns");
+  testing::TempDir remote, cache;
+  std::filesystem::copy_file(kDir + "/pa26_null_elements_v2_small_pages.parquet",
+                             std::filesystem::path(remote.path()) / "part-0.parquet");
+  const std::string config = "{\"remote\": \"" + remote.path() + "\", \"local\": \"" +
+                             cache.path() + "\", \"download_retry\": 0, \"shuffle\": false}";
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+  const uint32_t n = sluice_stream_num_columns(s);
+  const uint32_t kMax = 7;
+  std::vector<int64_t> ids(kMax);
+  std::vector<sluice_bytes> fields(kMax * n);
+  uint32_t count = 0;
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count),
+            SLUICE_EUNIMPLEMENTED);
+  EXPECT_NE(std::string(sluice_last_error()).find("the list holds a null element"),
+            std::string::npos);
+  ASSERT_EQ(sluice_stream_read_masks(s, 1), SLUICE_OK);
+  EXPECT_EQ(sluice_stream_read_masks(s, 3), SLUICE_EINVAL);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  size_t rows = 0, masked_fields = 0;
+  while (true) {
+    ASSERT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count), SLUICE_OK)
+        << sluice_last_error();
+    if (count == 0) break;
+    // The fields of the batch that should carry a mask: (k, column).
+    std::vector<std::pair<uint32_t, uint32_t>> want, got;
+    for (uint32_t k = 0; k < count; ++k) {
+      for (uint32_t c = 0; c < n; ++c) {
+        const std::string enc = sluice_stream_column_encoding(s, c);
+        if (enc.find("list<list<") == 0 || enc.find("list<") != 0) continue;
+        const JsonValue& v = ArrayMember(columns[c], "values")[static_cast<size_t>(ids[k])];
+        const auto* items = std::get_if<JsonValue::Array>(&v.v);
+        if (items != nullptr &&
+            std::any_of(items->begin(), items->end(), [](const JsonValue& x) {
+              return std::holds_alternative<std::nullptr_t>(x.v);
+            })) {
+          want.emplace_back(k, c);
+        }
+      }
+    }
+    ASSERT_EQ(sluice_stream_num_masked(s), want.size());
+    for (uint32_t i = 0; i < sluice_stream_num_masked(s); ++i) {
+      uint32_t k = 0, c = 0;
+      sluice_bytes validity{nullptr, 0};
+      ASSERT_EQ(sluice_stream_masked(s, i, &k, &c, &validity), SLUICE_OK);
+      got.emplace_back(k, c);
+      const std::string enc = sluice_stream_column_encoding(s, c);
+      EXPECT_EQ(MaskedFieldText(enc, fields[k * n + c], validity),
+                testing::DumpForTest(
+                    ArrayMember(columns[c], "values")[static_cast<size_t>(ids[k])]));
+    }
+    EXPECT_EQ(got, want);
+    masked_fields += got.size();
+    rows += count;
+    uint32_t k = 0, c = 0;
+    sluice_bytes validity{nullptr, 0};
+    EXPECT_EQ(sluice_stream_masked(s, sluice_stream_num_masked(s), &k, &c, &validity),
+              SLUICE_ERANGE);
+  }
+  EXPECT_EQ(rows, 36u);
+  EXPECT_GT(masked_fields, 100u);
+  sluice_stream_release(s);
+  EXPECT_EQ(sluice_stream_num_masked(s), 0u);  // the views ended
+  sluice_stream_close(s);
 }
 
 }  // namespace
