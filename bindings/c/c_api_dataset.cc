@@ -13,6 +13,12 @@ struct sluice_dataset {
 };
 
 namespace {
+// The sample of sluice_dataset_get / _get_masked on this thread (its views
+// and masks).
+thread_local sluice::SampleFields tls_dataset_sample;
+}  // namespace
+
+namespace {
 
 using sluice::capi::Check;
 using sluice::capi::Fail;
@@ -138,22 +144,71 @@ const char* sluice_dataset_format(const sluice_dataset* ds) {
   return ds ? ds->reader->index().shards[0].format.c_str() : nullptr;
 }
 
+namespace {
+
+sluice_status GetFields(const char* fn, sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                        uint32_t num_fields, bool masks) {
+  if (ds == nullptr) return NullArgument(fn, "ds");
+  if (fields == nullptr && num_fields > 0) return NullArgument(fn, "fields");
+  size_t columns = ds->reader->column_names().size();
+  if (num_fields != columns) {
+    return Fail(sluice::InvalidArgumentError(std::string(fn) + ": num_fields is " +
+                                             std::to_string(num_fields) + " but the dataset has " +
+                                             std::to_string(columns) + " columns"));
+  }
+  sluice::SampleFields& f = tls_dataset_sample;
+  f.wants_masks = masks;
+  sluice::Status s = ds->reader->Read(sample, &f);
+  if (!s.ok()) {
+    f.masked.clear();
+    return Fail(s);
+  }
+  for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(f.fields[c]);
+  return SLUICE_OK;
+}
+
+}  // namespace
+
 sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
                                  uint32_t num_fields) {
   return Guard("sluice_dataset_get", [&] {
-    if (ds == nullptr) return NullArgument("sluice_dataset_get", "ds");
-    if (fields == nullptr && num_fields > 0) return NullArgument("sluice_dataset_get", "fields");
-    size_t columns = ds->reader->column_names().size();
-    if (num_fields != columns) {
-      return Fail(sluice::InvalidArgumentError(
-          "sluice_dataset_get: num_fields is " + std::to_string(num_fields) +
-          " but the dataset has " + std::to_string(columns) + " columns"));
+    return GetFields("sluice_dataset_get", ds, sample, fields, num_fields, false);
+  });
+}
+
+sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                        uint32_t num_fields, uint32_t* num_masked) {
+  return Guard("sluice_dataset_get_masked", [&] {
+    if (num_masked == nullptr) return NullArgument("sluice_dataset_get_masked", "num_masked");
+    *num_masked = 0;
+    const sluice_status st =
+        GetFields("sluice_dataset_get_masked", ds, sample, fields, num_fields, true);
+    if (st == SLUICE_OK) *num_masked = static_cast<uint32_t>(tls_dataset_sample.masked.size());
+    return st;
+  });
+}
+
+sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                    sluice_bytes* validity) {
+  return Guard("sluice_dataset_masked", [&] {
+    if (ds == nullptr) return NullArgument("sluice_dataset_masked", "ds");
+    if (column == nullptr) return NullArgument("sluice_dataset_masked", "column");
+    if (validity == nullptr) return NullArgument("sluice_dataset_masked", "validity");
+    const sluice::SampleFields& f = tls_dataset_sample;
+    if (i >= f.masked.size()) {
+      return Fail(sluice::OutOfRangeError("sluice_dataset_masked: " + std::to_string(i) +
+                                          " is past the last sample's " +
+                                          std::to_string(f.masked.size()) + " masked fields"));
     }
-    thread_local sluice::SampleFields f;
-    sluice::Status s = ds->reader->Read(sample, &f);
-    if (!s.ok()) return Fail(s);
-    for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(f.fields[c]);
-    return SLUICE_OK;
+    const sluice::parquet::MaskedField& m = f.masked[i];
+    for (size_t c = 0; c < f.fields.size(); ++c) {
+      if (f.fields[c].data() == m.field.data()) {
+        *column = static_cast<uint32_t>(c);
+        *validity = Bytes(m.validity);
+        return SLUICE_OK;
+      }
+    }
+    return Fail(sluice::InternalError("sluice_dataset_masked: a mask matches no field"));
   });
 }
 

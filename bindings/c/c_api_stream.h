@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "engine/dataset/streaming_dataset.h"
@@ -15,4 +16,13 @@ struct sluice_stream {
   // holds; 0 once any call that ends those views ran (get, iter_begin,
   // release, load_state, a failed next_batch).
   uint32_t batch_count = 0;
+  // sluice_stream_read_masks, and the last get's or next_batch's fields
+  // holding a null element: (sample k, column, validity).
+  bool read_masks = false;
+  struct Masked {
+    uint32_t sample;
+    uint32_t column;
+    std::string_view validity;
+  };
+  std::vector<Masked> masked;
 };

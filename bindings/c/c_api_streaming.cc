@@ -32,6 +32,7 @@ sluice_status LoadState(const char* fn, sluice_stream* s, const char* state_json
   if (s == nullptr) return NullArgument(fn, "s");
   if (state_json == nullptr) return NullArgument(fn, "state_json");
   s->batch_count = 0;
+  s->masked.clear();
   auto state = sluice::ResumeStateFromJson(state_json);
   if (!state.ok()) return Fail(state.status());
   if (sluice::Status st = s->ds->LoadState(*state, options); !st.ok()) return Fail(st);
@@ -53,7 +54,7 @@ sluice_status sluice_stream_open(const char* config_json, sluice_stream** out) {
     if (!options.ok()) return Fail(options.status());
     auto ds = sluice::StreamingDataset::Open(std::move(*options));
     if (!ds.ok()) return Fail(ds.status());
-    *out = new sluice_stream{std::move(*ds), {}, {}, 0};
+    *out = new sluice_stream{std::move(*ds), {}, {}, 0, false, {}};
     return SLUICE_OK;
   });
 }
@@ -190,6 +191,59 @@ const char* sluice_stream_column_encoding(const sluice_stream* s, uint32_t colum
   return s->ds->column_encodings()[column].c_str();
 }
 
+namespace {
+
+// Appends sample k's fields holding a null element to s->masked (their
+// columns found by the fields' data pointers: the engine may have moved
+// the fields to the dataset's column order).
+void CollectMasked(sluice_stream* s, uint32_t k, const sluice::SampleFields& f) {
+  for (const sluice::parquet::MaskedField& m : f.masked) {
+    for (size_t c = 0; c < f.fields.size(); ++c) {
+      if (f.fields[c].data() == m.field.data()) {
+        s->masked.push_back({k, static_cast<uint32_t>(c), m.validity});
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+sluice_status sluice_stream_read_masks(sluice_stream* s, int on) {
+  return Guard("sluice_stream_read_masks", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_read_masks", "s");
+    if (on != 0 && on != 1) {
+      return Fail(sluice::InvalidArgumentError("sluice_stream_read_masks: on is " +
+                                               std::to_string(on) + ", not 0 or 1"));
+    }
+    s->read_masks = on == 1;
+    return SLUICE_OK;
+  });
+}
+
+uint32_t sluice_stream_num_masked(const sluice_stream* s) {
+  return s == nullptr ? 0 : static_cast<uint32_t>(s->masked.size());
+}
+
+sluice_status sluice_stream_masked(const sluice_stream* s, uint32_t i, uint32_t* sample,
+                                   uint32_t* column, sluice_bytes* validity) {
+  return Guard("sluice_stream_masked", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_masked", "s");
+    if (sample == nullptr) return NullArgument("sluice_stream_masked", "sample");
+    if (column == nullptr) return NullArgument("sluice_stream_masked", "column");
+    if (validity == nullptr) return NullArgument("sluice_stream_masked", "validity");
+    if (i >= s->masked.size()) {
+      return Fail(sluice::OutOfRangeError("sluice_stream_masked: " + std::to_string(i) +
+                                          " is past the last call's " +
+                                          std::to_string(s->masked.size()) + " masked fields"));
+    }
+    *sample = s->masked[i].sample;
+    *column = s->masked[i].column;
+    *validity = Bytes(s->masked[i].validity);
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes* fields,
                                 uint32_t num_fields) {
   return Guard("sluice_stream_get", [&] {
@@ -202,8 +256,12 @@ sluice_status sluice_stream_get(sluice_stream* s, uint64_t sample, sluice_bytes*
           std::to_string(columns) + " columns"));
     }
     s->batch_count = 0;  // the engine's Get ends the last batch's views
+    s->masked.clear();
+    s->one.wants_masks = s->read_masks;
+    s->one.masked.clear();
     if (sluice::Status st = s->ds->Get(sample, &s->one); !st.ok()) return Fail(st);
     for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(s->one.fields[c]);
+    CollectMasked(s, 0, s->one);
     return SLUICE_OK;
   });
 }
@@ -216,6 +274,7 @@ sluice_status sluice_stream_iter_begin(sluice_stream* s, uint64_t epoch, uint64_
       return Fail(sluice::InvalidArgumentError("sluice_stream_iter_begin: epoch or sample_in_epoch too large"));
     }
     s->batch_count = 0;
+    s->masked.clear();
     return Check(s->ds->IterBegin(static_cast<int64_t>(epoch), static_cast<int64_t>(sample_in_epoch),
                                   worker_id, num_workers));
   });
@@ -228,14 +287,24 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
     if (count == nullptr) return NullArgument("sluice_stream_next_batch", "count");
     *count = 0;
     s->batch_count = 0;
+    s->masked.clear();
     if (max_samples == 0) return SLUICE_OK;
     if (ids == nullptr) return NullArgument("sluice_stream_next_batch", "ids");
     if (fields == nullptr) return NullArgument("sluice_stream_next_batch", "fields");
+    s->masked.clear();
+    // The engine grows the batch only: slots made here carry the switch,
+    // and a slot's masks are cleared so that none outlives its sample.
+    if (s->batch.size() < max_samples) s->batch.resize(max_samples);
+    for (sluice::SampleFields& f : s->batch) {
+      f.wants_masks = s->read_masks;
+      f.masked.clear();
+    }
     auto n = s->ds->NextBatch(max_samples, ids, &s->batch);
     if (!n.ok()) return Fail(n.status());
     size_t columns = s->ds->column_names().size();
     for (size_t k = 0; k < *n; ++k) {
       for (size_t c = 0; c < columns; ++c) fields[k * columns + c] = Bytes(s->batch[k].fields[c]);
+      CollectMasked(s, static_cast<uint32_t>(k), s->batch[k]);
     }
     *count = static_cast<uint32_t>(*n);
     s->batch_count = *count;
@@ -249,7 +318,8 @@ sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int
     if (s == nullptr) return NullArgument("sluice_stream_next_ids", "s");
     if (count == nullptr) return NullArgument("sluice_stream_next_ids", "count");
     *count = 0;
-    s->batch_count = 0;  // the last next_batch's views end here, as with next_batch
+    s->batch_count = 0;
+    s->masked.clear();  // the last next_batch's views end here, as with next_batch
     if (max_samples == 0) return SLUICE_OK;
     if (ids == nullptr) return NullArgument("sluice_stream_next_ids", "ids");
     auto n = s->ds->NextIds(max_samples, ids);
@@ -262,6 +332,7 @@ sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int
 void sluice_stream_release(sluice_stream* s) {
   if (!s) return;
   s->batch_count = 0;
+  s->masked.clear();
   s->ds->Release();
 }
 

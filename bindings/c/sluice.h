@@ -170,6 +170,20 @@ const char* sluice_dataset_format(const sluice_dataset* ds);
 sluice_status sluice_dataset_get(sluice_dataset* ds, uint64_t sample,
                                  sluice_bytes* fields, uint32_t num_fields);
 
+/* Null elements of Parquet packed lists ("list<int32>" etc.; see
+ * formats/parquet/field_encoding.h), which sluice_dataset_get refuses (as
+ * said above): sluice_dataset_get_masked is sluice_dataset_get that reads
+ * such a row, its field being the packed values with zero bytes where an
+ * element is null, and sets *num_masked to how many of its fields hold a
+ * null element (0 for most rows: nothing more to ask). sluice_dataset_masked
+ * gives the i-th such field of the last sluice_dataset_get_masked on this
+ * thread: its column and validity (one byte per element, 0 = null; a view
+ * valid as the fields'); SLUICE_ERANGE for i >= *num_masked. */
+sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                        uint32_t num_fields, uint32_t* num_masked);
+sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                    sluice_bytes* validity);
+
 /* The whole stored sample: MDS sample bytes, or the JSONL/CSV line with its
  * newline; Parquet rows have none (size 0). Valid until the handle is
  * closed. */
@@ -673,6 +687,23 @@ sluice_status sluice_stream_next_ids(sluice_stream* s, uint32_t max_samples, int
 sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column,
                                          uint64_t item_size, uint8_t* out, uint64_t capacity,
                                          uint64_t* offsets, uint64_t* needed);
+
+/* Null elements of Parquet packed lists, as for sluice_dataset_get_masked:
+ * off by default (a sample holding one fails with SLUICE_EUNIMPLEMENTED
+ * naming the file, row group, column and row); after
+ * sluice_stream_read_masks(s, 1), sluice_stream_get and
+ * sluice_stream_next_batch read it (zero bytes where an element is null,
+ * in the fields and in sluice_stream_batch_column's copies) and
+ * sluice_stream_masked gives the last such call's fields that hold a null
+ * element: the sample k within the call (0 for a get), the column and the
+ * validity (one byte per element, 0 = null; a view valid as the fields').
+ * sluice_stream_num_masked counts them (0 for most batches, and after any
+ * call that ends the views); sluice_stream_masked: SLUICE_ERANGE for
+ * i >= that count. Same thread rule as the handle's other calls. */
+sluice_status sluice_stream_read_masks(sluice_stream* s, int on);
+uint32_t sluice_stream_num_masked(const sluice_stream* s);
+sluice_status sluice_stream_masked(const sluice_stream* s, uint32_t i, uint32_t* sample,
+                                   uint32_t* column, sluice_bytes* validity);
 
 /* Drops the views of the last get/next_batch call. The shard of a get is
  * unpinned at once; those of next_batch stay open in the prefetcher until the

@@ -125,6 +125,7 @@ Result<JsonValue> MdsFieldToJson(const ColumnEncoding& enc, std::string_view sto
 
 Result<std::string> SampleToJson(DatasetReader& reader, uint64_t sample) {
   SampleFields f;
+  f.wants_masks = true;  // Parquet null elements: shown as null (below)
   SLUICE_RETURN_IF_ERROR(reader.Read(sample, &f));
   SLUICE_ASSIGN_OR_RETURN(const LoadedShard* shard, reader.Shard(f.where.shard));
   Object top;
@@ -152,7 +153,15 @@ Result<std::string> SampleToJson(DatasetReader& reader, uint64_t sample) {
       Object field;
       field.emplace_back("encoding", Str(enc));
       field.emplace_back("raw_hex", Str(HexEncode(f.fields[c])));
-      auto members = parquet::FieldValueJson(enc, f.fields[c]);
+      auto mask = std::find_if(f.masked.begin(), f.masked.end(), [&](const auto& m) {
+        return m.field.data() == f.fields[c].data();
+      });
+      Result<std::vector<std::pair<std::string, JsonValue>>> members =
+          mask == f.masked.end() ? parquet::FieldValueJson(enc, f.fields[c])
+                                 : parquet::MaskedFieldValueJson(enc, f.fields[c], mask->validity);
+      if (mask != f.masked.end()) {
+        field.emplace_back("element_validity_hex", Str(HexEncode(mask->validity)));
+      }
       if (!members.ok()) {
         field.emplace_back("error", Str(members.status().ToString()));
       } else {

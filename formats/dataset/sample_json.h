@@ -6,7 +6,10 @@
 // JPEG/PNG pixels and pickles are not decoded: only raw_hex is given.
 // Parquet rows: per column its `encoding`, `raw_hex` and the value as
 // formats/parquet/field_encoding.h's FieldValueJson gives it (null for a
-// null value). Used by `sluice cat` and by the compatibility tests.
+// null value); a packed list holding a null element also has
+// `element_validity_hex` (its mask, a byte per element) and null in its
+// value where the element is null. Used by `sluice cat` and by the
+// compatibility tests.
 #pragma once
 
 #include <cstdint>

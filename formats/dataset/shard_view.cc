@@ -22,9 +22,10 @@ Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
     SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
     return mds->ReadSample(i, &out->fields);
   }
+  out->masked.clear();
   if (const parquet::ParquetShardReader* pq = this->parquet()) {
     out->raw = std::string_view();
-    return pq->ReadRow(i, &out->fields);
+    return pq->ReadRow(i, &out->fields, out->wants_masks ? &out->masked : nullptr);
   }
   if (const RawFileReader* raw = this->raw()) {
     SLUICE_ASSIGN_OR_RETURN(out->raw, raw->Sample(i));

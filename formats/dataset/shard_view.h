@@ -41,6 +41,14 @@ struct SampleFields {
   SampleLocation where;
   std::string_view raw;
   std::vector<std::string_view> fields;
+  // Parquet packed lists that hold a null element (formats/parquet/
+  // field_encoding.h): one MaskedField per such field of the sample, found
+  // by its data pointer (a reader that reorders `fields` keeps them right).
+  // Filled only when the reader sets wants_masks (it hands the masks on);
+  // otherwise such a sample is kUnimplemented. Read clears it, and leaves it
+  // empty for a sample without one.
+  bool wants_masks = false;
+  std::vector<parquet::MaskedField> masked;
 };
 
 // A reader of one of the formats. A format's descriptor

@@ -236,4 +236,25 @@ Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::strin
   return Members{};  // bytes: raw_hex says it all
 }
 
+Result<std::vector<std::pair<std::string, JsonValue>>> MaskedFieldValueJson(
+    std::string_view encoding, std::string_view bytes, std::string_view validity) {
+  using Members = std::vector<std::pair<std::string, JsonValue>>;
+  const bool list = encoding.starts_with("list<") && encoding.ends_with(">");
+  const Scalar s = list ? ScalarOf(encoding.substr(5, encoding.size() - 6)) : Scalar{};
+  if (s.num == Num::kNone) {
+    return InvalidArgumentError("a mask of null elements on a " + std::string(encoding) +
+                                " field, which is no packed list");
+  }
+  if (bytes.size() % s.width != 0 || validity.size() != bytes.size() / s.width) {
+    return CorruptError("a " + std::string(encoding) + " field of " + std::to_string(bytes.size()) +
+                        " bytes with " + std::to_string(validity.size()) +
+                        " validity bytes (one per element expected)");
+  }
+  JsonValue::Array items;
+  for (size_t i = 0; i < validity.size(); ++i) {
+    items.push_back(validity[i] == 0 ? JsonValue{} : ScalarJson(s, bytes.data() + i * s.width));
+  }
+  return Members{{s.num == Num::kFloat ? "value_repr" : "value", JsonValue{std::move(items)}}};
+}
+
 }  // namespace sluice::parquet

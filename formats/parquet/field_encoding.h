@@ -38,9 +38,22 @@
 //
 // A null value (a null row or a null list) is a field whose data pointer is
 // null (size 0); an empty string or list has a non-null pointer and size 0.
-// A packed list cannot hold a null element: reading a row whose list holds
-// one fails (kUnimplemented, naming the file, column and row) rather than
-// giving a wrong value.
+//
+// Null elements of a packed list (pyarrow, Spark and Hugging Face write
+// list elements nullable; few rows hold a null one): the row's field keeps
+// the form above, every element's `width` bytes, zero bytes where an
+// element is null, and beside it the reader hands out a MaskedField: the
+// field's view and its element validity, one byte per element, 1 = a
+// value, 0 = null (Arrow's validity, a byte per flag). A row without a null
+// element has no MaskedField, so its bytes and the cost of reading it are
+// those of a column without nulls. The mask travels beside the fields
+// (formats/dataset's SampleFields::masked, the C ABI's
+// sluice_dataset_get_masked / sluice_stream_read_masks), never inside
+// them; a reader that does not ask for the masks gets kUnimplemented for
+// such a row (naming the file, row group, column and row) rather than
+// zeros where the nulls are. Python gives such a list as a numpy masked
+// array (masked where null; its .tolist() is the list with None that
+// Hugging Face `datasets` gives), `sluice cat` as a JSON array with null.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -64,6 +77,15 @@ enum class FieldBytes {
   kJsonText,
 };
 
+// A packed list field that holds a null element (above): `field` is the
+// field's view as handed out (its data pointer tells which field of a
+// sample it is: the fields of one row never share one), `validity` one
+// byte per element, 0 where the element is null.
+struct MaskedField {
+  std::string_view field;
+  std::string_view validity;
+};
+
 struct FieldEncoding {
   std::string name;
   FieldBytes bytes = FieldBytes::kView;
@@ -82,6 +104,11 @@ Result<FieldEncoding> FieldEncodingOf(const Schema& schema, size_t field, std::s
 // bytes do not fit the encoding, kUnimplemented for an unknown name.
 Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::string_view encoding,
                                                                       std::string_view bytes);
+// A packed list's value with its element validity (MaskedField): null where
+// validity is 0. kCorrupt when the validity does not hold one byte per
+// element; kInvalidArgument for an encoding that is no packed list.
+Result<std::vector<std::pair<std::string, JsonValue>>> MaskedFieldValueJson(
+    std::string_view encoding, std::string_view bytes, std::string_view validity);
 
 // The encoding of one value of `leaf` (a list's element, or the field
 // itself when it is no list): one of the scalar rows of the table.

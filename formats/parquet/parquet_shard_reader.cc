@@ -23,8 +23,11 @@ struct ParquetShardReader::State {
   // values[column][row]; `text` owns what is not a view of a buffer.
   std::vector<std::vector<std::string_view>> values;
   std::vector<std::unique_ptr<std::string>> text;
-  // Per column, the rows whose packed list holds a null element (sorted).
-  std::vector<std::vector<uint32_t>> unpackable;
+  // Per column, the rows whose packed list holds a null element (sorted)
+  // and each one's element validity (a view of the buffer's validity).
+  std::vector<std::vector<uint32_t>> masked_rows;
+  std::vector<std::vector<std::string_view>> masks;
+  bool any_masked = false;
 };
 
 namespace {
@@ -206,7 +209,8 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
     s.buffers.push_back(std::move(b));
   }
   s.values.resize(n);
-  s.unpackable.resize(n);
+  s.masked_rows.resize(n);
+  s.masks.resize(n);
   for (size_t c = 0; c < n; ++c) {
     const ColumnBuffer& b = s.buffers[c];
     const FieldEncoding& enc = s.encodings[c];
@@ -235,13 +239,17 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
           const auto from = static_cast<size_t>(list.offsets[row]);
           const auto to = static_cast<size_t>(list.offsets[row + 1]);
           // (No element of the chunk is null in most columns: no scan.)
-          if (b.null_count > 0 &&
-              std::memchr(b.validity.data() + from, 0, to - from) != nullptr) {
-            s.unpackable[c].push_back(row);
-            break;
+          const bool masked = b.null_count > 0 &&
+              std::memchr(b.validity.data() + from, 0, to - from) != nullptr;
+          if (masked) {
+            s.masked_rows[c].push_back(row);
+            s.masks[c].emplace_back(reinterpret_cast<const char*>(b.validity.data() + from),
+                                    to - from);
+            s.any_masked = true;
           }
           // A view when the values are of the encoding's width and in one
-          // run (one page's values); else packed into a copy.
+          // run (one page's values; null slots hold zeros); else packed into
+          // a copy, zeros where an element is null.
           std::string_view whole;
           if (from == to) {
             out[row] = std::string_view(kEmpty, 0);
@@ -251,7 +259,13 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
             std::string packed;
             packed.reserve((to - from) * enc.width);
             if (leaf.bytes == FieldBytes::kInt96Nanos) {
-              for (size_t i = from; i < to; ++i) packed += LeafText(b, leaf, i);
+              for (size_t i = from; i < to; ++i) {
+                if (b.validity[i]) {
+                  packed += LeafText(b, leaf, i);
+                } else {
+                  packed.append(enc.width, '\0');
+                }
+              }
             } else {
               for (size_t i = from; i < to; ++i) packed.append(b.fixed_value(i).data(), enc.width);
             }
@@ -291,23 +305,36 @@ const std::vector<FieldEncoding>& ParquetShardReader::encodings() const {
   return state_ ? state_->encodings : kNone;
 }
 
+bool ParquetShardReader::has_masked_rows() const { return state_ && state_->any_masked; }
+
 Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* fields) const {
+  return ReadRow(row, fields, nullptr);
+}
+
+Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* fields,
+                                   std::vector<MaskedField>* masked) const {
   if (!state_) return InternalError("Parquet shard reader was not opened");
   const State& s = *state_;
   if (row >= s.rows) {
     return OutOfRangeError(s.file + ": row " + std::to_string(row) + " is past the end (" +
                            std::to_string(s.rows) + " rows)");
   }
+  if (masked != nullptr) masked->clear();
   fields->resize(s.values.size());
   for (size_t c = 0; c < s.values.size(); ++c) {
-    const std::vector<uint32_t>& bad = s.unpackable[c];
-    if (!bad.empty() && std::binary_search(bad.begin(), bad.end(), row)) {
-      return UnimplementedError(s.file + ": row group " + std::to_string(s.row_group) +
-                                " column \"" + s.names[c] + "\" row " +
-                                std::to_string(row) + ": the list holds a null element, which " +
-                                s.encodings[c].name + " (packed values) cannot hold");
-    }
     (*fields)[c] = s.values[c][row];
+    if (!s.any_masked) continue;
+    const std::vector<uint32_t>& rows = s.masked_rows[c];
+    if (rows.empty()) continue;
+    auto it = std::lower_bound(rows.begin(), rows.end(), row);
+    if (it == rows.end() || *it != row) continue;
+    if (masked == nullptr) {
+      return UnimplementedError(s.file + ": row group " + std::to_string(s.row_group) +
+                                " column \"" + s.names[c] + "\" row " + std::to_string(row) +
+                                ": the list holds a null element, which " + s.encodings[c].name +
+                                " (packed values) cannot hold");
+    }
+    masked->push_back(MaskedField{(*fields)[c], s.masks[c][it - rows.begin()]});
   }
   return Status::Ok();
 }

@@ -61,8 +61,20 @@ class ParquetShardReader {
 
   // Row `row`'s fields, one per column in schema order, into *fields.
   // kOutOfRange past the last row; kUnimplemented for a packed list holding
-  // a null element (see field_encoding.h).
+  // a null element (see field_encoding.h): its values alone would read the
+  // nulls as zeros, so a caller that cannot hand a mask on gets an error.
   Status ReadRow(uint32_t row, std::vector<std::string_view>* fields) const;
+
+  // As above, and a packed list holding a null element is read: its field
+  // is the values (zero bytes where null) and *masked gets a MaskedField
+  // for it (field_encoding.h). *masked is cleared first; it stays empty for
+  // a row without such a list (no extra work then). The views live as
+  // long as the fields'.
+  Status ReadRow(uint32_t row, std::vector<std::string_view>* fields,
+                 std::vector<MaskedField>* masked) const;
+
+  // True when some row of the group has a packed list holding a null element.
+  bool has_masked_rows() const;
 
  private:
   struct State;

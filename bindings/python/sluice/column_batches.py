@@ -22,6 +22,8 @@ None when no sample of the batch is) beside its arrays:
   `values`, every sample's elements in one flat array of the element's
   dtype, and `offsets` (int64, samples + 1, counted in elements): sample
   k's list is values[offsets[k]:offsets[k + 1]] (a null list has none);
+  `element_nulls` (bool per value, None when no list holds one) marks
+  null elements, whose values are 0;
 - str, bytes, decimals and JSON-text lists are a NullableVarColumn: a
   VarColumn's `data` (the field bytes: UTF-8, the bytes, the decimal's
   text, the JSON text) and `offsets`, and `nulls`.
@@ -88,16 +90,23 @@ class ValueColumn(NamedTuple):
 class ListColumn(NamedTuple):
     """A Parquet column of packed lists: sample k's elements are
     values[offsets[k]:offsets[k + 1]] (offsets count elements); nulls[k]
-    True for a null list (none when the batch has no null)."""
+    True for a null list (none when the batch has no null); element_nulls
+    (bool, one per value) True for a null element, whose value is 0 (None
+    when no list of the batch holds one)."""
     values: np.ndarray
     offsets: np.ndarray
     nulls: Optional[np.ndarray] = None
+    element_nulls: Optional[np.ndarray] = None
 
     def row(self, k):
-        """Sample k's list as an array (a view), None for a null list."""
+        """Sample k's list as an array (a view), None for a null list; a
+        masked array (numpy.ma) when it holds a null element."""
         if self.nulls is not None and self.nulls[k]:
             return None
-        return self.values[int(self.offsets[k]):int(self.offsets[k + 1])]
+        a, b = int(self.offsets[k]), int(self.offsets[k + 1])
+        if self.element_nulls is not None and self.element_nulls[a:b].any():
+            return np.ma.MaskedArray(self.values[a:b], mask=self.element_nulls[a:b])
+        return self.values[a:b]
 
     def to_list(self):
         return [self.row(k) for k in range(len(self.offsets) - 1)]
@@ -130,12 +139,13 @@ def _typed(stored, dtype):
     return stored.astype(dtype)
 
 
-def parquet_batch_column(column, encoding, data, offsets, nulls):
+def parquet_batch_column(column, encoding, data, offsets, nulls, masks=()):
     """One batch of Parquet column `column` of `encoding`, from its fields'
     bytes back to back (`data`, uint8; field k at data[offsets[k]:offsets[k
     + 1]]) and `nulls` (bool per sample): a ValueColumn, ListColumn or
-    NullableVarColumn (see the module). ValueError naming the column when a
-    field's size does not fit its encoding."""
+    NullableVarColumn (see the module). `masks`: (sample k, validity bytes)
+    of the packed lists holding a null element. ValueError naming the column
+    when a field's size does not fit its encoding."""
     some_null = nulls if nulls.any() else None
     kind = parquet_kind(encoding)
     if kind is not None and kind.width:
@@ -156,7 +166,18 @@ def parquet_batch_column(column, encoding, data, offsets, nulls):
             raise ValueError(f'column {column!r} ({encoding}): a list is not a whole number of '
                              f'{element.width}-byte values')
         values = _typed(data.view(element.stored_dtype), np.dtype(element.array_dtype))
-        return ListColumn(values, offsets // element.width, some_null)
+        counts = offsets // element.width
+        element_nulls = None
+        if masks:
+            element_nulls = np.zeros(len(values), bool)
+            for k, validity in masks:
+                flags = np.frombuffer(validity, np.uint8)
+                if len(flags) != counts[k + 1] - counts[k]:
+                    raise ValueError(f'column {column!r} ({encoding}): sample {k} has '
+                                     f'{counts[k + 1] - counts[k]} elements and '
+                                     f'{len(flags)} null-element flags')
+                element_nulls[counts[k]:counts[k + 1]] = flags == 0
+        return ListColumn(values, counts, some_null, element_nulls)
     return NullableVarColumn(data, offsets, some_null)
 
 
@@ -195,6 +216,7 @@ class _Column:
             self.offsets[0] = 0
         if self.parquet_encoding is not None:
             self.nulls = np.empty(samples, bool)
+            self.masks = []  # (sample k in the batch, validity bytes)
         self.used = 0
 
     def take(self, ptr, pos, count, nulls=None):
@@ -239,7 +261,8 @@ class _Column:
         self.guess = -(-self.used // max(samples, 1))
         if self.parquet_encoding is not None:
             return parquet_batch_column(self.name, self.parquet_encoding, self.values[:self.used],
-                                        self.offsets[:samples + 1], self.nulls[:samples])
+                                        self.offsets[:samples + 1], self.nulls[:samples],
+                                        self.masks)
         return VarColumn(self.values[:self.used], self.offsets[:samples + 1])
 
 
@@ -293,6 +316,9 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
                     if parquet:
                         nulls = pointers[col.index:count.value * n:n] == 0
                     col.take(ptr, got, count.value, nulls)
+                if parquet:
+                    for k, c, validity in engine.masked_fields():
+                        columns[c].masks.append((got + k, validity))
             finally:
                 _lib_.sluice_stream_release(ptr)
             got += count.value

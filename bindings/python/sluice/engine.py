@@ -13,6 +13,7 @@ import numpy as np
 
 from sluice import _lib
 from sluice.formats import MIXED, field_decoder, has_null_fields, holds_stored_bytes
+from sluice.parquet_values import with_null_elements
 from sluice.sample_batch import SampleBatch
 
 __all__ = ['available', 'Engine']
@@ -68,6 +69,11 @@ if available():
              [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
               ctypes.c_void_p, _P(ctypes.c_uint64)]),
             ('sluice_stream_release', None, [ctypes.c_void_p]),
+            ('sluice_stream_read_masks', ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+            ('sluice_stream_num_masked', ctypes.c_uint32, [ctypes.c_void_p]),
+            ('sluice_stream_masked', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_uint32), _P(ctypes.c_uint32),
+              _P(_lib.Bytes)]),
             ('sluice_stream_load_state', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64)]),
             ('sluice_stream_load_state_with', ctypes.c_int,
@@ -137,6 +143,10 @@ class Engine:
             h, self.samples_per_shard.ctypes.data_as(_P(ctypes.c_uint64)),
             self.stream_per_shard.ctypes.data_as(_P(ctypes.c_uint32)), num_shards))
         self._set_decoders(h)
+        # Parquet rows whose packed list holds a null element are read, their
+        # masks beside the fields (masked_fields); every reader of this
+        # handle's batches applies them.
+        _lib.check(_lib_.sluice_stream_read_masks(h, 1))
         self._packed = None
         if self._items:  # every stream has the dataset's columns
             # One format here (_set_decoders): stored 'int' fields are int64.
@@ -216,6 +226,29 @@ class Engine:
                 out[name] = dec(None if nulls and not b.data else b'')
         return out
 
+    def masked_fields(self):
+        """The last get's / next_batch's fields holding a null element (a
+        Parquet packed list): (sample k in the call, column, validity bytes),
+        copied; () for most calls. Before the views are released."""
+        n = _lib_.sluice_stream_num_masked(self._ptr)
+        if not n:
+            return ()
+        k, c, validity = ctypes.c_uint32(), ctypes.c_uint32(), _lib.Bytes()
+        out = []
+        for i in range(n):
+            _lib.check(_lib_.sluice_stream_masked(self._ptr, i, ctypes.byref(k), ctypes.byref(c),
+                                                  ctypes.byref(validity)))
+            out.append((k.value, c.value, ctypes.string_at(validity.data, validity.size)))
+        return out
+
+    def _mask_nulls(self, samples):
+        """Makes the decoded packed lists of the last call that hold a null
+        element masked arrays (samples: the call's dicts)."""
+        for k, c, validity in self.masked_fields():
+            name = self.column_names[c]
+            samples[k][name] = with_null_elements(samples[k][name], validity)
+        return samples
+
     def _decode_each(self, count):
         """The last next_batch's samples, field by field."""
         n = self._n
@@ -227,7 +260,7 @@ class Engine:
     def get(self, idx):
         try:
             _lib.check(_lib_.sluice_stream_get(self._ptr, idx, self._one, self._n))
-            return self._decode(self._one, 0, idx)
+            return self._mask_nulls([self._decode(self._one, 0, idx)])[0]
         finally:
             _lib_.sluice_stream_release(self._ptr)
 
@@ -364,6 +397,7 @@ class Engine:
                     samples = self._packed.samples(k)  # None: a column too large
                 if samples is None:
                     samples = self._decode_each(k)
+                self._mask_nulls(samples)
             finally:
                 _lib_.sluice_stream_release(self._ptr)
             yield samples

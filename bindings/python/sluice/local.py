@@ -11,6 +11,7 @@ import numpy as np
 
 from sluice import _lib
 from sluice.formats import field_decoder, has_null_fields
+from sluice.parquet_values import packed_list_kind, with_null_elements
 
 __all__ = ['LocalDataset']
 
@@ -82,6 +83,15 @@ class LocalDataset:
         self._get = _lib.lib.sluice_dataset_get
         self._items = list(zip(self.column_names, self._decoders))
         self._null_fields = has_null_fields(self.format)
+        # Parquet rows whose packed list holds a null element are read, their
+        # masks beside the fields (the same one call per sample; _sample
+        # applies them).
+        self._masks = self._null_fields and \
+            any(packed_list_kind(e) is not None for e in self.column_encodings)
+        if self._masks:
+            self._num_masked = ctypes.c_uint32()
+            self._num_masked_ref = ctypes.byref(self._num_masked)
+            self._get_masked = _lib.lib.sluice_dataset_get_masked
 
     @property
     def samples_per_shard(self):
@@ -105,8 +115,13 @@ class LocalDataset:
 
     def raw_fields(self, idx):
         """The stored bytes of each column of sample `idx` (copies); None for
-        a null field of a format that has them (Parquet)."""
-        status = self._get(self._handle.ptr, idx, self._fields, self._n)
+        a null field of a format that has them (Parquet; a packed list's
+        null elements are zero bytes here, get_item masks them)."""
+        if self._masks:
+            status = self._get_masked(self._handle.ptr, idx, self._fields, self._n,
+                                      self._num_masked_ref)
+        else:
+            status = self._get(self._handle.ptr, idx, self._fields, self._n)
         if status:
             _lib.check(status)
         spans = self._fields_np[:self._n].tolist()
@@ -141,7 +156,19 @@ class LocalDataset:
     def _sample(self, idx):
         """Sample `idx` (already range-checked) as {column: value}."""
         raw = self.raw_fields(idx)
-        return {name: dec(b) for (name, dec), b in zip(self._items, raw)}
+        sample = {name: dec(b) for (name, dec), b in zip(self._items, raw)}
+        if self._masks:
+            ptr = self._handle.ptr
+            n = self._num_masked.value  # of raw_fields' get, just now
+            if n:
+                column, validity = ctypes.c_uint32(), _lib.Bytes()
+                for i in range(n):
+                    _lib.check(_lib.lib.sluice_dataset_masked(ptr, i, ctypes.byref(column),
+                                                              ctypes.byref(validity)))
+                    name = self.column_names[column.value]
+                    sample[name] = with_null_elements(
+                        sample[name], ctypes.string_at(validity.data, validity.size))
+        return sample
 
     def __getitem__(self, idx):
         if isinstance(idx, (int, np.integer)):
@@ -161,7 +188,8 @@ class LocalDataset:
     def __getstate__(self):
         state = dict(self.__dict__)
         for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items',
-                    '_null_fields'):
+                    '_null_fields', '_masks', '_num_masked', '_num_masked_ref',
+                    '_get_masked'):
             state[key] = None
         return state
 

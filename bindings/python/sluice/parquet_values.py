@@ -20,7 +20,9 @@ module is the one table from an encoding to what its bytes become:
                                 importable (as pyarrow's to_pylist, which
                                 `datasets` uses, gives), else datetime.datetime
                                 when the value has no digits below us
-  list<T>, T above fixed-width  numpy array of T's batch dtype
+  list<T>, T above fixed-width  numpy array of T's batch dtype; a list
+                                holding a null element: a numpy masked
+                                array (numpy.ma), masked where null
   other lists (JSON text)       Python lists (nested), their elements as
                                 above (bytes as bytes, decimals as Decimal)
   a null field                  None
@@ -30,6 +32,14 @@ Python lists: they are numpy arrays here, without a Python object per
 element, of the element's own type (`datasets`' .with_format('numpy') gives
 arrays too, but of other types for some: int64 for list<int32>). An encoding
 not in the table fails when the dataset opens, naming the column.
+
+A packed list holding a null element (pyarrow, Spark and `datasets` write
+list elements nullable) keeps its dtype: the engine hands out the values,
+zero where null, with a mask of null elements beside them
+(formats/parquet/field_encoding.h), and the value is
+numpy.ma.MaskedArray(values, mask); its .tolist() is the list with None
+that `datasets` gives, and lists without a null element stay plain arrays.
+In batch mode a ListColumn carries `element_nulls` (with_null_elements).
 
 A timestamp's zone: Parquet records only whether a timestamp is adjusted to
 UTC; the zone name pyarrow keeps in the file's Arrow schema (e.g.
@@ -44,7 +54,8 @@ from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
-__all__ = ['ParquetKind', 'parquet_decoder', 'parquet_kind', 'packed_list_kind']
+__all__ = ['ParquetKind', 'parquet_decoder', 'parquet_kind', 'packed_list_kind',
+           'with_null_elements']
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -215,3 +226,14 @@ def parquet_decoder(encoding, column):
     if kind is None:
         raise _unknown(encoding, column)
     return _nullable(kind.from_bytes)
+
+
+def with_null_elements(values, validity):
+    """A packed list's array (parquet_decoder's value) with its mask of null
+    elements (`validity`: bytes, one per element, 0 where null) as a numpy
+    masked array of the same dtype, masked where null."""
+    mask = np.frombuffer(validity, np.uint8) == 0
+    if len(mask) != len(values):
+        raise ValueError(f'a mask of {len(mask)} null-element flags for a list of '
+                         f'{len(values)} elements')
+    return np.ma.MaskedArray(values, mask=mask)

@@ -5,6 +5,7 @@
 // _double; nulls as NULL data, empty values as non-NULL; errors as text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -64,6 +65,38 @@ std::string FieldText(const std::string& e, sluice_bytes field) {
   return v.ok() ? testing::DumpForTest(*v) : v.status().ToString();
 }
 
+// A packed list's text with its mask (validity: 0 = null): null where
+// masked (its value bytes must be zeros there), as the fixtures spell it.
+std::string MaskedFieldText(const std::string& e, sluice_bytes field, sluice_bytes validity) {
+  Result<JsonValue> v = testing::ParquetFieldAsExpected(
+      e, std::string_view(reinterpret_cast<const char*>(field.data), field.size));
+  if (!v.ok()) return v.status().ToString();
+  auto* items = std::get_if<JsonValue::Array>(&v->v);
+  if (items == nullptr || items->size() != validity.size) return "<mask does not fit>";
+  const size_t width = field.size / validity.size;
+  for (size_t i = 0; i < items->size(); ++i) {
+    if (validity.data[i] != 0) continue;
+    for (size_t b = 0; b < width; ++b) {
+      if (field.data[i * width + b] != 0) return "<nonzero bytes under a null>";
+    }
+    (*items)[i] = JsonValue{};
+  }
+  return testing::DumpForTest(*v);
+}
+
+// The masks of the last get: column -> validity.
+template <typename Handle, typename Masked>
+std::vector<sluice_bytes> MasksOfLastGet(Handle* h, uint32_t count, uint32_t n, Masked masked) {
+  std::vector<sluice_bytes> out(n, sluice_bytes{nullptr, 0});
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t column = UINT32_MAX;
+    sluice_bytes validity{nullptr, 0};
+    EXPECT_EQ(masked(h, i, &column, &validity), SLUICE_OK) << sluice_last_error();
+    if (column < n) out[column] = validity;
+  }
+  return out;
+}
+
 class CApiParquet : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CApiParquet, EveryFieldOfEveryRow) {
@@ -86,15 +119,18 @@ TEST_P(CApiParquet, EveryFieldOfEveryRow) {
   std::vector<sluice_bytes> fields(n);
   int mismatches = 0;
   for (uint64_t row = 0; row < rows && mismatches < 5; ++row) {
-    const sluice_status s = sluice_dataset_get(ds, row, fields.data(), n);
-    if (s != SLUICE_OK) {
-      EXPECT_EQ(s, SLUICE_EUNIMPLEMENTED);
-      EXPECT_NE(std::string(sluice_last_error()).find("holds a null element"), std::string::npos)
-          << sluice_last_error();
-      continue;
-    }
+    uint32_t num_masked = UINT32_MAX;
+    ASSERT_EQ(sluice_dataset_get_masked(ds, row, fields.data(), n, &num_masked), SLUICE_OK)
+        << sluice_last_error();
+    const std::vector<sluice_bytes> masks = MasksOfLastGet(
+        ds, num_masked, n,
+        [](sluice_dataset* h, uint32_t i, uint32_t* column, sluice_bytes* validity) {
+          return sluice_dataset_masked(h, i, column, validity);
+        });
     for (uint32_t c = 0; c < n; ++c) {
-      const std::string got = FieldText(encodings[c], fields[c]);
+      const std::string got = masks[c].data != nullptr
+                                  ? MaskedFieldText(encodings[c], fields[c], masks[c])
+                                  : FieldText(encodings[c], fields[c]);
       const std::string want = testing::DumpForTest(ArrayMember(columns[c], "values")[row]);
       if (got != want) {
         ++mismatches;
@@ -126,6 +162,7 @@ TEST_P(CApiParquetStream, EveryFieldOfEveryRowThroughTheCache) {
                              cache.path() + "\", \"download_retry\": 0}";
   sluice_stream* ds = nullptr;
   ASSERT_EQ(sluice_stream_open(config.c_str(), &ds), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_read_masks(ds, 1), SLUICE_OK);
   EXPECT_STREQ(sluice_stream_stream_format(ds, 0), "parquet");
   const auto& columns = ArrayMember(e, "columns");
   const uint32_t n = sluice_stream_num_columns(ds);
@@ -137,15 +174,19 @@ TEST_P(CApiParquetStream, EveryFieldOfEveryRowThroughTheCache) {
   std::vector<sluice_bytes> fields(n);
   int mismatches = 0;
   for (uint64_t row = 0; row < rows && mismatches < 5; ++row) {
-    const sluice_status s = sluice_stream_get(ds, row, fields.data(), n);
-    if (s != SLUICE_OK) {
-      EXPECT_EQ(s, SLUICE_EUNIMPLEMENTED) << sluice_last_error();
-      EXPECT_NE(std::string(sluice_last_error()).find("holds a null element"), std::string::npos)
-          << sluice_last_error();
-      continue;
-    }
+    ASSERT_EQ(sluice_stream_get(ds, row, fields.data(), n), SLUICE_OK) << sluice_last_error();
+    const std::vector<sluice_bytes> masks = MasksOfLastGet(
+        ds, sluice_stream_num_masked(ds), n,
+        [](sluice_stream* h, uint32_t i, uint32_t* column, sluice_bytes* validity) {
+          uint32_t sample = UINT32_MAX;
+          const sluice_status st = sluice_stream_masked(h, i, &sample, column, validity);
+          EXPECT_EQ(sample, 0u);  // a get's one sample
+          return st;
+        });
     for (uint32_t c = 0; c < n; ++c) {
-      const std::string got = FieldText(encodings[c], fields[c]);
+      const std::string got = masks[c].data != nullptr
+                                  ? MaskedFieldText(encodings[c], fields[c], masks[c])
+                                  : FieldText(encodings[c], fields[c]);
       const std::string want = testing::DumpForTest(ArrayMember(columns[c], "values")[row]);
       if (got != want) {
         ++mismatches;
@@ -228,6 +269,128 @@ TEST(CApiParquetTest, SparkFolderAndErrors) {
             std::string::npos)
       << sluice_last_error();
   sluice_dataset_close(ds);
+}
+
+// sluice_dataset_get refuses a row holding a null element, word for word;
+// sluice_dataset_get_masked reads it, its masks beside it, and counts none
+// for a row without one; out-of-range masks are SLUICE_ERANGE.
+TEST(CApiParquetTest, NullElementsAreRefusedUnlessMasksAreAskedFor) {
+  sluice_dataset* ds = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/pa26_null_elements_v1.parquet").c_str(), 0, &ds),
+            SLUICE_OK)
+      << sluice_last_error();
+  const uint32_t n = sluice_dataset_num_columns(ds);
+  std::vector<sluice_bytes> fields(n);
+  ASSERT_EQ(sluice_dataset_get(ds, 2, fields.data(), n), SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "unimplemented: pa26_null_elements_v1.parquet: row group 0 column \"int32_list\" row 2: "
+            "the list holds a null element, which list<int32> (packed values) cannot hold");
+  uint32_t num_masked = 0;
+  ASSERT_EQ(sluice_dataset_get_masked(ds, 2, fields.data(), n, &num_masked), SLUICE_OK)
+      << sluice_last_error();
+  // Row 2: these columns' lists hold a null element (pyarrow's reading).
+  std::vector<std::string> columns;
+  for (uint32_t i = 0; i < num_masked; ++i) {
+    uint32_t column = 0;
+    sluice_bytes validity{nullptr, 0};
+    ASSERT_EQ(sluice_dataset_masked(ds, i, &column, &validity), SLUICE_OK);
+    columns.push_back(sluice_dataset_column_name(ds, column));
+    if (columns.back() == "int32_list") {
+      EXPECT_EQ(std::string(reinterpret_cast<const char*>(validity.data), validity.size),
+                std::string("\x01\x00\x01\x00\x01", 5));
+    }
+  }
+  EXPECT_EQ(columns, (std::vector<std::string>{"int32_list", "int64_list", "float64_list",
+                                               "bool_list", "ts_us_utc_list", "embedding"}));
+  uint32_t column = 0;
+  sluice_bytes validity{nullptr, 0};
+  EXPECT_EQ(sluice_dataset_masked(ds, num_masked, &column, &validity), SLUICE_ERANGE);
+  EXPECT_EQ(sluice_dataset_get_masked(ds, 2, fields.data(), n, nullptr), SLUICE_EINVAL);
+  sluice_dataset_close(ds);
+  // A row without a null element has no mask.
+  sluice_dataset* text = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/hf_text.parquet").c_str(), 0, &text), SLUICE_OK);
+  std::vector<sluice_bytes> text_fields(sluice_dataset_num_columns(text));
+  num_masked = UINT32_MAX;
+  ASSERT_EQ(sluice_dataset_get_masked(text, 0, text_fields.data(), text_fields.size(), &num_masked),
+            SLUICE_OK);
+  EXPECT_EQ(num_masked, 0u);
+  EXPECT_EQ(sluice_dataset_masked(text, 0, &column, &validity), SLUICE_ERANGE);
+  sluice_dataset_close(text);
+}
+
+// A stream's iteration with masks on: each batch's masked fields name the
+// sample within the batch and the column whose list holds a null element
+// (pyarrow's reading), with one validity byte per element; off, the first
+// such batch is refused.
+TEST(CApiParquetTest, StreamBatchesCarryTheirMasks) {
+  const JsonValue e = ReadJson(kDir + "/pa26_null_elements_v2_small_pages.expected.json");
+  const auto& columns = ArrayMember(e, "columns");
+  testing::TempDir remote, cache;
+  std::filesystem::copy_file(kDir + "/pa26_null_elements_v2_small_pages.parquet",
+                             std::filesystem::path(remote.path()) / "part-0.parquet");
+  const std::string config = "{\"remote\": \"" + remote.path() + "\", \"local\": \"" +
+                             cache.path() + "\", \"download_retry\": 0, \"shuffle\": false}";
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+  const uint32_t n = sluice_stream_num_columns(s);
+  const uint32_t kMax = 7;
+  std::vector<int64_t> ids(kMax);
+  std::vector<sluice_bytes> fields(kMax * n);
+  uint32_t count = 0;
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  EXPECT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count),
+            SLUICE_EUNIMPLEMENTED);
+  EXPECT_NE(std::string(sluice_last_error()).find("the list holds a null element"),
+            std::string::npos);
+  ASSERT_EQ(sluice_stream_read_masks(s, 1), SLUICE_OK);
+  EXPECT_EQ(sluice_stream_read_masks(s, 3), SLUICE_EINVAL);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+  size_t rows = 0, masked_fields = 0;
+  while (true) {
+    ASSERT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count), SLUICE_OK)
+        << sluice_last_error();
+    if (count == 0) break;
+    // The fields of the batch that should carry a mask: (k, column).
+    std::vector<std::pair<uint32_t, uint32_t>> want, got;
+    for (uint32_t k = 0; k < count; ++k) {
+      for (uint32_t c = 0; c < n; ++c) {
+        const std::string enc = sluice_stream_column_encoding(s, c);
+        if (enc.find("list<list<") == 0 || enc.find("list<") != 0) continue;
+        const JsonValue& v = ArrayMember(columns[c], "values")[static_cast<size_t>(ids[k])];
+        const auto* items = std::get_if<JsonValue::Array>(&v.v);
+        if (items != nullptr &&
+            std::any_of(items->begin(), items->end(), [](const JsonValue& x) {
+              return std::holds_alternative<std::nullptr_t>(x.v);
+            })) {
+          want.emplace_back(k, c);
+        }
+      }
+    }
+    ASSERT_EQ(sluice_stream_num_masked(s), want.size());
+    for (uint32_t i = 0; i < sluice_stream_num_masked(s); ++i) {
+      uint32_t k = 0, c = 0;
+      sluice_bytes validity{nullptr, 0};
+      ASSERT_EQ(sluice_stream_masked(s, i, &k, &c, &validity), SLUICE_OK);
+      got.emplace_back(k, c);
+      const std::string enc = sluice_stream_column_encoding(s, c);
+      EXPECT_EQ(MaskedFieldText(enc, fields[k * n + c], validity),
+                testing::DumpForTest(
+                    ArrayMember(columns[c], "values")[static_cast<size_t>(ids[k])]));
+    }
+    EXPECT_EQ(got, want);
+    masked_fields += got.size();
+    rows += count;
+    uint32_t k = 0, c = 0;
+    sluice_bytes validity{nullptr, 0};
+    EXPECT_EQ(sluice_stream_masked(s, sluice_stream_num_masked(s), &k, &c, &validity),
+              SLUICE_ERANGE);
+  }
+  EXPECT_EQ(rows, 36u);
+  EXPECT_GT(masked_fields, 100u);
+  sluice_stream_release(s);
+  EXPECT_EQ(sluice_stream_num_masked(s), 0u);  // the views ended
+  sluice_stream_close(s);
 }
 
 }  // namespace

@@ -187,6 +187,9 @@ def test_batch_mode_takes_nulls_from_the_null_views(monkeypatch):
         def begin_iteration(self, *args):
             self.calls = 0
 
+        def masked_fields(self):
+            return ()
+
     engine = FakeEngine()
 
     class FakeLibrary:

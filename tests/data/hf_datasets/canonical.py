@@ -1,6 +1,7 @@
 """One Parquet row's values in a form two Python environments compare: each
 value with the name of its Python type (numpy arrays and scalars as the
-Python lists and numbers they hold, datetime64 arrays as lists of naive
+Python lists and numbers they hold, None for a masked array's masked
+elements, datetime64 arrays as lists of naive
 pandas Timestamps), timestamps with a zone as their UTC
 instant. Imports nothing beyond the standard library, so that the
 generator (under Hugging Face `datasets`) and the test (under the sluice
@@ -17,9 +18,10 @@ def canonical(value):
     if getattr(getattr(value, 'dtype', None), 'kind', None) == 'M':  # numpy datetime64
         # A packed list of timestamps: the naive instants it holds, as pandas
         # gives each element (Timestamp.value is nanoseconds).
+        # A masked array's (numpy.ma) null elements are None.
         nanos = value.astype('datetime64[ns]').astype('int64').tolist()
-        return [['Timestamp', n, False] for n in nanos] if isinstance(nanos, list) else [
-            'Timestamp', nanos, False]
+        return [None if n is None else ['Timestamp', n, False] for n in nanos] \
+            if isinstance(nanos, list) else ['Timestamp', nanos, False]
     if hasattr(value, 'tolist') and not isinstance(value, (int, float)):  # numpy
         value = value.tolist()
     if isinstance(value, list):

@@ -104,6 +104,13 @@ def write_all(out, manifest):
         pa.field("ts_ms", pa.timestamp("ns"))]))
     _write(out, manifest, p + "int96_timestamps", int96, use_deprecated_int96_timestamps=True)
     if new:
+        # Null elements in packed lists (list<int32> etc.): dictionary pages and v1, then PLAIN on
+        # v2 pages of 64 bytes, where lists cross pages.
+        null_elements = tables.null_elements_table()
+        _write(out, manifest, p + "null_elements_v1", null_elements, row_group_size=20)
+        _write(out, manifest, p + "null_elements_v2_small_pages", null_elements, data_page_version="2.0",
+               data_page_size=64, write_batch_size=8, use_dictionary=False, compression="ZSTD")
+    if new:
         _write(out, manifest, p + "int96_lists", tables.timestamp_lists_table(),
                use_deprecated_int96_timestamps=True)
 

@@ -201,6 +201,63 @@ def timestamp_lists_table(n=24, seed=6):
     return pa.table([pa.array(d, type=f.type) for d, f in zip(data, schema)], schema=schema)
 
 
+def null_elements_table(n=36, seed=7):
+    """Lists of every fixed-width kind whose elements are null in some rows: a null element first,
+    last, alone, all of a list's elements null; beside null lists, empty lists and rows without a
+    null element. Nested lists and a fixed_size_list with null elements too."""
+    rng = random.Random(seed)
+
+    def shaped(i, value):
+        if i % 9 == 4:
+            return None
+        if i % 7 == 5:
+            return []
+        size = 1 + (i * 5) % 6
+        if i % 4 == 1:  # a row without a null element
+            return [value() for _ in range(size)]
+        if i % 11 == 6:  # every element null
+            return [None] * size
+        nulls = {0} if i % 3 == 0 else {size - 1} if i % 3 == 1 else {j for j in range(size) if j % 2}
+        return [None if j in nulls else value() for j in range(size)]
+
+    def nested(i):
+        if i % 8 == 3:
+            return None
+        return [None if k == 1 and i % 3 == 0 else
+                [None if (i + j) % 4 == 0 else rng.randint(-99, 99) for j in range(rng.randint(0, 3))]
+                for k in range(rng.randint(0, 3))]
+
+    schema = pa.schema([
+        pa.field("id", pa.int32(), nullable=False),
+        pa.field("int32_list", pa.list_(pa.int32())),
+        pa.field("int64_list", pa.large_list(pa.int64())),
+        pa.field("uint8_list", pa.list_(pa.uint8())),
+        pa.field("float32_list", pa.list_(pa.float32())),
+        pa.field("float64_list", pa.list_(pa.float64())),
+        pa.field("bool_list", pa.list_(pa.bool_())),
+        pa.field("ts_us_utc_list", pa.list_(pa.timestamp("us", tz="UTC"))),
+        pa.field("date_list", pa.list_(pa.date32())),
+        pa.field("embedding", pa.list_(pa.float32(), 4)),
+        pa.field("nested_int32_list", pa.list_(pa.list_(pa.int32()))),
+    ])
+    day = __import__("datetime").date
+    data = [
+        list(range(n)),
+        [shaped(i, lambda: rng.randint(-2**31, 2**31 - 1)) for i in range(n)],
+        [shaped(i + 1, lambda: rng.randint(-2**63, 2**63 - 1)) for i in range(n)],
+        [shaped(i + 2, lambda: rng.randint(0, 255)) for i in range(n)],
+        [shaped(i + 3, lambda: rng.randint(-4096, 4096) / 64) for i in range(n)],
+        [shaped(i + 4, lambda: rng.randint(-10**9, 10**9) / 1024) for i in range(n)],
+        [shaped(i + 5, lambda: rng.random() < 0.5) for i in range(n)],
+        [shaped(i + 6, lambda: rng.randint(-2**40, 2**50)) for i in range(n)],
+        [shaped(i + 7, lambda: day.fromordinal(rng.randint(1, 800000))) for i in range(n)],
+        [None if i % 10 == 7 else [None if (i + j) % 5 == 0 else rng.randint(-512, 512) / 256
+                                   for j in range(4)] for i in range(n)],
+        [nested(i) for i in range(n)],
+    ]
+    return pa.table([pa.array(d, type=f.type) for d, f in zip(data, schema)], schema=schema)
+
+
 def small_mixed_table(n=60, seed=3):
     """A few common columns, for the compression and page-checksum files."""
     rng = random.Random(seed)
