@@ -43,10 +43,12 @@ void sluice_pack_close(sluice_pack* p) { delete p; }
 
 uint64_t sluice_pack_seq_len(const sluice_pack* p) { return p ? p->it->spec().seq_len : 0; }
 
-sluice_status sluice_pack_worker_rows(uint64_t rank_rows, uint64_t batch_size, uint32_t worker,
-                                      uint32_t num_workers, uint64_t* out_rows) {
-  constexpr const char* kFn = "sluice_pack_worker_rows";
+sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, uint32_t worker,
+                                       uint32_t num_workers, uint32_t* out_role,
+                                       uint64_t* out_rows) {
+  constexpr const char* kFn = "sluice_pack_resume_point";
   return Guard(kFn, [&] {
+    if (out_role == nullptr) return NullArgument(kFn, "out_role");
     if (out_rows == nullptr) return NullArgument(kFn, "out_rows");
     if (batch_size == 0) {
       return Fail(sluice::InvalidArgumentError(std::string(kFn) + ": batch_size must be > 0"));
@@ -56,7 +58,10 @@ sluice_status sluice_pack_worker_rows(uint64_t rank_rows, uint64_t batch_size, u
                                                std::to_string(worker) + " of " +
                                                std::to_string(num_workers)));
     }
-    *out_rows = sluice::WorkerRows(rank_rows, batch_size, worker, num_workers);
+    const sluice::PackResumePoint at =
+        sluice::ResumePoint(rank_rows, batch_size, worker, num_workers);
+    *out_role = static_cast<uint32_t>(at.role);
+    *out_rows = at.rows;
     return SLUICE_OK;
   });
 }

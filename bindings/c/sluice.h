@@ -782,12 +782,17 @@ void sluice_pack_close(sluice_pack* p);
 /* The spec's seq_len: each row's tokens. */
 uint64_t sluice_pack_seq_len(const sluice_pack* p);
 
-/* The resume rule: how many of its rank's `rank_rows` rows DataLoader
- * worker `worker` of `num_workers` handed out, batches of `batch_size` rows
- * being dealt to the workers in turn (exact while every worker still has
- * rows). SLUICE_EINVAL for batch_size 0 or worker >= num_workers. */
-sluice_status sluice_pack_worker_rows(uint64_t rank_rows, uint64_t batch_size, uint32_t worker,
-                                      uint32_t num_workers, uint64_t* out_rows);
+/* The resume rule: where DataLoader worker `worker` of `num_workers`
+ * resumes when its rank consumed `rank_rows` rows in batches of
+ * `batch_size` (a DataLoader deals batch i to worker i % num_workers and
+ * starts again from worker 0 when made anew): *out_role is the worker of
+ * the saved run whose rows it continues ((worker + rank_rows / batch_size)
+ * % num_workers: pass it as sluice_pack_begin's worker) and *out_rows the
+ * rows that worker handed out (its skip_rows). Exact while every worker
+ * still has rows. SLUICE_EINVAL for batch_size 0 or worker >= num_workers. */
+sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, uint32_t worker,
+                                       uint32_t num_workers, uint32_t* out_role,
+                                       uint64_t* out_rows);
 
 /* Starts worker `worker` of `num_workers`' rows of `epoch` (its samples
  * from the epoch's start, as sluice_stream_iter_begin plans them) and skips

@@ -12,3 +12,13 @@ uint64_t WorkerRows(uint64_t rank_rows, uint64_t batch_size, uint64_t worker,
 }
 
 }  // namespace sluice
+
+namespace sluice {
+
+PackResumePoint ResumePoint(uint64_t rank_rows, uint64_t batch_size, uint64_t worker,
+                            uint64_t num_workers) {
+  const uint64_t role = (worker + rank_rows / batch_size) % num_workers;
+  return {role, WorkerRows(rank_rows, batch_size, role, num_workers)};
+}
+
+}  // namespace sluice

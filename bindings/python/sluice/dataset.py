@@ -439,16 +439,16 @@ class StreamingDataset(_Base):
 
     def _packed_pass(self):
         """This worker's packed rows, one list per engine call, from the
-        epoch's start or, resuming, after the rows it handed out before
-        (the state's rows of the epoch dealt to this rank and worker)."""
+        epoch's start or, resuming, where the saved run's worker whose turn
+        this worker's first batch is left off (sluice.packing.resume_point)."""
         epoch, _, worker, workers = self._begin_iteration()
-        skip = 0
+        role, skip = worker, 0
         state = self._resume_state
         if state is not None and state.get('epoch') == epoch and 'sluice_pack' in state:
             rank_rows = state['sluice_pack']['rows_in_epoch'] // self._packed_ranks(World())
-            skip = _packing.worker_rows(rank_rows, self.batch_size, worker, workers)
+            role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
         packer = self._packer_for_engine()
-        yield from packer.iterate_lists(epoch, worker, workers, skip)
+        yield from packer.iterate_lists(epoch, role, workers, skip)
 
     def iter_batches(self, batch_size=None, with_ids=False):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->

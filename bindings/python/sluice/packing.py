@@ -17,7 +17,7 @@ import numpy as np
 
 from sluice import _lib
 
-__all__ = ['PackSpec', 'Packer', 'worker_rows']
+__all__ = ['PackSpec', 'Packer', 'resume_point']
 
 _lib_ = _lib.lib
 # Tokens the engine fills per call: rows of a call share one array.
@@ -51,14 +51,15 @@ def as_spec(pack):
     raise TypeError(f'pack must be a sluice.PackSpec or a dict, not {type(pack).__name__}')
 
 
-def worker_rows(rank_rows, batch_size, worker, num_workers):
-    """The rows worker `worker` of `num_workers` handed out when its rank
-    consumed `rank_rows` in DataLoader batches of `batch_size`
-    (sluice_pack_worker_rows: batches dealt to the workers in turn)."""
-    out = ctypes.c_uint64()
-    _lib.check(_lib_.sluice_pack_worker_rows(rank_rows, batch_size, worker, num_workers,
-                                             ctypes.byref(out)))
-    return out.value
+def resume_point(rank_rows, batch_size, worker, num_workers):
+    """(role, rows): DataLoader worker `worker` of `num_workers` continues
+    the saved run's worker `role`, after the `rows` it handed out, when the
+    rank consumed `rank_rows` rows in batches of `batch_size`
+    (sluice_pack_resume_point; a new DataLoader deals from worker 0 again)."""
+    role, rows = ctypes.c_uint32(), ctypes.c_uint64()
+    _lib.check(_lib_.sluice_pack_resume_point(rank_rows, batch_size, worker, num_workers,
+                                              ctypes.byref(role), ctypes.byref(rows)))
+    return role.value, rows.value
 
 
 class Packer:

@@ -21,3 +21,20 @@ TEST(PackWorkerRows, BatchesDealtInTurn) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(PackResumePoint, ANewDataLoaderStartsWithTheWorkerWhoseTurnItIs) {
+  // 3 whole batches of 4 over 2 workers: w0, w1, w0 done; w1's turn.
+  const PackResumePoint w0 = ResumePoint(12, 4, 0, 2);
+  const PackResumePoint w1 = ResumePoint(12, 4, 1, 2);
+  EXPECT_EQ(w0.role, 1u);
+  EXPECT_EQ(w0.rows, 4u);
+  EXPECT_EQ(w1.role, 0u);
+  EXPECT_EQ(w1.rows, 8u);
+  EXPECT_EQ(ResumePoint(12, 4, 0, 1).rows, 12u);
+}
+
+}  // namespace
+}  // namespace sluice
