@@ -54,7 +54,8 @@ class PackedIteration {
   uint64_t padding_out() const { return packer_ ? packer_->padding_out() : 0; }
 
  private:
-  PackedIteration(StreamingDataset* dataset, PackSpec spec) : ds_(dataset), spec_(std::move(spec)) {}
+  PackedIteration(StreamingDataset* dataset, PackSpec spec)
+      : ds_(dataset), spec_(std::move(spec)) {}
   // Reads the next batch of samples into the packer; false at the epoch's end.
   Result<bool> Feed();
 

@@ -74,8 +74,12 @@ Result<TokenDecoder> TokenDecoder::For(std::string_view format, std::string_view
       d.signed_ = layout->is_signed;
       return d;
     }
-    if (enc->kind != EncodingKind::kNdarray) return refuse("is no MDS ndarray of integers nor bytes");
-    if (enc->nd_dtype && NdDtypeIsFloat(*enc->nd_dtype)) return refuse("holds floats, not token ids");
+    if (enc->kind != EncodingKind::kNdarray) {
+      return refuse("is no MDS ndarray of integers nor bytes");
+    }
+    if (enc->nd_dtype && NdDtypeIsFloat(*enc->nd_dtype)) {
+      return refuse("holds floats, not token ids");
+    }
     d.kind_ = Kind::kNdarray;
     d.mds_ = std::move(*enc);
     return d;

@@ -18,7 +18,9 @@ class PackCApi : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string config = R"({"remote": ")" + kPackMds +
-                               R"(compressed_zstd_hashed", "local": ")" + cache_dir_.path() + R"(", "allow_unsafe_types": true, "world": {"rank": 0, "world_size": 1}})";
+                               R"(compressed_zstd_hashed", "local": ")" + cache_dir_.path() +
+                               R"(", "allow_unsafe_types": true, )"
+                               R"("world": {"rank": 0, "world_size": 1}})";
     ASSERT_EQ(sluice_stream_open(config.c_str(), &s_), SLUICE_OK) << sluice_last_error();
   }
   void TearDown() override { sluice_stream_close(s_); }

@@ -236,13 +236,15 @@ def test_bin_rows_segments_and_positions(pack_data):
 
 def test_bad_specs_name_what_is_wrong(pack_data):
     local, _ = pack_data
-    with pytest.raises(ValueError, match=r"^invalid argument: token packing: the dataset has no column 'ids' "
-                       r"\(its columns: id, raw, tokens\)$"):
+    with pytest.raises(ValueError, match=r"^invalid argument: token packing: the dataset has "
+                       r"no column 'ids' \(its columns: id, raw, tokens\)$"):
         pack_dataset(local, column='ids')
-    with pytest.raises(ValueError, match=r"^invalid argument: token packing: column 'id' \(int\) of format mds "
-                       r"is no MDS ndarray of integers nor bytes \(stream 0\)$"):
+    with pytest.raises(ValueError, match=r"^invalid argument: token packing: column 'id' "
+                       r"\(int\) of format mds is no MDS ndarray of integers nor bytes "
+                       r"\(stream 0\)$"):
         pack_dataset(local, column='id')
-    with pytest.raises(ValueError, match=r"^invalid argument: pack spec: 'method' must be 'concat' or 'bin'$"):
+    with pytest.raises(ValueError,
+                       match=r"^invalid argument: pack spec: 'method' must be 'concat' or 'bin'$"):
         pack_dataset(local, method='greedy')
     with pytest.raises(TypeError, match=r'^pack must be a sluice.PackSpec or a dict, not int$'):
         StreamingDataset(local=local, batch_size=2, pack=8)
