@@ -248,3 +248,21 @@ def test_bad_specs_name_what_is_wrong(pack_data):
         pack_dataset(local, method='greedy')
     with pytest.raises(TypeError, match=r'^pack must be a sluice.PackSpec or a dict, not int$'):
         StreamingDataset(local=local, batch_size=2, pack=8)
+
+
+def test_streaming_dataloader_state_counts_rows(pack_data):
+    from sluice import StreamingDataLoader
+    local, _ = pack_data
+    full = loader_batches(pack_dataset(local))
+    for k in (1, 2, 3):
+        loader = StreamingDataLoader(pack_dataset(local), batch_size=2, num_workers=2,
+                                     collate_fn=stack_rows)
+        it = iter(loader)
+        head = [next(it).tolist() for _ in range(k)]
+        state = loader.state_dict()
+        del it
+        assert state['sluice_pack']['rows_in_epoch'] == 2 * k
+        resumed = StreamingDataLoader(pack_dataset(local), batch_size=2, num_workers=2,
+                                      collate_fn=stack_rows)
+        resumed.load_state_dict(state)
+        assert head + [b.tolist() for b in resumed] == full, k
