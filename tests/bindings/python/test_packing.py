@@ -266,3 +266,30 @@ def test_streaming_dataloader_state_counts_rows(pack_data):
                                       collate_fn=stack_rows)
         resumed.load_state_dict(state)
         assert head + [b.tolist() for b in resumed] == full, k
+
+
+@pytest.mark.parametrize('name,column', [('hf_text', 'input_ids'),
+                                         ('pa26_many_row_groups', 'tokens')])
+def test_parquet_list_column(tmp_path, name, column):
+    import pathlib
+    import shutil
+    src = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet' / f'{name}.parquet'
+    shutil.copy(src, tmp_path / 'part-0.parquet')
+    samples = list(StreamingDataset(local=str(tmp_path), batch_size=2))
+    docs = [np.asarray(s[column] if s[column] is not None else [], dtype=np.int64)
+            for s in samples]
+    assert sum(map(len, docs)) > 3 * PACK_SEQ_LEN
+    rows = StreamingDataset(local=str(tmp_path), batch_size=2,
+                            pack={'column': column, 'seq_len': PACK_SEQ_LEN, 'eos_id': PACK_EOS,
+                                  'drop_last': False})
+    assert rows_of(rows) == concat_rows(docs, range(len(docs)), drop_last=False)
+
+
+def test_shuffled_rows_follow_the_shuffled_plan(pack_data):
+    local, docs = pack_data
+    plain = StreamingDataset(local=local, batch_size=2, shuffle=True, shuffle_seed=3)
+    ids = [int(i) for i in plain.plan(epoch=0, workers=1).worker_ids(0, 0, 0)]
+    assert ids != sorted(ids)
+    spec = {'column': 'tokens', 'seq_len': PACK_SEQ_LEN, 'eos_id': PACK_EOS}
+    packed = StreamingDataset(local=local, batch_size=2, shuffle=True, shuffle_seed=3, pack=spec)
+    assert rows_of(packed) == concat_rows(docs, ids)
