@@ -293,3 +293,21 @@ def test_shuffled_rows_follow_the_shuffled_plan(pack_data):
     spec = {'column': 'tokens', 'seq_len': PACK_SEQ_LEN, 'eos_id': PACK_EOS}
     packed = StreamingDataset(local=local, batch_size=2, shuffle=True, shuffle_seed=3, pack=spec)
     assert rows_of(packed) == concat_rows(docs, ids)
+
+
+def test_a_resumed_run_saves_states_that_resume_too(pack_data):
+    local, _ = pack_data
+    full = rows_of(pack_dataset(local))
+    first = pack_dataset(local)
+    it = iter(first)
+    for _ in range(5):
+        next(it)
+    middle = pack_dataset(local)
+    middle.load_state_dict(first.state_dict(5, False))
+    it = iter(middle)
+    assert [next(it)['tokens'].tolist() for _ in range(7)] == full[5:12]
+    state = middle.state_dict(7, False)  # rows since the resume
+    assert state['sluice_pack']['rows_in_epoch'] == 12
+    last = pack_dataset(local)
+    last.load_state_dict(state)
+    assert rows_of(last) == full[12:]
