@@ -43,12 +43,88 @@ Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers
   done_ = false;
   rows_ = 0;
   last_start_ = {};
-  // Skipped rows go through a scratch row: the same packing, nothing out.
+  if (spec_.method == PackMethod::kConcat) return SkipConcat(skip_rows);
+  // Skipped bin rows go through a scratch row: the same packing, nothing out.
   std::vector<int64_t> scratch(spec_.seq_len * 16);
   while (rows_ < skip_rows) {
     SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, skip_rows - rows_),
                                            scratch.data(), nullptr, nullptr));
     if (n == 0) break;  // past the epoch's rows: nothing left to hand out
+  }
+  return Status::Ok();
+}
+
+Result<const TokenDecoder*> PackedIteration::DecoderOf(size_t k) const {
+  const size_t stream = ds_->stream_of_shard(fields_[k].where.shard);
+  if (!decoders_[stream]) {
+    return InvalidArgumentError("token packing: sample " + std::to_string(ids_[k]) +
+                                " of stream " + std::to_string(stream) + " has no column '" +
+                                spec_.column + "'");
+  }
+  return &*decoders_[stream];
+}
+
+namespace {
+
+Status WithSample(const Status& st, int64_t id, size_t shard) {
+  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
+                               std::to_string(shard) + ")");
+}
+
+}  // namespace
+
+Status PackedIteration::SkipConcat(uint64_t rows) {
+  rows_ = rows;
+  if (rows == 0) return Status::Ok();
+  const uint64_t eos = spec_.eos_id >= 0 ? 1 : 0;
+  const uint64_t target = rows * spec_.seq_len;  // rows a resume counted: far below 2^40
+  const uint64_t last_row_at = target - spec_.seq_len;
+  uint64_t tokens = 0, documents = 0;
+  bool reached = false;  // the skipped rows' tokens are all passed over
+  while (!reached) {
+    ids_.resize(kSamplesPerFeed);
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
+    if (n == 0) {  // the epoch had no more rows than were handed out
+      packer_->SkipConcat(documents, tokens);
+      packer_->Finish();
+      done_ = true;
+      return Status::Ok();
+    }
+    for (size_t k = 0; k < n; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+      const std::string_view field = fields_[k].fields[column_];
+      const size_t shard = fields_[k].where.shard;
+      if (reached) {  // packed as they come
+        doc_.clear();
+        Status st = decoder->Append(field.data(), field.size(), &doc_);
+        if (!st.ok()) return WithSample(st, ids_[k], shard);
+        packer_->Add(doc_);
+        continue;
+      }
+      auto count = decoder->Count(field.data(), field.size());
+      if (!count.ok()) return WithSample(count.status(), ids_[k], shard);
+      const uint64_t size = *count + eos;
+      if (size > 0 && tokens <= last_row_at && last_row_at < tokens + size) {
+        last_start_ = {documents, last_row_at - tokens};
+      }
+      if (tokens + size <= target) {  // wholly in skipped rows
+        tokens += size;
+        ++documents;
+        if (tokens == target) {
+          packer_->SkipConcat(documents, tokens);
+          reached = true;
+        }
+        continue;
+      }
+      // The next row starts inside this document.
+      doc_.clear();
+      Status st = decoder->Append(field.data(), field.size(), &doc_);
+      if (!st.ok()) return WithSample(st, ids_[k], shard);
+      packer_->SkipConcat(documents, target);
+      packer_->AddFrom(doc_, target - tokens);
+      reached = true;
+    }
+    ds_->Release();
   }
   return Status::Ok();
 }
@@ -59,20 +135,11 @@ Result<bool> PackedIteration::Feed() {
   if (n == 0) return false;
   for (size_t k = 0; k < n; ++k) {
     const SampleFields& sample = fields_[k];
-    const size_t stream = ds_->stream_of_shard(sample.where.shard);
-    const auto& decoder = decoders_[stream];
-    if (!decoder) {
-      return InvalidArgumentError("token packing: sample " + std::to_string(ids_[k]) +
-                                  " of stream " + std::to_string(stream) + " has no column '" +
-                                  spec_.column + "'");
-    }
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
     const std::string_view field = sample.fields[column_];
     doc_.clear();
     Status st = decoder->Append(field.data(), field.size(), &doc_);
-    if (!st.ok()) {
-      return Status(st.code(), st.message() + " (sample " + std::to_string(ids_[k]) + ", shard " +
-                                   std::to_string(sample.where.shard) + ")");
-    }
+    if (!st.ok()) return WithSample(st, ids_[k], sample.where.shard);
     packer_->Add(doc_);
   }
   ds_->Release();

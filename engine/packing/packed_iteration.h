@@ -5,7 +5,10 @@
 // Resumption: the rows a worker hands out in an epoch are a function of
 // the epoch's plan for its (world, worker, num_workers) and the spec, so a
 // resume point is the number of rows the worker handed out: Begin skips
-// that many (reading the samples they came from, handing out nothing).
+// that many, handing out nothing. Concat passes over the samples of the
+// skipped rows counting their ids only (its resume point in the worker's
+// samples is the document the next row starts in and the offset in it);
+// bin packs the skipped windows again (a window's rows depend on all of it).
 // Exact within one world shape (nodes, ranks per node, DataLoader workers);
 // another world shape deals the samples to other workers, so the rows of
 // a saved position do not exist there.
@@ -58,6 +61,13 @@ class PackedIteration {
       : ds_(dataset), spec_(std::move(spec)) {}
   // Reads the next batch of samples into the packer; false at the epoch's end.
   Result<bool> Feed();
+  // The decoder of sample k of the last batch, or the error naming it.
+  Result<const TokenDecoder*> DecoderOf(size_t k) const;
+  // Concat's resume: passes over the documents of the first `rows` rows
+  // counting their ids only (TokenDecoder::Count), and hands the packer the
+  // rest of the document the next row starts in. The same rows follow as
+  // after packing and dropping `rows` rows.
+  Status SkipConcat(uint64_t rows);
 
   StreamingDataset* ds_;
   PackSpec spec_;

@@ -17,6 +17,25 @@ void RowPacker::Add(std::span<const int64_t> tokens) {
   ++documents_;
 }
 
+void RowPacker::SkipConcat(uint64_t documents, uint64_t tokens) {
+  documents_ = documents;
+  consumed_ = tokens;
+  tokens_in_ = tokens;
+}
+
+void RowPacker::AddFrom(std::span<const int64_t> tokens, uint64_t offset) {
+  if (offset == 0) {
+    Add(tokens);
+    return;
+  }
+  // Nothing is pending here (the skipped tokens end inside this document).
+  starts_.push_back({documents_, consumed_ - offset});
+  buf_.insert(buf_.end(), tokens.begin() + static_cast<std::ptrdiff_t>(offset), tokens.end());
+  if (spec_.eos_id >= 0) buf_.push_back(spec_.eos_id);
+  tokens_in_ += tokens.size() - offset + (spec_.eos_id >= 0 ? 1 : 0);
+  ++documents_;
+}
+
 void RowPacker::AddConcat(std::span<const int64_t> tokens) {
   const size_t with_eos = tokens.size() + (spec_.eos_id >= 0 ? 1 : 0);
   if (with_eos == 0) return;  // nothing of it can start a row

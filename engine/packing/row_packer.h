@@ -31,6 +31,14 @@ class RowPacker {
   // tokens and eos_id follow the previous document's. Bin: a window of
   // bin_window documents is packed when it is full.
   void Add(std::span<const int64_t> tokens);
+  // Concat only, before any Add: the first `documents` documents, `tokens`
+  // tokens in all (eos included), went into rows that are not handed out
+  // (a resume passes over them), so numbering goes on from there.
+  void SkipConcat(uint64_t documents, uint64_t tokens);
+  // Concat: adds the next document from its token `offset` on (<= its
+  // size: the eos only when equal): the rest of a document whose start a
+  // resume passed over, numbered as if whole.
+  void AddFrom(std::span<const int64_t> tokens, uint64_t offset);
   // No more documents: the last window (bin) or the last partial row
   // (concat without drop_last, padded with pad_id) becomes rows.
   void Finish();

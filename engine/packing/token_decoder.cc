@@ -103,6 +103,18 @@ Result<TokenDecoder> TokenDecoder::For(std::string_view format, std::string_view
   return refuse("cannot hold token ids (mds, json or parquet only)");
 }
 
+Result<uint64_t> TokenDecoder::Count(const char* data, size_t size) const {
+  if (kind_ == Kind::kPacked && size % width_ == 0) return uint64_t{size / width_};
+  if (kind_ == Kind::kNdarray) {
+    SLUICE_ASSIGN_OR_RETURN(NdArrayView nd, DecodeNdArray(mds_, std::string_view(data, size)));
+    if (!NdDtypeIsFloat(nd.dtype)) return nd.element_count();
+  }
+  // JSON text, and the errors: Append's.
+  std::vector<int64_t> ids;
+  SLUICE_RETURN_IF_ERROR(Append(data, size, &ids));
+  return uint64_t{ids.size()};
+}
+
 Status TokenDecoder::Append(const char* data, size_t size, std::vector<int64_t>* out) const {
   switch (kind_) {
     case Kind::kPacked:

@@ -27,6 +27,9 @@ class TokenDecoder {
   // list) has none. kCorrupt naming the column when the bytes do not hold
   // what the encoding says.
   Status Append(const char* data, size_t size, std::vector<int64_t>* out) const;
+  // How many ids Append would append, checked as Append checks them
+  // (without widening them: a resume counts the documents it passes over).
+  Result<uint64_t> Count(const char* data, size_t size) const;
 
  private:
   enum class Kind { kPacked, kNdarray, kJson };

@@ -95,6 +95,44 @@ TEST_F(PackCApi, ConcatRowsAreTheJoinedDocumentsAndResumeAtEveryRow) {
   sluice_pack_close(p);
 }
 
+// A resume passes over the skipped rows' documents by counting their ids:
+// it reaches the position the run reached, row by row, mid-document too,
+// with or without eos and with the last row padded.
+TEST_F(PackCApi, ResumeReachesTheRunsPositionAtEveryRow) {
+  for (const char* spec : {R"({"column": "h_nd_int16", "seq_len": 3, "eos_id": 0})",
+                           R"({"column": "h_nd_int16", "seq_len": 4, "eos_id": null,
+                               "drop_last": false, "pad_id": 7})"}) {
+    sluice_pack* p = nullptr;
+    ASSERT_EQ(sluice_pack_open(s_, spec, &p), SLUICE_OK) << sluice_last_error();
+    const uint64_t len = sluice_pack_seq_len(p);
+    ASSERT_EQ(sluice_pack_begin(p, 0, 0, 1, 0), SLUICE_OK);
+    std::vector<std::vector<int64_t>> rows;
+    std::vector<std::pair<uint64_t, uint64_t>> at;  // (document, offset) of each row
+    std::vector<int64_t> row(len);
+    uint32_t n = 0;
+    while (sluice_pack_next(p, 1, row.data(), nullptr, nullptr, &n) == SLUICE_OK && n == 1) {
+      rows.push_back(row);
+      uint64_t doc = 0, off = 0;
+      ASSERT_EQ(sluice_pack_position(p, nullptr, &doc, &off, nullptr, nullptr), SLUICE_OK);
+      at.emplace_back(doc, off);
+    }
+    ASSERT_GT(rows.size(), 10u);
+    for (uint64_t k = 1; k <= rows.size(); ++k) {
+      ASSERT_EQ(sluice_pack_begin(p, 0, 0, 1, k), SLUICE_OK) << sluice_last_error();
+      uint64_t count = 0, doc = 0, off = 0;
+      ASSERT_EQ(sluice_pack_position(p, &count, &doc, &off, nullptr, nullptr), SLUICE_OK);
+      EXPECT_EQ(count, k);
+      EXPECT_EQ(std::make_pair(doc, off), at[k - 1]) << k;
+      std::vector<std::vector<int64_t>> rest;
+      while (sluice_pack_next(p, 1, row.data(), nullptr, nullptr, &n) == SLUICE_OK && n == 1) {
+        rest.push_back(row);
+      }
+      EXPECT_EQ(rest, std::vector<std::vector<int64_t>>(rows.begin() + k, rows.end())) << k;
+    }
+    sluice_pack_close(p);
+  }
+}
+
 TEST_F(PackCApi, ResumePointAndRefusals) {
   uint32_t role = 9;
   uint64_t rows = 9;
