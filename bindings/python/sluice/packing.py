@@ -109,6 +109,12 @@ class Packer:
                 yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i]}
                        for i in range(k)]
 
+    def __getstate__(self):  # a spawned worker opens its own pack over its engine
+        return {'engine': self._engine, 'spec': self.spec}
+
+    def __setstate__(self, state):
+        self.__init__(state['engine'], state['spec'])
+
     def close(self):
         if getattr(self, '_ptr', None):
             _lib_.sluice_pack_close(self._ptr)

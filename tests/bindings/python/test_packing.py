@@ -311,3 +311,11 @@ def test_a_resumed_run_saves_states_that_resume_too(pack_data):
     last = pack_dataset(local)
     last.load_state_dict(state)
     assert rows_of(last) == full[12:]
+
+
+def test_spawned_workers_reopen_the_packer(pack_data):
+    local, _ = pack_data
+    forked = loader_batches(pack_dataset(local))
+    loader = DataLoader(pack_dataset(local), batch_size=2, num_workers=2, collate_fn=stack_rows,
+                        multiprocessing_context='spawn')
+    assert [b.tolist() for b in loader] == forked
