@@ -416,6 +416,11 @@ class StreamingDataset(_Base):
         return self.epoch_size
 
     def __len__(self):
+        if getattr(self, 'pack', None) is not None:
+            # Rows depend on every document's length: no count before packing
+            # (TypeError, as for any iterable without a length).
+            raise TypeError('a packed StreamingDataset has no len(): its rows per epoch are '
+                            'known only once the epoch is packed')
         return self._engine.length
 
     # ------------------------------------------------------------------ iteration

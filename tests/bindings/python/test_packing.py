@@ -319,3 +319,10 @@ def test_spawned_workers_reopen_the_packer(pack_data):
     loader = DataLoader(pack_dataset(local), batch_size=2, num_workers=2, collate_fn=stack_rows,
                         multiprocessing_context='spawn')
     assert [b.tolist() for b in loader] == forked
+
+
+def test_a_packed_dataset_has_no_length(pack_data):
+    local, _ = pack_data
+    with pytest.raises(TypeError, match=r'^a packed StreamingDataset has no len\(\): its rows per '
+                       r'epoch are known only once the epoch is packed$'):
+        len(pack_dataset(local))
