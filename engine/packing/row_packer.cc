@@ -83,30 +83,11 @@ void RowPacker::PackWindow() {
     bins[b].push_back(p);
     room[b] -= pieces_[p].size;
   }
-  const size_t len = spec_.seq_len;
-  const int64_t pad = spec_.padding();
-  for (size_t b = 0; b < bins.size(); ++b) {
-    const size_t base = rows_tokens_.size();
-    rows_tokens_.resize(base + len, pad);
-    rows_segments_.resize(base + len, 0);
-    rows_positions_.resize(base + len, 0);
-    size_t at = 0;
-    int32_t segment = 0;
-    for (size_t p : bins[b]) {
-      const Piece& piece = pieces_[p];
-      std::memcpy(&rows_tokens_[base + at], &window_tokens_[piece.begin], piece.size * 8);
-      ++segment;
-      for (size_t i = 0; i < piece.size; ++i) {
-        rows_segments_[base + at + i] = segment;
-        rows_positions_[base + at + i] = static_cast<int32_t>(i);
-      }
-      at += piece.size;
-    }
-    padding_out_ += len - at;
-    rows_start_.push_back({pieces_[bins[b][0]].document, pieces_[bins[b][0]].offset});
-  }
-  pieces_.clear();
-  window_tokens_.clear();
+  packed_rows_ += bins.size();
+  PackedWindow& w = packed_.emplace_back();
+  w.pieces.swap(pieces_);
+  w.tokens.swap(window_tokens_);
+  w.bins = std::move(bins);
   window_documents_ = 0;
 }
 
@@ -117,7 +98,7 @@ void RowPacker::Finish() {
 }
 
 size_t RowPacker::ready() const {
-  if (spec_.method == PackMethod::kBin) return rows_start_.size() - rows_head_;
+  if (spec_.method == PackMethod::kBin) return packed_rows_;
   const size_t pending = buf_.size() - head_;
   const size_t full = pending / spec_.seq_len;
   return full + (finished_ && !spec_.drop_last && pending % spec_.seq_len != 0 ? 1 : 0);
@@ -125,19 +106,33 @@ size_t RowPacker::ready() const {
 
 bool RowPacker::Pop(int64_t* tokens, int32_t* segments, int32_t* positions, RowStart* start) {
   if (spec_.method == PackMethod::kConcat) return PopConcat(tokens, segments, positions, start);
-  if (rows_head_ == rows_start_.size()) return false;
+  if (packed_rows_ == 0) return false;
+  PackedWindow& w = packed_.front();
+  const std::vector<size_t>& bin = w.bins[w.next];
   const size_t len = spec_.seq_len;
-  const size_t base = rows_head_ * len;
-  std::memcpy(tokens, &rows_tokens_[base], len * 8);
-  if (segments != nullptr) std::memcpy(segments, &rows_segments_[base], len * 4);
-  if (positions != nullptr) std::memcpy(positions, &rows_positions_[base], len * 4);
-  if (start != nullptr) *start = rows_start_[rows_head_];
-  if (++rows_head_ == rows_start_.size()) {  // every packed row out: start afresh
-    rows_tokens_.clear();
-    rows_segments_.clear();
-    rows_positions_.clear();
-    rows_start_.clear();
-    rows_head_ = 0;
+  size_t at = 0;
+  int32_t segment = 0;
+  for (size_t p : bin) {
+    const Piece& piece = w.pieces[p];
+    std::memcpy(tokens + at, &w.tokens[piece.begin], piece.size * 8);
+    ++segment;
+    if (segments != nullptr) std::fill(segments + at, segments + at + piece.size, segment);
+    if (positions != nullptr) std::iota(positions + at, positions + at + piece.size, int32_t{0});
+    at += piece.size;
+  }
+  std::fill(tokens + at, tokens + len, spec_.padding());
+  if (segments != nullptr) std::fill(segments + at, segments + len, 0);
+  if (positions != nullptr) std::fill(positions + at, positions + len, 0);
+  padding_out_ += len - at;
+  if (start != nullptr) *start = {w.pieces[bin[0]].document, w.pieces[bin[0]].offset};
+  --packed_rows_;
+  if (++w.next == w.bins.size()) {
+    // Reuse the window's buffers for the next one being filled.
+    if (window_tokens_.empty() && w.tokens.capacity() > window_tokens_.capacity()) {
+      w.tokens.clear();
+      window_tokens_.swap(w.tokens);
+    }
+    packed_.pop_front();
   }
   return true;
 }

@@ -82,14 +82,20 @@ class RowPacker {
   struct DocStart { uint64_t document, first; };
   std::deque<DocStart> starts_;
 
-  // Bin: the window's pieces and tokens, and the packed rows not yet popped.
+  // Bin: the filling window's pieces and tokens, and the packed windows
+  // whose rows are not all popped (each row is written out at Pop, from
+  // its window's tokens: no staging copy).
   std::vector<Piece> pieces_;
   std::vector<int64_t> window_tokens_;
   uint64_t window_documents_ = 0;
-  std::vector<int64_t> rows_tokens_;
-  std::vector<int32_t> rows_segments_, rows_positions_;
-  std::vector<RowStart> rows_start_;
-  size_t rows_head_ = 0;
+  struct PackedWindow {
+    std::vector<Piece> pieces;
+    std::vector<int64_t> tokens;
+    std::vector<std::vector<size_t>> bins;  // piece indexes per row, in placement order
+    size_t next = 0;                         // the next row to pop
+  };
+  std::deque<PackedWindow> packed_;
+  size_t packed_rows_ = 0;  // rows not popped, over packed_
 };
 
 }  // namespace sluice
