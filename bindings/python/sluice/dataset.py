@@ -577,9 +577,11 @@ class StreamingDataset(_Base):
         if self.pack is None:
             raise ValueError('the state was saved with token packing (sluice_pack); this dataset '
                              'packs nothing')
-        if saved['spec'] != self.pack:
-            raise ValueError(f'the state was saved with pack={saved["spec"]}, this dataset has '
-                             f'pack={self.pack}')
+        differ = [f'{k}={saved["spec"].get(k)!r} (saved) vs {self.pack.get(k)!r} (now)'
+                  for k in sorted(set(saved['spec']) | set(self.pack))
+                  if saved['spec'].get(k) != self.pack.get(k)]
+        if differ:
+            raise ValueError('the state was saved with another pack spec: ' + ', '.join(differ))
         ranks = self._packed_ranks(World())
         if saved['ranks'] != ranks:
             raise ValueError(f'packed rows resume on the world they were saved on: saved over '

@@ -42,12 +42,13 @@ class PackSpec(NamedTuple):
 
 
 def as_spec(pack):
-    """A PackSpec or a dict of its keys -> the dict the engine reads (the
-    engine refuses unknown or bad keys)."""
+    """A PackSpec or a dict of its keys -> the dict the engine reads, every
+    key present (defaults filled in, so that the two forms of one spec are
+    equal in a state_dict); the engine refuses unknown or bad keys."""
     if isinstance(pack, PackSpec):
-        return {k: v for k, v in pack._asdict().items()}
+        return pack._asdict()
     if isinstance(pack, dict):
-        return dict(pack)
+        return {**PackSpec._field_defaults, **pack}
     raise TypeError(f'pack must be a sluice.PackSpec or a dict, not {type(pack).__name__}')
 
 
