@@ -333,3 +333,28 @@ def test_a_packed_dataset_has_no_length(pack_data):
     with pytest.raises(TypeError, match=r'^a packed StreamingDataset has no len\(\): its rows per '
                        r'epoch are known only once the epoch is packed$'):
         len(pack_dataset(local))
+
+
+def test_jsonl_arrays_of_ids(tmp_path):
+    """Mosaic's JSONWriter has no list column: the shard is written with
+    each document as a str and its members then rewritten as JSON arrays
+    of the same byte length (so the line offsets in the meta file hold)."""
+    import glob
+    import json
+    from sluice import JSONWriter
+    docs = [[1, 2, 3], [4, 5], [6, 7, 8, 9, 10], [11]]
+    out = str(tmp_path / 'jsonl')
+    with JSONWriter(out=out, columns={'tokens': 'str'}) as w:
+        for d in docs:
+            w.write({'tokens': json.dumps(d, separators=(',', ':'))})
+    for path in glob.glob(out + '/shard.*.json'):
+        with open(path) as f:
+            text = f.read()
+        for d in docs:
+            compact = json.dumps(d, separators=(',', ':'))
+            text = text.replace(json.dumps(compact), f' {compact} ')
+        with open(path, 'w') as f:
+            f.write(text)
+    ds = StreamingDataset(local=out, batch_size=2,
+                          pack={'column': 'tokens', 'seq_len': 4, 'eos_id': 0, 'drop_last': False})
+    assert rows_of(ds) == [[1, 2, 3, 0], [4, 5, 0, 6], [7, 8, 9, 10], [0, 11, 0, 0]]
