@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from sluice import MDSWriter, PackSpec, StreamingDataset
+from s3rver_fixture import s3, s3rver  # noqa: F401
 
 torch = pytest.importorskip('torch')
 from torch.utils.data import DataLoader  # noqa: E402
@@ -358,3 +359,31 @@ def test_jsonl_arrays_of_ids(tmp_path):
     ds = StreamingDataset(local=out, batch_size=2,
                           pack={'column': 'tokens', 'seq_len': 4, 'eos_id': 0, 'drop_last': False})
     assert rows_of(ds) == [[1, 2, 3, 0], [4, 5, 0, 6], [7, 8, 9, 10], [0, 11, 0, 0]]
+
+
+def test_packing_from_s3_resumes_with_workers(pack_data, s3, tmp_path):
+    """Over a real S3 server (s3rver): the shards come through the cache and
+    the rows, and a resume through DataLoader workers, are the local ones."""
+    import glob
+    import os
+    import sluice
+    local, _ = pack_data
+    url = s3 + '/packing'
+    for path in sorted(glob.glob(local + '/*')):
+        with open(path, 'rb') as f:
+            sluice.remote.remote_write(url, os.path.basename(path), f.read())
+
+    def remote(cache):
+        return StreamingDataset(remote=url, local=str(tmp_path / cache), batch_size=2,
+                                pack={'column': 'tokens', 'seq_len': PACK_SEQ_LEN,
+                                      'eos_id': PACK_EOS})
+    expect = loader_batches(pack_dataset(local))
+    assert loader_batches(remote('c0')) == expect
+    ds = remote('c1')
+    it = iter(DataLoader(ds, batch_size=2, num_workers=2, collate_fn=stack_rows))
+    head = [next(it).tolist() for _ in range(3)]
+    state = ds.state_dict(6, False)
+    del it
+    resumed = remote('c2')
+    resumed.load_state_dict(state)
+    assert head + loader_batches(resumed) == expect
