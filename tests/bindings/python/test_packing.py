@@ -2,10 +2,17 @@
 engine's sluice_pack_*): the rows are checked against a plain Python packer
 over the samples each worker is planned to read, in order; resumption at
 every position (one process, DataLoader workers, three ranks)."""
+import glob
+import json
+import os
+import pathlib
+import shutil
+
 import numpy as np
 import pytest
 
-from sluice import MDSWriter, PackSpec, StreamingDataset
+from sluice import JSONWriter, MDSWriter, PackSpec, StreamingDataset
+from sluice.remote import remote_write
 from s3rver_fixture import s3, s3rver  # noqa: F401
 
 torch = pytest.importorskip('torch')
@@ -279,8 +286,6 @@ def test_streaming_dataloader_state_counts_rows(pack_data):
 @pytest.mark.parametrize('name,column', [('hf_text', 'input_ids'),
                                          ('pa26_many_row_groups', 'tokens')])
 def test_parquet_list_column(tmp_path, name, column):
-    import pathlib
-    import shutil
     src = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet' / f'{name}.parquet'
     shutil.copy(src, tmp_path / 'part-0.parquet')
     samples = list(StreamingDataset(local=str(tmp_path), batch_size=2))
@@ -340,9 +345,6 @@ def test_jsonl_arrays_of_ids(tmp_path):
     """Mosaic's JSONWriter has no list column: the shard is written with
     each document as a str and its members then rewritten as JSON arrays
     of the same byte length (so the line offsets in the meta file hold)."""
-    import glob
-    import json
-    from sluice import JSONWriter
     docs = [[1, 2, 3], [4, 5], [6, 7, 8, 9, 10], [11]]
     out = str(tmp_path / 'jsonl')
     with JSONWriter(out=out, columns={'tokens': 'str'}) as w:
@@ -364,14 +366,11 @@ def test_jsonl_arrays_of_ids(tmp_path):
 def test_packing_from_s3_resumes_with_workers(pack_data, s3, tmp_path):
     """Over a real S3 server (s3rver): the shards come through the cache and
     the rows, and a resume through DataLoader workers, are the local ones."""
-    import glob
-    import os
-    import sluice
     local, _ = pack_data
     url = s3 + '/packing'
     for path in sorted(glob.glob(local + '/*')):
         with open(path, 'rb') as f:
-            sluice.remote.remote_write(url, os.path.basename(path), f.read())
+            remote_write(url, os.path.basename(path), f.read())
 
     def remote(cache):
         return StreamingDataset(remote=url, local=str(tmp_path / cache), batch_size=2,
