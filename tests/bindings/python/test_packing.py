@@ -386,3 +386,15 @@ def test_packing_from_s3_resumes_with_workers(pack_data, s3, tmp_path):
     resumed = remote('c2')
     resumed.load_state_dict(state)
     assert head + loader_batches(resumed) == expect
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_assert_resume_exact_holds_for_packed_rows(pack_data, workers):
+    from sluice.testing import assert_resume_exact
+    local, _ = pack_data
+
+    def make():
+        return StreamingDataset(local=local, batch_size=2, shuffle=True,
+                                pack={'column': 'tokens', 'seq_len': PACK_SEQ_LEN,
+                                      'eos_id': PACK_EOS, 'method': 'bin', 'bin_window': 4})
+    assert len(assert_resume_exact(make, interruptions=4, num_workers=workers, seed=1)) == 4
