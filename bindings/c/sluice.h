@@ -804,6 +804,69 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
                                                char** out_text);
 
 /* ---------------------------------------------------------------------------
+ * Token packing (engine/packing): fixed-length rows of token ids from one
+ * column of a sluice_stream's samples, in the order the stream plans for a
+ * worker. Documents are joined with eos_id and cut into rows ("concat"), or
+ * packed by first-fit decreasing within windows of documents ("bin", with
+ * segment ids and position ids so that a trainer can mask attention across
+ * documents). The token column: MDS ndarray of integers or bytes of
+ * little-endian integers, JSONL arrays of integers, Parquet list<int..>.
+ * A sluice_pack reads through its stream: the stream must outlive it, and
+ * the stream's own iteration and batch end when the pack iterates. Same
+ * thread rule as the stream (one thread at a time for both). */
+
+typedef struct sluice_pack sluice_pack;
+
+/* A packer over `s` from a JSON spec: {"column": name, "seq_len": n
+ * (1..2^24), "eos_id": id or null, "method": "concat" (default) | "bin",
+ * "pad_id": id or null (default eos_id, else 0), "bin_window": documents
+ * per bin-packing window (256), "bytes_dtype": the ints of an MDS bytes
+ * column ("int64"), "drop_last": concat drops the epoch's last partial row
+ * (true) or hands it out padded}. SLUICE_EINVAL naming the key, or the
+ * column and stream whose values are no token ids. Free with
+ * sluice_pack_close. */
+sluice_status sluice_pack_open(sluice_stream* s, const char* spec_json, sluice_pack** out);
+void sluice_pack_close(sluice_pack* p);
+/* The spec's seq_len: each row's tokens. */
+uint64_t sluice_pack_seq_len(const sluice_pack* p);
+
+/* The resume rule: where DataLoader worker `worker` of `num_workers`
+ * resumes when its rank consumed `rank_rows` rows in batches of
+ * `batch_size` (a DataLoader deals batch i to worker i % num_workers and
+ * starts again from worker 0 when made anew): *out_role is the worker of
+ * the saved run whose rows it continues ((worker + rank_rows / batch_size)
+ * % num_workers: pass it as sluice_pack_begin's worker) and *out_rows the
+ * rows that worker handed out (its skip_rows). Exact while every worker
+ * still has rows. SLUICE_EINVAL for batch_size 0 or worker >= num_workers. */
+sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, uint32_t worker,
+                                       uint32_t num_workers, uint32_t* out_role,
+                                       uint64_t* out_rows);
+
+/* Starts worker `worker` of `num_workers`' rows of `epoch` (its samples
+ * from the epoch's start, as sluice_stream_iter_begin plans them) and skips
+ * the first `skip_rows` rows (reading their samples, handing nothing out):
+ * a resume is exact when skip_rows is the rows the worker handed out before
+ * on the same world shape. */
+sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
+                                uint32_t num_workers, uint64_t skip_rows);
+
+/* Up to `max_rows` next rows: row k of the *count is tokens[k * seq_len ..
+ * (k + 1) * seq_len); segment_ids and position_ids (each NULL or with room
+ * for max_rows * seq_len) get, per token, its document piece's number in
+ * the row (1, 2, ..; 0 for padding) and its place in that piece (0 for
+ * padding). *count == 0 only when the epoch is done for this worker. */
+sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* tokens,
+                               int32_t* segment_ids, int32_t* position_ids, uint32_t* count);
+
+/* Since sluice_pack_begin: rows handed out (skipped ones included), the
+ * last row's first token as (document, offset): the document's number
+ * among this worker's samples of the epoch and the token's offset in its
+ * tokens (eos counted); tokens read (eos included) and padding handed out.
+ * Any pointer may be NULL. */
+sluice_status sluice_pack_position(const sluice_pack* p, uint64_t* rows, uint64_t* document,
+                                   uint64_t* offset, uint64_t* tokens_in, uint64_t* padding_out);
+
+/* ---------------------------------------------------------------------------
  * Benchmarking: what `sluice bench` runs (bindings/cli/bench/README.md).
  *
  * Streams `epochs` epochs of a dataset through one cold (or given) cache

@@ -6,6 +6,7 @@ from sluice._lib import VERSION as __version__
 from sluice.dataset import Stream, StreamingDataset
 from sluice.local import LocalDataset
 from sluice.merge import merge_index
+from sluice.packing import PackSpec
 from sluice.metrics_sinks import log_to_mlflow, log_to_tensorboard, progress
 from sluice.parquet_dataset import load_parquet
 from sluice.plan import Plan
@@ -15,7 +16,7 @@ from sluice.writer import (CSVWriter, JSONWriter, MDSWriter, TSVWriter, XSVWrite
 
 __all__ = ['StreamingDataset', 'Stream', 'LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter',
            'TSVWriter', 'XSVWriter', 'merge_index', 'dataframe_to_mds', 'Plan', 'parse_size_limit',
-           'load_parquet', 'progress', 'log_to_mlflow', 'log_to_tensorboard', '__version__']
+           'load_parquet', 'progress', 'log_to_mlflow', 'log_to_tensorboard', 'PackSpec', '__version__']
 
 try:
     from sluice.dataloader import StreamingDataLoader

@@ -284,3 +284,16 @@ def view_memory(b):
         return memoryview(b'')
     arr = (ctypes.c_uint8 * b.size).from_address(ctypes.addressof(b.data.contents))
     return memoryview(arr).cast('B')
+
+# sluice_pack_*: token packing over a sluice_stream (sluice/packing.py).
+_proto('sluice_pack_open', _status, ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_void_p))
+_proto('sluice_pack_close', None, ctypes.c_void_p)
+_proto('sluice_pack_seq_len', ctypes.c_uint64, ctypes.c_void_p)
+_proto('sluice_pack_resume_point', _status, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint32,
+       ctypes.c_uint32, _P(ctypes.c_uint32), _P(ctypes.c_uint64))
+_proto('sluice_pack_begin', _status, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32,
+       ctypes.c_uint32, ctypes.c_uint64)
+_proto('sluice_pack_next', _status, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
+       ctypes.c_void_p, ctypes.c_void_p, _P(ctypes.c_uint32))
+_proto('sluice_pack_position', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
+       _P(ctypes.c_uint64), _P(ctypes.c_uint64), _P(ctypes.c_uint64), _P(ctypes.c_uint64))

@@ -17,6 +17,7 @@ import numpy as np
 
 from sluice import engine
 from sluice import malloc_tuning
+from sluice import packing as _packing
 from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
 from sluice.dataset_index import check_indexes, missing_local_index
@@ -66,7 +67,7 @@ class StreamingDataset(_Base):
                  batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
                  replication=None, stream_name='stream', stream_config=None, mixture=None,
-                 mixture_interpolation='step', **kwargs):
+                 mixture_interpolation='step', pack=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
@@ -154,6 +155,19 @@ class StreamingDataset(_Base):
                                                    self._epoch_size_arg, self.shuffle_seed)
         else:
             self.epoch_size = self._epoch_size_arg
+        # Sluice's extension: token packing (sluice.packing); the engine
+        # checks the spec and the column now.
+        self.pack = _packing.as_spec(pack) if pack is not None else None
+        self._packer = None
+        if self.pack is not None:
+            self._packer_for_engine()
+
+    def _packer_for_engine(self):
+        """The sluice_pack over this process's engine handle (made again
+        when the handle was, e.g. in an unpickled DataLoader worker)."""
+        if self._packer is None or self._packer._engine is not self._engine:
+            self._packer = _packing.Packer(self._engine, self.pack)
+        return self._packer
 
     def _set_shard_table(self, eng):
         """Mosaic's per-stream and per-shard attributes, from the engine's
@@ -407,11 +421,18 @@ class StreamingDataset(_Base):
         return self.epoch_size
 
     def __len__(self):
+        if getattr(self, 'pack', None) is not None:
+            # Rows depend on every document's length: no count before packing
+            # (TypeError, as for any iterable without a length).
+            raise TypeError('a packed StreamingDataset has no len(): its rows per epoch are '
+                            'known only once the epoch is packed')
         return self._engine.length
 
     # ------------------------------------------------------------------ iteration
 
     def __iter__(self):
+        if self.pack is not None:
+            return itertools.chain.from_iterable(self._packed_pass())
         # The engine's samples come as one list per engine batch, flattened
         # in C (Engine.iterate): no Python frame resumes per sample. Nothing
         # runs before the first next(), as with a generator.
@@ -425,6 +446,19 @@ class StreamingDataset(_Base):
                       self._engine.iterate_ids(epoch, sample_in_epoch, worker, workers))
         else:
             yield self._engine.iterate(epoch, sample_in_epoch, worker, workers)
+
+    def _packed_pass(self):
+        """This worker's packed rows, one list per engine call, from the
+        epoch's start or, resuming, where the saved run's worker whose turn
+        this worker's first batch is left off (sluice.packing.resume_point)."""
+        epoch, _, worker, workers = self._begin_iteration()
+        role, skip = worker, 0
+        state = self._resume_state
+        if state is not None and state.get('epoch') == epoch and 'sluice_pack' in state:
+            rank_rows = state['sluice_pack']['rows_in_epoch'] // self._packed_ranks(World())
+            role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
+        packer = self._packer_for_engine()
+        yield from packer.iterate_lists(epoch, role, workers, skip)
 
     def iter_batches(self, batch_size=None, with_ids=False):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->
@@ -490,6 +524,8 @@ class StreamingDataset(_Base):
         world = World()
         epoch = self.next_epoch - 1
         epoch, offset, state = self._resume(epoch)
+        if self.pack is not None:
+            return self._packed_state_dict(world, epoch, state, num_samples, from_beginning)
         start = 0 if from_beginning else offset
         if epoch < 0:
             sample_in_epoch = start + num_samples
@@ -505,6 +541,57 @@ class StreamingDataset(_Base):
             self.initial_physical_nodes or self._physical_nodes(world, self.replication),
         }
         return mosaic if epoch < 0 else self._engine.state_with_order(mosaic)
+
+    def _packed_state_dict(self, world, epoch, state, num_rows, from_beginning):
+        """A packed dataset's state_dict: `num_rows` counts rows (all ranks),
+        Mosaic's keys hold the epoch's start (sample_in_epoch 0) and
+        "sluice_pack" the rows the job consumed in the epoch, the spec and
+        the ranks they were dealt over. Rows are packed per worker from
+        their own samples, so a resume is exact on the same world shape
+        (ranks and DataLoader workers) and batch_size only."""
+        before = 0
+        if not from_beginning and state is not None and 'sluice_pack' in state:
+            before = state['sluice_pack']['rows_in_epoch']
+        mosaic = {
+            'epoch': epoch,
+            'sample_in_epoch': 0,
+            'num_canonical_nodes': self._resolved_canonical_nodes(world, state, self.replication),
+            'shuffle_seed': state['shuffle_seed'] if state else self.shuffle_seed,
+            'initial_physical_nodes': (state or {}).get('initial_physical_nodes') or
+            self.initial_physical_nodes or self._physical_nodes(world, self.replication),
+        }
+        out = mosaic if epoch < 0 else self._engine.state_with_order(mosaic)
+        out['sluice_pack'] = {'rows_in_epoch': int(before + num_rows), 'spec': self.pack,
+                              'ranks': self._packed_ranks(world)}
+        return out
+
+    def _packed_ranks(self, world):
+        """The ranks rows are dealt over: replicas read the same rows."""
+        return world.num_ranks // (self.replication or 1)
+
+    def _check_packed_state(self, state):
+        """A state saved with packing resumes only a dataset packing the
+        same way over as many ranks (ValueError naming the difference);
+        the engine's record checks the rest."""
+        saved = state.get('sluice_pack')
+        if saved is None:
+            if self.pack is not None and state.get('sample_in_epoch'):
+                raise ValueError('a state saved without packing cannot resume packed rows '
+                                 'mid-epoch (its position counts samples, not rows)')
+            return
+        if self.pack is None:
+            raise ValueError('the state was saved with token packing (sluice_pack); this dataset '
+                             'packs nothing')
+        differ = [f'{k}={saved["spec"].get(k)!r} (saved) vs {self.pack.get(k)!r} (now)'
+                  for k in sorted(set(saved['spec']) | set(self.pack))
+                  if saved['spec'].get(k) != self.pack.get(k)]
+        if differ:
+            raise ValueError('the state was saved with another pack spec: ' + ', '.join(differ))
+        ranks = self._packed_ranks(World())
+        if saved['ranks'] != ranks:
+            raise ValueError(f'packed rows resume on the world they were saved on: saved over '
+                             f'{saved["ranks"]} ranks, now {ranks} (each worker packs its own '
+                             f'samples, so another world has other rows)')
 
     def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None):
         """Resume from a state_dict on the next __iter__ (Mosaic's rules).
@@ -535,6 +622,7 @@ class StreamingDataset(_Base):
             if ranges is not None:
                 options[key] = [[int(a), int(b)] for a, b in ranges]
         state = dict(obj)
+        self._check_packed_state(state)
         if not isinstance(state.get('epoch'), int) or state['epoch'] >= self.next_epoch:
             # Checked (and its worlds and skips kept for state_dict) now, not
             # at the first batch: __iter__ loads it again where it iterates.

@@ -1,0 +1,125 @@
+"""Token packing: fixed-length rows of token ids, made by the engine
+(engine/packing over sluice_pack_*), handed out as numpy arrays.
+
+StreamingDataset(..., pack=PackSpec(column='tokens', seq_len=4096, eos_id=0))
+yields dicts {'tokens': int64 array of seq_len} (and for method='bin' also
+'segment_ids' and 'position_ids', int32: each token's document piece in the
+row, 1, 2, .., 0 for padding, and its place in that piece) instead of
+samples. Each DataLoader worker packs its own samples, in the order the
+dataset plans for it; no Python runs per token (a row is a view of an array
+the engine filled for many rows).
+"""
+import ctypes
+import json
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from sluice import _lib
+
+__all__ = ['PackSpec', 'Packer', 'resume_point']
+
+_lib_ = _lib.lib
+# Tokens the engine fills per call: rows of a call share one array.
+_TOKENS_PER_CALL = 1 << 20
+
+
+class PackSpec(NamedTuple):
+    """What rows to make (the engine checks every key: sluice_pack_open).
+    method: 'concat' (documents joined, each followed by eos_id, cut into
+    rows; a row's rest starts the next) or 'bin' (first-fit decreasing of
+    each window of bin_window documents, rows padded with pad_id).
+    bytes_dtype: the ints of an MDS `bytes` column. drop_last: concat drops
+    the epoch's last partial row instead of padding it."""
+    column: str
+    seq_len: int
+    eos_id: Optional[int] = None
+    method: str = 'concat'
+    pad_id: Optional[int] = None
+    bin_window: int = 256
+    bytes_dtype: str = 'int64'
+    drop_last: bool = True
+
+
+def as_spec(pack):
+    """A PackSpec or a dict of its keys -> the dict the engine reads, every
+    key present (defaults filled in, so that the two forms of one spec are
+    equal in a state_dict); the engine refuses unknown or bad keys."""
+    if isinstance(pack, PackSpec):
+        return pack._asdict()
+    if isinstance(pack, dict):
+        return {**PackSpec._field_defaults, **pack}
+    raise TypeError(f'pack must be a sluice.PackSpec or a dict, not {type(pack).__name__}')
+
+
+def resume_point(rank_rows, batch_size, worker, num_workers):
+    """(role, rows): DataLoader worker `worker` of `num_workers` continues
+    the saved run's worker `role`, after the `rows` it handed out, when the
+    rank consumed `rank_rows` rows in batches of `batch_size`
+    (sluice_pack_resume_point; a new DataLoader deals from worker 0 again)."""
+    role, rows = ctypes.c_uint32(), ctypes.c_uint64()
+    _lib.check(_lib_.sluice_pack_resume_point(rank_rows, batch_size, worker, num_workers,
+                                              ctypes.byref(role), ctypes.byref(rows)))
+    return role.value, rows.value
+
+
+class Packer:
+    """One sluice_pack over an Engine's stream handle (which must outlive it)."""
+
+    def __init__(self, engine, spec):
+        self._engine = engine  # keeps the stream open while the pack reads it
+        self.spec = spec
+        h = ctypes.c_void_p()
+        _lib.check(_lib_.sluice_pack_open(engine._ptr, json.dumps(spec).encode(),
+                                          ctypes.byref(h)))
+        self._ptr = h
+        self.seq_len = int(_lib_.sluice_pack_seq_len(h))
+        self._bin = spec.get('method', 'concat') == 'bin'
+
+    def position(self):
+        """Since the last begin: {'rows', 'document', 'offset', 'tokens_in',
+        'padding'} (sluice_pack_position)."""
+        vals = [ctypes.c_uint64() for _ in range(5)]
+        _lib.check(_lib_.sluice_pack_position(self._ptr, *[ctypes.byref(v) for v in vals]))
+        return dict(zip(('rows', 'document', 'offset', 'tokens_in', 'padding'),
+                        (v.value for v in vals)))
+
+    def iterate_lists(self, epoch, worker, num_workers, skip_rows=0):
+        """This worker's rows of `epoch` after its first `skip_rows`, one
+        list of row dicts per engine call."""
+        _lib.check(_lib_.sluice_pack_begin(self._ptr, epoch, worker, num_workers, skip_rows))
+        n = self.seq_len
+        per_call = max(1, _TOKENS_PER_CALL // n)
+        count = ctypes.c_uint32()
+        while True:
+            tokens = np.empty((per_call, n), dtype=np.int64)
+            seg = pos = None
+            if self._bin:
+                seg = np.empty((per_call, n), dtype=np.int32)
+                pos = np.empty((per_call, n), dtype=np.int32)
+            _lib.check(_lib_.sluice_pack_next(
+                self._ptr, per_call, tokens.ctypes.data,
+                seg.ctypes.data if seg is not None else None,
+                pos.ctypes.data if pos is not None else None, ctypes.byref(count)))
+            k = count.value
+            if not k:
+                return
+            if seg is None:
+                yield [{'tokens': tokens[i]} for i in range(k)]
+            else:
+                yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i]}
+                       for i in range(k)]
+
+    def __getstate__(self):  # a spawned worker opens its own pack over its engine
+        return {'engine': self._engine, 'spec': self.spec}
+
+    def __setstate__(self, state):
+        self.__init__(state['engine'], state['spec'])
+
+    def close(self):
+        if getattr(self, '_ptr', None):
+            _lib_.sluice_pack_close(self._ptr)
+            self._ptr = None
+
+    def __del__(self):
+        self.close()

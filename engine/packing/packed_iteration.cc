@@ -1,0 +1,171 @@
+#include "engine/packing/packed_iteration.h"
+
+#include <algorithm>
+
+namespace sluice {
+namespace {
+
+// Samples asked of the dataset per call (it may give fewer).
+constexpr size_t kSamplesPerFeed = 64;
+
+}  // namespace
+
+Result<std::unique_ptr<PackedIteration>> PackedIteration::Make(StreamingDataset* dataset,
+                                                               PackSpec spec) {
+  const auto& names = dataset->column_names();
+  const auto it = std::find(names.begin(), names.end(), spec.column);
+  if (it == names.end()) {
+    std::string have;
+    for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
+    return InvalidArgumentError("token packing: the dataset has no column '" + spec.column +
+                                "' (its columns: " + have + ")");
+  }
+  std::unique_ptr<PackedIteration> p(new PackedIteration(dataset, std::move(spec)));
+  p->column_ = static_cast<size_t>(it - names.begin());
+  p->decoders_.resize(dataset->num_streams());
+  for (size_t s = 0; s < dataset->num_streams(); ++s) {
+    const std::string& format = dataset->stream_format(s);
+    if (format.empty() || !dataset->columns().StreamHas(s, p->column_)) continue;
+    const std::string& encoding = dataset->stream_column_encodings(s)[p->column_];
+    auto d = TokenDecoder::For(format, encoding, p->spec_.column, p->spec_.bytes_dtype);
+    if (!d.ok()) {
+      return InvalidArgumentError(d.status().message() + " (stream " + std::to_string(s) + ")");
+    }
+    p->decoders_[s] = std::move(d).value();
+  }
+  return p;
+}
+
+Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers,
+                              uint64_t skip_rows) {
+  SLUICE_RETURN_IF_ERROR(ds_->IterBegin(epoch, 0, worker, num_workers));
+  packer_ = std::make_unique<RowPacker>(spec_);
+  done_ = false;
+  rows_ = 0;
+  last_start_ = {};
+  if (spec_.method == PackMethod::kConcat) return SkipConcat(skip_rows);
+  // Skipped bin rows go through a scratch row: the same packing, nothing out.
+  std::vector<int64_t> scratch(spec_.seq_len * 16);
+  while (rows_ < skip_rows) {
+    SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, skip_rows - rows_),
+                                           scratch.data(), nullptr, nullptr));
+    if (n == 0) break;  // past the epoch's rows: nothing left to hand out
+  }
+  return Status::Ok();
+}
+
+Result<const TokenDecoder*> PackedIteration::DecoderOf(size_t k) const {
+  const size_t stream = ds_->stream_of_shard(fields_[k].where.shard);
+  if (!decoders_[stream]) {
+    return InvalidArgumentError("token packing: sample " + std::to_string(ids_[k]) +
+                                " of stream " + std::to_string(stream) + " has no column '" +
+                                spec_.column + "'");
+  }
+  return &*decoders_[stream];
+}
+
+namespace {
+
+Status WithSample(const Status& st, int64_t id, size_t shard) {
+  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
+                               std::to_string(shard) + ")");
+}
+
+}  // namespace
+
+Status PackedIteration::SkipConcat(uint64_t rows) {
+  rows_ = rows;
+  if (rows == 0) return Status::Ok();
+  const uint64_t eos = spec_.eos_id >= 0 ? 1 : 0;
+  const uint64_t target = rows * spec_.seq_len;  // rows a resume counted: far below 2^40
+  const uint64_t last_row_at = target - spec_.seq_len;
+  uint64_t tokens = 0, documents = 0;
+  bool reached = false;  // the skipped rows' tokens are all passed over
+  while (!reached) {
+    ids_.resize(kSamplesPerFeed);
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
+    if (n == 0) {  // the epoch had no more rows than were handed out
+      packer_->SkipConcat(documents, tokens);
+      packer_->Finish();
+      done_ = true;
+      return Status::Ok();
+    }
+    for (size_t k = 0; k < n; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+      const std::string_view field = fields_[k].fields[column_];
+      const size_t shard = fields_[k].where.shard;
+      if (reached) {  // packed as they come
+        doc_.clear();
+        Status st = decoder->Append(field.data(), field.size(), &doc_);
+        if (!st.ok()) return WithSample(st, ids_[k], shard);
+        packer_->Add(doc_);
+        continue;
+      }
+      auto count = decoder->Count(field.data(), field.size());
+      if (!count.ok()) return WithSample(count.status(), ids_[k], shard);
+      const uint64_t size = *count + eos;
+      if (size > 0 && tokens <= last_row_at && last_row_at < tokens + size) {
+        last_start_ = {documents, last_row_at - tokens};
+      }
+      if (tokens + size <= target) {  // wholly in skipped rows
+        tokens += size;
+        ++documents;
+        if (tokens == target) {
+          packer_->SkipConcat(documents, tokens);
+          reached = true;
+        }
+        continue;
+      }
+      // The next row starts inside this document.
+      doc_.clear();
+      Status st = decoder->Append(field.data(), field.size(), &doc_);
+      if (!st.ok()) return WithSample(st, ids_[k], shard);
+      packer_->SkipConcat(documents, target);
+      packer_->AddFrom(doc_, target - tokens);
+      reached = true;
+    }
+    ds_->Release();
+  }
+  return Status::Ok();
+}
+
+Result<bool> PackedIteration::Feed() {
+  ids_.resize(kSamplesPerFeed);
+  SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
+  if (n == 0) return false;
+  for (size_t k = 0; k < n; ++k) {
+    const SampleFields& sample = fields_[k];
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+    const std::string_view field = sample.fields[column_];
+    doc_.clear();
+    Status st = decoder->Append(field.data(), field.size(), &doc_);
+    if (!st.ok()) return WithSample(st, ids_[k], sample.where.shard);
+    packer_->Add(doc_);
+  }
+  ds_->Release();
+  return true;
+}
+
+Result<size_t> PackedIteration::Next(size_t max, int64_t* tokens, int32_t* segments,
+                                     int32_t* positions) {
+  if (!packer_) return InvalidArgumentError("token packing: Next before Begin");
+  const size_t len = spec_.seq_len;
+  size_t got = 0;
+  while (got < max) {
+    if (packer_->Pop(tokens + got * len, segments ? segments + got * len : nullptr,
+                     positions ? positions + got * len : nullptr, &last_start_)) {
+      ++got;
+      ++rows_;
+      continue;
+    }
+    if (done_) break;
+    SLUICE_ASSIGN_OR_RETURN(bool more, Feed());
+    if (!more) {
+      packer_->Finish();
+      done_ = true;
+    }
+  }
+  return got;
+}
+
+}  // namespace sluice

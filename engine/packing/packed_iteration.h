@@ -1,0 +1,85 @@
+// Token packing over a StreamingDataset: one (rank, worker)'s samples, in
+// the order the dataset plans for it (Mosaic's), packed into rows
+// (RowPacker) as the samples arrive.
+//
+// Resumption: the rows a worker hands out in an epoch are a function of
+// the epoch's plan for its (world, worker, num_workers) and the spec, so a
+// resume point is the number of rows the worker handed out: Begin skips
+// that many, handing out nothing. Concat passes over the samples of the
+// skipped rows counting their ids only (its resume point in the worker's
+// samples is the document the next row starts in and the offset in it);
+// bin packs the skipped windows again (a window's rows depend on all of it).
+// Exact within one world shape (nodes, ranks per node, DataLoader workers);
+// another world shape deals the samples to other workers, so the rows of
+// a saved position do not exist there.
+//
+// Thread safety: as the StreamingDataset (one thread at a time); the
+// dataset must outlive this object, and nothing else may iterate it
+// between Begin and the end of the epoch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "engine/packing/pack_spec.h"
+#include "engine/packing/row_packer.h"
+#include "engine/packing/token_decoder.h"
+
+namespace sluice {
+
+class PackedIteration {
+ public:
+  // kInvalidArgument when the dataset has no column spec.column, or a
+  // stream's column is not a column of token ids (TokenDecoder::For).
+  static Result<std::unique_ptr<PackedIteration>> Make(StreamingDataset* dataset, PackSpec spec);
+
+  const PackSpec& spec() const { return spec_; }
+
+  // Starts worker `worker` of `num_workers`' rows of `epoch` from the
+  // epoch's start (IterBegin(epoch, 0, ..)), then skips `skip_rows` rows.
+  Status Begin(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t skip_rows);
+
+  // Up to `max` next rows: rows k < the returned count are tokens[k *
+  // seq_len ..), and when not null segments / positions likewise
+  // (RowPacker::Pop). 0 = the epoch is done for this worker.
+  Result<size_t> Next(size_t max, int64_t* tokens, int32_t* segments, int32_t* positions);
+
+  // Rows handed out (skipped ones included) since Begin, and where the last
+  // one starts (its document counted in this worker's samples of the epoch).
+  uint64_t rows() const { return rows_; }
+  RowStart last_start() const { return last_start_; }
+  uint64_t tokens_in() const { return packer_ ? packer_->tokens_in() : 0; }
+  uint64_t padding_out() const { return packer_ ? packer_->padding_out() : 0; }
+
+ private:
+  PackedIteration(StreamingDataset* dataset, PackSpec spec)
+      : ds_(dataset), spec_(std::move(spec)) {}
+  // Reads the next batch of samples into the packer; false at the epoch's end.
+  Result<bool> Feed();
+  // The decoder of sample k of the last batch, or the error naming it.
+  Result<const TokenDecoder*> DecoderOf(size_t k) const;
+  // Concat's resume: passes over the documents of the first `rows` rows
+  // counting their ids only (TokenDecoder::Count), and hands the packer the
+  // rest of the document the next row starts in. The same rows follow as
+  // after packing and dropping `rows` rows.
+  Status SkipConcat(uint64_t rows);
+
+  StreamingDataset* ds_;
+  PackSpec spec_;
+  size_t column_ = 0;
+  std::vector<std::optional<TokenDecoder>> decoders_;  // per stream; none: no such column
+  std::unique_ptr<RowPacker> packer_;
+  bool done_ = false;
+  uint64_t rows_ = 0;
+  RowStart last_start_;
+  std::vector<int64_t> ids_;
+  std::vector<SampleFields> fields_;
+  std::vector<int64_t> doc_;  // one document's tokens
+};
+
+}  // namespace sluice

@@ -1,0 +1,155 @@
+// sluice_pack_*: token packing through libsluice.so, as a C caller uses it:
+// rows against the stream's own samples packed by hand, resumption at every
+// row, the resume rule and the refusals.
+#include "sluice.h"
+#include "tests/common/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kPackMds = std::string(SLUICE_TEST_DATA_DIR) + "/mosaic/mds/";
+
+class PackCApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string config = R"({"remote": ")" + kPackMds +
+                               R"(compressed_zstd_hashed", "local": ")" + cache_dir_.path() +
+                               R"(", "allow_unsafe_types": true, )"
+                               R"("world": {"rank": 0, "world_size": 1}})";
+    ASSERT_EQ(sluice_stream_open(config.c_str(), &s_), SLUICE_OK) << sluice_last_error();
+  }
+  void TearDown() override { sluice_stream_close(s_); }
+
+  // Worker `worker` of `workers`' documents (column h_nd_int16, an int16
+  // ndarray of any shape) in the stream's planned order, each followed by
+  // eos 0, joined.
+  std::vector<int64_t> PackJoinedDocuments(uint32_t worker, uint32_t workers) {
+    EXPECT_EQ(sluice_stream_iter_begin(s_, 0, 0, worker, workers), SLUICE_OK);
+    const uint32_t columns = sluice_stream_num_columns(s_);
+    uint32_t column = 0;
+    while (std::string(sluice_stream_column_name(s_, column)) != "h_nd_int16") ++column;
+    std::vector<int64_t> out, ids(8);
+    std::vector<sluice_bytes> fields(8 * columns);
+    uint32_t n = 0;
+    while (sluice_stream_next_batch(s_, 8, ids.data(), fields.data(), &n) == SLUICE_OK && n > 0) {
+      for (uint32_t k = 0; k < n; ++k) {
+        sluice_ndarray nd{};
+        EXPECT_EQ(sluice_decode_ndarray("ndarray:int16", fields[k * columns + column], &nd),
+                  SLUICE_OK);
+        for (uint64_t i = 0; i < nd.data.size / 2; ++i) {
+          int16_t v;
+          std::memcpy(&v, nd.data.data + 2 * i, 2);
+          out.push_back(v);
+        }
+        out.push_back(0);
+      }
+    }
+    sluice_stream_release(s_);
+    return out;
+  }
+
+  std::vector<int64_t> PackRows(sluice_pack* p, uint32_t worker, uint32_t workers, uint64_t skip) {
+    EXPECT_EQ(sluice_pack_begin(p, 0, worker, workers, skip), SLUICE_OK) << sluice_last_error();
+    const uint64_t len = sluice_pack_seq_len(p);
+    std::vector<int64_t> out, rows(3 * len);
+    uint32_t n = 0;
+    while (true) {
+      EXPECT_EQ(sluice_pack_next(p, 3, rows.data(), nullptr, nullptr, &n), SLUICE_OK)
+          << sluice_last_error();
+      if (n == 0) break;
+      out.insert(out.end(), rows.begin(), rows.begin() + n * len);
+    }
+    return out;
+  }
+
+  sluice::testing::TempDir cache_dir_{"sluice_c_pack_test"};
+  sluice_stream* s_ = nullptr;
+};
+
+TEST_F(PackCApi, ConcatRowsAreTheJoinedDocumentsAndResumeAtEveryRow) {
+  sluice_pack* p = nullptr;
+  ASSERT_EQ(sluice_pack_open(s_, R"({"column": "h_nd_int16", "seq_len": 5, "eos_id": 0})", &p),
+            SLUICE_OK)
+      << sluice_last_error();
+  for (uint32_t workers : {1u, 2u}) {
+    for (uint32_t w = 0; w < workers; ++w) {
+      std::vector<int64_t> joined = PackJoinedDocuments(w, workers);
+      joined.resize(joined.size() / 5 * 5);  // drop_last
+      const std::vector<int64_t> rows = PackRows(p, w, workers, 0);
+      ASSERT_EQ(rows, joined) << w << " of " << workers;
+      uint64_t count = 0, tokens_in = 0;
+      ASSERT_EQ(sluice_pack_position(p, &count, nullptr, nullptr, &tokens_in, nullptr), SLUICE_OK);
+      EXPECT_EQ(count, rows.size() / 5);
+      EXPECT_EQ(tokens_in, PackJoinedDocuments(w, workers).size());
+      for (uint64_t k = 0; k <= count; ++k) {
+        const std::vector<int64_t> rest = PackRows(p, w, workers, k);
+        EXPECT_EQ(rest, std::vector<int64_t>(rows.begin() + k * 5, rows.end())) << k;
+      }
+    }
+  }
+  sluice_pack_close(p);
+}
+
+// A resume passes over the skipped rows' documents by counting their ids:
+// it reaches the position the run reached, row by row, mid-document too,
+// with or without eos and with the last row padded.
+TEST_F(PackCApi, ResumeReachesTheRunsPositionAtEveryRow) {
+  for (const char* spec : {R"({"column": "h_nd_int16", "seq_len": 3, "eos_id": 0})",
+                           R"({"column": "h_nd_int16", "seq_len": 4, "eos_id": null,
+                               "drop_last": false, "pad_id": 7})"}) {
+    sluice_pack* p = nullptr;
+    ASSERT_EQ(sluice_pack_open(s_, spec, &p), SLUICE_OK) << sluice_last_error();
+    const uint64_t len = sluice_pack_seq_len(p);
+    ASSERT_EQ(sluice_pack_begin(p, 0, 0, 1, 0), SLUICE_OK);
+    std::vector<std::vector<int64_t>> rows;
+    std::vector<std::pair<uint64_t, uint64_t>> at;  // (document, offset) of each row
+    std::vector<int64_t> row(len);
+    uint32_t n = 0;
+    while (sluice_pack_next(p, 1, row.data(), nullptr, nullptr, &n) == SLUICE_OK && n == 1) {
+      rows.push_back(row);
+      uint64_t doc = 0, off = 0;
+      ASSERT_EQ(sluice_pack_position(p, nullptr, &doc, &off, nullptr, nullptr), SLUICE_OK);
+      at.emplace_back(doc, off);
+    }
+    ASSERT_GT(rows.size(), 10u);
+    for (uint64_t k = 1; k <= rows.size(); ++k) {
+      ASSERT_EQ(sluice_pack_begin(p, 0, 0, 1, k), SLUICE_OK) << sluice_last_error();
+      uint64_t count = 0, doc = 0, off = 0;
+      ASSERT_EQ(sluice_pack_position(p, &count, &doc, &off, nullptr, nullptr), SLUICE_OK);
+      EXPECT_EQ(count, k);
+      EXPECT_EQ(std::make_pair(doc, off), at[k - 1]) << k;
+      std::vector<std::vector<int64_t>> rest;
+      while (sluice_pack_next(p, 1, row.data(), nullptr, nullptr, &n) == SLUICE_OK && n == 1) {
+        rest.push_back(row);
+      }
+      EXPECT_EQ(rest, std::vector<std::vector<int64_t>>(rows.begin() + k, rows.end())) << k;
+    }
+    sluice_pack_close(p);
+  }
+}
+
+TEST_F(PackCApi, ResumePointAndRefusals) {
+  uint32_t role = 9;
+  uint64_t rows = 9;
+  ASSERT_EQ(sluice_pack_resume_point(10, 4, 1, 2, &role, &rows), SLUICE_OK);
+  EXPECT_EQ(role, 1u);  // two batches done: worker 0's turn again, so worker 1 is worker 1
+  EXPECT_EQ(rows, 4u);
+  EXPECT_EQ(sluice_pack_resume_point(10, 0, 0, 2, &role, &rows), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: sluice_pack_resume_point: batch_size must be > 0");
+  sluice_pack* p = nullptr;
+  EXPECT_EQ(sluice_pack_open(s_, R"({"column": "c_float32", "seq_len": 5})", &p), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: token packing: column 'c_float32' (float32) of format mds is "
+               "no MDS ndarray of integers nor bytes (stream 0)");
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(sluice_pack_open(s_, R"({"column": "h_nd_int16"})", &p), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: pack spec: 'seq_len' is required");
+}
+
+}  // namespace
