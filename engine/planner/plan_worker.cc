@@ -23,7 +23,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
   }
   std::vector<std::vector<int64_t>> each;
   for (const PlanningWorker& w : workers) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker, head));
     KeepHead(ids, head);
     if (c.shuffle) {
       SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,

@@ -125,7 +125,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   std::vector<int64_t> out;
   std::vector<size_t> ends;
   for (const PlanningWorker& w : workers) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> own, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> own, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker, head));
     KeepHead(own, head);
     if (out.empty()) {
       out = std::move(own);
