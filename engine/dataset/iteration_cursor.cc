@@ -50,14 +50,21 @@ void IterationCursor::StartPrefetcher() {
 
 void IterationCursor::StartRest() {
   if (!rest_ || rest_plan_.valid()) return;
-  rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker]()
-                                                  -> Result<std::vector<int64_t>> {
-    try {
-      return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
-    } catch (...) {
-      return StatusFromException(std::current_exception(), "planning the rest of the epoch");
-    }
-  });
+  try {
+    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker]()
+                                                    -> Result<std::vector<int64_t>> {
+      try {
+        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
+      } catch (...) {
+        return StatusFromException(std::current_exception(), "planning the rest of the epoch");
+      }
+    });
+  } catch (...) {
+    // No thread (or no memory for its copy of the request): TakeRest reports it.
+    std::promise<Result<std::vector<int64_t>>> failed;
+    failed.set_value(StatusFromException(std::current_exception(), "starting to plan the rest of the epoch"));
+    rest_plan_ = failed.get_future();
+  }
 }
 
 Status IterationCursor::TakeRest(ConsumerWaits* waits) {
