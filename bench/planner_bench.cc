@@ -205,7 +205,8 @@ void BM_OneWorkerWithCheckpoints(benchmark::State& state) {
 // defaults there, so the shuffle block is larger than the epoch and the
 // whole epoch is one sorting window): what a single-GPU job plans before
 // its first sample. `samples` in `shards` equal shards: 500k in 8 is the
-// speed issue's workload A in 64 MiB shards. shuffle 0: in order.
+// speed issue's workload A in 64 MiB shards. shuffle 0: in order. head k:
+// PlanWorkerHead's first k ids instead of the whole plan.
 void BM_OneProcess(benchmark::State& state) {
   PlanRequest q;
   StreamSpec s;
@@ -219,6 +220,12 @@ void BM_OneProcess(benchmark::State& state) {
   q.world = World{1, 1, 1, {}, {}, {}};
   q.threads = 1;
   Measure(state, [&] {
+    if (state.range(3) != 0) {
+      // What a cold pass plans before its first sample (PlanWorkerHead).
+      auto head = PlanWorkerHead(q, 0, 0, 0, state.range(3));
+      if (head.ok()) benchmark::DoNotOptimize(head->ids.data());
+      return head.ok();
+    }
     auto ids = PlanWorker(q, 0, 0, 0);
     if (ids.ok()) benchmark::DoNotOptimize(ids->data());
     return ids.ok();
@@ -282,10 +289,12 @@ BENCHMARK(BM_OneWorker)
     ->UseRealTime();
 
 BENCHMARK(BM_OneProcess)
-    ->ArgNames({"samples", "shards", "shuffle"})
-    ->ArgsProduct({{500'000}, {8}, {0, 1}})
-    ->Args({8'000, 32, 1})
-    ->Args({10'000'000, 160, 1})
+    ->ArgNames({"samples", "shards", "shuffle", "head"})
+    ->ArgsProduct({{500'000}, {8}, {0, 1}, {0, 1}})
+    ->Args({8'000, 32, 1, 0})
+    ->Args({8'000, 32, 1, 1})
+    ->Args({10'000'000, 160, 1, 0})
+    ->Args({10'000'000, 160, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(5)

@@ -107,7 +107,8 @@ struct DatasetOptions {
   bool prefetch_next_epoch = true;
   // A pass's first sample, when its shard is uncompressed MDS, not cached
   // and not checked by hash, may come from two ranged reads raced against
-  // the shard's download (see IterationCursor); Sluice's extension, key
+  // the shard's download, or, a pass planned at its start, while the rest
+  // of its plan is made ("Head first", see IterationCursor); Sluice's extension, key
   // "peek_first_sample". False: it waits for the shard (exactly one request
   // per shard, as tests that count requests on the wire want).
   bool peek_first_sample = true;

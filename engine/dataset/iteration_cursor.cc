@@ -13,32 +13,85 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
                                  std::shared_ptr<const SampleLocator> locator,
                                  DatasetShards* shards, IterationOptions options,
                                  std::optional<NextEpochPlan> next,
-                                 ShardPrefetcher::ShardMap seed)
+                                 ShardPrefetcher::ShardMap seed, std::optional<PlanRest> rest)
     : place_(place),
       ids_(std::move(ids)),
       locator_(std::move(locator)),
       shards_(shards),
       next_(std::move(next)),
+      options_(options),
+      seed_(std::move(seed)),
+      rest_(std::move(rest)),
       may_peek_(options.peek_first_sample),
       populate_after_(options.populate_after) {
-  std::vector<size_t> shard_of(ids_.size());
+  shard_of_.resize(ids_.size());
   local_.resize(ids_.size());
-  LocateEach(*locator_, ids_, shard_of.data(), local_.data());
+  LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  if (!shard_of_.empty()) first_shard_ = shard_of_[0];
+  if (!rest_) StartPrefetcher();
+}
+
+void IterationCursor::StartPrefetcher() {
+  const IterationOptions& options = options_;
+  const size_t window = std::clamp<size_t>(options.window, 1, ids_.size() + 1);
   prefetcher_ = std::make_unique<ShardPrefetcher>(
-      std::move(shard_of), std::max<size_t>(options.window, 1),
+      std::move(shard_of_), window,
       [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel, true); },
       next_ ? ShardPrefetcher::NextOrder([this] { return PlanNext(); }) : nullptr,
-      std::move(seed), options.keep_reused, options.open_threads,
+      std::move(seed_), options.keep_reused, options.open_threads,
       options.extra_opens_never_wait
           ? ShardPrefetcher::TryOpener([this](size_t g, const std::atomic<bool>* cancel) {
               return OpenShard(g, cancel, false);
             })
           : nullptr);
+  shard_of_ = {};
+  seed_ = {};
+}
+
+void IterationCursor::StartRest() {
+  if (!rest_ || rest_plan_.valid()) return;
+  try {
+    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker]()
+                                                    -> Result<std::vector<int64_t>> {
+      try {
+        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
+      } catch (...) {
+        return StatusFromException(std::current_exception(), "planning the rest of the epoch");
+      }
+    });
+  } catch (...) {
+    // No thread (or no memory for its copy of the request): TakeRest reports it.
+    std::promise<Result<std::vector<int64_t>>> failed;
+    failed.set_value(StatusFromException(std::current_exception(), "starting to plan the rest of the epoch"));
+    rest_plan_ = failed.get_future();
+  }
+}
+
+Status IterationCursor::TakeRest(ConsumerWaits* waits) {
+  if (!rest_) return Status::Ok();
+  StartRest();
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::vector<int64_t>> whole = rest_plan_.get();
+  waits->Add(start, std::chrono::steady_clock::now(), nullptr);
+  rest_.reset();
+  if (!whole.ok()) return whole.status().WithContext("planning the rest of the epoch after its first samples");
+  if (whole->size() < ids_.size() || !std::equal(ids_.begin(), ids_.end(), whole->begin())) {
+    return InternalError("the epoch's plan does not begin with the " + std::to_string(ids_.size()) +
+                         " ids planned first (epoch " + std::to_string(place_.epoch) + ", worker " +
+                         std::to_string(place_.worker) + ")");
+  }
+  ids_ = std::move(*whole);
+  shard_of_.resize(ids_.size());
+  local_.resize(ids_.size());
+  LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  StartPrefetcher();
+  return Status::Ok();
 }
 
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
   prefetcher_.reset();
+  if (rest_plan_.valid()) rest_plan_.wait();
 }
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
@@ -72,7 +125,8 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
   peek_stop_.request_stop();
-  h.opened = prefetcher_->StopAndTakeNext();
+  if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
+  if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
   next_ids_.reset();
@@ -83,19 +137,23 @@ IterationCursor::Handoff IterationCursor::Stop() {
 Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& columns,
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           BatchTally* tally) {
-  const size_t end = ids_.size();
+  // Head first: the whole plan is made while the first sample is peeked.
+  StartRest();
   if (peeked_) SLUICE_RETURN_IF_ERROR(CheckPeeked(columns, &tally->waits));
   const bool ids_only = out == nullptr;
-  if (!ids_only && out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
-  if (may_peek_ && pos_ == 0 && max > 0 && end > 0) {
+  if (may_peek_ && pos_ == 0 && max > 0 && !ids_.empty()) {
     may_peek_ = false;
+    if (!ids_only && out->empty()) out->resize(1);
     if (FirstFromPeek(columns, ids, out, &tally->waits)) {
       tally->bytes += (*out)[0].raw.size();
       return size_t{1};
     }
   }
+  if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(&tally->waits));
+  const size_t end = ids_.size();
+  if (!ids_only && out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
   uint64_t waited_ns = 0;  // the prefetcher's sum; tally->waits has it by cause
   // A call that starts in the pass's first batch ends with it at a shard
   // read from disk (a restart's warm cache): each sample past it is a read
@@ -178,13 +236,42 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
 
 bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
                                     std::vector<SampleFields>* out, ConsumerWaits* waits) {
+  const size_t g = first_shard_;
+  const uint32_t i = local_[0];
+  if (!(prefetcher_ ? PeekRacingShard(g, i, waits) : PeekAlone(g, i, waits))) return false;
+  SampleFields& fields = (*out)[0];
+  fields.where = SampleLocation{g, i};
+  fields.raw = *peeked_->bytes;
+  fields.fields = peeked_->fields;
+  columns.LayOut(g, &fields);
+  ids[0] = ids_[0];
+  pos_ = 1;
+  return true;
+}
+
+bool IterationCursor::PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits) {
+  if (!shards_->Peekable(g)) return false;
+  const auto start = std::chrono::steady_clock::now();
+  auto peeked = [&]() -> Result<PeekedSample> {
+    try {
+      return shards_->PeekSample(g, i, peek_stop_.get_token());
+    } catch (...) {
+      return StatusFromException(std::current_exception(), "peeking the first sample");
+    }
+  }();
+  waits->AddDownload(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
+  if (!peeked.ok()) return false;  // the shard serves it
+  peeked_ = std::move(*peeked);
+  return true;
+}
+
+bool IterationCursor::PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits) {
   const auto start = std::chrono::steady_clock::now();
   uint64_t waited_ns = 0;  // nothing: these Acquires do not wait
   // Starts the prefetch thread on the shard; a failure is the fallback's to report.
   auto ready = prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/false);
   if (!ready.ok() || *ready > 0) return false;
-  const size_t g = prefetcher_->shard_of(0);
-  const uint32_t i = local_[0];
   if (!shards_->Peekable(g)) return false;
   // Shared with the peek's thread, which may outlive this call.
   auto slot = std::make_shared<std::optional<PeekedSample>>();
@@ -226,13 +313,6 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   }
   if (!peek.get().ok()) return false;  // the shard serves it
   peeked_ = std::move(*slot);
-  SampleFields& fields = (*out)[0];
-  fields.where = SampleLocation{g, i};
-  fields.raw = *peeked_->bytes;
-  fields.fields = peeked_->fields;
-  columns.LayOut(g, &fields);
-  ids[0] = ids_[0];
-  pos_ = 1;
   return true;
 }
 
@@ -243,6 +323,7 @@ void IterationCursor::TakeWait(ConsumerWaits* waits) {
 }
 
 Status IterationCursor::CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits) {
+  if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(waits));
   const size_t g = prefetcher_->shard_of(0);
   const uint32_t i = local_[0];
   uint64_t waited_ns = 0;

@@ -15,6 +15,14 @@
 // stays the truth: the next NextBatch waits for it and checks that the
 // peeked sample is exactly its bytes (a mismatch is kCorrupt).
 //
+// Head first: a cursor may start from the head of its plan (the first
+// ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts
+// planning the whole on a thread of its own and serves the first sample
+// from a peek meanwhile; the prefetcher starts once the whole plan is in
+// (the consumer waits for it there, counted as an `other` wait). The whole
+// plan must begin with the head (else kInternal), so the order is the
+// whole plan's either way.
+//
 // Thread safety: one thread at a time (the prefetcher's threads are
 // internal). Fork: belongs to the process that made it (a forked child
 // abandons it, see StreamingDataset).
@@ -58,6 +66,13 @@ struct NextEpochPlan {
   int64_t node = 0, rank_in_node = 0;
 };
 
+// The whole plan of a cursor made from its head: the worker's plan for
+// `request` (PlanWorker of node, rank_in_node and the place's worker).
+struct PlanRest {
+  planner::PlanRequest request;
+  int64_t node = 0, rank_in_node = 0;
+};
+
 struct IterationOptions {
   size_t window = 1;            // prefetch window in samples (>= 1)
   bool keep_reused = false;     // see ShardPrefetcher (no cache limit)
@@ -83,15 +98,16 @@ class IterationCursor {
     ShardPrefetcher::ShardMap opened;
   };
 
-  // `ids`: the worker's sample ids in order (-1 padding removed);
+  // `ids`: the worker's sample ids in order (-1 padding removed), or with
+  // `rest` the first of them (at least one; see "Head first");
   // `locator` maps them to shards. `shards` must outlive the cursor. With
   // `next`, the shards of the next epoch's first window are opened near
   // the end (see ShardPrefetcher); `seed`: shards a previous cursor opened
-  // for this one.
+  // for this one. options.window is clamped to the plan's size + 1.
   IterationCursor(IterationPlace place, std::vector<int64_t> ids,
                   std::shared_ptr<const SampleLocator> locator, DatasetShards* shards,
                   IterationOptions options, std::optional<NextEpochPlan> next,
-                  ShardPrefetcher::ShardMap seed);
+                  ShardPrefetcher::ShardMap seed, std::optional<PlanRest> rest = std::nullopt);
   ~IterationCursor();
   IterationCursor(const IterationCursor&) = delete;
   IterationCursor& operator=(const IterationCursor&) = delete;
@@ -122,11 +138,19 @@ class IterationCursor {
 
   // Stops the prefetch threads and hands over what they prepared for the
   // next epoch; a peek still running is cancelled, its request in flight
-  // ended (the destructor waits for it: briefly). NextBatch must not be
-  // called afterwards.
+  // ended (the destructor waits for it: briefly). A whole plan still being
+  // made is waited for (and dropped). NextBatch must not be called
+  // afterwards.
   Handoff Stop();
 
  private:
+  // The prefetcher over ids_ (once they are the whole plan).
+  void StartPrefetcher();
+  // Head first: starts planning the whole (once).
+  void StartRest();
+  // Head first: waits for the whole plan, checks that it begins with the
+  // head, takes it and starts the prefetcher; the wait is added to *waits.
+  Status TakeRest(ConsumerWaits* waits);
   // With `wait` false: null when the shard cannot be had without waiting.
   Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel,
                                                        bool wait);
@@ -136,6 +160,11 @@ class IterationCursor {
   // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                      ConsumerWaits* waits);
+  // Sample i of shard g into peeked_: raced against the prefetcher's open
+  // of the shard, or (head first, no prefetcher yet) peeked alone. False:
+  // the shard is to serve it.
+  bool PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits);
+  bool PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits);
   // Waits for the first sample's shard and checks the peeked sample
   // against it; then drops the peeked bytes.
   Status CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits);
@@ -146,11 +175,20 @@ class IterationCursor {
   void PrefetchAhead(size_t p, size_t ready);
 
   const IterationPlace place_;
-  const std::vector<int64_t> ids_;
+  std::vector<int64_t> ids_;  // the head until TakeRest, then the whole plan
   std::vector<uint32_t> local_;  // per position: the sample's index in its shard
+  std::vector<size_t> shard_of_;  // per position (moved into the prefetcher)
+  size_t first_shard_ = 0;        // the shard of position 0 (when there is one)
   const std::shared_ptr<const SampleLocator> locator_;
   DatasetShards* const shards_;
   const std::optional<NextEpochPlan> next_;
+  // Kept to start the prefetcher with (head first: once the rest is in).
+  IterationOptions options_;
+  ShardPrefetcher::ShardMap seed_;
+  // Head first: what plans the whole, then the whole plan being made
+  // (from the first NextBatch until TakeRest).
+  std::optional<PlanRest> rest_;
+  std::future<Result<std::vector<int64_t>>> rest_plan_;
   size_t pos_ = 0;
   size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
   // Written by the prefetch thread (PlanNext), read after it is joined.
@@ -175,7 +213,8 @@ class IterationCursor {
   // cancelled, so only until its request ends (a closing socket, not the
   // server's answer nor the store's timeouts).
   std::future<Status> losing_peek_;
-  // Last: its threads stop before the members they use go.
+  // Last: its threads stop before the members they use go. Null until
+  // the whole plan is in.
   std::unique_ptr<ShardPrefetcher> prefetcher_;
 };
 

@@ -437,13 +437,25 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   Release();
   cursor_.reset();
   shuffle_warning_.reset();
-  if (!planned) {
+  // Head first: with a peek to serve it, the first sample need not wait
+  // for the whole plan (IterationCursor); WorkerIds owns the other cases'
+  // plans and errors.
+  std::optional<PlanRest> rest;
+  if (!planned && options_.peek_first_sample && worker >= 0 && worker < num_workers && epoch >= 0 &&
+      sample_in_epoch >= 0 && !SkipsAhead(skips_, epoch, sample_in_epoch)) {
+    planner::PlanRequest request = Request(epoch, sample_in_epoch, num_workers);
+    SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
+                            planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
+    ids = std::move(head.ids);
+    if (!head.whole) rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
+  } else if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));
   }
   IterationOptions iteration;
-  // Never more than the epoch (so window arithmetic cannot overflow).
+  // Never more than the epoch (so window arithmetic cannot overflow; the
+  // cursor clamps it to the whole plan's size).
   iteration.window = static_cast<size_t>(std::clamp<int64_t>(
-      options_.predownload_samples(), 1, static_cast<int64_t>(ids.size()) + 1));
+      options_.predownload_samples(), 1, rest ? INT64_MAX - 1 : static_cast<int64_t>(ids.size()) + 1));
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
   open_threads_ = static_cast<int64_t>(iteration.open_threads);
@@ -459,7 +471,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   state_start_ = sample_in_epoch;
   cursor_ = std::make_unique<IterationCursor>(
       IterationPlace{epoch, sample_in_epoch, worker, num_workers}, std::move(ids), locator_,
-      shards_.get(), iteration, std::move(next), std::move(handoff.opened));
+      shards_.get(), iteration, std::move(next), std::move(handoff.opened), std::move(rest));
   shuffle_warning_ = std::move(warning);
   return Status::Ok();
 }

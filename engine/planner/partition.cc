@@ -97,7 +97,7 @@ Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& a) {
 }
 
 Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& a, int64_t node,
-                                                int64_t rank, int64_t worker) {
+                                                int64_t rank, int64_t worker, int64_t head) {
   SLUICE_RETURN_IF_ERROR(CheckCommon(a));
   if (node < 0 || node >= a.num_physical_nodes || rank < 0 || rank >= a.ranks_per_node || worker < 0 ||
       worker >= a.workers_per_rank) {
@@ -112,21 +112,24 @@ Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const Partit
   SLUICE_ASSIGN_OR_RETURN(OrigLayout layout, OrigLayout::Make(a0));
   const auto shape0 = layout.shape();
   const int64_t W = shape0[2], NB = shape0[3], B0 = shape0[4], B = a.batch_size;
-  std::vector<int64_t> out(static_cast<size_t>(NB * B));
-  if (!relaxed) {  // each batch is a run of the rank's list
-    for (int64_t b = 0; b < NB; ++b) {
-      layout.RankRun(node, rank, b * W * B0 + worker * B0, B, out.data() + b * B);
-    }
-    return out;
-  }
+  std::vector<int64_t> out(static_cast<size_t>(head >= 0 ? 0 : NB * B));
+  int64_t kept = 0;  // non-padding slots so far (with a head)
   const Relayout map{a.ranks_per_node, B, B0};
-  for (int64_t b = 0; b < NB; ++b)
-    for (int64_t s = 0; s < B; ++s) {
-      int64_t p0 = node, r0 = rank, s0 = s;
-      map.Map(node, rank, s, p0, r0, s0);
-      const int64_t q = b * W * B0 + worker * B0 + s0;  // position in rank list
-      out[static_cast<size_t>(b * B + s)] = q < layout.rank_len() ? layout.RankElem(p0, r0, q) : -1;
+  for (int64_t b = 0; b < NB && (head < 0 || kept < head); ++b) {
+    if (head >= 0) out.resize(static_cast<size_t>((b + 1) * B));
+    if (!relaxed) {  // each batch is a run of the rank's list
+      layout.RankRun(node, rank, b * W * B0 + worker * B0, B, out.data() + b * B);
+    } else {
+      for (int64_t s = 0; s < B; ++s) {
+        int64_t p0 = node, r0 = rank, s0 = s;
+        map.Map(node, rank, s, p0, r0, s0);
+        const int64_t q = b * W * B0 + worker * B0 + s0;  // position in rank list
+        out[static_cast<size_t>(b * B + s)] = q < layout.rank_len() ? layout.RankElem(p0, r0, q) : -1;
+      }
     }
+    if (head >= 0)
+      for (int64_t s = 0; s < B; ++s) kept += out[static_cast<size_t>(b * B + s)] >= 0;
+  }
   return out;
 }
 

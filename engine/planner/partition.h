@@ -37,8 +37,11 @@ Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& args);
 // One worker's slice work[node][rank][worker], flattened batch-major (length
 // batches * B, -1 padding included). Costs memory and time proportional to
 // that slice only. Same errors as GetPartitions; node/rank/worker out of range
-// -> kInvalidArgument.
+// -> kInvalidArgument. With `head` >= 0 the slice ends with the batch that
+// holds its head-th non-padding slot (its start only, when that comes first:
+// a plan's head, PlanWorkerHead).
 Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& args,
-                                                int64_t node, int64_t rank, int64_t worker);
+                                                int64_t node, int64_t rank, int64_t worker,
+                                                int64_t head = -1);
 
 }  // namespace sluice::planner

@@ -33,9 +33,11 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request) {
 }
 
 // PlanWorkers, setting *narrow (when given) as PlanWorker's warning is decided.
+// With head >= 0 (one worker, random batching only): its first `head` ids.
 static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanRequest& request,
                                                                    std::span<const WorkerAt> workers,
-                                                                   const EpochCheckpoints* checkpoints, bool* narrow) {
+                                                                   const EpochCheckpoints* checkpoints, bool* narrow,
+                                                                   int64_t head = -1) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const World& w = request.world;
   std::vector<PlanningWorker> planning;
@@ -61,7 +63,7 @@ static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanReq
     }
     return each;  // MixtureWorker leaves no padding
   } else if (request.config.batching_method == BatchingMethod::kRandom) {
-    SLUICE_ASSIGN_OR_RETURN(each, WorkersRandom(ctx, planning, narrow, checkpoints));
+    SLUICE_ASSIGN_OR_RETURN(each, WorkersRandom(ctx, planning, narrow, checkpoints, head));
   } else {
     SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
     for (const PlanningWorker& p : planning) {
@@ -87,6 +89,29 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints, &narrow));
   if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
   return std::move(each[0]);
+}
+
+Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                                  int64_t count, std::optional<std::string>* shuffle_warning) {
+  const PlanConfig& c = request.config;
+  const bool by_head = !c.mixture && c.batching_method == BatchingMethod::kRandom &&
+                       (!c.shuffle || c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s);
+  WorkerHead head;
+  if (!by_head) {
+    SLUICE_ASSIGN_OR_RETURN(head.ids, PlanWorker(request, node, rank, worker, shuffle_warning));
+    head.whole = true;
+    return head;
+  }
+  if (shuffle_warning != nullptr) shuffle_warning->reset();
+  const WorkerAt one{node, rank, worker};
+  bool narrow = false;
+  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), nullptr,
+                                                       shuffle_warning != nullptr ? &narrow : nullptr,
+                                                       std::max<int64_t>(count, 0)));
+  if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
+  head.ids = std::move(each[0]);
+  head.whole = int64_t(head.ids.size()) < count;  // the plan ended within the head
+  return head;
 }
 
 std::vector<std::vector<int64_t>> DataLoaderBatches(const std::vector<std::vector<int64_t>>& worker_ids,

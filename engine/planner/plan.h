@@ -132,6 +132,25 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
                                         std::optional<std::string>* shuffle_warning = nullptr,
                                         const EpochCheckpoints* checkpoints = nullptr);
 
+// The start of a worker's plan, for a reader that wants its first sample
+// before the rest is planned (a cold start: the first shard's fetch waits
+// on the plan). `ids` are PlanWorker's first min(count, all) ids, exactly;
+// errors and *shuffle_warning are PlanWorker's. Under random batching with
+// py1e or py1s, or unshuffled (no mixture), only the worker's first
+// `count` slots are answered: py1e draws its first canonical node and
+// selects the sorted positions it needs instead of sorting the node (one
+// canonical node of A, 500,000 samples: the whole plan sorts them all),
+// and nothing past the head's last canonical node is drawn unless the
+// warning depends on the draws. Otherwise the whole plan is made and
+// returned. `whole`: `ids` are all of PlanWorker's (also when it has fewer
+// than `count`).
+struct WorkerHead {
+  std::vector<int64_t> ids;
+  bool whole = false;
+};
+Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                                  int64_t count, std::optional<std::string>* shuffle_warning = nullptr);
+
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they
 // read are drawn once for all of them (a node's workers share its canonical

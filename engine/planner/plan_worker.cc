@@ -8,17 +8,23 @@ namespace sluice::planner {
 
 Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
                                                         std::span<const PlanningWorker> workers,
-                                                        bool* py1e_narrow_block, const EpochCheckpoints* checkpoints) {
+                                                        bool* py1e_narrow_block, const EpochCheckpoints* checkpoints,
+                                                        int64_t head) {
   const PlanConfig& c = ctx.request.config;
+  if (head >= 0 && (workers.size() != 1 || (c.shuffle && c.shuffle_algo != ShuffleAlgo::kPy1e &&
+                                            c.shuffle_algo != ShuffleAlgo::kPy1s))) {
+    return InternalError("a plan's head is for one worker, unshuffled or shuffled by py1e or py1s");
+  }
   if (py1e_narrow_block != nullptr) *py1e_narrow_block = false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
   const PartitionArgs pa = RandomPartitionArgs(ctx, res.size());
   if (c.shuffle && (c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s)) {
-    return WorkersRandomStreamed(ctx, res, pa, workers, py1e_narrow_block, checkpoints);
+    return WorkersRandomStreamed(ctx, res, pa, workers, py1e_narrow_block, checkpoints, head);
   }
   std::vector<std::vector<int64_t>> each;
   for (const PlanningWorker& w : workers) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker, head));
+    KeepHead(ids, head);
     if (c.shuffle) {
       SLUICE_ASSIGN_OR_RETURN(PartialShuffle perm,
                               GetPartialShuffle(c.shuffle_algo, res.shuffle_units, ctx.C(), c.shuffle_seed,
@@ -30,6 +36,14 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
     each.push_back(std::move(ids));
   }
   return each;
+}
+
+void KeepHead(std::vector<int64_t>& slots, int64_t head) {
+  if (head < 0) return;
+  int64_t kept = 0;
+  size_t end = 0;
+  while (end < slots.size() && kept < head) kept += slots[end++] >= 0;
+  slots.resize(end);
 }
 
 Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker,

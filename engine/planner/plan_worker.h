@@ -26,10 +26,13 @@ Result<std::vector<int64_t>> WorkerRandom(const BatchContext& ctx, int64_t pnode
                                           bool* py1e_narrow_block = nullptr,
                                           const EpochCheckpoints* checkpoints = nullptr);
 // WorkerRandom of several workers; under py1e and py1s one pass for all.
+// With `head` >= 0 (one worker, unshuffled or py1e or py1s): only its first
+// `head` non-padding slots are planned (PlanWorkerHead).
 Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
                                                         std::span<const PlanningWorker> workers,
                                                         bool* py1e_narrow_block = nullptr,
-                                                        const EpochCheckpoints* checkpoints = nullptr);
+                                                        const EpochCheckpoints* checkpoints = nullptr,
+                                                        int64_t head = -1);
 
 // WorkerRandom when shuffling with py1e or py1s (any partition): memory of
 // the worker's slots plus a window of the parts it reads (py1e) or one span
@@ -47,6 +50,10 @@ void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t l
 Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
                                                                const PartitionArgs& pa,
                                                                std::span<const PlanningWorker> workers, bool* narrow,
-                                                               const EpochCheckpoints* checkpoints = nullptr);
+                                                               const EpochCheckpoints* checkpoints = nullptr,
+                                                               int64_t head = -1);
+
+// Keeps the slots up to the `head`-th non-padding one (all when head < 0).
+void KeepHead(std::vector<int64_t>& slots, int64_t head);
 
 }  // namespace sluice::planner

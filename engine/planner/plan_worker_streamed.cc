@@ -117,7 +117,7 @@ void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t l
 Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
                                                                const PartitionArgs& pa,
                                                                std::span<const PlanningWorker> workers, bool* narrow,
-                                                               const EpochCheckpoints* checkpoints) {
+                                                               const EpochCheckpoints* checkpoints, int64_t head) {
   const PlanConfig& c = ctx.request.config;
   // The workers' slots one after another: one pass over the parts answers
   // them all (positions may repeat across and within workers; each slot is
@@ -125,7 +125,8 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   std::vector<int64_t> out;
   std::vector<size_t> ends;
   for (const PlanningWorker& w : workers) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> own, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> own, GetWorkerPartition(c.partition_algo, pa, w.pnode, w.prank, w.worker, head));
+    KeepHead(own, head);
     if (out.empty()) {
       out = std::move(own);
     } else {

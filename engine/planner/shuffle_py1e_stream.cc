@@ -8,6 +8,10 @@
 namespace sluice::planner {
 namespace {
 
+// A flush asked for fewer than 1/kSelectBelow of its ranks selects them
+// (O(flush)) instead of sorting the flush.
+constexpr int64_t kSelectBelow = 8;
+
 struct Entry {
   double pos;
   int64_t id;
@@ -136,16 +140,74 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
   }
   if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
   const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
+  const int64_t chunk = std::max<int64_t>({reach, min_chunk, 1});
+  if (first == 0 && last == spans.size() && chunk >= n && lo < n && hi > lo && (std::min(hi, n) - lo) * kSelectBelow < n &&
+      uint64_t(n) <= UINT32_MAX) {
+    // The part is one window (its block is wider than it: one canonical
+    // node's default) and few of its ranks are asked for (a plan's head):
+    // select them by position, and shuffle only the spans they lie in.
+    std::vector<std::pair<double, uint32_t>> keyed(static_cast<size_t>(n));  // (pos, index): as the stable sort
+    std::vector<uint64_t> words;
+    std::vector<int64_t> span_off(spans.size() + 1, 0);
+    int64_t off = 0;
+    for (size_t s = 0; s < spans.size(); ++s) {
+      const int64_t z = spans[s].size();
+      span_off[s] = off;
+      const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
+      if (narrow != nullptr && Py1eNarrowBlock(r, z)) *narrow = true;
+      const ShiftRange sh = SpanShift(r, z, off, n);
+      const double range = sh.high - sh.low;
+      words.resize(size_t(z));
+      bits.Fill64(words.data(), size_t(z));
+      for (int64_t k = 0; k < z; ++k) {
+        // As Py1eDraw: each product and sum rounded on its own (no FMA).
+        const double unit = static_cast<double>(words[size_t(k)] >> 11) * (1.0 / 9007199254740992.0);
+        const double scaled = range * unit;
+        const double span_shift = sh.low + scaled;
+        keyed[size_t(off + k)] = {static_cast<double>(off + k) + span_shift, uint32_t(off + k)};
+      }
+      off += z;
+    }
+    span_off[spans.size()] = off;
+    const int64_t b = std::min(hi, n);
+    if (lo > 0) std::nth_element(keyed.begin(), keyed.begin() + lo, keyed.end());
+    std::partial_sort(keyed.begin() + lo, keyed.begin() + b, keyed.end());
+    // Each selected index's id: its span shuffled again from where its
+    // draws started, once per span.
+    std::vector<std::pair<uint32_t, size_t>> wanted;  // (index, rank - lo)
+    for (int64_t t = lo; t < b; ++t) wanted.push_back({keyed[size_t(t)].second, size_t(t - lo)});
+    std::sort(wanted.begin(), wanted.end());
+    std::vector<int64_t> ids, out(size_t(b - lo));
+    size_t span = 0;
+    for (size_t w = 0; w < wanted.size();) {
+      while (span_off[span + 1] <= int64_t(wanted[w].first)) ++span;
+      const int64_t z = spans[span].size();
+      ids.resize(size_t(z));
+      for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = spans[span].begin + k;
+      numpy::Pcg64 at = starts[span];
+      numpy::Pcg64Stream again(at);
+      if (uint64_t(z) <= (uint64_t{1} << 32)) {
+        again.ShuffleU32(std::span<int64_t>(ids));
+      } else {
+        numpy::ShuffleFrom(again, std::span<int64_t>(ids));
+      }
+      for (; w < wanted.size() && int64_t(wanted[w].first) < span_off[span + 1]; ++w) {
+        out[wanted[w].second] = ids[size_t(int64_t(wanted[w].first) - span_off[span])];
+      }
+    }
+    sink(lo, out.data(), b - lo);
+    return Status::Ok();
+  }
 
   // Window: `pending` holds materialized samples (index order) not yet
   // final; a sample is final once its position is below every position a
   // later index can reach (next index - reach).
   std::vector<Entry> pending, done;
+  std::vector<std::pair<double, uint32_t>> keyed;  // (pos, index in done): a selection's keys
   std::vector<uint64_t> words;
   std::vector<int64_t> ids, out;
   StableByPos sorter;
   int64_t ranked = 0;  // sorted positions handed out or counted so far
-  const int64_t chunk = std::max<int64_t>({reach, min_chunk, 1});
   int64_t fresh = 0;
   {
     // The window never holds more than the materialized spans, nor much
@@ -173,10 +235,25 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
     pending.resize(keep);
     const int64_t count = int64_t(done.size());
     if (count > 0 && ranked < hi && ranked + count > lo) {
-      sorter.Sort(done);
-      out.resize(done.size());
-      for (size_t i = 0; i < done.size(); ++i) out[i] = done[i].id;
-      sink(ranked, out.data(), count);
+      // The ranks of these that are asked for: [a, b) of them.
+      const int64_t a = std::max(lo, ranked) - ranked, b = std::min(hi, ranked + count) - ranked;
+      if ((b - a) * kSelectBelow < count && uint64_t(count) <= UINT32_MAX) {
+        // A few ranks of many (a plan's head, a resumed reader's first
+        // samples in a window the size of the part): selected, not sorted.
+        // `done` is in index order, so (pos, index) orders as the stable sort.
+        keyed.resize(done.size());
+        for (size_t i = 0; i < done.size(); ++i) keyed[i] = {done[i].pos, uint32_t(i)};
+        if (a > 0) std::nth_element(keyed.begin(), keyed.begin() + a, keyed.end());
+        std::partial_sort(keyed.begin() + a, keyed.begin() + b, keyed.end());
+        out.resize(size_t(b - a));
+        for (int64_t j = a; j < b; ++j) out[size_t(j - a)] = done[keyed[size_t(j)].second].id;
+        sink(ranked + a, out.data(), b - a);
+      } else {
+        sorter.Sort(done);
+        out.resize(done.size());
+        for (size_t i = 0; i < done.size(); ++i) out[i] = done[i].id;
+        sink(ranked, out.data(), count);
+      }
     }
     ranked += count;
   };

@@ -582,5 +582,65 @@ TEST_F(ColdPass, APeekedSampleIsLaidOutByTheDatasetsColumns) {
   EXPECT_EQ(next, 3010);
 }
 
+// Head first (IterationCursor): a cold pass plans its first sample's id,
+// peeks it, and plans the rest meanwhile. Every pass (resumed, of another
+// worker, py1e, py1s, in order, two epochs with the next one planned by the
+// first's prefetcher, one abandoned after its first sample) reads exactly
+// the ids of its whole plan, with their bytes.
+TEST_F(ColdPass, HeadFirstPassesReadTheirWholePlansOrder) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  struct HeadFirstPass {
+    bool shuffle;
+    planner::ShuffleAlgo algo;
+    int64_t epoch, sample_in_epoch, worker, num_workers;
+  };
+  const HeadFirstPass passes[] = {
+      {true, planner::ShuffleAlgo::kPy1e, 0, 0, 0, 1},    {true, planner::ShuffleAlgo::kPy1e, 1, 1234, 1, 3},
+      {true, planner::ShuffleAlgo::kPy1e, 2, 2990, 0, 2}, {true, planner::ShuffleAlgo::kPy1s, 0, 17, 2, 3},
+      {false, planner::ShuffleAlgo::kPy1e, 0, 0, 0, 1},   {false, planner::ShuffleAlgo::kPy1e, 1, 500, 1, 2},
+  };
+  for (const HeadFirstPass& pass : passes) {
+    ScratchDir cold;  // its first shard not in the cache: the first sample is peeked
+    DatasetOptions o = options_;
+    o.streams[0].local = cold.path();
+    o.plan.shuffle = pass.shuffle;
+    o.plan.shuffle_algo = pass.algo;
+    o.prefetch_next_epoch = true;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    const std::string where = "pass epoch " + std::to_string(pass.epoch) + " at " +
+                              std::to_string(pass.sample_in_epoch) + " worker " + std::to_string(pass.worker) +
+                              "/" + std::to_string(pass.num_workers) + (pass.shuffle ? " shuffled" : " in order");
+    // Abandoned after its first sample (its rest may still be planning).
+    ASSERT_TRUE((*ds)->IterBegin(pass.epoch, pass.sample_in_epoch, pass.worker, pass.num_workers).ok());
+    std::vector<int64_t> ids(7);
+    std::vector<SampleFields> fields;
+    auto n = (*ds)->NextBatch(7, ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << where << ": " << n.status().ToString();
+    // Then read whole, and the next epoch after it.
+    for (int64_t e : {pass.epoch, pass.epoch + 1}) {
+      const int64_t start = e == pass.epoch ? pass.sample_in_epoch : 0;
+      auto plan = (*ds)->WorkerIds(e, start, pass.worker, pass.num_workers);
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      ASSERT_TRUE((*ds)->IterBegin(e, start, pass.worker, pass.num_workers).ok());
+      std::vector<int64_t> got;
+      while (true) {
+        n = (*ds)->NextBatch(7, ids.data(), &fields);
+        ASSERT_TRUE(n.ok()) << where << " epoch " << e << ": " << n.status().ToString();
+        if (*n == 0) break;
+        for (size_t k = 0; k < *n; ++k) {
+          got.push_back(ids[k]);
+          SampleFields f;
+          ASSERT_TRUE(reader_->Read(static_cast<uint64_t>(ids[k]), &f).ok());
+          ASSERT_EQ(testing::FieldBytes(fields[k]), testing::FieldBytes(f)) << where << " id " << ids[k];
+        }
+      }
+      ASSERT_FALSE(got.empty()) << where;
+      EXPECT_EQ(got, *plan) << where << " epoch " << e;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice

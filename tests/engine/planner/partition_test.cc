@@ -60,6 +60,16 @@ TEST(PartitionTest, MatchesMosaicUnitVectors) {
           const int64_t* begin = got->ids.data() + got->Offset(p, r, w, 0, 0);
           ASSERT_EQ(*one, std::vector<int64_t>(begin, begin + shape[3] * shape[4]))
               << "p=" << p << " r=" << r << " w=" << w;
+          // Its head: the batches up to the one with the head-th id.
+          for (int64_t head : {int64_t{0}, int64_t{1}, int64_t{3}, shape[3] * shape[4] + 1}) {
+            auto start = GetWorkerPartition(*algo, args, p, r, w, head);
+            ASSERT_TRUE(start.ok()) << start.status().ToString();
+            size_t end = 0;
+            for (int64_t kept = 0; end < one->size() && kept < head; end += size_t(shape[4]))
+              for (size_t s = end; s < end + size_t(shape[4]); ++s) kept += (*one)[s] >= 0;
+            ASSERT_EQ(*start, std::vector<int64_t>(one->begin(), one->begin() + ptrdiff_t(end)))
+                << "p=" << p << " r=" << r << " w=" << w << " head " << head;
+          }
         }
   }
   EXPECT_EQ(cases, 199);

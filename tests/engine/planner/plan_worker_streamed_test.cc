@@ -75,6 +75,49 @@ TEST(Py1eStreamPartTest, EqualsTheWholePartInAnyRange) {
   }
 }
 
+// A part inside one window (its block wider than it, as one canonical
+// node's default; or any block, slid once) asked for a few ranks: they are
+// selected, not sorted, with the whole part's ids, generator and narrow
+// flag all the same.
+TEST(Py1eStreamPartTest, FewRanksOfOneWindow) {
+  Random rnd(12);
+  int wide = 0;
+  for (int iter = 0; iter < 80; ++iter) {
+    std::vector<Span> spans;
+    int64_t at = 0;
+    const int64_t count = rnd.Int(1, 12);
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t z = rnd.Int(i == 0 ? 1 : 0, 3000);
+      spans.push_back({at + 3, at + 3 + z});
+      at += z;
+    }
+    const int64_t n = at;
+    const bool wider = rnd.Int(0, 3) != 0;
+    wide += wider;
+    const BlockRange br = BlockBounds(wider ? 4 * n + 8 : rnd.Int(2, 3000));
+    const uint64_t seed = uint64_t(rnd.Int(0, 1 << 30));
+    numpy::Generator whole_rng = MakeRng(seed);
+    std::vector<int64_t> whole(static_cast<size_t>(n));
+    Py1eScratch scratch;
+    bool whole_narrow = false;
+    ASSERT_TRUE(Py1eDraw(spans, br, whole_rng, whole.data(), scratch, 1, &whole_narrow).ok());
+    Py1eSort(n, whole.data(), scratch);
+    const int64_t lo = rnd.Int(0, n - 1), hi = std::min(n, lo + rnd.Int(1, std::max<int64_t>(1, n / 9)));
+    numpy::Generator rng = MakeRng(seed);
+    std::vector<int64_t> got(static_cast<size_t>(n), -1);
+    auto sink = [&](int64_t first, const int64_t* ids, int64_t k) {
+      for (int64_t i = 0; i < k; ++i) got[size_t(first + i)] = ids[i];
+    };
+    bool narrow = false;
+    ASSERT_TRUE(Py1eStreamPart(spans, br, rng, 1, lo, hi, sink, &narrow, n).ok());
+    for (int64_t t = lo; t < hi; ++t) ASSERT_EQ(got[size_t(t)], whole[size_t(t)]) << "iter " << iter << " t " << t;
+    EXPECT_EQ(narrow, whole_narrow) << "iter " << iter;
+    EXPECT_EQ(rng.bit_generator().NextU32(), whole_rng.bit_generator().NextU32()) << "iter " << iter;
+    EXPECT_EQ(rng.bit_generator().NextU64(), whole_rng.bit_generator().NextU64()) << "iter " << iter;
+  }
+  EXPECT_GT(wide, 40);
+}
+
 TEST(Py1eStreamPartTest, MosaicErrors) {
   numpy::Generator rng = MakeRng(1);
   auto sink = [](int64_t, const int64_t*, int64_t) {};
