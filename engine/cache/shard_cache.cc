@@ -41,14 +41,14 @@ ShardPin& ShardPin::operator=(ShardPin&& other) noexcept {
   return *this;
 }
 
-const std::string& ShardPin::path() const { return cache_->path(shard_); }
+std::string ShardPin::path() const { return cache_->path(shard_); }
 uint64_t ShardPin::bytes() const { return cache_->spec(shard_).bytes; }
 
 Result<OwnedFd> ShardPin::Open() const { return cache_->OpenPresent(shard_); }
 
 Result<OwnedFd> ShardCache::OpenPresent(size_t shard) const {
-  if (options_.evictable) return root_dir_.OpenFile(shards_[shard].name, OpenMode::kRead);
-  return options_.env->Open(paths_[shard], OpenMode::kRead);
+  if (options_.evictable) return root_dir_.OpenFile(spec(shard).name, OpenMode::kRead);
+  return options_.env->Open(path(shard), OpenMode::kRead);
 }
 
 void ShardPin::Release() {
@@ -58,7 +58,7 @@ void ShardPin::Release() {
 
 // -------------------------------------------------------------- ShardCache
 
-ShardCache::ShardCache(CacheOptions options, std::vector<ShardSpec> shards)
+ShardCache::ShardCache(CacheOptions options, std::shared_ptr<const ShardSpecList> shards)
     : options_(std::move(options)), shards_(std::move(shards)) {}
 
 ShardCache::~ShardCache() {
@@ -70,7 +70,7 @@ ShardCache::~ShardCache() {
 std::string ShardCache::Prefix() const { return "shard cache '" + options_.root + "'"; }
 
 std::string ShardCache::Describe(size_t shard) const {
-  return "shard " + std::to_string(shard) + " '" + shards_[shard].name + "'";
+  return "shard " + std::to_string(shard) + " '" + std::string(spec(shard).name) + "'";
 }
 
 Status ShardCache::CheckUsable(size_t shard) const {
@@ -80,15 +80,15 @@ Status ShardCache::CheckUsable(size_t shard) const {
                                 " and used in process " + std::to_string(now) +
                                 " after fork; open a new ShardCache in each process");
   }
-  if (shard >= shards_.size()) {
+  if (shard >= shards_->size()) {
     return OutOfRangeError(Prefix() + ": shard " + std::to_string(shard) + " out of range (" +
-                           std::to_string(shards_.size()) + " shards)");
+                           std::to_string(shards_->size()) + " shards)");
   }
   return Status::Ok();
 }
 
 bool ShardCache::IsPresent(size_t shard) const {
-  return shard < shards_.size() && FileState(shard) == 1;
+  return shard < shards_->size() && FileState(shard) == 1;
 }
 
 uint64_t ShardCache::bytes_used() const { return Load(header_->bytes_used); }
@@ -176,14 +176,14 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
   if (!fetched) return std::optional<ShardPin>();  // no room now
   Touch(shard);
   ++shards_fetched_;
-  bytes_fetched_ += shards_[shard].bytes;
+  bytes_fetched_ += spec(shard).bytes;
   return std::optional<ShardPin>(std::move(pin));
 }
 
 Result<bool> ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fetch,
                                      Clock::time_point deadline, const std::atomic<bool>* cancel,
                                      bool wait) {
-  const ShardSpec& spec = shards_[shard];
+  const ShardSpecView spec = this->spec(shard);
   // We hold the download byte, so the recorded fetcher is dead.
   RemoveStaleTemp(shard);
   if (state == -1 && options_.evictable) (void)root_dir_.Remove(spec.name);
@@ -222,7 +222,7 @@ Result<bool> ShardCache::FetchLocked(size_t shard, int state, const FetchFn& fet
 }
 
 Status ShardCache::FetchInto(size_t shard, const std::string& tmp, const FetchFn& fetch) {
-  const ShardSpec& spec = shards_[shard];
+  const ShardSpecView spec = this->spec(shard);
   const std::string context = Prefix() + ": fetching " + Describe(shard);
   SLUICE_RETURN_IF_ERROR(root_dir_.OpenFolder(ParentOf(spec.name), true).status().WithContext(context));
   const std::string tmp_path = root_dir_.PathOf(tmp);

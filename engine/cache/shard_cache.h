@@ -78,6 +78,30 @@ struct ShardSpec {
   uint64_t companion_bytes = 0;
 };
 
+// A shard of a cache by view: ShardSpec's fields.
+struct ShardSpecView {
+  std::string_view name;
+  uint64_t bytes = 0;
+  uint64_t fetch_extra = 0;
+  std::string_view companion;
+  uint64_t companion_bytes = 0;
+};
+
+// The shards a cache holds, by number: an interface, so that a dataset of a
+// million shards keeps their names where its index has them (one copy per
+// process, or none: a mapped index) instead of a ShardSpec per shard. The
+// cache keeps the list for its lifetime; the views at() returns must stay
+// valid as long as the list does. Immutable; safe from any thread.
+class ShardSpecList {
+ public:
+  virtual ~ShardSpecList() = default;
+  virtual size_t size() const = 0;
+  virtual ShardSpecView at(size_t i) const = 0;
+};
+
+// A list of ShardSpec values it owns.
+std::shared_ptr<const ShardSpecList> ShardSpecsOf(std::vector<ShardSpec> specs);
+
 // The one scratch file a fetch writing `tmp_path` may use: a temporary of
 // the same writer (base/file.h's scheme with the tag "scratch"). After a
 // successful fetch of a shard with a companion, a scratch file left behind
@@ -138,9 +162,8 @@ class ShardPin {
 
   bool valid() const { return cache_ != nullptr; }
   size_t shard() const { return shard_; }
-  // Full path of the shard file; valid as long as the ShardCache lives.
-  // path() and bytes() require valid().
-  const std::string& path() const;
+  // Full path of the shard file. path() and bytes() require valid().
+  std::string path() const;
   uint64_t bytes() const;
   // Opens the pinned file for reading. In a cache with a remote, through the
   // cache folder without following any link (the same rule as the check
@@ -177,6 +200,8 @@ class ShardCache {
   // different shard list; a state folder CacheStateDir refuses.
   static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
                                                   std::vector<ShardSpec> shards);
+  static Result<std::unique_ptr<ShardCache>> Open(CacheOptions options,
+                                                  std::shared_ptr<const ShardSpecList> shards);
 
   ~ShardCache();
   ShardCache(const ShardCache&) = delete;
@@ -228,9 +253,9 @@ class ShardCache {
   uint64_t bytes_used() const;
   CacheCounters counters() const;
 
-  size_t shard_count() const { return shards_.size(); }
-  const ShardSpec& spec(size_t shard) const { return shards_[shard]; }
-  const std::string& path(size_t shard) const { return paths_[shard]; }
+  size_t shard_count() const { return shards_->size(); }
+  ShardSpecView spec(size_t shard) const { return shards_->at(shard); }
+  std::string path(size_t shard) const { return JoinPath(options_.root, spec(shard).name); }
   // See ShardPin::Open.
   Result<OwnedFd> OpenPresent(size_t shard) const;
   const CacheOptions& options() const { return options_; }
@@ -245,7 +270,7 @@ class ShardCache {
   // (WaitUntil and the locks), shard_cache_accounting.cc,
   // shard_cache_eviction.cc (Touch, MakeRoom, EvictLocked) and
   // shard_cache_files.cc (a shard's files and temporaries).
-  ShardCache(CacheOptions options, std::vector<ShardSpec> shards);
+  ShardCache(CacheOptions options, std::shared_ptr<const ShardSpecList> shards);
   Status Init();
   Status CheckUsable(size_t shard) const;
   std::string Describe(size_t shard) const;  // "shard 3 'a/b.mds'"
@@ -336,9 +361,7 @@ class ShardCache {
   int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
 
   CacheOptions options_;
-  std::vector<ShardSpec> shards_;
-  std::vector<std::string> paths_;
-  std::vector<std::string> companion_paths_;  // "" = none
+  std::shared_ptr<const ShardSpecList> shards_;
   ConfinedDir root_dir_;  // every shard file is reached through it
   std::string lock_path_;
   std::string state_path_;

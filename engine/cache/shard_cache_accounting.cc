@@ -23,8 +23,8 @@ void ShardCache::SetAccounted(size_t shard, uint64_t bytes, const DirtyScope&) {
 }
 
 Status ShardCache::RecomputeLocked(int op_fd) {
-  std::vector<uint64_t> accounted(shards_.size(), 0);
-  for (size_t j = 0; j < shards_.size(); ++j) {
+  std::vector<uint64_t> accounted(shards_->size(), 0);
+  for (size_t j = 0; j < shards_->size(); ++j) {
     if (FileState(j) == 1) {
       accounted[j] = KeptBytes(j);
       continue;
@@ -39,7 +39,7 @@ Status ShardCache::RecomputeLocked(int op_fd) {
   }
   DirtyScope dirty(header_);
   uint64_t total = 0;
-  for (size_t j = 0; j < shards_.size(); ++j) {
+  for (size_t j = 0; j < shards_->size(); ++j) {
     Store(records_[j].accounted, accounted[j]);
     total += accounted[j];
   }
@@ -48,7 +48,7 @@ Status ShardCache::RecomputeLocked(int op_fd) {
 }
 
 Status ShardCache::ReclaimDeadFetchesLocked(int op_fd) {
-  for (size_t j = 0; j < shards_.size(); ++j) {
+  for (size_t j = 0; j < shards_->size(); ++j) {
     if (Load(records_[j].temp_pid) == 0) continue;
     SLUICE_ASSIGN_OR_RETURN(bool dead, TryLockByte(op_fd, cl::DownloadByte(j), true));
     if (!dead) continue;  // its fetcher runs

@@ -68,7 +68,7 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
             "local shards are never deleted)");
       }
       std::vector<std::pair<uint64_t, size_t>> lru;
-      for (size_t j = 0; j < shards_.size(); ++j) {
+      for (size_t j = 0; j < shards_->size(); ++j) {
         if (j != shard && Load(records_[j].accounted) != 0) {
           lru.emplace_back(Load(records_[j].last_access), j);
         }
@@ -126,7 +126,7 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
     std::string list;
     for (size_t k = 0; k < pinned.size() && k < 8; ++k) {
       if (k != 0) list += ", ";
-      list += Describe(pinned[k]) + " (" + std::to_string(shards_[pinned[k]].bytes) + " bytes)";
+      list += Describe(pinned[k]) + " (" + std::to_string(spec(pinned[k]).bytes) + " bytes)";
     }
     if (pinned.size() > 8) list += " and " + std::to_string(pinned.size() - 8) + " more";
     return "waiting for room for " + Describe(shard) + " (" + std::to_string(size) +

@@ -19,37 +19,38 @@ using cache_internal::ParentOf;
 using cache_internal::Store;
 
 int ShardCache::FileState(size_t shard) const {
-  auto st = root_dir_.Stat(shards_[shard].name, /*follow_links=*/!options_.evictable);
+  auto st = root_dir_.Stat(spec(shard).name, /*follow_links=*/!options_.evictable);
   if (!st.ok()) return st.status().code() == StatusCode::kNotFound ? 0 : -1;
-  return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == shards_[shard].bytes ? 1
+  return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == spec(shard).bytes ? 1
                                                                                            : -1;
 }
 
 uint64_t ShardCache::KeptBytes(size_t shard) const {
-  uint64_t kept = shards_[shard].bytes;
-  if (!shards_[shard].companion.empty() && root_dir_.Stat(shards_[shard].companion).ok()) {
-    kept += shards_[shard].companion_bytes;
+  uint64_t kept = spec(shard).bytes;
+  if (!spec(shard).companion.empty() && root_dir_.Stat(spec(shard).companion).ok()) {
+    kept += spec(shard).companion_bytes;
   }
   return kept;
 }
 
 uint64_t ShardCache::FetchBytes(size_t shard) const {
-  return shards_[shard].bytes + std::max(shards_[shard].fetch_extra, shards_[shard].companion_bytes);
+  return spec(shard).bytes + std::max(spec(shard).fetch_extra, spec(shard).companion_bytes);
 }
 
 Status ShardCache::DeleteFiles(size_t shard, int state) {
-  if (state != 0) SLUICE_RETURN_IF_ERROR(root_dir_.Remove(shards_[shard].name));
-  if (!shards_[shard].companion.empty()) (void)root_dir_.Remove(shards_[shard].companion);
+  if (state != 0) SLUICE_RETURN_IF_ERROR(root_dir_.Remove(spec(shard).name));
+  if (!spec(shard).companion.empty()) (void)root_dir_.Remove(spec(shard).companion);
   return Status::Ok();
 }
 
 std::string ShardCache::TempName(size_t shard, const TempOwner& owner, uint32_t seq) const {
-  return TempPathFor(shards_[shard].name, owner, seq);
+  return TempPathFor(spec(shard).name, owner, seq);
 }
 
 void ShardCache::SweepDeadTemps() const {
   std::unordered_set<std::string> folders{""};
-  for (const ShardSpec& s : shards_) {
+  for (size_t i = 0; i < shards_->size(); ++i) {
+    const ShardSpecView s = shards_->at(i);
     folders.insert(ParentOf(s.name));
     if (!s.companion.empty()) folders.insert(ParentOf(s.companion));
   }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "engine/cache/cache_layout.h"
@@ -30,9 +31,9 @@ void Store(T& field, T value) {
 inline uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 // "a/b/c" -> "a/b"; "c" -> "".
-inline std::string ParentOf(const std::string& name) {
+inline std::string ParentOf(std::string_view name) {
   size_t slash = name.rfind('/');
-  return slash == std::string::npos ? "" : name.substr(0, slash);
+  return slash == std::string_view::npos ? "" : std::string(name.substr(0, slash));
 }
 
 // The AcquireTimes of the Acquire running on this thread (null: none

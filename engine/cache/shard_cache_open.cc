@@ -29,7 +29,7 @@ using cache_internal::UnlockByte;
 
 namespace {
 
-uint64_t Fingerprint(const std::vector<ShardSpec>& shards) {
+uint64_t Fingerprint(const ShardSpecList& shards) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a 64
   auto mix = [&h](const void* data, size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
@@ -37,7 +37,8 @@ uint64_t Fingerprint(const std::vector<ShardSpec>& shards) {
   };
   uint64_t count = shards.size();
   mix(&count, sizeof(count));
-  for (const ShardSpec& s : shards) {
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const ShardSpecView s = shards.at(i);
     uint64_t len = s.name.size();
     mix(&len, sizeof(len));
     mix(s.name.data(), s.name.size());
@@ -46,9 +47,10 @@ uint64_t Fingerprint(const std::vector<ShardSpec>& shards) {
   return h;
 }
 
-Status ValidateName(size_t index, const std::string& name) {
+Status ValidateName(size_t index, std::string_view name) {
   auto bad = [&](const char* why) {
-    return InvalidArgumentError("shard " + std::to_string(index) + " name '" + name + "' " + why);
+    return InvalidArgumentError("shard " + std::to_string(index) + " name '" + std::string(name) +
+                                "' " + why);
   };
   if (name.empty()) return bad("is empty");
   if (name.front() == '/') return bad("is absolute; shard names are relative to the cache folder");
@@ -56,11 +58,11 @@ Status ValidateName(size_t index, const std::string& name) {
   for (;;) {
     size_t end = name.find('/', start);
     std::string_view part(name.data() + start,
-                          (end == std::string::npos ? name.size() : end) - start);
+                          (end == std::string_view::npos ? name.size() : end) - start);
     if (part.empty()) return bad("has an empty path component");
     if (part == "." || part == "..") return bad("has a '.' or '..' path component");
     if (start == 0 && part == cl::kStateDir) return bad("is inside the cache's state folder");
-    if (end == std::string::npos) break;
+    if (end == std::string_view::npos) break;
     start = end + 1;
   }
   return Status::Ok();
@@ -68,50 +70,78 @@ Status ValidateName(size_t index, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+class OwnedShardSpecs final : public ShardSpecList {
+ public:
+  explicit OwnedShardSpecs(std::vector<ShardSpec> specs) : specs_(std::move(specs)) {}
+  size_t size() const override { return specs_.size(); }
+  ShardSpecView at(size_t i) const override {
+    const ShardSpec& s = specs_[i];
+    return ShardSpecView{s.name, s.bytes, s.fetch_extra, s.companion, s.companion_bytes};
+  }
+
+ private:
+  std::vector<ShardSpec> specs_;
+};
+
+}  // namespace
+
+std::shared_ptr<const ShardSpecList> ShardSpecsOf(std::vector<ShardSpec> specs) {
+  return std::make_shared<OwnedShardSpecs>(std::move(specs));
+}
+
 Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
                                                      std::vector<ShardSpec> shards) {
+  return Open(std::move(options), ShardSpecsOf(std::move(shards)));
+}
+
+Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
+                                                     std::shared_ptr<const ShardSpecList> list) {
   if (options.root.empty()) return InvalidArgumentError("shard cache: the cache folder is empty");
   if (options.wait_timeout.count() < 0) {
     return InvalidArgumentError("shard cache '" + options.root + "': wait_timeout is negative");
   }
+  const ShardSpecList& shards = *list;
   std::unordered_set<std::string_view> names;
+  names.reserve(shards.size());
   size_t largest = 0;
-  auto fetch_bytes = [&](size_t i) {
-    return shards[i].bytes + std::max(shards[i].fetch_extra, shards[i].companion_bytes);
+  auto fetch_bytes = [&](const ShardSpecView& s) {
+    return s.bytes + std::max(s.fetch_extra, s.companion_bytes);
   };
+  uint64_t largest_bytes = 0;
   for (size_t i = 0; i < shards.size(); ++i) {
-    SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].name)
+    const ShardSpecView s = shards.at(i);
+    SLUICE_RETURN_IF_ERROR(ValidateName(i, s.name)
                                .WithContext("shard cache '" + options.root + "'"));
-    if (!shards[i].companion.empty()) {
-      SLUICE_RETURN_IF_ERROR(ValidateName(i, shards[i].companion)
+    if (!s.companion.empty()) {
+      SLUICE_RETURN_IF_ERROR(ValidateName(i, s.companion)
                                  .WithContext("shard cache '" + options.root + "': companion"));
     }
-    if (!names.insert(shards[i].name).second) {
+    if (!names.insert(s.name).second) {
       return InvalidArgumentError("shard cache '" + options.root + "': shard " +
-                                  std::to_string(i) + " name '" + shards[i].name +
+                                  std::to_string(i) + " name '" + std::string(s.name) +
                                   "' is used by an earlier shard too");
     }
-    if (fetch_bytes(i) > fetch_bytes(largest)) largest = i;
+    if (fetch_bytes(s) > largest_bytes) {
+      largest = i;
+      largest_bytes = fetch_bytes(s);
+    }
   }
-  if (options.cache_limit != 0 && !shards.empty() && options.cache_limit < fetch_bytes(largest)) {
+  if (options.cache_limit != 0 && shards.size() > 0 && options.cache_limit < largest_bytes) {
     return InvalidArgumentError(
         "shard cache '" + options.root + "': cache_limit " + std::to_string(options.cache_limit) +
         " bytes is smaller than the largest shard's fetch, shard " + std::to_string(largest) +
-        " '" + shards[largest].name + "' (" + std::to_string(fetch_bytes(largest)) +
+        " '" + std::string(shards.at(largest).name) + "' (" + std::to_string(largest_bytes) +
         " bytes with its scratch or companion file)");
   }
-  std::unique_ptr<ShardCache> cache(new ShardCache(std::move(options), std::move(shards)));
+  std::unique_ptr<ShardCache> cache(new ShardCache(std::move(options), std::move(list)));
   SLUICE_RETURN_IF_ERROR(cache->Init());
   return cache;
 }
 
 Status ShardCache::Init() {
   pid_ = ::getpid();
-  paths_.reserve(shards_.size());
-  for (const ShardSpec& s : shards_) {
-    paths_.push_back(JoinPath(options_.root, s.name));
-    companion_paths_.push_back(s.companion.empty() ? "" : JoinPath(options_.root, s.companion));
-  }
   if (options_.env == nullptr) options_.env = Env::Default();
   Env* env = options_.env;
   SLUICE_RETURN_IF_ERROR(MakeDirs(options_.root, env).WithContext(Prefix()));
@@ -141,8 +171,8 @@ Status ShardCache::Init() {
   auto stat = env->StatOpen(state_fd.get(), state_path_);
   if (!stat.ok()) return stat.status().WithContext(Prefix());
   const struct stat st = *stat;
-  map_size_ = sizeof(cl::CacheStateHeader) + shards_.size() * sizeof(cl::CacheShardRecord);
-  const uint64_t fingerprint = Fingerprint(shards_);
+  map_size_ = sizeof(cl::CacheStateHeader) + shards_->size() * sizeof(cl::CacheShardRecord);
+  const uint64_t fingerprint = Fingerprint(*shards_);
   auto map = [&]() -> Status {
     map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd.get(), 0);
     if (map_ == MAP_FAILED) {
@@ -161,7 +191,7 @@ Status ShardCache::Init() {
     valid = std::memcmp(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic)) == 0 &&
             Load(header_->version) == cl::kStateVersion &&
             Load(header_->record_size) == sizeof(cl::CacheShardRecord) &&
-            Load(header_->shard_count) == shards_.size() &&
+            Load(header_->shard_count) == shards_->size() &&
             Load(header_->fingerprint) == fingerprint && Load(header_->initialized) == 1;
   }
   if (!valid) {
@@ -169,7 +199,7 @@ Status ShardCache::Init() {
     SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.fd(), cl::kUsersByte, true));
     if (!alone) {
       return InvalidArgumentError(Prefix() + ": the folder is in use by another process with a "
-                                  "different shard list (" + std::to_string(shards_.size()) +
+                                  "different shard list (" + std::to_string(shards_->size()) +
                                   " shards here)");
     }
     SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::kUsersByte));
@@ -184,7 +214,7 @@ Status ShardCache::Init() {
     std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
     Store(header_->version, cl::kStateVersion);
     Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
-    Store(header_->shard_count, static_cast<uint64_t>(shards_.size()));
+    Store(header_->shard_count, static_cast<uint64_t>(shards_->size()));
     Store(header_->fingerprint, fingerprint);
     SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
     Store(header_->initialized, uint64_t{1});

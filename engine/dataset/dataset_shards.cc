@@ -7,13 +7,13 @@
 namespace sluice {
 
 Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
-    const DatasetOptions& options, const std::vector<std::unique_ptr<ShardTable>>& indexes,
+    const DatasetOptions& options, const std::vector<std::shared_ptr<const ShardTable>>& indexes,
     const std::vector<std::shared_ptr<RemoteSource>>& remotes,
     const std::vector<std::optional<uint64_t>>& limits, std::vector<size_t> first_shard,
     size_t num_columns, std::unordered_set<size_t> skipped) {
   std::unique_ptr<DatasetShards> d(new DatasetShards());
   for (size_t s = 0; s < indexes.size(); ++s) {
-    auto shards = StreamShards::Open(options.streams[s], indexes[s].get(), remotes[s], limits[s],
+    auto shards = StreamShards::Open(options.streams[s], indexes[s], remotes[s], limits[s],
                                      options.wait_timeout);
     if (!shards.ok()) return shards.status().WithContext("stream " + std::to_string(s));
     d->streams_.push_back(std::move(*shards));

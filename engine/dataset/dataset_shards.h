@@ -44,7 +44,7 @@ class DatasetShards {
   // this dataset in the process forked from). The indexes and remotes must
   // outlive the object. Errors name the stream.
   static Result<std::unique_ptr<DatasetShards>> Open(
-      const DatasetOptions& options, const std::vector<std::unique_ptr<ShardTable>>& indexes,
+      const DatasetOptions& options, const std::vector<std::shared_ptr<const ShardTable>>& indexes,
       const std::vector<std::shared_ptr<RemoteSource>>& remotes,
       const std::vector<std::optional<uint64_t>>& limits, std::vector<size_t> first_shard,
       size_t num_columns, std::unordered_set<size_t> skipped = {});

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
@@ -29,17 +31,56 @@ bool DownloadMayHeal(const Status& s) {
   return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument;
 }
 
+// A stream's cache entries as the cache sees them, read from its index as
+// they are asked for (a million shards keep one copy of their names: the
+// index's). A compressed file is downloaded to the fetch's scratch file
+// (reserved with the shard while it is fetched) and, with keep_zip, kept as
+// the shard's companion (counted while present). Local-only streams read
+// their own zips in place: nothing extra is written.
+class IndexShardSpecs final : public ShardSpecList {
+ public:
+  IndexShardSpecs(std::shared_ptr<const ShardTable> index, std::vector<uint64_t> sources,
+                  bool remote, bool keep_zip)
+      : index_(std::move(index)), sources_(std::move(sources)), remote_(remote),
+        keep_zip_(keep_zip) {}
+
+  size_t size() const override { return sources_.size(); }
+
+  ShardSpecView at(size_t k) const override {
+    const ShardRef e = index_->ref(sources_[k] >> 1);
+    const bool meta = (sources_[k] & 1) != 0;
+    // A meta entry exists only where the format has a meta file.
+    const FileRef raw = meta ? *MetaFileOf(e) : e.raw_data;
+    const std::optional<FileRef>& zip = meta ? e.zip_meta : e.zip_data;
+    ShardSpecView v{raw.basename, raw.bytes, 0, {}, 0};
+    if (remote_ && e.compression() && zip) {
+      v.fetch_extra = zip->bytes;
+      if (keep_zip_) {
+        v.companion = zip->basename;
+        v.companion_bytes = zip->bytes;
+      }
+    }
+    return v;
+  }
+
+ private:
+  std::shared_ptr<const ShardTable> index_;
+  std::vector<uint64_t> sources_;
+  bool remote_;
+  bool keep_zip_;
+};
+
 }  // namespace
 
 Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& stream,
-                                                         const ShardTable* index,
+                                                         std::shared_ptr<const ShardTable> index,
                                                          std::shared_ptr<RemoteSource> remote,
                                                          std::optional<uint64_t> cache_limit,
                                                          std::chrono::milliseconds wait_timeout) {
   std::unique_ptr<StreamShards> s(new StreamShards());
   s->stream_ = stream;
   s->root_ = StreamRoot(stream);
-  s->index_ = index;
+  s->index_ = index.get();
   s->remote_ = std::move(remote);
   // Neither loop waits between attempts: a store that needs backoff retries
   // itself (RetriesItself), and a corrupt download is fetched again at once.
@@ -50,51 +91,43 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
       .retryable = DownloadMayHeal});
   s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
                                          .retryable = IsCorruption});
-  std::vector<ShardSpec> specs;
-  // A compressed file is downloaded to the fetch's scratch file (reserved
-  // with the shard while it is fetched) and, with keep_zip, kept as the
-  // shard's companion (counted while present). Local-only streams read their
-  // own zips in place: nothing extra is written.
-  auto spec = [&](const FileRef& raw, const std::optional<FileRef>& zip, const ShardRef& e) {
-    ShardSpec sp{std::string(raw.basename), raw.bytes, 0, "", 0};
-    if (s->remote_ && e.compression() && zip) {
-      sp.fetch_extra = zip->bytes;
-      if (stream.keep_zip) {
-        sp.companion = zip->basename;
-        sp.companion_bytes = zip->bytes;
-      }
-    }
-    return sp;
-  };
-  // Row groups of a Parquet file read in place share the file: one cache
-  // entry (a remote stream's groups are pieces, each its own file).
-  std::map<std::string, size_t, std::less<>> shared_file;
+  // Cache entry k is a file of shard sources[k] >> 1: its data file, or its
+  // meta file when the low bit is set. Row groups of a Parquet file read in
+  // place share the file: one entry (a remote stream's groups are pieces,
+  // each its own file).
+  std::vector<uint64_t> sources;
+  sources.reserve(index->size());
+  std::unordered_map<std::string_view, size_t> shared_file;
   const std::string index_json = JoinPath(s->root_, "index.json");
+  s->data_item_.reserve(index->size());
+  s->meta_item_.reserve(index->size());
   for (size_t i = 0; i < index->size(); ++i) {
     const ShardRef e = index->ref(i);
     if (e.row_group && !e.piece) {
-      auto [it, fresh] = shared_file.try_emplace(std::string(e.raw_data.basename), specs.size());
+      auto [it, fresh] = shared_file.try_emplace(e.raw_data.basename, sources.size());
       s->data_item_.push_back(it->second);
-      if (fresh) specs.push_back(spec(e.raw_data, e.zip_data, e));
+      if (fresh) sources.push_back(uint64_t{i} << 1);
       s->meta_item_.push_back(-1);
       continue;
     }
-    s->data_item_.push_back(specs.size());
-    specs.push_back(spec(e.raw_data, e.zip_data, e));
+    s->data_item_.push_back(sources.size());
+    sources.push_back(uint64_t{i} << 1);
     SLUICE_ASSIGN_OR_RETURN(const std::optional<FileRef> meta, RequiredMetaFileOf(e, index_json));
     if (meta) {
-      s->meta_item_.push_back(static_cast<int64_t>(specs.size()));
-      specs.push_back(spec(*meta, e.zip_meta, e));
+      s->meta_item_.push_back(static_cast<int64_t>(sources.size()));
+      sources.push_back(uint64_t{i} << 1 | 1);
     } else {
       s->meta_item_.push_back(-1);
     }
   }
-  s->verified_.assign(specs.size(), false);
+  const size_t num_items = sources.size();
+  s->cache_specs_ = std::make_shared<const IndexShardSpecs>(
+      std::move(index), std::move(sources), s->remote_ != nullptr, stream.keep_zip);
+  s->verified_.assign(num_items, false);
   s->cache_options_.root = s->root_;
   s->cache_options_.evictable = s->remote_ != nullptr;
   s->cache_options_.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
   s->cache_options_.wait_timeout = wait_timeout;
-  s->cache_specs_ = std::move(specs);
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
   if (s->remote_) {

@@ -57,7 +57,7 @@ class StreamShards {
   // cache_limit: this stream's share of the dataset's limit, for its folder
   // (None = unlimited).
   static Result<std::unique_ptr<StreamShards>> Open(const StreamOptions& stream,
-                                                    const ShardTable* index,
+                                                    std::shared_ptr<const ShardTable> index,
                                                     std::shared_ptr<RemoteSource> remote,
                                                     std::optional<uint64_t> cache_limit,
                                                     std::chrono::milliseconds wait_timeout);
@@ -142,7 +142,8 @@ class StreamShards {
   const ShardTable* index_ = nullptr;
   std::shared_ptr<RemoteSource> remote_;
   CacheOptions cache_options_;
-  std::vector<ShardSpec> cache_specs_;
+  // Its cache entries (data files, then meta files) over the index.
+  std::shared_ptr<const ShardSpecList> cache_specs_;
   mutable std::mutex cache_mu_;
   std::unique_ptr<ShardCache> cache_;  // set at Open with a remote, else by Cache()
   // Cache entries of shard i: data_item_[i], meta_item_[i] (-1 = none).

@@ -60,7 +60,7 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   index_fingerprints_.push_back(IndexFingerprint(*index));
-  indexes_.push_back(std::make_unique<ShardTable>(std::move(*index)));
+  indexes_.push_back(std::make_shared<const ShardTable>(std::move(*index)));
   index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
   return Status::Ok();

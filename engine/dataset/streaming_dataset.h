@@ -283,7 +283,7 @@ class StreamingDataset {
 
   DatasetOptions options_;
   ResolvedWorld world_;
-  std::vector<std::unique_ptr<ShardTable>> indexes_;
+  std::vector<std::shared_ptr<const ShardTable>> indexes_;
   // Per stream: the bytes of its index.json (0: its index has none).
   std::vector<uint64_t> index_json_bytes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;

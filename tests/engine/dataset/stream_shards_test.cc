@@ -67,7 +67,7 @@ class StreamShardsTest : public ::testing::Test {
     index_ = std::move(*index);
     auto table = ShardTable::FromIndex(index_);
     ASSERT_TRUE(table.ok());
-    table_ = std::move(*table);
+    table_ = std::make_shared<const ShardTable>(std::move(*table));
     ASSERT_GE(index_.shards.size(), 6u);
     for (const ShardEntry& e : index_.shards) largest_ = std::max(largest_, e.raw_data.bytes);
     server_ = std::make_unique<StallingFileServer>(remote_.path(), Name(0));
@@ -80,7 +80,7 @@ class StreamShardsTest : public ::testing::Test {
     stream_.remote = server_->url();
     stream_.local = cache();
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> remote, OpenRemoteSource(stream_.remote));
-    return StreamShards::Open(stream_, &table_, std::move(remote), limit, std::chrono::seconds(20));
+    return StreamShards::Open(stream_, table_, std::move(remote), limit, std::chrono::seconds(20));
   }
 
   Status OpenShard(StreamShards& s, size_t shard) {
@@ -115,7 +115,7 @@ class StreamShardsTest : public ::testing::Test {
 
   ScratchDir remote_, cache_;
   Index index_;
-  ShardTable table_;  // index_'s, as StreamShards takes it
+  std::shared_ptr<const ShardTable> table_;  // index_'s, as StreamShards takes it
   uint64_t largest_ = 0;
   StreamOptions stream_;
   std::unique_ptr<StallingFileServer> server_;
