@@ -53,7 +53,7 @@ std::string BinaryIndexPath(const std::string& dir) {
   return JoinPath(state.ok() ? *state : "", "index.bin");
 }
 
-ino_t InodeOf(const std::string& path) {
+ino_t BinaryIndexInode(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
@@ -77,12 +77,12 @@ TEST(BinaryIndex, MadeOnceThenMappedAndReadAsTheJsonReads) {
   auto first = ReadThroughIndex(dir.path(), 0);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_TRUE(FileExists(bin));
-  const ino_t made = InodeOf(bin);
+  const ino_t made = BinaryIndexInode(bin);
   ExpectSameRead(*first, *parsed);
   auto again = ReadThroughIndex(dir.path(), 0);
   ASSERT_TRUE(again.ok());
   ExpectSameRead(*again, *parsed);
-  EXPECT_EQ(InodeOf(bin), made);  // mapped, not made again
+  EXPECT_EQ(BinaryIndexInode(bin), made);  // mapped, not made again
 
   // Every entry, hashes included, as index.json has it.
   DatasetOptions o = testing::OneStreamOptions("", dir.path());

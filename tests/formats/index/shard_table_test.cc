@@ -31,7 +31,7 @@ std::vector<std::string> ShardTableFixtureIndexes() {
   return out;
 }
 
-void ExpectSameFile(const std::optional<FileInfo>& a, const std::optional<FileInfo>& b) {
+void ExpectSameTableFile(const std::optional<FileInfo>& a, const std::optional<FileInfo>& b) {
   ASSERT_EQ(a.has_value(), b.has_value());
   if (!a) return;
   EXPECT_EQ(a->basename, b->basename);
@@ -52,10 +52,10 @@ void ExpectSameEntry(const ShardEntry& a, const ShardEntry& b) {
   EXPECT_EQ(a.separator, b.separator);
   EXPECT_EQ(a.size_limit, b.size_limit);
   EXPECT_EQ(a.samples, b.samples);
-  ExpectSameFile(a.raw_data, b.raw_data);
-  ExpectSameFile(a.zip_data, b.zip_data);
-  ExpectSameFile(a.raw_meta, b.raw_meta);
-  ExpectSameFile(a.zip_meta, b.zip_meta);
+  ExpectSameTableFile(a.raw_data, b.raw_data);
+  ExpectSameTableFile(a.zip_data, b.zip_data);
+  ExpectSameTableFile(a.raw_meta, b.raw_meta);
+  ExpectSameTableFile(a.zip_meta, b.zip_meta);
   EXPECT_EQ(a.has_meta, b.has_meta);
   EXPECT_EQ(a.row_group, b.row_group);
   ASSERT_EQ(a.piece.has_value(), b.piece.has_value());
@@ -196,14 +196,14 @@ TEST(ShardTable, BinaryFormRoundTripsAndKeepsItsOwnerAlive) {
 
 // Rewrites the checksum after a deliberate change, so the structural
 // checks, not the checksum, must catch it.
-void Reseal(std::string* bytes) {
+void ResealTable(std::string* bytes) {
   layout::FileHeader h;
   std::memcpy(&h, bytes->data(), sizeof(h));
   h.checksum = XXH3_64bits(bytes->data() + sizeof(h), bytes->size() - sizeof(h));
   std::memcpy(bytes->data(), &h, sizeof(h));
 }
 
-Status Read(const std::string& bytes) {
+Status ReadTableBytes(const std::string& bytes) {
   return ShardTable::FromBytes(nullptr, bytes, 7, "x/index.bin").status();
 }
 
@@ -211,30 +211,30 @@ TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
   auto table = ShardTable::FromIndex(HandBuiltIndex());
   ASSERT_TRUE(table.ok());
   const std::string good = table->Serialize(7);
-  ASSERT_TRUE(Read(good).ok());
+  ASSERT_TRUE(ReadTableBytes(good).ok());
 
   EXPECT_EQ(ShardTable::FromBytes(nullptr, good, 8, "x/index.bin").status().ToString(),
             "not found: x/index.bin: built from another index (stale)");
-  EXPECT_EQ(Read(good.substr(0, 10)).ToString(),
+  EXPECT_EQ(ReadTableBytes(good.substr(0, 10)).ToString(),
             "corrupt: x/index.bin: 10 bytes, shorter than a binary index's header");
-  EXPECT_EQ(Read(good.substr(0, good.size() - 1)).ToString(),
+  EXPECT_EQ(ReadTableBytes(good.substr(0, good.size() - 1)).ToString(),
             "corrupt: x/index.bin: sections larger than the file's " +
                 std::to_string(good.size() - 1) + " bytes");
-  EXPECT_EQ(Read(good + "z").ToString(), "corrupt: x/index.bin: " +
+  EXPECT_EQ(ReadTableBytes(good + "z").ToString(), "corrupt: x/index.bin: " +
                                              std::to_string(good.size() + 1) +
                                              " bytes where its header says " +
                                              std::to_string(good.size()));
   std::string bad = good;
   bad[0] = 'X';
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: not a binary index");
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: not a binary index");
   bad = good;
   bad[8] = 2;  // layout version
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: binary index layout 2, expected 1");
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: binary index layout 2, expected 1");
   // One flipped bit anywhere after the header.
   for (size_t at = sizeof(layout::FileHeader); at < good.size(); at += 13) {
     bad = good;
     bad[at] ^= 0x10;
-    EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: checksum mismatch") << at;
+    EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: checksum mismatch") << at;
   }
   // A header whose counts claim more than the file holds.
   bad = good;
@@ -242,7 +242,7 @@ TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
   std::memcpy(&h, bad.data(), sizeof(h));
   h.shard_count = uint64_t{1} << 60;
   std::memcpy(bad.data(), &h, sizeof(h));
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: sections larger than the file's " +
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: sections larger than the file's " +
                                       std::to_string(good.size()) + " bytes");
 
   // Checksummed, but wrong inside.
@@ -252,23 +252,23 @@ TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
   };
   bad = good;
   record(&bad, 1)->config = 9;
-  Reseal(&bad);
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: shard 1: a record out of bounds");
+  ResealTable(&bad);
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: shard 1: a record out of bounds");
   bad = good;
   record(&bad, 2)->flags |= 64;
-  Reseal(&bad);
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: shard 2: a record out of bounds");
+  ResealTable(&bad);
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: shard 2: a record out of bounds");
   bad = good;
   record(&bad, 3)->first_file = 1;
-  Reseal(&bad);
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: shard 3: a record out of bounds");
+  ResealTable(&bad);
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: shard 3: a record out of bounds");
   // A file name turned into "../" something.
   bad = good;
   const size_t name = bad.find(".parquet_row_groups");
   ASSERT_NE(name, std::string::npos);
   bad.replace(name, 3, "../");
-  Reseal(&bad);
-  EXPECT_EQ(Read(bad).ToString(), "corrupt: x/index.bin: file 0: an unsafe name or malformed hashes");
+  ResealTable(&bad);
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: file 0: an unsafe name or malformed hashes");
 }
 
 }  // namespace
