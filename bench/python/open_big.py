@@ -5,10 +5,17 @@ construction + len() + the first `ds.shards[0]`, each run in a fresh process
 
 Per run: wall seconds of the three steps, the part of it spent inside the
 engine's own open (sluice_stream_open), the rest (Python and the other C
-calls), and the process's max RSS. Prints every run and the medians.
+calls), the process's max RSS, and what the open added to its private
+(anonymous) and shared (file-backed, e.g. the node's mapped binary index)
+resident memory (/proc/self/smaps_rollup before and after). Prints every
+run and the medians.
+
+With --first, index.json's modification time is set to now before the first
+run, so that run is the node's first process (it parses index.json and
+writes the binary index every later run maps); it is reported apart.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
-      python3 bench/python/open_big.py DATASET_DIR [--runs 3]
+      python3 bench/python/open_big.py DATASET_DIR [--runs 3] [--first]
 
 DATASET_DIR is an index.json folder, e.g. one written by
 bench/python/synthetic_index.py (the shard files need not exist: nothing
@@ -20,6 +27,16 @@ import os
 import statistics
 import subprocess
 import sys
+
+
+def resident_mb():
+    fields = {}
+    with open('/proc/self/smaps_rollup') as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                fields[parts[0].rstrip(':')] = int(parts[1]) / 1024
+    return fields.get('Anonymous', 0.0), fields.get('Rss', 0.0) - fields.get('Anonymous', 0.0)
 
 
 def child(folder):
@@ -41,14 +58,17 @@ def child(folder):
             inside[0] += time.perf_counter() - t
 
     lib.sluice_stream_open = timed_open  # what engine.Engine calls
+    anon0, shared0 = resident_mb()
     t0 = time.perf_counter()
     ds = sluice.StreamingDataset(local=folder, batch_size=1)
     n = len(ds)
     first = ds.shards[0]
     wall = time.perf_counter() - t0
+    anon1, shared1 = resident_mb()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({'wall_s': wall, 'engine_open_s': inside[0], 'outside_s': wall - inside[0],
-                      'max_rss_mb': rss_mb, 'len': n, 'shards': len(ds.shards),
+                      'max_rss_mb': rss_mb, 'private_mb': anon1 - anon0,
+                      'shared_mb': shared1 - shared0, 'len': n, 'shards': len(ds.shards),
                       'first_shard_samples': first.samples}))
 
 
@@ -56,19 +76,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('folder')
     parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--first', action='store_true',
+                        help="make the first run the node's first process (see above)")
     parser.add_argument('--child', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.folder)
         return
-    runs = []
-    for _ in range(args.runs):
+    if args.first:
+        os.utime(os.path.join(args.folder, 'index.json'))
+
+    def run():
         out = subprocess.run([sys.executable, os.path.abspath(__file__), '--child', args.folder],
                              check=True, capture_output=True, text=True).stdout
-        runs.append(json.loads(out.strip().splitlines()[-1]))
+        return json.loads(out.strip().splitlines()[-1])
+
+    if args.first:
+        print('first process', json.dumps(run()), flush=True)
+    runs = []
+    for _ in range(args.runs):
+        runs.append(run())
         print(json.dumps(runs[-1]), flush=True)
     medians = {k: round(statistics.median(r[k] for r in runs), 3)
-               for k in ('wall_s', 'engine_open_s', 'outside_s', 'max_rss_mb')}
+               for k in ('wall_s', 'engine_open_s', 'outside_s', 'max_rss_mb', 'private_mb',
+                         'shared_mb')}
     print('median of', args.runs, json.dumps(medians))
 
 
