@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 
@@ -67,21 +69,33 @@ std::string_view AsString(element e) {
 // json.loads would silently keep the last one and simdjson the first.
 class Fields {
  public:
-  // `where` prefixes errors, e.g. "index.json: shard 3".
-  static Result<Fields> Of(element obj, std::string where, std::string path_prefix) {
+  // `where` prefixes errors, e.g. "index.json: shard 3"; it must outlive
+  // the Fields (the caller's, or the enclosing object's).
+  static Result<Fields> Of(element obj, std::string_view where, std::string path_prefix) {
     Fields f;
-    f.where_ = std::move(where);
+    f.where_ = where;
     f.prefix_ = std::move(path_prefix);
+    f.fields_.reserve(kLinearFields);
     for (auto field : AsObject(obj)) {
-      if (!f.map_.emplace(field.key, field.value).second) {
-        return CorruptError(f.where_ + ": duplicate field '" + f.prefix_ + std::string(field.key) + "'");
+      if (f.Find(field.key) != nullptr) {
+        return CorruptError(std::string(f.where_) + ": duplicate field '" + f.prefix_ +
+                            std::string(field.key) + "'");
+      }
+      f.fields_.emplace_back(field.key, field.value);
+      if (f.by_name_) {
+        f.by_name_->emplace(field.key, field.value);
+      } else if (f.fields_.size() > kLinearFields) {
+        // An object of many keys (not an index's): look them up by hash.
+        f.by_name_ = std::make_unique<std::unordered_map<std::string_view, element>>(
+            f.fields_.begin(), f.fields_.end());
       }
     }
     return f;
   }
 
   Status Error(std::string_view name, std::string what) const {
-    return CorruptError(where_ + ": field '" + prefix_ + std::string(name) + "': " + std::move(what));
+    return CorruptError(std::string(where_) + ": field '" + prefix_ + std::string(name) + "': " +
+                        std::move(what));
   }
 
   Status TypeError(std::string_view name, const char* expected, element e) const {
@@ -89,12 +103,12 @@ class Fields {
   }
 
   Result<element> Get(std::string_view name) const {
-    auto it = map_.find(name);
-    if (it == map_.end()) return Error(name, "missing");
-    return it->second;
+    const element* e = Find(name);
+    if (e == nullptr) return Error(name, "missing");
+    return *e;
   }
 
-  bool Has(std::string_view name) const { return map_.count(name) != 0; }
+  bool Has(std::string_view name) const { return Find(name) != nullptr; }
 
   Result<std::string> String(std::string_view name) const {
     SLUICE_ASSIGN_OR_RETURN(element e, Get(name));
@@ -153,13 +167,28 @@ class Fields {
     return out;
   }
 
-  const std::string& where() const { return where_; }
+  std::string_view where() const { return where_; }
   const std::string& prefix() const { return prefix_; }
 
  private:
-  std::string where_;
+  // An index entry has about a dozen keys: a scan beats a tree there.
+  static constexpr size_t kLinearFields = 16;
+
+  const element* Find(std::string_view name) const {
+    if (by_name_) {
+      auto it = by_name_->find(name);
+      return it == by_name_->end() ? nullptr : &it->second;
+    }
+    for (const auto& [key, value] : fields_) {
+      if (key == name) return &value;
+    }
+    return nullptr;
+  }
+
+  std::string_view where_;
   std::string prefix_;
-  std::map<std::string_view, element, std::less<>> map_;
+  std::vector<std::pair<std::string_view, element>> fields_;  // in the object's order
+  std::unique_ptr<std::unordered_map<std::string_view, element>> by_name_;  // past kLinearFields
 };
 
 Result<std::optional<FileInfo>> ParseFileInfo(const Fields& entry, std::string_view name, bool nullable) {

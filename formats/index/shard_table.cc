@@ -26,6 +26,18 @@ void PutLength(size_t n, std::string* out) {
   out->append(b, 4);
 }
 
+// True when `entry`'s configuration fields equal `config`'s (what
+// EncodeShardConfig encodes).
+bool SameConfig(const ShardEntry& config, const ShardEntry& entry) {
+  return config.format == entry.format && config.version == entry.version &&
+         config.column_names == entry.column_names &&
+         config.column_encodings == entry.column_encodings &&
+         config.column_sizes == entry.column_sizes && config.columns == entry.columns &&
+         config.compression == entry.compression && config.hashes == entry.hashes &&
+         config.newline == entry.newline && config.separator == entry.separator &&
+         config.size_limit == entry.size_limit;
+}
+
 }  // namespace
 
 struct ShardTable::Builder::State {
@@ -33,6 +45,7 @@ struct ShardTable::Builder::State {
   std::vector<ShardEntry> configs;
   std::unordered_map<std::string, uint32_t> config_ids;
   std::string key;  // scratch: the configuration being looked up
+  uint32_t last_config = 0;
 };
 
 ShardTable::Builder::Builder() : s_(std::make_unique<State>()) {}
@@ -45,9 +58,21 @@ Status ShardTable::Builder::Add(ShardEntry e) {
   if (st.shards.size() >= UINT32_MAX) {
     return InvalidArgumentError("an index of more than 2^32 shards");
   }
-  s_->key.clear();
-  EncodeShardConfig(e, &s_->key);
-  auto [it, fresh] = s_->config_ids.try_emplace(s_->key, static_cast<uint32_t>(s_->configs.size()));
+  // Shards in a row nearly always share their configuration: compare with
+  // the last one before encoding and hashing this one.
+  uint32_t config;
+  bool fresh = false;
+  if (!s_->configs.empty() && SameConfig(s_->configs[s_->last_config], e)) {
+    config = s_->last_config;
+  } else {
+    s_->key.clear();
+    EncodeShardConfig(e, &s_->key);
+    auto [it, inserted] =
+        s_->config_ids.try_emplace(s_->key, static_cast<uint32_t>(s_->configs.size()));
+    config = it->second;
+    fresh = inserted;
+  }
+  s_->last_config = config;
   if (fresh) {
     ShardEntry config;
     config.format = std::move(e.format);
@@ -79,7 +104,7 @@ Status ShardTable::Builder::Add(ShardEntry e) {
     st.files.push_back(r);
     return Status::Ok();
   };
-  ShardRecord r{e.samples, st.files.size(), it->second, 0, 0, 0};
+  ShardRecord r{e.samples, st.files.size(), config, 0, 0, 0};
   SLUICE_RETURN_IF_ERROR(add_file(e.raw_data));
   for (auto [file, flag] : {std::pair{&e.zip_data, kHasZipData}, std::pair{&e.raw_meta, kHasRawMeta},
                             std::pair{&e.zip_meta, kHasZipMeta}}) {
