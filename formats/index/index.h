@@ -68,6 +68,11 @@ struct ShardEntry {
   std::optional<FilePiece> piece;
 };
 
+// The bounds ParseIndex puts on an entry's counts (and a binary index's
+// reader on its records): a shard's samples, and any byte count.
+inline constexpr uint64_t kMaxEntrySamples = uint64_t{1} << 32;
+inline constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 48;
+
 // The largest shard file the formats can hold: MDS sample offsets and the
 // split formats' line offsets (JSONL, CSV/TSV/XSV) are u32, so a data file
 // ends at offset 2^32 - 1 at most. The one owner of that limit: ParseIndex

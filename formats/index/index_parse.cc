@@ -21,8 +21,6 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-constexpr uint64_t kMaxSamples = uint64_t{1} << 32;
-constexpr uint64_t kMaxBytes = uint64_t{1} << 48;
 constexpr size_t kMaxQuoted = 80;  // of untrusted text quoted in errors
 
 std::string Quoted(std::string_view s) {
@@ -204,7 +202,7 @@ Result<std::optional<FileInfo>> ParseFileInfo(const Fields& entry, std::string_v
     return f.Error("basename", "unsafe path " + Quoted(info.basename) +
                                    " (must be relative, without '..', '\\' or NUL)");
   }
-  SLUICE_ASSIGN_OR_RETURN(info.bytes, f.Uint("bytes", kMaxBytes));
+  SLUICE_ASSIGN_OR_RETURN(info.bytes, f.Uint("bytes", kMaxEntryBytes));
   SLUICE_ASSIGN_OR_RETURN(element hashes, f.Get("hashes"));
   if (hashes.type() != element_type::OBJECT) return f.TypeError("hashes", "object", hashes);
   for (auto h : AsObject(hashes)) {
@@ -257,7 +255,7 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
     return UnimplementedError(where + ": field 'format': unknown shard format " +
                               Quoted(entry.format));
   }
-  SLUICE_ASSIGN_OR_RETURN(uint64_t version, f.Uint("version", kMaxBytes));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t version, f.Uint("version", kMaxEntryBytes));
   if (version != 2) {
     return UnimplementedError(where + ": field 'version': unsupported shard version " +
                               std::to_string(version) + " (expected 2)");
@@ -273,7 +271,7 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
       if (s.type() == element_type::NULL_VALUE) {
         entry.column_sizes.emplace_back();
       } else {
-        SLUICE_ASSIGN_OR_RETURN(uint64_t size, f.Uint(item, s, kMaxBytes));
+        SLUICE_ASSIGN_OR_RETURN(uint64_t size, f.Uint(item, s, kMaxEntryBytes));
         entry.column_sizes.emplace_back(size);
       }
     }
@@ -320,8 +318,8 @@ Result<ShardEntry> ParseEntry(element e, const std::string& where) {
 
   SLUICE_ASSIGN_OR_RETURN(entry.compression, f.NullableString("compression"));
   SLUICE_ASSIGN_OR_RETURN(entry.hashes, f.StringList("hashes"));
-  SLUICE_ASSIGN_OR_RETURN(entry.size_limit, f.NullableUint("size_limit", kMaxBytes));
-  SLUICE_ASSIGN_OR_RETURN(entry.samples, f.Uint("samples", kMaxSamples));
+  SLUICE_ASSIGN_OR_RETURN(entry.size_limit, f.NullableUint("size_limit", kMaxEntryBytes));
+  SLUICE_ASSIGN_OR_RETURN(entry.samples, f.Uint("samples", kMaxEntrySamples));
   SLUICE_ASSIGN_OR_RETURN(std::optional<FileInfo> raw, ParseFileInfo(f, "raw_data", false));
   entry.raw_data = std::move(*raw);
   SLUICE_RETURN_IF_ERROR(CheckRawSize(f, "raw_data", entry.raw_data, kMaxShardFileBytes,
@@ -361,7 +359,7 @@ Status ParseIndexEntries(std::string_view json_text, std::string_view source,
     return CorruptError(src + ": expected a JSON object at the top, got " + TypeName(doc.type()));
   }
   SLUICE_ASSIGN_OR_RETURN(Fields top, Fields::Of(doc, src, ""));
-  SLUICE_ASSIGN_OR_RETURN(uint64_t version, top.Uint("version", kMaxBytes));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t version, top.Uint("version", kMaxEntryBytes));
   if (version != 2) {
     return UnimplementedError(src + ": field 'version': unsupported index version " +
                               std::to_string(version) + " (expected 2)");

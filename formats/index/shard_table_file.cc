@@ -17,9 +17,6 @@ using namespace shard_table_layout;
 
 namespace {
 
-constexpr uint64_t kMaxSamples = uint64_t{1} << 32;  // ParseIndex's bounds
-constexpr uint64_t kMaxBytes = uint64_t{1} << 48;
-
 template <typename T>
 void Append(const T* data, size_t n, std::string* out) {
   out->append(reinterpret_cast<const char*>(data), n * sizeof(T));
@@ -151,7 +148,7 @@ Result<ShardTable> ShardTable::FromBytes(std::shared_ptr<const void> owner, std:
     const ShardRecord& r = t.shards_[i];
     if (r.config >= h.config_count || (r.flags & ~kKnownFlags) != 0 ||
         r.first_file != next_file || FilesOf(r.flags) > h.file_count - next_file ||
-        ((r.flags & kHasPiece) && r.piece >= h.piece_count) || r.samples > kMaxSamples) {
+        ((r.flags & kHasPiece) && r.piece >= h.piece_count) || r.samples > kMaxEntrySamples) {
       return corrupt("shard " + std::to_string(i) + ": a record out of bounds");
     }
     next_file += FilesOf(r.flags);
@@ -160,7 +157,7 @@ Result<ShardTable> ShardTable::FromBytes(std::shared_ptr<const void> owner, std:
   for (uint64_t k = 0; k < h.file_count; ++k) {
     const FileRecord& f = t.files_[k];
     if (f.text > h.text_bytes || uint64_t{f.name_bytes} + f.hash_bytes > h.text_bytes - f.text ||
-        f.bytes > kMaxBytes) {
+        f.bytes > kMaxEntryBytes) {
       return corrupt("file " + std::to_string(k) + ": a record out of bounds");
     }
     if (!IsSafeBasename(t.text_.substr(f.text, f.name_bytes)) ||
