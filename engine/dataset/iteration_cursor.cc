@@ -8,6 +8,18 @@
 #include "formats/dataset/locate_each.h"
 
 namespace sluice {
+namespace {
+
+std::function<void()>& RestPlanHook() {
+  static std::function<void()> hook;
+  return hook;
+}
+
+}  // namespace
+
+void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
+  RestPlanHook() = std::move(hook);
+}
 
 IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
                                  std::shared_ptr<const SampleLocator> locator,
@@ -51,9 +63,11 @@ void IterationCursor::StartPrefetcher() {
 void IterationCursor::StartRest() {
   if (!rest_ || rest_plan_.valid()) return;
   try {
-    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker]()
+    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker,
+                                                 hook = RestPlanHook()]()
                                                     -> Result<std::vector<int64_t>> {
       try {
+        if (hook) hook();
         return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
@@ -64,6 +78,21 @@ void IterationCursor::StartRest() {
     std::promise<Result<std::vector<int64_t>>> failed;
     failed.set_value(StatusFromException(std::current_exception(), "starting to plan the rest of the epoch"));
     rest_plan_ = failed.get_future();
+  }
+  // The shard the prefetcher's scan opens first, opened now rather than
+  // after the plan (unless a previous cursor opened it for this one).
+  if (ids_.empty() || seed_.count(first_shard_)) return;
+  try {
+    head_open_ = std::async(std::launch::async, [this, g = first_shard_]()
+                                                    -> Result<std::shared_ptr<const OpenedShard>> {
+      try {
+        return OpenShard(g, &head_cancel_, true);
+      } catch (...) {
+        return StatusFromException(std::current_exception(), "opening the first sample's shard");
+      }
+    });
+  } catch (...) {
+    // No thread: the prefetcher opens it.
   }
 }
 
@@ -84,14 +113,23 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   shard_of_.resize(ids_.size());
   local_.resize(ids_.size());
   LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  if (head_open_.valid()) {
+    const auto opening = std::chrono::steady_clock::now();
+    Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
+    const bool opened = shard.ok() && *shard;
+    waits->Add(opening, std::chrono::steady_clock::now(), opened ? &(*shard)->open_timing() : nullptr);
+    if (opened) seed_.emplace(first_shard_, std::move(*shard));
+  }
   StartPrefetcher();
   return Status::Ok();
 }
 
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
+  head_cancel_.store(true);
   prefetcher_.reset();
   if (rest_plan_.valid()) rest_plan_.wait();
+  if (head_open_.valid()) head_open_.wait();
 }
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
@@ -125,7 +163,9 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
   peek_stop_.request_stop();
+  head_cancel_.store(true);
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
+  if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
   if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
