@@ -116,6 +116,7 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   if (head_open_.valid()) {
     const auto opening = std::chrono::steady_clock::now();
     Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
+    head_open_ = {};  // its copy would pin the shard
     const bool opened = shard.ok() && *shard;
     waits->Add(opening, std::chrono::steady_clock::now(), opened ? &(*shard)->open_timing() : nullptr);
     if (opened) seed_.emplace(first_shard_, std::move(*shard));
@@ -292,6 +293,47 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
 bool IterationCursor::PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits) {
   if (!shards_->Peekable(g)) return false;
   const auto start = std::chrono::steady_clock::now();
+  if (head_open_.valid()) {
+    // Raced against the shard's early open, whichever first (a peek stalled
+    // on its server must not hold the first sample while the shard is in).
+    auto slot = std::make_shared<std::optional<PeekedSample>>();
+    std::future<Status> peek;
+    try {
+      peek = std::async(std::launch::async, [this, g, i, slot, stop = peek_stop_.get_token()]() -> Status {
+        try {
+          SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
+          slot->emplace(std::move(peeked));
+          return Status::Ok();
+        } catch (...) {
+          return StatusFromException(std::current_exception(), "peeking the first sample");
+        }
+      });
+    } catch (...) {
+      return false;  // no thread: the shard serves it
+    }
+    consumer_waiting_.store(true, std::memory_order_relaxed);
+    bool shard_first = false;
+    while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (head_open_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        const auto& shard = head_open_.get();
+        // A failed open leaves the peek to finish (the prefetcher reports it).
+        if (shard.ok() && *shard) {
+          shard_first = true;
+          break;
+        }
+      }
+    }
+    consumer_waiting_.store(false, std::memory_order_relaxed);
+    waits->AddDownload(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
+    if (shard_first) {
+      losing_peek_ = std::move(peek);
+      return false;
+    }
+    if (!peek.get().ok()) return false;  // the shard serves it
+    peeked_ = std::move(*slot);
+    return true;
+  }
   auto peeked = [&]() -> Result<PeekedSample> {
     try {
       return shards_->PeekSample(g, i, peek_stop_.get_token());

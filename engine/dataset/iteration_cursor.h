@@ -174,8 +174,9 @@ class IterationCursor {
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                      ConsumerWaits* waits);
   // Sample i of shard g into peeked_: raced against the prefetcher's open
-  // of the shard, or (head first, no prefetcher yet) peeked alone. False:
-  // the shard is to serve it.
+  // of the shard, or (head first, no prefetcher yet) against the shard's
+  // early open (PeekAlone; alone when there is none). False: the shard is
+  // to serve it.
   bool PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits);
   bool PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits);
   // Waits for the first sample's shard and checks the peeked sample
@@ -204,7 +205,8 @@ class IterationCursor {
   std::future<Result<std::vector<int64_t>>> rest_plan_;
   // Head first: the first sample's shard opening while the rest is planned
   // (from the first NextBatch until TakeRest); head_cancel_ ends its waits.
-  std::future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
+  // Shared: the first sample's peek looks at it before TakeRest takes it.
+  std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
   std::atomic<bool> head_cancel_{false};
   size_t pos_ = 0;
   size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
