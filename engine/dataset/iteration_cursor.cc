@@ -8,6 +8,18 @@
 #include "formats/dataset/locate_each.h"
 
 namespace sluice {
+namespace {
+
+std::function<void()>& RestPlanHook() {
+  static std::function<void()> hook;
+  return hook;
+}
+
+}  // namespace
+
+void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
+  RestPlanHook() = std::move(hook);
+}
 
 IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
                                  std::shared_ptr<const SampleLocator> locator,
@@ -51,9 +63,11 @@ void IterationCursor::StartPrefetcher() {
 void IterationCursor::StartRest() {
   if (!rest_ || rest_plan_.valid()) return;
   try {
-    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker]()
+    rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker,
+                                                 hook = RestPlanHook()]()
                                                     -> Result<std::vector<int64_t>> {
       try {
+        if (hook) hook();
         return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
@@ -64,6 +78,21 @@ void IterationCursor::StartRest() {
     std::promise<Result<std::vector<int64_t>>> failed;
     failed.set_value(StatusFromException(std::current_exception(), "starting to plan the rest of the epoch"));
     rest_plan_ = failed.get_future();
+  }
+  // The shard the prefetcher's scan opens first, opened now rather than
+  // after the plan (unless a previous cursor opened it for this one).
+  if (ids_.empty() || seed_.count(first_shard_)) return;
+  try {
+    head_open_ = std::async(std::launch::async, [this, g = first_shard_]()
+                                                    -> Result<std::shared_ptr<const OpenedShard>> {
+      try {
+        return OpenShard(g, &head_cancel_, true);
+      } catch (...) {
+        return StatusFromException(std::current_exception(), "opening the first sample's shard");
+      }
+    });
+  } catch (...) {
+    // No thread: the prefetcher opens it.
   }
 }
 
@@ -84,14 +113,24 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   shard_of_.resize(ids_.size());
   local_.resize(ids_.size());
   LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  if (head_open_.valid()) {
+    const auto opening = std::chrono::steady_clock::now();
+    Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
+    head_open_ = {};  // its copy would pin the shard
+    const bool opened = shard.ok() && *shard;
+    waits->Add(opening, std::chrono::steady_clock::now(), opened ? &(*shard)->open_timing() : nullptr);
+    if (opened) seed_.emplace(first_shard_, std::move(*shard));
+  }
   StartPrefetcher();
   return Status::Ok();
 }
 
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
+  head_cancel_.store(true);
   prefetcher_.reset();
   if (rest_plan_.valid()) rest_plan_.wait();
+  if (head_open_.valid()) head_open_.wait();
 }
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
@@ -125,7 +164,9 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
 IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
   peek_stop_.request_stop();
+  head_cancel_.store(true);
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
+  if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
   if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
@@ -252,6 +293,47 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
 bool IterationCursor::PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits) {
   if (!shards_->Peekable(g)) return false;
   const auto start = std::chrono::steady_clock::now();
+  if (head_open_.valid()) {
+    // Raced against the shard's early open, whichever first (a peek stalled
+    // on its server must not hold the first sample while the shard is in).
+    auto slot = std::make_shared<std::optional<PeekedSample>>();
+    std::future<Status> peek;
+    try {
+      peek = std::async(std::launch::async, [this, g, i, slot, stop = peek_stop_.get_token()]() -> Status {
+        try {
+          SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
+          slot->emplace(std::move(peeked));
+          return Status::Ok();
+        } catch (...) {
+          return StatusFromException(std::current_exception(), "peeking the first sample");
+        }
+      });
+    } catch (...) {
+      return false;  // no thread: the shard serves it
+    }
+    consumer_waiting_.store(true, std::memory_order_relaxed);
+    bool shard_first = false;
+    while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (head_open_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        const auto& shard = head_open_.get();
+        // A failed open leaves the peek to finish (the prefetcher reports it).
+        if (shard.ok() && *shard) {
+          shard_first = true;
+          break;
+        }
+      }
+    }
+    consumer_waiting_.store(false, std::memory_order_relaxed);
+    waits->AddDownload(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
+    if (shard_first) {
+      losing_peek_ = std::move(peek);
+      return false;
+    }
+    if (!peek.get().ok()) return false;  // the shard serves it
+    peeked_ = std::move(*slot);
+    return true;
+  }
   auto peeked = [&]() -> Result<PeekedSample> {
     try {
       return shards_->PeekSample(g, i, peek_stop_.get_token());

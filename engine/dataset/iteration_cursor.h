@@ -19,7 +19,11 @@
 // ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts
 // planning the whole on a thread of its own and serves the first sample
 // from a peek meanwhile; the prefetcher starts once the whole plan is in
-// (the consumer waits for it there, counted as an `other` wait). The whole
+// (the consumer waits for it there, counted as an `other` wait). The first
+// sample's shard (the head's one shard) opens meanwhile on another thread,
+// as the prefetcher's scan would open it first: the prefetcher gets it as
+// a seed (one open, one pin, as a handoff's shards), so the samples after
+// the first do not wait for the plan and then for their shard. The whole
 // plan must begin with the head (else kInternal), so the order is the
 // whole plan's either way.
 //
@@ -31,6 +35,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -143,13 +148,21 @@ class IterationCursor {
   // afterwards.
   Handoff Stop();
 
+  // Tests only: called on the thread planning the rest (head first) before
+  // it plans, so a test can hold the plan back deterministically. Set it
+  // while no cursor plans; null (the default) for none.
+  static void SetRestPlanHookForTesting(std::function<void()> hook);
+
  private:
   // The prefetcher over ids_ (once they are the whole plan).
   void StartPrefetcher();
-  // Head first: starts planning the whole (once).
+  // Head first: starts planning the whole and opening the first sample's
+  // shard (once).
   void StartRest();
   // Head first: waits for the whole plan, checks that it begins with the
-  // head, takes it and starts the prefetcher; the wait is added to *waits.
+  // head, takes it and starts the prefetcher, seeded with the first
+  // sample's shard when its open succeeded (a failed one is left to the
+  // prefetcher, which reports it); the waits are added to *waits.
   Status TakeRest(ConsumerWaits* waits);
   // With `wait` false: null when the shard cannot be had without waiting.
   Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel,
@@ -161,8 +174,9 @@ class IterationCursor {
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                      ConsumerWaits* waits);
   // Sample i of shard g into peeked_: raced against the prefetcher's open
-  // of the shard, or (head first, no prefetcher yet) peeked alone. False:
-  // the shard is to serve it.
+  // of the shard, or (head first, no prefetcher yet) against the shard's
+  // early open (PeekAlone; alone when there is none). False: the shard is
+  // to serve it.
   bool PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits);
   bool PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits);
   // Waits for the first sample's shard and checks the peeked sample
@@ -189,6 +203,11 @@ class IterationCursor {
   // (from the first NextBatch until TakeRest).
   std::optional<PlanRest> rest_;
   std::future<Result<std::vector<int64_t>>> rest_plan_;
+  // Head first: the first sample's shard opening while the rest is planned
+  // (from the first NextBatch until TakeRest); head_cancel_ ends its waits.
+  // Shared: the first sample's peek looks at it before TakeRest takes it.
+  std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
+  std::atomic<bool> head_cancel_{false};
   size_t pos_ = 0;
   size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
   // Written by the prefetch thread (PlanNext), read after it is joined.

@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "base/file.h"
+#include "engine/dataset/iteration_cursor.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
@@ -640,6 +641,43 @@ TEST_F(ColdPass, HeadFirstPassesReadTheirWholePlansOrder) {
       EXPECT_EQ(got, *plan) << where << " epoch " << e;
     }
   }
+}
+
+
+// Head first, the first sample's shard downloads while the rest of the
+// epoch is planned: a hook holds the plan back until nginx has logged the
+// shard's whole download (up to 10 s; without the early open nothing would
+// download before the plan, and the hook would give up). The epoch is
+// still exact, and the shard was downloaded once.
+TEST_F(ColdPass, HeadFirstDownloadsTheFirstShardWhileTheRestIsPlanned) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  // The shard's downloads (not the peek's ranged reads, which do not start
+  // at byte 0).
+  auto downloads = [this] {
+    size_t n = 0;
+    for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
+      if (r == "200 -" || r.find(" bytes=0-") != std::string::npos) ++n;
+    }
+    return n;
+  };
+  std::atomic<int> plans{0};
+  std::atomic<bool> downloaded_before_plan{false};
+  IterationCursor::SetRestPlanHookForTesting([&] {
+    ++plans;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (downloads() == 0 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    downloaded_before_plan = downloads() > 0;
+  });
+  struct ClearHeadFirstHook {
+    ~ClearHeadFirstHook() { IterationCursor::SetRestPlanHookForTesting(nullptr); }
+  } clear;
+  ReadAndCheckEpoch();
+  EXPECT_EQ(plans.load(), 1);
+  EXPECT_TRUE(downloaded_before_plan.load());
+  EXPECT_EQ(downloads(), 1u);
 }
 
 }  // namespace
