@@ -150,7 +150,9 @@ TEST(BinaryIndex, StaleDamagedOrForeignFilesAreMadeAgain) {
   ExpectSameRead(*read, *expected);
 }
 
-TEST(BinaryIndex, RacingMakersAndAKilledLockHolderLeaveEveryProcessTheIndex) {
+// Forks: named MultiProcess so the ThreadSanitizer run leaves it out, as it
+// does every forking test (dev: tsan_tests).
+TEST(BinaryIndex, MultiProcessRacingMakersAndAKilledLockHolderLeaveEveryProcessTheIndex) {
   ScratchDir dir;
   testing::WriteSyntheticMds(dir.path(), 400, 4096, "zstd");
   auto parsed = ReadThroughIndex(dir.path(), UINT64_MAX);
