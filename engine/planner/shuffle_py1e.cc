@@ -99,12 +99,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
     double* p = pos.data() + off;
     const uint64_t* u = words.data();
     for (int64_t k = 0; k < z; ++k) {
-      // uniform(low, high) then off + k + shift, each product and sum
-      // rounded on its own as numpy does (no FMA: -ffp-contract=off).
-      const double unit = static_cast<double>(u[k] >> 11) * (1.0 / 9007199254740992.0);
-      const double scaled = range * unit;
-      const double span_shift = sh.low + scaled;
-      p[k] = static_cast<double>(off + k) + span_shift;
+      p[k] = Py1eKey(off + k, sh.low, range, u[k]);
     }
     for (int64_t k = 0; k < z; ++k) ++count[size_t(ClampedFloor(p[k], n) >> shift) + 1];
     off += z;

@@ -29,6 +29,17 @@ struct Py1eScratch {
 // writes n ids to out. Draws from `ep` exactly as Mosaic (span shuffles, then
 // per span one integers and z uniforms). Errors: empty part (Mosaic's
 // ValueError naming `num_canonical_nodes`, the plan's), lo >= hi.
+// Sample `position`'s sort key in py1e: position + uniform(low, low +
+// range) drawn from the random `word`, each product and sum rounded on its
+// own as numpy does (no FMA: the build sets -ffp-contract=off). The one
+// copy of that formula for the whole, streamed and head-first plans.
+inline double Py1eKey(int64_t position, double low, double range, uint64_t word) {
+  const double unit = static_cast<double>(word >> 11) * (1.0 / 9007199254740992.0);
+  const double scaled = range * unit;
+  const double span_shift = low + scaled;
+  return static_cast<double>(position) + span_shift;
+}
+
 // Py1eDraw and Py1eSkipPart set *narrow, when given, if some span's random
 // block comes out smaller than the span (Mosaic then leaves that span
 // unshuffled and warns); they never clear it.

@@ -160,11 +160,8 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
       words.resize(size_t(z));
       bits.Fill64(words.data(), size_t(z));
       for (int64_t k = 0; k < z; ++k) {
-        // As Py1eDraw: each product and sum rounded on its own (no FMA).
-        const double unit = static_cast<double>(words[size_t(k)] >> 11) * (1.0 / 9007199254740992.0);
-        const double scaled = range * unit;
-        const double span_shift = sh.low + scaled;
-        keyed[size_t(off + k)] = {static_cast<double>(off + k) + span_shift, uint32_t(off + k)};
+        keyed[size_t(off + k)] = {Py1eKey(off + k, sh.low, range, words[size_t(k)]),
+                                  uint32_t(off + k)};
       }
       off += z;
     }
@@ -286,11 +283,7 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
     words.resize(size_t(z));
     bits.Fill64(words.data(), size_t(z));
     for (int64_t k = 0; k < z; ++k) {
-      // As Py1eDraw: each product and sum rounded on its own (no FMA).
-      const double unit = static_cast<double>(words[size_t(k)] >> 11) * (1.0 / 9007199254740992.0);
-      const double scaled = range * unit;
-      const double span_shift = sh.low + scaled;
-      pending.push_back({static_cast<double>(off + k) + span_shift, ids[size_t(k)]});
+      pending.push_back({Py1eKey(off + k, sh.low, range, words[size_t(k)]), ids[size_t(k)]});
     }
     off += z;
     fresh += z;
