@@ -34,7 +34,8 @@ constexpr const char* kConvertUsage =
     "       or a local Parquet file or folder of Parquet files\n"
     "  OUT  the MDS dataset to write: a folder or a writable store URL\n"
     "  --columns  MDS encodings by column (required for plain files; for text\n"
-    "             datasets it overrides the defaults int->int, float->float64, str->str)\n";
+    "             datasets it overrides the defaults int->int, float->float64, str->str;\n"
+    "             for Parquet, NAME:json keeps a column's nulls and null list elements)\n";
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -193,6 +194,7 @@ Status ConvertDataset(DatasetSource& src, const Flags& flags, Job& job,
   const auto& out_cols = job.writer->columns();
   Progress progress("convert", r.num_samples());
   SampleFields f;
+  f.wants_masks = is_parquet;  // null elements: kept as null in json, named otherwise
   job.values.resize(out_cols.size());
   job.scratch.resize(out_cols.size());
   for (size_t shard = 0; shard < r.num_shards(); ++shard) {

@@ -1,8 +1,10 @@
 // sluice convert from a Parquet file or folder to MDS: each column's MDS
 // encoding as formats/parquet/field_encoding.h's MdsEncodingOf maps it, each
 // row's fields turned into the MDS writer's values. MDS has no null: a null
-// value of a column that is not json is refused, naming the file, column and
-// row (a json column stores null), as is a row a packed list cannot give.
+// value, or a null element of a packed list, in a column that is not json is
+// refused, naming the file, row group, row and column. `--columns NAME:json`
+// stores any column but a bytes one as JSON instead, nulls included (the
+// value `sluice cat` shows: null elements as null).
 #pragma once
 
 #include <map>
@@ -17,12 +19,14 @@
 namespace sluice::cli {
 
 // The writer's columns for `reader`'s Parquet columns. `wanted` (from
-// --columns) may name a column only with its own mapping (kUnimplemented
-// otherwise, as for MDS to MDS); the names it holds are erased.
+// --columns) may name a column only with its own mapping or json
+// (kUnimplemented otherwise, as for MDS to MDS); the names it holds are
+// erased.
 Result<std::vector<std::pair<std::string, std::string>>> ParquetToMdsColumns(
     const DatasetReader& reader, std::map<std::string, std::string>* wanted);
 
-// Sample `sample`'s fields (`fields`, in the reader's column order) as the
+// Sample `sample`'s fields (`fields`, in the reader's column order, read
+// with wants_masks) as the
 // values of `writer_columns` (sorted by name) into *values; `scratch`
 // keeps JSON values alive until the write.
 Status ParquetRowToMds(const DatasetReader& reader, uint64_t sample, const SampleFields& fields,

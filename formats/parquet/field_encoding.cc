@@ -122,8 +122,8 @@ JsonValue UInt(uint64_t v) {
   return JsonValue{JsonValue::BigInt{std::to_string(v)}};
 }
 
-// One fixed-width value as JSON (floats: repr text).
-JsonValue ScalarJson(Scalar s, const char* p) {
+// One fixed-width value as JSON (floats as `floats` says).
+JsonValue ScalarJson(Scalar s, const char* p, FloatForm floats) {
   switch (s.num) {
     case Num::kBool:
       return JsonValue{*p != 0};
@@ -136,7 +136,7 @@ JsonValue ScalarJson(Scalar s, const char* p) {
         d = f;
       }
       if (s.width == 8) std::memcpy(&d, p, 8);
-      return JsonValue{PyFloatRepr(d)};
+      return floats == FloatForm::kNumber ? JsonValue{d} : JsonValue{PyFloatRepr(d)};
     }
     case Num::kUnsigned: {
       uint64_t v = 0;
@@ -203,7 +203,8 @@ Result<std::string> MdsEncodingOf(std::string_view e) {
 }
 
 Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::string_view encoding,
-                                                                      std::string_view bytes) {
+                                                                      std::string_view bytes,
+                                                                      FloatForm floats) {
   using Members = std::vector<std::pair<std::string, JsonValue>>;
   if (!IsParquetFieldEncoding(encoding)) {
     return UnimplementedError("unknown Parquet field encoding '" + std::string(encoding) + "'");
@@ -220,7 +221,9 @@ Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::strin
   if (list && s.num != Num::kNone) {
     if (bytes.size() % s.width != 0) return bad("not a multiple of " + std::to_string(s.width));
     JsonValue::Array items;
-    for (size_t at = 0; at < bytes.size(); at += s.width) items.push_back(ScalarJson(s, bytes.data() + at));
+    for (size_t at = 0; at < bytes.size(); at += s.width) {
+      items.push_back(ScalarJson(s, bytes.data() + at, floats));
+    }
     return Members{{is_float ? "value_repr" : "value", JsonValue{std::move(items)}}};
   }
   if (list) {
@@ -229,7 +232,7 @@ Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::strin
   }
   if (s.num != Num::kNone) {
     if (bytes.size() != s.width) return bad("expected " + std::to_string(s.width));
-    return Members{{is_float ? "value_repr" : "value", ScalarJson(s, bytes.data())}};
+    return Members{{is_float ? "value_repr" : "value", ScalarJson(s, bytes.data(), floats)}};
   }
   if (element == "str") return Members{{"value", JsonValue{std::string(bytes)}}};
   if (element.starts_with("decimal(")) return Members{{"value_str", JsonValue{std::string(bytes)}}};
@@ -237,7 +240,7 @@ Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::strin
 }
 
 Result<std::vector<std::pair<std::string, JsonValue>>> MaskedFieldValueJson(
-    std::string_view encoding, std::string_view bytes, std::string_view validity) {
+    std::string_view encoding, std::string_view bytes, std::string_view validity, FloatForm floats) {
   using Members = std::vector<std::pair<std::string, JsonValue>>;
   const bool list = encoding.starts_with("list<") && encoding.ends_with(">");
   const Scalar s = list ? ScalarOf(encoding.substr(5, encoding.size() - 6)) : Scalar{};
@@ -252,7 +255,8 @@ Result<std::vector<std::pair<std::string, JsonValue>>> MaskedFieldValueJson(
   }
   JsonValue::Array items;
   for (size_t i = 0; i < validity.size(); ++i) {
-    items.push_back(validity[i] == 0 ? JsonValue{} : ScalarJson(s, bytes.data() + i * s.width));
+    items.push_back(validity[i] == 0 ? JsonValue{}
+                                     : ScalarJson(s, bytes.data() + i * s.width, floats));
   }
   return Members{{s.num == Num::kFloat ? "value_repr" : "value", JsonValue{std::move(items)}}};
 }

@@ -96,19 +96,25 @@ struct FieldEncoding {
 // error, naming `file` and the column) for a field the reader cannot read.
 Result<FieldEncoding> FieldEncodingOf(const Schema& schema, size_t field, std::string_view file);
 
+// How FieldValueJson gives a float: its repr as text (`sluice cat`, as for
+// MDS, so that no digit is lost to a reader), or a JSON number (a document
+// to store, as `sluice convert` writes a json column).
+enum class FloatForm { kReprText, kNumber };
+
 // A field's bytes (as the table above says for `encoding`) as a JSON value
 // for `sluice cat`: numbers, true/false, text, arrays for lists; null for a
 // null field (data == nullptr). Member name and value, e.g. {"value", 3},
 // {"value_repr", "1.5"} for floats (as for MDS), {"value_str", "1.50"} for
 // decimals; bytes: no member (the caller shows raw_hex). kCorrupt when the
 // bytes do not fit the encoding, kUnimplemented for an unknown name.
-Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(std::string_view encoding,
-                                                                      std::string_view bytes);
+Result<std::vector<std::pair<std::string, JsonValue>>> FieldValueJson(
+    std::string_view encoding, std::string_view bytes, FloatForm floats = FloatForm::kReprText);
 // A packed list's value with its element validity (MaskedField): null where
 // validity is 0. kCorrupt when the validity does not hold one byte per
 // element; kInvalidArgument for an encoding that is no packed list.
 Result<std::vector<std::pair<std::string, JsonValue>>> MaskedFieldValueJson(
-    std::string_view encoding, std::string_view bytes, std::string_view validity);
+    std::string_view encoding, std::string_view bytes, std::string_view validity,
+    FloatForm floats = FloatForm::kReprText);
 
 // The encoding of one value of `leaf` (a list's element, or the field
 // itself when it is no list): one of the scalar rows of the table.

@@ -5,6 +5,7 @@
 // and a convert round trip whose MDS values equal pyarrow's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -249,13 +250,62 @@ TEST(CliParquet, ConvertRefusesWhatMdsCannotHold) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "sluice convert: invalid argument: pa26_nulls_v1.parquet: row group 0 row 0 (sample 0) "
-            "column 'all_null_int32' is null, which MDS's int32 cannot hold (only a json column "
-            "stores a null)\n");
+            "column 'all_null_int32' is null, which MDS's int32 cannot hold (keep nulls with "
+            "--columns all_null_int32:json)\n");
   r = Sluice("convert " + kDir + "/hf_text.parquet " + tmp.path() + "/p --columns text:bytes");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
             "sluice convert: unimplemented: --columns: a Parquet column converts to its own MDS "
-            "encoding ('text' is str, stored as str)\n");
+            "encoding ('text' is str, stored as str; or json, which keeps nulls)\n");
+  r = Sluice("convert " + kDir + "/hf_image.parquet " + tmp.path() + "/q --columns image:json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "sluice convert: unimplemented: --columns: a Parquet column converts to its own MDS "
+            "encoding ('image' is bytes, stored as bytes)\n");
+  // A packed list's null element: MDS's ndarray has no null, and the row
+  // and element are named: columns are written in name order, row 0's
+  // bool_list is [] and its date_list ends in a null.
+  r = Sluice("convert " + kDir + "/pa26_null_elements_v1.parquet " + tmp.path() + "/e");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "sluice convert: invalid argument: pa26_null_elements_v1.parquet: row group 0 row 0 "
+            "(sample 0) column 'date_list' holds a null element (element 5), which MDS's "
+            "ndarray:int32 cannot hold (keep nulls with --columns date_list:json)\n");
+}
+
+// --columns NAME:json keeps what MDS's own mappings cannot: null values and
+// null elements of packed lists, as the values pyarrow reads (floats as
+// numbers; expected.json holds their repr as text).
+TEST(CliParquet, ConvertKeepsNullsInJsonColumns) {
+  testing::TempDir tmp("sluice_cli_parquet");
+  const std::string out = tmp.path() + "/o";
+  const std::vector<std::string> lists = {"int32_list",     "int64_list", "uint8_list",
+                                          "float32_list",   "float64_list", "bool_list",
+                                          "ts_us_utc_list", "date_list",  "embedding"};
+  std::string spec;
+  for (const std::string& c : lists) spec += (spec.empty() ? "" : ",") + c + ":json";
+  CliRun r = Sluice("convert " + kDir + "/pa26_null_elements_v1.parquet " + out + " --columns " + spec);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const JsonValue expected = Json(Slurp(kDir + "/pa26_null_elements_v1.expected.json"));
+  const auto& columns = std::get<JsonValue::Array>(JsonMember(expected, "columns")->v);
+  size_t checked = 0;
+  for (int row : {0, 1, 2, 6, 19, 35}) {
+    const JsonValue got = Json(Sluice("cat " + out + " " + std::to_string(row)).out);
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const std::string name = std::get<std::string>(JsonMember(columns[c], "name")->v);
+      if (std::find(lists.begin(), lists.end(), name) == lists.end()) continue;
+      const JsonValue* field = JsonMember(*JsonMember(got, "fields"), name);
+      ASSERT_NE(field, nullptr) << name;
+      EXPECT_EQ(JsonStringMember(*field, "encoding"), "json") << name;
+      std::string want = Dump(&Values(expected, c)[row]);
+      if (name.starts_with("float") || name == "embedding") {
+        std::erase(want, '"');  // the repr text is the number Python writes
+      }
+      EXPECT_EQ(Dump(JsonMember(*field, "value")), want) << name << " row " << row;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 6 * lists.size());
 }
 
 }  // namespace
