@@ -10,14 +10,20 @@
 //     security_token_file (key id "ST$<token>", signed by key_file; no user
 //     needed). OCI_CLI_AUTH=api_key or security_token chooses, as the OCI
 //     CLI's --auth; unset, a profile with a security_token_file and no user
-//     signs with its token. Other OCI_CLI_AUTH values are refused by name.
+//     signs with its token.
+// With no config file (and OCI_CLI_AUTH unset), or OCI_CLI_AUTH=
+// resource_principal: the resource principal of the environment
+// (stores/credentials/oci_resource_principal.h). Other OCI_CLI_AUTH values
+// are refused by name.
 // Reads the environment and files; thread-safe as long as nobody changes the
 // environment meanwhile. The key and its passphrase are secrets.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "base/status.h"
+#include "stores/credentials/oci_resource_principal.h"
 #include "stores/signing/oci_signature.h"
 
 namespace sluice {
@@ -35,13 +41,17 @@ struct OciProfile {
   // key_id "<tenancy>/<user>/<fingerprint>" (empty for a session token: see
   // OciRequestKey), the PEM and passphrase.
   OciApiKey key;
+  // Set when the profile is a resource principal (no config file involved:
+  // config_file, profile and key are empty); see oci_resource_principal.h.
+  std::optional<OciResourcePrincipal> resource_principal;
 };
 
 // The config file's path by the rules above ("" when HOME is unset and
 // OCI_CONFIG_FILE too), and whether it exists.
 std::string OciConfigPath();
 
-// Errors: kNotFound when the file does not exist; kInvalidArgument for a
+// Errors: kNotFound when neither the file nor a resource principal exists
+// (naming both); kInvalidArgument for a
 // missing profile ("Profile 'X' not found in config file F"), missing keys
 // (named), an unreadable key file (named, never its content).
 Result<OciProfile> LoadOciProfile();
