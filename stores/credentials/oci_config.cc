@@ -8,6 +8,8 @@
 #include "base/file.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_settings.h"
+#include "formats/json/py_json.h"
+#include "stores/credentials/oci_instance_principal.h"
 #include "stores/credentials/oci_resource_principal.h"
 
 namespace sluice {
@@ -128,15 +130,30 @@ Result<OciProfile> LoadResourcePrincipal() {
   return out;
 }
 
+// The instance principal, its first token fetched now (so that a broken
+// one is reported at open, naming what failed).
+Result<OciProfile> LoadInstancePrincipal() {
+  OciProfile out;
+  const OciInstancePrincipalEndpoints endpoints = OciInstancePrincipalEndpointsFromEnv();
+  out.metadata_endpoint = endpoints.metadata;
+  SLUICE_ASSIGN_OR_RETURN(out.region, FetchOciInstanceRegion(endpoints.metadata));
+  out.federation_endpoint = OciFederationEndpoint(endpoints, out.region);
+  out.instance_principal =
+      OciInstancePrincipalCredential(out.metadata_endpoint, out.federation_endpoint);
+  SLUICE_RETURN_IF_ERROR(out.instance_principal->Get().status());
+  return out;
+}
+
 }  // namespace
 
 Result<OciProfile> LoadOciProfile() {
   const std::string auth = GetEnv("OCI_CLI_AUTH").value_or("");
   if (auth == "resource_principal") return LoadResourcePrincipal();
+  if (auth == "instance_principal") return LoadInstancePrincipal();
   if (!auth.empty() && auth != "api_key" && auth != "security_token") {
     return InvalidArgumentError("OCI_CLI_AUTH=" + auth +
-                                " is not supported (api_key, security_token or "
-                                "resource_principal)");
+                                " is not supported (api_key, security_token, "
+                                "resource_principal or instance_principal)");
   }
   auto profile = LoadConfigFileProfile(auth);
   if (profile.ok() || profile.status().code() != StatusCode::kNotFound || !auth.empty()) {
@@ -149,10 +166,35 @@ Result<OciProfile> LoadOciProfile() {
   if (rp.ok() || rp.status().code() != StatusCode::kNotFound) return rp;
   return NotFoundError("no OCI credentials: tried the config file (" +
                        profile.status().message() + "), a resource principal (" +
-                       rp.status().message() + ")");
+                       rp.status().message() + "); an instance principal only with "
+                       "OCI_CLI_AUTH=instance_principal");
+}
+
+OciApiKey OciSessionKey(const Credential& credential) {
+  OciApiKey key;
+  key.key_id = "ST$" + credential.bearer;
+  key.private_key_pem = credential.session_key_pem;
+  key.what = "the session key of " + credential.source;
+  return key;
+}
+
+std::string OciErrorDetail(std::string_view body) {
+  auto json = ParsePyJson(body);
+  if (!json.ok()) return "";
+  std::string code = JsonStringMember(*json, "code");
+  std::string message = JsonStringMember(*json, "message");
+  if (message.size() > 200) message.resize(200);
+  for (char& c : message) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return message.empty() ? code : code + ": " + message;
 }
 
 Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
+  if (profile.instance_principal) {
+    SLUICE_ASSIGN_OR_RETURN(Credential credential, profile.instance_principal->Get());
+    return OciSessionKey(credential);
+  }
   if (profile.resource_principal) return OciResourcePrincipalKey(*profile.resource_principal);
   if (profile.security_token_file.empty()) return profile.key;
   SLUICE_ASSIGN_OR_RETURN(std::string token, ReadSessionToken(profile));
@@ -169,6 +211,12 @@ Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
 
 std::string DescribeOciSigner(const OciProfile& profile) {
   if (profile.resource_principal) return DescribeOciResourcePrincipal(*profile.resource_principal);
+  if (profile.instance_principal) {
+    auto credential = profile.instance_principal->Get();
+    return (credential.ok() ? credential->source : std::string("OCI instance principal")) +
+           ", OCI_CLI_AUTH=instance_principal (federation " + profile.federation_endpoint +
+           ", region " + profile.region + ", request signatures with a session key)";
+  }
   if (profile.security_token_file.empty()) {
     return "API key of profile " + profile.profile + " in " + profile.config_file + " (key id " +
            profile.key.key_id + ", request signatures)";

@@ -23,7 +23,7 @@ awaitable<Result<HttpResponse>> SendOciRequest(const OciMultipartTarget& t, Http
   HttpRequest req;
   req.method = method;
   req.url = std::move(url);
-  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, t.sign(method, req.url, json_body));
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await t.sign(method, req.url, json_body));
   if (json_body != nullptr) req.body = *json_body;
   co_return co_await t.client->Send(std::move(req));
 }
@@ -36,7 +36,7 @@ awaitable<Status> SendOciPart(const OciMultipartTarget& t, const std::string& up
   req.method = HttpMethod::kPut;
   req.url = upload_url + "&uploadPartNum=" + std::to_string(number);
   // Signed as the SDK signs UploadPart: without the body's headers.
-  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, t.sign(HttpMethod::kPut, req.url, nullptr));
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await t.sign(HttpMethod::kPut, req.url, nullptr));
   req.headers.emplace_back("content-type", "application/octet-stream");
   req.body = std::move(bytes);
   auto resp = co_await t.client->Send(std::move(req));

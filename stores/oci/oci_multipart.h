@@ -30,8 +30,9 @@ struct OciMultipartTarget {
   int concurrency = 4;  // parts in flight
   // The headers that authorize a request of `url`; with `json_body` (POST),
   // signed over the body as well (content-type application/json).
-  std::function<Result<HttpHeaders>(HttpMethod method, const std::string& url,
-                                    const std::string* json_body)>
+  // `json_body` must outlive the awaitable.
+  std::function<boost::asio::awaitable<Result<HttpHeaders>>(
+      HttpMethod method, const std::string& url, const std::string* json_body)>
       sign;
 };
 

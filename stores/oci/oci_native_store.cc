@@ -71,9 +71,8 @@ Result<std::string> Endpoint(const OciProfile& profile) {
 // The Date and Authorization headers of a `method` request of `url`; with
 // `json_body`, signed over the body too, as the SDK signs a POST, and its
 // content-type and x-content-sha256 headers.
-Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
-                                  const std::string& url, const std::string* json_body = nullptr) {
-  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciRequestKey(profile));
+Result<HttpHeaders> SignedHeadersWith(const OciApiKey& key, HttpMethod method,
+                                      const std::string& url, const std::string* json_body) {
   SLUICE_ASSIGN_OR_RETURN(Url parsed, ParseUrl(url));
   OciRequestToSign r;
   r.method = HttpMethodName(method);
@@ -95,17 +94,11 @@ Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
   return out;
 }
 
-// OCI's errors: {"code": "BucketNotFound", "message": "..."}.
-std::string OciErrorDetail(std::string_view body) {
-  auto json = ParsePyJson(body);
-  if (!json.ok()) return "";
-  std::string code = JsonStringMember(*json, "code");
-  std::string message = JsonStringMember(*json, "message");
-  if (message.size() > 200) message.resize(200);
-  for (char& c : message) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return message.empty() ? code : code + ": " + message;
+// SignedHeadersWith the profile's key, fetched blocking (store open).
+Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
+                                  const std::string& url) {
+  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciRequestKey(profile));
+  return SignedHeadersWith(key, method, url, nullptr);
 }
 
 class OciNativeStore final : public BearerHttpStore {
@@ -118,7 +111,25 @@ class OciNativeStore final : public BearerHttpStore {
         profile_(std::move(profile)) {}
 
   awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method, const std::string& url) override {
-    co_return SignedHeaders(profile_, method, url);
+    co_return co_await Sign(method, url, nullptr);
+  }
+
+  // The key of the next request: an instance principal's through
+  // AwaitGet() (a due refresh never blocks the event loop), else the
+  // profile's (files read, no network).
+  awaitable<Result<OciApiKey>> RequestKey() {
+    if (profile_.instance_principal) {
+      SLUICE_CO_ASSIGN_OR_RETURN(Credential credential,
+                                 co_await profile_.instance_principal->AwaitGet());
+      co_return OciSessionKey(credential);
+    }
+    co_return OciRequestKey(profile_);
+  }
+
+  awaitable<Result<HttpHeaders>> Sign(HttpMethod method, std::string url,
+                                      const std::string* json_body) {
+    SLUICE_CO_ASSIGN_OR_RETURN(OciApiKey key, co_await RequestKey());
+    co_return SignedHeadersWith(key, method, url, json_body);
   }
 
   // Above part_size, a multipart upload (oci_multipart.h).
@@ -135,7 +146,7 @@ class OciNativeStore final : public BearerHttpStore {
           target.key = key;
           target.concurrency = options().upload_concurrency;
           target.sign = [this](HttpMethod method, const std::string& url, const std::string* body) {
-            return SignedHeaders(profile_, method, url, body);
+            return Sign(method, url, body);
           };
           co_return co_await OciUploadInParts(target, std::move(path), size, part);
         });

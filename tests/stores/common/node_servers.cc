@@ -184,6 +184,12 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   env["OCI_CLI_PROFILE"] = std::nullopt;
   env["OCI_CLI_AUTH"] = std::nullopt;
   env["SLUICE_OCI_OBJECT_STORAGE_ENDPOINT"] = std::nullopt;
+  for (const char* name : {"OCI_RESOURCE_PRINCIPAL_VERSION", "OCI_RESOURCE_PRINCIPAL_RPST",
+                           "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM",
+                           "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE",
+                           "OCI_RESOURCE_PRINCIPAL_REGION"}) {
+    env[name] = std::nullopt;
+  }
   env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;
 }
