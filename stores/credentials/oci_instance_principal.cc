@@ -32,7 +32,12 @@ Result<std::string> MetadataGet(const std::string& metadata, const std::string& 
   req.url = metadata + "/" + path;
   req.headers.emplace_back("authorization", "Bearer Oracle");
   auto resp = SendBlocking(std::move(req), CredentialEndpointOptions(kIpTimeoutMs));
-  if (!resp.ok()) return resp.status().WithContext("OCI instance metadata " + metadata + "/" + path);
+  if (!resp.ok()) {
+    // A 404 is a failure here, not "does not apply": instance principals
+    // are only ever asked for.
+    Status s = resp.status().WithContext("OCI instance metadata " + metadata + "/" + path);
+    return s.code() == StatusCode::kNotFound ? PermissionDeniedError(s.message()) : s;
+  }
   return std::move(resp->body);
 }
 

@@ -27,6 +27,7 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_http_server.h"
+#include "tests/stores/common/fake_oci_identity.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -35,6 +36,8 @@ namespace {
 
 using testing::CleanStoreEnv;
 using testing::FakeHttpServer;
+using testing::FakeOciIdentity;
+using testing::MakeTestCertificate;
 using testing::FakeRequest;
 using testing::FakeResponse;
 using testing::PatternBytes;
@@ -44,9 +47,12 @@ using testing::TempDir;
 const std::string kKeyDir = std::string(SLUICE_TEST_DATA_DIR) + "/oci";
 constexpr char kKeyId[] = "ocid1.tenancy.oc1..t/ocid1.user.oc1..u/aa:bb:cc";
 
+// `pem`: a private key, or a public key ("BEGIN PUBLIC KEY").
 bool VerifySignature(const std::string& pem, const std::string& data, const std::string& sig) {
   BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  EVP_PKEY* key = pem.find("BEGIN PUBLIC KEY") != std::string::npos
+                      ? PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr)
+                      : PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
   BIO_free(bio);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   bool ok = key != nullptr && EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key) == 1 &&
@@ -74,11 +80,21 @@ class FakeObjectStorage {
     std::lock_guard<std::mutex> lock(mu_);
     key_id_ = std::move(id);
   }
+  // Requests must be signed with the token `identity` issued last and its
+  // session key (an instance principal's).
+  void set_identity(FakeOciIdentity* identity) {
+    std::lock_guard<std::mutex> lock(mu_);
+    identity_ = identity;
+  }
   int page_size = 1000;
 
  private:
   FakeResponse Handle(const FakeRequest& r) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (identity_ != nullptr) {
+      key_id_ = "ST$" + identity_->last_token();
+      pem_ = identity_->last_session_public_pem();
+    }
     const std::string auth = r.Header("authorization");
     // A POST signs its body as well (the SDK's body signer); GET, HEAD,
     // DELETE and the PUTs of PutObject and UploadPart do not.
@@ -238,6 +254,7 @@ class FakeObjectStorage {
   std::string fail_part;  // UploadPart of this number answers 400
 
  private:
+  FakeOciIdentity* identity_ = nullptr;
   std::map<std::string, std::pair<std::string, std::map<int, std::string>>> uploads_;
   int upload_count_ = 0;
   std::vector<std::string> multipart_log_;
@@ -461,7 +478,7 @@ TEST_F(OciNativeStoreTest, AFailedPartAbortsTheMultipartUpload) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/up", PatternBytes(3500, 3)).ok());
   Status up = loop_.Run((*store)->PutFile("big/shard.mds", dir_.path() + "/up"));
-  EXPECT_EQ(up.code(), StatusCode::kInvalidArgument) << up.ToString();
+  EXPECT_EQ(up.code(), StatusCode::kIoError) << up.ToString();
   EXPECT_NE(up.message().find("part 2"), std::string::npos) << up.message();
   EXPECT_NE(up.message().find("InvalidParameter: part refused"), std::string::npos) << up.message();
   EXPECT_EQ(fake_.multipart_log(),
@@ -590,6 +607,93 @@ TEST_F(OciNativeStoreTest, AConfigFileWinsUnlessOciCliAuthChoosesTheResourcePrin
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ(*loop_.Run((*store)->Get("index.json")), "{}");
   EXPECT_EQ(fake_.refused(), 0);
+}
+
+// Instance principals, chosen by OCI_CLI_AUTH=instance_principal: the
+// leaf certificate and key from the metadata service federate for a token
+// the requests are then signed with, by the session key sent along.
+TEST_F(OciNativeStoreTest, InstancePrincipalsSignWithTheFederatedTokenAndSessionKey) {
+  FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "us-ashburn-1");
+  ScopedEnv env({{"OCI_CLI_AUTH", "instance_principal"},
+                 {"SLUICE_OCI_METADATA_ENDPOINT", identity.metadata_url()},
+                 {"SLUICE_OCI_FEDERATION_ENDPOINT", identity.federation_url()}});
+  fake_.set_identity(&identity);
+  StoreOptions options;
+  options.part_size = 3000;
+  options.upload_concurrency = 1;
+  auto store = OpenStore("oci://bkt/ds", loop_.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString() << " / " << identity.last_refusal();
+  EXPECT_EQ((*store)->root(), "oci://bkt@mytenancy/ds");  // the namespace asked with the token
+  EXPECT_EQ(*loop_.Run((*store)->Get("index.json")), "{}");
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/up", PatternBytes(7000, 5)).ok());
+  Status up = loop_.Run((*store)->PutFile("ip/shard.mds", dir_.path() + "/up"));
+  ASSERT_TRUE(up.ok()) << up.ToString();
+  EXPECT_TRUE(*loop_.Run((*store)->Get("ip/shard.mds")) == PatternBytes(7000, 5));
+  EXPECT_EQ(fake_.multipart_log().size(), 5u);  // create, 3 parts, commit
+  EXPECT_EQ(fake_.refused(), 0);
+  EXPECT_EQ(identity.refused(), 0) << identity.last_refusal();
+  EXPECT_EQ(identity.tokens_issued(), 1);
+  EXPECT_EQ(identity.metadata_gets(), 4);  // region, certificate, key, intermediate
+
+  // whoami shares the open store's credential: no second token.
+  auto whoami = DescribeOciNativeAuth("oci://bkt@mytenancy/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_EQ(*whoami, "oci://bkt@mytenancy/ds\n  endpoint: " + fake_.url() +
+                         " (native Object Storage API)\n  namespace: mytenancy (from the URL)\n"
+                         "  credentials: OCI instance principal (metadata " + identity.metadata_url() +
+                         ", tenancy ocid1.tenancy.oc1..ip), OCI_CLI_AUTH=instance_principal "
+                         "(federation " + identity.federation_url() +
+                         ", region us-ashburn-1, request signatures with a session key)\n");
+  EXPECT_EQ(whoami->find(identity.last_token()), std::string::npos);
+  EXPECT_EQ(identity.tokens_issued(), 1);
+}
+
+TEST_F(OciNativeStoreTest, BrokenInstancePrincipalsSayWhatFailed) {
+  FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "us-ashburn-1");
+  ScopedEnv env({{"OCI_CLI_AUTH", "instance_principal"},
+                 {"SLUICE_OCI_METADATA_ENDPOINT", identity.metadata_url()},
+                 {"SLUICE_OCI_FEDERATION_ENDPOINT", identity.federation_url()}});
+  identity.set_missing_path("identity/key.pem");
+  auto no_key = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  EXPECT_EQ(no_key.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(no_key.status().message().rfind(
+                "oci://bkt@mytenancy/ds: OCI instance principal: OCI instance metadata " +
+                    identity.metadata_url() + "/identity/key.pem: ", 0),
+            0u)
+      << no_key.status().message();
+  EXPECT_EQ(identity.tokens_issued(), 0);
+
+  // A certificate naming no tenancy (another metadata endpoint: another
+  // shared credential).
+  FakeOciIdentity other("ocid1.tenancy.oc1..ip", "us-ashburn-1");
+  other.set_leaf(MakeTestCertificate("ocid1.instance.oc1..x", ""));
+  ScopedEnv env2({{"SLUICE_OCI_METADATA_ENDPOINT", other.metadata_url()},
+                  {"SLUICE_OCI_FEDERATION_ENDPOINT", other.federation_url()}});
+  auto no_tenancy = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  EXPECT_EQ(no_tenancy.status().message(),
+            "oci://bkt@mytenancy/ds: OCI instance principal: the leaf certificate " +
+                other.metadata_url() + "/identity/cert.pem names no tenancy (no subject value "
+                "opc-tenant:...)");
+
+  // The auth service refuses a signature by another key than the
+  // certificate's (its key.pem belongs to another certificate).
+  FakeOciIdentity third("ocid1.tenancy.oc1..ip", "us-ashburn-1");
+  auto stranger = MakeTestCertificate("ocid1.instance.oc1..y", "opc-tenant:ocid1.tenancy.oc1..ip");
+  stranger.cert_pem = third.leaf_cert_pem();
+  third.set_leaf(stranger);
+  ScopedEnv env3({{"SLUICE_OCI_METADATA_ENDPOINT", third.metadata_url()},
+                  {"SLUICE_OCI_FEDERATION_ENDPOINT", third.federation_url()}});
+  auto refused = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find(
+                "OCI X.509 federation at " + third.federation_url() +
+                " (tenancy ocid1.tenancy.oc1..ip)"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("NotAuthenticated"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(third.last_refusal(), "signature does not verify with the leaf certificate");
+  EXPECT_EQ(refused.status().message().find("PRIVATE KEY"), std::string::npos);
 }
 
 }  // namespace
