@@ -147,7 +147,7 @@ class OciInstancePrincipalSource final : public CredentialSource {
 
 OciInstancePrincipalEndpoints OciInstancePrincipalEndpointsFromEnv() {
   OciInstancePrincipalEndpoints out;
-  out.metadata = WithoutTrailingSlash(GetEnv("SLUICE_OCI_METADATA_ENDPOINT").value_or(""));
+  out.metadata = WithoutTrailingSlash(GetEnv("OCI_METADATA_BASE_URL").value_or(""));
   if (out.metadata.empty()) out.metadata = kDefaultMetadata;
   out.federation = GetEnv("SLUICE_OCI_FEDERATION_ENDPOINT").value_or("");
   return out;

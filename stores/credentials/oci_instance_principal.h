@@ -2,8 +2,8 @@
 // InstancePrincipalsSecurityTokenSigner obtains them, used only when chosen
 // (OCI_CLI_AUTH=instance_principal: the metadata address exists only on an
 // OCI instance, so it is never probed unasked):
-//   the instance metadata service (SLUICE_OCI_METADATA_ENDPOINT, else
-//     http://169.254.169.254/opc/v2; every GET with "Authorization: Bearer
+//   the instance metadata service (OCI_METADATA_BASE_URL, as the SDK reads
+//     it, else http://169.254.169.254/opc/v2; every GET with "Authorization: Bearer
 //     Oracle"): instance/region, identity/cert.pem (the leaf certificate),
 //     identity/key.pem (its private key), identity/intermediate.pem;
 //   the tenancy: the leaf certificate's subject value "opc-tenant:<ocid>"

@@ -187,7 +187,8 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   for (const char* name : {"OCI_RESOURCE_PRINCIPAL_VERSION", "OCI_RESOURCE_PRINCIPAL_RPST",
                            "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM",
                            "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE",
-                           "OCI_RESOURCE_PRINCIPAL_REGION"}) {
+                           "OCI_RESOURCE_PRINCIPAL_REGION", "OCI_METADATA_BASE_URL",
+                           "SLUICE_OCI_FEDERATION_ENDPOINT"}) {
     env[name] = std::nullopt;
   }
   env["HF_ENDPOINT"] = "http://127.0.0.1:9";

@@ -76,7 +76,7 @@ TEST(OciInstancePrincipalTest, TheTokenIsRefreshedAheadOfItsExpiryWithANewSessio
 
 TEST(OciInstancePrincipalTest, EndpointsAndRegionComeFromTheMetadataServiceUnlessSet) {
   FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "US-Phoenix-1\n");
-  testing::ScopedEnv env({{"SLUICE_OCI_METADATA_ENDPOINT", identity.metadata_url() + "/"},
+  testing::ScopedEnv env({{"OCI_METADATA_BASE_URL", identity.metadata_url() + "/"},
                           {"SLUICE_OCI_FEDERATION_ENDPOINT", std::nullopt}});
   const OciInstancePrincipalEndpoints endpoints = OciInstancePrincipalEndpointsFromEnv();
   EXPECT_EQ(endpoints.metadata, identity.metadata_url());
@@ -85,7 +85,7 @@ TEST(OciInstancePrincipalTest, EndpointsAndRegionComeFromTheMetadataServiceUnles
   EXPECT_EQ(*region, "us-phoenix-1");
   EXPECT_EQ(OciFederationEndpoint(endpoints, *region),
             "https://auth.us-phoenix-1.oraclecloud.com/v1/x509");
-  testing::ScopedEnv unset("SLUICE_OCI_METADATA_ENDPOINT", std::nullopt);
+  testing::ScopedEnv unset("OCI_METADATA_BASE_URL", std::nullopt);
   EXPECT_EQ(OciInstancePrincipalEndpointsFromEnv().metadata, "http://169.254.169.254/opc/v2");
 }
 

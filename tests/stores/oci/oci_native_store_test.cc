@@ -615,7 +615,7 @@ TEST_F(OciNativeStoreTest, AConfigFileWinsUnlessOciCliAuthChoosesTheResourcePrin
 TEST_F(OciNativeStoreTest, InstancePrincipalsSignWithTheFederatedTokenAndSessionKey) {
   FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "us-ashburn-1");
   ScopedEnv env({{"OCI_CLI_AUTH", "instance_principal"},
-                 {"SLUICE_OCI_METADATA_ENDPOINT", identity.metadata_url()},
+                 {"OCI_METADATA_BASE_URL", identity.metadata_url()},
                  {"SLUICE_OCI_FEDERATION_ENDPOINT", identity.federation_url()}});
   fake_.set_identity(&identity);
   StoreOptions options;
@@ -651,7 +651,7 @@ TEST_F(OciNativeStoreTest, InstancePrincipalsSignWithTheFederatedTokenAndSession
 TEST_F(OciNativeStoreTest, BrokenInstancePrincipalsSayWhatFailed) {
   FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "us-ashburn-1");
   ScopedEnv env({{"OCI_CLI_AUTH", "instance_principal"},
-                 {"SLUICE_OCI_METADATA_ENDPOINT", identity.metadata_url()},
+                 {"OCI_METADATA_BASE_URL", identity.metadata_url()},
                  {"SLUICE_OCI_FEDERATION_ENDPOINT", identity.federation_url()}});
   identity.set_missing_path("identity/key.pem");
   auto no_key = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
@@ -667,7 +667,7 @@ TEST_F(OciNativeStoreTest, BrokenInstancePrincipalsSayWhatFailed) {
   // shared credential).
   FakeOciIdentity other("ocid1.tenancy.oc1..ip", "us-ashburn-1");
   other.set_leaf(MakeTestCertificate("ocid1.instance.oc1..x", ""));
-  ScopedEnv env2({{"SLUICE_OCI_METADATA_ENDPOINT", other.metadata_url()},
+  ScopedEnv env2({{"OCI_METADATA_BASE_URL", other.metadata_url()},
                   {"SLUICE_OCI_FEDERATION_ENDPOINT", other.federation_url()}});
   auto no_tenancy = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
   EXPECT_EQ(no_tenancy.status().message(),
@@ -681,7 +681,7 @@ TEST_F(OciNativeStoreTest, BrokenInstancePrincipalsSayWhatFailed) {
   auto stranger = MakeTestCertificate("ocid1.instance.oc1..y", "opc-tenant:ocid1.tenancy.oc1..ip");
   stranger.cert_pem = third.leaf_cert_pem();
   third.set_leaf(stranger);
-  ScopedEnv env3({{"SLUICE_OCI_METADATA_ENDPOINT", third.metadata_url()},
+  ScopedEnv env3({{"OCI_METADATA_BASE_URL", third.metadata_url()},
                   {"SLUICE_OCI_FEDERATION_ENDPOINT", third.federation_url()}});
   auto refused = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
   EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied) << refused.status().ToString();
