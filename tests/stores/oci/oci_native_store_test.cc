@@ -559,7 +559,8 @@ TEST_F(OciNativeStoreTest, BrokenOrMissingResourcePrincipalsSayWhy) {
   EXPECT_EQ(none.status().message(),
             "oci://bkt@mytenancy/ds: no OCI credentials: tried the config file (no OCI config "
             "file (~/.oci/config, OCI_CONFIG_FILE)), a resource principal "
-            "(OCI_RESOURCE_PRINCIPAL_VERSION is not set)");
+            "(OCI_RESOURCE_PRINCIPAL_VERSION is not set); an instance principal only with "
+            "OCI_CLI_AUTH=instance_principal");
   EXPECT_FALSE(WantsOciNativeApi("oci://bkt/ds"));
   {
     ScopedEnv v("OCI_RESOURCE_PRINCIPAL_VERSION", "1.1");
