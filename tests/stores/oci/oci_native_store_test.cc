@@ -453,12 +453,12 @@ TEST_F(OciNativeStoreTest, OciCliAuthChoosesHowAProfileSigns) {
     EXPECT_EQ(fake_.refused(), 0);
   }
   {
-    ScopedEnv auth("OCI_CLI_AUTH", "instance_principal");
+    ScopedEnv auth("OCI_CLI_AUTH", "instance_obo_user");
     auto refused = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
     EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(refused.status().message(),
-              "oci://bkt@mytenancy/ds: OCI_CLI_AUTH=instance_principal is not supported (api_key, "
-              "security_token or resource_principal)");
+              "oci://bkt@mytenancy/ds: OCI_CLI_AUTH=instance_obo_user is not supported (api_key, "
+              "security_token, resource_principal or instance_principal)");
   }
   ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
                               "[loader]\nregion = r\nkey_file = " + key + "\n").ok());
