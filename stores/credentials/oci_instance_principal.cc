@@ -21,9 +21,15 @@ namespace {
 constexpr char kDefaultMetadata[] = "http://169.254.169.254/opc/v2";
 constexpr int64_t kIpTimeoutMs = 10000;
 
-std::string WithoutTrailingSlash(std::string s) {
-  while (!s.empty() && s.back() == '/') s.pop_back();
-  return s;
+// Trimmed of spaces (a blank value is unset, as the SDK takes it) and of
+// trailing '/'.
+std::string MetadataBase(std::string s) {
+  while (!s.empty() && (s.back() == '/' || std::isspace(static_cast<unsigned char>(s.back())))) {
+    s.pop_back();
+  }
+  size_t lead = 0;
+  while (lead < s.size() && std::isspace(static_cast<unsigned char>(s[lead]))) ++lead;
+  return s.substr(lead);
 }
 
 // GET {metadata}/{path} as the SDK asks it: "Authorization: Bearer Oracle".
@@ -147,7 +153,7 @@ class OciInstancePrincipalSource final : public CredentialSource {
 
 OciInstancePrincipalEndpoints OciInstancePrincipalEndpointsFromEnv() {
   OciInstancePrincipalEndpoints out;
-  out.metadata = WithoutTrailingSlash(GetEnv("OCI_METADATA_BASE_URL").value_or(""));
+  out.metadata = MetadataBase(GetEnv("OCI_METADATA_BASE_URL").value_or(""));
   if (out.metadata.empty()) out.metadata = kDefaultMetadata;
   out.federation = GetEnv("SLUICE_OCI_FEDERATION_ENDPOINT").value_or("");
   return out;

@@ -170,7 +170,7 @@ class _LeafKey:
         self.pem = pem
 
     def get_private_key(self):
-        return oci.signer.load_private_key(self.pem)
+        return oci.signer.load_private_key(self.pem, None)
 
 
 def _pem_body(pem):
@@ -430,17 +430,20 @@ def instance_principal_cases(folder, env, cases, cli):
         print(f'same  instance principal federation requests ({len(sluice_federations)} signed '
               'as AuthTokenRequestSigner signs them)')
 
-    # The SDK itself against the same fakes (its metadata URLs are class
-    # attributes read at import, so they are pointed here).
-    S = oci.auth.signers.InstancePrincipalsSecurityTokenSigner
-    base = identity.url + '/opc/v2'
-    S.METADATA_URL_BASE = base
-    S.GET_REGION_URL = f'{base}/instance/region'
-    S.LEAF_CERTIFICATE_URL = f'{base}/identity/cert.pem'
-    S.LEAF_CERTIFICATE_PRIVATE_KEY_URL = f'{base}/identity/key.pem'
-    S.INTERMEDIATE_CERTIFICATE_URL = f'{base}/identity/intermediate.pem'
+    # The SDK itself against the same fakes: OCI_METADATA_BASE_URL is its
+    # override too (read when the signer is made; with it set, no other
+    # metadata address is tried).
     before = len(identity.federations)
-    sdk = S(federation_endpoint=identity.url + '/v1/x509')
+    saved = os.environ.get('OCI_METADATA_BASE_URL')
+    os.environ['OCI_METADATA_BASE_URL'] = identity.url + '/opc/v2'
+    try:
+        sdk = oci.auth.signers.InstancePrincipalsSecurityTokenSigner(
+            federation_endpoint=identity.url + '/v1/x509')
+    finally:
+        if saved is None:
+            os.environ.pop('OCI_METADATA_BASE_URL')
+        else:
+            os.environ['OCI_METADATA_BASE_URL'] = saved
     answer = requests.get(fake.url + '/n/', auth=sdk)
     sdk_ok = (answer.status_code == 200 and identity.federations[before:] == ['same'] and
               not fake.mismatched and sdk.region == 'us-phoenix-1')
