@@ -36,8 +36,11 @@ Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,
                                                   boost::asio::any_io_executor executor,
                                                   const StoreOptions& options);
 
-// What `sluice whoami` prints for such a URL: the endpoint, the config file
-// and profile, the key id (tenancy/user/fingerprint; no secret).
+// What `sluice whoami` prints for such a URL: the endpoint, the namespace
+// and the source that signs (the profile and its key id or token file, the
+// resource principal's files, or the instance principal's metadata service,
+// tenancy and federation endpoint; never a key or a token). Blocks: may
+// fetch an instance principal's first token.
 Result<std::string> DescribeOciNativeAuth(std::string_view url);
 
 }  // namespace sluice
