@@ -1,8 +1,9 @@
 // oci:// through OCI Object Storage's native API, every request signed with
 // the API key of an OCI config profile (stores/credentials/oci_config.h,
 // stores/signing/oci_signature.h), as the OCI SDK's ObjectStorageClient
-// does (and Mosaic with oci.config.from_file()), or with a resource
-// principal. Put is one PUT, signed as the SDK signs PutObject (its body
+// does (and Mosaic with oci.config.from_file()), or with a session token,
+// a resource principal or an instance principal (the sources and their order
+// are oci_config.h's). Put is one PUT, signed as the SDK signs PutObject (its body
 // unsigned); PutFile above StoreOptions::part_size a multipart upload
 // (stores/oci/oci_multipart.h).
 //
