@@ -38,9 +38,12 @@ std::string DatabricksDiscoveryUrl(const DatabricksConfig& config) {
   return oidc + "/.well-known/oauth-authorization-server";
 }
 
-// Where an ID token comes from: the token (a secret) for `audience`, or
-// kNotFound saying why the strategy does not apply.
-using IdTokenSupplier = std::function<Result<std::string>(const std::string& audience)>;
+// The audience an ID token is asked for, computed only when asked for (it
+// may need OIDC discovery).
+using IdTokenAudience = std::function<Result<std::string>()>;
+// Where an ID token comes from: the token (a secret), or kNotFound saying
+// why the strategy does not apply.
+using IdTokenSupplier = std::function<Result<std::string>(const IdTokenAudience& audience)>;
 
 // Exchanges an ID token for a Databricks token at the host's token endpoint,
 // as the SDK's DatabricksOidcTokenSource (env-oidc, file-oidc) and its
@@ -62,15 +65,16 @@ class DatabricksOidcSource final : public CredentialSource {
     if (needs_client_id_ && config_.client_id.empty()) {
       return NotFoundError("no client id (DATABRICKS_CLIENT_ID)");
     }
-    // The SDK asks for the ID token first (env-oidc, file-oidc) so that a
-    // missing one skips the strategy before any request; GitHub's needs
-    // the audience, by default the token endpoint, first.
+    // The ID token first, so that a missing one leaves the strategy out
+    // before any request (GitHub's environment is checked before its
+    // audience, by default the token endpoint, is discovered).
     std::string endpoint;
-    if (needs_client_id_) {
+    const IdTokenAudience audience = [&]() -> Result<std::string> {
+      if (!config_.token_audience.empty()) return config_.token_audience;
       SLUICE_ASSIGN_OR_RETURN(endpoint, DatabricksTokenEndpoint(config_));
-    }
-    SLUICE_ASSIGN_OR_RETURN(std::string id_token,
-                            supplier_(config_.token_audience.empty() ? endpoint : config_.token_audience));
+      return endpoint;
+    };
+    SLUICE_ASSIGN_OR_RETURN(std::string id_token, supplier_(audience));
     if (endpoint.empty()) {
       SLUICE_ASSIGN_OR_RETURN(endpoint, DatabricksTokenEndpoint(config_));
     }
@@ -128,7 +132,7 @@ std::unique_ptr<CredentialSource> MakeDatabricksEnvOidcSource(const DatabricksCo
   const std::string variable = config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN" : config.oidc_token_env;
   return std::make_unique<DatabricksOidcSource>(
       config, "env-oidc", variable, /*needs_client_id=*/false,
-      [variable](const std::string&) -> Result<std::string> {
+      [variable](const IdTokenAudience&) -> Result<std::string> {
         auto token = GetEnv(variable.c_str());
         if (!token) return NotFoundError("no ID token in " + variable);
         return *token;
@@ -139,7 +143,7 @@ std::unique_ptr<CredentialSource> MakeDatabricksFileOidcSource(const DatabricksC
   const std::string path = config.oidc_token_filepath;
   return std::make_unique<DatabricksOidcSource>(
       config, "file-oidc", path, /*needs_client_id=*/false,
-      [path](const std::string&) -> Result<std::string> {
+      [path](const IdTokenAudience&) -> Result<std::string> {
         if (path.empty()) return NotFoundError("no ID token file (DATABRICKS_OIDC_TOKEN_FILEPATH)");
         // As the SDK: a file that is missing, unreadable or empty leaves
         // the strategy out (the reason is kept for the chain's message).
@@ -159,12 +163,13 @@ std::unique_ptr<CredentialSource> MakeDatabricksFileOidcSource(const DatabricksC
 std::unique_ptr<CredentialSource> MakeDatabricksGithubOidcSource(const DatabricksConfig& config) {
   return std::make_unique<DatabricksOidcSource>(
       config, "github-oidc", "GitHub Actions", /*needs_client_id=*/true,
-      [](const std::string& audience) -> Result<std::string> {
+      [](const IdTokenAudience& audience_of) -> Result<std::string> {
         auto url = GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL");
         auto bearer = GetEnv("ACTIONS_ID_TOKEN_REQUEST_TOKEN");
         if (!url || !bearer) {
           return NotFoundError("not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN)");
         }
+        SLUICE_ASSIGN_OR_RETURN(const std::string audience, audience_of());
         // The URL already has a query; the SDK appends the audience as is.
         HttpRequest req;
         req.url = *url + "&audience=" + audience;
