@@ -220,8 +220,9 @@ class DatabricksAzureCliSource final : public CredentialSource {
   // The SDK passes no --tenant to a CLI signed in as a managed identity
   // (the CLI refuses it then), asking `az account show`.
   bool SignedInAsManagedIdentity() const {
+    std::string errors;  // kept from the user's terminal: the answer is only a hint
     auto out = RunCredentialProgram({program_, "account", "show", "--output", "json"}, {},
-                                    kDatabricksAzureCliTimeoutMs, nullptr);
+                                    kDatabricksAzureCliTimeoutMs, &errors);
     if (!out.ok()) return false;
     auto account = ParsePyJson(*out);
     const JsonValue* user = account.ok() ? JsonMember(*account, "user") : nullptr;

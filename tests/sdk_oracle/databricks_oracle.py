@@ -228,10 +228,14 @@ def _cases(fake):
         # principal's policy (its client id).
         ('env-oidc, account-wide', None, {'DATABRICKS_HOST': host, 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
          'OIDC token federation of the account (ID token from DATABRICKS_OIDC_TOKEN)'),
-        ('env-oidc from DATABRICKS_OIDC_TOKEN_ENV with a client id', None,
-         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT,
-          'DATABRICKS_OIDC_TOKEN_ENV': 'MY_ID_TOKEN', 'MY_ID_TOKEN': ID_TOKEN + '-mine'},
-         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from MY_ID_TOKEN)'),
+        ('env-oidc of a service principal', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT, 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from DATABRICKS_OIDC_TOKEN)'),
+        # (DATABRICKS_OIDC_TOKEN_ENV is a kind of its own for the SDK: with a
+        # client id, DATABRICKS_AUTH_TYPE would have to choose.)
+        ('env-oidc from DATABRICKS_OIDC_TOKEN_ENV', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_OIDC_TOKEN_ENV': 'MY_ID_TOKEN', 'MY_ID_TOKEN': ID_TOKEN + '-mine'},
+         'OIDC token federation of the account (ID token from MY_ID_TOKEN)'),
         ('file-oidc chosen by DATABRICKS_AUTH_TYPE', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT, 'DATABRICKS_AUTH_TYPE': 'file-oidc',
           'DATABRICKS_OIDC_TOKEN_FILEPATH': '{case}/id-token', 'DATABRICKS_OIDC_TOKEN': ID_TOKEN + '-env'},

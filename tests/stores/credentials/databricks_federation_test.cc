@@ -265,7 +265,8 @@ TEST_F(DatabricksFederationReadTest, AFederatedTokenReadsAndIsRefreshedFromTheRo
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
   auto again = loop_.Run((*store)->Get("index.json"));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(files_.bearers().back(), "dbx-idtok-second-2");
+  // (how many refreshes ran meanwhile is the refresher's timing)
+  EXPECT_EQ(files_.bearers().back().rfind("dbx-idtok-second-", 0), 0u) << files_.bearers().back();
   const std::string whoami = Whoami();
   EXPECT_NE(whoami.find("  credentials: OIDC token federation of the account (ID token from " + file +
                         ") (bearer token)\n"),
