@@ -40,6 +40,7 @@ const std::vector<Setting>& Settings() {
       {"azure_tenant_id", "ARM_TENANT_ID", "azure", &DatabricksConfig::azure_tenant_id},
       {"azure_workspace_resource_id", "DATABRICKS_AZURE_RESOURCE_ID", "azure",
        &DatabricksConfig::azure_workspace_resource_id},
+      {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
   };
   return settings;
 }
@@ -114,7 +115,8 @@ Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
 
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
-      "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli"};
+      "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
+      "google-credentials"};
   return types;
 }
 

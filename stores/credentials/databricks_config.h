@@ -6,7 +6,7 @@
 //      DATABRICKS_TOKEN_AUDIENCE, DATABRICKS_OIDC_TOKEN_ENV,
 //      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
 //      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
-//      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID;
+//      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings.
@@ -51,6 +51,9 @@ struct DatabricksConfig {
   std::string azure_client_secret;  // (secret)
   std::string azure_tenant_id;
   std::string azure_workspace_resource_id;
+  // A Google service account's key (GOOGLE_CREDENTIALS): the JSON itself,
+  // or the path of a file holding it (secret either way).
+  std::string google_credentials;
   std::string profile;        // the profile read; "" when none
   std::string config_file;    // the file the profile came from
   // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of

@@ -7,6 +7,7 @@
 
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_azure.h"
+#include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_oidc.h"
 #include "stores/credentials/gcs_access_token.h"
 #include "stores/credentials/gcs_credential.h"
@@ -94,6 +95,7 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
   for (auto& s : all) {
     if (config.auth_type.empty() || s->name() == config.auth_type) sources.push_back(std::move(s));
@@ -109,6 +111,7 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.azure_client_secret + "\n" + config.azure_tenant_id + "\n" +
                                config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
+                               config.google_credentials + "\n" +
                                // What the environment gives strategies beyond the config (hashed).
                                GetEnv(config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN"
                                                                     : config.oidc_token_env.c_str())

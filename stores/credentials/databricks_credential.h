@@ -10,13 +10,15 @@
 //   4. env-oidc, 5. file-oidc, 6. github-oidc: an ID token of another
 //      identity provider exchanged at that endpoint (databricks_oidc.h);
 //   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
-//      workspace (databricks_azure.h).
+//      workspace (databricks_azure.h);
+//   9. google-credentials: a Google service account's ID token for the
+//      host (databricks_google.h).
 // Every token with an expiry is refreshed ahead of it by the shared
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
 // the strategy of that name. Not supported: the SDK's metadata-service,
 // github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
-// runtime-oauth and runtime (a Databricks runtime's own token), and
-// google-credentials and google-id.
+// runtime-oauth and runtime (a Databricks runtime's own token), google-id
+// and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.
 #pragma once

@@ -2,11 +2,12 @@
 configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
-login), databricks-sdk's Config() (pinned in requirements.txt)
+login, a Google service account's key), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint (client
-credentials and token exchange), GitHub Actions' ID token endpoint, and the
+credentials and token exchange), GitHub Actions' ID token endpoint, Google's
+OAuth2 endpoint (the JWT grant's signature checked), and the
 Files API for one file of a volume; the Azure CLI is a script on PATH. The
 fake derives each token from the request that asked for it (client,
 secret, grant, scope, subject token; the CLI's arguments; GitHub's
@@ -37,6 +38,8 @@ import urllib.parse
 
 import databricks.sdk
 import requests
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from databricks.sdk import environments
 from databricks.sdk.config import Config
 
@@ -48,9 +51,15 @@ AZURE_CLIENT = '0f5c2a1e-oracle-sp'
 AZURE_SECRET = 'entra-oracle-secret-value'
 TENANT = '72f988bf-oracle-tenant'
 RESOURCE_ID = '/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w'
-# The headers a request to the workspace is authorized by (Azure adds two).
+# The headers a request to the workspace is authorized by (Azure adds two,
+# Google one).
 AUTH_HEADERS = ('Authorization', 'X-Databricks-Azure-SP-Management-Token',
-                'X-Databricks-Azure-Workspace-Resource-Id')
+                'X-Databricks-Azure-Workspace-Resource-Id', 'X-Databricks-GCP-SA-Access-Token')
+GOOGLE_ACCOUNT = 'reader@oracle-proj.iam.gserviceaccount.com'
+
+
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b'=').decode()
 VOLUME = '/Volumes/main/default/vol/ds'
 ID_TOKEN = 'idtok-oracle-workload'
 GITHUB_REQUEST_TOKEN = 'gh-oracle-request-secret'
@@ -78,6 +87,15 @@ class FakeWorkspace(http.server.ThreadingHTTPServer):
         self.file_bearers = []
         self.lock = threading.Lock()
         self.az_log = None  # the file the fake Azure CLI logs its tokens to
+        # A Google service account's key (google-credentials), and the expiry
+        # of every ID token issued (fixed, so that the same request gets the
+        # same token).
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.google_private_pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption()).decode()
+        self.google_public_key = key.public_key()
+        self.id_token_exp = int(time.time()) + 3600
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
     def cli_issued(self):
@@ -141,6 +159,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 # Azure: the management token must be one Entra ID issued too.
                 mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
                 known = known and (mgmt is None or mgmt in issued)
+                gcp = self.headers.get('X-Databricks-GCP-SA-Access-Token')
+                known = known and (gcp is None or gcp in issued)
             if not known:
                 return self._send(401, {'error_code': 'UNAUTHENTICATED'}, js)
             return self._send(200, OBJECT)
@@ -160,6 +180,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, {'access_token': token, 'token_type': 'Bearer',
                                     'expires_in': '3599', 'resource': form.get('resource', [''])[0]},
                               [('Content-Type', 'application/json')])
+        if path == '/google/token':  # Google's OAuth2 endpoint: a service account's JWT grant
+            return self._google_token(form)
         if path != '/oidc/v1/token':
             return self._send(404, {'error': 'not_found'})
         if form.get('grant_type') == ['urn:ietf:params:oauth:grant-type:token-exchange']:
@@ -185,6 +207,35 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return self._send(200, {'access_token': token, 'token_type': 'Bearer',
                                 'expires_in': 3600, 'scope': 'all-apis'},
                           [('Content-Type', 'application/json')])
+
+    def _google_token(self, form):
+        js = [('Content-Type', 'application/json')]
+        assertion = form.get('assertion', [''])[0]
+        if form.get('grant_type') != ['urn:ietf:params:oauth:grant-type:jwt-bearer'] or assertion.count('.') != 2:
+            return self._send(400, {'error': 'invalid_grant'}, js)
+        signed, _, signature = assertion.rpartition('.')
+        try:  # signed with the account's key, as Google checks
+            self.server.google_public_key.verify(base64.urlsafe_b64decode(signature + '=' * (-len(signature) % 4)),
+                                                 signed.encode(), padding.PKCS1v15(), hashes.SHA256())
+        except Exception:
+            return self._send(400, {'error': 'invalid_grant', 'error_description': 'bad signature'}, js)
+        part = signed.split('.')[1]
+        claims = json.loads(base64.urlsafe_b64decode(part + '=' * (-len(part) % 4)))
+        if claims.get('iss') != GOOGLE_ACCOUNT or claims.get('aud') != 'https://oauth2.googleapis.com/token':
+            return self._send(400, {'error': 'invalid_grant'}, js)
+        asked = {k: claims.get(k) for k in ('iss', 'aud', 'scope', 'target_audience')}
+        digest = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+        if claims.get('target_audience'):  # an ID token for the audience
+            token = (_b64url(b'{"alg":"RS256","typ":"JWT"}') + '.' +
+                     _b64url(json.dumps({'aud': claims['target_audience'], 'sub': digest,
+                                         'exp': self.server.id_token_exp}).encode()) + '.' + _b64url(digest.encode()))
+            body = {'id_token': token}
+        else:
+            token = 'ya29.oracle-' + digest
+            body = {'access_token': token, 'expires_in': 3599, 'token_type': 'Bearer'}
+        with self.server.lock:
+            self.server.issued.add(token)
+        return self._send(200, body, js)
 
 
 def _cases(fake):
@@ -245,6 +296,13 @@ def _cases(fake):
           'ACTIONS_ID_TOKEN_REQUEST_URL': host + '/github/token?api-version=2.0',
           'ACTIONS_ID_TOKEN_REQUEST_TOKEN': GITHUB_REQUEST_TOKEN},
          f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from GitHub Actions)'),
+        # A Google service account's key, the JSON itself and a file's path.
+        ('google-credentials JSON', None,
+         {'DATABRICKS_HOST': host, 'GOOGLE_CREDENTIALS': json.dumps(_google_key(fake))},
+         f'Google service account {GOOGLE_ACCOUNT} (ID token; key from GOOGLE_CREDENTIALS)'),
+        ('google-credentials file', None,
+         {'DATABRICKS_HOST': host, 'GOOGLE_CREDENTIALS': '{case}/sa.json'},
+         f'Google service account {GOOGLE_ACCOUNT} (ID token; key from GOOGLE_CREDENTIALS)'),
         # The Azure CLI on PATH, the tenant from /aad/auth, the subscription
         # of the resource id.
         ('azure-cli login of a service principal', None,
@@ -254,7 +312,13 @@ def _cases(fake):
     ]
 
 
-def _environment(folder, name, config_text, extra):
+def _google_key(fake):
+    return {'type': 'service_account', 'project_id': 'oracle-proj', 'private_key_id': 'kid1',
+            'private_key': fake.google_private_pem, 'client_email': GOOGLE_ACCOUNT, 'client_id': '1',
+            'token_uri': fake.url + '/google/token'}
+
+
+def _environment(folder, name, config_text, extra, fake):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_', 'ACTIONS_ID_TOKEN_'))}
     env.pop('SLUICE_AZURE_CLI', None)
@@ -266,6 +330,8 @@ def _environment(folder, name, config_text, extra):
             f.write(config_text)
     with open(os.path.join(case_dir, 'id-token'), 'w') as f:
         f.write(ID_TOKEN + '-file\n')
+    with open(os.path.join(case_dir, 'sa.json'), 'w') as f:
+        json.dump(_google_key(fake), f)
     with open(os.path.join(case_dir, 'az'), 'w') as f:
         f.write(FAKE_AZ)
     os.chmod(os.path.join(case_dir, 'az'), 0o755)
@@ -320,7 +386,7 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory(prefix='sluice-databricks-oracle-') as folder:
         for name, config_text, extra, source in _cases(fake):
-            env, case_dir = _environment(folder, name, config_text, extra)
+            env, case_dir = _environment(folder, name, config_text, extra, fake)
             fake.az_log = env['SLUICE_ORACLE_AZ_LOG']
             source = source.replace('{case}', case_dir)
             start = time.monotonic()
@@ -332,7 +398,8 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN] +
+            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN,
+                        fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []
             if sdk_auth is None or sdk_auth != our_auth:

@@ -178,7 +178,7 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
                            "DATABRICKS_TOKEN_AUDIENCE", "DATABRICKS_OIDC_TOKEN", "DATABRICKS_OIDC_TOKEN_ENV",
                            "DATABRICKS_OIDC_TOKEN_FILEPATH", "DATABRICKS_OIDC_TOKEN_FILE",
                            "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-                           "DATABRICKS_RUNTIME_VERSION"}) {
+                           "DATABRICKS_RUNTIME_VERSION", "GOOGLE_CREDENTIALS"}) {
     env[name] = std::nullopt;
   }
   env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";

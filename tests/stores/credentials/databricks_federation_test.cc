@@ -1,6 +1,7 @@
 // Databricks OIDC token federation (env-oidc, file-oidc, github-oidc;
-// stores/credentials/databricks_oidc.h) and the Azure CLI strategy
-// (azure-cli; databricks_azure.h): found in the SDK's order, chosen by
+// stores/credentials/databricks_oidc.h), the Azure CLI strategy
+// (azure-cli; databricks_azure.h) and a Google service account's ID token
+// (google-credentials, against FakeGoogle; databricks_google.h): found in the SDK's order, chosen by
 // DATABRICKS_AUTH_TYPE, used for dbfs:/Volumes reads against
 // FakeDatabricksFiles and refreshed ahead of expiry. FakeTokenExchange (below)
 // fakes a workspace's OIDC discovery and token endpoint, checking the
@@ -29,13 +30,16 @@
 #include "tests/stores/common/fake_databricks_files.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
+#include "tests/stores/credentials/azure_fakes.h"
 #include "tests/stores/credentials/form_fields.h"
+#include "tests/stores/credentials/gcs_fakes.h"
 
 namespace sluice {
 namespace {
 
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
+using testing::FakeGoogle;
 using testing::FakeHttpServer;
 using testing::FakeRequest;
 using testing::FakeResponse;
@@ -387,6 +391,61 @@ TEST_F(DatabricksFederationTest, AnAzureCliThatCannotGiveATokenIsLeftOut) {
           {"SLUICE_AZURE_CLI", dir_.path() + "/az"}});
   EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-cli (" + oidc_.url() +
                            " is not an Azure Databricks workspace)");
+}
+
+// google-credentials: the key's JSON in GOOGLE_CREDENTIALS (or a file's
+// path) signs an ID token grant for the host: the ID token is the bearer,
+// the account's access token (cloud-platform and compute) goes beside it;
+// it comes last in the SDK's order and is refreshed before the ID token
+// expires; whoami names the account, never the key or a token.
+TEST_F(DatabricksFederationReadTest, AGoogleServiceAccountsIdTokenReadsAndIsRefreshed) {
+  FakeGoogle google;
+  google.on_issue = [this](const std::string& token) { files_.AcceptToken(token); };
+  google.expires_in = 4;
+  const testing::TestCertificate cert = testing::MakeTestCertificate("databricks-sa");
+  std::string pem;
+  for (char c : cert.key_pem) pem += c == '\n' ? std::string("\\n") : std::string(1, c);
+  const std::string key = "{\"type\": \"service_account\", \"client_email\": \"reader@p.iam.gserviceaccount.com\", "
+                          "\"private_key_id\": \"k1\", \"private_key\": \"" + pem + "\", \"token_uri\": \"" +
+                          google.url() + "/token\"}";
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"GOOGLE_CREDENTIALS", key}});
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto chain = MakeDatabricksCredentialChain(*config);
+  auto got = chain->Fetch(1000);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(JwtClaimsText(got->bearer).value_or("").rfind("{\"aud\": \"" + files_.url() + "\", \"exp\": ", 0), 0u);
+  ASSERT_EQ(got->headers.size(), 1u);
+  EXPECT_EQ(got->headers[0].first, "x-databricks-gcp-sa-access-token");
+  EXPECT_EQ(got->headers[0].second.rfind("ya29.sa-", 0), 0u);
+  EXPECT_EQ(google.last("/token", "jwt_scope"),
+            "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/compute");
+  EXPECT_EQ(chain->DescribeAttempts().substr(chain->DescribeAttempts().rfind("), ") + 3),
+            "google-credentials (used)");
+
+  // A read, and a refresh: the file's path works as well as the JSON.
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/sa.json", key).ok());
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"GOOGLE_CREDENTIALS", dir_.path() + "/sa.json"}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+  const std::string first = files_.bearers().back();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+  EXPECT_NE(files_.bearers().back(), first);
+  EXPECT_EQ(JwtClaimsText(files_.bearers().back()).value_or("").rfind("{\"aud\": \"" + files_.url() + "\"", 0), 0u);
+  const std::string whoami = Whoami();
+  EXPECT_NE(whoami.find("  credentials: Google service account reader@p.iam.gserviceaccount.com (ID token; key "
+                        "from GOOGLE_CREDENTIALS) (bearer token)\n"),
+            std::string::npos)
+      << whoami;
+  EXPECT_EQ(whoami.find("PRIVATE KEY"), std::string::npos);
+  EXPECT_EQ(whoami.find("id-sig-"), std::string::npos);
+
+  // A key that is not one: an error naming where it came from, not its text.
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"GOOGLE_CREDENTIALS", "{\"type\": \"authorized_user\"}"}});
+  EXPECT_NE(Resolve().find("google-credentials: "), std::string::npos) << Resolve();
+  EXPECT_NE(Resolve().find("GOOGLE_CREDENTIALS"), std::string::npos) << Resolve();
 }
 
 }  // namespace
