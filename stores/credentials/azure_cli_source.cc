@@ -24,37 +24,12 @@ std::string StorageResource() {
   return std::string(scope);
 }
 
-// The first non-empty line of what the CLI wrote to stderr, bounded: its
-// errors are one sentence ("ERROR: ..."); it never writes a token there.
-std::string FirstLine(const std::string& text) {
-  size_t begin = 0;
-  while (begin < text.size()) {
-    size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(begin, end - begin);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty()) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
-    begin = end + 1;
-  }
-  return "";
-}
-
-// The login program: $`variable`, else `name` on PATH; kNotFound (the
-// source does not apply) naming where it was looked for.
-Result<std::string> LoginProgram(const char* variable, const char* name) {
-  const std::string program = GetEnv(variable).value_or(name);
-  if (FindProgram(program)) return program;
-  return NotFoundError(program.find('/') == std::string::npos
-                           ? "'" + program + "' not found on PATH"
-                           : "'" + program + "' (" + variable + ") not found");
-}
-
 class AzureCliSource final : public CredentialSource {
  public:
   std::string name() const override { return "Azure CLI"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    SLUICE_ASSIGN_OR_RETURN(const std::string program, LoginProgram("SLUICE_AZURE_CLI", "az"));
+    SLUICE_ASSIGN_OR_RETURN(const std::string program, FindLoginProgram("SLUICE_AZURE_CLI", "az"));
     const std::vector<std::string> argv = {program, "account", "get-access-token", "--output",
                                            "json", "--resource", StorageResource()};
     std::string errors;
@@ -67,7 +42,7 @@ class AzureCliSource final : public CredentialSource {
           errors.find("az account set") != std::string::npos) {
         return NotFoundError("not logged in: run 'az login'");
       }
-      const std::string line = FirstLine(errors);
+      const std::string line = FirstErrorLine(errors);
       return Status(out.status().code(),
                     "'" + program + " account get-access-token': " + out.status().message() +
                         (line.empty() ? "" : ": " + line));
@@ -91,11 +66,11 @@ std::string AzdError(const std::string& errors) {
     begin = end + 1;
     if (!line.ok() || !std::holds_alternative<JsonValue::Object>(line->v)) continue;
     std::string error = JsonStringMember(*line, "error");
-    if (!error.empty()) return FirstLine(error);
+    if (!error.empty()) return FirstErrorLine(error);
     const JsonValue* data = JsonMember(*line, "data");
-    if (console.empty() && data != nullptr) console = FirstLine(JsonStringMember(*data, "message"));
+    if (console.empty() && data != nullptr) console = FirstErrorLine(JsonStringMember(*data, "message"));
   }
-  return console.empty() ? FirstLine(errors) : console;
+  return console.empty() ? FirstErrorLine(errors) : console;
 }
 
 class AzureDeveloperCliSource final : public CredentialSource {
@@ -104,7 +79,7 @@ class AzureDeveloperCliSource final : public CredentialSource {
 
   Result<Credential> Fetch(int64_t now) override {
     SLUICE_ASSIGN_OR_RETURN(const std::string program,
-                            LoginProgram("SLUICE_AZURE_DEVELOPER_CLI", "azd"));
+                            FindLoginProgram("SLUICE_AZURE_DEVELOPER_CLI", "azd"));
     const std::vector<std::string> argv = {program,  "auth",       "token", "--output", "json",
                                            "--no-prompt", "--scope", std::string(kAzureStorageScope)};
     const std::string what = "'" + program + " auth token'";

@@ -174,7 +174,11 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   for (const char* name : {"DATABRICKS_CLIENT_ID", "DATABRICKS_CLIENT_SECRET", "DATABRICKS_USERNAME",
                            "DATABRICKS_PASSWORD", "DATABRICKS_DISCOVERY_URL", "DATABRICKS_AUTH_TYPE",
                            "DATABRICKS_CONFIG_PROFILE", "ARM_CLIENT_ID", "ARM_CLIENT_SECRET", "ARM_TENANT_ID",
-                           "DATABRICKS_AZURE_RESOURCE_ID", "SLUICE_DATABRICKS_ENTRA_ENDPOINT"}) {
+                           "DATABRICKS_AZURE_RESOURCE_ID", "SLUICE_DATABRICKS_ENTRA_ENDPOINT",
+                           "DATABRICKS_TOKEN_AUDIENCE", "DATABRICKS_OIDC_TOKEN", "DATABRICKS_OIDC_TOKEN_ENV",
+                           "DATABRICKS_OIDC_TOKEN_FILEPATH", "DATABRICKS_OIDC_TOKEN_FILE",
+                           "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                           "DATABRICKS_RUNTIME_VERSION", "GOOGLE_CREDENTIALS"}) {
     env[name] = std::nullopt;
   }
   env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";
