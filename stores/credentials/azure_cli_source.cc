@@ -18,14 +18,6 @@ namespace {
 // azure-identity's default process_timeout (every program).
 constexpr int64_t kAzureCliTimeoutMs = 10000;
 
-// The CLI takes a resource, not a scope: the scope without "/.default".
-std::string StorageResource() {
-  constexpr std::string_view kDefault = "/.default";
-  std::string_view scope = kAzureStorageScope;
-  if (scope.ends_with(kDefault)) scope.remove_suffix(kDefault.size());
-  return std::string(scope);
-}
-
 // The first non-empty line of what the CLI wrote to stderr, bounded: its
 // errors are one sentence ("ERROR: ..."); it never writes a token there.
 std::string FirstLine(const std::string& text) {
@@ -57,8 +49,9 @@ class AzureCliSource final : public CredentialSource {
 
   Result<Credential> Fetch(int64_t now) override {
     SLUICE_ASSIGN_OR_RETURN(const std::string program, LoginProgram("SLUICE_AZURE_CLI", "az"));
-    const std::vector<std::string> argv = {program, "account", "get-access-token", "--output",
-                                           "json", "--resource", StorageResource()};
+    const std::vector<std::string> argv = {program,  "account",    "get-access-token",
+                                           "--output", "json",       "--resource",
+                                           std::string(kAzureStorageResource)};
     std::string errors;
     Result<std::string> out =
         RunCredentialProgram(argv, {"AZURE_CORE_NO_COLOR=true"}, kAzureCliTimeoutMs, &errors);
@@ -145,7 +138,8 @@ class AzurePowerShellSource final : public CredentialSource {
         return NotFoundError("PowerShell's execution policy prevented running Get-AzAccessToken");
       }
       const std::string line = FirstLine(errors);
-      return NotFoundError(what + ": " + out.status().message() + (line.empty() ? "" : ": " + line));
+      return NotFoundError(what + ": " + out.status().message() +
+                           (line.empty() ? "" : ": " + line));
     }
     if (out->find(kNoAzAccountsMarker) != std::string::npos) {
       return NotFoundError("the Az.Accounts module (2.2.0 or later) is not installed");
