@@ -155,8 +155,9 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // instance: tests send packets to 127.0.0.1 only.
   env["AWS_EC2_METADATA_DISABLED"] = "true";
   env["SLUICE_AZURE_METADATA_DISABLED"] = "true";  // nor Azure's (CI runners are Azure VMs)
-  // Nor the machine's Azure CLI login.
+  // Nor the machine's Azure CLI, PowerShell or azd login.
   env["SLUICE_AZURE_CLI"] = "/nonexistent/az";
+  env["SLUICE_AZURE_POWERSHELL"] = "/nonexistent/pwsh";
   env["SLUICE_AZURE_DEVELOPER_CLI"] = "/nonexistent/azd";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
