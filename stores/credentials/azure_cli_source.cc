@@ -18,8 +18,6 @@ namespace {
 // azure-identity's default process_timeout (every program).
 constexpr int64_t kAzureCliTimeoutMs = 10000;
 
-}
-
 class AzureCliSource final : public CredentialSource {
  public:
   std::string name() const override { return "Azure CLI"; }
