@@ -1,14 +1,12 @@
 #include "stores/credentials/azure_client_assertion.h"
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <openssl/rand.h>
-#include <openssl/x509.h>
 
 #include "base/file.h"
 #include "formats/json/py_json.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/jwt_rs256.h"
+#include "stores/signing/x509_certificate.h"
 
 namespace sluice {
 namespace {
@@ -42,21 +40,10 @@ Result<std::string> RandomUuid() {
 Result<ClientCertificate> ReadClientCertificate(const std::string& path) {
   auto text = ReadFile(path, kMaxPemFile);
   if (!text.ok()) return text.status().WithContext("AZURE_CLIENT_CERTIFICATE_PATH");
-  BIO* bio = BIO_new_mem_buf(text->data(), static_cast<int>(text->size()));
-  if (bio == nullptr) return InternalError("out of memory reading " + path);
-  X509* x509 = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-  BIO_free(bio);
-  if (x509 == nullptr) {
-    return InvalidArgumentError("AZURE_CLIENT_CERTIFICATE_PATH " + path +
-                                " holds no PEM certificate");
-  }
-  unsigned char der_sha1[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  const bool digested = X509_digest(x509, EVP_sha1(), der_sha1, &len) == 1;
-  X509_free(x509);
-  if (!digested) return InternalError("cannot hash the certificate in " + path);
+  SLUICE_ASSIGN_OR_RETURN(X509Summary x509,
+                          ReadX509Certificate(*text, "AZURE_CLIENT_CERTIFICATE_PATH " + path));
   ClientCertificate cert;
-  cert.x5t = Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(der_sha1), len));
+  cert.x5t = Base64UrlEncode(x509.der_sha1);
   cert.private_key_pem = std::move(*text);
   // Signing once checks the key now, so that a broken file is reported by name.
   SLUICE_RETURN_IF_ERROR(

@@ -85,6 +85,7 @@ std::unique_ptr<CredentialChain> MakeAzureCredentialChain(const AzureSettings& s
   sources.push_back(MakeAzureWorkloadIdentitySource());
   sources.push_back(MakeAzureManagedIdentitySource(endpoints));
   sources.push_back(MakeAzureCliSource());
+  sources.push_back(MakeAzurePowerShellSource());
   sources.push_back(MakeAzureDeveloperCliSource());
   return std::make_unique<CredentialChain>("Azure credentials", std::move(sources));
 }

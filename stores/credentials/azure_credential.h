@@ -11,8 +11,9 @@
 //                         or AZURE_CLIENT_CERTIFICATE_PATH;
 //   4. workload identity  AZURE_FEDERATED_TOKEN_FILE (AKS);
 //   5. managed identity   IDENTITY_ENDPOINT/IDENTITY_HEADER, MSI_ENDPOINT/MSI_SECRET, IMDS;
-//   6. Azure CLI          `az account get-access-token` of the `az login` account.
-// (DefaultAzureCredential's Azure PowerShell and Developer CLI are not read.)
+//   6. Azure CLI          `az account get-access-token` of the `az login` account;
+//   7. Azure PowerShell   Get-AzAccessToken of the `Connect-AzAccount` account (pwsh);
+//   8. Azure Developer CLI `azd auth token` of the `azd auth login` account.
 // When none applies the store reads anonymously (public containers).
 //
 // Thread safety: every function is thread-safe.

@@ -58,10 +58,25 @@ std::unique_ptr<CredentialSource> MakeAzureManagedIdentitySource(AzureEndpointOp
 // first line of its stderr (never its stdout, which holds the token).
 std::unique_ptr<CredentialSource> MakeAzureCliSource();
 
+// "Azure PowerShell": the token of the account `Connect-AzAccount` signed
+// in, as azure-identity's AzurePowerShellCredential asks for it, after the
+// Azure CLI as in DefaultAzureCredential: `pwsh -NoProfile -NonInteractive
+// -EncodedCommand <script>` (at most 10 s), the script calling
+// Get-AzAccessToken -ResourceUrl https://storage.azure.com of Az.Accounts
+// 2.2.0 or later and printing "azsdk%<token>%<unix expiry>". The program is
+// $SLUICE_AZURE_POWERSHELL, else pwsh on PATH (never Windows' powershell).
+// As in DefaultAzureCredential, where every failure of this source is
+// "unavailable", it never stops the chain: kNotFound when there is no such
+// program, no Az.Accounts, no login ('Connect-AzAccount'), an execution
+// policy refusal, no token line, or any other failure (quoting the first
+// line of pwsh's stderr, never its stdout). Only a malformed token line is
+// an error (kPermissionDenied), as it is for azure-identity.
+std::unique_ptr<CredentialSource> MakeAzurePowerShellSource();
+
 // "Azure Developer CLI": the token `azd auth token --output json --no-prompt
 // --scope https://storage.azure.com/.default` prints for the account `azd
 // auth login` signed in, as azure-identity's AzureDeveloperCliCredential
-// asks for it (with NO_COLOR=true, at most 10 s), after the Azure CLI as in
+// asks for it (with NO_COLOR=true, at most 10 s), after Azure PowerShell as in
 // DefaultAzureCredential. The program is $SLUICE_AZURE_DEVELOPER_CLI, else
 // azd on PATH. kNotFound when there is no such program or it says it is
 // not logged in; any other failure is an error quoting azd's own error

@@ -114,6 +114,36 @@ Result<Credential> ParseAzureDeveloperCliToken(std::string_view output, int64_t 
   return c;
 }
 
+Result<Credential> ParseAzurePowerShellToken(std::string_view output, int64_t now,
+                                             std::string_view where) {
+  constexpr std::string_view kSpace = " \t\n\r\v\f";
+  constexpr std::string_view kPrefix = "azsdk%";
+  size_t begin = output.find_first_not_of(kSpace);
+  while (begin != std::string_view::npos) {
+    size_t end = std::min(output.find_first_of(kSpace, begin), output.size());
+    std::string_view word = output.substr(begin, end - begin);
+    begin = output.find_first_not_of(kSpace, end);
+    if (!word.starts_with(kPrefix)) continue;
+    word.remove_prefix(kPrefix.size());
+    const size_t split = word.find('%');
+    const std::string_view token = word.substr(0, split);
+    const std::string_view expiry =
+        split == std::string_view::npos ? std::string_view() : word.substr(split + 1);
+    // At most 18 digits: no overflow, and no real expiry is longer.
+    const bool digits = !expiry.empty() && expiry.size() <= 18 &&
+                        expiry.find_first_not_of("0123456789") == std::string_view::npos;
+    if (token.empty() || !digits) {
+      return PermissionDeniedError(std::string(where) +
+                                   " printed a malformed 'azsdk%<token>%<expiry>' line");
+    }
+    Credential c;
+    c.bearer = std::string(token);
+    c.expires_at = std::clamp<int64_t>(std::stoll(std::string(expiry)), now, now + kMaxLifetimeS);
+    return c;
+  }
+  return NotFoundError(std::string(where) + " printed no 'azsdk%<token>%<expiry>' line");
+}
+
 std::string AzureTokenErrorDetail(std::string_view body) {
   auto parsed = ParsePyJson(body);
   if (!parsed.ok() || !std::holds_alternative<JsonValue::Object>(parsed->v)) return "";

@@ -51,6 +51,14 @@ Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
 Result<Credential> ParseAzureDeveloperCliToken(std::string_view output, int64_t now,
                                                std::string_view where);
 
+// An access token from what the Azure PowerShell script printed: its first
+// whitespace-separated word starting "azsdk%", "azsdk%<token>%<expiry>",
+// the expiry in unix seconds (UTC by definition). kNotFound when there is
+// no such word (azure-identity: unavailable inside DefaultAzureCredential);
+// kPermissionDenied naming `where` when it is malformed. Never quotes it.
+Result<Credential> ParseAzurePowerShellToken(std::string_view output, int64_t now,
+                                             std::string_view where);
+
 // The error an Entra ID or managed identity endpoint gave, for error text:
 // its "error" and the first line of "error_description" (AADSTS codes);
 // "" when the body has neither.

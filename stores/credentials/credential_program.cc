@@ -14,6 +14,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "stores/common/store_keys.h"
+
 extern char** environ;
 
 namespace sluice {
@@ -54,6 +56,27 @@ std::optional<std::string> FindProgram(const std::string& name) {
     if (colon == std::string_view::npos) return std::nullopt;
     dirs.remove_prefix(colon + 1);
   }
+}
+
+Result<std::string> FindLoginProgram(const char* variable, const char* name) {
+  const std::string program = GetEnv(variable).value_or(name);
+  if (FindProgram(program)) return program;
+  return NotFoundError(program.find('/') == std::string::npos
+                           ? "'" + program + "' not found on PATH"
+                           : "'" + program + "' (" + variable + ") not found");
+}
+
+std::string FirstErrorLine(const std::string& text) {
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+    begin = end + 1;
+  }
+  return "";
 }
 
 Result<std::string> RunCredentialProgram(const std::vector<std::string>& argv,

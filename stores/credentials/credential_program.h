@@ -25,6 +25,18 @@ inline constexpr size_t kMaxCredentialProgramStderr = size_t{64} << 10;
 // nullopt when there is none.
 std::optional<std::string> FindProgram(const std::string& name);
 
+// A login program the user runs (the Azure CLI): $`variable` when set (a
+// test's or a user's own copy), else `name`, as FindProgram finds it. What
+// to run (the variable's value or `name`, as given) or kNotFound (the
+// source does not apply) saying where it was looked for: "'az' not found on
+// PATH", "'/x/az' (SLUICE_AZURE_CLI) not found".
+Result<std::string> FindLoginProgram(const char* variable, const char* name);
+
+// The first non-empty line of what a program wrote to stderr, trailing
+// blanks dropped, at most 300 characters: login programs' errors are one
+// sentence ("ERROR: ...") and they never write a token there.
+std::string FirstErrorLine(const std::string& text);
+
 // Runs argv (argv[0] found by FindProgram) with the process's environment
 // plus `extra_env` ("NAME=value", replacing a variable of the same name)
 // and returns its stdout when it exits 0. With `stderr_text`, the program's

@@ -1,5 +1,6 @@
 #include "stores/credentials/databricks_config.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@ struct Setting {
   const char* env;    // the environment variable
   const char* auth;   // the kind of credential it belongs to; "" none
   std::string DatabricksConfig::*field;
+  const char* alias = nullptr;  // an older name of `env`, read when it is unset
 };
 
 const std::vector<Setting>& Settings() {
@@ -29,11 +31,16 @@ const std::vector<Setting>& Settings() {
       {"password", "DATABRICKS_PASSWORD", "basic", &DatabricksConfig::password},
       {"discovery_url", "DATABRICKS_DISCOVERY_URL", "", &DatabricksConfig::discovery_url},
       {"auth_type", "DATABRICKS_AUTH_TYPE", "", &DatabricksConfig::auth_type},
+      {"token_audience", "DATABRICKS_TOKEN_AUDIENCE", "", &DatabricksConfig::token_audience},
+      {"oidc_token_env", "DATABRICKS_OIDC_TOKEN_ENV", "env-oidc", &DatabricksConfig::oidc_token_env},
+      {"oidc_token_filepath", "DATABRICKS_OIDC_TOKEN_FILEPATH", "file-oidc",
+       &DatabricksConfig::oidc_token_filepath, "DATABRICKS_OIDC_TOKEN_FILE"},
       {"azure_client_id", "ARM_CLIENT_ID", "azure", &DatabricksConfig::azure_client_id},
       {"azure_client_secret", "ARM_CLIENT_SECRET", "azure", &DatabricksConfig::azure_client_secret},
       {"azure_tenant_id", "ARM_TENANT_ID", "azure", &DatabricksConfig::azure_tenant_id},
       {"azure_workspace_resource_id", "DATABRICKS_AZURE_RESOURCE_ID", "azure",
        &DatabricksConfig::azure_workspace_resource_id},
+      {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
   };
   return settings;
 }
@@ -106,13 +113,27 @@ Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
 
 }  // namespace
 
+const std::vector<std::string_view>& DatabricksAuthTypes() {
+  static const std::vector<std::string_view> types = {
+      "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
+      "google-credentials"};
+  return types;
+}
+
+std::string DatabricksSettingOrigin(const DatabricksConfig& config, const std::string& name) {
+  auto it = config.origin.find(name);
+  return it == config.origin.end() ? std::string("?") : it->second;
+}
+
 Result<DatabricksConfig> LoadDatabricksConfig() {
   DatabricksConfig config;
   for (const Setting& s : Settings()) {
-    auto value = GetEnv(s.env);
+    const char* env = s.env;
+    auto value = GetEnv(env);
+    if (!value && s.alias != nullptr) value = GetEnv(env = s.alias);
     if (!value || value->empty()) continue;
     config.*s.field = *value;
-    config.origin[s.name] = s.env;
+    config.origin[s.name] = env;
   }
   const std::string requested = GetEnv("DATABRICKS_CONFIG_PROFILE").value_or("");
   bool any_auth = false;
@@ -125,11 +146,15 @@ Result<DatabricksConfig> LoadDatabricksConfig() {
   if (!config.host.empty()) {
     SLUICE_ASSIGN_OR_RETURN(config.host, NormalizeHost(config.host, config.origin["host"]));
   }
-  if (!config.auth_type.empty() && config.auth_type != "pat" && config.auth_type != "basic" &&
-      config.auth_type != "oauth-m2m" && config.auth_type != "azure-client-secret") {
+  const auto& types = DatabricksAuthTypes();
+  if (!config.auth_type.empty() &&
+      std::find(types.begin(), types.end(), config.auth_type) == types.end()) {
+    std::string names;
+    for (size_t i = 0; i < types.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == types.size() ? " and " : ", ") + std::string(types[i]);
+    }
     return InvalidArgumentError("the Databricks auth type '" + config.auth_type + "' (from " +
-                                config.origin["auth_type"] +
-                                ") is not supported; Sluice has pat, oauth-m2m and azure-client-secret");
+                                config.origin["auth_type"] + ") is not supported; Sluice has " + names);
   }
   std::set<std::string> kinds;
   for (const Setting& s : Settings()) {

@@ -3,8 +3,10 @@
 //   1. the environment: DATABRICKS_HOST, DATABRICKS_TOKEN,
 //      DATABRICKS_CLIENT_ID, DATABRICKS_CLIENT_SECRET, DATABRICKS_USERNAME,
 //      DATABRICKS_PASSWORD, DATABRICKS_DISCOVERY_URL, DATABRICKS_AUTH_TYPE,
-//      ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_TENANT_ID,
-//      DATABRICKS_AZURE_RESOURCE_ID;
+//      DATABRICKS_TOKEN_AUDIENCE, DATABRICKS_OIDC_TOKEN_ENV,
+//      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
+//      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
+//      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings.
@@ -13,12 +15,15 @@
 //      replace the environment's.
 // Then, as the SDK validates, credentials of two kinds (a token, client
 // credentials, a user name and password) without DATABRICKS_AUTH_TYPE are an
-// error. Reads the environment and the file; thread-safe as long as nobody
+// error (as the SDK's kinds: a token file with a client id is one, so
+// DATABRICKS_AUTH_TYPE=file-oidc must choose it). Reads the environment and the file; thread-safe as long as nobody
 // changes the environment meanwhile.
 #pragma once
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -33,6 +38,12 @@ struct DatabricksConfig {
   std::string password;       // (secret)
   std::string discovery_url;  // OIDC discovery; "" for the host's own
   std::string auth_type;      // "pat", "oauth-m2m", ...; "" for the first that applies
+  // OIDC federation: the audience of an ID token asked for (GitHub's; ""
+  // = the token endpoint), the variable holding an ID token ("" =
+  // DATABRICKS_OIDC_TOKEN), a file holding one.
+  std::string token_audience;
+  std::string oidc_token_env;
+  std::string oidc_token_filepath;
   // An Azure service principal (Microsoft Entra ID) of an Azure Databricks
   // workspace: ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_TENANT_ID ("" = the
   // workspace's own, from {host}/aad/auth), DATABRICKS_AZURE_RESOURCE_ID.
@@ -40,12 +51,23 @@ struct DatabricksConfig {
   std::string azure_client_secret;  // (secret)
   std::string azure_tenant_id;
   std::string azure_workspace_resource_id;
+  // A Google service account's key (GOOGLE_CREDENTIALS): the JSON itself,
+  // or the path of a file holding it (secret either way).
+  std::string google_credentials;
   std::string profile;        // the profile read; "" when none
   std::string config_file;    // the file the profile came from
   // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of
   // /home/u/.databrickscfg"), by setting name ("host", "token", ...).
   std::map<std::string, std::string> origin;
 };
+
+// The SDK's names of the credential strategies Sluice has, in the SDK's
+// order (databricks_credential.h); DATABRICKS_AUTH_TYPE names one of them.
+const std::vector<std::string_view>& DatabricksAuthTypes();
+
+// Where `config`'s setting `name` came from, for messages: "DATABRICKS_TOKEN",
+// "profile sp of /home/u/.databrickscfg"; "?" when it is not set.
+std::string DatabricksSettingOrigin(const DatabricksConfig& config, const std::string& name);
 
 // Errors: kInvalidArgument for a host that is not a URL, a named profile the
 // file lacks ("resolve: <file> has no <profile> profile configured"), an

@@ -1,18 +1,24 @@
 // Databricks credentials as a chain, in the Databricks SDK's order of
-// credential strategies (of those Sluice has), over a DatabricksConfig
-// (databricks_config.h):
+// credential strategies (of those Sluice has, by the SDK's names), over a
+// DatabricksConfig (databricks_config.h):
 //   1. pat: the personal access token ("token");
-//   2. oauth-m2m: a service principal's client credentials: the token
-//      endpoint from OIDC discovery (discovery_url, else the host metadata's
-//      oidc_endpoint, else {host}/oidc; + /.well-known/oauth-authorization-
-//      server), then the
-//      client_credentials grant there (client id and secret as Basic auth,
-//      scope all-apis); the token is refreshed ahead of expiry by the shared
-//      refresher.
-// DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only the strategy
-// of that name. User name and password (basic), Azure, Google and OIDC
-// federation strategies and a Databricks runtime's own token are not
-// supported (a configuration of them is an error saying so).
+//   2. basic: a user name and password: not supported (an error saying so);
+//   3. oauth-m2m: a service principal's client credentials: the
+//      client_credentials grant (client id and secret as Basic auth, scope
+//      all-apis) at the token endpoint OIDC discovery names
+//      (databricks_oidc.h);
+//   4. env-oidc, 5. file-oidc, 6. github-oidc: an ID token of another
+//      identity provider exchanged at that endpoint (databricks_oidc.h);
+//   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
+//      workspace (databricks_azure.h);
+//   9. google-credentials: a Google service account's ID token for the
+//      host (databricks_google.h).
+// Every token with an expiry is refreshed ahead of it by the shared
+// refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
+// the strategy of that name. Not supported: the SDK's metadata-service,
+// github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
+// runtime-oauth and runtime (a Databricks runtime's own token), google-id
+// and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.
 #pragma once

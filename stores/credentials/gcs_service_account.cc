@@ -1,5 +1,9 @@
 #include "stores/credentials/gcs_service_account.h"
 
+#include <algorithm>
+
+#include "stores/http/url.h"
+
 #include "formats/json/py_json.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/gcs_access_token.h"
@@ -13,6 +17,28 @@ Result<std::string> JsonString(std::string_view s) {
   std::string out;
   SLUICE_RETURN_IF_ERROR(AppendPyJsonString(out, s));
   return out;
+}
+
+// A service account's JWT grant, as google-auth signs it: the key's id as
+// "kid"; the email as issuer; Google's token endpoint as audience whatever
+// token_uri says (checked by tests/sdk_oracle/gcs_oracle.py); valid an hour;
+// `claim` ("scope" for an access token, "target_audience" for an ID token).
+Result<std::string> SignServiceAccountGrant(const ServiceAccountKey& key, std::string_view claim,
+                                            std::string_view value, int64_t now) {
+  std::string header = "{\"alg\":\"RS256\",\"typ\":\"JWT\"";
+  if (!key.private_key_id.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::string kid, JsonString(key.private_key_id));
+    header += ",\"kid\":" + kid;
+  }
+  header += "}";
+  SLUICE_ASSIGN_OR_RETURN(std::string iss, JsonString(key.client_email));
+  SLUICE_ASSIGN_OR_RETURN(std::string name, JsonString(claim));
+  SLUICE_ASSIGN_OR_RETURN(std::string v, JsonString(value));
+  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(kGoogleOAuth2TokenUri));
+  std::string claims = "{\"iss\":" + iss + "," + name + ":" + v + ",\"aud\":" + aud +
+                       ",\"iat\":" + std::to_string(now) + ",\"exp\":" + std::to_string(now + 3600) + "}";
+  return SignJwtRs256(header, claims, key.private_key_pem,
+                      "service-account key file " + (key.path.empty() ? key.client_email : key.path));
 }
 
 class ServiceAccountSource final : public CredentialSource {
@@ -82,22 +108,31 @@ Result<ServiceAccountKey> ParseServiceAccountKey(std::string_view json, std::str
 
 Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,
                                           int64_t now) {
-  std::string header = "{\"alg\":\"RS256\",\"typ\":\"JWT\"";
-  if (!key.private_key_id.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(std::string kid, JsonString(key.private_key_id));
-    header += ",\"kid\":" + kid;
-  }
-  header += "}";
-  SLUICE_ASSIGN_OR_RETURN(std::string iss, JsonString(key.client_email));
-  SLUICE_ASSIGN_OR_RETURN(std::string sc, JsonString(scope));
-  // The audience is Google's token endpoint whatever token_uri says, as
-  // google-auth signs it (checked by tests/sdk_oracle/gcs_oracle.py).
-  SLUICE_ASSIGN_OR_RETURN(std::string aud, JsonString(kGoogleOAuth2TokenUri));
-  std::string claims = "{\"iss\":" + iss + ",\"scope\":" + sc + ",\"aud\":" + aud +
-                       ",\"iat\":" + std::to_string(now) +
-                       ",\"exp\":" + std::to_string(now + 3600) + "}";
-  return SignJwtRs256(header, claims, key.private_key_pem,
-                      "service-account key file " + (key.path.empty() ? key.client_email : key.path));
+  return SignServiceAccountGrant(key, "scope", scope, now);
+}
+
+Result<Credential> FetchServiceAccountIdToken(const ServiceAccountKey& key, std::string_view target_audience,
+                                              int64_t now) {
+  SLUICE_ASSIGN_OR_RETURN(std::string jwt, SignServiceAccountGrant(key, "target_audience", target_audience, now));
+  SLUICE_ASSIGN_OR_RETURN(
+      HttpResponse resp,
+      PostToGoogle(key.token_uri,
+                   FormBody({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"}, {"assertion", jwt}}),
+                   "OAuth2 ID token request for service account " + key.client_email));
+  const std::string where = "OAuth2 token endpoint " + RedactUrl(key.token_uri);
+  auto parsed = ParsePyJson(resp.body);
+  Credential out;
+  out.bearer = parsed.ok() ? JsonStringMember(*parsed, "id_token") : "";
+  if (out.bearer.empty()) return PermissionDeniedError(where + " answered no id_token");
+  // google-auth takes the expiry from the token's own claim.
+  auto claims_text = JwtClaimsText(out.bearer);
+  auto claims = claims_text ? ParsePyJson(*claims_text) : Result<JsonValue>(InvalidArgumentError("not a JWT"));
+  const JsonValue* exp = claims.ok() ? JsonMember(*claims, "exp") : nullptr;
+  const int64_t* at = exp != nullptr ? std::get_if<int64_t>(&exp->v) : nullptr;
+  if (at == nullptr) return PermissionDeniedError(where + " answered an id_token without an exp claim");
+  out.expires_at = std::clamp<int64_t>(*at, now, now + int64_t{366} * 24 * 3600);
+  out.source = "service account " + key.client_email + " (ID token)";
+  return out;
 }
 
 std::unique_ptr<CredentialSource> MakeGcsServiceAccountSource(ServiceAccountKey key,

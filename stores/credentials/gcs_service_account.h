@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "stores/credentials/credential.h"
 #include "stores/credentials/credential_source.h"
 
 namespace sluice {
@@ -38,6 +39,13 @@ inline constexpr std::string_view kGoogleOAuth2TokenUri = "https://oauth2.google
 // `scope`, issued at `now` (unix seconds), valid one hour. Pure function.
 Result<std::string> MakeServiceAccountJwt(const ServiceAccountKey& key, std::string_view scope,
                                           int64_t now);
+
+// google-auth's IDTokenCredentials: the JWT grant above with
+// "target_audience" in place of a scope, exchanged at the key's token_uri
+// for an ID token for that audience ("id_token"), expiring at its own "exp"
+// claim. Errors as the source's below.
+Result<Credential> FetchServiceAccountIdToken(const ServiceAccountKey& key, std::string_view target_audience,
+                                              int64_t now);
 
 // The read-write storage scope.
 inline constexpr std::string_view kGcsScope =

@@ -6,37 +6,17 @@
 #include <vector>
 
 #include "base/file.h"
-#include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_settings.h"
-#include "stores/signing/digest.h"
+#include "formats/json/py_json.h"
+#include "stores/credentials/oci_instance_principal.h"
+#include "stores/credentials/oci_resource_principal.h"
 
 namespace sluice {
 namespace {
 
 // A session token is a JWT of a few kilobytes.
 constexpr uint64_t kMaxSessionToken = uint64_t{1} << 16;
-
-// The "exp" claim of a JWT, nullopt when `token` is not one (the service
-// then judges it).
-std::optional<int64_t> JwtExpiry(std::string_view token) {
-  const size_t a = token.find('.');
-  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
-  if (b == std::string_view::npos) return std::nullopt;
-  std::string payload(token.substr(a + 1, b - a - 1));
-  for (char& c : payload) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
-  }
-  payload.append((4 - payload.size() % 4) % 4, '=');
-  std::string json;
-  if (!Base64Decode(payload, &json)) return std::nullopt;
-  auto claims = ParsePyJson(json);
-  const JsonValue* exp = claims.ok() ? JsonMember(*claims, "exp") : nullptr;
-  const auto* seconds = exp ? std::get_if<int64_t>(&exp->v) : nullptr;
-  if (seconds == nullptr) return std::nullopt;
-  return *seconds;
-}
 
 Result<std::string> ReadSessionToken(const OciProfile& p) {
   auto text = ReadFile(p.security_token_file, kMaxSessionToken);
@@ -73,7 +53,11 @@ std::string OciConfigPath() {
   return legacy.rfind("~", 0) == 0 ? "" : legacy;
 }
 
-Result<OciProfile> LoadOciProfile() {
+namespace {
+
+// The profile of the config file, signing by `auth` ("", api_key or
+// security_token).
+Result<OciProfile> LoadConfigFileProfile(const std::string& auth) {
   OciProfile out;
   out.config_file = OciConfigPath();
   if (out.config_file.empty() || !FileExists(out.config_file)) {
@@ -102,12 +86,6 @@ Result<OciProfile> LoadOciProfile() {
   out.region = get("region");
   if (out.region.empty()) out.region = GetEnv("OCI_REGION").value_or("");
   const std::string token_file = Home(get("security_token_file"));
-  const std::string auth = GetEnv("OCI_CLI_AUTH").value_or("");
-  if (!auth.empty() && auth != "api_key" && auth != "security_token") {
-    return InvalidArgumentError("OCI_CLI_AUTH=" + auth +
-                                " is not supported (api_key or security_token; instance and "
-                                "resource principals are not)");
-  }
   const bool session = auth == "security_token" || (auth.empty() && !token_file.empty() &&
                                                     out.user.empty());
   using Required = std::pair<const char*, const std::string*>;
@@ -144,10 +122,83 @@ Result<OciProfile> LoadOciProfile() {
   return out;
 }
 
+Result<OciProfile> LoadResourcePrincipal() {
+  OciProfile out;
+  SLUICE_ASSIGN_OR_RETURN(OciResourcePrincipal rp, LoadOciResourcePrincipal());
+  out.region = rp.region;
+  out.resource_principal = std::move(rp);
+  return out;
+}
+
+// The instance principal, its first token fetched now (so that a broken
+// one is reported at open, naming what failed).
+Result<OciProfile> LoadInstancePrincipal() {
+  OciProfile out;
+  const OciInstancePrincipalEndpoints endpoints = OciInstancePrincipalEndpointsFromEnv();
+  out.metadata_endpoint = endpoints.metadata;
+  SLUICE_ASSIGN_OR_RETURN(out.region, FetchOciInstanceRegion(endpoints.metadata));
+  out.federation_endpoint = OciFederationEndpoint(endpoints, out.region);
+  out.instance_principal =
+      OciInstancePrincipalCredential(out.metadata_endpoint, out.federation_endpoint);
+  SLUICE_RETURN_IF_ERROR(out.instance_principal->Get().status());
+  return out;
+}
+
+}  // namespace
+
+Result<OciProfile> LoadOciProfile() {
+  const std::string auth = GetEnv("OCI_CLI_AUTH").value_or("");
+  if (auth == "resource_principal") return LoadResourcePrincipal();
+  if (auth == "instance_principal") return LoadInstancePrincipal();
+  if (!auth.empty() && auth != "api_key" && auth != "security_token") {
+    return InvalidArgumentError("OCI_CLI_AUTH=" + auth +
+                                " is not supported (api_key, security_token, "
+                                "resource_principal or instance_principal)");
+  }
+  auto profile = LoadConfigFileProfile(auth);
+  if (profile.ok() || profile.status().code() != StatusCode::kNotFound || !auth.empty()) {
+    return profile;
+  }
+  // No config file: the resource principal the platform (OCI Functions,
+  // Data Science) describes in the environment. Instance principals are
+  // never tried unasked: their metadata address exists only on OCI.
+  auto rp = LoadResourcePrincipal();
+  if (rp.ok() || rp.status().code() != StatusCode::kNotFound) return rp;
+  return NotFoundError("no OCI credentials: tried the config file (" +
+                       profile.status().message() + "), a resource principal (" +
+                       rp.status().message() + "); an instance principal only with "
+                       "OCI_CLI_AUTH=instance_principal");
+}
+
+OciApiKey OciSessionKey(const Credential& credential) {
+  OciApiKey key;
+  key.key_id = "ST$" + credential.bearer;
+  key.private_key_pem = credential.session_key_pem;
+  key.what = "the session key of " + credential.source;
+  return key;
+}
+
+std::string OciErrorDetail(std::string_view body) {
+  auto json = ParsePyJson(body);
+  if (!json.ok()) return "";
+  std::string code = JsonStringMember(*json, "code");
+  std::string message = JsonStringMember(*json, "message");
+  if (message.size() > 200) message.resize(200);
+  for (char& c : message) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return message.empty() ? code : code + ": " + message;
+}
+
 Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
+  if (profile.instance_principal) {
+    SLUICE_ASSIGN_OR_RETURN(Credential credential, profile.instance_principal->Get());
+    return OciSessionKey(credential);
+  }
+  if (profile.resource_principal) return OciResourcePrincipalKey(*profile.resource_principal);
   if (profile.security_token_file.empty()) return profile.key;
   SLUICE_ASSIGN_OR_RETURN(std::string token, ReadSessionToken(profile));
-  if (auto exp = JwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
+  if (auto exp = OciJwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
     return PermissionDeniedError("the session token of OCI profile " + profile.profile + " (" +
                                  profile.security_token_file + ") expired at " +
                                  OciHttpDate(*exp) + ": refresh it with `oci session refresh " +
@@ -159,6 +210,13 @@ Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
 }
 
 std::string DescribeOciSigner(const OciProfile& profile) {
+  if (profile.resource_principal) return DescribeOciResourcePrincipal(*profile.resource_principal);
+  if (profile.instance_principal) {
+    auto credential = profile.instance_principal->Get();
+    return (credential.ok() ? credential->source : std::string("OCI instance principal")) +
+           ", OCI_CLI_AUTH=instance_principal (federation " + profile.federation_endpoint +
+           ", region " + profile.region + ", request signatures with a session key)";
+  }
   if (profile.security_token_file.empty()) {
     return "API key of profile " + profile.profile + " in " + profile.config_file + " (key id " +
            profile.key.key_id + ", request signatures)";

@@ -10,14 +10,24 @@
 //     security_token_file (key id "ST$<token>", signed by key_file; no user
 //     needed). OCI_CLI_AUTH=api_key or security_token chooses, as the OCI
 //     CLI's --auth; unset, a profile with a security_token_file and no user
-//     signs with its token. Other OCI_CLI_AUTH values are refused by name.
+//     signs with its token.
+// With no config file (and OCI_CLI_AUTH unset), or OCI_CLI_AUTH=
+// resource_principal: the resource principal of the environment
+// (stores/credentials/oci_resource_principal.h). OCI_CLI_AUTH=
+// instance_principal: the instance principal (oci_instance_principal.h),
+// never tried unasked. Other OCI_CLI_AUTH values are refused by name.
 // Reads the environment and files; thread-safe as long as nobody changes the
 // environment meanwhile. The key and its passphrase are secrets.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
+#include "stores/credentials/oci_resource_principal.h"
+#include "stores/credentials/shared_credential.h"
 #include "stores/signing/oci_signature.h"
 
 namespace sluice {
@@ -35,13 +45,23 @@ struct OciProfile {
   // key_id "<tenancy>/<user>/<fingerprint>" (empty for a session token: see
   // OciRequestKey), the PEM and passphrase.
   OciApiKey key;
+  // Set when the profile is a resource principal (no config file involved:
+  // config_file, profile and key are empty); see oci_resource_principal.h.
+  std::optional<OciResourcePrincipal> resource_principal;
+  // Set for an instance principal (OCI_CLI_AUTH=instance_principal; see
+  // oci_instance_principal.h): the refreshing token and session key, and
+  // where they come from.
+  std::shared_ptr<SharedCredential> instance_principal;
+  std::string metadata_endpoint;
+  std::string federation_endpoint;
 };
 
 // The config file's path by the rules above ("" when HOME is unset and
 // OCI_CONFIG_FILE too), and whether it exists.
 std::string OciConfigPath();
 
-// Errors: kNotFound when the file does not exist; kInvalidArgument for a
+// Errors: kNotFound when neither the file nor a resource principal exists
+// (naming both); kInvalidArgument for a
 // missing profile ("Profile 'X' not found in config file F"), missing keys
 // (named), an unreadable key file (named, never its content).
 Result<OciProfile> LoadOciProfile();
@@ -52,7 +72,19 @@ Result<OciProfile> LoadOciProfile();
 // runs). The token is a secret. Errors: the file unreadable or empty
 // (kPermissionDenied naming the file); a token whose JWT "exp" is past
 // (kPermissionDenied naming the profile, the time and the refresh command).
+// An instance principal's key: Get() of its shared credential, blocking on
+// the first fetch or a due refresh (callers on an event loop use
+// OciSessionKey with AwaitGet() instead).
 Result<OciApiKey> OciRequestKey(const OciProfile& profile);
+
+// The key of an OCI security-token credential: key id "ST$<bearer>", the
+// session key.
+OciApiKey OciSessionKey(const Credential& credential);
+
+// The detail of an OCI error answer ({"code": ..., "message": ...}) for
+// HttpClientOptions::error_detail: "code: message", the message cut at
+// 200 characters; "" when the body is not such JSON.
+std::string OciErrorDetail(std::string_view body);
 
 // For messages: how the profile signs ("API key ... (key id ...)" or
 // "session token ... (security_token_file ...)"), never a secret.

@@ -7,9 +7,12 @@
 #include "formats/json/py_json.h"
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
+#include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/oci_config.h"
+#include "stores/oci/oci_multipart.h"
+#include "stores/signing/digest.h"
 #include "stores/signing/oci_signature.h"
 #include "stores/signing/uri_encoding.h"
 #include "stores/web/web_store.h"
@@ -65,31 +68,37 @@ Result<std::string> Endpoint(const OciProfile& profile) {
   return parsed->scheme + "://" + parsed->Authority();
 }
 
-// The Date and Authorization headers of a `method` request of `url`.
-Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
-                                  const std::string& url) {
-  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciRequestKey(profile));
+// The Date and Authorization headers of a `method` request of `url`; with
+// `json_body`, signed over the body too, as the SDK signs a POST, and its
+// content-type and x-content-sha256 headers.
+Result<HttpHeaders> SignedHeadersWith(const OciApiKey& key, HttpMethod method,
+                                      const std::string& url, const std::string* json_body) {
   SLUICE_ASSIGN_OR_RETURN(Url parsed, ParseUrl(url));
   OciRequestToSign r;
   r.method = HttpMethodName(method);
   r.host = parsed.Authority();
   r.target = parsed.target;
   r.date = OciHttpDate(static_cast<int64_t>(std::time(nullptr)));
+  if (json_body != nullptr) {
+    r.sign_body = true;
+    r.content_length = json_body->size();
+    r.content_type = "application/json";
+    r.content_sha256_b64 = Base64Encode(Sha256(*json_body));
+  }
   SLUICE_ASSIGN_OR_RETURN(std::string auth, OciAuthorization(r, key));
-  return HttpHeaders{{"date", r.date}, {"authorization", std::move(auth)}};
+  HttpHeaders out{{"date", r.date}, {"authorization", std::move(auth)}};
+  if (json_body != nullptr) {
+    out.emplace_back("content-type", r.content_type);
+    out.emplace_back("x-content-sha256", r.content_sha256_b64);
+  }
+  return out;
 }
 
-// OCI's errors: {"code": "BucketNotFound", "message": "..."}.
-std::string OciErrorDetail(std::string_view body) {
-  auto json = ParsePyJson(body);
-  if (!json.ok()) return "";
-  std::string code = JsonStringMember(*json, "code");
-  std::string message = JsonStringMember(*json, "message");
-  if (message.size() > 200) message.resize(200);
-  for (char& c : message) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return message.empty() ? code : code + ": " + message;
+// SignedHeadersWith the profile's key, fetched blocking (store open).
+Result<HttpHeaders> SignedHeaders(const OciProfile& profile, HttpMethod method,
+                                  const std::string& url) {
+  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciRequestKey(profile));
+  return SignedHeadersWith(key, method, url, nullptr);
 }
 
 class OciNativeStore final : public BearerHttpStore {
@@ -102,7 +111,45 @@ class OciNativeStore final : public BearerHttpStore {
         profile_(std::move(profile)) {}
 
   awaitable<Result<HttpHeaders>> RequestHeaders(HttpMethod method, const std::string& url) override {
-    co_return SignedHeaders(profile_, method, url);
+    co_return co_await Sign(method, url, nullptr);
+  }
+
+  // The key of the next request: an instance principal's through
+  // AwaitGet() (a due refresh never blocks the event loop), else the
+  // profile's (files read, no network).
+  awaitable<Result<OciApiKey>> RequestKey() {
+    if (profile_.instance_principal) {
+      SLUICE_CO_ASSIGN_OR_RETURN(Credential credential,
+                                 co_await profile_.instance_principal->AwaitGet());
+      co_return OciSessionKey(credential);
+    }
+    co_return OciRequestKey(profile_);
+  }
+
+  awaitable<Result<HttpHeaders>> Sign(HttpMethod method, std::string url,
+                                      const std::string* json_body) {
+    SLUICE_CO_ASSIGN_OR_RETURN(OciApiKey key, co_await RequestKey());
+    co_return SignedHeadersWith(key, method, url, json_body);
+  }
+
+  // Above part_size, a multipart upload (oci_multipart.h).
+  awaitable<Status> PutFile(std::string key, std::string path) override {
+    co_return co_await PutFileInParts(
+        *this, std::move(key), std::move(path), options().part_size,
+        [this](std::string key, std::string path, uint64_t size,
+               uint64_t part) -> awaitable<Status> {
+          OciMultipartTarget target;
+          target.client = &client();
+          target.base = base_;
+          target.object = JoinKey(loc_.path, key);
+          target.root = root();
+          target.key = key;
+          target.concurrency = options().upload_concurrency;
+          target.sign = [this](HttpMethod method, const std::string& url, const std::string* body) {
+            return Sign(method, url, body);
+          };
+          co_return co_await OciUploadInParts(target, std::move(path), size, part);
+        });
   }
 
   awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
@@ -208,7 +255,8 @@ bool WantsOciNativeApi(std::string_view url) {
     if (auto v = GetEnv(s3); v && !v->empty()) return false;
   }
   const std::string path = OciConfigPath();
-  return !path.empty() && FileExists(path);
+  if (!path.empty() && FileExists(path)) return true;
+  return OciResourcePrincipalConfigured() || GetEnv("OCI_CLI_AUTH").has_value();
 }
 
 Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,

@@ -1,15 +1,18 @@
 // oci:// through OCI Object Storage's native API, every request signed with
 // the API key of an OCI config profile (stores/credentials/oci_config.h,
 // stores/signing/oci_signature.h), as the OCI SDK's ObjectStorageClient
-// does (and Mosaic with oci.config.from_file()). Put and PutFile are one
-// PUT each (no multipart upload: objects up to Object Storage's 50 GiB
-// single-PUT limit), signed as the SDK signs PutObject (its body unsigned).
+// does (and Mosaic with oci.config.from_file()), or with a session token,
+// a resource principal or an instance principal (the sources and their order
+// are oci_config.h's). Put is one PUT, signed as the SDK signs PutObject (its body
+// unsigned); PutFile above StoreOptions::part_size a multipart upload
+// (stores/oci/oci_multipart.h).
 //
 // Which oci:// URLs come here (OpenStore decides with WantsOciNativeApi):
 //   oci://BUCKET@NAMESPACE/PATH always;
 //   oci://BUCKET/PATH when nothing configures the S3-compatible API
 //     (OCI_NAMESPACE, OCI_ENDPOINT_URL, AWS_ACCESS_KEY_ID unset) and an OCI
-//     config file exists; the namespace is then asked of the API (GET /n/).
+//     config file exists or OCI_RESOURCE_PRINCIPAL_VERSION or OCI_CLI_AUTH
+//     is set; the namespace is then asked of the API (GET /n/).
 // The endpoint is https://objectstorage.<region>.oraclecloud.com, or
 // SLUICE_OCI_OBJECT_STORAGE_ENDPOINT. Objects: /n/NS/b/BUCKET/o/NAME (NAME
 // percent-encoded, '/' included, as the SDK sends it); listings:
@@ -34,8 +37,11 @@ Result<std::unique_ptr<Store>> OpenOciNativeStore(std::string_view url,
                                                   boost::asio::any_io_executor executor,
                                                   const StoreOptions& options);
 
-// What `sluice whoami` prints for such a URL: the endpoint, the config file
-// and profile, the key id (tenancy/user/fingerprint; no secret).
+// What `sluice whoami` prints for such a URL: the endpoint, the namespace
+// and the source that signs (the profile and its key id or token file, the
+// resource principal's files, or the instance principal's metadata service,
+// tenancy and federation endpoint; never a key or a token). Blocks: may
+// fetch an instance principal's first token.
 Result<std::string> DescribeOciNativeAuth(std::string_view url);
 
 }  // namespace sluice

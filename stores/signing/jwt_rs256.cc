@@ -32,6 +32,21 @@ std::string Base64UrlEncode(std::string_view bytes) {
   return b;
 }
 
+std::optional<std::string> JwtClaimsText(std::string_view token) {
+  const size_t a = token.find('.');
+  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
+  if (b == std::string_view::npos || token.find('.', b + 1) != std::string_view::npos) return std::nullopt;
+  std::string part(token.substr(a + 1, b - a - 1));
+  for (char& c : part) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  part.append((4 - part.size() % 4) % 4, '=');
+  std::string claims;
+  if (!Base64Decode(part, &claims)) return std::nullopt;
+  return claims;
+}
+
 Result<std::string> RsaSha256Sign(std::string_view data, std::string_view private_key_pem,
                                   std::string_view what, std::string_view passphrase) {
   BIO* bio = BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size()));

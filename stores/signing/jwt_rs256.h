@@ -7,6 +7,7 @@
 // holds either.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,12 @@ Result<std::string> RsaSha256Sign(std::string_view data, std::string_view privat
 
 // Base64url without padding (RFC 7515 section 2).
 std::string Base64UrlEncode(std::string_view bytes);
+
+// The claims of the JWT `token`: its middle part, base64url-decoded (the
+// JSON text, not checked), unverified; nullopt when `token` is not
+// "header.claims.signature" or the part does not decode. For deciding what
+// to ask for next (whose token it is), never for trusting it.
+std::optional<std::string> JwtClaimsText(std::string_view token);
 
 // "b64url(header).b64url(claims).b64url(signature)" for the JSON texts
 // `header_json` and `claims_json` (taken as given), signed with the RSA

@@ -33,8 +33,8 @@ std::string Lower(std::string s) {
 }  // namespace
 
 std::string OciSigningString(const OciRequestToSign& r) {
-  std::string s = "date: " + r.date + "\n(request-target): " + Lower(r.method) + " " + r.target +
-                  "\nhost: " + r.host;
+  std::string s = "date: " + r.date + "\n(request-target): " + Lower(r.method) + " " + r.target;
+  if (r.sign_host) s += "\nhost: " + r.host;
   if (r.sign_body) {
     s += "\ncontent-length: " + std::to_string(r.content_length) +
          "\ncontent-type: " + r.content_type + "\nx-content-sha256: " + r.content_sha256_b64;
@@ -46,9 +46,8 @@ Result<std::string> OciAuthorization(const OciRequestToSign& request, const OciA
   SLUICE_ASSIGN_OR_RETURN(std::string sig, RsaSha256Sign(OciSigningString(request),
                                                          key.private_key_pem, key.what,
                                                          key.passphrase));
-  const char* headers = request.sign_body
-                            ? "date (request-target) host content-length content-type x-content-sha256"
-                            : "date (request-target) host";
+  std::string headers = request.sign_host ? "date (request-target) host" : "date (request-target)";
+  if (request.sign_body) headers += " content-length content-type x-content-sha256";
   return std::string("Signature algorithm=\"rsa-sha256\",headers=\"") + headers + "\",keyId=\"" +
          key.key_id + "\",signature=\"" + Base64Encode(sig) + "\",version=\"1\"";
 }

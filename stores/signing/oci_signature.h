@@ -22,6 +22,9 @@ struct OciRequestToSign {
   std::string host;    // the Host header: host, or host:port when the URL names a port
   std::string target;  // path and query exactly as sent
   std::string date;    // the Date header, RFC 1123 ("Thu, 05 Jan 2014 21:31:40 GMT")
+  // False for the X.509 federation request of instance principals, which
+  // the SDK signs over "date (request-target)" (and the body's headers) only.
+  bool sign_host = true;
   // Body requests (PUT, POST) sign these as well.
   bool sign_body = false;
   uint64_t content_length = 0;

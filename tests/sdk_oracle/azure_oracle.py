@@ -255,9 +255,10 @@ def make_certificate(folder, name, san):
     return key, cert
 
 
-def sdk_token(env, with_cli=False, with_azd=False):
+def sdk_token(env, with_cli=False, with_powershell=False, with_azd=False):
     """DefaultAzureCredential's token under `env` (as os.environ); the Azure
-    CLI source only `with_cli`, the Azure Developer CLI's only `with_azd`."""
+    CLI source only `with_cli`, Azure PowerShell's only `with_powershell`,
+    the Azure Developer CLI's only `with_azd`."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
@@ -269,7 +270,7 @@ def sdk_token(env, with_cli=False, with_azd=False):
                                             exclude_shared_token_cache_credential=True,
                                             exclude_visual_studio_code_credential=True,
                                             exclude_cli_credential=not with_cli,
-                                            exclude_powershell_credential=True,
+                                            exclude_powershell_credential=not with_powershell,
                                             exclude_developer_cli_credential=not with_azd)
         return credential.get_token(SCOPE).token
     finally:
@@ -306,6 +307,83 @@ echo "$* NO_COLOR=$NO_COLOR" >> '{log}'
 n=$(wc -l < '{log}')
 printf '{{"token": "azd-token-%s", "expiresOn": "2099-01-01T00:00:00Z"}}' "$n"
 """
+
+
+# A stand-in for PowerShell 7 (pwsh): the script it is given
+# (-EncodedCommand, base64 of UTF-16LE) is azure-identity's or Sluice's own,
+# worded differently, so it logs the flags and what the script asks for
+# (module and version, resource, tenant, the not-installed marker, the
+# SecureString range, the output line) rather than its text. MODE: "ok"
+# prints a token numbered by the calls; "no-module", "signed-out" and
+# "failing" act as pwsh does without Az.Accounts, signed out, or broken.
+FAKE_PWSH = """#!{python}
+import base64, re, sys
+args = sys.argv[1:]
+script = base64.b64decode(args[-1]).decode('utf-16-le') if len(args) == 4 else ''
+def first(pattern, missing='-'):
+    m = re.search(pattern, script)
+    return m.group(m.lastindex) if m else missing
+facts = [' '.join(args[:3]),
+         'module=' + ('Az.Accounts' if re.search(r'Import-Module (-Name )?Az\\.Accounts', script) else '-'),
+         'minimum=' + first(r"\\[version\\]\\$minimumVersion = '([^']*)'|-MinimumVersion '([^']*)'"),
+         'marker=' + ('NO_AZ_ACCOUNT_MODULE' if 'NO_AZ_ACCOUNT_MODULE' in script else '-'),
+         'resource=' + first(r"'?ResourceUrl'? = '([^']*)'"),
+         'tenant=' + first(r"\\$tenantId = '([^']*)'", ''),
+         'secure=' + ('2.17.0..5.0.0' if "[version]'2.17.0'" in script and "-lt [version]'5.0.0'" in script else '-'),
+         'cmdlet=' + ('Get-AzAccessToken' if 'Get-AzAccessToken @' in script else '-'),
+         'line=' + ('azsdk' if 'azsdk%' in script and 'ToUnixTimeSeconds()' in script else '-')]
+with open('{log}', 'a') as log:
+    log.write(' | '.join(facts) + '\\n')
+with open('{log}') as log:
+    n = len(log.read().splitlines())
+mode = '{mode}'
+if mode == 'no-module':
+    print('NO_AZ_ACCOUNT_MODULE')
+elif mode == 'signed-out':
+    sys.stderr.write('Get-AzAccessToken: Run Connect-AzAccount to login.\\n')
+    sys.exit(1)
+elif mode == 'failing':
+    sys.stderr.write('Get-AzAccessToken: AADSTS7000215: Invalid client secret provided.\\n')
+    sys.exit(1)
+else:
+    print('WARNING: Upcoming breaking changes in the cmdlet')
+    print('')
+    print('azsdk%ps-token-' + str(n) + '%4070908800')
+"""
+
+
+def powershell_case(base, cli, tmp, mode):
+    """Azure PowerShell: DefaultAzureCredential (PowerShell and azd left to
+    apply) and Sluice run the same fake pwsh with the same flags and a
+    script asking for the same things; signed in, both take its token;
+    without Az.Accounts, signed out or failing, both go on to azd's."""
+    bin_dir = tmp / f'pwsh-{mode}-bin'
+    bin_dir.mkdir()
+    log = tmp / f'pwsh-{mode}.log'
+    fake = bin_dir / 'pwsh'
+    fake.write_text(FAKE_PWSH.format(python=sys.executable, log=log, mode=mode))
+    fake.chmod(0o755)
+    azd = bin_dir / 'azd'
+    azd.write_text(FAKE_AZD.format(log=tmp / f'azd-after-pwsh-{mode}.log'))
+    azd.chmod(0o755)
+    env = dict(base, PATH=f'{bin_dir}:{base["PATH"]}')
+    sdk = sdk_token(env, with_powershell=True, with_azd=True)
+    calls = log.read_text().splitlines()
+    out = subprocess.run([cli, 'whoami', 'azure://oracle'], env=env, capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode != 0:
+        raise AssertionError(f'sluice whoami failed: {out.stderr.strip()}')
+    after = log.read_text().splitlines()
+    if len(calls) != 1 or len(after) != 2:
+        raise AssertionError(f'pwsh calls {len(calls)} then {len(after)}')
+    if after[1] != calls[0] or any(f.endswith('=-') for f in calls[0].split(' | ')):
+        raise AssertionError(f'different calls: SDK {calls[0]!r}, Sluice {after[1]!r}')
+    token, source = (('ps-token-1', 'Azure PowerShell (pwsh Get-AzAccessToken)') if mode == 'ok'
+                     else ('azd-token-1', 'Azure Developer CLI (azd auth token)'))
+    line = next(l for l in out.stdout.splitlines() if l.startswith('  credentials:')).strip()
+    if sdk != token or source not in line:
+        raise AssertionError(f'SDK token {sdk[:12]}..., Sluice {line}')
+    return f'same call ({calls[0]}); SDK and Sluice took {token}; {line}'
 
 
 def program_case(base, cli, tmp, program, script, sdk_source, token, source):
@@ -408,7 +486,13 @@ def main():
         except Exception as e:
             failures += 1
             print(f'FAIL Azure Developer CLI: {e}')
-        total = len(cases) + 2
+        for mode in ('ok', 'no-module', 'signed-out', 'failing'):
+            try:
+                print(f'ok   Azure PowerShell, {mode}: ' + powershell_case(base, cli, tmp, mode))
+            except Exception as e:
+                failures += 1
+                print(f'FAIL Azure PowerShell, {mode}: {e}')
+        total = len(cases) + 6
         print(f'{total - failures}/{total} sources agree in {time.time() - started:.1f} s')
         return 1 if failures else 0
 

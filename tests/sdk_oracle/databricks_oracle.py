@@ -1,12 +1,18 @@
 """The SDK oracle for Databricks unified authentication: for each way a user
 configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
-service principal, an Azure workspace's Entra ID service principal), databricks-sdk's Config() (pinned in requirements.txt)
+service principal, OIDC token federation from a variable, a file or GitHub
+Actions, an Azure workspace's Entra ID service principal or Azure CLI
+login, a Google service account's key), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
-(/.well-known/databricks-config), OIDC discovery and token endpoint, and the
-Files API for one file of a volume. The fake derives each OAuth token from the
-request that asked for it (client, secret, grant, scope), so the two get the
-same token only when they asked the same thing. Each case checks that the
+(/.well-known/databricks-config), OIDC discovery and token endpoint (client
+credentials and token exchange), GitHub Actions' ID token endpoint, Google's
+OAuth2 endpoint (the JWT grant's signature checked), and the
+Files API for one file of a volume; the Azure CLI is a script on PATH. The
+fake derives each token from the request that asked for it (client,
+secret, grant, scope, subject token; the CLI's arguments; GitHub's
+audience), so the two get the same token only when they asked the same
+thing. Each case checks that the
 headers Config().authenticate() gives (Authorization, and on Azure the
 management token and resource id) are the ones Sluice sent to read the file, that both read the same bytes, and that `sluice whoami` names
 the strategy and never a secret.
@@ -32,6 +38,8 @@ import urllib.parse
 
 import databricks.sdk
 import requests
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from databricks.sdk import environments
 from databricks.sdk.config import Config
 
@@ -43,10 +51,32 @@ AZURE_CLIENT = '0f5c2a1e-oracle-sp'
 AZURE_SECRET = 'entra-oracle-secret-value'
 TENANT = '72f988bf-oracle-tenant'
 RESOURCE_ID = '/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w'
-# The headers a request to the workspace is authorized by (Azure adds two).
+# The headers a request to the workspace is authorized by (Azure adds two,
+# Google one).
 AUTH_HEADERS = ('Authorization', 'X-Databricks-Azure-SP-Management-Token',
-                'X-Databricks-Azure-Workspace-Resource-Id')
+                'X-Databricks-Azure-Workspace-Resource-Id', 'X-Databricks-GCP-SA-Access-Token')
+GOOGLE_ACCOUNT = 'reader@oracle-proj.iam.gserviceaccount.com'
+
+
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b'=').decode()
 VOLUME = '/Volumes/main/default/vol/ds'
+ID_TOKEN = 'idtok-oracle-workload'
+GITHUB_REQUEST_TOKEN = 'gh-oracle-request-secret'
+FEDERATED_CLIENT = 'wif-oracle-client'
+# The Azure CLI: prints a token derived from its arguments, and logs it (the
+# fake workspace accepts what it logged); `account show` is a service
+# principal's login.
+FAKE_AZ = """#!/bin/sh
+if [ "$2" = show ]; then
+  echo '{"user": {"name": "0c1d-oracle-sp", "type": "servicePrincipal"}}'; exit 0
+fi
+t=azcli-$(printf '%s' "$*" | sha256sum | cut -c1-24)
+echo "$t" >> "$SLUICE_ORACLE_AZ_LOG"
+now=$(date +%s)
+printf '{"accessToken": "%s", "expiresOn": "%s", "expires_on": %s, "tokenType": "Bearer"}' \
+  "$t" "$(date -d @$((now + 3600)) '+%Y-%m-%d %H:%M:%S.000000')" $((now + 3600))
+"""
 OBJECT = b'the same bytes for both clients\n'
 
 
@@ -56,7 +86,23 @@ class FakeWorkspace(http.server.ThreadingHTTPServer):
         self.issued = set()
         self.file_bearers = []
         self.lock = threading.Lock()
+        self.az_log = None  # the file the fake Azure CLI logs its tokens to
+        # A Google service account's key (google-credentials), and the expiry
+        # of every ID token issued (fixed, so that the same request gets the
+        # same token).
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.google_private_pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption()).decode()
+        self.google_public_key = key.public_key()
+        self.id_token_exp = int(time.time()) + 3600
         threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def cli_issued(self):
+        if not self.az_log or not os.path.exists(self.az_log):
+            return set()
+        with open(self.az_log) as f:
+            return set(f.read().split())
 
     @property
     def url(self):
@@ -93,6 +139,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, {'issuer': url + '/oidc',
                                     'authorization_endpoint': url + '/oidc/v1/authorize',
                                     'token_endpoint': url + '/oidc/v1/token'}, js)
+        if path == '/github/token':  # GitHub Actions: an ID token for the audience asked
+            query = self.path.partition('?')[2]
+            if self.headers.get('Authorization') != 'Bearer ' + GITHUB_REQUEST_TOKEN:
+                return self._send(401, {'message': 'bad request token'}, js)
+            audience = query.partition('&audience=')[2]
+            return self._send(200, {'count': 1, 'value': 'idtok-github-' +
+                                    hashlib.sha256(audience.encode()).hexdigest()[:16]}, js)
         if path == '/aad/auth':  # an Azure workspace's sign-in: names its tenant
             return self._send(302, b'', [('Location', f'https://login.microsoftonline.com/{TENANT}'
                                                       '/oauth2/authorize?client_id=x')])
@@ -101,10 +154,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             with self.server.lock:
                 self.server.file_bearers.append(
                     {h: self.headers[h] for h in AUTH_HEADERS if self.headers.get(h) is not None})
-                known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in self.server.issued
+                issued = self.server.issued | self.server.cli_issued()
+                known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in issued
                 # Azure: the management token must be one Entra ID issued too.
                 mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
-                known = known and (mgmt is None or mgmt in self.server.issued)
+                known = known and (mgmt is None or mgmt in issued)
+                gcp = self.headers.get('X-Databricks-GCP-SA-Access-Token')
+                known = known and (gcp is None or gcp in issued)
             if not known:
                 return self._send(401, {'error_code': 'UNAUTHENTICATED'}, js)
             return self._send(200, OBJECT)
@@ -124,8 +180,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(200, {'access_token': token, 'token_type': 'Bearer',
                                     'expires_in': '3599', 'resource': form.get('resource', [''])[0]},
                               [('Content-Type', 'application/json')])
+        if path == '/google/token':  # Google's OAuth2 endpoint: a service account's JWT grant
+            return self._google_token(form)
         if path != '/oidc/v1/token':
             return self._send(404, {'error': 'not_found'})
+        if form.get('grant_type') == ['urn:ietf:params:oauth:grant-type:token-exchange']:
+            # OIDC federation: no client authentication, a known ID token.
+            subject = form.get('subject_token', [''])[0]
+            if self.headers.get('Authorization') or not subject.startswith(('idtok-oracle', 'idtok-github-')):
+                return self._send(401, {'error': 'invalid_grant'}, [('Content-Type', 'application/json')])
+            asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'subject_token',
+                                               'subject_token_type', 'client_secret')}
+            token = 'wif-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
+                              [('Content-Type', 'application/json')])
         auth = self.headers.get('Authorization', '')
         client = base64.b64decode(auth[len('Basic '):]).decode() if auth.startswith('Basic ') else ''
         if client != f'{CLIENT_ID}:{CLIENT_SECRET}':
@@ -137,6 +207,35 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return self._send(200, {'access_token': token, 'token_type': 'Bearer',
                                 'expires_in': 3600, 'scope': 'all-apis'},
                           [('Content-Type', 'application/json')])
+
+    def _google_token(self, form):
+        js = [('Content-Type', 'application/json')]
+        assertion = form.get('assertion', [''])[0]
+        if form.get('grant_type') != ['urn:ietf:params:oauth:grant-type:jwt-bearer'] or assertion.count('.') != 2:
+            return self._send(400, {'error': 'invalid_grant'}, js)
+        signed, _, signature = assertion.rpartition('.')
+        try:  # signed with the account's key, as Google checks
+            self.server.google_public_key.verify(base64.urlsafe_b64decode(signature + '=' * (-len(signature) % 4)),
+                                                 signed.encode(), padding.PKCS1v15(), hashes.SHA256())
+        except Exception:
+            return self._send(400, {'error': 'invalid_grant', 'error_description': 'bad signature'}, js)
+        part = signed.split('.')[1]
+        claims = json.loads(base64.urlsafe_b64decode(part + '=' * (-len(part) % 4)))
+        if claims.get('iss') != GOOGLE_ACCOUNT or claims.get('aud') != 'https://oauth2.googleapis.com/token':
+            return self._send(400, {'error': 'invalid_grant'}, js)
+        asked = {k: claims.get(k) for k in ('iss', 'aud', 'scope', 'target_audience')}
+        digest = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+        if claims.get('target_audience'):  # an ID token for the audience
+            token = (_b64url(b'{"alg":"RS256","typ":"JWT"}') + '.' +
+                     _b64url(json.dumps({'aud': claims['target_audience'], 'sub': digest,
+                                         'exp': self.server.id_token_exp}).encode()) + '.' + _b64url(digest.encode()))
+            body = {'id_token': token}
+        else:
+            token = 'ya29.oracle-' + digest
+            body = {'access_token': token, 'expires_in': 3599, 'token_type': 'Bearer'}
+        with self.server.lock:
+            self.server.issued.add(token)
+        return self._send(200, body, js)
 
 
 def _cases(fake):
@@ -176,20 +275,69 @@ def _cases(fake):
          f'azure_tenant_id = {TENANT}\nazure_workspace_resource_id = {RESOURCE_ID}\n',
          {'DATABRICKS_CONFIG_PROFILE': 'az', 'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/'},
          f'Azure service principal {AZURE_CLIENT} of tenant {TENANT} (from profile az'),
+        # OIDC federation: account-wide (no client id) and a service
+        # principal's policy (its client id).
+        ('env-oidc, account-wide', None, {'DATABRICKS_HOST': host, 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
+         'OIDC token federation of the account (ID token from DATABRICKS_OIDC_TOKEN)'),
+        ('env-oidc of a service principal', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT, 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from DATABRICKS_OIDC_TOKEN)'),
+        # (DATABRICKS_OIDC_TOKEN_ENV is a kind of its own for the SDK: with a
+        # client id, DATABRICKS_AUTH_TYPE would have to choose.)
+        ('env-oidc from DATABRICKS_OIDC_TOKEN_ENV', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_OIDC_TOKEN_ENV': 'MY_ID_TOKEN', 'MY_ID_TOKEN': ID_TOKEN + '-mine'},
+         'OIDC token federation of the account (ID token from MY_ID_TOKEN)'),
+        ('file-oidc chosen by DATABRICKS_AUTH_TYPE', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT, 'DATABRICKS_AUTH_TYPE': 'file-oidc',
+          'DATABRICKS_OIDC_TOKEN_FILEPATH': '{case}/id-token', 'DATABRICKS_OIDC_TOKEN': ID_TOKEN + '-env'},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from {{case}}/id-token)'),
+        ('github-oidc', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT,
+          'ACTIONS_ID_TOKEN_REQUEST_URL': host + '/github/token?api-version=2.0',
+          'ACTIONS_ID_TOKEN_REQUEST_TOKEN': GITHUB_REQUEST_TOKEN},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from GitHub Actions)'),
+        # A Google service account's key, the JSON itself and a file's path.
+        ('google-credentials JSON', None,
+         {'DATABRICKS_HOST': host, 'GOOGLE_CREDENTIALS': json.dumps(_google_key(fake))},
+         f'Google service account {GOOGLE_ACCOUNT} (ID token; key from GOOGLE_CREDENTIALS)'),
+        ('google-credentials file', None,
+         {'DATABRICKS_HOST': host, 'GOOGLE_CREDENTIALS': '{case}/sa.json'},
+         f'Google service account {GOOGLE_ACCOUNT} (ID token; key from GOOGLE_CREDENTIALS)'),
+        # The Azure CLI on PATH, the tenant from /aad/auth, the subscription
+        # of the resource id.
+        ('azure-cli login of a service principal', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
+          'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
+         f'Azure CLI login (az account get-access-token, tenant {TENANT})'),
     ]
 
 
-def _environment(folder, name, config_text, extra):
+def _google_key(fake):
+    return {'type': 'service_account', 'project_id': 'oracle-proj', 'private_key_id': 'kid1',
+            'private_key': fake.google_private_pem, 'client_email': GOOGLE_ACCOUNT, 'client_id': '1',
+            'token_uri': fake.url + '/google/token'}
+
+
+def _environment(folder, name, config_text, extra, fake):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_'))}
+           if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_', 'ACTIONS_ID_TOKEN_'))}
+    env.pop('SLUICE_AZURE_CLI', None)
     case_dir = os.path.join(folder, hashlib.sha256(name.encode()).hexdigest()[:12])
     os.makedirs(case_dir)
     env['HOME'] = case_dir
     if config_text is not None:
         with open(os.path.join(case_dir, '.databrickscfg'), 'w') as f:
             f.write(config_text)
-    env.update(extra)
-    return env
+    with open(os.path.join(case_dir, 'id-token'), 'w') as f:
+        f.write(ID_TOKEN + '-file\n')
+    with open(os.path.join(case_dir, 'sa.json'), 'w') as f:
+        json.dump(_google_key(fake), f)
+    with open(os.path.join(case_dir, 'az'), 'w') as f:
+        f.write(FAKE_AZ)
+    os.chmod(os.path.join(case_dir, 'az'), 0o755)
+    env['SLUICE_ORACLE_AZ_LOG'] = os.path.join(case_dir, 'az.log')
+    env.update({k: v.replace('{case}', case_dir) for k, v in extra.items()})
+    return env, case_dir
 
 
 def _sdk(env, fake):
@@ -238,7 +386,9 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory(prefix='sluice-databricks-oracle-') as folder:
         for name, config_text, extra, source in _cases(fake):
-            env = _environment(folder, name, config_text, extra)
+            env, case_dir = _environment(folder, name, config_text, extra, fake)
+            fake.az_log = env['SLUICE_ORACLE_AZ_LOG']
+            source = source.replace('{case}', case_dir)
             start = time.monotonic()
             try:
                 sdk_auth, sdk_bytes = _sdk(env, fake)
@@ -248,7 +398,9 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = [PAT, CLIENT_SECRET, AZURE_SECRET] + sorted(fake.issued)
+            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN,
+                        fake.google_private_pem.splitlines()[1]] +
+                       sorted(fake.issued | fake.cli_issued()))
             problems = []
             if sdk_auth is None or sdk_auth != our_auth:
                 problems.append(f'databricks-sdk: {sdk_auth}  sluice: {our_auth}')

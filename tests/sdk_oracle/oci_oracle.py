@@ -10,7 +10,13 @@ profile's key id and never the key or its passphrase. A second profile, as
 `oci session authenticate` writes one (security_token_file, no user), is
 checked against the SDK's SecurityTokenSigner made the way Oracle's guide
 makes it (the token file's text and load_private_key_from_file); whoami then
-names the token's file and never the token.
+names the token's file and never the token. Then a resource principal
+(OCI_RESOURCE_PRINCIPAL_VERSION 2.2, token and key in files) against the
+SDK's get_resource_principals_signer(), and an instance principal against
+loopback fakes of the instance metadata service and the auth service's X.509
+federation (its request checked against the SDK's AuthTokenRequestSigner,
+the reads against the session key its token was issued for), with the SDK's
+InstancePrincipalsSecurityTokenSigner put through the same fakes.
 
 Run it with the venv's Python (tests/sdk_oracle/run_oci.sh does, after
 oci_vectors.py). Sluice runs in a child process of SLUICE_PYTHON (default
@@ -37,9 +43,14 @@ PASSPHRASE = 'oracle-passphrase'
 
 
 class FakeObjectStorage(http.server.ThreadingHTTPServer):
-    def __init__(self, signer):
+    """Answers requests signed exactly as `signer` (an SDK signer) signs
+    them again, or, given `verify` instead (for session keys the fake never
+    holds), the requests `verify(handler)` accepts."""
+
+    def __init__(self, signer=None, verify=None):
         super().__init__(('127.0.0.1', 0), _Handler)
         self.signer = signer
+        self.verify = verify
         self.matched = 0
         self.mismatched = []
         self.lock = threading.Lock()
@@ -81,22 +92,25 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return self._send(200, b'', [('ETag', 'e')])
 
     def _signed_as_the_sdk_signs(self):
-        # The SDK signs the same request: method, URL (Host included), Date;
-        # PutObject without its body's headers (enforce_content_headers=False).
-        url = f'http://{self.headers["Host"]}{self.path}'
-        again = requests.Request(self.command, url, headers={'date': self.headers.get('Date', '')})
-        sign = (self.server.signer.without_content_headers if self.command == 'PUT'
-                else self.server.signer)
-        expected = sign(again.prepare()).headers['authorization']
-        got = self.headers.get('Authorization', '')
+        if self.server.verify is not None:
+            same = self.server.verify(self)
+        else:
+            # The SDK signs the same request: method, URL (Host included), Date;
+            # PutObject without its body's headers (enforce_content_headers=False).
+            url = f'http://{self.headers["Host"]}{self.path}'
+            again = requests.Request(self.command, url,
+                                     headers={'date': self.headers.get('Date', '')})
+            sign = (self.server.signer.without_content_headers if self.command == 'PUT'
+                    else self.server.signer)
+            same = self.headers.get('Authorization', '') == sign(again.prepare()).headers['authorization']
         with self.server.lock:
-            if got == expected:
+            if same:
                 self.server.matched += 1
             else:
                 self.server.mismatched.append(f'{self.command} {self.path}')
-        if got != expected:
+        if not same:
             self._send(401, {'code': 'NotAuthenticated', 'message': 'signature differs'})
-        return got == expected
+        return same
 
     def do_GET(self):
         if not self._signed_as_the_sdk_signs():
@@ -124,6 +138,128 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                   [('Content-Range', f'bytes {first}-{last}/{len(data)}')])
             return self._send(200, data, [('Content-Length', str(len(data)))])
         return self._send(404, {'code': 'NotFound', 'message': path})
+
+
+class FakeOciIdentity(http.server.ThreadingHTTPServer):
+    """The instance metadata service (/opc/v2/...) and the auth service's
+    X.509 federation endpoint (/v1/x509) on one loopback port. A federation
+    request is answered only when it carries the leaf certificate and the
+    intermediate, and its Authorization header is exactly the one the SDK's
+    own AuthTokenRequestSigner makes for the same request (and verifies with
+    the leaf certificate's public key). Each token issued is remembered with
+    the session public key it was issued for."""
+
+    def __init__(self, tenancy, region, leaf_cert, leaf_key, intermediate):
+        super().__init__(('127.0.0.1', 0), _IdentityHandler)
+        self.tenancy, self.region = tenancy, region
+        self.leaf_cert, self.leaf_key, self.intermediate = leaf_cert, leaf_key, intermediate
+        self.tokens = {}  # token -> session public key (cryptography object)
+        self.federations = []  # 'same' or why not, per federation request
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.server_address[1]}'
+
+
+class _LeafKey:
+    """What AuthTokenRequestSigner asks of a certificate retriever."""
+
+    def __init__(self, pem):
+        self.pem = pem
+
+    def get_private_key(self):
+        return oci.signer.load_private_key(self.pem, None)
+
+
+def _pem_body(pem):
+    return ''.join(l for l in pem.splitlines() if not l.startswith('-----'))
+
+
+class _IdentityHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, status, body):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        srv = self.server
+        if self.headers.get('Authorization') != 'Bearer Oracle':
+            return self._send(401, b'unauthorized')
+        answers = {'/opc/v2/instance/region': srv.region,
+                   '/opc/v2/identity/cert.pem': srv.leaf_cert,
+                   '/opc/v2/identity/key.pem': srv.leaf_key,
+                   '/opc/v2/identity/intermediate.pem': srv.intermediate}
+        if self.path not in answers:
+            return self._send(404, b'Not Found')
+        return self._send(200, answers[self.path].encode())
+
+    def do_POST(self):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from oci.auth.federation_client import AuthTokenRequestSigner
+        srv = self.server
+        body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
+        cert = x509.load_pem_x509_certificate(srv.leaf_cert.encode())
+        fingerprint = ':'.join(f'{b:02X}' for b in cert.fingerprint(hashes.SHA1()))
+        signer = AuthTokenRequestSigner(srv.tenancy, fingerprint, _LeafKey(srv.leaf_key))
+        again = requests.Request('POST', f'http://{self.headers["Host"]}{self.path}', data=body,
+                                 headers={'date': self.headers.get('Date', ''),
+                                          'content-type': self.headers.get('Content-Type', '')})
+        expected = signer(again.prepare()).headers['authorization']
+        payload = json.loads(body)
+        why = []
+        if self.headers.get('Authorization') != expected:
+            why.append('Authorization differs from the SDK\'s AuthTokenRequestSigner')
+        if payload.get('certificate') != _pem_body(srv.leaf_cert):
+            why.append('certificate')
+        if payload.get('intermediateCertificates') != [_pem_body(srv.intermediate)]:
+            why.append('intermediateCertificates')
+        with srv.lock:
+            srv.federations.append('; '.join(why) or 'same')
+        if why:
+            return self._send(401, {'code': 'NotAuthenticated', 'message': ', '.join(why)})
+        public = serialization.load_der_public_key(base64.b64decode(payload['publicKey']))
+        claims = json.dumps({'sub': 'ocid1.instance.oc1..oracle', 'opc-tenant': srv.tenancy,
+                             'exp': int(time.time()) + 3600, 'n': len(srv.tokens) + 1})
+        token = '.'.join(base64.urlsafe_b64encode(p.encode()).decode().rstrip('=')
+                         for p in ('{"alg": "RS256"}', claims, 'signature'))
+        with srv.lock:
+            srv.tokens[token] = public
+        return self._send(200, {'token': token})
+
+
+def session_key_verifier(identity):
+    """Accepts a request signed with key id ST$<a token `identity` issued>
+    over the headers the SDK's SecurityTokenSigner signs, verified with the
+    session public key that token was issued for."""
+    import re
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    def verify(handler):
+        fields = dict(re.findall(r'(\w+)="([^"]*)"', handler.headers.get('Authorization', '')))
+        key_id = fields.get('keyId', '')
+        public = identity.tokens.get(key_id[len('ST$'):]) if key_id.startswith('ST$') else None
+        if public is None or fields.get('headers') != 'date (request-target) host':
+            return False
+        signing = (f'date: {handler.headers.get("Date", "")}\n(request-target): '
+                   f'{handler.command.lower()} {handler.path}\nhost: {handler.headers["Host"]}')
+        try:
+            public.verify(base64.b64decode(fields.get('signature', '')), signing.encode(),
+                          padding.PKCS1v15(), hashes.SHA256())
+            return True
+        except Exception:
+            return False
+    return verify
 
 
 def read_and_whoami(fake, env, cases, cli, shown_ok):
@@ -214,8 +350,110 @@ def main():
             lambda shown: token_file in shown and token not in shown and
             PASSPHRASE not in shown and 'PRIVATE KEY' not in shown)
         fake.shutdown()
+
+        failures += resource_principal_cases(folder, env, cases, cli)
+        failures += instance_principal_cases(folder, env, cases, cli)
     print(f'oci {oci.__version__}: {"all the same" if not failures else f"{failures} differ"}')
     return 1 if failures else 0
+
+
+def resource_principal_cases(folder, env, cases, cli):
+    """OCI_RESOURCE_PRINCIPAL_VERSION 2.2 with the token and key in files (as
+    OCI Functions provides them): the fake re-signs with the SDK's
+    get_resource_principals_signer() made from the same environment."""
+    key = os.path.join(folder, 'rp_key.pem')
+    subprocess.run(['openssl', 'genpkey', '-algorithm', 'RSA', '-pkeyopt',
+                    'rsa_keygen_bits:2048', '-out', key], check=True, capture_output=True)
+    claims = json.dumps({'sub': 'ocid1.fnfunc.oc1..oracle', 'res_tenant': 'ocid1.tenancy.oc1..oracle',
+                         'res_compartment': 'ocid1.compartment.oc1..oracle',
+                         'exp': int(time.time()) + 3600})
+    rpst = '.'.join(base64.urlsafe_b64encode(p.encode()).decode().rstrip('=')
+                    for p in ('{"alg": "RS256"}', claims, 'signature'))
+    rpst_file = os.path.join(folder, 'rpst')
+    with open(rpst_file, 'w') as f:
+        f.write(rpst)
+    rp_env = {'OCI_RESOURCE_PRINCIPAL_VERSION': '2.2', 'OCI_RESOURCE_PRINCIPAL_RPST': rpst_file,
+              'OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM': key,
+              'OCI_RESOURCE_PRINCIPAL_REGION': 'us-phoenix-1'}
+    saved = {k: os.environ.get(k) for k in rp_env}
+    os.environ.update(rp_env)
+    try:
+        signer = oci.auth.signers.get_resource_principals_signer()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    fake = FakeObjectStorage(signer)
+    failures = read_and_whoami(
+        fake, dict(env, OCI_CONFIG_FILE=os.path.join(folder, 'no-config'),
+                   SLUICE_OCI_OBJECT_STORAGE_ENDPOINT=fake.url, **rp_env),
+        [(f'resource principal 2.2, {name}', url) for name, url in cases], cli,
+        lambda shown: 'resource principal' in shown and rpst not in shown and
+        'PRIVATE KEY' not in shown)
+    fake.shutdown()
+    return failures
+
+
+def instance_principal_cases(folder, env, cases, cli):
+    """OCI_CLI_AUTH=instance_principal against FakeOciIdentity: Sluice's
+    X.509 federation request must carry the Authorization header the SDK's
+    AuthTokenRequestSigner makes for it, and its reads the session key its
+    token was issued for; the SDK's InstancePrincipalsSecurityTokenSigner,
+    pointed at the same fakes, must pass the same checks."""
+    tenancy = 'ocid1.tenancy.oc1..oracleip'
+    made = {}
+    for name, subject in (('leaf', f'/CN=ocid1.instance.oc1..oracle/OU=opc-tenant:{tenancy}'),
+                          ('intermediate', '/CN=PKISVC Identity Intermediate oracle')):
+        cert, key = (os.path.join(folder, f'{name}.{ext}') for ext in ('crt', 'key'))
+        subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
+                        '-subj', subject, '-keyout', key, '-out', cert],
+                       check=True, capture_output=True)
+        made[name] = tuple(open(p).read() for p in (cert, key))
+    identity = FakeOciIdentity(tenancy, 'us-phoenix-1', made['leaf'][0], made['leaf'][1],
+                               made['intermediate'][0])
+    fake = FakeObjectStorage(verify=session_key_verifier(identity))
+    failures = read_and_whoami(
+        fake, dict(env, OCI_CLI_AUTH='instance_principal',
+                   OCI_METADATA_BASE_URL=identity.url + '/opc/v2',
+                   SLUICE_OCI_FEDERATION_ENDPOINT=identity.url + '/v1/x509',
+                   SLUICE_OCI_OBJECT_STORAGE_ENDPOINT=fake.url),
+        [(f'instance principal, {name}', url) for name, url in cases], cli,
+        lambda shown: 'OCI instance principal' in shown and tenancy in shown and
+        not any(t in shown for t in identity.tokens) and 'PRIVATE KEY' not in shown)
+    sluice_federations = list(identity.federations)
+    if not sluice_federations or any(f != 'same' for f in sluice_federations):
+        failures += 1
+        print(f'DIFFERENT  instance principal federation requests: {sluice_federations}')
+    else:
+        print(f'same  instance principal federation requests ({len(sluice_federations)} signed '
+              'as AuthTokenRequestSigner signs them)')
+
+    # The SDK itself against the same fakes: OCI_METADATA_BASE_URL is its
+    # override too (read when the signer is made; with it set, no other
+    # metadata address is tried).
+    before = len(identity.federations)
+    saved = os.environ.get('OCI_METADATA_BASE_URL')
+    os.environ['OCI_METADATA_BASE_URL'] = identity.url + '/opc/v2'
+    try:
+        sdk = oci.auth.signers.InstancePrincipalsSecurityTokenSigner(
+            federation_endpoint=identity.url + '/v1/x509')
+    finally:
+        if saved is None:
+            os.environ.pop('OCI_METADATA_BASE_URL')
+        else:
+            os.environ['OCI_METADATA_BASE_URL'] = saved
+    answer = requests.get(fake.url + '/n/', auth=sdk)
+    sdk_ok = (answer.status_code == 200 and identity.federations[before:] == ['same'] and
+              not fake.mismatched and sdk.region == 'us-phoenix-1')
+    failures += not sdk_ok
+    print(f'{"same" if sdk_ok else "DIFFERENT"}  the SDK\'s InstancePrincipalsSecurityTokenSigner '
+          f'on the same fakes (federation: {identity.federations[before:]}, '
+          f'GET /n/: {answer.status_code})')
+    fake.shutdown()
+    identity.shutdown()
+    return failures
 
 
 if __name__ == '__main__':

@@ -4,7 +4,11 @@
 # again and must give the Authorization headers stored there, which
 # tests/stores/signing/oci_signature_test.cc checks Sluice's signer against;
 # then oci_oracle.py reads through a fake Object Storage that accepts only
-# requests signed exactly as the SDK signs them.
+# requests signed exactly as the SDK signs them: with an API key, a session
+# token, a resource principal (get_resource_principals_signer) and an instance
+# principal (fakes of the metadata and auth services; the X.509 federation
+# request checked against the SDK's AuthTokenRequestSigner, and the SDK's
+# InstancePrincipalsSecurityTokenSigner put through the same fakes).
 # The venv is venv.sh's.
 # Needs build/bindings/c/libsluice.so (or $SLUICE_LIBRARY) and
 # build/bindings/cli/sluice (or $SLUICE_CLI).

@@ -155,8 +155,9 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   // instance: tests send packets to 127.0.0.1 only.
   env["AWS_EC2_METADATA_DISABLED"] = "true";
   env["SLUICE_AZURE_METADATA_DISABLED"] = "true";  // nor Azure's (CI runners are Azure VMs)
-  // Nor the machine's Azure CLI login.
+  // Nor the machine's Azure CLI, PowerShell or azd login.
   env["SLUICE_AZURE_CLI"] = "/nonexistent/az";
+  env["SLUICE_AZURE_POWERSHELL"] = "/nonexistent/pwsh";
   env["SLUICE_AZURE_DEVELOPER_CLI"] = "/nonexistent/azd";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
@@ -174,7 +175,11 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   for (const char* name : {"DATABRICKS_CLIENT_ID", "DATABRICKS_CLIENT_SECRET", "DATABRICKS_USERNAME",
                            "DATABRICKS_PASSWORD", "DATABRICKS_DISCOVERY_URL", "DATABRICKS_AUTH_TYPE",
                            "DATABRICKS_CONFIG_PROFILE", "ARM_CLIENT_ID", "ARM_CLIENT_SECRET", "ARM_TENANT_ID",
-                           "DATABRICKS_AZURE_RESOURCE_ID", "SLUICE_DATABRICKS_ENTRA_ENDPOINT"}) {
+                           "DATABRICKS_AZURE_RESOURCE_ID", "SLUICE_DATABRICKS_ENTRA_ENDPOINT",
+                           "DATABRICKS_TOKEN_AUDIENCE", "DATABRICKS_OIDC_TOKEN", "DATABRICKS_OIDC_TOKEN_ENV",
+                           "DATABRICKS_OIDC_TOKEN_FILEPATH", "DATABRICKS_OIDC_TOKEN_FILE",
+                           "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                           "DATABRICKS_RUNTIME_VERSION", "GOOGLE_CREDENTIALS"}) {
     env[name] = std::nullopt;
   }
   env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";
@@ -184,6 +189,13 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   env["OCI_CLI_PROFILE"] = std::nullopt;
   env["OCI_CLI_AUTH"] = std::nullopt;
   env["SLUICE_OCI_OBJECT_STORAGE_ENDPOINT"] = std::nullopt;
+  for (const char* name : {"OCI_RESOURCE_PRINCIPAL_VERSION", "OCI_RESOURCE_PRINCIPAL_RPST",
+                           "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM",
+                           "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE",
+                           "OCI_RESOURCE_PRINCIPAL_REGION", "OCI_METADATA_BASE_URL",
+                           "SLUICE_OCI_FEDERATION_ENDPOINT"}) {
+    env[name] = std::nullopt;
+  }
   env["HF_ENDPOINT"] = "http://127.0.0.1:9";
   return env;
 }

@@ -99,7 +99,9 @@ TEST(AzureCredentialTest, KeyBeforeSasAndNeitherIsNotFound) {
             "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
             "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
             "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('/nonexistent/az' "
-            "(SLUICE_AZURE_CLI) not found), Azure Developer CLI ('/nonexistent/azd' "
+            "(SLUICE_AZURE_CLI) not found), "
+            "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not found), "
+            "Azure Developer CLI ('/nonexistent/azd' "
             "(SLUICE_AZURE_DEVELOPER_CLI) not found)");
 }
 

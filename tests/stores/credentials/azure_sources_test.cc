@@ -13,6 +13,7 @@
 #include "stores/credentials/azure_client_assertion.h"
 #include "stores/credentials/azure_credential.h"
 #include "stores/credentials/azure_token.h"
+#include "stores/signing/digest.h"
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/node_servers.h"
@@ -110,7 +111,9 @@ TEST_F(AzureSourcesTest, DefaultAzureCredentialOrder) {
             "SAS token (no SAS token set), environment (AZURE_CLIENT_SECRET or "
             "AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity (AZURE_FEDERATED_TOKEN_FILE "
             "not set), managed identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI "
-            "('/nonexistent/az' (SLUICE_AZURE_CLI) not found), Azure Developer CLI "
+            "('/nonexistent/az' (SLUICE_AZURE_CLI) not found), "
+            "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not found), "
+            "Azure Developer CLI "
             "('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
   EXPECT_EQ(entra.refused(), 0);
   EXPECT_EQ(imds.refused(), 0);
@@ -326,8 +329,10 @@ TEST_F(AzureSourcesTest, ImdsOnlyOnAnAzureVm) {
                        "AZURE_CLIENT_ID, AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not "
                        "set), workload identity (AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, "
                        "AZURE_TENANT_ID not set), managed identity (" + why +
-                       "), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) not found), Azure "
-                       "Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
+                       "), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) not found), "
+                       "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not "
+                       "found), Azure Developer CLI ('/nonexistent/azd' "
+                       "(SLUICE_AZURE_DEVELOPER_CLI) not found)");
   ASSERT_TRUE(MakeDirs(dir_.path() + "/dmi").ok());
   Write("dmi/chassis_asset_tag", "7783-7084-3265-9085\n");
   EXPECT_TRUE(DmiSaysAzure(dir_.path() + "/dmi", &why));
@@ -440,6 +445,7 @@ TEST_F(AzureSourcesTest, AzureCliTokenOfTheLoggedInAccount) {
             "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
             "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
             "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('az' not found on PATH), "
+            "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not found), "
             "Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)");
 }
 
@@ -469,7 +475,9 @@ TEST_F(AzureSourcesTest, AzureCliSignedOutOrFailing) {
             "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
             "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed "
             "identity (SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI (not logged in: run "
-            "'az login'), Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) "
+            "'az login'), "
+            "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not found), "
+            "Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) "
             "not found)");
 
   const std::string expired = FakeAz(
@@ -535,7 +543,9 @@ TEST_F(AzureSourcesTest, AzureDeveloperCliSignedOutOrFailing) {
       "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
       "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed identity "
       "(SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) "
-      "not found), Azure Developer CLI (";
+      "not found), "
+      "Azure PowerShell ('/nonexistent/pwsh' (SLUICE_AZURE_POWERSHELL) not found), "
+      "Azure Developer CLI (";
   const std::string out = FakeAz(
       dir_.path(), "azd-out", "", 1,
       R"({"type":"consoleMessage","timestamp":"t","data":{"message":"\nERROR: fetching token: )"
@@ -564,6 +574,149 @@ TEST_F(AzureSourcesTest, AzureDeveloperCliSignedOutOrFailing) {
             "permission denied: Azure Developer CLI: '" + odd +
                 " auth token' printed no readable expiresOn");
   EXPECT_EQ(no_expiry.find("secret-azd-token"), std::string::npos);
+}
+
+// The script pwsh was given (-EncodedCommand: base64 of UTF-16LE), from the
+// arguments a FakeAz recorded; "" unless they are azure-identity's flags.
+std::string PowerShellScript(const std::string& args_file) {
+  auto read = ReadFile(args_file, 1 << 16);
+  const std::string args = read.ok() ? *read : "";
+  const std::string flags = "-NoProfile -NonInteractive -EncodedCommand ";
+  if (args.rfind(flags, 0) != 0) return "";
+  std::string utf16;
+  if (!Base64Decode(args.substr(flags.size(), args.find('\n') - flags.size()), &utf16)) return "";
+  std::string script;
+  for (size_t i = 0; i + 1 < utf16.size(); i += 2) {
+    if (utf16[i + 1] != '\0') return "";  // the script is ASCII
+    script += utf16[i];
+  }
+  return script;
+}
+
+// Azure PowerShell comes after the Azure CLI and before azd, as in
+// DefaultAzureCredential; pwsh runs a Get-AzAccessToken script for the
+// storage resource and its "azsdk%" line gives the token and its expiry.
+TEST_F(AzureSourcesTest, AzurePowerShellTokenOfTheSignedInAccount) {
+  const std::string pwsh = FakeAz(dir_.path(), "pwsh",
+                                  "WARNING: Upcoming breaking changes in the cmdlet\n\n"
+                                  "azsdk%ps-token-1%1700003000\n\n",
+                                  0, "", "SLUICE_AZURE_POWERSHELL");
+  ScopedEnv ps("SLUICE_AZURE_POWERSHELL", pwsh);
+  // A unix time: the same instant whatever the local time zone.
+  ScopedEnv tz("TZ", "America/New_York");
+  ::tzset();
+  auto got = MakeAzureCredentialChain({}, endpoints_)->Fetch(kNow);
+  ScopedEnv tz_back("TZ", std::nullopt);
+  ::tzset();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->source, "Azure PowerShell (" + pwsh + " Get-AzAccessToken)");
+  EXPECT_EQ(got->bearer, "ps-token-1");
+  EXPECT_EQ(got->expires_at, 1700003000);
+  const std::string script = PowerShellScript(pwsh + ".args");
+  EXPECT_NE(script.find("Import-Module -Name Az.Accounts -MinimumVersion '2.2.0' -PassThru"),
+            std::string::npos) << script;
+  EXPECT_NE(script.find("Write-Output 'NO_AZ_ACCOUNT_MODULE'; exit 0"), std::string::npos);
+  EXPECT_NE(script.find("@{ ResourceUrl = 'https://storage.azure.com'; WarningAction = 'Ignore' }"),
+            std::string::npos);
+  EXPECT_NE(script.find("$token = Get-AzAccessToken @request\n"), std::string::npos);
+  EXPECT_NE(script.find("\"`nazsdk%{0}%{1}`n\" -f $value, $token.ExpiresOn.ToUnixTimeSeconds()"),
+            std::string::npos);
+  EXPECT_EQ(script.find("TenantId"), std::string::npos);  // DefaultAzureCredential gives none
+
+  // Before azd, both signed in.
+  const std::string azd = FakeAz(dir_.path(), "azd",
+                                 R"({"token": "azd-token-1", "expiresOn": "2023-11-14T23:13:20Z"})",
+                                 0, "", "NO_COLOR");
+  ScopedEnv dev("SLUICE_AZURE_DEVELOPER_CLI", azd);
+  EXPECT_EQ(Resolve(), "Azure PowerShell (" + pwsh + " Get-AzAccessToken) -> ps-token-1");
+  // After the Azure CLI, both signed in.
+  const std::string az = FakeAz(dir_.path(), "az",
+                                R"({"accessToken": "cli-token-1", "expires_on": 1700003000})");
+  {
+    ScopedEnv cli("SLUICE_AZURE_CLI", az);
+    EXPECT_EQ(Resolve(), "Azure CLI (" + az + " account get-access-token) -> cli-token-1");
+  }
+  // Found on PATH when SLUICE_AZURE_POWERSHELL is not set.
+  ScopedEnv unset("SLUICE_AZURE_POWERSHELL", std::nullopt);
+  ScopedEnv path("PATH", "/nonexistent/bin:" + dir_.path() + ":/usr/bin:/bin");
+  ASSERT_EQ(::unlink(az.c_str()), 0);  // not the Azure CLI on PATH
+  EXPECT_EQ(Resolve(), "Azure PowerShell (pwsh Get-AzAccessToken) -> ps-token-1");
+}
+
+// Without Az.Accounts, signed out, refused by the execution policy, or
+// failing in any other way, Azure PowerShell does not apply (as in
+// DefaultAzureCredential, where all of these are "unavailable"): the chain
+// goes on to azd and says why, quoting pwsh's error, never its stdout.
+TEST_F(AzureSourcesTest, AzurePowerShellUnavailableGoesOnToAzd) {
+  const std::string before =
+      "not found: no Azure credentials found; tried: account key (no account key set), SAS "
+      "token (no SAS token set), environment (AZURE_TENANT_ID, AZURE_CLIENT_ID, "
+      "AZURE_CLIENT_SECRET or AZURE_CLIENT_CERTIFICATE_PATH not set), workload identity "
+      "(AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID not set), managed identity "
+      "(SLUICE_AZURE_METADATA_DISABLED is set), Azure CLI ('/nonexistent/az' (SLUICE_AZURE_CLI) "
+      "not found), Azure PowerShell (";
+  const std::string after =
+      "), Azure Developer CLI ('/nonexistent/azd' (SLUICE_AZURE_DEVELOPER_CLI) not found)";
+  struct Case {
+    std::string name, stdout_text, stderr_text;
+    int status;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {"pwsh-no-module", "NO_AZ_ACCOUNT_MODULE\n", "", 0,
+       "the Az.Accounts module (2.2.0 or later) is not installed"},
+      {"pwsh-out", "secret-ps-output",
+       "Get-AzAccessToken: Run Connect-AzAccount to login.\n", 1,
+       "not logged in: run 'Connect-AzAccount'"},
+      {"pwsh-policy", "", "File C:\\x.ps1 cannot be loaded. AuthorizationManager check failed.\n",
+       1, "PowerShell's execution policy prevented running Get-AzAccessToken"},
+      {"pwsh-failing", "secret-ps-output",
+       "\nGet-AzAccessToken: ClientSecretCredential authentication failed: AADSTS7000215: "
+       "Invalid client secret provided.\nTrace ID: 3\n",
+       1, ""},
+      {"pwsh-silent", "nothing to see\n", "", 0, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string pwsh = FakeAz(dir_.path(), c.name, c.stdout_text, c.status, c.stderr_text,
+                                    "SLUICE_AZURE_POWERSHELL");
+    ScopedEnv ps("SLUICE_AZURE_POWERSHELL", pwsh);
+    std::string why = c.why;
+    if (c.name == "pwsh-failing") {
+      why = "'" + pwsh + " Get-AzAccessToken': '" + pwsh +
+            "' exited with status 1: Get-AzAccessToken: ClientSecretCredential authentication "
+            "failed: AADSTS7000215: Invalid client secret provided.";
+    } else if (c.name == "pwsh-silent") {
+      why = "'" + pwsh + " Get-AzAccessToken' printed no 'azsdk%<token>%<expiry>' line";
+    }
+    const std::string tried = Resolve();
+    EXPECT_EQ(tried, before + why + after);
+    EXPECT_EQ(tried.find("secret-ps-output"), std::string::npos);
+    // azd, signed in, is next.
+    const std::string azd = FakeAz(dir_.path(), "azd",
+                                   R"({"token": "azd-token-1", "expiresOn": "2023-11-14T23:13:20Z"})",
+                                   0, "", "NO_COLOR");
+    ScopedEnv dev("SLUICE_AZURE_DEVELOPER_CLI", azd);
+    EXPECT_EQ(Resolve(), "Azure Developer CLI (" + azd + " auth token) -> azd-token-1");
+  }
+}
+
+// A malformed token line stops the chain (as azure-identity's parse error
+// stops DefaultAzureCredential), without quoting it.
+TEST_F(AzureSourcesTest, AzurePowerShellMalformedTokenLineIsAnError) {
+  for (const std::string line :
+       {"azsdk%secret-ps-token%soon", "azsdk%secret-ps-token", "azsdk%%1700003000",
+        "azsdk%secret-ps-token%1700003000%extra"}) {
+    SCOPED_TRACE(line);
+    const std::string pwsh = FakeAz(dir_.path(), "pwsh-odd", "\n" + line + "\n", 0, "",
+                                    "SLUICE_AZURE_POWERSHELL");
+    ScopedEnv ps("SLUICE_AZURE_POWERSHELL", pwsh);
+    const std::string refused = Resolve();
+    EXPECT_EQ(refused.substr(0, refused.find(" (tried before:")),
+              "permission denied: Azure PowerShell: '" + pwsh +
+                  " Get-AzAccessToken' printed a malformed 'azsdk%<token>%<expiry>' line");
+    EXPECT_EQ(refused.find("secret-ps-token"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -207,10 +207,11 @@ TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
   EXPECT_EQ(two.status().message(),
             "validate: more than one authorization method configured: oauth and pat (set "
             "DATABRICKS_AUTH_TYPE to choose one)");
-  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "azure-cli"}});
+  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "databricks-cli"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
-            "the Databricks auth type 'azure-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
-            "Sluice has pat, oauth-m2m and azure-client-secret");
+            "the Databricks auth type 'databricks-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
+            "Sluice has pat, basic, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, azure-cli and "
+            "google-credentials");
 }
 
 TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
@@ -372,7 +373,9 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
     return fetched.status().message();
   };
   const std::string tried = " (tried before: pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-                            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)))";
+                            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID "
+                            "token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
+                            "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)))";
   EXPECT_EQ(error({}), "azure-client-secret: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
                        "Databricks workspace, and " + files_.url() + " is not one (*.azuredatabricks.net, "
                        "*.databricks.azure.us, *.databricks.azure.cn)" + tried);
@@ -399,8 +402,11 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
             "DATABRICKS_TOKEN, or DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or use a "
             "profile of ~/.databrickscfg that has them (no Databricks credentials found; tried: "
             "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no "
-            "Azure client id (ARM_CLIENT_ID)))");
+            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID token in "
+            "DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file (DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no "
+            "client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" +
+                files_.url() + " is not an Azure Databricks workspace), google-credentials (no service-account key "
+                "(GOOGLE_CREDENTIALS)))");
   SetEnv({});
   EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
             "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "

@@ -4,6 +4,7 @@
 
 #include "formats/json/py_json.h"
 #include "stores/signing/digest.h"
+#include "stores/signing/jwt_rs256.h"
 #include "tests/stores/credentials/aws_fakes.h"
 #include "tests/stores/credentials/form_fields.h"
 
@@ -64,6 +65,7 @@ std::string FakeGoogle::last_object_authorization() const {
 FakeResponse FakeGoogle::Issue(const std::string& grant, const std::string& path) {
   std::string token = "ya29." + grant + "-" + std::to_string(++counter_);
   issued_.insert(token);
+  if (on_issue) on_issue(token);
   (void)path;
   return {200,
           {{"content-type", "application/json"}},
@@ -120,6 +122,17 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
       Base64Decode(claims, &decoded);
       auto parsed = ParsePyJson(decoded);
       last_[key]["jwt_scope"] = parsed.ok() ? JsonStringMember(*parsed, "scope") : "";
+      const std::string audience = parsed.ok() ? JsonStringMember(*parsed, "target_audience") : "";
+      last_[key]["jwt_target_audience"] = audience;
+      if (!audience.empty()) {  // google-auth's IDTokenCredentials: an ID token for it
+        std::string token = "eyJhbGciOiJSUzI1NiJ9." +
+                            Base64UrlEncode("{\"aud\": \"" + audience + "\", \"exp\": " +
+                                            std::to_string(std::time(nullptr) + expires_in.load()) + "}") +
+                            ".id-sig-" + std::to_string(++counter_);
+        issued_.insert(token);
+        if (on_issue) on_issue(token);
+        return {200, {{"content-type", "application/json"}}, "{\"id_token\": \"" + token + "\"}"};
+      }
       return Issue("sa", path);
     }
     return OAuthError("unsupported_grant_type");

@@ -5,7 +5,9 @@
 //   POST /token            OAuth2: grant_type=refresh_token with the
 //                          expected client_id, client_secret and
 //                          refresh_token (400 invalid_grant / invalid_client),
-//                          or a JWT-bearer grant (its claims recorded);
+//                          or a JWT-bearer grant (its claims recorded; with
+//                          a target_audience, an ID token for it:
+//                          {"id_token": a JWT with aud and exp});
 //   POST /v1/token         STS token exchange: grant_type token-exchange,
 //                          requested_token_type access_token, the expected
 //                          audience, subject_token and subject_token_type;
@@ -24,6 +26,7 @@
 // handler).
 #pragma once
 
+#include <functional>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -67,6 +70,9 @@ class FakeGoogle {
 
   std::atomic<int> expires_in{3600};
   std::atomic<bool> reject{false};  // every credential endpoint refuses
+  // Told every token issued (another fake that must accept them); set
+  // before the first request.
+  std::function<void(const std::string&)> on_issue;
 
   const std::string object_bytes = "hello from gcs via adc";
 

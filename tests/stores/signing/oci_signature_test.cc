@@ -87,6 +87,23 @@ TEST(OciSignatureTest, SigningStringAndDate) {
             "date: Thu, 05 Jan 2014 21:31:40 GMT\n(request-target): put /n/ns/b/bkt/o/x\n"
             "host: objectstorage.us-ashburn-1.oraclecloud.com\ncontent-length: 3\n"
             "content-type: application/octet-stream\nx-content-sha256: abc=");
+  // The X.509 federation request (instance principals) signs no host.
+  r.sign_host = false;
+  r.method = "POST";
+  r.target = "/v1/x509";
+  r.content_type = "application/json";
+  EXPECT_EQ(OciSigningString(r),
+            "date: Thu, 05 Jan 2014 21:31:40 GMT\n(request-target): post /v1/x509\n"
+            "content-length: 3\ncontent-type: application/json\nx-content-sha256: abc=");
+  auto auth = OciAuthorization(
+      r, OciApiKey{"ocid1.tenancy.oc1..t/fed-x509/AB:CD",
+                   *ReadFile(kDataDir + "/test_api_key.pem"), "", "k"});
+  ASSERT_TRUE(auth.ok()) << auth.status().ToString();
+  EXPECT_EQ(auth->rfind("Signature algorithm=\"rsa-sha256\",headers=\"date (request-target) "
+                        "content-length content-type x-content-sha256\",keyId=\"ocid1.tenancy.oc1..t/"
+                        "fed-x509/AB:CD\",signature=\"", 0),
+            0u)
+      << *auth;
 }
 
 TEST(OciSignatureTest, KeyErrorsNameTheFileNeverThePassphrase) {
