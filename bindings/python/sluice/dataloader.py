@@ -116,11 +116,13 @@ class StreamingDataLoader(DataLoader):
         'wait_s' (seconds the caller spent in next() for them) since the
         loader was made; 'window', the same since the previous metrics() call
         with the per-batch wait's p50/p95; and 'dataset', the dataset's own
-        metrics() when it reads in this process (num_workers=0). Each call
-        starts a new window (the dataset's too). Fields: docs/metrics.rst."""
+        metrics(): this process's with num_workers=0, else summed over the
+        workers (scope 'job': each worker's record, written at most once a
+        second and when its pass ends). Each call starts a new window (the
+        dataset's too). Fields: docs/metrics.rst."""
         out = self._waits.take_window(time.perf_counter())
-        if self.num_workers == 0 and isinstance(self.dataset, StreamingDataset):
-            out['dataset'] = self.dataset.metrics()
+        if isinstance(self.dataset, StreamingDataset):
+            out['dataset'] = self.dataset.metrics('process' if self.num_workers == 0 else 'job')
         return out
 
     def state_dict(self):

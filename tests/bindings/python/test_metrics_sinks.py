@@ -78,16 +78,61 @@ def test_loader_times_each_batch_of_a_slowed_dataset(dataset):
 
 
 @pytest.mark.filterwarnings('ignore:This DataLoader will create')
-def test_loader_with_workers_counts_in_the_main_process(dataset):
+def test_loader_with_workers_MultiProcess_sees_their_reads(dataset, tmp_path, monkeypatch):
+    # A state folder of this test's own, so that no other run's records of
+    # a recycled folder identity are summed (the workers inherit it).
+    state = tmp_path / 'state'
+    state.mkdir()
+    monkeypatch.setenv('SLUICE_CACHE_STATE_DIR', str(state))
+    plain = sluice.StreamingDataset(remote=dataset.streams[0].remote,
+                                    local=str(tmp_path / 'plain'), batch_size=10, shuffle=False)
+    assert [s['id'] for s in plain] == list(range(SAMPLES))
+    sample_bytes = plain.metrics()['totals']['bytes']
+    remote = dataset.streams[0].remote
+    shards = [f for f in os.listdir(remote) if f.startswith('shard.')]
+    stored = sum(os.path.getsize(os.path.join(remote, f)) for f in shards)
+
     loader = sluice.StreamingDataLoader(dataset, batch_size=10, num_workers=2, collate_fn=ids)
-    assert sorted(i for b in loader for i in b) == list(range(SAMPLES))
+    out = io.StringIO()
+    shown = sluice.progress(loader, every=1e-9, stream=out)
+    assert sorted(i for b in shown for i in b) == list(range(SAMPLES))
+    lines = [s.rstrip() for s in out.getvalue()[:-1].split('\r')[1:]]
+    assert all(re.fullmatch(LINE, s) for s in lines), lines
+    # The last line came after both workers ended their passes (and wrote
+    # their records): the bytes they read are in its MB/s.
+    assert '- MB/s' not in lines[-1]
+    d = shown.last['dataset']
+    # This process and the two workers.
+    assert d['processes'] == 3
+    t = d['totals']
+    assert (t['samples'], t['bytes'], t['batches']) == (SAMPLES, sample_bytes, 10)
+    assert (t['downloads'], t['shards_downloaded'], t['bytes_downloaded']) == \
+        (len(shards), len(shards), stored)
     m = loader.metrics()
-    assert (m['batches'], m['samples'], m['window']['batches']) == (10, SAMPLES, 10)
+    assert (m['batches'], m['samples']) == (10, SAMPLES)
     # The workers slept; the main process waited for at least the slowest
     # worker's share (half the samples each).
     assert m['wait_s'] >= SAMPLES // 2 * DELAY_S
-    # The dataset read in the workers: this process has no counts to add.
-    assert 'dataset' not in m
+
+    # A second epoch forks two new workers: the first two's counts stay,
+    # once; nothing is downloaded again.
+    assert sorted(i for b in loader for i in b) == list(range(SAMPLES))
+    d = loader.metrics()['dataset']
+    assert d['processes'] == 5
+    assert (d['totals']['samples'], d['totals']['bytes']) == (2 * SAMPLES, 2 * sample_bytes)
+    assert d['totals']['downloads'] == len(shards)
+    assert (d['window']['samples'], d['window']['downloads']) == (SAMPLES, 0)
+    assert d['window']['mb_per_s'] == sample_bytes / 1e6 / d['window']['seconds']
+
+    # The node's totals as one Prometheus file (the plain dataset used
+    # another cache folder: not in them).
+    path = dataset.write_prometheus(str(tmp_path), scope='node')
+    assert path == str(tmp_path / 'sluice-node.prom')
+    families = {f.name: f for f in
+                text_string_to_metric_families(pathlib.Path(path).read_text())}
+    assert [(s.labels, s.value) for s in families['sluice_samples'].samples] == \
+        [({'process': 'node'}, 2 * SAMPLES)]
+    assert [s.value for s in families['sluice_downloads'].samples] == [len(shards)]
 
 
 def test_loader_state_dict_still_resumes(dataset, tmp_path):
