@@ -29,7 +29,7 @@ uint64_t CoarseNowNs() {
 }
 
 // requests, retries and throttles summed over the process's hosts.
-void SumHosts(const std::vector<HostStatsSnapshot>& hosts, uint64_t out[3]) {
+void HttpTotalsOf(const std::vector<HostStatsSnapshot>& hosts, uint64_t out[3]) {
   out[0] = out[1] = out[2] = 0;
   for (const HostStatsSnapshot& h : hosts) {
     out[0] += h.requests;
@@ -73,7 +73,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   SLUICE_RETURN_IF_ERROR(d->DerivePlan());
   d->worlds_ = {WorldShape{d->world_.num_nodes, d->world_.ranks_per_node}};
   d->instance_ = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  SumHosts(SnapshotHostStats(), d->http_base_);
+  HttpTotalsOf(SnapshotHostStats(), d->http_base_);
   return d;
 }
 
@@ -591,7 +591,7 @@ void StreamingDataset::ResetCounters() {
   }
   opened_at_ = std::chrono::steady_clock::now();
   for (DatasetMetrics& r : last_reports_) r = DatasetMetrics();
-  SumHosts(SnapshotHostStats(), http_base_);
+  HttpTotalsOf(SnapshotHostStats(), http_base_);
   next_publish_ns_.store(0, std::memory_order_relaxed);
 }
 
@@ -725,7 +725,7 @@ DatasetMetrics StreamingDataset::Metrics() const {
   }
   m.hosts = SnapshotHostStats();
   uint64_t http[3];
-  SumHosts(m.hosts, http);
+  HttpTotalsOf(m.hosts, http);
   m.http_requests = http[0];
   m.http_retries = http[1];
   m.http_throttles = http[2];
