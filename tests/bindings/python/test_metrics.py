@@ -140,7 +140,7 @@ def test_scopes_of_one_process(tmp_path, monkeypatch):
     for scope in ('job', 'node'):
         m = ds.metrics(scope)
         assert m['processes'] == 1 and m['hosts'] == {}
-        for key in ('samples', 'bytes', 'batches', 'downloads', 'bytes_downloaded', 'cache_hits'):
+        for key in ('samples', 'bytes', 'batches', 'downloads', 'bytes_downloaded'):
             assert m['totals'][key] == own['totals'][key], (scope, key)
     with pytest.raises(ValueError,
                        match=re.escape('metrics scope "rank": expected "process", "job" or "node"')):
