@@ -171,7 +171,18 @@ std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& wind
                         rate(static_cast<double>(window.bytes_downloaded) / 1e6));
   window_o.emplace_back("wait_fraction", rate(static_cast<double>(window.waits.total_ns) / 1e9));
   Object hosts;
-  for (const HostStatsSnapshot& h : totals.hosts) hosts.emplace_back(h.host, Host(h));
+  for (const HostStatsSnapshot& h : totals.hosts) {
+    JsonValue host = Host(h);
+    // The host's window: its counts since the previous report, and its rate.
+    for (const HostStatsSnapshot& w : window.hosts) {
+      if (w.host != h.host) continue;
+      JsonValue in_window = Host(w);
+      std::get<Object>(in_window.v).emplace_back("mb_per_s",
+                                                 rate(static_cast<double>(w.bytes) / 1e6));
+      std::get<Object>(host.v).emplace_back("window", std::move(in_window));
+    }
+    hosts.emplace_back(h.host, std::move(host));
+  }
   Object all;
   all.emplace_back("remote", JsonValue{totals.remote});
   all.emplace_back("processes", Int(totals.processes));

@@ -60,6 +60,8 @@ Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stre
 // A sequence of named steps (streaming_dataset.h says what each does).
 Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions options) {
   std::unique_ptr<StreamingDataset> d(new StreamingDataset());
+  // Its records count the HTTP requests from here on (its index's too).
+  HttpTotalsOf(SnapshotHostStats(), d->http_base_);
   SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
   d->options_ = std::move(options);
   StreamsInOpening opening;
@@ -73,7 +75,6 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   SLUICE_RETURN_IF_ERROR(d->DerivePlan());
   d->worlds_ = {WorldShape{d->world_.num_nodes, d->world_.ranks_per_node}};
   d->instance_ = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  HttpTotalsOf(SnapshotHostStats(), d->http_base_);
   return d;
 }
 

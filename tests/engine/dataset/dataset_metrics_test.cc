@@ -179,7 +179,8 @@ TEST(DatasetMetrics, NextIdsBeforeIterBeginSaysSo) {
 }
 
 TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
-  ScratchDir scratch, cache;
+  ScratchDir scratch, cache, state;
+  testing::ScopedEnv state_dir("SLUICE_CACHE_STATE_DIR", state.path());
   auto nginx = testing::NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
   const std::string data = JoinPath(nginx->www(), "ds");
@@ -219,6 +220,33 @@ TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
   // The index's bytes too, and the 503s' bodies are not delivered.
   const uint64_t index_bytes = FileSize(JoinPath(data, "index.json")).value();
   EXPECT_EQ(h->bytes, files.bytes + index_bytes);
+  // The node's sum has the same requests (from the dataset's open on).
+  auto node = (*ds)->Metrics(MetricsScope::kNode);
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(node->http_requests, files.count + 1);
+  EXPECT_EQ(node->http_retries, 2u);
+  EXPECT_EQ(node->http_throttles, 2u);
+  // The host's window: all of it in the first report, nothing in the next
+  // (a second pass reads the cache).
+  auto first = ParsePyJson((*ds)->MetricsReport());
+  ASSERT_TRUE(first.ok());
+  const JsonValue* window = JsonMember(*JsonMember(*JsonMember(*first, "hosts"), host), "window");
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "requests")->v),
+            static_cast<int64_t>(files.count + 1));
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "retries")->v), 2);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "bytes")->v),
+            static_cast<int64_t>(files.bytes + index_bytes));
+  ReadAll(**ds, 1);
+  auto second = ParsePyJson((*ds)->MetricsReport());
+  ASSERT_TRUE(second.ok());
+  window = JsonMember(*JsonMember(*JsonMember(*second, "hosts"), host), "window");
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "requests")->v), 0);
+  EXPECT_EQ(std::get<double>(JsonMember(*window, "mb_per_s")->v), 0.0);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*JsonMember(*JsonMember(*second, "hosts"), host),
+                                         "requests")->v),
+            static_cast<int64_t>(files.count + 1));
 }
 
 TEST(DatasetMetrics, AReaderWaitingForRoomAnotherHoldsCountsItAsCacheRoom) {
