@@ -2,12 +2,14 @@
 yielded, so its state_dict resumes a StreamingDataset mid-epoch (Mosaic's),
 and times how long the training loop waits for each batch (metrics())."""
 import math
+import sys
 import time
 from array import array
 
 from torch.utils.data import DataLoader
 
 from sluice.dataset import StreamingDataset
+from sluice.metrics_sinks import log_to_mlflow
 
 __all__ = ['StreamingDataLoader']
 
@@ -79,7 +81,9 @@ class _Waits:
 class StreamingDataLoader(DataLoader):
     """DataLoader with state_dict() / load_state_dict() as Mosaic's, and
     metrics(): the batches it yielded and how long the caller waited for
-    them (docs/metrics.rst)."""
+    them (docs/metrics.rst). While an MLflow run is active (mlflow imported
+    by the user), each batch's wait and size go to it as sluice.fetch_s and
+    sluice.batch_samples, at step = batches yielded by the loader."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -97,6 +101,11 @@ class StreamingDataLoader(DataLoader):
         start = time.perf_counter()
         if waits.window_start is None:
             waits.window_start = start
+        # Each batch's wait goes to the user's active MLflow run, as the
+        # raw-file loader's does: looked for once a pass, and only among the
+        # modules the user imported (never importing mlflow here).
+        mlflow = sys.modules.get('mlflow')
+        to_mlflow = mlflow is not None and mlflow.active_run() is not None
         # Starting the iterator (forking workers, their first fetches) is
         # time the caller waits for the first batch, so it counts there.
         batches = super().__iter__()
@@ -106,7 +115,11 @@ class StreamingDataLoader(DataLoader):
             except StopIteration:
                 return
             size = _batch_size(batch)
-            waits.add(time.perf_counter() - start, size)
+            waited = time.perf_counter() - start
+            waits.add(waited, size)
+            if to_mlflow:
+                log_to_mlflow({'fetch_s': waited, 'batch_samples': size}, step=waits.batches,
+                              required=False)
             self.num_samples_yielded += size
             yield batch
             start = time.perf_counter()

@@ -192,6 +192,25 @@ class RecordingMlflow:
         self.logged.append((step, dict(metrics)))
 
 
+def test_loader_logs_each_batch_to_an_active_mlflow_run(dataset, monkeypatch):
+    mlflow = RecordingMlflow(active=True)
+    monkeypatch.setitem(sys.modules, 'mlflow', mlflow)
+    loader = sluice.StreamingDataLoader(dataset, batch_size=10, num_workers=0, collate_fn=ids)
+    assert [i for b in loader for i in b] == list(range(SAMPLES))
+    assert [step for step, _ in mlflow.logged] == list(range(1, 11))
+    assert all(sorted(p) == ['sluice.batch_samples', 'sluice.fetch_s'] and
+               p['sluice.batch_samples'] == 10 for _, p in mlflow.logged)
+    # The waits logged are the loader's, batch by batch.
+    total = 0.0
+    for _, p in mlflow.logged:
+        total += p['sluice.fetch_s']
+    assert total == loader.metrics()['wait_s']
+    # No active run: nothing logged.
+    mlflow.active = False
+    assert len([b for b in loader]) == 10
+    assert len(mlflow.logged) == 10
+
+
 def test_mlflow_payload_of_a_loader(dataset, monkeypatch):
     loader = sluice.StreamingDataLoader(dataset, batch_size=10, num_workers=0, collate_fn=ids)
     assert len(list(loader)) == 10
