@@ -248,7 +248,8 @@ Status StreamingDataset::CheckCacheLimit() {
 
 StreamingDataset::~StreamingDataset() {
   // A process that read keeps its last counts in the node's sum.
-  if (pid_ == ::getpid() && consumer_.batches.load(std::memory_order_relaxed) > 0) {
+  if (pid_ == ::getpid() && (consumer_.batches.load(std::memory_order_relaxed) > 0 ||
+                             consumer_.samples.load(std::memory_order_relaxed) > 0)) {
     (void)PublishMetrics();
   }
   if (pid_ != 0 && pid_ != ::getpid()) {
