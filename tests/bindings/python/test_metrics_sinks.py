@@ -105,7 +105,8 @@ def test_loader_with_workers_MultiProcess_sees_their_reads(dataset, tmp_path, mo
     # This process and the two workers.
     assert d['processes'] == 3
     t = d['totals']
-    assert (t['samples'], t['bytes'], t['batches']) == (SAMPLES, sample_bytes, 10)
+    # (Its batches are the engine's calls, which a worker sizes itself.)
+    assert (t['samples'], t['bytes']) == (SAMPLES, sample_bytes)
     assert (t['downloads'], t['shards_downloaded'], t['bytes_downloaded']) == \
         (len(shards), len(shards), stored)
     m = loader.metrics()
