@@ -85,6 +85,9 @@ class StreamingDataLoader(DataLoader):
     by the user), each batch's wait and size go to it as sluice.fetch_s and
     sluice.batch_samples, at step = batches yielded by the loader."""
 
+    # False in a subclass that logs its own batches (FileDataLoader).
+    _logs_batches_to_mlflow = True
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.num_samples_yielded = 0
@@ -105,7 +108,8 @@ class StreamingDataLoader(DataLoader):
         # raw-file loader's does: looked for once a pass, and only among the
         # modules the user imported (never importing mlflow here).
         mlflow = sys.modules.get('mlflow')
-        to_mlflow = mlflow is not None and mlflow.active_run() is not None
+        to_mlflow = self._logs_batches_to_mlflow and mlflow is not None and \
+            mlflow.active_run() is not None
         # Starting the iterator (forking workers, their first fetches) is
         # time the caller waits for the first batch, so it counts there.
         batches = super().__iter__()
