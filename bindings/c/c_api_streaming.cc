@@ -454,4 +454,49 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
   });
 }
 
+sluice_status sluice_stream_metrics_json_scope(sluice_stream* s, const char* scope,
+                                               char** out_json) {
+  return Guard("sluice_stream_metrics_json_scope", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_metrics_json_scope", "s");
+    if (scope == nullptr) return NullArgument("sluice_stream_metrics_json_scope", "scope");
+    if (out_json == nullptr) return NullArgument("sluice_stream_metrics_json_scope", "out_json");
+    *out_json = nullptr;
+    auto parsed = sluice::ParseMetricsScope(scope);
+    if (!parsed.ok()) return Fail(parsed.status());
+    auto report = s->ds->MetricsReport(*parsed);
+    if (!report.ok()) return Fail(report.status());
+    char* text = CopyString(*report);
+    if (!text) return Fail(sluice::InternalError("sluice_stream_metrics_json_scope: out of memory"));
+    *out_json = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_metrics_prometheus_scope(sluice_stream* s, const char* scope,
+                                                     const char* process, char** out_text) {
+  return Guard("sluice_stream_metrics_prometheus_scope", [&] {
+    const char* fn = "sluice_stream_metrics_prometheus_scope";
+    if (s == nullptr) return NullArgument(fn, "s");
+    if (scope == nullptr) return NullArgument(fn, "scope");
+    if (process == nullptr) return NullArgument(fn, "process");
+    if (out_text == nullptr) return NullArgument(fn, "out_text");
+    *out_text = nullptr;
+    auto parsed = sluice::ParseMetricsScope(scope);
+    if (!parsed.ok()) return Fail(parsed.status());
+    auto m = s->ds->Metrics(*parsed);
+    if (!m.ok()) return Fail(m.status());
+    char* text = CopyString(sluice::MetricsPrometheus(*m, process));
+    if (!text) return Fail(sluice::InternalError(std::string(fn) + ": out of memory"));
+    *out_text = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_stream_publish_metrics(sluice_stream* s) {
+  return Guard("sluice_stream_publish_metrics", [&] {
+    if (s == nullptr) return NullArgument("sluice_stream_publish_metrics", "s");
+    return Check(s->ds->PublishMetrics());
+  });
+}
+
 }  // extern "C"

@@ -803,6 +803,33 @@ sluice_status sluice_stream_metrics_json(sluice_stream* s, char** out_json);
 sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const char* process,
                                                char** out_text);
 
+/* As sluice_stream_metrics_json, summed over `scope`: "process" (the same
+ * as sluice_stream_metrics_json), "job" (this handle in this process and in
+ * the processes forked from it, e.g. DataLoader workers) or "node" (every
+ * process of the node that read through the first stream's cache folder,
+ * ended ones included). Each process keeps a small record of its counts in
+ * the node's state folder of that cache folder (written at most once a
+ * second by next_batch, when a pass ends, when the handle is closed, and by
+ * sluice_stream_publish_metrics); "job" and "node" first write this
+ * process's, then sum the records: counts only, "processes" the records
+ * summed, "hosts" empty, the gauges this process's (the prefetch lead's 0).
+ * Each scope has its own window. Errors: an unknown scope
+ * (SLUICE_EINVAL), the record folder (SLUICE_EIO, its path named).
+ * Caller frees *out_json with sluice_free. */
+sluice_status sluice_stream_metrics_json_scope(sluice_stream* s, const char* scope,
+                                               char** out_json);
+
+/* sluice_stream_metrics_prometheus of `scope`'s totals (as
+ * sluice_stream_metrics_json_scope; "node" for one file of a node's totals,
+ * e.g. with process="node"). Caller frees *out_text with sluice_free. */
+sluice_status sluice_stream_metrics_prometheus_scope(sluice_stream* s, const char* scope,
+                                                     const char* process, char** out_text);
+
+/* Writes this process's record of the handle's counts to the node's folder
+ * now (see sluice_stream_metrics_json_scope), e.g. before a process exits
+ * without closing the handle. */
+sluice_status sluice_stream_publish_metrics(sluice_stream* s);
+
 /* ---------------------------------------------------------------------------
  * Token packing (engine/packing): fixed-length rows of token ids from one
  * column of a sluice_stream's samples, in the order the stream plans for a

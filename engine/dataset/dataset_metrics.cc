@@ -11,17 +11,6 @@ namespace {
 
 uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-ConsumerWaits WaitsSince(const ConsumerWaits& a, const ConsumerWaits& b) {
-  ConsumerWaits w;
-  w.total_ns = Minus(a.total_ns, b.total_ns);
-  w.download_ns = Minus(a.download_ns, b.download_ns);
-  w.peer_download_ns = Minus(a.peer_download_ns, b.peer_download_ns);
-  w.cache_room_ns = Minus(a.cache_room_ns, b.cache_room_ns);
-  w.decode_ns = Minus(a.decode_ns, b.decode_ns);
-  w.other_ns = Minus(a.other_ns, b.other_ns);
-  return w;
-}
-
 HostStatsSnapshot HostSince(const HostStatsSnapshot& a, const HostStatsSnapshot& b) {
   HostStatsSnapshot h = a;
   h.requests = Minus(a.requests, b.requests);
@@ -97,39 +86,66 @@ Object Counts(const DatasetMetrics& m) {
   o.emplace_back("cache_room_wait_s", Seconds(m.cache_room_wait_ns));
   o.emplace_back("shards_skipped", Int(m.shards_skipped));
   o.emplace_back("samples_skipped", Int(m.samples_skipped));
-  uint64_t requests = 0, retries = 0, throttles = 0;
-  for (const HostStatsSnapshot& h : m.hosts) {
-    requests += h.requests;
-    retries += h.retries;
-    throttles += h.throttles_429 + h.throttles_503;
-  }
-  o.emplace_back("requests", Int(requests));
-  o.emplace_back("retries", Int(retries));
-  o.emplace_back("throttles", Int(throttles));
+  o.emplace_back("requests", Int(m.http_requests));
+  o.emplace_back("retries", Int(m.http_retries));
+  o.emplace_back("throttles", Int(m.http_throttles));
+  auto mean = [&](uint64_t sum) {
+    return Real(m.batches ? static_cast<double>(sum) / static_cast<double>(m.batches) : 0.0);
+  };
+  o.emplace_back("prefetch_lead_samples_mean", mean(m.lead_samples_sum));
+  o.emplace_back("prefetch_lead_samples_min", Int(m.lead_samples_min));
+  o.emplace_back("prefetch_lead_shards_mean", mean(m.lead_shards_sum));
+  o.emplace_back("prefetch_lead_shards_min", Int(m.lead_shards_min));
   return o;
 }
 
 }  // namespace
 
+Result<MetricsScope> ParseMetricsScope(std::string_view name) {
+  if (name == "process") return MetricsScope::kProcess;
+  if (name == "job") return MetricsScope::kJob;
+  if (name == "node") return MetricsScope::kNode;
+  return InvalidArgumentError("metrics scope \"" + std::string(name) +
+                              "\": expected \"process\", \"job\" or \"node\"");
+}
+
+std::span<const CountField> CountFields() {
+  // Append only: node records (node_metrics.cc) store the counts in this
+  // order, and a longer list is a new record version there.
+  static constexpr CountField kFields[] = {
+      [](DatasetMetrics& m) -> uint64_t& { return m.samples; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.bytes; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.batches; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.total_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.download_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.peer_download_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.cache_room_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.decode_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.waits.other_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.downloads; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.download_errors; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.download_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.bytes_downloaded; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.shards_downloaded; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.cache_hits; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.shards_evicted; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.cache_peer_fetch_wait_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.cache_room_wait_ns; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.shards_skipped; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.samples_skipped; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.lead_samples_sum; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.lead_shards_sum; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.http_requests; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.http_retries; },
+      [](DatasetMetrics& m) -> uint64_t& { return m.http_throttles; },
+  };
+  return kFields;
+}
+
 DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& earlier) {
   DatasetMetrics w = later;
   w.seconds = later.seconds > earlier.seconds ? later.seconds - earlier.seconds : 0;
-  w.samples = Minus(later.samples, earlier.samples);
-  w.bytes = Minus(later.bytes, earlier.bytes);
-  w.batches = Minus(later.batches, earlier.batches);
-  w.waits = WaitsSince(later.waits, earlier.waits);
-  w.downloads = Minus(later.downloads, earlier.downloads);
-  w.download_errors = Minus(later.download_errors, earlier.download_errors);
-  w.download_ns = Minus(later.download_ns, earlier.download_ns);
-  w.bytes_downloaded = Minus(later.bytes_downloaded, earlier.bytes_downloaded);
-  w.shards_downloaded = Minus(later.shards_downloaded, earlier.shards_downloaded);
-  w.cache_hits = Minus(later.cache_hits, earlier.cache_hits);
-  w.shards_evicted = Minus(later.shards_evicted, earlier.shards_evicted);
-  w.cache_peer_fetch_wait_ns =
-      Minus(later.cache_peer_fetch_wait_ns, earlier.cache_peer_fetch_wait_ns);
-  w.cache_room_wait_ns = Minus(later.cache_room_wait_ns, earlier.cache_room_wait_ns);
-  w.shards_skipped = Minus(later.shards_skipped, earlier.shards_skipped);
-  w.samples_skipped = Minus(later.samples_skipped, earlier.samples_skipped);
+  for (CountField f : CountFields()) f(w) = Minus(CountOf(f, later), CountOf(f, earlier));
   std::map<std::string, const HostStatsSnapshot*> before;
   for (const HostStatsSnapshot& h : earlier.hosts) before[h.host] = &h;
   for (HostStatsSnapshot& h : w.hosts) {
@@ -142,6 +158,7 @@ DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& e
 std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& window) {
   Object totals_o = Counts(totals);
   totals_o.emplace_back("prefetch_lead_samples", Int(totals.prefetch_lead_samples));
+  totals_o.emplace_back("prefetch_lead_shards", Int(totals.prefetch_lead_shards));
   totals_o.emplace_back("cache_bytes_on_disk", Int(totals.cache_bytes_on_disk));
   totals_o.emplace_back("cache_limit", Int(totals.cache_limit));
   totals_o.emplace_back("fetch_concurrency", JsonValue{totals.fetch_concurrency});
@@ -154,9 +171,21 @@ std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& wind
                         rate(static_cast<double>(window.bytes_downloaded) / 1e6));
   window_o.emplace_back("wait_fraction", rate(static_cast<double>(window.waits.total_ns) / 1e9));
   Object hosts;
-  for (const HostStatsSnapshot& h : totals.hosts) hosts.emplace_back(h.host, Host(h));
+  for (const HostStatsSnapshot& h : totals.hosts) {
+    JsonValue host = Host(h);
+    // The host's window: its counts since the previous report, and its rate.
+    for (const HostStatsSnapshot& w : window.hosts) {
+      if (w.host != h.host) continue;
+      JsonValue in_window = Host(w);
+      std::get<Object>(in_window.v).emplace_back("mb_per_s",
+                                                 rate(static_cast<double>(w.bytes) / 1e6));
+      std::get<Object>(host.v).emplace_back("window", std::move(in_window));
+    }
+    hosts.emplace_back(h.host, std::move(host));
+  }
   Object all;
   all.emplace_back("remote", JsonValue{totals.remote});
+  all.emplace_back("processes", Int(totals.processes));
   all.emplace_back("totals", JsonValue{std::move(totals_o)});
   all.emplace_back("window", JsonValue{std::move(window_o)});
   all.emplace_back("hosts", JsonValue{std::move(hosts)});

@@ -11,9 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/dataset/consumer_waits.h"
 #include "stores/http/host_stats.h"
 
@@ -26,7 +29,15 @@ struct DatasetMetrics {
   uint64_t bytes = 0;    // their stored bytes
   uint64_t batches = 0;  // NextBatch calls that returned samples
   ConsumerWaits waits;
-  uint64_t prefetch_lead_samples = 0;  // gauge: ready past the last batch
+  // The prefetch lead when the last batch returned (gauges): samples ready
+  // past it, and shards the prefetcher held open for it and beyond.
+  uint64_t prefetch_lead_samples = 0;
+  uint64_t prefetch_lead_shards = 0;
+  // Each batch's lead added up (a mean over a period: sum / batches), and
+  // the least of the period's batches (0: none; process scope only, set by
+  // the dataset: MetricsSince keeps `later`'s).
+  uint64_t lead_samples_sum = 0, lead_shards_sum = 0;
+  uint64_t lead_samples_min = 0, lead_shards_min = 0;
   // The streams' fetches (this process).
   uint64_t downloads = 0;        // objects fetched from remotes
   uint64_t download_errors = 0;  // fetches that failed (then retried or given up)
@@ -45,7 +56,28 @@ struct DatasetMetrics {
   int64_t fetch_concurrency = 0;  // shards opened at once per reader (configured or derived)
   std::string remote;             // the first stream's remote as described ("" = none)
   std::vector<HostStatsSnapshot> hosts;  // process-wide, by host
+  // Summed over `hosts` (in a node's sum: over the processes' records).
+  uint64_t http_requests = 0, http_retries = 0, http_throttles = 0;
+  uint64_t processes = 1;  // the processes (records) summed: 1 for one process's view
 };
+
+// Every count of DatasetMetrics: the fields that add up over periods and
+// over processes (not gauges, settings, mins or hosts), in one fixed order
+// (node_metrics.cc stores them in it). The one list: MetricsSince and the
+// node's sums go through it.
+using CountField = uint64_t& (*)(DatasetMetrics&);
+std::span<const CountField> CountFields();
+inline uint64_t CountOf(CountField f, const DatasetMetrics& m) {
+  return f(const_cast<DatasetMetrics&>(m));
+}
+
+// Whose counts a view sums (docs/metrics.rst, node_metrics.h): this
+// process's; the job's, this dataset instance in this process and in the
+// processes forked from it (DataLoader workers); the node's, every process
+// that read through the first stream's cache folder.
+enum class MetricsScope { kProcess = 0, kJob = 1, kNode = 2 };
+// "process", "job" or "node"; else kInvalidArgument naming the three.
+Result<MetricsScope> ParseMetricsScope(std::string_view name);
 
 // What happened from `earlier` to `later` (two snapshots of one dataset):
 // counts and histograms subtract; gauges and settings are `later`'s.

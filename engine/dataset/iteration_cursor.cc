@@ -270,6 +270,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
   pos_ = p;  // a failing sample stays next: calling again fails again
   handed_out_.store(pos_, std::memory_order_relaxed);
   tally->lead = ready > pos_ ? ready - pos_ : 0;
+  if (prefetcher_) tally->lead_shards = prefetcher_->open_shards();
   tally->bytes += bytes;
   if (!failure.ok()) return failure;
   return k;

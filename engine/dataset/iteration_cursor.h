@@ -127,6 +127,9 @@ class IterationCursor {
     // Positions ready past the call's last sample when it returned (how
     // far the prefetcher is ahead of the consumer).
     uint64_t lead = 0;
+    // Shards the prefetcher held open for the consumer's position and
+    // beyond, as the call's last Acquire left them (ShardPrefetcher::open_shards).
+    uint64_t lead_shards = 0;
   };
   // Up to `max` next samples laid out by `columns`: ids[k] and (*out)[k] for
   // k < the returned count (0 = the pass is done); `out` is resized to at

@@ -86,6 +86,17 @@ std::string MetricsPrometheus(const DatasetMetrics& m, const std::string& proces
         D(m.cache_bytes_on_disk));
   w.One("sluice_prefetch_lead_samples", "gauge",
         "Samples ready past the consumer's last batch.", D(m.prefetch_lead_samples));
+  w.One("sluice_prefetch_lead_shards", "gauge",
+        "Shards the prefetcher held open for the consumer's position and beyond at its last "
+        "batch.",
+        D(m.prefetch_lead_shards));
+  w.One("sluice_batches_total", "counter", "Batches handed to the consumer.", D(m.batches));
+  w.One("sluice_prefetch_lead_samples_summed_total", "counter",
+        "Each batch's lead in samples added up (over sluice_batches_total: the mean lead).",
+        D(m.lead_samples_sum));
+  w.One("sluice_prefetch_lead_shards_summed_total", "counter",
+        "Each batch's lead in shards added up (over sluice_batches_total: the mean lead).",
+        D(m.lead_shards_sum));
   struct Family {
     const char* name;
     const char* help;

@@ -4,7 +4,8 @@
 // series carries `process` (e.g. the pid), so the series of a node's
 // processes are distinct and a query sums them (sum without (process)).
 // Counters end in _total; gauges do not; time to first byte and transfer
-// time are gauges per host and quantile (0.5, 0.95, 0.99).
+// time are gauges per host and quantile (0.5, 0.95, 0.99). A node's sum
+// (StreamingDataset::Metrics(kNode)) has no hosts, so no per-host series.
 // Pure function.
 #pragma once
 

@@ -65,6 +65,10 @@ class PrefetchSchedule {
   size_t shard_of(size_t q) const { return shard_of_[q]; }
   size_t scan() const { return scan_; }
   size_t consumer() const { return consumer_; }
+  // Shards held open for the consumer's position and beyond: open (the scan
+  // met them, passed ones included until the consumer's next reported move
+  // drops them, and those kept for a near reuse), opened early and seeded.
+  size_t open_shards() const { return ready_.size() + early_.size() + seed_.size(); }
   // The shard of position q < scan() (the handle stays in ready until the
   // consumer passes q).
   const void* At(size_t q) const { return at_[q]; }

@@ -290,6 +290,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
     Stop();
     return failed;
   }
+  open_shards_ = schedule_.open_shards();
   return schedule_.scan();
 }
 

@@ -138,6 +138,10 @@ class ShardPrefetcher {
 
   size_t size() const { return schedule_.size(); }
 
+  // PrefetchSchedule::open_shards() as the last Acquire left it (the
+  // consumer's thread, as Acquire).
+  size_t open_shards() const { return open_shards_; }
+
   // Stops and joins the thread; returns the shards it opened for the next
   // order (empty if it did not get there).
   ShardMap StopAndTakeNext();
@@ -177,6 +181,7 @@ class ShardPrefetcher {
   std::atomic<bool> cancel_{false};  // stop_, readable without mu_ by the opener
   Status error_ = Status::Ok();
   std::optional<Wait> last_wait_;  // the consumer's own (Acquire, TakeLastWait)
+  size_t open_shards_ = 0;         // the consumer's own (Acquire, open_shards)
   ShardMap next_ready_;
   std::thread thread_;
   std::vector<std::thread> helpers_;

@@ -1,11 +1,14 @@
 #include "engine/dataset/streaming_dataset.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <random>
 
 #include "base/file.h"
 #include "engine/dataset/cache_budget.h"
+#include "engine/dataset/node_metrics.h"
 #include "stores/http/host_stats.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
@@ -16,6 +19,29 @@ namespace sluice {
 namespace {
 
 constexpr uint64_t kMaxSamples = uint64_t{1} << 48;
+
+// The coarse monotonic clock (a read of the vDSO's page, no syscall), ns:
+// Next compares it with the next record's time once per batch.
+uint64_t CoarseNowNs() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// requests, retries and throttles summed over the process's hosts.
+void HttpTotalsOf(const std::vector<HostStatsSnapshot>& hosts, uint64_t out[3]) {
+  out[0] = out[1] = out[2] = 0;
+  for (const HostStatsSnapshot& h : hosts) {
+    out[0] += h.requests;
+    out[1] += h.retries;
+    out[2] += h.throttles_429 + h.throttles_503;
+  }
+}
+
+uint64_t MinOrZero(const std::atomic<uint64_t>& a) {
+  const uint64_t v = a.load(std::memory_order_relaxed);
+  return v == UINT64_MAX ? 0 : v;
+}
 
 // The remote of `stream` (null when it has none), with its download options.
 Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stream) {
@@ -34,6 +60,8 @@ Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stre
 // A sequence of named steps (streaming_dataset.h says what each does).
 Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions options) {
   std::unique_ptr<StreamingDataset> d(new StreamingDataset());
+  // Its records count the HTTP requests from here on (its index's too).
+  HttpTotalsOf(SnapshotHostStats(), d->http_base_);
   SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
   d->options_ = std::move(options);
   StreamsInOpening opening;
@@ -46,6 +74,7 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
   SLUICE_RETURN_IF_ERROR(d->RefuseUnsafeTypes());
   SLUICE_RETURN_IF_ERROR(d->DerivePlan());
   d->worlds_ = {WorldShape{d->world_.num_nodes, d->world_.ranks_per_node}};
+  d->instance_ = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   return d;
 }
 
@@ -218,6 +247,11 @@ Status StreamingDataset::CheckCacheLimit() {
 }
 
 StreamingDataset::~StreamingDataset() {
+  // A process that read keeps its last counts in the node's sum.
+  if (pid_ == ::getpid() && (consumer_.batches.load(std::memory_order_relaxed) > 0 ||
+                             consumer_.samples.load(std::memory_order_relaxed) > 0)) {
+    (void)PublishMetrics();
+  }
   if (pid_ != 0 && pid_ != ::getpid()) {
     // A forked copy: the parent's prefetch thread does not exist here and its
     // caches are the parent's. Abandon them untouched.
@@ -505,11 +539,27 @@ Result<size_t> StreamingDataset::Next(size_t max, int64_t* ids, std::vector<Samp
   if (got.ok() && *got > 0) {
     if (out) bump(consumer_.samples, *got);  // else each Get counts its own
     bump(consumer_.batches, 1);
+    bump(consumer_.lead_samples_sum, tally.lead);
+    bump(consumer_.lead_shards_sum, tally.lead_shards);
+    auto lower = [&](std::atomic<uint64_t>& a, uint64_t v) {
+      if (v < a.load(relaxed)) a.store(v, relaxed);
+    };
+    lower(consumer_.lead_samples_min, tally.lead);
+    lower(consumer_.lead_shards_min, tally.lead_shards);
+    lower(consumer_.window_lead_samples_min, tally.lead);
+    lower(consumer_.window_lead_shards_min, tally.lead_shards);
   }
   bump(consumer_.bytes, tally.bytes);
   bump(consumer_.samples_skipped, tally.skipped);
   consumer_.lead.store(tally.lead, relaxed);
+  consumer_.lead_shards.store(tally.lead_shards, relaxed);
   Publish(tally.waits);
+  // The node's record: when a pass ends (a worker's last counts before it
+  // exits) and at most once a period otherwise. Its failure never fails a
+  // read; the next one tries again.
+  if (got.ok() && (*got == 0 || CoarseNowNs() >= next_publish_ns_.load(relaxed))) {
+    (void)PublishMetrics();
+  }
   return got;
 }
 
@@ -532,11 +582,19 @@ void StreamingDataset::ResetCounters() {
        {&consumer_.samples, &consumer_.bytes, &consumer_.batches, &consumer_.lead,
         &consumer_.samples_skipped, &consumer_.wait_total, &consumer_.wait_download,
         &consumer_.wait_peer, &consumer_.wait_room, &consumer_.wait_decode,
-        &consumer_.wait_other}) {
+        &consumer_.wait_other, &consumer_.lead_shards, &consumer_.lead_samples_sum,
+        &consumer_.lead_shards_sum}) {
     a->store(0, std::memory_order_relaxed);
   }
+  for (std::atomic<uint64_t>* a :
+       {&consumer_.lead_samples_min, &consumer_.lead_shards_min,
+        &consumer_.window_lead_samples_min, &consumer_.window_lead_shards_min}) {
+    a->store(UINT64_MAX, std::memory_order_relaxed);
+  }
   opened_at_ = std::chrono::steady_clock::now();
-  last_report_ = DatasetMetrics();
+  for (DatasetMetrics& r : last_reports_) r = DatasetMetrics();
+  HttpTotalsOf(SnapshotHostStats(), http_base_);
+  next_publish_ns_.store(0, std::memory_order_relaxed);
 }
 
 ResumeState StreamingDataset::State(uint64_t rank_samples) const {
@@ -647,6 +705,11 @@ DatasetMetrics StreamingDataset::Metrics() const {
   m.bytes = consumer_.bytes.load(relaxed);
   m.batches = consumer_.batches.load(relaxed);
   m.prefetch_lead_samples = consumer_.lead.load(relaxed);
+  m.prefetch_lead_shards = consumer_.lead_shards.load(relaxed);
+  m.lead_samples_sum = consumer_.lead_samples_sum.load(relaxed);
+  m.lead_shards_sum = consumer_.lead_shards_sum.load(relaxed);
+  m.lead_samples_min = MinOrZero(consumer_.lead_samples_min);
+  m.lead_shards_min = MinOrZero(consumer_.lead_shards_min);
   m.waits.total_ns = consumer_.wait_total.load(relaxed);
   m.waits.download_ns = consumer_.wait_download.load(relaxed);
   m.waits.peer_download_ns = consumer_.wait_peer.load(relaxed);
@@ -663,6 +726,11 @@ DatasetMetrics StreamingDataset::Metrics() const {
     }
   }
   m.hosts = SnapshotHostStats();
+  uint64_t http[3];
+  HttpTotalsOf(m.hosts, http);
+  m.http_requests = http[0];
+  m.http_retries = http[1];
+  m.http_throttles = http[2];
   if (pid_ != ::getpid() || !shards_) return m;
   m.shards_skipped = shards_->skipped_count();
   for (const auto& s : shards_->streams()) {
@@ -682,10 +750,69 @@ DatasetMetrics StreamingDataset::Metrics() const {
 }
 
 std::string StreamingDataset::MetricsReport() {
-  DatasetMetrics now = Metrics();
-  std::string text = MetricsJson(now, MetricsSince(now, last_report_));
-  last_report_ = std::move(now);
+  auto text = MetricsReport(MetricsScope::kProcess);
+  return text.ok() ? *text : std::string("{}");  // the process scope never fails
+}
+
+Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
+  DatasetMetrics own = Metrics();
+  if (scope == MetricsScope::kProcess) return own;
+  SLUICE_RETURN_IF_ERROR(PublishMetrics());
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(node_mu_);
+    dir = node_dir_;
+  }
+  SLUICE_ASSIGN_OR_RETURN(
+      DatasetMetrics sum,
+      SumNodeRecords(dir, scope == MetricsScope::kJob ? std::optional<uint64_t>(instance_)
+                                                      : std::nullopt));
+  sum.seconds = own.seconds;
+  sum.cache_bytes_on_disk = own.cache_bytes_on_disk;
+  sum.cache_limit = own.cache_limit;
+  sum.fetch_concurrency = own.fetch_concurrency;
+  sum.remote = own.remote;
+  return sum;
+}
+
+Result<std::string> StreamingDataset::MetricsReport(MetricsScope scope) {
+  SLUICE_ASSIGN_OR_RETURN(DatasetMetrics now, Metrics(scope));
+  DatasetMetrics& last = last_reports_[static_cast<int>(scope)];
+  DatasetMetrics window = MetricsSince(now, last);
+  if (scope == MetricsScope::kProcess) {
+    // The window's least lead: the consumer's, reset here (a batch racing
+    // the reset may land in either window).
+    auto take = [](std::atomic<uint64_t>& a) {
+      const uint64_t v = a.exchange(UINT64_MAX, std::memory_order_relaxed);
+      return v == UINT64_MAX ? 0 : v;
+    };
+    window.lead_samples_min = take(consumer_.window_lead_samples_min);
+    window.lead_shards_min = take(consumer_.window_lead_shards_min);
+  }
+  std::string text = MetricsJson(now, window);
+  last = std::move(now);
   return text;
+}
+
+Status StreamingDataset::PublishMetrics() {
+  next_publish_ns_.store(
+      CoarseNowNs() +
+          static_cast<uint64_t>(std::chrono::nanoseconds(kNodeRecordPeriod).count()),
+      std::memory_order_relaxed);
+  DatasetMetrics m = Metrics();
+  // A forked child's HTTP counts began at its parent's: the record holds
+  // only what came after (the parent's record has the rest).
+  auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+  m.http_requests = minus(m.http_requests, http_base_[0]);
+  m.http_retries = minus(m.http_retries, http_base_[1]);
+  m.http_throttles = minus(m.http_throttles, http_base_[2]);
+  std::lock_guard<std::mutex> lock(node_mu_);
+  if (node_dir_.empty()) {
+    if (options_.streams.empty()) return InvalidArgumentError("a dataset without streams");
+    SLUICE_ASSIGN_OR_RETURN(node_dir_, NodeMetricsDir(options_.streams[0].local));
+  }
+  return WriteNodeRecord(node_dir_, instance_, m)
+      .WithContext("the node's metrics record in " + node_dir_);
 }
 
 }  // namespace sluice

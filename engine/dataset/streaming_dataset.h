@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdint>
 #include <cstddef>
 #include <memory>
@@ -231,6 +232,22 @@ class StreamingDataset {
   // forked child first read), with the diagnosis of that window; moves the
   // window on.
   std::string MetricsReport();
+  // The counts of `scope` (dataset_metrics.h MetricsScope): kProcess is
+  // Metrics(); kJob and kNode first write this process's record
+  // (PublishMetrics), then sum the node's records (node_metrics.h), only
+  // this dataset instance's for kJob. Their gauges and settings are this
+  // process's, but the prefetch lead's (0, as its mins), and their hosts
+  // are empty. Errors: the node's record folder cannot be made, written or
+  // listed (the path named).
+  Result<DatasetMetrics> Metrics(MetricsScope scope);
+  // MetricsReport of `scope`: each scope has its own window.
+  Result<std::string> MetricsReport(MetricsScope scope);
+  // Writes this process's record of the dataset's counts to the node's
+  // folder now (node_metrics.h). NextBatch/NextIds also do, at most once
+  // per kNodeRecordPeriod and when a pass ends, and the destructor does
+  // for a process that read. Thread-safe.
+  Status PublishMetrics();
+  static constexpr std::chrono::seconds kNodeRecordPeriod{1};
 
  private:
   StreamingDataset() = default;
@@ -323,6 +340,11 @@ class StreamingDataset {
     std::atomic<uint64_t> samples{0}, bytes{0}, batches{0}, lead{0}, samples_skipped{0};
     std::atomic<uint64_t> wait_total{0}, wait_download{0}, wait_peer{0}, wait_room{0},
         wait_decode{0}, wait_other{0};
+    std::atomic<uint64_t> lead_shards{0}, lead_samples_sum{0}, lead_shards_sum{0};
+    // The least lead of a batch since open, and since the last process
+    // report (UINT64_MAX: no batch); the report resets the latter.
+    std::atomic<uint64_t> lead_samples_min{UINT64_MAX}, lead_shards_min{UINT64_MAX},
+        window_lead_samples_min{UINT64_MAX}, window_lead_shards_min{UINT64_MAX};
   };
   void Publish(const ConsumerWaits& waits);
   // NextBatch, or NextIds with `out` null.
@@ -332,7 +354,20 @@ class StreamingDataset {
   ConsumerCounters consumer_;
   std::chrono::steady_clock::time_point opened_at_ = std::chrono::steady_clock::now();
   int64_t open_threads_ = 0;  // of the last IterBegin
-  DatasetMetrics last_report_;  // where MetricsReport's window starts
+  // Where each scope's MetricsReport window starts (by MetricsScope).
+  DatasetMetrics last_reports_[3];
+  // The node's records (node_metrics.h): this instance's random number
+  // (made at Open, kept by forked copies, so a job's workers share it), the
+  // record folder once made, and the HTTP counts this process had when its
+  // counting began (a forked child inherits its parent's, which the
+  // parent's record holds).
+  uint64_t instance_ = 0;
+  std::mutex node_mu_;
+  std::string node_dir_;  // guarded by node_mu_
+  uint64_t http_base_[3] = {0, 0, 0};
+  // CLOCK_MONOTONIC_COARSE ns when Next writes the record next (the
+  // consumer's thread; PublishMetrics moves it on).
+  std::atomic<uint64_t> next_publish_ns_{0};
 };
 
 }  // namespace sluice

@@ -2,12 +2,14 @@
 yielded, so its state_dict resumes a StreamingDataset mid-epoch (Mosaic's),
 and times how long the training loop waits for each batch (metrics())."""
 import math
+import sys
 import time
 from array import array
 
 from torch.utils.data import DataLoader
 
 from sluice.dataset import StreamingDataset
+from sluice.metrics_sinks import log_to_mlflow
 
 __all__ = ['StreamingDataLoader']
 
@@ -79,7 +81,12 @@ class _Waits:
 class StreamingDataLoader(DataLoader):
     """DataLoader with state_dict() / load_state_dict() as Mosaic's, and
     metrics(): the batches it yielded and how long the caller waited for
-    them (docs/metrics.rst)."""
+    them (docs/metrics.rst). While an MLflow run is active (mlflow imported
+    by the user), each batch's wait and size go to it as sluice.fetch_s and
+    sluice.batch_samples, at step = batches yielded by the loader."""
+
+    # False in a subclass that logs its own batches (FileDataLoader).
+    _logs_batches_to_mlflow = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -97,6 +104,12 @@ class StreamingDataLoader(DataLoader):
         start = time.perf_counter()
         if waits.window_start is None:
             waits.window_start = start
+        # Each batch's wait goes to the user's active MLflow run, as the
+        # raw-file loader's does: looked for once a pass, and only among the
+        # modules the user imported (never importing mlflow here).
+        mlflow = sys.modules.get('mlflow')
+        to_mlflow = self._logs_batches_to_mlflow and mlflow is not None and \
+            mlflow.active_run() is not None
         # Starting the iterator (forking workers, their first fetches) is
         # time the caller waits for the first batch, so it counts there.
         batches = super().__iter__()
@@ -106,7 +119,11 @@ class StreamingDataLoader(DataLoader):
             except StopIteration:
                 return
             size = _batch_size(batch)
-            waits.add(time.perf_counter() - start, size)
+            waited = time.perf_counter() - start
+            waits.add(waited, size)
+            if to_mlflow:
+                log_to_mlflow({'fetch_s': waited, 'batch_samples': size}, step=waits.batches,
+                              required=False)
             self.num_samples_yielded += size
             yield batch
             start = time.perf_counter()
@@ -116,11 +133,13 @@ class StreamingDataLoader(DataLoader):
         'wait_s' (seconds the caller spent in next() for them) since the
         loader was made; 'window', the same since the previous metrics() call
         with the per-batch wait's p50/p95; and 'dataset', the dataset's own
-        metrics() when it reads in this process (num_workers=0). Each call
-        starts a new window (the dataset's too). Fields: docs/metrics.rst."""
+        metrics(): this process's with num_workers=0, else summed over the
+        workers (scope 'job': each worker's record, written at most once a
+        second and when its pass ends). Each call starts a new window (the
+        dataset's too). Fields: docs/metrics.rst."""
         out = self._waits.take_window(time.perf_counter())
-        if self.num_workers == 0 and isinstance(self.dataset, StreamingDataset):
-            out['dataset'] = self.dataset.metrics()
+        if isinstance(self.dataset, StreamingDataset):
+            out['dataset'] = self.dataset.metrics('process' if self.num_workers == 0 else 'job')
         return out
 
     def state_dict(self):

@@ -237,34 +237,55 @@ class StreamingDataset(_Base):
             raise IndexError(f'shard {shard_id} out of range: the dataset has {self.num_shards}')
         self._engine.evict_shard(shard_id)
 
-    def metrics(self):
-        """This process's counters of the dataset, as the engine keeps them
-        (docs/metrics.rst documents every field): a dict with 'remote',
-        'totals' (since the dataset was opened, or a DataLoader worker first
-        read), 'window' (the same counts since the previous metrics() or
-        diagnosis() call, with rates), 'hosts' (per store host: requests,
-        retries, throttles, errors, time to first byte and transfer time
-        percentiles) and 'diagnosis' (one sentence naming what held the
-        reader back in the window). Each call starts a new window."""
-        return self._engine.metrics()
+    def metrics(self, scope='process'):
+        """The dataset's counters, as the engine keeps them (docs/metrics.rst
+        documents every field): a dict with 'remote', 'processes', 'totals'
+        (since the dataset was opened, or a DataLoader worker first read),
+        'window' (the same counts since the previous metrics() or
+        diagnosis() call of the scope, with rates), 'hosts' (per store host:
+        requests, retries, throttles, errors, time to first byte and
+        transfer time percentiles) and 'diagnosis' (one sentence naming what
+        held the reader back in the window). Each call starts a new window.
+        `scope`: 'process' (this process's reads), 'job' (this dataset here
+        and in the DataLoader workers forked from this process) or 'node'
+        (every process of the node that read through the first stream's
+        cache folder, ended ones included): the last two are summed from the
+        records each process keeps in the cache's state folder (counts
+        only; 'hosts' empty)."""
+        return self._engine.metrics(scope)
+
+    def publish_metrics(self):
+        """Writes this process's record of the counts for the 'job' and
+        'node' scopes now (reading does it at most once a second and when a
+        pass ends)."""
+        self._engine.publish_metrics()
 
     def diagnosis(self):
         """The engine's one-sentence diagnosis of the window since the previous
         metrics() or diagnosis() call (which it ends, as metrics() does)."""
         return self._engine.metrics()['diagnosis']
 
-    def write_prometheus(self, folder):
+    def write_prometheus(self, folder, scope='process'):
         """Writes this process's totals in Prometheus' text format to
         `folder`/sluice-<pid>.prom (replacing it whole, by rename), for
         node_exporter's textfile collector: one file per process (each
         DataLoader worker its own), every series labelled process=<pid>, so
-        `sum without (process)` gives the node's totals. Returns the path.
-        Metric names: docs/metrics.rst."""
-        pid = os.getpid()
-        path = os.path.join(folder, f'sluice-{pid}.prom')
-        tmp = path + '.tmp'
+        `sum without (process)` gives the node's totals. With scope='node',
+        the node's totals instead (as metrics(scope='node')), to
+        `folder`/sluice-node.prom labelled process="node": one file for the
+        node, which any process may rewrite (use one way or the other in a
+        folder, or the node is counted twice). Returns the path. Metric
+        names: docs/metrics.rst."""
+        if scope == 'node':
+            name, label = 'node', 'node'
+        elif scope == 'process':
+            name = label = os.getpid()
+        else:
+            raise ValueError(f"write_prometheus: scope {scope!r}: expected 'process' or 'node'")
+        path = os.path.join(folder, f'sluice-{name}.prom')
+        tmp = f'{path}.{os.getpid()}.tmp'
         with open(tmp, 'w', encoding='utf-8') as f:
-            f.write(self._engine.metrics_prometheus(pid))
+            f.write(self._engine.metrics_prometheus(label, scope))
         os.replace(tmp, path)
         return path
 

@@ -92,6 +92,11 @@ if available():
             ('sluice_stream_metrics_json', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
             ('sluice_stream_metrics_prometheus', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_metrics_json_scope', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_metrics_prometheus_scope', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
+            ('sluice_stream_publish_metrics', ctypes.c_int, [ctypes.c_void_p]),
             ('sluice_stream_evict_shard', ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64]),
             ('sluice_stream_shuffle_warning', ctypes.c_int, [ctypes.c_void_p, _P(ctypes.c_void_p)]),
     ):
@@ -317,22 +322,30 @@ class Engine:
         _lib.check(_lib_.sluice_stream_counters(self._ptr, ctypes.byref(stats)))
         return {name: getattr(stats, name) for name, _ in _Stats._fields_}
 
-    def metrics(self):
-        """Every counter of the handle, the window since the previous call and
-        the engine's diagnosis (sluice_stream_metrics_json), as a dict."""
+    def metrics(self, scope='process'):
+        """Every counter of the handle summed over `scope` ('process', 'job'
+        or 'node'), the window since the previous call of that scope and
+        the engine's diagnosis (sluice_stream_metrics_json_scope), as a dict."""
         out = ctypes.c_void_p()
-        _lib.check(_lib_.sluice_stream_metrics_json(self._ptr, ctypes.byref(out)))
+        _lib.check(_lib_.sluice_stream_metrics_json_scope(self._ptr, str(scope).encode(),
+                                                          ctypes.byref(out)))
         try:
             return json.loads(ctypes.string_at(out.value).decode('utf-8'))
         finally:
             _lib.lib.sluice_free(out)
 
-    def metrics_prometheus(self, process):
-        """The handle's totals as Prometheus text (sluice_stream_metrics_prometheus),
-        every series labelled process=`process`."""
+    def publish_metrics(self):
+        """Writes this process's record of the counts to the node's folder
+        now (sluice_stream_publish_metrics)."""
+        _lib.check(_lib_.sluice_stream_publish_metrics(self._ptr))
+
+    def metrics_prometheus(self, process, scope='process'):
+        """The handle's totals over `scope` as Prometheus text
+        (sluice_stream_metrics_prometheus_scope), every series labelled
+        process=`process`."""
         out = ctypes.c_void_p()
-        _lib.check(_lib_.sluice_stream_metrics_prometheus(self._ptr, str(process).encode(),
-                                                          ctypes.byref(out)))
+        _lib.check(_lib_.sluice_stream_metrics_prometheus_scope(
+            self._ptr, str(scope).encode(), str(process).encode(), ctypes.byref(out)))
         try:
             return ctypes.string_at(out.value).decode('utf-8')
         finally:

@@ -169,6 +169,8 @@ if StreamingDataLoader is not None:
         sluice.fetch_s and sluice.batch_bytes (sluice.metrics_sinks.log_to_mlflow);
         `last_metrics` holds the latest."""
 
+        _logs_batches_to_mlflow = False  # it logs its own, with the bytes
+
         def __init__(self, dataset, *args, on_batch=None, **kwargs):
             super().__init__(dataset, *args, **kwargs)
             self.on_batch = on_batch

@@ -86,8 +86,8 @@ def _line(metrics):
     samples_per_s = window.get('samples_per_s')
     if samples_per_s is None:
         samples_per_s = window.get('samples', 0) / seconds if seconds > 0 else 0.0
-    # A loader whose dataset reads in this process has the dataset's bytes;
-    # with worker processes the main process does not see them.
+    # A loader has its dataset's bytes: read here, or summed over its
+    # workers' records (scope 'job'); a loader of another dataset has none.
     dataset_window = metrics.get('dataset', {}).get('window', {})
     mb_per_s = window.get('mb_per_s', dataset_window.get('mb_per_s'))
     wait = window.get('wait_fraction', 0.0)

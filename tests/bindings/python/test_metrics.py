@@ -5,6 +5,8 @@ import os
 import pathlib
 import re
 
+import pytest
+
 import sluice
 
 DOCS = (pathlib.Path(__file__).resolve().parents[3] / 'docs' / 'metrics.rst').read_text()
@@ -121,3 +123,27 @@ def test_a_subclass_reading_through_getitem_counts_each_sample_once(tmp_path):
     t = ds.metrics()['totals']
     assert (t['samples'], t['downloads']) == (200, 9)
     assert t['bytes'] == plain.metrics()['totals']['bytes']
+
+
+def test_scopes_of_one_process(tmp_path, monkeypatch):
+    state = tmp_path / 'state'
+    state.mkdir()
+    monkeypatch.setenv('SLUICE_CACHE_STATE_DIR', str(state))
+    remote = str(tmp_path / 'remote')
+    write_remote(remote)
+    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=8,
+                                 shuffle=False)
+    assert len([s for s in ds]) == 200
+    own = ds.metrics()
+    assert own['processes'] == 1
+    # Alone on the node, the job's and the node's counts are this process's.
+    for scope in ('job', 'node'):
+        m = ds.metrics(scope)
+        assert m['processes'] == 1 and m['hosts'] == {}
+        for key in ('samples', 'bytes', 'batches', 'downloads', 'bytes_downloaded'):
+            assert m['totals'][key] == own['totals'][key], (scope, key)
+    with pytest.raises(ValueError,
+                       match=re.escape('metrics scope "rank": expected "process", "job" or "node"')):
+        ds.metrics('rank')
+    with pytest.raises(ValueError, match="scope 'job': expected 'process' or 'node'"):
+        ds.write_prometheus(str(tmp_path), scope='job')

@@ -78,16 +78,62 @@ def test_loader_times_each_batch_of_a_slowed_dataset(dataset):
 
 
 @pytest.mark.filterwarnings('ignore:This DataLoader will create')
-def test_loader_with_workers_counts_in_the_main_process(dataset):
+def test_loader_with_workers_MultiProcess_sees_their_reads(dataset, tmp_path, monkeypatch):
+    # A state folder of this test's own, so that no other run's records of
+    # a recycled folder identity are summed (the workers inherit it).
+    state = tmp_path / 'state'
+    state.mkdir()
+    monkeypatch.setenv('SLUICE_CACHE_STATE_DIR', str(state))
+    plain = sluice.StreamingDataset(remote=dataset.streams[0].remote,
+                                    local=str(tmp_path / 'plain'), batch_size=10, shuffle=False)
+    assert [s['id'] for s in plain] == list(range(SAMPLES))
+    sample_bytes = plain.metrics()['totals']['bytes']
+    remote = dataset.streams[0].remote
+    shards = [f for f in os.listdir(remote) if f.startswith('shard.')]
+    stored = sum(os.path.getsize(os.path.join(remote, f)) for f in shards)
+
     loader = sluice.StreamingDataLoader(dataset, batch_size=10, num_workers=2, collate_fn=ids)
-    assert sorted(i for b in loader for i in b) == list(range(SAMPLES))
+    out = io.StringIO()
+    shown = sluice.progress(loader, every=1e-9, stream=out)
+    assert sorted(i for b in shown for i in b) == list(range(SAMPLES))
+    lines = [s.rstrip() for s in out.getvalue()[:-1].split('\r')[1:]]
+    assert all(re.fullmatch(LINE, s) for s in lines), lines
+    # The last line came after both workers ended their passes (and wrote
+    # their records): the bytes they read are in its MB/s.
+    assert '- MB/s' not in lines[-1]
+    d = shown.last['dataset']
+    # This process and the two workers.
+    assert d['processes'] == 3
+    t = d['totals']
+    # (Its batches are the engine's calls, which a worker sizes itself.)
+    assert (t['samples'], t['bytes']) == (SAMPLES, sample_bytes)
+    assert (t['downloads'], t['shards_downloaded'], t['bytes_downloaded']) == \
+        (len(shards), len(shards), stored)
     m = loader.metrics()
-    assert (m['batches'], m['samples'], m['window']['batches']) == (10, SAMPLES, 10)
+    assert (m['batches'], m['samples']) == (10, SAMPLES)
     # The workers slept; the main process waited for at least the slowest
     # worker's share (half the samples each).
     assert m['wait_s'] >= SAMPLES // 2 * DELAY_S
-    # The dataset read in the workers: this process has no counts to add.
-    assert 'dataset' not in m
+
+    # A second epoch forks two new workers: the first two's counts stay,
+    # once; nothing is downloaded again.
+    assert sorted(i for b in loader for i in b) == list(range(SAMPLES))
+    d = loader.metrics()['dataset']
+    assert d['processes'] == 5
+    assert (d['totals']['samples'], d['totals']['bytes']) == (2 * SAMPLES, 2 * sample_bytes)
+    assert d['totals']['downloads'] == len(shards)
+    assert (d['window']['samples'], d['window']['downloads']) == (SAMPLES, 0)
+    assert d['window']['mb_per_s'] == sample_bytes / 1e6 / d['window']['seconds']
+
+    # The node's totals as one Prometheus file (the plain dataset used
+    # another cache folder: not in them).
+    path = dataset.write_prometheus(str(tmp_path), scope='node')
+    assert path == str(tmp_path / 'sluice-node.prom')
+    families = {f.name: f for f in
+                text_string_to_metric_families(pathlib.Path(path).read_text())}
+    assert [(s.labels, s.value) for s in families['sluice_samples'].samples] == \
+        [({'process': 'node'}, 2 * SAMPLES)]
+    assert [s.value for s in families['sluice_downloads'].samples] == [len(shards)]
 
 
 def test_loader_state_dict_still_resumes(dataset, tmp_path):
@@ -145,6 +191,25 @@ class RecordingMlflow:
 
     def log_metrics(self, metrics, step=None):
         self.logged.append((step, dict(metrics)))
+
+
+def test_loader_logs_each_batch_to_an_active_mlflow_run(dataset, monkeypatch):
+    mlflow = RecordingMlflow(active=True)
+    monkeypatch.setitem(sys.modules, 'mlflow', mlflow)
+    loader = sluice.StreamingDataLoader(dataset, batch_size=10, num_workers=0, collate_fn=ids)
+    assert [i for b in loader for i in b] == list(range(SAMPLES))
+    assert [step for step, _ in mlflow.logged] == list(range(1, 11))
+    assert all(sorted(p) == ['sluice.batch_samples', 'sluice.fetch_s'] and
+               p['sluice.batch_samples'] == 10 for _, p in mlflow.logged)
+    # The waits logged are the loader's, batch by batch.
+    total = 0.0
+    for _, p in mlflow.logged:
+        total += p['sluice.fetch_s']
+    assert total == loader.metrics()['wait_s']
+    # No active run: nothing logged.
+    mlflow.active = False
+    assert len([b for b in loader]) == 10
+    assert len(mlflow.logged) == 10
 
 
 def test_mlflow_payload_of_a_loader(dataset, monkeypatch):

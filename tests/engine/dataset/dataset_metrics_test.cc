@@ -2,7 +2,9 @@
 // remote read once (every shard downloaded once, its bytes the files'),
 // a real HTTP server behind a proxy that answers 503 twice (exact
 // requests, retries and throttles for that host), and a cache limit that
-// makes a reader wait for room another reader holds.
+// makes a reader wait for room another reader holds; the node's sums of
+// processes' records (workers forked from one dataset, an ended process of
+// another); the prefetch lead of a window the prefetcher filled.
 #include <sys/stat.h>
 
 #include <chrono>
@@ -16,7 +18,10 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/json/py_json.h"
+#include "engine/dataset/node_metrics.h"
+#include "tests/common/scoped_env.h"
 #include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/stores/http/fault_proxy.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -174,7 +179,8 @@ TEST(DatasetMetrics, NextIdsBeforeIterBeginSaysSo) {
 }
 
 TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
-  ScratchDir scratch, cache;
+  ScratchDir scratch, cache, state;
+  testing::ScopedEnv state_dir("SLUICE_CACHE_STATE_DIR", state.path());
   auto nginx = testing::NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
   const std::string data = JoinPath(nginx->www(), "ds");
@@ -214,6 +220,33 @@ TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
   // The index's bytes too, and the 503s' bodies are not delivered.
   const uint64_t index_bytes = FileSize(JoinPath(data, "index.json")).value();
   EXPECT_EQ(h->bytes, files.bytes + index_bytes);
+  // The node's sum has the same requests (from the dataset's open on).
+  auto node = (*ds)->Metrics(MetricsScope::kNode);
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(node->http_requests, files.count + 1);
+  EXPECT_EQ(node->http_retries, 2u);
+  EXPECT_EQ(node->http_throttles, 2u);
+  // The host's window: all of it in the first report, nothing in the next
+  // (a second pass reads the cache).
+  auto first = ParsePyJson((*ds)->MetricsReport());
+  ASSERT_TRUE(first.ok());
+  const JsonValue* window = JsonMember(*JsonMember(*JsonMember(*first, "hosts"), host), "window");
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "requests")->v),
+            static_cast<int64_t>(files.count + 1));
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "retries")->v), 2);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "bytes")->v),
+            static_cast<int64_t>(files.bytes + index_bytes));
+  ReadAll(**ds, 1);
+  auto second = ParsePyJson((*ds)->MetricsReport());
+  ASSERT_TRUE(second.ok());
+  window = JsonMember(*JsonMember(*JsonMember(*second, "hosts"), host), "window");
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "requests")->v), 0);
+  EXPECT_EQ(std::get<double>(JsonMember(*window, "mb_per_s")->v), 0.0);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*JsonMember(*JsonMember(*second, "hosts"), host),
+                                         "requests")->v),
+            static_cast<int64_t>(files.count + 1));
 }
 
 TEST(DatasetMetrics, AReaderWaitingForRoomAnotherHoldsCountsItAsCacheRoom) {
@@ -295,6 +328,171 @@ TEST(DatasetMetrics, AReaderWaitingForAnothersDownloadCountsItAsPeerDownload) {
   DatasetMetrics d = (*fetcher)->Metrics();
   EXPECT_EQ(d.downloads, 1u);
   EXPECT_GT(d.waits.download_ns, d.waits.total_ns / 2);
+}
+
+// Every process's record summed once: two workers forked from one dataset
+// (its job) and a process with a dataset of its own on the same cache
+// folder (the node), all ended before the sums are taken.
+TEST(DatasetMetricsMultiProcess, NodeAndJobTotalsSumEveryProcessOnce) {
+  ScratchDir remote, cache, state;
+  testing::ScopedEnv state_dir("SLUICE_CACHE_STATE_DIR", state.path());
+  testing::WriteSyntheticMds(remote.path(), 300, 2000);
+  const ShardFiles files = ShardsOf(remote.path());
+  const DatasetOptions o = MetricsOptions(remote.path(), cache.path());
+  uint64_t all_bytes = 0;
+  {
+    ScratchDir other_cache;
+    auto plain = StreamingDataset::Open(MetricsOptions(remote.path(), other_cache.path()));
+    ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+    all_bytes = ReadAll(**plain, 0);
+  }
+  auto job = StreamingDataset::Open(o);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  // Workers of the job: each reads its half and _exits (the record of the
+  // pass's end is all that is left of it).
+  std::vector<pid_t> pids;
+  for (int64_t w = 0; w < 2; ++w) {
+    pids.push_back(testing::Fork([&, w] {
+      if (!(*job)->IterBegin(0, 0, w, 2).ok()) return 2;
+      std::vector<int64_t> ids(16);
+      std::vector<SampleFields> out;
+      for (;;) {
+        auto n = (*job)->NextBatch(ids.size(), ids.data(), &out);
+        if (!n.ok()) return 3;
+        if (*n == 0) return 0;
+      }
+    }));
+  }
+  // Another dataset of the node: its record is written when it closes.
+  pids.push_back(testing::Fork([&] {
+    auto other = StreamingDataset::Open(o);
+    if (!other.ok()) return 4;
+    ReadAll(**other, 0);
+    other->reset();
+    return 0;
+  }));
+  for (pid_t p : pids) EXPECT_EQ(testing::WaitExit(p), 0);
+
+  auto own = (*job)->Metrics(MetricsScope::kProcess);
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(own->samples, 0u);
+  auto in_job = (*job)->Metrics(MetricsScope::kJob);
+  ASSERT_TRUE(in_job.ok()) << in_job.status().ToString();
+  EXPECT_EQ(in_job->processes, 3u);  // this one and its two workers
+  EXPECT_EQ(in_job->samples, 300u);
+  EXPECT_EQ(in_job->bytes, all_bytes);
+  for (int round = 0; round < 2; ++round) {  // summing again counts nobody twice
+    auto node = (*job)->Metrics(MetricsScope::kNode);
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    EXPECT_EQ(node->processes, 4u);
+    EXPECT_EQ(node->samples, 600u);
+    EXPECT_EQ(node->bytes, 2 * all_bytes);
+    // One download per shard for the node, whoever made it; every other
+    // open of a shard found it in the cache or waited for that download.
+    EXPECT_EQ(node->downloads, files.count);
+    EXPECT_EQ(node->shards_downloaded, files.count);
+    EXPECT_EQ(node->bytes_downloaded, files.bytes);
+    EXPECT_EQ(node->http_requests, 0u);  // a folder remote
+    EXPECT_TRUE(node->hosts.empty());
+  }
+  // The job's report: its counts and the records summed.
+  auto report = (*job)->MetricsReport(MetricsScope::kJob);
+  ASSERT_TRUE(report.ok());
+  auto parsed = ParsePyJson(*report);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*parsed, "processes")->v), 3);
+  const JsonValue* window = JsonMember(*parsed, "window");
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "samples")->v), 300);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "bytes")->v), static_cast<int64_t>(all_bytes));
+  // An unknown scope is refused by name.
+  EXPECT_EQ(ParseMetricsScope("rank").status().ToString(),
+            "invalid argument: metrics scope \"rank\": expected \"process\", \"job\" or "
+            "\"node\"");
+}
+
+// A record is read back field by field, and a file that is not one is
+// passed over.
+TEST(DatasetMetrics, NodeRecordsRoundTripAndForeignFilesArePassedOver) {
+  ScratchDir dir;
+  DatasetMetrics m;
+  uint64_t v = 1;
+  for (CountField f : CountFields()) f(m) = v++;
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 7, m).ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "junk.rec"), "SLNODE01short").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "notes.txt"), "x").ok());
+  auto sum = SumNodeRecords(dir.path(), std::nullopt);
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_EQ(sum->processes, 1u);
+  v = 1;
+  for (CountField f : CountFields()) EXPECT_EQ(f(*sum), v++);
+  auto other = SumNodeRecords(dir.path(), uint64_t{8});
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->processes, 0u);
+  EXPECT_EQ(other->samples, 0u);
+}
+
+// A sequential read whose window is the whole dataset: once the prefetcher
+// has opened every shard, each batch of one sample leaves the rest of the
+// epoch ready and every shard open (the consumer moves less than a
+// quarter window, so none is dropped): exact leads, their min and mean.
+TEST(DatasetMetrics, ThePrefetchLeadOfAFilledWindowIsExact) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 300, 2000);
+  const ShardFiles files = ShardsOf(remote.path());
+  DatasetOptions o = MetricsOptions(remote.path(), cache.path());
+  o.predownload = 300;
+  o.fetch_concurrency = 1;
+  o.plan.shuffle = false;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(1);
+  std::vector<SampleFields> out;
+  auto next = [&] {
+    auto n = (*ds)->NextBatch(1, ids.data(), &out);
+    EXPECT_TRUE(n.ok() && *n == 1);
+  };
+  next();
+  uint64_t pos = 1;
+  // Wait (without reading) for the prefetcher to fill the window, then
+  // read until a batch sees it all open (its last opens are maps of files
+  // already there).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (testing::ShardBytesOnDisk(cache.path()) < files.bytes &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (;;) {
+    DatasetMetrics m = (*ds)->Metrics();
+    if (m.prefetch_lead_shards == files.count) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never saw every shard open";
+    ASSERT_LT(pos, 40u) << "the window was not filled in time";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    next();
+    ++pos;
+  }
+  EXPECT_EQ((*ds)->Metrics().prefetch_lead_samples, 300 - pos);
+  (*ds)->MetricsReport();  // a window of the next five batches alone
+  for (int k = 0; k < 5; ++k) next();
+  pos += 5;
+  auto report = ParsePyJson((*ds)->MetricsReport());
+  ASSERT_TRUE(report.ok());
+  const JsonValue* totals = JsonMember(*report, "totals");
+  const JsonValue* window = JsonMember(*report, "window");
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*totals, "prefetch_lead_samples")->v),
+            static_cast<int64_t>(300 - pos));
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*totals, "prefetch_lead_shards")->v),
+            static_cast<int64_t>(files.count));
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "batches")->v), 5);
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "prefetch_lead_samples_min")->v),
+            static_cast<int64_t>(300 - pos));
+  // Leads 300 - pos + 4 ... 300 - pos: their mean is 300 - pos + 2.
+  EXPECT_EQ(std::get<double>(JsonMember(*window, "prefetch_lead_samples_mean")->v),
+            static_cast<double>(300 - pos + 2));
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "prefetch_lead_shards_min")->v),
+            static_cast<int64_t>(files.count));
+  EXPECT_EQ(std::get<double>(JsonMember(*window, "prefetch_lead_shards_mean")->v),
+            static_cast<double>(files.count));
 }
 
 }  // namespace
