@@ -47,11 +47,9 @@ Result<ShardTable> TableOf(const Index& index) { return ShardTable::FromIndex(in
 
 // index.json's entries straight into a table, one at a time.
 Result<ShardTable> ParseIndexFile(const std::string& path) {
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
-  ShardTable::Builder builder;
-  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(
-      text, path, [&builder](ShardEntry e) { return builder.Add(std::move(e)); }));
-  ShardTable table = std::move(builder).Finish();
+  SLUICE_ASSIGN_OR_RETURN(std::string text,
+                          ReadFile(path, kMaxIndexBytes));
+  SLUICE_ASSIGN_OR_RETURN(ShardTable table, ShardTable::FromIndexJson(&text, path));
   SLUICE_RETURN_IF_ERROR(CheckNames(table, path));
   return table;
 }
