@@ -419,16 +419,20 @@ std::optional<ShardTable> ParseIndexTableFast(std::string_view json_text, size_t
   return std::move(table.builder()).Finish();
 }
 
-Result<ShardTable> ShardTable::FromIndexJson(std::string* json_text, std::string_view source) {
-  if (json_text->capacity() < json_text->size() + kIndexJsonPadding) {
-    json_text->reserve(json_text->size() + kIndexJsonPadding);
+Result<ShardTable> ShardTable::FromIndexJson(std::string_view json_text, std::string_view source,
+                                             size_t readable_bytes) {
+  std::optional<ShardTable> fast;
+  if (readable_bytes >= json_text.size() + kIndexJsonPadding) {
+    fast = ParseIndexTableFast(json_text, readable_bytes);
+  } else {
+    const simdjson::padded_string padded(json_text);
+    fast = ParseIndexTableFast(padded, padded.size() + simdjson::SIMDJSON_PADDING);
   }
-  std::optional<ShardTable> fast = ParseIndexTableFast(*json_text, json_text->capacity());
   if (fast) return std::move(*fast);
   // Not a case the fast path takes: the checking parser words the error or
   // builds the table.
   Builder builder;
-  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(*json_text, source, [&builder](ShardEntry e) {
+  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(json_text, source, [&builder](ShardEntry e) {
     return builder.Add(std::move(e));
   }));
   return std::move(builder).Finish();

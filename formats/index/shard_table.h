@@ -52,9 +52,8 @@ struct PieceRef {
   uint64_t tail_bytes = 0;
 };
 
-// The spare bytes ShardTable::FromIndexJson reads past the end of the text
-// (simdjson's padding): a text whose string has that much spare capacity
-// is parsed in place, any other is copied once.
+// The bytes ShardTable::FromIndexJson reads past the end of the text
+// (simdjson's padding).
 inline constexpr size_t kIndexJsonPadding = 64;
 
 // What Builder::Add records of a shard's file, by view: its hashes as
@@ -132,10 +131,13 @@ class ShardTable {
   // index.json's text parsed straight into a table: the table, checks and
   // errors of ParseIndexEntries feeding a Builder, without a ShardEntry
   // per shard (simdjson On-Demand; peak memory about the text plus
-  // simdjson's index of it plus the table). `*json_text` is only read, but
-  // its capacity is grown to kIndexJsonPadding spare bytes when it has
-  // fewer (a copy). `source` names the file in errors.
-  static Result<ShardTable> FromIndexJson(std::string* json_text, std::string_view source);
+  // simdjson's index of it plus the table). The parser reads up to
+  // kIndexJsonPadding bytes past the text's end: `readable_bytes` says how
+  // far from json_text.data() it may read (e.g. a mapped file's pages); a
+  // text without that room is copied once. `source` names the file in
+  // errors.
+  static Result<ShardTable> FromIndexJson(std::string_view json_text, std::string_view source,
+                                          size_t readable_bytes = 0);
 
   size_t size() const { return num_shards_; }
   bool empty() const { return num_shards_ == 0; }

@@ -55,8 +55,7 @@ TEST(IndexTableParse, FastPathGivesTheSameBytesOnEveryFixture) {
     ASSERT_TRUE(text.ok());
     Result<ShardTable> checked = CheckedTable(*text);
     std::optional<ShardTable> fast = FastTable(*text);
-    std::string copy = *text;
-    Result<ShardTable> opened = ShardTable::FromIndexJson(&copy, "t/index.json");
+    Result<ShardTable> opened = ShardTable::FromIndexJson(*text, "t/index.json");
     if (!checked.ok()) {
       EXPECT_FALSE(fast.has_value());
       EXPECT_EQ(opened.status().ToString(), checked.status().ToString());
@@ -159,8 +158,7 @@ TEST(IndexTableParse, BadInputsAreLeftToTheCheckingParser) {
     Result<Index> checked = ParseIndex(bad[i], "t/index.json");
     ASSERT_FALSE(checked.ok());
     EXPECT_FALSE(FastTable(bad[i]).has_value());
-    std::string copy = bad[i];
-    Result<ShardTable> opened = ShardTable::FromIndexJson(&copy, "t/index.json");
+    Result<ShardTable> opened = ShardTable::FromIndexJson(bad[i], "t/index.json");
     ASSERT_FALSE(opened.ok());
     EXPECT_EQ(opened.status().ToString(), checked.status().ToString());
   }
@@ -185,8 +183,7 @@ TEST(IndexTableParse, UnusualValidInputsGiveTheSameTable) {
     SCOPED_TRACE(testing::Message() << "input " << i << ": " << inputs[i].substr(0, 400));
     Result<ShardTable> checked = CheckedTable(inputs[i]);
     ASSERT_TRUE(checked.ok()) << checked.status().ToString();
-    std::string copy = inputs[i];
-    Result<ShardTable> opened = ShardTable::FromIndexJson(&copy, "t/index.json");
+    Result<ShardTable> opened = ShardTable::FromIndexJson(inputs[i], "t/index.json");
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     EXPECT_TRUE(opened->Serialize(5) == checked->Serialize(5));
     std::optional<ShardTable> fast = FastTable(inputs[i]);
