@@ -45,15 +45,23 @@ Status CheckNames(const ShardTable& table, const std::string& path) {
 // An index a builder made (a listing's, footers'): checked by its builder.
 Result<ShardTable> TableOf(const Index& index) { return ShardTable::FromIndex(index); }
 
-// index.json's entries straight into a table, one at a time.
+// index.json straight into a table. Mapped, not read, when it can be: the
+// parser reads the page cache in place (the rest of the last page is its
+// padding), so the node's first process holds no copy of an index of
+// hundreds of MB; ReadFile (and its errors) otherwise.
 Result<ShardTable> ParseIndexFile(const std::string& path) {
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
-  ShardTable::Builder builder;
-  SLUICE_RETURN_IF_ERROR(ParseIndexEntries(
-      text, path, [&builder](ShardEntry e) { return builder.Add(std::move(e)); }));
-  ShardTable table = std::move(builder).Finish();
-  SLUICE_RETURN_IF_ERROR(CheckNames(table, path));
-  return table;
+  Result<MappedFile> map = MappedFile::Open(path);
+  std::optional<ShardTable> table;
+  if (map.ok() && map->size() > 0 && map->size() <= kMaxIndexBytes) {
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t readable = (map->size() + page - 1) / page * page;
+    SLUICE_ASSIGN_OR_RETURN(table, ShardTable::FromIndexJson(map->data(), path, readable));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
+    SLUICE_ASSIGN_OR_RETURN(table, ShardTable::FromIndexJson(text, path));
+  }
+  SLUICE_RETURN_IF_ERROR(CheckNames(*table, path));
+  return std::move(*table);
 }
 
 // What a binary index was made from: the index.json's identity and

@@ -1,6 +1,8 @@
 #include "formats/dataset/dataset_reader.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -138,6 +140,60 @@ Result<Index> LoadLocalIndex(const std::string& path, std::string* root) {
   return index;
 }
 
+// What CheckDatasetShards reads of shard i: its configuration (format and
+// columns), a key equal for shards of one configuration (or i: none
+// shared), its raw file's name and its samples.
+struct ShardFacts {
+  const ShardEntry* config;
+  uint64_t config_key;
+  std::string_view basename;
+  uint64_t samples;
+};
+
+struct DatasetShards {
+  std::vector<std::string> column_names, column_encodings;  // shard 0's
+  std::vector<uint64_t> starts;  // 0, then each shard's end: SampleLocator's
+};
+
+// DatasetReader::Open's checks of an index's shards, whichever way it is
+// held: every shard's columns are known (ColumnsOf) and equal shard 0's,
+// the total sample count fits in 2^48. Errors name `index_path`, the shard
+// and its raw file.
+Result<DatasetShards> CheckDatasetShards(size_t count,
+                                         const std::function<ShardFacts(size_t)>& shard_at,
+                                         const std::string& index_path,
+                                         const CustomEncodings& custom) {
+  DatasetShards out;
+  SLUICE_RETURN_IF_ERROR(ColumnsOf(*shard_at(0).config, custom, &out.column_names,
+                                   &out.column_encodings)
+                             .WithContext(index_path + ": shard 0"));
+  out.starts.reserve(count + 1);
+  out.starts.push_back(0);
+  std::vector<std::string> names, encodings;
+  std::optional<uint64_t> checked_key;  // a configuration whose columns are shard 0's
+  for (size_t i = 0; i < count; ++i) {
+    const ShardFacts shard = shard_at(i);
+    auto where = [&] {
+      return index_path + ": shard " + std::to_string(i) + " (" + std::string(shard.basename) + ")";
+    };
+    if (shard.config_key != checked_key) {
+      SLUICE_RETURN_IF_ERROR(ColumnsOf(*shard.config, custom, &names, &encodings).WithContext(where()));
+      if (names != out.column_names || encodings != out.column_encodings) {
+        return CorruptError(where() + ": columns " + JoinNames(names) + " with encodings " +
+                            JoinNames(encodings) + " differ from shard 0's " +
+                            JoinNames(out.column_names) + " " + JoinNames(out.column_encodings));
+      }
+      checked_key = shard.config_key;
+    }
+    uint64_t next = out.starts.back() + shard.samples;
+    if (next > kMaxSamples) {
+      return CorruptError(where() + ": total sample count exceeds 2^48");
+    }
+    out.starts.push_back(next);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& path,
@@ -151,32 +207,45 @@ Result<std::unique_ptr<DatasetReader>> DatasetReader::Open(const std::string& pa
   r->options_ = options;
   r->index_ = std::move(index);
   const auto& shards = r->index_.shards;
-  SLUICE_RETURN_IF_ERROR(
-      ColumnsOf(shards[0], options.custom_encodings, &r->column_names_, &r->column_encodings_)
-          .WithContext(index_path + ": shard 0"));
-  std::vector<uint64_t> starts{0};
-  std::vector<std::string> names, encodings;
-  for (size_t i = 0; i < shards.size(); ++i) {
-    std::string where = index_path + ": shard " + std::to_string(i) + " (" +
-                        shards[i].raw_data.basename + ")";
-    SLUICE_RETURN_IF_ERROR(
-        ColumnsOf(shards[i], options.custom_encodings, &names, &encodings).WithContext(where));
-    if (names != r->column_names_ || encodings != r->column_encodings_) {
-      return CorruptError(where + ": columns " + JoinNames(names) + " with encodings " +
-                          JoinNames(encodings) + " differ from shard 0's " +
-                          JoinNames(r->column_names_) + " " + JoinNames(r->column_encodings_));
-    }
-    uint64_t next = starts.back() + shards[i].samples;
-    if (next > kMaxSamples) {
-      return CorruptError(where + ": total sample count exceeds 2^48");
-    }
-    starts.push_back(next);
-  }
+  SLUICE_ASSIGN_OR_RETURN(DatasetShards checked,
+                          CheckDatasetShards(
+                              shards.size(),
+                              [&shards](size_t i) {
+                                return ShardFacts{&shards[i], i, shards[i].raw_data.basename,
+                                                  shards[i].samples};
+                              },
+                              index_path, options.custom_encodings));
+  r->column_names_ = std::move(checked.column_names);
+  r->column_encodings_ = std::move(checked.column_encodings);
+  std::vector<uint64_t> starts = std::move(checked.starts);
   r->locator_ = SampleLocator(std::move(starts));
   r->loaded_.reset(new std::atomic<LoadedShard*>[shards.size()]);
   for (size_t i = 0; i < shards.size(); ++i) r->loaded_[i].store(nullptr);
   r->shard_mutexes_.reset(new std::mutex[shards.size()]);
   return r;
+}
+
+Result<DatasetTable> OpenDatasetTable(const std::string& root, const CustomEncodings& custom) {
+  const std::string index_path = JoinPath(root, "index.json");
+  SLUICE_ASSIGN_OR_RETURN(std::string text,
+                          ReadFile(index_path, kMaxIndexBytes));
+  DatasetTable out;
+  SLUICE_ASSIGN_OR_RETURN(out.table, ShardTable::FromIndexJson(text, index_path));
+  text = std::string();
+  if (out.table.empty()) return CorruptError(index_path + ": lists no shards");
+  const ShardTable& t = out.table;
+  SLUICE_ASSIGN_OR_RETURN(DatasetShards checked,
+                          CheckDatasetShards(
+                              t.size(),
+                              [&t](size_t i) {
+                                return ShardFacts{&t.config(i), t.config_id(i),
+                                                  t.ref(i).raw_data.basename, t.samples(i)};
+                              },
+                              index_path, custom));
+  out.column_names = std::move(checked.column_names);
+  out.column_encodings = std::move(checked.column_encodings);
+  out.num_samples = checked.starts.back();
+  return out;
 }
 
 DatasetReader::~DatasetReader() {

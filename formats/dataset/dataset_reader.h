@@ -20,6 +20,7 @@
 #include "base/file.h"
 #include "base/status.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 #include "formats/dataset/sample_locator.h"
 #include "formats/dataset/shard_view.h"
 #include "formats/mds/column_encoding.h"
@@ -110,5 +111,17 @@ class DatasetReader {
   DatasetReader(const DatasetReader&) = delete;
   DatasetReader& operator=(const DatasetReader&) = delete;
 };
+
+// A dataset's index.json held as a ShardTable, checked as
+// DatasetReader::Open checks it (same errors), without a ShardEntry per
+// shard: a look at a dataset of a million shards (sluice inspect). Opens
+// no shard file. An index.json dataset only: DatasetReader::Open reads
+// Parquet files without one.
+struct DatasetTable {
+  ShardTable table;
+  std::vector<std::string> column_names, column_encodings;  // as DatasetReader's
+  uint64_t num_samples = 0;
+};
+Result<DatasetTable> OpenDatasetTable(const std::string& root, const CustomEncodings& custom = {});
 
 }  // namespace sluice

@@ -54,6 +54,25 @@ ShardTable::Builder::Builder(Builder&&) noexcept = default;
 ShardTable::Builder& ShardTable::Builder::operator=(Builder&&) noexcept = default;
 
 Status ShardTable::Builder::Add(ShardEntry e) {
+  // Each file's hashes by view, sorted as the map holds them.
+  std::vector<std::pair<std::string_view, std::string_view>> hashes[4];
+  auto parts = [&hashes](int k, const FileInfo& f) {
+    for (const auto& [algorithm, hex] : f.hashes) hashes[k].emplace_back(algorithm, hex);
+    return FileParts{f.basename, f.bytes, hashes[k]};
+  };
+  ShardParts shard;
+  shard.samples = e.samples;
+  shard.raw_data = parts(0, e.raw_data);
+  if (e.zip_data) shard.zip_data = parts(1, *e.zip_data);
+  if (e.raw_meta) shard.raw_meta = parts(2, *e.raw_meta);
+  if (e.zip_meta) shard.zip_meta = parts(3, *e.zip_meta);
+  shard.has_meta = e.has_meta;
+  shard.row_group = e.row_group;
+  if (e.piece) shard.piece = &*e.piece;
+  return Add(e, shard);
+}
+
+Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
   OwnedStorage& st = s_->storage;
   if (st.shards.size() >= UINT32_MAX) {
     return InvalidArgumentError("an index of more than 2^32 shards");
@@ -75,20 +94,20 @@ Status ShardTable::Builder::Add(ShardEntry e) {
   s_->last_config = config;
   if (fresh) {
     ShardEntry config;
-    config.format = std::move(e.format);
+    config.format = e.format;
     config.version = e.version;
-    config.column_names = std::move(e.column_names);
-    config.column_encodings = std::move(e.column_encodings);
-    config.column_sizes = std::move(e.column_sizes);
-    config.columns = std::move(e.columns);
-    config.compression = std::move(e.compression);
-    config.hashes = std::move(e.hashes);
-    config.newline = std::move(e.newline);
-    config.separator = std::move(e.separator);
+    config.column_names = e.column_names;
+    config.column_encodings = e.column_encodings;
+    config.column_sizes = e.column_sizes;
+    config.columns = e.columns;
+    config.compression = e.compression;
+    config.hashes = e.hashes;
+    config.newline = e.newline;
+    config.separator = e.separator;
     config.size_limit = e.size_limit;
     s_->configs.push_back(std::move(config));
   }
-  auto add_file = [&](const FileInfo& f) -> Status {
+  auto add_file = [&](const FileParts& f) -> Status {
     if (f.basename.size() >= UINT32_MAX) return InvalidArgumentError("a file name of 2^32 bytes");
     FileRecord r{f.bytes, st.text.size(), static_cast<uint32_t>(f.basename.size()), 0};
     st.text.append(f.basename);
@@ -104,23 +123,24 @@ Status ShardTable::Builder::Add(ShardEntry e) {
     st.files.push_back(r);
     return Status::Ok();
   };
-  ShardRecord r{e.samples, st.files.size(), config, 0, 0, 0};
-  SLUICE_RETURN_IF_ERROR(add_file(e.raw_data));
-  for (auto [file, flag] : {std::pair{&e.zip_data, kHasZipData}, std::pair{&e.raw_meta, kHasRawMeta},
-                            std::pair{&e.zip_meta, kHasZipMeta}}) {
+  ShardRecord r{shard.samples, st.files.size(), config, 0, 0, 0};
+  SLUICE_RETURN_IF_ERROR(add_file(shard.raw_data));
+  for (auto [file, flag] : {std::pair{&shard.zip_data, kHasZipData},
+                            std::pair{&shard.raw_meta, kHasRawMeta},
+                            std::pair{&shard.zip_meta, kHasZipMeta}}) {
     if (!*file) continue;
     r.flags |= flag;
     SLUICE_RETURN_IF_ERROR(add_file(**file));
   }
-  if (e.has_meta) r.flags |= kHasMetaKeys;
-  if (e.row_group) {
+  if (shard.has_meta) r.flags |= kHasMetaKeys;
+  if (shard.row_group) {
     r.flags |= kHasRowGroup;
-    r.row_group = *e.row_group;
+    r.row_group = *shard.row_group;
   }
-  if (e.piece) {
+  if (shard.piece) {
     r.flags |= kHasPiece;
     r.piece = static_cast<uint32_t>(st.pieces.size());
-    const ShardEntry::FilePiece& p = *e.piece;
+    const ShardEntry::FilePiece& p = *shard.piece;
     if (p.file.size() >= UINT32_MAX) return InvalidArgumentError("a file name of 2^32 bytes");
     st.pieces.push_back(PieceRecord{st.text.size(), p.file_bytes, p.offset, p.length, p.tail_bytes,
                                     static_cast<uint32_t>(p.file.size()), 0});

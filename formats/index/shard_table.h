@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,6 +50,30 @@ struct PieceRef {
   uint64_t offset = 0;
   uint64_t length = 0;
   uint64_t tail_bytes = 0;
+};
+
+// The bytes ShardTable::FromIndexJson reads past the end of the text
+// (simdjson's padding).
+inline constexpr size_t kIndexJsonPadding = 64;
+
+// What Builder::Add records of a shard's file, by view: its hashes as
+// (algorithm, hex digest) sorted by algorithm, no algorithm twice.
+struct FileParts {
+  std::string_view basename;
+  uint64_t bytes = 0;
+  std::span<const std::pair<std::string_view, std::string_view>> hashes;
+};
+
+// A shard's own fields by view: a ShardEntry's without its configuration.
+struct ShardParts {
+  uint64_t samples = 0;
+  FileParts raw_data;
+  std::optional<FileParts> zip_data;
+  std::optional<FileParts> raw_meta;
+  std::optional<FileParts> zip_meta;
+  bool has_meta = false;
+  std::optional<uint32_t> row_group;
+  const ShardEntry::FilePiece* piece = nullptr;  // null: none
 };
 
 // A shard of a table: ShardEntry's per-shard fields by view, and its
@@ -82,6 +107,10 @@ class ShardTable {
     // kInvalidArgument when the table would outgrow what its layout holds
     // (2^32 shards or configurations, a name of 2^32 bytes).
     Status Add(ShardEntry entry);
+    // The same shard as an entry whose configuration fields are `config`'s
+    // (its per-shard fields are ignored) and whose own fields are `shard`:
+    // nothing is kept of either beyond the call.
+    Status Add(const ShardEntry& config, const ShardParts& shard);
     ShardTable Finish() &&;
 
    private:
@@ -98,6 +127,17 @@ class ShardTable {
 
   // Every shard of `index`, in order.
   static Result<ShardTable> FromIndex(const Index& index);
+
+  // index.json's text parsed straight into a table: the table, checks and
+  // errors of ParseIndexEntries feeding a Builder, without a ShardEntry
+  // per shard (simdjson On-Demand; peak memory about the text plus
+  // simdjson's index of it plus the table). The parser reads up to
+  // kIndexJsonPadding bytes past the text's end: `readable_bytes` says how
+  // far from json_text.data() it may read (e.g. a mapped file's pages); a
+  // text without that room is copied once. `source` names the file in
+  // errors.
+  static Result<ShardTable> FromIndexJson(std::string_view json_text, std::string_view source,
+                                          size_t readable_bytes = 0);
 
   size_t size() const { return num_shards_; }
   bool empty() const { return num_shards_ == 0; }

@@ -226,6 +226,36 @@ TEST_F(DamagedDatasetTest, ColumnsDifferBetweenShards) {
       << r.status().ToString();
 }
 
+// OpenDatasetTable (sluice inspect's open: the index as a ShardTable) checks
+// what DatasetReader::Open checks, with the same error, and gives the same
+// columns and sample count on every index.json fixture.
+TEST_F(DamagedDatasetTest, TableOpenChecksAsTheReaderDoes) {
+  std::string d = Copy("merged");
+  std::string index = d + "/index.json";
+  std::ifstream in(index);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t last = text.rfind("\"payload\"");
+  ASSERT_NE(last, std::string::npos);
+  text.replace(last, 9, "\"payloaz\"");
+  std::ofstream(index) << text;
+  auto reader = DatasetReader::Open(d);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(OpenDatasetTable(d).status().ToString(), reader.status().ToString());
+
+  for (const char* name : {"all_encodings", "merged", "json_plain", "csv_plain", "tsv_plain",
+                           "compressed_zstd_hashed", "hashed_all_algos", "fixed_size_only"}) {
+    SCOPED_TRACE(name);
+    auto r = DatasetReader::Open(kMds + name);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto t = OpenDatasetTable(kMds + name);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(t->table.size(), (*r)->num_shards());
+    EXPECT_EQ(t->num_samples, (*r)->num_samples());
+    EXPECT_EQ(t->column_names, (*r)->column_names());
+    EXPECT_EQ(t->column_encodings, (*r)->column_encodings());
+  }
+}
+
 // A typo or a damaged index.json: an encoding that is neither built in nor
 // registered by the caller fails the open, naming the index, shard, column
 // and name; registered, its fields are handed out as stored.
