@@ -94,7 +94,14 @@ class FileWriter {
         }
         return Status::Ok();
       };
-      Status written = pool_ != nullptr ? co_await RunOnCpuPool(*pool_, write) : write();
+      // Not a conditional expression around co_await: GCC 12 destroys its
+      // temporaries wrongly there.
+      Status written;
+      if (pool_ != nullptr) {
+        written = co_await RunOnCpuPool(*pool_, write);
+      } else {
+        written = write();
+      }
       if (!written.ok()) co_return written.WithContext("writing " + std::to_string(data.size()) +
                                                        " bytes at offset " + std::to_string(at_));
       at_ += data.size();
