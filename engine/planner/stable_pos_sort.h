@@ -52,9 +52,19 @@ class StablePosSort {
   template <typename FineKey>
   void SortRun(const PosId* from, size_t n, PosId* to, size_t width, FineKey fine_key) {
     count_.assign(width + 1, 0);
-    for (size_t i = 0; i < n; ++i) ++count_[fine_key(from[i].pos) + 1];
+    bool crowded = false;  // some key has more than kInsertionMax entries
+    for (size_t i = 0; i < n; ++i) {
+      crowded |= ++count_[fine_key(from[i].pos) + 1] > kInsertionMax;
+    }
     for (size_t k = 0; k < width; ++k) count_[k + 1] += count_[k];
     for (size_t i = 0; i < n; ++i) to[count_[fine_key(from[i].pos)]++] = from[i];
+    if (!crowded) {
+      // One insertion pass over the run: an entry only moves past the few
+      // before it that share its key (a pass per key would cost `width`,
+      // several times n for a whole part's runs).
+      InsertionSort(to, n);
+      return;
+    }
     // count_[k] is now the end of fine key k's entries.
     size_t begin = 0;
     for (size_t k = 0; k < width; ++k) {
@@ -67,11 +77,17 @@ class StablePosSort {
  private:
   // Entries that share a fine key, by pos: by insertion (about one
   // neighbour each), std::stable_sort for a crowd.
+  static constexpr size_t kInsertionMax = 32;
+
   static void SortEqualKeys(PosId* v, size_t n) {
-    if (n > 32) {
+    if (n > kInsertionMax) {
       std::stable_sort(v, v + n, [](const PosId& a, const PosId& b) { return a.pos < b.pos; });
       return;
     }
+    InsertionSort(v, n);
+  }
+
+  static void InsertionSort(PosId* v, size_t n) {
     for (size_t i = 1; i < n; ++i) {
       if (!(v[i].pos < v[i - 1].pos)) continue;
       const PosId x = v[i];
