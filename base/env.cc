@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "base/mapped_file.h"
 
@@ -26,6 +27,17 @@ int OpenFlags(OpenMode mode) {
 const char* OpenVerb(OpenMode mode) {
   return mode == OpenMode::kWriteTruncate || mode == OpenMode::kWriteNew ? "cannot create"
                                                                          : "cannot open";
+}
+
+// One byte for an OFD lock (l_pid must be 0 for those).
+struct flock OneByte(short type, off_t byte) {
+  struct flock range;
+  std::memset(&range, 0, sizeof(range));
+  range.l_type = type;
+  range.l_whence = SEEK_SET;
+  range.l_start = byte;
+  range.l_len = 1;
+  return range;
 }
 
 class PosixEnv final : public Env {
@@ -105,6 +117,33 @@ class PosixEnv final : public Env {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) return ErrnoStatus("cannot map", path, errno);
     return MappedFile::Adopt(static_cast<const char*>(p), size);
+  }
+
+  Result<SharedMap> MapShared(int fd, std::string_view path, uint64_t size) override {
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return ErrnoStatus("cannot map", path, errno);
+    return SharedMap::Adopt(static_cast<char*>(p), size);
+  }
+
+  Result<bool> TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) override {
+    struct flock range = OneByte(exclusive ? F_WRLCK : F_RDLCK, byte);
+    while (::fcntl(fd, F_OFD_SETLK, &range) != 0) {
+      if (errno == EAGAIN || errno == EACCES) return false;
+      if (errno != EINTR) {
+        return ErrnoStatus("cannot lock byte " + std::to_string(byte) + " of", path, errno);
+      }
+    }
+    return true;
+  }
+
+  Status UnlockByte(int fd, std::string_view path, off_t byte) override {
+    struct flock range = OneByte(F_UNLCK, byte);
+    while (::fcntl(fd, F_OFD_SETLK, &range) != 0) {
+      if (errno != EINTR) {
+        return ErrnoStatus("cannot unlock byte " + std::to_string(byte) + " of", path, errno);
+      }
+    }
+    return Status::Ok();
   }
 
   Result<struct stat> Stat(const FsPath& file, bool follow_links) override {

@@ -14,8 +14,8 @@
 // to update or append), "cannot create" (creating or truncating), "cannot
 // read", "cannot write", "cannot sync", "cannot truncate", "cannot stat",
 // "cannot map", "cannot rename <from> onto <to>", "cannot delete", "cannot
-// create folder", "cannot open folder", "cannot list". EINTR is retried
-// inside every call.
+// create folder", "cannot open folder", "cannot list", "cannot lock",
+// "cannot unlock". EINTR is retried inside every call.
 //
 // Thread safety: an Env's methods may be called from any number of threads
 // at once. An Env must outlive everything that was given it.
@@ -37,6 +37,7 @@
 namespace sluice {
 
 class MappedFile;  // base/mapped_file.h
+class SharedMap;   // base/mapped_file.h
 
 // A file or folder as an Env call names it: `name` relative to the open
 // folder `dir` (AT_FDCWD: `name` is a path, absolute or relative to the
@@ -79,6 +80,11 @@ class Env {
 
   // The real file system. Never destroyed; thread-safe.
   static Env* Default();
+  // Whether this is Default(). A caller with a faster path of its own than
+  // these calls (the HTTP client's io_uring writes of a download) takes it
+  // only for the real file system, and goes through the Env otherwise, so
+  // that a test double sees (and can fail) every call.
+  bool IsDefault() const { return this == Default(); }
 
   // ------------------------------------------------------------ files
   virtual Result<OwnedFd> Open(const FsPath& file, OpenMode mode,
@@ -104,6 +110,20 @@ class Env {
   // Maps the whole file open at `fd` read-only (the caller may close `fd`
   // right after). An empty file gives an empty map.
   virtual Result<MappedFile> Map(int fd, std::string_view path) = 0;
+  // Maps the first `size` (> 0) bytes of the file open at `fd` read-write,
+  // shared with every process that maps it (MAP_SHARED): the shard cache's
+  // state. The verb is "cannot map".
+  virtual Result<SharedMap> MapShared(int fd, std::string_view path, uint64_t size) = 0;
+
+  // ------------------------------------------------------------ locks
+  // Byte-range locks on open file descriptions (fcntl F_OFD_SETLK; see
+  // engine/cache/ofd_lock.h for why these). Tries to take a shared or an
+  // exclusive lock on byte `byte` of the file open at `fd`: true when
+  // taken, false when another open file description holds a conflicting
+  // one. Never blocks.
+  virtual Result<bool> TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) = 0;
+  // Releases what `fd`'s open file description holds on `byte`.
+  virtual Status UnlockByte(int fd, std::string_view path, off_t byte) = 0;
 
   // ------------------------------------------------------------ names
   // stat(2), or lstat(2) without `follow_links`.

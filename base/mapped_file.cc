@@ -103,4 +103,31 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 
+SharedMap SharedMap::Adopt(char* data, uint64_t size) {
+  SharedMap m;
+  m.data_ = data;
+  m.size_ = size;
+  return m;
+}
+
+SharedMap::SharedMap(SharedMap&& o) noexcept : data_(o.data_), size_(o.size_) {
+  o.data_ = nullptr;
+  o.size_ = 0;
+}
+
+SharedMap& SharedMap::operator=(SharedMap&& o) noexcept {
+  if (this != &o) {
+    if (data_) ::munmap(data_, size_);
+    data_ = o.data_;
+    size_ = o.size_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  return *this;
+}
+
+SharedMap::~SharedMap() {
+  if (data_) ::munmap(data_, size_);
+}
+
 }  // namespace sluice

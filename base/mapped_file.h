@@ -67,4 +67,30 @@ class MappedFile {
   uint64_t size_ = 0;
 };
 
+// A read-write map of a file's first bytes, shared with every process that
+// maps the file (MAP_SHARED), made by Env::MapShared: what one process
+// writes through it the others see. Movable, not copyable; the bytes stay
+// mapped until the object is destroyed or moved from. Writers agree among
+// themselves how they share it (the shard cache: under its locks).
+class SharedMap {
+ public:
+  // Takes over the mapping of `size` bytes at `data` (unmapped on
+  // destruction).
+  static SharedMap Adopt(char* data, uint64_t size);
+
+  SharedMap() = default;
+  SharedMap(SharedMap&& other) noexcept;
+  SharedMap& operator=(SharedMap&& other) noexcept;
+  SharedMap(const SharedMap&) = delete;
+  SharedMap& operator=(const SharedMap&) = delete;
+  ~SharedMap();
+
+  char* data() const { return data_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  char* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
 }  // namespace sluice

@@ -63,8 +63,10 @@ struct StoreOptions {
   // Downloaded files are written on this pool when set (see
   // GetToFileOptions::write_pool); it must outlive the store.
   boost::asio::thread_pool* write_pool = nullptr;
-  // The file store's file system (base/env.h), and a folder source's
-  // (engine/dataset/remote_source.h); it must outlive the store.
+  // The file system every store writes downloads through (base/env.h; the
+  // HTTP stores' through GetToFileOptions::env), the file store's, and a
+  // folder source's (engine/dataset/remote_source.h); it must outlive the
+  // store.
   Env* env = Env::Default();
 };
 

@@ -46,15 +46,13 @@ Registry& TheRegistry() {
 
 }  // namespace
 
-int OpenRegistered(const std::string& path, int flags, int mode) {
+Result<int> OpenRegistered(Env* env, const FsPath& file, OpenMode mode,
+                           const OpenOptions& options) {
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
-  } while (fd < 0 && errno == EINTR);
-  if (fd >= 0) r.fds.push_back(fd);
-  return fd;
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(file, mode, options));
+  r.fds.push_back(fd.get());
+  return fd.Release();
 }
 
 void CloseRegistered(int fd) {

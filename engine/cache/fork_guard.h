@@ -9,19 +9,27 @@
 // the child, dropping its reference without freeing the descriptor number
 // that the child's copy of the owning object still refers to.
 //
+// The child handler is the one place that calls open(2) and close(2)
+// itself, not through an Env: it runs between fork() and the child's return
+// from it, where only async-signal-safe calls are allowed.
+//
 // Thread-safe. Opening and closing go through the registry's mutex, which
 // fork() also takes, so no descriptor is ever in flight during a fork.
 #pragma once
 
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice::cache_internal {
 
-// open(path, flags | O_CLOEXEC, mode) and register the result. Returns the
-// descriptor or -1 with errno set.
-int OpenRegistered(const std::string& path, int flags, int mode);
+// Opens `file` through `env` (Env::Open, close-on-exec) and registers the
+// descriptor, under the registry's mutex so that no fork sees it
+// unregistered. The descriptor, owned by the caller, to be closed by
+// CloseRegistered.
+Result<int> OpenRegistered(Env* env, const FsPath& file, OpenMode mode,
+                           const OpenOptions& options);
 
 // Unregister and close `fd` (no-op for -1; unregistered fds just close).
 void CloseRegistered(int fd);

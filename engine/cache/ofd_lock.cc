@@ -2,66 +2,39 @@
 
 #include "engine/cache/fork_guard.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 namespace sluice::cache_internal {
-namespace {
 
-struct flock ByteRange(short type, off_t byte) {
-  struct flock fl;
-  std::memset(&fl, 0, sizeof(fl));
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = byte;
-  fl.l_len = 1;
-  fl.l_pid = 0;  // must be 0 for OFD locks
-  return fl;
+Result<LockFile> LockFile::Open(Env* env, const std::string& path) {
+  // follow_links false: a link planted as the lock file is refused.
+  SLUICE_ASSIGN_OR_RETURN(int fd, OpenRegistered(env, path, OpenMode::kReadWrite,
+                                                 OpenOptions{0644, /*follow_links=*/false}));
+  return LockFile(env, path, fd);
 }
 
-}  // namespace
+LockFile::LockFile(LockFile&& other) noexcept
+    : env_(other.env_), path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+LockFile& LockFile::operator=(LockFile&& other) noexcept {
   if (this != &other) {
     CloseRegistered(fd_);
-    fd_ = other.release();
+    env_ = other.env_;
+    path_ = std::move(other.path_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
   }
   return *this;
 }
 
-UniqueFd::~UniqueFd() { CloseRegistered(fd_); }
+LockFile::~LockFile() { CloseRegistered(fd_); }
 
-Result<UniqueFd> OpenLockFile(const std::string& path) {
-  // O_NOFOLLOW: a link planted as the lock file is refused, never followed.
-  int fd = OpenRegistered(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
-  if (fd < 0) {
-    return IoError("cannot open lock file " + path + ": " + std::strerror(errno));
-  }
-  return UniqueFd(fd);
+Result<bool> TryLockByte(const LockFile& file, off_t byte, bool exclusive) {
+  return file.env_->TryLockByte(file.fd_, file.path_, byte, exclusive);
 }
 
-Result<bool> TryLockByte(int fd, off_t byte, bool exclusive) {
-  struct flock fl = ByteRange(exclusive ? F_WRLCK : F_RDLCK, byte);
-  for (;;) {
-    if (::fcntl(fd, F_OFD_SETLK, &fl) == 0) return true;
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EACCES) return false;
-    return IoError("cannot lock byte " + std::to_string(byte) + " of the cache lock file: " +
-                   std::strerror(errno));
-  }
-}
-
-Status UnlockByte(int fd, off_t byte) {
-  struct flock fl = ByteRange(F_UNLCK, byte);
-  for (;;) {
-    if (::fcntl(fd, F_OFD_SETLK, &fl) == 0) return Status::Ok();
-    if (errno == EINTR) continue;
-    return IoError("cannot unlock byte " + std::to_string(byte) + " of the cache lock file: " +
-                   std::strerror(errno));
-  }
+Status UnlockByte(const LockFile& file, off_t byte) {
+  return file.env_->UnlockByte(file.fd_, file.path_, byte);
 }
 
 }  // namespace sluice::cache_internal

@@ -1,4 +1,5 @@
-// Byte-range locks on open file descriptions (Linux F_OFD_* fcntl locks).
+// Byte-range locks on open file descriptions (Linux F_OFD_* fcntl locks),
+// taken through an Env (base/env.h), so a test double can fail them.
 //
 // Why OFD locks: the kernel drops them when the last descriptor of the open
 // file description closes, which includes the owning process being killed
@@ -16,43 +17,49 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice::cache_internal {
 
-// An owned file descriptor, closed on destruction (through the fork guard's
-// registry, see fork_guard.h). Move-only.
-class UniqueFd {
+// A lock file open through its own open file description (a lock owner),
+// closed on destruction through the fork guard's registry (fork_guard.h), so
+// a forked child never holds its locks. Move-only.
+class LockFile {
  public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
+  // Opens (creating if needed, mode 0644) `path` read-write through `env`,
+  // close-on-exec, refusing a symbolic link as the lock file (it is never
+  // followed): a new open file description, i.e. a new lock owner.
+  static Result<LockFile> Open(Env* env, const std::string& path);
 
-  int get() const { return fd_; }
+  LockFile() = default;
+  LockFile(LockFile&& other) noexcept;
+  LockFile& operator=(LockFile&& other) noexcept;
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+  ~LockFile();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
   bool valid() const { return fd_ >= 0; }
-  int release() { int fd = fd_; fd_ = -1; return fd; }
 
  private:
+  LockFile(Env* env, std::string path, int fd) : env_(env), path_(std::move(path)), fd_(fd) {}
+  friend Result<bool> TryLockByte(const LockFile& file, off_t byte, bool exclusive);
+  friend Status UnlockByte(const LockFile& file, off_t byte);
+
+  Env* env_ = nullptr;
+  std::string path_;
   int fd_ = -1;
 };
 
-// Opens (creating if needed, mode 0644) `path` read-write with O_CLOEXEC and
-// O_NOFOLLOW (a link as the lock file is refused): a new open file
-// description, i.e. a new lock owner. Registered with the fork guard, so a
-// forked child never holds its locks.
-Result<UniqueFd> OpenLockFile(const std::string& path);
-
 // Tries to take a shared (exclusive = false) or exclusive lock on byte
-// `byte` through `fd`. True when taken; false when another open file
+// `byte` through `file`. True when taken; false when another open file
 // description holds a conflicting lock. Re-locking through the same
 // description converts the lock (it never conflicts with itself).
-Result<bool> TryLockByte(int fd, off_t byte, bool exclusive);
+Result<bool> TryLockByte(const LockFile& file, off_t byte, bool exclusive);
 
-// Releases whatever lock `fd`'s open file description holds on `byte`.
-Status UnlockByte(int fd, off_t byte);
+// Releases whatever lock `file`'s open file description holds on `byte`.
+Status UnlockByte(const LockFile& file, off_t byte);
 
 }  // namespace sluice::cache_internal

@@ -7,7 +7,6 @@
 #include "engine/cache/shard_cache.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,11 +20,10 @@
 namespace sluice {
 namespace cl = cache_layout;
 using cache_internal::Load;
-using cache_internal::OpenLockFile;
+using cache_internal::LockFile;
 using cache_internal::ParentOf;
 using cache_internal::Store;
 using cache_internal::TryLockByte;
-using cache_internal::UniqueFd;
 
 // ---------------------------------------------------------------- ShardPin
 
@@ -62,8 +60,7 @@ ShardCache::ShardCache(CacheOptions options, std::shared_ptr<const ShardSpecList
     : options_(std::move(options)), shards_(std::move(shards)) {}
 
 ShardCache::~ShardCache() {
-  if (map_ != nullptr) ::munmap(map_, map_size_);
-  // pin_fd_ closes last: its description releases the users byte (and, only
+  // pin_file_ closes last: its description releases the users byte (and, only
   // in the owning process, any pin a caller failed to release).
 }
 
@@ -136,7 +133,7 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
   };
   if (FileState(shard) == 1) return hit();
 
-  SLUICE_ASSIGN_OR_RETURN(UniqueFd download, OpenLockFile(lock_path_));
+  SLUICE_ASSIGN_OR_RETURN(LockFile download, LockFile::Open(options_.env, lock_path_));
   auto fetched_by = [&] {
     uint32_t by = Load(records_[shard].temp_pid);
     return Describe(shard) + " to be fetched by " +
@@ -153,7 +150,7 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
         deadline, cancel,
         [&]() -> Result<bool> {
           SLUICE_ASSIGN_OR_RETURN(bool got,
-                                  TryLockByte(download.get(), cl::DownloadByte(shard), true));
+                                  TryLockByte(download, cl::DownloadByte(shard), true));
           if (got) return true;
           if (FileState(shard) == 1) {
             then = Then::kHit;
@@ -167,7 +164,7 @@ Result<std::optional<ShardPin>> ShardCache::AcquireImpl(size_t shard, const Fetc
     if (then == Then::kNotNow) return std::optional<ShardPin>();
   } else {
     SLUICE_RETURN_IF_ERROR(
-        LockUntil(download.get(), cl::DownloadByte(shard), true, deadline, fetched_by, cancel,
+        LockUntil(download, cl::DownloadByte(shard), true, deadline, fetched_by, cancel,
                   WaitCause::kPeerFetch));
   }
   const int state = FileState(shard);

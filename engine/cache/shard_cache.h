@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/mapped_file.h"
 #include "base/status.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/ofd_lock.h"
@@ -291,9 +292,9 @@ class ShardCache {
                    const std::function<Result<bool>()>& attempt,
                    const std::function<std::string(bool timed_out)>& waiting,
                    WaitCause cause = WaitCause::kOther);
-  // Waits for a lock on `byte` through `fd`; the messages end "waiting for
+  // Waits for a lock on `byte` through `file`; the messages end "waiting for
   // <waiting_for>".
-  Status LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
+  Status LockUntil(const cache_internal::LockFile& file, off_t byte, bool exclusive, Clock::time_point deadline,
                    const std::function<std::string()>& waiting_for,
                    const std::atomic<bool>* cancel = nullptr,
                    WaitCause cause = WaitCause::kOther);
@@ -304,10 +305,10 @@ class ShardCache {
   class DirtyScope;
   // Sets the shard's accounted bytes, keeping bytes_used their sum.
   void SetAccounted(size_t shard, uint64_t bytes, const DirtyScope& proof);
-  Status RecomputeLocked(int op_fd);
+  Status RecomputeLocked(const cache_internal::LockFile& op);
   // Fetchers that died (their download byte is free but their record is
   // set): deletes their temporaries and gives back their reservations.
-  Status ReclaimDeadFetchesLocked(int op_fd);
+  Status ReclaimDeadFetchesLocked(const cache_internal::LockFile& op);
   // Deletes the temporaries of dead processes in every folder of a shard
   // or companion.
   void SweepDeadTemps() const;
@@ -320,7 +321,7 @@ class ShardCache {
                         bool wait);
   // The one eviction: deletes shard's files and its accounting unless a
   // process pins it (false). Caller holds global through `op_fd`.
-  Result<bool> EvictLocked(int op_fd, size_t shard);
+  Result<bool> EvictLocked(const cache_internal::LockFile& op, size_t shard);
   // EvictLocked's deletion, for a caller that holds global and the shard's
   // pin byte exclusively (so no process pins it).
   Status DeleteUnpinnedLocked(size_t shard);
@@ -369,13 +370,12 @@ class ShardCache {
 
   // Holds the users byte and every pin of this process (one open file
   // description; pins are reference-counted per shard under pin_mu_).
-  cache_internal::UniqueFd pin_fd_;
+  cache_internal::LockFile pin_file_;
   std::mutex pin_mu_;
   std::unordered_map<size_t, uint32_t> pin_counts_;
 
   // The shared state file, mapped MAP_SHARED for the object's lifetime.
-  void* map_ = nullptr;
-  size_t map_size_ = 0;
+  SharedMap state_map_;
   cache_layout::CacheStateHeader* header_ = nullptr;
   cache_layout::CacheShardRecord* records_ = nullptr;
 

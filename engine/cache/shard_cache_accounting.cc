@@ -22,7 +22,7 @@ void ShardCache::SetAccounted(size_t shard, uint64_t bytes, const DirtyScope&) {
   Store(header_->bytes_used, Minus(Load(header_->bytes_used), old) + bytes);
 }
 
-Status ShardCache::RecomputeLocked(int op_fd) {
+Status ShardCache::RecomputeLocked(const cache_internal::LockFile& op) {
   std::vector<uint64_t> accounted(shards_->size(), 0);
   for (size_t j = 0; j < shards_->size(); ++j) {
     if (FileState(j) == 1) {
@@ -30,9 +30,9 @@ Status ShardCache::RecomputeLocked(int op_fd) {
       continue;
     }
     // A live fetcher holds the download byte: its reservation stands.
-    SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op_fd, cl::DownloadByte(j), true));
+    SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op, cl::DownloadByte(j), true));
     if (free) {
-      SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
+      SLUICE_RETURN_IF_ERROR(UnlockByte(op, cl::DownloadByte(j)));
     } else {
       accounted[j] = FetchBytes(j);
     }
@@ -47,17 +47,17 @@ Status ShardCache::RecomputeLocked(int op_fd) {
   return Status::Ok();
 }
 
-Status ShardCache::ReclaimDeadFetchesLocked(int op_fd) {
+Status ShardCache::ReclaimDeadFetchesLocked(const cache_internal::LockFile& op) {
   for (size_t j = 0; j < shards_->size(); ++j) {
     if (Load(records_[j].temp_pid) == 0) continue;
-    SLUICE_ASSIGN_OR_RETURN(bool dead, TryLockByte(op_fd, cl::DownloadByte(j), true));
+    SLUICE_ASSIGN_OR_RETURN(bool dead, TryLockByte(op, cl::DownloadByte(j), true));
     if (!dead) continue;  // its fetcher runs
     RemoveStaleTemp(j);
     {
       DirtyScope dirty(header_);
       SetAccounted(j, FileState(j) == 1 ? KeptBytes(j) : 0, dirty);
     }
-    SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::DownloadByte(j)));
+    SLUICE_RETURN_IF_ERROR(UnlockByte(op, cl::DownloadByte(j)));
   }
   return Status::Ok();
 }

@@ -33,12 +33,12 @@ Status ShardCache::DeleteUnpinnedLocked(size_t shard) {
   return Status::Ok();
 }
 
-Result<bool> ShardCache::EvictLocked(int op_fd, size_t shard) {
+Result<bool> ShardCache::EvictLocked(const cache_internal::LockFile& op, size_t shard) {
   // A reader or a live fetcher of the shard holds its pin byte shared.
-  SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(op_fd, cl::PinByte(shard), true));
+  SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(op, cl::PinByte(shard), true));
   if (!got) return false;
   Status deleted = DeleteUnpinnedLocked(shard);
-  SLUICE_RETURN_IF_ERROR(UnlockByte(op_fd, cl::PinByte(shard)));
+  SLUICE_RETURN_IF_ERROR(UnlockByte(op, cl::PinByte(shard)));
   if (!deleted.ok()) return deleted;
   return true;
 }
@@ -83,7 +83,7 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
       auto release_held = [&]() -> Status {
         Status first = Status::Ok();
         for (size_t j : held) {
-          Status st = UnlockByte(global.fd(), cl::PinByte(j));
+          Status st = UnlockByte(global.file(), cl::PinByte(j));
           if (first.ok()) first = st;
         }
         held.clear();
@@ -92,7 +92,7 @@ Result<bool> ShardCache::MakeRoom(size_t shard, Clock::time_point deadline,
       uint64_t freed = 0;
       for (const auto& [stamp, j] : lru) {
         if (Minus(used, freed) + need <= limit) break;
-        Result<bool> unpinned = TryLockByte(global.fd(), cl::PinByte(j), true);
+        Result<bool> unpinned = TryLockByte(global.file(), cl::PinByte(j), true);
         if (!unpinned.ok()) {
           (void)release_held();
           return unpinned.status();
@@ -146,7 +146,7 @@ Status ShardCache::Evict(size_t shard) {
                                 "deleted)");
   }
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
-  Result<bool> evicted = EvictLocked(global.fd(), shard);
+  Result<bool> evicted = EvictLocked(global.file(), shard);
   if (!evicted.ok()) return evicted.status().WithContext(Prefix());
   if (!*evicted) {
     return InvalidArgumentError(Prefix() + ": cannot evict " + Describe(shard) +

@@ -57,11 +57,11 @@ class ThreadAcquireTimes {
 // Holds the global byte through its own open file description.
 class ShardCache::GlobalLock {
  public:
-  explicit GlobalLock(cache_internal::UniqueFd fd) : fd_(std::move(fd)) {}
-  int fd() const { return fd_.get(); }
+  explicit GlobalLock(cache_internal::LockFile file) : file_(std::move(file)) {}
+  const cache_internal::LockFile& file() const { return file_; }
 
  private:
-  cache_internal::UniqueFd fd_;
+  cache_internal::LockFile file_;
 };
 
 // Sets the state file's dirty flag for its lifetime: a holder of the global

@@ -5,7 +5,6 @@
 #include "engine/cache/shard_cache.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,7 +21,7 @@
 namespace sluice {
 namespace cl = cache_layout;
 using cache_internal::Load;
-using cache_internal::OpenLockFile;
+using cache_internal::LockFile;
 using cache_internal::Store;
 using cache_internal::TryLockByte;
 using cache_internal::UnlockByte;
@@ -150,7 +149,7 @@ Status ShardCache::Init() {
   if (!state_dir.ok()) return state_dir.status().WithContext(Prefix());
   lock_path_ = JoinPath(*state_dir, cl::kLockFile);
   state_path_ = JoinPath(*state_dir, cl::kStateFile);
-  SLUICE_ASSIGN_OR_RETURN(pin_fd_, OpenLockFile(lock_path_));
+  SLUICE_ASSIGN_OR_RETURN(pin_file_, LockFile::Open(options_.env, lock_path_));
   // Nothing writes the lock file (only its locks matter) and the state file
   // may go unwritten for long: an age-based /tmp cleaner would delete them
   // under a running job, and processes opening the cache afterwards would
@@ -158,7 +157,7 @@ Status ShardCache::Init() {
   // Each open marks them in use. Only opens do: a job that keeps one cache
   // open for longer than such a cleaner's age (persistent DataLoader
   // workers) is still exposed (docs/migration.rst says to spare sluice-*).
-  SLUICE_RETURN_IF_ERROR(TouchFile(pin_fd_.get(), lock_path_, env).WithContext(Prefix()));
+  SLUICE_RETURN_IF_ERROR(TouchFile(pin_file_.fd(), lock_path_, env).WithContext(Prefix()));
 
   SLUICE_ASSIGN_OR_RETURN(GlobalLock global, LockGlobal(Clock::now() + options_.wait_timeout));
   // The state folder is this user's alone (CacheStateDir checks it); a link
@@ -171,22 +170,21 @@ Status ShardCache::Init() {
   auto stat = env->StatOpen(state_fd.get(), state_path_);
   if (!stat.ok()) return stat.status().WithContext(Prefix());
   const struct stat st = *stat;
-  map_size_ = sizeof(cl::CacheStateHeader) + shards_->size() * sizeof(cl::CacheShardRecord);
+  const uint64_t map_size =
+      sizeof(cl::CacheStateHeader) + shards_->size() * sizeof(cl::CacheShardRecord);
   const uint64_t fingerprint = Fingerprint(*shards_);
   auto map = [&]() -> Status {
-    map_ = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, state_fd.get(), 0);
-    if (map_ == MAP_FAILED) {
-      map_ = nullptr;
-      return ErrnoStatus("cannot map", state_path_, errno).WithContext(Prefix());
-    }
-    header_ = static_cast<cl::CacheStateHeader*>(map_);
-    records_ = reinterpret_cast<cl::CacheShardRecord*>(static_cast<char*>(map_) +
+    auto mapped = env->MapShared(state_fd.get(), state_path_, map_size);
+    if (!mapped.ok()) return mapped.status().WithContext(Prefix());
+    state_map_ = std::move(mapped).value();
+    header_ = reinterpret_cast<cl::CacheStateHeader*>(state_map_.data());
+    records_ = reinterpret_cast<cl::CacheShardRecord*>(state_map_.data() +
                                                        sizeof(cl::CacheStateHeader));
     return Status::Ok();
   };
 
   bool valid = false;
-  if (static_cast<uint64_t>(st.st_size) == map_size_) {
+  if (static_cast<uint64_t>(st.st_size) == map_size) {
     SLUICE_RETURN_IF_ERROR(map());
     valid = std::memcmp(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic)) == 0 &&
             Load(header_->version) == cl::kStateVersion &&
@@ -196,19 +194,18 @@ Status ShardCache::Init() {
   }
   if (!valid) {
     // Re-initialising is only safe when no other ShardCache uses the folder.
-    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.fd(), cl::kUsersByte, true));
+    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.file(), cl::kUsersByte, true));
     if (!alone) {
       return InvalidArgumentError(Prefix() + ": the folder is in use by another process with a "
                                   "different shard list (" + std::to_string(shards_->size()) +
                                   " shards here)");
     }
-    SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::kUsersByte));
-    if (map_ != nullptr) ::munmap(map_, map_size_);
-    map_ = nullptr;
+    SLUICE_RETURN_IF_ERROR(UnlockByte(global.file(), cl::kUsersByte));
+    state_map_ = SharedMap();
     header_ = nullptr;
     records_ = nullptr;
     Status sized = env->Truncate(state_fd.get(), state_path_, 0);
-    if (sized.ok()) sized = env->Truncate(state_fd.get(), state_path_, map_size_);
+    if (sized.ok()) sized = env->Truncate(state_fd.get(), state_path_, map_size);
     if (!sized.ok()) return sized.WithContext(Prefix());
     SLUICE_RETURN_IF_ERROR(map());
     std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
@@ -216,19 +213,19 @@ Status ShardCache::Init() {
     Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
     Store(header_->shard_count, static_cast<uint64_t>(shards_->size()));
     Store(header_->fingerprint, fingerprint);
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file()));
     Store(header_->initialized, uint64_t{1});
   } else {
     // The first user recounts from the files (the truth): the state outlives
     // the processes, and files may have been deleted or copied in between.
-    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.fd(), cl::kUsersByte, true));
-    if (alone) SLUICE_RETURN_IF_ERROR(UnlockByte(global.fd(), cl::kUsersByte));
-    if (alone || Load(header_->dirty) != 0) SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.fd()));
+    SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.file(), cl::kUsersByte, true));
+    if (alone) SLUICE_RETURN_IF_ERROR(UnlockByte(global.file(), cl::kUsersByte));
+    if (alone || Load(header_->dirty) != 0) SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file()));
   }
-  SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.fd()));
+  SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.file()));
   SweepDeadTemps();
   // Only exclusive holders can conflict, and they hold global too.
-  SLUICE_ASSIGN_OR_RETURN(bool user, TryLockByte(pin_fd_.get(), cl::kUsersByte, false));
+  SLUICE_ASSIGN_OR_RETURN(bool user, TryLockByte(pin_file_, cl::kUsersByte, false));
   if (!user) return InternalError(Prefix() + ": users lock conflicts while holding the cache lock");
   return Status::Ok();
 }

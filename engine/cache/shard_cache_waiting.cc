@@ -15,9 +15,8 @@
 namespace sluice {
 namespace cl = cache_layout;
 using cache_internal::Load;
-using cache_internal::OpenLockFile;
+using cache_internal::LockFile;
 using cache_internal::TryLockByte;
-using cache_internal::UniqueFd;
 using cache_internal::UnlockByte;
 
 namespace {
@@ -69,22 +68,23 @@ Status ShardCache::WaitUntil(Clock::time_point deadline, const std::atomic<bool>
   }
 }
 
-Status ShardCache::LockUntil(int fd, off_t byte, bool exclusive, Clock::time_point deadline,
+Status ShardCache::LockUntil(const LockFile& file, off_t byte, bool exclusive,
+                             Clock::time_point deadline,
                              const std::function<std::string()>& waiting_for,
                              const std::atomic<bool>* cancel, WaitCause cause) {
   return WaitUntil(
-      deadline, cancel, [&] { return TryLockByte(fd, byte, exclusive); },
+      deadline, cancel, [&] { return TryLockByte(file, byte, exclusive); },
       [&](bool) { return "waiting for " + waiting_for(); }, cause);
 }
 
 Result<ShardCache::GlobalLock> ShardCache::LockGlobal(Clock::time_point deadline) {
-  SLUICE_ASSIGN_OR_RETURN(UniqueFd fd, OpenLockFile(lock_path_));
-  SLUICE_RETURN_IF_ERROR(LockUntil(fd.get(), cl::kGlobalByte, true, deadline,
+  SLUICE_ASSIGN_OR_RETURN(LockFile file, LockFile::Open(options_.env, lock_path_));
+  SLUICE_RETURN_IF_ERROR(LockUntil(file, cl::kGlobalByte, true, deadline,
                                    [&] { return "the cache lock " + lock_path_; }));
-  GlobalLock lock(std::move(fd));
+  GlobalLock lock(std::move(file));
   // A holder killed mid-update leaves dirty set: rebuild from the files.
   if (header_ != nullptr && Load(header_->dirty) != 0) {
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(lock.fd()));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(lock.file()));
   }
   return lock;
 }
@@ -100,7 +100,7 @@ Status ShardCache::Pin(size_t shard, Clock::time_point deadline) {
           return true;
         }
         // Fails only while an evictor holds the pin byte, which is brief.
-        SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(pin_fd_.get(), cl::PinByte(shard), false));
+        SLUICE_ASSIGN_OR_RETURN(bool got, TryLockByte(pin_file_, cl::PinByte(shard), false));
         if (got) pin_counts_.emplace(shard, 1);
         return got;
       },
@@ -115,7 +115,7 @@ void ShardCache::Unpin(size_t shard) {
   if (it == pin_counts_.end()) return;
   if (--it->second == 0) {
     pin_counts_.erase(it);
-    (void)UnlockByte(pin_fd_.get(), cl::PinByte(shard));  // fails only on a bad fd
+    (void)UnlockByte(pin_file_, cl::PinByte(shard));  // fails only on a bad fd
   }
 }
 

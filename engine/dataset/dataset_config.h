@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "engine/planner/plan.h"
 #include "formats/mds/column_encoding.h"
@@ -148,6 +149,11 @@ struct DatasetOptions {
   // mapped by every process (stream_index.h); smaller ones are parsed by
   // each process, which costs less than the file. Not a key: tests set 0.
   uint64_t binary_index_from_bytes = uint64_t{1} << 20;
+  // The file system every file of the dataset is written and read through
+  // (base/env.h): the shard caches, the remotes' downloads (StoreOptions::env),
+  // the node's index files. Not a key: tests give a fault-injecting one
+  // (tests/base/fault_env.h). Must outlive the dataset.
+  Env* env = Env::Default();
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
   int64_t predownload_samples() const {

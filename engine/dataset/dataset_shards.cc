@@ -14,7 +14,7 @@ Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
   std::unique_ptr<DatasetShards> d(new DatasetShards());
   for (size_t s = 0; s < indexes.size(); ++s) {
     auto shards = StreamShards::Open(options.streams[s], indexes[s], remotes[s], limits[s],
-                                     options.wait_timeout);
+                                     options.wait_timeout, options.env);
     if (!shards.ok()) return shards.status().WithContext("stream " + std::to_string(s));
     d->streams_.push_back(std::move(*shards));
     d->files_.push_back(options.streams[s].files.has_value());

@@ -10,15 +10,15 @@ namespace sluice {
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
                        const std::function<Status()>& make,
-                       const std::function<bool()>& current) {
-  auto made = [&] { return FileExists(path) && (!current || current()); };
+                       const std::function<bool()>& current, Env* env) {
+  auto made = [&] { return FileExists(path, env) && (!current || current()); };
   if (made()) return Status::Ok();
-  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
-  SLUICE_ASSIGN_OR_RETURN(cache_internal::UniqueFd fd,
-                          cache_internal::OpenLockFile(JoinPath(state_dir, lock_name)));
+  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir, env));
+  SLUICE_ASSIGN_OR_RETURN(cache_internal::LockFile lock,
+                          cache_internal::LockFile::Open(env, JoinPath(state_dir, lock_name)));
   auto deadline = std::chrono::steady_clock::now() + wait_timeout;
   while (true) {
-    SLUICE_ASSIGN_OR_RETURN(bool got, cache_internal::TryLockByte(fd.get(), 0, true));
+    SLUICE_ASSIGN_OR_RETURN(bool got, cache_internal::TryLockByte(lock, 0, true));
     if (got) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       return DeadlineExceededError(path + ": timed out after " +
@@ -29,7 +29,7 @@ Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
   }
   // Holding the lock: another process may have finished meanwhile.
   Status status = made() ? Status::Ok() : make();
-  (void)cache_internal::UnlockByte(fd.get(), 0);
+  (void)cache_internal::UnlockByte(lock, 0);
   return status;
 }
 

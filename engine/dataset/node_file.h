@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -21,10 +22,11 @@ namespace sluice {
 // kDeadlineExceeded after `wait_timeout` of waiting for another process.
 // With `current`, an existing `path` counts as made only when `current()`
 // says so (asked before the lock and again under it); otherwise it is made
-// again.
+// again. The lock and the checks go through `env` (`make` uses its own).
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
                        const std::function<Status()>& make,
-                       const std::function<bool()>& current = nullptr);
+                       const std::function<bool()>& current = nullptr,
+                       Env* env = Env::Default());
 
 }  // namespace sluice

@@ -116,7 +116,7 @@ class StoreSource final : public RemoteSource {
                          std::optional<uint64_t> expected_size) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(store->GetToFile(key, path, expected_size)));
-    return FileSize(path);
+    return FileSize(path, options_.env);
   }
 
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,

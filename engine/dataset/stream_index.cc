@@ -49,15 +49,15 @@ Result<ShardTable> TableOf(const Index& index) { return ShardTable::FromIndex(in
 // parser reads the page cache in place (the rest of the last page is its
 // padding), so the node's first process holds no copy of an index of
 // hundreds of MB; ReadFile (and its errors) otherwise.
-Result<ShardTable> ParseIndexFile(const std::string& path) {
-  Result<MappedFile> map = MappedFile::Open(path);
+Result<ShardTable> ParseIndexFile(const std::string& path, Env* env) {
+  Result<MappedFile> map = MappedFile::Open(path, env);
   std::optional<ShardTable> table;
   if (map.ok() && map->size() > 0 && map->size() <= kMaxIndexBytes) {
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t readable = (map->size() + page - 1) / page * page;
     SLUICE_ASSIGN_OR_RETURN(table, ShardTable::FromIndexJson(map->data(), path, readable));
   } else {
-    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes));
+    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxIndexBytes, env));
     SLUICE_ASSIGN_OR_RETURN(table, ShardTable::FromIndexJson(text, path));
   }
   SLUICE_RETURN_IF_ERROR(CheckNames(*table, path));
@@ -74,8 +74,8 @@ uint64_t SourceKeyOf(const struct stat& st) {
   return XXH3_64bits(parts, sizeof(parts));
 }
 
-Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key) {
-  SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(bin));
+Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(bin, env));
   auto owner = std::make_shared<MappedFile>(std::move(map));
   const std::string_view bytes = owner->data();
   return ShardTable::FromBytes(std::move(owner), bytes, key, bin);
@@ -86,22 +86,22 @@ Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key) {
 // folder to keep one in.
 Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const std::string& path,
                                                 const struct stat& st,
-                                                std::chrono::milliseconds wait_timeout) {
-  auto state_dir = CacheStateDir(root);
+                                                std::chrono::milliseconds wait_timeout, Env* env) {
+  auto state_dir = CacheStateDir(root, env);
   if (!state_dir.ok()) return std::optional<ShardTable>();
   const std::string bin = JoinPath(*state_dir, "index.bin");
   const uint64_t key = SourceKeyOf(st);
   std::optional<ShardTable> table;
   auto current = [&] {
-    auto mapped = MapBinaryIndex(bin, key);
+    auto mapped = MapBinaryIndex(bin, key, env);
     if (mapped.ok()) table = std::move(*mapped);
     return mapped.ok();
   };
   auto make = [&]() -> Status {
-    SLUICE_ASSIGN_OR_RETURN(ShardTable built, ParseIndexFile(path));
+    SLUICE_ASSIGN_OR_RETURN(ShardTable built, ParseIndexFile(path, env));
     // Unwritable (a full disk): this process keeps what it parsed.
-    if (WriteFileAtomic(bin, built.Serialize(key)).ok()) {
-      auto mapped = MapBinaryIndex(bin, key);
+    if (WriteFileAtomic(bin, built.Serialize(key), env).ok()) {
+      auto mapped = MapBinaryIndex(bin, key, env);
       if (mapped.ok()) {
         table = std::move(*mapped);
         return Status::Ok();
@@ -111,25 +111,28 @@ Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const s
     return Status::Ok();
   };
   SLUICE_RETURN_IF_ERROR(
-      MakeOncePerNode(bin, *state_dir, "index.bin.lock", wait_timeout, make, current));
+      MakeOncePerNode(bin, *state_dir, "index.bin.lock", wait_timeout, make, current, env));
   return table;
 }
 
 // `root`'s index.json.
 Result<ShardTable> ReadIndex(const std::string& root, uint64_t* index_json_bytes,
-                             uint64_t binary_from, std::chrono::milliseconds wait_timeout) {
+                             uint64_t binary_from, std::chrono::milliseconds wait_timeout,
+                             Env* env) {
   const std::string path = JoinPath(root, "index.json");
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return ReadFile(path, kMaxIndexBytes).status();
+  auto stat = env->Stat(path);
+  if (!stat.ok()) return ReadFile(path, kMaxIndexBytes, env).status();
+  const struct stat st = *stat;
   if (index_json_bytes) *index_json_bytes = static_cast<uint64_t>(st.st_size);
   if (static_cast<uint64_t>(st.st_size) >= binary_from) {
-    SLUICE_ASSIGN_OR_RETURN(std::optional<ShardTable> table, BinaryIndexOf(root, path, st, wait_timeout));
+    SLUICE_ASSIGN_OR_RETURN(std::optional<ShardTable> table,
+                            BinaryIndexOf(root, path, st, wait_timeout, env));
     if (table) {
       SLUICE_RETURN_IF_ERROR(CheckNames(*table, path));
       return std::move(*table);
     }
   }
-  return ParseIndexFile(path);
+  return ParseIndexFile(path, env);
 }
 
 }  // namespace
@@ -170,7 +173,8 @@ Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* 
 
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
-                                   uint64_t* index_json_bytes, uint64_t binary_index_from_bytes) {
+                                   uint64_t* index_json_bytes, uint64_t binary_index_from_bytes,
+                                   Env* env) {
   if (index_json_bytes) *index_json_bytes = 0;
   // The one place that asks where a stream's index comes from. A stream
   // that names no source has an index.json; where there is none, its
@@ -193,7 +197,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
   std::string root = StreamRoot(stream);
   std::string path = JoinPath(root, "index.json");
   if (!remote) {
-    if (!FileExists(path)) {
+    if (!FileExists(path, env)) {
       // Mosaic's error and text (users match it).
       Status missing = planner::MosaicError("RuntimeError",
                                             "No `remote` provided, but local file " + path +
@@ -201,16 +205,15 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                             StatusCode::kNotFound);
       return ParquetUnlessNone(stream, nullptr, wait_timeout, missing);
     }
-    return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout);
+    return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
   }
-  SLUICE_RETURN_IF_ERROR(MakeDirs(root));
-  SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root));
+  SLUICE_RETURN_IF_ERROR(MakeDirs(root, env));
+  SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root, env));
   Status made = MakeOncePerNode(
       path, state_dir, "index.lock", wait_timeout, [&]() -> Status {
         std::string tmp = TempPathFor(path);
         std::string key = RemoteKey(stream, "index.json");
         auto fetched = remote->Fetch(key, tmp, std::nullopt);
-        Env* env = Env::Default();
         if (!fetched.ok()) {
           (void)env->Remove(tmp);
           return fetched.status().WithContext("downloading " + remote->Describe() + "/" + key +
@@ -219,11 +222,12 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
         Status renamed = env->Rename(tmp, path);
         if (!renamed.ok()) (void)env->Remove(tmp);
         return renamed;
-      });
+      },
+      nullptr, env);
   // Only the download of index.json can be missing an object.
   if (made.code() == StatusCode::kNotFound) return ParquetUnlessNone(stream, remote, wait_timeout, made);
   SLUICE_RETURN_IF_ERROR(made);
-  return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout);
+  return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
 }
 
 }  // namespace sluice

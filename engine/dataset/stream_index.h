@@ -43,9 +43,13 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 // shard file name that is unsafe -> kCorrupt naming the index. When
 // `index_json_bytes` is given it is set to the size of the index.json the
 // index was read from, 0 for an index built otherwise (a raw-file stream).
+// index.json, its download's temporary and the node's binary index are read
+// and written through `env` (a listing's and Parquet footers' node files, not
+// yet: through Env::Default()).
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes = nullptr,
-                                   uint64_t binary_index_from_bytes = UINT64_MAX);
+                                   uint64_t binary_index_from_bytes = UINT64_MAX,
+                                   Env* env = Env::Default());
 
 }  // namespace sluice

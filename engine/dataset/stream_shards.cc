@@ -76,9 +76,11 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
                                                          std::shared_ptr<const ShardTable> index,
                                                          std::shared_ptr<RemoteSource> remote,
                                                          std::optional<uint64_t> cache_limit,
-                                                         std::chrono::milliseconds wait_timeout) {
+                                                         std::chrono::milliseconds wait_timeout,
+                                                         Env* env) {
   std::unique_ptr<StreamShards> s(new StreamShards());
   s->stream_ = stream;
+  s->env_ = env;
   s->root_ = StreamRoot(stream);
   s->index_ = index.get();
   s->remote_ = std::move(remote);
@@ -128,6 +130,7 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   s->cache_options_.evictable = s->remote_ != nullptr;
   s->cache_options_.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
   s->cache_options_.wait_timeout = wait_timeout;
+  s->cache_options_.env = env;
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
   if (s->remote_) {
@@ -228,8 +231,10 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   if (!remote_) {
     // Local-only: the "stored" file is the one in the folder.
     std::string src = JoinPath(root_, basename);
-    if (!FileExists(src)) return NotFoundError(src + ": missing, and the stream has no remote");
-    return FileSize(src);
+    if (!FileExists(src, env_)) {
+      return NotFoundError(src + ": missing, and the stream has no remote");
+    }
+    return FileSize(src, env_);
   }
   std::string key = RemoteKey(stream_, basename);
   Status last = Status::Ok();
@@ -242,7 +247,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
       return *n;
     }
     last = n.status();
-    (void)Env::Default()->Remove(path);
+    (void)env_->Remove(path);
     if (!download_retry_->ShouldRetry(last, attempt)) break;
   }
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
@@ -290,7 +295,7 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
     return CorruptError(where + ": the node's footer store holds " + std::to_string(tail.size()) +
                         " footer bytes, the index " + std::to_string(p.tail_bytes));
   }
-  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path));
+  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
   SLUICE_RETURN_IF_ERROR(out.Write(*bytes));
   SLUICE_RETURN_IF_ERROR(out.Write(tail));
   return out.Commit();
@@ -312,7 +317,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
       return CorruptError(zip_path + ": has " + std::to_string(size) + " bytes, index.json says " +
                           std::to_string(zip->bytes));
     }
-    SLUICE_ASSIGN_OR_RETURN(std::string packed, ReadFile(zip_path, zip->bytes));
+    SLUICE_ASSIGN_OR_RETURN(std::string packed, ReadFile(zip_path, zip->bytes, env_));
     if (algo) {
       SLUICE_ASSIGN_OR_RETURN(std::string expected, ExpectedHash(*zip, *algo));
       SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, packed, expected, zip->basename));
@@ -322,7 +327,7 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
     // expands to raw.bytes costs that much disk (which the cache budgets),
     // never that much memory. tmp_path is the cache's temporary: TempFile
     // writes it in place, not through another.
-    SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path));
+    SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
     SLUICE_ASSIGN_OR_RETURN(uint64_t unpacked, DecompressToFile(codec, packed, raw.bytes, out.fd(),
                                                                 out.path(), zip->basename, out.env()));
     if (unpacked != raw.bytes) {

@@ -60,7 +60,8 @@ class StreamShards {
                                                     std::shared_ptr<const ShardTable> index,
                                                     std::shared_ptr<RemoteSource> remote,
                                                     std::optional<uint64_t> cache_limit,
-                                                    std::chrono::milliseconds wait_timeout);
+                                                    std::chrono::milliseconds wait_timeout,
+                                                    Env* env = Env::Default());
 
   // Makes shard `shard` present (fetching what is missing), pins and maps it.
   // A file whose download is corrupt is downloaded again, up to 1 +
@@ -139,6 +140,7 @@ class StreamShards {
 
   StreamOptions stream_;
   std::string root_;
+  Env* env_ = Env::Default();  // the cache's and every file written here
   const ShardTable* index_ = nullptr;
   std::shared_ptr<RemoteSource> remote_;
   CacheOptions cache_options_;

@@ -44,9 +44,10 @@ uint64_t MinOrZero(const std::atomic<uint64_t>& a) {
 }
 
 // The remote of `stream` (null when it has none), with its download options.
-Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stream) {
+Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stream, Env* env) {
   if (stream.remote.empty()) return std::shared_ptr<RemoteSource>();
   StoreOptions store_options;
+  store_options.env = env;
   store_options.download_retry = stream.download_retry;
   store_options.download_timeout_s = stream.download_timeout_s;
   store_options.read_timeout_s = stream.read_timeout_s;
@@ -81,11 +82,11 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
 Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   const StreamOptions& stream = options_.streams[s];
   const std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
-  auto remote = OpenStreamRemote(stream);
+  auto remote = OpenStreamRemote(stream, options_.env);
   if (!remote.ok()) return remote.status().WithContext(where);
   uint64_t index_json_bytes = 0;
   auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes,
-                               options_.binary_index_from_bytes);
+                               options_.binary_index_from_bytes, options_.env);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   index_fingerprints_.push_back(IndexFingerprint(*index));

@@ -4,6 +4,7 @@
 #include <optional>
 #include <variant>
 
+#include "formats/dataset/format_descriptor.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/column_decoder.h"
 
@@ -63,7 +64,13 @@ Result<TokenDecoder> TokenDecoder::For(std::string_view format, std::string_view
   const auto refuse = [&](std::string_view why) -> Status {
     return InvalidArgumentError("token packing: " + d.what_ + " " + std::string(why));
   };
-  if (format == "mds") {
+  // What a read field holds, as the format's descriptor says (no format
+  // name is compared outside formats/): MDS's stored bytes, a JSONL member's
+  // JSON text, a Parquet value.
+  const ShardFormatDescriptor* descriptor = FindShardFormat(format);
+  const std::optional<FieldForm> form =
+      descriptor != nullptr ? std::optional<FieldForm>(descriptor->fields) : std::nullopt;
+  if (form == FieldForm::kStoredBytes) {
     auto enc = ParseColumnEncoding(encoding, column);
     if (!enc.ok() || enc->custom) return refuse("is no MDS ndarray of integers nor bytes");
     if (enc->kind == EncodingKind::kBytes) {
@@ -84,11 +91,11 @@ Result<TokenDecoder> TokenDecoder::For(std::string_view format, std::string_view
     d.mds_ = std::move(*enc);
     return d;
   }
-  if (format == "json") {
+  if (form == FieldForm::kJsonText) {
     d.kind_ = Kind::kJson;
     return d;
   }
-  if (format == "parquet") {
+  if (form == FieldForm::kParquetValue) {
     if (encoding.starts_with("list<") && encoding.ends_with(">")) {
       const auto layout = IntByName(encoding.substr(5, encoding.size() - 6));
       if (layout) {
@@ -100,7 +107,7 @@ Result<TokenDecoder> TokenDecoder::For(std::string_view format, std::string_view
     }
     return refuse("is no list of integers");
   }
-  return refuse("cannot hold token ids (mds, json or parquet only)");
+  return refuse("cannot hold token ids (mds, raw, json or parquet only)");
 }
 
 Result<uint64_t> TokenDecoder::Count(const char* data, size_t size) const {

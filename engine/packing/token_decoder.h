@@ -18,8 +18,11 @@ namespace sluice {
 class TokenDecoder {
  public:
   // For column `column` of encoding `encoding` in a stream of format
-  // `format` ("mds", "json", "parquet"). kInvalidArgument naming the column,
-  // format and encoding when its values are not integers this reads.
+  // `format`, by what the format's fields hold (its descriptor's
+  // FieldForm): stored bytes with an MDS encoding ("mds", and "raw" files'
+  // bytes), JSON text ("json"), Parquet values ("parquet").
+  // kInvalidArgument naming the column, format and encoding when its values
+  // are not integers this reads.
   static Result<TokenDecoder> For(std::string_view format, std::string_view encoding,
                                   std::string_view column, std::string_view bytes_dtype);
 

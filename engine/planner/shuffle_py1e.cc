@@ -45,9 +45,6 @@ int64_t PartSize(std::span<const Span> spans) {
 // Below this many ids a second thread costs more than it saves.
 constexpr int64_t kPy1eThreadedMin = int64_t{1} << 20;
 
-// Py1eSort's first level: at most this many buckets (few write cursors, so
-// the scatter streams).
-constexpr int64_t kCoarseBuckets = 1024;
 
 // floor(p) within [0, n-1]: positions never leave the part, the clamp only
 // guards the bucket index.
@@ -82,8 +79,7 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
   std::vector<uint64_t>& words = scratch.words;
   words.resize(size_t(widest));
   // Coarse buckets for Py1eSort, counted here while the positions are hot.
-  int shift = 0;
-  while (((n - 1) >> shift) >= kCoarseBuckets) ++shift;
+  const int shift = StablePosSort::ShiftFor(uint64_t(n));
   scratch.coarse_shift = shift;
   const int64_t coarse = ((n - 1) >> shift) + 1;
   std::vector<int64_t>& count = scratch.bucket_start;
@@ -109,11 +105,11 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t hi) {
   const std::vector<double>& pos = scratch.pos;
-  // Stable argsort by position. Positions lie in [0, n-1], so a stable
-  // counting sort works on floor(pos): Py1eDraw counted the coarse buckets
-  // (floor >> shift, at most kCoarseBuckets); here one scatter into them,
-  // then per bucket (in L1) a counting sort on floor(pos) and an insertion
-  // sort among equal floors (about one element each). Linear, exactly stable.
+  // Stable argsort by position (stable_pos_sort.h). Positions lie in
+  // [0, n-1], so the key is floor(2 * pos): level 1, its coarse buckets
+  // (floor(pos) >> shift, at most kCoarseBuckets) were counted by Py1eDraw,
+  // and here one scatter from pos and out fills them; level 2 is the
+  // sorter's, per bucket (in L1).
   const int shift = scratch.coarse_shift;
   std::vector<int64_t>& start = scratch.bucket_start;
   const int64_t coarse = int64_t(start.size()) - 1;
@@ -135,7 +131,7 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
     int64_t* cur = cursor.data();
     if (first == 0 && last == coarse) {
       sorted.resize(size_t(kept));
-      std::pair<double, int64_t>* dst = sorted.data();
+      PosId* dst = sorted.data();
       for (int64_t k = 0; k < n; ++k) {
         const double p = pos[size_t(k)];
         dst[cur[ClampedFloor(p, n) >> shift]++] = {p, out[k]};
@@ -146,7 +142,7 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
       // the whole part under the default block, so whether a position is
       // kept is a coin toss, which a branch mispredicts half the time.
       sorted.resize(size_t(kept) + 1);
-      std::pair<double, int64_t>* dst = sorted.data();
+      PosId* dst = sorted.data();
       for (int64_t b = 0; b < coarse; ++b) {
         if (b < first || b >= last) cur[b] = kept;
       }
@@ -158,40 +154,23 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo, int64_t
       }
     }
   }
-  std::vector<uint32_t>& fine = scratch.fine;
   auto& tmp = scratch.tmp;
   // Fine keys are floor(2 * pos) (scaling by two is exact, so the order
-  // agrees with pos): half as many equal keys for the insertion sort.
+  // agrees with pos): half as many equal keys to order by position.
   constexpr int kFineBits = 1;
   const int64_t width = int64_t{1} << (shift + kFineBits);
-  fine.resize(size_t(width) + 1);
   for (int64_t b = first; b < last; ++b) {
     const size_t a = size_t(start[size_t(b)]), e = size_t(start[size_t(b) + 1]);
     if (a == e) continue;
     const int64_t floor_base = (b << shift) << kFineBits;
-    auto fine_of = [&](double p) -> size_t {
+    auto fine_of = [floor_base, width](double p) -> size_t {
       const int64_t f = static_cast<int64_t>(p * double(1 << kFineBits)) - floor_base;
       return size_t(f < 0 ? 0 : (f >= width ? width - 1 : f));
     };
-    std::fill(fine.begin(), fine.end(), 0u);
-    const size_t sa = a - size_t(base), se = e - size_t(base);  // in sorted
-    for (size_t i = sa; i < se; ++i) ++fine[fine_of(sorted[i].first) + 1];
-    for (int64_t f = 0; f < width; ++f) fine[size_t(f) + 1] += fine[size_t(f)];
     tmp.resize(e - a);
-    for (size_t i = sa; i < se; ++i) tmp[fine[fine_of(sorted[i].first)]++] = sorted[i];
-    // Insertion sort: elements are already ordered by floor, so each moves
-    // at most past its few equal-floor neighbours.
-    for (size_t i = 1; i < tmp.size(); ++i) {
-      if (!(tmp[i].first < tmp[i - 1].first)) continue;
-      const auto x = tmp[i];
-      size_t j = i;
-      while (j > 0 && tmp[j - 1].first > x.first) {
-        tmp[j] = tmp[j - 1];
-        --j;
-      }
-      tmp[j] = x;
-    }
-    for (size_t i = 0; i < tmp.size(); ++i) out[a + i] = tmp[i].second;
+    scratch.sorter.SortRun(sorted.data() + (a - size_t(base)), e - a, tmp.data(), size_t(width),
+                           fine_of);
+    for (size_t i = 0; i < tmp.size(); ++i) out[a + i] = tmp[i].id;
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "engine/planner/shuffle_algos.h"
+#include "engine/planner/stable_pos_sort.h"
 
 namespace sluice::planner {
 
@@ -20,9 +21,9 @@ struct Py1eScratch {
   int coarse_shift = 0;                // coarse bucket = floor(pos) >> coarse_shift
   std::vector<int64_t> bucket_start;   // Py1eDraw counts, Py1eSort sums
   std::vector<int64_t> cursor;
-  std::vector<uint32_t> fine;
-  std::vector<std::pair<double, int64_t>> sorted;
-  std::vector<std::pair<double, int64_t>> tmp;
+  std::vector<PosId> sorted;
+  std::vector<PosId> tmp;
+  StablePosSort sorter;  // level 2 of the sort (stable_pos_sort.h)
 };
 
 // Shuffles one part: `spans` in their final order, n = their total size;

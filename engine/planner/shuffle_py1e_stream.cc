@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "engine/planner/shuffle_py1e.h"
+#include "engine/planner/stable_pos_sort.h"
 
 namespace sluice::planner {
 namespace {
@@ -12,93 +13,7 @@ namespace {
 // (O(flush)) instead of sorting the flush.
 constexpr int64_t kSelectBelow = 8;
 
-struct Entry {
-  double pos;
-  int64_t id;
-};
-
-// Stable sort by pos (equal positions keep their order, which is the order
-// of their indices, as Mosaic's stable argsort). Keys monotone in pos: about
-// one fine bucket per four entries over [min, max], so buckets never need
-// merging and each is sorted on its own. The entries are scattered twice,
-// first by the fine key's high part (at most kCoarse streams), then each
-// coarse bucket by the rest: one scatter over the whole range waited on a
-// cache miss per entry (a shuffle block larger than the epoch, as with one
-// canonical node, makes the whole epoch one window; 500k samples took
-// 120 ms, most of it in that wait).
-class StableByPos {
- public:
-  void Sort(std::vector<Entry>& v) {
-    if (v.size() < 2) return;
-    double lo = v[0].pos, hi = v[0].pos;
-    for (const Entry& e : v) {
-      lo = std::min(lo, e.pos);
-      hi = std::max(hi, e.pos);
-    }
-    const size_t fine = std::max<size_t>(1, v.size() / 4);
-    int shift = 0;
-    while ((fine - 1) >> shift >= kCoarse) ++shift;
-    const size_t coarse = ((fine - 1) >> shift) + 1;
-    const double scale = hi > lo ? static_cast<double>(fine) / (hi - lo) : 0.0;
-    auto key = [lo, scale, fine](double p) {
-      const double k = (p - lo) * scale;  // >= 0, monotone in p
-      return k >= static_cast<double>(fine - 1) ? fine - 1 : static_cast<size_t>(k);
-    };
-    // Pass 1: v -> tmp_ by coarse key.
-    Scatter(v, tmp_, coarse, [&](const Entry& e) { return key(e.pos) >> shift; });
-    // Pass 2: each coarse bucket of tmp_ -> v by its fine keys, then each
-    // fine bucket sorted in place.
-    coarse_end_.swap(count_);  // count_ is reused per coarse bucket below
-    auto by_pos = [](const Entry& a, const Entry& b) { return a.pos < b.pos; };
-    const size_t width = size_t{1} << shift;
-    size_t begin = 0;
-    for (size_t c = 0; c < coarse; ++c) {
-      const size_t end = coarse_end_[c];
-      const size_t base = c << shift;
-      count_.assign(width + 1, 0);
-      for (size_t i = begin; i < end; ++i) ++count_[key(tmp_[i].pos) - base + 1];
-      for (size_t k = 0; k < width; ++k) count_[k + 1] += count_[k];
-      for (size_t i = begin; i < end; ++i) v[begin + count_[key(tmp_[i].pos) - base]++] = tmp_[i];
-      size_t b = begin;
-      for (size_t k = 0; k < width; ++k) {
-        const size_t e = begin + count_[k];
-        if (e - b > 32) {
-          std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(b),
-                           v.begin() + static_cast<std::ptrdiff_t>(e), by_pos);
-        } else {
-          for (size_t i = b + 1; i < e; ++i) {
-            const Entry x = v[i];
-            size_t j = i;
-            while (j > b && v[j - 1].pos > x.pos) {
-              v[j] = v[j - 1];
-              --j;
-            }
-            v[j] = x;
-          }
-        }
-        b = e;
-      }
-      begin = end;
-    }
-  }
-
- private:
-  static constexpr size_t kCoarse = 1024;
-
-  // Stable counting scatter of `from` into `to` by key(e) < keys; count_[k]
-  // is left at the end of bucket k.
-  template <typename Key>
-  void Scatter(const std::vector<Entry>& from, std::vector<Entry>& to, size_t keys, Key key) {
-    count_.assign(keys + 1, 0);
-    for (const Entry& e : from) ++count_[key(e) + 1];
-    for (size_t k = 0; k < keys; ++k) count_[k + 1] += count_[k];
-    to.resize(from.size());
-    for (const Entry& e : from) to[count_[key(e)]++] = e;
-  }
-
-  std::vector<size_t> count_, coarse_end_;
-  std::vector<Entry> tmp_;
-};
+using Entry = PosId;
 
 }  // namespace
 
@@ -203,7 +118,7 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
   std::vector<std::pair<double, uint32_t>> keyed;  // (pos, index in done): a selection's keys
   std::vector<uint64_t> words;
   std::vector<int64_t> ids, out;
-  StableByPos sorter;
+  StablePosSort sorter;  // stable_pos_sort.h: the whole part's sort too
   int64_t ranked = 0;  // sorted positions handed out or counted so far
   int64_t fresh = 0;
   {

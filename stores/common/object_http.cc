@@ -37,6 +37,7 @@ GetToFileOptions DownloadOptions(const StoreOptions& options,
   download.concurrency = std::max(options.concurrency, 1);
   download.local_concurrency = std::max(options.local_concurrency, 0);
   download.write_pool = options.write_pool;
+  download.env = options.env;
   download.expected_size = expected_size;
   return download;
 }

@@ -12,6 +12,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include "base/env.h"
 #include "stores/http/http_text.h"
 
 namespace sluice::http_detail {
@@ -45,12 +46,11 @@ Status ConnectionPool::InitTls() {
   // Only that the file can be opened: parsing it waits for the first TLS
   // connection (TlsContext), but a wrong path is a mistake worth naming now.
   if (!ca_file_.empty()) {
-    std::FILE* f = std::fopen(ca_file_.c_str(), "rb");
-    if (f == nullptr) {
+    auto opened = Env::Default()->Open(ca_file_, OpenMode::kRead);
+    if (!opened.ok()) {
       return InvalidArgumentError("cannot load TLS CA file '" + ca_file_ +
-                                  "': " + std::strerror(errno));
+                                  "': " + std::strerror(opened.status().os_error()));
     }
-    std::fclose(f);
   }
   return Status::Ok();
 }

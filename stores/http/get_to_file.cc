@@ -1,7 +1,7 @@
 // HttpClient::GetToFile: parallel ranged GETs written in aligned blocks of
-// kPageCacheWriteBlock (through io_uring, or pwrite on
-// GetToFileOptions::write_pool) into a TempFile (base/file.h), renamed into
-// place.
+// kPageCacheWriteBlock (through io_uring, or Env::PWriteAll on
+// GetToFileOptions::write_pool or for an Env that is not the real one) into
+// a TempFile (base/file.h), renamed into place.
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,8 +39,8 @@ class FileWriter {
   static constexpr uint64_t kBlock = kPageCacheWriteBlock;
 
   FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path,
-             asio::thread_pool* pool)
-      : file_(file), path_(path), pool_(pool), at_(offset) {}
+             asio::thread_pool* pool, Env* env)
+      : file_(file), path_(path), pool_(pool), env_(env), at_(offset) {}
 
   awaitable<Status> Append(std::string_view chunk) {
     while (!chunk.empty()) {
@@ -77,20 +77,31 @@ class FileWriter {
  private:
   // Writes `data` at at_, at most one block per write call (a longer call
   // would have the kernel allocate a bigger folio), and moves at_ past it.
+  // Through the Env on the write pool when there is one, and inline for an
+  // Env that is not the real one (a test's: it sees every write); else
+  // through io_uring.
   awaitable<Status> WriteAt(std::string_view data) {
-    if (pool_ != nullptr) {
+    if (pool_ != nullptr || !env_->IsDefault()) {
       const int fd = file_->native_handle();
       const uint64_t at = at_;
       const std::string* path = path_;  // the download's, alive until it ends
-      Status written = co_await RunOnCpuPool(*pool_, [fd, path, data, at]() -> Status {
+      Env* env = env_;
+      auto write = [fd, path, data, at, env]() -> Status {
         for (size_t done = 0; done < data.size();) {
           const size_t want = std::min<size_t>(data.size() - done, kBlock - (at + done) % kBlock);
-          SLUICE_RETURN_IF_ERROR(
-              Env::Default()->PWriteAll(fd, *path, data.substr(done, want), at + done));
+          SLUICE_RETURN_IF_ERROR(env->PWriteAll(fd, *path, data.substr(done, want), at + done));
           done += want;
         }
         return Status::Ok();
-      });
+      };
+      // Not a conditional expression around co_await: GCC 12 destroys its
+      // temporaries wrongly there.
+      Status written;
+      if (pool_ != nullptr) {
+        written = co_await RunOnCpuPool(*pool_, write);
+      } else {
+        written = write();
+      }
       if (!written.ok()) co_return written.WithContext("writing " + std::to_string(data.size()) +
                                                        " bytes at offset " + std::to_string(at_));
       at_ += data.size();
@@ -120,6 +131,7 @@ class FileWriter {
   asio::random_access_file* file_;
   const std::string* path_;
   asio::thread_pool* pool_;  // see GetToFileOptions::write_pool
+  Env* env_;                 // see GetToFileOptions::env
   uint64_t at_;          // file offset of staged_[0]
   std::string staged_;   // never crosses a block boundary
 };
@@ -129,8 +141,8 @@ class FileWriter {
 awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest request,
                                            asio::random_access_file* file, uint64_t offset,
                                            const std::string* path, asio::thread_pool* pool,
-                                           uint64_t* written = nullptr) {
-  FileWriter writer(file, offset, path, pool);
+                                           Env* env, uint64_t* written = nullptr) {
+  FileWriter writer(file, offset, path, pool, env);
   BodySink sink = writer.Sink();
   if (written != nullptr) {
     sink = [&writer, written](std::string_view chunk) {
@@ -159,6 +171,7 @@ struct PartPlan {
   uint64_t next_part = 1;
   std::vector<uint64_t> redo;  // answered 200 before part 0 had: fetched again
   asio::thread_pool* write_pool = nullptr;
+  Env* env = nullptr;  // GetToFileOptions::env
   std::optional<uint64_t> expected_size;
   First first = First::kPending;
   HttpResponse first_response;
@@ -221,8 +234,9 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     request.expected_object_size = plan->expected_size;
     const bool head_only = plan->first == First::kPending;
     if (head_only) request.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
-    Result<HttpResponse> sent = co_await SendToFile(client, std::move(request), file, first, tmp,
-                                                    plan->write_pool, &plan->other_bytes);
+    Result<HttpResponse> sent =
+        co_await SendToFile(client, std::move(request), file, first, tmp, plan->write_pool,
+                            plan->env, &plan->other_bytes);
     if (head_only && (!sent.ok() || sent->status == 200)) {
       // Sent before part 0 answered, and failed (after the retries the
       // client's policy allows) or found Range ignored: part 0 decides.
@@ -271,13 +285,12 @@ awaitable<Status> FirstPartThenMore(HttpClient* client, asio::random_access_file
   }
   first.expected_object_size = plan->expected_size;
   Result<HttpResponse> head =
-      co_await SendToFile(client, first, file, 0, tmp, plan->write_pool);
+      co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env);
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
     // 416 for bytes=0-...: an empty object. Fetch it plainly.
     first.range.reset();
-    boost::system::error_code ec;
-    file->resize(0, ec);
-    head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool);
+    SLUICE_CO_RETURN_IF_ERROR(plan->env->Truncate(file->native_handle(), *tmp, 0));
+    head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env);
   }
   if (!head.ok()) co_return head.status();
   plan->first_response = std::move(head).value();
@@ -301,8 +314,8 @@ awaitable<Status> FirstPartThenMore(HttpClient* client, asio::random_access_file
 // place when `path` is a temporary of this process already (the shard
 // cache's); its descriptor is handed to `file`.
 Result<TempFile> OpenTemp(const std::string& path, const std::string& url,
-                          asio::random_access_file* file) {
-  Result<TempFile> temp = TempFile::Create(path);
+                          asio::random_access_file* file, Env* env) {
+  Result<TempFile> temp = TempFile::Create(path, env);
   if (!temp.ok()) return temp.status().WithContext("GET " + RedactUrl(url));
   boost::system::error_code ec;
   file->assign(temp->ReleaseFd(), ec);
@@ -330,8 +343,9 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   co_await asio::this_coro::throw_if_cancelled(false);
   auto executor = co_await asio::this_coro::executor;
 
+  Env* env = options.env != nullptr ? options.env : Env::Default();
   asio::random_access_file file(executor);
-  Result<TempFile> temp = OpenTemp(path, url, &file);
+  Result<TempFile> temp = OpenTemp(path, url, &file, env);
   if (!temp.ok()) co_return temp.status();
   TempFile& guard = *temp;
   boost::system::error_code ec;
@@ -344,6 +358,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   plan.headers = extra_headers;
   plan.part_size = options.part_size;
   plan.write_pool = options.write_pool;
+  plan.env = env;
   plan.expected_size = options.expected_size;
   plan.first_known = &first_known;
   plan.workers = &workers;
@@ -402,18 +417,18 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
     // Part 0 came whole while other parts came ranged (a server that honours
     // Range only sometimes): their bytes may be another version's. Once more,
     // whole, alone.
-    file.resize(0, ec);
+    SLUICE_CO_RETURN_IF_ERROR(env->Truncate(file.native_handle(), guard.path(), 0));
     HttpRequest whole;
     whole.url = url;
     whole.headers = extra_headers;
     whole.expected_object_size = options.expected_size;
     SLUICE_CO_ASSIGN_OR_RETURN(
         response, co_await SendToFile(this, std::move(whole), &file, 0, &guard.path(),
-                                      options.write_pool));
+                                      options.write_pool, env));
   }
 
-  uint64_t size = file.size(ec);
-  if (ec) co_return IoError("cannot stat '" + guard.path() + "': " + ec.message());
+  SLUICE_CO_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(file.native_handle(), guard.path()));
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (response.object_size && size != *response.object_size) {
     co_return CorruptError("GET " + response.final_url + ": wrote " + std::to_string(size) +
                            " bytes but the object has " +

@@ -33,6 +33,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "stores/http/url.h"
 
@@ -188,6 +189,12 @@ struct GetToFileOptions {
   // many times the copy (seen with 2 MiB writes at 3.5 s of system time
   // per GB, against 0.25 s with the write done blocking).
   boost::asio::thread_pool* write_pool = nullptr;
+  // The file system the download's temporary is created, written, sized
+  // and renamed through. Writes go through io_uring (or write_pool) only
+  // for the real one (Env::IsDefault); any other Env gets every write as its
+  // own call, so a test double can fail a download's write. Null: the real
+  // one.
+  Env* env = nullptr;
   // The object's size when the caller knows it (a shard's size from its
   // index): every request carries it (HttpRequest::expected_object_size),
   // so a server stating another size fails the download after its first

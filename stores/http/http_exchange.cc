@@ -113,9 +113,16 @@ awaitable<boost::system::error_code> WriteBody(const ExchangeContext& ctx, Strea
     auto [ec, n] = co_await asio::async_write(stream, asio::buffer(t.request.body), NoCancel());
     co_return ec;
   }
+  // Opened through the Env, read through io_uring.
   asio::random_access_file file(ctx.executor);
   boost::system::error_code ec;
-  file.open(t.request.body_file, asio::file_base::read_only, ec);
+  auto opened = Env::Default()->Open(t.request.body_file, OpenMode::kRead);
+  if (!opened.ok()) {
+    const int err = opened.status().os_error();
+    *file_error = "cannot open body file '" + t.request.body_file + "': " + std::strerror(err);
+    co_return boost::system::error_code(err, boost::system::system_category());
+  }
+  file.assign(opened->Release(), ec);
   if (ec) {
     *file_error = "cannot open body file '" + t.request.body_file + "': " + ec.message();
     co_return ec;

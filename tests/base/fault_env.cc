@@ -114,6 +114,25 @@ Result<MappedFile> FaultEnv::Map(int fd, std::string_view path) {
   return base_->Map(fd, path);
 }
 
+Result<SharedMap> FaultEnv::MapShared(int fd, std::string_view path, uint64_t size) {
+  if (auto f = Hit(FsOp::kMap, path)) return ErrnoStatus("cannot map", path, f->err);
+  return base_->MapShared(fd, path, size);
+}
+
+Result<bool> FaultEnv::TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) {
+  if (auto f = Hit(FsOp::kLock, path)) {
+    return ErrnoStatus("cannot lock byte " + std::to_string(byte) + " of", path, f->err);
+  }
+  return base_->TryLockByte(fd, path, byte, exclusive);
+}
+
+Status FaultEnv::UnlockByte(int fd, std::string_view path, off_t byte) {
+  if (auto f = Hit(FsOp::kLock, path)) {
+    return ErrnoStatus("cannot unlock byte " + std::to_string(byte) + " of", path, f->err);
+  }
+  return base_->UnlockByte(fd, path, byte);
+}
+
 Result<struct stat> FaultEnv::Stat(const FsPath& file, bool follow_links) {
   if (auto f = Hit(FsOp::kStat, file.path)) {
     return ErrnoStatus("cannot stat", file.path, f->err);

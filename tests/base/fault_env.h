@@ -34,12 +34,13 @@ enum class FsOp {
   kTruncate,
   kStat,
   kTouch,
-  kMap,
+  kMap,  // Map and MapShared
   kRename,
   kRemove,
   kMakeFolder,
   kOpenFolder,
   kList,
+  kLock,  // TryLockByte and UnlockByte
 };
 
 struct FsFault {
@@ -87,6 +88,9 @@ class FaultEnv final : public Env {
   Result<struct stat> StatOpen(int fd, std::string_view path) override;
   Status Touch(int fd, std::string_view path) override;
   Result<MappedFile> Map(int fd, std::string_view path) override;
+  Result<SharedMap> MapShared(int fd, std::string_view path, uint64_t size) override;
+  Result<bool> TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) override;
+  Status UnlockByte(int fd, std::string_view path, off_t byte) override;
   Result<struct stat> Stat(const FsPath& file, bool follow_links = true) override;
   Status Rename(const FsPath& from, const FsPath& to) override;
   Status Remove(const FsPath& file) override;

@@ -55,6 +55,36 @@ TEST_F(FaultEnvTest, FailsEveryCallFromTheNthUntilCleared) {
   EXPECT_EQ(env_.fired(), 2);
 }
 
+// The shard cache's shared state map and byte locks: a write through one
+// map is seen through another, a second description's exclusive lock
+// conflicts, and each can be failed.
+TEST_F(FaultEnvTest, SharedMapsAndByteLocksWorkAndFail) {
+  EXPECT_TRUE(Env::Default()->IsDefault());
+  EXPECT_FALSE(env_.IsDefault());
+  auto a = env_.Open(Path("state"), OpenMode::kReadWrite);
+  auto b = env_.Open(Path("state"), OpenMode::kReadWrite);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(env_.Truncate(a->get(), Path("state"), 16).ok());
+  auto one = env_.MapShared(a->get(), Path("state"), 16);
+  auto two = env_.MapShared(b->get(), Path("state"), 16);
+  ASSERT_TRUE(one.ok() && two.ok());
+  one->data()[3] = 'x';
+  EXPECT_EQ(two->data()[3], 'x');
+  EXPECT_EQ(*env_.TryLockByte(a->get(), Path("state"), 5, true), true);
+  EXPECT_EQ(*env_.TryLockByte(b->get(), Path("state"), 5, false), false) << "held by a";
+  EXPECT_EQ(*env_.TryLockByte(b->get(), Path("state"), 6, true), true) << "another byte";
+  ASSERT_TRUE(env_.UnlockByte(a->get(), Path("state"), 5).ok());
+  EXPECT_EQ(*env_.TryLockByte(b->get(), Path("state"), 5, false), true);
+
+  env_.Add({.op = FsOp::kLock, .err = ENOLCK});
+  env_.Add({.op = FsOp::kMap, .err = ENOMEM});
+  EXPECT_EQ(env_.TryLockByte(a->get(), Path("state"), 7, true).status().ToString(),
+            "i/o error: cannot lock byte 7 of " + Path("state") + ": No locks available");
+  EXPECT_EQ(env_.MapShared(a->get(), Path("state"), 16).status().ToString(),
+            "i/o error: cannot map " + Path("state") + ": Cannot allocate memory");
+  EXPECT_EQ(env_.fired(), 2);
+}
+
 TEST_F(FaultEnvTest, EachKindOfCallCanFail) {
   ASSERT_TRUE(WriteFileAtomic(Path("f"), "abc").ok());
   auto fd = Env::Default()->Open(Path("f"), OpenMode::kReadWrite);

@@ -11,7 +11,7 @@ import os
 import shutil
 import threading
 
-from sluice.remote import local_path, remote_read, url_scheme
+from sluice.remote import is_unity_catalog_volume, local_path, remote_read, url_scheme
 
 __all__ = ['CloudDownloader', 'S3Downloader', 'SFTPDownloader', 'GCSDownloader', 'OCIDownloader',
            'AzureDownloader', 'AzureDataLakeDownloader', 'HFDownloader',
@@ -30,7 +30,7 @@ class CloudDownloader:
         if remote_dir is None:
             return LocalDownloader()
         scheme = url_scheme(remote_dir)
-        if scheme == 'dbfs' and remote_dir.startswith('dbfs:/Volumes'):
+        if is_unity_catalog_volume(remote_dir):
             scheme = 'dbfs-uc'
         if scheme not in _DOWNLOADERS:
             raise ValueError(f'Unsupported remote path: {remote_dir}')
@@ -134,7 +134,7 @@ class DBFSDownloader(CloudDownloader):
 class DatabricksUnityCatalogDownloader(DBFSDownloader):
 
     def _validate_remote_path(self, remote):
-        if not remote.startswith('dbfs:/Volumes'):
+        if not is_unity_catalog_volume(remote):
             raise ValueError(f'Expected remote path to start with `dbfs:/Volumes`, got {remote}.')
 
 

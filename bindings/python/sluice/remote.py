@@ -7,7 +7,8 @@ import os
 
 from sluice import _lib
 
-__all__ = ['local_path', 'remote_read', 'remote_write', 'remote_list', 'url_scheme']
+__all__ = ['is_unity_catalog_volume', 'local_path', 'remote_read', 'remote_write', 'remote_list',
+           'url_scheme']
 
 
 def _take_text(out):
@@ -23,6 +24,14 @@ def url_scheme(url):
     out = ctypes.c_void_p()
     _lib.check(_lib.lib.sluice_url_scheme(os.fsencode(str(url)), ctypes.byref(out)))
     return _take_text(out)
+
+
+def is_unity_catalog_volume(url):
+    """Whether `url` names a Databricks Unity Catalog volume (dbfs:/Volumes/...,
+    one slash): the scheme is the engine's reading; Mosaic keys its
+    downloader and uploader classes by it. The one copy of the check."""
+    return (url_scheme(url) == 'dbfs' and
+            [part for part in str(url).split('/') if part][:2] == ['dbfs:', 'Volumes'])
 
 
 def local_path(url):

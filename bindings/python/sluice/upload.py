@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import urllib.parse
 
-from sluice.remote import remote_list, remote_write, url_scheme
+from sluice.remote import is_unity_catalog_volume, remote_list, remote_write, url_scheme
 from sluice.util import retry as _retry
 
 __all__ = ['CloudUploader', 'GCSAuthentication', 'S3Uploader', 'GCSUploader', 'OCIUploader', 'AzureUploader',
@@ -47,10 +47,9 @@ def _uploader_key(out):
     """UPLOADERS' key for `out`'s remote: its scheme, 'dbfs:/Volumes' for a
     Unity Catalog volume."""
     remote = _remote_of(out)
-    scheme = url_scheme(remote)
-    if scheme == 'dbfs' and remote.startswith('dbfs:/Volumes'):
+    if is_unity_catalog_volume(remote):
         return 'dbfs:/Volumes'
-    return scheme
+    return url_scheme(remote)
 
 
 class CloudUploader:

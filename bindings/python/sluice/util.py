@@ -10,6 +10,7 @@ import time
 import urllib.parse
 
 from sluice.merge import merge_index
+from sluice.remote import is_unity_catalog_volume
 
 __all__ = ['get_list_arg', 'wait_for_file_to_exist', 'bytes_to_int', 'number_abbrev_to_int',
            'clean_stale_shared_memory', 'merge_index', 'retry']
@@ -27,8 +28,7 @@ def _format_remote_index_files(remote, files):
     url = urllib.parse.urlparse(remote)
     root = url.path.strip('/')
     # A volume's URL is 'dbfs:/Volumes/...' (one slash); others use '://'.
-    volume = [part for part in remote.split('/') if part][:2] == ['dbfs:', 'Volumes']
-    join = ':/' if url.scheme == 'dbfs' and volume else '://'
+    join = ':/' if is_unity_catalog_volume(remote) else '://'
     return [url.scheme + join + os.path.join(url.netloc, key) for key in files
             if os.path.basename(key) == 'index.json' and os.path.dirname(key).strip('/') != root]
 

@@ -169,9 +169,9 @@ TEST(BinaryIndex, MultiProcessRacingMakersAndAKilledLockHolderLeaveEveryProcessT
   ASSERT_EQ(::pipe(ready), 0);
   const std::string lock = JoinPath(*CacheStateDir(dir.path()), "index.bin.lock");
   pid_t holder = testing::Fork([&] {
-    auto fd = cache_internal::OpenLockFile(lock);
-    if (!fd.ok()) return 1;
-    auto got = cache_internal::TryLockByte(fd->get(), 0, true);
+    auto file = cache_internal::LockFile::Open(Env::Default(), lock);
+    if (!file.ok()) return 1;
+    auto got = cache_internal::TryLockByte(*file, 0, true);
     if (!got.ok() || !*got) return 2;
     char c = 1;
     if (::write(ready[1], &c, 1) != 1) return 3;

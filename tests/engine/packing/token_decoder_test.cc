@@ -37,6 +37,10 @@ TEST(PackTokenDecoder, BytesParquetListsAndJson) {
   auto bytes = TokenDecoder::For("mds", "bytes", "tokens", "uint16");
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(TokensOfForTest(*bytes, two), (std::vector<int64_t>{1, 65535}));
+  // Raw files' one column holds stored bytes as MDS bytes do.
+  auto raw = TokenDecoder::For("raw", "bytes", "data", "uint16");
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(TokensOfForTest(*raw, two), (std::vector<int64_t>{1, 65535}));
   auto list = TokenDecoder::For("parquet", "list<uint16>", "tokens", "int64");
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(TokensOfForTest(*list, two), (std::vector<int64_t>{1, 65535}));
@@ -68,8 +72,8 @@ TEST(PackTokenDecoder, RefusesColumnsOfNoTokenIds) {
             "token packing: column 't' (list<str>) of format parquet is no list of integers");
   auto c = TokenDecoder::For("csv", "str", "t", "int64");
   EXPECT_EQ(c.status().message(),
-            "token packing: column 't' (str) of format csv cannot hold token ids (mds, json or "
-            "parquet only)");
+            "token packing: column 't' (str) of format csv cannot hold token ids (mds, raw, "
+            "json or parquet only)");
 }
 
 }  // namespace
