@@ -7,6 +7,7 @@
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/digest.h"
+#include "stores/signing/jwt_rs256.h"
 
 namespace sluice {
 namespace {
@@ -42,18 +43,9 @@ Result<std::string> InlineOrFile(const std::string& value, const char* variable,
 }  // namespace
 
 std::optional<int64_t> OciJwtExpiry(std::string_view token) {
-  const size_t a = token.find('.');
-  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
-  if (b == std::string_view::npos) return std::nullopt;
-  std::string payload(token.substr(a + 1, b - a - 1));
-  for (char& c : payload) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
-  }
-  payload.append((4 - payload.size() % 4) % 4, '=');
-  std::string json;
-  if (!Base64Decode(payload, &json)) return std::nullopt;
-  auto claims = ParsePyJson(json);
+  const std::optional<std::string> json = JwtClaimsText(token);
+  if (!json) return std::nullopt;
+  auto claims = ParsePyJson(*json);
   const JsonValue* exp = claims.ok() ? JsonMember(*claims, "exp") : nullptr;
   const auto* seconds = exp ? std::get_if<int64_t>(&exp->v) : nullptr;
   if (seconds == nullptr) return std::nullopt;
