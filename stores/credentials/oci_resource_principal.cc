@@ -6,7 +6,6 @@
 #include "base/file.h"
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
-#include "stores/signing/digest.h"
 #include "stores/signing/jwt_rs256.h"
 
 namespace sluice {
