@@ -135,6 +135,18 @@ class DamagedDatasetTest : public ::testing::Test {
     return to;
   }
 
+  // The last shard's "payload" column renamed in `dir`'s index.json, so
+  // its columns differ from shard 0's.
+  static void RenameLastShardsPayloadColumn(const std::string& dir) {
+    const std::string index = dir + "/index.json";
+    std::ifstream in(index);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t last = text.rfind("\"payload\"");
+    ASSERT_NE(last, std::string::npos);
+    text.replace(last, 9, "\"payloaz\"");
+    std::ofstream(index) << text;
+  }
+
   static Status ReadAll(const std::string& dir, bool verify) {
     DatasetReaderOptions options;
     options.verify_hashes = verify;
@@ -212,13 +224,7 @@ TEST_F(DamagedDatasetTest, ShardWithMoreSamplesThanTheIndexSays) {
 
 TEST_F(DamagedDatasetTest, ColumnsDifferBetweenShards) {
   std::string d = Copy("merged");
-  std::string index = d + "/index.json";
-  std::ifstream in(index);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t last = text.rfind("\"payload\"");
-  ASSERT_NE(last, std::string::npos);
-  text.replace(last, 9, "\"payloaz\"");
-  std::ofstream(index) << text;
+  ASSERT_NO_FATAL_FAILURE(RenameLastShardsPayloadColumn(d));
   auto r = DatasetReader::Open(d);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
@@ -231,13 +237,7 @@ TEST_F(DamagedDatasetTest, ColumnsDifferBetweenShards) {
 // columns and sample count on every index.json fixture.
 TEST_F(DamagedDatasetTest, TableOpenChecksAsTheReaderDoes) {
   std::string d = Copy("merged");
-  std::string index = d + "/index.json";
-  std::ifstream in(index);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t last = text.rfind("\"payload\"");
-  ASSERT_NE(last, std::string::npos);
-  text.replace(last, 9, "\"payloaz\"");
-  std::ofstream(index) << text;
+  ASSERT_NO_FATAL_FAILURE(RenameLastShardsPayloadColumn(d));
   auto reader = DatasetReader::Open(d);
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(OpenDatasetTable(d).status().ToString(), reader.status().ToString());
