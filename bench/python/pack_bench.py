@@ -4,8 +4,9 @@ local text + token-ids MDS dataset, through sluice.StreamingDataset(pack=...)
 only) and beside LLM Foundry-style packing in Python over Sluice's samples
 (ConcatTokensDataset's rule: a list buffer extended per document, rows cut
 off its front). One process, then a torch DataLoader with workers. Prints
-the median of `--repeats` runs of each, and bin packing's padding against
-concat's.
+the median of `--repeats` runs of each (rows one by one, and as whole
+batches through iter_batches / ColumnBatches), and bin packing's padding
+against concat's.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/python/pack_bench.py [--docs N] [--seq-len L] [--workers W]
@@ -97,6 +98,8 @@ def main():
 
         cases = [
             ('sluice pack=concat', lambda: iter(packed('concat')()), row_tokens),
+            ('sluice pack=concat, iter_batches(64)',
+             lambda: packed('concat')().iter_batches(64), batch_tokens),
             ('sluice pack=bin (tokens without padding)', lambda: iter(packed('bin')()),
              lambda r: int(np.count_nonzero(r['segment_ids']))),
             ('sluice unpacked (samples)', lambda: iter(unpacked()),
@@ -109,10 +112,17 @@ def main():
 
             def loader(ds):
                 return lambda: iter(DataLoader(ds, batch_size=8, num_workers=args.workers))
+            def column_batches(ds):
+                from sluice.column_batches import ColumnBatches
+                return lambda: iter(DataLoader(ColumnBatches(ds), batch_size=None,
+                                               num_workers=args.workers))
             cases += [
                 (f'DataLoader({args.workers} workers) sluice pack=concat',
                  lambda: loader(sluice.StreamingDataset(local=folder, batch_size=8,
                                                         pack=spec))(), batch_tokens),
+                (f'DataLoader({args.workers} workers) ColumnBatches pack=concat',
+                 lambda: column_batches(sluice.StreamingDataset(local=folder, batch_size=8,
+                                                                pack=spec))(), batch_tokens),
                 (f'DataLoader({args.workers} workers) foundry-style packer',
                  lambda: loader(foundry_packed(folder, args.seq_len))(), batch_tokens),
             ]

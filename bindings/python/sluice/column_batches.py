@@ -50,7 +50,7 @@ except ImportError:  # torch is optional
     _Base = object
 
 __all__ = ['ColumnBatches', 'ListColumn', 'NullableVarColumn', 'ValueColumn', 'VarColumn',
-           'iter_batches', 'parquet_batch_column', 'to_torch']
+           'batch_length', 'iter_batches', 'parquet_batch_column', 'to_torch']
 
 _P_INT64 = ctypes.POINTER(ctypes.c_int64)
 
@@ -334,6 +334,14 @@ def iter_batches(dataset, batch_size=None, with_ids=False):
     process / DataLoader worker, as __iter__ walks them, in batches of
     `batch_size` (default: the dataset's batch_size)."""
     batch_size = dataset.batch_size if batch_size is None else batch_size
+    if dataset.pack is not None:
+        if with_ids:
+            raise ValueError('with_ids gives samples\' ids, and a packed row joins several '
+                             'samples: read the ids of a packed dataset\'s samples with '
+                             'dataset.plan (worker_ids) instead')
+        packer = dataset._packer_for_engine()
+        yield from packer.iterate_batches(*dataset._packed_begin(), batch_size)
+        return
     other = dataset._engine.streams_with_other_columns()
     if other is not None:
         # A batch of columns needs each column in every sample; each sample
@@ -344,6 +352,18 @@ def iter_batches(dataset, batch_size=None, with_ids=False):
     epoch, sample_in_epoch, worker, workers = dataset._begin_iteration()
     yield from engine_batches(dataset._engine, epoch, sample_in_epoch, worker, workers,
                               batch_size, with_ids)
+
+
+def batch_length(batch):
+    """The samples (or packed rows) in a batch of iter_batches, also after
+    a DataLoader turned its arrays into tensors: a column of several arrays
+    counts its offsets (less one) or its values, any other its first axis."""
+    column = next(iter(batch.values()))
+    if hasattr(column, 'offsets'):
+        return len(column.offsets) - 1
+    if hasattr(column, 'values') and isinstance(column, tuple):
+        return len(column.values)
+    return column.shape[0]
 
 
 def _tensor(value):
@@ -412,4 +432,16 @@ class ColumnBatches(_Base):
         return map(_loader_ready, iter_batches(self.dataset, self.batch_size, self.with_ids))
 
     def __len__(self):
+        # A packed dataset has no length (its TypeError says why).
         return -(-len(self.dataset) // self.batch_size)
+
+    def resumable_dataset(self):
+        """The StreamingDataset whose state a StreamingDataLoader over these
+        batches saves and loads: resuming deals batches as a DataLoader of
+        dataset.batch_size does, so the two batch sizes must agree."""
+        if self.batch_size != self.dataset.batch_size:
+            raise ValueError(f'ColumnBatches of {self.batch_size} samples over a dataset of '
+                             f'batch_size {self.dataset.batch_size} cannot be resumed exactly '
+                             f'(a resume deals batches of the dataset\'s batch_size): give '
+                             f'both the same batch size')
+        return self.dataset

@@ -8,6 +8,7 @@ from array import array
 
 from torch.utils.data import DataLoader
 
+from sluice.column_batches import ColumnBatches, batch_length
 from sluice.dataset import StreamingDataset
 from sluice.metrics_sinks import log_to_mlflow
 
@@ -113,12 +114,14 @@ class StreamingDataLoader(DataLoader):
         # Starting the iterator (forking workers, their first fetches) is
         # time the caller waits for the first batch, so it counts there.
         batches = super().__iter__()
+        # ColumnBatches' batches are dicts of columns (some several arrays).
+        count = batch_length if isinstance(self.dataset, ColumnBatches) else _batch_size
         while True:
             try:
                 batch = next(batches)
             except StopIteration:
                 return
-            size = _batch_size(batch)
+            size = count(batch)
             waited = time.perf_counter() - start
             waits.add(waited, size)
             if to_mlflow:
@@ -138,19 +141,32 @@ class StreamingDataLoader(DataLoader):
         second and when its pass ends). Each call starts a new window (the
         dataset's too). Fields: docs/metrics.rst."""
         out = self._waits.take_window(time.perf_counter())
-        if isinstance(self.dataset, StreamingDataset):
-            out['dataset'] = self.dataset.metrics('process' if self.num_workers == 0 else 'job')
+        dataset = self._streaming_dataset()
+        if dataset is not None:
+            out['dataset'] = dataset.metrics('process' if self.num_workers == 0 else 'job')
         return out
 
+    def _streaming_dataset(self, resuming=False):
+        """The StreamingDataset this loader reads, directly or through
+        ColumnBatches (whose batch size must then be the dataset's when
+        `resuming`); None for any other dataset."""
+        if isinstance(self.dataset, StreamingDataset):
+            return self.dataset
+        if isinstance(self.dataset, ColumnBatches):
+            return self.dataset.resumable_dataset() if resuming else self.dataset.dataset
+        return None
+
     def state_dict(self):
-        if not isinstance(self.dataset, StreamingDataset):
+        dataset = self._streaming_dataset(resuming=True)
+        if dataset is None:
             return None
-        return self.dataset.state_dict(self.dataset._job_samples(self.num_samples_yielded), False)
+        return dataset.state_dict(dataset._job_samples(self.num_samples_yielded), False)
 
     def load_state_dict(self, obj, **kwargs):
         # The dataset keeps the resumed offset; this loader counts only what
         # it yields from here (a state_dict before iterating says the offset
         # once, as Mosaic's). kwargs: the dataset's (adapt, skip_steps,
         # skip_samples).
-        if isinstance(self.dataset, StreamingDataset):
-            self.dataset.load_state_dict(obj, **kwargs)
+        dataset = self._streaming_dataset(resuming=True)
+        if dataset is not None:
+            dataset.load_state_dict(obj, **kwargs)

@@ -469,23 +469,29 @@ class StreamingDataset(_Base):
             yield self._engine.iterate(epoch, sample_in_epoch, worker, workers)
 
     def _packed_pass(self):
-        """This worker's packed rows, one list per engine call, from the
-        epoch's start or, resuming, where the saved run's worker whose turn
-        this worker's first batch is left off (sluice.packing.resume_point)."""
+        """This worker's packed rows, one list per engine call."""
+        yield from self._packer_for_engine().iterate_lists(*self._packed_begin())
+
+    def _packed_begin(self):
+        """(epoch, role, workers, skip_rows) of this worker's packed pass:
+        from the epoch's start or, resuming, where the saved run's worker
+        whose turn this worker's first batch is left off
+        (sluice.packing.resume_point)."""
         epoch, _, worker, workers = self._begin_iteration()
         role, skip = worker, 0
         state = self._resume_state
         if state is not None and state.get('epoch') == epoch and 'sluice_pack' in state:
             rank_rows = state['sluice_pack']['rows_in_epoch'] // self._packed_ranks(World())
             role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
-        packer = self._packer_for_engine()
-        yield from packer.iterate_lists(epoch, role, workers, skip)
+        return epoch, role, workers, skip
 
     def iter_batches(self, batch_size=None, with_ids=False):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->
         numpy array per `batch_size` samples (see sluice.column_batches).
         with_ids: each batch also has 'sample_id' (int64, the samples' global
-        ids, for sample_origins)."""
+        ids, for sample_origins). A packed dataset's batches are its rows
+        stacked: 'tokens' (and for 'bin' 'segment_ids', 'position_ids') of
+        shape (rows, seq_len), filled in place by the engine."""
         from sluice.column_batches import iter_batches
         return iter_batches(self, batch_size, with_ids)
 

@@ -110,6 +110,40 @@ class Packer:
                 yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i]}
                        for i in range(k)]
 
+    def iterate_batches(self, epoch, worker, num_workers, skip_rows, batch_size):
+        """The same rows as iterate_lists, as dicts of (rows, seq_len) arrays
+        of `batch_size` rows each (the worker's last may be shorter): the
+        engine fills whole batches in place, so a batch costs no Python per
+        row. Arrays of one engine call are views of its arrays, which
+        nothing else holds."""
+        if not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
+        _lib.check(_lib_.sluice_pack_begin(self._ptr, epoch, worker, num_workers, skip_rows))
+        n = self.seq_len
+        # Whole batches per call: about _TOKENS_PER_CALL tokens, at least one batch.
+        per_call = batch_size * max(1, _TOKENS_PER_CALL // (n * batch_size))
+        count = ctypes.c_uint32()
+        names = ('tokens', 'segment_ids', 'position_ids') if self._bin else ('tokens',)
+        while True:
+            arrays = [np.empty((per_call, n), dtype=np.int64)]
+            if self._bin:
+                arrays += [np.empty((per_call, n), dtype=np.int32) for _ in range(2)]
+            got = 0
+            # sluice_pack_next may hand out fewer rows than asked before the
+            # epoch ends: ask again for the rest, after the rows already in.
+            while got < per_call:
+                at = [a.ctypes.data + a.itemsize * n * got for a in arrays]
+                _lib.check(_lib_.sluice_pack_next(
+                    self._ptr, per_call - got, at[0], at[1] if self._bin else None,
+                    at[2] if self._bin else None, ctypes.byref(count)))
+                if not count.value:
+                    break
+                got += count.value
+            for first in range(0, got, batch_size):
+                yield {k: a[first:min(first + batch_size, got)] for k, a in zip(names, arrays)}
+            if got < per_call:
+                return
+
     def __getstate__(self):  # a spawned worker opens its own pack over its engine
         return {'engine': self._engine, 'spec': self.spec}
 

@@ -398,3 +398,47 @@ def test_assert_resume_exact_holds_for_packed_rows(pack_data, workers):
                                 pack={'column': 'tokens', 'seq_len': PACK_SEQ_LEN,
                                       'eos_id': PACK_EOS, 'method': 'bin', 'bin_window': 4})
     assert len(assert_resume_exact(make, interruptions=4, num_workers=workers, seed=1)) == 4
+
+
+@pytest.mark.parametrize('method', ['concat', 'bin'])
+def test_packed_batches_are_the_rows_stacked(pack_data, method):
+    local, _ = pack_data
+    keys = ('tokens', 'segment_ids', 'position_ids') if method == 'bin' else ('tokens',)
+    rows = list(pack_dataset(local, method=method, bin_window=6))
+    batches = list(pack_dataset(local, method=method, bin_window=6).iter_batches(3))
+    assert [len(b['tokens']) for b in batches] == [3] * (len(rows) // 3) + \
+        ([len(rows) % 3] if len(rows) % 3 else [])
+    for b in batches:
+        assert set(b) == set(keys)
+        assert b['tokens'].dtype == np.int64 and b['tokens'].shape[1] == PACK_SEQ_LEN
+    for key in keys:
+        assert np.concatenate([b[key] for b in batches]).tolist() == \
+            [r[key].tolist() for r in rows], key
+    with pytest.raises(ValueError, match=r'^with_ids gives samples\' ids, and a packed row '):
+        next(pack_dataset(local).iter_batches(3, with_ids=True))
+
+
+def test_packed_column_batches_resume_through_a_streaming_dataloader(pack_data):
+    from sluice import StreamingDataLoader
+    from sluice.column_batches import ColumnBatches
+
+    local, _ = pack_data
+    full = loader_batches(pack_dataset(local))
+
+    def loader(ds):
+        return StreamingDataLoader(ColumnBatches(ds), batch_size=None, num_workers=2)
+    assert [b['tokens'].tolist() for b in loader(pack_dataset(local))] == full
+    for k in (1, 2, 3):
+        first = loader(pack_dataset(local))
+        it = iter(first)
+        head = [next(it)['tokens'].tolist() for _ in range(k)]
+        state = first.state_dict()
+        del it
+        assert state['sluice_pack']['rows_in_epoch'] == 2 * k
+        resumed = loader(pack_dataset(local))
+        resumed.load_state_dict(state)
+        assert head + [b['tokens'].tolist() for b in resumed] == full, k
+    other = StreamingDataLoader(ColumnBatches(pack_dataset(local), 3), batch_size=None)
+    with pytest.raises(ValueError, match=r'^ColumnBatches of 3 samples over a dataset of '
+                                         r'batch_size 2 cannot be resumed exactly'):
+        other.state_dict()
