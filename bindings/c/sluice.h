@@ -748,6 +748,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
  *    samples and order, on every rank, so ranks stay in lockstep.
  *  - "skip_samples": [[first, last], ...]: the same as global positions
  *    (sample_in_epoch's unit), each bound a multiple of G.
+ *  - "skip_sample_ids": [id, ...]: the steps that hold these global sample
+ *    ids after the state's position, on this world (every rank's order of
+ *    the epoch is planned once to find them). An id no rank reads there is
+ *    SLUICE_EINVAL: "skip_sample_ids: sample <id> is not read in epoch <E>
+ *    after sample_in_epoch <S> ...".
  * The skip ranges still ahead, and the state's sample_in_epoch, must be
  * whole steps (SLUICE_EINVAL otherwise). They are kept in the states the
  * handle saves, so a later resume skips them too. A state without

@@ -81,9 +81,11 @@ Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
   const JsonValue::Object* obj = std::get_if<JsonValue::Object>(&parsed->v);
   if (!obj) return InvalidArgumentError("resume options: must be a JSON object");
   for (const auto& [key, value] : *obj) {
-    if (key != "adapt" && key != "skip_steps" && key != "skip_samples") {
-      return InvalidArgumentError("resume options: unknown key '" + key +
-                                  "' (the keys are adapt, skip_steps, skip_samples)");
+    if (key != "adapt" && key != "skip_steps" && key != "skip_samples" &&
+        key != "skip_sample_ids") {
+      return InvalidArgumentError(
+          "resume options: unknown key '" + key +
+          "' (the keys are adapt, skip_steps, skip_samples, skip_sample_ids)");
     }
   }
   ResumeOptions o;
@@ -103,6 +105,20 @@ Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
       ReadRanges(JsonMember(*parsed, "skip_steps"), "skip_steps", &o.skip_steps));
   SLUICE_RETURN_IF_ERROR(
       ReadRanges(JsonMember(*parsed, "skip_samples"), "skip_samples", &o.skip_samples));
+  if (const JsonValue* ids = JsonMember(*parsed, "skip_sample_ids");
+      ids && !std::holds_alternative<std::nullptr_t>(ids->v)) {
+    const auto* list = std::get_if<JsonValue::Array>(&ids->v);
+    auto bad = [] {
+      return InvalidArgumentError(
+          "resume options: 'skip_sample_ids' must be a list of sample ids (integers >= 0)");
+    };
+    if (!list) return bad();
+    for (const JsonValue& id : *list) {
+      const int64_t* v = std::get_if<int64_t>(&id.v);
+      if (!v || *v < 0) return bad();
+      o.skip_sample_ids.push_back(*v);
+    }
+  }
   return o;
 }
 

@@ -44,10 +44,14 @@ struct ResumeOptions {
   // Steps, or samples (whole steps), of the state's epoch to skip
   // (skip_ranges.h).
   StepRanges skip_steps, skip_samples;
+  // Global sample ids whose steps (ahead of the state, on the resuming
+  // world) to skip: every sample of such a step goes with it.
+  std::vector<int64_t> skip_sample_ids;
 };
 
 // {"adapt": ["world", ...], "skip_steps": [[first, last], ...],
-//  "skip_samples": [[first, last], ...]}, each key optional (null = none).
+//  "skip_samples": [[first, last], ...], "skip_sample_ids": [id, ...]},
+// each key optional (null = none).
 // Unknown keys or wrong types -> kInvalidArgument naming the key.
 Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json);
 

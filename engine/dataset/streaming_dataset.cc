@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <unordered_map>
 
 #include "base/file.h"
 #include "engine/dataset/cache_budget.h"
@@ -435,6 +436,47 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(
                            batch, parallel_ranks_, worker, num_workers);
 }
 
+Result<StepRanges> StreamingDataset::StepsHolding(int64_t epoch, int64_t start,
+                                                  const std::vector<int64_t>& ids) const {
+  const int64_t batch = options_.batch_size();
+  const int64_t global_batch = batch * parallel_ranks_;
+  if (start % global_batch != 0) {
+    return InvalidArgumentError("the state's sample_in_epoch " + std::to_string(start) +
+                                " is not a whole step (of " + std::to_string(global_batch) +
+                                " samples)");
+  }
+  // id -> its step, -1 until a rank is found to read it.
+  std::unordered_map<int64_t, int64_t> step_of;
+  for (int64_t id : ids) step_of.emplace(id, -1);
+  const planner::PlanRequest request = Request(epoch, start, 1);
+  const int64_t first_step = start / global_batch;
+  for (int64_t node = 0; node < world_.num_nodes; ++node) {
+    std::vector<planner::WorkerAt> ranks;
+    for (int64_t r = 0; r < world_.ranks_per_node; ++r) ranks.push_back({node, r, 0});
+    SLUICE_ASSIGN_OR_RETURN(auto orders, planner::PlanWorkers(request, ranks));
+    for (const std::vector<int64_t>& order : orders) {
+      // With one worker, a rank's batch j is step first_step + j.
+      for (size_t j = 0; j < order.size(); ++j) {
+        auto it = step_of.find(order[j]);
+        if (it != step_of.end()) it->second = first_step + int64_t(j) / batch;
+      }
+    }
+  }
+  StepRanges steps;
+  for (int64_t id : ids) {
+    const int64_t step = step_of.at(id);
+    if (step < 0) {
+      return InvalidArgumentError(
+          "sample " + std::to_string(id) + " is not read in epoch " + std::to_string(epoch) +
+          " after sample_in_epoch " + std::to_string(start) + " (read before the state was " +
+          "saved, or not a sample of this dataset's " + std::to_string(epoch_size_) +
+          " per epoch)");
+    }
+    steps.emplace_back(step, step + 1);
+  }
+  return steps;
+}
+
 Result<std::vector<std::vector<int64_t>>> StreamingDataset::PeerWorkerIds(
     std::span<const planner::WorkerAt> workers, int64_t epoch, int64_t num_workers,
     const planner::EpochCheckpoints* checkpoints) const {
@@ -673,6 +715,20 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
     options_ = std::move(saved);
     initial_physical_nodes_ = saved_ipn;
     return derived.status().WithContext("resume state");
+  }
+  if (!options.skip_sample_ids.empty()) {
+    // Planned with the state's seed and canonical nodes (options_, set above).
+    auto held = StepsHolding(state.epoch, state.sample_in_epoch, options.skip_sample_ids);
+    Result<std::vector<SkipRange>> more =
+        held.ok() ? SkipRangesFromSteps(state.epoch, *held, global_batch)
+                  : Result<std::vector<SkipRange>>(held.status());
+    if (!more.ok()) {
+      options_ = std::move(saved);
+      initial_physical_nodes_ = saved_ipn;
+      return more.status().WithContext("skip_sample_ids");
+    }
+    skips.insert(skips.end(), more->begin(), more->end());
+    skips = MergeSkipRanges(std::move(skips));
   }
   num_canonical_nodes_ = derived->num_canonical_nodes;
   state_epoch_ = state.epoch;

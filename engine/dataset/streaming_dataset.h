@@ -210,7 +210,9 @@ class StreamingDataset {
   // are kept for the states this run saves. options' skip ranges are
   // added to the state's, for its epoch (skip_ranges.h); the skip ranges
   // ahead of the state's position, and that position, must be whole steps
-  // (CheckSkipsAhead). A state without a record loads as Mosaic's does.
+  // (CheckSkipsAhead). options.skip_sample_ids add the steps that hold
+  // those samples after the state's position on this world (StepsHolding).
+  // A state without a record loads as Mosaic's does.
   Status LoadState(const ResumeState& state, const ResumeOptions& options = {});
   // The record of this dataset's order for a state with these seed,
   // canonical nodes and epoch (order_record.h): its streams, sampling
@@ -282,6 +284,12 @@ class StreamingDataset {
   // kInvalidArgument with the numbers. Sets stream_limits_ (each cached stream's share of cache_limit).
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
+  // The steps of `epoch` (skip_ranges.h's: every rank's k-th batch) from
+  // position `start` on that hold the samples `ids`, each as [k, k + 1),
+  // on this world and planning options. Plans every rank's order of the
+  // epoch from `start`, a node at a time. kInvalidArgument naming an id
+  // that no rank reads after `start`, or when `start` is not a whole step.
+  Result<StepRanges> StepsHolding(int64_t epoch, int64_t start, const std::vector<int64_t>& ids) const;
   Status EnsureProcess();
   // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency)
   // for one of `num_workers` workers of each rank of the node.

@@ -166,7 +166,7 @@ class StreamingDataLoader(DataLoader):
         # The dataset keeps the resumed offset; this loader counts only what
         # it yields from here (a state_dict before iterating says the offset
         # once, as Mosaic's). kwargs: the dataset's (adapt, skip_steps,
-        # skip_samples).
+        # skip_samples, skip_sample_ids).
         dataset = self._streaming_dataset(resuming=True)
         if dataset is not None:
             dataset.load_state_dict(obj, **kwargs)

@@ -620,7 +620,8 @@ class StreamingDataset(_Base):
                              f'{saved["ranks"]} ranks, now {ranks} (each worker packs its own '
                              f'samples, so another world has other rows)')
 
-    def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None):
+    def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None,
+                        skip_sample_ids=None):
         """Resume from a state_dict on the next __iter__ (Mosaic's rules).
 
         A state that carries "sluice_order" (saved by this Sluice) is checked
@@ -641,13 +642,19 @@ class StreamingDataset(_Base):
         as positions (sample_in_epoch's unit), bounds multiples of G. The
         state's sample_in_epoch and the ranges still ahead of it must be
         whole steps. Later states keep the ranges, so resuming from them
-        skips the same steps."""
+        skips the same steps. skip_sample_ids=[id, ...]: the steps (ahead
+        of the state, on this world) that hold those global sample ids
+        (iter_batches' with_ids), every sample of each; an id no rank
+        reads after the state is a ValueError naming it. Finding them plans
+        every rank's order of the epoch once."""
         if isinstance(adapt, str):
             adapt = (adapt,)
         options = {'adapt': [str(a) for a in adapt]}
         for key, ranges in (('skip_steps', skip_steps), ('skip_samples', skip_samples)):
             if ranges is not None:
                 options[key] = [[int(a), int(b)] for a, b in ranges]
+        if skip_sample_ids is not None:
+            options['skip_sample_ids'] = [int(i) for i in skip_sample_ids]
         state = dict(obj)
         self._check_packed_state(state)
         if not isinstance(state.get('epoch'), int) or state['epoch'] >= self.next_epoch:

@@ -353,7 +353,8 @@ class Engine:
 
     def load_state(self, state, options=None):
         """Loads a state_dict (sluice_stream_load_state_with): `options` is
-        {'adapt': [...], 'skip_steps': [...], 'skip_samples': [...]}. Returns
+        {'adapt': [...], 'skip_steps': [...], 'skip_samples': [...],
+        'skip_sample_ids': [...]}. Returns
         (epoch, sample_in_epoch) to iterate from; a state the engine refuses
         raises (ValueError naming what changed)."""
         epoch, sie = ctypes.c_uint64(), ctypes.c_uint64()

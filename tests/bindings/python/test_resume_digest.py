@@ -254,6 +254,34 @@ def test_every_rank_skips_the_same_steps(tmp_path, monkeypatch):
                   set(whole[0][:4]) | set(whole[1][:4])) == list(range(96))
 
 
+def test_skip_sample_ids_skip_the_steps_holding_them_on_every_rank(tmp_path, monkeypatch):
+    root = write(tmp_path / 'd', 96)
+    whole = {}
+    for rank in (0, 1):
+        set_rank(monkeypatch, rank, 2)
+        whole[rank] = rank_order(root)
+    set_rank(monkeypatch, 0, 2)
+    state = saved(root, 8, ranks=2)  # step 1 of global batch 8
+    # Rank 1's step 2 and rank 0's step 5 (the id column is the sample id).
+    bad = [whole[1][9], whole[0][22]]
+    for rank in (0, 1):
+        set_rank(monkeypatch, rank, 2)
+        ds = dataset(root)
+        ds.load_state_dict(state, skip_sample_ids=bad)
+        assert ds.state_dict(0, False)['sluice_order']['parts']['skips'] == \
+            [[0, 16, 24], [0, 40, 48]]
+        assert take(ds, 10 ** 6) == whole[rank][4:8] + whole[rank][12:20] + whole[rank][24:], rank
+    set_rank(monkeypatch, 0, 2)
+    read = whole[1][2]  # step 0, before the state
+    with pytest.raises(ValueError, match=rf'^invalid argument: skip_sample_ids: sample {read} is '
+                                         rf'not read in epoch 0 after sample_in_epoch 8 '
+                                         rf'\(read before the state was saved, or not a sample '
+                                         rf'of this dataset\'s 96 per epoch\)$'):
+        dataset(root).load_state_dict(state, skip_sample_ids=[read])
+    with pytest.raises(ValueError, match=r"'skip_sample_ids' must be a list of sample ids"):
+        dataset(root).load_state_dict(state, skip_sample_ids=[-1])
+
+
 def test_assert_resume_exact_passes_for_an_exact_resume(tmp_path, one_rank):
     root = write(tmp_path / 'd', 60)
     points = assert_resume_exact(lambda: dataset(root), interruptions=3, seed=4)

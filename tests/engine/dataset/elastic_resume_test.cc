@@ -143,7 +143,7 @@ TEST(StreamingDatasetElasticResume, ResumedOnFewerOrOtherNodesYieldsTheTail) {
         auto ds = StreamingDataset::Open(o);
         ASSERT_TRUE(ds.ok()) << ds.status().message();
         // Another world: Mosaic's elastic resume, asked for.
-        Status loaded = (*ds)->LoadState(*state, ResumeOptions{{"world"}, {}, {}});
+        Status loaded = (*ds)->LoadState(*state, ResumeOptions{{"world"}, {}, {}, {}});
         ASSERT_TRUE(loaded.ok()) << loaded.message();
         for (int64_t w = 0; w < kWorkers; ++w) {
           Status begun = (*ds)->IterBegin(state->epoch, state->sample_in_epoch, w, kWorkers);

@@ -195,10 +195,21 @@ TEST(ResumeOptions, ParseFromJson) {
   EXPECT_EQ(o->adapt, std::vector<std::string>{"world"});
   EXPECT_EQ(o->skip_steps, (StepRanges{{3, 5}, {9, 10}}));
   EXPECT_TRUE(o->skip_samples.empty());
+  EXPECT_TRUE(o->skip_sample_ids.empty());
   EXPECT_EQ(ResumeOptionsFromJson("{\"skip\": []}").status().message(),
-            "resume options: unknown key 'skip' (the keys are adapt, skip_steps, skip_samples)");
+            "resume options: unknown key 'skip' (the keys are adapt, skip_steps, skip_samples, "
+            "skip_sample_ids)");
   EXPECT_EQ(ResumeOptionsFromJson("{\"skip_steps\": [[1, 2, 3]]}").status().message(),
             "resume options: 'skip_steps' must be a list of [first, last] integer pairs");
+  auto ids = ResumeOptionsFromJson("{\"skip_sample_ids\": [7, 0, 123456789012]}");
+  ASSERT_TRUE(ids.ok()) << ids.status().message();
+  EXPECT_EQ(ids->skip_sample_ids, (std::vector<int64_t>{7, 0, 123456789012}));
+  for (const char* bad : {"{\"skip_sample_ids\": [1, -2]}", "{\"skip_sample_ids\": [[1, 2]]}",
+                          "{\"skip_sample_ids\": 3}"}) {
+    EXPECT_EQ(ResumeOptionsFromJson(bad).status().message(),
+              "resume options: 'skip_sample_ids' must be a list of sample ids (integers >= 0)")
+        << bad;
+  }
 }
 
 }  // namespace

@@ -277,7 +277,7 @@ TEST(ParquetStream, SameResumptionAsMdsTwinOnAnotherNumberOfNodes) {
         auto ds = StreamingDataset::Open(o);
         ASSERT_TRUE(ds.ok());
         // Resumed on fewer nodes: Mosaic's elastic resume, asked for.
-        ASSERT_TRUE((*ds)->LoadState(*state, ResumeOptions{{"world"}, {}, {}}).ok());
+        ASSERT_TRUE((*ds)->LoadState(*state, ResumeOptions{{"world"}, {}, {}, {}}).ok());
         for (int64_t w = 0; w < 2; ++w) {
           std::vector<std::string> bytes;
           testing::ReadEpoch(**ds, state->epoch, state->sample_in_epoch, w, 2, 2, &bytes);

@@ -82,7 +82,7 @@ TEST(ResumeCheck, OtherOptionsAreRefusedNamingWhatChangedAndNothingIsLoaded) {
   EXPECT_TRUE(Open(seed)->LoadState(state).ok());
 
   // Told to adapt: loads, and the states it saves record the new options.
-  ASSERT_TRUE(resumed->LoadState(state, ResumeOptions{{"sampling"}, {}, {}}).ok());
+  ASSERT_TRUE(resumed->LoadState(state, ResumeOptions{{"sampling"}, {}, {}, {}}).ok());
   EXPECT_EQ(resumed->State(0).sample_in_epoch, 40);
   const JsonValue sampling{Saved(*resumed, 0).order->sampling};
   const JsonValue* batch = JsonMember(sampling, "batch_size");
@@ -109,7 +109,7 @@ TEST(ResumeCheck, OtherDataIsRefusedNamingTheStreamAndItsFingerprints) {
   expected += name + " samples changed: saved 200, now 201; " + name + " index changed: saved \"" +
               was + "\", now \"" + now + "\" (to resume anyway, adapt \"streams\")";
   EXPECT_EQ(other->LoadState(state).message(), expected);
-  EXPECT_TRUE(other->LoadState(state, ResumeOptions{{"streams"}, {}, {}}).ok());
+  EXPECT_TRUE(other->LoadState(state, ResumeOptions{{"streams"}, {}, {}, {}}).ok());
 
   // The same data in another folder is the same stream.
   ScratchDir copy;
@@ -127,9 +127,9 @@ TEST(ResumeCheck, AnotherWorldIsRefusedUnlessAdaptedThenRecorded) {
   EXPECT_EQ(one->LoadState(state).message(),
             "resume state does not match this dataset: world changed: saved 2 nodes x 1 ranks "
             "per node, now 1 nodes x 1 ranks per node (to resume anyway, adapt \"world\")");
-  ASSERT_TRUE(one->LoadState(state, ResumeOptions{{"world"}, {}, {}}).ok());
+  ASSERT_TRUE(one->LoadState(state, ResumeOptions{{"world"}, {}, {}, {}}).ok());
   EXPECT_EQ(Saved(*one, 0).order->worlds, (std::vector<WorldShape>{{2, 1}, {1, 1}}));
-  EXPECT_EQ(one->LoadState(state, ResumeOptions{{"everything"}, {}, {}}).message(),
+  EXPECT_EQ(one->LoadState(state, ResumeOptions{{"everything"}, {}, {}, {}}).message(),
             "adapt: unknown part 'everything' (the parts are 'world', 'streams', 'sampling')");
 }
 
@@ -160,7 +160,7 @@ TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
   ResumeState at8 = Saved(*ds, 0);
   at8.sample_in_epoch = 8;  // step 2 of global batch 4 (one rank)
   // Steps 3, 4 and 7, and the last step (50: samples 200..202).
-  const ResumeOptions skip{{}, {{3, 5}, {7, 8}, {50, 60}}, {}};
+  const ResumeOptions skip{{}, {{3, 5}, {7, 8}, {50, 60}}, {}, {}};
   std::vector<int64_t> expected = Slice(full, 8, 12);
   for (int64_t id : Slice(full, 20, 28)) expected.push_back(id);
   for (int64_t id : Slice(full, 32, 200)) expected.push_back(id);
@@ -194,9 +194,9 @@ TEST(ResumeCheck, SkippedStepsNeverComeAndTheOthersKeepTheirOrder) {
   // skip_samples says the same in positions; halves of a step are refused.
   auto by_samples = Open(CheckOptions(dir.path()));
   ASSERT_TRUE(
-      by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 20}, {28, 32}, {200, 240}}}).ok());
+      by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 20}, {28, 32}, {200, 240}}, {}}).ok());
   EXPECT_EQ(ReadEpoch(*by_samples, 0, 8, 0, 1, 3, nullptr), expected);
-  EXPECT_EQ(by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 14}}}).message(),
+  EXPECT_EQ(by_samples->LoadState(at8, ResumeOptions{{}, {}, {{12, 14}}, {}}).message(),
             "skip_samples: [12, 14) is not whole steps: its bounds must be multiples of the "
             "global batch 4");
   ResumeState at9 = at8;
@@ -225,15 +225,31 @@ TEST(ResumeCheck, EveryRankSkipsTheSameSteps) {
   }
   for (int64_t r = 0; r < 2; ++r) {
     auto ds = Open(CheckOptions(dir.path(), r, 2));
-    ASSERT_TRUE(ds->LoadState(state, ResumeOptions{{}, {{2, 4}, {9, 10}}, {}}).ok());
+    ASSERT_TRUE(ds->LoadState(state, ResumeOptions{{}, {{2, 4}, {9, 10}}, {}, {}}).ok());
     resumed[r] = ReadEpoch(*ds, 0, state.sample_in_epoch, 0, 1, 3, nullptr);
     // Rank r's batch k is step k: steps 1, 4..8, 10.. kept.
     std::vector<int64_t> expected = Slice(full[r], 4, 8);
     for (int64_t id : Slice(full[r], 16, 36)) expected.push_back(id);
     for (int64_t id : Slice(full[r], 40, 80)) expected.push_back(id);
     EXPECT_EQ(resumed[r], expected) << "rank " << r;
+    // The same steps named by samples they hold, each on one rank only:
+    // rank 1's step 2, rank 0's step 3, rank 1's step 9.
+    auto by_ids = Open(CheckOptions(dir.path(), r, 2));
+    ResumeOptions ids;
+    ids.skip_sample_ids = {full[1][9], full[0][15], full[1][36]};
+    ASSERT_TRUE(by_ids->LoadState(state, ids).ok());
+    EXPECT_EQ(ReadEpoch(*by_ids, 0, state.sample_in_epoch, 0, 1, 3, nullptr), expected)
+        << "rank " << r;
   }
   EXPECT_EQ(resumed[0].size(), resumed[1].size());
+  // A sample read before the state (rank 0's step 0) is no step ahead.
+  auto late = Open(CheckOptions(dir.path(), 0, 2));
+  ResumeOptions read;
+  read.skip_sample_ids = {full[0][2]};
+  EXPECT_EQ(late->LoadState(state, read).message(),
+            "skip_sample_ids: sample " + std::to_string(full[0][2]) +
+                " is not read in epoch 0 after sample_in_epoch 8 (read before the state was "
+                "saved, or not a sample of this dataset's 160 per epoch)");
 }
 
 }  // namespace
