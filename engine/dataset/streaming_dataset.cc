@@ -445,9 +445,11 @@ Result<StepRanges> StreamingDataset::StepsHolding(int64_t epoch, int64_t start,
                                 " is not a whole step (of " + std::to_string(global_batch) +
                                 " samples)");
   }
-  // id -> its step, -1 until a rank is found to read it.
-  std::unordered_map<int64_t, int64_t> step_of;
-  for (int64_t id : ids) step_of.emplace(id, -1);
+  // id -> whether a rank reads it; a mixture may read an id more than once,
+  // and every step holding it is skipped.
+  std::unordered_map<int64_t, bool> found;
+  for (int64_t id : ids) found.emplace(id, false);
+  StepRanges steps;
   const planner::PlanRequest request = Request(epoch, start, 1);
   const int64_t first_step = start / global_batch;
   for (int64_t node = 0; node < world_.num_nodes; ++node) {
@@ -457,22 +459,22 @@ Result<StepRanges> StreamingDataset::StepsHolding(int64_t epoch, int64_t start,
     for (const std::vector<int64_t>& order : orders) {
       // With one worker, a rank's batch j is step first_step + j.
       for (size_t j = 0; j < order.size(); ++j) {
-        auto it = step_of.find(order[j]);
-        if (it != step_of.end()) it->second = first_step + int64_t(j) / batch;
+        auto it = found.find(order[j]);
+        if (it == found.end()) continue;
+        it->second = true;
+        const int64_t step = first_step + int64_t(j) / batch;
+        steps.emplace_back(step, step + 1);  // merged by the caller
       }
     }
   }
-  StepRanges steps;
   for (int64_t id : ids) {
-    const int64_t step = step_of.at(id);
-    if (step < 0) {
+    if (!found.at(id)) {
       return InvalidArgumentError(
           "sample " + std::to_string(id) + " is not read in epoch " + std::to_string(epoch) +
           " after sample_in_epoch " + std::to_string(start) + " (read before the state was " +
           "saved, or not a sample of this dataset's " + std::to_string(epoch_size_) +
           " per epoch)");
     }
-    steps.emplace_back(step, step + 1);
   }
   return steps;
 }

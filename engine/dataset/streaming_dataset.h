@@ -285,7 +285,8 @@ class StreamingDataset {
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
   // The steps of `epoch` (skip_ranges.h's: every rank's k-th batch) from
-  // position `start` on that hold the samples `ids`, each as [k, k + 1),
+  // position `start` on that hold the samples `ids` (every step holding
+  // one, where a mixture reads it more than once), each as [k, k + 1),
   // on this world and planning options. Plans every rank's order of the
   // epoch from `start`, a node at a time. kInvalidArgument naming an id
   // that no rank reads after `start`, or when `start` is not a whole step.
