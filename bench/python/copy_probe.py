@@ -13,13 +13,15 @@ GETs), with the body
   direct    received into a page-aligned 2 MiB buffer, written with O_DIRECT
             (the page cache is bypassed: the device takes the bytes; a tail
             that is not a whole 4 KiB is written through the page cache)
-Rows are interleaved, medians of R runs; CPU is this process's user +
+--blocks adds write rows with other pwrite sizes (e.g. 4096,65536: "write
+64 KiB"), to weigh kPageCacheWriteBlock. Rows are interleaved, medians of R runs; CPU is this process's user +
 system seconds per GB received (nginx's is not counted: it is the same for
 every row). Files go to a fresh folder under --dir and are deleted after
 each run (their page cache with them), so every run writes fresh pages.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/copy_probe.py [--samples N] [--size BYTES] [--runs R]
+            [--blocks BYTES,...]
 """
 import argparse
 import fcntl
@@ -60,7 +62,7 @@ def get(port, path):
     return s, rest, length
 
 
-def fetch(mode, port, path, out):
+def fetch(mode, port, path, out, block=BLOCK):
     s, rest, length = get(port, path)
     with s:
         left = length - len(rest)
@@ -88,8 +90,8 @@ def fetch(mode, port, path, out):
                             raise RuntimeError(f'{path}: short body')
                         fill += n
                         left -= n
-                    for o in range(0, fill, BLOCK):
-                        os.pwrite(fd, buf[o:min(fill, o + BLOCK)], at + o)
+                    for o in range(0, fill, block):
+                        os.pwrite(fd, buf[o:min(fill, o + block)], at + o)
                     at += fill
             else:
                 r, w = os.pipe()
@@ -148,7 +150,7 @@ def fetch_direct(s, rest, left, out, path):
     return length
 
 
-def run(mode, port, names, folder, parallel=4):
+def run(mode, port, names, folder, parallel=4, block=BLOCK):
     """(seconds, CPU seconds, bytes) of every shard by `parallel` threads."""
     todo = list(enumerate(names))
     lock = threading.Lock()
@@ -162,7 +164,7 @@ def run(mode, port, names, folder, parallel=4):
                     return
                 i, name = todo.pop(0)
             try:
-                n = fetch(mode, port, f'/data/{name}', os.path.join(folder, f'{i}.bin'))
+                n = fetch(mode, port, f'/data/{name}', os.path.join(folder, f'{i}.bin'), block)
             except Exception as e:  # reported after the join
                 errors.append(e)
                 return
@@ -189,8 +191,12 @@ def main():
     ap.add_argument('--samples', type=int, default=8000)
     ap.add_argument('--size', type=int, default=256 << 10)
     ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--blocks', default='',
+                    help='comma-separated pwrite sizes for extra write rows')
     ap.add_argument('--dir', default=None, help='where the files go (default: a temporary folder)')
     args = ap.parse_args()
+    modes = [(m, BLOCK) for m in ('discard', 'write', 'splice', 'direct')]
+    modes += [('write', int(b)) for b in args.blocks.split(',') if b]
     work = tempfile.mkdtemp(prefix='sluice-copy-probe-', dir=args.dir)
     try:
         data = os.path.join(work, 'www', 'data')
@@ -200,9 +206,10 @@ def main():
         try:
             rows = {}
             for _ in range(args.runs):
-                for mode in ('discard', 'write', 'splice', 'direct'):
+                for mode, block in modes:
                     folder = tempfile.mkdtemp(dir=work)
-                    rows.setdefault(mode, []).append(run(mode, port, names, folder))
+                    name = mode if block == BLOCK else f'{mode} {block >> 10} KiB'
+                    rows.setdefault(name, []).append(run(mode, port, names, folder, block=block))
                     shutil.rmtree(folder)
         finally:
             nginx.terminate()
@@ -213,7 +220,7 @@ def main():
             secs = statistics.median(x[0] for x in xs)
             gb = xs[0][2] / 1e9
             cpu = statistics.median(x[1] / (x[2] / 1e9) for x in xs)
-            print(f'  {mode:8s} {secs:7.3f} s  {gb / secs:6.2f} GB/s  {cpu:5.2f} CPU s/GB')
+            print(f'  {mode:14s} {secs:7.3f} s  {gb / secs:6.2f} GB/s  {cpu:5.2f} CPU s/GB')
     finally:
         shutil.rmtree(work)
 

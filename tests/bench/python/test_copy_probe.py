@@ -55,3 +55,13 @@ def test_a_missing_object_names_its_path_and_status(served, tmp_path):
     port, _ = served
     with pytest.raises(RuntimeError, match=r'^/absent\.bin: HTTP/1\.0 404 File not found$'):
         copy_probe.fetch('write', port, '/absent.bin', str(tmp_path / 'a.bin'))
+
+
+@pytest.mark.parametrize('block', [4096, 65536, 3 << 20])
+def test_write_rows_of_other_block_sizes_write_the_same_bytes(served, tmp_path, block):
+    port, www = served
+    body = bytes(i % 253 for i in range((5 << 20) + 77))
+    (www / 'obj.bin').write_bytes(body)
+    out = tmp_path / 'w.bin'
+    assert copy_probe.fetch('write', port, '/obj.bin', str(out), block) == len(body)
+    assert out.read_bytes() == body
