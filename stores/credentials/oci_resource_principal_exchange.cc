@@ -248,9 +248,11 @@ class InstanceSignedLevel final : public RpLevel {
     if (region_.empty()) {
       SLUICE_ASSIGN_OR_RETURN(region_, FetchOciInstanceRegion(endpoints_.metadata));
     }
-    const std::string federation = OciFederationEndpoint(endpoints_, region_);
-    SLUICE_ASSIGN_OR_RETURN(Credential ip,
-                            OciInstancePrincipalCredential(endpoints_.metadata, federation)->Get());
+    // Held here: the process-wide credential lives as long as someone holds it.
+    if (!instance_) {
+      instance_ = OciInstancePrincipalCredential(endpoints_.metadata, OciFederationEndpoint(endpoints_, region_));
+    }
+    SLUICE_ASSIGN_OR_RETURN(Credential ip, instance_->Get());
     std::string id = rpt_id_;
     if (id.empty()) {
       SLUICE_ASSIGN_OR_RETURN(id, FetchOciInstanceId(endpoints_.metadata));
@@ -281,6 +283,7 @@ class InstanceSignedLevel final : public RpLevel {
   InstanceSignedLevel() = default;
   OciInstancePrincipalEndpoints endpoints_;
   std::string rpt_endpoint_, rpst_endpoint_, rpt_path_, rpt_id_, region_, rpt_url_;
+  std::shared_ptr<SharedCredential> instance_;
 };
 
 Result<std::unique_ptr<RpLevel>> MakeRpLevel(const std::string& version, const std::string& suffix) {
