@@ -157,27 +157,26 @@ class HandedOverLevel final : public RpLevel {
 class OwnKeyLevel final : public RpLevel {
  public:
   static Result<std::unique_ptr<RpLevel>> Make(const std::string& version, const std::string& suffix) {
-    const std::string p = "OCI_RESOURCE_PRINCIPAL_";
-    std::vector<std::string> required = {p + "RPT_ENDPOINT" + suffix, p + "RPST_ENDPOINT" + suffix,
-                                         p + "RESOURCE_ID" + suffix, p + "PRIVATE_PEM" + suffix};
-    if (version != "2.1") required.push_back(p + "TENANCY_ID" + suffix);
-    SLUICE_RETURN_IF_ERROR(RpRequireSet(p + "VERSION" + suffix, version, required));
+    std::vector<std::string> required = {std::string("OCI_RESOURCE_PRINCIPAL_RPT_ENDPOINT") + suffix, std::string("OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT") + suffix,
+                                         std::string("OCI_RESOURCE_PRINCIPAL_RESOURCE_ID") + suffix, std::string("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM") + suffix};
+    if (version != "2.1") required.push_back(std::string("OCI_RESOURCE_PRINCIPAL_TENANCY_ID") + suffix);
+    SLUICE_RETURN_IF_ERROR(RpRequireSet(std::string("OCI_RESOURCE_PRINCIPAL_VERSION") + suffix, version, required));
     auto level = std::unique_ptr<OwnKeyLevel>(new OwnKeyLevel());
     level->version_ = version;
     level->suffix_ = suffix;
-    level->rpt_endpoint_ = RpEnv(p + "RPT_ENDPOINT" + suffix);
-    level->rpst_endpoint_ = RpEnv(p + "RPST_ENDPOINT" + suffix);
-    level->resource_id_ = RpEnv(p + "RESOURCE_ID" + suffix);
-    level->tenancy_id_ = RpEnv(p + "TENANCY_ID" + suffix);
-    level->private_pem_ = RpEnv(p + "PRIVATE_PEM" + suffix);
-    level->passphrase_ = RpEnv(p + "PRIVATE_PEM_PASSPHRASE" + suffix);
-    level->region_ = RpEnv(p + "REGION" + suffix);
+    level->rpt_endpoint_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_ENDPOINT") + suffix);
+    level->rpst_endpoint_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT") + suffix);
+    level->resource_id_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RESOURCE_ID") + suffix);
+    level->tenancy_id_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_TENANCY_ID") + suffix);
+    level->private_pem_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM") + suffix);
+    level->passphrase_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE") + suffix);
+    level->region_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_REGION") + suffix);
     level->key_id_ = version == "2.1" ? "resource/v2.1/" + level->resource_id_
                                       : "resource/v" + version + "/" + level->tenancy_id_ + "/" +
                                             level->resource_id_;
     std::string path = "/20180711/resourcePrincipalTokenV2/" + level->resource_id_;
     if (version == "2.1.2") {
-      const std::string custom = RpEnv(p + "RPT_PATH" + suffix);
+      const std::string custom = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_PATH") + suffix);
       if (custom.empty()) {
         path = "/20180711/resourcePrincipalTokenV212/" + level->resource_id_;
       } else if (custom.size() >= 2 && custom.compare(custom.size() - 2, 2, "{}") == 0) {
@@ -193,7 +192,7 @@ class OwnKeyLevel final : public RpLevel {
       } else {
         path = custom + (custom.back() == '/' ? "" : "/") + level->resource_id_;
       }
-      const std::string context = RpEnv(p + "SECURITY_CONTEXT" + suffix);
+      const std::string context = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_SECURITY_CONTEXT") + suffix);
       if (!context.empty()) level->rpt_headers_.emplace_back("security-context", context);
     }
     level->rpt_url_ = level->rpt_endpoint_ + path;
@@ -232,15 +231,14 @@ class OwnKeyLevel final : public RpLevel {
 class InstanceSignedLevel final : public RpLevel {
  public:
   static Result<std::unique_ptr<RpLevel>> Make(const std::string& suffix) {
-    const std::string p = "OCI_RESOURCE_PRINCIPAL_";
-    SLUICE_RETURN_IF_ERROR(RpRequireSet(p + "VERSION" + suffix, "1.1", {p + "RPT_ENDPOINT" + suffix}));
+    SLUICE_RETURN_IF_ERROR(RpRequireSet(std::string("OCI_RESOURCE_PRINCIPAL_VERSION") + suffix, "1.1", {std::string("OCI_RESOURCE_PRINCIPAL_RPT_ENDPOINT") + suffix}));
     auto level = std::unique_ptr<InstanceSignedLevel>(new InstanceSignedLevel());
     level->endpoints_ = OciInstancePrincipalEndpointsFromEnv();
-    level->rpt_endpoint_ = RpEnv(p + "RPT_ENDPOINT" + suffix);
-    level->rpst_endpoint_ = RpEnv(p + "RPST_ENDPOINT" + suffix);
-    level->rpt_path_ = RpEnv(p + "RPT_PATH" + suffix);
+    level->rpt_endpoint_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_ENDPOINT") + suffix);
+    level->rpst_endpoint_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT") + suffix);
+    level->rpt_path_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_PATH") + suffix);
     if (level->rpt_path_.empty()) level->rpt_path_ = "/20180711/resourcePrincipalToken/{id}";
-    level->rpt_id_ = RpEnv(p + "RPT_ID" + suffix);
+    level->rpt_id_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_ID") + suffix);
     return std::unique_ptr<RpLevel>(std::move(level));
   }
 
@@ -302,14 +300,13 @@ Result<std::unique_ptr<RpLevel>> MakeRpLevel(const std::string& version, const s
 class NestedLevel final : public RpLevel {
  public:
   static Result<std::unique_ptr<RpLevel>> Make() {
-    const std::string p = "OCI_RESOURCE_PRINCIPAL_";
-    SLUICE_RETURN_IF_ERROR(RpRequireSet(p + "VERSION", "3.0",
-                                      {p + "VERSION" + kLeafSuffix, p + "RPT_URL_FOR_PARENT_RESOURCE",
-                                       p + "RPST_ENDPOINT_FOR_PARENT_RESOURCE"}));
+    SLUICE_RETURN_IF_ERROR(RpRequireSet(std::string("OCI_RESOURCE_PRINCIPAL_VERSION"), "3.0",
+                                      {std::string("OCI_RESOURCE_PRINCIPAL_VERSION") + kLeafSuffix, std::string("OCI_RESOURCE_PRINCIPAL_RPT_URL_FOR_PARENT_RESOURCE"),
+                                       std::string("OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT_FOR_PARENT_RESOURCE")}));
     auto level = std::unique_ptr<NestedLevel>(new NestedLevel());
-    SLUICE_ASSIGN_OR_RETURN(level->leaf_, MakeRpLevel(RpEnv(p + "VERSION" + kLeafSuffix), kLeafSuffix));
-    level->rpt_url_ = RpEnv(p + "RPT_URL_FOR_PARENT_RESOURCE");
-    level->rpst_endpoint_ = RpEnv(p + "RPST_ENDPOINT_FOR_PARENT_RESOURCE");
+    SLUICE_ASSIGN_OR_RETURN(level->leaf_, MakeRpLevel(RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_VERSION") + kLeafSuffix), kLeafSuffix));
+    level->rpt_url_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPT_URL_FOR_PARENT_RESOURCE"));
+    level->rpst_endpoint_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT_FOR_PARENT_RESOURCE"));
     return std::unique_ptr<RpLevel>(std::move(level));
   }
 

@@ -16,7 +16,12 @@ SDK's get_resource_principals_signer(), and an instance principal against
 loopback fakes of the instance metadata service and the auth service's X.509
 federation (its request checked against the SDK's AuthTokenRequestSigner,
 the reads against the session key its token was issued for), with the SDK's
-InstancePrincipalsSecurityTokenSigner put through the same fakes.
+InstancePrincipalsSecurityTokenSigner put through the same fakes. Last, the
+resource principal versions that buy their token (2.1, 2.1.1, 2.1.2, 1.1,
+3.0) against a loopback fake of the RPT and identity services that checks
+each request against the SDK's own signer, with the SDK's
+get_resource_principals_signer() put through the same fakes. Nothing leaves
+127.0.0.1 (loopback_only.py).
 
 Run it with the venv's Python (tests/sdk_oracle/run_oci.sh does, after
 oci_vectors.py). Sluice runs in a child process of SLUICE_PYTHON (default
@@ -35,6 +40,8 @@ import urllib.parse
 
 import oci
 import requests
+
+from loopback_only import loopback_only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NAMESPACE = 'oracletenancy'
@@ -242,24 +249,10 @@ def session_key_verifier(identity):
     """Accepts a request signed with key id ST$<a token `identity` issued>
     over the headers the SDK's SecurityTokenSigner signs, verified with the
     session public key that token was issued for."""
-    import re
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding
-
     def verify(handler):
-        fields = dict(re.findall(r'(\w+)="([^"]*)"', handler.headers.get('Authorization', '')))
-        key_id = fields.get('keyId', '')
+        key_id = _auth_fields(handler.headers.get('Authorization')).get('keyId', '')
         public = identity.tokens.get(key_id[len('ST$'):]) if key_id.startswith('ST$') else None
-        if public is None or fields.get('headers') != 'date (request-target) host':
-            return False
-        signing = (f'date: {handler.headers.get("Date", "")}\n(request-target): '
-                   f'{handler.command.lower()} {handler.path}\nhost: {handler.headers["Host"]}')
-        try:
-            public.verify(base64.b64decode(fields.get('signature', '')), signing.encode(),
-                          padding.PKCS1v15(), hashes.SHA256())
-            return True
-        except Exception:
-            return False
+        return public is not None and session_key_verifier_for(public)(handler)
     return verify
 
 
@@ -456,37 +449,6 @@ def instance_principal_cases(folder, env, cases, cli):
     fake.shutdown()
     identity.shutdown()
     return failures
-
-
-def loopback_only():
-    """No packet beyond 127.0.0.1 from this process: the SDK's defaults name
-    the metadata address and real OCI hosts (its 1.1 path asks the metadata
-    service even when told the instance's id), so every connection and name
-    look-up elsewhere is refused before it is sent."""
-    import socket
-    loopback = ('127.0.0.1', '::1', 'localhost')
-    real_getaddrinfo, real_connect, real_connect_ex = (
-        socket.getaddrinfo, socket.socket.connect, socket.socket.connect_ex)
-
-    def refuse(host):
-        raise ConnectionRefusedError(f'oracle: no packet beyond 127.0.0.1 (asked for {host})')
-
-    def getaddrinfo(host, *args, **kwargs):
-        if host not in loopback:
-            refuse(host)
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    def connect(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in loopback:
-            refuse(address[0])
-        return real_connect(self, address)
-
-    def connect_ex(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in loopback:
-            refuse(address[0])
-        return real_connect_ex(self, address)
-
-    socket.getaddrinfo, socket.socket.connect, socket.socket.connect_ex = getaddrinfo, connect, connect_ex
 
 
 def _jwt(claims):
