@@ -67,7 +67,8 @@ class DatabricksGoogleIdSource final : public CredentialSource {
     }
     if (config_.host.empty()) return NotFoundError("a service account but no host (DATABRICKS_HOST)");
     GcsAdcOptions adc;
-    adc.scope = std::string(kGoogleIamScope);  // google-auth rescopes a service account source so
+    // google-auth gives a service-account source of an impersonation IAM's scope.
+    adc.scope = std::string(kGoogleIamScope);
     auto source = MakeGcsAdcChain(adc)->Fetch(now);
     if (!source.ok()) {
       const std::string why = "Application Default Credentials to impersonate " + account + " (from " +
