@@ -41,6 +41,8 @@ const std::vector<Setting>& Settings() {
       {"azure_workspace_resource_id", "DATABRICKS_AZURE_RESOURCE_ID", "azure",
        &DatabricksConfig::azure_workspace_resource_id},
       {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
+      {"google_service_account", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "google",
+       &DatabricksConfig::google_service_account},
   };
   return settings;
 }
@@ -116,7 +118,7 @@ Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
       "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
-      "google-credentials"};
+      "runtime-oauth", "runtime", "google-credentials", "google-id"};
   return types;
 }
 

@@ -6,7 +6,8 @@
 //      DATABRICKS_TOKEN_AUDIENCE, DATABRICKS_OIDC_TOKEN_ENV,
 //      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
 //      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
-//      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS;
+//      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS,
+//      DATABRICKS_GOOGLE_SERVICE_ACCOUNT;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings.
@@ -54,6 +55,9 @@ struct DatabricksConfig {
   // A Google service account's key (GOOGLE_CREDENTIALS): the JSON itself,
   // or the path of a file holding it (secret either way).
   std::string google_credentials;
+  // The service account google-id impersonates through Application Default
+  // Credentials (DATABRICKS_GOOGLE_SERVICE_ACCOUNT; an email).
+  std::string google_service_account;
   std::string profile;        // the profile read; "" when none
   std::string config_file;    // the file the profile came from
   // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of

@@ -83,6 +83,32 @@ class DatabricksM2mSource final : public CredentialSource {
   DatabricksConfig config_;
 };
 
+// The SDK's runtime and runtime-oauth: inside a Databricks runtime the
+// workspace's host and token come from the notebook's Python objects
+// (dbruntime's REPL context, or dbutils' notebook context over the JVM
+// gateway), which no environment variable or file carries: out of reach of
+// a C++ engine. Said by name where they would apply.
+class DatabricksRuntimeSource final : public CredentialSource {
+ public:
+  DatabricksRuntimeSource(std::string name, bool chosen) : name_(std::move(name)), chosen_(chosen) {}
+  std::string name() const override { return name_; }
+
+  Result<Credential> Fetch(int64_t /*now*/) override {
+    const bool in_runtime = GetEnv("DATABRICKS_RUNTIME_VERSION").has_value();
+    const std::string why =
+        "a Databricks runtime's own token lives in the notebook's Python context (dbruntime), which Sluice "
+        "cannot read; set DATABRICKS_TOKEN or a service principal (DATABRICKS_CLIENT_ID and "
+        "DATABRICKS_CLIENT_SECRET) in the cluster's environment";
+    if (chosen_) return UnimplementedError("the Databricks auth type " + name_ + " is not supported: " + why);
+    if (!in_runtime) return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
+    return NotFoundError("in a Databricks runtime, but " + why);
+  }
+
+ private:
+  std::string name_;
+  bool chosen_;
+};
+
 }  // namespace
 
 std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksConfig& config) {
@@ -95,7 +121,11 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  for (const char* runtime : {"runtime-oauth", "runtime"}) {
+    all.push_back(std::make_unique<DatabricksRuntimeSource>(runtime, config.auth_type == runtime));
+  }
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
+  all.push_back(MakeDatabricksGoogleIdSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
   for (auto& s : all) {
     if (config.auth_type.empty() || s->name() == config.auth_type) sources.push_back(std::move(s));
@@ -111,14 +141,17 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.azure_client_secret + "\n" + config.azure_tenant_id + "\n" +
                                config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
-                               config.google_credentials + "\n" +
+                               config.google_credentials + "\n" + config.google_service_account + "\n" +
                                // What the environment gives strategies beyond the config (hashed).
                                GetEnv(config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN"
                                                                     : config.oidc_token_env.c_str())
                                    .value_or("") + "\n" +
                                GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL").value_or("") + "\n" +
                                GetEnv("SLUICE_AZURE_CLI").value_or("") + "\n" +
-                               GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("");
+                               GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
+                               GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
+                               GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +
+                               GetEnv("DATABRICKS_RUNTIME_VERSION").value_or("");
   return SharedCredentialFor(Sha256Hex(material), [&] {
     return std::make_shared<SharedCredential>(MakeDatabricksCredentialChain(config),
                                               GcsTokenOptions());

@@ -11,14 +11,17 @@
 //      identity provider exchanged at that endpoint (databricks_oidc.h);
 //   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
 //      workspace (databricks_azure.h);
-//   9. google-credentials: a Google service account's ID token for the
-//      host (databricks_google.h).
+//   9. runtime-oauth, 10. runtime: a Databricks runtime's own token, out of
+//      Sluice's reach (it lives in the notebook's Python context): said by
+//      name inside a runtime (DATABRICKS_RUNTIME_VERSION), an error when chosen;
+//   11. google-credentials: a Google service account's ID token for the
+//      host; 12. google-id: one of an account impersonated through
+//      Application Default Credentials (databricks_google.h).
 // Every token with an expiry is refreshed ahead of it by the shared
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
 // the strategy of that name. Not supported: the SDK's metadata-service,
 // github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
-// runtime-oauth and runtime (a Databricks runtime's own token), google-id
-// and model-serving.
+// runtime-oauth and runtime (above), and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.
 #pragma once

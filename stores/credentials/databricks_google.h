@@ -17,4 +17,16 @@ namespace sluice {
 
 std::unique_ptr<CredentialSource> MakeDatabricksGoogleCredentialsSource(const DatabricksConfig& config);
 
+// The SDK's google-id strategy: Application Default Credentials (gcs_adc.h;
+// a credentials file's token asked for IAM's scope) impersonate the service
+// account DATABRICKS_GOOGLE_SERVICE_ACCOUNT through IAM Credentials
+// (SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT, else
+// https://iamcredentials.googleapis.com): generateIdToken {"audience": host,
+// "delegates": null, "includeEmail": true} gives the bearer, refreshed
+// before its "exp"; generateAccessToken (scopes cloud-platform and compute)
+// the X-Databricks-GCP-SA-Access-Token beside it when IAM gives one (the
+// SDK goes on without it). Applies when the host and the account are set;
+// then ADC failing is an error, not a source that does not apply.
+std::unique_ptr<CredentialSource> MakeDatabricksGoogleIdSource(const DatabricksConfig& config);
+
 }  // namespace sluice

@@ -17,14 +17,14 @@ namespace {
 // Credentials files are a few KiB; the bound only caps a hostile one.
 constexpr uint64_t kMaxCredentialsFile = uint64_t{1} << 20;
 
-Result<Credential> FetchFromFile(const std::string& path, int64_t now) {
+Result<Credential> FetchFromFile(const std::string& path, std::string_view scope, int64_t now) {
   auto text = ReadFile(path, kMaxCredentialsFile);
   if (!text.ok()) {
     // google-auth refuses a named file that cannot be read rather than
     // going on to the next source.
     return InvalidArgumentError("cannot read credentials file: " + text.status().message());
   }
-  auto got = FetchGcsFileCredential(*text, path, now);
+  auto got = FetchGcsFileCredential(*text, path, now, scope);
   // Every error names the file (the flows' own texts name it when they
   // come from its contents, not when an endpoint refused).
   if (!got.ok() && got.status().message().find(path) == std::string::npos) {
@@ -60,20 +60,28 @@ constexpr const char* kMetadataName = "metadata server";
 
 class EnvironmentFileSource final : public CredentialSource {
  public:
+  explicit EnvironmentFileSource(std::string scope) : scope_(std::move(scope)) {}
   std::string name() const override { return kEnvironmentFileName; }
   Result<Credential> Fetch(int64_t now) override {
     SLUICE_ASSIGN_OR_RETURN(std::string path, EnvironmentFile());
-    return FetchFromFile(path, now);
+    return FetchFromFile(path, scope_, now);
   }
+
+ private:
+  std::string scope_;
 };
 
 class GcloudFileSource final : public CredentialSource {
  public:
+  explicit GcloudFileSource(std::string scope) : scope_(std::move(scope)) {}
   std::string name() const override { return kGcloudFileName; }
   Result<Credential> Fetch(int64_t now) override {
     SLUICE_ASSIGN_OR_RETURN(std::string path, GcloudFile());
-    return FetchFromFile(path, now);
+    return FetchFromFile(path, scope_, now);
   }
+
+ private:
+  std::string scope_;
 };
 
 class AdcMetadataSource final : public CredentialSource {
@@ -107,21 +115,21 @@ std::string GcloudAdcPath() {
 }
 
 Result<Credential> FetchGcsFileCredential(std::string_view json, const std::string& path,
-                                          int64_t now) {
+                                          int64_t now, std::string_view scope) {
   auto parsed = ParsePyJson(json);
   if (!parsed.ok()) return InvalidArgumentError("credentials file " + path + " is not JSON");
   std::string type = JsonStringMember(*parsed, "type");
   if (type == "service_account") {
     SLUICE_ASSIGN_OR_RETURN(ServiceAccountKey key, ParseServiceAccountKey(json, path));
-    return MakeGcsServiceAccountSource(std::move(key))->Fetch(now);
+    return MakeGcsServiceAccountSource(std::move(key), scope)->Fetch(now);
   }
   if (type == "authorized_user") {
     // google-auth does not rescope user credentials: no scope is sent.
     return FetchAuthorizedUserToken(*parsed, path, "", now);
   }
-  if (type == "external_account") return FetchExternalAccountToken(*parsed, path, kGcsScope, now);
+  if (type == "external_account") return FetchExternalAccountToken(*parsed, path, scope, now);
   if (type == "impersonated_service_account") {
-    return FetchImpersonatedServiceAccountToken(*parsed, path, kGcsScope, now);
+    return FetchImpersonatedServiceAccountToken(*parsed, path, scope, now);
   }
   // A mangled file may hold key material in any member: only a plain word
   // is quoted.
@@ -144,8 +152,8 @@ std::string GcsAdcAbsence(const GcsAdcOptions& options) {
 
 std::unique_ptr<CredentialChain> MakeGcsAdcChain(const GcsAdcOptions& options) {
   std::vector<std::unique_ptr<CredentialSource>> sources;
-  sources.push_back(std::make_unique<EnvironmentFileSource>());
-  sources.push_back(std::make_unique<GcloudFileSource>());
+  sources.push_back(std::make_unique<EnvironmentFileSource>(options.scope));
+  sources.push_back(std::make_unique<GcloudFileSource>(options.scope));
   sources.push_back(std::make_unique<AdcMetadataSource>(options.product_name_file));
   return std::make_unique<CredentialChain>("GCS credentials", std::move(sources));
 }
@@ -153,7 +161,7 @@ std::unique_ptr<CredentialChain> MakeGcsAdcChain(const GcsAdcOptions& options) {
 std::shared_ptr<SharedCredential> GcsAdcCredential(const GcsAdcOptions& options) {
   // What decides the token: the variables the sources read and the files'
   // contents. Hashed: the files hold secrets.
-  std::string material = "gcs adc\n" + options.product_name_file + "\n";
+  std::string material = "gcs adc\n" + options.product_name_file + "\n" + options.scope + "\n";
   for (const char* var : {"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "HOME",
                           "GCE_METADATA_HOST", "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES"}) {
     material += std::string(var) + "=" + GetEnv(var).value_or("") + "\n";

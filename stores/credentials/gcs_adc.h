@@ -26,6 +26,7 @@
 
 #include "stores/credentials/credential_chain.h"
 #include "stores/credentials/gcs_metadata_server.h"
+#include "stores/credentials/gcs_service_account.h"
 #include "stores/credentials/shared_credential.h"
 
 namespace sluice {
@@ -33,6 +34,10 @@ namespace sluice {
 struct GcsAdcOptions {
   // Where Compute Engine is recognized (see MetadataServerHost).
   std::string product_name_file = std::string(kGceProductNameFile);
+  // What a credentials file's token is asked for (the metadata server's
+  // comes with the instance's scopes): gs://'s storage scope, or IAM's for
+  // a source of impersonation (databricks_google.h's google-id).
+  std::string scope = std::string(kGcsScope);
 };
 
 // gcloud's ADC file path: $CLOUDSDK_CONFIG/application_default_credentials.json,
@@ -40,11 +45,11 @@ struct GcsAdcOptions {
 // neither variable is set.
 std::string GcloudAdcPath();
 
-// A token for `scope` from the credentials file `json` read from `path`,
-// by its "type". kInvalidArgument naming the file for an unknown type or a
+// A token for `scope` (user credentials: none, as google-auth) from the
+// credentials file `json` read from `path`, by its "type". kInvalidArgument naming the file for an unknown type or a
 // missing field (a type that is not a plain word is not quoted).
 Result<Credential> FetchGcsFileCredential(std::string_view json, const std::string& path,
-                                          int64_t now);
+                                          int64_t now, std::string_view scope = kGcsScope);
 
 // "" when one of the three sources applies (a file is named or exists, or a
 // metadata server is expected), else the chain's kNotFound text ("no GCS

@@ -11,6 +11,7 @@
 #include "formats/json/py_json.h"
 #include "stores/credentials/oci_instance_principal.h"
 #include "stores/credentials/oci_resource_principal.h"
+#include "stores/credentials/oci_resource_principal_exchange.h"
 
 namespace sluice {
 namespace {
@@ -124,6 +125,19 @@ Result<OciProfile> LoadConfigFileProfile(const std::string& auth) {
 
 Result<OciProfile> LoadResourcePrincipal() {
   OciProfile out;
+  const std::string version = GetEnv("OCI_RESOURCE_PRINCIPAL_VERSION").value_or("");
+  if (IsOciRpExchangeVersion(version)) {
+    // The first token bought now, so that a broken one is reported at open.
+    out.resource_principal_version = version;
+    SLUICE_ASSIGN_OR_RETURN(out.session_credential, OciRpExchangeCredential(version));
+    SLUICE_RETURN_IF_ERROR(out.session_credential->Get().status());
+    out.region = OciRpExchangeRegion(version);
+    if (out.region.empty()) {  // 1.1 (or a 3.0 of a 1.1 leaf): the instance's
+      SLUICE_ASSIGN_OR_RETURN(out.region,
+                              FetchOciInstanceRegion(OciInstancePrincipalEndpointsFromEnv().metadata));
+    }
+    return out;
+  }
   SLUICE_ASSIGN_OR_RETURN(OciResourcePrincipal rp, LoadOciResourcePrincipal());
   out.region = rp.region;
   out.resource_principal = std::move(rp);
@@ -138,9 +152,9 @@ Result<OciProfile> LoadInstancePrincipal() {
   out.metadata_endpoint = endpoints.metadata;
   SLUICE_ASSIGN_OR_RETURN(out.region, FetchOciInstanceRegion(endpoints.metadata));
   out.federation_endpoint = OciFederationEndpoint(endpoints, out.region);
-  out.instance_principal =
+  out.session_credential =
       OciInstancePrincipalCredential(out.metadata_endpoint, out.federation_endpoint);
-  SLUICE_RETURN_IF_ERROR(out.instance_principal->Get().status());
+  SLUICE_RETURN_IF_ERROR(out.session_credential->Get().status());
   return out;
 }
 
@@ -191,8 +205,8 @@ std::string OciErrorDetail(std::string_view body) {
 }
 
 Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
-  if (profile.instance_principal) {
-    SLUICE_ASSIGN_OR_RETURN(Credential credential, profile.instance_principal->Get());
+  if (profile.session_credential) {
+    SLUICE_ASSIGN_OR_RETURN(Credential credential, profile.session_credential->Get());
     return OciSessionKey(credential);
   }
   if (profile.resource_principal) return OciResourcePrincipalKey(*profile.resource_principal);
@@ -211,8 +225,14 @@ Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
 
 std::string DescribeOciSigner(const OciProfile& profile) {
   if (profile.resource_principal) return DescribeOciResourcePrincipal(*profile.resource_principal);
-  if (profile.instance_principal) {
-    auto credential = profile.instance_principal->Get();
+  if (profile.session_credential && !profile.resource_principal_version.empty()) {
+    auto credential = profile.session_credential->Get();
+    return (credential.ok() ? credential->source : std::string("OCI resource principal")) +
+           ", OCI_RESOURCE_PRINCIPAL_VERSION " + profile.resource_principal_version + " (region " +
+           profile.region + ", request signatures with a session key)";
+  }
+  if (profile.session_credential) {
+    auto credential = profile.session_credential->Get();
     return (credential.ok() ? credential->source : std::string("OCI instance principal")) +
            ", OCI_CLI_AUTH=instance_principal (federation " + profile.federation_endpoint +
            ", region " + profile.region + ", request signatures with a session key)";

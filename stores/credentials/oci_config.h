@@ -13,7 +13,9 @@
 //     signs with its token.
 // With no config file (and OCI_CLI_AUTH unset), or OCI_CLI_AUTH=
 // resource_principal: the resource principal of the environment
-// (stores/credentials/oci_resource_principal.h). OCI_CLI_AUTH=
+// (stores/credentials/oci_resource_principal.h for version 2.2,
+// oci_resource_principal_exchange.h for the versions that buy their token).
+// OCI_CLI_AUTH=
 // instance_principal: the instance principal (oci_instance_principal.h),
 // never tried unasked. Other OCI_CLI_AUTH values are refused by name.
 // Reads the environment and files; thread-safe as long as nobody changes the
@@ -49,11 +51,13 @@ struct OciProfile {
   // config_file, profile and key are empty); see oci_resource_principal.h.
   std::optional<OciResourcePrincipal> resource_principal;
   // Set for an instance principal (OCI_CLI_AUTH=instance_principal; see
-  // oci_instance_principal.h): the refreshing token and session key, and
-  // where they come from.
-  std::shared_ptr<SharedCredential> instance_principal;
-  std::string metadata_endpoint;
-  std::string federation_endpoint;
+  // oci_instance_principal.h) and a resource principal that buys its token
+  // (resource_principal_version set; oci_resource_principal_exchange.h):
+  // the refreshing token and session key.
+  std::shared_ptr<SharedCredential> session_credential;
+  std::string resource_principal_version;  // of session_credential; "" for an instance principal
+  std::string metadata_endpoint;    // an instance principal's
+  std::string federation_endpoint;  // an instance principal's
 };
 
 // The config file's path by the rules above ("" when HOME is unset and
@@ -72,7 +76,7 @@ Result<OciProfile> LoadOciProfile();
 // runs). The token is a secret. Errors: the file unreadable or empty
 // (kPermissionDenied naming the file); a token whose JWT "exp" is past
 // (kPermissionDenied naming the profile, the time and the refresh command).
-// An instance principal's key: Get() of its shared credential, blocking on
+// An instance or token-buying resource principal's key: Get() of its shared credential, blocking on
 // the first fetch or a due refresh (callers on an event loop use
 // OciSessionKey with AwaitGet() instead).
 Result<OciApiKey> OciRequestKey(const OciProfile& profile);

@@ -47,22 +47,6 @@ Result<std::string> MetadataGet(const std::string& metadata, const std::string& 
   return std::move(resp->body);
 }
 
-// A PEM body as the federation request carries it: no armour lines, no
-// newlines.
-std::string PemBody(const std::string& pem) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < pem.size()) {
-    size_t end = pem.find('\n', pos);
-    if (end == std::string::npos) end = pem.size();
-    std::string line = pem.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.rfind("-----", 0) != 0) out += line;
-    pos = end + 1;
-  }
-  return out;
-}
-
 Result<std::string> TenancyOfCertificate(const X509Summary& cert, const std::string& url) {
   for (const std::string& v : cert.subject_values) {
     for (std::string_view prefix : {"opc-tenant:", "opc-identity:"}) {
@@ -92,11 +76,11 @@ class OciInstancePrincipalSource final : public CredentialSource {
 
     // The body as the SDK's json.dumps writes it.
     std::string body = "{\"certificate\": ";
-    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, PemBody(cert_pem)));
+    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, OciPemBody(cert_pem)));
     body += ", \"publicKey\": ";
-    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, PemBody(session.public_pem)));
+    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, OciPemBody(session.public_pem)));
     body += ", \"intermediateCertificates\": [";
-    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, PemBody(intermediate)));
+    SLUICE_RETURN_IF_ERROR(AppendPyJsonString(body, OciPemBody(intermediate)));
     body += "]}";
 
     SLUICE_ASSIGN_OR_RETURN(Url url, ParseUrl(federation_));
@@ -151,6 +135,20 @@ class OciInstancePrincipalSource final : public CredentialSource {
 
 }  // namespace
 
+std::string OciPemBody(const std::string& pem) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < pem.size()) {
+    size_t end = pem.find('\n', pos);
+    if (end == std::string::npos) end = pem.size();
+    std::string line = pem.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("-----", 0) != 0) out += line;
+    pos = end + 1;
+  }
+  return out;
+}
+
 OciInstancePrincipalEndpoints OciInstancePrincipalEndpointsFromEnv() {
   OciInstancePrincipalEndpoints out;
   out.metadata = MetadataBase(GetEnv("OCI_METADATA_BASE_URL").value_or(""));
@@ -176,6 +174,18 @@ Result<std::string> FetchOciInstanceRegion(const std::string& metadata) {
   if (out.empty() || out.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
     return CorruptError("OCI instance metadata " + metadata + "/instance/region is not a region");
   }
+  return out;
+}
+
+Result<std::string> FetchOciInstanceId(const std::string& metadata) {
+  SLUICE_ASSIGN_OR_RETURN(std::string id, MetadataGet(metadata, "instance/id"));
+  std::string out;
+  for (char c : id) {
+    if (!std::isspace(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (out.empty()) return CorruptError("OCI instance metadata " + metadata + "/instance/id is empty");
   return out;
 }
 

@@ -47,6 +47,14 @@ std::string OciFederationEndpoint(const OciInstancePrincipalEndpoints& endpoints
 // case). Blocks. Errors name the URL.
 Result<std::string> FetchOciInstanceRegion(const std::string& metadata);
 
+// A PEM body as OCI's token requests carry keys and certificates (the SDK's
+// sanitize_certificate_string): no armour lines, no newlines.
+std::string OciPemBody(const std::string& pem);
+
+// The instance's OCID (GET {metadata}/instance/id, trimmed, lower case, as
+// the SDK's resource principal 1.1 takes it). Blocks. Errors name the URL.
+Result<std::string> FetchOciInstanceId(const std::string& metadata);
+
 // The source behind the shared credential (exposed for tests): each Fetch()
 // reads the certificates and key again and federates with a new session key.
 // Its credential: `bearer` the token, `session_key_pem` the session key,

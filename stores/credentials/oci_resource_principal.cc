@@ -60,23 +60,30 @@ Result<OciResourcePrincipal> LoadOciResourcePrincipal() {
   if (!version) return NotFoundError("OCI_RESOURCE_PRINCIPAL_VERSION is not set");
   if (*version != "2.2") {
     return InvalidArgumentError("OCI_RESOURCE_PRINCIPAL_VERSION=" + *version +
-                                " is not supported (2.2 is)");
+                                " is not supported (1.1, 2.1, 2.1.1, 2.1.2, 2.2 and 3.0 are)");
   }
+  return LoadOciResourcePrincipalV22("");
+}
+
+Result<OciResourcePrincipal> LoadOciResourcePrincipalV22(const std::string& suffix) {
+  auto env = [&](const char* name) { return GetEnv((name + suffix).c_str()).value_or(""); };
   OciResourcePrincipal out;
-  out.rpst = GetEnv("OCI_RESOURCE_PRINCIPAL_RPST").value_or("");
-  out.private_pem = GetEnv("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM").value_or("");
-  out.passphrase = GetEnv("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE").value_or("");
-  out.region = GetEnv("OCI_RESOURCE_PRINCIPAL_REGION").value_or("");
+  out.suffix = suffix;
+  out.rpst = env("OCI_RESOURCE_PRINCIPAL_RPST");
+  out.private_pem = env("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM");
+  out.passphrase = env("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE");
+  out.region = env("OCI_RESOURCE_PRINCIPAL_REGION");
   std::string missing;
   for (auto [name, value] : {std::pair<const char*, const std::string*>{"OCI_RESOURCE_PRINCIPAL_RPST", &out.rpst},
                              {"OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM", &out.private_pem},
                              {"OCI_RESOURCE_PRINCIPAL_REGION", &out.region}}) {
-    if (value->empty()) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    if (value->empty()) missing += (missing.empty() ? "" : ", ") + std::string(name) + suffix;
   }
   if (!missing.empty()) {
-    return InvalidArgumentError("OCI_RESOURCE_PRINCIPAL_VERSION=2.2 but " + missing +
-                                (missing.find(',') == std::string::npos ? " is" : " are") +
-                                " not set");
+    return InvalidArgumentError(
+        (suffix.empty() ? std::string("OCI_RESOURCE_PRINCIPAL_VERSION=2.2")
+                        : "OCI_RESOURCE_PRINCIPAL_VERSION" + suffix + "=2.2") +
+        " but " + missing + (missing.find(',') == std::string::npos ? " is" : " are") + " not set");
   }
   SLUICE_RETURN_IF_ERROR(OciResourcePrincipalKey(out).status());  // said now, not at the first request
   return out;
@@ -84,27 +91,34 @@ Result<OciResourcePrincipal> LoadOciResourcePrincipal() {
 
 Result<OciApiKey> OciResourcePrincipalKey(const OciResourcePrincipal& rp) {
   SLUICE_ASSIGN_OR_RETURN(std::string token,
-                          InlineOrFile(rp.rpst, "OCI_RESOURCE_PRINCIPAL_RPST", true));
+                          InlineOrFile(rp.rpst, ("OCI_RESOURCE_PRINCIPAL_RPST" + rp.suffix).c_str(), true));
   token = Trimmed(std::move(token));
   if (auto exp = OciJwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
     return PermissionDeniedError(
-        "the resource principal session token (OCI_RESOURCE_PRINCIPAL_RPST" +
+        "the resource principal session token (OCI_RESOURCE_PRINCIPAL_RPST" + rp.suffix +
         std::string(IsAbsolutePath(rp.rpst) ? ", file " + rp.rpst : "") + ") expired at " +
         OciHttpDate(*exp));
   }
-  OciApiKey key;
+  SLUICE_ASSIGN_OR_RETURN(OciApiKey key, OciResourcePrincipalOwnKey(rp.private_pem, rp.passphrase, rp.suffix));
   key.key_id = "ST$" + token;
+  return key;
+}
+
+Result<OciApiKey> OciResourcePrincipalOwnKey(const std::string& private_pem,
+                                             const std::string& passphrase,
+                                             const std::string& suffix) {
+  OciApiKey key;
   SLUICE_ASSIGN_OR_RETURN(key.private_key_pem,
-                          InlineOrFile(rp.private_pem, "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM", false));
-  if (IsAbsolutePath(rp.private_pem) && !rp.passphrase.empty()) {
+                          InlineOrFile(private_pem, ("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM" + suffix).c_str(), false));
+  if (IsAbsolutePath(private_pem) && !passphrase.empty()) {
     SLUICE_ASSIGN_OR_RETURN(
         key.passphrase,
-        InlineOrFile(rp.passphrase, "OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE", true));
+        InlineOrFile(passphrase, ("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE" + suffix).c_str(), true));
   } else {
-    key.passphrase = rp.passphrase;
+    key.passphrase = passphrase;
   }
-  key.what = IsAbsolutePath(rp.private_pem) ? "the resource principal key " + rp.private_pem
-                                            : "the resource principal key OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM";
+  key.what = IsAbsolutePath(private_pem) ? "the resource principal key " + private_pem
+                                         : "the resource principal key OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM" + suffix;
   return key;
 }
 
@@ -112,7 +126,7 @@ std::string DescribeOciResourcePrincipal(const OciResourcePrincipal& rp) {
   auto from = [](const std::string& v) {
     return IsAbsolutePath(v) ? "file " + v : std::string("the environment");
   };
-  return "resource principal (OCI_RESOURCE_PRINCIPAL_VERSION 2.2, RPST from " + from(rp.rpst) +
+  return "resource principal (OCI_RESOURCE_PRINCIPAL_VERSION" + rp.suffix + " 2.2, RPST from " + from(rp.rpst) +
          ", private key from " + from(rp.private_pem) + ", region " + rp.region +
          ", request signatures)";
 }

@@ -114,13 +114,13 @@ class OciNativeStore final : public BearerHttpStore {
     co_return co_await Sign(method, url, nullptr);
   }
 
-  // The key of the next request: an instance principal's through
+  // The key of the next request: an instance or token-buying resource principal's through
   // AwaitGet() (a due refresh never blocks the event loop), else the
   // profile's (files read, no network).
   awaitable<Result<OciApiKey>> RequestKey() {
-    if (profile_.instance_principal) {
+    if (profile_.session_credential) {
       SLUICE_CO_ASSIGN_OR_RETURN(Credential credential,
-                                 co_await profile_.instance_principal->AwaitGet());
+                                 co_await profile_.session_credential->AwaitGet());
       co_return OciSessionKey(credential);
     }
     co_return OciRequestKey(profile_);

@@ -21,6 +21,21 @@ std::string BioText(BIO* bio) {
   return n > 0 ? std::string(data, static_cast<size_t>(n)) : std::string();
 }
 
+// Refuses a passphrase prompt: an encrypted key without its passphrase is
+// reported, not asked for.
+int RefusePassphrasePrompt(char* /*buf*/, int /*size*/, int /*rwflag*/, void* /*u*/) { return -1; }
+
+Result<RsaKeyPair> WrittenPair(EVP_PKEY* key) {
+  BioPtr priv(BIO_new(BIO_s_mem()));
+  BioPtr pub(BIO_new(BIO_s_mem()));
+  const bool written =
+      priv && pub &&
+      PEM_write_bio_PrivateKey(priv.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1 &&
+      PEM_write_bio_PUBKEY(pub.get(), key) == 1;
+  if (!written) return InternalError("cannot write an RSA key pair");
+  return RsaKeyPair{BioText(priv.get()), BioText(pub.get())};
+}
+
 }  // namespace
 
 Result<X509Summary> ReadX509Certificate(std::string_view pem, std::string_view what) {
@@ -61,15 +76,30 @@ std::string ColonHex(std::string_view bytes) {
 Result<RsaKeyPair> GenerateRsaKeyPair(int bits) {
   EVP_PKEY* key = EVP_RSA_gen(static_cast<unsigned int>(bits));
   if (key == nullptr) return InternalError("cannot generate an RSA key pair");
-  BioPtr priv(BIO_new(BIO_s_mem()));
-  BioPtr pub(BIO_new(BIO_s_mem()));
-  const bool written =
-      priv && pub &&
-      PEM_write_bio_PrivateKey(priv.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1 &&
-      PEM_write_bio_PUBKEY(pub.get(), key) == 1;
+  auto pair = WrittenPair(key);
   EVP_PKEY_free(key);
-  if (!written) return InternalError("cannot write a generated RSA key pair");
-  return RsaKeyPair{BioText(priv.get()), BioText(pub.get())};
+  return pair;
+}
+
+Result<RsaKeyPair> OpenRsaKeyPair(std::string_view private_key_pem, std::string_view what,
+                                  std::string_view passphrase) {
+  BioPtr bio(BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())));
+  if (!bio) return InternalError("out of memory reading " + std::string(what));
+  std::string pass(passphrase);
+  EVP_PKEY* key = pass.empty() ? PEM_read_bio_PrivateKey(bio.get(), nullptr, RefusePassphrasePrompt, nullptr)
+                               : PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, pass.data());
+  if (key == nullptr) {
+    return InvalidArgumentError(std::string(what) + (pass.empty()
+                                    ? " holds no unencrypted PEM private key"
+                                    : " holds no PEM private key that its passphrase opens"));
+  }
+  if (EVP_PKEY_base_id(key) != EVP_PKEY_RSA) {
+    EVP_PKEY_free(key);
+    return InvalidArgumentError(std::string(what) + " is not an RSA key");
+  }
+  auto pair = WrittenPair(key);
+  EVP_PKEY_free(key);
+  return pair;
 }
 
 }  // namespace sluice

@@ -2,7 +2,7 @@
 // certificate and a fresh key pair, through OpenSSL: the certificate's SHA-1
 // digest (Entra ID's x5t, OCI's fed-x509 fingerprint) and its subject's
 // attribute values (OCI's "opc-tenant:<tenancy>"); an RSA key pair for an
-// OCI session token. Pure functions; thread-safe.
+// OCI session token (a new one, or one's own). Pure functions; thread-safe.
 #pragma once
 
 #include <string>
@@ -32,5 +32,12 @@ struct RsaKeyPair {
 
 // A new RSA key pair of `bits` bits. kInternal when OpenSSL fails.
 Result<RsaKeyPair> GenerateRsaKeyPair(int bits);
+
+// The RSA key in `private_key_pem` (PKCS#1 or PKCS#8, encrypted with
+// `passphrase` when it is not empty) as an unencrypted pair: an OCI resource
+// principal's own key is the session key of the token it buys.
+// kInvalidArgument naming `what` (no secret) when no RSA key opens.
+Result<RsaKeyPair> OpenRsaKeyPair(std::string_view private_key_pem, std::string_view what,
+                                  std::string_view passphrase);
 
 }  // namespace sluice

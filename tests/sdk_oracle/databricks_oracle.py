@@ -2,12 +2,14 @@
 configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
-login, a Google service account's key), databricks-sdk's Config() (pinned in requirements.txt)
+login, a Google service account's key, or one impersonated through
+Application Default Credentials), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint (client
 credentials and token exchange), GitHub Actions' ID token endpoint, Google's
-OAuth2 endpoint (the JWT grant's signature checked), and the
+OAuth2 endpoint (the JWT grant's signature checked), IAM Credentials'
+generateIdToken and generateAccessToken, and the
 Files API for one file of a volume; the Azure CLI is a script on PATH. The
 fake derives each token from the request that asked for it (client,
 secret, grant, scope, subject token; the CLI's arguments; GitHub's
@@ -43,6 +45,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from databricks.sdk import environments
 from databricks.sdk.config import Config
 
+from loopback_only import loopback_only
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAT = 'dapi0123456789abcdef-oracle'
 CLIENT_ID = 'sp-oracle-client'
@@ -56,6 +60,7 @@ RESOURCE_ID = '/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks
 AUTH_HEADERS = ('Authorization', 'X-Databricks-Azure-SP-Management-Token',
                 'X-Databricks-Azure-Workspace-Resource-Id', 'X-Databricks-GCP-SA-Access-Token')
 GOOGLE_ACCOUNT = 'reader@oracle-proj.iam.gserviceaccount.com'
+IMPERSONATED = 'workspace-user@oracle-proj.iam.gserviceaccount.com'
 
 
 def _b64url(data):
@@ -169,7 +174,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         path = self.path.partition('?')[0]
         length = int(self.headers.get('Content-Length', '0'))
-        form = urllib.parse.parse_qs(self.rfile.read(length).decode())
+        raw = self.rfile.read(length)
+        if path.startswith('/iam/v1/projects/-/serviceAccounts/'):
+            return self._iam(path, raw)
+        form = urllib.parse.parse_qs(raw.decode())
         if path == f'/entra/{TENANT}/oauth2/token':  # Entra ID v1, the client in the form
             if form.get('client_id') != [AZURE_CLIENT] or form.get('client_secret') != [AZURE_SECRET]:
                 return self._send(401, {'error': 'invalid_client'})
@@ -207,6 +215,37 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return self._send(200, {'access_token': token, 'token_type': 'Bearer',
                                 'expires_in': 3600, 'scope': 'all-apis'},
                           [('Content-Type', 'application/json')])
+
+    def _iam(self, path, raw):
+        """IAM Credentials (google-id): generateIdToken and generateAccessToken
+        for IMPERSONATED, authorized by a token this fake issued; the token
+        derived from the account, the request and the caller's token (no
+        delegates, null or [], are one to IAM)."""
+        js = [('Content-Type', 'application/json')]
+        account, _, method = path[len('/iam/v1/projects/-/serviceAccounts/'):].partition(':')
+        auth = self.headers.get('Authorization', '')
+        with self.server.lock:
+            known = auth.startswith('Bearer ') and auth[len('Bearer '):] in self.server.issued
+        if account != IMPERSONATED or not known:
+            return self._send(403, {'error': {'code': 403, 'status': 'PERMISSION_DENIED'}}, js)
+        body = json.loads(raw)
+        body['delegates'] = body.get('delegates') or []
+        asked = json.dumps([account, method, body, auth], sort_keys=True)
+        digest = hashlib.sha256(asked.encode()).hexdigest()[:24]
+        if method == 'generateIdToken':
+            token = (_b64url(b'{"alg":"RS256","typ":"JWT"}') + '.' +
+                     _b64url(json.dumps({'aud': body.get('audience'), 'sub': digest,
+                                         'exp': self.server.id_token_exp}).encode()) + '.' + _b64url(digest.encode()))
+            answer = {'token': token}
+        elif method == 'generateAccessToken':
+            token = 'ya29.impersonated-' + digest
+            expire = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.server.id_token_exp))
+            answer = {'accessToken': token, 'expireTime': expire}
+        else:
+            return self._send(404, {'error': {'code': 404, 'status': 'NOT_FOUND'}}, js)
+        with self.server.lock:
+            self.server.issued.add(token)
+        return self._send(200, answer, js)
 
     def _google_token(self, form):
         js = [('Content-Type', 'application/json')]
@@ -303,6 +342,14 @@ def _cases(fake):
         ('google-credentials file', None,
          {'DATABRICKS_HOST': host, 'GOOGLE_CREDENTIALS': '{case}/sa.json'},
          f'Google service account {GOOGLE_ACCOUNT} (ID token; key from GOOGLE_CREDENTIALS)'),
+        # google-id: Application Default Credentials (the key's file)
+        # impersonate an account through IAM Credentials (the SDK's module
+        # constants pointed at the fake in _sdk).
+        ('google-id', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_GOOGLE_SERVICE_ACCOUNT': IMPERSONATED,
+          'GOOGLE_APPLICATION_CREDENTIALS': '{case}/sa.json', 'SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT': host + '/iam'},
+         f'Google service account {IMPERSONATED} (ID token, impersonated by service account {GOOGLE_ACCOUNT}; '
+         'from DATABRICKS_GOOGLE_SERVICE_ACCOUNT)'),
         # The Azure CLI on PATH, the tenant from /aad/auth, the subscription
         # of the resource id.
         ('azure-cli login of a service principal', None,
@@ -341,9 +388,15 @@ def _environment(folder, name, config_text, extra, fake):
 
 
 def _sdk(env, fake):
+    import google.auth.iam
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
+    iam = env.get('SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT')
+    saved_iam = (google.auth.iam._IAM_ENDPOINT, google.auth.iam._IAM_IDTOKEN_ENDPOINT)
+    if iam:  # google-auth's IAM Credentials endpoints are module constants
+        google.auth.iam._IAM_ENDPOINT = iam + '/v1/projects/-/serviceAccounts/{}:generateAccessToken'
+        google.auth.iam._IAM_IDTOKEN_ENDPOINT = iam + '/v1/projects/-/serviceAccounts/{}:generateIdToken'
     try:
         kwargs = {}
         entra = env.get('SLUICE_DATABRICKS_ENTRA_ENDPOINT')
@@ -359,6 +412,7 @@ def _sdk(env, fake):
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        google.auth.iam._IAM_ENDPOINT, google.auth.iam._IAM_IDTOKEN_ENDPOINT = saved_iam
     got = requests.get(f'{fake.url}/api/2.0/fs/files{VOLUME}/index.json', headers=auth, timeout=10)
     return auth, got.content
 
@@ -420,4 +474,5 @@ def main():
 
 
 if __name__ == '__main__':
+    loopback_only()
     sys.exit(main())

@@ -16,7 +16,12 @@ SDK's get_resource_principals_signer(), and an instance principal against
 loopback fakes of the instance metadata service and the auth service's X.509
 federation (its request checked against the SDK's AuthTokenRequestSigner,
 the reads against the session key its token was issued for), with the SDK's
-InstancePrincipalsSecurityTokenSigner put through the same fakes.
+InstancePrincipalsSecurityTokenSigner put through the same fakes. Last, the
+resource principal versions that buy their token (2.1, 2.1.1, 2.1.2, 1.1,
+3.0) against a loopback fake of the RPT and identity services that checks
+each request against the SDK's own signer, with the SDK's
+get_resource_principals_signer() put through the same fakes. Nothing leaves
+127.0.0.1 (loopback_only.py).
 
 Run it with the venv's Python (tests/sdk_oracle/run_oci.sh does, after
 oci_vectors.py). Sluice runs in a child process of SLUICE_PYTHON (default
@@ -35,6 +40,8 @@ import urllib.parse
 
 import oci
 import requests
+
+from loopback_only import loopback_only
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NAMESPACE = 'oracletenancy'
@@ -195,6 +202,7 @@ class _IdentityHandler(http.server.BaseHTTPRequestHandler):
         if self.headers.get('Authorization') != 'Bearer Oracle':
             return self._send(401, b'unauthorized')
         answers = {'/opc/v2/instance/region': srv.region,
+                   '/opc/v2/instance/id': 'OCID1.INSTANCE.OC1..ORACLE\n',
                    '/opc/v2/identity/cert.pem': srv.leaf_cert,
                    '/opc/v2/identity/key.pem': srv.leaf_key,
                    '/opc/v2/identity/intermediate.pem': srv.intermediate}
@@ -241,24 +249,10 @@ def session_key_verifier(identity):
     """Accepts a request signed with key id ST$<a token `identity` issued>
     over the headers the SDK's SecurityTokenSigner signs, verified with the
     session public key that token was issued for."""
-    import re
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import padding
-
     def verify(handler):
-        fields = dict(re.findall(r'(\w+)="([^"]*)"', handler.headers.get('Authorization', '')))
-        key_id = fields.get('keyId', '')
+        key_id = _auth_fields(handler.headers.get('Authorization')).get('keyId', '')
         public = identity.tokens.get(key_id[len('ST$'):]) if key_id.startswith('ST$') else None
-        if public is None or fields.get('headers') != 'date (request-target) host':
-            return False
-        signing = (f'date: {handler.headers.get("Date", "")}\n(request-target): '
-                   f'{handler.command.lower()} {handler.path}\nhost: {handler.headers["Host"]}')
-        try:
-            public.verify(base64.b64decode(fields.get('signature', '')), signing.encode(),
-                          padding.PKCS1v15(), hashes.SHA256())
-            return True
-        except Exception:
-            return False
+        return public is not None and session_key_verifier_for(public)(handler)
     return verify
 
 
@@ -353,6 +347,7 @@ def main():
 
         failures += resource_principal_cases(folder, env, cases, cli)
         failures += instance_principal_cases(folder, env, cases, cli)
+        failures += rp_exchange_cases(folder, env, cases, cli)
     print(f'oci {oci.__version__}: {"all the same" if not failures else f"{failures} differ"}')
     return 1 if failures else 0
 
@@ -456,5 +451,368 @@ def instance_principal_cases(folder, env, cases, cli):
     return failures
 
 
+def _jwt(claims):
+    return '.'.join(base64.urlsafe_b64encode(p.encode()).decode().rstrip('=')
+                    for p in ('{"alg": "RS256"}', json.dumps(claims), 'signature'))
+
+
+def _auth_fields(header):
+    import re
+    return dict(re.findall(r'(\w+)="([^"]*)"', header or ''))
+
+
+class FakeRpService(http.server.ThreadingHTTPServer):
+    """The RPT service (any GET) and the identity service's POST
+    /v1/resourcePrincipalSessionToken on one loopback port. A request is
+    answered when its Authorization header is exactly the one the SDK's own
+    signer makes for it (KeyPairSigner for "resource/v2.1..." key ids,
+    SecurityTokenSigner for a token whose session key the oracle holds), or,
+    for a key it does not hold (an instance principal's session key), when
+    the signature verifies over the headers the SDK signs. Tokens it issues
+    are remembered with their session key; `log` has one line per request:
+    method, path, key id kind, and 'same' or why not."""
+
+    def __init__(self, identity=None):
+        super().__init__(('127.0.0.1', 0), _RpHandler)
+        self.identity = identity
+        self.signers = {}   # key id -> an SDK signer
+        self.sessions = {}  # token -> (public key, private key or None)
+        self.rpts = {}
+        self.parents = {}
+        self.log = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.server_address[1]}'
+
+    def add_session(self, token, private_key):
+        self.sessions[token] = (private_key.public_key(), private_key)
+
+    def kind(self, key_id):
+        if key_id.startswith('ST$'):
+            token = key_id[3:]
+            order = list(self.sessions)
+            if token in order:
+                return f'ST$<token {order.index(token) + 1}>'
+            if self.identity and token in self.identity.tokens:
+                return 'ST$<instance principal token>'
+        return key_id
+
+    def check(self, handler, body):
+        """'same' when `handler`'s request is signed as the SDK signs it."""
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+        fields = _auth_fields(handler.headers.get('Authorization'))
+        key_id = fields.get('keyId', '')
+        post = handler.command == 'POST'
+        signer = self.signers.get(key_id)
+        token = key_id[3:] if key_id.startswith('ST$') else None
+        if signer is None and token in self.sessions and self.sessions[token][1] is not None:
+            signer = oci.auth.signers.SecurityTokenSigner(token, self.sessions[token][1])
+        if signer is not None:
+            headers = {'date': handler.headers.get('Date', '')}
+            if post:
+                headers['content-type'] = handler.headers.get('Content-Type', '')
+            again = requests.Request(handler.command, f'http://{handler.headers["Host"]}{handler.path}',
+                                     headers=headers, data=body if post else None).prepare()
+            expected = signer(again).headers['authorization']
+            return 'same' if handler.headers.get('Authorization') == expected else \
+                'Authorization differs from the SDK signer\'s'
+        public = None
+        if token in self.sessions:
+            public = self.sessions[token][0]
+        elif self.identity and token in self.identity.tokens:
+            public = self.identity.tokens[token]
+        if public is None:
+            return f'unknown key id {self.kind(key_id)[:40]}'
+        names = 'date (request-target) host' + (' content-length content-type x-content-sha256' if post else '')
+        if fields.get('headers') != names:
+            return 'signed headers differ'
+        signing = (f'date: {handler.headers.get("Date", "")}\n(request-target): '
+                   f'{handler.command.lower()} {handler.path}\nhost: {handler.headers["Host"]}')
+        if post:
+            import hashlib
+            if handler.headers.get('x-content-sha256') != base64.b64encode(hashlib.sha256(body).digest()).decode():
+                return 'x-content-sha256 is not the body\'s'
+            signing += (f'\ncontent-length: {handler.headers.get("Content-Length")}\ncontent-type: '
+                        f'{handler.headers.get("Content-Type")}\nx-content-sha256: '
+                        f'{handler.headers.get("x-content-sha256")}')
+        try:
+            public.verify(base64.b64decode(fields.get('signature', '')), signing.encode(),
+                          padding.PKCS1v15(), hashes.SHA256())
+            return 'same'
+        except Exception:
+            return 'signature does not verify'
+
+
+class _RpHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, status, body, headers=()):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _logged(self, body):
+        srv = self.server
+        verdict = srv.check(self, body)
+        key_id = _auth_fields(self.headers.get('Authorization')).get('keyId', '')
+        line = f'{self.command} {self.path} {srv.kind(key_id)}'
+        if self.headers.get('security-context'):
+            line += f' security-context={self.headers["security-context"]}'
+        with srv.lock:
+            srv.log.append((line, verdict))
+        if verdict != 'same':
+            self._send(401, {'code': 'NotAuthenticated', 'message': verdict})
+        return verdict == 'same'
+
+    def do_GET(self):
+        if not self._logged(b''):
+            return
+        srv = self.server
+        with srv.lock:
+            n = len(srv.rpts) + 1
+            srv.rpts[f'rpt-{n}'] = f'spst-{n}'
+        headers = [('opc-parent-rpt-url', srv.parents[self.path])] if self.path in srv.parents else []
+        self._send(200, {'resourcePrincipalToken': f'rpt-{n}', 'servicePrincipalSessionToken': f'spst-{n}'},
+                   headers)
+
+    def do_POST(self):
+        from cryptography.hazmat.primitives import serialization
+        body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
+        if self.path != '/v1/resourcePrincipalSessionToken':
+            return self._send(404, {'code': 'NotFound', 'message': self.path})
+        if not self._logged(body):
+            return
+        srv = self.server
+        payload = json.loads(body)
+        if srv.rpts.get(payload.get('resourcePrincipalToken')) != payload.get('servicePrincipalSessionToken'):
+            return self._send(401, {'code': 'NotAuthenticated', 'message': 'unknown RPT'})
+        public = serialization.load_der_public_key(base64.b64decode(payload['sessionPublicKey']))
+        with srv.lock:
+            token = _jwt({'sub': 'ocid1.resource.oc1..oracle', 'res_tenant': 'ocid1.tenancy.oc1..oracle',
+                          'exp': int(time.time()) + 3600, 'n': len(srv.sessions) + 1})
+            private = None
+            for _, (known_public, known_private) in list(srv.sessions.items()):
+                if known_private is not None and known_public.public_numbers() == public.public_numbers():
+                    private = known_private
+            for held in srv.held_keys if hasattr(srv, 'held_keys') else ():
+                if held.public_key().public_numbers() == public.public_numbers():
+                    private = held
+            srv.sessions[token] = (public, private)
+        self._send(200, {'token': token})
+
+
+def rp_storage_verifier(rp):
+    """Object Storage accepts ST$<a token `rp` issued>: re-signed exactly by
+    the SDK's SecurityTokenSigner when the session key is held, else verified
+    with its public key."""
+    def verify(handler):
+        fields = _auth_fields(handler.headers.get('Authorization'))
+        key_id = fields.get('keyId', '')
+        if not key_id.startswith('ST$') or key_id[3:] not in rp.sessions:
+            return False
+        public, private = rp.sessions[key_id[3:]]
+        if private is not None:
+            signer = oci.auth.signers.SecurityTokenSigner(key_id[3:], private)
+            again = requests.Request(handler.command, f'http://{handler.headers["Host"]}{handler.path}',
+                                     headers={'date': handler.headers.get('Date', '')}).prepare()
+            sign = signer.without_content_headers if handler.command == 'PUT' else signer
+            return handler.headers.get('Authorization') == sign(again).headers['authorization']
+        return session_key_verifier_for(public)(handler)
+    return verify
+
+
+def session_key_verifier_for(public):
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    def verify(handler):
+        fields = _auth_fields(handler.headers.get('Authorization'))
+        if fields.get('headers') != 'date (request-target) host':
+            return False
+        signing = (f'date: {handler.headers.get("Date", "")}\n(request-target): '
+                   f'{handler.command.lower()} {handler.path}\nhost: {handler.headers["Host"]}')
+        try:
+            public.verify(base64.b64decode(fields.get('signature', '')), signing.encode(),
+                          padding.PKCS1v15(), hashes.SHA256())
+            return True
+        except Exception:
+            return False
+    return verify
+
+
+def _with_environment(variables, make):
+    """make() with os.environ holding `variables` (None: unset), restored after."""
+    saved = {k: os.environ.get(k) for k in variables}
+    for k, v in variables.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    try:
+        return make()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _one_purchase(lines):
+    """Request lines with the tokens a purchase bought named by kind (the
+    leaf's, registered first, and the parents'), and a pair of requests that
+    repeats the pair before it dropped: the SDK's 3.0 signer for a further
+    parent refreshes the first parent's token when it is made, buying it
+    twice where Sluice buys it once (the same requests, signed alike)."""
+    import re
+    named = [re.sub(r'ST\$<token (\d+)>', lambda m: 'ST$<leaf token>' if m.group(1) == '1'
+                    else 'ST$<parent token>', line) for line in lines]
+    out = []
+    for pair in zip(named[::2], named[1::2]):
+        if out[-2:] != list(pair):
+            out.extend(pair)
+    return out
+
+
+def rp_exchange_cases(folder, env, cases, cli):
+    """The versions that buy their token: 2.1, 2.1.1, 2.1.2 (with its RPT
+    path and security context), 1.1 (the instance principal signs) and 3.0
+    (a 2.2 leaf buys its parent's token, which buys a further parent's).
+    Sluice reads through them and the fake checks each token request against
+    the SDK's signer; then the SDK's get_resource_principals_signer(), made
+    from the same environment, goes through the same fakes and must send the
+    same requests as Sluice's first purchase, each signed as the fake
+    expects."""
+    from cryptography.hazmat.primitives import serialization
+    failures = 0
+    key_file = os.path.join(folder, 'rp21_key.pem')
+    subprocess.run(['openssl', 'genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048',
+                    '-out', key_file], check=True, capture_output=True)
+    with open(key_file, 'rb') as f:
+        key = serialization.load_pem_private_key(f.read(), None)
+    tenancy_ip = 'ocid1.tenancy.oc1..oraclerp11'
+    made = {}
+    for name, subject in (('leaf', f'/CN=ocid1.instance.oc1..oracle/OU=opc-tenant:{tenancy_ip}'),
+                          ('intermediate', '/CN=PKISVC Identity Intermediate oracle')):
+        cert, ckey = (os.path.join(folder, f'rp11-{name}.{ext}') for ext in ('crt', 'key'))
+        subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
+                        '-subj', subject, '-keyout', ckey, '-out', cert], check=True, capture_output=True)
+        made[name] = tuple(open(p).read() for p in (cert, ckey))
+    identity = FakeOciIdentity(tenancy_ip, 'us-phoenix-1', made['leaf'][0], made['leaf'][1],
+                               made['intermediate'][0])
+    leaf_rpst = _jwt({'sub': 'ocid1.leaf.oc1..oracle', 'exp': int(time.time()) + 3600})
+    leaf_rpst_file = os.path.join(folder, 'leaf_rpst')
+    with open(leaf_rpst_file, 'w') as f:
+        f.write(leaf_rpst)
+
+    rid = 'ocid1.datasciencejob.oc1..oracle'
+    ten = 'ocid1.tenancy.oc1..oracle'
+    v21 = {'OCI_RESOURCE_PRINCIPAL_RESOURCE_ID': rid, 'OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM': key_file,
+           'OCI_RESOURCE_PRINCIPAL_REGION': 'us-ashburn-1'}
+    versions = [
+        ('2.1', dict(v21), {f'resource/v2.1/{rid}': ('2.1', None)}),
+        ('2.1.1', dict(v21, OCI_RESOURCE_PRINCIPAL_TENANCY_ID=ten), {f'resource/v2.1.1/{ten}/{rid}': ('2.1.1', ten)}),
+        ('2.1.2', dict(v21, OCI_RESOURCE_PRINCIPAL_TENANCY_ID=ten,
+                       OCI_RESOURCE_PRINCIPAL_RPT_PATH='/custom/rpt/{}',
+                       OCI_RESOURCE_PRINCIPAL_SECURITY_CONTEXT='oracle-context'),
+         {f'resource/v2.1.2/{ten}/{rid}': ('2.1.2', ten)}),
+        ('1.1', {}, {}),
+        ('3.0', {'OCI_RESOURCE_PRINCIPAL_VERSION_FOR_LEAF_RESOURCE': '2.2',
+                 'OCI_RESOURCE_PRINCIPAL_RPST_FOR_LEAF_RESOURCE': leaf_rpst_file,
+                 'OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_FOR_LEAF_RESOURCE': key_file,
+                 'OCI_RESOURCE_PRINCIPAL_REGION_FOR_LEAF_RESOURCE': 'eu-frankfurt-1'}, {}),
+    ]
+    all_names = set()
+    for _, variables, _ in versions:
+        all_names.update(variables)
+    for version, variables, key_ids in versions:
+        for sdk_run in (False, True):
+            rp = FakeRpService(identity)
+            rp.held_keys = [key]
+            for key_id, (kv, kt) in key_ids.items():
+                rp.signers[key_id] = oci.auth.signers.KeyPairSigner(kv, rid, kt, key)
+            rp.add_session(leaf_rpst, key)
+            rp_env = dict(variables, OCI_RESOURCE_PRINCIPAL_VERSION=version,
+                          OCI_RESOURCE_PRINCIPAL_RPT_ENDPOINT=rp.url,
+                          OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT=rp.url)
+            if version == '1.1':
+                rp_env.update(OCI_METADATA_BASE_URL=identity.url + '/opc/v2',
+                              SLUICE_OCI_FEDERATION_ENDPOINT=identity.url + '/v1/x509')
+            grandparent = None
+            if version == '3.0':
+                # The SDK takes the parent's RPT URL as a client endpoint,
+                # which may have no path: the parents are two fakes' roots
+                # (one state; the first names the second as its parent).
+                grandparent = FakeRpService(identity)
+                for shared in ('signers', 'sessions', 'rpts', 'log', 'lock'):
+                    setattr(grandparent, shared, getattr(rp, shared))
+                grandparent.held_keys = rp.held_keys
+                rp.parents['/'] = grandparent.url
+                rp_env.update(OCI_RESOURCE_PRINCIPAL_RPT_URL_FOR_PARENT_RESOURCE=rp.url,
+                              OCI_RESOURCE_PRINCIPAL_RPST_ENDPOINT_FOR_PARENT_RESOURCE=rp.url)
+            fake = FakeObjectStorage(verify=rp_storage_verifier(rp))
+            if not sdk_run:
+                failures += read_and_whoami(
+                    fake, dict(env, OCI_CONFIG_FILE=os.path.join(folder, 'no-config'),
+                               SLUICE_OCI_OBJECT_STORAGE_ENDPOINT=fake.url, **rp_env),
+                    [(f'resource principal {version}, {name}', url) for name, url in cases[:1]], cli,
+                    lambda shown: 'resource principal' in shown and
+                    not any(t in shown for t in rp.sessions) and 'PRIVATE KEY' not in shown)
+                sluice_log = list(rp.log)
+            else:
+                def make():
+                    from oci.auth.signers import instance_principals_security_token_signer as ip
+                    real_base, real_endpoint_for = (ip.InstancePrincipalsSecurityTokenSigner.METADATA_URL_BASE,
+                                                    oci.regions.endpoint_for)
+                    # The SDK's 1.1 asks the metadata service by its class
+                    # attribute and federates at the region's auth host:
+                    # both pointed at the fakes.
+                    ip.InstancePrincipalsSecurityTokenSigner.METADATA_URL_BASE = identity.url + '/opc/v2'
+                    oci.regions.endpoint_for = lambda service, region, *a, **k: (
+                        identity.url if service == 'auth' else real_endpoint_for(service, region, *a, **k))
+                    try:
+                        return oci.auth.signers.get_resource_principals_signer()
+                    finally:
+                        ip.InstancePrincipalsSecurityTokenSigner.METADATA_URL_BASE = real_base
+                        oci.regions.endpoint_for = real_endpoint_for
+                unset = {k: None for k in all_names if k not in rp_env}
+                try:
+                    signer = _with_environment(dict(rp_env, **unset), make)
+                    answer = requests.get(fake.url + '/n/', auth=signer).status_code
+                except Exception as e:  # the SDK's own failure, reported
+                    answer = f'{type(e).__name__}: {str(e)[:120]}'
+                sdk_log = list(rp.log)
+                sdk_lines = _one_purchase([l for l, _ in sdk_log])
+                # Sluice bought a token per store it opened: its first purchase
+                # is compared.
+                sluice_lines = _one_purchase([l for l, _ in sluice_log])[:len(sdk_lines)]
+                same_requests = bool(sdk_lines) and sdk_lines == sluice_lines
+                ok = (answer == 200 and all(v == 'same' for _, v in sdk_log) and same_requests
+                      and all(v == 'same' for _, v in sluice_log))
+                failures += not ok
+                print(f'{"same" if ok else "DIFFERENT"}  resource principal {version} token requests: '
+                      f'Sluice {sluice_lines}, the SDK\'s {"the same" if same_requests else sdk_lines}'
+                      + ('' if ok else f'\n    verdicts: Sluice {[v for _, v in sluice_log]}, '
+                                       f'SDK {[v for _, v in sdk_log]}, SDK GET /n/: {answer}'), flush=True)
+            fake.shutdown()
+            rp.shutdown()
+            if grandparent is not None:
+                grandparent.shutdown()
+    identity.shutdown()
+    return failures
+
+
 if __name__ == '__main__':
+    loopback_only()
     sys.exit(main())

@@ -8,7 +8,9 @@
 # token, a resource principal (get_resource_principals_signer) and an instance
 # principal (fakes of the metadata and auth services; the X.509 federation
 # request checked against the SDK's AuthTokenRequestSigner, and the SDK's
-# InstancePrincipalsSecurityTokenSigner put through the same fakes).
+# InstancePrincipalsSecurityTokenSigner put through the same fakes), and the
+# resource principal versions that buy their token (1.1, 2.1.x, 3.0) with the
+# SDK's get_resource_principals_signer() through the same fakes.
 # The venv is venv.sh's.
 # Needs build/bindings/c/libsluice.so (or $SLUICE_LIBRARY) and
 # build/bindings/cli/sluice (or $SLUICE_CLI).

@@ -190,6 +190,7 @@ FakeResponse FakeOciIdentity::Metadata(const FakeRequest& r) {
   const std::string path = r.target.rfind(prefix, 0) == 0 ? r.target.substr(prefix.size()) : "";
   if (path == missing_path_) return {404, {}, "Not Found"};
   if (path == "instance/region") return {200, {}, region_};
+  if (path == "instance/id") return {200, {}, "OCID1.INSTANCE.OC1..FAKE\n"};  // the SDK lowers it
   if (path == "identity/cert.pem") return {200, {}, leaf_.cert_pem};
   if (path == "identity/key.pem") return {200, {}, leaf_.key_pem};
   if (path == "identity/intermediate.pem") return {200, {}, intermediate_.cert_pem};

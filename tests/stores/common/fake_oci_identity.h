@@ -8,7 +8,8 @@
 // (x-content-sha256 the body's, key id "<tenancy>/fed-x509/<SHA-1 AB:CD:..>").
 // It answers {"token": JWT} for the session public key sent. The
 // certificates are made at construction (RSA-2048, self-signed; no key is
-// committed). Thread-safe.
+// committed). The instance's id (instance/id) is "OCID1.INSTANCE.OC1..FAKE\n".
+// Thread-safe.
 #pragma once
 
 #include <cstdint>

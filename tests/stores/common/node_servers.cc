@@ -148,7 +148,10 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
         "AZURE_TENANT_ID", "AZURE_CLIENT_ID", "AZURE_CLIENT_SECRET",
         "AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_AUTHORITY_HOST",
         "AZURE_POD_IDENTITY_AUTHORITY_HOST", "IDENTITY_ENDPOINT", "IDENTITY_HEADER",
-        "IDENTITY_SERVER_THUMBPRINT", "IMDS_ENDPOINT", "MSI_ENDPOINT", "MSI_SECRET"}) {
+        "IDENTITY_SERVER_THUMBPRINT", "IMDS_ENDPOINT", "MSI_ENDPOINT", "MSI_SECRET",
+        // A Databricks runtime's marker and google-id's account and IAM endpoint.
+        "DATABRICKS_RUNTIME_VERSION", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT",
+        "SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT"}) {
     env[name] = std::nullopt;
   }
   // Never the EC2 metadata address, even on a CI runner that is an EC2

@@ -210,8 +210,8 @@ TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
   SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "databricks-cli"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
             "the Databricks auth type 'databricks-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
-            "Sluice has pat, basic, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, azure-cli and "
-            "google-credentials");
+            "Sluice has pat, basic, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, azure-cli, "
+            "runtime-oauth, runtime, google-credentials and google-id");
 }
 
 TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
@@ -405,8 +405,11 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
             "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID token in "
             "DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file (DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no "
             "client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" +
-                files_.url() + " is not an Azure Databricks workspace), google-credentials (no service-account key "
-                "(GOOGLE_CREDENTIALS)))");
+                files_.url() + " is not an Azure Databricks workspace), runtime-oauth (not in a Databricks runtime "
+                "(DATABRICKS_RUNTIME_VERSION is not set)), runtime (not in a Databricks runtime "
+                "(DATABRICKS_RUNTIME_VERSION is not set)), google-credentials (no service-account key "
+                "(GOOGLE_CREDENTIALS)), google-id (no service account to impersonate "
+                "(DATABRICKS_GOOGLE_SERVICE_ACCOUNT)))");
   SetEnv({});
   EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
             "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "

@@ -448,5 +448,84 @@ TEST_F(DatabricksFederationReadTest, AGoogleServiceAccountsIdTokenReadsAndIsRefr
   EXPECT_NE(Resolve().find("GOOGLE_CREDENTIALS"), std::string::npos) << Resolve();
 }
 
+// google-id: Application Default Credentials (here a service account's key
+// in GOOGLE_APPLICATION_CREDENTIALS, its token asked for IAM's scope)
+// impersonate DATABRICKS_GOOGLE_SERVICE_ACCOUNT: IAM Credentials'
+// generateIdToken for the host is the bearer, generateAccessToken (scopes
+// cloud-platform and compute) goes beside it; it comes after
+// google-credentials; whoami names both accounts, never a token or key.
+TEST_F(DatabricksFederationReadTest, GoogleIdImpersonatesTheAccountThroughApplicationDefaultCredentials) {
+  FakeGoogle google;
+  google.on_issue = [this](const std::string& token) { files_.AcceptToken(token); };
+  const testing::TestCertificate cert = testing::MakeTestCertificate("adc-sa");
+  std::string pem;
+  for (char c : cert.key_pem) pem += c == '\n' ? std::string("\\n") : std::string(1, c);
+  ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/adc.json",
+                              "{\"type\": \"service_account\", \"client_email\": \"adc@p.iam.gserviceaccount.com\", "
+                              "\"private_key_id\": \"k2\", \"private_key\": \"" + pem + "\", \"token_uri\": \"" +
+                                  google.url() + "/token\"}")
+                  .ok());
+  SetEnv({{"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "reader@p.iam.gserviceaccount.com"},
+          {"GOOGLE_APPLICATION_CREDENTIALS", dir_.path() + "/adc.json"},
+          {"SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT", google.url() + "/"}});
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto chain = MakeDatabricksCredentialChain(*config);
+  auto got = chain->Fetch(1000);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(JwtClaimsText(got->bearer).value_or("").rfind("{\"aud\": \"" + files_.url() + "\", \"exp\": ", 0), 0u);
+  EXPECT_EQ(google.last("/token", "jwt_scope"), "https://www.googleapis.com/auth/iam");
+  EXPECT_EQ(google.last("iam", "body"),  // the last: generateAccessToken, after generateIdToken
+            "{\"delegates\": [], \"scope\": [\"https://www.googleapis.com/auth/cloud-platform\", "
+            "\"https://www.googleapis.com/auth/compute\"], \"lifetime\": \"3600s\"}");
+  EXPECT_EQ(google.requests("iam"), 2);
+  ASSERT_EQ(got->headers.size(), 1u);
+  EXPECT_EQ(got->headers[0].first, "x-databricks-gcp-sa-access-token");
+  EXPECT_EQ(got->headers[0].second.rfind("ya29.impersonated-", 0), 0u);
+  EXPECT_EQ(got->source, "Google service account reader@p.iam.gserviceaccount.com (ID token, impersonated by "
+                         "service account adc@p.iam.gserviceaccount.com; from "
+                         "DATABRICKS_GOOGLE_SERVICE_ACCOUNT)");
+  EXPECT_EQ(chain->DescribeAttempts().substr(chain->DescribeAttempts().rfind("), ") + 3), "google-id (used)");
+
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+  const std::string whoami = Whoami();
+  EXPECT_NE(whoami.find("  credentials: Google service account reader@p.iam.gserviceaccount.com (ID token"),
+            std::string::npos)
+      << whoami;
+  EXPECT_EQ(whoami.find("PRIVATE KEY"), std::string::npos);
+  EXPECT_EQ(whoami.find("id-sig-"), std::string::npos);
+  EXPECT_EQ(whoami.find("ya29."), std::string::npos);
+
+  // Without Application Default Credentials: an error naming the account, not a skipped source.
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_AUTH_TYPE", "google-id"},
+          {"DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "reader@p.iam.gserviceaccount.com"},
+          {"HOME", dir_.path() + "/nohome"}});
+  EXPECT_EQ(Resolve().rfind("google-id: Application Default Credentials to impersonate "
+                            "reader@p.iam.gserviceaccount.com (from DATABRICKS_GOOGLE_SERVICE_ACCOUNT): ", 0),
+            0u)
+      << Resolve();
+}
+
+// runtime and runtime-oauth: a Databricks runtime's own token is out of
+// Sluice's reach; chosen, an error naming the auth type; inside a runtime
+// (DATABRICKS_RUNTIME_VERSION) the chain says why it went past them.
+TEST_F(DatabricksFederationTest, ARuntimesOwnTokenIsRefusedByName) {
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime"},
+          {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  EXPECT_EQ(Resolve(),
+            "runtime: the Databricks auth type runtime is not supported: a Databricks runtime's own token lives in "
+            "the notebook's Python context (dbruntime), which Sluice cannot read; set DATABRICKS_TOKEN or a "
+            "service principal (DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET) in the cluster's environment");
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  const std::string tried = Resolve();
+  EXPECT_NE(tried.find("runtime (in a Databricks runtime, but a Databricks runtime's own token lives in the "
+                       "notebook's Python context (dbruntime), which Sluice cannot read;"),
+            std::string::npos)
+      << tried;
+}
+
 }  // namespace
 }  // namespace sluice

@@ -153,8 +153,11 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
   }
   if (key == "iam") {
     constexpr std::string_view kSuffix = ":generateAccessToken";
-    if (r.method != "POST" || path.size() <= kSuffix.size() ||
-        path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+    constexpr std::string_view kIdSuffix = ":generateIdToken";
+    const bool id_token = path.size() > kIdSuffix.size() &&
+                          path.compare(path.size() - kIdSuffix.size(), kIdSuffix.size(), kIdSuffix) == 0;
+    if (r.method != "POST" || (!id_token && (path.size() <= kSuffix.size() ||
+                                             path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0))) {
       return RpcError(404, "NOT_FOUND");
     }
     std::string auth = field("header:authorization");
@@ -164,6 +167,17 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
     if (reject) return RpcError(403, "PERMISSION_DENIED");
     auto body = ParsePyJson(r.body);
     if (!body.ok()) return RpcError(400, "INVALID_ARGUMENT");
+    if (id_token) {  // IAM Credentials' generateIdToken: an ID token for the audience
+      const std::string audience = JsonStringMember(*body, "audience");
+      if (audience.empty()) return RpcError(400, "INVALID_ARGUMENT");
+      std::string token = "eyJhbGciOiJSUzI1NiJ9." +
+                          Base64UrlEncode("{\"aud\": \"" + audience + "\", \"exp\": " +
+                                          std::to_string(std::time(nullptr) + expires_in.load()) + "}") +
+                          ".id-sig-" + std::to_string(++counter_);
+      issued_.insert(token);
+      if (on_issue) on_issue(token);
+      return {200, {{"content-type", "application/json"}}, "{\"token\": \"" + token + "\"}"};
+    }
     const JsonValue* scope = JsonMember(*body, "scope");
     std::string lifetime = JsonStringMember(*body, "lifetime");
     if (scope == nullptr || !std::holds_alternative<JsonValue::Array>(scope->v) ||
@@ -174,6 +188,7 @@ FakeResponse FakeGoogle::Handle(const FakeRequest& r) {
     int64_t seconds = std::stoll(lifetime.substr(0, lifetime.size() - 1));
     std::string token = "ya29.impersonated-" + std::to_string(++counter_);
     issued_.insert(token);
+    if (on_issue) on_issue(token);
     return {200,
             {{"content-type", "application/json"}},
             "{\"accessToken\": \"" + token + "\", \"expireTime\": \"" +

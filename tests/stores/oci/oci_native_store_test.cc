@@ -563,10 +563,11 @@ TEST_F(OciNativeStoreTest, BrokenOrMissingResourcePrincipalsSayWhy) {
             "OCI_CLI_AUTH=instance_principal");
   EXPECT_FALSE(WantsOciNativeApi("oci://bkt/ds"));
   {
-    ScopedEnv v("OCI_RESOURCE_PRINCIPAL_VERSION", "1.1");
+    ScopedEnv v("OCI_RESOURCE_PRINCIPAL_VERSION", "9.9");
     auto s = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
     EXPECT_EQ(s.status().message(),
-              "oci://bkt@mytenancy/ds: OCI_RESOURCE_PRINCIPAL_VERSION=1.1 is not supported (2.2 is)");
+              "oci://bkt@mytenancy/ds: OCI_RESOURCE_PRINCIPAL_VERSION=9.9 is not supported "
+              "(1.1, 2.1, 2.1.1, 2.1.2, 2.2 and 3.0 are)");
   }
   ScopedEnv v({{"OCI_RESOURCE_PRINCIPAL_VERSION", "2.2"},
                {"OCI_RESOURCE_PRINCIPAL_RPST", dir_.path() + "/no-rpst"}});
