@@ -11,6 +11,17 @@ sys.path.insert(0, os.path.join(HERE, '..', 'bindings', 'python'))
 
 from s3rver_fixture import s3, s3rver  # noqa: E402,F401
 
+if os.environ.get('SLUICE_ENGINES_EXPECT_WHEEL') == '1':
+    # run.sh installed the wheel: the package and its engine must be the
+    # venv's, or the stage would test the source tree instead.
+    import sluice
+    package = os.path.dirname(os.path.realpath(sluice.__file__))
+    engine = os.path.realpath(sluice._lib.lib._name)
+    site = os.path.realpath(sys.prefix)
+    if not package.startswith(site + os.sep) or not engine.startswith(package + os.sep):
+        raise RuntimeError(f'the engines stage tests the installed wheel, but sluice comes from '
+                           f'{package} and its engine from {engine} (venv {site})')
+
 os.environ['AWS_EC2_METADATA_DISABLED'] = 'true'
 # Spark binds and names its driver on the loopback only, and its Python
 # workers run this venv's interpreter (which sees sluice and streaming).

@@ -6,7 +6,10 @@
 # Debian's python3 packages (--system-site-packages: numpy, pandas, torch,
 # torchvision, pytest). pip's downloads are kept in $PIP_CACHE_DIR (default
 # build/pip-cache), so a second run downloads nothing. Needs the network for
-# pip only, and build/bindings/c/libsluice.so (or $SLUICE_LIBRARY).
+# pip only, and build/bindings/c/libsluice.so (or $SLUICE_LIBRARY); or,
+# with SLUICE_ENGINES_WHEEL=FILE (a wheel tests/install built), that wheel
+# installed in the venv, which the tests then import (the package and its
+# own engine), nothing taken from the source tree.
 #   tests/engines/run.sh [pytest arguments]
 #   tests/engines/run.sh --prepare   make the venv and stop (./dev does while
 #                                    CI compiles)
@@ -29,7 +32,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   printf '%s' "$want" >"$stamp"
 fi
 [ "${1:-}" != --prepare ] || exit 0
-export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$root/build/bindings/c/libsluice.so}"
-export PYTHONPATH="$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
+if [ -n "${SLUICE_ENGINES_WHEEL:-}" ]; then
+  [ -f "$SLUICE_ENGINES_WHEEL" ] || { echo "SLUICE_ENGINES_WHEEL: no file $SLUICE_ENGINES_WHEEL" >&2; exit 1; }
+  pip install --no-deps --force-reinstall "$SLUICE_ENGINES_WHEEL"
+  unset SLUICE_LIBRARY
+  export SLUICE_ENGINES_EXPECT_WHEEL=1  # conftest.py checks where sluice comes from
+else
+  # A wheel a previous run installed would hide nothing (PYTHONPATH comes
+  # first), but the venv should hold only what this run tests.
+  "$venv/bin/pip" uninstall -q -y sluice >/dev/null 2>&1 || true
+  export SLUICE_LIBRARY="${SLUICE_LIBRARY:-$root/build/bindings/c/libsluice.so}"
+  export PYTHONPATH="$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
+fi
 cd "$root"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/engines "$@"

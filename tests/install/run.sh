@@ -215,6 +215,10 @@ rm -rf "$venv"
   -w "$work/wheel" . >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip wheel failed"; }
 wheel=$(echo "$work"/wheel/sluice-*.whl)
 [ -f "$wheel" ] || fail "pip wheel wrote no sluice wheel: $(ls "$work/wheel")"
+# Kept for the engines stage, which installs it where pyspark and the
+# trainers run (tests/engines/run.sh, SLUICE_ENGINES_WHEEL).
+rm -f "$reuse"/sluice-*.whl
+cp "$wheel" "$reuse/"
 "$venv/bin/pip" install --no-build-isolation --config-settings "builddir=$wheel_build" . \
   >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip install failed"; }
 mkdir "$work/py"
