@@ -1,13 +1,14 @@
 #include "engine/dataset/node_metrics.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/file.h"
@@ -28,7 +29,8 @@ constexpr const char* kRetentionVar = "SLUICE_METRICS_RETENTION_S";
 
 using HostField = uint64_t HostStatsSnapshot::*;
 
-// The host's counts after requests..throttles_503 and errors, in order.
+// A host's counts in the record's order (its errors by kind and its
+// histograms follow them).
 constexpr HostField kHostFields[] = {
     &HostStatsSnapshot::requests,      &HostStatsSnapshot::attempts,
     &HostStatsSnapshot::retries,       &HostStatsSnapshot::failed,
@@ -39,7 +41,9 @@ constexpr uint64_t DatasetMetrics::*kLeadFields[] = {
     &DatasetMetrics::prefetch_lead_samples, &DatasetMetrics::prefetch_lead_shards,
     &DatasetMetrics::lead_samples_min, &DatasetMetrics::lead_shards_min};
 
-constexpr size_t kHostWords = std::size(kHostFields) + std::tuple_size_v<decltype(HostStatsSnapshot::errors)> +
+// A host's integers after its name.
+constexpr size_t kHostWords = std::size(kHostFields) +
+                              std::tuple_size_v<decltype(HostStatsSnapshot::errors)> +
                               2 * LogHistogram::kBuckets;
 
 void PutU64(std::string* out, uint64_t v) {
@@ -108,7 +112,7 @@ struct NodeRecordContents {
   DatasetMetrics m;
 };
 
-// `text` as a record; nullopt when it is not a whole one of this version.
+// `in` as a record; nullopt when it is not a whole one of this version.
 std::optional<NodeRecordContents> ParseRecord(std::string_view in) {
   if (in.substr(0, kRecordMagic.size()) != kRecordMagic) return std::nullopt;
   in.remove_prefix(kRecordMagic.size());
