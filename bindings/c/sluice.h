@@ -816,10 +816,14 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
  * the node's state folder of that cache folder (written at most once a
  * second by next_batch, when a pass ends, when the handle is closed, and by
  * sluice_stream_publish_metrics); "job" and "node" first write this
- * process's, then sum the records: counts only, "processes" the records
- * summed, "hosts" empty, the gauges this process's (the prefetch lead's 0).
- * Each scope has its own window. Errors: an unknown scope
- * (SLUICE_EINVAL), the record folder (SLUICE_EIO, its path named).
+ * process's, then sum the records: counts added, "processes" the records
+ * summed, "hosts" merged by name (percentiles of the merged histograms),
+ * the prefetch lead the running processes' leads added and its min the
+ * least, the cache gauges this process's (docs/metrics.rst). The records of
+ * ended processes older than $SLUICE_METRICS_RETENTION_S (default 24 h)
+ * are deleted. Each scope has its own window. Errors: an unknown scope or
+ * a bad SLUICE_METRICS_RETENTION_S (SLUICE_EINVAL), the record folder
+ * (SLUICE_EIO, its path named).
  * Caller frees *out_json with sluice_free. */
 sluice_status sluice_stream_metrics_json_scope(sluice_stream* s, const char* scope,
                                                char** out_json);

@@ -142,16 +142,23 @@ std::span<const CountField> CountFields() {
   return kFields;
 }
 
+std::vector<HostStatsSnapshot> HostsSince(const std::vector<HostStatsSnapshot>& later,
+                                          const std::vector<HostStatsSnapshot>& earlier) {
+  std::map<std::string, const HostStatsSnapshot*> before;
+  for (const HostStatsSnapshot& h : earlier) before[h.host] = &h;
+  std::vector<HostStatsSnapshot> since = later;
+  for (HostStatsSnapshot& h : since) {
+    auto it = before.find(h.host);
+    if (it != before.end()) h = HostSince(h, *it->second);
+  }
+  return since;
+}
+
 DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& earlier) {
   DatasetMetrics w = later;
   w.seconds = later.seconds > earlier.seconds ? later.seconds - earlier.seconds : 0;
   for (CountField f : CountFields()) f(w) = Minus(CountOf(f, later), CountOf(f, earlier));
-  std::map<std::string, const HostStatsSnapshot*> before;
-  for (const HostStatsSnapshot& h : earlier.hosts) before[h.host] = &h;
-  for (HostStatsSnapshot& h : w.hosts) {
-    auto it = before.find(h.host);
-    if (it != before.end()) h = HostSince(h, *it->second);
-  }
+  w.hosts = HostsSince(later.hosts, earlier.hosts);
   return w;
 }
 

@@ -79,6 +79,11 @@ enum class MetricsScope { kProcess = 0, kJob = 1, kNode = 2 };
 // "process", "job" or "node"; else kInvalidArgument naming the three.
 Result<MetricsScope> ParseMetricsScope(std::string_view name);
 
+// `later`'s hosts with `earlier`'s counts of the same host subtracted (a
+// host only `later` has is whole; in_flight is `later`'s).
+std::vector<HostStatsSnapshot> HostsSince(const std::vector<HostStatsSnapshot>& later,
+                                          const std::vector<HostStatsSnapshot>& earlier);
+
 // What happened from `earlier` to `later` (two snapshots of one dataset):
 // counts and histograms subtract; gauges and settings are `later`'s.
 DatasetMetrics MetricsSince(const DatasetMetrics& later, const DatasetMetrics& earlier);

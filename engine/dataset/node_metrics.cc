@@ -1,7 +1,14 @@
 #include "engine/dataset/node_metrics.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iterator>
+#include <map>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/file.h"
@@ -10,23 +17,157 @@
 namespace sluice {
 namespace {
 
-// A record: the magic, the dataset instance, then CountFields() in order,
-// each 8 bytes little-endian. The magic names the version: a record of
-// another length or magic is not summed.
-constexpr std::string_view kRecordMagic = "SLNODE01";
+// A record (all integers 8 bytes little-endian): the magic, the dataset
+// instance, CountFields() in order, the four leads (LeadFields), the number
+// of hosts, then per host its name's length, its name, its HostFields and
+// its two histograms' buckets. The magic names the version: a record of
+// another magic, or one that does not end where its last host does, is not
+// summed.
+constexpr std::string_view kRecordMagic = "SLNODE02";
 constexpr std::string_view kRecordSuffix = ".rec";
+constexpr const char* kRetentionVar = "SLUICE_METRICS_RETENTION_S";
+
+using HostField = uint64_t HostStatsSnapshot::*;
+
+// A host's counts in the record's order (its errors by kind and its
+// histograms follow them).
+constexpr HostField kHostFields[] = {
+    &HostStatsSnapshot::requests,      &HostStatsSnapshot::attempts,
+    &HostStatsSnapshot::retries,       &HostStatsSnapshot::failed,
+    &HostStatsSnapshot::throttles_429, &HostStatsSnapshot::throttles_503,
+    &HostStatsSnapshot::bytes,         &HostStatsSnapshot::busy_us};
+
+constexpr uint64_t DatasetMetrics::*kLeadFields[] = {
+    &DatasetMetrics::prefetch_lead_samples, &DatasetMetrics::prefetch_lead_shards,
+    &DatasetMetrics::lead_samples_min, &DatasetMetrics::lead_shards_min};
+
+// A host's integers after its name.
+constexpr size_t kHostWords = std::size(kHostFields) +
+                              std::tuple_size_v<decltype(HostStatsSnapshot::errors)> +
+                              2 * LogHistogram::kBuckets;
 
 void PutU64(std::string* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-uint64_t GetU64(std::string_view in) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
-  return v;
+// Reads the next 8 bytes of `in`; false when fewer are left.
+bool TakeU64(std::string_view* in, uint64_t* v) {
+  if (in->size() < 8) return false;
+  *v = 0;
+  for (int i = 0; i < 8; ++i) {
+    *v |= static_cast<uint64_t>(static_cast<unsigned char>((*in)[i])) << (8 * i);
+  }
+  in->remove_prefix(8);
+  return true;
 }
 
-size_t RecordSize() { return kRecordMagic.size() + 8 + 8 * CountFields().size(); }
+size_t HeaderSize() {
+  return kRecordMagic.size() + 8 + 8 * CountFields().size() + 8 * std::size(kLeadFields) + 8;
+}
+// The longest record: every host and "other" with the longest names.
+size_t MaxRecordSize() {
+  return HeaderSize() + (kNodeRecordHosts + 1) * (8 + kNodeRecordHostName + 8 * kHostWords);
+}
+
+void AddHost(HostStatsSnapshot* to, const HostStatsSnapshot& h) {
+  for (HostField f : kHostFields) to->*f += h.*f;
+  for (size_t k = 0; k < h.errors.size(); ++k) to->errors[k] += h.errors[k];
+  to->first_byte.Add(h.first_byte);
+  to->transfer.Add(h.transfer);
+}
+
+// The hosts a record keeps: the busiest kNodeRecordHosts with names within
+// bounds, by name, then the rest summed as kOtherHosts (when any).
+std::vector<HostStatsSnapshot> RecordHosts(const std::vector<HostStatsSnapshot>& hosts) {
+  std::vector<const HostStatsSnapshot*> named;
+  HostStatsSnapshot other;
+  other.host = kOtherHosts;
+  bool has_other = false;
+  for (const HostStatsSnapshot& h : hosts) {
+    if (h.host.size() <= kNodeRecordHostName && h.host != kOtherHosts) {
+      named.push_back(&h);
+    } else {
+      AddHost(&other, h);
+      has_other = true;
+    }
+  }
+  if (named.size() > kNodeRecordHosts) {
+    std::stable_sort(named.begin(), named.end(),
+                     [](const auto* a, const auto* b) { return a->requests > b->requests; });
+    for (size_t k = kNodeRecordHosts; k < named.size(); ++k) AddHost(&other, *named[k]);
+    has_other = true;
+    named.resize(kNodeRecordHosts);
+  }
+  std::vector<HostStatsSnapshot> kept;
+  for (const HostStatsSnapshot* h : named) kept.push_back(*h);
+  std::sort(kept.begin(), kept.end(),
+            [](const auto& a, const auto& b) { return a.host < b.host; });
+  if (has_other) kept.push_back(std::move(other));
+  return kept;
+}
+
+// One record's contents.
+struct NodeRecordContents {
+  uint64_t dataset = 0;
+  DatasetMetrics m;
+};
+
+// `in` as a record; nullopt when it is not a whole one of this version.
+std::optional<NodeRecordContents> ParseRecord(std::string_view in) {
+  if (in.substr(0, kRecordMagic.size()) != kRecordMagic) return std::nullopt;
+  in.remove_prefix(kRecordMagic.size());
+  NodeRecordContents r;
+  if (!TakeU64(&in, &r.dataset)) return std::nullopt;
+  for (CountField f : CountFields()) {
+    if (!TakeU64(&in, &f(r.m))) return std::nullopt;
+  }
+  for (auto f : kLeadFields) {
+    if (!TakeU64(&in, &(r.m.*f))) return std::nullopt;
+  }
+  uint64_t hosts = 0;
+  if (!TakeU64(&in, &hosts) || hosts > kNodeRecordHosts + 1) return std::nullopt;
+  for (uint64_t k = 0; k < hosts; ++k) {
+    HostStatsSnapshot h;
+    uint64_t length = 0;
+    if (!TakeU64(&in, &length) || length > kNodeRecordHostName || in.size() < length) {
+      return std::nullopt;
+    }
+    h.host = std::string(in.substr(0, length));
+    in.remove_prefix(length);
+    bool whole = true;
+    for (HostField f : kHostFields) whole = whole && TakeU64(&in, &(h.*f));
+    for (uint64_t& e : h.errors) whole = whole && TakeU64(&in, &e);
+    for (uint64_t& b : h.first_byte.buckets) whole = whole && TakeU64(&in, &b);
+    for (uint64_t& b : h.transfer.buckets) whole = whole && TakeU64(&in, &b);
+    if (!whole) return std::nullopt;
+    r.m.hosts.push_back(std::move(h));
+  }
+  if (!in.empty()) return std::nullopt;
+  return r;
+}
+
+// The process a record file is named by; nullopt for a name not made by
+// NodeRecordName.
+std::optional<TempOwner> RecordOwner(std::string_view name) {
+  name.remove_suffix(kRecordSuffix.size());
+  TempOwner owner;
+  const char* p = name.data();
+  const char* end = name.data() + name.size();
+  auto r = std::from_chars(p, end, owner.pid);
+  if (r.ec != std::errc() || r.ptr == end || *r.ptr != '.') return std::nullopt;
+  r = std::from_chars(r.ptr + 1, end, owner.start);
+  if (r.ec != std::errc() || r.ptr == end || *r.ptr != '.') return std::nullopt;
+  uint64_t dataset = 0;
+  r = std::from_chars(r.ptr + 1, end, dataset, 16);
+  if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+  return owner;
+}
+
+int64_t NowSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<int64_t>(t.tv_sec);
+}
 
 }  // namespace
 
@@ -47,43 +188,96 @@ std::string NodeRecordName(uint64_t dataset) {
 
 Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMetrics& m,
                        Env* env) {
+  const std::vector<HostStatsSnapshot> hosts = RecordHosts(m.hosts);
   std::string record(kRecordMagic);
-  record.reserve(RecordSize());
+  record.reserve(HeaderSize() + hosts.size() * (8 + 64 + 8 * kHostWords));
   PutU64(&record, dataset);
   for (CountField f : CountFields()) PutU64(&record, CountOf(f, m));
+  for (auto f : kLeadFields) PutU64(&record, m.*f);
+  PutU64(&record, hosts.size());
+  for (const HostStatsSnapshot& h : hosts) {
+    PutU64(&record, h.host.size());
+    record += h.host;
+    for (HostField f : kHostFields) PutU64(&record, h.*f);
+    for (uint64_t e : h.errors) PutU64(&record, e);
+    for (uint64_t b : h.first_byte.buckets) PutU64(&record, b);
+    for (uint64_t b : h.transfer.buckets) PutU64(&record, b);
+  }
   return WriteFileAtomic(JoinPath(dir, NodeRecordName(dataset)), record, env);
+}
+
+Result<std::chrono::seconds> NodeRecordRetention() {
+  const char* v = std::getenv(kRetentionVar);
+  if (v == nullptr || *v == '\0') return std::chrono::seconds(std::chrono::hours(24));
+  const std::string_view text(v);
+  int64_t s = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), s);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || s < 0) {
+    return InvalidArgumentError(std::string("environment variable ") + kRetentionVar + " '" +
+                                v + "': expected a number of seconds (a decimal integer)");
+  }
+  return std::chrono::seconds(s);
 }
 
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
                                       Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention());
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(dir));
   DatasetMetrics sum;
   sum.processes = 0;
-  const size_t size = RecordSize();
+  std::map<std::string, HostStatsSnapshot> hosts;
+  bool has_min = false;
+  const int64_t now = NowSeconds();
   for (const std::string& name : names) {
     if (name.size() <= kRecordSuffix.size() ||
         name.compare(name.size() - kRecordSuffix.size(), kRecordSuffix.size(), kRecordSuffix) != 0) {
       continue;  // a temporary on its way in, or a foreign file
     }
-    auto text = ReadFile(JoinPath(dir, name), size, env);
+    const std::string path = JoinPath(dir, name);
+    const std::optional<TempOwner> owner = RecordOwner(name);
+    const bool gone = owner && TempOwnerGone(*owner);
+    if (gone) {
+      auto st = env->Stat(path);
+      if (!st.ok()) {
+        if (IsNotFound(st.status())) continue;  // deleted meanwhile
+        return st.status();
+      }
+      if (now - static_cast<int64_t>(st->st_mtim.tv_sec) > retention.count()) {
+        Status removed = env->Remove(path);
+        if (!removed.ok() && !IsNotFound(removed)) {
+          return removed.WithContext("deleting an expired metrics record");
+        }
+        continue;
+      }
+    }
+    auto text = ReadFile(path, MaxRecordSize(), env);
     if (!text.ok()) {
       // Deleted meanwhile, or longer than a record: not one.
       if (IsNotFound(text.status()) || text.status().code() == StatusCode::kOutOfRange) continue;
       return text.status();
     }
-    if (text->size() != size || std::string_view(*text).substr(0, kRecordMagic.size()) != kRecordMagic) {
-      continue;
+    std::optional<NodeRecordContents> r = ParseRecord(*text);
+    if (!r || (only && r->dataset != *only)) continue;
+    for (CountField f : CountFields()) f(sum) += f(r->m);
+    if (!gone) {
+      sum.prefetch_lead_samples += r->m.prefetch_lead_samples;
+      sum.prefetch_lead_shards += r->m.prefetch_lead_shards;
     }
-    std::string_view in(*text);
-    in.remove_prefix(kRecordMagic.size());
-    if (only && GetU64(in) != *only) continue;
-    in.remove_prefix(8);
-    for (CountField f : CountFields()) {
-      f(sum) += GetU64(in);
-      in.remove_prefix(8);
+    if (r->m.batches > 0) {
+      sum.lead_samples_min =
+          has_min ? std::min(sum.lead_samples_min, r->m.lead_samples_min) : r->m.lead_samples_min;
+      sum.lead_shards_min =
+          has_min ? std::min(sum.lead_shards_min, r->m.lead_shards_min) : r->m.lead_shards_min;
+      has_min = true;
+    }
+    for (const HostStatsSnapshot& h : r->m.hosts) {
+      HostStatsSnapshot& to = hosts[h.host];
+      to.host = h.host;
+      AddHost(&to, h);
     }
     ++sum.processes;
   }
+  for (auto& [name, h] : hosts) sum.hosts.push_back(std::move(h));
   return sum;
 }
 

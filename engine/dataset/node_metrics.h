@@ -6,18 +6,31 @@
 //
 // Cheap: no per-sample work; the consumer writes its record at most once a
 // period, at the end of a pass and when asked (streaming_dataset.h). A
-// record holds counts only (dataset_metrics.h's, no gauges, no per-host
-// figures): a sum of counts is a node's count. A process that ends keeps
-// its last record, so its totals stay in the sum, once: its file is named
-// by its pid and start time (base/file.h TempOwner), which no later process
-// shares, and by its dataset's instance (a random number made when the
-// dataset opened, kept by forked workers), so two datasets of one process
-// do not replace each other's record. Records accumulate, one per reading
-// process and dataset, until the folder is deleted.
+// record holds what adds up over processes: the counts (dataset_metrics.h
+// CountFields), the process's last prefetch lead and its least, and per
+// store host the HTTP counts and the time to first byte and transfer time
+// histograms (fixed log buckets, base/log_histogram.h: histograms of
+// processes add bucket by bucket, so the node's percentiles are those of
+// the merged histogram, as exact as one process's). At most
+// kNodeRecordHosts hosts, the busiest by requests, are kept by name; the
+// rest, and a host whose name is longer than kNodeRecordHostName bytes,
+// are summed as the host kOtherHosts.
+//
+// A process that ends keeps its last record, so its totals stay in the sum,
+// once: its file is named by its pid and start time (base/file.h
+// TempOwner), which no later process shares, and by its dataset's instance
+// (a random number made when the dataset opened, kept by forked workers),
+// so two datasets of one process do not replace each other's record. A
+// record whose process has ended and that was last written longer ago than
+// the retention (NodeRecordRetention) is deleted by the next sum: the
+// node's totals are those of its running processes and of those that ended
+// within the retention.
 //
 // Thread-safe functions.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +41,10 @@
 
 namespace sluice {
 
+inline constexpr size_t kNodeRecordHosts = 64;
+inline constexpr size_t kNodeRecordHostName = 320;
+inline constexpr const char* kOtherHosts = "other";
+
 // The folder of the node's records for the cache folder `local` (made when
 // missing): <CacheStateDir(local)>/metrics. Errors name the path.
 Result<std::string> NodeMetricsDir(const std::string& local, Env* env = Env::Default());
@@ -35,14 +52,25 @@ Result<std::string> NodeMetricsDir(const std::string& local, Env* env = Env::Def
 // The record file name of this process's use of dataset instance `dataset`.
 std::string NodeRecordName(uint64_t dataset);
 
-// Writes `m`'s counts as the record `dir`/NodeRecordName(dataset),
-// replacing it whole.
+// Writes `m`'s counts, prefetch leads and hosts as the record
+// `dir`/NodeRecordName(dataset), replacing it whole.
 Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMetrics& m,
                        Env* env = Env::Default());
 
-// The sum of the records in `dir` (of dataset instance `only` when given):
-// counts only, `processes` the number of records summed. A file that is not
-// a whole record of this version (a foreign file) is passed over.
+// How long the record of an ended process is kept after its last write:
+// $SLUICE_METRICS_RETENTION_S seconds (a decimal integer), default 24 h.
+// Anything else is kInvalidArgument naming the variable.
+Result<std::chrono::seconds> NodeRecordRetention();
+
+// The sum of the records in `dir` (of dataset instance `only` when given),
+// `processes` the number of records summed: counts added; hosts merged by
+// name (counts and histogram buckets added; in_flight 0); the prefetch lead
+// (prefetch_lead_samples/_shards) the sum of the last leads of the
+// processes still running (a lead of an ended process is no longer ready),
+// and its min (lead_samples_min/_shards_min) the least of the records that
+// have batches. A file that is not a whole record of this version (a
+// foreign file, an older version) is passed over. First deletes the records
+// of ended processes older than NodeRecordRetention().
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
                                       Env* env = Env::Default());
 

@@ -63,7 +63,7 @@ Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stre
 Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions options) {
   std::unique_ptr<StreamingDataset> d(new StreamingDataset());
   // Its records count the HTTP requests from here on (its index's too).
-  HttpTotalsOf(SnapshotHostStats(), d->http_base_);
+  d->RebaseHostCounts();
   SLUICE_ASSIGN_OR_RETURN(d->world_, ResolveWorld(options.world));
   d->options_ = std::move(options);
   StreamsInOpening opening;
@@ -313,6 +313,12 @@ planner::PlanRequest StreamingDataset::Request(int64_t epoch, int64_t sample_in_
 Status StreamingDataset::EnsureProcess() {
   pid_t me = ::getpid();
   if (pid_ == me) return Status::Ok();
+  {
+    // A process forked before anyone read counts its requests from here
+    // (those before are its parent's, in its parent's record).
+    std::lock_guard<std::mutex> lock(node_mu_);
+    if (host_base_pid_ != me) RebaseHostCountsLocked();
+  }
   if (pid_ != 0) {
     // Forked after reading: leave the parent's objects alone (see ~).
     (void)new std::vector<std::shared_ptr<const OpenedShard>>(std::move(held_));
@@ -638,7 +644,7 @@ void StreamingDataset::ResetCounters() {
   }
   opened_at_ = std::chrono::steady_clock::now();
   for (DatasetMetrics& r : last_reports_) r = DatasetMetrics();
-  HttpTotalsOf(SnapshotHostStats(), http_base_);
+  RebaseHostCounts();
   next_publish_ns_.store(0, std::memory_order_relaxed);
 }
 
@@ -853,6 +859,16 @@ Result<std::string> StreamingDataset::MetricsReport(MetricsScope scope) {
   return text;
 }
 
+void StreamingDataset::RebaseHostCounts() {
+  std::lock_guard<std::mutex> lock(node_mu_);
+  RebaseHostCountsLocked();
+}
+
+void StreamingDataset::RebaseHostCountsLocked() {
+  host_base_ = SnapshotHostStats();
+  host_base_pid_ = ::getpid();
+}
+
 Status StreamingDataset::PublishMetrics() {
   next_publish_ns_.store(
       CoarseNowNs() +
@@ -860,12 +876,19 @@ Status StreamingDataset::PublishMetrics() {
       std::memory_order_relaxed);
   DatasetMetrics m = Metrics();
   // A forked child's HTTP counts began at its parent's: the record holds
-  // only what came after (the parent's record has the rest).
-  auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
-  m.http_requests = minus(m.http_requests, http_base_[0]);
-  m.http_retries = minus(m.http_retries, http_base_[1]);
-  m.http_throttles = minus(m.http_throttles, http_base_[2]);
+  // only what came after (the parent's record has the rest), of the hosts
+  // that saw requests since.
   std::lock_guard<std::mutex> lock(node_mu_);
+  if (host_base_pid_ != ::getpid()) RebaseHostCountsLocked();
+  std::vector<HostStatsSnapshot> hosts = HostsSince(m.hosts, host_base_);
+  std::erase_if(hosts,
+                [](const HostStatsSnapshot& h) { return h.attempts == 0 && h.requests == 0; });
+  m.hosts = std::move(hosts);
+  uint64_t http[3];
+  HttpTotalsOf(m.hosts, http);
+  m.http_requests = http[0];
+  m.http_retries = http[1];
+  m.http_throttles = http[2];
   if (node_dir_.empty()) {
     if (options_.streams.empty()) return InvalidArgumentError("a dataset without streams");
     SLUICE_ASSIGN_OR_RETURN(node_dir_, NodeMetricsDir(options_.streams[0].local));

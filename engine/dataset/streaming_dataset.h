@@ -367,13 +367,17 @@ class StreamingDataset {
   DatasetMetrics last_reports_[3];
   // The node's records (node_metrics.h): this instance's random number
   // (made at Open, kept by forked copies, so a job's workers share it), the
-  // record folder once made, and the HTTP counts this process had when its
-  // counting began (a forked child inherits its parent's, which the
-  // parent's record holds).
+  // record folder once made, and the hosts' HTTP counts this process had
+  // when its counting began (a forked child inherits its parent's, which
+  // the parent's record holds).
   uint64_t instance_ = 0;
   std::mutex node_mu_;
   std::string node_dir_;  // guarded by node_mu_
-  uint64_t http_base_[3] = {0, 0, 0};
+  std::vector<HostStatsSnapshot> host_base_;  // guarded by node_mu_
+  pid_t host_base_pid_ = 0;                  // whose counts host_base_ holds; node_mu_
+  // host_base_ := the hosts' counts now, of this process.
+  void RebaseHostCounts();
+  void RebaseHostCountsLocked();  // node_mu_ held
   // CLOCK_MONOTONIC_COARSE ns when Next writes the record next (the
   // consumer's thread; PublishMetrics moves it on).
   std::atomic<uint64_t> next_publish_ns_{0};

@@ -250,8 +250,8 @@ class StreamingDataset(_Base):
         and in the DataLoader workers forked from this process) or 'node'
         (every process of the node that read through the first stream's
         cache folder, ended ones included): the last two are summed from the
-        records each process keeps in the cache's state folder (counts
-        only; 'hosts' empty)."""
+        records each process keeps in the cache's state folder (hosts merged
+        by name, percentiles of the merged histograms)."""
         return self._engine.metrics(scope)
 
     def publish_metrics(self):

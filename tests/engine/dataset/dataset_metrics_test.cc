@@ -226,6 +226,17 @@ TEST(DatasetMetrics, ThrottledRequestsAreCountedPerHostExactly) {
   EXPECT_EQ(node->http_requests, files.count + 1);
   EXPECT_EQ(node->http_retries, 2u);
   EXPECT_EQ(node->http_throttles, 2u);
+  // And the host's figures, histograms bucket for bucket.
+  ASSERT_EQ(node->hosts.size(), 1u);
+  const HostStatsSnapshot& n = node->hosts[0];
+  EXPECT_EQ(n.host, host);
+  EXPECT_EQ(n.requests, files.count + 1);
+  EXPECT_EQ(n.attempts, files.count + 3);
+  EXPECT_EQ(n.throttles_503, 2u);
+  EXPECT_EQ(n.errors, h->errors);
+  EXPECT_EQ(n.bytes, files.bytes + index_bytes);
+  EXPECT_EQ(n.first_byte.buckets, h->first_byte.buckets);
+  EXPECT_EQ(n.transfer.buckets, h->transfer.buckets);
   // The host's window: all of it in the first report, nothing in the next
   // (a second pass reads the cache).
   auto first = ParsePyJson((*ds)->MetricsReport());
@@ -408,6 +419,63 @@ TEST(DatasetMetricsMultiProcess, NodeAndJobTotalsSumEveryProcessOnce) {
   EXPECT_EQ(ParseMetricsScope("rank").status().ToString(),
             "invalid argument: metrics scope \"rank\": expected \"process\", \"job\" or "
             "\"node\"");
+}
+
+// Two workers forked from a dataset read over HTTP: the job's sum has the
+// host once, with every request of the job (the index, read by the parent
+// when it opened, and each shard once, by whichever worker opened it
+// first), bucket counts that add up to them; no lead of ended workers.
+TEST(DatasetMetricsMultiProcess, TheJobsHostsMergeTheWorkersRequests) {
+  ScratchDir scratch, cache, state;
+  testing::ScopedEnv state_dir("SLUICE_CACHE_STATE_DIR", state.path());
+  auto nginx = testing::NginxServer::Start(JoinPath(scratch.path(), "nginx"));
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  const std::string data = JoinPath(nginx->www(), "ds");
+  testing::WriteSyntheticMds(data, 300, 2000);
+  const ShardFiles files = ShardsOf(data);
+  const std::string host = "http://127.0.0.1:" + std::to_string(nginx->http_port());
+  auto job = StreamingDataset::Open(MetricsOptions(host + "/ds", cache.path()));
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  std::vector<pid_t> pids;
+  for (int64_t w = 0; w < 2; ++w) {
+    pids.push_back(testing::Fork([&, w] {
+      if (!(*job)->IterBegin(0, 0, w, 2).ok()) return 2;
+      std::vector<int64_t> ids(16);
+      std::vector<SampleFields> out;
+      for (;;) {
+        auto n = (*job)->NextBatch(ids.size(), ids.data(), &out);
+        if (!n.ok()) return 3;
+        if (*n == 0) return 0;
+      }
+    }));
+  }
+  for (pid_t p : pids) EXPECT_EQ(testing::WaitExit(p), 0);
+  auto in_job = (*job)->Metrics(MetricsScope::kJob);
+  ASSERT_TRUE(in_job.ok()) << in_job.status().ToString();
+  EXPECT_EQ(in_job->processes, 3u);
+  ASSERT_EQ(in_job->hosts.size(), 1u);
+  const HostStatsSnapshot& h = in_job->hosts[0];
+  EXPECT_EQ(h.host, host);
+  EXPECT_EQ(h.requests, files.count + 1);
+  EXPECT_EQ(h.attempts, files.count + 1);
+  EXPECT_EQ(h.failed, 0u);
+  EXPECT_EQ(h.first_byte.count(), files.count + 1);
+  EXPECT_EQ(h.transfer.count(), files.count + 1);
+  EXPECT_EQ(in_job->http_requests, files.count + 1);
+  // The workers have ended and this process read nothing: no lead is
+  // ready now.
+  EXPECT_EQ(in_job->prefetch_lead_samples, 0u);
+  // The node's report shows the host with its percentiles.
+  auto report = (*job)->MetricsReport(MetricsScope::kNode);
+  ASSERT_TRUE(report.ok());
+  auto parsed = ParsePyJson(*report);
+  ASSERT_TRUE(parsed.ok());
+  const JsonValue* reported = JsonMember(*JsonMember(*parsed, "hosts"), host);
+  ASSERT_NE(reported, nullptr) << *report;
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*reported, "requests")->v),
+            static_cast<int64_t>(files.count + 1));
+  EXPECT_EQ(std::get<double>(JsonMember(*JsonMember(*reported, "transfer"), "p50_ms")->v),
+            h.transfer.QuantileMicros(0.5) / 1000);
 }
 
 // A record is read back field by field, and a file that is not one is
