@@ -737,6 +737,63 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   sampler.Stop();
   EXPECT_GT(sampler.max(), 0u);
   EXPECT_LE(sampler.max(), limit);
+  ranks.clear();
+
+  // columns=["tokens", "label"]: still one GET per row group for the node
+  // (the chunks between them are under 1 MiB: one read), of exactly the
+  // bytes from label's chunk to the end of tokens', each row's two fields
+  // those of the whole row, in the same order of samples.
+  const parquet::FileFooter footer = FixtureFooter();
+  ASSERT_EQ(footer.schema.fields[1].name, "label");
+  ASSERT_EQ(footer.schema.fields[4].name, "tokens");
+  uint64_t span = 0, all = 0;
+  for (const auto& group : footer.chunk_ranges) {
+    const parquet::ByteRange label = group[footer.schema.fields[1].first_leaf];
+    const parquet::ByteRange tokens = group[footer.schema.fields[4].first_leaf];
+    ASSERT_LT(label.offset, tokens.offset);
+    span += tokens.offset + tokens.size - label.offset;
+    for (const parquet::ByteRange& r : group) all += r.size;
+  }
+  ASSERT_LT(span, all);
+  ScratchDir some;
+  const size_t before = proxy->Requests().size();
+  for (int64_t r = 0; r < 2; ++r) {
+    DatasetOptions o = ParquetOptions(some.path(), "s3://bkt/table");
+    o.streams[0].parquet.emplace();
+    o.streams[0].parquet->columns = {"tokens", "label"};
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 11;
+    o.plan.batch_size = 2;
+    o.world.rank = r;
+    o.world.world_size = 2;
+    o.world.local_rank = r;
+    o.world.local_world_size = 2;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ranks.push_back(std::move(*ds));
+  }
+  const size_t some_opened = proxy->Requests().size();
+  EXPECT_EQ(some_opened - before, 4u);  // the listing's two and the two footers
+  auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
+  ASSERT_TRUE(whole.ok());
+  uint64_t fetched = 0;
+  std::vector<int64_t> some_ids;
+  SampleFields f, w;
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t wk = 0; wk < 2; ++wk) {
+      for (int64_t id : testing::ReadEpoch(*ranks[r], 0, 0, wk, 2, 2, nullptr)) {
+        some_ids.push_back(id);
+        ASSERT_TRUE(ranks[r]->Get(static_cast<uint64_t>(id), &f).ok());
+        ASSERT_TRUE((*whole)->Get(static_cast<uint64_t>(id), &w).ok());
+        ASSERT_EQ(Projected(f.fields, {0, 1}), Projected(w.fields, {4, 1})) << id;
+      }
+    }
+    fetched += ranks[r]->counters().bytes_downloaded;
+  }
+  EXPECT_EQ(some_ids.size(), kRows);
+  EXPECT_EQ(gets_since(some_opened), (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
+                                                                 {"/bkt/table/part%3Db/c.parquet", 9}}));
+  EXPECT_EQ(fetched, 2 * span);
 }
 
 }  // namespace
