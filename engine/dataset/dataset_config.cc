@@ -1,5 +1,6 @@
 #include "engine/dataset/dataset_config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -107,7 +108,7 @@ bool IsStreamKey(std::string_view k) {
 
 // "files" or "parquet": null/false (not such a stream), true (every file
 // the key's format takes), or {"glob": "*.jpg" | ["*.jpg", ...],
-// "manifest": "files.txt"}.
+// "manifest": "files.txt"}; "parquet" also {"columns": ["a", ...]}.
 Status ApplyFileSelectionKey(std::string_view k, const JsonValue& v,
                              std::optional<FileDatasetOptions>* out) {
   const std::string field(k);
@@ -118,7 +119,11 @@ Status ApplyFileSelectionKey(std::string_view k, const JsonValue& v,
     return Status::Ok();
   }
   const Object* object = std::get_if<Object>(&v.v);
-  if (object == nullptr) return Bad(field, "must be true, null or an object {glob, manifest}");
+  const bool parquet = k == "parquet";
+  if (object == nullptr) {
+    return Bad(field, parquet ? "must be true, null or an object {glob, manifest, columns}"
+                              : "must be true, null or an object {glob, manifest}");
+  }
   FileDatasetOptions files;
   for (const auto& [key, value] : *object) {
     const std::string where = field + "." + key;
@@ -138,8 +143,20 @@ Status ApplyFileSelectionKey(std::string_view k, const JsonValue& v,
       if (IsNull(value)) continue;
       SLUICE_ASSIGN_OR_RETURN(files.manifest, GetString(value, where));
       if (files.manifest.empty()) return Bad(where, "must not be empty");
+    } else if (key == "columns" && parquet) {
+      if (IsNull(value)) continue;
+      const JsonValue::Array* list = std::get_if<JsonValue::Array>(&value.v);
+      if (list == nullptr || list->empty()) return Bad(where, "must be a non-empty list of names");
+      for (const JsonValue& c : *list) {
+        SLUICE_ASSIGN_OR_RETURN(std::string name, GetString(c, where));
+        if (std::find(files.columns.begin(), files.columns.end(), name) != files.columns.end()) {
+          return Bad(where, "names \"" + name + "\" twice");
+        }
+        files.columns.push_back(std::move(name));
+      }
     } else {
-      return Bad(where, "is not a known key (glob, manifest)");
+      return Bad(where, parquet ? "is not a known key (glob, manifest, columns)"
+                                : "is not a known key (glob, manifest)");
     }
   }
   for (const std::string& g : files.selection.globs) {

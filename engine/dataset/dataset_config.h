@@ -27,6 +27,10 @@ struct FileDatasetOptions {
   // else the key (relative to the root) of a manifest naming the files
   // (ParseFileManifest), for stores that cannot list (https://).
   std::string manifest;
+  // "parquet" only (key "columns"): the top-level columns to read, in the
+  // order a sample's fields take; empty = all. A remote stream then
+  // fetches only their column chunks (parquet_stream_index.h).
+  std::vector<std::string> columns;
 };
 
 // One Stream(remote=, local=, split=, proportion=|repeat=|choose=, ...).

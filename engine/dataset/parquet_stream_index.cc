@@ -8,6 +8,7 @@
 #include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/hashes.h"
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
 #include "formats/parquet/parquet_index.h"
 
@@ -17,10 +18,11 @@ namespace {
 constexpr std::string_view kPieceFolder = ".parquet_row_groups/";
 constexpr size_t kMaxPieceName = 200;
 
-// Every row group of `file` as a piece: its column chunks' span, then the
-// footer tail.
+// Every row group of `file` as a piece: the reads of its chunks of
+// `columns` (all when empty), then the footer tail.
 Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::string& tail,
-                                             const std::string& url) {
+                                             const std::string& url,
+                                             const std::vector<std::string>& columns) {
   const uint64_t size = file.size.value_or(0);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
@@ -30,29 +32,30 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::
   }
   auto footer = parquet::DecodeFooter(std::string_view(tail).substr(0, length), size, file.path);
   if (!footer.ok()) return footer.status().WithContext(url);
-  SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries, parquet::ShardsOfFile(file, *footer));
-  for (ShardEntry& e : entries) {
-    const std::vector<parquet::ByteRange>& chunks = footer->chunk_ranges[*e.row_group];
-    uint64_t begin = UINT64_MAX, end = 0;
-    for (const parquet::ByteRange& r : chunks) {
-      begin = std::min(begin, r.offset);
-      end = std::max(end, r.offset + r.size);  // DecodeFooter: inside the file
-    }
-    if (chunks.empty()) begin = end = 4;
-    e.piece = ShardEntry::FilePiece{file.path, size, begin, end - begin, tail.size()};
-    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group);
-    e.raw_data.bytes = (end - begin) + tail.size();
+  auto entries = parquet::ShardsOfFile(file, *footer, columns);
+  if (!entries.ok()) return entries.status().WithContext(url);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields,
+                          parquet::FieldsNamed(footer->schema, columns, file.path));
+  for (ShardEntry& e : *entries) {
+    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(*footer, *e.row_group, fields);
+    const uint64_t length = parquet::BytesOfReads(reads);
+    const uint64_t first = reads.empty() ? 4 : reads.front().offset;
+    e.piece = ShardEntry::FilePiece{file.path, size, first, length, tail.size()};
+    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group, columns);
+    e.raw_data.bytes = length + tail.size();
   }
   return entries;
 }
 
-Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files) {
+Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files,
+                         const std::vector<std::string>& columns) {
   const std::string root = StreamRoot(stream);
-  return parquet::IndexOfLocalParquetFiles(root, files);
+  return parquet::IndexOfLocalParquetFiles(root, files, columns);
 }
 
 Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
                           const std::vector<ListedFile>& files, const std::string& source,
+                          const std::vector<std::string>& columns,
                           std::chrono::milliseconds wait_timeout) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
@@ -67,7 +70,8 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
       return CorruptError(ParquetFooterStorePath(state_dir) + ": holds no footer of " + f.path);
     }
     SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries,
-                            PiecesOfFile(f, tail->second, remote.Describe() + "/" + prefix + f.path));
+                            PiecesOfFile(f, tail->second, remote.Describe() + "/" + prefix + f.path,
+                                         columns));
     for (ShardEntry& e : entries) index.shards.push_back(std::move(e));
   }
   if (index.shards.empty()) {
@@ -83,7 +87,8 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options) {
   return options.selection.globs.empty() ? parquet::ParquetFileSelection() : options.selection;
 }
 
-std::string RowGroupPieceName(std::string_view file, uint32_t row_group) {
+std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
+                              const std::vector<std::string>& columns) {
   std::string name;
   for (char c : file) {
     if (c == '%') {
@@ -99,7 +104,15 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group) {
     // A sub-folder: an escaped name holds no '/', so none is there.
     name = "long/" + (hex.ok() ? *hex : std::string("0"));
   }
-  return std::string(kPieceFolder) + name + "@" + std::to_string(row_group);
+  name = std::string(kPieceFolder) + name + "@" + std::to_string(row_group);
+  if (columns.empty()) return name;
+  // The set, not the order: a piece holds the chunks in file order.
+  std::vector<std::string> sorted = columns;
+  std::sort(sorted.begin(), sorted.end());
+  std::string set;
+  for (const std::string& c : sorted) set += std::to_string(c.size()) + ":" + c;
+  auto hex = HashHex("xxh64", set);
+  return name + ".c" + (hex.ok() ? *hex : std::string("0"));
 }
 
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
@@ -114,8 +127,8 @@ Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileData
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
                                              source, uncommitted));
   if (found_files) *found_files = true;
-  if (!remote) return LocalIndex(stream, files);
-  return RemoteIndex(stream, *remote, files, source, wait_timeout);
+  if (!remote) return LocalIndex(stream, files, options.columns);
+  return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout);
 }
 
 }  // namespace sluice

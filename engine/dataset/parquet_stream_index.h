@@ -9,9 +9,12 @@
 // once per node (file_listing_index.h), every file's footer read once per
 // node into the footer store (parquet_footer_store.h), and each row group
 // becomes a piece (ShardEntry::piece): its cache file, named by
-// RowGroupPieceName, holds the group's column chunks (one ranged GET) and
-// the file's footer tail, so a group is fetched, cached, counted under
-// cache_limit and evicted on its own.
+// RowGroupPieceName, holds the group's chunks of the stream's columns
+// (FileDatasetOptions::columns, all when none), one ranged GET per read
+// of formats/parquet/chunk_reads.h (chunks less than 1 MiB apart in one
+// read: a whole group is one GET), and the file's footer tail, so a
+// group is fetched, cached, counted under cache_limit (by those bytes)
+// and evicted on its own.
 //
 // Thread-safe (no shared state beyond the files).
 #pragma once
@@ -20,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
@@ -36,9 +40,13 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options);
 // data file is ever there), the file's path with '%' and '/' escaped
 // (%25, %2F), '@' and the group's ordinal; paths that would make a name
 // longer than 200 bytes use "long/" and the xxh64 of the path instead.
-// Distinct (file, row group) pairs get distinct names (up to a hash
-// collision between two long paths).
-std::string RowGroupPieceName(std::string_view file, uint32_t row_group);
+// With `columns` (a dataset reading only some), ".c" and the xxh64 of
+// their set follow, so datasets of other columns sharing a cache folder
+// keep pieces of their own (and those of the same set share them).
+// Distinct (file, row group, column set) triples get distinct names (up
+// to a hash collision between two long paths or two sets).
+std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
+                              const std::vector<std::string>& columns = {});
 
 // `options`: the stream's "parquet" options (or the defaults, detected).
 // Errors name the file (its footer's error, a column the reader cannot

@@ -11,6 +11,8 @@
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/parquet/chunk_reads.h"
+#include "formats/parquet/footer.h"
 
 namespace sluice {
 namespace {
@@ -268,35 +270,60 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
                                 std::chrono::nanoseconds* download) {
   const ShardEntry::FilePiece& p = *entry.piece;
   const std::string key = RemoteKey(stream_, p.file);
-  const std::string range = "bytes [" + std::to_string(p.offset) + ", " +
-                            std::to_string(p.offset + p.length) + ")";
-  const std::string where = p.file + ": row group " + std::to_string(entry.row_group.value_or(0)) +
-                            ", " + range + " of " + remote_->Describe() + "/" + key;
-  auto get = [&] {
-    const auto start = std::chrono::steady_clock::now();
-    Result<std::string> got = remote_->GetRangeOnly(key, p.offset, p.length);
-    CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
-    return got;
-  };
-  Result<std::string> bytes = get();
-  for (int attempt = 1; !bytes.ok() && download_retry_->ShouldRetry(bytes.status(), attempt);
-       ++attempt) {
-    bytes = get();
-  }
-  if (!bytes.ok()) return bytes.status().WithContext(where);
-  bytes_downloaded_ += bytes->size();
-  if (bytes->size() != p.length) {
-    return CorruptError(where + ": answered " + std::to_string(bytes->size()) +
-                        " bytes (the file had " + std::to_string(p.file_bytes) +
-                        " when it was listed: it changed since?)");
-  }
+  const std::string group = p.file + ": row group " + std::to_string(entry.row_group.value_or(0));
   SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file));
   if (tail.size() != p.tail_bytes) {
-    return CorruptError(where + ": the node's footer store holds " + std::to_string(tail.size()) +
+    return CorruptError(group + ": the node's footer store holds " + std::to_string(tail.size()) +
                         " footer bytes, the index " + std::to_string(p.tail_bytes));
   }
+  // The reads of the index's columns' chunks, as the index sized them
+  // (formats/parquet/chunk_reads.h): one GET each.
+  SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, p.file_bytes, p.file));
+  if (uint64_t{length} + 8 != tail.size()) {
+    return CorruptError(group + ": a footer of " + std::to_string(length) + " bytes in a tail of " +
+                        std::to_string(tail.size()));
+  }
+  SLUICE_ASSIGN_OR_RETURN(parquet::FileFooter footer,
+                          parquet::DecodeFooter(std::string_view(tail).substr(0, length),
+                                                p.file_bytes, p.file));
+  const size_t row_group = entry.row_group.value_or(0);
+  if (row_group >= footer.meta.row_groups.size()) {
+    return CorruptError(group + ": the file's footer has " +
+                        std::to_string(footer.meta.row_groups.size()) + " row groups");
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields,
+                          parquet::FieldsNamed(footer.schema, entry.column_names, p.file));
+  const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, row_group, fields);
+  if (parquet::BytesOfReads(reads) != p.length) {
+    return CorruptError(group + ": the footer's reads of its columns hold " +
+                        std::to_string(parquet::BytesOfReads(reads)) + " bytes, the index " +
+                        std::to_string(p.length));
+  }
   SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
-  SLUICE_RETURN_IF_ERROR(out.Write(*bytes));
+  for (const parquet::ByteRange& r : reads) {
+    const std::string where = group + ", bytes [" + std::to_string(r.offset) + ", " +
+                              std::to_string(r.offset + r.size) + ") of " + remote_->Describe() +
+                              "/" + key;
+    auto get = [&] {
+      const auto start = std::chrono::steady_clock::now();
+      Result<std::string> got = remote_->GetRangeOnly(key, r.offset, r.size);
+      CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
+      return got;
+    };
+    Result<std::string> bytes = get();
+    for (int attempt = 1; !bytes.ok() && download_retry_->ShouldRetry(bytes.status(), attempt);
+         ++attempt) {
+      bytes = get();
+    }
+    if (!bytes.ok()) return bytes.status().WithContext(where);
+    bytes_downloaded_ += bytes->size();
+    if (bytes->size() != r.size) {
+      return CorruptError(where + ": answered " + std::to_string(bytes->size()) +
+                          " bytes (the file had " + std::to_string(p.file_bytes) +
+                          " when it was listed: it changed since?)");
+    }
+    SLUICE_RETURN_IF_ERROR(out.Write(*bytes));
+  }
   SLUICE_RETURN_IF_ERROR(out.Write(tail));
   return out.Commit();
 }

@@ -31,15 +31,20 @@ Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view 
                                       std::string_view) {
   const std::string& name = entry.raw_data.basename;
   if (!entry.row_group) return CorruptError(name + ": a Parquet shard entry without a row group");
-  // A piece (ShardEntry::piece) is named by its file in errors.
+  // A piece (ShardEntry::piece) is named by its file in errors. The
+  // index's columns are the ones read (a dataset's `columns`, or all).
   const std::string& file = entry.piece ? entry.piece->file : name;
   Result<parquet::ParquetShardReader> opened =
       entry.piece ? parquet::ParquetShardReader::OpenPiece(
                         data,
                         {entry.piece->file_bytes, entry.piece->offset, entry.piece->length,
                          entry.piece->tail_bytes},
-                        file, *entry.row_group, entry.samples)
-                  : parquet::ParquetShardReader::Open(data, name, *entry.row_group, entry.samples);
+                        file, *entry.row_group, entry.samples, {}, entry.column_names)
+                  : parquet::ParquetShardReader::Open(data, name, *entry.row_group, entry.samples,
+                                                      {}, entry.column_names);
+  if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
+    return CorruptError(opened.status().message() + " (the index has it: the file changed?)");
+  }
   SLUICE_ASSIGN_OR_RETURN(parquet::ParquetShardReader reader, std::move(opened));
   if (reader.column_names() != entry.column_names) {
     return CorruptError(file + ": its columns differ from the index's (the file changed?)");

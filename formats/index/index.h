@@ -54,10 +54,12 @@ struct ShardEntry {
   // this shard is, in raw_data's footer.
   std::optional<uint32_t> row_group;
   // "parquet" streamed from a remote (never in an index.json): raw_data is
-  // then not the stored file but a piece cut from it, `length` bytes at
-  // `offset` of `file` (the row group's column chunks), followed by the
-  // file's last `tail_bytes` bytes (its footer); raw_data.bytes = length +
-  // tail_bytes. `file` is relative to the stream's root.
+  // then not the stored file but a piece cut from it: the reads of the
+  // row group's chunks of the entry's columns (formats/parquet/
+  // chunk_reads.h), `length` bytes in all from `offset` (the first read's)
+  // on, followed by the file's last `tail_bytes` bytes (its footer);
+  // raw_data.bytes = length + tail_bytes. `file` is relative to the
+  // stream's root.
   struct FilePiece {
     std::string file;
     uint64_t file_bytes = 0;

@@ -3,14 +3,17 @@
 #include "base/file.h"
 #include "base/mapped_file.h"
 
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/field_encoding.h"
 #include "formats/parquet/parquet_shard_reader.h"
 
 namespace sluice::parquet {
 
-Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer) {
+Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
+                                             const std::vector<std::string>& columns) {
   std::vector<std::string> names, encodings;
-  for (size_t f = 0; f < footer.schema.fields.size(); ++f) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields, FieldsNamed(footer.schema, columns, file.path));
+  for (size_t f : fields) {
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file.path));
     names.push_back(footer.schema.fields[f].name);
     encodings.push_back(std::move(enc.name));
@@ -36,14 +39,15 @@ Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileF
   return out;
 }
 
-Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read) {
+Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read,
+                                  const std::vector<std::string>& columns) {
   Index index;
   for (const ListedFile& f : files) {
     RangeReader file_read = [&](uint64_t offset, uint64_t size, std::string* out) {
       return read(f.path, offset, size, out);
     };
     SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(f.size.value_or(0), file_read, f.path));
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> shards, ShardsOfFile(f, footer));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> shards, ShardsOfFile(f, footer, columns));
     for (ShardEntry& e : shards) index.shards.push_back(std::move(e));
   }
   if (index.shards.empty()) {
@@ -55,7 +59,8 @@ Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const Fi
 
 FileSelection ParquetFileSelection() { return FileSelection{{"*.parquet"}}; }
 
-Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files) {
+Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files,
+                                       const std::vector<std::string>& columns) {
   return IndexOfParquetFiles(
       files, [&root](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
         const std::string full = JoinPath(root, rel);
@@ -66,7 +71,8 @@ Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vecto
         }
         out->assign(map.data().substr(offset, size));
         return Status::Ok();
-      });
+      },
+      columns);
 }
 
 }  // namespace sluice::parquet

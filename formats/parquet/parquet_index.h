@@ -28,19 +28,24 @@ namespace sluice::parquet {
 using FileRangeReader =
     std::function<Status(const std::string& path, uint64_t offset, uint64_t size, std::string* out)>;
 
-// The entries of one file whose footer is `footer`. kUnimplemented for a
-// field the reader cannot read (naming the file and column).
-Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer);
+// The entries of one file whose footer is `footer`, of the fields named
+// `columns` (empty = all, in schema order; else in that order: a Parquet
+// dataset's `columns`). kUnimplemented for a field the reader cannot read,
+// kNotFound for a column the file lacks (naming the file and column).
+Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
+                                             const std::vector<std::string>& columns = {});
 
 // `files`: SelectFiles' output (sorted, sized). Errors name the file: its
 // footer's error, a field the reader cannot read, kNotFound when no file
 // holds a row.
-Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read);
+Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read,
+                                  const std::vector<std::string>& columns = {});
 
 // IndexOfParquetFiles over files below the local folder `root`, each mapped
 // so that only its footer's pages are read from disk. A file shorter than a
 // footer says is kCorrupt naming it.
-Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files);
+Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files,
+                                       const std::vector<std::string>& columns = {});
 
 // The selection of a folder of Parquet files: names ending in ".parquet"
 // (Spark's "part-00000-<uuid>-c000.snappy.parquet", Hugging Face's

@@ -5,6 +5,7 @@
 
 #include "base/bytes.h"
 #include "formats/mds/float16.h"
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/decimal_text.h"
 #include "formats/parquet/encoding/plain.h"
 
@@ -121,66 +122,91 @@ JsonValue SlotJson(const ColumnBuffer& b, const FieldEncoding& leaf, size_t leve
 
 Result<ParquetShardReader> ParquetShardReader::Open(std::string_view data, std::string_view file,
                                                     size_t row_group, uint64_t expected_rows,
-                                                    const ColumnDecodeOptions& options) {
+                                                    const ColumnDecodeOptions& options,
+                                                    const std::vector<std::string>& columns) {
   FileView view = [data](uint64_t offset, uint64_t size) -> Result<std::string_view> {
     if (offset > data.size() || size > data.size() - offset) {
       return OutOfRangeError("past the end of the file (" + std::to_string(data.size()) + " bytes)");
     }
     return data.substr(offset, size);
   };
-  return OpenWith(view, data.size(), FooterOptions{}, true, file, row_group, expected_rows, options);
-}
-
-Result<ParquetShardReader> ParquetShardReader::OpenPiece(std::string_view piece, const Piece& where,
-                                                         std::string_view file, size_t row_group,
-                                                         uint64_t expected_rows,
-                                                         const ColumnDecodeOptions& options) {
-  const std::string name = std::string(file) + ": row group " + std::to_string(row_group);
-  if (where.length > piece.size() || where.tail_bytes != piece.size() - where.length ||
-      where.tail_bytes > where.file_bytes || where.offset > where.file_bytes - where.tail_bytes ||
-      where.length > where.file_bytes - where.tail_bytes - where.offset) {
-    return CorruptError(name + ": a piece of " + std::to_string(piece.size()) +
-                        " bytes cannot hold bytes [" + std::to_string(where.offset) + ", " +
-                        std::to_string(where.offset + where.length) + ") and the last " +
-                        std::to_string(where.tail_bytes) + " of a file of " +
-                        std::to_string(where.file_bytes) + " bytes");
-  }
-  const uint64_t tail_start = where.file_bytes - where.tail_bytes;
-  FileView view = [piece, where, tail_start, name](uint64_t offset,
-                                                   uint64_t size) -> Result<std::string_view> {
-    if (offset >= where.offset && size <= where.length && offset - where.offset <= where.length - size) {
-      return piece.substr(offset - where.offset, size);
-    }
-    if (offset >= tail_start && size <= where.tail_bytes &&
-        offset - tail_start <= where.tail_bytes - size) {
-      return piece.substr(where.length + (offset - tail_start), size);
-    }
-    return CorruptError(name + ": bytes [" + std::to_string(offset) + ", " +
-                        std::to_string(offset + size) + ") lie outside the piece fetched (bytes [" +
-                        std::to_string(where.offset) + ", " +
-                        std::to_string(where.offset + where.length) + ") and the footer from " +
-                        std::to_string(tail_start) + ")");
-  };
-  // The footer is read from the tail the piece holds, and only from it.
-  FooterOptions footer_options;
-  footer_options.first_read_bytes = where.tail_bytes;
-  return OpenWith(view, where.file_bytes, footer_options, false, file, row_group, expected_rows,
-                  options);
-}
-
-Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, uint64_t file_size,
-                                                        const FooterOptions& footer_options,
-                                                        bool check_head_magic,
-                                                        std::string_view file, size_t row_group,
-                                                        uint64_t expected_rows,
-                                                        const ColumnDecodeOptions& options) {
   RangeReader read = [&view](uint64_t offset, uint64_t size, std::string* out) -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::string_view bytes, view(offset, size));
     out->assign(bytes);
     return Status::Ok();
   };
   SLUICE_ASSIGN_OR_RETURN(FileFooter footer,
-                          ReadFooter(file_size, read, file, footer_options, check_head_magic));
+                          ReadFooter(data.size(), read, file, FooterOptions{}, true));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields, FieldsNamed(footer.schema, columns, file));
+  return OpenWith(view, footer, fields, file, row_group, expected_rows, options);
+}
+
+Result<ParquetShardReader> ParquetShardReader::OpenPiece(std::string_view piece, const Piece& where,
+                                                         std::string_view file, size_t row_group,
+                                                         uint64_t expected_rows,
+                                                         const ColumnDecodeOptions& options,
+                                                         const std::vector<std::string>& columns) {
+  const std::string name = std::string(file) + ": row group " + std::to_string(row_group);
+  if (where.length > piece.size() || where.tail_bytes != piece.size() - where.length ||
+      where.tail_bytes > where.file_bytes || where.length > where.file_bytes - where.tail_bytes) {
+    return CorruptError(name + ": a piece of " + std::to_string(piece.size()) +
+                        " bytes cannot hold " + std::to_string(where.length) +
+                        " bytes of column chunks and the last " + std::to_string(where.tail_bytes) +
+                        " of a file of " + std::to_string(where.file_bytes) + " bytes");
+  }
+  const uint64_t tail_start = where.file_bytes - where.tail_bytes;
+  const std::string_view tail = piece.substr(where.length);
+  // The footer is read from the tail the piece holds, and only from it.
+  RangeReader tail_read = [&](uint64_t offset, uint64_t size, std::string* out) -> Status {
+    if (offset < tail_start || size > where.tail_bytes || offset - tail_start > where.tail_bytes - size) {
+      return CorruptError(name + ": the footer lies outside the " + std::to_string(where.tail_bytes) +
+                          " bytes of the file's tail the piece holds");
+    }
+    out->assign(tail.substr(offset - tail_start, size));
+    return Status::Ok();
+  };
+  FooterOptions footer_options;
+  footer_options.first_read_bytes = where.tail_bytes;
+  SLUICE_ASSIGN_OR_RETURN(FileFooter footer,
+                          ReadFooter(where.file_bytes, tail_read, file, footer_options, false));
+  if (row_group >= footer.meta.row_groups.size()) {
+    return CorruptError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
+                        std::to_string(footer.meta.row_groups.size()) + " row groups)");
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields, FieldsNamed(footer.schema, columns, file));
+  // The piece holds the chunks' reads back to back (chunk_reads.h).
+  const std::vector<ByteRange> reads = ChunkReads(footer, row_group, fields);
+  if (BytesOfReads(reads) != where.length) {
+    return CorruptError(name + ": the piece holds " + std::to_string(where.length) +
+                        " bytes of column chunks, its footer's reads of the columns " +
+                        std::to_string(BytesOfReads(reads)));
+  }
+  std::vector<uint64_t> at(reads.size());  // each read's place in the piece
+  for (size_t k = 1; k < reads.size(); ++k) at[k] = at[k - 1] + reads[k - 1].size;
+  FileView view = [piece, reads, at, name](uint64_t offset, uint64_t size) -> Result<std::string_view> {
+    auto it = std::upper_bound(reads.begin(), reads.end(), offset,
+                               [](uint64_t o, const ByteRange& r) { return o < r.offset; });
+    if (it != reads.begin()) {
+      const size_t k = static_cast<size_t>(it - reads.begin()) - 1;
+      const ByteRange& r = reads[k];
+      if (size <= r.size && offset - r.offset <= r.size - size) {
+        return piece.substr(at[k] + (offset - r.offset), size);
+      }
+    }
+    if (size == 0) return std::string_view();
+    return CorruptError(name + ": bytes [" + std::to_string(offset) + ", " +
+                        std::to_string(offset + size) + ") lie outside the " +
+                        std::to_string(reads.size()) + " ranges of column chunks fetched");
+  };
+  return OpenWith(view, footer, fields, file, row_group, expected_rows, options);
+}
+
+Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
+                                                        const FileFooter& footer,
+                                                        const std::vector<size_t>& fields,
+                                                        std::string_view file, size_t row_group,
+                                                        uint64_t expected_rows,
+                                                        const ColumnDecodeOptions& options) {
   if (row_group >= footer.meta.row_groups.size()) {
     return CorruptError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
                         std::to_string(footer.meta.row_groups.size()) + " row groups)");
@@ -196,8 +222,8 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
   s.file = std::string(file);
   s.row_group = row_group;
   s.rows = static_cast<uint32_t>(rows);
-  const size_t n = footer.schema.fields.size();
-  for (size_t f = 0; f < n; ++f) {
+  const size_t n = fields.size();
+  for (size_t f : fields) {
     const Field& field = footer.schema.fields[f];
     s.names.push_back(field.name);
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file));
@@ -216,7 +242,7 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view, ui
     const FieldEncoding& enc = s.encodings[c];
     std::vector<std::string_view>& out = s.values[c];
     out.resize(s.rows);
-    const Field& field = footer.schema.fields[c];
+    const Field& field = footer.schema.fields[fields[c]];
     const FieldEncoding leaf = LeafValueEncoding(b.leaf);  // a list's element
     for (uint32_t row = 0; row < s.rows; ++row) {
       switch (enc.bytes) {

@@ -30,20 +30,26 @@ class ParquetShardReader {
  public:
   ParquetShardReader() = default;
 
-  // `data`: the whole file named `file`. Reads its footer and decodes row
-  // group `row_group` (every page; CRCs checked where the writer stored
-  // them). kCorrupt when the group does not hold `expected_rows` rows (the
-  // index's count); every error names the file (and the row group, column
-  // and page when a page is bad).
+  // `data`: the whole file named `file`. Reads its footer and decodes the
+  // fields named `columns` (empty = every field, in schema order; else in
+  // that order) of row group `row_group` (every page; CRCs checked where
+  // the writer stored them). kCorrupt when the group does not hold
+  // `expected_rows` rows (the index's count); kNotFound for a column the
+  // file lacks; every error names the file (and the row group, column and
+  // page when a page is bad).
   static Result<ParquetShardReader> Open(std::string_view data, std::string_view file,
                                          size_t row_group, uint64_t expected_rows,
-                                         const ColumnDecodeOptions& options = {});
+                                         const ColumnDecodeOptions& options = {},
+                                         const std::vector<std::string>& columns = {});
 
   // A piece of the file instead of all of it (a row group streamed alone):
-  // `piece` is the file's bytes [offset, offset + length) followed by its
-  // last `tail_bytes` bytes (the footer, magic included); the file has
-  // `file_bytes` bytes. As Open otherwise; a chunk or footer read outside
-  // the piece is kCorrupt naming the file, row group and ranges.
+  // `piece` is the reads of the chosen columns' chunks (chunk_reads.h
+  // ChunkReads, `length` bytes in all, back to back in file order)
+  // followed by the file's last `tail_bytes` bytes (the footer, magic
+  // included); the file has `file_bytes` bytes; `offset` is the first
+  // read's (for messages). As Open otherwise; a piece whose size does not
+  // match the reads its footer gives is kCorrupt naming the file and row
+  // group.
   struct Piece {
     uint64_t file_bytes = 0;
     uint64_t offset = 0;
@@ -53,7 +59,8 @@ class ParquetShardReader {
   static Result<ParquetShardReader> OpenPiece(std::string_view piece, const Piece& where,
                                               std::string_view file, size_t row_group,
                                               uint64_t expected_rows,
-                                              const ColumnDecodeOptions& options = {});
+                                              const ColumnDecodeOptions& options = {},
+                                              const std::vector<std::string>& columns = {});
 
   uint32_t num_rows() const;
   const std::vector<std::string>& column_names() const;
@@ -80,10 +87,11 @@ class ParquetShardReader {
   struct State;
   // Views [offset, offset + size) of the file, or an error naming it.
   using FileView = std::function<Result<std::string_view>(uint64_t offset, uint64_t size)>;
-  static Result<ParquetShardReader> OpenWith(const FileView& view, uint64_t file_size,
-                                             const FooterOptions& footer_options,
-                                             bool check_head_magic, std::string_view file,
-                                             size_t row_group, uint64_t expected_rows,
+  // Decodes fields `fields` (top-level indices) of the group.
+  static Result<ParquetShardReader> OpenWith(const FileView& view, const FileFooter& footer,
+                                             const std::vector<size_t>& fields,
+                                             std::string_view file, size_t row_group,
+                                             uint64_t expected_rows,
                                              const ColumnDecodeOptions& options);
   std::shared_ptr<const State> state_;
 };

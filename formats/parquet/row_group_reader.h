@@ -1,6 +1,6 @@
 // One row group, or only some of its fields, from ranged reads: the chosen
-// fields' column chunks are read (chunks with at most `max_gap_bytes`
-// between them in one read, so a whole row group is usually one read) and
+// fields' column chunks are read (as chunk_reads.h groups them, so a whole
+// row group is usually one read) and
 // each decoded in one pass (column_chunk_decoder.h).
 //
 // The buffers own the bytes they were read from (ColumnBuffer::source), so
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/column_buffer.h"
 #include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/footer.h"
@@ -24,7 +25,7 @@ namespace sluice::parquet {
 
 struct RowGroupReadOptions {
   ColumnDecodeOptions decode;
-  uint64_t max_gap_bytes = 1 << 20;  // read across gaps up to this size
+  uint64_t max_gap_bytes = kChunkReadGapBytes;  // read across gaps up to this size
 };
 
 // Buffers in the order of `fields` (top-level field indices; empty = all

@@ -60,13 +60,25 @@ def _check_no_folder(split):
     raise ValueError('`remote` and/or `local` path must be provided')
 
 
+def _columns(columns):
+    """`columns` as a list of names, or None."""
+    if columns is None:
+        return None
+    if isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns):
+        raise TypeError(f'`columns` must be a list of column names, got {columns!r}')
+    columns = list(columns)
+    if not columns:
+        raise ValueError('`columns` must name at least one column (None reads them all)')
+    return columns
+
+
 class Stream:
     """One sub-dataset of a StreamingDataset, with Mosaic's arguments. At most
     one of proportion / repeat / choose."""
 
     def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
                  choose=None, download_retry=None, download_timeout=None, validate_hash=None,
-                 keep_zip=None):
+                 keep_zip=None, columns=None):
         given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
                                    ('choose', choose)) if v is not None}
         if len(given) > 1:
@@ -100,6 +112,11 @@ class Stream:
         self.download_timeout = download_timeout
         self.validate_hash = validate_hash
         self.keep_zip = keep_zip
+        # Sluice's extension: a Parquet stream's columns to read (only their
+        # column chunks are fetched); the engine checks the names.
+        self.columns = _columns(columns)
+        if self.columns is not None:
+            self.engine_keys = {'parquet': {'columns': self.columns}}
 
     def spec(self, shard_sizes):
         return dict(self.weights, shard_sizes=list(shard_sizes))

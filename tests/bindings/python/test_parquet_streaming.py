@@ -55,6 +55,27 @@ def test_random_access_and_iteration_give_the_local_rows(folder):
     assert [shown(s) for s in ds] == want  # batches of 64: the column-by-column decoder
 
 
+def test_columns_read_only_those_through_the_cache(folder, tmp_path):
+    """columns=[...]: each row's chosen fields (the whole rows' values), in
+    the order asked, the same order of samples as without; a column the
+    files lack is named."""
+    local = LocalDataset(str(folder))
+    names = list(local[0])
+    chosen = names[::-1][:2]
+    ds = streamed(folder, cache=tmp_path / 'cache', shuffle=True, shuffle_seed=5, columns=chosen)
+    every = streamed(folder, cache=tmp_path / 'every', shuffle=True, shuffle_seed=5)
+    assert list(ds[0]) == chosen
+    want = [shown({c: row[c] for c in chosen}) for row in every]
+    assert [shown(s) for s in ds] == want
+    assert shown(ds[len(ds) - 1]) == shown({c: local[len(local) - 1][c] for c in chosen})
+    in_place = streamed(folder, columns=chosen)
+    assert shown(in_place[0]) == shown({c: local[0][c] for c in chosen})
+    with pytest.raises(FileNotFoundError, match='no column "nope"'):
+        streamed(folder, cache=tmp_path / 'bad', columns=['nope'])
+    with pytest.raises(TypeError, match='list of column names'):
+        streamed(folder, columns='label')
+
+
 def _length(column):
     """Samples in a batch's column."""
     return len(column.offsets) - 1 if hasattr(column, 'offsets') else len(column.values)

@@ -145,9 +145,20 @@ TEST(DatasetConfig, ParquetStreamKey) {
   EXPECT_EQ(error(R"({"local": "/l", "parquet": {"glob": [""]}})"),
             "dataset config: 'parquet.glob' must not hold an empty pattern");
   EXPECT_EQ(error(R"({"local": "/l", "parquet": {"columns": 1}})"),
-            "dataset config: 'parquet.columns' is not a known key (glob, manifest)");
+            "dataset config: 'parquet.columns' must be a non-empty list of names");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": {"columns": []}})"),
+            "dataset config: 'parquet.columns' must be a non-empty list of names");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": {"columns": ["a", "b", "a"]}})"),
+            "dataset config: 'parquet.columns' names \"a\" twice");
+  EXPECT_EQ(error(R"({"local": "/l", "parquet": {"column": ["a"]}})"),
+            "dataset config: 'parquet.column' is not a known key (glob, manifest, columns)");
+  EXPECT_EQ(error(R"({"local": "/l", "files": {"columns": ["a"]}})"),
+            "dataset config: 'files.columns' is not a known key (glob, manifest)");
   EXPECT_EQ(error(R"({"local": "/l", "parquet": 3})"),
-            "dataset config: 'parquet' must be true, null or an object {glob, manifest}");
+            "dataset config: 'parquet' must be true, null or an object {glob, manifest, columns}");
+  auto c = ParseDatasetOptions(R"({"local": "/l", "parquet": {"columns": ["text", "id"]}})");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->streams[0].parquet->columns, (std::vector<std::string>{"text", "id"}));
 }
 
 TEST(DatasetConfig, SluiceExtensions) {

@@ -18,6 +18,7 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
+#include "formats/parquet/footer.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
@@ -305,6 +306,141 @@ TEST(ParquetStream, RowGroupPieceNamesDoNotCollide) {
   EXPECT_EQ(piece.rfind(".parquet_row_groups/long/", 0), 0u) << piece;
   EXPECT_LT(piece.size(), 64u);
   EXPECT_TRUE(IsSafeBasename(piece));
+  // A column set is part of the name; its order is not (a piece holds the
+  // chunks in file order).
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {"x", "y"}).rfind(".parquet_row_groups/a.parquet@0.c", 0), 0u);
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {"x", "y"}), RowGroupPieceName("a.parquet", 0, {"y", "x"}));
+  EXPECT_NE(RowGroupPieceName("a.parquet", 0, {"x", "y"}), RowGroupPieceName("a.parquet", 0, {"x"}));
+  EXPECT_NE(RowGroupPieceName("a.parquet", 0, {"x,y"}), RowGroupPieceName("a.parquet", 0, {"x", "y"}));
+  EXPECT_NE(RowGroupPieceName("a.parquet", 0, {"x"}), RowGroupPieceName("a.parquet", 0));
+  EXPECT_TRUE(IsSafeBasename(RowGroupPieceName("a.parquet", 0, {"x"})));
+}
+
+// The fixture's footer, read here (not through the stream).
+parquet::FileFooter FixtureFooter() {
+  auto bytes = ReadFile(kFixture);
+  EXPECT_TRUE(bytes.ok());
+  parquet::RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(*bytes, offset, size);
+    return Status::Ok();
+  };
+  auto footer = parquet::ReadFooter(bytes->size(), read, "fixture");
+  EXPECT_TRUE(footer.ok());
+  return *footer;
+}
+
+// Fields `columns` (indices into the whole row's) of a whole row's sample,
+// with null-ness, as a string to compare.
+std::string Projected(const std::vector<std::string_view>& fields, const std::vector<size_t>& columns) {
+  std::string out;
+  for (size_t c : columns) {
+    out += fields[c].data() == nullptr ? "N" : "V" + std::string(fields[c]);
+    out.push_back('\xff');
+  }
+  return out;
+}
+
+// columns=[...] through a remote folder: only the chosen chunks fetched
+// (their sizes exactly, the two being adjacent), the values of the whole
+// rows' fields in the order asked, the same sample order as without.
+TEST(ParquetStream, ColumnsFetchOnlyTheirChunks) {
+  Twins t;
+  ScratchDir cache, whole_cache;
+  const parquet::FileFooter footer = FixtureFooter();
+  ASSERT_EQ(footer.schema.fields[2].name, "score");
+  ASSERT_EQ(footer.schema.fields[3].name, "text");
+  uint64_t chosen = 0, all = 0;
+  for (size_t g = 0; g < footer.chunk_ranges.size(); ++g) {
+    const parquet::ByteRange score = footer.chunk_ranges[g][footer.schema.fields[2].first_leaf];
+    const parquet::ByteRange text = footer.chunk_ranges[g][footer.schema.fields[3].first_leaf];
+    ASSERT_EQ(score.offset + score.size, text.offset);  // adjacent: no gap fetched
+    chosen += score.size + text.size;
+    for (const parquet::ByteRange& r : footer.chunk_ranges[g]) all += r.size;
+  }
+  auto open = [&](const std::string& local, std::vector<std::string> columns) {
+    DatasetOptions o = ParquetOptions(local, t.parquet.path());
+    o.streams[0].parquet.emplace();
+    o.streams[0].parquet->columns = std::move(columns);
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 5;
+    return StreamingDataset::Open(o);
+  };
+  auto ds = open(cache.path(), {"text", "score"});
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ((*ds)->column_names(), (std::vector<std::string>{"text", "score"}));
+  auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
+  ASSERT_TRUE(whole.ok());
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, nullptr);
+  ASSERT_EQ(ids.size(), kRows);
+  SampleFields f, w;
+  for (int64_t id : ids) {
+    ASSERT_TRUE((*ds)->Get(static_cast<uint64_t>(id), &f).ok());
+    ASSERT_TRUE((*whole)->Get(static_cast<uint64_t>(id), &w).ok());
+    ASSERT_EQ(Projected(f.fields, {0, 1}), Projected(w.fields, {3, 2})) << id;
+  }
+  // Both files' groups, once each: the chunks' bytes and nothing else.
+  EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
+  EXPECT_EQ((*ds)->counters().bytes_downloaded, 2 * chosen);
+  const uint64_t tail = footer.metadata_length + 8;
+  const parquet::ByteRange text8 = footer.chunk_ranges[8][footer.schema.fields[3].first_leaf];
+  const parquet::ByteRange score8 = footer.chunk_ranges[8][footer.schema.fields[2].first_leaf];
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  auto piece = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"score", "text"})));
+  ASSERT_TRUE(piece.ok());
+  EXPECT_EQ(*piece, fixture->substr(score8.offset, score8.size + text8.size) +
+                        fixture->substr(fixture->size() - tail));
+
+  // Without columns= the same order, and every chunk fetched.
+  auto every = open(whole_cache.path(), {});
+  ASSERT_TRUE(every.ok()) << every.status().message();
+  EXPECT_EQ(testing::ReadEpoch(**every, 0, 0, 0, 1, 4, nullptr), ids);
+  EXPECT_EQ((*every)->counters().bytes_downloaded, 2 * all);
+
+  // Another column set in the same cache folder: refused while the first
+  // dataset uses it (a folder holds one shard list at a time), then pieces
+  // of its own, the first dataset's staying as they are.
+  auto other = open(cache.path(), {"id"});
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  Status shared = (*other)->IterBegin(0, 0, 0, 1);
+  EXPECT_NE(shared.message().find("the folder is in use by another process with a different "
+                                  "shard list"),
+            std::string::npos)
+      << shared.message();
+  ds->reset();
+  other = open(cache.path(), {"id"});
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  ASSERT_EQ(testing::ReadEpoch(**other, 0, 0, 0, 1, 4, nullptr), ids);
+  ASSERT_TRUE((*other)->Get(119, &f).ok());
+  ASSERT_TRUE((*whole)->Get(119, &w).ok());
+  EXPECT_EQ(Projected(f.fields, {0}), Projected(w.fields, {0}));
+  EXPECT_EQ((*other)->counters().shards_downloaded, kGroups);
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"id"}))));
+  auto kept = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"text", "score"})));
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, *piece);
+
+  // A column no file has is named before any download.
+  ScratchDir fresh;
+  auto bad = open(fresh.path(), {"text", "nope"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(bad.status().message().find(
+                "a.parquet: no column \"nope\" (its columns: id, label, score, text, tokens)"),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(fs::exists(fs::path(fresh.path()) / ".parquet_row_groups"));
+
+  // In place (no remote) the same columns are read.
+  DatasetOptions local = ParquetOptions(t.parquet.path());
+  local.streams[0].parquet.emplace();
+  local.streams[0].parquet->columns = {"tokens", "id"};
+  auto in_place = StreamingDataset::Open(local);
+  ASSERT_TRUE(in_place.ok()) << in_place.status().message();
+  ASSERT_TRUE((*in_place)->Get(70, &f).ok());
+  ASSERT_TRUE((*whole)->Get(70, &w).ok());
+  EXPECT_EQ(Projected(f.fields, {0, 1}), Projected(w.fields, {4, 0}));
 }
 
 // The rows read through a remote: a plain folder path (ranged reads of the
@@ -430,6 +566,38 @@ TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
   EXPECT_NE(m.find(" of a.parquet ("), std::string::npos) << m;
   EXPECT_NE(m.find("bytes of column chunks and a "), std::string::npos) << m;
   EXPECT_FALSE(fs::exists(fs::path(cache.path()) / ".parquet_row_groups"));
+
+  // The limit counts the chunks of the columns asked for: a group of all
+  // columns does not fit where its "id" chunk does.
+  const parquet::FileFooter footer = FixtureFooter();
+  uint64_t largest_all = 0, largest_id = 0;
+  for (const auto& group : footer.chunk_ranges) {
+    uint64_t begin = UINT64_MAX, end = 0;
+    for (const parquet::ByteRange& r : group) {
+      begin = std::min(begin, r.offset);
+      end = std::max(end, r.offset + r.size);
+    }
+    largest_all = std::max(largest_all, end - begin);
+    largest_id = std::max(largest_id, group[footer.schema.fields[0].first_leaf].size);
+  }
+  const uint64_t tail = footer.metadata_length + 8;
+  ASSERT_LT(largest_id, largest_all);
+  o.cache_limit = largest_id + tail;
+  EXPECT_EQ(StreamingDataset::Open(o).status().code(), StatusCode::kInvalidArgument);
+  o.streams[0].parquet.emplace();
+  o.streams[0].parquet->columns = {"id"};
+  auto ids_only = StreamingDataset::Open(o);
+  ASSERT_TRUE(ids_only.ok()) << ids_only.status().message();
+  std::vector<int64_t> ids = testing::ReadEpoch(**ids_only, 0, 0, 0, 1, 4, nullptr);
+  EXPECT_EQ(ids.size(), kRows);
+  o.cache_limit = largest_id + tail - 1;
+  auto too_small = StreamingDataset::Open(o);
+  ASSERT_FALSE(too_small.ok());
+  EXPECT_NE(too_small.status().message().find("(" + std::to_string(largest_id) +
+                                               " bytes of column chunks and a " +
+                                               std::to_string(tail) + "-byte footer)"),
+            std::string::npos)
+      << too_small.status().message();
 }
 
 // Spark's output with a DBIO commit marker naming two of its three part
@@ -578,6 +746,63 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   sampler.Stop();
   EXPECT_GT(sampler.max(), 0u);
   EXPECT_LE(sampler.max(), limit);
+  ranks.clear();
+
+  // columns=["tokens", "label"]: still one GET per row group for the node
+  // (the chunks between them are under 1 MiB: one read), of exactly the
+  // bytes from label's chunk to the end of tokens', each row's two fields
+  // those of the whole row, in the same order of samples.
+  const parquet::FileFooter footer = FixtureFooter();
+  ASSERT_EQ(footer.schema.fields[1].name, "label");
+  ASSERT_EQ(footer.schema.fields[4].name, "tokens");
+  uint64_t span = 0, all = 0;
+  for (const auto& group : footer.chunk_ranges) {
+    const parquet::ByteRange label = group[footer.schema.fields[1].first_leaf];
+    const parquet::ByteRange tokens = group[footer.schema.fields[4].first_leaf];
+    ASSERT_LT(label.offset, tokens.offset);
+    span += tokens.offset + tokens.size - label.offset;
+    for (const parquet::ByteRange& r : group) all += r.size;
+  }
+  ASSERT_LT(span, all);
+  ScratchDir some;
+  const size_t before = proxy->Requests().size();
+  for (int64_t r = 0; r < 2; ++r) {
+    DatasetOptions o = ParquetOptions(some.path(), "s3://bkt/table");
+    o.streams[0].parquet.emplace();
+    o.streams[0].parquet->columns = {"tokens", "label"};
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 11;
+    o.plan.batch_size = 2;
+    o.world.rank = r;
+    o.world.world_size = 2;
+    o.world.local_rank = r;
+    o.world.local_world_size = 2;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    ranks.push_back(std::move(*ds));
+  }
+  const size_t some_opened = proxy->Requests().size();
+  EXPECT_EQ(some_opened - before, 4u);  // the listing's two and the two footers
+  auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
+  ASSERT_TRUE(whole.ok());
+  uint64_t fetched = 0;
+  std::vector<int64_t> some_ids;
+  SampleFields f, w;
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t wk = 0; wk < 2; ++wk) {
+      for (int64_t id : testing::ReadEpoch(*ranks[r], 0, 0, wk, 2, 2, nullptr)) {
+        some_ids.push_back(id);
+        ASSERT_TRUE(ranks[r]->Get(static_cast<uint64_t>(id), &f).ok());
+        ASSERT_TRUE((*whole)->Get(static_cast<uint64_t>(id), &w).ok());
+        ASSERT_EQ(Projected(f.fields, {0, 1}), Projected(w.fields, {4, 1})) << id;
+      }
+    }
+    fetched += ranks[r]->counters().bytes_downloaded;
+  }
+  EXPECT_EQ(some_ids.size(), kRows);
+  EXPECT_EQ(gets_since(some_opened), (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
+                                                                 {"/bkt/table/part%3Db/c.parquet", 9}}));
+  EXPECT_EQ(fetched, 2 * span);
 }
 
 }  // namespace
