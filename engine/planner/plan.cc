@@ -32,6 +32,21 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request) {
   return InternalError("unknown batching method");
 }
 
+// A real worker's planning worker: its rank mapped onto the planning rank
+// of its replication group.
+static Result<PlanningWorker> PlanningWorkerOf(const World& w, const PlanDerived& derived, const WorkerAt& at) {
+  if (at.node < 0 || at.node >= w.num_nodes || at.rank < 0 || at.rank >= w.ranks_per_node || at.worker < 0 ||
+      at.worker >= w.workers_per_rank) {
+    return InvalidArgumentError("worker (node " + std::to_string(at.node) + ", rank " + std::to_string(at.rank) +
+                                ", worker " + std::to_string(at.worker) + ") is outside the world of " +
+                                std::to_string(w.num_nodes) + " x " + std::to_string(w.ranks_per_node) + " x " +
+                                std::to_string(w.workers_per_rank));
+  }
+  const int64_t g = (at.node * w.ranks_per_node + at.rank) / derived.replication;
+  const int64_t pr = derived.parallel_world.ranks_per_node;
+  return PlanningWorker{g / pr, g % pr, at.worker};
+}
+
 // PlanWorkers, setting *narrow (when given) as PlanWorker's warning is decided.
 // With head >= 0 (one worker, random batching only): its first `head` ids.
 static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanRequest& request,
@@ -42,17 +57,8 @@ static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanReq
   const World& w = request.world;
   std::vector<PlanningWorker> planning;
   for (const WorkerAt& at : workers) {
-    if (at.node < 0 || at.node >= w.num_nodes || at.rank < 0 || at.rank >= w.ranks_per_node || at.worker < 0 ||
-        at.worker >= w.workers_per_rank) {
-      return InvalidArgumentError("worker (node " + std::to_string(at.node) + ", rank " + std::to_string(at.rank) +
-                                  ", worker " + std::to_string(at.worker) + ") is outside the world of " +
-                                  std::to_string(w.num_nodes) + " x " + std::to_string(w.ranks_per_node) + " x " +
-                                  std::to_string(w.workers_per_rank));
-    }
-    // Real rank -> planning rank of its replication group.
-    const int64_t g = (at.node * w.ranks_per_node + at.rank) / derived.replication;
-    const int64_t pr = derived.parallel_world.ranks_per_node;
-    planning.push_back({g / pr, g % pr, at.worker});
+    SLUICE_ASSIGN_OR_RETURN(PlanningWorker p, PlanningWorkerOf(w, derived, at));
+    planning.push_back(p);
   }
   const BatchContext ctx{request, derived};
   std::vector<std::vector<int64_t>> each;
@@ -89,6 +95,32 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
   SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints, &narrow));
   if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
   return std::move(each[0]);
+}
+
+Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                               int64_t window, const PlanWindowSink& sink,
+                               std::optional<std::string>* shuffle_warning) {
+  if (shuffle_warning != nullptr) shuffle_warning->reset();
+  if (window < 1) return InvalidArgumentError("a plan's window must hold at least one id, not " + std::to_string(window));
+  const PlanConfig& c = request.config;
+  if (!c.mixture && c.batching_method == BatchingMethod::kRandom) {
+    SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
+    SLUICE_ASSIGN_OR_RETURN(PlanningWorker p, PlanningWorkerOf(request.world, derived, WorkerAt{node, rank, worker}));
+    const BatchContext ctx{request, derived};
+    bool narrow = false;
+    SLUICE_ASSIGN_OR_RETURN(bool windowed,
+                            WorkerRandomWindows(ctx, p, window, sink, shuffle_warning != nullptr ? &narrow : nullptr));
+    if (windowed) {
+      if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
+      return true;
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, PlanWorker(request, node, rank, worker, shuffle_warning));
+  for (size_t at = 0; at < ids.size(); at += size_t(window)) {
+    const size_t n = std::min(ids.size() - at, size_t(window));
+    SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(ids.data() + at, n)));
+  }
+  return false;
 }
 
 Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -150,6 +151,23 @@ struct WorkerHead {
 };
 Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                   int64_t count, std::optional<std::string>* shuffle_warning = nullptr);
+
+// PlanWorker's ids handed to `sink` in order, at most `window` (>= 1) at a
+// time, for a reader that cannot hold a worker's whole plan (one process
+// reading a whole epoch of billions of samples: 8 bytes an id). Under random
+// batching, unshuffled or shuffled by py1e or py1s, without a mixture, when
+// the worker reads its positions in the epoch's order (a one-process world
+// under orig/relaxed with the default canonical nodes, among others), the
+// plan is made in windows: memory O(window + shards + shuffle block), time
+// PlanWorker's; the result is then true. Otherwise the whole plan is made
+// as PlanWorker makes it (and its memory checked first, see
+// CheckPlanMemory) and handed out in windows: false. The same ids either
+// way. A sink's error stops planning and is returned. *shuffle_warning as
+// PlanWorker's, set when the plan is done.
+using PlanWindowSink = std::function<Status(std::span<const int64_t> ids)>;
+Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                               int64_t window, const PlanWindowSink& sink,
+                               std::optional<std::string>* shuffle_warning = nullptr);
 
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they
