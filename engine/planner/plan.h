@@ -109,6 +109,13 @@ Result<PlanDerived> DerivePlan(const PlanRequest& request);
 // the call, so fork stays safe).
 Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
+// About how many ids one worker's plan holds: its rank's share of the
+// epoch (after stream weights) divided among the rank's workers, rounded
+// up. For a caller that holds more per id than the planner (a reader's
+// shard and index per position) to check its memory before planning.
+// Errors: DerivePlan's.
+Result<int64_t> WorkerPlanSize(const PlanRequest& request);
+
 // The ids one worker reads, in order, -1 padding skipped. node and rank are
 // real (replication maps them onto their planning rank). For the random
 // batching method with py1e this costs memory proportional to the worker's
@@ -123,6 +130,11 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 // draws past the worker's last canonical node only where a later shard's
 // size leaves it to the draws. Random batching only (the other methods
 // shuffle stream by stream; not checked).
+// Before planning, the memory the plan holds is checked against what this
+// process may use (size_check.h's CheckPlanMemory: an error saying how
+// many samples, how many bytes and what to do instead); a std::bad_alloc
+// while planning is returned as an error naming the epoch and worker (also
+// for PlanEpoch, PlanWorkers, PlanWorkerHead and PlanWorkerWindows).
 // `checkpoints`, when given, are PlanCheckpoints of the same request (any
 // world, sample_in_epoch): py1e and py1s then start each canonical node the
 // worker reads from its saved generator state instead of drawing over the

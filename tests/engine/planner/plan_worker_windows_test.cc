@@ -6,12 +6,15 @@
 // its shuffle warning; no window holds more than asked; a worker whose
 // positions come in the epoch's order (a one-process world over one
 // canonical node) is planned in windows (true), the others whole (false);
-// a sink's error stops planning and is returned.
+// a sink's error stops planning and is returned. A plan too large for the
+// process fails before it is made, saying how many samples and bytes it
+// would hold and what to do instead (CheckPlanMemory).
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "engine/planner/plan.h"
+#include "engine/planner/size_check.h"
 
 namespace sluice::planner {
 namespace {
@@ -150,6 +153,66 @@ TEST(PlanWorkerWindowsTest, ASinkErrorStopsPlanning) {
                 .status()
                 .ToString(),
             InvalidArgumentError("a plan's window must hold at least one id, not 0").ToString());
+}
+
+TEST(PlanMemoryTest, CheckPlanMemorySaysWhatItWouldHold) {
+  EXPECT_TRUE(CheckPlanMemory("x", "sample", 1000, 12, 12000, "r").ok());
+  EXPECT_TRUE(CheckPlanMemory("x", "sample", int64_t{1} << 40, 12, 0, "r").ok());  // no limit known
+  EXPECT_EQ(CheckPlanMemory("the plan of worker 3", "sample", 1001, 12, 12000, "use more workers").ToString(),
+            InvalidArgumentError("the plan of worker 3 holds 1001 samples at once: about 12012 bytes (12 a sample), "
+                                 "more than the 12000 bytes this process may use; use more workers")
+                .ToString());
+  EXPECT_GT(ProcessMemoryLimit(), uint64_t{1} << 20);
+}
+
+// 2^36 - 2^26 samples, one process: no machine holds its plan whole.
+PlanRequest HugeOneProcessEpoch(ShuffleAlgo algo) {
+  PlanRequest q = OneProcessEpoch(algo);
+  q.streams[0].shard_sizes.assign(1023, int64_t{1} << 26);
+  return q;
+}
+
+TEST(PlanMemoryTest, AWorkerPlanTooLargeFailsBeforeItIsMade) {
+  const int64_t n = 1023 * (int64_t{1} << 26);
+  auto py1e = PlanWorker(HugeOneProcessEpoch(ShuffleAlgo::kPy1e), 0, 0, 0);
+  ASSERT_FALSE(py1e.ok());
+  EXPECT_EQ(py1e.status().code(), StatusCode::kInvalidArgument);
+  const std::string head = "the plan of worker (node 0, rank 0, worker 0) in epoch 0 of " + std::to_string(n) +
+                           " samples holds " + std::to_string(n) + " samples at once: about ";
+  EXPECT_EQ(py1e.status().message().substr(0, head.size()), head) << py1e.status().ToString();
+  EXPECT_NE(py1e.status().message().find(std::to_string(n * 12) + " bytes (12 a sample), more than the "),
+            std::string::npos);
+  EXPECT_TRUE(py1e.status().message().ends_with(
+      " bytes this process may use; spread the epoch over more ranks or DataLoader workers (each plans only its "
+      "share), or plan it in windows (PlanWorkerWindows; `sluice plan` does)"))
+      << py1e.status().ToString();
+
+  auto py1br = PlanWorker(HugeOneProcessEpoch(ShuffleAlgo::kPy1br), 0, 0, 0);
+  ASSERT_FALSE(py1br.ok());
+  EXPECT_NE(py1br.status().message().find("holds " + std::to_string(2 * n) + " samples at once: about " +
+                                          std::to_string(16 * n) + " bytes (8 a sample)"),
+            std::string::npos)
+      << py1br.status().ToString();
+  EXPECT_TRUE(py1br.status().message().ends_with(
+      "shuffle algorithm 'py1br' holds the epoch's whole permutation in every worker: shuffle with py1e or py1s (a "
+      "worker then holds only its share, or plans in windows)"));
+
+  // The windowed path's fallback checks the same way.
+  auto windows = PlanWorkerWindows(HugeOneProcessEpoch(ShuffleAlgo::kPy1br), 0, 0, 0, 1024,
+                                   [](std::span<const int64_t>) { return Status::Ok(); });
+  EXPECT_EQ(windows.status().ToString(), py1br.status().ToString());
+
+  auto whole = PlanEpoch(HugeOneProcessEpoch(ShuffleAlgo::kPy1e));
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().message().find("the whole plan of epoch 0 of " + std::to_string(n) + " samples holds " +
+                                          std::to_string(n) + " samples at once: about " + std::to_string(24 * n) +
+                                          " bytes (24 a sample)"),
+            std::string::npos)
+      << whole.status().ToString();
+
+  auto share = WorkerPlanSize(HugeOneProcessEpoch(ShuffleAlgo::kPy1e));
+  ASSERT_TRUE(share.ok());
+  EXPECT_EQ(*share, n);
 }
 
 }  // namespace
