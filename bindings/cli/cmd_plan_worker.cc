@@ -5,9 +5,11 @@
 // takes at global steps A to B - 1, as torch's DataLoader deals its
 // workers' batches (planner::DataLoaderBatches).
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <utility>
 #include <string>
 #include <vector>
@@ -72,6 +74,21 @@ Result<std::pair<int64_t, int64_t>> ParseSteps(const std::string& text) {
   return std::pair<int64_t, int64_t>(int64_t(*a), int64_t(*b));
 }
 
+// "0\tSHARD\tINDEX\tID\n" (stream 0): to_chars into the line, a billion
+// lines being the output of a one-process plan of a pretraining epoch.
+void AppendSampleLine(std::string& out, size_t shard, uint32_t index, int64_t id) {
+  auto put = [&out](auto value, char after) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+    out.push_back(after);
+  };
+  out.append("0\t");
+  put(shard, '\t');
+  put(index, '\t');
+  put(id, '\n');
+}
+
 void Flush(std::string& out, bool last = false) {
   if (out.size() > (1u << 16) || last) {
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -123,8 +140,8 @@ Status PrintSteps(const planner::PlanRequest& q, int64_t batch, const std::vecto
       if (size_t(s - first) >= batches[k].size()) continue;
       for (int64_t id : batches[k][size_t(s - first)]) {
         const auto [shard, index] = locator.Locate(uint64_t(id));
-        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t0\t" + std::to_string(shard) + "\t" +
-               std::to_string(index) + "\t" + std::to_string(id) + "\n";
+        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t";
+        AppendSampleLine(out, shard, index, id);
         Flush(out);
       }
     }
@@ -187,16 +204,22 @@ Status Plan(const Flags& f) {
     }
     return PrintSteps(q, batch, ranks, steps->first, steps->second, locator);
   }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
-                          planner::PlanWorker(q, rank / world.ranks_per_node, rank % world.ranks_per_node, worker));
-  std::string out = "stream\tshard\tindex\tsample\n";
-  for (int64_t id : ids) {
-    const auto [shard, index] = locator.Locate(uint64_t(id));
-    out += "0\t" + std::to_string(shard) + "\t" + std::to_string(index) + "\t" + std::to_string(id) + "\n";
-    Flush(out);
-  }
+  // In windows: a one-process world's plan is the whole epoch, 8 bytes an
+  // id held whole (32 GB at 4B samples); windowed it is the window's.
+  std::fputs("stream\tshard\tindex\tsample\n", stdout);
+  std::string out;
+  Result<bool> done = planner::PlanWorkerWindows(
+      q, rank / world.ranks_per_node, rank % world.ranks_per_node, worker, int64_t{1} << 20,
+      [&](std::span<const int64_t> ids) -> Status {
+        for (int64_t id : ids) {
+          const auto [shard, index] = locator.Locate(uint64_t(id));
+          AppendSampleLine(out, shard, index, id);
+          Flush(out);
+        }
+        return Status::Ok();
+      });
   Flush(out, true);
-  return Status::Ok();
+  return done.status();
 }
 
 }  // namespace
