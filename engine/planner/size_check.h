@@ -1,5 +1,6 @@
-// Internal: bounds on planner allocations, so a bad configuration errors out
-// instead of allocating without limit.
+// Bounds on planner allocations, so a bad configuration errors out instead
+// of allocating without limit; CheckPlanMemory is also for the planner's
+// callers that hold a plan (engine/dataset's passes).
 #pragma once
 
 #include <cstdint>
