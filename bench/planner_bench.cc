@@ -232,6 +232,32 @@ void BM_OneProcess(benchmark::State& state) {
   }, /*vs_mosaic=*/false);
 }
 
+// One process reading a whole pretraining epoch (1 x 1 x 1, py1e with its
+// default of one canonical node, batch 32; `samples` in the shards of
+// Request): windows 1 is PlanWorkerWindows (windows of 2^20 ids, each
+// summed and dropped), 0 PlanWorker's whole plan (8 bytes an id; at 4B it
+// fails before allocating: more than this machine holds).
+void BM_OneProcessWindows(benchmark::State& state) {
+  PlanRequest q = Request(state.range(0), 1);
+  q.config.num_canonical_nodes.reset();
+  q.world = World{1, 1, 1, {}, {}, {}};
+  Measure(state, [&] {
+    if (state.range(1) == 0) {
+      auto ids = PlanWorker(q, 0, 0, 0);
+      if (!ids.ok()) std::fprintf(stderr, "%s\n", ids.status().ToString().c_str());
+      if (ids.ok()) benchmark::DoNotOptimize(ids->data());
+      return ids.ok();
+    }
+    int64_t sum = 0;
+    auto done = PlanWorkerWindows(q, 0, 0, 0, int64_t{1} << 20, [&](std::span<const int64_t> ids) {
+      for (int64_t id : ids) sum += id;
+      return Status::Ok();
+    });
+    benchmark::DoNotOptimize(sum);
+    return done.ok() && *done;
+  }, /*vs_mosaic=*/false);
+}
+
 // Mixture schedule against fixed proportions: three streams (60/30/10% of
 // `samples`, shards of 1000), epoch_size = samples, 64 canonical nodes,
 // 8 x 8 x 8 world, py1e. mode 0: proportions 0.7/0.2/0.1 (Mosaic's
@@ -299,6 +325,14 @@ BENCHMARK(BM_OneProcess)
     ->Iterations(1)
     ->Repetitions(5)
     ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+BENCHMARK(BM_OneProcessWindows)
+    ->ArgNames({"samples", "windows"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(1)
     ->UseRealTime();
 
 BENCHMARK(BM_Mixture)

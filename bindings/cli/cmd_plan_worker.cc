@@ -5,19 +5,23 @@
 // takes at global steps A to B - 1, as torch's DataLoader deals its
 // workers' batches (planner::DataLoaderBatches).
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <utility>
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "bindings/cli/commands.h"
 #include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/dataset/sample_locator.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice::cli {
 namespace {
@@ -72,6 +76,21 @@ Result<std::pair<int64_t, int64_t>> ParseSteps(const std::string& text) {
   return std::pair<int64_t, int64_t>(int64_t(*a), int64_t(*b));
 }
 
+// "0\tSHARD\tINDEX\tID\n" (stream 0): to_chars into the line, a billion
+// lines being the output of a one-process plan of a pretraining epoch.
+void AppendSampleLine(std::string& out, size_t shard, uint32_t index, int64_t id) {
+  auto put = [&out](auto value, char after) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end);
+    out.push_back(after);
+  };
+  out.append("0\t");
+  put(shard, '\t');
+  put(index, '\t');
+  put(id, '\n');
+}
+
 void Flush(std::string& out, bool last = false) {
   if (out.size() > (1u << 16) || last) {
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -123,8 +142,8 @@ Status PrintSteps(const planner::PlanRequest& q, int64_t batch, const std::vecto
       if (size_t(s - first) >= batches[k].size()) continue;
       for (int64_t id : batches[k][size_t(s - first)]) {
         const auto [shard, index] = locator.Locate(uint64_t(id));
-        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t0\t" + std::to_string(shard) + "\t" +
-               std::to_string(index) + "\t" + std::to_string(id) + "\n";
+        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t";
+        AppendSampleLine(out, shard, index, id);
         Flush(out);
       }
     }
@@ -169,13 +188,25 @@ Status Plan(const Flags& f) {
   }
 
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<DatasetSource> source, DatasetSource::Open(f.positional[0]));
-  auto reader = DatasetReader::Open(source->folder());
-  if (!reader.ok()) return source->Explain(reader.status());
   planner::StreamSpec stream;
   std::vector<uint64_t> starts{0};  // each shard's first sample id, then the total
-  for (const ShardEntry& e : (*reader)->index().shards) {
-    stream.shard_sizes.push_back(int64_t(e.samples));
-    starts.push_back(starts.back() + e.samples);
+  if (FileExists(JoinPath(source->folder(), "index.json"))) {
+    // Through the shard table, as `sluice inspect` opens it: a million
+    // shards cost no ShardEntry each (2.9 GB and most of the time of a
+    // plan of a 4B-sample, 1M-shard index went to those).
+    auto opened = OpenDatasetTable(source->folder());
+    if (!opened.ok()) return source->Explain(opened.status());
+    for (size_t i = 0; i < opened->table.size(); ++i) {
+      stream.shard_sizes.push_back(int64_t(opened->table.samples(i)));
+      starts.push_back(starts.back() + opened->table.samples(i));
+    }
+  } else {
+    auto reader = DatasetReader::Open(source->folder());
+    if (!reader.ok()) return source->Explain(reader.status());
+    for (const ShardEntry& e : (*reader)->index().shards) {
+      stream.shard_sizes.push_back(int64_t(e.samples));
+      starts.push_back(starts.back() + e.samples);
+    }
   }
   q.streams.push_back(std::move(stream));
   const SampleLocator locator(std::move(starts));
@@ -187,16 +218,22 @@ Status Plan(const Flags& f) {
     }
     return PrintSteps(q, batch, ranks, steps->first, steps->second, locator);
   }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
-                          planner::PlanWorker(q, rank / world.ranks_per_node, rank % world.ranks_per_node, worker));
-  std::string out = "stream\tshard\tindex\tsample\n";
-  for (int64_t id : ids) {
-    const auto [shard, index] = locator.Locate(uint64_t(id));
-    out += "0\t" + std::to_string(shard) + "\t" + std::to_string(index) + "\t" + std::to_string(id) + "\n";
-    Flush(out);
-  }
+  // In windows: a one-process world's plan is the whole epoch, 8 bytes an
+  // id held whole (32 GB at 4B samples); windowed it is the window's.
+  std::fputs("stream\tshard\tindex\tsample\n", stdout);
+  std::string out;
+  Result<bool> done = planner::PlanWorkerWindows(
+      q, rank / world.ranks_per_node, rank % world.ranks_per_node, worker, int64_t{1} << 20,
+      [&](std::span<const int64_t> ids) -> Status {
+        for (int64_t id : ids) {
+          const auto [shard, index] = locator.Locate(uint64_t(id));
+          AppendSampleLine(out, shard, index, id);
+          Flush(out);
+        }
+        return Status::Ok();
+      });
   Flush(out, true);
-  return Status::Ok();
+  return done.status();
 }
 
 }  // namespace

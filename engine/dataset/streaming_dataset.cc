@@ -13,6 +13,7 @@
 #include "stores/http/host_stats.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
+#include "engine/planner/size_check.h"
 #include "formats/dataset/format_descriptor.h"
 #include "formats/mds/column_encoding.h"
 
@@ -522,6 +523,20 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   Release();
   cursor_.reset();
   shuffle_warning_.reset();
+  if (!planned && worker >= 0 && worker < num_workers && epoch >= 0 && sample_in_epoch >= 0) {
+    // A pass holds its worker's whole plan: each id, its shard and its
+    // index in the shard (8 + 8 + 4 bytes), and near its end the next
+    // epoch's ids and shards (8 + 8). Checked before planning, so an
+    // epoch too large for one worker fails saying so, not out of memory.
+    SLUICE_ASSIGN_OR_RETURN(const int64_t own,
+                            planner::WorkerPlanSize(Request(epoch, sample_in_epoch, num_workers)));
+    SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
+        "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) + "'s pass over epoch " +
+            std::to_string(epoch),
+        "sample", own, options_.prefetch_next_epoch ? 36 : 20, planner::ProcessMemoryLimit(),
+        "spread the epoch over more ranks or DataLoader workers (each holds only its share); a pass holds its "
+        "worker's whole plan (not yet in windows)"));
+  }
   // Head first: with a peek to serve it, the first sample need not wait
   // for the whole plan (IterationCursor); WorkerIds owns the other cases'
   // plans and errors.

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/partition_orig.h"
@@ -96,8 +97,22 @@ Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& a) {
   return work;
 }
 
-Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& a, int64_t node,
-                                                int64_t rank, int64_t worker, int64_t head) {
+WorkerSlots::WorkerSlots(PartitionArgs args, bool relaxed, int64_t node, int64_t rank,
+                         int64_t worker, std::shared_ptr<const OrigLayout> layout)
+    : args_(std::move(args)),
+      relaxed_(relaxed),
+      node_(node),
+      rank_(rank),
+      worker_(worker),
+      layout_(std::move(layout)) {
+  const auto shape0 = layout_->shape();
+  W_ = shape0[2];
+  batches_ = shape0[3];
+  B0_ = shape0[4];
+}
+
+Result<WorkerSlots> WorkerSlots::Make(PartitionAlgo algo, const PartitionArgs& a, int64_t node, int64_t rank,
+                                      int64_t worker) {
   SLUICE_RETURN_IF_ERROR(CheckCommon(a));
   if (node < 0 || node >= a.num_physical_nodes || rank < 0 || rank >= a.ranks_per_node || worker < 0 ||
       worker >= a.workers_per_rank) {
@@ -110,25 +125,40 @@ Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const Partit
     SLUICE_ASSIGN_OR_RETURN(a0, RelaxedInitialArgs(a));
   }
   SLUICE_ASSIGN_OR_RETURN(OrigLayout layout, OrigLayout::Make(a0));
-  const auto shape0 = layout.shape();
-  const int64_t W = shape0[2], NB = shape0[3], B0 = shape0[4], B = a.batch_size;
-  std::vector<int64_t> out(static_cast<size_t>(head >= 0 ? 0 : NB * B));
-  int64_t kept = 0;  // non-padding slots so far (with a head)
-  const Relayout map{a.ranks_per_node, B, B0};
-  for (int64_t b = 0; b < NB && (head < 0 || kept < head); ++b) {
-    if (head >= 0) out.resize(static_cast<size_t>((b + 1) * B));
-    if (!relaxed) {  // each batch is a run of the rank's list
-      layout.RankRun(node, rank, b * W * B0 + worker * B0, B, out.data() + b * B);
-    } else {
-      for (int64_t s = 0; s < B; ++s) {
-        int64_t p0 = node, r0 = rank, s0 = s;
-        map.Map(node, rank, s, p0, r0, s0);
-        const int64_t q = b * W * B0 + worker * B0 + s0;  // position in rank list
-        out[static_cast<size_t>(b * B + s)] = q < layout.rank_len() ? layout.RankElem(p0, r0, q) : -1;
-      }
+  return WorkerSlots(a, relaxed, node, rank, worker, std::make_shared<const OrigLayout>(std::move(layout)));
+}
+
+void WorkerSlots::Fill(int64_t b0, int64_t b1, int64_t* out) const {
+  const int64_t B = args_.batch_size;
+  const Relayout map{args_.ranks_per_node, B, B0_};
+  for (int64_t b = b0; b < b1; ++b, out += B) {
+    if (!relaxed_) {  // each batch is a run of the rank's list
+      layout_->RankRun(node_, rank_, b * W_ * B0_ + worker_ * B0_, B, out);
+      continue;
     }
-    if (head >= 0)
-      for (int64_t s = 0; s < B; ++s) kept += out[static_cast<size_t>(b * B + s)] >= 0;
+    for (int64_t s = 0; s < B; ++s) {
+      int64_t p0 = node_, r0 = rank_, s0 = s;
+      map.Map(node_, rank_, s, p0, r0, s0);
+      const int64_t q = b * W_ * B0_ + worker_ * B0_ + s0;  // position in rank list
+      out[s] = q < layout_->rank_len() ? layout_->RankElem(p0, r0, q) : -1;
+    }
+  }
+}
+
+Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& a, int64_t node,
+                                                int64_t rank, int64_t worker, int64_t head) {
+  SLUICE_ASSIGN_OR_RETURN(WorkerSlots slots, WorkerSlots::Make(algo, a, node, rank, worker));
+  const int64_t NB = slots.batches(), B = a.batch_size;
+  std::vector<int64_t> out(static_cast<size_t>(head >= 0 ? 0 : NB * B));
+  if (head < 0) {
+    slots.Fill(0, NB, out.data());
+    return out;
+  }
+  int64_t kept = 0;  // non-padding slots so far
+  for (int64_t b = 0; b < NB && kept < head; ++b) {
+    out.resize(static_cast<size_t>((b + 1) * B));
+    slots.Fill(b, b + 1, out.data() + b * B);
+    for (int64_t s = 0; s < B; ++s) kept += out[static_cast<size_t>(b * B + s)] >= 0;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 namespace sluice::planner {
 
 enum class PartitionAlgo { kOrig, kRelaxed };
+class OrigLayout;
 
 // "orig" / "relaxed"; anything else -> KeyError as Mosaic's registry lookup.
 Result<PartitionAlgo> ParsePartitionAlgo(std::string_view name);
@@ -43,5 +45,28 @@ Result<WorkArray> GetPartitions(PartitionAlgo algo, const PartitionArgs& args);
 Result<std::vector<int64_t>> GetWorkerPartition(PartitionAlgo algo, const PartitionArgs& args,
                                                 int64_t node, int64_t rank, int64_t worker,
                                                 int64_t head = -1);
+
+// GetWorkerPartition's slice batch by batch, for a reader that holds a
+// window of it rather than all of it (a worker that reads the whole epoch).
+// Make validates as GetWorkerPartition. A plain value; Fill is const.
+class WorkerSlots {
+ public:
+  static Result<WorkerSlots> Make(PartitionAlgo algo, const PartitionArgs& args, int64_t node, int64_t rank,
+                                  int64_t worker);
+  int64_t batches() const { return batches_; }
+  int64_t batch_size() const { return args_.batch_size; }
+  // Batches [b0, b1) of the slice (b1 <= batches()): (b1 - b0) * batch_size()
+  // values into out, -1 padding included.
+  void Fill(int64_t b0, int64_t b1, int64_t* out) const;
+
+ private:
+  WorkerSlots(PartitionArgs args, bool relaxed, int64_t node, int64_t rank, int64_t worker,
+              std::shared_ptr<const OrigLayout> layout);
+  PartitionArgs args_;
+  bool relaxed_ = false;
+  int64_t node_ = 0, rank_ = 0, worker_ = 0;
+  int64_t W_ = 1, batches_ = 0, B0_ = 1;
+  std::shared_ptr<const OrigLayout> layout_;
+};
 
 }  // namespace sluice::planner

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -108,6 +109,13 @@ Result<PlanDerived> DerivePlan(const PlanRequest& request);
 // the call, so fork stays safe).
 Result<WorkArray> PlanEpoch(const PlanRequest& request);
 
+// About how many ids one worker's plan holds: its rank's share of the
+// epoch (after stream weights) divided among the rank's workers, rounded
+// up. For a caller that holds more per id than the planner (a reader's
+// shard and index per position) to check its memory before planning.
+// Errors: DerivePlan's.
+Result<int64_t> WorkerPlanSize(const PlanRequest& request);
+
 // The ids one worker reads, in order, -1 padding skipped. node and rank are
 // real (replication maps them onto their planning rank). For the random
 // batching method with py1e this costs memory proportional to the worker's
@@ -122,6 +130,11 @@ Result<WorkArray> PlanEpoch(const PlanRequest& request);
 // draws past the worker's last canonical node only where a later shard's
 // size leaves it to the draws. Random batching only (the other methods
 // shuffle stream by stream; not checked).
+// Before planning, the memory the plan holds is checked against what this
+// process may use (size_check.h's CheckPlanMemory: an error saying how
+// many samples, how many bytes and what to do instead); a std::bad_alloc
+// while planning is returned as an error naming the epoch and worker (also
+// for PlanEpoch, PlanWorkers, PlanWorkerHead and PlanWorkerWindows).
 // `checkpoints`, when given, are PlanCheckpoints of the same request (any
 // world, sample_in_epoch): py1e and py1s then start each canonical node the
 // worker reads from its saved generator state instead of drawing over the
@@ -150,6 +163,23 @@ struct WorkerHead {
 };
 Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                   int64_t count, std::optional<std::string>* shuffle_warning = nullptr);
+
+// PlanWorker's ids handed to `sink` in order, at most `window` (>= 1) at a
+// time, for a reader that cannot hold a worker's whole plan (one process
+// reading a whole epoch of billions of samples: 8 bytes an id). Under random
+// batching, unshuffled or shuffled by py1e or py1s, without a mixture, when
+// the worker reads its positions in the epoch's order (a one-process world
+// under orig/relaxed with the default canonical nodes, among others), the
+// plan is made in windows: memory O(window + shards + shuffle block), time
+// PlanWorker's; the result is then true. Otherwise the whole plan is made
+// as PlanWorker makes it (and its memory checked first, see
+// CheckPlanMemory) and handed out in windows: false. The same ids either
+// way. A sink's error stops planning and is returned. *shuffle_warning as
+// PlanWorker's, set when the plan is done.
+using PlanWindowSink = std::function<Status(std::span<const int64_t> ids)>;
+Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
+                               int64_t window, const PlanWindowSink& sink,
+                               std::optional<std::string>* shuffle_warning = nullptr);
 
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they

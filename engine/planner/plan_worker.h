@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "engine/planner/batching.h"
+#include "engine/planner/part_bounds.h"
 #include "engine/planner/shuffle_py1e.h"
 
 namespace sluice::planner {
@@ -42,6 +43,16 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
 // lo >= hi only draws over the part.
 void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink);
 
+// Mosaic's py1e errors, which do not depend on the draws, in the order the
+// whole shuffle meets them (py1s has none of its own).
+Status Py1eErrorsBeforeDraws(const PartBounds& parts, int64_t C, BlockRange br);
+
+// After the last part a worker reads (parts from `from` on): sets *narrow
+// if a later span's block is narrower than the span, drawing only where that
+// depends on the draws (a span size in (lo, hi)).
+Status Py1eNarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRange br, numpy::Generator& ep,
+                       bool* narrow);
+
 // With `checkpoints` (checked against the request) the nodes before the
 // worker's are not drawn over and *narrow is the checkpoints' flag. Several
 // workers are planned in one pass over the parts any of them reads (each
@@ -52,6 +63,13 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
                                                                std::span<const PlanningWorker> workers, bool* narrow,
                                                                const EpochCheckpoints* checkpoints = nullptr,
                                                                int64_t head = -1);
+
+// PlanWorkerWindows's windowed path for one planning worker: false, before
+// anything reaches `sink`, when it does not apply (shuffled by another
+// algorithm, or the worker's positions are not in the epoch's order).
+// *narrow as WorkersRandomStreamed's.
+Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
+                                 const PlanWindowSink& sink, bool* narrow);
 
 // Keeps the slots up to the `head`-th non-padding one (all when head < 0).
 void KeepHead(std::vector<int64_t>& slots, int64_t head);

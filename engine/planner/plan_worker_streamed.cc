@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
+#include "engine/planner/part_bounds.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_worker.h"
 #include "engine/planner/rng.h"
@@ -22,33 +23,6 @@ namespace {
 // for a position (-1 stays padding).
 constexpr int64_t Answered(int64_t id) { return -2 - id; }
 
-// Part boundaries N*i // C and the part of a position.
-class Parts {
- public:
-  Parts(int64_t total, int64_t C) : total_(total), C_(C), begin_(size_t(C) + 1) {
-    for (int64_t i = 0; i <= C; ++i) begin_[size_t(i)] = int64_t(static_cast<__int128>(total) * i / C);
-    fits_ = total == 0 || C <= std::numeric_limits<int64_t>::max() / total;
-  }
-  int64_t begin(int64_t i) const { return begin_[size_t(i)]; }
-  int64_t size(int64_t i) const { return begin(i + 1) - begin(i); }
-  int64_t Of(int64_t x) const {
-    int64_t i;
-    if (fits_) {
-      i = x * C_ / total_;  // within one of the answer: the boundaries round down
-    } else {
-      i = int64_t(std::upper_bound(begin_.begin(), begin_.end(), x) - begin_.begin()) - 1;
-    }
-    while (i + 1 < C_ && begin(i + 1) <= x) ++i;
-    while (i > 0 && begin(i) > x) --i;
-    return i;
-  }
-
- private:
-  int64_t total_, C_;
-  std::vector<int64_t> begin_;
-  bool fits_ = true;
-};
-
 // What the worker asks of one part.
 struct PartAsk {
   int64_t count = 0;
@@ -61,11 +35,18 @@ struct PartAsk {
 // of walked once per part.
 constexpr int64_t kWalkParts = 8;
 
-// After the last part the worker reads: sets *narrow if a later span's
-// block is narrower than the span, drawing only where that depends on the
-// draws (a span size in (lo, hi)).
-Status NarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRange br, numpy::Generator& ep,
-                   bool* narrow) {
+}  // namespace
+
+Status Py1eErrorsBeforeDraws(const PartBounds& parts, int64_t C, BlockRange br) {
+  if (parts.size(0) == 0) return Py1eEmptyPart(C);
+  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+  for (int64_t i = 1; i < C; ++i)
+    if (parts.size(i) == 0) return Py1eEmptyPart(C);
+  return Status::Ok();
+}
+
+Status Py1eNarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRange br, numpy::Generator& ep,
+                       bool* narrow) {
   int64_t last_maybe = -1;
   for (int64_t i = from; i < C; ++i)
     for (size_t s = parts.part_begin[size_t(i)]; s < parts.part_begin[size_t(i) + 1]; ++s) {
@@ -87,8 +68,6 @@ Status NarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, BlockRang
 // py1s: a part is its spans' ids, each span shuffled in place, in order, so
 // sorted position t is in the span covering t. Spans meeting [lo, hi) are
 // shuffled and handed to `sink`; the others' draws are replayed.
-}  // namespace
-
 void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink) {
   numpy::Pcg64Stream bits(ep.bit_generator());
   std::vector<int64_t> ids;
@@ -137,17 +116,10 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   const int64_t C = ctx.C();
   const int64_t block = ctx.derived.shuffle_block_size;
   SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
-  const Parts parts_of(total, C);
+  const PartBounds parts_of(total, C);
   const BlockRange br = BlockBounds(block);
   const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
-  // Mosaic's errors do not depend on the draws: they are decided here, in
-  // the order the whole shuffle meets them (py1s has none of its own).
-  if (py1e) {
-    if (parts_of.size(0) == 0) return Py1eEmptyPart(C);
-    if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
-    for (int64_t i = 1; i < C; ++i)
-      if (parts_of.size(i) == 0) return Py1eEmptyPart(C);
-  }
+  if (py1e) SLUICE_RETURN_IF_ERROR(Py1eErrorsBeforeDraws(parts_of, C, br));
 
   std::vector<PartAsk> ask(static_cast<size_t>(C));
   int64_t touched = 0, last = -1;
@@ -251,7 +223,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
     }
   }
   if (py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
-    SLUICE_RETURN_IF_ERROR(NarrowAfter(parts, last + 1, C, br, ep, narrow));
+    SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, C, br, ep, narrow));
   }
   for (int64_t& x : out)
     if (x <= -2) x = Answered(x);  // its own inverse

@@ -1,5 +1,10 @@
 #include "engine/planner/size_check.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
@@ -25,6 +30,36 @@ Status CheckCanonicalNodes(int64_t c, int64_t n) {
                             std::to_string(n) + ")");
   }
   return Status::Ok();
+}
+
+uint64_t ProcessMemoryLimit() {
+  uint64_t limit = 0;
+  auto least = [&limit](uint64_t v) {
+    if (v > 0) limit = limit == 0 ? v : std::min(limit, v);
+  };
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) least(uint64_t(pages) * uint64_t(page));
+  // cgroup v2: "max" or a byte count (a container's limit, below the machine's).
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+  std::string text;
+  if (cgroup >> text && !text.empty() && text != "max" && text.find_first_not_of("0123456789") == std::string::npos &&
+      text.size() < 20) {
+    least(std::stoull(text));
+  }
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) least(uint64_t(rl.rlim_cur));
+  return limit;
+}
+
+Status CheckPlanMemory(std::string_view what, std::string_view unit, int64_t items, int64_t bytes_each,
+                       uint64_t limit, std::string_view remedy) {
+  const unsigned __int128 need = static_cast<unsigned __int128>(std::max<int64_t>(items, 0)) * uint64_t(std::max<int64_t>(bytes_each, 0));
+  if (limit == 0 || need <= limit) return Status::Ok();
+  const std::string u(unit);
+  return InvalidArgumentError(std::string(what) + " holds " + std::to_string(items) + " " + u + "s at once: about " +
+                              std::to_string(uint64_t(std::min<unsigned __int128>(need, UINT64_MAX))) + " bytes (" +
+                              std::to_string(bytes_each) + " a " + u + "), more than the " + std::to_string(limit) +
+                              " bytes this process may use; " + std::string(remedy));
 }
 
 }  // namespace sluice::planner
