@@ -12,7 +12,7 @@
 #include "stores/credentials/gcs_adc.h"
 #include "stores/credentials/gcs_service_account.h"
 #include "stores/credentials/gcs_token_flows.h"
-#include "stores/credentials/oci_resource_principal.h"
+#include "stores/credentials/jwt_expiry.h"
 
 namespace sluice {
 namespace {
@@ -95,7 +95,7 @@ class DatabricksGoogleIdSource final : public CredentialSource {
     if (out.bearer.empty()) {
       return PermissionDeniedError("IAM generateIdToken for " + account + " answered without a token");
     }
-    out.expires_at = OciJwtExpiry(out.bearer);  // the ID token's "exp"
+    out.expires_at = JwtExpiry(out.bearer);  // the ID token's "exp"
     out.source = "Google service account " + account + " (ID token, impersonated by " + source->source +
                  "; from " + DatabricksSettingOrigin(config_, "google_service_account") + ")";
     ImpersonationRequest access;

@@ -9,6 +9,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/aws_settings.h"
 #include "formats/json/py_json.h"
+#include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_instance_principal.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/credentials/oci_resource_principal_exchange.h"
@@ -212,7 +213,7 @@ Result<OciApiKey> OciRequestKey(const OciProfile& profile) {
   if (profile.resource_principal) return OciResourcePrincipalKey(*profile.resource_principal);
   if (profile.security_token_file.empty()) return profile.key;
   SLUICE_ASSIGN_OR_RETURN(std::string token, ReadSessionToken(profile));
-  if (auto exp = OciJwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
+  if (auto exp = JwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
     return PermissionDeniedError("the session token of OCI profile " + profile.profile + " (" +
                                  profile.security_token_file + ") expired at " +
                                  OciHttpDate(*exp) + ": refresh it with `oci session refresh " +

@@ -8,6 +8,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/credential_chain.h"
+#include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_config.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/http/url.h"
@@ -122,7 +123,7 @@ class OciInstancePrincipalSource final : public CredentialSource {
     }
     Credential out;
     out.source = "OCI instance principal (metadata " + metadata_ + ", tenancy " + tenancy + ")";
-    out.expires_at = OciJwtExpiry(token);
+    out.expires_at = JwtExpiry(token);
     out.bearer = std::move(token);
     out.session_key_pem = std::move(session.private_pem);
     return out;

@@ -4,9 +4,8 @@
 #include <ctime>
 
 #include "base/file.h"
-#include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
-#include "stores/signing/jwt_rs256.h"
+#include "stores/credentials/jwt_expiry.h"
 
 namespace sluice {
 namespace {
@@ -40,16 +39,6 @@ Result<std::string> InlineOrFile(const std::string& value, const char* variable,
 }
 
 }  // namespace
-
-std::optional<int64_t> OciJwtExpiry(std::string_view token) {
-  const std::optional<std::string> json = JwtClaimsText(token);
-  if (!json) return std::nullopt;
-  auto claims = ParsePyJson(*json);
-  const JsonValue* exp = claims.ok() ? JsonMember(*claims, "exp") : nullptr;
-  const auto* seconds = exp ? std::get_if<int64_t>(&exp->v) : nullptr;
-  if (seconds == nullptr) return std::nullopt;
-  return *seconds;
-}
 
 bool OciResourcePrincipalConfigured() {
   return GetEnv("OCI_RESOURCE_PRINCIPAL_VERSION").has_value();
@@ -93,7 +82,7 @@ Result<OciApiKey> OciResourcePrincipalKey(const OciResourcePrincipal& rp) {
   SLUICE_ASSIGN_OR_RETURN(std::string token,
                           InlineOrFile(rp.rpst, ("OCI_RESOURCE_PRINCIPAL_RPST" + rp.suffix).c_str(), true));
   token = Trimmed(std::move(token));
-  if (auto exp = OciJwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
+  if (auto exp = JwtExpiry(token); exp && *exp <= static_cast<int64_t>(std::time(nullptr))) {
     return PermissionDeniedError(
         "the resource principal session token (OCI_RESOURCE_PRINCIPAL_RPST" + rp.suffix +
         std::string(IsAbsolutePath(rp.rpst) ? ", file " + rp.rpst : "") + ") expired at " +

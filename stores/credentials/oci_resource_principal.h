@@ -64,8 +64,4 @@ Result<OciApiKey> OciResourcePrincipalOwnKey(const std::string& private_pem,
 // 2.2, RPST from <file> | from the environment, ...)".
 std::string DescribeOciResourcePrincipal(const OciResourcePrincipal& rp);
 
-// The "exp" claim (unix seconds) of a JWT, nullopt when `token` is not one
-// (the service then judges it). Session tokens and RPSTs both carry one.
-std::optional<int64_t> OciJwtExpiry(std::string_view token);
-
 }  // namespace sluice

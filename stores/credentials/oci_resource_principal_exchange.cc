@@ -7,6 +7,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/credential_chain.h"
+#include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_config.h"
 #include "stores/credentials/oci_instance_principal.h"
 #include "stores/credentials/oci_resource_principal.h"
@@ -349,7 +350,7 @@ class OciRpExchangeSource final : public CredentialSource {
     SLUICE_ASSIGN_OR_RETURN(RpSession s, level_->Session(now));
     Credential out;
     out.source = "OCI " + level_->Describe();
-    out.expires_at = OciJwtExpiry(s.token);
+    out.expires_at = JwtExpiry(s.token);
     out.bearer = std::move(s.token);
     out.session_key_pem = std::move(s.session.private_pem);
     return out;

@@ -1,24 +1,18 @@
 #include "stores/signing/jwt_rs256.h"
 
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <memory>
 
 #include "stores/signing/digest.h"
+#include "stores/signing/rsa_private_key.h"
 
 namespace sluice {
 namespace {
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); }
 };
-
-// Refuses a passphrase prompt: an encrypted key is reported, not asked for.
-int NoPassphrase(char* /*buf*/, int /*size*/, int /*rwflag*/, void* /*u*/) { return -1; }
 
 }  // namespace
 
@@ -49,22 +43,7 @@ std::optional<std::string> JwtClaimsText(std::string_view token) {
 
 Result<std::string> RsaSha256Sign(std::string_view data, std::string_view private_key_pem,
                                   std::string_view what, std::string_view passphrase) {
-  BIO* bio = BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size()));
-  if (bio == nullptr) return InternalError("out of memory reading the private key of " + std::string(what));
-  std::string pass(passphrase);
-  std::unique_ptr<EVP_PKEY, PkeyFree> pkey(
-      pass.empty() ? PEM_read_bio_PrivateKey(bio, nullptr, NoPassphrase, nullptr)
-                   : PEM_read_bio_PrivateKey(bio, nullptr, nullptr, pass.data()));
-  BIO_free(bio);
-  if (!pkey) {
-    return InvalidArgumentError(std::string(what) + (pass.empty()
-                                    ? " holds no unencrypted PEM private key"
-                                    : " holds no PEM private key that its passphrase opens"));
-  }
-  if (EVP_PKEY_base_id(pkey.get()) != EVP_PKEY_RSA) {
-    return InvalidArgumentError("the private key of " + std::string(what) +
-                                " is not an RSA key (RSA-SHA256 needs one)");
-  }
+  SLUICE_ASSIGN_OR_RETURN(EvpPkeyPtr pkey, ReadRsaPrivateKey(private_key_pem, what, passphrase));
   std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
   size_t len = 0;
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());

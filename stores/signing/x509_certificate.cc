@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "stores/signing/rsa_private_key.h"
+
 namespace sluice {
 namespace {
 
@@ -20,10 +22,6 @@ std::string BioText(BIO* bio) {
   const long n = BIO_get_mem_data(bio, &data);
   return n > 0 ? std::string(data, static_cast<size_t>(n)) : std::string();
 }
-
-// Refuses a passphrase prompt: an encrypted key without its passphrase is
-// reported, not asked for.
-int RefusePassphrasePrompt(char* /*buf*/, int /*size*/, int /*rwflag*/, void* /*u*/) { return -1; }
 
 Result<RsaKeyPair> WrittenPair(EVP_PKEY* key) {
   BioPtr priv(BIO_new(BIO_s_mem()));
@@ -83,23 +81,8 @@ Result<RsaKeyPair> GenerateRsaKeyPair(int bits) {
 
 Result<RsaKeyPair> OpenRsaKeyPair(std::string_view private_key_pem, std::string_view what,
                                   std::string_view passphrase) {
-  BioPtr bio(BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())));
-  if (!bio) return InternalError("out of memory reading " + std::string(what));
-  std::string pass(passphrase);
-  EVP_PKEY* key = pass.empty() ? PEM_read_bio_PrivateKey(bio.get(), nullptr, RefusePassphrasePrompt, nullptr)
-                               : PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, pass.data());
-  if (key == nullptr) {
-    return InvalidArgumentError(std::string(what) + (pass.empty()
-                                    ? " holds no unencrypted PEM private key"
-                                    : " holds no PEM private key that its passphrase opens"));
-  }
-  if (EVP_PKEY_base_id(key) != EVP_PKEY_RSA) {
-    EVP_PKEY_free(key);
-    return InvalidArgumentError(std::string(what) + " is not an RSA key");
-  }
-  auto pair = WrittenPair(key);
-  EVP_PKEY_free(key);
-  return pair;
+  SLUICE_ASSIGN_OR_RETURN(EvpPkeyPtr key, ReadRsaPrivateKey(private_key_pem, what, passphrase));
+  return WrittenPair(key.get());
 }
 
 }  // namespace sluice
