@@ -171,6 +171,53 @@ TEST_P(NodeFilesFaultTest, AnIoErrorReadingTheNodeFileFailsTheOpenNamingItAndThe
   ExpectNextOpenReadsEverything();
 }
 
+// The shard fetches read the footer store again (each row group's piece
+// ends with its file's footer tail) through the same Env: an I/O error
+// there is the consumer's error naming the store; the store is kept, and
+// the next open reads every sample.
+TEST(NodeFilesFooterStoreReadTest, AnIoErrorReadingTheStoreForAFetchIsTheConsumersErrorNamingIt) {
+  ScratchDir remote, local, other;
+  fs::copy_file(kParquetFixture, fs::path(remote.path()) / "a.parquet");
+  FaultEnv env;
+  auto options = [&](const std::string& cache, Env* e) {
+    DatasetOptions o = testing::OneStreamOptions(remote.path(), cache);
+    o.streams[0].parquet.emplace();
+    o.env = e;
+    o.peek_first_sample = false;
+    o.fetch_concurrency = 1;
+    o.wait_timeout = std::chrono::seconds(5);
+    return o;
+  };
+  std::vector<std::string> want;
+  {
+    auto ds = StreamingDataset::Open(options(other.path(), Env::Default()));
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    ASSERT_TRUE(ReadEveryNodeFileSample(**ds, &want).ok());
+  }
+  const std::string store = JoinPath(local.path(), ".sluice/parquet_footers");
+  {
+    auto ds = StreamingDataset::Open(options(local.path(), &env));
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    env.Add({.op = FsOp::kRead, .path_pattern = store, .nth = 1, .err = EIO});
+    std::vector<std::string> got;
+    Status st = ReadEveryNodeFileSample(**ds, &got);
+    ASSERT_EQ(env.fired(), 1);
+    EXPECT_TRUE(got.empty());
+    EXPECT_EQ(st.ToString(), "i/o error: prefetching sample position 0: shard cache '" +
+                                 local.path() +
+                                 "': fetching shard 0 '.parquet_row_groups/a.parquet@0': "
+                                 "cannot read " + store + ": Input/output error");
+    EXPECT_TRUE(FileExists(store));
+  }
+  env.Clear();
+  auto ds = StreamingDataset::Open(options(local.path(), &env));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  std::vector<std::string> got;
+  Status st = ReadEveryNodeFileSample(**ds, &got);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(got, want);
+}
+
 INSTANTIATE_TEST_SUITE_P(NodeFiles, NodeFilesFaultTest,
                          ::testing::Values(NodeFileKind::kListing, NodeFileKind::kFooterStore),
                          [](const ::testing::TestParamInfo<NodeFileKind>& info) {
