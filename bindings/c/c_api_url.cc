@@ -36,10 +36,6 @@ sluice_status sluice_local_path(const char* url, char** path) {
     if (url == nullptr) return NullArgument("sluice_local_path", "url");
     if (path == nullptr) return NullArgument("sluice_local_path", "path");
     *path = nullptr;
-    if (sluice::IsStoreUrl(url)) {
-      return Fail(sluice::InvalidArgumentError("'" + std::string(url) +
-                                               "' is a store URL, not a local path"));
-    }
     auto local = sluice::FileUrlToPath(url);
     if (!local.ok()) return Fail(local.status());
     *path = CopyOut(*local);

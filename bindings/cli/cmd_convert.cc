@@ -21,6 +21,7 @@
 #include "formats/mds/mds_writer.h"
 #include "formats/json/py_number_text.h"
 #include "stores/common/store_keys.h"
+#include "stores/file/file_store.h"
 #include "stores/store.h"
 
 namespace sluice::cli {
@@ -296,7 +297,7 @@ Status ConvertFile(const std::string& path, const std::string& in, const Flags& 
 Status ConvertInput(const std::string& in, const Flags& flags, Job& job,
                     const ShardedWriterOptions& options, const std::string& out) {
   if (!IsStoreUrl(in)) {
-    SLUICE_ASSIGN_OR_RETURN(std::string path, LocalPath(in));
+    SLUICE_ASSIGN_OR_RETURN(std::string path, FileUrlToPath(in));
     // A Parquet file or folder is a dataset without an index.json.
     const bool plain = EndsWith(in, ".jsonl") || EndsWith(in, ".json") || EndsWith(in, ".csv") ||
                        EndsWith(in, ".tsv");
@@ -347,7 +348,7 @@ int RunConvert(const Args& args) {
   if (out_temp) {
     out_folder = out_temp->path();
   } else {
-    auto path = LocalPath(out);
+    auto path = FileUrlToPath(out);
     if (!path.ok()) return Error("convert", path.status(), 2);
     out_folder = *path;
   }

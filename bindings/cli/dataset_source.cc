@@ -21,11 +21,6 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 
 }  // namespace
 
-Result<std::string> LocalPath(const std::string& path_or_file_url) {
-  if (path_or_file_url.rfind("file://", 0) != 0) return path_or_file_url;
-  return FileUrlToPath(path_or_file_url);
-}
-
 Result<std::string> FetchRemoteFile(const std::string& url, const std::string& folder) {
   std::string base = UrlForErrors(url);
   std::string query = url.substr(base.size());
@@ -46,7 +41,7 @@ Result<std::string> FetchRemoteFile(const std::string& url, const std::string& f
 Result<std::unique_ptr<DatasetSource>> DatasetSource::Open(const std::string& folder_or_url) {
   std::unique_ptr<DatasetSource> source(new DatasetSource());
   if (!IsStoreUrl(folder_or_url)) {
-    SLUICE_ASSIGN_OR_RETURN(source->folder_, LocalPath(folder_or_url));
+    SLUICE_ASSIGN_OR_RETURN(source->folder_, FileUrlToPath(folder_or_url));
     source->name_ = folder_or_url;
     return source;
   }

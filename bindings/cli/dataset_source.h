@@ -58,9 +58,6 @@ class DatasetSource {
   std::unique_ptr<RemoteSource> remote_;  // remote only
 };
 
-// The local path a path or file:// URL names.
-Result<std::string> LocalPath(const std::string& path_or_file_url);
-
 // Downloads the object a store URL names ("s3://b/data.jsonl") into
 // `folder` under its last path component, and returns the local path.
 // Errors name the URL (without its query).

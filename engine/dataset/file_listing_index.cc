@@ -32,16 +32,16 @@ std::string KeyPrefix(const StreamOptions& stream, const RemoteSource* remote) {
 }
 
 Result<std::string> ReadManifest(const StreamOptions& stream, const std::string& manifest,
-                                 RemoteSource* remote) {
-  if (!remote) return ReadFile(JoinPath(StreamRoot(stream), manifest), kMaxListingBytes);
+                                 RemoteSource* remote, Env* env) {
+  if (!remote) return ReadFile(JoinPath(StreamRoot(stream), manifest), kMaxListingBytes, env);
   std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
-  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir));
+  SLUICE_RETURN_IF_ERROR(MakeDirs(state_dir, env));
   std::string tmp = TempPathFor(JoinPath(state_dir, "manifest"));
   std::string key = RemoteKey(stream, manifest);
   auto fetched = remote->Fetch(key, tmp, std::nullopt);
-  Result<std::string> text = fetched.ok() ? ReadFile(tmp, kMaxListingBytes)
+  Result<std::string> text = fetched.ok() ? ReadFile(tmp, kMaxListingBytes, env)
                                           : Result<std::string>(fetched.status());
-  (void)Env::Default()->Remove(tmp);
+  (void)env->Remove(tmp);
   if (!text.ok()) return text.status().WithContext("manifest " + remote->Describe() + "/" + key);
   return text;
 }
@@ -49,13 +49,14 @@ Result<std::string> ReadManifest(const StreamOptions& stream, const std::string&
 }  // namespace
 
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
-                                                RemoteSource& from) {
-  return ListStreamFiles(stream, *stream.files, remote, from);
+                                                RemoteSource& from, Env* env) {
+  return ListStreamFiles(stream, *stream.files, remote, from, env);
 }
 
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
                                                 const FileDatasetOptions& options,
-                                                RemoteSource* remote, RemoteSource& from) {
+                                                RemoteSource* remote, RemoteSource& from,
+                                                Env* env) {
   const std::string source = SourceOf(stream, options, remote);
   const std::string prefix = KeyPrefix(stream, remote);
   std::vector<ListedFile> files;
@@ -68,7 +69,7 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
     }
     return files;
   }
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, options.manifest, remote));
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadManifest(stream, options.manifest, remote, env));
   SLUICE_ASSIGN_OR_RETURN(files, ParseFileManifest(text, source));
   std::vector<std::string> keys;
   std::vector<size_t> unsized;
@@ -118,25 +119,26 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               const FileDatasetOptions& options,
                                               RemoteSource* remote, const std::string& source,
                                               std::chrono::milliseconds wait_timeout,
-                                              std::vector<std::string>* uncommitted) {
+                                              std::vector<std::string>* uncommitted, Env* env) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = JoinPath(state_dir, "listing.json");
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                            ListStreamFiles(stream, options, remote, *remote));
+                            ListStreamFiles(stream, options, remote, *remote, env));
     SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
                             ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
-    return WriteFileAtomic(path,
-                           SerializeListingDocument(source, committed.kept, committed.dropped));
+    return WriteFileAtomic(
+        path, SerializeListingDocument(source, committed.kept, committed.dropped), env);
   };
   for (int attempt = 0;; ++attempt) {
-    SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make));
-    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes));
+    SLUICE_RETURN_IF_ERROR(
+        MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, nullptr, env));
+    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
     auto files = ParseListingDocument(text, source, path, uncommitted);
     // A listing of another source (the cache folder was reused for another
     // remote or manifest): list this one instead, once.
     if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
-    SLUICE_RETURN_IF_ERROR(Env::Default()->Remove(path));
+    SLUICE_RETURN_IF_ERROR(env->Remove(path));
   }
 }
 
@@ -147,30 +149,34 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   RemoteSource* remote,
                                                   std::chrono::milliseconds wait_timeout,
                                                   std::string* source_out,
-                                                  std::vector<std::string>* uncommitted) {
+                                                  std::vector<std::string>* uncommitted,
+                                                  Env* env) {
   const std::string source = SourceOf(stream, options, remote);
   if (source_out) *source_out = source;
   std::vector<std::string> dropped;
   if (remote) {
-    auto files = CachedListing(stream, options, remote, source, wait_timeout, &dropped);
+    auto files = CachedListing(stream, options, remote, source, wait_timeout, &dropped, env);
     if (uncommitted) *uncommitted = std::move(dropped);
     return files;
   }
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder, OpenRemoteSource(StreamRoot(stream)));
+  StoreOptions in_place;
+  in_place.env = env;
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteSource> folder,
+                          OpenRemoteSource(StreamRoot(stream), in_place));
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                          ListStreamFiles(stream, options, nullptr, *folder));
+                          ListStreamFiles(stream, options, nullptr, *folder, env));
   SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed, ApplyCommitMarkers(std::move(files), *folder, ""));
   if (uncommitted) *uncommitted = std::move(committed.dropped);
   return std::move(committed.kept);
 }
 
 Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
-                                   std::chrono::milliseconds wait_timeout) {
+                                   std::chrono::milliseconds wait_timeout, Env* env) {
   std::string source;
   std::vector<std::string> uncommitted;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                           LoadStreamListing(stream, *stream.files, remote, wait_timeout, &source,
-                                            &uncommitted));
+                                            &uncommitted, env));
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), stream.files->selection, source,
                                              uncommitted));
   return IndexOfFiles(files);

@@ -12,6 +12,10 @@
 //
 // A manifest without sizes is completed by looking the sizes up
 // (RemoteSource::Sizes: many HEAD requests at once).
+//
+// The listing file, its lock, a fetched manifest's temporary and a local
+// folder's walk go through `env` (the dataset's: DatasetOptions::env); the
+// remote's own downloads through the Env it was opened with.
 // Thread-safe (no shared state beyond the files).
 #pragma once
 
@@ -19,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
@@ -32,12 +37,13 @@ namespace sluice {
 // stream's root; nothing is cached. `from` is where they are listed: the
 // remote, or for a local-only stream (`remote` null) its folder.
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, RemoteSource* remote,
-                                                RemoteSource& from);
+                                                RemoteSource& from, Env* env = Env::Default());
 
 // As above, listing as `options` says (a stream's "files" or "parquet" key).
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
                                                 const FileDatasetOptions& options,
-                                                RemoteSource* remote, RemoteSource& from);
+                                                RemoteSource* remote, RemoteSource& from,
+                                                Env* env = Env::Default());
 
 // The stream's files as `options` lists them, unselected, but with the
 // commit rule applied (formats/raw/file_listing.h KeepCommitted: where
@@ -51,11 +57,13 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   RemoteSource* remote,
                                                   std::chrono::milliseconds wait_timeout,
                                                   std::string* source = nullptr,
-                                                  std::vector<std::string>* uncommitted = nullptr);
+                                                  std::vector<std::string>* uncommitted = nullptr,
+                                                  Env* env = Env::Default());
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.
 Result<Index> LoadFileListingIndex(const StreamOptions& stream, RemoteSource* remote,
-                                   std::chrono::milliseconds wait_timeout);
+                                   std::chrono::milliseconds wait_timeout,
+                                   Env* env = Env::Default());
 
 }  // namespace sluice

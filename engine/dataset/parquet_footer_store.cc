@@ -120,15 +120,15 @@ Result<ParquetFooterStore> ParseParquetFooterStore(std::string_view bytes,
   return ParseStore(bytes, &source, &fingerprint, name);
 }
 
-Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path) {
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes));
+Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
   return ParseStore(bytes, nullptr, nullptr, path);
 }
 
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
-    std::chrono::milliseconds wait_timeout) {
+    std::chrono::milliseconds wait_timeout, Env* env) {
   const std::string fingerprint = ListingFingerprint(files);
   auto make = [&]() -> Status {
     std::vector<std::string> tails(files.size());
@@ -152,16 +152,18 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     work();
     for (std::thread& t : threads) t.join();
     for (const Status& s : errors) SLUICE_RETURN_IF_ERROR(s);
-    return WriteFileAtomic(path, SerializeParquetFooterStore(source, fingerprint, files, tails));
+    return WriteFileAtomic(path, SerializeParquetFooterStore(source, fingerprint, files, tails),
+                           env);
   };
   for (int attempt = 0;; ++attempt) {
-    SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout, make));
-    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes));
+    SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout,
+                                           make, nullptr, env));
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
     auto store = ParseParquetFooterStore(bytes, source, fingerprint, path);
     // Made over another listing (the listing was made anew, or the cache
     // folder served another remote): made again, once.
     if (store.status().code() != StatusCode::kNotFound || attempt > 0) return store;
-    SLUICE_RETURN_IF_ERROR(Env::Default()->Remove(path));
+    SLUICE_RETURN_IF_ERROR(env->Remove(path));
   }
 }
 

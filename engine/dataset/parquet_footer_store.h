@@ -13,6 +13,10 @@
 // and sizes; the listings carry no ETags), so a store made over another
 // listing is made anew.
 //
+// The store file, its lock and its reads go through the Env given (the
+// dataset's: DatasetOptions::env); the tails' ranged reads through the
+// remote.
+//
 // Thread-safe (no shared state beyond the files); a ParquetFooterStore is
 // immutable once loaded.
 #pragma once
@@ -24,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/raw/file_listing.h"
@@ -54,11 +59,12 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
-    std::chrono::milliseconds wait_timeout);
+    std::chrono::milliseconds wait_timeout, Env* env = Env::Default());
 
 // Reads the store at `path` whatever it was made over (the shard fetches'
 // view). kCorrupt naming `path` for a store that is not one.
-Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path);
+Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path,
+                                                  Env* env = Env::Default());
 
 // The store's bytes, and back (kNotFound when made for another source or
 // over other files; kCorrupt naming `name` when it is not a store).

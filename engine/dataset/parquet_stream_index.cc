@@ -48,21 +48,21 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::
 }
 
 Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files,
-                         const std::vector<std::string>& columns) {
+                         const std::vector<std::string>& columns, Env* env) {
   const std::string root = StreamRoot(stream);
-  return parquet::IndexOfLocalParquetFiles(root, files, columns);
+  return parquet::IndexOfLocalParquetFiles(root, files, columns, env);
 }
 
 Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
                           const std::vector<ListedFile>& files, const std::string& source,
                           const std::vector<std::string>& columns,
-                          std::chrono::milliseconds wait_timeout) {
+                          std::chrono::milliseconds wait_timeout, Env* env) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
-                                   prefix, remote, wait_timeout));
+                                   prefix, remote, wait_timeout, env));
   Index index;
   for (const ListedFile& f : files) {
     auto tail = store.tails.find(f.path);
@@ -117,18 +117,18 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
 
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
-                                     bool* found_files) {
+                                     bool* found_files, Env* env) {
   if (found_files) *found_files = false;
   std::string source;
   std::vector<std::string> uncommitted;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                           LoadStreamListing(stream, options, remote, wait_timeout, &source,
-                                            &uncommitted));
+                                            &uncommitted, env));
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
                                              source, uncommitted));
   if (found_files) *found_files = true;
-  if (!remote) return LocalIndex(stream, files, options.columns);
-  return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout);
+  if (!remote) return LocalIndex(stream, files, options.columns, env);
+  return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout, env);
 }
 
 }  // namespace sluice

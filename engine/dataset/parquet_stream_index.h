@@ -16,6 +16,8 @@
 // group is fetched, cached, counted under cache_limit (by those bytes)
 // and evicted on its own.
 //
+// The listing, the footer store and a local stream's files are read and
+// written through `env` (the dataset's: DatasetOptions::env).
 // Thread-safe (no shared state beyond the files).
 #pragma once
 
@@ -25,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
@@ -55,6 +58,6 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
 // (false: the error is the listing's or that it held none).
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
-                                     bool* found_files = nullptr);
+                                     bool* found_files = nullptr, Env* env = Env::Default());
 
 }  // namespace sluice

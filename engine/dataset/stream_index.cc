@@ -161,9 +161,10 @@ IndexSource SourceOf(const StreamOptions& stream) {
 // be listed (an https:// store, say).
 Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
                                      std::chrono::milliseconds wait_timeout,
-                                     const Status& missing) {
+                                     const Status& missing, Env* env) {
   bool found = false;
-  auto index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout, &found);
+  auto index =
+      LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout, &found, env);
   if (!found) return missing;
   if (!index.ok()) return index.status();
   return TableOf(*index);
@@ -183,12 +184,13 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
   // answer another got: "parquet" in the options saves the request).
   switch (SourceOf(stream)) {
     case IndexSource::kFileListing: {
-      SLUICE_ASSIGN_OR_RETURN(Index index, LoadFileListingIndex(stream, remote, wait_timeout));
+      SLUICE_ASSIGN_OR_RETURN(Index index, LoadFileListingIndex(stream, remote, wait_timeout, env));
       return TableOf(index);
     }
     case IndexSource::kFileFooters: {
       SLUICE_ASSIGN_OR_RETURN(Index index,
-                              LoadParquetStreamIndex(stream, *stream.parquet, remote, wait_timeout));
+                              LoadParquetStreamIndex(stream, *stream.parquet, remote, wait_timeout,
+                                                     nullptr, env));
       return TableOf(index);
     }
     case IndexSource::kIndexJson:
@@ -203,7 +205,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                             "No `remote` provided, but local file " + path +
                                                 " does not exist either",
                                             StatusCode::kNotFound);
-      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing);
+      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, env);
     }
     return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
   }
@@ -225,7 +227,9 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       },
       nullptr, env);
   // Only the download of index.json can be missing an object.
-  if (made.code() == StatusCode::kNotFound) return ParquetUnlessNone(stream, remote, wait_timeout, made);
+  if (made.code() == StatusCode::kNotFound) {
+    return ParquetUnlessNone(stream, remote, wait_timeout, made, env);
+  }
   SLUICE_RETURN_IF_ERROR(made);
   return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
 }

@@ -43,9 +43,10 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 // shard file name that is unsafe -> kCorrupt naming the index. When
 // `index_json_bytes` is given it is set to the size of the index.json the
 // index was read from, 0 for an index built otherwise (a raw-file stream).
-// index.json, its download's temporary and the node's binary index are read
-// and written through `env` (a listing's and Parquet footers' node files, not
-// yet: through Env::Default()).
+// Every file it reads or writes goes through `env`: index.json, its
+// download's temporary, the node's binary index, a listing's node file and
+// the Parquet footer store (the remote's downloads: through the Env it was
+// opened with).
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes = nullptr,

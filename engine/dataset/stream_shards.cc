@@ -259,7 +259,7 @@ Result<std::string> StreamShards::FooterTail(const std::string& file) {
   std::lock_guard<std::mutex> lock(footers_mu_);
   const std::string path = ParquetFooterStorePath(JoinPath(root_, cache_layout::kStateDir));
   if (!footers_) {
-    SLUICE_ASSIGN_OR_RETURN(footers_, ReadParquetFooterStore(path));
+    SLUICE_ASSIGN_OR_RETURN(footers_, ReadParquetFooterStore(path, env_));
   }
   auto it = footers_->tails.find(file);
   if (it == footers_->tails.end()) return CorruptError(path + ": holds no footer of " + file);

@@ -60,11 +60,11 @@ Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const Fi
 FileSelection ParquetFileSelection() { return FileSelection{{"*.parquet"}}; }
 
 Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files,
-                                       const std::vector<std::string>& columns) {
+                                       const std::vector<std::string>& columns, Env* env) {
   return IndexOfParquetFiles(
-      files, [&root](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
+      files, [&root, env](const std::string& rel, uint64_t offset, uint64_t size, std::string* out) {
         const std::string full = JoinPath(root, rel);
-        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full));
+        SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(full, env));
         if (offset > map.size() || size > map.size() - offset) {
           return CorruptError(full + ": has " + std::to_string(map.size()) + " bytes, fewer than " +
                               std::to_string(offset + size));

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "formats/index/index.h"
 #include "formats/parquet/footer.h"
@@ -43,9 +44,11 @@ Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const Fi
 
 // IndexOfParquetFiles over files below the local folder `root`, each mapped
 // so that only its footer's pages are read from disk. A file shorter than a
-// footer says is kCorrupt naming it.
+// footer says is kCorrupt naming it. The files are opened and mapped
+// through `env`.
 Result<Index> IndexOfLocalParquetFiles(const std::string& root, const std::vector<ListedFile>& files,
-                                       const std::vector<std::string>& columns = {});
+                                       const std::vector<std::string>& columns = {},
+                                       Env* env = Env::Default());
 
 // The selection of a folder of Parquet files: names ending in ".parquet"
 // (Spark's "part-00000-<uuid>-c000.snappy.parquet", Hugging Face's

@@ -158,8 +158,13 @@ class FileStore final : public Store {
 }  // namespace
 
 Result<std::string> FileUrlToPath(std::string_view url) {
+  const std::string scheme = StoreUrlScheme(url);
+  if (!scheme.empty() && scheme != "file") {
+    return InvalidArgumentError("'" + std::string(url) + "' is a store URL, not a local path");
+  }
   std::string path;
-  if (url.substr(0, 7) == "file://") {
+  if (scheme == "file") {
+    // StoreUrlScheme: "file" is followed by "://".
     std::string_view rest = url.substr(7);
     size_t slash = rest.find('/');
     std::string_view host = rest.substr(0, slash);

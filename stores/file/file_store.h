@@ -26,7 +26,11 @@ namespace sluice {
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env = Env::Default());
 
 // The local path a path or file:// URL names (without trailing '/', except
-// for "/").
+// for "/"): the one place that turns a file URL into a path (the C ABI's
+// sluice_local_path and the command-line tool ask it). Whether `url` is a
+// file URL is StoreUrlScheme's reading (any case: "FILE:///x" is one).
+// Errors (kInvalidArgument): a store URL ("'s3://b/k' is a store URL, not
+// a local path"), a file URL of another host, a bad escape, an empty path.
 Result<std::string> FileUrlToPath(std::string_view url);
 
 }  // namespace sluice

@@ -74,6 +74,10 @@ class FileWriter {
     return [this](std::string_view chunk) { return Append(chunk); };
   }
 
+  // Whether a write failed (the body's error is then the file's, not the
+  // server's).
+  bool failed() const { return failed_; }
+
  private:
   // Writes `data` at at_, at most one block per write call (a longer call
   // would have the kernel allocate a bigger folio), and moves at_ past it.
@@ -89,7 +93,12 @@ class FileWriter {
       auto write = [fd, path, data, at, env]() -> Status {
         for (size_t done = 0; done < data.size();) {
           const size_t want = std::min<size_t>(data.size() - done, kBlock - (at + done) % kBlock);
-          SLUICE_RETURN_IF_ERROR(env->PWriteAll(fd, *path, data.substr(done, want), at + done));
+          Status st = env->PWriteAll(fd, *path, data.substr(done, want), at + done);
+          // The block that failed, not the whole of `data`.
+          if (!st.ok()) {
+            return st.WithContext("writing " + std::to_string(want) + " bytes at offset " +
+                                  std::to_string(at + done));
+          }
           done += want;
         }
         return Status::Ok();
@@ -102,8 +111,10 @@ class FileWriter {
       } else {
         written = write();
       }
-      if (!written.ok()) co_return written.WithContext("writing " + std::to_string(data.size()) +
-                                                       " bytes at offset " + std::to_string(at_));
+      if (!written.ok()) {
+        failed_ = true;
+        co_return written;
+      }
       at_ += data.size();
       co_return Status::Ok();
     }
@@ -116,7 +127,10 @@ class FileWriter {
       };
       auto [ec, n] = co_await asio::async_write_at(*file_, at_, asio::buffer(data.data(), size),
                                                    whole, kTuple);
-      if (ec) co_return WriteError(size, at_, ec.message());
+      if (ec) {
+        failed_ = true;
+        co_return WriteError(size, at_, ec.message());
+      }
       at_ += n;
       data.remove_prefix(n);
     }
@@ -134,6 +148,7 @@ class FileWriter {
   Env* env_;                 // see GetToFileOptions::env
   uint64_t at_;          // file offset of staged_[0]
   std::string staged_;   // never crosses a block boundary
+  bool failed_ = false;
 };
 
 // Send with the body written to `file` from `offset`; adds the bytes it
@@ -150,8 +165,14 @@ awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest reque
       return writer.Append(chunk);
     };
   }
+  const std::string where = "GET " + RedactUrl(request.url);
   Result<HttpResponse> response = co_await client->Send(std::move(request), std::move(sink));
-  if (response.ok()) SLUICE_CO_RETURN_IF_ERROR(co_await writer.Flush());
+  if (response.ok()) {
+    Status flushed = co_await writer.Flush();
+    if (!flushed.ok()) co_return flushed.WithContext(where);
+  }
+  // The client passes a sink's error on as it was: name the download.
+  if (!response.ok() && writer.failed()) co_return response.status().WithContext(where);
   co_return response;
 }
 
@@ -289,7 +310,8 @@ awaitable<Status> FirstPartThenMore(HttpClient* client, asio::random_access_file
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
     // 416 for bytes=0-...: an empty object. Fetch it plainly.
     first.range.reset();
-    SLUICE_CO_RETURN_IF_ERROR(plan->env->Truncate(file->native_handle(), *tmp, 0));
+    Status emptied = plan->env->Truncate(file->native_handle(), *tmp, 0);
+    if (!emptied.ok()) co_return emptied.WithContext("GET " + RedactUrl(plan->url));
     head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env);
   }
   if (!head.ok()) co_return head.status();
@@ -417,7 +439,8 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
     // Part 0 came whole while other parts came ranged (a server that honours
     // Range only sometimes): their bytes may be another version's. Once more,
     // whole, alone.
-    SLUICE_CO_RETURN_IF_ERROR(env->Truncate(file.native_handle(), guard.path(), 0));
+    Status emptied = env->Truncate(file.native_handle(), guard.path(), 0);
+    if (!emptied.ok()) co_return emptied.WithContext("GET " + RedactUrl(url));
     HttpRequest whole;
     whole.url = url;
     whole.headers = extra_headers;
@@ -427,7 +450,11 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
                                       options.write_pool, env));
   }
 
-  SLUICE_CO_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(file.native_handle(), guard.path()));
+  // The file's own errors name the download, as its requests' do.
+  const std::string where = "GET " + RedactUrl(url);
+  Result<struct stat> stat = env->StatOpen(file.native_handle(), guard.path());
+  if (!stat.ok()) co_return stat.status().WithContext(where);
+  const struct stat st = *stat;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (response.object_size && size != *response.object_size) {
     co_return CorruptError("GET " + response.final_url + ": wrote " + std::to_string(size) +
@@ -436,7 +463,8 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   }
   file.close(ec);
   if (ec) co_return IoError("cannot close '" + guard.path() + "': " + ec.message());
-  SLUICE_CO_RETURN_IF_ERROR(guard.Commit());
+  Status committed = guard.Commit();
+  if (!committed.ok()) co_return committed.WithContext(where);
   co_return response;
 }
 

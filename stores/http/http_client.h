@@ -236,7 +236,10 @@ class HttpClient {
   // Downloads `url` into `path`: parallel ranged GETs written through
   // io_uring into a temporary file in the same folder, renamed into place
   // when whole. On any error or cancellation the temporary file is removed
-  // and `path` is untouched. `extra_headers` go on every request.
+  // and `path` is untouched. `extra_headers` go on every request. A failure
+  // of the file (creating, writing, sizing or renaming the temporary) is
+  // its Env's error after "GET <url>" (a write's also after the size and
+  // offset of the block that failed), with the errno kept as os_error().
   boost::asio::awaitable<Result<HttpResponse>> GetToFile(
       std::string url, std::string path, GetToFileOptions options = {},
       HttpHeaders extra_headers = {});

@@ -10,7 +10,7 @@ import time
 import urllib.parse
 
 from sluice.merge import merge_index
-from sluice.remote import is_unity_catalog_volume
+from sluice.remote import is_unity_catalog_volume, url_scheme
 
 __all__ = ['get_list_arg', 'wait_for_file_to_exist', 'bytes_to_int', 'number_abbrev_to_int',
            'clean_stale_shared_memory', 'merge_index', 'retry']
@@ -29,7 +29,8 @@ def _format_remote_index_files(remote, files):
     root = url.path.strip('/')
     # A volume's URL is 'dbfs:/Volumes/...' (one slash); others use '://'.
     join = ':/' if is_unity_catalog_volume(remote) else '://'
-    return [url.scheme + join + os.path.join(url.netloc, key) for key in files
+    scheme = url_scheme(remote)  # the engine's reading, not urlparse's
+    return [scheme + join + os.path.join(url.netloc, key) for key in files
             if os.path.basename(key) == 'index.json' and os.path.dirname(key).strip('/') != root]
 
 

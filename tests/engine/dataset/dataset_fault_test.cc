@@ -135,8 +135,8 @@ class DatasetFaultTest : public ::testing::Test {
   // shard is smaller than a write block, so its one write is all of it.
   std::string DownloadOf(size_t i) const {
     const std::string url = server_->url() + "/" + shards_[i];
-    return "downloading " + url + ": " + url + ": writing " + std::to_string(bytes_[i]) +
-           " bytes at offset 0: ";
+    return "downloading " + url + ": " + url + ": GET " + url + ": writing " +
+           std::to_string(bytes_[i]) + " bytes at offset 0: ";
   }
 
   ScratchDir remote_, local_;

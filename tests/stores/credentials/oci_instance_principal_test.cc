@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "stores/credentials/credential_chain.h"
+#include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/credentials/shared_credential.h"
 #include "stores/signing/jwt_rs256.h"
@@ -55,7 +56,7 @@ TEST(OciInstancePrincipalTest, TheTokenIsRefreshedAheadOfItsExpiryWithANewSessio
   auto first = credential.Get();
   ASSERT_TRUE(first.ok()) << first.status().ToString() << " / " << identity.last_refusal();
   EXPECT_EQ(first->bearer, identity.last_token());
-  EXPECT_EQ(first->expires_at, OciJwtExpiry(identity.last_token()));
+  EXPECT_EQ(first->expires_at, JwtExpiry(identity.last_token()));
   EXPECT_TRUE(KeyPairMatches(first->session_key_pem, identity.last_session_public_pem()));
   EXPECT_EQ(first->source, "OCI instance principal (metadata " + identity.metadata_url() +
                                ", tenancy ocid1.tenancy.oc1..ip)");

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/signing/jwt_rs256.h"
 #include "stores/signing/x509_certificate.h"
@@ -76,7 +77,7 @@ TEST_F(OciRpExchangeTest, Version21SignsWithTheResourceKeyWhichIsTheSessionKey) 
   auto credential = (*source)->Fetch(static_cast<int64_t>(std::time(nullptr)));
   ASSERT_TRUE(credential.ok()) << credential.status().ToString() << " / " << rp_.last_refusal();
   EXPECT_EQ(credential->bearer, rp_.last_token());
-  EXPECT_EQ(credential->expires_at, OciJwtExpiry(rp_.last_token()));
+  EXPECT_EQ(credential->expires_at, JwtExpiry(rp_.last_token()));
   EXPECT_TRUE(SamePair(credential->session_key_pem, rp_.last_session_public_pem()));
   EXPECT_EQ(rp_.last_session_public_pem(), key_.public_pem);
   EXPECT_EQ(rp_.log(), (std::vector<std::string>{

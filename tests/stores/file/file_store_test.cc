@@ -168,6 +168,24 @@ TEST(OpenStoreTest, DispatchAndUrlErrors) {
   EXPECT_TRUE(OpenStore("dir:with:colons", loop.executor()).ok());
 }
 
+// Whether a text is a file URL is StoreUrlScheme's one reading: any case of
+// "file://" is one, a store URL is no local path, and a path holding ':' or
+// "file:" without "//" is a path.
+TEST(FileUrlToPathTest, TheSchemeIsTheStoresOneReading) {
+  EXPECT_EQ(*FileUrlToPath("FILE:///data/x/"), "/data/x");
+  EXPECT_EQ(*FileUrlToPath("File://localhost/a%20b"), "/a b");
+  EXPECT_EQ(*FileUrlToPath("file:/data/x"), "file:/data/x");
+  EXPECT_EQ(*FileUrlToPath("/data/a://b"), "/data/a://b");
+  auto store = FileUrlToPath("s3://bucket/key");
+  EXPECT_EQ(store.status().ToString(),
+            "invalid argument: 's3://bucket/key' is a store URL, not a local path");
+  EXPECT_EQ(FileUrlToPath("dbfs:/Volumes/x").status().ToString(),
+            "invalid argument: 'dbfs:/Volumes/x' is a store URL, not a local path");
+  EXPECT_EQ(FileUrlToPath("FILE://host/x").status().ToString(),
+            "invalid argument: malformed file URL 'FILE://host/x': names host 'host' (only local "
+            "paths: file:///path)");
+}
+
 // Downloads and uploads go through one temporary named by base/file.h's
 // scheme: a rename onto a folder fails naming it, and leaves none behind.
 TEST_F(FileStoreTest, TemporariesAreNamedByTheOneScheme) {

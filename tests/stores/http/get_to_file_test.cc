@@ -97,7 +97,7 @@ TEST_F(GetToFileTest, TemporaryIsNamedByTheOneScheme) {
   auto r = loop_.Run(client_->GetToFile(Url(), taken));
   ASSERT_FALSE(r.ok());
   const std::string& m = r.status().message();
-  const std::string head = "cannot rename " + out() + "/";
+  const std::string head = "GET " + Url() + ": cannot rename " + out() + "/";
   ASSERT_EQ(m.rfind(head, 0), 0u) << m;
   const std::string temp = m.substr(head.size(), m.find(" onto ") - head.size());
   EXPECT_EQ(temp.rfind(".taken.sluice-tmp.", 0), 0u) << temp;
