@@ -8,34 +8,10 @@
 #include <ctime>
 #include <vector>
 
+#include "tests/stores/common/fake_crypto.h"
+
 namespace sluice::testing {
 namespace {
-
-std::string FakeOciBase64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-std::string FakeOciBase64Url(const std::string& bytes) {
-  std::string s = FakeOciBase64(bytes);
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  for (char& c : s) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return s;
-}
-
-std::string FakeOciDigest(const std::string& data, const EVP_MD* md) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
 
 // The PEM's body as the federation request carries it.
 std::string FakeOciPemBody(const std::string& pem) {
@@ -56,14 +32,6 @@ X509* ReadCert(const std::string& pem) {
   X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
   BIO_free(bio);
   return x;
-}
-
-// Between `open` and the next '"' after it in `s`, "" when absent.
-std::string Between(const std::string& s, const std::string& open) {
-  const size_t a = s.find(open);
-  if (a == std::string::npos) return "";
-  const size_t b = s.find('"', a + open.size());
-  return b == std::string::npos ? "" : s.substr(a + open.size(), b - a - open.size());
 }
 
 FakeResponse NotAuthenticated() {
@@ -205,7 +173,7 @@ FakeResponse FakeOciIdentity::Federation(const FakeRequest& r) {
     return NotAuthenticated();
   };
   if (r.method != "POST" || r.target != "/v1/x509") return refuse("not POST /v1/x509");
-  const std::string sha = FakeOciBase64(FakeOciDigest(r.body, EVP_sha256()));
+  const std::string sha = FakeBase64(FakeDigest(r.body, EVP_sha256()));
   if (r.Header("x-content-sha256") != sha) return refuse("x-content-sha256 is not the body's");
   if (r.Header("content-type") != "application/json") return refuse("content-type");
   if (r.Header("content-length") != std::to_string(r.body.size())) return refuse("content-length");
@@ -220,12 +188,6 @@ FakeResponse FakeOciIdentity::Federation(const FakeRequest& r) {
     return refuse("authorization header or key id");
   }
   const std::string sig_b64 = auth.substr(prefix.size(), auth.size() - prefix.size() - tail.size());
-  std::string sig(sig_b64.size(), '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(sig.data()),
-                          reinterpret_cast<const unsigned char*>(sig_b64.data()),
-                          static_cast<int>(sig_b64.size()));
-  if (n < 0) return refuse("signature not base64");
-  sig.resize(static_cast<size_t>(n) - std::count(sig_b64.end() - 2, sig_b64.end(), '='));
   const std::string signing = "date: " + r.Header("date") + "\n(request-target): post /v1/x509" +
                               "\ncontent-length: " + r.Header("content-length") +
                               "\ncontent-type: " + r.Header("content-type") +
@@ -233,16 +195,11 @@ FakeResponse FakeOciIdentity::Federation(const FakeRequest& r) {
   X509* cert = ReadCert(leaf_.cert_pem);
   EVP_PKEY* leaf_public = X509_get_pubkey(cert);
   X509_free(cert);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  const bool verified =
-      EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, leaf_public) == 1 &&
-      EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(sig.data()), sig.size(),
-                       reinterpret_cast<const unsigned char*>(signing.data()), signing.size()) == 1;
-  EVP_MD_CTX_free(ctx);
+  const bool verified = VerifiesRsaSha256(leaf_public, sig_b64, signing);
   EVP_PKEY_free(leaf_public);
   if (r.Header("date").empty() || !verified) return refuse("signature does not verify with the leaf certificate");
   // The body exactly as the SDK's json.dumps writes it.
-  const std::string public_body = Between(r.body, "\"publicKey\": \"");
+  const std::string public_body = QuotedAfter(r.body, "\"publicKey\": \"");
   const std::string expected = "{\"certificate\": \"" + FakeOciPemBody(leaf_.cert_pem) +
                                "\", \"publicKey\": \"" + public_body +
                                "\", \"intermediateCertificates\": [\"" +
@@ -258,8 +215,8 @@ FakeResponse FakeOciIdentity::Federation(const FakeRequest& r) {
   EVP_PKEY_free(session);
   ++tokens_;
   const int64_t exp = static_cast<int64_t>(std::time(nullptr)) + ttl_s_;
-  last_token_ = FakeOciBase64Url("{\"alg\": \"RS256\", \"typ\": \"JWT\"}") + "." +
-                FakeOciBase64Url("{\"sub\": \"ocid1.instance.oc1..fake\", \"opc-tenant\": \"" +
+  last_token_ = FakeBase64Url("{\"alg\": \"RS256\", \"typ\": \"JWT\"}") + "." +
+                FakeBase64Url("{\"sub\": \"ocid1.instance.oc1..fake\", \"opc-tenant\": \"" +
                                  tenancy_ + "\", \"exp\": " + std::to_string(exp) +
                                  ", \"n\": " + std::to_string(tokens_) + "}") +
                 ".c2lnbmF0dXJl";

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/stores/common/fake_crypto.h"  // PublicPemOf, for the tests that use these fakes
 #include "tests/stores/common/fake_http_server.h"
 
 namespace sluice::testing {
@@ -60,8 +61,5 @@ class FakeOciRpService {
   std::string last_public_;
   std::unique_ptr<FakeHttpServer> server_;
 };
-
-// The public half of `private_pem`, "BEGIN PUBLIC KEY" PEM ("" when none).
-std::string PublicPemOf(const std::string& private_pem);
 
 }  // namespace sluice::testing
