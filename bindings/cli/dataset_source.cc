@@ -25,9 +25,12 @@ Result<std::string> FetchRemoteFile(const std::string& url, const std::string& f
   std::string base = UrlForErrors(url);
   std::string query = url.substr(base.size());
   size_t slash = base.rfind('/');
-  size_t scheme_end = base.find("://");
-  if (slash == std::string::npos || slash + 1 == base.size() ||
-      (scheme_end != std::string::npos && slash < scheme_end + 3)) {
+  // The object's name follows the last '/' past "<scheme>://" (or "dbfs:"),
+  // as the store layer reads the scheme.
+  const std::string scheme = StoreUrlScheme(base);
+  const size_t path_start =
+      scheme.empty() ? 0 : scheme.size() + (base.compare(scheme.size(), 3, "://") == 0 ? 3 : 1);
+  if (slash == std::string::npos || slash + 1 == base.size() || slash < path_start) {
     return InvalidArgumentError(base + " names no object");
   }
   std::string name = base.substr(slash + 1);
@@ -98,7 +101,7 @@ Status DatasetSource::FetchKey(const std::string& key, std::optional<uint64_t> e
 
 Status DatasetSource::Explain(const Status& status) const {
   if (!is_remote() || status.ok()) return status;
-  return Status(status.code(), ReplaceAll(status.message(), folder_, name_));
+  return Status(status.code(), ReplaceAll(status.message(), folder_, name_), status.os_error());
 }
 
 }  // namespace sluice::cli

@@ -68,7 +68,8 @@ namespace {
 
 Status WithSample(const Status& st, int64_t id, size_t shard) {
   return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
-                               std::to_string(shard) + ")");
+                               std::to_string(shard) + ")",
+                st.os_error());
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ std::string XmlErrorDetail(std::string_view body) {
 }
 
 Status ObjectError(const Status& s, std::string_view root, std::string_view key) {
-  return Status(s.code(), JoinKey(root, key) + ": " + s.message());
+  return s.WithContext(JoinKey(root, key));
 }
 
 awaitable<Result<HttpResponse>> SendForObject(HttpClient& client, HttpRequest req,

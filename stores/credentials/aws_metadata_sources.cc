@@ -154,7 +154,7 @@ class AwsImdsSource final : public CredentialSource {
       if (IsNotFound(roles.status())) {
         return PermissionDeniedError(where + ": the instance has no IAM role attached");
       }
-      return Status(roles.status().code(), where + ": " + roles.status().message());
+      return roles.status().WithContext(where);
     }
     std::string role = roles->body.substr(0, roles->body.find('\n'));
     while (!role.empty() && (role.back() == '\r' || role.back() == ' ')) role.pop_back();
@@ -162,7 +162,7 @@ class AwsImdsSource final : public CredentialSource {
       return PermissionDeniedError(where + ": the instance has no IAM role attached");
     }
     auto creds = get(roles_path + role);
-    if (!creds.ok()) return Status(creds.status().code(), where + ": " + creds.status().message());
+    if (!creds.ok()) return creds.status().WithContext(where);
     SLUICE_ASSIGN_OR_RETURN(Credential out,
                             ParseAwsCredentialJson(creds->body, AwsCredentialJson::kEndpoint,
                                                    where + " (role '" + role + "')"));

@@ -161,7 +161,9 @@ Result<std::string> TokenFromExecutable(const JsonValue& info, const JsonValue& 
   }
   if (!output_file.empty()) env.push_back("GOOGLE_EXTERNAL_ACCOUNT_OUTPUT_FILE=" + output_file);
   auto out = RunCredentialProgram(argv, env, timeout_ms);
-  if (!out.ok()) return Status(out.status().code(), where.Prefix() + out.status().message());
+  if (!out.ok()) {
+    return Status(out.status().code(), where.Prefix() + out.status().message(), out.status().os_error());
+  }
   return ExecutableAnswerToken(*out, "the output of '" + argv[0] + "'", false, now, where);
 }
 

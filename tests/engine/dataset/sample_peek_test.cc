@@ -507,7 +507,7 @@ TEST_F(ColdPass, ANewPassOrACloseDoesNotWaitForAStalledPeek) {
     for (int i = 0; i < 2000 && stall.connections() < stalls; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    EXPECT_EQ(stall.connections(), stalls);
+    EXPECT_EQ(stall.connections(), stalls) << nginx_->AccessLog();
     return std::move(*ds);
   };
 

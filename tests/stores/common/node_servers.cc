@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -30,6 +31,16 @@ bool PortOpen(int port) {
   bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   ::close(fd);
   return ok;
+}
+
+// `start` on a FreePort, again on another when the server exits at once
+// (as it does when another suite's server took the port first).
+std::unique_ptr<NodeServer> StartOnFreePort(
+    const std::function<std::unique_ptr<NodeServer>(int port)>& start) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (auto server = start(FreePort())) return server;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -68,7 +79,8 @@ std::unique_ptr<NodeServer> NodeServer::Start(const std::vector<std::string>& ar
   server->pid_ = pid;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (PortOpen(port)) return server;
+    // Its own socket: the port may have gone to another suite's server.
+    if (ListensOn(pid, port) && PortOpen(port)) return server;
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       server->pid_ = -1;
@@ -102,29 +114,31 @@ std::string NodeServer::Log() const {
 std::unique_ptr<NodeServer> StartS3rver(const std::string& dir, const std::string& key_id,
                                         const std::string& secret,
                                         const std::vector<std::string>& buckets) {
-  int port = FreePort();
-  std::vector<std::string> argv = {"node", kServersDir + "/s3rver_launch.js",
-                                   std::to_string(port), dir + "/s3rver-data", key_id, secret};
-  for (const auto& b : buckets) argv.push_back(b);
   Shell("mkdir -p '" + dir + "/s3rver-data'");
-  // s3rver's continuation tokens use DES, which Node 20 only has in
-  // OpenSSL's legacy provider.
-  return NodeServer::Start(argv, port, dir + "/s3rver.log",
-                           {"NODE_OPTIONS=--openssl-legacy-provider"});
+  return StartOnFreePort([&](int port) {
+    std::vector<std::string> argv = {"node", kServersDir + "/s3rver_launch.js",
+                                     std::to_string(port), dir + "/s3rver-data", key_id, secret};
+    for (const auto& b : buckets) argv.push_back(b);
+    // s3rver's continuation tokens use DES, which Node 20 only has in
+    // OpenSSL's legacy provider.
+    return NodeServer::Start(argv, port, dir + "/s3rver.log",
+                             {"NODE_OPTIONS=--openssl-legacy-provider"});
+  });
 }
 
 std::unique_ptr<NodeServer> StartAzurite(const std::string& dir,
                                          const std::vector<std::string>& extra_args) {
-  int port = FreePort();
   Shell("mkdir -p '" + dir + "/azurite-data'");
-  std::vector<std::string> argv = {
-      "node",           kServersDir + "/node_modules/azurite/dist/src/blob/main.js",
-      "--blobHost",     "127.0.0.1",
-      "--blobPort",     std::to_string(port),
-      "--location",     dir + "/azurite-data",
-      "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"};
-  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  return NodeServer::Start(argv, port, dir + "/azurite.log");
+  return StartOnFreePort([&](int port) {
+    std::vector<std::string> argv = {
+        "node",           kServersDir + "/node_modules/azurite/dist/src/blob/main.js",
+        "--blobHost",     "127.0.0.1",
+        "--blobPort",     std::to_string(port),
+        "--location",     dir + "/azurite-data",
+        "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    return NodeServer::Start(argv, port, dir + "/azurite.log");
+  });
 }
 
 std::map<std::string, std::optional<std::string>> CleanStoreEnv() {

@@ -2,6 +2,8 @@
 // in front of a real nginx.
 #include <dirent.h>
 
+#include <cerrno>
+
 #include <gtest/gtest.h>
 
 #include "base/file.h"
@@ -357,6 +359,16 @@ TEST_F(FaultsTest, ShutdownCancelsAStalledDownload) {
   Status status = future.get();
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
   EXPECT_TRUE(List(dl).empty());
+}
+
+// A store's error names the object and keeps what the cause was: its code
+// and, for a failed system call (writing the download's file), its errno.
+TEST(ObjectErrorTest, NamesTheObjectAndKeepsTheCodeAndErrno) {
+  Status e = ObjectError(Status(StatusCode::kIoError, "writing /c/x.part: No space left on device", ENOSPC),
+                         "s3://b/ds", "shard.00001.mds");
+  EXPECT_EQ(e.code(), StatusCode::kIoError);
+  EXPECT_EQ(e.os_error(), ENOSPC);
+  EXPECT_EQ(e.message(), "s3://b/ds/shard.00001.mds: writing /c/x.part: No space left on device");
 }
 
 }  // namespace

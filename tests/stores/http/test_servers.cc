@@ -1,6 +1,7 @@
 #include "tests/stores/http/test_servers.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -38,6 +40,45 @@ int FreePort() {
   return ntohs(addr.sin_port);
 }
 
+bool ListensOn(pid_t pid, int port) {
+  // Lines of /proc/net/tcp{,6}: "sl local rem st tx:rx tr:when retrnsmt uid
+  // timeout inode ...", the local address as "<hex address>:<hex port>" and
+  // st 0A for LISTEN.
+  std::set<std::string> inodes;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+          inode;
+      const size_t colon = local.rfind(':');
+      if (state != "0A" || colon == std::string::npos) continue;
+      if (std::strtol(local.c_str() + colon + 1, nullptr, 16) == port) inodes.insert(inode);
+    }
+  }
+  if (inodes.empty()) return false;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = opendir(fds.c_str());
+  if (dir == nullptr) return false;
+  bool found = false;
+  while (dirent* e = readdir(dir)) {
+    char target[64];
+    const ssize_t n = readlink((fds + "/" + e->d_name).c_str(), target, sizeof(target) - 1);
+    if (n <= 0) continue;
+    const std::string link(target, static_cast<size_t>(n));  // "socket:[<inode>]"
+    if (link.rfind("socket:[", 0) == 0 && link.back() == ']' &&
+        inodes.count(link.substr(8, link.size() - 9)) > 0) {
+      found = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
 int Shell(const std::string& command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -64,69 +105,75 @@ bool MakeTestCerts(const std::string& dir, const std::string& name,
 
 std::unique_ptr<NginxServer> NginxServer::Start(const std::string& dir, const TestCerts* certs,
                                                 const std::string& server_config) {
-  std::unique_ptr<NginxServer> server(new NginxServer());
-  server->dir_ = dir;
-  server->www_ = dir + "/www";
-  Shell("mkdir -p '" + server->www_ + "/dav' '" + dir + "/tmp'");
-  server->http_port_ = FreePort();
-  if (certs != nullptr) server->https_port_ = FreePort();
-  std::ostringstream conf;
-  conf << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
-       << "pid " << dir << "/nginx.pid;\nerror_log " << dir << "/error.log info;\n"
-       << "events { worker_connections 1024; }\n"
-       << "http {\n"
-       << "  log_format sluice '$connection $request_method $request_uri $status $http_range';\n"
-       << "  access_log " << dir << "/access.log sluice;\n"
-       << "  client_body_temp_path " << dir << "/tmp/body;\n"
-       << "  proxy_temp_path " << dir << "/tmp/proxy;\n"
-       << "  fastcgi_temp_path " << dir << "/tmp/fastcgi;\n"
-       << "  uwsgi_temp_path " << dir << "/tmp/uwsgi;\n"
-       << "  scgi_temp_path " << dir << "/tmp/scgi;\n"
-       << "  default_type application/octet-stream;\n"
-       << "  sendfile on;\n  keepalive_timeout 1s;\n  keepalive_requests 100000;\n"
-       << "  server {\n"
-       << "    listen 127.0.0.1:" << server->http_port_ << ";\n";
-  if (certs != nullptr) {
-    conf << "    listen 127.0.0.1:" << server->https_port_ << " ssl;\n"
-         << "    ssl_certificate " << certs->server_cert << ";\n"
-         << "    ssl_certificate_key " << certs->server_key << ";\n";
-  }
-  conf << "    root " << server->www_ << ";\n"
-       << "    location /dav/ { dav_methods PUT DELETE; create_full_put_path on;"
-       << " client_max_body_size 0; }\n"
-       << "    location = /post { return 200 \"posted $request_method $content_length\"; }\n"
-       << "    location = /redirect { return 302 /small.txt; }\n"
-       << "    location = /redirect-loop { return 302 /redirect-loop; }\n"
-       << server_config << "\n"
-       << "  }\n}\n";
-  std::string conf_path = dir + "/nginx.conf";
-  std::ofstream(conf_path) << conf.str();
-
-  pid_t pid = fork();
-  if (pid == 0) {
-    execlp("nginx", "nginx", "-p", dir.c_str(), "-c", conf_path.c_str(), "-e",
-           (dir + "/error.log").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  server->pid_ = pid;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (;;) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(server->http_port_));
-    bool up = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
-    if (up) return server;
-    int status;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      server->pid_ = -1;
-      return nullptr;
+  Shell("mkdir -p '" + dir + "/www/dav' '" + dir + "/tmp'");
+  // A port FreePort chose can be taken by another suite's server before
+  // nginx binds it: nginx then exits, and is started again on other ports.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::unique_ptr<NginxServer> server(new NginxServer());
+    server->dir_ = dir;
+    server->www_ = dir + "/www";
+    server->http_port_ = FreePort();
+    if (certs != nullptr) server->https_port_ = FreePort();
+    std::ostringstream conf;
+    conf << "daemon off;\nmaster_process off;\nworker_processes 1;\n"
+         << "pid " << dir << "/nginx.pid;\nerror_log " << dir << "/error.log info;\n"
+         << "events { worker_connections 1024; }\n"
+         << "http {\n"
+         << "  log_format sluice '$connection $request_method $request_uri $status $http_range';\n"
+         << "  access_log " << dir << "/access.log sluice;\n"
+         << "  client_body_temp_path " << dir << "/tmp/body;\n"
+         << "  proxy_temp_path " << dir << "/tmp/proxy;\n"
+         << "  fastcgi_temp_path " << dir << "/tmp/fastcgi;\n"
+         << "  uwsgi_temp_path " << dir << "/tmp/uwsgi;\n"
+         << "  scgi_temp_path " << dir << "/tmp/scgi;\n"
+         << "  default_type application/octet-stream;\n"
+         << "  sendfile on;\n  keepalive_timeout 1s;\n  keepalive_requests 100000;\n"
+         << "  server {\n"
+         << "    listen 127.0.0.1:" << server->http_port_ << ";\n";
+    if (certs != nullptr) {
+      conf << "    listen 127.0.0.1:" << server->https_port_ << " ssl;\n"
+           << "    ssl_certificate " << certs->server_cert << ";\n"
+           << "    ssl_certificate_key " << certs->server_key << ";\n";
     }
-    if (std::chrono::steady_clock::now() > deadline) return nullptr;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    conf << "    root " << server->www_ << ";\n"
+         << "    location /dav/ { dav_methods PUT DELETE; create_full_put_path on;"
+         << " client_max_body_size 0; }\n"
+         << "    location = /post { return 200 \"posted $request_method $content_length\"; }\n"
+         << "    location = /redirect { return 302 /small.txt; }\n"
+         << "    location = /redirect-loop { return 302 /redirect-loop; }\n"
+         << server_config << "\n"
+         << "  }\n}\n";
+    std::string conf_path = dir + "/nginx.conf";
+    std::ofstream(conf_path) << conf.str();
+
+    std::ofstream(dir + "/error.log", std::ios::trunc);  // this attempt's only
+    pid_t pid = fork();
+    if (pid == 0) {
+      execlp("nginx", "nginx", "-p", dir.c_str(), "-c", conf_path.c_str(), "-e",
+             (dir + "/error.log").c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    if (pid < 0) return nullptr;
+    server->pid_ = pid;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    bool exited = false;
+    for (;;) {
+      if (ListensOn(pid, server->http_port_)) return server;
+      int status;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        server->pid_ = -1;
+        exited = true;
+        break;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return nullptr;  // the destructor stops it
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (exited && attempt + 1 < 5 &&
+        Shell("grep -q 'Address already in use' '" + dir + "/error.log'") != 0) {
+      return nullptr;  // not a port taken: nginx cannot start here
+    }
   }
+  return nullptr;
 }
 
 NginxServer::~NginxServer() {

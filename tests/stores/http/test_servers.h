@@ -15,8 +15,16 @@ namespace sluice::testing {
 // Deterministic pseudo-random bytes (a seeded LCG), for exact comparisons.
 std::string PatternBytes(size_t n, uint32_t seed = 1);
 
-// A free TCP port on 127.0.0.1 (bound then released).
+// A free TCP port on 127.0.0.1 (bound then released: another process may
+// take it before the server meant for it binds it; see ListensOn).
 int FreePort();
+
+// Whether process `pid` holds a socket listening on TCP `port` (its inode,
+// from /proc/net/tcp and tcp6, among the links in /proc/<pid>/fd). A server
+// started on a FreePort checks this, not just that the port answers: when
+// suites run side by side, a port can go to another suite's server, whose
+// answers would otherwise be taken for this one's.
+bool ListensOn(pid_t pid, int port);
 
 // Runs a shell command; returns its exit status (0 on success).
 int Shell(const std::string& command);
