@@ -24,6 +24,9 @@ One timeline per run, in ms since the child was started, merging:
     the totals).
 Then the medians, over the runs, of the gaps between consecutive phases.
 The machine's load average is printed: on shared cores, the gaps move.
+
+Cheap to import (no numpy, no sluice: cold_first_sample is imported by
+main): the test of the log readers imports it.
 """
 import argparse
 import os
@@ -35,8 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-import cold_first_sample as cold
 
 # The child: stamps (name, CLOCK_REALTIME seconds) on stdout, one per line.
 # The C ABI calls are timed through a stand-in for the engine module's
@@ -85,6 +86,7 @@ LOG_FORMAT = "'$msec $request_time $request_uri $status \"$http_range\"'"
 
 def start_nginx(root, work):
     """cold_first_sample.start_nginx's server, logging each request."""
+    import cold_first_sample as cold
     port = cold.free_port()
     conf = os.path.join(work, 'nginx.conf')
     with open(conf, 'w') as f:
@@ -161,6 +163,7 @@ def main():
     ap.add_argument('--strace', action='store_true',
                     help='also show thread starts and io_uring set-ups (strace -f)')
     args = ap.parse_args()
+    import cold_first_sample as cold
     work = tempfile.mkdtemp(prefix='sluice-phases-')
     try:
         data = os.path.join(work, 'www', 'data')
