@@ -117,6 +117,10 @@ struct DatasetOptions {
   // "peek_first_sample". False: it waits for the shard (exactly one request
   // per shard, as tests that count requests on the wire want).
   bool peek_first_sample = true;
+  // How long that peek has the link to itself before the shard's download
+  // starts beside it (IterationOptions::peek_head_start; no config key:
+  // tests set it).
+  std::chrono::milliseconds peek_head_start{50};
   // A shard file that is still corrupt (wrong size, hash mismatch, bad
   // compressed data) after 1 + download_retry downloads: false = the error
   // (naming the shard, its URL and what was expected) ends the iteration;

@@ -178,13 +178,15 @@ IterationCursor::Handoff IterationCursor::Stop() {
 Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& columns,
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           BatchTally* tally) {
-  // Head first: the whole plan is made while the first sample is peeked.
-  StartRest();
-  if (peeked_) SLUICE_RETURN_IF_ERROR(CheckPeeked(columns, &tally->waits));
   const bool ids_only = out == nullptr;
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
-  if (may_peek_ && pos_ == 0 && max > 0 && !ids_.empty()) {
+  const bool peek_now = may_peek_ && pos_ == 0 && max > 0 && !ids_.empty();
+  // Head first: the whole plan is made while the first sample is peeked
+  // (after the peek's head start: PeekFirst starts it).
+  if (!peek_now) StartRest();
+  if (peeked_) SLUICE_RETURN_IF_ERROR(CheckPeeked(columns, &tally->waits));
+  if (peek_now) {
     may_peek_ = false;
     if (!ids_only && out->empty()) out->resize(1);
     if (FirstFromPeek(columns, ids, out, &tally->waits)) {
@@ -280,7 +282,7 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
                                     std::vector<SampleFields>* out, ConsumerWaits* waits) {
   const size_t g = first_shard_;
   const uint32_t i = local_[0];
-  if (!(prefetcher_ ? PeekRacingShard(g, i, waits) : PeekAlone(g, i, waits))) return false;
+  if (!PeekFirst(g, i, waits)) return false;
   SampleFields& fields = (*out)[0];
   fields.where = SampleLocation{g, i};
   fields.raw = *peeked_->bytes;
@@ -291,101 +293,77 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   return true;
 }
 
-bool IterationCursor::PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits) {
-  if (!shards_->Peekable(g)) return false;
-  const auto start = std::chrono::steady_clock::now();
-  if (head_open_.valid()) {
-    // Raced against the shard's early open, whichever first (a peek stalled
-    // on its server must not hold the first sample while the shard is in).
-    auto slot = std::make_shared<std::optional<PeekedSample>>();
-    std::future<Status> peek;
-    try {
-      peek = std::async(std::launch::async, [this, g, i, slot, stop = peek_stop_.get_token()]() -> Status {
-        try {
-          SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
-          slot->emplace(std::move(peeked));
-          return Status::Ok();
-        } catch (...) {
-          return StatusFromException(std::current_exception(), "peeking the first sample");
-        }
-      });
-    } catch (...) {
-      return false;  // no thread: the shard serves it
-    }
-    consumer_waiting_.store(true, std::memory_order_relaxed);
-    bool shard_first = false;
-    while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-      if (head_open_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        const auto& shard = head_open_.get();
-        // A failed open leaves the peek to finish (the prefetcher reports it).
-        if (shard.ok() && *shard) {
-          shard_first = true;
-          break;
-        }
-      }
-    }
-    consumer_waiting_.store(false, std::memory_order_relaxed);
-    waits->AddDownload(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
-    if (shard_first) {
-      losing_peek_ = std::move(peek);
-      return false;
-    }
-    if (!peek.get().ok()) return false;  // the shard serves it
-    peeked_ = std::move(*slot);
-    return true;
+void IterationCursor::StartBehindPeek() {
+  if (rest_) {
+    StartRest();
+  } else if (prefetcher_) {
+    uint64_t waited_ns = 0;  // nothing: this Acquire does not wait
+    // Starts the prefetch thread; a failure is the normal path's to report.
+    (void)prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/false);
   }
-  auto peeked = [&]() -> Result<PeekedSample> {
-    try {
-      return shards_->PeekSample(g, i, peek_stop_.get_token());
-    } catch (...) {
-      return StatusFromException(std::current_exception(), "peeking the first sample");
-    }
-  }();
-  waits->AddDownload(static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()));
-  if (!peeked.ok()) return false;  // the shard serves it
-  peeked_ = std::move(*peeked);
-  return true;
 }
 
-bool IterationCursor::PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits) {
+bool IterationCursor::ShardInForPeek() {
+  if (prefetcher_) {
+    uint64_t waited_ns = 0;
+    auto ready = prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/false);
+    return !ready.ok() || *ready > 0;  // a failure: the normal path reports it
+  }
+  if (!head_open_.valid() ||
+      head_open_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return false;
+  }
+  // A failed open leaves the peek to finish (the prefetcher reports it).
+  const auto& shard = head_open_.get();
+  return shard.ok() && *shard;
+}
+
+bool IterationCursor::PeekFirst(size_t g, uint32_t i, ConsumerWaits* waits) {
+  if (!shards_->Peekable(g)) {
+    StartBehindPeek();
+    return false;
+  }
   const auto start = std::chrono::steady_clock::now();
-  uint64_t waited_ns = 0;  // nothing: these Acquires do not wait
-  // Starts the prefetch thread on the shard; a failure is the fallback's to report.
-  auto ready = prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/false);
-  if (!ready.ok() || *ready > 0) return false;
-  if (!shards_->Peekable(g)) return false;
   // Shared with the peek's thread, which may outlive this call.
   auto slot = std::make_shared<std::optional<PeekedSample>>();
-  auto peek = std::async(std::launch::async, [this, g, i, slot,
-                                              stop = peek_stop_.get_token()]() -> Status {
-    try {
-      SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
-      slot->emplace(std::move(peeked));
-      return Status::Ok();
-    } catch (...) {
-      return StatusFromException(std::current_exception(), "peeking the first sample");
-    }
-  });
-  // Whichever comes first: the peek, or the shard (polled; the prefetcher
-  // has no way to wake a waiter on something else).
+  std::future<Status> peek;
+  try {
+    peek = std::async(std::launch::async, [this, g, i, slot,
+                                           stop = peek_stop_.get_token()]() -> Status {
+      try {
+        SLUICE_ASSIGN_OR_RETURN(PeekedSample peeked, shards_->PeekSample(g, i, stop));
+        slot->emplace(std::move(peeked));
+        return Status::Ok();
+      } catch (...) {
+        return StatusFromException(std::current_exception(), "peeking the first sample");
+      }
+    });
+  } catch (...) {
+    StartBehindPeek();
+    return false;  // no thread: the shard serves it
+  }
   consumer_waiting_.store(true, std::memory_order_relaxed);
+  // The head start: the peek alone on the link. Then whichever comes
+  // first, the peek or the shard (polled: neither the prefetcher nor the
+  // early open can wake a waiter on something else).
   bool shard_first = false;
-  while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-    ready = prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/false);
-    if (!ready.ok() || *ready > 0) {
-      shard_first = true;
-      break;
+  if (peek.wait_for(options_.peek_head_start) != std::future_status::ready) {
+    StartBehindPeek();
+    while (peek.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (ShardInForPeek()) {
+        shard_first = true;
+        break;
+      }
     }
   }
   consumer_waiting_.store(false, std::memory_order_relaxed);
   const auto waited_until = std::chrono::steady_clock::now();
-  // Raced against a remote read: the shard's open says why when the shard
-  // won; else the wait was the peek's download.
-  if (shard_first) {
-    const OpenedShard* shard = prefetcher_->At(0);
-    waits->Add(start, waited_until, shard != nullptr ? &shard->open_timing() : nullptr);
+  // Raced against the prefetcher's open, the shard's open says why when
+  // the shard won; else the wait was a download (the peek's, or the
+  // early open's: its timing is TakeRest's to add).
+  const OpenedShard* won = shard_first && prefetcher_ ? prefetcher_->At(0) : nullptr;
+  if (won != nullptr) {
+    waits->Add(start, waited_until, &won->open_timing());
   } else {
     waits->AddDownload(static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(waited_until - start).count()));
@@ -394,6 +372,8 @@ bool IterationCursor::PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits
     losing_peek_ = std::move(peek);
     return false;
   }
+  // The shard (and the rest's plan) go on while the consumer has the sample.
+  StartBehindPeek();
   if (!peek.get().ok()) return false;  // the shard serves it
   peeked_ = std::move(*slot);
   return true;

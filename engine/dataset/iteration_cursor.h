@@ -11,14 +11,20 @@
 // The first sample of a pass (a cold start, a resumption) may come from a
 // peek (DatasetShards::PeekSample: two ranged reads of an uncompressed MDS
 // shard not in the cache) raced against its shard's download, whichever is
-// first; any peek failure just leaves the shard to serve it. The shard
+// first; any peek failure just leaves the shard to serve it. The peek
+// starts first, alone: the shard's download (head first: and the plan of
+// the rest) starts once the peek is in, or once it has had
+// peek_head_start to itself. Started together, the shard's transfer shared
+// the one event loop (and, on a busy machine, the CPU) with the peek's
+// answer, and a 256 KiB peeked sample came 15-20 ms after its server had
+// sent it (bench/python/first_sample_phases.py). The shard
 // stays the truth: the next NextBatch waits for it and checks that the
 // peeked sample is exactly its bytes (a mismatch is kCorrupt).
 //
 // Head first: a cursor may start from the head of its plan (the first
 // ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts
-// planning the whole on a thread of its own and serves the first sample
-// from a peek meanwhile; the prefetcher starts once the whole plan is in
+// planning the whole on a thread of its own (after the peek's head start)
+// and serves the first sample from a peek meanwhile; the prefetcher starts once the whole plan is in
 // (the consumer waits for it there, counted as an `other` wait). The first
 // sample's shard (the head's one shard) opens meanwhile on another thread,
 // as the prefetcher's scan would open it first: the prefetcher gets it as
@@ -33,6 +39,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -87,6 +94,11 @@ struct IterationOptions {
   bool extra_opens_never_wait = false;
   // The first sample may come from a peek (see IterationCursor).
   bool peek_first_sample = false;
+  // How long the peek has the link to itself before the shard's download
+  // starts beside it: what a peek stalled on its server costs the first
+  // sample at most, beyond the shard's own time (the dataset's is
+  // DatasetOptions::peek_head_start).
+  std::chrono::milliseconds peek_head_start{0};
   // The prefetch threads fault a shard's pages in only once the consumer
   // has been handed this many samples (its first batch; see OpenShard).
   size_t populate_after = 0;
@@ -176,12 +188,18 @@ class IterationCursor {
   // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                      ConsumerWaits* waits);
-  // Sample i of shard g into peeked_: raced against the prefetcher's open
-  // of the shard, or (head first, no prefetcher yet) against the shard's
-  // early open (PeekAlone; alone when there is none). False: the shard is
-  // to serve it.
-  bool PeekRacingShard(size_t g, uint32_t i, ConsumerWaits* waits);
-  bool PeekAlone(size_t g, uint32_t i, ConsumerWaits* waits);
+  // Sample i of shard g into peeked_: the peek alone for up to
+  // peek_head_start, then (if still running) raced against the
+  // prefetcher's open of the shard, or (head first, no prefetcher yet)
+  // against the shard's early open. Returns with StartBehindPeek done.
+  // False: the shard is to serve it.
+  bool PeekFirst(size_t g, uint32_t i, ConsumerWaits* waits);
+  // Starts what the peek's head start holds back (once; later calls do
+  // nothing): head first, StartRest; else the prefetcher's scan.
+  void StartBehindPeek();
+  // Whether the shard serving position 0 is in, without waiting: head
+  // first, its early open succeeded; else the prefetcher has position 0.
+  bool ShardInForPeek();
   // Waits for the first sample's shard and checks the peeked sample
   // against it; then drops the peeked bytes.
   Status CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits);

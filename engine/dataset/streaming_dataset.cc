@@ -561,6 +561,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   open_threads_ = static_cast<int64_t>(iteration.open_threads);
   iteration.extra_opens_never_wait = options_.cache_limit.has_value();
   iteration.peek_first_sample = options_.peek_first_sample;
+  iteration.peek_head_start = options_.peek_head_start;
   iteration.populate_after = static_cast<size_t>(std::max<int64_t>(options_.batch_size(), 1));
   std::optional<NextEpochPlan> next;
   // A next epoch with skipped steps is planned when it starts (WorkerIds).

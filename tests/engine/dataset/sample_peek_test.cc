@@ -680,5 +680,26 @@ TEST_F(ColdPass, HeadFirstDownloadsTheFirstShardWhileTheRestIsPlanned) {
   EXPECT_EQ(downloads(), 1u);
 }
 
+// The peek goes first, alone: with a head start longer than the test, only
+// the peek's end starts the shard's download. nginx (one worker) logs a
+// request once it has sent the answer, before it reads the next one, and
+// the client asks for the shard only once it has the peek's answer: the
+// shard's one download comes after both of the peek's requests in the
+// log. Started together, as before, the 160 KB shard was asked for while
+// the peek's first request was. The epoch is exact.
+TEST_F(ColdPass, ThePeekGoesFirstAndTheShardAndThePlanFollowIt) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  options_.peek_head_start = std::chrono::hours(1);
+  auto [begin, end] = SampleBounds(JoinPath(data_, first_file_), first_index_);
+  const std::vector<std::string> peeks{"206 " + Range(4 + 4 * first_index_, 12 + 4 * first_index_),
+                                       "206 " + Range(begin, end)};
+  EXPECT_EQ(ReadAndCheckEpoch(), 1u);
+  std::vector<std::string> all = RequestsFor(*nginx_, "/ds/" + first_file_, 3);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(all.begin(), all.begin() + 2), peeks);
+  EXPECT_EQ(all[2].rfind("206 bytes=0-", 0), 0u) << all[2];
+}
+
 }  // namespace
 }  // namespace sluice
