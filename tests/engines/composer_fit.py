@@ -55,7 +55,8 @@ def main(config):
     trainer = Trainer(model=model, train_dataloader=loader,
                       optimizers=torch.optim.SGD(model.parameters(), lr=0.1),
                       max_duration=config['max_duration'], device='cpu',
-                      save_folder=save.get('folder'), save_filename=save.get('filename', 'ep{epoch}-ba{batch}-rank{rank}.pt'),
+                      save_folder=save.get('folder'),
+                      save_filename=save.get('filename', 'ep{epoch}-ba{batch}-rank{rank}.pt'),
                       save_interval=save.get('interval', '1ep'), save_latest_filename=None,
                       load_path=config['load'], progress_bar=False, log_to_console=False,
                       loggers=[], seed=17)
