@@ -3,8 +3,8 @@ one: `torchrun --nproc_per_node=N lightning_fit.py CONFIG_JSON`. Lightning
 finds torchrun's ranks (its TorchElasticEnvironment) and Sluice reads the
 world from torchrun's RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, as Mosaic does.
 (Lightning's own launcher, `python lightning_fit.py` with devices=2, exports
-WORLD_SIZE and LOCAL_RANK but no RANK or LOCAL_WORLD_SIZE: Sluice, like
-Mosaic, then takes every rank for rank 0 of a node of its own.)
+WORLD_SIZE and LOCAL_RANK but no RANK or LOCAL_WORLD_SIZE: Sluice, reading
+them as Mosaic does, then takes every rank for rank 0 of a node of its own.)
 test_lightning.py runs it.
 
 CONFIG_JSON: {"folder", "out", "batch", "workers", "devices", "max_steps"
