@@ -8,11 +8,11 @@ them as Mosaic does, then takes every rank for rank 0 of a node of its own.)
 test_lightning.py runs it.
 
 CONFIG_JSON: {"folder", "out", "batch", "workers", "devices", "max_steps"
-(-1: the whole epoch), "save" (ModelCheckpoint's path, without .ckpt, for a checkpoint
-after step max_steps, or null), "resume" (a checkpoint path to fit from, or null)}. Each rank writes
-out/rank{R}.json: the batches its training_step was given, in order, each as
-{"worker": the DataLoader worker that made it, "ids": its sample ids}, and
-the environment's world.
+(-1: the whole epoch), "save" (ModelCheckpoint's path, without .ckpt, for a
+checkpoint after step max_steps, or null), "resume" (a checkpoint path to
+fit from, or null)}. Each rank writes out/rank{R}.json: the batches its
+training_step was given, in order, each as {"worker": the DataLoader worker
+that made it, "ids": its sample ids}, and the environment's world.
 """
 import json
 import os
