@@ -6,8 +6,8 @@ Every batch the model is given must be the one Sluice's plan for that world
 (2 ranks x 2 workers) puts there. A checkpoint Composer saves after some
 batches holds the dataset's state_dict (Composer asks the train loader's
 dataset for it, Mosaic's signature); a Trainer loading it (load_path) gives
-exactly the rest of the epoch: the plan resumed at that position, and with
-the first part, every sample once.
+exactly the rest of the epoch: the plan resumed at that position, which
+with the first part is each rank's uninterrupted epoch, sample for sample.
 """
 import torch
 
@@ -44,6 +44,10 @@ def test_fit_checkpoint_and_resume_MultiProcess(tmp_path):
     rest = planned_batches(folder, position)
     for r in range(RANKS):
         assert second[r]['seen'] == rest[r], f'rank {r}'
+    # Across the interruption each rank trains on an uninterrupted epoch's
+    # samples, in its order.
+    for r in range(RANKS):
+        assert ids_of([first[r], second[r]]) == ids_of([{'seen': whole[r]}]), f'rank {r}'
     assert {b['worker'] for r in first + second for b in r['seen']} == {0, 1}
     seen = ids_of(first) + ids_of(second)
     assert len(seen) == len(set(seen))

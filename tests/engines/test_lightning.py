@@ -8,7 +8,8 @@ see the epoch, every sample once. Stopped after some steps, the checkpoint
 ModelCheckpoint writes holds the loader's state_dict (Lightning 2.2 asks
 every loader with state_dict/load_state_dict for it); fit(ckpt_path=...)
 from it gives exactly the rest of the epoch: the plan resumed at that
-position, and with the first part, every sample once.
+position, which with the first part is each rank's uninterrupted epoch,
+sample for sample.
 """
 import torch
 
@@ -47,6 +48,10 @@ def test_ddp_fit_and_resume_MultiProcess(tmp_path):
     rest = planned_batches(folder, position)
     for r in range(RANKS):
         assert second[r]['seen'] == rest[r], f'rank {r}'
+    # Across the interruption each rank trains on an uninterrupted epoch's
+    # samples, in its order.
+    for r in range(RANKS):
+        assert ids_of([first[r], second[r]]) == ids_of([{'seen': whole[r]}]), f'rank {r}'
     # Every worker of every rank had batches on both sides of the resume.
     assert {b['worker'] for r in first + second for b in r['seen']} == {0, 1}
     seen = ids_of(first) + ids_of(second)
