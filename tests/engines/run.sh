@@ -1,7 +1,8 @@
 #!/bin/sh
 # The engines stage: Sluice with the real engines its users run (pyspark in
 # local mode, Java from the machine) and mosaicml-streaming from the registry
-# as the oracle, all pinned (requirements.txt, oracle.txt, constraints.txt).
+# as the oracle, the trainers (trainers.txt), all pinned (requirements.txt,
+# oracle.txt, trainers.txt, constraints.txt).
 # The venv is $SLUICE_ENGINES_VENV when set, else build/engines-venv; it sees
 # Debian's python3 packages (--system-site-packages: numpy, pandas, torch,
 # torchvision, pytest). pip's downloads are kept in $PIP_CACHE_DIR (default
@@ -25,10 +26,11 @@ pip() { "$venv/bin/pip" -q --disable-pip-version-check "$@"; }
 # Installed again only when a pin changed (pip would otherwise re-resolve
 # against the registry on every run).
 stamp="$venv/engines-requirements"
-want=$(cat "$here/requirements.txt" "$here/oracle.txt" "$here/constraints.txt")
+want=$(cat "$here/requirements.txt" "$here/oracle.txt" "$here/trainers.txt" \
+  "$here/constraints.txt")
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   pip install -r "$here/requirements.txt" -c "$here/constraints.txt"
-  pip install --no-deps -r "$here/oracle.txt"
+  pip install --no-deps -r "$here/oracle.txt" -r "$here/trainers.txt"
   printf '%s' "$want" >"$stamp"
 fi
 [ "${1:-}" != --prepare ] || exit 0
