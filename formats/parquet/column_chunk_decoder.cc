@@ -47,6 +47,7 @@ class ChunkDecoder {
     // At most one leaf slot per level entry (bounded just above): one
     // allocation instead of a doubling vector's copies.
     out_.validity.reserve(static_cast<size_t>(meta_.num_values));
+    if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
     pages_.ReservePageBuffer(PageBufferBytes());
     LevelAssembler assembler(field_, leaf_, &out_);
     Page page;
