@@ -80,6 +80,18 @@ struct ColumnBuffer {
   UninitializedBuffer pages;   // the chunk's decompressed pages (page_reader.h)
   UninitializedBuffer values;  // most decoded fixed-width values
   std::shared_ptr<const std::string> source;
+
+  // The bytes the buffer holds of its own: decoded values, decompressed
+  // pages, levels and views, not the chunk's bytes it views (`source`
+  // included: the reader that read them counts them). What a reader's
+  // row-group budget counts (ColumnDecodeOptions::max_row_group_bytes).
+  uint64_t HeldBytes() const {
+    uint64_t n = pages.size() + values.size() + validity.capacity() +
+                 binary.capacity() * sizeof(std::string_view) + fixed_runs.capacity() * sizeof(FixedRun);
+    for (const ListSlots& l : lists) n += l.offsets.capacity() * sizeof(int64_t) + l.validity.capacity();
+    for (const auto& o : owned) n += o->capacity();
+    return n;
+  }
 };
 
 }  // namespace sluice::parquet

@@ -274,6 +274,16 @@ class ChunkDecoder {
 
 }  // namespace
 
+Status RowGroupBudget::Charge(uint64_t bytes, std::string_view column, std::string_view what) {
+  held_ = bytes > UINT64_MAX - held_ ? UINT64_MAX : held_ + bytes;
+  if (held_ <= max_) return Status::Ok();
+  std::string where = std::string(file_) + ": row group " + std::to_string(row_group_);
+  if (!column.empty()) where += " column \"" + std::string(column) + "\"";
+  return OutOfRangeError(where + ": the row group holds " + std::to_string(held_) + " bytes with " +
+                         std::string(what) + ", more than the reader's budget of " +
+                         std::to_string(max_) + " bytes (max_row_group_bytes)");
+}
+
 Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
                                        std::string_view chunk, std::string_view file,
                                        const ColumnDecodeOptions& options) {

@@ -238,6 +238,8 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
   s.row_group = row_group;
   s.rows = static_cast<uint32_t>(rows);
   const size_t n = fields.size();
+  // Views of `data` are not the reader's: its buffers and arrays are.
+  RowGroupBudget budget(options.max_row_group_bytes, file, row_group);
   for (size_t f : fields) {
     const Field& field = footer.schema.fields[f];
     s.names.push_back(field.name);
@@ -247,6 +249,7 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
     SLUICE_ASSIGN_OR_RETURN(std::string_view chunk, view(r.offset, r.size));
     SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b,
                             DecodeColumnChunk(footer, row_group, f, chunk, file, options));
+    SLUICE_RETURN_IF_ERROR(budget.Charge(b.HeldBytes(), b.leaf.path, "this column decoded"));
     s.buffers.push_back(std::move(b));
   }
   s.values.resize(n);
@@ -262,8 +265,11 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
     }
     std::vector<std::string_view>& out = s.values[c];
     out.resize(s.rows);
+    SLUICE_RETURN_IF_ERROR(budget.Charge(out.capacity() * sizeof(std::string_view), b.leaf.path,
+                                         "this column's rows"));
     const Field& field = footer.schema.fields[fields[c]];
     const FieldEncoding leaf = LeafValueEncoding(b.leaf);  // a list's element
+    const size_t text_before = s.text.size();
     for (uint32_t row = 0; row < s.rows; ++row) {
       switch (enc.bytes) {
         case FieldBytes::kFixed:
@@ -333,6 +339,9 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
         }
       }
     }
+    uint64_t text_bytes = 0;
+    for (size_t t = text_before; t < s.text.size(); ++t) text_bytes += s.text[t]->capacity();
+    SLUICE_RETURN_IF_ERROR(budget.Charge(text_bytes, b.leaf.path, "this column's text"));
   }
   ParquetShardReader reader;
   reader.state_ = std::move(state);
