@@ -40,6 +40,12 @@
 
 namespace sluice::parquet {
 
+// An array of one entry per leaf slot, made afresh for each row group: its
+// storage recycled from one row group to the next when large
+// (base/uninitialized_buffer.h RecyclingAllocator), not faulted in anew.
+template <class T>
+using SlotArray = std::vector<T, RecyclingAllocator<T>>;
+
 struct ListSlots {
   std::vector<int64_t> offsets{0};  // size() + 1 entries
   std::vector<uint8_t> validity;    // one per slot
@@ -58,11 +64,11 @@ struct ColumnBuffer {
   size_t num_rows = 0;
   std::vector<ListSlots> lists;
 
-  std::vector<uint8_t> validity;  // one per leaf slot
+  SlotArray<uint8_t> validity;  // one per leaf slot
   size_t null_count = 0;          // leaf slots that are null
   size_t width = 0;               // fixed-width bytes per slot; 0 for BYTE_ARRAY
   std::vector<FixedRun> fixed_runs;  // by first_slot, covering every slot
-  std::vector<std::string_view> binary;
+  SlotArray<std::string_view> binary;
 
   size_t leaf_slots() const { return validity.size(); }
   // The value of a fixed-width slot (< leaf_slots()): a binary search of the

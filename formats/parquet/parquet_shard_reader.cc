@@ -23,7 +23,7 @@ struct ParquetShardReader::State {
   std::vector<ColumnBuffer> buffers;
   // values[column][row]; `text` owns what is not a view of a buffer. Empty
   // for a column whose rows are read from its buffer as they are (direct).
-  std::vector<std::vector<std::string_view>> values;
+  std::vector<SlotArray<std::string_view>> values;
   std::vector<bool> direct;
   std::vector<std::unique_ptr<std::string>> text;
   // Per column, the rows whose packed list holds a null element (sorted)
@@ -263,7 +263,7 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
       s.direct[c] = true;
       continue;
     }
-    std::vector<std::string_view>& out = s.values[c];
+    SlotArray<std::string_view>& out = s.values[c];
     out.resize(s.rows);
     SLUICE_RETURN_IF_ERROR(budget.Charge(out.capacity() * sizeof(std::string_view), b.leaf.path,
                                          "this column's rows"));
