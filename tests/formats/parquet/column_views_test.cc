@@ -58,7 +58,7 @@ struct PageFacts {
   std::vector<std::string_view> plain;  // PLAIN: each present value's bytes
 };
 
-struct Chunk {
+struct WalkedChunk {
   std::vector<PageFacts> pages;
   std::string_view dictionary;  // the dictionary page's body when stored uncompressed
 };
@@ -69,8 +69,8 @@ size_t CountPresent(RleBitPackedDecoder d, size_t n, int16_t max) {
   return static_cast<size_t>(std::count(levels.begin(), levels.end(), static_cast<uint32_t>(max)));
 }
 
-Chunk WalkPages(std::string_view chunk, const ColumnMetaData& meta, const LeafColumn& leaf) {
-  Chunk out;
+WalkedChunk WalkPages(std::string_view chunk, const ColumnMetaData& meta, const LeafColumn& leaf) {
+  WalkedChunk out;
   PageReader reader(chunk, 0, meta.codec, "walk");
   Page page;
   const int rep_width = leaf.max_repetition_level ? std::bit_width(uint32_t(leaf.max_repetition_level)) : 0;
@@ -152,7 +152,7 @@ TEST(ColumnViews, ViewsAreThePagesBytesAndCopiesWhereTheEncodingNeedsThem) {
         const std::string_view chunk(*b.source);
         const LeafColumn& leaf = b.leaf;
         SCOPED_TRACE(leaf.path + " row group " + std::to_string(rg));
-        const Chunk walked = WalkPages(chunk, footer->chunk(rg, footer->schema.fields[f].first_leaf), leaf);
+        const WalkedChunk walked = WalkPages(chunk, footer->chunk(rg, footer->schema.fields[f].first_leaf), leaf);
         const auto inside = [&](std::string_view v) {
           return v.data() >= chunk.data() && v.data() + v.size() <= chunk.data() + chunk.size();
         };
