@@ -88,8 +88,8 @@ struct ColumnBuffer {
   std::shared_ptr<const std::string> source;
 
   // The bytes the buffer holds of its own: decoded values, decompressed
-  // pages, levels and views, not the chunk's bytes it views (`source`
-  // included: the reader that read them counts them). What a reader's
+  // pages, levels and views; not the chunk's bytes it views, nor `source`
+  // (the reader that read those bytes counts them). What a reader's
   // row-group budget counts (ColumnDecodeOptions::max_row_group_bytes).
   uint64_t HeldBytes() const {
     uint64_t n = pages.size() + values.size() + validity.capacity() +
