@@ -69,7 +69,39 @@ void Recycle(char* p, size_t capacity) {
   for (char* d : drop) std::free(d);
 }
 
+// A huge-page-advised block of `capacity` bytes (a multiple of kHugePage):
+// a recycled one of capacity..2x capacity bytes (*got its size), else new.
+char* AllocateHuge(size_t capacity, size_t* got) {
+  char* p = TakeRecycled(capacity, got);
+  if (p != nullptr) return p;
+  *got = capacity;
+  p = static_cast<char*>(std::aligned_alloc(kHugePage, capacity));
+#ifdef MADV_HUGEPAGE
+  if (p != nullptr) (void)::madvise(p, capacity, MADV_HUGEPAGE);  // advice only
+#endif
+  return p;
+}
+
+size_t RoundToHugePages(size_t size) { return (size + kHugePage - 1) & ~(kHugePage - 1); }
+
 }  // namespace
+
+void* AllocateRecyclable(size_t bytes) {
+  if (bytes < kRecycledFrom || bytes > SIZE_MAX - kHugePage) return std::malloc(bytes == 0 ? 1 : bytes);
+  size_t got = 0;
+  return AllocateHuge(RoundToHugePages(bytes), &got);
+}
+
+void ReleaseRecyclable(void* p, size_t bytes) {
+  if (p == nullptr) return;
+  if (bytes < kRecycledFrom || bytes > SIZE_MAX - kHugePage) {
+    std::free(p);
+    return;
+  }
+  // A recycled block may be larger than asked: kept as the size asked
+  // (rounded), which it holds at least.
+  Recycle(static_cast<char*>(p), RoundToHugePages(bytes));
+}
 
 UninitializedBuffer::UninitializedBuffer(UninitializedBuffer&& o) noexcept
     : data_(std::exchange(o.data_, nullptr)),
@@ -102,17 +134,7 @@ Result<UninitializedBuffer> UninitializedBuffer::Allocate(size_t size, std::stri
   size_t capacity = size;
   if (size >= kHugeFrom && size <= SIZE_MAX - kHugePage) {
     // aligned_alloc wants a multiple of the alignment.
-    capacity = (size + kHugePage - 1) & ~(kHugePage - 1);
-    size_t got = 0;
-    p = TakeRecycled(capacity, &got);
-    if (p != nullptr) {
-      capacity = got;
-    } else {
-      p = std::aligned_alloc(kHugePage, capacity);
-#ifdef MADV_HUGEPAGE
-      if (p != nullptr) (void)::madvise(p, capacity, MADV_HUGEPAGE);  // advice only
-#endif
-    }
+    p = AllocateHuge(RoundToHugePages(size), &capacity);
   } else {
     p = std::malloc(size);
   }

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <new>
 #include <string_view>
 
 #include "base/status.h"
@@ -45,6 +47,36 @@ class UninitializedBuffer {
   char* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;  // of the allocation; > size_ when rounded or recycled
+};
+
+// Storage for arrays that are made afresh for each row group and are large
+// (a view per value): from kRecycledFrom bytes up, the same pool, 2 MiB
+// alignment and huge-page hint as UninitializedBuffer's large buffers, so
+// the next row group's array reuses memory already mapped instead of
+// faulting in a fresh mapping page by page. Smaller sizes are malloc's.
+// Returns nullptr when the system refuses. ReleaseRecyclable takes the
+// pointer and the `bytes` it was asked with. Thread-safe.
+inline constexpr size_t kRecycledFrom = size_t{1} << 20;
+void* AllocateRecyclable(size_t bytes);
+void ReleaseRecyclable(void* p, size_t bytes);
+
+// A std::vector allocator over AllocateRecyclable: for the arrays of views
+// a decoded column holds. Stateless; all instances are equal.
+template <class T>
+struct RecyclingAllocator {
+  using value_type = T;
+  RecyclingAllocator() = default;
+  template <class U>
+  RecyclingAllocator(const RecyclingAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
+    void* p = AllocateRecyclable(n * sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) noexcept { ReleaseRecyclable(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const RecyclingAllocator<U>&) const noexcept { return true; }
 };
 
 }  // namespace sluice

@@ -8,10 +8,14 @@ The same rows read five ways:
   pyarrow-batches ParquetFile(path).iter_batches(use_threads=False)
   duckdb          SELECT * FROM read_parquet(path), fetched as Arrow (to_arrow_table), threads=1
 
-Datasets (written once by pyarrow with its defaults: snappy, dictionary on):
+Datasets, each written once by pyarrow in two forms (--compression):
   binary_1k       1 KiB random binary rows
   binary_256k     256 KiB random binary rows
   text_tokens     a string `text` and a list<int32> `input_ids` per row
+  snappy          pyarrow's defaults: snappy, dictionary on (folder NAME)
+  none            uncompressed, PLAIN values, no dictionary (folder NAME_plain):
+                  the like-for-like comparison with uncompressed MDS, where
+                  Sluice hands out rows as views of the file's pages
 
 Every run is pinned to one core (taskset -c CPU). Rows/s and MB/s (of the
 rows' field bytes, the same number for every reader) are medians of 3 timed
@@ -21,6 +25,7 @@ Usage, with a Python that has pyarrow and duckdb (e.g. the venv that
 tests/data/parquet/make_fixtures.py builds from its pinned requirements):
   VENV/bin/python bench/python/parquet_read_bench.py \
       --build build [--dir /tmp/sluice-parquet-bench] [--scale 1.0] [--cpu 0]
+      [--compression snappy,none]
 """
 import argparse
 import json
@@ -32,7 +37,14 @@ import sys
 import time
 
 
-def write_datasets(root, scale):
+# Folder suffix and pq.write_table arguments of each --compression form.
+FORMS = {
+    "snappy": ("", {}),
+    "none": ("_plain", {"compression": "NONE", "use_dictionary": False}),
+}
+
+
+def write_datasets(root, scale, forms):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -51,20 +63,25 @@ def write_datasets(root, scale):
     }
     paths = {}
     for name, (rows, make) in specs.items():
-        folder = os.path.join(root, name)
-        path = os.path.join(folder, "data.parquet")
-        paths[name] = path
-        if os.path.exists(path):
-            continue
-        os.makedirs(folder, exist_ok=True)
-        records = [make(i) for i in range(rows)]
-        if name == "text_tokens":
-            schema = pa.schema([("text", pa.string()), ("input_ids", pa.list_(pa.int32()))])
-        else:
-            schema = pa.schema([("data", pa.binary())])
-        table = pa.Table.from_pylist(records, schema=schema)
-        pq.write_table(table, path + ".tmp")
-        os.rename(path + ".tmp", path)
+        table = None  # the same rows for every form
+        for form in forms:
+            suffix, write_args = FORMS[form]
+            folder = os.path.join(root, name + suffix)
+            path = os.path.join(folder, "data.parquet")
+            paths[name + suffix] = path
+            if os.path.exists(path):
+                continue
+            os.makedirs(folder, exist_ok=True)
+            if table is None:
+                rng.seed(f"34/{name}")  # the same rows whichever forms exist already
+                records = [make(i) for i in range(rows)]
+                if name == "text_tokens":
+                    schema = pa.schema([("text", pa.string()), ("input_ids", pa.list_(pa.int32()))])
+                else:
+                    schema = pa.schema([("data", pa.binary())])
+                table = pa.Table.from_pylist(records, schema=schema)
+            pq.write_table(table, path + ".tmp", **write_args)
+            os.rename(path + ".tmp", path)
     return paths
 
 
@@ -111,7 +128,14 @@ def main():
     ap.add_argument("--dir", default="/tmp/sluice-parquet-bench")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--cpu", type=int, default=0)
+    ap.add_argument("--compression", default="snappy,none",
+                    help="the forms of the files, comma-separated: snappy (pyarrow's defaults), "
+                         "none (uncompressed PLAIN, no dictionary)")
     args = ap.parse_args()
+    forms = [f for f in args.compression.split(",") if f]
+    for f in forms:
+        if f not in FORMS:
+            ap.error(f"--compression: unknown form {f!r} (known: {', '.join(FORMS)})")
     os.sched_setaffinity(0, {args.cpu})
     import pyarrow as pa
     pa.set_cpu_count(1)
@@ -119,7 +143,7 @@ def main():
 
     bench = os.path.join(args.build, "bench/parquet/parquet_read_bench")
     sluice = os.path.join(args.build, "bindings/cli/sluice")
-    paths = write_datasets(args.dir, args.scale)
+    paths = write_datasets(args.dir, args.scale, forms)
     rows_out = []
     for name, path in paths.items():
         mds = os.path.join(os.path.dirname(path), "mds")
@@ -138,9 +162,9 @@ def main():
         for reader, seconds in results.items():
             s = statistics.median(seconds)
             rows_out.append((name, reader, rows, nbytes, s))
-    print(f"{'dataset':<12} {'reader':<16} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9}")
+    print(f"{'dataset':<18} {'reader':<16} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9}")
     for name, reader, rows, nbytes, s in rows_out:
-        print(f"{name:<12} {reader:<16} {rows:>8} {nbytes / 1e6:>8.1f} {rows / s:>12.0f} "
+        print(f"{name:<18} {reader:<16} {rows:>8} {nbytes / 1e6:>8.1f} {rows / s:>12.0f} "
               f"{nbytes / 1e6 / s:>9.1f}")
     return 0
 

@@ -40,6 +40,12 @@
 
 namespace sluice::parquet {
 
+// An array of one entry per leaf slot, made afresh for each row group: its
+// storage recycled from one row group to the next when large
+// (base/uninitialized_buffer.h RecyclingAllocator), not faulted in anew.
+template <class T>
+using SlotArray = std::vector<T, RecyclingAllocator<T>>;
+
 struct ListSlots {
   std::vector<int64_t> offsets{0};  // size() + 1 entries
   std::vector<uint8_t> validity;    // one per slot
@@ -58,11 +64,11 @@ struct ColumnBuffer {
   size_t num_rows = 0;
   std::vector<ListSlots> lists;
 
-  std::vector<uint8_t> validity;  // one per leaf slot
+  SlotArray<uint8_t> validity;  // one per leaf slot
   size_t null_count = 0;          // leaf slots that are null
   size_t width = 0;               // fixed-width bytes per slot; 0 for BYTE_ARRAY
   std::vector<FixedRun> fixed_runs;  // by first_slot, covering every slot
-  std::vector<std::string_view> binary;
+  SlotArray<std::string_view> binary;
 
   size_t leaf_slots() const { return validity.size(); }
   // The value of a fixed-width slot (< leaf_slots()): a binary search of the
@@ -80,6 +86,18 @@ struct ColumnBuffer {
   UninitializedBuffer pages;   // the chunk's decompressed pages (page_reader.h)
   UninitializedBuffer values;  // most decoded fixed-width values
   std::shared_ptr<const std::string> source;
+
+  // The bytes the buffer holds of its own: decoded values, decompressed
+  // pages, levels and views; not the chunk's bytes it views, nor `source`
+  // (the reader that read those bytes counts them). What a reader's
+  // row-group budget counts (ColumnDecodeOptions::max_row_group_bytes).
+  uint64_t HeldBytes() const {
+    uint64_t n = pages.size() + values.size() + validity.capacity() +
+                 binary.capacity() * sizeof(std::string_view) + fixed_runs.capacity() * sizeof(FixedRun);
+    for (const ListSlots& l : lists) n += l.offsets.capacity() * sizeof(int64_t) + l.validity.capacity();
+    for (const auto& o : owned) n += o->capacity();
+    return n;
+  }
 };
 
 }  // namespace sluice::parquet

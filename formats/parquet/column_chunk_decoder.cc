@@ -47,6 +47,7 @@ class ChunkDecoder {
     // At most one leaf slot per level entry (bounded just above): one
     // allocation instead of a doubling vector's copies.
     out_.validity.reserve(static_cast<size_t>(meta_.num_values));
+    if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
     pages_.ReservePageBuffer(PageBufferBytes());
     LevelAssembler assembler(field_, leaf_, &out_);
     Page page;
@@ -272,6 +273,16 @@ class ChunkDecoder {
 };
 
 }  // namespace
+
+Status RowGroupBudget::Charge(uint64_t bytes, std::string_view column, std::string_view what) {
+  held_ = bytes > UINT64_MAX - held_ ? UINT64_MAX : held_ + bytes;
+  if (held_ <= max_) return Status::Ok();
+  std::string where = std::string(file_) + ": row group " + std::to_string(row_group_);
+  if (!column.empty()) where += " column \"" + std::string(column) + "\"";
+  return OutOfRangeError(where + ": the row group holds " + std::to_string(held_) + " bytes with " +
+                         std::string(what) + ", more than the reader's budget of " +
+                         std::to_string(max_) + " bytes (max_row_group_bytes)");
+}
 
 Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
                                        std::string_view chunk, std::string_view file,

@@ -33,10 +33,37 @@ namespace sluice::parquet {
 // per level entry (validity, list offsets, a view) at the most, plus the
 // values. The defaults hold a ~100 MB row group of token ids (25M int32)
 // with room to spare.
+//
+// max_row_group_bytes is the budget of a reader that decodes several chunks
+// of one row group (ReadRowGroup, ParquetShardReader): what their buffers
+// hold together (ColumnBuffer::HeldBytes) and the bytes it read for them,
+// checked as each chunk is decoded (RowGroupBudget).
 struct ColumnDecodeOptions {
   PageLimits pages;
   uint64_t max_level_entries = uint64_t{1} << 26;  // per chunk (its num_values)
   uint64_t max_value_bytes = uint64_t{1} << 30;    // fixed-width and rebuilt values
+  uint64_t max_row_group_bytes = uint64_t{4} << 30;
+};
+
+// A reader's running total of the bytes one row group holds, against
+// ColumnDecodeOptions::max_row_group_bytes. Charge adds `bytes` for `what`
+// (a column's name, or what was read) and fails once the total passes the
+// budget: kOutOfRange "f.parquet: row group 3 column \"image\": the row
+// group holds 5242880 bytes with this column, more than the reader's budget
+// of 4194304 bytes (max_row_group_bytes)". Not thread-safe.
+class RowGroupBudget {
+ public:
+  RowGroupBudget(uint64_t max_bytes, std::string_view file, size_t row_group)
+      : max_(max_bytes), file_(file), row_group_(row_group) {}
+  // `column`: the column's path, or empty for bytes read for several.
+  Status Charge(uint64_t bytes, std::string_view column, std::string_view what);
+  uint64_t held() const { return held_; }
+
+ private:
+  uint64_t max_;
+  std::string_view file_;
+  size_t row_group_;
+  uint64_t held_ = 0;
 };
 
 // `chunk` holds the bytes footer.chunk_ranges[row_group][leaf] of the

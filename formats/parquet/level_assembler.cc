@@ -137,7 +137,7 @@ Status LevelAssembler::AppendList(const uint32_t* def, const uint32_t* rep, size
   const uint32_t entries = static_cast<uint32_t>(field_.slots[0].entries_from);
   const uint32_t value_present = static_cast<uint32_t>(field_.slots[1].present_from);
   ListSlots& list = out_->lists[0];
-  std::vector<uint8_t>& validity = out_->validity;
+  auto& validity = out_->validity;
   const size_t leaf0 = validity.size();
   size_t valid = 0;
   validity.resize(leaf0 + n);

@@ -21,8 +21,10 @@ struct ParquetShardReader::State {
   std::vector<std::string> names;
   std::vector<FieldEncoding> encodings;
   std::vector<ColumnBuffer> buffers;
-  // values[column][row]; `text` owns what is not a view of a buffer.
-  std::vector<std::vector<std::string_view>> values;
+  // values[column][row]; `text` owns what is not a view of a buffer. Empty
+  // for a column whose rows are read from its buffer as they are (direct).
+  std::vector<SlotArray<std::string_view>> values;
+  std::vector<bool> direct;
   std::vector<std::unique_ptr<std::string>> text;
   // Per column, the rows whose packed list holds a null element (sorted)
   // and each one's element validity (a view of the buffer's validity).
@@ -62,6 +64,19 @@ std::string LeafText(const ColumnBuffer& b, const FieldEncoding& leaf, size_t sl
   std::string out(8, '\0');
   std::memcpy(out.data(), &ns, 8);  // the build targets little-endian hosts only
   return out;
+}
+
+// True when row r's field is the buffer's leaf slot r as it is: a byte
+// array (its view, or a null one), read in place without a second array of
+// views.
+bool ReadsInPlace(const ColumnBuffer& b, const FieldEncoding& enc) {
+  return enc.bytes == FieldBytes::kView && b.list_depth == 0 &&
+         b.leaf.physical_type == PhysicalType::kByteArray;
+}
+
+// Row `row`'s field of a column that ReadsInPlace.
+std::string_view InPlaceField(const ColumnBuffer& b, uint32_t row) {
+  return b.validity[row] ? NonNull(b.binary[row]) : std::string_view();
 }
 
 // True when slots [from, to) lie in one run of fixed values: *out views them.
@@ -223,6 +238,8 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
   s.row_group = row_group;
   s.rows = static_cast<uint32_t>(rows);
   const size_t n = fields.size();
+  // Views of `data` are not the reader's: its buffers and arrays are.
+  RowGroupBudget budget(options.max_row_group_bytes, file, row_group);
   for (size_t f : fields) {
     const Field& field = footer.schema.fields[f];
     s.names.push_back(field.name);
@@ -232,18 +249,27 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
     SLUICE_ASSIGN_OR_RETURN(std::string_view chunk, view(r.offset, r.size));
     SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b,
                             DecodeColumnChunk(footer, row_group, f, chunk, file, options));
+    SLUICE_RETURN_IF_ERROR(budget.Charge(b.HeldBytes(), b.leaf.path, "this column decoded"));
     s.buffers.push_back(std::move(b));
   }
   s.values.resize(n);
+  s.direct.resize(n);
   s.masked_rows.resize(n);
   s.masks.resize(n);
   for (size_t c = 0; c < n; ++c) {
     const ColumnBuffer& b = s.buffers[c];
     const FieldEncoding& enc = s.encodings[c];
-    std::vector<std::string_view>& out = s.values[c];
+    if (ReadsInPlace(b, enc)) {
+      s.direct[c] = true;
+      continue;
+    }
+    SlotArray<std::string_view>& out = s.values[c];
     out.resize(s.rows);
+    SLUICE_RETURN_IF_ERROR(budget.Charge(out.capacity() * sizeof(std::string_view), b.leaf.path,
+                                         "this column's rows"));
     const Field& field = footer.schema.fields[fields[c]];
     const FieldEncoding leaf = LeafValueEncoding(b.leaf);  // a list's element
+    const size_t text_before = s.text.size();
     for (uint32_t row = 0; row < s.rows; ++row) {
       switch (enc.bytes) {
         case FieldBytes::kFixed:
@@ -313,6 +339,9 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
         }
       }
     }
+    uint64_t text_bytes = 0;
+    for (size_t t = text_before; t < s.text.size(); ++t) text_bytes += s.text[t]->capacity();
+    SLUICE_RETURN_IF_ERROR(budget.Charge(text_bytes, b.leaf.path, "this column's text"));
   }
   ParquetShardReader reader;
   reader.state_ = std::move(state);
@@ -348,7 +377,7 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
   if (masked != nullptr) masked->clear();
   fields->resize(s.values.size());
   for (size_t c = 0; c < s.values.size(); ++c) {
-    (*fields)[c] = s.values[c][row];
+    (*fields)[c] = s.direct[c] ? InPlaceField(s.buffers[c], row) : s.values[c][row];
     if (!s.any_masked) continue;
     const std::vector<uint32_t>& rows = s.masked_rows[c];
     if (rows.empty()) continue;

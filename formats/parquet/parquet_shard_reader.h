@@ -35,8 +35,11 @@ class ParquetShardReader {
   // that order) of row group `row_group` (every page; CRCs checked where
   // the writer stored them). kCorrupt when the group does not hold
   // `expected_rows` rows (the index's count); kNotFound for a column the
-  // file lacks; every error names the file (and the row group, column and
-  // page when a page is bad).
+  // file lacks; kOutOfRange when what the reader holds for the group (its
+  // decoded buffers and rows, not the views of `data`) passes
+  // options.max_row_group_bytes, naming the column that passed it
+  // (RowGroupBudget); every error names the file (and the row group, column
+  // and page when a page is bad).
   static Result<ParquetShardReader> Open(std::string_view data, std::string_view file,
                                          size_t row_group, uint64_t expected_rows,
                                          const ColumnDecodeOptions& options = {},

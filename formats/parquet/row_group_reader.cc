@@ -23,6 +23,9 @@ Result<std::vector<ColumnBuffer>> ReadRowGroup(const FileFooter& footer, size_t 
     return footer.chunk_ranges[row_group][footer.schema.fields[fields[i]].first_leaf];
   };
   const std::vector<ByteRange> reads = ChunkReads(footer, row_group, fields, options.max_gap_bytes);
+  // The reads' sizes lie inside the file (DecodeFooter): charged before reading.
+  RowGroupBudget budget(options.decode.max_row_group_bytes, file, row_group);
+  SLUICE_RETURN_IF_ERROR(budget.Charge(BytesOfReads(reads), "", "the bytes of its column chunks"));
   std::vector<std::shared_ptr<const std::string>> bytes_of_read;
   for (const ByteRange& r : reads) {
     auto buffer = std::make_shared<std::string>();
@@ -56,6 +59,7 @@ Result<std::vector<ColumnBuffer>> ReadRowGroup(const FileFooter& footer, size_t 
                     : std::string_view();
     SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b, DecodeColumnChunk(footer, row_group, fields[i], chunk, file,
                                                               options.decode));
+    SLUICE_RETURN_IF_ERROR(budget.Charge(b.HeldBytes(), b.leaf.path, "this column decoded"));
     b.source = bytes_of[i];
     out.push_back(std::move(b));
   }

@@ -7,7 +7,10 @@
 // their views stay valid as long as the buffers. Errors: a field the reader
 // does not support or that does not exist (checked before any read), a
 // read's error with "<file>: reading bytes [a, b): " prepended, and the
-// decoder's. Thread-safe if `read` is.
+// decoder's, and kOutOfRange when the bytes read and the buffers together
+// pass options.decode.max_row_group_bytes (RowGroupBudget: the reads are
+// charged before they are made, each buffer when decoded). Thread-safe if
+// `read` is.
 #pragma once
 
 #include <cstddef>

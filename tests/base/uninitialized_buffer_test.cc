@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "tests/base/address_limit.h"
 
@@ -67,6 +68,25 @@ TEST(UninitializedBuffer, FreedLargeBufferIsReusedForAboutItsSize) {
   moved = std::move(*again);  // moves keep the allocation
   EXPECT_EQ(moved.data(), first);
   EXPECT_EQ(again->data(), nullptr);
+}
+
+TEST(RecyclingAllocator, LargeArraysComeBackForTheNextOfTheirSize) {
+  // A size no other test uses (the pool is the process's).
+  const size_t n = ((size_t{11} << 20) + 24) / 8;
+  const uint64_t* first = nullptr;
+  {
+    std::vector<uint64_t, RecyclingAllocator<uint64_t>> a(n, 7);
+    first = a.data();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % (uintptr_t{2} << 20), 0u);
+    EXPECT_EQ(a[n - 1], 7u);
+  }
+  std::vector<uint64_t, RecyclingAllocator<uint64_t>> again(n);  // value-initialized all the same
+  EXPECT_EQ(again.data(), first);
+  EXPECT_EQ(again[0], 0u);
+  EXPECT_EQ(again[n - 1], 0u);
+  // Below kRecycledFrom: malloc's, not the pool's.
+  std::vector<uint8_t, RecyclingAllocator<uint8_t>> small(kRecycledFrom - 1, 1);
+  EXPECT_EQ(small.back(), 1u);
 }
 
 TEST(UninitializedBuffer, RefusedAllocationIsAnError) {

@@ -27,7 +27,8 @@ LeafColumn Leaf(int16_t def, int16_t rep) {
   return l;
 }
 
-std::string Bytes(const std::vector<uint8_t>& v) {
+template <class Flags>  // a list level's or the leaf's validity
+std::string Bytes(const Flags& v) {
   std::string s;
   for (uint8_t b : v) s += static_cast<char>('0' + b);
   return s;

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/file.h"
 #include "formats/json/py_json.h"
+#include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/parquet_shard_reader.h"
 
 namespace sluice::parquet {
@@ -239,6 +240,57 @@ TEST(ParquetShardReaderMasks, NullElementsFixtureRowsByteForByte) {
   ASSERT_TRUE(reader->ReadRow(2, &fields, &masked).ok());
   EXPECT_EQ(fields[6], std::string("\x00\x00\x01\x00\x00\x00", 6));
   EXPECT_EQ(mask_of(6), std::string("\x01\x01\x01\x01\x01\x00", 6));
+}
+
+}  // namespace
+}  // namespace sluice::parquet
+
+namespace sluice::parquet {
+namespace {
+
+// The reader's budget for its row group counts its decoded buffers (not the
+// file's bytes it views) and names the column that passes it.
+TEST(ParquetShardReaderBudget, NamesTheColumnThatPassesIt) {
+  const std::string name = "pa26_codec_snappy.parquet";
+  Result<std::string> bytes = ReadFile(kMaskFixturesDir + "/" + name);
+  ASSERT_TRUE(bytes.ok());
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(*bytes, offset, size);
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(bytes->size(), read, name);
+  ASSERT_TRUE(footer.ok());
+  ASSERT_EQ(footer->schema.fields[0].name, "id");
+  ASSERT_EQ(footer->schema.fields[3].name, "text");
+  const auto held_by = [&](size_t field) -> uint64_t {
+    const ByteRange r = footer->chunk_ranges[0][footer->schema.fields[field].first_leaf];
+    Result<ColumnBuffer> b =
+        DecodeColumnChunk(*footer, 0, field, std::string_view(*bytes).substr(r.offset, r.size), name);
+    EXPECT_TRUE(b.ok());
+    return b.ok() ? b->HeldBytes() : 0;
+  };
+  const uint64_t id = held_by(0), text = held_by(3);
+  const uint64_t rows = static_cast<uint64_t>(footer->meta.row_groups[0].num_rows);
+  const auto error = [&](const std::string& column, uint64_t held, const std::string& with, uint64_t budget) {
+    return "out of range: pa26_codec_snappy.parquet: row group 0 column \"" + column +
+           "\": the row group holds " + std::to_string(held) + " bytes with " + with +
+           ", more than the reader's budget of " + std::to_string(budget) + " bytes (max_row_group_bytes)";
+  };
+  ColumnDecodeOptions o;
+  // The columns are decoded first, then their rows laid out.
+  o.max_row_group_bytes = id - 1;
+  EXPECT_EQ(ParquetShardReader::Open(*bytes, name, 0, rows, o, {"id", "text"}).status().ToString(),
+            error("id", id, "this column decoded", id - 1));
+  o.max_row_group_bytes = id + text - 1;
+  EXPECT_EQ(ParquetShardReader::Open(*bytes, name, 0, rows, o, {"id", "text"}).status().ToString(),
+            error("text", id + text, "this column decoded", id + text - 1));
+  // id's rows: a view each (text's are read in place: none).
+  const uint64_t all = id + text + rows * sizeof(std::string_view);
+  o.max_row_group_bytes = all - 1;
+  EXPECT_EQ(ParquetShardReader::Open(*bytes, name, 0, rows, o, {"id", "text"}).status().ToString(),
+            error("id", all, "this column's rows", all - 1));
+  o.max_row_group_bytes = all;
+  EXPECT_TRUE(ParquetShardReader::Open(*bytes, name, 0, rows, o, {"id", "text"}).ok());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
 
 namespace sluice::parquet {
@@ -83,6 +84,41 @@ TEST(RowGroupReader, BudgetsAreCheckedBeforeDecoding) {
   bytes.decode.max_value_bytes = 8;
   const std::string e = ReadRowGroup(*footer, 0, {1}, f.reader(), "lists.parquet", bytes).status().ToString();
   EXPECT_NE(e.find("bytes, more than the limit of 8 bytes"), std::string::npos) << e;
+}
+
+// The reader's budget for one row group: the bytes it reads, charged before
+// reading, then each buffer as it is decoded; the error names the column
+// that passed it.
+TEST(RowGroupReader, RowGroupBudgetNamesTheColumnThatPassesIt) {
+  RowGroupFixture f{*ReadFile(kFile), {}};
+  Result<FileFooter> footer = ReadFooter(f.bytes.size(), f.reader(), "lists.parquet");
+  ASSERT_TRUE(footer.ok());
+  const std::vector<size_t> fields = {1, 2};
+  const uint64_t read = BytesOfReads(ChunkReads(*footer, 0, fields));
+  Result<std::vector<ColumnBuffer>> whole = ReadRowGroup(*footer, 0, fields, f.reader(), "lists.parquet");
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const uint64_t first = (*whole)[0].HeldBytes();
+  const uint64_t second = (*whole)[1].HeldBytes();
+  ASSERT_GT(first, 0u);
+  ASSERT_GT(second, 0u);
+
+  RowGroupReadOptions o;
+  o.decode.max_row_group_bytes = read - 1;
+  f.reads.clear();
+  EXPECT_EQ(ReadRowGroup(*footer, 0, fields, f.reader(), "lists.parquet", o).status().ToString(),
+            "out of range: lists.parquet: row group 0: the row group holds " + std::to_string(read) +
+                " bytes with the bytes of its column chunks, more than the reader's budget of " +
+                std::to_string(read - 1) + " bytes (max_row_group_bytes)");
+  EXPECT_TRUE(f.reads.empty());  // refused before reading
+
+  o.decode.max_row_group_bytes = read + first + second - 1;
+  EXPECT_EQ(ReadRowGroup(*footer, 0, fields, f.reader(), "lists.parquet", o).status().ToString(),
+            "out of range: lists.parquet: row group 0 column \"" + footer->schema.leaves[2].path +
+                "\": the row group holds " + std::to_string(read + first + second) +
+                " bytes with this column decoded, more than the reader's budget of " +
+                std::to_string(read + first + second - 1) + " bytes (max_row_group_bytes)");
+  o.decode.max_row_group_bytes = read + first + second;
+  EXPECT_TRUE(ReadRowGroup(*footer, 0, fields, f.reader(), "lists.parquet", o).ok());
 }
 
 TEST(RowGroupReader, PlainValuesAreViewsIntoTheBytesRead) {

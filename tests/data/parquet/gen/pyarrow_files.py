@@ -72,6 +72,13 @@ def write_all(out, manifest):
                store_decimal_as_integer=True)
 
     enc = tables.encodings_table()
+    if new:
+        # PLAIN pages stored uncompressed, several to a chunk and nulls among their values: what
+        # the reader hands out as views into the file's bytes (v1 and v2 pages).
+        for version in ("1.0", "2.0"):
+            _write(out, manifest, p + "plain_pages_v" + version[0], enc, use_dictionary=False,
+                   compression="NONE", data_page_version=version, data_page_size=256,
+                   write_batch_size=16)
     delta = {"int32_random": "DELTA_BINARY_PACKED", "int32_constant": "DELTA_BINARY_PACKED",
              "int64_random": "DELTA_BINARY_PACKED", "int64_sorted": "DELTA_BINARY_PACKED",
              "string_prefixed": "DELTA_BYTE_ARRAY", "string_words": "DELTA_LENGTH_BYTE_ARRAY",
@@ -87,6 +94,10 @@ def write_all(out, manifest):
     _write(out, manifest, p + "delta_v2", enc.select(delta_cols), use_dictionary=False,
            column_encoding=delta, data_page_version="2.0", compression="ZSTD", data_page_size=1024,
            write_batch_size=64)
+    if new:  # stored uncompressed: DELTA_LENGTH_BYTE_ARRAY values are views, the others copies
+        _write(out, manifest, p + "delta_uncompressed_v2", enc.select(delta_cols), use_dictionary=False,
+               column_encoding=delta, data_page_version="2.0", compression="NONE", data_page_size=1024,
+               write_batch_size=64)
 
     _write(out, manifest, p + "byte_stream_split_float", enc.select(["float32", "float64"]),
            use_dictionary=False, use_byte_stream_split=True)
