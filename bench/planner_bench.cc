@@ -258,6 +258,37 @@ void BM_OneProcessWindows(benchmark::State& state) {
   }, /*vs_mosaic=*/false);
 }
 
+// Worker 7/7/7 of the 8 x 8 x 8 world (global rank 63, worker 7), batch 32:
+// algo 0 is py1e over Request's 64 canonical nodes (the worker reads its
+// node's 8, interleaved), 1 py1s with its default of 64 a node (512: it
+// reads 64). windows 1 is PlanWorkerWindows (windows of 2^20 ids, summed and
+// dropped; reported in `windowed`), 0 PlanWorker's plan (what
+// PlanWorkerWindows did before it windowed several canonical nodes).
+void BM_WorkerWindows(benchmark::State& state) {
+  PlanRequest q = Request(state.range(0), 1);
+  if (state.range(1) == 1) {
+    q.config.shuffle_algo = ShuffleAlgo::kPy1s;
+    q.config.num_canonical_nodes.reset();
+  }
+  bool windowed = false;
+  Measure(state, [&] {
+    if (state.range(2) == 0) {
+      auto ids = PlanWorker(q, 7, 7, 7);
+      if (ids.ok()) benchmark::DoNotOptimize(ids->data());
+      return ids.ok();
+    }
+    int64_t sum = 0;
+    auto done = PlanWorkerWindows(q, 7, 7, 7, int64_t{1} << 20, [&](std::span<const int64_t> ids) {
+      for (int64_t id : ids) sum += id;
+      return Status::Ok();
+    });
+    benchmark::DoNotOptimize(sum);
+    windowed = done.ok() && *done;
+    return done.ok();
+  }, /*vs_mosaic=*/false);
+  state.counters["windowed"] = windowed;
+}
+
 // Mixture schedule against fixed proportions: three streams (60/30/10% of
 // `samples`, shards of 1000), epoch_size = samples, 64 canonical nodes,
 // 8 x 8 x 8 world, py1e. mode 0: proportions 0.7/0.2/0.1 (Mosaic's
@@ -330,6 +361,14 @@ BENCHMARK(BM_OneProcess)
 BENCHMARK(BM_OneProcessWindows)
     ->ArgNames({"samples", "windows"})
     ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(1)
+    ->UseRealTime();
+
+BENCHMARK(BM_WorkerWindows)
+    ->ArgNames({"samples", "algo", "windows"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(1)

@@ -21,6 +21,10 @@ class PartReader {
   // part has no more; its draws are then all made (the generator stands at
   // the next part's first draw).
   virtual bool Next() = 0;
+  // Where the generator will stand after the part, when the reader can
+  // tell without drawing the part again (py1e: its span shuffles are behind
+  // it; *narrow as the reader's). False: only by drawing it (py1s).
+  virtual bool EndState(numpy::Pcg64* end, bool* narrow) const = 0;
   int64_t first() const { return first_; }
   std::span<const int64_t> ids() const { return ids_; }
 

@@ -44,6 +44,7 @@ class Py1sReader final : public PartReader {
  public:
   Py1sReader(std::span<const Span> spans, numpy::Pcg64& gen, int64_t lo, int64_t hi)
       : spans_(spans), bits_(gen), lo_(lo), hi_(hi) {}
+  bool EndState(numpy::Pcg64*, bool*) const override { return false; }
   bool Next() override {
     while (span_ < spans_.size()) {
       const Span& s = spans_[span_++];

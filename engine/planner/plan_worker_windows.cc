@@ -201,15 +201,17 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
       if (o.reader == nullptr) {
         if (o.run >= runs.size()) return InternalError("canonical node " + std::to_string(i) + " read again");
         if (o.start == nullptr) {
-          // The parts before it drawn over (one still being read: a second
-          // time, from its start), keeping where those still to be read
-          // start.
+          // The parts before it drawn over, keeping where those still to be
+          // read start; one still being read gives its end (py1e), or is
+          // drawn a second time from its start (py1s).
           for (; front_part < i; ++front_part) {
             OpenPart& p = open[size_t(front_part)];
             if (!ask[size_t(front_part)].empty() && p.reader == nullptr && p.start == nullptr && p.run == 0) {
               p.start = std::make_unique<numpy::Pcg64>(front.bit_generator());
             }
-            SLUICE_RETURN_IF_ERROR(sh.Skip(StreamedShuffle::Part(parts, front_part), front, narrow));
+            if (p.reader == nullptr || !p.reader->EndState(&front.bit_generator(), narrow)) {
+              SLUICE_RETURN_IF_ERROR(sh.Skip(StreamedShuffle::Part(parts, front_part), front, narrow));
+            }
           }
           o.start = std::make_unique<numpy::Pcg64>(front.bit_generator());
         }

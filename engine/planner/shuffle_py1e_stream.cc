@@ -24,7 +24,7 @@ class Py1eReader final : public PartReader {
   // first uniform), saving where each materialized span's draws start.
   Py1eReader(std::span<const Span> spans, BlockRange br, numpy::Pcg64& gen, int64_t n, int64_t lo, int64_t hi,
              bool* narrow, int64_t min_chunk)
-      : spans_(spans), br_(br), bits_(gen), n_(n), lo_(lo), hi_(hi), narrow_(narrow) {
+      : spans_(spans), br_(br), bits_(gen), n_(n), lo_(lo), hi_(hi), narrow_(narrow), after_shuffles_(gen) {
     // |shift| <= cut = (r - z) / 2 < br.hi / 2 < reach. A sample of sorted
     // position t has its index within 2 * reach of t, so spans farther than
     // `margin` from [lo, hi) only matter by their size.
@@ -50,11 +50,19 @@ class Py1eReader final : public PartReader {
         for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits_, uint64_t(i));
       }
     }
+    after_shuffles_ = bits_.Snapshot();
     chunk_ = std::max<int64_t>({reach_, min_chunk, 1});
   }
   // After the constructor: Mosaic's error for lo >= hi of the block comes
   // after the shuffles' draws.
   Status Check() const { return br_.hi <= br_.lo ? IntegersError(br_.lo, br_.hi) : Status::Ok(); }
+
+  bool EndState(numpy::Pcg64* end, bool* narrow) const override {
+    *end = after_shuffles_;
+    numpy::Pcg64Stream bits(*end);
+    Py1eSkipKeys(spans_, br_, bits, narrow);
+    return true;
+  }
 
   bool Next() override {
     if (done_all_) return false;
@@ -227,6 +235,7 @@ class Py1eReader final : public PartReader {
   numpy::Pcg64Stream bits_;
   const int64_t n_, lo_, hi_;
   bool* const narrow_;
+  numpy::Pcg64 after_shuffles_;  // the generator at the part's first integers
   int64_t reach_ = 0, chunk_ = 1;
   uint64_t block_range_ = 0;
   size_t first_span_ = 0, last_span_ = 0, span_ = 0;
