@@ -232,14 +232,16 @@ void BM_OneProcess(benchmark::State& state) {
   }, /*vs_mosaic=*/false);
 }
 
-// One process reading a whole pretraining epoch (1 x 1 x 1, py1e with its
-// default of one canonical node, batch 32; `samples` in the shards of
-// Request): windows 1 is PlanWorkerWindows (windows of 2^20 ids, each
-// summed and dropped), 0 PlanWorker's whole plan (8 bytes an id; at 4B it
-// fails before allocating: more than this machine holds).
+// One process reading a whole pretraining epoch (1 x 1 x 1, batch 32;
+// `samples` in the shards of Request): algo 0 is py1e with its default of
+// one canonical node, 1 py1s with its default of 64 (read interleaved).
+// windows 1 is PlanWorkerWindows (windows of 2^20 ids, each summed and
+// dropped), 0 PlanWorker's whole plan (8 bytes an id; at 4B it fails before
+// allocating: more than this machine holds).
 void BM_OneProcessWindows(benchmark::State& state) {
   PlanRequest q = Request(state.range(0), 1);
   q.config.num_canonical_nodes.reset();
+  if (state.range(2) == 1) q.config.shuffle_algo = ShuffleAlgo::kPy1s;
   q.world = World{1, 1, 1, {}, {}, {}};
   Measure(state, [&] {
     if (state.range(1) == 0) {
@@ -359,8 +361,11 @@ BENCHMARK(BM_OneProcess)
     ->UseRealTime();
 
 BENCHMARK(BM_OneProcessWindows)
-    ->ArgNames({"samples", "windows"})
-    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->ArgNames({"samples", "windows", "algo"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}, {0}})
+    ->Args({100'000'000, 0, 1})
+    ->Args({100'000'000, 1, 1})
+    ->Args({1'000'000'000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(1)
