@@ -1,12 +1,10 @@
-// One worker's random-batching plan in windows of its slots, for a worker
-// whose positions in each canonical node come in that node's sorted order
-// (a one-process world reads the whole epoch: its plan whole would be 8
-// bytes a sample; a worker of several canonical nodes reads them
-// interleaved). Two passes over the partition, which is an index function:
-// the first checks the order and finds what each canonical node is asked,
-// the second answers each window's slots from one PartReader per canonical
-// node being read (py1e's sliding window, py1s span by span), handing each
-// window out once all its slots are answered. The same draws as
+// One worker's random-batching plan in windows of its slots (a one-process
+// world reads the whole epoch: its plan whole would be 8 bytes a sample; a
+// worker of several canonical nodes reads them interleaved). Two passes over the partition, which is an index function:
+// the first finds what each canonical node is asked, as runs of positions
+// in sorted order, the second answers each window's slots from one
+// PartReader per run being read (py1e's sliding window, py1s span by span),
+// handing each window out once all its slots are answered. The same draws as
 // WorkersRandomStreamed, so the same ids.
 #include <algorithm>
 #include <limits>
@@ -47,12 +45,12 @@ class SlotWindow {
     len_ = size_t((end - next_) * slots_.batch_size());
     slots_.Fill(next_, end, buf_.data());
     next_ = end;
-    at_ = 0;
     return true;
   }
+  // Back to the first window (the second pass).
+  void Rewind() { next_ = 0; }
   int64_t* buf() { return buf_.data(); }
   size_t len() const { return len_; }
-  size_t& at() { return at_; }
   // The window's ids (answered slots mapped back, padding dropped) to the
   // sink; an unanswered slot is a bug.
   Status Emit() {
@@ -79,7 +77,7 @@ class SlotWindow {
   const Resampled& res_;
   const PlanWindowSink& sink_;
   std::vector<int64_t> buf_, ids_;
-  size_t len_ = 0, at_ = 0;
+  size_t len_ = 0;
   int64_t next_ = 0;
 };
 
@@ -189,7 +187,8 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
   const DividedSpans parts = ShuffledParts(res.shuffle_units, sh.C, c.shuffle_seed, front);
   int64_t front_part = 0;
   std::vector<OpenPart> open(static_cast<size_t>(last + 1));
-  SlotWindow out(slots, std::max<int64_t>(window, 1), res, sink);
+  SlotWindow& out = win;
+  out.Rewind();
   while (out.Next()) {
     for (size_t k = 0; k < out.len(); ++k) {
       const int64_t x = out.buf()[k];
