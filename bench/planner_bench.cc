@@ -232,14 +232,16 @@ void BM_OneProcess(benchmark::State& state) {
   }, /*vs_mosaic=*/false);
 }
 
-// One process reading a whole pretraining epoch (1 x 1 x 1, py1e with its
-// default of one canonical node, batch 32; `samples` in the shards of
-// Request): windows 1 is PlanWorkerWindows (windows of 2^20 ids, each
-// summed and dropped), 0 PlanWorker's whole plan (8 bytes an id; at 4B it
-// fails before allocating: more than this machine holds).
+// One process reading a whole pretraining epoch (1 x 1 x 1, batch 32;
+// `samples` in the shards of Request): algo 0 is py1e with its default of
+// one canonical node, 1 py1s with its default of 64 (read interleaved).
+// windows 1 is PlanWorkerWindows (windows of 2^20 ids, each summed and
+// dropped), 0 PlanWorker's whole plan (8 bytes an id; at 4B it fails before
+// allocating: more than this machine holds).
 void BM_OneProcessWindows(benchmark::State& state) {
   PlanRequest q = Request(state.range(0), 1);
   q.config.num_canonical_nodes.reset();
+  if (state.range(2) == 1) q.config.shuffle_algo = ShuffleAlgo::kPy1s;
   q.world = World{1, 1, 1, {}, {}, {}};
   Measure(state, [&] {
     if (state.range(1) == 0) {
@@ -256,6 +258,37 @@ void BM_OneProcessWindows(benchmark::State& state) {
     benchmark::DoNotOptimize(sum);
     return done.ok() && *done;
   }, /*vs_mosaic=*/false);
+}
+
+// Worker 7/7/7 of the 8 x 8 x 8 world (global rank 63, worker 7), batch 32:
+// algo 0 is py1e over Request's 64 canonical nodes (the worker reads its
+// node's 8, interleaved), 1 py1s with its default of 64 a node (512: it
+// reads 64). windows 1 is PlanWorkerWindows (windows of 2^20 ids, summed and
+// dropped; reported in `windowed`), 0 PlanWorker's plan (what
+// PlanWorkerWindows did before it windowed several canonical nodes).
+void BM_WorkerWindows(benchmark::State& state) {
+  PlanRequest q = Request(state.range(0), 1);
+  if (state.range(1) == 1) {
+    q.config.shuffle_algo = ShuffleAlgo::kPy1s;
+    q.config.num_canonical_nodes.reset();
+  }
+  bool windowed = false;
+  Measure(state, [&] {
+    if (state.range(2) == 0) {
+      auto ids = PlanWorker(q, 7, 7, 7);
+      if (ids.ok()) benchmark::DoNotOptimize(ids->data());
+      return ids.ok();
+    }
+    int64_t sum = 0;
+    auto done = PlanWorkerWindows(q, 7, 7, 7, int64_t{1} << 20, [&](std::span<const int64_t> ids) {
+      for (int64_t id : ids) sum += id;
+      return Status::Ok();
+    });
+    benchmark::DoNotOptimize(sum);
+    windowed = done.ok() && *done;
+    return done.ok();
+  }, /*vs_mosaic=*/false);
+  state.counters["windowed"] = windowed;
 }
 
 // Mixture schedule against fixed proportions: three streams (60/30/10% of
@@ -328,8 +361,19 @@ BENCHMARK(BM_OneProcess)
     ->UseRealTime();
 
 BENCHMARK(BM_OneProcessWindows)
-    ->ArgNames({"samples", "windows"})
-    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->ArgNames({"samples", "windows", "algo"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000, 4'000'000'000}, {0, 1}, {0}})
+    ->Args({100'000'000, 0, 1})
+    ->Args({100'000'000, 1, 1})
+    ->Args({1'000'000'000, 1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(1)
+    ->UseRealTime();
+
+BENCHMARK(BM_WorkerWindows)
+    ->ArgNames({"samples", "algo", "windows"})
+    ->ArgsProduct({{100'000'000, 1'000'000'000}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(1)

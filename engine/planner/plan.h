@@ -167,13 +167,16 @@ Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int6
 // PlanWorker's ids handed to `sink` in order, at most `window` (>= 1) at a
 // time, for a reader that cannot hold a worker's whole plan (one process
 // reading a whole epoch of billions of samples: 8 bytes an id). Under random
-// batching, unshuffled or shuffled by py1e or py1s, without a mixture, when
-// the worker reads its positions in the epoch's order (a one-process world
-// under orig/relaxed with the default canonical nodes, among others), the
-// plan is made in windows: memory O(window + shards + shuffle block), time
-// PlanWorker's; the result is then true. Otherwise the whole plan is made
-// as PlanWorker makes it (and its memory checked first, see
-// CheckPlanMemory) and handed out in windows: false. The same ids either
+// batching, unshuffled or shuffled by py1e or py1s, without a mixture, the
+// plan is made in windows (any world, one canonical node a worker or
+// several read interleaved): memory O(window + shards + canonical nodes +
+// shuffle block x canonical nodes read at once), time PlanWorker's plus
+// the draws of a canonical node still being read when a later one starts;
+// the result is then true. Where those readers would hold more than 64 MiB
+// and more than the whole plan (engine/planner/README.md), under the other
+// shuffles, and with a mixture, the whole plan is made as PlanWorker makes
+// it (and its memory checked first, see CheckPlanMemory) and handed out in
+// windows: false. The same ids either
 // way. A sink's error stops planning and is returned. *shuffle_warning as
 // PlanWorker's, set when the plan is done.
 using PlanWindowSink = std::function<Status(std::span<const int64_t> ids)>;

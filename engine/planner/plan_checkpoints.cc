@@ -16,7 +16,6 @@ bool CheckpointsApply(const PlanConfig& c) {
 Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const PlanConfig& c = request.config;
-  const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
   if (c.mixture) return InvalidArgumentError("epoch checkpoints do not apply to a mixture schedule's plan");
   if (!CheckpointsApply(c)) {
     return InvalidArgumentError("epoch checkpoints exist for random batching shuffled with py1e or py1s only");
@@ -27,23 +26,17 @@ Result<EpochCheckpoints> PlanCheckpoints(const PlanRequest& request) {
   out.algo = c.shuffle_algo;
   out.seed = c.shuffle_seed;
   out.epoch = uint64_t(request.epoch);
-  out.num_canonical_nodes = ctx.C();
-  out.block = derived.shuffle_block_size;
-  SLUICE_ASSIGN_OR_RETURN(out.num_samples, CheckShuffleArgs(res.shuffle_units, out.num_canonical_nodes, out.block));
-  const int64_t C = out.num_canonical_nodes;
-  const BlockRange br = BlockBounds(out.block);
+  SLUICE_ASSIGN_OR_RETURN(const StreamedShuffle sh, SetUpStreamedShuffle(ctx, res));
+  out.num_canonical_nodes = sh.C;
+  out.block = sh.block;
+  out.num_samples = sh.total;
+  const int64_t C = sh.C;
   numpy::Generator ep = MakeRng(c.shuffle_seed, out.epoch);
   const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
   out.node_start.reserve(size_t(C));
   for (int64_t i = 0; i < C; ++i) {
-    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
-                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
     out.node_start.push_back(ep.bit_generator());
-    if (py1e) {
-      SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, &out.py1e_narrow_block));
-    } else {
-      Py1sStreamPart(list, ep, 0, 0, [](int64_t, const int64_t*, int64_t) {});
-    }
+    SLUICE_RETURN_IF_ERROR(sh.Skip(StreamedShuffle::Part(parts, i), ep, &out.py1e_narrow_block));
   }
   return out;
 }

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "base/status.h"
 #include "engine/planner/batching.h"
 #include "engine/planner/part_bounds.h"
+#include "engine/planner/part_reader.h"
 #include "engine/planner/shuffle_py1e.h"
 
 namespace sluice::planner {
@@ -35,13 +37,33 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
                                                         const EpochCheckpoints* checkpoints = nullptr,
                                                         int64_t head = -1);
 
+// The set-up py1e's and py1s's streamed plans of a worker share (the one
+// owner of it): Mosaic's argument checks, the epoch's shuffle positions cut
+// into canonical nodes, the block's range, and py1e's errors that come
+// before any draw; then the part-by-part draws of either algorithm.
+struct StreamedShuffle {
+  int64_t C = 0, block = 0, total = 0;
+  PartBounds parts_of{0, 1};
+  BlockRange br{0, 0};
+  bool py1e = false;
+
+  // Part i's spans.
+  static std::span<const Span> Part(const DividedSpans& parts, int64_t i);
+  // Draws over part i as its shuffle would (*narrow as Py1eSkipPart).
+  Status Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow) const;
+  // Part i's sorted positions [lo, hi) (part_reader.h), drawn from `gen`.
+  Result<std::unique_ptr<PartReader>> Open(std::span<const Span> list, numpy::Pcg64& gen, int64_t lo, int64_t hi,
+                                           bool* narrow) const;
+  // Open's pieces handed to `sink`; `ep` then stands at the next part.
+  Status Stream(std::span<const Span> list, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink,
+                bool* narrow) const;
+};
+Result<StreamedShuffle> SetUpStreamedShuffle(const BatchContext& ctx, const Resampled& res);
+
 // WorkerRandom when shuffling with py1e or py1s (any partition): memory of
 // the worker's slots plus a window of the parts it reads (py1e) or one span
 // (py1s) (README.md in this folder). `res` and `pa` as BatchRandom builds them; *narrow, when given,
 // is set (never cleared) as PartialShuffle::py1e_narrow_block.
-// py1s's part streamed as Py1eStreamPart streams py1e's (sink the same);
-// lo >= hi only draws over the part.
-void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink);
 
 // Mosaic's py1e errors, which do not depend on the draws, in the order the
 // whole shuffle meets them (py1s has none of its own).

@@ -6,10 +6,12 @@
 // warning can only be decided by the draws.
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/part_bounds.h"
+#include "engine/planner/part_reader.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_worker.h"
 #include "engine/planner/rng.h"
@@ -35,7 +37,94 @@ struct PartAsk {
 // of walked once per part.
 constexpr int64_t kWalkParts = 8;
 
+// py1s: a part is its spans' ids, each span shuffled in place, in order, so
+// sorted position t is in the span covering t. Spans meeting [lo, hi) are
+// shuffled and handed out; the others' draws are replayed.
+class Py1sReader final : public PartReader {
+ public:
+  Py1sReader(std::span<const Span> spans, numpy::Pcg64& gen, int64_t lo, int64_t hi)
+      : spans_(spans), bits_(gen), lo_(lo), hi_(hi) {}
+  bool EndState(numpy::Pcg64*, bool*) const override { return false; }
+  bool Next() override {
+    while (span_ < spans_.size()) {
+      const Span& s = spans_[span_++];
+      const int64_t z = s.size();
+      const bool big = uint64_t(z) > (uint64_t{1} << 32);
+      const int64_t off = off_;
+      off_ += z;
+      if (off + z > lo_ && off < hi_) {
+        ids_buf_.resize(size_t(z));
+        for (int64_t k = 0; k < z; ++k) ids_buf_[size_t(k)] = s.begin + k;
+        if (big) {
+          numpy::ShuffleFrom(bits_, std::span<int64_t>(ids_buf_));
+        } else {
+          bits_.ShuffleU32(std::span<int64_t>(ids_buf_));
+        }
+        first_ = off;
+        ids_ = std::span<const int64_t>(ids_buf_.data(), ids_buf_.size());
+        return true;
+      }
+      if (big) {
+        for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits_, uint64_t(i));
+      } else {
+        bits_.SkipShuffleU32(size_t(z));
+      }
+    }
+    return false;
+  }
+
+ private:
+  const std::span<const Span> spans_;
+  numpy::Pcg64Stream bits_;
+  const int64_t lo_, hi_;
+  size_t span_ = 0;
+  int64_t off_ = 0;
+  std::vector<int64_t> ids_buf_;
+};
+
 }  // namespace
+
+std::unique_ptr<PartReader> OpenPy1sReader(std::span<const Span> spans, numpy::Pcg64& gen, int64_t lo, int64_t hi) {
+  return std::make_unique<Py1sReader>(spans, gen, lo, hi);
+}
+
+std::span<const Span> StreamedShuffle::Part(const DividedSpans& parts, int64_t i) {
+  return std::span<const Span>(parts.spans.data() + parts.part_begin[size_t(i)],
+                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
+}
+
+Status StreamedShuffle::Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow) const {
+  if (py1e) return Py1eSkipPart(list, br, ep, C, narrow);
+  const std::unique_ptr<PartReader> reader = OpenPy1sReader(list, ep.bit_generator(), 0, 0);
+  while (reader->Next()) {
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<PartReader>> StreamedShuffle::Open(std::span<const Span> list, numpy::Pcg64& gen, int64_t lo,
+                                                          int64_t hi, bool* narrow) const {
+  if (py1e) return OpenPy1eReader(list, br, gen, C, lo, hi, narrow);
+  return OpenPy1sReader(list, gen, lo, hi);
+}
+
+Status StreamedShuffle::Stream(std::span<const Span> list, numpy::Generator& ep, int64_t lo, int64_t hi,
+                               const Py1eSink& sink, bool* narrow) const {
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<PartReader> reader, Open(list, ep.bit_generator(), lo, hi, narrow));
+  while (reader->Next()) sink(reader->first(), reader->ids().data(), int64_t(reader->ids().size()));
+  return Status::Ok();
+}
+
+Result<StreamedShuffle> SetUpStreamedShuffle(const BatchContext& ctx, const Resampled& res) {
+  StreamedShuffle sh;
+  sh.C = ctx.C();
+  sh.block = ctx.derived.shuffle_block_size;
+  SLUICE_ASSIGN_OR_RETURN(sh.total, CheckShuffleArgs(res.shuffle_units, sh.C, sh.block));
+  sh.parts_of = PartBounds(sh.total, sh.C);
+  sh.br = BlockBounds(sh.block);
+  sh.py1e = ctx.request.config.shuffle_algo == ShuffleAlgo::kPy1e;
+  if (sh.py1e) SLUICE_RETURN_IF_ERROR(Py1eErrorsBeforeDraws(sh.parts_of, sh.C, sh.br));
+  return sh;
+}
 
 Status Py1eErrorsBeforeDraws(const PartBounds& parts, int64_t C, BlockRange br) {
   if (parts.size(0) == 0) return Py1eEmptyPart(C);
@@ -65,34 +154,6 @@ Status Py1eNarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, Block
   return Status::Ok();
 }
 
-// py1s: a part is its spans' ids, each span shuffled in place, in order, so
-// sorted position t is in the span covering t. Spans meeting [lo, hi) are
-// shuffled and handed to `sink`; the others' draws are replayed.
-void Py1sStreamPart(std::span<const Span> spans, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink) {
-  numpy::Pcg64Stream bits(ep.bit_generator());
-  std::vector<int64_t> ids;
-  int64_t off = 0;
-  for (const Span& s : spans) {
-    const int64_t z = s.size();
-    const bool big = uint64_t(z) > (uint64_t{1} << 32);
-    if (off + z > lo && off < hi) {
-      ids.resize(size_t(z));
-      for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = s.begin + k;
-      if (big) {
-        numpy::ShuffleFrom(bits, std::span<int64_t>(ids));
-      } else {
-        bits.ShuffleU32(std::span<int64_t>(ids));
-      }
-      sink(off, ids.data(), z);
-    } else if (big) {
-      for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
-    } else {
-      bits.SkipShuffleU32(size_t(z));
-    }
-    off += z;
-  }
-}
-
 Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
                                                                const PartitionArgs& pa,
                                                                std::span<const PlanningWorker> workers, bool* narrow,
@@ -113,13 +174,9 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
     }
     ends.push_back(out.size());
   }
-  const int64_t C = ctx.C();
-  const int64_t block = ctx.derived.shuffle_block_size;
-  SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
-  const PartBounds parts_of(total, C);
-  const BlockRange br = BlockBounds(block);
-  const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
-  if (py1e) SLUICE_RETURN_IF_ERROR(Py1eErrorsBeforeDraws(parts_of, C, br));
+  SLUICE_ASSIGN_OR_RETURN(const StreamedShuffle sh, SetUpStreamedShuffle(ctx, res));
+  const int64_t C = sh.C, total = sh.total;
+  const PartBounds& parts_of = sh.parts_of;
 
   std::vector<PartAsk> ask(static_cast<size_t>(C));
   int64_t touched = 0, last = -1;
@@ -163,7 +220,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   if (checkpoints != nullptr) {
     const EpochCheckpoints& k = *checkpoints;
     if (k.algo != c.shuffle_algo || k.seed != c.shuffle_seed || k.epoch != uint64_t(ctx.request.epoch) ||
-        k.num_samples != total || k.num_canonical_nodes != C || k.block != block ||
+        k.num_samples != total || k.num_canonical_nodes != C || k.block != sh.block ||
         int64_t(k.node_start.size()) != C) {
       return InvalidArgumentError("the epoch checkpoints were made for another plan (seed, epoch, samples, "
                                   "canonical nodes or block size differ)");
@@ -173,19 +230,14 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
   const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
   for (int64_t i = 0; i <= last; ++i) {
-    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
-                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
+    const std::span<const Span> list = StreamedShuffle::Part(parts, i);
     const PartAsk& a = ask[size_t(i)];
     if (checkpoints != nullptr) {
       if (a.count == 0) continue;
       ep.bit_generator() = checkpoints->node_start[size_t(i)];
     }
     if (a.count == 0) {
-      if (py1e) {
-        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
-      } else {
-        Py1sStreamPart(list, ep, 0, 0, [](int64_t, const int64_t*, int64_t) {});
-      }
+      SLUICE_RETURN_IF_ERROR(sh.Skip(list, ep, narrow));
       continue;
     }
     const int64_t pb = parts_of.begin(i), pe = parts_of.begin(i + 1);
@@ -212,18 +264,14 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
         ++at;
       }
     };
-    if (py1e) {
-      SLUICE_RETURN_IF_ERROR(Py1eStreamPart(list, br, ep, C, a.lo, a.hi + 1, sink, narrow));
-    } else {
-      Py1sStreamPart(list, ep, a.lo, a.hi + 1, sink);
-    }
+    SLUICE_RETURN_IF_ERROR(sh.Stream(list, ep, a.lo, a.hi + 1, sink, narrow));
     if (behind || answered != a.count) {
       return InternalError("py1e stream answered " + std::to_string(answered) + " of " + std::to_string(a.count) +
                            " positions of canonical node " + std::to_string(i));
     }
   }
-  if (py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
-    SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, C, br, ep, narrow));
+  if (sh.py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
+    SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, C, sh.br, ep, narrow));
   }
   for (int64_t& x : out)
     if (x <= -2) x = Answered(x);  // its own inverse

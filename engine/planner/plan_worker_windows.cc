@@ -1,22 +1,24 @@
-// One worker's random-batching plan in windows of its slots, for a worker
-// whose positions come in the epoch's order (a one-process world reads the
-// whole epoch: its plan whole would be 8 bytes a sample). Two passes over
-// the partition, which is an index function: the first checks the order and
-// finds what each canonical node is asked, the second streams the parts
-// (py1e through Py1eStreamPart's window, py1s span by span) and answers the
-// window's slots as their sorted positions come by, handing each window out
-// once all its slots are answered. The same draws as
+// One worker's random-batching plan in windows of its slots (a one-process
+// world reads the whole epoch: its plan whole would be 8 bytes a sample; a
+// worker of several canonical nodes reads them interleaved). Two passes over the partition, which is an index function:
+// the first finds what each canonical node is asked, as runs of positions
+// in sorted order, the second answers each window's slots from one
+// PartReader per run being read (py1e's sliding window, py1s span by span),
+// handing each window out once all its slots are answered. The same draws as
 // WorkersRandomStreamed, so the same ids.
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "engine/planner/part_bounds.h"
+#include "engine/planner/part_reader.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_worker.h"
 #include "engine/planner/rng.h"
 #include "engine/planner/shuffle_algos.h"
 #include "engine/planner/shuffle_py1e.h"
+#include "engine/planner/stable_pos_sort.h"
 
 namespace sluice::planner {
 namespace {
@@ -43,12 +45,12 @@ class SlotWindow {
     len_ = size_t((end - next_) * slots_.batch_size());
     slots_.Fill(next_, end, buf_.data());
     next_ = end;
-    at_ = 0;
     return true;
   }
+  // Back to the first window (the second pass).
+  void Rewind() { next_ = 0; }
   int64_t* buf() { return buf_.data(); }
   size_t len() const { return len_; }
-  size_t& at() { return at_; }
   // The window's ids (answered slots mapped back, padding dropped) to the
   // sink; an unanswered slot is a bug.
   Status Emit() {
@@ -75,14 +77,50 @@ class SlotWindow {
   const Resampled& res_;
   const PlanWindowSink& sink_;
   std::vector<int64_t> buf_, ids_;
-  size_t len_ = 0, at_ = 0;
+  size_t len_ = 0;
   int64_t next_ = 0;
 };
 
-struct WindowAsk {
+// A run of a canonical node's positions that the worker's slots ask in
+// sorted order (a node is usually one run; padding that wraps to the
+// epoch's start begins another), and where in the slots it lies.
+struct AskRun {
   int64_t count = 0;
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;  // positions within the part
+  int64_t first_slot = -1, last_slot = -1;
 };
+
+// Beyond this many runs a node (4 + a few per node), the windows are not
+// worth their readers: the worker is planned whole.
+constexpr size_t kMostRunsPerPart = 4;
+
+// A canonical node being read, one run at a time: where its draws start
+// (set when the generator passes the node before it is read, or kept while
+// later runs remain), the reader's generator and the run's answered slots.
+struct OpenPart {
+  std::unique_ptr<numpy::Pcg64> start, gen;
+  std::unique_ptr<PartReader> reader;
+  size_t run = 0;
+  int64_t answered = 0;
+};
+
+// The most runs whose slot ranges overlap: readers open at once.
+int64_t MostOpenReaders(const std::vector<std::vector<AskRun>>& ask) {
+  std::vector<std::pair<int64_t, int>> events;
+  for (const auto& runs : ask)
+    for (const AskRun& r : runs) {
+      events.push_back({r.first_slot, 1});
+      events.push_back({r.last_slot + 1, -1});
+    }
+  std::sort(events.begin(), events.end());  // a close sorts before an open at the same slot
+  int64_t open = 0, most = 0;
+  for (const auto& e : events) most = std::max(most, open += e.second);
+  return most;
+}
+
+// Beyond what the whole plan would hold (12 bytes a slot: PlanWorker's
+// bound), and this floor, the windowed path does not pay for its readers.
+constexpr int64_t kReadersFloorBytes = int64_t{64} << 20;
 
 }  // namespace
 
@@ -103,99 +141,120 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
     }
     return true;
   }
-  const int64_t C = ctx.C();
-  const int64_t block = ctx.derived.shuffle_block_size;
-  SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(res.shuffle_units, C, block));
-  const PartBounds parts_of(total, C);
-  const BlockRange br = BlockBounds(block);
-  const bool py1e = c.shuffle_algo == ShuffleAlgo::kPy1e;
-  if (py1e) SLUICE_RETURN_IF_ERROR(Py1eErrorsBeforeDraws(parts_of, C, br));
+  SLUICE_ASSIGN_OR_RETURN(const StreamedShuffle sh, SetUpStreamedShuffle(ctx, res));
+  const PartBounds& parts_of = sh.parts_of;
 
-  // Pass 1: the order, and what each part is asked.
-  std::vector<WindowAsk> ask(static_cast<size_t>(C));
-  int64_t prev = -1;
+  // Pass 1: each part's runs of positions in sorted order.
+  std::vector<std::vector<AskRun>> ask(static_cast<size_t>(sh.C));
+  int64_t slot = 0, last = -1, asked = 0;
   while (win.Next()) {
-    for (size_t k = 0; k < win.len(); ++k) {
+    for (size_t k = 0; k < win.len(); ++k, ++slot) {
       const int64_t x = win.buf()[k];
       if (x < 0) continue;
-      if (x >= total) return InternalError("partition position " + std::to_string(x) + " past the epoch");
-      if (x < prev) return false;  // not in the epoch's order: the caller plans it whole
-      prev = x;
+      if (x >= sh.total) return InternalError("partition position " + std::to_string(x) + " past the epoch");
       const int64_t i = parts_of.Of(x);
-      WindowAsk& a = ask[size_t(i)];
+      std::vector<AskRun>& runs = ask[size_t(i)];
       const int64_t t = x - parts_of.begin(i);
-      ++a.count;
-      a.lo = std::min(a.lo, t);
-      a.hi = std::max(a.hi, t);
+      if (runs.empty() || t < runs.back().hi) {
+        if (runs.size() == kMostRunsPerPart) return false;  // far from sorted: the caller plans it whole
+        runs.emplace_back().first_slot = slot;
+        last = std::max(last, i);
+      }
+      AskRun& r = runs.back();
+      ++r.count;
+      ++asked;
+      r.lo = std::min(r.lo, t);
+      r.hi = t;
+      r.last_slot = slot;
     }
   }
-  const int64_t last = prev < 0 ? -1 : parts_of.Of(prev);
+  {
+    // The readers' windows against the whole plan's slots.
+    int64_t widest = 0;
+    for (int64_t u : res.shuffle_units) widest = std::max(widest, u);
+    // py1e's window: pending and done entries, at most the part or about
+    // three reaches of the block past the widest span; py1s: one span.
+    const int64_t reach = sh.br.hi / 2 + 1;
+    const int64_t held = std::min(sh.total / sh.C + 1, 3 * reach + (int64_t{1} << 12) + widest);
+    const int64_t per_reader = sh.py1e ? 2 * int64_t(sizeof(PosId)) * held + 8 * widest : 8 * widest;
+    const __int128 readers = __int128{MostOpenReaders(ask)} * per_reader;
+    if (readers > kReadersFloorBytes && readers > __int128{12} * asked) return false;
+  }
 
-  // Pass 2: the parts in order, answering the windows' slots.
-  SlotWindow out(slots, std::max<int64_t>(window, 1), res, sink);
-  bool more = out.Next();
-  Status failed = Status::Ok();
-  numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
-  const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
-  for (int64_t i = 0; i <= last && failed.ok(); ++i) {
-    std::span<const Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
-                               parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
-    const WindowAsk& a = ask[size_t(i)];
-    if (a.count == 0) {
-      if (py1e) {
-        SLUICE_RETURN_IF_ERROR(Py1eSkipPart(list, br, ep, C, narrow));
-      } else {
-        Py1sStreamPart(list, ep, 0, 0, [](int64_t, const int64_t*, int64_t) {});
+  // Pass 2: the windows' slots answered by the runs' readers, in the same
+  // order. `front` stands at part front_part's first draw.
+  numpy::Generator front = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
+  const DividedSpans parts = ShuffledParts(res.shuffle_units, sh.C, c.shuffle_seed, front);
+  int64_t front_part = 0;
+  std::vector<OpenPart> open(static_cast<size_t>(last + 1));
+  SlotWindow& out = win;
+  out.Rewind();
+  while (out.Next()) {
+    for (size_t k = 0; k < out.len(); ++k) {
+      const int64_t x = out.buf()[k];
+      if (x < 0) continue;
+      const int64_t i = parts_of.Of(x);
+      const int64_t t = x - parts_of.begin(i);
+      OpenPart& o = open[size_t(i)];
+      const std::vector<AskRun>& runs = ask[size_t(i)];
+      if (o.reader == nullptr) {
+        if (o.run >= runs.size()) return InternalError("canonical node " + std::to_string(i) + " read again");
+        if (o.start == nullptr) {
+          // The parts before it drawn over, keeping where those still to be
+          // read start; one still being read gives its end (py1e), or is
+          // drawn a second time from its start (py1s).
+          for (; front_part < i; ++front_part) {
+            OpenPart& p = open[size_t(front_part)];
+            if (!ask[size_t(front_part)].empty() && p.reader == nullptr && p.start == nullptr && p.run == 0) {
+              p.start = std::make_unique<numpy::Pcg64>(front.bit_generator());
+            }
+            if (p.reader == nullptr || !p.reader->EndState(&front.bit_generator(), narrow)) {
+              SLUICE_RETURN_IF_ERROR(sh.Skip(StreamedShuffle::Part(parts, front_part), front, narrow));
+            }
+          }
+          o.start = std::make_unique<numpy::Pcg64>(front.bit_generator());
+        }
+        o.gen = std::make_unique<numpy::Pcg64>(*o.start);
+        const AskRun& a = runs[o.run];
+        SLUICE_ASSIGN_OR_RETURN(o.reader, sh.Open(StreamedShuffle::Part(parts, i), *o.gen, a.lo, a.hi + 1, narrow));
       }
-      continue;
-    }
-    const int64_t pb = parts_of.begin(i), pe = parts_of.begin(i + 1);
-    int64_t answered = 0;
-    bool behind = false;  // a request older than what the part delivered (cannot happen)
-    auto part_sink = [&](int64_t first, const int64_t* ids, int64_t count) {
-      while (failed.ok() && more) {
-        size_t& at = out.at();
-        if (at == out.len()) {
-          failed = out.Emit();
-          more = out.Next();
-          continue;
+      PartReader& r = *o.reader;
+      while (t >= r.first() + int64_t(r.ids().size())) {
+        if (!r.Next()) {
+          return InternalError("position " + std::to_string(t) + " of canonical node " + std::to_string(i) +
+                               " never came out of its reader (windowed plan)");
         }
-        const int64_t x = out.buf()[at];
-        if (x < 0) {  // padding: answered slots are all behind `at`
-          ++at;
-          continue;
-        }
-        if (x >= pe) return;
-        const int64_t t = x - pb;
-        if (t >= first + count) return;
-        if (t < first) {
-          behind = true;
-          return;
-        }
-        out.buf()[at++] = AnsweredSlot(ids[t - first]);
-        ++answered;
       }
-    };
-    if (py1e) {
-      SLUICE_RETURN_IF_ERROR(Py1eStreamPart(list, br, ep, C, a.lo, a.hi + 1, part_sink, narrow));
-    } else {
-      Py1sStreamPart(list, ep, a.lo, a.hi + 1, part_sink);
-    }
-    SLUICE_RETURN_IF_ERROR(failed);
-    if (behind || answered != a.count) {
-      return InternalError("py1e stream answered " + std::to_string(answered) + " of " + std::to_string(a.count) +
-                           " positions of canonical node " + std::to_string(i) + " (windowed plan)");
-    }
-  }
-  // The last windows: answered already, or padding.
-  for (; more; more = out.Next()) {
-    for (size_t& at = out.at(); at < out.len(); ++at) {
-      if (out.buf()[at] >= 0) return InternalError("a slot past the last canonical node read was left unanswered");
+      if (t < r.first()) {
+        return InternalError("position " + std::to_string(t) + " of canonical node " + std::to_string(i) +
+                             " was asked after its reader passed it (windowed plan)");
+      }
+      out.buf()[k] = AnsweredSlot(r.ids()[size_t(t - r.first())]);
+      if (++o.answered == runs[o.run].count) {
+        // The run's last slot: the rest of the part drawn (as the whole
+        // plan draws it), and where the next part's draws start kept if
+        // `front` waits on it.
+        while (r.Next()) {
+        }
+        o.reader.reset();
+        if (front_part == i) {
+          front.bit_generator() = *o.gen;
+          ++front_part;
+        }
+        o.gen.reset();
+        o.answered = 0;
+        if (++o.run == runs.size()) o.start.reset();
+      }
     }
     SLUICE_RETURN_IF_ERROR(out.Emit());
   }
-  if (py1e && narrow != nullptr && !*narrow) {
-    SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, C, br, ep, narrow));
+  for (int64_t i = 0; i <= last; ++i) {
+    if (open[size_t(i)].run != ask[size_t(i)].size()) {
+      return InternalError("canonical node " + std::to_string(i) + " was left with runs unread (windowed plan)");
+    }
+  }
+  if (sh.py1e && narrow != nullptr && !*narrow) {
+    SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, sh.C, sh.br, front, narrow));
   }
   return true;
 }

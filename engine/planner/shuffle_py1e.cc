@@ -197,13 +197,17 @@ Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator
     }
   }
   if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
+  Py1eSkipKeys(spans, br, bits, narrow);
+  return Status::Ok();
+}
+
+void Py1eSkipKeys(std::span<const Span> spans, BlockRange br, numpy::Pcg64Stream& bits, bool* narrow) {
   const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
   for (const Span& s : spans) {
     const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
     if (narrow != nullptr && Py1eNarrowBlock(r, s.size())) *narrow = true;
     bits.Skip64(uint64_t(s.size()));
   }
-  return Status::Ok();
 }
 
 Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t C, uint64_t seed,

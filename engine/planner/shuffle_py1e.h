@@ -62,6 +62,10 @@ void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
                     int64_t num_canonical_nodes, bool* narrow = nullptr);
 
+// Py1eSkipPart's second half, after the span shuffles: each span's
+// integers (br.lo < br.hi) and uniforms drawn over (*narrow as Py1eDraw).
+void Py1eSkipKeys(std::span<const Span> spans, BlockRange br, numpy::Pcg64Stream& bits, bool* narrow);
+
 // Receives sorted ids of one part: ids[0..count) are its sorted positions
 // first, first+1, ...; called with increasing `first`.
 using Py1eSink = std::function<void(int64_t first, const int64_t* ids, int64_t count)>;

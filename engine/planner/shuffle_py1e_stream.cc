@@ -1,8 +1,11 @@
 // py1e one part at a time through a sliding window: the part's sorted order
-// without holding the part (engine/planner/README.md, "py1e").
+// without holding the part (engine/planner/README.md, "py1e"), pulled a
+// piece at a time (part_reader.h) or handed to a sink (Py1eStreamPart).
 #include <algorithm>
 #include <limits>
+#include <vector>
 
+#include "engine/planner/part_reader.h"
 #include "engine/planner/shuffle_py1e.h"
 #include "engine/planner/stable_pos_sort.h"
 
@@ -15,72 +18,96 @@ constexpr int64_t kSelectBelow = 8;
 
 using Entry = PosId;
 
-}  // namespace
-
-Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t num_canonical_nodes,
-                      int64_t lo, int64_t hi, const Py1eSink& sink, bool* narrow, int64_t min_chunk) {
-  int64_t n = 0;
-  for (const Span& s : spans) n += s.size();
-  if (n == 0) return Py1eEmptyPart(num_canonical_nodes);
-  // |shift| <= cut = (r - z) / 2 < br.hi / 2 < reach. A sample of sorted
-  // position t has its index within 2 * reach of t, so spans farther than
-  // `margin` from [lo, hi) only matter by their size.
-  const int64_t reach = std::max<int64_t>(br.hi, 0) / 2 + 1;
-  const int64_t margin = 2 * reach + 2;
-  size_t first = spans.size(), last = 0;
-  {
+class Py1eReader final : public PartReader {
+ public:
+  // The part's span shuffles are replayed here (they all come before its
+  // first uniform), saving where each materialized span's draws start.
+  Py1eReader(std::span<const Span> spans, BlockRange br, numpy::Pcg64& gen, int64_t n, int64_t lo, int64_t hi,
+             bool* narrow, int64_t min_chunk)
+      : spans_(spans), br_(br), bits_(gen), n_(n), lo_(lo), hi_(hi), narrow_(narrow), after_shuffles_(gen) {
+    // |shift| <= cut = (r - z) / 2 < br.hi / 2 < reach. A sample of sorted
+    // position t has its index within 2 * reach of t, so spans farther than
+    // `margin` from [lo, hi) only matter by their size.
+    reach_ = std::max<int64_t>(br.hi, 0) / 2 + 1;
+    const int64_t margin = 2 * reach_ + 2;
+    first_span_ = spans.size();
     int64_t off = 0;
     for (size_t s = 0; s < spans.size(); ++s) {
       const int64_t z = spans[s].size();
       if (off + z > lo - margin && off < hi + margin) {
-        first = std::min(first, s);
-        last = s + 1;
+        first_span_ = std::min(first_span_, s);
+        last_span_ = s + 1;
       }
       off += z;
     }
-  }
-  numpy::Pcg64Stream bits(ep.bit_generator());
-  // All span shuffles come before the part's first uniform: replay them,
-  // saving where each materialized span's draws start.
-  std::vector<numpy::Pcg64> starts;
-  starts.reserve(last > first ? last - first : 0);
-  for (size_t s = 0; s < spans.size(); ++s) {
-    const int64_t z = spans[s].size();
-    if (s >= first && s < last) starts.push_back(bits.Snapshot());
-    if (uint64_t(z) <= (uint64_t{1} << 32)) {
-      bits.SkipShuffleU32(size_t(z));
-    } else {
-      for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
-    }
-  }
-  if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
-  const uint64_t block_range = uint64_t(br.hi) - uint64_t(br.lo) - 1;
-  const int64_t chunk = std::max<int64_t>({reach, min_chunk, 1});
-  if (first == 0 && last == spans.size() && chunk >= n && lo < n && hi > lo && (std::min(hi, n) - lo) * kSelectBelow < n &&
-      uint64_t(n) <= UINT32_MAX) {
-    // The part is one window (its block is wider than it: one canonical
-    // node's default) and few of its ranks are asked for (a plan's head):
-    // select them by position, and shuffle only the spans they lie in.
-    std::vector<std::pair<double, uint32_t>> keyed(static_cast<size_t>(n));  // (pos, index): as the stable sort
-    std::vector<uint64_t> words;
-    std::vector<int64_t> span_off(spans.size() + 1, 0);
-    int64_t off = 0;
+    starts_.reserve(last_span_ > first_span_ ? last_span_ - first_span_ : 0);
     for (size_t s = 0; s < spans.size(); ++s) {
       const int64_t z = spans[s].size();
+      if (s >= first_span_ && s < last_span_) starts_.push_back(bits_.Snapshot());
+      if (uint64_t(z) <= (uint64_t{1} << 32)) {
+        bits_.SkipShuffleU32(size_t(z));
+      } else {
+        for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits_, uint64_t(i));
+      }
+    }
+    after_shuffles_ = bits_.Snapshot();
+    chunk_ = std::max<int64_t>({reach_, min_chunk, 1});
+  }
+  // After the constructor: Mosaic's error for lo >= hi of the block comes
+  // after the shuffles' draws.
+  Status Check() const { return br_.hi <= br_.lo ? IntegersError(br_.lo, br_.hi) : Status::Ok(); }
+
+  bool EndState(numpy::Pcg64* end, bool* narrow) const override {
+    *end = after_shuffles_;
+    numpy::Pcg64Stream bits(*end);
+    Py1eSkipKeys(spans_, br_, bits, narrow);
+    return true;
+  }
+
+  bool Next() override {
+    if (done_all_) return false;
+    if (!started_) {
+      started_ = true;
+      block_range_ = uint64_t(br_.hi) - uint64_t(br_.lo) - 1;
+      if (first_span_ == 0 && last_span_ == spans_.size() && chunk_ >= n_ && lo_ < n_ && hi_ > lo_ &&
+          (std::min(hi_, n_) - lo_) * kSelectBelow < n_ && uint64_t(n_) <= UINT32_MAX) {
+        SelectHead();
+        done_all_ = true;
+        return true;
+      }
+      Reserve();
+    }
+    emitted_ = false;
+    while (!emitted_ && span_ < spans_.size()) Step();
+    if (!emitted_) done_all_ = true;
+    return emitted_;
+  }
+
+ private:
+  // The part is one window (its block is wider than it: one canonical
+  // node's default) and few of its ranks are asked for (a plan's head):
+  // select them by position, and shuffle only the spans they lie in.
+  void SelectHead() {
+    const int64_t n = n_, lo = lo_, hi = hi_;
+    std::vector<std::pair<double, uint32_t>> keyed(static_cast<size_t>(n));  // (pos, index): as the stable sort
+    std::vector<uint64_t> words;
+    std::vector<int64_t> span_off(spans_.size() + 1, 0);
+    int64_t off = 0;
+    for (size_t s = 0; s < spans_.size(); ++s) {
+      const int64_t z = spans_[s].size();
       span_off[s] = off;
-      const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-      if (narrow != nullptr && Py1eNarrowBlock(r, z)) *narrow = true;
+      const int64_t r = int64_t(uint64_t(br_.lo) + numpy::BoundedFrom(bits_, block_range_));
+      if (narrow_ != nullptr && Py1eNarrowBlock(r, z)) *narrow_ = true;
       const ShiftRange sh = SpanShift(r, z, off, n);
       const double range = sh.high - sh.low;
       words.resize(size_t(z));
-      bits.Fill64(words.data(), size_t(z));
+      bits_.Fill64(words.data(), size_t(z));
       for (int64_t k = 0; k < z; ++k) {
-        keyed[size_t(off + k)] = {Py1eKey(off + k, sh.low, range, words[size_t(k)]),
-                                  uint32_t(off + k)};
+        keyed[size_t(off + k)] = {Py1eKey(off + k, sh.low, range, words[size_t(k)]), uint32_t(off + k)};
       }
       off += z;
     }
-    span_off[spans.size()] = off;
+    span_off[spans_.size()] = off;
     const int64_t b = std::min(hi, n);
     if (lo > 0) std::nth_element(keyed.begin(), keyed.begin() + lo, keyed.end());
     std::partial_sort(keyed.begin() + lo, keyed.begin() + b, keyed.end());
@@ -89,128 +116,158 @@ Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generat
     std::vector<std::pair<uint32_t, size_t>> wanted;  // (index, rank - lo)
     for (int64_t t = lo; t < b; ++t) wanted.push_back({keyed[size_t(t)].second, size_t(t - lo)});
     std::sort(wanted.begin(), wanted.end());
-    std::vector<int64_t> ids, out(size_t(b - lo));
+    out_.assign(size_t(b - lo), 0);
     size_t span = 0;
     for (size_t w = 0; w < wanted.size();) {
       while (span_off[span + 1] <= int64_t(wanted[w].first)) ++span;
-      const int64_t z = spans[span].size();
-      ids.resize(size_t(z));
-      for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = spans[span].begin + k;
-      numpy::Pcg64 at = starts[span];
-      numpy::Pcg64Stream again(at);
-      if (uint64_t(z) <= (uint64_t{1} << 32)) {
-        again.ShuffleU32(std::span<int64_t>(ids));
-      } else {
-        numpy::ShuffleFrom(again, std::span<int64_t>(ids));
-      }
+      ShuffledSpan(span, starts_[span]);
       for (; w < wanted.size() && int64_t(wanted[w].first) < span_off[span + 1]; ++w) {
-        out[wanted[w].second] = ids[size_t(int64_t(wanted[w].first) - span_off[span])];
+        out_[wanted[w].second] = ids_buf_[size_t(int64_t(wanted[w].first) - span_off[span])];
       }
     }
-    sink(lo, out.data(), b - lo);
-    return Status::Ok();
+    first_ = lo;
+    ids_ = std::span<const int64_t>(out_.data(), out_.size());
   }
 
-  // Window: `pending` holds materialized samples (index order) not yet
+  // ids_buf_ = span s's ids, shuffled again from where its draws started.
+  void ShuffledSpan(size_t s, numpy::Pcg64 at) {
+    const int64_t z = spans_[s].size();
+    ids_buf_.resize(size_t(z));
+    for (int64_t k = 0; k < z; ++k) ids_buf_[size_t(k)] = spans_[s].begin + k;
+    numpy::Pcg64Stream again(at);
+    if (uint64_t(z) <= (uint64_t{1} << 32)) {
+      again.ShuffleU32(std::span<int64_t>(ids_buf_));
+    } else {
+      numpy::ShuffleFrom(again, std::span<int64_t>(ids_buf_));
+    }
+  }
+
+  // The window never holds more than the materialized spans, nor much more
+  // than a flush's reach and chunk past the largest span: reserved once,
+  // instead of grown by copies into fresh pages.
+  void Reserve() {
+    int64_t materialized = 0, widest = 0;
+    for (size_t s = first_span_; s < last_span_; ++s) {
+      materialized += spans_[s].size();
+      widest = std::max(widest, spans_[s].size());
+    }
+    const int64_t bound = std::min(materialized, 2 * reach_ + chunk_ + widest);
+    pending_.reserve(size_t(std::max<int64_t>(bound, 0)));
+    done_.reserve(size_t(std::max<int64_t>(bound, 0)));
+  }
+
+  // Window: `pending_` holds materialized samples (index order) not yet
   // final; a sample is final once its position is below every position a
   // later index can reach (next index - reach).
-  std::vector<Entry> pending, done;
-  std::vector<std::pair<double, uint32_t>> keyed;  // (pos, index in done): a selection's keys
-  std::vector<uint64_t> words;
-  std::vector<int64_t> ids, out;
-  StablePosSort sorter;  // stable_pos_sort.h: the whole part's sort too
-  int64_t ranked = 0;  // sorted positions handed out or counted so far
-  int64_t fresh = 0;
-  {
-    // The window never holds more than the materialized spans, nor much
-    // more than a flush's reach and chunk past the largest span: reserved
-    // once, instead of grown by copies into fresh pages.
-    int64_t materialized = 0, widest = 0;
-    for (size_t s = first; s < last; ++s) {
-      materialized += spans[s].size();
-      widest = std::max(widest, spans[s].size());
-    }
-    const int64_t bound = std::min(materialized, 2 * reach + chunk + widest);
-    pending.reserve(size_t(std::max<int64_t>(bound, 0)));
-    done.reserve(size_t(std::max<int64_t>(bound, 0)));
-  }
-  auto flush = [&](double threshold) {
-    done.clear();
+  void Flush(double threshold) {
+    done_.clear();
     size_t keep = 0;
-    for (const Entry& e : pending) {
+    for (const Entry& e : pending_) {
       if (e.pos < threshold) {
-        done.push_back(e);
+        done_.push_back(e);
       } else {
-        pending[keep++] = e;
+        pending_[keep++] = e;
       }
     }
-    pending.resize(keep);
-    const int64_t count = int64_t(done.size());
-    if (count > 0 && ranked < hi && ranked + count > lo) {
+    pending_.resize(keep);
+    const int64_t count = int64_t(done_.size());
+    if (count > 0 && ranked_ < hi_ && ranked_ + count > lo_) {
       // The ranks of these that are asked for: [a, b) of them.
-      const int64_t a = std::max(lo, ranked) - ranked, b = std::min(hi, ranked + count) - ranked;
+      const int64_t a = std::max(lo_, ranked_) - ranked_, b = std::min(hi_, ranked_ + count) - ranked_;
       if ((b - a) * kSelectBelow < count && uint64_t(count) <= UINT32_MAX) {
         // A few ranks of many (a plan's head, a resumed reader's first
         // samples in a window the size of the part): selected, not sorted.
-        // `done` is in index order, so (pos, index) orders as the stable sort.
-        keyed.resize(done.size());
-        for (size_t i = 0; i < done.size(); ++i) keyed[i] = {done[i].pos, uint32_t(i)};
-        if (a > 0) std::nth_element(keyed.begin(), keyed.begin() + a, keyed.end());
-        std::partial_sort(keyed.begin() + a, keyed.begin() + b, keyed.end());
-        out.resize(size_t(b - a));
-        for (int64_t j = a; j < b; ++j) out[size_t(j - a)] = done[keyed[size_t(j)].second].id;
-        sink(ranked + a, out.data(), b - a);
+        // `done_` is in index order, so (pos, index) orders as the stable sort.
+        keyed_.resize(done_.size());
+        for (size_t i = 0; i < done_.size(); ++i) keyed_[i] = {done_[i].pos, uint32_t(i)};
+        if (a > 0) std::nth_element(keyed_.begin(), keyed_.begin() + a, keyed_.end());
+        std::partial_sort(keyed_.begin() + a, keyed_.begin() + b, keyed_.end());
+        out_.resize(size_t(b - a));
+        for (int64_t j = a; j < b; ++j) out_[size_t(j - a)] = done_[keyed_[size_t(j)].second].id;
+        first_ = ranked_ + a;
       } else {
-        sorter.Sort(done);
-        out.resize(done.size());
-        for (size_t i = 0; i < done.size(); ++i) out[i] = done[i].id;
-        sink(ranked, out.data(), count);
+        sorter_.Sort(done_);
+        out_.resize(done_.size());
+        for (size_t i = 0; i < done_.size(); ++i) out_[i] = done_[i].id;
+        first_ = ranked_;
       }
+      ids_ = std::span<const int64_t>(out_.data(), out_.size());
+      emitted_ = true;
     }
-    ranked += count;
-  };
+    ranked_ += count;
+  }
 
-  int64_t off = 0;
-  for (size_t s = 0; s < spans.size(); ++s) {
-    const int64_t z = spans[s].size();
-    const int64_t r = int64_t(uint64_t(br.lo) + numpy::BoundedFrom(bits, block_range));
-    if (narrow != nullptr && Py1eNarrowBlock(r, z)) *narrow = true;
-    if (s < first || s >= last) {
-      bits.Skip64(uint64_t(z));
-      if (s < first) ranked += z;  // all below the first materialized sample that matters
-      off += z;
-      continue;
+  // One span's draws; a flush when its chunk is full or the window ends.
+  void Step() {
+    const size_t s = span_++;
+    const int64_t z = spans_[s].size();
+    const int64_t r = int64_t(uint64_t(br_.lo) + numpy::BoundedFrom(bits_, block_range_));
+    if (narrow_ != nullptr && Py1eNarrowBlock(r, z)) *narrow_ = true;
+    if (s < first_span_ || s >= last_span_) {
+      bits_.Skip64(uint64_t(z));
+      if (s < first_span_) ranked_ += z;  // all below the first materialized sample that matters
+      off_ += z;
+      return;
     }
-    // The span's ids, shuffled again from where its draws started.
-    ids.resize(size_t(z));
-    for (int64_t k = 0; k < z; ++k) ids[size_t(k)] = spans[s].begin + k;
-    {
-      numpy::Pcg64 at = starts[s - first];
-      numpy::Pcg64Stream again(at);
-      if (uint64_t(z) <= (uint64_t{1} << 32)) {
-        again.ShuffleU32(std::span<int64_t>(ids));
-      } else {
-        numpy::ShuffleFrom(again, std::span<int64_t>(ids));
-      }
-    }
-    const ShiftRange sh = SpanShift(r, z, off, n);
+    ShuffledSpan(s, starts_[s - first_span_]);
+    const ShiftRange sh = SpanShift(r, z, off_, n_);
     const double range = sh.high - sh.low;
-    words.resize(size_t(z));
-    bits.Fill64(words.data(), size_t(z));
+    words_.resize(size_t(z));
+    bits_.Fill64(words_.data(), size_t(z));
     for (int64_t k = 0; k < z; ++k) {
-      pending.push_back({Py1eKey(off + k, sh.low, range, words[size_t(k)]), ids[size_t(k)]});
+      pending_.push_back({Py1eKey(off_ + k, sh.low, range, words_[size_t(k)]), ids_buf_[size_t(k)]});
     }
-    off += z;
-    fresh += z;
-    if (s + 1 == last) {
+    off_ += z;
+    fresh_ += z;
+    if (s + 1 == last_span_) {
       // Past the window every later sample lies beyond hi.
-      flush(last == spans.size() ? std::numeric_limits<double>::infinity() : static_cast<double>(off - reach));
-      pending.clear();
-    } else if (fresh >= chunk) {
-      flush(static_cast<double>(off - reach));
-      fresh = 0;
+      Flush(last_span_ == spans_.size() ? std::numeric_limits<double>::infinity()
+                                        : static_cast<double>(off_ - reach_));
+      pending_.clear();
+    } else if (fresh_ >= chunk_) {
+      Flush(static_cast<double>(off_ - reach_));
+      fresh_ = 0;
     }
   }
+
+  const std::span<const Span> spans_;
+  const BlockRange br_;
+  numpy::Pcg64Stream bits_;
+  const int64_t n_, lo_, hi_;
+  bool* const narrow_;
+  numpy::Pcg64 after_shuffles_;  // the generator at the part's first integers
+  int64_t reach_ = 0, chunk_ = 1;
+  uint64_t block_range_ = 0;
+  size_t first_span_ = 0, last_span_ = 0, span_ = 0;
+  std::vector<numpy::Pcg64> starts_;
+  std::vector<Entry> pending_, done_;
+  std::vector<std::pair<double, uint32_t>> keyed_;  // (pos, index in done_): a selection's keys
+  std::vector<uint64_t> words_;
+  std::vector<int64_t> ids_buf_, out_;
+  StablePosSort sorter_;  // stable_pos_sort.h: the whole part's sort too
+  int64_t ranked_ = 0;  // sorted positions handed out or counted so far
+  int64_t fresh_ = 0, off_ = 0;
+  bool started_ = false, emitted_ = false, done_all_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<PartReader>> OpenPy1eReader(std::span<const Span> spans, BlockRange br, numpy::Pcg64& gen,
+                                                   int64_t num_canonical_nodes, int64_t lo, int64_t hi, bool* narrow,
+                                                   int64_t min_chunk) {
+  int64_t n = 0;
+  for (const Span& s : spans) n += s.size();
+  if (n == 0) return Py1eEmptyPart(num_canonical_nodes);
+  auto reader = std::make_unique<Py1eReader>(spans, br, gen, n, lo, hi, narrow, min_chunk);
+  SLUICE_RETURN_IF_ERROR(reader->Check());
+  return std::unique_ptr<PartReader>(std::move(reader));
+}
+
+Status Py1eStreamPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep, int64_t num_canonical_nodes,
+                      int64_t lo, int64_t hi, const Py1eSink& sink, bool* narrow, int64_t min_chunk) {
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<PartReader> reader,
+                          OpenPy1eReader(spans, br, ep.bit_generator(), num_canonical_nodes, lo, hi, narrow, min_chunk));
+  while (reader->Next()) sink(reader->first(), reader->ids().data(), int64_t(reader->ids().size()));
   return Status::Ok();
 }
 

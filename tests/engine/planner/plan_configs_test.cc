@@ -98,6 +98,15 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
         std::vector<int64_t> expect(begin, begin + work->batches() * work->batch_size());
         std::erase(expect, -1);
         EXPECT_EQ(*mine, expect) << "node " << node << " rank " << rank << " worker " << worker;
+        // And in windows of 3 ids (several canonical nodes a worker: each
+        // read through its own window).
+        std::vector<int64_t> windows;
+        auto windowed = PlanWorkerWindows(*request, node, rank, worker, 3, [&](std::span<const int64_t> ids) {
+          windows.insert(windows.end(), ids.begin(), ids.end());
+          return Status::Ok();
+        });
+        ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
+        EXPECT_EQ(windows, expect) << "in windows: node " << node << " rank " << rank << " worker " << worker;
       }
 
   simdjson::dom::element batches;

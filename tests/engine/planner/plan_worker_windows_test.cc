@@ -3,10 +3,12 @@
 // unshuffled, canonical node counts, block sizes, seeds, epochs, several
 // resampled streams, mid-epoch resumption, orig and relaxed, window sizes
 // from one id up) the windows, joined, are PlanWorker's ids exactly and
-// its shuffle warning; no window holds more than asked; a worker whose
-// positions come in the epoch's order (a one-process world over one
-// canonical node) is planned in windows (true), the others whole (false);
-// a sink's error stops planning and is returned. A plan too large for the
+// its shuffle warning; no window holds more than asked; every one of them
+// is planned in windows (true): one canonical node or several read
+// interleaved, in part order or not, padding that wraps to the epoch's
+// start; the other shuffles, and a shuffle block whose readers would hold
+// more than the whole plan, are planned whole (false); a sink's error
+// stops planning and is returned. A plan too large for the
 // process fails before it is made, saying how many samples and bytes it
 // would hold and what to do instead (CheckPlanMemory).
 #include <gtest/gtest.h>
@@ -39,7 +41,8 @@ PlanRequest FreshWindowedRequest(Draw& rnd, bool one_process) {
     if (streams > 1 && rnd.Int(0, 2) == 0) spec.weight.repeat = 0.5 + double(rnd.Int(0, 4)) * 0.25;
     q.streams.push_back(spec);
   }
-  const int64_t C = one_process && rnd.Int(0, 2) != 0 ? 1 : rnd.Int(1, 6);
+  // Several canonical nodes a worker too: up to 24 read interleaved.
+  const int64_t C = one_process && rnd.Int(0, 2) != 0 ? 1 : rnd.Int(0, 3) == 0 ? rnd.Int(7, 24) : rnd.Int(1, 6);
   int64_t n = 0;
   for (auto& s : q.streams)
     for (int64_t z : s.shard_sizes) n += z;
@@ -71,7 +74,7 @@ struct Joined {
 
 TEST(PlanWorkerWindowsTest, EqualsPlanWorkerOnFreshConfigurations) {
   Draw rnd(38);
-  int windowed = 0, whole = 0;
+  int windowed = 0, several = 0;
   for (int iter = 0; iter < 1500; ++iter) {
     const bool one_process = iter % 2 == 0;
     const PlanRequest q = FreshWindowedRequest(rnd, one_process);
@@ -100,15 +103,13 @@ TEST(PlanWorkerWindowsTest, EqualsPlanWorkerOnFreshConfigurations) {
     ASSERT_EQ(got.ids, *expect) << "iter " << iter;
     EXPECT_EQ(warning, expect_warning) << "iter " << iter;
     EXPECT_LE(got.widest, size_t(window)) << "iter " << iter;
-    const bool one_node = one_process && q.config.num_canonical_nodes.value_or(1) == 1;
-    if (one_node) {
-      EXPECT_TRUE(*done) << "iter " << iter << ": a one-process world over one canonical node";
-    }
-    (*done ? windowed : whole)++;
+    EXPECT_TRUE(*done) << "iter " << iter << ": py1e, py1s or unshuffled, any world, in windows";
+    windowed += *done;
+    several += q.config.num_canonical_nodes.value_or(1) > q.world.num_nodes;
   }
-  // Both paths were taken often.
-  EXPECT_GT(windowed, 500);
-  EXPECT_GT(whole, 100);
+  EXPECT_EQ(windowed, 1500);
+  // Workers of several canonical nodes were a good share of them.
+  EXPECT_GT(several, 400);
 }
 
 PlanRequest OneProcessEpoch(ShuffleAlgo algo) {
@@ -133,11 +134,58 @@ TEST(PlanWorkerWindowsTest, OtherShufflesArePlannedWhole) {
     EXPECT_FALSE(*done);
     EXPECT_EQ(got, *PlanWorker(q, 0, 0, 0));
   }
-  // py1s's default: 64 canonical nodes a node, read round-robin.
-  const PlanRequest q = OneProcessEpoch(ShuffleAlgo::kPy1s);
-  auto done = PlanWorkerWindows(q, 0, 0, 0, 100, [](std::span<const int64_t>) { return Status::Ok(); });
-  ASSERT_TRUE(done.ok());
-  EXPECT_FALSE(*done);
+}
+
+// Windows of ids, joined, and whether they were planned in windows.
+std::pair<bool, std::vector<int64_t>> Windowed(const PlanRequest& q, int64_t node, int64_t rank, int64_t worker,
+                                               int64_t window) {
+  std::vector<int64_t> got;
+  auto done = PlanWorkerWindows(q, node, rank, worker, window, [&](std::span<const int64_t> ids) {
+    got.insert(got.end(), ids.begin(), ids.end());
+    return Status::Ok();
+  });
+  EXPECT_TRUE(done.ok()) << done.status().ToString();
+  return {done.ok() && *done, got};
+}
+
+TEST(PlanWorkerWindowsTest, SeveralCanonicalNodesAWorkerAreWindowed) {
+  // py1s's default: 64 canonical nodes a node, read round-robin by the one
+  // process; py1e over 8 nodes of a 2 x 2 x 2 world, each worker reading
+  // its node's 4 interleaved.
+  const PlanRequest q1 = OneProcessEpoch(ShuffleAlgo::kPy1s);
+  const auto [w1, got1] = Windowed(q1, 0, 0, 0, 100);
+  EXPECT_TRUE(w1);
+  EXPECT_EQ(got1, *PlanWorker(q1, 0, 0, 0));
+  PlanRequest q2 = OneProcessEpoch(ShuffleAlgo::kPy1e);
+  q2.config.num_canonical_nodes = 8;
+  q2.world.num_nodes = q2.world.ranks_per_node = q2.world.workers_per_rank = 2;
+  for (int64_t node = 0; node < 2; ++node) {
+    const auto [w2, got2] = Windowed(q2, node, 1, 1, 7);
+    EXPECT_TRUE(w2);
+    EXPECT_EQ(got2, *PlanWorker(q2, node, 1, 1));
+  }
+}
+
+TEST(PlanWorkerWindowsTest, ReadersLargerThanThePlanArePlannedWhole) {
+  // py1s over 8 canonical nodes of one shard of 2^20 + 1 samples, read
+  // interleaved by each of 8 workers: 8 readers of a shard each (8 bytes a
+  // sample) would hold just over 64 MiB, beyond the floor and the whole
+  // plan's 12 bytes a slot (12 MiB). With 2 canonical nodes, 16 MiB: in
+  // windows.
+  PlanRequest q;
+  q.streams.push_back({std::vector<int64_t>(8, (int64_t{1} << 20) + 1), {}});
+  q.config.batch_size = 8;
+  q.config.shuffle = true;
+  q.config.shuffle_algo = ShuffleAlgo::kPy1s;
+  q.config.num_canonical_nodes = 8;
+  q.world.workers_per_rank = 8;
+  const auto [w, got] = Windowed(q, 0, 0, 5, 1000);
+  EXPECT_FALSE(w);
+  EXPECT_EQ(got, *PlanWorker(q, 0, 0, 5));
+  q.config.num_canonical_nodes = 2;
+  const auto [w1, got1] = Windowed(q, 0, 0, 5, 1000);
+  EXPECT_TRUE(w1);
+  EXPECT_EQ(got1, *PlanWorker(q, 0, 0, 5));
 }
 
 TEST(PlanWorkerWindowsTest, ASinkErrorStopsPlanning) {
