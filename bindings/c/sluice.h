@@ -485,8 +485,9 @@ typedef struct sluice_stream sluice_stream;
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
  *    near the end of an epoch), "peek_first_sample" (true: a pass's
  *    first sample, from an uncompressed MDS shard not in the cache, may be
- *    read with two ranged requests while its shard downloads; false: it
- *    waits for the shard), "skip_corrupt_shards" (false),
+ *    read with two ranged requests before its shard downloads, the
+ *    shard's download starting once they are done or after 50 ms; false:
+ *    it waits for the shard), "skip_corrupt_shards" (false),
  *    "skip_missing_files" (false: a raw-file stream's missing or unreadable
  *    file ends the iteration with an error naming it; true: it is skipped
  *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or
