@@ -119,14 +119,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_nginx(root, work):
+def start_nginx(root, work, access_log='access_log off;'):
+    """nginx serving `root` on a free loopback port; `access_log` is its
+    http-level logging directive(s)."""
     port = free_port()
     conf = os.path.join(work, 'nginx.conf')
     with open(conf, 'w') as f:
         f.write(f'''daemon off; master_process off; worker_processes 1;
 pid {work}/nginx.pid; error_log {work}/error.log;
 events {{ worker_connections 1024; }}
-http {{ access_log off; sendfile on; keepalive_requests 100000;
+http {{ {access_log} sendfile on; keepalive_requests 100000;
   client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
   fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
   server {{ listen 127.0.0.1:{port}; root {root}; }} }}

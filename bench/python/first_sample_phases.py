@@ -32,7 +32,6 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -87,27 +86,8 @@ LOG_FORMAT = "'$msec $request_time $request_uri $status \"$http_range\"'"
 def start_nginx(root, work):
     """cold_first_sample.start_nginx's server, logging each request."""
     import cold_first_sample as cold
-    port = cold.free_port()
-    conf = os.path.join(work, 'nginx.conf')
-    with open(conf, 'w') as f:
-        f.write(f'''daemon off; master_process off; worker_processes 1;
-pid {work}/nginx.pid; error_log {work}/error.log;
-events {{ worker_connections 1024; }}
-http {{ log_format t {LOG_FORMAT}; access_log {work}/access.log t;
-  sendfile on; keepalive_requests 100000;
-  client_body_temp_path {work}/body; proxy_temp_path {work}/proxy;
-  fastcgi_temp_path {work}/fastcgi; uwsgi_temp_path {work}/uwsgi; scgi_temp_path {work}/scgi;
-  server {{ listen 127.0.0.1:{port}; root {root}; }} }}
-''')
-    proc = subprocess.Popen(['nginx', '-p', work, '-c', conf, '-e', f'{work}/error.log'])
-    for _ in range(500):
-        try:
-            socket.create_connection(('127.0.0.1', port), timeout=0.1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError('nginx did not start')
+    return cold.start_nginx(root, work,
+                            f'log_format t {LOG_FORMAT}; access_log {work}/access.log t;')
 
 
 def requests(log):
