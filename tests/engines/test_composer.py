@@ -11,7 +11,7 @@ with the first part is each rank's uninterrupted epoch, sample for sample.
 """
 import torch
 
-from trainer_runs import (BATCH, RANKS, SAMPLES, free_port, ids_of, planned_batches, run_ranks,
+from trainer_runs import (BATCH, RANKS, check_resumed_epoch, free_port, planned_batches, run_ranks,
                           write_dataset)
 
 
@@ -41,14 +41,4 @@ def test_fit_checkpoint_and_resume_MultiProcess(tmp_path):
 
     second = fit(tmp_path / 'second', folder=folder, max_duration='1ep', load=checkpoint,
                  save=None)
-    rest = planned_batches(folder, position)
-    for r in range(RANKS):
-        assert second[r]['seen'] == rest[r], f'rank {r}'
-    # Across the interruption each rank trains on an uninterrupted epoch's
-    # samples, in its order.
-    for r in range(RANKS):
-        assert ids_of([first[r], second[r]]) == ids_of([{'seen': whole[r]}]), f'rank {r}'
-    assert {b['worker'] for r in first + second for b in r['seen']} == {0, 1}
-    seen = ids_of(first) + ids_of(second)
-    assert len(seen) == len(set(seen))
-    assert sorted(seen) == list(range(SAMPLES))
+    check_resumed_epoch(folder, position, first, second)

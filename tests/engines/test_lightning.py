@@ -13,8 +13,8 @@ sample for sample.
 """
 import torch
 
-from trainer_runs import (BATCH, RANKS, SAMPLES, free_port, ids_of, planned_batches, run_ranks,
-                          write_dataset)
+from trainer_runs import (BATCH, RANKS, SAMPLES, check_resumed_epoch, free_port, planned_batches,
+                          run_ranks, write_dataset)
 
 
 def fit(out, folder, max_steps=-1, save=None, resume=None):
@@ -45,15 +45,4 @@ def test_ddp_fit_and_resume_MultiProcess(tmp_path):
     assert (loader_state['epoch'], position) == (0, steps * BATCH * RANKS)
 
     second = fit(tmp_path / 'second', folder, resume=checkpoint)
-    rest = planned_batches(folder, position)
-    for r in range(RANKS):
-        assert second[r]['seen'] == rest[r], f'rank {r}'
-    # Across the interruption each rank trains on an uninterrupted epoch's
-    # samples, in its order.
-    for r in range(RANKS):
-        assert ids_of([first[r], second[r]]) == ids_of([{'seen': whole[r]}]), f'rank {r}'
-    # Every worker of every rank had batches on both sides of the resume.
-    assert {b['worker'] for r in first + second for b in r['seen']} == {0, 1}
-    seen = ids_of(first) + ids_of(second)
-    assert len(seen) == len(set(seen))
-    assert sorted(seen) == list(range(SAMPLES))
+    check_resumed_epoch(folder, position, first, second)

@@ -76,3 +76,20 @@ def run_ranks(launcher, script, out, **config):
 
 def ids_of(ranks):
     return [i for r in ranks for batch in r['seen'] for i in batch['ids']]
+
+
+def check_resumed_epoch(folder, position, first, second):
+    """The resumed run (`second`, from a checkpoint at `position`) trained
+    on exactly the plan resumed there; with the interrupted run (`first`)
+    each rank had its uninterrupted epoch, in its order; both workers of the
+    ranks had batches; and together the ranks saw every sample once."""
+    whole = planned_batches(folder, 0)
+    rest = planned_batches(folder, position)
+    for r in range(RANKS):
+        assert second[r]['seen'] == rest[r], f'rank {r}'
+    for r in range(RANKS):
+        assert ids_of([first[r], second[r]]) == ids_of([{'seen': whole[r]}]), f'rank {r}'
+    assert {b['worker'] for r in first + second for b in r['seen']} == {0, 1}
+    seen = ids_of(first) + ids_of(second)
+    assert len(seen) == len(set(seen))
+    assert sorted(seen) == list(range(SAMPLES))
