@@ -158,7 +158,12 @@ std::unique_ptr<NginxServer> NginxServer::Start(const std::string& dir, const Te
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     bool exited = false;
     for (;;) {
-      if (ListensOn(pid, server->http_port_)) return server;
+      // nginx binds every listen socket before it serves, so both must be
+      // its own: a taken HTTPS port would otherwise go unnoticed.
+      if (ListensOn(pid, server->http_port_) &&
+          (certs == nullptr || ListensOn(pid, server->https_port_))) {
+        return server;
+      }
       int status;
       if (waitpid(pid, &status, WNOHANG) == pid) {
         server->pid_ = -1;
