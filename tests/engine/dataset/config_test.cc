@@ -267,6 +267,36 @@ TEST(DatasetConfig, WorldFromEnvironmentAndErrors) {
   EXPECT_NE(r.status().message().find("local_rank 1"), std::string::npos);
 }
 
+// WORLD_SIZE > 1 from the environment without RANK: rank 0 (Mosaic's), with
+// the warning; none once RANK, or the world itself, is given.
+TEST(DatasetConfig, WorldSizeWithoutRankSetsTheWarning) {
+  auto unranked = [] {
+    testing::ScopedEnv env({{"RANK", std::nullopt}, {"WORLD_SIZE", "3"}, {"LOCAL_RANK", "1"},
+                            {"LOCAL_WORLD_SIZE", std::nullopt}});
+    return ResolveWorld({});
+  }();
+  ASSERT_TRUE(unranked.ok()) << unranked.status().message();
+  EXPECT_EQ(unranked->global_rank, 0);
+  EXPECT_EQ(unranked->unranked_warning.rfind("world: WORLD_SIZE is 3 but RANK is not set, ", 0),
+            0u)
+      << unranked->unranked_warning;
+  auto ranked = [] {
+    testing::ScopedEnv env({{"RANK", "2"}, {"WORLD_SIZE", "3"}, {"LOCAL_RANK", std::nullopt},
+                            {"LOCAL_WORLD_SIZE", std::nullopt}});
+    return ResolveWorld({});
+  }();
+  ASSERT_TRUE(ranked.ok());
+  EXPECT_EQ(ranked->unranked_warning, "");
+  auto given = [] {
+    testing::ScopedEnv env({{"RANK", std::nullopt}, {"WORLD_SIZE", std::nullopt}});
+    WorldOptions w;
+    w.world_size = 2;  // a config's world: its own rank default, no variables named
+    return ResolveWorld(w);
+  }();
+  ASSERT_TRUE(given.ok());
+  EXPECT_EQ(given->unranked_warning, "");
+}
+
 // Mosaic's World.detect: LOCAL_WORLD_SIZE defaults to 1 (each rank a node),
 // LOCAL_RANK is never read then; explicit values win over the environment.
 TEST(DatasetConfig, WorldWithoutLocalWorldSizeIsMosaics) {
