@@ -115,7 +115,7 @@ TEST(CApiWorld, NoWarningWithARankOrAWorldOfOne) {
     EXPECT_EQ(Warning(), "");
   }
   {
-    Env env({{"WORLD_SIZE", "1"}});
+    Env env(std::map<std::string, std::optional<std::string>>{{"WORLD_SIZE", "1"}});
     EXPECT_EQ(Warning(), "");
   }
   {
@@ -123,7 +123,7 @@ TEST(CApiWorld, NoWarningWithARankOrAWorldOfOne) {
     EXPECT_EQ(Warning(), "");
   }
   {
-    Env env({{"WORLD_SIZE", "x"}});
+    Env env(std::map<std::string, std::optional<std::string>>{{"WORLD_SIZE", "x"}});
     Warning(SLUICE_EINVAL);
     EXPECT_STREQ(sluice_last_error(),
                  "invalid argument: world: environment variable WORLD_SIZE 'x' is not an integer");

@@ -18,12 +18,12 @@ using testing::FaultEnv;
 using testing::FsFault;
 using testing::FsOp;
 
-struct Run {
+struct LsRun {
   int exit_code;
   std::string out, err;
 };
 
-Run Ls(const cli::Args& args, Env* env) {
+LsRun Ls(const cli::Args& args, Env* env) {
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
   int code = cli::RunLs(args, env);
@@ -39,16 +39,16 @@ TEST(CliLsEnv, TheFolderAndTheManifestAreReadThroughTheGivenEnv) {
   ASSERT_TRUE(WriteFileAtomic(dir + "/files.txt", "b.jpg\n").ok());
   FaultEnv fault;
 
-  Run r = Ls({dir}, &fault);
+  LsRun r = Ls({dir}, &fault);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "1\ta.jpg\n2\tb.jpg\n3\tfiles.txt\n3 files, 6 bytes (of 3 listed)\n");
+  EXPECT_EQ(r.out, "1\ta.jpg\n2\tb.jpg\n6\tfiles.txt\n3 files, 9 bytes (of 3 listed)\n");
 
   fault.Add(FsFault{.op = FsOp::kList, .path_pattern = dir + "*", .times = 0, .err = EIO});
   r = Ls({dir}, &fault);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_GE(fault.fired(), 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err, "sluice ls: i/o error: cannot list " + dir + ": Input/output error\n");
 
   fault.Clear();
   fault.Add(FsFault{.op = FsOp::kOpen, .path_pattern = dir + "/files.txt", .times = 0,
@@ -58,7 +58,8 @@ TEST(CliLsEnv, TheFolderAndTheManifestAreReadThroughTheGivenEnv) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_GT(fault.fired(), fired);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err, "sluice ls: i/o error: manifest " + dir + "/files.txt: cannot open " + dir +
+                       "/files.txt: Input/output error\n");
 
   fault.Clear();
   r = Ls({dir, "--manifest", "files.txt"}, &fault);
