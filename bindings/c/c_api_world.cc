@@ -1,5 +1,6 @@
-// sluice_world_from_env: the engine's reading of torchrun's variables
-// (engine/dataset ResolveWorld), so that no binding reads them its own way.
+// sluice_world_from_env / sluice_world_env_warning: the engine's reading of
+// torchrun's variables (engine/dataset ResolveWorld), so that no binding
+// reads them, or decides what to warn of, its own way.
 #include "bindings/c/c_api_internal.h"
 #include "engine/dataset/dataset_config.h"
 
@@ -19,6 +20,21 @@ sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node,
     *num_nodes = world->num_nodes;
     *ranks_per_node = world->ranks_per_node;
     *rank = world->global_rank;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_world_env_warning(char** warning) {
+  return sluice::capi::Guard("sluice_world_env_warning", [&] {
+    if (warning == nullptr) {
+      return sluice::capi::NullArgument("sluice_world_env_warning", "warning");
+    }
+    *warning = nullptr;
+    auto world = sluice::ResolveWorld({});
+    if (!world.ok()) return sluice::capi::Fail(world.status());
+    if (!world->unranked_warning.empty()) {
+      *warning = sluice::capi::CopyOut(world->unranked_warning);
+    }
     return SLUICE_OK;
   });
 }

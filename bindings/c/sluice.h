@@ -312,6 +312,15 @@ sluice_status sluice_remote_list(const char* folder_url, const char* prefix, cha
  * as none of them changes it. */
 sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank);
 
+/* What a binding should warn of in the world sluice_world_from_env reads:
+ * WORLD_SIZE above 1 without RANK (PyTorch Lightning's own launcher sets
+ * WORLD_SIZE and LOCAL_RANK but not RANK) makes every process rank 0, each
+ * reading rank 0's samples. That stays Mosaic's rule (no error); *warning is
+ * then a text naming the variables and the fix (launch with torchrun), a
+ * copy the caller frees with sluice_free, else NULL. Errors and thread
+ * safety as sluice_world_from_env. */
+sluice_status sluice_world_env_warning(char** warning);
+
 /* ---------------------------------------------------------------------------
  * Shard formats, as the engine's format descriptors describe them
  * (formats/dataset/format_descriptor.h), so that a binding asks what a

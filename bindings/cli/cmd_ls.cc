@@ -33,7 +33,7 @@ std::vector<std::string> SplitGlobs(const std::string& text) {
 
 }  // namespace
 
-int RunLs(const Args& args) {
+int RunLs(const Args& args, Env* env) {
   auto flags = ParseFlags(args, {"glob", "manifest", "split"});
   if (!flags.ok()) return Error("ls", flags.status(), 2);
   if (flags->positional.size() != 1) {
@@ -45,9 +45,13 @@ int RunLs(const Args& args) {
   stream.files.emplace();
   stream.files->manifest = flags->Get("manifest").value_or("");
   if (auto globs = flags->Get("glob")) stream.files->selection.globs = SplitGlobs(*globs);
-  auto remote = OpenRemoteSource(flags->positional[0]);
+  // Every file the listing touches (a local folder's walk, a fetched
+  // manifest and its temporary) goes through `env`.
+  StoreOptions store_options;
+  store_options.env = env;
+  auto remote = OpenRemoteSource(flags->positional[0], store_options);
   if (!remote.ok()) return Error("ls", remote.status(), 2);
-  auto listed = ListStreamFiles(stream, remote->get(), **remote);
+  auto listed = ListStreamFiles(stream, remote->get(), **remote, env);
   if (!listed.ok()) return Error("ls", listed.status());
   const size_t total_listed = listed->size();
   auto files = SelectFiles(std::move(*listed), stream.files->selection, (*remote)->Describe());

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
+
 namespace sluice::cli {
 
 using Args = std::vector<std::string>;
@@ -19,7 +21,9 @@ int RunPlan(const Args& args);
 int RunPlanWorker(const Args& args);
 int RunDemo(const Args& args);
 int RunWhoami(const Args& args);
-int RunLs(const Args& args);
+// `env` (not owned) is the file system of everything ls reads or writes;
+// main gives Env::Default(), a test a FaultEnv.
+int RunLs(const Args& args, Env* env);
 int RunBench(const Args& args);
 
 }  // namespace sluice::cli

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   if (cmd == "plan") return sluice::cli::RunPlan(args);
   if (cmd == "demo") return sluice::cli::RunDemo(args);
   if (cmd == "whoami") return sluice::cli::RunWhoami(args);
-  if (cmd == "ls") return sluice::cli::RunLs(args);
+  if (cmd == "ls") return sluice::cli::RunLs(args, sluice::Env::Default());
   if (cmd == "bench") return sluice::cli::RunBench(args);
   std::fprintf(stderr, "sluice: unknown command '%s'\n\n%s", cmd.c_str(), kMainUsage);
   return 2;

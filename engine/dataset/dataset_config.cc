@@ -430,6 +430,15 @@ Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
   r.rank_in_node = local_rank;
   r.global_rank = rank;
   r.world_size = world_size;
+  if (world_size > 1 && !rank_given && !w.world_size) {
+    r.unranked_warning =
+        "world: WORLD_SIZE is " + std::to_string(world_size) +
+        " but RANK is not set, so this process takes itself for rank 0 and reads the same "
+        "samples as every other process started this way (PyTorch Lightning's own launcher "
+        "sets WORLD_SIZE and LOCAL_RANK but not RANK). Launch with torchrun, which sets RANK, "
+        "WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE for every process, or set RANK in each "
+        "process.";
+  }
   return r;
 }
 

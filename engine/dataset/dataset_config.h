@@ -73,6 +73,12 @@ struct ResolvedWorld {
   int64_t rank_in_node = 0;
   int64_t global_rank = 0;
   int64_t world_size = 1;
+  // Not empty when WORLD_SIZE > 1 came from the environment without RANK
+  // (PyTorch Lightning's own launcher sets WORLD_SIZE and LOCAL_RANK, not
+  // RANK): every such process takes itself for rank 0 and reads rank 0's
+  // samples, silently, as Mosaic does. The text names the variables and the
+  // fix; the bindings show it (Python: sluice.world, warnings.warn).
+  std::string unranked_warning;
 };
 
 struct DatasetOptions {
@@ -197,11 +203,11 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
 // LOCAL_WORLD_SIZE, LOCAL_RANK, as torchrun sets them), then Mosaic's
 // defaults: rank 0 of 1, one rank per node (LOCAL_WORLD_SIZE unset: every
 // rank is a node, as Mosaic's World.detect). The one owner of that rule:
-// the bindings ask it (sluice_world_from_env). A variable that is set but
-// not an integer, or inconsistent values
-// (rank >= world_size, world_size not a multiple of
-// local_world_size, ...) (rank >= world_size, world_size not a multiple of
-// local_world_size, ...) -> kInvalidArgument.
+// the bindings ask it (sluice_world_from_env, sluice_world_env_warning).
+// A variable that is set but not an integer, or inconsistent values
+// (rank >= world_size, world_size not a multiple of local_world_size, ...)
+// -> kInvalidArgument. WORLD_SIZE > 1 without RANK is no error (Mosaic's
+// rule) but sets ResolvedWorld::unranked_warning.
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& world);
 
 }  // namespace sluice

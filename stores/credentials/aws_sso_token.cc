@@ -38,7 +38,7 @@ std::string Login(const SsoTokenSettings& s) {
 }
 
 Result<CachedToken> ReadCache(const SsoTokenSettings& s) {
-  auto text = ReadFile(s.cache_path, kMaxCacheFile);
+  auto text = ReadFile(s.cache_path, kMaxCacheFile, s.env);
   if (!text.ok()) return PermissionDeniedError("no SSO token in " + s.cache_path + ": " + Login(s));
   auto parsed = ParsePyJson(*text);
   if (!parsed.ok()) return PermissionDeniedError(s.cache_path + " is not JSON: " + Login(s));
@@ -75,8 +75,8 @@ Status AppendField(std::string& out, std::string_view name, std::string_view val
 
 // Writes `data` readable by its owner only, replacing `path` atomically
 // (base/file.h's temporary, which a dead writer's cleanup recognises).
-Status WriteSecretFile(const std::string& path, std::string_view data) {
-  return WriteFileAtomic(path, data, Env::Default(), kOwnerOnlyFileMode);
+Status WriteSecretFile(const std::string& path, std::string_view data, Env* env) {
+  return WriteFileAtomic(path, data, env, kOwnerOnlyFileMode);
 }
 
 // CreateToken with the cached registration and refresh token; the new token
@@ -143,7 +143,7 @@ Result<CachedToken> Refresh(const SsoTokenSettings& s, const CachedToken& old, i
     SLUICE_RETURN_IF_ERROR(AppendField(file, "refreshToken", fresh.refresh_token));
   }
   file += "}";
-  Status written = WriteSecretFile(s.cache_path, file);
+  Status written = WriteSecretFile(s.cache_path, file, s.env);
   // The token is good even when the cache cannot take it; the next refresh
   // then tries again with the old refresh token.
   (void)written;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -26,6 +27,9 @@ struct SsoTokenSettings {
   std::string start_url;     // written back with a refreshed token
   std::string sso_region;    // of the OIDC endpoint, written back too
   std::string cache_path;
+  // Reads the cache and writes a refreshed token back (not owned; outlives
+  // the call). A test gives one that fails a chosen call (FaultEnv).
+  Env* env = Env::Default();
 };
 
 // The OIDC endpoint: AWS_ENDPOINT_URL_SSO_OIDC, else

@@ -6,18 +6,44 @@ and torch.utils.data.get_worker_info(), as Mosaic's World.detect();
 given world, as Mosaic's constructor (`worker` counts workers across the
 whole job)."""
 import ctypes
+import warnings
 
 from sluice import _lib
 
 __all__ = ['World']
 
+# The engine's warning once shown in this process (DataLoader workers forked
+# after it inherit this): a world is detected many times per job.
+_warned = False
+
 
 def _from_env():
     """(num_nodes, ranks_per_node, rank) of this process, as the engine
-    reads the environment (ValueError for values that disagree)."""
+    reads the environment (ValueError for values that disagree). The one
+    place the package reads the world, so the one place it warns of it."""
     out = [ctypes.c_int64() for _ in range(3)]
     _lib.check(_lib.lib.sluice_world_from_env(*[ctypes.byref(x) for x in out]))
+    _warn_of_unranked_world()
     return tuple(x.value for x in out)
+
+
+def _warn_of_unranked_world():
+    """Shows, once per process, the engine's warning for WORLD_SIZE > 1
+    without RANK (every process rank 0, all reading the same samples: Mosaic
+    reads the world the same way, so this stays no error)."""
+    global _warned
+    if _warned:
+        return
+    out = ctypes.c_void_p()
+    _lib.check(_lib.lib.sluice_world_env_warning(ctypes.byref(out)))
+    if not out.value:
+        return
+    try:
+        text = ctypes.string_at(out).decode()
+    finally:
+        _lib.lib.sluice_free(out)
+    _warned = True
+    warnings.warn(text, stacklevel=4)
 
 
 def _worker_info():

@@ -297,9 +297,14 @@ def _py_text(column, encoding, value, json_bools=False):
 
 
 class _TextWriter(_Writer):
+    # What each text writer does differently is said by its class, not by
+    # comparing format names: JSONL writes a bool as true/false, and XSV's
+    # config keeps its separator (CSV and TSV imply theirs).
+    _json_bools = False
+    _config_has_separator = False
+
     def _encode(self, sample):
-        json_bools = self.format == 'json'
-        return [_py_text(c, self.columns[c], sample[c], json_bools).encode('utf-8')
+        return [_py_text(c, self.columns[c], sample[c], self._json_bools).encode('utf-8')
                 for c in self._names]
 
     def get_config(self):
@@ -309,7 +314,7 @@ class _TextWriter(_Writer):
         config = dict(super().get_config(), column_names=names,
                       column_encodings=[self.columns[n] for n in names],
                       separator=self.separator, newline=self.newline)
-        if self.format != 'xsv':
+        if not self._config_has_separator:
             del config['separator']
         return config
 
@@ -318,6 +323,7 @@ class JSONWriter(_TextWriter):
     """Writes a JSONL dataset as Mosaic's JSONWriter (columns: str, int, float);
     `newline` ends each line (default '\\n')."""
     format = 'json'
+    _json_bools = True
 
     def __init__(self, *, out, columns, newline='\n', **kwargs):
         super().__init__(out=out, columns=columns, newline=newline, **kwargs)
@@ -331,6 +337,7 @@ class XSVWriter(_TextWriter):
     `separator`, lines ended by `newline` (no quoting: values may hold
     neither)."""
     format = 'xsv'
+    _config_has_separator = True
 
     def __init__(self, *, out, columns, separator, newline='\n', **kwargs):
         super().__init__(out=out, columns=columns, separator=separator, newline=newline,

@@ -85,4 +85,50 @@ TEST(CApiWorld, DisagreeingOrMalformedVariablesAreErrors) {
   EXPECT_EQ(sluice_world_from_env(nullptr, nullptr, nullptr), SLUICE_EINVAL);
 }
 
+// What sluice_world_env_warning says: NULL, or the text for WORLD_SIZE > 1
+// without RANK ("" stands for NULL here).
+std::string Warning(sluice_status want = SLUICE_OK) {
+  char* text = reinterpret_cast<char*>(1);  // overwritten on success
+  EXPECT_EQ(sluice_world_env_warning(&text), want) << sluice_last_error();
+  if (want != SLUICE_OK) return "";
+  std::string out = text != nullptr ? text : "";
+  sluice_free(text);
+  return out;
+}
+
+// PyTorch Lightning's own launcher sets WORLD_SIZE and LOCAL_RANK, not RANK:
+// Mosaic's rule makes every process rank 0 (kept), and the engine says so.
+TEST(CApiWorld, WorldSizeWithoutRankIsRankZeroWithAWarning) {
+  Env env({{"WORLD_SIZE", "4"}, {"LOCAL_RANK", "2"}});
+  EXPECT_EQ(FromEnv(), (World{4, 1, 0}));
+  EXPECT_EQ(Warning(),
+            "world: WORLD_SIZE is 4 but RANK is not set, so this process takes itself for rank 0 "
+            "and reads the same samples as every other process started this way (PyTorch "
+            "Lightning's own launcher sets WORLD_SIZE and LOCAL_RANK but not RANK). Launch with "
+            "torchrun, which sets RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE for every "
+            "process, or set RANK in each process.");
+}
+
+TEST(CApiWorld, NoWarningWithARankOrAWorldOfOne) {
+  {
+    Env env(std::map<std::string, std::optional<std::string>>{});
+    EXPECT_EQ(Warning(), "");
+  }
+  {
+    Env env(std::map<std::string, std::optional<std::string>>{{"WORLD_SIZE", "1"}});
+    EXPECT_EQ(Warning(), "");
+  }
+  {
+    Env env({{"RANK", "0"}, {"WORLD_SIZE", "4"}});
+    EXPECT_EQ(Warning(), "");
+  }
+  {
+    Env env(std::map<std::string, std::optional<std::string>>{{"WORLD_SIZE", "x"}});
+    Warning(SLUICE_EINVAL);
+    EXPECT_STREQ(sluice_last_error(),
+                 "invalid argument: world: environment variable WORLD_SIZE 'x' is not an integer");
+  }
+  EXPECT_EQ(sluice_world_env_warning(nullptr), SLUICE_EINVAL);
+}
+
 }  // namespace

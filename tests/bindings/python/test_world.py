@@ -1,8 +1,11 @@
 """sluice.world.World with Mosaic's constructor and fields: a given world
 World(num_nodes, ranks_per_node, workers_per_rank, worker), and World() /
 World.detect() for this process."""
+import warnings
+
 import pytest
 
+import sluice.world
 from sluice.world import World
 
 
@@ -80,3 +83,93 @@ def test_malformed_or_disagreeing_variables_are_the_engines_errors(monkeypatch):
     with pytest.raises(ValueError, match=r'^invalid argument: world: rank 0, world_size 6, '
                                          r'local_rank 0, local_world_size 4: inconsistent'):
         World()
+
+
+def test_the_engine_reading_the_environment_plans_as_the_package_does(monkeypatch, tmp_path):
+    # Without LOCAL_WORLD_SIZE: a config without "world" (the engine reads
+    # the environment) gives rank 1 of 2 the same ids as one with the world
+    # the package read (sluice.world), and not rank 0's.
+    from test_streaming import write_stream
+    from sluice import engine
+    folder = write_stream(str(tmp_path / 'ds'), [10, 10, 10], 0)
+    _torchrun(monkeypatch, RANK='1', WORLD_SIZE='2')
+    config = {'local': folder, 'batch_size': 2, 'shuffle': True, 'shuffle_seed': 7}
+
+    def ids(config):
+        opened = engine.Engine(config)
+        try:
+            return list(opened.iterate_ids(0, 0, 0, 1))
+        finally:
+            opened.close()
+
+    w = World()
+    assert (w.num_nodes, w.ranks_per_node, w.rank) == (2, 1, 1)
+    as_package = ids({**config, 'world': {'rank': w.rank, 'world_size': w.num_ranks,
+                                          'local_rank': w.rank_of_node,
+                                          'local_world_size': w.ranks_per_node}})
+    assert ids(config) == as_package
+    rank0 = ids({**config, 'world': {'rank': 0, 'world_size': 2, 'local_rank': 0,
+                                     'local_world_size': 1}})
+    assert len(as_package) == 15 and sorted(as_package + rank0) == list(range(30))
+
+
+UNRANKED = ("world: WORLD_SIZE is 4 but RANK is not set, so this process takes itself for "
+            "rank 0 and reads the same samples as every other process started this way "
+            "(PyTorch Lightning's own launcher sets WORLD_SIZE and LOCAL_RANK but not RANK). "
+            "Launch with torchrun, which sets RANK, WORLD_SIZE, LOCAL_RANK and "
+            "LOCAL_WORLD_SIZE for every process, or set RANK in each process.")
+
+
+def _warnings_of(make):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        result = make()
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
+def test_world_size_without_rank_warns_once_and_stays_rank_0(monkeypatch):
+    # PyTorch Lightning's own launcher: WORLD_SIZE and LOCAL_RANK, no RANK.
+    monkeypatch.setattr(sluice.world, '_warned', False)
+    _torchrun(monkeypatch, WORLD_SIZE='4', LOCAL_RANK='2')
+    worlds, caught = _warnings_of(lambda: [fields(World()), fields(World.detect())])
+    # Mosaic's world (rank 0 of 4 one-rank nodes), and one warning only.
+    assert worlds == [fields(World(4, 1, 1, 0))] * 2
+    assert caught == [(UserWarning, UNRANKED)]
+
+
+def test_a_dataset_in_a_world_without_rank_warns_once(monkeypatch, tmp_path):
+    from test_streaming import write_stream
+    import sluice
+    folder = write_stream(str(tmp_path / 'ds'), [10, 10], 0)
+    monkeypatch.setattr(sluice.world, '_warned', False)
+    _torchrun(monkeypatch, WORLD_SIZE='4', LOCAL_RANK='2')
+    ds, caught = _warnings_of(lambda: sluice.StreamingDataset(local=folder, batch_size=2))
+    assert caught == [(UserWarning, UNRANKED)]
+    assert len(ds) == 5  # rank 0's share of 20 samples over 4 ranks, as Mosaic
+
+
+@pytest.mark.parametrize('env', [{}, {'WORLD_SIZE': '1'}, {'RANK': '0', 'WORLD_SIZE': '4'},
+                                 {'RANK': '3', 'WORLD_SIZE': '4', 'LOCAL_RANK': '1',
+                                  'LOCAL_WORLD_SIZE': '2'}],
+                         ids=['alone', 'world-of-1', 'rank-set', 'torchrun'])
+def test_a_world_with_its_rank_does_not_warn(monkeypatch, env):
+    monkeypatch.setattr(sluice.world, '_warned', False)
+    _torchrun(monkeypatch, **env)
+    _, caught = _warnings_of(World)
+    assert caught == []
+
+
+@pytest.mark.parametrize('env', [{}, {'RANK': '3', 'WORLD_SIZE': '4'},
+                                 {'RANK': '5', 'WORLD_SIZE': '8', 'LOCAL_RANK': '1',
+                                  'LOCAL_WORLD_SIZE': '4'}, {'WORLD_SIZE': '4'}],
+                         ids=['alone', 'no-local-world-size', 'torchrun', 'no-rank'])
+def test_mosaics_one_variable_accessors_agree_with_the_engines_world(monkeypatch, env):
+    # sluice.distributed (Mosaic's streaming.base.distributed) reads each
+    # variable alone, unchecked, as Mosaic's does; its defaults are the
+    # engine's, so wherever the engine accepts the variables they agree.
+    from sluice import distributed
+    monkeypatch.setattr(sluice.world, '_warned', True)  # the warning is tested above
+    _torchrun(monkeypatch, **env)
+    w = World()
+    assert (distributed.get_rank(), distributed.get_world_size(),
+            distributed.get_local_world_size()) == (w.rank, w.num_ranks, w.ranks_per_node)

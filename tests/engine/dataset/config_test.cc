@@ -5,7 +5,6 @@
 #include "engine/dataset/byte_size.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/resume_state.h"
-#include "tests/common/scoped_env.h"
 
 namespace sluice {
 namespace {
@@ -240,64 +239,6 @@ TEST(DatasetConfig, Errors) {
     EXPECT_NE(o.status().message().find(c.needle), std::string::npos)
         << c.json << " -> " << o.status().message();
   }
-}
-
-TEST(DatasetConfig, WorldFromEnvironmentAndErrors) {
-  auto w = [] {
-    testing::ScopedEnv torchrun(
-        {{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"}});
-    return ResolveWorld({});
-  }();
-  ASSERT_TRUE(w.ok()) << w.status().message();
-  EXPECT_EQ(w->num_nodes, 2);
-  EXPECT_EQ(w->node, 1);
-  EXPECT_EQ(w->rank_in_node, 1);
-  EXPECT_EQ(w->world_size, 8);
-  auto single = ResolveWorld({});
-  ASSERT_TRUE(single.ok());
-  EXPECT_EQ(single->num_nodes, 1);
-  EXPECT_EQ(single->world_size, 1);
-  WorldOptions bad;
-  bad.rank = 2;
-  bad.world_size = 4;
-  bad.local_rank = 1;
-  bad.local_world_size = 2;  // rank 2 is local rank 0
-  auto r = ResolveWorld(bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("local_rank 1"), std::string::npos);
-}
-
-// Mosaic's World.detect: LOCAL_WORLD_SIZE defaults to 1 (each rank a node),
-// LOCAL_RANK is never read then; explicit values win over the environment.
-TEST(DatasetConfig, WorldWithoutLocalWorldSizeIsMosaics) {
-  auto w = [] {
-    testing::ScopedEnv env({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "3"},
-                            {"LOCAL_WORLD_SIZE", std::nullopt}});
-    return ResolveWorld({});
-  }();
-  ASSERT_TRUE(w.ok()) << w.status().message();
-  EXPECT_EQ(w->num_nodes, 4);
-  EXPECT_EQ(w->ranks_per_node, 1);
-  EXPECT_EQ(w->node, 3);
-  EXPECT_EQ(w->rank_in_node, 0);
-  auto explicit_world = [] {
-    testing::ScopedEnv env({{"RANK", "x"}, {"WORLD_SIZE", "x"}, {"LOCAL_RANK", "x"},
-                            {"LOCAL_WORLD_SIZE", "x"}});
-    WorldOptions given;
-    given.rank = 1;
-    given.world_size = 2;
-    given.local_rank = 1;
-    given.local_world_size = 2;
-    return ResolveWorld(given);  // reads none of them
-  }();
-  ASSERT_TRUE(explicit_world.ok()) << explicit_world.status().message();
-  EXPECT_EQ(explicit_world->rank_in_node, 1);
-  auto malformed = [] {
-    testing::ScopedEnv env({{"RANK", "1.5"}, {"WORLD_SIZE", std::nullopt}});
-    return ResolveWorld({});
-  }();
-  ASSERT_FALSE(malformed.ok());
-  EXPECT_EQ(malformed.status().message(), "world: environment variable RANK '1.5' is not an integer");
 }
 
 TEST(ResumeState, RoundTripAndErrors) {
