@@ -8,6 +8,11 @@ import tempfile
 
 import pytest
 
+# One token for every Ray this process starts: Ray keeps the first it reads,
+# and a second ray.init with a new one fails to reach its own GCS
+# (InvalidAuthToken).
+_AUTH_TOKEN = secrets.token_hex(32)
+
 
 @contextlib.contextmanager
 def started(env=None):
@@ -30,9 +35,9 @@ def started(env=None):
         mp.setenv('NO_PROXY', '127.0.0.1,localhost')
         # torch.distributed's gloo (which Ray Train sets up) on the loopback too.
         mp.setenv('GLOO_SOCKET_IFNAME', 'lo')
-        # Ray's token authentication with a token of the test's, which Ray would
+        # Ray's token authentication with a token of the tests', which Ray would
         # otherwise make and keep in ~/.ray.
-        mp.setenv('RAY_AUTH_TOKEN', secrets.token_hex(32))
+        mp.setenv('RAY_AUTH_TOKEN', _AUTH_TOKEN)
         # Ray Train's controller asks its workers whether they are done every
         # 2 s by default: a few seconds of a test's wall time.
         mp.setenv('RAY_TRAIN_HEALTH_CHECK_INTERVAL_S', '0.2')
