@@ -13,7 +13,10 @@ nulls into floats, so that way is not exact for one).
 Back: datasets.Dataset.from_generator over a sluice.StreamingDataset, with
 the Features given, yields the same rows. Its generator is a module-level
 function given gen_kwargs: datasets fingerprints the generator with dill,
-which failed on a closure defined in the test (it reached a ctypes type).
+which pickles a module outside the interpreter's prefix by value, so with
+the source tree's sluice (PYTHONPATH) a closure or a __main__ function
+fails (on sluice's ctypes library); with sluice installed in the venv (a
+wheel) both work (tried by hand when this was written).
 """
 import numpy as np
 import pytest
