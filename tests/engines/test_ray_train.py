@@ -7,12 +7,10 @@ rank themselves: each rank must be handed the same samples in the same
 order by both, in order and shuffled; together the ranks read every sample.
 """
 import json
-import secrets
-import shutil
-import tempfile
 
 import pytest
 
+import ray_local
 import sluice
 
 SAMPLES = 203  # not a multiple of the ranks times the batch: Mosaic pads
@@ -42,43 +40,9 @@ def read_as_a_rank(config):
 
 
 @pytest.fixture
-def local_ray(monkeypatch):
-    """Ray on this machine only: the node's address (and so torch's
-    MASTER_ADDR) is 127.0.0.1 and nothing it starts connects past the
-    loopback (checked with strace -e connect when this was written)."""
-    # Ray otherwise takes the address of the route to the internet as the
-    # node's IP, and Ray Train hands it to torch as MASTER_ADDR; switched
-    # off, ray.util.get_node_ip_address() is 127.0.0.1 (the switch's name
-    # says Windows and macOS, where it is off by default).
-    monkeypatch.setenv('RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER', '0')
-    monkeypatch.setenv('RAY_USAGE_STATS_ENABLED', '0')
-    # ray.init starts its dashboard process even with include_dashboard=False
-    # (with the usage-stats module alone), which asks the cloud metadata
-    # endpoints which cloud this is, whatever RAY_USAGE_STATS_ENABLED says.
-    # Through a proxy on a closed loopback port those requests fail at once.
-    monkeypatch.setenv('HTTP_PROXY', 'http://127.0.0.1:9')
-    monkeypatch.setenv('NO_PROXY', '127.0.0.1,localhost')
-    # torch.distributed's gloo (which Ray Train sets up) on the loopback too.
-    monkeypatch.setenv('GLOO_SOCKET_IFNAME', 'lo')
-    # Ray's token authentication with a token of the test's, which Ray would
-    # otherwise make and keep in ~/.ray.
-    monkeypatch.setenv('RAY_AUTH_TOKEN', secrets.token_hex(32))
-    # Ray Train's controller asks its workers whether they are done every
-    # 2 s by default: a few seconds of this test's wall time.
-    monkeypatch.setenv('RAY_TRAIN_HEALTH_CHECK_INTERVAL_S', '0.2')
-    import ray  # reads the switch above when first imported
-
-    # Ray's sessions (logs, sockets) in a folder of the test's, not in the
-    # shared /tmp/ray; short, for the sockets' path limit.
-    temp = tempfile.mkdtemp(prefix='ray-')
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
-    try:
-        # Not so if something imported ray before this fixture.
-        assert ray.util.get_node_ip_address() == '127.0.0.1'
+def local_ray():
+    with ray_local.started() as ray:
         yield ray
-    finally:
-        ray.shutdown()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_each_worker_reads_what_mosaic_hands_it(local_ray, tmp_path):
