@@ -319,13 +319,19 @@ TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.message();
   EXPECT_NE(refused.message().find("lower pass_window_ids so that the pass is read in windows"), std::string::npos)
       << refused.message();
-  // In windows of 2^20 ids the same pass starts (its producer only on the
-  // first NextBatch, so closing it here plans nothing).
-  o.pass_window_ids = int64_t{1} << 20;
+  // In windows the check counts the windows (four of them, 20 bytes an
+  // id), whatever the epoch: 2^30-id windows are refused saying so.
+  o.pass_window_ids = int64_t{1} << 30;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok());
-  const Status begun = (*ds)->IterBegin(0, 0, 0, 1);
-  EXPECT_TRUE(begun.ok()) << begun.message();
+  const Status windowed = (*ds)->IterBegin(0, 0, 0, 1);
+  EXPECT_EQ(windowed.code(), StatusCode::kInvalidArgument) << windowed.message();
+  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds "
+                                     "4294967296 samples at once",
+                                     0),
+            0u)
+      << windowed.message();
+  EXPECT_NE(windowed.message().find("lower pass_window_ids"), std::string::npos) << windowed.message();
 }
 
 }  // namespace
