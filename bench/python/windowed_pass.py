@@ -12,7 +12,9 @@ no sample is copied, so what is measured is the plan and the cursor.
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 python3 bench/python/windowed_pass.py \\
         DIR --samples 100000000 --samples-per-shard 1000000 [--shuffle] [--pass-window-ids N]
 
-Prints one line: samples, seconds (IterBegin to the last id), peak RSS.
+Prints one line: samples, seconds (IterBegin to the last id), peak RSS and
+a checksum of the ids in order (sum of position x id, mod 2^64): the same
+for the whole plan and its windows.
 """
 import argparse
 import ctypes
@@ -32,20 +34,22 @@ def write_dataset(out_dir, samples, per_shard):
     shards = []
     for i, start in enumerate(range(0, samples, per_shard)):
         n = min(per_shard, samples - start)
-        header = 4 + 4 * (n + 1)
+        entry = {"column_encodings": ["uint8"], "column_names": ["b"], "column_sizes": [1],
+                 "compression": None, "format": "mds", "hashes": [], "size_limit": 1 << 30, "version": 2}
+        # An MDS shard: the sample count, the offsets, the shard's config
+        # (JSON) and the samples.
+        config = json.dumps(entry, sort_keys=True).encode()
+        header = 4 + 4 * (n + 1) + len(config)
         offsets = header + np.arange(n + 1, dtype=np.uint64)
         data = (np.arange(start, start + n, dtype=np.uint64) % 251).astype(np.uint8)
         name = f"shard.{i:05d}.mds"
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(np.uint32(n).tobytes())
             f.write(offsets.astype(np.uint32).tobytes())
+            f.write(config)
             f.write(data.tobytes())
-        shards.append({
-            "column_encodings": ["uint8"], "column_names": ["b"], "column_sizes": [1],
-            "compression": None, "format": "mds", "hashes": [],
-            "raw_data": {"basename": name, "bytes": header + n, "hashes": {}},
-            "samples": n, "size_limit": 1 << 30, "version": 2, "zip_data": None,
-        })
+        shards.append(dict(entry, raw_data={"basename": name, "bytes": header + n, "hashes": {}}, samples=n,
+                           zip_data=None))
     with open(index + ".tmp", "w") as f:
         json.dump({"shards": shards, "version": 2}, f)
     os.replace(index + ".tmp", index)
@@ -86,13 +90,15 @@ def main():
         check(lib.sluice_stream_next_ids(s, ctypes.c_uint32(a.batch), ids, ctypes.byref(count)))
         if count.value == 0:
             break
+        got = np.frombuffer(ids, dtype=np.int64, count=count.value).astype(np.uint64)
+        weights = np.arange(total + 1, total + 1 + count.value, dtype=np.uint64)
+        checksum = (checksum + int((got * weights).sum(dtype=np.uint64))) % (1 << 64)
         total += count.value
-        checksum ^= ids[count.value - 1]
     elapsed = time.monotonic() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     lib.sluice_stream_close(s)
     print(f"samples {total} shuffle {a.shuffle} pass_window_ids {a.pass_window_ids} seconds {elapsed:.2f} "
-          f"peak_rss_mb {peak / 1024:.0f} (before the pass {rss_before / 1024:.0f}) last_ids_xor {checksum}")
+          f"peak_rss_mb {peak / 1024:.0f} (before the pass {rss_before / 1024:.0f}) order_checksum {checksum}")
 
 
 if __name__ == "__main__":
