@@ -496,7 +496,10 @@ typedef struct sluice_stream sluice_stream;
  *    first sample, from an uncompressed MDS shard not in the cache, may be
  *    read with two ranged requests before its shard downloads, the
  *    shard's download starting once they are done or after 50 ms; false:
- *    it waits for the shard), "skip_corrupt_shards" (false),
+ *    it waits for the shard), "pass_window_ids" (1048576: a pass whose
+ *    worker plan has more ids is planned and read that many ids at a
+ *    time, holding a few windows rather than the epoch's plan),
+ *    "skip_corrupt_shards" (false),
  *    "skip_missing_files" (false: a raw-file stream's missing or unreadable
  *    file ends the iteration with an error naming it; true: it is skipped
  *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or

@@ -278,6 +278,9 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     o->wait_timeout = std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
   } else if (k == "prefetch_next_epoch") {
     SLUICE_ASSIGN_OR_RETURN(o->prefetch_next_epoch, GetBool(v, k));
+  } else if (k == "pass_window_ids") {
+    SLUICE_ASSIGN_OR_RETURN(o->pass_window_ids, GetInt(v, k));
+    if (o->pass_window_ids < 1) return Bad(k, "must be at least 1");
   } else if (k == "peek_first_sample") {
     SLUICE_ASSIGN_OR_RETURN(o->peek_first_sample, GetBool(v, k));
   } else if (k == "skip_corrupt_shards") {

@@ -127,6 +127,11 @@ struct DatasetOptions {
   // starts beside it (IterationOptions::peek_head_start; no config key:
   // tests set it).
   std::chrono::milliseconds peek_head_start{50};
+  // A pass whose worker plan has more ids than this is planned and read in
+  // windows of this many ids (IterationCursor's "In windows": memory of a
+  // few windows, not of the epoch); smaller ones hold their whole plan.
+  // Sluice's extension, key "pass_window_ids" (>= 1; tests set a tiny one).
+  int64_t pass_window_ids = int64_t{1} << 20;
   // A shard file that is still corrupt (wrong size, hash mismatch, bad
   // compressed data) after 1 + download_retry downloads: false = the error
   // (naming the shard, its URL and what was expected) ends the iteration;
@@ -185,7 +190,7 @@ struct DatasetOptions {
 // "replication", "allow_unsafe_types", "custom_encodings" (list of names),
 // "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
 // "wait_timeout" (seconds),
-// "prefetch_next_epoch" (bool), "peek_first_sample" (bool),
+// "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "pass_window_ids" (>= 1),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
 // "files" and "parquet" (each true or {"glob", "manifest"}; not both),

@@ -28,28 +28,39 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
                                  ShardPrefetcher::ShardMap seed, std::optional<PlanRest> rest)
     : place_(place),
       ids_(std::move(ids)),
+      pass_window_(rest ? rest->window_ids : 0),
       locator_(std::move(locator)),
       shards_(shards),
       next_(std::move(next)),
       options_(options),
       seed_(std::move(seed)),
       rest_(std::move(rest)),
-      may_peek_(options.peek_first_sample),
+      may_peek_(options.peek_first_sample && !ids_.empty()),
       populate_after_(options.populate_after) {
   shard_of_.resize(ids_.size());
   local_.resize(ids_.size());
   LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
+  if (pass_window_ > 0) {
+    windows_ = std::make_unique<PassWindows>(
+        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, place_.worker, pass_window_},
+        locator_);
+  }
   if (!rest_) StartPrefetcher();
 }
 
 void IterationCursor::StartPrefetcher() {
   const IterationOptions& options = options_;
   const size_t window = std::clamp<size_t>(options.window, 1, ids_.size() + 1);
+  // In windows, what follows the window is the next window (until the last).
+  ShardPrefetcher::NextOrder next_order =
+      !last_window_ ? ShardPrefetcher::NextOrder([this, window] { return windows_->PeekShards(window); })
+      : next_       ? ShardPrefetcher::NextOrder([this] { return PlanNext(); })
+                    : nullptr;
   prefetcher_ = std::make_unique<ShardPrefetcher>(
       std::move(shard_of_), window,
       [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel, true); },
-      next_ ? ShardPrefetcher::NextOrder([this] { return PlanNext(); }) : nullptr,
+      std::move(next_order),
       std::move(seed_), options.keep_reused, options.open_threads,
       options.extra_opens_never_wait
           ? ShardPrefetcher::TryOpener([this](size_t g, const std::atomic<bool>* cancel) {
@@ -61,8 +72,11 @@ void IterationCursor::StartPrefetcher() {
 }
 
 void IterationCursor::StartRest() {
-  if (!rest_ || rest_plan_.valid()) return;
-  try {
+  if (!rest_ || rest_plan_.valid() || rest_started_) return;
+  rest_started_ = true;
+  if (windows_) {
+    windows_->Start();  // a failure to start is Take's to report
+  } else try {
     rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker,
                                                  hook = RestPlanHook()]()
                                                     -> Result<std::vector<int64_t>> {
@@ -100,19 +114,37 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   if (!rest_) return Status::Ok();
   StartRest();
   const auto start = std::chrono::steady_clock::now();
-  Result<std::vector<int64_t>> whole = rest_plan_.get();
+  Result<std::vector<int64_t>> whole = std::vector<int64_t>();
+  if (windows_) {
+    Result<PassWindow> first = windows_->Take();
+    if (first.ok()) {
+      whole = std::move(first->ids);  // checked against the head below, then put back
+      last_window_ = first->last;
+      shard_of_ = std::move(first->shard_of);
+      local_ = std::move(first->local);
+    } else {
+      whole = first.status();
+    }
+  } else {
+    whole = rest_plan_.get();
+  }
   waits->Add(start, std::chrono::steady_clock::now(), nullptr);
   rest_.reset();
   if (!whole.ok()) return whole.status().WithContext("planning the rest of the epoch after its first samples");
+  // A first window shorter than the head is the whole pass (then it must
+  // hold the head too).
   if (whole->size() < ids_.size() || !std::equal(ids_.begin(), ids_.end(), whole->begin())) {
     return InternalError("the epoch's plan does not begin with the " + std::to_string(ids_.size()) +
                          " ids planned first (epoch " + std::to_string(place_.epoch) + ", worker " +
                          std::to_string(place_.worker) + ")");
   }
   ids_ = std::move(*whole);
-  shard_of_.resize(ids_.size());
-  local_.resize(ids_.size());
-  LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  if (!windows_) {
+    shard_of_.resize(ids_.size());
+    local_.resize(ids_.size());
+    LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  }
+  if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (head_open_.valid()) {
     const auto opening = std::chrono::steady_clock::now();
     Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
@@ -128,7 +160,11 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  // First: the prefetch thread may wait on the next window.
+  if (windows_) windows_->Cancel();
   prefetcher_.reset();
+  retired_.clear();
+  windows_.reset();
   if (rest_plan_.valid()) rest_plan_.wait();
   if (head_open_.valid()) head_open_.wait();
 }
@@ -152,6 +188,18 @@ Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
 }
 
 Result<std::vector<size_t>> IterationCursor::PlanNext() {
+  if (pass_window_ > 0) {
+    // In windows the next pass plans itself: only its first shards are
+    // wanted here, from its head (no ids handed over).
+    const size_t count = std::clamp<size_t>(options_.window, 1, pass_window_);
+    SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
+                            planner::PlanWorkerHead(next_->request, next_->node, next_->rank_in_node,
+                                                    place_.worker, static_cast<int64_t>(count)));
+    if (head.ids.size() > count) head.ids.resize(count);
+    std::vector<size_t> order(head.ids.size());
+    LocateEach(*locator_, head.ids, order.data(), nullptr);
+    return order;
+  }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
                                               place_.worker, &next_shuffle_warning_));
@@ -165,9 +213,14 @@ IterationCursor::Handoff IterationCursor::Stop() {
   Handoff h;
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  if (windows_) windows_->Cancel();  // before the prefetcher: its thread may wait on it
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
   if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
-  if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
+  if (prefetcher_) {
+    ShardPrefetcher::ShardMap opened = prefetcher_->StopAndTakeNext();
+    if (last_window_) h.opened = std::move(opened);  // else the next window's, not the next epoch's
+  }
+  retired_.clear();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
   next_ids_.reset();
@@ -179,9 +232,10 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           BatchTally* tally) {
   const bool ids_only = out == nullptr;
+  retired_.clear();  // the last call's views end here
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
-  const bool peek_now = may_peek_ && pos_ == 0 && max > 0 && !ids_.empty();
+  const bool peek_now = may_peek_ && base_ + pos_ == 0 && max > 0 && !ids_.empty();
   // Head first: the whole plan is made while the first sample is peeked
   // (after the peek's head start: PeekFirst starts it).
   if (!peek_now) StartRest();
@@ -195,19 +249,41 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(&tally->waits));
-  const size_t end = ids_.size();
-  if (!ids_only && out->size() < std::min(max, end - pos_)) out->resize(std::min(max, end - pos_));
-  uint64_t waited_ns = 0;  // the prefetcher's sum; tally->waits has it by cause
   // A call that starts in the pass's first batch ends with it at a shard
   // read from disk (a restart's warm cache): each sample past it is a read
   // the first batch waits behind (a resumed first batch of 16 x 256 KiB
   // read 64 samples, 21 MB, before returning: 25 ms, against 9 ms).
-  const size_t stop_at = pos_ < populate_after_ ? std::min(end, populate_after_) : end;
+  const bool first_batch = base_ + pos_ < populate_after_;
+  size_t k = 0;
+  Status failure = Status::Ok();
+  while (!ReadWindow(max, columns, ids, out, tally, first_batch, &k, &failure) && k < max &&
+         pos_ == ids_.size() && !last_window_) {
+    // In windows: the batch goes on in the next window. Its failure is the
+    // call's when no sample came before it, else the next call's.
+    Status next = NextWindow(&tally->waits);
+    if (!next.ok()) {
+      if (k == 0) failure = std::move(next);
+      break;
+    }
+  }
+  if (!failure.ok()) return failure;
+  return k;
+}
+
+bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int64_t* ids,
+                                 std::vector<SampleFields>* out, BatchTally* tally, bool first_batch,
+                                 size_t* k_io, Status* failure) {
+  const bool ids_only = out == nullptr;
+  const size_t end = ids_.size();
+  size_t k = *k_io;
+  if (!ids_only && out->size() < k + std::min(max - k, end - pos_)) out->resize(k + std::min(max - k, end - pos_));
+  uint64_t waited_ns = 0;  // the prefetcher's sum; tally->waits has it by cause
+  // The first window position at or past populate_after_ (NextBatch).
+  const size_t stop_at = !first_batch ? end : populate_after_ > base_ ? std::min(end, populate_after_ - base_) : 0;
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
-  size_t k = 0, p = pos_, from = pos_, ready = pos_;
+  size_t p = pos_, from = pos_, ready = pos_;
   uint64_t bytes = 0;  // a local: a store through `tally` per sample cost 5 instructions
-  Status failure = Status::Ok();
   bool stop = false;
   while (!stop && k < max && p < end) {
     if (p >= ready) {
@@ -219,19 +295,24 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
       // pin shards could also need more room than one reader's working set
       // (see cache_budget.h). Warm, the prefetcher is a window ahead and
       // batches come back full.
-      if (k == 0) from = p;
-      if (k == 0) consumer_waiting_.store(true, std::memory_order_relaxed);
-      auto got = prefetcher_->Acquire(from, p, &waited_ns, /*wait=*/k == 0);
-      if (k == 0) {
+      const bool wait = k == 0;
+      if (wait) from = p;
+      if (wait) consumer_waiting_.store(true, std::memory_order_relaxed);
+      auto got = prefetcher_->Acquire(from, p, &waited_ns, wait);
+      if (wait) {
         consumer_waiting_.store(false, std::memory_order_relaxed);
         TakeWait(&tally->waits);
       }
       if (!got.ok()) {
-        if (k == 0) failure = got.status();  // else the next call reports it
+        if (k == 0) *failure = got.status();  // else the next call reports it
+        stop = true;
         break;
       }
       ready = *got;
-      if (ready <= p) break;
+      if (ready <= p) {
+        stop = true;
+        break;
+      }
     }
     // One run of ready positions reading the same opened shard at a time:
     // its shard is resolved once (in order, and mostly under py1e, a batch
@@ -239,7 +320,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     const OpenedShard* shard = prefetcher_->At(p);
     // A shard opened before the first batch and still read from disk a
     // sample at a time goes back to the kernel's read-around after it.
-    if (pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
+    if (base_ + pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
     if (shard->skipped()) {
       for (; p < ready && prefetcher_->At(p) == shard; ++p) ++tally->skipped;
       continue;
@@ -260,7 +341,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
       fields.where = SampleLocation{g, i};
       Status read = columns.Read(*shard, g, i, &fields);
       if (!read.ok()) {
-        if (k == 0) failure = std::move(read);
+        if (k == 0) *failure = std::move(read);
         stop = true;
         break;
       }
@@ -270,12 +351,36 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   pos_ = p;  // a failing sample stays next: calling again fails again
-  handed_out_.store(pos_, std::memory_order_relaxed);
+  *k_io = k;
+  handed_out_.store(base_ + pos_, std::memory_order_relaxed);
   tally->lead = ready > pos_ ? ready - pos_ : 0;
   if (prefetcher_) tally->lead_shards = prefetcher_->open_shards();
   tally->bytes += bytes;
-  if (!failure.ok()) return failure;
-  return k;
+  return stop;
+}
+
+Status IterationCursor::NextWindow(ConsumerWaits* waits) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<PassWindow> w = windows_->Take();
+  waits->Add(start, std::chrono::steady_clock::now(), nullptr);
+  if (!w.ok()) {
+    return w.status().WithContext("the pass's window after position " + std::to_string(base_ + ids_.size()));
+  }
+  seed_ = prefetcher_->StopAndTakeNext();
+  retired_.push_back(std::move(prefetcher_));
+  base_ += ids_.size();
+  InstallWindow(std::move(*w));
+  StartPrefetcher();
+  return Status::Ok();
+}
+
+void IterationCursor::InstallWindow(PassWindow w) {
+  ids_ = std::move(w.ids);
+  shard_of_ = std::move(w.shard_of);
+  local_ = std::move(w.local);
+  last_window_ = w.last;
+  pos_ = 0;
+  prefetched_to_ = 0;
 }
 
 bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,

@@ -33,6 +33,22 @@
 // plan must begin with the head (else kInternal), so the order is the
 // whole plan's either way.
 //
+// In windows: a cursor whose PlanRest has window_ids > 0 never holds its
+// whole plan. Its plan comes a window of window_ids positions at a time
+// from PassWindows (a producer thread running planner::PlanWorkerWindows,
+// a bounded queue ahead of the consumer), the same ids in the same order
+// (sample_in_epoch included: the planner starts the stream there). The
+// cursor holds one window (ids, shard and index per position) and a
+// ShardPrefetcher over it; near the window's end that prefetcher opens the
+// next window's first shards as it would the next epoch's
+// (ShardPrefetcher::NextOrder from PassWindows::PeekShards), and they seed
+// the next window's prefetcher. A batch may span windows: the stopped
+// prefetchers of the windows it left are kept until the next NextBatch, so
+// its views stay valid. Near the last window's end the next epoch's first
+// shards are opened from the next epoch's head (PlanWorkerHead), and no
+// next-epoch ids are handed over (the next pass plans itself). The head,
+// when given, is checked against the first window as the whole plan is.
+//
 // Thread safety: one thread at a time (the prefetcher's threads are
 // internal). Fork: belongs to the process that made it (a forked child
 // abandons it, see StreamingDataset).
@@ -54,6 +70,7 @@
 #include "engine/dataset/consumer_waits.h"
 #include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_shards.h"
+#include "engine/dataset/pass_windows.h"
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_prefetcher.h"
 #include "engine/planner/plan.h"
@@ -83,6 +100,9 @@ struct NextEpochPlan {
 struct PlanRest {
   planner::PlanRequest request;
   int64_t node = 0, rank_in_node = 0;
+  // > 0: the pass is planned in windows of this many ids ("In windows"),
+  // and the head may be empty (no peek).
+  size_t window_ids = 0;
 };
 
 struct IterationOptions {
@@ -116,7 +136,8 @@ class IterationCursor {
   };
 
   // `ids`: the worker's sample ids in order (-1 padding removed), or with
-  // `rest` the first of them (at least one; see "Head first");
+  // `rest` the first of them (at least one; see "Head first"; none or more
+  // in windows);
   // `locator` maps them to shards. `shards` must outlive the cursor. With
   // `next`, the shards of the next epoch's first window are opened near
   // the end (see ShardPrefetcher); `seed`: shards a previous cursor opened
@@ -203,6 +224,19 @@ class IterationCursor {
   // Waits for the first sample's shard and checks the peeked sample
   // against it; then drops the peeked bytes.
   Status CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits);
+  // The samples of the current window from pos_ into ids[*k..] and
+  // (*out)[*k..] (NextBatch's loop; `first_batch` when the call began
+  // before populate_after_). Returns whether the batch must end here (a
+  // failure, stored in *failure when it is the call's first sample, or a
+  // sample on disk past the first batch).
+  bool ReadWindow(size_t max, const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
+                  BatchTally* tally, bool first_batch, size_t* k, Status* failure);
+  // In windows: takes the next window (the wait added to *waits) and starts
+  // its prefetcher, seeded with what the current one opened for it; the
+  // current prefetcher is kept in retired_. On failure nothing changes.
+  Status NextWindow(ConsumerWaits* waits);
+  // Makes `w` the current window (positions from base_).
+  void InstallWindow(PassWindow w);
   // Adds the prefetcher's last wait (if any) to *waits.
   void TakeWait(ConsumerWaits* waits);
   // Cache hints for the samples a few positions after p (positions before
@@ -210,7 +244,12 @@ class IterationCursor {
   void PrefetchAhead(size_t p, size_t ready);
 
   const IterationPlace place_;
-  std::vector<int64_t> ids_;  // the head until TakeRest, then the whole plan
+  // The head until TakeRest, then the whole plan (in windows: the current
+  // window, which starts at position base_ of the pass).
+  std::vector<int64_t> ids_;
+  size_t base_ = 0;
+  const size_t pass_window_;  // PlanRest::window_ids (0: the whole plan)
+  bool last_window_ = true;   // in windows: no window follows the current one
   std::vector<uint32_t> local_;  // per position: the sample's index in its shard
   std::vector<size_t> shard_of_;  // per position (moved into the prefetcher)
   size_t first_shard_ = 0;        // the shard of position 0 (when there is one)
@@ -224,6 +263,7 @@ class IterationCursor {
   // (from the first NextBatch until TakeRest).
   std::optional<PlanRest> rest_;
   std::future<Result<std::vector<int64_t>>> rest_plan_;
+  bool rest_started_ = false;  // StartRest ran
   // Head first: the first sample's shard opening while the rest is planned
   // (from the first NextBatch until TakeRest); head_cancel_ ends its waits.
   // Shared: the first sample's peek looks at it before TakeRest takes it.
@@ -253,6 +293,12 @@ class IterationCursor {
   // cancelled, so only until its request ends (a closing socket, not the
   // server's answer nor the store's timeouts).
   std::future<Status> losing_peek_;
+  // In windows: the producer (from the first NextBatch on; cancelled before
+  // the prefetcher is stopped, whose thread may wait on it).
+  std::unique_ptr<PassWindows> windows_;
+  // In windows: the prefetchers of windows the last NextBatch left, stopped,
+  // kept while its views point into their shards.
+  std::vector<std::unique_ptr<ShardPrefetcher>> retired_;
   // Last: its threads stop before the members they use go. Null until
   // the whole plan is in.
   std::unique_ptr<ShardPrefetcher> prefetcher_;

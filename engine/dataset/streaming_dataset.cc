@@ -523,31 +523,54 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   Release();
   cursor_.reset();
   shuffle_warning_.reset();
-  if (!planned && worker >= 0 && worker < num_workers && epoch >= 0 && sample_in_epoch >= 0) {
-    // A pass holds its worker's whole plan: each id, its shard and its
-    // index in the shard (8 + 8 + 4 bytes), and near its end the next
-    // epoch's ids and shards (8 + 8). Checked before planning, so an
-    // epoch too large for one worker fails saying so, not out of memory.
+  const bool valid = worker >= 0 && worker < num_workers && epoch >= 0 && sample_in_epoch >= 0;
+  // In windows when the worker's plan is larger than a window (skipped
+  // steps need the rank's whole order: planned whole).
+  bool windowed = false;
+  if (!planned && valid) {
     SLUICE_ASSIGN_OR_RETURN(const int64_t own,
                             planner::WorkerPlanSize(Request(epoch, sample_in_epoch, num_workers)));
-    SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
-        "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) + "'s pass over epoch " +
-            std::to_string(epoch),
-        "sample", own, options_.prefetch_next_epoch ? 36 : 20, planner::ProcessMemoryLimit(),
-        "spread the epoch over more ranks or DataLoader workers (each holds only its share); a pass holds its "
-        "worker's whole plan (not yet in windows)"));
+    windowed = own > options_.pass_window_ids && !SkipsAhead(skips_, epoch, sample_in_epoch);
+    const std::string what = "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) +
+                             "'s pass over epoch " + std::to_string(epoch);
+    if (windowed) {
+      // Each position: its id, its shard and its index in the shard (8 + 8
+      // + 4 bytes), in the cursor's window, the two queued and the one
+      // being filled.
+      SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
+          what + " in windows of " + std::to_string(options_.pass_window_ids) + " ids", "sample",
+          4 * options_.pass_window_ids, 20, planner::ProcessMemoryLimit(), "lower pass_window_ids"));
+    } else {
+      // A pass holds its worker's whole plan: each id, its shard and its
+      // index in the shard (8 + 8 + 4 bytes), and near its end the next
+      // epoch's ids and shards (8 + 8). Checked before planning, so an
+      // epoch too large for one worker fails saying so, not out of memory.
+      SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
+          what, "sample", own, options_.prefetch_next_epoch ? 36 : 20, planner::ProcessMemoryLimit(),
+          "spread the epoch over more ranks or DataLoader workers (each holds only its share), or lower "
+          "pass_window_ids so that the pass is read in windows"));
+    }
   }
   // Head first: with a peek to serve it, the first sample need not wait
   // for the whole plan (IterationCursor); WorkerIds owns the other cases'
-  // plans and errors.
+  // plans and errors. In windows the head also gives the plan's errors and
+  // shuffle warning before the pass starts.
   std::optional<PlanRest> rest;
-  if (!planned && options_.peek_first_sample && worker >= 0 && worker < num_workers && epoch >= 0 &&
-      sample_in_epoch >= 0 && !SkipsAhead(skips_, epoch, sample_in_epoch)) {
+  if (!planned && valid && (windowed || (options_.peek_first_sample && !SkipsAhead(skips_, epoch, sample_in_epoch)))) {
     planner::PlanRequest request = Request(epoch, sample_in_epoch, num_workers);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
                             planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
     ids = std::move(head.ids);
-    if (!head.whole) rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
+    if (windowed) {
+      // The head only for the peek (a whole plan the planner made for it is
+      // made again in windows).
+      ids.resize(options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0);
+      ids.shrink_to_fit();
+      rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
+                      static_cast<size_t>(options_.pass_window_ids)};
+    } else if (!head.whole) {
+      rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
+    }
   } else if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));
   }

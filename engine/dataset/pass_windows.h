@@ -1,0 +1,107 @@
+// A worker's pass planned a window at a time (planner::PlanWorkerWindows),
+// for a pass whose whole plan is too large to hold (one process reading an
+// epoch of billions of samples: 20 bytes a position in IterationCursor).
+//
+// PlanWorkerWindows pushes windows into a callback and keeps its state (the
+// partition's runs, one reader per canonical node being read, generator
+// states) on its own stack. Rather than turn that state into a pull-based
+// object, a producer thread runs it and fills a bounded queue: planning
+// overlaps reading, the planner stays as it is, and memory is bounded by
+// `depth` windows queued plus the one being filled (and the one the
+// consumer holds). Each window's ids are located (shard, index in shard) on
+// the producer too.
+//
+// Windows hold exactly `window_ids` ids each (the last one fewer, possibly
+// none): the producer holds a full window back until the next id arrives,
+// so every window knows whether it is the pass's last.
+//
+// Errors: a planner error, an error or exception (std::bad_alloc included)
+// of the producer's own work, or a failure to start the thread, is kept and
+// returned by Take once the windows made before it are taken (so the
+// consumer meets it where the pass stopped), and by every later Take.
+// Cancel (and the destructor) wake every wait and make the producer stop at
+// its next window (its planner then returns the sink's kCancelled); the
+// destructor joins it.
+//
+// The thread starts on the first Start, Take or PeekShards, never in the
+// constructor (a process that forks after constructing is safe until then).
+// Take and PeekShards may be called from different threads (the consumer
+// and its prefetch thread); Cancel from any.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "engine/planner/plan.h"
+#include "formats/dataset/sample_locator.h"
+
+namespace sluice {
+
+// Consecutive positions of a pass: ids[k] lives in shard_of[k] at local[k].
+struct PassWindow {
+  std::vector<int64_t> ids;
+  std::vector<size_t> shard_of;
+  std::vector<uint32_t> local;
+  bool last = false;  // no window follows
+};
+
+// Which worker's plan, in windows of how many ids.
+struct PassWindowSource {
+  planner::PlanRequest request;
+  int64_t node = 0, rank_in_node = 0, worker = 0;
+  size_t window_ids = 1;  // >= 1
+};
+
+class PassWindows {
+ public:
+  // `locator` maps the ids to shards; depth >= 1 windows are queued ahead.
+  PassWindows(PassWindowSource source, std::shared_ptr<const SampleLocator> locator, size_t depth = 2);
+  ~PassWindows();
+  PassWindows(const PassWindows&) = delete;
+  PassWindows& operator=(const PassWindows&) = delete;
+
+  // Starts the producer (once; later calls do nothing).
+  void Start();
+  // The next window, waiting for it. After the last: kOutOfRange.
+  Result<PassWindow> Take();
+  // The shards of the next window's first `count` positions (waiting for
+  // it), without taking it: what a prefetcher opens ahead. Empty after the
+  // last window; the error Take would return.
+  Result<std::vector<size_t>> PeekShards(size_t count);
+  // Ends every wait (they return kCancelled) and stops the producer.
+  void Cancel();
+
+  // Tests only: called on the producer before each window is queued, with
+  // its index; an error (or exception) it returns (throws) is the
+  // producer's. Set it while no pass runs; null (the default) for none.
+  static void SetWindowHookForTesting(std::function<Status(size_t window)> hook);
+
+ private:
+  void Produce();  // the thread's body: no exception leaves it
+  Status Plan();   // PlanWorkerWindows into the queue
+  // Locates `w` and queues it, waiting for room.
+  Status Push(PassWindow w);
+  // Called with mu_ held: waits for a window, an error or cancellation.
+  Status WaitFront(std::unique_lock<std::mutex>& lock);
+
+  const PassWindowSource source_;
+  const std::shared_ptr<const SampleLocator> locator_;
+  const size_t depth_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<PassWindow> queue_;
+  Status error_ = Status::Ok();
+  bool started_ = false, cancelled_ = false, finished_ = false;
+  size_t pushed_ = 0;  // windows queued so far (the producer's)
+  std::thread thread_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,336 @@
+// A pass planned in windows (PassWindows) and read through the dataset in
+// windows (IterationCursor's "In windows"): the same ids and bytes in the
+// same order as the whole plan, and every failure of the producer thread
+// reaches the consumer as an error.
+#include "engine/dataset/pass_windows.h"
+
+#include <future>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/dataset/streaming_dataset.h"
+#include "engine/planner/plan.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+
+// A planner request of two streams' shards (40 samples in shards of 10 and
+// 15 and 15), read by one process.
+planner::PlanRequest SmallRequest() {
+  planner::PlanRequest r;
+  r.streams.push_back({{10, 15}, {}});
+  r.streams.push_back({{15}, {}});
+  r.config.batch_size = 3;
+  r.config.shuffle = true;
+  r.config.shuffle_seed = 5;
+  r.config.shuffle_block_size = 7;
+  r.config.num_canonical_nodes = 2;
+  return r;
+}
+
+std::shared_ptr<const SampleLocator> SmallLocator() {
+  return std::make_shared<const SampleLocator>(std::vector<uint64_t>{0, 10, 25, 40});
+}
+
+TEST(PassWindowsTest, WindowsAreThePlanInOrderEachLocatedAndTheLastMarked) {
+  const planner::PlanRequest request = SmallRequest();
+  auto whole = planner::PlanWorker(request, 0, 0, 0);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->size(), 40u);
+  const auto locator = SmallLocator();
+  for (size_t window : {size_t{1}, size_t{7}, size_t{40}, size_t{1000}}) {
+    PassWindows windows(PassWindowSource{request, 0, 0, 0, window}, locator, 2);
+    std::vector<int64_t> got;
+    for (;;) {
+      auto w = windows.Take();
+      ASSERT_TRUE(w.ok()) << w.status().message();
+      ASSERT_EQ(w->shard_of.size(), w->ids.size());
+      ASSERT_EQ(w->local.size(), w->ids.size());
+      for (size_t k = 0; k < w->ids.size(); ++k) {
+        const auto [shard, index] = locator->Locate(w->ids[k]);
+        EXPECT_EQ(w->shard_of[k], shard);
+        EXPECT_EQ(w->local[k], index);
+      }
+      got.insert(got.end(), w->ids.begin(), w->ids.end());
+      if (w->last) {
+        EXPECT_EQ(w->ids.size(), std::min<size_t>(window, 40 - (got.size() - w->ids.size())));
+        break;
+      }
+      EXPECT_EQ(w->ids.size(), window);
+    }
+    EXPECT_EQ(got, *whole) << "window " << window;
+    auto after = windows.Take();
+    EXPECT_EQ(after.status().code(), StatusCode::kOutOfRange);
+    auto peek = windows.PeekShards(3);
+    ASSERT_TRUE(peek.ok());
+    EXPECT_TRUE(peek->empty());
+  }
+}
+
+TEST(PassWindowsTest, PeekShardsShowsTheNextWindowWithoutTakingIt) {
+  const auto locator = SmallLocator();
+  PassWindows windows(PassWindowSource{SmallRequest(), 0, 0, 0, 7}, locator, 1);
+  auto first = windows.Take();
+  ASSERT_TRUE(first.ok());
+  auto peek = windows.PeekShards(3);
+  ASSERT_TRUE(peek.ok()) << peek.status().message();
+  auto second = windows.Take();
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*peek, std::vector<size_t>(second->shard_of.begin(), second->shard_of.begin() + 3));
+}
+
+TEST(PassWindowsTest, APlannerErrorReachesTheConsumer) {
+  planner::PlanRequest request = SmallRequest();
+  request.config.batch_size.reset();  // required: the planner refuses it
+  PassWindows windows(PassWindowSource{request, 0, 0, 0, 4}, SmallLocator());
+  auto w = windows.Take();
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument) << w.status().message();
+  EXPECT_NE(w.status().message().find("epoch 0, worker 0, window 0 of 4 ids"), std::string::npos)
+      << w.status().message();
+  // And again: the error stays.
+  EXPECT_EQ(windows.Take().status().message(), w.status().message());
+  EXPECT_EQ(windows.PeekShards(1).status().message(), w.status().message());
+}
+
+// The hook's failures are the producer's: the windows before reach the
+// consumer, then the error, every time it asks.
+TEST(PassWindowsTest, AProducerErrorOrExceptionComesAfterTheWindowsBeforeIt) {
+  const planner::PlanRequest request = SmallRequest();
+  auto whole = planner::PlanWorker(request, 0, 0, 0);
+  ASSERT_TRUE(whole.ok());
+  for (bool throws : {false, true}) {
+    PassWindows::SetWindowHookForTesting([throws](size_t window) -> Status {
+      if (window < 2) return Status::Ok();
+      if (throws) throw std::bad_alloc();
+      return IoError("injected sink failure");
+    });
+    PassWindows windows(PassWindowSource{request, 0, 0, 0, 5}, SmallLocator(), 4);
+    for (int i = 0; i < 2; ++i) {
+      auto w = windows.Take();
+      ASSERT_TRUE(w.ok()) << w.status().message();
+      EXPECT_EQ(w->ids, std::vector<int64_t>(whole->begin() + 5 * i, whole->begin() + 5 * i + 5));
+    }
+    auto failed = windows.Take();
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.status().code(), StatusCode::kIoError);
+    const std::string want = throws ? "queueing a window of the pass: out of memory (std::bad_alloc)"
+                                    : "injected sink failure";
+    EXPECT_NE(failed.status().message().find(want), std::string::npos) << failed.status().message();
+    EXPECT_EQ(windows.Take().status().message(), failed.status().message());
+    PassWindows::SetWindowHookForTesting(nullptr);
+  }
+}
+
+TEST(PassWindowsTest, DestroyingWithTheProducerWaitingForRoomReturns) {
+  PassWindows windows(PassWindowSource{SmallRequest(), 0, 0, 0, 1}, SmallLocator(), 1);
+  ASSERT_TRUE(windows.Take().ok());
+  ASSERT_TRUE(windows.PeekShards(1).ok());  // the producer has filled its one slot: it waits for room
+  windows.Cancel();
+  EXPECT_EQ(windows.Take().status().code(), StatusCode::kOk);  // the queued window is still there
+  EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
+}
+
+// --- Through the dataset.
+
+constexpr int kSamples = 1500;
+
+class WindowedPassTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir();
+    testing::WriteSyntheticMds(dir_->path() + "/ds", kSamples, 6000);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  struct Config {
+    bool shuffle = false;
+    planner::ShuffleAlgo algo = planner::ShuffleAlgo::kPy1e;
+    int64_t canonical = 1;
+  };
+  static DatasetOptions Options(const Config& c, int64_t window) {
+    DatasetOptions o;
+    StreamOptions s;
+    s.local = dir_->path() + "/ds";
+    o.streams.push_back(s);
+    o.plan.batch_size = 4;
+    o.plan.shuffle = c.shuffle;
+    o.plan.shuffle_algo = c.algo;
+    o.plan.shuffle_seed = 17;
+    o.plan.shuffle_block_size = 300;
+    o.plan.num_canonical_nodes = c.canonical;
+    o.world.rank = 0;
+    o.world.world_size = 1;
+    o.world.local_rank = 0;
+    o.world.local_world_size = 1;
+    o.wait_timeout = std::chrono::seconds(20);
+    o.pass_window_ids = window;
+    return o;
+  }
+
+  static ScratchDir* dir_;
+};
+ScratchDir* WindowedPassTest::dir_ = nullptr;
+
+struct Read {
+  std::vector<int64_t> ids;
+  std::vector<std::string> bytes;
+};
+
+// The next `n` ids of the pass (batches may come back short), and the
+// status that ended it early.
+Status NextIds(StreamingDataset& ds, size_t n, std::vector<int64_t>* got) {
+  std::vector<int64_t> ids(5);
+  std::vector<SampleFields> fields;
+  while (got->size() < n) {
+    auto k = ds.NextBatch(std::min<size_t>(5, n - got->size()), ids.data(), &fields);
+    if (!k.ok()) return k.status();
+    if (*k == 0) return OutOfRangeError("the pass ended");
+    got->insert(got->end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*k));
+  }
+  return Status::Ok();
+}
+
+// Epoch 0 from `resume` and then epoch 1, every worker, in batches of 5.
+Read ReadAll(StreamingDataset& ds, int64_t workers, int64_t resume) {
+  Read r;
+  for (int64_t epoch : {0, 1}) {
+    for (int64_t w = 0; w < workers; ++w) {
+      std::vector<int64_t> ids =
+          testing::ReadEpoch(ds, epoch, epoch == 0 ? resume : 0, w, workers, 5, &r.bytes);
+      r.ids.insert(r.ids.end(), ids.begin(), ids.end());
+    }
+  }
+  return r;
+}
+
+TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
+  const std::vector<Config> configs = {
+      {false, planner::ShuffleAlgo::kPy1e, 3}, {true, planner::ShuffleAlgo::kPy1e, 1},
+      {true, planner::ShuffleAlgo::kPy1e, 8},  {true, planner::ShuffleAlgo::kPy1s, 3},
+  };
+  for (const Config& c : configs) {
+    for (int64_t workers : {1, 3}) {
+      for (int64_t resume : {0, 37, 1204}) {
+        auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+        ASSERT_TRUE(whole_ds.ok()) << whole_ds.status().message();
+        const Read want = ReadAll(**whole_ds, workers, resume);
+        ASSERT_GE(want.ids.size(), size_t(2 * kSamples - resume));
+        for (int64_t window : {1, 7, 1000}) {
+          auto ds = StreamingDataset::Open(Options(c, window));
+          ASSERT_TRUE(ds.ok()) << ds.status().message();
+          const Read got = ReadAll(**ds, workers, resume);
+          const std::string where = "shuffle " + std::to_string(c.shuffle) + " algo " +
+                                    std::to_string(int(c.algo)) + " canonical " + std::to_string(c.canonical) +
+                                    " workers " + std::to_string(workers) + " resume " + std::to_string(resume) +
+                                    " window " + std::to_string(window);
+          ASSERT_EQ(got.ids, want.ids) << where;
+          ASSERT_EQ(got.bytes, want.bytes) << where;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(WindowedPassTest, IdsOnlyReadsTheSameIds) {
+  Config c{true, planner::ShuffleAlgo::kPy1e, 3};
+  auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+  auto ds = StreamingDataset::Open(Options(c, 7));
+  ASSERT_TRUE(whole_ds.ok() && ds.ok());
+  const std::vector<int64_t> want = testing::ReadEpoch(**whole_ds, 0, 0, 0, 1, 5, nullptr);
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> got, ids(9);
+  for (;;) {
+    auto n = (*ds)->NextIds(9, ids.data());
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    if (*n == 0) break;
+    got.insert(got.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(WindowedPassTest, AProducerErrorEndsThePassWithItAfterTheSamplesBefore) {
+  Config c{true, planner::ShuffleAlgo::kPy1e, 3};
+  auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+  ASSERT_TRUE(whole_ds.ok());
+  const Read want = ReadAll(**whole_ds, 1, 0);
+  PassWindows::SetWindowHookForTesting([](size_t window) -> Status {
+    return window == 3 ? IoError("injected sink failure") : Status::Ok();
+  });
+  auto ds = StreamingDataset::Open(Options(c, 7));
+  ASSERT_TRUE(ds.ok());
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> got;
+  const Status failure = NextIds(**ds, 100, &got);
+  PassWindows::SetWindowHookForTesting(nullptr);
+  EXPECT_EQ(got, std::vector<int64_t>(want.ids.begin(), want.ids.begin() + 21));
+  EXPECT_EQ(failure.code(), StatusCode::kIoError);
+  EXPECT_EQ(failure.message(),
+            "the pass's window after position 21: epoch 0, worker 0, window 3 of 7 ids: injected sink failure");
+  // The next call fails the same way; a new pass starts cleanly.
+  std::vector<int64_t> again;
+  EXPECT_EQ(NextIds(**ds, 1, &again).message(), failure.message());
+  EXPECT_TRUE(again.empty());
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> fresh;
+  ASSERT_TRUE(NextIds(**ds, 30, &fresh).ok());
+  EXPECT_EQ(fresh, std::vector<int64_t>(want.ids.begin(), want.ids.begin() + 30));
+}
+
+// Closing mid-epoch (a new pass, the dataset's destruction) while the
+// producer waits for room and the prefetcher looks at the next window.
+TEST_F(WindowedPassTest, ClosingMidEpochReturns) {
+  Config c{true, planner::ShuffleAlgo::kPy1s, 3};
+  auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+  ASSERT_TRUE(whole_ds.ok());
+  const Read want = ReadAll(**whole_ds, 1, 0);
+  for (int64_t window : {1, 7}) {
+    auto ds = StreamingDataset::Open(Options(c, window));
+    ASSERT_TRUE(ds.ok());
+    ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> first;
+    ASSERT_TRUE(NextIds(**ds, 12, &first).ok());
+    ASSERT_TRUE((*ds)->IterBegin(0, 100, 0, 1).ok());  // mid-epoch: a new pass
+    std::vector<int64_t> resumed;
+    ASSERT_TRUE(NextIds(**ds, 12, &resumed).ok());
+    EXPECT_EQ(resumed, std::vector<int64_t>(want.ids.begin() + 100, want.ids.begin() + 112));
+    ds->reset();  // mid-epoch again
+  }
+}
+
+TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
+  Config c{false, planner::ShuffleAlgo::kPy1e, 1};
+  DatasetOptions o = Options(c, int64_t{1} << 40);
+  o.plan.epoch_size = int64_t{1} << 35;  // 36 bytes a sample of it: more than any machine here holds
+  auto whole_ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(whole_ds.ok()) << whole_ds.status().message();
+  Status refused = (*whole_ds)->IterBegin(0, 0, 0, 1);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.message();
+  EXPECT_NE(refused.message().find("lower pass_window_ids so that the pass is read in windows"), std::string::npos)
+      << refused.message();
+  // In windows the check counts the windows (four of them, 20 bytes an
+  // id), whatever the epoch: 2^30-id windows are refused saying so.
+  o.pass_window_ids = int64_t{1} << 30;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok());
+  const Status windowed = (*ds)->IterBegin(0, 0, 0, 1);
+  EXPECT_EQ(windowed.code(), StatusCode::kInvalidArgument) << windowed.message();
+  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds "
+                                     "4294967296 samples at once",
+                                     0),
+            0u)
+      << windowed.message();
+  EXPECT_NE(windowed.message().find("lower pass_window_ids"), std::string::npos) << windowed.message();
+}
+
+}  // namespace
+}  // namespace sluice
