@@ -494,7 +494,9 @@ typedef struct sluice_stream sluice_stream;
  *    files one reader opens at once: default for raw-file streams 16, or
  *    64 shared by the node's readers when fewer, at least 2; 4 otherwise;
  *    under a cache_limit 1 unless the node has one reader, and extra ones
- *    only when there is room),
+ *    only when there is room), "metrics_retention_s" (an integer >= 0:
+ *    seconds the node's metrics records of ended processes are kept;
+ *    default $SLUICE_METRICS_RETENTION_S, else 86400),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"},
  *    "mixture": [[samples seen, [weight per stream, ...]], ...] (Sluice's
  *    extension: from each point on, the streams are drawn in proportion to
@@ -821,8 +823,8 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
  * summed, "hosts" merged by name (percentiles of the merged histograms),
  * the prefetch lead the running processes' leads added and its min the
  * least, the cache gauges this process's (docs/metrics.rst). The records of
- * ended processes older than $SLUICE_METRICS_RETENTION_S (default 24 h)
- * are deleted. Each scope has its own window. Errors: an unknown scope or
+ * ended processes older than the options' "metrics_retention_s" (seconds),
+ * else $SLUICE_METRICS_RETENTION_S (default 24 h), are deleted. Each scope has its own window. Errors: an unknown scope or
  * a bad SLUICE_METRICS_RETENTION_S (SLUICE_EINVAL), the record folder
  * (SLUICE_EIO, its path named).
  * Caller frees *out_json with sluice_free. */
