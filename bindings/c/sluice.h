@@ -86,6 +86,39 @@ sluice_status sluice_url_scheme(const char* url, char** scheme);
  * names another host or no path, or an empty path. Thread-safe. */
 sluice_status sluice_local_path(const char* url, char** path);
 
+/* The Databricks runtime's own token (the Databricks SDK's "runtime"
+ * strategy): inside a Databricks runtime (DATABRICKS_RUNTIME_VERSION set)
+ * the workspace's host and token live in the notebook's Python objects
+ * (dbruntime), which no variable or file carries. A binding that can read
+ * them registers a provider; the engine calls it, on any of its threads,
+ * one call at a time, whenever it needs the token for a dbfs:/ URL (at
+ * open, and again before the token expires: every 600 s when the provider
+ * gives no expiry). A provider answers by calling
+ * sluice_databricks_token_sink_put (host "https://..." with no path, the
+ * bearer token, expires_at in unix seconds or 0 when unknown) or
+ * sluice_databricks_token_sink_fail (why it has none, no secret) on the
+ * sink it is given, which is valid only during the call, and returns 0 (a
+ * non-zero return without either is a failure too). The token is sent only
+ * to its host: a DATABRICKS_HOST (or profile host) that differs passes the
+ * runtime over; with no host configured the runtime's is used. */
+typedef struct sluice_databricks_token_sink sluice_databricks_token_sink;
+typedef int (*sluice_databricks_token_fn)(void* user_data, sluice_databricks_token_sink* sink);
+
+/* Registers `fn` with `user_data` (which must stay valid until replaced)
+ * for the process; NULL clears it. Waits for a call of the previous
+ * provider in flight, so must not be called from inside a provider. A
+ * forked child keeps the provider. Thread-safe. */
+sluice_status sluice_set_databricks_runtime_token_provider(sluice_databricks_token_fn fn,
+                                                           void* user_data);
+
+/* A provider's answer (see above); strings are copied. SLUICE_EINVAL for a
+ * NULL argument. */
+sluice_status sluice_databricks_token_sink_put(sluice_databricks_token_sink* sink,
+                                               const char* host, const char* token,
+                                               int64_t expires_at);
+sluice_status sluice_databricks_token_sink_fail(sluice_databricks_token_sink* sink,
+                                                const char* message);
+
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
  * merged indexes whose shards live in sub-folders), or a Parquet file or a
