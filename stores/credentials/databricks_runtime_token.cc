@@ -153,12 +153,13 @@ std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig c
   return std::make_unique<DatabricksRuntimeSource>(std::move(config), chosen);
 }
 
-void FillDatabricksRuntimeHost(DatabricksConfig* config) {
-  if (!config->host.empty() || !InDatabricksRuntime()) return;
+Status FillDatabricksRuntimeHost(DatabricksConfig* config) {
+  if (!config->host.empty() || !InDatabricksRuntime()) return Status::Ok();
   auto token = FetchDatabricksRuntimeToken();
-  if (!token.ok()) return;
+  if (!token.ok()) return NotFoundError("in a Databricks runtime, but " + token.status().message());
   config->host = token->host;
   config->origin["host"] = "the Databricks runtime";
+  return Status::Ok();
 }
 
 }  // namespace sluice

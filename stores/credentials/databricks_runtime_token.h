@@ -63,9 +63,10 @@ Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken();
 std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig config, bool chosen);
 
 // As the SDK's runtime strategy sets the host: a config with no host, inside
-// a runtime with a provider, takes the provider's (origin "the Databricks
-// runtime"). Anything else leaves it as it is (the caller says what is
-// missing).
-void FillDatabricksRuntimeHost(DatabricksConfig* config);
+// a runtime, takes the provider's (origin "the Databricks runtime"). Not in
+// a runtime, or with a host already: Ok, nothing changed. In a runtime
+// whose provider has none: the config unchanged and the reason
+// (kNotFound, "in a Databricks runtime, but ...") for the caller's error.
+Status FillDatabricksRuntimeHost(DatabricksConfig* config);
 
 }  // namespace sluice

@@ -185,11 +185,12 @@ struct DbfsAuth {
 Result<DbfsAuth> FindDbfsAuth(std::string_view url) {
   DbfsAuth out;
   SLUICE_ASSIGN_OR_RETURN(out.config, LoadDatabricksConfig());
-  FillDatabricksRuntimeHost(&out.config);
+  const Status runtime = FillDatabricksRuntimeHost(&out.config);
   if (out.config.host.empty()) {
     return PermissionDeniedError("no Databricks workspace for " + std::string(url) +
                                  ": set DATABRICKS_HOST, or a host in a profile of "
-                                 "~/.databrickscfg (DATABRICKS_CONFIG_FILE)");
+                                 "~/.databrickscfg (DATABRICKS_CONFIG_FILE)" +
+                                 (runtime.ok() ? "" : "; " + runtime.message()));
   }
   out.credential = DatabricksSharedCredential(out.config);
   auto current = out.credential->Get();

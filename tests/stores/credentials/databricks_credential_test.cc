@@ -436,7 +436,7 @@ class DatabricksRuntimeTest : public DatabricksReadTest {
   // runtime's host, as FindDbfsAuth makes it).
   static int64_t RuntimeExpiry() {
     DatabricksConfig config = LoadDatabricksConfig().value();
-    FillDatabricksRuntimeHost(&config);
+    EXPECT_TRUE(FillDatabricksRuntimeHost(&config).ok());
     return DatabricksSharedCredential(config)->Get()->expires_at.value();
   }
   std::atomic<int> calls_{0};
