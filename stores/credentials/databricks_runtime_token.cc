@@ -22,26 +22,24 @@ struct RuntimeTokenRegistry {
   uint64_t generation = 0;
 };
 
-RuntimeTokenRegistry& Registry() {
-  static RuntimeTokenRegistry* registry = [] {
-    auto* r = new RuntimeTokenRegistry();
-    // A child forked while another thread held the lock or was in a call
-    // has neither that thread nor its call: the lock is held across fork
-    // and the child starts with no call in flight.
-    pthread_atfork([] { Registry().mu.lock(); }, [] { Registry().mu.unlock(); },
-                   [] {
-                     Registry().in_flight = 0;
-                     Registry().mu.unlock();
-                   });
-    return r;
-  }();
-  return *registry;
-}
+RuntimeTokenRegistry* const kRuntimeTokenRegistry = new RuntimeTokenRegistry();
 
-bool InDatabricksRuntime() { return GetEnv("DATABRICKS_RUNTIME_VERSION").has_value(); }
+// A child forked while another thread held the lock or was in a call has
+// neither that thread nor its call: the lock is held across fork and the
+// child starts with no call in flight.
+[[maybe_unused]] const int kRuntimeTokenAtFork = pthread_atfork(
+    [] { kRuntimeTokenRegistry->mu.lock(); }, [] { kRuntimeTokenRegistry->mu.unlock(); },
+    [] {
+      kRuntimeTokenRegistry->in_flight = 0;
+      kRuntimeTokenRegistry->mu.unlock();
+    });
+
+RuntimeTokenRegistry& RuntimeTokenRegistryOfProcess() { return *kRuntimeTokenRegistry; }
+
+bool InADatabricksRuntime() { return GetEnv("DATABRICKS_RUNTIME_VERSION").has_value(); }
 
 // "scheme://authority" of an http(s) URL, "" for anything else.
-std::string HostKey(const std::string& url) {
+std::string DatabricksHostKey(const std::string& url) {
   auto parsed = ParseUrl(url);
   if (!parsed.ok() || parsed->target != "/") return "";
   return parsed->scheme + "://" + parsed->Authority();
@@ -64,7 +62,7 @@ class DatabricksRuntimeSource final : public CredentialSource {
 
  private:
   Result<Credential> FetchIn(int64_t now) {
-    if (!InDatabricksRuntime()) {
+    if (!InADatabricksRuntime()) {
       return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
     }
     auto token = FetchDatabricksRuntimeToken();
@@ -72,7 +70,7 @@ class DatabricksRuntimeSource final : public CredentialSource {
       if (token.status().code() != StatusCode::kNotFound) return token.status();
       return NotFoundError("in a Databricks runtime, but " + token.status().message());
     }
-    if (!config_.host.empty() && HostKey(config_.host) != token->host) {
+    if (!config_.host.empty() && DatabricksHostKey(config_.host) != token->host) {
       return NotFoundError("the Databricks runtime's workspace " + token->host + " is not " +
                            config_.host + " (from " + DatabricksSettingOrigin(config_, "host") +
                            "), so its token is not sent there");
@@ -91,7 +89,7 @@ class DatabricksRuntimeSource final : public CredentialSource {
 }  // namespace
 
 void SetDatabricksRuntimeTokenProvider(DatabricksRuntimeTokenProvider provider) {
-  RuntimeTokenRegistry& r = Registry();
+  RuntimeTokenRegistry& r = RuntimeTokenRegistryOfProcess();
   std::unique_lock<std::mutex> lock(r.mu);
   r.idle.wait(lock, [&] { return r.in_flight == 0; });
   r.provider = provider ? std::make_shared<const DatabricksRuntimeTokenProvider>(std::move(provider))
@@ -100,13 +98,13 @@ void SetDatabricksRuntimeTokenProvider(DatabricksRuntimeTokenProvider provider) 
 }
 
 uint64_t DatabricksRuntimeTokenGeneration() {
-  RuntimeTokenRegistry& r = Registry();
+  RuntimeTokenRegistry& r = RuntimeTokenRegistryOfProcess();
   std::lock_guard<std::mutex> lock(r.mu);
   return r.generation;
 }
 
 Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken() {
-  RuntimeTokenRegistry& r = Registry();
+  RuntimeTokenRegistry& r = RuntimeTokenRegistryOfProcess();
   std::shared_ptr<const DatabricksRuntimeTokenProvider> provider;
   {
     std::unique_lock<std::mutex> lock(r.mu);
@@ -136,7 +134,7 @@ Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken() {
   }
   r.idle.notify_all();
   if (!out.ok()) return out.status().WithContext("the Databricks runtime's token provider");
-  const std::string host = HostKey(out->host);
+  const std::string host = DatabricksHostKey(out->host);
   if (host.empty()) {
     return InvalidArgumentError("the Databricks runtime's token provider gave the host '" +
                                 out->host + "', which is not an http(s) URL with no path");
@@ -154,7 +152,7 @@ std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig c
 }
 
 Status FillDatabricksRuntimeHost(DatabricksConfig* config) {
-  if (!config->host.empty() || !InDatabricksRuntime()) return Status::Ok();
+  if (!config->host.empty() || !InADatabricksRuntime()) return Status::Ok();
   auto token = FetchDatabricksRuntimeToken();
   if (!token.ok()) return NotFoundError("in a Databricks runtime, but " + token.status().message());
   config->host = token->host;

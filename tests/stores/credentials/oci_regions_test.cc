@@ -66,7 +66,9 @@ TEST(OciRegions, TableIsSortedWithUniqueCodes) {
   ASSERT_EQ(table.size(), 85u);
   std::set<std::string_view> codes;
   for (size_t i = 0; i < table.size(); ++i) {
-    if (i > 0) EXPECT_LT(table[i - 1].name, table[i].name);
+    if (i > 0) {
+      EXPECT_LT(table[i - 1].name, table[i].name);
+    }
     EXPECT_TRUE(codes.insert(table[i].short_code).second) << table[i].short_code;
     EXPECT_EQ(table[i].short_code.size(), 3u) << table[i].name;
   }
