@@ -65,9 +65,13 @@ class FilesApi(http.server.BaseHTTPRequestHandler):
         if rng and rng.startswith('bytes='):
             first, _, last = rng[len('bytes='):].partition('-')
             last = int(last) if last else len(data) - 1
-            data = data[int(first):last + 1]
+            first = int(first)
+            whole = len(data)
+            data = data[first:last + 1]
             status = 206
         self.send_response(status)
+        if status == 206:
+            self.send_header('Content-Range', f'bytes {first}-{first + len(data) - 1}/{whole}')
         self.send_header('Content-Length', str(len(data)))
         self.end_headers()
         if body:
@@ -164,7 +168,9 @@ def test_without_a_runtime_context_the_refusal_says_what_was_tried(tmp_path):
              "dbruntime.sdk_credential_provider.init_runtime_native_unified (not importable); "
              "dbruntime.sdk_credential_provider.init_runtime_native_auth (not importable); "
              "dbruntime.databricks_repl_context (not importable); dbutils (no host)")
+    cache = tmp_path / 'cache'
     assert run_child(tmp_path, empty, {}) == (
-        f'PermissionError: permission denied: no Databricks workspace for dbfs:{VOLUME}: set '
+        f'PermissionError: permission denied: stream 0 ({cache}): downloading dbfs:{VOLUME}/'
+        f'index.json to {cache}/index.json: no Databricks workspace for dbfs:{VOLUME}: set '
         'DATABRICKS_HOST, or a host in a profile of ~/.databrickscfg (DATABRICKS_CONFIG_FILE); '
         + tried)
