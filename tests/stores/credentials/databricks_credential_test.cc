@@ -463,7 +463,8 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
                      "password (DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), "
                      "env-oidc (no ID token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
                      "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)), "
-                     "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (no host), "
+                     "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
+                     " is not an Azure Databricks workspace), "
                      "runtime-oauth (in a Databricks runtime, but Sluice does not exchange the runtime's "
                      "token for an OAuth token (the runtime strategy sends the runtime's token itself)), "
                      "runtime (used)\n");
