@@ -86,6 +86,39 @@ sluice_status sluice_url_scheme(const char* url, char** scheme);
  * names another host or no path, or an empty path. Thread-safe. */
 sluice_status sluice_local_path(const char* url, char** path);
 
+/* The Databricks runtime's own token (the Databricks SDK's "runtime"
+ * strategy): inside a Databricks runtime (DATABRICKS_RUNTIME_VERSION set)
+ * the workspace's host and token live in the notebook's Python objects
+ * (dbruntime), which no variable or file carries. A binding that can read
+ * them registers a provider; the engine calls it, on any of its threads,
+ * one call at a time, whenever it needs the token for a dbfs:/ URL (at
+ * open, and again before the token expires: every 600 s when the provider
+ * gives no expiry). A provider answers by calling
+ * sluice_databricks_token_sink_put (host "https://..." with no path, the
+ * bearer token, expires_at in unix seconds or 0 when unknown) or
+ * sluice_databricks_token_sink_fail (why it has none, no secret) on the
+ * sink it is given, which is valid only during the call, and returns 0 (a
+ * non-zero return without either is a failure too). The token is sent only
+ * to its host: a DATABRICKS_HOST (or profile host) that differs passes the
+ * runtime over; with no host configured the runtime's is used. */
+typedef struct sluice_databricks_token_sink sluice_databricks_token_sink;
+typedef int (*sluice_databricks_token_fn)(void* user_data, sluice_databricks_token_sink* sink);
+
+/* Registers `fn` with `user_data` (which must stay valid until replaced)
+ * for the process; NULL clears it. Waits for a call of the previous
+ * provider in flight, so must not be called from inside a provider. A
+ * forked child keeps the provider. Thread-safe. */
+sluice_status sluice_set_databricks_runtime_token_provider(sluice_databricks_token_fn fn,
+                                                           void* user_data);
+
+/* A provider's answer (see above); strings are copied. SLUICE_EINVAL for a
+ * NULL argument. */
+sluice_status sluice_databricks_token_sink_put(sluice_databricks_token_sink* sink,
+                                               const char* host, const char* token,
+                                               int64_t expires_at);
+sluice_status sluice_databricks_token_sink_fail(sluice_databricks_token_sink* sink,
+                                                const char* message);
+
 /* ---------------------------------------------------------------------------
  * Reading a dataset folder (index.json + shards; MDS, JSONL, CSV/TSV, and
  * merged indexes whose shards live in sub-folders), or a Parquet file or a
@@ -506,7 +539,9 @@ typedef struct sluice_stream sluice_stream;
  *    files one reader opens at once: default for raw-file streams 16, or
  *    64 shared by the node's readers when fewer, at least 2; 4 otherwise;
  *    under a cache_limit 1 unless the node has one reader, and extra ones
- *    only when there is room),
+ *    only when there is room), "metrics_retention_s" (an integer >= 0:
+ *    seconds the node's metrics records of ended processes are kept;
+ *    default $SLUICE_METRICS_RETENTION_S, else 86400),
  *    "world": {"rank", "world_size", "local_rank", "local_world_size"},
  *    "mixture": [[samples seen, [weight per stream, ...]], ...] (Sluice's
  *    extension: from each point on, the streams are drawn in proportion to
@@ -833,8 +868,8 @@ sluice_status sluice_stream_metrics_prometheus(const sluice_stream* s, const cha
  * summed, "hosts" merged by name (percentiles of the merged histograms),
  * the prefetch lead the running processes' leads added and its min the
  * least, the cache gauges this process's (docs/metrics.rst). The records of
- * ended processes older than $SLUICE_METRICS_RETENTION_S (default 24 h)
- * are deleted. Each scope has its own window. Errors: an unknown scope or
+ * ended processes older than the options' "metrics_retention_s" (seconds),
+ * else $SLUICE_METRICS_RETENTION_S (default 24 h), are deleted. Each scope has its own window. Errors: an unknown scope or
  * a bad SLUICE_METRICS_RETENTION_S (SLUICE_EINVAL), the record folder
  * (SLUICE_EIO, its path named).
  * Caller frees *out_json with sluice_free. */

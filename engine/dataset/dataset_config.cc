@@ -292,6 +292,11 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     if (o->fetch_concurrency && (*o->fetch_concurrency < 1 || *o->fetch_concurrency > 256)) {
       return Bad(k, "must be in [1, 256]");
     }
+  } else if (k == "metrics_retention_s") {
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(v, k, &o->metrics_retention_s, GetInt));
+    if (o->metrics_retention_s && *o->metrics_retention_s < 0) {
+      return Bad(k, "must be a number of seconds, 0 or more");
+    }
   } else if (k == "world") {
     const Object* w = std::get_if<Object>(&v.v);
     if (!w) return Bad(k, "must be an object");

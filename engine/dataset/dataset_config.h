@@ -163,6 +163,10 @@ struct DatasetOptions {
   // value set here applies as given, and then a reader may wait up to
   // wait_timeout for room another reader's extras hold.
   std::optional<int64_t> fetch_concurrency;
+  // How long the node's records of ended processes are kept (seconds, 0 or
+  // more; node_metrics.h). None: $SLUICE_METRICS_RETENTION_S, else 24 h.
+  // Sluice's extension, key "metrics_retention_s".
+  std::optional<int64_t> metrics_retention_s;
   // An index.json of at least this many bytes is turned into a binary index
   // in the node's cache state folder by the node's first process, and
   // mapped by every process (stream_index.h); smaller ones are parsed by
@@ -192,7 +196,8 @@ struct DatasetOptions {
 // "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "pass_window_ids" (>= 1),
 // "skip_corrupt_shards" (bool),
-// "skip_missing_files" (bool), "fetch_concurrency" (1..256), per stream
+// "skip_missing_files" (bool), "fetch_concurrency" (1..256),
+// "metrics_retention_s" (an integer >= 0), per stream
 // "files" and "parquet" (each true or {"glob", "manifest"}; not both),
 // "world": {"rank", "world_size", "local_rank", "local_world_size"},
 // "mixture" ([[samples seen, [weight per stream, ...]], ...]; Sluice's

@@ -206,7 +206,8 @@ Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMe
   return WriteFileAtomic(JoinPath(dir, NodeRecordName(dataset)), record, env);
 }
 
-Result<std::chrono::seconds> NodeRecordRetention() {
+Result<std::chrono::seconds> NodeRecordRetention(std::optional<int64_t> option) {
+  if (option) return std::chrono::seconds(*option);
   const char* v = std::getenv(kRetentionVar);
   if (v == nullptr || *v == '\0') return std::chrono::seconds(std::chrono::hours(24));
   const std::string_view text(v);
@@ -220,8 +221,8 @@ Result<std::chrono::seconds> NodeRecordRetention() {
 }
 
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
-                                      Env* env) {
-  SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention());
+                                      Env* env, std::optional<int64_t> retention_s) {
+  SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention(retention_s));
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(dir));
   DatasetMetrics sum;
   sum.processes = 0;

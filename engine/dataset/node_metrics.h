@@ -58,9 +58,11 @@ Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMe
                        Env* env = Env::Default());
 
 // How long the record of an ended process is kept after its last write:
-// $SLUICE_METRICS_RETENTION_S seconds (a decimal integer), default 24 h.
-// Anything else is kInvalidArgument naming the variable.
-Result<std::chrono::seconds> NodeRecordRetention();
+// `option` seconds when given (the dataset option metrics_retention_s,
+// checked by ParseDatasetOptions), else $SLUICE_METRICS_RETENTION_S seconds
+// (a decimal integer), default 24 h. A bad variable is kInvalidArgument
+// naming it.
+Result<std::chrono::seconds> NodeRecordRetention(std::optional<int64_t> option = std::nullopt);
 
 // The sum of the records in `dir` (of dataset instance `only` when given),
 // `processes` the number of records summed: counts added; hosts merged by
@@ -70,8 +72,9 @@ Result<std::chrono::seconds> NodeRecordRetention();
 // and its min (lead_samples_min/_shards_min) the least of the records that
 // have batches. A file that is not a whole record of this version (a
 // foreign file, an older version) is passed over. First deletes the records
-// of ended processes older than NodeRecordRetention().
+// of ended processes older than NodeRecordRetention(retention_s).
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
-                                      Env* env = Env::Default());
+                                      Env* env = Env::Default(),
+                                      std::optional<int64_t> retention_s = std::nullopt);
 
 }  // namespace sluice

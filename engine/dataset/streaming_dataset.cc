@@ -870,7 +870,8 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
   SLUICE_ASSIGN_OR_RETURN(
       DatasetMetrics sum,
       SumNodeRecords(dir, scope == MetricsScope::kJob ? std::optional<uint64_t>(instance_)
-                                                      : std::nullopt));
+                                                      : std::nullopt,
+                     Env::Default(), options_.metrics_retention_s));
   sum.seconds = own.seconds;
   sum.cache_bytes_on_disk = own.cache_bytes_on_disk;
   sum.cache_limit = own.cache_limit;

@@ -9,6 +9,7 @@
 #include "stores/credentials/databricks_azure.h"
 #include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_oidc.h"
+#include "stores/credentials/databricks_runtime_token.h"
 #include "stores/credentials/gcs_access_token.h"
 #include "stores/credentials/gcs_credential.h"
 #include "stores/signing/digest.h"
@@ -83,29 +84,25 @@ class DatabricksM2mSource final : public CredentialSource {
   DatabricksConfig config_;
 };
 
-// The SDK's runtime and runtime-oauth: inside a Databricks runtime the
-// workspace's host and token come from the notebook's Python objects
-// (dbruntime's REPL context, or dbutils' notebook context over the JVM
-// gateway), which no environment variable or file carries: out of reach of
-// a C++ engine. Said by name where they would apply.
-class DatabricksRuntimeSource final : public CredentialSource {
+// The SDK's runtime-oauth: the runtime's token (databricks_runtime_token.h)
+// exchanged for an OAuth token, which Sluice does not do; the runtime
+// strategy after it sends the runtime's token itself.
+class DatabricksRuntimeOauthSource final : public CredentialSource {
  public:
-  DatabricksRuntimeSource(std::string name, bool chosen) : name_(std::move(name)), chosen_(chosen) {}
-  std::string name() const override { return name_; }
+  explicit DatabricksRuntimeOauthSource(bool chosen) : chosen_(chosen) {}
+  std::string name() const override { return "runtime-oauth"; }
 
   Result<Credential> Fetch(int64_t /*now*/) override {
-    const bool in_runtime = GetEnv("DATABRICKS_RUNTIME_VERSION").has_value();
-    const std::string why =
-        "a Databricks runtime's own token lives in the notebook's Python context (dbruntime), which Sluice "
-        "cannot read; set DATABRICKS_TOKEN or a service principal (DATABRICKS_CLIENT_ID and "
-        "DATABRICKS_CLIENT_SECRET) in the cluster's environment";
-    if (chosen_) return UnimplementedError("the Databricks auth type " + name_ + " is not supported: " + why);
-    if (!in_runtime) return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
+    const std::string why = "Sluice does not exchange the runtime's token for an OAuth token (the "
+                            "runtime strategy sends the runtime's token itself)";
+    if (chosen_) return UnimplementedError("the Databricks auth type runtime-oauth is not supported: " + why);
+    if (!GetEnv("DATABRICKS_RUNTIME_VERSION").has_value()) {
+      return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
+    }
     return NotFoundError("in a Databricks runtime, but " + why);
   }
 
  private:
-  std::string name_;
   bool chosen_;
 };
 
@@ -121,9 +118,8 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
-  for (const char* runtime : {"runtime-oauth", "runtime"}) {
-    all.push_back(std::make_unique<DatabricksRuntimeSource>(runtime, config.auth_type == runtime));
-  }
+  all.push_back(std::make_unique<DatabricksRuntimeOauthSource>(config.auth_type == "runtime-oauth"));
+  all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   all.push_back(MakeDatabricksGoogleIdSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
@@ -151,7 +147,8 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
                                GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
                                GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +
-                               GetEnv("DATABRICKS_RUNTIME_VERSION").value_or("");
+                               GetEnv("DATABRICKS_RUNTIME_VERSION").value_or("") + "\n" +
+                               std::to_string(DatabricksRuntimeTokenGeneration());
   return SharedCredentialFor(Sha256Hex(material), [&] {
     return std::make_shared<SharedCredential>(MakeDatabricksCredentialChain(config),
                                               GcsTokenOptions());

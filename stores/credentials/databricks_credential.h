@@ -11,9 +11,10 @@
 //      identity provider exchanged at that endpoint (databricks_oidc.h);
 //   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
 //      workspace (databricks_azure.h);
-//   9. runtime-oauth, 10. runtime: a Databricks runtime's own token, out of
-//      Sluice's reach (it lives in the notebook's Python context): said by
-//      name inside a runtime (DATABRICKS_RUNTIME_VERSION), an error when chosen;
+//   9. runtime-oauth: the runtime's token exchanged for an OAuth token: not
+//      done (said by name inside a runtime, an error when chosen);
+//   10. runtime: a Databricks runtime's own token, which a binding hands
+//      the engine (databricks_runtime_token.h);
 //   11. google-credentials: a Google service account's ID token for the
 //      host; 12. google-id: one of an account impersonated through
 //      Application Default Credentials (databricks_google.h).
@@ -21,7 +22,7 @@
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
 // the strategy of that name. Not supported: the SDK's metadata-service,
 // github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
-// runtime-oauth and runtime (above), and model-serving.
+// runtime-oauth (above), and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.
 #pragma once

@@ -11,6 +11,7 @@
 #include "formats/json/py_json.h"
 #include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_instance_principal.h"
+#include "stores/credentials/oci_regions.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/credentials/oci_resource_principal_exchange.h"
 
@@ -86,6 +87,9 @@ Result<OciProfile> LoadConfigFileProfile(const std::string& auth) {
   out.fingerprint = get("fingerprint");
   out.key_file = Home(get("key_file"));
   out.region = get("region");
+  const std::string region_from = !out.region.empty() ? "the region of profile " + out.profile +
+                                                            " in " + out.config_file
+                                                      : std::string("OCI_REGION");
   if (out.region.empty()) out.region = GetEnv("OCI_REGION").value_or("");
   const std::string token_file = Home(get("security_token_file"));
   const bool session = auth == "security_token" || (auth.empty() && !token_file.empty() &&
@@ -106,6 +110,7 @@ Result<OciProfile> LoadConfigFileProfile(const std::string& auth) {
     return InvalidArgumentError("profile " + out.profile + " of " + out.config_file +
                                 " is missing " + missing);
   }
+  SLUICE_ASSIGN_OR_RETURN(out.region, CanonicalOciRegion(out.region, region_from));
   auto pem = ReadFile(out.key_file, uint64_t{1} << 16);
   if (!pem.ok()) {
     return InvalidArgumentError("cannot read the key_file " + out.key_file + " of profile " +

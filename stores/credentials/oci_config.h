@@ -4,7 +4,8 @@
 //   the profile: OCI_CLI_PROFILE, else DEFAULT; a profile inherits the
 //     DEFAULT section's keys (configparser);
 //   keys: user, tenancy, fingerprint, key_file (a leading "~/" is the home
-//     folder), pass_phrase, region (else OCI_REGION), security_token_file.
+//     folder), pass_phrase, region (else OCI_REGION; a short code such as
+//     "phx" stands for its region: oci_regions.h), security_token_file.
 //   how it signs: with its API key (key id "<tenancy>/<user>/<fingerprint>"),
 //     or with the session token `oci session authenticate` wrote to
 //     security_token_file (key id "ST$<token>", signed by key_file; no user

@@ -10,6 +10,7 @@
 #include "stores/credentials/credential_chain.h"
 #include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_config.h"
+#include "stores/credentials/oci_regions.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/http/url.h"
 #include "stores/signing/digest.h"
@@ -161,7 +162,7 @@ OciInstancePrincipalEndpoints OciInstancePrincipalEndpointsFromEnv() {
 std::string OciFederationEndpoint(const OciInstancePrincipalEndpoints& endpoints,
                                   const std::string& region) {
   if (!endpoints.federation.empty()) return endpoints.federation;
-  return "https://auth." + region + ".oraclecloud.com/v1/x509";
+  return OciServiceEndpoint("auth", region) + "/v1/x509";
 }
 
 Result<std::string> FetchOciInstanceRegion(const std::string& metadata) {
@@ -175,7 +176,7 @@ Result<std::string> FetchOciInstanceRegion(const std::string& metadata) {
   if (out.empty() || out.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
     return CorruptError("OCI instance metadata " + metadata + "/instance/region is not a region");
   }
-  return out;
+  return CanonicalOciRegion(out, "OCI instance metadata " + metadata + "/instance/region");
 }
 
 Result<std::string> FetchOciInstanceId(const std::string& metadata) {

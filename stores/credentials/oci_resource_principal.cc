@@ -6,6 +6,7 @@
 #include "base/file.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/jwt_expiry.h"
+#include "stores/credentials/oci_regions.h"
 
 namespace sluice {
 namespace {
@@ -74,6 +75,8 @@ Result<OciResourcePrincipal> LoadOciResourcePrincipalV22(const std::string& suff
                         : "OCI_RESOURCE_PRINCIPAL_VERSION" + suffix + "=2.2") +
         " but " + missing + (missing.find(',') == std::string::npos ? " is" : " are") + " not set");
   }
+  SLUICE_ASSIGN_OR_RETURN(out.region,
+                          CanonicalOciRegion(out.region, "OCI_RESOURCE_PRINCIPAL_REGION" + suffix));
   SLUICE_RETURN_IF_ERROR(OciResourcePrincipalKey(out).status());  // said now, not at the first request
   return out;
 }

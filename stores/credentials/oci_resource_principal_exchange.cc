@@ -10,6 +10,7 @@
 #include "stores/credentials/jwt_expiry.h"
 #include "stores/credentials/oci_config.h"
 #include "stores/credentials/oci_instance_principal.h"
+#include "stores/credentials/oci_regions.h"
 #include "stores/credentials/oci_resource_principal.h"
 #include "stores/http/url.h"
 #include "stores/signing/digest.h"
@@ -171,7 +172,10 @@ class OwnKeyLevel final : public RpLevel {
     level->tenancy_id_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_TENANCY_ID") + suffix);
     level->private_pem_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM") + suffix);
     level->passphrase_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE") + suffix);
-    level->region_ = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_REGION") + suffix);
+    if (std::string region = RpEnv(std::string("OCI_RESOURCE_PRINCIPAL_REGION") + suffix); !region.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(level->region_,
+                              CanonicalOciRegion(region, std::string("OCI_RESOURCE_PRINCIPAL_REGION") + suffix));
+    }
     level->key_id_ = version == "2.1" ? "resource/v2.1/" + level->resource_id_
                                       : "resource/v" + version + "/" + level->tenancy_id_ + "/" +
                                             level->resource_id_;
@@ -266,7 +270,7 @@ class InstanceSignedLevel final : public RpLevel {
       }
     }
     rpt_url_ = rpt_endpoint_ + path;
-    const std::string rpst = rpst_endpoint_.empty() ? "https://auth." + region_ + ".oraclecloud.com"
+    const std::string rpst = rpst_endpoint_.empty() ? OciServiceEndpoint("auth", region_)
                                                     : rpst_endpoint_;
     SLUICE_ASSIGN_OR_RETURN(RsaKeyPair session, GenerateRsaKeyPair(2048));
     return RpExchange(rpt_url_, rpst, {}, OciSessionKey(ip), std::move(session), now);

@@ -10,6 +10,7 @@
 #include "stores/common/tree_listing.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_credential.h"
+#include "stores/credentials/databricks_runtime_token.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
 #include "stores/web/web_store.h"
@@ -184,10 +185,12 @@ struct DbfsAuth {
 Result<DbfsAuth> FindDbfsAuth(std::string_view url) {
   DbfsAuth out;
   SLUICE_ASSIGN_OR_RETURN(out.config, LoadDatabricksConfig());
+  const Status runtime = FillDatabricksRuntimeHost(&out.config);
   if (out.config.host.empty()) {
     return PermissionDeniedError("no Databricks workspace for " + std::string(url) +
                                  ": set DATABRICKS_HOST, or a host in a profile of "
-                                 "~/.databrickscfg (DATABRICKS_CONFIG_FILE)");
+                                 "~/.databrickscfg (DATABRICKS_CONFIG_FILE)" +
+                                 (runtime.ok() ? "" : "; " + runtime.message()));
   }
   out.credential = DatabricksSharedCredential(out.config);
   auto current = out.credential->Get();

@@ -11,6 +11,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/credentials/oci_config.h"
+#include "stores/credentials/oci_regions.h"
 #include "stores/oci/oci_multipart.h"
 #include "stores/signing/digest.h"
 #include "stores/signing/oci_signature.h"
@@ -62,7 +63,7 @@ Result<OciLocation> ParseOciUrl(std::string_view url) {
 // The endpoint, no trailing '/'.
 Result<std::string> Endpoint(const OciProfile& profile) {
   std::string ep = GetEnv("SLUICE_OCI_OBJECT_STORAGE_ENDPOINT").value_or("");
-  if (ep.empty()) ep = "https://objectstorage." + profile.region + ".oraclecloud.com";
+  if (ep.empty()) ep = OciServiceEndpoint("objectstorage", profile.region);
   auto parsed = ParseUrl(ep);
   if (!parsed.ok()) return InvalidArgumentError("the OCI endpoint is not a URL: " + parsed.status().message());
   return parsed->scheme + "://" + parsed->Authority();

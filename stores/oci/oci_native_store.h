@@ -13,8 +13,9 @@
 //     (OCI_NAMESPACE, OCI_ENDPOINT_URL, AWS_ACCESS_KEY_ID unset) and an OCI
 //     config file exists or OCI_RESOURCE_PRINCIPAL_VERSION or OCI_CLI_AUTH
 //     is set; the namespace is then asked of the API (GET /n/).
-// The endpoint is https://objectstorage.<region>.oraclecloud.com, or
-// SLUICE_OCI_OBJECT_STORAGE_ENDPOINT. Objects: /n/NS/b/BUCKET/o/NAME (NAME
+// The endpoint is https://objectstorage.<region>.<realm domain>
+// (stores/credentials/oci_regions.h: short codes such as "phx" name their
+// region), or SLUICE_OCI_OBJECT_STORAGE_ENDPOINT. Objects: /n/NS/b/BUCKET/o/NAME (NAME
 // percent-encoded, '/' included, as the SDK sends it); listings:
 // /n/NS/b/BUCKET/o?prefix=...&fields=name,size, paged by nextStartWith.
 #pragma once

@@ -345,11 +345,49 @@ def main():
             PASSPHRASE not in shown and 'PRIVATE KEY' not in shown)
         fake.shutdown()
 
+        failures += region_cases(folder, key, env, cli)
         failures += resource_principal_cases(folder, env, cases, cli)
         failures += instance_principal_cases(folder, env, cases, cli)
         failures += rp_exchange_cases(folder, env, cases, cli)
     print(f'oci {oci.__version__}: {"all the same" if not failures else f"{failures} differ"}')
     return 1 if failures else 0
+
+
+def region_cases(folder, key, env, cli):
+    """The Object Storage host of a profile's region: every short code the
+    SDK knows ("phx"), names of other realms and one newer than the SDK's
+    table, as `sluice whoami` shows it and oci.regions.endpoint_for
+    ('object_storage', region) builds it; a short code the SDK does not know
+    (it would send to objectstorage.zzq.oraclecloud.com) is refused by Sluice
+    naming the region and the profile."""
+    regions = sorted(oci.regions.REGIONS_SHORT_NAMES) + [
+        'us-phoenix-1', 'US-ASHBURN-1', 'us-langley-1', 'uk-gov-london-1', 'eu-frankfurt-2',
+        'ap-chiyoda-1', 'xx-newregion-7']
+    config = os.path.join(folder, 'regions-config')
+    differ = []
+    for region in regions + ['zzq']:
+        with open(config, 'w') as f:
+            f.write(f'[DEFAULT]\nregion = {region}\ntenancy = ocid1.tenancy.oc1..aaaaoracle\n'
+                    'user = ocid1.user.oc1..aaaaoracle\n'
+                    'fingerprint = 11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:00\n'
+                    f'key_file = {key}\npass_phrase = {PASSPHRASE}\n')
+        shown = subprocess.run([cli, 'whoami', f'oci://bkt@{NAMESPACE}/ds'],
+                               env=dict(env, OCI_CONFIG_FILE=config), capture_output=True,
+                               timeout=60)
+        text = shown.stdout.decode() + shown.stderr.decode()
+        if region == 'zzq':
+            want = (f"OCI region 'zzq' from the region of profile DEFAULT in {config} is neither "
+                    "a region name (such as us-phoenix-1) nor a known short code (such as phx)")
+        else:
+            want = (f'  endpoint: {oci.regions.endpoint_for("object_storage", region)} '
+                    '(native Object Storage API)\n')
+        if want not in text:
+            differ.append(f'{region}: {text.strip()} (the SDK: {want.strip()})')
+    ok = not differ
+    print(f'{"same" if ok else "DIFFERENT"}  the Object Storage host of {len(regions)} regions '
+          f'(short codes, other realms, a newer one) and the refusal of an unknown short code'
+          + ''.join('\n    ' + d for d in differ), flush=True)
+    return 0 if ok else 1
 
 
 def resource_principal_cases(folder, env, cases, cli):

@@ -11,12 +11,15 @@ from sluice.metrics_sinks import log_to_mlflow, log_to_tensorboard, progress
 from sluice.parquet_dataset import load_parquet
 from sluice.plan import Plan
 from sluice import engine
+from sluice import databricks_runtime as _databricks_runtime
 from sluice.writer import (CSVWriter, JSONWriter, MDSWriter, TSVWriter, XSVWriter,
                            parse_size_limit)
 
 __all__ = ['StreamingDataset', 'Stream', 'LocalDataset', 'MDSWriter', 'JSONWriter', 'CSVWriter',
            'TSVWriter', 'XSVWriter', 'merge_index', 'dataframe_to_mds', 'Plan', 'parse_size_limit',
            'load_parquet', 'progress', 'log_to_mlflow', 'log_to_tensorboard', 'PackSpec', '__version__']
+
+_databricks_runtime.install()
 
 try:
     from sluice.dataloader import StreamingDataLoader

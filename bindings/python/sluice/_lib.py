@@ -135,6 +135,13 @@ _proto('sluice_free', None, ctypes.c_void_p)
 _proto('sluice_is_store_url', ctypes.c_int, ctypes.c_char_p)
 _proto('sluice_url_scheme', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
 _proto('sluice_local_path', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
+# A Databricks runtime's token provider (sluice.databricks_runtime).
+DATABRICKS_TOKEN_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_proto('sluice_set_databricks_runtime_token_provider', _status, DATABRICKS_TOKEN_FN,
+       ctypes.c_void_p)
+_proto('sluice_databricks_token_sink_put', _status, ctypes.c_void_p, ctypes.c_char_p,
+       ctypes.c_char_p, ctypes.c_int64)
+_proto('sluice_databricks_token_sink_fail', _status, ctypes.c_void_p, ctypes.c_char_p)
 
 # sluice_dataset_open flags.
 OPEN_VERIFY_HASHES = 1

@@ -67,7 +67,8 @@ class StreamingDataset(_Base):
                  batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
                  replication=None, stream_name='stream', stream_config=None, mixture=None,
-                 mixture_interpolation='step', pack=None, columns=None, **kwargs):
+                 mixture_interpolation='step', pack=None, columns=None, metrics_retention_s=None,
+                 **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
@@ -121,6 +122,10 @@ class StreamingDataset(_Base):
         # checked and planned by the engine (engine/planner/README.md).
         self.mixture = mixture
         self.mixture_interpolation = mixture_interpolation
+        # Sluice's extension: how long the node's metrics records of ended
+        # processes are kept (docs/metrics.rst); the engine checks it and
+        # falls back to SLUICE_METRICS_RETENTION_S.
+        self.metrics_retention_s = metrics_retention_s
         self.initial_physical_nodes = None
         self._counters = SharedCounters()
         self._resume_state = None
@@ -338,7 +343,7 @@ class StreamingDataset(_Base):
         if self._predownload_arg is not None:
             config['predownload'] = self._predownload_arg
         for key in ('cache_limit', 'num_canonical_nodes',
-                    'batch_size', 'shuffle_block_size', 'replication'):
+                    'batch_size', 'shuffle_block_size', 'replication', 'metrics_retention_s'):
             if getattr(self, key) is not None:
                 config[key] = getattr(self, key)
         self._engine = engine.Engine(config)

@@ -194,6 +194,16 @@ TEST(DatasetConfig, SluiceExtensions) {
             "dataset config: 'fetch_concurrency' must be in [1, 256]");
   EXPECT_EQ(error(R"({"local": "/l", "fetch_concurrency": 257})"),
             "dataset config: 'fetch_concurrency' must be in [1, 256]");
+  EXPECT_FALSE(d->metrics_retention_s.has_value());
+  auto kept = ParseDatasetOptions(R"({"local": "/l", "metrics_retention_s": 0})");
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(kept->metrics_retention_s, std::optional<int64_t>(0));
+  EXPECT_EQ(error(R"({"local": "/l", "metrics_retention_s": -1})"),
+            "dataset config: 'metrics_retention_s' must be a number of seconds, 0 or more");
+  EXPECT_EQ(error(R"({"local": "/l", "metrics_retention_s": 1.5})"),
+            "dataset config: 'metrics_retention_s' must be an integer");
+  EXPECT_EQ(error(R"({"local": "/l", "metrics_retention_s": "1d"})"),
+            "dataset config: 'metrics_retention_s' must be an integer");
   EXPECT_EQ(error(R"({"local": "/l", "files": {"manifest": ""}})"),
             "dataset config: 'files.manifest' must not be empty");
   EXPECT_EQ(error(R"({"local": "/l", "files": {"glob": [1]}})"),

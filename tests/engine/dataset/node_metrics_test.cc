@@ -267,5 +267,30 @@ TEST(NodeMetrics, RecordsOfEndedProcessesPastTheRetentionAreDeleted) {
             "a number of seconds (a decimal integer)");
 }
 
+// The dataset option metrics_retention_s wins over the variable (a bad one
+// included, which it leaves unread).
+TEST(NodeMetrics, TheRetentionOptionWinsOverTheVariable) {
+  TempDir dir;
+  testing::ScopedEnv bad("SLUICE_METRICS_RETENTION_S", "1d");
+  DatasetMetrics m;
+  m.samples = 1;
+  const std::string older = WriteEndedRecord(dir.path(), 1, m);
+  SetAgeSeconds(older, 120);
+  m.samples = 10;
+  const std::string newer = WriteEndedRecord(dir.path(), 2, m);
+  SetAgeSeconds(newer, 30);
+  auto sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), int64_t{60});
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_EQ(sum->processes, 1u);
+  EXPECT_EQ(sum->samples, 10u);
+  EXPECT_FALSE(FileExists(older));
+  EXPECT_TRUE(FileExists(newer));
+  auto none = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), int64_t{0});
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->processes, 0u);
+  EXPECT_FALSE(FileExists(newer));
+  EXPECT_EQ(NodeRecordRetention(int64_t{7}).value(), std::chrono::seconds(7));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -4,6 +4,7 @@
 // token endpoints, as no workspace can run here) and FakeDatabricksFiles.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -11,11 +12,13 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/credentials/databricks_config.h"
 #include "stores/credentials/databricks_credential.h"
+#include "stores/credentials/databricks_runtime_token.h"
 #include "stores/dbfs/dbfs_store.h"
 #include "stores/signing/digest.h"
 #include "stores/store.h"
@@ -414,6 +417,105 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
   EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
             "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "
             "or a host in a profile of ~/.databrickscfg (DATABRICKS_CONFIG_FILE)");
+}
+
+// The runtime strategy: a binding's provider hands over the runtime's host
+// and token. With no host configured the runtime's is used; the token is
+// the bearer of every request, asked for again (expiry unknown) before
+// kDatabricksRuntimeTokenRecheckS pass.
+class DatabricksRuntimeTest : public DatabricksReadTest {
+ protected:
+  void TearDown() override { SetDatabricksRuntimeTokenProvider(nullptr); }
+  void Provide(std::string host, std::string token) {
+    SetDatabricksRuntimeTokenProvider([this, host, token]() -> Result<DatabricksRuntimeToken> {
+      ++calls_;
+      return DatabricksRuntimeToken{host, token, std::nullopt};
+    });
+  }
+  // The expiry of the shared credential the store uses (the config with the
+  // runtime's host, as FindDbfsAuth makes it).
+  static int64_t RuntimeExpiry() {
+    DatabricksConfig config = LoadDatabricksConfig().value();
+    EXPECT_TRUE(FillDatabricksRuntimeHost(&config).ok());
+    return DatabricksSharedCredential(config)->Get()->expires_at.value();
+  }
+  std::atomic<int> calls_{0};
+};
+
+TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
+  files_.AcceptToken("runtime-token-7");
+  Provide(files_.url() + "/", "runtime-token-7");
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto got = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "{\"shards\": []}");
+  EXPECT_EQ(files_.bearers(), std::vector<std::string>{"runtime-token-7"});
+  auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_EQ(*whoami, "dbfs:/Volumes/main/default/vol/ds\n"
+                     "  host: " + files_.url() + " (from the Databricks runtime)\n"
+                     "  credentials: the Databricks runtime's token for " + files_.url() +
+                     " (bearer token)\n"
+                     "  expires: " + std::to_string(RuntimeExpiry()) + " (unix time)\n"
+                     "  sources tried: pat (no token (DATABRICKS_TOKEN)), basic (no user name and "
+                     "password (DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), "
+                     "env-oidc (no ID token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
+                     "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)), "
+                     "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
+                     " is not an Azure Databricks workspace), "
+                     "runtime-oauth (in a Databricks runtime, but Sluice does not exchange the runtime's "
+                     "token for an OAuth token (the runtime strategy sends the runtime's token itself)), "
+                     "runtime (used)\n");
+}
+
+TEST_F(DatabricksRuntimeTest, AnUnknownExpiryIsAskedAgainAfterTheRecheckInterval) {
+  Provide(files_.url(), "runtime-token-8");
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_AUTH_TYPE", "runtime"}});
+  auto chain = MakeDatabricksCredentialChain(LoadDatabricksConfig().value());
+  auto got = chain->Fetch(1000);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->bearer, "runtime-token-8");
+  EXPECT_EQ(got->expires_at, 1000 + kDatabricksRuntimeTokenRecheckS);
+  EXPECT_EQ(got->source, "the Databricks runtime's token for " + files_.url());
+  EXPECT_EQ(calls_.load(), 1);
+}
+
+TEST_F(DatabricksRuntimeTest, ItsTokenIsNeverSentToAnotherWorkspace) {
+  Provide("https://adb-1.2.azuredatabricks.net", "runtime-token-9");
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_AUTH_TYPE", "runtime"}});
+  auto got = MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000);
+  EXPECT_EQ(got.status().ToString(),
+            "permission denied: runtime: the Databricks auth type runtime was chosen, but the "
+            "Databricks runtime's workspace https://adb-1.2.azuredatabricks.net is not " +
+                files_.url() + " (from DATABRICKS_HOST), so its token is not sent there");
+  EXPECT_TRUE(files_.bearers().empty());
+}
+
+TEST_F(DatabricksRuntimeTest, AProvidersFailureAndNoProviderAreSaid) {
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_AUTH_TYPE", "runtime"}});
+  auto none = MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000);
+  EXPECT_EQ(none.status().ToString(),
+            "permission denied: runtime: the Databricks auth type runtime was chosen, but in a "
+            "Databricks runtime, but no binding has handed Sluice the runtime's own token (it lives "
+            "in the notebook's Python context, dbruntime, which the Python package reads; from C, "
+            "sluice_set_databricks_runtime_token_provider); or set DATABRICKS_TOKEN or a service "
+            "principal (DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET) in the cluster's "
+            "environment");
+  SetDatabricksRuntimeTokenProvider(
+      []() -> Result<DatabricksRuntimeToken> { return NotFoundError("no REPL context"); });
+  auto failed = MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000);
+  EXPECT_EQ(failed.status().ToString(),
+            "permission denied: runtime: the Databricks auth type runtime was chosen, but in a "
+            "Databricks runtime, but the Databricks runtime's token provider: no REPL context");
+  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime"}});
+  EXPECT_EQ(MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000).status().ToString(),
+            "permission denied: runtime: the Databricks auth type runtime was chosen, but not in a "
+            "Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
 }
 
 }  // namespace

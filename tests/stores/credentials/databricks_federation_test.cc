@@ -509,20 +509,22 @@ TEST_F(DatabricksFederationReadTest, GoogleIdImpersonatesTheAccountThroughApplic
       << Resolve();
 }
 
-// runtime and runtime-oauth: a Databricks runtime's own token is out of
-// Sluice's reach; chosen, an error naming the auth type; inside a runtime
-// (DATABRICKS_RUNTIME_VERSION) the chain says why it went past them.
-TEST_F(DatabricksFederationTest, ARuntimesOwnTokenIsRefusedByName) {
-  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime"},
+// runtime-oauth: the runtime's token exchanged for an OAuth token is not
+// done; chosen, an error naming the auth type; inside a runtime
+// (DATABRICKS_RUNTIME_VERSION) the chain says why it went past it, and
+// past runtime when no binding registered the runtime's token provider
+// (databricks_credential_test.cc's DatabricksRuntimeTest has the rest).
+TEST_F(DatabricksFederationTest, ARuntimesOAuthExchangeIsRefusedByName) {
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime-oauth"},
           {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
   EXPECT_EQ(Resolve(),
-            "runtime: the Databricks auth type runtime is not supported: a Databricks runtime's own token lives in "
-            "the notebook's Python context (dbruntime), which Sluice cannot read; set DATABRICKS_TOKEN or a "
-            "service principal (DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET) in the cluster's environment");
+            "runtime-oauth: the Databricks auth type runtime-oauth is not supported: Sluice does not exchange "
+            "the runtime's token for an OAuth token (the runtime strategy sends the runtime's token itself)");
   SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
   const std::string tried = Resolve();
-  EXPECT_NE(tried.find("runtime (in a Databricks runtime, but a Databricks runtime's own token lives in the "
-                       "notebook's Python context (dbruntime), which Sluice cannot read;"),
+  EXPECT_NE(tried.find("runtime (in a Databricks runtime, but no binding has handed Sluice the runtime's own "
+                       "token (it lives in the notebook's Python context, dbruntime, which the Python package "
+                       "reads;"),
             std::string::npos)
       << tried;
 }

@@ -90,5 +90,26 @@ TEST(OciInstancePrincipalTest, EndpointsAndRegionComeFromTheMetadataServiceUnles
   EXPECT_EQ(OciInstancePrincipalEndpointsFromEnv().metadata, "http://169.254.169.254/opc/v2");
 }
 
+// Older instances answer their region's short code, as the SDK expects
+// ("phx" is us-phoenix-1; a government realm has its own domain); one the
+// table does not know is refused naming the metadata address.
+TEST(OciInstancePrincipalTest, AShortCodeFromTheMetadataNamesItsRegion) {
+  FakeOciIdentity identity("ocid1.tenancy.oc1..ip", "PHX\n");
+  auto region = FetchOciInstanceRegion(identity.metadata_url());
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  EXPECT_EQ(*region, "us-phoenix-1");
+  FakeOciIdentity gov("ocid1.tenancy.oc2..ip", "lfi");
+  testing::ScopedEnv env("SLUICE_OCI_FEDERATION_ENDPOINT", std::nullopt);
+  region = FetchOciInstanceRegion(gov.metadata_url());
+  ASSERT_TRUE(region.ok()) << region.status().ToString();
+  EXPECT_EQ(OciFederationEndpoint(OciInstancePrincipalEndpoints{}, *region),
+            "https://auth.us-langley-1.oraclegovcloud.com/v1/x509");
+  FakeOciIdentity unknown("ocid1.tenancy.oc1..ip", "zzq");
+  EXPECT_EQ(FetchOciInstanceRegion(unknown.metadata_url()).status().ToString(),
+            "invalid argument: OCI region 'zzq' from OCI instance metadata " + unknown.metadata_url() +
+                "/instance/region is neither a region name (such as us-phoenix-1) nor a known short "
+                "code (such as phx)");
+}
+
 }  // namespace
 }  // namespace sluice

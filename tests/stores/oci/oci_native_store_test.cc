@@ -360,7 +360,7 @@ TEST_F(OciNativeStoreTest, WhichUrlsGoNativeAndBrokenProfilesSayWhy) {
   }
   ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
                               "[loader]\nuser = u\nfingerprint = f\nkey_file = " + kKeyDir +
-                                  "/test_api_key_encrypted.pem\ntenancy = t\nregion = r\n"
+                                  "/test_api_key_encrypted.pem\ntenancy = t\nregion = us-ashburn-1\n"
                                   "pass_phrase = wrong-passphrase\n").ok());
   auto s = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
   ASSERT_TRUE(s.ok());  // the key is read at the first request
@@ -437,7 +437,7 @@ TEST_F(OciNativeStoreTest, OciCliAuthChoosesHowAProfileSigns) {
   const std::string key = kKeyDir + "/test_api_key_encrypted.pem";
   ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
                               "[loader]\nuser = ocid1.user.oc1..u\nfingerprint = aa:bb:cc\n"
-                              "tenancy = ocid1.tenancy.oc1..t\nregion = r\nkey_file = " + key +
+                              "tenancy = ocid1.tenancy.oc1..t\nregion = us-ashburn-1\nkey_file = " + key +
                               "\npass_phrase = test-passphrase\nsecurity_token_file = " +
                               token_file + "\n").ok());
   // With a user, the API key (as the CLI's default, api_key).
@@ -461,7 +461,7 @@ TEST_F(OciNativeStoreTest, OciCliAuthChoosesHowAProfileSigns) {
               "security_token, resource_principal or instance_principal)");
   }
   ASSERT_TRUE(WriteFileAtomic(dir_.path() + "/oci-config",
-                              "[loader]\nregion = r\nkey_file = " + key + "\n").ok());
+                              "[loader]\nregion = us-ashburn-1\nkey_file = " + key + "\n").ok());
   ScopedEnv auth("OCI_CLI_AUTH", "security_token");
   auto missing = OpenStore("oci://bkt@mytenancy/ds", loop_.executor());
   EXPECT_EQ(missing.status().message(), "oci://bkt@mytenancy/ds: profile loader of " +
