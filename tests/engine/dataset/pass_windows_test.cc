@@ -226,6 +226,9 @@ TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
         const Read want = ReadAll(**whole_ds, workers, resume);
         ASSERT_GE(want.ids.size(), size_t(2 * kSamples - resume));
         for (int64_t window : {1, 7, 1000}) {
+          // A window of one id restarts the prefetcher every sample: slow,
+          // so once a configuration (the sanitizer trees run this too).
+          if (window == 1 && (workers != 1 || resume != 37)) continue;
           auto ds = StreamingDataset::Open(Options(c, window));
           ASSERT_TRUE(ds.ok()) << ds.status().message();
           const Read got = ReadAll(**ds, workers, resume);
