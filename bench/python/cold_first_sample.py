@@ -8,7 +8,12 @@ the first sample has to cost at least when shards are fetched whole).
         [--epoch] [--proxy] [--resume] [--webdataset] [--library NAME=PATH[,PYTHONPATH] ...]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
-speed issue's workload B). Prints the median, min and max of R runs. With
+speed issue's workload B). Prints the median, min and max of R runs, then
+for each reader's rows the gap from the first byte of the request that
+carried its first sample to the sample in hand (issue 41's target: one round
+trip + 10 ms; first_sample_phases.sample_request picks the request out of
+nginx's access log, whose arrival stands for the first byte), and the load
+average. With
 --epoch, each run also reads the whole epoch, timed against all shards
 fetched by 4 parallel `curl` transfers. With --proxy, every row is also
 measured through delay_proxy.py (15 ms to first byte, 100 MB/s per
@@ -65,8 +70,9 @@ MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 # The child: open, iterate to the first sample, print seconds since the
 # dataset was constructed (imports excluded: they are the same warm or cold),
-# then (argv[4] == '1') to the end of the epoch, and the CPU seconds spent
-# from the construction on (cold_epoch.cpu_seconds). argv[5] > 0: resume at
+# then (argv[4] == '1') to the end of the epoch, the CPU seconds spent
+# from the construction on (cold_epoch.cpu_seconds), and the wall clock
+# (time.time()) when the first sample was in hand. argv[5] > 0: resume at
 # that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys, with 64
 # canonical nodes: not py1e's default of one for one node, so the resumed
 # pass reads another order than the unresumed one; what is timed is its
@@ -92,11 +98,11 @@ if int(sys.argv[5]) > 0:
                         'initial_physical_nodes': 1})
 it = iter(ds)
 next(it)
-first = time.perf_counter() - t0
+first, at = time.perf_counter() - t0, time.time()
 if sys.argv[4] == '1':
     for _ in it:
         pass
-print(first, time.perf_counter() - t0, cpu_seconds() - c0)
+print(first, time.perf_counter() - t0, cpu_seconds() - c0, at)
 ''' % os.path.dirname(os.path.abspath(__file__))
 
 
@@ -144,12 +150,15 @@ http {{ {access_log} sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0):
+def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0, log=None):
     """Seconds to the first sample, with `env` (default: this process's), by
     Sluice or, given `mosaic_src`, by mosaicml-streaming from that source
     tree; with `resume` > 0, of an iteration resumed at that sample of epoch
     0. With `epoch`: (seconds to the first sample, to the end of the epoch,
-    CPU seconds of the epoch, bytes in the cache after it)."""
+    CPU seconds of the epoch, bytes in the cache after it). With `log`
+    (nginx's access log, see first_byte_gap): (that, the first-byte gap)."""
+    if log:
+        open(log, 'w').close()
     cache = tempfile.mkdtemp(dir=work)
     try:
         mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
@@ -158,10 +167,21 @@ def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resum
                              capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        first, whole, cpu = map(float, out.stdout.strip().splitlines()[-1].split())
-        return (first, whole, cpu, folder_bytes(cache)) if epoch else first
+        first, whole, cpu, at = map(float, out.stdout.strip().splitlines()[-1].split())
+        got = (first, whole, cpu, folder_bytes(cache)) if epoch else first
+        return (got, first_byte_gap(log, at)) if log else got
     finally:
         shutil.rmtree(cache)
+
+
+def first_byte_gap(log, at):
+    """Seconds from the first byte of the request that carried the first
+    sample (first_sample_phases.sample_request, from nginx's log `log`) to
+    the sample in the child's hands at `at`; None if no request arrived."""
+    time.sleep(0.05)  # nginx logs a request once answered
+    import first_sample_phases
+    request = first_sample_phases.sample_request(log, at)
+    return None if request is None else at - request[0]
 
 
 def curl_time(url, work, curl_args=()):
@@ -220,11 +240,15 @@ def main():
             tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples,
                                               wds_payload)
             tar_bytes = folder_bytes(os.path.join(work, 'www', 'wds'))
-        nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        import first_sample_phases
+        log = os.path.join(work, 'access.log')
+        nginx, port = start_nginx(os.path.join(work, 'www'), work,
+                                  f'log_format t {first_sample_phases.LOG_FORMAT}; '
+                                  f'access_log {log} t;')
         proxy = DelayProxy(port) if args.proxy else None
         try:
             paths = [('', port)] + ([('proxy: ', proxy.port)] if proxy else [])
-            rows = {}
+            rows, gaps = {}, {}
             for _ in range(args.runs):  # interleaved, so drift hits every row alike
                 for path, p in paths:
                     url = f'http://127.0.0.1:{p}/data'
@@ -236,9 +260,12 @@ def main():
                     for name, env in libraries:
                         label = path + (name + ', ' if name else '')
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            got = child_time(url, shuffle, work, epoch=args.epoch, env=env)
+                            got, gap = child_time(url, shuffle, work, epoch=args.epoch, env=env,
+                                                  log=log)
                             first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(label + order, []).append(first)
+                            if gap is not None:
+                                gaps.setdefault(label + order, []).append(gap)
                             if args.epoch:
                                 rows.setdefault(label + 'epoch ' + order, []).append(whole)
                             if args.resume:
@@ -248,11 +275,15 @@ def main():
                     if args.webdataset:
                         base = f'http://127.0.0.1:{p}/wds'
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            got = webdataset_peer.webdataset_time(
+                            open(log, 'w').close()
+                            got, at = webdataset_peer.webdataset_time(
                                 wds_python, [f'{base}/{n}' for n in tars], shuffle,
-                                args.samples, wds_payload, epoch=args.epoch)
+                                args.samples, wds_payload, epoch=args.epoch, at=True)
                             first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(f'{path}webdataset, {order}', []).append(first)
+                            gap = first_byte_gap(log, at)
+                            if gap is not None:
+                                gaps.setdefault(f'{path}webdataset, {order}', []).append(gap)
                             if args.epoch:
                                 rows.setdefault(f'{path}webdataset, epoch {order}',
                                                 []).append(whole)
@@ -271,6 +302,11 @@ def main():
                   f'seed {webdataset_peer.SEED}')
         for name, xs in rows.items():
             print(f'  {name:34s} {summary(xs)}')
+        print('from the first byte of the request that carried the first sample (nginx\'s log: '
+              'its arrival; through the proxy, before its delay) to the sample in hand')
+        for name, xs in gaps.items():
+            print(f'  {name:34s} {summary(xs)}')
+        print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}')
     finally:
         shutil.rmtree(work)
 
