@@ -5,14 +5,24 @@ the first sample has to cost at least when shards are fetched whole).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_first_sample.py [--samples N] [--size BYTES] [--runs R]
-        [--epoch] [--proxy] [--resume] [--webdataset] [--library NAME=PATH[,PYTHONPATH] ...]
+        [--epoch] [--proxy] [--s3rver] [--resume] [--webdataset]
+        [--library NAME=PATH[,PYTHONPATH] ...]
 
 Defaults: 8,000 samples of 256 KiB in 64 MiB uncompressed shards (the
-speed issue's workload B). Prints the median, min and max of R runs. With
+speed issue's workload B). Prints the median, min and max of R runs, then
+for each reader's rows the gap from the first byte of the request that
+carried its first sample to the sample in hand (issue 41's target: one round
+trip + 10 ms; first_sample_phases.sample_request picks the request out of
+nginx's access log, whose arrival stands for the first byte), and the load
+average. With
 --epoch, each run also reads the whole epoch, timed against all shards
 fetched by 4 parallel `curl` transfers. With --proxy, every row is also
 measured through delay_proxy.py (15 ms to first byte, 100 MB/s per
-connection). With --resume, each run also times a resumed cold iteration:
+connection). With --s3rver, every row is also measured from a loopback
+s3rver (tests/servers; its node_modules from ./dev deps) holding the same
+shards (and the tar shards), every request signed (WebDataset's through
+`pipe:curl --aws-sigv4 ...`); s3rver keeps no log of when a request came,
+so its rows have no first-byte gap. With --resume, each run also times a resumed cold iteration:
 the child loads a state_dict at the middle of epoch 0 (load_state_dict,
 as a restarted job would) and times its first sample, whose shard is not
 in the cache. --library runs the children against other builds of
@@ -45,6 +55,7 @@ other, each by one GET of a `curl` process it starts, streaming the tar.
 """
 import argparse
 import os
+import shlex
 import shutil
 import socket
 import statistics
@@ -65,8 +76,9 @@ MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 # The child: open, iterate to the first sample, print seconds since the
 # dataset was constructed (imports excluded: they are the same warm or cold),
-# then (argv[4] == '1') to the end of the epoch, and the CPU seconds spent
-# from the construction on (cold_epoch.cpu_seconds). argv[5] > 0: resume at
+# then (argv[4] == '1') to the end of the epoch, the CPU seconds spent
+# from the construction on (cold_epoch.cpu_seconds), and the wall clock
+# (time.time()) when the first sample was in hand. argv[5] > 0: resume at
 # that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys, with 64
 # canonical nodes: not py1e's default of one for one node, so the resumed
 # pass reads another order than the unresumed one; what is timed is its
@@ -92,11 +104,11 @@ if int(sys.argv[5]) > 0:
                         'initial_physical_nodes': 1})
 it = iter(ds)
 next(it)
-first = time.perf_counter() - t0
+first, at = time.perf_counter() - t0, time.time()
 if sys.argv[4] == '1':
     for _ in it:
         pass
-print(first, time.perf_counter() - t0, cpu_seconds() - c0)
+print(first, time.perf_counter() - t0, cpu_seconds() - c0, at)
 ''' % os.path.dirname(os.path.abspath(__file__))
 
 
@@ -144,12 +156,15 @@ http {{ {access_log} sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0):
+def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0, log=None):
     """Seconds to the first sample, with `env` (default: this process's), by
     Sluice or, given `mosaic_src`, by mosaicml-streaming from that source
     tree; with `resume` > 0, of an iteration resumed at that sample of epoch
     0. With `epoch`: (seconds to the first sample, to the end of the epoch,
-    CPU seconds of the epoch, bytes in the cache after it)."""
+    CPU seconds of the epoch, bytes in the cache after it). With `log`
+    (nginx's access log, see first_byte_gap): (that, the first-byte gap)."""
+    if log:
+        open(log, 'w').close()
     cache = tempfile.mkdtemp(dir=work)
     try:
         mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
@@ -158,10 +173,21 @@ def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resum
                              capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        first, whole, cpu = map(float, out.stdout.strip().splitlines()[-1].split())
-        return (first, whole, cpu, folder_bytes(cache)) if epoch else first
+        first, whole, cpu, at = map(float, out.stdout.strip().splitlines()[-1].split())
+        got = (first, whole, cpu, folder_bytes(cache)) if epoch else first
+        return (got, first_byte_gap(log, at)) if log else got
     finally:
         shutil.rmtree(cache)
+
+
+def first_byte_gap(log, at):
+    """Seconds from the first byte of the request that carried the first
+    sample (first_sample_phases.sample_request, from nginx's log `log`) to
+    the sample in the child's hands at `at`; None if no request arrived."""
+    time.sleep(0.05)  # nginx logs a request once answered
+    import first_sample_phases
+    request = first_sample_phases.sample_request(log, at)
+    return None if request is None else at - request[0]
 
 
 def curl_time(url, work, curl_args=()):
@@ -175,6 +201,27 @@ def curl_time(url, work, curl_args=()):
 def curl_all_time(urls, work, curl_args=()):
     """Seconds for all shards by 4 parallel transfers on their own connections."""
     return curl_epoch(urls, 4, work, curl_args)[0]
+
+
+def s3rver_path(work, webdataset):
+    """A loopback s3rver (resume_bench.S3rver) holding www/data (and www/wds,
+    the tar shards, with `webdataset`), uploaded by signed `curl` PUTs (no
+    boto3 needed), as one of main's paths; and the server to stop."""
+    import resume_bench
+    server = resume_bench.S3rver(os.path.join(work, 's3rver'))
+    try:
+        base = f'{server.endpoint}/{resume_bench.BUCKET}'
+        for prefix in ['data'] + (['wds'] if webdataset else []):
+            folder = os.path.join(work, 'www', prefix)
+            for name in sorted(os.listdir(folder)):
+                subprocess.run(['curl', '-sf', *resume_bench.CURL_SIGV4_ARGS, '-T',
+                                os.path.join(folder, name), f'{base}/{prefix}/{name}'],
+                               check=True, stdout=subprocess.DEVNULL)
+    except BaseException:
+        server.stop()
+        raise
+    return ('s3rver: ', base, f's3://{resume_bench.BUCKET}/data',
+            resume_bench.s3_env(server.endpoint), resume_bench.CURL_SIGV4_ARGS, None), server
 
 
 def summary(xs):
@@ -195,20 +242,20 @@ def main():
     ap.add_argument('--webdataset', action='store_true',
                     help='also time WebDataset (%s, in a venv) over the same samples as tar '
                     'shards' % webdataset_peer.PIN)
+    ap.add_argument('--s3rver', action='store_true',
+                    help='also read from a loopback s3rver (cold_epoch.s3rver_path), signed')
     ap.add_argument('--library', action='append', default=[],
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
     args = ap.parse_args()
-    libraries = [('', None)]
+    libraries = [('', {})]  # (name, what it sets in the child's environment)
     if args.library:
         libraries = []
         for spec in args.library:
             name, _, lib = spec.partition('=')
             path, _, pythonpath = lib.partition(',')
-            env = dict(os.environ, SLUICE_LIBRARY=path)
-            if pythonpath:
-                env['PYTHONPATH'] = pythonpath
-            libraries.append((name, env))
+            libraries.append((name, dict(SLUICE_LIBRARY=path,
+                                         **({'PYTHONPATH': pythonpath} if pythonpath else {}))))
     work = tempfile.mkdtemp(prefix='sluice-cold-')
     try:
         data = os.path.join(work, 'www', 'data')
@@ -220,50 +267,79 @@ def main():
             tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples,
                                               wds_payload)
             tar_bytes = folder_bytes(os.path.join(work, 'www', 'wds'))
-        nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        import first_sample_phases
+        log = os.path.join(work, 'access.log')
+        nginx, port = start_nginx(os.path.join(work, 'www'), work,
+                                  f'log_format t {first_sample_phases.LOG_FORMAT}; '
+                                  f'access_log {log} t;')
         proxy = DelayProxy(port) if args.proxy else None
+        s3 = None
         try:
-            paths = [('', port)] + ([('proxy: ', proxy.port)] if proxy else [])
-            rows = {}
+            # (label, base URL, Sluice's remote, the child's environment,
+            # curl's arguments, nginx's log: None where it is not nginx's)
+            paths = [('', f'http://127.0.0.1:{port}', None, None, (), log)]
+            if proxy:
+                paths.append(('proxy: ', f'http://127.0.0.1:{proxy.port}', None, None, (), log))
+            if args.s3rver:
+                s3 = s3rver_path(work, args.webdataset)
+                paths.append(s3[0])
+            rows, gaps = {}, {}
             for _ in range(args.runs):  # interleaved, so drift hits every row alike
-                for path, p in paths:
-                    url = f'http://127.0.0.1:{p}/data'
+                for path, base_url, remote, path_env, curl_args, path_log in paths:
+                    url = f'{base_url}/data'
                     rows.setdefault(path + 'curl one shard', []).append(
-                        curl_time(f'{url}/{shards[0]}', work))
+                        curl_time(f'{url}/{shards[0]}', work, curl_args))
                     if args.epoch:
                         rows.setdefault(path + 'curl all, 4 parallel', []).append(
-                            curl_all_time([f'{url}/{n}' for n in shards], work))
-                    for name, env in libraries:
+                            curl_all_time([f'{url}/{n}' for n in shards], work, curl_args))
+                    for name, sets in libraries:
+                        env = dict(path_env or os.environ, **sets)
                         label = path + (name + ', ' if name else '')
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            got = child_time(url, shuffle, work, epoch=args.epoch, env=env)
+                            got = child_time(remote or url, shuffle, work, epoch=args.epoch,
+                                             env=env, log=path_log)
+                            got, gap = got if path_log else (got, None)
                             first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(label + order, []).append(first)
+                            if gap is not None:
+                                gaps.setdefault(label + order, []).append(gap)
                             if args.epoch:
                                 rows.setdefault(label + 'epoch ' + order, []).append(whole)
                             if args.resume:
                                 rows.setdefault(label + 'resumed ' + order, []).append(
-                                    child_time(url, shuffle, work, env=env,
+                                    child_time(remote or url, shuffle, work, env=env,
                                                resume=args.samples // 2))
                     if args.webdataset:
-                        base = f'http://127.0.0.1:{p}/wds'
+                        # Signed as Sluice's requests are (WebDataset's own http: is
+                        # `curl -s -L` too).
+                        pipe = 'pipe:' + shlex.join(['curl', '-s', '-f', '-L', *curl_args]) + ' '
+                        wds_urls = [(pipe if curl_args else '') + f'{base_url}/wds/{n}'
+                                    for n in tars]
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            got = webdataset_peer.webdataset_time(
-                                wds_python, [f'{base}/{n}' for n in tars], shuffle,
-                                args.samples, wds_payload, epoch=args.epoch)
+                            if path_log:
+                                open(path_log, 'w').close()
+                            got, at = webdataset_peer.webdataset_time(
+                                wds_python, wds_urls, shuffle,
+                                args.samples, wds_payload, epoch=args.epoch, at=True)
                             first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(f'{path}webdataset, {order}', []).append(first)
+                            gap = first_byte_gap(path_log, at) if path_log else None
+                            if gap is not None:
+                                gaps.setdefault(f'{path}webdataset, {order}', []).append(gap)
                             if args.epoch:
                                 rows.setdefault(f'{path}webdataset, epoch {order}',
                                                 []).append(whole)
         finally:
+            if s3 is not None:
+                s3[1].stop()
             if proxy is not None:
                 proxy.close()
             nginx.terminate()
             nginx.wait()
         print(f'{args.samples} samples x {args.size} B, {len(shards)} shards, '
               f'medians of {args.runs} fresh processes, cold cache, loopback nginx'
-              + (' (and through the delaying proxy)' if proxy else ''))
+              + (' (and through the delaying proxy)' if proxy else '')
+              + (' (and from a loopback s3rver)' if s3 else ''))
         if args.webdataset:
             print(f'webdataset: {webdataset_peer.PIN}, the same samples in {len(tars)} tar shards '
                   f'({tar_bytes} B; MDS: {folder_bytes(data)} B); shuffled = shardshuffle='
@@ -271,6 +347,11 @@ def main():
                   f'seed {webdataset_peer.SEED}')
         for name, xs in rows.items():
             print(f'  {name:34s} {summary(xs)}')
+        print('from the first byte of the request that carried the first sample (nginx\'s log: '
+              'its arrival; through the proxy, before its delay) to the sample in hand')
+        for name, xs in gaps.items():
+            print(f'  {name:34s} {summary(xs)}')
+        print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}')
     finally:
         shutil.rmtree(work)
 

@@ -103,6 +103,19 @@ def requests(log):
     return out
 
 
+def sample_request(log, first_sample_at):
+    """(arrival, text) of the request that carried the first sample, from
+    nginx's log: of the requests that arrived by `first_sample_at`, the last
+    ranged one (Sluice's peek: its second read is the sample's), else the
+    last one (a whole shard streamed, as WebDataset's). None if none arrived.
+    nginx logs no first-byte time: a static file's answer starts as its
+    request arrives, so the arrival stands for the first byte (early by
+    nginx's own time to start answering, 1 ms resolution)."""
+    arrived = [r for r in requests(log) if r[0] <= first_sample_at]
+    ranged = [r for r in arrived if not r[1].split(' ')[3] == 'whole']
+    return (ranged or arrived or [None])[-1]
+
+
 STRACE_LINE = re.compile(r'^(\d+)\s+(\d+\.\d+) (clone3|io_uring_setup)\(.*?(<(\d+\.\d+)>)?$')
 
 

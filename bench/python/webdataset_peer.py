@@ -108,7 +108,8 @@ def venv_python():
 # SHA-256, argv[6:] the shards' URLs. Prints, as cold_first_sample.py's
 # child, seconds from the pipeline's construction to the first sample (its
 # `data` member as bytes: nothing decodes), to the end of the epoch, and CPU
-# seconds (its curl transfers included once reaped); imports excluded. Then
+# seconds (its curl transfers included once reaped), and the wall clock
+# (time.time()) when the first sample was in hand; imports excluded. Then
 # checks what it read, outside the timing: the first sample's key, id and
 # payload bytes (in order: sample 0), and with the epoch every sample once.
 CHILD = r'''
@@ -126,7 +127,7 @@ else:
     ds = wds.WebDataset(urls, shardshuffle=False)
 it = iter(ds)
 sample = next(it)
-first = time.perf_counter() - t0
+first, at = time.perf_counter() - t0, time.time()
 ids = [int(sample['id'])]
 if epoch:
     for s in it:
@@ -142,18 +143,20 @@ if hashlib.sha256(sample['data']).hexdigest() != digest:
     sys.exit(f"first sample ({sample['__key__']}): its {len(sample['data'])} B are not the payload")
 if epoch and sorted(ids) != list(range(samples)):
     sys.exit(f'the epoch read {len(ids)} samples, not each of {samples} once')
-print(first, whole, cpu)
+print(first, whole, cpu, at)
 ''' % (HERE, SHARD_SHUFFLE, SEED, SHUFFLE_BUFFER, SEED)
 
 
-def webdataset_time(python, urls, shuffle, samples, payload, epoch=False, env=None):
+def webdataset_time(python, urls, shuffle, samples, payload, epoch=False, env=None, at=False):
     """Seconds to the first sample read by WebDataset (`python`: the venv's)
     from the tar shards at `urls`; with `epoch`: (to the first sample, to the
-    end of the epoch, CPU seconds)."""
+    end of the epoch, CPU seconds). With `at`: (that, the wall clock when the
+    first sample was in hand)."""
     out = subprocess.run([python, '-c', CHILD, '1' if shuffle else '0', '1' if epoch else '0',
                           str(samples), str(len(payload)), hashlib.sha256(payload).hexdigest(),
                           *urls], capture_output=True, text=True, env=env or os.environ)
     if out.returncode != 0:
         raise RuntimeError(f'webdataset child: {out.stderr}')
-    first, whole, cpu = map(float, out.stdout.strip().splitlines()[-1].split())
-    return (first, whole, cpu) if epoch else first
+    first, whole, cpu, when = map(float, out.stdout.strip().splitlines()[-1].split())
+    got = (first, whole, cpu) if epoch else first
+    return (got, when) if at else got

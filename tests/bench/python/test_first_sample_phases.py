@@ -28,3 +28,26 @@ def test_strace_gives_thread_starts_and_ring_setups_with_their_durations(tmp_pat
         (1796305481.261311, '[strace] thread 355: io_uring_setup (21.1 ms)'),
         (1796305481.263000, '[strace] thread 356: clone3'),
     ]
+
+
+def test_the_sample_request_is_the_last_ranged_one_to_arrive_before_the_sample(tmp_path):
+    # Sluice: the index, the peek's two ranged reads, then the shard's whole
+    # download, which may arrive before the sample is in Python's hands.
+    log = tmp_path / 'access.log'
+    log.write_text('1700000000.010 0.002 /data/index.json 200 "-"\n'
+                   '1700000000.020 0.001 /data/shard.00003.mds 206 "bytes=0-39"\n'
+                   '1700000000.031 0.001 /data/shard.00003.mds 206 "bytes=4096-5119"\n'
+                   '1700000000.500 0.460 /data/shard.00003.mds 200 "-"\n'
+                   '1700000000.600 0.001 /data/shard.00005.mds 206 "bytes=0-39"\n')
+    assert first_sample_phases.sample_request(str(log), 1700000000.045) == (
+        1700000000.031 - 0.001, 'request /data/shard.00003.mds 206 bytes=4096-5119 (answered in 1 ms)')
+
+
+def test_without_a_ranged_read_the_sample_request_is_the_last_to_arrive(tmp_path):
+    # WebDataset: each tar shard streamed by one GET.
+    log = tmp_path / 'access.log'
+    log.write_text('1700000000.900 0.800 /wds/shard-000000.tar 200 "-"\n'
+                   '1700000001.900 0.800 /wds/shard-000001.tar 200 "-"\n')
+    assert first_sample_phases.sample_request(str(log), 1700000000.150) == (
+        1700000000.900 - 0.800, 'request /wds/shard-000000.tar 200 whole (answered in 800 ms)')
+    assert first_sample_phases.sample_request(str(log), 1700000000.050) is None

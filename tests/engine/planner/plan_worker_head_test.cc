@@ -139,7 +139,7 @@ TEST(PlanWorkerHeadTest, OneWindowTheSizeOfTheEpoch) {
       for (int64_t k = 0; k < world.workers_per_rank; ++k) {
         auto whole = PlanWorker(q, 0, world.ranks_per_node - 1, k);
         ASSERT_TRUE(whole.ok()) << whole.status().ToString();
-        for (int64_t count : {1, 16, 700}) {
+        for (int64_t count : {1, 16, 700, 4096, 4097}) {  // a heap up to 4,096
           auto head = PlanWorkerHead(q, 0, world.ranks_per_node - 1, k, count);
           ASSERT_TRUE(head.ok()) << head.status().ToString();
           const size_t n = std::min(size_t(count), whole->size());
