@@ -12,7 +12,7 @@ namespace {
 
 // ListingFingerprint of [["a.parquet", 10], ["b.parquet", 11]] as every
 // version has computed it.
-constexpr char kOldFingerprint[] = "0000000000000000";
+constexpr char kOldFingerprint[] = "1b52f5454ef17a42";
 
 std::vector<std::string> Paths(const std::vector<ListedFile>& files) {
   std::vector<std::string> out;
@@ -182,6 +182,7 @@ TEST(FileListing, ListingDocumentKeepsEachFilesEtag) {
 TEST(FileListing, AListingWrittenBeforeEtagsReadsAsUnknownEtags) {
   // As written before listings kept etags: no "etags", pairs only, and
   // the fingerprint of paths and sizes alone.
+  ASSERT_EQ(ListingFingerprint({{"a.parquet", 10}, {"b.parquet", 11}}), kOldFingerprint);
   const std::string old_doc =
       std::string("{\"source\": \"s3://b/t\", \"fingerprint\": \"") + kOldFingerprint + "\", \"files\": [\n"
       "[\"a.parquet\", 10],\n[\"b.parquet\", 11]]}\n";
