@@ -495,6 +495,58 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
 }
 
+// The footer store made anew over another listing keeps the tails of the
+// files listed with the same path, size and etag, and reads every other
+// file's again: one with a new etag, and one whose etag is unknown.
+TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
+  ScratchDir remote_dir, state;
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), *fixture).ok());
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  const std::string path = ParquetFooterStorePath(state.path());
+  const uint64_t size = fixture->size();
+  auto load = [&](const std::vector<ListedFile>& files) {
+    return LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
+                                        std::chrono::seconds(5));
+  };
+  auto first = load({{"a.parquet", size, "e1"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->listed.at("a.parquet"), std::make_pair(size, std::string("e1")));
+  EXPECT_EQ(first->listed.at("c.parquet"), std::make_pair(size, std::string()));
+  // Every file's bytes now something else of the same size: a tail read
+  // again is not the fixture's.
+  std::string other(size, 'x');
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), other).ok());
+  }
+  auto second = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_FALSE(second.ok());
+  // a (new etag) is read first and named; b is not read at all (see below).
+  EXPECT_EQ(second.status().code(), StatusCode::kCorrupt) << second.status().message();
+  EXPECT_NE(second.status().message().find("a.parquet"), std::string::npos)
+      << second.status().message();
+  for (const char* name : {"a.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), *fixture).ok());
+  }
+  // b keeps its etag: its tail comes from the old store, though its bytes
+  // on the remote are no Parquet file any more.
+  auto third = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_EQ(third->tails.at("b.parquet"), first->tails.at("b.parquet"));
+  EXPECT_EQ(third->listed.at("a.parquet"), std::make_pair(size, std::string("e2")));
+  // c's etag is unknown: read again whenever the store is made anew (here
+  // for a's new etag), so a c that is no Parquet file any more fails.
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "c.parquet"), other).ok());
+  auto fourth = load({{"a.parquet", size, "e3"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_FALSE(fourth.ok());
+  EXPECT_NE(fourth.status().message().find("c.parquet"), std::string::npos)
+      << fourth.status().message();
+}
+
 // A Hugging Face dataset's Parquet folder (what most datasets on the Hub
 // are), through the Hub's tree API and its CDN redirects (FakeHfHub): the
 // rows and order of the same files read from a folder, with a private
