@@ -34,6 +34,12 @@ namespace sluice {
 struct ObjectInfo {
   std::string key;   // relative to the store's root
   uint64_t size = 0;
+  // What changes when the object is replaced, even at the same size, as the
+  // store's listing gives it (compared for equality only): S3's and GCS's
+  // ETag (GCS through its S3-compatible listing), Azure's Etag, OCI's etag,
+  // the Hub's blob oid, a local file's inode and mtime (LocalFileTag). ""
+  // when the store's listing has none (web, dbfs) or from Head.
+  std::string etag = {};
 };
 
 // Options shared by all stores; each store also reads its own environment

@@ -65,7 +65,7 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
     files.reserve(objects.size());
     for (ObjectInfo& o : objects) {
       if (o.key.compare(0, prefix.size(), prefix) != 0) continue;
-      files.push_back(ListedFile{o.key.substr(prefix.size()), o.size});
+      files.push_back(ListedFile{o.key.substr(prefix.size()), o.size, std::move(o.etag)});
     }
     return files;
   }
@@ -130,16 +130,21 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
     return WriteFileAtomic(
         path, SerializeListingDocument(source, committed.kept, committed.dropped), env);
   };
-  for (int attempt = 0;; ++attempt) {
-    SLUICE_RETURN_IF_ERROR(
-        MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, nullptr, env));
-    SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
-    auto files = ParseListingDocument(text, source, path, uncommitted);
-    // A listing of another source (the cache folder was reused for another
-    // remote or manifest): list this one instead, once.
-    if (files.status().code() != StatusCode::kNotFound || attempt > 0) return files;
-    SLUICE_RETURN_IF_ERROR(env->Remove(path));
-  }
+  // A listing is listed anew when it is of another source (the cache folder
+  // was reused for another remote or manifest), or was written before
+  // listings kept etags (its files' etags unknown: listed again, so that a
+  // file replaced at the same size since is told from the one listed).
+  auto current = [&] {
+    auto text = ReadFile(path, kMaxListingBytes, env);
+    if (!text.ok()) return true;  // the read below says why
+    bool kept_etags = false;
+    auto files = ParseListingDocument(*text, source, path, nullptr, &kept_etags);
+    return files.status().code() != StatusCode::kNotFound && (!files.ok() || kept_etags);
+  };
+  SLUICE_RETURN_IF_ERROR(
+      MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, current, env));
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
+  return ParseListingDocument(text, source, path, uncommitted);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 // With a remote, the first process of the node lists (node_file.h) and
 // keeps the whole listing in <local>/<split>/.sluice/listing.json with its
 // source and fingerprint; every other process, and every later run on the
-// node, reads that file instead of listing again (delete it to list anew).
-// A file that changed or vanished since is then named when it is fetched.
+// node, reads that file instead of listing again (delete it to list anew;
+// a listing.json written before listings kept etags, ListedFile::etag, is
+// listed anew once). A file that changed size or vanished since is then
+// named when it is fetched.
 // Without a remote the folder is walked in place each time (its listing is
 // not kept in a dataset read in place).
 //

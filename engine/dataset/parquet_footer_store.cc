@@ -48,11 +48,15 @@ Result<ParquetFooterStore> ParseStore(std::string_view bytes, const std::string_
   uint64_t at = newline + 1;
   for (size_t i = 0; i < items->size(); ++i) {
     const auto* row = std::get_if<JsonValue::Array>(&(*items)[i].v);
-    const std::string* path =
-        row && row->size() == 3 ? std::get_if<std::string>(&(*row)[0].v) : nullptr;
-    const int64_t* tail = path ? std::get_if<int64_t>(&(*row)[2].v) : nullptr;
-    if (tail == nullptr || *tail < 8) {
-      return CorruptError(where + ": file " + std::to_string(i) + " is not [path, size, tail bytes]");
+    const bool shaped = row && (row->size() == 3 || row->size() == 4);
+    const std::string* path = shaped ? std::get_if<std::string>(&(*row)[0].v) : nullptr;
+    const int64_t* size = path ? std::get_if<int64_t>(&(*row)[1].v) : nullptr;
+    const int64_t* tail = size ? std::get_if<int64_t>(&(*row)[2].v) : nullptr;
+    const std::string* etag =
+        tail && row->size() == 4 ? std::get_if<std::string>(&(*row)[3].v) : nullptr;
+    if (tail == nullptr || *tail < 8 || *size < 0 || (row->size() == 4 && etag == nullptr)) {
+      return CorruptError(where + ": file " + std::to_string(i) +
+                          " is not [path, size, tail bytes] or [path, size, tail bytes, etag]");
     }
     const auto n = static_cast<uint64_t>(*tail);
     if (n > bytes.size() - at) {
@@ -60,6 +64,8 @@ Result<ParquetFooterStore> ParseStore(std::string_view bytes, const std::string_
                           " bytes) runs past the end of the store");
     }
     store.tails.emplace(*path, std::string(bytes.substr(at, n)));
+    store.listed.emplace(*path, std::make_pair(static_cast<uint64_t>(*size),
+                                               etag ? *etag : std::string()));
     at += n;
   }
   if (at != bytes.size()) {
@@ -106,7 +112,9 @@ std::string SerializeParquetFooterStore(std::string_view source, std::string_vie
                     ", \"files\": [";
   for (size_t i = 0; i < files.size(); ++i) {
     out += (i ? ", [" : "[") + Quote(files[i].path) + ", " +
-           std::to_string(files[i].size.value_or(0)) + ", " + std::to_string(tails[i].size()) + "]";
+           std::to_string(files[i].size.value_or(0)) + ", " + std::to_string(tails[i].size());
+    if (!files[i].etag.empty()) out += ", " + Quote(files[i].etag);
+    out += "]";
   }
   out += "]}\n";
   for (const std::string& t : tails) out += t;
@@ -133,20 +141,39 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
   auto make = [&]() -> Status {
     std::vector<std::string> tails(files.size());
     std::vector<Status> errors(files.size());
+    // The tails an older store holds of files unchanged since (same path,
+    // size and known etag); the others are read.
+    std::vector<size_t> to_read;
+    auto old = ReadFile(path, kMaxStoreBytes, env);
+    const std::string_view same_source = source;
+    auto previous = old.ok() ? ParseStore(*old, &same_source, nullptr, path)
+                             : Result<ParquetFooterStore>(old.status());
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (previous.ok() && !files[i].etag.empty()) {
+        auto was = previous->listed.find(files[i].path);
+        if (was != previous->listed.end() && was->second.first == files[i].size.value_or(0) &&
+            was->second.second == files[i].etag) {
+          tails[i] = previous->tails.find(files[i].path)->second;
+          continue;
+        }
+      }
+      to_read.push_back(i);
+    }
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      for (size_t k; (k = next.fetch_add(1)) < to_read.size();) {
+        const size_t i = to_read[k];
         auto tail = ReadParquetTail(remote, key_prefix + files[i].path, files[i].path,
                                     files[i].size.value_or(0));
         if (tail.ok()) {
           tails[i] = std::move(*tail);
         } else {
           errors[i] = tail.status();
-          next.store(files.size());  // stop the others early
+          next.store(to_read.size());  // stop the others early
         }
       }
     };
-    const size_t n = std::min<size_t>(files.size(), kConcurrentFooterReads);
+    const size_t n = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
     std::vector<std::thread> threads;
     for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
     work();
@@ -155,16 +182,16 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     return WriteFileAtomic(path, SerializeParquetFooterStore(source, fingerprint, files, tails),
                            env);
   };
-  for (int attempt = 0;; ++attempt) {
-    SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout,
-                                           make, nullptr, env));
-    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
-    auto store = ParseParquetFooterStore(bytes, source, fingerprint, path);
-    // Made over another listing (the listing was made anew, or the cache
-    // folder served another remote): made again, once.
-    if (store.status().code() != StatusCode::kNotFound || attempt > 0) return store;
-    SLUICE_RETURN_IF_ERROR(env->Remove(path));
-  }
+  // A store made over another listing (the listing was made anew, or the
+  // cache folder served another remote) is made again, from the old one.
+  auto current = [&] {
+    auto bytes = ReadFile(path, kMaxStoreBytes, env);
+    return bytes.ok() && ParseParquetFooterStore(*bytes, source, fingerprint, path).ok();
+  };
+  SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout,
+                                         make, current, env));
+  SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
+  return ParseParquetFooterStore(bytes, source, fingerprint, path);
 }
 
 }  // namespace sluice

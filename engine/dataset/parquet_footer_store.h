@@ -8,10 +8,13 @@
 // footer is longer; kConcurrentFooterReads files at once.
 //
 // The store is one file: a JSON line {"source", "fingerprint", "files":
-// [[path, size, tail bytes], ...]} then the tails back to back. The
-// fingerprint is ListingFingerprint of the files it was made over (paths
-// and sizes; the listings carry no ETags), so a store made over another
-// listing is made anew.
+// [[path, size, tail bytes, etag], ...]} (no etag when unknown) then the
+// tails back to back. The fingerprint is ListingFingerprint of the files
+// it was made over (paths, sizes and etags), so a store made over another
+// listing is made anew: the tails of files listed again with the same
+// path, size and (known) etag are taken from the old store, every other
+// file's (a file replaced at the same size has a new etag; one of unknown
+// etag is never trusted) is read again.
 //
 // The store file, its lock and its reads go through the Env given (the
 // dataset's: DatasetOptions::env); the tails' ranged reads through the
@@ -40,6 +43,8 @@ inline constexpr int kConcurrentFooterReads = 16;
 struct ParquetFooterStore {
   // path (relative to the stream's root) -> the file's tail.
   std::map<std::string, std::string, std::less<>> tails;
+  // path -> the file's size and etag ("" unknown) when the store was made.
+  std::map<std::string, std::pair<uint64_t, std::string>, std::less<>> listed;
 };
 
 // <state_dir>/parquet_footers.

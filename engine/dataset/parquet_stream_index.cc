@@ -41,7 +41,7 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::
     const uint64_t length = parquet::BytesOfReads(reads);
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
     e.piece = ShardEntry::FilePiece{file.path, size, first, length, tail.size()};
-    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group, columns);
+    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group, columns, file.etag);
     e.raw_data.bytes = length + tail.size();
   }
   return entries;
@@ -88,7 +88,7 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options) {
 }
 
 std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
-                              const std::vector<std::string>& columns) {
+                              const std::vector<std::string>& columns, std::string_view etag) {
   std::string name;
   for (char c : file) {
     if (c == '%') {
@@ -105,6 +105,10 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
     name = "long/" + (hex.ok() ? *hex : std::string("0"));
   }
   name = std::string(kPieceFolder) + name + "@" + std::to_string(row_group);
+  if (!etag.empty()) {
+    auto tag = HashHex("xxh64", etag);
+    name += ".e" + (tag.ok() ? *tag : std::string("0"));
+  }
   if (columns.empty()) return name;
   // The set, not the order: a piece holds the chunks in file order.
   std::vector<std::string> sorted = columns;

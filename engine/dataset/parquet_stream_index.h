@@ -43,13 +43,17 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options);
 // data file is ever there), the file's path with '%' and '/' escaped
 // (%25, %2F), '@' and the group's ordinal; paths that would make a name
 // longer than 200 bytes use "long/" and the xxh64 of the path instead.
-// With `columns` (a dataset reading only some), ".c" and the xxh64 of
-// their set follow, so datasets of other columns sharing a cache folder
-// keep pieces of their own (and those of the same set share them).
-// Distinct (file, row group, column set) triples get distinct names (up
-// to a hash collision between two long paths or two sets).
+// With an `etag` (ListedFile::etag), ".e" and its xxh64 follow, so a file
+// replaced by another of the same size (a new etag) never reads the
+// pieces cached from the old one. With `columns` (a dataset reading only
+// some), ".c" and the xxh64 of their set follow, so datasets of other
+// columns sharing a cache folder keep pieces of their own (and those of
+// the same set share them). Distinct (file, etag, row group, column set)
+// get distinct names (up to a hash collision between two long paths, two
+// etags or two sets).
 std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
-                              const std::vector<std::string>& columns = {});
+                              const std::vector<std::string>& columns = {},
+                              std::string_view etag = {});
 
 // `options`: the stream's "parquet" options (or the defaults, detected).
 // Errors name the file (its footer's error, a column the reader cannot

@@ -231,28 +231,37 @@ Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::st
   return files;
 }
 
-void ListingFingerprintBuilder::Add(std::string_view path, std::optional<uint64_t> size) {
+void ListingFingerprintBuilder::Add(std::string_view path, std::optional<uint64_t> size,
+                                    std::string_view etag) {
   // Each path and its size, NUL-separated: a path holds no NUL (IsSafeBasename).
   hash_.Update(path);
   hash_.Update(std::string_view("\0", 1));
   hash_.Update(size ? std::to_string(*size) : "-");
   hash_.Update(std::string_view("\0", 1));
+  if (etag.empty()) return;
+  // A NUL where the next path would start (a path is never empty), then the
+  // etag and its NUL.
+  hash_.Update(std::string_view("\0", 1));
+  hash_.Update(etag);
+  hash_.Update(std::string_view("\0", 1));
 }
 
 std::string ListingFingerprint(const std::vector<ListedFile>& files) {
   ListingFingerprintBuilder b;
-  for (const ListedFile& f : files) b.Add(f.path, f.size);
+  for (const ListedFile& f : files) b.Add(f.path, f.size, f.etag);
   return b.Finish();
 }
 
 std::string SerializeListingDocument(std::string_view source,
                                      const std::vector<ListedFile>& files,
                                      const std::vector<std::string>& uncommitted) {
-  std::string out = "{\"source\": " + Quote(source) +
+  std::string out = "{\"source\": " + Quote(source) + ", \"etags\": true" +
                     ", \"fingerprint\": \"" + ListingFingerprint(files) + "\", \"files\": [";
   for (size_t i = 0; i < files.size(); ++i) {
     out += (i ? ",\n" : "\n") + std::string("[") + Quote(files[i].path) + ", " +
-           (files[i].size ? std::to_string(*files[i].size) : "null") + "]";
+           (files[i].size ? std::to_string(*files[i].size) : "null");
+    if (!files[i].etag.empty()) out += ", " + Quote(files[i].etag);
+    out += "]";
   }
   out += "]";
   if (!uncommitted.empty()) {
@@ -267,7 +276,8 @@ std::string SerializeListingDocument(std::string_view source,
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
                                                      std::string_view source,
                                                      std::string_view name,
-                                                     std::vector<std::string>* uncommitted) {
+                                                     std::vector<std::string>* uncommitted,
+                                                     bool* kept_etags) {
   auto parsed = ParsePyJson(text);
   if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
   const JsonValue& doc = *parsed;
@@ -284,16 +294,24 @@ Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
     return NotFoundError(std::string(name) + ": lists " + Quote(*src_text) + ", not " +
                          Quote(source));
   }
+  if (kept_etags) {
+    const JsonValue* etags = JsonMember(doc, "etags");
+    const bool* flag = etags ? std::get_if<bool>(&etags->v) : nullptr;
+    *kept_etags = flag != nullptr && *flag;
+  }
   std::vector<ListedFile> files;
   files.reserve(items->size());
   for (size_t i = 0; i < items->size(); ++i) {
     const auto* pair = std::get_if<JsonValue::Array>(&(*items)[i].v);
-    const std::string* path = pair && pair->size() == 2 ? std::get_if<std::string>(&(*pair)[0].v) : nullptr;
-    if (path == nullptr) {
+    const bool shaped = pair && (pair->size() == 2 || pair->size() == 3);
+    const std::string* path = shaped ? std::get_if<std::string>(&(*pair)[0].v) : nullptr;
+    const std::string* etag =
+        path && pair->size() == 3 ? std::get_if<std::string>(&(*pair)[2].v) : nullptr;
+    if (path == nullptr || (pair->size() == 3 && (etag == nullptr || etag->empty()))) {
       return CorruptError(std::string(name) + ": file " + std::to_string(i) +
-                          " is not [path, size]");
+                          " is not [path, size] or [path, size, etag]");
     }
-    ListedFile f{*path, std::nullopt};
+    ListedFile f{*path, std::nullopt, etag ? *etag : std::string()};
     if (const int64_t* n = std::get_if<int64_t>(&(*pair)[1].v); n != nullptr && *n >= 0) {
       f.size = static_cast<uint64_t>(*n);
     } else if (!std::holds_alternative<std::nullptr_t>((*pair)[1].v)) {

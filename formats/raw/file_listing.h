@@ -42,6 +42,10 @@ namespace sluice {
 struct ListedFile {
   std::string path;             // relative to the dataset's root
   std::optional<uint64_t> size; // unset: not known yet (a manifest without sizes)
+  // The store's etag of the file when it was listed (ObjectInfo::etag); ""
+  // unknown (a manifest, a store whose listing has none, a listing.json
+  // written before etags were kept): then path and size alone name it.
+  std::string etag = {};
 };
 
 struct FileSelection {
@@ -99,15 +103,16 @@ Index IndexOfFiles(const std::vector<ListedFile>& files);
 // (kCorrupt) name `name` and the line number.
 Result<std::vector<ListedFile>> ParseFileManifest(std::string_view text, std::string_view name);
 
-// xxh64 hex over every (path, size) in order: equal listings, equal
-// fingerprints.
+// xxh64 hex over every (path, size, etag) in order: equal listings, equal
+// fingerprints. A file without an etag adds what it added before etags
+// were kept, so a listing of files without etags keeps its fingerprint.
 std::string ListingFingerprint(const std::vector<ListedFile>& files);
 
 // ListingFingerprint built one file at a time (so a million shards need no
 // million ListedFile values). One thread.
 class ListingFingerprintBuilder {
  public:
-  void Add(std::string_view path, std::optional<uint64_t> size);
+  void Add(std::string_view path, std::optional<uint64_t> size, std::string_view etag = {});
   std::string Finish() const { return hash_.Hex(); }
 
  private:
@@ -115,7 +120,11 @@ class ListingFingerprintBuilder {
 };
 
 // The node's cached listing: {"source": ..., "fingerprint": ..., "files":
-// [[path, size], ...]}. `source` says what was listed (a redacted URL and
+// [[path, size], ...]}, a file with an etag as [path, size, etag] (a
+// document without etags, as written before they were kept, reads as
+// files of unknown etags). Documents written now say "etags": true (the
+// lister kept the etags the store gave, if any), which tells them from
+// those written before. `source` says what was listed (a redacted URL and
 // the manifest), so a cache made for another source is not reused.
 // With `uncommitted` (KeepCommitted's dropped paths) as "uncommitted".
 std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files,
@@ -123,9 +132,11 @@ std::string SerializeListingDocument(std::string_view source, const std::vector<
 // kCorrupt (naming `name`) when the text is not such a document or its
 // fingerprint does not match its files; kNotFound when it was made for
 // another source than `source`.
-// `uncommitted`, when given, gets the document's "uncommitted" paths.
+// `uncommitted`, when given, gets the document's "uncommitted" paths;
+// `kept_etags`, whether it says "etags": true.
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text, std::string_view source,
                                                      std::string_view name,
-                                                     std::vector<std::string>* uncommitted = nullptr);
+                                                     std::vector<std::string>* uncommitted = nullptr,
+                                                     bool* kept_etags = nullptr);
 
 }  // namespace sluice

@@ -220,10 +220,7 @@ class AzureStore final : public Store {
       SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kGet, "", query, NoHeaders(), 0));
       auto resp = co_await client_->Send(std::move(req));
       if (!resp.ok()) co_return Context(resp.status(), prefix);
-      static constexpr XmlListingDialect kListBlobs{
-          "List Blobs", "EnumerationResults", "Blobs", "Blob", "Name", "Content-Length", "",
-          "NextMarker", "BlobPrefix", "Name"};
-      SLUICE_CO_ASSIGN_OR_RETURN(marker, ReadXmlListingPage(kListBlobs, resp->body, page, marker,
+      SLUICE_CO_ASSIGN_OR_RETURN(marker, ReadXmlListingPage(kListBlobsDialect, resp->body, page, marker,
                                                             base, root_, objects, sub_prefixes));
       if (marker.empty()) co_return Status::Ok();
     }

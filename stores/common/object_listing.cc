@@ -9,7 +9,8 @@
 namespace sluice {
 
 Status AppendListedObject(std::string_view entry, std::string_view name_tag,
-                          std::string_view size_tag, std::string_view base, std::string_view root,
+                          std::string_view size_tag, std::string_view etag_tag,
+                          std::string_view base, std::string_view root,
                           std::vector<ObjectInfo>* out) {
   auto name = XmlUnescape(XmlFirst(entry, name_tag));
   if (!name.ok()) return name.status().WithContext(std::string(root) + ": list");
@@ -21,7 +22,9 @@ Status AppendListedObject(std::string_view entry, std::string_view name_tag,
                         std::string(size_tag) + " '" + size_text + "'");
   }
   if (name->compare(0, base.size(), base) != 0) return Status::Ok();  // outside the root
-  out->push_back({name->substr(base.size()), size});
+  auto etag = XmlUnescape(etag_tag.empty() ? std::string_view() : XmlFirst(entry, etag_tag));
+  if (!etag.ok()) return etag.status().WithContext(std::string(root) + ": list entry '" + *name + "'");
+  out->push_back({name->substr(base.size()), size, std::move(*etag)});
   return Status::Ok();
 }
 
@@ -37,7 +40,7 @@ Result<std::string> ReadXmlListingPage(const XmlListingDialect& d, std::string_v
   }
   std::string_view entries = d.entries_in.empty() ? xml : XmlFirst(xml, d.entries_in);
   for (std::string_view entry : XmlElements(entries, d.entry)) {
-    SLUICE_RETURN_IF_ERROR(AppendListedObject(entry, d.name_tag, d.size_tag, base, root, out));
+    SLUICE_RETURN_IF_ERROR(AppendListedObject(entry, d.name_tag, d.size_tag, d.etag_tag, base, root, out));
   }
   if (sub_prefixes != nullptr && !d.prefix_entry.empty()) {
     for (std::string_view entry : XmlElements(entries, d.prefix_entry)) {

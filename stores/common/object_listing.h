@@ -11,13 +11,15 @@
 
 namespace sluice {
 
-// Reads one listing entry: the object's name from element `name_tag` and its
-// size from `size_tag`. Appends it to *out, named relative to the store's
+// Reads one listing entry: the object's name from element `name_tag`, its
+// size from `size_tag` and its etag (ObjectInfo::etag, unescaped, quotes
+// kept) from `etag_tag` ("" when the entry has none). Appends it to *out, named relative to the store's
 // root, when the name starts with `base` (the root's path inside the bucket
 // plus '/', or ""); names outside are skipped. kCorrupt naming `root` and
 // the entry when the name is malformed or the size is not a number.
 Status AppendListedObject(std::string_view entry, std::string_view name_tag,
-                          std::string_view size_tag, std::string_view base, std::string_view root,
+                          std::string_view size_tag, std::string_view etag_tag,
+                          std::string_view base, std::string_view root,
                           std::vector<ObjectInfo>* out);
 
 // How a service pages an XML listing.
@@ -36,7 +38,20 @@ struct XmlListingDialect {
   // "BlobPrefix", inside entries_in) and its name ("Prefix", "Name").
   std::string_view prefix_entry;
   std::string_view prefix_tag;
+  // An object's etag (ObjectInfo::etag): "ETag" (S3, GCS), "Etag" (Azure,
+  // inside <Properties>).
+  std::string_view etag_tag;
 };
+
+// S3's ListObjectsV2 (and GCS's, through its S3-compatible XML API, whose
+// <ETag> changes with every new generation of the object).
+inline constexpr XmlListingDialect kListObjectsV2Dialect{
+    "list", "ListBucketResult", "", "Contents", "Key", "Size", "IsTruncated",
+    "NextContinuationToken", "CommonPrefixes", "Prefix", "ETag"};
+// Azure's List Blobs (<Etag> inside each blob's <Properties>).
+inline constexpr XmlListingDialect kListBlobsDialect{
+    "List Blobs", "EnumerationResults", "Blobs", "Blob", "Name", "Content-Length", "",
+    "NextMarker", "BlobPrefix", "Name", "Etag"};
 
 // Reads page number `page` (from 0) of a listing: appends its entries to
 // *out (AppendListedObject), its sub-prefixes (relative to `base`, those

@@ -51,7 +51,7 @@ Status Walk(Env* env, const std::string& dir, const std::string& rel,
     if (S_ISDIR(st->st_mode)) {
       SLUICE_RETURN_IF_ERROR(Walk(env, path, key, out, depth + 1));
     } else if (S_ISREG(st->st_mode)) {
-      out->push_back({key, static_cast<uint64_t>(st->st_size)});
+      out->push_back({key, static_cast<uint64_t>(st->st_size), LocalFileTag(*st)});
     }
   }
   return Status::Ok();
@@ -186,6 +186,12 @@ Result<std::string> FileUrlToPath(std::string_view url) {
   }
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
+}
+
+std::string LocalFileTag(const struct stat& st) {
+  const uint64_t ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000u +
+                      static_cast<uint64_t>(st.st_mtim.tv_nsec);
+  return std::to_string(static_cast<uint64_t>(st.st_ino)) + "-" + std::to_string(ns);
 }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {

@@ -9,6 +9,8 @@
 // nothing is left under the key and no temporary remains.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,5 +34,12 @@ Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env = En
 // Errors (kInvalidArgument): a store URL ("'s3://b/k' is a store URL, not
 // a local path"), a file URL of another host, a bad escape, an empty path.
 Result<std::string> FileUrlToPath(std::string_view url);
+
+// A local file's ObjectInfo::etag: "<inode>-<mtime in ns>" of `st`. The
+// inode changes when a file is replaced by a rename (how writers publish a
+// file whole, Sluice's own included), the mtime when it is rewritten in
+// place; a same-size rewrite within the file system's timestamp
+// granularity, in place, is the one change it can miss. Pure.
+std::string LocalFileTag(const struct stat& st);
 
 }  // namespace sluice

@@ -142,7 +142,7 @@ class HfStore final : public BearerHttpStore {
     return parsed.PoolKey();
   }
 
-  // The files of one page (a JSON list of {"type", "path", "size", ...}),
+  // The files of one page (a JSON list of {"type", "path", "size", "oid", ...}),
   // keyed relative to the root, those starting with `prefix` appended.
   Status ParsePage(std::string_view body, const std::string& base, const std::string& prefix,
                    std::vector<ObjectInfo>* out) const {
@@ -166,7 +166,9 @@ class HfStore final : public BearerHttpStore {
         return CorruptError(root() + ": tree entry '" + path + "' has no size");
       }
       if (key.compare(0, prefix.size(), prefix) == 0) {
-        out->push_back({std::move(key), static_cast<uint64_t>(*n)});
+        // "oid": the git blob's id, which changes with the file (an LFS
+        // file's pointer blob names its content's sha256).
+        out->push_back({std::move(key), static_cast<uint64_t>(*n), JsonStringMember(entry, "oid")});
       }
     }
     return Status::Ok();

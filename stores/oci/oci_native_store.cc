@@ -163,7 +163,7 @@ class OciNativeStore final : public BearerHttpStore {
       if (page >= kMaxPages) co_return IoError(root() + ": listing has too many pages");
       HttpRequest req;
       req.url = base_ + "/o?prefix=" + UriEncode(prefix.empty() && !dir.empty() ? dir : full) +
-                "&fields=name%2Csize" + (start.empty() ? "" : "&start=" + UriEncode(start));
+                "&fields=name%2Csize%2Cetag" + (start.empty() ? "" : "&start=" + UriEncode(start));
       if (options().list_page_size > 0) req.url += "&limit=" + std::to_string(options().list_page_size);
       SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
       auto resp = co_await client().Send(std::move(req));
@@ -180,7 +180,7 @@ class OciNativeStore final : public BearerHttpStore {
         const JsonValue* size = JsonMember(o, "size");
         const auto* n = size ? std::get_if<int64_t>(&size->v) : nullptr;
         if (n == nullptr || *n < 0) co_return CorruptError(root() + ": object '" + name + "' has no size");
-        out.push_back({std::move(key), static_cast<uint64_t>(*n)});
+        out.push_back({std::move(key), static_cast<uint64_t>(*n), JsonStringMember(o, "etag")});
       }
       std::string next = JsonStringMember(*json, "nextStartWith");
       if (next.empty()) break;

@@ -24,11 +24,8 @@ boost::asio::awaitable<Status> ListObjectsV2Sequence(const S3Requests& requests,
                                                                           std::move(query), ""));
     auto resp = co_await client.Send(std::move(req));
     if (!resp.ok()) co_return requests.Context(resp.status(), prefix);
-    static constexpr XmlListingDialect kListObjectsV2{
-        "list", "ListBucketResult", "", "Contents", "Key", "Size", "IsTruncated",
-        "NextContinuationToken", "CommonPrefixes", "Prefix"};
     SLUICE_CO_ASSIGN_OR_RETURN(token,
-                               ReadXmlListingPage(kListObjectsV2, resp->body, page, token, base,
+                               ReadXmlListingPage(kListObjectsV2Dialect, resp->body, page, token, base,
                                                   requests.root(), objects, sub_prefixes));
     if (token.empty()) co_return Status::Ok();
   }

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       prev_end = entry.data() + entry.size();
     }
     sluice::Status s = sluice::AppendListedObject(entry, s3 ? "Key" : "Name",
-                                                  s3 ? "Size" : "Content-Length", base,
+                                                  s3 ? "Size" : "Content-Length",
+                                                  s3 ? "ETag" : "Etag", base,
                                                   "s3://bucket/data", &listed);
     if (!s.ok()) FUZZ_CHECK(!s.message().empty());
   }

@@ -2,6 +2,8 @@
 // the same order and resumption as the same rows written as MDS with shards
 // of the row groups' sizes, read in place and through the cache from a
 // remote (a folder, and s3rver with the requests counted on the wire).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -19,6 +21,7 @@
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/parquet/footer.h"
+#include "stores/file/file_store.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
@@ -46,6 +49,14 @@ void WriteParquetFolder(const std::string& dir) {
   fs::copy_file(kFixture, fs::path(dir) / "part=b" / "c.parquet");
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "_SUCCESS"), "").ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, ".a.parquet.crc"), "crc").ok());
+}
+
+// The etag a folder remote lists for `root`/`path` (LocalFileTag), which
+// its pieces' names carry.
+std::string TagOf(const std::string& root, const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(JoinPath(root, path).c_str(), &st), 0) << path;
+  return LocalFileTag(st);
 }
 
 DatasetOptions ParquetOptions(const std::string& local, const std::string& remote = "") {
@@ -301,6 +312,15 @@ TEST(ParquetStream, RowGroupPieceNamesDoNotCollide) {
   // A file named like another's escaped path.
   EXPECT_NE(RowGroupPieceName("a%2Fb", 0), RowGroupPieceName("a/b", 0));
   EXPECT_NE(RowGroupPieceName("a", 10), RowGroupPieceName("a@1", 0));
+  // A file's etag: ".e" and its xxh64, before the column set's suffix.
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {}, "\"e1\"").rfind(".parquet_row_groups/a.parquet@0.e", 0), 0u);
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {}, "\"e1\"").size(),
+            RowGroupPieceName("a.parquet", 0).size() + 2 + 16);
+  EXPECT_NE(RowGroupPieceName("a.parquet", 0, {}, "\"e1\""), RowGroupPieceName("a.parquet", 0, {}, "\"e2\""));
+  EXPECT_NE(RowGroupPieceName("a.parquet", 0, {}, "\"e1\""), RowGroupPieceName("a.parquet", 0));
+  EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {"x"}, "\"e1\"").find(".c"),
+            RowGroupPieceName("a.parquet", 0, {}, "\"e1\"").size());
+  EXPECT_TRUE(IsSafeBasename(RowGroupPieceName("a.parquet", 0, {"x"}, "\"e1\"")));
   const std::string long_name = std::string(300, 'x') + ".parquet";
   const std::string piece = RowGroupPieceName(long_name, 3);
   EXPECT_EQ(piece.rfind(".parquet_row_groups/long/", 0), 0u) << piece;
@@ -387,7 +407,7 @@ TEST(ParquetStream, ColumnsFetchOnlyTheirChunks) {
   const parquet::ByteRange score8 = footer.chunk_ranges[8][footer.schema.fields[2].first_leaf];
   auto fixture = ReadFile(kFixture);
   ASSERT_TRUE(fixture.ok());
-  auto piece = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"score", "text"})));
+  auto piece = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"score", "text"}, TagOf(t.parquet.path(), "a.parquet"))));
   ASSERT_TRUE(piece.ok());
   EXPECT_EQ(*piece, fixture->substr(score8.offset, score8.size + text8.size) +
                         fixture->substr(fixture->size() - tail));
@@ -416,8 +436,8 @@ TEST(ParquetStream, ColumnsFetchOnlyTheirChunks) {
   ASSERT_TRUE((*whole)->Get(119, &w).ok());
   EXPECT_EQ(Projected(f.fields, {0}), Projected(w.fields, {0}));
   EXPECT_EQ((*other)->counters().shards_downloaded, kGroups);
-  EXPECT_TRUE(FileExists(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"id"}))));
-  auto kept = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"text", "score"})));
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"id"}, TagOf(t.parquet.path(), "a.parquet")))));
+  auto kept = ReadFile(JoinPath(cache.path(), RowGroupPieceName("a.parquet", 8, {"text", "score"}, TagOf(t.parquet.path(), "a.parquet"))));
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(*kept, *piece);
 
@@ -458,7 +478,7 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   ASSERT_EQ(ids.size(), kRows);
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(bytes[i], t.rows[ids[i]]) << ids[i];
   // Each group cached alone: the chunks' span and the footer tail.
-  const std::string piece = JoinPath(cache.path(), RowGroupPieceName("part=b/c.parquet", 8));
+  const std::string piece = JoinPath(cache.path(), RowGroupPieceName("part=b/c.parquet", 8, {}, TagOf(t.parquet.path(), "part=b/c.parquet")));
   ASSERT_TRUE(FileExists(piece));
   auto footers = ReadParquetFooterStore(
       ParquetFooterStorePath(JoinPath(cache.path(), ".sluice")));
@@ -473,6 +493,58 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_LT(piece_bytes->size(), fixture->size() / 2);
   EXPECT_EQ(piece_bytes->substr(piece_bytes->size() - tail.size()), tail);
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
+}
+
+// The footer store made anew over another listing keeps the tails of the
+// files listed with the same path, size and etag, and reads every other
+// file's again: one with a new etag, and one whose etag is unknown.
+TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
+  ScratchDir remote_dir, state;
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), *fixture).ok());
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  const std::string path = ParquetFooterStorePath(state.path());
+  const uint64_t size = fixture->size();
+  auto load = [&](const std::vector<ListedFile>& files) {
+    return LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
+                                        std::chrono::seconds(5));
+  };
+  auto first = load({{"a.parquet", size, "e1"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->listed.at("a.parquet"), std::make_pair(size, std::string("e1")));
+  EXPECT_EQ(first->listed.at("c.parquet"), std::make_pair(size, std::string()));
+  // Every file's bytes now something else of the same size: a tail read
+  // again is not the fixture's.
+  std::string other(size, 'x');
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), other).ok());
+  }
+  auto second = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_FALSE(second.ok());
+  // a (new etag) is read first and named; b is not read at all (see below).
+  EXPECT_EQ(second.status().code(), StatusCode::kCorrupt) << second.status().message();
+  EXPECT_NE(second.status().message().find("a.parquet"), std::string::npos)
+      << second.status().message();
+  for (const char* name : {"a.parquet", "c.parquet"}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), *fixture).ok());
+  }
+  // b keeps its etag: its tail comes from the old store, though its bytes
+  // on the remote are no Parquet file any more.
+  auto third = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_EQ(third->tails.at("b.parquet"), first->tails.at("b.parquet"));
+  EXPECT_EQ(third->listed.at("a.parquet"), std::make_pair(size, std::string("e2")));
+  // c's etag is unknown: read again whenever the store is made anew (here
+  // for a's new etag), so a c that is no Parquet file any more fails.
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "c.parquet"), other).ok());
+  auto fourth = load({{"a.parquet", size, "e3"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  ASSERT_FALSE(fourth.ok());
+  EXPECT_NE(fourth.status().message().find("c.parquet"), std::string::npos)
+      << fourth.status().message();
 }
 
 // A Hugging Face dataset's Parquet folder (what most datasets on the Hub
@@ -638,6 +710,75 @@ TEST(ParquetStream, SparkOutputStreamsOnlyCommittedFiles) {
 
 constexpr char kKeyId[] = "SLUICEPARQUETKEY";
 constexpr char kSecret[] = "parquet-s3cr3t-never-printed";
+
+// Over s3rver: a file replaced by another of the same size (a new ETag)
+// between two opens, the listing made anew in between (.sluice/listing.json
+// deleted: a listing is the node's until then), is read anew: its footer
+// read again and its row groups fetched again, not the pieces cached from
+// the old file (whose names carry the old ETag).
+TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  // Uncompressed and without dictionaries: a string's bytes are in the file
+  // as they are (in its page and its column's statistics), so changing
+  // their case changes values and nothing else.
+  const std::string fixture =
+      std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_types_plain_uncompressed.parquet";
+  ScratchDir old_dir, new_dir, server_dir, cache;
+  auto old_bytes = ReadFile(fixture);
+  ASSERT_TRUE(old_bytes.ok());
+  std::string new_bytes = *old_bytes;
+  size_t changed = 0;
+  for (size_t at = 0; (at = new_bytes.find("non-BMP", at)) != std::string::npos; ++changed) {
+    new_bytes.replace(at, 3, "NON");
+  }
+  ASSERT_GT(changed, 0u);
+  ASSERT_EQ(new_bytes.size(), old_bytes->size());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(old_dir.path(), "a.parquet"), *old_bytes).ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(new_dir.path(), "a.parquet"), new_bytes).ok());
+
+  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  testing::ScopedEnv env(testing::S3rverEnv(server->port(), kKeyId, kSecret));
+  ASSERT_EQ(testing::UploadTree("s3://bkt/t", old_dir.path()), 0) << server->Log();
+
+  auto options = [](const std::string& local, const std::string& remote) {
+    DatasetOptions o = ParquetOptions(local, remote);
+    o.streams[0].parquet.emplace();
+    o.streams[0].parquet->columns = {"string", "int64"};
+    return o;
+  };
+  // Every row's fields by id, from one epoch.
+  auto rows_of = [](const DatasetOptions& o) {
+    std::map<int64_t, std::string> rows;
+    auto ds = StreamingDataset::Open(o);
+    EXPECT_TRUE(ds.ok()) << ds.status().message();
+    if (!ds.ok()) return rows;
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
+    for (size_t i = 0; i < ids.size(); ++i) rows[ids[i]] = bytes[i];
+    return rows;
+  };
+  const auto old_rows = rows_of(options(old_dir.path(), ""));
+  const auto new_rows = rows_of(options(new_dir.path(), ""));
+  ASSERT_EQ(old_rows.size(), 48u);
+  ASSERT_EQ(new_rows.size(), 48u);
+  ASSERT_NE(old_rows.at(2), new_rows.at(2));
+  EXPECT_NE(new_rows.at(2).find("NON-BMP"), std::string::npos);
+
+  EXPECT_EQ(rows_of(options(cache.path(), "s3://bkt/t")), old_rows);
+  ASSERT_EQ(testing::UploadTree("s3://bkt/t", new_dir.path()), 0) << server->Log();
+  ASSERT_TRUE(Env::Default()->Remove(JoinPath(cache.path(), ".sluice/listing.json")).ok());
+  EXPECT_EQ(rows_of(options(cache.path(), "s3://bkt/t")), new_rows);
+  // The old file's piece and the new one's, side by side under their
+  // ETags' names.
+  size_t pieces = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(cache.path()) / ".parquet_row_groups")) {
+    EXPECT_EQ(e.path().filename().string().rfind("a.parquet@0.e", 0), 0u) << e.path();
+    ++pieces;
+  }
+  EXPECT_EQ(pieces, 2u);
+}
 
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET

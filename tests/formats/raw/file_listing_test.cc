@@ -10,6 +10,10 @@
 namespace sluice {
 namespace {
 
+// ListingFingerprint of [["a.parquet", 10], ["b.parquet", 11]] as every
+// version has computed it.
+constexpr char kOldFingerprint[] = "1b52f5454ef17a42";
+
 std::vector<std::string> Paths(const std::vector<ListedFile>& files) {
   std::vector<std::string> out;
   for (const ListedFile& f : files) out.push_back(f.path);
@@ -145,6 +149,61 @@ TEST(FileListing, ListingDocumentRoundTripsAndChecksItsFingerprint) {
   EXPECT_EQ(ParseListingDocument("{\"files\": []}", "x", "L").status().message(),
             "L: not a listing (expected source, fingerprint, files)");
   EXPECT_EQ(ParseListingDocument("{", "x", "L").status().code(), StatusCode::kCorrupt);
+}
+
+TEST(FileListing, ListingDocumentKeepsEachFilesEtag) {
+  std::vector<ListedFile> files = {{"a.parquet", 10, "\"9b2c\""}, {"b.parquet", 10},
+                                   {"c.parquet", 11, "0x8DB1"}};
+  std::string doc = SerializeListingDocument("s3://b/t", files);
+  EXPECT_EQ(doc.substr(doc.find("\"files\"")),
+            "\"files\": [\n[\"a.parquet\", 10, \"\\\"9b2c\\\"\"],\n[\"b.parquet\", 10],\n"
+            "[\"c.parquet\", 11, \"0x8DB1\"]]}\n");
+  bool kept_etags = false;
+  auto back = ParseListingDocument(doc, "s3://b/t", "L", nullptr, &kept_etags);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(kept_etags);
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ((*back)[0].etag, "\"9b2c\"");
+  EXPECT_EQ((*back)[1].etag, "");
+  EXPECT_EQ((*back)[2].etag, "0x8DB1");
+  // The etag is part of the fingerprint: a changed one is a tampered file.
+  std::string tampered = doc;
+  tampered.replace(tampered.find("0x8DB1"), 6, "0x8DB2");
+  EXPECT_EQ(ParseListingDocument(tampered, "s3://b/t", "L").status().message(),
+            "L: its fingerprint does not match its files");
+  EXPECT_EQ(ParseListingDocument("{\"source\": \"x\", \"fingerprint\": \"0\", \"files\": "
+                                 "[[\"a\", 1, 2]]}",
+                                 "x", "L")
+                .status()
+                .message(),
+            "L: file 0 is not [path, size] or [path, size, etag]");
+}
+
+TEST(FileListing, AListingWrittenBeforeEtagsReadsAsUnknownEtags) {
+  // As written before listings kept etags: no "etags", pairs only, and
+  // the fingerprint of paths and sizes alone.
+  ASSERT_EQ(ListingFingerprint({{"a.parquet", 10}, {"b.parquet", 11}}), kOldFingerprint);
+  const std::string old_doc =
+      std::string("{\"source\": \"s3://b/t\", \"fingerprint\": \"") + kOldFingerprint + "\", \"files\": [\n"
+      "[\"a.parquet\", 10],\n[\"b.parquet\", 11]]}\n";
+  bool kept_etags = true;
+  auto back = ParseListingDocument(old_doc, "s3://b/t", "L", nullptr, &kept_etags);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_FALSE(kept_etags);  // LoadStreamListing lists such a listing anew
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].etag, "");
+  EXPECT_EQ((*back)[1].etag, "");
+  EXPECT_EQ(ListingFingerprint(*back), kOldFingerprint);
+}
+
+TEST(FileListing, FingerprintsDifferWithEtags) {
+  const std::string none = ListingFingerprint({{"a", 1}, {"b", 2}});
+  const std::string tagged = ListingFingerprint({{"a", 1, "e1"}, {"b", 2}});
+  EXPECT_NE(tagged, none);
+  EXPECT_NE(ListingFingerprint({{"a", 1, "e2"}, {"b", 2}}), tagged);
+  EXPECT_EQ(ListingFingerprint({{"a", 1, "e1"}, {"b", 2}}), tagged);
+  // An etag never reads as the next file's path.
+  EXPECT_NE(ListingFingerprint({{"a", 1, "b"}}), ListingFingerprint({{"a", 1}, {"b", std::nullopt}}));
 }
 
 TEST(FileListing, FingerprintsDifferWithPathsAndSizes) {

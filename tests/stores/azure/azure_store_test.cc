@@ -80,6 +80,24 @@ TEST_F(AzureStoreTest, PutGetRangeHeadWithConnectionString) {
 
 // GetRangeOnly gets azurite's exact bytes (the range signed in the Range
 // header), and stops at the head of a 200 (see range_only_checks.h).
+// Azurite's List Blobs gives each blob's Etag (in its Properties): a
+// replacement of the same size lists with another.
+TEST_F(AzureStoreTest, ListGivesEachBlobsEtag) {
+  auto store = Open("azure://data/etags");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  auto first = loop_.Run(store->List(""));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].etag.rfind("0x", 0), 0u) << (*first)[0].etag;
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "9876543210")).ok());
+  auto second = loop_.Run(store->List(""));
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].size, 10u);
+  EXPECT_EQ((*second)[0].etag.rfind("0x", 0), 0u) << (*second)[0].etag;
+  EXPECT_NE((*second)[0].etag, (*first)[0].etag);
+}
+
 TEST_F(AzureStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   const std::string data = PatternBytes(50000, 22);
   auto direct = Open("azure://data");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <set>
 
 namespace sluice::testing {
@@ -50,6 +51,10 @@ FakeResponse Serve(const FakeRequest& r, const std::string& bytes,
 FakeHfHub::FakeHfHub()
     : cdn_([this](const FakeRequest& r) { return HandleCdn(r); }),
       hub_([this](const FakeRequest& r) { return HandleHub(r); }) {}
+
+std::string FakeHfHub::OidOf(const std::string& bytes) {
+  return "oid-" + std::to_string(std::hash<std::string>{}(bytes));
+}
 
 void FakeHfHub::Put(const std::string& repo, const std::string& revision, const std::string& path,
                     std::string bytes) {
@@ -170,7 +175,9 @@ FakeResponse FakeHfHub::HandleHub(const FakeRequest& r) {
                             p.substr(0, s) + "\"}");
         }
       }
-      entries.push_back("{\"type\": \"file\", \"oid\": \"f\", \"size\": " +
+      // A blob's oid changes with its bytes (the Hub's is their git hash).
+      entries.push_back("{\"type\": \"file\", \"oid\": \"" + FakeHfHub::OidOf(bytes) +
+                        "\", \"size\": " +
                         std::to_string(bytes.size()) + ", \"path\": \"" + p + "\"}");
     }
     if (!folder.empty() && entries.empty()) {

@@ -38,6 +38,9 @@ class FakeHfHub {
 
   // Adds `path` of `repo` ("datasets/org/name", "org/name" for a model) at
   // `revision`. Thread-safe.
+  // The "oid" its tree listing gives a file of `bytes`.
+  static std::string OidOf(const std::string& bytes);
+
   void Put(const std::string& repo, const std::string& revision, const std::string& path,
            std::string bytes);
 

@@ -6,11 +6,47 @@
 namespace sluice {
 namespace {
 
-constexpr XmlListingDialect kS3{"list", "ListBucketResult", "", "Contents", "Key", "Size",
-                                "IsTruncated", "NextContinuationToken", "CommonPrefixes",
-                                "Prefix"};
-constexpr XmlListingDialect kAzure{"List Blobs", "EnumerationResults", "Blobs", "Blob", "Name",
-                                   "Content-Length", "", "NextMarker", "BlobPrefix", "Name"};
+// The stores' own dialects (S3 and GCS; Azure).
+constexpr const XmlListingDialect& kS3 = kListObjectsV2Dialect;
+constexpr const XmlListingDialect& kAzure = kListBlobsDialect;
+
+TEST(XmlListingPageTest, EachDialectReadsTheEtagOfEveryEntry) {
+  std::vector<ObjectInfo> out;
+  // S3 quotes its ETag (escaped or not); GCS's S3-compatible listing too.
+  Result<std::string> next = ReadXmlListingPage(
+      kS3,
+      "<ListBucketResult><IsTruncated>false</IsTruncated>"
+      "<Contents><Key>ds/a.parquet</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>"
+      "<ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag><Size>10</Size></Contents>"
+      "<Contents><Key>ds/b.parquet</Key><ETag>\"abc-2\"</ETag><Size>11</Size></Contents>"
+      "<Contents><Key>ds/c.parquet</Key><Size>12</Size></Contents></ListBucketResult>",
+      0, "", "ds/", "s3://b/ds", &out);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].etag, "\"9b2cf535f27731c974343645a3985328\"");
+  EXPECT_EQ(out[1].etag, "\"abc-2\"");
+  EXPECT_EQ(out[2].etag, "");  // none listed: unknown
+
+  out.clear();
+  next = ReadXmlListingPage(kAzure,
+                            "<EnumerationResults><Blobs><Blob><Name>k</Name><Properties>"
+                            "<Last-Modified>Thu, 03 Dec 2026 10:00:00 GMT</Last-Modified>"
+                            "<Etag>0x8DB1A2B3C4D5E6F</Etag>"
+                            "<Content-Length>7</Content-Length></Properties></Blob></Blobs>"
+                            "<NextMarker/></EnumerationResults>",
+                            0, "", "", "azure://c", &out);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "k");
+  EXPECT_EQ(out[0].etag, "0x8DB1A2B3C4D5E6F");
+
+  out.clear();
+  next = ReadXmlListingPage(kS3,
+                            "<ListBucketResult><Contents><Key>x</Key><ETag>&bogus;</ETag>"
+                            "<Size>1</Size></Contents></ListBucketResult>",
+                            0, "", "", "s3://b", &out);
+  EXPECT_EQ(next.status().code(), StatusCode::kCorrupt);
+}
 
 TEST(XmlListingPageTest, ReadsEntriesUnderTheRootAndTheNextToken) {
   std::vector<ObjectInfo> out;

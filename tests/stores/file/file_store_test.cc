@@ -104,6 +104,28 @@ TEST_F(FileStoreTest, AnObjectOfAnotherSizeThanExpectedIsNotCopied) {
   EXPECT_EQ(*ReadFile(dst), PatternBytes(1000));
 }
 
+TEST_F(FileStoreTest, ListGivesEachFileItsInodeAndMtimeAsEtag) {
+  auto store = Open(dir_.path());
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  auto first = loop_.Run(store->List(""));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 1u);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_.path() + "/a.parquet").c_str(), &st), 0);
+  EXPECT_EQ((*first)[0].etag, std::to_string(st.st_ino) + "-" +
+                                  std::to_string(uint64_t(st.st_mtim.tv_sec) * 1000000000u +
+                                                 uint64_t(st.st_mtim.tv_nsec)));
+  EXPECT_EQ((*first)[0].etag, LocalFileTag(st));
+  // Replaced by another file of the same size (Put renames a new file into
+  // place): a new inode, so a new etag.
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "9876543210")).ok());
+  auto second = loop_.Run(store->List(""));
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].size, 10u);
+  EXPECT_NE((*second)[0].etag, (*first)[0].etag);
+}
+
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
   auto store = Open(dir_.path() + "/ds");
   for (const char* key : {"b/2", "a", "b/1", "b/10/x", "bz", "c/d/e/f"}) {

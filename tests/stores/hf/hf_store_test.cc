@@ -88,6 +88,7 @@ TEST_F(HfStoreTest, ListsPageByPageAndReadsThroughTheCdnWhichNeverSeesTheToken) 
   auto all = loop_.Run(store->List(""));
   ASSERT_TRUE(all.ok());
   EXPECT_EQ((*all)[1].size, 10000u);
+  EXPECT_EQ((*all)[1].etag, FakeHfHub::OidOf(shard_));  // the tree's "oid"
   auto index = loop_.Run(store->Get("index.json"));  // small: from the Hub itself
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   EXPECT_EQ(*index, "{\"shards\": []}");

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@
 
 namespace sluice {
 namespace {
+
+// The fake's etag of an object: changes with its bytes.
+std::string EtagOf(const std::string& bytes) {
+  return "etag-" + std::to_string(std::hash<std::string>{}(bytes));
+}
 
 using testing::CleanStoreEnv;
 using testing::FakeHttpServer;
@@ -151,8 +157,11 @@ class FakeObjectStorage {
           next = it->first;
           break;
         }
+        // As OCI: the fields asked for (its etag only when "etag" is).
+        const bool etag = ("," + params["fields"] + ",").find(",etag,") != std::string::npos;
         body += (n++ ? ", " : "") + std::string("{\"name\": \"") + it->first +
-                "\", \"size\": " + std::to_string(it->second.size()) + "}";
+                "\", \"size\": " + std::to_string(it->second.size()) +
+                (etag ? ", \"etag\": \"" + EtagOf(it->second) + "\"" : std::string()) + "}";
       }
       body += "]";
       if (!next.empty()) body += ", \"nextStartWith\": \"" + next + "\"";
@@ -305,6 +314,7 @@ TEST_F(OciNativeStoreTest, SignedReadsListsAndTheNamespaceAskedOfTheApi) {
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[1].key, "train/shard.00000.mds");
   EXPECT_EQ((*all)[1].size, 9000u);
+  EXPECT_EQ((*all)[1].etag, EtagOf(PatternBytes(9000, 2)));  // asked for and read
   auto train = loop_.Run((*store)->List("train/shard.00001"));
   ASSERT_TRUE(train.ok());
   ASSERT_EQ(train->size(), 1u);

@@ -105,6 +105,24 @@ TEST_F(S3StoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   testing::ExpectGetRangeOnlyStopsAtTheHeadOfA200(loop_, *store, proxy, "shard.mds", data);
 }
 
+// s3rver's ListObjectsV2 gives each object's ETag (its MD5, quoted): a
+// replacement of the same size lists with another.
+TEST_F(S3StoreTest, ListGivesEachObjectsEtag) {
+  auto store = Open("s3://bkt/etags");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  auto first = loop_.Run(store->List(""));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 1u);
+  // MD5("0123456789"), as S3 quotes it.
+  EXPECT_EQ((*first)[0].etag, "\"781e5e245d69b566979b86e28d23f2c7\"");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "9876543210")).ok());
+  auto second = loop_.Run(store->List(""));
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].size, 10u);
+  EXPECT_EQ((*second)[0].etag, "\"e388c1c5df4933fa01f6da9f92595589\"");
+}
+
 TEST_F(S3StoreTest, ListPagesThroughContinuationTokens) {
   StoreOptions options;
   options.list_page_size = 2;
