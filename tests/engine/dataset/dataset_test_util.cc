@@ -1,12 +1,16 @@
 #include "tests/engine/dataset/dataset_test_util.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "base/file.h"
 #include "bindings/cli/bench/cache_usage.h"
 #include "formats/mds/mds_writer.h"
+#include "stores/file/file_store.h"
 
 namespace sluice::testing {
 
@@ -101,5 +105,11 @@ DatasetOptions OneStreamOptions(const std::string& remote, const std::string& lo
 }
 
 uint64_t ShardBytesOnDisk(const std::string& dir) { return bench::CachedBytes(dir); }
+
+std::string TagOf(const std::string& root, const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(JoinPath(root, path).c_str(), &st), 0) << path;
+  return LocalFileTag(st);
+}
 
 }  // namespace sluice::testing

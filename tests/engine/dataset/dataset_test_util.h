@@ -32,6 +32,10 @@ DatasetOptions OneStreamOptions(const std::string& remote, const std::string& lo
 // The bytes of every field of a sample joined with 0xff separators.
 std::string FieldBytes(const SampleFields& f);
 
+// The etag a folder remote lists for `root`/`path` (LocalFileTag), which
+// the names of its cached Parquet row groups carry.
+std::string TagOf(const std::string& root, const std::string& path);
+
 // Iterates a whole (worker of an) epoch in batches of `batch`; returns the ids
 // and appends each sample's FieldBytes to *bytes when non-null.
 std::vector<int64_t> ReadEpoch(StreamingDataset& ds, int64_t epoch, int64_t sample_in_epoch,

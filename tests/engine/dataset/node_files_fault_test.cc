@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "engine/dataset/parquet_stream_index.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "tests/base/fault_env.h"
 #include "tests/engine/dataset/dataset_test_util.h"
@@ -205,8 +206,9 @@ TEST(NodeFilesFooterStoreReadTest, AnIoErrorReadingTheStoreForAFetchIsTheConsume
     EXPECT_TRUE(got.empty());
     EXPECT_EQ(st.ToString(), "i/o error: prefetching sample position 0: shard cache '" +
                                  local.path() +
-                                 "': fetching shard 0 '.parquet_row_groups/a.parquet@0': "
-                                 "cannot read " + store + ": Input/output error");
+                                 "': fetching shard 0 '" +
+                                 RowGroupPieceName("a.parquet", 0, {}, testing::TagOf(remote.path(), "a.parquet")) +
+                                 "': cannot read " + store + ": Input/output error");
     EXPECT_TRUE(FileExists(store));
   }
   env.Clear();

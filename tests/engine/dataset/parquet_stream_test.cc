@@ -2,8 +2,6 @@
 // the same order and resumption as the same rows written as MDS with shards
 // of the row groups' sizes, read in place and through the cache from a
 // remote (a folder, and s3rver with the requests counted on the wire).
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -21,7 +19,6 @@
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/parquet/footer.h"
-#include "stores/file/file_store.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
@@ -34,6 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::FieldBytes;
+using testing::TagOf;
 using testing::ScratchDir;
 
 const std::string kFixture = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_many_row_groups.parquet";
@@ -49,14 +47,6 @@ void WriteParquetFolder(const std::string& dir) {
   fs::copy_file(kFixture, fs::path(dir) / "part=b" / "c.parquet");
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, "_SUCCESS"), "").ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, ".a.parquet.crc"), "crc").ok());
-}
-
-// The etag a folder remote lists for `root`/`path` (LocalFileTag), which
-// its pieces' names carry.
-std::string TagOf(const std::string& root, const std::string& path) {
-  struct stat st {};
-  EXPECT_EQ(::stat(JoinPath(root, path).c_str(), &st), 0) << path;
-  return LocalFileTag(st);
 }
 
 DatasetOptions ParquetOptions(const std::string& local, const std::string& remote = "") {
