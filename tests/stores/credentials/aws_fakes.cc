@@ -28,6 +28,15 @@ std::string Iso8601(int64_t t) {
   return buf;
 }
 
+std::string CachedSsoToken(const std::string& access, int64_t expires, const std::string& refresh,
+                           int64_t registration) {
+  return "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": \"eu-west-1\", "
+         "\"accessToken\": \"" + access + "\", \"expiresAt\": \"" + Iso8601(expires) +
+         "\", \"clientId\": \"client-7\", \"clientSecret\": \"client-secret-Zq8\", "
+         "\"registrationExpiresAt\": \"" + Iso8601(registration) +
+         "\", \"refreshToken\": \"" + refresh + "\"}";
+}
+
 FakeSts::FakeSts(FakeCredentialOptions options, std::string signer_key_id,
                  std::string web_identity_token)
     : options_(std::move(options)),

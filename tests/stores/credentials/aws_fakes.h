@@ -32,6 +32,11 @@ namespace sluice::testing {
 // "YYYY-MM-DDTHH:MM:SSZ" for unix time `t`.
 std::string Iso8601(int64_t t);
 
+// An AWS SSO token cache file (~/.aws/sso/cache/<sha1>.json) of the start
+// URL https://corp.awsapps.com/start, client "client-7", region eu-west-1.
+std::string CachedSsoToken(const std::string& access, int64_t expires, const std::string& refresh,
+                           int64_t registration);
+
 struct FakeCredentialOptions {
   SigV4Credentials keys;  // handed out (session token replaced)
   int64_t lifetime_s = 3600;

@@ -376,21 +376,13 @@ TEST_F(AwsChainTest, SsoTokenIsRefreshedThroughOidcAndWrittenBack) {
       {"HOME", home},
       {"AWS_ENDPOINT_URL_SSO", portal.url()},
       {"AWS_ENDPOINT_URL_SSO_OIDC", oidc.url()}});
-  auto cached = [&](const std::string& access, int64_t expires, const std::string& refresh,
-                    int64_t registration) {
-    return "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": \"eu-west-1\", "
-           "\"accessToken\": \"" + access + "\", \"expiresAt\": \"" + testing::Iso8601(expires) +
-           "\", \"clientId\": \"client-7\", \"clientSecret\": \"client-secret-Zq8\", "
-           "\"registrationExpiresAt\": \"" + testing::Iso8601(registration) +
-           "\", \"refreshToken\": \"" + refresh + "\"}";
-  };
   const std::string ok = "SSO (profile 'dev') as role Trainer in account 123456789012 -> SSO-KEY";
 
   // Expired: refreshed, used, written back (mode 0600, the CLI's fields and order).
-  ASSERT_TRUE(WriteFileAtomic(cache, cached("stale-token", now - 60, "refresh-0", now + 86400)).ok());
+  ASSERT_TRUE(WriteFileAtomic(cache, testing::CachedSsoToken("stale-token", now - 60, "refresh-0", now + 86400)).ok());
   EXPECT_EQ(Resolve(), ok);
   EXPECT_EQ(oidc.answers(), 1);
-  EXPECT_EQ(*ReadFile(cache), cached("sso-access-token", now + 28800, "refresh-1", now + 86400));
+  EXPECT_EQ(*ReadFile(cache), testing::CachedSsoToken("sso-access-token", now + 28800, "refresh-1", now + 86400));
   struct stat st{};
   ASSERT_EQ(::stat(cache.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -401,21 +393,21 @@ TEST_F(AwsChainTest, SsoTokenIsRefreshedThroughOidcAndWrittenBack) {
 
   // Less than 15 minutes left: refreshed ahead, with the rotated refresh token.
   ASSERT_TRUE(
-      WriteFileAtomic(cache, cached("sso-access-token", now + 600, "refresh-1", now + 86400)).ok());
+      WriteFileAtomic(cache, testing::CachedSsoToken("sso-access-token", now + 600, "refresh-1", now + 86400)).ok());
   EXPECT_EQ(Resolve(), ok);
   EXPECT_EQ(oidc.answers(), 2);
-  EXPECT_EQ(*ReadFile(cache), cached("sso-access-token", now + 28800, "refresh-2", now + 86400));
+  EXPECT_EQ(*ReadFile(cache), testing::CachedSsoToken("sso-access-token", now + 28800, "refresh-2", now + 86400));
 
   // A refused refresh (a refresh token already used) keeps a token still valid...
   const std::string stale_refresh =
-      cached("sso-access-token", now + 600, "refresh-1", now + 86400);
+      testing::CachedSsoToken("sso-access-token", now + 600, "refresh-1", now + 86400);
   ASSERT_TRUE(WriteFileAtomic(cache, stale_refresh).ok());
   EXPECT_EQ(Resolve(), ok);
   EXPECT_EQ(oidc.refused(), 1);
   EXPECT_EQ(*ReadFile(cache), stale_refresh);  // left as it was
 
   // ... and once it has expired, says why.
-  ASSERT_TRUE(WriteFileAtomic(cache, cached("sso-access-token", now - 1, "refresh-1", now + 86400)).ok());
+  ASSERT_TRUE(WriteFileAtomic(cache, testing::CachedSsoToken("sso-access-token", now - 1, "refresh-1", now + 86400)).ok());
   std::string refused = Resolve();
   EXPECT_EQ(refused.rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
                               " has expired and could not be refreshed (SSO-OIDC CreateToken "
@@ -432,7 +424,7 @@ TEST_F(AwsChainTest, SsoTokenIsRefreshedThroughOidcAndWrittenBack) {
   EXPECT_EQ(oidc.refused(), 2);
 
   // An expired client registration is not sent at all.
-  ASSERT_TRUE(WriteFileAtomic(cache, cached("sso-access-token", now - 1, "refresh-2", now - 5)).ok());
+  ASSERT_TRUE(WriteFileAtomic(cache, testing::CachedSsoToken("sso-access-token", now - 1, "refresh-2", now - 5)).ok());
   EXPECT_EQ(Resolve().rfind("permission denied: SSO (profile 'dev'): the SSO token in " + cache +
                                 " has expired and could not be refreshed (its client "
                                 "registration expired at " + testing::Iso8601(now - 5) +

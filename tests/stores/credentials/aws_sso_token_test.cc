@@ -23,15 +23,6 @@ using testing::FaultEnv;
 using testing::FsFault;
 using testing::FsOp;
 
-std::string CachedSsoToken(const std::string& access, int64_t expires, const std::string& refresh,
-                           int64_t registration) {
-  return "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": \"eu-west-1\", "
-         "\"accessToken\": \"" + access + "\", \"expiresAt\": \"" + testing::Iso8601(expires) +
-         "\", \"clientId\": \"client-7\", \"clientSecret\": \"client-secret-Zq8\", "
-         "\"registrationExpiresAt\": \"" + testing::Iso8601(registration) +
-         "\", \"refreshToken\": \"" + refresh + "\"}";
-}
-
 TEST(AwsSsoToken, AFailedWriteBackKeepsTheRefreshedTokenAndTheCacheWhole) {
   const int64_t now = 1700000000;
   testing::TempDir dir("sluice_sso_token");
@@ -39,7 +30,7 @@ TEST(AwsSsoToken, AFailedWriteBackKeepsTheRefreshedTokenAndTheCacheWhole) {
   testing::ScopedEnv vars(std::map<std::string, std::optional<std::string>>{
       {"AWS_ENDPOINT_URL_SSO_OIDC", oidc.url()}});
   const std::string cache = dir.path() + "/token.json";
-  const std::string stale = CachedSsoToken("stale-token", now - 60, "refresh-0", now + 86400);
+  const std::string stale = testing::CachedSsoToken("stale-token", now - 60, "refresh-0", now + 86400);
   ASSERT_TRUE(WriteFileAtomic(cache, stale).ok());
 
   FaultEnv fault;
@@ -65,10 +56,10 @@ TEST(AwsSsoToken, AFailedWriteBackKeepsTheRefreshedTokenAndTheCacheWhole) {
   // rotated its refresh token, so the cache is given the one it expects).
   fault.Clear();
   ASSERT_TRUE(
-      WriteFileAtomic(cache, CachedSsoToken("stale-token", now - 60, "refresh-1", now + 86400))
+      WriteFileAtomic(cache, testing::CachedSsoToken("stale-token", now - 60, "refresh-1", now + 86400))
           .ok());
   ASSERT_TRUE(AwsSsoAccessToken(settings, now).ok());
-  EXPECT_EQ(*ReadFile(cache), CachedSsoToken("fresh-token", now + 28800, "refresh-2", now + 86400));
+  EXPECT_EQ(*ReadFile(cache), testing::CachedSsoToken("fresh-token", now + 28800, "refresh-2", now + 86400));
 
   // A cache the Env cannot open is no token, naming the file and the fix.
   fault.Add(FsFault{.op = FsOp::kOpen, .path_pattern = cache, .err = EIO});
