@@ -871,7 +871,7 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
       DatasetMetrics sum,
       SumNodeRecords(dir, scope == MetricsScope::kJob ? std::optional<uint64_t>(instance_)
                                                       : std::nullopt,
-                     Env::Default(), options_.metrics_retention_s));
+                     options_.env, options_.metrics_retention_s));
   sum.seconds = own.seconds;
   sum.cache_bytes_on_disk = own.cache_bytes_on_disk;
   sum.cache_limit = own.cache_limit;
@@ -933,7 +933,7 @@ Status StreamingDataset::PublishMetrics() {
     if (options_.streams.empty()) return InvalidArgumentError("a dataset without streams");
     SLUICE_ASSIGN_OR_RETURN(node_dir_, NodeMetricsDir(options_.streams[0].local));
   }
-  return WriteNodeRecord(node_dir_, instance_, m)
+  return WriteNodeRecord(node_dir_, instance_, m, options_.env)
       .WithContext("the node's metrics record in " + node_dir_);
 }
 
