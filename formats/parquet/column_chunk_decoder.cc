@@ -52,15 +52,19 @@ class ChunkDecoder {
     LevelAssembler assembler(field_, leaf_, &out_);
     Page page;
     while (true) {
-      SLUICE_ASSIGN_OR_RETURN(const bool more, pages_.Next(&page));
-      if (!more) break;
+      Result<bool> more = pages_.Next(&page);
+      // An earlier page's fault comes first (its values are found late).
+      if (!more.ok()) return FirstOf(FindPendingByteArrays(), more.status());
+      if (!*more) break;
       const std::string where = pages_.Where(page.file_offset);
       Status s = page.header.type == PageType::kDictionaryPage ? DictionaryPage(page)
                                                                 : DataPage(page, assembler);
       if (!s.ok()) {
-        return s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where);
+        return FirstOf(FindPendingByteArrays(),
+                       s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where));
       }
     }
+    SLUICE_RETURN_IF_ERROR(FindPendingByteArrays());
     if (entries_ != static_cast<uint64_t>(meta_.num_values)) {
       return CorruptError(context_ + ": the pages hold " + std::to_string(entries_) +
                           " values, the chunk's metadata says " + std::to_string(meta_.num_values));
@@ -86,6 +90,28 @@ class ChunkDecoder {
     if (meta_.codec == CompressionCodec::kUncompressed || meta_.total_uncompressed_size <= 0) return 0;
     return std::min({static_cast<uint64_t>(meta_.total_uncompressed_size),
                      uint64_t{chunk_.size()} * kMaxRatio, uint64_t{options_.pages.max_page_bytes}});
+  }
+
+  static Status FirstOf(Status earlier, Status later) { return earlier.ok() ? later : earlier; }
+
+  // The values of the PLAIN byte-array pages put off (DataPage), found
+  // together (FindByteArrays); a bad page's error is its decoder's, as if
+  // found in turn.
+  Status FindPendingByteArrays() {
+    std::vector<ByteArraySection> sections;
+    sections.reserve(pending_.size());
+    for (const PendingByteArrays& p : pending_) {
+      sections.push_back(ByteArraySection{p.section, p.count, out_.binary.data() + p.first_slot});
+    }
+    const size_t bad = FindByteArrays(sections);
+    if (bad < pending_.size()) {
+      const PendingByteArrays& p = pending_[bad];
+      Status s = PlainDecoder(p.section).DecodeByteArrays(p.count, sections[bad].out);
+      if (s.ok()) s = InternalError("PLAIN byte arrays found bad, then decoded");
+      return s.WithContext(pages_.Where(p.file_offset));
+    }
+    pending_.clear();
+    return Status::Ok();
   }
 
   // The views of `page` stay valid as long as the buffer.
@@ -188,6 +214,12 @@ class ChunkDecoder {
     if (encoding == Encoding::kPlain || encoding == Encoding::kDeltaLengthByteArray) Keep(page);
     const uint64_t budget = options_.max_value_bytes > rebuilt_ ? options_.max_value_bytes - rebuilt_ : 0;
     const size_t owned_before = out_.owned.size();
+    if (present == added && encoding == Encoding::kPlain) {
+      // Put off to the chunk's end: out_.binary holds every slot by then
+      // (reserved once, never moved).
+      if (present > 0) pending_.push_back(PendingByteArrays{body, present, first, page.file_offset});
+      return Status::Ok();
+    }
     if (present == added) {
       SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
                                                 out_.binary.data() + first, &indices_));
@@ -268,6 +300,13 @@ class ChunkDecoder {
   UninitializedBuffer values_;
   size_t values_used_ = 0;
   bool values_tried_ = false;
+  struct PendingByteArrays {
+    std::string_view section;
+    size_t count;
+    size_t first_slot;
+    uint64_t file_offset;
+  };
+  std::vector<PendingByteArrays> pending_;
   std::string dense_fixed_;
   std::vector<std::string_view> dense_binary_;
 };

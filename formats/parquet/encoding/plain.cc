@@ -132,4 +132,49 @@ Status PlainDecoder::DecodeByteArrays(size_t count, std::string_view* out) {
   return Status::Ok();
 }
 
+size_t FindByteArrays(std::span<const ByteArraySection> sections) {
+  // Eight walks at a time: about what a core keeps in flight.
+  constexpr size_t kLanes = 8;
+  struct Lane {
+    const char* base;
+    size_t size, pos, left;
+    std::string_view* out;
+    size_t index;
+  };
+  Lane lanes[kLanes];
+  size_t active = 0, next = 0, first_bad = sections.size();
+  const auto start = [&](Lane* lane) {
+    const ByteArraySection& s = sections[next];
+    *lane = Lane{s.section.data(), s.section.size(), 0, s.count, s.out, next};
+    ++next;
+  };
+  while (active < kLanes && next < sections.size()) start(&lanes[active++]);
+  while (active > 0) {
+    for (size_t l = 0; l < active;) {
+      Lane& a = lanes[l];
+      bool done = a.left == 0;
+      if (!done) {
+        const size_t rest = a.size - a.pos;
+        const uint32_t length = rest < 4 ? 0 : LoadLE<uint32_t>(a.base + a.pos);
+        if (rest < 4 || length > uint32_t{std::numeric_limits<int32_t>::max()} || length > rest - 4) {
+          first_bad = std::min(first_bad, a.index);
+          done = true;
+        } else {
+          *a.out++ = std::string_view(a.base + a.pos + 4, length);
+          a.pos += 4 + size_t{length};
+          --a.left;
+        }
+      }
+      if (!done) {
+        ++l;
+      } else if (next < sections.size()) {
+        start(&a);
+      } else {
+        a = lanes[--active];
+      }
+    }
+  }
+  return first_bad;
+}
+
 }  // namespace sluice::parquet

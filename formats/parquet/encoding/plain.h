@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "base/status.h"
@@ -68,5 +69,20 @@ class PlainDecoder {
   SectionReader in_;
   unsigned bit_ = 0;  // booleans: bits of the current byte already read
 };
+
+// The BYTE_ARRAY values of several PLAIN sections (one per page), found
+// together: `count` values from the start of `section` into `out`, as
+// PlainDecoder::DecodeByteArrays would. Each length is found only by
+// reading the one before it, a cache miss per value when values are a KiB
+// or more; walking several sections in turn keeps several of those misses
+// in flight instead of one. Returns the index of the first section whose
+// values are not all there (its `out` is then partly written: decode it
+// with DecodeByteArrays for the error), or sections.size() when all are.
+struct ByteArraySection {
+  std::string_view section;
+  size_t count = 0;
+  std::string_view* out = nullptr;
+};
+size_t FindByteArrays(std::span<const ByteArraySection> sections);
 
 }  // namespace sluice::parquet

@@ -149,6 +149,59 @@ TEST(PlainTest, ByteArrayErrorsNameTheValueAndOffset) {
             "2 bytes (the section ends)");
 }
 
+// Twenty sections (more than the walks kept at once, so finished ones are
+// replaced), of 0 to 19 values each: every value found, as views in place.
+TEST(PlainTest, ByteArraysOfManySectionsAreFoundTogether) {
+  std::vector<std::vector<std::string>> values(20);
+  std::vector<std::string> encoded;
+  for (size_t s = 0; s < values.size(); ++s) {
+    for (size_t i = 0; i < s; ++i) values[s].push_back(std::string(s * 7 % 5 + i, char('a' + s)));
+    encoded.push_back(EncodePlainByteArrays(values[s]) + "trailing bytes are not read");
+  }
+  std::vector<std::vector<std::string_view>> out(values.size());
+  std::vector<ByteArraySection> sections;
+  for (size_t s = 0; s < values.size(); ++s) {
+    out[s].resize(values[s].size());
+    sections.push_back(ByteArraySection{encoded[s], values[s].size(), out[s].data()});
+  }
+  EXPECT_EQ(FindByteArrays(sections), values.size());
+  for (size_t s = 0; s < values.size(); ++s) {
+    ASSERT_EQ(out[s].size(), values[s].size());
+    for (size_t i = 0; i < values[s].size(); ++i) {
+      EXPECT_EQ(out[s][i], values[s][i]) << s << " " << i;
+      EXPECT_TRUE(Inside(out[s][i], encoded[s])) << s << " " << i;
+    }
+  }
+  EXPECT_EQ(FindByteArrays({}), 0u);
+}
+
+// The first bad section is named, whichever walk meets its fault first;
+// DecodeByteArrays then gives the error.
+TEST(PlainTest, FindByteArraysNamesTheFirstBadSection) {
+  const std::string good = EncodePlainByteArrays({"a", "bb", "ccc"});
+  const std::string negative = EncodePlainByteArrays({"ab"}) + Le32(0x80000000) + "xyz";
+  const std::string past_end = Le32(4) + "abc";
+  const std::string cut_length = Le32(1) + "a" + Bytes({1, 0});
+  std::string_view out[16][3];
+  // Bad at 2 (its fault lies late) and at 9 (at once): 2 is named.
+  std::vector<ByteArraySection> sections;
+  for (size_t s = 0; s < 12; ++s) sections.push_back(ByteArraySection{good, 3, out[s]});
+  sections[2] = ByteArraySection{cut_length, 2, out[2]};
+  sections[9] = ByteArraySection{past_end, 1, out[9]};
+  EXPECT_EQ(FindByteArrays(sections), 2u);
+  sections[2] = ByteArraySection{good, 4, out[2]};  // one value more than it holds
+  EXPECT_EQ(FindByteArrays(sections), 2u);
+  sections[2] = ByteArraySection{good, 3, out[2]};
+  EXPECT_EQ(FindByteArrays(sections), 9u);
+  sections[11] = ByteArraySection{negative, 2, out[11]};
+  EXPECT_EQ(FindByteArrays(sections), 9u);
+  sections[9] = ByteArraySection{good, 3, out[9]};
+  EXPECT_EQ(FindByteArrays(sections), 11u);
+  EXPECT_EQ(PlainDecoder(negative).DecodeByteArrays(2, out[11]).ToString(),
+            "corrupt: PLAIN at offset 6: byte array 1 of 2 has length -2147483648; expected 0 "
+            "to the 3 bytes left");
+}
+
 TEST(PlainTest, HugeCountsFailAtOnce) {
   PlainDecoder d(std::string_view("abcdefgh"));
   // Counts whose byte size overflows 64 bits must not wrap around.
