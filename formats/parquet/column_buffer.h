@@ -47,8 +47,8 @@ template <class T>
 using SlotArray = std::vector<T, RecyclingAllocator<T>>;
 
 struct ListSlots {
-  std::vector<int64_t> offsets{0};  // size() + 1 entries
-  std::vector<uint8_t> validity;    // one per slot
+  SlotArray<int64_t> offsets{0};  // size() + 1 entries
+  SlotArray<uint8_t> validity;    // one per slot
   size_t size() const { return validity.size(); }
 };
 

@@ -50,6 +50,16 @@ class ChunkDecoder {
     if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
     pages_.ReservePageBuffer(PageBufferBytes());
     LevelAssembler assembler(field_, leaf_, &out_);
+    if (!out_.lists.empty()) {
+      // The outer list has a slot per row: room for them at once, not
+      // grown by doubling (a copy and fresh pages each time). The rows
+      // are untrusted: at most one per level entry.
+      const uint64_t rows = std::min(static_cast<uint64_t>(std::max<int64_t>(
+                                         footer_.meta.row_groups[rg_].num_rows, 0)),
+                                     static_cast<uint64_t>(meta_.num_values));
+      out_.lists[0].offsets.reserve(static_cast<size_t>(rows) + 1);
+      out_.lists[0].validity.reserve(static_cast<size_t>(rows));
+    }
     Page page;
     while (true) {
       Result<bool> more = pages_.Next(&page);
@@ -136,7 +146,7 @@ class ChunkDecoder {
   // Decodes `n` levels of `max` from the start of `*body` (v1: with their
   // length prefix, which is consumed) or from `runs` (v2).
   Status Levels(int16_t max, Encoding encoding, std::string_view* body, std::string_view runs,
-                bool v2, size_t n, std::vector<uint32_t>* out) {
+                bool v2, size_t n, SlotArray<uint32_t>* out) {
     if (max == 0) return Status::Ok();
     if (!v2 && encoding != Encoding::kRle) {
       return UnimplementedError("levels encoded as " + EncodingName(encoding) + " (RLE is supported)");
@@ -295,8 +305,10 @@ class ChunkDecoder {
   bool have_dictionary_ = false;
   uint64_t entries_ = 0;
   uint64_t rebuilt_ = 0;
-  std::vector<uint32_t> def_, rep_;
-  std::vector<uint32_t> indices_;  // a page's dictionary indices
+  // A page's levels and dictionary indices: storage recycled across row
+  // groups (SlotArray), not faulted in anew for each.
+  SlotArray<uint32_t> def_, rep_;
+  SlotArray<uint32_t> indices_;
   UninitializedBuffer values_;
   size_t values_used_ = 0;
   bool values_tried_ = false;

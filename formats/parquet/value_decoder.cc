@@ -24,7 +24,7 @@ bool IsDictionary(Encoding e) {
 
 // Decodes `n` dictionary indices and checks each against the dictionary.
 Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
-                         const Dictionary* dictionary, std::vector<uint32_t>* out) {
+                         const Dictionary* dictionary, SlotArray<uint32_t>* out) {
   if (dictionary == nullptr) {
     return CorruptError(EncodingName(e) + " values without a dictionary page");
   }
@@ -90,7 +90,7 @@ Result<Dictionary> DecodeDictionaryPage(std::string_view body, size_t count,
 
 Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const LeafColumn& leaf,
                          const Dictionary* dictionary, uint8_t* out,
-                         std::vector<uint32_t>* scratch) {
+                         SlotArray<uint32_t>* scratch) {
   const PhysicalType t = leaf.physical_type;
   const size_t width = FixedWidth(leaf);
   if (n == 0) return Status::Ok();
@@ -103,8 +103,8 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
     return Status::Ok();
   }
   if (IsDictionary(e) && t != PhysicalType::kBoolean) {
-    std::vector<uint32_t> own;
-    std::vector<uint32_t>& idx = scratch != nullptr ? *scratch : own;
+    SlotArray<uint32_t> own;
+    SlotArray<uint32_t>& idx = scratch != nullptr ? *scratch : own;
     SLUICE_RETURN_IF_ERROR(DictionaryIndices(e, section, n, dictionary, &idx));
     const char* base = dictionary->fixed.data();
     // The common widths as typed copies (a memcpy of a runtime width per
@@ -159,12 +159,12 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
 Status DecodeBinaryValues(Encoding e, std::string_view section, size_t n,
                           const Dictionary* dictionary, uint64_t max_bytes,
                           std::vector<std::unique_ptr<std::string>>* owned,
-                          std::string_view* out, std::vector<uint32_t>* scratch) {
+                          std::string_view* out, SlotArray<uint32_t>* scratch) {
   if (n == 0) return Status::Ok();
   if (e == Encoding::kPlain) return PlainDecoder(section).DecodeByteArrays(n, out);
   if (IsDictionary(e)) {
-    std::vector<uint32_t> own;
-    std::vector<uint32_t>& idx = scratch != nullptr ? *scratch : own;
+    SlotArray<uint32_t> own;
+    SlotArray<uint32_t>& idx = scratch != nullptr ? *scratch : own;
     SLUICE_RETURN_IF_ERROR(DictionaryIndices(e, section, n, dictionary, &idx));
     for (size_t i = 0; i < n; ++i) out[i] = dictionary->binary[idx[i]];
     return Status::Ok();

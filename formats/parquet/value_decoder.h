@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "formats/parquet/column_buffer.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/schema.h"
 
@@ -46,10 +47,11 @@ Result<Dictionary> DecodeDictionaryPage(std::string_view body, size_t count,
                                         const LeafColumn& leaf);
 
 // `n` values of `width` = FixedWidth(leaf) bytes into out[0 .. n*width).
-// `scratch` (optional) holds dictionary indices, reused across calls.
+// `scratch` (optional) holds dictionary indices, reused across calls (and
+// its storage across row groups: SlotArray).
 Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
                          const LeafColumn& leaf, const Dictionary* dictionary, uint8_t* out,
-                         std::vector<uint32_t>* scratch = nullptr);
+                         SlotArray<uint32_t>* scratch = nullptr);
 
 // `n` BYTE_ARRAY values as views into `section` or the dictionary, except
 // DELTA_BYTE_ARRAY's, which are rebuilt into a buffer appended to `owned`
@@ -57,6 +59,6 @@ Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
 Status DecodeBinaryValues(Encoding encoding, std::string_view section, size_t n,
                           const Dictionary* dictionary, uint64_t max_bytes,
                           std::vector<std::unique_ptr<std::string>>* owned,
-                          std::string_view* out, std::vector<uint32_t>* scratch = nullptr);
+                          std::string_view* out, SlotArray<uint32_t>* scratch = nullptr);
 
 }  // namespace sluice::parquet

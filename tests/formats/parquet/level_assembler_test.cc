@@ -34,7 +34,7 @@ std::string Bytes(const Flags& v) {
   return s;
 }
 
-std::string Offsets(const std::vector<int64_t>& v) {
+std::string Offsets(const SlotArray<int64_t>& v) {
   std::string s;
   for (int64_t o : v) s += (s.empty() ? "" : ",") + std::to_string(o);
   return s;
