@@ -19,7 +19,9 @@ Datasets, each written once by pyarrow in two forms (--compression):
 
 Every run is pinned to one core (taskset -c CPU). Rows/s and MB/s (of the
 rows' field bytes, the same number for every reader) are medians of 3 timed
-passes after one untimed pass.
+passes after one untimed pass, the readers' passes taken in turn (round r
+runs every reader's pass r: a swing in the machine's load falls on all of
+them); "vs MDS" is a reader's rows/s over sluice-mds's on the same rows.
 
 Usage, with a Python that has pyarrow and duckdb (e.g. the venv that
 tests/data/parquet/make_fixtures.py builds from its pinned requirements):
@@ -85,8 +87,9 @@ def write_datasets(root, scale, forms):
     return paths
 
 
-def timed(fn, passes=3):
-    fn()  # warm: page cache, imports
+def timed(fn, passes=3, warm=True):
+    if warm:
+        fn()  # warm: page cache, imports
     seconds = []
     for _ in range(passes):
         start = time.perf_counter()
@@ -113,11 +116,14 @@ def duckdb_scan(path):
     import duckdb
     con = duckdb.connect()
     con.execute("SET threads=1")
-    return lambda: con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()
+    quoted = path.replace("'", "''")
+    # con.sql(...).to_arrow_table(): no extra copy of the rows (the DB-API
+    # result's would make one).
+    return lambda: con.sql(f"SELECT * FROM read_parquet('{quoted}')").to_arrow_table()
 
 
 def sluice_run(bench, path, cpu):
-    out = subprocess.run(["taskset", "-c", str(cpu), bench, path, "--passes=3"],
+    out = subprocess.run(["taskset", "-c", str(cpu), bench, path, "--passes=1"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -149,23 +155,36 @@ def main():
         mds = os.path.join(os.path.dirname(path), "mds")
         if not os.path.exists(os.path.join(mds, "index.json")):
             subprocess.run([sluice, "convert", path, mds], check=True, capture_output=True)
-        pq_run = sluice_run(bench, path, args.cpu)
-        mds_run = sluice_run(bench, mds, args.cpu)
-        rows, nbytes = pq_run["rows"], pq_run["bytes"]
-        results = {
-            "sluice-parquet": pq_run["seconds"],
-            "sluice-mds": mds_run["seconds"],
-            "pyarrow-table": timed(pyarrow_table(path)),
-            "pyarrow-batches": timed(pyarrow_batches(path)),
-            "duckdb": timed(duckdb_scan(path)),
+        # Each timed pass of every reader in turn (round r: every reader's
+        # pass r), so that a swing in the machine's load falls on all of
+        # them rather than on whichever ran then. A Sluice pass is a run of
+        # the program (its own untimed warm-up pass, then one timed).
+        others = {
+            "pyarrow-table": pyarrow_table(path),
+            "pyarrow-batches": pyarrow_batches(path),
+            "duckdb": duckdb_scan(path),
         }
+        for fn in others.values():
+            fn()  # warm: page cache, imports
+        results = {r: [] for r in ["sluice-parquet", "sluice-mds", *others]}
+        for _ in range(3):
+            pq_run = sluice_run(bench, path, args.cpu)
+            results["sluice-parquet"] += pq_run["seconds"]
+            results["sluice-mds"] += sluice_run(bench, mds, args.cpu)["seconds"]
+            for reader, fn in others.items():
+                results[reader] += timed(fn, passes=1, warm=False)
+        rows, nbytes = pq_run["rows"], pq_run["bytes"]
         for reader, seconds in results.items():
             s = statistics.median(seconds)
             rows_out.append((name, reader, rows, nbytes, s))
-    print(f"{'dataset':<18} {'reader':<16} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9}")
+    # vs MDS: the reader's rows/s as a share of Sluice's MDS path's on the
+    # same rows (issue 34's target for sluice-parquet: 80% on binary rows).
+    mds_seconds = {name: s for name, reader, _, _, s in rows_out if reader == "sluice-mds"}
+    print(f"{'dataset':<18} {'reader':<16} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9} "
+          f"{'vs MDS':>7}")
     for name, reader, rows, nbytes, s in rows_out:
         print(f"{name:<18} {reader:<16} {rows:>8} {nbytes / 1e6:>8.1f} {rows / s:>12.0f} "
-              f"{nbytes / 1e6 / s:>9.1f}")
+              f"{nbytes / 1e6 / s:>9.1f} {mds_seconds[name] / s:>6.0%}")
     return 0
 
 

@@ -186,6 +186,23 @@ void FuzzPlain(std::string_view section, uint8_t param, size_t count) {
           },
           &v);
       views_inside(v);
+      // FindByteArrays over the section given 1 to 16 times (walked
+      // together) agrees with DecodeByteArrays: all found, the same views;
+      // else the first section named.
+      const size_t copies = 1 + param % 16;
+      std::vector<std::vector<std::string_view>> found(copies, std::vector<std::string_view>(count));
+      std::vector<pq::ByteArraySection> sections;
+      for (size_t k = 0; k < copies; ++k) {
+        sections.push_back(pq::ByteArraySection{section, count, found[k].data()});
+      }
+      const size_t bad = pq::FindByteArrays(sections);
+      const bool decoded = v.size() == count;  // OneAndBatched clears it on an error
+      FUZZ_CHECK(bad == (decoded ? copies : 0), "FindByteArrays: %zu of %zu sections", bad, copies);
+      if (decoded) {
+        for (size_t k = 0; k < copies; ++k) {
+          for (size_t i = 0; i < count; ++i) FUZZ_CHECK(Same(found[k][i], v[i]), "value %zu differs", i);
+        }
+      }
       break;
     }
     default: {
