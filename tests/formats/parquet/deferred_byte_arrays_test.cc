@@ -17,7 +17,7 @@
 namespace sluice::parquet {
 namespace {
 
-struct Fixture {
+struct PlainPagesFile {
   std::string bytes;
   FileFooter footer;
   size_t field = 0;
@@ -26,8 +26,8 @@ struct Fixture {
   std::vector<uint64_t> first_value;  // each one's first value's length, in the file
 };
 
-Fixture Load() {
-  Fixture fx;
+PlainPagesFile LoadPlainPagesFile() {
+  PlainPagesFile fx;
   const std::string path = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_plain_pages_v1.parquet";
   fx.bytes = *ReadFile(path);
   RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
@@ -53,44 +53,44 @@ Fixture Load() {
   return fx;
 }
 
-std::string Decode(const Fixture& fx, const std::string& bytes) {
+std::string DecodeDamaged(const PlainPagesFile& fx, const std::string& bytes) {
   const std::string_view chunk = std::string_view(bytes).substr(fx.range.offset, fx.range.size);
   Result<ColumnBuffer> b = DecodeColumnChunk(fx.footer, 0, fx.field, chunk, "f.parquet");
   return b.ok() ? "ok" : b.status().ToString();
 }
 
-void SetLength(std::string* bytes, uint64_t at, uint32_t length) {
+void SetFirstLength(std::string* bytes, uint64_t at, uint32_t length) {
   std::memcpy(bytes->data() + at, &length, 4);  // little-endian hosts only
 }
 
 TEST(DeferredByteArrays, TheFirstBadPageInFileOrderIsNamed) {
-  const Fixture fx = Load();
+  const PlainPagesFile fx = LoadPlainPagesFile();
   ASSERT_EQ(fx.pages.size(), 19u);
   ASSERT_EQ(fx.pages[0], 38542u);
   ASSERT_EQ(fx.pages[1], 39136u);
   ASSERT_EQ(fx.pages[2], 39940u);
-  EXPECT_EQ(Decode(fx, fx.bytes), "ok");
+  EXPECT_EQ(DecodeDamaged(fx, fx.bytes), "ok");
   const std::string column = "corrupt: f.parquet: row group 0 column \"binary_prefixed\": ";
   // A bad length in page 2 alone, then in page 0 too: page 0's is named.
   std::string bad = fx.bytes;
-  SetLength(&bad, fx.first_value[2], 0x7fffffff);
-  EXPECT_EQ(Decode(fx, bad), column +
+  SetFirstLength(&bad, fx.first_value[2], 0x7fffffff);
+  EXPECT_EQ(DecodeDamaged(fx, bad), column +
             "page at offset 39940: PLAIN at offset 0: byte array 0 of 16 has length 2147483647; "
             "expected 0 to the 532 bytes left");
-  SetLength(&bad, fx.first_value[0], 0x80000000);
+  SetFirstLength(&bad, fx.first_value[0], 0x80000000);
   const std::string page0 = column +
       "page at offset 38542: PLAIN at offset 0: byte array 0 of 16 has length -2147483648; "
       "expected 0 to the 500 bytes left";
-  EXPECT_EQ(Decode(fx, bad), page0);
+  EXPECT_EQ(DecodeDamaged(fx, bad), page0);
   // Page 1's header unreadable, alone: its own error.
   std::string header = fx.bytes;
   std::memset(header.data() + fx.pages[1], 0xff, 8);
-  EXPECT_EQ(Decode(fx, header), column +
+  EXPECT_EQ(DecodeDamaged(fx, header), column +
             "page at offset 39136: header: PageHeader field 0: offset 0: field of unknown type 15");
   // With page 0's bad length too: page 0's value comes first, though its
   // values are found only after page 1's header was read.
-  SetLength(&header, fx.first_value[0], 0x80000000);
-  EXPECT_EQ(Decode(fx, header), page0);
+  SetFirstLength(&header, fx.first_value[0], 0x80000000);
+  EXPECT_EQ(DecodeDamaged(fx, header), page0);
 }
 
 }  // namespace
