@@ -105,7 +105,9 @@ std::vector<std::string> PeekAndCheck(const NginxServer& nginx, const std::strin
   if (!opened.ok()) return {};
   auto expected = (*opened)->mds()->SampleBytes(i);
   EXPECT_TRUE(expected.ok());
-  if (expected.ok()) EXPECT_EQ(*peeked->bytes, *expected);
+  if (expected.ok()) {
+    EXPECT_EQ(*peeked->bytes, *expected);
+  }
   std::vector<std::string_view> fields;
   EXPECT_TRUE((*opened)->mds()->ReadSample(i, &fields).ok());
   EXPECT_EQ(peeked->fields, fields);  // the same split, into the peeked bytes
