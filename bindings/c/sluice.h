@@ -527,8 +527,8 @@ typedef struct sluice_stream sluice_stream;
  *    "prefetch_next_epoch" (true: open the next epoch's first shards
  *    near the end of an epoch), "peek_first_sample" (true: a pass's
  *    first sample, from an uncompressed MDS shard not in the cache, may be
- *    read with two ranged requests before its shard downloads, the
- *    shard's download starting once they are done or after 50 ms; false:
+ *    read with one or two ranged requests before its shard downloads,
+ *    the shard's download starting once they are done or after 50 ms; false:
  *    it waits for the shard), "pass_window_ids" (1048576: a pass whose
  *    worker plan has more ids is planned and read that many ids at a
  *    time, holding a few windows rather than the epoch's plan),

@@ -9,8 +9,8 @@
 // Views: the SampleFields NextBatch hands out point into mapped shards and
 // stay valid until the next NextBatch, the cursor's Stop or destruction.
 // The first sample of a pass (a cold start, a resumption) may come from a
-// peek (DatasetShards::PeekSample: two ranged reads of an uncompressed MDS
-// shard not in the cache) raced against its shard's download, whichever is
+// peek (DatasetShards::PeekSample: one or two ranged reads of an
+// uncompressed MDS shard not in the cache) raced against its shard's download, whichever is
 // first; any peek failure just leaves the shard to serve it. The peek
 // starts first, alone: the shard's download (head first: and the plan of
 // the rest) starts once the peek is in, or once it has had

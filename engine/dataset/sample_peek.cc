@@ -1,5 +1,6 @@
 #include "engine/dataset/sample_peek.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "formats/dataset/format_descriptor.h"
@@ -14,6 +15,16 @@ const SamplePeekHooks* PeekHooksOf(const ShardEntry& entry) {
 }
 
 }  // namespace
+
+DataSpan PeekFirstRead(const DataSpan& bounds, const DataSpan& likely, uint64_t file_bytes) {
+  const uint64_t bounds_end = bounds.offset + bounds.length;
+  // Past the file's end nothing is there to read; the bounds themselves are
+  // always asked for (a short answer is the bounds' check to report).
+  const uint64_t end =
+      std::max(bounds_end, std::min(file_bytes, likely.offset + likely.length + kPeekSlackBytes));
+  if (likely.offset < bounds.offset || end - bounds.offset > kPeekOneReadBytes) return bounds;
+  return {bounds.offset, end - bounds.offset};
+}
 
 bool SamplePeekable(const ShardEntry& entry) {
   return !entry.compression && PeekHooksOf(entry) != nullptr;
@@ -36,19 +47,33 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
     return CancelledError(where + ": peek cancelled before " + before);
   };
   const DataSpan bounds_at = hooks.bounds_at(i);
+  const DataSpan first =
+      PeekFirstRead(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
-  SLUICE_ASSIGN_OR_RETURN(std::string bounds,
-                          remote.GetRangeOnly(key, bounds_at.offset, bounds_at.length, cancel));
-  SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, bounds, where));
+  SLUICE_ASSIGN_OR_RETURN(std::string head,
+                          remote.GetRangeOnly(key, first.offset, first.length, cancel));
+  SLUICE_ASSIGN_OR_RETURN(
+      DataSpan span,
+      hooks.sample_span(entry, i, std::string_view(head).substr(0, bounds_at.length), where));
   if (span.length > kMaxPeekedSampleBytes) {
     return InvalidArgumentError(where + ": " + std::to_string(span.length) +
                                 " bytes, more than a peek reads (" +
                                 std::to_string(kMaxPeekedSampleBytes) + ")");
   }
   const uint64_t end = span.offset + span.length;
-  SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes,
-                          remote.GetRangeOnly(key, span.offset, span.length, cancel));
+  std::string bytes;
+  if (span.offset >= first.offset &&
+      end <= first.offset + std::min<uint64_t>(head.size(), first.length)) {
+    // The first read held it: keep its bytes alone (no second buffer).
+    head.erase(0, span.offset - first.offset);
+    head.resize(span.length);
+    head.shrink_to_fit();
+    bytes = std::move(head);
+  } else {
+    head = std::string();
+    SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
+    SLUICE_ASSIGN_OR_RETURN(bytes, remote.GetRangeOnly(key, span.offset, span.length, cancel));
+  }
   if (bytes.size() != span.length) {
     return CorruptError(where + ": bytes " + std::to_string(span.offset) + ".." +
                         std::to_string(end) + ": got " + std::to_string(bytes.size()) + " bytes");

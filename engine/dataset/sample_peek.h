@@ -1,10 +1,14 @@
 // One sample of an uncompressed shard read straight from the remote,
-// before (and without) the shard: two ranged reads of its data file, the
+// before (and without) the shard, with ranged reads of its data file: the
 // bytes that bound it (MDS: its offsets entry, offsets[i] and
-// offsets[i + 1]), then its bytes. Which formats can, and how their bytes
-// are read, is the format's (ShardFormatDescriptor::peek); the reads are
-// this file's. A cold iteration's first
-// sample then costs two round trips instead of a whole shard's download.
+// offsets[i + 1]), then its bytes. When the sample likely lies within
+// kPeekOneReadBytes of its bounds (MDS: the first samples of a shard whose
+// offsets table is small), one read takes both, through the sample's
+// likely span and kPeekSlackBytes past it; the second read is made only
+// when the bounds put the sample beyond that. Which formats can, and how
+// their bytes are laid out, is the format's (ShardFormatDescriptor::peek);
+// the reads are this file's. A cold iteration's first sample then costs
+// one or two round trips instead of a whole shard's download.
 //
 // The peek is a shortcut, never the truth: the shard, downloaded whole (and
 // checked as usual), is what the iteration reads; a peeked sample is
@@ -20,6 +24,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/index/index.h"
 
 namespace sluice {
@@ -27,6 +32,20 @@ namespace sluice {
 // A sample larger than this is not peeked: its own transfer is most of a
 // shard's, and it would sit in memory beside the shard.
 inline constexpr uint64_t kMaxPeekedSampleBytes = uint64_t{16} << 20;
+
+// The most one read takes to have the bounds and the sample in one round
+// trip: through a link of ~100 MB/s and ~15 ms to the first byte (one S3
+// connection), 1 MiB costs less time than the second round trip it saves.
+inline constexpr uint64_t kPeekOneReadBytes = uint64_t{1} << 20;
+// Read past the sample's likely end, for a sample larger than the guess
+// (the shard's average) or further on (MDS: the config before the samples).
+inline constexpr uint64_t kPeekSlackBytes = uint64_t{64} << 10;
+
+// The first read of a peek of sample `i` of `entry`, given the format's
+// bounds_at and likely_span: from the bounds through the likely span and
+// kPeekSlackBytes past it (never past the data file's size), when that is
+// at most kPeekOneReadBytes; else the bounds alone.
+DataSpan PeekFirstRead(const DataSpan& bounds, const DataSpan& likely, uint64_t file_bytes);
 
 struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
@@ -48,7 +67,8 @@ bool SamplePeekable(const ShardEntry& entry);
 // (naming the object; kUnimplemented from a server that ignores Range:
 // nothing of the shard is read), kCorrupt for bounds or a sample that do
 // not fit, kInvalidArgument for an entry that is not SamplePeekable or a
-// sample over kMaxPeekedSampleBytes.
+// sample over kMaxPeekedSampleBytes. The requests: PeekFirstRead's, then,
+// unless that held the whole sample, the sample's span.
 // `cancel`: once a stop is requested on it (from any thread), no further
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's
 // stop), and kCancelled is returned: a cancelled peek returns promptly

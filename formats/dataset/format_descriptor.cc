@@ -9,7 +9,8 @@ namespace {
 
 using namespace format_hooks;
 
-constexpr SamplePeekHooks kMdsPeek = {MdsPeekBoundsAt, MdsPeekSampleSpan, MdsPeekSplitSample};
+constexpr SamplePeekHooks kMdsPeek = {MdsPeekBoundsAt, MdsPeekSampleSpan, MdsPeekLikelySpan,
+                                     MdsPeekSplitSample};
 
 constexpr ShardFormatDescriptor kFormats[] = {
     {"mds", IndexSource::kIndexJson, FindIndexEntrySchema("mds"), FieldForm::kStoredBytes,

@@ -95,8 +95,9 @@ struct DataSpan {
 // How one sample is read with ranged reads of an uncompressed data file
 // alone, before (and without) the whole shard and its meta file: the
 // engine's first-sample peek (engine/dataset/sample_peek.h) reads the
-// bytes at bounds_at(i), asks sample_span where the sample lies, reads
-// that, and asks split_sample for its fields. The format owns the layout;
+// bytes at bounds_at(i) (through likely_span(i) in the same read when that
+// is near), asks sample_span where the sample lies, reads that unless it
+// has it already, and asks split_sample for its fields. The format owns the layout;
 // the engine owns the reads.
 struct SamplePeekHooks {
   // Where the bytes that bound sample `i` lie in the data file (MDS: its
@@ -108,6 +109,12 @@ struct SamplePeekHooks {
   // is short or the span does not fit.
   Result<DataSpan> (*sample_span)(const ShardEntry& entry, uint32_t i, std::string_view bounds,
                                   std::string_view where);
+  // Where sample `i` most likely lies, from `entry` alone, before its
+  // bounds are read (MDS: i average samples past the offsets table: the
+  // start is low by the config's few bytes, else exact for samples of one
+  // size). A guess, never trusted: the engine may read it together with the
+  // bounds, in one ranged read, and keeps only what the bounds then say.
+  DataSpan (*likely_span)(const ShardEntry& entry, uint32_t i);
   // Splits sample `i`'s bytes (`sample`, read at `offset` of the data file)
   // into one view into `sample` per column, in stored order, as the
   // format's reader does; *fields is resized to match. kCorrupt naming the

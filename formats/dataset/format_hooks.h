@@ -33,6 +33,7 @@ uint64_t MdsHeadBytes(const ShardEntry& entry, uint64_t data_size);
 DataSpan MdsPeekBoundsAt(uint32_t i);
 Result<DataSpan> MdsPeekSampleSpan(const ShardEntry& entry, uint32_t i, std::string_view bounds,
                                    std::string_view where);
+DataSpan MdsPeekLikelySpan(const ShardEntry& entry, uint32_t i);
 Status MdsPeekSplitSample(const ShardEntry& entry, uint32_t i, uint64_t offset,
                           std::string_view sample, std::vector<std::string_view>* fields);
 

@@ -100,6 +100,16 @@ Result<DataSpan> MdsPeekSampleSpan(const ShardEntry& entry, uint32_t i, std::str
   return DataSpan{begin, end - begin};
 }
 
+DataSpan MdsPeekLikelySpan(const ShardEntry& entry, uint32_t i) {
+  // The samples' bytes (and the config before them) spread evenly over the
+  // samples; an entry whose size cannot hold its table guesses an empty
+  // sample at the table's end (its bounds will say it is corrupt).
+  const uint64_t table_end = MdsOffsetsTableEnd(entry.samples);
+  if (entry.samples == 0 || entry.raw_data.bytes <= table_end) return {table_end, 0};
+  const uint64_t average = (entry.raw_data.bytes - table_end) / entry.samples;
+  return {table_end + std::min<uint64_t>(i, entry.samples) * average, average};
+}
+
 Status MdsPeekSplitSample(const ShardEntry& entry, uint32_t i, uint64_t offset,
                           std::string_view sample, std::vector<std::string_view>* fields) {
   const std::string& name = entry.raw_data.basename;

@@ -274,6 +274,23 @@ TEST(FormatDescriptor, OnlyMdsPeeksASampleFromItsDataFile) {
   EXPECT_EQ(mds.bounds_at(0xffffffffu), (DataSpan{4 + 4 * uint64_t{0xffffffffu}, 8}));
 }
 
+// The guess of where sample i lies, before its bounds are read: i average
+// samples past the offsets table (the average: the file's bytes after the
+// table over its samples, rounded down).
+TEST(FormatDescriptor, MdsPeekGuessesASampleAtItsAveragePlace) {
+  const SamplePeekHooks& mds = *FindShardFormat("mds")->peek;
+  ShardEntry entry = Entry("mds");
+  entry.samples = 3;  // offsets table ends at 4 + 4 * 4 = 20
+  entry.raw_data.bytes = 100;  // 80 bytes of samples: 26 a sample
+  EXPECT_EQ(mds.likely_span(entry, 0), (DataSpan{20, 26}));
+  EXPECT_EQ(mds.likely_span(entry, 2), (DataSpan{72, 26}));
+  // A file too small for its table: an empty sample at the table's end.
+  entry.raw_data.bytes = 20;
+  EXPECT_EQ(mds.likely_span(entry, 1), (DataSpan{20, 0}));
+  entry.samples = 0;
+  EXPECT_EQ(mds.likely_span(entry, 0), (DataSpan{8, 0}));
+}
+
 // Writes three samples of columns ("id" int, "name" str) in one MDS shard
 // under `dir` and returns its entry.
 ShardEntry WriteThreeMdsSamples(const std::string& dir) {
