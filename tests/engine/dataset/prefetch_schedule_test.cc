@@ -212,9 +212,6 @@ TEST(PrefetchSchedule, TheNextOrderStartsOnceThisOneIsOpenAndTheConsumerNearItsE
   EXPECT_TRUE(s.ScanHasWork());  // consumer 2 + window 2 reaches the end
 }
 
-}  // namespace
-}  // namespace sluice
-
 // --- An order in parts (a pass planned in windows).
 
 // Plays the prefetcher's threads and a consumer over `order`, in lock
@@ -281,7 +278,9 @@ std::vector<std::string> PlayOrder(const std::vector<size_t>& order, size_t part
     if (s.MoveConsumer(pos, pos)) log.push_back("consumer " + std::to_string(pos) + " open " +
                                                 std::to_string(s.open_shards()));
     s.WalkOpen();
-    EXPECT_EQ(ShardAt(s, pos), order[pos]);
+    if (s.scan() > pos) {
+      EXPECT_EQ(ShardAt(s, pos), order[pos]);
+    }
   }
   EXPECT_EQ(given, order.size());
   return log;
@@ -337,3 +336,6 @@ TEST(PrefetchSchedule, AnIncompleteOrderWantsMoreAtTheWindowAndFreesPassedParts)
   EXPECT_EQ(s.PartOf(6)->begin, 6u);
   EXPECT_EQ(ShardAt(s, 3), 3u);
 }
+
+}  // namespace
+}  // namespace sluice

@@ -522,9 +522,6 @@ TEST(ShardPrefetcher, AConsumerOverOpenShardsWakesNoThread) {
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
 }
 
-}  // namespace
-}  // namespace sluice
-
 // The order in parts of `part` positions (a pass read in windows), handed
 // out by MoreOrder as the prefetcher asks.
 struct PartsOfOrder {
@@ -560,7 +557,9 @@ void DrainInParts(PartsOfOrder& parts, size_t window, bool keep_reused, std::map
                                parts.More());
     uint64_t waited = 0;
     for (size_t p = 0; p < parts.order.size(); ++p) {
-      if (p == prefetcher.size()) ASSERT_TRUE(prefetcher.Extend().ok()) << p;
+      if (p == prefetcher.size()) {
+        ASSERT_TRUE(prefetcher.Extend().ok()) << p;
+      }
       auto got = prefetcher.Acquire(p, p, &waited);
       ASSERT_TRUE(got.ok()) << p << ": " << got.status().message();
       EXPECT_GT(*got, p);
@@ -576,7 +575,9 @@ TEST(ShardPrefetcher, AnOrderInPartsOpensWhatTheWholeOrderOpens) {
     std::map<size_t, int> whole;
     Drain(keep_reused, &whole);
     for (size_t part : {1, 2, 5}) {
-      PartsOfOrder parts{ReuseJustPastTheScan(), part};
+      PartsOfOrder parts;
+      parts.order = ReuseJustPastTheScan();
+      parts.part = part;
       std::map<size_t, int> opens;
       DrainInParts(parts, 8, keep_reused, &opens);
       EXPECT_EQ(opens, whole) << "keep_reused " << keep_reused << " part " << part;
@@ -600,3 +601,6 @@ TEST(ShardPrefetcher, AnOrdersFailedPartIsTheConsumersOncePastTheKnownPositions)
   EXPECT_EQ(st.message(), "no next window");
   EXPECT_EQ(prefetcher.Extend().message(), "no next window");  // kept
 }
+
+}  // namespace
+}  // namespace sluice
