@@ -106,6 +106,8 @@ struct PlanRest {
   // > 0: the pass is planned in windows of this many ids ("In windows"),
   // and the head may be empty (no peek).
   size_t window_ids = 0;
+  // In windows: the whole plan when the head was it (PassWindowSource).
+  std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
 };
 
 struct IterationOptions {

@@ -563,12 +563,19 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
                             planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
     ids = std::move(head.ids);
     if (windowed) {
-      // The head only for the peek (a whole plan the planner made for it is
-      // made again in windows).
-      ids.resize(options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0);
-      ids.shrink_to_fit();
+      // The head only for the peek. A whole plan the planner made for it (a
+      // shuffle it cannot plan in windows) is windowed, not planned again.
+      std::shared_ptr<const std::vector<int64_t>> planned;
+      const size_t keep = options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0;
+      if (head.whole) {
+        planned = std::make_shared<const std::vector<int64_t>>(std::move(ids));
+        ids.assign(planned->begin(), planned->begin() + static_cast<std::ptrdiff_t>(keep));
+      } else {
+        ids.resize(keep);
+        ids.shrink_to_fit();
+      }
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
-                      static_cast<size_t>(options_.pass_window_ids)};
+                      static_cast<size_t>(options_.pass_window_ids), std::move(planned)};
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
     }
