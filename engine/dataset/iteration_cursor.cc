@@ -43,7 +43,8 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
-        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, place_.worker, pass_window_},
+        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, place_.worker, pass_window_,
+                         rest_->planned},
         locator_);
   }
   if (!rest_) StartPrefetcher();
@@ -51,22 +52,34 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
 
 void IterationCursor::StartPrefetcher() {
   const IterationOptions& options = options_;
-  const size_t window = std::clamp<size_t>(options.window, 1, ids_.size() + 1);
-  // In windows, what follows the window is the next window (until the last).
-  ShardPrefetcher::NextOrder next_order =
-      !last_window_ ? ShardPrefetcher::NextOrder([this, window] { return windows_->PeekShards(window); })
-      : next_       ? ShardPrefetcher::NextOrder([this] { return PlanNext(); })
-                    : nullptr;
+  // In windows the dataset bounds the window (by the whole pass's size),
+  // as the whole plan's size bounds it here: the same window either way.
+  const size_t window = pass_window_ > 0 ? std::max<size_t>(options.window, 1)
+                                         : std::clamp<size_t>(options.window, 1, ids_.size() + 1);
+  // In windows, the order grows by the windows that follow (the
+  // prefetcher asks for them as its look ahead reaches them).
+  ShardPrefetcher::MoreOrder more;
+  if (!last_window_) {
+    more = [this]() -> Result<ShardPrefetcher::OrderPart> {
+      SLUICE_ASSIGN_OR_RETURN(PassWindow w, windows_->Take());
+      ShardPrefetcher::OrderPart part{std::move(w.shard_of), w.last};
+      w.shard_of = {};
+      std::lock_guard<std::mutex> lock(ahead_mu_);
+      ahead_.push_back(std::move(w));
+      return part;
+    };
+  }
   prefetcher_ = std::make_unique<ShardPrefetcher>(
       std::move(shard_of_), window,
       [this](size_t g, const std::atomic<bool>* cancel) { return OpenShard(g, cancel, true); },
-      std::move(next_order),
+      next_ ? ShardPrefetcher::NextOrder([this] { return PlanNext(); }) : nullptr,
       std::move(seed_), options.keep_reused, options.open_threads,
       options.extra_opens_never_wait
           ? ShardPrefetcher::TryOpener([this](size_t g, const std::atomic<bool>* cancel) {
               return OpenShard(g, cancel, false);
             })
-          : nullptr);
+          : nullptr,
+      std::move(more));
   shard_of_ = {};
   seed_ = {};
 }
@@ -163,7 +176,6 @@ IterationCursor::~IterationCursor() {
   // First: the prefetch thread may wait on the next window.
   if (windows_) windows_->Cancel();
   prefetcher_.reset();
-  retired_.clear();
   windows_.reset();
   if (rest_plan_.valid()) rest_plan_.wait();
   if (head_open_.valid()) head_open_.wait();
@@ -216,11 +228,7 @@ IterationCursor::Handoff IterationCursor::Stop() {
   if (windows_) windows_->Cancel();  // before the prefetcher: its thread may wait on it
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
   if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
-  if (prefetcher_) {
-    ShardPrefetcher::ShardMap opened = prefetcher_->StopAndTakeNext();
-    if (last_window_) h.opened = std::move(opened);  // else the next window's, not the next epoch's
-  }
-  retired_.clear();
+  if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
   next_ids_.reset();
@@ -232,7 +240,6 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           BatchTally* tally) {
   const bool ids_only = out == nullptr;
-  retired_.clear();  // the last call's views end here
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
   const bool peek_now = may_peek_ && base_ + pos_ == 0 && max > 0 && !ids_.empty();
@@ -282,7 +289,8 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
   const size_t stop_at = !first_batch ? end : populate_after_ > base_ ? std::min(end, populate_after_ - base_) : 0;
   // `from`: this call's first position that yields a sample (skipped
   // samples before it need no shard kept).
-  size_t p = pos_, from = pos_, ready = pos_;
+  size_t p = pos_, ready = pos_;  // positions in the window (the prefetcher's: base_ + p)
+  if (k == 0) batch_from_ = base_ + pos_;
   uint64_t bytes = 0;  // a local: a store through `tally` per sample cost 5 instructions
   bool stop = false;
   while (!stop && k < max && p < end) {
@@ -296,9 +304,9 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       // (see cache_budget.h). Warm, the prefetcher is a window ahead and
       // batches come back full.
       const bool wait = k == 0;
-      if (wait) from = p;
+      if (wait) batch_from_ = base_ + p;
       if (wait) consumer_waiting_.store(true, std::memory_order_relaxed);
-      auto got = prefetcher_->Acquire(from, p, &waited_ns, wait);
+      auto got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, wait);
       if (wait) {
         consumer_waiting_.store(false, std::memory_order_relaxed);
         TakeWait(&tally->waits);
@@ -308,7 +316,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
         stop = true;
         break;
       }
-      ready = *got;
+      ready = std::min(*got - base_, end);
       if (ready <= p) {
         stop = true;
         break;
@@ -317,20 +325,20 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
     // One run of ready positions reading the same opened shard at a time:
     // its shard is resolved once (in order, and mostly under py1e, a batch
     // is a few long runs).
-    const OpenedShard* shard = prefetcher_->At(p);
+    const OpenedShard* shard = prefetcher_->At(base_ + p);
     // A shard opened before the first batch and still read from disk a
     // sample at a time goes back to the kernel's read-around after it.
     if (base_ + pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
     if (shard->skipped()) {
-      for (; p < ready && prefetcher_->At(p) == shard; ++p) ++tally->skipped;
+      for (; p < ready && prefetcher_->At(base_ + p) == shard; ++p) ++tally->skipped;
       continue;
     }
     if (ids_only) {
-      for (; k < max && p < ready && prefetcher_->At(p) == shard; ++p) ids[k++] = ids_[p];
+      for (; k < max && p < ready && prefetcher_->At(base_ + p) == shard; ++p) ids[k++] = ids_[p];
       continue;
     }
-    const size_t g = prefetcher_->shard_of(p);
-    for (; k < max && p < ready && prefetcher_->At(p) == shard; ++p) {
+    const size_t g = prefetcher_->shard_of(base_ + p);
+    for (; k < max && p < ready && prefetcher_->At(base_ + p) == shard; ++p) {
       if (p >= stop_at && k > 0 && shard->on_disk()) {
         stop = true;
         break;
@@ -361,16 +369,26 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
 
 Status IterationCursor::NextWindow(ConsumerWaits* waits) {
   const auto start = std::chrono::steady_clock::now();
-  Result<PassWindow> w = windows_->Take();
-  waits->Add(start, std::chrono::steady_clock::now(), nullptr);
-  if (!w.ok()) {
-    return w.status().WithContext("the pass's window after position " + std::to_string(base_ + ids_.size()));
+  std::optional<PassWindow> w;
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(ahead_mu_);
+      if (!ahead_.empty()) {
+        w = std::move(ahead_.front());
+        ahead_.pop_front();
+        break;
+      }
+    }
+    // The prefetcher has not asked for it yet: ask now.
+    Status more = prefetcher_->Extend();
+    if (!more.ok()) {
+      waits->Add(start, std::chrono::steady_clock::now(), nullptr);
+      return more.WithContext("the pass's window after position " + std::to_string(base_ + ids_.size()));
+    }
   }
-  seed_ = prefetcher_->StopAndTakeNext();
-  retired_.push_back(std::move(prefetcher_));
+  waits->Add(start, std::chrono::steady_clock::now(), nullptr);
   base_ += ids_.size();
   InstallWindow(std::move(*w));
-  StartPrefetcher();
   return Status::Ok();
 }
 
@@ -525,14 +543,14 @@ void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
   // (measured: batch mode's CPU per 1 KiB sample fell by about a tenth).
   constexpr size_t kAhead = 16;
   if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
-    prefetcher_->At(q)->PrefetchOffsets(local_[q]);
+    prefetcher_->At(base_ + q)->PrefetchOffsets(local_[q]);
   }
   // Every position up to kAhead on, each once: a pass's first call asks
   // for its first kAhead samples together (from disk, reads in parallel,
   // not one after another as the consumer reaches them), then one a sample.
   const size_t to = std::min(p + kAhead + 1, ready);
   for (size_t q = std::max(prefetched_to_, p + 1); q < to; ++q) {
-    prefetcher_->At(q)->Prefetch(local_[q]);
+    prefetcher_->At(base_ + q)->Prefetch(local_[q]);
   }
   prefetched_to_ = std::max(prefetched_to_, to);
 }

@@ -38,13 +38,14 @@
 // from PassWindows (a producer thread running planner::PlanWorkerWindows,
 // a bounded queue ahead of the consumer), the same ids in the same order
 // (sample_in_epoch included: the planner starts the stream there). The
-// cursor holds one window (ids, shard and index per position) and a
-// ShardPrefetcher over it; near the window's end that prefetcher opens the
-// next window's first shards as it would the next epoch's
-// (ShardPrefetcher::NextOrder from PassWindows::PeekShards), and they seed
-// the next window's prefetcher. A batch may span windows: the stopped
-// prefetchers of the windows it left are kept until the next NextBatch, so
-// its views stay valid. Near the last window's end the next epoch's first
+// cursor holds the window being read (ids and index per position) and one
+// ShardPrefetcher for the whole pass, whose order grows a window at a time
+// as its look ahead reaches the next (ShardPrefetcher's MoreOrder): it
+// opens and drops exactly what it would over the whole plan, with no
+// thread started or stopped at a window's end. The windows it took ahead
+// wait in ahead_ for the consumer; it frees the windows the consumer has
+// passed. A batch may span windows (its first position holds its shards).
+// Near the last window's end the next epoch's first
 // shards are opened from the next epoch's head (PlanWorkerHead), and no
 // next-epoch ids are handed over (the next pass plans itself). The head,
 // when given, is checked against the first window as the whole plan is.
@@ -58,9 +59,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -103,6 +106,8 @@ struct PlanRest {
   // > 0: the pass is planned in windows of this many ids ("In windows"),
   // and the head may be empty (no peek).
   size_t window_ids = 0;
+  // In windows: the whole plan when the head was it (PassWindowSource).
+  std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
 };
 
 struct IterationOptions {
@@ -231,9 +236,9 @@ class IterationCursor {
   // sample on disk past the first batch).
   bool ReadWindow(size_t max, const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                   BatchTally* tally, bool first_batch, size_t* k, Status* failure);
-  // In windows: takes the next window (the wait added to *waits) and starts
-  // its prefetcher, seeded with what the current one opened for it; the
-  // current prefetcher is kept in retired_. On failure nothing changes.
+  // In windows: makes the next window current (the one the prefetcher took
+  // ahead, or one it is asked for now; the wait added to *waits). On
+  // failure nothing changes.
   Status NextWindow(ConsumerWaits* waits);
   // Makes `w` the current window (positions from base_).
   void InstallWindow(PassWindow w);
@@ -296,9 +301,14 @@ class IterationCursor {
   // In windows: the producer (from the first NextBatch on; cancelled before
   // the prefetcher is stopped, whose thread may wait on it).
   std::unique_ptr<PassWindows> windows_;
-  // In windows: the prefetchers of windows the last NextBatch left, stopped,
-  // kept while its views point into their shards.
-  std::vector<std::unique_ptr<ShardPrefetcher>> retired_;
+  // In windows: the windows the prefetcher took ahead of the consumer's
+  // (their ids and indexes; their shards are the prefetcher's), in order.
+  // Filled by whichever thread extends the prefetcher's order.
+  std::mutex ahead_mu_;
+  std::deque<PassWindow> ahead_;
+  // The prefetcher position of the current batch's first sample: a batch
+  // spanning windows keeps its shards until the next call.
+  size_t batch_from_ = 0;
   // Last: its threads stop before the members they use go. Null until
   // the whole plan is in.
   std::unique_ptr<ShardPrefetcher> prefetcher_;

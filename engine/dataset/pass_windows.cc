@@ -87,10 +87,17 @@ Status PassWindows::Plan() {
       return StatusFromException(std::current_exception(), "queueing a window of the pass");
     }
   };
-  SLUICE_ASSIGN_OR_RETURN(bool windowed,
-                          planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
-                                                     source_.worker, static_cast<int64_t>(window), sink));
-  (void)windowed;  // the same ids either way (the planner held them whole if not)
+  if (source_.planned) {
+    const std::vector<int64_t>& all = *source_.planned;
+    for (size_t at = 0; at < all.size(); at += window) {
+      SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
+    }
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(bool windowed,
+                            planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
+                                                       source_.worker, static_cast<int64_t>(window), sink));
+    (void)windowed;  // the same ids either way (the planner held them whole if not)
+  }
   filling.last = true;
   return Push(std::move(filling));
 }

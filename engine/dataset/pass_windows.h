@@ -58,6 +58,10 @@ struct PassWindowSource {
   planner::PlanRequest request;
   int64_t node = 0, rank_in_node = 0, worker = 0;
   size_t window_ids = 1;  // >= 1
+  // The worker's whole plan when it was made already (a shuffle the
+  // planner cannot plan in windows, whose head is the whole): windowed
+  // from it rather than planned again.
+  std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
 };
 
 class PassWindows {

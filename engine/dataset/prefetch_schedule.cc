@@ -5,34 +5,95 @@
 namespace sluice {
 
 PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& options,
-                                   HandleMap seed)
-    : shard_of_(std::move(shard_of)),
-      look_ahead_(options.keep_reused),
+                                   HandleMap seed, bool complete)
+    : look_ahead_(options.keep_reused),
       window_(std::max<size_t>(options.window, 1)),
       open_threads_(std::max<size_t>(options.open_threads, 1)),
       try_open_(options.try_open),
       has_next_(options.has_next),
-      // Not zeroed: written by the scan before any read, and untouched pages
-      // of a long order cost nothing until the scan reaches them.
-      at_(new const void*[shard_of_.size()]),
       seed_(std::move(seed)) {
+  part_size_ = std::max<size_t>(shard_of.size(), 1);
+  complete_ = false;
+  Append(std::move(shard_of), complete);
+}
+
+void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
+  Part part;
+  part.begin = known_;
+  const size_t n = shard_of.size();
+  // Not zeroed: written by the scan before any read, and untouched pages
+  // of a long order cost nothing until the scan reaches them.
+  part.at.reset(new const void*[std::max<size_t>(n, 1)]);
+  part.shard_of = std::move(shard_of);
   if (look_ahead_) {
-    const size_t n = shard_of_.size();
-    next_use_.assign(n, n);
-    // later[shard]: its next position seen from the back (n: none yet). A
-    // vector, not a map: shard numbers are dense, and this runs over every
-    // position of an epoch before its first sample (on resumption too).
-    const size_t shards = n == 0 ? 0 : *std::max_element(shard_of_.begin(), shard_of_.end()) + 1;
-    std::vector<size_t> later(shards, n);
-    for (size_t p = n; p-- > 0;) {
-      next_use_[p] = later[shard_of_[p]];
-      later[shard_of_[p]] = p;
+    part.next_use.assign(n, SIZE_MAX);
+    // last_seen_ is a vector, not a map: shard numbers are dense, and a
+    // whole order runs through here before its first sample.
+    if (n > 0) {
+      const size_t shards = *std::max_element(part.shard_of.begin(), part.shard_of.end()) + 1;
+      if (last_seen_.size() < shards) last_seen_.resize(shards, SIZE_MAX);
     }
+    const size_t kept_from = parts_.empty() ? 0 : parts_.front().begin;
+    for (size_t k = 0; k < n; ++k) {
+      size_t& seen = last_seen_[part.shard_of[k]];
+      if (seen != SIZE_MAX && seen >= part.begin) {
+        part.next_use[seen - part.begin] = part.begin + k;
+      } else if (seen != SIZE_MAX && seen >= kept_from) {
+        Part& earlier = PartAt(seen);
+        earlier.next_use[seen - earlier.begin] = part.begin + k;
+      }
+      seen = part.begin + k;
+    }
+  }
+  known_ += n;
+  parts_.push_back(std::move(part));
+  complete_ = last;
+  ahead_wants_more_ = false;
+  if (look_ahead_ && last) {
+    // The whole order known: a shard's last use has none after it (size(),
+    // as DropBefore counts it).
+    const size_t kept_from = parts_.front().begin;
+    for (size_t& seen : last_seen_) {
+      if (seen != SIZE_MAX && seen >= kept_from) {
+        Part& at = PartAt(seen);
+        at.next_use[seen - at.begin] = known_;
+      }
+    }
+    last_seen_ = {};
+  }
+}
+
+size_t PrefetchSchedule::RunEnd(size_t q, size_t limit, size_t shard) const {
+  while (q < limit) {
+    const Part& part = PartAt(q);
+    const size_t* s = part.shard_of.data();
+    const size_t end = std::min(limit, part.begin + part.shard_of.size());
+    size_t k = q - part.begin;
+    const size_t k_end = end - part.begin;
+    while (k < k_end && s[k] == shard) ++k;
+    q = part.begin + k;
+    if (q < end) break;
+  }
+  return q;
+}
+
+void PrefetchSchedule::SetAt(size_t from, size_t to, const void* shard) {
+  while (from < to) {
+    const Part& part = PartAt(from);
+    const size_t end = std::min(to, part.begin + part.shard_of.size());
+    std::fill(part.at.get() + (from - part.begin), part.at.get() + (end - part.begin), shard);
+    from = end;
+  }
+}
+
+void PrefetchSchedule::DropPassedParts() {
+  while (parts_.size() > 1 && parts_.front().begin + parts_.front().shard_of.size() <= consumer_) {
+    parts_.pop_front();
   }
 }
 
 size_t PrefetchSchedule::WindowEnd() const {
-  return std::min(shard_of_.size(), consumer_ + window_);
+  return std::min(known_, consumer_ + window_);
 }
 
 PrefetchSchedule::Handle PrefetchSchedule::OpenHandle(size_t shard) const {
@@ -52,6 +113,7 @@ bool PrefetchSchedule::MoveConsumer(size_t from, size_t need) {
     consumer_ = from;
     ++consumer_moves_;
     DropBefore(from);
+    DropPassedParts();
     return true;
   }
   return false;
@@ -65,35 +127,35 @@ void PrefetchSchedule::DropBefore(size_t p) {
     if (it == ready_.end() || it->second.last_pos != last) continue;  // stale pair
     // The consumer caught up with the scan and is about to read this shard
     // at p, a use the scan has not recorded yet.
-    if (scan_ <= p && p < shard_of_.size() && shard_of_[p] == shard) continue;
+    if (scan_ <= p && p < known_ && ShardAt(p) == shard) continue;
     // Reused before the scan can get a window past p: keep it. The scan
     // reaches that use and queues the entry again under its new position.
-    if (!next_use_.empty() && next_use_[last] < p + window_) continue;
+    // (An incomplete order is known a window past p: KnownTo.)
+    if (look_ahead_) {
+      const Part& part = PartAt(last);
+      if (part.next_use[last - part.begin] < p + window_) continue;
+    }
     ready_.erase(it);
   }
 }
 
 size_t PrefetchSchedule::AdvanceAhead() {
-  const size_t n = shard_of_.size();
   ahead_ = std::max(ahead_, scan_);
-  // A shard this call found known: the rest of its run is passed without
-  // looking it up again (in order, runs are a shard long).
-  size_t passed = SIZE_MAX;
-  while (ahead_ < n) {
-    const size_t shard = shard_of_[ahead_];
-    if (shard != passed) {
-      if (!Known(shard)) break;
-      passed = shard;
-    }
-    ++ahead_;
+  // A known shard's run is passed without looking it up again (in order,
+  // runs are a shard long).
+  while (ahead_ < known_) {
+    const size_t shard = ShardAt(ahead_);
+    if (!Known(shard)) break;
+    ahead_ = RunEnd(ahead_, known_, shard);
   }
+  if (ahead_ == known_ && !complete_) ahead_wants_more_ = true;
   return ahead_;
 }
 
 bool PrefetchSchedule::ScanOpen(size_t limit) {
   const size_t before = scan_;
   while (scan_ < limit) {
-    const size_t shard = shard_of_[scan_];
+    const size_t shard = ShardAt(scan_);
     auto it = ready_.find(shard);
     if (it == ready_.end()) {
       HandleMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
@@ -105,9 +167,8 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
     // The run of positions reading this shard takes one lookup and one
     // expiry pair (its last position's): the pairs of the positions before
     // it would be stale, and in order most positions continue a run.
-    size_t run_end = scan_ + 1;
-    while (run_end < limit && shard_of_[run_end] == shard) ++run_end;
-    std::fill(at_.get() + scan_, at_.get() + run_end, it->second.shard.get());
+    const size_t run_end = RunEnd(scan_ + 1, limit, shard);
+    SetAt(scan_, run_end, it->second.shard.get());
     scan_ = run_end;
     it->second.last_pos = scan_ - 1;
     expiry_.emplace_back(scan_ - 1, shard);
@@ -116,8 +177,8 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
 }
 
 bool PrefetchSchedule::ScanHasWork() {
-  const size_t n = shard_of_.size();
-  return scan_ < WindowEnd() || (scan_ == n && has_next_ && consumer_ + window_ >= n) ||
+  const size_t n = known_;
+  return scan_ < WindowEnd() || (complete_ && scan_ == n && has_next_ && consumer_ + window_ >= n) ||
          (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&
           AdvanceAhead() < n);
 }
@@ -137,9 +198,10 @@ std::optional<Status> PrefetchSchedule::TakeFailure(size_t shard) {
 
 void PrefetchSchedule::OpenedAtScan(Handle shard) {
   const size_t p = scan_;
-  at_[p] = shard.get();
-  ready_[shard_of_[p]] = Entry{std::move(shard), p};
-  expiry_.emplace_back(p, shard_of_[p]);
+  const size_t g = ShardAt(p);
+  SetAt(p, p + 1, shard.get());
+  ready_[g] = Entry{std::move(shard), p};
+  expiry_.emplace_back(p, g);
   ++scan_;
 }
 
@@ -155,16 +217,16 @@ size_t PrefetchSchedule::NextToHelp() {
   // scan_ itself is the thread's own next open, unless the thread is busy
   // opening a later shard.
   const size_t first = scan_opening_ahead_ ? scan_ : scan_ + 1;
-  for (size_t q = first; q < limit; ++q) {
-    const size_t shard = shard_of_[q];
-    // Within a run of one shard only its first position can answer (the
-    // position before `first` excepted, as before).
-    if (q > first && shard == shard_of_[q - 1]) continue;
+  // Within a run of one shard only its first position can answer (the
+  // position before `first` excepted, as before).
+  for (size_t q = first; q < limit;) {
+    const size_t shard = ShardAt(q);
     if (!Known(shard)) return shard;
+    q = RunEnd(q + 1, limit, shard);
   }
   if (look_ahead_ && early_.size() + in_flight_.size() < open_threads_ &&
-      AdvanceAhead() < shard_of_.size()) {
-    return shard_of_[ahead_];
+      AdvanceAhead() < known_) {
+    return ShardAt(ahead_);
   }
   return SIZE_MAX;
 }

@@ -17,9 +17,21 @@
 //    prefetcher for this one), in flight (being opened) or failed (a
 //    helper's error, for the scan to report at its position).
 //
+// An order may come in parts (a pass planned in windows, pass_windows.h):
+// the schedule is made with its first part and `complete` false, and the
+// owner appends the next part (Append) whenever WantsMore says a decision
+// would look past the known positions; the consumer's moves first need
+// the order known a window past them (KnownTo). Every decision is then the
+// one the schedule would make with the whole order, so a pass read in
+// windows opens and drops shards exactly as one read whole. Parts the
+// consumer has passed are freed, so memory follows the known positions
+// ahead of the consumer, not the order's length.
+//
 // Shards are held as type-erased handles (shared_ptr<const void>): the
 // schedule keeps them alive while it may hand them out, and never looks
-// inside. Not thread-safe: the caller serialises every call.
+// inside. Not thread-safe: the caller serialises every call, except that
+// a Part's arrays stay where they are until the consumer has passed them
+// (PartOf).
 #pragma once
 
 #include <cstddef>
@@ -56,13 +68,18 @@ class PrefetchSchedule {
     bool has_next = false;
   };
 
-  // `seed`: shards already opened for this order.
-  PrefetchSchedule(std::vector<size_t> shard_of, const Options& options, HandleMap seed);
+  // `seed`: shards already opened for this order. `shard_of` is the whole
+  // order, or with `complete` false its first part: every part but the
+  // last must then have the first part's size (a window of the pass).
+  PrefetchSchedule(std::vector<size_t> shard_of, const Options& options, HandleMap seed,
+                   bool complete = true);
 
-  size_t size() const { return shard_of_.size(); }
+  // The positions known so far (the whole order once complete).
+  size_t size() const { return known_; }
+  bool complete() const { return complete_; }
   size_t window() const { return window_; }
   size_t open_threads() const { return open_threads_; }
-  size_t shard_of(size_t q) const { return shard_of_[q]; }
+  size_t shard_of(size_t q) const { return ShardAt(q); }
   size_t scan() const { return scan_; }
   size_t consumer() const { return consumer_; }
   // Shards held open for the consumer's position and beyond: open (the scan
@@ -71,7 +88,35 @@ class PrefetchSchedule {
   size_t open_shards() const { return ready_.size() + early_.size() + seed_.size(); }
   // The shard of position q < scan() (the handle stays in ready until the
   // consumer passes q).
-  const void* At(size_t q) const { return at_[q]; }
+  const void* At(size_t q) const {
+    const Part& part = PartAt(q);
+    return part.at[q - part.begin];
+  }
+  // One part of the order: positions [begin, begin + shard_of.size()).
+  struct Part {
+    size_t begin = 0;
+    std::vector<size_t> shard_of;
+    // next_use[k]: the next position after begin + k reading the same
+    // shard; SIZE_MAX while none is known (only with keep_reused).
+    std::vector<size_t> next_use;
+    std::unique_ptr<const void*[]> at;  // at[k]: the shard of begin + k once scanned
+  };
+  // The part holding position q (q not yet passed by a reported consumer
+  // move): its arrays do not move, and stay until the consumer passes them,
+  // so a consumer may read them between its calls without the caller's lock.
+  const Part* PartOf(size_t q) const { return &PartAt(q); }
+
+  // --- The order in parts.
+  // Appends the next part of the order (`last`: no part follows).
+  void Append(std::vector<size_t> shard_of, bool last);
+  // Whether a decision would look past the known positions: the window
+  // reaches past them, or the look beyond the window did.
+  bool WantsMore() const {
+    return !complete_ && (consumer_ + window_ > known_ || ahead_wants_more_);
+  }
+  // Whether a consumer move to `from` can be decided on the known
+  // positions (a passed shard is kept when reused within a window of it).
+  bool KnownTo(size_t from) const { return complete_ || known_ >= from + window_; }
   // The open shard `shard`, or null (for the next order's first shards).
   Handle OpenHandle(size_t shard) const;
 
@@ -93,10 +138,10 @@ class PrefetchSchedule {
   // Whether the scan's thread or a helper would now find work: the owner
   // wakes them only then.
   bool OthersHaveWork();
-  bool OrderOpened() const { return scan_ == shard_of_.size(); }
+  bool OrderOpened() const { return complete_ && scan_ == known_; }
   bool WindowFull() const { return scan_ >= WindowEnd(); }
   // With the window full: the shard beyond it to open now (advances past it).
-  size_t TakeBeyondWindow() { return shard_of_[ahead_++]; }
+  size_t TakeBeyondWindow() { return ShardAt(ahead_++); }
   // Seeds serve the first window only; called before each open by the scan.
   void ForgetSeedsPastFirstWindow() {
     if (scan_ >= window_) seed_.clear();
@@ -145,6 +190,21 @@ class PrefetchSchedule {
     Handle shard;
     size_t last_pos = 0;
   };
+  const Part& PartAt(size_t q) const {
+    // Every part but the last has part_size_ positions.
+    return parts_.size() == 1 ? parts_.front() : parts_[(q - parts_.front().begin) / part_size_];
+  }
+  Part& PartAt(size_t q) { return const_cast<Part&>(std::as_const(*this).PartAt(q)); }
+  size_t ShardAt(size_t q) const {
+    const Part& part = PartAt(q);
+    return part.shard_of[q - part.begin];
+  }
+  // The end of the run of `shard` from q (q's shard), at most `limit`.
+  size_t RunEnd(size_t q, size_t limit, size_t shard) const;
+  // at[q] = shard for q in [from, to).
+  void SetAt(size_t from, size_t to, const void* shard);
+  // Frees the parts the consumer has passed.
+  void DropPassedParts();
   size_t WindowEnd() const;
   bool ScanOpen(size_t limit);
   // Moves ahead_ to the next position (from scan_ on) whose shard is
@@ -156,10 +216,15 @@ class PrefetchSchedule {
   void DropBefore(size_t p);
   bool Known(size_t shard) const;
 
-  const std::vector<size_t> shard_of_;
-  // next_use_[p]: the next position after p reading the same shard, or
-  // size() if none; filled only with keep_reused.
-  std::vector<size_t> next_use_;
+  std::deque<Part> parts_;  // the known positions the consumer has not passed
+  size_t part_size_ = 0;    // the first part's size
+  size_t known_ = 0;        // positions known: the last part's end
+  bool complete_ = true;
+  // AdvanceAhead reached the known end of an incomplete order.
+  bool ahead_wants_more_ = false;
+  // last_seen_[shard]: its last known position (SIZE_MAX: none), to fill
+  // next_use as parts come; only with keep_reused.
+  std::vector<size_t> last_seen_;
   static constexpr size_t kShardsAhead = 2;
   const bool look_ahead_;
   const size_t window_;
@@ -173,8 +238,6 @@ class PrefetchSchedule {
   // (last_pos, shard) for every update of an entry's last_pos, in scan
   // order (so smallest first); stale pairs are skipped when popped.
   std::deque<std::pair<size_t, size_t>> expiry_;
-  // at_[q]: the shard of position q once q < scan_.
-  std::unique_ptr<const void*[]> at_;
   HandleMap seed_;
   HandleMap early_;
   std::unordered_set<size_t> in_flight_;

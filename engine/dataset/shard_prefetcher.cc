@@ -19,17 +19,18 @@ PrefetchSchedule::HandleMap Erased(ShardPrefetcher::ShardMap seed) {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused,
-                                 size_t open_threads, TryOpener try_opener)
+                                 size_t open_threads, TryOpener try_opener, MoreOrder more)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
       next_(std::move(next)),
+      more_(std::move(more)),
       schedule_(std::move(shard_of),
                 PrefetchSchedule::Options{.window = window,
                                           .keep_reused = keep_reused,
                                           .open_threads = open_threads,
                                           .try_open = try_opener_ != nullptr,
                                           .has_next = next_ != nullptr},
-                Erased(std::move(seed))) {}
+                Erased(std::move(seed)), /*complete=*/more_ == nullptr) {}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }
 
@@ -45,6 +46,49 @@ void ShardPrefetcher::Stop() {
     if (helper.joinable()) helper.join();
   }
   helpers_.clear();
+}
+
+size_t ShardPrefetcher::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return schedule_.size();
+}
+
+void ShardPrefetcher::ExtendOnce(std::unique_lock<std::mutex>& lock) {
+  if (extending_) {
+    cv_.wait(lock, [&] { return !extending_ || stop_; });
+    return;
+  }
+  extending_ = true;
+  lock.unlock();
+  Result<OrderPart> part = [&]() -> Result<OrderPart> {
+    try {
+      return more_();
+    } catch (...) {
+      return StatusFromException(std::current_exception(), "planning the order's next part");
+    }
+  }();
+  lock.lock();
+  extending_ = false;
+  if (part.ok()) {
+    try {
+      schedule_.Append(std::move(part->shard_of), part->last);
+    } catch (...) {
+      more_error_ = StatusFromException(std::current_exception(), "adding the order's next part");
+    }
+  } else {
+    more_error_ = part.status();
+  }
+  cv_.notify_all();
+}
+
+Status ShardPrefetcher::Extend() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!more_ || schedule_.complete()) return OutOfRangeError("prefetcher: the order has no part after its last");
+  const size_t known = schedule_.size();
+  while (more_error_.ok() && schedule_.size() == known && !stop_) ExtendOnce(lock);
+  if (!more_error_.ok()) return more_error_;
+  if (schedule_.size() == known) return CancelledError("prefetcher: stopped");
+  return Status::Ok();
 }
 
 ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
@@ -79,9 +123,21 @@ void ShardPrefetcher::Help() {
     while (true) {
       size_t shard = SIZE_MAX;
       cv_.wait(lock, [&] {
-        return stop_ || !error_.ok() || (shard = schedule_.NextToHelp()) != SIZE_MAX;
+        shard = SIZE_MAX;
+        if (stop_ || !error_.ok()) return true;
+        if (NeedsMore()) return !extending_;
+        shard = schedule_.NextToHelp();
+        if (NeedsMore()) {  // its look ahead reached the known end
+          shard = SIZE_MAX;
+          return !extending_;
+        }
+        return shard != SIZE_MAX;
       });
       if (stop_ || !error_.ok()) return;
+      if (shard == SIZE_MAX) {
+        ExtendOnce(lock);
+        continue;
+      }
       OpenAhead(shard, lock);
     }
   } catch (...) {
@@ -145,8 +201,18 @@ void ShardPrefetcher::OpenNextOrder(std::unique_lock<std::mutex>& lock) {
 void ShardPrefetcher::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stop_ || schedule_.ScanHasWork(); });
+    cv_.wait(lock, [&] {
+      if (stop_) return true;
+      const bool work = schedule_.ScanHasWork();  // may find its look ahead at the known end
+      return NeedsMore() ? !extending_ : work;
+    });
     if (stop_) return;
+    if (NeedsMore()) {
+      // A decision would look past the known positions: know more first,
+      // so that it is the one the whole order would get.
+      ExtendOnce(lock);
+      continue;
+    }
     if (schedule_.OrderOpened()) {
       // The order is fully opened and the consumer is within a window of its
       // end: open the first shards of the next order, then rest.
@@ -244,18 +310,21 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::OpenForScan(
 }
 
 Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait) {
+  std::unique_lock<std::mutex> lock(mu_);
   const size_t n = schedule_.size();
   if (from > need || need >= n) {
     return OutOfRangeError("prefetcher: positions " + std::to_string(from) + ".." +
                            std::to_string(need) + " outside the order of " + std::to_string(n));
   }
-  std::unique_lock<std::mutex> lock(mu_);
   if (!started_) {
     started_ = true;
     thread_ = std::thread([this] { RunGuarded(); });
     for (size_t i = 1; i < schedule_.open_threads(); ++i) helpers_.emplace_back([this] { Help(); });
   }
+  // A move is decided on the order known a window past it.
+  while (more_ && more_error_.ok() && !stop_ && !schedule_.KnownTo(from)) ExtendOnce(lock);
   schedule_.MoveConsumer(from, need);
+  consumer_part_ = nullptr;  // passed parts may be gone
   // The thread may be busy opening another shard (beyond the window, or
   // one a helper would while a helper opens the scan's): walk what is open
   // already here rather than wait for it, now and at every wake-up while
@@ -280,7 +349,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
     const auto end = std::chrono::steady_clock::now();
     *waited_ns += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
-    last_wait_ = Wait{start, end, schedule_.scan() > need ? At(need) : nullptr};
+    last_wait_ = Wait{start, end, schedule_.scan() > need ? static_cast<const OpenedShard*>(schedule_.At(need)) : nullptr};
   }
   if (schedule_.scan() <= need && !error_.ok()) {
     // Nothing is read past the failed position: end the opens behind it

@@ -41,6 +41,16 @@
 // failed shard is not fetched twice); only a wait for room or a
 // cancellation is left for the scan to try again.
 //
+// An order may come in parts (a pass planned in windows): given `more`,
+// the order starts as `shard_of` and grows by what `more` returns, called
+// (one call at a time) by whichever thread needs positions past the known
+// ones: the thread or a helper looking ahead, or the consumer about to
+// move (PrefetchSchedule::KnownTo) or needing its next positions (Extend).
+// What is opened and dropped is what the whole order would get (see
+// prefetch_schedule.h). An error from `more` stops the extension; the
+// consumer meets it once it needs a position past the known ones (Extend).
+// Stopping waits for a call of `more` under way: its owner ends it first.
+//
 // Under a cache limit the cache budget counts one open shard per reader,
 // so extra opens must never wait for room: callers then give `try_opener`,
 // which opens a shard only if it can without waiting for room, its own or
@@ -98,12 +108,20 @@ class ShardPrefetcher {
   // The following order's shard per position; called at most once, on the
   // prefetch thread. An error just means nothing is prefetched.
   using NextOrder = std::function<Result<std::vector<size_t>>()>;
+  // The order's next part: its shards per position, and whether it is the
+  // last. Called with no lock held, one call at a time, on any thread.
+  struct OrderPart {
+    std::vector<size_t> shard_of;
+    bool last = true;
+  };
+  using MoreOrder = std::function<Result<OrderPart>()>;
 
   // shard_of[p]: the shard holding the sample at position p of the order.
   // window >= 1 samples. `seed`: shards already opened for this order.
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
-                  size_t open_threads = 1, TryOpener try_opener = nullptr);
+                  size_t open_threads = 1, TryOpener try_opener = nullptr,
+                  MoreOrder more = nullptr);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -130,13 +148,24 @@ class ShardPrefetcher {
   std::optional<Wait> TakeLastWait() { return std::exchange(last_wait_, std::nullopt); }
 
   // The shard of position q, for q in the range the last Acquire returned
-  // (no lock: the thread never changes a position's shard once ready).
+  // (no lock but once a part: the thread never changes a position's shard
+  // once ready, and a part stays until the consumer passes it).
   const OpenedShard* At(size_t q) const {
-    return static_cast<const OpenedShard*>(schedule_.At(q));
+    const PrefetchSchedule::Part& part = ConsumerPart(q);
+    return static_cast<const OpenedShard*>(part.at[q - part.begin]);
   }
-  size_t shard_of(size_t q) const { return schedule_.shard_of(q); }
+  size_t shard_of(size_t q) const {
+    const PrefetchSchedule::Part& part = ConsumerPart(q);
+    return part.shard_of[q - part.begin];
+  }
 
-  size_t size() const { return schedule_.size(); }
+  // The positions known so far (the consumer's thread).
+  size_t size() const;
+
+  // With `more`: makes the order known past its present end (waiting for a
+  // call of `more` under way, else calling it). Its error, kept, is
+  // returned by every later call. The consumer's thread.
+  Status Extend();
 
   // PrefetchSchedule::open_shards() as the last Acquire left it (the
   // consumer's thread, as Acquire).
@@ -167,11 +196,27 @@ class ShardPrefetcher {
   // this order is all open). Called with `lock` held and returns without it.
   void OpenNextOrder(std::unique_lock<std::mutex>& lock);
   void Stop();
+  // One call of more_ (or, when another thread's is under way, a wait for
+  // it). Called and returns with `lock` held; releases it meanwhile.
+  void ExtendOnce(std::unique_lock<std::mutex>& lock);
+  // Whether a decision waits for the order's next part: until it is in,
+  // the threads decide nothing (what they would decide could differ from
+  // the whole order's), but one of them extends it (ExtendOnce).
+  bool NeedsMore() const { return more_ && more_error_.ok() && schedule_.WantsMore(); }
+  // The part of position q, cached for the consumer (At, shard_of).
+  const PrefetchSchedule::Part& ConsumerPart(size_t q) const {
+    if (consumer_part_ == nullptr || q - consumer_part_->begin >= consumer_part_->shard_of.size()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      consumer_part_ = schedule_.PartOf(q);
+    }
+    return *consumer_part_;
+  }
 
   const Opener opener_;
   const TryOpener try_opener_;
   const NextOrder next_;
-  std::mutex mu_;
+  const MoreOrder more_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   // Every decision of what to open and drop; guarded by mu_, except that
   // At() reads positions the consumer was handed (the thread never changes
@@ -183,6 +228,11 @@ class ShardPrefetcher {
   std::optional<Wait> last_wait_;  // the consumer's own (Acquire, TakeLastWait)
   size_t open_shards_ = 0;         // the consumer's own (Acquire, open_shards)
   ShardMap next_ready_;
+  bool extending_ = false;              // a call of more_ is under way
+  Status more_error_ = Status::Ok();    // more_'s error, kept
+  // The consumer's cached part (ConsumerPart); reset by Acquire, which
+  // may free passed parts.
+  mutable const PrefetchSchedule::Part* consumer_part_ = nullptr;
   std::thread thread_;
   std::vector<std::thread> helpers_;
 };

@@ -527,8 +527,9 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   // In windows when the worker's plan is larger than a window (skipped
   // steps need the rank's whole order: planned whole).
   bool windowed = false;
+  int64_t own = 0;
   if (!planned && valid) {
-    SLUICE_ASSIGN_OR_RETURN(const int64_t own,
+    SLUICE_ASSIGN_OR_RETURN(own,
                             planner::WorkerPlanSize(Request(epoch, sample_in_epoch, num_workers)));
     windowed = own > options_.pass_window_ids && !SkipsAhead(skips_, epoch, sample_in_epoch);
     const std::string what = "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) +
@@ -562,12 +563,19 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
                             planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
     ids = std::move(head.ids);
     if (windowed) {
-      // The head only for the peek (a whole plan the planner made for it is
-      // made again in windows).
-      ids.resize(options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0);
-      ids.shrink_to_fit();
+      // The head only for the peek. A whole plan the planner made for it (a
+      // shuffle it cannot plan in windows) is windowed, not planned again.
+      std::shared_ptr<const std::vector<int64_t>> planned;
+      const size_t keep = options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0;
+      if (head.whole) {
+        planned = std::make_shared<const std::vector<int64_t>>(std::move(ids));
+        ids.assign(planned->begin(), planned->begin() + static_cast<std::ptrdiff_t>(keep));
+      } else {
+        ids.resize(keep);
+        ids.shrink_to_fit();
+      }
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
-                      static_cast<size_t>(options_.pass_window_ids)};
+                      static_cast<size_t>(options_.pass_window_ids), std::move(planned)};
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
     }
@@ -576,9 +584,11 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   }
   IterationOptions iteration;
   // Never more than the epoch (so window arithmetic cannot overflow; the
-  // cursor clamps it to the whole plan's size).
+  // cursor clamps it to the whole plan's size, and in windows, which never
+  // holds it, it is clamped here to the size the plan was checked for).
   iteration.window = static_cast<size_t>(std::clamp<int64_t>(
-      options_.predownload_samples(), 1, rest ? INT64_MAX - 1 : static_cast<int64_t>(ids.size()) + 1));
+      options_.predownload_samples(), 1,
+      windowed ? own + 1 : rest ? INT64_MAX - 1 : static_cast<int64_t>(ids.size()) + 1));
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
   open_threads_ = static_cast<int64_t>(iteration.open_threads);

@@ -217,6 +217,9 @@ TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
   const std::vector<Config> configs = {
       {false, planner::ShuffleAlgo::kPy1e, 3}, {true, planner::ShuffleAlgo::kPy1e, 1},
       {true, planner::ShuffleAlgo::kPy1e, 8},  {true, planner::ShuffleAlgo::kPy1s, 3},
+      // A shuffle the planner cannot plan in windows: the head's whole plan
+      // is windowed (not planned again).
+      {true, planner::ShuffleAlgo::kPy1b, 3},
   };
   for (const Config& c : configs) {
     for (int64_t workers : {1, 3}) {

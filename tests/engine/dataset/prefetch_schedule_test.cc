@@ -2,7 +2,10 @@
 // plays the prefetcher's part (open what the schedule names, report it).
 #include "engine/dataset/prefetch_schedule.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -207,6 +210,131 @@ TEST(PrefetchSchedule, TheNextOrderStartsOnceThisOneIsOpenAndTheConsumerNearItsE
   OpenAtScan(s);
   EXPECT_TRUE(s.OrderOpened());
   EXPECT_TRUE(s.ScanHasWork());  // consumer 2 + window 2 reaches the end
+}
+
+// --- An order in parts (a pass planned in windows).
+
+// Plays the prefetcher's threads and a consumer over `order`, in lock
+// step (no threads): the scan's thread works until it has nothing to do,
+// `helpers` helpers open what they are given, then the consumer takes a
+// batch of what is ready. With `part` > 0 the schedule gets the order in
+// parts of that size, extended whenever a decision wants more (as
+// ShardPrefetcher does). Returns every decision: each open (by whom, which
+// shard) and what is open after each consumer move.
+std::vector<std::string> PlayOrder(const std::vector<size_t>& order, size_t part,
+                                   const PrefetchSchedule::Options& options, size_t batch) {
+  std::vector<std::string> log;
+  size_t given = part == 0 ? order.size() : std::min(part, order.size());
+  auto slice = [&](size_t from, size_t to) {
+    return std::vector<size_t>(order.begin() + static_cast<std::ptrdiff_t>(from),
+                               order.begin() + static_cast<std::ptrdiff_t>(to));
+  };
+  PrefetchSchedule s(slice(0, given), options, {}, /*complete=*/given == order.size());
+  auto extend = [&] {
+    const size_t to = std::min(given + part, order.size());
+    s.Append(slice(given, to), to == order.size());
+    given = to;
+  };
+  const size_t n = order.size();
+  size_t pos = 0;
+  while (pos < n) {
+    while (true) {
+      bool work = s.ScanHasWork();
+      if (s.WantsMore()) {
+        extend();
+        continue;
+      }
+      if (options.open_threads > 1) {
+        const size_t h = s.NextToHelp();
+        if (s.WantsMore()) {
+          extend();
+          continue;
+        }
+        if (h != SIZE_MAX) {
+          log.push_back("help " + std::to_string(h));
+          s.BeginOpen(h);
+          s.HelperOpened(h, s.consumer_moves(), Handle(Shard(h)));
+          continue;
+        }
+        work = s.ScanHasWork();
+      }
+      if (!work || s.OrderOpened()) break;
+      if (s.WindowFull()) {
+        const size_t g = s.TakeBeyondWindow();
+        log.push_back("beyond " + std::to_string(g));
+        s.OpenedEarly(g, Shard(g));
+        continue;
+      }
+      if (s.WalkOpen()) continue;
+      const size_t g = s.shard_of(s.scan());
+      log.push_back("scan " + std::to_string(g));
+      s.OpenedAtScan(Shard(g));
+    }
+    EXPECT_GT(s.scan(), pos) << "the scan made no progress at " << pos;
+    if (s.scan() <= pos) break;
+    pos = std::min(s.scan(), pos + batch);
+    if (pos == n) break;
+    while (!s.KnownTo(pos)) extend();
+    if (s.MoveConsumer(pos, pos)) log.push_back("consumer " + std::to_string(pos) + " open " +
+                                                std::to_string(s.open_shards()));
+    s.WalkOpen();
+    if (s.scan() > pos) {
+      EXPECT_EQ(ShardAt(s, pos), order[pos]);
+    }
+  }
+  EXPECT_EQ(given, order.size());
+  return log;
+}
+
+TEST(PrefetchSchedule, AnOrderInPartsGetsTheWholeOrdersDecisions) {
+  // Runs of shards revisited at random (a shuffle), and in order.
+  std::vector<size_t> shuffled;
+  uint64_t x = 12345;
+  while (shuffled.size() < 600) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const size_t shard = (x >> 33) % 23, run = 1 + (x >> 20) % 9;
+    for (size_t k = 0; k < run; ++k) shuffled.push_back(shard);
+  }
+  std::vector<size_t> in_order;
+  for (size_t g = 0; g < 40; ++g) in_order.insert(in_order.end(), 13, g);
+  for (const auto* order : {&shuffled, &in_order}) {
+    for (bool keep : {false, true}) {
+      for (size_t threads : {1, 3}) {
+        for (size_t window : {1, 4, 30}) {
+          const PrefetchSchedule::Options options{.window = window, .keep_reused = keep, .open_threads = threads};
+          const std::vector<std::string> whole = PlayOrder(*order, 0, options, 5);
+          ASSERT_FALSE(whole.empty());
+          for (size_t part : {1, 7, 64}) {
+            EXPECT_EQ(PlayOrder(*order, part, options, 5), whole)
+                << (order == &shuffled ? "shuffled" : "in order") << " keep_reused " << keep << " threads "
+                << threads << " window " << window << " part " << part;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PrefetchSchedule, AnIncompleteOrderWantsMoreAtTheWindowAndFreesPassedParts) {
+  PrefetchSchedule s({0, 1, 2}, {.window = 4}, {}, /*complete=*/false);
+  EXPECT_TRUE(s.WantsMore());  // the window reaches position 3, not known yet
+  EXPECT_FALSE(s.KnownTo(0));
+  s.Append({3, 4, 5}, false);
+  EXPECT_FALSE(s.WantsMore());
+  EXPECT_EQ(s.size(), 6u);
+  const PrefetchSchedule::Part* first = s.PartOf(0);
+  EXPECT_EQ(first->begin, 0u);
+  EXPECT_EQ(s.PartOf(4)->begin, 3u);
+  for (int i = 0; i < 4; ++i) OpenAtScan(s);
+  EXPECT_FALSE(s.OrderOpened());  // known positions all seen, but not the last part
+  s.Append({6}, true);
+  EXPECT_TRUE(s.complete());
+  EXPECT_TRUE(s.KnownTo(6));
+  EXPECT_TRUE(s.MoveConsumer(4, 4));
+  // The first part is passed: freed; the second stays.
+  EXPECT_EQ(s.PartOf(4)->begin, 3u);
+  EXPECT_EQ(s.PartOf(6)->begin, 6u);
+  EXPECT_EQ(ShardAt(s, 3), 3u);
 }
 
 }  // namespace

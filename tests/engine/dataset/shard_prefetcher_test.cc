@@ -522,5 +522,85 @@ TEST(ShardPrefetcher, AConsumerOverOpenShardsWakesNoThread) {
   EXPECT_EQ(opener.opens, (std::map<size_t, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
 }
 
+// The order in parts of `part` positions (a pass read in windows), handed
+// out by MoreOrder as the prefetcher asks.
+struct PartsOfOrder {
+  std::vector<size_t> order;
+  size_t part = 1;
+  std::mutex mu;
+  size_t given = 0;
+  int calls = 0;
+  std::vector<size_t> First() {
+    given = std::min(part, order.size());
+    return std::vector<size_t>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(given));
+  }
+  ShardPrefetcher::MoreOrder More() {
+    return [this]() -> Result<ShardPrefetcher::OrderPart> {
+      std::lock_guard<std::mutex> lock(mu);
+      ++calls;
+      const size_t to = std::min(given + part, order.size());
+      ShardPrefetcher::OrderPart p{std::vector<size_t>(order.begin() + static_cast<std::ptrdiff_t>(given),
+                                                       order.begin() + static_cast<std::ptrdiff_t>(to)),
+                                   to == order.size()};
+      given = to;
+      return p;
+    };
+  }
+};
+
+// Every position in turn, as the cursor reads a pass in windows: past the
+// known positions it asks for more (Extend).
+void DrainInParts(PartsOfOrder& parts, size_t window, bool keep_reused, std::map<size_t, int>* opens) {
+  CountingOpener opener;
+  {
+    ShardPrefetcher prefetcher(parts.First(), window, opener.Get(), nullptr, {}, keep_reused, 1, nullptr,
+                               parts.More());
+    uint64_t waited = 0;
+    for (size_t p = 0; p < parts.order.size(); ++p) {
+      if (p == prefetcher.size()) {
+        ASSERT_TRUE(prefetcher.Extend().ok()) << p;
+      }
+      auto got = prefetcher.Acquire(p, p, &waited);
+      ASSERT_TRUE(got.ok()) << p << ": " << got.status().message();
+      EXPECT_GT(*got, p);
+      EXPECT_TRUE(prefetcher.At(p)->skipped());
+    }
+    EXPECT_EQ(prefetcher.Extend().code(), StatusCode::kOutOfRange);  // no part after the last
+  }
+  *opens = opener.opens;
+}
+
+TEST(ShardPrefetcher, AnOrderInPartsOpensWhatTheWholeOrderOpens) {
+  for (bool keep_reused : {false, true}) {
+    std::map<size_t, int> whole;
+    Drain(keep_reused, &whole);
+    for (size_t part : {1, 2, 5}) {
+      PartsOfOrder parts;
+      parts.order = ReuseJustPastTheScan();
+      parts.part = part;
+      std::map<size_t, int> opens;
+      DrainInParts(parts, 8, keep_reused, &opens);
+      EXPECT_EQ(opens, whole) << "keep_reused " << keep_reused << " part " << part;
+      // Each part asked for once, by the thread or the consumer.
+      EXPECT_EQ(parts.calls, int((ReuseJustPastTheScan().size() + part - 1) / part) - 1);
+    }
+  }
+}
+
+TEST(ShardPrefetcher, AnOrdersFailedPartIsTheConsumersOncePastTheKnownPositions) {
+  CountingOpener opener;
+  ShardPrefetcher prefetcher({0, 1, 2}, 2, opener.Get(), nullptr, {}, false, 1, nullptr,
+                             []() -> Result<ShardPrefetcher::OrderPart> { return IoError("no next window"); });
+  uint64_t waited = 0;
+  for (size_t p = 0; p < 3; ++p) {
+    auto got = prefetcher.Acquire(p, p, &waited);
+    ASSERT_TRUE(got.ok()) << p << ": " << got.status().message();
+  }
+  const Status st = prefetcher.Extend();
+  EXPECT_EQ(st.code(), StatusCode::kIoError);
+  EXPECT_EQ(st.message(), "no next window");
+  EXPECT_EQ(prefetcher.Extend().message(), "no next window");  // kept
+}
+
 }  // namespace
 }  // namespace sluice
