@@ -76,6 +76,20 @@ sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
   });
 }
 
+sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
+                                         const char* segments_json, uint32_t role,
+                                         uint64_t skip_rows) {
+  constexpr const char* kFn = "sluice_pack_begin_segments";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (segments_json == nullptr) return NullArgument(kFn, "segments_json");
+    auto segments = sluice::ParsePackSegments(segments_json);
+    if (!segments.ok()) return Fail(segments.status());
+    p->stream->batch_count = 0;  // the stream's views end here
+    return Check(p->it->BeginSegments(static_cast<int64_t>(epoch), *segments, role, skip_rows));
+  });
+}
+
 sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* tokens,
                                int32_t* segment_ids, int32_t* position_ids, uint32_t* count) {
   constexpr const char* kFn = "sluice_pack_next";

@@ -934,6 +934,21 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
 sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
                                 uint32_t num_workers, uint64_t skip_rows);
 
+/* An elastic resume (method "concat" only): starts role `role` (global rank
+ * x workers + the worker whose rows it continues) of the last of the world
+ * shapes `segments_json` lists, then skips its first `skip_rows` rows. The
+ * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
+ * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
+ * ranks) consumed on it; the last is this run's shape. Every token of the
+ * epoch's plan that no consumed row holds is packed once over the last
+ * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
+ * documents the earlier shapes consumed (their token counts) before the
+ * first row. SLUICE_EINVAL for a bad list, method "bin", a role out of the
+ * last shape, replication, or skipped steps in the epoch. */
+sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
+                                         const char* segments_json, uint32_t role,
+                                         uint64_t skip_rows);
+
 /* Up to `max_rows` next rows: row k of the *count is tokens[k * seq_len ..
  * (k + 1) * seq_len); segment_ids and position_ids (each NULL or with room
  * for max_rows * seq_len) get, per token, its document piece's number in

@@ -40,6 +40,8 @@ Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers
                               uint64_t skip_rows) {
   SLUICE_RETURN_IF_ERROR(ds_->IterBegin(epoch, 0, worker, num_workers));
   packer_ = std::make_unique<RowPacker>(spec_);
+  from_items_ = false;
+  items_.clear();
   done_ = false;
   rows_ = 0;
   last_start_ = {};
@@ -54,10 +56,10 @@ Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers
   return Status::Ok();
 }
 
-Result<const TokenDecoder*> PackedIteration::DecoderOf(size_t k) const {
-  const size_t stream = ds_->stream_of_shard(fields_[k].where.shard);
+Result<const TokenDecoder*> PackedIteration::DecoderOf(int64_t id, size_t shard) const {
+  const size_t stream = ds_->stream_of_shard(shard);
   if (!decoders_[stream]) {
-    return InvalidArgumentError("token packing: sample " + std::to_string(ids_[k]) +
+    return InvalidArgumentError("token packing: sample " + std::to_string(id) +
                                 " of stream " + std::to_string(stream) + " has no column '" +
                                 spec_.column + "'");
   }
@@ -92,7 +94,7 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
       return Status::Ok();
     }
     for (size_t k = 0; k < n; ++k) {
-      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
       const std::string_view field = fields_[k].fields[column_];
       const size_t shard = fields_[k].where.shard;
       if (reached) {  // packed as they come
@@ -130,13 +132,85 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
   return Status::Ok();
 }
 
+Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
+                                      int64_t role, uint64_t skip_rows) {
+  if (spec_.method != PackMethod::kConcat) {
+    return InvalidArgumentError(
+        "token packing: only method 'concat' resumes on another world shape (a 'bin' row depends "
+        "on its whole window); resume 'bin' on the world shape it was saved on");
+  }
+  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
+    return InvalidArgumentError("token packing: role " + std::to_string(role) +
+                                " is not one of the last segment's " +
+                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
+  }
+  const PackSegment& first = segments.front();
+  SLUICE_ASSIGN_OR_RETURN(auto planned, ds_->ShapeWorkerIds(epoch, first.nodes,
+                                                            first.ranks_per_node, first.workers));
+  std::vector<std::vector<PackItem>> items(planned.size());
+  for (size_t r = 0; r < planned.size(); ++r) {
+    items[r].reserve(planned[r].size());
+    for (int64_t id : planned[r]) items[r].push_back({id, 0});
+  }
+  const bool eos = spec_.eos_id >= 0;
+  auto tokens = [this](int64_t id) { return TokensOf(id); };
+  for (size_t k = 0; k + 1 < segments.size(); ++k) {
+    std::vector<std::vector<PackItem>> left(items.size());
+    for (size_t r = 0; r < items.size(); ++r) {
+      SLUICE_ASSIGN_OR_RETURN(left[r], ConcatLeftover(items[r], RoleRows(segments[k], int64_t(r)),
+                                                      spec_.seq_len, eos, tokens));
+    }
+    items = ShareLeftovers(left, segments[k + 1].roles());
+  }
+  SLUICE_ASSIGN_OR_RETURN(items_, ConcatLeftover(items[static_cast<size_t>(role)], skip_rows,
+                                                 spec_.seq_len, eos, tokens));
+  ds_->Release();
+  packer_ = std::make_unique<RowPacker>(spec_);
+  from_items_ = true;
+  next_item_ = 0;
+  done_ = false;
+  rows_ = skip_rows;
+  last_start_ = {};
+  return Status::Ok();
+}
+
+Result<uint64_t> PackedIteration::TokensOf(int64_t id) {
+  SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
+  SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
+  const std::string_view field = got_.fields[column_];
+  auto count = decoder->Count(field.data(), field.size());
+  if (!count.ok()) return WithSample(count.status(), id, got_.where.shard);
+  return *count;
+}
+
+Result<bool> PackedIteration::FeedItems() {
+  if (next_item_ == items_.size()) return false;
+  const size_t end = std::min(items_.size(), next_item_ + kSamplesPerFeed);
+  for (; next_item_ < end; ++next_item_) {
+    const PackItem& item = items_[next_item_];
+    SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(item.id), &got_));
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(item.id, got_.where.shard));
+    const std::string_view field = got_.fields[column_];
+    doc_.clear();
+    Status st = decoder->Append(field.data(), field.size(), &doc_);
+    if (!st.ok()) return WithSample(st, item.id, got_.where.shard);
+    // The rest of a document a row boundary cut goes on as a document of
+    // its own (its tokens from the offset, then its eos).
+    const size_t from = std::min<uint64_t>(item.offset, doc_.size());
+    packer_->Add(std::span<const int64_t>(doc_).subspan(from));
+  }
+  ds_->Release();
+  return true;
+}
+
 Result<bool> PackedIteration::Feed() {
+  if (from_items_) return FeedItems();
   ids_.resize(kSamplesPerFeed);
   SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
   if (n == 0) return false;
   for (size_t k = 0; k < n; ++k) {
     const SampleFields& sample = fields_[k];
-    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
     const std::string_view field = sample.fields[column_];
     doc_.clear();
     Status st = decoder->Append(field.data(), field.size(), &doc_);

@@ -11,7 +11,8 @@
 // bin packs the skipped windows again (a window's rows depend on all of it).
 // Exact within one world shape (nodes, ranks per node, DataLoader workers);
 // another world shape deals the samples to other workers, so the rows of
-// a saved position do not exist there.
+// a saved position do not exist there: BeginSegments resumes on it
+// instead, packing the tokens no row took yet (pack_segments.h).
 //
 // Thread safety: as the StreamingDataset (one thread at a time); the
 // dataset must outlive this object, and nothing else may iterate it
@@ -26,6 +27,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/streaming_dataset.h"
+#include "engine/packing/pack_segments.h"
 #include "engine/packing/pack_spec.h"
 #include "engine/packing/row_packer.h"
 #include "engine/packing/token_decoder.h"
@@ -43,6 +45,16 @@ class PackedIteration {
   // Starts worker `worker` of `num_workers`' rows of `epoch` from the
   // epoch's start (IterBegin(epoch, 0, ..)), then skips `skip_rows` rows.
   Status Begin(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t skip_rows);
+  // An elastic resume (concat only): the rows of role `role` (global rank
+  // x workers + DataLoader worker) of the last of `segments` (the shape
+  // this process runs on; pack_segments.h's rule), after its first
+  // `skip_rows`. Finding its items reads every document the earlier
+  // segments consumed (their token counts, through StreamingDataset::Get);
+  // its own are read through Get too, without the iteration's prefetch.
+  // kInvalidArgument for bin, a role out of the last segment, or what
+  // ShapeWorkerIds refuses.
+  Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
+                       uint64_t skip_rows);
 
   // Up to `max` next rows: rows k < the returned count are tokens[k *
   // seq_len ..), and when not null segments / positions likewise
@@ -61,8 +73,12 @@ class PackedIteration {
       : ds_(dataset), spec_(std::move(spec)) {}
   // Reads the next batch of samples into the packer; false at the epoch's end.
   Result<bool> Feed();
-  // The decoder of sample k of the last batch, or the error naming it.
-  Result<const TokenDecoder*> DecoderOf(size_t k) const;
+  // The decoder of sample `id` of global shard `shard`, or the error naming it.
+  Result<const TokenDecoder*> DecoderOf(int64_t id, size_t shard) const;
+  // BeginSegments' reads: a document's token count (no eos), and the next
+  // items into the packer (false when none is left).
+  Result<uint64_t> TokensOf(int64_t id);
+  Result<bool> FeedItems();
   // Concat's resume: passes over the documents of the first `rows` rows
   // counting their ids only (TokenDecoder::Count), and hands the packer the
   // rest of the document the next row starts in. The same rows follow as
@@ -80,6 +96,11 @@ class PackedIteration {
   std::vector<int64_t> ids_;
   std::vector<SampleFields> fields_;
   std::vector<int64_t> doc_;  // one document's tokens
+  // BeginSegments: this role's items and the next one to pack (from_items_).
+  bool from_items_ = false;
+  std::vector<PackItem> items_;
+  size_t next_item_ = 0;
+  SampleFields got_;
 };
 
 }  // namespace sluice
