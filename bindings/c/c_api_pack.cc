@@ -66,6 +66,25 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
   });
 }
 
+sluice_status sluice_pack_resume_point_in(sluice_pack* p, uint64_t epoch, uint64_t rank_rows,
+                                          uint64_t batch_size, uint32_t worker,
+                                          uint32_t num_workers, uint32_t* out_role,
+                                          uint64_t* out_rows) {
+  constexpr const char* kFn = "sluice_pack_resume_point_in";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (out_role == nullptr) return NullArgument(kFn, "out_role");
+    if (out_rows == nullptr) return NullArgument(kFn, "out_rows");
+    p->stream->batch_count = 0;  // the stream's views end here
+    auto at = p->it->ResumePointIn(static_cast<int64_t>(epoch), rank_rows, batch_size, worker,
+                                   num_workers);
+    if (!at.ok()) return Fail(at.status());
+    *out_role = static_cast<uint32_t>(at->role);
+    *out_rows = at->rows;
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
                                 uint32_t num_workers, uint64_t skip_rows) {
   constexpr const char* kFn = "sluice_pack_begin";

@@ -926,6 +926,17 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
                                        uint32_t num_workers, uint32_t* out_role,
                                        uint64_t* out_rows);
 
+/* sluice_pack_resume_point exact in an epoch's tail too, after a worker ran
+ * out (the DataLoader then deals each round to the workers that still have
+ * batches, in worker order): counts the rows of every worker of `epoch` by
+ * packing them (up to what sluice_pack_resume_point gives each; all of
+ * them when one has fewer). Ends any pass of `p` in progress: call
+ * sluice_pack_begin after. SLUICE_EINVAL as sluice_pack_resume_point. */
+sluice_status sluice_pack_resume_point_in(sluice_pack* p, uint64_t epoch, uint64_t rank_rows,
+                                          uint64_t batch_size, uint32_t worker,
+                                          uint32_t num_workers, uint32_t* out_role,
+                                          uint64_t* out_rows);
+
 /* Starts worker `worker` of `num_workers`' rows of `epoch` (its samples
  * from the epoch's start, as sluice_stream_iter_begin plans them) and skips
  * the first `skip_rows` rows (reading their samples, handing nothing out):

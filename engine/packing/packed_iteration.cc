@@ -174,6 +174,40 @@ Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegme
   return Status::Ok();
 }
 
+Result<uint64_t> PackedIteration::CountRows(int64_t epoch, int64_t worker, int64_t num_workers,
+                                            uint64_t cap) {
+  SLUICE_RETURN_IF_ERROR(Begin(epoch, worker, num_workers, 0));
+  std::vector<int64_t> scratch(spec_.seq_len * 16);
+  while (rows_ < cap) {
+    SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, cap - rows_), scratch.data(),
+                                           nullptr, nullptr));
+    if (n == 0) break;
+  }
+  return rows_;
+}
+
+Result<PackResumePoint> PackedIteration::ResumePointIn(int64_t epoch, uint64_t rank_rows,
+                                                       uint64_t batch_size, int64_t worker,
+                                                       int64_t num_workers) {
+  if (batch_size == 0 || worker < 0 || worker >= num_workers) {
+    return InvalidArgumentError("token packing: a resume point needs batch_size > 0 and worker " +
+                                std::to_string(worker) + " < " + std::to_string(num_workers));
+  }
+  const auto workers = static_cast<uint64_t>(num_workers);
+  if (workers == 1 || rank_rows == 0) return ResumePoint(rank_rows, batch_size, uint64_t(worker), workers);
+  std::vector<uint64_t> totals(workers);
+  bool ran_out = false;
+  for (uint64_t w = 0; w < workers; ++w) {
+    const uint64_t naive = WorkerRows(rank_rows, batch_size, w, workers);
+    SLUICE_ASSIGN_OR_RETURN(totals[w], CountRows(epoch, int64_t(w), num_workers, naive));
+    ran_out |= totals[w] < naive;
+  }
+  for (uint64_t w = 0; ran_out && w < workers; ++w) {
+    SLUICE_ASSIGN_OR_RETURN(totals[w], CountRows(epoch, int64_t(w), num_workers, UINT64_MAX));
+  }
+  return TailResumePoint(totals, rank_rows, batch_size, uint64_t(worker));
+}
+
 Result<uint64_t> PackedIteration::TokensOf(int64_t id) {
   SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
   SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));

@@ -31,6 +31,7 @@
 #include "engine/packing/pack_spec.h"
 #include "engine/packing/row_packer.h"
 #include "engine/packing/token_decoder.h"
+#include "engine/packing/worker_rows.h"
 
 namespace sluice {
 
@@ -56,6 +57,15 @@ class PackedIteration {
   Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
                        uint64_t skip_rows);
 
+  // Where worker `worker` of `num_workers` resumes after its rank consumed
+  // `rank_rows` rows in batches of `batch_size` (worker_rows.h
+  // TailResumePoint, exact in an epoch's tail too): counts every worker's
+  // rows of `epoch` by packing them, up to what ResumePoint gives each, and
+  // all of them when one has fewer (it ran out first). Ends any pass in
+  // progress (Begin the resumed one after).
+  Result<PackResumePoint> ResumePointIn(int64_t epoch, uint64_t rank_rows, uint64_t batch_size,
+                                        int64_t worker, int64_t num_workers);
+
   // Up to `max` next rows: rows k < the returned count are tokens[k *
   // seq_len ..), and when not null segments / positions likewise
   // (RowPacker::Pop). 0 = the epoch is done for this worker.
@@ -71,6 +81,8 @@ class PackedIteration {
  private:
   PackedIteration(StreamingDataset* dataset, PackSpec spec)
       : ds_(dataset), spec_(std::move(spec)) {}
+  // Rows of worker `worker`'s pass over `epoch`, counted up to `cap`.
+  Result<uint64_t> CountRows(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t cap);
   // Reads the next batch of samples into the packer; false at the epoch's end.
   Result<bool> Feed();
   // The decoder of sample `id` of global shard `shard`, or the error naming it.

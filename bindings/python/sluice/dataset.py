@@ -500,9 +500,12 @@ class StreamingDataset(_Base):
         world = World()
         segments = self._pack_segments(state['sluice_pack'], world, workers)
         rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
-        role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
-        if len(segments) == 1:
+        if len(segments) == 1:  # exact in the epoch's tail too
+            role, skip = self._packer_for_engine().resume_point_in(epoch, rank_rows,
+                                                                   self.batch_size, worker,
+                                                                   workers)
             return epoch, role, workers, skip, None
+        role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
         return epoch, world.rank * workers + role, workers, skip, segments
 
     def _pack_segments(self, saved, world, workers):

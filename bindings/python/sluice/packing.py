@@ -84,6 +84,16 @@ class Packer:
         return dict(zip(('rows', 'document', 'offset', 'tokens_in', 'padding'),
                         (v.value for v in vals)))
 
+    def resume_point_in(self, epoch, rank_rows, batch_size, worker, num_workers):
+        """resume_point, exact in the epoch's tail too (after a worker ran
+        out): counts every worker's rows of `epoch` by packing them
+        (sluice_pack_resume_point_in). Call before begin."""
+        role, rows = ctypes.c_uint32(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_pack_resume_point_in(self._ptr, epoch, rank_rows, batch_size,
+                                                     worker, num_workers, ctypes.byref(role),
+                                                     ctypes.byref(rows)))
+        return role.value, rows.value
+
     def begin(self, epoch, worker, num_workers, skip_rows=0, segments=None):
         """Starts worker `worker` of `num_workers`' rows of `epoch` after
         its first `skip_rows` (sluice_pack_begin); with `segments` (the

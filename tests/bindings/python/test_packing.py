@@ -442,3 +442,33 @@ def test_packed_column_batches_resume_through_a_streaming_dataloader(pack_data):
     with pytest.raises(ValueError, match=r'^ColumnBatches of 3 samples over a dataset of '
                                          r'batch_size 2 cannot be resumed exactly'):
         other.state_dict()
+
+
+def test_a_streaming_dataloader_resumes_exactly_in_the_epochs_tail_MultiProcess(pack_data):
+    """After one worker ran out, the DataLoader deals each round to the
+    workers that still have rows: the resume (sluice_pack_resume_point_in)
+    follows it, so every resume point gives the uninterrupted run's
+    batches, the tail's included."""
+    from sluice import StreamingDataLoader
+    local, docs = pack_data
+
+    def loader():
+        return StreamingDataLoader(pack_dataset(local, drop_last=False), batch_size=2,
+                                   num_workers=2, collate_fn=stack_rows)
+
+    full = [b.tolist() for b in loader()]
+    rows = [len(concat_rows(docs, planned_ids(local, worker=w, workers=2), drop_last=False))
+            for w in range(2)]
+    batches = [(r + 1) // 2 for r in rows]
+    assert batches[0] != batches[1]  # one worker runs out first: the epoch has a tail
+    assert len(full) == sum(batches)
+    # Batches dealt in turn, then the tail (one worker's batches only).
+    for k in [1] + list(range(2 * min(batches) - 1, len(full) + 1)):
+        first = loader()
+        it = iter(first)
+        head = [next(it).tolist() for _ in range(k)]
+        state = first.state_dict()
+        del it
+        resumed = loader()
+        resumed.load_state_dict(state)
+        assert head + [b.tolist() for b in resumed] == full, k
