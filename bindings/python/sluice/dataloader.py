@@ -160,9 +160,9 @@ class StreamingDataLoader(DataLoader):
         dataset = self._streaming_dataset(resuming=True)
         if dataset is None:
             return None
-        state = dataset.state_dict(dataset._job_samples(self.num_samples_yielded), False)
         # Packed rows on another world shape need this run's workers.
-        return dataset.record_pack_workers(state, self.num_workers)
+        dataset.record_pack_workers(self.num_workers)
+        return dataset.state_dict(dataset._job_samples(self.num_samples_yielded), False)
 
     def load_state_dict(self, obj, **kwargs):
         # The dataset keeps the resumed offset; this loader counts only what

@@ -495,7 +495,8 @@ class StreamingDataset(_Base):
         if not in_dataloader_worker():
             self._pack_workers = workers  # this process iterates: its workers are known
         state = self._resume_state
-        if state is None or state.get('epoch') != epoch or 'sluice_pack' not in state:
+        if (state is None or state.get('epoch') != epoch or 'sluice_pack' not in state or
+                not state['sluice_pack']['rows_in_epoch']):
             return epoch, worker, workers, 0, None
         world = World()
         segments = self._pack_segments(state['sluice_pack'], world, workers)
@@ -642,14 +643,12 @@ class StreamingDataset(_Base):
                               'ranks': self._packed_ranks(world), 'segments': segments}
         return out
 
-    def record_pack_workers(self, state, workers):
-        """Records in a packed `state` (this dataset's state_dict) that this
-        run's shape has `workers` DataLoader workers per rank (the main
-        process of a DataLoader does not know them; StreamingDataLoader
-        calls this), so that another world shape can resume it."""
-        if state is not None and 'sluice_pack' in state:
-            state['sluice_pack']['segments'][-1]['workers'] = max(1, int(workers))
-        return state
+    def record_pack_workers(self, workers):
+        """This run's DataLoader workers per rank, for the world shape a
+        packed state_dict records (a DataLoader's main process does not
+        know them; StreamingDataLoader tells it before its state_dict), so
+        that another world shape can resume the state."""
+        self._pack_workers = max(1, int(workers))
 
     def _packed_ranks(self, world):
         """The ranks rows are dealt over: replicas read the same rows."""
@@ -676,6 +675,8 @@ class StreamingDataset(_Base):
                   if saved['spec'].get(k) != self.pack.get(k)]
         if differ:
             raise ValueError('the state was saved with another pack spec: ' + ', '.join(differ))
+        if not saved['rows_in_epoch']:
+            return  # nothing consumed: the epoch starts afresh on any world
         world = World()
         if saved['ranks'] != self._packed_ranks(world) and not saved.get('segments'):
             raise ValueError(f'packed rows resume on the world they were saved on: saved over '
