@@ -203,10 +203,13 @@ def test_another_world_or_spec_is_refused(pack_data, monkeypatch):
     state = ds.state_dict(3, False)
     for name in ('WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'RANK'):
         monkeypatch.delenv(name)
-    with pytest.raises(ValueError, match=r'^packed rows resume on the world they were saved on: '
-                       r'saved over 3 ranks, now 1 \(each worker packs its own samples, so '
-                       r'another world has other rows\)$'):
+    # Another world resumes only when told to adapt (then elastically:
+    # test_packing_elastic.py).
+    with pytest.raises(ValueError, match=r'^invalid argument: resume state does not match this '
+                       r'dataset: world changed: saved 1 nodes x 3 ranks per node, now 1 nodes x '
+                       r'1 ranks per node \(to resume anyway, adapt "world"\)$'):
         pack_dataset(local).load_state_dict(state)
+    pack_dataset(local).load_state_dict(state, adapt='world')
     with pytest.raises(ValueError, match=r"^the state was saved with another pack spec: "
                        r"method='concat' \(saved\) vs 'bin' \(now\), seq_len=8 \(saved\) vs "
                        r"16 \(now\)$"):
