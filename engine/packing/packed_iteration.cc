@@ -8,6 +8,12 @@ namespace {
 // Samples asked of the dataset per call (it may give fewer).
 constexpr size_t kSamplesPerFeed = 64;
 
+Status WithSample(const Status& st, int64_t id, size_t shard) {
+  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
+                               std::to_string(shard) + ")",
+                st.os_error());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PackedIteration>> PackedIteration::Make(StreamingDataset* dataset,
@@ -46,13 +52,76 @@ Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers
   rows_ = 0;
   last_start_ = {};
   if (spec_.method == PackMethod::kConcat) return SkipConcat(skip_rows);
-  // Skipped bin rows go through a scratch row: the same packing, nothing out.
-  std::vector<int64_t> scratch(spec_.seq_len * 16);
-  while (rows_ < skip_rows) {
-    SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, skip_rows - rows_),
-                                           scratch.data(), nullptr, nullptr));
-    if (n == 0) break;  // past the epoch's rows: nothing left to hand out
+  return SkipBin(skip_rows);
+}
+
+Status PackedIteration::SkipBin(uint64_t rows) {
+  if (rows == 0) return Status::Ok();
+  const uint64_t eos = spec_.eos_id >= 0 ? 1 : 0;
+  std::vector<int64_t> window;  // the ids of the window being counted
+  std::vector<uint64_t> sizes;  // and their sizes (eos included)
+  // Packs the counted window from its ids (Get: their shards were just read).
+  auto replay = [&]() -> Status {
+    for (int64_t id : window) {
+      SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
+      const std::string_view field = got_.fields[column_];
+      doc_.clear();
+      Status st = decoder->Append(field.data(), field.size(), &doc_);
+      if (!st.ok()) return WithSample(st, id, got_.where.shard);
+      packer_->Add(doc_);
+    }
+    return Status::Ok();
+  };
+  uint64_t passed = 0;  // rows of the windows passed over
+  while (true) {
+    ids_.resize(kSamplesPerFeed);
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
+    if (n == 0) {  // the epoch's last window (partial) or nothing left
+      if (!window.empty() && passed + RowPacker::BinWindowRows(sizes, spec_.seq_len) > rows) {
+        SLUICE_RETURN_IF_ERROR(replay());
+      } else {
+        packer_->SkipDocuments(window.size());
+      }
+      packer_->Finish();
+      done_ = true;
+      break;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
+      const std::string_view field = fields_[k].fields[column_];
+      const size_t shard = fields_[k].where.shard;
+      if (passed == rows || sizes.size() == spec_.bin_window) {
+        // Packing again (the target window is in): the rest as it comes.
+        doc_.clear();
+        Status st = decoder->Append(field.data(), field.size(), &doc_);
+        if (!st.ok()) return WithSample(st, ids_[k], shard);
+        packer_->Add(doc_);
+        continue;
+      }
+      auto count = decoder->Count(field.data(), field.size());
+      if (!count.ok()) return WithSample(count.status(), ids_[k], shard);
+      window.push_back(ids_[k]);
+      sizes.push_back(*count + eos);
+      if (sizes.size() < spec_.bin_window) continue;
+      const size_t window_rows = RowPacker::BinWindowRows(sizes, spec_.seq_len);
+      if (passed + window_rows <= rows) {  // wholly before the target: counted only
+        passed += window_rows;
+        packer_->SkipDocuments(window.size());
+        window.clear();
+        sizes.clear();
+        continue;
+      }
+      SLUICE_RETURN_IF_ERROR(replay());  // the target row is in this window
+    }
+    ds_->Release();
+    if (passed == rows || sizes.size() == spec_.bin_window) break;
   }
+  // Pop the rows of the replayed window before the target.
+  std::vector<int64_t> scratch(spec_.seq_len);
+  uint64_t at = passed;
+  while (at < rows && packer_->Pop(scratch.data(), nullptr, nullptr, &last_start_)) ++at;
+  rows_ = rows;
   return Status::Ok();
 }
 
@@ -65,16 +134,6 @@ Result<const TokenDecoder*> PackedIteration::DecoderOf(int64_t id, size_t shard)
   }
   return &*decoders_[stream];
 }
-
-namespace {
-
-Status WithSample(const Status& st, int64_t id, size_t shard) {
-  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
-                               std::to_string(shard) + ")",
-                st.os_error());
-}
-
-}  // namespace
 
 Status PackedIteration::SkipConcat(uint64_t rows) {
   rows_ = rows;

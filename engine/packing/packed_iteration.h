@@ -8,7 +8,8 @@
 // that many, handing out nothing. Concat passes over the samples of the
 // skipped rows counting their ids only (its resume point in the worker's
 // samples is the document the next row starts in and the offset in it);
-// bin packs the skipped windows again (a window's rows depend on all of it).
+// bin counts the skipped whole windows the same way and packs again only
+// the window the next row is in (a window's rows depend on all of it).
 // Exact within one world shape (nodes, ranks per node, DataLoader workers);
 // another world shape deals the samples to other workers, so the rows of
 // a saved position do not exist there: BeginSegments resumes on it
@@ -96,6 +97,11 @@ class PackedIteration {
   // rest of the document the next row starts in. The same rows follow as
   // after packing and dropping `rows` rows.
   Status SkipConcat(uint64_t rows);
+  // Bin's resume: whole windows before the first row to hand out are
+  // counted (their documents' sizes: RowPacker::BinWindowRows), not
+  // packed; the window that holds it is read again (Get) and packed, its
+  // earlier rows dropped. The same rows follow as after packing `rows`.
+  Status SkipBin(uint64_t rows);
 
   StreamingDataset* ds_;
   PackSpec spec_;
