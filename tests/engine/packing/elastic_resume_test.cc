@@ -175,6 +175,23 @@ TEST_F(ElasticPackTest, TwoChangesAndASameShapeResumeAfterOne) {
   }
 }
 
+TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
+  auto one = Open(0, 1);
+  auto planned = one->ShapeWorkerIds(0, 1, 3, 2);
+  ASSERT_TRUE(planned.ok()) << planned.status().message();
+  ASSERT_EQ(planned->size(), 6u);
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    auto ds = Open(rank, 3);
+    for (int64_t w = 0; w < 2; ++w) {
+      auto ids = ds->WorkerIds(0, 0, w, 2);
+      ASSERT_TRUE(ids.ok());
+      EXPECT_EQ((*planned)[size_t(rank * 2 + w)], *ids) << rank << " " << w;
+    }
+  }
+  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1).status().message(),
+            "a world shape needs at least one node, rank per node and worker, and an epoch >= 0");
+}
+
 TEST_F(ElasticPackTest, BinAndARoleOutOfTheShapeAreRefused) {
   auto ds = Open(0, 1);
   const PackSegment one{1, 1, 1, kElasticBatch, 2};
