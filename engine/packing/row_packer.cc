@@ -7,16 +7,17 @@
 namespace sluice {
 namespace {
 
-// The one owner of bin packing's rule: a document (`with_eos` tokens)
-// goes in pieces of at most a row (`each(offset, size)` per piece), and a
-// window's pieces (their sizes) go first-fit decreasing: longest first,
-// ties in the order they came, each into the first row with room. Returns
-// the piece indexes per row, in placement order.
+// Bin packing's rule, one owner for packing (AddBin, PackWindow) and for
+// counting (BinWindowRows): a document of `with_eos` tokens goes in pieces
+// of at most a row, `each(offset, size)` per piece.
 template <typename Each>
 void ForEachBinPiece(uint64_t with_eos, uint64_t seq_len, Each each) {
   for (uint64_t off = 0; off < with_eos; off += seq_len) each(off, std::min(seq_len, with_eos - off));
 }
 
+// A window's pieces (their sizes) first-fit decreasing: longest first, ties
+// in the order they came, each into the first row with room. The piece
+// indexes per row, rows in the order they were opened.
 std::vector<std::vector<size_t>> FirstFitDecreasing(const std::vector<size_t>& sizes,
                                                     size_t seq_len) {
   std::vector<size_t> order(sizes.size());
