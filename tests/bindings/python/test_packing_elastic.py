@@ -35,9 +35,13 @@ def elastic_dataset(local, **pack):
     return StreamingDataset(local=local, batch_size=2, pack=spec)
 
 
-def set_ranks(monkeypatch, ranks, rank):
+def set_ranks(monkeypatch, ranks, rank, one_node=True):
+    """Rank `rank` of `ranks`, all on one node or each its own node."""
     monkeypatch.setenv('WORLD_SIZE', str(ranks))
-    monkeypatch.setenv('LOCAL_WORLD_SIZE', str(ranks))
+    if one_node:
+        monkeypatch.setenv('LOCAL_WORLD_SIZE', str(ranks))
+    else:
+        monkeypatch.delenv('LOCAL_WORLD_SIZE', raising=False)
     monkeypatch.setenv('RANK', str(rank))
 
 
@@ -56,22 +60,25 @@ def take(it, n):
     return [next(it)['tokens'] for _ in range(n)]
 
 
-@pytest.mark.parametrize('before,after', [(1, 3), (3, 1)])
-def test_every_token_once_across_a_change_of_ranks(elastic_data, monkeypatch, before, after):
+@pytest.mark.parametrize('before,after,one_node', [(1, 3, True), (3, 1, True), (1, 3, False),
+                                                   (3, 1, False), (2, 3, False)])
+def test_every_token_once_across_a_change_of_ranks(elastic_data, monkeypatch, before, after,
+                                                   one_node):
     for k in (0, 1, 3, 6):  # rows each rank consumed before the checkpoint
         consumed = []
         for rank in range(before):
-            set_ranks(monkeypatch, before, rank)
+            set_ranks(monkeypatch, before, rank, one_node)
             ds = elastic_dataset(elastic_data)
             consumed += take(iter(ds), k)
             state = ds.state_dict(before * k, False)
+        nodes = 1 if one_node else before
         if k:  # (at 0 the epoch has not begun: the state is from before it)
             assert state['sluice_pack']['segments'] == [
-                {'nodes': 1, 'ranks_per_node': before, 'workers': 1, 'batch_size': 2,
-                 'rows': before * k}]
+                {'nodes': nodes, 'ranks_per_node': before // nodes, 'workers': 1,
+                 'batch_size': 2, 'rows': before * k}]
         rest, again = [], []
         for rank in range(after):
-            set_ranks(monkeypatch, after, rank)
+            set_ranks(monkeypatch, after, rank, one_node)
             for out in (rest, again):
                 ds = elastic_dataset(elastic_data)
                 ds.load_state_dict(state, adapt='world')
