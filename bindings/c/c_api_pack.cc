@@ -66,6 +66,25 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
   });
 }
 
+sluice_status sluice_pack_resume_point_in(sluice_pack* p, uint64_t epoch, uint64_t rank_rows,
+                                          uint64_t batch_size, uint32_t worker,
+                                          uint32_t num_workers, uint32_t* out_role,
+                                          uint64_t* out_rows) {
+  constexpr const char* kFn = "sluice_pack_resume_point_in";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (out_role == nullptr) return NullArgument(kFn, "out_role");
+    if (out_rows == nullptr) return NullArgument(kFn, "out_rows");
+    p->stream->batch_count = 0;  // the stream's views end here
+    auto at = p->it->ResumePointIn(static_cast<int64_t>(epoch), rank_rows, batch_size, worker,
+                                   num_workers);
+    if (!at.ok()) return Fail(at.status());
+    *out_role = static_cast<uint32_t>(at->role);
+    *out_rows = at->rows;
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
                                 uint32_t num_workers, uint64_t skip_rows) {
   constexpr const char* kFn = "sluice_pack_begin";
@@ -73,6 +92,20 @@ sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
     if (p == nullptr) return NullArgument(kFn, "p");
     p->stream->batch_count = 0;  // the stream's views end here
     return Check(p->it->Begin(static_cast<int64_t>(epoch), worker, num_workers, skip_rows));
+  });
+}
+
+sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
+                                         const char* segments_json, uint32_t role,
+                                         uint64_t skip_rows) {
+  constexpr const char* kFn = "sluice_pack_begin_segments";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (segments_json == nullptr) return NullArgument(kFn, "segments_json");
+    auto segments = sluice::ParsePackSegments(segments_json);
+    if (!segments.ok()) return Fail(segments.status());
+    p->stream->batch_count = 0;  // the stream's views end here
+    return Check(p->it->BeginSegments(static_cast<int64_t>(epoch), *segments, role, skip_rows));
   });
 }
 

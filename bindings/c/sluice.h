@@ -926,6 +926,17 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
                                        uint32_t num_workers, uint32_t* out_role,
                                        uint64_t* out_rows);
 
+/* sluice_pack_resume_point exact in an epoch's tail too, after a worker ran
+ * out (the DataLoader then deals each round to the workers that still have
+ * batches, in worker order): counts the rows of every worker of `epoch` by
+ * packing them (up to what sluice_pack_resume_point gives each; all of
+ * them when one has fewer). Ends any pass of `p` in progress: call
+ * sluice_pack_begin after. SLUICE_EINVAL as sluice_pack_resume_point. */
+sluice_status sluice_pack_resume_point_in(sluice_pack* p, uint64_t epoch, uint64_t rank_rows,
+                                          uint64_t batch_size, uint32_t worker,
+                                          uint32_t num_workers, uint32_t* out_role,
+                                          uint64_t* out_rows);
+
 /* Starts worker `worker` of `num_workers`' rows of `epoch` (its samples
  * from the epoch's start, as sluice_stream_iter_begin plans them) and skips
  * the first `skip_rows` rows (reading their samples, handing nothing out):
@@ -933,6 +944,21 @@ sluice_status sluice_pack_resume_point(uint64_t rank_rows, uint64_t batch_size, 
  * on the same world shape. */
 sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
                                 uint32_t num_workers, uint64_t skip_rows);
+
+/* An elastic resume (method "concat" only): starts role `role` (global rank
+ * x workers + the worker whose rows it continues) of the last of the world
+ * shapes `segments_json` lists, then skips its first `skip_rows` rows. The
+ * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
+ * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
+ * ranks) consumed on it; the last is this run's shape. Every token of the
+ * epoch's plan that no consumed row holds is packed once over the last
+ * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
+ * documents the earlier shapes consumed (their token counts) before the
+ * first row. SLUICE_EINVAL for a bad list, method "bin", a role out of the
+ * last shape, replication, or skipped steps in the epoch. */
+sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
+                                         const char* segments_json, uint32_t role,
+                                         uint64_t skip_rows);
 
 /* Up to `max_rows` next rows: row k of the *count is tokens[k * seq_len ..
  * (k + 1) * seq_len); segment_ids and position_ids (each NULL or with room

@@ -494,6 +494,36 @@ Result<std::vector<std::vector<int64_t>>> StreamingDataset::PeerWorkerIds(
   return planner::PlanWorkers(Request(epoch, 0, num_workers), workers, checkpoints);
 }
 
+Result<std::vector<std::vector<int64_t>>> StreamingDataset::ShapeWorkerIds(
+    int64_t epoch, int64_t num_nodes, int64_t ranks_per_node, int64_t num_workers) const {
+  if (num_nodes < 1 || ranks_per_node < 1 || num_workers < 1 || epoch < 0) {
+    return InvalidArgumentError("a world shape needs at least one node, rank per node and worker, "
+                                "and an epoch >= 0");
+  }
+  if (options_.plan.replication.value_or(1) != 1) {
+    return InvalidArgumentError("planning another world shape: not with replication (" +
+                                std::to_string(*options_.plan.replication) + ")");
+  }
+  if (SkipsAhead(skips_, epoch, 0)) {
+    return InvalidArgumentError("planning another world shape: not for an epoch with skipped steps");
+  }
+  planner::PlanRequest request = Request(epoch, 0, num_workers);
+  request.world.num_nodes = num_nodes;
+  request.world.ranks_per_node = ranks_per_node;
+  // As a run on that shape: the initial nodes are set when they differ.
+  request.config.initial_physical_nodes = options_.plan.initial_physical_nodes;
+  if (initial_physical_nodes_ > 0 && initial_physical_nodes_ != num_nodes) {
+    request.config.initial_physical_nodes = initial_physical_nodes_;
+  }
+  std::vector<planner::WorkerAt> all;
+  for (int64_t n = 0; n < num_nodes; ++n) {
+    for (int64_t r = 0; r < ranks_per_node; ++r) {
+      for (int64_t w = 0; w < num_workers; ++w) all.push_back({n, r, w});
+    }
+  }
+  return planner::PlanWorkers(request, all, nullptr);
+}
+
 Result<std::optional<planner::EpochCheckpoints>> StreamingDataset::EpochCheckpoints(int64_t epoch) const {
   if (epoch < 0) return InvalidArgumentError("epoch must not be negative");
   const planner::PlanRequest request = Request(epoch, 0, 1);

@@ -155,6 +155,16 @@ class StreamingDataset {
   Result<std::vector<std::vector<int64_t>>> PeerWorkerIds(std::span<const planner::WorkerAt> workers, int64_t epoch,
                                                           int64_t num_workers,
                                                           const planner::EpochCheckpoints* checkpoints) const;
+  // Every worker's ids in `epoch` from its start on another world shape
+  // (`num_nodes` x `ranks_per_node` ranks, `num_workers` each), in the order
+  // (global rank) x num_workers + worker: what each process of a run on that
+  // shape would read (WorkerIds(epoch, 0, ...) there; this dataset's seed,
+  // canonical and initial nodes). For an elastic packed resume
+  // (engine/packing/pack_segments.h). Errors: replication, skipped steps
+  // in the epoch, a bad shape, the planner's.
+  Result<std::vector<std::vector<int64_t>>> ShapeWorkerIds(int64_t epoch, int64_t num_nodes,
+                                                           int64_t ranks_per_node,
+                                                           int64_t num_workers) const;
   // planner::PlanCheckpoints of `epoch` (any number of workers), or nullopt
   // when the plan has none to give (not py1e or py1s under random batching).
   Result<std::optional<planner::EpochCheckpoints>> EpochCheckpoints(int64_t epoch) const;

@@ -8,6 +8,12 @@ namespace {
 // Samples asked of the dataset per call (it may give fewer).
 constexpr size_t kSamplesPerFeed = 64;
 
+Status WithSample(const Status& st, int64_t id, size_t shard) {
+  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
+                               std::to_string(shard) + ")",
+                st.os_error());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PackedIteration>> PackedIteration::Make(StreamingDataset* dataset,
@@ -40,39 +46,94 @@ Status PackedIteration::Begin(int64_t epoch, int64_t worker, int64_t num_workers
                               uint64_t skip_rows) {
   SLUICE_RETURN_IF_ERROR(ds_->IterBegin(epoch, 0, worker, num_workers));
   packer_ = std::make_unique<RowPacker>(spec_);
+  from_items_ = false;
+  items_.clear();
   done_ = false;
   rows_ = 0;
   last_start_ = {};
   if (spec_.method == PackMethod::kConcat) return SkipConcat(skip_rows);
-  // Skipped bin rows go through a scratch row: the same packing, nothing out.
-  std::vector<int64_t> scratch(spec_.seq_len * 16);
-  while (rows_ < skip_rows) {
-    SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, skip_rows - rows_),
-                                           scratch.data(), nullptr, nullptr));
-    if (n == 0) break;  // past the epoch's rows: nothing left to hand out
+  return SkipBin(skip_rows);
+}
+
+Status PackedIteration::SkipBin(uint64_t rows) {
+  if (rows == 0) return Status::Ok();
+  const uint64_t eos = spec_.eos_id >= 0 ? 1 : 0;
+  std::vector<int64_t> window;  // the ids of the window being counted
+  std::vector<uint64_t> sizes;  // and their sizes (eos included)
+  // Packs the counted window from its ids (Get: their shards were just read).
+  auto replay = [&]() -> Status {
+    for (int64_t id : window) {
+      SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
+      const std::string_view field = got_.fields[column_];
+      doc_.clear();
+      Status st = decoder->Append(field.data(), field.size(), &doc_);
+      if (!st.ok()) return WithSample(st, id, got_.where.shard);
+      packer_->Add(doc_);
+    }
+    return Status::Ok();
+  };
+  uint64_t passed = 0;  // rows of the windows passed over
+  while (true) {
+    ids_.resize(kSamplesPerFeed);
+    SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
+    if (n == 0) {  // the epoch's last window (partial) or nothing left
+      if (!window.empty() && passed + RowPacker::BinWindowRows(sizes, spec_.seq_len) > rows) {
+        SLUICE_RETURN_IF_ERROR(replay());
+      } else {
+        packer_->SkipDocuments(window.size());
+      }
+      packer_->Finish();
+      done_ = true;
+      break;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
+      const std::string_view field = fields_[k].fields[column_];
+      const size_t shard = fields_[k].where.shard;
+      if (passed == rows || sizes.size() == spec_.bin_window) {
+        // Packing again (the target window is in): the rest as it comes.
+        doc_.clear();
+        Status st = decoder->Append(field.data(), field.size(), &doc_);
+        if (!st.ok()) return WithSample(st, ids_[k], shard);
+        packer_->Add(doc_);
+        continue;
+      }
+      auto count = decoder->Count(field.data(), field.size());
+      if (!count.ok()) return WithSample(count.status(), ids_[k], shard);
+      window.push_back(ids_[k]);
+      sizes.push_back(*count + eos);
+      if (sizes.size() < spec_.bin_window) continue;
+      const size_t window_rows = RowPacker::BinWindowRows(sizes, spec_.seq_len);
+      if (passed + window_rows <= rows) {  // wholly before the target: counted only
+        passed += window_rows;
+        packer_->SkipDocuments(window.size());
+        window.clear();
+        sizes.clear();
+        continue;
+      }
+      SLUICE_RETURN_IF_ERROR(replay());  // the target row is in this window
+    }
+    ds_->Release();
+    if (passed == rows || sizes.size() == spec_.bin_window) break;
   }
+  // Pop the rows of the replayed window before the target.
+  std::vector<int64_t> scratch(spec_.seq_len);
+  uint64_t at = passed;
+  while (at < rows && packer_->Pop(scratch.data(), nullptr, nullptr, &last_start_)) ++at;
+  rows_ = rows;
   return Status::Ok();
 }
 
-Result<const TokenDecoder*> PackedIteration::DecoderOf(size_t k) const {
-  const size_t stream = ds_->stream_of_shard(fields_[k].where.shard);
+Result<const TokenDecoder*> PackedIteration::DecoderOf(int64_t id, size_t shard) const {
+  const size_t stream = ds_->stream_of_shard(shard);
   if (!decoders_[stream]) {
-    return InvalidArgumentError("token packing: sample " + std::to_string(ids_[k]) +
+    return InvalidArgumentError("token packing: sample " + std::to_string(id) +
                                 " of stream " + std::to_string(stream) + " has no column '" +
                                 spec_.column + "'");
   }
   return &*decoders_[stream];
 }
-
-namespace {
-
-Status WithSample(const Status& st, int64_t id, size_t shard) {
-  return Status(st.code(), st.message() + " (sample " + std::to_string(id) + ", shard " +
-                               std::to_string(shard) + ")",
-                st.os_error());
-}
-
-}  // namespace
 
 Status PackedIteration::SkipConcat(uint64_t rows) {
   rows_ = rows;
@@ -92,7 +153,7 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
       return Status::Ok();
     }
     for (size_t k = 0; k < n; ++k) {
-      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+      SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
       const std::string_view field = fields_[k].fields[column_];
       const size_t shard = fields_[k].where.shard;
       if (reached) {  // packed as they come
@@ -130,13 +191,119 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
   return Status::Ok();
 }
 
+Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
+                                      int64_t role, uint64_t skip_rows) {
+  if (spec_.method != PackMethod::kConcat) {
+    return InvalidArgumentError(
+        "token packing: only method 'concat' resumes on another world shape (a 'bin' row depends "
+        "on its whole window); resume 'bin' on the world shape it was saved on");
+  }
+  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
+    return InvalidArgumentError("token packing: role " + std::to_string(role) +
+                                " is not one of the last segment's " +
+                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
+  }
+  const PackSegment& first = segments.front();
+  SLUICE_ASSIGN_OR_RETURN(auto planned, ds_->ShapeWorkerIds(epoch, first.nodes,
+                                                            first.ranks_per_node, first.workers));
+  std::vector<std::vector<PackItem>> items(planned.size());
+  for (size_t r = 0; r < planned.size(); ++r) {
+    items[r].reserve(planned[r].size());
+    for (int64_t id : planned[r]) items[r].push_back({id, 0});
+  }
+  const bool eos = spec_.eos_id >= 0;
+  auto tokens = [this](int64_t id) { return TokensOf(id); };
+  for (size_t k = 0; k + 1 < segments.size(); ++k) {
+    std::vector<std::vector<PackItem>> left(items.size());
+    for (size_t r = 0; r < items.size(); ++r) {
+      SLUICE_ASSIGN_OR_RETURN(left[r], ConcatLeftover(items[r], RoleRows(segments[k], int64_t(r)),
+                                                      spec_.seq_len, eos, tokens));
+    }
+    items = ShareLeftovers(left, segments[k + 1].roles());
+  }
+  SLUICE_ASSIGN_OR_RETURN(items_, ConcatLeftover(items[static_cast<size_t>(role)], skip_rows,
+                                                 spec_.seq_len, eos, tokens));
+  ds_->Release();
+  packer_ = std::make_unique<RowPacker>(spec_);
+  from_items_ = true;
+  next_item_ = 0;
+  done_ = false;
+  rows_ = skip_rows;
+  last_start_ = {};
+  return Status::Ok();
+}
+
+Result<uint64_t> PackedIteration::CountRows(int64_t epoch, int64_t worker, int64_t num_workers,
+                                            uint64_t cap) {
+  SLUICE_RETURN_IF_ERROR(Begin(epoch, worker, num_workers, 0));
+  std::vector<int64_t> scratch(spec_.seq_len * 16);
+  while (rows_ < cap) {
+    SLUICE_ASSIGN_OR_RETURN(size_t n, Next(std::min<uint64_t>(16, cap - rows_), scratch.data(),
+                                           nullptr, nullptr));
+    if (n == 0) break;
+  }
+  return rows_;
+}
+
+Result<PackResumePoint> PackedIteration::ResumePointIn(int64_t epoch, uint64_t rank_rows,
+                                                       uint64_t batch_size, int64_t worker,
+                                                       int64_t num_workers) {
+  if (batch_size == 0 || worker < 0 || worker >= num_workers) {
+    return InvalidArgumentError("token packing: a resume point needs batch_size > 0 and worker " +
+                                std::to_string(worker) + " < " + std::to_string(num_workers));
+  }
+  const auto workers = static_cast<uint64_t>(num_workers);
+  if (workers == 1 || rank_rows == 0) return ResumePoint(rank_rows, batch_size, uint64_t(worker), workers);
+  std::vector<uint64_t> totals(workers);
+  bool ran_out = false;
+  for (uint64_t w = 0; w < workers; ++w) {
+    const uint64_t naive = WorkerRows(rank_rows, batch_size, w, workers);
+    SLUICE_ASSIGN_OR_RETURN(totals[w], CountRows(epoch, int64_t(w), num_workers, naive));
+    ran_out |= totals[w] < naive;
+  }
+  for (uint64_t w = 0; ran_out && w < workers; ++w) {
+    SLUICE_ASSIGN_OR_RETURN(totals[w], CountRows(epoch, int64_t(w), num_workers, UINT64_MAX));
+  }
+  return TailResumePoint(totals, rank_rows, batch_size, uint64_t(worker));
+}
+
+Result<uint64_t> PackedIteration::TokensOf(int64_t id) {
+  SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
+  SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
+  const std::string_view field = got_.fields[column_];
+  auto count = decoder->Count(field.data(), field.size());
+  if (!count.ok()) return WithSample(count.status(), id, got_.where.shard);
+  return *count;
+}
+
+Result<bool> PackedIteration::FeedItems() {
+  if (next_item_ == items_.size()) return false;
+  const size_t end = std::min(items_.size(), next_item_ + kSamplesPerFeed);
+  for (; next_item_ < end; ++next_item_) {
+    const PackItem& item = items_[next_item_];
+    SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(item.id), &got_));
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(item.id, got_.where.shard));
+    const std::string_view field = got_.fields[column_];
+    doc_.clear();
+    Status st = decoder->Append(field.data(), field.size(), &doc_);
+    if (!st.ok()) return WithSample(st, item.id, got_.where.shard);
+    // The rest of a document a row boundary cut goes on as a document of
+    // its own (its tokens from the offset, then its eos).
+    const size_t from = std::min<uint64_t>(item.offset, doc_.size());
+    packer_->Add(std::span<const int64_t>(doc_).subspan(from));
+  }
+  ds_->Release();
+  return true;
+}
+
 Result<bool> PackedIteration::Feed() {
+  if (from_items_) return FeedItems();
   ids_.resize(kSamplesPerFeed);
   SLUICE_ASSIGN_OR_RETURN(size_t n, ds_->NextBatch(kSamplesPerFeed, ids_.data(), &fields_));
   if (n == 0) return false;
   for (size_t k = 0; k < n; ++k) {
     const SampleFields& sample = fields_[k];
-    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(k));
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
     const std::string_view field = sample.fields[column_];
     doc_.clear();
     Status st = decoder->Append(field.data(), field.size(), &doc_);

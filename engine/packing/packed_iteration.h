@@ -8,10 +8,12 @@
 // that many, handing out nothing. Concat passes over the samples of the
 // skipped rows counting their ids only (its resume point in the worker's
 // samples is the document the next row starts in and the offset in it);
-// bin packs the skipped windows again (a window's rows depend on all of it).
+// bin counts the skipped whole windows the same way and packs again only
+// the window the next row is in (a window's rows depend on all of it).
 // Exact within one world shape (nodes, ranks per node, DataLoader workers);
 // another world shape deals the samples to other workers, so the rows of
-// a saved position do not exist there.
+// a saved position do not exist there: BeginSegments resumes on it
+// instead, packing the tokens no row took yet (pack_segments.h).
 //
 // Thread safety: as the StreamingDataset (one thread at a time); the
 // dataset must outlive this object, and nothing else may iterate it
@@ -26,9 +28,11 @@
 
 #include "base/status.h"
 #include "engine/dataset/streaming_dataset.h"
+#include "engine/packing/pack_segments.h"
 #include "engine/packing/pack_spec.h"
 #include "engine/packing/row_packer.h"
 #include "engine/packing/token_decoder.h"
+#include "engine/packing/worker_rows.h"
 
 namespace sluice {
 
@@ -43,6 +47,25 @@ class PackedIteration {
   // Starts worker `worker` of `num_workers`' rows of `epoch` from the
   // epoch's start (IterBegin(epoch, 0, ..)), then skips `skip_rows` rows.
   Status Begin(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t skip_rows);
+  // An elastic resume (concat only): the rows of role `role` (global rank
+  // x workers + DataLoader worker) of the last of `segments` (the shape
+  // this process runs on; pack_segments.h's rule), after its first
+  // `skip_rows`. Finding its items reads every document the earlier
+  // segments consumed (their token counts, through StreamingDataset::Get);
+  // its own are read through Get too, without the iteration's prefetch.
+  // kInvalidArgument for bin, a role out of the last segment, or what
+  // ShapeWorkerIds refuses.
+  Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
+                       uint64_t skip_rows);
+
+  // Where worker `worker` of `num_workers` resumes after its rank consumed
+  // `rank_rows` rows in batches of `batch_size` (worker_rows.h
+  // TailResumePoint, exact in an epoch's tail too): counts every worker's
+  // rows of `epoch` by packing them, up to what ResumePoint gives each, and
+  // all of them when one has fewer (it ran out first). Ends any pass in
+  // progress (Begin the resumed one after).
+  Result<PackResumePoint> ResumePointIn(int64_t epoch, uint64_t rank_rows, uint64_t batch_size,
+                                        int64_t worker, int64_t num_workers);
 
   // Up to `max` next rows: rows k < the returned count are tokens[k *
   // seq_len ..), and when not null segments / positions likewise
@@ -59,15 +82,26 @@ class PackedIteration {
  private:
   PackedIteration(StreamingDataset* dataset, PackSpec spec)
       : ds_(dataset), spec_(std::move(spec)) {}
+  // Rows of worker `worker`'s pass over `epoch`, counted up to `cap`.
+  Result<uint64_t> CountRows(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t cap);
   // Reads the next batch of samples into the packer; false at the epoch's end.
   Result<bool> Feed();
-  // The decoder of sample k of the last batch, or the error naming it.
-  Result<const TokenDecoder*> DecoderOf(size_t k) const;
+  // The decoder of sample `id` of global shard `shard`, or the error naming it.
+  Result<const TokenDecoder*> DecoderOf(int64_t id, size_t shard) const;
+  // BeginSegments' reads: a document's token count (no eos), and the next
+  // items into the packer (false when none is left).
+  Result<uint64_t> TokensOf(int64_t id);
+  Result<bool> FeedItems();
   // Concat's resume: passes over the documents of the first `rows` rows
   // counting their ids only (TokenDecoder::Count), and hands the packer the
   // rest of the document the next row starts in. The same rows follow as
   // after packing and dropping `rows` rows.
   Status SkipConcat(uint64_t rows);
+  // Bin's resume: whole windows before the first row to hand out are
+  // counted (their documents' sizes: RowPacker::BinWindowRows), not
+  // packed; the window that holds it is read again (Get) and packed, its
+  // earlier rows dropped. The same rows follow as after packing `rows`.
+  Status SkipBin(uint64_t rows);
 
   StreamingDataset* ds_;
   PackSpec spec_;
@@ -80,6 +114,11 @@ class PackedIteration {
   std::vector<int64_t> ids_;
   std::vector<SampleFields> fields_;
   std::vector<int64_t> doc_;  // one document's tokens
+  // BeginSegments: this role's items and the next one to pack (from_items_).
+  bool from_items_ = false;
+  std::vector<PackItem> items_;
+  size_t next_item_ = 0;
+  SampleFields got_;
 };
 
 }  // namespace sluice

@@ -5,6 +5,49 @@
 #include <numeric>
 
 namespace sluice {
+namespace {
+
+// Bin packing's rule, one owner for packing (AddBin, PackWindow) and for
+// counting (BinWindowRows): a document of `with_eos` tokens goes in pieces
+// of at most a row, `each(offset, size)` per piece.
+template <typename Each>
+void ForEachBinPiece(uint64_t with_eos, uint64_t seq_len, Each each) {
+  for (uint64_t off = 0; off < with_eos; off += seq_len) each(off, std::min(seq_len, with_eos - off));
+}
+
+// A window's pieces (their sizes) first-fit decreasing: longest first, ties
+// in the order they came, each into the first row with room. The piece
+// indexes per row, rows in the order they were opened.
+std::vector<std::vector<size_t>> FirstFitDecreasing(const std::vector<size_t>& sizes,
+                                                    size_t seq_len) {
+  std::vector<size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  std::vector<std::vector<size_t>> bins;
+  std::vector<size_t> room;
+  for (size_t p : order) {
+    size_t b = 0;
+    while (b < bins.size() && room[b] < sizes[p]) ++b;  // first fit
+    if (b == bins.size()) {
+      bins.emplace_back();
+      room.push_back(seq_len);
+    }
+    bins[b].push_back(p);
+    room[b] -= sizes[p];
+  }
+  return bins;
+}
+
+}  // namespace
+
+size_t RowPacker::BinWindowRows(std::span<const uint64_t> sizes, uint64_t seq_len) {
+  std::vector<size_t> pieces;
+  for (uint64_t with_eos : sizes) {
+    ForEachBinPiece(with_eos, seq_len, [&](uint64_t, uint64_t size) { pieces.push_back(size); });
+  }
+  return FirstFitDecreasing(pieces, seq_len).size();
+}
 
 RowPacker::RowPacker(PackSpec spec) : spec_(std::move(spec)) {}
 
@@ -57,32 +100,16 @@ void RowPacker::AddBin(std::span<const int64_t> tokens) {
   window_tokens_.insert(window_tokens_.end(), tokens.begin(), tokens.end());
   if (spec_.eos_id >= 0) window_tokens_.push_back(spec_.eos_id);
   tokens_in_ += with_eos;
-  // A document longer than a row goes in row-sized pieces.
-  for (size_t off = 0; off < with_eos; off += spec_.seq_len) {
-    pieces_.push_back({documents_, off, at + off, std::min<size_t>(spec_.seq_len, with_eos - off)});
-  }
+  ForEachBinPiece(with_eos, spec_.seq_len, [&](uint64_t off, uint64_t size) {
+    pieces_.push_back({documents_, off, at + off, size});
+  });
   if (++window_documents_ == spec_.bin_window) PackWindow();
 }
 
 void RowPacker::PackWindow() {
-  const size_t n = pieces_.size();
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  // Longest first; ties in the order the pieces came (deterministic).
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return pieces_[a].size > pieces_[b].size; });
-  std::vector<std::vector<size_t>> bins;
-  std::vector<size_t> room;
-  for (size_t p : order) {
-    size_t b = 0;
-    while (b < bins.size() && room[b] < pieces_[p].size) ++b;  // first fit
-    if (b == bins.size()) {
-      bins.emplace_back();
-      room.push_back(spec_.seq_len);
-    }
-    bins[b].push_back(p);
-    room[b] -= pieces_[p].size;
-  }
+  std::vector<size_t> sizes(pieces_.size());
+  for (size_t p = 0; p < pieces_.size(); ++p) sizes[p] = pieces_[p].size;
+  std::vector<std::vector<size_t>> bins = FirstFitDecreasing(sizes, spec_.seq_len);
   packed_rows_ += bins.size();
   PackedWindow& w = packed_.emplace_back();
   w.pieces.swap(pieces_);

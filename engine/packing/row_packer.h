@@ -39,6 +39,13 @@ class RowPacker {
   // size: the eos only when equal): the rest of a document whose start a
   // resume passed over, numbered as if whole.
   void AddFrom(std::span<const int64_t> tokens, uint64_t offset);
+  // Bin only: the rows a window of documents of these sizes (tokens, eos
+  // included) packs into: what Add and Pop would hand out for them, from
+  // their sizes alone (a resume counts whole skipped windows with it).
+  static size_t BinWindowRows(std::span<const uint64_t> sizes, uint64_t seq_len);
+  // Numbering only: `documents` documents went into rows a resume passed
+  // over (bin: whole windows, BinWindowRows), so numbering goes on from there.
+  void SkipDocuments(uint64_t documents) { documents_ += documents; }
   // No more documents: the last window (bin) or the last partial row
   // (concat without drop_last, padded with pad_id) becomes rows.
   void Finish();

@@ -1,5 +1,7 @@
 #include "engine/packing/worker_rows.h"
 
+#include <algorithm>
+
 namespace sluice {
 
 uint64_t WorkerRows(uint64_t rank_rows, uint64_t batch_size, uint64_t worker,
@@ -19,6 +21,39 @@ PackResumePoint ResumePoint(uint64_t rank_rows, uint64_t batch_size, uint64_t wo
                             uint64_t num_workers) {
   const uint64_t role = (worker + rank_rows / batch_size) % num_workers;
   return {role, WorkerRows(rank_rows, batch_size, role, num_workers)};
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+PackResumePoint TailResumePoint(const std::vector<uint64_t>& totals, uint64_t rank_rows,
+                                uint64_t batch_size, uint64_t worker) {
+  const uint64_t workers = totals.size();
+  bool ran_out = false;
+  for (uint64_t w = 0; w < workers; ++w) {
+    ran_out |= totals[w] < WorkerRows(rank_rows, batch_size, w, workers);
+  }
+  if (!ran_out) return ResumePoint(rank_rows, batch_size, worker, workers);
+  // Deal round by round until rank_rows rows are dealt.
+  std::vector<uint64_t> dealt(workers, 0);
+  uint64_t left = rank_rows, next = 0;
+  for (uint64_t round = 0; left > 0; ++round) {
+    bool any = false;
+    for (uint64_t w = 0; w < workers && left > 0; ++w) {
+      if (totals[w] <= round * batch_size) continue;  // no batch `round` here
+      any = true;
+      const uint64_t batch = std::min(batch_size, totals[w] - round * batch_size);
+      const uint64_t take = std::min(batch, left);
+      dealt[w] += take;
+      left -= take;
+      // A part of a batch: that worker goes on first; else the next one.
+      next = take < batch ? w : (w + 1) % workers;
+    }
+    if (!any) break;  // every worker ran out: more rows than the epoch has
+  }
+  const uint64_t role = (worker + next) % workers;
+  return {role, dealt[role]};
 }
 
 }  // namespace sluice

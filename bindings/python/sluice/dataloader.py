@@ -160,6 +160,8 @@ class StreamingDataLoader(DataLoader):
         dataset = self._streaming_dataset(resuming=True)
         if dataset is None:
             return None
+        # Packed rows on another world shape need this run's workers.
+        dataset.record_pack_workers(self.num_workers)
         return dataset.state_dict(dataset._job_samples(self.num_samples_yielded), False)
 
     def load_state_dict(self, obj, **kwargs):

@@ -168,6 +168,9 @@ class StreamingDataset(_Base):
         # checks the spec and the column now.
         self.pack = _packing.as_spec(pack) if pack is not None else None
         self._packer = None
+        # DataLoader workers per rank of this run's packed rows, when known
+        # here (this process iterates, or a StreamingDataLoader records it).
+        self._pack_workers = None
         if self.pack is not None:
             self._packer_for_engine()
 
@@ -482,17 +485,53 @@ class StreamingDataset(_Base):
         yield from self._packer_for_engine().iterate_lists(*self._packed_begin())
 
     def _packed_begin(self):
-        """(epoch, role, workers, skip_rows) of this worker's packed pass:
-        from the epoch's start or, resuming, where the saved run's worker
-        whose turn this worker's first batch is left off
-        (sluice.packing.resume_point)."""
+        """(epoch, role, workers, skip_rows, segments) of this worker's
+        packed pass (sluice.packing.Packer.begin's arguments): from the
+        epoch's start or, resuming on the world the state was saved on,
+        where the saved run's worker whose turn this worker's first batch
+        is left off (sluice.packing.resume_point); on another world shape,
+        an elastic resume over the shapes the epoch ran on (segments)."""
         epoch, _, worker, workers = self._begin_iteration()
-        role, skip = worker, 0
+        if not in_dataloader_worker():
+            self._pack_workers = workers  # this process iterates: its workers are known
         state = self._resume_state
-        if state is not None and state.get('epoch') == epoch and 'sluice_pack' in state:
-            rank_rows = state['sluice_pack']['rows_in_epoch'] // self._packed_ranks(World())
-            role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
-        return epoch, role, workers, skip
+        if (state is None or state.get('epoch') != epoch or 'sluice_pack' not in state or
+                not state['sluice_pack']['rows_in_epoch']):
+            return epoch, worker, workers, 0, None
+        world = World()
+        segments = self._pack_segments(state['sluice_pack'], world, workers)
+        rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
+        if len(segments) == 1:  # exact in the epoch's tail too
+            role, skip = self._packer_for_engine().resume_point_in(epoch, rank_rows,
+                                                                   self.batch_size, worker,
+                                                                   workers)
+            return epoch, role, workers, skip, None
+        role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
+        return epoch, world.rank * workers + role, workers, skip, segments
+
+    def _pack_segments(self, saved, world, workers):
+        """The world shapes this run's epoch of packed rows ran on, oldest
+        first, each {nodes, ranks_per_node, workers, batch_size, rows}
+        (rows: the job's rows consumed on it), the last this run's shape
+        (engine/packing/pack_segments.h): the saved ones, and this one when
+        it differs from the last of them. `workers` None: not known here
+        (the main process of a DataLoader), taken as the last one's."""
+        shape = {'nodes': world.num_nodes, 'ranks_per_node': world.ranks_per_node,
+                 'workers': workers, 'batch_size': self.batch_size}
+        if saved is None:
+            return [dict(shape, rows=0)]
+        segments = [dict(s) for s in saved.get('segments') or
+                    [{'nodes': None, 'ranks_per_node': None, 'workers': None,
+                      'batch_size': self.batch_size, 'rows': saved['rows_in_epoch']}]]
+        last = segments[-1]
+        if last['nodes'] is None:  # saved before segments were recorded: that world only
+            last.update(nodes=world.num_nodes, ranks_per_node=world.ranks_per_node)
+        if shape['workers'] is None or last['workers'] is None:
+            last['workers'] = last['workers'] or shape['workers']
+            shape['workers'] = last['workers']
+        if all(last[k] == v for k, v in shape.items()):
+            return segments
+        return segments + [dict(shape, rows=0)]
 
     def iter_batches(self, batch_size=None, with_ids=False):
         """Batch mode: the samples __iter__ would yield, as dicts of column ->
@@ -597,9 +636,19 @@ class StreamingDataset(_Base):
             self.initial_physical_nodes or self._physical_nodes(world, self.replication),
         }
         out = mosaic if epoch < 0 else self._engine.state_with_order(mosaic)
+        saved = state.get('sluice_pack') if state is not None and not from_beginning else None
+        segments = self._pack_segments(saved, world, getattr(self, '_pack_workers', None))
+        segments[-1]['rows'] += int(num_rows)
         out['sluice_pack'] = {'rows_in_epoch': int(before + num_rows), 'spec': self.pack,
-                              'ranks': self._packed_ranks(world)}
+                              'ranks': self._packed_ranks(world), 'segments': segments}
         return out
+
+    def record_pack_workers(self, workers):
+        """This run's DataLoader workers per rank, for the world shape a
+        packed state_dict records (a DataLoader's main process does not
+        know them; StreamingDataLoader tells it before its state_dict), so
+        that another world shape can resume the state."""
+        self._pack_workers = max(1, int(workers))
 
     def _packed_ranks(self, world):
         """The ranks rows are dealt over: replicas read the same rows."""
@@ -607,8 +656,11 @@ class StreamingDataset(_Base):
 
     def _check_packed_state(self, state):
         """A state saved with packing resumes only a dataset packing the
-        same way over as many ranks (ValueError naming the difference);
-        the engine's record checks the rest."""
+        same way (ValueError naming the difference); on another world shape
+        only concat rows, without replication, from a state that records
+        every earlier shape's DataLoader workers (an older state: only on
+        its own world). The engine's record checks the rest (another world
+        needs adapt='world')."""
         saved = state.get('sluice_pack')
         if saved is None:
             if self.pack is not None and state.get('sample_in_epoch'):
@@ -623,11 +675,31 @@ class StreamingDataset(_Base):
                   if saved['spec'].get(k) != self.pack.get(k)]
         if differ:
             raise ValueError('the state was saved with another pack spec: ' + ', '.join(differ))
-        ranks = self._packed_ranks(World())
-        if saved['ranks'] != ranks:
+        if not saved['rows_in_epoch']:
+            return  # nothing consumed: the epoch starts afresh on any world
+        world = World()
+        if saved['ranks'] != self._packed_ranks(world) and not saved.get('segments'):
             raise ValueError(f'packed rows resume on the world they were saved on: saved over '
-                             f'{saved["ranks"]} ranks, now {ranks} (each worker packs its own '
-                             f'samples, so another world has other rows)')
+                             f'{saved["ranks"]} ranks, now {self._packed_ranks(world)} (the state '
+                             f'records no world shapes; one saved by this Sluice resumes on '
+                             f'another world)')
+        segments = self._pack_segments(saved, world, None)
+        if len(segments) > 1:
+            if self.replication is not None:
+                raise ValueError('packed rows resume on another world shape without replication '
+                                 f'only (replication={self.replication})')
+            if self.pack.get('method') != 'concat':
+                raise ValueError("packed rows resume on another world shape for method "
+                                 "'concat' only (a 'bin' row depends on its whole window): "
+                                 f"saved over {segments[-2]['nodes']}x"
+                                 f"{segments[-2]['ranks_per_node']} ranks, now "
+                                 f"{world.num_nodes}x{world.ranks_per_node}")
+            unknown = [k for k, s in enumerate(segments[:-1]) if s['workers'] is None]
+            if unknown:
+                raise ValueError(f'packed rows resume on another world shape only from a state '
+                                 f'that records its DataLoader workers (saved through '
+                                 f'sluice.StreamingDataLoader): world shape {unknown[0]} of the '
+                                 f'epoch has none')
 
     def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None,
                         skip_sample_ids=None):

@@ -84,10 +84,34 @@ class Packer:
         return dict(zip(('rows', 'document', 'offset', 'tokens_in', 'padding'),
                         (v.value for v in vals)))
 
-    def iterate_lists(self, epoch, worker, num_workers, skip_rows=0):
+    def resume_point_in(self, epoch, rank_rows, batch_size, worker, num_workers):
+        """resume_point, exact in the epoch's tail too (after a worker ran
+        out): counts every worker's rows of `epoch` by packing them
+        (sluice_pack_resume_point_in). Call before begin."""
+        role, rows = ctypes.c_uint32(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_pack_resume_point_in(self._ptr, epoch, rank_rows, batch_size,
+                                                     worker, num_workers, ctypes.byref(role),
+                                                     ctypes.byref(rows)))
+        return role.value, rows.value
+
+    def begin(self, epoch, worker, num_workers, skip_rows=0, segments=None):
+        """Starts worker `worker` of `num_workers`' rows of `epoch` after
+        its first `skip_rows` (sluice_pack_begin); with `segments` (the
+        world shapes the epoch ran on, oldest first, the last this run's:
+        dicts of nodes, ranks_per_node, workers, batch_size, rows) an
+        elastic resume where `worker` is the role (global rank x workers +
+        worker) of the last shape (sluice_pack_begin_segments)."""
+        if segments is None:
+            _lib.check(_lib_.sluice_pack_begin(self._ptr, epoch, worker, num_workers, skip_rows))
+        else:
+            _lib.check(_lib_.sluice_pack_begin_segments(self._ptr, epoch,
+                                                        json.dumps(segments).encode(), worker,
+                                                        skip_rows))
+
+    def iterate_lists(self, epoch, worker, num_workers, skip_rows=0, segments=None):
         """This worker's rows of `epoch` after its first `skip_rows`, one
-        list of row dicts per engine call."""
-        _lib.check(_lib_.sluice_pack_begin(self._ptr, epoch, worker, num_workers, skip_rows))
+        list of row dicts per engine call (begin's arguments)."""
+        self.begin(epoch, worker, num_workers, skip_rows, segments)
         n = self.seq_len
         per_call = max(1, _TOKENS_PER_CALL // n)
         count = ctypes.c_uint32()
@@ -110,7 +134,7 @@ class Packer:
                 yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i]}
                        for i in range(k)]
 
-    def iterate_batches(self, epoch, worker, num_workers, skip_rows, batch_size):
+    def iterate_batches(self, epoch, worker, num_workers, skip_rows, segments, batch_size):
         """The same rows as iterate_lists, as dicts of (rows, seq_len) arrays
         of `batch_size` rows each (the worker's last may be shorter): the
         engine fills whole batches in place, so a batch costs no Python per
@@ -118,7 +142,7 @@ class Packer:
         nothing else holds."""
         if not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
-        _lib.check(_lib_.sluice_pack_begin(self._ptr, epoch, worker, num_workers, skip_rows))
+        self.begin(epoch, worker, num_workers, skip_rows, segments)
         n = self.seq_len
         # Whole batches per call: about _TOKENS_PER_CALL tokens, at least one batch.
         per_call = batch_size * max(1, _TOKENS_PER_CALL // (n * batch_size))

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -150,6 +152,63 @@ TEST_F(PackCApi, ResumePointAndRefusals) {
   EXPECT_EQ(p, nullptr);
   EXPECT_EQ(sluice_pack_open(s_, R"({"column": "h_nd_int16"})", &p), SLUICE_EINVAL);
   EXPECT_STREQ(sluice_last_error(), "invalid argument: pack spec: 'seq_len' is required");
+}
+
+// The tail's resume point and the elastic resume through the ABI: while no
+// worker ran out the resume point is sluice_pack_resume_point's; after the
+// whole epoch each worker skips all its rows; a job that consumed 4 rows
+// on one worker goes on on two, and every token comes out once.
+TEST_F(PackCApi, ResumePointInAndAnElasticResume) {
+  sluice_pack* p = nullptr;
+  // eos and padding outside int16: told apart from the data's tokens.
+  ASSERT_EQ(sluice_pack_open(s_, R"({"column": "h_nd_int16", "seq_len": 5, "eos_id": 77777,
+                                     "pad_id": 99999, "drop_last": false})", &p),
+            SLUICE_OK)
+      << sluice_last_error();
+  const std::vector<uint64_t> totals{PackRows(p, 0, 2, 0).size() / 5,
+                                     PackRows(p, 1, 2, 0).size() / 5};
+  uint32_t role = 9, plain_role = 9;
+  uint64_t rows = 9, plain_rows = 9;
+  for (uint32_t w = 0; w < 2; ++w) {
+    ASSERT_EQ(sluice_pack_resume_point_in(p, 0, 6, 2, w, 2, &role, &rows), SLUICE_OK)
+        << sluice_last_error();
+    ASSERT_EQ(sluice_pack_resume_point(6, 2, w, 2, &plain_role, &plain_rows), SLUICE_OK);
+    EXPECT_EQ(std::make_pair(role, rows), std::make_pair(plain_role, plain_rows)) << w;
+    ASSERT_EQ(sluice_pack_resume_point_in(p, 0, totals[0] + totals[1], 2, w, 2, &role, &rows),
+              SLUICE_OK);
+    EXPECT_EQ(rows, totals[role]) << w;
+  }
+  EXPECT_EQ(sluice_pack_resume_point_in(p, 0, 6, 0, 0, 2, &role, &rows), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: token packing: a resume point needs batch_size > 0 and worker 0 "
+               "< 2");
+
+  std::vector<int64_t> out = PackRows(p, 0, 1, 0);
+  std::vector<int64_t> want;
+  for (int64_t t : out) {
+    if (t != 99999) want.push_back(t);
+  }
+  out.resize(4 * 5);  // the 4 rows consumed on one worker
+  const char* segments = R"([{"nodes": 1, "ranks_per_node": 1, "workers": 1, "batch_size": 2,
+                              "rows": 4},
+                             {"nodes": 1, "ranks_per_node": 1, "workers": 2, "batch_size": 2,
+                              "rows": 0}])";
+  const uint64_t len = 5;
+  std::vector<int64_t> buf(3 * len);
+  for (uint32_t r = 0; r < 2; ++r) {
+    ASSERT_EQ(sluice_pack_begin_segments(p, 0, segments, r, 0), SLUICE_OK) << sluice_last_error();
+    uint32_t n = 0;
+    while (sluice_pack_next(p, 3, buf.data(), nullptr, nullptr, &n) == SLUICE_OK && n > 0) {
+      out.insert(out.end(), buf.begin(), buf.begin() + n * len);
+    }
+  }
+  std::erase(out, 99999);
+  std::sort(out.begin(), out.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(out, want);
+  EXPECT_EQ(sluice_pack_begin_segments(p, 0, "[]", 0, 0), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: pack segments: must be a non-empty JSON list");
+  sluice_pack_close(p);
 }
 
 }  // namespace

@@ -203,10 +203,13 @@ def test_another_world_or_spec_is_refused(pack_data, monkeypatch):
     state = ds.state_dict(3, False)
     for name in ('WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'RANK'):
         monkeypatch.delenv(name)
-    with pytest.raises(ValueError, match=r'^packed rows resume on the world they were saved on: '
-                       r'saved over 3 ranks, now 1 \(each worker packs its own samples, so '
-                       r'another world has other rows\)$'):
+    # Another world resumes only when told to adapt (then elastically:
+    # test_packing_elastic.py).
+    with pytest.raises(ValueError, match=r'^invalid argument: resume state does not match this '
+                       r'dataset: world changed: saved 1 nodes x 3 ranks per node, now 1 nodes x '
+                       r'1 ranks per node \(to resume anyway, adapt "world"\)$'):
         pack_dataset(local).load_state_dict(state)
+    pack_dataset(local).load_state_dict(state, adapt='world')
     with pytest.raises(ValueError, match=r"^the state was saved with another pack spec: "
                        r"method='concat' \(saved\) vs 'bin' \(now\), seq_len=8 \(saved\) vs "
                        r"16 \(now\)$"):
@@ -442,3 +445,33 @@ def test_packed_column_batches_resume_through_a_streaming_dataloader(pack_data):
     with pytest.raises(ValueError, match=r'^ColumnBatches of 3 samples over a dataset of '
                                          r'batch_size 2 cannot be resumed exactly'):
         other.state_dict()
+
+
+def test_a_streaming_dataloader_resumes_exactly_in_the_epochs_tail_MultiProcess(pack_data):
+    """After one worker ran out, the DataLoader deals each round to the
+    workers that still have rows: the resume (sluice_pack_resume_point_in)
+    follows it, so every resume point gives the uninterrupted run's
+    batches, the tail's included."""
+    from sluice import StreamingDataLoader
+    local, docs = pack_data
+
+    def loader():
+        return StreamingDataLoader(pack_dataset(local, drop_last=False), batch_size=2,
+                                   num_workers=2, collate_fn=stack_rows)
+
+    full = [b.tolist() for b in loader()]
+    rows = [len(concat_rows(docs, planned_ids(local, worker=w, workers=2), drop_last=False))
+            for w in range(2)]
+    batches = [(r + 1) // 2 for r in rows]
+    assert batches[0] != batches[1]  # one worker runs out first: the epoch has a tail
+    assert len(full) == sum(batches)
+    # Batches dealt in turn, then the tail (one worker's batches only).
+    for k in [1] + list(range(2 * min(batches) - 1, len(full) + 1)):
+        first = loader()
+        it = iter(first)
+        head = [next(it).tolist() for _ in range(k)]
+        state = first.state_dict()
+        del it
+        resumed = loader()
+        resumed.load_state_dict(state)
+        assert head + [b.tolist() for b in resumed] == full, k

@@ -117,5 +117,33 @@ TEST(RowPackerBin, FirstFitDecreasingPerWindow) {
   EXPECT_EQ(p.tokens_in(), 11u);
 }
 
+// A window's rows from its documents' sizes alone (the bin resume's count)
+// are the rows packing it hands out: hand-checked, then over windows of
+// varied documents (empty ones, ones longer than a row, with and without eos).
+TEST(RowPackerBin, WindowRowsFromSizesAreThePackersRows) {
+  EXPECT_EQ(RowPacker::BinWindowRows(std::vector<uint64_t>{3, 2, 1}, 4), 2u);  // {3,1}, {2}
+  EXPECT_EQ(RowPacker::BinWindowRows(std::vector<uint64_t>{5}, 4), 2u);        // {4}, {1}
+  EXPECT_EQ(RowPacker::BinWindowRows(std::vector<uint64_t>{}, 4), 0u);
+  for (const int64_t eos : {int64_t{0}, int64_t{-1}}) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      PackSpec s;
+      s.column = "tokens";
+      s.seq_len = 8;
+      s.method = PackMethod::kBin;
+      s.bin_window = 1000;  // one window: Finish packs it
+      s.eos_id = eos;
+      RowPacker p(s);
+      std::vector<uint64_t> sizes;
+      for (uint64_t d = 0; d < 5 + seed % 7; ++d) {
+        const size_t n = (seed * 7 + d * 13) % 21;  // 0..20 tokens
+        p.Add(std::vector<int64_t>(n, int64_t(d + 1)));
+        sizes.push_back(n + (eos >= 0 ? 1 : 0));
+      }
+      p.Finish();
+      EXPECT_EQ(RowPacker::BinWindowRows(sizes, 8), PopAllForTest(p, 8).size()) << seed;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,0 +1,56 @@
+"""The cost of a packed resume: CPU time of sluice_pack_begin(skip_rows)
+for worker 0 of 1 (the rows skipped before the first one handed out),
+medians of 3, on lognormal documents (mean ~550 tokens, seq_len 2048).
+Runs against any libsluice with sluice_pack_begin (compare two builds with
+SLUICE_LIBRARY); each line also prints the next row's token sum, which
+must be the same for every build.
+
+    python3 pack_resume_bench.py DIR make          # writes the dataset
+    python3 pack_resume_bench.py DIR 1000 3000 5000 [--method bin|concat]
+"""
+import argparse
+import ctypes
+import statistics
+import time
+
+import numpy as np
+
+from sluice import MDSWriter, StreamingDataset, _lib
+
+
+def make(out, docs=20000, seed=3):
+    rng = np.random.default_rng(seed)
+    with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}, size_limit=1 << 24) as w:
+        for _ in range(docs):
+            n = int(min(8192, max(1, rng.lognormal(6.0, 0.8))))
+            w.write({'tokens': rng.integers(1, 50000, size=n).astype(np.int32)})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('dir')
+    ap.add_argument('skips', nargs='+')
+    ap.add_argument('--method', default='bin')
+    args = ap.parse_args()
+    if args.skips == ['make']:
+        make(args.dir)
+        return
+    spec = dict(column='tokens', seq_len=2048, eos_id=0, method=args.method)
+    packer = StreamingDataset(local=args.dir, batch_size=8, pack=spec)._packer_for_engine()
+    row = np.empty(2048, dtype=np.int64)
+    count = ctypes.c_uint32()
+    _lib.check(_lib.lib.sluice_pack_begin(packer._ptr, 0, 0, 1, 0))  # shards opened once
+    for skip in map(int, args.skips):
+        times = []
+        for _ in range(3):
+            t = time.process_time()
+            _lib.check(_lib.lib.sluice_pack_begin(packer._ptr, 0, 0, 1, skip))
+            times.append(time.process_time() - t)
+        _lib.check(_lib.lib.sluice_pack_next(packer._ptr, 1, row.ctypes.data, None, None,
+                                             ctypes.byref(count)))
+        print(f'{args.method} skip {skip}: begin CPU {statistics.median(times) * 1000:.1f} ms '
+              f'(next row sum {int(row.sum())})')
+
+
+if __name__ == '__main__':
+    main()

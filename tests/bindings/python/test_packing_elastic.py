@@ -1,0 +1,179 @@
+"""An elastic resume of packed rows (docs/resumption.rst, "Elastic packed
+resume"): a packed state saved on one world shape resumes on another
+(load_state_dict(adapt='world')), and every token of the epoch comes out
+exactly once across the change: the rows consumed before the checkpoint,
+then the rest, re-formed over the new shape's ranks and workers."""
+import numpy as np
+import pytest
+
+from sluice import MDSWriter, StreamingDataset
+
+torch = pytest.importorskip('torch')
+
+ELASTIC_DOCS = 60
+ELASTIC_SEQ_LEN = 8
+
+
+def elastic_doc(i):
+    """Document i: 1 + (7 i mod 19) tokens i * 100 + 1, + 2, ...: every token
+    unique, none 0 (eos and padding)."""
+    return np.arange(1, 2 + (7 * i) % 19, dtype=np.int32) + 100 * i
+
+
+@pytest.fixture
+def elastic_data(tmp_path):
+    out = str(tmp_path / 'mds')
+    with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}, size_limit=300) as w:
+        for i in range(ELASTIC_DOCS):
+            w.write({'tokens': elastic_doc(i)})
+    return out
+
+
+def elastic_dataset(local, **pack):
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False)
+    spec.update(pack)
+    return StreamingDataset(local=local, batch_size=2, pack=spec)
+
+
+def set_ranks(monkeypatch, ranks, rank, one_node=True):
+    """Rank `rank` of `ranks`, all on one node or each its own node."""
+    monkeypatch.setenv('WORLD_SIZE', str(ranks))
+    if one_node:
+        monkeypatch.setenv('LOCAL_WORLD_SIZE', str(ranks))
+    else:
+        monkeypatch.delenv('LOCAL_WORLD_SIZE', raising=False)
+    monkeypatch.setenv('RANK', str(rank))
+
+
+def assert_every_token_once(rows):
+    got = np.sort(np.concatenate([np.asarray(r).ravel() for r in rows]))
+    got = got[got != 0]
+    want = np.sort(np.concatenate([elastic_doc(i) for i in range(ELASTIC_DOCS)]))
+    assert got.tolist() == want.tolist()
+
+
+def stack_tokens(rows):
+    return np.stack([r['tokens'] for r in rows])
+
+
+def take(it, n):
+    return [next(it)['tokens'] for _ in range(n)]
+
+
+@pytest.mark.parametrize('before,after,one_node', [(1, 3, True), (3, 1, True), (1, 3, False),
+                                                   (3, 1, False), (2, 3, False)])
+def test_every_token_once_across_a_change_of_ranks(elastic_data, monkeypatch, before, after,
+                                                   one_node):
+    for k in (0, 1, 3, 6):  # rows each rank consumed before the checkpoint
+        consumed = []
+        for rank in range(before):
+            set_ranks(monkeypatch, before, rank, one_node)
+            ds = elastic_dataset(elastic_data)
+            consumed += take(iter(ds), k)
+            state = ds.state_dict(before * k, False)
+        nodes = 1 if one_node else before
+        if k:  # (at 0 the epoch has not begun: the state is from before it)
+            assert state['sluice_pack']['segments'] == [
+                {'nodes': nodes, 'ranks_per_node': before // nodes, 'workers': 1,
+                 'batch_size': 2, 'rows': before * k}]
+        rest, again = [], []
+        for rank in range(after):
+            set_ranks(monkeypatch, after, rank, one_node)
+            for out in (rest, again):
+                ds = elastic_dataset(elastic_data)
+                ds.load_state_dict(state, adapt='world')
+                out += [r['tokens'] for r in ds]
+        assert [r.tolist() for r in again] == [r.tolist() for r in rest]  # deterministic
+        assert_every_token_once(consumed + rest)
+
+
+def test_a_state_saved_after_an_elastic_resume_resumes_too(elastic_data, monkeypatch):
+    set_ranks(monkeypatch, 1, 0)
+    first = elastic_dataset(elastic_data)
+    consumed = take(iter(first), 4)
+    state = first.state_dict(4, False)
+    mid = []
+    for rank in range(3):
+        set_ranks(monkeypatch, 3, rank)
+        ds = elastic_dataset(elastic_data)
+        ds.load_state_dict(state, adapt='world')
+        mid += take(iter(ds), 2)
+        saved = ds.state_dict(6, False)  # 2 rows on each of 3 ranks since the resume
+    assert saved['sluice_pack']['rows_in_epoch'] == 10
+    assert [s['rows'] for s in saved['sluice_pack']['segments']] == [4, 6]
+    rest = []
+    set_ranks(monkeypatch, 1, 0)
+    ds = elastic_dataset(elastic_data)
+    ds.load_state_dict(saved, adapt='world')
+    rest += [r['tokens'] for r in ds]
+    assert_every_token_once(consumed + mid + rest)
+    # On the shape it was saved on, a state saved after an elastic resume
+    # continues each rank's rows exactly.
+    for rank in range(3):
+        set_ranks(monkeypatch, 3, rank)
+        whole = elastic_dataset(elastic_data)
+        whole.load_state_dict(state, adapt='world')
+        rows = [r['tokens'].tolist() for r in whole]
+        again = elastic_dataset(elastic_data)
+        again.load_state_dict(saved)
+        assert [r['tokens'].tolist() for r in again] == rows[2:], rank
+
+
+def test_streaming_dataloader_workers_resume_on_another_world_MultiProcess(elastic_data,
+                                                                            monkeypatch):
+    from sluice import StreamingDataLoader
+
+    def loader(ds):
+        return StreamingDataLoader(ds, batch_size=2, num_workers=2, collate_fn=stack_tokens)
+
+    for before, after, k in ((1, 3, 3), (3, 1, 2)):
+        consumed = []
+        for rank in range(before):
+            set_ranks(monkeypatch, before, rank)
+            first = loader(elastic_dataset(elastic_data))
+            it = iter(first)
+            consumed += [next(it) for _ in range(k)]
+            state = first.state_dict()
+            del it
+        assert state['sluice_pack']['segments'][-1]['workers'] == 2
+        rest = []
+        for rank in range(after):
+            set_ranks(monkeypatch, after, rank)
+            resumed = loader(elastic_dataset(elastic_data))
+            resumed.load_state_dict(state, adapt='world')
+            rest += list(resumed)
+        assert_every_token_once(consumed + rest)
+
+
+def test_what_cannot_resume_on_another_world_is_refused(elastic_data, monkeypatch):
+    set_ranks(monkeypatch, 3, 0)
+    ds = elastic_dataset(elastic_data)
+    take(iter(ds), 1)
+    state = ds.state_dict(3, False)
+    set_ranks(monkeypatch, 1, 0)
+    with pytest.raises(ValueError, match='world'):  # the engine's: not without adapt='world'
+        elastic_dataset(elastic_data).load_state_dict(state)
+    set_ranks(monkeypatch, 3, 0)
+    binned = elastic_dataset(elastic_data, method='bin')
+    take(iter(binned), 1)
+    bin_state = binned.state_dict(3, False)
+    set_ranks(monkeypatch, 1, 0)
+    with pytest.raises(ValueError, match=r"^packed rows resume on another world shape for method "
+                       r"'concat' only \(a 'bin' row depends on its whole window\): saved over "
+                       r"1x3 ranks, now 1x1$"):
+        elastic_dataset(elastic_data, method='bin').load_state_dict(bin_state, adapt='world')
+    # A state whose DataLoader workers are not known (saved by the main
+    # process of a plain DataLoader) resumes only on its own shape.
+    unknown = dict(state, sluice_pack=dict(state['sluice_pack']))
+    unknown['sluice_pack']['segments'] = [dict(state['sluice_pack']['segments'][0], workers=None)]
+    with pytest.raises(ValueError, match=r'^packed rows resume on another world shape only from a '
+                       r'state that records its DataLoader workers \(saved through '
+                       r'sluice.StreamingDataLoader\): world shape 0 of the epoch has none$'):
+        elastic_dataset(elastic_data).load_state_dict(unknown, adapt='world')
+    # A state saved before world shapes were recorded: its own world only.
+    legacy = dict(state, sluice_pack=dict(state['sluice_pack']))
+    del legacy['sluice_pack']['segments']
+    with pytest.raises(ValueError, match=r'^packed rows resume on the world they were saved on: '
+                       r'saved over 3 ranks, now 1 \(the state records no world shapes; one '
+                       r'saved by this Sluice resumes on another world\)$'):
+        elastic_dataset(elastic_data).load_state_dict(legacy, adapt='world')

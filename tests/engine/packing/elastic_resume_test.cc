@@ -1,0 +1,213 @@
+// An elastic resume of concat-packed rows (PackedIteration::BeginSegments)
+// over a real StreamingDataset: a job consumes some rows on one world
+// shape, checkpoints and goes on on another (1 rank -> 3, 3 -> 1, with 1
+// and 2 DataLoader workers, and 1 -> 3 -> 1): every token of the epoch
+// comes out exactly once across the change, and the rows after it are the
+// same every time.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/packing/packed_iteration.h"
+#include "formats/mds/mds_writer.h"
+#include "tests/common/temp_dir.h"
+
+namespace sluice {
+namespace {
+
+constexpr int64_t kElasticDocs = 60;
+constexpr int64_t kElasticBatch = 2;
+constexpr uint64_t kElasticSeqLen = 8;
+
+// Document i: 1 + (7 i mod 19) tokens, i * 100 + 1, + 2, ...: every token
+// of the dataset is unique and none is 0 (eos and padding).
+std::vector<int64_t> ElasticDoc(int64_t i) {
+  std::vector<int64_t> d(static_cast<size_t>(1 + (7 * i) % 19));
+  for (size_t j = 0; j < d.size(); ++j) d[j] = i * 100 + int64_t(j) + 1;
+  return d;
+}
+
+class ElasticPackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ShardedWriterOptions options;
+    options.size_limit = 300;  // several shards
+    auto w = MdsWriter::Create(data_.path(), {{"tokens", "bytes"}}, options);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    for (int64_t i = 0; i < kElasticDocs; ++i) {
+      const std::vector<int64_t> d = ElasticDoc(i);
+      std::string le(d.size() * 8, '\0');
+      for (size_t j = 0; j < d.size(); ++j) {
+        for (int b = 0; b < 8; ++b) le[j * 8 + size_t(b)] = char((d[j] >> (8 * b)) & 0xff);
+      }
+      ASSERT_TRUE((*w)->WriteFields({le}).ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+
+  // Rank `rank` of `ranks` (one node) over the dataset.
+  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks) {
+    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(", "batch_size": )" +
+                                 std::to_string(kElasticBatch) + R"(, "world": {"rank": )" +
+                                 std::to_string(rank) + R"(, "world_size": )" +
+                                 std::to_string(ranks) + R"(, "local_rank": )" +
+                                 std::to_string(rank) + R"(, "local_world_size": )" +
+                                 std::to_string(ranks) + "}}");
+    EXPECT_TRUE(o.ok()) << o.status().message();
+    auto ds = StreamingDataset::Open(std::move(o).value());
+    EXPECT_TRUE(ds.ok()) << ds.status().message();
+    return ds.ok() ? std::move(ds).value() : nullptr;
+  }
+
+  static PackSpec Spec() {
+    auto spec = ParsePackSpec(R"({"column": "tokens", "seq_len": 8, "eos_id": 0, "pad_id": 0,
+                                  "drop_last": false, "bytes_dtype": "int64"})");
+    EXPECT_TRUE(spec.ok());
+    return *spec;
+  }
+
+  // Up to `max` rows (all: SIZE_MAX) of `it` after its Begin.
+  static std::vector<std::vector<int64_t>> Take(PackedIteration& it, size_t max) {
+    std::vector<std::vector<int64_t>> rows;
+    std::vector<int64_t> row(kElasticSeqLen);
+    while (rows.size() < max) {
+      auto n = it.Next(1, row.data(), nullptr, nullptr);
+      EXPECT_TRUE(n.ok()) << n.status().message();
+      if (!n.ok() || *n == 0) break;
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  // The rows every role of the last of `segments` hands out (after the
+  // rows it consumed there, RoleRows, unless `all`); one segment: from the
+  // epoch's plan (Begin), else an elastic resume (BeginSegments).
+  std::vector<std::vector<int64_t>> RowsOf(const std::vector<PackSegment>& segments, bool all) {
+    const PackSegment& last = segments.back();
+    const int64_t ranks = last.nodes * last.ranks_per_node;
+    std::vector<std::vector<int64_t>> out;
+    for (int64_t rank = 0; rank < ranks; ++rank) {
+      auto ds = Open(rank, ranks);
+      auto it = PackedIteration::Make(ds.get(), Spec());
+      EXPECT_TRUE(it.ok()) << it.status().message();
+      for (int64_t w = 0; w < last.workers; ++w) {
+        const int64_t role = rank * last.workers + w;
+        const size_t consumed = all ? SIZE_MAX : RoleRows(last, role);
+        Status st = segments.size() == 1
+                        ? (*it)->Begin(0, w, last.workers, 0)
+                        : (*it)->BeginSegments(0, segments, role, 0);
+        EXPECT_TRUE(st.ok()) << st.message();
+        for (auto& row : Take(**it, consumed)) out.push_back(std::move(row));
+      }
+    }
+    return out;
+  }
+
+  // Every non-zero token of `rows`, sorted, against every token of the
+  // dataset: each exactly once.
+  static void ExpectEveryTokenOnce(const std::vector<std::vector<int64_t>>& rows) {
+    std::vector<int64_t> got, want;
+    for (const auto& r : rows) {
+      for (int64_t t : r) {
+        if (t != 0) got.push_back(t);
+      }
+    }
+    for (int64_t i = 0; i < kElasticDocs; ++i) {
+      for (int64_t t : ElasticDoc(i)) want.push_back(t);
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want);
+  }
+
+  testing::TempDir data_{"sluice_elastic_pack_test"};
+};
+
+TEST_F(ElasticPackTest, EveryTokenComesOnceAcrossAChangeOfRanksAndWorkers) {
+  struct Change {
+    int64_t ranks, workers, new_ranks, new_workers;
+  };
+  for (const Change c : {Change{1, 1, 3, 1}, Change{3, 1, 1, 1}, Change{1, 1, 3, 2},
+                         Change{3, 2, 1, 2}}) {
+    // Positions: batches each rank consumed, all while every worker has rows.
+    for (uint64_t batches : {0, 1, 2, 3, 5}) {
+      SCOPED_TRACE(std::to_string(c.ranks) + "x" + std::to_string(c.workers) + " -> " +
+                   std::to_string(c.new_ranks) + "x" + std::to_string(c.new_workers) + " after " +
+                   std::to_string(batches) + " batches");
+      const PackSegment before{1, c.ranks, c.workers, kElasticBatch,
+                               batches * kElasticBatch * uint64_t(c.ranks)};
+      const PackSegment after{1, c.new_ranks, c.new_workers, kElasticBatch, 0};
+      auto rows = RowsOf({before}, false);
+      ASSERT_EQ(rows.size(), before.rows);  // the consumed rows exist: not the tail
+      const auto rest = RowsOf({before, after}, true);
+      EXPECT_EQ(RowsOf({before, after}, true), rest);  // deterministic
+      rows.insert(rows.end(), rest.begin(), rest.end());
+      ExpectEveryTokenOnce(rows);
+    }
+  }
+}
+
+TEST_F(ElasticPackTest, TwoChangesAndASameShapeResumeAfterOne) {
+  const PackSegment one{1, 1, 1, kElasticBatch, 6};
+  const PackSegment three{1, 3, 1, kElasticBatch, 12};  // 2 batches per rank
+  const PackSegment back{1, 1, 1, kElasticBatch, 0};
+  auto rows = RowsOf({one}, false);
+  const auto mid = RowsOf({one, three}, false);
+  ASSERT_EQ(mid.size(), 12u);
+  rows.insert(rows.end(), mid.begin(), mid.end());
+  const auto rest = RowsOf({one, three, back}, true);
+  rows.insert(rows.end(), rest.begin(), rest.end());
+  ExpectEveryTokenOnce(rows);
+  // On the shape of the last change, skipping a role's rows continues it
+  // row for row (a resume on the same shape after an elastic one).
+  auto ds = Open(1, 3);
+  auto it = PackedIteration::Make(ds.get(), Spec());
+  ASSERT_TRUE(it.ok());
+  ASSERT_TRUE((*it)->BeginSegments(0, {one, three}, 1, 0).ok());
+  const auto whole = Take(**it, SIZE_MAX);
+  ASSERT_GT(whole.size(), 3u);
+  for (uint64_t k = 1; k <= 3; ++k) {
+    ASSERT_TRUE((*it)->BeginSegments(0, {one, three}, 1, k).ok());
+    EXPECT_EQ(Take(**it, SIZE_MAX),
+              std::vector<std::vector<int64_t>>(whole.begin() + std::ptrdiff_t(k), whole.end()))
+        << k;
+  }
+}
+
+TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
+  auto one = Open(0, 1);
+  auto planned = one->ShapeWorkerIds(0, 1, 3, 2);
+  ASSERT_TRUE(planned.ok()) << planned.status().message();
+  ASSERT_EQ(planned->size(), 6u);
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    auto ds = Open(rank, 3);
+    for (int64_t w = 0; w < 2; ++w) {
+      auto ids = ds->WorkerIds(0, 0, w, 2);
+      ASSERT_TRUE(ids.ok());
+      EXPECT_EQ((*planned)[size_t(rank * 2 + w)], *ids) << rank << " " << w;
+    }
+  }
+  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1).status().message(),
+            "a world shape needs at least one node, rank per node and worker, and an epoch >= 0");
+}
+
+TEST_F(ElasticPackTest, BinAndARoleOutOfTheShapeAreRefused) {
+  auto ds = Open(0, 1);
+  const PackSegment one{1, 1, 1, kElasticBatch, 2};
+  const PackSegment three{1, 3, 1, kElasticBatch, 0};
+  auto it = PackedIteration::Make(ds.get(), Spec());
+  ASSERT_TRUE(it.ok());
+  EXPECT_EQ((*it)->BeginSegments(0, {one, three}, 3, 0).message(),
+            "token packing: role 3 is not one of the last segment's 3");
+  PackSpec bin = Spec();
+  bin.method = PackMethod::kBin;
+  auto b = PackedIteration::Make(ds.get(), bin);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)->BeginSegments(0, {one, three}, 0, 0).message(),
+            "token packing: only method 'concat' resumes on another world shape (a 'bin' row "
+            "depends on its whole window); resume 'bin' on the world shape it was saved on");
+}
+
+}  // namespace
+}  // namespace sluice
