@@ -32,7 +32,8 @@ Each with shuffle off and on (Sluice: Mosaic's py1e over row groups;
 LitData: its shuffle, within files; HF: `.shuffle(seed, buffer_size=1000)`,
 files shuffled plus a row buffer), in one process, and with --loader also
 through a torch DataLoader of 2 workers (batches of 64 rows, kept as lists;
-LitData through its own StreamingDataLoader, as it asks). rows/s: the rows
+LitData through its own StreamingDataLoader with the `spawn` start method,
+as it asks). rows/s: the rows
 over the seconds from the dataset's construction to its last row (imports
 excluded); first: construction to the first row. LitData reads an index.json
 beside the files, which index_parquet_dataset writes once per folder before
@@ -186,11 +187,15 @@ def child(lib, url, cache, shuffle, workers, endpoint):
     start = time.perf_counter()
     ds = open_dataset(lib, url, cache, shuffle, endpoint)
     if workers:
+        extra = {}
         if lib == 'litdata':
             loader_class = import_litdata().StreamingDataLoader
+            # Its ParquetLoader refuses fork (polars' thread pool).
+            extra['multiprocessing_context'] = 'spawn'
         else:
             from torch.utils.data import DataLoader as loader_class
-        batches = loader_class(ds, batch_size=BATCH, num_workers=workers, collate_fn=keep_rows)
+        batches = loader_class(ds, batch_size=BATCH, num_workers=workers, collate_fn=keep_rows,
+                               **extra)
     else:
         batches = ([row] for row in ds)
     first, rows = None, 0
