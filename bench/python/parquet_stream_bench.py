@@ -8,7 +8,7 @@ of --runs, each measurement a fresh process, the libraries interleaved.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
-        [--runs 3] [--scale 1] [--tables text,bin1k] [--loader]
+        [--runs 3] [--scale 1] [--tables text,bin1k] [--loader | --loader-only]
 
 The peers come pinned (parquet_bench_requirements.txt, constraints in
 parquet_bench_constraints.txt) in a venv this script makes on first use
@@ -238,7 +238,8 @@ class Bench:
         for r in range(self.args.runs):
             for table in tables:
                 rows = self.rows(table)
-                for workers in [0] + ([WORKERS] if self.args.loader else []):
+                for workers in ([] if self.args.loader_only else [0]) + (
+                        [WORKERS] if self.args.loader or self.args.loader_only else []):
                     for shuffle in (False, True):
                         for lib in LIBS:
                             self.one_run(table, rows, lib, shuffle, workers, endpoint, env)
@@ -335,6 +336,7 @@ def main():
     ap.add_argument('--scale', type=float, default=1.0)
     ap.add_argument('--tables', default=','.join(TABLES))
     ap.add_argument('--loader', action='store_true', help='also through a DataLoader of 2 workers')
+    ap.add_argument('--loader-only', action='store_true', help='only through the DataLoader')
     ap.add_argument('--timeout', type=float, default=600)
     args = ap.parse_args()
     args.work = os.path.abspath(args.work)
