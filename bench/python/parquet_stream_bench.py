@@ -1,0 +1,368 @@
+"""Issue 35's peer benchmark: the same Parquet files streamed row by row by
+Sluice (`sluice.StreamingDataset` over the folder, each row group a shard),
+LitData's Parquet streaming (`index_parquet_dataset` + `ParquetLoader`) and
+Hugging Face `datasets` streaming (`load_dataset("parquet", ...,
+streaming=True)`, s3fs for s3://), from a loopback s3rver and from a local
+folder, in one run on one machine: rows/s and time to first row, medians
+of --runs, each measurement a fresh process, the libraries interleaved.
+
+    SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
+        /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
+        [--runs 3] [--scale 1] [--tables text,bin1k] [--loader | --loader-only]
+
+The peers come pinned (parquet_bench_requirements.txt, constraints in
+parquet_bench_constraints.txt) in a venv this script makes on first use
+($SLUICE_PARQUET_BENCH_VENV, default build/parquet-bench-venv) with Debian's
+python3 packages visible; pip needs the registry that once. s3rver from
+tests/servers (./dev deps installs its node_modules).
+
+Tables (written once under --work, kept between invocations), 8 files of 4
+row groups each (times --scale rows):
+  text   200,000 rows: `text` (a string of ~40 words) and `input_ids`
+         (a list of 32-192 int32 token ids), snappy
+  bin1k  200,000 rows: `id` int64 and `data`, 1 KiB of random bytes, uncompressed
+
+Rows of the table:
+  s3 cold   a new, empty cache folder each run (HF streaming has no cache:
+            every read is cold)
+  s3 warm   the cache the cold run just filled, read again by a new process
+  local     the folder on local disk, its files in the page cache
+
+Each with shuffle off and on (Sluice: Mosaic's py1e over row groups;
+LitData: its shuffle, within files; HF: `.shuffle(seed, buffer_size=1000)`,
+files shuffled plus a row buffer), in one process, and with --loader also
+through a torch DataLoader of 2 workers (batches of 64 rows, kept as lists;
+LitData through its own StreamingDataLoader with the `spawn` start method,
+as it asks). rows/s: the rows
+over the seconds from the dataset's construction to its last row (imports
+excluded); first: construction to the first row. LitData reads an index.json
+beside the files, which index_parquet_dataset writes once per folder before
+the runs (not timed; it needs write access to the bucket), into its own
+copy of the files (s3://bench/pq-<table>-litdata/), because Sluice takes a
+folder with an index.json for an MDS dataset.
+Wall-clock on a shared machine: compare within one run only.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+LIBS = ('sluice', 'litdata', 'hf')
+TABLES = {'text': 200_000, 'bin1k': 200_000}
+FILES, GROUPS = 8, 4
+BATCH, SEED, WORKERS = 64, 17, 2
+
+
+def venv_python():
+    """The venv's python, made (and the pins installed) when missing or when
+    the pin files changed since."""
+    venv = os.environ.get('SLUICE_PARQUET_BENCH_VENV') or os.path.join(
+        ROOT, 'build', 'parquet-bench-venv')
+    python = os.path.join(venv, 'bin', 'python')
+    req = os.path.join(HERE, 'parquet_bench_requirements.txt')
+    con = os.path.join(HERE, 'parquet_bench_constraints.txt')
+    want = ''.join(open(p).read() for p in (req, con))
+    stamp = os.path.join(venv, 'parquet-bench-requirements')
+    if not os.path.exists(python):
+        subprocess.run(['/usr/bin/python3', '-m', 'venv', '--system-site-packages', venv],
+                       check=True)
+    if not os.path.exists(stamp) or open(stamp).read() != want:
+        pip = [python, '-m', 'pip', '-q', '--disable-pip-version-check', 'install']
+        subprocess.run(pip + ['-r', req, '-c', con], check=True)
+        subprocess.run(pip + ['--no-deps', 'litdata==0.2.76'], check=True)
+        with open(stamp, 'w') as f:
+            f.write(want)
+    return python
+
+
+# ---- the data ----------------------------------------------------------
+
+def write_table(folder, name, rows):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    tmp = folder + '.partial'
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    rng = np.random.default_rng(0)
+    per_file = rows // FILES
+    words = np.array([''.join(chr(97 + c) for c in rng.integers(0, 26, rng.integers(2, 9)))
+                      for _ in range(4096)])
+    for f in range(FILES):
+        first = f * per_file
+        n = per_file if f < FILES - 1 else rows - first
+        if name == 'text':
+            text = [' '.join(words[rng.integers(0, len(words), 40)]) for _ in range(n)]
+            lengths = rng.integers(32, 193, n)
+            offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+            ids = pa.ListArray.from_arrays(
+                pa.array(offsets), pa.array(rng.integers(0, 50_000, offsets[-1]).astype(np.int32)))
+            table = pa.table({'text': pa.array(text, pa.string()), 'input_ids': ids})
+            compression = 'snappy'
+        else:
+            data = rng.integers(0, 256, n * 1024, dtype=np.uint8).tobytes()
+            table = pa.table({'id': pa.array(np.arange(first, first + n), pa.int64()),
+                              'data': pa.array([data[i << 10:(i + 1) << 10] for i in range(n)],
+                                               pa.binary())})
+            compression = 'none'
+        pq.write_table(table, os.path.join(tmp, f'part-{f:05d}.parquet'),
+                       row_group_size=-(-n // GROUPS), compression=compression)
+    os.rename(tmp, folder)
+
+
+def litdata_copy(folder, dest):
+    """The files again beside LitData's index.json (hard links)."""
+    if not os.path.isdir(dest):
+        tmp = dest + '.partial'
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith('.parquet'):
+                os.link(os.path.join(folder, name), os.path.join(tmp, name))
+        os.rename(tmp, dest)
+
+
+def import_litdata():
+    import importlib.util
+    if importlib.util.find_spec('lightning_utilities') is None:
+        sys.path.insert(0, os.path.join(HERE, 'litdata_shim'))
+    import litdata
+    return litdata
+
+
+def s3_options(endpoint):
+    import resume_bench
+    return {'key': resume_bench.KEY_ID, 'secret': resume_bench.SECRET,
+            'client_kwargs': {'endpoint_url': endpoint, 'region_name': 'us-east-1'}}
+
+
+# ---- one measurement (a child process in the venv) ----------------------
+
+def keep_rows(rows):
+    """DataLoader collate: the batch as the list of rows (token-id lists of
+    different lengths do not stack)."""
+    return rows
+
+
+def open_dataset(lib, url, cache, shuffle, endpoint):
+    if lib == 'sluice':
+        import sluice
+        where = {'local': url} if cache is None else {'remote': url, 'local': cache}
+        return sluice.StreamingDataset(batch_size=BATCH, shuffle=shuffle, shuffle_seed=SEED,
+                                       **where)
+    if lib == 'litdata':
+        litdata = import_litdata()
+        from litdata.streaming.item_loader import ParquetLoader
+        extra = {} if cache is None else {'cache_dir': cache,
+                                          'storage_options': {'endpoint_url': endpoint}}
+        return litdata.StreamingDataset(url, item_loader=ParquetLoader(), shuffle=shuffle,
+                                        seed=SEED, **extra)
+    from datasets import load_dataset
+    extra = {} if cache is None else {'storage_options': s3_options(endpoint)}
+    ds = load_dataset('parquet', data_files=url.rstrip('/') + '/*.parquet', split='train',
+                      streaming=True, **extra)
+    return ds.shuffle(seed=SEED, buffer_size=1000) if shuffle else ds
+
+
+def child(lib, url, cache, shuffle, workers, endpoint):
+    """Prints {"first": s, "seconds": s, "rows": n}."""
+    import torch.utils.data  # noqa: F401  (imports are not timed)
+    if lib == 'sluice':
+        import sluice  # noqa: F401
+    elif lib == 'litdata':
+        import_litdata()
+        import polars  # noqa: F401
+    else:
+        import datasets  # noqa: F401
+        import s3fs  # noqa: F401
+    start = time.perf_counter()
+    ds = open_dataset(lib, url, cache, shuffle, endpoint)
+    if workers:
+        extra = {}
+        if lib == 'litdata':
+            loader_class = import_litdata().StreamingDataLoader
+            # Its ParquetLoader refuses fork (polars' thread pool).
+            extra['multiprocessing_context'] = 'spawn'
+        else:
+            from torch.utils.data import DataLoader as loader_class
+        batches = loader_class(ds, batch_size=BATCH, num_workers=workers, collate_fn=keep_rows,
+                               **extra)
+    else:
+        batches = ([row] for row in ds)
+    first, rows = None, 0
+    for batch in batches:
+        if first is None:
+            first = time.perf_counter() - start
+        rows += len(batch)
+    print(json.dumps({'first': first, 'seconds': time.perf_counter() - start, 'rows': rows}))
+
+
+# ---- the run -----------------------------------------------------------
+
+class Bench:
+    def __init__(self, args, python):
+        self.args, self.python = args, python
+        self.results = {}  # (table, source, shuffle, workers, lib) -> [(first, rows/s)]
+        self.notes = []
+
+    def measure(self, key, lib, url, cache, shuffle, workers, env, expected):
+        argv = [self.python, os.path.abspath(__file__), '--child', lib, url, cache or '',
+                '1' if shuffle else '0', str(workers), env.get('S3_ENDPOINT_URL', '')]
+        try:
+            out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True,
+                                 timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            self.notes.append(f'{key} {lib}: no end within {self.args.timeout:.0f} s')
+            return
+        except subprocess.CalledProcessError as e:
+            tail = (e.stderr or '').strip().splitlines()[-3:]
+            self.notes.append(f'{key} {lib}: failed: {" | ".join(tail)}')
+            return
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        if got['rows'] != expected:
+            self.notes.append(f'{key} {lib}: {got["rows"]} rows, expected {expected}')
+            return
+        self.results.setdefault(key + (lib,), []).append(
+            (got['first'], got['rows'] / got['seconds']))
+
+    def run(self, tables, server, endpoint, env):
+        for r in range(self.args.runs):
+            for table in tables:
+                rows = self.rows(table)
+                for workers in ([] if self.args.loader_only else [0]) + (
+                        [WORKERS] if self.args.loader or self.args.loader_only else []):
+                    for shuffle in (False, True):
+                        for lib in LIBS:
+                            self.one_run(table, rows, lib, shuffle, workers, endpoint, env)
+            print(f'run {r + 1} of {self.args.runs} done', file=sys.stderr, flush=True)
+
+    def one_run(self, table, rows, lib, shuffle, workers, endpoint, env):
+        suffix = '-litdata' if lib == 'litdata' else ''
+        url = f's3://bench/pq-{table}{self.args.tag}{suffix}/'
+        cache = tempfile.mkdtemp(prefix=f'{lib}-', dir=os.path.join(self.args.work, 'caches'))
+        try:
+            for source in ('s3 cold', 's3 warm'):
+                self.measure((table, source, shuffle, workers), lib, url, cache, shuffle,
+                             workers, env, rows)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        folder = self.folder(table) + suffix
+        self.measure((table, 'local', shuffle, workers), lib, folder, None, shuffle, workers,
+                     dict(os.environ), rows)
+
+    def rows(self, table):
+        return max(FILES * GROUPS, int(TABLES[table] * self.args.scale))
+
+    def folder(self, table):
+        return os.path.join(self.args.work, f'pq-{table}{self.args.tag}')
+
+    def table(self):
+        lines = ['| table | source | shuffle | loader | ' + ' | '.join(
+            f'{lib} rows/s | {lib} first (s)' for lib in LIBS) + ' | Sluice / best peer (rows/s) |',
+            '| --- | --- | --- | --- | ' + ' | '.join('---: | ---:' for _ in LIBS) + ' | ---: |']
+        keys = sorted({k[:4] for k in self.results}, key=lambda k: (
+            k[0], ('s3 cold', 's3 warm', 'local').index(k[1]), k[3], k[2]))
+        for key in keys:
+            cells, speed = [], {}
+            for lib in LIBS:
+                got = self.results.get(key + (lib,))
+                if not got:
+                    cells += ['-', '-']
+                    continue
+                speed[lib] = statistics.median(s for _, s in got)
+                first = statistics.median(f for f, _ in got)
+                cells += [f'{speed[lib]:,.0f}', f'{first:.3f}']
+            peers = [speed[lib] for lib in LIBS[1:] if lib in speed]
+            ratio = f'{speed["sluice"] / max(peers):.2f}' if 'sluice' in speed and peers else '-'
+            table, source, shuffle, workers = key
+            lines.append(f'| {table} | {source} | {"yes" if shuffle else "no"} | '
+                         f'{f"{workers} workers" if workers else "none"} | '
+                         + ' | '.join(cells) + f' | {ratio} |')
+        return '\n'.join(lines)
+
+
+def prepare(args, tables, python):
+    """The tables on disk, LitData's copies with their index, and all of them
+    in the s3rver's bucket (kept under --work between invocations)."""
+    import resume_bench
+    server = resume_bench.S3rver(os.path.join(args.work, 's3rver'))
+    env = resume_bench.s3_env(server.endpoint)
+    for table in tables:
+        rows = max(FILES * GROUPS, int(TABLES[table] * args.scale))
+        folder = os.path.join(args.work, f'pq-{table}{args.tag}')
+        if not os.path.isdir(folder):
+            subprocess.run([python, os.path.abspath(__file__), '--write', folder, table,
+                            str(rows)], check=True)
+        litdata_copy(folder, folder + '-litdata')
+        prefix = os.path.basename(folder)
+        for name, source in ((prefix, folder), (prefix + '-litdata', folder + '-litdata')):
+            subprocess.run([python, '-c', 'import sys, resume_bench; '
+                            'resume_bench.upload(*sys.argv[1:])', source, name, server.endpoint],
+                           check=True, env=dict(env, PYTHONPATH=HERE))
+        subprocess.run([python, os.path.abspath(__file__), '--index', folder + '-litdata',
+                        f's3://bench/{prefix}-litdata', server.endpoint], check=True, env=env)
+    return server, env
+
+
+def index_litdata(folder, url, endpoint):
+    """LitData's index.json, beside the local copy and in the bucket."""
+    litdata = import_litdata()
+    for where, options in ((folder, None), (url, {'endpoint_url': endpoint})):
+        if where == folder and os.path.exists(os.path.join(folder, 'index.json')):
+            continue
+        litdata.index_parquet_dataset(where, storage_options=options, num_workers=2)
+
+
+def main():
+    if sys.argv[1:2] == ['--child']:
+        lib, url, cache, shuffle, workers, endpoint = sys.argv[2:8]
+        return child(lib, url, cache or None, shuffle == '1', int(workers), endpoint)
+    if sys.argv[1:2] == ['--write']:
+        return write_table(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if sys.argv[1:2] == ['--index']:
+        return index_litdata(*sys.argv[2:5])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--scale', type=float, default=1.0)
+    ap.add_argument('--tables', default=','.join(TABLES))
+    ap.add_argument('--loader', action='store_true', help='also through a DataLoader of 2 workers')
+    ap.add_argument('--loader-only', action='store_true', help='only through the DataLoader')
+    ap.add_argument('--timeout', type=float, default=600)
+    args = ap.parse_args()
+    args.work = os.path.abspath(args.work)
+    args.tag = '' if args.scale == 1 else f'-x{args.scale:g}'
+    tables = args.tables.split(',')
+    os.makedirs(os.path.join(args.work, 'caches'), exist_ok=True)
+    python = venv_python()
+    server, env = prepare(args, tables, python)
+    try:
+        bench = Bench(args, python)
+        bench.run(tables, server, server.endpoint, env)
+    finally:
+        server.stop()
+    print(f'parquet_stream_bench.py {" ".join(sys.argv[1:])}')
+    print(f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}; load average '
+          f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}; medians of {args.runs} runs')
+    versions = subprocess.run([python, '-c', 'import datasets, pyarrow, s3fs, polars, torch; '
+                               'from importlib.metadata import version as v; '
+                               'print(", ".join(f"{n} {v(n)}" for n in ("litdata", "datasets", '
+                               '"pyarrow", "s3fs", "polars", "torch", "numpy")))'],
+                              capture_output=True, text=True).stdout.strip()
+    print(versions)
+    print(bench.table())
+    for note in bench.notes:
+        print('note:', note)
+
+
+if __name__ == '__main__':
+    main()
