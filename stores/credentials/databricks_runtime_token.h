@@ -55,10 +55,16 @@ uint64_t DatabricksRuntimeTokenGeneration();
 // that is no http(s) URL or an empty token is kInvalidArgument.
 Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken();
 
-// The SDK's strategy `name` ("runtime") as a source of `config`: not in a
-// runtime (DATABRICKS_RUNTIME_VERSION unset), or no provider: kNotFound
-// saying so; a runtime whose host is not config.host: kNotFound naming
-// both (its token is never sent to another workspace). `chosen`
+// The runtime's token for `config`, as the runtime strategies (runtime,
+// runtime-oauth) may use it: kNotFound saying why there is none (not in a
+// runtime, DATABRICKS_RUNTIME_VERSION unset; no provider, or the
+// provider's kNotFound, "in a Databricks runtime, but ..."; a runtime whose
+// host is not config.host, naming both: its token is never sent to another
+// workspace); the provider's other errors as FetchDatabricksRuntimeToken's.
+Result<DatabricksRuntimeToken> FetchDatabricksRuntimeTokenFor(const DatabricksConfig& config);
+
+// The SDK's strategy "runtime" as a source of `config`: the runtime's token
+// as the bearer (FetchDatabricksRuntimeTokenFor's errors). `chosen`
 // (DATABRICKS_AUTH_TYPE=runtime) turns kNotFound into kFailedPrecondition.
 std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig config, bool chosen);
 
