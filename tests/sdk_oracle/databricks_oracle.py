@@ -70,8 +70,7 @@ VOLUME = '/Volumes/main/default/vol/ds'
 ID_TOKEN = 'idtok-oracle-workload'
 GITHUB_REQUEST_TOKEN = 'gh-oracle-request-secret'
 FEDERATED_CLIENT = 'wif-oracle-client'
-# A Databricks runtime's own token, which the fake Files API does not accept
-# (only what it is exchanged for), and the fake `dbruntime` package both
+# A Databricks runtime's own token, and the fake `dbruntime` package both
 # databricks-sdk and Sluice's Python package read it from (the runtime's
 # host and token from SLUICE_ORACLE_RUNTIME_HOST and _TOKEN).
 RUNTIME_TOKEN = 'dkea-oracle-runtime-token'
@@ -176,7 +175,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self.server.file_bearers.append(
                     {h: self.headers[h] for h in AUTH_HEADERS if self.headers.get(h) is not None})
                 issued = self.server.issued | self.server.cli_issued()
-                known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in issued
+                # The runtime's own token is accepted too (the runtime
+                # strategy sends it); runtime-oauth's case still differs if
+                # Sluice sent it where the SDK sent the exchanged token.
+                known = auth in ('Bearer ' + PAT, 'Bearer ' + RUNTIME_TOKEN) or auth[len('Bearer '):] in issued
                 # Azure: the management token must be one Entra ID issued too.
                 mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
                 known = known and (mgmt is None or mgmt in issued)
@@ -386,6 +388,10 @@ def _cases(fake):
         # the fake dbruntime package. `sluice whoami` (the CLI, no Python)
         # has no runtime context: its credentials line is not checked.
         ('runtime-oauth in a Databricks runtime, scopes from the profile', '[DEFAULT]\nscopes = sql, all-apis\n',
+         {'DATABRICKS_RUNTIME_VERSION': '15.4', 'SLUICE_ORACLE_RUNTIME_HOST': host,
+          'SLUICE_ORACLE_RUNTIME_TOKEN': RUNTIME_TOKEN},
+         None),
+        ('runtime in a Databricks runtime (no scopes)', None,
          {'DATABRICKS_RUNTIME_VERSION': '15.4', 'SLUICE_ORACLE_RUNTIME_HOST': host,
           'SLUICE_ORACLE_RUNTIME_TOKEN': RUNTIME_TOKEN},
          None),
