@@ -75,7 +75,16 @@ FEDERATED_CLIENT = 'wif-oracle-client'
 # host and token from SLUICE_ORACLE_RUNTIME_HOST and _TOKEN).
 RUNTIME_TOKEN = 'dkea-oracle-runtime-token'
 FAKE_DBRUNTIME = {
-    '__init__.py': '',
+    # A runtime's namespace (empty): without it databricks.sdk.runtime,
+    # imported by the runtime strategies, makes its remote dbutils, whose
+    # Config() recurses into them.
+    '__init__.py':
+        'class UserNamespaceInitializer:\n'
+        '    @classmethod\n'
+        '    def getOrCreate(cls):\n'
+        '        return cls()\n\n'
+        '    def get_namespace_globals(self):\n'
+        '        return {}\n',
     'sdk_credential_provider.py':
         'import os\n\n\n'
         'def init_runtime_native_auth():\n'
