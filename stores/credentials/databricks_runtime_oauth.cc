@@ -17,12 +17,7 @@ class DatabricksRuntimeOauthSource final : public CredentialSource {
   std::string name() const override { return "runtime-oauth"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    auto out = FetchIn(now);
-    if (!out.ok() && chosen_ && out.status().code() == StatusCode::kNotFound) {
-      return PermissionDeniedError("the Databricks auth type runtime-oauth was chosen, but " +
-                                   out.status().message());
-    }
-    return out;
+    return AsChosenDatabricksStrategy("runtime-oauth", chosen_, FetchIn(now));
   }
 
  private:

@@ -52,12 +52,7 @@ class DatabricksRuntimeSource final : public CredentialSource {
   std::string name() const override { return "runtime"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    auto out = FetchIn(now);
-    if (!out.ok() && chosen_ && out.status().code() == StatusCode::kNotFound) {
-      return PermissionDeniedError("the Databricks auth type runtime was chosen, but " +
-                                   out.status().message());
-    }
-    return out;
+    return AsChosenDatabricksStrategy("runtime", chosen_, FetchIn(now));
   }
 
  private:
@@ -150,6 +145,12 @@ Result<DatabricksRuntimeToken> FetchDatabricksRuntimeTokenFor(const DatabricksCo
                          "), so its token is not sent there");
   }
   return token;
+}
+
+Result<Credential> AsChosenDatabricksStrategy(std::string_view name, bool chosen, Result<Credential> fetched) {
+  if (fetched.ok() || !chosen || fetched.status().code() != StatusCode::kNotFound) return fetched;
+  return PermissionDeniedError("the Databricks auth type " + std::string(name) + " was chosen, but " +
+                               fetched.status().message());
 }
 
 std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig config, bool chosen) {

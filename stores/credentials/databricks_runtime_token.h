@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "stores/credentials/credential_source.h"
@@ -62,6 +63,11 @@ Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken();
 // host is not config.host, naming both: its token is never sent to another
 // workspace); the provider's other errors as FetchDatabricksRuntimeToken's.
 Result<DatabricksRuntimeToken> FetchDatabricksRuntimeTokenFor(const DatabricksConfig& config);
+
+// What a runtime strategy `name` answers: `fetched`, except that when it was
+// chosen (DATABRICKS_AUTH_TYPE) and does not apply (kNotFound) it is
+// kPermissionDenied, "the Databricks auth type <name> was chosen, but ...".
+Result<Credential> AsChosenDatabricksStrategy(std::string_view name, bool chosen, Result<Credential> fetched);
 
 // The SDK's strategy "runtime" as a source of `config`: the runtime's token
 // as the bearer (FetchDatabricksRuntimeTokenFor's errors). `chosen`
