@@ -134,7 +134,7 @@ class DatabricksAzureClientSecretSource final : public CredentialSource {
   Result<AccessToken> Token(const std::string& token_url, const std::string& resource) const {
     return RequestDatabricksToken(token_url,
                                   {{"grant_type", "client_credentials"},
-                                   {"scope", "all-apis"},
+                                   {"scope", DatabricksScopes(config_)},
                                    {"resource", resource},
                                    {"client_id", config_.azure_client_id},
                                    {"client_secret", config_.azure_client_secret}},

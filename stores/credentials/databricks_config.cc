@@ -15,7 +15,7 @@ namespace {
 
 struct Setting {
   const char* name;   // the config file's key
-  const char* env;    // the environment variable
+  const char* env;    // the environment variable; nullptr: only the config file has it
   const char* auth;   // the kind of credential it belongs to; "" none
   std::string DatabricksConfig::*field;
   const char* alias = nullptr;  // an older name of `env`, read when it is unset
@@ -43,6 +43,8 @@ const std::vector<Setting>& Settings() {
       {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
       {"google_service_account", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "google",
        &DatabricksConfig::google_service_account},
+      // As databricks-sdk 0.162.0: no variable holds the OAuth scopes.
+      {"scopes", nullptr, "", &DatabricksConfig::scopes},
   };
   return settings;
 }
@@ -68,6 +70,22 @@ Result<std::string> NormalizeHost(const std::string& raw, const std::string& ori
                                 " is not a URL: " + parsed.status().message());
   }
   return parsed->scheme + "://" + parsed->Authority();
+}
+
+// The SDK's _parse_scopes: split at commas and spaces, each once, sorted,
+// joined by spaces ("" when none).
+std::string NormalizeScopes(const std::string& raw) {
+  std::set<std::string> scopes;
+  size_t at = 0;
+  while (at < raw.size()) {
+    size_t end = raw.find_first_of(", ", at);
+    if (end == std::string::npos) end = raw.size();
+    if (end > at) scopes.insert(raw.substr(at, end - at));
+    at = end + 1;
+  }
+  std::string out;
+  for (const std::string& s : scopes) out += (out.empty() ? "" : " ") + s;
+  return out;
 }
 
 // Loads the profile into `config` (only settings the environment left empty).
@@ -122,6 +140,10 @@ const std::vector<std::string_view>& DatabricksAuthTypes() {
   return types;
 }
 
+std::string DatabricksScopes(const DatabricksConfig& config) {
+  return config.scopes.empty() ? std::string("all-apis") : config.scopes;
+}
+
 std::string DatabricksSettingOrigin(const DatabricksConfig& config, const std::string& name) {
   auto it = config.origin.find(name);
   return it == config.origin.end() ? std::string("?") : it->second;
@@ -131,6 +153,7 @@ Result<DatabricksConfig> LoadDatabricksConfig() {
   DatabricksConfig config;
   for (const Setting& s : Settings()) {
     const char* env = s.env;
+    if (env == nullptr) continue;
     auto value = GetEnv(env);
     if (!value && s.alias != nullptr) value = GetEnv(env = s.alias);
     if (!value || value->empty()) continue;
@@ -148,6 +171,7 @@ Result<DatabricksConfig> LoadDatabricksConfig() {
   if (!config.host.empty()) {
     SLUICE_ASSIGN_OR_RETURN(config.host, NormalizeHost(config.host, config.origin["host"]));
   }
+  config.scopes = NormalizeScopes(config.scopes);
   const auto& types = DatabricksAuthTypes();
   if (!config.auth_type.empty() &&
       std::find(types.begin(), types.end(), config.auth_type) == types.end()) {

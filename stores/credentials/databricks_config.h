@@ -10,7 +10,8 @@
 //      DATABRICKS_GOOGLE_SERVICE_ACCOUNT;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
-//      [__settings__] default_profile, else [DEFAULT] when it has settings.
+//      [__settings__] default_profile, else [DEFAULT] when it has settings
+//      (only a profile gives `scopes`).
 //      The file is skipped when no profile is named and the environment
 //      already gives a host or a credential; a profile's values never
 //      replace the environment's.
@@ -58,6 +59,10 @@ struct DatabricksConfig {
   // The service account google-id impersonates through Application Default
   // Credentials (DATABRICKS_GOOGLE_SERVICE_ACCOUNT; an email).
   std::string google_service_account;
+  // The OAuth scopes asked for, space-separated, sorted, each once (a
+  // profile's `scopes`, commas or spaces between; no variable has them, as
+  // in the SDK); "" when none are configured.
+  std::string scopes;
   std::string profile;        // the profile read; "" when none
   std::string config_file;    // the file the profile came from
   // Where each setting came from ("DATABRICKS_TOKEN", "profile DEFAULT of
@@ -68,6 +73,10 @@ struct DatabricksConfig {
 // The SDK's names of the credential strategies Sluice has, in the SDK's
 // order (databricks_credential.h); DATABRICKS_AUTH_TYPE names one of them.
 const std::vector<std::string_view>& DatabricksAuthTypes();
+
+// The scopes every OAuth token request asks for, as the SDK's
+// get_scopes_as_string: config.scopes, else "all-apis".
+std::string DatabricksScopes(const DatabricksConfig& config);
 
 // Where `config`'s setting `name` came from, for messages: "DATABRICKS_TOKEN",
 // "profile sp of /home/u/.databrickscfg"; "?" when it is not set.

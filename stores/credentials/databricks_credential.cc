@@ -9,6 +9,7 @@
 #include "stores/credentials/databricks_azure.h"
 #include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_oidc.h"
+#include "stores/credentials/databricks_runtime_oauth.h"
 #include "stores/credentials/databricks_runtime_token.h"
 #include "stores/credentials/gcs_access_token.h"
 #include "stores/credentials/gcs_credential.h"
@@ -71,7 +72,7 @@ class DatabricksM2mSource final : public CredentialSource {
     SLUICE_ASSIGN_OR_RETURN(std::string token_endpoint, DatabricksTokenEndpoint(config_));
     SLUICE_ASSIGN_OR_RETURN(
         AccessToken token,
-        RequestDatabricksToken(token_endpoint, {{"grant_type", "client_credentials"}, {"scope", "all-apis"}},
+        RequestDatabricksToken(token_endpoint, {{"grant_type", "client_credentials"}, {"scope", DatabricksScopes(config_)}},
                                "token request for client " + config_.client_id,
                                {{"authorization",
                                  "Basic " + Base64Encode(config_.client_id + ":" + config_.client_secret)}}));
@@ -82,28 +83,6 @@ class DatabricksM2mSource final : public CredentialSource {
 
  private:
   DatabricksConfig config_;
-};
-
-// The SDK's runtime-oauth: the runtime's token (databricks_runtime_token.h)
-// exchanged for an OAuth token, which Sluice does not do; the runtime
-// strategy after it sends the runtime's token itself.
-class DatabricksRuntimeOauthSource final : public CredentialSource {
- public:
-  explicit DatabricksRuntimeOauthSource(bool chosen) : chosen_(chosen) {}
-  std::string name() const override { return "runtime-oauth"; }
-
-  Result<Credential> Fetch(int64_t /*now*/) override {
-    const std::string why = "Sluice does not exchange the runtime's token for an OAuth token (the "
-                            "runtime strategy sends the runtime's token itself)";
-    if (chosen_) return UnimplementedError("the Databricks auth type runtime-oauth is not supported: " + why);
-    if (!GetEnv("DATABRICKS_RUNTIME_VERSION").has_value()) {
-      return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
-    }
-    return NotFoundError("in a Databricks runtime, but " + why);
-  }
-
- private:
-  bool chosen_;
 };
 
 }  // namespace
@@ -118,7 +97,7 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
-  all.push_back(std::make_unique<DatabricksRuntimeOauthSource>(config.auth_type == "runtime-oauth"));
+  all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   all.push_back(MakeDatabricksGoogleIdSource(config));
@@ -138,6 +117,7 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
                                config.google_credentials + "\n" + config.google_service_account + "\n" +
+                               config.scopes + "\n" +
                                // What the environment gives strategies beyond the config (hashed).
                                GetEnv(config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN"
                                                                     : config.oidc_token_env.c_str())

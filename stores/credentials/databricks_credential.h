@@ -4,15 +4,15 @@
 //   1. pat: the personal access token ("token");
 //   2. basic: a user name and password: not supported (an error saying so);
 //   3. oauth-m2m: a service principal's client credentials: the
-//      client_credentials grant (client id and secret as Basic auth, scope
-//      all-apis) at the token endpoint OIDC discovery names
+//      client_credentials grant (client id and secret as Basic auth, the
+//      configured scopes, else all-apis) at the token endpoint OIDC discovery names
 //      (databricks_oidc.h);
 //   4. env-oidc, 5. file-oidc, 6. github-oidc: an ID token of another
 //      identity provider exchanged at that endpoint (databricks_oidc.h);
 //   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
 //      workspace (databricks_azure.h);
-//   9. runtime-oauth: the runtime's token exchanged for an OAuth token: not
-//      done (said by name inside a runtime, an error when chosen);
+//   9. runtime-oauth: with scopes configured, the runtime's token exchanged
+//      for an OAuth token of them (databricks_runtime_oauth.h);
 //   10. runtime: a Databricks runtime's own token, which a binding hands
 //      the engine (databricks_runtime_token.h);
 //   11. google-credentials: a Google service account's ID token for the
@@ -22,7 +22,7 @@
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
 // the strategy of that name. Not supported: the SDK's metadata-service,
 // github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
-// runtime-oauth (above), and model-serving.
+// and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.
 #pragma once

@@ -80,7 +80,7 @@ class DatabricksOidcSource final : public CredentialSource {
     }
     std::vector<std::pair<std::string, std::string>> form = {
         {"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
-        {"scope", "all-apis"},
+        {"scope", DatabricksScopes(config_)},
         {"subject_token_type", "urn:ietf:params:oauth:token-type:jwt"},
         {"subject_token", std::move(id_token)},
         {"client_id", config_.client_id}};  // left out when empty (account-wide federation)

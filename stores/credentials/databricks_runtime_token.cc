@@ -52,33 +52,16 @@ class DatabricksRuntimeSource final : public CredentialSource {
   std::string name() const override { return "runtime"; }
 
   Result<Credential> Fetch(int64_t now) override {
-    auto out = FetchIn(now);
-    if (!out.ok() && chosen_ && out.status().code() == StatusCode::kNotFound) {
-      return PermissionDeniedError("the Databricks auth type runtime was chosen, but " +
-                                   out.status().message());
-    }
-    return out;
+    return AsChosenDatabricksStrategy("runtime", chosen_, FetchIn(now));
   }
 
  private:
   Result<Credential> FetchIn(int64_t now) {
-    if (!InADatabricksRuntime()) {
-      return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
-    }
-    auto token = FetchDatabricksRuntimeToken();
-    if (!token.ok()) {
-      if (token.status().code() != StatusCode::kNotFound) return token.status();
-      return NotFoundError("in a Databricks runtime, but " + token.status().message());
-    }
-    if (!config_.host.empty() && DatabricksHostKey(config_.host) != token->host) {
-      return NotFoundError("the Databricks runtime's workspace " + token->host + " is not " +
-                           config_.host + " (from " + DatabricksSettingOrigin(config_, "host") +
-                           "), so its token is not sent there");
-    }
+    SLUICE_ASSIGN_OR_RETURN(DatabricksRuntimeToken token, FetchDatabricksRuntimeTokenFor(config_));
     Credential out;
-    out.source = "the Databricks runtime's token for " + token->host;
-    out.bearer = std::move(token->token);
-    out.expires_at = token->expires_at ? *token->expires_at : now + kDatabricksRuntimeTokenRecheckS;
+    out.source = "the Databricks runtime's token for " + token.host;
+    out.bearer = std::move(token.token);
+    out.expires_at = token.expires_at ? *token.expires_at : now + kDatabricksRuntimeTokenRecheckS;
     return out;
   }
 
@@ -145,6 +128,29 @@ Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken() {
   }
   out->host = host;
   return out;
+}
+
+Result<DatabricksRuntimeToken> FetchDatabricksRuntimeTokenFor(const DatabricksConfig& config) {
+  if (!InADatabricksRuntime()) {
+    return NotFoundError("not in a Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
+  }
+  auto token = FetchDatabricksRuntimeToken();
+  if (!token.ok()) {
+    if (token.status().code() != StatusCode::kNotFound) return token.status();
+    return NotFoundError("in a Databricks runtime, but " + token.status().message());
+  }
+  if (!config.host.empty() && DatabricksHostKey(config.host) != token->host) {
+    return NotFoundError("the Databricks runtime's workspace " + token->host + " is not " +
+                         config.host + " (from " + DatabricksSettingOrigin(config, "host") +
+                         "), so its token is not sent there");
+  }
+  return token;
+}
+
+Result<Credential> AsChosenDatabricksStrategy(std::string_view name, bool chosen, Result<Credential> fetched) {
+  if (fetched.ok() || !chosen || fetched.status().code() != StatusCode::kNotFound) return fetched;
+  return PermissionDeniedError("the Databricks auth type " + std::string(name) + " was chosen, but " +
+                               fetched.status().message());
 }
 
 std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig config, bool chosen) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "stores/credentials/credential_source.h"
@@ -55,10 +56,21 @@ uint64_t DatabricksRuntimeTokenGeneration();
 // that is no http(s) URL or an empty token is kInvalidArgument.
 Result<DatabricksRuntimeToken> FetchDatabricksRuntimeToken();
 
-// The SDK's strategy `name` ("runtime") as a source of `config`: not in a
-// runtime (DATABRICKS_RUNTIME_VERSION unset), or no provider: kNotFound
-// saying so; a runtime whose host is not config.host: kNotFound naming
-// both (its token is never sent to another workspace). `chosen`
+// The runtime's token for `config`, as the runtime strategies (runtime,
+// runtime-oauth) may use it: kNotFound saying why there is none (not in a
+// runtime, DATABRICKS_RUNTIME_VERSION unset; no provider, or the
+// provider's kNotFound, "in a Databricks runtime, but ..."; a runtime whose
+// host is not config.host, naming both: its token is never sent to another
+// workspace); the provider's other errors as FetchDatabricksRuntimeToken's.
+Result<DatabricksRuntimeToken> FetchDatabricksRuntimeTokenFor(const DatabricksConfig& config);
+
+// What a runtime strategy `name` answers: `fetched`, except that when it was
+// chosen (DATABRICKS_AUTH_TYPE) and does not apply (kNotFound) it is
+// kPermissionDenied, "the Databricks auth type <name> was chosen, but ...".
+Result<Credential> AsChosenDatabricksStrategy(std::string_view name, bool chosen, Result<Credential> fetched);
+
+// The SDK's strategy "runtime" as a source of `config`: the runtime's token
+// as the bearer (FetchDatabricksRuntimeTokenFor's errors). `chosen`
 // (DATABRICKS_AUTH_TYPE=runtime) turns kNotFound into kFailedPrecondition.
 std::unique_ptr<CredentialSource> MakeDatabricksRuntimeSource(DatabricksConfig config, bool chosen);
 

@@ -3,7 +3,8 @@ configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
-Application Default Credentials), databricks-sdk's Config() (pinned in requirements.txt)
+Application Default Credentials, a Databricks runtime's own token exchanged
+for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint (client
@@ -69,6 +70,29 @@ VOLUME = '/Volumes/main/default/vol/ds'
 ID_TOKEN = 'idtok-oracle-workload'
 GITHUB_REQUEST_TOKEN = 'gh-oracle-request-secret'
 FEDERATED_CLIENT = 'wif-oracle-client'
+# A Databricks runtime's own token, and the fake `dbruntime` package both
+# databricks-sdk and Sluice's Python package read it from (the runtime's
+# host and token from SLUICE_ORACLE_RUNTIME_HOST and _TOKEN).
+RUNTIME_TOKEN = 'dkea-oracle-runtime-token'
+FAKE_DBRUNTIME = {
+    # A runtime's namespace (empty): without it databricks.sdk.runtime,
+    # imported by the runtime strategies, makes its remote dbutils, whose
+    # Config() recurses into them.
+    '__init__.py':
+        'class UserNamespaceInitializer:\n'
+        '    @classmethod\n'
+        '    def getOrCreate(cls):\n'
+        '        return cls()\n\n'
+        '    def get_namespace_globals(self):\n'
+        '        return {}\n',
+    'sdk_credential_provider.py':
+        'import os\n\n\n'
+        'def init_runtime_native_auth():\n'
+        '    host = os.environ.get("SLUICE_ORACLE_RUNTIME_HOST")\n'
+        '    if host is None:\n'
+        '        return None, None\n'
+        '    return host, lambda: {"Authorization": "Bearer " + os.environ["SLUICE_ORACLE_RUNTIME_TOKEN"]}\n',
+}
 # The Azure CLI: prints a token derived from its arguments, and logs it (the
 # fake workspace accepts what it logged); `account show` is a service
 # principal's login.
@@ -160,7 +184,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self.server.file_bearers.append(
                     {h: self.headers[h] for h in AUTH_HEADERS if self.headers.get(h) is not None})
                 issued = self.server.issued | self.server.cli_issued()
-                known = auth == 'Bearer ' + PAT or auth[len('Bearer '):] in issued
+                # The runtime's own token is accepted too (the runtime
+                # strategy sends it); runtime-oauth's case still differs if
+                # Sluice sent it where the SDK sent the exchanged token.
+                known = auth in ('Bearer ' + PAT, 'Bearer ' + RUNTIME_TOKEN) or auth[len('Bearer '):] in issued
                 # Azure: the management token must be one Entra ID issued too.
                 mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
                 known = known and (mgmt is None or mgmt in issued)
@@ -192,6 +219,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._google_token(form)
         if path != '/oidc/v1/token':
             return self._send(404, {'error': 'not_found'})
+        if form.get('subject_token_type') == ['urn:databricks:params:oauth:token-type:personal-access-token']:
+            # runtime-oauth: the runtime's own token exchanged, no client
+            # authentication.
+            if (self.headers.get('Authorization') or form.get('subject_token') != [RUNTIME_TOKEN] or
+                    form.get('grant_type') != ['urn:ietf:params:oauth:grant-type:token-exchange']):
+                return self._send(400, {'error': 'invalid_request'}, [('Content-Type', 'application/json')])
+            asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'subject_token', 'subject_token_type',
+                                               'requested_token_type', 'authorization_details', 'assume_group')}
+            token = 'rtx-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
+                              [('Content-Type', 'application/json')])
         if form.get('grant_type') == ['urn:ietf:params:oauth:grant-type:token-exchange']:
             # OIDC federation: no client authentication, a known ID token.
             subject = form.get('subject_token', [''])[0]
@@ -352,6 +392,21 @@ def _cases(fake):
          'from DATABRICKS_GOOGLE_SERVICE_ACCOUNT)'),
         # The Azure CLI on PATH, the tenant from /aad/auth, the subscription
         # of the resource id.
+        # The runtime's token exchanged for an OAuth token of the profile's
+        # scopes (runtime-oauth, before runtime); both read the runtime from
+        # the fake dbruntime package. `sluice whoami` (the CLI, no Python)
+        # has no runtime context: its credentials line is not checked.
+        ('runtime-oauth in a Databricks runtime, scopes from the profile', '[DEFAULT]\nscopes = sql, all-apis\n',
+         {'DATABRICKS_RUNTIME_VERSION': '15.4', 'SLUICE_ORACLE_RUNTIME_HOST': host,
+          'SLUICE_ORACLE_RUNTIME_TOKEN': RUNTIME_TOKEN},
+         None),
+        ('runtime in a Databricks runtime (no scopes)', None,
+         {'DATABRICKS_RUNTIME_VERSION': '15.4', 'SLUICE_ORACLE_RUNTIME_HOST': host,
+          'SLUICE_ORACLE_RUNTIME_TOKEN': RUNTIME_TOKEN},
+         None),
+        ('profile OAuth M2M with scopes', f'[sp]\nhost = {host}\nclient_id = {CLIENT_ID}\n'
+         f'client_secret = {CLIENT_SECRET}\nscopes = sql,all-apis sql\n', {'DATABRICKS_CONFIG_PROFILE': 'sp'},
+         'OAuth M2M for client ' + CLIENT_ID),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -383,12 +438,17 @@ def _environment(folder, name, config_text, extra, fake):
         f.write(FAKE_AZ)
     os.chmod(os.path.join(case_dir, 'az'), 0o755)
     env['SLUICE_ORACLE_AZ_LOG'] = os.path.join(case_dir, 'az.log')
+    env['SLUICE_ORACLE_DBRUNTIME'] = os.path.join(folder, 'fake-dbruntime')
     env.update({k: v.replace('{case}', case_dir) for k, v in extra.items()})
     return env, case_dir
 
 
 def _sdk(env, fake):
     import google.auth.iam
+    if 'DATABRICKS_RUNTIME_VERSION' in env and env['SLUICE_ORACLE_DBRUNTIME'] not in sys.path:
+        # Before databricks.sdk.runtime is first imported (it binds dbruntime's
+        # functions then).
+        sys.path.insert(0, env['SLUICE_ORACLE_DBRUNTIME'])
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
@@ -419,7 +479,8 @@ def _sdk(env, fake):
 
 def _sluice(env, fake):
     child = dict(env)
-    child['PYTHONPATH'] = os.path.join(ROOT, 'bindings', 'python')
+    child['PYTHONPATH'] = os.path.join(ROOT, 'bindings', 'python') + (
+        os.pathsep + env['SLUICE_ORACLE_DBRUNTIME'] if 'DATABRICKS_RUNTIME_VERSION' in env else '')
     child['SLUICE_LIBRARY'] = os.environ.get(
         'SLUICE_LIBRARY', os.path.join(ROOT, 'build', 'bindings', 'c', 'libsluice.so'))
     before = len(fake.file_bearers)
@@ -439,10 +500,14 @@ def main():
     cli = os.environ.get('SLUICE_CLI', os.path.join(ROOT, 'build', 'bindings', 'cli', 'sluice'))
     failures = 0
     with tempfile.TemporaryDirectory(prefix='sluice-databricks-oracle-') as folder:
+        os.makedirs(os.path.join(folder, 'fake-dbruntime', 'dbruntime'))
+        for name, text in FAKE_DBRUNTIME.items():
+            with open(os.path.join(folder, 'fake-dbruntime', 'dbruntime', name), 'w') as f:
+                f.write(text)
         for name, config_text, extra, source in _cases(fake):
             env, case_dir = _environment(folder, name, config_text, extra, fake)
             fake.az_log = env['SLUICE_ORACLE_AZ_LOG']
-            source = source.replace('{case}', case_dir)
+            source = source.replace('{case}', case_dir) if source is not None else None
             start = time.monotonic()
             try:
                 sdk_auth, sdk_bytes = _sdk(env, fake)
@@ -452,7 +517,7 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN,
+            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
                         fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []
@@ -460,7 +525,7 @@ def main():
                 problems.append(f'databricks-sdk: {sdk_auth}  sluice: {our_auth}')
             if not (sdk_bytes == our_bytes == OBJECT):
                 problems.append(f'bytes: databricks-sdk {sdk_bytes!r}  sluice {our_bytes!r}')
-            if whoami.returncode != 0 or f'credentials: {source}' not in shown:
+            if source is not None and (whoami.returncode != 0 or f'credentials: {source}' not in shown):
                 problems.append(f'whoami: {shown.strip()}')
             if any(s in shown for s in secrets):
                 problems.append('whoami printed a secret')

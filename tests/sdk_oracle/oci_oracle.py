@@ -47,6 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 NAMESPACE = 'oracletenancy'
 OBJECTS = {'ds/index.json': b'{"version": 2}', 'ds/shards/shard.00000.mds': bytes(range(256)) * 50}
 PASSPHRASE = 'oracle-passphrase'
+RP_PASSPHRASE = 'oracle-rp-passphrase'
 
 
 class FakeObjectStorage(http.server.ThreadingHTTPServer):
@@ -723,9 +724,39 @@ def _one_purchase(lines):
     return out
 
 
+class _passphrase_file_read_as_bytes:
+    """oci 2.189.0's FileBasedSessionKeySupplier (a resource principal's key
+    given as a path, 2.1.x and 2.2) opens the passphrase file with mode "b",
+    which Python refuses (ValueError: Must have exactly one of
+    create/read/write/append mode), so an encrypted key file with a
+    passphrase file fails in the SDK as released. Within this context the
+    supplier reads the file's bytes as the SDK means to, and loads the key
+    with them; nothing else of the SDK is changed."""
+
+    def __enter__(self):
+        from oci.auth.signers import ephemeral_resource_principals_signer as module
+        self.cls = module.FileBasedSessionKeySupplier
+        self.saved = self.cls.refresh
+
+        def refresh(supplier):
+            secret = None
+            if supplier.passphrase_file is not None:
+                with open(supplier.passphrase_file, 'rb') as f:
+                    secret = f.read()
+            supplier.private_key = oci.signer.load_private_key_from_file(supplier.private_key_file, secret)
+            supplier.public_key = supplier.private_key.public_key()
+        self.cls.refresh = refresh
+        return self
+
+    def __exit__(self, *exc):
+        self.cls.refresh = self.saved
+        return False
+
+
 def rp_exchange_cases(folder, env, cases, cli):
     """The versions that buy their token: 2.1, 2.1.1, 2.1.2 (with its RPT
-    path and security context), 1.1 (the instance principal signs) and 3.0
+    path and security context), an encrypted key with its passphrase (2.1:
+    both in files; 2.1.1: both in the variables), 1.1 (the instance principal signs) and 3.0
     (a 2.2 leaf buys its parent's token, which buys a further parent's).
     Sluice reads through them and the fake checks each token request against
     the SDK's signer; then the SDK's get_resource_principals_signer(), made
@@ -758,6 +789,17 @@ def rp_exchange_cases(folder, env, cases, cli):
     ten = 'ocid1.tenancy.oc1..oracle'
     v21 = {'OCI_RESOURCE_PRINCIPAL_RESOURCE_ID': rid, 'OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM': key_file,
            'OCI_RESOURCE_PRINCIPAL_REGION': 'us-ashburn-1'}
+    # The same key encrypted: in a file with its passphrase in another (the
+    # SDK's file mode: a key path makes the passphrase a path), and both in
+    # the variables themselves.
+    encrypted_file = os.path.join(folder, 'rp21_key_encrypted.pem')
+    subprocess.run(['openssl', 'pkey', '-in', key_file, '-aes-256-cbc', '-passout', 'pass:' + RP_PASSPHRASE,
+                    '-out', encrypted_file], check=True, capture_output=True)
+    passphrase_file = os.path.join(folder, 'rp21_passphrase')
+    with open(passphrase_file, 'w') as f:
+        f.write(RP_PASSPHRASE)  # no newline: the SDK takes the file's bytes as they are
+    with open(encrypted_file) as f:
+        encrypted_pem = f.read()
     versions = [
         ('2.1', dict(v21), {f'resource/v2.1/{rid}': ('2.1', None)}),
         ('2.1.1', dict(v21, OCI_RESOURCE_PRINCIPAL_TENANCY_ID=ten), {f'resource/v2.1.1/{ten}/{rid}': ('2.1.1', ten)}),
@@ -765,6 +807,14 @@ def rp_exchange_cases(folder, env, cases, cli):
                        OCI_RESOURCE_PRINCIPAL_RPT_PATH='/custom/rpt/{}',
                        OCI_RESOURCE_PRINCIPAL_SECURITY_CONTEXT='oracle-context'),
          {f'resource/v2.1.2/{ten}/{rid}': ('2.1.2', ten)}),
+        ('2.1 (encrypted key file, passphrase file)',
+         dict(v21, OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM=encrypted_file,
+              OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE=passphrase_file),
+         {f'resource/v2.1/{rid}': ('2.1', None)}),
+        ('2.1.1 (encrypted key and passphrase in the variables)',
+         dict(v21, OCI_RESOURCE_PRINCIPAL_TENANCY_ID=ten, OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM=encrypted_pem,
+              OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM_PASSPHRASE=RP_PASSPHRASE),
+         {f'resource/v2.1.1/{ten}/{rid}': ('2.1.1', ten)}),
         ('1.1', {}, {}),
         ('3.0', {'OCI_RESOURCE_PRINCIPAL_VERSION_FOR_LEAF_RESOURCE': '2.2',
                  'OCI_RESOURCE_PRINCIPAL_RPST_FOR_LEAF_RESOURCE': leaf_rpst_file,
@@ -774,7 +824,8 @@ def rp_exchange_cases(folder, env, cases, cli):
     all_names = set()
     for _, variables, _ in versions:
         all_names.update(variables)
-    for version, variables, key_ids in versions:
+    for label, variables, key_ids in versions:
+        version = label.split(' ')[0]
         for sdk_run in (False, True):
             rp = FakeRpService(identity)
             rp.held_keys = [key]
@@ -804,9 +855,10 @@ def rp_exchange_cases(folder, env, cases, cli):
                 failures += read_and_whoami(
                     fake, dict(env, OCI_CONFIG_FILE=os.path.join(folder, 'no-config'),
                                SLUICE_OCI_OBJECT_STORAGE_ENDPOINT=fake.url, **rp_env),
-                    [(f'resource principal {version}, {name}', url) for name, url in cases[:1]], cli,
+                    [(f'resource principal {label}, {name}', url) for name, url in cases[:1]], cli,
                     lambda shown: 'resource principal' in shown and
-                    not any(t in shown for t in rp.sessions) and 'PRIVATE KEY' not in shown)
+                    not any(t in shown for t in rp.sessions) and 'PRIVATE KEY' not in shown
+                    and RP_PASSPHRASE not in shown)
                 sluice_log = list(rp.log)
             else:
                 def make():
@@ -825,8 +877,22 @@ def rp_exchange_cases(folder, env, cases, cli):
                         ip.InstancePrincipalsSecurityTokenSigner.METADATA_URL_BASE = real_base
                         oci.regions.endpoint_for = real_endpoint_for
                 unset = {k: None for k in all_names if k not in rp_env}
+                released = None
+                if 'PASSPHRASE' in ''.join(variables) and os.path.isabs(
+                        variables['OCI_RESOURCE_PRINCIPAL_PRIVATE_PEM']):
+                    # The SDK as released fails here (said below); the case
+                    # is then checked with only its file mode put right.
+                    try:
+                        _with_environment(dict(rp_env, **unset), make)
+                        released = 'works as released'
+                    except Exception as e:
+                        released = f'as released: {type(e).__name__}: {e}'
                 try:
-                    signer = _with_environment(dict(rp_env, **unset), make)
+                    if released is not None:
+                        with _passphrase_file_read_as_bytes():
+                            signer = _with_environment(dict(rp_env, **unset), make)
+                    else:
+                        signer = _with_environment(dict(rp_env, **unset), make)
                     answer = requests.get(fake.url + '/n/', auth=signer).status_code
                 except Exception as e:  # the SDK's own failure, reported
                     answer = f'{type(e).__name__}: {str(e)[:120]}'
@@ -839,8 +905,10 @@ def rp_exchange_cases(folder, env, cases, cli):
                 ok = (answer == 200 and all(v == 'same' for _, v in sdk_log) and same_requests
                       and all(v == 'same' for _, v in sluice_log))
                 failures += not ok
-                print(f'{"same" if ok else "DIFFERENT"}  resource principal {version} token requests: '
+                print(f'{"same" if ok else "DIFFERENT"}  resource principal {label} token requests: '
                       f'Sluice {sluice_lines}, the SDK\'s {"the same" if same_requests else sdk_lines}'
+                      + (f' (the SDK with its passphrase file read in mode "rb"; {released})'
+                         if released else '')
                       + ('' if ok else f'\n    verdicts: Sluice {[v for _, v in sluice_log]}, '
                                        f'SDK {[v for _, v in sdk_log]}, SDK GET /n/: {answer}'), flush=True)
             fake.shutdown()

@@ -9,6 +9,7 @@ Each case runs in a child process (the package registers its provider at
 import)."""
 import functools
 import http.server
+import json
 import os
 import pathlib
 import ssl
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import urllib.parse
 
 import pytest
 
@@ -23,6 +25,7 @@ import sluice
 
 VOLUME = '/Volumes/main/default/vol/ds'
 TOKEN = 'dkea-runtime-token-0042'
+OAUTH_TOKEN = 'oauth-exchanged-token-0043'
 
 CHILD = '''
 import sys
@@ -48,7 +51,7 @@ class FilesApi(http.server.BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.bearers.append(auth)
         prefix = '/api/2.0/fs/files' + VOLUME + '/'
-        if auth != f'Bearer {TOKEN}':
+        if auth != f'Bearer {self.server.accepted}':
             self.send_response(401)
             self.send_header('Content-Length', '0')
             self.end_headers()
@@ -80,6 +83,25 @@ class FilesApi(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self._answer(True)
 
+    def do_POST(self):
+        """The workspace's token endpoint: the runtime's token (runtime-oauth)
+        exchanged for OAUTH_TOKEN, the form checked field by field."""
+        form = urllib.parse.parse_qs(self.rfile.read(int(self.headers.get('Content-Length', '0'))).decode())
+        with self.server.lock:
+            self.server.exchanges.append(form)
+        asked = {'grant_type': ['urn:ietf:params:oauth:grant-type:token-exchange'], 'subject_token': [TOKEN],
+                 'subject_token_type': ['urn:databricks:params:oauth:token-type:personal-access-token'],
+                 'requested_token_type': ['urn:ietf:params:oauth:token-type:access_token'],
+                 'scope': ['all-apis sql']}
+        good = self.path == '/oidc/v1/token' and form == asked and not self.headers.get('Authorization')
+        body = json.dumps({'access_token': OAUTH_TOKEN, 'token_type': 'Bearer', 'expires_in': 3600} if good
+                          else {'error': 'invalid_request'}).encode()
+        self.send_response(200 if good else 400)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_HEAD(self):
         self._answer(False)
 
@@ -89,6 +111,7 @@ def serve(root, context=None):
     if context is not None:
         server.socket = context.wrap_socket(server.socket, server_side=True)
     server.root, server.bearers, server.lock = root, [], threading.Lock()
+    server.accepted, server.exchanges = TOKEN, []
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -131,6 +154,28 @@ def test_native_auth_token_reads_the_volume_multiprocess(tmp_path, volume):
             '''})
         assert run_child(tmp_path, fakes, {}) == str(list(range(12)))
         assert server.bearers and set(server.bearers) == {f'Bearer {TOKEN}'}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_with_scopes_the_runtimes_token_is_exchanged_and_reads_multiprocess(tmp_path, volume):
+    """runtime-oauth (before runtime): a profile's scopes make the engine
+    exchange the runtime's token at the runtime's host; only the exchanged
+    token reads the volume."""
+    server = serve(volume)
+    server.accepted = OAUTH_TOKEN
+    try:
+        fakes = fake_dbruntime(tmp_path / 'fakes', {'sdk_credential_provider': f'''
+            def init_runtime_native_auth():
+                return 'http://127.0.0.1:{server.server_port}', lambda: {{
+                    'Authorization': 'Bearer {TOKEN}'}}
+            '''})
+        (tmp_path / 'home').mkdir()
+        (tmp_path / 'home' / '.databrickscfg').write_text('[DEFAULT]\nscopes = sql, all-apis\n')
+        assert run_child(tmp_path, fakes, {}) == str(list(range(12)))
+        assert server.bearers and set(server.bearers) == {f'Bearer {OAUTH_TOKEN}'}
+        assert len(server.exchanges) == 1  # one token for the whole read (expires in 3600 s)
     finally:
         server.shutdown()
         server.server_close()

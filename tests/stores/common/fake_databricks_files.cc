@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace sluice::testing {
@@ -51,7 +52,14 @@ std::vector<std::string> FakeDatabricksFiles::resource_ids() {
   return resource_ids_;
 }
 
+void FakeDatabricksFiles::ServeTokenEndpoint(std::function<FakeResponse(const FakeRequest&)> handler) {
+  token_endpoint_ = std::move(handler);
+}
+
 FakeResponse FakeDatabricksFiles::Handle(const FakeRequest& r) {
+  if (r.method == "POST" && r.target == "/oidc/v1/token") {
+    return token_endpoint_ ? token_endpoint_(r) : FakeResponse{404, {}, ""};
+  }
   if (r.target.rfind("/api/2.0/fs/directories", 0) != 0) return HandleLocked(r);
   int now = ++lists_in_flight_;
   for (int seen = max_lists_in_flight; now > seen &&

@@ -6,6 +6,7 @@
 #define SLUICE_TESTS_STORES_COMMON_FAKE_DATABRICKS_FILES_H_
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -37,6 +38,11 @@ class FakeDatabricksFiles {
   // workspace's does ("": 404, as elsewhere). Thread-safe.
   void SetAadTenant(const std::string& tenant);
 
+  // POST /oidc/v1/token goes to `handler` (a test's token endpoint on the
+  // workspace's host, as a runtime's token exchange needs); 404 when unset.
+  // Set before requests arrive.
+  void ServeTokenEndpoint(std::function<FakeResponse(const FakeRequest&)> handler);
+
   // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would. Thread-safe.
   void Put(const std::string& path, std::string bytes);
   // The GETs of `path` answered so far (ranged ones included). Thread-safe.
@@ -61,6 +67,7 @@ class FakeDatabricksFiles {
   std::vector<std::string> bearers_;
   std::vector<std::string> management_tokens_, resource_ids_;
   std::string aad_tenant_;
+  std::function<FakeResponse(const FakeRequest&)> token_endpoint_;
   int list_pages_ = 0;
   FakeHttpServer server_;  // last: stops first
 };

@@ -465,8 +465,8 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
                      "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)), "
                      "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
                      " is not an Azure Databricks workspace), "
-                     "runtime-oauth (in a Databricks runtime, but Sluice does not exchange the runtime's "
-                     "token for an OAuth token (the runtime strategy sends the runtime's token itself)), "
+                     "runtime-oauth (in a Databricks runtime, but no OAuth scopes are configured (scopes in "
+                     "the profile), so the runtime's token is not exchanged), "
                      "runtime (used)\n");
 }
 
@@ -516,6 +516,146 @@ TEST_F(DatabricksRuntimeTest, AProvidersFailureAndNoProviderAreSaid) {
   EXPECT_EQ(MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000).status().ToString(),
             "permission denied: runtime: the Databricks auth type runtime was chosen, but not in a "
             "Databricks runtime (DATABRICKS_RUNTIME_VERSION is not set)");
+}
+
+// runtime-oauth: with scopes in the profile, the runtime's token (which the
+// Files fake does not accept) is exchanged at the runtime's host,
+// {host}/oidc/v1/token, for an OAuth token, checked as the real endpoint
+// checks it: no client authentication, the SDK's token-exchange form with
+// the runtime's current token as the subject and the scopes sorted once.
+class DatabricksRuntimeOauthTest : public DatabricksRuntimeTest {
+ protected:
+  void SetUp() override {
+    DatabricksRuntimeTest::SetUp();
+    files_.ServeTokenEndpoint([this](const FakeRequest& r) -> FakeResponse {
+      std::lock_guard<std::mutex> lock(mu_);
+      exchanges_.push_back(r.body);
+      if (refuse_ || !r.Header("authorization").empty()) {
+        return {400, {{"Content-Type", "application/json"}},
+                "{\"error\": \"invalid_request\", \"error_description\": \"subject token rejected\"}"};
+      }
+      const std::string prefix =
+          "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&subject_token=";
+      const std::string suffix =
+          "&subject_token_type=urn%3Adatabricks%3Aparams%3Aoauth%3Atoken-type%3Apersonal-access-token"
+          "&requested_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token&scope=all-apis%20files%20sql";
+      if (!r.body.starts_with(prefix) || !r.body.ends_with(suffix)) {
+        return {400, {{"Content-Type", "application/json"}}, "{\"error\": \"invalid_request\"}"};
+      }
+      const std::string subject = r.body.substr(prefix.size(), r.body.size() - prefix.size() - suffix.size());
+      const std::string token = "oauth-for-" + subject;
+      files_.AcceptToken(token);
+      return {200, {{"Content-Type", "application/json"}},
+              "{\"access_token\": \"" + token + "\", \"token_type\": \"Bearer\", \"expires_in\": " +
+                  std::to_string(expires_in_.load()) + "}"};
+    });
+    // A new runtime token at every call, as a runtime rotates it.
+    SetDatabricksRuntimeTokenProvider([this]() -> Result<DatabricksRuntimeToken> {
+      return DatabricksRuntimeToken{files_.url(), "runtime-token-" + std::to_string(++calls_), std::nullopt};
+    });
+    WriteCfg("[DEFAULT]\nscopes = sql,all-apis  files sql\n");
+  }
+  std::vector<std::string> exchanges() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return exchanges_;
+  }
+  std::mutex mu_;
+  std::vector<std::string> exchanges_;
+  std::atomic<bool> refuse_{false};
+  std::atomic<int> expires_in_{3600};
+};
+
+TEST_F(DatabricksRuntimeOauthTest, WithScopesTheRuntimesTokenIsExchangedBeforeRuntimeIsTried) {
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->scopes, "all-apis files sql");
+  EXPECT_EQ(DatabricksScopes(*config), "all-apis files sql");
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto got = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "{\"shards\": []}");
+  // The runtime's token went only to the exchange; the read carried the
+  // OAuth token bought with it.
+  ASSERT_FALSE(files_.bearers().empty());
+  for (const std::string& bearer : files_.bearers()) EXPECT_EQ(bearer.rfind("oauth-for-runtime-token-", 0), 0u);
+  auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
+  ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
+  EXPECT_NE(whoami->find("  credentials: OAuth token for scopes all-apis files sql (from profile DEFAULT of " +
+                         cfg_ + "), exchanged for the Databricks runtime's token of " + files_.url() +
+                         " (bearer token)\n"),
+            std::string::npos)
+      << *whoami;
+  EXPECT_NE(whoami->find("azure-cli (" + files_.url() + " is not an Azure Databricks workspace), "
+                         "runtime-oauth (used)\n"),
+            std::string::npos)
+      << *whoami;
+  EXPECT_EQ(whoami->find("runtime-token-"), std::string::npos) << *whoami;
+  // Without scopes the runtime strategy sends the runtime's token itself.
+  WriteCfg("[DEFAULT]\nauth_type = runtime\n");
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  auto plain = MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->source, "the Databricks runtime's token for " + files_.url());
+}
+
+TEST_F(DatabricksRuntimeOauthTest, ItsTokenIsExchangedAgainWithTheRuntimesNewTokenBeforeItExpires) {
+  expires_in_ = 4;  // refreshed at half its life
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+  const std::string first = files_.bearers().back();
+  const size_t exchanged = exchanges().size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  auto again = loop_.Run((*store)->Get("index.json"));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_GT(exchanges().size(), exchanged);
+  EXPECT_NE(files_.bearers().back(), first);
+  // Each exchange offered the token the provider gave at that call.
+  const std::vector<std::string> all = exchanges();
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_NE(all[i], all[i - 1]);
+  EXPECT_EQ(files_.bearers().back().rfind("oauth-for-runtime-token-", 0), 0u);
+}
+
+TEST_F(DatabricksRuntimeOauthTest, ARefusedExchangeIsAnErrorThatNamesTheEndpointAndNoToken) {
+  refuse_ = true;
+  // A host in the environment: the profile (its scopes) is read when named.
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_CONFIG_PROFILE", "DEFAULT"}});
+  auto got = MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kPermissionDenied);
+  const std::string message = got.status().message();
+  EXPECT_EQ(message.rfind("runtime-oauth: token exchange of the Databricks runtime's token to " + files_.url() +
+                              "/oidc/v1/token failed: ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("(invalid_request)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("runtime-token-"), std::string::npos) << message;
+  EXPECT_EQ(message.find("subject token rejected"), std::string::npos) << message;
+  EXPECT_EQ(exchanges().size(), 1u);  // runtime was not tried after it: a broken source is said
+  // A runtime of another workspace: its token is neither exchanged nor sent.
+  SetDatabricksRuntimeTokenProvider([]() -> Result<DatabricksRuntimeToken> {
+    return DatabricksRuntimeToken{"https://adb-1.2.azuredatabricks.net", "runtime-token-x", std::nullopt};
+  });
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_HOST", files_.url()},
+          {"DATABRICKS_CONFIG_PROFILE", "DEFAULT"}, {"DATABRICKS_AUTH_TYPE", "runtime-oauth"}});
+  EXPECT_EQ(MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000).status().ToString(),
+            "permission denied: runtime-oauth: the Databricks auth type runtime-oauth was chosen, but the "
+            "Databricks runtime's workspace https://adb-1.2.azuredatabricks.net is not " +
+                files_.url() + " (from DATABRICKS_HOST), so its token is not sent there");
+  EXPECT_EQ(exchanges().size(), 1u);
+  // Chosen without scopes.
+  WriteCfg("[DEFAULT]\nhost = " + files_.url() + "\n");
+  SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}, {"DATABRICKS_AUTH_TYPE", "runtime-oauth"}});
+  Provide(files_.url(), "runtime-token-y");
+  EXPECT_EQ(MakeDatabricksCredentialChain(LoadDatabricksConfig().value())->Fetch(1000).status().ToString(),
+            "permission denied: runtime-oauth: the Databricks auth type runtime-oauth was chosen, but in a "
+            "Databricks runtime, but no OAuth scopes are configured (scopes in the profile), so the runtime's "
+            "token is not exchanged");
 }
 
 }  // namespace

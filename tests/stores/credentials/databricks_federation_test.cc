@@ -509,19 +509,22 @@ TEST_F(DatabricksFederationReadTest, GoogleIdImpersonatesTheAccountThroughApplic
       << Resolve();
 }
 
-// runtime-oauth: the runtime's token exchanged for an OAuth token is not
-// done; chosen, an error naming the auth type; inside a runtime
-// (DATABRICKS_RUNTIME_VERSION) the chain says why it went past it, and
-// past runtime when no binding registered the runtime's token provider
-// (databricks_credential_test.cc's DatabricksRuntimeTest has the rest).
-TEST_F(DatabricksFederationTest, ARuntimesOAuthExchangeIsRefusedByName) {
-  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime-oauth"},
-          {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
+// runtime-oauth chosen where it cannot apply: an error naming the auth type
+// and why (outside a runtime; inside one with no scopes); inside a runtime
+// with nothing chosen the chain says why it went past it, and past runtime
+// when no binding registered the runtime's token provider
+// (databricks_credential_test.cc's DatabricksRuntimeOauthTest has the rest).
+TEST_F(DatabricksFederationTest, RuntimeOauthChosenWhereItCannotApplySaysWhy) {
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_AUTH_TYPE", "runtime-oauth"}});
   EXPECT_EQ(Resolve(),
-            "runtime-oauth: the Databricks auth type runtime-oauth is not supported: Sluice does not exchange "
-            "the runtime's token for an OAuth token (the runtime strategy sends the runtime's token itself)");
+            "runtime-oauth: the Databricks auth type runtime-oauth was chosen, but not in a Databricks runtime "
+            "(DATABRICKS_RUNTIME_VERSION is not set)");
   SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_RUNTIME_VERSION", "15.4"}});
   const std::string tried = Resolve();
+  EXPECT_NE(tried.find("runtime-oauth (in a Databricks runtime, but no binding has handed Sluice the runtime's "
+                       "own token"),
+            std::string::npos)
+      << tried;
   EXPECT_NE(tried.find("runtime (in a Databricks runtime, but no binding has handed Sluice the runtime's own "
                        "token (it lives in the notebook's Python context, dbruntime, which the Python package "
                        "reads;"),
