@@ -209,6 +209,11 @@ struct DatasetOptions {
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
 
+// The "world" object of a dataset config alone (a JSON object with the
+// keys above, each an integer or null), for the bindings
+// (sluice_world_resolve). Errors as ParseDatasetOptions'.
+Result<WorldOptions> ParseWorldOptions(std::string_view json);
+
 // Explicit values first, then the environment (RANK, WORLD_SIZE,
 // LOCAL_WORLD_SIZE, LOCAL_RANK, as torchrun sets them), then Mosaic's
 // defaults: rank 0 of 1, one rank per node (LOCAL_WORLD_SIZE unset: every
