@@ -348,8 +348,10 @@ sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node,
 /* The world of sluice_world_from_env with explicit values first:
  * world_json is a JSON object with any of "rank", "world_size",
  * "local_rank" and "local_world_size" (integers, or null), the "world" of a
- * sluice_stream_open config; each key not given is read from the
- * environment as sluice_world_from_env reads it. NULL = {}. An unknown key
+ * sluice_stream_open config. With any key given the environment is not
+ * read (a world given is the caller's alone): the keys not given take the
+ * defaults (rank 0, world_size 1, local_world_size 1, local_rank rank %
+ * local_world_size). NULL or {}: sluice_world_from_env. An unknown key
  * or a value that is not an integer is SLUICE_EINVAL naming the key; other
  * errors and thread safety as sluice_world_from_env. For a process that
  * reads one rank's samples without torchrun's variables (a Ray task

@@ -417,10 +417,15 @@ Result<WorldOptions> ParseWorldOptions(std::string_view json) {
 // only when the local world size was given too (a LOCAL_RANK beside a
 // missing LOCAL_WORLD_SIZE counts ranks on some other notion of a node).
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
-  // An explicit value wins; the environment is read only where none is.
-  auto pick = [](const std::optional<int64_t>& given,
-                 const char* env) -> Result<std::optional<int64_t>> {
-    if (given) return given;
+  // A world given (any field) is the caller's alone: torchrun's variables
+  // describe this process's own place, which a caller naming another (a Ray
+  // task reading partition i of n inside a torchrun job) has left, so
+  // mixing the two would make a third world. Fields not given then take
+  // the defaults below.
+  const bool given = w.rank || w.world_size || w.local_rank || w.local_world_size;
+  auto pick = [given](const std::optional<int64_t>& value,
+                      const char* env) -> Result<std::optional<int64_t>> {
+    if (given) return value;
     return EnvInt(env);
   };
   SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> rank_given, pick(w.rank, "RANK"));

@@ -322,7 +322,7 @@ class StreamingDataset(_Base):
             streams.append({k: v for k, v in spec.items() if v is not None})
         # This process's place, by Mosaic's rule (sluice.world: RANK,
         # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed), the
-        # dataset's `world` first.
+        # or the dataset's `world`.
         world = self._world()
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
                   # Encodings that are not built in are Python's to decode (a
@@ -387,8 +387,8 @@ class StreamingDataset(_Base):
     # ------------------------------------------------------------------ planning
 
     def _world(self):
-        """This process's World as the dataset reads: its `world` argument
-        first, then torchrun's variables, and the DataLoader worker."""
+        """This process's World as the dataset reads: its `world` argument,
+        else torchrun's variables; and the DataLoader worker."""
         return World.resolve(self._world_given)
 
     def _physical_nodes(self, world, replication):

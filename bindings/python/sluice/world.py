@@ -4,8 +4,8 @@ as torchrun sets them, read by the engine's rule: sluice_world_from_env),
 and torch.utils.data.get_worker_info(), as Mosaic's World.detect();
 `World(num_nodes, ranks_per_node, workers_per_rank, worker)` describes a
 given world, as Mosaic's constructor (`worker` counts workers across the
-whole job); `World.resolve(given)` this process with explicit values
-first (a dataset's `world` argument)."""
+whole job); `World.resolve(given)` a world of explicit values (a dataset's
+`world` argument)."""
 import ctypes
 import json
 import warnings
@@ -21,9 +21,9 @@ _warned = False
 
 def _from_env(given=None):
     """(num_nodes, ranks_per_node, rank) of this process, as the engine
-    reads the environment, the values of `given` (a dict with any of rank,
-    world_size, local_rank, local_world_size) first (ValueError for values
-    that disagree). The one place the package reads the world, so the one
+    reads the environment, or the world `given` (a dict with any of rank,
+    world_size, local_rank, local_world_size; ValueError for values that
+    disagree). The one place the package reads the world, so the one
     place it warns of it (only of a world read from the environment alone)."""
     out = [ctypes.c_int64() for _ in range(3)]
     if given is None:
@@ -39,7 +39,8 @@ def world_option(world):
     """A dataset's `world` argument as the engine's "world" object: None
     (this process, torchrun's variables), a (rank, world_size) pair, or a
     dict with any of rank, world_size, local_rank and local_world_size (the
-    keys not given are read from the environment, by the engine's rule)."""
+    environment is then not read: the keys not given take their defaults,
+    by the engine's rule)."""
     if world is None:
         return None
     if isinstance(world, dict):
@@ -120,10 +121,9 @@ class World:
 
     @classmethod
     def resolve(cls, given=None):
-        """This process's world with `given` first (world_option's dict: the
-        ranks a process reads as without torchrun's variables, e.g. a Ray
-        task reading partition i of n), and the DataLoader worker this runs
-        in. None: as detect()."""
+        """The world `given` (world_option's dict: the rank a process reads
+        as without torchrun's variables, e.g. a Ray task reading partition i
+        of n), and the DataLoader worker this runs in. None: as detect()."""
         if given is None:
             return cls()
         num_nodes, ranks_per_node, rank = _from_env(given)

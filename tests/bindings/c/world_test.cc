@@ -98,16 +98,21 @@ TEST(CApiWorld, ResolveTakesExplicitValues) {
   Env env(std::map<std::string, std::optional<std::string>>{});
   EXPECT_EQ(Resolve(R"({"rank": 2, "world_size": 3})"), (World{3, 1, 2}));
   EXPECT_EQ(Resolve(R"({"rank": 5, "world_size": 8, "local_world_size": 4})"), (World{2, 4, 5}));
+  EXPECT_EQ(Resolve(R"({"rank": 5, "world_size": 8, "local_rank": 1, "local_world_size": 4})"),
+            (World{2, 4, 5}));
   EXPECT_EQ(Resolve("{}"), (World{1, 1, 0}));
   EXPECT_EQ(Resolve(nullptr), (World{1, 1, 0}));
 }
 
-// Explicit values win per key; the keys not given come from the environment.
-TEST(CApiWorld, ResolveReadsTheEnvironmentForKeysNotGiven) {
+// A world given is the caller's alone: inside a torchrun job (LOCAL_RANK 1
+// of 2 per node), a task reading partition 2 of 3 is rank 2 of 3 one-rank
+// nodes, none of its fields taken from the environment.
+TEST(CApiWorld, ResolveDoesNotMixAGivenWorldWithTheEnvironment) {
   Env env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}});
   EXPECT_EQ(Resolve(nullptr), (World{2, 2, 1}));
-  EXPECT_EQ(Resolve(R"({"rank": 3, "local_rank": null})"), (World{2, 2, 3}));
-  EXPECT_EQ(Resolve(R"({"rank": 2, "world_size": 3, "local_world_size": 1})"), (World{3, 1, 2}));
+  EXPECT_EQ(Resolve("{}"), (World{2, 2, 1}));
+  EXPECT_EQ(Resolve(R"({"rank": 2, "world_size": 3})"), (World{3, 1, 2}));
+  EXPECT_EQ(Resolve(R"({"rank": 0, "local_rank": null})"), (World{1, 1, 0}));
 }
 
 TEST(CApiWorld, ResolveRefusesBadValues) {

@@ -205,20 +205,19 @@ def test_a_datasets_world_reads_as_that_rank_without_torchruns_variables(monkeyp
     assert sorted(union) == list(range(24))
 
 
-def test_a_datasets_world_wins_over_the_environment(monkeypatch, tmp_path):
+def test_a_datasets_world_is_not_mixed_with_the_environment(monkeypatch, tmp_path):
+    # Inside a torchrun job (4 ranks on one node), world=(1, 2) still reads
+    # as rank 1 of 2 one-rank nodes: the environment fills in no field.
     from test_streaming import write_stream
     import sluice
     folder = write_stream(str(tmp_path / 'ds'), [10, 10], 0)
     _torchrun(monkeypatch, RANK='1', WORLD_SIZE='2')
     args = dict(local=folder, batch_size=2, shuffle=True, shuffle_seed=5)
     rank1_of_2 = _dataset_ids(sluice.StreamingDataset(**args))
-    _torchrun(monkeypatch, RANK='0', WORLD_SIZE='4', LOCAL_WORLD_SIZE='4')
-    assert _dataset_ids(sluice.StreamingDataset(
-        world={'rank': 1, 'world_size': 2, 'local_world_size': 1}, **args)) == rank1_of_2
-    # The keys not given come from the environment (the engine's rule): 4
-    # ranks on one node, as rank 3.
-    ds = sluice.StreamingDataset(world={'rank': 3}, **args)
-    assert (ds._world().num_nodes, ds._world().rank) == (1, 3)
+    _torchrun(monkeypatch, RANK='0', WORLD_SIZE='4', LOCAL_RANK='0', LOCAL_WORLD_SIZE='4')
+    assert _dataset_ids(sluice.StreamingDataset(world=(1, 2), **args)) == rank1_of_2
+    ds = sluice.StreamingDataset(world={'rank': 0}, **args)
+    assert fields(ds._world()) == fields(World(1, 1, 1, 0))
 
 
 def test_a_bad_world_is_an_error_before_anything_is_read(monkeypatch, tmp_path):
