@@ -1,5 +1,5 @@
 // sluice_world_from_env / sluice_world_resolve / sluice_world_env_warning: the
-// engine's reading of torchrun's variables, explicit values first
+// engine's reading of torchrun's variables, or of a world given
 // (engine/dataset ResolveWorld), so that no binding reads them, or decides
 // what to warn of, its own way.
 #include "bindings/c/c_api_internal.h"

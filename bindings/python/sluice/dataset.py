@@ -321,8 +321,8 @@ class StreamingDataset(_Base):
             spec.update(getattr(s, 'engine_keys', {}))
             streams.append({k: v for k, v in spec.items() if v is not None})
         # This process's place, by Mosaic's rule (sluice.world: RANK,
-        # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed), the
-        # or the dataset's `world`.
+        # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed), or the
+        # dataset's `world`.
         world = self._world()
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
                   # Encodings that are not built in are Python's to decode (a

@@ -19,7 +19,7 @@ __all__ = ['World']
 _warned = False
 
 
-def _from_env(given=None):
+def _resolve(given=None):
     """(num_nodes, ranks_per_node, rank) of this process, as the engine
     reads the environment, or the world `given` (a dict with any of rank,
     world_size, local_rank, local_world_size; ValueError for values that
@@ -48,7 +48,7 @@ def world_option(world):
         unknown = sorted(set(world) - set(keys))
         if unknown:
             raise ValueError(f'world: unknown keys {unknown}; expected any of {list(keys)}')
-        return {k: world[k] for k in keys if world.get(k) is not None}
+        return {k: world[k] for k in keys if world.get(k) is not None} or None
     if isinstance(world, (tuple, list)) and len(world) == 2:
         return {'rank': world[0], 'world_size': world[1]}
     raise TypeError(f'world: expected None, (rank, world_size) or a dict of rank, world_size, '
@@ -92,7 +92,7 @@ class World:
     def __init__(self, num_nodes=None, ranks_per_node=None, workers_per_rank=None, worker=None):
         given = (num_nodes, ranks_per_node, workers_per_rank, worker)
         if all(x is None for x in given):
-            num_nodes, ranks_per_node, rank = _from_env()
+            num_nodes, ranks_per_node, rank = _resolve()
             worker_of_rank, workers_per_rank = _worker_info()
             worker = rank * workers_per_rank + worker_of_rank
         elif any(x is None for x in given):
@@ -126,7 +126,7 @@ class World:
         of n), and the DataLoader worker this runs in. None: as detect()."""
         if given is None:
             return cls()
-        num_nodes, ranks_per_node, rank = _from_env(given)
+        num_nodes, ranks_per_node, rank = _resolve(given)
         worker_of_rank, workers_per_rank = _worker_info()
         return cls(num_nodes, ranks_per_node, workers_per_rank,
                    rank * workers_per_rank + worker_of_rank)
