@@ -345,6 +345,20 @@ sluice_status sluice_remote_list(const char* folder_url, const char* prefix, cha
  * as none of them changes it. */
 sluice_status sluice_world_from_env(int64_t* num_nodes, int64_t* ranks_per_node, int64_t* rank);
 
+/* The world of sluice_world_from_env with explicit values first:
+ * world_json is a JSON object with any of "rank", "world_size",
+ * "local_rank" and "local_world_size" (integers, or null), the "world" of a
+ * sluice_stream_open config. With any key given the environment is not
+ * read (a world given is the caller's alone): the keys not given take the
+ * defaults (rank 0, world_size 1, local_world_size 1, local_rank rank %
+ * local_world_size). NULL or {}: sluice_world_from_env. An unknown key
+ * or a value that is not an integer is SLUICE_EINVAL naming the key; other
+ * errors and thread safety as sluice_world_from_env. For a process that
+ * reads one rank's samples without torchrun's variables (a Ray task
+ * reading partition i of n): pass the same "world" to sluice_stream_open. */
+sluice_status sluice_world_resolve(const char* world_json, int64_t* num_nodes,
+                                   int64_t* ranks_per_node, int64_t* rank);
+
 /* What a binding should warn of in the world sluice_world_from_env reads:
  * WORLD_SIZE above 1 without RANK (PyTorch Lightning's own launcher sets
  * WORLD_SIZE and LOCAL_RANK but not RANK) makes every process rank 0, each

@@ -209,6 +209,23 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
   return Status::Ok();
 }
 
+// The "world" object: {"rank", "world_size", "local_rank", "local_world_size"},
+// each an integer or null (= from the environment).
+Status ApplyWorldObject(const JsonValue& v, WorldOptions* world) {
+  const Object* w = std::get_if<Object>(&v.v);
+  if (!w) return Bad("world", "must be an object");
+  for (const auto& [wk, wv] : *w) {
+    std::optional<int64_t>* slot = wk == "rank"               ? &world->rank
+                                   : wk == "world_size"       ? &world->world_size
+                                   : wk == "local_rank"       ? &world->local_rank
+                                   : wk == "local_world_size" ? &world->local_world_size
+                                                              : nullptr;
+    if (!slot) return Bad("world." + wk, "is not a known key");
+    SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(wv, "world." + wk, slot, GetInt));
+  }
+  return Status::Ok();
+}
+
 Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o) {
   planner::PlanConfig& p = o->plan;
   if (k == "mixture") {
@@ -298,17 +315,7 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
       return Bad(k, "must be a number of seconds, 0 or more");
     }
   } else if (k == "world") {
-    const Object* w = std::get_if<Object>(&v.v);
-    if (!w) return Bad(k, "must be an object");
-    for (const auto& [wk, wv] : *w) {
-      std::optional<int64_t>* slot = wk == "rank"               ? &o->world.rank
-                                     : wk == "world_size"       ? &o->world.world_size
-                                     : wk == "local_rank"       ? &o->world.local_rank
-                                     : wk == "local_world_size" ? &o->world.local_world_size
-                                                                : nullptr;
-      if (!slot) return Bad("world." + wk, "is not a known key");
-      SLUICE_RETURN_IF_ERROR(SetOpt<int64_t>(wv, "world." + wk, slot, GetInt));
-    }
+    SLUICE_RETURN_IF_ERROR(ApplyWorldObject(v, &o->world));
   } else {
     return Bad(k, "is not a known key");
   }
@@ -395,6 +402,14 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
   return o;
 }
 
+Result<WorldOptions> ParseWorldOptions(std::string_view json) {
+  auto parsed = ParsePyJson(json);
+  if (!parsed.ok()) return InvalidArgumentError("dataset config: " + parsed.status().message());
+  WorldOptions world;
+  SLUICE_RETURN_IF_ERROR(ApplyWorldObject(*parsed, &world));
+  return world;
+}
+
 // Mosaic's rule (streaming.base.world.World.detect with
 // streaming.base.distributed): RANK (0), WORLD_SIZE (1), LOCAL_WORLD_SIZE
 // (1: without it every rank is a node of its own); Mosaic never reads
@@ -402,10 +417,15 @@ Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
 // only when the local world size was given too (a LOCAL_RANK beside a
 // missing LOCAL_WORLD_SIZE counts ranks on some other notion of a node).
 Result<ResolvedWorld> ResolveWorld(const WorldOptions& w) {
-  // An explicit value wins; the environment is read only where none is.
-  auto pick = [](const std::optional<int64_t>& given,
-                 const char* env) -> Result<std::optional<int64_t>> {
-    if (given) return given;
+  // A world given (any field) is the caller's alone: torchrun's variables
+  // describe this process's own place, which a caller naming another (a Ray
+  // task reading partition i of n inside a torchrun job) has left, so
+  // mixing the two would make a third world. Fields not given then take
+  // the defaults below.
+  const bool given = w.rank || w.world_size || w.local_rank || w.local_world_size;
+  auto pick = [given](const std::optional<int64_t>& value,
+                      const char* env) -> Result<std::optional<int64_t>> {
+    if (given) return value;
     return EnvInt(env);
   };
   SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> rank_given, pick(w.rank, "RANK"));

@@ -58,7 +58,8 @@ struct StreamOptions {
 };
 
 // Where this process sits: torchrun's RANK/WORLD_SIZE/LOCAL_RANK/
-// LOCAL_WORLD_SIZE, or explicit values (explicit wins per field).
+// LOCAL_WORLD_SIZE, or explicit values (any field given: the environment is
+// not read, and the fields not given take their defaults).
 struct WorldOptions {
   std::optional<int64_t> rank, world_size, local_rank, local_world_size;
 };
@@ -209,11 +210,17 @@ struct DatasetOptions {
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
 
-// Explicit values first, then the environment (RANK, WORLD_SIZE,
-// LOCAL_WORLD_SIZE, LOCAL_RANK, as torchrun sets them), then Mosaic's
-// defaults: rank 0 of 1, one rank per node (LOCAL_WORLD_SIZE unset: every
-// rank is a node, as Mosaic's World.detect). The one owner of that rule:
-// the bindings ask it (sluice_world_from_env, sluice_world_env_warning).
+// The "world" object of a dataset config alone (a JSON object with the
+// keys above, each an integer or null), for the bindings
+// (sluice_world_resolve). Errors as ParseDatasetOptions'.
+Result<WorldOptions> ParseWorldOptions(std::string_view json);
+
+// Explicit values (when any field is given, the environment is not read),
+// else the environment (RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, LOCAL_RANK, as
+// torchrun sets them); then Mosaic's defaults: rank 0 of 1, one rank per
+// node (LOCAL_WORLD_SIZE unset: every rank is a node, as Mosaic's
+// World.detect). The one owner of that rule: the bindings ask it
+// (sluice_world_from_env, sluice_world_resolve, sluice_world_env_warning).
 // A variable that is set but not an integer, or inconsistent values
 // (rank >= world_size, world_size not a multiple of local_world_size, ...)
 // -> kInvalidArgument. WORLD_SIZE > 1 without RANK is no error (Mosaic's

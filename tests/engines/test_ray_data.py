@@ -3,19 +3,23 @@ user writes.
 Reading: ray.data.from_torch(sluice.StreamingDataset(...)) streams the
 dataset through one read task (Ray's from_torch has only that), each row
 {'item': sample}; with preserve_order the rows are the epoch's samples in
-the order StreamingDataset gives them in one process, each once.
+the order StreamingDataset gives them in one process, each once. In
+parallel: a Datasource with one read task per partition, task i opening
+StreamingDataset(world=(i, n)), reads what rank i of n reads.
 Writing: map_batches(batch_format='pandas', batch_size=None) hands each
 task one block as a pandas DataFrame; the task writes it with
-sluice.MDSWriter into a folder of its own, and the driver merges the
-folders' indexes with sluice.merge_index.
+sluice.MDSWriter into a folder of its own (local, or uploaded to s3://),
+and the driver merges the folders' indexes with sluice.merge_index.
 """
 import filecmp
+import functools
 import os
 
 import pytest
 
 import ray_local
 import sluice
+from sluice.remote import remote_list, remote_read
 
 SAMPLES = 157
 COLUMNS = {'id': 'int64', 'text': 'str', 'data': 'bytes', 'score': 'float64'}
@@ -84,6 +88,85 @@ def test_from_torch_reads_the_epoch_once_s3(ray_with_s3, s3, tmp_path):
     assert sorted(got) == as_tuples(sample(i) for i in range(SAMPLES))
 
 
+def partitioned_sluice(ray, partitions, **dataset_args):
+    """A Ray Datasource (what a Ray user writes for a parallel read): one
+    read task per partition, task i reading as rank i of n through the
+    dataset's `world`, without torchrun's variables. Each row also says
+    which task read it and where in that task's order. (A class made here:
+    ray is imported only once ray_local has set Ray's environment.)"""
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import Datasource, ReadTask
+
+    class PartitionedSluice(Datasource):
+        def estimate_inmemory_data_size(self):
+            return None
+
+        def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+            return [ReadTask(functools.partial(read_partition, i, partitions, dataset_args),
+                             BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None,
+                                           input_files=None))
+                    for i in range(partitions)]
+
+    return PartitionedSluice()
+
+
+def read_partition(rank, partitions, dataset_args):
+    import pyarrow as pa
+    import ray
+
+    import sluice
+    ds = sluice.StreamingDataset(world=(rank, partitions), **dataset_args)
+    task = ray.get_runtime_context().get_task_id()
+    rows = [{'task': task, 'partition': rank, 'position': k, 'id': int(s['id']),
+             'text': s['text'], 'data': bytes(s['data']), 'score': float(s['score'])}
+            for k, s in enumerate(ds)]
+    return [pa.Table.from_pylist(rows)]
+
+
+def ids_of_rank(monkeypatch, rank, world_size, **dataset_args):
+    """What rank `rank` of `world_size` reads under torchrun's variables."""
+    with monkeypatch.context() as mp:
+        mp.setenv('RANK', str(rank))
+        mp.setenv('WORLD_SIZE', str(world_size))
+        mp.delenv('LOCAL_WORLD_SIZE', raising=False)
+        mp.delenv('LOCAL_RANK', raising=False)
+        return as_tuples(sluice.StreamingDataset(**dataset_args))
+
+
+@pytest.mark.parametrize('where', ['local', 's3'])
+def test_read_tasks_one_per_partition_read_the_epoch_once(ray_with_s3, request, monkeypatch,
+                                                          tmp_path, where):
+    partitions, samples = 3, 156  # 52 a partition: no rank's share padded
+    if where == 'local':
+        write_local(tmp_path / 'data', range(samples))
+        source = dict(local=str(tmp_path / 'data'))
+        reference = source
+    else:
+        remote = f'{request.getfixturevalue("s3")}/ray-parallel-read'
+        with sluice.MDSWriter(out=(str(tmp_path / 'src'), remote), **WRITER) as w:
+            for i in range(samples):
+                w.write(sample(i))
+        source = dict(remote=remote, local=str(tmp_path / 'cache'))
+        reference = dict(remote=remote, local=str(tmp_path / 'cache_ref'))
+    args = dict(batch_size=4, shuffle=True, shuffle_seed=11)
+    datasource = partitioned_sluice(ray_with_s3, partitions, **source, **args)
+    rows = ray_with_s3.data.read_datasource(datasource,
+                                            override_num_blocks=partitions).take_all()
+    tasks = {}
+    for r in rows:
+        tasks.setdefault(r['partition'], []).append(r)
+    assert sorted(tasks) == list(range(partitions))
+    assert len({r['task'] for r in rows}) == partitions  # one Ray task each
+    union = []
+    for rank, got in tasks.items():
+        assert len({r['task'] for r in got}) == 1
+        got.sort(key=lambda r: r['position'])
+        got = as_tuples(got)
+        assert got == ids_of_rank(monkeypatch, rank, partitions, **reference, **args)
+        union += got
+    assert sorted(union) == as_tuples(sample(i) for i in range(samples))  # the epoch, once
+
+
 def write_block(frame, out):
     """map_batches' function (one block per call): writes the block into
     out/<its first id> and says which rows it wrote."""
@@ -104,9 +187,9 @@ def tree(folder):
                   for d, _, files in os.walk(folder) for f in files)
 
 
-def test_map_batches_writes_mds_per_block_and_merges(ray_with_s3, tmp_path):
-    ray = ray_with_s3
-    out = str(tmp_path / 'ray')
+def write_blocks_through_ray(ray, out):
+    """Ray writes the samples as 5 blocks under `out` (a folder or URL), one
+    MDS folder per block; returns [(first id, count)] of the blocks, sorted."""
     ds = ray.data.from_items([sample(i) for i in range(SAMPLES)], override_num_blocks=5)
     blocks = ds.map_batches(write_block, batch_format='pandas', batch_size=None,
                             fn_kwargs={'out': out}).take_all()
@@ -114,17 +197,49 @@ def test_map_batches_writes_mds_per_block_and_merges(ray_with_s3, tmp_path):
     assert len(blocks) == 5
     assert [f for f, _ in blocks] == [sum(c for _, c in blocks[:k]) for k in range(5)]
     assert sum(c for _, c in blocks) == SAMPLES
+    return blocks
+
+
+def write_blocks_in_one_process(folder, blocks):
+    """The same blocks written by this process, then merged: the reference."""
+    for first, count in blocks:
+        write_local(os.path.join(folder, '%06d' % first), range(first, first + count))
+    sluice.merge_index(folder)
+
+
+def test_map_batches_writes_mds_per_block_and_merges(ray_with_s3, tmp_path):
+    out = str(tmp_path / 'ray')
+    blocks = write_blocks_through_ray(ray_with_s3, out)
     sluice.merge_index(out)
 
-    # The same blocks written in one process, then merged: the same bytes.
     ref = str(tmp_path / 'one_process')
-    for first, count in blocks:
-        write_local(os.path.join(ref, '%06d' % first), range(first, first + count))
-    sluice.merge_index(ref)
+    write_blocks_in_one_process(ref, blocks)
     assert tree(out) == tree(ref)
     assert len(tree(out)) > 2 * 5  # several shards per block, and the indexes
     match, mismatch, errors = filecmp.cmpfiles(out, ref, tree(ref), shallow=False)
     assert (mismatch, errors) == ([], [])
 
     got = as_tuples(sluice.StreamingDataset(local=out, batch_size=4))
+    assert got == as_tuples(sample(i) for i in range(SAMPLES))
+
+
+def test_map_batches_writes_mds_per_block_to_s3_and_merges(ray_with_s3, s3, tmp_path):
+    """Each Ray task uploads its block's folder (MDSWriter with a remote-only
+    `out`: a temporary local folder, removed once uploaded), the driver merges
+    the sub-indexes it lists under the remote and uploads index.json."""
+    remote = f'{s3}/ray-write'
+    blocks = write_blocks_through_ray(ray_with_s3, remote)
+    sluice.merge_index(remote)
+
+    ref = str(tmp_path / 'one_process')
+    write_blocks_in_one_process(ref, blocks)
+    keys = remote_list(remote)
+    assert keys == tree(ref)
+    assert len(keys) > 2 * 5
+    for key in keys:
+        with open(os.path.join(ref, key), 'rb') as f:
+            assert remote_read(remote, key) == f.read(), key
+
+    got = as_tuples(sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'cache'),
+                                            batch_size=4))
     assert got == as_tuples(sample(i) for i in range(SAMPLES))

@@ -190,6 +190,8 @@ for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
 _proto('sluice_world_from_env', _status, _P(ctypes.c_int64), _P(ctypes.c_int64),
        _P(ctypes.c_int64))
 _proto('sluice_world_env_warning', _status, _P(ctypes.c_void_p))
+_proto('sluice_world_resolve', _status, ctypes.c_char_p, _P(ctypes.c_int64), _P(ctypes.c_int64),
+       _P(ctypes.c_int64))
 _proto('sluice_index_shards', _status, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p,
        _P(ctypes.c_void_p), _P(ctypes.c_uint64))
 # A streaming dataset's shards in bulk and one by one (sluice_stream_*; the

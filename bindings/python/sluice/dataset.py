@@ -25,7 +25,7 @@ from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_wor
 from sluice.plan import Plan, default_num_canonical_nodes
 from sluice.shard_info import ShardInfos
 from sluice.stream import Stream, _streams_registry
-from sluice.world import World
+from sluice.world import World, world_option
 
 try:
     from torch.utils.data import IterableDataset as _Base
@@ -68,7 +68,7 @@ class StreamingDataset(_Base):
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
                  replication=None, stream_name='stream', stream_config=None, mixture=None,
                  mixture_interpolation='step', pack=None, columns=None, metrics_retention_s=None,
-                 **kwargs):
+                 world=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
@@ -126,6 +126,10 @@ class StreamingDataset(_Base):
         # processes are kept (docs/metrics.rst); the engine checks it and
         # falls back to SLUICE_METRICS_RETENTION_S.
         self.metrics_retention_s = metrics_retention_s
+        # Sluice's extension: the rank this dataset reads as, given instead of
+        # torchrun's variables (sluice.world.world_option; the engine resolves
+        # it), e.g. world=(i, n) in a Ray task reading partition i of n.
+        self._world_given = world_option(world)
         self.initial_physical_nodes = None
         self._counters = SharedCounters()
         self._resume_state = None
@@ -320,8 +324,9 @@ class StreamingDataset(_Base):
             spec.update(getattr(s, 'engine_keys', {}))
             streams.append({k: v for k, v in spec.items() if v is not None})
         # This process's place, by Mosaic's rule (sluice.world: RANK,
-        # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed).
-        world = World()
+        # WORLD_SIZE, LOCAL_WORLD_SIZE; LOCAL_RANK is not needed), or the
+        # dataset's `world`.
+        world = self._world()
         config = {'streams': streams, 'allow_unsafe_types': self.allow_unsafe_types,
                   # Encodings that are not built in are Python's to decode (a
                   # user's own) or to refuse when a sample is read, as Mosaic.
@@ -384,6 +389,11 @@ class StreamingDataset(_Base):
 
     # ------------------------------------------------------------------ planning
 
+    def _world(self):
+        """This process's World as the dataset reads: its `world` argument,
+        else torchrun's variables; and the DataLoader worker."""
+        return World.resolve(self._world_given)
+
     def _physical_nodes(self, world, replication):
         """The nodes the plan counts (Mosaic's _parallel_rank_world): the
         real world's, or the replicated world's when replication is set."""
@@ -436,7 +446,7 @@ class StreamingDataset(_Base):
 
     def plan(self, epoch=0, sample_in_epoch=0, world=None, workers=1):
         """The epoch's Plan for `world` (default: this process's) and `workers`."""
-        world = world or World()
+        world = world or self._world()
         return Plan(self._config(world, workers, epoch, sample_in_epoch))
 
     def work(self, world, epoch=0, sample_in_epoch=0, batching_method=None):
@@ -498,7 +508,7 @@ class StreamingDataset(_Base):
         if (state is None or state.get('epoch') != epoch or 'sluice_pack' not in state or
                 not state['sluice_pack']['rows_in_epoch']):
             return epoch, worker, workers, 0, None
-        world = World()
+        world = self._world()
         segments = self._pack_segments(state['sluice_pack'], world, workers)
         rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
         if len(segments) == 1:  # exact in the epoch's tail too
@@ -551,7 +561,7 @@ class StreamingDataset(_Base):
                              'same as the DataLoader, and is the number of samples per batch, '
                              'for each device. It is necessary for deterministic resumption and '
                              'optimal performance.')
-        world = World()
+        world = self._world()
         if self.initial_physical_nodes is None:
             self.initial_physical_nodes = self._physical_nodes(world, self.replication)
         worker = world.worker_of_rank
@@ -581,7 +591,7 @@ class StreamingDataset(_Base):
         `rank_samples`: what state_dict's num_samples counts (Mosaic's rule:
         rank samples x ranks, divided by replication, as replicas read the
         same samples)."""
-        num_samples = rank_samples * World().num_ranks
+        num_samples = rank_samples * self._world().num_ranks
         if self.replication is not None:
             num_samples //= self.replication
         return num_samples
@@ -596,7 +606,7 @@ class StreamingDataset(_Base):
         from_beginning, else since this run resumed); sample_in_epoch is the
         position they reach, skipped steps passed over. Before any epoch
         (epoch -1, which a resume ignores, as Mosaic's) there is no record."""
-        world = World()
+        world = self._world()
         epoch = self.next_epoch - 1
         epoch, offset, state = self._resume(epoch)
         if self.pack is not None:
@@ -677,7 +687,7 @@ class StreamingDataset(_Base):
             raise ValueError('the state was saved with another pack spec: ' + ', '.join(differ))
         if not saved['rows_in_epoch']:
             return  # nothing consumed: the epoch starts afresh on any world
-        world = World()
+        world = self._world()
         if saved['ranks'] != self._packed_ranks(world) and not saved.get('segments'):
             raise ValueError(f'packed rows resume on the world they were saved on: saved over '
                              f'{saved["ranks"]} ranks, now {self._packed_ranks(world)} (the state '

@@ -4,8 +4,10 @@ as torchrun sets them, read by the engine's rule: sluice_world_from_env),
 and torch.utils.data.get_worker_info(), as Mosaic's World.detect();
 `World(num_nodes, ranks_per_node, workers_per_rank, worker)` describes a
 given world, as Mosaic's constructor (`worker` counts workers across the
-whole job)."""
+whole job); `World.resolve(given)` a world of explicit values (a dataset's
+`world` argument)."""
 import ctypes
+import json
 import warnings
 
 from sluice import _lib
@@ -17,14 +19,40 @@ __all__ = ['World']
 _warned = False
 
 
-def _from_env():
+def _resolve(given=None):
     """(num_nodes, ranks_per_node, rank) of this process, as the engine
-    reads the environment (ValueError for values that disagree). The one
-    place the package reads the world, so the one place it warns of it."""
+    reads the environment, or the world `given` (a dict with any of rank,
+    world_size, local_rank, local_world_size; ValueError for values that
+    disagree). The one place the package reads the world, so the one
+    place it warns of it (only of a world read from the environment alone)."""
     out = [ctypes.c_int64() for _ in range(3)]
-    _lib.check(_lib.lib.sluice_world_from_env(*[ctypes.byref(x) for x in out]))
-    _warn_of_unranked_world()
+    if given is None:
+        _lib.check(_lib.lib.sluice_world_from_env(*[ctypes.byref(x) for x in out]))
+        _warn_of_unranked_world()
+    else:
+        _lib.check(_lib.lib.sluice_world_resolve(json.dumps(given).encode(),
+                                                 *[ctypes.byref(x) for x in out]))
     return tuple(x.value for x in out)
+
+
+def world_option(world):
+    """A dataset's `world` argument as the engine's "world" object: None
+    (this process, torchrun's variables), a (rank, world_size) pair, or a
+    dict with any of rank, world_size, local_rank and local_world_size (the
+    environment is then not read: the keys not given take their defaults,
+    by the engine's rule)."""
+    if world is None:
+        return None
+    if isinstance(world, dict):
+        keys = ('rank', 'world_size', 'local_rank', 'local_world_size')
+        unknown = sorted(set(world) - set(keys))
+        if unknown:
+            raise ValueError(f'world: unknown keys {unknown}; expected any of {list(keys)}')
+        return {k: world[k] for k in keys if world.get(k) is not None} or None
+    if isinstance(world, (tuple, list)) and len(world) == 2:
+        return {'rank': world[0], 'world_size': world[1]}
+    raise TypeError(f'world: expected None, (rank, world_size) or a dict of rank, world_size, '
+                    f'local_rank, local_world_size; got {world!r}')
 
 
 def _warn_of_unranked_world():
@@ -64,7 +92,7 @@ class World:
     def __init__(self, num_nodes=None, ranks_per_node=None, workers_per_rank=None, worker=None):
         given = (num_nodes, ranks_per_node, workers_per_rank, worker)
         if all(x is None for x in given):
-            num_nodes, ranks_per_node, rank = _from_env()
+            num_nodes, ranks_per_node, rank = _resolve()
             worker_of_rank, workers_per_rank = _worker_info()
             worker = rank * workers_per_rank + worker_of_rank
         elif any(x is None for x in given):
@@ -90,6 +118,18 @@ class World:
     def detect(cls):
         """This process's world."""
         return cls()
+
+    @classmethod
+    def resolve(cls, given=None):
+        """The world `given` (world_option's dict: the rank a process reads
+        as without torchrun's variables, e.g. a Ray task reading partition i
+        of n), and the DataLoader worker this runs in. None: as detect()."""
+        if given is None:
+            return cls()
+        num_nodes, ranks_per_node, rank = _resolve(given)
+        worker_of_rank, workers_per_rank = _worker_info()
+        return cls(num_nodes, ranks_per_node, workers_per_rank,
+                   rank * workers_per_rank + worker_of_rank)
 
     @classmethod
     def of(cls, num_nodes, ranks_per_node, rank=0, worker=0, workers_per_rank=1):

@@ -1,5 +1,6 @@
 // sluice_world_from_env: torchrun's variables read by Mosaic's rule, above
-// all where a binding once read them otherwise (LOCAL_WORLD_SIZE unset).
+// all where a binding once read them otherwise (LOCAL_WORLD_SIZE unset);
+// sluice_world_resolve: the same with explicit values first.
 #include "sluice.h"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,53 @@ TEST(CApiWorld, DisagreeingOrMalformedVariablesAreErrors) {
                  "invalid argument: world: environment variable WORLD_SIZE 'two' is not an integer");
   }
   EXPECT_EQ(sluice_world_from_env(nullptr, nullptr, nullptr), SLUICE_EINVAL);
+}
+
+World Resolve(const char* json, sluice_status want = SLUICE_OK) {
+  World w;
+  EXPECT_EQ(sluice_world_resolve(json, &w.num_nodes, &w.ranks_per_node, &w.rank), want)
+      << sluice_last_error();
+  return w;
+}
+
+// A Ray task reading partition 2 of 3: no torchrun variables, the world given.
+TEST(CApiWorld, ResolveTakesExplicitValues) {
+  Env env(std::map<std::string, std::optional<std::string>>{});
+  EXPECT_EQ(Resolve(R"({"rank": 2, "world_size": 3})"), (World{3, 1, 2}));
+  EXPECT_EQ(Resolve(R"({"rank": 5, "world_size": 8, "local_world_size": 4})"), (World{2, 4, 5}));
+  EXPECT_EQ(Resolve(R"({"rank": 5, "world_size": 8, "local_rank": 1, "local_world_size": 4})"),
+            (World{2, 4, 5}));
+  EXPECT_EQ(Resolve("{}"), (World{1, 1, 0}));
+  EXPECT_EQ(Resolve(nullptr), (World{1, 1, 0}));
+}
+
+// A world given is the caller's alone: inside a torchrun job (LOCAL_RANK 1
+// of 2 per node), a task reading partition 2 of 3 is rank 2 of 3 one-rank
+// nodes, none of its fields taken from the environment.
+TEST(CApiWorld, ResolveDoesNotMixAGivenWorldWithTheEnvironment) {
+  Env env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}});
+  EXPECT_EQ(Resolve(nullptr), (World{2, 2, 1}));
+  EXPECT_EQ(Resolve("{}"), (World{2, 2, 1}));
+  EXPECT_EQ(Resolve(R"({"rank": 2, "world_size": 3})"), (World{3, 1, 2}));
+  EXPECT_EQ(Resolve(R"({"rank": 0, "local_rank": null})"), (World{1, 1, 0}));
+}
+
+TEST(CApiWorld, ResolveRefusesBadValues) {
+  Env env(std::map<std::string, std::optional<std::string>>{});
+  Resolve(R"({"rank": 3, "world_size": 3})", SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()).rfind(
+                "invalid argument: world: rank 3, world_size 3, local_rank 0, "
+                "local_world_size 1: inconsistent", 0), 0u) << sluice_last_error();
+  Resolve(R"({"rank": "1"})", SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: dataset config: 'world.rank' must be an integer");
+  Resolve(R"({"node": 1})", SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: dataset config: 'world.node' is not a known key");
+  Resolve("[1, 2]", SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(), "invalid argument: dataset config: 'world' must be an object");
+  int64_t n = 0;
+  EXPECT_EQ(sluice_world_resolve("{}", &n, &n, nullptr), SLUICE_EINVAL);
 }
 
 // What sluice_world_env_warning says: NULL, or the text for WORLD_SIZE > 1

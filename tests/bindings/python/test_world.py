@@ -173,3 +173,65 @@ def test_mosaics_one_variable_accessors_agree_with_the_engines_world(monkeypatch
     w = World()
     assert (distributed.get_rank(), distributed.get_world_size(),
             distributed.get_local_world_size()) == (w.rank, w.num_ranks, w.ranks_per_node)
+
+
+def _dataset_ids(ds):
+    """The ids a dataset's pass reads, in order, with its len() and the
+    num_samples its state counts for one rank's 2 samples."""
+    ids = [int(s['id']) for s in ds]
+    return ids, len(ds), ds.state_dict(2, from_beginning=True)['sample_in_epoch']
+
+
+@pytest.mark.parametrize('shuffle', [False, True])
+def test_a_datasets_world_reads_as_that_rank_without_torchruns_variables(monkeypatch, tmp_path,
+                                                                         shuffle):
+    # A Ray task reading partition i of n: world=(i, n) reads, counts and
+    # saves exactly what rank i of n reads under torchrun, and the n
+    # partitions are the epoch once.
+    from test_streaming import write_stream
+    import sluice
+    folder = write_stream(str(tmp_path / 'ds'), [10, 4, 10], 0)
+    args = dict(local=folder, batch_size=2, shuffle=shuffle, shuffle_seed=5)
+    union = []
+    for rank in range(3):
+        _torchrun(monkeypatch, RANK=str(rank), WORLD_SIZE='3')
+        under_torchrun = _dataset_ids(sluice.StreamingDataset(**args))
+        _torchrun(monkeypatch)
+        given = _dataset_ids(sluice.StreamingDataset(world=(rank, 3), **args))
+        assert given == under_torchrun
+        as_dict = sluice.StreamingDataset(world={'rank': rank, 'world_size': 3}, **args)
+        assert _dataset_ids(as_dict) == under_torchrun
+        union += given[0]
+    assert sorted(union) == list(range(24))
+
+
+def test_a_datasets_world_is_not_mixed_with_the_environment(monkeypatch, tmp_path):
+    # Inside a torchrun job (4 ranks on one node), world=(1, 2) still reads
+    # as rank 1 of 2 one-rank nodes: the environment fills in no field.
+    from test_streaming import write_stream
+    import sluice
+    folder = write_stream(str(tmp_path / 'ds'), [10, 10], 0)
+    _torchrun(monkeypatch, RANK='1', WORLD_SIZE='2')
+    args = dict(local=folder, batch_size=2, shuffle=True, shuffle_seed=5)
+    rank1_of_2 = _dataset_ids(sluice.StreamingDataset(**args))
+    _torchrun(monkeypatch, RANK='0', WORLD_SIZE='4', LOCAL_RANK='0', LOCAL_WORLD_SIZE='4')
+    assert _dataset_ids(sluice.StreamingDataset(world=(1, 2), **args)) == rank1_of_2
+    ds = sluice.StreamingDataset(world={'rank': 0}, **args)
+    assert fields(ds._world()) == fields(World(1, 1, 1, 0))
+
+
+def test_a_bad_world_is_an_error_before_anything_is_read(monkeypatch, tmp_path):
+    from test_streaming import write_stream
+    import sluice
+    folder = write_stream(str(tmp_path / 'ds'), [10], 0)
+    _torchrun(monkeypatch)
+    with pytest.raises(ValueError, match=r'^invalid argument: world: rank 3, world_size 3, '
+                                         r'local_rank 0, local_world_size 1: inconsistent'):
+        sluice.StreamingDataset(local=folder, batch_size=2, world=(3, 3))
+    with pytest.raises(ValueError, match=r"^world: unknown keys \['node'\]"):
+        sluice.StreamingDataset(local=folder, batch_size=2, world={'node': 1})
+    with pytest.raises(TypeError, match=r'^world: expected None, \(rank, world_size\)'):
+        sluice.StreamingDataset(local=folder, batch_size=2, world=3)
+    with pytest.raises(ValueError, match=r"^invalid argument: dataset config: 'world.rank' "
+                                         r"must be an integer$"):
+        sluice.StreamingDataset(local=folder, batch_size=2, world=('1', 3))

@@ -67,7 +67,7 @@ TEST(ResolveWorld, WorldSizeWithoutRankSetsTheWarning) {
 }
 
 // Mosaic's World.detect: LOCAL_WORLD_SIZE defaults to 1 (each rank a node),
-// LOCAL_RANK is never read then; explicit values win over the environment.
+// LOCAL_RANK is never read then; a world given reads no variable.
 TEST(ResolveWorld, WorldWithoutLocalWorldSizeIsMosaics) {
   auto w = [] {
     testing::ScopedEnv env({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "3"},
@@ -97,6 +97,39 @@ TEST(ResolveWorld, WorldWithoutLocalWorldSizeIsMosaics) {
   }();
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(malformed.status().message(), "world: environment variable RANK '1.5' is not an integer");
+}
+
+// A world given only in part (rank and world_size, as a Ray task reading
+// partition 2 of 3 inside a torchrun job gives it) is not completed from
+// the environment: the fields not given take the defaults, so it is rank 2
+// of 3 one-rank nodes, not a mix of the two worlds (an error here, as
+// LOCAL_WORLD_SIZE 2 does not divide 3).
+TEST(ResolveWorld, APartlyGivenWorldIsNotCompletedFromTheEnvironment) {
+  testing::ScopedEnv env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
+                          {"LOCAL_WORLD_SIZE", "2"}});
+  WorldOptions given;
+  given.rank = 2;
+  given.world_size = 3;
+  auto w = ResolveWorld(given);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->num_nodes, 3);
+  EXPECT_EQ(w->ranks_per_node, 1);
+  EXPECT_EQ(w->node, 2);
+  EXPECT_EQ(w->rank_in_node, 0);
+  EXPECT_EQ(w->global_rank, 2);
+  EXPECT_EQ(w->world_size, 3);
+  WorldOptions only_local;
+  only_local.local_world_size = 2;
+  auto l = ResolveWorld(only_local);  // rank 0 of 1: local_world_size 2 does not divide 1
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.status().message().rfind(
+                "world: rank 0, world_size 1, local_rank 0, local_world_size 2: inconsistent", 0),
+            0u)
+      << l.status().message();
+  auto from_env = ResolveWorld({});
+  ASSERT_TRUE(from_env.ok()) << from_env.status().message();
+  EXPECT_EQ(from_env->global_rank, 1);
+  EXPECT_EQ(from_env->ranks_per_node, 2);
 }
 
 }  // namespace
