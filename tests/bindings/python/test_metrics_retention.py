@@ -97,3 +97,18 @@ def test_the_file_dataset_takes_the_option_multiprocess(folder, tmp_path):
         StreamingFileDataset(local=str(files), batch_size=1, metrics_retention_s=-1)
     assert str(e.value) == ("invalid argument: dataset config: 'metrics_retention_s' must be a "
                             "number of seconds, 0 or more")
+
+
+def test_a_dataset_prunes_when_it_first_records_without_a_sum_multiprocess(folder):
+    """Nobody sums the node: reading prunes the expired records anyway."""
+    local, state = folder
+    subprocess.run([sys.executable, '-c', CHILD, str(local)], check=True, env=os.environ.copy())
+    [ended] = records(state)
+    old = time.time() - 120
+    os.utime(ended, (old, old))
+    kept = sluice.StreamingDataset(local=str(local), batch_size=4, metrics_retention_s=3600)
+    assert len(list(kept)) == 20
+    assert ended in records(state)
+    pruned = sluice.StreamingDataset(local=str(local), batch_size=4, metrics_retention_s=60)
+    assert len(list(pruned)) == 20
+    assert ended not in records(state)
