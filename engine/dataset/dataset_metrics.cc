@@ -142,6 +142,15 @@ std::span<const CountField> CountFields() {
   return kFields;
 }
 
+void SetHttpTotals(DatasetMetrics* m) {
+  m->http_requests = m->http_retries = m->http_throttles = 0;
+  for (const HostStatsSnapshot& h : m->hosts) {
+    m->http_requests += h.requests;
+    m->http_retries += h.retries;
+    m->http_throttles += h.throttles_429 + h.throttles_503;
+  }
+}
+
 std::vector<HostStatsSnapshot> HostsSince(const std::vector<HostStatsSnapshot>& later,
                                           const std::vector<HostStatsSnapshot>& earlier) {
   std::map<std::string, const HostStatsSnapshot*> before;

@@ -71,6 +71,10 @@ inline uint64_t CountOf(CountField f, const DatasetMetrics& m) {
   return f(const_cast<DatasetMetrics&>(m));
 }
 
+// Sets m's http_requests, http_retries and http_throttles to the sums over
+// m->hosts (requests, retries, 429s and 503s).
+void SetHttpTotals(DatasetMetrics* m);
+
 // Whose counts a view sums (docs/metrics.rst, node_metrics.h): this
 // process's; the job's, this dataset instance in this process and in the
 // processes forked from it (DataLoader workers); the node's, every process

@@ -163,6 +163,28 @@ std::optional<TempOwner> RecordOwner(std::string_view name) {
   return owner;
 }
 
+// For the record at `path` of an ended process: false when it is gone or
+// was last written longer than `retention` before `now` (then deleted).
+Result<bool> KeepEndedRecord(const std::string& path, int64_t now, std::chrono::seconds retention,
+                             Env* env) {
+  auto st = env->Stat(path);
+  if (!st.ok()) {
+    if (IsNotFound(st.status())) return false;  // deleted meanwhile
+    return st.status();
+  }
+  if (now - static_cast<int64_t>(st->st_mtim.tv_sec) <= retention.count()) return true;
+  Status removed = env->Remove(path);
+  if (!removed.ok() && !IsNotFound(removed)) {
+    return removed.WithContext("deleting an expired metrics record");
+  }
+  return false;
+}
+
+bool IsRecordName(const std::string& name) {
+  return name.size() > kRecordSuffix.size() &&
+         name.compare(name.size() - kRecordSuffix.size(), kRecordSuffix.size(), kRecordSuffix) == 0;
+}
+
 int64_t NowSeconds() {
   timespec t{};
   ::clock_gettime(CLOCK_REALTIME, &t);
@@ -220,36 +242,38 @@ Result<std::chrono::seconds> NodeRecordRetention(std::optional<int64_t> option) 
   return std::chrono::seconds(s);
 }
 
+Status PruneNodeRecords(const std::string& dir, Env* env, std::optional<int64_t> retention_s) {
+  SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention(retention_s));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(dir));
+  const int64_t now = NowSeconds();
+  for (const std::string& name : names) {
+    if (!IsRecordName(name)) continue;
+    const std::optional<TempOwner> owner = RecordOwner(name);
+    if (!owner || !TempOwnerGone(*owner)) continue;
+    SLUICE_RETURN_IF_ERROR(KeepEndedRecord(JoinPath(dir, name), now, retention, env).status());
+  }
+  return Status::Ok();
+}
+
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
                                       Env* env, std::optional<int64_t> retention_s) {
   SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention(retention_s));
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(dir));
   DatasetMetrics sum;
   sum.processes = 0;
-  std::map<std::string, HostStatsSnapshot> hosts;
+  // Per process (its pid and start, or the record's name when it has none),
+  // per host: the process-wide counters as its fullest record saw them.
+  std::map<std::string, std::map<std::string, HostStatsSnapshot>> process_hosts;
   bool has_min = false;
   const int64_t now = NowSeconds();
   for (const std::string& name : names) {
-    if (name.size() <= kRecordSuffix.size() ||
-        name.compare(name.size() - kRecordSuffix.size(), kRecordSuffix.size(), kRecordSuffix) != 0) {
-      continue;  // a temporary on its way in, or a foreign file
-    }
+    if (!IsRecordName(name)) continue;  // a temporary on its way in, or a foreign file
     const std::string path = JoinPath(dir, name);
     const std::optional<TempOwner> owner = RecordOwner(name);
     const bool gone = owner && TempOwnerGone(*owner);
     if (gone) {
-      auto st = env->Stat(path);
-      if (!st.ok()) {
-        if (IsNotFound(st.status())) continue;  // deleted meanwhile
-        return st.status();
-      }
-      if (now - static_cast<int64_t>(st->st_mtim.tv_sec) > retention.count()) {
-        Status removed = env->Remove(path);
-        if (!removed.ok() && !IsNotFound(removed)) {
-          return removed.WithContext("deleting an expired metrics record");
-        }
-        continue;
-      }
+      SLUICE_ASSIGN_OR_RETURN(const bool kept, KeepEndedRecord(path, now, retention, env));
+      if (!kept) continue;
     }
     auto text = ReadFile(path, MaxRecordSize(), env);
     if (!text.ok()) {
@@ -271,14 +295,32 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
           has_min ? std::min(sum.lead_shards_min, r->m.lead_shards_min) : r->m.lead_shards_min;
       has_min = true;
     }
+    // A host's counters are the process's, not the dataset's: two datasets
+    // of one process each record them, from their own open (or fork) to
+    // their last write. Counted once per process, from the record that saw
+    // the most of them (the counters only grow).
+    std::map<std::string, HostStatsSnapshot>& own =
+        process_hosts[owner ? std::to_string(owner->pid) + "." + std::to_string(owner->start)
+                            : name];
     for (const HostStatsSnapshot& h : r->m.hosts) {
-      HostStatsSnapshot& to = hosts[h.host];
-      to.host = h.host;
-      AddHost(&to, h);
+      auto [it, added] = own.try_emplace(h.host, h);
+      if (!added && std::tie(h.requests, h.attempts, h.bytes) >
+                        std::tie(it->second.requests, it->second.attempts, it->second.bytes)) {
+        it->second = h;
+      }
     }
     ++sum.processes;
   }
+  std::map<std::string, HostStatsSnapshot> hosts;
+  for (const auto& [process, own] : process_hosts) {
+    for (const auto& [name, h] : own) {
+      HostStatsSnapshot& to = hosts[name];
+      to.host = name;
+      AddHost(&to, h);
+    }
+  }
   for (auto& [name, h] : hosts) sum.hosts.push_back(std::move(h));
+  SetHttpTotals(&sum);
   return sum;
 }
 

@@ -64,9 +64,18 @@ Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMe
 // naming it.
 Result<std::chrono::seconds> NodeRecordRetention(std::optional<int64_t> option = std::nullopt);
 
+// Deletes the records in `dir` of ended processes last written longer ago
+// than NodeRecordRetention(retention_s), as SumNodeRecords does first. A
+// dataset calls it when it first writes its record, so that a node where
+// nobody sums still forgets its ended processes.
+Status PruneNodeRecords(const std::string& dir, Env* env = Env::Default(),
+                        std::optional<int64_t> retention_s = std::nullopt);
+
 // The sum of the records in `dir` (of dataset instance `only` when given),
 // `processes` the number of records summed: counts added; hosts merged by
-// name (counts and histogram buckets added; in_flight 0); the prefetch lead
+// name (counts and histogram buckets added; in_flight 0), each process's
+// once (its record that saw the most: host counters are process-wide), and
+// http_requests/_retries/_throttles summed from those hosts; the prefetch lead
 // (prefetch_lead_samples/_shards) the sum of the last leads of the
 // processes still running (a lead of an ended process is no longer ready),
 // and its min (lead_samples_min/_shards_min) the least of the records that

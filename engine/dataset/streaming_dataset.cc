@@ -30,16 +30,6 @@ uint64_t CoarseNowNs() {
   return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
 }
 
-// requests, retries and throttles summed over the process's hosts.
-void HttpTotalsOf(const std::vector<HostStatsSnapshot>& hosts, uint64_t out[3]) {
-  out[0] = out[1] = out[2] = 0;
-  for (const HostStatsSnapshot& h : hosts) {
-    out[0] += h.requests;
-    out[1] += h.retries;
-    out[2] += h.throttles_429 + h.throttles_503;
-  }
-}
-
 uint64_t MinOrZero(const std::atomic<uint64_t>& a) {
   const uint64_t v = a.load(std::memory_order_relaxed);
   return v == UINT64_MAX ? 0 : v;
@@ -870,11 +860,7 @@ DatasetMetrics StreamingDataset::Metrics() const {
     }
   }
   m.hosts = SnapshotHostStats();
-  uint64_t http[3];
-  HttpTotalsOf(m.hosts, http);
-  m.http_requests = http[0];
-  m.http_retries = http[1];
-  m.http_throttles = http[2];
+  SetHttpTotals(&m);
   if (pid_ != ::getpid() || !shards_) return m;
   m.shards_skipped = shards_->skipped_count();
   for (const auto& s : shards_->streams()) {
@@ -964,14 +950,13 @@ Status StreamingDataset::PublishMetrics() {
   std::erase_if(hosts,
                 [](const HostStatsSnapshot& h) { return h.attempts == 0 && h.requests == 0; });
   m.hosts = std::move(hosts);
-  uint64_t http[3];
-  HttpTotalsOf(m.hosts, http);
-  m.http_requests = http[0];
-  m.http_retries = http[1];
-  m.http_throttles = http[2];
+  SetHttpTotals(&m);
   if (node_dir_.empty()) {
     if (options_.streams.empty()) return InvalidArgumentError("a dataset without streams");
-    SLUICE_ASSIGN_OR_RETURN(node_dir_, NodeMetricsDir(options_.streams[0].local));
+    SLUICE_ASSIGN_OR_RETURN(node_dir_, NodeMetricsDir(options_.streams[0].local, options_.env));
+    // Best effort: a bad retention variable is said when someone sums, and
+    // must not keep this record from being written.
+    (void)PruneNodeRecords(node_dir_, options_.env, options_.metrics_retention_s);
   }
   return WriteNodeRecord(node_dir_, instance_, m, options_.env)
       .WithContext("the node's metrics record in " + node_dir_);

@@ -94,7 +94,8 @@ class StreamingFileDataset(StreamingDataset):
                  download_timeout=60, epoch_size=None, predownload=None, cache_limit=None,
                  sampling_method='balanced', sampling_granularity=1, partition_algo='relaxed',
                  num_canonical_nodes=None, batch_size=None, shuffle=False, shuffle_algo='py1e',
-                 shuffle_seed=9176, shuffle_block_size=None, replication=None):
+                 shuffle_seed=9176, shuffle_block_size=None, replication=None,
+                 metrics_retention_s=None):
         if output not in _OUTPUTS:
             raise ValueError(f'output must be one of {_OUTPUTS}, not {output!r}')
         self.output = output
@@ -108,7 +109,8 @@ class StreamingFileDataset(StreamingDataset):
                          sampling_granularity=sampling_granularity, partition_algo=partition_algo,
                          num_canonical_nodes=num_canonical_nodes, batch_size=batch_size,
                          shuffle=shuffle, shuffle_algo=shuffle_algo, shuffle_seed=shuffle_seed,
-                         shuffle_block_size=shuffle_block_size, replication=replication)
+                         shuffle_block_size=shuffle_block_size, replication=replication,
+                         metrics_retention_s=metrics_retention_s)
         self._engine = _FileReads(self._engine, output, transform)
 
     def _reads_through_getitem(self):
@@ -136,9 +138,13 @@ class StreamingFileDataset(StreamingDataset):
         """Where file `idx` is (or will be) on this node, without fetching it."""
         return self._engine.sample_path(int(idx))
 
-    def metrics(self):
+    def metrics(self, scope=None):
         """What this process fetched: files and bytes downloaded, cache hits,
-        evictions, seconds waited for files, files skipped."""
+        evictions, seconds waited for files, files skipped. With a `scope`
+        ('process', 'job' or 'node'), the engine's full metrics of that scope
+        instead, as StreamingDataset.metrics gives them."""
+        if scope is not None:
+            return super().metrics(scope)
         c = self._engine.counters()
         return {'files_downloaded': c['shards_downloaded'],
                 'bytes_downloaded': c['bytes_downloaded'],

@@ -10,6 +10,7 @@ import time
 import pytest
 
 import sluice
+from sluice.file_dataset import StreamingFileDataset
 
 CHILD = '''
 import sys, sluice
@@ -70,3 +71,44 @@ def test_a_bad_value_is_refused_at_open(folder, value, message):
     with pytest.raises(ValueError) as e:
         sluice.StreamingDataset(local=str(local), metrics_retention_s=value)
     assert str(e.value) == message
+
+
+def test_the_file_dataset_takes_the_option_multiprocess(folder, tmp_path):
+    """StreamingFileDataset passes the option to the engine as StreamingDataset does."""
+    _, state = folder
+    files = tmp_path / 'files'
+    files.mkdir()
+    (files / 'a.txt').write_bytes(b'a')
+    child = ('import sys\nfrom sluice.file_dataset import StreamingFileDataset\n'
+             'ds = StreamingFileDataset(local=sys.argv[1], output="bytes", batch_size=1)\n'
+             'assert list(ds) == [b"a"]\nds.publish_metrics()\n')
+    subprocess.run([sys.executable, '-c', child, str(files)], check=True, env=os.environ.copy())
+    [ended] = records(state)
+    old = time.time() - 120
+    os.utime(ended, (old, old))
+    kept = StreamingFileDataset(local=str(files), batch_size=1, metrics_retention_s=3600)
+    assert kept.metrics_retention_s == 3600
+    kept.metrics('node')
+    assert ended in records(state)
+    pruned = StreamingFileDataset(local=str(files), batch_size=1, metrics_retention_s=60)
+    pruned.metrics('node')
+    assert ended not in records(state)
+    with pytest.raises(ValueError) as e:
+        StreamingFileDataset(local=str(files), batch_size=1, metrics_retention_s=-1)
+    assert str(e.value) == ("invalid argument: dataset config: 'metrics_retention_s' must be a "
+                            "number of seconds, 0 or more")
+
+
+def test_a_dataset_prunes_when_it_first_records_without_a_sum_multiprocess(folder):
+    """Nobody sums the node: reading prunes the expired records anyway."""
+    local, state = folder
+    subprocess.run([sys.executable, '-c', CHILD, str(local)], check=True, env=os.environ.copy())
+    [ended] = records(state)
+    old = time.time() - 120
+    os.utime(ended, (old, old))
+    kept = sluice.StreamingDataset(local=str(local), batch_size=4, metrics_retention_s=3600)
+    assert len(list(kept)) == 20
+    assert ended in records(state)
+    pruned = sluice.StreamingDataset(local=str(local), batch_size=4, metrics_retention_s=60)
+    assert len(list(pruned)) == 20
+    assert ended not in records(state)

@@ -485,6 +485,13 @@ TEST(DatasetMetrics, NodeRecordsRoundTripAndForeignFilesArePassedOver) {
   DatasetMetrics m;
   uint64_t v = 1;
   for (CountField f : CountFields()) f(m) = v++;
+  // A sum's HTTP totals are its hosts' (node_metrics.h): one host has them.
+  HostStatsSnapshot host;
+  host.host = "http://127.0.0.1:81";
+  host.requests = m.http_requests;
+  host.retries = m.http_retries;
+  host.throttles_429 = m.http_throttles;
+  m.hosts = {host};
   ASSERT_TRUE(WriteNodeRecord(dir.path(), 7, m).ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "junk.rec"), "SLNODE01short").ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "notes.txt"), "x").ok());

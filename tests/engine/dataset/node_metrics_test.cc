@@ -96,7 +96,7 @@ TEST(NodeMetrics, HostsMergeByNameWithExactCountsBucketsAndPercentiles) {
   b1.transfer.buckets[slow] = 10;
   b.hosts = {b1, HostWith("http://127.0.0.1:82", 7)};
   ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, a).ok());
-  ASSERT_TRUE(WriteNodeRecord(dir.path(), 2, b).ok());
+  WriteEndedRecord(dir.path(), 2, b);  // another process's
   auto sum = SumNodeRecords(dir.path(), std::nullopt);
   ASSERT_TRUE(sum.ok()) << sum.status().ToString();
   EXPECT_EQ(sum->processes, 2u);
@@ -142,6 +142,45 @@ TEST(NodeMetrics, HostsMergeByNameWithExactCountsBucketsAndPercentiles) {
   EXPECT_EQ(ByName(*one).at("http://127.0.0.1:81").requests, 10u);
 }
 
+// Two datasets of one process each record the process-wide host counters
+// (from their own open to their last write): the node counts them once,
+// from the record that saw the most, beside another process's.
+TEST(NodeMetrics, TwoDatasetsOfOneProcessCountItsHostsOnce) {
+  TempDir dir;
+  testing::ScopedEnv retention("SLUICE_METRICS_RETENTION_S", std::nullopt);
+  DatasetMetrics first;  // opened first: it saw all 50 requests
+  first.samples = 10;
+  first.hosts = {HostWith("http://127.0.0.1:81", 50), HostWith("http://127.0.0.1:82", 4)};
+  first.hosts[0].retries = 5;
+  DatasetMetrics second;  // opened after 20 of them
+  second.samples = 7;
+  second.hosts = {HostWith("http://127.0.0.1:81", 30)};
+  DatasetMetrics other;  // another process
+  other.samples = 1;
+  other.hosts = {HostWith("http://127.0.0.1:81", 6)};
+  other.hosts[0].throttles_503 = 2;
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 7, second).ok());
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 8, first).ok());
+  WriteEndedRecord(dir.path(), 9, other);
+  auto sum = SumNodeRecords(dir.path(), std::nullopt);
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_EQ(sum->processes, 3u);
+  EXPECT_EQ(sum->samples, 18u);  // the datasets' own counts add up
+  auto hosts = ByName(*sum);
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts.at("http://127.0.0.1:81").requests, 56u);
+  EXPECT_EQ(hosts.at("http://127.0.0.1:81").retries, 5u);
+  EXPECT_EQ(hosts.at("http://127.0.0.1:82").requests, 4u);
+  EXPECT_EQ(sum->http_requests, 60u);
+  EXPECT_EQ(sum->http_retries, 5u);
+  EXPECT_EQ(sum->http_throttles, 2u);
+  // The job's sum (one dataset) is that dataset's record alone.
+  auto job = SumNodeRecords(dir.path(), uint64_t{7});
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(ByName(*job).at("http://127.0.0.1:81").requests, 30u);
+  EXPECT_EQ(job->http_requests, 30u);
+}
+
 // 70 hosts of 1..70 requests and one whose name is too long: the 64
 // busiest stay by name, the other six and the long one are "other".
 TEST(NodeMetrics, ARecordKeepsTheBusiestHostsAndSumsTheRestAsOther) {
@@ -156,7 +195,7 @@ TEST(NodeMetrics, ARecordKeepsTheBusiestHostsAndSumsTheRestAsOther) {
   long_name.first_byte.buckets[3] = 5;
   m.hosts.push_back(long_name);
   ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, m).ok());
-  ASSERT_TRUE(WriteNodeRecord(dir.path(), 2, m).ok());
+  WriteEndedRecord(dir.path(), 2, m);  // another process's
   auto sum = SumNodeRecords(dir.path(), std::nullopt);
   ASSERT_TRUE(sum.ok()) << sum.status().ToString();
   ASSERT_EQ(sum->hosts.size(), kNodeRecordHosts + 1);
@@ -263,6 +302,36 @@ TEST(NodeMetrics, RecordsOfEndedProcessesPastTheRetentionAreDeleted) {
   }
   testing::ScopedEnv bad("SLUICE_METRICS_RETENTION_S", "1d");
   EXPECT_EQ(SumNodeRecords(dir.path(), std::nullopt).status().ToString(),
+            "invalid argument: environment variable SLUICE_METRICS_RETENTION_S '1d': expected "
+            "a number of seconds (a decimal integer)");
+}
+
+// Pruning alone (a dataset's first record does it, so that a node where
+// nobody sums forgets its ended processes): the same rule as a sum's.
+TEST(NodeMetrics, PruningDeletesOnlyEndedRecordsPastTheRetention) {
+  TempDir dir;
+  testing::ScopedEnv retention("SLUICE_METRICS_RETENTION_S", std::nullopt);
+  DatasetMetrics m;
+  const std::string expired = WriteEndedRecord(dir.path(), 1, m);
+  SetAgeSeconds(expired, 25 * 3600);
+  const std::string recent = WriteEndedRecord(dir.path(), 2, m);
+  SetAgeSeconds(recent, 3600);
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 3, m).ok());
+  const std::string live = JoinPath(dir.path(), NodeRecordName(3));
+  SetAgeSeconds(live, 25 * 3600);
+  const std::string foreign = JoinPath(dir.path(), "notes.txt");
+  ASSERT_TRUE(WriteFileAtomic(foreign, "x").ok());
+  SetAgeSeconds(foreign, 25 * 3600);
+  ASSERT_TRUE(PruneNodeRecords(dir.path()).ok());
+  EXPECT_FALSE(FileExists(expired));
+  EXPECT_TRUE(FileExists(recent));
+  EXPECT_TRUE(FileExists(live));
+  EXPECT_TRUE(FileExists(foreign));
+  ASSERT_TRUE(PruneNodeRecords(dir.path(), Env::Default(), int64_t{60}).ok());
+  EXPECT_FALSE(FileExists(recent));
+  EXPECT_TRUE(FileExists(live));
+  testing::ScopedEnv bad("SLUICE_METRICS_RETENTION_S", "1d");
+  EXPECT_EQ(PruneNodeRecords(dir.path()).ToString(),
             "invalid argument: environment variable SLUICE_METRICS_RETENTION_S '1d': expected "
             "a number of seconds (a decimal integer)");
 }
