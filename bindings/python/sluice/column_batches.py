@@ -271,10 +271,12 @@ SAMPLE_ID_KEY = 'sample_id'
 
 
 def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_size,
-                   with_ids=False):
+                   with_ids=False, limit=None):
     """This worker's samples of the epoch as dicts column -> array (see the
     module), batch_size samples each (the last may be shorter); with_ids:
-    also SAMPLE_ID_KEY, the samples' global ids (int64)."""
+    also SAMPLE_ID_KEY, the samples' global ids (int64). limit: at most
+    that many samples, none asked of the engine past them (a reader of a
+    stretch of the order, as sluice.ray's read tasks)."""
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise ValueError(f'batch_size must be a positive int, got {batch_size!r}')
     if with_ids and SAMPLE_ID_KEY in engine.column_names:
@@ -297,16 +299,18 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
     pointers = np.frombuffer(fields, np.uint64).reshape(-1, 2)[:, 0] if parquet else None
     count = ctypes.c_uint32()
     engine.begin_iteration(epoch, sample_in_epoch, worker, num_workers)
-    done = False
+    left = limit
+    done = left == 0
     while not done:
         for col in columns:
             col.start(batch_size)
         got = 0
-        while got < batch_size:
+        want = batch_size if left is None else min(batch_size, left)
+        while got < want:
             try:
                 # ids of this call land after the batch's earlier ones.
                 _lib.check(_lib_.sluice_stream_next_batch(
-                    ptr, batch_size - got, ctypes.cast(ids_at + 8 * got, _P_INT64), fields,
+                    ptr, want - got, ctypes.cast(ids_at + 8 * got, _P_INT64), fields,
                     ctypes.byref(count)))
                 if count.value == 0:
                     done = True
@@ -322,6 +326,9 @@ def engine_batches(engine, epoch, sample_in_epoch, worker, num_workers, batch_si
             finally:
                 _lib_.sluice_stream_release(ptr)
             got += count.value
+        if left is not None:
+            left -= got
+            done = done or left == 0
         if got:
             batch = {col.name: col.finish(got) for col in columns}
             if with_ids:
