@@ -243,3 +243,129 @@ def test_map_batches_writes_mds_per_block_to_s3_and_merges(ray_with_s3, s3, tmp_
     got = as_tuples(sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'cache'),
                                             batch_size=4))
     assert got == as_tuples(sample(i) for i in range(SAMPLES))
+
+
+# sluice.ray: the datasource Sluice ships (read tasks of whole shards each).
+RICH = {'id': 'int', 'text': 'str', 'data': 'bytes', 'score': 'float64',
+        'vec': 'ndarray:int16:2,3', 'meta': 'json'}
+
+
+def rich_sample(i):
+    import numpy as np
+    return {'id': i, 'text': 'row %d é' % i, 'data': bytes((i * 7 + k) % 256 for k in range(i % 40)),
+            'score': i / 8, 'vec': np.arange(6, dtype=np.int16).reshape(2, 3) * (i - 80),
+            'meta': {'k': i, 'tags': ['t%d' % t for t in range(i % 3)]}}
+
+
+def write_rich(out, samples):
+    with sluice.MDSWriter(out=out, columns=RICH, compression='zstd', hashes=['xxh64'],
+                          size_limit=1 << 11) as w:
+        for i in range(samples):
+            w.write(rich_sample(i))
+
+
+def check_rows(rows, samples):
+    """Ray's rows are exactly the samples, in id order, each once."""
+    assert [r['id'] for r in rows] == list(range(samples))
+    for r in rows:
+        want = rich_sample(r['id'])
+        assert (r['text'], r['data'], r['score'], r['meta']) == \
+            (want['text'], want['data'], want['score'], want['meta'])
+        assert r['vec'].dtype == want['vec'].dtype and (r['vec'] == want['vec']).all()
+
+
+def check_read_tasks(ray, source, read, samples, tasks):
+    """`read` (a Dataset of read_sluice) ran `tasks` read tasks, each block
+    the samples of one run of whole shards, the runs disjoint and covering
+    every shard."""
+    runs = source.shard_runs(tasks)
+    assert len(runs) == tasks
+    assert runs[0][0] == 0 and runs[-1][1] == len(source._samples_per_shard)
+    assert all(a[1] == b[0] and a[3] == b[2] for a, b in zip(runs, runs[1:]))
+    assert runs[0][2] == 0 and runs[-1][3] == samples
+    done = read.materialize()
+    blocks = [ray.get(ref) for bundle in done.iter_internal_ref_bundles()
+              for ref in bundle.block_refs]
+    firsts = [b.column('id').to_pylist() for b in blocks]
+    assert [(ids[0], ids[-1] + 1) for ids in firsts] == [(r[2], r[3]) for r in runs]
+    assert f'ReadSluice: {tasks} tasks executed' in done.stats()
+
+
+def test_read_sluice_reads_every_sample_once_in_parallel_local(ray_with_s3, tmp_path):
+    import pyarrow as pa
+
+    import sluice.ray
+    samples = 157
+    write_rich(str(tmp_path / 'data'), samples)
+    source = sluice.ray.SluiceDatasource(local=str(tmp_path / 'data'))
+    assert len(source._samples_per_shard) > 8
+    ds = sluice.ray.read_sluice(local=str(tmp_path / 'data'), override_num_blocks=4)
+    schema = ds.schema()
+    types = dict(zip(schema.names, schema.types))
+    assert (types['id'], types['score'], types['text'], types['data']) == \
+        (pa.int64(), pa.float64(), pa.large_string(), pa.large_binary())
+    assert str(types['vec']) == 'ArrowTensorTypeV2(shape=(2, 3), dtype=int16)'
+    check_rows(ds.take_all(), samples)
+    check_read_tasks(ray_with_s3, source, ds, samples, 4)
+
+
+def test_read_sluice_reads_every_sample_once_in_parallel_s3(ray_with_s3, s3, tmp_path):
+    import sluice.ray
+    samples = 157
+    remote = f'{s3}/ray-datasource'
+    write_rich((str(tmp_path / 'src'), remote), samples)
+    args = dict(remote=remote, local=str(tmp_path / 'cache'), keep_zip=True, validate_hash='xxh64')
+    ds = sluice.ray.read_sluice(override_num_blocks=3, **args)
+    check_rows(ds.take_all(), samples)
+    source = sluice.ray.SluiceDatasource(**args)
+    check_read_tasks(ray_with_s3, source, sluice.ray.read_sluice(override_num_blocks=3, **args),
+                     samples, 3)
+    # The tasks fetched every shard into the cache, each whole (zips kept).
+    keys = remote_list(remote)
+    assert len(keys) > 8
+    for key in keys:
+        with open(tmp_path / 'cache' / key, 'rb') as f:
+            assert f.read() == remote_read(remote, key), key
+
+
+def test_read_sluice_refuses_a_bad_remote_and_epoch_arguments(ray_with_s3, s3, tmp_path):
+    import sluice.ray
+    """Raised by read_sluice on the driver, before any task: the engine's
+    error naming the URL, Mosaic's for a local folder without an index."""
+    cache = str(tmp_path / 'cache')
+    with pytest.raises(FileNotFoundError) as error:
+        sluice.ray.read_sluice(f'{s3}/no-such-dataset', local=cache)
+    port = s3rver_port(s3)
+    assert str(error.value) == (
+        f'not found: stream 0 ({cache}): downloading {s3}/no-such-dataset/index.json to '
+        f'{cache}/index.json: {s3}/no-such-dataset/index.json: GET '
+        f'http://127.0.0.1:{port}/bkt/no-such-dataset/index.json: HTTP 404 Not Found '
+        f'(NoSuchKey: The specified key does not exist.), expected 206 for Range '
+        f'bytes=0-8388607')
+    missing = str(tmp_path / 'missing')
+    with pytest.raises(sluice.dataset.MissingIndexError) as error:
+        sluice.ray.read_sluice(local=missing)
+    assert str(error.value) == (f'No `remote` provided, but local file {missing}/index.json '
+                                f'does not exist either')
+    with pytest.raises(TypeError) as error:
+        sluice.ray.read_sluice(local=missing, shuffle=True, epoch_size=10)
+    assert str(error.value) == (
+        "SluiceDatasource: ['epoch_size', 'shuffle'] shape an epoch of a StreamingDataset; a "
+        "Ray read reads every sample once (shuffle with Ray's random_shuffle). Read "
+        "arguments: ['download_retry', 'download_timeout', 'validate_hash', 'keep_zip', "
+        "'predownload', 'cache_limit', 'allow_unsafe_types', 'columns']")
+
+
+def s3rver_port(s3):
+    """The port of the s3rver fixture's endpoint."""
+    return os.environ['S3_ENDPOINT_URL'].rsplit(':', 1)[1].strip('/')
+
+
+def test_import_sluice_leaves_ray_unimported():
+    import subprocess
+    import sys
+    code = ('import sys, sluice; print("ray" in sys.modules); '
+            'import sluice.ray; print("ray" in sys.modules)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ['False', 'True']
