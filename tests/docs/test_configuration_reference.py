@@ -27,6 +27,15 @@ def init_arguments(module, cls):
     raise AssertionError(f'no class {cls} in {module}')
 
 
+def function_arguments(module, name):
+    """The arguments of the package module's function `name`."""
+    tree = ast.parse((ROOT / 'bindings' / 'python' / 'sluice' / module).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return [a.arg for a in node.args.args + node.args.kwonlyargs]
+    raise AssertionError(f'no function {name} in {module}')
+
+
 def c_stream_option_keys():
     """The keys engine/dataset/dataset_config.cc compares against."""
     text = (ROOT / 'engine' / 'dataset' / 'dataset_config.cc').read_text()
@@ -59,11 +68,15 @@ def environment_variables():
 
 def test_python_arguments_are_documented():
     for module, cls in (('dataset.py', 'StreamingDataset'), ('stream.py', 'Stream'),
-                        ('file_dataset.py', 'StreamingFileDataset')):
+                        ('file_dataset.py', 'StreamingFileDataset'),
+                        ('ray.py', 'SluiceDatasource')):
         arguments = init_arguments(module, cls)
-        assert len(arguments) > 5, (cls, arguments)
+        assert len(arguments) >= 3, (cls, arguments)
         missing = [a for a in arguments if not documented(a)]
         assert not missing, f'{cls} arguments missing from docs/configuration.rst: {missing}'
+    arguments = function_arguments('ray.py', 'read_sluice')
+    missing = [a for a in arguments if not documented(a)]
+    assert len(arguments) > 5 and not missing, (arguments, missing)
 
 
 def test_c_stream_option_keys_are_documented():

@@ -1,5 +1,5 @@
-"""Ray Data (pinned ray) and Sluice, with no helper of Sluice's: what a Ray
-user writes.
+"""Ray Data (pinned ray) and Sluice: sluice.ray's datasource (read tasks of
+whole shards each, below), and what a Ray user writes without it.
 Reading: ray.data.from_torch(sluice.StreamingDataset(...)) streams the
 dataset through one read task (Ray's from_torch has only that), each row
 {'item': sample}; with preserve_order the rows are the epoch's samples in
