@@ -177,3 +177,23 @@ def test_a_streaming_dataloader_resumes_column_batches_exactly(tmp_path):
         resumed = loader()
         resumed.load_state_dict(state)
         assert head + [b['id'].tolist() for b in resumed] == full, k
+
+
+def test_engine_batches_stop_at_their_limit(tmp_path):
+    """limit: the order's next `limit` samples from sample_in_epoch, in
+    batches never asked past them (sluice.ray's read tasks)."""
+    from sluice.column_batches import engine_batches
+    def dataset(local):
+        return sluice.StreamingDataset(
+            remote=os.path.join(DATA, 'compressed_zstd_hashed'), local=str(local),
+            allow_unsafe_types=True, num_canonical_nodes=1, world=(0, 1), batch_size=4)
+    ds = dataset(tmp_path / 'a')
+    order = [int(s['a_int']) for s in dataset(tmp_path / 'b')]
+    assert len(order) == 32
+    batches = list(engine_batches(ds._engine, 0, 9, 0, 1, 10, with_ids=True, limit=13))
+    assert [len(b['sample_id']) for b in batches] == [10, 3]
+    assert np.concatenate([b['sample_id'] for b in batches]).tolist() == list(range(9, 22))
+    assert np.concatenate([b['a_int'] for b in batches]).tolist() == order[9:22]
+    assert list(engine_batches(ds._engine, 0, 9, 0, 1, 10, limit=0)) == []
+    tail = list(engine_batches(ds._engine, 0, 25, 0, 1, 10, with_ids=True, limit=100))
+    assert np.concatenate([b['sample_id'] for b in tail]).tolist() == list(range(25, 32))
