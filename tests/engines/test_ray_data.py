@@ -369,3 +369,31 @@ def test_import_sluice_leaves_ray_unimported():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ['False', 'True']
+
+
+def test_read_sluice_reads_a_parquet_folder_with_its_nulls(ray_with_s3, tmp_path):
+    """A folder of Parquet files (a row group a shard): Ray's columns hold
+    the files' values and nulls, null list elements included."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import sluice.ray
+    n = 50
+    table = pa.table({
+        'id': pa.array(range(n), pa.int64()),
+        'maybe': pa.array([None if i % 4 == 0 else i * 3 for i in range(n)], pa.int32()),
+        'toks': pa.array([None if i % 7 == 0 else [i, None, i + 1] if i % 5 == 0 else
+                          list(range(i % 4)) for i in range(n)], pa.list_(pa.int32())),
+        'name': pa.array([None if i % 6 == 0 else 'n%d' % i for i in range(n)], pa.string())})
+    folder = tmp_path / 'pq'
+    folder.mkdir()
+    pq.write_table(table.slice(0, 30), folder / 'a.parquet', row_group_size=10)
+    pq.write_table(table.slice(30), folder / 'b.parquet', row_group_size=10)
+    ds = sluice.ray.read_sluice(local=str(folder), override_num_blocks=3)
+    schema = ds.schema()
+    assert dict(zip(schema.names, schema.types)) == {
+        'id': pa.int64(), 'maybe': pa.int32(), 'toks': pa.large_list(pa.int32()),
+        'name': pa.string()}
+    got = pa.Table.from_pylist(ds.take_all())
+    assert got.to_pydict() == table.to_pydict()
+    assert 'ReadSluice: 3 tasks executed' in ds.materialize().stats()
