@@ -252,7 +252,8 @@ RICH = {'id': 'int', 'text': 'str', 'data': 'bytes', 'score': 'float64',
 
 def rich_sample(i):
     import numpy as np
-    return {'id': i, 'text': 'row %d é' % i, 'data': bytes((i * 7 + k) % 256 for k in range(i % 40)),
+    return {'id': i, 'text': 'row %d é' % i,
+            'data': bytes((i * 7 + k) % 256 for k in range(i % 40)),
             'score': i / 8, 'vec': np.arange(6, dtype=np.int16).reshape(2, 3) * (i - 80),
             'meta': {'k': i, 'tags': ['t%d' % t for t in range(i % 3)]}}
 
@@ -280,7 +281,7 @@ def check_read_tasks(ray, source, read, samples, tasks):
     every shard."""
     runs = source.shard_runs(tasks)
     assert len(runs) == tasks
-    assert runs[0][0] == 0 and runs[-1][1] == len(source._samples_per_shard)
+    assert runs[0][0] == 0 and runs[-1][1] == source.num_shards
     assert all(a[1] == b[0] and a[3] == b[2] for a, b in zip(runs, runs[1:]))
     assert runs[0][2] == 0 and runs[-1][3] == samples
     done = read.materialize()
@@ -298,7 +299,7 @@ def test_read_sluice_reads_every_sample_once_in_parallel_local(ray_with_s3, tmp_
     samples = 157
     write_rich(str(tmp_path / 'data'), samples)
     source = sluice.ray.SluiceDatasource(local=str(tmp_path / 'data'))
-    assert len(source._samples_per_shard) > 8
+    assert source.num_shards > 8
     ds = sluice.ray.read_sluice(local=str(tmp_path / 'data'), override_num_blocks=4)
     schema = ds.schema()
     types = dict(zip(schema.names, schema.types))
@@ -307,6 +308,8 @@ def test_read_sluice_reads_every_sample_once_in_parallel_local(ray_with_s3, tmp_
     assert str(types['vec']) == 'ArrowTensorTypeV2(shape=(2, 3), dtype=int16)'
     check_rows(ds.take_all(), samples)
     check_read_tasks(ray_with_s3, source, ds, samples, 4)
+    # Ray's limit stops each task at its row limit.
+    assert [r['id'] for r in ds.limit(10).take_all()] == list(range(10))
 
 
 def test_read_sluice_reads_every_sample_once_in_parallel_s3(ray_with_s3, s3, tmp_path):

@@ -96,7 +96,8 @@ class SluiceDatasource(Datasource):
     download_timeout, validate_hash, keep_zip, predownload, cache_limit,
     allow_unsafe_types, columns). The dataset is opened here (an error
     names what could not be read) and again in each read task's worker.
-    Pickled to the tasks: its arguments and shard table only."""
+    Pickled to the tasks: its arguments and shard table only. num_shards:
+    the dataset's shards (global, as the engine numbers them)."""
 
     def __init__(self, remote=None, local=None, split=None, **dataset_args):
         super().__init__()
@@ -109,10 +110,12 @@ class SluiceDatasource(Datasource):
         dataset = _open(self._args)
         try:
             self._samples_per_shard = np.asarray(dataset.samples_per_shard, dtype=np.int64)
-            self._num_samples = int(dataset.num_samples)
         finally:
             dataset._engine.close()
-        self._where = remote if remote is not None else local
+        # What the tasks' errors name: the cache or dataset folder, not the
+        # remote (a URL may carry a signature in its query).
+        self._where = local if local is not None else "the remote's default cache folder"
+        self.num_shards = len(self._samples_per_shard)
 
     def get_name(self):
         return 'Sluice'
@@ -162,7 +165,8 @@ def _read_samples(args, where, first, end, block_bytes):
         ids = SAMPLE_ID_KEY not in engine.column_names
         expected = first
         tables, held = [], 0
-        for batch in engine_batches(engine, 0, first, 0, 1, _BATCH, with_ids=ids, limit=end - first):
+        for batch in engine_batches(engine, 0, first, 0, 1, _BATCH, with_ids=ids,
+                                    limit=end - first):
             got = batch_length(batch)
             if ids:
                 # The one-process unshuffled order is the ids in order; a
