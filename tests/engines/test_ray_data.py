@@ -400,3 +400,27 @@ def test_read_sluice_reads_a_parquet_folder_with_its_nulls(ray_with_s3, tmp_path
     got = pa.Table.from_pylist(ds.take_all())
     assert got.to_pydict() == table.to_pydict()
     assert 'ReadSluice: 3 tasks executed' in ds.materialize().stats()
+
+
+def test_a_read_task_fetches_its_run_of_shards_from_its_first(tmp_path):
+    """One read task (sluice.ray's task function, in this process) with a
+    cache of its own: it fetches every shard of its run and none before it;
+    the last run's task, none past the dataset's end either."""
+    from sluice.ray import SluiceDatasource, _read_samples
+    with sluice.MDSWriter(out=str(tmp_path / 'src'), columns={'id': 'int', 'text': 'str'},
+                          size_limit=1 << 10) as w:
+        for i in range(400):
+            w.write({'id': i, 'text': 'x' * 20})
+    remote = str(tmp_path / 'src')
+    runs = SluiceDatasource(remote=remote, local=str(tmp_path / 'c')).shard_runs(4)
+    assert runs == [(0, 4, 0, 92), (4, 9, 92, 207), (9, 13, 207, 299), (13, 18, 299, 400)]
+    for k, (first_shard, end_shard, first, end) in enumerate(runs):
+        cache = tmp_path / f'c{k}'
+        args = dict(remote=remote, local=str(cache), split=None)
+        tables = list(_read_samples(args, str(cache), first, end, 1 << 20))
+        assert sum(t.num_rows for t in tables) == end - first
+        assert [i for t in tables for i in t.column('id').to_pylist()] == list(range(first, end))
+        fetched = sorted(int(f.split('.')[1]) for f in os.listdir(cache) if f.startswith('shard.'))
+        assert fetched[0] == first_shard
+        assert set(range(first_shard, end_shard)) <= set(fetched)
+    assert fetched == list(range(13, 18))

@@ -10,8 +10,10 @@ runs of whole shards, contiguous and balanced by samples, so no two tasks
 read a shard. Task k opens the dataset through the engine in its Ray
 worker and reads its samples [first, end) as the engine's one-process,
 unshuffled order gives them (sample ids in order; checked), in column
-batches (sluice.column_batches), fetching only its own shards into
-`local` (plus what the prefetcher opens ahead near its end). The rows are
+batches (sluice.column_batches), fetching its own shards into `local`
+and, near its end, what the engine's prefetch window (`predownload`)
+opens of the next run's first shards (on one node the next task finds
+them cached; on another node that is a few shards fetched twice). The rows are
 every sample of the dataset once, in id order with Ray's preserve_order;
 shuffling is Ray's (random_shuffle, randomize_block_order), not the
 epoch planner's.
