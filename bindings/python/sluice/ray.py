@@ -53,11 +53,18 @@ _BATCH = 1024
 _DEFAULT_BLOCK_BYTES = 128 << 20
 
 
+class _OnePass(StreamingDataset):
+    """A read of one pass: the engine opens nothing of a next epoch when
+    the last run's task nears the end (those first shards are the first
+    task's)."""
+    _engine_keys = {'prefetch_next_epoch': False}
+
+
 def _open(args):
     """The dataset in the order its tasks read: unshuffled, one canonical
     node, as one process alone (whatever RANK / WORLD_SIZE a Ray worker
     inherits)."""
-    return StreamingDataset(shuffle=False, num_canonical_nodes=1, world=(0, 1), **args)
+    return _OnePass(shuffle=False, num_canonical_nodes=1, world=(0, 1), **args)
 
 
 def _shard_runs(samples_per_shard, parallelism):
