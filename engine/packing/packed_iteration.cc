@@ -65,11 +65,7 @@ Status PackedIteration::SkipBin(uint64_t rows) {
     for (int64_t id : window) {
       SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
       SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
-      const std::string_view field = got_.fields[column_];
-      doc_.clear();
-      Status st = decoder->Append(field.data(), field.size(), &doc_);
-      if (!st.ok()) return WithSample(st, id, got_.where.shard);
-      packer_->Add(doc_);
+      SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, got_.fields[column_], id, got_.where.shard));
     }
     return Status::Ok();
   };
@@ -93,10 +89,7 @@ Status PackedIteration::SkipBin(uint64_t rows) {
       const size_t shard = fields_[k].where.shard;
       if (passed == rows || sizes.size() == spec_.bin_window) {
         // Packing again (the target window is in): the rest as it comes.
-        doc_.clear();
-        Status st = decoder->Append(field.data(), field.size(), &doc_);
-        if (!st.ok()) return WithSample(st, ids_[k], shard);
-        packer_->Add(doc_);
+        SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard));
         continue;
       }
       auto count = decoder->Count(field.data(), field.size());
@@ -122,6 +115,15 @@ Status PackedIteration::SkipBin(uint64_t rows) {
   uint64_t at = passed;
   while (at < rows && packer_->Pop(scratch.data(), nullptr, nullptr, &last_start_)) ++at;
   rows_ = rows;
+  return Status::Ok();
+}
+
+Status PackedIteration::AddDocument(const TokenDecoder& decoder, std::string_view field,
+                                    int64_t id, size_t shard, uint64_t from) {
+  doc_.clear();
+  Status st = decoder.Append(field.data(), field.size(), &doc_);
+  if (!st.ok()) return WithSample(st, id, shard);
+  packer_->AddFrom(doc_, from);
   return Status::Ok();
 }
 
@@ -157,10 +159,7 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
       const std::string_view field = fields_[k].fields[column_];
       const size_t shard = fields_[k].where.shard;
       if (reached) {  // packed as they come
-        doc_.clear();
-        Status st = decoder->Append(field.data(), field.size(), &doc_);
-        if (!st.ok()) return WithSample(st, ids_[k], shard);
-        packer_->Add(doc_);
+        SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard));
         continue;
       }
       auto count = decoder->Count(field.data(), field.size());
@@ -179,11 +178,8 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
         continue;
       }
       // The next row starts inside this document.
-      doc_.clear();
-      Status st = decoder->Append(field.data(), field.size(), &doc_);
-      if (!st.ok()) return WithSample(st, ids_[k], shard);
       packer_->SkipConcat(documents, target);
-      packer_->AddFrom(doc_, target - tokens);
+      SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard, target - tokens));
       reached = true;
     }
     ds_->Release();
@@ -303,12 +299,8 @@ Result<bool> PackedIteration::Feed() {
   if (n == 0) return false;
   for (size_t k = 0; k < n; ++k) {
     const SampleFields& sample = fields_[k];
-    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
-    const std::string_view field = sample.fields[column_];
-    doc_.clear();
-    Status st = decoder->Append(field.data(), field.size(), &doc_);
-    if (!st.ok()) return WithSample(st, ids_[k], sample.where.shard);
-    packer_->Add(doc_);
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], sample.where.shard));
+    SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, sample.fields[column_], ids_[k], sample.where.shard));
   }
   ds_->Release();
   return true;

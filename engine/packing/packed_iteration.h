@@ -88,6 +88,11 @@ class PackedIteration {
   Result<bool> Feed();
   // The decoder of sample `id` of global shard `shard`, or the error naming it.
   Result<const TokenDecoder*> DecoderOf(int64_t id, size_t shard) const;
+  // Decodes sample `id`'s token field (of global shard `shard`) and adds
+  // it to the packer as the next document, from token `from` on
+  // (RowPacker::AddFrom); a decoding error names the sample and shard.
+  Status AddDocument(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard,
+                     uint64_t from = 0);
   // BeginSegments' reads: a document's token count (no eos), and the next
   // items into the packer (false when none is left).
   Result<uint64_t> TokensOf(int64_t id);
