@@ -47,14 +47,15 @@ class PackedIteration {
   // Starts worker `worker` of `num_workers`' rows of `epoch` from the
   // epoch's start (IterBegin(epoch, 0, ..)), then skips `skip_rows` rows.
   Status Begin(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t skip_rows);
-  // An elastic resume (concat only): the rows of role `role` (global rank
-  // x workers + DataLoader worker) of the last of `segments` (the shape
-  // this process runs on; pack_segments.h's rule), after its first
-  // `skip_rows`. Finding its items reads every document the earlier
-  // segments consumed (their token counts, through StreamingDataset::Get);
-  // its own are read through Get too, without the iteration's prefetch.
-  // kInvalidArgument for bin, a role out of the last segment, or what
-  // ShapeWorkerIds refuses.
+  // An elastic resume: the rows of role `role` (global rank x workers +
+  // DataLoader worker) of the last of `segments` (the shape this process
+  // runs on; pack_segments.h's rule), after its first `skip_rows` (row for
+  // row the rows that role would hand out after them). Finding its items
+  // reads every document the earlier segments consumed (their token
+  // counts, through StreamingDataset::Get; all of a rank's when one of its
+  // roles ran out there); its own are read through Get too, without the
+  // iteration's prefetch. kInvalidArgument for a role out of the last
+  // segment, or what ShapeWorkerIds refuses.
   Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
                        uint64_t skip_rows);
 
@@ -88,9 +89,11 @@ class PackedIteration {
   Result<bool> Feed();
   // The decoder of sample `id` of global shard `shard`, or the error naming it.
   Result<const TokenDecoder*> DecoderOf(int64_t id, size_t shard) const;
-  // Decodes sample `id`'s token field (of global shard `shard`) and adds
-  // it to the packer as the next document, from token `from` on
-  // (RowPacker::AddFrom); a decoding error names the sample and shard.
+  // Decodes sample `id`'s token field (of global shard `shard`) into doc_;
+  // a decoding error names the sample and shard.
+  Status Decode(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard);
+  // Decode, then adds doc_ to the packer as the next document, from token
+  // `from` on (RowPacker::AddFrom).
   Status AddDocument(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard,
                      uint64_t from = 0);
   // BeginSegments' reads: a document's token count (no eos), and the next
