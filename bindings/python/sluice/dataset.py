@@ -667,9 +667,8 @@ class StreamingDataset(_Base):
     def _check_packed_state(self, state):
         """A state saved with packing resumes only a dataset packing the
         same way (ValueError naming the difference); on another world shape
-        only concat rows, without replication, from a state that records
-        every earlier shape's DataLoader workers (an older state: only on
-        its own world). The engine's record checks the rest (another world
+        only without replication, from a state that records every earlier
+        shape's DataLoader workers (an older state: only on its own world). The engine's record checks the rest (another world
         needs adapt='world')."""
         saved = state.get('sluice_pack')
         if saved is None:
@@ -698,12 +697,6 @@ class StreamingDataset(_Base):
             if self.replication is not None:
                 raise ValueError('packed rows resume on another world shape without replication '
                                  f'only (replication={self.replication})')
-            if self.pack.get('method') != 'concat':
-                raise ValueError("packed rows resume on another world shape for method "
-                                 "'concat' only (a 'bin' row depends on its whole window): "
-                                 f"saved over {segments[-2]['nodes']}x"
-                                 f"{segments[-2]['ranks_per_node']} ranks, now "
-                                 f"{world.num_nodes}x{world.ranks_per_node}")
             unknown = [k for k, s in enumerate(segments[:-1]) if s['workers'] is None]
             if unknown:
                 raise ValueError(f'packed rows resume on another world shape only from a state '
