@@ -20,13 +20,17 @@ def elastic_doc(i):
     return np.arange(1, 2 + (7 * i) % 19, dtype=np.int32) + 100 * i
 
 
-@pytest.fixture
-def elastic_data(tmp_path):
-    out = str(tmp_path / 'mds')
+def write_docs(out, doc):
+    """ELASTIC_DOCS documents doc(0), doc(1), .. as MDS, several shards."""
     with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}, size_limit=300) as w:
         for i in range(ELASTIC_DOCS):
-            w.write({'tokens': elastic_doc(i)})
+            w.write({'tokens': doc(i)})
     return out
+
+
+@pytest.fixture
+def elastic_data(tmp_path):
+    return write_docs(str(tmp_path / 'mds'), elastic_doc)
 
 
 def elastic_dataset(local, **pack):
@@ -57,11 +61,7 @@ def uneven_doc(i):
 
 @pytest.fixture
 def uneven_data(tmp_path):
-    out = str(tmp_path / 'uneven')
-    with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}, size_limit=300) as w:
-        for i in range(ELASTIC_DOCS):
-            w.write({'tokens': uneven_doc(i)})
-    return out
+    return write_docs(str(tmp_path / 'uneven'), uneven_doc)
 
 
 def assert_every_token_once(rows, doc=elastic_doc):
