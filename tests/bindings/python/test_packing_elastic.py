@@ -3,10 +3,15 @@ resume"): a packed state saved on one world shape resumes on another
 (load_state_dict(adapt='world')), and every token of the epoch comes out
 exactly once across the change: the rows consumed before the checkpoint,
 then the rest, re-formed over the new shape's ranks and workers."""
+import glob
+import os
+
 import numpy as np
 import pytest
 
 from sluice import MDSWriter, StreamingDataset
+from sluice.remote import remote_write
+from s3rver_fixture import s3, s3rver  # noqa: F401
 
 torch = pytest.importorskip('torch')
 
@@ -203,6 +208,43 @@ def test_streaming_dataloader_resumes_on_another_world_after_a_worker_ran_out_Mu
             assert again == rest
             assert_every_token_once(consumed + rest, uneven_doc)
             set_ranks(monkeypatch, 1, 0)
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_elastic_resume_from_s3_is_the_local_one_MultiProcess(uneven_data, s3, tmp_path,
+                                                                monkeypatch, method):
+    """Over a real S3 server (s3rver), each rank with its own cache: a state
+    saved by 2 DataLoader workers in the epoch's tail resumes on 3 ranks with
+    exactly the rows the local dataset gives, every token once."""
+    from sluice import StreamingDataLoader
+    url = s3 + '/elastic-' + method
+    for path in sorted(glob.glob(uneven_data + '/*')):
+        with open(path, 'rb') as f:
+            remote_write(url, os.path.basename(path), f.read())
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False,
+                **METHODS[method])
+
+    def remote(cache):
+        return StreamingDataset(remote=url, local=str(tmp_path / cache), batch_size=2, pack=spec)
+
+    set_ranks(monkeypatch, 1, 0)
+    first = StreamingDataLoader(remote('c0'), batch_size=2, num_workers=2,
+                                collate_fn=stack_tokens)
+    it = iter(first)
+    consumed = [next(it) for _ in range(50)]
+    state = first.state_dict()
+    del it
+    got, want = [], []
+    for rank in range(3):
+        set_ranks(monkeypatch, 3, rank)
+        ds = remote(f'r{rank}')
+        ds.load_state_dict(state, adapt='world')
+        got += [r['tokens'].tolist() for r in ds]
+        local = elastic_dataset(uneven_data, **METHODS[method])
+        local.load_state_dict(state, adapt=('world', 'streams'))  # the same shards, local
+        want += [r['tokens'].tolist() for r in local]
+    assert got == want
+    assert_every_token_once(consumed + got, uneven_doc)
 
 
 def test_what_cannot_resume_on_another_world_is_refused(elastic_data, monkeypatch):
