@@ -193,13 +193,8 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
   return Status::Ok();
 }
 
-Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
-                                      int64_t role, uint64_t skip_rows) {
-  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
-    return InvalidArgumentError("token packing: role " + std::to_string(role) +
-                                " is not one of the last segment's " +
-                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
-  }
+Result<std::vector<std::vector<PackItem>>> PackedIteration::LastSegmentItems(
+    int64_t epoch, const std::vector<PackSegment>& segments, const DocTokens& tokens) {
   const PackSegment& first = segments.front();
   SLUICE_ASSIGN_OR_RETURN(auto planned, ds_->ShapeWorkerIds(epoch, first.nodes,
                                                             first.ranks_per_node, first.workers));
@@ -208,30 +203,15 @@ Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegme
     items[r].reserve(planned[r].size());
     for (int64_t id : planned[r]) items[r].push_back({id, 0});
   }
-  std::unordered_map<int64_t, uint64_t> counted;  // token counts read so far
-  const DocTokens tokens = [&](int64_t id) -> Result<uint64_t> {
-    if (auto it = counted.find(id); it != counted.end()) return it->second;
-    SLUICE_ASSIGN_OR_RETURN(const uint64_t n, TokensOf(id));
-    counted.emplace(id, n);
-    return n;
-  };
   for (size_t k = 0; k + 1 < segments.size(); ++k) {
     const auto workers = static_cast<size_t>(segments[k].workers);
     std::vector<std::vector<PackItem>> left(items.size());
     for (size_t rank = 0; rank * workers < items.size(); ++rank) {
-      // Each role's rows, counted up to what the DataLoader dealt it while
-      // no role ran out; all of them when one did (the epoch's tail).
-      std::vector<uint64_t> totals(workers);
-      bool ran_out = false;
-      for (size_t w = 0; w < workers; ++w) {
-        const uint64_t naive = RoleRows(segments[k], int64_t(rank * workers + w));
-        SLUICE_ASSIGN_OR_RETURN(totals[w], ItemRows(items[rank * workers + w], naive, spec_, tokens));
-        ran_out |= totals[w] < naive;
-      }
-      for (size_t w = 0; ran_out && w < workers; ++w) {
-        SLUICE_ASSIGN_OR_RETURN(totals[w],
-                                ItemRows(items[rank * workers + w], UINT64_MAX, spec_, tokens));
-      }
+      const auto rank_items = items.begin() + static_cast<std::ptrdiff_t>(rank * workers);
+      SLUICE_ASSIGN_OR_RETURN(
+          const std::vector<uint64_t> totals,
+          RankTotals(segments[k], {rank_items, rank_items + static_cast<std::ptrdiff_t>(workers)},
+                     tokens));
       const std::vector<uint64_t> consumed = RankRoleRows(segments[k], totals);
       for (size_t w = 0; w < workers; ++w) {
         const size_t r = rank * workers + w;
@@ -240,6 +220,76 @@ Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegme
     }
     items = ShareLeftovers(left, segments[k + 1].roles());
   }
+  return items;
+}
+
+Result<std::vector<uint64_t>> PackedIteration::RankTotals(
+    const PackSegment& segment, std::span<const std::vector<PackItem>> roles,
+    const DocTokens& tokens) {
+  // Each role's rows, counted up to what the DataLoader dealt it while no
+  // role ran out; all of them when one did (the epoch's tail).
+  std::vector<uint64_t> totals(roles.size());
+  bool ran_out = false;
+  const auto ranks = static_cast<uint64_t>(segment.nodes * segment.ranks_per_node);
+  for (size_t w = 0; w < roles.size(); ++w) {
+    const uint64_t naive = WorkerRows(segment.rows / ranks, uint64_t(segment.batch_size), w,
+                                      roles.size());
+    SLUICE_ASSIGN_OR_RETURN(totals[w], ItemRows(roles[w], naive, spec_, tokens));
+    ran_out |= totals[w] < naive;
+  }
+  for (size_t w = 0; ran_out && w < roles.size(); ++w) {
+    SLUICE_ASSIGN_OR_RETURN(totals[w], ItemRows(roles[w], UINT64_MAX, spec_, tokens));
+  }
+  return totals;
+}
+
+DocTokens PackedIteration::CountingTokens(std::unordered_map<int64_t, uint64_t>* counted) {
+  return [this, counted](int64_t id) -> Result<uint64_t> {
+    if (auto it = counted->find(id); it != counted->end()) return it->second;
+    SLUICE_ASSIGN_OR_RETURN(const uint64_t n, TokensOf(id));
+    counted->emplace(id, n);
+    return n;
+  };
+}
+
+Result<PackResumePoint> PackedIteration::SegmentsResumePoint(
+    int64_t epoch, const std::vector<PackSegment>& segments, int64_t rank, int64_t worker) {
+  if (segments.empty()) return InvalidArgumentError("token packing: no segments");
+  const PackSegment& last = segments.back();
+  if (rank < 0 || rank >= last.nodes * last.ranks_per_node || worker < 0 ||
+      worker >= last.workers) {
+    return InvalidArgumentError("token packing: rank " + std::to_string(rank) + " worker " +
+                                std::to_string(worker) + " is not in the last segment's " +
+                                std::to_string(last.nodes * last.ranks_per_node) + " ranks of " +
+                                std::to_string(last.workers) + " workers");
+  }
+  const auto workers = static_cast<size_t>(last.workers);
+  if (last.rows == 0) return PackResumePoint{uint64_t(rank) * workers + uint64_t(worker), 0};
+  std::unordered_map<int64_t, uint64_t> counted;  // token counts read so far
+  const DocTokens tokens = CountingTokens(&counted);
+  SLUICE_ASSIGN_OR_RETURN(const auto items, LastSegmentItems(epoch, segments, tokens));
+  const auto mine = items.begin() + static_cast<std::ptrdiff_t>(size_t(rank) * workers);
+  SLUICE_ASSIGN_OR_RETURN(
+      const std::vector<uint64_t> totals,
+      RankTotals(last, {mine, mine + static_cast<std::ptrdiff_t>(workers)}, tokens));
+  ds_->Release();
+  const uint64_t rank_rows = last.rows / static_cast<uint64_t>(last.nodes * last.ranks_per_node);
+  PackResumePoint at =
+      TailResumePoint(totals, rank_rows, uint64_t(last.batch_size), uint64_t(worker));
+  at.role += uint64_t(rank) * workers;
+  return at;
+}
+
+Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
+                                      int64_t role, uint64_t skip_rows) {
+  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
+    return InvalidArgumentError("token packing: role " + std::to_string(role) +
+                                " is not one of the last segment's " +
+                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
+  }
+  std::unordered_map<int64_t, uint64_t> counted;  // token counts read so far
+  const DocTokens tokens = CountingTokens(&counted);
+  SLUICE_ASSIGN_OR_RETURN(auto items, LastSegmentItems(epoch, segments, tokens));
   // This role's rows after its first skip_rows: concat packs on from the
   // token the next row starts at (the same rows follow); bin packs again
   // from the window that holds that row and drops its rows before it.

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -58,6 +60,15 @@ class PackedIteration {
   // segment, or what ShapeWorkerIds refuses.
   Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
                        uint64_t skip_rows);
+
+  // Where DataLoader worker `worker` of global rank `rank` resumes on the
+  // last of `segments` after the job consumed its `rows` there: the role
+  // to pass to BeginSegments (rank x workers + the worker whose rows it
+  // continues) and its skip_rows. Exact in that shape's epoch tail too:
+  // counts the rank's roles' rows from their documents' sizes
+  // (TailResumePoint). Ends any pass in progress.
+  Result<PackResumePoint> SegmentsResumePoint(int64_t epoch, const std::vector<PackSegment>& segments,
+                                              int64_t rank, int64_t worker);
 
   // Where worker `worker` of `num_workers` resumes after its rank consumed
   // `rank_rows` rows in batches of `batch_size` (worker_rows.h
@@ -96,6 +107,19 @@ class PackedIteration {
   // `from` on (RowPacker::AddFrom).
   Status AddDocument(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard,
                      uint64_t from = 0);
+  // The items of every role of the last of `segments` (pack_segments.h's
+  // rule, each earlier segment's roles consuming what the DataLoader dealt
+  // them, in the tail too).
+  Result<std::vector<std::vector<PackItem>>> LastSegmentItems(
+      int64_t epoch, const std::vector<PackSegment>& segments, const DocTokens& tokens);
+  // The rows of one rank's roles (`roles`: their items, in worker order)
+  // in `segment`, counted up to what RoleRows gives each, and all of them
+  // when one has fewer (it ran out first).
+  Result<std::vector<uint64_t>> RankTotals(const PackSegment& segment,
+                                           std::span<const std::vector<PackItem>> roles,
+                                           const DocTokens& tokens);
+  // TokensOf, each id read once into `counted` (which must outlive it).
+  DocTokens CountingTokens(std::unordered_map<int64_t, uint64_t>* counted);
   // BeginSegments' reads: a document's token count (no eos), and the next
   // items into the packer (false when none is left).
   Result<uint64_t> TokensOf(int64_t id);

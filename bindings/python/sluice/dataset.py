@@ -510,14 +510,15 @@ class StreamingDataset(_Base):
             return epoch, worker, workers, 0, None
         world = self._world()
         segments = self._pack_segments(state['sluice_pack'], world, workers)
-        rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
         if len(segments) == 1:  # exact in the epoch's tail too
+            rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
             role, skip = self._packer_for_engine().resume_point_in(epoch, rank_rows,
                                                                    self.batch_size, worker,
                                                                    workers)
             return epoch, role, workers, skip, None
-        role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
-        return epoch, world.rank * workers + role, workers, skip, segments
+        role, skip = self._packer_for_engine().resume_point_segments(epoch, segments,
+                                                                     world.rank, worker)
+        return epoch, role, workers, skip, segments
 
     def _pack_segments(self, saved, world, workers):
         """The world shapes this run's epoch of packed rows ran on, oldest

@@ -211,6 +211,41 @@ def test_streaming_dataloader_resumes_on_another_world_after_a_worker_ran_out_Mu
 
 
 @pytest.mark.parametrize('method', sorted(METHODS))
+def test_a_same_shape_resume_after_an_elastic_one_is_exact_to_the_last_batch_MultiProcess(
+        uneven_data, monkeypatch, method):
+    """1 rank consumed 4 rows; the job goes on with 3 DataLoader workers
+    (adapt='world') and checkpoints at each of its last batches, where
+    workers run out one by one; resumed there on the same shape, the
+    batches are the rest of the run's, exactly (the engine's
+    sluice_pack_resume_point_segments follows the DataLoader's tail)."""
+    from sluice import StreamingDataLoader
+    set_ranks(monkeypatch, 1, 0)
+
+    def dataset():
+        return elastic_dataset(uneven_data, **METHODS[method])
+
+    def loader(ds):
+        return StreamingDataLoader(ds, batch_size=2, num_workers=3, collate_fn=stack_tokens)
+
+    first = dataset()
+    take(iter(first), 4)
+    state = first.state_dict(4, False)
+    run = loader(dataset())
+    run.load_state_dict(state, adapt='world')
+    whole = [b.tolist() for b in run]
+    for k in range(len(whole) - 6, len(whole)):
+        part = loader(dataset())
+        part.load_state_dict(state, adapt='world')
+        it = iter(part)
+        head = [next(it).tolist() for _ in range(k)]
+        saved = part.state_dict()
+        del it
+        resumed = loader(dataset())
+        resumed.load_state_dict(saved)
+        assert head + [b.tolist() for b in resumed] == whole, k
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
 def test_elastic_resume_from_s3_is_the_local_one_MultiProcess(uneven_data, s3, tmp_path,
                                                                 monkeypatch, method):
     """Over a real S3 server (s3rver), each rank with its own cache: a state

@@ -196,6 +196,63 @@ TEST_F(ElasticPackTest, TwoChangesAndASameShapeResumeAfterOne) {
   }
 }
 
+TEST_F(ElasticPackTest, ASameShapeResumeAfterAnElasticOneIsExactInTheTail) {
+  // 1 rank of 1 worker consumed 6 rows, then 1 rank of 2 or 3 workers: its
+  // DataLoader deals the new roles' rows in rounds until all ran out. A
+  // checkpoint there resumes on that shape with each worker continuing the
+  // role whose turn it is (SegmentsResumePoint), row for row.
+  bool tail = false;
+  for (const std::string method : {"concat", "bin"}) {
+    for (int64_t workers : {2, 3}) {
+      const PackSegment one{1, 1, 1, kElasticBatch, 6};
+      PackSegment now{1, 1, workers, kElasticBatch, 0};
+      auto ds = Open(0, 1);
+      auto it = PackedIteration::Make(ds.get(), Spec(method));
+      ASSERT_TRUE(it.ok());
+      std::vector<std::vector<std::vector<int64_t>>> whole;
+      std::vector<uint64_t> totals;
+      uint64_t sum = 0;
+      for (int64_t w = 0; w < workers; ++w) {
+        ASSERT_TRUE((*it)->BeginSegments(0, {one, now}, w, 0).ok());
+        whole.push_back(Take(**it, SIZE_MAX));
+        totals.push_back(whole.back().size());
+        sum += totals.back();
+      }
+      for (uint64_t rows = sum - 12; rows < sum; rows += 3) {
+        SCOPED_TRACE(method + " " + std::to_string(workers) + " workers, " +
+                     std::to_string(rows) + " rows");
+        for (int64_t w = 0; w < workers; ++w) {
+          tail |= totals[size_t(w)] < WorkerRows(rows, kElasticBatch, uint64_t(w), uint64_t(workers));
+        }
+        now.rows = rows;
+        for (int64_t j = 0; j < workers; ++j) {
+          auto at = (*it)->SegmentsResumePoint(0, {one, now}, 0, j);
+          ASSERT_TRUE(at.ok()) << at.status().message();
+          const PackResumePoint want = TailResumePoint(totals, rows, kElasticBatch, uint64_t(j));
+          EXPECT_EQ(at->role, want.role);
+          EXPECT_EQ(at->rows, want.rows);
+          ASSERT_TRUE((*it)->BeginSegments(0, {one, now}, int64_t(at->role), at->rows).ok());
+          const auto& role_rows = whole[at->role];
+          EXPECT_EQ(Take(**it, SIZE_MAX),
+                    std::vector<std::vector<int64_t>>(
+                        role_rows.begin() + std::ptrdiff_t(std::min<uint64_t>(at->rows, role_rows.size())),
+                        role_rows.end()));
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(tail);  // some checkpoint had a worker run out
+  auto ds = Open(0, 1);
+  auto it = PackedIteration::Make(ds.get(), Spec());
+  ASSERT_TRUE(it.ok());
+  EXPECT_EQ((*it)->SegmentsResumePoint(0, {PackSegment{1, 1, 1, kElasticBatch, 2},
+                                           PackSegment{1, 3, 2, kElasticBatch, 4}},
+                                       3, 0)
+                .status()
+                .message(),
+            "token packing: rank 3 worker 0 is not in the last segment's 3 ranks of 2 workers");
+}
+
 TEST_F(ElasticPackTest, EveryTokenComesOnceAfterAWorkerRanOutBeforeTheOthers) {
   // Checkpoints in the epoch's tail: each rank's DataLoader dealt rounds of
   // batches to its workers until one ran out, then to the others only
