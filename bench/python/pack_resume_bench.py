@@ -1,15 +1,20 @@
 """The cost of a packed resume: CPU time of sluice_pack_begin(skip_rows)
 for worker 0 of 1 (the rows skipped before the first one handed out),
 medians of 3, on lognormal documents (mean ~550 tokens, seq_len 2048).
+With --elastic, the cost of an elastic resume instead: CPU and wall time
+of sluice_pack_begin_segments for role 0 of 3 ranks after one rank (one
+worker, batches of 8) consumed skip_rows rows (it re-reads the token
+counts of every document the first shape's ranks consumed).
 Runs against any libsluice with sluice_pack_begin (compare two builds with
 SLUICE_LIBRARY); each line also prints the next row's token sum, which
 must be the same for every build.
 
     python3 pack_resume_bench.py DIR make          # writes the dataset
-    python3 pack_resume_bench.py DIR 1000 3000 5000 [--method bin|concat]
+    python3 pack_resume_bench.py DIR 1000 3000 5000 [--method bin|concat] [--elastic]
 """
 import argparse
 import ctypes
+import json
 import statistics
 import time
 
@@ -31,6 +36,7 @@ def main():
     ap.add_argument('dir')
     ap.add_argument('skips', nargs='+')
     ap.add_argument('--method', default='bin')
+    ap.add_argument('--elastic', action='store_true')
     args = ap.parse_args()
     if args.skips == ['make']:
         make(args.dir)
@@ -41,15 +47,25 @@ def main():
     count = ctypes.c_uint32()
     _lib.check(_lib.lib.sluice_pack_begin(packer._ptr, 0, 0, 1, 0))  # shards opened once
     for skip in map(int, args.skips):
-        times = []
+        times, walls = [], []
         for _ in range(3):
-            t = time.process_time()
-            _lib.check(_lib.lib.sluice_pack_begin(packer._ptr, 0, 0, 1, skip))
+            t, w = time.process_time(), time.perf_counter()
+            if args.elastic:
+                shape = dict(nodes=1, workers=1, batch_size=8)
+                segments = [dict(shape, ranks_per_node=1, rows=skip),
+                            dict(shape, ranks_per_node=3, rows=0)]
+                _lib.check(_lib.lib.sluice_pack_begin_segments(
+                    packer._ptr, 0, json.dumps(segments).encode(), 0, 0))
+            else:
+                _lib.check(_lib.lib.sluice_pack_begin(packer._ptr, 0, 0, 1, skip))
             times.append(time.process_time() - t)
+            walls.append(time.perf_counter() - w)
         _lib.check(_lib.lib.sluice_pack_next(packer._ptr, 1, row.ctypes.data, None, None,
                                              ctypes.byref(count)))
-        print(f'{args.method} skip {skip}: begin CPU {statistics.median(times) * 1000:.1f} ms '
-              f'(next row sum {int(row.sum())})')
+        kind = 'elastic 1 -> 3 ranks' if args.elastic else 'same shape'
+        print(f'{args.method} {kind} skip {skip}: begin CPU '
+              f'{statistics.median(times) * 1000:.1f} ms, wall '
+              f'{statistics.median(walls) * 1000:.1f} ms (next row sum {int(row.sum())})')
 
 
 if __name__ == '__main__':

@@ -109,6 +109,27 @@ sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
   });
 }
 
+sluice_status sluice_pack_resume_point_segments(sluice_pack* p, uint64_t epoch,
+                                                const char* segments_json, uint32_t rank,
+                                                uint32_t worker, uint32_t* out_role,
+                                                uint64_t* out_rows) {
+  constexpr const char* kFn = "sluice_pack_resume_point_segments";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (segments_json == nullptr) return NullArgument(kFn, "segments_json");
+    if (out_role == nullptr) return NullArgument(kFn, "out_role");
+    if (out_rows == nullptr) return NullArgument(kFn, "out_rows");
+    auto segments = sluice::ParsePackSegments(segments_json);
+    if (!segments.ok()) return Fail(segments.status());
+    p->stream->batch_count = 0;  // the stream's views end here
+    auto at = p->it->SegmentsResumePoint(static_cast<int64_t>(epoch), *segments, rank, worker);
+    if (!at.ok()) return Fail(at.status());
+    *out_role = static_cast<uint32_t>(at->role);
+    *out_rows = at->rows;
+    return SLUICE_OK;
+  });
+}
+
 sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* tokens,
                                int32_t* segment_ids, int32_t* position_ids, uint32_t* count) {
   constexpr const char* kFn = "sluice_pack_next";

@@ -959,20 +959,34 @@ sluice_status sluice_pack_resume_point_in(sluice_pack* p, uint64_t epoch, uint64
 sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
                                 uint32_t num_workers, uint64_t skip_rows);
 
-/* An elastic resume (method "concat" only): starts role `role` (global rank
- * x workers + the worker whose rows it continues) of the last of the world
- * shapes `segments_json` lists, then skips its first `skip_rows` rows. The
+/* An elastic resume (methods "concat" and "bin"): starts role `role`
+ * (global rank x workers + the worker whose rows it continues) of the last
+ * of the world shapes `segments_json` lists, then skips its first
+ * `skip_rows` rows (sluice_pack_resume_point_segments gives both). The
  * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
  * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
  * ranks) consumed on it; the last is this run's shape. Every token of the
  * epoch's plan that no consumed row holds is packed once over the last
  * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
  * documents the earlier shapes consumed (their token counts) before the
- * first row. SLUICE_EINVAL for a bad list, method "bin", a role out of the
- * last shape, replication, or skipped steps in the epoch. */
+ * first row. SLUICE_EINVAL for a bad list, a role out of the last shape,
+ * replication, or skipped steps in the epoch. */
 sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
                                          const char* segments_json, uint32_t role,
                                          uint64_t skip_rows);
+
+/* Where DataLoader worker `worker` of global rank `rank` resumes on the
+ * last of `segments_json`'s shapes (sluice_pack_begin_segments' list) after
+ * the job consumed that segment's "rows" there: *out_role the role to pass
+ * to sluice_pack_begin_segments (rank x workers + the worker whose rows it
+ * continues) and *out_rows its skip_rows. Exact in the shape's epoch tail
+ * too (as sluice_pack_resume_point_in: counts the rank's roles' rows by
+ * their documents' sizes). Ends any pass of `p` in progress. SLUICE_EINVAL
+ * for a bad list, or a rank or worker out of the last shape. */
+sluice_status sluice_pack_resume_point_segments(sluice_pack* p, uint64_t epoch,
+                                                const char* segments_json, uint32_t rank,
+                                                uint32_t worker, uint32_t* out_role,
+                                                uint64_t* out_rows);
 
 /* Up to `max_rows` next rows: row k of the *count is tokens[k * seq_len ..
  * (k + 1) * seq_len); segment_ids and position_ids (each NULL or with room

@@ -1,7 +1,9 @@
 #include "engine/packing/pack_segments.h"
 
+#include <algorithm>
 #include <variant>
 
+#include "engine/packing/row_packer.h"
 #include "engine/packing/worker_rows.h"
 #include "formats/json/py_json.h"
 
@@ -69,7 +71,7 @@ Result<std::vector<PackItem>> ConcatLeftover(const std::vector<PackItem>& items,
   size_t k = 0;
   for (; k < items.size() && passed < target; ++k) {
     SLUICE_ASSIGN_OR_RETURN(const uint64_t n, tokens(items[k].id));
-    const uint64_t size = n + (eos ? 1 : 0) - items[k].offset;
+    const uint64_t size = ItemSize(items[k], n, eos);
     if (passed + size > target) {  // the next row starts inside this item
       std::vector<PackItem> out{{items[k].id, items[k].offset + (target - passed)}};
       out.insert(out.end(), items.begin() + static_cast<std::ptrdiff_t>(k + 1), items.end());
@@ -78,6 +80,108 @@ Result<std::vector<PackItem>> ConcatLeftover(const std::vector<PackItem>& items,
     passed += size;
   }
   return std::vector<PackItem>(items.begin() + static_cast<std::ptrdiff_t>(k), items.end());
+}
+
+uint64_t ItemSize(const PackItem& item, uint64_t doc_tokens, bool eos) {
+  const uint64_t whole = doc_tokens + (eos ? 1 : 0);
+  const uint64_t end = std::min(item.end, whole);
+  return end > item.offset ? end - item.offset : 0;
+}
+
+namespace {
+
+// Each bin window of `items` in turn: `each(first, sizes)` with the index
+// of its first item and its items' sizes; stops when it returns false.
+template <typename Each>
+Status ForEachBinWindow(const std::vector<PackItem>& items, const PackSpec& spec,
+                        const DocTokens& tokens, Each each) {
+  const bool eos = spec.eos_id >= 0;
+  std::vector<uint64_t> sizes;
+  for (size_t first = 0; first < items.size(); first += sizes.size()) {
+    sizes.clear();
+    for (size_t k = first; k < items.size() && sizes.size() < spec.bin_window; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(const uint64_t n, tokens(items[k].id));
+      sizes.push_back(ItemSize(items[k], n, eos));
+    }
+    if (!each(first, sizes)) break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<BinSkip> BinSkipOf(const std::vector<PackItem>& items, uint64_t rows, const PackSpec& spec,
+                          const DocTokens& tokens) {
+  BinSkip out{items.size(), 0, {}};
+  uint64_t passed = 0;
+  SLUICE_RETURN_IF_ERROR(ForEachBinWindow(items, spec, tokens, [&](size_t first, const auto& sizes) {
+    const uint64_t n = RowPacker::BinWindowRows(sizes, spec.seq_len);
+    if (passed + n <= rows) {
+      passed += n;
+      return true;
+    }
+    out = {first, rows - passed, sizes};
+    return false;
+  }));
+  return out;
+}
+
+Result<std::vector<PackItem>> BinLeftover(const std::vector<PackItem>& items, uint64_t rows,
+                                          const PackSpec& spec, const DocTokens& tokens) {
+  SLUICE_ASSIGN_OR_RETURN(const BinSkip skip, BinSkipOf(items, rows, spec, tokens));
+  const auto rest = items.begin() + static_cast<std::ptrdiff_t>(skip.item);
+  if (skip.rows == 0) return std::vector<PackItem>(rest, items.end());
+  // The window holding the row: its rows from `skip.rows` on, as pieces.
+  std::vector<PackItem> out;
+  const auto window = RowPacker::BinWindow(skip.sizes, spec.seq_len);
+  for (size_t r = skip.rows; r < window.size(); ++r) {
+    for (const RowPacker::BinPiece& p : window[r]) {
+      const PackItem& item = items[skip.item + p.document];
+      out.push_back({item.id, item.offset + p.offset, item.offset + p.offset + p.size});
+    }
+  }
+  out.insert(out.end(), rest + static_cast<std::ptrdiff_t>(skip.sizes.size()), items.end());
+  return out;
+}
+
+Result<std::vector<PackItem>> Leftover(const std::vector<PackItem>& items, uint64_t rows,
+                                       const PackSpec& spec, const DocTokens& tokens) {
+  if (spec.method == PackMethod::kBin) return BinLeftover(items, rows, spec, tokens);
+  return ConcatLeftover(items, rows, spec.seq_len, spec.eos_id >= 0, tokens);
+}
+
+Result<uint64_t> ItemRows(const std::vector<PackItem>& items, uint64_t cap, const PackSpec& spec,
+                          const DocTokens& tokens) {
+  uint64_t rows = 0;
+  if (spec.method == PackMethod::kBin) {
+    SLUICE_RETURN_IF_ERROR(ForEachBinWindow(items, spec, tokens, [&](size_t, const auto& sizes) {
+      rows += RowPacker::BinWindowRows(sizes, spec.seq_len);
+      return rows < cap;
+    }));
+    return std::min(rows, cap);
+  }
+  const bool eos = spec.eos_id >= 0;
+  uint64_t total = 0;
+  for (const PackItem& item : items) {
+    SLUICE_ASSIGN_OR_RETURN(const uint64_t n, tokens(item.id));
+    total += ItemSize(item, n, eos);
+    if (total / spec.seq_len >= cap) return cap;
+  }
+  rows = total / spec.seq_len + (!spec.drop_last && total % spec.seq_len != 0 ? 1 : 0);
+  return std::min(rows, cap);
+}
+
+std::vector<uint64_t> RankRoleRows(const PackSegment& segment, const std::vector<uint64_t>& totals) {
+  const auto ranks = static_cast<uint64_t>(segment.nodes * segment.ranks_per_node);
+  const uint64_t rank_rows = segment.rows / ranks;
+  const auto batch = static_cast<uint64_t>(segment.batch_size);
+  std::vector<uint64_t> naive(totals.size());
+  bool ran_out = false;
+  for (size_t w = 0; w < totals.size(); ++w) {
+    naive[w] = WorkerRows(rank_rows, batch, w, totals.size());
+    ran_out |= totals[w] < naive[w];
+  }
+  return ran_out ? DealtRows(totals, rank_rows, batch, nullptr) : naive;
 }
 
 std::vector<std::vector<PackItem>> ShareLeftovers(const std::vector<std::vector<PackItem>>& leftovers,

@@ -9,7 +9,11 @@
 // DataLoader dealt it (WorkerRows of the segment's rows per rank); under
 // concat that is the first rows * seq_len tokens of its items (a document
 // followed by its eos), so its leftover is the items after them, the first
-// one possibly from a token offset on (a document a row boundary cut).
+// one possibly from a token offset on (a document a row boundary cut);
+// under bin it is the pieces of the rows not consumed of the window it
+// stopped in, then the windows after it (BinLeftover). A role that ran out
+// before the others (the epoch's tail) was dealt as the DataLoader deals
+// there (RankRoleRows).
 // Segment k + 1's roles share the leftovers of all segment k's roles,
 // joined in role order and cut into as many contiguous blocks as it has
 // roles (sizes differing by one at most, the longer ones first), so every
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/packing/pack_spec.h"
 
 namespace sluice {
 
@@ -37,13 +42,24 @@ struct PackSegment {
   }
 };
 
-// A document still to pack: a global sample id and the token it starts
-// from (0: the whole document; > 0: the rest of one a row boundary cut).
+// A document (or a piece of one) still to pack: a global sample id, the
+// token it starts from (0: from the document's start; > 0: the rest of one
+// a row boundary cut) and the token it ends before (kToEnd: the document's
+// end; bin's pieces end earlier), its eos counted as its last token.
 struct PackItem {
+  static constexpr uint64_t kToEnd = UINT64_MAX;
   int64_t id = 0;
   uint64_t offset = 0;
+  uint64_t end = kToEnd;
   bool operator==(const PackItem&) const = default;
 };
+
+// A document's token count without eos (by its global sample id).
+using DocTokens = std::function<Result<uint64_t>(int64_t)>;
+
+// The tokens `item` packs when its document has `doc_tokens` tokens (and
+// an eos after them when `eos`).
+uint64_t ItemSize(const PackItem& item, uint64_t doc_tokens, bool eos);
 
 // `[{"nodes": .., "ranks_per_node": .., "workers": .., "batch_size": ..,
 // "rows": ..}, ...]`, at least one, every value a positive integer (rows
@@ -60,6 +76,42 @@ uint64_t RoleRows(const PackSegment& segment, int64_t role);
 Result<std::vector<PackItem>> ConcatLeftover(const std::vector<PackItem>& items, uint64_t rows,
                                              uint64_t seq_len, bool eos,
                                              const std::function<Result<uint64_t>(int64_t)>& tokens);
+
+// Bin: the items left after the first `rows` rows of `items` (packed in
+// windows of `spec.bin_window` items, RowPacker::BinWindow): the window the
+// rows end in gives the pieces of its rows not consumed (in the order the
+// rows are handed out, each row's pieces in placement order), the windows
+// after it their items whole. Errors are tokens()'s.
+Result<std::vector<PackItem>> BinLeftover(const std::vector<PackItem>& items, uint64_t rows,
+                                          const PackSpec& spec, const DocTokens& tokens);
+
+// The leftover under `spec.method` (ConcatLeftover or BinLeftover).
+Result<std::vector<PackItem>> Leftover(const std::vector<PackItem>& items, uint64_t rows,
+                                       const PackSpec& spec, const DocTokens& tokens);
+
+// The rows `items` pack into under `spec`, counted up to `cap` (the
+// smaller of the two).
+Result<uint64_t> ItemRows(const std::vector<PackItem>& items, uint64_t cap, const PackSpec& spec,
+                          const DocTokens& tokens);
+
+// Bin: where the rows after the first `rows` of `items` come from when
+// `items` are packed again: the index of the first item of the window
+// that holds row `rows` (items.size() when there is none) and the rows of
+// that window before it (a resume drops them), and the window's items'
+// sizes.
+struct BinSkip {
+  size_t item = 0;
+  uint64_t rows = 0;
+  std::vector<uint64_t> sizes;
+};
+Result<BinSkip> BinSkipOf(const std::vector<PackItem>& items, uint64_t rows, const PackSpec& spec,
+                          const DocTokens& tokens);
+
+// The rows each role of one rank of `segment` consumed, from the rows each
+// of them had in the segment (`totals`, the rank's workers in order):
+// RoleRows' while none had fewer (ran out), else the DataLoader's rounds
+// in the epoch's tail (worker_rows.h DealtRows).
+std::vector<uint64_t> RankRoleRows(const PackSegment& segment, const std::vector<uint64_t>& totals);
 
 // The next segment's items of each of its `roles` roles from the
 // leftovers of the previous segment's roles (in role order): joined and

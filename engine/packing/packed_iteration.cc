@@ -1,6 +1,7 @@
 #include "engine/packing/packed_iteration.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace sluice {
 namespace {
@@ -65,11 +66,7 @@ Status PackedIteration::SkipBin(uint64_t rows) {
     for (int64_t id : window) {
       SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(id), &got_));
       SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(id, got_.where.shard));
-      const std::string_view field = got_.fields[column_];
-      doc_.clear();
-      Status st = decoder->Append(field.data(), field.size(), &doc_);
-      if (!st.ok()) return WithSample(st, id, got_.where.shard);
-      packer_->Add(doc_);
+      SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, got_.fields[column_], id, got_.where.shard));
     }
     return Status::Ok();
   };
@@ -93,10 +90,7 @@ Status PackedIteration::SkipBin(uint64_t rows) {
       const size_t shard = fields_[k].where.shard;
       if (passed == rows || sizes.size() == spec_.bin_window) {
         // Packing again (the target window is in): the rest as it comes.
-        doc_.clear();
-        Status st = decoder->Append(field.data(), field.size(), &doc_);
-        if (!st.ok()) return WithSample(st, ids_[k], shard);
-        packer_->Add(doc_);
+        SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard));
         continue;
       }
       auto count = decoder->Count(field.data(), field.size());
@@ -122,6 +116,20 @@ Status PackedIteration::SkipBin(uint64_t rows) {
   uint64_t at = passed;
   while (at < rows && packer_->Pop(scratch.data(), nullptr, nullptr, &last_start_)) ++at;
   rows_ = rows;
+  return Status::Ok();
+}
+
+Status PackedIteration::Decode(const TokenDecoder& decoder, std::string_view field, int64_t id,
+                               size_t shard) {
+  doc_.clear();
+  Status st = decoder.Append(field.data(), field.size(), &doc_);
+  return st.ok() ? st : WithSample(st, id, shard);
+}
+
+Status PackedIteration::AddDocument(const TokenDecoder& decoder, std::string_view field,
+                                    int64_t id, size_t shard, uint64_t from) {
+  SLUICE_RETURN_IF_ERROR(Decode(decoder, field, id, shard));
+  packer_->AddFrom(doc_, from);
   return Status::Ok();
 }
 
@@ -157,10 +165,7 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
       const std::string_view field = fields_[k].fields[column_];
       const size_t shard = fields_[k].where.shard;
       if (reached) {  // packed as they come
-        doc_.clear();
-        Status st = decoder->Append(field.data(), field.size(), &doc_);
-        if (!st.ok()) return WithSample(st, ids_[k], shard);
-        packer_->Add(doc_);
+        SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard));
         continue;
       }
       auto count = decoder->Count(field.data(), field.size());
@@ -179,11 +184,8 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
         continue;
       }
       // The next row starts inside this document.
-      doc_.clear();
-      Status st = decoder->Append(field.data(), field.size(), &doc_);
-      if (!st.ok()) return WithSample(st, ids_[k], shard);
       packer_->SkipConcat(documents, target);
-      packer_->AddFrom(doc_, target - tokens);
+      SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, field, ids_[k], shard, target - tokens));
       reached = true;
     }
     ds_->Release();
@@ -191,18 +193,8 @@ Status PackedIteration::SkipConcat(uint64_t rows) {
   return Status::Ok();
 }
 
-Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
-                                      int64_t role, uint64_t skip_rows) {
-  if (spec_.method != PackMethod::kConcat) {
-    return InvalidArgumentError(
-        "token packing: only method 'concat' resumes on another world shape (a 'bin' row depends "
-        "on its whole window); resume 'bin' on the world shape it was saved on");
-  }
-  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
-    return InvalidArgumentError("token packing: role " + std::to_string(role) +
-                                " is not one of the last segment's " +
-                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
-  }
+Result<std::vector<std::vector<PackItem>>> PackedIteration::LastSegmentItems(
+    int64_t epoch, const std::vector<PackSegment>& segments, const DocTokens& tokens) {
   const PackSegment& first = segments.front();
   SLUICE_ASSIGN_OR_RETURN(auto planned, ds_->ShapeWorkerIds(epoch, first.nodes,
                                                             first.ranks_per_node, first.workers));
@@ -211,25 +203,121 @@ Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegme
     items[r].reserve(planned[r].size());
     for (int64_t id : planned[r]) items[r].push_back({id, 0});
   }
-  const bool eos = spec_.eos_id >= 0;
-  auto tokens = [this](int64_t id) { return TokensOf(id); };
   for (size_t k = 0; k + 1 < segments.size(); ++k) {
+    const auto workers = static_cast<size_t>(segments[k].workers);
     std::vector<std::vector<PackItem>> left(items.size());
-    for (size_t r = 0; r < items.size(); ++r) {
-      SLUICE_ASSIGN_OR_RETURN(left[r], ConcatLeftover(items[r], RoleRows(segments[k], int64_t(r)),
-                                                      spec_.seq_len, eos, tokens));
+    for (size_t rank = 0; rank * workers < items.size(); ++rank) {
+      const auto rank_items = items.begin() + static_cast<std::ptrdiff_t>(rank * workers);
+      SLUICE_ASSIGN_OR_RETURN(
+          const std::vector<uint64_t> totals,
+          RankTotals(segments[k], {rank_items, rank_items + static_cast<std::ptrdiff_t>(workers)},
+                     tokens));
+      const std::vector<uint64_t> consumed = RankRoleRows(segments[k], totals);
+      for (size_t w = 0; w < workers; ++w) {
+        const size_t r = rank * workers + w;
+        SLUICE_ASSIGN_OR_RETURN(left[r], Leftover(items[r], consumed[w], spec_, tokens));
+      }
     }
     items = ShareLeftovers(left, segments[k + 1].roles());
   }
-  SLUICE_ASSIGN_OR_RETURN(items_, ConcatLeftover(items[static_cast<size_t>(role)], skip_rows,
-                                                 spec_.seq_len, eos, tokens));
+  return items;
+}
+
+Result<std::vector<uint64_t>> PackedIteration::RankTotals(
+    const PackSegment& segment, std::span<const std::vector<PackItem>> roles,
+    const DocTokens& tokens) {
+  // Each role's rows, counted up to what the DataLoader dealt it while no
+  // role ran out; all of them when one did (the epoch's tail).
+  std::vector<uint64_t> totals(roles.size());
+  bool ran_out = false;
+  const auto ranks = static_cast<uint64_t>(segment.nodes * segment.ranks_per_node);
+  for (size_t w = 0; w < roles.size(); ++w) {
+    const uint64_t naive = WorkerRows(segment.rows / ranks, uint64_t(segment.batch_size), w,
+                                      roles.size());
+    SLUICE_ASSIGN_OR_RETURN(totals[w], ItemRows(roles[w], naive, spec_, tokens));
+    ran_out |= totals[w] < naive;
+  }
+  for (size_t w = 0; ran_out && w < roles.size(); ++w) {
+    SLUICE_ASSIGN_OR_RETURN(totals[w], ItemRows(roles[w], UINT64_MAX, spec_, tokens));
+  }
+  return totals;
+}
+
+DocTokens PackedIteration::CountingTokens(std::unordered_map<int64_t, uint64_t>* counted) {
+  return [this, counted](int64_t id) -> Result<uint64_t> {
+    if (auto it = counted->find(id); it != counted->end()) return it->second;
+    SLUICE_ASSIGN_OR_RETURN(const uint64_t n, TokensOf(id));
+    counted->emplace(id, n);
+    return n;
+  };
+}
+
+Result<PackResumePoint> PackedIteration::SegmentsResumePoint(
+    int64_t epoch, const std::vector<PackSegment>& segments, int64_t rank, int64_t worker) {
+  if (segments.empty()) return InvalidArgumentError("token packing: no segments");
+  const PackSegment& last = segments.back();
+  if (rank < 0 || rank >= last.nodes * last.ranks_per_node || worker < 0 ||
+      worker >= last.workers) {
+    return InvalidArgumentError("token packing: rank " + std::to_string(rank) + " worker " +
+                                std::to_string(worker) + " is not in the last segment's " +
+                                std::to_string(last.nodes * last.ranks_per_node) + " ranks of " +
+                                std::to_string(last.workers) + " workers");
+  }
+  const auto workers = static_cast<size_t>(last.workers);
+  if (last.rows == 0) return PackResumePoint{uint64_t(rank) * workers + uint64_t(worker), 0};
+  std::unordered_map<int64_t, uint64_t> counted;  // token counts read so far
+  const DocTokens tokens = CountingTokens(&counted);
+  SLUICE_ASSIGN_OR_RETURN(const auto items, LastSegmentItems(epoch, segments, tokens));
+  const auto mine = items.begin() + static_cast<std::ptrdiff_t>(size_t(rank) * workers);
+  SLUICE_ASSIGN_OR_RETURN(
+      const std::vector<uint64_t> totals,
+      RankTotals(last, {mine, mine + static_cast<std::ptrdiff_t>(workers)}, tokens));
+  ds_->Release();
+  const uint64_t rank_rows = last.rows / static_cast<uint64_t>(last.nodes * last.ranks_per_node);
+  PackResumePoint at =
+      TailResumePoint(totals, rank_rows, uint64_t(last.batch_size), uint64_t(worker));
+  at.role += uint64_t(rank) * workers;
+  return at;
+}
+
+Status PackedIteration::BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments,
+                                      int64_t role, uint64_t skip_rows) {
+  if (segments.empty() || role < 0 || role >= segments.back().roles()) {
+    return InvalidArgumentError("token packing: role " + std::to_string(role) +
+                                " is not one of the last segment's " +
+                                std::to_string(segments.empty() ? 0 : segments.back().roles()));
+  }
+  std::unordered_map<int64_t, uint64_t> counted;  // token counts read so far
+  const DocTokens tokens = CountingTokens(&counted);
+  SLUICE_ASSIGN_OR_RETURN(auto items, LastSegmentItems(epoch, segments, tokens));
+  // This role's rows after its first skip_rows: concat packs on from the
+  // token the next row starts at (the same rows follow); bin packs again
+  // from the window that holds that row and drops its rows before it.
+  std::vector<PackItem>& mine = items[static_cast<size_t>(role)];
+  uint64_t drop = 0;
+  if (spec_.method == PackMethod::kConcat) {
+    SLUICE_ASSIGN_OR_RETURN(items_, ConcatLeftover(mine, skip_rows, spec_.seq_len,
+                                                   spec_.eos_id >= 0, tokens));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(const BinSkip skip, BinSkipOf(mine, skip_rows, spec_, tokens));
+    items_.assign(mine.begin() + static_cast<std::ptrdiff_t>(skip.item), mine.end());
+    drop = skip.rows;
+  }
   ds_->Release();
   packer_ = std::make_unique<RowPacker>(spec_);
   from_items_ = true;
   next_item_ = 0;
   done_ = false;
-  rows_ = skip_rows;
+  rows_ = 0;
   last_start_ = {};
+  if (drop > 0) {
+    std::vector<int64_t> scratch(spec_.seq_len);
+    for (uint64_t k = 0; k < drop; ++k) {
+      SLUICE_ASSIGN_OR_RETURN(size_t n, Next(1, scratch.data(), nullptr, nullptr));
+      if (n == 0) break;
+    }
+  }
+  rows_ = skip_rows;
   return Status::Ok();
 }
 
@@ -283,14 +371,13 @@ Result<bool> PackedIteration::FeedItems() {
     const PackItem& item = items_[next_item_];
     SLUICE_RETURN_IF_ERROR(ds_->Get(static_cast<uint64_t>(item.id), &got_));
     SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(item.id, got_.where.shard));
-    const std::string_view field = got_.fields[column_];
-    doc_.clear();
-    Status st = decoder->Append(field.data(), field.size(), &doc_);
-    if (!st.ok()) return WithSample(st, item.id, got_.where.shard);
-    // The rest of a document a row boundary cut goes on as a document of
-    // its own (its tokens from the offset, then its eos).
-    const size_t from = std::min<uint64_t>(item.offset, doc_.size());
-    packer_->Add(std::span<const int64_t>(doc_).subspan(from));
+    SLUICE_RETURN_IF_ERROR(Decode(*decoder, got_.fields[column_], item.id, got_.where.shard));
+    // The item's tokens (its document's eos counted as the last) go on
+    // as a document of their own.
+    if (spec_.eos_id >= 0) doc_.push_back(spec_.eos_id);
+    const size_t to = std::min<uint64_t>(item.end, doc_.size());
+    const size_t from = std::min<uint64_t>(item.offset, to);
+    packer_->AddPiece(std::span<const int64_t>(doc_).subspan(from, to - from));
   }
   ds_->Release();
   return true;
@@ -303,12 +390,8 @@ Result<bool> PackedIteration::Feed() {
   if (n == 0) return false;
   for (size_t k = 0; k < n; ++k) {
     const SampleFields& sample = fields_[k];
-    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], fields_[k].where.shard));
-    const std::string_view field = sample.fields[column_];
-    doc_.clear();
-    Status st = decoder->Append(field.data(), field.size(), &doc_);
-    if (!st.ok()) return WithSample(st, ids_[k], sample.where.shard);
-    packer_->Add(doc_);
+    SLUICE_ASSIGN_OR_RETURN(const TokenDecoder* decoder, DecoderOf(ids_[k], sample.where.shard));
+    SLUICE_RETURN_IF_ERROR(AddDocument(*decoder, sample.fields[column_], ids_[k], sample.where.shard));
   }
   ds_->Release();
   return true;

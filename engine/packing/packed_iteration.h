@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -47,16 +49,26 @@ class PackedIteration {
   // Starts worker `worker` of `num_workers`' rows of `epoch` from the
   // epoch's start (IterBegin(epoch, 0, ..)), then skips `skip_rows` rows.
   Status Begin(int64_t epoch, int64_t worker, int64_t num_workers, uint64_t skip_rows);
-  // An elastic resume (concat only): the rows of role `role` (global rank
-  // x workers + DataLoader worker) of the last of `segments` (the shape
-  // this process runs on; pack_segments.h's rule), after its first
-  // `skip_rows`. Finding its items reads every document the earlier
-  // segments consumed (their token counts, through StreamingDataset::Get);
-  // its own are read through Get too, without the iteration's prefetch.
-  // kInvalidArgument for bin, a role out of the last segment, or what
-  // ShapeWorkerIds refuses.
+  // An elastic resume: the rows of role `role` (global rank x workers +
+  // DataLoader worker) of the last of `segments` (the shape this process
+  // runs on; pack_segments.h's rule), after its first `skip_rows` (row for
+  // row the rows that role would hand out after them). Finding its items
+  // reads every document the earlier segments consumed (their token
+  // counts, through StreamingDataset::Get; all of a rank's when one of its
+  // roles ran out there); its own are read through Get too, without the
+  // iteration's prefetch. kInvalidArgument for a role out of the last
+  // segment, or what ShapeWorkerIds refuses.
   Status BeginSegments(int64_t epoch, const std::vector<PackSegment>& segments, int64_t role,
                        uint64_t skip_rows);
+
+  // Where DataLoader worker `worker` of global rank `rank` resumes on the
+  // last of `segments` after the job consumed its `rows` there: the role
+  // to pass to BeginSegments (rank x workers + the worker whose rows it
+  // continues) and its skip_rows. Exact in that shape's epoch tail too:
+  // counts the rank's roles' rows from their documents' sizes
+  // (TailResumePoint). Ends any pass in progress.
+  Result<PackResumePoint> SegmentsResumePoint(int64_t epoch, const std::vector<PackSegment>& segments,
+                                              int64_t rank, int64_t worker);
 
   // Where worker `worker` of `num_workers` resumes after its rank consumed
   // `rank_rows` rows in batches of `batch_size` (worker_rows.h
@@ -88,6 +100,26 @@ class PackedIteration {
   Result<bool> Feed();
   // The decoder of sample `id` of global shard `shard`, or the error naming it.
   Result<const TokenDecoder*> DecoderOf(int64_t id, size_t shard) const;
+  // Decodes sample `id`'s token field (of global shard `shard`) into doc_;
+  // a decoding error names the sample and shard.
+  Status Decode(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard);
+  // Decode, then adds doc_ to the packer as the next document, from token
+  // `from` on (RowPacker::AddFrom).
+  Status AddDocument(const TokenDecoder& decoder, std::string_view field, int64_t id, size_t shard,
+                     uint64_t from = 0);
+  // The items of every role of the last of `segments` (pack_segments.h's
+  // rule, each earlier segment's roles consuming what the DataLoader dealt
+  // them, in the tail too).
+  Result<std::vector<std::vector<PackItem>>> LastSegmentItems(
+      int64_t epoch, const std::vector<PackSegment>& segments, const DocTokens& tokens);
+  // The rows of one rank's roles (`roles`: their items, in worker order)
+  // in `segment`, counted up to what RoleRows gives each, and all of them
+  // when one has fewer (it ran out first).
+  Result<std::vector<uint64_t>> RankTotals(const PackSegment& segment,
+                                           std::span<const std::vector<PackItem>> roles,
+                                           const DocTokens& tokens);
+  // TokensOf, each id read once into `counted` (which must outlive it).
+  DocTokens CountingTokens(std::unordered_map<int64_t, uint64_t>* counted);
   // BeginSegments' reads: a document's token count (no eos), and the next
   // items into the packer (false when none is left).
   Result<uint64_t> TokensOf(int64_t id);

@@ -49,13 +49,39 @@ size_t RowPacker::BinWindowRows(std::span<const uint64_t> sizes, uint64_t seq_le
   return FirstFitDecreasing(pieces, seq_len).size();
 }
 
+std::vector<std::vector<RowPacker::BinPiece>> RowPacker::BinWindow(std::span<const uint64_t> sizes,
+                                                                   uint64_t seq_len) {
+  std::vector<BinPiece> pieces;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    ForEachBinPiece(sizes[d], seq_len,
+                    [&](uint64_t off, uint64_t size) { pieces.push_back({d, off, size}); });
+  }
+  std::vector<size_t> piece_sizes(pieces.size());
+  for (size_t p = 0; p < pieces.size(); ++p) piece_sizes[p] = pieces[p].size;
+  std::vector<std::vector<BinPiece>> rows;
+  for (const auto& bin : FirstFitDecreasing(piece_sizes, seq_len)) {
+    auto& row = rows.emplace_back();
+    for (size_t p : bin) row.push_back(pieces[p]);
+  }
+  return rows;
+}
+
 RowPacker::RowPacker(PackSpec spec) : spec_(std::move(spec)) {}
 
 void RowPacker::Add(std::span<const int64_t> tokens) {
   if (spec_.method == PackMethod::kConcat) {
-    AddConcat(tokens);
+    AddConcat(tokens, spec_.eos_id >= 0);
   } else {
-    AddBin(tokens);
+    AddBin(tokens, spec_.eos_id >= 0);
+  }
+  ++documents_;
+}
+
+void RowPacker::AddPiece(std::span<const int64_t> tokens) {
+  if (spec_.method == PackMethod::kConcat) {
+    AddConcat(tokens, false);
+  } else {
+    AddBin(tokens, false);
   }
   ++documents_;
 }
@@ -79,8 +105,8 @@ void RowPacker::AddFrom(std::span<const int64_t> tokens, uint64_t offset) {
   ++documents_;
 }
 
-void RowPacker::AddConcat(std::span<const int64_t> tokens) {
-  const size_t with_eos = tokens.size() + (spec_.eos_id >= 0 ? 1 : 0);
+void RowPacker::AddConcat(std::span<const int64_t> tokens, bool eos) {
+  const size_t with_eos = tokens.size() + (eos ? 1 : 0);
   if (with_eos == 0) return;  // nothing of it can start a row
   // Keep the pending tokens at the front: compact once the consumed part
   // outweighs them (amortized O(1) per token).
@@ -90,15 +116,15 @@ void RowPacker::AddConcat(std::span<const int64_t> tokens) {
   }
   starts_.push_back({documents_, consumed_ + (buf_.size() - head_)});
   buf_.insert(buf_.end(), tokens.begin(), tokens.end());
-  if (spec_.eos_id >= 0) buf_.push_back(spec_.eos_id);
+  if (eos) buf_.push_back(spec_.eos_id);
   tokens_in_ += with_eos;
 }
 
-void RowPacker::AddBin(std::span<const int64_t> tokens) {
-  const size_t with_eos = tokens.size() + (spec_.eos_id >= 0 ? 1 : 0);
+void RowPacker::AddBin(std::span<const int64_t> tokens, bool eos) {
+  const size_t with_eos = tokens.size() + (eos ? 1 : 0);
   const size_t at = window_tokens_.size();
   window_tokens_.insert(window_tokens_.end(), tokens.begin(), tokens.end());
-  if (spec_.eos_id >= 0) window_tokens_.push_back(spec_.eos_id);
+  if (eos) window_tokens_.push_back(spec_.eos_id);
   tokens_in_ += with_eos;
   ForEachBinPiece(with_eos, spec_.seq_len, [&](uint64_t off, uint64_t size) {
     pieces_.push_back({documents_, off, at + off, size});

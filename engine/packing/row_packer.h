@@ -31,6 +31,10 @@ class RowPacker {
   // tokens and eos_id follow the previous document's. Bin: a window of
   // bin_window documents is packed when it is full.
   void Add(std::span<const int64_t> tokens);
+  // The next document's tokens as they are, no eos_id added: a piece of a
+  // document (an elastic resume's item, pack_segments.h), its eos included
+  // when it is the document's last piece.
+  void AddPiece(std::span<const int64_t> tokens);
   // Concat only, before any Add: the first `documents` documents, `tokens`
   // tokens in all (eos included), went into rows that are not handed out
   // (a resume passes over them), so numbering goes on from there.
@@ -43,6 +47,16 @@ class RowPacker {
   // included) packs into: what Add and Pop would hand out for them, from
   // their sizes alone (a resume counts whole skipped windows with it).
   static size_t BinWindowRows(std::span<const uint64_t> sizes, uint64_t seq_len);
+  // Bin only: the rows of such a window, in the order Pop hands them out,
+  // each its pieces in placement order: the document (its index in
+  // `sizes`), the piece's first token in it and its size.
+  struct BinPiece {
+    size_t document;
+    uint64_t offset, size;
+    bool operator==(const BinPiece&) const = default;
+  };
+  static std::vector<std::vector<BinPiece>> BinWindow(std::span<const uint64_t> sizes,
+                                                      uint64_t seq_len);
   // Numbering only: `documents` documents went into rows a resume passed
   // over (bin: whole windows, BinWindowRows), so numbering goes on from there.
   void SkipDocuments(uint64_t documents) { documents_ += documents; }
@@ -69,8 +83,9 @@ class RowPacker {
     uint64_t document, offset;  // RowStart of the piece's first token
     size_t begin, size;         // in window_tokens_
   };
-  void AddConcat(std::span<const int64_t> tokens);
-  void AddBin(std::span<const int64_t> tokens);
+  // `eos`: eos_id follows the tokens.
+  void AddConcat(std::span<const int64_t> tokens, bool eos);
+  void AddBin(std::span<const int64_t> tokens, bool eos);
   bool PopConcat(int64_t* tokens, int32_t* segments, int32_t* positions, RowStart* start);
   void PackWindow();
 

@@ -27,17 +27,12 @@ PackResumePoint ResumePoint(uint64_t rank_rows, uint64_t batch_size, uint64_t wo
 
 namespace sluice {
 
-PackResumePoint TailResumePoint(const std::vector<uint64_t>& totals, uint64_t rank_rows,
-                                uint64_t batch_size, uint64_t worker) {
+std::vector<uint64_t> DealtRows(const std::vector<uint64_t>& totals, uint64_t rank_rows,
+                                uint64_t batch_size, uint64_t* next) {
   const uint64_t workers = totals.size();
-  bool ran_out = false;
-  for (uint64_t w = 0; w < workers; ++w) {
-    ran_out |= totals[w] < WorkerRows(rank_rows, batch_size, w, workers);
-  }
-  if (!ran_out) return ResumePoint(rank_rows, batch_size, worker, workers);
   // Deal round by round until rank_rows rows are dealt.
   std::vector<uint64_t> dealt(workers, 0);
-  uint64_t left = rank_rows, next = 0;
+  uint64_t left = rank_rows, at = 0;
   for (uint64_t round = 0; left > 0; ++round) {
     bool any = false;
     for (uint64_t w = 0; w < workers && left > 0; ++w) {
@@ -48,10 +43,24 @@ PackResumePoint TailResumePoint(const std::vector<uint64_t>& totals, uint64_t ra
       dealt[w] += take;
       left -= take;
       // A part of a batch: that worker goes on first; else the next one.
-      next = take < batch ? w : (w + 1) % workers;
+      at = take < batch ? w : (w + 1) % workers;
     }
     if (!any) break;  // every worker ran out: more rows than the epoch has
   }
+  if (next != nullptr) *next = at;
+  return dealt;
+}
+
+PackResumePoint TailResumePoint(const std::vector<uint64_t>& totals, uint64_t rank_rows,
+                                uint64_t batch_size, uint64_t worker) {
+  const uint64_t workers = totals.size();
+  bool ran_out = false;
+  for (uint64_t w = 0; w < workers; ++w) {
+    ran_out |= totals[w] < WorkerRows(rank_rows, batch_size, w, workers);
+  }
+  if (!ran_out) return ResumePoint(rank_rows, batch_size, worker, workers);
+  uint64_t next = 0;
+  const std::vector<uint64_t> dealt = DealtRows(totals, rank_rows, batch_size, &next);
   const uint64_t role = (worker + next) % workers;
   return {role, dealt[role]};
 }

@@ -42,6 +42,13 @@ PackResumePoint ResumePoint(uint64_t rank_rows, uint64_t batch_size, uint64_t wo
 // role after the last dealt batch's, j places on (the rounds go on in the
 // same cyclic order, a role with nothing left stopping at once), and
 // skips the rows dealt to that role. Time: O(batches) in the tail.
+// The rows each worker was dealt (dealt[w]) when its rank consumed
+// `rank_rows` rows, by TailResumePoint's rounds, and the worker the next
+// round goes on from (`*next`, when not null). WorkerRows' for every
+// worker while none ran out.
+std::vector<uint64_t> DealtRows(const std::vector<uint64_t>& totals, uint64_t rank_rows,
+                                uint64_t batch_size, uint64_t* next);
+
 PackResumePoint TailResumePoint(const std::vector<uint64_t>& totals, uint64_t rank_rows,
                                 uint64_t batch_size, uint64_t worker);
 

@@ -510,14 +510,15 @@ class StreamingDataset(_Base):
             return epoch, worker, workers, 0, None
         world = self._world()
         segments = self._pack_segments(state['sluice_pack'], world, workers)
-        rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
         if len(segments) == 1:  # exact in the epoch's tail too
+            rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
             role, skip = self._packer_for_engine().resume_point_in(epoch, rank_rows,
                                                                    self.batch_size, worker,
                                                                    workers)
             return epoch, role, workers, skip, None
-        role, skip = _packing.resume_point(rank_rows, self.batch_size, worker, workers)
-        return epoch, world.rank * workers + role, workers, skip, segments
+        role, skip = self._packer_for_engine().resume_point_segments(epoch, segments,
+                                                                     world.rank, worker)
+        return epoch, role, workers, skip, segments
 
     def _pack_segments(self, saved, world, workers):
         """The world shapes this run's epoch of packed rows ran on, oldest
@@ -667,9 +668,8 @@ class StreamingDataset(_Base):
     def _check_packed_state(self, state):
         """A state saved with packing resumes only a dataset packing the
         same way (ValueError naming the difference); on another world shape
-        only concat rows, without replication, from a state that records
-        every earlier shape's DataLoader workers (an older state: only on
-        its own world). The engine's record checks the rest (another world
+        only without replication, from a state that records every earlier
+        shape's DataLoader workers (an older state: only on its own world). The engine's record checks the rest (another world
         needs adapt='world')."""
         saved = state.get('sluice_pack')
         if saved is None:
@@ -698,12 +698,6 @@ class StreamingDataset(_Base):
             if self.replication is not None:
                 raise ValueError('packed rows resume on another world shape without replication '
                                  f'only (replication={self.replication})')
-            if self.pack.get('method') != 'concat':
-                raise ValueError("packed rows resume on another world shape for method "
-                                 "'concat' only (a 'bin' row depends on its whole window): "
-                                 f"saved over {segments[-2]['nodes']}x"
-                                 f"{segments[-2]['ranks_per_node']} ranks, now "
-                                 f"{world.num_nodes}x{world.ranks_per_node}")
             unknown = [k for k, s in enumerate(segments[:-1]) if s['workers'] is None]
             if unknown:
                 raise ValueError(f'packed rows resume on another world shape only from a state '

@@ -94,6 +94,17 @@ class Packer:
                                                      ctypes.byref(rows)))
         return role.value, rows.value
 
+    def resume_point_segments(self, epoch, segments, rank, worker):
+        """(role, skip_rows) of DataLoader worker `worker` of global rank
+        `rank` on the last of `segments` (begin's list), exact in that
+        shape's epoch tail too (sluice_pack_resume_point_segments). Call
+        before begin."""
+        role, rows = ctypes.c_uint32(), ctypes.c_uint64()
+        _lib.check(_lib_.sluice_pack_resume_point_segments(
+            self._ptr, epoch, json.dumps(segments).encode(), rank, worker, ctypes.byref(role),
+            ctypes.byref(rows)))
+        return role.value, rows.value
+
     def begin(self, epoch, worker, num_workers, skip_rows=0, segments=None):
         """Starts worker `worker` of `num_workers`' rows of `epoch` after
         its first `skip_rows` (sluice_pack_begin); with `segments` (the

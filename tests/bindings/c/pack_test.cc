@@ -208,6 +208,24 @@ TEST_F(PackCApi, ResumePointInAndAnElasticResume) {
   EXPECT_EQ(out, want);
   EXPECT_EQ(sluice_pack_begin_segments(p, 0, "[]", 0, 0), SLUICE_EINVAL);
   EXPECT_STREQ(sluice_last_error(), "invalid argument: pack segments: must be a non-empty JSON list");
+
+  // On the last shape after 4 more rows (batches to workers 0 and 1): each
+  // worker continues the role whose turn it is, after that role's rows.
+  const char* later = R"([{"nodes": 1, "ranks_per_node": 1, "workers": 1, "batch_size": 2,
+                           "rows": 4},
+                          {"nodes": 1, "ranks_per_node": 1, "workers": 2, "batch_size": 2,
+                           "rows": 4}])";
+  for (uint32_t w = 0; w < 2; ++w) {
+    ASSERT_EQ(sluice_pack_resume_point_segments(p, 0, later, 0, w, &role, &rows), SLUICE_OK)
+        << sluice_last_error();
+    EXPECT_EQ(std::make_pair(role, rows), std::make_pair(w, uint64_t{2})) << w;
+  }
+  EXPECT_EQ(sluice_pack_resume_point_segments(p, 0, later, 0, 2, &role, &rows), SLUICE_EINVAL);
+  EXPECT_STREQ(sluice_last_error(),
+               "invalid argument: token packing: rank 0 worker 2 is not in the last segment's 1 "
+               "ranks of 2 workers");
+  EXPECT_EQ(sluice_pack_resume_point_segments(p, 0, nullptr, 0, 0, &role, &rows), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_pack_resume_point_segments(p, 0, later, 0, 0, nullptr, &rows), SLUICE_EINVAL);
   sluice_pack_close(p);
 }
 

@@ -3,10 +3,15 @@ resume"): a packed state saved on one world shape resumes on another
 (load_state_dict(adapt='world')), and every token of the epoch comes out
 exactly once across the change: the rows consumed before the checkpoint,
 then the rest, re-formed over the new shape's ranks and workers."""
+import glob
+import os
+
 import numpy as np
 import pytest
 
 from sluice import MDSWriter, StreamingDataset
+from sluice.remote import remote_write
+from s3rver_fixture import s3, s3rver  # noqa: F401
 
 torch = pytest.importorskip('torch')
 
@@ -20,13 +25,17 @@ def elastic_doc(i):
     return np.arange(1, 2 + (7 * i) % 19, dtype=np.int32) + 100 * i
 
 
-@pytest.fixture
-def elastic_data(tmp_path):
-    out = str(tmp_path / 'mds')
+def write_docs(out, doc):
+    """ELASTIC_DOCS documents doc(0), doc(1), .. as MDS, several shards."""
     with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}, size_limit=300) as w:
         for i in range(ELASTIC_DOCS):
-            w.write({'tokens': elastic_doc(i)})
+            w.write({'tokens': doc(i)})
     return out
+
+
+@pytest.fixture
+def elastic_data(tmp_path):
+    return write_docs(str(tmp_path / 'mds'), elastic_doc)
 
 
 def elastic_dataset(local, **pack):
@@ -45,10 +54,25 @@ def set_ranks(monkeypatch, ranks, rank, one_node=True):
     monkeypatch.setenv('RANK', str(rank))
 
 
-def assert_every_token_once(rows):
+def uneven_doc(i):
+    """Like elastic_doc, but the documents of every other batch of 2 (those
+    of DataLoader worker 1 of 2 on one rank) are longer, up to 41 tokens:
+    worker 0 runs out of rows long before worker 1 (41 rows against 94
+    under concat)."""
+    if (i // 2) % 2 == 0:
+        return elastic_doc(i)
+    return np.arange(1, 3 + (5 * i) % 40, dtype=np.int32) + 100 * i
+
+
+@pytest.fixture
+def uneven_data(tmp_path):
+    return write_docs(str(tmp_path / 'uneven'), uneven_doc)
+
+
+def assert_every_token_once(rows, doc=elastic_doc):
     got = np.sort(np.concatenate([np.asarray(r).ravel() for r in rows]))
     got = got[got != 0]
-    want = np.sort(np.concatenate([elastic_doc(i) for i in range(ELASTIC_DOCS)]))
+    want = np.sort(np.concatenate([doc(i) for i in range(ELASTIC_DOCS)]))
     assert got.tolist() == want.tolist()
 
 
@@ -60,15 +84,21 @@ def take(it, n):
     return [next(it)['tokens'] for _ in range(n)]
 
 
+# bin in windows of 4 documents: a checkpoint falls before, inside and at
+# the end of a window.
+METHODS = {'concat': {}, 'bin': {'method': 'bin', 'bin_window': 4}}
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
 @pytest.mark.parametrize('before,after,one_node', [(1, 3, True), (3, 1, True), (1, 3, False),
                                                    (3, 1, False), (2, 3, False)])
 def test_every_token_once_across_a_change_of_ranks(elastic_data, monkeypatch, before, after,
-                                                   one_node):
+                                                   one_node, method):
     for k in (0, 1, 3, 6):  # rows each rank consumed before the checkpoint
         consumed = []
         for rank in range(before):
             set_ranks(monkeypatch, before, rank, one_node)
-            ds = elastic_dataset(elastic_data)
+            ds = elastic_dataset(elastic_data, **METHODS[method])
             consumed += take(iter(ds), k)
             state = ds.state_dict(before * k, False)
         nodes = 1 if one_node else before
@@ -80,7 +110,7 @@ def test_every_token_once_across_a_change_of_ranks(elastic_data, monkeypatch, be
         for rank in range(after):
             set_ranks(monkeypatch, after, rank, one_node)
             for out in (rest, again):
-                ds = elastic_dataset(elastic_data)
+                ds = elastic_dataset(elastic_data, **METHODS[method])
                 ds.load_state_dict(state, adapt='world')
                 out += [r['tokens'] for r in ds]
         assert [r.tolist() for r in again] == [r.tolist() for r in rest]  # deterministic
@@ -145,6 +175,113 @@ def test_streaming_dataloader_workers_resume_on_another_world_MultiProcess(elast
         assert_every_token_once(consumed + rest)
 
 
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_streaming_dataloader_resumes_on_another_world_after_a_worker_ran_out_MultiProcess(
+        uneven_data, monkeypatch, method):
+    """Checkpoints in the epoch's tail: DataLoader worker 0 of 2 ran out
+    first (21 or 22 batches against 47 or 48) and the DataLoader dealt the
+    rest from worker 1; resumed on 3 ranks (no workers) and on 2 ranks of 1
+    worker, every token comes out once, the same rows every time."""
+    from sluice import StreamingDataLoader
+
+    def loader(ds, workers):
+        return StreamingDataLoader(ds, batch_size=2, num_workers=workers, collate_fn=stack_tokens)
+
+    def dataset():
+        return elastic_dataset(uneven_data, **METHODS[method])
+
+    set_ranks(monkeypatch, 1, 0)
+    for k in (30, 50):  # batches before the checkpoint: past worker 0's last
+        first = loader(dataset(), 2)
+        it = iter(first)
+        consumed = [next(it) for _ in range(k)]
+        state = first.state_dict()
+        del it
+        for ranks, workers in ((3, 0), (2, 1)):
+            rest, again = [], []
+            for rank in range(ranks):
+                set_ranks(monkeypatch, ranks, rank)
+                for out in (rest, again):
+                    resumed = loader(dataset(), workers)
+                    resumed.load_state_dict(state, adapt='world')
+                    out += [b.tolist() for b in resumed]
+            assert again == rest
+            assert_every_token_once(consumed + rest, uneven_doc)
+            set_ranks(monkeypatch, 1, 0)
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_a_same_shape_resume_after_an_elastic_one_is_exact_to_the_last_batch_MultiProcess(
+        uneven_data, monkeypatch, method):
+    """1 rank consumed 4 rows; the job goes on with 3 DataLoader workers
+    (adapt='world') and checkpoints at each of its last batches, where
+    workers run out one by one; resumed there on the same shape, the
+    batches are the rest of the run's, exactly (the engine's
+    sluice_pack_resume_point_segments follows the DataLoader's tail)."""
+    from sluice import StreamingDataLoader
+    set_ranks(monkeypatch, 1, 0)
+
+    def dataset():
+        return elastic_dataset(uneven_data, **METHODS[method])
+
+    def loader(ds):
+        return StreamingDataLoader(ds, batch_size=2, num_workers=3, collate_fn=stack_tokens)
+
+    first = dataset()
+    take(iter(first), 4)
+    state = first.state_dict(4, False)
+    run = loader(dataset())
+    run.load_state_dict(state, adapt='world')
+    whole = [b.tolist() for b in run]
+    for k in range(len(whole) - 6, len(whole)):
+        part = loader(dataset())
+        part.load_state_dict(state, adapt='world')
+        it = iter(part)
+        head = [next(it).tolist() for _ in range(k)]
+        saved = part.state_dict()
+        del it
+        resumed = loader(dataset())
+        resumed.load_state_dict(saved)
+        assert head + [b.tolist() for b in resumed] == whole, k
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_elastic_resume_from_s3_is_the_local_one_MultiProcess(uneven_data, s3, tmp_path,
+                                                                monkeypatch, method):
+    """Over a real S3 server (s3rver), each rank with its own cache: a state
+    saved by 2 DataLoader workers in the epoch's tail resumes on 3 ranks with
+    exactly the rows the local dataset gives, every token once."""
+    from sluice import StreamingDataLoader
+    url = s3 + '/elastic-' + method
+    for path in sorted(glob.glob(uneven_data + '/*')):
+        with open(path, 'rb') as f:
+            remote_write(url, os.path.basename(path), f.read())
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False,
+                **METHODS[method])
+
+    def remote(cache):
+        return StreamingDataset(remote=url, local=str(tmp_path / cache), batch_size=2, pack=spec)
+
+    set_ranks(monkeypatch, 1, 0)
+    first = StreamingDataLoader(remote('c0'), batch_size=2, num_workers=2,
+                                collate_fn=stack_tokens)
+    it = iter(first)
+    consumed = [next(it) for _ in range(50)]
+    state = first.state_dict()
+    del it
+    got, want = [], []
+    for rank in range(3):
+        set_ranks(monkeypatch, 3, rank)
+        ds = remote(f'r{rank}')
+        ds.load_state_dict(state, adapt='world')
+        got += [r['tokens'].tolist() for r in ds]
+        local = elastic_dataset(uneven_data, **METHODS[method])
+        local.load_state_dict(state, adapt=('world', 'streams'))  # the same shards, local
+        want += [r['tokens'].tolist() for r in local]
+    assert got == want
+    assert_every_token_once(consumed + got, uneven_doc)
+
+
 def test_what_cannot_resume_on_another_world_is_refused(elastic_data, monkeypatch):
     set_ranks(monkeypatch, 3, 0)
     ds = elastic_dataset(elastic_data)
@@ -153,15 +290,6 @@ def test_what_cannot_resume_on_another_world_is_refused(elastic_data, monkeypatc
     set_ranks(monkeypatch, 1, 0)
     with pytest.raises(ValueError, match='world'):  # the engine's: not without adapt='world'
         elastic_dataset(elastic_data).load_state_dict(state)
-    set_ranks(monkeypatch, 3, 0)
-    binned = elastic_dataset(elastic_data, method='bin')
-    take(iter(binned), 1)
-    bin_state = binned.state_dict(3, False)
-    set_ranks(monkeypatch, 1, 0)
-    with pytest.raises(ValueError, match=r"^packed rows resume on another world shape for method "
-                       r"'concat' only \(a 'bin' row depends on its whole window\): saved over "
-                       r"1x3 ranks, now 1x1$"):
-        elastic_dataset(elastic_data, method='bin').load_state_dict(bin_state, adapt='world')
     # A state whose DataLoader workers are not known (saved by the main
     # process of a plain DataLoader) resumes only on its own shape.
     unknown = dict(state, sluice_pack=dict(state['sluice_pack']))

@@ -1,6 +1,8 @@
 // The elastic resume rule (engine/packing/pack_segments.h), hand-checked:
 // the segments' JSON and its refusals, the rows each role consumed, the
-// leftover of concat rows and how the next shape's roles share it.
+// leftover of concat and bin rows, the rows items pack into, the rows a
+// rank's roles consumed in the epoch's tail, and how the next shape's roles
+// share the leftovers.
 #include "engine/packing/pack_segments.h"
 
 #include <map>
@@ -74,6 +76,73 @@ TEST(PackSegments, ConcatLeftoverStartsWhereTheNextRowDoes) {
     return InvalidArgumentError("no sample " + std::to_string(id));
   };
   EXPECT_EQ(ConcatLeftover(items, 1, 4, true, failing).status().message(), "no sample 10");
+}
+
+PackSpec SmallSpec(PackMethod method, bool drop_last) {
+  PackSpec spec;
+  spec.column = "tokens";
+  spec.seq_len = 4;
+  spec.eos_id = 0;
+  spec.method = method;
+  spec.bin_window = 3;
+  spec.drop_last = drop_last;
+  return spec;
+}
+
+TEST(PackSegments, BinLeftoverIsTheWindowsRowsNotConsumedThenTheWindowsAfter) {
+  // Documents of 5, 1, 2 and 3 tokens (+ eos: 6, 2, 3, 4), rows of 4,
+  // windows of 3. Window 0's pieces: 10 [0, 4), 10 [4, 6), 11, 12; first
+  // fit decreasing: row 0 = 10 [0, 4); row 1 = 12; row 2 = 10 [4, 6), 11.
+  // Window 1: 13 alone, row 3.
+  const std::map<int64_t, uint64_t> sizes{{10, 5}, {11, 1}, {12, 2}, {13, 3}};
+  auto tokens = [&](int64_t id) -> Result<uint64_t> { return sizes.at(id); };
+  const PackSpec spec = SmallSpec(PackMethod::kBin, true);
+  const std::vector<PackItem> items{{10, 0}, {11, 0}, {12, 0}, {13, 0}};
+  EXPECT_EQ(*BinLeftover(items, 0, spec, tokens), items);
+  EXPECT_EQ(*BinLeftover(items, 1, spec, tokens),
+            (std::vector<PackItem>{{12, 0, 3}, {10, 4, 6}, {11, 0, 2}, {13, 0}}));
+  EXPECT_EQ(*BinLeftover(items, 2, spec, tokens),
+            (std::vector<PackItem>{{10, 4, 6}, {11, 0, 2}, {13, 0}}));
+  EXPECT_EQ(*BinLeftover(items, 3, spec, tokens), (std::vector<PackItem>{{13, 0}}));
+  EXPECT_TRUE(BinLeftover(items, 4, spec, tokens)->empty());
+  EXPECT_TRUE(BinLeftover(items, 9, spec, tokens)->empty());
+  // Pieces pack as they are: 10 [4, 6) and 11 fill one row together.
+  const std::vector<PackItem> pieces{{10, 4, 6}, {11, 0, 2}};
+  EXPECT_EQ(*ItemRows(pieces, UINT64_MAX, spec, tokens), 1u);
+  EXPECT_TRUE(BinLeftover(pieces, 1, spec, tokens)->empty());
+  const auto skip = BinSkipOf(items, 2, spec, tokens);
+  EXPECT_EQ(skip->item, 0u);
+  EXPECT_EQ(skip->rows, 2u);
+  EXPECT_EQ(skip->sizes, (std::vector<uint64_t>{6, 2, 3}));
+  EXPECT_EQ(BinSkipOf(items, 3, spec, tokens)->item, 3u);
+  EXPECT_EQ(BinSkipOf(items, 4, spec, tokens)->item, 4u);
+  EXPECT_EQ(*ItemRows(items, UINT64_MAX, spec, tokens), 4u);
+  EXPECT_EQ(*ItemRows(items, 2, spec, tokens), 2u);
+  EXPECT_EQ(ItemSize({10, 4, 6}, 5, true), 2u);
+  EXPECT_EQ(ItemSize({10, 4}, 5, false), 1u);
+}
+
+TEST(PackSegments, ConcatItemRowsCountTheLastPartialRowUnlessDropped) {
+  const std::map<int64_t, uint64_t> sizes{{10, 5}, {11, 1}, {12, 2}, {13, 3}};
+  auto tokens = [&](int64_t id) -> Result<uint64_t> { return sizes.at(id); };
+  const std::vector<PackItem> items{{10, 0}, {11, 0}, {12, 0}, {13, 0}};  // 15 tokens
+  EXPECT_EQ(*ItemRows(items, UINT64_MAX, SmallSpec(PackMethod::kConcat, true), tokens), 3u);
+  EXPECT_EQ(*ItemRows(items, UINT64_MAX, SmallSpec(PackMethod::kConcat, false), tokens), 4u);
+  EXPECT_EQ(*ItemRows(items, 1, SmallSpec(PackMethod::kConcat, false), tokens), 1u);
+  // Document 10 with its eos is 6 tokens: the second row starts at its 4th.
+  EXPECT_EQ(*Leftover(items, 1, SmallSpec(PackMethod::kConcat, false), tokens),
+            (std::vector<PackItem>{{10, 4}, {11, 0}, {12, 0}, {13, 0}}));
+}
+
+TEST(PackSegments, RankRoleRowsFollowTheDataLoaderInTheTail) {
+  // 1 rank, 2 workers, batches of 2, 10 rows consumed: 3 batches to worker
+  // 0 and 2 to worker 1 while both have rows.
+  const PackSegment s{1, 1, 2, 2, 10};
+  EXPECT_EQ(RankRoleRows(s, {6, 9}), (std::vector<uint64_t>{6, 4}));
+  // Worker 0 had 2 rows: one batch, then worker 1 alone (rounds 1 to 3).
+  EXPECT_EQ(RankRoleRows(s, {2, 9}), (std::vector<uint64_t>{2, 8}));
+  // Worker 1 had 3: its second batch short, then worker 0 alone.
+  EXPECT_EQ(RankRoleRows(s, {9, 3}), (std::vector<uint64_t>{7, 3}));
 }
 
 TEST(PackSegments, LeftoversAreJoinedInRoleOrderAndCutIntoBlocks) {
