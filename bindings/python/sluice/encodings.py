@@ -12,24 +12,11 @@ from io import BytesIO
 
 import numpy as np
 
-# Scalar encodings: numpy type of each (stored little-endian).
-SCALAR_TYPES = {
-    'int8': np.int8, 'int16': np.int16, 'int32': np.int32, 'int64': np.int64,
-    'uint8': np.uint8, 'uint16': np.uint16, 'uint32': np.uint32, 'uint64': np.uint64,
-    'float16': np.float16, 'float32': np.float32, 'float64': np.float64,
-}
-# struct formats of the integer encodings (the writer's range checks).
-INT_STRUCT = {'int8': '<b', 'int16': '<h', 'int32': '<i', 'int64': '<q', 'uint8': '<B',
-              'uint16': '<H', 'uint32': '<I', 'uint64': '<Q', 'int': '<q'}
-
 _ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
              33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
 # ndarray dtype name -> Mosaic's code.
 ND_DTYPE_CODES = {v: k for k, v in _ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
-
-LIST_IMAGE_ENCODINGS = {'list[pil]': 'pil', 'list[jpeg]': 'jpeg', 'list[png]': 'png'}
-
 
 def check_ndarray(dtype, shape):
     """ValueError unless `dtype` (or None) is an ndarray dtype and every
@@ -54,14 +41,6 @@ def parse_ndarray_config(text):
     shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
     check_ndarray(dtype, shape)
     return dtype, shape
-
-
-def parse_ndarray_encoding(encoding):
-    """(dtype or None, shape tuple or None) for ndarray encodings, else None."""
-    name, _, config = encoding.partition(':')
-    if name != 'ndarray':
-        return None
-    return parse_ndarray_config(config)
 
 
 # --------------------------------------------------------------------------- decoding
@@ -171,9 +150,6 @@ def encode_png(img):
     return out.getvalue()
 
 
-IMAGE_ENCODERS = {'pil': encode_pil, 'jpeg': encode_jpeg, 'png': encode_png}
-
-
 def pack_parts(parts, reserved):
     head = (struct.pack('<I', 0) if reserved else b'') + struct.pack('<I', len(parts))
     return head + struct.pack(f'<{len(parts)}I', *map(len, parts)) + b''.join(parts)
@@ -197,31 +173,29 @@ def jpeg_array_parts(value):
     return parts
 
 
-def encode_ndarray(dtype, shape, value, column=None):
+def encode_ndarray(dtype, shape, value):
     """Stored bytes of an ndarray field (header per the encoding string), with
-    Mosaic's checks in Mosaic's order and its error texts (users match them),
-    prefixed by the column when there is one."""
-    where = f'column {column!r}: ' if column is not None else ''
+    Mosaic's checks in Mosaic's order and its error texts (users match them)."""
     arr = np.asarray(value)
     if arr.dtype.name not in ND_DTYPE_CODES:
-        raise ValueError(f'{where}Unsupported dtype: {arr.dtype.name}.')
+        raise ValueError(f'Unsupported dtype: {arr.dtype.name}.')
     if dtype is not None and arr.dtype.name != dtype:
-        raise ValueError(f'{where}Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
+        raise ValueError(f'Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
     if arr.size == 0:
-        raise ValueError(f'{where}Attempting to encode a numpy array with 0 elements.')
+        raise ValueError(f'Attempting to encode a numpy array with 0 elements.')
     head = b''
     if dtype is None:
         head += bytes([ND_DTYPE_CODES[arr.dtype.name]])
     if shape is None:
         if arr.ndim >= 64:
-            raise ValueError(f'{where}Array has too many axes: maximum 63, got {arr.ndim}.')
+            raise ValueError(f'Array has too many axes: maximum 63, got {arr.ndim}.')
         if arr.ndim == 0:
-            raise ValueError(f'{where}Attempting to encode a scalar with NDArray encoding. '
+            raise ValueError(f'Attempting to encode a scalar with NDArray encoding. '
                              f'Please use a scalar encoding.')
         top = max(arr.shape)
         code = 0 if top < 256 else 1 if top < 65536 else 2 if top < (1 << 32) else 3
         head += bytes([(arr.ndim << 2) | code])
         head += struct.pack('<' + _SHAPE_WORDS[code][1] * arr.ndim, *arr.shape)
     elif tuple(arr.shape) != shape:
-        raise ValueError(f'{where}Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
+        raise ValueError(f'Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
     return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()

@@ -227,10 +227,10 @@ def test_one_ndarray_parser_refuses_a_dimension_below_one(shape):
     # Mosaic's NDArray asserts 1 <= dim; the engine refuses the encoding.
     # The column parser (decoders, writer, batches) once took '0' as a
     # dimension while the Encoding class refused it.
-    from sluice.encodings import parse_ndarray_encoding
+    from sluice.encodings import parse_ndarray_config
     dims = tuple(int(d) for d in shape.split(','))
     with pytest.raises(ValueError) as parsed:
-        parse_ndarray_encoding(f'ndarray:uint8:{shape}')
+        parse_ndarray_config(f'uint8:{shape}')
     with pytest.raises(ValueError) as coder:
         mds_encodings.NDArray.from_str(f'uint8:{shape}')
     assert str(parsed.value) == str(coder.value) == \
@@ -258,3 +258,83 @@ def test_a_bytes_column_decodes_to_the_field_itself():
     # iteration benchmark once.
     assert mds_encodings.make_decoder('bytes', 'c') is bytes
     assert mds_encodings.mds_decode('bytes', b'x') == b'x'
+
+
+# The writer encodes with the registered classes (make_encoder), as Mosaic's
+# writer calls mds_encode: it once had an if-chain of its own, whose type
+# checks, ranges and error texts differed from the classes'.
+
+def test_the_writer_stores_what_the_registered_class_encodes(tmp_path, monkeypatch):
+    class ShoutingStr(mds_encodings.Str):
+        def encode(self, obj):
+            return super().encode(obj.upper())
+    monkeypatch.setitem(mds_encodings._encodings, 'str', ShoutingStr)
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'s': 'str', 'b': 'bytes'}) as w:
+        w.write({'s': 'quiet', 'b': bytearray(b'\x00\x01')})
+        w.write({'s': b'as is', 'b': memoryview(b'\x02')})
+    ds = sluice.LocalDataset(str(tmp_path / 'ds'))
+    assert [ds[0], ds[1]] == [{'s': 'QUIET', 'b': b'\x00\x01'}, {'s': 'as is', 'b': b'\x02'}]
+
+
+@pytest.mark.parametrize(('encoding', 'value', 'error', 'message'), [
+    ('int8', 300, OverflowError, 'int8 encoding: 300 is out of range [-128, 127]'),
+    ('uint8', -1, OverflowError, 'uint8 encoding: -1 is out of range [0, 255]'),
+    ('uint64', np.int64(-2), OverflowError,
+     'uint64 encoding: -2 is out of range [0, 18446744073709551615]'),
+    ('int16', 40000.0, OverflowError, 'int16 encoding: 40000.0 is out of range [-32768, 32767]'),
+    ('int', 1 << 63, OverflowError, f'int encoding: {1 << 63} does not fit in int64'),
+    ('int', 2.5, AttributeError,
+     "data should be of type <class 'int'>, but instead, found as <class 'float'>"),
+    ('str', 5, AttributeError,
+     "data should be of type <class 'str'>, but instead, found as <class 'int'>"),
+    ('str_int', '4', AttributeError,
+     "data should be of type <class 'int'>, but instead, found as <class 'str'>"),
+    ('bytes', 9, AttributeError,
+     "data should be of type <class 'bytes'>, but instead, found as <class 'int'>"),
+    ('list[pil]', (), AttributeError,
+     "data should be of type <class 'list'>, but instead, found as <class 'tuple'>"),
+    ('ndarray:uint8:2', np.zeros(3, np.uint8), ValueError,
+     'Wrong shape: expected (2,), got (3,).'),
+])
+def test_the_writer_and_mds_encode_refuse_the_same_values(tmp_path, encoding, value, error,
+                                                          message):
+    with pytest.raises(error) as coded:
+        mds_encodings.mds_encode(encoding, value)
+    assert str(coded.value) == message
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'x': encoding}) as w:
+        with pytest.raises(error) as written:
+            w.write({'x': value})
+    assert str(written.value) == f"column 'x': {message}"
+
+
+def test_the_writer_stores_mds_encodes_bytes_for_every_field_of_mosaics_dataset():
+    encoders = {}
+    for exp in compat_fields():
+        enc = exp['encoding']
+        value = mds_encodings.mds_decode(enc, bytes.fromhex(exp['raw_hex']))
+        encoder = encoders.setdefault(enc, mds_encodings.make_encoder(enc, 'c'))
+        assert encoder(value) == mds_encodings.mds_encode(enc, value), enc
+    assert len(encoders) == 32
+
+
+def test_numpy_ints_and_in_range_values_encode_as_before():
+    assert mds_encodings.mds_encode('int', np.int64(-3)) == (-3).to_bytes(8, 'little', signed=True)
+    assert mds_encodings.mds_encode('int8', -128) == b'\x80'
+    assert mds_encodings.mds_encode('uint64', (1 << 64) - 1) == b'\xff' * 8
+    assert mds_encodings.mds_encode('uint16', np.uint16(7)) == b'\x07\x00'
+    assert mds_encodings.mds_encode('int32', '12') == b'\x0c\0\0\0'  # numpy parses text
+
+
+@pytest.mark.parametrize('encoding', [
+    'int', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float16',
+    'float32', 'float64', 'ndarray:int16:3,4', 'ndarray:float64:1,2,3', 'ndarray:uint8:5'])
+def test_batch_layouts_are_the_classes_and_fill_the_engines_fixed_size(encoding):
+    dtype, shape = mds_encodings.array_layout(encoding)
+    assert dtype.byteorder in '<|='
+    assert dtype.itemsize * int(np.prod(shape)) == mds_encodings.engine_encoded_size(encoding)
+
+
+@pytest.mark.parametrize('encoding', ['str', 'bytes', 'json', 'pkl', 'str_int', 'jpeg', 'ndarray',
+                                      'ndarray:int16', 'list[pil]', 'mine'])
+def test_variable_and_unknown_encodings_have_no_batch_layout(encoding):
+    assert mds_encodings.array_layout(encoding) is None
