@@ -333,6 +333,21 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
  * strings, sorted; caller frees *keys_json with sluice_free. */
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
+/* Local files written as the engine writes its own (cache, index, state):
+ * the bytes go to a hidden temporary in the final file's folder,
+ * ".<name>.sluice-tmp.<pid>.<start>.<seq>" (the engine's one rule, which its
+ * sweeps recognise and delete once the owning process is gone), renamed over
+ * `path` when whole: a reader sees the old file or the whole new one, a
+ * crash never leaves a file under `path` that looks complete, and after an
+ * error no temporary is left. `path`'s folder must exist. Thread-safe; each
+ * call blocks until done; errors name the file. */
+
+/* Writes `size` bytes at `data` to `path`, replacing it. */
+sluice_status sluice_file_write(const char* path, const uint8_t* data, uint64_t size);
+/* Copies the file `from` (read to its end) onto `to`, replacing it; *size
+ * (NULL allowed) the bytes copied. A missing `from` is SLUICE_ENOTFOUND. */
+sluice_status sluice_file_copy(const char* from, const char* to, uint64_t* size);
+
 /* ---------------------------------------------------------------------------
  * Where this process sits, by Mosaic's rule (its World.detect): RANK
  * (default 0), WORLD_SIZE (1) and LOCAL_WORLD_SIZE (1: without it every

@@ -182,6 +182,8 @@ _proto('sluice_remote_read', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctype
 _proto('sluice_remote_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
        ctypes.c_uint64)
 _proto('sluice_remote_list', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p))
+_proto('sluice_file_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64)
+_proto('sluice_file_copy', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_uint64))
 for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
                    ('double', ctypes.c_double)):
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),
