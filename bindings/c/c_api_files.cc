@@ -7,32 +7,26 @@
 #include "base/file.h"
 #include "bindings/c/c_api_internal.h"
 
-namespace {
-
-using sluice::capi::Fail;
-using sluice::capi::Guard;
-using sluice::capi::NullArgument;
-
-}  // namespace
+namespace capi = sluice::capi;
 
 extern "C" {
 
 sluice_status sluice_file_write(const char* path, const uint8_t* data, uint64_t size) {
-  return Guard("sluice_file_write", [&] {
-    if (path == nullptr) return NullArgument("sluice_file_write", "path");
-    if (data == nullptr && size > 0) return NullArgument("sluice_file_write", "data");
+  return capi::Guard("sluice_file_write", [&] {
+    if (path == nullptr) return capi::NullArgument("sluice_file_write", "path");
+    if (data == nullptr && size > 0) return capi::NullArgument("sluice_file_write", "data");
     std::string_view bytes(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
-    return sluice::capi::Check(sluice::WriteFileAtomic(path, bytes));
+    return capi::Check(sluice::WriteFileAtomic(path, bytes));
   });
 }
 
 sluice_status sluice_file_copy(const char* from, const char* to, uint64_t* size) {
-  return Guard("sluice_file_copy", [&] {
-    if (from == nullptr) return NullArgument("sluice_file_copy", "from");
-    if (to == nullptr) return NullArgument("sluice_file_copy", "to");
+  return capi::Guard("sluice_file_copy", [&] {
+    if (from == nullptr) return capi::NullArgument("sluice_file_copy", "from");
+    if (to == nullptr) return capi::NullArgument("sluice_file_copy", "to");
     if (size != nullptr) *size = 0;
     auto copied = sluice::CopyFileAtomic(from, to);
-    if (!copied.ok()) return Fail(copied.status());
+    if (!copied.ok()) return capi::Fail(copied.status());
     if (size != nullptr) *size = *copied;
     return SLUICE_OK;
   });

@@ -464,6 +464,14 @@ int sluice_mds_encoding_is_unsafe(const char* encoding);
  * 1, more than 63), is SLUICE_EUNIMPLEMENTED naming it. The engine's
  * layouts, which bindings check their own encoders against. Thread-safe. */
 sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size);
+/* The dtype and shape an ndarray encoding names ("ndarray",
+ * "ndarray:int16", "ndarray:int16:2,3"), parsed as the readers and writers
+ * parse it: out->dtype (static storage) NULL when it names none, out->ndim 0
+ * when it names no shape, out->data empty. A malformed one is
+ * SLUICE_EUNIMPLEMENTED as in sluice_mds_encoding_size; another encoding is
+ * SLUICE_EINVAL. The engine's one parser, which bindings ask instead of
+ * parsing. Thread-safe. */
+sluice_status sluice_mds_ndarray_encoding(const char* encoding, sluice_ndarray* out);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);

@@ -4,13 +4,17 @@ stored bytes into Python values and back exactly as mosaicml-streaming does
 lists), and the text formats' field decoders. Which encoding uses which
 piece is the one table of sluice.mds_encodings (its Encoding classes),
 checked against the engine's list of encodings and sizes; this module
-imports nothing of it.
+imports nothing of it. What an ndarray encoding string says is the engine's
+to parse (sluice_mds_ndarray_encoding).
 """
+import ctypes
 import json
 import struct
 from io import BytesIO
 
 import numpy as np
+
+from sluice import _lib
 
 _ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
              33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
@@ -18,28 +22,36 @@ _ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32
 ND_DTYPE_CODES = {v: k for k, v in _ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
 
+def ndarray_encoding(dtype, shape):
+    """The encoding string of an ndarray of `dtype` (a numpy name or None)
+    and `shape` (a tuple or None). A shape without a dtype has no string
+    (Mosaic's NDArray(shape=...) stores the dtype in each field): its
+    dimensions are checked as a one-byte dtype's."""
+    if shape is None:
+        return 'ndarray' if dtype is None else f'ndarray:{dtype}'
+    dims = ','.join(str(d) for d in shape)
+    return f'ndarray:{dtype if dtype is not None else "uint8"}:{dims}'
+
+
 def check_ndarray(dtype, shape):
-    """ValueError unless `dtype` (or None) is an ndarray dtype and every
-    dimension of `shape` (or None) is at least 1, as Mosaic's NDArray
-    asserts and the engine refuses (a zero dimension has no samples)."""
-    if dtype is not None and dtype not in ND_DTYPE_CODES:
-        raise ValueError(f'ndarray encoding: unknown dtype {dtype!r} (one of '
-                         f'{sorted(ND_DTYPE_CODES)})')
-    if shape is not None and any(d < 1 for d in shape):
-        raise ValueError(f'ndarray encoding: every dimension must be at least 1, got {shape}')
+    """ValueError, with the engine's text, unless the engine reads an ndarray
+    of `dtype` and `shape` (None: stored in each field): a known dtype, 1 to
+    63 dimensions of at least 1 (Mosaic's NDArray asserts 1 <= dim), under 4
+    GiB."""
+    parse_ndarray_config(ndarray_encoding(dtype, shape).partition(':')[2])
 
 
 def parse_ndarray_config(text):
     """(dtype or None, shape tuple or None) of the part of an ndarray
-    encoding after 'ndarray:' ('' / 'int32' / 'int32:3,4'), checked: the one
-    parser of ndarray encodings."""
-    parts = text.split(':') if text else []
-    if len(parts) > 2:
-        raise ValueError(f'ndarray encoding: expected ndarray[:dtype[:shape]], got '
-                         f'ndarray:{text}')
-    dtype = parts[0] if parts else None
-    shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
-    check_ndarray(dtype, shape)
+    encoding after 'ndarray:' ('' / 'int32' / 'int32:3,4'), as the engine
+    parses it (sluice_mds_ndarray_encoding, the one parser); ValueError with
+    the engine's text naming the encoding when malformed."""
+    encoding = f'ndarray:{text}' if text else 'ndarray'
+    out = _lib.NDArray()
+    if _lib.lib.sluice_mds_ndarray_encoding(encoding.encode('utf-8'), ctypes.byref(out)) != 0:
+        raise ValueError(_lib.last_error())
+    dtype = out.dtype.decode('ascii') if out.dtype else None
+    shape = tuple(out.shape[:out.ndim]) if out.ndim else None
     return dtype, shape
 
 

@@ -149,7 +149,8 @@ def test_ndarray_header_and_fixed_layouts():
     assert mds_encodings.mds_encode('ndarray:uint8', wide)[:5] == b'\x09\x2c\x01\x01\x00'
     back = mds_encodings.NDArray.from_str('int16:2,3').decode(a.tobytes())
     assert back.shape == (2, 3) and (back == a).all()
-    with pytest.raises(ValueError, match="unknown dtype 'bool'"):
+    with pytest.raises(ValueError, match=r"^unimplemented: unknown MDS encoding 'ndarray:bool': "
+                                         r"'bool' is not an ndarray dtype$"):
         mds_encodings.NDArray('bool')
 
 
@@ -222,21 +223,38 @@ def test_a_library_with_other_sizes_is_refused(monkeypatch):
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
-@pytest.mark.parametrize('shape', ['0', '2,0', '-1,3'])
-def test_one_ndarray_parser_refuses_a_dimension_below_one(shape):
-    # Mosaic's NDArray asserts 1 <= dim; the engine refuses the encoding.
-    # The column parser (decoders, writer, batches) once took '0' as a
-    # dimension while the Encoding class refused it.
+@pytest.mark.parametrize('shape', ['0', '2,0', '-1,3', ' 3', '3,', ','.join(['1'] * 64),
+                                   '65536,65536'])
+def test_ndarray_encodings_are_parsed_by_the_engine_alone(shape):
+    # Mosaic's NDArray asserts 1 <= dim. The package once parsed ndarray
+    # encodings itself, taking '0' (then ' 3', and shapes over 4 GiB) where
+    # the engine refused them; now every path asks the engine and says why.
     from sluice.encodings import parse_ndarray_config
-    dims = tuple(int(d) for d in shape.split(','))
     with pytest.raises(ValueError) as parsed:
         parse_ndarray_config(f'uint8:{shape}')
     with pytest.raises(ValueError) as coder:
         mds_encodings.NDArray.from_str(f'uint8:{shape}')
-    assert str(parsed.value) == str(coder.value) == \
-        f'ndarray encoding: every dimension must be at least 1, got {dims}'
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError) as engine:
         mds_encodings.engine_encoded_size(f'ndarray:uint8:{shape}')
+    assert str(parsed.value) == str(coder.value) == str(engine.value)
+    assert str(parsed.value).startswith(f"unimplemented: unknown MDS encoding "
+                                        f"'ndarray:uint8:{shape}': ")
+
+
+def test_the_engines_ndarray_parse_is_the_classes_dtype_shape_and_size():
+    from sluice.encodings import parse_ndarray_config
+    assert parse_ndarray_config('') == (None, None)
+    assert parse_ndarray_config('float16') == ('float16', None)
+    assert parse_ndarray_config('int16:3,4') == ('int16', (3, 4))
+    coder = mds_encodings.NDArray('int64', [2, 1, 5])
+    assert (coder.dtype, coder.shape, coder.size) == ('int64', (2, 1, 5), 80)
+    assert mds_encodings.NDArray(shape=(7,)).size is None  # the dtype is in each field
+    with pytest.raises(ValueError, match="'ndarray:uint8:7,0'"):
+        mds_encodings.NDArray(shape=(7, 0))
+    out = _lib.NDArray()
+    assert _lib.lib.sluice_mds_ndarray_encoding(b'int8', ctypes.byref(out)) == _lib.EINVAL
+    assert _lib.last_error() == ("invalid argument: sluice_mds_ndarray_encoding: 'int8' is not "
+                                 "an ndarray encoding")
 
 
 def test_datasets_decode_with_the_registered_classes(monkeypatch):
