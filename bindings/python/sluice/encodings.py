@@ -16,10 +16,10 @@ import numpy as np
 
 from sluice import _lib
 
-_ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
+ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
              33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
 # ndarray dtype name -> Mosaic's code.
-ND_DTYPE_CODES = {v: k for k, v in _ND_CODES.items()}
+ND_DTYPE_CODES = {v: k for k, v in ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
 
 def ndarray_encoding(dtype, shape):
@@ -100,9 +100,9 @@ def decode_ndarray(dtype, shape, data, copy=True):
     pos = 0
     if dtype is None:
         code = data[0]
-        if code not in _ND_CODES:
+        if code not in ND_CODES:
             raise ValueError(f'ndarray: unknown dtype code {code}')
-        dtype = _ND_CODES[code]
+        dtype = ND_CODES[code]
         pos = 1
     if shape is None:
         b = data[pos]

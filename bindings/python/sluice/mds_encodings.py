@@ -445,6 +445,26 @@ if _SIZES_DIFFER:
         f'sluice: the fixed sizes of MDS encodings (package, library) differ: {_SIZES_DIFFER}; '
         f'rebuild libsluice.so from the same checkout as the package')
 
+def engine_ndarray_header_dtype(code, itemsize):
+    """The dtype name the engine reads from an ndarray field whose header
+    says dtype `code` and one element of `itemsize` bytes (None: refused)."""
+    field = (ctypes.c_uint8 * (3 + itemsize))(code, 1 << 2, 1)  # code, 1 dim (u8 words), 1
+    out = _lib.NDArray()
+    status = _lib.lib.sluice_decode_ndarray(
+        b'ndarray', _lib.Bytes(ctypes.cast(field, ctypes.POINTER(ctypes.c_uint8)), 3 + itemsize),
+        ctypes.byref(out))
+    return out.dtype.decode('ascii') if status == 0 else None
+
+
+# The ndarray header's dtype codes (encodings.py, Mosaic's) are the engine's.
+_CODES_DIFFER = {code: (name, engine_ndarray_header_dtype(code, np.dtype(name).itemsize))
+                 for code, name in _layout.ND_CODES.items()
+                 if engine_ndarray_header_dtype(code, np.dtype(name).itemsize) != name}
+if _CODES_DIFFER:
+    raise _lib.SluiceLibraryNotFound(
+        f'sluice: the ndarray dtype codes (package, library) differ: {_CODES_DIFFER}; rebuild '
+        f'libsluice.so from the same checkout as the package')
+
 # Name -> class. Users register their own encodings here, as Mosaic's docs
 # show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
 # MDS writer and the datasets use them (custom_coder).

@@ -343,3 +343,32 @@ def test_batch_layouts_are_the_classes_and_fill_the_engines_fixed_size(encoding)
                                       'ndarray:int16', 'list[pil]', 'mine'])
 def test_variable_and_unknown_encodings_have_no_batch_layout(encoding):
     assert mds_encodings.array_layout(encoding) is None
+
+
+def test_the_ndarray_header_codes_are_the_engines_both_ways():
+    from sluice.encodings import ND_CODES
+    engine = {}
+    for code in range(256):
+        for itemsize in (1, 2, 4, 8):
+            name = mds_encodings.engine_ndarray_header_dtype(code, itemsize)
+            if name is not None:
+                assert np.dtype(name).itemsize == itemsize, (code, name)
+                engine[code] = name
+    assert engine == ND_CODES
+
+
+def test_a_library_with_other_ndarray_codes_is_refused(monkeypatch):
+    real = _lib.lib.sluice_decode_ndarray
+
+    def engine_decode(encoding, field, out):  # the library reads code 17 as uint16
+        status = real(encoding, field, out)
+        if field.data[0] == 17:
+            out._obj.dtype = b'uint16'
+        return status
+    monkeypatch.setattr(_lib.lib, 'sluice_decode_ndarray', engine_decode)
+    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
+                                                  mds_encodings.__file__)
+    with pytest.raises(_lib.SluiceLibraryNotFound,
+                       match=r"ndarray dtype codes \(package, library\) differ: "
+                             r"\{17: \('int16', 'uint16'\)\}"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
