@@ -1,6 +1,7 @@
 // sluice_compress / sluice_decompress / sluice_hash*: the shard codecs and
 // hashes of formats/codec, for bindings that offer Mosaic's compression and
 // hashing helpers over the engine's one implementation.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -99,6 +100,26 @@ sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size) {
     auto fixed = sluice::ColumnEncodingSize(encoding);
     if (!fixed.ok()) return Fail(fixed.status());
     *size = fixed->has_value() ? static_cast<int64_t>(**fixed) : -1;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_mds_ndarray_encoding(const char* encoding, sluice_ndarray* out) {
+  return Guard("sluice_mds_ndarray_encoding", [&] {
+    if (encoding == nullptr) return NullArgument("sluice_mds_ndarray_encoding", "encoding");
+    if (out == nullptr) return NullArgument("sluice_mds_ndarray_encoding", "out");
+    *out = sluice_ndarray{};
+    auto parsed = sluice::ParseColumnEncoding(encoding, "");
+    if (!parsed.ok()) return Fail(parsed.status());
+    if (parsed->kind != sluice::EncodingKind::kNdarray) {
+      return Fail(sluice::InvalidArgumentError(std::string("sluice_mds_ndarray_encoding: '") +
+                                               encoding + "' is not an ndarray encoding"));
+    }
+    if (parsed->nd_dtype) out->dtype = sluice::NdDtypeName(*parsed->nd_dtype);
+    if (parsed->nd_shape) {
+      out->ndim = static_cast<uint32_t>(parsed->nd_shape->size());  // <= kMaxNdim
+      std::copy(parsed->nd_shape->begin(), parsed->nd_shape->end(), out->shape);
+    }
     return SLUICE_OK;
   });
 }

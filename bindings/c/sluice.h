@@ -333,6 +333,21 @@ sluice_status sluice_remote_write(const char* folder_url, const char* key, const
  * strings, sorted; caller frees *keys_json with sluice_free. */
 sluice_status sluice_remote_list(const char* folder_url, const char* prefix, char** keys_json);
 
+/* Local files written as the engine writes its own (cache, index, state):
+ * the bytes go to a hidden temporary in the final file's folder,
+ * ".<name>.sluice-tmp.<pid>.<start>.<seq>" (the engine's one rule, which its
+ * sweeps recognise and delete once the owning process is gone), renamed over
+ * `path` when whole: a reader sees the old file or the whole new one, a
+ * crash never leaves a file under `path` that looks complete, and after an
+ * error no temporary is left. `path`'s folder must exist. Thread-safe; each
+ * call blocks until done; errors name the file. */
+
+/* Writes `size` bytes at `data` to `path`, replacing it. */
+sluice_status sluice_file_write(const char* path, const uint8_t* data, uint64_t size);
+/* Copies the file `from` (read to its end) onto `to`, replacing it; *size
+ * (NULL allowed) the bytes copied. A missing `from` is SLUICE_ENOTFOUND. */
+sluice_status sluice_file_copy(const char* from, const char* to, uint64_t* size);
+
 /* ---------------------------------------------------------------------------
  * Where this process sits, by Mosaic's rule (its World.detect): RANK
  * (default 0), WORLD_SIZE (1) and LOCAL_WORLD_SIZE (1: without it every
@@ -449,6 +464,14 @@ int sluice_mds_encoding_is_unsafe(const char* encoding);
  * 1, more than 63), is SLUICE_EUNIMPLEMENTED naming it. The engine's
  * layouts, which bindings check their own encoders against. Thread-safe. */
 sluice_status sluice_mds_encoding_size(const char* encoding, int64_t* size);
+/* The dtype and shape an ndarray encoding names ("ndarray",
+ * "ndarray:int16", "ndarray:int16:2,3"), parsed as the readers and writers
+ * parse it: out->dtype (static storage) NULL when it names none, out->ndim 0
+ * when it names no shape, out->data empty. A malformed one is
+ * SLUICE_EUNIMPLEMENTED as in sluice_mds_encoding_size; another encoding is
+ * SLUICE_EINVAL. The engine's one parser, which bindings ask instead of
+ * parsing. Thread-safe. */
+sluice_status sluice_mds_ndarray_encoding(const char* encoding, sluice_ndarray* out);
 /* Lower-case hex digest of `size` bytes at `data`; an unknown algorithm is
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);

@@ -169,6 +169,7 @@ _proto('sluice_decode_int64', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_int64
 _proto('sluice_decode_uint64', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_uint64))
 _proto('sluice_decode_double', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_double))
 _proto('sluice_decode_ndarray', _status, ctypes.c_char_p, Bytes, _P(NDArray))
+_proto('sluice_mds_ndarray_encoding', _status, ctypes.c_char_p, _P(NDArray))
 
 _proto('sluice_writer_open', _status, ctypes.c_char_p, _P(ctypes.c_char_p), _P(ctypes.c_char_p),
        ctypes.c_uint32, _P(WriterOptions), _P(ctypes.c_void_p))
@@ -182,6 +183,8 @@ _proto('sluice_remote_read', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctype
 _proto('sluice_remote_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
        ctypes.c_uint64)
 _proto('sluice_remote_list', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p))
+_proto('sluice_file_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64)
+_proto('sluice_file_copy', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_uint64))
 for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
                    ('double', ctypes.c_double)):
     _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),

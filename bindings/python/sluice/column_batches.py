@@ -39,9 +39,9 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from sluice import _lib
-from sluice.encodings import SCALAR_TYPES, parse_ndarray_encoding
 from sluice.engine import _lib_  # the library, sluice_stream_batch_column declared
 from sluice.formats import holds_parquet_values, holds_stored_bytes
+from sluice.mds_encodings import array_layout
 from sluice.parquet_values import packed_list_kind, parquet_kind
 
 try:
@@ -182,17 +182,11 @@ def parquet_batch_column(column, encoding, data, offsets, nulls, masks=()):
 
 
 def _fixed_layout(fmt, encoding):
-    """(numpy dtype, item shape) of a fixed-size column, else None."""
+    """(numpy dtype, item shape) of a fixed-size column, else None: the
+    layout of its encoding's class (mds_encodings.array_layout)."""
     if not holds_stored_bytes(fmt):
         return None
-    if encoding == 'int':
-        return np.dtype('<i8'), ()
-    if encoding in SCALAR_TYPES:
-        return np.dtype(SCALAR_TYPES[encoding]).newbyteorder('<'), ()
-    nd = parse_ndarray_encoding(encoding)
-    if nd is not None and nd[0] is not None and nd[1] is not None:
-        return np.dtype(nd[0]).newbyteorder('<'), tuple(nd[1])
-    return None
+    return array_layout(encoding)
 
 
 class _Column:

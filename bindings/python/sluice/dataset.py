@@ -22,6 +22,7 @@ from sluice import stream as _stream
 from sluice._lib import MissingIndexError  # noqa: F401 (public here)
 from sluice.dataset_index import check_indexes, missing_local_index
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
+from sluice.local_files import write_file
 from sluice.plan import Plan, default_num_canonical_nodes
 from sluice.shard_info import ShardInfos
 from sluice.stream import Stream, _streams_registry
@@ -299,10 +300,8 @@ class StreamingDataset(_Base):
         else:
             raise ValueError(f"write_prometheus: scope {scope!r}: expected 'process' or 'node'")
         path = os.path.join(folder, f'sluice-{name}.prom')
-        tmp = f'{path}.{os.getpid()}.tmp'
-        with open(tmp, 'w', encoding='utf-8') as f:
-            f.write(self._engine.metrics_prometheus(label, scope))
-        os.replace(tmp, path)
+        write_file(path, self._engine.metrics_prometheus(label, scope).encode('utf-8'),
+                   'write_prometheus')
         return path
 
     def _open_engine(self, validate_hash, given_streams, split):

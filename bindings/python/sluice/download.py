@@ -1,16 +1,15 @@
 """mosaicml-streaming's downloaders (`streaming.base.storage.download`) over
 Sluice's stores: CloudDownloader.get(remote) picks the class by scheme, as
 Mosaic's, and download(remote, local) fetches one file through the C ABI
-(sluice_remote_read) into `local` (written to a temporary name, then renamed,
-so a reader never sees part of it). A file already at `local` is kept. The
+(sluice_remote_read) into `local` (written under the engine's temporary name,
+then renamed: sluice.local_files, so a reader never sees part of it). A file already at `local` is kept. The
 `timeout` argument is taken for compatibility: the stores apply their own
 connect and idle timeouts.
 sftp:// and alipan:// are known names without a Sluice store: their
 downloaders refuse. An instance is used by one thread."""
 import os
-import shutil
-import threading
 
+from sluice.local_files import copy_file, write_file
 from sluice.remote import is_unity_catalog_volume, local_path, remote_read, url_scheme
 
 __all__ = ['CloudDownloader', 'S3Downloader', 'SFTPDownloader', 'GCSDownloader', 'OCIDownloader',
@@ -69,24 +68,8 @@ class CloudDownloader:
 
     def _download_file_impl(self, remote, local, timeout):
         folder, _, key = remote.rstrip('/').rpartition('/')
-        data = remote_read(folder, key, f'{type(self).__name__}.download({remote!r})')
-        _write_atomically(local, lambda f: f.write(data))
-
-
-def _write_atomically(local, write):
-    """Calls write(file) on a temporary file beside `local`, then renames it
-    over `local`. The name is this thread's own: threads of one process
-    (StreamingOutsideDTWebVid's download thread and its reader) may fetch the
-    same file at once."""
-    tmp = f'{local}.tmp{os.getpid()}.{threading.get_ident()}'
-    try:
-        with open(tmp, 'wb') as f:
-            write(f)
-        os.replace(tmp, local)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        where = f'{type(self).__name__}.download({remote!r})'
+        write_file(local, remote_read(folder, key, where), where)
 
 
 class S3Downloader(CloudDownloader):
@@ -184,8 +167,7 @@ class LocalDownloader(CloudDownloader):
         pass
 
     def _download_file_impl(self, remote, local, timeout):
-        with open(local_path(remote), 'rb') as src:
-            _write_atomically(local, lambda f: shutil.copyfileobj(src, f))
+        copy_file(local_path(remote), local, f'{type(self).__name__}.download({remote!r})')
 
 
 _DOWNLOADERS = {

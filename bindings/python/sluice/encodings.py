@@ -4,64 +4,55 @@ stored bytes into Python values and back exactly as mosaicml-streaming does
 lists), and the text formats' field decoders. Which encoding uses which
 piece is the one table of sluice.mds_encodings (its Encoding classes),
 checked against the engine's list of encodings and sizes; this module
-imports nothing of it.
+imports nothing of it. What an ndarray encoding string says is the engine's
+to parse (sluice_mds_ndarray_encoding).
 """
+import ctypes
 import json
 import struct
 from io import BytesIO
 
 import numpy as np
 
-# Scalar encodings: numpy type of each (stored little-endian).
-SCALAR_TYPES = {
-    'int8': np.int8, 'int16': np.int16, 'int32': np.int32, 'int64': np.int64,
-    'uint8': np.uint8, 'uint16': np.uint16, 'uint32': np.uint32, 'uint64': np.uint64,
-    'float16': np.float16, 'float32': np.float32, 'float64': np.float64,
-}
-# struct formats of the integer encodings (the writer's range checks).
-INT_STRUCT = {'int8': '<b', 'int16': '<h', 'int32': '<i', 'int64': '<q', 'uint8': '<B',
-              'uint16': '<H', 'uint32': '<I', 'uint64': '<Q', 'int': '<q'}
+from sluice import _lib
 
-_ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
+ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
              33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
 # ndarray dtype name -> Mosaic's code.
-ND_DTYPE_CODES = {v: k for k, v in _ND_CODES.items()}
+ND_DTYPE_CODES = {v: k for k, v in ND_CODES.items()}
 _SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
 
-LIST_IMAGE_ENCODINGS = {'list[pil]': 'pil', 'list[jpeg]': 'jpeg', 'list[png]': 'png'}
+def ndarray_encoding(dtype, shape):
+    """The encoding string of an ndarray of `dtype` (a numpy name or None)
+    and `shape` (a tuple or None). A shape without a dtype has no string
+    (Mosaic's NDArray(shape=...) stores the dtype in each field): its
+    dimensions are checked as a one-byte dtype's."""
+    if shape is None:
+        return 'ndarray' if dtype is None else f'ndarray:{dtype}'
+    dims = ','.join(str(d) for d in shape)
+    return f'ndarray:{dtype if dtype is not None else "uint8"}:{dims}'
 
 
 def check_ndarray(dtype, shape):
-    """ValueError unless `dtype` (or None) is an ndarray dtype and every
-    dimension of `shape` (or None) is at least 1, as Mosaic's NDArray
-    asserts and the engine refuses (a zero dimension has no samples)."""
-    if dtype is not None and dtype not in ND_DTYPE_CODES:
-        raise ValueError(f'ndarray encoding: unknown dtype {dtype!r} (one of '
-                         f'{sorted(ND_DTYPE_CODES)})')
-    if shape is not None and any(d < 1 for d in shape):
-        raise ValueError(f'ndarray encoding: every dimension must be at least 1, got {shape}')
+    """ValueError, with the engine's text, unless the engine reads an ndarray
+    of `dtype` and `shape` (None: stored in each field): a known dtype, 1 to
+    63 dimensions of at least 1 (Mosaic's NDArray asserts 1 <= dim), under 4
+    GiB."""
+    parse_ndarray_config(ndarray_encoding(dtype, shape).partition(':')[2])
 
 
 def parse_ndarray_config(text):
     """(dtype or None, shape tuple or None) of the part of an ndarray
-    encoding after 'ndarray:' ('' / 'int32' / 'int32:3,4'), checked: the one
-    parser of ndarray encodings."""
-    parts = text.split(':') if text else []
-    if len(parts) > 2:
-        raise ValueError(f'ndarray encoding: expected ndarray[:dtype[:shape]], got '
-                         f'ndarray:{text}')
-    dtype = parts[0] if parts else None
-    shape = tuple(int(d) for d in parts[1].split(',')) if len(parts) == 2 else None
-    check_ndarray(dtype, shape)
+    encoding after 'ndarray:' ('' / 'int32' / 'int32:3,4'), as the engine
+    parses it (sluice_mds_ndarray_encoding, the one parser); ValueError with
+    the engine's text naming the encoding when malformed."""
+    encoding = f'ndarray:{text}' if text else 'ndarray'
+    out = _lib.NDArray()
+    if _lib.lib.sluice_mds_ndarray_encoding(encoding.encode('utf-8'), ctypes.byref(out)) != 0:
+        raise ValueError(_lib.last_error())
+    dtype = out.dtype.decode('ascii') if out.dtype else None
+    shape = tuple(out.shape[:out.ndim]) if out.ndim else None
     return dtype, shape
-
-
-def parse_ndarray_encoding(encoding):
-    """(dtype or None, shape tuple or None) for ndarray encodings, else None."""
-    name, _, config = encoding.partition(':')
-    if name != 'ndarray':
-        return None
-    return parse_ndarray_config(config)
 
 
 # --------------------------------------------------------------------------- decoding
@@ -109,9 +100,9 @@ def decode_ndarray(dtype, shape, data, copy=True):
     pos = 0
     if dtype is None:
         code = data[0]
-        if code not in _ND_CODES:
+        if code not in ND_CODES:
             raise ValueError(f'ndarray: unknown dtype code {code}')
-        dtype = _ND_CODES[code]
+        dtype = ND_CODES[code]
         pos = 1
     if shape is None:
         b = data[pos]
@@ -171,9 +162,6 @@ def encode_png(img):
     return out.getvalue()
 
 
-IMAGE_ENCODERS = {'pil': encode_pil, 'jpeg': encode_jpeg, 'png': encode_png}
-
-
 def pack_parts(parts, reserved):
     head = (struct.pack('<I', 0) if reserved else b'') + struct.pack('<I', len(parts))
     return head + struct.pack(f'<{len(parts)}I', *map(len, parts)) + b''.join(parts)
@@ -197,31 +185,29 @@ def jpeg_array_parts(value):
     return parts
 
 
-def encode_ndarray(dtype, shape, value, column=None):
+def encode_ndarray(dtype, shape, value):
     """Stored bytes of an ndarray field (header per the encoding string), with
-    Mosaic's checks in Mosaic's order and its error texts (users match them),
-    prefixed by the column when there is one."""
-    where = f'column {column!r}: ' if column is not None else ''
+    Mosaic's checks in Mosaic's order and its error texts (users match them)."""
     arr = np.asarray(value)
     if arr.dtype.name not in ND_DTYPE_CODES:
-        raise ValueError(f'{where}Unsupported dtype: {arr.dtype.name}.')
+        raise ValueError(f'Unsupported dtype: {arr.dtype.name}.')
     if dtype is not None and arr.dtype.name != dtype:
-        raise ValueError(f'{where}Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
+        raise ValueError(f'Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
     if arr.size == 0:
-        raise ValueError(f'{where}Attempting to encode a numpy array with 0 elements.')
+        raise ValueError(f'Attempting to encode a numpy array with 0 elements.')
     head = b''
     if dtype is None:
         head += bytes([ND_DTYPE_CODES[arr.dtype.name]])
     if shape is None:
         if arr.ndim >= 64:
-            raise ValueError(f'{where}Array has too many axes: maximum 63, got {arr.ndim}.')
+            raise ValueError(f'Array has too many axes: maximum 63, got {arr.ndim}.')
         if arr.ndim == 0:
-            raise ValueError(f'{where}Attempting to encode a scalar with NDArray encoding. '
+            raise ValueError(f'Attempting to encode a scalar with NDArray encoding. '
                              f'Please use a scalar encoding.')
         top = max(arr.shape)
         code = 0 if top < 256 else 1 if top < 65536 else 2 if top < (1 << 32) else 3
         head += bytes([(arr.ndim << 2) | code])
         head += struct.pack('<' + _SHAPE_WORDS[code][1] * arr.ndim, *arr.shape)
     elif tuple(arr.shape) != shape:
-        raise ValueError(f'{where}Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
+        raise ValueError(f'Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
     return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()

@@ -7,8 +7,9 @@ is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
 The registry is the package's one table of MDS encodings: the datasets
 decode every field with its class (make_decoder), and at import its names
 and fixed sizes are checked against the engine's (sluice_mds_encoding_names,
-sluice_mds_encoding_size). The writer's encoders (make_encoder) use the same
-layouts with the writer's own type checks.
+sluice_mds_encoding_size). The writer encodes every field with the class
+too (make_encoder), and batch columns take their arrays' layout from it
+(array_layout).
 
 As Mosaic's, an encoder handed a value of the wrong type raises
 AttributeError ('data should be of type ...'); mds_encode stores a `bytes`
@@ -39,6 +40,11 @@ class Encoding(ABC):
 
     size = None
 
+    def array_layout(self):
+        """(little-endian numpy dtype, shape) of every field when each is one
+        fixed-size numpy value (a batch column is then one array), else None."""
+        return None
+
     @abstractmethod
     def encode(self, obj):
         raise NotImplementedError
@@ -56,9 +62,11 @@ class Encoding(ABC):
 
 
 class Bytes(Encoding):
-    """bytes, stored as they are."""
+    """bytes, stored as they are (a bytearray or memoryview as its bytes)."""
 
     def encode(self, obj):
+        if isinstance(obj, (bytearray, memoryview)):
+            return bytes(obj)
         self._validate(obj, bytes)
         return obj
 
@@ -78,11 +86,13 @@ class Str(Encoding):
 
 
 class Int(Encoding):
-    """Python int as little-endian int64."""
+    """Python int (or numpy integer) as little-endian int64."""
 
     size = 8
 
     def encode(self, obj):
+        if isinstance(obj, np.integer):
+            obj = int(obj)
         self._validate(obj, int)
         try:
             return struct.pack('<q', obj)
@@ -91,6 +101,9 @@ class Int(Encoding):
 
     def decode(self, data):
         return struct.unpack('<q', data)[0]
+
+    def array_layout(self):
+        return np.dtype('<i8'), ()
 
 
 class NDArray(Encoding):
@@ -118,20 +131,38 @@ class NDArray(Encoding):
     def decode(self, data):
         return _layout.decode_ndarray(self.dtype, self.shape, data, copy=False)
 
+    def array_layout(self):
+        if self.size is None:
+            return None
+        return np.dtype(self.dtype).newbyteorder('<'), self.shape
+
 
 class Scalar(Encoding):
-    """One numpy scalar of `dtype`, little-endian."""
+    """One numpy scalar of `dtype`, little-endian. An integer type refuses a
+    number outside its range (OverflowError, as numpy 2; numpy 1 would wrap
+    it around)."""
 
     def __init__(self, dtype):
         self.dtype = dtype
         self._stored = np.dtype(dtype).newbyteorder('<')
         self.size = self._stored.itemsize
+        self._range = None
+        if np.issubdtype(self._stored, np.integer):
+            info = np.iinfo(self._stored)
+            self._range = (int(info.min), int(info.max))
 
     def encode(self, obj):
+        if (self._range is not None and isinstance(obj, (int, float, np.number)) and
+                not (self._range[0] <= obj <= self._range[1])):
+            raise OverflowError(f'{self._stored.name} encoding: {obj!r} is out of range '
+                                f'[{self._range[0]}, {self._range[1]}]')
         return np.asarray(self.dtype(obj)).astype(self._stored).tobytes()
 
     def decode(self, data):
         return self.dtype(np.frombuffer(data, self._stored)[0])
+
+    def array_layout(self):
+        return self._stored, ()
 
 
 class UInt8(Scalar):
@@ -414,6 +445,26 @@ if _SIZES_DIFFER:
         f'sluice: the fixed sizes of MDS encodings (package, library) differ: {_SIZES_DIFFER}; '
         f'rebuild libsluice.so from the same checkout as the package')
 
+def engine_ndarray_header_dtype(code, itemsize):
+    """The dtype name the engine reads from an ndarray field whose header
+    says dtype `code` and one element of `itemsize` bytes (None: refused)."""
+    field = (ctypes.c_uint8 * (3 + itemsize))(code, 1 << 2, 1)  # code, 1 dim (u8 words), 1
+    out = _lib.NDArray()
+    status = _lib.lib.sluice_decode_ndarray(
+        b'ndarray', _lib.Bytes(ctypes.cast(field, ctypes.POINTER(ctypes.c_uint8)), 3 + itemsize),
+        ctypes.byref(out))
+    return out.dtype.decode('ascii') if status == 0 else None
+
+
+# The ndarray header's dtype codes (encodings.py, Mosaic's) are the engine's.
+_CODES_DIFFER = {code: (name, engine_ndarray_header_dtype(code, np.dtype(name).itemsize))
+                 for code, name in _layout.ND_CODES.items()
+                 if engine_ndarray_header_dtype(code, np.dtype(name).itemsize) != name}
+if _CODES_DIFFER:
+    raise _lib.SluiceLibraryNotFound(
+        f'sluice: the ndarray dtype codes (package, library) differ: {_CODES_DIFFER}; rebuild '
+        f'libsluice.so from the same checkout as the package')
+
 # Name -> class. Users register their own encodings here, as Mosaic's docs
 # show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the
 # MDS writer and the datasets use them (custom_coder).
@@ -508,61 +559,34 @@ def make_decoder(encoding, column):
 
 
 def make_encoder(encoding, column):
-    """A function Python value -> stored bytes for an MDS column."""
-    def wrap(fn):
-        def enc(value):
-            if isinstance(value, bytes):
-                return value  # Mosaic stores bytes as is whatever the encoding
-            return fn(value)
-        return enc
+    """A function Python value -> stored bytes for an MDS column: Mosaic's
+    writer's rule (mds_encode: `bytes` as they are, any other value through
+    the registered class's encode), its errors naming the column."""
+    coder = get_coder(encoding)
+    if coder is None:
+        raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
+    encode = coder.encode
 
-    if encoding == 'bytes':
-        def enc_bytes(value):
-            if isinstance(value, (bytearray, memoryview)):
-                return bytes(value)
-            raise TypeError(f'column {column!r} (bytes): got {type(value).__name__}')
-        return wrap(enc_bytes)
-    if encoding == 'str':
-        return wrap(lambda v: _typed(column, encoding, v, str).encode('utf-8'))
-    if encoding in _layout.INT_STRUCT:
-        fmt = _layout.INT_STRUCT[encoding]
-
-        def enc_int(v):
-            try:
-                return struct.pack(fmt, int(v) if isinstance(v, np.integer) else v)
-            except struct.error as e:
-                raise ValueError(f'column {column!r} ({encoding}): {v!r} is out of range') from e
-        return wrap(enc_int)
-    if encoding in _layout.SCALAR_TYPES:
-        scalar = _layout.SCALAR_TYPES[encoding]
-        le = np.dtype(scalar).newbyteorder('<')
-        return wrap(lambda v: np.asarray(scalar(v)).astype(le).tobytes())
-    if encoding in ('str_int', 'str_float', 'str_decimal'):
-        return wrap(lambda v: str(v).encode('utf-8'))
-    if encoding == 'json':
-        return wrap(lambda v: json.dumps(v.tolist() if isinstance(v, np.ndarray) else v)
-                    .encode('utf-8'))
-    if encoding == 'pkl':
-        return wrap(lambda v: pickle.dumps(v, protocol=4))
-    if encoding in _layout.IMAGE_ENCODERS:
-        return wrap(_layout.IMAGE_ENCODERS[encoding])
-    if encoding in _layout.LIST_IMAGE_ENCODINGS:
-        one = _layout.IMAGE_ENCODERS[_layout.LIST_IMAGE_ENCODINGS[encoding]]
-        return wrap(lambda v: _layout.pack_parts([one(x) for x in v], reserved=True))
-    if encoding in ('jpeg_array', 'jpegarray'):
-        return wrap(lambda v: _layout.pack_parts(_layout.jpeg_array_parts(v), reserved=False))
-    nd = _layout.parse_ndarray_encoding(encoding)
-    if nd is not None:
-        dtype, shape = nd
-        return wrap(lambda v: _layout.encode_ndarray(dtype, shape, v, column))
-    coder = custom_coder(encoding)
-    if coder is not None:  # a user's own: stored as its class encodes it
-        return wrap(coder.encode)
-    raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
+    def enc(value):
+        if isinstance(value, bytes):
+            return value
+        try:
+            return encode(value)
+        except (ValueError, TypeError, AttributeError, OverflowError) as e:
+            if e.args and isinstance(e.args[0], str):  # the same type, its text kept
+                e.args = (f'column {column!r}: {e.args[0]}',) + e.args[1:]
+            raise
+    return enc
 
 
-def _typed(column, encoding, value, ty):
-    if not isinstance(value, ty):
-        raise TypeError(f'column {column!r} ({encoding}): expected {ty.__name__}, got '
-                        f'{type(value).__name__}')
-    return value
+def array_layout(encoding):
+    """(little-endian numpy dtype, shape) of every field of a built-in
+    encoding whose fields are each one fixed-size numpy value (int,
+    int8..float64, ndarray:DTYPE:SHAPE), by its class; else None."""
+    if not is_builtin_name(encoding):
+        return None
+    name, colon, config = encoding.partition(':')
+    cls = _CLASSES[name]
+    if colon and not hasattr(cls, 'from_str'):
+        return None
+    return (cls.from_str(config) if colon else cls()).array_layout()

@@ -11,10 +11,10 @@ Error types and texts are Mosaic's. An instance is used by one thread."""
 import enum
 import logging
 import os
-import shutil
 import tempfile
 import urllib.parse
 
+from sluice.local_files import copy_file
 from sluice.remote import is_unity_catalog_volume, remote_list, remote_write, url_scheme
 from sluice.util import retry as _retry
 
@@ -239,9 +239,12 @@ class LocalUploader(CloudUploader):
             return
         local = os.path.join(self.local, filename)
 
+        remote = os.path.join(self.remote, filename)
+        os.makedirs(os.path.dirname(remote), exist_ok=True)
+
         @_retry(num_attempts=self.retry)
-        def copy():
-            shutil.copy(local, os.path.join(self.remote, filename))
+        def copy():  # under the engine's temporary name, renamed when whole
+            copy_file(local, remote, f'LocalUploader.upload_file({filename!r})')
 
         copy()
         self.clear_local(local)

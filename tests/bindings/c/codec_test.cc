@@ -123,4 +123,31 @@ TEST(CApiCodec, MdsEncodingSizes) {
   EXPECT_EQ(sluice_mds_encoding_size(nullptr, nullptr), SLUICE_EINVAL);
 }
 
+// What an ndarray encoding names, by the engine's one parser.
+TEST(CApiCodec, MdsNdarrayEncodings) {
+  sluice_ndarray out;
+  ASSERT_EQ(sluice_mds_ndarray_encoding("ndarray:int16:3,4", &out), SLUICE_OK);
+  EXPECT_EQ(std::string(out.dtype), "int16");
+  ASSERT_EQ(out.ndim, 2u);
+  EXPECT_EQ(out.shape[0], 3u);
+  EXPECT_EQ(out.shape[1], 4u);
+  EXPECT_EQ(out.data.size, 0u);
+  ASSERT_EQ(sluice_mds_ndarray_encoding("ndarray:float16", &out), SLUICE_OK);
+  EXPECT_EQ(std::string(out.dtype), "float16");
+  EXPECT_EQ(out.ndim, 0u);
+  ASSERT_EQ(sluice_mds_ndarray_encoding("ndarray", &out), SLUICE_OK);
+  EXPECT_EQ(out.dtype, nullptr);
+  EXPECT_EQ(out.ndim, 0u);
+  EXPECT_EQ(sluice_mds_ndarray_encoding("ndarray:uint8:0,2", &out), SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "unimplemented: unknown MDS encoding 'ndarray:uint8:0,2': the shape must be 1 to 63 "
+            "positive integers separated by ','");
+  EXPECT_EQ(sluice_mds_ndarray_encoding("ndarray:bool", &out), SLUICE_EUNIMPLEMENTED);
+  EXPECT_EQ(sluice_mds_ndarray_encoding("int8", &out), SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "invalid argument: sluice_mds_ndarray_encoding: 'int8' is not an ndarray encoding");
+  EXPECT_EQ(sluice_mds_ndarray_encoding(nullptr, &out), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_mds_ndarray_encoding("ndarray", nullptr), SLUICE_EINVAL);
+}
+
 }  // namespace

@@ -119,26 +119,6 @@ def test_a_value_of_the_wrong_type_is_an_attribute_error_with_mosaics_text(coder
                             f'{type(value)}')
 
 
-@pytest.mark.parametrize(('encoding', 'array', 'message'), [
-    ('ndarray', np.array([]), 'Attempting to encode a numpy array with 0 elements.'),
-    ('ndarray', np.array(0.5), 'Attempting to encode a scalar with NDArray encoding. Please use '
-                               'a scalar encoding.'),
-    ('ndarray', np.zeros(2, np.complex64), 'Unsupported dtype: complex64.'),
-    ('ndarray:int16', np.zeros(2, np.int32), 'Wrong dtype: expected int16, got int32.'),
-    ('ndarray:int16:2', np.zeros(3, np.int16), 'Wrong shape: expected (2,), got (3,).'),
-])
-def test_ndarray_errors_have_mosaics_texts_in_the_codec_and_the_writer(tmp_path, encoding, array,
-                                                                      message):
-    with pytest.raises(ValueError) as e:
-        mds_encodings.mds_encode(encoding, array)
-    assert str(e.value) == message
-    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'x': encoding}) as w:
-        with pytest.raises(ValueError) as e:
-            w.write({'x': array})
-        w.write({'x': np.ones(2, np.int16)})
-    assert str(e.value) == f"column 'x': {message}"
-
-
 def test_ndarray_header_and_fixed_layouts():
     a = np.arange(6, dtype=np.int16).reshape(2, 3)
     # dtype code 17 (int16), ndim 2 with uint8 dims, dims, values
@@ -149,7 +129,8 @@ def test_ndarray_header_and_fixed_layouts():
     assert mds_encodings.mds_encode('ndarray:uint8', wide)[:5] == b'\x09\x2c\x01\x01\x00'
     back = mds_encodings.NDArray.from_str('int16:2,3').decode(a.tobytes())
     assert back.shape == (2, 3) and (back == a).all()
-    with pytest.raises(ValueError, match="unknown dtype 'bool'"):
+    with pytest.raises(ValueError, match=r"^unimplemented: unknown MDS encoding 'ndarray:bool': "
+                                         r"'bool' is not an ndarray dtype$"):
         mds_encodings.NDArray('bool')
 
 
@@ -222,21 +203,38 @@ def test_a_library_with_other_sizes_is_refused(monkeypatch):
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
-@pytest.mark.parametrize('shape', ['0', '2,0', '-1,3'])
-def test_one_ndarray_parser_refuses_a_dimension_below_one(shape):
-    # Mosaic's NDArray asserts 1 <= dim; the engine refuses the encoding.
-    # The column parser (decoders, writer, batches) once took '0' as a
-    # dimension while the Encoding class refused it.
-    from sluice.encodings import parse_ndarray_encoding
-    dims = tuple(int(d) for d in shape.split(','))
+@pytest.mark.parametrize('shape', ['0', '2,0', '-1,3', ' 3', '3,', ','.join(['1'] * 64),
+                                   '65536,65536'])
+def test_ndarray_encodings_are_parsed_by_the_engine_alone(shape):
+    # Mosaic's NDArray asserts 1 <= dim. The package once parsed ndarray
+    # encodings itself, taking '0' (then ' 3', and shapes over 4 GiB) where
+    # the engine refused them; now every path asks the engine and says why.
+    from sluice.encodings import parse_ndarray_config
     with pytest.raises(ValueError) as parsed:
-        parse_ndarray_encoding(f'ndarray:uint8:{shape}')
+        parse_ndarray_config(f'uint8:{shape}')
     with pytest.raises(ValueError) as coder:
         mds_encodings.NDArray.from_str(f'uint8:{shape}')
-    assert str(parsed.value) == str(coder.value) == \
-        f'ndarray encoding: every dimension must be at least 1, got {dims}'
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError) as engine:
         mds_encodings.engine_encoded_size(f'ndarray:uint8:{shape}')
+    assert str(parsed.value) == str(coder.value) == str(engine.value)
+    assert str(parsed.value).startswith(f"unimplemented: unknown MDS encoding "
+                                        f"'ndarray:uint8:{shape}': ")
+
+
+def test_the_engines_ndarray_parse_is_the_classes_dtype_shape_and_size():
+    from sluice.encodings import parse_ndarray_config
+    assert parse_ndarray_config('') == (None, None)
+    assert parse_ndarray_config('float16') == ('float16', None)
+    assert parse_ndarray_config('int16:3,4') == ('int16', (3, 4))
+    coder = mds_encodings.NDArray('int64', [2, 1, 5])
+    assert (coder.dtype, coder.shape, coder.size) == ('int64', (2, 1, 5), 80)
+    assert mds_encodings.NDArray(shape=(7,)).size is None  # the dtype is in each field
+    with pytest.raises(ValueError, match="'ndarray:uint8:7,0'"):
+        mds_encodings.NDArray(shape=(7, 0))
+    out = _lib.NDArray()
+    assert _lib.lib.sluice_mds_ndarray_encoding(b'int8', ctypes.byref(out)) == _lib.EINVAL
+    assert _lib.last_error() == ("invalid argument: sluice_mds_ndarray_encoding: 'int8' is not "
+                                 "an ndarray encoding")
 
 
 def test_datasets_decode_with_the_registered_classes(monkeypatch):
@@ -258,3 +256,119 @@ def test_a_bytes_column_decodes_to_the_field_itself():
     # iteration benchmark once.
     assert mds_encodings.make_decoder('bytes', 'c') is bytes
     assert mds_encodings.mds_decode('bytes', b'x') == b'x'
+
+
+# The writer encodes with the registered classes (make_encoder), as Mosaic's
+# writer calls mds_encode: it once had an if-chain of its own, whose type
+# checks, ranges and error texts differed from the classes'.
+
+def test_the_writer_stores_what_the_registered_class_encodes(tmp_path, monkeypatch):
+    class ShoutingStr(mds_encodings.Str):
+        def encode(self, obj):
+            return super().encode(obj.upper())
+    monkeypatch.setitem(mds_encodings._encodings, 'str', ShoutingStr)
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'s': 'str', 'b': 'bytes'}) as w:
+        w.write({'s': 'quiet', 'b': bytearray(b'\x00\x01')})
+        w.write({'s': b'as is', 'b': memoryview(b'\x02')})
+    ds = sluice.LocalDataset(str(tmp_path / 'ds'))
+    assert [ds[0], ds[1]] == [{'s': 'QUIET', 'b': b'\x00\x01'}, {'s': 'as is', 'b': b'\x02'}]
+
+
+@pytest.mark.parametrize(('encoding', 'value', 'error', 'message'), [
+    ('int8', 300, OverflowError, 'int8 encoding: 300 is out of range [-128, 127]'),
+    ('uint8', -1, OverflowError, 'uint8 encoding: -1 is out of range [0, 255]'),
+    ('uint64', np.int64(-2), OverflowError,
+     'uint64 encoding: -2 is out of range [0, 18446744073709551615]'),
+    ('int16', 40000.0, OverflowError, 'int16 encoding: 40000.0 is out of range [-32768, 32767]'),
+    ('int', 1 << 63, OverflowError, f'int encoding: {1 << 63} does not fit in int64'),
+    ('int', 2.5, AttributeError,
+     "data should be of type <class 'int'>, but instead, found as <class 'float'>"),
+    ('str', 5, AttributeError,
+     "data should be of type <class 'str'>, but instead, found as <class 'int'>"),
+    ('str_int', '4', AttributeError,
+     "data should be of type <class 'int'>, but instead, found as <class 'str'>"),
+    ('bytes', 9, AttributeError,
+     "data should be of type <class 'bytes'>, but instead, found as <class 'int'>"),
+    ('list[pil]', (), AttributeError,
+     "data should be of type <class 'list'>, but instead, found as <class 'tuple'>"),
+    ('ndarray', np.array([]), ValueError, 'Attempting to encode a numpy array with 0 elements.'),
+    ('ndarray', np.array(0.5), ValueError,
+     'Attempting to encode a scalar with NDArray encoding. Please use a scalar encoding.'),
+    ('ndarray', np.zeros(2, np.complex64), ValueError, 'Unsupported dtype: complex64.'),
+    ('ndarray:int16', np.zeros(2, np.int32), ValueError, 'Wrong dtype: expected int16, got int32.'),
+    ('ndarray:uint8:2', np.zeros(3, np.uint8), ValueError,
+     'Wrong shape: expected (2,), got (3,).'),
+])
+def test_the_writer_and_mds_encode_refuse_the_same_values(tmp_path, encoding, value, error,
+                                                          message):
+    with pytest.raises(error) as coded:
+        mds_encodings.mds_encode(encoding, value)
+    assert str(coded.value) == message
+    with sluice.MDSWriter(out=str(tmp_path / 'ds'), columns={'x': encoding}) as w:
+        with pytest.raises(error) as written:
+            w.write({'x': value})
+        w.write({'x': bytes(mds_encodings.get_mds_encoded_size(encoding) or 1)})  # goes on
+    assert str(written.value) == f"column 'x': {message}"
+    assert sluice.LocalDataset(str(tmp_path / 'ds')).num_samples == 1
+
+
+def test_the_writer_stores_mds_encodes_bytes_for_every_field_of_mosaics_dataset():
+    encoders = {}
+    for exp in compat_fields():
+        enc = exp['encoding']
+        value = mds_encodings.mds_decode(enc, bytes.fromhex(exp['raw_hex']))
+        encoder = encoders.setdefault(enc, mds_encodings.make_encoder(enc, 'c'))
+        assert encoder(value) == mds_encodings.mds_encode(enc, value), enc
+    assert len(encoders) == 32
+
+
+def test_numpy_ints_and_in_range_values_encode_as_before():
+    assert mds_encodings.mds_encode('int', np.int64(-3)) == (-3).to_bytes(8, 'little', signed=True)
+    assert mds_encodings.mds_encode('int8', -128) == b'\x80'
+    assert mds_encodings.mds_encode('uint64', (1 << 64) - 1) == b'\xff' * 8
+    assert mds_encodings.mds_encode('uint16', np.uint16(7)) == b'\x07\x00'
+    assert mds_encodings.mds_encode('int32', '12') == b'\x0c\0\0\0'  # numpy parses text
+
+
+@pytest.mark.parametrize('encoding', [
+    'int', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float16',
+    'float32', 'float64', 'ndarray:int16:3,4', 'ndarray:float64:1,2,3', 'ndarray:uint8:5'])
+def test_batch_layouts_are_the_classes_and_fill_the_engines_fixed_size(encoding):
+    dtype, shape = mds_encodings.array_layout(encoding)
+    assert dtype.byteorder in '<|='
+    assert dtype.itemsize * int(np.prod(shape)) == mds_encodings.engine_encoded_size(encoding)
+
+
+@pytest.mark.parametrize('encoding', ['str', 'bytes', 'json', 'pkl', 'str_int', 'jpeg', 'ndarray',
+                                      'ndarray:int16', 'list[pil]', 'mine'])
+def test_variable_and_unknown_encodings_have_no_batch_layout(encoding):
+    assert mds_encodings.array_layout(encoding) is None
+
+
+def test_the_ndarray_header_codes_are_the_engines_both_ways():
+    from sluice.encodings import ND_CODES
+    engine = {}
+    for code in range(256):
+        for itemsize in (1, 2, 4, 8):
+            name = mds_encodings.engine_ndarray_header_dtype(code, itemsize)
+            if name is not None:
+                assert np.dtype(name).itemsize == itemsize, (code, name)
+                engine[code] = name
+    assert engine == ND_CODES
+
+
+def test_a_library_with_other_ndarray_codes_is_refused(monkeypatch):
+    real = _lib.lib.sluice_decode_ndarray
+
+    def engine_decode(encoding, field, out):  # the library reads code 17 as uint16
+        status = real(encoding, field, out)
+        if field.data[0] == 17:
+            out._obj.dtype = b'uint16'
+        return status
+    monkeypatch.setattr(_lib.lib, 'sluice_decode_ndarray', engine_decode)
+    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
+                                                  mds_encodings.__file__)
+    with pytest.raises(_lib.SluiceLibraryNotFound,
+                       match=r"ndarray dtype codes \(package, library\) differ: "
+                             r"\{17: \('int16', 'uint16'\)\}"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
