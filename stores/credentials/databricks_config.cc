@@ -43,6 +43,9 @@ const std::vector<Setting>& Settings() {
       {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
       {"google_service_account", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "google",
        &DatabricksConfig::google_service_account},
+      {"metadata_service_url", "DATABRICKS_METADATA_SERVICE_URL", "metadata-service",
+       &DatabricksConfig::metadata_service_url},
+      {"databricks_cli_path", "DATABRICKS_CLI_PATH", "", &DatabricksConfig::databricks_cli_path},
       // As databricks-sdk 0.162.0: no variable holds the OAuth scopes.
       {"scopes", nullptr, "", &DatabricksConfig::scopes},
   };
@@ -135,8 +138,8 @@ Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
 
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
-      "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
-      "runtime-oauth", "runtime", "google-credentials", "google-id"};
+      "pat", "basic", "metadata-service", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
+      "databricks-cli", "runtime-oauth", "runtime", "google-credentials", "google-id"};
   return types;
 }
 

@@ -7,7 +7,8 @@
 //      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
 //      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
 //      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS,
-//      DATABRICKS_GOOGLE_SERVICE_ACCOUNT;
+//      DATABRICKS_GOOGLE_SERVICE_ACCOUNT, DATABRICKS_METADATA_SERVICE_URL,
+//      DATABRICKS_CLI_PATH;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings
@@ -59,6 +60,13 @@ struct DatabricksConfig {
   // The service account google-id impersonates through Application Default
   // Credentials (DATABRICKS_GOOGLE_SERVICE_ACCOUNT; an email).
   std::string google_service_account;
+  // A local service handing out the workspace's token (the VS Code
+  // extension's; DATABRICKS_METADATA_SERVICE_URL). A secret: its path is
+  // the service's key (databricks_metadata_service.h).
+  std::string metadata_service_url;
+  // The Databricks CLI the databricks-cli strategy runs (DATABRICKS_CLI_PATH;
+  // "" = `databricks` on PATH; databricks_cli.h).
+  std::string databricks_cli_path;
   // The OAuth scopes asked for, space-separated, sorted, each once (a
   // profile's `scopes`, commas or spaces between; no variable has them, as
   // in the SDK); "" when none are configured.

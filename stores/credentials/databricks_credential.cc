@@ -7,7 +7,9 @@
 
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_azure.h"
+#include "stores/credentials/databricks_cli.h"
 #include "stores/credentials/databricks_google.h"
+#include "stores/credentials/databricks_metadata_service.h"
 #include "stores/credentials/databricks_oidc.h"
 #include "stores/credentials/databricks_runtime_oauth.h"
 #include "stores/credentials/databricks_runtime_token.h"
@@ -91,12 +93,14 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   std::vector<std::unique_ptr<CredentialSource>> all;
   all.push_back(std::make_unique<DatabricksPatSource>(config));
   all.push_back(std::make_unique<DatabricksBasicSource>(config));
+  all.push_back(MakeDatabricksMetadataServiceSource(config));
   all.push_back(std::make_unique<DatabricksM2mSource>(config));
   all.push_back(MakeDatabricksEnvOidcSource(config));
   all.push_back(MakeDatabricksFileOidcSource(config));
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  all.push_back(MakeDatabricksCliSource(config));
   all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
@@ -117,13 +121,15 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
                                config.google_credentials + "\n" + config.google_service_account + "\n" +
-                               config.scopes + "\n" +
+                               config.scopes + "\n" + config.metadata_service_url + "\n" +
+                               config.databricks_cli_path + "\n" + config.profile + "\n" +
                                // What the environment gives strategies beyond the config (hashed).
                                GetEnv(config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN"
                                                                     : config.oidc_token_env.c_str())
                                    .value_or("") + "\n" +
                                GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL").value_or("") + "\n" +
                                GetEnv("SLUICE_AZURE_CLI").value_or("") + "\n" +
+                               GetEnv("PATH").value_or("") + "\n" +
                                GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
                                GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
                                GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +

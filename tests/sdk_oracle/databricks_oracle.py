@@ -3,7 +3,7 @@ configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
-Application Default Credentials, a Databricks runtime's own token exchanged
+Application Default Credentials, the VS Code extension's metadata service, a Databricks runtime's own token exchanged
 for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
@@ -107,6 +107,9 @@ printf '{"accessToken": "%s", "expiresOn": "%s", "expires_on": %s, "tokenType": 
   "$t" "$(date -d @$((now + 3600)) '+%Y-%m-%d %H:%M:%S.000000')" $((now + 3600))
 """
 OBJECT = b'the same bytes for both clients\n'
+# The metadata service of the VS Code extension: its URL's path is its key
+# (a secret); the fake serves it beside the workspace.
+METADATA_KEY = '/vscode-metadata/5d1e-oracle-metadata-key'
 
 
 class FakeWorkspace(http.server.ThreadingHTTPServer):
@@ -175,6 +178,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             audience = query.partition('&audience=')[2]
             return self._send(200, {'count': 1, 'value': 'idtok-github-' +
                                     hashlib.sha256(audience.encode()).hexdigest()[:16]}, js)
+        if path == METADATA_KEY:  # metadata-service: a token for the host the headers name
+            if self.headers.get('X-Databricks-Metadata-Version') != '1':
+                return self._send(400, {'error': 'bad version'}, js)
+            token = 'mds-' + hashlib.sha256(self.headers.get('X-Databricks-Host', '').encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer',
+                                    'expires_on': int(time.time()) + 3600}, js)
         if path == '/aad/auth':  # an Azure workspace's sign-in: names its tenant
             return self._send(302, b'', [('Location', f'https://login.microsoftonline.com/{TENANT}'
                                                       '/oauth2/authorize?client_id=x')])
@@ -407,6 +418,14 @@ def _cases(fake):
         ('profile OAuth M2M with scopes', f'[sp]\nhost = {host}\nclient_id = {CLIENT_ID}\n'
          f'client_secret = {CLIENT_SECRET}\nscopes = sql,all-apis sql\n', {'DATABRICKS_CONFIG_PROFILE': 'sp'},
          'OAuth M2M for client ' + CLIENT_ID),
+        # The VS Code extension's metadata service, from the environment and
+        # from a profile; the fake's token is derived from the host asked for.
+        ('metadata-service', None, {'DATABRICKS_HOST': host, 'DATABRICKS_METADATA_SERVICE_URL': host + METADATA_KEY},
+         f'the metadata service {host} (from DATABRICKS_METADATA_SERVICE_URL)'),
+        ('profile metadata-service chosen by auth_type beside a token',
+         f'[vscode]\nhost = {host}\ntoken = dapi-unused\nmetadata_service_url = {host}{METADATA_KEY}\n'
+         'auth_type = metadata-service\n', {'DATABRICKS_CONFIG_PROFILE': 'vscode'},
+         f'the metadata service {host} (from profile vscode'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -517,7 +536,7 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
+            secrets = ([PAT, CLIENT_SECRET, METADATA_KEY, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
                         fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []

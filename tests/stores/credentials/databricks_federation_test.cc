@@ -141,7 +141,8 @@ class DatabricksFederationTest : public ::testing::Test {
 };
 
 constexpr char kNotBefore[] =
-    "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), ";
+    "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), "
+    "metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), ";
 
 // Each OIDC source in the SDK's order, the exchange's fields checked by the
 // fake; DATABRICKS_AUTH_TYPE picks one by its SDK name.
