@@ -3,7 +3,8 @@ configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
-Application Default Credentials, the VS Code extension's metadata service, a Databricks runtime's own token exchanged
+Application Default Credentials, the VS Code extension's metadata service, a
+user's `databricks auth login`, a Databricks runtime's own token exchanged
 for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
@@ -11,7 +12,8 @@ same loopback fake of a workspace: its host metadata
 credentials and token exchange), GitHub Actions' ID token endpoint, Google's
 OAuth2 endpoint (the JWT grant's signature checked), IAM Credentials'
 generateIdToken and generateAccessToken, and the
-Files API for one file of a volume; the Azure CLI is a script on PATH. The
+Files API for one file of a volume; the Azure CLI and the Databricks CLI are
+scripts on PATH. The
 fake derives each token from the request that asked for it (client,
 secret, grant, scope, subject token; the CLI's arguments; GitHub's
 audience), so the two get the same token only when they asked the same
@@ -105,6 +107,20 @@ echo "$t" >> "$SLUICE_ORACLE_AZ_LOG"
 now=$(date +%s)
 printf '{"accessToken": "%s", "expiresOn": "%s", "expires_on": %s, "tokenType": "Bearer"}' \
   "$t" "$(date -d @$((now + 3600)) '+%Y-%m-%d %H:%M:%S.000000')" $((now + 3600))
+"""
+# The Databricks CLI (`databricks auth login` done): prints the version of
+# SLUICE_ORACLE_DBCLI_VERSION ("major minor patch") and, for `auth token`, a
+# token derived from its arguments, logged as the Azure CLI's are, with an
+# expiry an hour ahead as the Go CLI prints it (RFC 3339, UTC).
+FAKE_DATABRICKS_CLI = """#!/bin/sh
+if [ "$1" = version ]; then
+  set -- $SLUICE_ORACLE_DBCLI_VERSION
+  printf '{"Version": "%s.%s.%s", "Major": %s, "Minor": %s, "Patch": %s}' "$1" "$2" "$3" "$1" "$2" "$3"; exit 0
+fi
+t=dbcli-$(printf '%s' "$*" | sha256sum | cut -c1-24)
+echo "$t" >> "$SLUICE_ORACLE_AZ_LOG"
+printf '{"access_token": "%s", "token_type": "Bearer", "expiry": "%s"}' \
+  "$t" "$(date -u -d @$(($(date +%s) + 3600)) '+%Y-%m-%dT%H:%M:%S.%NZ')"
 """
 OBJECT = b'the same bytes for both clients\n'
 # The metadata service of the VS Code extension: its URL's path is its key
@@ -426,6 +442,17 @@ def _cases(fake):
          f'[vscode]\nhost = {host}\ntoken = dapi-unused\nmetadata_service_url = {host}{METADATA_KEY}\n'
          'auth_type = metadata-service\n', {'DATABRICKS_CONFIG_PROFILE': 'vscode'},
          f'the metadata service {host} (from profile vscode'),
+        # A user's `databricks auth login`: the CLI on PATH asked for the
+        # profile's token (0.300.0: --profile, --force-refresh), or, an older
+        # CLI and no profile, the host's.
+        ('databricks-cli login of a profile', f'[work]\nhost = {host}\nauth_type = databricks-cli\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'work', 'SLUICE_ORACLE_DBCLI_VERSION': '0 300 0',
+          'PATH': '{case}:' + os.environ.get('PATH', '')},
+         'Databricks CLI login ({case}/databricks auth token --profile work --force-refresh)'),
+        ('databricks-cli by host, an old CLI', None,
+         {'DATABRICKS_HOST': host, 'SLUICE_ORACLE_DBCLI_VERSION': '0 200 0',
+          'PATH': '{case}:' + os.environ.get('PATH', '')},
+         f'Databricks CLI login ({{case}}/databricks auth token --host {host})'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -456,6 +483,9 @@ def _environment(folder, name, config_text, extra, fake):
     with open(os.path.join(case_dir, 'az'), 'w') as f:
         f.write(FAKE_AZ)
     os.chmod(os.path.join(case_dir, 'az'), 0o755)
+    with open(os.path.join(case_dir, 'databricks'), 'w') as f:
+        f.write(FAKE_DATABRICKS_CLI)
+    os.chmod(os.path.join(case_dir, 'databricks'), 0o755)
     env['SLUICE_ORACLE_AZ_LOG'] = os.path.join(case_dir, 'az.log')
     env['SLUICE_ORACLE_DBRUNTIME'] = os.path.join(folder, 'fake-dbruntime')
     env.update({k: v.replace('{case}', case_dir) for k, v in extra.items()})
