@@ -136,13 +136,7 @@ std::optional<std::set<std::string>> DatabricksCliTokenScopes(const std::string&
   if (scope == nullptr) return std::nullopt;
   std::set<std::string> out;
   if (const auto* s = std::get_if<std::string>(&scope->v)) {
-    size_t at = 0;
-    while (at < s->size()) {
-      size_t stop = s->find(' ', at);
-      if (stop == std::string::npos) stop = s->size();
-      if (stop > at) out.insert(s->substr(at, stop - at));
-      at = stop + 1;
-    }
+    out = SplitDatabricksScopes(*s);
   } else if (const auto* list = std::get_if<JsonValue::Array>(&scope->v)) {
     for (const JsonValue& v : *list) {
       if (const auto* one = std::get_if<std::string>(&v.v)) out.insert(*one);
@@ -214,15 +208,8 @@ class DatabricksCliSource final : public CredentialSource {
     if (!expiry) return unreadable("no readable expiry");
     if (!config_.scopes.empty()) {
       if (auto got = DatabricksCliTokenScopes(cred.bearer)) {
-        std::set<std::string> want;
-        size_t at = 0;
-        const std::string& s = config_.scopes;
-        while (at < s.size()) {
-          size_t stop = s.find(' ', at);
-          if (stop == std::string::npos) stop = s.size();
-          if (stop > at) want.insert(s.substr(at, stop - at));
-          at = stop + 1;
-        }
+        std::set<std::string> want = SplitDatabricksScopes(config_.scopes);
+        // offline_access grants no API permission: the SDK ignores it.
         want.erase("offline_access");
         if (*got != want) {
           const std::string text = "Token issued by Databricks CLI has scopes " + JoinDatabricksCliScopes(*got) +

@@ -24,7 +24,10 @@
 //      Application Default Credentials (databricks_google.h).
 // Every token with an expiry is refreshed ahead of it by the shared
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
-// the strategy of that name. Not supported: the SDK's
+// the strategy of that name. With DATABRICKS_GROUP_ID, as the SDK, only
+// the strategies that ask Databricks' token endpoint (oauth-m2m, env-oidc,
+// file-oidc, github-oidc, runtime-oauth) apply, asking for the group's
+// token (assume_group); another one chosen is an error. Not supported: the SDK's
 // github-oidc-azure, azure-devops-oidc, external-browser
 // and model-serving.
 //

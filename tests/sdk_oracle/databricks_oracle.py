@@ -265,7 +265,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if self.headers.get('Authorization') or not subject.startswith(('idtok-oracle', 'idtok-github-')):
                 return self._send(401, {'error': 'invalid_grant'}, [('Content-Type', 'application/json')])
             asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'subject_token',
-                                               'subject_token_type', 'client_secret')}
+                                               'subject_token_type', 'client_secret', 'assume_group',
+                                               'authorization_details')}
             token = 'wif-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
             with self.server.lock:
                 self.server.issued.add(token)
@@ -275,7 +276,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         client = base64.b64decode(auth[len('Basic '):]).decode() if auth.startswith('Basic ') else ''
         if client != f'{CLIENT_ID}:{CLIENT_SECRET}':
             return self._send(401, {'error': 'invalid_client'})
-        asked = {'client': client, 'grant_type': form.get('grant_type'), 'scope': form.get('scope')}
+        asked = {'client': client, 'grant_type': form.get('grant_type'), 'scope': form.get('scope'),
+                 'assume_group': form.get('assume_group'), 'authorization_details': form.get('authorization_details')}
         token = 'm2m-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
         with self.server.lock:
             self.server.issued.add(token)
@@ -453,6 +455,16 @@ def _cases(fake):
          {'DATABRICKS_HOST': host, 'SLUICE_ORACLE_DBCLI_VERSION': '0 200 0',
           'PATH': '{case}:' + os.environ.get('PATH', '')},
          f'Databricks CLI login ({{case}}/databricks auth token --host {host})'),
+        # DATABRICKS_GROUP_ID: a group's token (assume_group) with the
+        # profile's authorization_details; a token beside it is passed over.
+        ('OAuth M2M of a group with authorization_details',
+         f'[grp]\nhost = {host}\nclient_id = {CLIENT_ID}\nclient_secret = {CLIENT_SECRET}\n'
+         'authorization_details = [{"type": "workspace_permission", "object_type": "workspace"}]\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'grp', 'DATABRICKS_GROUP_ID': 'g-oracle-42'},
+         'OAuth M2M for client ' + CLIENT_ID),
+        ('env-oidc of a group, a token passed over', f'[grp]\nhost = {host}\ntoken = dapi-passed-over\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'grp', 'DATABRICKS_GROUP_ID': 'g-oracle-42', 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
+         'OIDC token federation of the account (ID token from DATABRICKS_OIDC_TOKEN)'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
