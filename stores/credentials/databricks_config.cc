@@ -43,6 +43,12 @@ const std::vector<Setting>& Settings() {
       {"google_credentials", "GOOGLE_CREDENTIALS", "google", &DatabricksConfig::google_credentials},
       {"google_service_account", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "google",
        &DatabricksConfig::google_service_account},
+      {"metadata_service_url", "DATABRICKS_METADATA_SERVICE_URL", "metadata-service",
+       &DatabricksConfig::metadata_service_url},
+      {"databricks_cli_path", "DATABRICKS_CLI_PATH", "", &DatabricksConfig::databricks_cli_path},
+      {"group_id", "DATABRICKS_GROUP_ID", "", &DatabricksConfig::group_id},
+      // As databricks-sdk 0.162.0: only a profile has authorization details.
+      {"authorization_details", nullptr, "", &DatabricksConfig::authorization_details},
       // As databricks-sdk 0.162.0: no variable holds the OAuth scopes.
       {"scopes", nullptr, "", &DatabricksConfig::scopes},
   };
@@ -72,19 +78,11 @@ Result<std::string> NormalizeHost(const std::string& raw, const std::string& ori
   return parsed->scheme + "://" + parsed->Authority();
 }
 
-// The SDK's _parse_scopes: split at commas and spaces, each once, sorted,
-// joined by spaces ("" when none).
+// The SDK's _parse_scopes: each once, sorted, joined by spaces ("" when
+// none).
 std::string NormalizeScopes(const std::string& raw) {
-  std::set<std::string> scopes;
-  size_t at = 0;
-  while (at < raw.size()) {
-    size_t end = raw.find_first_of(", ", at);
-    if (end == std::string::npos) end = raw.size();
-    if (end > at) scopes.insert(raw.substr(at, end - at));
-    at = end + 1;
-  }
   std::string out;
-  for (const std::string& s : scopes) out += (out.empty() ? "" : " ") + s;
+  for (const std::string& s : SplitDatabricksScopes(raw)) out += (out.empty() ? "" : " ") + s;
   return out;
 }
 
@@ -133,10 +131,22 @@ Status LoadProfile(DatabricksConfig& config, const std::string& requested) {
 
 }  // namespace
 
+std::set<std::string> SplitDatabricksScopes(std::string_view raw) {
+  std::set<std::string> scopes;
+  size_t at = 0;
+  while (at < raw.size()) {
+    size_t end = raw.find_first_of(", ", at);
+    if (end == std::string_view::npos) end = raw.size();
+    if (end > at) scopes.emplace(raw.substr(at, end - at));
+    at = end + 1;
+  }
+  return scopes;
+}
+
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
-      "pat", "basic", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
-      "runtime-oauth", "runtime", "google-credentials", "google-id"};
+      "pat", "basic", "metadata-service", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
+      "databricks-cli", "runtime-oauth", "runtime", "google-credentials", "google-id"};
   return types;
 }
 

@@ -7,11 +7,12 @@
 //      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
 //      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
 //      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS,
-//      DATABRICKS_GOOGLE_SERVICE_ACCOUNT;
+//      DATABRICKS_GOOGLE_SERVICE_ACCOUNT, DATABRICKS_METADATA_SERVICE_URL,
+//      DATABRICKS_CLI_PATH, DATABRICKS_GROUP_ID;
 //   2. a profile of the config file (DATABRICKS_CONFIG_FILE, else
 //      ~/.databrickscfg): DATABRICKS_CONFIG_PROFILE, else the file's
 //      [__settings__] default_profile, else [DEFAULT] when it has settings
-//      (only a profile gives `scopes`).
+//      (only a profile gives `scopes` and `authorization_details`).
 //      The file is skipped when no profile is named and the environment
 //      already gives a host or a credential; a profile's values never
 //      replace the environment's.
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +61,20 @@ struct DatabricksConfig {
   // The service account google-id impersonates through Application Default
   // Credentials (DATABRICKS_GOOGLE_SERVICE_ACCOUNT; an email).
   std::string google_service_account;
+  // A local service handing out the workspace's token (the VS Code
+  // extension's; DATABRICKS_METADATA_SERVICE_URL). A secret: its path is
+  // the service's key (databricks_metadata_service.h).
+  std::string metadata_service_url;
+  // The Databricks CLI the databricks-cli strategy runs (DATABRICKS_CLI_PATH;
+  // "" = `databricks` on PATH; databricks_cli.h).
+  std::string databricks_cli_path;
+  // A group whose role OAuth tokens are asked for (DATABRICKS_GROUP_ID; the
+  // token endpoint's assume_group), and the profile's
+  // `authorization_details` (a JSON text sent as is); both sent by the
+  // strategies that ask Databricks' token endpoint (oauth-m2m, the OIDC
+  // ones, runtime-oauth). With a group, the others are passed over.
+  std::string group_id;
+  std::string authorization_details;
   // The OAuth scopes asked for, space-separated, sorted, each once (a
   // profile's `scopes`, commas or spaces between; no variable has them, as
   // in the SDK); "" when none are configured.
@@ -73,6 +89,9 @@ struct DatabricksConfig {
 // The SDK's names of the credential strategies Sluice has, in the SDK's
 // order (databricks_credential.h); DATABRICKS_AUTH_TYPE names one of them.
 const std::vector<std::string_view>& DatabricksAuthTypes();
+
+// Scopes split at commas and spaces (as the SDK's _parse_scopes), each once.
+std::set<std::string> SplitDatabricksScopes(std::string_view raw);
 
 // The scopes every OAuth token request asks for, as the SDK's
 // get_scopes_as_string: config.scopes, else "all-apis".

@@ -7,7 +7,9 @@
 
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_azure.h"
+#include "stores/credentials/databricks_cli.h"
 #include "stores/credentials/databricks_google.h"
+#include "stores/credentials/databricks_metadata_service.h"
 #include "stores/credentials/databricks_oidc.h"
 #include "stores/credentials/databricks_runtime_oauth.h"
 #include "stores/credentials/databricks_runtime_token.h"
@@ -72,7 +74,12 @@ class DatabricksM2mSource final : public CredentialSource {
     SLUICE_ASSIGN_OR_RETURN(std::string token_endpoint, DatabricksTokenEndpoint(config_));
     SLUICE_ASSIGN_OR_RETURN(
         AccessToken token,
-        RequestDatabricksToken(token_endpoint, {{"grant_type", "client_credentials"}, {"scope", DatabricksScopes(config_)}},
+        RequestDatabricksToken(token_endpoint,
+                               // Empty fields are left out, as the SDK leaves them out.
+                               {{"grant_type", "client_credentials"},
+                                {"scope", DatabricksScopes(config_)},
+                                {"authorization_details", config_.authorization_details},
+                                {"assume_group", config_.group_id}},
                                "token request for client " + config_.client_id,
                                {{"authorization",
                                  "Basic " + Base64Encode(config_.client_id + ":" + config_.client_secret)}}));
@@ -85,25 +92,60 @@ class DatabricksM2mSource final : public CredentialSource {
   DatabricksConfig config_;
 };
 
+// A strategy that cannot mint a token of a group (DATABRICKS_GROUP_ID), as
+// the SDK's supports_group=False: passed over in the chain, an error when
+// DATABRICKS_AUTH_TYPE chose it.
+class DatabricksNoGroupSource final : public CredentialSource {
+ public:
+  DatabricksNoGroupSource(std::string name, bool chosen) : name_(std::move(name)), chosen_(chosen) {}
+  std::string name() const override { return name_; }
+
+  Result<Credential> Fetch(int64_t /*now*/) override {
+    if (chosen_) {
+      return InvalidArgumentError("auth type \"" + name_ +
+                                  "\" does not support group role assumption (DATABRICKS_GROUP_ID). Use "
+                                  "Databricks OAuth authentication");
+    }
+    return NotFoundError("no group role assumption (DATABRICKS_GROUP_ID)");
+  }
+
+ private:
+  std::string name_;
+  bool chosen_;
+};
+
+// The strategies that ask Databricks' token endpoint for a token and so
+// can ask for a group's (assume_group), as the SDK's supports_group=True.
+bool DatabricksSupportsGroup(const std::string& name) {
+  return name == "oauth-m2m" || name == "env-oidc" || name == "file-oidc" || name == "github-oidc" ||
+         name == "runtime-oauth";
+}
+
 }  // namespace
 
 std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksConfig& config) {
   std::vector<std::unique_ptr<CredentialSource>> all;
   all.push_back(std::make_unique<DatabricksPatSource>(config));
   all.push_back(std::make_unique<DatabricksBasicSource>(config));
+  all.push_back(MakeDatabricksMetadataServiceSource(config));
   all.push_back(std::make_unique<DatabricksM2mSource>(config));
   all.push_back(MakeDatabricksEnvOidcSource(config));
   all.push_back(MakeDatabricksFileOidcSource(config));
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  all.push_back(MakeDatabricksCliSource(config));
   all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   all.push_back(MakeDatabricksGoogleIdSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
   for (auto& s : all) {
-    if (config.auth_type.empty() || s->name() == config.auth_type) sources.push_back(std::move(s));
+    if (!config.auth_type.empty() && s->name() != config.auth_type) continue;
+    if (!config.group_id.empty() && !DatabricksSupportsGroup(s->name())) {
+      s = std::make_unique<DatabricksNoGroupSource>(s->name(), !config.auth_type.empty());
+    }
+    sources.push_back(std::move(s));
   }
   return std::make_unique<CredentialChain>("Databricks credentials", std::move(sources));
 }
@@ -117,13 +159,16 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
                                config.google_credentials + "\n" + config.google_service_account + "\n" +
-                               config.scopes + "\n" +
+                               config.scopes + "\n" + config.metadata_service_url + "\n" +
+                               config.databricks_cli_path + "\n" + config.profile + "\n" +
+                               config.group_id + "\n" + config.authorization_details + "\n" +
                                // What the environment gives strategies beyond the config (hashed).
                                GetEnv(config.oidc_token_env.empty() ? "DATABRICKS_OIDC_TOKEN"
                                                                     : config.oidc_token_env.c_str())
                                    .value_or("") + "\n" +
                                GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL").value_or("") + "\n" +
                                GetEnv("SLUICE_AZURE_CLI").value_or("") + "\n" +
+                               GetEnv("PATH").value_or("") + "\n" +
                                GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
                                GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
                                GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +

@@ -3,25 +3,32 @@
 // DatabricksConfig (databricks_config.h):
 //   1. pat: the personal access token ("token");
 //   2. basic: a user name and password: not supported (an error saying so);
-//   3. oauth-m2m: a service principal's client credentials: the
+//   3. metadata-service: a local service's token (the VS Code extension's;
+//      databricks_metadata_service.h);
+//   4. oauth-m2m: a service principal's client credentials: the
 //      client_credentials grant (client id and secret as Basic auth, the
 //      configured scopes, else all-apis) at the token endpoint OIDC discovery names
 //      (databricks_oidc.h);
-//   4. env-oidc, 5. file-oidc, 6. github-oidc: an ID token of another
+//   5. env-oidc, 6. file-oidc, 7. github-oidc: an ID token of another
 //      identity provider exchanged at that endpoint (databricks_oidc.h);
-//   7. azure-client-secret, 8. azure-cli: Entra ID tokens of an Azure
+//   8. azure-client-secret, 9. azure-cli: Entra ID tokens of an Azure
 //      workspace (databricks_azure.h);
-//   9. runtime-oauth: with scopes configured, the runtime's token exchanged
+//   10. databricks-cli: `databricks auth token`, the CLI's login
+//      (databricks_cli.h);
+//   11. runtime-oauth: with scopes configured, the runtime's token exchanged
 //      for an OAuth token of them (databricks_runtime_oauth.h);
-//   10. runtime: a Databricks runtime's own token, which a binding hands
+//   12. runtime: a Databricks runtime's own token, which a binding hands
 //      the engine (databricks_runtime_token.h);
-//   11. google-credentials: a Google service account's ID token for the
-//      host; 12. google-id: one of an account impersonated through
+//   13. google-credentials: a Google service account's ID token for the
+//      host; 14. google-id: one of an account impersonated through
 //      Application Default Credentials (databricks_google.h).
 // Every token with an expiry is refreshed ahead of it by the shared
 // refresher. DATABRICKS_AUTH_TYPE (or the profile's auth_type) keeps only
-// the strategy of that name. Not supported: the SDK's metadata-service,
-// github-oidc-azure, azure-devops-oidc, external-browser, databricks-cli,
+// the strategy of that name. With DATABRICKS_GROUP_ID, as the SDK, only
+// the strategies that ask Databricks' token endpoint (oauth-m2m, env-oidc,
+// file-oidc, github-oidc, runtime-oauth) apply, asking for the group's
+// token (assume_group); another one chosen is an error. Not supported: the SDK's
+// github-oidc-azure, azure-devops-oidc, external-browser
 // and model-serving.
 //
 // Thread safety: as CredentialChain and SharedCredential.

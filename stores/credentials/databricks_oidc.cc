@@ -81,8 +81,10 @@ class DatabricksOidcSource final : public CredentialSource {
     std::vector<std::pair<std::string, std::string>> form = {
         {"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
         {"scope", DatabricksScopes(config_)},
+        {"authorization_details", config_.authorization_details},  // empty ones are left out
         {"subject_token_type", "urn:ietf:params:oauth:token-type:jwt"},
         {"subject_token", std::move(id_token)},
+        {"assume_group", config_.group_id},
         {"client_id", config_.client_id}};  // left out when empty (account-wide federation)
     const std::string who = config_.client_id.empty() ? std::string("the account")
                                                       : "client " + config_.client_id;

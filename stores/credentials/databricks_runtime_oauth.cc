@@ -36,7 +36,10 @@ class DatabricksRuntimeOauthSource final : public CredentialSource {
         {"subject_token", std::move(runtime.token)},
         {"subject_token_type", "urn:databricks:params:oauth:token-type:personal-access-token"},
         {"requested_token_type", "urn:ietf:params:oauth:token-type:access_token"},
-        {"scope", config_.scopes}};
+        {"scope", config_.scopes},
+        // Left out when empty (FormBody), as the SDK leaves them out.
+        {"authorization_details", config_.authorization_details},
+        {"assume_group", config_.group_id}};
     SLUICE_ASSIGN_OR_RETURN(
         AccessToken token,
         RequestDatabricksToken(runtime.host + "/oidc/v1/token", form,

@@ -3,7 +3,8 @@ configures it (the environment, ~/.databrickscfg profiles, OAuth M2M for a
 service principal, OIDC token federation from a variable, a file or GitHub
 Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
-Application Default Credentials, a Databricks runtime's own token exchanged
+Application Default Credentials, the VS Code extension's metadata service, a
+user's `databricks auth login`, a Databricks runtime's own token exchanged
 for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
@@ -11,7 +12,8 @@ same loopback fake of a workspace: its host metadata
 credentials and token exchange), GitHub Actions' ID token endpoint, Google's
 OAuth2 endpoint (the JWT grant's signature checked), IAM Credentials'
 generateIdToken and generateAccessToken, and the
-Files API for one file of a volume; the Azure CLI is a script on PATH. The
+Files API for one file of a volume; the Azure CLI and the Databricks CLI are
+scripts on PATH. The
 fake derives each token from the request that asked for it (client,
 secret, grant, scope, subject token; the CLI's arguments; GitHub's
 audience), so the two get the same token only when they asked the same
@@ -106,7 +108,24 @@ now=$(date +%s)
 printf '{"accessToken": "%s", "expiresOn": "%s", "expires_on": %s, "tokenType": "Bearer"}' \
   "$t" "$(date -d @$((now + 3600)) '+%Y-%m-%d %H:%M:%S.000000')" $((now + 3600))
 """
+# The Databricks CLI (`databricks auth login` done): prints the version of
+# SLUICE_ORACLE_DBCLI_VERSION ("major minor patch") and, for `auth token`, a
+# token derived from its arguments, logged as the Azure CLI's are, with an
+# expiry an hour ahead as the Go CLI prints it (RFC 3339, UTC).
+FAKE_DATABRICKS_CLI = """#!/bin/sh
+if [ "$1" = version ]; then
+  set -- $SLUICE_ORACLE_DBCLI_VERSION
+  printf '{"Version": "%s.%s.%s", "Major": %s, "Minor": %s, "Patch": %s}' "$1" "$2" "$3" "$1" "$2" "$3"; exit 0
+fi
+t=dbcli-$(printf '%s' "$*" | sha256sum | cut -c1-24)
+echo "$t" >> "$SLUICE_ORACLE_AZ_LOG"
+printf '{"access_token": "%s", "token_type": "Bearer", "expiry": "%s"}' \
+  "$t" "$(date -u -d @$(($(date +%s) + 3600)) '+%Y-%m-%dT%H:%M:%S.%NZ')"
+"""
 OBJECT = b'the same bytes for both clients\n'
+# The metadata service of the VS Code extension: its URL's path is its key
+# (a secret); the fake serves it beside the workspace.
+METADATA_KEY = '/vscode-metadata/5d1e-oracle-metadata-key'
 
 
 class FakeWorkspace(http.server.ThreadingHTTPServer):
@@ -175,6 +194,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             audience = query.partition('&audience=')[2]
             return self._send(200, {'count': 1, 'value': 'idtok-github-' +
                                     hashlib.sha256(audience.encode()).hexdigest()[:16]}, js)
+        if path == METADATA_KEY:  # metadata-service: a token for the host the headers name
+            if self.headers.get('X-Databricks-Metadata-Version') != '1':
+                return self._send(400, {'error': 'bad version'}, js)
+            token = 'mds-' + hashlib.sha256(self.headers.get('X-Databricks-Host', '').encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer',
+                                    'expires_on': int(time.time()) + 3600}, js)
         if path == '/aad/auth':  # an Azure workspace's sign-in: names its tenant
             return self._send(302, b'', [('Location', f'https://login.microsoftonline.com/{TENANT}'
                                                       '/oauth2/authorize?client_id=x')])
@@ -238,7 +265,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if self.headers.get('Authorization') or not subject.startswith(('idtok-oracle', 'idtok-github-')):
                 return self._send(401, {'error': 'invalid_grant'}, [('Content-Type', 'application/json')])
             asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'subject_token',
-                                               'subject_token_type', 'client_secret')}
+                                               'subject_token_type', 'client_secret', 'assume_group',
+                                               'authorization_details')}
             token = 'wif-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
             with self.server.lock:
                 self.server.issued.add(token)
@@ -248,7 +276,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         client = base64.b64decode(auth[len('Basic '):]).decode() if auth.startswith('Basic ') else ''
         if client != f'{CLIENT_ID}:{CLIENT_SECRET}':
             return self._send(401, {'error': 'invalid_client'})
-        asked = {'client': client, 'grant_type': form.get('grant_type'), 'scope': form.get('scope')}
+        asked = {'client': client, 'grant_type': form.get('grant_type'), 'scope': form.get('scope'),
+                 'assume_group': form.get('assume_group'), 'authorization_details': form.get('authorization_details')}
         token = 'm2m-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
         with self.server.lock:
             self.server.issued.add(token)
@@ -407,6 +436,35 @@ def _cases(fake):
         ('profile OAuth M2M with scopes', f'[sp]\nhost = {host}\nclient_id = {CLIENT_ID}\n'
          f'client_secret = {CLIENT_SECRET}\nscopes = sql,all-apis sql\n', {'DATABRICKS_CONFIG_PROFILE': 'sp'},
          'OAuth M2M for client ' + CLIENT_ID),
+        # The VS Code extension's metadata service, from the environment and
+        # from a profile; the fake's token is derived from the host asked for.
+        ('metadata-service', None, {'DATABRICKS_HOST': host, 'DATABRICKS_METADATA_SERVICE_URL': host + METADATA_KEY},
+         f'the metadata service {host} (from DATABRICKS_METADATA_SERVICE_URL)'),
+        ('profile metadata-service chosen by auth_type beside a token',
+         f'[vscode]\nhost = {host}\ntoken = dapi-unused\nmetadata_service_url = {host}{METADATA_KEY}\n'
+         'auth_type = metadata-service\n', {'DATABRICKS_CONFIG_PROFILE': 'vscode'},
+         f'the metadata service {host} (from profile vscode'),
+        # A user's `databricks auth login`: the CLI on PATH asked for the
+        # profile's token (0.300.0: --profile, --force-refresh), or, an older
+        # CLI and no profile, the host's.
+        ('databricks-cli login of a profile', f'[work]\nhost = {host}\nauth_type = databricks-cli\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'work', 'SLUICE_ORACLE_DBCLI_VERSION': '0 300 0',
+          'PATH': '{case}:' + os.environ.get('PATH', '')},
+         'Databricks CLI login ({case}/databricks auth token --profile work --force-refresh)'),
+        ('databricks-cli by host, an old CLI', None,
+         {'DATABRICKS_HOST': host, 'SLUICE_ORACLE_DBCLI_VERSION': '0 200 0',
+          'PATH': '{case}:' + os.environ.get('PATH', '')},
+         f'Databricks CLI login ({{case}}/databricks auth token --host {host})'),
+        # DATABRICKS_GROUP_ID: a group's token (assume_group) with the
+        # profile's authorization_details; a token beside it is passed over.
+        ('OAuth M2M of a group with authorization_details',
+         f'[grp]\nhost = {host}\nclient_id = {CLIENT_ID}\nclient_secret = {CLIENT_SECRET}\n'
+         'authorization_details = [{"type": "workspace_permission", "object_type": "workspace"}]\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'grp', 'DATABRICKS_GROUP_ID': 'g-oracle-42'},
+         'OAuth M2M for client ' + CLIENT_ID),
+        ('env-oidc of a group, a token passed over', f'[grp]\nhost = {host}\ntoken = dapi-passed-over\n',
+         {'DATABRICKS_CONFIG_PROFILE': 'grp', 'DATABRICKS_GROUP_ID': 'g-oracle-42', 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
+         'OIDC token federation of the account (ID token from DATABRICKS_OIDC_TOKEN)'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -437,6 +495,9 @@ def _environment(folder, name, config_text, extra, fake):
     with open(os.path.join(case_dir, 'az'), 'w') as f:
         f.write(FAKE_AZ)
     os.chmod(os.path.join(case_dir, 'az'), 0o755)
+    with open(os.path.join(case_dir, 'databricks'), 'w') as f:
+        f.write(FAKE_DATABRICKS_CLI)
+    os.chmod(os.path.join(case_dir, 'databricks'), 0o755)
     env['SLUICE_ORACLE_AZ_LOG'] = os.path.join(case_dir, 'az.log')
     env['SLUICE_ORACLE_DBRUNTIME'] = os.path.join(folder, 'fake-dbruntime')
     env.update({k: v.replace('{case}', case_dir) for k, v in extra.items()})
@@ -517,7 +578,7 @@ def main():
             whoami = subprocess.run([cli, 'whoami', f'dbfs:{VOLUME}'], env=env,
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
-            secrets = ([PAT, CLIENT_SECRET, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
+            secrets = ([PAT, CLIENT_SECRET, METADATA_KEY, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
                         fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []

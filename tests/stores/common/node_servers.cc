@@ -164,7 +164,7 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
         "AZURE_POD_IDENTITY_AUTHORITY_HOST", "IDENTITY_ENDPOINT", "IDENTITY_HEADER",
         "IDENTITY_SERVER_THUMBPRINT", "IMDS_ENDPOINT", "MSI_ENDPOINT", "MSI_SECRET",
         // A Databricks runtime's marker and google-id's account and IAM endpoint.
-        "DATABRICKS_RUNTIME_VERSION", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT",
+        "DATABRICKS_RUNTIME_VERSION", "DATABRICKS_GOOGLE_SERVICE_ACCOUNT", "DATABRICKS_METADATA_SERVICE_URL", "DATABRICKS_GROUP_ID",
         "SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT"}) {
     env[name] = std::nullopt;
   }
@@ -176,6 +176,8 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
   env["SLUICE_AZURE_CLI"] = "/nonexistent/az";
   env["SLUICE_AZURE_POWERSHELL"] = "/nonexistent/pwsh";
   env["SLUICE_AZURE_DEVELOPER_CLI"] = "/nonexistent/azd";
+  // Nor the machine's Databricks CLI login.
+  env["DATABRICKS_CLI_PATH"] = "/nonexistent/databricks";
   // No ~/.aws files of the machine running the tests.
   env["AWS_SHARED_CREDENTIALS_FILE"] = "/nonexistent/credentials";
   env["AWS_CONFIG_FILE"] = "/nonexistent/config";

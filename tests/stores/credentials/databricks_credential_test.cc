@@ -210,11 +210,11 @@ TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
   EXPECT_EQ(two.status().message(),
             "validate: more than one authorization method configured: oauth and pat (set "
             "DATABRICKS_AUTH_TYPE to choose one)");
-  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "databricks-cli"}});
+  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "external-browser"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
-            "the Databricks auth type 'databricks-cli' (from DATABRICKS_AUTH_TYPE) is not supported; "
-            "Sluice has pat, basic, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, azure-cli, "
-            "runtime-oauth, runtime, google-credentials and google-id");
+            "the Databricks auth type 'external-browser' (from DATABRICKS_AUTH_TYPE) is not supported; "
+            "Sluice has pat, basic, metadata-service, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, "
+            "azure-cli, databricks-cli, runtime-oauth, runtime, google-credentials and google-id");
 }
 
 TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
@@ -233,7 +233,8 @@ TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
   EXPECT_EQ(oidc.metadata_requests.load(), 1);  // the host's metadata named its OIDC root
   EXPECT_EQ(chain->DescribeAttempts(),
             "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-            "(DATABRICKS_USERNAME)), oauth-m2m (used)");
+            "(DATABRICKS_USERNAME)), metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), "
+            "oauth-m2m (used)");
   // With both kinds, DATABRICKS_AUTH_TYPE picks one.
   SetEnv({{"DATABRICKS_HOST", oidc.url()}, {"DATABRICKS_TOKEN", "dapi-x"},
           {"DATABRICKS_CLIENT_ID", kClientId}, {"DATABRICKS_CLIENT_SECRET", kClientSecret},
@@ -376,7 +377,8 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
     return fetched.status().message();
   };
   const std::string tried = " (tried before: pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-                            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID "
+                            "(DATABRICKS_USERNAME)), metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), "
+            "oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID "
                             "token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
                             "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)))";
   EXPECT_EQ(error({}), "azure-client-secret: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
@@ -405,10 +407,13 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
             "DATABRICKS_TOKEN, or DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or use a "
             "profile of ~/.databrickscfg that has them (no Databricks credentials found; tried: "
             "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password "
-            "(DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID token in "
+            "(DATABRICKS_USERNAME)), metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), "
+            "oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID token in "
             "DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file (DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no "
             "client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" +
-                files_.url() + " is not an Azure Databricks workspace), runtime-oauth (not in a Databricks runtime "
+                files_.url() + " is not an Azure Databricks workspace), databricks-cli ('/nonexistent/databricks' not "
+                "found (from DATABRICKS_CLI_PATH) (the Databricks CLI is not installed)), runtime-oauth (not in a "
+                "Databricks runtime "
                 "(DATABRICKS_RUNTIME_VERSION is not set)), runtime (not in a Databricks runtime "
                 "(DATABRICKS_RUNTIME_VERSION is not set)), google-credentials (no service-account key "
                 "(GOOGLE_CREDENTIALS)), google-id (no service account to impersonate "
@@ -460,11 +465,14 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
                      " (bearer token)\n"
                      "  expires: " + std::to_string(RuntimeExpiry()) + " (unix time)\n"
                      "  sources tried: pat (no token (DATABRICKS_TOKEN)), basic (no user name and "
-                     "password (DATABRICKS_USERNAME)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), "
+                     "password (DATABRICKS_USERNAME)), metadata-service (no metadata service "
+                     "(DATABRICKS_METADATA_SERVICE_URL)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), "
                      "env-oidc (no ID token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
                      "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)), "
                      "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
                      " is not an Azure Databricks workspace), "
+                     "databricks-cli ('/nonexistent/databricks' not found (from DATABRICKS_CLI_PATH) (the "
+                     "Databricks CLI is not installed)), "
                      "runtime-oauth (in a Databricks runtime, but no OAuth scopes are configured (scopes in "
                      "the profile), so the runtime's token is not exchanged), "
                      "runtime (used)\n");
@@ -588,7 +596,8 @@ TEST_F(DatabricksRuntimeOauthTest, WithScopesTheRuntimesTokenIsExchangedBeforeRu
             std::string::npos)
       << *whoami;
   EXPECT_NE(whoami->find("azure-cli (" + files_.url() + " is not an Azure Databricks workspace), "
-                         "runtime-oauth (used)\n"),
+                         "databricks-cli ('/nonexistent/databricks' not found (from DATABRICKS_CLI_PATH) (the "
+                         "Databricks CLI is not installed)), runtime-oauth (used)\n"),
             std::string::npos)
       << *whoami;
   EXPECT_EQ(whoami->find("runtime-token-"), std::string::npos) << *whoami;

@@ -64,6 +64,7 @@ class FakeTokenExchange {
   FakeDatabricksFiles* files = nullptr;  // told every token issued
   std::atomic<int> expires_in{3600};
   std::optional<std::string> client_id;  // the client id the exchange must carry (none: none)
+  std::map<std::string, std::string> extra_fields;  // more fields the exchange must carry
 
   std::vector<std::string> subject_tokens() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -97,6 +98,7 @@ class FakeTokenExchange {
         {"subject_token_type", "urn:ietf:params:oauth:token-type:jwt"},
         {"subject_token", fields["subject_token"]}};
     if (client_id) want["client_id"] = *client_id;
+    want.insert(extra_fields.begin(), extra_fields.end());
     if (fields != want || !r.Header("authorization").empty() ||
         fields["subject_token"].rfind("idtok-", 0) != 0) {
       return {400, json, "{\"error\": \"invalid_request\"}"};
@@ -141,7 +143,34 @@ class DatabricksFederationTest : public ::testing::Test {
 };
 
 constexpr char kNotBefore[] =
-    "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), ";
+    "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), "
+    "metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), ";
+
+// DATABRICKS_GROUP_ID: the token exchange asks for the group's role
+// (assume_group) with the profile's authorization_details; the strategies
+// that cannot (a personal access token here) are passed over, and one
+// chosen by DATABRICKS_AUTH_TYPE is an error.
+TEST_F(DatabricksFederationTest, AGroupsTokenIsAskedForAndStrategiesWithoutGroupsArePassedOver) {
+  const std::string cfg = dir_.path() + "/databrickscfg";
+  const std::string details = "[{\"type\": \"workspace_permission\", \"object_type\": \"workspace\"}]";
+  ASSERT_TRUE(WriteFileAtomic(cfg, "[grp]\nhost = " + oidc_.url() + "\ntoken = dapi-group-unused\n"
+                                   "authorization_details = " + details + "\n").ok());
+  oidc_.extra_fields = {{"assume_group", "g-4242"}, {"authorization_details", details}};
+  const std::string no_group = "no group role assumption (DATABRICKS_GROUP_ID)";
+  SetEnv({{"DATABRICKS_CONFIG_FILE", cfg}, {"DATABRICKS_CONFIG_PROFILE", "grp"}, {"DATABRICKS_GROUP_ID", "g-4242"},
+          {"DATABRICKS_OIDC_TOKEN", "idtok-group"}});
+  EXPECT_EQ(Resolve(), "dbx-idtok-group-1 via pat (" + no_group + "), basic (" + no_group + "), metadata-service (" +
+                           no_group + "), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (used)");
+  SetEnv({{"DATABRICKS_CONFIG_FILE", cfg}, {"DATABRICKS_CONFIG_PROFILE", "grp"}, {"DATABRICKS_GROUP_ID", "g-4242"},
+          {"DATABRICKS_AUTH_TYPE", "pat"}});
+  EXPECT_NE(Resolve().find("auth type \"pat\" does not support group role assumption (DATABRICKS_GROUP_ID). Use "
+                           "Databricks OAuth authentication"),
+            std::string::npos)
+      << Resolve();
+  // Without the group, the fake refuses an exchange that lacks it.
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_OIDC_TOKEN", "idtok-group"}});
+  EXPECT_NE(Resolve().find("invalid_request"), std::string::npos) << Resolve();
+}
 
 // Each OIDC source in the SDK's order, the exchange's fields checked by the
 // fake; DATABRICKS_AUTH_TYPE picks one by its SDK name.
