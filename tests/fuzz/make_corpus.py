@@ -78,6 +78,7 @@ PARQUET_CHUNK_SEEDS = [
     'pa26_codec_zstd', 'pa26_codec_gzip', 'pa26_codecs_per_column_v2', 'pa26_codec_lz4_raw',
     'pa26_nulls_v1', 'duckdb_v2_zstd', 'pa26_page_crc_v1', 'pa26_lists_v2_small_pages',
     'pa26_lists_v1', 'pa26_byte_stream_split_all', 'pa26_delta_v2', 'pa26_delta_v1',
+    'pa26_snappy_random_v2',
 ]
 
 
