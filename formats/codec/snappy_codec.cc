@@ -2,15 +2,76 @@
 // python-snappy's compress()/decompress() use it; not the framing format.
 #include <snappy.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "formats/codec/codec_internal.h"
+#include "formats/codec/snappy_pieces.h"
 
 namespace sluice::codec_internal {
 
 namespace {
 
 constexpr std::string_view kSnappyFamily = "snappy";
+
+// One tag of a raw snappy block at `pos`: a literal of `length` bytes that
+// follow the tag (at `literal`), or a copy of `length` bytes from `offset`
+// back. The one reader of the tag format (CheckTags, SnappyPieces).
+struct Tag {
+  uint64_t length = 0;
+  uint64_t offset = 0;  // copies only; 0 for a literal
+  size_t literal = 0;   // literals only: where their bytes start
+  bool is_literal = false;
+};
+
+// Reads the tag at *pos and moves past it; false when the input ends inside
+// it (a literal's bytes included).
+bool NextTag(const unsigned char* p, size_t n, size_t* pos, Tag* t) {
+  size_t at = *pos;
+  const unsigned tag = p[at++];
+  t->offset = 0;
+  t->is_literal = (tag & 3) == 0;
+  switch (tag & 3) {
+    case 0: {  // literal; lengths above 60 follow in 1-4 bytes
+      uint64_t length = tag >> 2;
+      if (length >= 60) {
+        const size_t extra = length - 59;
+        if (n - at < extra) return false;
+        length = 0;
+        for (size_t i = 0; i < extra; ++i) length |= uint64_t{p[at + i]} << (8 * i);
+        at += extra;
+      }
+      t->length = length + 1;
+      if (n - at < t->length) return false;
+      t->literal = at;
+      at += t->length;
+      break;
+    }
+    case 1:  // copy, 11-bit offset
+      if (n - at < 1) return false;
+      t->length = 4 + ((tag >> 2) & 7);
+      t->offset = ((tag >> 5) << 8) | p[at];
+      at += 1;
+      break;
+    case 2:  // copy, 16-bit offset
+      if (n - at < 2) return false;
+      t->length = (tag >> 2) + 1;
+      t->offset = p[at] | (p[at + 1] << 8);
+      at += 2;
+      break;
+    default:  // copy, 32-bit offset
+      if (n - at < 4) return false;
+      t->length = (tag >> 2) + 1;
+      for (size_t i = 0; i < 4; ++i) t->offset |= uint64_t{p[at + i]} << (8 * i);
+      at += 4;
+      break;
+  }
+  *pos = at;
+  return true;
+}
 
 // The library accepts some inputs with extra bytes after the last tag and
 // cannot say why a block is bad. Walking the tags first (cheap: no output is
@@ -21,12 +82,6 @@ Status CheckTags(std::string_view data, size_t pos, uint64_t declared,
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   const size_t n = data.size();
   uint64_t produced = 0;
-  auto cut = [&](size_t tag_at) {
-    return TruncatedData(what, kSnappyFamily,
-                         "the input ends inside the tag at offset " + std::to_string(tag_at) +
-                             ", after " + std::to_string(produced) + " of " +
-                             std::to_string(declared) + " bytes");
-  };
   while (pos < n) {
     if (produced == declared) {
       return TrailingData(what, kSnappyFamily, pos, n,
@@ -34,56 +89,26 @@ Status CheckTags(std::string_view data, size_t pos, uint64_t declared,
                               " bytes are complete; expected the end of the file");
     }
     const size_t tag_at = pos;
-    const unsigned tag = p[pos++];
-    uint64_t length = 0;
-    uint64_t offset = 0;
-    switch (tag & 3) {
-      case 0: {  // literal; lengths above 60 follow in 1-4 bytes
-        length = tag >> 2;
-        if (length >= 60) {
-          const size_t extra = length - 59;
-          if (n - pos < extra) return cut(tag_at);
-          length = 0;
-          for (size_t i = 0; i < extra; ++i) length |= uint64_t{p[pos + i]} << (8 * i);
-          pos += extra;
-        }
-        length += 1;
-        if (n - pos < length) return cut(tag_at);
-        pos += length;
-        break;
-      }
-      case 1:  // copy, 11-bit offset
-        if (n - pos < 1) return cut(tag_at);
-        length = 4 + ((tag >> 2) & 7);
-        offset = ((tag >> 5) << 8) | p[pos];
-        pos += 1;
-        break;
-      case 2:  // copy, 16-bit offset
-        if (n - pos < 2) return cut(tag_at);
-        length = (tag >> 2) + 1;
-        offset = p[pos] | (p[pos + 1] << 8);
-        pos += 2;
-        break;
-      default:  // copy, 32-bit offset
-        if (n - pos < 4) return cut(tag_at);
-        length = (tag >> 2) + 1;
-        for (size_t i = 0; i < 4; ++i) offset |= uint64_t{p[pos + i]} << (8 * i);
-        pos += 4;
-        break;
+    Tag t;
+    if (!NextTag(p, n, &pos, &t)) {
+      return TruncatedData(what, kSnappyFamily,
+                           "the input ends inside the tag at offset " + std::to_string(tag_at) +
+                               ", after " + std::to_string(produced) + " of " +
+                               std::to_string(declared) + " bytes");
     }
-    if ((tag & 3) != 0 && (offset == 0 || offset > produced)) {
+    if (!t.is_literal && (t.offset == 0 || t.offset > produced)) {
       return CorruptData(what, kSnappyFamily,
                          "the copy at offset " + std::to_string(tag_at) + " reaches back " +
-                             std::to_string(offset) + " bytes, but only " +
+                             std::to_string(t.offset) + " bytes, but only " +
                              std::to_string(produced) + " exist");
     }
-    if (length > declared - produced) {
+    if (t.length > declared - produced) {
       return CorruptData(what, kSnappyFamily,
                          "the tag at offset " + std::to_string(tag_at) +
                              " goes past the " + std::to_string(declared) +
                              " bytes the header declares");
     }
-    produced += length;
+    produced += t.length;
   }
   if (produced < declared) {
     return TruncatedData(what, kSnappyFamily,
@@ -175,3 +200,79 @@ Result<uint64_t> SnappyDecompressInto(std::string_view data, char* out, uint64_t
 }
 
 }  // namespace sluice::codec_internal
+
+namespace sluice {
+
+bool SnappyPieces(std::string_view data, char* scratch, uint64_t capacity, SnappyBody* body) {
+  body->pieces.clear();
+  body->starts.clear();
+  body->scratch_used = 0;
+  size_t declared = 0;
+  const size_t header = codec_internal::HeaderLength(data);
+  if (header == 0 || !snappy::GetUncompressedLength(data.data(), data.size(), &declared) ||
+      declared > capacity) {
+    return false;
+  }
+  // Copies, and literals too short to be worth a piece of their own, are
+  // written to scratch one after another (each output byte at most once:
+  // they fit); scratch pieces that meet are one.
+  constexpr uint64_t kShortLiteral = 16;
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  uint64_t produced = 0;
+  uint64_t copied = 0;
+  bool last_in_scratch = false;
+  const auto add = [&](std::string_view piece, bool in_scratch) {
+    if (in_scratch && last_in_scratch) {
+      std::string_view& last = body->pieces.back();
+      last = std::string_view(last.data(), last.size() + piece.size());
+    } else {
+      body->pieces.push_back(piece);
+      body->starts.push_back(produced);
+    }
+    last_in_scratch = in_scratch;
+    produced += piece.size();
+    if (in_scratch) body->scratch_used += piece.size();
+  };
+  size_t pos = header;
+  while (pos < data.size()) {
+    codec_internal::Tag t;
+    if (!codec_internal::NextTag(p, data.size(), &pos, &t) || t.length > declared - produced) {
+      return false;
+    }
+    char* const dst = scratch + body->scratch_used;
+    if (t.is_literal) {
+      const std::string_view bytes = data.substr(t.literal, t.length);
+      if (t.length >= kShortLiteral) {
+        add(bytes, false);
+        continue;
+      }
+      std::memcpy(dst, bytes.data(), bytes.size());
+      add(std::string_view(dst, t.length), true);
+      continue;
+    }
+    if (t.offset == 0 || t.offset > produced) return false;
+    // Compressible data: libsnappy decodes it faster than pieces help.
+    copied += t.length;
+    if (copied > declared / 8) return false;
+    // The source's first min(offset, length) bytes, from whichever pieces
+    // hold them; an overlapping copy then repeats them.
+    const uint64_t first = std::min(t.offset, t.length);
+    uint64_t from = produced - t.offset;
+    size_t k = static_cast<size_t>(std::upper_bound(body->starts.begin(), body->starts.end(), from) -
+                                   body->starts.begin()) - 1;
+    for (uint64_t done = 0; done < first;) {
+      const std::string_view piece = body->pieces[k];
+      const uint64_t off = from - body->starts[k];
+      const uint64_t take = std::min<uint64_t>(first - done, piece.size() - off);
+      std::memcpy(dst + done, piece.data() + off, take);
+      done += take;
+      from += take;
+      ++k;
+    }
+    for (uint64_t i = first; i < t.length; ++i) dst[i] = dst[i - t.offset];
+    add(std::string_view(dst, t.length), true);
+  }
+  return produced == declared;
+}
+
+}  // namespace sluice

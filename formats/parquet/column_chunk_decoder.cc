@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "formats/parquet/encoding/plain.h"
+#include "formats/parquet/encoding/plain_pieces.h"
 #include "formats/parquet/encoding/rle_bit_packed.h"
 #include "formats/parquet/level_assembler.h"
 #include "formats/parquet/value_decoder.h"
@@ -49,6 +52,9 @@ class ChunkDecoder {
     out_.validity.reserve(static_cast<size_t>(meta_.num_values));
     if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
     pages_.ReservePageBuffer(PageBufferBytes());
+    // Byte arrays of snappy pages of incompressible values are read where
+    // they lie in the chunk, not copied out (DataPage's `pieces`).
+    if (out_.width == 0 && meta_.codec == CompressionCodec::kSnappy) pages_.DeferSnappyPieces();
     LevelAssembler assembler(field_, leaf_, &out_);
     if (!out_.lists.empty()) {
       // The outer list has a slot per row: room for them at once, not
@@ -175,9 +181,22 @@ class ChunkDecoder {
                           std::to_string(static_cast<uint64_t>(meta_.num_values) - entries_) +
                           " left of the chunk's " + std::to_string(meta_.num_values));
     }
-    std::string_view body = page.body;
     const Encoding rep_enc = v2 ? Encoding::kRle : page.header.data_page_header->repetition_level_encoding;
     const Encoding def_enc = v2 ? Encoding::kRle : page.header.data_page_header->definition_level_encoding;
+    // A page in pieces: its v1 levels gathered, its values read in place
+    // below; anything unexpected decompresses it as any other page.
+    std::optional<PiecewiseBody> pieces;
+    std::string_view body = page.body;
+    uint64_t values_from = 0;
+    if (!page.pieces.empty()) {
+      pieces.emplace(page.pieces, page.space, page.space_used, page.space_size);
+      if (out_.width != 0 || encoding != Encoding::kPlain ||
+          (!v2 && !GatherLevels(*pieces, rep_enc, def_enc, &body, &values_from))) {
+        pieces.reset();
+        SLUICE_RETURN_IF_ERROR(pages_.Materialize(&page));
+        body = page.body;
+      }
+    }
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_repetition_level, rep_enc, &body, page.repetition_levels, v2, n, &rep_));
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_definition_level, def_enc, &body, page.definition_levels, v2, n, &def_));
     const size_t first = out_.validity.size();
@@ -224,6 +243,18 @@ class ChunkDecoder {
     if (encoding == Encoding::kPlain || encoding == Encoding::kDeltaLengthByteArray) Keep(page);
     const uint64_t budget = options_.max_value_bytes > rebuilt_ ? options_.max_value_bytes - rebuilt_ : 0;
     const size_t owned_before = out_.owned.size();
+    if (pieces) {
+      if (present != added) dense_binary_.resize(present);
+      std::string_view* const dst = present == added ? out_.binary.data() + first : dense_binary_.data();
+      if (pieces->FindByteArrays(values_from, present, dst)) {
+        if (present != added) ScatterBinary(first, slots);
+        pages_.KeepLastPage(pieces->scratch_used());  // the rest of its space is free
+        return Status::Ok();
+      }
+      // Not all there: decompressed and decoded as usual, for its error.
+      SLUICE_RETURN_IF_ERROR(pages_.Materialize(&page));
+      body = page.body.substr(values_from);
+    }
     if (present == added && encoding == Encoding::kPlain) {
       // Put off to the chunk's end: out_.binary holds every slot by then
       // (reserved once, never moved).
@@ -237,13 +268,43 @@ class ChunkDecoder {
       dense_binary_.resize(present);
       SLUICE_RETURN_IF_ERROR(DecodeBinaryValues(encoding, body, present, dict, budget, &out_.owned,
                                                 dense_binary_.data(), &indices_));
-      size_t k = 0;
-      for (size_t i = first; i < slots; ++i) {
-        if (out_.validity[i]) out_.binary[i] = dense_binary_[k++];
-      }
+      ScatterBinary(first, slots);
     }
     for (size_t i = owned_before; i < out_.owned.size(); ++i) rebuilt_ += out_.owned[i]->size();
     return Status::Ok();
+  }
+
+  // The dense byte arrays of dense_binary_ to the present slots of
+  // [first, end).
+  void ScatterBinary(size_t first, size_t end) {
+    size_t k = 0;
+    for (size_t i = first; i < end; ++i) {
+      if (out_.validity[i]) out_.binary[i] = dense_binary_[k++];
+    }
+  }
+
+  // A v1 page's levels (each RLE with its 4-byte length, as Levels reads
+  // them) gathered together into *levels; *values_from: where its values
+  // start. False when they are not RLE or not all there.
+  bool GatherLevels(PiecewiseBody& body, Encoding rep_enc, Encoding def_enc,
+                    std::string_view* levels, uint64_t* values_from) {
+    uint64_t pos = 0;
+    const char* start = nullptr;
+    for (const auto& [max, enc] : {std::pair{leaf_.max_repetition_level, rep_enc},
+                                   std::pair{leaf_.max_definition_level, def_enc}}) {
+      if (max == 0) continue;
+      uint32_t length;
+      std::string_view bytes;
+      if (enc != Encoding::kRle || !body.Load32(pos, &length) ||
+          !body.Gather(pos, 4 + uint64_t{length}, &bytes)) {
+        return false;
+      }
+      if (start == nullptr) start = bytes.data();  // gathered one after another
+      pos += bytes.size();
+    }
+    *levels = std::string_view(start, pos);
+    *values_from = pos;
+    return true;
   }
 
   // `bytes` for decoded fixed-width values: from the chunk's values buffer

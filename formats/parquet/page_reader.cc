@@ -68,6 +68,11 @@ uint32_t Crc32(std::string_view bytes) {
   return static_cast<uint32_t>(crc);
 }
 
+bool IsPlainDataPage(const PageHeader& h) {
+  if (h.type == PageType::kDataPage) return h.data_page_header->encoding == Encoding::kPlain;
+  return h.type == PageType::kDataPageV2 && h.data_page_header_v2->encoding == Encoding::kPlain;
+}
+
 }  // namespace
 
 Status CheckCodecSupported(CompressionCodec codec) {
@@ -105,6 +110,21 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
     const size_t start = (used_ + 63) & ~size_t{63};
     if (start <= page_buffer_.size() && size <= page_buffer_.size() - start) {
       char* dst = page_buffer_.data() + start;
+      page_start_ = start;
+      if (defer_pieces_ && codec_ == CompressionCodec::kSnappy && IsPlainDataPage(page->header) &&
+          stored.size() >= size - size / 8 && SnappyPieces(stored, dst, size, &pieces_)) {
+        // SnappyPieces holds the block to exactly `size` bytes.
+        used_ = start + size;
+        unkept_ = used_ - before_page_;
+        page->in_page_buffer = true;
+        page->pieces = pieces_.pieces;
+        page->space = dst;
+        page->space_size = size;
+        page->space_used = pieces_.scratch_used;
+        page->compressed = stored;
+        *out = {};
+        return Status::Ok();
+      }
       if (!compression_) compression_ = *ParseCompression(family);
       SLUICE_ASSIGN_OR_RETURN(const uint64_t produced,
                               DecompressInto(*compression_, stored, dst, size, Where(at)));
@@ -125,6 +145,19 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
   if (raw->size() != size) return SizeMismatch(raw->size(), size, at);
   page->storage = std::make_unique<std::string>(std::move(raw).value());
   *out = *page->storage;
+  return Status::Ok();
+}
+
+Status PageReader::Materialize(Page* page) {
+  if (page->pieces.empty()) return Status::Ok();
+  const uint64_t size = page->space_size;
+  if (!compression_) compression_ = *ParseCompression("snappy");
+  const std::string where = Where(page->file_offset);
+  SLUICE_ASSIGN_OR_RETURN(const uint64_t produced,
+                          DecompressInto(*compression_, page->compressed, page->space, size, where));
+  if (produced != size) return SizeMismatch(produced, size, page->file_offset);
+  page->body = std::string_view(page->space, size);
+  page->pieces = {};
   return Status::Ok();
 }
 
@@ -171,6 +204,11 @@ Result<bool> PageReader::Next(Page* page) {
     page->repetition_levels = {};
     page->definition_levels = {};
     page->storage.reset();
+    page->pieces = {};
+    page->space = nullptr;
+    page->space_size = 0;
+    page->space_used = 0;
+    page->compressed = {};
     if (ph.type != PageType::kDataPageV2) {
       SLUICE_RETURN_IF_ERROR(Decompress(stored, size, at, page, &page->body));
       return true;

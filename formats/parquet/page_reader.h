@@ -30,6 +30,15 @@
 // buffer only when the caller calls KeepLastPage before the next Next (else
 // the next page reuses them); TakePageBuffer hands the buffer over.
 //
+// Pages in pieces: with DeferSnappyPieces, a SNAPPY data page (v1, or v2
+// with its values compressed) encoded PLAIN whose block is nearly
+// incompressible (stored in at least 7/8 of its size) is not decompressed
+// but split into pieces (formats/codec/snappy_pieces.h): its body is left
+// empty and `pieces` make it, its literals views of the chunk and its
+// copies written to `space`, the room for its bytes in the page buffer. The
+// caller reads the values in place or calls Materialize, which decompresses
+// the page into `space` as Next would have. Needs the page buffer.
+//
 // The reader borrows `chunk` (which must outlive it and the pages' views).
 // Not thread-safe.
 #pragma once
@@ -37,12 +46,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
 #include "base/uninitialized_buffer.h"
 #include "formats/codec/compression.h"
+#include "formats/codec/snappy_pieces.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/thrift_compact.h"
 
@@ -66,6 +77,15 @@ struct Page {
   // views the chunk or the page buffer).
   std::unique_ptr<std::string> storage;
   bool in_page_buffer = false;  // `body` views the reader's page buffer
+  // A page in pieces (DeferSnappyPieces): the decompressed body is these
+  // pieces end to end (views of the chunk or of `space`; the span is valid
+  // until the next Next), `space` is room for it in the page buffer, and
+  // `body` is empty until Materialize. Empty otherwise.
+  std::span<const std::string_view> pieces;
+  char* space = nullptr;
+  uint64_t space_size = 0;     // the body's size
+  uint64_t space_used = 0;     // of it, what the pieces hold
+  std::string_view compressed;  // the snappy block, for Materialize
 };
 
 class PageReader {
@@ -79,6 +99,13 @@ class PageReader {
   // The next page into *page; false at the end of the chunk.
   Result<bool> Next(Page* page);
 
+  // Split nearly incompressible SNAPPY PLAIN data pages into pieces rather
+  // than decompress them (see "Pages in pieces" above).
+  void DeferSnappyPieces() { defer_pieces_ = true; }
+  // Decompresses a deferred page into its `space` and sets its body, with
+  // Next's errors; nothing for any other page.
+  Status Materialize(Page* page);
+
   // "<context>: page at offset <n>"
   std::string Where(uint64_t file_offset) const;
 
@@ -87,6 +114,12 @@ class PageReader {
   void ReservePageBuffer(uint64_t capacity) { page_buffer_capacity_ = capacity; }
   // The last page's bytes in the page buffer stay there.
   void KeepLastPage() { unkept_ = 0; }
+  // Only the first `bytes` of them stay (a page in pieces: what its space
+  // holds); the next page goes after them.
+  void KeepLastPage(size_t bytes) {
+    used_ = page_start_ + bytes;
+    unkept_ = 0;
+  }
   // The page buffer (empty when none was needed); the kept pages' views
   // point into it.
   UninitializedBuffer TakePageBuffer() { return std::move(page_buffer_); }
@@ -107,7 +140,10 @@ class PageReader {
   size_t used_ = 0;    // bytes of the page buffer in use
   size_t unkept_ = 0;  // of them, the last page's, until KeepLastPage
   size_t before_page_ = 0;
+  size_t page_start_ = 0;  // of the last page in the page buffer
   std::optional<Compression> compression_;  // formats/codec's, once needed
+  bool defer_pieces_ = false;
+  SnappyBody pieces_;  // a deferred page's
 };
 
 // kUnimplemented for codecs the reader does not decode (LZO, unknown).

@@ -10,12 +10,17 @@
 // from the next two bytes, which the output must never exceed.
 // Checks: the output never exceeds the bound, errors are kCorrupt naming the
 // file (kIoError only for a failed allocation), and what decompressed
-// compresses and decompresses back to the same bytes.
+// compresses and decompresses back to the same bytes. snappy: whenever
+// SnappyPieces (formats/parquet's in-place pages) gives pieces, Decompress
+// succeeds with exactly their bytes, and each piece lies in the input or in
+// the scratch bytes it used.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <string>
 
 #include "formats/codec/compression.h"
+#include "formats/codec/snappy_pieces.h"
 #include "formats/index/index.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -51,6 +56,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   sluice::Result<std::string> out =
       sluice::Decompress(Codec(), compressed, max_output, "fuzz/shard");
+  if (std::string_view(SLUICE_FUZZ_CODEC) == "snappy") {
+    static std::string scratch(1 << 20, '\0');
+    static sluice::SnappyBody body;
+    const uint64_t room = std::min<uint64_t>(max_output, scratch.size());
+    if (sluice::SnappyPieces(compressed, scratch.data(), room, &body)) {
+      FUZZ_CHECK(out.ok(), "pieces of a block Decompress refuses: %s", out.status().message().c_str());
+      std::string joined;
+      const auto within = [](std::string_view p, const char* begin, size_t size) {
+        return p.data() >= begin && p.data() + p.size() <= begin + size;
+      };
+      for (std::string_view p : body.pieces) {
+        FUZZ_CHECK(within(p, compressed.data(), compressed.size()) ||
+                       within(p, scratch.data(), body.scratch_used),
+                   "a piece outside the input and the scratch used");
+        joined += p;
+      }
+      FUZZ_CHECK(body.scratch_used <= room, "scratch used past its room");
+      FUZZ_CHECK(joined == *out, "pieces differ from Decompress's bytes");
+    }
+  }
   if (!out.ok()) {
     const sluice::Status& s = out.status();
     FUZZ_CHECK(sluice::IsCorrupt(s) || s.code() == sluice::StatusCode::kIoError,

@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import os
+import random
 import struct
 import sys
 
@@ -77,6 +78,7 @@ PARQUET_CHUNK_SEEDS = [
     'pa26_codec_zstd', 'pa26_codec_gzip', 'pa26_codecs_per_column_v2', 'pa26_codec_lz4_raw',
     'pa26_nulls_v1', 'duckdb_v2_zstd', 'pa26_page_crc_v1', 'pa26_lists_v2_small_pages',
     'pa26_lists_v1', 'pa26_byte_stream_split_all', 'pa26_delta_v2', 'pa26_delta_v1',
+    'pa26_snappy_random_v2',
 ]
 
 
@@ -221,6 +223,21 @@ def main():
     put('codec_gz_fuzz', b'\x01' + bytes(gz))
     # A snappy block whose varint length says 4 GiB - 1.
     put('codec_snappy_fuzz', b'\x01' + b'\xff\xff\xff\xff\x0f' + b'\x00a')
+    # Blocks that SnappyPieces splits (formats/codec/snappy_pieces.h): a
+    # literal of 80, one of 3, an overlapping copy of 6 from 2 back and a
+    # copy of 4 from the start (as snappy_pieces_test.cc); then long
+    # literals (a 2-byte length) with short copies between them.
+    lit = bytes(ord('A') + i % 26 for i in range(80))
+    put('codec_snappy_fuzz', b'\x01' + bytes([93, 60 << 2, 79]) + lit + bytes([2 << 2]) + b'xyz' +
+        bytes([2 | (5 << 2), 2, 0, 2 | (3 << 2), 89, 0]))
+    rnd = random.Random(34)
+    block = bytearray()
+    total = 0
+    for n in (300, 1000, 700):
+        chunk = bytes(rnd.randrange(256) for _ in range(n))
+        block += bytes([61 << 2]) + struct.pack('<H', n - 1) + chunk + bytes([1 | (0 << 2), 4])
+        total += n + 4
+    put('codec_snappy_fuzz', b'\x01' + bytes([0x80 | (total & 0x7f), total >> 7]) + bytes(block))
     # HTTP responses: shape, step, 2 spare bytes, u32 a, b, expected, response.
     def http(shape, a, b, expected, text):
         put('http_response_fuzz', bytes([shape, 7, 0, 0]) + struct.pack('<III', a, b, expected) + text.encode())

@@ -76,6 +76,7 @@ def _stage(stage, out, manifest_path):
         pyarrow_files.write_all(out, manifest)
         pyarrow_files.write_hf_text(out, manifest)
         pyarrow_files.write_hf_image(out, manifest)
+        pyarrow_files.write_snappy_random_pages(out, manifest)
         duckdb_files.write_all(out, manifest)
         polars_files.write_all(out, manifest)
     elif stage == "spark":

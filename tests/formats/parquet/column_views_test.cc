@@ -11,7 +11,10 @@
 //     address when the page has no null (else, for a column that is not a
 //     list, the run is a copy with zeros for the nulls).
 //   DELTA_LENGTH_BYTE_ARRAY values in such a page: inside the chunk.
-//   Copies, never inside the chunk: values of compressed pages, dictionary
+//   PLAIN byte arrays of a snappy page of incompressible values: views of
+//     the page's stored bytes where a value lies inside one literal, copies
+//     where it does not (formats/codec/snappy_pieces.h).
+//   Copies, never inside the chunk: values of other compressed pages, dictionary
 //     indices gathered into fixed-width values, DELTA_BINARY_PACKED,
 //     DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT values; dictionary byte arrays
 //     view the dictionary page, so inside the chunk only when that page is
@@ -56,6 +59,7 @@ struct PageFacts {
   size_t entries = 0;         // level entries (num_values)
   size_t present = 0;         // non-null leaf values
   std::vector<std::string_view> plain;  // PLAIN: each present value's bytes
+  uint64_t begin = 0, end = 0;          // where the page (header included) lies in the chunk
 };
 
 struct WalkedChunk {
@@ -88,6 +92,9 @@ WalkedChunk WalkPages(std::string_view chunk, const ColumnMetaData& meta, const 
       continue;
     }
     PageFacts f;
+    f.begin = page.file_offset;
+    f.end = chunk.size();
+    if (!out.pages.empty() && out.pages.back().end == chunk.size()) out.pages.back().end = f.begin;
     f.v2 = page.header.type == PageType::kDataPageV2;
     f.encoding = f.v2 ? page.header.data_page_header_v2->encoding : page.header.data_page_header->encoding;
     f.entries = static_cast<size_t>(f.v2 ? page.header.data_page_header_v2->num_values
@@ -186,6 +193,13 @@ TEST(ColumnViews, ViewsAreThePagesBytesAndCopiesWhereTheEncodingNeedsThem) {
                 ASSERT_FALSE(inside(v)) << "page " << p << " value " << k;
                 ++seen["copy fixed among nulls"];
               }
+            } else if (!page.stored_plain && binary && page.encoding == Encoding::kPlain &&
+                       inside(v)) {
+              ASSERT_EQ(footer->chunk(rg, footer->schema.fields[f].first_leaf).codec,
+                        CompressionCodec::kSnappy);
+              ASSERT_GE(v.data(), chunk.data() + page.begin) << "page " << p << " value " << k;
+              ASSERT_LE(v.data() + v.size(), chunk.data() + page.end) << "page " << p << " value " << k;
+              ++seen["view " + kind + " of a snappy page"];
             } else if (!page.stored_plain) {
               ASSERT_FALSE(inside(v)) << "page " << p << " value " << k;
               ++seen["copy " + kind + " of a compressed page"];
@@ -218,7 +232,7 @@ TEST(ColumnViews, ViewsAreThePagesBytesAndCopiesWhereTheEncodingNeedsThem) {
         "copy binary v1 of a compressed page", "copy fixed v2 of a compressed page",
         "dictionary binary", "copy fixed v1 RLE_DICTIONARY", "copy fixed v2 DELTA_BINARY_PACKED",
         "copy binary v2 DELTA_BYTE_ARRAY", "copy fixed v2 BYTE_STREAM_SPLIT",
-        "view binary v2 DELTA_LENGTH_BYTE_ARRAY"}) {
+        "view binary v2 DELTA_LENGTH_BYTE_ARRAY", "view binary v1 of a snappy page"}) {
     EXPECT_GT(seen[want], 0u) << want << " never seen; seen:\n" << all;
   }
 }

@@ -158,3 +158,23 @@ def write_hf_image(out, manifest):
         labels.append(["cat", "dog", "truck", "ship"][i % 4])
     table = pa.table({"image": pa.array(images, type=pa.binary()), "label": pa.array(labels, type=pa.string())})
     _write(out, manifest, "hf_image", table, compression="snappy", row_group_size=8)
+
+
+def write_snappy_random_pages(out, manifest):
+    """Snappy pages of incompressible byte arrays (random bytes, as JPEGs nearly are), PLAIN with
+    no dictionary, v1 and v2, nulls among them: pages of ~70 KB, so that snappy's 64 KiB blocks of
+    literals, and the copies it finds in the values' lengths, cut through some values. The
+    reader hands most values out as views of the stored pages."""
+    rng = random.Random(35)
+    rows = 100
+    blob = [None if i % 9 == 4 else rng.randbytes(rng.randint(900, 1100)) for i in range(rows)]
+    required = [rng.randbytes(rng.randint(900, 1100)) for _ in range(rows)]
+    table = pa.table({"blob": pa.array(blob, type=pa.binary()),
+                      "blob_required": pa.array(required, type=pa.binary())},
+                     schema=pa.schema([pa.field("blob", pa.binary()),
+                                       pa.field("blob_required", pa.binary(), nullable=False)]))
+    for version in ("1.0", "2.0"):
+        kept = table if version == "1.0" else table.select(["blob"])
+        _write(out, manifest, "pa%d_snappy_random_v%s" % (MAJOR, version[0]), kept,
+               compression="snappy", use_dictionary=False, data_page_version=version,
+               data_page_size=70000)

@@ -1,0 +1,130 @@
+// Snappy pages of incompressible byte arrays (pa26_snappy_random_v1's
+// `blob`: random bytes, PLAIN, v1 pages of ~70 KB, a null every 9th row)
+// are split into pieces and their values read in place (PageReader's
+// DeferSnappyPieces): the values are the decompressed pages' bytes, and a
+// damaged page fails as a decompressed one does, naming the file, column
+// and page.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "formats/parquet/column_chunk_decoder.h"
+#include "formats/parquet/page_reader.h"
+
+namespace sluice::parquet {
+namespace {
+
+struct RandomFile {
+  std::string bytes;
+  FileFooter footer;
+  size_t field = 0;
+  ByteRange range;
+  std::vector<uint64_t> pages;   // deferred pages' header offsets in the file
+  std::vector<uint64_t> blocks;  // and their snappy blocks' offsets
+  std::vector<std::string> values;  // every PLAIN value, from decompressed pages
+  std::vector<uint64_t> first_length;  // each page's first value's length, in the file
+};
+
+RandomFile LoadRandomFile() {
+  RandomFile fx;
+  fx.bytes = *ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_snappy_random_v1.parquet");
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(fx.bytes, offset, size);
+    return Status::Ok();
+  };
+  fx.footer = *ReadFooter(fx.bytes.size(), read, "f.parquet");
+  while (fx.footer.schema.fields[fx.field].name != "blob") ++fx.field;
+  const size_t leaf = fx.footer.schema.fields[fx.field].first_leaf;
+  fx.range = fx.footer.chunk_ranges[0][leaf];
+  const std::string_view chunk = std::string_view(fx.bytes).substr(fx.range.offset, fx.range.size);
+  PageReader deferred(chunk, fx.range.offset, CompressionCodec::kSnappy, "walk");
+  deferred.ReservePageBuffer(uint64_t{1} << 24);
+  deferred.DeferSnappyPieces();
+  PageReader whole(chunk, fx.range.offset, CompressionCodec::kSnappy, "walk");
+  Page page, decompressed;
+  while (*deferred.Next(&page)) {
+    EXPECT_TRUE(*whole.Next(&decompressed));
+    if (page.pieces.empty()) continue;
+    EXPECT_EQ(page.header.type, PageType::kDataPage);
+    fx.pages.push_back(page.file_offset);
+    fx.blocks.push_back(fx.range.offset + static_cast<uint64_t>(page.compressed.data() - chunk.data()));
+    std::string joined;
+    for (std::string_view p : page.pieces) joined += p;
+    EXPECT_EQ(joined, decompressed.body);
+    // v1: the definition levels with their 4-byte length, then the values.
+    uint32_t n = 0;
+    std::memcpy(&n, joined.data(), 4);
+    EXPECT_GE(page.pieces[0].size(), 8 + n);  // a literal, in the chunk
+    fx.first_length.push_back(fx.range.offset + static_cast<uint64_t>(page.pieces[0].data() - chunk.data()) + 4 + n);
+    std::string_view values = std::string_view(joined).substr(4 + n);
+    while (!values.empty()) {
+      std::memcpy(&n, values.data(), 4);
+      fx.values.emplace_back(values.substr(4, n));
+      values.remove_prefix(4 + size_t{n});
+    }
+  }
+  return fx;
+}
+
+std::string Decode(const RandomFile& fx, const std::string& bytes, ColumnBuffer* out = nullptr) {
+  const std::string_view chunk = std::string_view(bytes).substr(fx.range.offset, fx.range.size);
+  Result<ColumnBuffer> b = DecodeColumnChunk(fx.footer, 0, fx.field, chunk, "f.parquet");
+  if (!b.ok()) return b.status().ToString();
+  if (out != nullptr) *out = std::move(b).value();
+  return "ok";
+}
+
+TEST(SnappyPages, ValuesInPlaceAreTheDecompressedPagesBytes) {
+  const RandomFile fx = LoadRandomFile();
+  ASSERT_FALSE(fx.pages.empty());
+  ColumnBuffer b;
+  ASSERT_EQ(Decode(fx, fx.bytes, &b), "ok");
+  const std::string_view chunk = std::string_view(fx.bytes).substr(fx.range.offset, fx.range.size);
+  // Every data page is in pieces: the present values are theirs.
+  std::vector<std::string_view> present;
+  for (size_t i = 0; i < b.binary.size(); ++i) {
+    if (b.validity[i]) present.push_back(b.binary[i]);
+  }
+  EXPECT_EQ(b.binary.size(), 100u);
+  ASSERT_EQ(present.size(), fx.values.size());
+  size_t in_place = 0;
+  for (size_t i = 0; i < present.size(); ++i) {
+    const std::string_view v = present[i];
+    ASSERT_EQ(v, fx.values[i]) << i;
+    if (v.data() >= chunk.data() && v.data() + v.size() <= chunk.data() + chunk.size()) ++in_place;
+  }
+  EXPECT_EQ(present.size(), 89u);  // a null every 9th row
+  EXPECT_GT(in_place, 80u);  // all but those that straddle two pieces
+}
+
+TEST(SnappyPages, ADamagedPageFailsAsWhenDecompressed) {
+  const RandomFile fx = LoadRandomFile();
+  ASSERT_FALSE(fx.pages.empty());
+  const uint64_t page = fx.pages[0];
+  const uint64_t block = fx.blocks[0];
+  const std::string where = "corrupt: f.parquet: row group 0 column \"blob\": page at offset " +
+                            std::to_string(page) + ": ";
+  // The header's declared size, one more than the page's: refused.
+  std::string bad = fx.bytes;
+  ASSERT_EQ(static_cast<uint8_t>(bad[block]) & 0x80, 0x80);
+  bad[block] = static_cast<char>(bad[block] + 1);
+  EXPECT_EQ(Decode(fx, bad), where + "snappy data is corrupt: the header declares 89140 bytes, more than the expected raw size of 89139");
+  // The first tag made a copy from before the start.
+  bad = fx.bytes;
+  size_t tag = block;
+  while (static_cast<uint8_t>(bad[tag]) & 0x80) ++tag;
+  ++tag;
+  bad[tag] = static_cast<char>(0x01);
+  EXPECT_EQ(Decode(fx, bad), where + "snappy data is corrupt: the copy at offset 3 reaches back 255 bytes, but only 0 exist");
+  // A value's length past the page's end: the PLAIN decoder's error.
+  bad = fx.bytes;
+  const uint32_t length = 0x7fffffff;
+  std::memcpy(bad.data() + fx.first_length[0], &length, 4);
+  EXPECT_EQ(Decode(fx, bad), where + "PLAIN at offset 0: byte array 0 of 89 has length 2147483647; expected 0 to the 89115 bytes left");
+}
+
+}  // namespace
+}  // namespace sluice::parquet
