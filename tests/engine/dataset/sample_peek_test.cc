@@ -152,11 +152,31 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryAndANearSampleWithOneRangedGet) {
             (std::vector<std::string>{"206 " + FirstRead(entry, i)}));
 }
 
+// Where a peek guesses sample `i` of the MDS shard `entry` lies when it is
+// far from its offsets entry, restated: i average samples past the
+// offsets table, one average sample long, with 64 KiB on either side
+// (from the offsets entry's end at the lowest, to the file's end at most).
+std::string GuessRead(const ShardEntry& entry, uint32_t i) {
+  const uint64_t table_end = 4 + 4 * (uint64_t{entry.samples} + 1);
+  const uint64_t average = (entry.raw_data.bytes - table_end) / entry.samples;
+  const uint64_t likely = table_end + uint64_t{i} * average;
+  const uint64_t begin = std::max<uint64_t>(12 + 4 * uint64_t{i}, likely - (64 << 10));
+  return Range(begin, std::min<uint64_t>(entry.raw_data.bytes, likely + average + (64 << 10)));
+}
+
+// The requests' strings sorted: requests made at once complete (and are
+// logged) in either order.
+std::vector<std::string> Sorted(std::vector<std::string> requests) {
+  std::sort(requests.begin(), requests.end());
+  return requests;
+}
+
 // The first sample of a shard of 20,000 samples (a ~80 KB offsets table,
 // the samples ~180 B): one read from its offsets entry through the
-// table's end, one average sample and 64 KiB; a sample past 1 MiB of it
-// takes two reads, its offsets entry then its bytes.
-TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwo) {
+// table's end, one average sample and 64 KiB. A sample past 1 MiB of it
+// takes two reads made at once, its offsets entry and its guessed span
+// (samples of nearly one size: the guess holds it), and no third.
+TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwoAtOnce) {
   ScratchDir scratch;
   auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
@@ -177,10 +197,81 @@ TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwo) {
   const uint32_t far = 15000;
   auto [begin, end] = SampleBounds(JoinPath(data, file), far);
   ASSERT_GT(begin, uint64_t{2} << 20);
-  EXPECT_EQ(PeekAndCheck(*nginx, data, "big", 0, far, 3),
-            (std::vector<std::string>{"206 " + Range(4, table_end + average + (64 << 10)),
-                                      "206 " + Range(4 + 4 * far, 12 + 4 * far),
-                                      "206 " + Range(begin, end)}));
+  const uint64_t likely = table_end + far * average;
+  EXPECT_EQ(GuessRead(entry, far), Range(likely - (64 << 10), likely + average + (64 << 10)));
+  EXPECT_EQ(Sorted(PeekAndCheck(*nginx, data, "big", 0, far, 3)),
+            Sorted({"206 " + Range(4, table_end + average + (64 << 10)),
+                    "206 " + Range(4 + 4 * far, 12 + 4 * far), "206 " + GuessRead(entry, far)}));
+}
+
+// A far sample the guess misses by more than its 64 KiB on either side
+// (1,000 samples of 10 bytes, then 1,000 of 2,000: the average puts sample
+// 1,500 ~0.5 MB past where it is): its offsets entry and the guess at
+// once, then its bytes.
+TEST(PeekMdsSample, AFarSampleTheGuessMissesTakesAThirdRead) {
+  ScratchDir scratch;
+  auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  const std::string data = JoinPath(nginx->www(), "uneven");
+  {
+    ShardedWriterOptions options;
+    options.size_limit = 64 << 20;
+    auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    for (int i = 0; i < 2000; ++i) {
+      std::string bytes(i < 1000 ? 10 : 2000, '\0');
+      for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<char>((i * 31 + k) & 0xff);
+      ASSERT_TRUE((*writer)->WriteFields({bytes}).ok());
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  auto reader = DatasetReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  const uint32_t far = 1500;
+  auto [begin, end] = SampleBounds(JoinPath(data, entry.raw_data.basename), far);
+  ASSERT_EQ(end - begin, 2000u + 4);  // its size header, then the bytes
+  ASSERT_EQ(FirstRead(entry, far), Range(4 + 4 * far, 12 + 4 * far));  // far from its bounds
+  const std::string guess = GuessRead(entry, far);
+  const uint64_t guess_begin = std::stoull(guess.substr(6));
+  ASSERT_GT(guess_begin, end);  // the guess lies past the sample
+  std::vector<std::string> requests = PeekAndCheck(*nginx, data, "uneven", 0, far, 3);
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(Sorted({requests[0], requests[1]}),
+            Sorted({"206 " + Range(4 + 4 * far, 12 + 4 * far), "206 " + guess}));
+  EXPECT_EQ(requests[2], "206 " + Range(begin, end));
+}
+
+// The guess is asked for while the offsets entry's answer is awaited, on a
+// connection of its own: through a proxy that never answers, the peek
+// opens a second connection before any answer, and a stop ends both.
+TEST(PeekMdsSample, TheGuessIsAskedForWhileTheOffsetsEntryIsAwaited) {
+  ScratchDir data;
+  testing::WriteSyntheticMds(data.path(), 20000, 16 << 20);
+  auto reader = DatasetReader::Open(data.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
+  stall.Schedule({testing::Fault::Stall(), testing::Fault::Stall(), testing::Fault::Stall()});
+  StoreOptions options;
+  options.download_retry = 0;
+  options.read_timeout_s = 20;
+  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  std::stop_source stop;
+  std::thread stopper([&] {
+    // Until the second connection (or 10 s: then the count below fails).
+    for (int i = 0; i < 2000 && stall.connections() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    stop.request_stop();
+  });
+  Result<PeekedSample> peeked =
+      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 15000, stop.get_token());
+  stopper.join();
+  ASSERT_FALSE(peeked.ok());
+  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
+  EXPECT_EQ(stall.connections(), 2);
 }
 
 // A first sample larger than the guess reaches (its shard's average, plus
