@@ -152,6 +152,21 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryAndANearSampleWithOneRangedGet) {
             (std::vector<std::string>{"206 " + FirstRead(entry, i)}));
 }
 
+// Writes `samples` as an MDS dataset of one bytes column, one shard, at
+// <nginx's www>/<name>; returns its folder.
+std::string WriteBytesMds(const NginxServer& nginx, const std::string& name,
+                          const std::vector<std::string>& samples) {
+  const std::string data = JoinPath(nginx.www(), name);
+  ShardedWriterOptions options;
+  options.size_limit = 64 << 20;
+  auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  if (!writer.ok()) return data;
+  for (const std::string& sample : samples) EXPECT_TRUE((*writer)->WriteFields({sample}).ok());
+  EXPECT_TRUE((*writer)->Finish().ok());
+  return data;
+}
+
 // Where a peek guesses sample `i` of the MDS shard `entry` lies when it is
 // far from its offsets entry, restated: i average samples past the
 // offsets table, one average sample long, with 64 KiB on either side
@@ -212,19 +227,13 @@ TEST(PeekMdsSample, AFarSampleTheGuessMissesTakesAThirdRead) {
   ScratchDir scratch;
   auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
-  const std::string data = JoinPath(nginx->www(), "uneven");
-  {
-    ShardedWriterOptions options;
-    options.size_limit = 64 << 20;
-    auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
-    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-    for (int i = 0; i < 2000; ++i) {
-      std::string bytes(i < 1000 ? 10 : 2000, '\0');
-      for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<char>((i * 31 + k) & 0xff);
-      ASSERT_TRUE((*writer)->WriteFields({bytes}).ok());
-    }
-    ASSERT_TRUE((*writer)->Finish().ok());
+  std::vector<std::string> samples;
+  for (int i = 0; i < 2000; ++i) {
+    std::string bytes(i < 1000 ? 10 : 2000, '\0');
+    for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<char>((i * 31 + k) & 0xff);
+    samples.push_back(std::move(bytes));
   }
+  const std::string data = WriteBytesMds(*nginx, "uneven", samples);
   auto reader = DatasetReader::Open(data);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const ShardEntry entry = (*reader)->index().shards[0];
@@ -242,36 +251,54 @@ TEST(PeekMdsSample, AFarSampleTheGuessMissesTakesAThirdRead) {
   EXPECT_EQ(requests[2], "206 " + Range(begin, end));
 }
 
-// The guess is asked for while the offsets entry's answer is awaited, on a
-// connection of its own: through a proxy that never answers, the peek
-// opens a second connection before any answer, and a stop ends both.
-TEST(PeekMdsSample, TheGuessIsAskedForWhileTheOffsetsEntryIsAwaited) {
+// A peek of sample `i` of the one shard of WriteSyntheticMds(`samples`)
+// through a proxy whose every connection stalls (read_timeout 20 s),
+// stopped once `connections` are open (waiting 10 s at most) and `settle`
+// after: its result, the connections it opened, and how long it took.
+struct StalledPeek {
+  Result<PeekedSample> peeked;
+  int connections;
+  std::chrono::steady_clock::duration took;
+};
+StalledPeek PeekThroughStall(int samples, uint32_t i, int connections,
+                             std::chrono::milliseconds settle) {
   ScratchDir data;
-  testing::WriteSyntheticMds(data.path(), 20000, 16 << 20);
+  testing::WriteSyntheticMds(data.path(), samples, 16 << 20);
   auto reader = DatasetReader::Open(data.path());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {reader.status(), 0, {}};
   const ShardEntry entry = (*reader)->index().shards[0];
-  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
-  stall.Schedule({testing::Fault::Stall(), testing::Fault::Stall(), testing::Fault::Stall()});
+  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached
+  stall.Schedule(std::vector<testing::Fault>(3, testing::Fault::Stall()));
   StoreOptions options;
   options.download_retry = 0;
   options.read_timeout_s = 20;
   auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
-  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  if (!remote.ok()) return {remote.status(), 0, {}};
   std::stop_source stop;
   std::thread stopper([&] {
-    // Until the second connection (or 10 s: then the count below fails).
-    for (int i = 0; i < 2000 && stall.connections() < 2; ++i) {
+    for (int k = 0; k < 2000 && stall.connections() < connections; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    std::this_thread::sleep_for(settle);
     stop.request_stop();
   });
+  const auto start = std::chrono::steady_clock::now();
   Result<PeekedSample> peeked =
-      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 15000, stop.get_token());
+      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, i, stop.get_token());
+  const auto took = std::chrono::steady_clock::now() - start;
   stopper.join();
-  ASSERT_FALSE(peeked.ok());
-  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
-  EXPECT_EQ(stall.connections(), 2);
+  return {std::move(peeked), stall.connections(), took};
+}
+
+// The guess is asked for while the offsets entry's answer is awaited, on a
+// connection of its own: through a proxy that never answers, the peek of
+// a far sample opens a second connection before any answer, and a stop
+// ends both.
+TEST(PeekMdsSample, TheGuessIsAskedForWhileTheOffsetsEntryIsAwaited) {
+  StalledPeek got = PeekThroughStall(20000, 15000, 2, std::chrono::milliseconds(0));
+  ASSERT_FALSE(got.peeked.ok());
+  EXPECT_EQ(got.peeked.status().code(), StatusCode::kCancelled) << got.peeked.status().ToString();
+  EXPECT_EQ(got.connections, 2);
 }
 
 // A first sample larger than the guess reaches (its shard's average, plus
@@ -281,18 +308,10 @@ TEST(PeekMdsSample, AFirstSampleLongerThanTheFirstReadTakesASecond) {
   ScratchDir scratch;
   auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
-  const std::string data = JoinPath(nginx->www(), "long");
-  {
-    ShardedWriterOptions options;
-    options.size_limit = 64 << 20;
-    auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
-    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-    std::string first(200 << 10, 'x');
-    for (size_t k = 0; k < first.size(); ++k) first[k] = static_cast<char>(k * 13 & 0xff);
-    ASSERT_TRUE((*writer)->WriteFields({first}).ok());
-    for (int i = 1; i < 100; ++i) ASSERT_TRUE((*writer)->WriteFields({std::string(10, 'y')}).ok());
-    ASSERT_TRUE((*writer)->Finish().ok());
-  }
+  std::vector<std::string> samples(100, std::string(10, 'y'));
+  samples[0].assign(200 << 10, 'x');
+  for (size_t k = 0; k < samples[0].size(); ++k) samples[0][k] = static_cast<char>(k * 13 & 0xff);
+  const std::string data = WriteBytesMds(*nginx, "long", samples);
   auto reader = DatasetReader::Open(data);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const ShardEntry entry = (*reader)->index().shards[0];
@@ -394,35 +413,11 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
 // A stop ends a peek's request that its server never answers (within a
 // read_timeout of 20 s): kCancelled at once.
 TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
-  ScratchDir data;
-  testing::WriteSyntheticMds(data.path(), 50, 1 << 20);
-  auto reader = DatasetReader::Open(data.path());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  const ShardEntry entry = (*reader)->index().shards[0];
-  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
-  stall.Schedule({testing::Fault::Stall()});
-  StoreOptions options;
-  options.download_retry = 0;
-  options.read_timeout_s = 20;
-  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
-  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
-  std::stop_source stop;
-  std::thread stopper([&] {
-    for (int i = 0; i < 200 && stall.connections() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    stop.request_stop();
-  });
-  const auto start = std::chrono::steady_clock::now();
-  Result<PeekedSample> peeked =
-      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
-  const auto took = std::chrono::steady_clock::now() - start;
-  stopper.join();
-  ASSERT_FALSE(peeked.ok());
-  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
-  EXPECT_EQ(stall.connections(), 1);
-  EXPECT_LT(took, std::chrono::seconds(10));  // not the read timeout's 20 s
+  StalledPeek got = PeekThroughStall(50, 3, 1, std::chrono::milliseconds(50));
+  ASSERT_FALSE(got.peeked.ok());
+  EXPECT_EQ(got.peeked.status().code(), StatusCode::kCancelled) << got.peeked.status().ToString();
+  EXPECT_EQ(got.connections, 1);
+  EXPECT_LT(got.took, std::chrono::seconds(10));  // not the read timeout's 20 s
 }
 
 // Only an uncompressed shard of a format whose descriptor locates a sample
