@@ -4,7 +4,7 @@ the totals against WebDataset and curl; this says what makes them up).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/first_sample_phases.py [--samples N] [--size BYTES]
-        [--runs R] [--strace]
+        [--runs R] [--strace] [--proxy]
 
 Each run is a fresh child process with an empty cache folder, in order
 then shuffled (batch_size 16, shuffle_seed 17, as cold_first_sample.py).
@@ -22,6 +22,9 @@ One timeline per run, in ms since the child was started, merging:
     io_uring set-ups with their durations, from `strace -f -ttt -T`
     (strace slows every system call: use it for what happens, not for
     the totals).
+With --proxy the child reads through delay_proxy.py (15 ms to first byte,
+100 MB/s per connection); nginx's log still says when each request
+reached nginx, so an answer reaches the child 15 ms after that.
 Then the medians, over the runs, of the gaps between consecutive phases.
 The machine's load average is printed: on shared cores, the gaps move.
 
@@ -155,6 +158,8 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--strace', action='store_true',
                     help='also show thread starts and io_uring set-ups (strace -f)')
+    ap.add_argument('--proxy', action='store_true',
+                    help='read through delay_proxy.py (15 ms, 100 MB/s per connection)')
     args = ap.parse_args()
     import cold_first_sample as cold
     work = tempfile.mkdtemp(prefix='sluice-phases-')
@@ -162,9 +167,13 @@ def main():
         data = os.path.join(work, 'www', 'data')
         cold.write(data, args.samples, args.size)
         nginx, port = start_nginx(os.path.join(work, 'www'), work)
+        proxy = None
         gaps = {}
         try:
-            url = f'http://127.0.0.1:{port}/data'
+            if args.proxy:
+                from delay_proxy import DelayProxy
+                proxy = DelayProxy(port)
+            url = f'http://127.0.0.1:{proxy.port if proxy else port}/data'
             for run in range(args.runs):
                 for shuffle in (False, True):
                     log = os.path.join(work, 'access.log')
@@ -184,9 +193,12 @@ def main():
                         gaps.setdefault((order, previous[0], name), []).append(t - previous[1])
                         previous = (name, t)
         finally:
+            if proxy is not None:
+                proxy.close()
             nginx.terminate()
             nginx.wait()
-        print(f'{args.samples} samples x {args.size} B; load average '
+        print(f'{args.samples} samples x {args.size} B'
+              + (', through the delaying proxy' if proxy else '') + '; load average '
               f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}; medians of {args.runs} runs')
         for (order, a, b), xs in gaps.items():
             print(f'  {order:9s} {a:>34s} -> {b:34s} {statistics.median(xs) * 1e3:8.1f} ms')

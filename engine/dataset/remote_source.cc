@@ -126,6 +126,30 @@ class StoreSource final : public RemoteSource {
                                            std::move(stop));
   }
 
+  std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
+                                                 const std::vector<DataSpan>& spans,
+                                                 std::stop_token stop) override {
+    if (spans.size() <= 1) return RemoteSource::GetRangesOnly(key, spans, std::move(stop));
+    Result<Store*> store = ThisProcessStore();
+    if (!store.ok()) return std::vector<Result<std::string>>(spans.size(), store.status());
+    // Each answer is kept by its span; the parts never fail, so none stops
+    // another from starting. A span whose read never ended (the loop shut
+    // down, or stopped) keeps this.
+    std::vector<Result<std::string>> out(
+        spans.size(), CancelledError(described_ + "/" + key + ": ranged read cancelled"));
+    auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
+                       std::vector<Result<std::string>>* out) -> boost::asio::awaitable<Status> {
+      co_return co_await ForEachPartConcurrently(
+          spans->size(), static_cast<int>(spans->size()),
+          [store, key, spans, out](uint64_t i) -> boost::asio::awaitable<Status> {
+            (*out)[i] = co_await store->GetRangeOnly(*key, (*spans)[i].offset, (*spans)[i].length);
+            co_return Status::Ok();
+          });
+    };
+    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &out), std::move(stop));
+    return out;
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(store->List(prefix));
@@ -181,6 +205,21 @@ class StoreSource final : public RemoteSource {
 };
 
 }  // namespace
+
+std::vector<Result<std::string>> RemoteSource::GetRangesOnly(const std::string& key,
+                                                             const std::vector<DataSpan>& spans,
+                                                             std::stop_token stop) {
+  std::vector<Result<std::string>> out;
+  out.reserve(spans.size());
+  for (const DataSpan& span : spans) {
+    if (stop.stop_requested()) {
+      out.push_back(CancelledError(Describe() + "/" + key + ": ranged read cancelled"));
+    } else {
+      out.push_back(GetRangeOnly(key, span.offset, span.length, stop));
+    }
+  }
+  return out;
+}
 
 Result<std::unique_ptr<RemoteSource>> OpenRemoteSource(std::string_view url,
                                                        const StoreOptions& options) {

@@ -4,8 +4,8 @@
 // into a local file. A plain path is copied directly (no event loop); every
 // URL with a scheme (file://, s3://, gs://, azure://, http(s)://, ...) goes
 // through stores/ (OpenStore) on this process's event loop.
-// Thread safety: Fetch and GetRangeOnly may be called from several threads
-// at once.
+// Thread safety: Fetch, GetRangeOnly and GetRangesOnly may be called from
+// several threads at once.
 // Fork safety: the store and its event loop are opened on first Fetch in the
 // process that fetches; a forked child opens its own.
 #pragma once
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "formats/dataset/format_descriptor.h"
 #include "stores/store.h"
 
 namespace sluice {
@@ -51,6 +52,16 @@ class RemoteSource {
   // calling thread for a plain path).
   virtual Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset,
                                            uint64_t length, std::stop_token stop = {}) = 0;
+  // Each of `spans` of object `key`, read as GetRangeOnly reads one, all
+  // at once: one answer per span, in order, each its own (one failing
+  // leaves the others). A store sends the requests concurrently, each on
+  // a connection of its own, so the call takes about one round trip; this
+  // default, and a plain path, read them one after the other. `stop`: as
+  // GetRangeOnly's, for all of them; a span not yet asked for when it
+  // comes is not asked for (kCancelled).
+  virtual std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
+                                                         const std::vector<DataSpan>& spans,
+                                                         std::stop_token stop = {});
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

@@ -16,14 +16,21 @@ const SamplePeekHooks* PeekHooksOf(const ShardEntry& entry) {
 
 }  // namespace
 
-DataSpan PeekFirstRead(const DataSpan& bounds, const DataSpan& likely, uint64_t file_bytes) {
+std::vector<DataSpan> PeekFirstReads(const DataSpan& bounds, const DataSpan& likely,
+                                     uint64_t file_bytes) {
   const uint64_t bounds_end = bounds.offset + bounds.length;
+  const uint64_t likely_end = std::min(file_bytes, likely.offset + likely.length + kPeekSlackBytes);
   // Past the file's end nothing is there to read; the bounds themselves are
   // always asked for (a short answer is the bounds' check to report).
-  const uint64_t end =
-      std::max(bounds_end, std::min(file_bytes, likely.offset + likely.length + kPeekSlackBytes));
-  if (likely.offset < bounds.offset || end - bounds.offset > kPeekOneReadBytes) return bounds;
-  return {bounds.offset, end - bounds.offset};
+  const uint64_t end = std::max(bounds_end, likely_end);
+  if (likely.offset < bounds.offset) return {bounds};
+  if (end - bounds.offset <= kPeekOneReadBytes) return {{bounds.offset, end - bounds.offset}};
+  // Far from the bounds: the guess beside them, a window around it (the
+  // guess may be low or high by what the samples before it vary).
+  const uint64_t begin =
+      std::max(bounds_end, likely.offset - std::min(likely.offset, kPeekSlackBytes));
+  if (likely_end <= begin || likely_end - begin > kPeekOneReadBytes) return {bounds};
+  return {bounds, {begin, likely_end - begin}};
 }
 
 bool SamplePeekable(const ShardEntry& entry) {
@@ -47,14 +54,15 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
     return CancelledError(where + ": peek cancelled before " + before);
   };
   const DataSpan bounds_at = hooks.bounds_at(i);
-  const DataSpan first =
-      PeekFirstRead(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
+  const std::vector<DataSpan> first =
+      PeekFirstReads(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
-  SLUICE_ASSIGN_OR_RETURN(std::string head,
-                          remote.GetRangeOnly(key, first.offset, first.length, cancel));
+  std::vector<Result<std::string>> got = remote.GetRangesOnly(key, first, cancel);
+  // The bounds' read decides; a failed guess is only a guess that missed.
+  if (!got[0].ok()) return got[0].status();
   SLUICE_ASSIGN_OR_RETURN(
       DataSpan span,
-      hooks.sample_span(entry, i, std::string_view(head).substr(0, bounds_at.length), where));
+      hooks.sample_span(entry, i, std::string_view(*got[0]).substr(0, bounds_at.length), where));
   if (span.length > kMaxPeekedSampleBytes) {
     return InvalidArgumentError(where + ": " + std::to_string(span.length) +
                                 " bytes, more than a peek reads (" +
@@ -62,15 +70,23 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   }
   const uint64_t end = span.offset + span.length;
   std::string bytes;
-  if (span.offset >= first.offset &&
-      end <= first.offset + std::min<uint64_t>(head.size(), first.length)) {
-    // The first read held it: keep its bytes alone (no second buffer).
-    head.erase(0, span.offset - first.offset);
-    head.resize(span.length);
-    head.shrink_to_fit();
-    bytes = std::move(head);
-  } else {
-    head = std::string();
+  bool held = false;
+  for (size_t k = 0; k < first.size() && !held; ++k) {
+    if (!got[k].ok()) continue;
+    std::string& read = *got[k];
+    if (span.offset < first[k].offset ||
+        end > first[k].offset + std::min<uint64_t>(read.size(), first[k].length)) {
+      continue;
+    }
+    // A first read held it: keep its bytes alone (no second buffer).
+    read.erase(0, span.offset - first[k].offset);
+    read.resize(span.length);
+    read.shrink_to_fit();
+    bytes = std::move(read);
+    held = true;
+  }
+  got.clear();
+  if (!held) {
     SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
     SLUICE_ASSIGN_OR_RETURN(bytes, remote.GetRangeOnly(key, span.offset, span.length, cancel));
   }

@@ -4,11 +4,16 @@
 // offsets[i + 1]), then its bytes. When the sample likely lies within
 // kPeekOneReadBytes of its bounds (MDS: the first samples of a shard whose
 // offsets table is small), one read takes both, through the sample's
-// likely span and kPeekSlackBytes past it; the second read is made only
-// when the bounds put the sample beyond that. Which formats can, and how
-// their bytes are laid out, is the format's (ShardFormatDescriptor::peek);
-// the reads are this file's. A cold iteration's first sample then costs
-// one or two round trips instead of a whole shard's download.
+// likely span and kPeekSlackBytes past it. When it likely lies further
+// (MDS: a shuffled first sample deep in a large shard), its likely span
+// and kPeekSlackBytes on either side are read beside the bounds, both
+// requests at once: for samples of one size the guess holds the sample,
+// and the peek costs one round trip, not two. Another read is made only
+// when the bounds put the sample outside what was read. Which formats can,
+// and how their bytes are laid out, is the format's
+// (ShardFormatDescriptor::peek); the reads are this file's. A cold
+// iteration's first sample then costs one or two round trips instead of a
+// whole shard's download.
 //
 // The peek is a shortcut, never the truth: the shard, downloaded whole (and
 // checked as usual), is what the iteration reads; a peeked sample is
@@ -41,11 +46,16 @@ inline constexpr uint64_t kPeekOneReadBytes = uint64_t{1} << 20;
 // (the shard's average) or further on (MDS: the config before the samples).
 inline constexpr uint64_t kPeekSlackBytes = uint64_t{64} << 10;
 
-// The first read of a peek of sample `i` of `entry`, given the format's
-// bounds_at and likely_span: from the bounds through the likely span and
-// kPeekSlackBytes past it (never past the data file's size), when that is
-// at most kPeekOneReadBytes; else the bounds alone.
-DataSpan PeekFirstRead(const DataSpan& bounds, const DataSpan& likely, uint64_t file_bytes);
+// The first reads of a peek of sample `i` of `entry`, made at once, given
+// the format's bounds_at and likely_span (never past the data file's
+// size): from the bounds through the likely span and kPeekSlackBytes past
+// it, when that is at most kPeekOneReadBytes; else the bounds, and beside
+// them the likely span with kPeekSlackBytes on either side (from the
+// bounds' end at the lowest) when that is at most kPeekOneReadBytes (a
+// wrong guess then costs its bytes, not a round trip), else the bounds
+// alone. The bounds' read is always the first.
+std::vector<DataSpan> PeekFirstReads(const DataSpan& bounds, const DataSpan& likely,
+                                     uint64_t file_bytes);
 
 struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
@@ -67,8 +77,9 @@ bool SamplePeekable(const ShardEntry& entry);
 // (naming the object; kUnimplemented from a server that ignores Range:
 // nothing of the shard is read), kCorrupt for bounds or a sample that do
 // not fit, kInvalidArgument for an entry that is not SamplePeekable or a
-// sample over kMaxPeekedSampleBytes. The requests: PeekFirstRead's, then,
-// unless that held the whole sample, the sample's span.
+// sample over kMaxPeekedSampleBytes. The requests: PeekFirstReads', at
+// once (RemoteSource::GetRangesOnly), then, unless one of them held the
+// whole sample, the sample's span.
 // `cancel`: once a stop is requested on it (from any thread), no further
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's
 // stop), and kCancelled is returned: a cancelled peek returns promptly

@@ -152,11 +152,46 @@ TEST(PeekMdsSample, ReadsTheOffsetsEntryAndANearSampleWithOneRangedGet) {
             (std::vector<std::string>{"206 " + FirstRead(entry, i)}));
 }
 
+// Writes `samples` as an MDS dataset of one bytes column, one shard, at
+// <nginx's www>/<name>; returns its folder.
+std::string WriteBytesMds(const NginxServer& nginx, const std::string& name,
+                          const std::vector<std::string>& samples) {
+  const std::string data = JoinPath(nginx.www(), name);
+  ShardedWriterOptions options;
+  options.size_limit = 64 << 20;
+  auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  if (!writer.ok()) return data;
+  for (const std::string& sample : samples) EXPECT_TRUE((*writer)->WriteFields({sample}).ok());
+  EXPECT_TRUE((*writer)->Finish().ok());
+  return data;
+}
+
+// Where a peek guesses sample `i` of the MDS shard `entry` lies when it is
+// far from its offsets entry, restated: i average samples past the
+// offsets table, one average sample long, with 64 KiB on either side
+// (from the offsets entry's end at the lowest, to the file's end at most).
+std::string GuessRead(const ShardEntry& entry, uint32_t i) {
+  const uint64_t table_end = 4 + 4 * (uint64_t{entry.samples} + 1);
+  const uint64_t average = (entry.raw_data.bytes - table_end) / entry.samples;
+  const uint64_t likely = table_end + uint64_t{i} * average;
+  const uint64_t begin = std::max<uint64_t>(12 + 4 * uint64_t{i}, likely - (64 << 10));
+  return Range(begin, std::min<uint64_t>(entry.raw_data.bytes, likely + average + (64 << 10)));
+}
+
+// The requests' strings sorted: requests made at once complete (and are
+// logged) in either order.
+std::vector<std::string> Sorted(std::vector<std::string> requests) {
+  std::sort(requests.begin(), requests.end());
+  return requests;
+}
+
 // The first sample of a shard of 20,000 samples (a ~80 KB offsets table,
 // the samples ~180 B): one read from its offsets entry through the
-// table's end, one average sample and 64 KiB; a sample past 1 MiB of it
-// takes two reads, its offsets entry then its bytes.
-TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwo) {
+// table's end, one average sample and 64 KiB. A sample past 1 MiB of it
+// takes two reads made at once, its offsets entry and its guessed span
+// (samples of nearly one size: the guess holds it), and no third.
+TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwoAtOnce) {
   ScratchDir scratch;
   auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
@@ -177,10 +212,93 @@ TEST(PeekMdsSample, TheHeadOfALargeShardInOneReadAFarSampleInTwo) {
   const uint32_t far = 15000;
   auto [begin, end] = SampleBounds(JoinPath(data, file), far);
   ASSERT_GT(begin, uint64_t{2} << 20);
-  EXPECT_EQ(PeekAndCheck(*nginx, data, "big", 0, far, 3),
-            (std::vector<std::string>{"206 " + Range(4, table_end + average + (64 << 10)),
-                                      "206 " + Range(4 + 4 * far, 12 + 4 * far),
-                                      "206 " + Range(begin, end)}));
+  const uint64_t likely = table_end + far * average;
+  EXPECT_EQ(GuessRead(entry, far), Range(likely - (64 << 10), likely + average + (64 << 10)));
+  EXPECT_EQ(Sorted(PeekAndCheck(*nginx, data, "big", 0, far, 3)),
+            Sorted({"206 " + Range(4, table_end + average + (64 << 10)),
+                    "206 " + Range(4 + 4 * far, 12 + 4 * far), "206 " + GuessRead(entry, far)}));
+}
+
+// A far sample the guess misses by more than its 64 KiB on either side
+// (1,000 samples of 10 bytes, then 1,000 of 2,000: the average puts sample
+// 1,500 ~0.5 MB past where it is): its offsets entry and the guess at
+// once, then its bytes.
+TEST(PeekMdsSample, AFarSampleTheGuessMissesTakesAThirdRead) {
+  ScratchDir scratch;
+  auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
+  ASSERT_NE(nginx, nullptr) << "nginx did not start";
+  std::vector<std::string> samples;
+  for (int i = 0; i < 2000; ++i) {
+    std::string bytes(i < 1000 ? 10 : 2000, '\0');
+    for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<char>((i * 31 + k) & 0xff);
+    samples.push_back(std::move(bytes));
+  }
+  const std::string data = WriteBytesMds(*nginx, "uneven", samples);
+  auto reader = DatasetReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const ShardEntry entry = (*reader)->index().shards[0];
+  const uint32_t far = 1500;
+  auto [begin, end] = SampleBounds(JoinPath(data, entry.raw_data.basename), far);
+  ASSERT_EQ(end - begin, 2000u + 4);  // its size header, then the bytes
+  ASSERT_EQ(FirstRead(entry, far), Range(4 + 4 * far, 12 + 4 * far));  // far from its bounds
+  const std::string guess = GuessRead(entry, far);
+  const uint64_t guess_begin = std::stoull(guess.substr(6));
+  ASSERT_GT(guess_begin, end);  // the guess lies past the sample
+  std::vector<std::string> requests = PeekAndCheck(*nginx, data, "uneven", 0, far, 3);
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(Sorted({requests[0], requests[1]}),
+            Sorted({"206 " + Range(4 + 4 * far, 12 + 4 * far), "206 " + guess}));
+  EXPECT_EQ(requests[2], "206 " + Range(begin, end));
+}
+
+// A peek of sample `i` of the one shard of WriteSyntheticMds(`samples`)
+// through a proxy whose every connection stalls (read_timeout 20 s),
+// stopped once `connections` are open (waiting 10 s at most) and `settle`
+// after: its result, the connections it opened, and how long it took.
+struct StalledPeek {
+  Result<PeekedSample> peeked;
+  int connections;
+  std::chrono::steady_clock::duration took;
+};
+StalledPeek PeekThroughStall(int samples, uint32_t i, int connections,
+                             std::chrono::milliseconds settle) {
+  ScratchDir data;
+  testing::WriteSyntheticMds(data.path(), samples, 16 << 20);
+  auto reader = DatasetReader::Open(data.path());
+  if (!reader.ok()) return {reader.status(), 0, {}};
+  const ShardEntry entry = (*reader)->index().shards[0];
+  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached
+  stall.Schedule(std::vector<testing::Fault>(3, testing::Fault::Stall()));
+  StoreOptions options;
+  options.download_retry = 0;
+  options.read_timeout_s = 20;
+  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
+  if (!remote.ok()) return {remote.status(), 0, {}};
+  std::stop_source stop;
+  std::thread stopper([&] {
+    for (int k = 0; k < 2000 && stall.connections() < connections; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(settle);
+    stop.request_stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Result<PeekedSample> peeked =
+      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, i, stop.get_token());
+  const auto took = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  return {std::move(peeked), stall.connections(), took};
+}
+
+// The guess is asked for while the offsets entry's answer is awaited, on a
+// connection of its own: through a proxy that never answers, the peek of
+// a far sample opens a second connection before any answer, and a stop
+// ends both.
+TEST(PeekMdsSample, TheGuessIsAskedForWhileTheOffsetsEntryIsAwaited) {
+  StalledPeek got = PeekThroughStall(20000, 15000, 2, std::chrono::milliseconds(0));
+  ASSERT_FALSE(got.peeked.ok());
+  EXPECT_EQ(got.peeked.status().code(), StatusCode::kCancelled) << got.peeked.status().ToString();
+  EXPECT_EQ(got.connections, 2);
 }
 
 // A first sample larger than the guess reaches (its shard's average, plus
@@ -190,18 +308,10 @@ TEST(PeekMdsSample, AFirstSampleLongerThanTheFirstReadTakesASecond) {
   ScratchDir scratch;
   auto nginx = NginxServer::Start(JoinPath(scratch.path(), "nginx"));
   ASSERT_NE(nginx, nullptr) << "nginx did not start";
-  const std::string data = JoinPath(nginx->www(), "long");
-  {
-    ShardedWriterOptions options;
-    options.size_limit = 64 << 20;
-    auto writer = MdsWriter::Create(data, {{"data", "bytes"}}, options);
-    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-    std::string first(200 << 10, 'x');
-    for (size_t k = 0; k < first.size(); ++k) first[k] = static_cast<char>(k * 13 & 0xff);
-    ASSERT_TRUE((*writer)->WriteFields({first}).ok());
-    for (int i = 1; i < 100; ++i) ASSERT_TRUE((*writer)->WriteFields({std::string(10, 'y')}).ok());
-    ASSERT_TRUE((*writer)->Finish().ok());
-  }
+  std::vector<std::string> samples(100, std::string(10, 'y'));
+  samples[0].assign(200 << 10, 'x');
+  for (size_t k = 0; k < samples[0].size(); ++k) samples[0][k] = static_cast<char>(k * 13 & 0xff);
+  const std::string data = WriteBytesMds(*nginx, "long", samples);
   auto reader = DatasetReader::Open(data);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const ShardEntry entry = (*reader)->index().shards[0];
@@ -303,35 +413,11 @@ TEST(PeekMdsSample, CancelledDuringItsFirstRequestItMakesNoSecond) {
 // A stop ends a peek's request that its server never answers (within a
 // read_timeout of 20 s): kCancelled at once.
 TEST(PeekMdsSample, AStopEndsARequestItsServerNeverAnswers) {
-  ScratchDir data;
-  testing::WriteSyntheticMds(data.path(), 50, 1 << 20);
-  auto reader = DatasetReader::Open(data.path());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  const ShardEntry entry = (*reader)->index().shards[0];
-  testing::FaultProxy stall(/*upstream_port=*/1);  // never reached: every connection stalls
-  stall.Schedule({testing::Fault::Stall()});
-  StoreOptions options;
-  options.download_retry = 0;
-  options.read_timeout_s = 20;
-  auto remote = OpenRemoteSource("http://127.0.0.1:" + std::to_string(stall.port()), options);
-  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
-  std::stop_source stop;
-  std::thread stopper([&] {
-    for (int i = 0; i < 200 && stall.connections() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    stop.request_stop();
-  });
-  const auto start = std::chrono::steady_clock::now();
-  Result<PeekedSample> peeked =
-      PeekSampleFromRemote(**remote, entry.raw_data.basename, entry, 3, stop.get_token());
-  const auto took = std::chrono::steady_clock::now() - start;
-  stopper.join();
-  ASSERT_FALSE(peeked.ok());
-  EXPECT_EQ(peeked.status().code(), StatusCode::kCancelled) << peeked.status().ToString();
-  EXPECT_EQ(stall.connections(), 1);
-  EXPECT_LT(took, std::chrono::seconds(10));  // not the read timeout's 20 s
+  StalledPeek got = PeekThroughStall(50, 3, 1, std::chrono::milliseconds(50));
+  ASSERT_FALSE(got.peeked.ok());
+  EXPECT_EQ(got.peeked.status().code(), StatusCode::kCancelled) << got.peeked.status().ToString();
+  EXPECT_EQ(got.connections, 1);
+  EXPECT_LT(got.took, std::chrono::seconds(10));  // not the read timeout's 20 s
 }
 
 // Only an uncompressed shard of a format whose descriptor locates a sample
