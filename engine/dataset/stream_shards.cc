@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
+#include "engine/dataset/parquet_stream_index.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -133,6 +134,10 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   s->cache_options_.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
   s->cache_options_.wait_timeout = wait_timeout;
   s->cache_options_.env = env;
+  // A Parquet stream reading some columns keeps pieces of that set only:
+  // its own partition of the folder's cache state, so a dataset of another
+  // set may use the folder at the same time.
+  if (stream.parquet) s->cache_options_.partition = ColumnSetTag(stream.parquet->columns);
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
   if (s->remote_) {
