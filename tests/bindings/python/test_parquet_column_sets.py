@@ -83,3 +83,17 @@ def test_a_column_set_reads_the_same_values_after_the_other_set_filled_the_cache
                                                            columns)]
     for columns in SETS + SETS[::-1]:
         assert [plain(s) for s in opened(remote, cache, columns)] == alone[tuple(columns)]
+
+
+def test_all_columns_and_a_set_share_one_cache_folder_at_once(remote, tmp_path):
+    """A dataset of every column (no `columns=`) beside one of a set."""
+    rows = file_rows(remote)
+    cache = tmp_path / 'cache'
+    every = opened(remote, cache, None)
+    it = iter(every)
+    got_every = [plain(next(it))]
+    some = opened(remote, cache, ['score'])
+    got_some = [plain(s) for s in some]
+    got_every += [plain(s) for s in it]
+    assert sorted(map(repr, got_every)) == sorted(map(repr, rows))
+    assert got_some == [{'score': s['score']} for s in got_every]  # one order, one seed
