@@ -126,6 +126,13 @@ class StoreSource final : public RemoteSource {
                                            std::move(stop));
   }
 
+  Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
+                                            uint64_t length, const std::string& etag) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    return EventLoop::ForThisProcess().Run(
+        store->GetRangeOnlyOfVersion(key, offset, length, etag));
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(store->List(prefix));
