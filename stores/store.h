@@ -104,6 +104,21 @@ class Store {
     co_return co_await GetRange(std::move(key), offset, length);
   }
 
+  // As GetRangeOnly, from the version of the object whose etag is `etag`
+  // (ObjectInfo::etag as this store's listing gave it; "" = any): a store
+  // that can ask for it sends If-Match (S3 and the stores on its API;
+  // not yet Azure), so an object replaced since it was listed is an error
+  // naming it (the server's 412, or kCorrupt where the answer's ETag
+  // differs), never bytes of the new version. Stores that cannot keep this
+  // default, which reads whatever version is there.
+  virtual boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key,
+                                                                            uint64_t offset,
+                                                                            uint64_t length,
+                                                                            std::string etag) {
+    (void)etag;
+    co_return co_await GetRangeOnly(std::move(key), offset, length);
+  }
+
   // The whole object, in memory (for small objects such as index.json).
   virtual boost::asio::awaitable<Result<std::string>> Get(std::string key) = 0;
 

@@ -9,6 +9,10 @@
 //                                    locks matter (see ofd_lock.h)
 //   <state>/state                    memory-mapped CacheStateHeader followed
 //                                    by one CacheShardRecord per shard
+//   <state>/lock.<p>, <state>/state.<p>
+//                                    the same for partition <p>
+//                                    (CacheOptions::partition): a shard
+//                                    list kept apart from the folder's others
 //
 // <state> is CacheStateDir(root) (state_dir.h), outside the cache folder.
 // <root>/.sluice/ (kStateDir) holds only what a stream of raw or Parquet

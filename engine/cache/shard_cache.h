@@ -125,6 +125,13 @@ struct CacheOptions {
   // Every call on the cache folder's files goes through it (the fetch
   // function writes its temporary with its own); it must outlive the cache.
   Env* env = Env::Default();
+  // "" = the folder's one shard list. Else a name ([A-Za-z0-9_-], at most
+  // 64 bytes) for a shard list kept apart from the folder's others: its
+  // lock and state files are "lock.<partition>" and "state.<partition>", so
+  // caches of different lists coordinate (and count cache_limit) each on
+  // their own, at the same time. The caller must give lists of different
+  // partitions disjoint file names, or one could evict the other's files.
+  std::string partition;
 };
 
 // What this ShardCache object (this process) did.

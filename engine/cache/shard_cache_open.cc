@@ -147,8 +147,16 @@ Status ShardCache::Init() {
   SLUICE_ASSIGN_OR_RETURN(root_dir_, ConfinedDir::Open(options_.root, env));
   auto state_dir = CacheStateDir(options_.root, env);
   if (!state_dir.ok()) return state_dir.status().WithContext(Prefix());
-  lock_path_ = JoinPath(*state_dir, cl::kLockFile);
-  state_path_ = JoinPath(*state_dir, cl::kStateFile);
+  const std::string& part = options_.partition;
+  if (part.size() > 64 || part.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                              std::string::npos) {
+    return InvalidArgumentError(Prefix() + ": the cache partition \"" + part.substr(0, 64) +
+                                "\" is not a name of up to 64 letters, digits, '_' or '-'");
+  }
+  const std::string suffix = part.empty() ? "" : "." + part;
+  lock_path_ = JoinPath(*state_dir, cl::kLockFile + suffix);
+  state_path_ = JoinPath(*state_dir, cl::kStateFile + suffix);
   SLUICE_ASSIGN_OR_RETURN(pin_file_, LockFile::Open(options_.env, lock_path_));
   // Nothing writes the lock file (only its locks matter) and the state file
   // may go unwritten for long: an age-based /tmp cleaner would delete them

@@ -109,14 +109,19 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
     auto tag = HashHex("xxh64", etag);
     name += ".e" + (tag.ok() ? *tag : std::string("0"));
   }
-  if (columns.empty()) return name;
+  const std::string set = ColumnSetTag(columns);
+  return set.empty() ? name : name + "." + set;
+}
+
+std::string ColumnSetTag(const std::vector<std::string>& columns) {
+  if (columns.empty()) return "";
   // The set, not the order: a piece holds the chunks in file order.
   std::vector<std::string> sorted = columns;
   std::sort(sorted.begin(), sorted.end());
   std::string set;
   for (const std::string& c : sorted) set += std::to_string(c.size()) + ":" + c;
   auto hex = HashHex("xxh64", set);
-  return name + ".c" + (hex.ok() ? *hex : std::string("0"));
+  return "c" + (hex.ok() ? *hex : std::string("0"));
 }
 
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,

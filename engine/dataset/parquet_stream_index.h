@@ -55,6 +55,14 @@ std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
                               const std::vector<std::string>& columns = {},
                               std::string_view etag = {});
 
+// The tag of a set of columns: "c" and the xxh64 of the set (not the
+// order), "" for none (all). It ends the pieces' names (above) and names
+// the set's partition of the cache state (StreamShards), so datasets of
+// different sets share one cache folder at the same time, each with its
+// own pieces and its own cache_limit, while sharing the listing and the
+// footers.
+std::string ColumnSetTag(const std::vector<std::string>& columns);
+
 // `options`: the stream's "parquet" options (or the defaults, detected).
 // Errors name the file (its footer's error, a column the reader cannot
 // read), the store URL, or that no Parquet file holds a row (kNotFound).

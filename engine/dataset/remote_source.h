@@ -62,6 +62,16 @@ class RemoteSource {
   virtual std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
                                                          const std::vector<DataSpan>& spans,
                                                          std::stop_token stop = {});
+  // As GetRangeOnly, from the version of `key` whose etag (ListedFile::
+  // etag, as List gave it) is `etag`: Store::GetRangeOnlyOfVersion, so an
+  // object replaced since it was listed is an error naming it where the
+  // store can ask (S3 and the stores on its API), and read as it is now elsewhere
+  // (this default, and a plain path's).
+  virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
+                                                    uint64_t length, const std::string& etag) {
+    (void)etag;
+    return GetRangeOnly(key, offset, length);
+  }
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

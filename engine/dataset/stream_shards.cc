@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
+#include "engine/dataset/parquet_stream_index.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -133,6 +134,10 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   s->cache_options_.cache_limit = s->remote_ ? cache_limit.value_or(0) : 0;
   s->cache_options_.wait_timeout = wait_timeout;
   s->cache_options_.env = env;
+  // A Parquet stream reading some columns keeps pieces of that set only:
+  // its own partition of the folder's cache state, so a dataset of another
+  // set may use the folder at the same time.
+  if (stream.parquet) s->cache_options_.partition = ColumnSetTag(stream.parquet->columns);
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
   if (s->remote_) {
@@ -255,7 +260,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
 }
 
-Result<std::string> StreamShards::FooterTail(const std::string& file) {
+Result<std::string> StreamShards::FooterTail(const std::string& file, std::string* etag) {
   std::lock_guard<std::mutex> lock(footers_mu_);
   const std::string path = ParquetFooterStorePath(JoinPath(root_, cache_layout::kStateDir));
   if (!footers_) {
@@ -263,6 +268,8 @@ Result<std::string> StreamShards::FooterTail(const std::string& file) {
   }
   auto it = footers_->tails.find(file);
   if (it == footers_->tails.end()) return CorruptError(path + ": holds no footer of " + file);
+  const auto listed = footers_->listed.find(file);
+  *etag = listed == footers_->listed.end() ? "" : listed->second.second;
   return it->second;
 }
 
@@ -271,7 +278,10 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
   const ShardEntry::FilePiece& p = *entry.piece;
   const std::string key = RemoteKey(stream_, p.file);
   const std::string group = p.file + ": row group " + std::to_string(entry.row_group.value_or(0));
-  SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file));
+  // The etag the file was listed with: every read asks for that version,
+  // so no piece mixes bytes of two.
+  std::string etag;
+  SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file, &etag));
   if (tail.size() != p.tail_bytes) {
     return CorruptError(group + ": the node's footer store holds " + std::to_string(tail.size()) +
                         " footer bytes, the index " + std::to_string(p.tail_bytes));
@@ -306,7 +316,9 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
                               "/" + key;
     auto get = [&] {
       const auto start = std::chrono::steady_clock::now();
-      Result<std::string> got = remote_->GetRangeOnly(key, r.offset, r.size);
+      Result<std::string> got = etag.empty()
+                                    ? remote_->GetRangeOnly(key, r.offset, r.size)
+                                    : remote_->GetRangeOnlyOfVersion(key, r.offset, r.size, etag);
       CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
       return got;
     };

@@ -120,8 +120,9 @@ class StreamShards {
   // column chunks, then the file's footer tail from the node's footer store.
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                     std::chrono::nanoseconds* download);
-  // The footer tail of `file` from the node's footer store (read once).
-  Result<std::string> FooterTail(const std::string& file);
+  // The footer tail of `file` from the node's footer store (read once),
+  // and into `etag` the etag the file was listed with ("" unknown).
+  Result<std::string> FooterTail(const std::string& file, std::string* etag);
   // The stream's ShardCache, opened on first use for a local-only stream.
   Result<ShardCache*> Cache();
   // Local-only: the folder's file of cache entry `item` mapped (its size,

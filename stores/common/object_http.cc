@@ -99,12 +99,29 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
 
 awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, std::string key,
                                              uint64_t offset, uint64_t length, HttpRequest req,
-                                             WholeObjectAnswer whole) {
+                                             WholeObjectAnswer whole, std::string etag) {
   if (length == 0) co_return std::string();
   req.range = ByteRange::FromTo(offset, offset + length - 1);
   const bool refuse = whole == WholeObjectAnswer::kRefuse;
   if (refuse) req.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
+  if (!etag.empty() &&
+      std::none_of(req.headers.begin(), req.headers.end(),
+                   [](const auto& h) { return h.first == "If-Match"; })) {
+    req.headers.emplace_back("If-Match", etag);
+  }
   auto resp = co_await client.Send(std::move(req));
+  if (!resp.ok() && !etag.empty()) {
+    co_return ObjectError(resp.status().WithContext("reading the version listed with ETag " + etag),
+                          store.root(), key);
+  }
+  if (resp.ok() && !etag.empty()) {
+    const std::string now = resp->Header("etag");
+    if (!now.empty() && now != etag) {
+      co_return CorruptError(JoinKey(store.root(), key) + ": changed since it was listed (ETag " +
+                             now + ", listed " + etag + "); bytes " + std::to_string(offset) +
+                             ".." + std::to_string(offset + length) + " not read");
+    }
+  }
   if (refuse && resp.ok() && resp->status == 200) {
     co_return UnimplementedError(JoinKey(store.root(), key) +
                                  ": the server ignored Range (200, the whole object) for bytes " +

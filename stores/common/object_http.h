@@ -83,10 +83,15 @@ enum class WholeObjectAnswer { kCutToRange, kRefuse };
 // at its head, the connection is dropped, and kUnimplemented names the
 // object and the range. length 0: "" without a request. Cancellation: a
 // terminal cancellation of the awaiting coroutine ends the request
-// (kCancelled; see HttpClient::Send).
+// (kCancelled; see HttpClient::Send). With an `etag` (Store::
+// GetRangeOnlyOfVersion), the request carries If-Match with it (unless the
+// store already put it in `req`, signed), and an answer whose own ETag
+// differs (from a server that ignores If-Match) is kCorrupt, its bytes
+// never returned.
 boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store,
                                                           std::string key, uint64_t offset,
                                                           uint64_t length, HttpRequest req,
-                                                          WholeObjectAnswer whole);
+                                                          WholeObjectAnswer whole,
+                                                          std::string etag = {});
 
 }  // namespace sluice

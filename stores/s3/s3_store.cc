@@ -44,6 +44,11 @@ class S3Store final : public Store {
     co_return co_await OnceMoreIfRegionMoved(
         [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse); });
   }
+  awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key, uint64_t offset,
+                                                       uint64_t length, std::string etag) override {
+    co_return co_await OnceMoreIfRegionMoved(
+        [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse, etag); });
+  }
   awaitable<Result<std::string>> Get(std::string key) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return GetOnce(key); });
   }
@@ -84,14 +89,15 @@ class S3Store final : public Store {
   }
 
   awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset, uint64_t length,
-                                              WholeObjectAnswer whole) {
+                                              WholeObjectAnswer whole, std::string etag = {}) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     if (length == 0) co_return std::string();
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
+    // If-Match goes unsigned (SigV4 signs only the headers it names).
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                     std::move(req), whole);
+                                     std::move(req), whole, std::move(etag));
   }
 
   awaitable<Result<std::string>> GetOnce(std::string key) {

@@ -595,6 +595,47 @@ TEST_F(ShardCacheTest, DifferentShardListWhileInUseIsAnError) {
   EXPECT_EQ(c->bytes_used(), 100u);
 }
 
+// Partitions: two shard lists over one folder, open at the same time, each
+// counting and evicting only its own files (a Parquet stream's column sets).
+TEST_F(ShardCacheTest, PartitionsKeepDifferentShardListsApartAtOnce) {
+  auto a = Open({100, 200}, /*limit=*/300);
+  CacheOptions o;
+  o.root = root();
+  o.cache_limit = 300;
+  o.partition = "c1";
+  std::vector<ShardSpec> specs = MakeSpecs({150, 150, 150});
+  for (ShardSpec& s : specs) s.name = "p." + s.name;
+  auto b = ShardCache::Open(o, specs);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Get(*a, 0);
+  Get(*a, 1);
+  Get(**b, 0);
+  Get(**b, 1);
+  Get(**b, 2);  // evicts b's shard 0, never a's files
+  EXPECT_EQ(a->bytes_used(), 300u);
+  EXPECT_EQ((*b)->bytes_used(), 300u);
+  EXPECT_EQ(Present(**b), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(ListFiles(root()), (std::vector<std::string>{"p.s1", "p.s2", "s0", "s1"}));
+  auto dir = CacheStateDir(root());
+  ASSERT_TRUE(dir.ok());
+  EXPECT_TRUE(FileExists(*dir + "/state.c1"));
+  EXPECT_TRUE(FileExists(*dir + "/lock.c1"));
+  // The same partition with another list is still refused while in use.
+  specs[0].bytes = 151;
+  auto c = ShardCache::Open(o, specs);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().ToString().find("in use by another process with a different shard list"),
+            std::string::npos)
+      << c.status().ToString();
+  o.partition = "../x";
+  auto bad = ShardCache::Open(o, specs);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().ToString(),
+            "invalid argument: shard cache '" + root() +
+                "': the cache partition \"../x\" is not a name of up to 64 letters, digits, "
+                "'_' or '-'");
+}
+
 TEST_F(ShardCacheTest, InterruptedUpdateIsRepairedFromDisk) {
   auto c = Open({100, 200});
   Get(*c, 0);
