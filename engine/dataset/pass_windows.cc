@@ -104,11 +104,18 @@ Status PassWindows::Plan() {
 
 Status PassWindows::Push(PassWindow w) {
   if (const auto& hook = PassWindowHook()) SLUICE_RETURN_IF_ERROR(hook(pushed_));
+  // Located once there is room: a window waiting for it holds its ids
+  // only (8 bytes an id, not 20). Only this thread adds to the queue, so
+  // the room stays.
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return cancelled_ || queue_.size() < depth_; });
+    if (cancelled_) return CancelledError("the pass was closed");
+  }
   w.shard_of.resize(w.ids.size());
   w.local.resize(w.ids.size());
   LocateEach(*locator_, w.ids, w.shard_of.data(), w.local.data());
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return cancelled_ || queue_.size() < depth_; });
   if (cancelled_) return CancelledError("the pass was closed");
   queue_.push_back(std::move(w));
   ++pushed_;

@@ -7,9 +7,9 @@
 // states) on its own stack. Rather than turn that state into a pull-based
 // object, a producer thread runs it and fills a bounded queue: planning
 // overlaps reading, the planner stays as it is, and memory is bounded by
-// `depth` windows queued plus the one being filled (and the one the
+// `depth` windows queued plus the one being filled (and the ones the
 // consumer holds). Each window's ids are located (shard, index in shard) on
-// the producer too.
+// the producer too, once the queue has room for it.
 //
 // Windows hold exactly `window_ids` ids each (the last one fewer, possibly
 // none): the producer holds a full window back until the next id arrives,
@@ -64,10 +64,16 @@ struct PassWindowSource {
   std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
 };
 
+// The windows a pass queues ahead of its consumer: one is enough for the
+// planning to overlap the reading (the prefetcher takes windows ahead
+// itself), and each costs 20 bytes an id.
+inline constexpr size_t kPassWindowsQueued = 1;
+
 class PassWindows {
  public:
   // `locator` maps the ids to shards; depth >= 1 windows are queued ahead.
-  PassWindows(PassWindowSource source, std::shared_ptr<const SampleLocator> locator, size_t depth = 2);
+  PassWindows(PassWindowSource source, std::shared_ptr<const SampleLocator> locator,
+              size_t depth = kPassWindowsQueued);
   ~PassWindows();
   PassWindows(const PassWindows&) = delete;
   PassWindows& operator=(const PassWindows&) = delete;

@@ -4,6 +4,7 @@
 // reaches the consumer as an error.
 #include "engine/dataset/pass_windows.h"
 
+#include <algorithm>
 #include <future>
 #include <new>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/plan.h"
+#include "engine/planner/size_check.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 
 namespace sluice {
@@ -323,19 +325,55 @@ TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.message();
   EXPECT_NE(refused.message().find("lower pass_window_ids so that the pass is read in windows"), std::string::npos)
       << refused.message();
-  // In windows the check counts the windows (four of them, 20 bytes an
-  // id), whatever the epoch: 2^30-id windows are refused saying so.
+  // In windows the check counts the windows, whatever the epoch: 2^30-id
+  // windows are refused saying so.
   o.pass_window_ids = int64_t{1} << 30;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok());
   const Status windowed = (*ds)->IterBegin(0, 0, 0, 1);
   EXPECT_EQ(windowed.code(), StatusCode::kInvalidArgument) << windowed.message();
-  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds "
-                                     "4294967296 samples at once",
-                                     0),
-            0u)
+  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds ", 0), 0u)
       << windowed.message();
   EXPECT_NE(windowed.message().find("lower pass_window_ids"), std::string::npos) << windowed.message();
+}
+
+// What a windowed pass holds: its windows (the producer's and the
+// prefetcher's), the prefetch window and the look ahead, at 36 bytes a
+// position; the check accepts a limit of exactly that and refuses one byte
+// less.
+TEST_F(WindowedPassTest, TheWindowedPassChecksItsMemoryAtTheRightBoundary) {
+  // The dataset: 1500 samples in shards of at most 6000 bytes (the largest
+  // shard's samples set the look ahead).
+  EXPECT_EQ(WindowedPassPositions(100, 64, 7), 4 * 100 + 64 + 7);
+  EXPECT_EQ(WindowedPassPositions(uint64_t{1} << 62, 1, 1), INT64_MAX);
+  Config c{false, planner::ShuffleAlgo::kPy1e, 1};
+  DatasetOptions o = Options(c, 100);
+  o.predownload = 64;  // the prefetch window, in positions
+  auto probe = StreamingDataset::Open(o);
+  ASSERT_TRUE(probe.ok()) << probe.status().message();
+  // The look ahead: 4 open threads (raw MDS shards' default), so the scan's
+  // shard and 4 opened ahead, of the largest shard's samples each, and one.
+  size_t largest = 0;
+  for (size_t g = 0; g < (*probe)->num_shards(); ++g) largest = std::max<size_t>(largest, (*probe)->shard_samples(g));
+  ASSERT_GT(largest, 1u);
+  const int64_t positions = 4 * 100 + 64 + 5 * int64_t(largest) + 1;
+  const uint64_t need = uint64_t(positions) * uint64_t(kPassBytesPerPosition);
+  planner::SetProcessMemoryLimitForTesting(need);
+  Status accepted = (*probe)->IterBegin(0, 0, 0, 1);
+  planner::SetProcessMemoryLimitForTesting(need - 1);
+  Status refused = (*probe)->IterBegin(0, 0, 0, 1);
+  planner::SetProcessMemoryLimitForTesting(0);
+  EXPECT_TRUE(accepted.ok()) << accepted.message();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), "worker 0 of 1's pass over epoch 0 in windows of 100 ids holds " +
+                                   std::to_string(positions) + " samples at once: about " + std::to_string(need) +
+                                   " bytes (36 a sample), more than the " + std::to_string(need - 1) +
+                                   " bytes this process may use; lower pass_window_ids");
+  // And the pass it accepted reads the whole epoch.
+  ASSERT_TRUE((*probe)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> got;
+  EXPECT_EQ(NextIds(**probe, kSamples + 1, &got).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(got.size(), size_t(kSamples));
 }
 
 }  // namespace
