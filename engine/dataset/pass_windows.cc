@@ -35,6 +35,8 @@ void PassWindows::Cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
   }
+  stop_planning_.store(true);
+  stop_planning_.notify_all();
   cv_.notify_all();
 }
 
@@ -90,12 +92,14 @@ Status PassWindows::Plan() {
   if (source_.planned) {
     const std::vector<int64_t>& all = *source_.planned;
     for (size_t at = 0; at < all.size(); at += window) {
+      SLUICE_RETURN_IF_ERROR(planner::CheckPlanCancelled(&stop_planning_));
       SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
     }
   } else {
     SLUICE_ASSIGN_OR_RETURN(bool windowed,
                             planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
-                                                       source_.worker, static_cast<int64_t>(window), sink));
+                                                       source_.worker, static_cast<int64_t>(window), sink,
+                                                       nullptr, &stop_planning_));
     (void)windowed;  // the same ids either way (the planner held them whole if not)
   }
   filling.last = true;

@@ -19,9 +19,11 @@
 // of the producer's own work, or a failure to start the thread, is kept and
 // returned by Take once the windows made before it are taken (so the
 // consumer meets it where the pass stopped), and by every later Take.
-// Cancel (and the destructor) wake every wait and make the producer stop at
-// its next window (its planner then returns the sink's kCancelled); the
-// destructor joins it.
+// Cancel (and the destructor) wake every wait and make the producer stop:
+// its planner checks a flag between chunks of its work (a window of slots,
+// a canonical node drawn over) and returns kCancelled, so a close waits
+// for one chunk at most, not for the window being planned; the destructor
+// joins it.
 //
 // The thread starts on the first Start, Take or PeekShards, never in the
 // constructor (a process that forks after constructing is safe until then).
@@ -29,6 +31,7 @@
 // and its prefetch thread); Cancel from any.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -110,6 +113,9 @@ class PassWindows {
   std::deque<PassWindow> queue_;
   Status error_ = Status::Ok();
   bool started_ = false, cancelled_ = false, finished_ = false;
+  // cancelled_, for the planner to check between chunks of its work
+  // without the lock.
+  std::atomic<bool> stop_planning_{false};
   size_t pushed_ = 0;  // windows queued so far (the producer's)
   std::thread thread_;
 };

@@ -139,6 +139,39 @@ TEST(PassWindowsTest, DestroyingWithTheProducerWaitingForRoomReturns) {
   EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
 }
 
+// Cancelling while the planner works on a window: it stops at its next
+// check (the hook blocks there until the flag is set; a planner that did
+// not check would go on to hand windows to the sink), and destruction
+// returns.
+TEST(PassWindowsTest, CancellingStopsThePlannerBetweenItsChunks) {
+  for (bool shuffle : {true, false}) {
+    std::promise<void> entered;
+    bool first = true;
+    planner::SetPlanCancelCheckHookForTesting([&](const std::atomic<bool>* cancel) {
+      if (cancel == nullptr) return;
+      if (std::exchange(first, false)) entered.set_value();
+      cancel->wait(false);
+    });
+    std::atomic<int> pushed{0};
+    PassWindows::SetWindowHookForTesting([&](size_t) {
+      ++pushed;
+      return Status::Ok();
+    });
+    {
+      planner::PlanRequest request = SmallRequest();
+      request.config.shuffle = shuffle;
+      PassWindows windows(PassWindowSource{request, 0, 0, 0, 7}, SmallLocator());
+      windows.Start();
+      entered.get_future().wait();  // the producer is inside the planner
+      windows.Cancel();
+      EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
+    }  // joins the producer
+    planner::SetPlanCancelCheckHookForTesting(nullptr);
+    PassWindows::SetWindowHookForTesting(nullptr);
+    EXPECT_EQ(pushed.load(), 0) << "shuffle " << shuffle;
+  }
+}
+
 // --- Through the dataset.
 
 constexpr int kSamples = 1500;
