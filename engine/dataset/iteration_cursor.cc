@@ -49,8 +49,8 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
-        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, place_.worker, pass_window_,
-                         rest_->planned},
+        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, rest_->skip ? 0 : place_.worker,
+                         pass_window_, rest_->planned, rest_->skip},
         locator_, kPassWindowsQueued);
   }
   if (!rest_) StartPrefetcher();

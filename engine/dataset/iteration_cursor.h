@@ -108,6 +108,9 @@ struct PlanRest {
   size_t window_ids = 0;
   // In windows: the whole plan when the head was it (PassWindowSource).
   std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
+  // In windows with skipped steps ahead: `request` is the rank's order
+  // (one worker), dealt out by this (PassWindowSource::skip).
+  std::optional<SkipDealer> skip = std::nullopt;
 };
 
 struct IterationOptions {

@@ -89,16 +89,29 @@ Status PassWindows::Plan() {
       return StatusFromException(std::current_exception(), "queueing a window of the pass");
     }
   };
+  // With skipped steps, the rank's ids dealt to this worker first.
+  std::optional<SkipDealer> dealer = source_.skip;
+  std::vector<int64_t> dealt;
+  auto deal = [&](std::span<const int64_t> ids) -> Status {
+    if (!dealer) return sink(ids);
+    try {
+      dealt.clear();
+      dealer->Deal(ids, &dealt);
+    } catch (...) {
+      return StatusFromException(std::current_exception(), "dealing the rank's ids around skipped steps");
+    }
+    return sink(dealt);
+  };
   if (source_.planned) {
     const std::vector<int64_t>& all = *source_.planned;
     for (size_t at = 0; at < all.size(); at += window) {
       SLUICE_RETURN_IF_ERROR(planner::CheckPlanCancelled(&stop_planning_));
-      SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
+      SLUICE_RETURN_IF_ERROR(deal(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
     }
   } else {
     SLUICE_ASSIGN_OR_RETURN(bool windowed,
                             planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
-                                                       source_.worker, static_cast<int64_t>(window), sink,
+                                                       source_.worker, static_cast<int64_t>(window), deal,
                                                        nullptr, &stop_planning_));
     (void)windowed;  // the same ids either way (the planner held them whole if not)
   }

@@ -39,10 +39,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "base/status.h"
+#include "engine/dataset/skip_ranges.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/sample_locator.h"
 
@@ -65,6 +67,10 @@ struct PassWindowSource {
   // planner cannot plan in windows, whose head is the whole): windowed
   // from it rather than planned again.
   std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
+  // Skipped steps ahead: `request` and `worker` are then the rank's whole
+  // order (one worker, worker 0), which this deals out (StreamingDataset::
+  // WorkerIds's rule, a window at a time).
+  std::optional<SkipDealer> skip = std::nullopt;
 };
 
 // The windows a pass queues ahead of its consumer: one is enough for the

@@ -561,14 +561,19 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   IterationOptions iteration;
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
-  // In windows when the worker's plan is larger than a window (skipped
-  // steps need the rank's whole order: planned whole).
+  // In windows when the worker's plan is larger than a window (with
+  // skipped steps ahead, the rank's order in windows dealt to its workers).
   bool windowed = false;
   int64_t own = 0;
+  const bool skipping = SkipsAhead(skips_, epoch, sample_in_epoch);
   if (!planned && valid) {
     SLUICE_ASSIGN_OR_RETURN(own,
                             planner::WorkerPlanSize(Request(epoch, sample_in_epoch, num_workers)));
-    windowed = own > options_.pass_window_ids && !SkipsAhead(skips_, epoch, sample_in_epoch);
+    windowed = own > options_.pass_window_ids;
+    if (windowed && skipping) {
+      SLUICE_RETURN_IF_ERROR(
+          CheckSkipsAhead(skips_, epoch, sample_in_epoch, options_.batch_size(), parallel_ranks_));
+    }
     const std::string what = "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) +
                              "'s pass over epoch " + std::to_string(epoch);
     if (windowed) {
@@ -595,16 +600,21 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   // plans and errors. In windows the head also gives the plan's errors and
   // shuffle warning before the pass starts.
   std::optional<PlanRest> rest;
-  if (!planned && valid && (windowed || (options_.peek_first_sample && !SkipsAhead(skips_, epoch, sample_in_epoch)))) {
-    planner::PlanRequest request = Request(epoch, sample_in_epoch, num_workers);
+  if (!planned && valid && (windowed || (options_.peek_first_sample && !skipping))) {
+    // Skipping in windows: the rank's order (one worker), dealt out by the
+    // pass's producer.
+    const bool dealt = windowed && skipping;
+    planner::PlanRequest request = Request(epoch, sample_in_epoch, dealt ? 1 : num_workers);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
-                            planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
+                            planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, dealt ? 0 : worker,
+                                                    1, &warning));
     ids = std::move(head.ids);
     if (windowed) {
-      // The head only for the peek. A whole plan the planner made for it (a
+      // The head only for the peek (none when dealt: the rank's first id
+      // need not be this worker's). A whole plan the planner made for it (a
       // shuffle it cannot plan in windows) is windowed, not planned again.
       std::shared_ptr<const std::vector<int64_t>> planned;
-      const size_t keep = options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0;
+      const size_t keep = options_.peek_first_sample && !dealt ? std::min<size_t>(ids.size(), 1) : 0;
       if (head.whole) {
         planned = std::make_shared<const std::vector<int64_t>>(std::move(ids));
         ids.assign(planned->begin(), planned->begin() + static_cast<std::ptrdiff_t>(keep));
@@ -612,8 +622,14 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
         ids.resize(keep);
         ids.shrink_to_fit();
       }
+      std::optional<SkipDealer> skip;
+      if (dealt) {
+        const int64_t global_batch = options_.batch_size() * parallel_ranks_;
+        skip.emplace(skips_, epoch, sample_in_epoch / global_batch, options_.batch_size(), parallel_ranks_, worker,
+                     num_workers);
+      }
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
-                      static_cast<size_t>(options_.pass_window_ids), std::move(planned)};
+                      static_cast<size_t>(options_.pass_window_ids), std::move(planned), std::move(skip)};
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
     }

@@ -282,6 +282,43 @@ TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
   }
 }
 
+// Skipped steps ahead of a resumption: the rank's order in windows, dealt
+// to the workers around the skipped steps, equals the whole plan's.
+TEST_F(WindowedPassTest, SkippedStepsAreWindowedToo) {
+  for (const Config& c : {Config{true, planner::ShuffleAlgo::kPy1e, 3}, Config{false, planner::ShuffleAlgo::kPy1e, 1},
+                          Config{true, planner::ShuffleAlgo::kPy1b, 3}}) {
+    for (int64_t workers : {1, 3}) {
+      auto read = [&](int64_t window) {
+        auto ds = StreamingDataset::Open(Options(c, window));
+        EXPECT_TRUE(ds.ok()) << ds.status().message();
+        ResumeState state;
+        state.epoch = 0;
+        state.sample_in_epoch = 8;  // two steps of 4
+        state.num_canonical_nodes = c.canonical;
+        state.shuffle_seed = 17;
+        state.initial_physical_nodes = 1;
+        ResumeOptions skip;
+        skip.skip_steps = {{3, 5}, {9, 12}, {200, 300}};
+        Status loaded = (*ds)->LoadState(state, skip);
+        EXPECT_TRUE(loaded.ok()) << loaded.message();
+        Read r;
+        for (int64_t w = 0; w < workers; ++w) {
+          std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 8, w, workers, 5, &r.bytes);
+          r.ids.insert(r.ids.end(), ids.begin(), ids.end());
+        }
+        return r;
+      };
+      const Read want = read(int64_t{1} << 40);
+      ASSERT_EQ(want.ids.size(), size_t(kSamples - 8 - 4 * (2 + 3 + 100)));
+      for (int64_t window : {7, 1000}) {
+        const Read got = read(window);
+        EXPECT_EQ(got.ids, want.ids) << "shuffle " << c.shuffle << " workers " << workers << " window " << window;
+        EXPECT_EQ(got.bytes, want.bytes);
+      }
+    }
+  }
+}
+
 TEST_F(WindowedPassTest, IdsOnlyReadsTheSameIds) {
   Config c{true, planner::ShuffleAlgo::kPy1e, 3};
   auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
