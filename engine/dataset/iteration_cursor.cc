@@ -17,6 +17,12 @@ std::function<void()>& RestPlanHook() {
 
 }  // namespace
 
+int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t look_ahead) {
+  const unsigned __int128 held = static_cast<unsigned __int128>(window_ids) * (3 + kPassWindowsQueued) +
+                                 window + look_ahead;
+  return held > INT64_MAX ? INT64_MAX : static_cast<int64_t>(held);
+}
+
 void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
   RestPlanHook() = std::move(hook);
 }
@@ -43,9 +49,9 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
-        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, place_.worker, pass_window_,
-                         rest_->planned},
-        locator_);
+        PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, rest_->skip ? 0 : place_.worker,
+                         pass_window_, rest_->planned, rest_->skip},
+        locator_, kPassWindowsQueued);
   }
   if (!rest_) StartPrefetcher();
 }
@@ -79,7 +85,7 @@ void IterationCursor::StartPrefetcher() {
               return OpenShard(g, cancel, false);
             })
           : nullptr,
-      std::move(more));
+      std::move(more), options.look_ahead);
   shard_of_ = {};
   seed_ = {};
 }

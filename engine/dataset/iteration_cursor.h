@@ -108,6 +108,9 @@ struct PlanRest {
   size_t window_ids = 0;
   // In windows: the whole plan when the head was it (PassWindowSource).
   std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
+  // In windows with skipped steps ahead: `request` is the rank's order
+  // (one worker), dealt out by this (PassWindowSource::skip).
+  std::optional<SkipDealer> skip = std::nullopt;
 };
 
 struct IterationOptions {
@@ -124,10 +127,33 @@ struct IterationOptions {
   // sample at most, beyond the shard's own time (the dataset's is
   // DatasetOptions::peek_head_start).
   std::chrono::milliseconds peek_head_start{0};
+  // In windows: how far past its window the prefetcher's look beyond it
+  // may ask for windows (PrefetchSchedule::LookAheadReach of the largest
+  // shard: the bound WindowedPassPositions counts).
+  size_t look_ahead = SIZE_MAX;
   // The prefetch threads fault a shard's pages in only once the consumer
   // has been handed this many samples (its first batch; see OpenShard).
   size_t populate_after = 0;
 };
+
+// What a pass holds per position of its order, at most (the dataset's
+// memory check counts it): in the cursor the id (8 bytes) and its index in
+// its shard (4); in the prefetcher's schedule its shard (8), its next use
+// (8, kept with keep_reused) and its shard's handle once scanned (8).
+inline constexpr int64_t kPassBytesPerPosition = 36;
+// Near a whole pass's end, the next epoch's plan: ids and shards (8 + 8).
+inline constexpr int64_t kNextEpochBytesPerPosition = 16;
+
+// The positions a pass in windows of `window_ids` holds at most, when the
+// prefetcher's window is `window` positions and its look beyond the window
+// reaches `look_ahead` past it (IterationOptions::look_ahead). The
+// prefetcher's schedule keeps the windows from the consumer's to its
+// known end, which is asked for a window at a time while it is short of
+// the window's or the look ahead's end (2 windows + window + look_ahead;
+// the cursor's windows are among them); the producer holds
+// kPassWindowsQueued windows and one being filled (at 20 and 8 bytes an
+// id, counted here at kPassBytesPerPosition). Saturates at INT64_MAX.
+int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t look_ahead);
 
 class IterationCursor {
  public:

@@ -35,6 +35,8 @@ void PassWindows::Cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
   }
+  stop_planning_.store(true);
+  stop_planning_.notify_all();
   cv_.notify_all();
 }
 
@@ -87,15 +89,30 @@ Status PassWindows::Plan() {
       return StatusFromException(std::current_exception(), "queueing a window of the pass");
     }
   };
+  // With skipped steps, the rank's ids dealt to this worker first.
+  std::optional<SkipDealer> dealer = source_.skip;
+  std::vector<int64_t> dealt;
+  auto deal = [&](std::span<const int64_t> ids) -> Status {
+    if (!dealer) return sink(ids);
+    try {
+      dealt.clear();
+      dealer->Deal(ids, &dealt);
+    } catch (...) {
+      return StatusFromException(std::current_exception(), "dealing the rank's ids around skipped steps");
+    }
+    return sink(dealt);
+  };
   if (source_.planned) {
     const std::vector<int64_t>& all = *source_.planned;
     for (size_t at = 0; at < all.size(); at += window) {
-      SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
+      SLUICE_RETURN_IF_ERROR(planner::CheckPlanCancelled(&stop_planning_));
+      SLUICE_RETURN_IF_ERROR(deal(std::span<const int64_t>(all).subspan(at, std::min(window, all.size() - at))));
     }
   } else {
     SLUICE_ASSIGN_OR_RETURN(bool windowed,
                             planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
-                                                       source_.worker, static_cast<int64_t>(window), sink));
+                                                       source_.worker, static_cast<int64_t>(window), deal,
+                                                       nullptr, &stop_planning_));
     (void)windowed;  // the same ids either way (the planner held them whole if not)
   }
   filling.last = true;
@@ -104,11 +121,18 @@ Status PassWindows::Plan() {
 
 Status PassWindows::Push(PassWindow w) {
   if (const auto& hook = PassWindowHook()) SLUICE_RETURN_IF_ERROR(hook(pushed_));
+  // Located once there is room: a window waiting for it holds its ids
+  // only (8 bytes an id, not 20). Only this thread adds to the queue, so
+  // the room stays.
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return cancelled_ || queue_.size() < depth_; });
+    if (cancelled_) return CancelledError("the pass was closed");
+  }
   w.shard_of.resize(w.ids.size());
   w.local.resize(w.ids.size());
   LocateEach(*locator_, w.ids, w.shard_of.data(), w.local.data());
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return cancelled_ || queue_.size() < depth_; });
   if (cancelled_) return CancelledError("the pass was closed");
   queue_.push_back(std::move(w));
   ++pushed_;

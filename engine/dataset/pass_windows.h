@@ -7,9 +7,9 @@
 // states) on its own stack. Rather than turn that state into a pull-based
 // object, a producer thread runs it and fills a bounded queue: planning
 // overlaps reading, the planner stays as it is, and memory is bounded by
-// `depth` windows queued plus the one being filled (and the one the
+// `depth` windows queued plus the one being filled (and the ones the
 // consumer holds). Each window's ids are located (shard, index in shard) on
-// the producer too.
+// the producer too, once the queue has room for it.
 //
 // Windows hold exactly `window_ids` ids each (the last one fewer, possibly
 // none): the producer holds a full window back until the next id arrives,
@@ -19,9 +19,11 @@
 // of the producer's own work, or a failure to start the thread, is kept and
 // returned by Take once the windows made before it are taken (so the
 // consumer meets it where the pass stopped), and by every later Take.
-// Cancel (and the destructor) wake every wait and make the producer stop at
-// its next window (its planner then returns the sink's kCancelled); the
-// destructor joins it.
+// Cancel (and the destructor) wake every wait and make the producer stop:
+// its planner checks a flag between chunks of its work (a window of slots,
+// a canonical node drawn over) and returns kCancelled, so a close waits
+// for one chunk at most, not for the window being planned; the destructor
+// joins it.
 //
 // The thread starts on the first Start, Take or PeekShards, never in the
 // constructor (a process that forks after constructing is safe until then).
@@ -29,6 +31,7 @@
 // and its prefetch thread); Cancel from any.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -36,10 +39,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "base/status.h"
+#include "engine/dataset/skip_ranges.h"
 #include "engine/planner/plan.h"
 #include "formats/dataset/sample_locator.h"
 
@@ -62,12 +67,22 @@ struct PassWindowSource {
   // planner cannot plan in windows, whose head is the whole): windowed
   // from it rather than planned again.
   std::shared_ptr<const std::vector<int64_t>> planned = nullptr;
+  // Skipped steps ahead: `request` and `worker` are then the rank's whole
+  // order (one worker, worker 0), which this deals out (StreamingDataset::
+  // WorkerIds's rule, a window at a time).
+  std::optional<SkipDealer> skip = std::nullopt;
 };
+
+// The windows a pass queues ahead of its consumer: one is enough for the
+// planning to overlap the reading (the prefetcher takes windows ahead
+// itself), and each costs 20 bytes an id.
+inline constexpr size_t kPassWindowsQueued = 1;
 
 class PassWindows {
  public:
   // `locator` maps the ids to shards; depth >= 1 windows are queued ahead.
-  PassWindows(PassWindowSource source, std::shared_ptr<const SampleLocator> locator, size_t depth = 2);
+  PassWindows(PassWindowSource source, std::shared_ptr<const SampleLocator> locator,
+              size_t depth = kPassWindowsQueued);
   ~PassWindows();
   PassWindows(const PassWindows&) = delete;
   PassWindows& operator=(const PassWindows&) = delete;
@@ -104,6 +119,9 @@ class PassWindows {
   std::deque<PassWindow> queue_;
   Status error_ = Status::Ok();
   bool started_ = false, cancelled_ = false, finished_ = false;
+  // cancelled_, for the planner to check between chunks of its work
+  // without the lock.
+  std::atomic<bool> stop_planning_{false};
   size_t pushed_ = 0;  // windows queued so far (the producer's)
   std::thread thread_;
 };

@@ -7,6 +7,7 @@ namespace sluice {
 PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& options,
                                    HandleMap seed, bool complete)
     : look_ahead_(options.keep_reused),
+      look_ahead_limit_(options.look_ahead),
       window_(std::max<size_t>(options.window, 1)),
       open_threads_(std::max<size_t>(options.open_threads, 1)),
       try_open_(options.try_open),
@@ -148,7 +149,7 @@ size_t PrefetchSchedule::AdvanceAhead() {
     if (!Known(shard)) break;
     ahead_ = RunEnd(ahead_, known_, shard);
   }
-  if (ahead_ == known_ && !complete_) ahead_wants_more_ = true;
+  if (ahead_ == known_ && !complete_ && known_ - WindowEnd() < look_ahead_limit_) ahead_wants_more_ = true;
   return ahead_;
 }
 

@@ -34,6 +34,7 @@
 // (PartOf).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -66,7 +67,23 @@ class PrefetchSchedule {
     // The owner can plan the next order (NextOrder): the scan's thread
     // opens its first shards once this order is all open.
     bool has_next = false;
+    // An order in parts: how many positions past the window's end the
+    // look beyond the window may ask the order for (SIZE_MAX: no bound).
+    // LookAheadReach changes nothing in order; a shuffled order whose
+    // shards are all known would otherwise be asked for part after part,
+    // up to its end.
+    size_t look_ahead = SIZE_MAX;
   };
+  // How far past the window's end the look beyond it reaches in an order
+  // whose shards each lie in one run (in order) of at most `largest_shard`
+  // positions: the scan's run, one run per shard opened ahead (kShardsAhead,
+  // or open_threads if more), and the next shard's first position. 0
+  // without keep_reused (no look beyond the window).
+  static size_t LookAheadReach(const Options& options, size_t largest_shard) {
+    if (!options.keep_reused) return 0;
+    const size_t shards = 1 + std::max(kShardsAhead, std::max<size_t>(options.open_threads, 1));
+    return largest_shard > (SIZE_MAX - 1) / shards ? SIZE_MAX : shards * largest_shard + 1;
+  }
 
   // `seed`: shards already opened for this order. `shard_of` is the whole
   // order, or with `complete` false its first part: every part but the
@@ -227,6 +244,7 @@ class PrefetchSchedule {
   std::vector<size_t> last_seen_;
   static constexpr size_t kShardsAhead = 2;
   const bool look_ahead_;
+  const size_t look_ahead_limit_;
   const size_t window_;
   const size_t open_threads_;
   const bool try_open_;

@@ -19,7 +19,8 @@ PrefetchSchedule::HandleMap Erased(ShardPrefetcher::ShardMap seed) {
 
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused,
-                                 size_t open_threads, TryOpener try_opener, MoreOrder more)
+                                 size_t open_threads, TryOpener try_opener, MoreOrder more,
+                                 size_t look_ahead)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
       next_(std::move(next)),
@@ -29,7 +30,8 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                           .keep_reused = keep_reused,
                                           .open_threads = open_threads,
                                           .try_open = try_opener_ != nullptr,
-                                          .has_next = next_ != nullptr},
+                                          .has_next = next_ != nullptr,
+                                          .look_ahead = look_ahead},
                 Erased(std::move(seed)), /*complete=*/more_ == nullptr) {}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }

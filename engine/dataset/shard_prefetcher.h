@@ -50,6 +50,8 @@
 // prefetch_schedule.h). An error from `more` stops the extension; the
 // consumer meets it once it needs a position past the known ones (Extend).
 // Stopping waits for a call of `more` under way: its owner ends it first.
+// `look_ahead` bounds how far past the window the look beyond it asks for
+// parts (PrefetchSchedule::Options::look_ahead).
 //
 // Under a cache limit the cache budget counts one open shard per reader,
 // so extra opens must never wait for room: callers then give `try_opener`,
@@ -121,7 +123,7 @@ class ShardPrefetcher {
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
                   size_t open_threads = 1, TryOpener try_opener = nullptr,
-                  MoreOrder more = nullptr);
+                  MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;

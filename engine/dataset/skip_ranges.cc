@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace sluice {
 namespace {
@@ -120,20 +121,40 @@ int64_t PositionAfter(const std::vector<SkipRange>& ranges, int64_t epoch, int64
   return p + left;
 }
 
+SkipDealer::SkipDealer(std::vector<SkipRange> ranges, int64_t epoch, int64_t first_step, int64_t batch_size,
+                       int64_t ranks, int64_t worker, int64_t num_workers)
+    : ranges_(std::move(ranges)),
+      epoch_(epoch),
+      step_(first_step),
+      batch_(std::max<int64_t>(batch_size, 1)),
+      ranks_(ranks),
+      worker_(worker),
+      num_workers_(std::max<int64_t>(num_workers, 1)) {}
+
+void SkipDealer::Deal(std::span<const int64_t> rank_ids, std::vector<int64_t>* out) {
+  while (!rank_ids.empty()) {
+    if (in_batch_ == 0) {
+      // Batch j of the rank is step first_step + j; a kept one goes to the
+      // workers in turn.
+      keep_ = !Skipped(ranges_, epoch_, step_ * batch_ * ranks_) && kept_++ % num_workers_ == worker_;
+    }
+    const size_t n = std::min(rank_ids.size(), static_cast<size_t>(batch_ - in_batch_));
+    if (keep_) out->insert(out->end(), rank_ids.begin(), rank_ids.begin() + static_cast<std::ptrdiff_t>(n));
+    rank_ids = rank_ids.subspan(n);
+    in_batch_ += static_cast<int64_t>(n);
+    if (in_batch_ == batch_) {
+      in_batch_ = 0;
+      ++step_;
+    }
+  }
+}
+
 std::vector<int64_t> WorkerIdsSkipping(const std::vector<int64_t>& rank_ids,
                                        const std::vector<SkipRange>& ranges, int64_t epoch,
                                        int64_t first_step, int64_t batch_size, int64_t ranks,
                                        int64_t worker, int64_t num_workers) {
   std::vector<int64_t> out;
-  const size_t b = static_cast<size_t>(batch_size);
-  const int64_t g = batch_size * ranks;
-  int64_t kept = 0;
-  for (size_t at = 0, j = 0; at < rank_ids.size(); at += b, ++j) {
-    if (Skipped(ranges, epoch, (first_step + static_cast<int64_t>(j)) * g)) continue;
-    if (kept++ % num_workers != worker) continue;
-    out.insert(out.end(), rank_ids.begin() + static_cast<std::ptrdiff_t>(at),
-               rank_ids.begin() + static_cast<std::ptrdiff_t>(std::min(at + b, rank_ids.size())));
-  }
+  SkipDealer(ranges, epoch, first_step, batch_size, ranks, worker, num_workers).Deal(rank_ids, &out);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,23 @@ int64_t PositionAfter(const std::vector<SkipRange>& ranges, int64_t epoch, int64
 // the steps of `ranges` (of the same epoch, merged) are skipped: the kept
 // batches dealt to `num_workers` workers in turn, as Mosaic deals a rank's
 // batches (and a DataLoader takes them back in turn).
+// WorkerIdsSkipping over the rank's ids as they come, a piece at a time
+// (a pass planned in windows): the same ids in the same order.
+class SkipDealer {
+ public:
+  SkipDealer(std::vector<SkipRange> ranges, int64_t epoch, int64_t first_step, int64_t batch_size,
+             int64_t ranks, int64_t worker, int64_t num_workers);
+  // Appends to *out the ids this worker keeps of the rank's next ids.
+  void Deal(std::span<const int64_t> rank_ids, std::vector<int64_t>* out);
+
+ private:
+  std::vector<SkipRange> ranges_;
+  int64_t epoch_, step_, batch_, ranks_, worker_, num_workers_;
+  int64_t in_batch_ = 0;  // positions of the current step's batch dealt
+  bool keep_ = false;     // the current batch is this worker's
+  int64_t kept_ = 0;      // batches kept so far (dealt in turn)
+};
+
 std::vector<int64_t> WorkerIdsSkipping(const std::vector<int64_t>& rank_ids,
                                        const std::vector<SkipRange>& ranges, int64_t epoch,
                                        int64_t first_step, int64_t batch_size, int64_t ranks,

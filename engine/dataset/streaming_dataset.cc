@@ -522,6 +522,20 @@ Result<std::optional<planner::EpochCheckpoints>> StreamingDataset::EpochCheckpoi
   return std::optional<planner::EpochCheckpoints>(std::move(cp));
 }
 
+size_t StreamingDataset::PassPrefetchWindow(int64_t own) const {
+  return static_cast<size_t>(std::clamp<int64_t>(options_.predownload_samples(), 1, own + 1));
+}
+
+size_t StreamingDataset::PassLookAhead(const IterationOptions& iteration) const {
+  uint64_t largest = 0;
+  for (size_t g = 0; g < locator_->num_shards(); ++g) {
+    largest = std::max(largest, locator_->start(g + 1) - locator_->start(g));
+  }
+  return PrefetchSchedule::LookAheadReach(
+      {.keep_reused = iteration.keep_reused, .open_threads = iteration.open_threads},
+      static_cast<size_t>(largest));
+}
+
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
                                    int64_t num_workers) {
   SLUICE_RETURN_IF_ERROR(EnsureProcess());
@@ -544,30 +558,39 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   cursor_.reset();
   shuffle_warning_.reset();
   const bool valid = worker >= 0 && worker < num_workers && epoch >= 0 && sample_in_epoch >= 0;
-  // In windows when the worker's plan is larger than a window (skipped
-  // steps need the rank's whole order: planned whole).
+  IterationOptions iteration;
+  iteration.keep_reused = !options_.cache_limit.has_value();
+  iteration.open_threads = OpenThreads(num_workers);
+  // In windows when the worker's plan is larger than a window (with
+  // skipped steps ahead, the rank's order in windows dealt to its workers).
   bool windowed = false;
   int64_t own = 0;
+  const bool skipping = SkipsAhead(skips_, epoch, sample_in_epoch);
   if (!planned && valid) {
     SLUICE_ASSIGN_OR_RETURN(own,
                             planner::WorkerPlanSize(Request(epoch, sample_in_epoch, num_workers)));
-    windowed = own > options_.pass_window_ids && !SkipsAhead(skips_, epoch, sample_in_epoch);
+    windowed = own > options_.pass_window_ids;
+    if (windowed && skipping) {
+      SLUICE_RETURN_IF_ERROR(
+          CheckSkipsAhead(skips_, epoch, sample_in_epoch, options_.batch_size(), parallel_ranks_));
+    }
     const std::string what = "worker " + std::to_string(worker) + " of " + std::to_string(num_workers) +
                              "'s pass over epoch " + std::to_string(epoch);
     if (windowed) {
-      // Each position: its id, its shard and its index in the shard (8 + 8
-      // + 4 bytes), in the cursor's window, the two queued and the one
-      // being filled.
+      iteration.look_ahead = PassLookAhead(iteration);
+      const int64_t held = WindowedPassPositions(static_cast<uint64_t>(options_.pass_window_ids),
+                                                 PassPrefetchWindow(own), iteration.look_ahead);
       SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
-          what + " in windows of " + std::to_string(options_.pass_window_ids) + " ids", "sample",
-          4 * options_.pass_window_ids, 20, planner::ProcessMemoryLimit(), "lower pass_window_ids"));
+          what + " in windows of " + std::to_string(options_.pass_window_ids) + " ids", "sample", held,
+          kPassBytesPerPosition, planner::ProcessMemoryLimit(), "lower pass_window_ids"));
     } else {
-      // A pass holds its worker's whole plan: each id, its shard and its
-      // index in the shard (8 + 8 + 4 bytes), and near its end the next
-      // epoch's ids and shards (8 + 8). Checked before planning, so an
-      // epoch too large for one worker fails saying so, not out of memory.
+      // A pass holds its worker's whole plan, and near its end the next
+      // epoch's. Checked before planning, so an epoch too large for one
+      // worker fails saying so, not out of memory.
       SLUICE_RETURN_IF_ERROR(planner::CheckPlanMemory(
-          what, "sample", own, options_.prefetch_next_epoch ? 36 : 20, planner::ProcessMemoryLimit(),
+          what, "sample", own,
+          kPassBytesPerPosition + (options_.prefetch_next_epoch ? kNextEpochBytesPerPosition : 0),
+          planner::ProcessMemoryLimit(),
           "spread the epoch over more ranks or DataLoader workers (each holds only its share), or lower "
           "pass_window_ids so that the pass is read in windows"));
     }
@@ -577,16 +600,21 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   // plans and errors. In windows the head also gives the plan's errors and
   // shuffle warning before the pass starts.
   std::optional<PlanRest> rest;
-  if (!planned && valid && (windowed || (options_.peek_first_sample && !SkipsAhead(skips_, epoch, sample_in_epoch)))) {
-    planner::PlanRequest request = Request(epoch, sample_in_epoch, num_workers);
+  if (!planned && valid && (windowed || (options_.peek_first_sample && !skipping))) {
+    // Skipping in windows: the rank's order (one worker), dealt out by the
+    // pass's producer.
+    const bool dealt = windowed && skipping;
+    planner::PlanRequest request = Request(epoch, sample_in_epoch, dealt ? 1 : num_workers);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
-                            planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, worker, 1, &warning));
+                            planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, dealt ? 0 : worker,
+                                                    1, &warning));
     ids = std::move(head.ids);
     if (windowed) {
-      // The head only for the peek. A whole plan the planner made for it (a
+      // The head only for the peek (none when dealt: the rank's first id
+      // need not be this worker's). A whole plan the planner made for it (a
       // shuffle it cannot plan in windows) is windowed, not planned again.
       std::shared_ptr<const std::vector<int64_t>> planned;
-      const size_t keep = options_.peek_first_sample ? std::min<size_t>(ids.size(), 1) : 0;
+      const size_t keep = options_.peek_first_sample && !dealt ? std::min<size_t>(ids.size(), 1) : 0;
       if (head.whole) {
         planned = std::make_shared<const std::vector<int64_t>>(std::move(ids));
         ids.assign(planned->begin(), planned->begin() + static_cast<std::ptrdiff_t>(keep));
@@ -594,23 +622,27 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
         ids.resize(keep);
         ids.shrink_to_fit();
       }
+      std::optional<SkipDealer> skip;
+      if (dealt) {
+        const int64_t global_batch = options_.batch_size() * parallel_ranks_;
+        skip.emplace(skips_, epoch, sample_in_epoch / global_batch, options_.batch_size(), parallel_ranks_, worker,
+                     num_workers);
+      }
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
-                      static_cast<size_t>(options_.pass_window_ids), std::move(planned)};
+                      static_cast<size_t>(options_.pass_window_ids), std::move(planned), std::move(skip)};
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
     }
   } else if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));
   }
-  IterationOptions iteration;
   // Never more than the epoch (so window arithmetic cannot overflow; the
   // cursor clamps it to the whole plan's size, and in windows, which never
   // holds it, it is clamped here to the size the plan was checked for).
-  iteration.window = static_cast<size_t>(std::clamp<int64_t>(
-      options_.predownload_samples(), 1,
-      windowed ? own + 1 : rest ? INT64_MAX - 1 : static_cast<int64_t>(ids.size()) + 1));
-  iteration.keep_reused = !options_.cache_limit.has_value();
-  iteration.open_threads = OpenThreads(num_workers);
+  iteration.window = windowed ? PassPrefetchWindow(own)
+                              : static_cast<size_t>(std::clamp<int64_t>(
+                                    options_.predownload_samples(), 1,
+                                    rest ? INT64_MAX - 1 : static_cast<int64_t>(ids.size()) + 1));
   open_threads_ = static_cast<int64_t>(iteration.open_threads);
   iteration.extra_opens_never_wait = options_.cache_limit.has_value();
   iteration.peek_first_sample = options_.peek_first_sample;

@@ -305,6 +305,12 @@ class StreamingDataset {
   // Shards the prefetcher opens at once (DatasetOptions::fetch_concurrency)
   // for one of `num_workers` workers of each rank of the node.
   size_t OpenThreads(int64_t num_workers) const;
+  // A pass's prefetch window: predownload, within [1, own + 1] (`own`: the
+  // worker's plan size).
+  size_t PassPrefetchWindow(int64_t own) const;
+  // How far past its window a pass in windows looks ahead, at most
+  // (PrefetchSchedule::LookAheadReach of the largest shard).
+  size_t PassLookAhead(const IterationOptions& iteration) const;
   // Raw files: 16 per reader, but no more than 64 per node in all while
   // each reader keeps 2 (e.g. 4 with 8 ranks of 2 workers).
   static constexpr size_t kRawFileFetchConcurrency = 16;

@@ -201,7 +201,7 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
 
 Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                int64_t window, const PlanWindowSink& sink,
-                               std::optional<std::string>* shuffle_warning) {
+                               std::optional<std::string>* shuffle_warning, const std::atomic<bool>* cancel) {
   if (shuffle_warning != nullptr) shuffle_warning->reset();
   if (window < 1) return InvalidArgumentError("a plan's window must hold at least one id, not " + std::to_string(window));
   const PlanConfig& c = request.config;
@@ -216,15 +216,17 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
                                ", worker " + std::to_string(worker) + ") in windows in " + EpochName(request, derived),
                            [&] {
                              return WorkerRandomWindows(ctx, p, window, sink,
-                                                        shuffle_warning != nullptr ? &narrow : nullptr);
+                                                        shuffle_warning != nullptr ? &narrow : nullptr, cancel);
                            }));
     if (windowed) {
       if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
       return true;
     }
   }
+  SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, PlanWorker(request, node, rank, worker, shuffle_warning));
   for (size_t at = 0; at < ids.size(); at += size_t(window)) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     const size_t n = std::min(ids.size() - at, size_t(window));
     SLUICE_RETURN_IF_ERROR(sink(std::span<const int64_t>(ids.data() + at, n)));
   }

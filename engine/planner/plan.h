@@ -4,6 +4,7 @@
 // thread-safe; results are plain values owned by the caller.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -180,9 +181,22 @@ Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int6
 // way. A sink's error stops planning and is returned. *shuffle_warning as
 // PlanWorker's, set when the plan is done.
 using PlanWindowSink = std::function<Status(std::span<const int64_t> ids)>;
+// `cancel`, when given, is checked between chunks of the work (a window
+// of slots, a canonical node drawn over, a whole plan's window handed
+// out): once it is true the planning stops with kCancelled, so a reader
+// that closes need not wait for the window being planned.
 Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                int64_t window, const PlanWindowSink& sink,
-                               std::optional<std::string>* shuffle_warning = nullptr);
+                               std::optional<std::string>* shuffle_warning = nullptr,
+                               const std::atomic<bool>* cancel = nullptr);
+// Tests only: called with PlanWorkerWindows's `cancel` at each of its
+// checks, before the flag is read (a test may block there until the flag
+// is set). Set it while nothing plans; null (the default) for none.
+void SetPlanCancelCheckHookForTesting(std::function<void(const std::atomic<bool>* cancel)> hook);
+// PlanWorkerWindows's check between chunks of its work (also for a caller
+// windowing a plan it holds): kCancelled once `cancel` (null: never) is
+// true. Calls the test hook first.
+Status CheckPlanCancelled(const std::atomic<bool>* cancel);
 
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they

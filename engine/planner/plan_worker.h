@@ -2,6 +2,7 @@
 // whole epoch's array.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -89,9 +90,10 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
 // PlanWorkerWindows's windowed path for one planning worker: false, before
 // anything reaches `sink`, when it does not apply (shuffled by another
 // algorithm, or the worker's positions are not in the epoch's order).
-// *narrow as WorkersRandomStreamed's.
+// *narrow as WorkersRandomStreamed's. `cancel` as PlanWorkerWindows's.
 Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
-                                 const PlanWindowSink& sink, bool* narrow);
+                                 const PlanWindowSink& sink, bool* narrow,
+                                 const std::atomic<bool>* cancel = nullptr);
 
 // Keeps the slots up to the `head`-th non-padding one (all when head < 0).
 void KeepHead(std::vector<int64_t>& slots, int64_t head);

@@ -7,6 +7,8 @@
 // handing each window out once all its slots are answered. The same draws as
 // WorkersRandomStreamed, so the same ids.
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -122,10 +124,27 @@ int64_t MostOpenReaders(const std::vector<std::vector<AskRun>>& ask) {
 // bound), and this floor, the windowed path does not pay for its readers.
 constexpr int64_t kReadersFloorBytes = int64_t{64} << 20;
 
+std::function<void(const std::atomic<bool>*)>& CancelCheckHook() {
+  static std::function<void(const std::atomic<bool>*)> hook;
+  return hook;
+}
+
 }  // namespace
 
+void SetPlanCancelCheckHookForTesting(std::function<void(const std::atomic<bool>* cancel)> hook) {
+  CancelCheckHook() = std::move(hook);
+}
+
+Status CheckPlanCancelled(const std::atomic<bool>* cancel) {
+  if (const auto& hook = CancelCheckHook()) hook(cancel);
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+    return CancelledError("planning in windows stopped: its reader closed");
+  }
+  return Status::Ok();
+}
+
 Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
-                                 const PlanWindowSink& sink, bool* narrow) {
+                                 const PlanWindowSink& sink, bool* narrow, const std::atomic<bool>* cancel) {
   const PlanConfig& c = ctx.request.config;
   if (c.shuffle && c.shuffle_algo != ShuffleAlgo::kPy1e && c.shuffle_algo != ShuffleAlgo::kPy1s) return false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
@@ -135,6 +154,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
   SlotWindow win(slots, std::max<int64_t>(window, 1), res, sink);
   if (!c.shuffle) {  // a position is its big id
     while (win.Next()) {
+      SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
       for (size_t k = 0; k < win.len(); ++k)
         if (win.buf()[k] >= 0) win.buf()[k] = AnsweredSlot(win.buf()[k]);
       SLUICE_RETURN_IF_ERROR(win.Emit());
@@ -148,6 +168,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
   std::vector<std::vector<AskRun>> ask(static_cast<size_t>(sh.C));
   int64_t slot = 0, last = -1, asked = 0;
   while (win.Next()) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     for (size_t k = 0; k < win.len(); ++k, ++slot) {
       const int64_t x = win.buf()[k];
       if (x < 0) continue;
@@ -190,6 +211,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
   SlotWindow& out = win;
   out.Rewind();
   while (out.Next()) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     for (size_t k = 0; k < out.len(); ++k) {
       const int64_t x = out.buf()[k];
       if (x < 0) continue;
@@ -204,6 +226,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
           // read start; one still being read gives its end (py1e), or is
           // drawn a second time from its start (py1s).
           for (; front_part < i; ++front_part) {
+            SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
             OpenPart& p = open[size_t(front_part)];
             if (!ask[size_t(front_part)].empty() && p.reader == nullptr && p.start == nullptr && p.run == 0) {
               p.start = std::make_unique<numpy::Pcg64>(front.bit_generator());

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <string>
 
@@ -32,7 +33,15 @@ Status CheckCanonicalNodes(int64_t c, int64_t n) {
   return Status::Ok();
 }
 
+namespace {
+// Tests only (SetProcessMemoryLimitForTesting); 0: none set.
+std::atomic<uint64_t> limit_for_testing{0};
+}  // namespace
+
+void SetProcessMemoryLimitForTesting(uint64_t limit) { limit_for_testing.store(limit); }
+
 uint64_t ProcessMemoryLimit() {
+  if (const uint64_t set = limit_for_testing.load(); set != 0) return set;
   uint64_t limit = 0;
   auto least = [&limit](uint64_t v) {
     if (v > 0) limit = limit == 0 ? v : std::min(limit, v);

@@ -28,6 +28,9 @@ Status CheckCanonicalNodes(int64_t num_canonical_nodes, int64_t num_samples);
 // physical memory, the cgroup's memory.max (v2) and RLIMIT_AS; 0 when none
 // is known.
 uint64_t ProcessMemoryLimit();
+// Tests only: ProcessMemoryLimit returns `limit` from now on (0: the
+// process's own again), so a check's boundary can be tested exactly.
+void SetProcessMemoryLimitForTesting(uint64_t limit);
 
 // kInvalidArgument, before anything is allocated, when `items` held at
 // once at `bytes_each` exceed `limit` (0: no limit known): "<what> holds

@@ -4,6 +4,7 @@
 // reaches the consumer as an error.
 #include "engine/dataset/pass_windows.h"
 
+#include <algorithm>
 #include <future>
 #include <new>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/plan.h"
+#include "engine/planner/size_check.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 
 namespace sluice {
@@ -137,6 +139,39 @@ TEST(PassWindowsTest, DestroyingWithTheProducerWaitingForRoomReturns) {
   EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
 }
 
+// Cancelling while the planner works on a window: it stops at its next
+// check (the hook blocks there until the flag is set; a planner that did
+// not check would go on to hand windows to the sink), and destruction
+// returns.
+TEST(PassWindowsTest, CancellingStopsThePlannerBetweenItsChunks) {
+  for (bool shuffle : {true, false}) {
+    std::promise<void> entered;
+    bool first = true;
+    planner::SetPlanCancelCheckHookForTesting([&](const std::atomic<bool>* cancel) {
+      if (cancel == nullptr) return;
+      if (std::exchange(first, false)) entered.set_value();
+      cancel->wait(false);
+    });
+    std::atomic<int> pushed{0};
+    PassWindows::SetWindowHookForTesting([&](size_t) {
+      ++pushed;
+      return Status::Ok();
+    });
+    {
+      planner::PlanRequest request = SmallRequest();
+      request.config.shuffle = shuffle;
+      PassWindows windows(PassWindowSource{request, 0, 0, 0, 7}, SmallLocator());
+      windows.Start();
+      entered.get_future().wait();  // the producer is inside the planner
+      windows.Cancel();
+      EXPECT_EQ(windows.Take().status().code(), StatusCode::kCancelled);
+    }  // joins the producer
+    planner::SetPlanCancelCheckHookForTesting(nullptr);
+    PassWindows::SetWindowHookForTesting(nullptr);
+    EXPECT_EQ(pushed.load(), 0) << "shuffle " << shuffle;
+  }
+}
+
 // --- Through the dataset.
 
 constexpr int kSamples = 1500;
@@ -247,6 +282,43 @@ TEST_F(WindowedPassTest, WindowedPassesReadWhatTheWholePlanReads) {
   }
 }
 
+// Skipped steps ahead of a resumption: the rank's order in windows, dealt
+// to the workers around the skipped steps, equals the whole plan's.
+TEST_F(WindowedPassTest, SkippedStepsAreWindowedToo) {
+  for (const Config& c : {Config{true, planner::ShuffleAlgo::kPy1e, 3}, Config{false, planner::ShuffleAlgo::kPy1e, 1},
+                          Config{true, planner::ShuffleAlgo::kPy1b, 3}}) {
+    for (int64_t workers : {1, 3}) {
+      auto read = [&](int64_t window) {
+        auto ds = StreamingDataset::Open(Options(c, window));
+        EXPECT_TRUE(ds.ok()) << ds.status().message();
+        ResumeState state;
+        state.epoch = 0;
+        state.sample_in_epoch = 8;  // two steps of 4
+        state.num_canonical_nodes = c.canonical;
+        state.shuffle_seed = 17;
+        state.initial_physical_nodes = 1;
+        ResumeOptions skip;
+        skip.skip_steps = {{3, 5}, {9, 12}, {200, 300}};
+        Status loaded = (*ds)->LoadState(state, skip);
+        EXPECT_TRUE(loaded.ok()) << loaded.message();
+        Read r;
+        for (int64_t w = 0; w < workers; ++w) {
+          std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 8, w, workers, 5, &r.bytes);
+          r.ids.insert(r.ids.end(), ids.begin(), ids.end());
+        }
+        return r;
+      };
+      const Read want = read(int64_t{1} << 40);
+      ASSERT_EQ(want.ids.size(), size_t(kSamples - 8 - 4 * (2 + 3 + 100)));
+      for (int64_t window : {7, 1000}) {
+        const Read got = read(window);
+        EXPECT_EQ(got.ids, want.ids) << "shuffle " << c.shuffle << " workers " << workers << " window " << window;
+        EXPECT_EQ(got.bytes, want.bytes);
+      }
+    }
+  }
+}
+
 TEST_F(WindowedPassTest, IdsOnlyReadsTheSameIds) {
   Config c{true, planner::ShuffleAlgo::kPy1e, 3};
   auto whole_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
@@ -323,19 +395,55 @@ TEST_F(WindowedPassTest, AWindowedPassChecksTheWindowsMemoryNotTheEpochs) {
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.message();
   EXPECT_NE(refused.message().find("lower pass_window_ids so that the pass is read in windows"), std::string::npos)
       << refused.message();
-  // In windows the check counts the windows (four of them, 20 bytes an
-  // id), whatever the epoch: 2^30-id windows are refused saying so.
+  // In windows the check counts the windows, whatever the epoch: 2^30-id
+  // windows are refused saying so.
   o.pass_window_ids = int64_t{1} << 30;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok());
   const Status windowed = (*ds)->IterBegin(0, 0, 0, 1);
   EXPECT_EQ(windowed.code(), StatusCode::kInvalidArgument) << windowed.message();
-  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds "
-                                     "4294967296 samples at once",
-                                     0),
-            0u)
+  EXPECT_EQ(windowed.message().rfind("worker 0 of 1's pass over epoch 0 in windows of 1073741824 ids holds ", 0), 0u)
       << windowed.message();
   EXPECT_NE(windowed.message().find("lower pass_window_ids"), std::string::npos) << windowed.message();
+}
+
+// What a windowed pass holds: its windows (the producer's and the
+// prefetcher's), the prefetch window and the look ahead, at 36 bytes a
+// position; the check accepts a limit of exactly that and refuses one byte
+// less.
+TEST_F(WindowedPassTest, TheWindowedPassChecksItsMemoryAtTheRightBoundary) {
+  // The dataset: 1500 samples in shards of at most 6000 bytes (the largest
+  // shard's samples set the look ahead).
+  EXPECT_EQ(WindowedPassPositions(100, 64, 7), 4 * 100 + 64 + 7);
+  EXPECT_EQ(WindowedPassPositions(uint64_t{1} << 62, 1, 1), INT64_MAX);
+  Config c{false, planner::ShuffleAlgo::kPy1e, 1};
+  DatasetOptions o = Options(c, 100);
+  o.predownload = 64;  // the prefetch window, in positions
+  auto probe = StreamingDataset::Open(o);
+  ASSERT_TRUE(probe.ok()) << probe.status().message();
+  // The look ahead: 4 open threads (raw MDS shards' default), so the scan's
+  // shard and 4 opened ahead, of the largest shard's samples each, and one.
+  size_t largest = 0;
+  for (size_t g = 0; g < (*probe)->num_shards(); ++g) largest = std::max<size_t>(largest, (*probe)->shard_samples(g));
+  ASSERT_GT(largest, 1u);
+  const int64_t positions = 4 * 100 + 64 + 5 * int64_t(largest) + 1;
+  const uint64_t need = uint64_t(positions) * uint64_t(kPassBytesPerPosition);
+  planner::SetProcessMemoryLimitForTesting(need);
+  Status accepted = (*probe)->IterBegin(0, 0, 0, 1);
+  planner::SetProcessMemoryLimitForTesting(need - 1);
+  Status refused = (*probe)->IterBegin(0, 0, 0, 1);
+  planner::SetProcessMemoryLimitForTesting(0);
+  EXPECT_TRUE(accepted.ok()) << accepted.message();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), "worker 0 of 1's pass over epoch 0 in windows of 100 ids holds " +
+                                   std::to_string(positions) + " samples at once: about " + std::to_string(need) +
+                                   " bytes (36 a sample), more than the " + std::to_string(need - 1) +
+                                   " bytes this process may use; lower pass_window_ids");
+  // And the pass it accepted reads the whole epoch.
+  ASSERT_TRUE((*probe)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> got;
+  EXPECT_EQ(NextIds(**probe, kSamples + 1, &got).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(got.size(), size_t(kSamples));
 }
 
 }  // namespace
