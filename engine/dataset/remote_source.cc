@@ -126,7 +126,6 @@ class StoreSource final : public RemoteSource {
                                            std::move(stop));
   }
 
-<<<<<<< HEAD
   std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
                                                  const std::vector<DataSpan>& spans,
                                                  std::stop_token stop) override {
@@ -149,13 +148,13 @@ class StoreSource final : public RemoteSource {
     };
     (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &out), std::move(stop));
     return out;
-=======
+  }
+
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
                                             uint64_t length, const std::string& etag) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(
         store->GetRangeOnlyOfVersion(key, offset, length, etag));
->>>>>>> pqds
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
