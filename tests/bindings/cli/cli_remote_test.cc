@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -283,15 +284,27 @@ TEST(CliTempFolderTest, RemovedWhenTheCommandIsKilled) {
     return testing::FakeResponse{404, {}, ""};
   });
   TempDir tmp;
+  // Everything the child needs is made before the fork: between fork and
+  // exec the child may only make async-signal-safe calls (the server's
+  // thread may hold the allocator's lock at the fork, and then a malloc in
+  // the child, by setenv or a string, waits for ever; seen under ASan).
+  const std::string url = slow.url() + "/ds";
+  const std::string tmpdir = "TMPDIR=" + tmp.path();
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) envp.push_back(*e);
+  }
+  envp.push_back(const_cast<char*>(tmpdir.c_str()));
+  envp.push_back(nullptr);
+  char* const argv[] = {const_cast<char*>("sluice"), const_cast<char*>("verify"),
+                        const_cast<char*>(url.c_str()), nullptr};
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    ::setenv("TMPDIR", tmp.path().c_str(), 1);
     int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
-    std::string url = slow.url() + "/ds";
-    ::execl(SLUICE_CLI_PATH, "sluice", "verify", url.c_str(), static_cast<char*>(nullptr));
+    ::execve(SLUICE_CLI_PATH, argv, envp.data());
     ::_exit(127);
   }
   // Wait until the CLI has made its folder, then interrupt it.
