@@ -27,6 +27,13 @@ def compat_fields():
             yield from json.loads(line)['fields'].values()
 
 
+def _import_a_fresh_copy():
+    """Runs mds_encodings' import-time checks against the library again."""
+    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
+                                                  mds_encodings.__file__)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
 def test_every_stored_field_of_mosaics_dataset_decodes_and_encodes_back_to_its_bytes():
     checked = 0
     for exp in compat_fields():
@@ -61,12 +68,10 @@ def test_a_library_with_other_builtin_names_is_refused(monkeypatch):
         out._obj.value = libc.strdup(json.dumps(names).encode())
         return 0
     monkeypatch.setattr(_lib.lib, 'sluice_mds_encoding_names', engine_names)
-    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
-                                                  mds_encodings.__file__)
     with pytest.raises(_lib.SluiceLibraryNotFound,
                        match=r"differ \(only the library: \['bfloat16'\]; only the package: "
                              r"\[\]\)"):
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        _import_a_fresh_copy()
 
 
 def test_registry_names_sizes_and_safety():
@@ -195,12 +200,10 @@ def test_a_library_with_other_sizes_is_refused(monkeypatch):
             out._obj.value = 4
         return status
     monkeypatch.setattr(_lib.lib, 'sluice_mds_encoding_size', engine_size)
-    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
-                                                  mds_encodings.__file__)
     with pytest.raises(_lib.SluiceLibraryNotFound,
                        match=r"fixed sizes of MDS encodings \(package, library\) differ: "
                              r"\{'float16': \(2, 4\)\}"):
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        _import_a_fresh_copy()
 
 
 @pytest.mark.parametrize('shape', ['0', '2,0', '-1,3', ' 3', '3,', ','.join(['1'] * 64),
@@ -366,9 +369,7 @@ def test_a_library_with_other_ndarray_codes_is_refused(monkeypatch):
             out._obj.dtype = b'uint16'
         return status
     monkeypatch.setattr(_lib.lib, 'sluice_decode_ndarray', engine_decode)
-    spec = importlib.util.spec_from_file_location('sluice_mds_encodings_copy',
-                                                  mds_encodings.__file__)
     with pytest.raises(_lib.SluiceLibraryNotFound,
                        match=r"ndarray dtype codes \(package, library\) differ: "
                              r"\{17: \('int16', 'uint16'\)\}"):
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        _import_a_fresh_copy()

@@ -13,32 +13,22 @@
 #include "base/file.h"
 #include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/page_reader.h"
+#include "tests/formats/parquet/fixture_chunk.h"
 
 namespace sluice::parquet {
 namespace {
 
-struct PlainPagesFile {
-  std::string bytes;
-  FileFooter footer;
-  size_t field = 0;
-  ByteRange range;
+struct PlainPagesFile : testing::FixtureChunk {
   std::vector<uint64_t> pages;        // data pages' header offsets in the file
   std::vector<uint64_t> first_value;  // each one's first value's length, in the file
 };
 
 PlainPagesFile LoadPlainPagesFile() {
   PlainPagesFile fx;
-  const std::string path = std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_plain_pages_v1.parquet";
-  fx.bytes = *ReadFile(path);
-  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
-    out->assign(fx.bytes, offset, size);
-    return Status::Ok();
-  };
-  fx.footer = *ReadFooter(fx.bytes.size(), read, "f.parquet");
-  while (fx.footer.schema.fields[fx.field].name != "binary_prefixed") ++fx.field;
+  static_cast<testing::FixtureChunk&>(fx) =
+      testing::LoadFixtureChunk("pa26_plain_pages_v1.parquet", "binary_prefixed");
+  const std::string_view chunk = fx.chunk();
   const size_t leaf = fx.footer.schema.fields[fx.field].first_leaf;
-  fx.range = fx.footer.chunk_ranges[0][leaf];
-  const std::string_view chunk = std::string_view(fx.bytes).substr(fx.range.offset, fx.range.size);
   PageReader reader(chunk, fx.range.offset, fx.footer.chunk(0, leaf).codec, "walk");
   Page page;
   while (*reader.Next(&page)) {

@@ -13,15 +13,12 @@
 #include "base/file.h"
 #include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/page_reader.h"
+#include "tests/formats/parquet/fixture_chunk.h"
 
 namespace sluice::parquet {
 namespace {
 
-struct RandomFile {
-  std::string bytes;
-  FileFooter footer;
-  size_t field = 0;
-  ByteRange range;
+struct RandomFile : testing::FixtureChunk {
   std::vector<uint64_t> pages;   // deferred pages' header offsets in the file
   std::vector<uint64_t> blocks;  // and their snappy blocks' offsets
   std::vector<std::string> values;  // every PLAIN value, from decompressed pages
@@ -30,16 +27,8 @@ struct RandomFile {
 
 RandomFile LoadRandomFile() {
   RandomFile fx;
-  fx.bytes = *ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_snappy_random_v1.parquet");
-  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
-    out->assign(fx.bytes, offset, size);
-    return Status::Ok();
-  };
-  fx.footer = *ReadFooter(fx.bytes.size(), read, "f.parquet");
-  while (fx.footer.schema.fields[fx.field].name != "blob") ++fx.field;
-  const size_t leaf = fx.footer.schema.fields[fx.field].first_leaf;
-  fx.range = fx.footer.chunk_ranges[0][leaf];
-  const std::string_view chunk = std::string_view(fx.bytes).substr(fx.range.offset, fx.range.size);
+  static_cast<testing::FixtureChunk&>(fx) = testing::LoadFixtureChunk("pa26_snappy_random_v1.parquet", "blob");
+  const std::string_view chunk = fx.chunk();
   PageReader deferred(chunk, fx.range.offset, CompressionCodec::kSnappy, "walk");
   deferred.ReservePageBuffer(uint64_t{1} << 24);
   deferred.DeferSnappyPieces();
