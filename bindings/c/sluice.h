@@ -326,6 +326,13 @@ sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, ui
  * for convenience) and *size. SLUICE_ENOTFOUND if it does not exist. */
 sluice_status sluice_remote_read(const char* folder_url, const char* key, char** data,
                                  uint64_t* size);
+/* Streams object `key` into the local file `path` (its folder must exist)
+ * without holding it in memory: the engine writes it under its own
+ * temporary name beside `path` and renames it into place when whole, so
+ * `path` never holds part of an object and a failed download leaves no
+ * temporary behind. SLUICE_ENOTFOUND if the object does not exist. */
+sluice_status sluice_remote_read_to_file(const char* folder_url, const char* key,
+                                         const char* path);
 /* Writes `size` bytes as object `key`, replacing it. */
 sluice_status sluice_remote_write(const char* folder_url, const char* key, const uint8_t* data,
                                   uint64_t size);
@@ -481,6 +488,7 @@ sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, 
 sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap, uint64_t* len);
+
 
 /* ---------------------------------------------------------------------------
  * Epoch planning, identical to mosaicml-streaming for the same inputs.

@@ -180,6 +180,7 @@ _proto('sluice_writer_uploaded', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
        _P(ctypes.c_uint64))
 _proto('sluice_remote_read', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p),
        _P(ctypes.c_uint64))
+_proto('sluice_remote_read_to_file', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
 _proto('sluice_remote_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
        ctypes.c_uint64)
 _proto('sluice_remote_list', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p))
