@@ -274,20 +274,4 @@ sluice_status sluice_decode_double(const char* encoding, sluice_bytes field, dou
   });
 }
 
-sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sluice_ndarray* out) {
-  return Guard("sluice_decode_ndarray", [&] {
-    if (out == nullptr) return NullArgument("sluice_decode_ndarray", "out");
-    auto enc = Encoding(encoding);
-    if (!enc.ok()) return Fail(enc.status());
-    auto a = sluice::DecodeNdArray(*enc, View(field));
-    if (!a.ok()) return Fail(a.status());
-    out->dtype = sluice::NdDtypeName(a->dtype);
-    out->ndim = static_cast<uint32_t>(a->shape.size());
-    std::memset(out->shape, 0, sizeof(out->shape));
-    for (size_t i = 0; i < a->shape.size() && i < SLUICE_MAX_NDIM; ++i) out->shape[i] = a->shape[i];
-    out->data = Bytes(a->data);
-    return SLUICE_OK;
-  });
-}
-
 }  // extern "C"

@@ -489,6 +489,31 @@ sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* 
 sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap, uint64_t* len);
 
+/* An MDS ndarray column, as sluice_mds_ndarray_encoding describes it
+ * (`column`: dtype NULL when each field stores its dtype, ndim 0 when each
+ * stores its shape; a shape without a dtype is Mosaic's NDArray(shape=...)).
+ * The engine alone writes and reads the header such a field starts with:
+ * the dtype code unless the column fixes the dtype, then the shape byte
+ * (ndim << 2 | word size code) and the dimensions in the smallest word that
+ * holds the largest, unless the column fixes the shape; the C-order
+ * little-endian values follow. Thread-safe. */
+/* The header of a field holding an array of `dtype` (a numpy name: "int16")
+ * and shape shape[0..ndim), into `buf` (capacity `cap`;
+ * SLUICE_MAX_NDARRAY_HEADER bytes are always enough), *len its size. An
+ * unknown dtype, a dtype or shape other than the column's, 0 or more than 63
+ * dimensions, a dimension of 0 or values of 4 GiB or more are SLUICE_EINVAL
+ * naming what is wrong; a short buffer is SLUICE_ERANGE (*len still set). */
+#define SLUICE_MAX_NDARRAY_HEADER 506
+sluice_status sluice_mds_ndarray_header(const sluice_ndarray* column, const char* dtype,
+                                        uint32_t ndim, const uint64_t* shape, uint8_t* buf,
+                                        uint64_t cap, uint64_t* len);
+/* Reads a field of `column` (`size` bytes at `field`) as
+ * sluice_decode_ndarray does: out->data views the values, which end the
+ * field (they start `size - out->data.size` bytes in; valid as long as
+ * `field`); a malformed header or values of another size are
+ * SLUICE_ECORRUPT. */
+sluice_status sluice_mds_ndarray_decode(const sluice_ndarray* column, const uint8_t* field,
+                                        uint64_t size, sluice_ndarray* out);
 
 /* ---------------------------------------------------------------------------
  * Epoch planning, identical to mosaicml-streaming for the same inputs.
