@@ -29,9 +29,7 @@ sluice_bytes Bytes(std::string_view v) {
   return sluice_bytes{reinterpret_cast<const uint8_t*>(v.data()), v.size()};
 }
 
-std::string_view View(sluice_bytes b) {
-  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
-}
+using sluice::capi::View;
 
 // Field decoders are called for bytes that did not necessarily come from a
 // dataset, so the encoding string is parsed (and checked) on every call.

@@ -17,10 +17,7 @@ namespace {
 using sluice::capi::Fail;
 using sluice::capi::Guard;
 using sluice::capi::NullArgument;
-
-std::string_view NdFieldView(sluice_bytes b) {
-  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
-}
+using sluice::capi::View;
 
 // The column a sluice_ndarray describes, as sluice_mds_ndarray_encoding
 // gives it: `dtype` NULL when each field stores its dtype, `ndim` 0 when each
@@ -65,7 +62,7 @@ sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sl
     if (out == nullptr) return NullArgument("sluice_decode_ndarray", "out");
     auto enc = sluice::ParseColumnEncoding(encoding, "(field)");
     if (!enc.ok()) return Fail(enc.status());
-    return FillNdArray(sluice::DecodeNdArray(*enc, NdFieldView(field)), out);
+    return FillNdArray(sluice::DecodeNdArray(*enc, View(field)), out);
   });
 }
 
@@ -78,7 +75,7 @@ sluice_status sluice_mds_ndarray_decode(const sluice_ndarray* column, const uint
     if (out == nullptr) return NullArgument(kFn, "out");
     auto enc = NdArrayColumn(kFn, *column);
     if (!enc.ok()) return Fail(enc.status());
-    return FillNdArray(sluice::DecodeNdArray(*enc, NdFieldView({field, size})), out);
+    return FillNdArray(sluice::DecodeNdArray(*enc, View({field, size})), out);
   });
 }
 

@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 namespace {
 
 using sluice::testing::CleanStoreEnv;
+using sluice::testing::NamesIn;
 using sluice::testing::NodeServer;
 using sluice::testing::ScopedEnv;
 using sluice::testing::TempDir;
@@ -153,16 +152,6 @@ TEST_F(WriterUploadTest, KeepLocalAndRemoteObjectCalls) {
   RemoteRead("s3://bkt/c/obj", "nope/index.json", &st);
   EXPECT_EQ(st, SLUICE_ENOTFOUND);
   EXPECT_EQ(RemoteList("s3://bkt/c/obj"), "[\"sub/index.json\"]");
-}
-
-// Every name in `dir`, sorted (temporaries included: they are dot files).
-std::vector<std::string> NamesIn(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    names.push_back(e.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 TEST_F(WriterUploadTest, ReadToFileStreamsAnObjectIntoPlaceAndLeavesNothingOnFailure) {
