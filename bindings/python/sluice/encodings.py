@@ -21,7 +21,6 @@ import numpy as np
 from sluice import _lib
 
 
-
 @functools.lru_cache(maxsize=None)
 def is_ndarray_dtype(name):
     """Whether the engine stores ndarrays of numpy dtype `name` (Mosaic's
@@ -245,7 +244,8 @@ class NdArrayFields:
             out, out_ref = self._out.pair
         except AttributeError:  # this thread's first field
             out = _lib.NDArray()
-            out, out_ref = self._out.pair = out, ctypes.byref(out)
+            out_ref = ctypes.byref(out)
+            self._out.pair = out, out_ref
         if _lib.lib.sluice_mds_ndarray_decode(self._column_ref, field, size, out_ref) != 0:
             raise ValueError(_lib.last_error())
         # The values end the field.
