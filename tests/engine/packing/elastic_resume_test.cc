@@ -49,9 +49,10 @@ class ElasticPackTest : public ::testing::Test {
     ASSERT_TRUE((*w)->Finish().ok());
   }
 
-  // Rank `rank` of `ranks` (one node) over the dataset.
-  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks) {
-    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(", "batch_size": )" +
+  // Rank `rank` of `ranks` (one node) over the dataset; `more`: further
+  // options (`, "key": value`).
+  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks, const std::string& more = "") {
+    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(")" + more + R"(, "batch_size": )" +
                                  std::to_string(kElasticBatch) + R"(, "world": {"rank": )" +
                                  std::to_string(rank) + R"(, "world_size": )" +
                                  std::to_string(ranks) + R"(, "local_rank": )" +
@@ -308,7 +309,7 @@ TEST_F(ElasticPackTest, EveryTokenComesOnceAfterAWorkerRanOutBeforeTheOthers) {
 
 TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
   auto one = Open(0, 1);
-  auto planned = one->ShapeWorkerIds(0, 1, 3, 2);
+  auto planned = one->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
   ASSERT_TRUE(planned.ok()) << planned.status().message();
   ASSERT_EQ(planned->size(), 6u);
   for (int64_t rank = 0; rank < 3; ++rank) {
@@ -319,8 +320,55 @@ TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
       EXPECT_EQ((*planned)[size_t(rank * 2 + w)], *ids) << rank << " " << w;
     }
   }
-  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1).status().message(),
-            "a world shape needs at least one node, rank per node and worker, and an epoch >= 0");
+  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1, kElasticBatch).status().message(),
+            "a world shape needs at least one node, rank per node, worker and sample per batch, and "
+            "an epoch >= 0");
+}
+
+// Under replication a shape is its planning world: replicas 2r and 2r + 1
+// of 4 ranks read what rank r of 2 unreplicated ranks reads.
+TEST_F(ElasticPackTest, AReplicatedRunsShapeIsItsGroups) {
+  auto one = Open(0, 1);
+  auto planned = one->ShapeWorkerIds(0, 1, 2, 2, kElasticBatch);
+  ASSERT_TRUE(planned.ok()) << planned.status().message();
+  ASSERT_EQ(planned->size(), 4u);
+  for (int64_t rank = 0; rank < 4; ++rank) {
+    auto ds = Open(rank, 4, R"(, "replication": 2)");
+    for (int64_t w = 0; w < 2; ++w) {
+      auto ids = ds->WorkerIds(0, 0, w, 2);
+      ASSERT_TRUE(ids.ok()) << ids.status().message();
+      EXPECT_EQ((*planned)[size_t(rank / 2 * 2 + w)], *ids) << rank << " " << w;
+    }
+    // A replicated dataset plans a shape the same way (not replicated again).
+    EXPECT_EQ(ds->ShapeWorkerIds(0, 1, 2, 2, kElasticBatch).value(), *planned);
+  }
+}
+
+// Skipped steps (positions of the epoch) leave a shape's plan as they
+// leave each of its ranks' iteration: steps of that shape's batch x ranks.
+TEST_F(ElasticPackTest, AShapesPlanLeavesOutTheSkippedSteps) {
+  const ResumeState start{0, 0, 1, 9176, 1, std::nullopt};
+  const ResumeOptions skip{{}, {{3, 5}}, {}, {}};  // steps of 3 ranks x 2: positions 18..30
+  auto one = Open(0, 1);
+  ASSERT_TRUE(one->LoadState(start, skip).ok());  // one rank: positions 6..10
+  auto planned = one->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
+  EXPECT_EQ(planned.status().message(),
+            "planning another world shape: skipping steps: the skipped samples [6, 10) of epoch 0 "
+            "are not a whole step (a multiple of the global batch 6 = batch_size 2 x 3 ranks)");
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    auto ds = Open(rank, 3);
+    ASSERT_TRUE(ds->LoadState(start, skip).ok());
+    planned = ds->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
+    ASSERT_TRUE(planned.ok()) << planned.status().message();
+    size_t held = 0;
+    for (int64_t w = 0; w < 2; ++w) {
+      auto ids = ds->WorkerIds(0, 0, w, 2);
+      ASSERT_TRUE(ids.ok()) << ids.status().message();
+      EXPECT_EQ((*planned)[size_t(rank * 2 + w)], *ids) << rank << " " << w;
+      held += ids->size();
+    }
+    EXPECT_EQ(held, 20u - 4u);  // 60 samples over 3 ranks, 2 steps of 2 skipped
+  }
 }
 
 TEST_F(ElasticPackTest, ARoleOutOfTheShapeIsRefused) {
