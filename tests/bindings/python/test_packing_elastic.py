@@ -436,3 +436,30 @@ def test_skips_that_cannot_be_honoured_across_a_change_are_refused(elastic_data,
     with pytest.raises(ValueError, match=r'the skipped samples \[8, 10\) of epoch 0 are not a '
                        r'whole step \(a multiple of the global batch 6 = batch_size 2 x 3 ranks\)'):
         make().load_state_dict(skipped, adapt='world')
+
+
+def test_replicated_and_skipping_elastic_resume_from_s3_is_the_local_one(elastic_data, s3,
+                                                                        tmp_path, monkeypatch):
+    """Over s3rver, each rank with its own cache: 2 replicas consume, resume
+    skipping steps 3..5 and checkpoint; 3 unreplicated ranks resume with the
+    rows the local dataset gives, the skipped documents left out."""
+    url = s3 + '/elastic-replicated'
+    for path in sorted(glob.glob(elastic_data + '/*')):
+        with open(path, 'rb') as f:
+            remote_write(url, os.path.basename(path), f.read())
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False)
+    caches = iter(range(100))
+
+    def remote(replication=None):
+        return StreamingDataset(remote=url, local=str(tmp_path / f'c{next(caches)}'),
+                                batch_size=2, pack=spec, replication=replication)
+
+    head, state = run_ranks(monkeypatch, 2, lambda: remote(2), take_rows=4)
+    mid, state = run_ranks(monkeypatch, 2, lambda: remote(2), state, take_rows=3,
+                           skip_steps=[(3, 6)])
+    got, _ = run_ranks(monkeypatch, 3, remote, state, adapt=('world', 'sampling'))
+    want, _ = run_ranks(monkeypatch, 3, lambda: elastic_dataset(elastic_data), state,
+                        adapt=('world', 'sampling', 'streams'))  # the same shards, local
+    assert got == want
+    assert_every_kept_token_once(distinct(head, 2) + distinct(mid, 2) + distinct(got, 1),
+                                 skipped_doc_ids())
