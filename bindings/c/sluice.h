@@ -988,12 +988,16 @@ sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
  * `skip_rows` rows (sluice_pack_resume_point_segments gives both). The
  * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
  * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
- * ranks) consumed on it; the last is this run's shape. Every token of the
- * epoch's plan that no consumed row holds is packed once over the last
- * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
- * documents the earlier shapes consumed (their token counts) before the
- * first row. SLUICE_EINVAL for a bad list, a role out of the last shape,
- * replication, or skipped steps in the epoch. */
+ * ranks) consumed on it; the last is this run's shape. A shape is a
+ * planning world: under replication its ranks are the groups of replicas
+ * (each replica of a group passes the group's role). Every token of the
+ * epoch's plan (the steps the loaded state skips in the epoch left out as
+ * the first shape skips them) that no consumed row holds is packed once
+ * over the last shape's roles (docs/resumption.rst, "Elastic packed
+ * resume"). Reads the documents the earlier shapes consumed (their token
+ * counts) before the first row. SLUICE_EINVAL for a bad list, a role out
+ * of the last shape, or skip ranges that are not whole steps of the first
+ * shape. */
 sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
                                          const char* segments_json, uint32_t role,
                                          uint64_t skip_rows);
