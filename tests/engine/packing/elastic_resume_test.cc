@@ -51,8 +51,10 @@ class ElasticPackTest : public ::testing::Test {
 
   // Rank `rank` of `ranks` (one node) over the dataset; `more`: further
   // options (`, "key": value`).
-  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks, const std::string& more = "") {
-    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(")" + more + R"(, "batch_size": )" +
+  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks,
+                                         const std::string& more = "") {
+    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(")" + more +
+                                 R"(, "batch_size": )" +
                                  std::to_string(kElasticBatch) + R"(, "world": {"rank": )" +
                                  std::to_string(rank) + R"(, "world_size": )" +
                                  std::to_string(ranks) + R"(, "local_rank": )" +
@@ -342,8 +344,8 @@ TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
     }
   }
   EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1, kElasticBatch).status().message(),
-            "a world shape needs at least one node, rank per node, worker and sample per batch, and "
-            "an epoch >= 0");
+            "a world shape needs at least one node, rank per node, worker and sample per "
+            "batch, and an epoch >= 0");
 }
 
 // Skipped steps (positions of the epoch) leave a shape's plan as they
@@ -362,7 +364,8 @@ TEST_F(ElasticPackTest, AShapesPlanLeavesOutTheSkippedSteps) {
     ASSERT_TRUE(ds->LoadState(start, skip).ok());
     planned = ds->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
     ASSERT_TRUE(planned.ok()) << planned.status().message();
-    EXPECT_EQ(ExpectWorkersRead(*ds, *planned, size_t(rank * 2), 2), 20u - 4u);  // 60 samples over 3 ranks, 2 steps of 2 skipped
+    // 60 samples over 3 ranks, 2 steps of 2 skipped.
+    EXPECT_EQ(ExpectWorkersRead(*ds, *planned, size_t(rank * 2), 2), 20u - 4u);
   }
 }
 
