@@ -838,6 +838,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
  *    the epoch is planned once to find them). An id no rank reads there is
  *    SLUICE_EINVAL: "skip_sample_ids: sample <id> is not read in epoch <E>
  *    after sample_in_epoch <S> ...".
+ *  - "steps_of": {"batch_size": B, "ranks": R}: the state's skip ranges
+ *    are steps of that world (B x R samples), not of this one: for an
+ *    elastic packed resume (sluice_pack_begin_segments plans the shape the
+ *    epoch started on, whose steps they are). No skip may be added with it
+ *    (SLUICE_EINVAL).
  * The skip ranges still ahead, and the state's sample_in_epoch, must be
  * whole steps (SLUICE_EINVAL otherwise). They are kept in the states the
  * handle saves, so a later resume skips them too. A state without

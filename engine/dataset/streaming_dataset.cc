@@ -828,8 +828,11 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   skips.insert(skips.end(), steps.begin(), steps.end());
   skips.insert(skips.end(), samples.begin(), samples.end());
   skips = MergeSkipRanges(std::move(skips));
-  SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch,
-                                         options_.batch_size(), parallel_ranks_));
+  // The ranges are this world's steps, or steps_of's world's.
+  const auto [step_batch, step_ranks] =
+      options.steps_of.value_or(std::make_pair(options_.batch_size(), parallel_ranks_));
+  SLUICE_RETURN_IF_ERROR(
+      CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch, step_batch, step_ranks));
   // The prefetch thread reads the planning options: stop the iteration.
   Release();
   cursor_.reset();

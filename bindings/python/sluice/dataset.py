@@ -687,8 +687,10 @@ class StreamingDataset(_Base):
         same way (ValueError naming the difference); on another world shape
         only from a state that records every earlier shape's DataLoader
         workers (an older state: only on its own world), and without new
-        skips (`options`') once the epoch changed shape. The engine's
-        record checks the rest (another world needs adapt='world')."""
+        skips (`options`') once the epoch changed shape; then the state's
+        skips are steps of the shape the epoch started on (options'
+        steps_of, for the engine's check). The engine's record checks the
+        rest (another world needs adapt='world')."""
         saved = state.get('sluice_pack')
         if saved is None:
             if self.pack is not None and state.get('sample_in_epoch'):
@@ -728,6 +730,9 @@ class StreamingDataset(_Base):
                                  f'that records its DataLoader workers (saved through '
                                  f'sluice.StreamingDataLoader): world shape {unknown[0]} of the '
                                  f'epoch has none')
+            first = segments[0]
+            options['steps_of'] = {'batch_size': first['batch_size'],
+                                   'ranks': first['nodes'] * first['ranks_per_node']}
 
     def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None,
                         skip_sample_ids=None):

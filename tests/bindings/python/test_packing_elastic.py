@@ -428,15 +428,23 @@ def test_skips_that_cannot_be_honoured_across_a_change_are_refused(elastic_data,
                 r"them out now would change rows consumed before the change; skip steps on the "
                 r"shape the epoch started on \(those are honoured across changes\)$")):
             make().load_state_dict(state, adapt='world', **{key: value})
-    # Steps skipped on 1 rank that are not whole steps of the world resuming
-    # (positions 8..10 against steps of 6 on 3 ranks): the engine's check.
-    set_ranks(monkeypatch, 1, 0)
-    _, skipped = run_ranks(monkeypatch, 1, make, state, take_rows=1, skip_steps=[(4, 5)])
-    set_ranks(monkeypatch, 3, 0)
-    with pytest.raises(ValueError, match=r'the skipped samples \[8, 10\) of epoch 0 are not a '
-                       r'whole step \(a multiple of the global batch 6 = batch_size 2 x 3 ranks\)'):
-        make().load_state_dict(skipped, adapt='world')
+    # No steps may be added through the engine either (sluice_stream_load_state_with).
+    with pytest.raises(ValueError, match=r"no steps can be skipped with 'steps_of'"):
+        make()._engine.load_state(state, {'skip_steps': [[3, 4]],
+                                          'steps_of': {'batch_size': 2, 'ranks': 1}})
 
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_skips_that_are_no_whole_steps_of_the_new_world_stay_skipped(elastic_data, monkeypatch,
+                                                                     method):
+    """Step 4 of 1 rank (samples 8, 9) is no whole step of 3 ranks (6
+    samples): the resume there checks the state's skips against the shape
+    the epoch started on (steps_of), whose steps they are."""
+    make = lambda: elastic_dataset(elastic_data, **METHODS[method])  # noqa: E731
+    head, state = run_ranks(monkeypatch, 1, make, take_rows=4)
+    mid, state = run_ranks(monkeypatch, 1, make, state, take_rows=1, skip_steps=[(4, 5)])
+    rest, _ = run_ranks(monkeypatch, 3, make, state, adapt='world')
+    assert_every_kept_token_once(head[0] + mid[0] + distinct(rest, 1), {8, 9})
 
 def test_replicated_and_skipping_elastic_resume_from_s3_is_the_local_one(elastic_data, s3,
                                                                         tmp_path, monkeypatch):
