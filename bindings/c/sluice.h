@@ -871,6 +871,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
  *    the epoch is planned once to find them). An id no rank reads there is
  *    SLUICE_EINVAL: "skip_sample_ids: sample <id> is not read in epoch <E>
  *    after sample_in_epoch <S> ...".
+ *  - "steps_of": {"batch_size": B, "ranks": R}: the state's skip ranges
+ *    are steps of that world (B x R samples), not of this one: for an
+ *    elastic packed resume (sluice_pack_begin_segments plans the shape the
+ *    epoch started on, whose steps they are). No skip may be added with it
+ *    (SLUICE_EINVAL).
  * The skip ranges still ahead, and the state's sample_in_epoch, must be
  * whole steps (SLUICE_EINVAL otherwise). They are kept in the states the
  * handle saves, so a later resume skips them too. A state without
@@ -1021,12 +1026,16 @@ sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
  * `skip_rows` rows (sluice_pack_resume_point_segments gives both). The
  * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
  * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
- * ranks) consumed on it; the last is this run's shape. Every token of the
- * epoch's plan that no consumed row holds is packed once over the last
- * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
- * documents the earlier shapes consumed (their token counts) before the
- * first row. SLUICE_EINVAL for a bad list, a role out of the last shape,
- * replication, or skipped steps in the epoch. */
+ * ranks) consumed on it; the last is this run's shape. A shape is a
+ * planning world: under replication its ranks are the groups of replicas
+ * (each replica of a group passes the group's role). Every token of the
+ * epoch's plan (the steps the loaded state skips in the epoch left out as
+ * the first shape skips them) that no consumed row holds is packed once
+ * over the last shape's roles (docs/resumption.rst, "Elastic packed
+ * resume"). Reads the documents the earlier shapes consumed (their token
+ * counts) before the first row. SLUICE_EINVAL for a bad list, a role out
+ * of the last shape, or skip ranges that are not whole steps of the first
+ * shape. */
 sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
                                          const char* segments_json, uint32_t role,
                                          uint64_t skip_rows);

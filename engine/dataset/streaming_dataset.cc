@@ -485,19 +485,16 @@ Result<std::vector<std::vector<int64_t>>> StreamingDataset::PeerWorkerIds(
 }
 
 Result<std::vector<std::vector<int64_t>>> StreamingDataset::ShapeWorkerIds(
-    int64_t epoch, int64_t num_nodes, int64_t ranks_per_node, int64_t num_workers) const {
-  if (num_nodes < 1 || ranks_per_node < 1 || num_workers < 1 || epoch < 0) {
-    return InvalidArgumentError("a world shape needs at least one node, rank per node and worker, "
-                                "and an epoch >= 0");
+    int64_t epoch, int64_t num_nodes, int64_t ranks_per_node, int64_t num_workers,
+    int64_t batch_size) const {
+  if (num_nodes < 1 || ranks_per_node < 1 || num_workers < 1 || batch_size < 1 || epoch < 0) {
+    return InvalidArgumentError("a world shape needs at least one node, rank per node, worker "
+                                "and sample per batch, and an epoch >= 0");
   }
-  if (options_.plan.replication.value_or(1) != 1) {
-    return InvalidArgumentError("planning another world shape: not with replication (" +
-                                std::to_string(*options_.plan.replication) + ")");
-  }
-  if (SkipsAhead(skips_, epoch, 0)) {
-    return InvalidArgumentError("planning another world shape: not for an epoch with skipped steps");
-  }
+  const int64_t ranks = num_nodes * ranks_per_node;
+  // The shape is a planning world: a replicated run's ranks are its groups.
   planner::PlanRequest request = Request(epoch, 0, num_workers);
+  request.config.replication.reset();
   request.world.num_nodes = num_nodes;
   request.world.ranks_per_node = ranks_per_node;
   // As a run on that shape: the initial nodes are set when they differ.
@@ -505,13 +502,35 @@ Result<std::vector<std::vector<int64_t>>> StreamingDataset::ShapeWorkerIds(
   if (initial_physical_nodes_ > 0 && initial_physical_nodes_ != num_nodes) {
     request.config.initial_physical_nodes = initial_physical_nodes_;
   }
+  const bool skipping = SkipsAhead(skips_, epoch, 0);
+  if (skipping) {
+    // The steps are that shape's (its batch x ranks), as when they were skipped.
+    SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips_, epoch, 0, batch_size, ranks)
+                               .WithContext("planning another world shape"));
+    request.world.workers_per_rank = 1;
+  }
   std::vector<planner::WorkerAt> all;
   for (int64_t n = 0; n < num_nodes; ++n) {
     for (int64_t r = 0; r < ranks_per_node; ++r) {
+      if (skipping) {
+        all.push_back({n, r, 0});
+        continue;
+      }
       for (int64_t w = 0; w < num_workers; ++w) all.push_back({n, r, w});
     }
   }
-  return planner::PlanWorkers(request, all, nullptr);
+  SLUICE_ASSIGN_OR_RETURN(auto planned, planner::PlanWorkers(request, all, nullptr));
+  if (!skipping) return planned;
+  // Each rank's order, its skipped steps left out, dealt to its workers
+  // batch by batch (WorkerIds' rule).
+  std::vector<std::vector<int64_t>> out;
+  for (const std::vector<int64_t>& rank_ids : planned) {
+    for (int64_t w = 0; w < num_workers; ++w) {
+      out.push_back(WorkerIdsSkipping(rank_ids, skips_, epoch, 0, batch_size, ranks, w,
+                                      num_workers));
+    }
+  }
+  return out;
 }
 
 Result<std::optional<planner::EpochCheckpoints>> StreamingDataset::EpochCheckpoints(int64_t epoch) const {
@@ -809,8 +828,11 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   skips.insert(skips.end(), steps.begin(), steps.end());
   skips.insert(skips.end(), samples.begin(), samples.end());
   skips = MergeSkipRanges(std::move(skips));
-  SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch,
-                                         options_.batch_size(), parallel_ranks_));
+  // The ranges are this world's steps, or steps_of's world's.
+  const auto [step_batch, step_ranks] =
+      options.steps_of.value_or(std::make_pair(options_.batch_size(), parallel_ranks_));
+  SLUICE_RETURN_IF_ERROR(
+      CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch, step_batch, step_ranks));
   // The prefetch thread reads the planning options: stop the iteration.
   Release();
   cursor_.reset();

@@ -159,12 +159,17 @@ class StreamingDataset {
   // (`num_nodes` x `ranks_per_node` ranks, `num_workers` each), in the order
   // (global rank) x num_workers + worker: what each process of a run on that
   // shape would read (WorkerIds(epoch, 0, ...) there; this dataset's seed,
-  // canonical and initial nodes). For an elastic packed resume
-  // (engine/packing/pack_segments.h). Errors: replication, skipped steps
-  // in the epoch, a bad shape, the planner's.
+  // canonical and initial nodes). The shape is a planning world: under
+  // replication, its ranks are the groups of replicas (a run's replication
+  // is not applied again). The steps LoadState skips in `epoch` are left
+  // out as that shape skips them (steps of `batch_size` x its ranks). For
+  // an elastic packed resume (engine/packing/pack_segments.h). Errors: a
+  // bad shape, skip ranges that are not whole steps of the shape, the
+  // planner's.
   Result<std::vector<std::vector<int64_t>>> ShapeWorkerIds(int64_t epoch, int64_t num_nodes,
                                                            int64_t ranks_per_node,
-                                                           int64_t num_workers) const;
+                                                           int64_t num_workers,
+                                                           int64_t batch_size) const;
   // planner::PlanCheckpoints of `epoch` (any number of workers), or nullopt
   // when the plan has none to give (not py1e or py1s under random batching).
   Result<std::optional<planner::EpochCheckpoints>> EpochCheckpoints(int64_t epoch) const;
