@@ -387,7 +387,7 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
     if (s.direct[c]) {
       const ColumnBuffer& b = s.buffers[c];
       (*fields)[c] = InPlaceField(b, row);
-      b.deferred.Ensure((*fields)[c]);
+      if (!b.deferred.empty()) b.deferred.Ensure((*fields)[c]);  // most columns defer nothing
     } else {
       (*fields)[c] = s.values[c][row];
     }
