@@ -9,6 +9,12 @@
 #     and BUILD_DIR-wheel sits beside BUILD_DIR so that ccache serves it the
 #     objects BUILD_DIR compiled with the same options. Prints the wheel's path.
 #
+#   bindings/python/wheel.sh sdist BUILD_DIR OUT_DIR
+#     The source distribution, as `pip install` or `python -m build --sdist`
+#     makes it (meson-python: `meson dist` of the git tree's committed
+#     files and PKG-INFO), made with the venv and configured BUILD_DIR-wheel
+#     of `build`. Prints its path.
+#
 #   bindings/python/wheel.sh repair WHEEL OUT_DIR
 #     WHEEL as a standard manylinux wheel in OUT_DIR: auditwheel repair copies
 #     in every shared library the engine and the CLI need that is not in the
@@ -57,6 +63,19 @@ build_wheel() {
   echo "$wheel"
 }
 
+build_sdist() {
+  local build out
+  build=$(realpath -m "$1")
+  out=$(realpath -m "$2")
+  mkdir -p "$out"
+  rm -f "$out"/sluice-*.tar.gz
+  (cd "$src" && "$build-pip/venv/bin/python" -c 'import mesonpy, sys
+print(mesonpy.build_sdist(sys.argv[1], {"builddir": sys.argv[2]}))' "$out" "$build-wheel") \
+    >"$build-pip/sdist.log" 2>&1 ||
+    { cat "$build-pip/sdist.log" >&2; echo "bindings/python/wheel.sh: the sdist failed" >&2; return 1; }
+  echo "$out"/sluice-*.tar.gz
+}
+
 tools_venv() {
   local venv="${SLUICE_WHEEL_TOOLS_VENV:-$src/build/wheel-tools-venv}"
   if [ "$(cat "$venv/wheel-tools.txt" 2>/dev/null)" != "$(cat "$here/wheel-tools.txt")" ]; then
@@ -100,6 +119,7 @@ repair_wheel() {
 
 case "${1:-}" in
   build) [ $# = 3 ] || { echo "usage: $0 build BUILD_DIR OUT_DIR" >&2; exit 2; }; build_wheel "$2" "$3" ;;
+  sdist) [ $# = 3 ] || { echo "usage: $0 sdist BUILD_DIR OUT_DIR" >&2; exit 2; }; build_sdist "$2" "$3" ;;
   repair) [ $# = 3 ] || { echo "usage: $0 repair WHEEL OUT_DIR" >&2; exit 2; }; repair_wheel "$2" "$3" ;;
-  *) echo "usage: $0 build BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 build BUILD_DIR OUT_DIR | sdist BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR" >&2; exit 2 ;;
 esac

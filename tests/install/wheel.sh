@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # The manylinux wheel as a user installs it where they train (`./dev test`'s
 # "wheel" stage: CI, or SLUICE_WHEEL=1; it needs the package registry).
-#   tests/install/wheel.sh WHEEL
-# WHEEL is the wheel `pip wheel .` built (tests/install/run.sh keeps it in
-# BUILD_DIR-pip). bindings/python/wheel.sh repairs it as `./dev wheel` does;
-# then the repaired wheel's name and tag, and every library its ELF files
-# need, are checked against the manylinux policy (wheel/needed.py), and it is
+#   tests/install/wheel.sh BUILD_DIR
+# After tests/install/run.sh BUILD_DIR, which leaves the wheel `pip wheel .`
+# built in BUILD_DIR-pip: bindings/python/wheel.sh repairs it as `./dev
+# wheel` does; the repaired wheel's name and tag, and every library its ELF
+# files need, are checked against the manylinux policy (wheel/needed.py), and it is
 # installed with its pinned dependencies (wheel/requirements.txt) into a
 # fresh venv that does not see Debian's packages, where wheel/test_wheel.py
 # imports it, writes MDS datasets and streams them, locally and from s3rver,
-# run from a folder outside the source tree.
+# run from a folder outside the source tree. Last, the sdist is made and its
+# file list checked.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
 unset SLUICE_LIBRARY PYTHONPATH LD_LIBRARY_PATH
 fail() { echo "tests/install/wheel.sh: $*" >&2; exit 1; }
-[ $# = 1 ] && [ -f "$1" ] || fail "usage: tests/install/wheel.sh WHEEL (a wheel pip wheel built)"
-raw=$(realpath "$1")
+[ $# = 1 ] || fail "usage: tests/install/wheel.sh BUILD_DIR"
+build=$(realpath "$1")
+raw=$(echo "$build"-pip/sluice-*.whl)
+[ -f "$raw" ] || fail "no wheel in $build-pip: run tests/install/run.sh $1 first"
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
@@ -45,4 +49,12 @@ cp tests/install/wheel/test_wheel.py "$work/run/"
 (cd "$work/run" && SLUICE_TEST_FIXTURES="$src/tests/bindings/python" \
    SLUICE_WHEEL_VERSION="$version" "$work/env/bin/python" -m pytest -q -p no:cacheprovider test_wheel.py) ||
   fail "the installed wheel failed"
+# The sdist: exactly the tracked files and PKG-INFO, so that what builds
+# from the tree builds from it (a clone's CI has every file tracked).
+sdist=$(bindings/python/wheel.sh sdist "$build" "$work/sdist") || fail "the sdist failed"
+[ "$(basename "$sdist")" = "sluice-$version.tar.gz" ] || fail "sdist: $sdist"
+tar tzf "$sdist" | grep -v '/$' | sed "s|^sluice-$version/||" | sort >"$work/sdist.txt"
+{ git ls-files; echo PKG-INFO; } | sort | diff -u - "$work/sdist.txt" || fail "the sdist holds other files"
+tar xzf "$sdist" -O "sluice-$version/PKG-INFO" | grep -qx "Version: $version" || fail "the sdist's PKG-INFO"
+
 echo "tests/install/wheel.sh: ok: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB) in $((SECONDS - start)) s"
