@@ -25,6 +25,9 @@
 #     $SLUICE_WHEEL_TOOLS_VENV (default build/wheel-tools-venv). Prints the
 #     repaired wheel's path.
 #
+#   bindings/python/wheel.sh tools
+#     Makes that venv alone (./dev does while CI compiles).
+#
 # meson-python (0.12) files the package under the wheel's .data/purelib, since
 # the library is loaded through ctypes and no CPython extension pins a Python
 # version (tag py3-none-linux_x86_64); auditwheel repairs only libraries in
@@ -119,7 +122,8 @@ repair_wheel() {
 
 case "${1:-}" in
   build) [ $# = 3 ] || { echo "usage: $0 build BUILD_DIR OUT_DIR" >&2; exit 2; }; build_wheel "$2" "$3" ;;
+  tools) tools_venv >/dev/null ;;
   sdist) [ $# = 3 ] || { echo "usage: $0 sdist BUILD_DIR OUT_DIR" >&2; exit 2; }; build_sdist "$2" "$3" ;;
   repair) [ $# = 3 ] || { echo "usage: $0 repair WHEEL OUT_DIR" >&2; exit 2; }; repair_wheel "$2" "$3" ;;
-  *) echo "usage: $0 build BUILD_DIR OUT_DIR | sdist BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 build BUILD_DIR OUT_DIR | sdist BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR | tools" >&2; exit 2 ;;
 esac
