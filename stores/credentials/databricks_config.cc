@@ -145,8 +145,10 @@ std::set<std::string> SplitDatabricksScopes(std::string_view raw) {
 
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
-      "pat", "basic", "metadata-service", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
-      "databricks-cli", "runtime-oauth", "runtime", "google-credentials", "google-id"};
+      "pat",          "basic",           "metadata-service", "oauth-m2m",          "env-oidc",
+      "file-oidc",    "github-oidc",     "azure-client-secret", "github-oidc-azure", "azure-cli",
+      "azure-devops-oidc", "external-browser", "databricks-cli", "runtime-oauth",   "runtime",
+      "google-credentials", "google-id", "model-serving"};
   return types;
 }
 

@@ -10,6 +10,7 @@
 #include "stores/credentials/databricks_cli.h"
 #include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_metadata_service.h"
+#include "stores/credentials/databricks_model_serving.h"
 #include "stores/credentials/databricks_oidc.h"
 #include "stores/credentials/databricks_runtime_oauth.h"
 #include "stores/credentials/databricks_runtime_token.h"
@@ -53,6 +54,32 @@ class DatabricksBasicSource final : public CredentialSource {
         "user name and password (from " +
         DatabricksSettingOrigin(config_, config_.username.empty() ? "password" : "username") +
         ") are not supported; use a personal access token or OAuth (DATABRICKS_CLIENT_ID)");
+  }
+
+ private:
+  DatabricksConfig config_;
+};
+
+// The SDK's external-browser strategy applies only when chosen by name: it
+// refreshes the token its own cache holds
+// (~/.config/databricks-sdk-py/oauth/, written by an earlier interactive
+// login of the Python SDK), else opens a browser for the user to sign in
+// and listens on localhost:8020 for the answer. Sluice does neither; the
+// Databricks CLI's login (databricks-cli) is the way to a user's token.
+class DatabricksExternalBrowserSource final : public CredentialSource {
+ public:
+  explicit DatabricksExternalBrowserSource(DatabricksConfig config) : config_(std::move(config)) {}
+  std::string name() const override { return "external-browser"; }
+
+  Result<Credential> Fetch(int64_t /*now*/) override {
+    if (config_.auth_type != "external-browser") {
+      return NotFoundError("only when chosen (DATABRICKS_AUTH_TYPE=external-browser)");
+    }
+    if (config_.host.empty()) return NotFoundError("no host (DATABRICKS_HOST)");
+    return UnimplementedError(
+        "auth type external-browser (from " + DatabricksSettingOrigin(config_, "auth_type") +
+        ") signs in through a browser, and reuses only the Python SDK's own token cache; Sluice does neither: "
+        "run `databricks auth login --host " + config_.host + "` and set DATABRICKS_AUTH_TYPE=databricks-cli");
   }
 
  private:
@@ -118,6 +145,7 @@ class DatabricksNoGroupSource final : public CredentialSource {
 // can ask for a group's (assume_group), as the SDK's supports_group=True.
 bool DatabricksSupportsGroup(const std::string& name) {
   return name == "oauth-m2m" || name == "env-oidc" || name == "file-oidc" || name == "github-oidc" ||
+         name == "azure-devops-oidc" || name == "external-browser" ||
          name == "runtime-oauth";
 }
 
@@ -133,12 +161,16 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksFileOidcSource(config));
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
+  all.push_back(MakeDatabricksGithubOidcAzureSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  all.push_back(MakeDatabricksAzureDevopsOidcSource(config));
+  all.push_back(std::make_unique<DatabricksExternalBrowserSource>(config));
   all.push_back(MakeDatabricksCliSource(config));
   all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   all.push_back(MakeDatabricksGoogleIdSource(config));
+  all.push_back(MakeDatabricksModelServingSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
   for (auto& s : all) {
     if (!config.auth_type.empty() && s->name() != config.auth_type) continue;
@@ -167,12 +199,18 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                                                     : config.oidc_token_env.c_str())
                                    .value_or("") + "\n" +
                                GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL").value_or("") + "\n" +
+                               GetEnv("SYSTEM_ACCESSTOKEN").value_or("") + "\n" +
+                               GetEnv("SYSTEM_TEAMFOUNDATIONCOLLECTIONURI").value_or("") + "\n" +
+                               GetEnv("SYSTEM_JOBID").value_or("") + "\n" +
                                GetEnv("SLUICE_AZURE_CLI").value_or("") + "\n" +
                                GetEnv("PATH").value_or("") + "\n" +
                                GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
                                GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
                                GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +
                                GetEnv("DATABRICKS_RUNTIME_VERSION").value_or("") + "\n" +
+                               GetEnv("IS_IN_DB_MODEL_SERVING_ENV").value_or("") + "\n" +
+                               GetEnv("IS_IN_DATABRICKS_MODEL_SERVING_ENV").value_or("") + "\n" +
+                               DatabricksModelServingTokenPath() + "\n" +
                                std::to_string(DatabricksRuntimeTokenGeneration());
   return SharedCredentialFor(Sha256Hex(material), [&] {
     return std::make_shared<SharedCredential>(MakeDatabricksCredentialChain(config),

@@ -162,27 +162,68 @@ std::unique_ptr<CredentialSource> MakeDatabricksFileOidcSource(const DatabricksC
       });
 }
 
+Result<std::string> GithubActionsIdToken(const std::string& audience) {
+  auto url = GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL");
+  auto bearer = GetEnv("ACTIONS_ID_TOKEN_REQUEST_TOKEN");
+  if (!url || !bearer) {
+    return NotFoundError("not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN)");
+  }
+  // The URL already has a query; the SDK appends the audience as is.
+  HttpRequest req;
+  req.url = *url + "&audience=" + audience;
+  req.headers.emplace_back("authorization", "Bearer " + *bearer);
+  auto resp = SendBlocking(std::move(req), GoogleEndpointOptions());
+  // As the SDK: no ID token from GitHub leaves the strategy out.
+  if (!resp.ok()) return NotFoundError("GitHub Actions gave no ID token: " + resp.status().message());
+  auto json = ParsePyJson(resp->body);
+  std::string token = json.ok() ? JsonStringMember(*json, "value") : "";
+  if (token.empty()) {
+    return NotFoundError("GitHub Actions' ID token endpoint " + RedactUrl(*url) + " answered no \"value\"");
+  }
+  return token;
+}
+
 std::unique_ptr<CredentialSource> MakeDatabricksGithubOidcSource(const DatabricksConfig& config) {
   return std::make_unique<DatabricksOidcSource>(
       config, "github-oidc", "GitHub Actions", /*needs_client_id=*/true,
       [](const IdTokenAudience& audience_of) -> Result<std::string> {
-        auto url = GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL");
-        auto bearer = GetEnv("ACTIONS_ID_TOKEN_REQUEST_TOKEN");
-        if (!url || !bearer) {
-          return NotFoundError("not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, ACTIONS_ID_TOKEN_REQUEST_TOKEN)");
+        if (!GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL") || !GetEnv("ACTIONS_ID_TOKEN_REQUEST_TOKEN")) {
+          return GithubActionsIdToken("");  // says why, asking nothing
         }
         SLUICE_ASSIGN_OR_RETURN(const std::string audience, audience_of());
-        // The URL already has a query; the SDK appends the audience as is.
-        HttpRequest req;
-        req.url = *url + "&audience=" + audience;
-        req.headers.emplace_back("authorization", "Bearer " + *bearer);
-        auto resp = SendBlocking(std::move(req), GoogleEndpointOptions());
-        // As the SDK: no ID token from GitHub leaves the strategy out.
-        if (!resp.ok()) return NotFoundError("GitHub Actions gave no ID token: " + resp.status().message());
+        return GithubActionsIdToken(audience);
+      });
+}
+
+std::unique_ptr<CredentialSource> MakeDatabricksAzureDevopsOidcSource(const DatabricksConfig& config) {
+  return std::make_unique<DatabricksOidcSource>(
+      config, "azure-devops-oidc", "Azure DevOps", /*needs_client_id=*/true,
+      [](const IdTokenAudience&) -> Result<std::string> {
+        // The pipeline's predefined variables; Azure DevOps fixes the ID
+        // token's audience (api://AzureADTokenExchange), so none is asked for.
+        static constexpr const char* kNames[] = {"SYSTEM_ACCESSTOKEN", "SYSTEM_TEAMFOUNDATIONCOLLECTIONURI",
+                                                 "SYSTEM_TEAMPROJECTID", "SYSTEM_PLANID", "SYSTEM_JOBID",
+                                                 "SYSTEM_HOSTTYPE"};
+        std::vector<std::string> values;
+        std::string missing;
+        for (const char* name : kNames) {
+          values.push_back(GetEnv(name).value_or(""));
+          if (values.back().empty()) missing += (missing.empty() ? "" : ", ") + std::string(name);
+        }
+        if (values[0].empty()) return NotFoundError("not in an Azure DevOps pipeline (no SYSTEM_ACCESSTOKEN)");
+        if (!missing.empty()) return NotFoundError("an Azure DevOps pipeline without " + missing);
+        // {collection}{project}/_apis/distributedtask/hubs/{hub}/plans/{plan}/jobs/{job}/oidctoken,
+        // POSTed with an empty body as the SDK does.
+        const std::string url = values[1] + values[2] + "/_apis/distributedtask/hubs/" + values[5] + "/plans/" +
+                                values[3] + "/jobs/" + values[4] + "/oidctoken?api-version=7.2-preview.1";
+        auto resp = PostToGoogle(url, "", "Azure DevOps' ID token request", {{"authorization", "Bearer " + values[0]}},
+                                 "application/json");
+        // As the SDK: no ID token from Azure DevOps leaves the strategy out.
+        if (!resp.ok()) return NotFoundError("Azure DevOps gave no ID token: " + resp.status().message());
         auto json = ParsePyJson(resp->body);
-        std::string token = json.ok() ? JsonStringMember(*json, "value") : "";
+        std::string token = json.ok() ? JsonStringMember(*json, "oidcToken") : "";
         if (token.empty()) {
-          return NotFoundError("GitHub Actions' ID token endpoint " + RedactUrl(*url) + " answered no \"value\"");
+          return NotFoundError("Azure DevOps' ID token endpoint " + RedactUrl(url) + " answered no \"oidcToken\"");
         }
         return token;
       });

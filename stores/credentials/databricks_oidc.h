@@ -15,7 +15,12 @@
 //                    (ACTIONS_ID_TOKEN_REQUEST_URL with
 //                    ACTIONS_ID_TOKEN_REQUEST_TOKEN; a client id needed),
 //                    for the audience DATABRICKS_TOKEN_AUDIENCE, else the
-//                    token endpoint.
+//                    token endpoint;
+//       azure-devops-oidc: an Azure DevOps pipeline's ID token, POSTed for
+//                    at {SYSTEM_TEAMFOUNDATIONCOLLECTIONURI}{SYSTEM_TEAMPROJECTID}
+//                    /_apis/distributedtask/hubs/{SYSTEM_HOSTTYPE}/plans/
+//                    {SYSTEM_PLANID}/jobs/{SYSTEM_JOBID}/oidctoken with
+//                    SYSTEM_ACCESSTOKEN (a client id needed).
 // ID tokens and the tokens they buy are secrets: never in error text or a
 // Credential's source. Sources are used as CredentialChain's.
 #pragma once
@@ -46,8 +51,14 @@ Result<AccessToken> RequestDatabricksToken(const std::string& endpoint,
                                            const std::string& what,
                                            std::vector<std::pair<std::string, std::string>> headers = {});
 
+// GitHub Actions' ID token for `audience` (a secret): kNotFound saying why
+// when not in GitHub Actions or GitHub gives none (as the SDK, which then
+// leaves the strategy out); never the request token in error text.
+Result<std::string> GithubActionsIdToken(const std::string& audience);
+
 std::unique_ptr<CredentialSource> MakeDatabricksEnvOidcSource(const DatabricksConfig& config);
 std::unique_ptr<CredentialSource> MakeDatabricksFileOidcSource(const DatabricksConfig& config);
 std::unique_ptr<CredentialSource> MakeDatabricksGithubOidcSource(const DatabricksConfig& config);
+std::unique_ptr<CredentialSource> MakeDatabricksAzureDevopsOidcSource(const DatabricksConfig& config);
 
 }  // namespace sluice

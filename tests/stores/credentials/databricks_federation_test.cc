@@ -49,6 +49,7 @@ using testing::TempDir;
 
 constexpr char kFederatedClient[] = "wif-client-7";
 constexpr char kGithubRequestToken[] = "gh-request-secret-3";
+constexpr char kAzureDevopsAccessToken[] = "ado-system-access-secret-5";
 
 // A workspace's OIDC discovery and token endpoint for the token-exchange
 // grant, and GitHub Actions' ID token endpoint. The exchange must carry
@@ -89,6 +90,17 @@ class FakeTokenExchange {
       if (r.Header("authorization") != std::string("Bearer ") + kGithubRequestToken) return {401, json, "{}"};
       github_audiences_.push_back(r.target.substr(r.target.find("&audience=") + 10));
       return {200, json, "{\"count\": 1, \"value\": \"idtok-github\"}"};
+    }
+    // Azure DevOps' ID token endpoint: a POST with an empty body and the
+    // pipeline's access token; the fixed audience is not asked for.
+    if (r.method == "POST" &&
+        r.target == "/ado/proj-9/_apis/distributedtask/hubs/build/plans/plan-3/jobs/job-4/oidctoken"
+                    "?api-version=7.2-preview.1") {
+      if (r.Header("authorization") != std::string("Bearer ") + kAzureDevopsAccessToken || !r.body.empty() ||
+          r.Header("content-type") != "application/json") {
+        return {401, json, "{}"};
+      }
+      return {200, json, "{\"oidcToken\": \"idtok-ado\"}"};
     }
     if (r.method != "POST" || r.target != "/oidc/v1/token") return {404, {}, ""};
     auto fields = FormFields(r.body);
@@ -226,6 +238,53 @@ TEST_F(DatabricksFederationTest, IdTokensAreExchangedInTheSdksOrder) {
           {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}});
   EXPECT_EQ(Resolve(), "dbx-idtok-github-7 via github-oidc (used)");
   EXPECT_EQ(oidc_.github_audiences().back(), "https://audience.example/x");
+}
+
+// An Azure DevOps pipeline's ID token (azure-devops-oidc, after azure-cli
+// in the SDK's order): asked for at the pipeline's own endpoint, exchanged
+// with the client id; a pipeline missing a variable leaves it out, naming
+// the variables.
+TEST_F(DatabricksFederationTest, AnAzureDevopsPipelinesIdTokenIsExchanged) {
+  oidc_.client_id = kFederatedClient;
+  const std::map<std::string, std::optional<std::string>> pipeline = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+      {"SYSTEM_ACCESSTOKEN", kAzureDevopsAccessToken},
+      {"SYSTEM_TEAMFOUNDATIONCOLLECTIONURI", oidc_.url() + "/ado/"}, {"SYSTEM_TEAMPROJECTID", "proj-9"},
+      {"SYSTEM_PLANID", "plan-3"}, {"SYSTEM_JOBID", "job-4"}, {"SYSTEM_HOSTTYPE", "build"}};
+  SetEnv(pipeline);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "dbx-idtok-ado-1");
+  EXPECT_NE(got.find("github-oidc (not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, "
+                     "ACTIONS_ID_TOKEN_REQUEST_TOKEN)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), "
+                     "github-oidc-azure (no Azure client id (ARM_CLIENT_ID)), azure-cli ("),
+            std::string::npos)
+      << got;
+  EXPECT_EQ(got.substr(got.size() - 24), "azure-devops-oidc (used)") << got;
+  auto missing = pipeline;
+  missing["SYSTEM_PLANID"] = std::nullopt;
+  missing["SYSTEM_JOBID"] = std::nullopt;
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-devops-oidc (an Azure DevOps pipeline "
+                       "without SYSTEM_PLANID, SYSTEM_JOBID)");
+  missing = pipeline;
+  missing["SYSTEM_ACCESSTOKEN"] = "wrong-access-token";
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused.rfind("no Databricks credentials found; tried: azure-devops-oidc (Azure DevOps gave no ID "
+                          "token: Azure DevOps' ID token request failed: ",
+                          0),
+            0u)
+      << refused;
+  EXPECT_EQ(refused.find("wrong-access-token"), std::string::npos) << refused;
+  // A client id is needed, as the SDK's strategy requires one.
+  missing = pipeline;
+  missing["DATABRICKS_CLIENT_ID"] = std::nullopt;
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-devops-oidc (no client id "
+                       "(DATABRICKS_CLIENT_ID))");
 }
 
 // A refused exchange stops the chain with the endpoint's error code; an ID
@@ -371,7 +430,8 @@ TEST_F(DatabricksFederationReadTest, AnAzureCliLoginReadsWithBothTokensAndIsRefr
                         kCliTenant + ") (bearer token)\n"),
             std::string::npos)
       << whoami;
-  EXPECT_NE(whoami.find("azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (used)"),
+  EXPECT_NE(whoami.find("azure-client-secret (no Azure client id (ARM_CLIENT_ID)), github-oidc-azure (no Azure "
+                        "client id (ARM_CLIENT_ID)), azure-cli (used)"),
             std::string::npos)
       << whoami;
   EXPECT_EQ(whoami.find("cli-workspace-"), std::string::npos);
