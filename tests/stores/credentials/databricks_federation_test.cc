@@ -102,6 +102,29 @@ class FakeTokenExchange {
       }
       return {200, json, "{\"oidcToken\": \"idtok-ado\"}"};
     }
+    // An Azure workspace's sign-in redirects to its tenant's Entra ID (the
+    // fake's own, SLUICE_DATABRICKS_ENTRA_ENDPOINT), whose v1 token endpoint
+    // takes GitHub's ID token as a federated credential's client assertion.
+    if (r.method == "GET" && r.target == "/oidc/oauth2/v2.0/authorize") {
+      return {302, {{"Location", url() + "/entra/tenant-gh/oauth2/v2.0/authorize?client_id=x"}}, ""};
+    }
+    if (r.method == "POST" && r.target == "/entra/tenant-gh/oauth2/token") {
+      auto fields = FormFields(r.body);
+      const std::map<std::string, std::string> want = {
+          {"grant_type", "client_credentials"},
+          {"scope", "all-apis"},
+          {"client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+          {"resource", "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d"},
+          {"client_assertion", "idtok-github"},
+          {"client_id", "azure-gh-client"}};
+      if (fields != want || !r.Header("authorization").empty()) return {401, json, "{\"error\": \"invalid_client\"}"};
+      subject_tokens_.push_back("entra");
+      const std::string token = "entra-gh-" + std::to_string(subject_tokens_.size());
+      if (files != nullptr) files->AcceptToken(token);
+      return {200, json,
+              "{\"access_token\": \"" + token + "\", \"token_type\": \"Bearer\", \"expires_in\": \"" +
+                  std::to_string(expires_in.load()) + "\"}"};
+    }
     if (r.method != "POST" || r.target != "/oidc/v1/token") return {404, {}, ""};
     auto fields = FormFields(r.body);
     std::map<std::string, std::string> want = {
@@ -285,6 +308,62 @@ TEST_F(DatabricksFederationTest, AnAzureDevopsPipelinesIdTokenIsExchanged) {
   SetEnv(missing);
   EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-devops-oidc (no client id "
                        "(DATABRICKS_CLIENT_ID))");
+}
+
+// GitHub Actions' ID token for Entra ID (github-oidc-azure, after
+// azure-client-secret): asked for the audience api://AzureADTokenExchange,
+// sent as the Azure client's assertion to the tenant the workspace's sign-in
+// redirects to (or ARM_TENANT_ID); only the workspace's token is sent.
+TEST_F(DatabricksFederationTest, GithubActionsSignsInToEntraIdForAnAzureWorkspace) {
+  const std::map<std::string, std::optional<std::string>> github = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"ARM_CLIENT_ID", "azure-gh-client"},
+      {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", oidc_.url() + "/entra/"},
+      {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+      {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}};
+  SetEnv(github);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "entra-gh-1");
+  EXPECT_NE(got.find("github-oidc (no client id (DATABRICKS_CLIENT_ID)), azure-client-secret (an Azure client id "
+                     "but no client secret (ARM_CLIENT_SECRET)), github-oidc-azure (used)"),
+            std::string::npos)
+      << got;
+  EXPECT_EQ(oidc_.github_audiences(), std::vector<std::string>{"api://AzureADTokenExchange"});
+  auto chain_env = github;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  chain_env["ARM_TENANT_ID"] = "tenant-gh";
+  SetEnv(chain_env);
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok());
+  auto credential = MakeDatabricksCredentialChain(*config)->Fetch(1000);
+  ASSERT_TRUE(credential.ok()) << credential.status().ToString();
+  EXPECT_EQ(credential->bearer, "entra-gh-2");
+  EXPECT_EQ(credential->source, "GitHub Actions' ID token for Azure client azure-gh-client of tenant tenant-gh (from "
+                                "ARM_CLIENT_ID)");
+  EXPECT_TRUE(credential->headers.empty());
+  // A tenant Entra ID does not know: the endpoint's refusal, no ID token.
+  chain_env["ARM_TENANT_ID"] = "tenant-other";
+  SetEnv(chain_env);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused.rfind("github-oidc-azure: Entra ID token request for Azure client azure-gh-client (GitHub "
+                          "Actions' ID token) to " + oidc_.url() + "/entra/tenant-other/oauth2/token failed: ",
+                          0),
+            0u)
+      << refused;
+  EXPECT_EQ(refused.find("idtok-github"), std::string::npos) << refused;
+  // Not in GitHub Actions, and not an Azure workspace.
+  chain_env = github;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  chain_env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = std::nullopt;
+  SetEnv(chain_env);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: github-oidc-azure (not in GitHub Actions "
+                       "(ACTIONS_ID_TOKEN_REQUEST_TOKEN))");
+  chain_env = github;
+  chain_env["SLUICE_DATABRICKS_ENTRA_ENDPOINT"] = std::nullopt;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  SetEnv(chain_env);
+  EXPECT_EQ(Resolve(), "github-oidc-azure: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
+                       "Databricks workspace, and " + oidc_.url() + " is not one (*.azuredatabricks.net, "
+                       "*.databricks.azure.us, *.databricks.azure.cn)");
 }
 
 // A refused exchange stops the chain with the endpoint's error code; an ID
