@@ -32,6 +32,7 @@ const std::vector<Setting>& Settings() {
       {"discovery_url", "DATABRICKS_DISCOVERY_URL", "", &DatabricksConfig::discovery_url},
       {"auth_type", "DATABRICKS_AUTH_TYPE", "", &DatabricksConfig::auth_type},
       {"token_audience", "DATABRICKS_TOKEN_AUDIENCE", "", &DatabricksConfig::token_audience},
+      {"account_id", "DATABRICKS_ACCOUNT_ID", "", &DatabricksConfig::account_id},
       {"oidc_token_env", "DATABRICKS_OIDC_TOKEN_ENV", "env-oidc", &DatabricksConfig::oidc_token_env},
       {"oidc_token_filepath", "DATABRICKS_OIDC_TOKEN_FILEPATH", "file-oidc",
        &DatabricksConfig::oidc_token_filepath, "DATABRICKS_OIDC_TOKEN_FILE"},

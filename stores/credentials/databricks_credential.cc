@@ -188,7 +188,7 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.username + "\n" + config.discovery_url + "\n" +
                                config.auth_type + "\n" + config.azure_client_id + "\n" +
                                config.azure_client_secret + "\n" + config.azure_tenant_id + "\n" +
-                               config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
+                               config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" + config.account_id + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
                                config.google_credentials + "\n" + config.google_service_account + "\n" +
                                config.scopes + "\n" + config.metadata_service_url + "\n" +

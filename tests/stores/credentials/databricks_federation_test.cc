@@ -66,6 +66,10 @@ class FakeTokenExchange {
   std::atomic<int> expires_in{3600};
   std::optional<std::string> client_id;  // the client id the exchange must carry (none: none)
   std::map<std::string, std::string> extra_fields;  // more fields the exchange must carry
+  // When set, the fake is an account host (accounts.cloud.databricks.com's
+  // metadata: an OIDC endpoint with {account_id}, no workspace_id) of this
+  // account.
+  std::string account;
 
   std::vector<std::string> subject_tokens() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -80,6 +84,13 @@ class FakeTokenExchange {
   FakeResponse Handle(const FakeRequest& r) {
     const std::vector<std::pair<std::string, std::string>> json = {{"Content-Type", "application/json"}};
     std::lock_guard<std::mutex> lock(mu_);
+    if (r.method == "GET" && r.target == "/.well-known/databricks-config" && !account.empty()) {
+      return {200, json, "{\"oidc_endpoint\": \"" + url() + "/oidc/accounts/{account_id}\", \"cloud\": \"aws\"}"};
+    }
+    if (r.method == "GET" && !account.empty() &&
+        r.target == "/oidc/accounts/" + account + "/.well-known/oauth-authorization-server") {
+      return {200, json, "{\"token_endpoint\": \"" + url() + "/oidc/accounts/" + account + "/v1/token\"}"};
+    }
     if (r.method == "GET" && r.target == "/.well-known/databricks-config") {
       return {200, json, "{\"oidc_endpoint\": \"" + url() + "/oidc\", \"workspace_id\": \"123\"}"};
     }
@@ -125,7 +136,8 @@ class FakeTokenExchange {
               "{\"access_token\": \"" + token + "\", \"token_type\": \"Bearer\", \"expires_in\": \"" +
                   std::to_string(expires_in.load()) + "\"}"};
     }
-    if (r.method != "POST" || r.target != "/oidc/v1/token") return {404, {}, ""};
+    const std::string token_path = account.empty() ? "/oidc/v1/token" : "/oidc/accounts/" + account + "/v1/token";
+    if (r.method != "POST" || r.target != token_path) return {404, {}, ""};
     auto fields = FormFields(r.body);
     std::map<std::string, std::string> want = {
         {"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
@@ -364,6 +376,38 @@ TEST_F(DatabricksFederationTest, GithubActionsSignsInToEntraIdForAnAzureWorkspac
   EXPECT_EQ(Resolve(), "github-oidc-azure: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
                        "Databricks workspace, and " + oidc_.url() + " is not one (*.azuredatabricks.net, "
                        "*.databricks.azure.us, *.databricks.azure.cn)");
+}
+
+// An account-level host: its metadata's OIDC endpoint is the account's
+// (DATABRICKS_ACCOUNT_ID fills {account_id}), and GitHub's ID token is asked
+// for the account id as its audience; without the account id, an error.
+TEST_F(DatabricksFederationTest, AnAccountHostsOidcEndpointsAreTheAccounts) {
+  oidc_.account = "acc-0c1d";
+  oidc_.client_id = kFederatedClient;
+  std::map<std::string, std::optional<std::string>> env = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+      {"DATABRICKS_ACCOUNT_ID", "acc-0c1d"},
+      {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+      {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}};
+  SetEnv(env);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "dbx-idtok-github-1") << got;
+  EXPECT_EQ(oidc_.github_audiences(), std::vector<std::string>{"acc-0c1d"});
+  // DATABRICKS_TOKEN_AUDIENCE still wins; env-oidc needs no audience.
+  env["DATABRICKS_TOKEN_AUDIENCE"] = "aud-set";
+  SetEnv(env);
+  EXPECT_EQ(Resolve().substr(0, 19), "dbx-idtok-github-2 ");
+  EXPECT_EQ(oidc_.github_audiences().back(), "aud-set");
+  oidc_.client_id.reset();
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_ACCOUNT_ID", "acc-0c1d"},
+          {"DATABRICKS_OIDC_TOKEN", "idtok-env"}});
+  EXPECT_EQ(Resolve().substr(0, 16), "dbx-idtok-env-3 ");
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_OIDC_TOKEN", "idtok-env"}});
+  EXPECT_EQ(Resolve(), "env-oidc: the OIDC endpoint of the account host " + oidc_.url() +
+                           " needs the account id: set DATABRICKS_ACCOUNT_ID (or account_id in the profile) (tried before: "
+                           "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), "
+                           "metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), oauth-m2m (no "
+                           "client id (DATABRICKS_CLIENT_ID)))");
 }
 
 // A refused exchange stops the chain with the endpoint's error code; an ID
