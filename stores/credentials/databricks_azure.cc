@@ -55,6 +55,14 @@ std::optional<AzureWorkspaceCloud> AzureCloudOf(const std::string& host) {
   return std::nullopt;
 }
 
+// The error of an Azure service principal's strategy on a host that is no
+// Azure Databricks workspace.
+Status NotAnAzureWorkspace(const DatabricksConfig& config) {
+  return InvalidArgumentError("an Azure service principal (from " + DatabricksSettingOrigin(config, "azure_client_id") +
+                              ") signs in to an Azure Databricks workspace, and " + config.host +
+                              " is not one (*.azuredatabricks.net, *.databricks.azure.us, *.databricks.azure.cn)");
+}
+
 // ARM_TENANT_ID, else the tenant the workspace's login page redirects to
 // (https://login.../<tenant>/oauth2/authorize...), as the SDK finds it.
 Result<std::string> AzureWorkspaceTenant(const DatabricksConfig& config) {
@@ -109,12 +117,7 @@ class DatabricksAzureClientSecretSource final : public CredentialSource {
       return NotFoundError("Azure client credentials but no host (DATABRICKS_HOST)");
     }
     const std::optional<AzureWorkspaceCloud> cloud = AzureCloudOf(config_.host);
-    if (!cloud) {
-      return InvalidArgumentError("an Azure service principal (from " + DatabricksSettingOrigin(config_, "azure_client_id") +
-                                  ") signs in to an Azure Databricks workspace, and " + config_.host +
-                                  " is not one (*.azuredatabricks.net, *.databricks.azure.us, "
-                                  "*.databricks.azure.cn)");
-    }
+    if (!cloud) return NotAnAzureWorkspace(config_);
     SLUICE_ASSIGN_OR_RETURN(std::string tenant, AzureWorkspaceTenant(config_));
     const std::string token_url = cloud->entra + tenant + "/oauth2/token";
     SLUICE_ASSIGN_OR_RETURN(AccessToken workspace, Token(token_url, cloud->login_app));
@@ -163,13 +166,7 @@ class DatabricksGithubOidcAzureSource final : public CredentialSource {
       return NotFoundError("not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_TOKEN)");
     }
     const std::optional<AzureWorkspaceCloud> cloud = AzureCloudOf(config_.host);
-    if (!cloud) {
-      return InvalidArgumentError("an Azure service principal (from " +
-                                  DatabricksSettingOrigin(config_, "azure_client_id") +
-                                  ") signs in to an Azure Databricks workspace, and " + config_.host +
-                                  " is not one (*.azuredatabricks.net, *.databricks.azure.us, "
-                                  "*.databricks.azure.cn)");
-    }
+    if (!cloud) return NotAnAzureWorkspace(config_);
     SLUICE_ASSIGN_OR_RETURN(std::string assertion, GithubActionsIdToken("api://AzureADTokenExchange"));
     SLUICE_ASSIGN_OR_RETURN(std::string tenant, Tenant(*cloud));
     SLUICE_ASSIGN_OR_RETURN(
