@@ -8,6 +8,7 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_azure.h"
 #include "stores/credentials/databricks_cli.h"
+#include "stores/credentials/databricks_external_browser.h"
 #include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_metadata_service.h"
 #include "stores/credentials/databricks_model_serving.h"
@@ -54,32 +55,6 @@ class DatabricksBasicSource final : public CredentialSource {
         "user name and password (from " +
         DatabricksSettingOrigin(config_, config_.username.empty() ? "password" : "username") +
         ") are not supported; use a personal access token or OAuth (DATABRICKS_CLIENT_ID)");
-  }
-
- private:
-  DatabricksConfig config_;
-};
-
-// The SDK's external-browser strategy applies only when chosen by name: it
-// refreshes the token its own cache holds
-// (~/.config/databricks-sdk-py/oauth/, written by an earlier interactive
-// login of the Python SDK), else opens a browser for the user to sign in
-// and listens on localhost:8020 for the answer. Sluice does neither; the
-// Databricks CLI's login (databricks-cli) is the way to a user's token.
-class DatabricksExternalBrowserSource final : public CredentialSource {
- public:
-  explicit DatabricksExternalBrowserSource(DatabricksConfig config) : config_(std::move(config)) {}
-  std::string name() const override { return "external-browser"; }
-
-  Result<Credential> Fetch(int64_t /*now*/) override {
-    if (config_.auth_type != "external-browser") {
-      return NotFoundError("only when chosen (DATABRICKS_AUTH_TYPE=external-browser)");
-    }
-    if (config_.host.empty()) return NotFoundError("no host (DATABRICKS_HOST)");
-    return UnimplementedError(
-        "auth type external-browser (from " + DatabricksSettingOrigin(config_, "auth_type") +
-        ") signs in through a browser, and reuses only the Python SDK's own token cache; Sluice does neither: "
-        "run `databricks auth login --host " + config_.host + "` and set DATABRICKS_AUTH_TYPE=databricks-cli");
   }
 
  private:
@@ -164,7 +139,7 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksGithubOidcAzureSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
   all.push_back(MakeDatabricksAzureDevopsOidcSource(config));
-  all.push_back(std::make_unique<DatabricksExternalBrowserSource>(config));
+  all.push_back(MakeDatabricksExternalBrowserSource(config));
   all.push_back(MakeDatabricksCliSource(config));
   all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));

@@ -77,6 +77,9 @@ ADO_ACCESS_TOKEN = 'ado-oracle-system-access-secret'
 ADO_TOKEN_PATH = ('/ado/proj-oracle/_apis/distributedtask/hubs/build/plans/plan-oracle/jobs/job-oracle/oidctoken')
 # Databricks Model Serving's mounted token (the file the platform writes).
 SERVING_TOKEN = 'serving-oracle-dependencies-token'
+# The refresh token of a user's browser login the Python SDK cached
+# (external-browser), and that login's expired access token.
+BROWSER_REFRESH_TOKEN = 'rt-oracle-browser-login'
 # The account of the account-level host (a second fake, FakeWorkspace(account)).
 ACCOUNT = 'acc-oracle-0c1d'
 FEDERATED_CLIENT = 'wif-oracle-client'
@@ -311,6 +314,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self.server.issued.add(token)
             return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
                               [('Content-Type', 'application/json')])
+        if form.get('grant_type') == ['refresh_token']:
+            # external-browser: the cached login's refresh token, the public
+            # client databricks-cli, no secret
+            if (form.get('refresh_token') != [BROWSER_REFRESH_TOKEN] or form.get('client_id') != ['databricks-cli']
+                    or 'client_secret' in form or self.headers.get('Authorization')):
+                return self._send(400, {'error': 'invalid_grant'}, [('Content-Type', 'application/json')])
+            token = 'u2m-' + hashlib.sha256(json.dumps(form, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
+                              [('Content-Type', 'application/json')])
         auth = self.headers.get('Authorization', '')
         client = base64.b64decode(auth[len('Basic '):]).decode() if auth.startswith('Basic ') else ''
         if client != f'{CLIENT_ID}:{CLIENT_SECRET}':
@@ -529,6 +543,12 @@ def _cases(fake):
           'ACTIONS_ID_TOKEN_REQUEST_URL': account_host + '/github/token?api-version=2.0',
           'ACTIONS_ID_TOKEN_REQUEST_TOKEN': GITHUB_REQUEST_TOKEN},
          f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from GitHub Actions)'),
+        # A user's earlier browser login, cached by the Python SDK (its file
+        # named by the SDK's own key), expired: both refresh it.
+        ('external-browser from the SDK\'s token cache, refreshed', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_AUTH_TYPE': 'external-browser'},
+         "the Databricks Python SDK's browser login of client databricks-cli "
+         '({case}/.config/databricks-sdk-py/oauth/'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -555,6 +575,15 @@ def _environment(folder, name, config_text, extra, fake):
             f.write(config_text)
     with open(os.path.join(case_dir, 'id-token'), 'w') as f:
         f.write(ID_TOKEN + '-file\n')
+    # The Python SDK's cache of a browser login to the fake (databricks-sdk's
+    # TokenCache.filename), expired, with its refresh token.
+    key = {'host': fake.url, 'client_id': 'databricks-cli', 'scopes': ['all-apis', 'offline_access'], 'profile': ''}
+    cache = os.path.join(case_dir, '.config', 'databricks-sdk-py', 'oauth',
+                         hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest() + '.json')
+    os.makedirs(os.path.dirname(cache))
+    with open(cache, 'w') as f:
+        json.dump({'token': {'access_token': 'u2m-expired', 'token_type': 'Bearer',
+                             'expiry': '2001-01-01T00:00:00', 'refresh_token': BROWSER_REFRESH_TOKEN}}, f)
     with open(os.path.join(case_dir, 'model-dependencies-oauth-token'), 'w') as f:
         json.dump({'OAUTH_TOKEN': [{'oauthTokenValue': SERVING_TOKEN}]}, f)
     with open(os.path.join(case_dir, 'sa.json'), 'w') as f:
@@ -647,7 +676,7 @@ def main():
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
             secrets = ([PAT, CLIENT_SECRET, METADATA_KEY, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
-                        ADO_ACCESS_TOKEN, SERVING_TOKEN,
+                        ADO_ACCESS_TOKEN, SERVING_TOKEN, BROWSER_REFRESH_TOKEN,
                         fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []

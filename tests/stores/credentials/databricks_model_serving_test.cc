@@ -1,8 +1,7 @@
 // Databricks Model Serving's mounted token (model-serving, the last of the
 // SDK's strategies; stores/credentials/databricks_model_serving.h) read
 // through dbfs:/Volumes against FakeDatabricksFiles, with the host of the
-// serving environment; and external-browser, which applies only when chosen
-// and then says what to do instead.
+// serving environment.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -113,20 +112,6 @@ TEST_F(DatabricksModelServingTest, NoServingEnvironmentOrABrokenFileIsSaid) {
       chosen({{"IS_IN_DB_MODEL_SERVING_ENV", "true"}, {"SERVING_CREDENTIALS_DIR", dir_.path()}});
   EXPECT_EQ(broken, "no Databricks credentials found; tried: model-serving (Model Serving's token file " +
                         TokenFile() + " holds no OAUTH_TOKEN[0].oauthTokenValue)");
-}
-
-// external-browser is tried only when chosen by name, and then says how to
-// sign in instead (Sluice opens no browser and reads no SDK cache).
-TEST_F(DatabricksModelServingTest, ExternalBrowserChosenSaysWhatToDoInstead) {
-  SetEnv({{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_AUTH_TYPE", "external-browser"}});
-  auto config = LoadDatabricksConfig();
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
-  auto got = MakeDatabricksCredentialChain(*config)->Fetch(1000);
-  EXPECT_EQ(got.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(got.status().message(),
-            "external-browser: auth type external-browser (from DATABRICKS_AUTH_TYPE) signs in through a browser, "
-            "and reuses only the Python SDK's own token cache; Sluice does neither: run `databricks auth login "
-            "--host " + files_.url() + "` and set DATABRICKS_AUTH_TYPE=databricks-cli");
 }
 
 }  // namespace
