@@ -5,7 +5,10 @@ Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
 Application Default Credentials, the VS Code extension's metadata service, a
 user's `databricks auth login`, a Databricks runtime's own token exchanged
-for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
+for an OAuth token of the profile's scopes, an Azure DevOps pipeline's ID
+token, GitHub's ID token as an Entra ID client assertion, Model Serving's
+mounted token, the Python SDK's cached browser login, an account-level
+host), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint (client
