@@ -19,7 +19,7 @@ constexpr uint64_t kMaxTokenCacheFile = uint64_t{1} << 20;
 // The SDK counts a token expired this long before its expiry.
 constexpr int64_t kExpiryLeewayS = 40;
 
-std::string ClientId(const DatabricksConfig& config) {
+std::string ExternalBrowserClientId(const DatabricksConfig& config) {
   return config.client_id.empty() ? std::string("databricks-cli") : config.client_id;
 }
 
@@ -71,7 +71,7 @@ class DatabricksExternalBrowserSource final : public CredentialSource {
         endpoint,
         {{"grant_type", "refresh_token"},
          {"refresh_token", refresh_token_},
-         {"client_id", ClientId(config_)},
+         {"client_id", ExternalBrowserClientId(config_)},
          {"client_secret", config_.client_id.empty() ? std::string() : config_.client_secret}},
         "refresh of the login cached in " + path);
     if (!refreshed.ok()) return PermissionDeniedError(refreshed.status().message() + login);
@@ -80,7 +80,7 @@ class DatabricksExternalBrowserSource final : public CredentialSource {
 
  private:
   std::string Source(const std::string& path) const {
-    return "the Databricks Python SDK's browser login of client " + ClientId(config_) + " (" + path + ")";
+    return "the Databricks Python SDK's browser login of client " + ExternalBrowserClientId(config_) + " (" + path + ")";
   }
 
   DatabricksConfig config_;
@@ -99,7 +99,7 @@ std::string DatabricksSdkTokenCachePath(const DatabricksConfig& config) {
   // The SDK reads the variable as bool(text): any text disables.
   const bool refresh_disabled = !GetEnv("DATABRICKS_DISABLE_OAUTH_REFRESH_TOKEN").value_or("").empty();
   if (!offline && !refresh_disabled) scopes.push_back(JsonValue{std::string("offline_access")});
-  JsonValue::Object key = {{"client_id", JsonValue{ClientId(config)}},
+  JsonValue::Object key = {{"client_id", JsonValue{ExternalBrowserClientId(config)}},
                            {"host", JsonValue{config.host}},
                            {"profile", JsonValue{config.profile}},
                            {"scopes", JsonValue{std::move(scopes)}}};
