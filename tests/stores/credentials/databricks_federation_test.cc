@@ -493,6 +493,44 @@ TEST_F(DatabricksFederationReadTest, AFederatedTokenReadsAndIsRefreshedFromTheRo
   }
 }
 
+// A pipeline's (azure-devops-oidc) and a GitHub job's Entra ID token
+// (github-oidc-azure) each read a volume and are bought again before they
+// expire during the pass.
+TEST_F(DatabricksFederationReadTest, CiPipelineTokensReadAndAreRefreshed) {
+  oidc_.expires_in = 4;
+  oidc_.client_id = kFederatedClient;
+  const std::map<std::string, std::optional<std::string>> pipelines[] = {
+      {{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+       {"DATABRICKS_DISCOVERY_URL", oidc_.url() + "/oidc/.well-known/oauth-authorization-server"},
+       {"SYSTEM_ACCESSTOKEN", kAzureDevopsAccessToken}, {"SYSTEM_TEAMFOUNDATIONCOLLECTIONURI", oidc_.url() + "/ado/"},
+       {"SYSTEM_TEAMPROJECTID", "proj-9"}, {"SYSTEM_PLANID", "plan-3"}, {"SYSTEM_JOBID", "job-4"},
+       {"SYSTEM_HOSTTYPE", "build"}},
+      {{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", "azure-gh-client"}, {"ARM_TENANT_ID", "tenant-gh"},
+       {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", oidc_.url() + "/entra/"},
+       {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+       {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}}};
+  const std::string prefixes[] = {"dbx-idtok-ado-", "entra-gh-"};
+  const std::string used[] = {"azure-devops-oidc (used)", "github-oidc-azure (used)"};
+  for (int i = 0; i < 2; ++i) {
+    SetEnv(pipelines[i]);
+    auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+    const std::string first = files_.bearers().back();
+    EXPECT_EQ(first.rfind(prefixes[i], 0), 0u) << first;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    auto again = loop_.Run((*store)->Get("index.json"));
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(*again, "{\"shards\": []}");
+    // (how many refreshes ran meanwhile is the refresher's timing)
+    EXPECT_EQ(files_.bearers().back().rfind(prefixes[i], 0), 0u) << files_.bearers().back();
+    EXPECT_NE(files_.bearers().back(), first);
+    const std::string whoami = Whoami();
+    EXPECT_NE(whoami.find(used[i]), std::string::npos) << whoami;
+    EXPECT_EQ(whoami.find(prefixes[i]), std::string::npos) << whoami;
+  }
+}
+
 // The Azure CLI as a script: logs each call's arguments to <dir>/az.log;
 // `account show` prints `show` (the login); `account get-access-token`
 // prints a token for the resource it was asked for (`workspace` for the
