@@ -63,6 +63,10 @@ struct DatasetMetrics {
   // Summed over `hosts` (in a node's sum: over the processes' records).
   uint64_t http_requests = 0, http_retries = 0, http_throttles = 0;
   uint64_t processes = 1;  // the processes (records) summed: 1 for one process's view
+  // A window's processes that read in it (a job's or node's: the records
+  // whose batches grew, NodeLeadWindow): its waits are theirs, each up to
+  // the window's length, so the share of time waited is per reader.
+  uint64_t readers = 1;
 };
 
 // Every count of DatasetMetrics: the fields that add up over periods and

@@ -291,6 +291,7 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
   bool has_min = false;
   std::optional<uint64_t> window_samples_min, window_shards_min;
   std::map<std::string, uint64_t> seen;
+  uint64_t readers = 0;
   const int64_t now = NowSeconds();
   for (const std::string& name : names) {
     if (!IsRecordName(name)) continue;  // a temporary on its way in, or a foreign file
@@ -333,6 +334,7 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
       lower(&window_samples_min, r->m.lead_samples_steps.After(after));
       lower(&window_shards_min, r->m.lead_shards_steps.After(after));
       seen[name] = r->m.batches;
+      if (r->m.batches > after) ++readers;
     }
     // A host's counters are the process's, not the dataset's: two datasets
     // of one process each record them, from their own open (or fork) to
@@ -364,6 +366,7 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
     window->seen = std::move(seen);
     window->lead_samples_min = window_samples_min.value_or(0);
     window->lead_shards_min = window_shards_min.value_or(0);
+    window->readers = readers;
   }
   return sum;
 }

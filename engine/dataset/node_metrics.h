@@ -76,11 +76,13 @@ Status PruneNodeRecords(const std::string& dir, Env* env = Env::Default(),
 // A job's or node's window over the records (one per view, kept between
 // its sums): the batch count of each record (by file name) at the previous
 // sum, and, after SumNodeRecords, the least prefetch leads of the batches
-// summed since (the records' LeadMinima after those counts; 0 for none).
+// summed since (the records' LeadMinima after those counts; 0 for none)
+// and the number of records that gained batches.
 // Exact: the window's counts are those same batches.
 struct NodeLeadWindow {
   std::map<std::string, uint64_t> seen;  // replaced by each sum
   uint64_t lead_samples_min = 0, lead_shards_min = 0;
+  uint64_t readers = 0;  // the records whose batches grew since the previous sum
 };
 
 // The sum of the records in `dir` (of dataset instance `only` when given),

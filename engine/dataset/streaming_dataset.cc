@@ -956,6 +956,7 @@ Result<std::string> StreamingDataset::MetricsReport(MetricsScope scope) {
     // The least leads of the batches the records added since the last sum.
     window.lead_samples_min = leads.lead_samples_min;
     window.lead_shards_min = leads.lead_shards_min;
+    window.readers = std::max<uint64_t>(leads.readers, 1);
   } else {
     // The window's least lead: the consumer's, reset here (a batch racing
     // the reset may land in either window).

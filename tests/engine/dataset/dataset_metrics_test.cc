@@ -416,6 +416,12 @@ TEST(DatasetMetricsMultiProcess, NodeAndJobTotalsSumEveryProcessOnce) {
   const JsonValue* window = JsonMember(*parsed, "window");
   EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "samples")->v), 300);
   EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "bytes")->v), static_cast<int64_t>(all_bytes));
+  // The two workers read in the window (this process did not): its share
+  // of time waited is per worker.
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "readers")->v), 2);
+  EXPECT_DOUBLE_EQ(std::get<double>(JsonMember(*window, "wait_fraction")->v),
+                   std::get<double>(JsonMember(*window, "wait_s")->v) /
+                       std::get<double>(JsonMember(*window, "seconds")->v) / 2);
   // An unknown scope is refused by name.
   EXPECT_EQ(ParseMetricsScope("rank").status().ToString(),
             "invalid argument: metrics scope \"rank\": expected \"process\", \"job\" or "

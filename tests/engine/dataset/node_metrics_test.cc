@@ -290,6 +290,7 @@ TEST(NodeMetrics, AWindowsLeastLeadsAreThoseOfTheBatchesSinceItsLastSum) {
   EXPECT_EQ(window.lead_samples_min, 2u);
   EXPECT_EQ(window.lead_shards_min, 1u);
   EXPECT_EQ(window.seen.size(), 2u);
+  EXPECT_EQ(window.readers, 2u);
   close(&a, 7, 5, 2);  // 5-7: 5
   close(&a, 9, 8, 3);  // 8-9: 8
   ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, a).ok());
@@ -298,6 +299,7 @@ TEST(NodeMetrics, AWindowsLeastLeadsAreThoseOfTheBatchesSinceItsLastSum) {
   EXPECT_EQ(sum->batches, 15u);
   EXPECT_EQ(window.lead_samples_min, 5u);  // not b's 2: b read nothing since
   EXPECT_EQ(window.lead_shards_min, 2u);
+  EXPECT_EQ(window.readers, 1u);
   // A third record, new to the window: all its batches count.
   DatasetMetrics c;
   close(&c, 2, 6, 4);
@@ -308,10 +310,12 @@ TEST(NodeMetrics, AWindowsLeastLeadsAreThoseOfTheBatchesSinceItsLastSum) {
   ASSERT_TRUE(sum.ok());
   EXPECT_EQ(window.lead_samples_min, 6u);
   EXPECT_EQ(window.lead_shards_min, 4u);
+  EXPECT_EQ(window.readers, 2u);
   // Nothing since: no least.
   sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), std::nullopt, &window);
   ASSERT_TRUE(sum.ok());
   EXPECT_EQ(window.lead_samples_min, 0u);
+  EXPECT_EQ(window.readers, 0u);
   // A window of dataset 1 alone, first summed now: a's batches since open.
   sum = SumNodeRecords(dir.path(), uint64_t{1}, Env::Default(), std::nullopt, &other);
   ASSERT_TRUE(sum.ok());
