@@ -719,6 +719,8 @@ Result<size_t> StreamingDataset::Next(size_t max, int64_t* ids, std::vector<Samp
     lower(consumer_.lead_shards_min, tally.lead_shards);
     lower(consumer_.window_lead_samples_min, tally.lead);
     lower(consumer_.window_lead_shards_min, tally.lead_shards);
+    lower(consumer_.record_lead_samples_min, tally.lead);
+    lower(consumer_.record_lead_shards_min, tally.lead_shards);
   }
   bump(consumer_.bytes, tally.bytes);
   bump(consumer_.samples_skipped, tally.skipped);
@@ -759,11 +761,18 @@ void StreamingDataset::ResetCounters() {
   }
   for (std::atomic<uint64_t>* a :
        {&consumer_.lead_samples_min, &consumer_.lead_shards_min,
-        &consumer_.window_lead_samples_min, &consumer_.window_lead_shards_min}) {
+        &consumer_.window_lead_samples_min, &consumer_.window_lead_shards_min,
+        &consumer_.record_lead_samples_min, &consumer_.record_lead_shards_min}) {
     a->store(UINT64_MAX, std::memory_order_relaxed);
   }
   opened_at_ = std::chrono::steady_clock::now();
   for (DatasetMetrics& r : last_reports_) r = DatasetMetrics();
+  for (NodeLeadWindow& w : lead_windows_) w = NodeLeadWindow();
+  {
+    std::lock_guard<std::mutex> lock(node_mu_);
+    record_lead_samples_.Clear();
+    record_lead_shards_.Clear();
+  }
   RebaseHostCounts();
   next_publish_ns_.store(0, std::memory_order_relaxed);
 }
@@ -938,7 +947,7 @@ std::string StreamingDataset::MetricsReport() {
   return text.ok() ? *text : std::string("{}");  // the process scope never fails
 }
 
-Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
+Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope, NodeLeadWindow* window) {
   DatasetMetrics own = Metrics();
   if (scope == MetricsScope::kProcess) return own;
   SLUICE_RETURN_IF_ERROR(PublishMetrics());
@@ -951,7 +960,7 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
       DatasetMetrics sum,
       SumNodeRecords(dir, scope == MetricsScope::kJob ? std::optional<uint64_t>(instance_)
                                                       : std::nullopt,
-                     options_.env, options_.metrics_retention_s));
+                     options_.env, options_.metrics_retention_s, window));
   sum.seconds = own.seconds;
   sum.cache_bytes_on_disk = own.cache_bytes_on_disk;
   sum.cache_limit = own.cache_limit;
@@ -961,10 +970,16 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
 }
 
 Result<std::string> StreamingDataset::MetricsReport(MetricsScope scope) {
-  SLUICE_ASSIGN_OR_RETURN(DatasetMetrics now, Metrics(scope));
+  NodeLeadWindow& leads = lead_windows_[static_cast<int>(scope)];
+  SLUICE_ASSIGN_OR_RETURN(DatasetMetrics now, Metrics(scope, &leads));
   DatasetMetrics& last = last_reports_[static_cast<int>(scope)];
   DatasetMetrics window = MetricsSince(now, last);
-  if (scope == MetricsScope::kProcess) {
+  if (scope != MetricsScope::kProcess) {
+    // The least leads of the batches the records added since the last sum.
+    window.lead_samples_min = leads.lead_samples_min;
+    window.lead_shards_min = leads.lead_shards_min;
+    window.readers = std::max<uint64_t>(leads.readers, 1);
+  } else {
     // The window's least lead: the consumer's, reset here (a batch racing
     // the reset may land in either window).
     auto take = [](std::atomic<uint64_t>& a) {
@@ -1000,6 +1015,17 @@ Status StreamingDataset::PublishMetrics() {
   // that saw requests since.
   std::lock_guard<std::mutex> lock(node_mu_);
   if (host_base_pid_ != ::getpid()) RebaseHostCountsLocked();
+  // This record closes a period of batches: its least leads join those
+  // after the earlier records (a batch racing this, from another thread,
+  // may land in the next period).
+  const uint64_t samples_min =
+      consumer_.record_lead_samples_min.exchange(UINT64_MAX, std::memory_order_relaxed);
+  const uint64_t shards_min =
+      consumer_.record_lead_shards_min.exchange(UINT64_MAX, std::memory_order_relaxed);
+  if (samples_min != UINT64_MAX) record_lead_samples_.Close(m.batches, samples_min);
+  if (shards_min != UINT64_MAX) record_lead_shards_.Close(m.batches, shards_min);
+  m.lead_samples_steps = record_lead_samples_;
+  m.lead_shards_steps = record_lead_shards_;
   std::vector<HostStatsSnapshot> hosts = HostsSince(m.hosts, host_base_);
   std::erase_if(hosts,
                 [](const HostStatsSnapshot& h) { return h.attempts == 0 && h.requests == 0; });
