@@ -201,9 +201,10 @@ done
 # `pip wheel .` first (bindings/python/wheel.sh; its file list is checked
 # below), then `pip install .` into the same venv, which reuses the same
 # meson build: nothing is compiled twice. The wheel stays in BUILD_DIR-pip
-# for the engines stage, which installs it where pyspark and the trainers
-# run (tests/engines/run.sh, SLUICE_ENGINES_WHEEL), and for the wheel stage,
-# which repairs it into a manylinux wheel (tests/install/wheel.sh).
+# for the wheel stage, which repairs it into a manylinux wheel
+# (tests/install/wheel.sh), and for the engines stage, which installs that
+# one (or this one when the wheel stage did not run) where pyspark and the
+# trainers run (tests/engines/run.sh, SLUICE_ENGINES_WHEEL).
 wheel=$(bindings/python/wheel.sh build "$build" "$reuse") || fail "pip wheel failed"
 "$venv/bin/pip" install --no-build-isolation --config-settings "builddir=$wheel_build" . \
   >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip install failed"; }

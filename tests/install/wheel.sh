@@ -27,7 +27,8 @@ start=$SECONDS
 
 version=$(basename "$raw" | cut -d- -f2)
 export SLUICE_WHEEL_TOOLS_VENV="${SLUICE_WHEEL_TOOLS_VENV:-$src/build/wheel-tools-venv}"
-wheel=$(bindings/python/wheel.sh repair "$raw" "$work/dist") || fail "the repair failed"
+# Kept beside the raw wheel: the engines stage installs this one when it is there.
+wheel=$(bindings/python/wheel.sh repair "$raw" "$build-pip/manylinux") || fail "the repair failed"
 # Debian 12's GCC 12 libstdc++ (GLIBCXX_3.4.30) and glibc symbols up to
 # GLIBC_2.34: manylinux_2_35 is the oldest policy that has them both.
 plat=manylinux_2_35_x86_64
