@@ -51,7 +51,7 @@ Status ThriftCompactDecoder::Enter() {
   return Status::Ok();
 }
 
-Status ThriftCompactDecoder::ReadVarint(uint64_t* out) {
+Status ThriftCompactDecoder::ReadVarintSlow(uint64_t* out) {
   const size_t start = pos_;
   uint64_t v = 0;
   for (int shift = 0; shift < 70; shift += 7) {
@@ -67,7 +67,7 @@ Status ThriftCompactDecoder::ReadVarint(uint64_t* out) {
   return ErrorAt(start, "varint longer than 10 bytes");
 }
 
-Status ThriftCompactDecoder::ReadZigzag(int bits, int64_t* out) {
+Status ThriftCompactDecoder::ReadZigzagSlow(int bits, int64_t* out) {
   const size_t start = pos_;
   uint64_t u = 0;
   SLUICE_RETURN_IF_ERROR(ReadVarint(&u));
@@ -79,7 +79,7 @@ Status ThriftCompactDecoder::ReadZigzag(int bits, int64_t* out) {
   return Status::Ok();
 }
 
-Status ThriftCompactDecoder::ReadFieldHeader(int16_t* last_id, int16_t* id, ThriftType* type) {
+Status ThriftCompactDecoder::ReadFieldHeaderSlow(int16_t* last_id, int16_t* id, ThriftType* type) {
   if (pos_ >= data_.size()) return Error("struct runs past the end of the input (no stop)");
   const size_t start = pos_;
   const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
@@ -106,7 +106,7 @@ Status ThriftCompactDecoder::ReadFieldHeader(int16_t* last_id, int16_t* id, Thri
   return Status::Ok();
 }
 
-Status ThriftCompactDecoder::ExpectType(ThriftType found, ThriftType wanted) const {
+Status ThriftCompactDecoder::ExpectTypeSlow(ThriftType found, ThriftType wanted) const {
   if (found == wanted || (IsBool(found) && IsBool(wanted))) return Status::Ok();
   return Error("expected " + ThriftTypeName(wanted) + ", found " + ThriftTypeName(found));
 }

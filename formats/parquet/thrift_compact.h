@@ -93,7 +93,10 @@ class ThriftCompactDecoder {
   Status Skip(ThriftType type);
 
   // OK when a field's `found` type is `wanted` (both bool codes are bool).
-  Status ExpectType(ThriftType found, ThriftType wanted) const;
+  Status ExpectType(ThriftType found, ThriftType wanted) const {
+    if (found == wanted) return Status::Ok();
+    return ExpectTypeSlow(found, wanted);
+  }
 
   // kCorrupt "offset <n>: <what>" at the current offset.
   Status Error(std::string_view what) const { return ErrorAt(pos_, what); }
@@ -106,10 +109,49 @@ class ThriftCompactDecoder {
     uint32_t count;
     size_t offset;  // of the header
   };
-  Status ReadVarint(uint64_t* out);
-  Status ReadZigzag(int bits, int64_t* out);
-  Status ReadFieldHeader(int16_t* last_id, int16_t* id, ThriftType* type);
+  // The common cases inline (a one-byte varint, a field header with an id
+  // delta): footers are mostly small fields; the rest and every error in
+  // the *Slow functions.
+  Status ReadVarint(uint64_t* out) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
+      *out = static_cast<uint8_t>(data_[pos_++]);
+      return Status::Ok();
+    }
+    return ReadVarintSlow(out);
+  }
+  Status ReadVarintSlow(uint64_t* out);
+  Status ReadZigzag(int bits, int64_t* out) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
+      const uint64_t u = static_cast<uint8_t>(data_[pos_++]);  // < 2^7: fits every width
+      *out = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+      return Status::Ok();
+    }
+    return ReadZigzagSlow(bits, out);
+  }
+  Status ReadZigzagSlow(int bits, int64_t* out);
+  Status ReadFieldHeader(int16_t* last_id, int16_t* id, ThriftType* type) {
+    if (pos_ < data_.size()) {
+      const uint8_t b = static_cast<uint8_t>(data_[pos_]);
+      const uint8_t code = b & 0x0f;
+      const int delta = b >> 4;
+      if (delta != 0 && code >= 1 && code <= 12 && *last_id <= INT16_MAX - delta) {
+        ++pos_;
+        *id = static_cast<int16_t>(*last_id + delta);
+        *last_id = *id;
+        *type = static_cast<ThriftType>(code);
+        return Status::Ok();
+      }
+      if (b == 0) {
+        ++pos_;
+        *type = ThriftType::kStop;
+        return Status::Ok();
+      }
+    }
+    return ReadFieldHeaderSlow(last_id, id, type);
+  }
+  Status ReadFieldHeaderSlow(int16_t* last_id, int16_t* id, ThriftType* type);
   Status ReadListHeader(ThriftType type, ListHeader* out);
+  Status ExpectTypeSlow(ThriftType found, ThriftType wanted) const;
   Status Enter();
   void Leave() { --depth_; }
   Status SkipElements(ThriftType element, uint64_t count);
