@@ -9,6 +9,7 @@
 
 #include "base/file.h"
 #include "base/mapped_file.h"
+#include "base/page_cache_write.h"
 #include "engine/cache/state_dir.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/node_file.h"
@@ -81,6 +82,19 @@ Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key, Env* env
   return ShardTable::FromBytes(std::move(owner), bytes, key, bin);
 }
 
+// `table` into the file `bin` (atomically), written from its own arrays
+// (no serialized copy of it in memory) in page-cache-sized writes: every
+// process maps the file.
+Status WriteBinaryIndex(const std::string& bin, const ShardTable& table, uint64_t key, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(bin, env));
+  std::string scratch;
+  uint64_t offset = 0;
+  for (std::string_view piece : table.SerializedPieces(key, &scratch)) {
+    SLUICE_RETURN_IF_ERROR(WriteInPageCacheBlocks(tmp, piece, &offset));
+  }
+  return tmp.Commit();
+}
+
 // The table of the index.json at `path` in folder `root` through the
 // node's binary index (stream_index.h); nullopt when there is no state
 // folder to keep one in.
@@ -100,7 +114,7 @@ Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const s
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(ShardTable built, ParseIndexFile(path, env));
     // Unwritable (a full disk): this process keeps what it parsed.
-    if (WriteFileAtomic(bin, built.Serialize(key), env).ok()) {
+    if (WriteBinaryIndex(bin, built, key, env).ok()) {
       auto mapped = MapBinaryIndex(bin, key, env);
       if (mapped.ok()) {
         table = std::move(*mapped);

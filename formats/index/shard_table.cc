@@ -150,6 +150,12 @@ Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
   return Status::Ok();
 }
 
+void ShardTable::Builder::Reserve(size_t shards, size_t files, size_t text_bytes) {
+  s_->storage.shards.reserve(shards);
+  s_->storage.files.reserve(files);
+  s_->storage.text.reserve(text_bytes);
+}
+
 ShardTable ShardTable::Builder::Finish() && {
   ShardTable t;
   auto storage = std::make_shared<OwnedStorage>(std::move(s_->storage));
