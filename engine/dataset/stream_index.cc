@@ -162,6 +162,10 @@ Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
                                   : "listing_index.bin");
   auto key_of = [&]() -> std::optional<uint64_t> {
     std::string recipe;
+    // How the table is made from those files: a Sluice that makes it
+    // otherwise (other pieces, say) changes this, so no table of the old
+    // recipe is read.
+    AppendKeyPart("listed table 1", &recipe);
     AppendKeyPart(parquet ? "parquet" : "files", &recipe);
     AppendKeyPart(stream.remote, &recipe);
     AppendKeyPart(stream.split, &recipe);
