@@ -1,4 +1,5 @@
 #include "base/file.h"
+#include "base/page_cache_write.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -188,6 +189,17 @@ TempFile::TempFile(TempFile&& other) noexcept
       fd_(std::move(other.fd_)),
       done_(std::exchange(other.done_, true)) {}
 
+Status WriteInPageCacheBlocks(TempFile& file, std::string_view data, uint64_t* offset) {
+  while (!data.empty()) {
+    const uint64_t room = kPageCacheWriteBlock - *offset % kPageCacheWriteBlock;
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(room, data.size()));
+    SLUICE_RETURN_IF_ERROR(file.Write(data.substr(0, piece)));
+    *offset += piece;
+    data.remove_prefix(piece);
+  }
+  return Status::Ok();
+}
+
 TempFile::~TempFile() {
   if (done_) return;
   fd_ = OwnedFd();
@@ -231,18 +243,12 @@ Result<uint64_t> CopyFileAtomic(const std::string& from, const std::string& to, 
   // Read in large pieces, write in kPageCacheWriteBlock pieces at aligned
   // offsets (see kPageCacheWriteBlock for why).
   constexpr size_t kReadBytes = size_t{1} << 20;
-  static_assert(kReadBytes % kPageCacheWriteBlock == 0);
   std::string buf(kReadBytes, '\0');
   uint64_t total = 0;
   while (true) {
     SLUICE_ASSIGN_OR_RETURN(size_t n, env->Read(in.get(), from, buf.data(), buf.size()));
     if (n == 0) break;
-    for (size_t done = 0; done < n;) {
-      const size_t piece = std::min<size_t>(n - done, kPageCacheWriteBlock);
-      SLUICE_RETURN_IF_ERROR(out.Write(std::string_view(buf.data() + done, piece)));
-      done += piece;
-    }
-    total += n;
+    SLUICE_RETURN_IF_ERROR(WriteInPageCacheBlocks(out, std::string_view(buf.data(), n), &total));
   }
   SLUICE_RETURN_IF_ERROR(out.Commit());
   return total;

@@ -19,7 +19,9 @@ writes the binary index every later run maps); it is reported apart.
 
 DATASET_DIR is an index.json folder, e.g. one written by
 bench/python/synthetic_index.py (the shard files need not exist: nothing
-is read).
+is read). With --remote URL it is the cache folder of a stream of that
+remote instead (a folder of Parquet files, say: StreamingDataset(remote=URL,
+local=DATASET_DIR)); --first then does nothing.
 """
 import argparse
 import json
@@ -39,7 +41,7 @@ def resident_mb():
     return fields.get('Anonymous', 0.0), fields.get('Rss', 0.0) - fields.get('Anonymous', 0.0)
 
 
-def child(folder):
+def child(folder, remote):
     import resource
     import time
 
@@ -60,7 +62,7 @@ def child(folder):
     lib.sluice_stream_open = timed_open  # what engine.Engine calls
     anon0, shared0 = resident_mb()
     t0 = time.perf_counter()
-    ds = sluice.StreamingDataset(local=folder, batch_size=1)
+    ds = sluice.StreamingDataset(remote=remote, local=folder, batch_size=1)
     n = len(ds)
     first = ds.shards[0]
     wall = time.perf_counter() - t0
@@ -78,17 +80,19 @@ def main():
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--first', action='store_true',
                         help="make the first run the node's first process (see above)")
+    parser.add_argument('--remote', help='the stream\'s remote (DATASET_DIR is then its cache)')
     parser.add_argument('--child', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.folder)
+        child(args.folder, args.remote)
         return
-    if args.first:
+    if args.first and not args.remote:
         os.utime(os.path.join(args.folder, 'index.json'))
 
     def run():
-        out = subprocess.run([sys.executable, os.path.abspath(__file__), '--child', args.folder],
-                             check=True, capture_output=True, text=True).stdout
+        extra = ['--remote', args.remote] if args.remote else []
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), '--child', args.folder]
+                             + extra, check=True, capture_output=True, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
     if args.first:

@@ -121,7 +121,7 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               std::chrono::milliseconds wait_timeout,
                                               std::vector<std::string>* uncommitted, Env* env) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
-  const std::string path = JoinPath(state_dir, "listing.json");
+  const std::string path = StreamListingPath(state_dir);
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                             ListStreamFiles(stream, options, remote, *remote, env));
@@ -148,6 +148,10 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
 }
 
 }  // namespace
+
+std::string StreamListingPath(const std::string& state_dir) {
+  return JoinPath(state_dir, "listing.json");
+}
 
 Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   const FileDatasetOptions& options,

@@ -34,6 +34,9 @@
 
 namespace sluice {
 
+// <state_dir>/listing.json: where a remote stream's listing is kept.
+std::string StreamListingPath(const std::string& state_dir);
+
 // The stream's files as the store lists them (or the manifest names them,
 // sizes looked up), every one, unselected and unsorted, keys relative to the
 // stream's root; nothing is cached. `from` is where they are listed: the

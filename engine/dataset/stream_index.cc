@@ -5,13 +5,18 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "base/file.h"
 #include "base/mapped_file.h"
+#include "base/page_cache_write.h"
+#include "engine/cache/cache_layout.h"
 #include "engine/cache/state_dir.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/node_file.h"
+#include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/parquet_stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "formats/dataset/format_descriptor.h"
@@ -81,6 +86,19 @@ Result<ShardTable> MapBinaryIndex(const std::string& bin, uint64_t key, Env* env
   return ShardTable::FromBytes(std::move(owner), bytes, key, bin);
 }
 
+// `table` into the file `bin` (atomically), written from its own arrays
+// (no serialized copy of it in memory) in page-cache-sized writes: every
+// process maps the file.
+Status WriteBinaryIndex(const std::string& bin, const ShardTable& table, uint64_t key, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(bin, env));
+  std::string scratch;
+  uint64_t offset = 0;
+  for (std::string_view piece : table.SerializedPieces(key, &scratch)) {
+    SLUICE_RETURN_IF_ERROR(WriteInPageCacheBlocks(tmp, piece, &offset));
+  }
+  return tmp.Commit();
+}
+
 // The table of the index.json at `path` in folder `root` through the
 // node's binary index (stream_index.h); nullopt when there is no state
 // folder to keep one in.
@@ -100,7 +118,7 @@ Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const s
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(ShardTable built, ParseIndexFile(path, env));
     // Unwritable (a full disk): this process keeps what it parsed.
-    if (WriteFileAtomic(bin, built.Serialize(key), env).ok()) {
+    if (WriteBinaryIndex(bin, built, key, env).ok()) {
       auto mapped = MapBinaryIndex(bin, key, env);
       if (mapped.ok()) {
         table = std::move(*mapped);
@@ -113,6 +131,76 @@ Result<std::optional<ShardTable>> BinaryIndexOf(const std::string& root, const s
   SLUICE_RETURN_IF_ERROR(
       MakeOncePerNode(bin, *state_dir, "index.bin.lock", wait_timeout, make, current, env));
   return table;
+}
+
+void AppendKeyPart(std::string_view part, std::string* out) {
+  const uint64_t n = part.size();
+  out->append(reinterpret_cast<const char*>(&n), sizeof(n));
+  out->append(part);
+}
+
+// The table of a remote stream indexed from its listing (raw files) or its
+// files' footers (Parquet), through a binary index beside the node's
+// listing and footer store: `build` makes the table from them (each made
+// once per node by its own loader); the binary index is keyed by the
+// options that shape the table and the identity (device, inode, size,
+// modification time) of the files it was made from, so a new listing or
+// footer store (each written under a new name and renamed) is a new key.
+// It is written only when those files were there, unchanged, before and
+// after `build`: a table is never keyed by files it was not made from.
+// Without a remote (the folder walked each time) or below
+// `binary_from` bytes of those files: `build` alone.
+Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
+                               const FileDatasetOptions& options, RemoteSource* remote,
+                               uint64_t binary_from, Env* env,
+                               const std::function<Result<ShardTable>()>& build) {
+  if (!remote) return build();
+  const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
+  const std::string set = ColumnSetTag(options.columns);
+  const std::string bin =
+      JoinPath(state_dir, parquet ? "parquet_index" + (set.empty() ? "" : "." + set) + ".bin"
+                                  : "listing_index.bin");
+  auto key_of = [&]() -> std::optional<uint64_t> {
+    std::string recipe;
+    // How the table is made from those files: a Sluice that makes it
+    // otherwise (other pieces, say) changes this, so no table of the old
+    // recipe is read.
+    AppendKeyPart("listed table 1", &recipe);
+    AppendKeyPart(parquet ? "parquet" : "files", &recipe);
+    AppendKeyPart(stream.remote, &recipe);
+    AppendKeyPart(stream.split, &recipe);
+    AppendKeyPart(options.manifest, &recipe);
+    AppendKeyPart(std::to_string(options.selection.globs.size()), &recipe);
+    for (const std::string& g : options.selection.globs) AppendKeyPart(g, &recipe);
+    AppendKeyPart(std::to_string(options.columns.size()), &recipe);
+    for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
+    uint64_t bytes = 0;
+    std::vector<std::string> inputs = {StreamListingPath(state_dir)};
+    if (parquet) inputs.push_back(ParquetFooterStorePath(state_dir));
+    for (const std::string& input : inputs) {
+      auto st = env->Stat(input);
+      if (!st.ok()) return std::nullopt;
+      const uint64_t parts[] = {static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino),
+                                static_cast<uint64_t>(st->st_size),
+                                static_cast<uint64_t>(st->st_mtim.tv_sec),
+                                static_cast<uint64_t>(st->st_mtim.tv_nsec)};
+      recipe.append(reinterpret_cast<const char*>(parts), sizeof(parts));
+      bytes += static_cast<uint64_t>(st->st_size);
+    }
+    if (bytes < binary_from) return std::nullopt;
+    return XXH3_64bits(recipe.data(), recipe.size());
+  };
+  const std::optional<uint64_t> before = key_of();
+  if (before) {
+    auto mapped = MapBinaryIndex(bin, *before, env);
+    if (mapped.ok()) return std::move(*mapped);
+  }
+  SLUICE_ASSIGN_OR_RETURN(ShardTable built, build());
+  if (before && key_of() == before && WriteBinaryIndex(bin, built, *before, env).ok()) {
+    auto mapped = MapBinaryIndex(bin, *before, env);
+    if (mapped.ok()) return std::move(*mapped);
+  }
+  return built;
 }
 
 // `root`'s index.json.
@@ -161,13 +249,18 @@ IndexSource SourceOf(const StreamOptions& stream) {
 // be listed (an https:// store, say).
 Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
                                      std::chrono::milliseconds wait_timeout,
-                                     const Status& missing, Env* env) {
-  bool found = false;
-  auto index =
-      LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote, wait_timeout, &found, env);
+                                     const Status& missing, uint64_t binary_from, Env* env) {
+  bool found = true;
+  const FileDatasetOptions options;
+  auto table = ListedTable(stream, true, options, remote, binary_from, env,
+                           [&]() -> Result<ShardTable> {
+                             SLUICE_ASSIGN_OR_RETURN(
+                                 Index index, LoadParquetStreamIndex(stream, options, remote,
+                                                                     wait_timeout, &found, env));
+                             return TableOf(index);
+                           });
   if (!found) return missing;
-  if (!index.ok()) return index.status();
-  return TableOf(*index);
+  return table;
 }
 
 }  // namespace
@@ -183,16 +276,21 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
   // index.json; every process does, once per run, as it cannot know the
   // answer another got: "parquet" in the options saves the request).
   switch (SourceOf(stream)) {
-    case IndexSource::kFileListing: {
-      SLUICE_ASSIGN_OR_RETURN(Index index, LoadFileListingIndex(stream, remote, wait_timeout, env));
-      return TableOf(index);
-    }
-    case IndexSource::kFileFooters: {
-      SLUICE_ASSIGN_OR_RETURN(Index index,
-                              LoadParquetStreamIndex(stream, *stream.parquet, remote, wait_timeout,
-                                                     nullptr, env));
-      return TableOf(index);
-    }
+    case IndexSource::kFileListing:
+      return ListedTable(stream, false, *stream.files, remote, binary_index_from_bytes, env,
+                         [&]() -> Result<ShardTable> {
+                           SLUICE_ASSIGN_OR_RETURN(
+                               Index index, LoadFileListingIndex(stream, remote, wait_timeout, env));
+                           return TableOf(index);
+                         });
+    case IndexSource::kFileFooters:
+      return ListedTable(stream, true, *stream.parquet, remote, binary_index_from_bytes, env,
+                         [&]() -> Result<ShardTable> {
+                           SLUICE_ASSIGN_OR_RETURN(
+                               Index index, LoadParquetStreamIndex(stream, *stream.parquet, remote,
+                                                                   wait_timeout, nullptr, env));
+                           return TableOf(index);
+                         });
     case IndexSource::kIndexJson:
       break;
   }
@@ -205,7 +303,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                             "No `remote` provided, but local file " + path +
                                                 " does not exist either",
                                             StatusCode::kNotFound);
-      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, env);
+      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, binary_index_from_bytes, env);
     }
     return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
   }
@@ -228,7 +326,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       nullptr, env);
   // Only the download of index.json can be missing an object.
   if (made.code() == StatusCode::kNotFound) {
-    return ParquetUnlessNone(stream, remote, wait_timeout, made, env);
+    return ParquetUnlessNone(stream, remote, wait_timeout, made, binary_index_from_bytes, env);
   }
   SLUICE_RETURN_IF_ERROR(made);
   return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);

@@ -17,8 +17,14 @@
 // process maps that file: a million shards open in a fraction of a second,
 // their records shared by the node's processes through the page cache. A
 // file that is stale, damaged or of another layout is made again, never
-// read; where it cannot be written, the process keeps what it parsed. Every shard file name must be a safe
-// relative path (IsSafeBasename), so nothing escapes the folder.
+// read; where it cannot be written, the process keeps what it parsed. A
+// remote raw-file or Parquet stream whose node listing (and footer store)
+// come to at least `binary_index_from_bytes` gets the same: its table is
+// kept beside them as .sluice/listing_index.bin or
+// .sluice/parquet_index[.<column set>].bin, keyed by the options that
+// shape it and the identity of those files, and mapped by every later
+// open instead of reading and decoding them. Every shard file name must be
+// a safe relative path (IsSafeBasename), so nothing escapes the folder.
 // Thread-safe (no shared state beyond the files).
 #pragma once
 

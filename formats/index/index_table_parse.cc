@@ -13,6 +13,7 @@
 // index_table_parse_test.cc holds it to both on every fixture and on bad
 // inputs).
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,20 +65,38 @@ bool PlainKey(od::field& field, std::string_view* key) {
   return true;
 }
 
+// True when the key at `field` is exactly `name` (a name with no quote or
+// backslash): its raw text is `name` and its closing quote. Reads at most
+// name.size() + 1 bytes from the key's start, which the padded text
+// holds (a key is followed by at least a colon and a value); a key of
+// another spelling of `name` (escapes) is not it, and goes on to
+// PlainKey's refusal or ParseIndexEntries.
+bool IsKey(od::field& field, std::string_view name) {
+  const char* p = field.key().raw();
+  return p[0] == name[0] && std::memcmp(p, name.data(), name.size()) == 0 &&
+         p[name.size()] == '"';
+}
+
 bool Trimmed(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// A value's token (its JSON text), without the whitespace after it. A
+// value read by its token is not consumed: the object or array it is in
+// skips it when it moves on.
+std::string_view Token(od::value v) {
+  std::string_view token = v.raw_json_token();
+  while (!token.empty() && Trimmed(token.back())) token.remove_suffix(1);
+  return token;
+}
 
 // A string value: a view into the JSON text when it has no escapes (nothing
 // to unescape or check: simdjson's first stage validated its bytes), else
 // the unescaped text in the parser's buffer. Both live as long as the
 // parse.
 bool StringValue(od::value v, std::string_view* out) {
-  std::string_view token = v.raw_json_token();
-  while (!token.empty() && Trimmed(token.back())) token.remove_suffix(1);
+  const std::string_view token = Token(v);
   SLUICE_TABLE_TRY(token.size() >= 2 && token.front() == '"' && token.back() == '"');
   const std::string_view inner = token.substr(1, token.size() - 2);
   if (inner.find('\\') == std::string_view::npos) {
-    od::raw_json_string raw;
-    SLUICE_TABLE_TRY(v.get_raw_json_string().get(raw) == simdjson::SUCCESS);
     *out = inner;
     return true;
   }
@@ -85,18 +104,19 @@ bool StringValue(od::value v, std::string_view* out) {
 }
 
 // An unsigned integer no larger than `max` (JSON integers only, as
-// ParseIndexEntries takes them).
+// ParseIndexEntries takes them), read from its token: 1 to 19 digits, no
+// leading zero (so no overflow). Other spellings ("-0", 20 digits) are
+// left to ParseIndexEntries.
 bool UintValue(od::value v, uint64_t max, uint64_t* out) {
-  od::number n;
-  SLUICE_TABLE_TRY(v.get_number().get(n) == simdjson::SUCCESS);
-  if (n.get_number_type() == simdjson::ondemand::number_type::signed_integer) {
-    SLUICE_TABLE_TRY(n.get_int64() >= 0);
-    *out = static_cast<uint64_t>(n.get_int64());
-  } else {
-    SLUICE_TABLE_TRY(n.get_number_type() == simdjson::ondemand::number_type::unsigned_integer);
-    *out = n.get_uint64();
+  const std::string_view t = Token(v);
+  SLUICE_TABLE_TRY(!t.empty() && t.size() <= 19 && (t[0] != '0' || t.size() == 1));
+  uint64_t n = 0;
+  for (char c : t) {
+    SLUICE_TABLE_TRY(c >= '0' && c <= '9');
+    n = n * 10 + static_cast<uint64_t>(c - '0');
   }
-  return *out <= max;
+  *out = n;
+  return n <= max;
 }
 
 bool IsNull(od::value v, bool* null) {
@@ -170,16 +190,14 @@ bool FileValue(od::value v, bool nullable, FileScratch* out) {
   for (auto f : o) {
     od::field field;
     SLUICE_TABLE_TRY(std::move(f).get(field) == simdjson::SUCCESS);
-    std::string_view key;
-    SLUICE_TABLE_TRY(PlainKey(field, &key));
-    if (key == "basename" && !basename) {
+    if (!basename && IsKey(field, "basename")) {
       SLUICE_TABLE_TRY(StringValue(field.value(), &out->basename));
       SLUICE_TABLE_TRY(IsSafeBasename(out->basename));
       basename = true;
-    } else if (key == "bytes" && !bytes) {
+    } else if (!bytes && IsKey(field, "bytes")) {
       SLUICE_TABLE_TRY(UintValue(field.value(), kMaxEntryBytes, &out->bytes));
       bytes = true;
-    } else if (key == "hashes" && !hashes) {
+    } else if (!hashes && IsKey(field, "hashes")) {
       SLUICE_TABLE_TRY(StringObject(field.value(), &out->hashes));
       std::sort(out->hashes.begin(), out->hashes.end());
       SLUICE_TABLE_TRY(NoDuplicates(out->hashes, [](const HashView& h) { return h.first; }));
@@ -267,6 +285,21 @@ void AssignOptional(bool present, std::string_view from, std::optional<std::stri
   }
 }
 
+// The EntryKey `field` names into *key, looked for from *key on: writers
+// sort an entry's keys (Mosaic's json.dumps(sort_keys=True)) as
+// kEntryKeyNames is sorted, so the key after the last one found is
+// nearly always the next to compare, or a few further.
+bool FindEntryKey(od::field& field, int* key) {
+  for (int n = 0; n < kNumEntryKeys; ++n) {
+    const int k = (*key + n) % kNumEntryKeys;
+    if (IsKey(field, kEntryKeyNames[k])) {
+      *key = k;  // the caller's next search starts after it
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Has(const EntryScratch& s, EntryKey k) { return (s.seen >> k) & 1; }
 
 // The entry's configuration into s.config, as ParseIndexEntries sets it for
@@ -331,16 +364,15 @@ class TableParser {
   bool Entry(od::value v) {
     EntryScratch& s = scratch_;
     s.seen = 0;
+    int next = 0;
     od::object o;
     SLUICE_TABLE_TRY(v.get_object().get(o) == simdjson::SUCCESS);
     for (auto f : o) {
       od::field field;
       SLUICE_TABLE_TRY(std::move(f).get(field) == simdjson::SUCCESS);
-      std::string_view name;
-      SLUICE_TABLE_TRY(PlainKey(field, &name));
-      const auto* known = std::find(std::begin(kEntryKeyNames), std::end(kEntryKeyNames), name);
-      SLUICE_TABLE_TRY(known != std::end(kEntryKeyNames));
-      const auto key = static_cast<EntryKey>(known - std::begin(kEntryKeyNames));
+      SLUICE_TABLE_TRY(FindEntryKey(field, &next));
+      const auto key = static_cast<EntryKey>(next);
+      next = (next + 1) % kNumEntryKeys;
       SLUICE_TABLE_TRY(!Has(s, key));
       s.seen |= uint32_t{1} << key;
       SLUICE_TABLE_TRY(ReadEntryValue(key, field.value(), s));
@@ -412,6 +444,10 @@ std::optional<ShardTable> ParseIndexTableFast(std::string_view json_text, size_t
   od::parser parser;
   od::document doc;
   TableParser table;
+  // The table's sizes from the text's, roughly: an entry's JSON is over
+  // 128 bytes (its required keys alone), it names at most 4 files, and
+  // the names and hash texts are copied from it.
+  table.builder().Reserve(json_text.size() / 128, json_text.size() / 64, json_text.size());
   const simdjson::padded_string_view padded(json_text.data(), json_text.size(), readable_bytes);
   if (parser.iterate(padded).get(doc) != simdjson::SUCCESS || !table.Document(doc)) {
     return std::nullopt;

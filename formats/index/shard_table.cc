@@ -1,6 +1,8 @@
 #include "formats/index/shard_table.h"
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "formats/index/shard_table_config.h"
 #include "formats/index/shard_table_layout.h"
@@ -148,6 +150,18 @@ Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
   }
   st.shards.push_back(r);
   return Status::Ok();
+}
+
+void ShardTable::Builder::Reserve(size_t shards, size_t files, size_t text_bytes) {
+  // A hint: where the address space is not granted (strict overcommit, a
+  // ulimit -v), Add grows the arrays as it goes instead.
+  try {
+    s_->storage.shards.reserve(shards);
+    s_->storage.files.reserve(files);
+    s_->storage.text.reserve(text_bytes);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
 }
 
 ShardTable ShardTable::Builder::Finish() && {

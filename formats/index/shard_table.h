@@ -111,6 +111,11 @@ class ShardTable {
     // (its per-shard fields are ignored) and whose own fields are `shard`:
     // nothing is kept of either beyond the call.
     Status Add(const ShardEntry& config, const ShardParts& shard);
+    // Room for about this many shards, files and bytes of names and hash
+    // texts, so a large table is not copied as it grows (a hint: Add
+    // grows past it). Capacity no Add uses is never touched, so costs
+    // address space, not memory.
+    void Reserve(size_t shards, size_t files, size_t text_bytes);
     ShardTable Finish() &&;
 
    private:
@@ -155,6 +160,12 @@ class ShardTable {
   // `source_key` (what the table was built from: the reader compares it
   // to decide whether the file is stale) and a checksum, then the arrays.
   std::string Serialize(uint64_t source_key) const;
+  // The same bytes as pieces to write one after another, the table's
+  // arrays by view (nothing copied): a table of a million shards is
+  // written to its file without a second copy of it in memory. *scratch
+  // holds the header and the encoded configurations; the pieces are
+  // valid while it and the table are, and unchanged.
+  std::vector<std::string_view> SerializedPieces(uint64_t source_key, std::string* scratch) const;
 
   // A table viewing `bytes` (a mapped binary index file; `owner` keeps
   // them alive and is kept by the table). Everything is checked before the

@@ -6,6 +6,8 @@
 #include <xxhash.h>
 
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "formats/index/shard_table.h"
 #include "formats/index/shard_table_config.h"
@@ -16,11 +18,6 @@ namespace sluice {
 using namespace shard_table_layout;
 
 namespace {
-
-template <typename T>
-void Append(const T* data, size_t n, std::string* out) {
-  out->append(reinterpret_cast<const char*>(data), n * sizeof(T));
-}
 
 uint32_t FilesOf(uint32_t flags) {
   return 1 + ((flags & kHasZipData) != 0) + ((flags & kHasRawMeta) != 0) +
@@ -50,9 +47,11 @@ struct AlignedCopy {
 
 }  // namespace
 
-std::string ShardTable::Serialize(uint64_t source_key) const {
-  std::string configs;
-  for (const ShardEntry& c : configs_) EncodeShardConfig(c, &configs);
+std::vector<std::string_view> ShardTable::SerializedPieces(uint64_t source_key,
+                                                          std::string* scratch) const {
+  scratch->assign(sizeof(FileHeader), '\0');
+  for (const ShardEntry& c : configs_) EncodeShardConfig(c, scratch);
+  const std::string_view configs = std::string_view(*scratch).substr(sizeof(FileHeader));
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.layout_version = kLayoutVersion;
@@ -64,17 +63,28 @@ std::string ShardTable::Serialize(uint64_t source_key) const {
   h.config_count = configs_.size();
   h.config_bytes = configs.size();
   h.text_bytes = text_.size();
-  std::string out;
-  out.reserve(sizeof(h) + num_shards_ * sizeof(ShardRecord) + num_files_ * sizeof(FileRecord) +
-              num_pieces_ * sizeof(PieceRecord) + configs.size() + text_.size());
-  Append(&h, 1, &out);
-  Append(shards_, num_shards_, &out);
-  Append(files_, num_files_, &out);
-  Append(pieces_, num_pieces_, &out);
-  out.append(configs);
-  out.append(text_);
-  h.checksum = XXH3_64bits(out.data() + sizeof(h), out.size() - sizeof(h));
-  std::memcpy(out.data(), &h, sizeof(h));
+  auto bytes = [](const auto* data, size_t n) {
+    return std::string_view(reinterpret_cast<const char*>(data), n * sizeof(*data));
+  };
+  std::vector<std::string_view> pieces = {std::string_view(scratch->data(), sizeof(h)),
+                                          bytes(shards_, num_shards_), bytes(files_, num_files_),
+                                          bytes(pieces_, num_pieces_), configs, text_};
+  // The checksum of every piece after the header, as of their bytes joined.
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 &XXH3_freeState);
+  if (!state) throw std::bad_alloc();
+  XXH3_64bits_reset(state.get());
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    XXH3_64bits_update(state.get(), pieces[i].data(), pieces[i].size());
+  }
+  h.checksum = XXH3_64bits_digest(state.get());
+  std::memcpy(scratch->data(), &h, sizeof(h));
+  return pieces;
+}
+
+std::string ShardTable::Serialize(uint64_t source_key) const {
+  std::string scratch, out;
+  for (std::string_view piece : SerializedPieces(source_key, &scratch)) out.append(piece);
   return out;
 }
 

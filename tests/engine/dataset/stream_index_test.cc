@@ -1,12 +1,15 @@
-// The node's binary index (stream_index.h): made once from index.json,
-// mapped by every later open, read exactly as the JSON reads; stale,
+// The node's binary index (stream_index.h): made once from index.json (or
+// from a remote stream's listing and footers), mapped by every later open,
+// read exactly as the JSON reads; stale,
 // damaged or half-made files are made again, never trusted; processes
 // racing to make it, or a maker killed while holding its lock, leave every
 // process with the right index.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +21,8 @@
 #include "engine/cache/ofd_lock.h"
 #include "engine/cache/state_dir.h"
 #include "engine/dataset/order_record.h"
+#include "engine/dataset/remote_source.h"
+#include "engine/dataset/stream_index.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
@@ -202,6 +207,97 @@ TEST(BinaryIndex, MultiProcessRacingMakersAndAKilledLockHolderLeaveEveryProcessT
   auto read = ReadThroughIndex(dir.path(), 0);
   ASSERT_TRUE(read.ok());
   ExpectSameRead(*read, *parsed);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Overwrites the first byte of `path` and gives the file back its
+// modification time: the same identity (device, inode, size, time), other
+// bytes, so only a reader that parses the file sees the change.
+void DamageKeepingIdentity(const std::string& path) {
+  struct stat st{};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0) << path;
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.put('!');
+  }
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+// A remote stream indexed from its listing (raw files) or its footers
+// (Parquet): the first open makes the node's listing (and footer store),
+// the next writes the binary index beside them, and from then on every
+// open maps it (proved by damaging the listing without changing its
+// identity: only a reader of the listing would fail). A new listing is a
+// new key, and a damaged binary index is made again; the same table
+// throughout.
+TEST(BinaryIndex, ListedAndParquetStreamsMapTheirOwnBinaryIndex) {
+  const std::string fixture =
+      std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_many_row_groups.parquet";
+  for (bool parquet : {false, true}) {
+    SCOPED_TRACE(parquet ? "parquet" : "files");
+    ScratchDir remote_dir, local_dir;
+    std::filesystem::create_directories(remote_dir.path() + "/part=b");
+    std::filesystem::copy_file(fixture, remote_dir.path() + "/a.parquet");
+    std::filesystem::copy_file(fixture, remote_dir.path() + "/part=b/c.parquet");
+    StreamOptions s;
+    s.remote = remote_dir.path();
+    s.local = local_dir.path();
+    if (parquet) {
+      s.parquet.emplace();
+    } else {
+      s.files.emplace();
+    }
+    auto remote = OpenRemoteSource(s.remote, StoreOptions{});
+    ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+    auto open = [&] {
+      return LoadStreamIndex(s, remote->get(), std::chrono::seconds(5), nullptr, 0);
+    };
+    const std::string state = local_dir.path() + "/.sluice";
+    const std::string bin = state + (parquet ? "/parquet_index.bin" : "/listing_index.bin");
+    const std::string listing = state + "/listing.json";
+
+    auto first = open();
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    const std::string want = first->Serialize(0);
+    EXPECT_EQ(first->size(), parquet ? 18u : 2u);  // 9 row groups a file
+    EXPECT_FALSE(FileExists(bin));  // the listing was not there before it
+    auto second = open();
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    EXPECT_TRUE(second->Serialize(0) == want);
+    EXPECT_TRUE(FileExists(bin));
+
+    const std::string good_listing = *ReadFile(listing);
+    DamageKeepingIdentity(listing);
+    auto mapped = open();
+    ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+    EXPECT_TRUE(mapped->Serialize(0) == want);
+
+    // A new listing (the same files): made anew from it, then mapped.
+    ASSERT_TRUE(WriteFileAtomic(listing, good_listing).ok());
+    auto remade = open();
+    ASSERT_TRUE(remade.ok()) << remade.status().ToString();
+    EXPECT_TRUE(remade->Serialize(0) == want);
+    DamageKeepingIdentity(listing);
+    auto mapped_again = open();
+    ASSERT_TRUE(mapped_again.ok()) << mapped_again.status().ToString();
+    EXPECT_TRUE(mapped_again->Serialize(0) == want);
+
+    // A damaged binary index is not read: the listing (damaged) is, and
+    // its error is the open's.
+    DamageKeepingIdentity(bin);
+    EXPECT_FALSE(open().ok());
+    ASSERT_TRUE(WriteFileAtomic(listing, good_listing).ok());
+    auto repaired = open();
+    ASSERT_TRUE(repaired.ok()) << repaired.status().ToString();
+    EXPECT_TRUE(repaired->Serialize(0) == want);
+  }
 }
 
 }  // namespace

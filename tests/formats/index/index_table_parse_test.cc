@@ -125,6 +125,11 @@ TEST(IndexTableParse, BadInputsAreLeftToTheCheckingParser) {
       TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": 3, \"samples\": 3")),
       TableIndexWith(Swap(kTableEntry, "\"samples\": 3, ", "")),
       TableIndexWith(Swap(kTableEntry, "\"bytes\": 100", "\"bytes\": 4294967296")),
+      TableIndexWith(Swap(kTableEntry, "\"bytes\": 40", "\"bytes\": 281474976710657")),
+      TableIndexWith(Swap(kTableEntry, "\"bytes\": 40", "\"bytes\": 18446744073709551616")),
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": 03")),
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": \"3\"")),
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": 3x")),
       TableIndexWith(Swap(kTableEntry, "shard.00000.mds\"", "../x.mds\"")),
       TableIndexWith(Swap(kTableEntry, "shard.00000.mds\"", "a\\\\b\"")),
       TableIndexWith(Swap(kTableEntry, "shard.00000.mds\"", "a\\u0000b\"")),
@@ -178,6 +183,15 @@ TEST(IndexTableParse, UnusualValidInputsGiveTheSameTable) {
       R"({"version": 2, "shards": [)" + kTableEntry + "]}",
       R"({"shards": [], "version": 2})",
       "  " + TableIndexWith(kTableEntry) + " \n",
+      // Numbers: the fast path reads digits alone and leaves "-0" to the
+      // checking parser; the largest size it allows; space after a number.
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": -0")),
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3", "\"samples\": 0")),
+      TableIndexWith(Swap(kTableEntry, "\"bytes\": 40", "\"bytes\": 281474976710656")),
+      TableIndexWith(Swap(kTableEntry, "\"samples\": 3, ", "\"samples\": 3 \n\t, ")),
+      // Keys out of the sorted order writers use.
+      TableIndexWith(Swap(Swap(kTableEntry, "\"column_encodings\": [\"int\", \"str\"], ", ""),
+                          "\"version\": 2, ", "\"version\": 2, \"column_encodings\": [\"int\", \"str\"], ")),
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "input " << i << ": " << inputs[i].substr(0, 400));
@@ -191,8 +205,12 @@ TEST(IndexTableParse, UnusualValidInputsGiveTheSameTable) {
       EXPECT_TRUE(fast->Serialize(5) == checked->Serialize(5));
     }
   }
-  // The common unusual case is still fast: escapes in a value.
+  // The common unusual cases are still fast: escapes in a value, numbers
+  // of every size allowed, keys in any order.
   EXPECT_TRUE(FastTable(inputs[0]).has_value());
+  for (size_t i = inputs.size() - 4; i < inputs.size(); ++i) {
+    EXPECT_TRUE(FastTable(inputs[i]).has_value()) << "input " << i;
+  }
 }
 
 }  // namespace
