@@ -1,5 +1,4 @@
-// sluice_writer_* and sluice_encode_*: writing Mosaic-compatible datasets.
-#include <cstring>
+// sluice_writer_*: writing Mosaic-compatible datasets.
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,7 +6,6 @@
 #include "bindings/c/c_api_internal.h"
 #include "engine/upload/shard_uploader.h"
 #include "formats/dataset/format_descriptor.h"
-#include "formats/mds/column_encoder.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
 
@@ -50,30 +48,6 @@ sluice::Result<sluice::ShardedWriterOptions> Options(const sluice_writer_options
     out.size_limit = o->size_limit;
   }
   return out;
-}
-
-// Copies an encoded scalar into the caller's buffer.
-sluice_status Emit(const sluice::Result<std::string>& bytes, uint8_t* buf, uint64_t cap,
-                   uint64_t* len) {
-  if (!bytes.ok()) return Fail(bytes.status());
-  *len = bytes->size();
-  if (bytes->size() > cap) {
-    return Fail(sluice::OutOfRangeError("encoded value needs " + std::to_string(bytes->size()) +
-                                        " bytes, the buffer has " + std::to_string(cap)));
-  }
-  if (!bytes->empty()) std::memcpy(buf, bytes->data(), bytes->size());
-  return SLUICE_OK;
-}
-
-template <typename T>
-sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_t* buf,
-                           uint64_t cap, uint64_t* len) {
-  if (encoding == nullptr) return NullArgument(fn, "encoding");
-  if (len == nullptr) return NullArgument(fn, "len");
-  if (buf == nullptr && cap > 0) return NullArgument(fn, "buf");
-  auto enc = sluice::ParseColumnEncoding(encoding, "(value)");
-  if (!enc.ok()) return Fail(enc.status());
-  return Emit(sluice::EncodeMdsValue(*enc, sluice::MdsValue(value)), buf, cap, len);
 }
 
 // "'mds', 'json', 'csv', 'tsv', 'xsv'": the formats the C ABI writes.
@@ -237,27 +211,6 @@ sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, ui
     if (files) *files = w->uploader ? w->uploader->files_uploaded() : 0;
     if (bytes) *bytes = w->uploader ? w->uploader->bytes_uploaded() : 0;
     return SLUICE_OK;
-  });
-}
-
-sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap,
-                                  uint64_t* len) {
-  return Guard("sluice_encode_int64", [&] {
-    return EncodeScalar("sluice_encode_int64", encoding, value, buf, cap, len);
-  });
-}
-
-sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf,
-                                   uint64_t cap, uint64_t* len) {
-  return Guard("sluice_encode_uint64", [&] {
-    return EncodeScalar("sluice_encode_uint64", encoding, value, buf, cap, len);
-  });
-}
-
-sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap,
-                                   uint64_t* len) {
-  return Guard("sluice_encode_double", [&] {
-    return EncodeScalar("sluice_encode_double", encoding, value, buf, cap, len);
   });
 }
 

@@ -1,5 +1,7 @@
 """mosaicml-streaming's `streaming.base.format.mds.encodings` API over
-Sluice's MDS byte rules (sluice.encodings holds the layouts): the `Encoding`
+Sluice's MDS byte rules: every built-in class has the engine write and read
+its fields (through sluice.encodings) and keeps only Python's part (its
+type checks, pickling, Pillow, json.dumps). The `Encoding`
 classes, the `_encodings` registry (name -> class) that users extend with
 their own encodings, and mds_encode / mds_decode / get_mds_encodings /
 is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
@@ -17,7 +19,6 @@ value as is whatever the encoding."""
 import ctypes
 import json
 import pickle
-import struct
 from abc import ABC, abstractmethod
 from decimal import Decimal
 
@@ -66,12 +67,12 @@ class Bytes(Encoding):
 
     def encode(self, obj):
         if isinstance(obj, (bytearray, memoryview)):
-            return bytes(obj)
+            obj = bytes(obj)
         self._validate(obj, bytes)
-        return obj
+        return _layout.encode_bytes(b'bytes', obj)
 
     def decode(self, data):
-        return data
+        return data  # the field itself, as sluice_mds_decode_bytes gives it (tested)
 
 
 class Str(Encoding):
@@ -79,10 +80,10 @@ class Str(Encoding):
 
     def encode(self, obj):
         self._validate(obj, str)
-        return obj.encode('utf-8')
+        return _layout.encode_bytes(b'str', obj.encode('utf-8'))
 
     def decode(self, data):
-        return bytes(data).decode('utf-8')
+        return _layout.decode_text(b'str', data)
 
 
 class Int(Encoding):
@@ -90,20 +91,20 @@ class Int(Encoding):
 
     size = 8
 
+    def __init__(self):
+        self._read = _layout.scalar_reader('int')
+
     def encode(self, obj):
         if isinstance(obj, np.integer):
             obj = int(obj)
         self._validate(obj, int)
-        try:
-            return struct.pack('<q', obj)
-        except struct.error:
-            raise OverflowError(f'int encoding: {obj} does not fit in int64') from None
+        return _layout.encode_number(b'int', obj)
 
     def decode(self, data):
-        return struct.unpack('<q', data)[0]
+        return self._read(data)
 
     def array_layout(self):
-        return np.dtype('<i8'), ()
+        return _layout.field_layout('int')
 
 
 class NDArray(Encoding):
@@ -135,35 +136,35 @@ class NDArray(Encoding):
     def array_layout(self):
         if self.size is None:
             return None
-        return np.dtype(self.dtype).newbyteorder('<'), self.shape
+        return _layout.field_layout(_layout.ndarray_encoding(self.dtype, self.shape))
 
 
 class Scalar(Encoding):
-    """One numpy scalar of `dtype`, little-endian. An integer type refuses a
-    number outside its range (OverflowError, as numpy 2; numpy 1 would wrap
-    it around)."""
+    """One numpy scalar of `dtype`, stored as the engine stores the encoding
+    of that name (its range check and rounding: an integer type refuses a
+    number outside its range with OverflowError, as numpy 2; numpy 1 would
+    wrap it around)."""
 
     def __init__(self, dtype):
         self.dtype = dtype
-        self._stored = np.dtype(dtype).newbyteorder('<')
-        self.size = self._stored.itemsize
-        self._range = None
-        if np.issubdtype(self._stored, np.integer):
-            info = np.iinfo(self._stored)
-            self._range = (int(info.min), int(info.max))
+        self._name = np.dtype(dtype).name
+        self._encoding = self._name.encode('ascii')
+        self._is_int = np.issubdtype(np.dtype(dtype), np.integer)
+        self._read = _layout.scalar_reader(self._name)
+        self.size = _layout.field_layout(self._name)[0].itemsize
 
     def encode(self, obj):
-        if (self._range is not None and isinstance(obj, (int, float, np.number)) and
-                not (self._range[0] <= obj <= self._range[1])):
-            raise OverflowError(f'{self._stored.name} encoding: {obj!r} is out of range '
-                                f'[{self._range[0]}, {self._range[1]}]')
-        return np.asarray(self.dtype(obj)).astype(self._stored).tobytes()
+        if not isinstance(obj, (int, float, np.number)):
+            obj = self.dtype(obj)  # numpy's conversion of other values, as Mosaic's
+        if self._is_int and isinstance(obj, (float, np.floating)):
+            obj = int(obj)  # toward zero, as numpy's cast
+        return _layout.encode_number(self._encoding, obj)
 
     def decode(self, data):
-        return self.dtype(np.frombuffer(data, self._stored)[0])
+        return self.dtype(self._read(data))
 
     def array_layout(self):
-        return self._stored, ()
+        return _layout.field_layout(self._name)
 
 
 class UInt8(Scalar):
@@ -233,29 +234,37 @@ class Float64(Scalar):
 
 
 class StrEncoding(Encoding):
-    """A number stored as its decimal text (any precision). Subclasses say
-    which type."""
+    """A number stored as its decimal text (any precision), as the engine
+    writes and checks it. Subclasses say which type and encoding."""
 
     value_type = None
+    name = None
 
     def encode(self, obj):
         self._validate(obj, self.value_type)
-        return str(obj).encode('utf-8')
+        return _layout.encode_bytes(self.name, str(obj).encode('utf-8'))
 
     def decode(self, data):
-        return self.value_type(bytes(data).decode('utf-8'))
+        return self.value_type(_layout.decode_text(self.name, data))
 
 
 class StrInt(StrEncoding):
     value_type = int
+    name = b'str_int'
 
 
 class StrFloat(StrEncoding):
     value_type = float
+    name = b'str_float'
+
+    def encode(self, obj):
+        self._validate(obj, float)
+        return _layout.encode_number(self.name, obj)  # the engine's repr of the float
 
 
 class StrDecimal(StrEncoding):
     value_type = Decimal
+    name = b'str_decimal'
 
 
 class PIL(Encoding):
@@ -275,10 +284,10 @@ class JPEG(Encoding):
 
     def encode(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_jpeg(obj)
+        return _layout.encode_bytes(b'jpeg', _layout.encode_jpeg(obj))
 
     def decode(self, data):
-        return _layout.decode_image_file(data)
+        return _layout.decode_image_file(_layout.decode_bytes(b'jpeg', data))
 
 
 class PNG(Encoding):
@@ -286,20 +295,20 @@ class PNG(Encoding):
 
     def encode(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_png(obj)
+        return _layout.encode_bytes(b'png', _layout.encode_png(obj))
 
     def decode(self, data):
-        return _layout.decode_image_file(data)
+        return _layout.decode_image_file(_layout.decode_bytes(b'png', data))
 
 
 class Pickle(Encoding):
     """Any picklable object (unsafe to read: see is_mds_encoding_safe)."""
 
     def encode(self, obj):
-        return pickle.dumps(obj, protocol=4)
+        return _layout.encode_bytes(b'pkl', pickle.dumps(obj, protocol=4))
 
     def decode(self, data):
-        return pickle.loads(data)
+        return pickle.loads(_layout.decode_bytes(b'pkl', data))
 
 
 class JSON(Encoding):
@@ -310,10 +319,10 @@ class JSON(Encoding):
             obj = obj.tolist()
         text = json.dumps(obj)
         self._is_valid(obj, text)
-        return text.encode('utf-8')
+        return _layout.encode_bytes(b'json', text.encode('utf-8'))
 
     def decode(self, data):
-        return json.loads(bytes(data).decode('utf-8'))
+        return json.loads(_layout.decode_text(b'json', data))
 
     def _is_valid(self, original, converted):
         """Raises json.JSONDecodeError naming `original` unless `converted`
@@ -326,8 +335,11 @@ class JSON(Encoding):
 
 
 class List(Encoding):
-    """A list of objects of one encoding: reserved uint32 0, count, each
-    element's size (uint32), then the elements."""
+    """A list of objects of one encoding, framed by the engine as its
+    list[...] encodings are (a user's subclass too: Mosaic's List frames
+    every element type alike)."""
+
+    list_encoding = b'list[jpeg]'  # the framing; the subclasses name their own
 
     @abstractmethod
     def underlying_encoder(self):
@@ -336,37 +348,39 @@ class List(Encoding):
     def encode(self, obj):
         self._validate(obj, list)
         element = self.underlying_encoder()
-        return _layout.pack_parts([element.encode(x) for x in obj], reserved=True)
+        return _layout.encode_list(self.list_encoding, [element.encode(x) for x in obj])
 
     def decode(self, data):
-        (count,) = struct.unpack_from('<I', data, 4)
         element = self.underlying_encoder()
-        return [element.decode(part) for part in _layout.split_lengths(data, 8, count)]
+        return [element.decode(part) for part in _layout.decode_list(self.list_encoding, data)]
 
 
 class PILList(List):
+    list_encoding = b'list[pil]'
 
     def underlying_encoder(self):
         return PIL()
 
 
 class JPEGList(List):
+    list_encoding = b'list[jpeg]'
 
     def underlying_encoder(self):
         return JPEG()
 
 
 class PNGList(List):
+    list_encoding = b'list[png]'
 
     def underlying_encoder(self):
         return PNG()
 
 
 class JPEGArray(Encoding):
-    """A list of JPEG files (their bytes): count, each size (uint32), files."""
+    """A list of JPEG files (their bytes), framed by the engine."""
 
     def encode(self, obj):
-        return _layout.pack_parts(_layout.jpeg_array_parts(obj), reserved=False)
+        return _layout.encode_list(b'jpeg_array', _layout.jpeg_array_parts(obj))
 
     def decode(self, data):
         return _layout.decode_jpeg_array(data)
@@ -563,11 +577,11 @@ def make_encoder(encoding, column):
 def array_layout(encoding):
     """(little-endian numpy dtype, shape) of every field of a built-in
     encoding whose fields are each one fixed-size numpy value (int,
-    int8..float64, ndarray:DTYPE:SHAPE), by its class; else None."""
+    int8..float64, ndarray:DTYPE:SHAPE), as the engine stores them
+    (sluice_mds_field_layout); else None."""
     if not is_builtin_name(encoding):
         return None
-    name, colon, config = encoding.partition(':')
-    cls = _CLASSES[name]
-    if colon and not hasattr(cls, 'from_str'):
+    try:
+        return _layout.field_layout(encoding)
+    except NotImplementedError:  # a malformed name
         return None
-    return (cls.from_str(config) if colon else cls()).array_layout()
