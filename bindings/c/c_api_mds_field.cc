@@ -4,12 +4,14 @@
 // encoding's byte layout. A binding makes only its own objects (Python's
 // str, pickles, PIL images) from what these give.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bindings/c/c_api_internal.h"
+#include "bindings/c/c_api_mds_value.h"
 #include "formats/json/py_json.h"
 #include "formats/mds/column_decoder.h"
 #include "formats/mds/column_encoder.h"
@@ -82,22 +84,45 @@ sluice::Result<std::string> EncodeBytesValue(const sluice::ColumnEncoding& enc,
 // raw kind (the stored bytes).
 sluice::Result<std::string_view> DecodeBytesValue(const sluice::ColumnEncoding& enc,
                                                   std::string_view stored) {
-  switch (enc.kind) {
-    case sluice::EncodingKind::kStr:
-    case sluice::EncodingKind::kStrInt:
-    case sluice::EncodingKind::kStrFloat:
-    case sluice::EncodingKind::kStrDecimal:
-    case sluice::EncodingKind::kJson:
-      return sluice::DecodeText(enc, stored);
-    default:
-      return sluice::DecodeRawBytes(enc, stored);
+  if (sluice::ValueFormOf(enc) == sluice::FieldValueForm::kText) {
+    return sluice::DecodeText(enc, stored);
   }
+  return sluice::DecodeRawBytes(enc, stored);
 }
 
 sluice_bytes Span(std::string_view v) {
   return sluice_bytes{reinterpret_cast<const uint8_t*>(v.data()), v.size()};
 }
 
+}  // namespace
+
+namespace sluice::capi {
+
+Result<std::string> EncodeGivenValue(const ColumnEncoding& enc, uint32_t kind,
+                                     std::string_view value) {
+  auto number = [&](auto v) -> Result<std::string> {
+    if (value.size() != 8) {
+      return InvalidArgumentError(DescribeColumn(enc) + ": a number is given in 8 bytes, got " +
+                                  std::to_string(value.size()));
+    }
+    std::memcpy(&v, value.data(), 8);  // little-endian hosts only (the package's wheels)
+    return EncodeMdsValue(enc, MdsValue(v));
+  };
+  switch (kind) {
+    case SLUICE_VALUE_FIELD: return std::string(value);
+    case SLUICE_VALUE_BYTES: return EncodeBytesValue(enc, value);
+    case SLUICE_VALUE_INT64: return number(int64_t{0});
+    case SLUICE_VALUE_UINT64: return number(uint64_t{0});
+    case SLUICE_VALUE_DOUBLE: return number(double{0});
+    default:
+      return InvalidArgumentError(DescribeColumn(enc) + ": unknown value kind " +
+                                  std::to_string(kind));
+  }
+}
+
+}  // namespace sluice::capi
+
+namespace {
 }  // namespace
 
 extern "C" {
@@ -140,15 +165,32 @@ sluice_status sluice_mds_field_layout(const char* encoding, sluice_ndarray* out)
   });
 }
 
-sluice_status sluice_mds_encode_bytes(const char* encoding, const uint8_t* value, uint64_t size,
-                                      uint8_t* buf, uint64_t cap, uint64_t* len) {
-  constexpr const char* kFn = "sluice_mds_encode_bytes";
+sluice_status sluice_mds_field_form(const char* encoding, uint32_t* form) {
+  constexpr const char* kFn = "sluice_mds_field_form";
+  return Guard(kFn, [&] {
+    if (encoding == nullptr) return NullArgument(kFn, "encoding");
+    if (form == nullptr) return NullArgument(kFn, "form");
+    auto enc = ValueEncoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    switch (sluice::ValueFormOf(*enc)) {
+      case sluice::FieldValueForm::kValues: *form = SLUICE_MDS_FIELD_VALUES; break;
+      case sluice::FieldValueForm::kText: *form = SLUICE_MDS_FIELD_TEXT; break;
+      case sluice::FieldValueForm::kBytes: *form = SLUICE_MDS_FIELD_BYTES; break;
+      case sluice::FieldValueForm::kFramed: *form = SLUICE_MDS_FIELD_FRAMED; break;
+    }
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_mds_encode_value(const char* encoding, uint32_t kind, const uint8_t* value,
+                                      uint64_t size, uint8_t* buf, uint64_t cap, uint64_t* len) {
+  constexpr const char* kFn = "sluice_mds_encode_value";
   return Guard(kFn, [&] {
     if (sluice_status st = CheckOut(kFn, encoding, buf, cap, len); st != SLUICE_OK) return st;
     if (value == nullptr && size > 0) return NullArgument(kFn, "value");
     auto enc = ValueEncoding(encoding);
     if (!enc.ok()) return Fail(enc.status());
-    return Emit(EncodeBytesValue(*enc, View({value, size})), buf, cap, len);
+    return Emit(sluice::capi::EncodeGivenValue(*enc, kind, View({value, size})), buf, cap, len);
   });
 }
 

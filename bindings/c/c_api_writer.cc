@@ -1,9 +1,11 @@
 // sluice_writer_*: writing Mosaic-compatible datasets.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings/c/c_api_internal.h"
+#include "bindings/c/c_api_mds_value.h"
 #include "engine/upload/shard_uploader.h"
 #include "formats/dataset/format_descriptor.h"
 #include "formats/mds/column_encoding.h"
@@ -18,6 +20,13 @@ struct sluice_writer {
   // the core's shard entries already handed to it.
   std::unique_ptr<sluice::ShardUploader> uploader;
   size_t shards_queued = 0;
+  // MDS: each column's encoding as given (value_encodings[i] for column i
+  // as given at open), parsed for sluice_writer_write_values at its first
+  // call; a user's own is left unset (only its stored field is taken).
+  std::vector<std::string> given_encodings;
+  std::vector<std::optional<sluice::ColumnEncoding>> value_encodings;
+  bool takes_values = false;  // the format's fields are stored bytes (MDS)
+  std::vector<std::string> scratch;  // the fields of the sample being written
 };
 
 namespace {
@@ -159,6 +168,8 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     auto opened = descriptor->open_writer(out_dir, columns, opts);
     if (!opened.ok()) return Fail(opened.status().WithContext("sluice_writer_open"));
     w->writer = std::move(*opened);
+    w->takes_values = descriptor->fields == sluice::FieldForm::kStoredBytes;
+    for (const auto& [name, enc] : columns) w->given_encodings.push_back(enc);
     const std::vector<std::string>& stored = w->writer->column_names();
     for (const auto& [name, enc] : columns) {
       for (size_t s = 0; s < stored.size(); ++s) {
@@ -193,6 +204,54 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
     auto st = w->writer->Write();
     if (st.ok()) st = QueueNewShards(w);
     return sluice::capi::Check(st);
+  });
+}
+
+sluice_status sluice_writer_write_values(sluice_writer* w, const sluice_bytes* fields,
+                                         const uint32_t* kinds, uint32_t num_fields) {
+  constexpr const char* kFn = "sluice_writer_write_values";
+  return Guard(kFn, [&] {
+    if (w == nullptr) return NullArgument(kFn, "w");
+    if (kinds == nullptr && num_fields > 0) return NullArgument(kFn, "kinds");
+    if (fields == nullptr && num_fields > 0) return NullArgument(kFn, "fields");
+    if (num_fields != w->given_to_stored.size()) {
+      return Fail(sluice::InvalidArgumentError(
+          std::string(kFn) + ": got " + std::to_string(num_fields) + " fields, the writer has " +
+          std::to_string(w->given_to_stored.size()) + " columns"));
+    }
+    if (!w->takes_values) {
+      return Fail(sluice::InvalidArgumentError(std::string(kFn) +
+                                               ": this writer's format takes stored fields only"));
+    }
+    if (w->value_encodings.empty()) {
+      for (const std::string& e : w->given_encodings) {
+        auto parsed = sluice::ParseColumnEncoding(e, "");
+        w->value_encodings.push_back(parsed.ok() ? std::optional(*parsed) : std::nullopt);
+      }
+    }
+    w->scratch.resize(num_fields);
+    std::vector<sluice_bytes> encoded(num_fields);
+    for (uint32_t i = 0; i < num_fields; ++i) {  // every value first: nothing half written
+      if (fields[i].data == nullptr && fields[i].size > 0) return NullArgument(kFn, "fields[i].data");
+      if (kinds[i] == SLUICE_VALUE_FIELD) {
+        encoded[i] = fields[i];
+        continue;
+      }
+      const std::string& name = w->writer->column_names()[w->given_to_stored[i]];
+      if (!w->value_encodings[i]) {
+        return Fail(sluice::InvalidArgumentError("column '" + name + "': encoding '" +
+                                                 w->given_encodings[i] +
+                                                 "' takes only its stored field"));
+      }
+      auto field = sluice::capi::EncodeGivenValue(*w->value_encodings[i], kinds[i], View(fields[i]));
+      if (!field.ok()) {
+        return Fail(sluice::InvalidArgumentError("column '" + name + "': " + field.status().message()));
+      }
+      w->scratch[i] = std::move(*field);
+      encoded[i] = sluice_bytes{reinterpret_cast<const uint8_t*>(w->scratch[i].data()),
+                                w->scratch[i].size()};
+    }
+    return sluice_writer_write(w, encoded.data(), num_fields);
   });
 }
 

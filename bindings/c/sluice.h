@@ -303,6 +303,14 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
  * Mosaic's JSONWriter stores as such). The bytes are copied before the call
  * returns. */
 sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
+/* MDS only: appends one sample whose field i is given as kinds[i] says
+ * (SLUICE_VALUE_*; fields[i] the value's bytes), encoded by the engine as
+ * sluice_mds_encode_value encodes it: one call a sample for values the
+ * binding would otherwise encode one call a field. A value a column refuses
+ * is SLUICE_EINVAL "column 'x': <the encoder's text>", and nothing of the
+ * sample is written. */
+sluice_status sluice_writer_write_values(sluice_writer* w, const sluice_bytes* fields,
+                                         const uint32_t* kinds, uint32_t num_fields);
 
 /* Writes the last shard and index.json; with a remote, waits until every
  * file is uploaded (index.json last). Further writes fail. */
@@ -507,13 +515,38 @@ sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* 
  * other encoding. Bindings read such fields (and columns of them) as arrays
  * of that dtype. */
 sluice_status sluice_mds_field_layout(const char* encoding, sluice_ndarray* out);
-/* A value given as bytes: bytes, pkl, jpeg, png store them as they are;
- * str, str_int, str_decimal store the UTF-8 text after checking it (valid
- * UTF-8; an integer's decimal text; a Decimal's text); json takes the text
- * json.dumps wrote and stores it as json.dumps writes the value it parses
- * to. */
-sluice_status sluice_mds_encode_bytes(const char* encoding, const uint8_t* value, uint64_t size,
-                                      uint8_t* buf, uint64_t cap, uint64_t* len);
+/* A value handed to the engine for one field (sluice_mds_encode_value,
+ * sluice_writer_write_values), as `kind` says:
+ * - SLUICE_VALUE_FIELD: the field's stored bytes, kept as they are;
+ * - SLUICE_VALUE_BYTES: bytes, pkl, jpeg, png store them as they are; str,
+ *   str_int, str_decimal store the UTF-8 text after checking it (valid
+ *   UTF-8; an integer's decimal text; a Decimal's text); json takes the text
+ *   json.dumps wrote and stores it as json.dumps writes the value it parses
+ *   to;
+ * - SLUICE_VALUE_INT64, SLUICE_VALUE_UINT64, SLUICE_VALUE_DOUBLE: 8 bytes,
+ *   the number in the host's (little-endian) order, encoded as
+ *   sluice_encode_int64 / _uint64 / _double encode it. */
+#define SLUICE_VALUE_FIELD 0
+#define SLUICE_VALUE_BYTES 1
+#define SLUICE_VALUE_INT64 2
+#define SLUICE_VALUE_UINT64 3
+#define SLUICE_VALUE_DOUBLE 4
+sluice_status sluice_mds_encode_value(const char* encoding, uint32_t kind, const uint8_t* value,
+                                      uint64_t size, uint8_t* buf, uint64_t cap, uint64_t* len);
+/* How a field of `encoding` holds its value, for a binding that reads many:
+ * SLUICE_MDS_FIELD_VALUES: one fixed-size numpy value (sluice_mds_field_layout);
+ * SLUICE_MDS_FIELD_TEXT: the whole field is the value's UTF-8 text (str,
+ *   str_int, str_float, str_decimal, json);
+ * SLUICE_MDS_FIELD_BYTES: the whole field is the value's bytes (bytes, pkl,
+ *   jpeg, png);
+ * SLUICE_MDS_FIELD_FRAMED: anything else (pil, lists, ndarray with a
+ *   header): read each with its sluice_mds_decode_* / sluice_mds_ndarray_decode.
+ * The decoders give the same values (tested). */
+#define SLUICE_MDS_FIELD_VALUES 0
+#define SLUICE_MDS_FIELD_TEXT 1
+#define SLUICE_MDS_FIELD_BYTES 2
+#define SLUICE_MDS_FIELD_FRAMED 3
+sluice_status sluice_mds_field_form(const char* encoding, uint32_t* form);
 /* The value inside a field of those encodings and of str_float: the text of
  * the text kinds (checked UTF-8), the stored bytes of the others. */
 sluice_status sluice_mds_decode_bytes(const char* encoding, const uint8_t* field, uint64_t size,

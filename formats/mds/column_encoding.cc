@@ -135,6 +135,23 @@ std::optional<FieldArrayLayout> ArrayLayoutOf(const ColumnEncoding& enc) {
   }
 }
 
+FieldValueForm ValueFormOf(const ColumnEncoding& enc) {
+  if (ArrayLayoutOf(enc)) return FieldValueForm::kValues;
+  if (enc.custom) return FieldValueForm::kFramed;
+  switch (enc.kind) {
+    case EncodingKind::kStr:
+    case EncodingKind::kStrInt:
+    case EncodingKind::kStrFloat:
+    case EncodingKind::kStrDecimal:
+    case EncodingKind::kJson: return FieldValueForm::kText;
+    case EncodingKind::kBytes:
+    case EncodingKind::kPkl:
+    case EncodingKind::kJpeg:
+    case EncodingKind::kPng: return FieldValueForm::kBytes;
+    default: return FieldValueForm::kFramed;
+  }
+}
+
 std::optional<NdDtype> NdDtypeFromName(std::string_view name) {
   for (const auto& d : kDtypes) {
     if (d.name == name) return d.dtype;

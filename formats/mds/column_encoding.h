@@ -89,6 +89,15 @@ struct FieldArrayLayout {
 };
 std::optional<FieldArrayLayout> ArrayLayoutOf(const ColumnEncoding& enc);
 
+// How a field holds its value, for a reader of many fields: one numpy
+// value (ArrayLayoutOf); the whole field is the value's UTF-8 text (str,
+// str_int, str_float, str_decimal, json: DecodeText gives the field); the
+// whole field is the value's bytes (bytes, pkl, jpeg, png: DecodeRawBytes
+// gives the field); else framed (pil, lists, ndarray with a header, a
+// user's own): read with the decoder of its kind.
+enum class FieldValueForm { kValues, kText, kBytes, kFramed };
+FieldValueForm ValueFormOf(const ColumnEncoding& enc);
+
 // Parses an encoding string for column `column`. Unknown names and malformed
 // ndarray suffixes -> kUnimplemented naming the encoding and the column.
 // An ndarray shape must have 1..63 positive dimensions whose total byte size

@@ -181,8 +181,9 @@ _proto('sluice_mds_ndarray_header', _status, _P(NDArray), ctypes.c_char_p, ctype
 _proto('sluice_mds_ndarray_decode', _status, _P(NDArray), ctypes.c_void_p, ctypes.c_uint64,
        _P(NDArray))
 _proto('sluice_mds_field_layout', _status, ctypes.c_char_p, _P(NDArray))
-_proto('sluice_mds_encode_bytes', _status, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64,
-       ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64))
+_proto('sluice_mds_encode_value', _status, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_void_p,
+       ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64))
+_proto('sluice_mds_field_form', _status, ctypes.c_char_p, _P(ctypes.c_uint32))
 _proto('sluice_mds_decode_bytes', _status, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64,
        _P(Bytes))
 _proto('sluice_mds_encode_pil', _status, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32,
@@ -198,6 +199,8 @@ _proto('sluice_mds_decode_list', _status, ctypes.c_char_p, ctypes.c_void_p, ctyp
 _proto('sluice_writer_open', _status, ctypes.c_char_p, _P(ctypes.c_char_p), _P(ctypes.c_char_p),
        ctypes.c_uint32, _P(WriterOptions), _P(ctypes.c_void_p))
 _proto('sluice_writer_write', _status, ctypes.c_void_p, _P(Bytes), ctypes.c_uint32)
+_proto('sluice_writer_write_values', _status, ctypes.c_void_p, _P(Bytes), _P(ctypes.c_uint32),
+       ctypes.c_uint32)
 _proto('sluice_writer_finish', _status, ctypes.c_void_p)
 _proto('sluice_writer_close', None, ctypes.c_void_p)
 _proto('sluice_writer_uploaded', _status, ctypes.c_void_p, _P(ctypes.c_uint64),

@@ -127,13 +127,13 @@ def field_layout(encoding):
 
 
 @functools.lru_cache(maxsize=None)
-def scalar_reader(encoding):
-    """f(field) -> the one number a field of a scalar `encoding` holds
-    (a Python int or float), by the engine's layout (field_layout)."""
+def scalar_unpack(encoding):
+    """f(field) -> a 1-tuple of the number a field of a scalar `encoding`
+    holds (a Python int or float), by the engine's layout (field_layout)."""
     dtype, shape = field_layout(encoding)
-    assert shape == ()
-    unpack = struct.Struct(struct_format(dtype)).unpack
-    return lambda data: unpack(data)[0]
+    if shape != ():
+        raise ValueError(f'{encoding}: the engine stores no scalar in its fields')
+    return struct.Struct(struct_format(dtype)).unpack
 
 
 def struct_format(dtype, count=1):
@@ -144,47 +144,87 @@ def struct_format(dtype, count=1):
     return f'<{count}{code}'
 
 
-_INT64 = (-(1 << 63), 1 << 63)
-_UINT64_END = 1 << 64
+# How a value is handed to the engine (SLUICE_VALUE_* of sluice.h).
+VALUE_FIELD, VALUE_BYTES, VALUE_INT64, VALUE_UINT64, VALUE_DOUBLE = range(5)
+# How a field holds its value (SLUICE_MDS_FIELD_*).
+FIELD_VALUES, FIELD_TEXT, FIELD_BYTES, FIELD_FRAMED = range(4)
+
+_PACK_INT64 = struct.Struct('<q').pack    # the carriers of numbers: 8 bytes, the
+_PACK_UINT64 = struct.Struct('<Q').pack   # host's (little-endian) order
+_PACK_DOUBLE = struct.Struct('<d').pack
+_INT64_END = 1 << 63
 
 
-def encode_number(encoding, value):
-    """The field of a Python or numpy number in a scalar, str_int or
-    str_float column of `encoding` (bytes): range and rounding are the
-    engine's; OverflowError for an integer the column cannot hold."""
+def number_value(encoding, value, integer):
+    """(kind, carrier) of a Python or numpy number for a column of
+    `encoding` (bytes); `integer`: the column stores integers (a float is
+    cut toward zero first, as numpy's cast). Ranges and rounding are the
+    engine's; a Python int no C integer carries is OverflowError unless the
+    column stores floats."""
+    if type(value) is int and -_INT64_END <= value < _INT64_END:  # the common case first
+        return VALUE_INT64, _PACK_INT64(value)
     if isinstance(value, (float, np.floating)):
-        status_fn, v = _lib.lib.sluice_encode_double, float(value)
-    else:
-        v = int(value)
-        if _INT64[0] <= v < _INT64[1]:
-            status_fn = _lib.lib.sluice_encode_int64
-        elif 0 <= v < _UINT64_END:
-            status_fn = _lib.lib.sluice_encode_uint64
-        else:  # no C integer carries it: only a float column takes it (as Python converts)
-            try:
-                return encode_number(encoding, float(v))
-            except ValueError:
-                raise OverflowError(f'{encoding.decode()} encoding: value {v} is out of range '
-                                    f'for {encoding.decode()}') from None
+        if not integer:
+            return VALUE_DOUBLE, _PACK_DOUBLE(value)
+        value = int(value)
+    v = int(value)
+    if -_INT64_END <= v < _INT64_END:
+        return VALUE_INT64, _PACK_INT64(v)
+    if 0 <= v < 1 << 64:
+        return VALUE_UINT64, _PACK_UINT64(v)
+    if not integer:
+        return VALUE_DOUBLE, _PACK_DOUBLE(float(v))  # as Python converts it
+    name = encoding.decode()
+    raise OverflowError(f'{name} encoding: value {v} is out of range for {name}')
+
+
+def value_error(text):
+    """The exception of the engine's refusal of a value (`text`: its text
+    without the status name): OverflowError for a number out of a column's
+    range, as numpy 2 raises, else ValueError."""
+    return OverflowError(text) if ' is out of range for ' in text else ValueError(text)
+
+
+def encode_value(encoding, kind, payload):
+    """The field the engine writes for a value handed as `kind`
+    (sluice_mds_encode_value)."""
     try:
-        return _encoded(status_fn, encoding, v)
+        return _encoded(_lib.lib.sluice_mds_encode_value, encoding, kind, payload, len(payload),
+                        need=len(payload) + 64)
     except ValueError as e:
-        if isinstance(v, int) and ' is out of range ' in str(e):
-            raise OverflowError(str(e)) from None
-        raise
+        raise value_error(str(e)) from None
 
 
-def encode_bytes(encoding, data):
-    """The field of a value given as bytes (sluice_mds_encode_bytes: raw
-    kinds store them, text kinds check the UTF-8 text, json rewrites the
-    text json.dumps wrote)."""
-    return _encoded(_lib.lib.sluice_mds_encode_bytes, encoding, data, len(data),
-                    need=len(data) + 64)
+@functools.lru_cache(maxsize=None)
+def field_form(encoding):
+    """FIELD_* of sluice_mds_field_form: how a field of `encoding` holds its value."""
+    form = ctypes.c_uint32()
+    _lib.check(_lib.lib.sluice_mds_field_form(encoding.encode('utf-8'), ctypes.byref(form)))
+    return form.value
+
+
+def text_reader(encoding):
+    """f(field) -> str for a text encoding: the whole field's UTF-8 when
+    the engine says the field is the text (FIELD_TEXT), else the engine's
+    decoder field by field."""
+    if field_form(encoding) == FIELD_TEXT:
+        return lambda data: str(data, 'utf-8')
+    name = encoding.encode('utf-8')
+    return lambda data: decode_text(name, data)
+
+
+def bytes_reader(encoding):
+    """f(field) -> bytes for a raw encoding (bytes, pkl, jpeg, png), as
+    text_reader reads text."""
+    if field_form(encoding) == FIELD_BYTES:
+        return bytes
+    name = encoding.encode('utf-8')
+    return lambda data: decode_bytes(name, data)
 
 
 def decode_bytes(encoding, data):
-    """The value bytes inside a field of a text or raw kind (the engine
-    checks a text kind's UTF-8)."""
+    """The value bytes inside a field of a text or raw kind, by the engine's
+    decoder (sluice_mds_decode_bytes: a text kind's UTF-8 checked)."""
     field, size = _address(data)
     out = _lib.Bytes()
     status = _lib.lib.sluice_mds_decode_bytes(encoding, field, size, ctypes.byref(out))
@@ -194,7 +234,7 @@ def decode_bytes(encoding, data):
 
 
 def decode_text(encoding, data):
-    """The str inside a field of a text kind."""
+    """The str inside a field of a text kind, by the engine's decoder."""
     return decode_bytes(encoding, data).decode('utf-8')
 
 

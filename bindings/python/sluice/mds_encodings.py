@@ -62,46 +62,73 @@ class Encoding(ABC):
                                  f'as {type(data)}')
 
 
-class Bytes(Encoding):
-    """bytes, stored as they are (a bytearray or memoryview as its bytes)."""
+class EngineValued(Encoding):
+    """A built-in encoding whose field the engine writes from a value Python
+    hands it (`engine_value`: the type checks and Python's part, pickling or
+    json.dumps). The writer hands the values of a whole sample in one call
+    (make_value_encoder); `encode` asks for one field."""
+
+    engine_name = None  # the encoding's name, as bytes
+
+    def engine_value(self, obj):
+        """(SLUICE_VALUE_* kind, bytes) of `obj`."""
+        raise NotImplementedError
 
     def encode(self, obj):
+        return _layout.encode_value(self.engine_name, *self.engine_value(obj))
+
+
+class Bytes(EngineValued):
+    """bytes, stored as they are (a bytearray or memoryview as its bytes)."""
+
+    engine_name = b'bytes'
+
+    def __init__(self):
+        self._read = _layout.bytes_reader('bytes')
+
+    def engine_value(self, obj):
         if isinstance(obj, (bytearray, memoryview)):
             obj = bytes(obj)
         self._validate(obj, bytes)
-        return _layout.encode_bytes(b'bytes', obj)
-
-    def decode(self, data):
-        return data  # the field itself, as sluice_mds_decode_bytes gives it (tested)
-
-
-class Str(Encoding):
-    """str as UTF-8."""
-
-    def encode(self, obj):
-        self._validate(obj, str)
-        return _layout.encode_bytes(b'str', obj.encode('utf-8'))
-
-    def decode(self, data):
-        return _layout.decode_text(b'str', data)
-
-
-class Int(Encoding):
-    """Python int (or numpy integer) as little-endian int64."""
-
-    size = 8
-
-    def __init__(self):
-        self._read = _layout.scalar_reader('int')
-
-    def encode(self, obj):
-        if isinstance(obj, np.integer):
-            obj = int(obj)
-        self._validate(obj, int)
-        return _layout.encode_number(b'int', obj)
+        return _layout.VALUE_BYTES, obj
 
     def decode(self, data):
         return self._read(data)
+
+
+class Str(EngineValued):
+    """str as UTF-8."""
+
+    engine_name = b'str'
+
+    def __init__(self):
+        self._read = _layout.text_reader('str')
+
+    def engine_value(self, obj):
+        self._validate(obj, str)
+        return _layout.VALUE_BYTES, obj.encode('utf-8')
+
+    def decode(self, data):
+        return self._read(data)
+
+
+class Int(EngineValued):
+    """Python int (or numpy integer) as little-endian int64."""
+
+    size = 8
+    engine_name = b'int'
+
+    def __init__(self):
+        self._unpack = _layout.scalar_unpack('int')
+
+    def engine_value(self, obj):
+        if isinstance(obj, np.integer):
+            obj = int(obj)
+        self._validate(obj, int)
+        return _layout.number_value(b'int', obj, True)
+
+    def decode(self, data):
+        return self._unpack(data)[0]
 
     def array_layout(self):
         return _layout.field_layout('int')
@@ -139,7 +166,7 @@ class NDArray(Encoding):
         return _layout.field_layout(_layout.ndarray_encoding(self.dtype, self.shape))
 
 
-class Scalar(Encoding):
+class Scalar(EngineValued):
     """One numpy scalar of `dtype`, stored as the engine stores the encoding
     of that name (its range check and rounding: an integer type refuses a
     number outside its range with OverflowError, as numpy 2; numpy 1 would
@@ -148,20 +175,18 @@ class Scalar(Encoding):
     def __init__(self, dtype):
         self.dtype = dtype
         self._name = np.dtype(dtype).name
-        self._encoding = self._name.encode('ascii')
+        self.engine_name = self._name.encode('ascii')
         self._is_int = np.issubdtype(np.dtype(dtype), np.integer)
-        self._read = _layout.scalar_reader(self._name)
+        self._unpack = _layout.scalar_unpack(self._name)
         self.size = _layout.field_layout(self._name)[0].itemsize
 
-    def encode(self, obj):
+    def engine_value(self, obj):
         if not isinstance(obj, (int, float, np.number)):
             obj = self.dtype(obj)  # numpy's conversion of other values, as Mosaic's
-        if self._is_int and isinstance(obj, (float, np.floating)):
-            obj = int(obj)  # toward zero, as numpy's cast
-        return _layout.encode_number(self._encoding, obj)
+        return _layout.number_value(self.engine_name, obj, self._is_int)
 
     def decode(self, data):
-        return self.dtype(self._read(data))
+        return self.dtype(self._unpack(data)[0])
 
     def array_layout(self):
         return _layout.field_layout(self._name)
@@ -233,38 +258,40 @@ class Float64(Scalar):
         super().__init__(np.float64)
 
 
-class StrEncoding(Encoding):
+class StrEncoding(EngineValued):
     """A number stored as its decimal text (any precision), as the engine
     writes and checks it. Subclasses say which type and encoding."""
 
     value_type = None
-    name = None
 
-    def encode(self, obj):
+    def __init__(self):
+        self._read = _layout.text_reader(self.engine_name.decode())
+
+    def engine_value(self, obj):
         self._validate(obj, self.value_type)
-        return _layout.encode_bytes(self.name, str(obj).encode('utf-8'))
+        return _layout.VALUE_BYTES, str(obj).encode('utf-8')
 
     def decode(self, data):
-        return self.value_type(_layout.decode_text(self.name, data))
+        return self.value_type(self._read(data))
 
 
 class StrInt(StrEncoding):
     value_type = int
-    name = b'str_int'
+    engine_name = b'str_int'
 
 
 class StrFloat(StrEncoding):
     value_type = float
-    name = b'str_float'
+    engine_name = b'str_float'
 
-    def encode(self, obj):
+    def engine_value(self, obj):
         self._validate(obj, float)
-        return _layout.encode_number(self.name, obj)  # the engine's repr of the float
+        return _layout.number_value(self.engine_name, obj, False)  # the engine's repr
 
 
 class StrDecimal(StrEncoding):
     value_type = Decimal
-    name = b'str_decimal'
+    engine_name = b'str_decimal'
 
 
 class PIL(Encoding):
@@ -278,51 +305,65 @@ class PIL(Encoding):
         return _layout.decode_pil(data)
 
 
-class JPEG(Encoding):
+class JPEG(EngineValued):
     """PIL image as a JPEG file (an image opened from a JPEG file keeps its
     bytes)."""
 
-    def encode(self, obj):
+    engine_name = b'jpeg'
+
+    def engine_value(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_bytes(b'jpeg', _layout.encode_jpeg(obj))
+        return _layout.VALUE_BYTES, _layout.encode_jpeg(obj)
 
     def decode(self, data):
-        return _layout.decode_image_file(_layout.decode_bytes(b'jpeg', data))
+        return _layout.decode_image_file(_layout.bytes_reader('jpeg')(data))
 
 
-class PNG(Encoding):
+class PNG(EngineValued):
     """PIL image as a PNG file."""
 
-    def encode(self, obj):
+    engine_name = b'png'
+
+    def engine_value(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_bytes(b'png', _layout.encode_png(obj))
+        return _layout.VALUE_BYTES, _layout.encode_png(obj)
 
     def decode(self, data):
-        return _layout.decode_image_file(_layout.decode_bytes(b'png', data))
+        return _layout.decode_image_file(_layout.bytes_reader('png')(data))
 
 
-class Pickle(Encoding):
+class Pickle(EngineValued):
     """Any picklable object (unsafe to read: see is_mds_encoding_safe)."""
 
-    def encode(self, obj):
-        return _layout.encode_bytes(b'pkl', pickle.dumps(obj, protocol=4))
+    engine_name = b'pkl'
+
+    def __init__(self):
+        self._read = _layout.bytes_reader('pkl')
+
+    def engine_value(self, obj):
+        return _layout.VALUE_BYTES, pickle.dumps(obj, protocol=4)
 
     def decode(self, data):
-        return pickle.loads(_layout.decode_bytes(b'pkl', data))
+        return pickle.loads(self._read(data))
 
 
-class JSON(Encoding):
+class JSON(EngineValued):
     """Any JSON-serializable object (numpy arrays as lists)."""
 
-    def encode(self, obj):
+    engine_name = b'json'
+
+    def __init__(self):
+        self._read = _layout.text_reader('json')
+
+    def engine_value(self, obj):
         if isinstance(obj, np.ndarray):
             obj = obj.tolist()
         text = json.dumps(obj)
         self._is_valid(obj, text)
-        return _layout.encode_bytes(b'json', text.encode('utf-8'))
+        return _layout.VALUE_BYTES, text.encode('utf-8')
 
     def decode(self, data):
-        return json.loads(_layout.decode_text(b'json', data))
+        return json.loads(self._read(data))
 
     def _is_valid(self, original, converted):
         """Raises json.JSONDecodeError naming `original` unless `converted`
@@ -540,9 +581,10 @@ def make_decoder(encoding, column):
     with its ValueError). Unsafe encodings (pkl) are decoded: refusing them
     is the engine's, when a dataset opens."""
     coder = get_coder(encoding)
-    if type(coder) is Bytes:
-        # The field itself (it arrives as bytes): the builtin, which the
-        # batch decoder recognises and skips (sample_batch).
+    if type(coder) is Bytes and coder._read is bytes:
+        # The field itself (it arrives as bytes; the engine's form says the
+        # field is the value): the builtin, which the batch decoder
+        # recognises and skips (sample_batch).
         return bytes
     if coder is not None:
         if is_builtin_name(encoding):
@@ -553,24 +595,71 @@ def make_decoder(encoding, column):
     return lambda d: mds_decode(encoding, bytes(d))
 
 
-def make_encoder(encoding, column):
-    """A function Python value -> stored bytes for an MDS column: Mosaic's
-    writer's rule (mds_encode: `bytes` as they are, any other value through
-    the registered class's encode), its errors naming the column."""
-    coder = get_coder(encoding)
-    if coder is None:
-        raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
-    encode = coder.encode
-
+def _naming_column(encode, column):
+    """`encode` whose errors name the column (their type and text kept)."""
     def enc(value):
-        if isinstance(value, bytes):
-            return value
         try:
             return encode(value)
         except (ValueError, TypeError, AttributeError, OverflowError) as e:
             if e.args and isinstance(e.args[0], str):  # the same type, its text kept
                 e.args = (f'column {column!r}: {e.args[0]}',) + e.args[1:]
             raise
+    return enc
+
+
+def _coder_for_writer(encoding, column):
+    coder = get_coder(encoding)
+    if coder is None:
+        raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
+    return coder
+
+
+def make_encoder(encoding, column):
+    """A function Python value -> stored bytes for an MDS column: Mosaic's
+    writer's rule (mds_encode: `bytes` as they are, any other value through
+    the registered class's encode), its errors naming the column."""
+    encode = _naming_column(_coder_for_writer(encoding, column).encode, column)
+    return lambda value: value if isinstance(value, bytes) else encode(value)
+
+
+def make_value_encoder(encoding, column):
+    """A function Python value -> (SLUICE_VALUE_* kind, bytes) for the
+    writer, which hands a sample's values to the engine in one call: the
+    same fields as make_encoder's. A class whose `encode` is the engine's
+    (EngineValued's, not overridden) hands its engine_value; any other
+    (a subclass's own encode, images, lists, ndarrays, a user's own) its
+    encoded field."""
+    coder = _coder_for_writer(encoding, column)
+    field = _layout.VALUE_FIELD
+    errors = (ValueError, TypeError, AttributeError, OverflowError)
+
+    def name_column(e):
+        if e.args and isinstance(e.args[0], str):  # the same type, its text kept
+            e.args = (f'column {column!r}: {e.args[0]}',) + e.args[1:]
+
+    # One frame a field: the writer calls it for every value.
+    if type(coder).encode is EngineValued.encode:
+        value = coder.engine_value
+
+        def enc(v):
+            if isinstance(v, bytes):
+                return field, v
+            try:
+                return value(v)
+            except errors as e:
+                name_column(e)
+                raise
+    else:
+        encode = coder.encode
+
+        def enc(v):
+            if isinstance(v, bytes):
+                return field, v
+            try:
+                return field, encode(v)
+            except errors as e:
+                name_column(e)
+                raise
     return enc
 
 

@@ -1,5 +1,6 @@
 """Every built-in MDS encoding's field is the engine's to write and read
-(sluice_encode_*, sluice_mds_encode_* / sluice_mds_decode_*): the Python
+(sluice_encode_*, sluice_mds_encode_* / sluice_mds_decode_*, the writer's
+sluice_writer_write_values): the Python
 classes give, for tricky values, the bytes the engine's C calls give when
 asked directly, which are Mosaic's bytes (computed here with numpy, struct,
 json and pickle as Mosaic's classes compute them), and read them back."""
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from sluice import _lib
+from sluice import encodings as _layout
 from sluice import mds_encodings
 
 PIL = pytest.importorskip('PIL.Image')
@@ -35,7 +37,7 @@ def engine_number(encoding, value):
 
 
 def engine_bytes(encoding, data):
-    return _call(_lib.lib.sluice_mds_encode_bytes, encoding.encode(), data, len(data))
+    return _call(_lib.lib.sluice_mds_encode_value, encoding.encode(), 1, data, len(data))  # BYTES
 
 
 def engine_pil(img, encoding='pil'):
@@ -134,8 +136,11 @@ def test_the_classes_store_the_engines_bytes_which_are_mosaics(encoding, value, 
     stored = mds_encodings.mds_encode(encoding, value)
     assert stored == mosaic
     assert stored == engine()
+    form = _layout.field_form(encoding)
+    if form in (_layout.FIELD_TEXT, _layout.FIELD_BYTES):  # read whole: as the engine's decoder
+        assert _layout.decode_bytes(encoding.encode(), stored) == stored
     if encoding in ('jpeg_array', 'jpegarray'):  # its parts are no JPEGs Pillow opens
-        assert mds_encodings._layout.decode_list(encoding.encode(), stored) == value
+        assert _layout.decode_list(encoding.encode(), stored) == value
         return
     back = mds_encodings.mds_decode(encoding, stored)
     if encoding in ('pil', 'list[pil]', 'png', 'list[png]'):
@@ -211,7 +216,7 @@ def test_fixed_fields_are_read_by_the_engines_layout():
 
 
 @pytest.mark.parametrize(('encoding', 'field', 'message'), [
-    ('str', b'\xff', 'invalid UTF-8'),
+    ('str', b'\xff', "can't decode byte 0xff"),  # Python's str of the engine's text form
     ('pil', b'\x01\x00', 'pil'),
     ('list[png]', b'\x00\x00\x00\x00\x09\x00\x00\x00', 'list[png]'),
 ])
@@ -229,3 +234,16 @@ def test_malformed_fields_are_the_engines_errors(encoding, field, message):
 def test_json_and_decimal_texts_of_special_values_are_stored_as_python_writes_them(encoding, value):
     stored = mds_encodings.mds_encode(encoding, value)
     assert stored == (json.dumps(value) if encoding == 'json' else str(value)).encode()
+
+
+def test_the_writer_hands_values_to_the_engine_and_stores_what_mds_encode_gives(tmp_path):
+    import sluice
+    cases = [c for c in CASES if c[0] not in ('pil', 'list[pil]', 'png', 'list[png]')]
+    columns = {f'c{i}': c[0] for i, c in enumerate(cases)}
+    sample = {f'c{i}': c[1] for i, c in enumerate(cases)}
+    encoded = {k: mds_encodings.mds_encode(columns[k], v) for k, v in sample.items()}
+    for name, values in (('values', sample), ('fields', encoded)):
+        with sluice.MDSWriter(out=str(tmp_path / name), columns=columns) as w:
+            w.write(values)
+    shard = 'shard.00000.mds'
+    assert (tmp_path / 'values' / shard).read_bytes() == (tmp_path / 'fields' / shard).read_bytes()
