@@ -52,6 +52,21 @@ sluice_status CheckOut(const char* fn, const char* encoding, uint8_t* buf, uint6
   return SLUICE_OK;
 }
 
+// A decoder's steps before its own: its arguments checked, `encoding`
+// parsed; then `decode(encoding, field)`.
+template <typename F>
+sluice_status DecodeField(const char* fn, const char* encoding, const uint8_t* field,
+                          uint64_t size, const void* out, F&& decode) {
+  return Guard(fn, [&] {
+    if (encoding == nullptr) return NullArgument(fn, "encoding");
+    if (field == nullptr && size > 0) return NullArgument(fn, "field");
+    if (out == nullptr) return NullArgument(fn, "out");
+    auto enc = ValueEncoding(encoding);
+    if (!enc.ok()) return Fail(enc.status());
+    return decode(*enc, View({field, size}));
+  });
+}
+
 template <typename T>
 sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_t* buf,
                            uint64_t cap, uint64_t* len) {
@@ -196,18 +211,13 @@ sluice_status sluice_mds_encode_value(const char* encoding, uint32_t kind, const
 
 sluice_status sluice_mds_decode_bytes(const char* encoding, const uint8_t* field, uint64_t size,
                                       sluice_bytes* out) {
-  constexpr const char* kFn = "sluice_mds_decode_bytes";
-  return Guard(kFn, [&] {
-    if (encoding == nullptr) return NullArgument(kFn, "encoding");
-    if (field == nullptr && size > 0) return NullArgument(kFn, "field");
-    if (out == nullptr) return NullArgument(kFn, "out");
-    auto enc = ValueEncoding(encoding);
-    if (!enc.ok()) return Fail(enc.status());
-    auto value = DecodeBytesValue(*enc, View({field, size}));
-    if (!value.ok()) return Fail(value.status());
-    *out = Span(*value);
-    return SLUICE_OK;
-  });
+  return DecodeField("sluice_mds_decode_bytes", encoding, field, size, out,
+                     [&](const sluice::ColumnEncoding& enc, std::string_view stored) {
+                       auto value = DecodeBytesValue(enc, stored);
+                       if (!value.ok()) return Fail(value.status());
+                       *out = Span(*value);
+                       return SLUICE_OK;
+                     });
 }
 
 sluice_status sluice_mds_encode_pil(const char* encoding, uint32_t width, uint32_t height,
@@ -226,18 +236,14 @@ sluice_status sluice_mds_encode_pil(const char* encoding, uint32_t width, uint32
 
 sluice_status sluice_mds_decode_pil(const char* encoding, const uint8_t* field, uint64_t size,
                                     sluice_mds_pil* out) {
-  constexpr const char* kFn = "sluice_mds_decode_pil";
-  return Guard(kFn, [&] {
-    if (encoding == nullptr) return NullArgument(kFn, "encoding");
-    if (field == nullptr && size > 0) return NullArgument(kFn, "field");
-    if (out == nullptr) return NullArgument(kFn, "out");
-    auto enc = ValueEncoding(encoding);
-    if (!enc.ok()) return Fail(enc.status());
-    auto image = sluice::DecodePil(*enc, View({field, size}));
-    if (!image.ok()) return Fail(image.status());
-    *out = sluice_mds_pil{image->width, image->height, Span(image->mode), Span(image->pixels)};
-    return SLUICE_OK;
-  });
+  return DecodeField("sluice_mds_decode_pil", encoding, field, size, out,
+                     [&](const sluice::ColumnEncoding& enc, std::string_view stored) {
+                       auto image = sluice::DecodePil(enc, stored);
+                       if (!image.ok()) return Fail(image.status());
+                       *out = sluice_mds_pil{image->width, image->height, Span(image->mode),
+                                             Span(image->pixels)};
+                       return SLUICE_OK;
+                     });
 }
 
 sluice_status sluice_mds_encode_list(const char* encoding, const sluice_bytes* items,
@@ -261,24 +267,21 @@ sluice_status sluice_mds_encode_list(const char* encoding, const sluice_bytes* i
 sluice_status sluice_mds_decode_list(const char* encoding, const uint8_t* field, uint64_t size,
                                      sluice_bytes* items, uint32_t cap, uint32_t* count) {
   constexpr const char* kFn = "sluice_mds_decode_list";
-  return Guard(kFn, [&] {
-    if (encoding == nullptr) return NullArgument(kFn, "encoding");
-    if (field == nullptr && size > 0) return NullArgument(kFn, "field");
-    if (count == nullptr) return NullArgument(kFn, "count");
-    if (items == nullptr && cap > 0) return NullArgument(kFn, "items");
-    auto enc = ValueEncoding(encoding);
-    if (!enc.ok()) return Fail(enc.status());
-    auto list = sluice::DecodeList(*enc, View({field, size}));
-    if (!list.ok()) return Fail(list.status());
-    *count = static_cast<uint32_t>(list->size());  // a u32 count in the field
-    if (list->size() > cap) {
-      return Fail(sluice::OutOfRangeError(std::string(kFn) + ": the field holds " +
-                                          std::to_string(list->size()) +
-                                          " items, the array has room for " + std::to_string(cap)));
-    }
-    for (size_t i = 0; i < list->size(); ++i) items[i] = Span((*list)[i].bytes);
-    return SLUICE_OK;
-  });
+  return DecodeField(kFn, encoding, field, size, count,
+                     [&](const sluice::ColumnEncoding& enc, std::string_view stored) {
+                       if (items == nullptr && cap > 0) return NullArgument(kFn, "items");
+                       auto list = sluice::DecodeList(enc, stored);
+                       if (!list.ok()) return Fail(list.status());
+                       *count = static_cast<uint32_t>(list->size());  // a u32 count in the field
+                       if (list->size() > cap) {
+                         return Fail(sluice::OutOfRangeError(
+                             std::string(kFn) + ": the field holds " +
+                             std::to_string(list->size()) + " items, the array has room for " +
+                             std::to_string(cap)));
+                       }
+                       for (size_t i = 0; i < list->size(); ++i) items[i] = Span((*list)[i].bytes);
+                       return SLUICE_OK;
+                     });
 }
 
 }  // extern "C"

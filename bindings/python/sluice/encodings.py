@@ -208,7 +208,7 @@ def text_reader(encoding):
     the engine says the field is the text (FIELD_TEXT), else the engine's
     decoder field by field."""
     if field_form(encoding) == FIELD_TEXT:
-        return lambda data: str(data, 'utf-8')
+        return functools.partial(str, encoding='utf-8')  # C-level: no Python frame a field
     name = encoding.encode('utf-8')
     return lambda data: decode_text(name, data)
 

@@ -98,7 +98,8 @@ class DatabricksCliTest : public ::testing::Test {
 TEST_F(DatabricksCliTest, TheCliLoginOfAProfileReadsAndWhoamiNamesTheCommand) {
   Write("expiry", "2099-01-01T00:00:00Z");  // held for a year at most
   SetEnv({{"DATABRICKS_CONFIG_PROFILE", "work"}});
-  ASSERT_TRUE(ReadsEmptyIndex(kDbcliVolume, loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex(kDbcliVolume, loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "dbcli-token-1");
   EXPECT_EQ(Calls(), "version --output json\nauth token --profile work --force-refresh\n");
   auto whoami = DescribeDbfsAuth(kDbcliVolume);

@@ -276,7 +276,8 @@ class DatabricksReadTest : public DatabricksAuthTest {
 TEST_F(DatabricksReadTest, AProfilesTokenReadsAndWhoamiNamesIt) {
   WriteCfg("[DEFAULT]\nhost = " + files_.url() + "\ntoken = " + FakeDatabricksFiles::kToken + "\n");
   SetEnv({});
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
   EXPECT_EQ(*whoami, "dbfs:/Volumes/main/default/vol/ds\n"
@@ -324,7 +325,8 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
   const std::string resource = "/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w";
   SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kDatabricksAzureClient}, {"ARM_CLIENT_SECRET", kDatabricksAzureSecret},
           {"DATABRICKS_AZURE_RESOURCE_ID", resource}, {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "entra-workspace-1");
   EXPECT_EQ(files_.management_tokens().back(), "entra-management-2");
   EXPECT_EQ(files_.resource_ids().back(), resource);
@@ -450,7 +452,8 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
   files_.AcceptToken("runtime-token-7");
   Provide(files_.url() + "/", "runtime-token-7");
   SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers(), std::vector<std::string>{"runtime-token-7"});
   auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
@@ -577,7 +580,8 @@ TEST_F(DatabricksRuntimeOauthTest, WithScopesTheRuntimesTokenIsExchangedBeforeRu
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->scopes, "all-apis files sql");
   EXPECT_EQ(DatabricksScopes(*config), "all-apis files sql");
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   // The runtime's token went only to the exchange; the read carried the
   // OAuth token bought with it.
   ASSERT_FALSE(files_.bearers().empty());

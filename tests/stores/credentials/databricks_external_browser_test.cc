@@ -142,7 +142,8 @@ TEST_F(DatabricksExternalBrowserTest, TheCachedLoginReadsAndIsRefreshed) {
 
   WriteCache("{\"access_token\": \"cached-stale\", \"token_type\": \"Bearer\", "
              "\"expiry\": \"2001-01-01T00:00:00\", \"refresh_token\": \"rt-cached\"}");
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   // (The host metadata probe, /.well-known/databricks-config, asks the
   // Files fake too, with no bearer.)
   EXPECT_EQ(files_.bearers().back(), "browser-1");

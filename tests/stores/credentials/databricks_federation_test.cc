@@ -477,7 +477,7 @@ TEST_F(DatabricksFederationReadTest, AFederatedTokenReadsAndIsRefreshedFromTheRo
   EXPECT_EQ(files_.bearers().back(), "dbx-idtok-first-1");
   ASSERT_TRUE(WriteFileAtomic(file, "idtok-second").ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
-  auto again = loop_.Run((*store)->Get("index.json"));
+  auto again = loop_.Run(store->Get("index.json"));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   // (how many refreshes ran meanwhile is the refresher's timing)
   EXPECT_EQ(files_.bearers().back().rfind("dbx-idtok-second-", 0), 0u) << files_.bearers().back();

@@ -106,7 +106,8 @@ TEST_F(DatabricksMetadataServiceTest, TheServicesTokenReadsAndWhoamiNamesNoKeyOr
   // DATABRICKS_OIDC_TOKEN is no setting of the config: env-oidc, later in
   // the order, would apply too.
   SetEnv({{"DATABRICKS_OIDC_TOKEN", "idtok-unused"}});
-  ASSERT_TRUE(ReadsEmptyIndex(kMdsVolume, loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex(kMdsVolume, loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "mds-token-1");
   auto whoami = DescribeDbfsAuth(kMdsVolume);
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();

@@ -62,7 +62,8 @@ TEST_F(DatabricksModelServingTest, TheMountedTokenReadsWithTheServingHost) {
   files_.AcceptToken("serving-token-1");
   SetEnv({{"IS_IN_DB_MODEL_SERVING_ENV", "true"}, {"SERVING_CREDENTIALS_DIR", dir_.path() + " "},
           {"DATABRICKS_MODEL_SERVING_HOST_URL", files_.url() + "/"}});
-  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_));
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers(), std::vector<std::string>{"serving-token-1"});
   const std::string whoami = Whoami();
   EXPECT_NE(whoami.find("  host: " + files_.url() + " (from DATABRICKS_MODEL_SERVING_HOST_URL)\n"), std::string::npos)

@@ -16,7 +16,9 @@ namespace sluice::testing {
 
 // Success when the store of `url` opens and its index.json reads back as
 // {"shards": []}; else a failure naming the step and the status. `store`,
-// when given, receives the open store (for a test that reads again).
+// when given, receives the open store, which the tests hold for their whole
+// body as before the helper (dropping it at once changed how often their
+// credential was fetched).
 ::testing::AssertionResult ReadsEmptyIndex(std::string_view url, EventLoop& loop,
                                            std::unique_ptr<Store>* store = nullptr);
 
