@@ -1,8 +1,8 @@
 """The Python MDS writer on many small rows: seconds to write `--rows` rows
 of {id: int, text: str, vec: ndarray (dtype and shape in each field), grid:
-ndarray:uint8:4,4} through sluice.MDSWriter, and to decode every `vec`
-field again through the column's encoding (the header each ndarray field
-carries is the engine's to write and read). Prints the median of
+ndarray:uint8:4,4} through sluice.MDSWriter, and to decode every `vec`,
+`text` and `id` field again through its column's encoding (every field's
+layout is the engine's to write and read). Prints the median of
 `--repeats` runs of each.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \
@@ -38,8 +38,8 @@ def write_once(folder, data):
     return time.perf_counter() - start
 
 
-def decode_once(fields):
-    enc = get_coder('ndarray')
+def decode_once(fields, encoding='ndarray'):
+    enc = get_coder(encoding)
     start = time.perf_counter()
     for f in fields:
         enc.decode(f)
@@ -52,20 +52,22 @@ def main():
     parser.add_argument('--repeats', type=int, default=3)
     args = parser.parse_args()
     data = rows(args.rows)
-    enc = get_coder('ndarray')
-    fields = [enc.encode(r['vec']) for r in data]
+    columns = {'vec': 'ndarray', 'text': 'str', 'id': 'int'}
+    fields = {c: [get_coder(e).encode(r[c]) for r in data] for c, e in columns.items()}
     root = tempfile.mkdtemp(prefix='sluice_writer_rows_')
     try:
-        writes, decodes = [], []
+        writes, decodes = [], {c: [] for c in columns}
         for i in range(args.repeats):
             writes.append(write_once(os.path.join(root, str(i)), data))
-            decodes.append(decode_once(fields))
+            for c, e in columns.items():
+                decodes[c].append(decode_once(fields[c], e))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f'write {args.rows} rows: median {statistics.median(writes):.3f} s '
           f'(runs {", ".join(f"{t:.3f}" for t in writes)})')
-    print(f'decode {args.rows} ndarray fields: median {statistics.median(decodes):.3f} s '
-          f'(runs {", ".join(f"{t:.3f}" for t in decodes)})')
+    for c, e in columns.items():
+        print(f'decode {args.rows} {e} fields: median {statistics.median(decodes[c]):.3f} s '
+              f'(runs {", ".join(f"{t:.3f}" for t in decodes[c])})')
 
 
 if __name__ == '__main__':

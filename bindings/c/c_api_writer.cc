@@ -1,13 +1,13 @@
-// sluice_writer_* and sluice_encode_*: writing Mosaic-compatible datasets.
-#include <cstring>
+// sluice_writer_*: writing Mosaic-compatible datasets.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings/c/c_api_internal.h"
+#include "bindings/c/c_api_mds_value.h"
 #include "engine/upload/shard_uploader.h"
 #include "formats/dataset/format_descriptor.h"
-#include "formats/mds/column_encoder.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/mds/mds_writer.h"
 
@@ -20,6 +20,13 @@ struct sluice_writer {
   // the core's shard entries already handed to it.
   std::unique_ptr<sluice::ShardUploader> uploader;
   size_t shards_queued = 0;
+  // MDS: each column's encoding as given (value_encodings[i] for column i
+  // as given at open), parsed for sluice_writer_write_values at its first
+  // call; a user's own is left unset (only its stored field is taken).
+  std::vector<std::string> given_encodings;
+  std::vector<std::optional<sluice::ColumnEncoding>> value_encodings;
+  bool takes_values = false;  // the format's fields are stored bytes (MDS)
+  std::vector<std::string> scratch;  // the fields of the sample being written
 };
 
 namespace {
@@ -50,30 +57,6 @@ sluice::Result<sluice::ShardedWriterOptions> Options(const sluice_writer_options
     out.size_limit = o->size_limit;
   }
   return out;
-}
-
-// Copies an encoded scalar into the caller's buffer.
-sluice_status Emit(const sluice::Result<std::string>& bytes, uint8_t* buf, uint64_t cap,
-                   uint64_t* len) {
-  if (!bytes.ok()) return Fail(bytes.status());
-  *len = bytes->size();
-  if (bytes->size() > cap) {
-    return Fail(sluice::OutOfRangeError("encoded value needs " + std::to_string(bytes->size()) +
-                                        " bytes, the buffer has " + std::to_string(cap)));
-  }
-  if (!bytes->empty()) std::memcpy(buf, bytes->data(), bytes->size());
-  return SLUICE_OK;
-}
-
-template <typename T>
-sluice_status EncodeScalar(const char* fn, const char* encoding, T value, uint8_t* buf,
-                           uint64_t cap, uint64_t* len) {
-  if (encoding == nullptr) return NullArgument(fn, "encoding");
-  if (len == nullptr) return NullArgument(fn, "len");
-  if (buf == nullptr && cap > 0) return NullArgument(fn, "buf");
-  auto enc = sluice::ParseColumnEncoding(encoding, "(value)");
-  if (!enc.ok()) return Fail(enc.status());
-  return Emit(sluice::EncodeMdsValue(*enc, sluice::MdsValue(value)), buf, cap, len);
 }
 
 // "'mds', 'json', 'csv', 'tsv', 'xsv'": the formats the C ABI writes.
@@ -185,6 +168,8 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
     auto opened = descriptor->open_writer(out_dir, columns, opts);
     if (!opened.ok()) return Fail(opened.status().WithContext("sluice_writer_open"));
     w->writer = std::move(*opened);
+    w->takes_values = descriptor->fields == sluice::FieldForm::kStoredBytes;
+    for (const auto& [name, enc] : columns) w->given_encodings.push_back(enc);
     const std::vector<std::string>& stored = w->writer->column_names();
     for (const auto& [name, enc] : columns) {
       for (size_t s = 0; s < stored.size(); ++s) {
@@ -222,6 +207,54 @@ sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, 
   });
 }
 
+sluice_status sluice_writer_write_values(sluice_writer* w, const sluice_bytes* fields,
+                                         const uint32_t* kinds, uint32_t num_fields) {
+  constexpr const char* kFn = "sluice_writer_write_values";
+  return Guard(kFn, [&] {
+    if (w == nullptr) return NullArgument(kFn, "w");
+    if (kinds == nullptr && num_fields > 0) return NullArgument(kFn, "kinds");
+    if (fields == nullptr && num_fields > 0) return NullArgument(kFn, "fields");
+    if (num_fields != w->given_to_stored.size()) {
+      return Fail(sluice::InvalidArgumentError(
+          std::string(kFn) + ": got " + std::to_string(num_fields) + " fields, the writer has " +
+          std::to_string(w->given_to_stored.size()) + " columns"));
+    }
+    if (!w->takes_values) {
+      return Fail(sluice::InvalidArgumentError(std::string(kFn) +
+                                               ": this writer's format takes stored fields only"));
+    }
+    if (w->value_encodings.empty()) {
+      for (const std::string& e : w->given_encodings) {
+        auto parsed = sluice::ParseColumnEncoding(e, "");
+        w->value_encodings.push_back(parsed.ok() ? std::optional(*parsed) : std::nullopt);
+      }
+    }
+    w->scratch.resize(num_fields);
+    std::vector<sluice_bytes> encoded(num_fields);
+    for (uint32_t i = 0; i < num_fields; ++i) {  // every value first: nothing half written
+      if (fields[i].data == nullptr && fields[i].size > 0) return NullArgument(kFn, "fields[i].data");
+      if (kinds[i] == SLUICE_VALUE_FIELD) {
+        encoded[i] = fields[i];
+        continue;
+      }
+      const std::string& name = w->writer->column_names()[w->given_to_stored[i]];
+      if (!w->value_encodings[i]) {
+        return Fail(sluice::InvalidArgumentError("column '" + name + "': encoding '" +
+                                                 w->given_encodings[i] +
+                                                 "' takes only its stored field"));
+      }
+      auto field = sluice::capi::EncodeGivenValue(*w->value_encodings[i], kinds[i], View(fields[i]));
+      if (!field.ok()) {
+        return Fail(sluice::InvalidArgumentError("column '" + name + "': " + field.status().message()));
+      }
+      w->scratch[i] = std::move(*field);
+      encoded[i] = sluice_bytes{reinterpret_cast<const uint8_t*>(w->scratch[i].data()),
+                                w->scratch[i].size()};
+    }
+    return sluice_writer_write(w, encoded.data(), num_fields);
+  });
+}
+
 sluice_status sluice_writer_finish(sluice_writer* w) {
   return Guard("sluice_writer_finish", [&] {
     if (w == nullptr) return NullArgument("sluice_writer_finish", "w");
@@ -237,27 +270,6 @@ sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, ui
     if (files) *files = w->uploader ? w->uploader->files_uploaded() : 0;
     if (bytes) *bytes = w->uploader ? w->uploader->bytes_uploaded() : 0;
     return SLUICE_OK;
-  });
-}
-
-sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap,
-                                  uint64_t* len) {
-  return Guard("sluice_encode_int64", [&] {
-    return EncodeScalar("sluice_encode_int64", encoding, value, buf, cap, len);
-  });
-}
-
-sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf,
-                                   uint64_t cap, uint64_t* len) {
-  return Guard("sluice_encode_uint64", [&] {
-    return EncodeScalar("sluice_encode_uint64", encoding, value, buf, cap, len);
-  });
-}
-
-sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap,
-                                   uint64_t* len) {
-  return Guard("sluice_encode_double", [&] {
-    return EncodeScalar("sluice_encode_double", encoding, value, buf, cap, len);
   });
 }
 

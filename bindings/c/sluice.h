@@ -303,6 +303,14 @@ sluice_status sluice_writer_open(const char* out_dir, const char* const* column_
  * Mosaic's JSONWriter stores as such). The bytes are copied before the call
  * returns. */
 sluice_status sluice_writer_write(sluice_writer* w, const sluice_bytes* fields, uint32_t num_fields);
+/* MDS only: appends one sample whose field i is given as kinds[i] says
+ * (SLUICE_VALUE_*; fields[i] the value's bytes), encoded by the engine as
+ * sluice_mds_encode_value encodes it: one call a sample for values the
+ * binding would otherwise encode one call a field. A value a column refuses
+ * is SLUICE_EINVAL "column 'x': <the encoder's text>", and nothing of the
+ * sample is written. */
+sluice_status sluice_writer_write_values(sluice_writer* w, const sluice_bytes* fields,
+                                         const uint32_t* kinds, uint32_t num_fields);
 
 /* Writes the last shard and index.json; with a remote, waits until every
  * file is uploaded (index.json last). Further writes fail. */
@@ -483,11 +491,88 @@ sluice_status sluice_mds_ndarray_encoding(const char* encoding, sluice_ndarray* 
  * SLUICE_EUNIMPLEMENTED. */
 sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, char** hex);
 
-/* Encodes a scalar for an MDS column of encoding `encoding` into `buf`
- * (capacity `cap`), setting *len. Out-of-range values are SLUICE_EINVAL. */
+/* ---------------------------------------------------------------------------
+ * One MDS field of a built-in encoding, written and read by the engine: the
+ * one owner of every built-in encoding's byte layout (bindings make only
+ * their own objects from these). Every encoder writes the field into `buf`
+ * (capacity `cap`) and sets *len; a short buffer is SLUICE_ERANGE with *len
+ * the size needed. A value the encoding cannot take (wrong kind, out of
+ * range, invalid UTF-8 or JSON, a pixel count the mode does not have) is
+ * SLUICE_EINVAL naming the encoding ("int8 encoding: value 300 is out of
+ * range for int8"); a name that is not built in or malformed is
+ * SLUICE_EUNIMPLEMENTED. Decoders' views point into `field` (valid as long
+ * as it is); a malformed field is SLUICE_ECORRUPT. All thread-safe. */
+
+/* Scalars: int, int8..int64, uint8..uint64 (range-checked), float16/32/64
+ * (numpy's rounding), str_int (decimal text), str_float (Python's repr). */
 sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap, uint64_t* len);
+/* The numpy layout of an encoding whose every field is one fixed-size
+ * little-endian numpy value: out->dtype a numpy name (static storage),
+ * out->ndim and out->shape its shape (0: a scalar: "int" is "int64",
+ * "ndarray:uint8:2,3" is uint8 of shape (2, 3)); out->dtype NULL for any
+ * other encoding. Bindings read such fields (and columns of them) as arrays
+ * of that dtype. */
+sluice_status sluice_mds_field_layout(const char* encoding, sluice_ndarray* out);
+/* A value handed to the engine for one field (sluice_mds_encode_value,
+ * sluice_writer_write_values), as `kind` says:
+ * - SLUICE_VALUE_FIELD: the field's stored bytes, kept as they are;
+ * - SLUICE_VALUE_BYTES: bytes, pkl, jpeg, png store them as they are; str,
+ *   str_int, str_decimal store the UTF-8 text after checking it (valid
+ *   UTF-8; an integer's decimal text; a Decimal's text); json takes the text
+ *   json.dumps wrote and stores it as json.dumps writes the value it parses
+ *   to;
+ * - SLUICE_VALUE_INT64, SLUICE_VALUE_UINT64, SLUICE_VALUE_DOUBLE: 8 bytes,
+ *   the number in the host's (little-endian) order, encoded as
+ *   sluice_encode_int64 / _uint64 / _double encode it. */
+#define SLUICE_VALUE_FIELD 0
+#define SLUICE_VALUE_BYTES 1
+#define SLUICE_VALUE_INT64 2
+#define SLUICE_VALUE_UINT64 3
+#define SLUICE_VALUE_DOUBLE 4
+sluice_status sluice_mds_encode_value(const char* encoding, uint32_t kind, const uint8_t* value,
+                                      uint64_t size, uint8_t* buf, uint64_t cap, uint64_t* len);
+/* How a field of `encoding` holds its value, for a binding that reads many:
+ * SLUICE_MDS_FIELD_VALUES: one fixed-size numpy value (sluice_mds_field_layout);
+ * SLUICE_MDS_FIELD_TEXT: the whole field is the value's UTF-8 text (str,
+ *   str_int, str_float, str_decimal, json);
+ * SLUICE_MDS_FIELD_BYTES: the whole field is the value's bytes (bytes, pkl,
+ *   jpeg, png);
+ * SLUICE_MDS_FIELD_FRAMED: anything else (pil, lists, ndarray with a
+ *   header): read each with its sluice_mds_decode_* / sluice_mds_ndarray_decode.
+ * The decoders give the same values (tested). */
+#define SLUICE_MDS_FIELD_VALUES 0
+#define SLUICE_MDS_FIELD_TEXT 1
+#define SLUICE_MDS_FIELD_BYTES 2
+#define SLUICE_MDS_FIELD_FRAMED 3
+sluice_status sluice_mds_field_form(const char* encoding, uint32_t* form);
+/* The value inside a field of those encodings and of str_float: the text of
+ * the text kinds (checked UTF-8), the stored bytes of the others. */
+sluice_status sluice_mds_decode_bytes(const char* encoding, const uint8_t* field, uint64_t size,
+                                      sluice_bytes* out);
+/* A raw PIL image ("pil"): width, height, mode ("RGB"), pixels (Pillow's
+ * tobytes(), exactly as many as a mode the engine knows has). The same
+ * layout is each element of "list[pil]". */
+typedef struct {
+  uint32_t width;
+  uint32_t height;
+  sluice_bytes mode;
+  sluice_bytes pixels;
+} sluice_mds_pil;
+sluice_status sluice_mds_encode_pil(const char* encoding, uint32_t width, uint32_t height,
+                                    const char* mode, const uint8_t* pixels, uint64_t size,
+                                    uint8_t* buf, uint64_t cap, uint64_t* len);
+sluice_status sluice_mds_decode_pil(const char* encoding, const uint8_t* field, uint64_t size,
+                                    sluice_mds_pil* out);
+/* Lists of encoded elements: list[pil] (each a "pil" field), list[jpeg],
+ * list[png], jpeg_array/jpegarray (each a file's bytes). The decoder fills
+ * items[0..*count); more items than `cap` is SLUICE_ERANGE with *count the
+ * number held (bounded by the field's size). */
+sluice_status sluice_mds_encode_list(const char* encoding, const sluice_bytes* items,
+                                     uint32_t count, uint8_t* buf, uint64_t cap, uint64_t* len);
+sluice_status sluice_mds_decode_list(const char* encoding, const uint8_t* field, uint64_t size,
+                                     sluice_bytes* items, uint32_t cap, uint32_t* count);
 
 /* An MDS ndarray column, as sluice_mds_ndarray_encoding describes it
  * (`column`: dtype NULL when each field stores its dtype, ndim 0 when each

@@ -109,7 +109,47 @@ bool NdDtypeIsSigned(NdDtype dtype) {
 }
 
 std::string DescribeColumn(const ColumnEncoding& enc) {
+  if (enc.column.empty()) return enc.name + " encoding";
   return "column '" + enc.column + "' (" + enc.name + ")";
+}
+
+std::optional<FieldArrayLayout> ArrayLayoutOf(const ColumnEncoding& enc) {
+  if (enc.custom) return std::nullopt;
+  switch (enc.kind) {
+    case EncodingKind::kInt:
+    case EncodingKind::kInt64: return FieldArrayLayout{NdDtype::kInt64, {}};
+    case EncodingKind::kInt8: return FieldArrayLayout{NdDtype::kInt8, {}};
+    case EncodingKind::kInt16: return FieldArrayLayout{NdDtype::kInt16, {}};
+    case EncodingKind::kInt32: return FieldArrayLayout{NdDtype::kInt32, {}};
+    case EncodingKind::kUInt8: return FieldArrayLayout{NdDtype::kUInt8, {}};
+    case EncodingKind::kUInt16: return FieldArrayLayout{NdDtype::kUInt16, {}};
+    case EncodingKind::kUInt32: return FieldArrayLayout{NdDtype::kUInt32, {}};
+    case EncodingKind::kUInt64: return FieldArrayLayout{NdDtype::kUInt64, {}};
+    case EncodingKind::kFloat16: return FieldArrayLayout{NdDtype::kFloat16, {}};
+    case EncodingKind::kFloat32: return FieldArrayLayout{NdDtype::kFloat32, {}};
+    case EncodingKind::kFloat64: return FieldArrayLayout{NdDtype::kFloat64, {}};
+    case EncodingKind::kNdarray:
+      if (enc.nd_dtype && enc.nd_shape) return FieldArrayLayout{*enc.nd_dtype, *enc.nd_shape};
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+FieldValueForm ValueFormOf(const ColumnEncoding& enc) {
+  if (ArrayLayoutOf(enc)) return FieldValueForm::kValues;
+  if (enc.custom) return FieldValueForm::kFramed;
+  switch (enc.kind) {
+    case EncodingKind::kStr:
+    case EncodingKind::kStrInt:
+    case EncodingKind::kStrFloat:
+    case EncodingKind::kStrDecimal:
+    case EncodingKind::kJson: return FieldValueForm::kText;
+    case EncodingKind::kBytes:
+    case EncodingKind::kPkl:
+    case EncodingKind::kJpeg:
+    case EncodingKind::kPng: return FieldValueForm::kBytes;
+    default: return FieldValueForm::kFramed;
+  }
 }
 
 std::optional<NdDtype> NdDtypeFromName(std::string_view name) {

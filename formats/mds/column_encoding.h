@@ -74,8 +74,29 @@ struct ColumnEncoding {
   bool custom = false;
 };
 
-// "column 'x' (encoding)": how every error about one column names it.
+// "column 'x' (encoding)": how every error about one column names it;
+// "int8 encoding" for a value of no column (`column` empty: a binding's
+// encoder asked about one value).
 std::string DescribeColumn(const ColumnEncoding& enc);
+
+// The numpy layout of an encoding whose every field is one fixed-size
+// little-endian numpy value: int (int64), int8..uint64, float16..float64
+// (shape empty: a scalar) and ndarray naming both dtype and shape. nullopt
+// for any other encoding (its fields vary or hold more than values).
+struct FieldArrayLayout {
+  NdDtype dtype = NdDtype::kUInt8;
+  std::vector<uint64_t> shape;
+};
+std::optional<FieldArrayLayout> ArrayLayoutOf(const ColumnEncoding& enc);
+
+// How a field holds its value, for a reader of many fields: one numpy
+// value (ArrayLayoutOf); the whole field is the value's UTF-8 text (str,
+// str_int, str_float, str_decimal, json: DecodeText gives the field); the
+// whole field is the value's bytes (bytes, pkl, jpeg, png: DecodeRawBytes
+// gives the field); else framed (pil, lists, ndarray with a header, a
+// user's own): read with the decoder of its kind.
+enum class FieldValueForm { kValues, kText, kBytes, kFramed };
+FieldValueForm ValueFormOf(const ColumnEncoding& enc);
 
 // Parses an encoding string for column `column`. Unknown names and malformed
 // ndarray suffixes -> kUnimplemented naming the encoding and the column.

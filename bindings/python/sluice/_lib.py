@@ -63,6 +63,11 @@ class NDArray(ctypes.Structure):
                 ('shape', ctypes.c_uint64 * MAX_NDIM), ('data', Bytes)]
 
 
+class MdsPil(ctypes.Structure):
+    _fields_ = [('width', ctypes.c_uint32), ('height', ctypes.c_uint32), ('mode', Bytes),
+                ('pixels', Bytes)]
+
+
 class WriterOptions(ctypes.Structure):
     _fields_ = [('format', ctypes.c_char_p), ('compression', ctypes.c_char_p),
                 ('hashes', ctypes.POINTER(ctypes.c_char_p)), ('num_hashes', ctypes.c_uint32),
@@ -175,10 +180,27 @@ _proto('sluice_mds_ndarray_header', _status, _P(NDArray), ctypes.c_char_p, ctype
        _P(ctypes.c_uint64), _P(ctypes.c_uint8), ctypes.c_uint64, _P(ctypes.c_uint64))
 _proto('sluice_mds_ndarray_decode', _status, _P(NDArray), ctypes.c_void_p, ctypes.c_uint64,
        _P(NDArray))
+_proto('sluice_mds_field_layout', _status, ctypes.c_char_p, _P(NDArray))
+_proto('sluice_mds_encode_value', _status, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_void_p,
+       ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64))
+_proto('sluice_mds_field_form', _status, ctypes.c_char_p, _P(ctypes.c_uint32))
+_proto('sluice_mds_decode_bytes', _status, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64,
+       _P(Bytes))
+_proto('sluice_mds_encode_pil', _status, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32,
+       ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
+       _P(ctypes.c_uint64))
+_proto('sluice_mds_decode_pil', _status, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64,
+       _P(MdsPil))
+_proto('sluice_mds_encode_list', _status, ctypes.c_char_p, _P(Bytes), ctypes.c_uint32,
+       ctypes.c_void_p, ctypes.c_uint64, _P(ctypes.c_uint64))
+_proto('sluice_mds_decode_list', _status, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_uint64,
+       _P(Bytes), ctypes.c_uint32, _P(ctypes.c_uint32))
 
 _proto('sluice_writer_open', _status, ctypes.c_char_p, _P(ctypes.c_char_p), _P(ctypes.c_char_p),
        ctypes.c_uint32, _P(WriterOptions), _P(ctypes.c_void_p))
 _proto('sluice_writer_write', _status, ctypes.c_void_p, _P(Bytes), ctypes.c_uint32)
+_proto('sluice_writer_write_values', _status, ctypes.c_void_p, _P(Bytes), _P(ctypes.c_uint32),
+       ctypes.c_uint32)
 _proto('sluice_writer_finish', _status, ctypes.c_void_p)
 _proto('sluice_writer_close', None, ctypes.c_void_p)
 _proto('sluice_writer_uploaded', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
@@ -193,7 +215,7 @@ _proto('sluice_file_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_
 _proto('sluice_file_copy', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_uint64))
 for _name, _ty in (('int64', ctypes.c_int64), ('uint64', ctypes.c_uint64),
                    ('double', ctypes.c_double)):
-    _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, _P(ctypes.c_uint8),
+    _proto(f'sluice_encode_{_name}', _status, ctypes.c_char_p, _ty, ctypes.c_void_p,
            ctypes.c_uint64, _P(ctypes.c_uint64))
 
 _proto('sluice_world_from_env', _status, _P(ctypes.c_int64), _P(ctypes.c_int64),

@@ -1,5 +1,7 @@
 """mosaicml-streaming's `streaming.base.format.mds.encodings` API over
-Sluice's MDS byte rules (sluice.encodings holds the layouts): the `Encoding`
+Sluice's MDS byte rules: every built-in class has the engine write and read
+its fields (through sluice.encodings) and keeps only Python's part (its
+type checks, pickling, Pillow, json.dumps). The `Encoding`
 classes, the `_encodings` registry (name -> class) that users extend with
 their own encodings, and mds_encode / mds_decode / get_mds_encodings /
 is_mds_encoding / is_mds_encoding_safe / get_mds_encoded_size.
@@ -17,7 +19,6 @@ value as is whatever the encoding."""
 import ctypes
 import json
 import pickle
-import struct
 from abc import ABC, abstractmethod
 from decimal import Decimal
 
@@ -61,49 +62,76 @@ class Encoding(ABC):
                                  f'as {type(data)}')
 
 
-class Bytes(Encoding):
+class EngineValued(Encoding):
+    """A built-in encoding whose field the engine writes from a value Python
+    hands it (`engine_value`: the type checks and Python's part, pickling or
+    json.dumps). The writer hands the values of a whole sample in one call
+    (make_value_encoder); `encode` asks for one field."""
+
+    engine_name = None  # the encoding's name, as bytes
+
+    def engine_value(self, obj):
+        """(SLUICE_VALUE_* kind, bytes) of `obj`."""
+        raise NotImplementedError
+
+    def encode(self, obj):
+        return _layout.encode_value(self.engine_name, *self.engine_value(obj))
+
+
+class Bytes(EngineValued):
     """bytes, stored as they are (a bytearray or memoryview as its bytes)."""
 
-    def encode(self, obj):
+    engine_name = b'bytes'
+
+    def __init__(self):
+        self._read = _layout.bytes_reader('bytes')
+
+    def engine_value(self, obj):
         if isinstance(obj, (bytearray, memoryview)):
-            return bytes(obj)
+            obj = bytes(obj)
         self._validate(obj, bytes)
-        return obj
+        return _layout.VALUE_BYTES, obj
 
     def decode(self, data):
-        return data
+        return self._read(data)
 
 
-class Str(Encoding):
+class Str(EngineValued):
     """str as UTF-8."""
 
-    def encode(self, obj):
+    engine_name = b'str'
+
+    def __init__(self):
+        self._read = _layout.text_reader('str')
+
+    def engine_value(self, obj):
         self._validate(obj, str)
-        return obj.encode('utf-8')
+        return _layout.VALUE_BYTES, obj.encode('utf-8')
 
     def decode(self, data):
-        return bytes(data).decode('utf-8')
+        return self._read(data)
 
 
-class Int(Encoding):
+class Int(EngineValued):
     """Python int (or numpy integer) as little-endian int64."""
 
     size = 8
+    engine_name = b'int'
 
-    def encode(self, obj):
+    def __init__(self):
+        self._unpack = _layout.scalar_unpack('int')
+
+    def engine_value(self, obj):
         if isinstance(obj, np.integer):
             obj = int(obj)
         self._validate(obj, int)
-        try:
-            return struct.pack('<q', obj)
-        except struct.error:
-            raise OverflowError(f'int encoding: {obj} does not fit in int64') from None
+        return _layout.number_value(b'int', obj, True)
 
     def decode(self, data):
-        return struct.unpack('<q', data)[0]
+        return self._unpack(data)[0]
 
     def array_layout(self):
-        return np.dtype('<i8'), ()
+        return _layout.field_layout('int')
 
 
 class NDArray(Encoding):
@@ -135,35 +163,33 @@ class NDArray(Encoding):
     def array_layout(self):
         if self.size is None:
             return None
-        return np.dtype(self.dtype).newbyteorder('<'), self.shape
+        return _layout.field_layout(_layout.ndarray_encoding(self.dtype, self.shape))
 
 
-class Scalar(Encoding):
-    """One numpy scalar of `dtype`, little-endian. An integer type refuses a
-    number outside its range (OverflowError, as numpy 2; numpy 1 would wrap
-    it around)."""
+class Scalar(EngineValued):
+    """One numpy scalar of `dtype`, stored as the engine stores the encoding
+    of that name (its range check and rounding: an integer type refuses a
+    number outside its range with OverflowError, as numpy 2; numpy 1 would
+    wrap it around)."""
 
     def __init__(self, dtype):
         self.dtype = dtype
-        self._stored = np.dtype(dtype).newbyteorder('<')
-        self.size = self._stored.itemsize
-        self._range = None
-        if np.issubdtype(self._stored, np.integer):
-            info = np.iinfo(self._stored)
-            self._range = (int(info.min), int(info.max))
+        self._name = np.dtype(dtype).name
+        self.engine_name = self._name.encode('ascii')
+        self._is_int = np.issubdtype(np.dtype(dtype), np.integer)
+        self._unpack = _layout.scalar_unpack(self._name)
+        self.size = _layout.field_layout(self._name)[0].itemsize
 
-    def encode(self, obj):
-        if (self._range is not None and isinstance(obj, (int, float, np.number)) and
-                not (self._range[0] <= obj <= self._range[1])):
-            raise OverflowError(f'{self._stored.name} encoding: {obj!r} is out of range '
-                                f'[{self._range[0]}, {self._range[1]}]')
-        return np.asarray(self.dtype(obj)).astype(self._stored).tobytes()
+    def engine_value(self, obj):
+        if not isinstance(obj, (int, float, np.number)):
+            obj = self.dtype(obj)  # numpy's conversion of other values, as Mosaic's
+        return _layout.number_value(self.engine_name, obj, self._is_int)
 
     def decode(self, data):
-        return self.dtype(np.frombuffer(data, self._stored)[0])
+        return self.dtype(self._unpack(data)[0])
 
     def array_layout(self):
-        return self._stored, ()
+        return _layout.field_layout(self._name)
 
 
 class UInt8(Scalar):
@@ -232,30 +258,40 @@ class Float64(Scalar):
         super().__init__(np.float64)
 
 
-class StrEncoding(Encoding):
-    """A number stored as its decimal text (any precision). Subclasses say
-    which type."""
+class StrEncoding(EngineValued):
+    """A number stored as its decimal text (any precision), as the engine
+    writes and checks it. Subclasses say which type and encoding."""
 
     value_type = None
 
-    def encode(self, obj):
+    def __init__(self):
+        self._read = _layout.text_reader(self.engine_name.decode())
+
+    def engine_value(self, obj):
         self._validate(obj, self.value_type)
-        return str(obj).encode('utf-8')
+        return _layout.VALUE_BYTES, str(obj).encode('utf-8')
 
     def decode(self, data):
-        return self.value_type(bytes(data).decode('utf-8'))
+        return self.value_type(self._read(data))
 
 
 class StrInt(StrEncoding):
     value_type = int
+    engine_name = b'str_int'
 
 
 class StrFloat(StrEncoding):
     value_type = float
+    engine_name = b'str_float'
+
+    def engine_value(self, obj):
+        self._validate(obj, float)
+        return _layout.number_value(self.engine_name, obj, False)  # the engine's repr
 
 
 class StrDecimal(StrEncoding):
     value_type = Decimal
+    engine_name = b'str_decimal'
 
 
 class PIL(Encoding):
@@ -269,51 +305,65 @@ class PIL(Encoding):
         return _layout.decode_pil(data)
 
 
-class JPEG(Encoding):
+class JPEG(EngineValued):
     """PIL image as a JPEG file (an image opened from a JPEG file keeps its
     bytes)."""
 
-    def encode(self, obj):
+    engine_name = b'jpeg'
+
+    def engine_value(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_jpeg(obj)
+        return _layout.VALUE_BYTES, _layout.encode_jpeg(obj)
 
     def decode(self, data):
-        return _layout.decode_image_file(data)
+        return _layout.decode_image_file(_layout.bytes_reader('jpeg')(data))
 
 
-class PNG(Encoding):
+class PNG(EngineValued):
     """PIL image as a PNG file."""
 
-    def encode(self, obj):
+    engine_name = b'png'
+
+    def engine_value(self, obj):
         self._validate(obj, _image_class())
-        return _layout.encode_png(obj)
+        return _layout.VALUE_BYTES, _layout.encode_png(obj)
 
     def decode(self, data):
-        return _layout.decode_image_file(data)
+        return _layout.decode_image_file(_layout.bytes_reader('png')(data))
 
 
-class Pickle(Encoding):
+class Pickle(EngineValued):
     """Any picklable object (unsafe to read: see is_mds_encoding_safe)."""
 
-    def encode(self, obj):
-        return pickle.dumps(obj, protocol=4)
+    engine_name = b'pkl'
+
+    def __init__(self):
+        self._read = _layout.bytes_reader('pkl')
+
+    def engine_value(self, obj):
+        return _layout.VALUE_BYTES, pickle.dumps(obj, protocol=4)
 
     def decode(self, data):
-        return pickle.loads(data)
+        return pickle.loads(self._read(data))
 
 
-class JSON(Encoding):
+class JSON(EngineValued):
     """Any JSON-serializable object (numpy arrays as lists)."""
 
-    def encode(self, obj):
+    engine_name = b'json'
+
+    def __init__(self):
+        self._read = _layout.text_reader('json')
+
+    def engine_value(self, obj):
         if isinstance(obj, np.ndarray):
             obj = obj.tolist()
         text = json.dumps(obj)
         self._is_valid(obj, text)
-        return text.encode('utf-8')
+        return _layout.VALUE_BYTES, text.encode('utf-8')
 
     def decode(self, data):
-        return json.loads(bytes(data).decode('utf-8'))
+        return json.loads(self._read(data))
 
     def _is_valid(self, original, converted):
         """Raises json.JSONDecodeError naming `original` unless `converted`
@@ -326,8 +376,11 @@ class JSON(Encoding):
 
 
 class List(Encoding):
-    """A list of objects of one encoding: reserved uint32 0, count, each
-    element's size (uint32), then the elements."""
+    """A list of objects of one encoding, framed by the engine as its
+    list[...] encodings are (a user's subclass too: Mosaic's List frames
+    every element type alike)."""
+
+    list_encoding = b'list[jpeg]'  # the framing; the subclasses name their own
 
     @abstractmethod
     def underlying_encoder(self):
@@ -336,37 +389,39 @@ class List(Encoding):
     def encode(self, obj):
         self._validate(obj, list)
         element = self.underlying_encoder()
-        return _layout.pack_parts([element.encode(x) for x in obj], reserved=True)
+        return _layout.encode_list(self.list_encoding, [element.encode(x) for x in obj])
 
     def decode(self, data):
-        (count,) = struct.unpack_from('<I', data, 4)
         element = self.underlying_encoder()
-        return [element.decode(part) for part in _layout.split_lengths(data, 8, count)]
+        return [element.decode(part) for part in _layout.decode_list(self.list_encoding, data)]
 
 
 class PILList(List):
+    list_encoding = b'list[pil]'
 
     def underlying_encoder(self):
         return PIL()
 
 
 class JPEGList(List):
+    list_encoding = b'list[jpeg]'
 
     def underlying_encoder(self):
         return JPEG()
 
 
 class PNGList(List):
+    list_encoding = b'list[png]'
 
     def underlying_encoder(self):
         return PNG()
 
 
 class JPEGArray(Encoding):
-    """A list of JPEG files (their bytes): count, each size (uint32), files."""
+    """A list of JPEG files (their bytes), framed by the engine."""
 
     def encode(self, obj):
-        return _layout.pack_parts(_layout.jpeg_array_parts(obj), reserved=False)
+        return _layout.encode_list(b'jpeg_array', _layout.jpeg_array_parts(obj))
 
     def decode(self, data):
         return _layout.decode_jpeg_array(data)
@@ -526,9 +581,10 @@ def make_decoder(encoding, column):
     with its ValueError). Unsafe encodings (pkl) are decoded: refusing them
     is the engine's, when a dataset opens."""
     coder = get_coder(encoding)
-    if type(coder) is Bytes:
-        # The field itself (it arrives as bytes): the builtin, which the
-        # batch decoder recognises and skips (sample_batch).
+    if type(coder) is Bytes and coder._read is bytes:
+        # The field itself (it arrives as bytes; the engine's form says the
+        # field is the value): the builtin, which the batch decoder
+        # recognises and skips (sample_batch).
         return bytes
     if coder is not None:
         if is_builtin_name(encoding):
@@ -539,18 +595,9 @@ def make_decoder(encoding, column):
     return lambda d: mds_decode(encoding, bytes(d))
 
 
-def make_encoder(encoding, column):
-    """A function Python value -> stored bytes for an MDS column: Mosaic's
-    writer's rule (mds_encode: `bytes` as they are, any other value through
-    the registered class's encode), its errors naming the column."""
-    coder = get_coder(encoding)
-    if coder is None:
-        raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
-    encode = coder.encode
-
+def _naming_column(encode, column):
+    """`encode` whose errors name the column (their type and text kept)."""
     def enc(value):
-        if isinstance(value, bytes):
-            return value
         try:
             return encode(value)
         except (ValueError, TypeError, AttributeError, OverflowError) as e:
@@ -560,14 +607,70 @@ def make_encoder(encoding, column):
     return enc
 
 
+def _coder_for_writer(encoding, column):
+    coder = get_coder(encoding)
+    if coder is None:
+        raise NotImplementedError(f'column {column!r}: unsupported MDS encoding {encoding!r}')
+    return coder
+
+
+def make_encoder(encoding, column):
+    """A function Python value -> stored bytes for an MDS column: Mosaic's
+    writer's rule (mds_encode: `bytes` as they are, any other value through
+    the registered class's encode), its errors naming the column."""
+    encode = _naming_column(_coder_for_writer(encoding, column).encode, column)
+    return lambda value: value if isinstance(value, bytes) else encode(value)
+
+
+def make_value_encoder(encoding, column):
+    """A function Python value -> (SLUICE_VALUE_* kind, bytes) for the
+    writer, which hands a sample's values to the engine in one call: the
+    same fields as make_encoder's. A class whose `encode` is the engine's
+    (EngineValued's, not overridden) hands its engine_value; any other
+    (a subclass's own encode, images, lists, ndarrays, a user's own) its
+    encoded field."""
+    coder = _coder_for_writer(encoding, column)
+    field = _layout.VALUE_FIELD
+    errors = (ValueError, TypeError, AttributeError, OverflowError)
+
+    def name_column(e):
+        if e.args and isinstance(e.args[0], str):  # the same type, its text kept
+            e.args = (f'column {column!r}: {e.args[0]}',) + e.args[1:]
+
+    # One frame a field: the writer calls it for every value.
+    if type(coder).encode is EngineValued.encode:
+        value = coder.engine_value
+
+        def enc(v):
+            if isinstance(v, bytes):
+                return field, v
+            try:
+                return value(v)
+            except errors as e:
+                name_column(e)
+                raise
+    else:
+        encode = coder.encode
+
+        def enc(v):
+            if isinstance(v, bytes):
+                return field, v
+            try:
+                return field, encode(v)
+            except errors as e:
+                name_column(e)
+                raise
+    return enc
+
+
 def array_layout(encoding):
     """(little-endian numpy dtype, shape) of every field of a built-in
     encoding whose fields are each one fixed-size numpy value (int,
-    int8..float64, ndarray:DTYPE:SHAPE), by its class; else None."""
+    int8..float64, ndarray:DTYPE:SHAPE), as the engine stores them
+    (sluice_mds_field_layout); else None."""
     if not is_builtin_name(encoding):
         return None
-    name, colon, config = encoding.partition(':')
-    cls = _CLASSES[name]
-    if colon and not hasattr(cls, 'from_str'):
+    try:
+        return _layout.field_layout(encoding)
+    except NotImplementedError:  # a malformed name
         return None
-    return (cls.from_str(config) if colon else cls()).array_layout()

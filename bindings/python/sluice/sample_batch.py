@@ -13,10 +13,12 @@ import struct
 import numpy as np
 
 from sluice import _lib
+from sluice.encodings import field_layout, struct_format
 
 __all__ = ['SampleBatch']
 
 _lib_ = _lib.lib
+_INT_LAYOUT = field_layout('int')[0]  # the engine's: little-endian int64
 
 
 def _dict_maker(names):
@@ -83,11 +85,13 @@ class SampleBatch:
         return self._make(*columns)
 
     def _ints(self, c, count):
-        """Column c as Python ints. The engine refuses at open an MDS 'int'
-        column whose size is not 8; the copy checks every field again."""
+        """Column c as Python ints, read by the engine's layout of an MDS
+        'int' field. The engine refuses at open an 'int' column of another
+        size; the copy checks every field again."""
+        size = _INT_LAYOUT.itemsize
         _lib.check(_lib_.sluice_stream_batch_column(
-            self._ptr, c, 8, self._at, self.CAPACITY, None, ctypes.byref(self._needed)))
-        return struct.unpack(f'<{count}q', ctypes.string_at(self._at, 8 * count))
+            self._ptr, c, size, self._at, self.CAPACITY, None, ctypes.byref(self._needed)))
+        return struct.unpack(struct_format(_INT_LAYOUT, count), ctypes.string_at(self._at, size * count))
 
     def _packed(self, c):
         """Column c's fields back to back as one bytes object (their offsets

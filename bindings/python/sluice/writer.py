@@ -13,7 +13,8 @@ import tempfile
 import numpy as np
 
 from sluice import _lib
-from sluice.mds_encodings import custom_coder, get_mds_encoded_size, make_encoder
+from sluice.encodings import value_error
+from sluice.mds_encodings import custom_coder, get_mds_encoded_size, make_value_encoder
 from sluice.remote import url_scheme
 
 _cast = ctypes.cast
@@ -181,10 +182,14 @@ class _Writer:
         for i, p in enumerate(parts):
             f[i].data = _cast(_c_char_p(p), _u8p) if p else None
             f[i].size = len(p)
-        _lib.check(_lib.lib.sluice_writer_write(self._handle, f, len(parts)),
-                   f'{type(self).__name__}.write')
+        self._send(f, len(parts))
         if self._bar is not None:
             self._bar.update(1)
+
+    def _send(self, fields, n):
+        """Hands the engine the sample whose fields _encode gave."""
+        _lib.check(_lib.lib.sluice_writer_write(self._handle, fields, n),
+                   f'{type(self).__name__}.write')
 
     def finish(self):
         """Writes the last shard and index.json; with a remote, waits until
@@ -252,10 +257,24 @@ class MDSWriter(_Writer):
 
     def __init__(self, *, out, columns, **kwargs):
         super().__init__(out=out, columns=columns, **kwargs)
-        self._encoders = [make_encoder(self.columns[c], c) for c in self._names]
+        self._columns = [(c, make_value_encoder(self.columns[c], c)) for c in self._names]
+        self._kinds = (ctypes.c_uint32 * len(self._names))()
 
     def _encode(self, sample):
-        return [enc(sample[c]) for c, enc in zip(self._names, self._encoders)]
+        # Each value as the engine takes it (its class's engine_value, or
+        # the field its class encoded): the engine encodes the sample's
+        # values in the one call that writes it (sluice_writer_write_values).
+        kinds, parts = zip(*[enc(sample[c]) for c, enc in self._columns])
+        self._kinds[:] = kinds
+        return parts
+
+    def _send(self, fields, n):
+        status = _lib.lib.sluice_writer_write_values(self._handle, fields, self._kinds, n)
+        if status == _lib.EINVAL:  # a value the engine refused: "column 'x': <its text>"
+            text = _lib.last_error().partition(': ')[2]
+            if text.startswith('column '):
+                raise value_error(text)
+        _lib.check(status, 'MDSWriter.write')
 
     def _custom_encodings(self):
         # Registered Mosaic's way (mds_encodings._encodings[name] = cls): the

@@ -278,12 +278,13 @@ def test_the_writer_stores_what_the_registered_class_encodes(tmp_path, monkeypat
 
 
 @pytest.mark.parametrize(('encoding', 'value', 'error', 'message'), [
-    ('int8', 300, OverflowError, 'int8 encoding: 300 is out of range [-128, 127]'),
-    ('uint8', -1, OverflowError, 'uint8 encoding: -1 is out of range [0, 255]'),
-    ('uint64', np.int64(-2), OverflowError,
-     'uint64 encoding: -2 is out of range [0, 18446744073709551615]'),
-    ('int16', 40000.0, OverflowError, 'int16 encoding: 40000.0 is out of range [-32768, 32767]'),
-    ('int', 1 << 63, OverflowError, f'int encoding: {1 << 63} does not fit in int64'),
+    ('int8', 300, OverflowError, 'int8 encoding: value 300 is out of range for int8'),
+    ('uint8', -1, OverflowError, 'uint8 encoding: value -1 is out of range for uint8'),
+    ('uint64', np.int64(-2), OverflowError, 'uint64 encoding: value -2 is out of range for uint64'),
+    ('int16', 40000.0, OverflowError, 'int16 encoding: value 40000 is out of range for int16'),
+    ('int', 1 << 63, OverflowError, f'int encoding: value {1 << 63} is out of range for int'),
+    ('int64', 1 << 64, OverflowError, f'int64 encoding: value {1 << 64} is out of range for int64'),
+    ('str_int', True, ValueError, "str_int encoding: 'True' is not the decimal text of an integer"),
     ('int', 2.5, AttributeError,
      "data should be of type <class 'int'>, but instead, found as <class 'float'>"),
     ('str', 5, AttributeError,

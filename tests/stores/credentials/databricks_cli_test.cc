@@ -22,11 +22,13 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/node_servers.h"
 
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
 using testing::ScopedEnv;
@@ -96,11 +98,8 @@ class DatabricksCliTest : public ::testing::Test {
 TEST_F(DatabricksCliTest, TheCliLoginOfAProfileReadsAndWhoamiNamesTheCommand) {
   Write("expiry", "2099-01-01T00:00:00Z");  // held for a year at most
   SetEnv({{"DATABRICKS_CONFIG_PROFILE", "work"}});
-  auto store = OpenStore(kDbcliVolume, loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex(kDbcliVolume, loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "dbcli-token-1");
   EXPECT_EQ(Calls(), "version --output json\nauth token --profile work --force-refresh\n");
   auto whoami = DescribeDbfsAuth(kDbcliVolume);

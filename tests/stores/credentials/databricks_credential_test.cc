@@ -25,12 +25,14 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
 using testing::FakeHttpServer;
@@ -274,11 +276,8 @@ class DatabricksReadTest : public DatabricksAuthTest {
 TEST_F(DatabricksReadTest, AProfilesTokenReadsAndWhoamiNamesIt) {
   WriteCfg("[DEFAULT]\nhost = " + files_.url() + "\ntoken = " + FakeDatabricksFiles::kToken + "\n");
   SetEnv({});
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
   EXPECT_EQ(*whoami, "dbfs:/Volumes/main/default/vol/ds\n"
@@ -326,11 +325,8 @@ TEST_F(DatabricksReadTest, AnAzureServicePrincipalReadsWithBothTokens) {
   const std::string resource = "/subscriptions/s1/resourceGroups/g/providers/Microsoft.Databricks/workspaces/w";
   SetEnv({{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", kDatabricksAzureClient}, {"ARM_CLIENT_SECRET", kDatabricksAzureSecret},
           {"DATABRICKS_AZURE_RESOURCE_ID", resource}, {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", entra.url()}});
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "entra-workspace-1");
   EXPECT_EQ(files_.management_tokens().back(), "entra-management-2");
   EXPECT_EQ(files_.resource_ids().back(), resource);
@@ -456,11 +452,8 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
   files_.AcceptToken("runtime-token-7");
   Provide(files_.url() + "/", "runtime-token-7");
   SetEnv({{"DATABRICKS_RUNTIME_VERSION", "15.4"}});
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers(), std::vector<std::string>{"runtime-token-7"});
   auto whoami = DescribeDbfsAuth("dbfs:/Volumes/main/default/vol/ds");
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();
@@ -587,11 +580,8 @@ TEST_F(DatabricksRuntimeOauthTest, WithScopesTheRuntimesTokenIsExchangedBeforeRu
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->scopes, "all-apis files sql");
   EXPECT_EQ(DatabricksScopes(*config), "all-apis files sql");
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   // The runtime's token went only to the exchange; the read carried the
   // OAuth token bought with it.
   ASSERT_FALSE(files_.bearers().empty());

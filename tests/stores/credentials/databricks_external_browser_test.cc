@@ -23,6 +23,7 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/credentials/form_fields.h"
@@ -30,6 +31,7 @@
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::FakeDatabricksFiles;
 using testing::FakeHttpServer;
 using testing::FakeRequest;
@@ -140,11 +142,8 @@ TEST_F(DatabricksExternalBrowserTest, TheCachedLoginReadsAndIsRefreshed) {
 
   WriteCache("{\"access_token\": \"cached-stale\", \"token_type\": \"Bearer\", "
              "\"expiry\": \"2001-01-01T00:00:00\", \"refresh_token\": \"rt-cached\"}");
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   // (The host metadata probe, /.well-known/databricks-config, asks the
   // Files fake too, with no bearer.)
   EXPECT_EQ(files_.bearers().back(), "browser-1");

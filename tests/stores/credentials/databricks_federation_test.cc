@@ -28,6 +28,7 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/credentials/azure_fakes.h"
@@ -37,6 +38,7 @@
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
 using testing::FakeGoogle;
@@ -470,15 +472,12 @@ TEST_F(DatabricksFederationReadTest, AFederatedTokenReadsAndIsRefreshedFromTheRo
   oidc_.expires_in = 4;
   SetEnv({{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_OIDC_TOKEN_FILEPATH", file},
           {"DATABRICKS_DISCOVERY_URL", oidc_.url() + "/oidc/.well-known/oauth-authorization-server"}});
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "dbx-idtok-first-1");
   ASSERT_TRUE(WriteFileAtomic(file, "idtok-second").ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
-  auto again = loop_.Run((*store)->Get("index.json"));
+  auto again = loop_.Run(store->Get("index.json"));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   // (how many refreshes ran meanwhile is the refresher's timing)
   EXPECT_EQ(files_.bearers().back().rfind("dbx-idtok-second-", 0), 0u) << files_.bearers().back();

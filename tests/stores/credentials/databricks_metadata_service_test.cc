@@ -21,12 +21,14 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
 using testing::FakeHttpServer;
@@ -104,11 +106,8 @@ TEST_F(DatabricksMetadataServiceTest, TheServicesTokenReadsAndWhoamiNamesNoKeyOr
   // DATABRICKS_OIDC_TOKEN is no setting of the config: env-oidc, later in
   // the order, would apply too.
   SetEnv({{"DATABRICKS_OIDC_TOKEN", "idtok-unused"}});
-  auto store = OpenStore(kMdsVolume, loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex(kMdsVolume, loop_, &store));
   EXPECT_EQ(files_.bearers().back(), "mds-token-1");
   auto whoami = DescribeDbfsAuth(kMdsVolume);
   ASSERT_TRUE(whoami.ok()) << whoami.status().ToString();

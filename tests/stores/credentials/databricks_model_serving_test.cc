@@ -17,11 +17,13 @@
 #include "tests/common/scoped_env.h"
 #include "tests/common/temp_dir.h"
 #include "tests/stores/common/fake_databricks_files.h"
+#include "tests/stores/credentials/databricks_volume_read.h"
 #include "tests/stores/common/node_servers.h"
 
 namespace sluice {
 namespace {
 
+using testing::ReadsEmptyIndex;
 using testing::CleanStoreEnv;
 using testing::FakeDatabricksFiles;
 using testing::ScopedEnv;
@@ -60,11 +62,8 @@ TEST_F(DatabricksModelServingTest, TheMountedTokenReadsWithTheServingHost) {
   files_.AcceptToken("serving-token-1");
   SetEnv({{"IS_IN_DB_MODEL_SERVING_ENV", "true"}, {"SERVING_CREDENTIALS_DIR", dir_.path() + " "},
           {"DATABRICKS_MODEL_SERVING_HOST_URL", files_.url() + "/"}});
-  auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto got = loop_.Run((*store)->Get("index.json"));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_EQ(*got, "{\"shards\": []}");
+  std::unique_ptr<Store> store;  // held to the end, as the store was
+  ASSERT_TRUE(ReadsEmptyIndex("dbfs:/Volumes/main/default/vol/ds", loop_, &store));
   EXPECT_EQ(files_.bearers(), std::vector<std::string>{"serving-token-1"});
   const std::string whoami = Whoami();
   EXPECT_NE(whoami.find("  host: " + files_.url() + " (from DATABRICKS_MODEL_SERVING_HOST_URL)\n"), std::string::npos)
