@@ -97,11 +97,11 @@ void IterationCursor::StartRest() {
     windows_->Start();  // a failure to start is Take's to report
   } else try {
     rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker,
-                                                 hook = RestPlanHook()]()
+                                                 hook = RestPlanHook(), cancel = &rest_cancel_]()
                                                     -> Result<std::vector<int64_t>> {
       try {
         if (hook) hook();
-        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
+        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker, nullptr, nullptr, cancel);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
       }
@@ -179,6 +179,8 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  rest_cancel_.store(true);
+  next_cancel_.store(true);
   // First: the prefetch thread may wait on the next window.
   if (windows_) windows_->Cancel();
   prefetcher_.reset();
@@ -220,17 +222,19 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
-                                              place_.worker, &next_shuffle_warning_));
+                                              place_.worker, &next_shuffle_warning_, nullptr, &next_cancel_));
   std::vector<size_t> order(ids.size());
   LocateEach(*locator_, ids, order.data(), nullptr);
   next_ids_ = std::move(ids);
   return order;
 }
 
-IterationCursor::Handoff IterationCursor::Stop() {
+IterationCursor::Handoff IterationCursor::Stop(bool want_next) {
   Handoff h;
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  rest_cancel_.store(true);
+  if (!want_next) next_cancel_.store(true);
   if (windows_) windows_->Cancel();  // before the prefetcher: its thread may wait on it
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
   if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)

@@ -211,9 +211,12 @@ class IterationCursor {
   // Stops the prefetch threads and hands over what they prepared for the
   // next epoch; a peek still running is cancelled, its request in flight
   // ended (the destructor waits for it: briefly). A whole plan still being
-  // made is waited for (and dropped). NextBatch must not be called
-  // afterwards.
-  Handoff Stop();
+  // made is cancelled (the planner stops at its next check between chunks,
+  // planner::CheckPlanCancelled) and dropped; so is the next epoch's plan
+  // unless `want_next` (the next pass is that epoch's start), which is
+  // then waited for. The destructor cancels both. NextBatch must not be
+  // called afterwards.
+  Handoff Stop(bool want_next = true);
 
   // Tests only: called on the thread planning the rest (head first) before
   // it plans, so a test can hold the plan back deterministically. Set it
@@ -300,6 +303,10 @@ class IterationCursor {
   // Shared: the first sample's peek looks at it before TakeRest takes it.
   std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
   std::atomic<bool> head_cancel_{false};
+  // Stop the planner of the rest (head first) and of the next epoch
+  // (PlanNext) at their next check: set by Stop and the destructor.
+  std::atomic<bool> rest_cancel_{false};
+  std::atomic<bool> next_cancel_{false};
   size_t pos_ = 0;
   size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
   // Written by the prefetch thread (PlanNext), read after it is joined.

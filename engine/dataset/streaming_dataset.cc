@@ -564,10 +564,13 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   std::optional<std::string> warning;
   bool planned = false;
   if (cursor_) {
-    handoff = cursor_->Stop();
     const IterationPlace& was = cursor_->place();
-    if (handoff.next_ids && sample_in_epoch == 0 && epoch == was.epoch + 1 &&
-        worker == was.worker && num_workers == was.num_workers) {
+    // Only this epoch's start takes the next epoch's plan: any other pass
+    // stops its planner rather than wait for it.
+    const bool next = sample_in_epoch == 0 && epoch == was.epoch + 1 && worker == was.worker &&
+                      num_workers == was.num_workers;
+    handoff = cursor_->Stop(next);
+    if (handoff.next_ids && next) {
       ids = std::move(*handoff.next_ids);
       warning = std::move(handoff.next_shuffle_warning);
       planned = true;
