@@ -17,6 +17,12 @@ std::function<void()>& RestPlanHook() {
 
 }  // namespace
 
+// kPassBytesPerPosition in step with what it counts: the cursor's id and
+// the schedule's shard, next use and handle per position.
+static_assert(kPassBytesPerPosition ==
+              sizeof(int64_t) + sizeof(decltype(PrefetchSchedule::Part::shard_of)::value_type) +
+                  sizeof(decltype(PrefetchSchedule::Part::next_use)::value_type) + sizeof(const void*));
+
 int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t look_ahead) {
   const unsigned __int128 held = static_cast<unsigned __int128>(window_ids) * (3 + kPassWindowsQueued) +
                                  window + look_ahead;
@@ -44,8 +50,7 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
       may_peek_(options.peek_first_sample && !ids_.empty()),
       populate_after_(options.populate_after) {
   shard_of_.resize(ids_.size());
-  local_.resize(ids_.size());
-  LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+  LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
@@ -97,11 +102,11 @@ void IterationCursor::StartRest() {
     windows_->Start();  // a failure to start is Take's to report
   } else try {
     rest_plan_ = std::async(std::launch::async, [rest = *rest_, worker = place_.worker,
-                                                 hook = RestPlanHook()]()
+                                                 hook = RestPlanHook(), cancel = &rest_cancel_]()
                                                     -> Result<std::vector<int64_t>> {
       try {
         if (hook) hook();
-        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker);
+        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker, nullptr, nullptr, cancel);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
       }
@@ -140,7 +145,6 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
       whole = std::move(first->ids);  // checked against the head below, then put back
       last_window_ = first->last;
       shard_of_ = std::move(first->shard_of);
-      local_ = std::move(first->local);
     } else {
       whole = first.status();
     }
@@ -160,8 +164,7 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   ids_ = std::move(*whole);
   if (!windows_) {
     shard_of_.resize(ids_.size());
-    local_.resize(ids_.size());
-    LocateEach(*locator_, ids_, shard_of_.data(), local_.data());
+    LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
   }
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (head_open_.valid()) {
@@ -179,6 +182,8 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
 IterationCursor::~IterationCursor() {
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  rest_cancel_.store(true);
+  next_cancel_.store(true);
   // First: the prefetch thread may wait on the next window.
   if (windows_) windows_->Cancel();
   prefetcher_.reset();
@@ -220,17 +225,19 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
-                                              place_.worker, &next_shuffle_warning_));
+                                              place_.worker, &next_shuffle_warning_, nullptr, &next_cancel_));
   std::vector<size_t> order(ids.size());
   LocateEach(*locator_, ids, order.data(), nullptr);
   next_ids_ = std::move(ids);
   return order;
 }
 
-IterationCursor::Handoff IterationCursor::Stop() {
+IterationCursor::Handoff IterationCursor::Stop(bool want_next) {
   Handoff h;
   peek_stop_.request_stop();
   head_cancel_.store(true);
+  rest_cancel_.store(true);
+  if (!want_next) next_cancel_.store(true);
   if (windows_) windows_->Cancel();  // before the prefetcher: its thread may wait on it
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
   if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
@@ -349,7 +356,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
         stop = true;
         break;
       }
-      const uint32_t i = local_[p];
+      const uint32_t i = LocalOf(p, g);
       PrefetchAhead(p, p < stop_at ? std::min(ready, stop_at) : ready);
       SampleFields& fields = (*out)[k];
       fields.where = SampleLocation{g, i};
@@ -401,7 +408,6 @@ Status IterationCursor::NextWindow(ConsumerWaits* waits) {
 void IterationCursor::InstallWindow(PassWindow w) {
   ids_ = std::move(w.ids);
   shard_of_ = std::move(w.shard_of);
-  local_ = std::move(w.local);
   last_window_ = w.last;
   pos_ = 0;
   prefetched_to_ = 0;
@@ -410,7 +416,7 @@ void IterationCursor::InstallWindow(PassWindow w) {
 bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
                                     std::vector<SampleFields>* out, ConsumerWaits* waits) {
   const size_t g = first_shard_;
-  const uint32_t i = local_[0];
+  const uint32_t i = LocalOf(0, g);
   if (!PeekFirst(g, i, waits)) return false;
   SampleFields& fields = (*out)[0];
   fields.where = SampleLocation{g, i};
@@ -517,7 +523,7 @@ void IterationCursor::TakeWait(ConsumerWaits* waits) {
 Status IterationCursor::CheckPeeked(const DatasetColumns& columns, ConsumerWaits* waits) {
   if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(waits));
   const size_t g = prefetcher_->shard_of(0);
-  const uint32_t i = local_[0];
+  const uint32_t i = LocalOf(0, g);
   uint64_t waited_ns = 0;
   auto acquired = prefetcher_->Acquire(0, 0, &waited_ns, /*wait=*/true);
   TakeWait(waits);
@@ -549,14 +555,14 @@ void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
   // (measured: batch mode's CPU per 1 KiB sample fell by about a tenth).
   constexpr size_t kAhead = 16;
   if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
-    prefetcher_->At(base_ + q)->PrefetchOffsets(local_[q]);
+    prefetcher_->At(base_ + q)->PrefetchOffsets(LocalOf(q, prefetcher_->shard_of(base_ + q)));
   }
   // Every position up to kAhead on, each once: a pass's first call asks
   // for its first kAhead samples together (from disk, reads in parallel,
   // not one after another as the consumer reaches them), then one a sample.
   const size_t to = std::min(p + kAhead + 1, ready);
   for (size_t q = std::max(prefetched_to_, p + 1); q < to; ++q) {
-    prefetcher_->At(base_ + q)->Prefetch(local_[q]);
+    prefetcher_->At(base_ + q)->Prefetch(LocalOf(q, prefetcher_->shard_of(base_ + q)));
   }
   prefetched_to_ = std::max(prefetched_to_, to);
 }

@@ -137,10 +137,11 @@ struct IterationOptions {
 };
 
 // What a pass holds per position of its order, at most (the dataset's
-// memory check counts it): in the cursor the id (8 bytes) and its index in
-// its shard (4); in the prefetcher's schedule its shard (8), its next use
-// (8, kept with keep_reused) and its shard's handle once scanned (8).
-inline constexpr int64_t kPassBytesPerPosition = 36;
+// memory check counts it): in the cursor the id (8 bytes; its index in its
+// shard is the id less the shard's first); in the prefetcher's schedule its
+// shard (4), its next use (4, kept with keep_reused) and its shard's handle
+// once scanned (8) (PrefetchSchedule::Part).
+inline constexpr int64_t kPassBytesPerPosition = 24;
 // Near a whole pass's end, the next epoch's plan: ids and shards (8 + 8).
 inline constexpr int64_t kNextEpochBytesPerPosition = 16;
 
@@ -151,7 +152,7 @@ inline constexpr int64_t kNextEpochBytesPerPosition = 16;
 // known end, which is asked for a window at a time while it is short of
 // the window's or the look ahead's end (2 windows + window + look_ahead;
 // the cursor's windows are among them); the producer holds
-// kPassWindowsQueued windows and one being filled (at 20 and 8 bytes an
+// kPassWindowsQueued windows and one being filled (at 16 and 8 bytes an
 // id, counted here at kPassBytesPerPosition). Saturates at INT64_MAX.
 int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t look_ahead);
 
@@ -211,9 +212,12 @@ class IterationCursor {
   // Stops the prefetch threads and hands over what they prepared for the
   // next epoch; a peek still running is cancelled, its request in flight
   // ended (the destructor waits for it: briefly). A whole plan still being
-  // made is waited for (and dropped). NextBatch must not be called
-  // afterwards.
-  Handoff Stop();
+  // made is cancelled (the planner stops at its next check between chunks,
+  // planner::CheckPlanCancelled) and dropped; so is the next epoch's plan
+  // unless `want_next` (the next pass is that epoch's start), which is
+  // then waited for. The destructor cancels both. NextBatch must not be
+  // called afterwards.
+  Handoff Stop(bool want_next = true);
 
   // Tests only: called on the thread planning the rest (head first) before
   // it plans, so a test can hold the plan back deterministically. Set it
@@ -268,6 +272,10 @@ class IterationCursor {
   Status NextWindow(ConsumerWaits* waits);
   // Makes `w` the current window (positions from base_).
   void InstallWindow(PassWindow w);
+  // The index in shard g of the sample at position p of the window.
+  uint32_t LocalOf(size_t p, size_t g) const {
+    return static_cast<uint32_t>(static_cast<uint64_t>(ids_[p]) - locator_->start(g));
+  }
   // Adds the prefetcher's last wait (if any) to *waits.
   void TakeWait(ConsumerWaits* waits);
   // Cache hints for the samples a few positions after p (positions before
@@ -281,7 +289,6 @@ class IterationCursor {
   size_t base_ = 0;
   const size_t pass_window_;  // PlanRest::window_ids (0: the whole plan)
   bool last_window_ = true;   // in windows: no window follows the current one
-  std::vector<uint32_t> local_;  // per position: the sample's index in its shard
   std::vector<size_t> shard_of_;  // per position (moved into the prefetcher)
   size_t first_shard_ = 0;        // the shard of position 0 (when there is one)
   const std::shared_ptr<const SampleLocator> locator_;
@@ -300,6 +307,10 @@ class IterationCursor {
   // Shared: the first sample's peek looks at it before TakeRest takes it.
   std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
   std::atomic<bool> head_cancel_{false};
+  // Stop the planner of the rest (head first) and of the next epoch
+  // (PlanNext) at their next check: set by Stop and the destructor.
+  std::atomic<bool> rest_cancel_{false};
+  std::atomic<bool> next_cancel_{false};
   size_t pos_ = 0;
   size_t prefetched_to_ = 0;  // PrefetchAhead has hinted positions below this
   // Written by the prefetch thread (PlanNext), read after it is joined.

@@ -130,8 +130,7 @@ Status PassWindows::Push(PassWindow w) {
     if (cancelled_) return CancelledError("the pass was closed");
   }
   w.shard_of.resize(w.ids.size());
-  w.local.resize(w.ids.size());
-  LocateEach(*locator_, w.ids, w.shard_of.data(), w.local.data());
+  LocateEach(*locator_, w.ids, w.shard_of.data(), nullptr);
   std::unique_lock<std::mutex> lock(mu_);
   if (cancelled_) return CancelledError("the pass was closed");
   queue_.push_back(std::move(w));

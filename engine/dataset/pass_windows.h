@@ -1,6 +1,6 @@
 // A worker's pass planned a window at a time (planner::PlanWorkerWindows),
 // for a pass whose whole plan is too large to hold (one process reading an
-// epoch of billions of samples: 20 bytes a position in IterationCursor).
+// epoch of billions of samples: kPassBytesPerPosition a position).
 //
 // PlanWorkerWindows pushes windows into a callback and keeps its state (the
 // partition's runs, one reader per canonical node being read, generator
@@ -8,7 +8,7 @@
 // object, a producer thread runs it and fills a bounded queue: planning
 // overlaps reading, the planner stays as it is, and memory is bounded by
 // `depth` windows queued plus the one being filled (and the ones the
-// consumer holds). Each window's ids are located (shard, index in shard) on
+// consumer holds). Each window's ids are located (their shards) on
 // the producer too, once the queue has room for it.
 //
 // Windows hold exactly `window_ids` ids each (the last one fewer, possibly
@@ -50,11 +50,11 @@
 
 namespace sluice {
 
-// Consecutive positions of a pass: ids[k] lives in shard_of[k] at local[k].
+// Consecutive positions of a pass: ids[k] lives in shard_of[k] (its index
+// there is the id less the shard's first id: not held).
 struct PassWindow {
   std::vector<int64_t> ids;
   std::vector<size_t> shard_of;
-  std::vector<uint32_t> local;
   bool last = false;  // no window follows
 };
 
@@ -75,7 +75,7 @@ struct PassWindowSource {
 
 // The windows a pass queues ahead of its consumer: one is enough for the
 // planning to overlap the reading (the prefetcher takes windows ahead
-// itself), and each costs 20 bytes an id.
+// itself), and each costs 16 bytes an id.
 inline constexpr size_t kPassWindowsQueued = 1;
 
 class PassWindows {

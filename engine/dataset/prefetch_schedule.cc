@@ -8,7 +8,7 @@ PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& 
                                    HandleMap seed, bool complete)
     : look_ahead_(options.keep_reused),
       look_ahead_limit_(options.look_ahead),
-      window_(std::max<size_t>(options.window, 1)),
+      window_(std::clamp<size_t>(options.window, 1, kMaxWindow)),
       open_threads_(std::max<size_t>(options.open_threads, 1)),
       try_open_(options.try_open),
       has_next_(options.has_next),
@@ -18,16 +18,28 @@ PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& 
   Append(std::move(shard_of), complete);
 }
 
+namespace {
+
+// next_use's distance from `from` to `to` (> from), saturated.
+uint32_t NextUse(size_t from, size_t to) {
+  return to - from >= PrefetchSchedule::kNoNextUse ? PrefetchSchedule::kNoNextUse : uint32_t(to - from);
+}
+
+}  // namespace
+
 void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
   Part part;
   part.begin = known_;
   const size_t n = shard_of.size();
+  // Narrowed (each < kMaxShards), and the wide copy freed before the other
+  // arrays are made: the part peaks at its 16 bytes a position, not 24.
+  part.shard_of.assign(shard_of.begin(), shard_of.end());
+  shard_of = {};
   // Not zeroed: written by the scan before any read, and untouched pages
   // of a long order cost nothing until the scan reaches them.
   part.at.reset(new const void*[std::max<size_t>(n, 1)]);
-  part.shard_of = std::move(shard_of);
   if (look_ahead_) {
-    part.next_use.assign(n, SIZE_MAX);
+    part.next_use.assign(n, kNoNextUse);
     // last_seen_ is a vector, not a map: shard numbers are dense, and a
     // whole order runs through here before its first sample.
     if (n > 0) {
@@ -38,10 +50,10 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
     for (size_t k = 0; k < n; ++k) {
       size_t& seen = last_seen_[part.shard_of[k]];
       if (seen != SIZE_MAX && seen >= part.begin) {
-        part.next_use[seen - part.begin] = part.begin + k;
+        part.next_use[seen - part.begin] = NextUse(seen, part.begin + k);
       } else if (seen != SIZE_MAX && seen >= kept_from) {
         Part& earlier = PartAt(seen);
-        earlier.next_use[seen - earlier.begin] = part.begin + k;
+        earlier.next_use[seen - earlier.begin] = NextUse(seen, part.begin + k);
       }
       seen = part.begin + k;
     }
@@ -57,7 +69,7 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
     for (size_t& seen : last_seen_) {
       if (seen != SIZE_MAX && seen >= kept_from) {
         Part& at = PartAt(seen);
-        at.next_use[seen - at.begin] = known_;
+        at.next_use[seen - at.begin] = NextUse(seen, known_);
       }
     }
     last_seen_ = {};
@@ -67,7 +79,7 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
 size_t PrefetchSchedule::RunEnd(size_t q, size_t limit, size_t shard) const {
   while (q < limit) {
     const Part& part = PartAt(q);
-    const size_t* s = part.shard_of.data();
+    const uint32_t* s = part.shard_of.data();
     const size_t end = std::min(limit, part.begin + part.shard_of.size());
     size_t k = q - part.begin;
     const size_t k_end = end - part.begin;
@@ -134,7 +146,8 @@ void PrefetchSchedule::DropBefore(size_t p) {
     // (An incomplete order is known a window past p: KnownTo.)
     if (look_ahead_) {
       const Part& part = PartAt(last);
-      if (part.next_use[last - part.begin] < p + window_) continue;
+      const uint32_t next = part.next_use[last - part.begin];
+      if (next != kNoNextUse && last + next < p + window_) continue;
     }
     ready_.erase(it);
   }

@@ -88,6 +88,7 @@ class PrefetchSchedule {
   // `seed`: shards already opened for this order. `shard_of` is the whole
   // order, or with `complete` false its first part: every part but the
   // last must then have the first part's size (a window of the pass).
+  // Shard numbers below kMaxShards (held as 32 bits).
   PrefetchSchedule(std::vector<size_t> shard_of, const Options& options, HandleMap seed,
                    bool complete = true);
 
@@ -110,14 +111,26 @@ class PrefetchSchedule {
     return part.at[q - part.begin];
   }
   // One part of the order: positions [begin, begin + shard_of.size()).
+  // 16 bytes a position (the memory check's kPassBytesPerPosition counts
+  // them): shard numbers are 32-bit (kMaxShards) and next uses distances.
   struct Part {
     size_t begin = 0;
-    std::vector<size_t> shard_of;
-    // next_use[k]: the next position after begin + k reading the same
-    // shard; SIZE_MAX while none is known (only with keep_reused).
-    std::vector<size_t> next_use;
+    std::vector<uint32_t> shard_of;
+    // next_use[k]: how far after begin + k the same shard is read next;
+    // kNoNextUse while none is known or when it is that far or farther
+    // (only with keep_reused). The window is at most kMaxWindow and the
+    // consumer's move at most a window, so a kept shard's next use is
+    // always nearer than kNoNextUse: the decisions are those of exact
+    // positions.
+    std::vector<uint32_t> next_use;
     std::unique_ptr<const void*[]> at;  // at[k]: the shard of begin + k once scanned
   };
+  static constexpr uint32_t kNoNextUse = UINT32_MAX;
+  // The largest shard number + 1 an order may hold (the dataset refuses
+  // more shards: StreamingDataset's IterBegin), and the largest window (a
+  // larger one is taken as this: no memory holds such a window anyway).
+  static constexpr size_t kMaxShards = UINT32_MAX;
+  static constexpr size_t kMaxWindow = (size_t{1} << 31) - 1;
   // The part holding position q (q not yet passed by a reported consumer
   // move): its arrays do not move, and stay until the consumer passes them,
   // so a consumer may read them between its calls without the caller's lock.

@@ -564,10 +564,13 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   std::optional<std::string> warning;
   bool planned = false;
   if (cursor_) {
-    handoff = cursor_->Stop();
     const IterationPlace& was = cursor_->place();
-    if (handoff.next_ids && sample_in_epoch == 0 && epoch == was.epoch + 1 &&
-        worker == was.worker && num_workers == was.num_workers) {
+    // Only this epoch's start takes the next epoch's plan: any other pass
+    // stops its planner rather than wait for it.
+    const bool next = sample_in_epoch == 0 && epoch == was.epoch + 1 && worker == was.worker &&
+                      num_workers == was.num_workers;
+    handoff = cursor_->Stop(next);
+    if (handoff.next_ids && next) {
       ids = std::move(*handoff.next_ids);
       warning = std::move(handoff.next_shuffle_warning);
       planned = true;
@@ -577,6 +580,12 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   cursor_.reset();
   shuffle_warning_.reset();
   const bool valid = worker >= 0 && worker < num_workers && epoch >= 0 && sample_in_epoch >= 0;
+  // A pass numbers shards in 32 bits (PrefetchSchedule::Part).
+  if (locator_->num_shards() > PrefetchSchedule::kMaxShards) {
+    return InvalidArgumentError("the dataset's " + std::to_string(locator_->num_shards()) +
+                                " shards are more than a pass can number (" +
+                                std::to_string(PrefetchSchedule::kMaxShards) + ")");
+  }
   IterationOptions iteration;
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);

@@ -132,14 +132,16 @@ static Result<std::vector<std::vector<int64_t>>> PlanningWorkersNarrow(const Pla
                                                                        const PlanDerived& derived,
                                                                        const std::vector<PlanningWorker>& planning,
                                                                        const EpochCheckpoints* checkpoints,
-                                                                       bool* narrow, int64_t head);
+                                                                       bool* narrow, int64_t head,
+                                                                       const std::atomic<bool>* cancel);
 
 // PlanWorkers, setting *narrow (when given) as PlanWorker's warning is decided.
 // With head >= 0 (one worker, random batching only): its first `head` ids.
 static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanRequest& request,
                                                                    std::span<const WorkerAt> workers,
                                                                    const EpochCheckpoints* checkpoints, bool* narrow,
-                                                                   int64_t head = -1) {
+                                                                   int64_t head = -1,
+                                                                   const std::atomic<bool>* cancel = nullptr) {
   SLUICE_ASSIGN_OR_RETURN(PlanDerived derived, DerivePlan(request));
   const World& w = request.world;
   std::vector<PlanningWorker> planning;
@@ -153,7 +155,7 @@ static Result<std::vector<std::vector<int64_t>>> PlanWorkersNarrow(const PlanReq
                                         : std::to_string(workers.size()) + " workers";
   if (head < 0) SLUICE_RETURN_IF_ERROR(CheckWorkersMemory(request, derived, int64_t(workers.size()), who));
   return OutOfMemoryAsError("planning " + who + " in " + EpochName(request, derived), [&] {
-    return PlanningWorkersNarrow(request, derived, planning, checkpoints, narrow, head);
+    return PlanningWorkersNarrow(request, derived, planning, checkpoints, narrow, head, cancel);
   });
 }
 
@@ -161,19 +163,23 @@ static Result<std::vector<std::vector<int64_t>>> PlanningWorkersNarrow(const Pla
                                                                        const PlanDerived& derived,
                                                                        const std::vector<PlanningWorker>& planning,
                                                                        const EpochCheckpoints* checkpoints,
-                                                                       bool* narrow, int64_t head) {
+                                                                       bool* narrow, int64_t head,
+                                                                       const std::atomic<bool>* cancel) {
   const BatchContext ctx{request, derived};
   std::vector<std::vector<int64_t>> each;
   if (request.config.mixture) {
     for (const PlanningWorker& p : planning) {
+      SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
       SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, MixtureWorker(ctx, p.pnode, p.prank, p.worker));
       each.push_back(std::move(ids));
     }
     return each;  // MixtureWorker leaves no padding
   } else if (request.config.batching_method == BatchingMethod::kRandom) {
-    SLUICE_ASSIGN_OR_RETURN(each, WorkersRandom(ctx, planning, narrow, checkpoints, head));
+    SLUICE_ASSIGN_OR_RETURN(each, WorkersRandom(ctx, planning, narrow, checkpoints, head, cancel));
   } else {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     SLUICE_ASSIGN_OR_RETURN(WorkArray work, PlanEpoch(request));
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     for (const PlanningWorker& p : planning) {
       const int64_t* begin = work.ids.data() + work.Offset(p.pnode, p.prank, p.worker, 0, 0);
       each.emplace_back(begin, begin + work.batches() * work.batch_size());
@@ -190,11 +196,12 @@ Result<std::vector<std::vector<int64_t>>> PlanWorkers(const PlanRequest& request
 
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                         std::optional<std::string>* shuffle_warning,
-                                        const EpochCheckpoints* checkpoints) {
+                                        const EpochCheckpoints* checkpoints, const std::atomic<bool>* cancel) {
   if (shuffle_warning != nullptr) shuffle_warning->reset();
   const WorkerAt one{node, rank, worker};
   bool narrow = false;
-  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints, &narrow));
+  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints, &narrow,
+                                                       -1, cancel));
   if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
   return std::move(each[0]);
 }
@@ -223,8 +230,8 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
       return true;
     }
   }
-  SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
-  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, PlanWorker(request, node, rank, worker, shuffle_warning));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, PlanWorker(request, node, rank, worker, shuffle_warning,
+                                                               nullptr, cancel));
   for (size_t at = 0; at < ids.size(); at += size_t(window)) {
     SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     const size_t n = std::min(ids.size() - at, size_t(window));

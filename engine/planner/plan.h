@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "engine/planner/mixture_schedule.h"
 #include "engine/planner/partition.h"
+#include "engine/planner/plan_cancel.h"
 #include "engine/planner/shuffle.h"
 #include "engine/planner/weights.h"
 #include "engine/planner/work_array.h"
@@ -141,10 +142,16 @@ Result<int64_t> WorkerPlanSize(const PlanRequest& request);
 // worker reads from its saved generator state instead of drawing over the
 // nodes before it, so the time is that of the worker's own nodes. Other
 // requests' checkpoints -> kInvalidArgument; other algorithms ignore them.
+// `cancel`, when given, is checked between chunks of the work (a worker's
+// partition, a canonical node shuffled or drawn over; CheckPlanCancelled):
+// once it is true the plan stops with kCancelled, so a reader that closes
+// while a thread of its plans a whole epoch (a shuffle that cannot be
+// planned in windows, the next epoch) waits for one chunk, not the epoch.
 struct EpochCheckpoints;
 Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                         std::optional<std::string>* shuffle_warning = nullptr,
-                                        const EpochCheckpoints* checkpoints = nullptr);
+                                        const EpochCheckpoints* checkpoints = nullptr,
+                                        const std::atomic<bool>* cancel = nullptr);
 
 // The start of a worker's plan, for a reader that wants its first sample
 // before the rest is planned (a cold start: the first shard's fetch waits
@@ -189,14 +196,6 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
                                int64_t window, const PlanWindowSink& sink,
                                std::optional<std::string>* shuffle_warning = nullptr,
                                const std::atomic<bool>* cancel = nullptr);
-// Tests only: called with PlanWorkerWindows's `cancel` at each of its
-// checks, before the flag is read (a test may block there until the flag
-// is set). Set it while nothing plans; null (the default) for none.
-void SetPlanCancelCheckHookForTesting(std::function<void(const std::atomic<bool>* cancel)> hook);
-// PlanWorkerWindows's check between chunks of its work (also for a caller
-// windowing a plan it holds): kCancelled once `cancel` (null: never) is
-// true. Calls the test hook first.
-Status CheckPlanCancelled(const std::atomic<bool>* cancel);
 
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they

@@ -36,7 +36,8 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandom(const BatchContext& ctx,
                                                         std::span<const PlanningWorker> workers,
                                                         bool* py1e_narrow_block = nullptr,
                                                         const EpochCheckpoints* checkpoints = nullptr,
-                                                        int64_t head = -1);
+                                                        int64_t head = -1,
+                                                        const std::atomic<bool>* cancel = nullptr);
 
 // The set-up py1e's and py1s's streamed plans of a worker share (the one
 // owner of it): Mosaic's argument checks, the epoch's shuffle positions cut
@@ -80,12 +81,13 @@ Status Py1eNarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, Block
 // worker's are not drawn over and *narrow is the checkpoints' flag. Several
 // workers are planned in one pass over the parts any of them reads (each
 // part drawn once, not once per worker); the result holds each one's plan,
-// in the order given.
+// in the order given. `cancel` is checked per part (CheckPlanCancelled).
 Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
                                                                const PartitionArgs& pa,
                                                                std::span<const PlanningWorker> workers, bool* narrow,
                                                                const EpochCheckpoints* checkpoints = nullptr,
-                                                               int64_t head = -1);
+                                                               int64_t head = -1,
+                                                               const std::atomic<bool>* cancel = nullptr);
 
 // PlanWorkerWindows's windowed path for one planning worker: false, before
 // anything reaches `sink`, when it does not apply (shuffled by another

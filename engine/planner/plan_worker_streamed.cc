@@ -157,7 +157,8 @@ Status Py1eNarrowAfter(const DividedSpans& parts, int64_t from, int64_t C, Block
 Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchContext& ctx, const Resampled& res,
                                                                const PartitionArgs& pa,
                                                                std::span<const PlanningWorker> workers, bool* narrow,
-                                                               const EpochCheckpoints* checkpoints, int64_t head) {
+                                                               const EpochCheckpoints* checkpoints, int64_t head,
+                                                               const std::atomic<bool>* cancel) {
   const PlanConfig& c = ctx.request.config;
   // The workers' slots one after another: one pass over the parts answers
   // them all (positions may repeat across and within workers; each slot is
@@ -230,6 +231,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
   numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
   const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
   for (int64_t i = 0; i <= last; ++i) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     const std::span<const Span> list = StreamedShuffle::Part(parts, i);
     const PartAsk& a = ask[size_t(i)];
     if (checkpoints != nullptr) {

@@ -124,24 +124,7 @@ int64_t MostOpenReaders(const std::vector<std::vector<AskRun>>& ask) {
 // bound), and this floor, the windowed path does not pay for its readers.
 constexpr int64_t kReadersFloorBytes = int64_t{64} << 20;
 
-std::function<void(const std::atomic<bool>*)>& CancelCheckHook() {
-  static std::function<void(const std::atomic<bool>*)> hook;
-  return hook;
-}
-
 }  // namespace
-
-void SetPlanCancelCheckHookForTesting(std::function<void(const std::atomic<bool>* cancel)> hook) {
-  CancelCheckHook() = std::move(hook);
-}
-
-Status CheckPlanCancelled(const std::atomic<bool>* cancel) {
-  if (const auto& hook = CancelCheckHook()) hook(cancel);
-  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-    return CancelledError("planning in windows stopped: its reader closed");
-  }
-  return Status::Ok();
-}
 
 Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
                                  const PlanWindowSink& sink, bool* narrow, const std::atomic<bool>* cancel) {

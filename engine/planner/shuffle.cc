@@ -3,6 +3,7 @@
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
+#include "engine/planner/plan_cancel.h"
 #include "engine/planner/rng.h"
 #include "engine/planner/shuffle_algos.h"
 #include "engine/planner/size_check.h"
@@ -69,14 +70,19 @@ Result<int64_t> CheckShuffleArgs(std::span<const int64_t> units, int64_t C, int6
 }
 
 Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t C,
-                                        uint64_t seed, uint64_t epoch, int64_t block) {
+                                        uint64_t seed, uint64_t epoch, int64_t block, const std::atomic<bool>* cancel) {
   SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(units, C, block));
+  SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
   switch (algo) {
-    case ShuffleAlgo::kNaive: return ShuffleNaive(total, seed, epoch);
+    case ShuffleAlgo::kNaive: {
+      std::vector<int64_t> perm = ShuffleNaive(total, seed, epoch);
+      SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
+      return perm;
+    }
     case ShuffleAlgo::kPy1s: return ShufflePy1s(units, C, seed, epoch);
-    case ShuffleAlgo::kPy2s: return ShufflePy2s(units, C, seed, epoch);
-    case ShuffleAlgo::kPy1b: return ShufflePy1b(units, C, seed, epoch, block);
-    case ShuffleAlgo::kPy1br: return ShufflePy1br(units, C, seed, epoch, block);
+    case ShuffleAlgo::kPy2s: return ShufflePy2s(units, C, seed, epoch, cancel);
+    case ShuffleAlgo::kPy1b: return ShufflePy1b(units, C, seed, epoch, block, cancel);
+    case ShuffleAlgo::kPy1br: return ShufflePy1br(units, C, seed, epoch, block, cancel);
     case ShuffleAlgo::kPy1e: return ShufflePy1e(units, C, seed, epoch, block);
   }
   return InternalError("unknown shuffle algorithm");

@@ -3,6 +3,7 @@
 // Pure functions, thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -23,9 +24,11 @@ std::string_view ShuffleAlgoName(ShuffleAlgo algo);
 // order; their sum is the number of big ids. Errors are Mosaic's
 // ("ValueError: ..."): a block size too small for py1br/py1e (empty integers
 // range), a py1e canonical node without samples, non-positive sizes.
+// `cancel` (plan_cancel.h) is checked per canonical node (naive: before
+// and after its one permutation).
 Result<std::vector<int64_t>> GetShuffle(ShuffleAlgo algo, std::span<const int64_t> units,
                                         int64_t num_canonical_nodes, uint64_t seed, uint64_t epoch,
-                                        int64_t block_size);
+                                        int64_t block_size, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace sluice::planner
 
@@ -53,16 +56,19 @@ class PartialShuffle {
 
  private:
   friend Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo, std::span<const int64_t>, int64_t, uint64_t,
-                                                  uint64_t, int64_t, std::span<const int64_t>);
+                                                  uint64_t, int64_t, std::span<const int64_t>,
+                                                  const std::atomic<bool>*);
   std::vector<int64_t> full_;                      // whole permutation, or empty
   std::vector<int64_t> part_begin_;                // C+1 positions
   std::vector<std::vector<int64_t>> parts_;        // computed parts only
   bool py1e_narrow_block_ = false;
 };
 
-// GetShuffle restricted to `positions` (-1 entries ignored). Same errors.
+// GetShuffle restricted to `positions` (-1 entries ignored). Same errors;
+// `cancel` as GetShuffle's where the whole permutation is made.
 Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t num_canonical_nodes,
                                          uint64_t seed, uint64_t epoch, int64_t block_size,
-                                         std::span<const int64_t> positions);
+                                         std::span<const int64_t> positions,
+                                         const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace sluice::planner

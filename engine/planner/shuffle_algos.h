@@ -2,11 +2,13 @@
 // all but naive share. Arguments are validated by GetShuffle.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "base/status.h"
+#include "engine/planner/plan_cancel.h"
 #include "engine/planner/spans.h"
 #include "engine/random/numpy_random.h"
 
@@ -32,11 +34,13 @@ Status IntegersError(int64_t low, int64_t high);
 
 std::vector<int64_t> ShuffleNaive(int64_t n, uint64_t seed, uint64_t epoch);
 std::vector<int64_t> ShufflePy1s(std::span<const int64_t> units, int64_t C, uint64_t seed, uint64_t epoch);
-std::vector<int64_t> ShufflePy2s(std::span<const int64_t> units, int64_t C, uint64_t seed, uint64_t epoch);
+// `cancel`: checked per canonical node (plan_cancel.h).
+Result<std::vector<int64_t>> ShufflePy2s(std::span<const int64_t> units, int64_t C, uint64_t seed, uint64_t epoch,
+                                         const std::atomic<bool>* cancel = nullptr);
 Result<std::vector<int64_t>> ShufflePy1b(std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                         uint64_t epoch, int64_t block);
+                                         uint64_t epoch, int64_t block, const std::atomic<bool>* cancel = nullptr);
 Result<std::vector<int64_t>> ShufflePy1br(std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                          uint64_t epoch, int64_t block);
+                                          uint64_t epoch, int64_t block, const std::atomic<bool>* cancel = nullptr);
 Result<std::vector<int64_t>> ShufflePy1e(std::span<const int64_t> units, int64_t C, uint64_t seed,
                                          uint64_t epoch, int64_t block);
 

@@ -33,10 +33,11 @@ int64_t PartialShuffle::held() const {
 }
 
 Result<PartialShuffle> GetPartialShuffle(ShuffleAlgo algo, std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                         uint64_t epoch, int64_t block, std::span<const int64_t> positions) {
+                                         uint64_t epoch, int64_t block, std::span<const int64_t> positions,
+                                         const std::atomic<bool>* cancel) {
   PartialShuffle out;
   if (algo != ShuffleAlgo::kPy1e && algo != ShuffleAlgo::kPy1s) {
-    SLUICE_ASSIGN_OR_RETURN(out.full_, GetShuffle(algo, units, C, seed, epoch, block));
+    SLUICE_ASSIGN_OR_RETURN(out.full_, GetShuffle(algo, units, C, seed, epoch, block, cancel));
     return out;
   }
   SLUICE_ASSIGN_OR_RETURN(const int64_t total, CheckShuffleArgs(units, C, block));

@@ -8,7 +8,7 @@
 namespace sluice::planner {
 
 Result<std::vector<int64_t>> ShufflePy1br(std::span<const int64_t> units, int64_t C, uint64_t seed,
-                                          uint64_t epoch, int64_t block) {
+                                          uint64_t epoch, int64_t block, const std::atomic<bool>* cancel) {
   numpy::Generator ep = MakeRng(seed, epoch);
   const DividedSpans parts = ShuffledParts(units, C, seed, ep);
   const BlockRange br = BlockBounds(block);
@@ -20,6 +20,7 @@ Result<std::vector<int64_t>> ShufflePy1br(std::span<const int64_t> units, int64_
   int64_t at = 0;
   std::vector<Span> blocks;
   for (int64_t i = 0; i < C; ++i) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     const int64_t ns = at;
     for (size_t k = parts.part_begin[size_t(i)]; k < parts.part_begin[size_t(i) + 1]; ++k)
       for (int64_t id = parts.spans[k].begin; id < parts.spans[k].end; ++id) out[size_t(at++)] = id;

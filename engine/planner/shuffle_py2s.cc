@@ -5,7 +5,8 @@
 
 namespace sluice::planner {
 
-std::vector<int64_t> ShufflePy2s(std::span<const int64_t> units, int64_t C, uint64_t seed, uint64_t epoch) {
+Result<std::vector<int64_t>> ShufflePy2s(std::span<const int64_t> units, int64_t C, uint64_t seed, uint64_t epoch,
+                                         const std::atomic<bool>* cancel) {
   std::vector<Span> spans = UnitSpans(units);
   numpy::Generator fixed = MakeRng(seed);
   fixed.Shuffle(spans);
@@ -28,6 +29,7 @@ std::vector<int64_t> ShufflePy2s(std::span<const int64_t> units, int64_t C, uint
   std::vector<int64_t> out(static_cast<size_t>(total));
   size_t o = 0;
   for (int64_t i = 0; i < C; ++i) {
+    SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     std::span<Span> list(parts.spans.data() + parts.part_begin[size_t(i)],
                          parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
     ep.Shuffle(list);

@@ -336,5 +336,27 @@ TEST(PrefetchSchedule, AnIncompleteOrderWantsMoreAtTheWindowAndFreesPassedParts)
   EXPECT_EQ(s.PartOf(6)->begin, 6u);
 }
 
+// 16 bytes a position: shards and next uses are 32-bit (a next use as a
+// distance, so a 4B-sample order fits), and a window beyond what that
+// distance can decide is taken as the largest it can. The decisions of the
+// largest shard number are those of a small one (as in
+// PassedShardsAreDroppedUnderACacheLimit).
+TEST(PrefetchSchedule, PositionsHold32BitShardsAndNextUsesAndTheWindowIsBounded) {
+  static_assert(sizeof(decltype(PrefetchSchedule::Part::shard_of)::value_type) == 4);
+  static_assert(sizeof(decltype(PrefetchSchedule::Part::next_use)::value_type) == 4);
+  PrefetchSchedule huge({0}, {.window = SIZE_MAX}, {});
+  EXPECT_EQ(huge.window(), PrefetchSchedule::kMaxWindow);
+  const size_t big = PrefetchSchedule::kMaxShards - 1;
+  PrefetchSchedule s({big, 1, 1, 1, big}, {.window = 8}, {});
+  EXPECT_EQ(s.shard_of(0), big);
+  OpenAtScan(s);
+  OpenAtScan(s);
+  EXPECT_TRUE(s.WalkOpen());
+  EXPECT_TRUE(s.MoveConsumer(4, 4));
+  EXPECT_NE(s.OpenHandle(big), nullptr);  // read again at 4
+  EXPECT_EQ(s.OpenHandle(1), nullptr);
+  EXPECT_EQ(ShardAt(s, 4), big);
+}
+
 }  // namespace
 }  // namespace sluice

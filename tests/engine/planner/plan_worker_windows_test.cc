@@ -13,6 +13,7 @@
 // would hold and what to do instead (CheckPlanMemory).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 #include "engine/planner/plan.h"
@@ -133,6 +134,37 @@ TEST(PlanWorkerWindowsTest, OtherShufflesArePlannedWhole) {
     ASSERT_TRUE(done.ok()) << done.status().ToString();
     EXPECT_FALSE(*done);
     EXPECT_EQ(got, *PlanWorker(q, 0, 0, 0));
+  }
+}
+
+// PlanWorker with a cancel flag: unset, the same plan as without; set at
+// its k-th check (a worker's partition, a shuffle's start, a canonical
+// node), it stops there with kCancelled and makes no later check. Every
+// shuffle, whole (py1b, py1br, py2s, naive) or streamed (py1e, py1s).
+TEST(PlanWorkerWindowsTest, AWholePlanStopsAtTheCheckWhereItsFlagIsSet) {
+  for (ShuffleAlgo algo : {ShuffleAlgo::kPy1br, ShuffleAlgo::kPy1b, ShuffleAlgo::kPy2s, ShuffleAlgo::kNaive,
+                           ShuffleAlgo::kPy1e, ShuffleAlgo::kPy1s}) {
+    PlanRequest q = OneProcessEpoch(algo);
+    q.config.num_canonical_nodes = 4;
+    std::atomic<bool> flag{false};
+    int checks = 0;
+    int64_t stop_at = -1;
+    SetPlanCancelCheckHookForTesting([&](const std::atomic<bool>* cancel) {
+      if (cancel != &flag) return;
+      if (++checks == stop_at) flag = true;
+    });
+    auto whole = PlanWorker(q, 0, 0, 0, nullptr, nullptr, &flag);
+    const int all = checks;
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    EXPECT_EQ(*whole, *PlanWorker(q, 0, 0, 0)) << ShuffleAlgoName(algo);
+    EXPECT_GE(all, 3) << ShuffleAlgoName(algo);
+    checks = 0;
+    stop_at = all - 1;
+    auto stopped = PlanWorker(q, 0, 0, 0, nullptr, nullptr, &flag);
+    SetPlanCancelCheckHookForTesting(nullptr);
+    EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled) << ShuffleAlgoName(algo);
+    EXPECT_EQ(stopped.status().message(), "planning stopped: its reader closed");
+    EXPECT_EQ(checks, all - 1) << ShuffleAlgoName(algo);
   }
 }
 
