@@ -72,58 +72,23 @@ def test_each_rank_reads_what_mosaic_hands_it(spark_sessions, tmp_path, monkeypa
 
 
 def train_as_a_rank(config):
-    """The training function of the checkpoint test: a tiny model trained
-    with DDP (gloo, CPU) on batches of a sluice.StreamingDataLoader (2
-    workers). With config['stop'], rank 0 saves the model, the optimizer
-    and the loader's state_dict after that many steps and every rank stops;
-    with config['resume'], each rank loads them and trains to the epoch's
-    end. Each rank writes the batches it trained on, as trainer_runs reads
-    them."""
-    import json
+    """The training function of the checkpoint test (trainer_runs.ddp_train),
+    its checkpoint a file: rank 0 saves it, a resumed run loads it."""
     import os
 
     import torch
     import torch.distributed as dist
 
-    import sluice
+    from trainer_runs import ddp_train
 
-    def collate(samples):
-        info = torch.utils.data.get_worker_info()
-        return {'ids': torch.tensor([int(s['id']) for s in samples]),
-                'worker': -1 if info is None else info.id}
+    def save(state):
+        if dist.get_rank() == 0:
+            torch.save(state, config['save'])
 
     dist.init_process_group('gloo')
-    rank = dist.get_rank()
-    torch.manual_seed(0)
-    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(1, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    dataset = sluice.StreamingDataset(local=config['folder'], shuffle=True, shuffle_seed=7,
-                                      batch_size=config['batch'])
-    loader = sluice.StreamingDataLoader(dataset, batch_size=config['batch'],
-                                        num_workers=config['workers'], collate_fn=collate)
-    if config['resume']:
-        saved = torch.load(config['resume'])
-        model.load_state_dict(saved['model'])
-        optimizer.load_state_dict(saved['optimizer'])
-        loader.load_state_dict(saved['loader'])
-    seen = []
-    for batch in loader:
-        seen.append({'worker': batch['worker'], 'ids': batch['ids'].tolist()})
-        x = batch['ids'].float().unsqueeze(1) / 1000
-        optimizer.zero_grad()
-        torch.nn.functional.mse_loss(model(x), x).backward()
-        optimizer.step()
-        if len(seen) == config['stop']:
-            if rank == 0:
-                torch.save({'model': model.state_dict(), 'optimizer': optimizer.state_dict(),
-                            'loader': loader.state_dict()}, config['save'])
-            break
-    dist.barrier()
-    world = {k: os.environ.get(k) for k in ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE')}
-    with open(os.path.join(config['out'], f'rank{rank}.json'), 'w') as f:
-        json.dump({'world_size': dist.get_world_size(), 'env': world, 'seen': seen}, f)
+    ddp_train(config, torch.load(config['resume']) if config['resume'] else None, save)
     dist.destroy_process_group()
-    return rank
+    return int(os.environ['RANK'])
 
 
 def test_train_checkpoint_mid_epoch_and_resume_MultiProcess(spark_sessions, tmp_path,
