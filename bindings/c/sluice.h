@@ -855,7 +855,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
 /* sluice_stream_load_state with options (JSON, NULL = {}), every key optional:
  *  - "adapt": the parts of the state's "sluice_order" allowed to differ:
  *    "world" (another number of nodes or ranks per node), "streams" (other
- *    data or stream options), "sampling" (other planning options). Any
+ *    data or stream options), "sampling" (other planning options),
+ *    "schedule" (another "mixture" schedule: it takes over at the state's
+ *    sample_in_epoch, the samples before kept and each stream continuing
+ *    its pass; "sampling" takes a new schedule the same way; the states
+ *    saved later record the replaced schedule; docs/resumption.rst). Any
  *    other difference is SLUICE_EINVAL: "resume state does not match this
  *    dataset: <part> <what> changed: saved <old>, now <new>; ... (to
  *    resume anyway, adapt "<part>", ...)"; nothing is loaded then.

@@ -744,9 +744,12 @@ class StreamingDataset(_Base):
         sampling options, or on another world shape, it raises ValueError
         naming each difference with the saved and current values. `adapt`
         names the parts allowed to differ: 'world' (another number of nodes
-        or ranks per node, Mosaic's elastic resume), 'streams', 'sampling'
-        (a str or a sequence of them). A state without the record (Mosaic's,
-        an older Sluice's) loads unchecked, as before.
+        or ranks per node, Mosaic's elastic resume), 'streams', 'sampling',
+        'schedule' (another mixture schedule: it takes over at the state's
+        position, the samples before kept and each stream continuing its
+        pass; docs/resumption.rst) (a str or a sequence of them). A state
+        without the record (Mosaic's, an older Sluice's) loads unchecked, as
+        before.
 
         skip_steps=[(first, last), ...]: half-open ranges of steps of the
         state's epoch whose samples never come. Step k is every rank's k-th
