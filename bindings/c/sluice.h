@@ -526,7 +526,8 @@ typedef struct sluice_plan sluice_plan;
  * "repeat"|"choose": ...}], "world": {"num_nodes", "ranks_per_node",
  * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
  * "epoch", "sample_in_epoch", "mixture", "mixture_interpolation" (as for
- * sluice_stream_open)}. Configurations Mosaic rejects fail with
+ * sluice_stream_open), "mixture_past" (the schedules a resume replaced, as
+ * a state's "sluice_order" parts.mixture_past holds them)}. Configurations Mosaic rejects fail with
  * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
 /* Mosaic's default num_canonical_nodes for `physical_nodes` (>= 1) nodes
  * and the shuffle algorithm named `shuffle_algo` ("py1e", "py1s", ...):

@@ -8,6 +8,7 @@ world, and the refusal without adapt (exact text)."""
 import pytest
 
 import sluice
+from sluice.world import World
 
 OLD = [(0, [2, 1, 1]), (4, [0, 0, 1])]
 CODE_ONLY = [(0, [0, 1, 0])]
@@ -58,6 +59,13 @@ def test_a_change_keeps_the_past(streams):
     assert head == [0, 100, 200]
     rest, _ = take(make(streams, CODE_ONLY, epoch_size=8), 5, state=state, adapt='schedule')
     assert rest == [101, 102, 103, 100, 101]
+    # The planner offline (plan(), as provenance and prefetching use it)
+    # gives the same epoch: the replaced schedule comes from the engine.
+    ds = make(streams, CODE_ONLY, epoch_size=8)
+    ds.load_state_dict(state, adapt='schedule')
+    value = lambda i: i if i < 6 else 94 + i if i < 10 else 190 + i  # noqa: E731  global id -> value
+    assert [value(i) for i in ds.plan(world=World()).worker_ids(0, 0, 0)] == [0, 100, 200, 101, 102, 103,
+                                                                              100, 101]
     # adapt='sampling' accepts it too, the same way.
     rest, _ = take(make(streams, CODE_ONLY, epoch_size=8), 5, state=state, adapt='sampling')
     assert rest == [101, 102, 103, 100, 101]

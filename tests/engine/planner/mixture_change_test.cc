@@ -12,6 +12,7 @@
 
 #include "engine/planner/mixture_plan.h"
 #include "engine/planner/plan.h"
+#include "engine/planner/plan_json.h"
 #include "tests/engine/planner/orig_sequence.h"
 
 namespace sluice::planner {
@@ -174,6 +175,21 @@ TEST(MixtureChangeTest, TwoChangesKeepThePast) {
       EXPECT_TRUE(std::equal(seq.begin(), seq.begin() + ptrdiff_t(n), c.begin() + t0)) << t0 << " " << P << R;
     }
   }
+}
+
+// The JSON form (sluice_plan_create, Python's plan()): the record's shape.
+TEST(MixtureChangeTest, JsonForm) {
+  auto q = ParsePlanRequest(R"({"streams": [{"shard_sizes": [2, 1]}, {"shard_sizes": [2]}], "epoch_size": 8,
+      "batch_size": 1, "num_canonical_nodes": 1, "mixture": [[0, [1, 0]]], "mixture_past": [{"epoch": 0,
+      "until": 4, "mixture": [[0, [1, 1]]], "mixture_interpolation": "step"}]})");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(*PlanWorker(*q, 0, 0, 0), (std::vector<int64_t>{0, 3, 1, 4, 2, 0, 1, 2}));
+  auto bad = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}], "mixture": [[0, [1]]],
+      "mixture_past": [{"epoch": 0, "mixture": [[0, [1]]]}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "ValueError: config key 'mixture_past': expected a list of {\"epoch\", \"until\", \"mixture\", "
+            "\"mixture_interpolation\"}");
 }
 
 TEST(MixtureChangeTest, PastScheduleChecks) {
