@@ -13,6 +13,7 @@
 #include "engine/planner/mixture_plan.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_json.h"
+#include "tests/engine/planner/mixture_request.h"
 #include "tests/engine/planner/orig_sequence.h"
 
 namespace sluice::planner {
@@ -20,25 +21,8 @@ namespace {
 
 using Change = PlanConfig::MixtureChange;
 
-PlanRequest Request(std::vector<std::vector<int64_t>> shards, MixtureSchedule mixture, int64_t epoch_size) {
-  PlanRequest q;
-  for (auto& s : shards) q.streams.push_back({std::move(s), {}});
-  q.config.mixture = std::move(mixture);
-  q.config.epoch_size = epoch_size;
-  q.config.batch_size = 1;
-  q.config.num_canonical_nodes = 1;
-  return q;
-}
-
-std::vector<int64_t> Sequence(const PlanRequest& q, int64_t begin, int64_t end) {
-  auto d = DerivePlan(q);
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
-  if (!d.ok()) return {};
-  const BatchContext ctx{q, *d};
-  auto seq = MixtureSequence(ctx, begin, end);
-  EXPECT_TRUE(seq.ok()) << seq.status().ToString();
-  return seq.ok() ? *seq : std::vector<int64_t>{};
-}
+constexpr auto Request = &testing::MixtureRequest;
+constexpr auto Sequence = &testing::MixtureSequenceOf;
 
 // Stream A = ids 0..2, B = ids 3..4, unshuffled. (0: [1, 1]) draws A B A B;
 // changed at 4 to (0: [1, 0]) (A alone from 4 on): A has drawn 2 of its 3
@@ -97,13 +81,8 @@ MixtureSchedule Second() {
 MixtureSchedule Third() { return {{{0, {1, 2, 0}}, {300, {0, 1, 3}}}, MixtureInterpolation::kStep}; }
 
 PlanRequest Shuffled(MixtureSchedule now, std::vector<Change> past) {
-  PlanRequest q = Request({{10, 7, 12, 8}, {20, 30}, {5, 9, 9}}, std::move(now), kEpoch);
+  PlanRequest q = testing::ShuffledMixtureRequest(std::move(now));  // kEpoch samples
   q.config.mixture_past = std::move(past);
-  q.config.shuffle = true;
-  q.config.shuffle_seed = 1234;
-  q.config.shuffle_block_size = 16;
-  q.config.num_canonical_nodes = 2;
-  q.epoch = 1;
   return q;
 }
 
