@@ -119,7 +119,7 @@ def per_stream_passes_hold_each_sample_once(order):
             assert len(set(part)) == len(part), (low, at, mine)
 
 
-def test_workers_and_another_world_continue_the_same_order(streams, monkeypatch):
+def test_workers_and_another_world_continue_the_same_order_MultiProcess(streams, monkeypatch):
     head, state = take(make(streams, FIRST, **SHUFFLED), 20)
     rest, _ = take(make(streams, SECOND, **SHUFFLED), 40, state=state, adapt='schedule')
     per_stream_passes_hold_each_sample_once(head + rest)

@@ -85,7 +85,7 @@ def test_a_schedule_through_workers_and_its_resume(streams, tmp_path):
         assert head + [values_of(b) for b in again] == whole, stop
 
 
-def test_a_schedule_changed_at_a_checkpoint(streams, tmp_path):
+def test_a_schedule_changed_at_a_checkpoint_MultiProcess(streams, tmp_path):
     """adapt='schedule' over s3:// through workers: the past kept, the same
     continuation as from the local folders."""
     local, remote = streams
