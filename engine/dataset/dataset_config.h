@@ -14,6 +14,7 @@
 #include "base/env.h"
 #include "base/status.h"
 #include "engine/planner/plan.h"
+#include "formats/json/py_json.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/raw/file_listing.h"
 
@@ -209,6 +210,12 @@ struct DatasetOptions {
 // Unknown keys, wrong types, bad names or values -> kInvalidArgument naming
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
+
+// A "mixture" value ([[samples seen, [weight per stream, ...]], ...]) as a
+// schedule (step interpolation), its shape checked (kInvalidArgument naming
+// `key`); the planner checks the values. Also reads the schedules a resume
+// state's order record holds (order_record.h).
+Result<planner::MixtureSchedule> ParseMixturePoints(const JsonValue& v, std::string_view key);
 
 // The "world" object of a dataset config alone (a JSON object with the
 // keys above, each an integer or null), for the bindings
