@@ -29,10 +29,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/retry_policy.h"
@@ -121,9 +124,25 @@ class StreamShards {
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
                             uint64_t expected_size, std::chrono::nanoseconds* download);
   // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
-  // column chunks, then the file's footer tail from the node's footer store.
+  // column chunks, then the file's footer tail from the node's footer store,
+  // into the cache's temporary (the bytes of the first row's peek, when it
+  // read this piece: TakePieceRead).
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                     std::chrono::nanoseconds* download);
+  // The piece's bytes as FetchPiece stores them (chunk reads, then the
+  // tail), in memory; `stop` ends a read in flight (kCancelled).
+  Result<std::string> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
+                                std::stop_token stop);
+  // Row `i` of the piece `entry` for the first row's peek (PeekSample): the
+  // piece read whole (ReadPiece) and decoded by its format's reader; the
+  // read is shared with the shard's fetch (piece_read_), so the row group
+  // costs one GET per read either way. A cold first row then waits for one
+  // row group's download and decode, not for its write into the cache and
+  // the open behind it.
+  Result<PeekedSample> PeekPieceRow(const ShardEntry& entry, uint32_t i, std::stop_token cancel);
+  using SharedPiece = std::shared_future<Result<std::shared_ptr<const std::string>>>;
+  // The peek's read of the piece cached as `name`, taken (once), or nullopt.
+  std::optional<SharedPiece> TakePieceRead(const std::string& name);
   // The footer tail of `file` from the node's footer store (read once),
   // and into `etag` the etag the file was listed with ("" unknown).
   Result<std::string> FooterTail(const std::string& file, std::string* etag);
@@ -168,6 +187,10 @@ class StreamShards {
   std::mutex footers_mu_;
   std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
+  // The piece the first row's peek reads (its cache name and its bytes to
+  // come), until FetchPiece takes it: one at most (a pass peeks one row).
+  std::mutex piece_read_mu_;
+  std::optional<std::pair<std::string, SharedPiece>> piece_read_;
 };
 
 }  // namespace sluice
