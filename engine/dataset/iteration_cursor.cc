@@ -545,6 +545,7 @@ Status IterationCursor::CheckPeeked(const DatasetColumns& columns, ConsumerWaits
       }
     }
   }
+  shards_->PeekDone(g);
   if (!st.ok()) {
     return st.WithContext("global shard " + std::to_string(g) + " sample " + std::to_string(i) +
                           ", the pass's first, was peeked");

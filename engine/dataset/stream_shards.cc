@@ -186,6 +186,11 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
                               std::move(cancel));
 }
 
+void StreamShards::PeekDone(size_t shard) {
+  if (shard >= index_->size()) return;
+  (void)TakePieceRead(index_->entry(shard).raw_data.basename);
+}
+
 Status StreamShards::Evict(size_t shard) {
   if (!remote_) {
     return InvalidArgumentError(root_ + ": cannot evict shard " + std::to_string(shard) +

@@ -86,13 +86,18 @@ class StreamShards {
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
-  // shard is there), the shard is SamplePeekable (uncompressed MDS) and
-  // not present in the cache right now.
+  // shard is there), the shard is SamplePeekable (uncompressed MDS) or a
+  // Parquet row group's piece, and not present in the cache right now.
   bool Peekable(size_t shard);
   // Sample `i` of shard `shard` read from the remote without the shard
-  // (PeekSampleFromRemote); for a Peekable shard. Its errors (callers fall back to
-  // opening the shard). `cancel`: as PeekSampleFromRemote's.
+  // (PeekSampleFromRemote; a piece's row: PeekPieceRow); for a Peekable
+  // shard. Its errors (callers fall back to opening the shard). `cancel`:
+  // as PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
+  // The peek of shard `shard` is over (its shard was checked, or failed):
+  // a piece the peek read and no fetch took (another process cached the
+  // row group meanwhile) is dropped, not held for the stream's life.
+  void PeekDone(size_t shard);
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream
