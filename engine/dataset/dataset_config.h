@@ -118,8 +118,9 @@ struct DatasetOptions {
   // extension, key "prefetch_next_epoch" (tests that count fetches exactly
   // turn it off).
   bool prefetch_next_epoch = true;
-  // A pass's first sample, when its shard is uncompressed MDS, not cached
-  // and not checked by hash, may come from one or two ranged reads raced against
+  // A pass's first sample, when its shard is uncompressed MDS (or a Parquet
+  // row group's piece: read once, in memory, for the peek and the shard),
+  // not cached and not checked by hash, may come from one or two ranged reads raced against
   // the shard's download, or, a pass planned at its start, while the rest
   // of its plan is made ("Head first", see IterationCursor); Sluice's extension, key
   // "peek_first_sample". False: it waits for the shard (exactly one request
