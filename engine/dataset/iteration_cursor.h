@@ -21,6 +21,16 @@
 // stays the truth: the next NextBatch waits for it and checks that the
 // peeked sample is exactly its bytes (a mismatch is kCorrupt).
 //
+// In flight (DatasetOptions::serve_in_flight): a position whose shard is
+// not open yet, when that shard is downloading in this process, is read
+// from the download (DatasetShards::ReadInFlight) once its bytes are in:
+// the batch's first position waits for them (a download wait), later ones
+// are taken only if there already. Their bytes are kept until the next
+// NextBatch; the order is the plan's either way. When the first sample's
+// shard is still downloading once the plan is in, its early open is left
+// running (the prefetcher's own open of it waits on that download) so
+// that the consumer reads the download meanwhile.
+//
 // Head first: a cursor may start from the head of its plan (the first
 // ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts
 // planning the whole on a thread of its own (after the peek's head start)
