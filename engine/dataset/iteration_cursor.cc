@@ -352,6 +352,13 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
         continue;
       }
       if (got.ok() && *got <= base_ + p && wait) {
+        // The first shard's open, kept while it was in flight, would pin
+        // that shard once its download ends: under a cache limit of one
+        // shard, the wait for this position's shard would never end.
+        if (head_open_.valid() && prefetcher_->shard_of(base_ + p) != first_shard_) {
+          head_open_.wait();
+          head_open_ = {};
+        }
         consumer_waiting_.store(true, std::memory_order_relaxed);
         got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, wait);
         consumer_waiting_.store(false, std::memory_order_relaxed);
