@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -19,6 +20,12 @@ namespace sluice {
 namespace {
 
 constexpr std::string_view kTempMarker = ".sluice-tmp.";
+
+// A temporary's tag: one or more lower-case letters.
+bool IsTempTag(std::string_view tag) {
+  return !tag.empty() &&
+         std::all_of(tag.begin(), tag.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
 constexpr size_t kTempBaseMax = 128;
 
 // Start time of process `pid` in clock ticks after boot (field 22 of
@@ -140,11 +147,7 @@ std::optional<TempName> ParseTempName(std::string_view name) {
       !ParseDecimal(parts[1], &out.owner.start) || !ParseDecimal(parts[2], &out.seq)) {
     return std::nullopt;
   }
-  if (n == 4 && (parts[3].empty() || !std::all_of(parts[3].begin(), parts[3].end(), [](char c) {
-                   return c >= 'a' && c <= 'z';
-                 }))) {
-    return std::nullopt;
-  }
+  if (n == 4 && !IsTempTag(parts[3])) return std::nullopt;
   return out;
 }
 
@@ -152,6 +155,14 @@ bool IsTempOfThisProcess(std::string_view path) {
   size_t slash = path.rfind('/');
   auto parsed = ParseTempName(slash == std::string_view::npos ? path : path.substr(slash + 1));
   return parsed.has_value() && parsed->owner == ThisProcessTempOwner();
+}
+
+std::string TaggedTempPath(std::string_view temp_path, std::string_view tag) {
+  assert(IsTempTag(tag));
+  std::string out(temp_path);
+  out += '.';
+  out += tag;
+  return out;
 }
 
 Result<TempFile> TempFile::Create(const std::string& final_path, Env* env, mode_t perms) {

@@ -34,8 +34,8 @@ namespace sluice {
 // folder (so the rename is atomic), owned by process <pid> started at
 // <start> (clock ticks after boot, /proc/<pid>/stat field 22; 0 when
 // unknown), unique in that process by <seq> (a process-wide counter). A
-// <tag> of lower-case letters marks a second file of the same writer (the
-// shard cache's ".scratch"). Whoever finds a temporary whose owner is gone
+// <tag> of lower-case letters marks a second file of the same writer
+// (TaggedTempPath; the shard cache's scratch file is ScratchPath). Whoever finds a temporary whose owner is gone
 // may delete it (ConfinedDir::SweepDeadTemps); only its owner renames it.
 //
 // Limits of "gone": a recycled pid is told apart by its start time (when
@@ -73,6 +73,15 @@ std::string TempPathFor(std::string_view final_path);
 std::optional<TempName> ParseTempName(std::string_view file_name);
 // True when the last component of `path` is a temporary of this process.
 bool IsTempOfThisProcess(std::string_view path);
+// A second file of the writer of the temporary `temp_path`: the same name
+// with ".<tag>" appended, so ParseTempName gives it the same owner and a
+// sweep deletes it once that owner is gone. `tag` is lower-case letters.
+std::string TaggedTempPath(std::string_view temp_path, std::string_view tag);
+// The scratch file a writer of `temp_path` may use beside it (the shard
+// cache's fetch writes a zip there before extracting the shard from it).
+inline std::string ScratchPath(std::string_view temp_path) {
+  return TaggedTempPath(temp_path, "scratch");
+}
 
 // A file written under a temporary name and renamed onto its final path by
 // Commit(); deleted on destruction unless committed. Move-only; one thread.

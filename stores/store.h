@@ -39,7 +39,10 @@ struct ObjectInfo {
   // store's listing gives it (compared for equality only): S3's and GCS's
   // ETag (GCS through its S3-compatible listing), Azure's Etag, OCI's etag,
   // the Hub's blob oid, a local file's inode and mtime (LocalFileTag). ""
-  // when the store's listing has none (web, dbfs) or from Head.
+  // when the store's listing has none (web, dbfs). Head gives it where the
+  // answer has it (S3 and its API's stores, Azure: the ETag header, which
+  // Azure quotes and its listing does not: compare with SameEtag; local
+  // files), "" elsewhere.
   std::string etag = {};
 };
 
@@ -107,11 +110,12 @@ class Store {
 
   // As GetRangeOnly, from the version of the object whose etag is `etag`
   // (ObjectInfo::etag as this store's listing gave it; "" = any): a store
-  // that can ask for it sends If-Match (S3 and the stores on its API;
-  // not yet Azure), so an object replaced since it was listed is an error
-  // naming it (the server's 412, or kCorrupt where the answer's ETag
-  // differs), never bytes of the new version. Stores that cannot keep this
-  // default, which reads whatever version is there.
+  // that can ask for it sends If-Match (S3 and the stores on its API,
+  // Azure: signed), and local files compare their LocalFileTag, so an
+  // object replaced since it was listed is ObjectVersionChangedError
+  // (kCorrupt, naming both versions and the range; after a 412 the new ETag
+  // is a HEAD's), never bytes of the new version. Stores that cannot (web,
+  // dbfs, the Hub) keep this default, which reads whatever version is there.
   virtual boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key,
                                                                             uint64_t offset,
                                                                             uint64_t length,

@@ -2,13 +2,16 @@
 Sluice (`sluice.StreamingDataset` over the folder, each row group a shard),
 LitData's Parquet streaming (`index_parquet_dataset` + `ParquetLoader`) and
 Hugging Face `datasets` streaming (`load_dataset("parquet", ...,
-streaming=True)`, s3fs for s3://), from a loopback s3rver and from a local
-folder, in one run on one machine: rows/s and time to first row, medians
-of --runs, each measurement a fresh process, the libraries interleaved.
+streaming=True)`, s3fs for s3://), and Sluice over the same rows written as
+MDS (`sluice-mds`, shards of about a row group's size), from a loopback
+s3rver and from a local folder, in one run on one machine: rows/s, MB/s
+and time to first row, and Sluice's resume time, medians of --runs, each
+measurement a fresh process, the libraries interleaved.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
-        [--runs 3] [--scale 1] [--tables text,bin1k] [--loader | --loader-only]
+        [--runs 3] [--scale 1] [--tables text,bin1k,bin256k] [--shuffle no|yes|both] \\
+        [--loader | --loader-only]
 
 The peers come pinned (parquet_bench_requirements.txt, constraints in
 parquet_bench_constraints.txt) in a venv this script makes on first use
@@ -18,9 +21,16 @@ tests/servers (./dev deps installs its node_modules).
 
 Tables (written once under --work, kept between invocations), 8 files of 4
 row groups each (times --scale rows):
-  text   200,000 rows: `text` (a string of ~40 words) and `input_ids`
-         (a list of 32-192 int32 token ids), snappy
-  bin1k  200,000 rows: `id` int64 and `data`, 1 KiB of random bytes, uncompressed
+  text     200,000 rows: `text` (a string of ~40 words) and `input_ids`
+           (a list of 32-192 int32 token ids), snappy
+  bin1k    200,000 rows: `id` int64 and `data`, 1 KiB of random bytes, uncompressed
+  bin256k    2,000 rows: `id` int64 and `data`, 256 KiB of random bytes, uncompressed
+MB/s: the table's Parquet bytes (10^6) over the same seconds as rows/s, for
+every library (sluice-mds too), so the columns compare as rows/s do.
+Resume (Sluice, Parquet and MDS, s3 warm, shuffle as the row): a process
+reads half the epoch and saves state_dict; a new one opens the dataset,
+load_state_dict()s it and reads the rest: resume is construction to the
+first row after the resume point (the rows after it are checked).
 
 Rows of the table:
   s3 cold   a new, empty cache folder each run (HF streaming has no cache:
@@ -56,10 +66,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-LIBS = ('sluice', 'litdata', 'hf')
-TABLES = {'text': 200_000, 'bin1k': 200_000}
+LIBS = ('sluice', 'sluice-mds', 'litdata', 'hf')
+PEERS = ('litdata', 'hf')
+TABLES = {'text': 200_000, 'bin1k': 200_000, 'bin256k': 2_000}
 FILES, GROUPS = 8, 4
 BATCH, SEED, WORKERS = 64, 17, 2
+# Each library's copy of a table (folder and bucket prefix): LitData's holds
+# its index.json, the MDS twin Sluice's MDS.
+SUFFIX = {'sluice': '', 'sluice-mds': '-mds', 'litdata': '-litdata', 'hf': ''}
 
 
 def venv_python():
@@ -109,14 +123,39 @@ def write_table(folder, name, rows):
             table = pa.table({'text': pa.array(text, pa.string()), 'input_ids': ids})
             compression = 'snappy'
         else:
-            data = rng.integers(0, 256, n * 1024, dtype=np.uint8).tobytes()
+            shift = 18 if name == 'bin256k' else 10
+            data = rng.integers(0, 256, n << shift, dtype=np.uint8).tobytes()
             table = pa.table({'id': pa.array(np.arange(first, first + n), pa.int64()),
-                              'data': pa.array([data[i << 10:(i + 1) << 10] for i in range(n)],
-                                               pa.binary())})
+                              'data': pa.array([data[i << shift:(i + 1) << shift]
+                                                for i in range(n)], pa.binary())})
             compression = 'none'
         pq.write_table(table, os.path.join(tmp, f'part-{f:05d}.parquet'),
                        row_group_size=-(-n // GROUPS), compression=compression)
     os.rename(tmp, folder)
+
+
+def write_mds(folder, dest):
+    """The table's rows as MDS (Sluice's MDSWriter), in the files' order, with
+    shards of about a row group's bytes; token ids as ndarray:int32."""
+    import numpy as np
+    import pyarrow.parquet as pq
+    import sluice
+    tmp = dest + '.partial'
+    shutil.rmtree(tmp, ignore_errors=True)
+    files = sorted(n for n in os.listdir(folder) if n.endswith('.parquet'))
+    total = sum(os.path.getsize(os.path.join(folder, n)) for n in files)
+    first = pq.read_schema(os.path.join(folder, files[0]))
+    columns = ({'text': 'str', 'input_ids': 'ndarray:int32'} if 'text' in first.names
+               else {'id': 'int64', 'data': 'bytes'})
+    with sluice.MDSWriter(out=tmp, columns=columns,
+                          size_limit=max(1 << 20, total // (FILES * GROUPS))) as out:
+        for name in files:
+            for batch in pq.ParquetFile(os.path.join(folder, name)).iter_batches():
+                for row in batch.to_pylist():
+                    if 'input_ids' in row:
+                        row['input_ids'] = np.asarray(row['input_ids'], np.int32)
+                    out.write(row)
+    os.rename(tmp, dest)
 
 
 def litdata_copy(folder, dest):
@@ -154,7 +193,7 @@ def keep_rows(rows):
 
 
 def open_dataset(lib, url, cache, shuffle, endpoint):
-    if lib == 'sluice':
+    if lib.startswith('sluice'):
         import sluice
         where = {'local': url} if cache is None else {'remote': url, 'local': cache}
         return sluice.StreamingDataset(batch_size=BATCH, shuffle=shuffle, shuffle_seed=SEED,
@@ -176,7 +215,7 @@ def open_dataset(lib, url, cache, shuffle, endpoint):
 def child(lib, url, cache, shuffle, workers, endpoint):
     """Prints {"first": s, "seconds": s, "rows": n}."""
     import torch.utils.data  # noqa: F401  (imports are not timed)
-    if lib == 'sluice':
+    if lib.startswith('sluice'):
         import sluice  # noqa: F401
     elif lib == 'litdata':
         import_litdata()
@@ -206,12 +245,40 @@ def child(lib, url, cache, shuffle, workers, endpoint):
     print(json.dumps({'first': first, 'seconds': time.perf_counter() - start, 'rows': rows}))
 
 
+def resume_child(phase, url, cache, shuffle, state_file):
+    """Sluice's resume: phase 'save' reads half the epoch and writes its
+    state_dict; phase 'resume' (a new process) prints {"first": s, "rows": n}
+    for construction + load_state_dict to the first row after it, and the
+    rows after it."""
+    import sluice
+    start = time.perf_counter()
+    ds = sluice.StreamingDataset(remote=url, local=cache, batch_size=BATCH, shuffle=shuffle,
+                                 shuffle_seed=SEED)
+    if phase == 'save':
+        half = len(ds) // 2
+        for i, _ in enumerate(ds):
+            if i + 1 == half:
+                break
+        with open(state_file, 'w') as f:
+            json.dump(ds.state_dict(half, True), f)
+        return
+    with open(state_file) as f:
+        ds.load_state_dict(json.load(f))
+    first, rows = None, 0
+    for _ in ds:
+        if first is None:
+            first = time.perf_counter() - start
+        rows += 1
+    print(json.dumps({'first': first, 'rows': rows}))
+
+
 # ---- the run -----------------------------------------------------------
 
 class Bench:
     def __init__(self, args, python):
         self.args, self.python = args, python
-        self.results = {}  # (table, source, shuffle, workers, lib) -> [(first, rows/s)]
+        self.results = {}  # (table, source, shuffle, workers, lib) -> [(first, rows/s, s)]
+        self.resumes = {}  # (table, shuffle, lib) -> [resume first row (s)]
         self.notes = []
 
     def measure(self, key, lib, url, cache, shuffle, workers, env, expected):
@@ -232,7 +299,7 @@ class Bench:
             self.notes.append(f'{key} {lib}: {got["rows"]} rows, expected {expected}')
             return
         self.results.setdefault(key + (lib,), []).append(
-            (got['first'], got['rows'] / got['seconds']))
+            (got['first'], got['rows'] / got['seconds'], got['seconds']))
 
     def run(self, tables, server, endpoint, env):
         for r in range(self.args.runs):
@@ -240,13 +307,46 @@ class Bench:
                 rows = self.rows(table)
                 for workers in ([] if self.args.loader_only else [0]) + (
                         [WORKERS] if self.args.loader or self.args.loader_only else []):
-                    for shuffle in (False, True):
+                    for shuffle in self.shuffles():
                         for lib in LIBS:
                             self.one_run(table, rows, lib, shuffle, workers, endpoint, env)
+                        if not workers:
+                            for lib in ('sluice', 'sluice-mds'):
+                                self.resume(table, rows, lib, shuffle, env)
             print(f'run {r + 1} of {self.args.runs} done', file=sys.stderr, flush=True)
 
+    def shuffles(self):
+        return {'no': (False,), 'yes': (True,), 'both': (False, True)}[self.args.shuffle]
+
+    def resume(self, table, rows, lib, shuffle, env):
+        """Resume time of Sluice over the Parquet files or their MDS twin."""
+        url = f's3://bench/pq-{table}{self.args.tag}{SUFFIX[lib]}/'
+        cache = tempfile.mkdtemp(prefix=f'{lib}-', dir=os.path.join(self.args.work, 'caches'))
+        state = os.path.join(cache, 'state.json')
+        key = (table, shuffle, lib)
+        try:
+            for phase in ('save', 'resume'):
+                out = subprocess.run([self.python, os.path.abspath(__file__), '--resume-child',
+                                      phase, url, cache, '1' if shuffle else '0', state],
+                                     env=env, capture_output=True, text=True,
+                                     timeout=self.args.timeout)
+                if out.returncode != 0:
+                    tail = ' | '.join(out.stderr.strip().splitlines()[-3:])
+                    self.notes.append(f'{key} resume {phase}: failed: {tail}')
+                    return
+            got = json.loads(out.stdout.strip().splitlines()[-1])
+            if got['rows'] != rows - rows // 2:
+                self.notes.append(f'{key} resume: {got["rows"]} rows after it, expected '
+                                  f'{rows - rows // 2}')
+                return
+            self.resumes.setdefault(key, []).append(got['first'])
+        except subprocess.TimeoutExpired:
+            self.notes.append(f'{key} resume: no end within {self.args.timeout:.0f} s')
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+
     def one_run(self, table, rows, lib, shuffle, workers, endpoint, env):
-        suffix = '-litdata' if lib == 'litdata' else ''
+        suffix = SUFFIX[lib]
         url = f's3://bench/pq-{table}{self.args.tag}{suffix}/'
         cache = tempfile.mkdtemp(prefix=f'{lib}-', dir=os.path.join(self.args.work, 'caches'))
         try:
@@ -265,28 +365,48 @@ class Bench:
     def folder(self, table):
         return os.path.join(self.args.work, f'pq-{table}{self.args.tag}')
 
+    def parquet_bytes(self, table):
+        folder = self.folder(table)
+        return sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)
+                   if n.endswith('.parquet'))
+
     def table(self):
         lines = ['| table | source | shuffle | loader | ' + ' | '.join(
-            f'{lib} rows/s | {lib} first (s)' for lib in LIBS) + ' | Sluice / best peer (rows/s) |',
-            '| --- | --- | --- | --- | ' + ' | '.join('---: | ---:' for _ in LIBS) + ' | ---: |']
+            f'{lib} rows/s | {lib} MB/s | {lib} first (s)' for lib in LIBS) +
+            ' | Sluice / best peer (rows/s) | Sluice Parquet / MDS |',
+            '| --- | --- | --- | --- | ' + ' | '.join('---: | ---: | ---:' for _ in LIBS) +
+            ' | ---: | ---: |']
         keys = sorted({k[:4] for k in self.results}, key=lambda k: (
             k[0], ('s3 cold', 's3 warm', 'local').index(k[1]), k[3], k[2]))
         for key in keys:
             cells, speed = [], {}
+            mb = self.parquet_bytes(key[0]) / 1e6
             for lib in LIBS:
                 got = self.results.get(key + (lib,))
                 if not got:
-                    cells += ['-', '-']
+                    cells += ['-', '-', '-']
                     continue
-                speed[lib] = statistics.median(s for _, s in got)
-                first = statistics.median(f for f, _ in got)
-                cells += [f'{speed[lib]:,.0f}', f'{first:.3f}']
-            peers = [speed[lib] for lib in LIBS[1:] if lib in speed]
+                speed[lib] = statistics.median(s for _, s, _ in got)
+                seconds = statistics.median(t for _, _, t in got)
+                first = statistics.median(f for f, _, _ in got)
+                cells += [f'{speed[lib]:,.0f}', f'{mb / seconds:,.1f}', f'{first:.3f}']
+            peers = [speed[lib] for lib in PEERS if lib in speed]
             ratio = f'{speed["sluice"] / max(peers):.2f}' if 'sluice' in speed and peers else '-'
+            own = (f'{speed["sluice"] / speed["sluice-mds"]:.0%}'
+                   if 'sluice' in speed and 'sluice-mds' in speed else '-')
             table, source, shuffle, workers = key
             lines.append(f'| {table} | {source} | {"yes" if shuffle else "no"} | '
                          f'{f"{workers} workers" if workers else "none"} | '
-                         + ' | '.join(cells) + f' | {ratio} |')
+                         + ' | '.join(cells) + f' | {ratio} | {own} |')
+        if self.resumes:
+            lines += ['', '| table | shuffle | Sluice Parquet resume (s) | Sluice MDS resume (s) |',
+                      '| --- | --- | ---: | ---: |']
+            for table, shuffle in sorted({k[:2] for k in self.resumes}):
+                cells = [f'{statistics.median(self.resumes[(table, shuffle, lib)]):.3f}'
+                         if (table, shuffle, lib) in self.resumes else '-'
+                         for lib in ('sluice', 'sluice-mds')]
+                lines.append(f'| {table} | {"yes" if shuffle else "no"} | ' + ' | '.join(cells) +
+                             ' |')
         return '\n'.join(lines)
 
 
@@ -303,8 +423,12 @@ def prepare(args, tables, python):
             subprocess.run([python, os.path.abspath(__file__), '--write', folder, table,
                             str(rows)], check=True)
         litdata_copy(folder, folder + '-litdata')
+        if not os.path.isdir(folder + '-mds'):
+            subprocess.run([python, os.path.abspath(__file__), '--write-mds', folder,
+                            folder + '-mds'], check=True)
         prefix = os.path.basename(folder)
-        for name, source in ((prefix, folder), (prefix + '-litdata', folder + '-litdata')):
+        for name, source in ((prefix, folder), (prefix + '-litdata', folder + '-litdata'),
+                             (prefix + '-mds', folder + '-mds')):
             subprocess.run([python, '-c', 'import sys, resume_bench; '
                             'resume_bench.upload(*sys.argv[1:])', source, name, server.endpoint],
                            check=True, env=dict(env, PYTHONPATH=HERE))
@@ -326,6 +450,11 @@ def main():
     if sys.argv[1:2] == ['--child']:
         lib, url, cache, shuffle, workers, endpoint = sys.argv[2:8]
         return child(lib, url, cache or None, shuffle == '1', int(workers), endpoint)
+    if sys.argv[1:2] == ['--resume-child']:
+        phase, url, cache, shuffle, state = sys.argv[2:7]
+        return resume_child(phase, url, cache, shuffle == '1', state)
+    if sys.argv[1:2] == ['--write-mds']:
+        return write_mds(*sys.argv[2:4])
     if sys.argv[1:2] == ['--write']:
         return write_table(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     if sys.argv[1:2] == ['--index']:
@@ -337,6 +466,7 @@ def main():
     ap.add_argument('--tables', default=','.join(TABLES))
     ap.add_argument('--loader', action='store_true', help='also through a DataLoader of 2 workers')
     ap.add_argument('--loader-only', action='store_true', help='only through the DataLoader')
+    ap.add_argument('--shuffle', choices=('no', 'yes', 'both'), default='both')
     ap.add_argument('--timeout', type=float, default=600)
     args = ap.parse_args()
     args.work = os.path.abspath(args.work)

@@ -29,9 +29,7 @@ sluice_bytes Bytes(std::string_view v) {
   return sluice_bytes{reinterpret_cast<const uint8_t*>(v.data()), v.size()};
 }
 
-std::string_view View(sluice_bytes b) {
-  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
-}
+using sluice::capi::View;
 
 // Field decoders are called for bytes that did not necessarily come from a
 // dataset, so the encoding string is parsed (and checked) on every call.
@@ -270,22 +268,6 @@ sluice_status sluice_decode_double(const char* encoding, sluice_bytes field, dou
     auto v = sluice::DecodeDouble(*enc, View(field));
     if (!v.ok()) return Fail(v.status());
     *out = *v;
-    return SLUICE_OK;
-  });
-}
-
-sluice_status sluice_decode_ndarray(const char* encoding, sluice_bytes field, sluice_ndarray* out) {
-  return Guard("sluice_decode_ndarray", [&] {
-    if (out == nullptr) return NullArgument("sluice_decode_ndarray", "out");
-    auto enc = Encoding(encoding);
-    if (!enc.ok()) return Fail(enc.status());
-    auto a = sluice::DecodeNdArray(*enc, View(field));
-    if (!a.ok()) return Fail(a.status());
-    out->dtype = sluice::NdDtypeName(a->dtype);
-    out->ndim = static_cast<uint32_t>(a->shape.size());
-    std::memset(out->shape, 0, sizeof(out->shape));
-    for (size_t i = 0; i < a->shape.size() && i < SLUICE_MAX_NDIM; ++i) out->shape[i] = a->shape[i];
-    out->data = Bytes(a->data);
     return SLUICE_OK;
   });
 }

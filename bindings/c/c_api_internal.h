@@ -24,6 +24,11 @@ const char* LastError();
 // memory.
 char* CopyOut(std::string_view bytes);
 
+// The bytes a sluice_bytes points at (valid as long as they are).
+inline std::string_view View(sluice_bytes b) {
+  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
+}
+
 inline sluice_status Check(const Status& status) {
   return status.ok() ? SLUICE_OK : Fail(status);
 }

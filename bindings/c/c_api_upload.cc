@@ -46,6 +46,18 @@ sluice_status sluice_remote_read(const char* folder_url, const char* key, char**
   });
 }
 
+sluice_status sluice_remote_read_to_file(const char* folder_url, const char* key,
+                                         const char* path) {
+  return Guard("sluice_remote_read_to_file", [&] {
+    if (folder_url == nullptr) return NullArgument("sluice_remote_read_to_file", "folder_url");
+    if (key == nullptr) return NullArgument("sluice_remote_read_to_file", "key");
+    if (path == nullptr) return NullArgument("sluice_remote_read_to_file", "path");
+    auto folder = sluice::RemoteFolder::Open(folder_url);
+    if (!folder.ok()) return Fail(folder.status().WithContext("sluice_remote_read_to_file"));
+    return sluice::capi::Check((*folder)->ReadToFile(key, path));
+  });
+}
+
 sluice_status sluice_remote_write(const char* folder_url, const char* key, const uint8_t* data,
                                   uint64_t size) {
   return Guard("sluice_remote_write", [&] {

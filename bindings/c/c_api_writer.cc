@@ -28,9 +28,7 @@ using sluice::capi::Fail;
 using sluice::capi::Guard;
 using sluice::capi::NullArgument;
 
-std::string_view View(sluice_bytes b) {
-  return {reinterpret_cast<const char*>(b.data), static_cast<size_t>(b.size)};
-}
+using sluice::capi::View;
 
 sluice::Result<sluice::ShardedWriterOptions> Options(const sluice_writer_options* o) {
   sluice::ShardedWriterOptions out;

@@ -326,6 +326,13 @@ sluice_status sluice_writer_uploaded(const sluice_writer* w, uint64_t* files, ui
  * for convenience) and *size. SLUICE_ENOTFOUND if it does not exist. */
 sluice_status sluice_remote_read(const char* folder_url, const char* key, char** data,
                                  uint64_t* size);
+/* Streams object `key` into the local file `path` (its folder must exist)
+ * without holding it in memory: the engine writes it under its own
+ * temporary name beside `path` and renames it into place when whole, so
+ * `path` never holds part of an object and a failed download leaves no
+ * temporary behind. SLUICE_ENOTFOUND if the object does not exist. */
+sluice_status sluice_remote_read_to_file(const char* folder_url, const char* key,
+                                         const char* path);
 /* Writes `size` bytes as object `key`, replacing it. */
 sluice_status sluice_remote_write(const char* folder_url, const char* key, const uint8_t* data,
                                   uint64_t size);
@@ -481,6 +488,32 @@ sluice_status sluice_hash(const char* algo, const uint8_t* data, uint64_t size, 
 sluice_status sluice_encode_int64(const char* encoding, int64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_uint64(const char* encoding, uint64_t value, uint8_t* buf, uint64_t cap, uint64_t* len);
 sluice_status sluice_encode_double(const char* encoding, double value, uint8_t* buf, uint64_t cap, uint64_t* len);
+
+/* An MDS ndarray column, as sluice_mds_ndarray_encoding describes it
+ * (`column`: dtype NULL when each field stores its dtype, ndim 0 when each
+ * stores its shape; a shape without a dtype is Mosaic's NDArray(shape=...)).
+ * The engine alone writes and reads the header such a field starts with:
+ * the dtype code unless the column fixes the dtype, then the shape byte
+ * (ndim << 2 | word size code) and the dimensions in the smallest word that
+ * holds the largest, unless the column fixes the shape; the C-order
+ * little-endian values follow. Thread-safe. */
+/* The header of a field holding an array of `dtype` (a numpy name: "int16")
+ * and shape shape[0..ndim), into `buf` (capacity `cap`;
+ * SLUICE_MAX_NDARRAY_HEADER bytes are always enough), *len its size. An
+ * unknown dtype, a dtype or shape other than the column's, 0 or more than 63
+ * dimensions, a dimension of 0 or values of 4 GiB or more are SLUICE_EINVAL
+ * naming what is wrong; a short buffer is SLUICE_ERANGE (*len still set). */
+#define SLUICE_MAX_NDARRAY_HEADER 506
+sluice_status sluice_mds_ndarray_header(const sluice_ndarray* column, const char* dtype,
+                                        uint32_t ndim, const uint64_t* shape, uint8_t* buf,
+                                        uint64_t cap, uint64_t* len);
+/* Reads a field of `column` (`size` bytes at `field`) as
+ * sluice_decode_ndarray does: out->data views the values, which end the
+ * field (they start `size - out->data.size` bytes in; valid as long as
+ * `field`); a malformed header or values of another size are
+ * SLUICE_ECORRUPT. */
+sluice_status sluice_mds_ndarray_decode(const sluice_ndarray* column, const uint8_t* field,
+                                        uint64_t size, sluice_ndarray* out);
 
 /* ---------------------------------------------------------------------------
  * Epoch planning, identical to mosaicml-streaming for the same inputs.
@@ -838,6 +871,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
  *    the epoch is planned once to find them). An id no rank reads there is
  *    SLUICE_EINVAL: "skip_sample_ids: sample <id> is not read in epoch <E>
  *    after sample_in_epoch <S> ...".
+ *  - "steps_of": {"batch_size": B, "ranks": R}: the state's skip ranges
+ *    are steps of that world (B x R samples), not of this one: for an
+ *    elastic packed resume (sluice_pack_begin_segments plans the shape the
+ *    epoch started on, whose steps they are). No skip may be added with it
+ *    (SLUICE_EINVAL).
  * The skip ranges still ahead, and the state's sample_in_epoch, must be
  * whole steps (SLUICE_EINVAL otherwise). They are kept in the states the
  * handle saves, so a later resume skips them too. A state without
@@ -988,12 +1026,16 @@ sluice_status sluice_pack_begin(sluice_pack* p, uint64_t epoch, uint32_t worker,
  * `skip_rows` rows (sluice_pack_resume_point_segments gives both). The
  * list, oldest first: [{"nodes", "ranks_per_node", "workers", "batch_size",
  * "rows"}, ...], each a shape the epoch ran on and the rows the job (all
- * ranks) consumed on it; the last is this run's shape. Every token of the
- * epoch's plan that no consumed row holds is packed once over the last
- * shape's roles (docs/resumption.rst, "Elastic packed resume"). Reads the
- * documents the earlier shapes consumed (their token counts) before the
- * first row. SLUICE_EINVAL for a bad list, a role out of the last shape,
- * replication, or skipped steps in the epoch. */
+ * ranks) consumed on it; the last is this run's shape. A shape is a
+ * planning world: under replication its ranks are the groups of replicas
+ * (each replica of a group passes the group's role). Every token of the
+ * epoch's plan (the steps the loaded state skips in the epoch left out as
+ * the first shape skips them) that no consumed row holds is packed once
+ * over the last shape's roles (docs/resumption.rst, "Elastic packed
+ * resume"). Reads the documents the earlier shapes consumed (their token
+ * counts) before the first row. SLUICE_EINVAL for a bad list, a role out
+ * of the last shape, or skip ranges that are not whole steps of the first
+ * shape. */
 sluice_status sluice_pack_begin_segments(sluice_pack* p, uint64_t epoch,
                                          const char* segments_json, uint32_t role,
                                          uint64_t skip_rows);

@@ -103,12 +103,10 @@ class ShardSpecList {
 // A list of ShardSpec values it owns.
 std::shared_ptr<const ShardSpecList> ShardSpecsOf(std::vector<ShardSpec> specs);
 
-// The one scratch file a fetch writing `tmp_path` may use: a temporary of
-// the same writer (base/file.h's scheme with the tag "scratch"). After a
-// successful fetch of a shard with a companion, a scratch file left behind
-// becomes that companion; otherwise the cache deletes it after the fetch, or
-// when it cleans up after a dead fetcher.
-inline std::string ScratchPath(const std::string& tmp_path) { return tmp_path + ".scratch"; }
+// A fetch writing `tmp_path` may use one scratch file, base/file.h's
+// ScratchPath(tmp_path). After a successful fetch of a shard with a
+// companion, a scratch file left behind becomes that companion; otherwise the
+// cache deletes it after the fetch, or when it cleans up after a dead fetcher.
 
 struct CacheOptions {
   std::string root;  // the cache folder; created if missing

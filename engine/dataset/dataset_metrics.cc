@@ -1,5 +1,6 @@
 #include "engine/dataset/dataset_metrics.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -185,7 +186,11 @@ std::string MetricsJson(const DatasetMetrics& totals, const DatasetMetrics& wind
   window_o.emplace_back("mb_per_s", rate(static_cast<double>(window.bytes) / 1e6));
   window_o.emplace_back("download_mb_per_s",
                         rate(static_cast<double>(window.bytes_downloaded) / 1e6));
-  window_o.emplace_back("wait_fraction", rate(static_cast<double>(window.waits.total_ns) / 1e9));
+  window_o.emplace_back("readers", Int(window.readers));
+  // Per reader: a job's workers wait side by side.
+  const double readers = static_cast<double>(std::max<uint64_t>(window.readers, 1));
+  window_o.emplace_back("wait_fraction",
+                        rate(static_cast<double>(window.waits.total_ns) / 1e9 / readers));
   Object hosts;
   for (const HostStatsSnapshot& h : totals.hosts) {
     JsonValue host = Host(h);

@@ -18,6 +18,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/consumer_waits.h"
+#include "engine/dataset/lead_minima.h"
 #include "stores/http/host_stats.h"
 
 namespace sluice {
@@ -38,6 +39,9 @@ struct DatasetMetrics {
   // the dataset: MetricsSince keeps `later`'s).
   uint64_t lead_samples_sum = 0, lead_shards_sum = 0;
   uint64_t lead_samples_min = 0, lead_shards_min = 0;
+  // A node record's (node_metrics.h): the least leads of the batches after
+  // each of the process's records, for the job's and node's windows.
+  LeadMinima lead_samples_steps, lead_shards_steps;
   // The streams' fetches (this process).
   uint64_t downloads = 0;        // objects fetched from remotes
   uint64_t download_errors = 0;  // fetches that failed (then retried or given up)
@@ -59,6 +63,10 @@ struct DatasetMetrics {
   // Summed over `hosts` (in a node's sum: over the processes' records).
   uint64_t http_requests = 0, http_retries = 0, http_throttles = 0;
   uint64_t processes = 1;  // the processes (records) summed: 1 for one process's view
+  // A window's processes that read in it (a job's or node's: the records
+  // whose batches grew, NodeLeadWindow): its waits are theirs, each up to
+  // the window's length, so the share of time waited is per reader.
+  uint64_t readers = 1;
 };
 
 // Every count of DatasetMetrics: the fields that add up over periods and

@@ -1,5 +1,6 @@
 #include "engine/dataset/diagnosis.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -51,7 +52,9 @@ std::string Diagnose(const DatasetMetrics& w) {
   const ConsumerWaits& c = w.waits;
   if (w.samples == 0 && c.total_ns == 0) return "no samples read yet";
   const double seconds = w.seconds > 0 ? w.seconds : 1e-9;
-  const double waited = static_cast<double>(c.total_ns) / 1e9 / seconds;
+  // Per reading process: a job's workers wait side by side.
+  const double waited = static_cast<double>(c.total_ns) / 1e9 / seconds /
+                        static_cast<double>(std::max<uint64_t>(w.readers, 1));
   const double mb_per_s = static_cast<double>(w.bytes_downloaded) / 1e6 / seconds;
   if (waited < kDataBoundFraction) {
     return "not data-bound: waited " + Percent(waited) + " of the time for data (" +

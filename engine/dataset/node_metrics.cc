@@ -23,7 +23,7 @@ namespace {
 // its two histograms' buckets. The magic names the version: a record of
 // another magic, or one that does not end where its last host does, is not
 // summed.
-constexpr std::string_view kRecordMagic = "SLNODE02";
+constexpr std::string_view kRecordMagic = "SLNODE03";
 constexpr std::string_view kRecordSuffix = ".rec";
 constexpr const char* kRetentionVar = "SLUICE_METRICS_RETENTION_S";
 
@@ -40,6 +40,9 @@ constexpr HostField kHostFields[] = {
 constexpr uint64_t DatasetMetrics::*kLeadFields[] = {
     &DatasetMetrics::prefetch_lead_samples, &DatasetMetrics::prefetch_lead_shards,
     &DatasetMetrics::lead_samples_min, &DatasetMetrics::lead_shards_min};
+
+constexpr LeadMinima DatasetMetrics::*kLeadMinimaFields[] = {
+    &DatasetMetrics::lead_samples_steps, &DatasetMetrics::lead_shards_steps};
 
 // A host's integers after its name.
 constexpr size_t kHostWords = std::size(kHostFields) +
@@ -62,7 +65,8 @@ bool TakeU64(std::string_view* in, uint64_t* v) {
 }
 
 size_t HeaderSize() {
-  return kRecordMagic.size() + 8 + 8 * CountFields().size() + 8 * std::size(kLeadFields) + 8;
+  return kRecordMagic.size() + 8 + 8 * CountFields().size() + 8 * std::size(kLeadFields) +
+         std::size(kLeadMinimaFields) * (8 + 16 * LeadMinima::kMaxSteps) + 8;
 }
 // The longest record: every host and "other" with the longest names.
 size_t MaxRecordSize() {
@@ -123,6 +127,17 @@ std::optional<NodeRecordContents> ParseRecord(std::string_view in) {
   }
   for (auto f : kLeadFields) {
     if (!TakeU64(&in, &(r.m.*f))) return std::nullopt;
+  }
+  for (auto f : kLeadMinimaFields) {
+    uint64_t count = 0;
+    if (!TakeU64(&in, &count) || count > LeadMinima::kMaxSteps) return std::nullopt;
+    std::vector<LeadStep> steps(count);
+    for (LeadStep& step : steps) {
+      if (!TakeU64(&in, &step.batches) || !TakeU64(&in, &step.least)) return std::nullopt;
+    }
+    std::optional<LeadMinima> minima = LeadMinima::FromSteps(std::move(steps));
+    if (!minima) return std::nullopt;
+    r.m.*f = std::move(*minima);
   }
   uint64_t hosts = 0;
   if (!TakeU64(&in, &hosts) || hosts > kNodeRecordHosts + 1) return std::nullopt;
@@ -216,6 +231,14 @@ Status WriteNodeRecord(const std::string& dir, uint64_t dataset, const DatasetMe
   PutU64(&record, dataset);
   for (CountField f : CountFields()) PutU64(&record, CountOf(f, m));
   for (auto f : kLeadFields) PutU64(&record, m.*f);
+  for (auto f : kLeadMinimaFields) {
+    const std::vector<LeadStep>& steps = (m.*f).steps();
+    PutU64(&record, steps.size());
+    for (const LeadStep& step : steps) {
+      PutU64(&record, step.batches);
+      PutU64(&record, step.least);
+    }
+  }
   PutU64(&record, hosts.size());
   for (const HostStatsSnapshot& h : hosts) {
     PutU64(&record, h.host.size());
@@ -256,7 +279,8 @@ Status PruneNodeRecords(const std::string& dir, Env* env, std::optional<int64_t>
 }
 
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
-                                      Env* env, std::optional<int64_t> retention_s) {
+                                      Env* env, std::optional<int64_t> retention_s,
+                                      NodeLeadWindow* window) {
   SLUICE_ASSIGN_OR_RETURN(const std::chrono::seconds retention, NodeRecordRetention(retention_s));
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, env->ListFolder(dir));
   DatasetMetrics sum;
@@ -265,6 +289,9 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
   // per host: the process-wide counters as its fullest record saw them.
   std::map<std::string, std::map<std::string, HostStatsSnapshot>> process_hosts;
   bool has_min = false;
+  std::optional<uint64_t> window_samples_min, window_shards_min;
+  std::map<std::string, uint64_t> seen;
+  uint64_t readers = 0;
   const int64_t now = NowSeconds();
   for (const std::string& name : names) {
     if (!IsRecordName(name)) continue;  // a temporary on its way in, or a foreign file
@@ -295,6 +322,20 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
           has_min ? std::min(sum.lead_shards_min, r->m.lead_shards_min) : r->m.lead_shards_min;
       has_min = true;
     }
+    if (window) {
+      // The batches after the record this window last summed (all of them
+      // for a record it did not see, or one whose counts began again).
+      auto last = window->seen.find(name);
+      const uint64_t after =
+          last == window->seen.end() || last->second > r->m.batches ? 0 : last->second;
+      auto lower = [](std::optional<uint64_t>* to, std::optional<uint64_t> v) {
+        if (v && (!*to || *v < **to)) *to = v;
+      };
+      lower(&window_samples_min, r->m.lead_samples_steps.After(after));
+      lower(&window_shards_min, r->m.lead_shards_steps.After(after));
+      seen[name] = r->m.batches;
+      if (r->m.batches > after) ++readers;
+    }
     // A host's counters are the process's, not the dataset's: two datasets
     // of one process each record them, from their own open (or fork) to
     // their last write. Counted once per process, from the record that saw
@@ -321,6 +362,12 @@ Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint
   }
   for (auto& [name, h] : hosts) sum.hosts.push_back(std::move(h));
   SetHttpTotals(&sum);
+  if (window) {
+    window->seen = std::move(seen);
+    window->lead_samples_min = window_samples_min.value_or(0);
+    window->lead_shards_min = window_shards_min.value_or(0);
+    window->readers = readers;
+  }
   return sum;
 }
 

@@ -7,7 +7,8 @@
 // Cheap: no per-sample work; the consumer writes its record at most once a
 // period, at the end of a pass and when asked (streaming_dataset.h). A
 // record holds what adds up over processes: the counts (dataset_metrics.h
-// CountFields), the process's last prefetch lead and its least, and per
+// CountFields), the process's last prefetch lead, its least and the least
+// after each of its records (lead_minima.h), and per
 // store host the HTTP counts and the time to first byte and transfer time
 // histograms (fixed log buckets, base/log_histogram.h: histograms of
 // processes add bucket by bucket, so the node's percentiles are those of
@@ -32,6 +33,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -71,6 +73,18 @@ Result<std::chrono::seconds> NodeRecordRetention(std::optional<int64_t> option =
 Status PruneNodeRecords(const std::string& dir, Env* env = Env::Default(),
                         std::optional<int64_t> retention_s = std::nullopt);
 
+// A job's or node's window over the records (one per view, kept between
+// its sums): the batch count of each record (by file name) at the previous
+// sum, and, after SumNodeRecords, the least prefetch leads of the batches
+// summed since (the records' LeadMinima after those counts; 0 for none)
+// and the number of records that gained batches.
+// Exact: the window's counts are those same batches.
+struct NodeLeadWindow {
+  std::map<std::string, uint64_t> seen;  // replaced by each sum
+  uint64_t lead_samples_min = 0, lead_shards_min = 0;
+  uint64_t readers = 0;  // the records whose batches grew since the previous sum
+};
+
 // The sum of the records in `dir` (of dataset instance `only` when given),
 // `processes` the number of records summed: counts added; hosts merged by
 // name (counts and histogram buckets added; in_flight 0), each process's
@@ -81,9 +95,11 @@ Status PruneNodeRecords(const std::string& dir, Env* env = Env::Default(),
 // and its min (lead_samples_min/_shards_min) the least of the records that
 // have batches. A file that is not a whole record of this version (a
 // foreign file, an older version) is passed over. First deletes the records
-// of ended processes older than NodeRecordRetention(retention_s).
+// of ended processes older than NodeRecordRetention(retention_s). With
+// `window`, also its least leads since its previous sum (see above).
 Result<DatasetMetrics> SumNodeRecords(const std::string& dir, std::optional<uint64_t> only,
                                       Env* env = Env::Default(),
-                                      std::optional<int64_t> retention_s = std::nullopt);
+                                      std::optional<int64_t> retention_s = std::nullopt,
+                                      NodeLeadWindow* window = nullptr);
 
 }  // namespace sluice

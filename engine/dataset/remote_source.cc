@@ -70,6 +70,12 @@ class FolderSource final : public RemoteSource {
     return RunOnThisThread(store->GetRangeOnly(key, offset, length));
   }
 
+  Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
+                                            uint64_t length, const std::string& etag) override {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
+    return RunOnThisThread(store->GetRangeOnlyOfVersion(key, offset, length, etag));
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
     return RunOnThisThread(store->List(prefix));

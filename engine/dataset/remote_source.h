@@ -75,9 +75,10 @@ class RemoteSource {
                                                          std::stop_token stop = {});
   // As GetRangeOnly, from the version of `key` whose etag (ListedFile::
   // etag, as List gave it) is `etag`: Store::GetRangeOnlyOfVersion, so an
-  // object replaced since it was listed is an error naming it where the
-  // store can ask (S3 and the stores on its API), and read as it is now elsewhere
-  // (this default, and a plain path's).
+  // object replaced since it was listed is ObjectVersionChangedError where
+  // the store can tell (S3 and the stores on its API, Azure, a plain path
+  // or file://: its LocalFileTag), and read as it is now elsewhere (this
+  // default).
   virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
                                                     uint64_t length, const std::string& etag) {
     (void)etag;

@@ -82,10 +82,10 @@ Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
   if (!obj) return InvalidArgumentError("resume options: must be a JSON object");
   for (const auto& [key, value] : *obj) {
     if (key != "adapt" && key != "skip_steps" && key != "skip_samples" &&
-        key != "skip_sample_ids") {
+        key != "skip_sample_ids" && key != "steps_of") {
       return InvalidArgumentError(
           "resume options: unknown key '" + key +
-          "' (the keys are adapt, skip_steps, skip_samples, skip_sample_ids)");
+          "' (the keys are adapt, skip_steps, skip_samples, skip_sample_ids, steps_of)");
     }
   }
   ResumeOptions o;
@@ -118,6 +118,23 @@ Result<ResumeOptions> ResumeOptionsFromJson(std::string_view json) {
       if (!v || *v < 0) return bad();
       o.skip_sample_ids.push_back(*v);
     }
+  }
+  if (const JsonValue* of = JsonMember(*parsed, "steps_of");
+      of && !std::holds_alternative<std::nullptr_t>(of->v)) {
+    const JsonValue* batch = JsonMember(*of, "batch_size");
+    const JsonValue* ranks = JsonMember(*of, "ranks");
+    const int64_t* b = batch ? std::get_if<int64_t>(&batch->v) : nullptr;
+    const int64_t* r = ranks ? std::get_if<int64_t>(&ranks->v) : nullptr;
+    if (!b || !r || *b < 1 || *r < 1 || *b > (int64_t{1} << 30) || *r > (int64_t{1} << 20)) {
+      return InvalidArgumentError(
+          "resume options: 'steps_of' must be {\"batch_size\": 1..2^30, \"ranks\": 1..2^20}");
+    }
+    if (!o.skip_steps.empty() || !o.skip_samples.empty() || !o.skip_sample_ids.empty()) {
+      return InvalidArgumentError(
+          "resume options: no steps can be skipped with 'steps_of' (the state's skips are "
+          "another world's steps; new ones would be this world's)");
+    }
+    o.steps_of = std::make_pair(*b, *r);
   }
   return o;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -47,6 +48,11 @@ struct ResumeOptions {
   // Global sample ids whose steps (ahead of the state, on the resuming
   // world) to skip: every sample of such a step goes with it.
   std::vector<int64_t> skip_sample_ids;
+  // (batch_size, ranks) of the world whose steps the state's skip ranges
+  // are, when not this one's: an elastic packed resume plans the shape the
+  // epoch started on (StreamingDataset::ShapeWorkerIds), whose steps they
+  // are. None: this world's. No skips may be added then.
+  std::optional<std::pair<int64_t, int64_t>> steps_of = std::nullopt;
 };
 
 // {"adapt": ["world", ...], "skip_steps": [[first, last], ...],

@@ -34,6 +34,12 @@ bool DownloadMayHeal(const Status& s) {
   return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument;
 }
 
+// A ranged read of a row group, from the version of its file that was
+// listed, may heal unless it answered bytes that are not that version's
+// (kCorrupt: a 412, another ETag, fewer bytes): asking again reads the
+// same replaced file.
+bool PieceReadMayHeal(const Status& s) { return DownloadMayHeal(s) && !IsCorruption(s); }
+
 // A stream's cache entries as the cache sees them, read from its index as
 // they are asked for (a million shards keep one copy of their names: the
 // index's). A compressed file is downloaded to the fetch's scratch file
@@ -94,6 +100,10 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
       .retries = s->remote_ && s->remote_->RetriesItself() ? 0 : retries,
       .jitter = false,
       .retryable = DownloadMayHeal});
+  s->piece_retry_.emplace(RetryOptions{
+      .retries = s->remote_ && s->remote_->RetriesItself() ? 0 : retries,
+      .jitter = false,
+      .retryable = PieceReadMayHeal});
   s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
                                          .retryable = IsCorruption});
   // Cache entry k is a file of shard sources[k] >> 1: its data file, or its
@@ -375,7 +385,7 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
       return got;
     };
     Result<std::string> bytes = get();
-    for (int attempt = 1; !bytes.ok() && download_retry_->ShouldRetry(bytes.status(), attempt);
+    for (int attempt = 1; !bytes.ok() && piece_retry_->ShouldRetry(bytes.status(), attempt);
          ++attempt) {
       bytes = get();
     }
@@ -491,7 +501,11 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     timing->peer_fetch += times.peer_fetch;
     timing->room += times.room;
     if (!acquired.ok()) {
-      if (fetched_here && corrupt_retry_->IsRetryable(acquired.status())) {
+      // A row group's piece is not fetched again: its reads ask for the
+      // listed version and FetchPiece's checks compare the footer with the
+      // index, so a corrupt piece is a changed file (PieceReadMayHeal).
+      const bool piece = entry.piece && remote_;
+      if (fetched_here && !piece && corrupt_retry_->IsRetryable(acquired.status())) {
         if (remote_ && corrupt_retry_->RetriesLeft(fetches)) continue;
         return still_corrupt(acquired.status());
       }

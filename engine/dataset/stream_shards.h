@@ -69,7 +69,11 @@ class StreamShards {
   // Makes shard `shard` present (fetching what is missing), pins and maps it.
   // A file whose download is corrupt is downloaded again, up to 1 +
   // download_retry times in all; then the error (IsCorruption) names the
-  // file, its URL and the expected size (and hash with validate_hash).
+  // file, its URL and the expected size (and hash with validate_hash). A
+  // Parquet row group read from a remote is not fetched again when corrupt:
+  // its ranged reads ask for the version listed, so the error (e.g.
+  // ObjectVersionChangedError: file, row group, range, both ETags) comes
+  // after one fetch.
   // `cancel` (optional) ends waits on other processes and for room with
   // kCancelled (see ShardCache::Acquire). With `wait` false, nothing waits
   // for room under cache_limit or for another process's fetch that has not
@@ -191,6 +195,7 @@ class StreamShards {
   // (PinAndMap): set at Open.
   std::optional<RetryPolicy> download_retry_;
   std::optional<RetryPolicy> corrupt_retry_;
+  std::optional<RetryPolicy> piece_retry_;  // a row group's ranged reads
   std::atomic<uint64_t> bytes_downloaded_{0};
   std::atomic<uint64_t> downloads_{0}, download_errors_{0}, download_ns_{0};
   std::mutex footers_mu_;

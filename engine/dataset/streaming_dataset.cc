@@ -485,19 +485,16 @@ Result<std::vector<std::vector<int64_t>>> StreamingDataset::PeerWorkerIds(
 }
 
 Result<std::vector<std::vector<int64_t>>> StreamingDataset::ShapeWorkerIds(
-    int64_t epoch, int64_t num_nodes, int64_t ranks_per_node, int64_t num_workers) const {
-  if (num_nodes < 1 || ranks_per_node < 1 || num_workers < 1 || epoch < 0) {
-    return InvalidArgumentError("a world shape needs at least one node, rank per node and worker, "
-                                "and an epoch >= 0");
+    int64_t epoch, int64_t num_nodes, int64_t ranks_per_node, int64_t num_workers,
+    int64_t batch_size) const {
+  if (num_nodes < 1 || ranks_per_node < 1 || num_workers < 1 || batch_size < 1 || epoch < 0) {
+    return InvalidArgumentError("a world shape needs at least one node, rank per node, worker "
+                                "and sample per batch, and an epoch >= 0");
   }
-  if (options_.plan.replication.value_or(1) != 1) {
-    return InvalidArgumentError("planning another world shape: not with replication (" +
-                                std::to_string(*options_.plan.replication) + ")");
-  }
-  if (SkipsAhead(skips_, epoch, 0)) {
-    return InvalidArgumentError("planning another world shape: not for an epoch with skipped steps");
-  }
+  const int64_t ranks = num_nodes * ranks_per_node;
+  // The shape is a planning world: a replicated run's ranks are its groups.
   planner::PlanRequest request = Request(epoch, 0, num_workers);
+  request.config.replication.reset();
   request.world.num_nodes = num_nodes;
   request.world.ranks_per_node = ranks_per_node;
   // As a run on that shape: the initial nodes are set when they differ.
@@ -505,13 +502,35 @@ Result<std::vector<std::vector<int64_t>>> StreamingDataset::ShapeWorkerIds(
   if (initial_physical_nodes_ > 0 && initial_physical_nodes_ != num_nodes) {
     request.config.initial_physical_nodes = initial_physical_nodes_;
   }
+  const bool skipping = SkipsAhead(skips_, epoch, 0);
+  if (skipping) {
+    // The steps are that shape's (its batch x ranks), as when they were skipped.
+    SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips_, epoch, 0, batch_size, ranks)
+                               .WithContext("planning another world shape"));
+    request.world.workers_per_rank = 1;
+  }
   std::vector<planner::WorkerAt> all;
   for (int64_t n = 0; n < num_nodes; ++n) {
     for (int64_t r = 0; r < ranks_per_node; ++r) {
+      if (skipping) {
+        all.push_back({n, r, 0});
+        continue;
+      }
       for (int64_t w = 0; w < num_workers; ++w) all.push_back({n, r, w});
     }
   }
-  return planner::PlanWorkers(request, all, nullptr);
+  SLUICE_ASSIGN_OR_RETURN(auto planned, planner::PlanWorkers(request, all, nullptr));
+  if (!skipping) return planned;
+  // Each rank's order, its skipped steps left out, dealt to its workers
+  // batch by batch (WorkerIds' rule).
+  std::vector<std::vector<int64_t>> out;
+  for (const std::vector<int64_t>& rank_ids : planned) {
+    for (int64_t w = 0; w < num_workers; ++w) {
+      out.push_back(WorkerIdsSkipping(rank_ids, skips_, epoch, 0, batch_size, ranks, w,
+                                      num_workers));
+    }
+  }
+  return out;
 }
 
 Result<std::optional<planner::EpochCheckpoints>> StreamingDataset::EpochCheckpoints(int64_t epoch) const {
@@ -700,6 +719,8 @@ Result<size_t> StreamingDataset::Next(size_t max, int64_t* ids, std::vector<Samp
     lower(consumer_.lead_shards_min, tally.lead_shards);
     lower(consumer_.window_lead_samples_min, tally.lead);
     lower(consumer_.window_lead_shards_min, tally.lead_shards);
+    lower(consumer_.record_lead_samples_min, tally.lead);
+    lower(consumer_.record_lead_shards_min, tally.lead_shards);
   }
   bump(consumer_.bytes, tally.bytes);
   bump(consumer_.samples_skipped, tally.skipped);
@@ -740,11 +761,18 @@ void StreamingDataset::ResetCounters() {
   }
   for (std::atomic<uint64_t>* a :
        {&consumer_.lead_samples_min, &consumer_.lead_shards_min,
-        &consumer_.window_lead_samples_min, &consumer_.window_lead_shards_min}) {
+        &consumer_.window_lead_samples_min, &consumer_.window_lead_shards_min,
+        &consumer_.record_lead_samples_min, &consumer_.record_lead_shards_min}) {
     a->store(UINT64_MAX, std::memory_order_relaxed);
   }
   opened_at_ = std::chrono::steady_clock::now();
   for (DatasetMetrics& r : last_reports_) r = DatasetMetrics();
+  for (NodeLeadWindow& w : lead_windows_) w = NodeLeadWindow();
+  {
+    std::lock_guard<std::mutex> lock(node_mu_);
+    record_lead_samples_.Clear();
+    record_lead_shards_.Clear();
+  }
   RebaseHostCounts();
   next_publish_ns_.store(0, std::memory_order_relaxed);
 }
@@ -809,8 +837,11 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   skips.insert(skips.end(), steps.begin(), steps.end());
   skips.insert(skips.end(), samples.begin(), samples.end());
   skips = MergeSkipRanges(std::move(skips));
-  SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch,
-                                         options_.batch_size(), parallel_ranks_));
+  // The ranges are this world's steps, or steps_of's world's.
+  const auto [step_batch, step_ranks] =
+      options.steps_of.value_or(std::make_pair(options_.batch_size(), parallel_ranks_));
+  SLUICE_RETURN_IF_ERROR(
+      CheckSkipsAhead(skips, state.epoch, state.sample_in_epoch, step_batch, step_ranks));
   // The prefetch thread reads the planning options: stop the iteration.
   Release();
   cursor_.reset();
@@ -916,7 +947,7 @@ std::string StreamingDataset::MetricsReport() {
   return text.ok() ? *text : std::string("{}");  // the process scope never fails
 }
 
-Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
+Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope, NodeLeadWindow* window) {
   DatasetMetrics own = Metrics();
   if (scope == MetricsScope::kProcess) return own;
   SLUICE_RETURN_IF_ERROR(PublishMetrics());
@@ -929,7 +960,7 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
       DatasetMetrics sum,
       SumNodeRecords(dir, scope == MetricsScope::kJob ? std::optional<uint64_t>(instance_)
                                                       : std::nullopt,
-                     options_.env, options_.metrics_retention_s));
+                     options_.env, options_.metrics_retention_s, window));
   sum.seconds = own.seconds;
   sum.cache_bytes_on_disk = own.cache_bytes_on_disk;
   sum.cache_limit = own.cache_limit;
@@ -939,10 +970,16 @@ Result<DatasetMetrics> StreamingDataset::Metrics(MetricsScope scope) {
 }
 
 Result<std::string> StreamingDataset::MetricsReport(MetricsScope scope) {
-  SLUICE_ASSIGN_OR_RETURN(DatasetMetrics now, Metrics(scope));
+  NodeLeadWindow& leads = lead_windows_[static_cast<int>(scope)];
+  SLUICE_ASSIGN_OR_RETURN(DatasetMetrics now, Metrics(scope, &leads));
   DatasetMetrics& last = last_reports_[static_cast<int>(scope)];
   DatasetMetrics window = MetricsSince(now, last);
-  if (scope == MetricsScope::kProcess) {
+  if (scope != MetricsScope::kProcess) {
+    // The least leads of the batches the records added since the last sum.
+    window.lead_samples_min = leads.lead_samples_min;
+    window.lead_shards_min = leads.lead_shards_min;
+    window.readers = std::max<uint64_t>(leads.readers, 1);
+  } else {
     // The window's least lead: the consumer's, reset here (a batch racing
     // the reset may land in either window).
     auto take = [](std::atomic<uint64_t>& a) {
@@ -978,6 +1015,17 @@ Status StreamingDataset::PublishMetrics() {
   // that saw requests since.
   std::lock_guard<std::mutex> lock(node_mu_);
   if (host_base_pid_ != ::getpid()) RebaseHostCountsLocked();
+  // This record closes a period of batches: its least leads join those
+  // after the earlier records (a batch racing this, from another thread,
+  // may land in the next period).
+  const uint64_t samples_min =
+      consumer_.record_lead_samples_min.exchange(UINT64_MAX, std::memory_order_relaxed);
+  const uint64_t shards_min =
+      consumer_.record_lead_shards_min.exchange(UINT64_MAX, std::memory_order_relaxed);
+  if (samples_min != UINT64_MAX) record_lead_samples_.Close(m.batches, samples_min);
+  if (shards_min != UINT64_MAX) record_lead_shards_.Close(m.batches, shards_min);
+  m.lead_samples_steps = record_lead_samples_;
+  m.lead_shards_steps = record_lead_shards_;
   std::vector<HostStatsSnapshot> hosts = HostsSince(m.hosts, host_base_);
   std::erase_if(hosts,
                 [](const HostStatsSnapshot& h) { return h.attempts == 0 && h.requests == 0; });

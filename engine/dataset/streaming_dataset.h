@@ -35,6 +35,8 @@
 #include "engine/dataset/dataset_metrics.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/iteration_cursor.h"
+#include "engine/dataset/lead_minima.h"
+#include "engine/dataset/node_metrics.h"
 #include "engine/dataset/opened_shard.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/resume_state.h"
@@ -159,12 +161,17 @@ class StreamingDataset {
   // (`num_nodes` x `ranks_per_node` ranks, `num_workers` each), in the order
   // (global rank) x num_workers + worker: what each process of a run on that
   // shape would read (WorkerIds(epoch, 0, ...) there; this dataset's seed,
-  // canonical and initial nodes). For an elastic packed resume
-  // (engine/packing/pack_segments.h). Errors: replication, skipped steps
-  // in the epoch, a bad shape, the planner's.
+  // canonical and initial nodes). The shape is a planning world: under
+  // replication, its ranks are the groups of replicas (a run's replication
+  // is not applied again). The steps LoadState skips in `epoch` are left
+  // out as that shape skips them (steps of `batch_size` x its ranks). For
+  // an elastic packed resume (engine/packing/pack_segments.h). Errors: a
+  // bad shape, skip ranges that are not whole steps of the shape, the
+  // planner's.
   Result<std::vector<std::vector<int64_t>>> ShapeWorkerIds(int64_t epoch, int64_t num_nodes,
                                                            int64_t ranks_per_node,
-                                                           int64_t num_workers) const;
+                                                           int64_t num_workers,
+                                                           int64_t batch_size) const;
   // planner::PlanCheckpoints of `epoch` (any number of workers), or nullopt
   // when the plan has none to give (not py1e or py1s under random batching).
   Result<std::optional<planner::EpochCheckpoints>> EpochCheckpoints(int64_t epoch) const;
@@ -248,10 +255,13 @@ class StreamingDataset {
   // Metrics(); kJob and kNode first write this process's record
   // (PublishMetrics), then sum the node's records (node_metrics.h), only
   // this dataset instance's for kJob. Their gauges and settings are this
-  // process's, but the prefetch lead's (0, as its mins), and their hosts
-  // are empty. Errors: the node's record folder cannot be made, written or
-  // listed (the path named).
-  Result<DatasetMetrics> Metrics(MetricsScope scope);
+  // process's but for the prefetch lead (SumNodeRecords': the running
+  // processes' summed, its mins the least); hosts are merged from the
+  // records. With `window`, also the least leads of the batches summed
+  // since its previous sum (node_metrics.h NodeLeadWindow). Errors: the
+  // node's record folder cannot be made, written or listed (the path
+  // named).
+  Result<DatasetMetrics> Metrics(MetricsScope scope, NodeLeadWindow* window = nullptr);
   // MetricsReport of `scope`: each scope has its own window.
   Result<std::string> MetricsReport(MetricsScope scope);
   // Writes this process's record of the dataset's counts to the node's
@@ -370,6 +380,9 @@ class StreamingDataset {
     // report (UINT64_MAX: no batch); the report resets the latter.
     std::atomic<uint64_t> lead_samples_min{UINT64_MAX}, lead_shards_min{UINT64_MAX},
         window_lead_samples_min{UINT64_MAX}, window_lead_shards_min{UINT64_MAX};
+    // ... and since the last node record (PublishMetrics closes the period).
+    std::atomic<uint64_t> record_lead_samples_min{UINT64_MAX},
+        record_lead_shards_min{UINT64_MAX};
   };
   void Publish(const ConsumerWaits& waits);
   // NextBatch, or NextIds with `out` null.
@@ -379,8 +392,10 @@ class StreamingDataset {
   ConsumerCounters consumer_;
   std::chrono::steady_clock::time_point opened_at_ = std::chrono::steady_clock::now();
   int64_t open_threads_ = 0;  // of the last IterBegin
-  // Where each scope's MetricsReport window starts (by MetricsScope).
+  // Where each scope's MetricsReport window starts (by MetricsScope), and
+  // the job's and node's windows over the records (their least leads).
   DatasetMetrics last_reports_[3];
+  NodeLeadWindow lead_windows_[3];
   // The node's records (node_metrics.h): this instance's random number
   // (made at Open, kept by forked copies, so a job's workers share it), the
   // record folder once made, and the hosts' HTTP counts this process had
@@ -391,6 +406,8 @@ class StreamingDataset {
   std::string node_dir_;  // guarded by node_mu_
   std::vector<HostStatsSnapshot> host_base_;  // guarded by node_mu_
   pid_t host_base_pid_ = 0;                  // whose counts host_base_ holds; node_mu_
+  // The least leads after each of this process's records; node_mu_.
+  LeadMinima record_lead_samples_, record_lead_shards_;
   // host_base_ := the hosts' counts now, of this process.
   void RebaseHostCounts();
   void RebaseHostCountsLocked();  // node_mu_ held

@@ -197,7 +197,8 @@ Result<std::vector<std::vector<PackItem>>> PackedIteration::LastSegmentItems(
     int64_t epoch, const std::vector<PackSegment>& segments, const DocTokens& tokens) {
   const PackSegment& first = segments.front();
   SLUICE_ASSIGN_OR_RETURN(auto planned, ds_->ShapeWorkerIds(epoch, first.nodes,
-                                                            first.ranks_per_node, first.workers));
+                                                            first.ranks_per_node, first.workers,
+                                                            first.batch_size));
   std::vector<std::vector<PackItem>> items(planned.size());
   for (size_t r = 0; r < planned.size(); ++r) {
     items[r].reserve(planned[r].size());

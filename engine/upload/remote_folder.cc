@@ -1,5 +1,6 @@
 #include "engine/upload/remote_folder.h"
 
+#include <optional>
 #include <utility>
 
 #include "engine/runtime/event_loop.h"
@@ -19,6 +20,10 @@ RemoteFolder::~RemoteFolder() = default;
 
 Result<std::string> RemoteFolder::Read(const std::string& key) {
   return EventLoop::ForThisProcess().Run(store_->Get(key));
+}
+
+Status RemoteFolder::ReadToFile(const std::string& key, const std::string& path) {
+  return EventLoop::ForThisProcess().Run(store_->GetToFile(key, path, std::nullopt));
 }
 
 Status RemoteFolder::Write(const std::string& key, std::string bytes) {

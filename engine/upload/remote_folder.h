@@ -26,6 +26,11 @@ class RemoteFolder {
 
   // The whole object `key` (relative to the folder). kNotFound if missing.
   Result<std::string> Read(const std::string& key);
+  // Streams the whole object `key` into local file `path` (its folder must
+  // exist) through the store's GetToFile: under base/file.h's temporary name
+  // beside `path`, renamed onto it when whole, so `path` is the old file or
+  // the whole object, never part of it. kNotFound if missing.
+  Status ReadToFile(const std::string& key, const std::string& path);
   // Writes `bytes` as `key`, replacing it.
   Status Write(const std::string& key, std::string bytes);
   // Keys of every object under `prefix` ("" = all), sorted.

@@ -222,9 +222,8 @@ Result<std::string> EncodeList(const ColumnEncoding& enc,
   return out;
 }
 
-Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
-                                  const std::vector<uint64_t>& shape,
-                                  std::string_view data) {
+Result<std::string> EncodeNdArrayHeader(const ColumnEncoding& enc, NdDtype dtype,
+                                        const std::vector<uint64_t>& shape) {
   if (enc.kind != EncodingKind::kNdarray) return EncoderWrongType(enc, "an ndarray");
   if (enc.nd_dtype && *enc.nd_dtype != dtype) {
     return InvalidArgumentError(DescribeColumn(enc) + ": array dtype " + NdDtypeName(dtype) +
@@ -249,12 +248,8 @@ Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
     bytes *= d;
     if (d > largest) largest = d;
   }
-  if (data.size() != bytes) {
-    return InvalidArgumentError(DescribeColumn(enc) + ": array data is " + std::to_string(data.size()) +
-                                " bytes, dtype and shape need " + std::to_string(bytes));
-  }
   std::string out;
-  out.reserve(2 + 8 * shape.size() + data.size());
+  out.reserve(2 + 8 * shape.size());
   if (!enc.nd_dtype) out.push_back(static_cast<char>(dtype));
   if (!enc.nd_shape) {
     unsigned code = largest < 256 ? 0 : largest < 65536 ? 1 : largest < (uint64_t{1} << 32) ? 2 : 3;
@@ -268,6 +263,20 @@ Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
       }
     }
   }
+  return out;
+}
+
+Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
+                                  const std::vector<uint64_t>& shape,
+                                  std::string_view data) {
+  SLUICE_ASSIGN_OR_RETURN(std::string out, EncodeNdArrayHeader(enc, dtype, shape));
+  uint64_t bytes = NdDtypeItemSize(dtype);  // under 4 GiB: checked by the header
+  for (uint64_t d : shape) bytes *= d;
+  if (data.size() != bytes) {
+    return InvalidArgumentError(DescribeColumn(enc) + ": array data is " + std::to_string(data.size()) +
+                                " bytes, dtype and shape need " + std::to_string(bytes));
+  }
+  out.reserve(out.size() + data.size());
   out.append(data);
   return out;
 }

@@ -64,4 +64,12 @@ Result<std::string> EncodeNdArray(const ColumnEncoding& enc, NdDtype dtype,
                                   const std::vector<uint64_t>& shape,
                                   std::string_view data);
 
+// The header EncodeNdArray writes before the values (Mosaic's): the dtype
+// code unless the encoding names a dtype, then, unless it names a shape, a
+// byte (ndim << 2 | word size code: 1, 2, 4 or 8 bytes, the smallest that
+// holds the largest dimension) and the dimensions in that word size. The
+// same checks as EncodeNdArray's, but not of the values. At most 506 bytes.
+Result<std::string> EncodeNdArrayHeader(const ColumnEncoding& enc, NdDtype dtype,
+                                        const std::vector<uint64_t>& shape);
+
 }  // namespace sluice

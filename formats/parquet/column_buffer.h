@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/uninitialized_buffer.h"
+#include "formats/parquet/encoding/deferred_gathers.h"
 #include "formats/parquet/schema.h"
 
 namespace sluice::parquet {
@@ -85,6 +86,10 @@ struct ColumnBuffer {
   std::vector<std::unique_ptr<std::string>> owned;
   UninitializedBuffer pages;   // the chunk's decompressed pages (page_reader.h)
   UninitializedBuffer values;  // most decoded fixed-width values
+  // Large byte-array values whose bytes are copied into `pages` only when
+  // read (ColumnDecodeOptions::defer_large_gathers; empty otherwise): call
+  // deferred.Ensure(binary[i]) before reading binary[i]'s bytes.
+  DeferredGathers deferred;
   std::shared_ptr<const std::string> source;
 
   // The bytes the buffer holds of its own: decoded values, decompressed
@@ -93,7 +98,7 @@ struct ColumnBuffer {
   // row-group budget counts (ColumnDecodeOptions::max_row_group_bytes).
   uint64_t HeldBytes() const {
     uint64_t n = pages.size() + values.size() + validity.capacity() +
-                 binary.capacity() * sizeof(std::string_view) + fixed_runs.capacity() * sizeof(FixedRun);
+                 binary.capacity() * sizeof(std::string_view) + fixed_runs.capacity() * sizeof(FixedRun) + deferred.HeldBytes();
     for (const ListSlots& l : lists) n += l.offsets.capacity() * sizeof(int64_t) + l.validity.capacity();
     for (const auto& o : owned) n += o->capacity();
     return n;

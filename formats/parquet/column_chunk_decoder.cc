@@ -143,7 +143,25 @@ class ChunkDecoder {
     if (h.encoding != Encoding::kPlain && h.encoding != Encoding::kPlainDictionary) {
       return UnimplementedError("dictionary page encoded as " + EncodingName(h.encoding));
     }
-    SLUICE_ASSIGN_OR_RETURN(dictionary_, DecodeDictionaryPage(page.body, static_cast<size_t>(h.num_values), leaf_));
+    const auto count = static_cast<size_t>(h.num_values);
+    if (!page.pieces.empty()) {
+      // A byte-array dictionary in pieces (DeferSnappyPieces): its values
+      // read in place as a data page's are, else decompressed as any page.
+      if (count <= page.space_size / 4) {
+        PiecewiseBody pieces(page.pieces, page.space, page.space_used, page.space_size);
+        if (options_.defer_large_gathers) pieces.DeferLargeGathers(&out_.deferred);
+        dictionary_.count = count;
+        dictionary_.binary.resize(count);
+        if (pieces.FindByteArrays(0, count, dictionary_.binary.data())) {
+          pages_.KeepLastPage(pieces.scratch_used());
+          have_dictionary_ = true;
+          return Status::Ok();
+        }
+        out_.deferred.Truncate(0);  // nothing was deferred before the dictionary
+      }
+      SLUICE_RETURN_IF_ERROR(pages_.Materialize(&page));
+    }
+    SLUICE_ASSIGN_OR_RETURN(dictionary_, DecodeDictionaryPage(page.body, count, leaf_));
     Keep(page);
     have_dictionary_ = true;
     return Status::Ok();
@@ -190,6 +208,7 @@ class ChunkDecoder {
     uint64_t values_from = 0;
     if (!page.pieces.empty()) {
       pieces.emplace(page.pieces, page.space, page.space_used, page.space_size);
+      if (options_.defer_large_gathers) pieces->DeferLargeGathers(&out_.deferred);
       if (out_.width != 0 || encoding != Encoding::kPlain ||
           (!v2 && !GatherLevels(*pieces, rep_enc, def_enc, &body, &values_from))) {
         pieces.reset();
@@ -246,11 +265,13 @@ class ChunkDecoder {
     if (pieces) {
       if (present != added) dense_binary_.resize(present);
       std::string_view* const dst = present == added ? out_.binary.data() + first : dense_binary_.data();
+      const size_t deferred_before = out_.deferred.size();
       if (pieces->FindByteArrays(values_from, present, dst)) {
         if (present != added) ScatterBinary(first, slots);
         pages_.KeepLastPage(pieces->scratch_used());  // the rest of its space is free
         return Status::Ok();
       }
+      out_.deferred.Truncate(deferred_before);
       // Not all there: decompressed and decoded as usual, for its error.
       SLUICE_RETURN_IF_ERROR(pages_.Materialize(&page));
       body = page.body.substr(values_from);

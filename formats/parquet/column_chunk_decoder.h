@@ -43,6 +43,11 @@ struct ColumnDecodeOptions {
   uint64_t max_level_entries = uint64_t{1} << 26;  // per chunk (its num_values)
   uint64_t max_value_bytes = uint64_t{1} << 30;    // fixed-width and rebuilt values
   uint64_t max_row_group_bytes = uint64_t{4} << 30;
+  // Large values of a PLAIN byte-array page in pieces that straddle pieces
+  // are copied when first read (ColumnBuffer::deferred), not when decoded:
+  // only for a reader that calls deferred.Ensure on every value it hands
+  // out (ParquetShardReader).
+  bool defer_large_gathers = false;
 };
 
 // A reader's running total of the bytes one row group holds, against

@@ -68,8 +68,13 @@ uint32_t Crc32(std::string_view bytes) {
   return static_cast<uint32_t>(crc);
 }
 
-bool IsPlainDataPage(const PageHeader& h) {
+// A data page encoded PLAIN, or a dictionary page (PLAIN values).
+bool IsPlainPage(const PageHeader& h) {
   if (h.type == PageType::kDataPage) return h.data_page_header->encoding == Encoding::kPlain;
+  if (h.type == PageType::kDictionaryPage) {
+    const Encoding e = h.dictionary_page_header->encoding;
+    return e == Encoding::kPlain || e == Encoding::kPlainDictionary;
+  }
   return h.type == PageType::kDataPageV2 && h.data_page_header_v2->encoding == Encoding::kPlain;
 }
 
@@ -111,7 +116,7 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
     if (start <= page_buffer_.size() && size <= page_buffer_.size() - start) {
       char* dst = page_buffer_.data() + start;
       page_start_ = start;
-      if (defer_pieces_ && codec_ == CompressionCodec::kSnappy && IsPlainDataPage(page->header) &&
+      if (defer_pieces_ && codec_ == CompressionCodec::kSnappy && IsPlainPage(page->header) &&
           stored.size() >= size - size / 8 && SnappyPieces(stored, dst, size, &pieces_)) {
         // SnappyPieces holds the block to exactly `size` bytes.
         used_ = start + size;

@@ -31,7 +31,8 @@
 // the next page reuses them); TakePageBuffer hands the buffer over.
 //
 // Pages in pieces: with DeferSnappyPieces, a SNAPPY data page (v1, or v2
-// with its values compressed) encoded PLAIN whose block is nearly
+// with its values compressed) encoded PLAIN, or a SNAPPY dictionary page
+// (pyarrow keeps a row group's large distinct values, images, in one), whose block is nearly
 // incompressible (stored in at least 7/8 of its size) is not decompressed
 // but split into pieces (formats/codec/snappy_pieces.h): its body is left
 // empty and `pieces` make it, its literals views of the chunk and its
@@ -99,7 +100,7 @@ class PageReader {
   // The next page into *page; false at the end of the chunk.
   Result<bool> Next(Page* page);
 
-  // Split nearly incompressible SNAPPY PLAIN data pages into pieces rather
+  // Split nearly incompressible SNAPPY PLAIN data and dictionary pages into pieces rather
   // than decompress them (see "Pages in pieces" above).
   void DeferSnappyPieces() { defer_pieces_ = true; }
   // Decompresses a deferred page into its `space` and sets its body, with

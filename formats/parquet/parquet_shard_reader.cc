@@ -244,11 +244,17 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
     const Field& field = footer.schema.fields[f];
     s.names.push_back(field.name);
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file));
+    const FieldBytes bytes = enc.bytes;
     s.encodings.push_back(std::move(enc));
     const ByteRange r = footer.chunk_ranges[row_group][field.first_leaf];
     SLUICE_ASSIGN_OR_RETURN(std::string_view chunk, view(r.offset, r.size));
+    // A column read in place (ReadsInPlace) copies its large gathered
+    // values as their rows are read (ReadRow); any other has them copied
+    // below, before its rows are made.
+    ColumnDecodeOptions column_options = options;
+    column_options.defer_large_gathers = bytes == FieldBytes::kView;
     SLUICE_ASSIGN_OR_RETURN(ColumnBuffer b,
-                            DecodeColumnChunk(footer, row_group, f, chunk, file, options));
+                            DecodeColumnChunk(footer, row_group, f, chunk, file, column_options));
     SLUICE_RETURN_IF_ERROR(budget.Charge(b.HeldBytes(), b.leaf.path, "this column decoded"));
     s.buffers.push_back(std::move(b));
   }
@@ -263,6 +269,7 @@ Result<ParquetShardReader> ParquetShardReader::OpenWith(const FileView& view,
       s.direct[c] = true;
       continue;
     }
+    b.deferred.GatherAll();
     SlotArray<std::string_view>& out = s.values[c];
     out.resize(s.rows);
     SLUICE_RETURN_IF_ERROR(budget.Charge(out.capacity() * sizeof(std::string_view), b.leaf.path,
@@ -377,7 +384,13 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
   if (masked != nullptr) masked->clear();
   fields->resize(s.values.size());
   for (size_t c = 0; c < s.values.size(); ++c) {
-    (*fields)[c] = s.direct[c] ? InPlaceField(s.buffers[c], row) : s.values[c][row];
+    if (s.direct[c]) {
+      const ColumnBuffer& b = s.buffers[c];
+      (*fields)[c] = InPlaceField(b, row);
+      if (!b.deferred.empty()) b.deferred.Ensure((*fields)[c]);  // most columns defer nothing
+    } else {
+      (*fields)[c] = s.values[c][row];
+    }
     if (!s.any_masked) continue;
     const std::vector<uint32_t>& rows = s.masked_rows[c];
     if (rows.empty()) continue;

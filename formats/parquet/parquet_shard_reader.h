@@ -6,8 +6,11 @@
 //
 // Views point into `data` (the whole file, which must outlive the reader,
 // for values of pages stored uncompressed) and into buffers the reader
-// shares among its copies (so they live as long as any copy). Immutable
-// after Open; ReadRow may be called from several threads at once.
+// shares among its copies (so they live as long as any copy). A large
+// value of a snappy page that straddles its pieces is copied into place by
+// the first ReadRow of its row (column_chunk_decoder.h,
+// defer_large_gathers). Immutable after Open but for those copies; ReadRow
+// may be called from several threads at once (each value copied once).
 #pragma once
 
 #include <cstdint>

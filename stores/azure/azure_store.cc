@@ -69,7 +69,7 @@ class AzureStore final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                                co_await SendForObject(*client_, std::move(req), root_, key));
     SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, ObjectUrl(key)));
-    co_return ObjectInfo{key, size};
+    co_return ObjectInfo{key, size, resp.Header("etag")};
   }
 
   awaitable<Result<std::string>> GetRange(std::string key, uint64_t offset,
@@ -80,6 +80,12 @@ class AzureStore final : public Store {
   awaitable<Result<std::string>> GetRangeOnly(std::string key, uint64_t offset,
                                               uint64_t length) override {
     co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse);
+  }
+
+  awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key, uint64_t offset,
+                                                       uint64_t length, std::string etag) override {
+    co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse,
+                              std::move(etag));
   }
 
   awaitable<Result<std::string>> Get(std::string key) override {
@@ -242,18 +248,23 @@ class AzureStore final : public Store {
   // to the range, or refuses it. (x-ms-range, which the client cannot
   // see, left a 200's first bytes as the range's.) A body cut short is
   // asked again with the same, signed, range (HttpRequest::range_signed).
+  // With an `etag` (GetRangeOnlyOfVersion), If-Match is sent and signed
+  // (SharedKey's string-to-sign has its line), quoted as Azure's ETag
+  // header is (its listing gives the Etag bare).
   awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset, uint64_t length,
-                                        WholeObjectAnswer whole) {
+                                        WholeObjectAnswer whole, std::string etag = {}) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return std::string();
-    const std::vector<SigningHeader> signed_range{
+    std::vector<SigningHeader> signed_headers{
         {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}};
+    if (!etag.empty() && etag.front() != '"') etag = '"' + etag + '"';
+    if (!etag.empty()) signed_headers.push_back({"If-Match", etag});
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
-                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_range, 0));
+                               co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_headers, 0));
     std::erase_if(req.headers, [](const auto& h) { return h.first == "Range"; });
     req.range_signed = true;  // a retry resends this range, not the rest of it
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                     std::move(req), whole);
+                                     std::move(req), whole, std::move(etag));
   }
 
   // Parameters by value: the coroutine may outlive its caller's temporaries.

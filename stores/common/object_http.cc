@@ -111,15 +111,22 @@ awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, s
   }
   auto resp = co_await client.Send(std::move(req));
   if (!resp.ok() && !etag.empty()) {
+    // A 412 (the client's kCorrupt) says only that the listed version is
+    // gone: a HEAD tells which version is there now, for the error.
+    if (IsCorrupt(resp.status())) {
+      Result<ObjectInfo> head = co_await store.Head(key);
+      if (head.ok() && !head->etag.empty() && !SameEtag(head->etag, etag)) {
+        co_return ObjectVersionChangedError(JoinKey(store.root(), key), etag, head->etag, offset,
+                                            length);
+      }
+    }
     co_return ObjectError(resp.status().WithContext("reading the version listed with ETag " + etag),
                           store.root(), key);
   }
   if (resp.ok() && !etag.empty()) {
     const std::string now = resp->Header("etag");
-    if (!now.empty() && now != etag) {
-      co_return CorruptError(JoinKey(store.root(), key) + ": changed since it was listed (ETag " +
-                             now + ", listed " + etag + "); bytes " + std::to_string(offset) +
-                             ".." + std::to_string(offset + length) + " not read");
+    if (!now.empty() && !SameEtag(now, etag)) {
+      co_return ObjectVersionChangedError(JoinKey(store.root(), key), etag, now, offset, length);
     }
   }
   if (refuse && resp.ok() && resp->status == 200) {

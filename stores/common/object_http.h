@@ -85,8 +85,9 @@ enum class WholeObjectAnswer { kCutToRange, kRefuse };
 // terminal cancellation of the awaiting coroutine ends the request
 // (kCancelled; see HttpClient::Send). With an `etag` (Store::
 // GetRangeOnlyOfVersion), the request carries If-Match with it (unless the
-// store already put it in `req`, signed), and an answer whose own ETag
-// differs (from a server that ignores If-Match) is kCorrupt, its bytes
+// store already put it in `req`, signed); an answer whose own ETag differs
+// (from a server that ignores If-Match), or a 412 after which store.Head
+// names another ETag, is ObjectVersionChangedError (kCorrupt), its bytes
 // never returned.
 boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store,
                                                           std::string key, uint64_t offset,

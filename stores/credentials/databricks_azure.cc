@@ -55,6 +55,14 @@ std::optional<AzureWorkspaceCloud> AzureCloudOf(const std::string& host) {
   return std::nullopt;
 }
 
+// The error of an Azure service principal's strategy on a host that is no
+// Azure Databricks workspace.
+Status NotAnAzureWorkspace(const DatabricksConfig& config) {
+  return InvalidArgumentError("an Azure service principal (from " + DatabricksSettingOrigin(config, "azure_client_id") +
+                              ") signs in to an Azure Databricks workspace, and " + config.host +
+                              " is not one (*.azuredatabricks.net, *.databricks.azure.us, *.databricks.azure.cn)");
+}
+
 // ARM_TENANT_ID, else the tenant the workspace's login page redirects to
 // (https://login.../<tenant>/oauth2/authorize...), as the SDK finds it.
 Result<std::string> AzureWorkspaceTenant(const DatabricksConfig& config) {
@@ -109,12 +117,7 @@ class DatabricksAzureClientSecretSource final : public CredentialSource {
       return NotFoundError("Azure client credentials but no host (DATABRICKS_HOST)");
     }
     const std::optional<AzureWorkspaceCloud> cloud = AzureCloudOf(config_.host);
-    if (!cloud) {
-      return InvalidArgumentError("an Azure service principal (from " + DatabricksSettingOrigin(config_, "azure_client_id") +
-                                  ") signs in to an Azure Databricks workspace, and " + config_.host +
-                                  " is not one (*.azuredatabricks.net, *.databricks.azure.us, "
-                                  "*.databricks.azure.cn)");
-    }
+    if (!cloud) return NotAnAzureWorkspace(config_);
     SLUICE_ASSIGN_OR_RETURN(std::string tenant, AzureWorkspaceTenant(config_));
     const std::string token_url = cloud->entra + tenant + "/oauth2/token";
     SLUICE_ASSIGN_OR_RETURN(AccessToken workspace, Token(token_url, cloud->login_app));
@@ -140,6 +143,70 @@ class DatabricksAzureClientSecretSource final : public CredentialSource {
                                    {"client_secret", config_.azure_client_secret}},
                                   "Entra ID token request for Azure client " + config_.azure_client_id +
                                       " (resource " + resource + ")");
+  }
+
+  DatabricksConfig config_;
+};
+
+// GitHub Actions' ID token (audience api://AzureADTokenExchange) as the
+// client assertion of an Azure service principal's federated credential,
+// exchanged with Entra ID's v1 endpoint for the workspace's token, as the
+// SDK's github-oidc-azure strategy does (no management token). The tenant:
+// ARM_TENANT_ID, else the one the workspace's
+// {host}/oidc/oauth2/v2.0/authorize redirects to.
+class DatabricksGithubOidcAzureSource final : public CredentialSource {
+ public:
+  explicit DatabricksGithubOidcAzureSource(DatabricksConfig config) : config_(std::move(config)) {}
+  std::string name() const override { return "github-oidc-azure"; }
+
+  Result<Credential> Fetch(int64_t now) override {
+    if (config_.host.empty()) return NotFoundError("no host (DATABRICKS_HOST)");
+    if (config_.azure_client_id.empty()) return NotFoundError("no Azure client id (ARM_CLIENT_ID)");
+    if (!GetEnv("ACTIONS_ID_TOKEN_REQUEST_TOKEN")) {
+      return NotFoundError("not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_TOKEN)");
+    }
+    const std::optional<AzureWorkspaceCloud> cloud = AzureCloudOf(config_.host);
+    if (!cloud) return NotAnAzureWorkspace(config_);
+    SLUICE_ASSIGN_OR_RETURN(std::string assertion, GithubActionsIdToken("api://AzureADTokenExchange"));
+    SLUICE_ASSIGN_OR_RETURN(std::string tenant, Tenant(*cloud));
+    SLUICE_ASSIGN_OR_RETURN(
+        AccessToken token,
+        RequestDatabricksToken(cloud->entra + tenant + "/oauth2/token",
+                               {{"grant_type", "client_credentials"},
+                                {"scope", DatabricksScopes(config_)},
+                                {"authorization_details", config_.authorization_details},
+                                {"client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+                                {"resource", cloud->login_app},
+                                {"client_assertion", std::move(assertion)},
+                                {"client_id", config_.azure_client_id}},
+                               "Entra ID token request for Azure client " + config_.azure_client_id +
+                                   " (GitHub Actions' ID token)"));
+    return BearerCredential("GitHub Actions' ID token for Azure client " + config_.azure_client_id + " of tenant " +
+                                tenant + " (from " + DatabricksSettingOrigin(config_, "azure_client_id") + ")",
+                            std::move(token), now);
+  }
+
+ private:
+  Result<std::string> Tenant(const AzureWorkspaceCloud& cloud) const {
+    if (!config_.azure_tenant_id.empty()) return config_.azure_tenant_id;
+    const std::string url = config_.host + "/oidc/oauth2/v2.0/authorize";
+    HttpRequest req;
+    req.url = url;
+    HttpClientOptions options = GoogleEndpointOptions();
+    options.follow_redirects = false;
+    auto resp = SendBlocking(std::move(req), options);
+    if (resp.ok()) {
+      const std::string location = resp->Header("location");
+      if (location.starts_with(cloud.entra)) {
+        std::string tenant = location.substr(cloud.entra.size());
+        tenant = tenant.substr(0, tenant.find('/'));
+        if (!tenant.empty()) return tenant;
+      }
+    }
+    return PermissionDeniedError("the Azure tenant of " + config_.host + " is unknown: set ARM_TENANT_ID (" +
+                                 RedactUrl(url) + " " +
+                                 (resp.ok() ? "redirects to no sign-in of " + cloud.entra : resp.status().message()) +
+                                 ")");
   }
 
   DatabricksConfig config_;
@@ -254,6 +321,10 @@ class DatabricksAzureCliSource final : public CredentialSource {
 
 std::unique_ptr<CredentialSource> MakeDatabricksAzureClientSecretSource(const DatabricksConfig& config) {
   return std::make_unique<DatabricksAzureClientSecretSource>(config);
+}
+
+std::unique_ptr<CredentialSource> MakeDatabricksGithubOidcAzureSource(const DatabricksConfig& config) {
+  return std::make_unique<DatabricksGithubOidcAzureSource>(config);
 }
 
 std::unique_ptr<CredentialSource> MakeDatabricksAzureCliSource(const DatabricksConfig& config) {

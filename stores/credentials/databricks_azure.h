@@ -6,6 +6,11 @@
 //     (ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_TENANT_ID) exchanged with Entra
 //     ID's v1 endpoint for the workspace's token and the cloud's
 //     service-management one;
+//   github-oidc-azure: GitHub Actions' ID token (audience
+//     api://AzureADTokenExchange) as the client assertion of the service
+//     principal ARM_CLIENT_ID's federated credential, exchanged with Entra
+//     ID's v1 endpoint for the workspace's token only (tenant: ARM_TENANT_ID,
+//     else where {host}/oidc/oauth2/v2.0/authorize redirects);
 //   azure-cli: the tokens of the account `az login` signed in, as the SDK
 //     asks the Azure CLI for them (`az account get-access-token --resource
 //     <the Azure Databricks application> --output json`, with
@@ -29,6 +34,7 @@
 namespace sluice {
 
 std::unique_ptr<CredentialSource> MakeDatabricksAzureClientSecretSource(const DatabricksConfig& config);
+std::unique_ptr<CredentialSource> MakeDatabricksGithubOidcAzureSource(const DatabricksConfig& config);
 std::unique_ptr<CredentialSource> MakeDatabricksAzureCliSource(const DatabricksConfig& config);
 
 }  // namespace sluice

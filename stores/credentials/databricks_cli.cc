@@ -94,38 +94,6 @@ CliVersion ProbeDatabricksCliVersion(const std::string& cli) {
   return {parts[0], parts[1], parts[2]};
 }
 
-// The CLI's "expiry": RFC 3339 ("2026-12-04T17:50:00.123456+01:00"), or the
-// SDK's other form "2026-12-04 17:50:00"; without a zone it is local time,
-// as the SDK reads it. nullopt when unreadable.
-std::optional<int64_t> ParseDatabricksCliExpiry(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-  if (end == nullptr) return std::nullopt;
-  if (*end == '.') {
-    ++end;
-    while (*end >= '0' && *end <= '9') ++end;
-  }
-  if (*end == '\0') {
-    tm.tm_isdst = -1;
-    const std::time_t t = std::mktime(&tm);
-    if (t == std::time_t(-1)) return std::nullopt;
-    return static_cast<int64_t>(t);
-  }
-  int64_t offset = 0;
-  if (*end == 'Z' && end[1] == '\0') {
-    offset = 0;
-  } else if ((*end == '+' || *end == '-') && std::strlen(end) == 6 && end[3] == ':') {
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    if (!digit(end[1]) || !digit(end[2]) || !digit(end[4]) || !digit(end[5])) return std::nullopt;
-    offset = ((end[1] - '0') * 10 + (end[2] - '0')) * 3600 + ((end[4] - '0') * 10 + (end[5] - '0')) * 60;
-    if (*end == '-') offset = -offset;
-  } else {
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(timegm(&tm)) - offset;
-}
-
 // The "scope" claim of a JWT as a set (a string of space-separated scopes
 // or a list), offline_access left out; nullopt when there is none to check.
 std::optional<std::set<std::string>> DatabricksCliTokenScopes(const std::string& token) {
@@ -204,7 +172,7 @@ class DatabricksCliSource final : public CredentialSource {
     if (type != "Bearer" && type != "bearer") {
       return PermissionDeniedError(what + " printed a token of type '" + type + "'; Sluice sends Bearer tokens only");
     }
-    const std::optional<int64_t> expiry = ParseDatabricksCliExpiry(JsonStringMember(*json, "expiry"));
+    const std::optional<int64_t> expiry = ParseDatabricksExpiry(JsonStringMember(*json, "expiry"));
     if (!expiry) return unreadable("no readable expiry");
     if (!config_.scopes.empty()) {
       if (auto got = DatabricksCliTokenScopes(cred.bearer)) {
@@ -230,6 +198,35 @@ class DatabricksCliSource final : public CredentialSource {
 };
 
 }  // namespace
+
+std::optional<int64_t> ParseDatabricksExpiry(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (end == nullptr) return std::nullopt;
+  if (*end == '.') {
+    ++end;
+    while (*end >= '0' && *end <= '9') ++end;
+  }
+  if (*end == '\0') {
+    tm.tm_isdst = -1;
+    const std::time_t t = std::mktime(&tm);
+    if (t == std::time_t(-1)) return std::nullopt;
+    return static_cast<int64_t>(t);
+  }
+  int64_t offset = 0;
+  if (*end == 'Z' && end[1] == '\0') {
+    offset = 0;
+  } else if ((*end == '+' || *end == '-') && std::strlen(end) == 6 && end[3] == ':') {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (!digit(end[1]) || !digit(end[2]) || !digit(end[4]) || !digit(end[5])) return std::nullopt;
+    offset = ((end[1] - '0') * 10 + (end[2] - '0')) * 3600 + ((end[4] - '0') * 10 + (end[5] - '0')) * 60;
+    if (*end == '-') offset = -offset;
+  } else {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(timegm(&tm)) - offset;
+}
 
 std::unique_ptr<CredentialSource> MakeDatabricksCliSource(const DatabricksConfig& config) {
   return std::make_unique<DatabricksCliSource>(config);

@@ -25,12 +25,21 @@
 // Thread safety: as a CredentialSource (one Fetch at a time).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "stores/credentials/credential_source.h"
 #include "stores/credentials/databricks_config.h"
 
 namespace sluice {
+
+// An expiry as the CLI prints it and Python's datetime.fromisoformat reads
+// it (the SDK's token cache): RFC 3339 ("2026-12-04T17:50:00.123456+01:00"),
+// or "2026-12-04 17:50:00"; without a zone it is local time, as the SDK
+// reads it. Unix seconds; nullopt when unreadable.
+std::optional<int64_t> ParseDatabricksExpiry(const std::string& text);
 
 std::unique_ptr<CredentialSource> MakeDatabricksCliSource(const DatabricksConfig& config);
 

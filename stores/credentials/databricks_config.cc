@@ -32,6 +32,7 @@ const std::vector<Setting>& Settings() {
       {"discovery_url", "DATABRICKS_DISCOVERY_URL", "", &DatabricksConfig::discovery_url},
       {"auth_type", "DATABRICKS_AUTH_TYPE", "", &DatabricksConfig::auth_type},
       {"token_audience", "DATABRICKS_TOKEN_AUDIENCE", "", &DatabricksConfig::token_audience},
+      {"account_id", "DATABRICKS_ACCOUNT_ID", "", &DatabricksConfig::account_id},
       {"oidc_token_env", "DATABRICKS_OIDC_TOKEN_ENV", "env-oidc", &DatabricksConfig::oidc_token_env},
       {"oidc_token_filepath", "DATABRICKS_OIDC_TOKEN_FILEPATH", "file-oidc",
        &DatabricksConfig::oidc_token_filepath, "DATABRICKS_OIDC_TOKEN_FILE"},
@@ -145,8 +146,10 @@ std::set<std::string> SplitDatabricksScopes(std::string_view raw) {
 
 const std::vector<std::string_view>& DatabricksAuthTypes() {
   static const std::vector<std::string_view> types = {
-      "pat", "basic", "metadata-service", "oauth-m2m", "env-oidc", "file-oidc", "github-oidc", "azure-client-secret", "azure-cli",
-      "databricks-cli", "runtime-oauth", "runtime", "google-credentials", "google-id"};
+      "pat",          "basic",           "metadata-service", "oauth-m2m",          "env-oidc",
+      "file-oidc",    "github-oidc",     "azure-client-secret", "github-oidc-azure", "azure-cli",
+      "azure-devops-oidc", "external-browser", "databricks-cli", "runtime-oauth",   "runtime",
+      "google-credentials", "google-id", "model-serving"};
   return types;
 }
 

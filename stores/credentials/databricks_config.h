@@ -3,7 +3,7 @@
 //   1. the environment: DATABRICKS_HOST, DATABRICKS_TOKEN,
 //      DATABRICKS_CLIENT_ID, DATABRICKS_CLIENT_SECRET, DATABRICKS_USERNAME,
 //      DATABRICKS_PASSWORD, DATABRICKS_DISCOVERY_URL, DATABRICKS_AUTH_TYPE,
-//      DATABRICKS_TOKEN_AUDIENCE, DATABRICKS_OIDC_TOKEN_ENV,
+//      DATABRICKS_TOKEN_AUDIENCE, DATABRICKS_ACCOUNT_ID, DATABRICKS_OIDC_TOKEN_ENV,
 //      DATABRICKS_OIDC_TOKEN_FILEPATH (or its older name
 //      DATABRICKS_OIDC_TOKEN_FILE), ARM_CLIENT_ID, ARM_CLIENT_SECRET,
 //      ARM_TENANT_ID, DATABRICKS_AZURE_RESOURCE_ID, GOOGLE_CREDENTIALS,
@@ -46,6 +46,11 @@ struct DatabricksConfig {
   // = the token endpoint), the variable holding an ID token ("" =
   // DATABRICKS_OIDC_TOKEN), a file holding one.
   std::string token_audience;
+  // The account of an account-level host (accounts.cloud.databricks.com,
+  // accounts.azuredatabricks.net, ...; DATABRICKS_ACCOUNT_ID): fills the
+  // {account_id} of the host metadata's OIDC endpoint, and is the ID
+  // token's audience there (databricks_oidc.h).
+  std::string account_id;
   std::string oidc_token_env;
   std::string oidc_token_filepath;
   // An Azure service principal (Microsoft Entra ID) of an Azure Databricks

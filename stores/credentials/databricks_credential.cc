@@ -8,8 +8,10 @@
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_azure.h"
 #include "stores/credentials/databricks_cli.h"
+#include "stores/credentials/databricks_external_browser.h"
 #include "stores/credentials/databricks_google.h"
 #include "stores/credentials/databricks_metadata_service.h"
+#include "stores/credentials/databricks_model_serving.h"
 #include "stores/credentials/databricks_oidc.h"
 #include "stores/credentials/databricks_runtime_oauth.h"
 #include "stores/credentials/databricks_runtime_token.h"
@@ -118,6 +120,7 @@ class DatabricksNoGroupSource final : public CredentialSource {
 // can ask for a group's (assume_group), as the SDK's supports_group=True.
 bool DatabricksSupportsGroup(const std::string& name) {
   return name == "oauth-m2m" || name == "env-oidc" || name == "file-oidc" || name == "github-oidc" ||
+         name == "azure-devops-oidc" || name == "external-browser" ||
          name == "runtime-oauth";
 }
 
@@ -133,12 +136,16 @@ std::unique_ptr<CredentialChain> MakeDatabricksCredentialChain(const DatabricksC
   all.push_back(MakeDatabricksFileOidcSource(config));
   all.push_back(MakeDatabricksGithubOidcSource(config));
   all.push_back(MakeDatabricksAzureClientSecretSource(config));
+  all.push_back(MakeDatabricksGithubOidcAzureSource(config));
   all.push_back(MakeDatabricksAzureCliSource(config));
+  all.push_back(MakeDatabricksAzureDevopsOidcSource(config));
+  all.push_back(MakeDatabricksExternalBrowserSource(config));
   all.push_back(MakeDatabricksCliSource(config));
   all.push_back(MakeDatabricksRuntimeOauthSource(config, config.auth_type == "runtime-oauth"));
   all.push_back(MakeDatabricksRuntimeSource(config, config.auth_type == "runtime"));
   all.push_back(MakeDatabricksGoogleCredentialsSource(config));
   all.push_back(MakeDatabricksGoogleIdSource(config));
+  all.push_back(MakeDatabricksModelServingSource(config));
   std::vector<std::unique_ptr<CredentialSource>> sources;
   for (auto& s : all) {
     if (!config.auth_type.empty() && s->name() != config.auth_type) continue;
@@ -156,7 +163,7 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                config.username + "\n" + config.discovery_url + "\n" +
                                config.auth_type + "\n" + config.azure_client_id + "\n" +
                                config.azure_client_secret + "\n" + config.azure_tenant_id + "\n" +
-                               config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" +
+                               config.azure_workspace_resource_id + "\n" + config.token_audience + "\n" + config.account_id + "\n" +
                                config.oidc_token_env + "\n" + config.oidc_token_filepath + "\n" +
                                config.google_credentials + "\n" + config.google_service_account + "\n" +
                                config.scopes + "\n" + config.metadata_service_url + "\n" +
@@ -167,12 +174,18 @@ std::shared_ptr<SharedCredential> DatabricksSharedCredential(const DatabricksCon
                                                                     : config.oidc_token_env.c_str())
                                    .value_or("") + "\n" +
                                GetEnv("ACTIONS_ID_TOKEN_REQUEST_URL").value_or("") + "\n" +
+                               GetEnv("SYSTEM_ACCESSTOKEN").value_or("") + "\n" +
+                               GetEnv("SYSTEM_TEAMFOUNDATIONCOLLECTIONURI").value_or("") + "\n" +
+                               GetEnv("SYSTEM_JOBID").value_or("") + "\n" +
                                GetEnv("SLUICE_AZURE_CLI").value_or("") + "\n" +
                                GetEnv("PATH").value_or("") + "\n" +
                                GetEnv("SLUICE_DATABRICKS_ENTRA_ENDPOINT").value_or("") + "\n" +
                                GetEnv("SLUICE_GCP_IAM_CREDENTIALS_ENDPOINT").value_or("") + "\n" +
                                GetEnv("GOOGLE_APPLICATION_CREDENTIALS").value_or("") + "\n" +
                                GetEnv("DATABRICKS_RUNTIME_VERSION").value_or("") + "\n" +
+                               GetEnv("IS_IN_DB_MODEL_SERVING_ENV").value_or("") + "\n" +
+                               GetEnv("IS_IN_DATABRICKS_MODEL_SERVING_ENV").value_or("") + "\n" +
+                               DatabricksModelServingTokenPath() + "\n" +
                                std::to_string(DatabricksRuntimeTokenGeneration());
   return SharedCredentialFor(Sha256Hex(material), [&] {
     return std::make_shared<SharedCredential>(MakeDatabricksCredentialChain(config),

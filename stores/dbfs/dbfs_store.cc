@@ -10,6 +10,7 @@
 #include "stores/common/tree_listing.h"
 #include "stores/common/store_keys.h"
 #include "stores/credentials/databricks_credential.h"
+#include "stores/credentials/databricks_model_serving.h"
 #include "stores/credentials/databricks_runtime_token.h"
 #include "stores/signing/sigv4.h"
 #include "stores/signing/uri_encoding.h"
@@ -186,6 +187,7 @@ Result<DbfsAuth> FindDbfsAuth(std::string_view url) {
   DbfsAuth out;
   SLUICE_ASSIGN_OR_RETURN(out.config, LoadDatabricksConfig());
   const Status runtime = FillDatabricksRuntimeHost(&out.config);
+  FillDatabricksModelServingHost(&out.config);
   if (out.config.host.empty()) {
     return PermissionDeniedError("no Databricks workspace for " + std::string(url) +
                                  ": set DATABRICKS_HOST, or a host in a profile of "

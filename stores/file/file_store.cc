@@ -73,6 +73,16 @@ class FileStore final : public Store {
     co_return ReadRange(key, offset, length);
   }
 
+  // The version is the file's LocalFileTag, read from the descriptor the
+  // bytes are then read from: a file replaced by a rename is never read as
+  // the listed one.
+  boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key,
+                                                                    uint64_t offset,
+                                                                    uint64_t length,
+                                                                    std::string etag) override {
+    co_return ReadRange(key, offset, length, etag);
+  }
+
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, url_));
     co_return ReadFile(PathOf(key), uint64_t{1} << 40, env_);
@@ -128,15 +138,20 @@ class FileStore final : public Store {
     std::string path = PathOf(key);
     SLUICE_ASSIGN_OR_RETURN(struct stat st, env_->Stat(path));
     if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
-    return ObjectInfo{key, static_cast<uint64_t>(st.st_size)};
+    return ObjectInfo{key, static_cast<uint64_t>(st.st_size), LocalFileTag(st)};
   }
 
-  Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length) const {
+  // `etag` (LocalFileTag; "" = any version): the file's tag must be it.
+  Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length,
+                                const std::string& etag = {}) const {
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
     SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env_->Open(path, OpenMode::kRead));
     SLUICE_ASSIGN_OR_RETURN(struct stat st, env_->StatOpen(fd.get(), path));
     if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
+    if (!etag.empty() && LocalFileTag(st) != etag) {
+      return ObjectVersionChangedError(path, etag, LocalFileTag(st), offset, length);
+    }
     uint64_t size = static_cast<uint64_t>(st.st_size);
     if (offset > size) {
       return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +

@@ -250,6 +250,22 @@ Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t
                       " (the remote changed since it was indexed?)");
 }
 
+Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
+                                 std::string_view now, uint64_t offset, uint64_t length) {
+  return CorruptError(std::string(object) + ": changed since it was listed (ETag " +
+                      std::string(now) + ", listed " + std::string(listed) + "); bytes " +
+                      std::to_string(offset) + ".." + std::to_string(offset + length) +
+                      " not read");
+}
+
+bool SameEtag(std::string_view a, std::string_view b) {
+  auto bare = [](std::string_view e) {
+    if (e.size() >= 2 && e.front() == '"' && e.back() == '"') e = e.substr(1, e.size() - 2);
+    return e;
+  };
+  return bare(a) == bare(b);
+}
+
 std::string HttpResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (AsciiEqualsIgnoreCase(key, name)) return value;

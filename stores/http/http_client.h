@@ -112,6 +112,20 @@ struct HttpResponse {
 // every store.
 Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected);
 
+// kCorrupt: `object` (a URL or path, redacted) is no longer the version
+// listed with ETag `listed`: it is `now` (as the store tells it: an answer's
+// or a HEAD's ETag, a local file's LocalFileTag). Bytes [offset, offset +
+// length) were asked of the listed version and not read. The one wording
+// of "replaced since it was listed", for every store; another attempt reads
+// the same new version, so callers do not retry it.
+Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
+                                 std::string_view now, uint64_t offset, uint64_t length);
+
+// Whether two ETags name the same version: equal once each is stripped of
+// its surrounding double quotes (Azure lists an Etag bare and answers
+// it quoted in the ETag header; S3 quotes both). Pure.
+bool SameEtag(std::string_view a, std::string_view b);
+
 // Receives the response body in order, chunk by chunk (up to 1 MiB each),
 // on the client's executor. Each byte is delivered once even across retries
 // (resumption continues where the sink stopped). A non-OK Status aborts the

@@ -57,6 +57,9 @@ Failure StatusFailure(const Transfer& t, int status, std::string_view status_lin
   if (status == 404 || status == 410) code = StatusCode::kNotFound;
   if (status == 401 || status == 403) code = StatusCode::kPermissionDenied;
   if (status == 416) code = StatusCode::kOutOfRange;
+  // The object is not the version the request's If-Match named: asking
+  // again asks the same of the same object.
+  if (status == 412) code = StatusCode::kCorrupt;
   f.status = Status(code, std::move(message));
   return f;
 }

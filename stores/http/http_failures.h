@@ -33,7 +33,8 @@ Failure TransportFailure(const Transfer& t, const HttpClientOptions& options,
 // A non-2xx, non-redirect response: "<what>: <status line> (<detail>),
 // expected 2xx" (or "206 for Range ..."). 5xx/429/408 are retryable
 // (kUnavailable, with the Retry-After delay); 404/410 kNotFound, 401/403
-// kPermissionDenied, 416 kOutOfRange, others kIoError, all final.
+// kPermissionDenied, 416 kOutOfRange, 412 (an If-Match not met: the object
+// was replaced) kCorrupt, others kIoError, all final.
 // `detail` is the store's reading of the error body (may be empty).
 Failure StatusFailure(const Transfer& t, int status, std::string_view status_line,
                       std::string_view range_header, std::string_view detail,

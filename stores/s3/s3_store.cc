@@ -96,7 +96,7 @@ class S3Store final : public Store {
     SLUICE_CO_ASSIGN_OR_RETURN(HttpResponse resp,
                                co_await SendForObject(*client_, std::move(req), root(), key));
     SLUICE_CO_ASSIGN_OR_RETURN(uint64_t size, SizeFromHead(resp, requests_.ObjectUrl(key)));
-    co_return ObjectInfo{key, size};
+    co_return ObjectInfo{key, size, resp.Header("etag")};
   }
 
   awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset, uint64_t length,

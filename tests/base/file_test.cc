@@ -143,6 +143,17 @@ TEST(FileTest, ErrnoStatusSaysWhatWhereAndWhy) {
             "i/o error: cannot write /a/b: No space left on device");
 }
 
+TEST(TempNameTest, ATaggedFileAndTheScratchFileAreTheWritersOwn) {
+  const TempOwner owner{4242, 987654321};
+  const std::string temp = TempPathFor("a/s0", owner, 7);
+  EXPECT_EQ(TaggedTempPath(temp, "zip"), "a/.s0.sluice-tmp.4242.987654321.7.zip");
+  EXPECT_EQ(ScratchPath(temp), "a/.s0.sluice-tmp.4242.987654321.7.scratch");
+  std::optional<TempName> t = ParseTempName(".s0.sluice-tmp.4242.987654321.7.scratch");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->owner, owner);
+  EXPECT_EQ(t->seq, 7u);
+}
+
 TEST(TempNameTest, RoundTripsItsOwnerAndIsRecognized) {
   const TempOwner owner{4242, 987654321};
   EXPECT_EQ(TempPathFor("a/b/shard.00001.mds", owner, 7),
@@ -319,7 +330,7 @@ TEST(ConfinedDirTest, SweepDeletesOnlyTemporariesOfGoneOwners) {
   const TempOwner me = ThisProcessTempOwner();
   const TempOwner gone{me.pid, me.start + 1};
   const std::string a = TempPathFor("a", gone, 1);
-  const std::string b = TempPathFor("b", gone, 2) + ".scratch";
+  const std::string b = ScratchPath(TempPathFor("b", gone, 2));
   const std::string mine = TempPathFor("c", me, 3);
   for (const std::string& f : {a, b, mine, std::string("a.tmp.1.2"), std::string("a")}) {
     ASSERT_TRUE(WriteFileAtomic(JoinPath(dir, f), "x").ok());

@@ -8,11 +8,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice::testing {
 
@@ -41,5 +43,15 @@ class TempDir {
   pid_t owner_;
   std::string path_;
 };
+
+// Every name in `folder`, sorted bytewise (hidden temporaries included).
+inline std::vector<std::string> NamesIn(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(folder)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 }  // namespace sluice::testing

@@ -1,7 +1,8 @@
 """A loader's metrics, logged through sluice.metrics_sinks to the real MLflow
 (a local file-store run, read back with MlflowClient) and the real
 TensorBoard (an event file from torch's SummaryWriter, read back with
-TensorBoard's EventAccumulator); both pinned in requirements.txt."""
+TensorBoard's EventAccumulator); both pinned in requirements.txt. And the
+loaders' own per-batch logging to an active run, for each dataset kind."""
 import mlflow
 from mlflow.tracking import MlflowClient
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -74,3 +75,63 @@ def test_tensorboard_event_file_reads_back_the_loader_metrics(tmp_path):
     # Stored as 32-bit floats.
     [wait0, wait1] = events.Scalars('sluice/window/wait_s')
     assert abs(wait0.value - first['window']['wait_s']) <= 1e-6 * max(1.0, wait0.value)
+
+
+def test_every_dataset_kind_logs_its_batches_to_the_active_run(tmp_path, monkeypatch):
+    """While a run is active, the loaders log each batch's wait and size by
+    themselves, whatever the dataset: MDS shards, Parquet files, raw files
+    (read back from the run, step by step)."""
+    import pathlib
+    import shutil
+
+    from sluice.file_dataset import StreamingFileDataset, file_dataloader
+    from sluice.parquet_dataset import load_parquet
+
+    remote = str(tmp_path / 'mds')
+    with sluice.MDSWriter(out=remote, columns={'id': 'int'}, size_limit=1 << 9) as w:
+        for i in range(SAMPLES):
+            w.write({'id': i})
+    mds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'mds_cache'),
+                                  batch_size=10, shuffle=False)
+    parquet_folder = tmp_path / 'parquet'
+    parquet_folder.mkdir()
+    data = pathlib.Path(__file__).resolve().parents[1] / 'data' / 'parquet'
+    shutil.copy(data / 'hf_text.parquet', parquet_folder / 'a.parquet')
+    parquet = load_parquet(data_files=str(parquet_folder), local=str(tmp_path / 'pq_cache'),
+                           batch_size=2, shuffle=False)
+    assert isinstance(parquet, sluice.StreamingDataset)
+    files = tmp_path / 'files'
+    files.mkdir()
+    for i in range(12):
+        (files / f'{i:02d}.bin').write_bytes(bytes([i]) * (i + 1))
+    raw = StreamingFileDataset(local=str(files), glob='*.bin', output='bytes', batch_size=4)
+
+    monkeypatch.setenv('MLFLOW_ALLOW_FILE_STORE', 'true')
+    mlflow.set_tracking_uri((tmp_path / 'mlruns').as_uri())
+    client = MlflowClient()
+
+    def logged(loader, size_key):
+        with mlflow.start_run() as run:
+            batches = list(loader)
+        history = {key: [(m.step, m.value)
+                         for m in client.get_metric_history(run.info.run_id, key)]
+                   for key in ('sluice.fetch_s', size_key)}
+        return batches, history
+
+    for ds, batch in ((mds, 10), (parquet, 2)):
+        # A list of ints per batch: the loader counts its length.
+        loader = sluice.StreamingDataLoader(ds, batch_size=batch, num_workers=0,
+                                            collate_fn=lambda b: [len(s) for s in b])
+        batches, history = logged(loader, 'sluice.batch_samples')
+        steps = list(range(1, len(batches) + 1))
+        assert [s for s, _ in history['sluice.batch_samples']] == steps
+        assert [v for _, v in history['sluice.batch_samples']] == [float(len(b)) for b in batches]
+        assert sum(map(len, batches)) == len(ds)
+        assert [s for s, _ in history['sluice.fetch_s']] == steps
+        assert all(v >= 0 for _, v in history['sluice.fetch_s'])
+    batches, history = logged(file_dataloader(raw, num_workers=0), 'sluice.batch_bytes')
+    assert [s for s, _ in history['sluice.batch_bytes']] == list(range(len(batches))) == \
+        list(range(3))
+    assert [v for _, v in history['sluice.batch_bytes']] == \
+        [float(sum(map(len, b))) for b in batches]
+    assert [s for s, _ in history['sluice.fetch_s']] == list(range(3))

@@ -2,7 +2,9 @@
 // and ReadRowGroup: page headers, CRCs, every codec, dictionary pages,
 // levels and every encoding, on any bytes. What is decoded must be a
 // consistent buffer: offsets that rise and end at the next level's size,
-// one leaf value per slot, views inside bytes the buffer keeps.
+// one leaf value per slot, views inside bytes the buffer keeps; and read
+// with large values copied only when asked for (defer_large_gathers, as the
+// shard reader reads), the same outcome and, once gathered, the same bytes.
 // Layout: the file's bytes.
 #include <cstddef>
 #include <cstdint>
@@ -69,12 +71,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Bounded work per input: each chunk may expand to a million levels.
     for (size_t field = 0; field < f->schema.fields.size() && field < 16; ++field) {
       sluice::Result<std::vector<ColumnBuffer>> r = ReadRowGroup(*f, rg, {field}, read, "fuzz.parquet", o);
+      RowGroupReadOptions lazy_options = o;
+      lazy_options.decode.defer_large_gathers = true;
+      sluice::Result<std::vector<ColumnBuffer>> lazy =
+          ReadRowGroup(*f, rg, {field}, read, "fuzz.parquet", lazy_options);
+      FUZZ_CHECK(r.status().ToString() == lazy.status().ToString(), "%s vs deferred %s",
+                 r.status().ToString().c_str(), lazy.status().ToString().c_str());
       if (!r.ok()) {
         FUZZ_CHECK(r.status().message().rfind("fuzz.parquet: ", 0) == 0, "%s",
                    r.status().message().c_str());
         continue;
       }
       Check((*r)[0]);
+      const ColumnBuffer& l = (*lazy)[0];
+      l.deferred.GatherAll();
+      Check(l);
+      FUZZ_CHECK(l.binary.size() == (*r)[0].binary.size());
+      for (size_t i = 0; i < l.binary.size(); ++i) {
+        FUZZ_CHECK(l.binary[i] == (*r)[0].binary[i], "slot %zu differs once gathered", i);
+      }
       FUZZ_CHECK((*r)[0].num_rows == static_cast<size_t>(f->meta.row_groups[rg].num_rows));
     }
   }

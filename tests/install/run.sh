@@ -193,32 +193,19 @@ echo "tests/install: meson subproject built and used in $((SECONDS - sub_start))
 reuse="$build-pip"
 wheel_build="$build-wheel"
 venv="$reuse/venv"
-mkdir -p "$reuse"
-# meson-python 0.12 reconfigures an existing build dir only when its native
-# file (in the source tree, naming the venv's python) is unchanged, and then
-# requires the dir to be configured: otherwise start the build over.
-native="$src/.mesonpy-native-file.ini"
-if [ ! -f "$wheel_build/meson-private/coredata.dat" ] ||
-   ! grep -qxF "python = '$venv/bin/python3'" "$native" 2>/dev/null; then
-  rm -rf "$wheel_build" "$native"
-fi
 # The README gives both forms, the plain one and the offline one run here.
 for line in '    pip install .' '    python3 -m venv --system-site-packages ENV' \
             '    ENV/bin/pip install --no-build-isolation .'; do
   grep -qxF -- "$line" README.md || fail "README.md does not say: $line"
 done
-rm -rf "$venv"
-/usr/bin/python3 -m venv --system-site-packages "$venv"
-# `pip wheel .` first (its file list is checked below), then `pip install .`,
-# which reuses the same meson build: nothing is compiled twice.
-"$venv/bin/pip" wheel --no-build-isolation --no-deps --config-settings "builddir=$wheel_build" \
-  -w "$work/wheel" . >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip wheel failed"; }
-wheel=$(echo "$work"/wheel/sluice-*.whl)
-[ -f "$wheel" ] || fail "pip wheel wrote no sluice wheel: $(ls "$work/wheel")"
-# Kept for the engines stage, which installs it where pyspark and the
+# `pip wheel .` first (bindings/python/wheel.sh; its file list is checked
+# below), then `pip install .` into the same venv, which reuses the same
+# meson build: nothing is compiled twice. The wheel stays in BUILD_DIR-pip
+# for the wheel stage, which repairs it into a manylinux wheel
+# (tests/install/wheel.sh), and for the engines stage, which installs that
+# one (or this one when the wheel stage did not run) where pyspark and the
 # trainers run (tests/engines/run.sh, SLUICE_ENGINES_WHEEL).
-rm -f "$reuse"/sluice-*.whl
-cp "$wheel" "$reuse/"
+wheel=$(bindings/python/wheel.sh build "$build" "$reuse") || fail "pip wheel failed"
 "$venv/bin/pip" install --no-build-isolation --config-settings "builddir=$wheel_build" . \
   >"$work/pip.log" 2>&1 || { cat "$work/pip.log"; fail "pip install failed"; }
 mkdir "$work/py"

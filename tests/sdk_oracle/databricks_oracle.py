@@ -5,7 +5,10 @@ Actions, an Azure workspace's Entra ID service principal or Azure CLI
 login, a Google service account's key, or one impersonated through
 Application Default Credentials, the VS Code extension's metadata service, a
 user's `databricks auth login`, a Databricks runtime's own token exchanged
-for an OAuth token of the profile's scopes), databricks-sdk's Config() (pinned in requirements.txt)
+for an OAuth token of the profile's scopes, an Azure DevOps pipeline's ID
+token, GitHub's ID token as an Entra ID client assertion, Model Serving's
+mounted token, the Python SDK's cached browser login, an account-level
+host), databricks-sdk's Config() (pinned in requirements.txt)
 and Sluice are given the same environment and config file and pointed at the
 same loopback fake of a workspace: its host metadata
 (/.well-known/databricks-config), OIDC discovery and token endpoint (client
@@ -71,6 +74,17 @@ def _b64url(data):
 VOLUME = '/Volumes/main/default/vol/ds'
 ID_TOKEN = 'idtok-oracle-workload'
 GITHUB_REQUEST_TOKEN = 'gh-oracle-request-secret'
+# Azure DevOps: the pipeline's access token, and its ID token endpoint's path
+# under the fake (SYSTEM_TEAMFOUNDATIONCOLLECTIONURI = host + '/ado/').
+ADO_ACCESS_TOKEN = 'ado-oracle-system-access-secret'
+ADO_TOKEN_PATH = ('/ado/proj-oracle/_apis/distributedtask/hubs/build/plans/plan-oracle/jobs/job-oracle/oidctoken')
+# Databricks Model Serving's mounted token (the file the platform writes).
+SERVING_TOKEN = 'serving-oracle-dependencies-token'
+# The refresh token of a user's browser login the Python SDK cached
+# (external-browser), and that login's expired access token.
+BROWSER_REFRESH_TOKEN = 'rt-oracle-browser-login'
+# The account of the account-level host (a second fake, FakeWorkspace(account)).
+ACCOUNT = 'acc-oracle-0c1d'
 FEDERATED_CLIENT = 'wif-oracle-client'
 # A Databricks runtime's own token, and the fake `dbruntime` package both
 # databricks-sdk and Sluice's Python package read it from (the runtime's
@@ -129,11 +143,15 @@ METADATA_KEY = '/vscode-metadata/5d1e-oracle-metadata-key'
 
 
 class FakeWorkspace(http.server.ThreadingHTTPServer):
-    def __init__(self):
+    def __init__(self, account=None, shared=None):
+        """`account`: an account-level host of that account (its metadata's
+        OIDC endpoint has {account_id}, no workspace_id), sharing `shared`'s
+        issued tokens and reads."""
         super().__init__(('127.0.0.1', 0), _Handler)
-        self.issued = set()
-        self.file_bearers = []
-        self.lock = threading.Lock()
+        self.account = account
+        self.issued = shared.issued if shared else set()
+        self.file_bearers = shared.file_bearers if shared else []
+        self.lock = shared.lock if shared else threading.Lock()
         self.az_log = None  # the file the fake Azure CLI logs its tokens to
         # A Google service account's key (google-credentials), and the expiry
         # of every ID token issued (fixed, so that the same request gets the
@@ -180,6 +198,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.partition('?')[0]
         url = self.server.url
         js = [('Content-Type', 'application/json')]
+        if path == '/.well-known/databricks-config' and self.server.account:
+            return self._send(200, {'oidc_endpoint': url + '/oidc/accounts/{account_id}', 'cloud': 'aws'}, js)
+        if self.server.account and path == f'/oidc/accounts/{self.server.account}/.well-known/oauth-authorization-server':
+            return self._send(200, {'issuer': url + f'/oidc/accounts/{self.server.account}',
+                                    'token_endpoint': url + f'/oidc/accounts/{self.server.account}/v1/token'}, js)
+        if path == '/oidc/oauth2/v2.0/authorize':  # an Azure workspace's sign-in: its tenant's Entra ID
+            return self._send(302, b'', [('Location', f'{url}/entra/{TENANT}/oauth2/v2.0/authorize?client_id=x')])
         if path == '/.well-known/databricks-config':
             return self._send(200, {'oidc_endpoint': url + '/oidc', 'workspace_id': '123',
                                     'cloud': 'aws'}, js)
@@ -214,7 +239,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 # The runtime's own token is accepted too (the runtime
                 # strategy sends it); runtime-oauth's case still differs if
                 # Sluice sent it where the SDK sent the exchanged token.
-                known = auth in ('Bearer ' + PAT, 'Bearer ' + RUNTIME_TOKEN) or auth[len('Bearer '):] in issued
+                known = (auth in ('Bearer ' + PAT, 'Bearer ' + RUNTIME_TOKEN, 'Bearer ' + SERVING_TOKEN) or
+                         auth[len('Bearer '):] in issued)
                 # Azure: the management token must be one Entra ID issued too.
                 mgmt = self.headers.get('X-Databricks-Azure-SP-Management-Token')
                 known = known and (mgmt is None or mgmt in issued)
@@ -232,6 +258,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if path.startswith('/iam/v1/projects/-/serviceAccounts/'):
             return self._iam(path, raw)
         form = urllib.parse.parse_qs(raw.decode())
+        if path == ADO_TOKEN_PATH + '' and self.path.endswith('?api-version=7.2-preview.1'):
+            # Azure DevOps: an ID token for the pipeline's access token, an empty body
+            if self.headers.get('Authorization') != 'Bearer ' + ADO_ACCESS_TOKEN or raw:
+                return self._send(401, {'message': 'bad access token'})
+            return self._send(200, {'oidcToken': 'idtok-oracle-ado'}, [('Content-Type', 'application/json')])
+        if path == f'/entra/{TENANT}/oauth2/token' and 'client_assertion' in form:
+            # Entra ID v1, a federated credential: GitHub's ID token for Entra's audience
+            github = 'idtok-github-' + hashlib.sha256(b'api://AzureADTokenExchange').hexdigest()[:16]
+            if (form.get('client_id') != [AZURE_CLIENT] or form.get('client_assertion') != [github] or
+                    form.get('client_assertion_type') != ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer']
+                    or 'client_secret' in form):
+                return self._send(401, {'error': 'invalid_client'}, [('Content-Type', 'application/json')])
+            asked = {k: form.get(k) for k in ('client_id', 'grant_type', 'scope', 'resource', 'client_assertion')}
+            token = 'entra-gh-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': '3599'},
+                              [('Content-Type', 'application/json')])
         if path == f'/entra/{TENANT}/oauth2/token':  # Entra ID v1, the client in the form
             if form.get('client_id') != [AZURE_CLIENT] or form.get('client_secret') != [AZURE_SECRET]:
                 return self._send(401, {'error': 'invalid_client'})
@@ -244,7 +288,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                               [('Content-Type', 'application/json')])
         if path == '/google/token':  # Google's OAuth2 endpoint: a service account's JWT grant
             return self._google_token(form)
-        if path != '/oidc/v1/token':
+        token_path = f'/oidc/accounts/{self.server.account}/v1/token' if self.server.account else '/oidc/v1/token'
+        if path != token_path:
             return self._send(404, {'error': 'not_found'})
         if form.get('subject_token_type') == ['urn:databricks:params:oauth:token-type:personal-access-token']:
             # runtime-oauth: the runtime's own token exchanged, no client
@@ -268,6 +313,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                                'subject_token_type', 'client_secret', 'assume_group',
                                                'authorization_details')}
             token = 'wif-' + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:24]
+            with self.server.lock:
+                self.server.issued.add(token)
+            return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
+                              [('Content-Type', 'application/json')])
+        if form.get('grant_type') == ['refresh_token']:
+            # external-browser: the cached login's refresh token, the public
+            # client databricks-cli, no secret
+            if (form.get('refresh_token') != [BROWSER_REFRESH_TOKEN] or form.get('client_id') != ['databricks-cli']
+                    or 'client_secret' in form or self.headers.get('Authorization')):
+                return self._send(400, {'error': 'invalid_grant'}, [('Content-Type', 'application/json')])
+            token = 'u2m-' + hashlib.sha256(json.dumps(form, sort_keys=True).encode()).hexdigest()[:24]
             with self.server.lock:
                 self.server.issued.add(token)
             return self._send(200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3600},
@@ -348,6 +404,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 def _cases(fake):
     host = fake.url
+    account_host = fake.account_fake.url
     m2m = {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': CLIENT_ID,
            'DATABRICKS_CLIENT_SECRET': CLIENT_SECRET}
     return [
@@ -465,6 +522,36 @@ def _cases(fake):
         ('env-oidc of a group, a token passed over', f'[grp]\nhost = {host}\ntoken = dapi-passed-over\n',
          {'DATABRICKS_CONFIG_PROFILE': 'grp', 'DATABRICKS_GROUP_ID': 'g-oracle-42', 'DATABRICKS_OIDC_TOKEN': ID_TOKEN},
          'OIDC token federation of the account (ID token from DATABRICKS_OIDC_TOKEN)'),
+        # The strategies databricks-sdk 0.162.0 added: an Azure DevOps
+        # pipeline's ID token, GitHub's ID token as an Entra ID client
+        # assertion, Model Serving's mounted token (host from the serving
+        # environment), and an account-level host (OIDC endpoints of the
+        # account, the account id as GitHub's audience).
+        ('azure-devops-oidc', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT, 'SYSTEM_ACCESSTOKEN': ADO_ACCESS_TOKEN,
+          'SYSTEM_TEAMFOUNDATIONCOLLECTIONURI': host + '/ado/', 'SYSTEM_TEAMPROJECTID': 'proj-oracle',
+          'SYSTEM_PLANID': 'plan-oracle', 'SYSTEM_JOBID': 'job-oracle', 'SYSTEM_HOSTTYPE': 'build'},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from Azure DevOps)'),
+        ('github-oidc-azure, tenant from the workspace sign-in', None,
+         {'DATABRICKS_HOST': host, 'ARM_CLIENT_ID': AZURE_CLIENT, 'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/',
+          'ACTIONS_ID_TOKEN_REQUEST_URL': host + '/github/token?api-version=2.0',
+          'ACTIONS_ID_TOKEN_REQUEST_TOKEN': GITHUB_REQUEST_TOKEN},
+         f"GitHub Actions' ID token for Azure client {AZURE_CLIENT} of tenant {TENANT} (from ARM_CLIENT_ID)"),
+        ('model-serving, host from the serving environment', None,
+         {'IS_IN_DB_MODEL_SERVING_ENV': 'true', 'SERVING_CREDENTIALS_DIR': '{case}',
+          'DATABRICKS_MODEL_SERVING_HOST_URL': host},
+         "Databricks Model Serving's token ({case}/model-dependencies-oauth-token)"),
+        ('github-oidc on an account host', None,
+         {'DATABRICKS_HOST': account_host, 'DATABRICKS_ACCOUNT_ID': ACCOUNT, 'DATABRICKS_CLIENT_ID': FEDERATED_CLIENT,
+          'ACTIONS_ID_TOKEN_REQUEST_URL': account_host + '/github/token?api-version=2.0',
+          'ACTIONS_ID_TOKEN_REQUEST_TOKEN': GITHUB_REQUEST_TOKEN},
+         f'OIDC token federation of client {FEDERATED_CLIENT} (ID token from GitHub Actions)'),
+        # A user's earlier browser login, cached by the Python SDK (its file
+        # named by the SDK's own key), expired: both refresh it.
+        ('external-browser from the SDK\'s token cache, refreshed', None,
+         {'DATABRICKS_HOST': host, 'DATABRICKS_AUTH_TYPE': 'external-browser'},
+         "the Databricks Python SDK's browser login of client databricks-cli "
+         '({case}/.config/databricks-sdk-py/oauth/'),
         ('azure-cli login of a service principal', None,
          {'DATABRICKS_HOST': host, 'DATABRICKS_AZURE_RESOURCE_ID': RESOURCE_ID,
           'SLUICE_DATABRICKS_ENTRA_ENDPOINT': host + '/entra/', 'PATH': '{case}:' + os.environ.get('PATH', '')},
@@ -480,7 +567,8 @@ def _google_key(fake):
 
 def _environment(folder, name, config_text, extra, fake):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_', 'ACTIONS_ID_TOKEN_'))}
+           if not k.startswith(('DATABRICKS_', 'ARM_', 'AZURE_', 'GOOGLE_', 'ACTIONS_ID_TOKEN_', 'SYSTEM_',
+                                'IS_IN_DB', 'SERVING_', 'DB_MODEL_SERVING_'))}
     env.pop('SLUICE_AZURE_CLI', None)
     case_dir = os.path.join(folder, hashlib.sha256(name.encode()).hexdigest()[:12])
     os.makedirs(case_dir)
@@ -490,6 +578,17 @@ def _environment(folder, name, config_text, extra, fake):
             f.write(config_text)
     with open(os.path.join(case_dir, 'id-token'), 'w') as f:
         f.write(ID_TOKEN + '-file\n')
+    # The Python SDK's cache of a browser login to the fake (databricks-sdk's
+    # TokenCache.filename), expired, with its refresh token.
+    key = {'host': fake.url, 'client_id': 'databricks-cli', 'scopes': ['all-apis', 'offline_access'], 'profile': ''}
+    cache = os.path.join(case_dir, '.config', 'databricks-sdk-py', 'oauth',
+                         hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest() + '.json')
+    os.makedirs(os.path.dirname(cache))
+    with open(cache, 'w') as f:
+        json.dump({'token': {'access_token': 'u2m-expired', 'token_type': 'Bearer',
+                             'expiry': '2001-01-01T00:00:00', 'refresh_token': BROWSER_REFRESH_TOKEN}}, f)
+    with open(os.path.join(case_dir, 'model-dependencies-oauth-token'), 'w') as f:
+        json.dump({'OAUTH_TOKEN': [{'oauthTokenValue': SERVING_TOKEN}]}, f)
     with open(os.path.join(case_dir, 'sa.json'), 'w') as f:
         json.dump(_google_key(fake), f)
     with open(os.path.join(case_dir, 'az'), 'w') as f:
@@ -558,6 +657,7 @@ def _sluice(env, fake):
 
 def main():
     fake = FakeWorkspace()
+    fake.account_fake = FakeWorkspace(account=ACCOUNT, shared=fake)
     cli = os.environ.get('SLUICE_CLI', os.path.join(ROOT, 'build', 'bindings', 'cli', 'sluice'))
     failures = 0
     with tempfile.TemporaryDirectory(prefix='sluice-databricks-oracle-') as folder:
@@ -579,6 +679,7 @@ def main():
                                     capture_output=True, timeout=60)
             shown = whoami.stdout.decode() + whoami.stderr.decode()
             secrets = ([PAT, CLIENT_SECRET, METADATA_KEY, AZURE_SECRET, ID_TOKEN, GITHUB_REQUEST_TOKEN, RUNTIME_TOKEN,
+                        ADO_ACCESS_TOKEN, SERVING_TOKEN, BROWSER_REFRESH_TOKEN,
                         fake.google_private_pem.splitlines()[1]] +
                        sorted(fake.issued | fake.cli_issued()))
             problems = []

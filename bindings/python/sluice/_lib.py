@@ -55,6 +55,7 @@ class Bytes(ctypes.Structure):
 
 
 MAX_NDIM = 63
+MAX_NDARRAY_HEADER = 506
 
 
 class NDArray(ctypes.Structure):
@@ -170,6 +171,10 @@ _proto('sluice_decode_uint64', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_uint
 _proto('sluice_decode_double', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_double))
 _proto('sluice_decode_ndarray', _status, ctypes.c_char_p, Bytes, _P(NDArray))
 _proto('sluice_mds_ndarray_encoding', _status, ctypes.c_char_p, _P(NDArray))
+_proto('sluice_mds_ndarray_header', _status, _P(NDArray), ctypes.c_char_p, ctypes.c_uint32,
+       _P(ctypes.c_uint64), _P(ctypes.c_uint8), ctypes.c_uint64, _P(ctypes.c_uint64))
+_proto('sluice_mds_ndarray_decode', _status, _P(NDArray), ctypes.c_void_p, ctypes.c_uint64,
+       _P(NDArray))
 
 _proto('sluice_writer_open', _status, ctypes.c_char_p, _P(ctypes.c_char_p), _P(ctypes.c_char_p),
        ctypes.c_uint32, _P(WriterOptions), _P(ctypes.c_void_p))
@@ -180,6 +185,7 @@ _proto('sluice_writer_uploaded', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
        _P(ctypes.c_uint64))
 _proto('sluice_remote_read', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p),
        _P(ctypes.c_uint64))
+_proto('sluice_remote_read_to_file', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
 _proto('sluice_remote_write', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
        ctypes.c_uint64)
 _proto('sluice_remote_list', _status, ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p))

@@ -508,34 +508,51 @@ class StreamingDataset(_Base):
                 not state['sluice_pack']['rows_in_epoch']):
             return epoch, worker, workers, 0, None
         world = self._world()
-        segments = self._pack_segments(state['sluice_pack'], world, workers)
+        segments = self._pack_segments(state, world, workers)
         if len(segments) == 1:  # exact in the epoch's tail too
             rank_rows = segments[-1]['rows'] // self._packed_ranks(world)
             role, skip = self._packer_for_engine().resume_point_in(epoch, rank_rows,
                                                                    self.batch_size, worker,
                                                                    workers)
             return epoch, role, workers, skip, None
-        role, skip = self._packer_for_engine().resume_point_segments(epoch, segments,
-                                                                     world.rank, worker)
+        role, skip = self._packer_for_engine().resume_point_segments(
+            epoch, segments, self._planning_world(world).rank, worker)
         return epoch, role, workers, skip, segments
 
-    def _pack_segments(self, saved, world, workers):
+    def _planning_world(self, world):
+        """The world packed rows are planned and dealt over: under
+        replication each group of replicas is one rank (World.replicate)."""
+        return world.replicate(self.replication) if self.replication else world
+
+    def _pack_segments(self, state, world, workers):
         """The world shapes this run's epoch of packed rows ran on, oldest
         first, each {nodes, ranks_per_node, workers, batch_size, rows}
         (rows: the job's rows consumed on it), the last this run's shape
-        (engine/packing/pack_segments.h): the saved ones, and this one when
-        it differs from the last of them. `workers` None: not known here
-        (the main process of a DataLoader), taken as the last one's."""
-        shape = {'nodes': world.num_nodes, 'ranks_per_node': world.ranks_per_node,
+        (engine/packing/pack_segments.h): the saved ones (of `state`, None:
+        none), and this one when it differs from the last of them. A shape
+        is a planning world: a replicated run's ranks are its groups of
+        replicas. `workers` None: not known here (the main process of a
+        DataLoader), taken as the last one's."""
+        planning = self._planning_world(world)
+        shape = {'nodes': planning.num_nodes, 'ranks_per_node': planning.ranks_per_node,
                  'workers': workers, 'batch_size': self.batch_size}
+        saved = None if state is None else state.get('sluice_pack')
         if saved is None:
             return [dict(shape, rows=0)]
         segments = [dict(s) for s in saved.get('segments') or
                     [{'nodes': None, 'ranks_per_node': None, 'workers': None,
                       'batch_size': self.batch_size, 'rows': saved['rows_in_epoch']}]]
+        replication = (((state.get('sluice_order') or {}).get('parts') or {}).get('sampling')
+                       or {}).get('replication')
+        if replication and not saved.get('planning_worlds'):
+            # Saved before shapes were planning worlds: real worlds, merged here.
+            for s in segments:
+                if s['nodes'] is not None:
+                    merged = World.of(s['nodes'], s['ranks_per_node']).replicate(replication)
+                    s.update(nodes=merged.num_nodes, ranks_per_node=merged.ranks_per_node)
         last = segments[-1]
         if last['nodes'] is None:  # saved before segments were recorded: that world only
-            last.update(nodes=world.num_nodes, ranks_per_node=world.ranks_per_node)
+            last.update(nodes=planning.num_nodes, ranks_per_node=planning.ranks_per_node)
         if shape['workers'] is None or last['workers'] is None:
             last['workers'] = last['workers'] or shape['workers']
             shape['workers'] = last['workers']
@@ -646,11 +663,12 @@ class StreamingDataset(_Base):
             self.initial_physical_nodes or self._physical_nodes(world, self.replication),
         }
         out = mosaic if epoch < 0 else self._engine.state_with_order(mosaic)
-        saved = state.get('sluice_pack') if state is not None and not from_beginning else None
-        segments = self._pack_segments(saved, world, getattr(self, '_pack_workers', None))
+        segments = self._pack_segments(None if from_beginning else state, world,
+                                       getattr(self, '_pack_workers', None))
         segments[-1]['rows'] += int(num_rows)
         out['sluice_pack'] = {'rows_in_epoch': int(before + num_rows), 'spec': self.pack,
-                              'ranks': self._packed_ranks(world), 'segments': segments}
+                              'ranks': self._packed_ranks(world), 'segments': segments,
+                              'planning_worlds': True}
         return out
 
     def record_pack_workers(self, workers):
@@ -664,12 +682,15 @@ class StreamingDataset(_Base):
         """The ranks rows are dealt over: replicas read the same rows."""
         return world.num_ranks // (self.replication or 1)
 
-    def _check_packed_state(self, state):
+    def _check_packed_state(self, state, options):
         """A state saved with packing resumes only a dataset packing the
         same way (ValueError naming the difference); on another world shape
-        only without replication, from a state that records every earlier
-        shape's DataLoader workers (an older state: only on its own world). The engine's record checks the rest (another world
-        needs adapt='world')."""
+        only from a state that records every earlier shape's DataLoader
+        workers (an older state: only on its own world), and without new
+        skips (`options`') once the epoch changed shape; then the state's
+        skips are steps of the shape the epoch started on (options'
+        steps_of, for the engine's check). The engine's record checks the
+        rest (another world needs adapt='world')."""
         saved = state.get('sluice_pack')
         if saved is None:
             if self.pack is not None and state.get('sample_in_epoch'):
@@ -692,17 +713,26 @@ class StreamingDataset(_Base):
                              f'{saved["ranks"]} ranks, now {self._packed_ranks(world)} (the state '
                              f'records no world shapes; one saved by this Sluice resumes on '
                              f'another world)')
-        segments = self._pack_segments(saved, world, None)
+        segments = self._pack_segments(state, world, None)
         if len(segments) > 1:
-            if self.replication is not None:
-                raise ValueError('packed rows resume on another world shape without replication '
-                                 f'only (replication={self.replication})')
+            skips = [k for k in ('skip_steps', 'skip_samples', 'skip_sample_ids') if k in options]
+            if skips:
+                raise ValueError(
+                    f'packed rows: {skips[0]} cannot be given once the epoch changed world shape '
+                    f'(it runs on {len(segments)} shapes): skipped steps are positions of the '
+                    f'epoch\'s samples, which the workers of its first shape packed into rows '
+                    f'from its start, so leaving them out now would change rows consumed before '
+                    f'the change; skip steps on the shape the epoch started on (those are '
+                    f'honoured across changes)')
             unknown = [k for k, s in enumerate(segments[:-1]) if s['workers'] is None]
             if unknown:
                 raise ValueError(f'packed rows resume on another world shape only from a state '
                                  f'that records its DataLoader workers (saved through '
                                  f'sluice.StreamingDataLoader): world shape {unknown[0]} of the '
                                  f'epoch has none')
+            first = segments[0]
+            options['steps_of'] = {'batch_size': first['batch_size'],
+                                   'ranks': first['nodes'] * first['ranks_per_node']}
 
     def load_state_dict(self, obj, *, adapt=(), skip_steps=None, skip_samples=None,
                         skip_sample_ids=None):
@@ -740,7 +770,7 @@ class StreamingDataset(_Base):
         if skip_sample_ids is not None:
             options['skip_sample_ids'] = [int(i) for i in skip_sample_ids]
         state = dict(obj)
-        self._check_packed_state(state)
+        self._check_packed_state(state, options)
         if not isinstance(state.get('epoch'), int) or state['epoch'] >= self.next_epoch:
             # Checked (and its worlds and skips kept for state_dict) now, not
             # at the first batch: __iter__ loads it again where it iterates.

@@ -1,16 +1,18 @@
 """mosaicml-streaming's downloaders (`streaming.base.storage.download`) over
 Sluice's stores: CloudDownloader.get(remote) picks the class by scheme, as
 Mosaic's, and download(remote, local) fetches one file through the C ABI
-(sluice_remote_read) into `local` (written under the engine's temporary name,
-then renamed: sluice.local_files, so a reader never sees part of it). A file already at `local` is kept. The
+(sluice_remote_read_to_file), streamed into `local` by the engine under its
+temporary name and renamed when whole, so a reader never sees part of it and
+the file is never held in memory (a local source is copied the same way:
+sluice.local_files). A file already at `local` is kept. The
 `timeout` argument is taken for compatibility: the stores apply their own
 connect and idle timeouts.
 sftp:// and alipan:// are known names without a Sluice store: their
 downloaders refuse. An instance is used by one thread."""
 import os
 
-from sluice.local_files import copy_file, write_file
-from sluice.remote import is_unity_catalog_volume, local_path, remote_read, url_scheme
+from sluice.local_files import copy_file
+from sluice.remote import is_unity_catalog_volume, local_path, remote_read_to_file, url_scheme
 
 __all__ = ['CloudDownloader', 'S3Downloader', 'SFTPDownloader', 'GCSDownloader', 'OCIDownloader',
            'AzureDownloader', 'AzureDataLakeDownloader', 'HFDownloader',
@@ -69,7 +71,7 @@ class CloudDownloader:
     def _download_file_impl(self, remote, local, timeout):
         folder, _, key = remote.rstrip('/').rpartition('/')
         where = f'{type(self).__name__}.download({remote!r})'
-        write_file(local, remote_read(folder, key, where), where)
+        remote_read_to_file(folder, key, local, where)
 
 
 class S3Downloader(CloudDownloader):

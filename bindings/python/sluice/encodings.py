@@ -5,22 +5,30 @@ lists), and the text formats' field decoders. Which encoding uses which
 piece is the one table of sluice.mds_encodings (its Encoding classes),
 checked against the engine's list of encodings and sizes; this module
 imports nothing of it. What an ndarray encoding string says is the engine's
-to parse (sluice_mds_ndarray_encoding).
+to parse (sluice_mds_ndarray_encoding), and the header of an ndarray field
+(dtype code, shape words) the engine's to write and read
+(sluice_mds_ndarray_header, sluice_mds_ndarray_decode: NdArrayFields).
 """
 import ctypes
+import functools
 import json
 import struct
+import threading
 from io import BytesIO
 
 import numpy as np
 
 from sluice import _lib
 
-ND_CODES = {8: 'uint8', 9: 'int8', 16: 'uint16', 17: 'int16', 18: 'float16', 32: 'uint32',
-             33: 'int32', 34: 'float32', 64: 'uint64', 65: 'int64', 66: 'float64'}
-# ndarray dtype name -> Mosaic's code.
-ND_DTYPE_CODES = {v: k for k, v in ND_CODES.items()}
-_SHAPE_WORDS = {0: '<B', 1: '<H', 2: '<I', 3: '<Q'}
+
+@functools.lru_cache(maxsize=None)
+def is_ndarray_dtype(name):
+    """Whether the engine stores ndarrays of numpy dtype `name` (Mosaic's
+    eleven: uint8..uint64, int8..int64, float16..float64)."""
+    out = _lib.NDArray()
+    return _lib.lib.sluice_mds_ndarray_encoding(f'ndarray:{name}'.encode('utf-8'),
+                                                 ctypes.byref(out)) == 0
+
 
 def ndarray_encoding(dtype, shape):
     """The encoding string of an ndarray of `dtype` (a numpy name or None)
@@ -94,29 +102,6 @@ def decode_jpeg_array(data):
     return [decode_image_file(part) for part in split_lengths(data, 4, count)]
 
 
-def decode_ndarray(dtype, shape, data, copy=True):
-    """numpy array from an ndarray field (header per the encoding string).
-    With copy=False the array is a read-only view of `data`."""
-    pos = 0
-    if dtype is None:
-        code = data[0]
-        if code not in ND_CODES:
-            raise ValueError(f'ndarray: unknown dtype code {code}')
-        dtype = ND_CODES[code]
-        pos = 1
-    if shape is None:
-        b = data[pos]
-        ndim, shape_code = b >> 2, b & 3
-        fmt = _SHAPE_WORDS[shape_code]
-        shape = struct.unpack_from('<' + fmt[1] * ndim, data, pos + 1)
-        pos += 1 + ndim * struct.calcsize(fmt)
-    arr = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder('<'), offset=pos).reshape(shape)
-    if copy:
-        return arr.copy()
-    arr.flags.writeable = False
-    return arr
-
-
 def make_text_decoder(fmt, json_text, encoding, column):
     """Decoder for a text format's fields: JSON value text (`json_text`,
     JSONL) or plain text (CSV/TSV) of an `encoding` column of format `fmt`."""
@@ -185,29 +170,91 @@ def jpeg_array_parts(value):
     return parts
 
 
-def encode_ndarray(dtype, shape, value):
-    """Stored bytes of an ndarray field (header per the encoding string), with
-    Mosaic's checks in Mosaic's order and its error texts (users match them)."""
-    arr = np.asarray(value)
-    if arr.dtype.name not in ND_DTYPE_CODES:
-        raise ValueError(f'Unsupported dtype: {arr.dtype.name}.')
-    if dtype is not None and arr.dtype.name != dtype:
-        raise ValueError(f'Wrong dtype: expected {dtype}, got {arr.dtype.name}.')
-    if arr.size == 0:
-        raise ValueError(f'Attempting to encode a numpy array with 0 elements.')
-    head = b''
-    if dtype is None:
-        head += bytes([ND_DTYPE_CODES[arr.dtype.name]])
-    if shape is None:
-        if arr.ndim >= 64:
-            raise ValueError(f'Array has too many axes: maximum 63, got {arr.ndim}.')
-        if arr.ndim == 0:
-            raise ValueError(f'Attempting to encode a scalar with NDArray encoding. '
-                             f'Please use a scalar encoding.')
-        top = max(arr.shape)
-        code = 0 if top < 256 else 1 if top < 65536 else 2 if top < (1 << 32) else 3
-        head += bytes([(arr.ndim << 2) | code])
-        head += struct.pack('<' + _SHAPE_WORDS[code][1] * arr.ndim, *arr.shape)
-    elif tuple(arr.shape) != shape:
-        raise ValueError(f'Wrong shape: expected {shape}, got {tuple(arr.shape)}.')
-    return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()
+class NdArrayFields:
+    """The fields of an ndarray column whose encoding fixes `dtype` and
+    `shape` (None: stored in each field's header). The engine writes and
+    reads the header; this class keeps Mosaic's checks and texts, and the
+    headers it was given, by array dtype and shape (at most _HEADERS_KEPT)."""
+
+    _HEADERS_KEPT = 4096
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtype
+        self.shape = shape
+        self._column = _lib.NDArray()
+        if dtype is not None:
+            self._column.dtype = dtype.encode('ascii')
+        if shape is not None:
+            self._column.ndim = len(shape)
+            for i, d in enumerate(shape):
+                self._column.shape[i] = d
+        self._column_ref = ctypes.byref(self._column)
+        self._out = threading.local()  # each thread's sluice_ndarray for decode
+        self._headers = {}
+
+    def __reduce__(self):
+        return NdArrayFields, (self.dtype, self.shape)
+
+    def _header(self, name, shape):
+        head = self._headers.get((name, shape))
+        if head is None:
+            buf = (ctypes.c_uint8 * _lib.MAX_NDARRAY_HEADER)()
+            size = ctypes.c_uint64()
+            dims = (ctypes.c_uint64 * len(shape))(*shape)
+            _lib.check(_lib.lib.sluice_mds_ndarray_header(
+                ctypes.byref(self._column), name.encode('ascii'), len(shape), dims, buf,
+                len(buf), ctypes.byref(size)), 'ndarray')
+            head = bytes(buf[:size.value])
+            if len(self._headers) >= self._HEADERS_KEPT:
+                self._headers.clear()
+            self._headers[(name, shape)] = head
+        return head
+
+    def encode(self, value):
+        """Stored bytes of a field, with Mosaic's checks in Mosaic's order
+        and its error texts (users match them)."""
+        arr = np.asarray(value)
+        name = arr.dtype.name
+        if not is_ndarray_dtype(name):
+            raise ValueError(f'Unsupported dtype: {name}.')
+        if self.dtype is not None and name != self.dtype:
+            raise ValueError(f'Wrong dtype: expected {self.dtype}, got {name}.')
+        if arr.size == 0:
+            raise ValueError(f'Attempting to encode a numpy array with 0 elements.')
+        if self.shape is None:
+            if arr.ndim >= 64:
+                raise ValueError(f'Array has too many axes: maximum 63, got {arr.ndim}.')
+            if arr.ndim == 0:
+                raise ValueError(f'Attempting to encode a scalar with NDArray encoding. '
+                                 f'Please use a scalar encoding.')
+        elif arr.shape != self.shape:
+            raise ValueError(f'Wrong shape: expected {self.shape}, got {arr.shape}.')
+        head = self._header(name, arr.shape)
+        return head + np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).tobytes()
+
+    def decode(self, data):
+        """A read-only numpy array viewing the values inside `data`;
+        ValueError with the engine's text when the field is malformed."""
+        if type(data) is bytes:
+            field, size = data, len(data)
+        else:  # a buffer (memoryview, bytearray, ...) viewed in place
+            view = np.frombuffer(data, dtype=np.uint8)
+            field, size = view.__array_interface__['data'][0], view.size
+        try:
+            out, out_ref = self._out.pair
+        except AttributeError:  # this thread's first field
+            out = _lib.NDArray()
+            out_ref = ctypes.byref(out)
+            self._out.pair = out, out_ref
+        if _lib.lib.sluice_mds_ndarray_decode(self._column_ref, field, size, out_ref) != 0:
+            raise ValueError(_lib.last_error())
+        # The values end the field.
+        arr = np.frombuffer(data, dtype=_little_endian(out.dtype), offset=size - out.data.size)
+        arr = arr.reshape(tuple(out.shape[:out.ndim]))
+        arr.flags.writeable = False
+        return arr
+
+
+@functools.lru_cache(maxsize=None)
+def _little_endian(name):
+    return np.dtype(name.decode('ascii')).newbyteorder('<')

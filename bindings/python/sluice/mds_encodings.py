@@ -116,6 +116,7 @@ class NDArray(Encoding):
         _layout.check_ndarray(dtype, shape)
         self.dtype = dtype
         self.shape = shape
+        self._fields = _layout.NdArrayFields(dtype, shape)
         self.size = None
         if dtype is not None and shape is not None:
             self.size = int(np.prod(shape)) * np.dtype(dtype).itemsize
@@ -126,10 +127,10 @@ class NDArray(Encoding):
         return cls(*_layout.parse_ndarray_config(text))
 
     def encode(self, obj):
-        return _layout.encode_ndarray(self.dtype, self.shape, obj)
+        return self._fields.encode(obj)
 
     def decode(self, data):
-        return _layout.decode_ndarray(self.dtype, self.shape, data, copy=False)
+        return self._fields.decode(data)
 
     def array_layout(self):
         if self.size is None:
@@ -444,26 +445,6 @@ if _SIZES_DIFFER:
     raise _lib.SluiceLibraryNotFound(
         f'sluice: the fixed sizes of MDS encodings (package, library) differ: {_SIZES_DIFFER}; '
         f'rebuild libsluice.so from the same checkout as the package')
-
-def engine_ndarray_header_dtype(code, itemsize):
-    """The dtype name the engine reads from an ndarray field whose header
-    says dtype `code` and one element of `itemsize` bytes (None: refused)."""
-    field = (ctypes.c_uint8 * (3 + itemsize))(code, 1 << 2, 1)  # code, 1 dim (u8 words), 1
-    out = _lib.NDArray()
-    status = _lib.lib.sluice_decode_ndarray(
-        b'ndarray', _lib.Bytes(ctypes.cast(field, ctypes.POINTER(ctypes.c_uint8)), 3 + itemsize),
-        ctypes.byref(out))
-    return out.dtype.decode('ascii') if status == 0 else None
-
-
-# The ndarray header's dtype codes (encodings.py, Mosaic's) are the engine's.
-_CODES_DIFFER = {code: (name, engine_ndarray_header_dtype(code, np.dtype(name).itemsize))
-                 for code, name in _layout.ND_CODES.items()
-                 if engine_ndarray_header_dtype(code, np.dtype(name).itemsize) != name}
-if _CODES_DIFFER:
-    raise _lib.SluiceLibraryNotFound(
-        f'sluice: the ndarray dtype codes (package, library) differ: {_CODES_DIFFER}; rebuild '
-        f'libsluice.so from the same checkout as the package')
 
 # Name -> class. Users register their own encodings here, as Mosaic's docs
 # show (`_encodings['complex128'] = Complex128`); mds_encode/mds_decode, the

@@ -7,8 +7,8 @@ import os
 
 from sluice import _lib
 
-__all__ = ['is_unity_catalog_volume', 'local_path', 'remote_read', 'remote_write', 'remote_list',
-           'url_scheme']
+__all__ = ['is_unity_catalog_volume', 'local_path', 'remote_read', 'remote_read_to_file',
+           'remote_write', 'remote_list', 'url_scheme']
 
 
 def _take_text(out):
@@ -51,6 +51,15 @@ def remote_read(folder, key, where='remote_read'):
         return ctypes.string_at(data, size.value)
     finally:
         _lib.lib.sluice_free(data)
+
+
+def remote_read_to_file(folder, key, path, where='remote_read_to_file'):
+    """Streams object `key` in `folder` into the local file `path` (its folder
+    must exist) without holding it in memory: the engine writes it under its
+    temporary name and renames it into place when whole
+    (sluice_remote_read_to_file). FileNotFoundError if there is no object."""
+    _lib.check(_lib.lib.sluice_remote_read_to_file(folder.encode(), key.encode(),
+                                                   os.fsencode(path)), where)
 
 
 def remote_write(folder, key, payload, where='remote_write'):

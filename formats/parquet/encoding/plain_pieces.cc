@@ -64,6 +64,26 @@ bool PiecewiseBody::Gather(uint64_t from, uint64_t n, std::string_view* out) {
   return true;
 }
 
+bool PiecewiseBody::Defer(uint64_t from, uint64_t n, std::string_view* out) {
+  // Gather's checks, Gather's place.
+  if (from > size_ || n > size_ - from || n > scratch_capacity_ - scratch_used_) return false;
+  char* dst = scratch_ + scratch_used_;
+  segments_.clear();
+  for (uint64_t at = from, left = n; left > 0;) {
+    Seek(at);
+    const std::string_view p = pieces_[piece_];
+    const uint64_t off = at - piece_start_;
+    const uint64_t take = std::min<uint64_t>(left, p.size() - off);
+    segments_.push_back(p.substr(off, take));
+    at += take;
+    left -= take;
+  }
+  if (!deferred_->Add(dst, segments_)) return Gather(from, n, out);
+  scratch_used_ += n;
+  *out = std::string_view(dst, n);
+  return true;
+}
+
 bool PiecewiseBody::FindByteArrays(uint64_t from, size_t count, std::string_view* out) {
   uint64_t pos = from;
   for (size_t i = 0; i < count; ++i) {
@@ -85,6 +105,8 @@ bool PiecewiseBody::FindByteArrays(uint64_t from, size_t count, std::string_view
       // The next length most likely lies a few values on (a hint only), as
       // in DecodeByteArrays.
       __builtin_prefetch(q.data() + std::min<uint64_t>(q.size() - 1, off + 4 * uint64_t{length}));
+    } else if (deferred_ != nullptr && length >= DeferredGathers::kFrom) {
+      if (!Defer(pos, length, &out[i])) return false;
     } else if (!Gather(pos, length, &out[i])) {
       return false;
     }

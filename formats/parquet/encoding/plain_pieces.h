@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
+
+#include "formats/parquet/encoding/deferred_gathers.h"
 
 namespace sluice::parquet {
 
@@ -23,6 +26,11 @@ class PiecewiseBody {
                 uint64_t scratch_capacity);
 
   uint64_t size() const { return size_; }
+
+  // From now on FindByteArrays reserves the scratch of a value of at least
+  // DeferredGathers::kFrom bytes that straddles pieces and adds it to
+  // *deferred instead of copying it (its bytes are written by Ensure).
+  void DeferLargeGathers(DeferredGathers* deferred) { deferred_ = deferred; }
   uint64_t scratch_used() const { return scratch_used_; }
 
   // The body's 4 bytes at `from` as a little-endian number; false when
@@ -37,12 +45,16 @@ class PiecewiseBody {
   // PlainDecoder::DecodeByteArrays would find them in the whole body (the
   // same bytes; views of a piece, or of scratch for a value across two).
   // Returns false when they are not all there: decode the whole body with
-  // DecodeByteArrays for the error (out is then partly written).
+  // DecodeByteArrays for the error (out is then partly written, and values
+  // may have been deferred: forget them with DeferredGathers::Truncate).
   bool FindByteArrays(uint64_t from, size_t count, std::string_view* out);
 
  private:
   // Moves to the piece holding offset `at` (< size()).
   void Seek(uint64_t at);
+  // As Gather, but the bytes are left for *deferred_ to copy (false when it
+  // refuses them: then they are copied).
+  bool Defer(uint64_t from, uint64_t n, std::string_view* out);
 
   std::span<const std::string_view> pieces_;
   char* scratch_;
@@ -51,6 +63,8 @@ class PiecewiseBody {
   uint64_t size_ = 0;
   size_t piece_ = 0;         // the current piece
   uint64_t piece_start_ = 0;  // its offset in the body
+  DeferredGathers* deferred_ = nullptr;
+  std::vector<std::string_view> segments_;  // Defer's, reused
 };
 
 }  // namespace sluice::parquet

@@ -1,6 +1,8 @@
-"""parquet_stream_bench.py's table: medians per cell, the rows in the order
-cold, warm, local, and Sluice's rows/s over the faster peer's; a cell no run
-measured is '-' and leaves the ratio to the peers that were."""
+"""parquet_stream_bench.py's table: medians per cell (rows/s, MB/s over the
+median seconds, first row), the rows in the order cold, warm, local,
+Sluice's rows/s over the faster peer's and over its own MDS path's; a cell
+no run measured is '-' and leaves the ratios to what was; resume times in a
+table of their own."""
 import argparse
 
 import on_bench_path  # noqa: F401
@@ -8,29 +10,42 @@ import on_bench_path  # noqa: F401
 import parquet_stream_bench as psb
 
 
-def bench(results):
+def bench(results, resumes=None):
     b = psb.Bench(argparse.Namespace(), python=None)
     b.results = results
+    b.resumes = resumes or {}
+    b.parquet_bytes = lambda table: 1e6  # 1 MB a table
     return b
 
 
-def test_cells_are_medians_and_the_ratio_is_over_the_faster_peer():
+def test_cells_are_medians_and_the_ratios_are_over_the_faster_peer_and_mds():
     key = ('text', 's3 cold', False, 0)
     table = bench({
-        key + ('sluice',): [(0.5, 3000.0), (0.1, 1000.0), (0.3, 2000.0)],
-        key + ('litdata',): [(1.0, 500.0)],
-        key + ('hf',): [(2.0, 800.0), (4.0, 800.0)],
+        key + ('sluice',): [(0.5, 3000.0, 2.0), (0.1, 1000.0, 6.0), (0.3, 2000.0, 3.0)],
+        key + ('sluice-mds',): [(0.2, 4000.0, 1.5)],
+        key + ('litdata',): [(1.0, 500.0, 12.0)],
+        key + ('hf',): [(2.0, 800.0, 7.5), (4.0, 800.0, 7.5)],
     }).table().splitlines()
-    assert table[2] == ('| text | s3 cold | no | none | 2,000 | 0.300 | 500 | 1.000 | '
-                        '800 | 3.000 | 2.50 |')
+    assert table[2] == ('| text | s3 cold | no | none | 2,000 | 0.3 | 0.300 | 4,000 | 0.7 | 0.200 | '
+                        '500 | 0.1 | 1.000 | 800 | 0.1 | 3.000 | 2.50 | 50% |')
 
 
-def test_rows_run_cold_warm_local_and_a_missing_peer_is_a_dash():
+def test_rows_run_cold_warm_local_and_a_missing_library_is_a_dash():
     results = {}
     for source in ('local', 's3 warm', 's3 cold'):
-        results[('bin1k', source, True, 2, 'sluice')] = [(0.01, 100.0)]
-        results[('bin1k', source, True, 2, 'hf')] = [(0.02, 50.0)]
+        results[('bin1k', source, True, 2, 'sluice')] = [(0.01, 100.0, 1.0)]
+        results[('bin1k', source, True, 2, 'hf')] = [(0.02, 50.0, 2.0)]
     lines = bench(results).table().splitlines()[2:]
     assert [line.split(' | ')[1] for line in lines] == ['s3 cold', 's3 warm', 'local']
-    assert lines[0] == ('| bin1k | s3 cold | yes | 2 workers | 100 | 0.010 | - | - | '
-                        '50 | 0.020 | 2.00 |')
+    assert lines[0] == ('| bin1k | s3 cold | yes | 2 workers | 100 | 1.0 | 0.010 | - | - | - | '
+                        '- | - | - | 50 | 0.5 | 0.020 | 2.00 | - |')
+
+
+def test_resume_times_are_medians_per_table_and_shuffle():
+    key = ('bin256k', 's3 cold', False, 0, 'sluice')
+    lines = bench({key: [(0.1, 10.0, 1.0)]}, {
+        ('bin256k', False, 'sluice'): [0.3, 0.2, 0.25],
+        ('bin256k', False, 'sluice-mds'): [0.1],
+    }).table().splitlines()
+    assert lines[-4:] == ['', '| table | shuffle | Sluice Parquet resume (s) | Sluice MDS resume (s) |',
+                          '| --- | --- | ---: | ---: |', '| bin256k | no | 0.250 | 0.100 |']

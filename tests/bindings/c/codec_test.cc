@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -148,6 +149,88 @@ TEST(CApiCodec, MdsNdarrayEncodings) {
             "invalid argument: sluice_mds_ndarray_encoding: 'int8' is not an ndarray encoding");
   EXPECT_EQ(sluice_mds_ndarray_encoding(nullptr, &out), SLUICE_EINVAL);
   EXPECT_EQ(sluice_mds_ndarray_encoding("ndarray", nullptr), SLUICE_EINVAL);
+}
+
+// The column an ndarray encoding string describes.
+sluice_ndarray Column(const char* encoding) {
+  sluice_ndarray c;
+  EXPECT_EQ(sluice_mds_ndarray_encoding(encoding, &c), SLUICE_OK) << sluice_last_error();
+  return c;
+}
+
+// The header sluice_mds_ndarray_header writes, or "error: <text>".
+std::string NdHeader(const sluice_ndarray& column, const char* dtype, std::vector<uint64_t> shape) {
+  uint8_t buf[SLUICE_MAX_NDARRAY_HEADER];
+  uint64_t len = 0;
+  if (sluice_mds_ndarray_header(&column, dtype, static_cast<uint32_t>(shape.size()), shape.data(),
+                                buf, sizeof(buf), &len) != SLUICE_OK) {
+    return std::string("error: ") + sluice_last_error();
+  }
+  return std::string(reinterpret_cast<const char*>(buf), len);
+}
+
+TEST(CApiCodec, MdsNdarrayHeadersAreMosaicsAndReadBack) {
+  // Mosaic's bytes: dtype code (int32 = 33), ndim << 2 | word code, words.
+  EXPECT_EQ(NdHeader(Column("ndarray"), "int32", {3, 300}),
+            std::string("\x21\x09\x03\x00\x2c\x01", 6));
+  EXPECT_EQ(NdHeader(Column("ndarray"), "uint8", {7}), std::string("\x08\x04\x07", 3));
+  EXPECT_EQ(NdHeader(Column("ndarray"), "float64", {70000}),
+            std::string("\x42\x06\x70\x11\x01\x00", 6));
+  EXPECT_EQ(NdHeader(Column("ndarray:int16"), "int16", {2, 2}), std::string("\x08\x02\x02", 3));
+  EXPECT_EQ(NdHeader(Column("ndarray:int16:2,2"), "int16", {2, 2}), "");
+  // Mosaic's NDArray(shape=...) without a dtype: the dtype code alone.
+  sluice_ndarray shape_only = Column("ndarray:uint8:2,2");
+  shape_only.dtype = nullptr;
+  EXPECT_EQ(NdHeader(shape_only, "int16", {2, 2}), std::string("\x11", 1));
+  // 63 four-byte words (eight-byte ones would need 4 GiB of values).
+  std::vector<uint64_t> big(63, 1);
+  big[0] = uint64_t{1} << 16;
+  EXPECT_EQ(NdHeader(Column("ndarray"), "uint8", big).size(), 2u + 63 * 4);
+  big[0] = uint64_t{1} << 32;
+  EXPECT_NE(NdHeader(Column("ndarray"), "uint8", big).find("larger than 4 GiB"),
+            std::string::npos);
+
+  // What the header says is what the readers read.
+  std::string field =
+      NdHeader(Column("ndarray"), "int16", {2}) + std::string("\x01\x00\x02\x00", 4);
+  sluice_ndarray out;
+  ASSERT_EQ(sluice_decode_ndarray("ndarray", {U8(field), field.size()}, &out), SLUICE_OK)
+      << sluice_last_error();
+  EXPECT_EQ(std::string(out.dtype), "int16");
+  ASSERT_EQ(out.ndim, 1u);
+  EXPECT_EQ(out.shape[0], 2u);
+  EXPECT_EQ(out.data.size, 4u);
+  EXPECT_EQ(out.data.data, U8(field) + 3);
+  sluice_ndarray column = Column("ndarray");
+  ASSERT_EQ(sluice_mds_ndarray_decode(&column, U8(field), field.size(), &out), SLUICE_OK);
+  EXPECT_EQ(out.data.data, U8(field) + 3);
+  std::string coded = std::string("\x11", 1) + std::string("\x01\x00\x02\x00\x03\x00\x04\x00", 8);
+  ASSERT_EQ(sluice_mds_ndarray_decode(&shape_only, U8(coded), coded.size(), &out), SLUICE_OK)
+      << sluice_last_error();
+  EXPECT_EQ(std::string(out.dtype), "int16");
+  EXPECT_EQ(out.ndim, 2u);
+  EXPECT_EQ(out.data.data, U8(coded) + 1);
+  EXPECT_EQ(sluice_mds_ndarray_decode(&column, U8(field), 2, &out), SLUICE_ECORRUPT);
+
+  EXPECT_EQ(NdHeader(Column("ndarray:int16"), "int32", {2}),
+            "error: invalid argument: column '(value)' (ndarray:int16): array dtype int32 "
+            "differs from the column's int16");
+  EXPECT_EQ(NdHeader(Column("ndarray"), "bool", {2}),
+            "error: invalid argument: sluice_mds_ndarray_header: 'bool' is not an ndarray dtype");
+  EXPECT_NE(NdHeader(Column("ndarray"), "int8", {}).find("0 dimensions, expected 1 to 63"),
+            std::string::npos);
+  EXPECT_NE(NdHeader(Column("ndarray"), "int8", {2, 0}).find("a dimension of 0"),
+            std::string::npos);
+  EXPECT_NE(NdHeader(Column("ndarray:int8:2"), "int8", {3}).find("shape differs"),
+            std::string::npos);
+  uint8_t small[2];
+  uint64_t len = 0;
+  const uint64_t dims[] = {3, 300};
+  EXPECT_EQ(sluice_mds_ndarray_header(&column, "int32", 2, dims, small, sizeof(small), &len),
+            SLUICE_ERANGE);
+  EXPECT_EQ(len, 6u);
+  EXPECT_EQ(sluice_mds_ndarray_header(&column, "int32", 2, nullptr, small, 2, &len), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_mds_ndarray_header(nullptr, "int32", 2, dims, small, 2, &len), SLUICE_EINVAL);
 }
 
 }  // namespace

@@ -21,15 +21,6 @@ std::string Slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::vector<std::string> Names(const std::string& folder) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(folder)) {
-    out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(CApiFiles, WriteReplacesTheFileWholeAndCopyCopiesIt) {
   sluice::testing::TempDir dir("capi_files");
   const std::string a = dir.path() + "/a", b = dir.path() + "/b";
@@ -45,7 +36,7 @@ TEST(CApiFiles, WriteReplacesTheFileWholeAndCopyCopiesIt) {
   EXPECT_EQ(Slurp(b), second);
   ASSERT_EQ(sluice_file_write(b.c_str(), nullptr, 0), SLUICE_OK);
   EXPECT_EQ(Slurp(b), "");
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(sluice::testing::NamesIn(dir.path()), (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(CApiFiles, ErrorsNameTheFileAndLeaveNothing) {
@@ -64,7 +55,7 @@ TEST(CApiFiles, ErrorsNameTheFileAndLeaveNothing) {
   EXPECT_EQ(std::string(sluice_last_error()), "invalid argument: sluice_file_write: argument 'path' must not be NULL");
   EXPECT_EQ(sluice_file_write(to.c_str(), nullptr, 3), SLUICE_EINVAL);
   EXPECT_EQ(sluice_file_copy(nullptr, to.c_str(), nullptr), SLUICE_EINVAL);
-  EXPECT_TRUE(Names(dir.path()).empty());
+  EXPECT_TRUE(sluice::testing::NamesIn(dir.path()).empty());
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 namespace {
 
 using sluice::testing::CleanStoreEnv;
+using sluice::testing::NamesIn;
 using sluice::testing::NodeServer;
 using sluice::testing::ScopedEnv;
 using sluice::testing::TempDir;
@@ -151,6 +152,32 @@ TEST_F(WriterUploadTest, KeepLocalAndRemoteObjectCalls) {
   RemoteRead("s3://bkt/c/obj", "nope/index.json", &st);
   EXPECT_EQ(st, SLUICE_ENOTFOUND);
   EXPECT_EQ(RemoteList("s3://bkt/c/obj"), "[\"sub/index.json\"]");
+}
+
+TEST_F(WriterUploadTest, ReadToFileStreamsAnObjectIntoPlaceAndLeavesNothingOnFailure) {
+  std::string payload(3 << 20, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>((i * 131) >> 7);
+  ASSERT_EQ(sluice_remote_write("s3://bkt/c/big", "d/obj.bin",
+                                reinterpret_cast<const uint8_t*>(payload.data()), payload.size()),
+            SLUICE_OK)
+      << sluice_last_error();
+  TempDir local;
+  const std::string path = local.path() + "/obj.bin";
+  ASSERT_TRUE(sluice::WriteFileAtomic(path, "an older file").ok());
+  ASSERT_EQ(sluice_remote_read_to_file("s3://bkt/c/big", "d/obj.bin", path.c_str()), SLUICE_OK)
+      << sluice_last_error();
+  auto got = sluice::ReadFile(path);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(*got == payload);
+  EXPECT_EQ(NamesIn(local.path()), std::vector<std::string>{"obj.bin"});
+
+  const std::string missing = local.path() + "/missing.bin";
+  EXPECT_EQ(sluice_remote_read_to_file("s3://bkt/c/big", "d/nope.bin", missing.c_str()),
+            SLUICE_ENOTFOUND);
+  EXPECT_NE(std::string(sluice_last_error()).find("d/nope.bin"), std::string::npos)
+      << sluice_last_error();
+  EXPECT_EQ(NamesIn(local.path()), std::vector<std::string>{"obj.bin"});
+  EXPECT_EQ(sluice_remote_read_to_file("s3://bkt/c/big", "d/obj.bin", nullptr), SLUICE_EINVAL);
 }
 
 TEST_F(WriterUploadTest, FailedUploadIsReportedByFinishWithoutSecrets) {

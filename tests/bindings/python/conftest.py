@@ -6,6 +6,14 @@ import pytest
 # even on a CI runner that is an EC2 instance (the AWS credential chain
 # probes it when nothing else gives a credential).
 os.environ['AWS_EC2_METADATA_DISABLED'] = 'true'
+# Databricks: no `databricks` program of the machine's (the databricks-cli
+# strategy runs DATABRICKS_CLI_PATH, else the one on PATH), and no CI
+# pipeline's or serving endpoint's identity (GitHub Actions, Azure DevOps,
+# Model Serving) changes which strategy answers.
+os.environ['DATABRICKS_CLI_PATH'] = '/nonexistent/databricks'
+for _name in ('ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'SYSTEM_ACCESSTOKEN',
+              'IS_IN_DB_MODEL_SERVING_ENV', 'IS_IN_DATABRICKS_MODEL_SERVING_ENV', 'SERVING_CREDENTIALS_DIR'):
+    os.environ.pop(_name, None)
 
 DATA = os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'mosaic', 'mds')
 DATA = os.path.normpath(DATA)

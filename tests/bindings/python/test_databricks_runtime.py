@@ -137,7 +137,7 @@ def fake_dbruntime(folder, modules):
 def run_child(tmp_path, fakes, extra_env):
     env = {k: v for k, v in os.environ.items() if not k.startswith('DATABRICKS_')}
     env.update({'HOME': str(tmp_path / 'home'), 'DATABRICKS_RUNTIME_VERSION': '15.4',
-                'NO_PROXY': '127.0.0.1'}, **extra_env)
+                'DATABRICKS_CLI_PATH': '/nonexistent/databricks', 'NO_PROXY': '127.0.0.1'}, **extra_env)
     out = subprocess.run([sys.executable, '-c', CHILD, str(fakes), str(tmp_path / 'cache')],
                          env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

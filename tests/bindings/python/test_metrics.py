@@ -1,9 +1,11 @@
 """StreamingDataset.metrics() and diagnosis(): the engine's counters of a
 known job (a remote folder of 9 shards read twice), its windows, and every
 field documented in docs/metrics.rst."""
+import itertools
 import os
 import pathlib
 import re
+import time
 
 import pytest
 
@@ -125,14 +127,20 @@ def test_a_subclass_reading_through_getitem_counts_each_sample_once(tmp_path):
     assert t['bytes'] == plain.metrics()['totals']['bytes']
 
 
-def test_scopes_of_one_process(tmp_path, monkeypatch):
+def alone_on_a_node(tmp_path, monkeypatch, **options):
+    """A dataset of write_remote's 200 samples, the only one of its node
+    (a state folder of its own)."""
     state = tmp_path / 'state'
     state.mkdir()
     monkeypatch.setenv('SLUICE_CACHE_STATE_DIR', str(state))
     remote = str(tmp_path / 'remote')
     write_remote(remote)
-    ds = sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=8,
-                                 shuffle=False)
+    return sluice.StreamingDataset(remote=remote, local=str(tmp_path / 'local'), batch_size=8,
+                                   shuffle=False, **options)
+
+
+def test_scopes_of_one_process(tmp_path, monkeypatch):
+    ds = alone_on_a_node(tmp_path, monkeypatch)
     assert len([s for s in ds]) == 200
     own = ds.metrics()
     assert own['processes'] == 1
@@ -147,3 +155,34 @@ def test_scopes_of_one_process(tmp_path, monkeypatch):
         ds.metrics('rank')
     with pytest.raises(ValueError, match="scope 'job': expected 'process' or 'node'"):
         ds.write_prometheus(str(tmp_path), scope='job')
+
+
+def test_the_job_and_node_windows_least_lead_is_their_batches_own(tmp_path, monkeypatch):
+    """Alone on the node, a job's or node's window (summed from the records)
+    covers the same batches as the process's window: the same least lead,
+    window by window, also where it is above the totals' least (a cached
+    epoch whose prefetcher opened shards ahead of the reader)."""
+    ds = alone_on_a_node(tmp_path, monkeypatch, predownload=200)
+    above_totals = 0
+    for epoch in range(4):
+        it = iter(ds)
+        next(it)
+        time.sleep(0.2)  # lets the prefetcher open shards ahead (nothing timed is asserted)
+        while True:
+            got = list(itertools.islice(it, 40))
+            views = {scope: ds.metrics(scope) for scope in ('process', 'job', 'node')}
+            own = views['process']
+            for scope, m in views.items():
+                assert m['window']['batches'] == own['window']['batches'], (epoch, scope)
+                for key in ('prefetch_lead_samples_min', 'prefetch_lead_shards_min'):
+                    assert m['window'][key] == own['window'][key], (epoch, scope, key)
+                    assert m['totals'][key] == own['totals'][key], (epoch, scope, key)
+            if own['window']['prefetch_lead_samples_min'] > own['totals']['prefetch_lead_samples_min']:
+                above_totals += 1
+            if not got:
+                break
+        if above_totals and epoch >= 1:
+            break
+    assert above_totals > 0
+    # A window without batches has no least.
+    assert ds.metrics('job')['window']['prefetch_lead_samples_min'] == 0

@@ -124,6 +124,11 @@ def test_loader_with_workers_MultiProcess_sees_their_reads(dataset, tmp_path, mo
     assert d['totals']['downloads'] == len(shards)
     assert (d['window']['samples'], d['window']['downloads']) == (SAMPLES, 0)
     assert d['window']['mb_per_s'] == sample_bytes / 1e6 / d['window']['seconds']
+    # The two new workers read in the window; the share of time waited is
+    # each one's (their waits are summed).
+    assert d['window']['readers'] == 2
+    assert d['window']['wait_fraction'] == pytest.approx(
+        d['window']['wait_s'] / d['window']['seconds'] / 2, rel=1e-12)
 
     # The node's totals as one Prometheus file (the plain dataset used
     # another cache folder: not in them).

@@ -305,3 +305,169 @@ def test_what_cannot_resume_on_another_world_is_refused(elastic_data, monkeypatc
                        r'saved over 3 ranks, now 1 \(the state records no world shapes; one '
                        r'saved by this Sluice resumes on another world\)$'):
         elastic_dataset(elastic_data).load_state_dict(legacy, adapt='world')
+
+
+def replicated_dataset(local, replication, **pack):
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False)
+    spec.update(pack)
+    return StreamingDataset(local=local, batch_size=2, pack=spec, replication=replication)
+
+
+def run_ranks(monkeypatch, ranks, make, state=None, take_rows=None, **load):
+    """Each of `ranks` ranks (one node) of `make()`, resumed from `state`
+    when given: its rows (`take_rows` of them, all when None) and the last
+    rank's state_dict after them (rows counted once per group of replicas)."""
+    rows, saved = [], None
+    for rank in range(ranks):
+        set_ranks(monkeypatch, ranks, rank)
+        ds = make()
+        if state is not None:
+            ds.load_state_dict(state, **load)
+        it = iter(ds)
+        got = [r['tokens'] for r in it] if take_rows is None else take(it, take_rows)
+        rows.append([r.tolist() for r in got])
+        if take_rows is not None:
+            saved = ds.state_dict(take_rows * ds._packed_ranks(ds._world()), False)
+    return rows, saved
+
+
+def distinct(rows, replication):
+    """The rows of one replica of each group (replicas' rows are equal)."""
+    for k in range(0, len(rows), replication):
+        assert all(rows[k + j] == rows[k] for j in range(replication)), k
+    return [r for k in range(0, len(rows), replication) for r in rows[k]]
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+@pytest.mark.parametrize('before,after', [((2, 2), (3, None)), ((4, 2), (2, 2)),
+                                          ((1, None), (4, 2)), ((4, 2), (6, 3))])
+def test_a_replicated_run_resumes_on_another_world(elastic_data, monkeypatch, method, before,
+                                                   after):
+    """(ranks, replication) before and after: each group of replicas is one
+    rank of the shapes the state records, and every token comes out once
+    per group across the change; replicas hand out the same rows."""
+    # Another replication is another sampling option too.
+    adapt = ('world',) if before[1] == after[1] else ('world', 'sampling')
+    for k in (1, 4):
+        consumed, state = run_ranks(
+            monkeypatch, before[0],
+            lambda: replicated_dataset(elastic_data, before[1], **METHODS[method]), take_rows=k)
+        groups = before[0] // (before[1] or 1)
+        assert state['sluice_pack']['segments'] == [
+            {'nodes': 1, 'ranks_per_node': groups, 'workers': 1, 'batch_size': 2,
+             'rows': groups * k}]
+        rest, _ = run_ranks(monkeypatch, after[0],
+                            lambda: replicated_dataset(elastic_data, after[1], **METHODS[method]),
+                            state, adapt=adapt)
+        again, _ = run_ranks(monkeypatch, after[0],
+                             lambda: replicated_dataset(elastic_data, after[1],
+                                                        **METHODS[method]),
+                             state, adapt=adapt)
+        assert again == rest
+        assert_every_token_once(distinct(consumed, before[1] or 1) +
+                                distinct(rest, after[1] or 1))
+
+
+def test_a_replicated_state_saved_with_real_worlds_still_resumes(elastic_data, monkeypatch):
+    """A state saved before shapes were planning worlds (no
+    'planning_worlds') recorded the real world: merged into its groups."""
+    consumed, state = run_ranks(monkeypatch, 4, lambda: replicated_dataset(elastic_data, 2),
+                                take_rows=3)
+    old = dict(state, sluice_pack=dict(state['sluice_pack']))
+    del old['sluice_pack']['planning_worlds']
+    old['sluice_pack']['segments'] = [dict(old['sluice_pack']['segments'][0], ranks_per_node=4)]
+    same, _ = run_ranks(monkeypatch, 4, lambda: replicated_dataset(elastic_data, 2), old)
+    want, _ = run_ranks(monkeypatch, 4, lambda: replicated_dataset(elastic_data, 2), state)
+    assert same == want
+    assert_every_token_once(distinct(consumed, 2) + distinct(same, 2))
+
+
+def skipped_doc_ids():
+    """Steps 3..5 of 1 rank of batch 2 (no shuffle): samples 6..11."""
+    return set(range(6, 12))
+
+
+def assert_every_kept_token_once(rows, skipped):
+    got = np.sort(np.concatenate([np.asarray(r).ravel() for r in rows]))
+    got = got[got != 0]
+    want = np.sort(np.concatenate([elastic_doc(i) for i in range(ELASTIC_DOCS)
+                                   if i not in skipped]))
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+@pytest.mark.parametrize('after', [(3, None), (6, 2)])
+def test_steps_skipped_before_a_change_stay_skipped_after_it(elastic_data, monkeypatch, method,
+                                                             after):
+    """1 rank consumes 4 rows (documents 0..5 only), resumes skipping steps
+    3..5 (samples 6..11, global positions 6..12: whole steps of 3 ranks
+    too), consumes 3 more rows and checkpoints; resumed on another world
+    (with replication too), the skipped documents never come and every
+    other token comes once."""
+    make = lambda: elastic_dataset(elastic_data, **METHODS[method])  # noqa: E731
+    head, state = run_ranks(monkeypatch, 1, make, take_rows=4)
+    mid, state = run_ranks(monkeypatch, 1, make, state, take_rows=3, skip_steps=[(3, 6)])
+    assert state['sluice_order']['parts']['skips'] == [[0, 6, 12]]  # epoch, positions
+    rest, _ = run_ranks(monkeypatch, after[0],
+                        lambda: replicated_dataset(elastic_data, after[1], **METHODS[method]),
+                        state, adapt=('world', 'sampling') if after[1] else 'world')
+    assert_every_kept_token_once(head[0] + mid[0] + distinct(rest, after[1] or 1),
+                                 skipped_doc_ids())
+
+
+def test_skips_that_cannot_be_honoured_across_a_change_are_refused(elastic_data, monkeypatch):
+    make = lambda: elastic_dataset(elastic_data)  # noqa: E731
+    _, state = run_ranks(monkeypatch, 1, make, take_rows=4)
+    set_ranks(monkeypatch, 3, 0)
+    for key, value in (('skip_steps', [(3, 4)]), ('skip_samples', [(6, 12)]),
+                       ('skip_sample_ids', [30])):
+        with pytest.raises(ValueError, match=(
+                rf"^packed rows: {key} cannot be given once the epoch changed world shape \(it "
+                r"runs on 2 shapes\): skipped steps are positions of the epoch's samples, which "
+                r"the workers of its first shape packed into rows from its start, so leaving "
+                r"them out now would change rows consumed before the change; skip steps on the "
+                r"shape the epoch started on \(those are honoured across changes\)$")):
+            make().load_state_dict(state, adapt='world', **{key: value})
+    # No steps may be added through the engine either (sluice_stream_load_state_with).
+    with pytest.raises(ValueError, match=r"no steps can be skipped with 'steps_of'"):
+        make()._engine.load_state(state, {'skip_steps': [[3, 4]],
+                                          'steps_of': {'batch_size': 2, 'ranks': 1}})
+
+
+@pytest.mark.parametrize('method', sorted(METHODS))
+def test_skips_that_are_no_whole_steps_of_the_new_world_stay_skipped(elastic_data, monkeypatch,
+                                                                     method):
+    """Step 4 of 1 rank (samples 8, 9) is no whole step of 3 ranks (6
+    samples): the resume there checks the state's skips against the shape
+    the epoch started on (steps_of), whose steps they are."""
+    make = lambda: elastic_dataset(elastic_data, **METHODS[method])  # noqa: E731
+    head, state = run_ranks(monkeypatch, 1, make, take_rows=4)
+    mid, state = run_ranks(monkeypatch, 1, make, state, take_rows=1, skip_steps=[(4, 5)])
+    rest, _ = run_ranks(monkeypatch, 3, make, state, adapt='world')
+    assert_every_kept_token_once(head[0] + mid[0] + distinct(rest, 1), {8, 9})
+
+def test_replicated_and_skipping_elastic_resume_from_s3_is_the_local_one(elastic_data, s3,
+                                                                        tmp_path, monkeypatch):
+    """Over s3rver, each rank with its own cache: 2 replicas consume, resume
+    skipping steps 3..5 and checkpoint; 3 unreplicated ranks resume with the
+    rows the local dataset gives, the skipped documents left out."""
+    url = s3 + '/elastic-replicated'
+    for path in sorted(glob.glob(elastic_data + '/*')):
+        with open(path, 'rb') as f:
+            remote_write(url, os.path.basename(path), f.read())
+    spec = dict(column='tokens', seq_len=ELASTIC_SEQ_LEN, eos_id=0, pad_id=0, drop_last=False)
+    caches = iter(range(100))
+
+    def remote(replication=None):
+        return StreamingDataset(remote=url, local=str(tmp_path / f'c{next(caches)}'),
+                                batch_size=2, pack=spec, replication=replication)
+
+    head, state = run_ranks(monkeypatch, 2, lambda: remote(2), take_rows=4)
+    mid, state = run_ranks(monkeypatch, 2, lambda: remote(2), state, take_rows=3,
+                           skip_steps=[(3, 6)])
+    got, _ = run_ranks(monkeypatch, 3, remote, state, adapt=('world', 'sampling'))
+    want, _ = run_ranks(monkeypatch, 3, lambda: elastic_dataset(elastic_data), state,
+                        adapt=('world', 'sampling', 'streams'))  # the same shards, local
+    assert got == want
+    assert_every_kept_token_once(distinct(head, 2) + distinct(mid, 2) + distinct(got, 1),
+                                 skipped_doc_ids())

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from sluice import download, storage, upload
+from sluice import _lib, download, storage, upload
 from sluice.remote import remote_read, remote_write
 from test_writer_remote import KEY_ID, SECRET, s3, s3rver  # noqa: F401 (fixtures)
 
@@ -92,6 +92,21 @@ def test_s3_uploader_and_downloader_through_the_store(s3, tmp_path):  # noqa: F8
     assert os.listdir(tmp_path / 'down') == ['shard.mds']  # no temporary left
     with pytest.raises(FileNotFoundError):
         download.download_file(f'{s3}/up/dir/nope', str(tmp_path / 'nope'))
+    assert sorted(os.listdir(tmp_path)) == ['down', 'local']  # no temporary, no 'nope'
+
+
+def test_downloaders_stream_into_the_file_without_reading_it_whole(s3, tmp_path,  # noqa: F811
+                                                                     monkeypatch):
+    payload = bytes(range(256)) * (3 * 4096 + 7)  # ~3 MiB
+    remote_write(f'{s3}/stream', 'd/big.bin', payload)
+
+    def whole_read(*args, **kwargs):
+        raise AssertionError('the downloader read the whole object into memory')
+    monkeypatch.setattr(_lib.lib, 'sluice_remote_read', whole_read)
+    got = tmp_path / 'big.bin'
+    download.S3Downloader().download(f'{s3}/stream/d/big.bin', str(got))
+    assert got.read_bytes() == payload
+    assert os.listdir(tmp_path) == ['big.bin']
 
 
 def test_a_missing_bucket_is_named_without_the_secret(s3, tmp_path):  # noqa: F811

@@ -4,7 +4,8 @@
 // requests, retries and throttles for that host), and a cache limit that
 // makes a reader wait for room another reader holds; the node's sums of
 // processes' records (workers forked from one dataset, an ended process of
-// another); the prefetch lead of a window the prefetcher filled.
+// another); the prefetch lead of a window the prefetcher filled, in each
+// scope's window.
 #include <sys/stat.h>
 
 #include <chrono>
@@ -415,6 +416,12 @@ TEST(DatasetMetricsMultiProcess, NodeAndJobTotalsSumEveryProcessOnce) {
   const JsonValue* window = JsonMember(*parsed, "window");
   EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "samples")->v), 300);
   EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "bytes")->v), static_cast<int64_t>(all_bytes));
+  // The two workers read in the window (this process did not): its share
+  // of time waited is per worker.
+  EXPECT_EQ(std::get<int64_t>(JsonMember(*window, "readers")->v), 2);
+  EXPECT_DOUBLE_EQ(std::get<double>(JsonMember(*window, "wait_fraction")->v),
+                   std::get<double>(JsonMember(*window, "wait_s")->v) /
+                       std::get<double>(JsonMember(*window, "seconds")->v) / 2);
   // An unknown scope is refused by name.
   EXPECT_EQ(ParseMetricsScope("rank").status().ToString(),
             "invalid argument: metrics scope \"rank\": expected \"process\", \"job\" or "
@@ -506,51 +513,68 @@ TEST(DatasetMetrics, NodeRecordsRoundTripAndForeignFilesArePassedOver) {
   EXPECT_EQ(other->samples, 0u);
 }
 
-// A sequential read whose window is the whole dataset: once the prefetcher
-// has opened every shard, each batch of one sample leaves the rest of the
-// epoch ready and every shard open (the consumer moves less than a
-// quarter window, so none is dropped): exact leads, their min and mean.
-TEST(DatasetMetrics, ThePrefetchLeadOfAFilledWindowIsExact) {
+// A sequential read of 300 samples whose window is the whole dataset: once
+// the prefetcher has opened every shard, each batch of one sample leaves
+// the rest of the epoch ready and every shard open (the consumer moves less
+// than a quarter window, so none is dropped): exact leads.
+struct FilledWindow {
   ScratchDir remote, cache;
-  testing::WriteSyntheticMds(remote.path(), 300, 2000);
-  const ShardFiles files = ShardsOf(remote.path());
-  DatasetOptions o = MetricsOptions(remote.path(), cache.path());
-  o.predownload = 300;
-  o.fetch_concurrency = 1;
-  o.plan.shuffle = false;
-  auto ds = StreamingDataset::Open(o);
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-  std::vector<int64_t> ids(1);
+  ShardFiles files;
+  std::unique_ptr<StreamingDataset> ds;
+  uint64_t pos = 0;  // samples read
+  std::vector<int64_t> ids = std::vector<int64_t>(1);
   std::vector<SampleFields> out;
-  auto next = [&] {
-    auto n = (*ds)->NextBatch(1, ids.data(), &out);
+
+  void Next() {
+    auto n = ds->NextBatch(1, ids.data(), &out);
     EXPECT_TRUE(n.ok() && *n == 1);
-  };
-  next();
-  uint64_t pos = 1;
-  // Wait (without reading) for the prefetcher to fill the window, then
-  // read until a batch sees it all open (its last opens are maps of files
-  // already there).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (testing::ShardBytesOnDisk(cache.path()) < files.bytes &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  for (;;) {
-    DatasetMetrics m = (*ds)->Metrics();
-    if (m.prefetch_lead_shards == files.count) break;
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never saw every shard open";
-    ASSERT_LT(pos, 40u) << "the window was not filled in time";
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    next();
     ++pos;
   }
-  EXPECT_EQ((*ds)->Metrics().prefetch_lead_samples, 300 - pos);
-  (*ds)->MetricsReport();  // a window of the next five batches alone
-  for (int k = 0; k < 5; ++k) next();
-  pos += 5;
-  auto report = ParsePyJson((*ds)->MetricsReport());
+  // Opens the dataset, reads a sample, waits (without reading) for the
+  // prefetcher to fill the window, then reads until a batch sees it all
+  // open (its last opens are maps of files already there).
+  void Fill() {
+    testing::WriteSyntheticMds(remote.path(), 300, 2000);
+    files = ShardsOf(remote.path());
+    DatasetOptions o = MetricsOptions(remote.path(), cache.path());
+    o.predownload = 300;
+    o.fetch_concurrency = 1;
+    o.plan.shuffle = false;
+    auto opened = StreamingDataset::Open(o);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    ds = std::move(*opened);
+    ASSERT_TRUE(ds->IterBegin(0, 0, 0, 1).ok());
+    Next();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (testing::ShardBytesOnDisk(cache.path()) < files.bytes &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    for (;;) {
+      DatasetMetrics m = ds->Metrics();
+      if (m.prefetch_lead_shards == files.count) break;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "never saw every shard open";
+      ASSERT_LT(pos, 40u) << "the window was not filled in time";
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      Next();
+    }
+  }
+};
+
+int64_t IntMember(const JsonValue& v, const char* section, const char* name) {
+  return std::get<int64_t>(JsonMember(*JsonMember(v, section), name)->v);
+}
+
+// Exact leads, their min and mean, of a window of five batches.
+TEST(DatasetMetrics, ThePrefetchLeadOfAFilledWindowIsExact) {
+  FilledWindow f;
+  ASSERT_NO_FATAL_FAILURE(f.Fill());
+  const uint64_t& pos = f.pos;
+  const ShardFiles& files = f.files;
+  EXPECT_EQ(f.ds->Metrics().prefetch_lead_samples, 300 - pos);
+  f.ds->MetricsReport();  // a window of the next five batches alone
+  for (int k = 0; k < 5; ++k) f.Next();
+  auto report = ParsePyJson(f.ds->MetricsReport());
   ASSERT_TRUE(report.ok());
   const JsonValue* totals = JsonMember(*report, "totals");
   const JsonValue* window = JsonMember(*report, "window");
@@ -568,6 +592,48 @@ TEST(DatasetMetrics, ThePrefetchLeadOfAFilledWindowIsExact) {
             static_cast<int64_t>(files.count));
   EXPECT_EQ(std::get<double>(JsonMember(*window, "prefetch_lead_shards_mean")->v),
             static_cast<double>(files.count));
+}
+
+// The job's and node's windows (summed from the records) have the least
+// lead of their own batches: the first window's is that of the batches
+// read while the prefetcher filled the window, the next window's that of
+// its five batches alone (the totals' least stays the first).
+TEST(DatasetMetrics, AJobOrNodeWindowsLeastLeadIsThatOfItsOwnBatches) {
+  ScratchDir state;
+  testing::ScopedEnv state_dir("SLUICE_CACHE_STATE_DIR", state.path());
+  FilledWindow f;
+  ASSERT_NO_FATAL_FAILURE(f.Fill());
+  for (MetricsScope scope : {MetricsScope::kProcess, MetricsScope::kJob, MetricsScope::kNode}) {
+    auto first = f.ds->MetricsReport(scope);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    auto parsed = ParsePyJson(*first);
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(IntMember(*parsed, "window", "batches"), static_cast<int64_t>(f.pos));
+    EXPECT_EQ(IntMember(*parsed, "window", "prefetch_lead_samples_min"),
+              static_cast<int64_t>(f.ds->Metrics().lead_samples_min))
+        << static_cast<int>(scope);
+  }
+  const int64_t first_least = static_cast<int64_t>(f.ds->Metrics().lead_samples_min);
+  ASSERT_LT(first_least, static_cast<int64_t>(300 - f.pos - 5));  // the filling batches'
+  for (int k = 0; k < 5; ++k) f.Next();
+  for (MetricsScope scope : {MetricsScope::kProcess, MetricsScope::kJob, MetricsScope::kNode}) {
+    auto report = f.ds->MetricsReport(scope);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    auto parsed = ParsePyJson(*report);
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(IntMember(*parsed, "window", "batches"), 5);
+    EXPECT_EQ(IntMember(*parsed, "window", "prefetch_lead_samples_min"),
+              static_cast<int64_t>(300 - f.pos))
+        << static_cast<int>(scope);
+    EXPECT_EQ(IntMember(*parsed, "window", "prefetch_lead_shards_min"),
+              static_cast<int64_t>(f.files.count));
+    EXPECT_EQ(IntMember(*parsed, "totals", "prefetch_lead_samples_min"), first_least);
+  }
+  // A window without batches has none.
+  auto empty = ParsePyJson(*f.ds->MetricsReport(MetricsScope::kJob));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(IntMember(*empty, "window", "batches"), 0);
+  EXPECT_EQ(IntMember(*empty, "window", "prefetch_lead_samples_min"), 0);
 }
 
 }  // namespace

@@ -35,6 +35,21 @@ TEST(Diagnosis, DownloadsNameTheRemoteAndTheStoreSide) {
             "95 MB/s, time to first byte p95 623 ms; raise fetch_concurrency or predownload");
 }
 
+// A job's window: two workers waited 3.1 s each in the same 10 s, 31% of
+// the time each (not 62%).
+TEST(Diagnosis, TheShareWaitedIsPerReader) {
+  DatasetMetrics w = DownloadBound();
+  w.readers = 2;
+  w.waits.total_ns *= 2;
+  w.waits.download_ns *= 2;
+  w.waits.decode_ns *= 2;
+  EXPECT_EQ(Diagnose(w),
+            "waited 31% of the time on downloads from s3://bucket/ds: 8.0 requests in flight, "
+            "95 MB/s, time to first byte p95 623 ms; raise fetch_concurrency or predownload");
+  w.readers = 1;
+  EXPECT_EQ(Diagnose(w).substr(0, 11), "waited 62% ");
+}
+
 TEST(Diagnosis, ThrottlingSaysToAskLess) {
   DatasetMetrics w = DownloadBound();
   w.hosts[0].throttles_503 = 7;

@@ -1,8 +1,8 @@
 // The node's records as files: hosts merged by name with exact counts and
 // histogram buckets, percentiles of a known merged histogram, the bound on
 // hosts and host names, records of another version or cut short passed
-// over, the prefetch lead's sum and min, and the deletion of ended
-// processes' records past the retention.
+// over, the prefetch lead's sum and min, a window's least leads, and the
+// deletion of ended processes' records past the retention.
 #include "engine/dataset/node_metrics.h"
 
 #include <fcntl.h>
@@ -223,7 +223,7 @@ TEST(NodeMetrics, RecordsOfAnotherVersionOrLengthArePassedOver) {
       WriteFileAtomic(JoinPath(dir.path(), NodeRecordName(2)), good.substr(0, good.size() - 1))
           .ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), NodeRecordName(3)), good + "x").ok());
-  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "junk.rec"), "SLNODE02short").ok());
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "junk.rec"), "SLNODE03short").ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "notes.txt"), "x").ok());
   auto sum = SumNodeRecords(dir.path(), std::nullopt);
   ASSERT_TRUE(sum.ok()) << sum.status().ToString();
@@ -265,6 +265,62 @@ TEST(NodeMetrics, ThePrefetchLeadSumsRunningProcessesAndTheMinIsTheLeast) {
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->lead_samples_min, 0u);
   EXPECT_EQ(none->prefetch_lead_samples, 0u);
+}
+
+// A window over the records: its least leads are those of the batches the
+// records gained since its previous sum (two processes' records, the second
+// not growing in the second window; a record new to it counted whole), as
+// the records read back carry them; another window keeps its own start.
+TEST(NodeMetrics, AWindowsLeastLeadsAreThoseOfTheBatchesSinceItsLastSum) {
+  TempDir dir;
+  testing::ScopedEnv retention("SLUICE_METRICS_RETENTION_S", std::nullopt);
+  DatasetMetrics a, b;
+  auto close = [](DatasetMetrics* m, uint64_t batches, uint64_t least, uint64_t least_shards) {
+    m->batches = batches;
+    m->lead_samples_steps.Close(batches, least);
+    m->lead_shards_steps.Close(batches, least_shards);
+  };
+  close(&a, 4, 10, 3);  // a's batches 1-4: least lead 10
+  close(&b, 6, 2, 1);   // b's 1-6: 2
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, a).ok());
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 2, b).ok());
+  NodeLeadWindow window, other;
+  auto sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), std::nullopt, &window);
+  ASSERT_TRUE(sum.ok()) << sum.status().ToString();
+  EXPECT_EQ(window.lead_samples_min, 2u);
+  EXPECT_EQ(window.lead_shards_min, 1u);
+  EXPECT_EQ(window.seen.size(), 2u);
+  EXPECT_EQ(window.readers, 2u);
+  close(&a, 7, 5, 2);  // 5-7: 5
+  close(&a, 9, 8, 3);  // 8-9: 8
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, a).ok());
+  sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), std::nullopt, &window);
+  ASSERT_TRUE(sum.ok());
+  EXPECT_EQ(sum->batches, 15u);
+  EXPECT_EQ(window.lead_samples_min, 5u);  // not b's 2: b read nothing since
+  EXPECT_EQ(window.lead_shards_min, 2u);
+  EXPECT_EQ(window.readers, 1u);
+  // A third record, new to the window: all its batches count.
+  DatasetMetrics c;
+  close(&c, 2, 6, 4);
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 3, c).ok());
+  close(&a, 12, 9, 5);
+  ASSERT_TRUE(WriteNodeRecord(dir.path(), 1, a).ok());
+  sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), std::nullopt, &window);
+  ASSERT_TRUE(sum.ok());
+  EXPECT_EQ(window.lead_samples_min, 6u);
+  EXPECT_EQ(window.lead_shards_min, 4u);
+  EXPECT_EQ(window.readers, 2u);
+  // Nothing since: no least.
+  sum = SumNodeRecords(dir.path(), std::nullopt, Env::Default(), std::nullopt, &window);
+  ASSERT_TRUE(sum.ok());
+  EXPECT_EQ(window.lead_samples_min, 0u);
+  EXPECT_EQ(window.readers, 0u);
+  // A window of dataset 1 alone, first summed now: a's batches since open.
+  sum = SumNodeRecords(dir.path(), uint64_t{1}, Env::Default(), std::nullopt, &other);
+  ASSERT_TRUE(sum.ok());
+  EXPECT_EQ(other.lead_samples_min, 5u);
+  EXPECT_EQ(other.seen.size(), 1u);
 }
 
 // An ended process's record older than the retention is deleted when the

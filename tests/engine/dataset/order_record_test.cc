@@ -198,7 +198,7 @@ TEST(ResumeOptions, ParseFromJson) {
   EXPECT_TRUE(o->skip_sample_ids.empty());
   EXPECT_EQ(ResumeOptionsFromJson("{\"skip\": []}").status().message(),
             "resume options: unknown key 'skip' (the keys are adapt, skip_steps, skip_samples, "
-            "skip_sample_ids)");
+            "skip_sample_ids, steps_of)");
   EXPECT_EQ(ResumeOptionsFromJson("{\"skip_steps\": [[1, 2, 3]]}").status().message(),
             "resume options: 'skip_steps' must be a list of [first, last] integer pairs");
   auto ids = ResumeOptionsFromJson("{\"skip_sample_ids\": [7, 0, 123456789012]}");
@@ -210,6 +210,22 @@ TEST(ResumeOptions, ParseFromJson) {
               "resume options: 'skip_sample_ids' must be a list of sample ids (integers >= 0)")
         << bad;
   }
+  auto of = ResumeOptionsFromJson("{\"steps_of\": {\"batch_size\": 2, \"ranks\": 3}}");
+  ASSERT_TRUE(of.ok()) << of.status().message();
+  EXPECT_EQ(of->steps_of, std::make_pair(int64_t{2}, int64_t{3}));
+  EXPECT_FALSE(o->steps_of);
+  for (const char* bad : {"{\"steps_of\": {\"batch_size\": 2}}", "{\"steps_of\": [2, 3]}",
+                          "{\"steps_of\": {\"batch_size\": 0, \"ranks\": 3}}"}) {
+    EXPECT_EQ(ResumeOptionsFromJson(bad).status().message(),
+              "resume options: 'steps_of' must be {\"batch_size\": 1..2^30, \"ranks\": 1..2^20}")
+        << bad;
+  }
+  EXPECT_EQ(ResumeOptionsFromJson("{\"skip_steps\": [[1, 2]], \"steps_of\": {\"batch_size\": 2, "
+                                  "\"ranks\": 3}}")
+                .status()
+                .message(),
+            "resume options: no steps can be skipped with 'steps_of' (the state's skips are "
+            "another world's steps; new ones would be this world's)");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/parquet/footer.h"
+#include "stores/file/file_store.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
@@ -577,25 +578,31 @@ TEST(ParquetStream, HfDatasetFolderStreamsAsTheSameFilesDo) {
   for (const std::string& auth : hub.cdn_authorizations()) EXPECT_EQ(auth, "");
 }
 
-// A file that shrank since the node listed it is named, with its row
-// group and URL, when a group is fetched; one gone from a folder read in
-// place is named too.
+// A file changed since the node listed it (its LocalFileTag: inode and
+// mtime) is named, with its row group, range and both tags, when a group is
+// fetched, after one read; one gone from a folder read in place is named too.
 TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
   Twins t;
   ScratchDir cache;
   auto ds = StreamingDataset::Open(ParquetOptions(cache.path(), t.parquet.path()));
   ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const std::string c = t.parquet.path() + "/part=b/c.parquet";
+  auto listed = Env::Default()->Stat(c);
+  ASSERT_TRUE(listed.ok());
   // The fixture's row groups lie in [4, 7978), its footer after them: 7500
-  // bytes cut the last group short.
-  fs::resize_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", 7500);
+  // bytes cut the last group short (and change the mtime).
+  fs::resize_file(c, 7500);
+  auto now = Env::Default()->Stat(c);
+  ASSERT_TRUE(now.ok());
   SampleFields f;
   Status got = (*ds)->Get(119, &f);  // row group 8 of part=b/c.parquet
   EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
-  EXPECT_NE(got.message().find("part=b/c.parquet: row group 8, bytes [7361, 7978) of " +
-                               t.parquet.path() + "/part=b/c.parquet: answered 139 bytes (the "
-                               "file had 20718 when it was listed: it changed since?)"),
-            std::string::npos)
-      << got.message();
+  EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 "
+                           "'" + RowGroupPieceName("part=b/c.parquet", 8, {},
+                                                                       LocalFileTag(*listed)) +
+                           "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + c + ": " + c +
+                               ": changed since it was listed (ETag " + LocalFileTag(*now) +
+                               ", listed " + LocalFileTag(*listed) + "); bytes 7361..7978 not read");
   EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
 
   ScratchDir folder;

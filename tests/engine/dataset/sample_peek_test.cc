@@ -562,14 +562,17 @@ class ColdPass : public ::testing::Test {
   size_t first_batch_log_wanted_ = 0;          // how many of them to wait for
 };
 
-// The first sample's shard comes slowly (nginx sends 64 KB/s after the
-// first 64 KB): the first batch is that one sample, from one ranged read
-// of its offsets entry and the bytes after it (the ~160 KB shard's sample
-// lies within its reach), before the shard is there; the epoch then reads
-// the shard and is exact.
+// The first sample's shard comes slowly (nginx sends it at 16 KB/s, the
+// peek's range at 64 KB/s: the peek reads nearly the whole ~160 KB shard,
+// so at one rate the two would race): the first batch is that one sample,
+// from one ranged read of its offsets entry and the bytes after it (the
+// shard's sample lies within its reach), before the shard is there; the
+// epoch then reads the shard and is exact.
 TEST_F(ColdPass, FirstSampleComesFromOneRangedReadBeforeItsShard) {
   ASSERT_NO_FATAL_FAILURE(Write());
-  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ + " { limit_rate 64k; }"));
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
+                                " { limit_rate 64k; if ($http_range ~ \"^bytes=0-\") "
+                                "{ limit_rate 16k; } }"));
   const std::vector<std::string> peeks{"206 " + FirstRead(FirstEntry(), first_index_)};
 
   first_batch_log_wanted_ = peeks.size();

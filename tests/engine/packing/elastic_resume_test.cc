@@ -49,9 +49,12 @@ class ElasticPackTest : public ::testing::Test {
     ASSERT_TRUE((*w)->Finish().ok());
   }
 
-  // Rank `rank` of `ranks` (one node) over the dataset.
-  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks) {
-    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(", "batch_size": )" +
+  // Rank `rank` of `ranks` (one node) over the dataset; `more`: further
+  // options (`, "key": value`).
+  std::unique_ptr<StreamingDataset> Open(int64_t rank, int64_t ranks,
+                                         const std::string& more = "") {
+    auto o = ParseDatasetOptions(R"({"local": ")" + data_.path() + R"(")" + more +
+                                 R"(, "batch_size": )" +
                                  std::to_string(kElasticBatch) + R"(, "world": {"rank": )" +
                                  std::to_string(rank) + R"(, "world_size": )" +
                                  std::to_string(ranks) + R"(, "local_rank": )" +
@@ -306,21 +309,64 @@ TEST_F(ElasticPackTest, EveryTokenComesOnceAfterAWorkerRanOutBeforeTheOthers) {
   }
 }
 
+// Each of `ds`'s `workers` workers reads (epoch 0, from its start) the
+// planned ids of role first_role + worker; returns the ids they read.
+size_t ExpectWorkersRead(const StreamingDataset& ds,
+                         const std::vector<std::vector<int64_t>>& planned, size_t first_role,
+                         int64_t workers) {
+  size_t held = 0;
+  for (int64_t w = 0; w < workers; ++w) {
+    auto ids = ds.WorkerIds(0, 0, w, workers);
+    EXPECT_TRUE(ids.ok()) << ids.status().message();
+    if (!ids.ok()) continue;
+    EXPECT_EQ(planned[first_role + size_t(w)], *ids) << first_role << " " << w;
+    held += ids->size();
+  }
+  return held;
+}
+
+// Another shape's plan is what its ranks read. Under replication a shape
+// is its planning world: replicas 2r and 2r + 1 of 4 ranks read what rank
+// r of 2 unreplicated ranks reads, and a replicated dataset plans a shape
+// the same way (its replication not applied again).
 TEST_F(ElasticPackTest, AnotherShapesPlanIsWhatItsRanksRead) {
   auto one = Open(0, 1);
-  auto planned = one->ShapeWorkerIds(0, 1, 3, 2);
-  ASSERT_TRUE(planned.ok()) << planned.status().message();
-  ASSERT_EQ(planned->size(), 6u);
-  for (int64_t rank = 0; rank < 3; ++rank) {
-    auto ds = Open(rank, 3);
-    for (int64_t w = 0; w < 2; ++w) {
-      auto ids = ds->WorkerIds(0, 0, w, 2);
-      ASSERT_TRUE(ids.ok());
-      EXPECT_EQ((*planned)[size_t(rank * 2 + w)], *ids) << rank << " " << w;
+  for (const int64_t replication : {1, 2}) {
+    const int64_t groups = 3 - replication + 1, ranks = groups * replication;  // 3 or 2 x 2
+    auto planned = one->ShapeWorkerIds(0, 1, groups, 2, kElasticBatch);
+    ASSERT_TRUE(planned.ok()) << planned.status().message();
+    ASSERT_EQ(planned->size(), size_t(groups * 2));
+    const std::string more = R"(, "replication": )" + std::to_string(replication);
+    for (int64_t rank = 0; rank < ranks; ++rank) {
+      auto ds = Open(rank, ranks, more);
+      ExpectWorkersRead(*ds, *planned, size_t(rank / replication * 2), 2);
+      EXPECT_EQ(ds->ShapeWorkerIds(0, 1, groups, 2, kElasticBatch).value(), *planned);
     }
   }
-  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1).status().message(),
-            "a world shape needs at least one node, rank per node and worker, and an epoch >= 0");
+  EXPECT_EQ(one->ShapeWorkerIds(0, 0, 1, 1, kElasticBatch).status().message(),
+            "a world shape needs at least one node, rank per node, worker and sample per "
+            "batch, and an epoch >= 0");
+}
+
+// Skipped steps (positions of the epoch) leave a shape's plan as they
+// leave each of its ranks' iteration: steps of that shape's batch x ranks.
+TEST_F(ElasticPackTest, AShapesPlanLeavesOutTheSkippedSteps) {
+  const ResumeState start{0, 0, 1, 9176, 1, std::nullopt};
+  const ResumeOptions skip{{}, {{3, 5}}, {}, {}};  // steps of 3 ranks x 2: positions 18..30
+  auto one = Open(0, 1);
+  ASSERT_TRUE(one->LoadState(start, skip).ok());  // one rank: positions 6..10
+  auto planned = one->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
+  EXPECT_EQ(planned.status().message(),
+            "planning another world shape: skipping steps: the skipped samples [6, 10) of epoch 0 "
+            "are not a whole step (a multiple of the global batch 6 = batch_size 2 x 3 ranks)");
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    auto ds = Open(rank, 3);
+    ASSERT_TRUE(ds->LoadState(start, skip).ok());
+    planned = ds->ShapeWorkerIds(0, 1, 3, 2, kElasticBatch);
+    ASSERT_TRUE(planned.ok()) << planned.status().message();
+    // 60 samples over 3 ranks, 2 steps of 2 skipped.
+    EXPECT_EQ(ExpectWorkersRead(*ds, *planned, size_t(rank * 2), 2), 20u - 4u);
+  }
 }
 
 TEST_F(ElasticPackTest, ARoleOutOfTheShapeIsRefused) {

@@ -65,6 +65,7 @@ struct PageFacts {
 struct WalkedChunk {
   std::vector<PageFacts> pages;
   std::string_view dictionary;  // the dictionary page's body when stored uncompressed
+  uint64_t dictionary_begin = 0, dictionary_end = 0;  // where its page lies in the chunk
 };
 
 size_t CountPresent(RleBitPackedDecoder d, size_t n, int16_t max) {
@@ -89,8 +90,11 @@ WalkedChunk WalkPages(std::string_view chunk, const ColumnMetaData& meta, const 
     if (!more.ok() || !*more) break;
     if (page.header.type == PageType::kDictionaryPage) {
       if (in_chunk(page.body)) out.dictionary = page.body;
+      out.dictionary_begin = page.file_offset;
+      out.dictionary_end = chunk.size();  // until the first data page
       continue;
     }
+    if (out.pages.empty() && out.dictionary_end == chunk.size()) out.dictionary_end = page.file_offset;
     PageFacts f;
     f.begin = page.file_offset;
     f.end = chunk.size();
@@ -200,6 +204,15 @@ TEST(ColumnViews, ViewsAreThePagesBytesAndCopiesWhereTheEncodingNeedsThem) {
               ASSERT_GE(v.data(), chunk.data() + page.begin) << "page " << p << " value " << k;
               ASSERT_LE(v.data() + v.size(), chunk.data() + page.end) << "page " << p << " value " << k;
               ++seen["view " + kind + " of a snappy page"];
+            } else if (!page.stored_plain && binary && dict && inside(v)) {
+              // A snappy dictionary page of incompressible values is read in
+              // place as a PLAIN data page is.
+              ASSERT_EQ(footer->chunk(rg, footer->schema.fields[f].first_leaf).codec,
+                        CompressionCodec::kSnappy);
+              ASSERT_GE(v.data(), chunk.data() + walked.dictionary_begin) << "page " << p << " value " << k;
+              ASSERT_LE(v.data() + v.size(), chunk.data() + walked.dictionary_end)
+                  << "page " << p << " value " << k;
+              ++seen["dictionary binary view of a snappy page"];
             } else if (!page.stored_plain) {
               ASSERT_FALSE(inside(v)) << "page " << p << " value " << k;
               ++seen["copy " + kind + " of a compressed page"];
@@ -232,7 +245,8 @@ TEST(ColumnViews, ViewsAreThePagesBytesAndCopiesWhereTheEncodingNeedsThem) {
         "copy binary v1 of a compressed page", "copy fixed v2 of a compressed page",
         "dictionary binary", "copy fixed v1 RLE_DICTIONARY", "copy fixed v2 DELTA_BINARY_PACKED",
         "copy binary v2 DELTA_BYTE_ARRAY", "copy fixed v2 BYTE_STREAM_SPLIT",
-        "view binary v2 DELTA_LENGTH_BYTE_ARRAY", "view binary v1 of a snappy page"}) {
+        "view binary v2 DELTA_LENGTH_BYTE_ARRAY", "view binary v1 of a snappy page",
+        "dictionary binary view of a snappy page"}) {
     EXPECT_GT(seen[want], 0u) << want << " never seen; seen:\n" << all;
   }
 }

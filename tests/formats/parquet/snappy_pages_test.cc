@@ -8,11 +8,13 @@
 
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/file.h"
 #include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/page_reader.h"
+#include "formats/parquet/parquet_shard_reader.h"
 #include "tests/formats/parquet/fixture_chunk.h"
 
 namespace sluice::parquet {
@@ -113,6 +115,43 @@ TEST(SnappyPages, ADamagedPageFailsAsWhenDecompressed) {
   const uint32_t length = 0x7fffffff;
   std::memcpy(bad.data() + fx.first_length[0], &length, 4);
   EXPECT_EQ(Decode(fx, bad), where + "PLAIN at offset 0: byte array 0 of 89 has length 2147483647; expected 0 to the 89115 bytes left");
+}
+
+// hf_image's `image` (JPEGs of up to ~110 KB in a snappy dictionary page):
+// the dictionary is read in place, and its values that straddle snappy's
+// literals are copied when their row is first read (defer_large_gathers,
+// as the shard reader decodes): every row, read by four threads at once,
+// is the bytes of the column decoded without deferring.
+TEST(SnappyPages, LargeDictionaryValuesCopiedWhenReadAreTheDecodedBytes) {
+  const testing::FixtureChunk fx = testing::LoadFixtureChunk("hf_image.parquet", "image");
+  Result<ColumnBuffer> eager = DecodeColumnChunk(fx.footer, 0, fx.field, fx.chunk(), "f.parquet");
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  EXPECT_TRUE(eager->deferred.empty());
+  ColumnDecodeOptions o;
+  o.defer_large_gathers = true;
+  Result<ColumnBuffer> lazy = DecodeColumnChunk(fx.footer, 0, fx.field, fx.chunk(), "f.parquet", o);
+  ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+  EXPECT_GT(lazy->deferred.size(), 0u);
+  const uint32_t rows = static_cast<uint32_t>(fx.footer.meta.row_groups[0].num_rows);
+  ASSERT_EQ(eager->binary.size(), rows);
+  Result<ParquetShardReader> reader = ParquetShardReader::Open(fx.bytes, "f.parquet", 0, rows, {}, {"image"});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (uint32_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::string_view> fields;
+      for (uint32_t i = 0; i < rows; ++i) {
+        const uint32_t row = (i + t) % rows;
+        if (!reader->ReadRow(row, &fields).ok() || fields[0] != eager->binary[row]) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+  size_t large = 0;
+  for (std::string_view v : eager->binary) large += v.size() >= DeferredGathers::kFrom;
+  EXPECT_GE(large, lazy->deferred.size());
 }
 
 }  // namespace

@@ -98,6 +98,31 @@ TEST_F(AzureStoreTest, ListGivesEachBlobsEtag) {
   EXPECT_NE((*second)[0].etag, (*first)[0].etag);
 }
 
+// GetRangeOnlyOfVersion sends If-Match, signed (azurite checks SharedKey
+// over it): the listed version's bytes; after the blob is replaced,
+// azurite's 412 becomes the one "changed since it was listed" error, with
+// the new ETag a HEAD tells.
+TEST_F(AzureStoreTest, ReadOfTheListedVersionFailsOnceTheBlobIsReplaced) {
+  auto store = Open("azure://data/versions");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  auto listed = loop_.Run(store->List(""));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  const std::string etag = (*listed)[0].etag;
+  auto same = loop_.Run(store->GetRangeOnlyOfVersion("a.parquet", 2, 5, etag));
+  ASSERT_TRUE(same.ok()) << same.status().ToString() << "\n" << server_->Log();
+  EXPECT_EQ(*same, "23456");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "9876543210")).ok());
+  auto head = loop_.Run(store->Head("a.parquet"));
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  ASSERT_FALSE(SameEtag(head->etag, etag)) << head->etag;
+  auto changed = loop_.Run(store->GetRangeOnlyOfVersion("a.parquet", 2, 5, etag));
+  EXPECT_EQ(changed.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(changed.status().message(),
+            "azure://data/versions/a.parquet: changed since it was listed (ETag " + head->etag +
+                ", listed \"" + etag + "\"); bytes 2..7 not read");
+}
+
 TEST_F(AzureStoreTest, GetRangeOnlyStopsAtTheHeadOfA200) {
   const std::string data = PatternBytes(50000, 22);
   auto direct = Open("azure://data");

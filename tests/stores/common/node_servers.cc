@@ -198,10 +198,17 @@ std::map<std::string, std::optional<std::string>> CleanStoreEnv() {
                            "DATABRICKS_TOKEN_AUDIENCE", "DATABRICKS_OIDC_TOKEN", "DATABRICKS_OIDC_TOKEN_ENV",
                            "DATABRICKS_OIDC_TOKEN_FILEPATH", "DATABRICKS_OIDC_TOKEN_FILE",
                            "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-                           "DATABRICKS_RUNTIME_VERSION", "GOOGLE_CREDENTIALS"}) {
+                           "DATABRICKS_RUNTIME_VERSION", "GOOGLE_CREDENTIALS", "DATABRICKS_ACCOUNT_ID",
+                           "DATABRICKS_GROUP_ID", "DATABRICKS_METADATA_SERVICE_URL", "SYSTEM_ACCESSTOKEN",
+                           "SYSTEM_TEAMFOUNDATIONCOLLECTIONURI", "SYSTEM_TEAMPROJECTID", "SYSTEM_PLANID",
+                           "SYSTEM_JOBID", "SYSTEM_HOSTTYPE", "IS_IN_DB_MODEL_SERVING_ENV",
+                           "IS_IN_DATABRICKS_MODEL_SERVING_ENV", "SERVING_CREDENTIALS_DIR",
+                           "DATABRICKS_MODEL_SERVING_HOST_URL", "DB_MODEL_SERVING_HOST_URL"}) {
     env[name] = std::nullopt;
   }
   env["DATABRICKS_CONFIG_FILE"] = "/nonexistent/databrickscfg";
+  // No `databricks` program of the machine's (the databricks-cli strategy).
+  env["DATABRICKS_CLI_PATH"] = "/nonexistent/databricks";
   // OCI's native API: no profile of the machine's (~/.oci/config wins over
   // OCI_CONFIG_FILE, so tests that use one also point HOME elsewhere).
   env["OCI_CONFIG_FILE"] = "/nonexistent/oci-config";

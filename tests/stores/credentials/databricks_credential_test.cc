@@ -210,11 +210,12 @@ TEST_F(DatabricksAuthTest, ProfilesResolveAsTheSdkDoes) {
   EXPECT_EQ(two.status().message(),
             "validate: more than one authorization method configured: oauth and pat (set "
             "DATABRICKS_AUTH_TYPE to choose one)");
-  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "external-browser"}});
+  SetEnv({{"DATABRICKS_HOST", "h"}, {"DATABRICKS_AUTH_TYPE", "oauth-u2m"}});
   EXPECT_EQ(LoadDatabricksConfig().status().message(),
-            "the Databricks auth type 'external-browser' (from DATABRICKS_AUTH_TYPE) is not supported; "
+            "the Databricks auth type 'oauth-u2m' (from DATABRICKS_AUTH_TYPE) is not supported; "
             "Sluice has pat, basic, metadata-service, oauth-m2m, env-oidc, file-oidc, github-oidc, azure-client-secret, "
-            "azure-cli, databricks-cli, runtime-oauth, runtime, google-credentials and google-id");
+            "github-oidc-azure, azure-cli, azure-devops-oidc, external-browser, databricks-cli, runtime-oauth, runtime, "
+            "google-credentials, google-id and model-serving");
 }
 
 TEST_F(DatabricksAuthTest, OAuthM2mDiscoversTheTokenEndpointOfTheHost) {
@@ -410,14 +411,18 @@ TEST_F(DatabricksReadTest, NoCredentialSaysWhatToSet) {
             "(DATABRICKS_USERNAME)), metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), "
             "oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), env-oidc (no ID token in "
             "DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file (DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no "
-            "client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" +
-                files_.url() + " is not an Azure Databricks workspace), databricks-cli ('/nonexistent/databricks' not "
+            "client id (DATABRICKS_CLIENT_ID)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), "
+            "github-oidc-azure (no Azure client id (ARM_CLIENT_ID)), azure-cli (" +
+                files_.url() + " is not an Azure Databricks workspace), azure-devops-oidc (no client id "
+                "(DATABRICKS_CLIENT_ID)), external-browser (only when chosen "
+                "(DATABRICKS_AUTH_TYPE=external-browser)), databricks-cli ('/nonexistent/databricks' not "
                 "found (from DATABRICKS_CLI_PATH) (the Databricks CLI is not installed)), runtime-oauth (not in a "
                 "Databricks runtime "
                 "(DATABRICKS_RUNTIME_VERSION is not set)), runtime (not in a Databricks runtime "
                 "(DATABRICKS_RUNTIME_VERSION is not set)), google-credentials (no service-account key "
                 "(GOOGLE_CREDENTIALS)), google-id (no service account to impersonate "
-                "(DATABRICKS_GOOGLE_SERVICE_ACCOUNT)))");
+                "(DATABRICKS_GOOGLE_SERVICE_ACCOUNT)), model-serving (not in Databricks Model Serving "
+                "(IS_IN_DB_MODEL_SERVING_ENV is not \"true\")))");
   SetEnv({});
   EXPECT_EQ(OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor()).status().message(),
             "no Databricks workspace for dbfs:/Volumes/main/default/vol/ds: set DATABRICKS_HOST, "
@@ -469,8 +474,11 @@ TEST_F(DatabricksRuntimeTest, TheRuntimesTokenReadsWithTheRuntimesHost) {
                      "(DATABRICKS_METADATA_SERVICE_URL)), oauth-m2m (no client id (DATABRICKS_CLIENT_ID)), "
                      "env-oidc (no ID token in DATABRICKS_OIDC_TOKEN), file-oidc (no ID token file "
                      "(DATABRICKS_OIDC_TOKEN_FILEPATH)), github-oidc (no client id (DATABRICKS_CLIENT_ID)), "
-                     "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
-                     " is not an Azure Databricks workspace), "
+                     "azure-client-secret (no Azure client id (ARM_CLIENT_ID)), github-oidc-azure (no Azure "
+                     "client id (ARM_CLIENT_ID)), azure-cli (" + files_.url() +
+                     " is not an Azure Databricks workspace), azure-devops-oidc (no client id "
+                     "(DATABRICKS_CLIENT_ID)), external-browser (only when chosen "
+                     "(DATABRICKS_AUTH_TYPE=external-browser)), "
                      "databricks-cli ('/nonexistent/databricks' not found (from DATABRICKS_CLI_PATH) (the "
                      "Databricks CLI is not installed)), "
                      "runtime-oauth (in a Databricks runtime, but no OAuth scopes are configured (scopes in "
@@ -596,7 +604,8 @@ TEST_F(DatabricksRuntimeOauthTest, WithScopesTheRuntimesTokenIsExchangedBeforeRu
             std::string::npos)
       << *whoami;
   EXPECT_NE(whoami->find("azure-cli (" + files_.url() + " is not an Azure Databricks workspace), "
-                         "databricks-cli ('/nonexistent/databricks' not found (from DATABRICKS_CLI_PATH) (the "
+                         "azure-devops-oidc (no client id (DATABRICKS_CLIENT_ID)), external-browser (only when "
+                         "chosen (DATABRICKS_AUTH_TYPE=external-browser)), databricks-cli ('/nonexistent/databricks' not found (from DATABRICKS_CLI_PATH) (the "
                          "Databricks CLI is not installed)), runtime-oauth (used)\n"),
             std::string::npos)
       << *whoami;

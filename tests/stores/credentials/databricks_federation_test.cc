@@ -49,6 +49,7 @@ using testing::TempDir;
 
 constexpr char kFederatedClient[] = "wif-client-7";
 constexpr char kGithubRequestToken[] = "gh-request-secret-3";
+constexpr char kAzureDevopsAccessToken[] = "ado-system-access-secret-5";
 
 // A workspace's OIDC discovery and token endpoint for the token-exchange
 // grant, and GitHub Actions' ID token endpoint. The exchange must carry
@@ -65,6 +66,10 @@ class FakeTokenExchange {
   std::atomic<int> expires_in{3600};
   std::optional<std::string> client_id;  // the client id the exchange must carry (none: none)
   std::map<std::string, std::string> extra_fields;  // more fields the exchange must carry
+  // When set, the fake is an account host (accounts.cloud.databricks.com's
+  // metadata: an OIDC endpoint with {account_id}, no workspace_id) of this
+  // account.
+  std::string account;
 
   std::vector<std::string> subject_tokens() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,6 +84,13 @@ class FakeTokenExchange {
   FakeResponse Handle(const FakeRequest& r) {
     const std::vector<std::pair<std::string, std::string>> json = {{"Content-Type", "application/json"}};
     std::lock_guard<std::mutex> lock(mu_);
+    if (r.method == "GET" && r.target == "/.well-known/databricks-config" && !account.empty()) {
+      return {200, json, "{\"oidc_endpoint\": \"" + url() + "/oidc/accounts/{account_id}\", \"cloud\": \"aws\"}"};
+    }
+    if (r.method == "GET" && !account.empty() &&
+        r.target == "/oidc/accounts/" + account + "/.well-known/oauth-authorization-server") {
+      return {200, json, "{\"token_endpoint\": \"" + url() + "/oidc/accounts/" + account + "/v1/token\"}"};
+    }
     if (r.method == "GET" && r.target == "/.well-known/databricks-config") {
       return {200, json, "{\"oidc_endpoint\": \"" + url() + "/oidc\", \"workspace_id\": \"123\"}"};
     }
@@ -90,7 +102,42 @@ class FakeTokenExchange {
       github_audiences_.push_back(r.target.substr(r.target.find("&audience=") + 10));
       return {200, json, "{\"count\": 1, \"value\": \"idtok-github\"}"};
     }
-    if (r.method != "POST" || r.target != "/oidc/v1/token") return {404, {}, ""};
+    // Azure DevOps' ID token endpoint: a POST with an empty body and the
+    // pipeline's access token; the fixed audience is not asked for.
+    if (r.method == "POST" &&
+        r.target == "/ado/proj-9/_apis/distributedtask/hubs/build/plans/plan-3/jobs/job-4/oidctoken"
+                    "?api-version=7.2-preview.1") {
+      if (r.Header("authorization") != std::string("Bearer ") + kAzureDevopsAccessToken || !r.body.empty() ||
+          r.Header("content-type") != "application/json") {
+        return {401, json, "{}"};
+      }
+      return {200, json, "{\"oidcToken\": \"idtok-ado\"}"};
+    }
+    // An Azure workspace's sign-in redirects to its tenant's Entra ID (the
+    // fake's own, SLUICE_DATABRICKS_ENTRA_ENDPOINT), whose v1 token endpoint
+    // takes GitHub's ID token as a federated credential's client assertion.
+    if (r.method == "GET" && r.target == "/oidc/oauth2/v2.0/authorize") {
+      return {302, {{"Location", url() + "/entra/tenant-gh/oauth2/v2.0/authorize?client_id=x"}}, ""};
+    }
+    if (r.method == "POST" && r.target == "/entra/tenant-gh/oauth2/token") {
+      auto fields = FormFields(r.body);
+      const std::map<std::string, std::string> want = {
+          {"grant_type", "client_credentials"},
+          {"scope", "all-apis"},
+          {"client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"},
+          {"resource", "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d"},
+          {"client_assertion", "idtok-github"},
+          {"client_id", "azure-gh-client"}};
+      if (fields != want || !r.Header("authorization").empty()) return {401, json, "{\"error\": \"invalid_client\"}"};
+      subject_tokens_.push_back("entra");
+      const std::string token = "entra-gh-" + std::to_string(subject_tokens_.size());
+      if (files != nullptr) files->AcceptToken(token);
+      return {200, json,
+              "{\"access_token\": \"" + token + "\", \"token_type\": \"Bearer\", \"expires_in\": \"" +
+                  std::to_string(expires_in.load()) + "\"}"};
+    }
+    const std::string token_path = account.empty() ? "/oidc/v1/token" : "/oidc/accounts/" + account + "/v1/token";
+    if (r.method != "POST" || r.target != token_path) return {404, {}, ""};
     auto fields = FormFields(r.body);
     std::map<std::string, std::string> want = {
         {"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
@@ -228,6 +275,141 @@ TEST_F(DatabricksFederationTest, IdTokensAreExchangedInTheSdksOrder) {
   EXPECT_EQ(oidc_.github_audiences().back(), "https://audience.example/x");
 }
 
+// An Azure DevOps pipeline's ID token (azure-devops-oidc, after azure-cli
+// in the SDK's order): asked for at the pipeline's own endpoint, exchanged
+// with the client id; a pipeline missing a variable leaves it out, naming
+// the variables.
+TEST_F(DatabricksFederationTest, AnAzureDevopsPipelinesIdTokenIsExchanged) {
+  oidc_.client_id = kFederatedClient;
+  const std::map<std::string, std::optional<std::string>> pipeline = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+      {"SYSTEM_ACCESSTOKEN", kAzureDevopsAccessToken},
+      {"SYSTEM_TEAMFOUNDATIONCOLLECTIONURI", oidc_.url() + "/ado/"}, {"SYSTEM_TEAMPROJECTID", "proj-9"},
+      {"SYSTEM_PLANID", "plan-3"}, {"SYSTEM_JOBID", "job-4"}, {"SYSTEM_HOSTTYPE", "build"}};
+  SetEnv(pipeline);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "dbx-idtok-ado-1");
+  EXPECT_NE(got.find("github-oidc (not in GitHub Actions (ACTIONS_ID_TOKEN_REQUEST_URL, "
+                     "ACTIONS_ID_TOKEN_REQUEST_TOKEN)), azure-client-secret (no Azure client id (ARM_CLIENT_ID)), "
+                     "github-oidc-azure (no Azure client id (ARM_CLIENT_ID)), azure-cli ("),
+            std::string::npos)
+      << got;
+  EXPECT_EQ(got.substr(got.size() - 24), "azure-devops-oidc (used)") << got;
+  auto missing = pipeline;
+  missing["SYSTEM_PLANID"] = std::nullopt;
+  missing["SYSTEM_JOBID"] = std::nullopt;
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-devops-oidc (an Azure DevOps pipeline "
+                       "without SYSTEM_PLANID, SYSTEM_JOBID)");
+  missing = pipeline;
+  missing["SYSTEM_ACCESSTOKEN"] = "wrong-access-token";
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused.rfind("no Databricks credentials found; tried: azure-devops-oidc (Azure DevOps gave no ID "
+                          "token: Azure DevOps' ID token request failed: ",
+                          0),
+            0u)
+      << refused;
+  EXPECT_EQ(refused.find("wrong-access-token"), std::string::npos) << refused;
+  // A client id is needed, as the SDK's strategy requires one.
+  missing = pipeline;
+  missing["DATABRICKS_CLIENT_ID"] = std::nullopt;
+  missing["DATABRICKS_AUTH_TYPE"] = "azure-devops-oidc";
+  SetEnv(missing);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: azure-devops-oidc (no client id "
+                       "(DATABRICKS_CLIENT_ID))");
+}
+
+// GitHub Actions' ID token for Entra ID (github-oidc-azure, after
+// azure-client-secret): asked for the audience api://AzureADTokenExchange,
+// sent as the Azure client's assertion to the tenant the workspace's sign-in
+// redirects to (or ARM_TENANT_ID); only the workspace's token is sent.
+TEST_F(DatabricksFederationTest, GithubActionsSignsInToEntraIdForAnAzureWorkspace) {
+  const std::map<std::string, std::optional<std::string>> github = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"ARM_CLIENT_ID", "azure-gh-client"},
+      {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", oidc_.url() + "/entra/"},
+      {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+      {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}};
+  SetEnv(github);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "entra-gh-1");
+  EXPECT_NE(got.find("github-oidc (no client id (DATABRICKS_CLIENT_ID)), azure-client-secret (an Azure client id "
+                     "but no client secret (ARM_CLIENT_SECRET)), github-oidc-azure (used)"),
+            std::string::npos)
+      << got;
+  EXPECT_EQ(oidc_.github_audiences(), std::vector<std::string>{"api://AzureADTokenExchange"});
+  auto chain_env = github;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  chain_env["ARM_TENANT_ID"] = "tenant-gh";
+  SetEnv(chain_env);
+  auto config = LoadDatabricksConfig();
+  ASSERT_TRUE(config.ok());
+  auto credential = MakeDatabricksCredentialChain(*config)->Fetch(1000);
+  ASSERT_TRUE(credential.ok()) << credential.status().ToString();
+  EXPECT_EQ(credential->bearer, "entra-gh-2");
+  EXPECT_EQ(credential->source, "GitHub Actions' ID token for Azure client azure-gh-client of tenant tenant-gh (from "
+                                "ARM_CLIENT_ID)");
+  EXPECT_TRUE(credential->headers.empty());
+  // A tenant Entra ID does not know: the endpoint's refusal, no ID token.
+  chain_env["ARM_TENANT_ID"] = "tenant-other";
+  SetEnv(chain_env);
+  const std::string refused = Resolve();
+  EXPECT_EQ(refused.rfind("github-oidc-azure: Entra ID token request for Azure client azure-gh-client (GitHub "
+                          "Actions' ID token) to " + oidc_.url() + "/entra/tenant-other/oauth2/token failed: ",
+                          0),
+            0u)
+      << refused;
+  EXPECT_EQ(refused.find("idtok-github"), std::string::npos) << refused;
+  // Not in GitHub Actions, and not an Azure workspace.
+  chain_env = github;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  chain_env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = std::nullopt;
+  SetEnv(chain_env);
+  EXPECT_EQ(Resolve(), "no Databricks credentials found; tried: github-oidc-azure (not in GitHub Actions "
+                       "(ACTIONS_ID_TOKEN_REQUEST_TOKEN))");
+  chain_env = github;
+  chain_env["SLUICE_DATABRICKS_ENTRA_ENDPOINT"] = std::nullopt;
+  chain_env["DATABRICKS_AUTH_TYPE"] = "github-oidc-azure";
+  SetEnv(chain_env);
+  EXPECT_EQ(Resolve(), "github-oidc-azure: an Azure service principal (from ARM_CLIENT_ID) signs in to an Azure "
+                       "Databricks workspace, and " + oidc_.url() + " is not one (*.azuredatabricks.net, "
+                       "*.databricks.azure.us, *.databricks.azure.cn)");
+}
+
+// An account-level host: its metadata's OIDC endpoint is the account's
+// (DATABRICKS_ACCOUNT_ID fills {account_id}), and GitHub's ID token is asked
+// for the account id as its audience; without the account id, an error.
+TEST_F(DatabricksFederationTest, AnAccountHostsOidcEndpointsAreTheAccounts) {
+  oidc_.account = "acc-0c1d";
+  oidc_.client_id = kFederatedClient;
+  std::map<std::string, std::optional<std::string>> env = {
+      {"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+      {"DATABRICKS_ACCOUNT_ID", "acc-0c1d"},
+      {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+      {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}};
+  SetEnv(env);
+  const std::string got = Resolve();
+  EXPECT_EQ(got.substr(0, got.find(" via ")), "dbx-idtok-github-1") << got;
+  EXPECT_EQ(oidc_.github_audiences(), std::vector<std::string>{"acc-0c1d"});
+  // DATABRICKS_TOKEN_AUDIENCE still wins; env-oidc needs no audience.
+  env["DATABRICKS_TOKEN_AUDIENCE"] = "aud-set";
+  SetEnv(env);
+  EXPECT_EQ(Resolve().substr(0, 19), "dbx-idtok-github-2 ");
+  EXPECT_EQ(oidc_.github_audiences().back(), "aud-set");
+  oidc_.client_id.reset();
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_ACCOUNT_ID", "acc-0c1d"},
+          {"DATABRICKS_OIDC_TOKEN", "idtok-env"}});
+  EXPECT_EQ(Resolve().substr(0, 16), "dbx-idtok-env-3 ");
+  SetEnv({{"DATABRICKS_HOST", oidc_.url()}, {"DATABRICKS_OIDC_TOKEN", "idtok-env"}});
+  EXPECT_EQ(Resolve(), "env-oidc: the OIDC endpoint of the account host " + oidc_.url() +
+                           " needs the account id: set DATABRICKS_ACCOUNT_ID (or account_id in the profile) (tried before: "
+                           "pat (no token (DATABRICKS_TOKEN)), basic (no user name and password (DATABRICKS_USERNAME)), "
+                           "metadata-service (no metadata service (DATABRICKS_METADATA_SERVICE_URL)), oauth-m2m (no "
+                           "client id (DATABRICKS_CLIENT_ID)))");
+}
+
 // A refused exchange stops the chain with the endpoint's error code; an ID
 // token that is missing leaves its strategy out, saying why. Never the ID
 // token or the request token.
@@ -311,6 +493,44 @@ TEST_F(DatabricksFederationReadTest, AFederatedTokenReadsAndIsRefreshedFromTheRo
   }
 }
 
+// A pipeline's (azure-devops-oidc) and a GitHub job's Entra ID token
+// (github-oidc-azure) each read a volume and are bought again before they
+// expire during the pass.
+TEST_F(DatabricksFederationReadTest, CiPipelineTokensReadAndAreRefreshed) {
+  oidc_.expires_in = 4;
+  oidc_.client_id = kFederatedClient;
+  const std::map<std::string, std::optional<std::string>> pipelines[] = {
+      {{"DATABRICKS_HOST", files_.url()}, {"DATABRICKS_CLIENT_ID", kFederatedClient},
+       {"DATABRICKS_DISCOVERY_URL", oidc_.url() + "/oidc/.well-known/oauth-authorization-server"},
+       {"SYSTEM_ACCESSTOKEN", kAzureDevopsAccessToken}, {"SYSTEM_TEAMFOUNDATIONCOLLECTIONURI", oidc_.url() + "/ado/"},
+       {"SYSTEM_TEAMPROJECTID", "proj-9"}, {"SYSTEM_PLANID", "plan-3"}, {"SYSTEM_JOBID", "job-4"},
+       {"SYSTEM_HOSTTYPE", "build"}},
+      {{"DATABRICKS_HOST", files_.url()}, {"ARM_CLIENT_ID", "azure-gh-client"}, {"ARM_TENANT_ID", "tenant-gh"},
+       {"SLUICE_DATABRICKS_ENTRA_ENDPOINT", oidc_.url() + "/entra/"},
+       {"ACTIONS_ID_TOKEN_REQUEST_URL", oidc_.url() + "/github/token?api-version=2.0"},
+       {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", kGithubRequestToken}}};
+  const std::string prefixes[] = {"dbx-idtok-ado-", "entra-gh-"};
+  const std::string used[] = {"azure-devops-oidc (used)", "github-oidc-azure (used)"};
+  for (int i = 0; i < 2; ++i) {
+    SetEnv(pipelines[i]);
+    auto store = OpenStore("dbfs:/Volumes/main/default/vol/ds", loop_.executor());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE(loop_.Run((*store)->Get("index.json")).ok());
+    const std::string first = files_.bearers().back();
+    EXPECT_EQ(first.rfind(prefixes[i], 0), 0u) << first;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    auto again = loop_.Run((*store)->Get("index.json"));
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(*again, "{\"shards\": []}");
+    // (how many refreshes ran meanwhile is the refresher's timing)
+    EXPECT_EQ(files_.bearers().back().rfind(prefixes[i], 0), 0u) << files_.bearers().back();
+    EXPECT_NE(files_.bearers().back(), first);
+    const std::string whoami = Whoami();
+    EXPECT_NE(whoami.find(used[i]), std::string::npos) << whoami;
+    EXPECT_EQ(whoami.find(prefixes[i]), std::string::npos) << whoami;
+  }
+}
+
 // The Azure CLI as a script: logs each call's arguments to <dir>/az.log;
 // `account show` prints `show` (the login); `account get-access-token`
 // prints a token for the resource it was asked for (`workspace` for the
@@ -371,7 +591,8 @@ TEST_F(DatabricksFederationReadTest, AnAzureCliLoginReadsWithBothTokensAndIsRefr
                         kCliTenant + ") (bearer token)\n"),
             std::string::npos)
       << whoami;
-  EXPECT_NE(whoami.find("azure-client-secret (no Azure client id (ARM_CLIENT_ID)), azure-cli (used)"),
+  EXPECT_NE(whoami.find("azure-client-secret (no Azure client id (ARM_CLIENT_ID)), github-oidc-azure (no Azure "
+                        "client id (ARM_CLIENT_ID)), azure-cli (used)"),
             std::string::npos)
       << whoami;
   EXPECT_EQ(whoami.find("cli-workspace-"), std::string::npos);

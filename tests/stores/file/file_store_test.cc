@@ -126,6 +126,31 @@ TEST_F(FileStoreTest, ListGivesEachFileItsInodeAndMtimeAsEtag) {
   EXPECT_NE((*second)[0].etag, (*first)[0].etag);
 }
 
+// A read of the version listed (its LocalFileTag) gets its bytes; once the
+// file is replaced (a new inode), the read is the one "changed since it
+// was listed" error, naming both tags, and reads nothing.
+TEST_F(FileStoreTest, ReadOfTheListedVersionFailsOnceTheFileIsReplaced) {
+  auto store = Open(dir_.path());
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  auto listed = loop_.Run(store->List(""));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  const std::string etag = (*listed)[0].etag;
+  auto head = loop_.Run(store->Head("a.parquet"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->etag, etag);
+  auto same = loop_.Run(store->GetRangeOnlyOfVersion("a.parquet", 2, 5, etag));
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(*same, "23456");
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "9876543210")).ok());
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_.path() + "/a.parquet").c_str(), &st), 0);
+  auto changed = loop_.Run(store->GetRangeOnlyOfVersion("a.parquet", 2, 5, etag));
+  EXPECT_EQ(changed.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(changed.status().message(),
+            dir_.path() + "/a.parquet: changed since it was listed (ETag " + LocalFileTag(st) +
+                ", listed " + etag + "); bytes 2..7 not read");
+}
+
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
   auto store = Open(dir_.path() + "/ds");
   for (const char* key : {"b/2", "a", "b/1", "b/10/x", "bz", "c/d/e/f"}) {

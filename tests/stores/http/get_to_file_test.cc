@@ -488,7 +488,8 @@ TEST_F(GetToFileTest, PartsWithDifferentETagsFailTheDownload) {
 }
 
 // Parts asked after an ETag is known carry If-Match: an object replaced
-// since fails them with 412 (the server's word), as before. Part 1 is sent
+// since fails them with 412 (the server's word: kCorrupt, the object is not
+// the version asked for). Part 1 is sent
 // beside part 0, so whether it carries If-Match depends on when part 0's
 // headers arrived: the first request carries none, every one that does
 // carries part 0's ETag, and the 412 ends the download.
@@ -501,7 +502,7 @@ TEST_F(GetToFileTest, LaterPartsAskIfMatchTheFirstETag) {
   GetToFileOptions options = FivePartsOf64KiB(kObject);
   options.concurrency = 2;
   Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
-  EXPECT_EQ(r.status().code(), StatusCode::kIoError);
+  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
   EXPECT_NE(r.status().message().find("HTTP 412"), std::string::npos) << r.status().ToString();
   std::vector<ObjectServer::Seen> seen = server.seen();
   ASSERT_GE(seen.size(), 2u);

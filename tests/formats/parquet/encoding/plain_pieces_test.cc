@@ -76,5 +76,33 @@ TEST(PiecewiseBody, ValuesNotAllThereOrNoRoomAreRefused) {
   EXPECT_EQ(out[0], "one");
 }
 
+// With DeferLargeGathers, a value of DeferredGathers::kFrom bytes or more
+// that straddles pieces gets its room in scratch and its view at once, its
+// bytes only from Ensure; smaller ones are copied as before.
+TEST(PiecewiseBody, LargeStraddlingValuesAreDeferred) {
+  std::string large(DeferredGathers::kFrom + 100, '\0');
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>('a' + i % 23);
+  const std::string body = Plain({"small-one", large, "tail"});
+  // Cuts inside "small-one" (at 8) and inside the large value (at 1000).
+  const std::vector<std::string_view> pieces = Cut(body, {8, 1000});
+  std::string scratch(body.size(), '#');
+  PiecewiseBody pb(pieces, scratch.data(), 0, scratch.size());
+  DeferredGathers deferred;
+  pb.DeferLargeGathers(&deferred);
+  std::vector<std::string_view> got(3);
+  ASSERT_TRUE(pb.FindByteArrays(0, 3, got.data()));
+  EXPECT_EQ(got[0], "small-one");  // gathered now
+  EXPECT_EQ(static_cast<const void*>(got[0].data()), scratch.data());
+  EXPECT_EQ(static_cast<const void*>(got[1].data()), scratch.data() + 9);
+  EXPECT_EQ(got[1].size(), large.size());
+  EXPECT_EQ(pb.scratch_used(), 9 + large.size());
+  EXPECT_EQ(deferred.size(), 1u);
+  EXPECT_EQ(got[1], std::string(large.size(), '#'));  // not yet written
+  deferred.Ensure(got[1]);
+  EXPECT_EQ(got[1], large);
+  EXPECT_EQ(got[2], "tail");
+  EXPECT_EQ(scratch.substr(9 + large.size()), std::string(scratch.size() - 9 - large.size(), '#'));
+}
+
 }  // namespace
 }  // namespace sluice::parquet

@@ -1,0 +1,59 @@
+#include "formats/parquet/encoding/deferred_gathers.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+namespace sluice::parquet {
+
+bool DeferredGathers::Add(char* dst, std::span<const std::string_view> segments) {
+  if (!values_.empty() && !std::less<const char*>()(values_.back().dst, dst)) return false;
+  values_.push_back(Value{dst, segments_.size(), segments.size()});
+  segments_.insert(segments_.end(), segments.begin(), segments.end());
+  state_.emplace_back(uint8_t{0});
+  return true;
+}
+
+void DeferredGathers::Truncate(size_t n) {
+  if (n >= values_.size()) return;
+  segments_.resize(values_[n].first_segment);
+  values_.resize(n);
+  state_.resize(n);
+}
+
+void DeferredGathers::Gather(size_t i) const {
+  std::atomic<uint8_t>& state = state_[i];
+  if (state.load(std::memory_order_acquire) == 2) return;
+  uint8_t expected = 0;
+  if (state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+    const Value& v = values_[i];
+    char* dst = v.dst;
+    for (uint64_t k = 0; k < v.segments; ++k) {
+      const std::string_view s = segments_[v.first_segment + k];
+      std::memcpy(dst, s.data(), s.size());
+      dst += s.size();
+    }
+    state.store(2, std::memory_order_release);
+    state.notify_all();
+    return;
+  }
+  // Another thread is copying it.
+  while (expected != 2) {
+    state.wait(expected, std::memory_order_acquire);
+    expected = state.load(std::memory_order_acquire);
+  }
+}
+
+void DeferredGathers::Ensure(std::string_view value) const {
+  if (values_.empty() || value.empty()) return;
+  auto it = std::lower_bound(values_.begin(), values_.end(), value.data(),
+                             [](const Value& v, const char* p) { return std::less<const char*>()(v.dst, p); });
+  if (it == values_.end() || it->dst != value.data()) return;
+  Gather(static_cast<size_t>(it - values_.begin()));
+}
+
+void DeferredGathers::GatherAll() const {
+  for (size_t i = 0; i < values_.size(); ++i) Gather(i);
+}
+
+}  // namespace sluice::parquet

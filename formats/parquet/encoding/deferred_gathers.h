@@ -1,0 +1,67 @@
+// Large values of a byte-array column that straddle pieces of a page in
+// pieces (plain_pieces.h): their room in the page buffer is reserved when
+// the chunk is decoded, and their bytes are copied there when a row is
+// first read. Copied at decode time, every 256 KiB image of a row group
+// would be written out to memory and read back from it by the consumer;
+// copied just before its row is handed out, it is still in the cache when
+// the consumer reads it (bench/parquet/README.md).
+//
+// A value's view is valid (its pointer and size) from the start; its bytes
+// only after Ensure (or GatherAll) has returned. Add and Truncate while
+// decoding (not thread-safe); Ensure and GatherAll may then be called from
+// several threads at once: each value is copied once, a thread that finds
+// it being copied waits for it. The segments' bytes (the chunk, the page
+// buffer) and the destinations must outlive the object's use. Movable.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace sluice::parquet {
+
+class DeferredGathers {
+ public:
+  // Values of fewer bytes are copied when decoded: their copy is cheap,
+  // and a row of them would pay the look-up.
+  static constexpr uint64_t kFrom = uint64_t{32} << 10;
+
+  bool empty() const { return values_.empty(); }
+  size_t size() const { return values_.size(); }
+
+  // The value at `dst` is the segments laid end to end. False (nothing
+  // added: copy it now) when dst does not lie past every value added.
+  bool Add(char* dst, std::span<const std::string_view> segments);
+  // Forgets the values added after the first `n`.
+  void Truncate(size_t n);
+
+  // Copies `value`'s bytes into place when it is a value added here and not
+  // yet copied; returns at once otherwise.
+  void Ensure(std::string_view value) const;
+  void GatherAll() const;
+
+  uint64_t HeldBytes() const {
+    return values_.capacity() * sizeof(Value) + segments_.capacity() * sizeof(std::string_view) +
+           state_.size();
+  }
+
+ private:
+  struct Value {
+    char* dst;
+    uint64_t first_segment;  // in segments_
+    uint64_t segments;
+  };
+  void Gather(size_t i) const;
+
+  std::vector<Value> values_;  // by dst, ascending
+  std::vector<std::string_view> segments_;
+  // Per value: 0 not copied, 1 being copied, 2 copied (a deque: atomics
+  // cannot move, and the deque never moves its elements).
+  mutable std::deque<std::atomic<uint8_t>> state_;
+};
+
+}  // namespace sluice::parquet

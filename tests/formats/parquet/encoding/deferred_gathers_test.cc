@@ -1,0 +1,82 @@
+// DeferredGathers: a value's bytes are its segments laid end to end once
+// Ensure (or GatherAll) has returned, copied once however many threads ask,
+// and nothing is written for a view that is not a deferred value.
+#include "formats/parquet/encoding/deferred_gathers.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sluice::parquet {
+namespace {
+
+TEST(DeferredGathers, EnsureCopiesTheSegmentsOfThatValueOnly) {
+  const std::string a = "alpha-", b = "beta-", c = "gamma";
+  std::string dst(32, '#');
+  DeferredGathers d;
+  const std::vector<std::string_view> first = {a, b}, second = {c, a};
+  ASSERT_TRUE(d.Add(dst.data(), first));
+  ASSERT_TRUE(d.Add(dst.data() + 16, second));
+  // Not past the last value: refused, nothing added.
+  EXPECT_FALSE(d.Add(dst.data() + 8, first));
+  EXPECT_EQ(d.size(), 2u);
+  EXPECT_EQ(dst, std::string(32, '#'));
+  d.Ensure(std::string_view(dst.data() + 16, 11));
+  EXPECT_EQ(dst, std::string(16, '#') + "gammaalpha-#####");
+  d.Ensure(std::string_view(dst.data() + 1, 10));  // not a value's start: nothing
+  d.Ensure(std::string_view());
+  EXPECT_EQ(dst.substr(0, 16), std::string(16, '#'));
+  d.GatherAll();
+  EXPECT_EQ(dst, "alpha-beta-#####gammaalpha-#####");
+}
+
+TEST(DeferredGathers, TruncateForgetsTheLaterValues) {
+  const std::string a = "0123456789";
+  std::string dst(20, '#');
+  DeferredGathers d;
+  const std::vector<std::string_view> one = {a};
+  ASSERT_TRUE(d.Add(dst.data(), one));
+  ASSERT_TRUE(d.Add(dst.data() + 10, one));
+  d.Truncate(1);
+  EXPECT_EQ(d.size(), 1u);
+  d.GatherAll();
+  EXPECT_EQ(dst, "0123456789##########");
+  // The room of the forgotten value may be taken again.
+  ASSERT_TRUE(d.Add(dst.data() + 10, one));
+  d.Ensure(std::string_view(dst.data() + 10, 10));
+  EXPECT_EQ(dst, "01234567890123456789");
+}
+
+// Threads read the same values at once: each sees the whole value.
+TEST(DeferredGathers, ThreadsAskingAtOnceSeeTheWholeValue) {
+  std::string src(1 << 20, '\0');
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<char>(i * 7 + i / 251);
+  constexpr size_t kValues = 16, kSize = (size_t{1} << 20) / kValues;
+  std::string dst(src.size(), '#');
+  DeferredGathers d;
+  for (size_t v = 0; v < kValues; ++v) {
+    const std::string_view s(src.data() + v * kSize, kSize);
+    const std::vector<std::string_view> segments = {s.substr(0, 1000), s.substr(1000, 5), s.substr(1005)};
+    ASSERT_TRUE(d.Add(dst.data() + v * kSize, segments));
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 1);
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t v = 0; v < kValues; ++v) {
+        const size_t k = (v + t) % kValues;
+        const std::string_view view(dst.data() + k * kSize, kSize);
+        d.Ensure(view);
+        if (view != std::string_view(src).substr(k * kSize, kSize)) ok[t] = 0;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok, std::vector<int>(4, 1));
+  EXPECT_EQ(dst, src);
+}
+
+}  // namespace
+}  // namespace sluice::parquet
