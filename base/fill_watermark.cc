@@ -64,7 +64,7 @@ uint64_t FillWatermark::watermark() const {
 }
 
 Result<std::optional<std::string>> FillWatermark::Read(uint64_t offset, uint64_t length, bool wait,
-                                                       std::stop_token stop) {
+                                                       std::stop_token stop, bool* blocked) {
   if (offset > total_ || length > total_ - offset) {
     return OutOfRangeError(what_ + ": bytes " + std::to_string(offset) + "+" +
                            std::to_string(length) + " past its " + std::to_string(total_));
@@ -72,13 +72,18 @@ Result<std::optional<std::string>> FillWatermark::Read(uint64_t offset, uint64_t
   const uint64_t end = offset + length;
   int fd = -1;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    // Registered before the lock is taken: a stop already requested runs
+    // the callback here, at once, and it takes the lock.
     std::stop_callback wake(stop, [this] {
       std::lock_guard<std::mutex> inner(mu_);
       cv_.notify_all();
     });
+    std::unique_lock<std::mutex> lock(mu_);
     auto unusable = [&] { return abandoned_ || (attached_ && !fd_.valid()) || stop.stop_requested(); };
-    while (!unusable() && mark_ < end && !ended_ && wait) cv_.wait(lock);
+    while (!unusable() && mark_ < end && !ended_ && wait) {
+      if (blocked != nullptr) *blocked = true;
+      cv_.wait(lock);
+    }
     if (unusable() || mark_ < end || !fd_.valid()) return std::optional<std::string>();
     fd = fd_.get();
   }

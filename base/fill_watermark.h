@@ -63,9 +63,10 @@ class FillWatermark {
   // before them (failed or abandoned: the file's owner reports why), it is
   // unreadable, or `stop` was requested (checked on every wake-up; a stop
   // callback wakes the wait). A range past `total` is kOutOfRange; a read
-  // that fails is its error, naming `what`.
+  // that fails is its error, naming `what`. `blocked` (may be null): set to
+  // true when the call waited (left alone otherwise).
   Result<std::optional<std::string>> Read(uint64_t offset, uint64_t length, bool wait,
-                                          std::stop_token stop = {});
+                                          std::stop_token stop = {}, bool* blocked = nullptr);
 
  private:
   const uint64_t total_;

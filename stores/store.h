@@ -146,6 +146,10 @@ class Store {
     (void)fill;
     co_return co_await GetToFile(std::move(key), std::move(path), expected_size);
   }
+  // Whether GetToFileFilling tells its fill of each write as it completes
+  // (the HTTP stores): false where it is this default, whose fill moves
+  // only at its Finish. Callers serve bytes in flight only when true.
+  virtual bool ReportsFills() const { return false; }
 
   // Uploads local file `path` as `key` (multipart above part_size where the
   // service has it).

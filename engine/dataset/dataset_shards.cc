@@ -74,10 +74,11 @@ bool DatasetShards::Peekable(size_t g) {
 }
 
 Result<std::optional<PeekedSample>> DatasetShards::ReadInFlight(size_t g, uint32_t i, bool wait,
-                                                                std::stop_token stop) {
+                                                                std::stop_token stop,
+                                                                bool* blocked) {
   if (g >= first_shard_.back()) return std::optional<PeekedSample>();
   const size_t s = StreamOfShard(first_shard_, g);
-  return streams_[s]->ReadInFlight(g - first_shard_[s], i, wait, std::move(stop));
+  return streams_[s]->ReadInFlight(g - first_shard_[s], i, wait, std::move(stop), blocked);
 }
 
 bool DatasetShards::MayServeInFlight(size_t g) const {

@@ -72,7 +72,8 @@ class DatasetShards {
   // off, and with skip_corrupt_shards or skip_missing_files (the shard
   // might turn out skipped, and its samples must then not have been read).
   Result<std::optional<PeekedSample>> ReadInFlight(size_t g, uint32_t i, bool wait,
-                                                   std::stop_token stop = {});
+                                                   std::stop_token stop = {},
+                                                   bool* blocked = nullptr);
   // Whether ReadInFlight may ever serve a sample of `g` (its download in
   // this process would be published: StreamShards::MayServeInFlight).
   bool MayServeInFlight(size_t g) const;

@@ -466,8 +466,11 @@ Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColum
   const size_t g = prefetcher_->shard_of(base_ + p);
   const uint32_t i = local_[p];
   const auto start = std::chrono::steady_clock::now();
-  SLUICE_ASSIGN_OR_RETURN(std::optional<PeekedSample> got, shards_->ReadInFlight(g, i, wait));
-  if (wait) {
+  bool blocked = false;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<PeekedSample> got,
+                          shards_->ReadInFlight(g, i, wait, {}, &blocked));
+  // A download wait only when the consumer waited for bytes to arrive.
+  if (blocked) {
     waits->AddDownload(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                  std::chrono::steady_clock::now() - start)
                                                  .count()));

@@ -246,20 +246,20 @@ class IterationCursor {
                                                        bool wait);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
-  // The pass's first sample from a peek raced against its shard (see
-  // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
-  // Position p's sample (in the window) from its shard's download in
-  // flight (DatasetShards::ReadInFlight; with `wait`, waiting for its
-  // bytes, counted as a download wait) into *fields and *id: false when it
-  // does not come from there. Its bytes are kept in flown_.
   // Drops the first shard's early open once done, when TakeRest left it
   // downloading (its samples served in flight meanwhile).
   void DropHeadOpen();
   // How long the consumer waits for a shard before it looks again for
   // the shard's download in flight, while that download has not begun.
   static constexpr std::chrono::milliseconds kFlightLook{2};
+  // Position p's sample (in the window) from its shard's download in
+  // flight (DatasetShards::ReadInFlight; with `wait`, waiting for its
+  // bytes, a download wait when it did wait) into *fields and *id: false
+  // when it does not come from there. Its bytes are kept in flown_.
   Result<bool> FromFlight(size_t p, bool wait, const DatasetColumns& columns, int64_t* id,
                           SampleFields* fields, ConsumerWaits* waits);
+  // The pass's first sample from a peek raced against its shard (see
+  // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
                      ConsumerWaits* waits);
   // Sample i of shard g into peeked_: the peek alone for up to

@@ -134,6 +134,11 @@ class StoreSource final : public RemoteSource {
     return FileSize(path, options_.env);
   }
 
+  bool ReportsFills() override {
+    Result<Store*> store = ThisProcessStore();
+    return store.ok() && (*store)->ReportsFills();
+  }
+
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
                                    std::stop_token stop) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());

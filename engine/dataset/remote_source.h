@@ -49,6 +49,12 @@ class RemoteSource {
     (void)fill;
     return Fetch(key, path, expected_size);
   }
+  // Whether FetchFilling tells its fill of each write as it completes (a
+  // store that does: Store::ReportsFills). False for this default and a
+  // plain path, copied whole: their fill moves only at its Finish, so
+  // nothing may be served from it in flight. A store not yet opened in
+  // this process is opened to ask (an error there: false; Fetch reports it).
+  virtual bool ReportsFills() { return false; }
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -98,9 +98,11 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
 // FillWatermark::Read: `wait` false and not there yet, the download ended
 // or was abandoned before them, `stop`) or the sample is over
 // kMaxPeekedSampleBytes (its shard serves it). Errors: kCorrupt for bounds
-// that do not fit, a failed read of the file.
+// that do not fit, a failed read of the file. `blocked` (may be null): set
+// when a read waited for the fill (FillWatermark::Read's).
 Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
                                                        uint32_t i, bool wait,
-                                                       std::stop_token stop = {});
+                                                       std::stop_token stop = {},
+                                                       bool* blocked = nullptr);
 
 }  // namespace sluice

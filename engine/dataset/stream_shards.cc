@@ -181,7 +181,8 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
 }
 
 Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uint32_t i, bool wait,
-                                                               std::stop_token stop) {
+                                                               std::stop_token stop,
+                                                               bool* blocked) {
   if (!serve_in_flight_ || shard >= index_->size()) return std::optional<PeekedSample>();
   std::shared_ptr<FillWatermark> fill;
   {
@@ -190,7 +191,7 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
     if (it == fills_.end()) return std::optional<PeekedSample>();
     fill = it->second;
   }
-  return PeekSampleFromFill(*fill, index_->entry(shard), i, wait, std::move(stop));
+  return PeekSampleFromFill(*fill, index_->entry(shard), i, wait, std::move(stop), blocked);
 }
 
 bool StreamShards::Publishes(const ShardEntry& entry, const FileInfo& raw) const {
@@ -198,7 +199,17 @@ bool StreamShards::Publishes(const ShardEntry& entry, const FileInfo& raw) const
   // never before a hash check the stream asks for (strict there).
   return serve_in_flight_ && remote_ && !stream_.validate_hash && !entry.piece &&
          SamplePeekable(entry) && raw.basename == entry.raw_data.basename &&
-         MetaFileOf(entry) == nullptr;
+         MetaFileOf(entry) == nullptr && RemoteReportsFills();
+}
+
+bool StreamShards::RemoteReportsFills() const {
+  int known = reports_fills_.load(std::memory_order_acquire);
+  if (known < 0) {
+    // The same kind of store in every process: asked once.
+    known = remote_->ReportsFills() ? 1 : 0;
+    reports_fills_.store(known, std::memory_order_release);
+  }
+  return known == 1;
 }
 
 bool StreamShards::MayServeInFlight(size_t shard) const {

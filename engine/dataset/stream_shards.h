@@ -108,10 +108,14 @@ class StreamShards {
   // those the download wrote into the cache's temporary: nothing of the
   // whole shard (its size, which the store checks as it goes, is the only
   // check there is without validate_hash) has been checked yet.
+  // `blocked` (may be null): set when the call waited for bytes.
   Result<std::optional<PeekedSample>> ReadInFlight(size_t shard, uint32_t i, bool wait,
-                                                   std::stop_token stop = {});
+                                                   std::stop_token stop = {},
+                                                   bool* blocked = nullptr);
   // Whether a download of shard `shard` by this process is published for
-  // ReadInFlight (see ServeInFlight).
+  // ReadInFlight (see ServeInFlight): never when the remote does not
+  // report its fills as they come (RemoteSource::ReportsFills: a plain
+  // path, a store without GetToFileFilling).
   bool MayServeInFlight(size_t shard) const;
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
@@ -148,6 +152,8 @@ class StreamShards {
                             FillWatermark* fill = nullptr);
   // MayServeInFlight for `entry`, the file `raw` of it.
   bool Publishes(const ShardEntry& entry, const FileInfo& raw) const;
+  // remote_->ReportsFills(), asked once (reports_fills_).
+  bool RemoteReportsFills() const;
   // FetchFile for cache entry `item`, with its download published for
   // ReadInFlight while it runs when the entry is one (see ServeInFlight).
   Status FetchPublished(size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
@@ -202,6 +208,7 @@ class StreamShards {
   std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
   bool serve_in_flight_ = false;  // ServeInFlight
+  mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet
   // The downloads in flight ReadInFlight may read, by cache entry.
   std::mutex fills_mu_;
   std::unordered_map<size_t, std::shared_ptr<FillWatermark>> fills_;

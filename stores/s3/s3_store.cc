@@ -68,6 +68,7 @@ class S3Store final : public Store {
       return GetToFileOnce(key, path, expected_size, fill);
     });
   }
+  bool ReportsFills() const override { return true; }
   awaitable<Status> Put(std::string key, std::string bytes) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return PutOnce(key, bytes); });
   }

@@ -69,6 +69,33 @@ TEST(FillWatermark, AWaitingReaderGetsTheBytesWhenTheyArrive) {
   EXPECT_EQ(*got, std::optional<std::string>("yz"));
 }
 
+// A consumer's download wait is counted only when it waited (blocked).
+TEST(FillWatermark, AReadOfBytesAlreadyThereDoesNotBlockEvenWhenItMayWait) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/f";
+  WriteAt(path, "abcd", 0);
+  FillWatermark fill(8, "f");
+  fill.Attach(path);
+  fill.Wrote(0, 4);
+  bool blocked = false;
+  auto got = fill.Read(1, 3, /*wait=*/true, {}, &blocked);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, std::optional<std::string>("bcd"));
+  EXPECT_FALSE(blocked);
+  got = fill.Read(4, 2, /*wait=*/false, {}, &blocked);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, std::nullopt);
+  EXPECT_FALSE(blocked);
+  // Stopped before it starts: it returns at once (it used to deadlock,
+  // its stop callback run under the lock it takes).
+  std::stop_source stop;
+  stop.request_stop();
+  got = fill.Read(4, 2, /*wait=*/true, stop.get_token(), &blocked);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, std::nullopt);
+  EXPECT_FALSE(blocked);
+}
+
 TEST(FillWatermark, AFailedOrAbandonedFillServesNothingMore) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/f";

@@ -2,16 +2,20 @@
 // shard's download is held mid-body by the server, the consumer gets the
 // samples whose bytes have arrived, exactly and in plan order; when that
 // download then fails, the consumer gets an error naming the shard and its
-// URL, and nothing of the shard stays in the cache.
+// URL, and nothing of the shard stays in the cache. Only remotes that
+// report their fills are served so.
 #include <filesystem>
 #include <future>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "engine/dataset/remote_source.h"
+#include "engine/dataset/stream_shards.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
@@ -133,6 +137,38 @@ TEST(ServeInFlight, StrictModeHandsOutNothingOfAShardThatFails) {
   Result<size_t> n = call.get();
   ASSERT_FALSE(n.ok()) << *n << " samples handed out";
   EXPECT_NE(n.status().message().find(h.shard0), std::string::npos) << n.status().ToString();
+}
+
+// Only a remote whose downloads report each write as it completes (the
+// HTTP stores) is served in flight: a plain folder, and file://, copy a
+// shard whole, so their fill would move only at its end and a consumer
+// reading it would wait on the whole shard outside the cache's accounting
+// (CacheLimit's tests use a folder remote).
+TEST(ServeInFlight, OnlyARemoteThatReportsItsFillsIsServedInFlight) {
+  ScratchDir remote, cache;
+  testing::WriteSyntheticMds(remote.path(), 300, 2000);
+  auto reader = DatasetReader::Open(remote.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto table = ShardTable::FromIndex((*reader)->index());
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto shared = std::make_shared<const ShardTable>(std::move(*table));
+  StallingFileServer server(remote.path(), "none");
+  for (const auto& [url, reports] : std::vector<std::pair<std::string, bool>>{
+           {remote.path(), false}, {"file://" + remote.path(), false}, {server.url(), true}}) {
+    SCOPED_TRACE(url);
+    auto source = OpenRemoteSource(url);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    EXPECT_EQ((*source)->ReportsFills(), reports);
+    StreamOptions stream;
+    stream.remote = url;
+    stream.local = cache.path();
+    auto shards = StreamShards::Open(stream, shared, std::move(*source), std::nullopt,
+                                     std::chrono::seconds(20));
+    ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+    EXPECT_FALSE((*shards)->MayServeInFlight(0));  // not asked to
+    (*shards)->ServeInFlight();
+    EXPECT_EQ((*shards)->MayServeInFlight(0), reports);
+  }
 }
 
 }  // namespace
