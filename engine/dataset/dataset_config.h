@@ -129,7 +129,9 @@ struct DatasetOptions {
   // tests set it).
   std::chrono::milliseconds peek_head_start{50};
   // The consumer's next sample, when its shard is uncompressed MDS being
-  // downloaded by this process and the stream has no validate_hash, is
+  // downloaded by this process from a remote that reports its fills
+  // (RemoteSource::ReportsFills: the HTTP stores, not a folder) and the
+  // stream has no validate_hash, is
   // read from the download as soon as its offsets entry and bytes have
   // arrived, before the rest of the shard (StreamShards::ReadInFlight);
   // key "serve_in_flight". Such a sample is exactly the bytes the server
