@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -29,12 +30,27 @@ std::optional<std::string> ReadNow(FillWatermark& fill, uint64_t offset, uint64_
   return got.ok() ? *got : std::nullopt;
 }
 
+// A fill of a `total`-byte file at `path`, created empty, attached.
+std::unique_ptr<FillWatermark> Attached(const std::string& path, uint64_t total) {
+  WriteAt(path, "", 0);
+  auto fill = std::make_unique<FillWatermark>(total, "http://127.0.0.1/f");
+  fill->Attach(path);
+  return fill;
+}
+
+// Attached, with its first 4 bytes, "abcd", written and reported.
+std::unique_ptr<FillWatermark> AbcdWritten(const std::string& path, uint64_t total) {
+  auto fill = Attached(path, total);
+  WriteAt(path, "abcd", 0);
+  fill->Wrote(0, 4);
+  return fill;
+}
+
 TEST(FillWatermark, PartsWrittenOutOfOrderBecomeReadableOnceTheBytesBeforeThemAre) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/f";
-  WriteAt(path, "", 0);
-  FillWatermark fill(12, "http://127.0.0.1/f");
-  fill.Attach(path);
+  std::unique_ptr<FillWatermark> attached = Attached(path, 12);
+  FillWatermark& fill = *attached;
   WriteAt(path, "ghij", 6);
   fill.Wrote(6, 4);
   EXPECT_EQ(fill.watermark(), 0u);
@@ -56,9 +72,8 @@ TEST(FillWatermark, PartsWrittenOutOfOrderBecomeReadableOnceTheBytesBeforeThemAr
 TEST(FillWatermark, AWaitingReaderGetsTheBytesWhenTheyArrive) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/f";
-  WriteAt(path, "", 0);
-  FillWatermark fill(4, "f");
-  fill.Attach(path);
+  std::unique_ptr<FillWatermark> attached = Attached(path, 4);
+  FillWatermark& fill = *attached;
   std::thread writer([&] {
     WriteAt(path, "wxyz", 0);
     fill.Wrote(0, 4);
@@ -72,11 +87,8 @@ TEST(FillWatermark, AWaitingReaderGetsTheBytesWhenTheyArrive) {
 // A consumer's download wait is counted only when it waited (blocked).
 TEST(FillWatermark, AReadOfBytesAlreadyThereDoesNotBlockEvenWhenItMayWait) {
   testing::TempDir dir;
-  const std::string path = dir.path() + "/f";
-  WriteAt(path, "abcd", 0);
-  FillWatermark fill(8, "f");
-  fill.Attach(path);
-  fill.Wrote(0, 4);
+  std::unique_ptr<FillWatermark> written = AbcdWritten(dir.path() + "/f", 8);
+  FillWatermark& fill = *written;
   bool blocked = false;
   auto got = fill.Read(1, 3, /*wait=*/true, {}, &blocked);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -99,10 +111,8 @@ TEST(FillWatermark, AReadOfBytesAlreadyThereDoesNotBlockEvenWhenItMayWait) {
 TEST(FillWatermark, AFailedOrAbandonedFillServesNothingMore) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/f";
-  WriteAt(path, "abcd", 0);
-  FillWatermark failed(8, "f");
-  failed.Attach(path);
-  failed.Wrote(0, 4);
+  std::unique_ptr<FillWatermark> written = AbcdWritten(path, 8);
+  FillWatermark& failed = *written;
   std::thread owner([&] { failed.Finish(IoError("connection reset")); });
   auto waited = failed.Read(4, 2, /*wait=*/true);  // woken by Finish
   owner.join();
@@ -124,10 +134,8 @@ TEST(FillWatermark, AFailedOrAbandonedFillServesNothingMore) {
 TEST(FillWatermark, ReadsTheBytesAfterTheFileIsRenamedOrDeleted) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/f";
-  WriteAt(path, "abcd", 0);
-  FillWatermark fill(4, "f");
-  fill.Attach(path);
-  fill.Wrote(0, 4);
+  std::unique_ptr<FillWatermark> written = AbcdWritten(path, 4);
+  FillWatermark& fill = *written;
   fill.Finish(Status::Ok());
   ASSERT_EQ(::unlink(path.c_str()), 0);
   EXPECT_EQ(ReadNow(fill, 0, 4), std::optional<std::string>("abcd"));

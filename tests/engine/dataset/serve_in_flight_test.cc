@@ -40,6 +40,8 @@ struct HeldShard {
   ScratchDir remote, cache;
   std::unique_ptr<DatasetReader> reader;
   std::string shard0;  // its basename
+  std::unique_ptr<StallingFileServer> server;  // holds shard0 (OpenHeld)
+  std::unique_ptr<StreamingDataset> ds;        // reads it in order from `server`
 };
 
 // A dataset of one large enough first shard, read in order from a server
@@ -67,13 +69,20 @@ DatasetOptions HeldOptions(const HeldShard& h, const std::string& url, bool serv
   return o;
 }
 
+// MakeHeld, then its server and a dataset iterating it from there.
+void OpenHeld(HeldShard* h, bool serve_in_flight) {
+  ASSERT_NO_FATAL_FAILURE(MakeHeld(h));
+  h->server = std::make_unique<StallingFileServer>(h->remote.path(), h->shard0);
+  auto ds = StreamingDataset::Open(HeldOptions(*h, h->server->url(), serve_in_flight));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  h->ds = std::move(*ds);
+  ASSERT_TRUE(h->ds->IterBegin(0, 0, 0, 1).ok());
+}
+
 TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNamesShardAndUrl) {
   HeldShard h;
-  ASSERT_NO_FATAL_FAILURE(MakeHeld(&h));
-  StallingFileServer server(h.remote.path(), h.shard0);
-  auto ds = StreamingDataset::Open(HeldOptions(h, server.url(), true));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, true));
+  StallingFileServer& server = *h.server;
 
   // The server holds shard 0 half sent until Stop below: every sample
   // handed out before then came from the download in flight.
@@ -81,7 +90,7 @@ TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNames
   std::vector<int64_t> ids(16);
   std::vector<SampleFields> fields;
   while (got.size() < 100) {
-    Result<size_t> n = (*ds)->NextBatch(16, ids.data(), &fields);
+    Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
     ASSERT_TRUE(n.ok()) << "after " << got.size() << " samples: " << n.status().ToString();
     ASSERT_GE(*n, 1u);
     for (size_t k = 0; k < *n; ++k) {
@@ -101,7 +110,7 @@ TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNames
   server.Stop();
   Status failed = Status::Ok();
   for (int calls = 0; calls < 4000 && failed.ok(); ++calls) {
-    Result<size_t> n = (*ds)->NextBatch(16, ids.data(), &fields);
+    Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
     if (!n.ok()) failed = n.status();
   }
   ASSERT_FALSE(failed.ok());
@@ -118,14 +127,11 @@ TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNames
 // call's answer is that failure, never a sample of the shard.
 TEST(ServeInFlight, StrictModeHandsOutNothingOfAShardThatFails) {
   HeldShard h;
-  ASSERT_NO_FATAL_FAILURE(MakeHeld(&h));
-  StallingFileServer server(h.remote.path(), h.shard0);
-  auto ds = StreamingDataset::Open(HeldOptions(h, server.url(), false));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, false));
+  StallingFileServer& server = *h.server;
   std::vector<int64_t> ids(16);
   std::vector<SampleFields> fields;
-  auto call = std::async(std::launch::async, [&] { return (*ds)->NextBatch(16, ids.data(), &fields); });
+  auto call = std::async(std::launch::async, [&] { return h.ds->NextBatch(16, ids.data(), &fields); });
   auto asked = [&] {
     for (const std::string& t : server.Requests()) {
       if (t == "/" + h.shard0) return true;
