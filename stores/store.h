@@ -27,6 +27,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "base/env.h"
+#include "base/fill_watermark.h"
 #include "base/status.h"
 
 namespace sluice {
@@ -135,6 +136,22 @@ class Store {
   // than its first part is written, and never writes past that size.
   virtual boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
                                                    std::optional<uint64_t> expected_size) = 0;
+  // GetToFile, telling `fill` (which must outlive the call; the caller
+  // calls its Finish) of the file and of each write that completed
+  // (GetToFileOptions::fill), so that its bytes may be read as they arrive
+  // into `path` itself (a temporary of this process: a shard cache's).
+  // This default tells it nothing (readers wait for the end); the HTTP
+  // stores tell.
+  virtual boost::asio::awaitable<Status> GetToFileFilling(std::string key, std::string path,
+                                                          std::optional<uint64_t> expected_size,
+                                                          FillWatermark* fill) {
+    (void)fill;
+    co_return co_await GetToFile(std::move(key), std::move(path), expected_size);
+  }
+  // Whether GetToFileFilling tells its fill of each write as it completes
+  // (the HTTP stores): false where it is this default, whose fill moves
+  // only at its Finish. Callers serve bytes in flight only when true.
+  virtual bool ReportsFills() const { return false; }
 
   // Uploads local file `path` as `key` (multipart above part_size where the
   // service has it).

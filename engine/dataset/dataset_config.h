@@ -130,6 +130,18 @@ struct DatasetOptions {
   // starts beside it (IterationOptions::peek_head_start; no config key:
   // tests set it).
   std::chrono::milliseconds peek_head_start{50};
+  // The consumer's next sample, when its shard is uncompressed MDS being
+  // downloaded by this process from a remote that reports its fills
+  // (RemoteSource::ReportsFills: the HTTP stores, not a folder) and the
+  // stream has no validate_hash, is
+  // read from the download as soon as its offsets entry and bytes have
+  // arrived, before the rest of the shard (StreamShards::ReadInFlight);
+  // key "serve_in_flight". Such a sample is exactly the bytes the server
+  // sent, unchecked as a whole: a shard that then fails (cut short, a
+  // wrong size) is an error at the next batch, and nothing of it stays in
+  // the cache, but the samples handed out are not taken back. False (the
+  // strict mode): every sample waits for its whole shard and its checks.
+  bool serve_in_flight = true;
   // A pass whose worker plan has more ids than this is planned and read in
   // windows of this many ids (IterationCursor's "In windows": memory of a
   // few windows, not of the epoch); smaller ones hold their whole plan.
@@ -197,7 +209,8 @@ struct DatasetOptions {
 // "replication", "allow_unsafe_types", "custom_encodings" (list of names),
 // "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
 // "wait_timeout" (seconds),
-// "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "pass_window_ids" (>= 1),
+// "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "serve_in_flight" (bool),
+// "pass_window_ids" (>= 1),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256),
 // "metrics_retention_s" (an integer >= 0), per stream

@@ -16,6 +16,9 @@ Result<std::unique_ptr<DatasetShards>> DatasetShards::Open(
     auto shards = StreamShards::Open(options.streams[s], indexes[s], remotes[s], limits[s],
                                      options.wait_timeout, options.env);
     if (!shards.ok()) return shards.status().WithContext("stream " + std::to_string(s));
+    if (options.serve_in_flight && !options.skip_corrupt_shards && !options.skip_missing_files) {
+      (*shards)->ServeInFlight();
+    }
     d->streams_.push_back(std::move(*shards));
     d->files_.push_back(options.streams[s].files.has_value());
   }
@@ -68,6 +71,20 @@ bool DatasetShards::Peekable(size_t g) {
   if (skip_corrupt_ || g >= first_shard_.back()) return false;
   const size_t s = StreamOfShard(first_shard_, g);
   return streams_[s]->Peekable(g - first_shard_[s]);
+}
+
+Result<std::optional<PeekedSample>> DatasetShards::ReadInFlight(size_t g, uint32_t i, bool wait,
+                                                                std::stop_token stop,
+                                                                bool* blocked) {
+  if (g >= first_shard_.back()) return std::optional<PeekedSample>();
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->ReadInFlight(g - first_shard_[s], i, wait, std::move(stop), blocked);
+}
+
+bool DatasetShards::MayServeInFlight(size_t g) const {
+  if (g >= first_shard_.back()) return false;
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->MayServeInFlight(g - first_shard_[s]);
 }
 
 Result<PeekedSample> DatasetShards::PeekSample(size_t g, uint32_t i, std::stop_token cancel) {

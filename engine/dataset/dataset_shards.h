@@ -69,6 +69,17 @@ class DatasetShards {
   // The peek of global shard `g` is over (StreamShards::PeekDone).
   void PeekDone(size_t g);
 
+  // Sample `i` of global shard `g` from its download in flight in this
+  // process (StreamShards::ReadInFlight); nullopt with serve_in_flight
+  // off, and with skip_corrupt_shards or skip_missing_files (the shard
+  // might turn out skipped, and its samples must then not have been read).
+  Result<std::optional<PeekedSample>> ReadInFlight(size_t g, uint32_t i, bool wait,
+                                                   std::stop_token stop = {},
+                                                   bool* blocked = nullptr);
+  // Whether ReadInFlight may ever serve a sample of `g` (its download in
+  // this process would be published: StreamShards::MayServeInFlight).
+  bool MayServeInFlight(size_t g) const;
+
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;
   size_t skipped_count() const;

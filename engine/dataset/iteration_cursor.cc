@@ -167,7 +167,15 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
     LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
   }
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
-  if (head_open_.valid()) {
+  // Still downloading, with samples to serve from its bytes in flight:
+  // the prefetcher starts now, its scan's open of the shard waits on this
+  // one's download (ShardCache: one download per node), and the consumer
+  // reads the download meanwhile. The open's result is dropped once in
+  // (DropHeadOpen).
+  const bool head_in_flight =
+      head_open_.valid() && !ids_.empty() && shards_->MayServeInFlight(first_shard_) &&
+      head_open_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (head_open_.valid() && !head_in_flight) {
     const auto opening = std::chrono::steady_clock::now();
     Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
     head_open_ = {};  // its copy would pin the shard
@@ -253,6 +261,8 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
                                           int64_t* ids, std::vector<SampleFields>* out,
                                           BatchTally* tally) {
   const bool ids_only = out == nullptr;
+  flown_.clear();  // the last call's views end here
+  DropHeadOpen();
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
   const bool peek_now = may_peek_ && base_ + pos_ == 0 && max > 0 && !ids_.empty();
@@ -318,9 +328,46 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       // batches come back full.
       const bool wait = k == 0;
       if (wait) batch_from_ = base_ + p;
-      if (wait) consumer_waiting_.store(true, std::memory_order_relaxed);
-      auto got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, wait);
-      if (wait) {
+      // Not ready: its shard may be downloading here, with the sample's
+      // bytes in already (or soon: then waiting on them rather than the
+      // whole shard).
+      auto got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, /*wait=*/false);
+      bool flown = false;
+      if (got.ok() && *got <= base_ + p && !ids_only &&
+          shards_->MayServeInFlight(prefetcher_->shard_of(base_ + p))) {
+        while (true) {
+          Result<bool> served = FromFlight(p, wait, columns, &ids[k], &(*out)[k], &tally->waits);
+          if (!served.ok()) {
+            got = served.status();
+            break;
+          }
+          flown = *served;
+          if (flown || !wait) break;
+          // Its download has not begun (or has ended): wait for the shard
+          // a moment, then look again.
+          consumer_waiting_.store(true, std::memory_order_relaxed);
+          got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, true, kFlightLook);
+          consumer_waiting_.store(false, std::memory_order_relaxed);
+          TakeWait(&tally->waits);
+          if (!got.ok() || *got > base_ + p) break;
+        }
+      }
+      if (flown) {
+        bytes += (*out)[k].raw.size();
+        ++k;
+        ++p;
+        continue;
+      }
+      if (got.ok() && *got <= base_ + p && wait) {
+        // The first shard's open, kept while it was in flight, would pin
+        // that shard once its download ends: under a cache limit of one
+        // shard, the wait for this position's shard would never end.
+        if (head_open_.valid() && prefetcher_->shard_of(base_ + p) != first_shard_) {
+          head_open_.wait();
+          head_open_ = {};
+        }
+        consumer_waiting_.store(true, std::memory_order_relaxed);
+        got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, wait);
         consumer_waiting_.store(false, std::memory_order_relaxed);
         TakeWait(&tally->waits);
       }
@@ -411,6 +458,38 @@ void IterationCursor::InstallWindow(PassWindow w) {
   last_window_ = w.last;
   pos_ = 0;
   prefetched_to_ = 0;
+}
+
+void IterationCursor::DropHeadOpen() {
+  if (prefetcher_ && head_open_.valid() &&
+      head_open_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    head_open_ = {};  // the prefetcher has its own open of the shard, or reports its failure
+  }
+}
+
+Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColumns& columns,
+                                         int64_t* id, SampleFields* fields, ConsumerWaits* waits) {
+  const size_t g = prefetcher_->shard_of(base_ + p);
+  const uint32_t i = local_[p];
+  const auto start = std::chrono::steady_clock::now();
+  bool blocked = false;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<PeekedSample> got,
+                          shards_->ReadInFlight(g, i, wait, {}, &blocked));
+  // A download wait only when the consumer waited for bytes to arrive.
+  if (blocked) {
+    waits->AddDownload(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 std::chrono::steady_clock::now() - start)
+                                                 .count()));
+  }
+  if (!got) return false;
+  flown_.push_back(std::move(*got));
+  const PeekedSample& sample = flown_.back();
+  fields->where = SampleLocation{g, i};
+  fields->raw = *sample.bytes;
+  fields->fields = sample.fields;
+  columns.LayOut(g, fields);
+  *id = ids_[p];
+  return true;
 }
 
 bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,

@@ -24,6 +24,16 @@
 // peeked sample is exactly its bytes, or a Parquet row its values (a
 // mismatch is kCorrupt).
 //
+// In flight (DatasetOptions::serve_in_flight): a position whose shard is
+// not open yet, when that shard is downloading in this process, is read
+// from the download (DatasetShards::ReadInFlight) once its bytes are in:
+// the batch's first position waits for them (a download wait), later ones
+// are taken only if there already. Their bytes are kept until the next
+// NextBatch; the order is the plan's either way. When the first sample's
+// shard is still downloading once the plan is in, its early open is left
+// running (the prefetcher's own open of it waits on that download) so
+// that the consumer reads the download meanwhile.
+//
 // Head first: a cursor may start from the head of its plan (the first
 // ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts
 // planning the whole on a thread of its own (after the peek's head start)
@@ -243,6 +253,18 @@ class IterationCursor {
                                                        bool wait);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
+  // Drops the first shard's early open once done, when TakeRest left it
+  // downloading (its samples served in flight meanwhile).
+  void DropHeadOpen();
+  // How long the consumer waits for a shard before it looks again for
+  // the shard's download in flight, while that download has not begun.
+  static constexpr std::chrono::milliseconds kFlightLook{2};
+  // Position p's sample (in the window) from its shard's download in
+  // flight (DatasetShards::ReadInFlight; with `wait`, waiting for its
+  // bytes, a download wait when it did wait) into *fields and *id: false
+  // when it does not come from there. Its bytes are kept in flown_.
+  Result<bool> FromFlight(size_t p, bool wait, const DatasetColumns& columns, int64_t* id,
+                          SampleFields* fields, ConsumerWaits* waits);
   // The pass's first sample from a peek raced against its shard (see
   // above): true when it is in ids[0] and (*out)[0] (pos_ is then 1).
   bool FirstFromPeek(const DatasetColumns& columns, int64_t* ids, std::vector<SampleFields>* out,
@@ -330,6 +352,9 @@ class IterationCursor {
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;
+  // Samples the last NextBatch served from downloads in flight: back its
+  // views until the next.
+  std::vector<PeekedSample> flown_;
   // Stopped by Stop and the destructor: a peek still running ends its
   // request in flight and makes no further one (see PeekSampleFromRemote).
   // Declared before losing_peek_, which uses it.

@@ -126,6 +126,20 @@ class StoreSource final : public RemoteSource {
     return FileSize(path, options_.env);
   }
 
+  Result<uint64_t> FetchFilling(const std::string& key, const std::string& path,
+                                std::optional<uint64_t> expected_size,
+                                FillWatermark& fill) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(
+        store->GetToFileFilling(key, path, expected_size, &fill)));
+    return FileSize(path, options_.env);
+  }
+
+  bool ReportsFills() override {
+    Result<Store*> store = ThisProcessStore();
+    return store.ok() && (*store)->ReportsFills();
+  }
+
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
                                    std::stop_token stop) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/fill_watermark.h"
 #include "base/status.h"
 #include "formats/dataset/format_descriptor.h"
 #include "stores/store.h"
@@ -38,6 +39,22 @@ class RemoteSource {
   // deletes it.
   virtual Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                                  std::optional<uint64_t> expected_size) = 0;
+  // Fetch, telling `fill` of the file and its writes as they complete
+  // (Store::GetToFileFilling): `path` must be a temporary of this process
+  // (the shard cache's), written in place. This default tells it nothing
+  // (a plain path is copied whole). The caller calls fill.Finish.
+  virtual Result<uint64_t> FetchFilling(const std::string& key, const std::string& path,
+                                        std::optional<uint64_t> expected_size,
+                                        FillWatermark& fill) {
+    (void)fill;
+    return Fetch(key, path, expected_size);
+  }
+  // Whether FetchFilling tells its fill of each write as it completes (a
+  // store that does: Store::ReportsFills). False for this default and a
+  // plain path, copied whole: their fill moves only at its Finish, so
+  // nothing may be served from it in flight. A store not yet opened in
+  // this process is opened to ask (an error there: false; Fetch reports it).
+  virtual bool ReportsFills() { return false; }
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -100,4 +100,29 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   return peeked;
 }
 
+Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
+                                                       uint32_t i, bool wait,
+                                                       std::stop_token stop, bool* blocked) {
+  using Maybe = std::optional<PeekedSample>;
+  if (!SamplePeekable(entry) || i >= entry.samples || fill.total() != entry.raw_data.bytes) {
+    return Maybe();
+  }
+  const SamplePeekHooks& hooks = *PeekHooksOf(entry);
+  const DataSpan bounds_at = hooks.bounds_at(i);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bounds,
+                          fill.Read(bounds_at.offset, bounds_at.length, wait, stop, blocked));
+  if (!bounds) return Maybe();
+  const std::string where =
+      entry.raw_data.basename + " sample " + std::to_string(i) + " (in flight)";
+  SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, *bounds, where));
+  if (span.length > kMaxPeekedSampleBytes) return Maybe();
+  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
+                          fill.Read(span.offset, span.length, wait, stop, blocked));
+  if (!bytes) return Maybe();
+  PeekedSample peeked;
+  peeked.bytes = std::make_unique<const std::string>(std::move(*bytes));
+  SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, *peeked.bytes, &peeked.fields));
+  return Maybe(std::move(peeked));
+}
+
 }  // namespace sluice

@@ -22,11 +22,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/fill_watermark.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/dataset/format_descriptor.h"
@@ -92,5 +94,19 @@ bool SamplePeekable(const ShardEntry& entry);
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
                                           const ShardEntry& entry, uint32_t i,
                                           std::stop_token cancel = {});
+
+// Sample `i` (< entry.samples) of the SamplePeekable shard `entry` from
+// `fill`, the download of its data file in flight: its bounds once they
+// have arrived, checked as PeekSampleFromRemote checks them, then its
+// bytes once they have. nullopt when they do not come from the fill (see
+// FillWatermark::Read: `wait` false and not there yet, the download ended
+// or was abandoned before them, `stop`) or the sample is over
+// kMaxPeekedSampleBytes (its shard serves it). Errors: kCorrupt for bounds
+// that do not fit, a failed read of the file. `blocked` (may be null): set
+// when a read waited for the fill (FillWatermark::Read's).
+Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
+                                                       uint32_t i, bool wait,
+                                                       std::stop_token stop = {},
+                                                       bool* blocked = nullptr);
 
 }  // namespace sluice

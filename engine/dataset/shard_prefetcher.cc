@@ -311,7 +311,8 @@ Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::OpenForScan(
   return opened;
 }
 
-Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait) {
+Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait,
+                                        std::chrono::nanoseconds at_most) {
   std::unique_lock<std::mutex> lock(mu_);
   const size_t n = schedule_.size();
   if (from > need || need >= n) {
@@ -344,10 +345,15 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   if (schedule_.scan() <= need && error_.ok() && wait &&
       need < schedule_.consumer() + schedule_.window()) {
     auto start = std::chrono::steady_clock::now();
-    cv_.wait(lock, [&] {
+    auto ready = [&] {
       if (walk_open() && schedule_.OthersHaveWork()) cv_.notify_all();
       return schedule_.scan() > need || !error_.ok();
-    });
+    };
+    if (at_most.count() > 0) {
+      cv_.wait_for(lock, at_most, ready);
+    } else {
+      cv_.wait(lock, ready);
+    }
     const auto end = std::chrono::steady_clock::now();
     *waited_ns += static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());

@@ -138,7 +138,10 @@ class ShardPrefetcher {
   // for. The first error the thread met is returned once the consumer needs
   // the position it failed at, after the threads have stopped (opens under
   // way finish first). `from` must not decrease between calls.
-  Result<size_t> Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait = true);
+  // `at_most` (when positive) bounds that wait: it may end with `need`
+  // not ready.
+  Result<size_t> Acquire(size_t from, size_t need, uint64_t* waited_ns, bool wait = true,
+                         std::chrono::nanoseconds at_most = std::chrono::nanoseconds(0));
 
   // The last wait of Acquire since the previous call: its span and the
   // shard it waited for (null when it ended without one: an error), which

@@ -191,6 +191,65 @@ void StreamShards::PeekDone(size_t shard) {
   (void)TakePieceRead(index_->entry(shard).raw_data.basename);
 }
 
+Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uint32_t i, bool wait,
+                                                               std::stop_token stop,
+                                                               bool* blocked) {
+  if (!serve_in_flight_ || shard >= index_->size()) return std::optional<PeekedSample>();
+  std::shared_ptr<FillWatermark> fill;
+  {
+    std::lock_guard<std::mutex> lock(fills_mu_);
+    auto it = fills_.find(data_item_[shard]);
+    if (it == fills_.end()) return std::optional<PeekedSample>();
+    fill = it->second;
+  }
+  return PeekSampleFromFill(*fill, index_->entry(shard), i, wait, std::move(stop), blocked);
+}
+
+bool StreamShards::Publishes(const ShardEntry& entry, const FileInfo& raw) const {
+  // Only a file whose samples can be read from its data file alone, and
+  // never before a hash check the stream asks for (strict there).
+  return serve_in_flight_ && remote_ && !stream_.validate_hash && !entry.piece &&
+         SamplePeekable(entry) && raw.basename == entry.raw_data.basename &&
+         MetaFileOf(entry) == nullptr && RemoteReportsFills();
+}
+
+bool StreamShards::RemoteReportsFills() const {
+  int known = reports_fills_.load(std::memory_order_acquire);
+  if (known < 0) {
+    // The same kind of store in every process: asked once.
+    known = remote_->ReportsFills() ? 1 : 0;
+    reports_fills_.store(known, std::memory_order_release);
+  }
+  return known == 1;
+}
+
+bool StreamShards::MayServeInFlight(size_t shard) const {
+  if (!serve_in_flight_ || shard >= index_->size()) return false;
+  const ShardEntry e = index_->entry(shard);
+  return Publishes(e, e.raw_data);
+}
+
+Status StreamShards::FetchPublished(size_t item, const FileInfo& raw,
+                                    const std::optional<FileInfo>& zip, const ShardEntry& entry,
+                                    const std::string& tmp_path,
+                                    std::chrono::nanoseconds* download) {
+  if (!Publishes(entry, raw)) return FetchFile(raw, zip, entry, tmp_path, download);
+  auto fill = std::make_shared<FillWatermark>(
+      raw.bytes, remote_->Describe() + "/" + RemoteKey(stream_, raw.basename));
+  {
+    std::lock_guard<std::mutex> lock(fills_mu_);
+    fills_[item] = fill;
+  }
+  Status st = FetchFile(raw, zip, entry, tmp_path, download, fill.get());
+  {
+    std::lock_guard<std::mutex> lock(fills_mu_);
+    auto it = fills_.find(item);
+    if (it != fills_.end() && it->second == fill) fills_.erase(it);
+  }
+  fill->Finish(st);
+  return st;
+}
+
 Status StreamShards::Evict(size_t shard) {
   if (!remote_) {
     return InvalidArgumentError(root_ + ": cannot evict shard " + std::to_string(shard) +
@@ -255,7 +314,7 @@ void StreamShards::CountDownload(bool ok, std::chrono::steady_clock::duration to
 
 Result<uint64_t> StreamShards::Download(const std::string& basename, const std::string& path,
                                         uint64_t expected_size,
-                                        std::chrono::nanoseconds* download) {
+                                        std::chrono::nanoseconds* download, FillWatermark* fill) {
   if (!remote_) {
     // Local-only: the "stored" file is the one in the folder.
     std::string src = JoinPath(root_, basename);
@@ -268,7 +327,11 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   Status last = Status::Ok();
   for (int attempt = 1;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    auto n = remote_->Fetch(key, path, expected_size);
+    // Another attempt writes the file again from its start: what the fill
+    // told readers of the first no longer holds.
+    if (fill != nullptr && attempt > 1) fill->Abandon();
+    auto n = fill != nullptr ? remote_->FetchFilling(key, path, expected_size, *fill)
+                             : remote_->Fetch(key, path, expected_size);
     CountDownload(n.ok(), std::chrono::steady_clock::now() - start, download);
     if (n.ok()) {
       bytes_downloaded_ += *n;
@@ -435,7 +498,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(const ShardEntry& entry, uint32_
 
 Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                const ShardEntry& entry, const std::string& tmp_path,
-                               std::chrono::nanoseconds* download) {
+                               std::chrono::nanoseconds* download, FillWatermark* fill) {
   if (entry.piece && remote_) return FetchPiece(entry, tmp_path, download);
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
@@ -471,7 +534,8 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   if (!remote_) {
     return NotFoundError(JoinPath(root_, raw.basename) + ": missing, and the stream has no remote");
   }
-  SLUICE_ASSIGN_OR_RETURN(uint64_t size, Download(raw.basename, tmp_path, raw.bytes, download));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t size,
+                          Download(raw.basename, tmp_path, raw.bytes, download, fill));
   if (size != raw.bytes) {
     return CorruptError(raw.basename + ": downloaded " + std::to_string(size) +
                         " bytes, index.json says " + std::to_string(raw.bytes));
@@ -520,7 +584,7 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     auto fetch = [&](const std::string& tmp) {
       fetched_here = true;
       ++fetches;
-      return FetchFile(raw, zip, entry, tmp, &timing->download);
+      return FetchPublished(item, raw, zip, entry, tmp, &timing->download);
     };
     AcquireTimes times;
     auto acquired = [&]() -> Result<std::optional<ShardPin>> {

@@ -35,9 +35,11 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/fill_watermark.h"
 #include "base/retry_policy.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
@@ -99,6 +101,30 @@ class StreamShards {
   // row group meanwhile) is dropped, not held for the stream's life.
   void PeekDone(size_t shard);
 
+  // Serving from bytes in flight: from now on, a download of an
+  // uncompressed shard of a SamplePeekable format with no meta file, made
+  // by this process while the stream has no validate_hash, publishes how
+  // far it has arrived (a FillWatermark), and ReadInFlight reads its
+  // samples from it. Call before the first OpenShard.
+  void ServeInFlight() { serve_in_flight_ = true; }
+  // Sample `i` of shard `shard` from its download in flight in this
+  // process, once the sample's offsets entry and bytes have arrived (with
+  // `wait`, waiting for them; `stop` ends the wait): nullopt when there is
+  // no such download, it ended before them (the shard's open reports a
+  // failure), or they have not arrived and `wait` is false. The bytes are
+  // those the download wrote into the cache's temporary: nothing of the
+  // whole shard (its size, which the store checks as it goes, is the only
+  // check there is without validate_hash) has been checked yet.
+  // `blocked` (may be null): set when the call waited for bytes.
+  Result<std::optional<PeekedSample>> ReadInFlight(size_t shard, uint32_t i, bool wait,
+                                                   std::stop_token stop = {},
+                                                   bool* blocked = nullptr);
+  // Whether a download of shard `shard` by this process is published for
+  // ReadInFlight (see ServeInFlight): never when the remote does not
+  // report its fills as they come (RemoteSource::ReportsFills: a plain
+  // path, a store without GetToFileFilling).
+  bool MayServeInFlight(size_t shard) const;
+
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream
   // read in place (no remote: its files are the dataset, never deleted), a
@@ -124,10 +150,22 @@ class StreamShards {
  private:
   StreamShards() = default;
   // `download`: adds the time spent downloading (the rest is decoding).
+  // `fill` (may be null): told of the download of an uncompressed file.
   Status FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
-                   const std::string& tmp_path, std::chrono::nanoseconds* download);
+                   const std::string& tmp_path, std::chrono::nanoseconds* download,
+                   FillWatermark* fill = nullptr);
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
-                            uint64_t expected_size, std::chrono::nanoseconds* download);
+                            uint64_t expected_size, std::chrono::nanoseconds* download,
+                            FillWatermark* fill = nullptr);
+  // MayServeInFlight for `entry`, the file `raw` of it.
+  bool Publishes(const ShardEntry& entry, const FileInfo& raw) const;
+  // remote_->ReportsFills(), asked once (reports_fills_).
+  bool RemoteReportsFills() const;
+  // FetchFile for cache entry `item`, with its download published for
+  // ReadInFlight while it runs when the entry is one (see ServeInFlight).
+  Status FetchPublished(size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
+                        const ShardEntry& entry, const std::string& tmp_path,
+                        std::chrono::nanoseconds* download);
   // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
   // column chunks, then the file's footer tail from the node's footer store,
   // into the cache's temporary (the bytes of the first row's peek, when it
@@ -196,6 +234,11 @@ class StreamShards {
   // come), until FetchPiece takes it: one at most (a pass peeks one row).
   std::mutex piece_read_mu_;
   std::optional<std::pair<std::string, SharedPiece>> piece_read_;
+  bool serve_in_flight_ = false;  // ServeInFlight
+  mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet
+  // The downloads in flight ReadInFlight may read, by cache entry.
+  std::mutex fills_mu_;
+  std::unordered_map<size_t, std::shared_ptr<FillWatermark>> fills_;
 };
 
 }  // namespace sluice

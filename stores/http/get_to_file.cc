@@ -39,8 +39,8 @@ class FileWriter {
   static constexpr uint64_t kBlock = kPageCacheWriteBlock;
 
   FileWriter(asio::random_access_file* file, uint64_t offset, const std::string* path,
-             asio::thread_pool* pool, Env* env)
-      : file_(file), path_(path), pool_(pool), env_(env), at_(offset) {}
+             asio::thread_pool* pool, Env* env, FillWatermark* fill)
+      : file_(file), path_(path), pool_(pool), env_(env), fill_(fill), at_(offset) {}
 
   awaitable<Status> Append(std::string_view chunk) {
     while (!chunk.empty()) {
@@ -115,6 +115,7 @@ class FileWriter {
         failed_ = true;
         co_return written;
       }
+      if (fill_ != nullptr) fill_->Wrote(at_, data.size());
       at_ += data.size();
       co_return Status::Ok();
     }
@@ -131,6 +132,7 @@ class FileWriter {
         failed_ = true;
         co_return WriteError(size, at_, ec.message());
       }
+      if (fill_ != nullptr) fill_->Wrote(at_, n);
       at_ += n;
       data.remove_prefix(n);
     }
@@ -146,6 +148,7 @@ class FileWriter {
   const std::string* path_;
   asio::thread_pool* pool_;  // see GetToFileOptions::write_pool
   Env* env_;                 // see GetToFileOptions::env
+  FillWatermark* fill_;      // see GetToFileOptions::fill; may be null
   uint64_t at_;          // file offset of staged_[0]
   std::string staged_;   // never crosses a block boundary
   bool failed_ = false;
@@ -156,8 +159,9 @@ class FileWriter {
 awaitable<Result<HttpResponse>> SendToFile(HttpClient* client, HttpRequest request,
                                            asio::random_access_file* file, uint64_t offset,
                                            const std::string* path, asio::thread_pool* pool,
-                                           Env* env, uint64_t* written = nullptr) {
-  FileWriter writer(file, offset, path, pool, env);
+                                           Env* env, FillWatermark* fill,
+                                           uint64_t* written = nullptr) {
+  FileWriter writer(file, offset, path, pool, env, fill);
   BodySink sink = writer.Sink();
   if (written != nullptr) {
     sink = [&writer, written](std::string_view chunk) {
@@ -193,6 +197,7 @@ struct PartPlan {
   std::vector<uint64_t> redo;  // answered 200 before part 0 had: fetched again
   asio::thread_pool* write_pool = nullptr;
   Env* env = nullptr;  // GetToFileOptions::env
+  FillWatermark* fill = nullptr;  // GetToFileOptions::fill
   std::optional<uint64_t> expected_size;
   First first = First::kPending;
   HttpResponse first_response;
@@ -257,7 +262,7 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     if (head_only) request.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
     Result<HttpResponse> sent =
         co_await SendToFile(client, std::move(request), file, first, tmp, plan->write_pool,
-                            plan->env, &plan->other_bytes);
+                            plan->env, plan->fill, &plan->other_bytes);
     if (head_only && (!sent.ok() || sent->status == 200)) {
       // Sent before part 0 answered, and failed (after the retries the
       // client's policy allows) or found Range ignored: part 0 decides.
@@ -306,13 +311,14 @@ awaitable<Status> FirstPartThenMore(HttpClient* client, asio::random_access_file
   }
   first.expected_object_size = plan->expected_size;
   Result<HttpResponse> head =
-      co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env);
+      co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env, plan->fill);
   if (!head.ok() && head.status().code() == StatusCode::kOutOfRange) {
     // 416 for bytes=0-...: an empty object. Fetch it plainly.
     first.range.reset();
+    if (plan->fill != nullptr) plan->fill->Abandon();
     Status emptied = plan->env->Truncate(file->native_handle(), *tmp, 0);
     if (!emptied.ok()) co_return emptied.WithContext("GET " + RedactUrl(plan->url));
-    head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env);
+    head = co_await SendToFile(client, first, file, 0, tmp, plan->write_pool, plan->env, plan->fill);
   }
   if (!head.ok()) co_return head.status();
   plan->first_response = std::move(head).value();
@@ -381,6 +387,8 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   plan.part_size = options.part_size;
   plan.write_pool = options.write_pool;
   plan.env = env;
+  plan.fill = options.fill;
+  if (plan.fill != nullptr) plan.fill->Attach(guard.path());
   plan.expected_size = options.expected_size;
   plan.first_known = &first_known;
   plan.workers = &workers;
@@ -438,7 +446,8 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
   } else if (plan.other_bytes > 0) {
     // Part 0 came whole while other parts came ranged (a server that honours
     // Range only sometimes): their bytes may be another version's. Once more,
-    // whole, alone.
+    // whole, alone. Readers of the fill have had bytes of either.
+    if (plan.fill != nullptr) plan.fill->Abandon();
     Status emptied = env->Truncate(file.native_handle(), guard.path(), 0);
     if (!emptied.ok()) co_return emptied.WithContext("GET " + RedactUrl(url));
     HttpRequest whole;
@@ -447,7 +456,7 @@ awaitable<Result<HttpResponse>> HttpClient::GetToFile(std::string url, std::stri
     whole.expected_object_size = options.expected_size;
     SLUICE_CO_ASSIGN_OR_RETURN(
         response, co_await SendToFile(this, std::move(whole), &file, 0, &guard.path(),
-                                      options.write_pool, env));
+                                      options.write_pool, env, nullptr));
   }
 
   // The file's own errors name the download, as its requests' do.

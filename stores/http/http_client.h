@@ -34,6 +34,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "base/env.h"
+#include "base/fill_watermark.h"
 #include "base/status.h"
 #include "stores/http/url.h"
 
@@ -214,6 +215,12 @@ struct GetToFileOptions {
   // so a server stating another size fails the download after its first
   // response, and the file never grows past it.
   std::optional<uint64_t> expected_size;
+  // Told of the file (Attach, once created) and of each write that
+  // completed (Wrote), so that readers may read what has arrived while the
+  // rest downloads; Abandon when the file is written again from its start.
+  // Null: nobody reads it before the end. Must outlive the call; its owner
+  // calls Finish.
+  FillWatermark* fill = nullptr;
 };
 
 // Counters since the client was created. Readable from any thread.

@@ -55,8 +55,20 @@ class S3Store final : public Store {
   awaitable<Status> GetToFile(std::string key, std::string path,
                               std::optional<uint64_t> expected_size) override {
     co_return co_await OnceMoreIfRegionMoved(
-        [&] { return GetToFileOnce(key, path, expected_size); });
+        [&] { return GetToFileOnce(key, path, expected_size, nullptr); });
   }
+  awaitable<Status> GetToFileFilling(std::string key, std::string path,
+                                     std::optional<uint64_t> expected_size,
+                                     FillWatermark* fill) override {
+    bool tried = false;
+    co_return co_await OnceMoreIfRegionMoved([&] {
+      // A second try writes the file again from its start.
+      if (fill != nullptr && tried) fill->Abandon();
+      tried = true;
+      return GetToFileOnce(key, path, expected_size, fill);
+    });
+  }
+  bool ReportsFills() const override { return true; }
   awaitable<Status> Put(std::string key, std::string bytes) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return PutOnce(key, bytes); });
   }
@@ -111,12 +123,14 @@ class S3Store final : public Store {
   }
 
   awaitable<Status> GetToFileOnce(std::string key, std::string path,
-                                  std::optional<uint64_t> expected_size) {
+                                  std::optional<uint64_t> expected_size, FillWatermark* fill) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
-    auto resp = co_await client_->GetToFile(req.url, path, DownloadOptions(options_, expected_size),
+    GetToFileOptions download = DownloadOptions(options_, expected_size);
+    download.fill = fill;
+    auto resp = co_await client_->GetToFile(req.url, path, std::move(download),
                                             std::move(req.headers));
     if (!resp.ok()) co_return requests_.Context(resp.status(), key);
     co_return Status::Ok();

@@ -111,11 +111,18 @@ awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {
 
 awaitable<Status> BearerHttpStore::GetToFile(std::string key, std::string path,
                                              std::optional<uint64_t> expected_size) {
+  co_return co_await GetToFileFilling(std::move(key), std::move(path), expected_size, nullptr);
+}
+
+awaitable<Status> BearerHttpStore::GetToFileFilling(std::string key, std::string path,
+                                                    std::optional<uint64_t> expected_size,
+                                                    FillWatermark* fill) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   const std::string url = ObjectUrl(key);
   SLUICE_CO_ASSIGN_OR_RETURN(HttpHeaders auth, co_await RequestHeaders(HttpMethod::kGet, url));
-  auto resp = co_await client_->GetToFile(url, path,
-                                          DownloadOptions(options_, expected_size), std::move(auth));
+  GetToFileOptions download = DownloadOptions(options_, expected_size);
+  download.fill = fill;
+  auto resp = co_await client_->GetToFile(url, path, std::move(download), std::move(auth));
   if (!resp.ok()) co_return Context(resp.status(), key);
   co_return Status::Ok();
 }

@@ -48,6 +48,10 @@ class BearerHttpStore : public Store {
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override;
   boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
                                            std::optional<uint64_t> expected_size) override;
+  boost::asio::awaitable<Status> GetToFileFilling(std::string key, std::string path,
+                                                  std::optional<uint64_t> expected_size,
+                                                  FillWatermark* fill) override;
+  bool ReportsFills() const override { return true; }
   boost::asio::awaitable<Status> PutFile(std::string key, std::string path) override;
   boost::asio::awaitable<Status> Put(std::string key, std::string bytes) override;
   boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override;
