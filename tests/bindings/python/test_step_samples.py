@@ -149,3 +149,21 @@ def test_a_resumed_loader_counts_steps_from_its_state_MultiProcess(folder):
         steps.setdefault(s['step'], []).append(s['sample_id'])
     assert [steps[k] for k in sorted(steps)] == yielded
     assert len(yielded) == 11 - 5
+
+
+def test_step_samples_of_weighted_streams_are_what_the_loader_yielded(folder, tmp_path):
+    other = str(tmp_path / 'other')
+    with sluice.MDSWriter(out=other, columns={'id': 'int', 'data': 'bytes'}, size_limit=500) as w:
+        for i in range(1000, 1090):
+            w.write({'id': i, 'data': bytes([i % 251]) * (5 + i % 11)})
+    ds = sluice.StreamingDataset(streams=[sluice.Stream(local=folder, proportion=0.3),
+                                          sluice.Stream(local=other, proportion=0.7)],
+                                 epoch_size=200, batch_size=BATCH, shuffle=True, shuffle_seed=2)
+    loader = sluice.StreamingDataLoader(ds, batch_size=BATCH, num_workers=0)
+    yielded = [batch['id'].tolist() for batch in loader]
+    got = loader.step_samples(range(0, len(yielded)))
+    # Each sample's `id` column names it: below 1000 the first stream's.
+    ids = [ds[s['sample_id']]['id'] for s in got]
+    assert ids == [i for batch in yielded for i in batch]
+    assert [s['stream'] for s in got] == [int(i >= 1000) for i in ids]
+    assert [s['step'] for s in got] == [k for k, batch in enumerate(yielded) for _ in batch]
