@@ -37,8 +37,10 @@ struct ObjectInfo {
   // What changes when the object is replaced, even at the same size, as the
   // store's listing gives it (compared for equality only): S3's and GCS's
   // ETag (GCS through its S3-compatible listing), Azure's Etag, OCI's etag,
-  // the Hub's blob oid, a local file's inode and mtime (LocalFileTag). ""
-  // when the store's listing has none (web, dbfs). Head gives it where the
+  // the Hub's blob oid, a local file's inode and mtime (LocalFileTag),
+  // dbfs's last_modified ("mtime-ms <ms>": a file rewritten within the same
+  // millisecond at the same size goes unnoticed). "" when the store's
+  // listing has none (web). Head gives it where the
   // answer has it (S3 and its API's stores, Azure: the ETag header, which
   // Azure quotes and its listing does not: compare with SameEtag; local
   // files), "" elsewhere.

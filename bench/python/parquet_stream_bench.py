@@ -11,7 +11,7 @@ measurement a fresh process, the libraries interleaved.
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
         [--runs 3] [--scale 1] [--tables text,bin1k,bin256k] [--shuffle no|yes|both] \\
-        [--loader | --loader-only]
+        [--loader | --loader-only] [--libs sluice,sluice-mds,litdata,hf]
 
 The peers come pinned (parquet_bench_requirements.txt, constraints in
 parquet_bench_constraints.txt) in a venv this script makes on first use
@@ -308,11 +308,12 @@ class Bench:
                 for workers in ([] if self.args.loader_only else [0]) + (
                         [WORKERS] if self.args.loader or self.args.loader_only else []):
                     for shuffle in self.shuffles():
-                        for lib in LIBS:
+                        for lib in self.args.libs:
                             self.one_run(table, rows, lib, shuffle, workers, endpoint, env)
                         if not workers:
                             for lib in ('sluice', 'sluice-mds'):
-                                self.resume(table, rows, lib, shuffle, env)
+                                if lib in self.args.libs:
+                                    self.resume(table, rows, lib, shuffle, env)
             print(f'run {r + 1} of {self.args.runs} done', file=sys.stderr, flush=True)
 
     def shuffles(self):
@@ -468,10 +469,13 @@ def main():
     ap.add_argument('--loader-only', action='store_true', help='only through the DataLoader')
     ap.add_argument('--shuffle', choices=('no', 'yes', 'both'), default='both')
     ap.add_argument('--timeout', type=float, default=600)
+    ap.add_argument('--libs', default=','.join(LIBS),
+                    help='the libraries measured (a comma list of ' + ', '.join(LIBS) + ')')
     args = ap.parse_args()
     args.work = os.path.abspath(args.work)
     args.tag = '' if args.scale == 1 else f'-x{args.scale:g}'
     tables = args.tables.split(',')
+    args.libs = [lib for lib in LIBS if lib in args.libs.split(',')]
     os.makedirs(os.path.join(args.work, 'caches'), exist_ok=True)
     python = venv_python()
     server, env = prepare(args, tables, python)

@@ -611,7 +611,8 @@ typedef struct sluice_plan sluice_plan;
  * "repeat"|"choose": ...}], "world": {"num_nodes", "ranks_per_node",
  * "workers_per_rank"}, "batch_size", "shuffle", "shuffle_algo", ...,
  * "epoch", "sample_in_epoch", "mixture", "mixture_interpolation" (as for
- * sluice_stream_open)}. Configurations Mosaic rejects fail with
+ * sluice_stream_open), "mixture_past" (the schedules a resume replaced, as
+ * a state's "sluice_order" parts.mixture_past holds them)}. Configurations Mosaic rejects fail with
  * SLUICE_EINVAL and a message that starts with Mosaic's error type. */
 /* Mosaic's default num_canonical_nodes for `physical_nodes` (>= 1) nodes
  * and the shuffle algorithm named `shuffle_algo` ("py1e", "py1s", ...):
@@ -956,7 +957,11 @@ sluice_status sluice_stream_load_state(sluice_stream* s, const char* state_json,
 /* sluice_stream_load_state with options (JSON, NULL = {}), every key optional:
  *  - "adapt": the parts of the state's "sluice_order" allowed to differ:
  *    "world" (another number of nodes or ranks per node), "streams" (other
- *    data or stream options), "sampling" (other planning options). Any
+ *    data or stream options), "sampling" (other planning options),
+ *    "schedule" (another "mixture" schedule: it takes over at the state's
+ *    sample_in_epoch, the samples before kept and each stream continuing
+ *    its pass; "sampling" takes a new schedule the same way; the states
+ *    saved later record the replaced schedule; docs/resumption.rst). Any
  *    other difference is SLUICE_EINVAL: "resume state does not match this
  *    dataset: <part> <what> changed: saved <old>, now <new>; ... (to
  *    resume anyway, adapt "<part>", ...)"; nothing is loaded then.

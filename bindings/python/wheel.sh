@@ -9,6 +9,17 @@
 #     and BUILD_DIR-wheel sits beside BUILD_DIR so that ccache serves it the
 #     objects BUILD_DIR compiled with the same options. Prints the wheel's path.
 #
+#   bindings/python/wheel.sh isolated BUILD_DIR OUT_DIR
+#     `pip wheel .` as the README's plain `pip install .` builds it: with
+#     build isolation, pyproject.toml's build requirements (meson-python,
+#     meson) from the registry at the pins of build-constraints.txt, in a venv
+#     without system site packages (BUILD_DIR-pip/isolated-venv, made anew).
+#     It compiles in BUILD_DIR-isolated, kept and beside BUILD_DIR as
+#     BUILD_DIR-wheel is: the same meson and options give the same compile
+#     commands, so ccache serves every object (meson-python's temporary
+#     build folder, one level deeper, turns every one into a miss). Prints
+#     the wheel's path.
+#
 #   bindings/python/wheel.sh sdist BUILD_DIR OUT_DIR
 #     The source distribution, as `pip install` or `python -m build --sdist`
 #     makes it (meson-python: `meson dist` of the git tree's committed
@@ -63,6 +74,26 @@ build_wheel() {
   local wheel
   wheel=$(echo "$out"/sluice-*.whl)
   [ -f "$wheel" ] || { echo "bindings/python/wheel.sh: pip wheel wrote no sluice wheel in $out" >&2; return 1; }
+  echo "$wheel"
+}
+
+build_isolated() {
+  local build out venv
+  build=$(realpath -m "$1")
+  out=$(realpath -m "$2")
+  venv="$build-pip/isolated-venv"
+  mkdir -p "$build-pip" "$out"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  rm -f "$out"/sluice-*.whl
+  # PIP_CONSTRAINT, unlike -c, reaches pip's isolated build environment.
+  (cd "$src" && PIP_CONSTRAINT="$here/build-constraints.txt" "$venv/bin/pip" wheel --no-deps \
+     --disable-pip-version-check --config-settings "builddir=$build-isolated" -w "$out" .) \
+    >"$build-pip/pip-isolated.log" 2>&1 ||
+    { cat "$build-pip/pip-isolated.log" >&2; echo "bindings/python/wheel.sh: isolated pip wheel failed" >&2; return 1; }
+  local wheel
+  wheel=$(echo "$out"/sluice-*.whl)
+  [ -f "$wheel" ] || { echo "bindings/python/wheel.sh: isolated pip wheel wrote no sluice wheel in $out" >&2; return 1; }
   echo "$wheel"
 }
 
@@ -122,8 +153,9 @@ repair_wheel() {
 
 case "${1:-}" in
   build) [ $# = 3 ] || { echo "usage: $0 build BUILD_DIR OUT_DIR" >&2; exit 2; }; build_wheel "$2" "$3" ;;
+  isolated) [ $# = 3 ] || { echo "usage: $0 isolated BUILD_DIR OUT_DIR" >&2; exit 2; }; build_isolated "$2" "$3" ;;
   tools) tools_venv >/dev/null ;;
   sdist) [ $# = 3 ] || { echo "usage: $0 sdist BUILD_DIR OUT_DIR" >&2; exit 2; }; build_sdist "$2" "$3" ;;
   repair) [ $# = 3 ] || { echo "usage: $0 repair WHEEL OUT_DIR" >&2; exit 2; }; repair_wheel "$2" "$3" ;;
-  *) echo "usage: $0 build BUILD_DIR OUT_DIR | sdist BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR | tools" >&2; exit 2 ;;
+  *) echo "usage: $0 build BUILD_DIR OUT_DIR | isolated BUILD_DIR OUT_DIR | sdist BUILD_DIR OUT_DIR | repair WHEEL OUT_DIR | tools" >&2; exit 2 ;;
 esac

@@ -69,9 +69,11 @@ Status SetOpt(const JsonValue& v, std::string_view key, std::optional<T>* out,
   return Status::Ok();
 }
 
+}  // namespace
+
 // "mixture": [[samples seen, [weight per stream, ...]], ...]. Only the
 // shape is checked here; the planner checks the values (QuantizeMixture).
-Result<planner::MixtureSchedule> GetMixture(const JsonValue& v, std::string_view key) {
+Result<planner::MixtureSchedule> ParseMixturePoints(const JsonValue& v, std::string_view key) {
   const JsonValue::Array* points = std::get_if<JsonValue::Array>(&v.v);
   if (points == nullptr) return Bad(key, "must be a list of [samples seen, [weights]] points");
   planner::MixtureSchedule out;
@@ -97,6 +99,8 @@ Result<planner::MixtureSchedule> GetMixture(const JsonValue& v, std::string_view
   }
   return out;
 }
+
+namespace {
 
 bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
@@ -229,7 +233,7 @@ Status ApplyWorldObject(const JsonValue& v, WorldOptions* world) {
 Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o) {
   planner::PlanConfig& p = o->plan;
   if (k == "mixture") {
-    SLUICE_RETURN_IF_ERROR(SetOpt<planner::MixtureSchedule>(v, k, &p.mixture, GetMixture));
+    SLUICE_RETURN_IF_ERROR(SetOpt<planner::MixtureSchedule>(v, k, &p.mixture, ParseMixturePoints));
   } else if (k == "epoch_size") {
     if (IsNull(v)) {
       p.epoch_size.reset();

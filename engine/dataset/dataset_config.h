@@ -14,6 +14,7 @@
 #include "base/env.h"
 #include "base/status.h"
 #include "engine/planner/plan.h"
+#include "formats/json/py_json.h"
 #include "formats/mds/column_encoding.h"
 #include "formats/raw/file_listing.h"
 
@@ -117,8 +118,9 @@ struct DatasetOptions {
   // extension, key "prefetch_next_epoch" (tests that count fetches exactly
   // turn it off).
   bool prefetch_next_epoch = true;
-  // A pass's first sample, when its shard is uncompressed MDS, not cached
-  // and not checked by hash, may come from one or two ranged reads raced against
+  // A pass's first sample, when its shard is uncompressed MDS (or a Parquet
+  // row group's piece: read once, in memory, for the peek and the shard),
+  // not cached and not checked by hash, may come from one or two ranged reads raced against
   // the shard's download, or, a pass planned at its start, while the rest
   // of its plan is made ("Head first", see IterationCursor); Sluice's extension, key
   // "peek_first_sample". False: it waits for the shard (exactly one request
@@ -209,6 +211,12 @@ struct DatasetOptions {
 // Unknown keys, wrong types, bad names or values -> kInvalidArgument naming
 // the key.
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json);
+
+// A "mixture" value ([[samples seen, [weight per stream, ...]], ...]) as a
+// schedule (step interpolation), its shape checked (kInvalidArgument naming
+// `key`); the planner checks the values. Also reads the schedules a resume
+// state's order record holds (order_record.h).
+Result<planner::MixtureSchedule> ParseMixturePoints(const JsonValue& v, std::string_view key);
 
 // The "world" object of a dataset config alone (a JSON object with the
 // keys above, each an integer or null), for the bindings

@@ -78,6 +78,12 @@ Result<PeekedSample> DatasetShards::PeekSample(size_t g, uint32_t i, std::stop_t
   return streams_[s]->PeekSample(g - first_shard_[s], i, std::move(cancel));
 }
 
+void DatasetShards::PeekDone(size_t g) {
+  if (g >= first_shard_.back()) return;
+  const size_t s = StreamOfShard(first_shard_, g);
+  streams_[s]->PeekDone(g - first_shard_[s]);
+}
+
 bool DatasetShards::Skippable(size_t stream, const Status& s) const {
   if (skip_corrupt_ && IsCorruption(s)) return true;
   if (!skip_missing_ || !files_[stream]) return false;

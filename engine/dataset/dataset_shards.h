@@ -66,6 +66,8 @@ class DatasetShards {
   // (StreamShards::PeekSample); for a Peekable shard. `cancel`: as
   // PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t g, uint32_t i, std::stop_token cancel = {});
+  // The peek of global shard `g` is over (StreamShards::PeekDone).
+  void PeekDone(size_t g);
 
   // The global shards skipped so far (a copy).
   std::unordered_set<size_t> skipped() const;

@@ -537,6 +537,21 @@ Status IterationCursor::CheckPeeked(const DatasetColumns& columns, ConsumerWaits
                       " bytes differ from the " + std::to_string(peeked_->bytes->size()) +
                       " bytes read ahead of the shard (the object changed?)");
   }
+  // A Parquet row has no raw bytes: its values are compared.
+  if (st.ok() && read.raw.empty()) {
+    SampleFields peeked;
+    peeked.fields = peeked_->fields;
+    columns.LayOut(g, &peeked);
+    for (size_t c = 0; c < read.fields.size() && st.ok(); ++c) {
+      const std::string_view a = read.fields[c];
+      const std::string_view b = c < peeked.fields.size() ? peeked.fields[c] : std::string_view();
+      if (a != b || (a.data() == nullptr) != (b.data() == nullptr)) {
+        st = CorruptError("its field " + std::to_string(c) +
+                          " differs from the value read ahead of the shard (the object changed?)");
+      }
+    }
+  }
+  shards_->PeekDone(g);
   if (!st.ok()) {
     return st.WithContext("global shard " + std::to_string(g) + " sample " + std::to_string(i) +
                           ", the pass's first, was peeked");

@@ -10,8 +10,10 @@
 // stay valid until the next NextBatch, the cursor's Stop or destruction.
 // The first sample of a pass (a cold start, a resumption) may come from a
 // peek (DatasetShards::PeekSample: one or two ranged reads of an
-// uncompressed MDS shard not in the cache) raced against its shard's download, whichever is
-// first; any peek failure just leaves the shard to serve it. The peek
+// uncompressed MDS shard not in the cache; a Parquet row group's piece
+// read in memory, the read its shard's fetch then takes over) raced
+// against its shard's download, whichever is first; any peek failure just
+// leaves the shard to serve it. The peek
 // starts first, alone: the shard's download (head first: and the plan of
 // the rest) starts once the peek is in, or once it has had
 // peek_head_start to itself. Started together, the shard's transfer shared
@@ -19,7 +21,8 @@
 // answer, and a 256 KiB peeked sample came 15-20 ms after its server had
 // sent it (bench/python/first_sample_phases.py). The shard
 // stays the truth: the next NextBatch waits for it and checks that the
-// peeked sample is exactly its bytes (a mismatch is kCorrupt).
+// peeked sample is exactly its bytes, or a Parquet row its values (a
+// mismatch is kCorrupt).
 //
 // Head first: a cursor may start from the head of its plan (the first
 // ids, planner::PlanWorkerHead) and a PlanRest. Its first NextBatch starts

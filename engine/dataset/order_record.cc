@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/dataset/dataset_config.h"
 #include "formats/codec/hashes.h"
 #include "formats/raw/file_listing.h"
 #include "stores/http/url.h"
@@ -36,10 +37,12 @@ JsonValue PartsJson(const OrderRecord& r) {
   for (const SkipRange& s : r.skips) {
     skips.push_back(JsonValue{JsonValue::Array{Int(s.epoch), Int(s.begin), Int(s.end)}});
   }
-  return JsonValue{JsonValue::Object{{"streams", JsonValue{r.streams}},
-                                     {"sampling", JsonValue{r.sampling}},
-                                     {"worlds", JsonValue{std::move(worlds)}},
-                                     {"skips", JsonValue{std::move(skips)}}}};
+  JsonValue::Object parts{{"streams", JsonValue{r.streams}},
+                          {"sampling", JsonValue{r.sampling}},
+                          {"worlds", JsonValue{std::move(worlds)}},
+                          {"skips", JsonValue{std::move(skips)}}};
+  if (!r.mixture_past.empty()) parts.emplace_back("mixture_past", JsonValue{r.mixture_past});
+  return JsonValue{std::move(parts)};
 }
 
 std::string Digest(const JsonValue& parts) {
@@ -53,6 +56,55 @@ Result<int64_t> NonNegative(const JsonValue* v, const std::string& field) {
   const int64_t* i = v ? std::get_if<int64_t>(&v->v) : nullptr;
   if (!i || *i < 0) return Bad("'" + field + "' must be a non-negative integer");
   return *i;
+}
+
+JsonValue MixturePoints(const planner::MixtureSchedule& m) {
+  JsonValue::Array points;
+  for (const planner::MixturePoint& p : m.points) {
+    JsonValue::Array weights;
+    for (double w : p.weights) {
+      weights.emplace_back();
+      weights.back().v = w;  // (JsonValue{w} trips GCC 12's maybe-uninitialized)
+    }
+    points.push_back(JsonValue{JsonValue::Array{Int(p.at), JsonValue{std::move(weights)}}});
+  }
+  return JsonValue{std::move(points)};
+}
+
+JsonValue InterpolationName(const planner::MixtureSchedule& m) {
+  return Str(m.interpolation == planner::MixtureInterpolation::kLinear ? "linear" : "step");
+}
+
+// A schedule recorded as "mixture" and "mixture_interpolation" beside it.
+Result<planner::MixtureSchedule> RecordedSchedule(const JsonValue& holder, const std::string& where) {
+  const JsonValue* points = JsonMember(holder, "mixture");
+  const JsonValue* interpolation = JsonMember(holder, "mixture_interpolation");
+  const std::string* name = interpolation ? std::get_if<std::string>(&interpolation->v) : nullptr;
+  if (!points || !name) return Bad("'" + where + "' must hold 'mixture' and 'mixture_interpolation'");
+  auto schedule = ParseMixturePoints(*points, where + ".mixture");
+  if (!schedule.ok()) return schedule.status().WithContext(kWhere);
+  auto parsed = planner::ParseMixtureInterpolation(*name);
+  if (!parsed.ok()) return Bad("'" + where + ".mixture_interpolation' must be 'step' or 'linear'");
+  schedule->interpolation = *parsed;
+  return schedule;
+}
+
+bool IsMixtureKey(const std::string& k) { return k == "mixture" || k == "mixture_interpolation"; }
+
+JsonValue::Object WithoutMixture(const JsonValue::Object& sampling) {
+  JsonValue::Object out;
+  for (const auto& [k, v] : sampling) {
+    if (!IsMixtureKey(k)) out.emplace_back(k, v);
+  }
+  return out;
+}
+
+JsonValue::Object MixtureOnly(const JsonValue::Object& sampling) {
+  JsonValue::Object out;
+  for (const auto& [k, v] : sampling) {
+    if (IsMixtureKey(k)) out.emplace_back(k, v);
+  }
+  return out;
 }
 
 std::string Describe(const WorldShape& w) {
@@ -141,20 +193,49 @@ JsonValue::Object SamplingOrderPart(const DatasetOptions& options, uint64_t shuf
   // Only when set, so that the records (and digests) of plans without a
   // schedule stay as they were.
   if (c.mixture) {
-    JsonValue::Array points;
-    for (const planner::MixturePoint& p : c.mixture->points) {
-      JsonValue::Array weights;
-      for (double w : p.weights) {
-        weights.emplace_back();
-        weights.back().v = w;  // (JsonValue{w} trips GCC 12's maybe-uninitialized)
-      }
-      points.push_back(JsonValue{JsonValue::Array{Int(p.at), JsonValue{std::move(weights)}}});
-    }
-    part.emplace_back("mixture", JsonValue{std::move(points)});
-    part.emplace_back("mixture_interpolation",
-                      Str(c.mixture->interpolation == planner::MixtureInterpolation::kLinear ? "linear" : "step"));
+    part.emplace_back("mixture", MixturePoints(*c.mixture));
+    part.emplace_back("mixture_interpolation", InterpolationName(*c.mixture));
   }
   return part;
+}
+
+JsonValue::Array MixturePastOrderPart(const planner::PlanConfig& plan, int64_t epoch) {
+  JsonValue::Array out;
+  for (const planner::PlanConfig::MixtureChange& change : plan.mixture_past) {
+    if (change.epoch != epoch) continue;
+    out.push_back(JsonValue{JsonValue::Object{{"epoch", Int(change.epoch)},
+                                              {"until", Int(change.until)},
+                                              {"mixture", MixturePoints(change.schedule)},
+                                              {"mixture_interpolation", InterpolationName(change.schedule)}}});
+  }
+  return out;
+}
+
+Result<std::vector<planner::PlanConfig::MixtureChange>> ResumedMixturePast(const OrderRecord& saved,
+                                                                          const OrderRecord& now, int64_t epoch,
+                                                                          int64_t sample_in_epoch) {
+  std::vector<planner::PlanConfig::MixtureChange> out;
+  int64_t last = 0;
+  for (size_t i = 0; i < saved.mixture_past.size(); ++i) {
+    const std::string where = "parts.mixture_past[" + std::to_string(i) + "]";
+    const JsonValue& entry = saved.mixture_past[i];
+    planner::PlanConfig::MixtureChange change;
+    SLUICE_ASSIGN_OR_RETURN(change.epoch, NonNegative(JsonMember(entry, "epoch"), where + ".epoch"));
+    SLUICE_ASSIGN_OR_RETURN(change.until, NonNegative(JsonMember(entry, "until"), where + ".until"));
+    SLUICE_ASSIGN_OR_RETURN(change.schedule, RecordedSchedule(entry, where));
+    if (change.epoch != epoch) continue;
+    last = change.until;
+    out.push_back(std::move(change));
+  }
+  const JsonValue::Object was = MixtureOnly(saved.sampling), is = MixtureOnly(now.sampling);
+  const bool changed = !was.empty() && !is.empty() &&
+                       Dump(JsonValue{was}, true) != Dump(JsonValue{is}, true);
+  if (changed && sample_in_epoch > last) {
+    planner::PlanConfig::MixtureChange change{epoch, sample_in_epoch, {}};
+    SLUICE_ASSIGN_OR_RETURN(change.schedule, RecordedSchedule(JsonValue{saved.sampling}, "parts.sampling"));
+    out.push_back(std::move(change));
+  }
+  return out;
 }
 
 JsonValue OrderRecordJson(const OrderRecord& record) {
@@ -222,6 +303,16 @@ Result<OrderRecord> ParseOrderRecord(const JsonValue& value) {
     if (range.end <= range.begin) return Bad("'parts.skips' holds an empty range");
     r.skips.push_back(range);
   }
+  if (const JsonValue* past = JsonMember(*parts, "mixture_past")) {
+    const auto* past_list = std::get_if<JsonValue::Array>(&past->v);
+    if (!past_list) return Bad("'parts.mixture_past' must be a list");
+    for (const JsonValue& entry : *past_list) {
+      if (!std::holds_alternative<JsonValue::Object>(entry.v)) {
+        return Bad("'parts.mixture_past' must hold JSON objects");
+      }
+    }
+    r.mixture_past = *past_list;
+  }
   const std::string expected = Digest(PartsJson(r));
   if (*digest_text != expected) {
     return Bad("its digest " + Dump(*digest, false) + " does not match its parts (\"" + expected +
@@ -239,9 +330,11 @@ Result<AdaptParts> ParseAdaptParts(const std::vector<std::string>& names) {
       a.streams = true;
     } else if (n == "sampling") {
       a.sampling = true;
+    } else if (n == "schedule") {
+      a.schedule = true;
     } else {
       return InvalidArgumentError("adapt: unknown part '" + n +
-                                  "' (the parts are 'world', 'streams', 'sampling')");
+                                  "' (the parts are 'world', 'streams', 'sampling', 'schedule')");
     }
   }
   return a;
@@ -250,7 +343,7 @@ Result<AdaptParts> ParseAdaptParts(const std::vector<std::string>& names) {
 Status CompareOrder(const OrderRecord& saved, const OrderRecord& now, const AdaptParts& adapt,
                     const std::vector<std::string>& stream_names) {
   std::vector<std::string> diffs;
-  bool streams_differ = false, sampling_differs = false, world_differs = false;
+  bool streams_differ = false, sampling_differs = false, world_differs = false, schedule_differs = false;
   if (!adapt.streams) {
     const size_t before = diffs.size();
     if (saved.streams.size() != now.streams.size()) {
@@ -265,10 +358,24 @@ Status CompareOrder(const OrderRecord& saved, const OrderRecord& now, const Adap
     }
     streams_differ = diffs.size() > before;
   }
+  // With a schedule on both sides, a change of schedule is its own part.
+  const bool schedules = !MixtureOnly(saved.sampling).empty() && !MixtureOnly(now.sampling).empty();
   if (!adapt.sampling) {
-    const size_t before = diffs.size();
-    CompareObjects(JsonValue{saved.sampling}, JsonValue{now.sampling}, "sampling", &diffs);
-    sampling_differs = diffs.size() > before;
+    size_t before = diffs.size();
+    if (!schedules) {
+      CompareObjects(JsonValue{saved.sampling}, JsonValue{now.sampling}, "sampling", &diffs);
+      sampling_differs = diffs.size() > before;
+    } else {
+      CompareObjects(JsonValue{WithoutMixture(saved.sampling)}, JsonValue{WithoutMixture(now.sampling)},
+                     "sampling", &diffs);
+      sampling_differs = diffs.size() > before;
+      before = diffs.size();
+      if (!adapt.schedule) {
+        CompareObjects(JsonValue{MixtureOnly(saved.sampling)}, JsonValue{MixtureOnly(now.sampling)}, "sampling",
+                       &diffs);
+      }
+      schedule_differs = diffs.size() > before;
+    }
   }
   if (!adapt.world && !saved.worlds.empty() && !now.worlds.empty() &&
       !(saved.worlds.back() == now.worlds.back())) {
@@ -282,7 +389,8 @@ Status CompareOrder(const OrderRecord& saved, const OrderRecord& now, const Adap
   std::string parts;
   for (auto [differs, name] : {std::pair{world_differs, "\"world\""},
                                std::pair{streams_differ, "\"streams\""},
-                               std::pair{sampling_differs, "\"sampling\""}}) {
+                               std::pair{sampling_differs, "\"sampling\""},
+                               std::pair{schedule_differs, "\"schedule\""}}) {
     if (differs) parts += (parts.empty() ? "" : ", ") + std::string(name);
   }
   return InvalidArgumentError(text + " (to resume anyway, adapt " + parts + ")");

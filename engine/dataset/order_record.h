@@ -10,7 +10,9 @@
 //                    "shuffle_block_size", "batch_size", "batching_method",
 //                    "num_canonical_nodes", "replication"},
 //       "worlds": [{"nodes", "ranks_per_node"}, ...],
-//       "skips": [[epoch, begin, end], ...]}}
+//       "skips": [[epoch, begin, end], ...],
+//       "mixture_past": [{"epoch", "until", "mixture",
+//                         "mixture_interpolation"}, ...]}}
 //
 //  - streams: per stream its remote (redacted: no secret reaches a
 //    checkpoint) and split, its weight as configured (null = unset), its
@@ -24,6 +26,9 @@
 //    on, oldest first; a resume on another world appends its own.
 //  - skips: the ranges of global positions the run skips (skip_ranges.h),
 //    of the state's epoch only.
+//  - mixture_past: the schedules a resume replaced in the state's epoch,
+//    the past kept (planner::PlanConfig::mixture_past), oldest first; only
+//    present when there is one, so that other records keep their digest.
 //  - digest: xxh64 of the parts as json.dumps(parts, sort_keys=True).
 //
 // Pure functions and plain values; thread-safe.
@@ -61,6 +66,7 @@ struct OrderRecord {
   JsonValue::Object sampling;
   std::vector<WorldShape> worlds;  // oldest first; never empty
   std::vector<SkipRange> skips;
+  JsonValue::Array mixture_past;  // MixturePastOrderPart's entries
 };
 
 // The fingerprint of the shards an index lists, in order: ListingFingerprint
@@ -79,6 +85,19 @@ JsonValue StreamOrderPart(const StreamOptions& stream, const ShardTable& index,
 JsonValue::Object SamplingOrderPart(const DatasetOptions& options, uint64_t shuffle_seed,
                                     int64_t num_canonical_nodes);
 
+// The mixture_past part: `plan`'s past schedules of `epoch`.
+JsonValue::Array MixturePastOrderPart(const planner::PlanConfig& plan, int64_t epoch);
+
+// The past schedules a run resumed from `saved` at `sample_in_epoch` of
+// `epoch` keeps (planner::PlanConfig::mixture_past): the saved ones of that
+// epoch, then, when `now`'s schedule is another than `saved`'s (both with a
+// schedule), saved's, which decided the positions up to sample_in_epoch
+// (none when it decided none). kInvalidArgument naming the field for an
+// entry of another shape.
+Result<std::vector<planner::PlanConfig::MixtureChange>> ResumedMixturePast(const OrderRecord& saved,
+                                                                          const OrderRecord& now, int64_t epoch,
+                                                                          int64_t sample_in_epoch);
+
 // {"version", "digest", "parts"} (this key order).
 JsonValue OrderRecordJson(const OrderRecord& record);
 
@@ -89,11 +108,14 @@ Result<OrderRecord> ParseOrderRecord(const JsonValue& value);
 
 // The parts a resume may be told to accept as changed ("adapt"): "world"
 // (another world shape: Mosaic's elastic resume), "streams" (other data or
-// stream options), "sampling" (other planning options).
+// stream options), "sampling" (other planning options, the schedule
+// included), "schedule" (another mixture schedule, saved and current both
+// having one: the past is kept, ResumedMixturePast).
 struct AdaptParts {
   bool world = false;
   bool streams = false;
   bool sampling = false;
+  bool schedule = false;
 };
 // kInvalidArgument naming an unknown part.
 Result<AdaptParts> ParseAdaptParts(const std::vector<std::string>& names);
@@ -105,6 +127,8 @@ Result<AdaptParts> ParseAdaptParts(const std::vector<std::string>& names);
 //   resume state does not match this dataset: stream 0 (/data/a) index
 //   changed: saved "5c1f...", now "09ab..."; sampling batch_size changed:
 //   saved 4, now 8 (to resume anyway, adapt "streams", "sampling")
+// A change of schedule alone (mixture, mixture_interpolation; saved and
+// current both with a schedule) asks for "schedule".
 // `stream_names`: how errors name each current stream.
 Status CompareOrder(const OrderRecord& saved, const OrderRecord& now, const AdaptParts& adapt,
                     const std::vector<std::string>& stream_names);

@@ -71,7 +71,8 @@ class FolderSource final : public RemoteSource {
   }
 
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                            uint64_t length, const std::string& etag) override {
+                                            uint64_t length, const std::string& etag,
+                                            std::stop_token) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
     return RunOnThisThread(store->GetRangeOnlyOfVersion(key, offset, length, etag));
   }
@@ -157,10 +158,11 @@ class StoreSource final : public RemoteSource {
   }
 
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                            uint64_t length, const std::string& etag) override {
+                                            uint64_t length, const std::string& etag,
+                                            std::stop_token stop) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(
-        store->GetRangeOnlyOfVersion(key, offset, length, etag));
+        store->GetRangeOnlyOfVersion(key, offset, length, etag), std::move(stop));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {

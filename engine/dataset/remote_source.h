@@ -67,11 +67,12 @@ class RemoteSource {
   // object replaced since it was listed is ObjectVersionChangedError where
   // the store can tell (S3 and the stores on its API, Azure, a plain path
   // or file://: its LocalFileTag), and read as it is now elsewhere (this
-  // default).
+  // default). `stop`: as GetRangeOnly's.
   virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                                    uint64_t length, const std::string& etag) {
+                                                    uint64_t length, const std::string& etag,
+                                                    std::stop_token stop = {}) {
     (void)etag;
-    return GetRangeOnly(key, offset, length);
+    return GetRangeOnly(key, offset, length, std::move(stop));
   }
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of

@@ -61,9 +61,13 @@ struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
   // them; behind a pointer so that `fields` stay valid when this moves.
   std::unique_ptr<const std::string> bytes;
-  // One view into *bytes per column, in stored order (as the format's
-  // reader gives them).
+  // One view into *bytes (or into `keep`) per column, in stored order (as
+  // the format's reader gives them).
   std::vector<std::string_view> fields;
+  // What else the fields view, kept as long as they are: a Parquet row
+  // group's piece and its reader's decoded buffers (`bytes` is then empty,
+  // as a Parquet row's raw bytes are). Null for an MDS sample.
+  std::shared_ptr<const void> keep;
 };
 
 // Whether a sample of `entry` can be peeked: the shard is uncompressed and

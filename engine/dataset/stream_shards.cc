@@ -1,6 +1,7 @@
 #include "engine/dataset/stream_shards.h"
 
 #include <cstdio>
+#include <future>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
 #include "formats/dataset/format_descriptor.h"
+#include "formats/dataset/shard_view.h"
 #include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
 
@@ -166,7 +168,10 @@ Result<ShardCache*> StreamShards::Cache() {
 
 bool StreamShards::Peekable(size_t shard) {
   if (!remote_ || stream_.validate_hash || shard >= index_->size()) return false;
-  if (!SamplePeekable(index_->config(shard)) || meta_item_[shard] >= 0) return false;
+  const ShardEntry& config = index_->config(shard);
+  // A Parquet row group's piece: read whole, its row decoded (PeekPieceRow).
+  const bool piece = index_->entry(shard).piece.has_value();
+  if ((!piece && !SamplePeekable(config)) || meta_item_[shard] >= 0) return false;
   auto cache = Cache();
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
@@ -176,8 +181,14 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
   const ShardEntry e = index_->entry(shard);
+  if (e.piece) return PeekPieceRow(e, i, std::move(cancel));
   return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
                               std::move(cancel));
+}
+
+void StreamShards::PeekDone(size_t shard) {
+  if (shard >= index_->size()) return;
+  (void)TakePieceRead(index_->entry(shard).raw_data.basename);
 }
 
 Status StreamShards::Evict(size_t shard) {
@@ -283,8 +294,9 @@ Result<std::string> StreamShards::FooterTail(const std::string& file, std::strin
   return it->second;
 }
 
-Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
-                                std::chrono::nanoseconds* download) {
+Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
+                                            std::chrono::nanoseconds* download,
+                                            std::stop_token stop) {
   const ShardEntry::FilePiece& p = *entry.piece;
   const std::string key = RemoteKey(stream_, p.file);
   const std::string group = p.file + ": row group " + std::to_string(entry.row_group.value_or(0));
@@ -319,21 +331,24 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
                         std::to_string(parquet::BytesOfReads(reads)) + " bytes, the index " +
                         std::to_string(p.length));
   }
-  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
+  // Sized by the index's piece, which the footer's reads just matched.
+  std::string piece;
+  piece.reserve(p.length + tail.size());
   for (const parquet::ByteRange& r : reads) {
     const std::string where = group + ", bytes [" + std::to_string(r.offset) + ", " +
                               std::to_string(r.offset + r.size) + ") of " + remote_->Describe() +
                               "/" + key;
     auto get = [&] {
       const auto start = std::chrono::steady_clock::now();
-      Result<std::string> got = etag.empty()
-                                    ? remote_->GetRangeOnly(key, r.offset, r.size)
-                                    : remote_->GetRangeOnlyOfVersion(key, r.offset, r.size, etag);
+      Result<std::string> got =
+          etag.empty() ? remote_->GetRangeOnly(key, r.offset, r.size, stop)
+                       : remote_->GetRangeOnlyOfVersion(key, r.offset, r.size, etag, stop);
       CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
       return got;
     };
     Result<std::string> bytes = get();
-    for (int attempt = 1; !bytes.ok() && piece_retry_->ShouldRetry(bytes.status(), attempt);
+    for (int attempt = 1; !bytes.ok() && !stop.stop_requested() &&
+                          piece_retry_->ShouldRetry(bytes.status(), attempt);
          ++attempt) {
       bytes = get();
     }
@@ -344,10 +359,78 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
                           " bytes (the file had " + std::to_string(p.file_bytes) +
                           " when it was listed: it changed since?)");
     }
-    SLUICE_RETURN_IF_ERROR(out.Write(*bytes));
+    if (reads.size() == 1) {
+      piece = std::move(*bytes);
+      piece.reserve(p.length + tail.size());
+    } else {
+      piece += *bytes;
+    }
   }
-  SLUICE_RETURN_IF_ERROR(out.Write(tail));
+  piece += tail;
+  return piece;
+}
+
+std::optional<StreamShards::SharedPiece> StreamShards::TakePieceRead(const std::string& name) {
+  std::lock_guard<std::mutex> lock(piece_read_mu_);
+  if (!piece_read_ || piece_read_->first != name) return std::nullopt;
+  SharedPiece read = std::move(piece_read_->second);
+  piece_read_.reset();
+  return read;
+}
+
+Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
+                                std::chrono::nanoseconds* download) {
+  // The first row's peek may be reading this piece already (PeekSample):
+  // its bytes, not a second GET. A peek that failed (or was cancelled)
+  // leaves the piece to be read here.
+  std::shared_ptr<const std::string> piece;
+  if (std::optional<SharedPiece> read = TakePieceRead(entry.raw_data.basename)) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      const Result<std::shared_ptr<const std::string>>& got = read->get();
+      if (got.ok()) piece = *got;
+    } catch (const std::future_error&) {
+      // The peek's thread ended without an answer (an exception there).
+    }
+    if (download != nullptr) *download += std::chrono::steady_clock::now() - start;
+  }
+  if (piece == nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadPiece(entry, download, {}));
+    piece = std::make_shared<const std::string>(std::move(bytes));
+  }
+  SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
+  SLUICE_RETURN_IF_ERROR(out.Write(*piece));
   return out.Commit();
+}
+
+Result<PeekedSample> StreamShards::PeekPieceRow(const ShardEntry& entry, uint32_t i,
+                                                std::stop_token cancel) {
+  // The piece is read once, for both: this row now, the shard's fetch
+  // (FetchPiece) when it comes. A piece read for an earlier pass and never
+  // fetched is dropped here.
+  std::promise<Result<std::shared_ptr<const std::string>>> promise;
+  {
+    std::lock_guard<std::mutex> lock(piece_read_mu_);
+    piece_read_.emplace(entry.raw_data.basename, promise.get_future().share());
+  }
+  Result<std::string> read = ReadPiece(entry, nullptr, cancel);
+  if (!read.ok()) {
+    promise.set_value(read.status());
+    return read.status();
+  }
+  auto piece = std::make_shared<const std::string>(std::move(*read));
+  promise.set_value(piece);
+  // Decoded as the shard will be (its format's reader over the same bytes).
+  SLUICE_ASSIGN_OR_RETURN(ShardView view, ShardView::Open(entry, *piece, {}));
+  auto held = std::make_shared<std::pair<std::shared_ptr<const std::string>, ShardView>>(
+      piece, std::move(view));
+  SampleFields row;
+  SLUICE_RETURN_IF_ERROR(held->second.Read(i, entry.column_names, &row));
+  PeekedSample peeked;
+  peeked.bytes = std::make_unique<const std::string>(row.raw);
+  peeked.fields = std::move(row.fields);
+  peeked.keep = std::move(held);
+  return peeked;
 }
 
 Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,

@@ -29,10 +29,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/retry_policy.h"
@@ -83,13 +86,18 @@ class StreamShards {
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
-  // shard is there), the shard is SamplePeekable (uncompressed MDS) and
-  // not present in the cache right now.
+  // shard is there), the shard is SamplePeekable (uncompressed MDS) or a
+  // Parquet row group's piece, and not present in the cache right now.
   bool Peekable(size_t shard);
   // Sample `i` of shard `shard` read from the remote without the shard
-  // (PeekSampleFromRemote); for a Peekable shard. Its errors (callers fall back to
-  // opening the shard). `cancel`: as PeekSampleFromRemote's.
+  // (PeekSampleFromRemote; a piece's row: PeekPieceRow); for a Peekable
+  // shard. Its errors (callers fall back to opening the shard). `cancel`:
+  // as PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
+  // The peek of shard `shard` is over (its shard was checked, or failed):
+  // a piece the peek read and no fetch took (another process cached the
+  // row group meanwhile) is dropped, not held for the stream's life.
+  void PeekDone(size_t shard);
 
   // Deletes shard `shard`'s cached files (data, meta, kept zips) now, as
   // Mosaic's evict_shard; a later read fetches them again. Errors: a stream
@@ -121,9 +129,25 @@ class StreamShards {
   Result<uint64_t> Download(const std::string& basename, const std::string& path,
                             uint64_t expected_size, std::chrono::nanoseconds* download);
   // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
-  // column chunks, then the file's footer tail from the node's footer store.
+  // column chunks, then the file's footer tail from the node's footer store,
+  // into the cache's temporary (the bytes of the first row's peek, when it
+  // read this piece: TakePieceRead).
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                     std::chrono::nanoseconds* download);
+  // The piece's bytes as FetchPiece stores them (chunk reads, then the
+  // tail), in memory; `stop` ends a read in flight (kCancelled).
+  Result<std::string> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
+                                std::stop_token stop);
+  // Row `i` of the piece `entry` for the first row's peek (PeekSample): the
+  // piece read whole (ReadPiece) and decoded by its format's reader; the
+  // read is shared with the shard's fetch (piece_read_), so the row group
+  // costs one GET per read either way. A cold first row then waits for one
+  // row group's download and decode, not for its write into the cache and
+  // the open behind it.
+  Result<PeekedSample> PeekPieceRow(const ShardEntry& entry, uint32_t i, std::stop_token cancel);
+  using SharedPiece = std::shared_future<Result<std::shared_ptr<const std::string>>>;
+  // The peek's read of the piece cached as `name`, taken (once), or nullopt.
+  std::optional<SharedPiece> TakePieceRead(const std::string& name);
   // The footer tail of `file` from the node's footer store (read once),
   // and into `etag` the etag the file was listed with ("" unknown).
   Result<std::string> FooterTail(const std::string& file, std::string* etag);
@@ -168,6 +192,10 @@ class StreamShards {
   std::mutex footers_mu_;
   std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
+  // The piece the first row's peek reads (its cache name and its bytes to
+  // come), until FetchPiece takes it: one at most (a pass peeks one row).
+  std::mutex piece_read_mu_;
+  std::optional<std::pair<std::string, SharedPiece>> piece_read_;
 };
 
 }  // namespace sluice

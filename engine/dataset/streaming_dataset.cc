@@ -811,6 +811,7 @@ OrderRecord StreamingDataset::Order(uint64_t shuffle_seed, int64_t num_canonical
   for (const SkipRange& k : skips_) {
     if (k.epoch == epoch) r.skips.push_back(k);
   }
+  r.mixture_past = MixturePastOrderPart(options_.plan, epoch);
   return r;
 }
 
@@ -826,6 +827,7 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   const WorldShape here{world_.num_nodes, world_.ranks_per_node};
   std::vector<WorldShape> worlds{here};
   std::vector<SkipRange> skips;
+  std::vector<planner::PlanConfig::MixtureChange> mixture_past;
   if (state.order) {
     OrderRecord now = Order(state.shuffle_seed, state.num_canonical_nodes, state.epoch);
     now.worlds = {here};
@@ -837,6 +839,9 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
     for (const SkipRange& k : state.order->skips) {
       if (k.epoch == state.epoch) skips.push_back(k);
     }
+    // A new schedule takes over at the state's position, the past kept.
+    SLUICE_ASSIGN_OR_RETURN(mixture_past,
+                            ResumedMixturePast(*state.order, now, state.epoch, state.sample_in_epoch));
   }
   const int64_t global_batch = options_.batch_size() * parallel_ranks_;
   SLUICE_ASSIGN_OR_RETURN(std::vector<SkipRange> steps,
@@ -858,6 +863,7 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   int64_t saved_ipn = initial_physical_nodes_;
   options_.plan.num_canonical_nodes = state.num_canonical_nodes;
   options_.plan.shuffle_seed = state.shuffle_seed;
+  options_.plan.mixture_past = std::move(mixture_past);
   if (state.initial_physical_nodes > 0) initial_physical_nodes_ = state.initial_physical_nodes;
   auto derived = planner::DerivePlan(Request(state.epoch, state.sample_in_epoch, 1));
   if (!derived.ok()) {

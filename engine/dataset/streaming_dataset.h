@@ -229,6 +229,10 @@ class StreamingDataset {
   // ahead of the state's position, and that position, must be whole steps
   // (CheckSkipsAhead). options.skip_sample_ids add the steps that hold
   // those samples after the state's position on this world (StepsHolding).
+  // A schedule other than the state's (adapt "schedule" or "sampling")
+  // takes over at the state's position, the past kept: the state's past
+  // schedules and its own become the plan's mixture_past
+  // (ResumedMixturePast), kept in the states this run saves.
   // A state without a record loads as Mosaic's does.
   Status LoadState(const ResumeState& state, const ResumeOptions& options = {});
   // The record of this dataset's order for a state with these seed,

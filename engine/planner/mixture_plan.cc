@@ -23,10 +23,11 @@ int64_t StreamSamples(const PlanRequest& q, size_t stream) {
 }
 
 // Walks the sequence from position 0, handing out the sample of the
-// positions asked for. One pass per stream is kept.
+// positions asked for. One pass per stream is kept. A stream's k-th draw of
+// the epoch (whichever phase draws it) is the k-th sample of its passes.
 class MixtureWalk {
  public:
-  MixtureWalk(const BatchContext& ctx, QuantizedMixture m) : ctx_(ctx), seq_(std::move(m)) {
+  MixtureWalk(const BatchContext& ctx, std::vector<MixturePhase> phases) : ctx_(ctx), seq_(std::move(phases)) {
     const size_t S = ctx.request.streams.size();
     samples_.resize(S);
     pass_.assign(S, -1);
@@ -51,7 +52,7 @@ class MixtureWalk {
 
  private:
   const BatchContext& ctx_;
-  MixtureSequencer seq_;
+  MixtureRun seq_;
   std::vector<int64_t> samples_, pass_;
   std::vector<StreamPass> order_;
 };
@@ -103,6 +104,32 @@ Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& q) {
   return QuantizeMixture(*c.mixture, int64_t(q.streams.size()));
 }
 
+Result<std::vector<MixturePhase>> MixtureRequestPhases(const PlanRequest& q) {
+  SLUICE_ASSIGN_OR_RETURN(QuantizedMixture now, CheckMixtureRequest(q));
+  std::vector<MixturePhase> phases;
+  int64_t from = 0;
+  for (const PlanConfig::MixtureChange& change : q.config.mixture_past) {
+    if (change.epoch != q.epoch) continue;
+    const std::string where = "the schedule replaced at " + std::to_string(change.until) + " of epoch " +
+                              std::to_string(change.epoch);
+    if (change.until <= from || change.until > kMaxPlanElements) {
+      return MosaicValueError("mixture: " + where + " does not follow the previous change (at " +
+                              std::to_string(from) + ") within the planner's limit of " +
+                              std::to_string(kMaxPlanElements) + " samples");
+    }
+    auto past = QuantizeMixture(change.schedule, int64_t(q.streams.size()));
+    if (!past.ok()) {
+      // "ValueError: mixture: <what>" -> "ValueError: mixture: <where>: <what>".
+      const std::string text = SplitMosaicError(past.status()).message;
+      return MosaicValueError("mixture: " + where + ": " + text.substr(std::string("mixture: ").size()));
+    }
+    phases.push_back({from, std::move(*past)});
+    from = change.until;
+  }
+  phases.push_back({from, std::move(now)});
+  return phases;
+}
+
 Result<StreamPass> StreamPass::Make(const BatchContext& ctx, int64_t stream, int64_t pass) {
   const PlanRequest& q = ctx.request;
   const PlanConfig& c = q.config;
@@ -144,7 +171,7 @@ Result<std::vector<int64_t>> MixtureStreamPass(const BatchContext& ctx, int64_t 
 }
 
 Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t begin, int64_t end) {
-  SLUICE_ASSIGN_OR_RETURN(QuantizedMixture m, CheckMixtureRequest(ctx.request));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MixturePhase> m, MixtureRequestPhases(ctx.request));
   if (begin < 0 || end < begin || end > kMaxPlanElements) {
     return InvalidArgumentError("mixture sequence range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                 ") is not within [0, 2^36]");
@@ -177,7 +204,7 @@ Result<WorkArray> MixtureEpoch(const BatchContext& ctx) {
 }
 
 Result<std::vector<int64_t>> MixtureWorker(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
-  SLUICE_ASSIGN_OR_RETURN(QuantizedMixture mixture, CheckMixtureRequest(ctx.request));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<MixturePhase> mixture, MixtureRequestPhases(ctx.request));
   const EpochDeal e = DealOf(ctx);
   MixtureWalk walk(ctx, std::move(mixture));
   std::vector<int64_t> out;

@@ -18,6 +18,13 @@ namespace sluice::planner {
 // Errors: ValueError "mixture: ...".
 Result<QuantizedMixture> CheckMixtureRequest(const PlanRequest& request);
 
+// The phases of the request's epoch: the schedules of its mixture_past for
+// that epoch, each from the previous change (or 0), then its mixture from
+// the last change. Errors: CheckMixtureRequest's; a past schedule QuantizeMixture
+// refuses ("mixture: the schedule replaced at <until> of epoch <e>: ...");
+// changes of an epoch not after 0 or not increasing.
+Result<std::vector<MixturePhase>> MixtureRequestPhases(const PlanRequest& request);
+
 // The order of stream `stream`'s pass `pass` in `epoch`: global sample ids,
 // each of the stream's samples once. It is the stream's shuffle (the
 // configured algorithm, seed and block size, over min(C, samples) canonical

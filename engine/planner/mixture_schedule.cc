@@ -160,4 +160,54 @@ MixtureSequencer::Target MixtureSequencer::TargetAt(int64_t stream, int64_t posi
   return out;
 }
 
+QuantizedMixture MixtureFrom(const QuantizedMixture& m, int64_t from) {
+  size_t k = 0;
+  while (k + 1 < m.at.size() && m.at[k + 1] <= from) ++k;
+  QuantizedMixture out;
+  out.interpolation = m.interpolation;
+  out.at.push_back(0);
+  const bool between = m.interpolation == MixtureInterpolation::kLinear && k + 1 < m.at.size() && m.at[k] < from;
+  if (!between) {
+    out.share.push_back(m.share[k]);
+  } else {
+    // The prefix sums move linearly too; cutting them keeps the shares
+    // non-negative and their sum exactly the scale.
+    const __int128 L = m.at[k + 1] - m.at[k], x = from - m.at[k];
+    std::vector<int64_t> share(m.share[k].size());
+    __int128 p0 = 0, p1 = 0, cut = 0;
+    for (size_t i = 0; i < share.size(); ++i) {
+      p0 += m.share[k][i];
+      p1 += m.share[k + 1][i];
+      const __int128 next = (p0 * (L - x) + p1 * x) / L;
+      share[i] = int64_t(next - cut);
+      cut = next;
+    }
+    out.share.push_back(std::move(share));
+  }
+  for (size_t j = k + 1; j < m.at.size(); ++j) {
+    out.at.push_back(m.at[j] - from);
+    out.share.push_back(m.share[j]);
+  }
+  return out;
+}
+
+MixtureRun::MixtureRun(std::vector<MixturePhase> phases) : phases_(std::move(phases)) {
+  counts_.assign(phases_.empty() ? 0 : size_t(phases_[0].mixture.num_streams()), 0);
+}
+
+int64_t MixtureRun::Next() {
+  if (next_ < phases_.size() && t_ == phases_[next_].from) {
+    seq_.emplace(MixtureFrom(phases_[next_].mixture, t_));
+    ++next_;
+  }
+  const int64_t s = seq_->Next();
+  ++counts_[size_t(s)];
+  ++t_;
+  return s;
+}
+
+void MixtureRun::SkipTo(int64_t position) {
+  while (t_ < position) Next();
+}
+
 }  // namespace sluice::planner

@@ -87,4 +87,39 @@ class MixtureSequencer {
   std::vector<__int128> curve_;       // step_'s growth (2 * slope; 0 for step)
 };
 
+// The schedule's weights from position `from` on, as a schedule whose
+// position 0 is `from`: the point in force at `from` (on a linear segment,
+// the weights there, cut to integers exactly as QuantizeMixture cuts) at 0,
+// then the later points, moved back by `from`.
+QuantizedMixture MixtureFrom(const QuantizedMixture& mixture, int64_t from);
+
+// One schedule of an epoch whose schedule was changed at resumes: it decides
+// positions [from, the next phase's from), with its weights from `from` on
+// (MixtureFrom) and its targets counted from `from`.
+struct MixturePhase {
+  int64_t from = 0;
+  QuantizedMixture mixture;
+};
+
+// The stream of each position of an epoch of phases (phases[0].from == 0,
+// strictly increasing). Within a phase, MixtureSequencer's rule over the
+// phase's own counts and targets; the counts are the epoch's (every phase's
+// draws), so a stream read in a later phase continues where it stopped.
+class MixtureRun {
+ public:
+  explicit MixtureRun(std::vector<MixturePhase> phases);
+  int64_t Next();
+  void SkipTo(int64_t position);
+  int64_t position() const { return t_; }
+  // Samples drawn from each stream before position(), in every phase.
+  const std::vector<int64_t>& counts() const { return counts_; }
+
+ private:
+  std::vector<MixturePhase> phases_;
+  size_t next_ = 0;  // the phase that starts next
+  std::optional<MixtureSequencer> seq_;
+  int64_t t_ = 0;
+  std::vector<int64_t> counts_;
+};
+
 }  // namespace sluice::planner

@@ -54,6 +54,17 @@ struct PlanConfig {
   // stream weight; the epoch is then the schedule's sequence (README.md,
   // "Mixture schedules"), not Mosaic's.
   std::optional<MixtureSchedule> mixture;
+  // The schedules `mixture` replaced at resumes, the past kept (README.md,
+  // "Changing a schedule at a checkpoint"): in epoch `epoch`, `schedule`
+  // decided the positions from the previous change of that epoch (or 0) up
+  // to `until`, and `mixture` decides from the last change on. Other epochs
+  // are `mixture`'s alone.
+  struct MixtureChange {
+    int64_t epoch = 0;
+    int64_t until = 0;
+    MixtureSchedule schedule;
+  };
+  std::vector<MixtureChange> mixture_past;
 };
 
 // One stream: its shards' sample counts and at most one weight.

@@ -98,9 +98,10 @@ Result<PlanDerived> DerivePlan(const PlanRequest& q) {
   if (c.mixture) {
     // The schedule decides each stream's share; the first point's is
     // reported as its proportion.
-    SLUICE_ASSIGN_OR_RETURN(QuantizedMixture m, CheckMixtureRequest(q));
+    // (Its past schedules are checked here too, so a resume refuses them.)
+    SLUICE_ASSIGN_OR_RETURN(std::vector<MixturePhase> phases, MixtureRequestPhases(q));
     d.weighting.epoch_size = *c.epoch_size;
-    for (int64_t share : m.share[0]) {
+    for (int64_t share : phases.back().mixture.share[0]) {
       d.weighting.streams.push_back({double(share) / double(kMixtureScale), 0, 0});
     }
   } else {

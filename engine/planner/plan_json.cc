@@ -49,6 +49,43 @@ Result<std::optional<std::string_view>> OptString(element obj, std::string_view 
   return std::optional<std::string_view>(out);
 }
 
+// `key` and `key`_interpolation of `obj` (absent or null -> none). Shape
+// only; QuantizeMixture checks the values.
+Result<std::optional<MixtureSchedule>> MixtureOf(element obj, const std::string& key) {
+  SLUICE_ASSIGN_OR_RETURN(auto mixture, Member(obj, key));
+  SLUICE_ASSIGN_OR_RETURN(auto interpolation, OptString(obj, key + "_interpolation"));
+  if (!mixture) {
+    if (interpolation) return TypeError(key + "_interpolation", "a '" + key + "' beside it");
+    return std::optional<MixtureSchedule>();
+  }
+  constexpr char kShape[] = "a list of [samples seen, [weights]] points";
+  if (!mixture->is_array()) return TypeError(key, kShape);
+  MixtureSchedule m;
+  for (element point : mixture->get_array()) {
+    MixturePoint p;
+    simdjson::dom::array pair, weights;
+    if (point.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
+        pair.at(0).get_int64().get(p.at) != simdjson::SUCCESS ||
+        pair.at(1).get_array().get(weights) != simdjson::SUCCESS) {
+      return TypeError(key, kShape);
+    }
+    for (element w : weights) {
+      double d;
+      if (w.is_int64()) {
+        d = double(int64_t(w));
+      } else if (w.get_double().get(d) != simdjson::SUCCESS) {
+        return TypeError(key, kShape);
+      }
+      p.weights.push_back(d);
+    }
+    m.points.push_back(std::move(p));
+  }
+  if (interpolation) {
+    SLUICE_ASSIGN_OR_RETURN(m.interpolation, ParseMixtureInterpolation(*interpolation));
+  }
+  return std::optional<MixtureSchedule>(std::move(m));
+}
+
 template <typename T>
 void SetIf(T& target, const std::optional<T>& v) {
   if (v) target = *v;
@@ -106,37 +143,20 @@ Result<PlanRequest> FromConfig(element cfg) {
     }
   }
 
-  SLUICE_ASSIGN_OR_RETURN(auto mixture, Member(cfg, "mixture"));
-  if (mixture) {
-    // Shape only; QuantizeMixture checks the values.
-    constexpr char kShape[] = "a list of [samples seen, [weights]] points";
-    if (!mixture->is_array()) return TypeError("mixture", kShape);
-    MixtureSchedule m;
-    for (element point : mixture->get_array()) {
-      MixturePoint p;
-      simdjson::dom::array pair, weights;
-      if (point.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
-          pair.at(0).get_int64().get(p.at) != simdjson::SUCCESS ||
-          pair.at(1).get_array().get(weights) != simdjson::SUCCESS) {
-        return TypeError("mixture", kShape);
-      }
-      for (element w : weights) {
-        double d;
-        if (w.is_int64()) {
-          d = double(int64_t(w));
-        } else if (w.get_double().get(d) != simdjson::SUCCESS) {
-          return TypeError("mixture", kShape);
-        }
-        p.weights.push_back(d);
-      }
-      m.points.push_back(std::move(p));
+  SLUICE_ASSIGN_OR_RETURN(c.mixture, MixtureOf(cfg, "mixture"));
+  SLUICE_ASSIGN_OR_RETURN(auto past, Member(cfg, "mixture_past"));
+  if (past) {
+    constexpr char kPast[] = "a list of {\"epoch\", \"until\", \"mixture\", \"mixture_interpolation\"}";
+    if (!past->is_array() || !c.mixture) return TypeError("mixture_past", kPast);
+    for (element entry : past->get_array()) {
+      if (!entry.is_object()) return TypeError("mixture_past", kPast);
+      PlanConfig::MixtureChange change;
+      SLUICE_ASSIGN_OR_RETURN(auto epoch, OptInt(entry, "epoch"));
+      SLUICE_ASSIGN_OR_RETURN(auto until, OptInt(entry, "until"));
+      SLUICE_ASSIGN_OR_RETURN(auto schedule, MixtureOf(entry, "mixture"));
+      if (!epoch || !until || !schedule) return TypeError("mixture_past", kPast);
+      c.mixture_past.push_back({*epoch, *until, std::move(*schedule)});
     }
-    c.mixture = std::move(m);
-  }
-  SLUICE_ASSIGN_OR_RETURN(auto interpolation, OptString(cfg, "mixture_interpolation"));
-  if (interpolation) {
-    if (!c.mixture) return TypeError("mixture_interpolation", "a 'mixture' beside it");
-    SLUICE_ASSIGN_OR_RETURN(c.mixture->interpolation, ParseMixtureInterpolation(*interpolation));
   }
 
   SLUICE_ASSIGN_OR_RETURN(auto world, Member(cfg, "world"));

@@ -134,7 +134,17 @@ class DbfsStore final : public BearerHttpStore {
               size = static_cast<uint64_t>(*i);
             }
           }
-          listing->files.push_back({std::move(key), size});
+          // The file's version, for the listing's fingerprint and a Parquet
+          // piece's name: its last_modified (ms), "" when absent. The Files
+          // API has no ETag, and no conditional read (GetRangeOnlyOfVersion
+          // keeps the default).
+          std::string version;
+          if (const JsonValue* m = JsonMember(entry, "last_modified")) {
+            if (const auto* i = std::get_if<int64_t>(&m->v); i && *i > 0) {
+              version = "mtime-ms " + std::to_string(*i);
+            }
+          }
+          listing->files.push_back({std::move(key), size, std::move(version)});
         }
       }
       std::string next = JsonStringMember(*json, "next_page_token");

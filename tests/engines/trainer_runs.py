@@ -1,6 +1,8 @@
-"""What the trainer tests (test_lightning.py, test_composer.py) share: the
-dataset they train on, the batches Sluice's plan hands each rank, and a run
-of a training script on several ranks through a launcher."""
+"""What the trainer tests (test_lightning.py, test_composer.py,
+test_torch_distributor.py, test_ray_train.py) share: the dataset they train
+on, the batches Sluice's plan hands each rank, a run of a training script on
+several ranks through a launcher, and a plain DDP training loop for the
+launchers that bring no trainer of their own."""
 import json
 import os
 import socket
@@ -93,3 +95,46 @@ def check_resumed_epoch(folder, position, first, second):
     seen = ids_of(first) + ids_of(second)
     assert len(seen) == len(set(seen))
     assert sorted(seen) == list(range(SAMPLES))
+
+
+def ddp_train(config, saved, save):
+    """A tiny model trained with DDP (the process group is up: gloo, CPU) on
+    the batches of a sluice.StreamingDataLoader (config: folder, batch,
+    workers, out). With config['stop'], after that many steps the model's,
+    the optimizer's and the loader's state_dict go to save(state) on every
+    rank and the rank stops; `saved` (such a state, or None) is loaded
+    first. Writes out/rank{R}.json as run_ranks reads it."""
+    import torch
+    import torch.distributed as dist
+
+    def collate(samples):
+        info = torch.utils.data.get_worker_info()
+        return {'ids': torch.tensor([int(s['id']) for s in samples]),
+                'worker': -1 if info is None else info.id}
+
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(1, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    dataset = sluice.StreamingDataset(local=config['folder'], shuffle=True, shuffle_seed=7,
+                                      batch_size=config['batch'])
+    loader = sluice.StreamingDataLoader(dataset, batch_size=config['batch'],
+                                        num_workers=config['workers'], collate_fn=collate)
+    if saved is not None:
+        model.load_state_dict(saved['model'])
+        optimizer.load_state_dict(saved['optimizer'])
+        loader.load_state_dict(saved['loader'])
+    seen = []
+    for batch in loader:
+        seen.append({'worker': batch['worker'], 'ids': batch['ids'].tolist()})
+        x = batch['ids'].float().unsqueeze(1) / 1000
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), x).backward()
+        optimizer.step()
+        if len(seen) == config['stop']:
+            save({'model': model.state_dict(), 'optimizer': optimizer.state_dict(),
+                  'loader': loader.state_dict()})
+            break
+    dist.barrier()
+    world = {k: os.environ.get(k) for k in ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE')}
+    with open(os.path.join(config['out'], f'rank{dist.get_rank()}.json'), 'w') as f:
+        json.dump({'world_size': dist.get_world_size(), 'env': world, 'seen': seen}, f)

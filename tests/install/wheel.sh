@@ -9,7 +9,9 @@
 # installed with its pinned dependencies (wheel/requirements.txt) into a
 # fresh venv that does not see Debian's packages, where wheel/test_wheel.py
 # imports it, writes MDS datasets and streams them, locally and from s3rver,
-# run from a folder outside the source tree. Last, the sdist is made and its
+# run from a folder outside the source tree. Then `pip install .` with build
+# isolation (bindings/python/wheel.sh isolated) and its package used as
+# tests/install/run.sh uses the offline one. Last, the sdist is made and its
 # file list checked.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,6 +52,21 @@ cp tests/install/wheel/test_wheel.py "$work/run/"
 (cd "$work/run" && SLUICE_TEST_FIXTURES="$src/tests/bindings/python" \
    SLUICE_WHEEL_VERSION="$version" "$work/env/bin/python" -m pytest -q -p no:cacheprovider test_wheel.py) ||
   fail "the installed wheel failed"
+# `pip install .` with build isolation, the README's first form: pip takes
+# meson-python and meson from the registry (pinned by
+# bindings/python/build-constraints.txt) into a venv that sees no Debian
+# package, and the package it installs works as the offline form's does.
+iso_start=$SECONDS
+iso=$(bindings/python/wheel.sh isolated "$build" "$work/isolated") || fail "the isolated pip wheel failed"
+iso_venv="$build-pip/isolated-venv"
+"$iso_venv/bin/pip" -q --disable-pip-version-check install -c tests/install/wheel/requirements.txt \
+  "$iso" >"$work/pip-isolated.log" 2>&1 || { cat "$work/pip-isolated.log"; fail "pip install of the isolated wheel"; }
+mkdir "$work/isolated-run"
+cp tests/install/use_package.py "$work/isolated-run/"
+modules=$(cd bindings/python/sluice && ls -- *.py | sed 's/\.py$//' | paste -sd, -)
+(cd "$work/isolated-run" && . "$iso_venv/bin/activate" && python use_package.py "$version" "$modules" "$iso") ||
+  fail "the package pip installed with build isolation failed"
+echo "tests/install/wheel.sh: pip install . with build isolation built and used in $((SECONDS - iso_start)) s" >&2
 # The sdist: exactly the tracked files and PKG-INFO, so that what builds
 # from the tree builds from it (a clone's CI has every file tracked).
 sdist=$(bindings/python/wheel.sh sdist "$build" "$work/sdist") || fail "the sdist failed"

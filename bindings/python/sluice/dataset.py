@@ -469,9 +469,21 @@ class StreamingDataset(_Base):
             'sample_in_epoch': sample_in_epoch,
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes',
                                                         self.initial_physical_nodes),
-            **({'mixture': self.mixture, 'mixture_interpolation': self.mixture_interpolation}
+            **({'mixture': self.mixture, 'mixture_interpolation': self.mixture_interpolation,
+                'mixture_past': self._mixture_past(epoch)}
                if self.mixture is not None else {}),
         }
+
+    def _mixture_past(self, epoch):
+        """The schedules a resume replaced in `epoch` (load_state_dict's
+        adapt='schedule'), as the engine records them in its states."""
+        state = self._resume_state
+        if not state or state.get('epoch') != epoch or 'sluice_order' not in state:
+            return []
+        keys = ('epoch', 'sample_in_epoch', 'num_canonical_nodes', 'shuffle_seed',
+                'initial_physical_nodes')
+        record = self._engine.state_with_order({k: state.get(k) for k in keys})
+        return record['sluice_order']['parts'].get('mixture_past', [])
 
     def _resume(self, epoch):
         """(epoch, sample_in_epoch, state) as Mosaic's _resume: a checkpoint
@@ -782,9 +794,12 @@ class StreamingDataset(_Base):
         sampling options, or on another world shape, it raises ValueError
         naming each difference with the saved and current values. `adapt`
         names the parts allowed to differ: 'world' (another number of nodes
-        or ranks per node, Mosaic's elastic resume), 'streams', 'sampling'
-        (a str or a sequence of them). A state without the record (Mosaic's,
-        an older Sluice's) loads unchecked, as before.
+        or ranks per node, Mosaic's elastic resume), 'streams', 'sampling',
+        'schedule' (another mixture schedule: it takes over at the state's
+        position, the samples before kept and each stream continuing its
+        pass; docs/resumption.rst) (a str or a sequence of them). A state
+        without the record (Mosaic's, an older Sluice's) loads unchecked, as
+        before.
 
         skip_steps=[(first, last), ...]: half-open ranges of steps of the
         state's epoch whose samples never come. Step k is every rank's k-th

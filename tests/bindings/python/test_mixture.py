@@ -156,8 +156,8 @@ def test_a_state_records_the_schedule(streams):
     with pytest.raises(ValueError) as e:
         linear.load_state_dict(state)
     assert 'sampling mixture_interpolation changed' in str(e.value)
-    # Told to adapt, the new schedule plans the rest of the epoch from
-    # sample 6 (its own sequence there: see engine/planner/README.md).
+    # Told to adapt, the new schedule takes over at sample 6, the past kept
+    # (test_mixture_change.py has the exact orders).
     other.load_state_dict(state, adapt='sampling')
     assert len(values(other)) == 14
     same = make(streams, **kwargs)

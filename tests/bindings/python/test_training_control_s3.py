@@ -85,6 +85,37 @@ def test_a_schedule_through_workers_and_its_resume(streams, tmp_path):
         assert head + [values_of(b) for b in again] == whole, stop
 
 
+def test_a_schedule_changed_at_a_checkpoint_MultiProcess(streams, tmp_path):
+    """adapt='schedule' over s3:// through workers: the past kept, the same
+    continuation as from the local folders."""
+    local, remote = streams
+    new = dict(mixture=[(0, [3, 0, 1]), (40, [1, 1, 1])])
+
+    def change(roots, cache):
+        first = loader(mixed(roots, cache and cache + '-a'))
+        head = []
+        for batch in first:
+            head.append(values_of(batch))
+            if len(head) == 4:
+                state = first.state_dict()
+                break
+        again = loader(mixed(roots, cache and cache + '-b', **new))
+        with pytest.raises(ValueError, match=r'adapt "schedule"\)$'):
+            again.load_state_dict(state)
+        again.load_state_dict(state, adapt='schedule')
+        return head, [values_of(b) for b in again]
+
+    head, rest = change(local, None)
+    assert (head, rest) == change(remote, str(tmp_path / 'change'))
+    assert head == read(mixed(local))[:4] and sum(map(len, rest)) == 48 - 16
+    assert rest != read(mixed(local))[4:]
+    # No sample of a stream twice before its pass ends.
+    order = [v for b in head + rest for v in b]
+    for low, n in ((0, 40), (1000, 30), (2000, 20)):
+        mine = [v for v in order if low <= v < low + n]
+        assert len(set(mine)) == len(mine), low
+
+
 def test_skips_by_step_and_by_sample_id(streams, tmp_path):
     local, remote = streams
     whole = [v for b in read(mixed(local)) for v in b]

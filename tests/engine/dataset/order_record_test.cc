@@ -185,7 +185,7 @@ TEST(OrderRecord, AdaptNamesAreChecked) {
   EXPECT_FALSE(ok->streams);
   EXPECT_TRUE(ok->sampling);
   EXPECT_EQ(ParseAdaptParts({"seed"}).status().message(),
-            "adapt: unknown part 'seed' (the parts are 'world', 'streams', 'sampling')");
+            "adapt: unknown part 'seed' (the parts are 'world', 'streams', 'sampling', 'schedule')");
 }
 
 TEST(ResumeOptions, ParseFromJson) {

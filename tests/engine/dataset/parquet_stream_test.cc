@@ -4,8 +4,10 @@
 // remote (a folder, and s3rver with the requests counted on the wire).
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -24,8 +26,10 @@
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/engine/dataset/request_log_proxy.h"
 #include "tests/common/scoped_env.h"
+#include "tests/stores/common/azurite_suite.h"
 #include "tests/stores/common/fake_hf_hub.h"
 #include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
 
 namespace sluice {
 namespace {
@@ -223,6 +227,68 @@ TEST(ParquetStream, SameOrderAsMdsTwinForEveryShuffleAndWorld) {
       for (const auto& w : parquet) total += w.size();
       EXPECT_EQ(total, kRows);
       ExpectSameSamples(parquet, mds);
+    }
+  }
+}
+
+// A Parquet stream mixes with an MDS stream as its MDS twin would: under
+// repeat= beside choose= and under proportion=, shuffled, on two shapes of
+// world, every worker's sample ids (and so the order) of [Parquet, MDS]
+// are those of [the Parquet stream's MDS twin, MDS]. (The samples' fields
+// differ: a mixed dataset's columns are both streams'.)
+TEST(ParquetStream, MixesWithAnMdsStreamAsItsMdsTwinWould) {
+  Twins t;
+  ScratchDir other;
+  fs::copy(t.mds.path(), other.path(), fs::copy_options::recursive);
+  struct Shape { int64_t nodes, ranks, workers; };
+  for (bool proportions : {false, true}) {
+    for (Shape shape : {Shape{1, 1, 1}, Shape{2, 1, 2}}) {
+      SCOPED_TRACE(std::string(proportions ? "proportion" : "repeat and choose") + " on " +
+                   std::to_string(shape.nodes) + "x" + std::to_string(shape.ranks) + "x" +
+                   std::to_string(shape.workers));
+      // Every worker's ids of one epoch, node by node, rank by rank.
+      auto ids_of = [&](const std::string& first) {
+        DatasetOptions o = ParquetOptions(first);
+        StreamOptions second;
+        second.local = other.path();
+        o.streams.push_back(second);
+        if (proportions) {
+          o.streams[0].weight.proportion = 0.7;
+          o.streams[1].weight.proportion = 0.3;
+          o.plan.epoch_size = 150;
+        } else {
+          o.streams[0].weight.repeat = 1.5;
+          o.streams[1].weight.choose = 50;
+        }
+        o.plan.shuffle = true;
+        o.plan.shuffle_seed = 5;
+        o.plan.batch_size = 3;
+        o.plan.num_canonical_nodes = 2;
+        std::vector<std::vector<int64_t>> out;
+        for (int64_t n = 0; n < shape.nodes; ++n) {
+          o.world.rank = n;
+          o.world.world_size = shape.nodes;
+          o.world.local_rank = 0;
+          o.world.local_world_size = 1;
+          auto ds = StreamingDataset::Open(o);
+          EXPECT_TRUE(ds.ok()) << ds.status().message();
+          if (!ds.ok()) return out;
+          for (int64_t w = 0; w < shape.workers; ++w) {
+            out.push_back(testing::ReadEpoch(**ds, 1, 0, w, shape.workers, 3, nullptr));
+          }
+        }
+        return out;
+      };
+      auto mixed = ids_of(t.parquet.path());
+      auto twin = ids_of(t.mds.path());
+      size_t total = 0, from_parquet = 0;
+      for (const auto& w : mixed) {
+        total += w.size();
+        for (int64_t id : w) from_parquet += id < static_cast<int64_t>(kRows);
+      }
+      EXPECT_EQ(total, proportions ? 150u : 180u + 50u);
+      EXPECT_EQ(from_parquet, proportions ? 105u : 180u);
+      EXPECT_EQ(mixed, twin);
     }
   }
 }
@@ -707,15 +773,20 @@ constexpr char kSecret[] = "parquet-s3cr3t-never-printed";
 // deleted: a listing is the node's until then), is read anew: its footer
 // read again and its row groups fetched again, not the pieces cached from
 // the old file (whose names carry the old ETag).
-TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
-  std::string why = testing::NodeServersUnavailableReason();
-  if (!why.empty()) GTEST_SKIP() << why;
+// A file of `remote` (uploaded from a folder by `upload`) replaced by
+// another of the same size (a new ETag) between two opens, the listing made
+// anew in between (.sluice/listing.json deleted: a listing is the node's
+// until then), is read anew: its footer read again and its row groups
+// fetched again, not the pieces cached from the old file (whose names carry
+// the old ETag). Every row exact before and after.
+void ExpectReplacedFileReadAnew(const std::string& remote,
+                                const std::function<int(const std::string&)>& upload) {
   // Uncompressed and without dictionaries: a string's bytes are in the file
   // as they are (in its page and its column's statistics), so changing
   // their case changes values and nothing else.
   const std::string fixture =
       std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_types_plain_uncompressed.parquet";
-  ScratchDir old_dir, new_dir, server_dir, cache;
+  ScratchDir old_dir, new_dir, cache;
   auto old_bytes = ReadFile(fixture);
   ASSERT_TRUE(old_bytes.ok());
   std::string new_bytes = *old_bytes;
@@ -727,14 +798,11 @@ TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
   ASSERT_EQ(new_bytes.size(), old_bytes->size());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(old_dir.path(), "a.parquet"), *old_bytes).ok());
   ASSERT_TRUE(WriteFileAtomic(JoinPath(new_dir.path(), "a.parquet"), new_bytes).ok());
-
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  testing::ScopedEnv env(testing::S3rverEnv(server->port(), kKeyId, kSecret));
-  ASSERT_EQ(testing::UploadTree("s3://bkt/t", old_dir.path()), 0) << server->Log();
+  ASSERT_EQ(upload(old_dir.path()), 0);
 
   auto options = [](const std::string& local, const std::string& remote) {
     DatasetOptions o = ParquetOptions(local, remote);
+    o.peek_first_sample = true;
     o.streams[0].parquet.emplace();
     o.streams[0].parquet->columns = {"string", "int64"};
     return o;
@@ -757,10 +825,10 @@ TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
   ASSERT_NE(old_rows.at(2), new_rows.at(2));
   EXPECT_NE(new_rows.at(2).find("NON-BMP"), std::string::npos);
 
-  EXPECT_EQ(rows_of(options(cache.path(), "s3://bkt/t")), old_rows);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/t", new_dir.path()), 0) << server->Log();
+  EXPECT_EQ(rows_of(options(cache.path(), remote)), old_rows);
+  ASSERT_EQ(upload(new_dir.path()), 0);
   ASSERT_TRUE(Env::Default()->Remove(JoinPath(cache.path(), ".sluice/listing.json")).ok());
-  EXPECT_EQ(rows_of(options(cache.path(), "s3://bkt/t")), new_rows);
+  EXPECT_EQ(rows_of(options(cache.path(), remote)), new_rows);
   // The old file's piece and the new one's, side by side under their
   // ETags' names.
   size_t pieces = 0;
@@ -769,6 +837,39 @@ TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
     ++pieces;
   }
   EXPECT_EQ(pieces, 2u);
+}
+
+TEST(ParquetStreamMultiProcess, S3rverFileReplacedAtTheSameSizeIsReadAnew) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ScratchDir server_dir;
+  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  testing::ScopedEnv env(testing::S3rverEnv(server->port(), kKeyId, kSecret));
+  ExpectReplacedFileReadAnew("s3://bkt/t", [&](const std::string& dir) {
+    const int rc = testing::UploadTree("s3://bkt/t", dir);
+    EXPECT_EQ(rc, 0) << server->Log();
+    return rc;
+  });
+}
+
+// The same over azurite (azure://): its listing's Etag names the pieces and
+// a replaced blob's new one is noticed.
+TEST(ParquetStreamMultiProcess, AzuriteFileReplacedAtTheSameSizeIsReadAnew) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ScratchDir server_dir;
+  auto server = testing::StartAzurite(server_dir.path());
+  ASSERT_NE(server, nullptr) << "azurite did not start";
+  testing::ScopedEnv env(testing::AzuriteEnv(server->port()));
+  const int port = server->port();
+  ExpectReplacedFileReadAnew("azure://tbl/t", [&](const std::string& dir) {
+    const int rc = testing::UploadTree("azure://tbl/t", dir, [port](EventLoop& loop) {
+      return testing::CreateAzuriteContainer(loop, port, "tbl");
+    });
+    EXPECT_EQ(rc, 0) << server->Log();
+    return rc;
+  });
 }
 
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
@@ -935,6 +1036,133 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   EXPECT_EQ(gets_since(some_opened), (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
                                                                  {"/bkt/table/part%3Db/c.parquet", 9}}));
   EXPECT_EQ(fetched, 2 * span);
+}
+
+// A Parquet folder on a web server, which cannot list: a manifest names its
+// files (without sizes: looked up with HEAD), as for raw files. Every row
+// exact, in the canonical order of the folder read in place; on the wire
+// one GET of the manifest, one HEAD and one footer read per file, then one
+// GET per row group.
+TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
+  Twins t;
+  ScratchDir scratch;
+  const std::string server_dir = JoinPath(scratch.path(), "nginx");
+  ASSERT_TRUE(fs::create_directories(server_dir));
+  auto nginx = testing::NginxServer::Start(server_dir);
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
+  const std::string root = JoinPath(nginx->www(), "table");
+  fs::create_directories(fs::path(root) / "part=b");
+  fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", fs::path(root) / "a.parquet");
+  fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet",
+                fs::path(root) / "part=b" / "c.parquet");
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "files.txt"),
+                              "# the table's files\npart=b/c.parquet\na.parquet\n").ok());
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  ScratchDir cache;
+  DatasetOptions o = ParquetOptions(
+      cache.path(), "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/table");
+  o.peek_first_sample = true;
+  o.streams[0].parquet.emplace();
+  o.streams[0].parquet->manifest = "files.txt";
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  ASSERT_EQ((*ds)->num_samples(), kRows);
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
+  ASSERT_EQ(ids.size(), kRows);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
+    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
+  }
+  std::map<std::string, int> requests;
+  std::istringstream log(nginx->AccessLog());
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    std::string conn, method, uri;
+    fields >> conn >> method >> uri;
+    const size_t escaped = uri.find("%3D");
+    if (escaped != std::string::npos) uri.replace(escaped, 3, "=");
+    ++requests[method + " " + uri];
+  }
+  EXPECT_EQ(requests, (std::map<std::string, int>{{"GET /table/files.txt", 1},
+                                                  {"HEAD /table/a.parquet", 1},
+                                                  {"HEAD /table/part=b/c.parquet", 1},
+                                                  {"GET /table/a.parquet", 10},
+                                                  {"GET /table/part=b/c.parquet", 10}}));
+}
+
+// A cold pass peeks its first row (StreamShards::PeekPieceRow: the row
+// group's piece read in memory and decoded before it is cached): the read
+// is the shard's own, so a pass is still one GET per row group on the
+// wire, its rows exact, whole or with columns= (the peeked row's fields
+// those of the whole row).
+TEST(ParquetStream, S3rverColdPassPeeksItsFirstRowWithinTheRowGroupsOneGet) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Twins t;
+  ScratchDir scratch, server_dir;
+  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
+  ASSERT_NE(proxy, nullptr);
+  auto env = testing::CleanStoreEnv();
+  env["AWS_ACCESS_KEY_ID"] = kKeyId;
+  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
+  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
+  testing::ScopedEnv scoped(env);
+  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
+  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
+  ASSERT_TRUE(whole.ok());
+
+  for (bool some : {false, true}) {
+    SCOPED_TRACE(some ? "columns tokens, label" : "every column");
+    ScratchDir cache;
+    DatasetOptions o = ParquetOptions(cache.path(), "s3://bkt/table");
+    o.peek_first_sample = true;
+    o.streams[0].parquet.emplace();  // no index.json request
+    if (some) o.streams[0].parquet->columns = {"tokens", "label"};
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 11;
+    o.plan.batch_size = 2;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    const size_t opened = proxy->Requests().size();
+    ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> ids(2);
+    std::vector<SampleFields> fields;
+    std::set<int64_t> seen;
+    bool first = true;
+    SampleFields w;
+    while (true) {
+      auto n = (*ds)->NextBatch(2, ids.data(), &fields);
+      ASSERT_TRUE(n.ok()) << n.status().message();
+      if (*n == 0) break;
+      // The peek hands out the pass's first row alone.
+      if (first) {
+        EXPECT_EQ(*n, 1u);
+      }
+      first = false;
+      for (size_t k = 0; k < *n; ++k) {
+        ASSERT_TRUE((*whole)->Get(static_cast<uint64_t>(ids[k]), &w).ok());
+        if (some) {
+          ASSERT_EQ(Projected(fields[k].fields, {0, 1}), Projected(w.fields, {4, 1})) << ids[k];
+        } else {
+          ASSERT_TRUE(testing::FieldBytes(fields[k]) == t.rows[ids[k]]) << ids[k];
+        }
+        EXPECT_TRUE(seen.insert(ids[k]).second) << ids[k];
+      }
+    }
+    EXPECT_EQ(seen.size(), kRows);
+    std::map<std::string, int> gets;
+    const std::vector<std::string> lines = proxy->Requests();
+    for (size_t i = opened; i < lines.size(); ++i) {
+      std::string what = lines[i].substr(lines[i].find(' ') + 1);
+      ++gets[what.substr(0, what.find(' '))];
+    }
+    EXPECT_EQ(gets, (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
+                                                {"/bkt/table/part%3Db/c.parquet", 9}}));
+  }
 }
 
 }  // namespace

@@ -130,7 +130,7 @@ TEST(ResumeCheck, AnotherWorldIsRefusedUnlessAdaptedThenRecorded) {
   ASSERT_TRUE(one->LoadState(state, ResumeOptions{{"world"}, {}, {}, {}}).ok());
   EXPECT_EQ(Saved(*one, 0).order->worlds, (std::vector<WorldShape>{{2, 1}, {1, 1}}));
   EXPECT_EQ(one->LoadState(state, ResumeOptions{{"everything"}, {}, {}, {}}).message(),
-            "adapt: unknown part 'everything' (the parts are 'world', 'streams', 'sampling')");
+            "adapt: unknown part 'everything' (the parts are 'world', 'streams', 'sampling', 'schedule')");
 }
 
 TEST(ResumeCheck, AStateWithoutTheRecordLoadsAsMosaics) {

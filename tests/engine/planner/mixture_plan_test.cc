@@ -11,6 +11,7 @@
 
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_json.h"
+#include "tests/engine/planner/mixture_request.h"
 #include "tests/engine/planner/orig_sequence.h"
 
 namespace sluice::planner {
@@ -24,24 +25,8 @@ std::vector<int64_t> GlobalSequence(const WorkArray& x) {
   return seq;
 }
 
-PlanRequest Request(std::vector<std::vector<int64_t>> shards, MixtureSchedule mixture, int64_t epoch_size) {
-  PlanRequest q;
-  for (auto& s : shards) q.streams.push_back({std::move(s), {}});
-  q.config.mixture = std::move(mixture);
-  q.config.epoch_size = epoch_size;
-  q.config.batch_size = 1;
-  q.config.num_canonical_nodes = 1;
-  return q;
-}
-
-std::vector<int64_t> Sequence(const PlanRequest& q, int64_t begin, int64_t end) {
-  auto d = DerivePlan(q);
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
-  const BatchContext ctx{q, *d};
-  auto seq = MixtureSequence(ctx, begin, end);
-  EXPECT_TRUE(seq.ok()) << seq.status().ToString();
-  return *seq;
-}
+constexpr auto Request = &testing::MixtureRequest;
+constexpr auto Sequence = &testing::MixtureSequenceOf;
 
 void SetWorld(PlanRequest& q, int64_t P, int64_t R, int64_t W, int64_t B) {
   q.world = World{P, R, W, {}, {}, {}};
@@ -100,16 +85,8 @@ TEST(MixturePlanTest, StreamReadAcrossCanonicalNodes) {
 }
 
 PlanRequest Shuffled() {
-  PlanRequest q = Request({{10, 7, 12, 8}, {20, 30}, {5, 9, 9}},
-                          {{{0, {0.7, 0.2, 0.1}}, {150, {0.2, 0.3, 0.5}}, {300, {0.1, 0.8, 0.1}}},
-                           MixtureInterpolation::kLinear},
-                          420);
-  q.config.shuffle = true;
-  q.config.shuffle_seed = 1234;
-  q.config.shuffle_block_size = 16;
-  q.config.num_canonical_nodes = 2;
-  q.epoch = 1;
-  return q;
+  return testing::ShuffledMixtureRequest(
+      {{{0, {0.7, 0.2, 0.1}}, {150, {0.2, 0.3, 0.5}}, {300, {0.1, 0.8, 0.1}}}, MixtureInterpolation::kLinear});
 }
 
 // Each stream's draws, cut at every len(stream) draws, are permutations of

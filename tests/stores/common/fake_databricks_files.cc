@@ -14,6 +14,7 @@ FakeDatabricksFiles::FakeDatabricksFiles()
 void FakeDatabricksFiles::Put(const std::string& path, std::string bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   files_[path] = std::move(bytes);
+  modified_[path] = ++clock_ms_;
 }
 
 void FakeDatabricksFiles::AcceptToken(const std::string& token) {
@@ -98,6 +99,7 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
     if (r.method == "PUT") {
       if (query != "overwrite=true") return {400, {}, "overwrite"};
       files_[path] = r.body;
+      modified_[path] = ++clock_ms_;
       return {204, {}, ""};
     }
     auto it = files_.find(path);
@@ -128,7 +130,8 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
       size_t slash = rest.find('/');
       if (slash == std::string::npos) {
         entries.push_back("{\"path\": \"" + path + "\", \"is_directory\": false, \"file_size\": " +
-                          std::to_string(body.size()) + ", \"name\": \"" + rest + "\"}");
+                          std::to_string(body.size()) + ", \"last_modified\": " +
+                          std::to_string(modified_[path]) + ", \"name\": \"" + rest + "\"}");
       } else if (!seen_dirs[rest.substr(0, slash)]) {
         seen_dirs[rest.substr(0, slash)] = true;
         entries.push_back("{\"path\": \"" + dir + rest.substr(0, slash) +

@@ -6,6 +6,7 @@
 #define SLUICE_TESTS_STORES_COMMON_FAKE_DATABRICKS_FILES_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -43,7 +44,9 @@ class FakeDatabricksFiles {
   // Set before requests arrive.
   void ServeTokenEndpoint(std::function<FakeResponse(const FakeRequest&)> handler);
 
-  // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would. Thread-safe.
+  // Stores `bytes` at `path` ("/Volumes/..."), as a PUT would; each store
+  // (this or a PUT) sets the file's last_modified, which listings give, to
+  // a fake clock's next millisecond. Thread-safe.
   void Put(const std::string& path, std::string bytes);
   // The GETs of `path` answered so far (ranged ones included). Thread-safe.
   int gets(const std::string& path);
@@ -62,6 +65,8 @@ class FakeDatabricksFiles {
   std::atomic<int> lists_in_flight_{0};
   std::mutex mu_;
   std::map<std::string, std::string> files_;
+  std::map<std::string, int64_t> modified_;  // last_modified, ms
+  int64_t clock_ms_ = 1700000000000;
   std::map<std::string, int> gets_;
   std::set<std::string> accepted_ = {kToken};
   std::vector<std::string> bearers_;

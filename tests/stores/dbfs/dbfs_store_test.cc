@@ -1,5 +1,6 @@
 // dbfs:/Volumes/... against FakeDatabricksFiles (tests/stores/common), a fake
 // of the Databricks Files API: no real workspace can run here.
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -73,6 +74,24 @@ TEST_F(DbfsStoreTest, PutGetRangeHeadListThroughTheFilesApi) {
   EXPECT_EQ(keys, (std::vector<std::string>{"index.json", "p/a", "p/b", "p/c",
                                             "p/q/shard.00000.mds", "z"}));
   EXPECT_EQ((*all)[4].size, 10000u);
+  // Each file's version is its last_modified; a file written again at the
+  // same size gets another, the others keep theirs.
+  std::vector<std::string> versions;
+  for (const auto& info : *all) versions.push_back(info.etag);
+  for (const std::string& v : versions) EXPECT_EQ(v.rfind("mtime-ms 17", 0), 0u) << v;
+  EXPECT_EQ(std::set<std::string>(versions.begin(), versions.end()).size(), versions.size());
+  ASSERT_TRUE(loop_.Run(store->Put("p/b", "B")).ok());
+  auto again = loop_.Run(store->List(""));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_EQ(again->size(), versions.size());
+  for (size_t k = 0; k < versions.size(); ++k) {
+    if ((*again)[k].key == "p/b") {
+      EXPECT_NE((*again)[k].etag, versions[k]);
+      EXPECT_EQ((*again)[k].size, 1u);
+    } else {
+      EXPECT_EQ((*again)[k].etag, versions[k]) << (*again)[k].key;
+    }
+  }
   EXPECT_GE(fake_.list_pages(), 4);  // pages of two entries were followed
   auto p = loop_.Run(store->List("p/q"));
   ASSERT_TRUE(p.ok());
