@@ -1,4 +1,5 @@
 // sluice_plan_*: Mosaic-identical epoch plans without reading any data.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -7,6 +8,7 @@
 #include "bindings/c/c_api_internal.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_json.h"
+#include "engine/planner/plan_steps.h"
 
 struct sluice_plan {
   sluice::planner::WorkArray work;
@@ -108,6 +110,36 @@ sluice_status sluice_plan_to_json(const sluice_plan* plan, char** out_json) {
     if (buf == nullptr) return Fail(sluice::InternalError("sluice_plan_to_json: out of memory"));
     std::memcpy(buf, text.c_str(), text.size() + 1);
     *out_json = buf;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_plan_steps(const char* config_json, int64_t rank, int64_t first_step,
+                                int64_t end_step, int64_t** out_rows, uint64_t* out_count) {
+  return Guard("sluice_plan_steps", [&] {
+    if (config_json == nullptr) return NullArgument("sluice_plan_steps", "config_json");
+    if (out_rows == nullptr) return NullArgument("sluice_plan_steps", "out_rows");
+    if (out_count == nullptr) return NullArgument("sluice_plan_steps", "out_count");
+    *out_rows = nullptr;
+    *out_count = 0;
+    auto request = sluice::planner::ParsePlanRequest(config_json);
+    if (!request.ok()) return Fail(request.status());
+    auto steps = sluice::planner::PlanSteps(*request, rank, first_step, end_step);
+    if (!steps.ok()) return Fail(steps.status());
+    uint64_t count = 0;
+    for (const auto& batch : *steps) count += batch.ids.size();
+    auto* rows = static_cast<int64_t*>(std::malloc(std::max<uint64_t>(count, 1) * 3 * sizeof(int64_t)));
+    if (rows == nullptr) return Fail(sluice::InternalError("sluice_plan_steps: out of memory"));
+    int64_t* at = rows;
+    for (const auto& batch : *steps) {
+      for (int64_t id : batch.ids) {
+        *at++ = batch.step;
+        *at++ = batch.rank;
+        *at++ = id;
+      }
+    }
+    *out_rows = rows;
+    *out_count = count;
     return SLUICE_OK;
   });
 }

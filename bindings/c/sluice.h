@@ -637,6 +637,22 @@ sluice_status sluice_plan_worker_ids(const sluice_plan* plan, uint32_t node, uin
  * hold it. Caller frees *out_json with sluice_free. */
 sluice_status sluice_plan_to_json(const sluice_plan* plan, char** out_json);
 
+/* The samples of global steps [first_step, end_step) of the epoch that
+ * `config_json` (sluice_plan_create's object, with "batch_size") plans: at
+ * step s each rank takes the batch its torch DataLoader, over the world's
+ * "workers_per_rank" workers, hands out s-th (worker s mod workers first),
+ * counted from "sample_in_epoch". Of global rank `rank`, or every rank when
+ * `rank` < 0. *out_rows holds *out_count rows of three int64 (step, global
+ * rank, global sample id), step by step, rank by rank, each batch in its
+ * order (what `sluice plan DATASET --steps` prints, before locating ids);
+ * the caller frees it with sluice_free. Plans only the nodes of the ranks
+ * asked for. Steps past every rank's last are left out; SLUICE_EINVAL when
+ * first_step is at or past the last (saying how many steps the ranks
+ * take), for first_step < 0 or >= end_step, a rank outside the world, or the
+ * planner's errors. Thread-safe. */
+sluice_status sluice_plan_steps(const char* config_json, int64_t rank, int64_t first_step,
+                                int64_t end_step, int64_t** out_rows, uint64_t* out_count);
+
 /* ---------------------------------------------------------------------------
  * Streaming datasets: one or more streams (remote and/or local), shards
  * fetched into a node-wide cache shared by every process on the machine,

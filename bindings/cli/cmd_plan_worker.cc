@@ -3,11 +3,9 @@
 // dataset's index alone (the planner plans only that worker's share).
 // With --steps A:B instead of --worker: the batches every rank (or rank R)
 // takes at global steps A to B - 1, as torch's DataLoader deals its
-// workers' batches (planner::DataLoaderBatches).
-#include <algorithm>
+// workers' batches (planner::PlanSteps).
 #include <charconv>
 #include <cstdio>
-#include <iterator>
 #include <optional>
 #include <span>
 #include <utility>
@@ -19,6 +17,7 @@
 #include "bindings/cli/dataset_source.h"
 #include "bindings/cli/flags.h"
 #include "engine/planner/plan.h"
+#include "engine/planner/plan_steps.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/dataset/sample_locator.h"
 #include "formats/index/shard_table.h"
@@ -98,54 +97,18 @@ void Flush(std::string& out, bool last = false) {
   }
 }
 
-// Steps [first, end) of `ranks` (global ranks, ascending): each node's
-// workers planned together (with the epoch's checkpoints when more than one
-// node is planned), dealt to batches as the DataLoader deals them.
-Status PrintSteps(const planner::PlanRequest& q, int64_t batch, const std::vector<int64_t>& ranks, int64_t first,
-                  int64_t end, const SampleLocator& locator) {
-  const planner::World& world = q.world;
-  std::optional<planner::EpochCheckpoints> checkpoints;
-  const bool nodes = !ranks.empty() && ranks.front() / world.ranks_per_node != ranks.back() / world.ranks_per_node;
-  if (nodes && planner::CheckpointsApply(q.config)) {
-    SLUICE_ASSIGN_OR_RETURN(checkpoints, planner::PlanCheckpoints(q));
-  }
-  std::vector<std::vector<std::vector<int64_t>>> batches(ranks.size());  // per rank: its steps in range
-  int64_t steps = 0;  // the most any rank takes
-  for (size_t i = 0; i < ranks.size();) {
-    const int64_t node = ranks[i] / world.ranks_per_node;
-    size_t j = i;
-    std::vector<planner::WorkerAt> workers;
-    for (; j < ranks.size() && ranks[j] / world.ranks_per_node == node; ++j) {
-      for (int64_t w = 0; w < world.workers_per_rank; ++w) {
-        workers.push_back({node, ranks[j] % world.ranks_per_node, w});
-      }
-    }
-    SLUICE_ASSIGN_OR_RETURN(auto each, planner::PlanWorkers(q, workers, checkpoints ? &*checkpoints : nullptr));
-    for (size_t k = i; k < j; ++k) {
-      const auto begin = each.begin() + static_cast<ptrdiff_t>((k - i) * size_t(world.workers_per_rank));
-      std::vector<std::vector<int64_t>> own(std::make_move_iterator(begin),
-                                           std::make_move_iterator(begin + world.workers_per_rank));
-      std::vector<std::vector<int64_t>> all = planner::DataLoaderBatches(own, batch);
-      steps = std::max(steps, int64_t(all.size()));
-      for (int64_t s = first; s < end && s < int64_t(all.size()); ++s) batches[k].push_back(std::move(all[size_t(s)]));
-    }
-    i = j;
-  }
-  if (first >= steps) {
-    return InvalidArgumentError("--steps starts at step " + std::to_string(first) + ", past the last: " +
-                                (ranks.size() == 1 ? "the rank takes " : "each rank takes at most ") +
-                                std::to_string(steps) + " steps in this epoch");
-  }
+// Steps [first, end) of global rank `rank` (< 0: every rank), as the
+// planner deals them (planner::PlanSteps).
+Status PrintSteps(const planner::PlanRequest& q, int64_t rank, int64_t first, int64_t end,
+                  const SampleLocator& locator) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<planner::StepBatch> steps, planner::PlanSteps(q, rank, first, end));
   std::string out = "step\trank\tstream\tshard\tindex\tsample\n";
-  for (int64_t s = first; s < end && s < steps; ++s) {
-    for (size_t k = 0; k < ranks.size(); ++k) {
-      if (size_t(s - first) >= batches[k].size()) continue;
-      for (int64_t id : batches[k][size_t(s - first)]) {
-        const auto [shard, index] = locator.Locate(uint64_t(id));
-        out += std::to_string(s) + "\t" + std::to_string(ranks[k]) + "\t";
-        AppendSampleLine(out, shard, index, id);
-        Flush(out);
-      }
+  for (const planner::StepBatch& batch : steps) {
+    for (int64_t id : batch.ids) {
+      const auto [shard, index] = locator.Locate(uint64_t(id));
+      out += std::to_string(batch.step) + "\t" + std::to_string(batch.rank) + "\t";
+      AppendSampleLine(out, shard, index, id);
+      Flush(out);
     }
   }
   Flush(out, true);
@@ -212,11 +175,7 @@ Status Plan(const Flags& f) {
   const SampleLocator locator(std::move(starts));
 
   if (steps) {
-    std::vector<int64_t> ranks;
-    for (int64_t r = 0; r < world.num_nodes * world.ranks_per_node; ++r) {
-      if (rank < 0 || r == rank) ranks.push_back(r);
-    }
-    return PrintSteps(q, batch, ranks, steps->first, steps->second, locator);
+    return PrintSteps(q, rank, steps->first, steps->second, locator);
   }
   // In windows: a one-process world's plan is the whole epoch, 8 bytes an
   // id held whole (32 GB at 4B samples); windowed it is the window's.

@@ -255,6 +255,8 @@ _proto('sluice_plan_shape', None, ctypes.c_void_p, _P(ctypes.c_uint64))
 _proto('sluice_plan_worker_ids', _status, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
        ctypes.c_uint32, _P(_P(ctypes.c_int64)), _P(ctypes.c_uint64))
 _proto('sluice_plan_to_json', _status, ctypes.c_void_p, _P(ctypes.c_void_p))
+_proto('sluice_plan_steps', _status, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+       ctypes.c_int64, _P(_P(ctypes.c_int64)), _P(ctypes.c_uint64))
 
 _loaded_abi = lib.sluice_abi_version()
 if _loaded_abi != ABI_VERSION:

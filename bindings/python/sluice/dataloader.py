@@ -164,6 +164,15 @@ class StreamingDataLoader(DataLoader):
         dataset.record_pack_workers(self.num_workers)
         return dataset.state_dict(dataset._job_samples(self.num_samples_yielded), False)
 
+    def step_samples(self, steps, epoch=0, sample_in_epoch=0, world=None, rank=None):
+        """The samples this job's steps read with this loader's workers:
+        StreamingDataset.step_samples (its arguments, workers=num_workers)."""
+        if not isinstance(self.dataset, StreamingDataset):
+            raise TypeError(f'step_samples: the loader reads a {type(self.dataset).__name__}, '
+                            f'not a StreamingDataset whose batches are its samples')
+        return self.dataset.step_samples(steps, epoch, sample_in_epoch, world, self.num_workers,
+                                         rank)
+
     def load_state_dict(self, obj, **kwargs):
         # The dataset keeps the resumed offset; this loader counts only what
         # it yields from here (a state_dict before iterating says the offset

@@ -23,7 +23,7 @@ from sluice._lib import MissingIndexError  # noqa: F401 (public here)
 from sluice.dataset_index import check_indexes, missing_local_index
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.local_files import write_file
-from sluice.plan import Plan, default_num_canonical_nodes
+from sluice.plan import Plan, default_num_canonical_nodes, plan_steps
 from sluice.shard_info import ShardInfos
 from sluice.stream import Stream, _streams_registry
 from sluice.world import World, world_option
@@ -243,6 +243,44 @@ class StreamingDataset(_Base):
                         'shard': shard, 'shard_file': raw.basename if raw else None,
                         'index_in_shard': index})
         return out
+
+    def step_samples(self, steps, epoch=0, sample_in_epoch=0, world=None, workers=None,
+                     rank=None):
+        """The samples global training steps read, as `sluice plan DATASET
+        --steps` prints them: at step s every rank takes the s-th batch its
+        DataLoader (`workers` workers, this dataset's batch_size) hands out,
+        counted from `sample_in_epoch` of `epoch` (a loader resumed from a
+        state counts from the state's). `steps`: a step or a range of them
+        (range(a, b): steps a to b - 1). `world`: a World (default: this
+        process's); `workers`: the DataLoader's num_workers (default: the
+        world's workers_per_rank; StreamingDataLoader.step_samples passes
+        its own); `rank`: one global rank, None every rank. The engine
+        plans it (sluice_plan_steps), planning only the asked ranks' nodes.
+        One dict per sample, step by step, rank by rank, each batch in its
+        order: `step`, `rank`, then sample_origins' keys. Steps past every
+        rank's last are left out; a first step at or past it is a ValueError
+        saying how many steps the ranks take. Steps that load_state_dict's
+        skips removed are not left out; packed rows are not samples
+        (ValueError)."""
+        if self.pack is not None:
+            raise ValueError('step_samples: a packed dataset\'s steps are rows of packed '
+                             'samples, not samples')
+        if isinstance(steps, range) and steps.step == 1:
+            first, end = steps.start, steps.stop
+        elif isinstance(steps, (int, np.integer)):
+            first, end = int(steps), int(steps) + 1
+        else:
+            raise TypeError(f'step_samples: steps is a step or a range(first, end), got {steps!r}')
+        world = world or self._world()
+        workers = world.workers_per_rank if workers is None else max(1, int(workers))
+        state = self._resume_state
+        if state is None or state.get('epoch') != epoch:
+            state = None
+        rows = plan_steps(self._config(world, workers, epoch, sample_in_epoch, state),
+                          first, end, rank)
+        origins = self.sample_origins(rows[:, 2])
+        return [dict(step=int(step), rank=int(r), **origin)
+                for (step, r, _), origin in zip(rows.tolist(), origins)]
 
     def evict_shard(self, shard_id):
         """Deletes shard `shard_id`'s files from the local cache now (Mosaic's

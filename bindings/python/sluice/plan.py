@@ -6,7 +6,7 @@ import numpy as np
 
 from sluice import _lib
 
-__all__ = ['Plan', 'default_num_canonical_nodes']
+__all__ = ['Plan', 'default_num_canonical_nodes', 'plan_steps']
 
 
 def default_num_canonical_nodes(shuffle_algo, physical_nodes):
@@ -16,6 +16,25 @@ def default_num_canonical_nodes(shuffle_algo, physical_nodes):
                                                            ctypes.byref(out)))
     return out.value
 
+
+
+def plan_steps(config, first, end, rank=None):
+    """The samples of global steps first..end-1 of the epoch `config` plans
+    (Plan's dict, with the DataLoader's workers as world.workers_per_rank),
+    as the engine deals them (sluice_plan_steps): an int64 array of rows
+    (step, global rank, sample id), step by step, rank by rank; of global
+    rank `rank` only, or every rank (None). ValueError for a first step at
+    or past the last, saying how many the ranks take."""
+    rows = ctypes.POINTER(ctypes.c_int64)()
+    n = ctypes.c_uint64()
+    _lib.check(_lib.lib.sluice_plan_steps(json.dumps(config).encode(),
+                                          -1 if rank is None else int(rank), int(first), int(end),
+                                          ctypes.byref(rows), ctypes.byref(n)))
+    try:
+        return np.ctypeslib.as_array(rows, shape=(n.value, 3)).copy() if n.value else \
+            np.zeros((0, 3), dtype=np.int64)
+    finally:
+        _lib.lib.sluice_free(rows)
 
 class Plan:
     """One epoch's plan. `config` is shaped like the `config` object of

@@ -230,6 +230,42 @@ TEST(CApiTest, PlansLikeMosaic) {
       << sluice_last_error();
 }
 
+// sluice_plan_steps: at step s each rank takes its DataLoader's s-th batch,
+// worker s mod 2's; rows (step, rank, id) step by step, rank by rank.
+TEST(CApiTest, PlansTheSamplesOfSteps) {
+  std::string cfg = Slurp(kData + "/mosaic/order/configs/seq_2n2r2w_bs4.json");
+  sluice_plan* plan = nullptr;
+  ASSERT_EQ(sluice_plan_create(cfg.c_str(), &plan), SLUICE_OK) << sluice_last_error();
+  std::vector<int64_t> want;  // rank 3 (node 1, rank 1), steps 1 to 3
+  for (int64_t step = 1; step < 4; ++step) {
+    const int64_t* ids = nullptr;
+    uint64_t n = 0;
+    ASSERT_EQ(sluice_plan_worker_ids(plan, 1, 1, uint32_t(step % 2), &ids, &n), SLUICE_OK);
+    for (uint64_t i = uint64_t(step / 2) * 4; i < uint64_t(step / 2) * 4 + 4 && i < n; ++i) {
+      want.insert(want.end(), {step, 3, ids[i]});
+    }
+  }
+  sluice_plan_free(plan);
+  int64_t* rows = nullptr;
+  uint64_t count = 0;
+  ASSERT_EQ(sluice_plan_steps(cfg.c_str(), 3, 1, 4, &rows, &count), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(count, 12u);
+  EXPECT_EQ(std::vector<int64_t>(rows, rows + 3 * count), want);
+  sluice_free(rows);
+  ASSERT_EQ(sluice_plan_steps(cfg.c_str(), -1, 0, 1, &rows, &count), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(count, 16u);  // every rank's first batch, ranks in order
+  EXPECT_EQ(std::vector<int64_t>({rows[0], rows[1], rows[2], rows[45], rows[46]}),
+            (std::vector<int64_t>{0, 0, 0, 0, 3}));
+  sluice_free(rows);
+  EXPECT_EQ(sluice_plan_steps(cfg.c_str(), 0, 30, 31, &rows, &count), SLUICE_EINVAL);
+  EXPECT_EQ(rows, nullptr);
+  EXPECT_NE(std::string(sluice_last_error()).find("steps start at step 30, past the last: the rank takes 29 steps"),
+            std::string::npos)
+      << sluice_last_error();
+  EXPECT_EQ(sluice_plan_steps(cfg.c_str(), 4, 0, 1, &rows, &count), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_plan_steps(nullptr, 0, 0, 1, &rows, &count), SLUICE_EINVAL);
+}
+
 }  // namespace
 
 // The JSON / CSV / TSV writers through the C ABI: values given as text.

@@ -178,8 +178,8 @@ TEST(CliTest, PlanGlobalStepsOfADataset) {
   EXPECT_EQ(r.out, want);
   r = Sluice("plan " + kMds + "merged --rank 0 --steps " + std::to_string(last + 1) + common);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out, "sluice plan: invalid argument: --steps starts at step " + std::to_string(last + 1) +
-                       ", past the last: the rank takes " + std::to_string(last + 1) + " steps in this epoch\n");
+  EXPECT_EQ(r.out, "sluice plan: invalid argument: steps start at step " + std::to_string(last + 1) +
+                       ", past the last: the rank takes " + std::to_string(last + 1) + " steps in epoch 1\n");
   r = Sluice("plan " + kMds + "merged --steps 4:2" + common);
   EXPECT_EQ(r.out, "sluice plan: invalid argument: --steps wants A:B (steps A to B - 1) or N, got '4:2'\n");
   r = Sluice("plan " + kMds + "merged --steps 4 --worker 1" + common);
