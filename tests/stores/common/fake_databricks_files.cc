@@ -92,6 +92,8 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
     query = target.substr(q + 1);
     target.resize(q);
   }
+  // The Files API decodes the path ("part%3Db" is the folder "part=b").
+  target = PercentDecoded(target);
   const std::string files = "/api/2.0/fs/files";
   const std::string dirs = "/api/2.0/fs/directories";
   if (target.rfind(files, 0) == 0) {
