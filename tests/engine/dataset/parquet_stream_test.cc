@@ -873,6 +873,21 @@ TEST(ParquetStreamMultiProcess, AzuriteFileReplacedAtTheSameSizeIsReadAnew) {
   });
 }
 
+// One unshuffled epoch of a stream of the twins' Parquet folder (stored
+// elsewhere, as `o` says): every row exact, in the canonical order.
+void ExpectTwinsRows(const Twins& t, const DatasetOptions& o) {
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  ASSERT_EQ((*ds)->num_samples(), kRows);
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
+  ASSERT_EQ(ids.size(), kRows);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
+    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
+  }
+}
+
 // gs:// through GCS's S3-compatible XML API, served by s3rver (GCS_ENDPOINT_URL;
 // no GCS credentials, so anonymous, as for a public bucket; the files are
 // uploaded with s3://): the folder streams exactly, in its canonical order,
@@ -889,16 +904,7 @@ TEST(ParquetStreamMultiProcess, GcsOverS3rverStreamsExactlyAndAReplacedFileIsRea
   Twins t;
   ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
   ScratchDir cache;
-  auto ds = StreamingDataset::Open(ParquetOptions(cache.path(), "gs://bkt/table"));
-  ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_EQ((*ds)->num_samples(), kRows);
-  std::vector<std::string> bytes;
-  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
-  ASSERT_EQ(ids.size(), kRows);
-  for (size_t k = 0; k < ids.size(); ++k) {
-    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
-    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
-  }
+  ExpectTwinsRows(t, ParquetOptions(cache.path(), "gs://bkt/table"));
   ExpectReplacedFileReadAnew("gs://bkt/t", [&](const std::string& dir) {
     const int rc = testing::UploadTree("s3://bkt/t", dir);
     EXPECT_EQ(rc, 0) << server->Log();
@@ -911,10 +917,7 @@ TEST(ParquetStreamMultiProcess, GcsOverS3rverStreamsExactlyAndAReplacedFileIsRea
 // (a new last_modified, the file's version) is noticed.
 TEST(ParquetStream, DbfsVolumeStreamsExactlyAndARewrittenFileIsReadAnew) {
   testing::FakeDatabricksFiles fake;
-  auto env = testing::CleanStoreEnv();
-  env["DATABRICKS_HOST"] = fake.url();
-  env["DATABRICKS_TOKEN"] = testing::FakeDatabricksFiles::kToken;
-  testing::ScopedEnv scoped(env);
+  testing::ScopedEnv scoped(fake.StoreEnv());
   // Puts every file under `dir` at `volume` + its relative path.
   auto put_tree = [&fake](const std::string& dir, const std::string& volume) {
     int files = 0;
@@ -931,16 +934,7 @@ TEST(ParquetStream, DbfsVolumeStreamsExactlyAndARewrittenFileIsReadAnew) {
   const std::string volume = "/Volumes/main/default/vol/table";
   ASSERT_EQ(put_tree(t.parquet.path(), volume), 0);
   ScratchDir cache;
-  auto ds = StreamingDataset::Open(ParquetOptions(cache.path(), "dbfs:" + volume));
-  ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_EQ((*ds)->num_samples(), kRows);
-  std::vector<std::string> bytes;
-  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
-  ASSERT_EQ(ids.size(), kRows);
-  for (size_t k = 0; k < ids.size(); ++k) {
-    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
-    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
-  }
+  ExpectTwinsRows(t, ParquetOptions(cache.path(), "dbfs:" + volume));
   EXPECT_EQ(fake.gets(volume + "/_SUCCESS"), 0);
   ExpectReplacedFileReadAnew("dbfs:/Volumes/main/default/vol/t", [&](const std::string& dir) {
     return put_tree(dir, "/Volumes/main/default/vol/t");
@@ -1139,16 +1133,7 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
   o.peek_first_sample = true;
   o.streams[0].parquet.emplace();
   o.streams[0].parquet->manifest = "files.txt";
-  auto ds = StreamingDataset::Open(o);
-  ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_EQ((*ds)->num_samples(), kRows);
-  std::vector<std::string> bytes;
-  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
-  ASSERT_EQ(ids.size(), kRows);
-  for (size_t k = 0; k < ids.size(); ++k) {
-    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
-    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
-  }
+  ExpectTwinsRows(t, o);
   std::map<std::string, int> requests;
   std::istringstream log(nginx->AccessLog());
   for (std::string line; std::getline(log, line);) {
