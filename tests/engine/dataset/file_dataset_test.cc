@@ -247,10 +247,7 @@ TEST(FileDataset, AMissingFileIsNamedOrSkippedAndCounted) {
 // once, with exact bytes, one GET per file, and the listing made once.
 TEST(FileDataset, DbfsVolumeIsReadOnceAcrossRanksWithOneGetPerFile) {
   testing::FakeDatabricksFiles fake;
-  auto env = testing::CleanStoreEnv();
-  env["DATABRICKS_HOST"] = fake.url();
-  env["DATABRICKS_TOKEN"] = testing::FakeDatabricksFiles::kToken;
-  testing::ScopedEnv scoped(env);
+  testing::ScopedEnv scoped(fake.StoreEnv());
   ScratchDir written, cache;
   constexpr int kFiles = 60;
   std::vector<std::string> paths = WriteFiles(written.path(), kFiles);

@@ -27,6 +27,7 @@
 #include "tests/engine/dataset/request_log_proxy.h"
 #include "tests/common/scoped_env.h"
 #include "tests/stores/common/azurite_suite.h"
+#include "tests/stores/common/fake_databricks_files.h"
 #include "tests/stores/common/fake_hf_hub.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
@@ -872,6 +873,74 @@ TEST(ParquetStreamMultiProcess, AzuriteFileReplacedAtTheSameSizeIsReadAnew) {
   });
 }
 
+// One unshuffled epoch of a stream of the twins' Parquet folder (stored
+// elsewhere, as `o` says): every row exact, in the canonical order.
+void ExpectTwinsRows(const Twins& t, const DatasetOptions& o) {
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  ASSERT_EQ((*ds)->num_samples(), kRows);
+  std::vector<std::string> bytes;
+  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
+  ASSERT_EQ(ids.size(), kRows);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
+    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
+  }
+}
+
+// gs:// through GCS's S3-compatible XML API, served by s3rver (GCS_ENDPOINT_URL;
+// no GCS credentials, so anonymous, as for a public bucket; the files are
+// uploaded with s3://): the folder streams exactly, in its canonical order,
+// and a replaced file's new ETag is noticed.
+TEST(ParquetStreamMultiProcess, GcsOverS3rverStreamsExactlyAndAReplacedFileIsReadAnew) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ScratchDir server_dir;
+  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  auto env = testing::S3rverEnv(server->port(), kKeyId, kSecret);
+  env["GCS_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
+  testing::ScopedEnv scoped(env);
+  Twins t;
+  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
+  ScratchDir cache;
+  ExpectTwinsRows(t, ParquetOptions(cache.path(), "gs://bkt/table"));
+  ExpectReplacedFileReadAnew("gs://bkt/t", [&](const std::string& dir) {
+    const int rc = testing::UploadTree("s3://bkt/t", dir);
+    EXPECT_EQ(rc, 0) << server->Log();
+    return rc;
+  });
+}
+
+// dbfs:/Volumes through the Files API fake: the folder streams exactly (what
+// Spark leaves beside data left out), and a file rewritten in the volume
+// (a new last_modified, the file's version) is noticed.
+TEST(ParquetStream, DbfsVolumeStreamsExactlyAndARewrittenFileIsReadAnew) {
+  testing::FakeDatabricksFiles fake;
+  testing::ScopedEnv scoped(fake.StoreEnv());
+  // Puts every file under `dir` at `volume` + its relative path.
+  auto put_tree = [&fake](const std::string& dir, const std::string& volume) {
+    int files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file()) continue;
+      auto bytes = ReadFile(e.path().string());
+      EXPECT_TRUE(bytes.ok());
+      fake.Put(volume + "/" + fs::relative(e.path(), dir).string(), *bytes);
+      ++files;
+    }
+    return files > 0 ? 0 : 1;
+  };
+  Twins t;
+  const std::string volume = "/Volumes/main/default/vol/table";
+  ASSERT_EQ(put_tree(t.parquet.path(), volume), 0);
+  ScratchDir cache;
+  ExpectTwinsRows(t, ParquetOptions(cache.path(), "dbfs:" + volume));
+  EXPECT_EQ(fake.gets(volume + "/_SUCCESS"), 0);
+  ExpectReplacedFileReadAnew("dbfs:/Volumes/main/default/vol/t", [&](const std::string& dir) {
+    return put_tree(dir, "/Volumes/main/default/vol/t");
+  });
+}
+
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET
 // per footer and per row group on the wire; a restart reads no footer.
@@ -1064,16 +1133,7 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
   o.peek_first_sample = true;
   o.streams[0].parquet.emplace();
   o.streams[0].parquet->manifest = "files.txt";
-  auto ds = StreamingDataset::Open(o);
-  ASSERT_TRUE(ds.ok()) << ds.status().message();
-  ASSERT_EQ((*ds)->num_samples(), kRows);
-  std::vector<std::string> bytes;
-  std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 4, &bytes);
-  ASSERT_EQ(ids.size(), kRows);
-  for (size_t k = 0; k < ids.size(); ++k) {
-    EXPECT_EQ(ids[k], static_cast<int64_t>(k));
-    EXPECT_TRUE(bytes[k] == t.rows[k]) << k;
-  }
+  ExpectTwinsRows(t, o);
   std::map<std::string, int> requests;
   std::istringstream log(nginx->AccessLog());
   for (std::string line; std::getline(log, line);) {

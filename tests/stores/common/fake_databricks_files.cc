@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/stores/common/node_servers.h"
+
 namespace sluice::testing {
 
 FakeDatabricksFiles::FakeDatabricksFiles()
@@ -20,6 +22,13 @@ void FakeDatabricksFiles::Put(const std::string& path, std::string bytes) {
 void FakeDatabricksFiles::AcceptToken(const std::string& token) {
   std::lock_guard<std::mutex> lock(mu_);
   accepted_.insert(token);
+}
+
+std::map<std::string, std::optional<std::string>> FakeDatabricksFiles::StoreEnv() const {
+  auto env = CleanStoreEnv();
+  env["DATABRICKS_HOST"] = url();
+  env["DATABRICKS_TOKEN"] = kToken;
+  return env;
 }
 
 std::vector<std::string> FakeDatabricksFiles::bearers() {
@@ -92,6 +101,8 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
     query = target.substr(q + 1);
     target.resize(q);
   }
+  // The Files API decodes the path ("part%3Db" is the folder "part=b").
+  target = PercentDecoded(target);
   const std::string files = "/api/2.0/fs/files";
   const std::string dirs = "/api/2.0/fs/directories";
   if (target.rfind(files, 0) == 0) {

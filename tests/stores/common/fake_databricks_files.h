@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ class FakeDatabricksFiles {
 
   FakeDatabricksFiles();
   std::string url() const { return server_.url(); }
+  // CleanStoreEnv() with DATABRICKS_HOST (this fake) and DATABRICKS_TOKEN
+  // (kToken): the environment a dbfs: test reads with.
+  std::map<std::string, std::optional<std::string>> StoreEnv() const;
 
   // Accepts `token` as well (an OAuth token a test's token endpoint issued).
   // Thread-safe.

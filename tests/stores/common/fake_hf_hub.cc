@@ -8,19 +8,6 @@
 namespace sluice::testing {
 namespace {
 
-std::string Decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 FakeResponse HubError(int status, const std::string& code, const std::string& message) {
   return {status, {{"X-Error-Code", code}, {"X-Error-Message", message},
                    {"Content-Type", "application/json"}},
@@ -132,9 +119,9 @@ FakeResponse FakeHfHub::HandleHub(const FakeRequest& r) {
   if (i + 3 > seg.size()) return HubError(404, "", "no such page");
   const std::string repo = type_prefix + seg[i] + "/" + seg[i + 1];
   const std::string verb = seg[i + 2];
-  std::string revision = i + 3 < seg.size() ? Decode(seg[i + 3]) : "main";
+  std::string revision = i + 3 < seg.size() ? PercentDecoded(seg[i + 3]) : "main";
   std::string path;
-  for (size_t k = i + 4; k < seg.size(); ++k) path += (path.empty() ? "" : "/") + Decode(seg[k]);
+  for (size_t k = i + 4; k < seg.size(); ++k) path += (path.empty() ? "" : "/") + PercentDecoded(seg[k]);
   auto repo_it = repos_.find(repo);
   if (repo_it == repos_.end()) return HubError(404, "RepositoryNotFound", "Repository not found");
   auto rev_it = repo_it->second.find(revision);

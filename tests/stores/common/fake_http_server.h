@@ -26,6 +26,10 @@ struct FakeRequest {
   }
 };
 
+// `s` with each %XX replaced by its byte, as a server decodes a request's
+// path (a '+' stays '+').
+std::string PercentDecoded(const std::string& s);
+
 struct FakeResponse {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
