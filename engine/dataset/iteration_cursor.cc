@@ -470,7 +470,7 @@ void IterationCursor::DropHeadOpen() {
 Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColumns& columns,
                                          int64_t* id, SampleFields* fields, ConsumerWaits* waits) {
   const size_t g = prefetcher_->shard_of(base_ + p);
-  const uint32_t i = local_[p];
+  const uint32_t i = LocalOf(p, g);
   const auto start = std::chrono::steady_clock::now();
   bool blocked = false;
   SLUICE_ASSIGN_OR_RETURN(std::optional<PeekedSample> got,
