@@ -1,8 +1,12 @@
-"""Imports LitData (Lightning-AI/litData) from its source with Debian's
-numpy and torch. It needs `lightning_utilities`, which Debian 12 lacks:
+"""Imports LitData (Lightning-AI/litData), from the registry's release
+(registry_peers.py) or a source checkout, with Debian's numpy and torch. It needs `lightning_utilities`, which Debian 12 lacks:
 when missing, bench/python/litdata_shim/ stands in for it (see its
 __init__.py for the one other change, torch's newer dtype names). Nothing
-else is changed.
+else is changed. The shim stays with the registry's LitData too: a registry
+torch >= 2.3 would have the dtype names (and pip could then install
+lightning_utilities), but it is a second torch of some 800 MB (CUDA wheels)
+beside Debian's 1.13, and the other contenders would then not run on the
+same torch.
 """
 import importlib.util
 import os
@@ -12,11 +16,13 @@ SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'litdata_shim')
 
 
 def import_litdata(source_dir):
-    """`litdata` from `source_dir` (a checkout; its package is under src/).
-    Paths go on sys.path, which the processes LitData spawns inherit."""
+    """`litdata` from `source_dir`: a checkout (its package under src/) or a
+    site-packages folder holding it. Paths go on sys.path, which the
+    processes LitData spawns inherit."""
     if importlib.util.find_spec('lightning_utilities') is None:
         sys.path.insert(0, SHIM)
-    sys.path.insert(0, os.path.join(source_dir, 'src'))
+    src = os.path.join(source_dir, 'src')
+    sys.path.insert(0, src if os.path.isdir(os.path.join(src, 'litdata')) else source_dir)
     import litdata
     return litdata
 

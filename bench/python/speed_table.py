@@ -1,12 +1,14 @@
 """The speed issue's table (issue 24) in one run on the same data: Sluice,
-mosaicml-streaming and LitData (each from its source) and the references,
+mosaicml-streaming and LitData (the registry's releases pinned in peers.txt,
+in a venv registry_peers.py makes; or checkouts given with --mosaic-src and
+--litdata-src) and the references,
 each measurement a fresh process, libraries interleaved within every run,
 medians of --runs with min and max.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/speed_table.py --work /tmp/sluice-speed \\
         [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
-        [--images 20000] [--mosaic-src DIR] [--litdata-src DIR]
+        [--images 20000] [--mosaic-src DIR] [--litdata-src DIR] [--no-registry]
 
 The peers' own imports, from Debian (./dev installs only Sluice's):
 apt-get install python3-filelock (LitData) python3-snappy python3-brotli
@@ -72,6 +74,7 @@ import bench_loader  # noqa: E402
 import cold_epoch  # noqa: E402
 import cold_first_sample  # noqa: E402
 import image_bench  # noqa: E402
+import registry_peers  # noqa: E402
 import resume_bench  # noqa: E402
 from delay_proxy import DelayProxy  # noqa: E402
 
@@ -388,18 +391,21 @@ def main():
     ap.add_argument('--rows', default=','.join(ROWS), help='some of ' + ','.join(ROWS))
     ap.add_argument('--images', type=int, default=0,
                     help='also the image workload with this many JPEGs (20000 in the issue)')
-    ap.add_argument('--mosaic-src', help='mosaicml/streaming source (default: /tmp/mosaic-src, '
-                    'else extracted from the mirror)')
-    ap.add_argument('--litdata-src', help='Lightning-AI/litData source (default: /tmp/litdata-src)')
+    ap.add_argument('--mosaic-src', help='a mosaicml/streaming checkout instead of the '
+                    'registry\'s release (peers.txt)')
+    ap.add_argument('--litdata-src', help='a Lightning-AI/litData checkout instead of the '
+                    'registry\'s release (peers.txt)')
+    ap.add_argument('--no-registry', action='store_true',
+                    help='leave out the peers not given as checkouts')
     args = ap.parse_args()
     rows = args.rows.split(',')
     unknown = set(rows) - set(ROWS)
     if unknown:
         ap.error(f'--rows: unknown {sorted(unknown)}; known: {",".join(ROWS)}')
     os.makedirs(args.work, exist_ok=True)
-    args.mosaic_src = source_or_none(args.mosaic_src, '/tmp/mosaic-src') or \
-        resume_bench.mosaic_source(args.work) or None
-    args.litdata_src = source_or_none(args.litdata_src, '/tmp/litdata-src')
+    registry = None if args.no_registry else registry_peers.site_packages()
+    args.mosaic_src = source_or_none(args.mosaic_src, registry)
+    args.litdata_src = source_or_none(args.litdata_src, registry)
     for name, src in (('mosaicml-streaming', args.mosaic_src), ('LitData', args.litdata_src)):
         print(f'{name}: {src or "no source, left out"}')
     resume_bench.scale_workloads(args.scale)
