@@ -35,10 +35,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'bench', 'python'))
 sys.path.insert(0, os.path.join(ROOT, 'bindings', 'python'))
+import registry_peers  # noqa: E402
 
-# A git directory of mosaicml/streaming's source (no default: it is a
-# folder of whoever runs the benchmark).
-MOSAIC_MIRROR = os.environ.get('MOSAIC_MIRROR', '')
 BATCH = 256
 
 # A Python contender in its own process: prints seconds from constructing the
@@ -161,20 +159,15 @@ def timed(cmd):
     return time.perf_counter() - t
 
 
-def mosaic_source(work):
-    """The directory to import `streaming` from ('' = it is installed), or None."""
+def mosaic_source():
+    """The directory to import `streaming` from: the registry's release
+    pinned in bench/python/peers.txt (registry_peers.py), or None when its
+    venv cannot be made (no network, no pip cache)."""
     try:
-        import importlib.util
-        if importlib.util.find_spec('streaming') is not None:
-            return ''
-    except ImportError:
-        pass
-    if not MOSAIC_MIRROR or not os.path.isdir(MOSAIC_MIRROR):
+        return registry_peers.site_packages()
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'mosaicml-streaming: no registry venv ({e}), left out', file=sys.stderr)
         return None
-    src = os.path.join(work, 'mosaic-src')
-    os.makedirs(src)
-    subprocess.run(f'git --git-dir={MOSAIC_MIRROR} archive HEAD | tar -x -C {src}', shell=True, check=True)
-    return src
 
 
 def machine():
@@ -236,15 +229,14 @@ def main():
         nginx, port = start_nginx(www, work)
         url = f'http://127.0.0.1:{port}/data'
         c = Contenders(args, work, env)
-        src = mosaic_source(work)
+        src = mosaic_source()
         mosaic_note = 'not importable: left out'
         if src is not None:
             c.mosaic_src = src
             try:
                 c.python('mosaic', data)
-                mosaic_note = ('installed' if src == '' else
-                               f'from the source in `MOSAIC_MIRROR` (git archive HEAD, commit '
-                               f'{run(["git", "--git-dir", MOSAIC_MIRROR, "rev-parse", "--short", "HEAD"]).strip()})')
+                mosaic_note = (f'{registry_peers.pins()["mosaicml-streaming"]} from the '
+                               f'package registry (bench/python/peers.txt)')
             except RuntimeError as e:
                 print(f'mosaicml-streaming failed, left out: {e}', file=sys.stderr)
                 src = None

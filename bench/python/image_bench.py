@@ -13,7 +13,7 @@ milliseconds per image (the process and its workers, user + system) for:
   mosaic         mosaicml-streaming's StreamingDataset over the same MDS, the
                  same subclass (from its source, --mosaic-src)
   litdata        LitData's StreamingDataset over its own `optimize`d copy,
-                 the same subclass (from its source, --litdata-src)
+                 the same subclass (registry_peers.py, or a checkout: --litdata-src)
 
 Every contender reads one shuffled epoch from local disk (page cache warm
 after the first run), batch 32, the same workers; each must yield every
@@ -22,7 +22,7 @@ fresh process; runs are interleaved; prints median, min and max of R runs.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/image_bench.py --data /tmp/sluice-images \\
-        [--images 20000] [--runs 3] [--workers 2] [--mosaic-src DIR] [--litdata-src DIR]
+        [--images 20000] [--runs 3] [--workers 2] [--mosaic-src DIR] [--litdata-src DIR] [--no-registry]
 
 --data keeps the written images and datasets between invocations (writing
 20,000 JPEGs takes a few minutes on 2 cores).
@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 from multiprocessing import Pool
+
+import registry_peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 H, W = 375, 500
@@ -209,10 +211,10 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--batch', type=int, default=32)
-    ap.add_argument('--mosaic-src', help='a checkout of mosaicml/streaming')
-    ap.add_argument('--litdata-src', help='a checkout of Lightning-AI/litData')
+    registry_peers.add_arguments(ap)
     ap.add_argument('--contenders', default='imagefolder,sluice,sluice-files,mosaic,litdata')
     args = ap.parse_args()
+    registry_peers.resolve(args)
     os.makedirs(args.data, exist_ok=True)
     data = os.path.join(args.data, str(args.images))
     files, mds, ld = prepare(data, args.images, args.litdata_src)

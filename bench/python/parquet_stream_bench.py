@@ -62,6 +62,8 @@ import sys
 import tempfile
 import time
 
+import registry_peers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
@@ -84,7 +86,7 @@ def venv_python():
     python = os.path.join(venv, 'bin', 'python')
     req = os.path.join(HERE, 'parquet_bench_requirements.txt')
     con = os.path.join(HERE, 'parquet_bench_constraints.txt')
-    want = ''.join(open(p).read() for p in (req, con))
+    want = ''.join(open(p).read() for p in (req, con, *registry_peers.pin_files()))
     stamp = os.path.join(venv, 'parquet-bench-requirements')
     if not os.path.exists(python):
         subprocess.run(['/usr/bin/python3', '-m', 'venv', '--system-site-packages', venv],
@@ -92,7 +94,8 @@ def venv_python():
     if not os.path.exists(stamp) or open(stamp).read() != want:
         pip = [python, '-m', 'pip', '-q', '--disable-pip-version-check', 'install']
         subprocess.run(pip + ['-r', req, '-c', con], check=True)
-        subprocess.run(pip + ['--no-deps', 'litdata==0.2.76'], check=True)
+        subprocess.run(pip + ['--no-deps', f'litdata=={registry_peers.pins()["litdata"]}'],
+                       check=True)
         with open(stamp, 'w') as f:
             f.write(want)
     return python

@@ -1,6 +1,7 @@
 """Resumption: load_state_dict to the first batch, in a fresh process, for
-Sluice, mosaicml-streaming (from its source, as bench/compare does) and
-LitData (from its source with --litdata-src DIR; local only).
+Sluice, mosaicml-streaming and LitData (local only): the registry's releases
+pinned in peers.txt (registry_peers.py), or checkouts given with
+--mosaic-src/--litdata-src.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/resume_bench.py [--work DIR] [--runs 3] \\
@@ -37,12 +38,11 @@ import sys
 import tempfile
 import time
 
+import registry_peers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SERVERS = os.path.join(ROOT, 'tests', 'servers')
-# A git directory of mosaicml/streaming's source (no default: it is a
-# folder of whoever runs the benchmark).
-MOSAIC_MIRROR = os.environ.get('MOSAIC_MIRROR', '')
 KEY_ID, SECRET, BUCKET = 'RESUMEBENCHKEY', 'resume-bench-secret', 'bench'
 BATCH = 16
 SEED = 17
@@ -263,19 +263,6 @@ for n in counts:
 ''' % {'root': ROOT}
 
 
-def mosaic_source(work):
-    """Mosaic's source tree, extracted from the mirror ('' when there is none)."""
-    src = os.path.join(work, 'mosaic-src')
-    if not os.path.isdir(os.path.join(src, 'streaming')):
-        if not MOSAIC_MIRROR or not os.path.isdir(MOSAIC_MIRROR):
-            return ''
-        os.makedirs(src, exist_ok=True)
-        archive = subprocess.run(['git', '--git-dir', MOSAIC_MIRROR, 'archive', 'HEAD'],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(['tar', '-x', '-C', src], input=archive, check=True)
-    return src
-
-
 def run_child(lib, remote, local, path, state, src, env):
     out = subprocess.run([sys.executable, '-c', CHILD, lib, remote, local, path,
                           json.dumps(state), src], capture_output=True, text=True, env=env)
@@ -417,7 +404,7 @@ def main():
                     help='before each run: read the files it reads into the page cache (hot), '
                          'or drop the page cache (dropped, root only); default: as it is')
     ap.add_argument('--libraries', default='sluice,mosaic,litdata')
-    ap.add_argument('--litdata-src', help='a checkout of Lightning-AI/litData (else no LitData)')
+    registry_peers.add_arguments(ap)
     ap.add_argument('--sluice', action='append', default=[], metavar='NAME=LIBSLUICE',
                     help='a libsluice.so to run as contender sluice:NAME (repeatable)')
     args = ap.parse_args()
@@ -432,13 +419,11 @@ def main():
     if builds and 'sluice' in libs:
         at = libs.index('sluice')
         libs[at:at + 1] = [f'sluice:{name}' for name in builds]
-    src = mosaic_source(work) if 'mosaic' in libs else ''
-    if 'mosaic' in libs and not src:
-        print('mosaicml-streaming: no mirror, left out')
-        libs.remove('mosaic')
-    if 'litdata' in libs and not args.litdata_src:
-        print('LitData: no --litdata-src, left out')
-        libs.remove('litdata')
+    registry_peers.resolve(args)
+    src = args.mosaic_src or ''
+    for lib, given in (('mosaic', args.mosaic_src), ('litdata', args.litdata_src)):
+        if lib in libs and not given:
+            libs.remove(lib)
     prepare(work, workloads, libs, paths, args.litdata_src)
     server = S3rver(os.path.join(work, 's3rver')) if 's3' in sources else None
     env = s3_env(server.endpoint) if server else dict(os.environ)

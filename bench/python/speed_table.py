@@ -377,11 +377,6 @@ def litdata_run(mode, src, *args, timeout, env=None):
     return [float(x) for x in out.strip().splitlines()[-1].split()]
 
 
-def source_or_none(given, default):
-    path = given or default
-    return path if path and os.path.isdir(path) else None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--work', required=True, help='folder kept between invocations')
@@ -391,23 +386,14 @@ def main():
     ap.add_argument('--rows', default=','.join(ROWS), help='some of ' + ','.join(ROWS))
     ap.add_argument('--images', type=int, default=0,
                     help='also the image workload with this many JPEGs (20000 in the issue)')
-    ap.add_argument('--mosaic-src', help='a mosaicml/streaming checkout instead of the '
-                    'registry\'s release (peers.txt)')
-    ap.add_argument('--litdata-src', help='a Lightning-AI/litData checkout instead of the '
-                    'registry\'s release (peers.txt)')
-    ap.add_argument('--no-registry', action='store_true',
-                    help='leave out the peers not given as checkouts')
+    registry_peers.add_arguments(ap)
     args = ap.parse_args()
     rows = args.rows.split(',')
     unknown = set(rows) - set(ROWS)
     if unknown:
         ap.error(f'--rows: unknown {sorted(unknown)}; known: {",".join(ROWS)}')
     os.makedirs(args.work, exist_ok=True)
-    registry = None if args.no_registry else registry_peers.site_packages()
-    args.mosaic_src = source_or_none(args.mosaic_src, registry)
-    args.litdata_src = source_or_none(args.litdata_src, registry)
-    for name, src in (('mosaicml-streaming', args.mosaic_src), ('LitData', args.litdata_src)):
-        print(f'{name}: {src or "no source, left out"}')
+    registry_peers.resolve(args)
     resume_bench.scale_workloads(args.scale)
     workloads = ['A', 'B']
     libs = ['sluice'] + (['litdata'] if args.litdata_src else [])
