@@ -1,13 +1,13 @@
 """Imports LitData (Lightning-AI/litData), from the registry's release
-(registry_peers.py) or a source checkout, with Debian's numpy and torch. It needs `lightning_utilities`, which Debian 12 lacks:
-when missing, bench/python/litdata_shim/ stands in for it (see its
+(registry_peers.py) or a source checkout, with Debian's numpy and torch.
+It needs `lightning_utilities`, which Debian 12 lacks: when missing, bench/python/litdata_shim/ stands in for it (see its
 __init__.py for the one other change, torch's newer dtype names). Nothing
 else is changed. The shim stays with the registry's LitData too: in a venv
 with the registry's torch both shims would go (torch >= 2.3 has the dtype
 names; lightning-utilities installs), but `pip install 'torch>=2.4'
 lightning-utilities` resolves (pip --dry-run --report, Dec 2026) to torch
-2.15.0 with 16 nvidia-*/cuda-* wheels and triton, 31 packages of several GB,
-a second torch beside Debian's 1.13; and the contenders would then have to
+2.15.0 with CUDA 13's nvidia-*/cuda-* wheels and triton (31 packages), a
+second torch beside Debian's 1.13; and the contenders would then have to
 move to it together to measure the same thing.
 """
 import importlib.util
