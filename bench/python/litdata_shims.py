@@ -1,7 +1,8 @@
 """Imports LitData (Lightning-AI/litData), from the registry's release
 (registry_peers.py) or a source checkout, with Debian's numpy and torch.
-It needs `lightning_utilities`, which Debian 12 lacks: when missing, bench/python/litdata_shim/ stands in for it (see its
-__init__.py for the one other change, torch's newer dtype names). Nothing
+It needs `lightning_utilities`, which Debian 12 lacks: when missing,
+bench/python/litdata_shim/ stands in for it (see its __init__.py for the
+one other change, torch's newer dtype names). Nothing
 else is changed. The shim stays with the registry's LitData too: in a venv
 with the registry's torch both shims would go (torch >= 2.3 has the dtype
 names; lightning-utilities installs), but `pip install 'torch>=2.4'
