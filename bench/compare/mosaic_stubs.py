@@ -1,4 +1,5 @@
-"""Imports mosaicml-streaming from its source with Debian's numpy and torch.
+"""Imports mosaicml-streaming (the registry's release, bench/python/registry_peers.py,
+or a checkout) with Debian's numpy and torch.
 
 streaming/base/dataloader.py imports `transformers` (BatchFeature,
 BatchEncoding, AutoTokenizer) for type checks of batches; nothing the

@@ -10,7 +10,8 @@ medians of 3:
   bare_tuned  bare, with glibc's malloc thresholds raised as Sluice's
           package raises them (sluice/malloc_tuning.py): the reference to
           hold Sluice to under the DataLoader (see below)
-  mosaic  streaming.StreamingDataset from its source (bench/compare/mosaic_stubs.py)
+  mosaic  streaming.StreamingDataset, the registry's release (registry_peers.py)
+          or a checkout (--mosaic-src); bench/compare/mosaic_stubs.py
   floor   under the DataLoader only: an IterableDataset that reads nothing and
           yields each worker's share of {'id': int, 'data': a fresh bytes of
           the sample size}, the batches the others send: what the DataLoader
@@ -45,6 +46,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import registry_peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -218,7 +221,8 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--batch', type=int, default=16)
-    ap.add_argument('--mosaic-src', default=None, help='a checkout of mosaicml/streaming')
+    ap.add_argument('--mosaic-src', default=None, help='a mosaicml/streaming checkout instead '
+                    'of the registry\'s release (peers.txt)')
     ap.add_argument('--sizes', default='1024:200000,262144:8000', help='BYTES:SAMPLES,...')
     ap.add_argument('--contenders', default='sluice,bare,bare_tuned,floor,mosaic')
     ap.add_argument('--modes', default='direct,loader,batch,loader_batch')
@@ -226,7 +230,7 @@ def main():
     args = ap.parse_args()
     kinds = args.contenders.split(',')
     if 'mosaic' in kinds and not args.mosaic_src:
-        kinds.remove('mosaic')
+        args.mosaic_src = registry_peers.site_packages()
     root = tempfile.mkdtemp(prefix='sluice_bench_loader_')
     try:
         # The machine may be shared: CPU seconds per sample (this process,

@@ -11,7 +11,7 @@ milliseconds per image (the process and its workers, user + system) for:
   sluice-files   sluice.StreamingFileDataset over the same files, decoding
                  the yielded path in `transform`
   mosaic         mosaicml-streaming's StreamingDataset over the same MDS, the
-                 same subclass (from its source, --mosaic-src)
+                 same subclass (registry_peers.py, or a checkout: --mosaic-src)
   litdata        LitData's StreamingDataset over its own `optimize`d copy,
                  the same subclass (registry_peers.py, or a checkout: --litdata-src)
 
