@@ -942,6 +942,31 @@ TEST(ParquetStream, DbfsVolumeStreamsExactlyAndARewrittenFileIsReadAnew) {
   });
 }
 
+// A dbfs:/Volumes folder without an index.json whose sub-folder's listing
+// fails (a 404 listing part=b): the error is that listing's, naming its URL
+// and what failed, not the index.json's 404.
+TEST(ParquetStream, DbfsSubFolderListingThatFailsIsTheErrorNamingIt) {
+  testing::FakeDatabricksFiles fake;
+  testing::ScopedEnv scoped(fake.StoreEnv());
+  Twins t;
+  const std::string volume = "/Volumes/main/default/vol/table";
+  for (const auto& e : fs::recursive_directory_iterator(t.parquet.path())) {
+    if (!e.is_regular_file()) continue;
+    auto bytes = ReadFile(e.path().string());
+    ASSERT_TRUE(bytes.ok());
+    fake.Put(volume + "/" + fs::relative(e.path(), t.parquet.path()).string(), *bytes);
+  }
+  fake.FailListing(volume + "/part=b");
+  ScratchDir cache;
+  DatasetOptions o = ParquetOptions(cache.path(), "dbfs:" + volume);
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_FALSE(ds.ok());
+  EXPECT_EQ(ds.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ds.status().message(),
+            "stream 0 (" + cache.path() + "): dbfs:" + volume + "/part=b: GET " + fake.url() +
+                "/api/2.0/fs/directories" + volume + "/part%3Db: HTTP 404 Not Found, expected 2xx");
+}
+
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET
 // per footer and per row group on the wire; a restart reads no footer.
