@@ -967,6 +967,27 @@ TEST(ParquetStream, DbfsSubFolderListingThatFailsIsTheErrorNamingIt) {
                 "/api/2.0/fs/directories" + volume + "/part%3Db: HTTP 404 Not Found, expected 2xx");
 }
 
+// s3rver (bucket "bkt") behind a RequestLogProxy, a folder's files put
+// under s3://bkt/table, and the environment reading s3:// through the proxy
+// until it goes.
+struct ProxiedS3rverTable {
+  ScratchDir scratch, server_dir;
+  std::unique_ptr<testing::NodeServer> server;
+  std::unique_ptr<testing::RequestLogProxy> proxy;
+  std::optional<testing::ScopedEnv> scoped;
+
+  // Fails the test (fatally) when a server does not start or the upload fails.
+  void Start(const std::string& dir) {
+    server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+    ASSERT_NE(server, nullptr) << "s3rver did not start";
+    proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
+    ASSERT_NE(proxy, nullptr);
+    scoped.emplace(testing::S3rverEnv(server->port(), kKeyId, kSecret));
+    ASSERT_EQ(testing::UploadTree("s3://bkt/table", dir), 0) << server->Log();
+    ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  }
+};
+
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET
 // per footer and per row group on the wire; a restart reads no footer.
@@ -974,18 +995,10 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
-  ScratchDir scratch, server_dir, cache;
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
-  ASSERT_NE(proxy, nullptr);
-  auto env = testing::CleanStoreEnv();
-  env["AWS_ACCESS_KEY_ID"] = kKeyId;
-  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
-  testing::ScopedEnv scoped(env);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
-  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  ScratchDir cache;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
 
   auto open = [&](int64_t rank, const std::string& local, std::optional<uint64_t> limit) {
     DatasetOptions o = ParquetOptions(local, "s3://bkt/table");
@@ -1143,18 +1156,11 @@ TEST(ParquetStreamMultiProcess, S3rverPeekingProcessesOfANodeGetEachFooterAndRow
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
-  ScratchDir scratch, server_dir, cache;
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
-  ASSERT_NE(proxy, nullptr);
-  auto env = testing::CleanStoreEnv();
-  env["AWS_ACCESS_KEY_ID"] = kKeyId;
-  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
-  testing::ScopedEnv scoped(env);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
-  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  ScratchDir cache;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
+  const ScratchDir& scratch = s3.scratch;
 
   constexpr int kProcesses = 3;
   const size_t before = proxy->Requests().size();
@@ -1273,18 +1279,9 @@ TEST(ParquetStream, S3rverColdPassPeeksItsFirstRowWithinTheRowGroupsOneGet) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
-  ScratchDir scratch, server_dir;
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
-  ASSERT_NE(proxy, nullptr);
-  auto env = testing::CleanStoreEnv();
-  env["AWS_ACCESS_KEY_ID"] = kKeyId;
-  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
-  testing::ScopedEnv scoped(env);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
-  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
   auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
   ASSERT_TRUE(whole.ok());
 
