@@ -130,9 +130,15 @@ Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileData
   if (found_files) *found_files = false;
   std::string source;
   std::vector<std::string> uncommitted;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                          LoadStreamListing(stream, options, remote, wait_timeout, &source,
-                                            &uncommitted, env));
+  Result<std::vector<ListedFile>> listed =
+      LoadStreamListing(stream, options, remote, wait_timeout, &source, &uncommitted, env);
+  // A remote listing that failed, where the store can list, is the error
+  // to report (a sub-folder's listing, say), not a folder without files.
+  if (!listed.ok() && remote && listed.status().code() != StatusCode::kUnimplemented &&
+      found_files) {
+    *found_files = true;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, std::move(listed));
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
                                              source, uncommitted));
   if (found_files) *found_files = true;

@@ -66,8 +66,9 @@ std::string ColumnSetTag(const std::vector<std::string>& columns);
 // `options`: the stream's "parquet" options (or the defaults, detected).
 // Errors name the file (its footer's error, a column the reader cannot
 // read), the store URL, or that no Parquet file holds a row (kNotFound).
-// `found_files` (when given) says whether the listing held Parquet files
-// (false: the error is the listing's or that it held none).
+// `found_files` (when given) says whether the error is the listing's own or
+// the files' (false: the store cannot list, or the listing held no Parquet
+// file).
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
                                      bool* found_files = nullptr, Env* env = Env::Default());

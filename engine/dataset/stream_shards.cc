@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/exception_status.h"
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/dataset/parquet_stream_index.h"
@@ -181,14 +182,20 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
   const ShardEntry e = index_->entry(shard);
-  if (e.piece) return PeekPieceRow(e, i, std::move(cancel));
+  if (e.piece) return PeekPieceRow(shard, e, i, std::move(cancel));
   return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
                               std::move(cancel));
 }
 
 void StreamShards::PeekDone(size_t shard) {
   if (shard >= index_->size()) return;
-  (void)TakePieceRead(index_->entry(shard).raw_data.basename);
+  // The peek's fetch of a piece has ended by now (the shard it fetched was
+  // opened): joined here rather than at the next peek.
+  std::future<void> fetch;
+  {
+    std::lock_guard<std::mutex> lock(peek_fetch_mu_);
+    fetch = std::move(peek_fetch_);
+  }
 }
 
 Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uint32_t i, bool wait,
@@ -433,56 +440,70 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   return piece;
 }
 
-std::optional<StreamShards::SharedPiece> StreamShards::TakePieceRead(const std::string& name) {
-  std::lock_guard<std::mutex> lock(piece_read_mu_);
-  if (!piece_read_ || piece_read_->first != name) return std::nullopt;
-  SharedPiece read = std::move(piece_read_->second);
-  piece_read_.reset();
-  return read;
-}
-
 Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
-                                std::chrono::nanoseconds* download) {
-  // The first row's peek may be reading this piece already (PeekSample):
-  // its bytes, not a second GET. A peek that failed (or was cancelled)
-  // leaves the piece to be read here.
-  std::shared_ptr<const std::string> piece;
-  if (std::optional<SharedPiece> read = TakePieceRead(entry.raw_data.basename)) {
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      const Result<std::shared_ptr<const std::string>>& got = read->get();
-      if (got.ok()) piece = *got;
-    } catch (const std::future_error&) {
-      // The peek's thread ended without an answer (an exception there).
-    }
-    if (download != nullptr) *download += std::chrono::steady_clock::now() - start;
+                                std::chrono::nanoseconds* download, std::stop_token stop,
+                                PieceRead* tell) {
+  Result<std::string> read = ReadPiece(entry, download, std::move(stop));
+  if (!read.ok()) {
+    if (tell != nullptr) tell->set_value(read.status());
+    return read.status();
   }
-  if (piece == nullptr) {
-    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadPiece(entry, download, {}));
-    piece = std::make_shared<const std::string>(std::move(bytes));
-  }
+  auto piece = std::make_shared<const std::string>(std::move(*read));
+  // The peek's row is decoded from these bytes while they are written.
+  if (tell != nullptr) tell->set_value(piece);
   SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
   SLUICE_RETURN_IF_ERROR(out.Write(*piece));
   return out.Commit();
 }
 
-Result<PeekedSample> StreamShards::PeekPieceRow(const ShardEntry& entry, uint32_t i,
+Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& entry, uint32_t i,
                                                 std::stop_token cancel) {
-  // The piece is read once, for both: this row now, the shard's fetch
-  // (FetchPiece) when it comes. A piece read for an earlier pass and never
-  // fetched is dropped here.
-  std::promise<Result<std::shared_ptr<const std::string>>> promise;
+  SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
+  // The row is read from the piece only by the node's downloader of it: the
+  // peek fetches the piece into the cache (holding the cache's download
+  // claim, as a shard's open does) and decodes the row from the bytes as
+  // soon as they are read, before they are written. When another process
+  // holds the claim, its piece is waited for and the peek gives way to the
+  // shard (a hit), so a row group costs one GET per node however many
+  // processes start in it. The fetch goes on in its own thread; the
+  // shard's open in this process waits for it as for any other fetcher.
+  auto read = std::make_shared<PieceRead>();
+  std::future<Result<std::shared_ptr<const std::string>>> piece_future = read->get_future();
+  const size_t item = data_item_[shard];
+  std::future<void> fetch;
+  try {
+    fetch = std::async(std::launch::async, [this, cache, item, entry, read, cancel]() {
+      bool told = false;
+      try {
+        std::atomic<bool> stopped{false};
+        std::stop_callback on_stop(cancel, [&stopped] { stopped.store(true); });
+        auto pin = cache->TryAcquire(
+            item,
+            [&](const std::string& tmp) {
+              told = true;
+              return FetchPiece(entry, tmp, nullptr, cancel, read.get());
+            },
+            &stopped);
+        if (!told) {
+          told = true;
+          read->set_value(pin.ok() ? UnavailableError(entry.raw_data.basename +
+                                                      ": fetched by another process, not peeked")
+                                   : pin.status());
+        }
+      } catch (...) {
+        if (!told) read->set_value(StatusFromException(std::current_exception(),
+                                                       "fetching the peeked row group"));
+      }
+    });
+  } catch (...) {
+    return StatusFromException(std::current_exception(), "starting the row group's fetch");
+  }
   {
-    std::lock_guard<std::mutex> lock(piece_read_mu_);
-    piece_read_.emplace(entry.raw_data.basename, promise.get_future().share());
+    // Joined before the next peek's fetch starts, or when the stream goes.
+    std::lock_guard<std::mutex> lock(peek_fetch_mu_);
+    peek_fetch_ = std::move(fetch);
   }
-  Result<std::string> read = ReadPiece(entry, nullptr, cancel);
-  if (!read.ok()) {
-    promise.set_value(read.status());
-    return read.status();
-  }
-  auto piece = std::make_shared<const std::string>(std::move(*read));
-  promise.set_value(piece);
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> piece, piece_future.get());
   // Decoded as the shard will be (its format's reader over the same bytes).
   SLUICE_ASSIGN_OR_RETURN(ShardView view, ShardView::Open(entry, *piece, {}));
   auto held = std::make_shared<std::pair<std::shared_ptr<const std::string>, ShardView>>(
@@ -499,7 +520,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(const ShardEntry& entry, uint32_
 Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                const ShardEntry& entry, const std::string& tmp_path,
                                std::chrono::nanoseconds* download, FillWatermark* fill) {
-  if (entry.piece && remote_) return FetchPiece(entry, tmp_path, download);
+  if (entry.piece && remote_) return FetchPiece(entry, tmp_path, download, {}, nullptr);
   const std::optional<std::string>& algo = stream_.validate_hash;
   if (entry.compression && zip) {
     // Local-only streams decompress the folder's own zip; remote ones a

@@ -166,26 +166,26 @@ class StreamShards {
   Status FetchPublished(size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
                         const ShardEntry& entry, const std::string& tmp_path,
                         std::chrono::nanoseconds* download);
+  using PieceRead = std::promise<Result<std::shared_ptr<const std::string>>>;
   // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
   // column chunks, then the file's footer tail from the node's footer store,
-  // into the cache's temporary (the bytes of the first row's peek, when it
-  // read this piece: TakePieceRead).
+  // into the cache's temporary. `tell` (may be null): given the bytes (or
+  // the read's error) as soon as they are read, before they are written.
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
-                    std::chrono::nanoseconds* download);
+                    std::chrono::nanoseconds* download, std::stop_token stop, PieceRead* tell);
   // The piece's bytes as FetchPiece stores them (chunk reads, then the
   // tail), in memory; `stop` ends a read in flight (kCancelled).
   Result<std::string> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
                                 std::stop_token stop);
-  // Row `i` of the piece `entry` for the first row's peek (PeekSample): the
-  // piece read whole (ReadPiece) and decoded by its format's reader; the
-  // read is shared with the shard's fetch (piece_read_), so the row group
-  // costs one GET per read either way. A cold first row then waits for one
-  // row group's download and decode, not for its write into the cache and
-  // the open behind it.
-  Result<PeekedSample> PeekPieceRow(const ShardEntry& entry, uint32_t i, std::stop_token cancel);
-  using SharedPiece = std::shared_future<Result<std::shared_ptr<const std::string>>>;
-  // The peek's read of the piece cached as `name`, taken (once), or nullopt.
-  std::optional<SharedPiece> TakePieceRead(const std::string& name);
+  // Row `i` of shard `shard`, the piece `entry`, for the first row's peek
+  // (PeekSample): the peek fetches the piece into the cache itself (in
+  // peek_fetch_, holding the cache's download claim) and decodes the row
+  // from the bytes read, so the row group costs one GET per node; when
+  // another process holds the claim the peek fails (the shard serves the
+  // row, a hit). A cold first row waits for one row group's download and
+  // decode, not for its write into the cache and the open behind it.
+  Result<PeekedSample> PeekPieceRow(size_t shard, const ShardEntry& entry, uint32_t i,
+                                    std::stop_token cancel);
   // The footer tail of `file` from the node's footer store (read once),
   // and into `etag` the etag the file was listed with ("" unknown).
   Result<std::string> FooterTail(const std::string& file, std::string* etag);
@@ -230,15 +230,15 @@ class StreamShards {
   std::mutex footers_mu_;
   std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
-  // The piece the first row's peek reads (its cache name and its bytes to
-  // come), until FetchPiece takes it: one at most (a pass peeks one row).
-  std::mutex piece_read_mu_;
-  std::optional<std::pair<std::string, SharedPiece>> piece_read_;
   bool serve_in_flight_ = false;  // ServeInFlight
   mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet
   // The downloads in flight ReadInFlight may read, by cache entry.
   std::mutex fills_mu_;
   std::unordered_map<size_t, std::shared_ptr<FillWatermark>> fills_;
+  // The first row's peek's fetch of its piece (PeekPieceRow); last, so it
+  // is joined before anything it uses goes.
+  std::mutex peek_fetch_mu_;
+  std::future<void> peek_fetch_;
 };
 
 }  // namespace sluice

@@ -174,13 +174,13 @@ TEST(CliBenchTest, ParquetFolderReadsEveryRowOnce) {
   EXPECT_GT(Num(single, "throughput.sample_bytes"), 0);
   EXPECT_EQ(Num(r, "throughput.sample_bytes"), 2 * Num(single, "throughput.sample_bytes"));
   // Two workers: each touches every group; the node fetches each once into
-  // its cache. (bytes_downloaded is not asserted: each worker also peeks its
-  // first row's group into memory, so two workers starting in one group
-  // read it twice; see issue 35.)
+  // its cache, the first rows' peeks included (a worker peeks a group only
+  // as the node's downloader of it), so its bytes come once.
   JsonValue two = Report(table + " --batch-size 4 --shuffle --seed 5 --workers 2");
   EXPECT_EQ(Num(two, "throughput.samples"), 120);
   EXPECT_EQ(Num(two, "dataset.shards_touched"), 36);
   EXPECT_EQ(Num(two, "cache.shards_downloaded"), 18);
+  EXPECT_EQ(Num(two, "cache.bytes_downloaded"), 15948);
   EXPECT_EQ(Num(two, "cache.shards_evicted"), 0);
   EXPECT_EQ(Num(two, "throughput.sample_bytes"), Num(r, "throughput.sample_bytes"));
 }

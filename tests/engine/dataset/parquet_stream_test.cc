@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -941,6 +942,52 @@ TEST(ParquetStream, DbfsVolumeStreamsExactlyAndARewrittenFileIsReadAnew) {
   });
 }
 
+// A dbfs:/Volumes folder without an index.json whose sub-folder's listing
+// fails (a 404 listing part=b): the error is that listing's, naming its URL
+// and what failed, not the index.json's 404.
+TEST(ParquetStream, DbfsSubFolderListingThatFailsIsTheErrorNamingIt) {
+  testing::FakeDatabricksFiles fake;
+  testing::ScopedEnv scoped(fake.StoreEnv());
+  Twins t;
+  const std::string volume = "/Volumes/main/default/vol/table";
+  for (const auto& e : fs::recursive_directory_iterator(t.parquet.path())) {
+    if (!e.is_regular_file()) continue;
+    auto bytes = ReadFile(e.path().string());
+    ASSERT_TRUE(bytes.ok());
+    fake.Put(volume + "/" + fs::relative(e.path(), t.parquet.path()).string(), *bytes);
+  }
+  fake.FailListing(volume + "/part=b");
+  ScratchDir cache;
+  DatasetOptions o = ParquetOptions(cache.path(), "dbfs:" + volume);
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_FALSE(ds.ok());
+  EXPECT_EQ(ds.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ds.status().message(),
+            "stream 0 (" + cache.path() + "): dbfs:" + volume + "/part=b: GET " + fake.url() +
+                "/api/2.0/fs/directories" + volume + "/part%3Db: HTTP 404 Not Found, expected 2xx");
+}
+
+// s3rver (bucket "bkt") behind a RequestLogProxy, a folder's files put
+// under s3://bkt/table, and the environment reading s3:// through the proxy
+// until it goes.
+struct ProxiedS3rverTable {
+  ScratchDir scratch, server_dir;
+  std::unique_ptr<testing::NodeServer> server;
+  std::unique_ptr<testing::RequestLogProxy> proxy;
+  std::optional<testing::ScopedEnv> scoped;
+
+  // Fails the test (fatally) when a server does not start or the upload fails.
+  void Start(const std::string& dir) {
+    server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
+    ASSERT_NE(server, nullptr) << "s3rver did not start";
+    proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
+    ASSERT_NE(proxy, nullptr);
+    scoped.emplace(testing::S3rverEnv(server->port(), kKeyId, kSecret));
+    ASSERT_EQ(testing::UploadTree("s3://bkt/table", dir), 0) << server->Log();
+    ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  }
+};
+
 // Over s3rver: two StreamingDataset instances (two ranks of a node, two
 // workers each) share the node's cache folder under a cache_limit; one GET
 // per footer and per row group on the wire; a restart reads no footer.
@@ -948,18 +995,10 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
-  ScratchDir scratch, server_dir, cache;
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
-  ASSERT_NE(proxy, nullptr);
-  auto env = testing::CleanStoreEnv();
-  env["AWS_ACCESS_KEY_ID"] = kKeyId;
-  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
-  testing::ScopedEnv scoped(env);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
-  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  ScratchDir cache;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
 
   auto open = [&](int64_t rank, const std::string& local, std::optional<uint64_t> limit) {
     DatasetOptions o = ParquetOptions(local, "s3://bkt/table");
@@ -1107,6 +1146,86 @@ TEST(ParquetStreamMultiProcess, S3rverOneGetPerFooterAndRowGroupPerNode) {
   EXPECT_EQ(fetched, 2 * span);
 }
 
+// With the first row's peek on (the default), processes of one node that
+// start their passes in the same row group at the same time: the peek reads
+// a row group only as the node's downloader of it (holding the cache's
+// claim), so the wire still carries one GET per footer and per row group.
+// Three processes, each reading every row, meet at a barrier after their
+// opens so their first rows race for the same row group.
+TEST(ParquetStreamMultiProcess, S3rverPeekingProcessesOfANodeGetEachFooterAndRowGroupOnce) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Twins t;
+  ScratchDir cache;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
+  const ScratchDir& scratch = s3.scratch;
+
+  constexpr int kProcesses = 3;
+  const size_t before = proxy->Requests().size();
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const std::string out = JoinPath(scratch.path(), "out" + std::to_string(p));
+    children.push_back(testing::Fork([&, p, out]() -> int {
+      DatasetOptions o = ParquetOptions(cache.path(), "s3://bkt/table");
+      o.peek_first_sample = true;
+      o.streams[0].parquet.emplace();  // no index.json request
+      o.plan.shuffle = true;
+      o.plan.shuffle_seed = 11;
+      o.plan.batch_size = 2;
+      auto ds = StreamingDataset::Open(o);
+      if (!ds.ok()) {
+        fprintf(stderr, "open: %s\n", ds.status().message().c_str());
+        return 2;
+      }
+      // The barrier: every process opened before any starts its pass.
+      if (!WriteFileAtomic(JoinPath(scratch.path(), "ready" + std::to_string(p)), "").ok()) return 3;
+      for (int q = 0; q < kProcesses; ++q) {
+        while (!fs::exists(JoinPath(scratch.path(), "ready" + std::to_string(q)))) {
+          std::this_thread::yield();
+        }
+      }
+      if (!(*ds)->IterBegin(0, 0, 0, 1).ok()) return 4;
+      std::vector<int64_t> all, ids(2);
+      std::vector<std::string> bytes;
+      std::vector<SampleFields> fields;
+      while (true) {
+        auto n = (*ds)->NextBatch(2, ids.data(), &fields);
+        if (!n.ok()) {
+          fprintf(stderr, "next: %s\n", n.status().message().c_str());
+          return 5;
+        }
+        if (*n == 0) break;
+        for (size_t k = 0; k < *n; ++k) {
+          all.push_back(ids[k]);
+          bytes.push_back(testing::FieldBytes(fields[k]));
+        }
+      }
+      return testing::WriteResult(out, all, bytes, (*ds)->counters()).ok() ? 0 : 6;
+    }));
+  }
+  for (pid_t c : children) EXPECT_EQ(testing::WaitExit(c), 0);
+  for (int p = 0; p < kProcesses; ++p) {
+    testing::WorkerResult r = testing::ReadResult(JoinPath(scratch.path(), "out" + std::to_string(p)));
+    ASSERT_EQ(r.ids.size(), kRows) << p;
+    std::set<int64_t> seen(r.ids.begin(), r.ids.end());
+    EXPECT_EQ(seen.size(), kRows) << p;
+    for (size_t i = 0; i < r.ids.size(); ++i) EXPECT_TRUE(r.bytes[i] == t.rows[r.ids[i]]) << r.ids[i];
+  }
+  std::map<std::string, int> gets;
+  const std::vector<std::string> lines = proxy->Requests();
+  for (size_t i = before; i < lines.size(); ++i) {
+    std::string what = lines[i].substr(lines[i].find(' ') + 1);
+    what = what.substr(0, what.find(' '));
+    ++gets[what.rfind("/bkt?", 0) == 0 ? "(listing)" : what];
+  }
+  // A footer read and 9 row groups per file, the folder and part=b listed.
+  EXPECT_EQ(gets, (std::map<std::string, int>{{"(listing)", 2},
+                                              {"/bkt/table/a.parquet", 10},
+                                              {"/bkt/table/part%3Db/c.parquet", 10}}));
+}
+
 // A Parquet folder on a web server, which cannot list: a manifest names its
 // files (without sizes: looked up with HEAD), as for raw files. Every row
 // exact, in the canonical order of the folder read in place; on the wire
@@ -1160,18 +1279,9 @@ TEST(ParquetStream, S3rverColdPassPeeksItsFirstRowWithinTheRowGroupsOneGet) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
-  ScratchDir scratch, server_dir;
-  auto server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
-  ASSERT_NE(server, nullptr) << "s3rver did not start";
-  auto proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
-  ASSERT_NE(proxy, nullptr);
-  auto env = testing::CleanStoreEnv();
-  env["AWS_ACCESS_KEY_ID"] = kKeyId;
-  env["AWS_SECRET_ACCESS_KEY"] = kSecret;
-  env["S3_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server->port());
-  testing::ScopedEnv scoped(env);
-  ASSERT_EQ(testing::UploadTree("s3://bkt/table", t.parquet.path()), 0) << server->Log();
-  ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  auto& proxy = s3.proxy;
   auto whole = StreamingDataset::Open(ParquetOptions(t.parquet.path()));
   ASSERT_TRUE(whole.ok());
 

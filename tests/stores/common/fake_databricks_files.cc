@@ -131,6 +131,9 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
     return {200, {}, it->second};
   }
   if (target.rfind(dirs, 0) == 0) {
+    if (failing_listings_.count(target.substr(dirs.size()))) {
+      return {404, {}, "{\"error_code\":\"NOT_FOUND\"}"};
+    }
     std::string dir = target.substr(dirs.size()) + "/";
     // Immediate children, sorted; pages of page_size, token = index.
     std::vector<std::string> entries;
@@ -167,6 +170,11 @@ FakeResponse FakeDatabricksFiles::HandleLocked(const FakeRequest& r) {
     return {200, {{"Content-Type", "application/json"}}, body + "}"};
   }
   return {404, {}, ""};
+}
+
+void FakeDatabricksFiles::FailListing(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mu_);
+  failing_listings_.insert(dir);
 }
 
 }  // namespace sluice::testing

@@ -56,6 +56,9 @@ class FakeDatabricksFiles {
   int gets(const std::string& path);
   // Directory listing pages answered so far. Thread-safe.
   int list_pages();
+  // Listings of the folder `dir` ("/Volumes/...", decoded) answer 404, as
+  // for a folder deleted while its parent was listed. Thread-safe.
+  void FailListing(const std::string& dir);
 
   // Each directory listing waits this long (outside the lock, so that
   // listings in flight together overlap); the most seen at once.
@@ -78,6 +81,7 @@ class FakeDatabricksFiles {
   std::string aad_tenant_;
   std::function<FakeResponse(const FakeRequest&)> token_endpoint_;
   int list_pages_ = 0;
+  std::set<std::string> failing_listings_;
   FakeHttpServer server_;  // last: stops first
 };
 
