@@ -5,9 +5,11 @@
 #include "engine/dataset/pass_windows.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -147,7 +149,7 @@ TEST(PassWindowsTest, CancellingStopsThePlannerBetweenItsChunks) {
     planner::SetPlanCancelCheckHookForTesting([&](const std::atomic<bool>* cancel) {
       if (cancel == nullptr) return;
       if (std::exchange(first, false)) entered.set_value();
-      cancel->wait(false);
+      while (!cancel->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no notify: polled
     });
     std::atomic<int> pushed{0};
     PassWindows::SetWindowHookForTesting([&](size_t) {
@@ -390,7 +392,7 @@ TEST_F(WindowedPassTest, ClosingMidEpochReturns) {
 // stops it there: the close returns, and the planner made no later check.
 // A new pass mid-epoch does the same (it wants no next-epoch plan).
 // Disabled: hung under ASan in a clean-clone CI after the stream merge (issue 38, 41).
-TEST_F(WindowedPassTest, DISABLED_ClosingStopsAWholePlanMidShuffle) {
+TEST_F(WindowedPassTest, ClosingStopsAWholePlanMidShuffle) {
   for (bool close : {true, false}) {
     std::promise<void> entered;
     std::atomic<const std::atomic<bool>*> held{nullptr};
@@ -409,7 +411,9 @@ TEST_F(WindowedPassTest, DISABLED_ClosingStopsAWholePlanMidShuffle) {
       // per canonical node: the fifth comes after two nodes were shuffled.
       if (++checks == 5) {
         entered.set_value();
-        cancel->wait(false);
+        // Polled: the cursor stores the flag without notify (nothing in the
+        // product waits on it), so an atomic wait could miss the store.
+        while (!cancel->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         woken = true;
       }
     });
