@@ -1275,7 +1275,7 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
 // is the shard's own, so a pass is still one GET per row group on the
 // wire, its rows exact, whole or with columns= (the peeked row's fields
 // those of the whole row).
-TEST(ParquetStream, S3rverColdPassPeeksItsFirstRowWithinTheRowGroupsOneGet) {
+TEST(ParquetStreamMultiProcess, S3rverColdPassPeeksItsFirstRowWithinTheRowGroupsOneGet) {
   std::string why = testing::NodeServersUnavailableReason();
   if (!why.empty()) GTEST_SKIP() << why;
   Twins t;
