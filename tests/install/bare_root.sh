@@ -38,7 +38,8 @@ include=python3,python3-venv
 key=$(printf '%s\n' minbase "$suite" "$mirror" "$include" | sha256sum | cut -c1-16)
 root="$roots/root-$key"
 mkdir -p "$roots"
-# One run at a time makes or removes roots (two CI clones may run at once).
+# One run at a time uses the roots (two CI clones may run at once): the lock
+# is held until this script ends, so no run removes a root another one uses.
 exec 9>"$roots/lock"
 flock 9
 if [ ! -f "$root/.sluice-bare-root" ]; then
