@@ -131,4 +131,6 @@ unshare -m sh -c 'set -e
   /usr/bin/python3 tests/install/wheel/import_time.py 5 "$1/usr" "$2/env" -- $3 /mnt/env/bin/python' \
   sh "$root" "$run" "$chrooted" "$inside" "$t0" || fail "the wheel failed in the bare root"
 echo "tests/install/bare_root.sh: wheel $(basename "$wheel"): $(stat -c %s "$wheel") bytes"
+# The run's venv and wheelhouse (160 MB) are kept only when it fails.
+rm -rf "$run" "$build-bare/s3rver/data"
 echo "tests/install/bare_root.sh: ok: installed, imported, wrote and streamed (local and s3) in a Debian 12 root without -dev packages or compiler, in $(($(date +%s) - t0)) s"
