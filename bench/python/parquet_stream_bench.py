@@ -1,17 +1,23 @@
 """Issue 35's peer benchmark: the same Parquet files streamed row by row by
 Sluice (`sluice.StreamingDataset` over the folder, each row group a shard),
-LitData's Parquet streaming (`index_parquet_dataset` + `ParquetLoader`) and
-Hugging Face `datasets` streaming (`load_dataset("parquet", ...,
-streaming=True)`, s3fs for s3://), and Sluice over the same rows written as
-MDS (`sluice-mds`, shards of about a row group's size), from a loopback
-s3rver and from a local folder, in one run on one machine: rows/s, MB/s
-and time to first row, and Sluice's resume time, medians of --runs, each
-measurement a fresh process, the libraries interleaved.
+pyarrow (`ParquetFile.iter_batches` file after file, `to_pylist`; its own
+S3 filesystem for s3://), DuckDB (`SELECT * FROM read_parquet(...)`,
+`fetchmany`; local files only), LitData's Parquet streaming
+(`index_parquet_dataset` + `ParquetLoader`) and Hugging Face `datasets`
+streaming (`load_dataset("parquet", ..., streaming=True)`, s3fs for s3://),
+and Sluice over the same rows written as MDS (`sluice-mds`, shards of about
+a row group's size), from a loopback s3rver (directly, or behind
+delay_proxy.py: 15 ms to first byte, 100 MB/s a connection) and from a
+local folder, in one run on one machine: rows/s, MB/s and time to first
+row, and Sluice's resume time, medians of --runs, each measurement a fresh
+process, the libraries interleaved.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
         [--runs 3] [--scale 1] [--tables text,bin1k,bin256k] [--shuffle no|yes|both] \\
-        [--loader | --loader-only] [--libs sluice,sluice-mds,litdata,hf]
+        [--loader | --loader-only] [--libs sluice,sluice-mds,pyarrow,duckdb,litdata,hf]
+        [--sources "s3 cold,s3 warm,proxy cold,proxy warm,local"] [--peer-rows N]
+        [--no-resume]
 
 The peers come pinned (parquet_bench_requirements.txt, constraints in
 parquet_bench_constraints.txt) in a venv this script makes on first use
@@ -36,14 +42,21 @@ Rows of the table:
   s3 cold   a new, empty cache folder each run (HF streaming has no cache:
             every read is cold)
   s3 warm   the cache the cold run just filled, read again by a new process
+  proxy cold, proxy warm
+            the same through delay_proxy.py in front of the s3rver
   local     the folder on local disk, its files in the page cache
+pyarrow has no cache either (its warm rows are cold reads). With
+--peer-rows N, LitData and HF read the first N rows of each pass (a 1M-row
+pass takes them many minutes): rows/s over those rows, MB/s the table's
+bytes over the seconds the whole table would take at that speed.
 
-Each with shuffle off and on (Sluice: Mosaic's py1e over row groups;
-LitData: its shuffle, within files; HF: `.shuffle(seed, buffer_size=1000)`,
-files shuffled plus a row buffer), in one process, and with --loader also
-through a torch DataLoader of 2 workers (batches of 64 rows, kept as lists;
-LitData through its own StreamingDataLoader with the `spawn` start method,
-as it asks). rows/s: the rows
+Each with shuffle off and on (pyarrow and DuckDB: off only; Sluice:
+Mosaic's py1e over row groups; LitData: its shuffle, within files; HF:
+`.shuffle(seed, buffer_size=1000)`, files shuffled plus a row buffer), in
+one process, and with --loader also through a torch DataLoader of 2 workers
+(not pyarrow, DuckDB; batches of 64 rows, kept as lists; LitData through
+its own StreamingDataLoader with the `spawn` start method, as it asks).
+rows/s: the rows
 over the seconds from the dataset's construction to its last row (imports
 excluded); first: construction to the first row. LitData reads an index.json
 beside the files, which index_parquet_dataset writes once per folder before

@@ -11,16 +11,11 @@ import subprocess
 import time
 
 import pytest
+from s3rver_fixture import _free_port
 
 from sluice import LocalDataset, Stream, StreamingDataset
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet'
-
-
-def _port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope='module')
@@ -32,7 +27,7 @@ def web(tmp_path_factory):
     work = tmp_path_factory.mktemp('nginx')
     www = work / 'www'
     www.mkdir()
-    port = _port()
+    port = _free_port()
     (work / 'nginx.conf').write_text(
         f'daemon off; master_process off; worker_processes 1; pid {work}/nginx.pid;\n'
         f'error_log {work}/error.log; events {{ worker_connections 64; }}\n'
