@@ -13,7 +13,7 @@ import time
 import pytest
 from s3rver_fixture import _free_port
 
-from sluice import LocalDataset, Stream, StreamingDataset
+from sluice import LocalDataset, Stream, StreamingDataset, load_parquet
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet'
 
@@ -125,3 +125,11 @@ def test_a_missing_or_malformed_manifest_is_an_error_naming_its_url(table, tmp_p
         StreamingDataset(remote=url, local=str(tmp_path / 'b'), manifest='bad.txt')
     assert str(bad.value).endswith(f'{url} manifest bad.txt line 2: "path" must be a string')
     assert not os.path.exists(tmp_path / 'b' / '.sluice' / 'listing.json')
+
+
+def test_load_parquet_passes_the_manifest_on(table, tmp_path):
+    url, twin = table
+    ds = load_parquet(data_files=url, local=str(tmp_path / 'cache'), manifest='files.txt',
+                      batch_size=4)
+    assert [shown(row) for row in ds] == [shown(row) for row in load_parquet(str(twin),
+                                                                            batch_size=4)]
