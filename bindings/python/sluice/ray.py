@@ -46,7 +46,7 @@ __all__ = ['SluiceDatasource', 'read_sluice']
 # Those that shape an epoch (shuffle, epoch_size, sampling, world, mixing,
 # packing) have no meaning for a read of the whole dataset.
 _READ_ARGUMENTS = ('download_retry', 'download_timeout', 'validate_hash', 'keep_zip',
-                   'predownload', 'cache_limit', 'allow_unsafe_types', 'columns', 'manifest')
+                   'predownload', 'cache_limit', 'allow_unsafe_types', 'columns')
 
 # Samples per engine call of a read task (a block is one or more of them).
 _BATCH = 1024
