@@ -1,17 +1,23 @@
 """Issue 35's peer benchmark: the same Parquet files streamed row by row by
 Sluice (`sluice.StreamingDataset` over the folder, each row group a shard),
-LitData's Parquet streaming (`index_parquet_dataset` + `ParquetLoader`) and
-Hugging Face `datasets` streaming (`load_dataset("parquet", ...,
-streaming=True)`, s3fs for s3://), and Sluice over the same rows written as
-MDS (`sluice-mds`, shards of about a row group's size), from a loopback
-s3rver and from a local folder, in one run on one machine: rows/s, MB/s
-and time to first row, and Sluice's resume time, medians of --runs, each
-measurement a fresh process, the libraries interleaved.
+pyarrow (`ParquetFile.iter_batches` file after file, `to_pylist`; its own
+S3 filesystem for s3://), DuckDB (`SELECT * FROM read_parquet(...)`,
+`fetchmany`; local files only), LitData's Parquet streaming
+(`index_parquet_dataset` + `ParquetLoader`) and Hugging Face `datasets`
+streaming (`load_dataset("parquet", ..., streaming=True)`, s3fs for s3://),
+and Sluice over the same rows written as MDS (`sluice-mds`, shards of about
+a row group's size), from a loopback s3rver (directly, or behind
+delay_proxy.py: 15 ms to first byte, 100 MB/s a connection) and from a
+local folder, in one run on one machine: rows/s, MB/s and time to first
+row, and Sluice's resume time, medians of --runs, each measurement a fresh
+process, the libraries interleaved.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/parquet_stream_bench.py --work /tmp/pq-bench \\
         [--runs 3] [--scale 1] [--tables text,bin1k,bin256k] [--shuffle no|yes|both] \\
-        [--loader | --loader-only] [--libs sluice,sluice-mds,litdata,hf]
+        [--loader | --loader-only] [--libs sluice,sluice-mds,pyarrow,duckdb,litdata,hf]
+        [--sources "s3 cold,s3 warm,proxy cold,proxy warm,local"] [--peer-rows N]
+        [--no-resume]
 
 The peers come pinned (parquet_bench_requirements.txt, constraints in
 parquet_bench_constraints.txt) in a venv this script makes on first use
@@ -36,14 +42,21 @@ Rows of the table:
   s3 cold   a new, empty cache folder each run (HF streaming has no cache:
             every read is cold)
   s3 warm   the cache the cold run just filled, read again by a new process
+  proxy cold, proxy warm
+            the same through delay_proxy.py in front of the s3rver
   local     the folder on local disk, its files in the page cache
+pyarrow has no cache either (its warm rows are cold reads). With
+--peer-rows N, LitData and HF read the first N rows of each pass (a 1M-row
+pass takes them many minutes): rows/s over those rows, MB/s the table's
+bytes over the seconds the whole table would take at that speed.
 
-Each with shuffle off and on (Sluice: Mosaic's py1e over row groups;
-LitData: its shuffle, within files; HF: `.shuffle(seed, buffer_size=1000)`,
-files shuffled plus a row buffer), in one process, and with --loader also
-through a torch DataLoader of 2 workers (batches of 64 rows, kept as lists;
-LitData through its own StreamingDataLoader with the `spawn` start method,
-as it asks). rows/s: the rows
+Each with shuffle off and on (pyarrow and DuckDB: off only; Sluice:
+Mosaic's py1e over row groups; LitData: its shuffle, within files; HF:
+`.shuffle(seed, buffer_size=1000)`, files shuffled plus a row buffer), in
+one process, and with --loader also through a torch DataLoader of 2 workers
+(not pyarrow, DuckDB; batches of 64 rows, kept as lists; LitData through
+its own StreamingDataLoader with the `spawn` start method, as it asks).
+rows/s: the rows
 over the seconds from the dataset's construction to its last row (imports
 excluded); first: construction to the first row. LitData reads an index.json
 beside the files, which index_parquet_dataset writes once per folder before
@@ -68,14 +81,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-LIBS = ('sluice', 'sluice-mds', 'litdata', 'hf')
-PEERS = ('litdata', 'hf')
+LIBS = ('sluice', 'sluice-mds', 'pyarrow', 'duckdb', 'litdata', 'hf')
+PEERS = ('pyarrow', 'duckdb', 'litdata', 'hf')
+# The peers that read a --peer-rows prefix of each pass (a pass of 1M rows
+# takes them minutes).
+CAPPED = ('litdata', 'hf')
+SOURCES = ('s3 cold', 's3 warm', 'proxy cold', 'proxy warm', 'local')
 TABLES = {'text': 200_000, 'bin1k': 200_000, 'bin256k': 2_000}
 FILES, GROUPS = 8, 4
 BATCH, SEED, WORKERS = 64, 17, 2
 # Each library's copy of a table (folder and bucket prefix): LitData's holds
 # its index.json, the MDS twin Sluice's MDS.
-SUFFIX = {'sluice': '', 'sluice-mds': '-mds', 'litdata': '-litdata', 'hf': ''}
+SUFFIX = {'sluice': '', 'sluice-mds': '-mds', 'pyarrow': '', 'duckdb': '', 'litdata': '-litdata',
+          'hf': ''}
 
 
 def venv_python():
@@ -201,6 +219,10 @@ def open_dataset(lib, url, cache, shuffle, endpoint):
         where = {'local': url} if cache is None else {'remote': url, 'local': cache}
         return sluice.StreamingDataset(batch_size=BATCH, shuffle=shuffle, shuffle_seed=SEED,
                                        **where)
+    if lib == 'pyarrow':
+        return pyarrow_rows(url, cache is not None, endpoint)
+    if lib == 'duckdb':
+        return duckdb_rows(url)
     if lib == 'litdata':
         litdata = import_litdata()
         from litdata.streaming.item_loader import ParquetLoader
@@ -215,11 +237,61 @@ def open_dataset(lib, url, cache, shuffle, endpoint):
     return ds.shuffle(seed=SEED, buffer_size=1000) if shuffle else ds
 
 
-def child(lib, url, cache, shuffle, workers, endpoint):
-    """Prints {"first": s, "seconds": s, "rows": n}."""
+def pyarrow_rows(url, remote, endpoint):
+    """pyarrow's rows (dicts), file after file in path order, a ParquetFile
+    each read in batches of 1024 rows; from s3 through pyarrow's own S3
+    filesystem (no cache: every read is cold)."""
+    import pyarrow.fs as pafs
+    import pyarrow.parquet as pq
+    if remote:
+        import resume_bench
+        fs = pafs.S3FileSystem(access_key=resume_bench.KEY_ID, secret_key=resume_bench.SECRET,
+                               endpoint_override=endpoint.split('://', 1)[1], scheme='http',
+                               region='us-east-1')
+        root = url[len('s3://'):].rstrip('/')
+    else:
+        fs, root = pafs.LocalFileSystem(), os.path.abspath(url)
+    files = sorted(i.path for i in fs.get_file_info(pafs.FileSelector(root, recursive=True))
+                   if i.path.endswith('.parquet'))
+    for path in files:
+        with fs.open_input_file(path) as f:
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=1024):
+                yield from batch.to_pylist()
+
+
+def duckdb_rows(folder):
+    """DuckDB's rows (its own Python tuples), SELECT * over the folder's
+    files, fetched 1024 at a time."""
+    import duckdb
+    cursor = duckdb.connect().execute('SELECT * FROM read_parquet(?)',
+                                      [os.path.join(folder, '**', '*.parquet')])
+    while True:
+        rows = cursor.fetchmany(1024)
+        if not rows:
+            return
+        yield from rows
+
+
+def supports(lib, source, shuffle, workers):
+    """Whether the bench measures `lib` on that row: pyarrow and DuckDB
+    only in order and in one process; DuckDB only from local files (its S3
+    reader, httpfs, is an extension it would download)."""
+    if lib in ('pyarrow', 'duckdb') and (shuffle or workers):
+        return False
+    return lib != 'duckdb' or source == 'local'
+
+
+def child(lib, url, cache, shuffle, workers, endpoint, limit=0):
+    """Prints {"first": s, "seconds": s, "rows": n}; with `limit`, the pass
+    stops after that many rows."""
     import torch.utils.data  # noqa: F401  (imports are not timed)
     if lib.startswith('sluice'):
         import sluice  # noqa: F401
+    elif lib == 'pyarrow':
+        import pyarrow.fs  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    elif lib == 'duckdb':
+        import duckdb  # noqa: F401
     elif lib == 'litdata':
         import_litdata()
         import polars  # noqa: F401
@@ -245,6 +317,8 @@ def child(lib, url, cache, shuffle, workers, endpoint):
         if first is None:
             first = time.perf_counter() - start
         rows += len(batch)
+        if limit and rows >= limit:
+            break
     print(json.dumps({'first': first, 'seconds': time.perf_counter() - start, 'rows': rows}))
 
 
@@ -285,8 +359,16 @@ class Bench:
         self.notes = []
 
     def measure(self, key, lib, url, cache, shuffle, workers, env, expected):
+        if not supports(lib, key[1], shuffle, workers):
+            return
+        whole = expected
+        limit = self.args.peer_rows if lib in CAPPED and self.args.peer_rows else 0
+        if limit:
+            # Whole batches: a loader's last batch may pass the limit.
+            expected = min(expected, -(-limit // BATCH) * BATCH if workers else limit)
         argv = [self.python, os.path.abspath(__file__), '--child', lib, url, cache or '',
-                '1' if shuffle else '0', str(workers), env.get('S3_ENDPOINT_URL', '')]
+                '1' if shuffle else '0', str(workers), env.get('S3_ENDPOINT_URL', ''),
+                str(limit)]
         try:
             out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True,
                                  timeout=self.args.timeout)
@@ -301,10 +383,13 @@ class Bench:
         if got['rows'] != expected:
             self.notes.append(f'{key} {lib}: {got["rows"]} rows, expected {expected}')
             return
+        # Seconds as for the whole table (a capped pass's, scaled by its
+        # share of the rows), so that MB/s is the table's bytes over them.
         self.results.setdefault(key + (lib,), []).append(
-            (got['first'], got['rows'] / got['seconds'], got['seconds']))
+            (got['first'], got['rows'] / got['seconds'], got['seconds'] * whole / got['rows']))
 
-    def run(self, tables, server, endpoint, env):
+    def run(self, tables, endpoints):
+        """endpoints: 's3' (and 'proxy' with proxy rows) -> (URL, env)."""
         for r in range(self.args.runs):
             for table in tables:
                 rows = self.rows(table)
@@ -312,11 +397,11 @@ class Bench:
                         [WORKERS] if self.args.loader or self.args.loader_only else []):
                     for shuffle in self.shuffles():
                         for lib in self.args.libs:
-                            self.one_run(table, rows, lib, shuffle, workers, endpoint, env)
-                        if not workers:
+                            self.one_run(table, rows, lib, shuffle, workers, endpoints)
+                        if not workers and not self.args.no_resume:
                             for lib in ('sluice', 'sluice-mds'):
                                 if lib in self.args.libs:
-                                    self.resume(table, rows, lib, shuffle, env)
+                                    self.resume(table, rows, lib, shuffle, endpoints['s3'][1])
             print(f'run {r + 1} of {self.args.runs} done', file=sys.stderr, flush=True)
 
     def shuffles(self):
@@ -349,19 +434,29 @@ class Bench:
         finally:
             shutil.rmtree(cache, ignore_errors=True)
 
-    def one_run(self, table, rows, lib, shuffle, workers, endpoint, env):
+    def one_run(self, table, rows, lib, shuffle, workers, endpoints):
         suffix = SUFFIX[lib]
         url = f's3://bench/pq-{table}{self.args.tag}{suffix}/'
-        cache = tempfile.mkdtemp(prefix=f'{lib}-', dir=os.path.join(self.args.work, 'caches'))
-        try:
-            for source in ('s3 cold', 's3 warm'):
-                self.measure((table, source, shuffle, workers), lib, url, cache, shuffle,
-                             workers, env, rows)
-        finally:
-            shutil.rmtree(cache, ignore_errors=True)
-        folder = self.folder(table) + suffix
-        self.measure((table, 'local', shuffle, workers), lib, folder, None, shuffle, workers,
-                     dict(os.environ), rows)
+        for via in ('s3', 'proxy'):
+            sources = [s for s in (f'{via} cold', f'{via} warm') if s in self.args.sources]
+            if not sources:
+                continue
+            endpoint, env = endpoints[via]
+            cache = tempfile.mkdtemp(prefix=f'{lib}-', dir=os.path.join(self.args.work, 'caches'))
+            try:
+                if sources == [f'{via} warm']:  # the cache filled by an untimed pass
+                    self.measure((table, 'fill', shuffle, workers), lib, url, cache, shuffle,
+                                 workers, env, rows)
+                for source in sources:
+                    self.measure((table, source, shuffle, workers), lib, url, cache, shuffle,
+                                 workers, env, rows)
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+                self.results.pop((table, 'fill', shuffle, workers, lib), None)
+        if 'local' in self.args.sources:
+            folder = self.folder(table) + suffix
+            self.measure((table, 'local', shuffle, workers), lib, folder, None, shuffle, workers,
+                         dict(os.environ), rows)
 
     def rows(self, table):
         return max(FILES * GROUPS, int(TABLES[table] * self.args.scale))
@@ -375,17 +470,18 @@ class Bench:
                    if n.endswith('.parquet'))
 
     def table(self):
+        libs = [lib for lib in LIBS if any(k[4] == lib for k in self.results)]
         lines = ['| table | source | shuffle | loader | ' + ' | '.join(
-            f'{lib} rows/s | {lib} MB/s | {lib} first (s)' for lib in LIBS) +
+            f'{lib} rows/s | {lib} MB/s | {lib} first (s)' for lib in libs) +
             ' | Sluice / best peer (rows/s) | Sluice Parquet / MDS |',
-            '| --- | --- | --- | --- | ' + ' | '.join('---: | ---: | ---:' for _ in LIBS) +
+            '| --- | --- | --- | --- | ' + ' | '.join('---: | ---: | ---:' for _ in libs) +
             ' | ---: | ---: |']
         keys = sorted({k[:4] for k in self.results}, key=lambda k: (
-            k[0], ('s3 cold', 's3 warm', 'local').index(k[1]), k[3], k[2]))
+            k[0], SOURCES.index(k[1]), k[3], k[2]))
         for key in keys:
             cells, speed = [], {}
             mb = self.parquet_bytes(key[0]) / 1e6
-            for lib in LIBS:
+            for lib in libs:
                 got = self.results.get(key + (lib,))
                 if not got:
                     cells += ['-', '-', '-']
@@ -426,18 +522,23 @@ def prepare(args, tables, python):
         if not os.path.isdir(folder):
             subprocess.run([python, os.path.abspath(__file__), '--write', folder, table,
                             str(rows)], check=True)
-        litdata_copy(folder, folder + '-litdata')
-        if not os.path.isdir(folder + '-mds'):
+        copies = [('', folder)]
+        if 'litdata' in args.libs:
+            litdata_copy(folder, folder + '-litdata')
+            copies.append(('-litdata', folder + '-litdata'))
+        if 'sluice-mds' in args.libs and not os.path.isdir(folder + '-mds'):
             subprocess.run([python, os.path.abspath(__file__), '--write-mds', folder,
                             folder + '-mds'], check=True)
+        if 'sluice-mds' in args.libs:
+            copies.append(('-mds', folder + '-mds'))
         prefix = os.path.basename(folder)
-        for name, source in ((prefix, folder), (prefix + '-litdata', folder + '-litdata'),
-                             (prefix + '-mds', folder + '-mds')):
+        for suffix, source in copies:
             subprocess.run([python, '-c', 'import sys, resume_bench; '
-                            'resume_bench.upload(*sys.argv[1:])', source, name, server.endpoint],
-                           check=True, env=dict(env, PYTHONPATH=HERE))
-        subprocess.run([python, os.path.abspath(__file__), '--index', folder + '-litdata',
-                        f's3://bench/{prefix}-litdata', server.endpoint], check=True, env=env)
+                            'resume_bench.upload(*sys.argv[1:])', source, prefix + suffix,
+                            server.endpoint], check=True, env=dict(env, PYTHONPATH=HERE))
+        if 'litdata' in args.libs:
+            subprocess.run([python, os.path.abspath(__file__), '--index', folder + '-litdata',
+                            f's3://bench/{prefix}-litdata', server.endpoint], check=True, env=env)
     return server, env
 
 
@@ -452,8 +553,8 @@ def index_litdata(folder, url, endpoint):
 
 def main():
     if sys.argv[1:2] == ['--child']:
-        lib, url, cache, shuffle, workers, endpoint = sys.argv[2:8]
-        return child(lib, url, cache or None, shuffle == '1', int(workers), endpoint)
+        lib, url, cache, shuffle, workers, endpoint, limit = sys.argv[2:9]
+        return child(lib, url, cache or None, shuffle == '1', int(workers), endpoint, int(limit))
     if sys.argv[1:2] == ['--resume-child']:
         phase, url, cache, shuffle, state = sys.argv[2:7]
         return resume_child(phase, url, cache, shuffle == '1', state)
@@ -472,6 +573,13 @@ def main():
     ap.add_argument('--loader-only', action='store_true', help='only through the DataLoader')
     ap.add_argument('--shuffle', choices=('no', 'yes', 'both'), default='both')
     ap.add_argument('--timeout', type=float, default=600)
+    ap.add_argument('--sources', default='s3 cold,s3 warm,local',
+                    help='the rows measured (a comma list of ' + ', '.join(SOURCES) + '; proxy: '
+                    's3rver behind delay_proxy.py, 15 ms to first byte, 100 MB/s a connection)')
+    ap.add_argument('--peer-rows', type=int, default=0,
+                    help='LitData and HF read only the first N rows of each pass (rows/s over '
+                    'them; MB/s as for the whole table at that speed)')
+    ap.add_argument('--no-resume', action='store_true', help="no measure of Sluice's resume")
     ap.add_argument('--libs', default=','.join(LIBS),
                     help='the libraries measured (a comma list of ' + ', '.join(LIBS) + ')')
     args = ap.parse_args()
@@ -479,24 +587,35 @@ def main():
     args.tag = '' if args.scale == 1 else f'-x{args.scale:g}'
     tables = args.tables.split(',')
     args.libs = [lib for lib in LIBS if lib in args.libs.split(',')]
+    args.sources = [s for s in SOURCES if s in args.sources.split(',')]
     os.makedirs(os.path.join(args.work, 'caches'), exist_ok=True)
     python = venv_python()
     server, env = prepare(args, tables, python)
+    proxy = None
     try:
+        endpoints = {'s3': (server.endpoint, env)}
+        if any(s.startswith('proxy') for s in args.sources):
+            from delay_proxy import DelayProxy
+            proxy = DelayProxy(int(server.endpoint.rsplit(':', 1)[1]), 15.0, 100.0)
+            url = f'http://127.0.0.1:{proxy.port}'
+            endpoints['proxy'] = (url, dict(env, S3_ENDPOINT_URL=url))
         bench = Bench(args, python)
-        bench.run(tables, server, server.endpoint, env)
+        bench.run(tables, endpoints)
     finally:
+        if proxy:
+            proxy.close()
         server.stop()
     print(f'parquet_stream_bench.py {" ".join(sys.argv[1:])}')
     print(f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}; load average '
           f'{" ".join(f"{x:.2f}" for x in os.getloadavg())}; medians of {args.runs} runs')
-    versions = subprocess.run([python, '-c', 'import datasets, pyarrow, s3fs, polars, torch; '
-                               'from importlib.metadata import version as v; '
+    versions = subprocess.run([python, '-c', 'from importlib.metadata import version as v; '
                                'print(", ".join(f"{n} {v(n)}" for n in ("litdata", "datasets", '
-                               '"pyarrow", "s3fs", "polars", "torch", "numpy")))'],
+                               '"pyarrow", "duckdb", "s3fs", "polars", "torch", "numpy")))'],
                               capture_output=True, text=True).stdout.strip()
     print(versions)
     print(bench.table())
+    if args.peer_rows:
+        print(f'note: {", ".join(CAPPED)} read the first {args.peer_rows:,} rows of each pass')
     for note in bench.notes:
         print('note:', note)
 

@@ -68,15 +68,16 @@ class StreamingDataset(_Base):
                  batch_size=None, shuffle=False, shuffle_algo='py1e', shuffle_seed=9176,
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
                  replication=None, stream_name='stream', stream_config=None, mixture=None,
-                 mixture_interpolation='step', pack=None, columns=None, metrics_retention_s=None,
-                 world=None, **kwargs):
+                 mixture_interpolation='step', pack=None, columns=None, manifest=None,
+                 metrics_retention_s=None, world=None, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
             if remote is not None or local is not None:
                 raise ValueError('pass either streams or remote/local, not both')
-            if columns is not None:
-                raise ValueError('with streams, give each Parquet Stream its own `columns`')
+            for name, value in (('columns', columns), ('manifest', manifest)):
+                if value is not None:
+                    raise ValueError(f'with streams, give each Parquet Stream its own `{name}`')
             self.streams = list(streams)
         elif stream_name != 'stream' or stream_config or _stream.registry_in_use():
             # Built from streams_registry, as Mosaic's: what a user registered
@@ -87,12 +88,14 @@ class StreamingDataset(_Base):
             config = dict(stream_config or {}, remote=remote, local=local, split=split,
                           download_retry=download_retry, download_timeout=download_timeout,
                           validate_hash=validate_hash, keep_zip=keep_zip)
-            if columns is not None:
-                config['columns'] = columns
+            for name, value in (('columns', columns), ('manifest', manifest)):
+                if value is not None:
+                    config[name] = value
             self.streams = [construct_from_registry(stream_name, _streams_registry(),
                                                     partial_function=False, kwargs=config)]
         else:
-            self.streams = [Stream(remote=remote, local=local, split=split, columns=columns)]
+            self.streams = [Stream(remote=remote, local=local, split=split, columns=columns,
+                                   manifest=manifest)]
         Stream.validate_weights(self.streams)  # before any download, as Mosaic
         if isinstance(epoch_size, str):
             from sluice.util import number_abbrev_to_int

@@ -84,7 +84,8 @@ def load_parquet(data_files, *, local=None, split=None, **kwargs):
             folder is read in place without it.
         split: a sub-folder of data_files (Mosaic's `split`).
         **kwargs: StreamingDataset's arguments (batch_size, shuffle,
-            shuffle_seed, cache_limit, ...), with Mosaic's defaults.
+            shuffle_seed, cache_limit, manifest for an https:// folder,
+            ...), with Mosaic's defaults.
 
     Returns a StreamingDataset (a LocalDataset for a single file)."""
     source, is_url = _folder_of(data_files)

@@ -78,7 +78,7 @@ class Stream:
 
     def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
                  choose=None, download_retry=None, download_timeout=None, validate_hash=None,
-                 keep_zip=None, columns=None):
+                 keep_zip=None, columns=None, manifest=None):
         given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
                                    ('choose', choose)) if v is not None}
         if len(given) > 1:
@@ -112,11 +112,16 @@ class Stream:
         self.download_timeout = download_timeout
         self.validate_hash = validate_hash
         self.keep_zip = keep_zip
-        # Sluice's extension: a Parquet stream's columns to read (only their
-        # column chunks are fetched); the engine checks the names.
+        # Sluice's extensions of a Parquet stream: the columns to read (only
+        # their column chunks are fetched) and the manifest naming its files
+        # (for a remote that cannot list, such as https://); the engine checks
+        # both and reads the manifest.
         self.columns = _columns(columns)
-        if self.columns is not None:
-            self.engine_keys = {'parquet': {'columns': self.columns}}
+        self.manifest = manifest
+        parquet = {k: v for k, v in (('columns', self.columns), ('manifest', manifest))
+                   if v is not None}
+        if parquet:
+            self.engine_keys = {'parquet': parquet}
 
     def spec(self, shard_sizes):
         return dict(self.weights, shard_sizes=list(shard_sizes))

@@ -1,8 +1,9 @@
 """parquet_stream_bench.py's table: medians per cell (rows/s, MB/s over the
-median seconds, first row), the rows in the order cold, warm, local,
-Sluice's rows/s over the faster peer's and over its own MDS path's; a cell
-no run measured is '-' and leaves the ratios to what was; resume times in a
-table of their own."""
+median seconds, first row), the rows in the order s3 cold, s3 warm, proxy
+cold, proxy warm, local, Sluice's rows/s over the fastest peer's and over
+its own MDS path's; a library no run measured has no columns, a cell no run
+measured is '-' and leaves the ratios to what was; resume times in a table
+of their own; pyarrow and DuckDB only where the bench can run them."""
 import argparse
 
 import on_bench_path  # noqa: F401
@@ -30,15 +31,30 @@ def test_cells_are_medians_and_the_ratios_are_over_the_faster_peer_and_mds():
                         '500 | 0.1 | 1.000 | 800 | 0.1 | 3.000 | 2.50 | 50% |')
 
 
-def test_rows_run_cold_warm_local_and_a_missing_library_is_a_dash():
+def test_rows_run_cold_warm_proxy_local_and_a_missing_cell_is_a_dash():
     results = {}
-    for source in ('local', 's3 warm', 's3 cold'):
+    for source in ('local', 'proxy warm', 's3 warm', 'proxy cold', 's3 cold'):
         results[('bin1k', source, True, 2, 'sluice')] = [(0.01, 100.0, 1.0)]
         results[('bin1k', source, True, 2, 'hf')] = [(0.02, 50.0, 2.0)]
-    lines = bench(results).table().splitlines()[2:]
-    assert [line.split(' | ')[1] for line in lines] == ['s3 cold', 's3 warm', 'local']
-    assert lines[0] == ('| bin1k | s3 cold | yes | 2 workers | 100 | 1.0 | 0.010 | - | - | - | '
-                        '- | - | - | 50 | 0.5 | 0.020 | 2.00 | - |')
+    results[('bin1k', 'local', True, 2, 'duckdb')] = [(0.03, 200.0, 0.5)]
+    lines = bench(results).table().splitlines()
+    assert lines[0].startswith('| table | source | shuffle | loader | sluice rows/s | sluice MB/s '
+                               '| sluice first (s) | duckdb rows/s |')
+    assert [line.split(' | ')[1] for line in lines[2:]] == [
+        's3 cold', 's3 warm', 'proxy cold', 'proxy warm', 'local']
+    assert lines[2] == ('| bin1k | s3 cold | yes | 2 workers | 100 | 1.0 | 0.010 | - | - | - | '
+                        '50 | 0.5 | 0.020 | 2.00 | - |')
+    assert lines[-1] == ('| bin1k | local | yes | 2 workers | 100 | 1.0 | 0.010 | 200 | 2.0 | '
+                         '0.030 | 50 | 0.5 | 0.020 | 0.50 | - |')
+
+
+def test_pyarrow_and_duckdb_are_measured_in_order_in_one_process_duckdb_from_local_files():
+    assert psb.supports('pyarrow', 'proxy cold', False, 0)
+    assert not psb.supports('pyarrow', 'local', True, 0)
+    assert not psb.supports('pyarrow', 'local', False, 2)
+    assert psb.supports('duckdb', 'local', False, 0)
+    assert not psb.supports('duckdb', 's3 cold', False, 0)
+    assert psb.supports('hf', 'proxy cold', True, 2)
 
 
 def test_resume_times_are_medians_per_table_and_shuffle():
