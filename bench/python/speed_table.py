@@ -10,7 +10,7 @@ medians of --runs with min and max.
         /usr/bin/python3 bench/python/speed_table.py --work /tmp/sluice-speed \\
         [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
         [--images 20000] [--mosaic-src DIR] [--litdata-src DIR] [--no-registry]
-        [--sluice-keys JSON ...]
+        [--sluice-keys JSON ...] [--workloads A,B]
 
 The peers' own imports, from Debian (./dev installs only Sluice's):
 apt-get install python3-filelock (LitData) python3-snappy python3-brotli
@@ -443,6 +443,9 @@ def main():
     ap.add_argument('--scale', type=float, default=1.0,
                     help='multiplies both workloads\' sample counts (0.01: a quick check)')
     ap.add_argument('--rows', default=','.join(ROWS), help='some of ' + ','.join(ROWS))
+    ap.add_argument('--workloads', default='A,B',
+                    help='the workloads of the loader and cold rows (batch: A, resume: '
+                    'its own), some of A,B')
     ap.add_argument('--images', type=int, default=0,
                     help='also the image workload with this many JPEGs (20000 in the issue)')
     ap.add_argument('--sluice-keys', action='append', default=[], metavar='JSON',
@@ -461,11 +464,16 @@ def main():
     registry_peers.resolve(args)
     args.webdataset_site = None if args.no_registry else registry_peers.site_packages()
     resume_bench.scale_workloads(args.scale)
-    workloads = ['A', 'B']
+    workloads = args.workloads.split(',')
+    if not workloads or set(workloads) - {'A', 'B'}:
+        ap.error(f'--workloads {args.workloads}: some of A,B')
     # LitData's copy only for the rows that read it
     libs = ['sluice'] + (['litdata'] if args.litdata_src and {'loader', 's3', 'resume'} &
                          set(rows) else [])
-    resume_bench.prepare(args.work, workloads, libs, ['iter'], args.litdata_src)
+    # batch and resume read A whatever --workloads says
+    resume_bench.prepare(args.work, sorted(set(workloads) | ({'A'} if {'batch', 'resume'} &
+                                                              set(rows) else set())),
+                         libs, ['iter'], args.litdata_src)
     if args.webdataset_site and {'http', 'proxy'} & set(rows):
         for w in workloads:
             write_tars(resume_bench.data_dir(args.work, w) + '-wds', *resume_bench.WORKLOADS[w])
