@@ -33,7 +33,8 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
           shuffled: first sample, epoch and CPU seconds per GB downloaded,
           Sluice and Mosaic (cold_first_sample.py's child), LitData over
           its copy; references: one shard by `curl`, every shard by 4
-          parallel `curl` transfers (SigV4-signed). CPU per GB is
+          parallel `curl` transfers into /dev/null (the issue 41 target's
+          reference; SigV4-signed). CPU per GB is
           cold_epoch.py's: user + system seconds of the epoch's process
           and its reaped children, from the dataset's construction on (for
           curl: its whole run), over the bytes that reached its cache; over
@@ -267,7 +268,7 @@ class Bench:
         nbytes = cold_epoch.folder_bytes(self.data(w))
         one = cold_first_sample.curl_time(f'{base}/{shards[0]}', self.work, curl_args)
         every, curl_cpu, curl_bytes = cold_epoch.curl_epoch(
-            [f'{base}/{n}' for n in shards], 4, self.work, curl_args)
+            [f'{base}/{n}' for n in shards], 4, self.work, curl_args, discard=True)
         for order, shuffle in (('in order', False), ('shuffled', True)):
             variants = {keys: [f'{title}, {self.label(w)}, {order}{suffix}: {what}'
                                for what in ('first sample, s', 'epoch, s',
