@@ -348,7 +348,8 @@ def main():
               + (' (and through the delaying proxy)' if proxy else '')
               + (' (and from a loopback s3rver)' if s3 else ''))
         if args.webdataset:
-            print(f'webdataset: {registry_peers.pins()["webdataset"]}, the same samples in {len(tars)} tar shards '
+            print(f'webdataset: {registry_peers.pins()["webdataset"]}, the same samples in '
+                  f'{len(tars)} tar shards '
                   f'({tar_bytes} B; MDS: {folder_bytes(data)} B); shuffled = shardshuffle='
                   f'{webdataset_peer.SHARD_SHUFFLE} + .shuffle({webdataset_peer.SHUFFLE_BUFFER}), '
                   f'seed {webdataset_peer.SEED}')
