@@ -108,21 +108,28 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
         shutil.rmtree(cache)
 
 
-def curl_epoch(urls, parallel, work, curl_args=()):
+def curl_epoch(urls, parallel, work, curl_args=(), discard=False):
     """(seconds, CPU seconds, bytes) of every shard by `parallel` transfers,
-    each on its own connection (`curl_args`: e.g. a signature's)."""
+    each on its own connection (`curl_args`: e.g. a signature's), each
+    written into a file under `work`, or with `discard` into /dev/null (the
+    issue 41 reference; the bytes then from curl's %{size_download})."""
     args = ['curl', '-sf', '--no-progress-meter', '-Z', '--parallel-immediate', '--parallel-max',
             str(parallel), *curl_args]
-    outs = [os.path.join(work, f'curl{i}.bin') for i in range(len(urls))]
+    outs = [os.devnull if discard else os.path.join(work, f'curl{i}.bin')
+            for i in range(len(urls))]
+    if discard:
+        args += ['-w', '%{size_download}\\n']
     for o, u in zip(outs, urls):
         args += ['-o', o, u]
     # getrusage, not os.times: its clock ticks (10 ms) are a whole curl run
     # over a small dataset.
     before = children_cpu_seconds()
     t = time.perf_counter()
-    subprocess.run(args, check=True)
+    out = subprocess.run(args, check=True, stdout=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - t
     cpu = children_cpu_seconds() - before
+    if discard:
+        return seconds, cpu, sum(int(x) for x in out.stdout.split())
     size = sum(os.path.getsize(o) for o in outs)
     for o in outs:
         os.remove(o)

@@ -34,9 +34,8 @@ written as WebDataset tar shards of at most 64 MiB (www/wds/shard-000000.tar,
 ...; webdataset_peer.py: members %09d.id and %09d.data; tar's 512 B headers
 and padding make them more bytes and, for small samples, more shards than
 the MDS ones: the header line says how many) and read from the same nginx
-by the registry package webdataset (pinned in webdataset_peer.PIN, in a
-venv made on first use at $SLUICE_WEBDATASET_VENV, else under
-${XDG_CACHE_HOME:-~/.cache}/sluice-bench; pip needs the network then), a
+by the registry package webdataset (pinned in peers.txt, in
+registry_peers.py's venv, filled on first use: pip needs the network then), a
 fresh process per run, interleaved with the other rows, imports excluded:
   webdataset, in order    WebDataset(urls, shardshuffle=False)
   webdataset, shuffled    WebDataset(urls, shardshuffle=100, seed=17)
@@ -54,6 +53,7 @@ resume: --resume adds no row for it. It reads the shards one after the
 other, each by one GET of a `curl` process it starts, streaming the tar.
 """
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -69,6 +69,7 @@ import numpy as np
 import sluice
 from cold_epoch import curl_epoch, folder_bytes
 from delay_proxy import DelayProxy
+import registry_peers
 import webdataset_peer
 
 MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -77,24 +78,27 @@ MOSAIC_STUBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 # The child: open, iterate to the first sample, print seconds since the
 # dataset was constructed (imports excluded: they are the same warm or cold),
 # then (argv[4] == '1') to the end of the epoch, the CPU seconds spent
-# from the construction on (cold_epoch.cpu_seconds), and the wall clock
-# (time.time()) when the first sample was in hand. argv[5] > 0: resume at
+# from the construction on (cold_epoch.cpu_seconds), the wall clock
+# (time.time()) when the first sample was in hand, and the samples read. argv[5] > 0: resume at
 # that sample_in_epoch of epoch 0 first (Mosaic's state_dict keys, with 64
 # canonical nodes: not py1e's default of one for one node, so the resumed
 # pass reads another order than the unresumed one; what is timed is its
-# first sample, whose shard is as cold either way). argv[6], when given, is a mosaicml-streaming source tree
-# to read with instead (argv[7]: the folder of mosaic_stubs.py).
+# first sample, whose shard is as cold either way). argv[6]: Sluice's engine
+# keys as JSON (StreamingDataset._engine_keys, e.g. {"serve_in_flight": true};
+# '{}': the engine's defaults). argv[7], when given, is a mosaicml-streaming
+# source tree to read with instead (argv[8]: the folder of mosaic_stubs.py).
 CHILD = r'''
-import sys, time
+import json, sys, time
 sys.path.insert(0, %r)
 from cold_epoch import cpu_seconds
-if len(sys.argv) > 6:
-    sys.path.insert(0, sys.argv[7])
+if len(sys.argv) > 7:
+    sys.path.insert(0, sys.argv[8])
     from mosaic_stubs import import_streaming
-    Dataset = import_streaming(sys.argv[6])[0].StreamingDataset
+    Dataset = import_streaming(sys.argv[7])[0].StreamingDataset
 else:
     import sluice
-    Dataset = sluice.StreamingDataset
+    class Dataset(sluice.StreamingDataset):
+        _engine_keys = json.loads(sys.argv[6])
 c0, t0 = cpu_seconds(), time.perf_counter()
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
              batch_size=16, shuffle_seed=17)
@@ -104,11 +108,11 @@ if int(sys.argv[5]) > 0:
                         'initial_physical_nodes': 1})
 it = iter(ds)
 next(it)
-first, at = time.perf_counter() - t0, time.time()
+first, at, n = time.perf_counter() - t0, time.time(), 1
 if sys.argv[4] == '1':
     for _ in it:
-        pass
-print(first, time.perf_counter() - t0, cpu_seconds() - c0, at)
+        n += 1
+print(first, time.perf_counter() - t0, cpu_seconds() - c0, at, n)
 ''' % os.path.dirname(os.path.abspath(__file__))
 
 
@@ -156,12 +160,14 @@ http {{ {access_log} sendfile on; keepalive_requests 100000;
     raise RuntimeError('nginx did not start')
 
 
-def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0, log=None):
+def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resume=0, log=None,
+               engine_keys=None):
     """Seconds to the first sample, with `env` (default: this process's), by
-    Sluice or, given `mosaic_src`, by mosaicml-streaming from that source
+    Sluice (with `engine_keys`, a dict of engine options; None: the engine's
+    defaults) or, given `mosaic_src`, by mosaicml-streaming from that source
     tree; with `resume` > 0, of an iteration resumed at that sample of epoch
     0. With `epoch`: (seconds to the first sample, to the end of the epoch,
-    CPU seconds of the epoch, bytes in the cache after it). With `log`
+    CPU seconds of the epoch, bytes in the cache after it, samples read). With `log`
     (nginx's access log, see first_byte_gap): (that, the first-byte gap)."""
     if log:
         open(log, 'w').close()
@@ -169,12 +175,13 @@ def child_time(url, shuffle, work, epoch=False, env=None, mosaic_src=None, resum
     try:
         mosaic = [mosaic_src, MOSAIC_STUBS] if mosaic_src else []
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              '1' if epoch else '0', str(resume)] + mosaic,
+                              '1' if epoch else '0', str(resume),
+                              json.dumps(engine_keys or {})] + mosaic,
                              capture_output=True, text=True, env=env or os.environ)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        first, whole, cpu, at = map(float, out.stdout.strip().splitlines()[-1].split())
-        got = (first, whole, cpu, folder_bytes(cache)) if epoch else first
+        first, whole, cpu, at, n = map(float, out.stdout.strip().splitlines()[-1].split())
+        got = (first, whole, cpu, folder_bytes(cache), int(n)) if epoch else first
         return (got, first_byte_gap(log, at)) if log else got
     finally:
         shutil.rmtree(cache)
@@ -240,8 +247,8 @@ def main():
     ap.add_argument('--proxy', action='store_true',
                     help='also measure through delay_proxy.py (15 ms, 100 MB/s per connection)')
     ap.add_argument('--webdataset', action='store_true',
-                    help='also time WebDataset (%s, in a venv) over the same samples as tar '
-                    'shards' % webdataset_peer.PIN)
+                    help='also time WebDataset (peers.txt\'s, in registry_peers.py\'s venv) '
+                    'over the same samples as tar shards')
     ap.add_argument('--s3rver', action='store_true',
                     help='also read from a loopback s3rver (cold_epoch.s3rver_path), signed')
     ap.add_argument('--library', action='append', default=[],
@@ -262,7 +269,7 @@ def main():
         write(data, args.samples, args.size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
         if args.webdataset:
-            wds_python = webdataset_peer.venv_python()
+            wds_site = registry_peers.site_packages()
             wds_payload = payload(args.size)
             tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples,
                                               wds_payload)
@@ -319,7 +326,7 @@ def main():
                             if path_log:
                                 open(path_log, 'w').close()
                             got, at = webdataset_peer.webdataset_time(
-                                wds_python, wds_urls, shuffle,
+                                wds_site, wds_urls, shuffle,
                                 args.samples, wds_payload, epoch=args.epoch, at=True)
                             first, whole = got[:2] if args.epoch else (got, None)
                             rows.setdefault(f'{path}webdataset, {order}', []).append(first)
@@ -341,7 +348,8 @@ def main():
               + (' (and through the delaying proxy)' if proxy else '')
               + (' (and from a loopback s3rver)' if s3 else ''))
         if args.webdataset:
-            print(f'webdataset: {webdataset_peer.PIN}, the same samples in {len(tars)} tar shards '
+            print(f'webdataset: {registry_peers.pins()["webdataset"]}, the same samples in '
+                  f'{len(tars)} tar shards '
                   f'({tar_bytes} B; MDS: {folder_bytes(data)} B); shuffled = shardshuffle='
                   f'{webdataset_peer.SHARD_SHUFFLE} + .shuffle({webdataset_peer.SHUFFLE_BUFFER}), '
                   f'seed {webdataset_peer.SEED}')

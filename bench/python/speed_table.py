@@ -1,7 +1,8 @@
 """The speed issue's table (issue 24) in one run on the same data: Sluice,
 mosaicml-streaming and LitData (the registry's releases pinned in peers.txt,
 in a venv registry_peers.py makes; or checkouts given with --mosaic-src and
---litdata-src) and the references,
+--litdata-src), WebDataset on the HTTP rows (issue 41; peers.txt's, from the
+same venv) and the references,
 each measurement a fresh process, libraries interleaved within every run,
 medians of --runs with min and max.
 
@@ -9,6 +10,7 @@ medians of --runs with min and max.
         /usr/bin/python3 bench/python/speed_table.py --work /tmp/sluice-speed \\
         [--runs 3] [--scale 1] [--rows loader,batch,s3,http,proxy,resume] \\
         [--images 20000] [--mosaic-src DIR] [--litdata-src DIR] [--no-registry]
+        [--sluice-keys JSON ...] [--workloads A,B]
 
 The peers' own imports, from Debian (./dev installs only Sluice's):
 apt-get install python3-filelock (LitData) python3-snappy python3-brotli
@@ -31,16 +33,29 @@ s3rver folder and the warm caches; see resume_bench.py). Rows (--rows):
           shuffled: first sample, epoch and CPU seconds per GB downloaded,
           Sluice and Mosaic (cold_first_sample.py's child), LitData over
           its copy; references: one shard by `curl`, every shard by 4
-          parallel `curl` transfers (SigV4-signed). CPU per GB is
+          parallel `curl` transfers into /dev/null (the issue 41 target's
+          reference; SigV4-signed). CPU per GB is
           cold_epoch.py's: user + system seconds of the epoch's process
           and its reaped children, from the dataset's construction on (for
           curl: its whole run), over the bytes that reached its cache; over
           --scale 0.01's 5 and 21 MB it is mostly each one's fixed start-up
           cost (Mosaic A: 72 s/GB there, 50 at --scale 0.1)
-  http    the same from a loopback nginx (Sluice only: the peers have no
-          plain-HTTP remote)
+  http    the same from a loopback nginx: Sluice and WebDataset (Mosaic and
+          LitData have no plain-HTTP remote). WebDataset reads the same
+          samples written as tar shards of <= 64 MiB beside the MDS ones
+          (webdataset_peer.py, kept under --work), in order and shuffled as
+          cold_first_sample.py --webdataset does (its own idiom: shard order
+          shuffled, then a 1,000-sample buffer), each child checking the
+          ids and payload it read; its CPU per GB is over the tar bytes
+          (it keeps no cache)
   proxy   the same through delay_proxy.py in front of nginx (15 ms to the
           first byte, 100 MB/s per connection), curl through it too
+
+--sluice-keys JSON (repeatable) runs Sluice's cold children with these
+engine keys (StreamingDataset._engine_keys, e.g. '{"serve_in_flight": true}'),
+one variant per option, each interleaved with the others in every run; with
+more than one, each cold row is given once per variant (its keys appended to
+the row's name; the peers' and references' cells of a run are in each).
   resume  load_state_dict to the first batch, shuffled: A from the local
           folder, A and B from s3rver with a warm cache (resume_bench.py;
           LitData local only); the first batches are checked equal. The
@@ -58,6 +73,7 @@ over Sluice's median epoch, or the sample size times its median samples/s.
 Wall-clock on a shared machine: compare within one run only.
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -76,10 +92,11 @@ import cold_first_sample  # noqa: E402
 import image_bench  # noqa: E402
 import registry_peers  # noqa: E402
 import resume_bench  # noqa: E402
+import webdataset_peer  # noqa: E402
 from delay_proxy import DelayProxy  # noqa: E402
 
 ROWS = ('loader', 'batch', 's3', 'http', 'proxy', 'resume')
-PEERS = ('mosaic', 'litdata')
+PEERS = ('mosaic', 'litdata', 'webdataset')
 COLUMNS = PEERS + ('sluice', 'reference')
 WORKERS, BATCH, BIG_BATCH = 2, 16, 1024
 
@@ -142,9 +159,9 @@ class Table:
     def print(self, runs):
         print(f'\nmedian (min-max) of {runs} run(s); ratios: Sluice\'s speed over the other\'s '
               f'(> 1: Sluice faster)')
-        print('| row | Mosaic | LitData | Sluice | reference | Sluice / best peer | '
+        print('| row | Mosaic | LitData | WebDataset | Sluice | reference | Sluice / best peer | '
               'Sluice / reference | Sluice MB/s |')
-        print('| --- | --- | --- | --- | --- | --- | --- | --- |')
+        print('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
         for name, r in self.rows.items():
             unit = r['unit']
             med = {c: statistics.median(r[c]) for c in COLUMNS if c in r}
@@ -251,26 +268,58 @@ class Bench:
         nbytes = cold_epoch.folder_bytes(self.data(w))
         one = cold_first_sample.curl_time(f'{base}/{shards[0]}', self.work, curl_args)
         every, curl_cpu, curl_bytes = cold_epoch.curl_epoch(
-            [f'{base}/{n}' for n in shards], 4, self.work, curl_args)
+            [f'{base}/{n}' for n in shards], 4, self.work, curl_args, discard=True)
         for order, shuffle in (('in order', False), ('shuffled', True)):
-            rows = [f'{title}, {self.label(w)}, {order}: {what}'
-                    for what in ('first sample, s', 'epoch, s', 'CPU s per GB downloaded')]
-            first_row, epoch_row, cpu_row = rows
-            self.table.add(first_row, 'reference', one, 's')
-            self.table.add(epoch_row, 'reference', every, 's', nbytes)
-            self.table.add(cpu_row, 'reference', cold_epoch.cpu_per_gb(curl_cpu, curl_bytes),
-                           's/GB')
-            for column, src in (('mosaic', mosaic), ('sluice', None)):
-                if column == 'mosaic' and not src:
-                    continue
-                first, whole, cpu, cached = cold_first_sample.child_time(
-                    remote, shuffle, self.work, epoch=True, env=env, mosaic_src=src)
-                self.check_cached(cpu_row, column, cached, nbytes)
-                self.table.add(first_row, column, first, 's')
-                self.table.add(epoch_row, column, whole, 's', nbytes)
-                self.table.add(cpu_row, column, cold_epoch.cpu_per_gb(cpu, cached), 's/GB')
-                if column == 'mosaic' and self.args.litdata_src:
-                    self.litdata_cold(w, shuffle, rows, env)
+            variants = {keys: [f'{title}, {self.label(w)}, {order}{suffix}: {what}'
+                               for what in ('first sample, s', 'epoch, s',
+                                            'CPU s per GB downloaded')]
+                        for suffix, keys in self.variants()}
+            cells = [('reference', (one, every, cold_epoch.cpu_per_gb(curl_cpu, curl_bytes)))]
+            if mosaic:
+                first, whole, cpu, cached, n = cold_first_sample.child_time(
+                    remote, shuffle, self.work, epoch=True, env=env, mosaic_src=mosaic)
+                self.check_epoch(f'{title}, {w}, {order}', 'mosaic', cached, nbytes, n, w)
+                cells.append(('mosaic', (first, whole, cold_epoch.cpu_per_gb(cpu, cached))))
+                if self.args.litdata_src:
+                    cells += self.litdata_cold(w, shuffle, env)
+            if where != 's3' and self.args.webdataset_site:
+                cells.append(('webdataset', self.webdataset_cold(w, base, shuffle)))
+            for keys, rows in variants.items():
+                first, whole, cpu, cached, n = cold_first_sample.child_time(
+                    remote, shuffle, self.work, epoch=True, env=env,
+                    engine_keys=dict(keys) or None)
+                self.check_epoch(rows[1], 'sluice', cached, nbytes, n, w)
+                for column, (first_s, whole_s, cpu_gb) in cells + [
+                        ('sluice', (first, whole, cold_epoch.cpu_per_gb(cpu, cached)))]:
+                    self.table.add(rows[0], column, first_s, 's')
+                    self.table.add(rows[1], column, whole_s, 's', nbytes)
+                    if cpu_gb is not None:
+                        self.table.add(rows[2], column, cpu_gb, 's/GB')
+
+    def variants(self):
+        """(row suffix, engine keys as sorted (key, value) pairs) of each
+        --sluice-keys option: one variant, unnamed, when fewer than two."""
+        given = [json.loads(k) for k in self.args.sluice_keys] or [{}]
+        return [((', ' + ', '.join(f'{k}={json.dumps(v)}' for k, v in sorted(keys.items())))
+                 if len(given) > 1 else '', tuple(sorted(keys.items()))) for keys in given]
+
+    def webdataset_cold(self, w, base, shuffle):
+        """WebDataset's (first sample, epoch, CPU s per GB of tar) over the
+        tar shards of workload w at `base` + '-wds'."""
+        folder = self.data(w) + '-wds'
+        urls = [f'{base}-wds/{n}' for n in sorted(os.listdir(folder))]
+        n, size = resume_bench.WORKLOADS[w]
+        first, whole, cpu = webdataset_peer.webdataset_time(
+            self.args.webdataset_site, urls, shuffle, n, cold_first_sample.payload(size),
+            epoch=True)
+        return first, whole, cold_epoch.cpu_per_gb(cpu, cold_epoch.folder_bytes(folder))
+
+    def check_epoch(self, row, column, cached, nbytes, n, w):
+        """A cold epoch read each sample (the child's count) and cached the
+        whole dataset."""
+        if n != self.samples(w):
+            raise RuntimeError(f'{row}, {column}: read {n} samples, expected {self.samples(w)}')
+        self.check_cached(row, column, cached, nbytes)
 
     def check_cached(self, row, column, cached, nbytes):
         """CPU per GB divides by the bytes in the cache after the epoch: they
@@ -279,8 +328,10 @@ class Bench:
             raise RuntimeError(f'{row}, {column}: {cached} B in the cache after a cold epoch, '
                                f'fewer than the dataset\'s {nbytes} B')
 
-    def litdata_cold(self, w, shuffle, rows, env):
-        first_row, epoch_row, cpu_row = rows
+    def litdata_cold(self, w, shuffle, env):
+        """LitData's [('litdata', (first sample, epoch, CPU s per GB))] over
+        its copy on s3rver, or [] when it timed out."""
+        epoch_row = f'cold S3 (s3rver), {self.label(w)}, epoch'
         cache = tempfile.mkdtemp(dir=self.work)
         try:
             out = litdata_run(
@@ -293,16 +344,14 @@ class Bench:
             shutil.rmtree(cache)
         if out is None:
             self.timed_out(epoch_row)
-            return
+            return []
         first, whole, n, cpu = out
         if int(n) != self.samples(w):
             raise RuntimeError(f'{epoch_row}, litdata: read {n} samples, expected '
                                f'{self.samples(w)}')
-        self.check_cached(cpu_row, 'litdata', cached,
+        self.check_cached(epoch_row, 'litdata', cached,
                           cold_epoch.folder_bytes(self.data(w) + '-litdata'))
-        self.table.add(first_row, 'litdata', first, 's')
-        self.table.add(epoch_row, 'litdata', whole, 's')
-        self.table.add(cpu_row, 'litdata', cold_epoch.cpu_per_gb(cpu, cached), 's/GB')
+        return [('litdata', (first, whole, cold_epoch.cpu_per_gb(cpu, cached)))]
 
     def litdata_timeout(self):
         return 120 + 1200 * self.args.scale
@@ -377,6 +426,17 @@ def litdata_run(mode, src, *args, timeout, env=None):
     return [float(x) for x in out.strip().splitlines()[-1].split()]
 
 
+def write_tars(folder, samples, size):
+    """Workload's samples as WebDataset tar shards in `folder`, unless kept."""
+    if os.path.isdir(folder):
+        return
+    print(f'writing {os.path.basename(folder)} ...', flush=True)
+    tmp = folder + '.partial'
+    shutil.rmtree(tmp, ignore_errors=True)
+    webdataset_peer.write_tars(tmp, samples, cold_first_sample.payload(size))
+    os.rename(tmp, folder)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--work', required=True, help='folder kept between invocations')
@@ -384,20 +444,40 @@ def main():
     ap.add_argument('--scale', type=float, default=1.0,
                     help='multiplies both workloads\' sample counts (0.01: a quick check)')
     ap.add_argument('--rows', default=','.join(ROWS), help='some of ' + ','.join(ROWS))
+    ap.add_argument('--workloads', default='A,B',
+                    help='the workloads of the loader and cold rows (batch: A, resume: '
+                    'its own), some of A,B')
     ap.add_argument('--images', type=int, default=0,
                     help='also the image workload with this many JPEGs (20000 in the issue)')
+    ap.add_argument('--sluice-keys', action='append', default=[], metavar='JSON',
+                    help='engine keys of Sluice\'s cold children, one variant per option '
+                    '(e.g. \'{"serve_in_flight": true}\')')
     registry_peers.add_arguments(ap)
     args = ap.parse_args()
     rows = args.rows.split(',')
     unknown = set(rows) - set(ROWS)
     if unknown:
         ap.error(f'--rows: unknown {sorted(unknown)}; known: {",".join(ROWS)}')
+    for keys in args.sluice_keys:
+        if not isinstance(json.loads(keys), dict):
+            ap.error(f'--sluice-keys {keys}: not a JSON object')
     os.makedirs(args.work, exist_ok=True)
     registry_peers.resolve(args)
+    args.webdataset_site = None if args.no_registry else registry_peers.site_packages()
     resume_bench.scale_workloads(args.scale)
-    workloads = ['A', 'B']
-    libs = ['sluice'] + (['litdata'] if args.litdata_src else [])
-    resume_bench.prepare(args.work, workloads, libs, ['iter'], args.litdata_src)
+    workloads = args.workloads.split(',')
+    if not workloads or set(workloads) - {'A', 'B'}:
+        ap.error(f'--workloads {args.workloads}: some of A,B')
+    # LitData's copy only for the rows that read it
+    libs = ['sluice'] + (['litdata'] if args.litdata_src and {'loader', 's3', 'resume'} &
+                         set(rows) else [])
+    # batch and resume read A whatever --workloads says
+    resume_bench.prepare(args.work, sorted(set(workloads) | ({'A'} if {'batch', 'resume'} &
+                                                              set(rows) else set())),
+                         libs, ['iter'], args.litdata_src)
+    if args.webdataset_site and {'http', 'proxy'} & set(rows):
+        for w in workloads:
+            write_tars(resume_bench.data_dir(args.work, w) + '-wds', *resume_bench.WORKLOADS[w])
     bench = Bench(args, workloads)
     images = None
     if args.images:
@@ -423,7 +503,8 @@ def main():
                 resume_bench.upload(bench.data(w) + '-litdata', resume_bench.tag(w) + '-litdata',
                                     bench.s3.endpoint)
         for run in range(args.runs):
-            print(f'run {run + 1} of {args.runs} ...', flush=True)
+            print(f'run {run + 1} of {args.runs}, load average '
+                  f'{" ".join(f"{x:.2f}" for x in os.getloadavg())} ...', flush=True)
             for row in rows:
                 if row == 'resume':
                     bench.resume('A', 'local')
@@ -452,7 +533,8 @@ def main():
     bench.table.print(args.runs)
     for note in bench.notes:
         print(note)
-    print(f'\n{args.runs} run(s) in {time.perf_counter() - started:.0f} s (scale {args.scale})')
+    print(f'\n{args.runs} run(s) in {time.perf_counter() - started:.0f} s (scale {args.scale}); '
+          f'load average at the end {" ".join(f"{x:.2f}" for x in os.getloadavg())}')
 
 
 if __name__ == '__main__':

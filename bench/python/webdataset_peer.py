@@ -1,6 +1,6 @@
-"""WebDataset as a peer in cold_first_sample.py: the same samples as its MDS
-dataset written as WebDataset tar shards, the registry package in a venv of
-its own, and the child process that times a cold read over HTTP.
+"""WebDataset as a peer in cold_first_sample.py and speed_table.py: the
+same samples as their MDS datasets written as WebDataset tar shards, and the
+child process that times a cold read over HTTP.
 
 Shards: shard-000000.tar, ... of at most `size_limit` bytes each (the MDS
 shards' 64 MiB), each sample two members, `%09d.id` (the index as ASCII
@@ -8,9 +8,10 @@ decimal, as WebDataset's `id` extension is read) and `%09d.data` (the
 payload), in index order. Written with Python's tarfile, mode 0644, mtime 0,
 so the same input gives the same bytes.
 
-The venv: $SLUICE_WEBDATASET_VENV when set, else a folder under
-${XDG_CACHE_HOME:-~/.cache}/sluice-bench, kept between runs; made with
---system-site-packages (the system's numpy) and `webdataset` pinned.
+The package: the registry's `webdataset` at its pin in peers.txt (with
+braceexpand, its one dependency Debian lacks), in registry_peers.py's venv
+with Mosaic and LitData; the child runs this interpreter with that venv's
+site-packages first on sys.path, as their children do.
 
 Cheap to import (no numpy, no sluice): the test of the writer imports it.
 """
@@ -23,7 +24,6 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-PIN = 'webdataset==0.2.111'
 SHUFFLE_BUFFER = 1000  # samples in .shuffle()'s buffer
 SHARD_SHUFFLE = 100  # shards in shardshuffle's buffer (more than any dataset here has)
 SEED = 17  # as the MDS children's shuffle_seed
@@ -85,27 +85,10 @@ def write_tars(folder, samples, payload, size_limit=64 << 20):
     return names
 
 
-def venv_python():
-    """The venv's python, the venv made and `PIN` installed first if needed."""
-    venv = os.environ.get('SLUICE_WEBDATASET_VENV') or os.path.join(
-        os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'sluice-bench',
-        PIN.replace('==', '-'))
-    python = os.path.join(venv, 'bin', 'python')
-    if not os.path.exists(python):
-        subprocess.run([sys.executable, '-m', 'venv', '--system-site-packages', venv], check=True)
-    name, version = PIN.split('==')
-    have = subprocess.run([python, '-c', 'import importlib.metadata as m, sys; '
-                           'print(m.version(sys.argv[1]))', name],
-                          capture_output=True, text=True)
-    if have.returncode != 0 or have.stdout.strip() != version:
-        subprocess.run([python, '-m', 'pip', 'install', '-q', '--disable-pip-version-check', PIN],
-                       check=True)
-    return python
-
-
-# The child: argv[1] '1' to shuffle, argv[2] '1' to read the whole epoch,
-# argv[3] the samples written, argv[4] the payload's size and argv[5] its
-# SHA-256, argv[6:] the shards' URLs. Prints, as cold_first_sample.py's
+# The child: argv[1] the site-packages folder webdataset is imported from,
+# argv[2] '1' to shuffle, argv[3] '1' to read the whole epoch, argv[4] the
+# samples written, argv[5] the payload's size and argv[6] its SHA-256,
+# argv[7:] the shards' URLs. Prints, as cold_first_sample.py's
 # child, seconds from the pipeline's construction to the first sample (its
 # `data` member as bytes: nothing decodes), to the end of the epoch, and CPU
 # seconds (its curl transfers included once reaped), and the wall clock
@@ -116,10 +99,11 @@ CHILD = r'''
 import hashlib, sys, time
 sys.path.insert(0, %r)
 from cold_epoch import cpu_seconds
+sys.path.insert(0, sys.argv[1])
 import webdataset as wds
-shuffle, epoch, samples, size, digest = (sys.argv[1] == '1', sys.argv[2] == '1',
-                                         int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
-urls = sys.argv[6:]
+shuffle, epoch, samples, size, digest = (sys.argv[2] == '1', sys.argv[3] == '1',
+                                         int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+urls = sys.argv[7:]
 c0, t0 = cpu_seconds(), time.perf_counter()
 if shuffle:
     ds = wds.WebDataset(urls, shardshuffle=%d, seed=%d).shuffle(%d, seed=%d)
@@ -147,14 +131,16 @@ print(first, whole, cpu, at)
 ''' % (HERE, SHARD_SHUFFLE, SEED, SHUFFLE_BUFFER, SEED)
 
 
-def webdataset_time(python, urls, shuffle, samples, payload, epoch=False, env=None, at=False):
-    """Seconds to the first sample read by WebDataset (`python`: the venv's)
-    from the tar shards at `urls`; with `epoch`: (to the first sample, to the
-    end of the epoch, CPU seconds). With `at`: (that, the wall clock when the
-    first sample was in hand)."""
-    out = subprocess.run([python, '-c', CHILD, '1' if shuffle else '0', '1' if epoch else '0',
-                          str(samples), str(len(payload)), hashlib.sha256(payload).hexdigest(),
-                          *urls], capture_output=True, text=True, env=env or os.environ)
+def webdataset_time(site, urls, shuffle, samples, payload, epoch=False, env=None, at=False):
+    """Seconds to the first sample read by WebDataset (imported from the
+    site-packages folder `site`: registry_peers.site_packages()) from the
+    tar shards at `urls`; with `epoch`: (to the first sample, to the end of
+    the epoch, CPU seconds). With `at`: (that, the wall clock when the first
+    sample was in hand)."""
+    out = subprocess.run([sys.executable, '-c', CHILD, site, '1' if shuffle else '0',
+                          '1' if epoch else '0', str(samples), str(len(payload)),
+                          hashlib.sha256(payload).hexdigest(), *urls],
+                         capture_output=True, text=True, env=env or os.environ)
     if out.returncode != 0:
         raise RuntimeError(f'webdataset child: {out.stderr}')
     first, whole, cpu, when = map(float, out.stdout.strip().splitlines()[-1].split())

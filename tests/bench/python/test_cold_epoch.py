@@ -29,3 +29,26 @@ def test_importing_cold_epoch_loads_neither_sluice_nor_numpy():
                           os.path.dirname(cold_epoch.__file__)],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == '[]'
+
+
+def test_curl_epoch_into_dev_null_counts_the_bytes_and_writes_nothing(tmp_path):
+    import functools
+    import http.server
+    import threading
+    www, work = tmp_path / 'www', tmp_path / 'work'
+    www.mkdir()
+    work.mkdir()
+    (www / 'a').write_bytes(bytes(1000))
+    (www / 'b').write_bytes(bytes(2345))
+    server = http.server.ThreadingHTTPServer(
+        ('127.0.0.1', 0), functools.partial(http.server.SimpleHTTPRequestHandler,
+                                            directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        urls = [f'http://127.0.0.1:{server.server_port}/{n}' for n in ('a', 'b')]
+        for discard in (False, True):
+            assert cold_epoch.curl_epoch(urls, 2, str(work), discard=discard)[2] == 3345
+            assert os.listdir(work) == []
+    finally:
+        server.shutdown()
+        server.server_close()
