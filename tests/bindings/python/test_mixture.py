@@ -254,5 +254,10 @@ def test_a_state_saved_under_the_rule_before_resumes_with_it(streams):
     old = make(streams, **kwargs)
     old.load_state_dict(deficit_rule_state(state))
     assert values(old) == deficit[3:]
+    # The offline planner plans the resumed epoch by the state's rule too.
+    ids = old.plan(world=World()).worker_ids(0, 0, 0).tolist()
+    offsets = {0: 0, 1: 100 - 6, 2: 200 - 10}  # global id -> value
+    assert [i + offsets[0 if i < 6 else 1 if i < 10 else 2] for i in ids] == deficit
+    assert again.plan(world=World()).worker_ids(0, 0, 0).tolist() != ids
     # Its own states keep the rule they resumed with.
     assert 'mixture_rule' not in old.state_dict(3, False)['sluice_order']['parts']['sampling']
