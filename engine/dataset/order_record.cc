@@ -195,8 +195,34 @@ JsonValue::Object SamplingOrderPart(const DatasetOptions& options, uint64_t shuf
   if (c.mixture) {
     part.emplace_back("mixture", MixturePoints(*c.mixture));
     part.emplace_back("mixture_interpolation", InterpolationName(*c.mixture));
+    SetRecordedMixtureRule(&part, c.mixture->rule);
   }
   return part;
+}
+
+Result<std::optional<planner::MixtureRule>> RecordedMixtureRule(const OrderRecord& saved) {
+  const JsonValue sampling{saved.sampling};
+  if (!JsonMember(sampling, "mixture")) return std::optional<planner::MixtureRule>();
+  const JsonValue* rule = JsonMember(sampling, "mixture_rule");
+  if (!rule) return std::optional<planner::MixtureRule>(planner::MixtureRule::kDeficit);
+  const std::string* name = std::get_if<std::string>(&rule->v);
+  if (name) {
+    auto parsed = planner::ParseMixtureRule(*name);
+    if (parsed.ok()) return std::optional<planner::MixtureRule>(*parsed);
+  }
+  return Bad("'parts.sampling.mixture_rule' must be 'tijdeman' or 'deficit' (the rules this Sluice draws "
+             "schedules by)");
+}
+
+void SetRecordedMixtureRule(JsonValue::Object* sampling, planner::MixtureRule rule) {
+  bool schedule = false;
+  for (auto it = sampling->begin(); it != sampling->end();) {
+    schedule = schedule || it->first == "mixture";
+    it = it->first == "mixture_rule" ? sampling->erase(it) : it + 1;
+  }
+  if (schedule && rule != planner::MixtureRule::kDeficit) {
+    sampling->emplace_back("mixture_rule", Str(std::string(planner::MixtureRuleName(rule))));
+  }
 }
 
 JsonValue::Array MixturePastOrderPart(const planner::PlanConfig& plan, int64_t epoch) {

@@ -8,7 +8,9 @@
 //       "sampling": {"epoch_size", "sampling_method", "sampling_granularity",
 //                    "partition_algo", "shuffle", "shuffle_algo", "shuffle_seed",
 //                    "shuffle_block_size", "batch_size", "batching_method",
-//                    "num_canonical_nodes", "replication"},
+//                    "num_canonical_nodes", "replication", and with a
+//                    schedule "mixture", "mixture_interpolation",
+//                    "mixture_rule"},
 //       "worlds": [{"nodes", "ranks_per_node"}, ...],
 //       "skips": [[epoch, begin, end], ...],
 //       "mixture_past": [{"epoch", "until", "mixture",
@@ -21,7 +23,11 @@
 //    named differently on each machine; the fingerprint names the data.
 //  - sampling: the planning options as configured (null = Mosaic's default),
 //    except shuffle_seed and num_canonical_nodes, which are the state's own
-//    (a resume adopts them, as Mosaic's does).
+//    (a resume adopts them, as Mosaic's does). With a schedule, the rule it
+//    draws by ("mixture_rule", planner::MixtureRule) is adopted too: a record
+//    with a schedule and without the key was saved under the largest-deficit
+//    rule ("deficit"), which is then recorded without the key, so that such
+//    records keep their digest and resume with the order they had.
 //  - worlds: the world shapes (physical nodes, ranks per node) the run ran
 //    on, oldest first; a resume on another world appends its own.
 //  - skips: the ranges of global positions the run skips (skip_ranges.h),
@@ -35,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +104,16 @@ JsonValue::Array MixturePastOrderPart(const planner::PlanConfig& plan, int64_t e
 Result<std::vector<planner::PlanConfig::MixtureChange>> ResumedMixturePast(const OrderRecord& saved,
                                                                           const OrderRecord& now, int64_t epoch,
                                                                           int64_t sample_in_epoch);
+
+// The rule a resume from `saved` draws its schedule by: saved's
+// "mixture_rule", "deficit" for a schedule recorded without one (saved
+// before Tijdeman's rule), nullopt without a schedule. kInvalidArgument
+// naming the field for another value.
+Result<std::optional<planner::MixtureRule>> RecordedMixtureRule(const OrderRecord& saved);
+
+// `sampling` (a sampling part) as recorded for a schedule drawn by `rule`:
+// "mixture_rule" set, or absent for "deficit"; unchanged without a schedule.
+void SetRecordedMixtureRule(JsonValue::Object* sampling, planner::MixtureRule rule);
 
 // {"version", "digest", "parts"} (this key order).
 JsonValue OrderRecordJson(const OrderRecord& record);

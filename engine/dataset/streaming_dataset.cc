@@ -828,8 +828,13 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   std::vector<WorldShape> worlds{here};
   std::vector<SkipRange> skips;
   std::vector<planner::PlanConfig::MixtureChange> mixture_past;
+  // New runs draw a schedule by Tijdeman's rule; a resume keeps its state's.
+  planner::MixtureRule mixture_rule = planner::MixtureRule::kTijdeman;
   if (state.order) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<planner::MixtureRule> recorded, RecordedMixtureRule(*state.order));
+    mixture_rule = recorded.value_or(planner::MixtureRule::kTijdeman);
     OrderRecord now = Order(state.shuffle_seed, state.num_canonical_nodes, state.epoch);
+    SetRecordedMixtureRule(&now.sampling, mixture_rule);
     now.worlds = {here};
     std::vector<std::string> names;
     for (const StreamOptions& s : options_.streams) names.push_back(StreamRoot(s));
@@ -864,6 +869,7 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
   options_.plan.num_canonical_nodes = state.num_canonical_nodes;
   options_.plan.shuffle_seed = state.shuffle_seed;
   options_.plan.mixture_past = std::move(mixture_past);
+  if (options_.plan.mixture) options_.plan.mixture->rule = mixture_rule;
   if (state.initial_physical_nodes > 0) initial_physical_nodes_ = state.initial_physical_nodes;
   auto derived = planner::DerivePlan(Request(state.epoch, state.sample_in_epoch, 1));
   if (!derived.ok()) {

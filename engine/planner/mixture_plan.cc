@@ -123,6 +123,9 @@ Result<std::vector<MixturePhase>> MixtureRequestPhases(const PlanRequest& q) {
       const std::string text = SplitMosaicError(past.status()).message;
       return MosaicValueError("mixture: " + where + ": " + text.substr(std::string("mixture: ").size()));
     }
+    // Every phase draws by the current schedule's rule (a resume keeps its
+    // state's rule for the whole epoch).
+    past->rule = now.rule;
     phases.push_back({from, std::move(*past)});
     from = change.until;
   }

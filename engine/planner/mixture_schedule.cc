@@ -28,10 +28,21 @@ Result<MixtureInterpolation> ParseMixtureInterpolation(std::string_view name) {
   return MosaicValueError("mixture_interpolation must be 'step' or 'linear', got '" + std::string(name) + "'");
 }
 
+Result<MixtureRule> ParseMixtureRule(std::string_view name) {
+  if (name == "tijdeman") return MixtureRule::kTijdeman;
+  if (name == "deficit") return MixtureRule::kDeficit;
+  return MosaicValueError("mixture_rule must be 'tijdeman' or 'deficit', got '" + std::string(name) + "'");
+}
+
+std::string_view MixtureRuleName(MixtureRule rule) {
+  return rule == MixtureRule::kTijdeman ? "tijdeman" : "deficit";
+}
+
 Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_t num_streams) {
   if (schedule.points.empty()) return MixtureError("the schedule has no points");
   QuantizedMixture out;
   out.interpolation = schedule.interpolation;
+  out.rule = schedule.rule;
   for (size_t k = 0; k < schedule.points.size(); ++k) {
     const MixturePoint& point = schedule.points[k];
     const std::string name = "point " + std::to_string(k);
@@ -89,6 +100,10 @@ MixtureSequencer::MixtureSequencer(QuantizedMixture mixture) : m_(std::move(mixt
   deficit_.assign(S, 0);
   step_.assign(S, 0);
   curve_.assign(S, 0);
+  if (m_.rule == MixtureRule::kTijdeman) {
+    tijdeman_.emplace(m_.at, m_.share, kMixtureScale, m_.interpolation == MixtureInterpolation::kLinear);
+    return;
+  }
   EnterSegment();
 }
 
@@ -109,6 +124,12 @@ void MixtureSequencer::EnterSegment() {
 }
 
 int64_t MixtureSequencer::Next() {
+  if (tijdeman_) {
+    const int64_t s = tijdeman_->Pick(t_);
+    tijdeman_->Drew(s, ++counts_[size_t(s)]);
+    ++t_;
+    return s;
+  }
   size_t pick = 0;
   for (size_t i = 1; i < deficit_.size(); ++i)
     if (deficit_[i] > deficit_[pick]) pick = i;
@@ -165,6 +186,7 @@ QuantizedMixture MixtureFrom(const QuantizedMixture& m, int64_t from) {
   while (k + 1 < m.at.size() && m.at[k + 1] <= from) ++k;
   QuantizedMixture out;
   out.interpolation = m.interpolation;
+  out.rule = m.rule;
   out.at.push_back(0);
   const bool between = m.interpolation == MixtureInterpolation::kLinear && k + 1 < m.at.size() && m.at[k] < from;
   if (!between) {

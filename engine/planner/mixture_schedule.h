@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/planner/mixture_tijdeman.h"
 
 namespace sluice::planner {
 
@@ -16,6 +17,17 @@ enum class MixtureInterpolation { kStep, kLinear };
 
 // "step" | "linear"; else ValueError.
 Result<MixtureInterpolation> ParseMixtureInterpolation(std::string_view name);
+
+// How the sequencer picks the stream of a position (README.md, "Mixture
+// schedules"). kTijdeman keeps every count within one sample of its target
+// for any number of streams; kDeficit (the largest deficit, the rule of
+// states saved before kTijdeman) only for up to three. New plans use
+// kTijdeman; a resume keeps the rule its state recorded.
+enum class MixtureRule { kDeficit, kTijdeman };
+
+// "deficit" | "tijdeman"; else ValueError.
+Result<MixtureRule> ParseMixtureRule(std::string_view name);
+std::string_view MixtureRuleName(MixtureRule rule);
 
 // From `at` samples seen on, the streams are drawn in proportion to
 // `weights` (one per stream, relative). kStep holds them until the next
@@ -29,6 +41,7 @@ struct MixturePoint {
 struct MixtureSchedule {
   std::vector<MixturePoint> points;
   MixtureInterpolation interpolation = MixtureInterpolation::kStep;
+  MixtureRule rule = MixtureRule::kTijdeman;
 };
 
 // The schedule's exact form: each point's weights normalised to integers
@@ -40,6 +53,7 @@ struct QuantizedMixture {
   std::vector<int64_t> at;                  // point positions, at[0] == 0
   std::vector<std::vector<int64_t>> share;  // per point, per stream; sums to kMixtureScale
   MixtureInterpolation interpolation = MixtureInterpolation::kStep;
+  MixtureRule rule = MixtureRule::kTijdeman;
   int64_t num_streams() const { return share.empty() ? 0 : int64_t(share[0].size()); }
 };
 
@@ -50,13 +64,15 @@ struct QuantizedMixture {
 // increasing, a point beyond the planner's 2^36 samples.
 Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_t num_streams);
 
-// The stream of each global position, one position at a time from 0. At
-// position t it picks the stream whose count so far falls furthest below
-// its cumulative target after t + 1 samples (the integral of the weights
-// over [0, t + 1)), ties to the lowest index. Counts never exceed a target
-// by one sample or more; for up to three streams they never fall one
-// sample or more below it either; with more streams they can, a little
-// (README: the bounds, why, and what was measured).
+// The stream of each global position, one position at a time from 0, by
+// the mixture's rule over the cumulative targets (the integral of the
+// weights over [0, t + 1) after t + 1 samples). kTijdeman: TijdemanDraw,
+// every count within 1 - 1/(2n - 2) samples of its target (n >= 2 streams).
+// kDeficit: the stream whose count falls furthest below its target, ties to
+// the lowest index; counts never exceed a target by one sample or more, and
+// for up to three streams never fall one sample or more below it; with more
+// streams they can, a little (README: the bounds, why, and what was
+// measured).
 class MixtureSequencer {
  public:
   explicit MixtureSequencer(QuantizedMixture mixture);
@@ -77,6 +93,7 @@ class MixtureSequencer {
  private:
   void EnterSegment();
   QuantizedMixture m_;
+  std::optional<TijdemanDraw> tijdeman_;  // kTijdeman's state; else the deficits below
   int64_t t_ = 0;
   size_t seg_ = 0;           // points [seg_] <= t_ < at[seg_ + 1] (or the last)
   __int128 len_ = 1;         // segment length (1 for the open last segment and step)

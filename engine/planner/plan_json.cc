@@ -144,6 +144,11 @@ Result<PlanRequest> FromConfig(element cfg) {
   }
 
   SLUICE_ASSIGN_OR_RETURN(c.mixture, MixtureOf(cfg, "mixture"));
+  SLUICE_ASSIGN_OR_RETURN(auto rule, OptString(cfg, "mixture_rule"));
+  if (rule) {
+    if (!c.mixture) return TypeError("mixture_rule", "a 'mixture' beside it");
+    SLUICE_ASSIGN_OR_RETURN(c.mixture->rule, ParseMixtureRule(*rule));
+  }
   SLUICE_ASSIGN_OR_RETURN(auto past, Member(cfg, "mixture_past"));
   if (past) {
     constexpr char kPast[] = "a list of {\"epoch\", \"until\", \"mixture\", \"mixture_interpolation\"}";

@@ -18,7 +18,8 @@ namespace sluice::planner {
 // shuffle_block_size, num_canonical_nodes, partition_algo, batching_method,
 // sampling_method, sampling_granularity, epoch, sample_in_epoch,
 // initial_physical_nodes, mixture ([[samples seen, [weights]], ...]) and
-// mixture_interpolation ("step" | "linear"), mixture_past ([{"epoch", "until",
+// mixture_interpolation ("step" | "linear"), mixture_rule ("tijdeman" |
+// "deficit", MixtureRule; default "tijdeman"), mixture_past ([{"epoch", "until",
 // "mixture", "mixture_interpolation"}, ...]: PlanConfig::mixture_past, as a
 // state's order record holds it). Missing keys take Mosaic's defaults; "name" and
 // "dataloader_check" are ignored. Errors: malformed JSON or wrong types

@@ -473,20 +473,24 @@ class StreamingDataset(_Base):
             'initial_physical_nodes': (state or {}).get('initial_physical_nodes',
                                                         self.initial_physical_nodes),
             **({'mixture': self.mixture, 'mixture_interpolation': self.mixture_interpolation,
-                'mixture_past': self._mixture_past(epoch)}
+                **self._resumed_mixture(epoch)}
                if self.mixture is not None else {}),
         }
 
-    def _mixture_past(self, epoch):
-        """The schedules a resume replaced in `epoch` (load_state_dict's
-        adapt='schedule'), as the engine records them in its states."""
+    def _resumed_mixture(self, epoch):
+        """What a loaded state decides of `epoch`'s schedule, as the engine
+        records it in its states: the schedules a resume replaced
+        (load_state_dict's adapt='schedule') and the rule the resume kept
+        (a record without "mixture_rule" draws by "deficit":
+        engine/dataset/order_record.h)."""
         state = self._resume_state
         if not state or state.get('epoch') != epoch or 'sluice_order' not in state:
-            return []
+            return {'mixture_past': []}
         keys = ('epoch', 'sample_in_epoch', 'num_canonical_nodes', 'shuffle_seed',
                 'initial_physical_nodes')
-        record = self._engine.state_with_order({k: state.get(k) for k in keys})
-        return record['sluice_order']['parts'].get('mixture_past', [])
+        parts = self._engine.state_with_order({k: state.get(k) for k in keys})['sluice_order']['parts']
+        return {'mixture_past': parts.get('mixture_past', []),
+                'mixture_rule': parts['sampling'].get('mixture_rule', 'deficit')}
 
     def _resume(self, epoch):
         """(epoch, sample_in_epoch, state) as Mosaic's _resume: a checkpoint

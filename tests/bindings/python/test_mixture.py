@@ -1,10 +1,19 @@
 """Mixture schedules from Python: StreamingDataset(streams=..., mixture=...,
 epoch_size=...) yields the schedule's exact order (hand-checked below),
 resumes mid-schedule from a state_dict (on the same world and on two
-ranks), and the engine's errors reach the caller as ValueError."""
+ranks), keeps every stream's count within one sample of its target for any
+number of streams (Tijdeman's rule), resumes a state saved under the rule
+before it with that rule, and the engine's errors reach the caller as
+ValueError."""
+import copy
+import json
+import random
+from fractions import Fraction
+
 import pytest
 
 import sluice
+from sluice.hashing import get_hash
 from sluice.world import World
 
 
@@ -38,9 +47,11 @@ def ids_collate(batch):
 
 
 def test_step_schedule_order(streams):
-    # Weights 2:1:1 until 4 samples seen, then math alone. Streams by the
-    # largest-deficit rule (targets after t+1 samples, ties to the lower index):
-    # t=0 (.5,.25,.25) web; t=1 (1,.5,.5) code; t=2 (1.5,.75,.75) math;
+    # Weights 2:1:1 until 4 samples seen, then math alone. Streams by
+    # Tijdeman's rule (targets after t+1 samples; eligible when target -
+    # count >= 1/4, then the earliest time the target reaches count + 3/4):
+    # t=0 (.5,.25,.25) all eligible, due (2,3,3): web; t=1 (1,.5,.5) code and
+    # math, due 3 and 3: code; t=2 (1.5,.75,.75) web due 4, math due 3: math;
     # t=3 (2,1,1) web; then math: 201, 202, and its second pass 200, 201.
     ds = make(streams, epoch_size=8, mixture=[(0, [2, 1, 1]), (4, [0, 0, 1])])
     assert values(ds) == [0, 100, 200, 1, 201, 202, 200, 201]
@@ -49,7 +60,8 @@ def test_step_schedule_order(streams):
 
 def test_linear_schedule_order(streams):
     # web -> code linearly over 4 samples: T_web = x - x^2/8, T_code = x^2/8:
-    # t=0 web (7/8 vs 1/8), t=1 tie at 1/2 -> web, then code from t=2 on
+    # t=0 web (7/8 vs 1/8 < 1/2), t=1 both eligible and due at 2 -> web, then
+    # code from t=2 on
     # (T_web stays 2 after 4 samples); code wraps to its second pass.
     ds = make(streams[:2], epoch_size=7, mixture=[(0, [1, 0]), (4, [0, 1])],
               mixture_interpolation='linear')
@@ -163,3 +175,89 @@ def test_a_state_records_the_schedule(streams):
     same = make(streams, **kwargs)
     same.load_state_dict(state)
     assert len(values(same)) == 14
+
+
+def target(mixture, linear, stream, t):
+    """The exact cumulative target of `stream` after t samples (the weights
+    normalised per point; step or linear between points)."""
+    shares = [[Fraction(w) / sum(Fraction(x) for x in ws) for w in ws] for _, ws in mixture]
+    out = Fraction(0)
+    for k, (at, _) in enumerate(mixture):
+        end = mixture[k + 1][0] if k + 1 < len(mixture) else None
+        if t <= at:
+            break
+        x = min(t, end) - at if end is not None else t - at
+        q0 = shares[k][stream]
+        if linear and end is not None:
+            slope = (shares[k + 1][stream] - q0) / (end - at)
+            out += x * q0 + slope * x * x / 2
+        else:
+            out += x * q0
+    return out
+
+
+@pytest.fixture
+def twelve_streams(tmp_path):
+    return [write(str(tmp_path / f's{i}'), range(100 * i, 100 * i + 4)) for i in range(12)]
+
+
+def test_counts_stay_within_one_sample_of_the_schedule_for_any_number_of_streams(twelve_streams):
+    rng = random.Random(39)
+    for n in range(2, 13):
+        for linear in (False, True):
+            mixture, at = [], 0
+            for k in range(5):
+                weights = [0 if rng.random() < 0.3 else rng.random() for _ in range(n)]
+                weights[k % n] += 0.5
+                mixture.append((at, weights))
+                at += rng.randint(1, 60)
+            epoch = at + 40
+            ds = make(twelve_streams[:n], epoch_size=epoch, mixture=mixture,
+                      mixture_interpolation='linear' if linear else 'step')
+            counts = [0] * n
+            bound = 1 - Fraction(1, 2 * n - 2) + Fraction(1, 10**9)  # + the 2^-48 quantisation
+            for t, v in enumerate(values(ds), start=1):
+                counts[v // 100] += 1
+                for i in range(n):
+                    assert abs(counts[i] - target(mixture, linear, i, t)) <= bound, (n, linear, t, i)
+            assert t == epoch
+
+
+def deficit_rule_state(state):
+    """`state` as a Sluice before Tijdeman's rule saved it: its record names
+    no rule (the digest recomputed as the engine computes it)."""
+    state = copy.deepcopy(state)
+    parts = state['sluice_order']['parts']
+    del parts['sampling']['mixture_rule']
+    state['sluice_order']['digest'] = get_hash('xxh64', json.dumps(parts, sort_keys=True).encode())
+    return state
+
+
+def test_a_state_saved_under_the_rule_before_resumes_with_it(streams):
+    # (0: [1, 1, 2]) to (8: [1, 1, 0]), linear: the streams by Tijdeman's rule
+    # are math, web, code, web, code, math, web, code, ...; by the largest
+    # deficit math, web, code, math, web, code, web, code, ...
+    # (tests/engine/planner/mixture_schedule_test.cc derives both).
+    kwargs = dict(epoch_size=12, mixture=[(0, [1, 1, 2]), (8, [1, 1, 0])], mixture_interpolation='linear')
+    tijdeman = [200, 0, 100, 1, 101, 201, 2, 102, 3, 103, 4, 100]
+    deficit = [200, 0, 100, 201, 1, 101, 2, 102, 3, 103, 4, 100]
+    assert values(make(streams, **kwargs)) == tijdeman
+    loader = sluice.StreamingDataLoader(make(streams, **kwargs), batch_size=1, collate_fn=ids_collate)
+    for i, _ in enumerate(loader):
+        if i + 1 == 3:
+            state = loader.state_dict()
+            break
+    assert state['sluice_order']['parts']['sampling']['mixture_rule'] == 'tijdeman'
+    again = make(streams, **kwargs)
+    again.load_state_dict(state)
+    assert values(again) == tijdeman[3:]
+    old = make(streams, **kwargs)
+    old.load_state_dict(deficit_rule_state(state))
+    assert values(old) == deficit[3:]
+    # The offline planner plans the resumed epoch by the state's rule too.
+    ids = old.plan(world=World()).worker_ids(0, 0, 0).tolist()
+    offsets = {0: 0, 1: 100 - 6, 2: 200 - 10}  # global id -> value
+    assert [i + offsets[0 if i < 6 else 1 if i < 10 else 2] for i in ids] == deficit
+    assert again.plan(world=World()).worker_ids(0, 0, 0).tolist() != ids
+    # Its own states keep the rule they resumed with.
+    assert 'mixture_rule' not in old.state_dict(3, False)['sluice_order']['parts']['sampling']

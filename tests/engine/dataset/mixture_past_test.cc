@@ -57,8 +57,42 @@ TEST(MixturePast, AChangeOfScheduleAsksForAdaptSchedule) {
   unscheduled.sampling = SamplingOrderPart(plain, 9176, 1);
   EXPECT_EQ(CompareOrder(unscheduled, now, {.schedule = true}, {}).message(),
             "resume state does not match this dataset: sampling mixture changed: saved absent, now [[0, [1.0, "
-            "0.0]], [20, [0.0, 1.0]]]; sampling mixture_interpolation changed: saved absent, now \"linear\" (to "
-            "resume anyway, adapt \"sampling\")");
+            "0.0]], [20, [0.0, 1.0]]]; sampling mixture_interpolation changed: saved absent, now \"linear\"; "
+            "sampling mixture_rule changed: saved absent, now \"tijdeman\" (to resume anyway, adapt \"sampling\")");
+}
+
+// The rule a schedule draws by is recorded and adopted by a resume, as the
+// seed is: a state saved under the largest-deficit rule (before Tijdeman's)
+// carries no "mixture_rule" and keeps its digest and its order.
+TEST(MixturePast, TheRuleIsRecordedAndAResumeKeepsTheSavedOne) {
+  planner::MixtureSchedule deficit = kA;
+  deficit.rule = planner::MixtureRule::kDeficit;
+  const OrderRecord old = Scheduled(deficit), now = Scheduled(kA);
+  EXPECT_EQ(JsonMember(JsonValue{old.sampling}, "mixture_rule"), nullptr);
+  ASSERT_NE(JsonMember(JsonValue{now.sampling}, "mixture_rule"), nullptr);
+  EXPECT_EQ(std::get<std::string>(JsonMember(JsonValue{now.sampling}, "mixture_rule")->v), "tijdeman");
+  EXPECT_EQ(**RecordedMixtureRule(old), planner::MixtureRule::kDeficit);
+  EXPECT_EQ(**RecordedMixtureRule(now), planner::MixtureRule::kTijdeman);
+  DatasetOptions plain;
+  OrderRecord unscheduled;
+  unscheduled.sampling = SamplingOrderPart(plain, 9176, 1);
+  EXPECT_FALSE(RecordedMixtureRule(unscheduled)->has_value());
+  // Compared as recorded, the rules differ by name...
+  EXPECT_EQ(CompareOrder(old, now, {}, {}).message(),
+            "resume state does not match this dataset: sampling mixture_rule changed: saved absent, now "
+            "\"tijdeman\" (to resume anyway, adapt \"sampling\")");
+  // ...but a resume records its state's rule (StreamingDataset::LoadState).
+  OrderRecord adopted = now;
+  SetRecordedMixtureRule(&adopted.sampling, **RecordedMixtureRule(old));
+  EXPECT_TRUE(CompareOrder(old, adopted, {}, {}).ok());
+  EXPECT_EQ(*DumpPyJson(OrderRecordJson(adopted), true), *DumpPyJson(OrderRecordJson(old), true));
+  // A rule this Sluice does not know is refused by name.
+  OrderRecord unknown = now;
+  for (auto& [k, v] : unknown.sampling)
+    if (k == "mixture_rule") v = JsonValue{std::string("fair")};
+  EXPECT_EQ(RecordedMixtureRule(unknown).status().message(),
+            "resume state: sluice_order: 'parts.sampling.mixture_rule' must be 'tijdeman' or 'deficit' (the "
+            "rules this Sluice draws schedules by)");
 }
 
 TEST(MixturePast, EachChangeAddsTheReplacedSchedule) {

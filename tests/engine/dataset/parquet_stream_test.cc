@@ -980,10 +980,12 @@ struct ProxiedS3rverTable {
   void Start(const std::string& dir) {
     server = testing::StartS3rver(server_dir.path(), kKeyId, kSecret, {"bkt"});
     ASSERT_NE(server, nullptr) << "s3rver did not start";
+    scoped.emplace(testing::S3rverEnv(server->port(), kKeyId, kSecret));
+    // The upload forks: before the proxy's thread starts (ThreadSanitizer's
+    // runtime fails a child forked beside running threads).
+    ASSERT_EQ(testing::UploadTree("s3://bkt/table", dir), 0) << server->Log();
     proxy = testing::RequestLogProxy::Start(server->port(), JoinPath(scratch.path(), "requests"));
     ASSERT_NE(proxy, nullptr);
-    scoped.emplace(testing::S3rverEnv(server->port(), kKeyId, kSecret));
-    ASSERT_EQ(testing::UploadTree("s3://bkt/table", dir), 0) << server->Log();
     ::setenv("S3_ENDPOINT_URL", ("http://127.0.0.1:" + std::to_string(proxy->port())).c_str(), 1);
   }
 };

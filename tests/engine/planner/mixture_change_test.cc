@@ -171,6 +171,29 @@ TEST(MixtureChangeTest, JsonForm) {
             "\"mixture_interpolation\"}");
 }
 
+// "mixture_rule" (the rule a resumed state recorded) reaches the schedule
+// and every phase; the linear three-stream schedule of
+// mixture_schedule_test.cc differs between the rules at position 3.
+TEST(MixtureChangeTest, JsonRule) {
+  const std::string head = R"({"streams": [{"shard_sizes": [6]}, {"shard_sizes": [4]}, {"shard_sizes": [3]}],
+      "epoch_size": 12, "batch_size": 1, "num_canonical_nodes": 1, "mixture": [[0, [1, 1, 2]], [8, [1, 1, 0]]],
+      "mixture_interpolation": "linear")";
+  auto tijdeman = ParsePlanRequest(head + "}");
+  auto deficit = ParsePlanRequest(head + R"(, "mixture_rule": "deficit"})");
+  ASSERT_TRUE(tijdeman.ok() && deficit.ok());
+  EXPECT_EQ(tijdeman->config.mixture->rule, MixtureRule::kTijdeman);
+  // Streams 2,0,1,0,1,2,0,1,0,1,0,1 and 2,0,1,2,0,1,0,1,0,1,0,1.
+  EXPECT_EQ(*PlanWorker(*tijdeman, 0, 0, 0), (std::vector<int64_t>{10, 0, 6, 1, 7, 11, 2, 8, 3, 9, 4, 6}));
+  EXPECT_EQ(*PlanWorker(*deficit, 0, 0, 0), (std::vector<int64_t>{10, 0, 6, 11, 1, 7, 2, 8, 3, 9, 4, 6}));
+  auto bad = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}], "mixture_rule": "deficit"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "ValueError: config key 'mixture_rule': expected a 'mixture' beside it");
+  auto unknown = ParsePlanRequest(R"({"streams": [{"shard_sizes": [3]}], "mixture": [[0, [1]]],
+      "mixture_rule": "fair"})");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(), "ValueError: mixture_rule must be 'tijdeman' or 'deficit', got 'fair'");
+}
+
 TEST(MixtureChangeTest, PastScheduleChecks) {
   PlanRequest q = Request({{2}, {2}}, {{{0, {1, 1}}}, MixtureInterpolation::kStep}, 4);
   auto message = [&] {

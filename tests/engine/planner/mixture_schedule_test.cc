@@ -1,6 +1,6 @@
 // Mixture schedules: exact stream sequences of hand-checked schedules (the
-// derivations are in the comments), the exact targets, the bound the
-// largest-deficit rule keeps, and every validation error's text.
+// derivations are in the comments), the exact targets, the bounds each rule
+// keeps, and every validation error's text.
 #include "engine/planner/mixture_schedule.h"
 
 #include <gtest/gtest.h>
@@ -73,10 +73,17 @@ TEST(MixtureScheduleTest, LinearTwoStreams) {
 
 // (0: [1, 1, 2]) to (8: [1, 1, 0]), linear (shares 1/4,1/4,1/2 -> 1/2,1/2,0):
 // T0 = T1 = x/4 + x^2/64, T2 = x/2 - x^2/32 up to x = 8, then T2 stays 2.
-//  t=0 (.27,.27,.47)->2  t=1 (.5625,.5625,.875) c=(0,0,1)->0
-//  t=2 (.89,.89,1.22) c=(1,0,1)->1  t=3 (1.25,1.25,1.5) c=(1,1,1)->2
-//  t=4 (1.64,1.64,1.72) c=(1,1,2)->0  t=5 (2.06,2.06,1.88) c=(2,1,2)->1
-//  t=6 (2.52,2.52,1.97) c=(2,2,2)->0  t=7 (3,3,2) c=(3,2,2)->1  then 0, 1, ...
+// Tijdeman's rule (n = 3: eligible when T - c >= 1/4, then the earliest
+// T' >= t + 1 with T(T') >= c + 3/4, ties to the lower index):
+//  t=0 (.27,.27,.47) all eligible, due (3,3,2)->2
+//  t=1 (.5625,.5625,.875) c=(0,0,1) eligible 0,1, due (3,3)->0
+//  t=2 (.89,.89,1.22) c=(1,0,1) only 1 eligible (2's excess .22 < 1/4)->1
+//  t=3 (1.25,1.25,1.5) c=(1,1,1) all eligible, all due at 6 (1.75)->0
+//  t=4 (1.64,1.64,1.72) c=(2,1,1) eligible 1,2, both due at 6->1
+//  t=5 (2.06,2.06,1.88) c=(2,2,1) only 2 eligible->2
+//  t=6 (2.52,2.52,1.97) c=(2,2,2) eligible 0,1, due 8->0  t=7 ->1  then 0, 1, ...
+// The largest-deficit rule (kDeficit) picks 2 at t=3 (deficits .25, .25,
+// .5), then 0 and 1 at t=4 and 5: the same counts two positions later.
 TEST(MixtureScheduleTest, LinearThreeStreamsAndExactTargets) {
   const MixtureSchedule s = Schedule({{0, {1, 1, 2}}, {8, {1, 1, 0}}}, MixtureInterpolation::kLinear);
   auto q = QuantizeMixture(s, 3);
@@ -93,7 +100,10 @@ TEST(MixtureScheduleTest, LinearThreeStreamsAndExactTargets) {
   eq(0, 8, 3.0);
   eq(1, 12, 5.0);
   eq(2, 12, 2.0);
-  EXPECT_EQ(Streams(s, 3, 12), (std::vector<int64_t>{2, 0, 1, 2, 0, 1, 0, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(Streams(s, 3, 12), (std::vector<int64_t>{2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 0, 1}));
+  MixtureSchedule deficit = s;
+  deficit.rule = MixtureRule::kDeficit;
+  EXPECT_EQ(Streams(deficit, 3, 12), (std::vector<int64_t>{2, 0, 1, 2, 0, 1, 0, 1, 0, 1, 0, 1}));
 }
 
 TEST(MixtureScheduleTest, TargetsOfAStepSchedule) {
@@ -106,18 +116,31 @@ TEST(MixtureScheduleTest, TargetsOfAStepSchedule) {
   EXPECT_EQ(u.num, 0);
 }
 
-// Counts follow the cumulative targets: never one sample or more above
-// (any number of streams), never one or more below (up to three streams;
-// for more, less than streams - 1 below). Checked exactly at every position.
-void CheckBound(const MixtureSchedule& s, int64_t streams, int64_t n, bool tight) {
+// Counts follow the cumulative targets, checked exactly at every position.
+// Tijdeman's rule (the default): |c - T| <= 1 - 1/(2n - 2) for n >= 2
+// streams. The largest deficit (kDeficit): never one sample or more above
+// (any number of streams), never one or more below for up to three streams,
+// less than streams - 1 below for more.
+void CheckBound(MixtureSchedule s, int64_t streams, int64_t n, bool tight,
+                MixtureRule rule = MixtureRule::kTijdeman) {
+  s.rule = rule;
   auto q = QuantizeMixture(s, streams);
   ASSERT_TRUE(q.ok());
   MixtureSequencer seq(*q);
+  const __int128 b = 2 * streams - 2;
   for (int64_t t = 1; t <= n; ++t) {
     seq.Next();
     for (int64_t i = 0; i < streams; ++i) {
       const auto target = seq.TargetAt(i, t);
       const __int128 ahead = __int128(seq.counts()[size_t(i)]) * target.den - target.num;  // (c - T) * den
+      if (rule == MixtureRule::kTijdeman) {
+        // |c - T| * den * b <= den * (b - 1); |ahead| < 2 den keeps it in range.
+        ASSERT_LT(ahead, 2 * target.den) << "stream " << i << " at " << t << " of " << streams;
+        ASSERT_GT(ahead, -2 * target.den) << "stream " << i << " at " << t << " of " << streams;
+        const __int128 dev = ahead < 0 ? -ahead : ahead;
+        ASSERT_LE(dev * b, target.den * (b - 1)) << "stream " << i << " at " << t << " of " << streams;
+        continue;
+      }
       ASSERT_LT(ahead, target.den) << "stream " << i << " at " << t;
       const __int128 below_bound = tight ? 1 : streams - 1;
       ASSERT_GT(ahead, -below_bound * target.den) << "stream " << i << " at " << t;
@@ -125,43 +148,80 @@ void CheckBound(const MixtureSchedule& s, int64_t streams, int64_t n, bool tight
   }
 }
 
-TEST(MixtureScheduleTest, CountsFollowTargetsWithinOneSample) {
-  std::mt19937_64 gen(7);
+// Random weights (some zero, never all), random point spacing.
+MixtureSchedule RandomSchedule(std::mt19937_64& gen, int64_t streams, int points, int64_t spacing,
+                               MixtureInterpolation interpolation) {
   std::uniform_real_distribution<double> w(0, 1);
-  for (int iter = 0; iter < 6; ++iter) {
-    for (auto interpolation : {MixtureInterpolation::kStep, MixtureInterpolation::kLinear}) {
-      MixtureSchedule s{{}, interpolation};
-      int64_t at = 0;
-      for (int k = 0; k < 6; ++k) {
-        std::vector<double> weights{w(gen), w(gen), k == 3 ? 0.0 : w(gen)};
-        if (k == 2) weights[0] = 0;
-        s.points.push_back({at, weights});
-        at += 1 + int64_t(gen() % 20000);
-      }
-      CheckBound(s, 3, at + 5000, true);
-    }
+  MixtureSchedule s{{}, interpolation};
+  int64_t at = 0;
+  for (int k = 0; k < points; ++k) {
+    std::vector<double> weights;
+    for (int64_t i = 0; i < streams; ++i) weights.push_back(gen() % 3 == 0 ? 0.0 : w(gen));
+    weights[size_t(k % streams)] += 0.5;
+    s.points.push_back({at, weights});
+    at += 1 + int64_t(gen() % uint64_t(spacing));
   }
-  // The example, shortened.
-  CheckBound(Schedule({{0, {0.7, 0.2, 0.1}}, {20000, {0.5, 0.3, 0.2}}}), 3, 40000, true);
-  CheckBound(Schedule({{0, {0.7, 0.2, 0.1}}, {20000, {0.5, 0.3, 0.2}}}, MixtureInterpolation::kLinear), 3, 40000,
-             true);
+  return s;
 }
 
-TEST(MixtureScheduleTest, CountsNeverRunAheadWithManyStreams) {
-  std::mt19937_64 gen(11);
-  std::uniform_real_distribution<double> w(0, 1);
-  for (auto interpolation : {MixtureInterpolation::kStep, MixtureInterpolation::kLinear}) {
-    MixtureSchedule s{{}, interpolation};
-    int64_t at = 0;
-    for (int k = 0; k < 8; ++k) {
-      std::vector<double> weights;
-      for (int i = 0; i < 7; ++i) weights.push_back(gen() % 3 == 0 ? 0.0 : w(gen));
-      weights[size_t(k % 7)] += 0.5;
-      s.points.push_back({at, weights});
-      at += 1 + int64_t(gen() % 3000);
+TEST(MixtureScheduleTest, CountsFollowTargetsWithinOneSample) {
+  for (MixtureRule rule : {MixtureRule::kTijdeman, MixtureRule::kDeficit}) {
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<double> w(0, 1);
+    for (int iter = 0; iter < 6; ++iter) {
+      for (auto interpolation : {MixtureInterpolation::kStep, MixtureInterpolation::kLinear}) {
+        MixtureSchedule s{{}, interpolation};
+        int64_t at = 0;
+        for (int k = 0; k < 6; ++k) {
+          std::vector<double> weights{w(gen), w(gen), k == 3 ? 0.0 : w(gen)};
+          if (k == 2) weights[0] = 0;
+          s.points.push_back({at, weights});
+          at += 1 + int64_t(gen() % 20000);
+        }
+        CheckBound(s, 3, at + 5000, true, rule);
+      }
     }
-    CheckBound(s, 7, at + 1000, false);
+    // The example, shortened.
+    CheckBound(Schedule({{0, {0.7, 0.2, 0.1}}, {20000, {0.5, 0.3, 0.2}}}), 3, 40000, true, rule);
+    CheckBound(Schedule({{0, {0.7, 0.2, 0.1}}, {20000, {0.5, 0.3, 0.2}}}, MixtureInterpolation::kLinear), 3, 40000,
+               true, rule);
   }
+}
+
+// The property for any number of streams: 2..12 streams, random step and
+// linear schedules, every prefix within 1 - 1/(2n - 2) samples of its target.
+TEST(MixtureScheduleTest, TijdemanKeepsEveryCountWithinOneSampleForAnyNumberOfStreams) {
+  std::mt19937_64 gen(39);
+  for (int64_t streams = 2; streams <= 12; ++streams) {
+    for (auto interpolation : {MixtureInterpolation::kStep, MixtureInterpolation::kLinear}) {
+      for (int iter = 0; iter < 3; ++iter) {
+        const MixtureSchedule s = RandomSchedule(gen, streams, 8, iter == 0 ? 40 : 3000, interpolation);
+        CheckBound(s, streams, s.points.back().at + 2000, true);
+      }
+    }
+  }
+}
+
+// Seven streams: the largest deficit is only proven within streams - 1
+// samples below its target (README); Tijdeman's rule within 1 - 1/12.
+TEST(MixtureScheduleTest, DeficitRuleNeverRunsAheadWithManyStreams) {
+  std::mt19937_64 gen(11);
+  for (auto interpolation : {MixtureInterpolation::kStep, MixtureInterpolation::kLinear}) {
+    const MixtureSchedule s = RandomSchedule(gen, 7, 8, 3000, interpolation);
+    CheckBound(s, 7, s.points.back().at + 1000, false, MixtureRule::kDeficit);
+    CheckBound(s, 7, s.points.back().at + 1000, true, MixtureRule::kTijdeman);
+  }
+}
+
+TEST(MixtureScheduleTest, RuleNames) {
+  EXPECT_EQ(*ParseMixtureRule("tijdeman"), MixtureRule::kTijdeman);
+  EXPECT_EQ(*ParseMixtureRule("deficit"), MixtureRule::kDeficit);
+  EXPECT_EQ(MixtureRuleName(MixtureRule::kTijdeman), "tijdeman");
+  EXPECT_EQ(MixtureRuleName(MixtureRule::kDeficit), "deficit");
+  auto bad = ParseMixtureRule("fair");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "ValueError: mixture_rule must be 'tijdeman' or 'deficit', got 'fair'");
+  EXPECT_EQ(MixtureSchedule{}.rule, MixtureRule::kTijdeman);
 }
 
 TEST(MixtureScheduleTest, SkipToMatchesNext) {
