@@ -50,12 +50,7 @@ def smaps_mb():
 
 
 def resident_mb():
-    fields = {}
-    with open('/proc/self/smaps_rollup') as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 2 and parts[1].isdigit():
-                fields[parts[0].rstrip(':')] = int(parts[1]) / 1024
+    fields = smaps_mb()
     return fields.get('Anonymous', 0.0), fields.get('Rss', 0.0) - fields.get('Anonymous', 0.0)
 
 
