@@ -1,6 +1,10 @@
 #include "engine/dataset/parquet_footer_store.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -13,9 +17,37 @@
 namespace sluice {
 namespace {
 
-// Footers are capped at 64 MiB each (FooterOptions); a store past this is
-// not one Sluice wrote.
-constexpr uint64_t kMaxStoreBytes = uint64_t{1} << 36;
+// The layout (parquet_footer_store.h), little-endian like the machines
+// that write and read it (the node's own).
+constexpr char kStoreMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'P', 'F'};
+constexpr uint32_t kStoreVersion = 2;
+
+struct StoreHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t source_bytes;
+  uint64_t count;        // files
+  uint64_t text_bytes;   // source, fingerprint, then every path and etag
+  uint64_t tails_bytes;
+  uint32_t fingerprint_bytes;
+  uint32_t reserved;
+  uint64_t total_bytes;  // the file's
+  uint64_t checksum;     // of the fields above and the source and fingerprint
+};
+static_assert(sizeof(StoreHeader) == 64);
+
+struct StoreRecord {
+  uint64_t path_at;  // in the text
+  uint32_t path_bytes;
+  uint32_t etag_bytes;
+  uint64_t etag_at;  // in the text
+  uint64_t size;     // the file's, when listed
+  uint64_t tail_at;  // in the tails
+  uint32_t tail_bytes;
+  uint32_t reserved;
+  uint64_t checksum;  // of the fields above, the path, the etag and the tail
+};
+static_assert(sizeof(StoreRecord) == 48 + 8);
 
 std::string Quote(std::string_view s) {
   std::string out;
@@ -23,59 +55,147 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
-// `source`/`fingerprint` null: accept a store made over anything.
-Result<ParquetFooterStore> ParseStore(std::string_view bytes, const std::string_view* source,
-                                      const std::string_view* fingerprint, std::string_view name) {
-  const std::string where(name);
-  const size_t newline = bytes.find('\n');
-  if (newline == std::string_view::npos) return CorruptError(where + ": no header line");
-  auto parsed = ParsePyJson(bytes.substr(0, newline));
-  if (!parsed.ok()) return parsed.status().WithContext(where);
-  const JsonValue* src = JsonMember(*parsed, "source");
-  const JsonValue* fp = JsonMember(*parsed, "fingerprint");
-  const JsonValue* list = JsonMember(*parsed, "files");
-  const auto* src_text = src ? std::get_if<std::string>(&src->v) : nullptr;
-  const auto* fp_text = fp ? std::get_if<std::string>(&fp->v) : nullptr;
-  const auto* items = list ? std::get_if<JsonValue::Array>(&list->v) : nullptr;
-  if (src_text == nullptr || fp_text == nullptr || items == nullptr) {
-    return CorruptError(where + ": not a footer store (expected source, fingerprint, files)");
+constexpr uint64_t Padded8(uint64_t n) { return (n + 7) / 8 * 8; }
+
+uint64_t HeaderChecksum(const StoreHeader& h, std::string_view source_and_fingerprint) {
+  const uint64_t seed = XXH3_64bits(&h, offsetof(StoreHeader, checksum));
+  return XXH3_64bits_withSeed(source_and_fingerprint.data(), source_and_fingerprint.size(), seed);
+}
+
+uint64_t RecordChecksum(const StoreRecord& r, std::string_view path, std::string_view etag,
+                        std::string_view tail) {
+  uint64_t h = XXH3_64bits(&r, offsetof(StoreRecord, checksum));
+  for (std::string_view part : {path, etag, tail}) {
+    h = XXH3_64bits_withSeed(part.data(), part.size(), h);
   }
-  if ((source && *src_text != *source) || (fingerprint && *fp_text != *fingerprint)) {
-    return NotFoundError(where + ": made for " + Quote(*src_text) + " over listing " + *fp_text +
-                         ", not this one");
-  }
+  return h;
+}
+
+template <typename T>
+T LoadAt(std::string_view bytes, size_t at) {
+  T v;
+  std::memcpy(&v, bytes.data() + at, sizeof(T));
+  return v;
+}
+
+// A section [at, at + n) of `size` bytes, without overflow.
+bool Within(uint64_t at, uint64_t n, uint64_t size) { return at <= size && n <= size - at; }
+
+}  // namespace
+
+Result<ParquetFooterStore> ParquetFooterStore::Open(const std::string& path, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(MappedFile map, MappedFile::Open(path, env));
+  // A fetch reads a record and a tail: the pages around them are not
+  // wanted (nor a huge folio).
+  map.AdviseRandom();
   ParquetFooterStore store;
-  uint64_t at = newline + 1;
-  for (size_t i = 0; i < items->size(); ++i) {
-    const auto* row = std::get_if<JsonValue::Array>(&(*items)[i].v);
-    const bool shaped = row && (row->size() == 3 || row->size() == 4);
-    const std::string* path = shaped ? std::get_if<std::string>(&(*row)[0].v) : nullptr;
-    const int64_t* size = path ? std::get_if<int64_t>(&(*row)[1].v) : nullptr;
-    const int64_t* tail = size ? std::get_if<int64_t>(&(*row)[2].v) : nullptr;
-    const std::string* etag =
-        tail && row->size() == 4 ? std::get_if<std::string>(&(*row)[3].v) : nullptr;
-    if (tail == nullptr || *tail < 8 || *size < 0 || (row->size() == 4 && etag == nullptr)) {
-      return CorruptError(where + ": file " + std::to_string(i) +
-                          " is not [path, size, tail bytes] or [path, size, tail bytes, etag]");
-    }
-    const auto n = static_cast<uint64_t>(*tail);
-    if (n > bytes.size() - at) {
-      return CorruptError(where + ": the tail of " + Quote(*path) + " (" + std::to_string(n) +
-                          " bytes) runs past the end of the store");
-    }
-    store.tails.emplace(*path, std::string(bytes.substr(at, n)));
-    store.listed.emplace(*path, std::make_pair(static_cast<uint64_t>(*size),
-                                               etag ? *etag : std::string()));
-    at += n;
+  store.map_ = std::make_shared<const MappedFile>(std::move(map));
+  store.bytes_ = store.map_->data();
+  store.name_ = path;
+  return Check(std::move(store));
+}
+
+Result<ParquetFooterStore> ParquetFooterStore::FromBytes(std::string bytes,
+                                                         std::string_view name) {
+  ParquetFooterStore store;
+  store.owned_ = std::make_shared<const std::string>(std::move(bytes));
+  store.bytes_ = *store.owned_;
+  store.name_ = std::string(name);
+  return Check(std::move(store));
+}
+
+Result<ParquetFooterStore> ParquetFooterStore::Check(ParquetFooterStore store) {
+  const std::string_view b = store.bytes_;
+  const std::string& where = store.name_;
+  if (b.size() < sizeof(StoreHeader) || std::memcmp(b.data(), kStoreMagic, 8) != 0) {
+    return CorruptError(where + ": not a footer store (no header)");
   }
-  if (at != bytes.size()) {
-    return CorruptError(where + ": " + std::to_string(bytes.size() - at) +
-                        " bytes after the last tail");
+  const auto h = LoadAt<StoreHeader>(b, 0);
+  if (h.version != kStoreVersion) {
+    return CorruptError(where + ": a footer store of layout " + std::to_string(h.version) +
+                        ", not " + std::to_string(kStoreVersion));
   }
+  if (h.total_bytes != b.size()) {
+    return CorruptError(where + ": " + std::to_string(b.size()) + " bytes, the header says " +
+                        std::to_string(h.total_bytes) + " (truncated?)");
+  }
+  const uint64_t records_at = sizeof(StoreHeader);
+  const bool fits = h.count <= (b.size() - records_at) / sizeof(StoreRecord) &&
+                    Within(records_at + h.count * sizeof(StoreRecord), h.text_bytes, b.size()) &&
+                    uint64_t{h.source_bytes} + h.fingerprint_bytes <= h.text_bytes;
+  const uint64_t text_at = records_at + h.count * sizeof(StoreRecord);
+  const uint64_t tails_at = fits ? Padded8(text_at + h.text_bytes) : 0;
+  if (!fits || !Within(tails_at, h.tails_bytes, b.size()) ||
+      tails_at + h.tails_bytes != b.size()) {
+    return CorruptError(where + ": the header's sections do not fit the file");
+  }
+  const std::string_view text = b.substr(text_at, h.text_bytes);
+  if (HeaderChecksum(h, text.substr(0, h.source_bytes + h.fingerprint_bytes)) != h.checksum) {
+    return CorruptError(where + ": the header does not match its checksum");
+  }
+  store.count_ = h.count;
+  store.records_ = b.substr(records_at, h.count * sizeof(StoreRecord));
+  store.text_ = text;
+  store.tails_ = b.substr(tails_at, h.tails_bytes);
+  store.source_ = text.substr(0, h.source_bytes);
+  store.fingerprint_ = text.substr(h.source_bytes, h.fingerprint_bytes);
   return store;
 }
 
-}  // namespace
+Result<std::string_view> ParquetFooterStore::PathAt(size_t i) const {
+  const auto r = LoadAt<StoreRecord>(records_, i * sizeof(StoreRecord));
+  if (!Within(r.path_at, r.path_bytes, text_.size())) {
+    return CorruptError(name_ + ": file " + std::to_string(i) + "'s path is outside the store");
+  }
+  return text_.substr(r.path_at, r.path_bytes);
+}
+
+Result<FooterStoreFile> ParquetFooterStore::Find(std::string_view path) const {
+  // Records are sorted by path: the first not below `path`.
+  size_t lo = 0, hi = count_;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    SLUICE_ASSIGN_OR_RETURN(std::string_view at, PathAt(mid));
+    if (at < path) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == count_) return NotFoundError(name_ + ": holds no footer of " + std::string(path));
+  SLUICE_ASSIGN_OR_RETURN(std::string_view found, PathAt(lo));
+  if (found != path) return NotFoundError(name_ + ": holds no footer of " + std::string(path));
+  return FileAt(lo);
+}
+
+Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i) const {
+  SLUICE_ASSIGN_OR_RETURN(std::string_view path, PathAt(i));
+  const auto r = LoadAt<StoreRecord>(records_, i * sizeof(StoreRecord));
+  if (!Within(r.etag_at, r.etag_bytes, text_.size()) ||
+      !Within(r.tail_at, r.tail_bytes, tails_.size())) {
+    return CorruptError(name_ + ": the record of " + std::string(path) +
+                        " points outside the store");
+  }
+  FooterStoreFile f{path, r.size, text_.substr(r.etag_at, r.etag_bytes),
+                    tails_.substr(r.tail_at, r.tail_bytes)};
+  if (RecordChecksum(r, f.path, f.etag, f.tail) != r.checksum) {
+    return CorruptError(name_ + ": the footer of " + std::string(path) +
+                        " does not match its checksum");
+  }
+  return f;
+}
+
+Status ParquetFooterStore::CheckAll() const {
+  std::string_view last;
+  for (size_t i = 0; i < count_; ++i) {
+    SLUICE_ASSIGN_OR_RETURN(FooterStoreFile f, FileAt(i));
+    if (i > 0 && !(last < f.path)) {
+      return CorruptError(name_ + ": file " + std::to_string(i) + " is out of order");
+    }
+    last = f.path;
+  }
+  return Status::Ok();
+}
 
 std::string ParquetFooterStorePath(const std::string& state_dir) {
   return JoinPath(state_dir, "parquet_footers");
@@ -108,29 +228,49 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,
                                         const std::vector<ListedFile>& files,
                                         const std::vector<std::string>& tails) {
-  std::string out = "{\"source\": " + Quote(source) + ", \"fingerprint\": " + Quote(fingerprint) +
-                    ", \"files\": [";
-  for (size_t i = 0; i < files.size(); ++i) {
-    out += (i ? ", [" : "[") + Quote(files[i].path) + ", " +
-           std::to_string(files[i].size.value_or(0)) + ", " + std::to_string(tails[i].size());
-    if (!files[i].etag.empty()) out += ", " + Quote(files[i].etag);
-    out += "]";
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return files[a].path < files[b].path; });
+  std::string text = std::string(source) + std::string(fingerprint);
+  std::string records(files.size() * sizeof(StoreRecord), '\0');
+  uint64_t tails_bytes = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ListedFile& f = files[order[k]];
+    const std::string& tail = tails[order[k]];
+    StoreRecord r{};
+    r.path_at = text.size();
+    r.path_bytes = static_cast<uint32_t>(f.path.size());
+    text += f.path;
+    r.etag_at = text.size();
+    r.etag_bytes = static_cast<uint32_t>(f.etag.size());
+    text += f.etag;
+    r.size = f.size.value_or(0);
+    r.tail_at = tails_bytes;
+    r.tail_bytes = static_cast<uint32_t>(tail.size());
+    tails_bytes += tail.size();
+    r.checksum = RecordChecksum(r, f.path, f.etag, tail);
+    std::memcpy(records.data() + k * sizeof(StoreRecord), &r, sizeof(r));
   }
-  out += "]}\n";
-  for (const std::string& t : tails) out += t;
+  StoreHeader h{};
+  std::memcpy(h.magic, kStoreMagic, 8);
+  h.version = kStoreVersion;
+  h.source_bytes = static_cast<uint32_t>(source.size());
+  h.fingerprint_bytes = static_cast<uint32_t>(fingerprint.size());
+  h.count = files.size();
+  h.text_bytes = text.size();
+  h.tails_bytes = tails_bytes;
+  const uint64_t tails_at = Padded8(sizeof(StoreHeader) + records.size() + text.size());
+  h.total_bytes = tails_at + tails_bytes;
+  h.checksum = HeaderChecksum(h, std::string_view(text).substr(0, source.size() + fingerprint.size()));
+  std::string out;
+  out.reserve(h.total_bytes);
+  out.append(reinterpret_cast<const char*>(&h), sizeof(h));
+  out += records;
+  out += text;
+  out.resize(tails_at, '\0');
+  for (size_t k = 0; k < order.size(); ++k) out += tails[order[k]];
   return out;
-}
-
-Result<ParquetFooterStore> ParseParquetFooterStore(std::string_view bytes,
-                                                   std::string_view source,
-                                                   std::string_view fingerprint,
-                                                   std::string_view name) {
-  return ParseStore(bytes, &source, &fingerprint, name);
-}
-
-Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path, Env* env) {
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
-  return ParseStore(bytes, nullptr, nullptr, path);
 }
 
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
@@ -144,16 +284,13 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     // The tails an older store holds of files unchanged since (same path,
     // size and known etag); the others are read.
     std::vector<size_t> to_read;
-    auto old = ReadFile(path, kMaxStoreBytes, env);
-    const std::string_view same_source = source;
-    auto previous = old.ok() ? ParseStore(*old, &same_source, nullptr, path)
-                             : Result<ParquetFooterStore>(old.status());
+    auto previous = ParquetFooterStore::Open(path, env);
+    const bool same_source = previous.ok() && previous->source() == source;
     for (size_t i = 0; i < files.size(); ++i) {
-      if (previous.ok() && !files[i].etag.empty()) {
-        auto was = previous->listed.find(files[i].path);
-        if (was != previous->listed.end() && was->second.first == files[i].size.value_or(0) &&
-            was->second.second == files[i].etag) {
-          tails[i] = previous->tails.find(files[i].path)->second;
+      if (same_source && !files[i].etag.empty()) {
+        auto was = previous->Find(files[i].path);
+        if (was.ok() && was->size == files[i].size.value_or(0) && was->etag == files[i].etag) {
+          tails[i] = std::string(was->tail);
           continue;
         }
       }
@@ -185,13 +322,18 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
   // A store made over another listing (the listing was made anew, or the
   // cache folder served another remote) is made again, from the old one.
   auto current = [&] {
-    auto bytes = ReadFile(path, kMaxStoreBytes, env);
-    return bytes.ok() && ParseParquetFooterStore(*bytes, source, fingerprint, path).ok();
+    auto store = ParquetFooterStore::Open(path, env);
+    return store.ok() && store->source() == source && store->fingerprint() == fingerprint &&
+           store->CheckAll().ok();
   };
   SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout,
                                          make, current, env));
-  SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, kMaxStoreBytes, env));
-  return ParseParquetFooterStore(bytes, source, fingerprint, path);
+  SLUICE_ASSIGN_OR_RETURN(ParquetFooterStore store, ParquetFooterStore::Open(path, env));
+  if (store.source() != source || store.fingerprint() != fingerprint) {
+    return NotFoundError(path + ": made for " + Quote(store.source()) + " over listing " +
+                         std::string(store.fingerprint()) + ", not this one");
+  }
+  return store;
 }
 
 }  // namespace sluice

@@ -7,31 +7,39 @@
 // the last 64 KiB first (FooterTailRange), a second read only when the
 // footer is longer; kConcurrentFooterReads files at once.
 //
-// The store is one file: a JSON line {"source", "fingerprint", "files":
-// [[path, size, tail bytes, etag], ...]} (no etag when unknown) then the
-// tails back to back. The fingerprint is ListingFingerprint of the files
-// it was made over (paths, sizes and etags), so a store made over another
-// listing is made anew: the tails of files listed again with the same
-// path, size and (known) etag are taken from the old store, every other
-// file's (a file replaced at the same size has a new etag; one of unknown
-// etag is never trusted) is read again.
+// The store is one binary file, mapped by every process that reads it
+// (its pages shared through the page cache), so that a shard fetch takes
+// its file's tail without reading the rest: a header (magic, version,
+// counts, the source and fingerprint, a checksum of them), one fixed-size
+// record per file sorted by path (its path, size, etag and tail's place,
+// and a checksum of all of them and the tail's bytes), the text of the
+// paths and etags, then the tails back to back (ParquetFooterStore::Find:
+// a binary search, then the record found is checked). The fingerprint is
+// ListingFingerprint of the files it was made over (paths, sizes and
+// etags), so a store made over another listing is made anew: the tails
+// of files listed again with the same path, size and (known) etag are
+// taken from the old store, every other file's (a file replaced at the
+// same size has a new etag; one of unknown etag is never trusted) is read
+// again. A store of another layout (the JSON-line store of earlier
+// versions) is not one: it is made again.
 //
 // The store file, its lock and its reads go through the Env given (the
 // dataset's: DatasetOptions::env); the tails' ranged reads through the
 // remote.
 //
 // Thread-safe (no shared state beyond the files); a ParquetFooterStore is
-// immutable once loaded.
+// immutable once opened, and the views it hands out live as long as it.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/env.h"
+#include "base/mapped_file.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/raw/file_listing.h"
@@ -40,12 +48,47 @@ namespace sluice {
 
 inline constexpr int kConcurrentFooterReads = 16;
 
-struct ParquetFooterStore {
-  // path (relative to the stream's root) -> the file's tail.
-  std::map<std::string, std::string, std::less<>> tails;
-  // path -> the file's size and etag ("" unknown) when the store was made.
-  std::map<std::string, std::pair<uint64_t, std::string>, std::less<>> listed;
+// One file of a store, by view into it.
+struct FooterStoreFile {
+  std::string_view path;  // relative to the stream's root
+  uint64_t size = 0;      // when the store was made
+  std::string_view etag;  // "" unknown
+  std::string_view tail;
 };
+
+class ParquetFooterStore {
+ public:
+  // Maps the store at `path` and checks its header (kCorrupt naming
+  // `path` for a file that is not a store of this layout).
+  static Result<ParquetFooterStore> Open(const std::string& path, Env* env = Env::Default());
+  // The same over `bytes` (owned), named `name` in errors.
+  static Result<ParquetFooterStore> FromBytes(std::string bytes, std::string_view name);
+
+  std::string_view source() const { return source_; }
+  std::string_view fingerprint() const { return fingerprint_; }
+  size_t size() const { return count_; }
+  // The file at `path`: kNotFound when the store holds none, kCorrupt (naming
+  // the store) when its record or tail does not match its checksum.
+  Result<FooterStoreFile> Find(std::string_view path) const;
+  // Every record and tail checked against its checksum, and the records'
+  // order (a store's builder: a damaged store is made again, not used).
+  Status CheckAll() const;
+
+ private:
+  ParquetFooterStore() = default;
+  static Result<ParquetFooterStore> Check(ParquetFooterStore store);
+  // The i-th record's path (kCorrupt when it points outside the text).
+  Result<std::string_view> PathAt(size_t i) const;
+  // The i-th record's file, checked (kCorrupt naming the store).
+  Result<FooterStoreFile> FileAt(size_t i) const;
+
+  std::shared_ptr<const MappedFile> map_;  // or
+  std::shared_ptr<const std::string> owned_;
+  std::string name_;
+  std::string_view bytes_, records_, text_, tails_, source_, fingerprint_;
+  size_t count_ = 0;
+};
+
 
 // <state_dir>/parquet_footers.
 std::string ParquetFooterStorePath(const std::string& state_dir);
@@ -58,7 +101,7 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
                                     const std::string& file, uint64_t size);
 
 // The store of `files` (sized, in canonical order; keys are `key_prefix` +
-// path) at `path`: read if it was made for `source` over these files, else
+// path) at `path`: mapped if it was made for `source` over these files, else
 // made once per node (node_file.h, lock in `state_dir`) by reading every
 // tail from `remote`.
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
@@ -66,19 +109,9 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
     std::chrono::milliseconds wait_timeout, Env* env = Env::Default());
 
-// Reads the store at `path` whatever it was made over (the shard fetches'
-// view). kCorrupt naming `path` for a store that is not one.
-Result<ParquetFooterStore> ReadParquetFooterStore(const std::string& path,
-                                                  Env* env = Env::Default());
-
-// The store's bytes, and back (kNotFound when made for another source or
-// over other files; kCorrupt naming `name` when it is not a store).
+// The store's bytes: `tails[i]` is the tail of `files[i]`.
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,
                                         const std::vector<ListedFile>& files,
                                         const std::vector<std::string>& tails);
-Result<ParquetFooterStore> ParseParquetFooterStore(std::string_view bytes,
-                                                   std::string_view source,
-                                                   std::string_view fingerprint,
-                                                   std::string_view name);
 
 }  // namespace sluice

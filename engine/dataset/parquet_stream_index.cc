@@ -20,7 +20,7 @@ constexpr size_t kMaxPieceName = 200;
 
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty), then the footer tail.
-Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::string& tail,
+Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, std::string_view tail,
                                              const std::string& url,
                                              const std::vector<std::string>& columns) {
   const uint64_t size = file.size.value_or(0);
@@ -30,7 +30,7 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, const std::
                         std::to_string(tail.size()) + " bytes for a footer of " +
                         std::to_string(length));
   }
-  auto footer = parquet::DecodeFooter(std::string_view(tail).substr(0, length), size, file.path);
+  auto footer = parquet::DecodeFooter(tail.substr(0, length), size, file.path);
   if (!footer.ok()) return footer.status().WithContext(url);
   auto entries = parquet::ShardsOfFile(file, *footer, columns);
   if (!entries.ok()) return entries.status().WithContext(url);
@@ -65,12 +65,13 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
                                    prefix, remote, wait_timeout, env));
   Index index;
   for (const ListedFile& f : files) {
-    auto tail = store.tails.find(f.path);
-    if (tail == store.tails.end()) {
-      return CorruptError(ParquetFooterStorePath(state_dir) + ": holds no footer of " + f.path);
+    auto held = store.Find(f.path);
+    if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
+      return CorruptError(held.status().message());
     }
+    SLUICE_RETURN_IF_ERROR(held.status());
     SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries,
-                            PiecesOfFile(f, tail->second, remote.Describe() + "/" + prefix + f.path,
+                            PiecesOfFile(f, held->tail, remote.Describe() + "/" + prefix + f.path,
                                          columns));
     for (ShardEntry& e : entries) index.shards.push_back(std::move(e));
   }

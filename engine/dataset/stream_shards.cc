@@ -354,14 +354,17 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
 Result<std::string> StreamShards::FooterTail(const std::string& file, std::string* etag) {
   std::lock_guard<std::mutex> lock(footers_mu_);
   const std::string path = ParquetFooterStorePath(JoinPath(root_, cache_layout::kStateDir));
+  // Mapped once; each fetch reads its file's record and tail alone.
   if (!footers_) {
-    SLUICE_ASSIGN_OR_RETURN(footers_, ReadParquetFooterStore(path, env_));
+    SLUICE_ASSIGN_OR_RETURN(footers_, ParquetFooterStore::Open(path, env_));
   }
-  auto it = footers_->tails.find(file);
-  if (it == footers_->tails.end()) return CorruptError(path + ": holds no footer of " + file);
-  const auto listed = footers_->listed.find(file);
-  *etag = listed == footers_->listed.end() ? "" : listed->second.second;
-  return it->second;
+  auto held = footers_->Find(file);
+  if (!held.ok()) {
+    return held.status().code() == StatusCode::kNotFound ? CorruptError(held.status().message())
+                                                         : held.status();
+  }
+  *etag = std::string(held->etag);
+  return std::string(held->tail);
 }
 
 Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,

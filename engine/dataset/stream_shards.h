@@ -186,7 +186,7 @@ class StreamShards {
   // decode, not for its write into the cache and the open behind it.
   Result<PeekedSample> PeekPieceRow(size_t shard, const ShardEntry& entry, uint32_t i,
                                     std::stop_token cancel);
-  // The footer tail of `file` from the node's footer store (read once),
+  // The footer tail of `file` from the node's footer store (mapped once),
   // and into `etag` the etag the file was listed with ("" unknown).
   Result<std::string> FooterTail(const std::string& file, std::string* etag);
   // The stream's ShardCache, opened on first use for a local-only stream.
@@ -228,7 +228,7 @@ class StreamShards {
   std::atomic<uint64_t> bytes_downloaded_{0};
   std::atomic<uint64_t> downloads_{0}, download_errors_{0}, download_ns_{0};
   std::mutex footers_mu_;
-  std::optional<ParquetFooterStore> footers_;  // loaded by FooterTail
+  std::optional<ParquetFooterStore> footers_;  // mapped by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
   bool serve_in_flight_ = false;  // ServeInFlight
   mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet

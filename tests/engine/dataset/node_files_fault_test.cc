@@ -162,17 +162,20 @@ TEST_P(NodeFilesFaultTest, AFailedRenameOfTheNodeFileFailsTheOpenNamingItAndTheN
 // A node file that cannot be read back after it was made (an I/O error
 // reading it) fails the open naming it, and is kept: the next open reads it.
 TEST_P(NodeFilesFaultTest, AnIoErrorReadingTheNodeFileFailsTheOpenNamingItAndTheNextOpenReadsIt) {
-  env_.Add({.op = FsOp::kRead, .path_pattern = NodeFile(), .nth = 1, .err = EIO});
+  // The footer store is mapped, not read.
+  const bool mapped = GetParam() == NodeFileKind::kFooterStore;
+  env_.Add({.op = mapped ? FsOp::kMap : FsOp::kRead, .path_pattern = NodeFile(), .nth = 1,
+            .err = EIO});
   auto ds = StreamingDataset::Open(Options(local_.path()));
   ASSERT_EQ(env_.fired(), 1);
   ASSERT_FALSE(ds.ok());
-  EXPECT_EQ(ds.status().ToString(),
-            ErrorAbout() + "cannot read " + NodeFile() + ": Input/output error");
+  EXPECT_EQ(ds.status().ToString(), ErrorAbout() + (mapped ? "cannot map " : "cannot read ") +
+                                        NodeFile() + ": Input/output error");
   EXPECT_TRUE(FileExists(NodeFile()));
   ExpectNextOpenReadsEverything();
 }
 
-// The shard fetches read the footer store again (each row group's piece
+// The shard fetches map the footer store again (each row group's piece
 // ends with its file's footer tail) through the same Env: an I/O error
 // there is the consumer's error naming the store; the store is kept, and
 // the next open reads every sample.
@@ -199,7 +202,7 @@ TEST(NodeFilesFooterStoreReadTest, AnIoErrorReadingTheStoreForAFetchIsTheConsume
   {
     auto ds = StreamingDataset::Open(options(local.path(), &env));
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-    env.Add({.op = FsOp::kRead, .path_pattern = store, .nth = 1, .err = EIO});
+    env.Add({.op = FsOp::kMap, .path_pattern = store, .nth = 1, .err = EIO});
     std::vector<std::string> got;
     Status st = ReadEveryNodeFileSample(**ds, &got);
     ASSERT_EQ(env.fired(), 1);
@@ -208,7 +211,7 @@ TEST(NodeFilesFooterStoreReadTest, AnIoErrorReadingTheStoreForAFetchIsTheConsume
                                  local.path() +
                                  "': fetching shard 0 '" +
                                  RowGroupPieceName("a.parquet", 0, {}, testing::TagOf(remote.path(), "a.parquet")) +
-                                 "': cannot read " + store + ": Input/output error");
+                                 "': cannot map " + store + ": Input/output error");
     EXPECT_TRUE(FileExists(store));
   }
   env.Clear();

@@ -533,13 +533,15 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   // Each group cached alone: the chunks' span and the footer tail.
   const std::string piece = JoinPath(cache.path(), RowGroupPieceName("part=b/c.parquet", 8, {}, TagOf(t.parquet.path(), "part=b/c.parquet")));
   ASSERT_TRUE(FileExists(piece));
-  auto footers = ReadParquetFooterStore(
+  auto footers = ParquetFooterStore::Open(
       ParquetFooterStorePath(JoinPath(cache.path(), ".sluice")));
   ASSERT_TRUE(footers.ok()) << footers.status().message();
-  EXPECT_EQ(footers->tails.size(), 2u);
+  EXPECT_EQ(footers->size(), 2u);
   auto fixture = ReadFile(kFixture);
   ASSERT_TRUE(fixture.ok());
-  const std::string& tail = footers->tails.at("a.parquet");
+  auto held = footers->Find("a.parquet");
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  const std::string tail(held->tail);
   EXPECT_EQ(tail, fixture->substr(fixture->size() - tail.size()));
   auto piece_bytes = ReadFile(piece);
   ASSERT_TRUE(piece_bytes.ok());
@@ -568,8 +570,17 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
   };
   auto first = load({{"a.parquet", size, "e1"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
   ASSERT_TRUE(first.ok()) << first.status().message();
-  EXPECT_EQ(first->listed.at("a.parquet"), std::make_pair(size, std::string("e1")));
-  EXPECT_EQ(first->listed.at("c.parquet"), std::make_pair(size, std::string()));
+  auto listed = [](const Result<ParquetFooterStore>& store, std::string_view path) {
+    auto f = store->Find(path);
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return f.ok() ? std::make_pair(f->size, std::string(f->etag)) : std::make_pair(uint64_t{0}, std::string("?"));
+  };
+  auto tail_of = [](const Result<ParquetFooterStore>& store, std::string_view path) {
+    auto f = store->Find(path);
+    return f.ok() ? std::string(f->tail) : std::string("?");
+  };
+  EXPECT_EQ(listed(first, "a.parquet"), std::make_pair(size, std::string("e1")));
+  EXPECT_EQ(listed(first, "c.parquet"), std::make_pair(size, std::string()));
   // Every file's bytes now something else of the same size: a tail read
   // again is not the fixture's.
   std::string other(size, 'x');
@@ -589,8 +600,9 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
   // on the remote are no Parquet file any more.
   auto third = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
   ASSERT_TRUE(third.ok()) << third.status().message();
-  EXPECT_EQ(third->tails.at("b.parquet"), first->tails.at("b.parquet"));
-  EXPECT_EQ(third->listed.at("a.parquet"), std::make_pair(size, std::string("e2")));
+  EXPECT_EQ(tail_of(third, "b.parquet"), tail_of(first, "b.parquet"));
+  EXPECT_EQ(tail_of(third, "b.parquet"), fixture->substr(size - tail_of(first, "b.parquet").size()));
+  EXPECT_EQ(listed(third, "a.parquet"), std::make_pair(size, std::string("e2")));
   // c's etag is unknown: read again whenever the store is made anew (here
   // for a's new etag), so a c that is no Parquet file any more fails.
   ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "c.parquet"), other).ok());

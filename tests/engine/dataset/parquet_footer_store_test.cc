@@ -1,0 +1,86 @@
+// The footer store's layout (parquet_footer_store.h): what is written is
+// found again by path, with its size, etag and tail; and no damaged byte
+// anywhere in the file is ever handed out as a file's data: the header's
+// checksum, each record's checksum (over its path, etag and tail) and the
+// sections' bounds catch it, as an error naming the store.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/dataset/parquet_footer_store.h"
+
+namespace sluice {
+namespace {
+
+const std::vector<ListedFile> kStoreFiles = {
+    {"b/two.parquet", 300, "etag-2"}, {"a.parquet", 100, "etag-1"}, {"c.parquet", 900}};
+const std::vector<std::string> kStoreTails = {std::string(40, 'B') + "PAR1",
+                                              std::string(12, 'A') + "PAR1", "CCCCPAR1"};
+
+TEST(ParquetFooterStoreLayout, EveryFileIsFoundByPathWithItsSizeEtagAndTail) {
+  auto store = ParquetFooterStore::FromBytes(
+      SerializeParquetFooterStore("s3://b/t", "fp", kStoreFiles, kStoreTails), "store");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(store->source(), "s3://b/t");
+  EXPECT_EQ(store->fingerprint(), "fp");
+  ASSERT_EQ(store->size(), 3u);
+  ASSERT_TRUE(store->CheckAll().ok());
+  for (size_t i = 0; i < kStoreFiles.size(); ++i) {
+    auto f = store->Find(kStoreFiles[i].path);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_EQ(f->path, kStoreFiles[i].path);
+    EXPECT_EQ(f->size, *kStoreFiles[i].size);
+    EXPECT_EQ(f->etag, kStoreFiles[i].etag);
+    EXPECT_EQ(f->tail, kStoreTails[i]);
+  }
+  for (const char* absent : {"", "a", "b.parquet", "d.parquet", "b/two.parquetx"}) {
+    auto f = store->Find(absent);
+    ASSERT_FALSE(f.ok()) << absent;
+    EXPECT_EQ(f.status().ToString(),
+              std::string("not found: store: holds no footer of ") + absent);
+  }
+}
+
+TEST(ParquetFooterStoreLayout, NoDamagedOrTruncatedStoreHandsOutOtherBytes) {
+  const std::string good = SerializeParquetFooterStore("src", "fp", kStoreFiles, kStoreTails);
+  for (size_t at = 0; at < good.size(); ++at) {
+    for (const bool truncate : {false, true}) {
+      std::string bad = truncate ? good.substr(0, at) : good;
+      if (!truncate) bad[at] ^= 0x20;
+      auto store = ParquetFooterStore::FromBytes(bad, "store");
+      if (!store.ok()) {
+        EXPECT_EQ(store.status().code(), StatusCode::kCorrupt) << at;
+        continue;
+      }
+      ASSERT_FALSE(truncate) << "a store cut at " << at << " was opened";
+      // The padding between the text and the tails is the one byte range
+      // no checksum covers, and nothing reads it.
+      bool damaged_found = false;
+      for (size_t i = 0; i < kStoreFiles.size(); ++i) {
+        auto f = store->Find(kStoreFiles[i].path);
+        if (!f.ok()) {
+          damaged_found = true;
+          continue;
+        }
+        EXPECT_EQ(f->tail, kStoreTails[i]) << at;
+        EXPECT_EQ(f->etag, kStoreFiles[i].etag) << at;
+        EXPECT_EQ(f->size, *kStoreFiles[i].size) << at;
+      }
+      EXPECT_EQ(store->CheckAll().ok(), !damaged_found) << at;
+    }
+  }
+}
+
+TEST(ParquetFooterStoreLayout, AStoreOfAnotherLayoutIsNotOne) {
+  for (const std::string& bytes :
+       {std::string("{\"source\": \"src\", \"fingerprint\": \"fp\", \"files\": []}\n"),
+        std::string(), std::string(64, '\0')}) {
+    auto store = ParquetFooterStore::FromBytes(bytes, "old");
+    ASSERT_FALSE(store.ok());
+    EXPECT_EQ(store.status().ToString(), "corrupt: old: not a footer store (no header)");
+  }
+}
+
+}  // namespace
+}  // namespace sluice
