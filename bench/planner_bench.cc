@@ -14,6 +14,14 @@
 // issue 38's memory target for it, 8 bytes per own id + 64 MiB.
 // Checkpoints is that floor paid once per epoch (PlanCheckpoints), and
 // OneWorkerWithCheckpoints a worker's plan from them.
+// SharedCheckpoints is a worker of a node whose first process published
+// the epoch's checkpoints (engine/dataset/node_checkpoints.h): the file's
+// bytes checked and read back (CheckpointsKey of the request included),
+// then the plan from them; present:0 is the same worker without them.
+// Resume is issue 38's elastic case at 4B: present:0/1 as above, resume:0
+// a fresh plan of worker 7/7/7 of the 8 x 8 x 8 world, resume:1 worker
+// 3/7/7 of 4 x 8 x 8 nodes resumed at the epoch's middle (initial physical
+// nodes 8: the same 64 canonical nodes, the relaxed partition).
 //
 // Each case is timed once in this process (wall, and the process's user and
 // system CPU time: system time is mostly the kernel zeroing the fresh pages
@@ -35,7 +43,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
+#include <string>
 
+#include "engine/planner/checkpoints_file.h"
 #include "engine/planner/plan.h"
 
 namespace sluice::planner {
@@ -382,6 +393,85 @@ BENCHMARK(BM_WorkerWindows)
 BENCHMARK(BM_Mixture)
     ->ArgNames({"samples", "mode", "whole"})
     ->ArgsProduct({{10'000'000}, {0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+// The file's bytes as the node's first process writes them.
+std::string CheckpointsBytes(const PlanRequest& q, bool* ok) {
+  auto k = PlanCheckpoints(q);
+  auto key = CheckpointsKey(q);
+  *ok = k.ok() && key.ok();
+  return *ok ? SerializeCheckpoints(*k, *key) : std::string();
+}
+
+// A worker's plan with the node's checkpoints read back from `bytes`
+// (when non-empty), or alone.
+bool PlanShared(const PlanRequest& q, const std::string& bytes, int64_t node, int64_t rank, int64_t worker,
+                size_t* n) {
+  std::optional<EpochCheckpoints> k;
+  if (!bytes.empty()) {
+    auto key = CheckpointsKey(q);
+    if (!key.ok()) return false;
+    auto read = CheckpointsFromBytes(bytes, *key, "checkpoints");
+    if (!read.ok()) return false;
+    k = std::move(*read);
+  }
+  auto ids = PlanWorker(q, node, rank, worker, nullptr, k ? &*k : nullptr);
+  if (!ids.ok()) return false;
+  *n = ids->size();
+  benchmark::DoNotOptimize(ids->data());
+  return true;
+}
+
+void BM_SharedCheckpoints(benchmark::State& state) {
+  const PlanRequest q = Request(state.range(0), 1);
+  bool ok = true;
+  const std::string bytes = state.range(1) ? CheckpointsBytes(q, &ok) : std::string();
+  if (!ok) {
+    state.SkipWithError("checkpoints failed");
+    return;
+  }
+  size_t n = 0;
+  Measure(state, [&] { return PlanShared(q, bytes, 7, 7, 7, &n); }, false);
+  state.counters["own_ids"] = double(n);
+}
+
+void BM_Resume(benchmark::State& state) {
+  PlanRequest q = Request(state.range(0), 1);
+  const bool resume = state.range(2) != 0;
+  bool ok = true;
+  const std::string bytes = state.range(1) ? CheckpointsBytes(q, &ok) : std::string();
+  if (!ok) {
+    state.SkipWithError("checkpoints failed");
+    return;
+  }
+  int64_t node = 7;
+  if (resume) {
+    q.world.num_nodes = 4;
+    q.config.initial_physical_nodes = 8;
+    const int64_t global_batch = 4 * 8 * *q.config.batch_size;
+    q.sample_in_epoch = state.range(0) / 2 / global_batch * global_batch;
+    node = 3;
+  }
+  size_t n = 0;
+  Measure(state, [&] { return PlanShared(q, bytes, node, 7, 7, &n); }, false);
+  state.counters["own_ids"] = double(n);
+}
+
+BENCHMARK(BM_SharedCheckpoints)
+    ->ArgNames({"samples", "present"})
+    ->ArgsProduct({{1'000'000'000, 4'000'000'000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+BENCHMARK(BM_Resume)
+    ->ArgNames({"samples", "present", "resume"})
+    ->ArgsProduct({{4'000'000'000}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(3)

@@ -55,7 +55,7 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
         PassWindowSource{rest_->request, rest_->node, rest_->rank_in_node, rest_->skip ? 0 : place_.worker,
-                         pass_window_, rest_->planned, rest_->skip},
+                         pass_window_, rest_->planned, rest_->skip, rest_->checkpoints},
         locator_, kPassWindowsQueued);
   }
   if (!rest_) StartPrefetcher();
@@ -106,7 +106,8 @@ void IterationCursor::StartRest() {
                                                     -> Result<std::vector<int64_t>> {
       try {
         if (hook) hook();
-        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker, nullptr, nullptr, cancel);
+        return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker, nullptr,
+                                   rest.checkpoints.get(), cancel);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
       }
@@ -219,13 +220,16 @@ Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
 }
 
 Result<std::vector<size_t>> IterationCursor::PlanNext() {
+  const auto checkpoints =
+      next_->checkpoints ? SharedEpochCheckpoints(*next_->checkpoints, next_->request) : nullptr;
   if (pass_window_ > 0) {
     // In windows the next pass plans itself: only its first shards are
     // wanted here, from its head (no ids handed over).
     const size_t count = std::clamp<size_t>(options_.window, 1, pass_window_);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
                             planner::PlanWorkerHead(next_->request, next_->node, next_->rank_in_node,
-                                                    place_.worker, static_cast<int64_t>(count)));
+                                                    place_.worker, static_cast<int64_t>(count), nullptr,
+                                                    checkpoints.get()));
     if (head.ids.size() > count) head.ids.resize(count);
     std::vector<size_t> order(head.ids.size());
     LocateEach(*locator_, head.ids, order.data(), nullptr);
@@ -233,7 +237,8 @@ Result<std::vector<size_t>> IterationCursor::PlanNext() {
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids,
                           planner::PlanWorker(next_->request, next_->node, next_->rank_in_node,
-                                              place_.worker, &next_shuffle_warning_, nullptr, &next_cancel_));
+                                              place_.worker, &next_shuffle_warning_, checkpoints.get(),
+                                              &next_cancel_));
   std::vector<size_t> order(ids.size());
   LocateEach(*locator_, ids, order.data(), nullptr);
   next_ids_ = std::move(ids);

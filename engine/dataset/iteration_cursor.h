@@ -86,6 +86,7 @@
 #include "engine/dataset/consumer_waits.h"
 #include "engine/dataset/dataset_columns.h"
 #include "engine/dataset/dataset_shards.h"
+#include "engine/dataset/node_checkpoints.h"
 #include "engine/dataset/pass_windows.h"
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_prefetcher.h"
@@ -109,6 +110,9 @@ struct IterationPlace {
 struct NextEpochPlan {
   planner::PlanRequest request;  // for epoch + 1 from its start
   int64_t node = 0, rank_in_node = 0;
+  // Where the node shares that epoch's checkpoints (asked on the thread
+  // that plans it).
+  std::optional<NodeCheckpointsPlace> checkpoints = std::nullopt;
 };
 
 // The whole plan of a cursor made from its head: the worker's plan for
@@ -124,6 +128,8 @@ struct PlanRest {
   // In windows with skipped steps ahead: `request` is the rank's order
   // (one worker), dealt out by this (PassWindowSource::skip).
   std::optional<SkipDealer> skip = std::nullopt;
+  // The node's checkpoints of the epoch (node_checkpoints.h), or null.
+  std::shared_ptr<const planner::EpochCheckpoints> checkpoints = nullptr;
 };
 
 struct IterationOptions {

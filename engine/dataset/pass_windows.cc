@@ -112,7 +112,7 @@ Status PassWindows::Plan() {
     SLUICE_ASSIGN_OR_RETURN(bool windowed,
                             planner::PlanWorkerWindows(source_.request, source_.node, source_.rank_in_node,
                                                        source_.worker, static_cast<int64_t>(window), deal,
-                                                       nullptr, &stop_planning_));
+                                                       nullptr, &stop_planning_, source_.checkpoints.get()));
     (void)windowed;  // the same ids either way (the planner held them whole if not)
   }
   filling.last = true;

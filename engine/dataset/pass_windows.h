@@ -71,6 +71,8 @@ struct PassWindowSource {
   // order (one worker, worker 0), which this deals out (StreamingDataset::
   // WorkerIds's rule, a window at a time).
   std::optional<SkipDealer> skip = std::nullopt;
+  // The node's checkpoints of the epoch (node_checkpoints.h), or null.
+  std::shared_ptr<const planner::EpochCheckpoints> checkpoints = nullptr;
 };
 
 // The windows a pass queues ahead of its consumer: one is enough for the

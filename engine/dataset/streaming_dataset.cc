@@ -274,6 +274,10 @@ int64_t StreamingDataset::length() const {
   return (epoch_size_ + parallel_ranks_ - 1) / parallel_ranks_;
 }
 
+NodeCheckpointsPlace StreamingDataset::CheckpointsPlace() const {
+  return NodeCheckpointsPlace{StreamRoot(options_.streams.at(0)), options_.wait_timeout, options_.env};
+}
+
 planner::PlanRequest StreamingDataset::Request(int64_t epoch, int64_t sample_in_epoch,
                                                int64_t num_workers) const {
   planner::PlanRequest r;
@@ -419,16 +423,20 @@ Result<std::vector<int64_t>> StreamingDataset::WorkerIds(
     return InvalidArgumentError("epoch and sample_in_epoch must not be negative");
   }
   if (!SkipsAhead(skips_, epoch, sample_in_epoch)) {
-    return planner::PlanWorker(Request(epoch, sample_in_epoch, num_workers), world_.node,
-                               world_.rank_in_node, worker, shuffle_warning);
+    const planner::PlanRequest request = Request(epoch, sample_in_epoch, num_workers);
+    const auto checkpoints = SharedEpochCheckpoints(CheckpointsPlace(), request);
+    return planner::PlanWorker(request, world_.node, world_.rank_in_node, worker, shuffle_warning,
+                               checkpoints.get());
   }
   // The rank's whole order (one worker), its skipped steps left out, dealt
   // to the workers batch by batch.
   const int64_t batch = options_.batch_size();
   SLUICE_RETURN_IF_ERROR(CheckSkipsAhead(skips_, epoch, sample_in_epoch, batch, parallel_ranks_));
+  const planner::PlanRequest request = Request(epoch, sample_in_epoch, 1);
+  const auto checkpoints = SharedEpochCheckpoints(CheckpointsPlace(), request);
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> rank_ids,
-                          planner::PlanWorker(Request(epoch, sample_in_epoch, 1), world_.node,
-                                              world_.rank_in_node, 0, shuffle_warning));
+                          planner::PlanWorker(request, world_.node, world_.rank_in_node, 0, shuffle_warning,
+                                              checkpoints.get()));
   return WorkerIdsSkipping(rank_ids, skips_, epoch, sample_in_epoch / (batch * parallel_ranks_),
                            batch, parallel_ranks_, worker, num_workers);
 }
@@ -633,9 +641,13 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
     // pass's producer.
     const bool dealt = windowed && skipping;
     planner::PlanRequest request = Request(epoch, sample_in_epoch, dealt ? 1 : num_workers);
+    // The node's checkpoints of the epoch (made by its first process, waited
+    // for by the others): the head and the rest start from them.
+    std::shared_ptr<const planner::EpochCheckpoints> checkpoints =
+        SharedEpochCheckpoints(CheckpointsPlace(), request);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
                             planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, dealt ? 0 : worker,
-                                                    1, &warning));
+                                                    1, &warning, checkpoints.get()));
     ids = std::move(head.ids);
     if (windowed) {
       // The head only for the peek (none when dealt: the rank's first id
@@ -657,9 +669,11 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
                      num_workers);
       }
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node,
-                      static_cast<size_t>(options_.pass_window_ids), std::move(planned), std::move(skip)};
+                      static_cast<size_t>(options_.pass_window_ids), std::move(planned), std::move(skip),
+                      std::move(checkpoints)};
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
+      rest->checkpoints = std::move(checkpoints);
     }
   } else if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));
@@ -679,7 +693,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   std::optional<NextEpochPlan> next;
   // A next epoch with skipped steps is planned when it starts (WorkerIds).
   if (options_.prefetch_next_epoch && !SkipsAhead(skips_, epoch + 1, 0)) {
-    next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node};
+    next = NextEpochPlan{Request(epoch + 1, 0, num_workers), world_.node, world_.rank_in_node, CheckpointsPlace()};
   }
   state_epoch_ = epoch;
   state_start_ = sample_in_epoch;

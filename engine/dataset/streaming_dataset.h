@@ -35,6 +35,7 @@
 #include "engine/dataset/dataset_metrics.h"
 #include "engine/dataset/dataset_shards.h"
 #include "engine/dataset/iteration_cursor.h"
+#include "engine/dataset/node_checkpoints.h"
 #include "engine/dataset/lead_minima.h"
 #include "engine/dataset/node_metrics.h"
 #include "engine/dataset/opened_shard.h"
@@ -308,6 +309,9 @@ class StreamingDataset {
   // kInvalidArgument with the numbers. Sets stream_limits_ (each cached stream's share of cache_limit).
   Status CheckCacheLimit();
   planner::PlanRequest Request(int64_t epoch, int64_t sample_in_epoch, int64_t num_workers) const;
+  // Where the node's processes share each epoch's plan checkpoints
+  // (node_checkpoints.h): the first stream's cache state folder.
+  NodeCheckpointsPlace CheckpointsPlace() const;
   // The steps of `epoch` (skip_ranges.h's: every rank's k-th batch) from
   // position `start` on that hold the samples `ids` (every step holding
   // one, where a mixture reads it more than once), each as [k, k + 1),

@@ -208,7 +208,8 @@ Result<std::vector<int64_t>> PlanWorker(const PlanRequest& request, int64_t node
 
 Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                int64_t window, const PlanWindowSink& sink,
-                               std::optional<std::string>* shuffle_warning, const std::atomic<bool>* cancel) {
+                               std::optional<std::string>* shuffle_warning, const std::atomic<bool>* cancel,
+                               const EpochCheckpoints* checkpoints) {
   if (shuffle_warning != nullptr) shuffle_warning->reset();
   if (window < 1) return InvalidArgumentError("a plan's window must hold at least one id, not " + std::to_string(window));
   const PlanConfig& c = request.config;
@@ -223,7 +224,8 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
                                ", worker " + std::to_string(worker) + ") in windows in " + EpochName(request, derived),
                            [&] {
                              return WorkerRandomWindows(ctx, p, window, sink,
-                                                        shuffle_warning != nullptr ? &narrow : nullptr, cancel);
+                                                        shuffle_warning != nullptr ? &narrow : nullptr, cancel,
+                                                        checkpoints);
                            }));
     if (windowed) {
       if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;
@@ -231,7 +233,7 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
     }
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, PlanWorker(request, node, rank, worker, shuffle_warning,
-                                                               nullptr, cancel));
+                                                               checkpoints, cancel));
   for (size_t at = 0; at < ids.size(); at += size_t(window)) {
     SLUICE_RETURN_IF_ERROR(CheckPlanCancelled(cancel));
     const size_t n = std::min(ids.size() - at, size_t(window));
@@ -241,20 +243,21 @@ Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t
 }
 
 Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
-                                  int64_t count, std::optional<std::string>* shuffle_warning) {
+                                  int64_t count, std::optional<std::string>* shuffle_warning,
+                                  const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = request.config;
   const bool by_head = !c.mixture && c.batching_method == BatchingMethod::kRandom &&
                        (!c.shuffle || c.shuffle_algo == ShuffleAlgo::kPy1e || c.shuffle_algo == ShuffleAlgo::kPy1s);
   WorkerHead head;
   if (!by_head) {
-    SLUICE_ASSIGN_OR_RETURN(head.ids, PlanWorker(request, node, rank, worker, shuffle_warning));
+    SLUICE_ASSIGN_OR_RETURN(head.ids, PlanWorker(request, node, rank, worker, shuffle_warning, checkpoints));
     head.whole = true;
     return head;
   }
   if (shuffle_warning != nullptr) shuffle_warning->reset();
   const WorkerAt one{node, rank, worker};
   bool narrow = false;
-  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), nullptr,
+  SLUICE_ASSIGN_OR_RETURN(auto each, PlanWorkersNarrow(request, std::span<const WorkerAt>(&one, 1), checkpoints,
                                                        shuffle_warning != nullptr ? &narrow : nullptr,
                                                        std::max<int64_t>(count, 0)));
   if (narrow && shuffle_warning != nullptr) *shuffle_warning = kPy1eNarrowBlock;

@@ -180,8 +180,10 @@ struct WorkerHead {
   std::vector<int64_t> ids;
   bool whole = false;
 };
+// `checkpoints` as PlanWorker's.
 Result<WorkerHead> PlanWorkerHead(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
-                                  int64_t count, std::optional<std::string>* shuffle_warning = nullptr);
+                                  int64_t count, std::optional<std::string>* shuffle_warning = nullptr,
+                                  const EpochCheckpoints* checkpoints = nullptr);
 
 // PlanWorker's ids handed to `sink` in order, at most `window` (>= 1) at a
 // time, for a reader that cannot hold a worker's whole plan (one process
@@ -202,11 +204,13 @@ using PlanWindowSink = std::function<Status(std::span<const int64_t> ids)>;
 // `cancel`, when given, is checked between chunks of the work (a window
 // of slots, a canonical node drawn over, a whole plan's window handed
 // out): once it is true the planning stops with kCancelled, so a reader
-// that closes need not wait for the window being planned.
+// that closes need not wait for the window being planned. `checkpoints`
+// as PlanWorker's.
 Result<bool> PlanWorkerWindows(const PlanRequest& request, int64_t node, int64_t rank, int64_t worker,
                                int64_t window, const PlanWindowSink& sink,
                                std::optional<std::string>* shuffle_warning = nullptr,
-                               const std::atomic<bool>* cancel = nullptr);
+                               const std::atomic<bool>* cancel = nullptr,
+                               const EpochCheckpoints* checkpoints = nullptr);
 
 // PlanWorker of several workers of the request's world, each one's ids in
 // the order given. Under random batching with py1e or py1s the parts they

@@ -59,6 +59,9 @@ struct StreamedShuffle {
   // Open's pieces handed to `sink`; `ep` then stands at the next part.
   Status Stream(std::span<const Span> list, numpy::Generator& ep, int64_t lo, int64_t hi, const Py1eSink& sink,
                 bool* narrow) const;
+  // kInvalidArgument unless `k` are PlanCheckpoints of this shuffle (the
+  // request's seed and epoch); else sets *narrow (when given) from them.
+  Status Accept(const EpochCheckpoints& k, const PlanConfig& c, int64_t epoch, bool* narrow) const;
 };
 Result<StreamedShuffle> SetUpStreamedShuffle(const BatchContext& ctx, const Resampled& res);
 
@@ -93,9 +96,12 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
 // anything reaches `sink`, when it does not apply (shuffled by another
 // algorithm, or the worker's positions are not in the epoch's order).
 // *narrow as WorkersRandomStreamed's. `cancel` as PlanWorkerWindows's.
+// With `checkpoints` (checked as WorkersRandomStreamed's) each canonical
+// node read starts from its saved state: nothing before it is drawn.
 Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
                                  const PlanWindowSink& sink, bool* narrow,
-                                 const std::atomic<bool>* cancel = nullptr);
+                                 const std::atomic<bool>* cancel = nullptr,
+                                 const EpochCheckpoints* checkpoints = nullptr);
 
 // Keeps the slots up to the `head`-th non-padding one (all when head < 0).
 void KeepHead(std::vector<int64_t>& slots, int64_t head);

@@ -93,6 +93,16 @@ std::span<const Span> StreamedShuffle::Part(const DividedSpans& parts, int64_t i
                                parts.part_begin[size_t(i) + 1] - parts.part_begin[size_t(i)]);
 }
 
+Status StreamedShuffle::Accept(const EpochCheckpoints& k, const PlanConfig& c, int64_t epoch, bool* narrow) const {
+  if (k.algo != c.shuffle_algo || k.seed != c.shuffle_seed || k.epoch != uint64_t(epoch) || k.num_samples != total ||
+      k.num_canonical_nodes != C || k.block != block || int64_t(k.node_start.size()) != C) {
+    return InvalidArgumentError("the epoch checkpoints were made for another plan (seed, epoch, samples, "
+                                "canonical nodes or block size differ)");
+  }
+  if (narrow != nullptr && k.py1e_narrow_block) *narrow = true;
+  return Status::Ok();
+}
+
 Status StreamedShuffle::Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow) const {
   if (py1e) return Py1eSkipPart(list, br, ep, C, narrow);
   const std::unique_ptr<PartReader> reader = OpenPy1sReader(list, ep.bit_generator(), 0, 0);
@@ -218,16 +228,7 @@ Result<std::vector<std::vector<int64_t>>> WorkersRandomStreamed(const BatchConte
     }
   }
 
-  if (checkpoints != nullptr) {
-    const EpochCheckpoints& k = *checkpoints;
-    if (k.algo != c.shuffle_algo || k.seed != c.shuffle_seed || k.epoch != uint64_t(ctx.request.epoch) ||
-        k.num_samples != total || k.num_canonical_nodes != C || k.block != sh.block ||
-        int64_t(k.node_start.size()) != C) {
-      return InvalidArgumentError("the epoch checkpoints were made for another plan (seed, epoch, samples, "
-                                  "canonical nodes or block size differ)");
-    }
-    if (narrow != nullptr && k.py1e_narrow_block) *narrow = true;
-  }
+  if (checkpoints != nullptr) SLUICE_RETURN_IF_ERROR(sh.Accept(*checkpoints, c, ctx.request.epoch, narrow));
   numpy::Generator ep = MakeRng(c.shuffle_seed, uint64_t(ctx.request.epoch));
   const DividedSpans parts = ShuffledParts(res.shuffle_units, C, c.shuffle_seed, ep);
   for (int64_t i = 0; i <= last; ++i) {

@@ -127,7 +127,8 @@ constexpr int64_t kReadersFloorBytes = int64_t{64} << 20;
 }  // namespace
 
 Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& worker, int64_t window,
-                                 const PlanWindowSink& sink, bool* narrow, const std::atomic<bool>* cancel) {
+                                 const PlanWindowSink& sink, bool* narrow, const std::atomic<bool>* cancel,
+                                 const EpochCheckpoints* checkpoints) {
   const PlanConfig& c = ctx.request.config;
   if (c.shuffle && c.shuffle_algo != ShuffleAlgo::kPy1e && c.shuffle_algo != ShuffleAlgo::kPy1s) return false;
   SLUICE_ASSIGN_OR_RETURN(Resampled res, Resample(ctx, -1));
@@ -145,6 +146,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
     return true;
   }
   SLUICE_ASSIGN_OR_RETURN(const StreamedShuffle sh, SetUpStreamedShuffle(ctx, res));
+  if (checkpoints != nullptr) SLUICE_RETURN_IF_ERROR(sh.Accept(*checkpoints, c, ctx.request.epoch, narrow));
   const PartBounds& parts_of = sh.parts_of;
 
   // Pass 1: each part's runs of positions in sorted order.
@@ -204,7 +206,9 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
       const std::vector<AskRun>& runs = ask[size_t(i)];
       if (o.reader == nullptr) {
         if (o.run >= runs.size()) return InternalError("canonical node " + std::to_string(i) + " read again");
-        if (o.start == nullptr) {
+        if (o.start == nullptr && checkpoints != nullptr) {
+          o.start = std::make_unique<numpy::Pcg64>(checkpoints->node_start[size_t(i)]);
+        } else if (o.start == nullptr) {
           // The parts before it drawn over, keeping where those still to be
           // read start; one still being read gives its end (py1e), or is
           // drawn a second time from its start (py1s).
@@ -243,7 +247,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
         while (r.Next()) {
         }
         o.reader.reset();
-        if (front_part == i) {
+        if (front_part == i && checkpoints == nullptr) {
           front.bit_generator() = *o.gen;
           ++front_part;
         }
@@ -259,7 +263,7 @@ Result<bool> WorkerRandomWindows(const BatchContext& ctx, const PlanningWorker& 
       return InternalError("canonical node " + std::to_string(i) + " was left with runs unread (windowed plan)");
     }
   }
-  if (sh.py1e && narrow != nullptr && !*narrow) {
+  if (sh.py1e && narrow != nullptr && !*narrow && checkpoints == nullptr) {
     SLUICE_RETURN_IF_ERROR(Py1eNarrowAfter(parts, last + 1, sh.C, sh.br, front, narrow));
   }
   return true;

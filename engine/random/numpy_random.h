@@ -71,6 +71,18 @@ class Pcg64 {
   unsigned __int128 inc() const { return inc_; }
   // Whether a saved high half is waiting to be returned by NextU32.
   bool has_buffered_u32() const { return has_u32_; }
+  uint32_t buffered_u32() const { return u32_; }
+  // A generator standing exactly where one with these accessors' values
+  // stood (a saved state read back: planner's epoch checkpoints file).
+  static Pcg64 FromState(unsigned __int128 state, unsigned __int128 inc, bool has_buffered_u32,
+                         uint32_t buffered_u32) {
+    Pcg64 g;
+    g.state_ = state;
+    g.inc_ = inc;
+    g.has_u32_ = has_buffered_u32;
+    g.u32_ = buffered_u32;
+    return g;
+  }
 
   // Jumps ahead as `delta` NextU64() calls would, in O(log delta) (PCG's
   // advance: the affine step composed by squaring). Leaves the 32-bit buffer
@@ -90,6 +102,7 @@ class Pcg64 {
 
  private:
   friend class Pcg64Stream;
+  Pcg64() = default;
   static constexpr unsigned __int128 kMultiplier =
       (static_cast<unsigned __int128>(0x2360ED051FC65DA4ULL) << 64) |
       0x4385DF649FCCF645ULL;

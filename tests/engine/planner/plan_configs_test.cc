@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "base/file.h"
+#include "engine/planner/checkpoints_file.h"
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/plan_json.h"
@@ -84,7 +85,19 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
   // The config object alone, as `sluice plan FILE` receives it.
   EXPECT_EQ(PlanToJson(simdjson::minify(doc["config"])), rendered);
 
-  // Every real worker's own plan is its planning rank's slice, -1 skipped.
+  // Every real worker's own plan is its planning rank's slice, -1 skipped,
+  // also from the epoch's checkpoints as a node shares them (written to
+  // bytes and read back: engine/dataset/node_checkpoints.h).
+  std::optional<EpochCheckpoints> shared;
+  if (CheckpointsApply(request->config)) {
+    auto made = PlanCheckpoints(*request);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    auto key = CheckpointsKey(*request);
+    ASSERT_TRUE(key.ok()) << key.status().ToString();
+    auto read = CheckpointsFromBytes(SerializeCheckpoints(*made, *key), *key, "checkpoints");
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    shared = std::move(*read);
+  }
   const World& w = request->world;
   const int64_t k = derived->replication;
   for (int64_t node = 0; node < w.num_nodes; ++node)
@@ -107,6 +120,27 @@ TEST_P(PlanConfigTest, MatchesMosaic) {
         });
         ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
         EXPECT_EQ(windows, expect) << "in windows: node " << node << " rank " << rank << " worker " << worker;
+        if (!shared) continue;
+        std::optional<std::string> warned, warned_shared;
+        ASSERT_TRUE(PlanWorker(*request, node, rank, worker, &warned).ok());
+        auto from = PlanWorker(*request, node, rank, worker, &warned_shared, &*shared);
+        ASSERT_TRUE(from.ok()) << from.status().ToString();
+        EXPECT_EQ(*from, expect) << "shared checkpoints: node " << node << " rank " << rank << " worker " << worker;
+        EXPECT_EQ(warned_shared, warned);
+        windows.clear();
+        windowed = PlanWorkerWindows(
+            *request, node, rank, worker, 3,
+            [&](std::span<const int64_t> ids) {
+              windows.insert(windows.end(), ids.begin(), ids.end());
+              return Status::Ok();
+            },
+            &warned_shared, nullptr, &*shared);
+        ASSERT_TRUE(windowed.ok()) << windowed.status().ToString();
+        EXPECT_EQ(windows, expect) << "shared, in windows: node " << node << " rank " << rank << " worker " << worker;
+        EXPECT_EQ(warned_shared, warned);
+        auto head = PlanWorkerHead(*request, node, rank, worker, 2, &warned_shared, &*shared);
+        ASSERT_TRUE(head.ok()) << head.status().ToString();
+        EXPECT_EQ(head->ids, std::vector<int64_t>(expect.begin(), expect.begin() + std::min<size_t>(2, expect.size())));
       }
 
   simdjson::dom::element batches;

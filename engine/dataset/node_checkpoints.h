@@ -1,0 +1,67 @@
+// An epoch's plan checkpoints (planner::PlanCheckpoints), made once per node
+// and read by every other process of the node: without them each of a
+// node's workers replays the random draws of every canonical node before
+// its own (engine/planner/README.md, "the floor"), 5-7 s at 4B samples.
+//
+// The node's first process to want epoch E's checkpoints computes them and
+// writes them (planner/checkpoints_file.h: versioned, checksummed, keyed by
+// planner::CheckpointsKey of the request: the shards, weights, shuffle and
+// epoch) to plan_checkpoints.<E>.bin in the cache state folder of `root`
+// (engine/cache/state_dir.h), under a temporary name renamed into place,
+// while holding a lock (node_file.h's MakeOncePerNode: the kernel drops it
+// if that process dies, so a crash mid-write never wedges the others). The
+// others wait for that lock (bounded by `wait_timeout`), then map the file
+// and check it: a file that is damaged, truncated, of another layout or
+// made for another request (stale) is never used; it is made again. Waiting
+// rather than planning alone: the checkpoints cost what one worker's replay
+// costs (both draw the epoch up to the worker's node), and a worker planned
+// from them adds only its own nodes' draws, so a waiting process is ready
+// no later than one that replays, and the node spends one replay, not one
+// per process (BENCHMARKS.md, "Shared plan checkpoints").
+// Thread-safe (no shared state beyond the files).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/env.h"
+#include "base/status.h"
+#include "engine/planner/plan.h"
+
+namespace sluice {
+
+// Where a dataset's processes share checkpoints: the cache state folder of
+// `root` (its first stream's local folder).
+struct NodeCheckpointsPlace {
+  std::string root;
+  std::chrono::milliseconds wait_timeout{0};
+  Env* env = Env::Default();
+};
+
+// The checkpoints of `request`'s epoch through the node's file, or null
+// when they do not apply (planner::CheckpointsApply: another shuffle or
+// batching, a mixture). `made`, when given, is set when this call computed
+// them (no valid file was there). Errors: PlanCheckpoints' (Mosaic's),
+// the state folder's, kDeadlineExceeded after `wait_timeout` of waiting
+// for another process. When the file cannot be written (a full disk) the
+// checkpoints computed are returned all the same.
+Result<std::shared_ptr<const planner::EpochCheckpoints>> NodeEpochCheckpoints(const NodeCheckpointsPlace& place,
+                                                                              const planner::PlanRequest& request,
+                                                                              bool* made = nullptr);
+
+// The file NodeEpochCheckpoints uses for `epoch` under `root`.
+Result<std::string> NodeCheckpointsPath(const std::string& root, int64_t epoch, Env* env = Env::Default());
+
+// For a planning caller, where sharing is an optimisation: the checkpoints,
+// or null on any error (the plan is then made without them, as it would be
+// alone, and reports its own errors).
+std::shared_ptr<const planner::EpochCheckpoints> SharedEpochCheckpoints(const NodeCheckpointsPlace& place,
+                                                                        const planner::PlanRequest& request);
+
+// Called between the two halves of the file's write (tests: a process
+// killed mid-write). Not thread-safe; set before planning starts.
+void SetCheckpointsWriteHookForTesting(std::function<void()> hook);
+
+}  // namespace sluice

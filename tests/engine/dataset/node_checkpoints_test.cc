@@ -1,0 +1,280 @@
+// The node's shared plan checkpoints (node_checkpoints.h): made once, read
+// by the node's other processes, equal to PlanCheckpoints; damaged,
+// truncated and stale files made again, never trusted; racing processes
+// and a maker killed mid-write leave every process the right checkpoints;
+// a dataset's plans through them equal its plans without.
+#include "engine/dataset/node_checkpoints.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "engine/planner/checkpoints_file.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/multiprocess_util.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+
+planner::PlanRequest Request(int64_t epoch = 2) {
+  planner::PlanRequest q;
+  planner::StreamSpec s;
+  for (int i = 0; i < 60; ++i) s.shard_sizes.push_back(90 + 11 * (i % 7));
+  q.streams.push_back(std::move(s));
+  q.config.num_canonical_nodes = 8;
+  q.config.batch_size = 4;
+  q.config.shuffle = true;
+  q.config.shuffle_algo = planner::ShuffleAlgo::kPy1e;
+  q.config.shuffle_block_size = 400;
+  q.world = planner::World{2, 2, 2, {}, {}, {}};
+  q.epoch = epoch;
+  return q;
+}
+
+NodeCheckpointsPlace Place(const std::string& root) {
+  return NodeCheckpointsPlace{root, std::chrono::seconds(30), Env::Default()};
+}
+
+std::string FileOf(const std::string& root, int64_t epoch) {
+  auto path = NodeCheckpointsPath(root, epoch);
+  EXPECT_TRUE(path.ok()) << path.status().ToString();
+  return path.ok() ? *path : "";
+}
+
+// The bytes a correct file holds for `q`.
+std::string Expected(const planner::PlanRequest& q) {
+  auto k = planner::PlanCheckpoints(q);
+  auto key = planner::CheckpointsKey(q);
+  EXPECT_TRUE(k.ok() && key.ok());
+  return planner::SerializeCheckpoints(*k, *key);
+}
+
+// Every worker of q's world planned from `k` as it is planned alone.
+bool PlansEqual(const planner::PlanRequest& q, const planner::EpochCheckpoints& k) {
+  for (int64_t n = 0; n < q.world.num_nodes; ++n)
+    for (int64_t r = 0; r < q.world.ranks_per_node; ++r)
+      for (int64_t w = 0; w < q.world.workers_per_rank; ++w) {
+        auto alone = planner::PlanWorker(q, n, r, w);
+        auto shared = planner::PlanWorker(q, n, r, w, nullptr, &k);
+        if (!alone.ok() || !shared.ok() || *alone != *shared) return false;
+      }
+  return true;
+}
+
+// A new scratch folder may get a deleted one's inode, and with it that
+// folder's state (state_dir.h): its checkpoints files are removed first.
+void ForgetEarlierFolders(const std::string& root) {
+  for (int64_t epoch = 0; epoch < 4; ++epoch) std::filesystem::remove(FileOf(root, epoch));
+}
+
+ino_t InodeOf(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST(NodeCheckpoints, MadeOnceThenReadByTheOthers) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const planner::PlanRequest q = Request();
+  bool made = false;
+  auto first = NodeEpochCheckpoints(Place(dir.path()), q, &made);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(*first);
+  EXPECT_TRUE(made);
+  const std::string path = FileOf(dir.path(), 2);
+  EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
+  EXPECT_TRUE(PlansEqual(q, **first));
+  const ino_t inode = InodeOf(path);
+
+  // Another world and a resume point read the same file.
+  planner::PlanRequest other = q;
+  other.world = planner::World{4, 1, 2, {}, {}, {}};
+  other.sample_in_epoch = 24;
+  auto second = NodeEpochCheckpoints(Place(dir.path()), other, &made);
+  ASSERT_TRUE(second.ok() && *second);
+  EXPECT_FALSE(made);
+  EXPECT_EQ(InodeOf(path), inode);
+  EXPECT_EQ(planner::SerializeCheckpoints(**second, *planner::CheckpointsKey(q)), Expected(q));
+  EXPECT_TRUE(PlansEqual(other, **second));
+
+  // Another epoch has its own file.
+  auto next = NodeEpochCheckpoints(Place(dir.path()), Request(3), &made);
+  ASSERT_TRUE(next.ok() && *next);
+  EXPECT_TRUE(made);
+  EXPECT_EQ(*ReadFile(FileOf(dir.path(), 3), 1 << 20), Expected(Request(3)));
+  EXPECT_EQ(InodeOf(path), inode);
+}
+
+TEST(NodeCheckpoints, OtherShufflesHaveNone) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  for (planner::ShuffleAlgo algo : {planner::ShuffleAlgo::kPy1b, planner::ShuffleAlgo::kPy1br,
+                                    planner::ShuffleAlgo::kPy2s, planner::ShuffleAlgo::kNaive}) {
+    planner::PlanRequest q = Request();
+    q.config.shuffle_algo = algo;
+    bool made = true;
+    auto got = NodeEpochCheckpoints(Place(dir.path()), q, &made);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, nullptr);
+    EXPECT_FALSE(made);
+  }
+  planner::PlanRequest unshuffled = Request();
+  unshuffled.config.shuffle = false;
+  EXPECT_EQ(*NodeEpochCheckpoints(Place(dir.path()), unshuffled), nullptr);
+  EXPECT_FALSE(FileExists(FileOf(dir.path(), 2)));
+}
+
+TEST(NodeCheckpoints, DamagedTruncatedOrStaleFilesAreMadeAgain) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const planner::PlanRequest q = Request();
+  const uint64_t key = *planner::CheckpointsKey(q);
+  const std::string path = FileOf(dir.path(), 2);
+  const std::string good = Expected(q);
+  planner::PlanRequest reseeded = q;
+  reseeded.config.shuffle_seed = 17;
+  struct Case {
+    std::string name, bytes, error;
+    StatusCode code;
+  };
+  std::string flipped = good;
+  flipped[good.size() - 3] ^= 0x40;
+  const std::vector<Case> cases = {
+      {"damaged", flipped, path + ": checksum mismatch", StatusCode::kCorrupt},
+      {"truncated", good.substr(0, good.size() - 40),
+       path + ": " + std::to_string(good.size() - 40) + " bytes where its header says more than " +
+           std::to_string(good.size() - 40),
+       StatusCode::kCorrupt},
+      {"empty", "", path + ": 0 bytes, shorter than an epoch checkpoints header", StatusCode::kCorrupt},
+      {"stale", Expected(reseeded), path + ": made for another plan (stale)", StatusCode::kNotFound},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_TRUE(WriteFileAtomic(path, c.bytes).ok());
+    // What a reader sees in it: never checkpoints.
+    auto read = planner::CheckpointsFromBytes(*ReadFile(path, 1 << 20), key, path);
+    EXPECT_EQ(read.status().code(), c.code);
+    EXPECT_EQ(read.status().message(), c.error);
+    bool made = false;
+    auto got = NodeEpochCheckpoints(Place(dir.path()), q, &made);
+    ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+    EXPECT_TRUE(made);
+    EXPECT_EQ(*ReadFile(path, 1 << 20), good);
+    EXPECT_TRUE(PlansEqual(q, **got));
+  }
+}
+
+// Forks: named MultiProcess so the ThreadSanitizer run leaves it out, as it
+// does every forking test (dev: tsan_tests). One process is killed with the
+// file half written (a temporary, holding the node's lock); four racing
+// processes wait for the lock, exactly one makes the file, and every one
+// plans as without checkpoints.
+TEST(NodeCheckpoints, MultiProcessRacingMakersAndOneKilledMidWrite) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const planner::PlanRequest q = Request();
+  const std::string path = FileOf(dir.path(), 2);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t killed = testing::Fork([&] {
+    SetCheckpointsWriteHookForTesting([&] {
+      char c = 1;
+      if (::write(ready[1], &c, 1) != 1) _exit(3);
+      ::pause();
+    });
+    (void)NodeEpochCheckpoints(Place(dir.path()), q);
+    return 0;  // not reached: killed in the hook
+  });
+  ::close(ready[1]);
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  // Half written under a temporary name: no file yet.
+  EXPECT_FALSE(FileExists(path));
+  std::vector<pid_t> racers;
+  for (int k = 0; k < 4; ++k) {
+    racers.push_back(testing::Fork([&] {
+      bool made = false;
+      auto got = NodeEpochCheckpoints(Place(dir.path()), q, &made);
+      if (!got.ok() || !*got) return 1;
+      if (!PlansEqual(q, **got)) return 2;
+      return made ? 10 : 0;
+    }));
+  }
+  ::usleep(50'000);  // the racers wait on the killed process's lock meanwhile
+  ::kill(killed, SIGKILL);
+  EXPECT_EQ(testing::WaitExit(killed), 128 + SIGKILL);
+  int makers = 0;
+  for (pid_t p : racers) {
+    const int code = testing::WaitExit(p);
+    EXPECT_TRUE(code == 0 || code == 10) << code;
+    makers += code == 10;
+  }
+  EXPECT_EQ(makers, 1);
+  EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
+}
+
+// A dataset's passes (head first, whole, in windows, the next epoch
+// prefetched) plan from the node's file: the same ids as without it
+// (WorkerIds against planner::PlanWorker of the dataset's request), the
+// file made by the first pass and made again when damaged.
+TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  testing::WriteSyntheticMds(dir.path(), 600, 2048);
+  DatasetOptions o = testing::OneStreamOptions("", dir.path());
+  o.plan.shuffle = true;
+  o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
+  o.plan.num_canonical_nodes = 4;
+  o.plan.shuffle_block_size = 100;
+  o.plan.batch_size = 4;
+  o.prefetch_next_epoch = true;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const std::string path = FileOf(dir.path(), 0);
+  auto expect = (*ds)->WorkerIds(0, 0, 1, 2);
+  ASSERT_TRUE(expect.ok());
+  ASSERT_TRUE(FileExists(path));
+  const std::string good = *ReadFile(path, 1 << 20);
+  // Planned alone from the same request: the same ids.
+  planner::PlanRequest q;
+  q.config = o.plan;
+  planner::StreamSpec s;
+  for (size_t g = 0; g < (*ds)->num_shards(); ++g) s.shard_sizes.push_back(int64_t((*ds)->shard_entry(g).samples));
+  q.streams.push_back(s);
+  q.world.workers_per_rank = 2;
+  auto alone = planner::PlanWorker(q, 0, 0, 1);
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(*expect, *alone);
+
+  for (int64_t window : {int64_t{1} << 20, int64_t{7}}) {
+    SCOPED_TRACE(window);
+    o.pass_window_ids = window;
+    auto reader = StreamingDataset::Open(o);
+    ASSERT_TRUE(reader.ok());
+    std::string damaged = good;
+    damaged[damaged.size() - 1] ^= 1;
+    ASSERT_TRUE(WriteFileAtomic(path, damaged).ok());
+    EXPECT_EQ(testing::ReadEpoch(**reader, 0, 0, 1, 2, 5, nullptr), *expect);
+    EXPECT_EQ(*ReadFile(path, 1 << 20), good);
+    // The next epoch's file is made by the prefetch or the next pass.
+    auto next = (*reader)->WorkerIds(1, 0, 1, 2);
+    ASSERT_TRUE(next.ok());
+    EXPECT_EQ(testing::ReadEpoch(**reader, 1, 0, 1, 2, 5, nullptr), *next);
+    EXPECT_TRUE(FileExists(FileOf(dir.path(), 1)));
+    ASSERT_TRUE(WriteFileAtomic(FileOf(dir.path(), 1), "").ok());
+  }
+}
+
+}  // namespace
+}  // namespace sluice
