@@ -73,6 +73,8 @@ class DeferredGathers {
     uint64_t segments;
   };
   void Gather(size_t i) const;
+  // The index of the value that starts at value.data(), or size().
+  size_t Find(std::string_view value) const;
 
   std::vector<Value> values_;  // by dst, ascending
   std::vector<std::string_view> segments_;
