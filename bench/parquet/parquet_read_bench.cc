@@ -5,8 +5,14 @@
 // bench/python/parquet_read_bench.py to put Sluice's Parquet reader beside
 // its MDS path, pyarrow and DuckDB on the same rows.
 //
-// Usage: parquet_read_bench PATH [--passes=N]
-//   PATH  a Parquet file or folder, or an MDS dataset folder
+// Usage: parquet_read_bench PATH [--passes=N] [--lasting]
+//   PATH       a Parquet file or folder, or an MDS dataset folder
+//   --lasting  views that last until the reader is destroyed (DatasetReader's
+//              default: a large snappy value that straddles literals is
+//              copied into its row group's buffer); without it, views valid
+//              until the next read, as the engine's batches hand out
+//              (SampleFields::until_next_read: the value is copied into a
+//              small scratch instead)
 // Prints one JSON line: {"path", "rows", "bytes", "seconds": [...],
 // "cpu_seconds": [...]}: one untimed warm-up pass (page cache), then N timed
 // passes (default 3), each's wall-clock time and the process's CPU time
@@ -50,9 +56,10 @@ uint64_t Touch(std::string_view f) {
 }
 
 // One pass: open, read every row, touch every field's bytes.
-Result<uint64_t> Pass(const std::string& path, uint64_t* rows, uint64_t* bytes) {
+Result<uint64_t> Pass(const std::string& path, bool lasting, uint64_t* rows, uint64_t* bytes) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<DatasetReader> reader, DatasetReader::Open(path));
   SampleFields sample;
+  sample.until_next_read = !lasting;
   uint64_t sum = 0, total = 0;
   const uint64_t n = reader->num_samples();
   for (uint64_t i = 0; i < n; ++i) {
@@ -69,20 +76,22 @@ Result<uint64_t> Pass(const std::string& path, uint64_t* rows, uint64_t* bytes) 
 
 int Main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: parquet_read_bench PATH [--passes=N]\n");
+    std::fprintf(stderr, "usage: parquet_read_bench PATH [--passes=N] [--lasting]\n");
     return 2;
   }
   const std::string path = argv[1];
   int passes = 3;
+  bool lasting = false;
   for (int i = 2; i < argc; ++i) {
     if (std::strncmp(argv[i], "--passes=", 9) == 0) passes = std::atoi(argv[i] + 9);
+    if (std::strcmp(argv[i], "--lasting") == 0) lasting = true;
   }
   uint64_t rows = 0, bytes = 0, check = 0;
   std::vector<double> seconds, cpu_seconds;
   for (int p = 0; p <= passes; ++p) {
     const auto start = Clock::now();
     const double cpu_start = CpuSeconds();
-    Result<uint64_t> sum = Pass(path, &rows, &bytes);
+    Result<uint64_t> sum = Pass(path, lasting, &rows, &bytes);
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     const double cpu = CpuSeconds() - cpu_start;
     if (!sum.ok()) {

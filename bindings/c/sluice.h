@@ -662,7 +662,9 @@ sluice_status sluice_plan_steps(const char* config_json, int64_t rank, int64_t f
  * A handle is used by one thread at a time (all functions, counters
  * included); the prefetch thread inside is the handle's own.
  * Views returned by sluice_stream_get and sluice_stream_next_batch point into
- * memory-mapped cached shards and stay valid until the next call of either
+ * memory-mapped cached shards (or, for a large Parquet value that straddles
+ * a snappy page's literals, into a buffer of the handle's that the next
+ * call reuses) and stay valid until the next call of either
  * function, sluice_stream_iter_begin, sluice_stream_release or
  * sluice_stream_close on the same handle.
  * Fork safety: sluice_stream_open reads the index files only; the cache

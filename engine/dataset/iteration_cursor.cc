@@ -412,6 +412,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       PrefetchAhead(p, p < stop_at ? std::min(ready, stop_at) : ready);
       SampleFields& fields = (*out)[k];
       fields.where = SampleLocation{g, i};
+      fields.until_next_read = true;  // the batch's views end at the next NextBatch
       Status read = columns.Read(*shard, g, i, &fields);
       if (!read.ok()) {
         if (k == 0) *failure = std::move(read);

@@ -6,7 +6,8 @@
 // and a SampleLocator the cursor holds (copies made when it starts), so
 // nothing they do calls back into the dataset.
 //
-// Views: the SampleFields NextBatch hands out point into mapped shards and
+// Views: the SampleFields NextBatch hands out point into mapped shards (or
+// into their own scratch: it reads with until_next_read, shard_view.h) and
 // stay valid until the next NextBatch, the cursor's Stop or destruction.
 // The first sample of a pass (a cold start, a resumption) may come from a
 // peek (DatasetShards::PeekSample: one or two ranged reads of an

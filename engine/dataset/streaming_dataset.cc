@@ -393,6 +393,7 @@ Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
     get_shard_ = g;
   }
   out->where = SampleLocation{g, i};
+  out->until_next_read = true;  // its views end at the next call (below)
   SLUICE_RETURN_IF_ERROR(columns_.Read(*shard, g, i, out));
   const auto relaxed = std::memory_order_relaxed;
   consumer_.samples.store(consumer_.samples.load(relaxed) + 1, relaxed);

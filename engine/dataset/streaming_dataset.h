@@ -7,8 +7,9 @@
 //
 // Thread safety: one thread at a time per StreamingDataset, all methods
 // included (the prefetcher's thread is internal).
-// Views: the SampleFields a call hands out point into mapped shard files and
-// stay valid until the next Get/NextBatch/IterBegin/Release call or the
+// Views: the SampleFields a call hands out point into mapped shard files (or
+// into their own scratch: Get and NextBatch read with until_next_read,
+// shard_view.h) and stay valid until the next Get/NextBatch/IterBegin/Release call or the
 // dataset's destruction, whichever comes first.
 // Fork safety: Open loads the indexes only (no thread, no cache state). The
 // shard caches and the prefetch thread are created in the process that

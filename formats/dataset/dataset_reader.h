@@ -6,7 +6,9 @@
 // until the reader is destroyed.
 //
 // Thread safety: every method may be called from several threads at once.
-// Lifetime: views handed out stay valid until the reader is destroyed.
+// Lifetime: views handed out stay valid until the reader is destroyed, but
+// for those a Read into fields with until_next_read set copies into their
+// scratch (shard_view.h): valid until the next Read into those fields.
 #pragma once
 
 #include <atomic>

@@ -49,6 +49,14 @@ struct SampleFields {
   // empty for a sample without one.
   bool wants_masks = false;
   std::vector<parquet::MaskedField> masked;
+  // Set by a reader whose views end at its next read into these fields
+  // anyway (the engine's NextBatch and Get): a Parquet value that would be
+  // copied into its row group's buffer when first read is copied into
+  // `scratch` instead (ParquetShardReader::ReadRow with a RowScratch), and
+  // its view lasts only until the next Read into these fields. Other views
+  // live as the reader says.
+  bool until_next_read = false;
+  parquet::RowScratch scratch;
 };
 
 // A reader of one of the formats. A format's descriptor

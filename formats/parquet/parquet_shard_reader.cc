@@ -374,7 +374,7 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
 }
 
 Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* fields,
-                                   std::vector<MaskedField>* masked) const {
+                                   std::vector<MaskedField>* masked, RowScratch* scratch) const {
   if (!state_) return InternalError("Parquet shard reader was not opened");
   const State& s = *state_;
   if (row >= s.rows) {
@@ -383,11 +383,25 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
   }
   if (masked != nullptr) masked->clear();
   fields->resize(s.values.size());
+  if (scratch != nullptr && scratch->columns.size() < s.values.size()) {
+    scratch->columns.resize(s.values.size());
+  }
   for (size_t c = 0; c < s.values.size(); ++c) {
     if (s.direct[c]) {
       const ColumnBuffer& b = s.buffers[c];
       (*fields)[c] = InPlaceField(b, row);
-      if (!b.deferred.empty()) b.deferred.Ensure((*fields)[c]);  // most columns defer nothing
+      if (b.deferred.empty()) {
+        // most columns defer nothing
+      } else if (scratch == nullptr) {
+        b.deferred.Ensure((*fields)[c]);
+      } else {
+        Result<std::string_view> v = b.deferred.Transient((*fields)[c], &scratch->columns[c]);
+        if (!v.ok()) {
+          return v.status().WithContext(s.file + ": row group " + std::to_string(s.row_group) +
+                                        " column \"" + s.names[c] + "\" row " + std::to_string(row));
+        }
+        (*fields)[c] = *v;
+      }
     } else {
       (*fields)[c] = s.values[c][row];
     }

@@ -9,8 +9,11 @@
 // shares among its copies (so they live as long as any copy). A large
 // value of a snappy page that straddles its pieces is copied into place by
 // the first ReadRow of its row (column_chunk_decoder.h,
-// defer_large_gathers). Immutable after Open but for those copies; ReadRow
-// may be called from several threads at once (each value copied once).
+// defer_large_gathers), unless the caller reads with a RowScratch: then it
+// is copied into the scratch, and its view lasts until the next read into
+// that scratch. Immutable after Open but for those copies; ReadRow may be
+// called from several threads at once (each value copied once; a RowScratch
+// is one caller's).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/uninitialized_buffer.h"
 #include "formats/parquet/column_chunk_decoder.h"
 #include "formats/parquet/field_encoding.h"
 #include "formats/parquet/footer.h"
@@ -28,6 +32,15 @@
 namespace sluice::parquet {
 
 inline constexpr std::string_view kParquetFormat = "parquet";
+
+// A reader's room for the values ReadRow copies when its views need last
+// only until its next read: one buffer per column, grown to the column's
+// largest such value and then reused (it stays in the cache). Movable: the
+// bytes do not move with it. Not thread-safe: one per reading thread (or
+// per sample slot of a batch).
+struct RowScratch {
+  std::vector<UninitializedBuffer> columns;
+};
 
 class ParquetShardReader {
  public:
@@ -83,8 +96,16 @@ class ParquetShardReader {
   // for it (field_encoding.h). *masked is cleared first; it stays empty for
   // a row without such a list (no extra work then). The views live as
   // long as the fields'.
+  //
+  // With `scratch`: a large value of a snappy page that straddles its
+  // pieces and was not copied into place yet is copied into *scratch
+  // instead (DeferredGathers::Transient), so its view is valid only until
+  // the next ReadRow with the same scratch (or its destruction); every other
+  // view lives as said above. For callers whose views end at their next
+  // read anyway (a batch's views, valid until the next batch): it spares
+  // the write of the value into the row group's buffer.
   Status ReadRow(uint32_t row, std::vector<std::string_view>* fields,
-                 std::vector<MaskedField>* masked) const;
+                 std::vector<MaskedField>* masked, RowScratch* scratch = nullptr) const;
 
   // True when some row of the group has a packed list holding a null element.
   bool has_masked_rows() const;

@@ -44,12 +44,40 @@ void DeferredGathers::Gather(size_t i) const {
   }
 }
 
-void DeferredGathers::Ensure(std::string_view value) const {
-  if (values_.empty() || value.empty()) return;
+size_t DeferredGathers::Find(std::string_view value) const {
+  if (values_.empty() || value.empty()) return values_.size();
   auto it = std::lower_bound(values_.begin(), values_.end(), value.data(),
                              [](const Value& v, const char* p) { return std::less<const char*>()(v.dst, p); });
-  if (it == values_.end() || it->dst != value.data()) return;
-  Gather(static_cast<size_t>(it - values_.begin()));
+  if (it == values_.end() || it->dst != value.data()) return values_.size();
+  return static_cast<size_t>(it - values_.begin());
+}
+
+void DeferredGathers::Ensure(std::string_view value) const {
+  const size_t i = Find(value);
+  if (i < values_.size()) Gather(i);
+}
+
+Result<std::string_view> DeferredGathers::Transient(std::string_view value,
+                                                   UninitializedBuffer* scratch) const {
+  const size_t i = Find(value);
+  if (i == values_.size() || state_[i].load(std::memory_order_acquire) == 2) {
+    return value;  // not deferred, or in place already
+  }
+  const Value& v = values_[i];
+  if (scratch->size() < value.size()) {
+    SLUICE_ASSIGN_OR_RETURN(*scratch, UninitializedBuffer::Allocate(value.size(), "a value's scratch"));
+  }
+  // The segments add up to the value (Add's contract); never past it.
+  char* dst = scratch->data();
+  size_t left = value.size();
+  for (uint64_t k = 0; k < v.segments && left > 0; ++k) {
+    const std::string_view s = segments_[v.first_segment + k];
+    const size_t take = std::min(s.size(), left);
+    std::memcpy(dst, s.data(), take);
+    dst += take;
+    left -= take;
+  }
+  return std::string_view(scratch->data(), value.size());
 }
 
 void DeferredGathers::GatherAll() const {

@@ -7,7 +7,11 @@
 // the consumer reads it (bench/parquet/README.md).
 //
 // A value's view is valid (its pointer and size) from the start; its bytes
-// only after Ensure (or GatherAll) has returned. Add and Truncate while
+// only after Ensure (or GatherAll) has returned. A reader whose views need
+// last only until its next read copies the value into a small buffer of its
+// own instead (Transient): 256 KiB that stay in the cache, where the page
+// buffer's copy is written out to memory and read back (BENCHMARKS.md,
+// "binary_256k against MDS"). Add and Truncate while
 // decoding (not thread-safe); Ensure and GatherAll may then be called from
 // several threads at once: each value is copied once, a thread that finds
 // it being copied waits for it. The segments' bytes (the chunk, the page
@@ -21,6 +25,9 @@
 #include <span>
 #include <string_view>
 #include <vector>
+
+#include "base/status.h"
+#include "base/uninitialized_buffer.h"
 
 namespace sluice::parquet {
 
@@ -44,6 +51,16 @@ class DeferredGathers {
   void Ensure(std::string_view value) const;
   void GatherAll() const;
 
+  // `value` without writing its place: a value added here and not yet
+  // copied is copied into *scratch (reallocated when smaller than the
+  // value; its earlier bytes are overwritten) and a view of that copy is
+  // returned; any other value (one Ensure copied already included) is
+  // returned as it is. Only reads the segments, so it may run beside
+  // Ensure and GatherAll on other threads. kIoError when the system
+  // refuses the scratch's memory; the value's size is the page buffer's
+  // room for it, already bounded.
+  Result<std::string_view> Transient(std::string_view value, UninitializedBuffer* scratch) const;
+
   uint64_t HeldBytes() const {
     return values_.capacity() * sizeof(Value) + segments_.capacity() * sizeof(std::string_view) +
            state_.size();
@@ -56,6 +73,8 @@ class DeferredGathers {
     uint64_t segments;
   };
   void Gather(size_t i) const;
+  // The index of the value that starts at value.data(), or size().
+  size_t Find(std::string_view value) const;
 
   std::vector<Value> values_;  // by dst, ascending
   std::vector<std::string_view> segments_;

@@ -48,10 +48,12 @@ bool HoldsNullElement(const JsonValue& v) {
   return false;
 }
 
-class ParquetFixture : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ParquetFixture, EveryValueThroughTheDatasetReader) {
-  const JsonValue e = ReadJson(kDir + "/" + GetParam());
+// Every row of fixture `rel` through DatasetReader::Read, into fields that
+// last until the reader is destroyed or (until_next_read) only until the
+// next Read into them: then each row is read twice, after another row, and
+// must be its exact values both times.
+void CheckEveryValue(const std::string& rel, bool until_next_read) {
+  const JsonValue e = ReadJson(kDir + "/" + rel);
   const std::string file = JsonStringMember(e, "file");
   auto reader = DatasetReader::Open(kDir + "/" + file);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -76,8 +78,13 @@ TEST_P(ParquetFixture, EveryValueThroughTheDatasetReader) {
         << r.column_names()[c];
   }
   SampleFields f;
+  f.until_next_read = until_next_read;
   int mismatches = 0;
-  for (uint64_t row = 0; row < r.num_samples() && mismatches < 5; ++row) {
+  for (uint64_t read = 0; read < r.num_samples() * (until_next_read ? 2 : 1) && mismatches < 5;
+       ++read) {
+    // The view path: rows 0, n-1, 1, n-2, ..., twice over.
+    const uint64_t n = r.num_samples(), k = read % n;
+    const uint64_t row = !until_next_read ? read : k % 2 ? n - 1 - k / 2 : k / 2;
     Status s = r.Read(row, &f);
     if (!s.ok()) {
       // Only a packed list holding a null element may refuse a row, and
@@ -113,6 +120,12 @@ TEST_P(ParquetFixture, EveryValueThroughTheDatasetReader) {
     }
   }
 }
+
+class ParquetFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ParquetFixture, EveryValueThroughTheDatasetReader) { CheckEveryValue(GetParam(), false); }
+
+TEST_P(ParquetFixture, EveryValueThroughTheViewPath) { CheckEveryValue(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(Parquet, ParquetFixture, ::testing::ValuesIn(testing::ParquetFixtureNames()),
                          [](const ::testing::TestParamInfo<std::string>& i) {

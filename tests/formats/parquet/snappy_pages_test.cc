@@ -6,6 +6,7 @@
 // and page.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -152,6 +153,77 @@ TEST(SnappyPages, LargeDictionaryValuesCopiedWhenReadAreTheDecodedBytes) {
   size_t large = 0;
   for (std::string_view v : eager->binary) large += v.size() >= DeferredGathers::kFrom;
   EXPECT_GE(large, lazy->deferred.size());
+}
+
+// The same values read with a RowScratch (views valid until the next read,
+// as the engine's batches read them): a value that straddles literals is
+// copied into the scratch, not into place, and every row is its exact bytes
+// whatever came before it: rows by growing size (the scratch reallocated),
+// then shrinking (reused), then each row again after a row whose value is
+// another. Then threads read with and without scratches at once; once the
+// lasting read has copied a value into place, the scratch read hands out
+// that place.
+TEST(SnappyPages, LargeValuesReadUntilTheNextReadAreTheDecodedBytes) {
+  const testing::FixtureChunk fx = testing::LoadFixtureChunk("hf_image.parquet", "image");
+  Result<ColumnBuffer> eager = DecodeColumnChunk(fx.footer, 0, fx.field, fx.chunk(), "f.parquet");
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  const uint32_t rows = static_cast<uint32_t>(fx.footer.meta.row_groups[0].num_rows);
+  Result<ParquetShardReader> reader = ParquetShardReader::Open(fx.bytes, "f.parquet", 0, rows, {}, {"image"});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<uint32_t> order(rows);
+  for (uint32_t i = 0; i < rows; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return eager->binary[x].size() < eager->binary[y].size();
+  });
+  std::vector<uint32_t> reads = order;
+  reads.insert(reads.end(), order.rbegin(), order.rend());
+  for (uint32_t i = 0; i < rows; ++i) {
+    reads.push_back(i);
+    reads.push_back((i + rows / 2) % rows);
+  }
+  RowScratch scratch;
+  std::vector<std::string_view> fields;
+  size_t in_scratch = 0, mismatches = 0;
+  for (uint32_t row : reads) {
+    ASSERT_TRUE(reader->ReadRow(row, &fields, nullptr, &scratch).ok());
+    ASSERT_EQ(fields.size(), 1u);
+    ASSERT_EQ(scratch.columns.size(), 1u);
+    if (fields[0] != eager->binary[row]) ++mismatches;
+    if (fields[0].data() == scratch.columns[0].data()) {
+      ++in_scratch;
+      EXPECT_GE(fields[0].size(), DeferredGathers::kFrom);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(in_scratch, 0u);
+  // The lasting read copies each into place; the scratch is then unused.
+  // Threads reading with scratches of their own beside threads whose
+  // lasting reads copy the same values into place (under ASan in CI).
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (uint32_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      RowScratch own;
+      std::vector<std::string_view> got;
+      for (uint32_t i = 0; i < rows; ++i) {
+        const uint32_t row = (i * 7 + t) % rows;
+        if (!reader->ReadRow(row, &got, nullptr, t % 2 ? &own : nullptr).ok() ||
+            got[0] != eager->binary[row]) {
+          ++wrong[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+  for (uint32_t row = 0; row < rows; ++row) {
+    ASSERT_TRUE(reader->ReadRow(row, &fields).ok());
+    ASSERT_EQ(fields[0], eager->binary[row]);
+    const char* lasting = fields[0].data();
+    ASSERT_TRUE(reader->ReadRow(row, &fields, nullptr, &scratch).ok());
+    EXPECT_EQ(fields[0].data(), lasting) << row;
+    EXPECT_EQ(fields[0], eager->binary[row]);
+  }
 }
 
 }  // namespace

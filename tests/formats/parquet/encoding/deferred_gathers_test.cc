@@ -32,6 +32,42 @@ TEST(DeferredGathers, EnsureCopiesTheSegmentsOfThatValueOnly) {
   EXPECT_EQ(dst, "alpha-beta-#####gammaalpha-#####");
 }
 
+// Transient copies a value not yet in place into the scratch (grown when
+// too small, reused otherwise) and leaves its place alone; a value Ensure
+// has copied, or a view that is no value's, comes back as it is.
+TEST(DeferredGathers, TransientCopiesIntoTheScratchAndLeavesThePlaceAlone) {
+  const std::string a = "alpha-", b = "beta-", c = "gamma";
+  std::string dst(32, '#');
+  DeferredGathers d;
+  const std::vector<std::string_view> first = {a, b}, second = {c};
+  ASSERT_TRUE(d.Add(dst.data(), first));
+  ASSERT_TRUE(d.Add(dst.data() + 16, second));
+  UninitializedBuffer scratch;
+  Result<std::string_view> v = d.Transient(std::string_view(dst.data(), 11), &scratch);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, "alpha-beta-");
+  EXPECT_EQ(v->data(), scratch.data());
+  EXPECT_EQ(scratch.size(), 11u);
+  // The next value overwrites the scratch, which has room already.
+  const char* before = scratch.data();
+  v = d.Transient(std::string_view(dst.data() + 16, 5), &scratch);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, "gamma");
+  EXPECT_EQ(v->data(), before);
+  EXPECT_EQ(std::string_view(scratch.data(), 11), "gamma-beta-");
+  EXPECT_EQ(dst, std::string(32, '#'));  // nothing written in place
+  // Copied in place by Ensure: its own view from then on.
+  d.Ensure(std::string_view(dst.data() + 16, 5));
+  v = d.Transient(std::string_view(dst.data() + 16, 5), &scratch);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->data(), dst.data() + 16);
+  EXPECT_EQ(*v, "gamma");
+  // Not a value's start, or empty: as it is.
+  const std::string_view other(dst.data() + 1, 4);
+  EXPECT_EQ(d.Transient(other, &scratch)->data(), other.data());
+  EXPECT_EQ(d.Transient(std::string_view(), &scratch)->data(), nullptr);
+}
+
 TEST(DeferredGathers, TruncateForgetsTheLaterValues) {
   const std::string a = "0123456789";
   std::string dst(20, '#');
