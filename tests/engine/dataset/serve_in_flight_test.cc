@@ -22,6 +22,7 @@
 #include "engine/dataset/stream_shards.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
+#include "tests/base/fault_env.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/stalling_file_server.h"
 #include "tests/stores/http/test_servers.h"
@@ -74,11 +75,14 @@ DatasetOptions HeldOptions(const HeldShard& h, const std::string& url, bool serv
   return o;
 }
 
-// MakeHeld, then its server and a dataset iterating it from there.
-void OpenHeld(HeldShard* h, bool serve_in_flight) {
+// MakeHeld, then its server and a dataset iterating it from there, its
+// files through `env`.
+void OpenHeld(HeldShard* h, bool serve_in_flight, Env* env = Env::Default()) {
   ASSERT_NO_FATAL_FAILURE(MakeHeld(h));
   h->server = std::make_unique<StallingFileServer>(h->remote.path(), h->shard0);
-  auto ds = StreamingDataset::Open(HeldOptions(*h, h->server->url(), serve_in_flight));
+  DatasetOptions o = HeldOptions(*h, h->server->url(), serve_in_flight);
+  o.env = env;
+  auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   h->ds = std::move(*ds);
   ASSERT_TRUE(h->ds->IterBegin(0, 0, 0, 1).ok());
@@ -148,6 +152,36 @@ TEST(ServeInFlight, StrictModeHandsOutNothingOfAShardThatFails) {
   Result<size_t> n = call.get();
   ASSERT_FALSE(n.ok()) << *n << " samples handed out";
   EXPECT_NE(n.status().message().find(h.shard0), std::string::npos) << n.status().ToString();
+}
+
+// The download in flight is read through the dataset's Env (a FaultEnv
+// here): a read of the cache's temporary that the disk fails is the
+// consumer's error, naming the temporary and the shard's URL; the shard's
+// download then fails too (its server stops mid-body) and the cache keeps
+// nothing of the shard.
+TEST(ServeInFlight, AFailedReadOfTheDownloadInFlightIsAnErrorNamingTheFileAndTheCacheKeepsNothing) {
+  testing::FaultEnv env;
+  HeldShard h;
+  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, true, &env));
+  env.Add({.op = testing::FsOp::kRead, .path_pattern = "*/." + h.shard0 + ".sluice-tmp.*",
+           .nth = 1, .times = 0, .err = EIO});
+  std::vector<int64_t> ids(16);
+  std::vector<SampleFields> fields;
+  Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
+  ASSERT_FALSE(n.ok()) << *n << " samples handed out";
+  ASSERT_GE(env.fired(), 1);
+  const std::string tmp = env.last_fired_path();
+  EXPECT_EQ(tmp.rfind(h.cache.path() + "/." + h.shard0 + ".sluice-tmp.", 0), 0u) << tmp;
+  const std::string message = n.status().ToString();
+  EXPECT_NE(message.find("reading the download in flight of " + h.server->url() + "/" + h.shard0 +
+                         ": cannot read " + tmp + ": Input/output error"),
+            std::string::npos)
+      << message;
+  h.server->Stop();
+  h.ds.reset();  // its download's end joined
+  for (const std::string& f : FilesUnder(h.cache.path())) {
+    EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
+  }
 }
 
 // Only a remote whose downloads report each write as it completes (the
