@@ -310,6 +310,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(&tally->waits));
+  SLUICE_RETURN_IF_ERROR(EndAfterFlight(&tally->waits));
   // A call that starts in the pass's first batch ends with it at a shard
   // read from disk (a restart's warm cache): each sample past it is a read
   // the first batch waits behind (a resumed first batch of 16 x 256 KiB
@@ -499,6 +500,23 @@ void IterationCursor::DropHeadOpen() {
   }
 }
 
+Status IterationCursor::EndAfterFlight(ConsumerWaits* waits) {
+  if (!last_flown_ || pos_ < ids_.size() || !last_window_ || ids_.empty() ||
+      *last_flown_ != base_ + ids_.size() - 1) {
+    return Status::Ok();
+  }
+  // Samples served in flight are not taken back, but the pass does not end
+  // before the download they came from: its failure is this call's, and
+  // the dataset's counters hold it once the pass is over.
+  const size_t last = *std::exchange(last_flown_, std::nullopt);
+  uint64_t waited_ns = 0;
+  consumer_waiting_.store(true, std::memory_order_relaxed);
+  Result<size_t> got = prefetcher_->Acquire(last, last, &waited_ns, /*wait=*/true);
+  consumer_waiting_.store(false, std::memory_order_relaxed);
+  TakeWait(waits);
+  return got.status();
+}
+
 Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColumns& columns,
                                          int64_t* id, SampleFields* fields, ConsumerWaits* waits) {
   const size_t g = prefetcher_->shard_of(base_ + p);
@@ -515,6 +533,7 @@ Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColum
   }
   if (!got) return false;
   flown_.push_back(std::move(*got));
+  last_flown_ = base_ + p;
   const PeekedSample& sample = flown_.back();
   fields->where = SampleLocation{g, i};
   fields->raw = *sample.bytes;

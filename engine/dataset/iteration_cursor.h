@@ -259,6 +259,9 @@ class IterationCursor {
                                                                                 bool* not_now);
   // Drops head_flight_ (the prefetcher has its own shard by now, or stopped).
   void DropHeadFlight();
+  // At the pass's end, when its last sample was served in flight: waits
+  // for that sample's shard (its download's end) and returns its error.
+  Status EndAfterFlight(ConsumerWaits* waits);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
   // Drops the first shard's early open once done, when TakeRest left it
@@ -372,6 +375,11 @@ class IterationCursor {
   // Samples the last NextBatch served from downloads in flight: back its
   // views until the next.
   std::vector<PeekedSample> flown_;
+  // The prefetcher position of the last sample served in flight (FromFlight).
+  // When it is the pass's last, the call that ends the pass first waits for
+  // that shard's open (EndAfterFlight): its download's failure is the
+  // consumer's, and the pass ends with its download counted.
+  std::optional<size_t> last_flown_;
   // Stopped by Stop and the destructor: a peek still running ends its
   // request in flight and makes no further one (see PeekSampleFromRemote).
   // Declared before losing_peek_, which uses it.
