@@ -1,17 +1,14 @@
 #include "base/fill_watermark.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 namespace sluice {
 
 void FillWatermark::Attach(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   if (attached_) return;
   attached_ = true;
-  fd_ = OwnedFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  path_ = path;
+  Result<OwnedFd> fd = env_->Open(path, OpenMode::kRead);
+  if (fd.ok()) fd_ = std::move(*fd);  // else unreadable: readers wait for the whole file
 }
 
 void FillWatermark::Wrote(uint64_t offset, uint64_t length) {
@@ -87,17 +84,14 @@ Result<std::optional<std::string>> FillWatermark::Read(uint64_t offset, uint64_t
     if (unusable() || mark_ < end || !fd_.valid()) return std::optional<std::string>();
     fd = fd_.get();
   }
-  // The descriptor lives as long as this object, which the caller holds.
+  // The descriptor lives as long as this object, which the caller holds;
+  // path_ is set before fd_ and never changes after.
   std::string bytes(length, '\0');
-  for (uint64_t done = 0; done < length;) {
-    const ssize_t n = ::pread(fd, bytes.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return n < 0 ? ErrnoStatus("cannot read the download in flight of", what_, errno)
-                   : IoError(what_ + ": the download in flight ended at " +
-                             std::to_string(offset + done) + ", below its watermark");
-    }
-    done += static_cast<uint64_t>(n);
+  Result<size_t> n = env_->PReadFull(fd, path_, bytes.data(), length, offset);
+  if (!n.ok()) return n.status().WithContext("reading the download in flight of " + what_);
+  if (*n < length) {
+    return IoError(what_ + ": the download in flight " + path_ + " ended at " +
+                   std::to_string(offset + *n) + ", below its watermark");
   }
   return std::optional<std::string>(std::move(bytes));
 }

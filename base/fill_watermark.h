@@ -17,6 +17,9 @@
 // whole file (its size, a hash) has happened yet; the caller says what a
 // reader may make of them.
 //
+// The file is opened and read through an Env (base/env.h), the one owner of
+// file-system calls, so a test double can fail its open or its reads.
+//
 // Thread-safe: the writer and any number of readers on any threads. Shared
 // through std::shared_ptr by the writer and its readers.
 #pragma once
@@ -29,6 +32,7 @@
 #include <stop_token>
 #include <string>
 
+#include "base/env.h"
 #include "base/fd.h"
 #include "base/status.h"
 
@@ -37,14 +41,16 @@ namespace sluice {
 class FillWatermark {
  public:
   // `total`: the file's size when complete; `what` names it in errors
-  // (a URL: no secret).
-  FillWatermark(uint64_t total, std::string what) : total_(total), what_(std::move(what)) {}
+  // (a URL: no secret); `env` (outlives the object) opens and reads it.
+  FillWatermark(uint64_t total, std::string what, Env* env = Env::Default())
+      : total_(total), what_(std::move(what)), env_(env) {}
   FillWatermark(const FillWatermark&) = delete;
   FillWatermark& operator=(const FillWatermark&) = delete;
 
   // The writer: the file at `path` exists and is written from now on; opens
-  // it for reading (a failure leaves the fill unreadable: readers get
-  // nothing, as after Abandon). A second call is ignored.
+  // it for reading through the Env (a failure leaves the fill unreadable:
+  // readers get nothing, as after Abandon, and wait for the whole file). A
+  // second call is ignored.
   void Attach(const std::string& path);
   // The writer: bytes [offset, offset + length) are written.
   void Wrote(uint64_t offset, uint64_t length);
@@ -63,7 +69,7 @@ class FillWatermark {
   // before them (failed or abandoned: the file's owner reports why), it is
   // unreadable, or `stop` was requested (checked on every wake-up; a stop
   // callback wakes the wait). A range past `total` is kOutOfRange; a read
-  // that fails is its error, naming `what`. `blocked` (may be null): set to
+  // that fails is the Env's error (naming the file) with `what` as context. `blocked` (may be null): set to
   // true when the call waited (left alone otherwise).
   Result<std::optional<std::string>> Read(uint64_t offset, uint64_t length, bool wait,
                                           std::stop_token stop = {}, bool* blocked = nullptr);
@@ -71,6 +77,8 @@ class FillWatermark {
  private:
   const uint64_t total_;
   const std::string what_;
+  Env* const env_;
+  std::string path_;  // Attach's
   mutable std::mutex mu_;
   std::condition_variable cv_;
   OwnedFd fd_;

@@ -141,10 +141,10 @@ struct DatasetOptions {
   // wrong size) is an error at the next batch, and nothing of it stays in
   // the cache, but the samples handed out are not taken back. False (the
   // strict mode): every sample waits for its whole shard and its checks.
-  // Off by default: on, a shard served in flight and then opened counts as
-  // a download and a cache hit (CliBenchRemoteTest.NginxColdThenWarmCache),
-  // and it has shown no gain measured on this machine yet (BENCHMARKS.md).
-  bool serve_in_flight = false;
+  // On by default: a shard served in flight is opened once (the first
+  // shard's early open is the prefetcher's, IterationCursor), so it counts
+  // once, as one download or one hit.
+  bool serve_in_flight = true;
   // A pass whose worker plan has more ids than this is planned and read in
   // windows of this many ids (IterationCursor's "In windows": memory of a
   // few windows, not of the epoch); smaller ones hold their whole plan.

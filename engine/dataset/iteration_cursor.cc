@@ -169,13 +169,18 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
   }
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   // Still downloading, with samples to serve from its bytes in flight:
-  // the prefetcher starts now, its scan's open of the shard waits on this
-  // one's download (ShardCache: one download per node), and the consumer
-  // reads the download meanwhile. The open's result is dropped once in
-  // (DropHeadOpen).
+  // the prefetcher starts now, its scan's open of the shard takes this
+  // open's result when it comes (TakeHeadFlight: the same pin, so the shard
+  // counts once), and the consumer reads the download meanwhile. The
+  // cursor's copy is dropped once in (DropHeadOpen).
   const bool head_in_flight =
       head_open_.valid() && !ids_.empty() && shards_->MayServeInFlight(first_shard_) &&
       head_open_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  if (head_in_flight) {
+    std::lock_guard<std::mutex> lock(head_flight_mu_);
+    head_flight_ = head_open_;
+    head_flight_shard_ = first_shard_;
+  }
   if (head_open_.valid() && !head_in_flight) {
     const auto opening = std::chrono::steady_clock::now();
     Result<std::shared_ptr<const OpenedShard>> shard = head_open_.get();
@@ -201,8 +206,33 @@ IterationCursor::~IterationCursor() {
   if (head_open_.valid()) head_open_.wait();
 }
 
+std::shared_future<Result<std::shared_ptr<const OpenedShard>>> IterationCursor::TakeHeadFlight(
+    size_t g, bool wait, bool* not_now) {
+  std::lock_guard<std::mutex> lock(head_flight_mu_);
+  *not_now = false;
+  if (!head_flight_.valid() || g != head_flight_shard_) return {};
+  if (!wait && head_flight_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    *not_now = true;
+    return {};
+  }
+  return std::exchange(head_flight_, {});
+}
+
+void IterationCursor::DropHeadFlight() {
+  std::lock_guard<std::mutex> lock(head_flight_mu_);
+  head_flight_ = {};
+}
+
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
     size_t g, const std::atomic<bool>* cancel, bool wait) {
+  // The first shard's early open, still under way when the prefetcher
+  // started: its result is this open's (a second open would wait on the
+  // same download and count it again as a cache hit). Its waits end with
+  // head_cancel_, which is set whenever the prefetcher's cancel is.
+  bool not_now = false;
+  auto flight = TakeHeadFlight(g, wait, &not_now);
+  if (not_now) return std::shared_ptr<const OpenedShard>();
+  if (flight.valid()) return flight.get();
   auto shard = shards_->Open(g, cancel, wait);
   // Page faults here rather than in the consumer, for shards opened ahead.
   // Not while a consumer waits, nor before it has had its first batch: it
@@ -255,6 +285,7 @@ IterationCursor::Handoff IterationCursor::Stop(bool want_next) {
   if (rest_plan_.valid()) rest_plan_.wait();  // nothing to hand over: the next epoch was not reached
   if (head_open_.valid()) head_open_.wait();  // nor its first shard (for this epoch)
   if (prefetcher_) h.opened = prefetcher_->StopAndTakeNext();
+  DropHeadFlight();  // not taken: the prefetcher stopped before its first open
   h.next_ids = std::move(next_ids_);  // the thread that wrote them is joined
   h.next_shuffle_warning = std::move(next_shuffle_warning_);
   next_ids_.reset();
@@ -284,6 +315,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(&tally->waits));
+  SLUICE_RETURN_IF_ERROR(EndAfterFlight(&tally->waits));
   // A call that starts in the pass's first batch ends with it at a shard
   // read from disk (a restart's warm cache): each sample past it is a read
   // the first batch waits behind (a resumed first batch of 16 x 256 KiB
@@ -370,6 +402,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
         if (head_open_.valid() && prefetcher_->shard_of(base_ + p) != first_shard_) {
           head_open_.wait();
           head_open_ = {};
+          DropHeadFlight();
         }
         consumer_waiting_.store(true, std::memory_order_relaxed);
         got = prefetcher_->Acquire(batch_from_, base_ + p, &waited_ns, wait);
@@ -473,6 +506,23 @@ void IterationCursor::DropHeadOpen() {
   }
 }
 
+Status IterationCursor::EndAfterFlight(ConsumerWaits* waits) {
+  if (!last_flown_ || pos_ < ids_.size() || !last_window_ || ids_.empty() ||
+      *last_flown_ != base_ + ids_.size() - 1) {
+    return Status::Ok();
+  }
+  // Samples served in flight are not taken back, but the pass does not end
+  // before the download they came from: its failure is this call's, and
+  // the dataset's counters hold it once the pass is over.
+  const size_t last = *std::exchange(last_flown_, std::nullopt);
+  uint64_t waited_ns = 0;
+  consumer_waiting_.store(true, std::memory_order_relaxed);
+  Result<size_t> got = prefetcher_->Acquire(last, last, &waited_ns, /*wait=*/true);
+  consumer_waiting_.store(false, std::memory_order_relaxed);
+  TakeWait(waits);
+  return got.status();
+}
+
 Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColumns& columns,
                                          int64_t* id, SampleFields* fields, ConsumerWaits* waits) {
   const size_t g = prefetcher_->shard_of(base_ + p);
@@ -489,6 +539,7 @@ Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColum
   }
   if (!got) return false;
   flown_.push_back(std::move(*got));
+  last_flown_ = base_ + p;
   const PeekedSample& sample = flown_.back();
   fields->where = SampleLocation{g, i};
   fields->raw = *sample.bytes;

@@ -258,6 +258,17 @@ class IterationCursor {
   // With `wait` false: null when the shard cannot be had without waiting.
   Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel,
                                                        bool wait);
+  // The first shard's open left in flight (head_flight_) when `g` is its
+  // shard and, without `wait`, it is done (then no longer held here);
+  // invalid otherwise. *not_now: it is g's but still running and `wait` is
+  // false.
+  std::shared_future<Result<std::shared_ptr<const OpenedShard>>> TakeHeadFlight(size_t g, bool wait,
+                                                                                bool* not_now);
+  // Drops head_flight_ (the prefetcher has its own shard by now, or stopped).
+  void DropHeadFlight();
+  // At the pass's end, when its last sample was served in flight: waits
+  // for that sample's shard (its download's end) and returns its error.
+  Status EndAfterFlight(ConsumerWaits* waits);
   // The next epoch's shard per position (on the prefetch thread).
   Result<std::vector<size_t>> PlanNext();
   // Drops the first shard's early open once done, when TakeRest left it
@@ -339,6 +350,15 @@ class IterationCursor {
   // Shared: the first sample's peek looks at it before TakeRest takes it.
   std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_open_;
   std::atomic<bool> head_cancel_{false};
+  // That open, left running by TakeRest (its shard served in flight), for
+  // the prefetcher's open of shard head_flight_shard_ to take rather than
+  // open the shard a second time: one open, one pin, so the shard counts
+  // once (a download, or a hit), never as both. Taken by the first open of
+  // that shard (TakeHeadFlight); guarded by head_flight_mu_ (the prefetch
+  // threads take it).
+  std::mutex head_flight_mu_;
+  std::shared_future<Result<std::shared_ptr<const OpenedShard>>> head_flight_;
+  size_t head_flight_shard_ = 0;
   // Stop the planner of the rest (head first) and of the next epoch
   // (PlanNext) at their next check: set by Stop and the destructor.
   std::atomic<bool> rest_cancel_{false};
@@ -362,6 +382,11 @@ class IterationCursor {
   // Samples the last NextBatch served from downloads in flight: back its
   // views until the next.
   std::vector<PeekedSample> flown_;
+  // The prefetcher position of the last sample served in flight (FromFlight).
+  // When it is the pass's last, the call that ends the pass first waits for
+  // that shard's open (EndAfterFlight): its download's failure is the
+  // consumer's, and the pass ends with its download counted.
+  std::optional<size_t> last_flown_;
   // Stopped by Stop and the destructor: a peek still running ends its
   // request in flight and makes no further one (see PeekSampleFromRemote).
   // Declared before losing_peek_, which uses it.

@@ -242,7 +242,7 @@ Status StreamShards::FetchPublished(size_t item, const FileInfo& raw,
                                     std::chrono::nanoseconds* download) {
   if (!Publishes(entry, raw)) return FetchFile(raw, zip, entry, tmp_path, download);
   auto fill = std::make_shared<FillWatermark>(
-      raw.bytes, remote_->Describe() + "/" + RemoteKey(stream_, raw.basename));
+      raw.bytes, remote_->Describe() + "/" + RemoteKey(stream_, raw.basename), env_);
   {
     std::lock_guard<std::mutex> lock(fills_mu_);
     fills_[item] = fill;

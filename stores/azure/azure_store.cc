@@ -13,6 +13,7 @@
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "base/fill_watermark.h"
 #include "stores/common/object_http.h"
 #include "stores/common/object_listing.h"
 #include "stores/common/tree_listing.h"
@@ -100,6 +101,14 @@ class AzureStore final : public Store {
   // the range), written into a temporary file renamed into place when whole.
   awaitable<Status> GetToFile(std::string key, std::string path,
                               std::optional<uint64_t> expected_size) override {
+    co_return co_await GetToFileFilling(std::move(key), std::move(path), expected_size, nullptr);
+  }
+  // The same, telling `fill` of the temporary and of each part once
+  // written (whole parts: the fill moves a part at a time). A part asked
+  // again rewrites its own range only, so nothing told is ever taken back.
+  awaitable<Status> GetToFileFilling(std::string key, std::string path,
+                                     std::optional<uint64_t> expected_size,
+                                     FillWatermark* fill) override {
     SLUICE_CO_ASSIGN_OR_RETURN(ObjectInfo info, co_await Head(key));
     if (expected_size && info.size != *expected_size) {
       co_return ObjectSizeChangedError(ObjectUrl(key), info.size, *expected_size);
@@ -109,27 +118,32 @@ class AzureStore final : public Store {
       SLUICE_CO_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash), options_.env));
     }
     SLUICE_CO_ASSIGN_OR_RETURN(TempFile tmp, TempFile::Create(path, options_.env));
+    if (fill != nullptr) fill->Attach(tmp.path());
     uint64_t part = std::max<uint64_t>(options_.part_size, 1);
     Status status = co_await ForEachPartConcurrently(
         (info.size + part - 1) / part, options_.concurrency, [&](uint64_t i) {
           return GetPartInto(tmp.env(), tmp.fd(), tmp.path(), key, i * part,
-                             std::min(part, info.size - i * part));
+                             std::min(part, info.size - i * part), fill);
         });
     if (!status.ok()) co_return status;  // the TempFile deletes itself
     co_return tmp.Commit();
   }
 
+  bool ReportsFills() const override { return true; }
+
   // Bytes [offset, offset + n) of blob `key` written at `offset` of `fd`
-  // (the temporary file `tmp`).
+  // (the temporary file `tmp`), then told to `fill` (may be null).
   awaitable<Status> GetPartInto(Env* env, int fd, const std::string& tmp, const std::string& key,
-                                uint64_t offset, uint64_t n) {
+                                uint64_t offset, uint64_t n, FillWatermark* fill) {
     SLUICE_CO_ASSIGN_OR_RETURN(std::string bytes, co_await GetRange(key, offset, n));
     if (bytes.size() != n) {
       co_return CorruptError(ObjectUrl(key) + ": blob shrank while downloading (got " +
                              std::to_string(bytes.size()) + " of " + std::to_string(n) +
                              " bytes at offset " + std::to_string(offset) + ")");
     }
-    co_return env->PWriteAll(fd, tmp, bytes, offset);
+    SLUICE_CO_RETURN_IF_ERROR(env->PWriteAll(fd, tmp, bytes, offset));
+    if (fill != nullptr) fill->Wrote(offset, n);
+    co_return Status::Ok();
   }
 
   awaitable<Status> Put(std::string key, std::string bytes) override {

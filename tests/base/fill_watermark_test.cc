@@ -1,5 +1,6 @@
 // FillWatermark: the readable prefix of a file written in parts in any
-// order, and what readers get once the write fails or is abandoned.
+// order, and what readers get once the write fails or is abandoned, or
+// when the file system (a FaultEnv) fails its open or its read.
 #include "base/fill_watermark.h"
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/base/fault_env.h"
 #include "tests/common/temp_dir.h"
 
 namespace sluice {
@@ -139,6 +141,37 @@ TEST(FillWatermark, ReadsTheBytesAfterTheFileIsRenamedOrDeleted) {
   fill.Finish(Status::Ok());
   ASSERT_EQ(::unlink(path.c_str()), 0);
   EXPECT_EQ(ReadNow(fill, 0, 4), std::optional<std::string>("abcd"));
+}
+
+// Through its Env: a read the file system fails is an error naming the
+// file and the download; an open it fails leaves the fill unreadable (the
+// reader gets nothing from it, and waits for the whole file elsewhere).
+TEST(FillWatermark, AFailedReadIsAnErrorNamingTheFileAndAFailedOpenServesNothing) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/f";
+  WriteAt(path, "abcd", 0);
+  testing::FaultEnv env;
+  env.Add({.op = testing::FsOp::kRead, .path_pattern = path, .nth = 1, .err = EIO});
+  FillWatermark fill(4, "http://127.0.0.1/f", &env);
+  fill.Attach(path);
+  fill.Wrote(0, 4);
+  auto failed = fill.Read(1, 2, /*wait=*/false);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().ToString(),
+            "i/o error: reading the download in flight of http://127.0.0.1/f: cannot read " + path +
+                ": Input/output error");
+  EXPECT_EQ(env.fired(), 1);
+  EXPECT_EQ(ReadNow(fill, 1, 2), std::optional<std::string>("bc"));  // the fault was one read
+
+  env.Add({.op = testing::FsOp::kOpen, .path_pattern = path, .nth = 1, .err = EACCES});
+  FillWatermark unopened(4, "http://127.0.0.1/f", &env);
+  unopened.Attach(path);
+  unopened.Wrote(0, 4);
+  EXPECT_EQ(env.fired(), 2);
+  EXPECT_EQ(ReadNow(unopened, 0, 4), std::nullopt);
+  auto waited = unopened.Read(0, 4, /*wait=*/true);  // unreadable: no wait at all
+  ASSERT_TRUE(waited.ok());
+  EXPECT_EQ(*waited, std::nullopt);
 }
 
 }  // namespace

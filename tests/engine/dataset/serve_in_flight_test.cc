@@ -3,9 +3,13 @@
 // samples whose bytes have arrived, exactly and in plan order; when that
 // download then fails, the consumer gets an error naming the shard and its
 // URL, and nothing of the shard stays in the cache. Only remotes that
-// report their fills are served so.
+// report their fills are served so. A shard served in flight counts once:
+// one download, its bytes once, no cache hit for the consumer's own
+// download (a real nginx, cold then warm).
 #include <filesystem>
 #include <future>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -18,8 +22,10 @@
 #include "engine/dataset/stream_shards.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
+#include "tests/base/fault_env.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/stalling_file_server.h"
+#include "tests/stores/http/test_servers.h"
 
 namespace sluice {
 namespace {
@@ -69,11 +75,14 @@ DatasetOptions HeldOptions(const HeldShard& h, const std::string& url, bool serv
   return o;
 }
 
-// MakeHeld, then its server and a dataset iterating it from there.
-void OpenHeld(HeldShard* h, bool serve_in_flight) {
+// MakeHeld, then its server and a dataset iterating it from there, its
+// files through `env`.
+void OpenHeld(HeldShard* h, bool serve_in_flight, Env* env = Env::Default()) {
   ASSERT_NO_FATAL_FAILURE(MakeHeld(h));
   h->server = std::make_unique<StallingFileServer>(h->remote.path(), h->shard0);
-  auto ds = StreamingDataset::Open(HeldOptions(*h, h->server->url(), serve_in_flight));
+  DatasetOptions o = HeldOptions(*h, h->server->url(), serve_in_flight);
+  o.env = env;
+  auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   h->ds = std::move(*ds);
   ASSERT_TRUE(h->ds->IterBegin(0, 0, 0, 1).ok());
@@ -145,6 +154,36 @@ TEST(ServeInFlight, StrictModeHandsOutNothingOfAShardThatFails) {
   EXPECT_NE(n.status().message().find(h.shard0), std::string::npos) << n.status().ToString();
 }
 
+// The download in flight is read through the dataset's Env (a FaultEnv
+// here): a read of the cache's temporary that the disk fails is the
+// consumer's error, naming the temporary and the shard's URL; the shard's
+// download then fails too (its server stops mid-body) and the cache keeps
+// nothing of the shard.
+TEST(ServeInFlight, AFailedReadOfTheDownloadInFlightIsAnErrorNamingTheFileAndTheCacheKeepsNothing) {
+  testing::FaultEnv env;
+  HeldShard h;
+  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, true, &env));
+  env.Add({.op = testing::FsOp::kRead, .path_pattern = "*/." + h.shard0 + ".sluice-tmp.*",
+           .nth = 1, .times = 0, .err = EIO});
+  std::vector<int64_t> ids(16);
+  std::vector<SampleFields> fields;
+  Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
+  ASSERT_FALSE(n.ok()) << *n << " samples handed out";
+  ASSERT_GE(env.fired(), 1);
+  const std::string tmp = env.last_fired_path();
+  EXPECT_EQ(tmp.rfind(h.cache.path() + "/." + h.shard0 + ".sluice-tmp.", 0), 0u) << tmp;
+  const std::string message = n.status().ToString();
+  EXPECT_NE(message.find("reading the download in flight of " + h.server->url() + "/" + h.shard0 +
+                         ": cannot read " + tmp + ": Input/output error"),
+            std::string::npos)
+      << message;
+  h.server->Stop();
+  h.ds.reset();  // its download's end joined
+  for (const std::string& f : FilesUnder(h.cache.path())) {
+    EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
+  }
+}
+
 // Only a remote whose downloads report each write as it completes (the
 // HTTP stores) is served in flight: a plain folder, and file://, copy a
 // shard whole, so their fill would move only at its end and a consumer
@@ -174,6 +213,71 @@ TEST(ServeInFlight, OnlyARemoteThatReportsItsFillsIsServedInFlight) {
     EXPECT_FALSE((*shards)->MayServeInFlight(0));  // not asked to
     (*shards)->ServeInFlight();
     EXPECT_EQ((*shards)->MayServeInFlight(0), reports);
+  }
+}
+
+// With serve_in_flight on, the first shard still downloading when the
+// plan is in (nginx sends its first 2.5 MB at once, then 2 MB/s) is read
+// in flight by the consumer while the prefetcher's open of it waits on
+// that same download: one open, so the cold pass counts each shard as
+// exactly one download and no cache hit, and its bytes once; the warm pass
+// over the same cache counts each shard as one hit and downloads nothing.
+// nginx's log says each shard was asked for once, whole.
+TEST(ServeInFlight, AShardServedInFlightCountsAsOneDownloadAndNoHitColdThenOneHitWarm) {
+  ScratchDir scratch, cache;
+  const std::string www = JoinPath(scratch.path(), "nginx");
+  const std::string data = JoinPath(www, "www/ds");
+  testing::WriteSyntheticMds(data, 60000, uint64_t{4} << 20);
+  auto reader = DatasetReader::Open(data);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const std::vector<ShardEntry>& shards = (*reader)->index().shards;
+  ASSERT_GE(shards.size(), 2u);
+  ASSERT_GT(shards[0].raw_data.bytes, uint64_t{3} << 20);
+  uint64_t stored = 0;
+  for (const ShardEntry& e : shards) stored += e.raw_data.bytes;
+  auto nginx = testing::NginxServer::Start(
+      www, nullptr,
+      "location = /ds/" + shards[0].raw_data.basename + " { limit_rate_after 2500k; limit_rate 2m; }");
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  const std::string url = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds";
+  DatasetOptions o = testing::OneStreamOptions(url, cache.path());
+  o.plan.shuffle = false;
+  o.serve_in_flight = true;
+
+  for (const bool cold : {true, false}) {
+    SCOPED_TRACE(cold ? "cold" : "warm");
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> ids(64);
+    std::vector<SampleFields> fields;
+    int64_t next = 0;
+    for (;;) {
+      Result<size_t> n = (*ds)->NextBatch(ids.size(), ids.data(), &fields);
+      ASSERT_TRUE(n.ok()) << "after " << next << " samples: " << n.status().ToString();
+      if (*n == 0) break;
+      for (size_t k = 0; k < *n; ++k) ASSERT_EQ(ids[k], next++);
+    }
+    ASSERT_EQ(next, 60000);
+    const DatasetMetrics m = (*ds)->Metrics();
+    EXPECT_EQ(m.downloads, cold ? shards.size() : 0u);
+    EXPECT_EQ(m.shards_downloaded, cold ? shards.size() : 0u);
+    EXPECT_EQ(m.bytes_downloaded, cold ? stored : 0u);
+    EXPECT_EQ(m.cache_hits, cold ? 0u : shards.size());
+  }
+  // Each shard asked for once from its start (the download: a GET of its
+  // first 8 MiB, here all of it); the first sample's peek (a ranged GET of
+  // shard 0's offsets and sample, from byte 4) aside.
+  std::istringstream log(nginx->AccessLog());
+  std::map<std::string, int> from_start;
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    std::string connection, method, uri, status, range;
+    fields >> connection >> method >> uri >> status >> range;
+    if (range.rfind("bytes=0-", 0) == 0) ++from_start[uri];
+  }
+  for (const ShardEntry& e : shards) {
+    EXPECT_EQ(from_start["/ds/" + e.raw_data.basename], 1) << e.raw_data.basename << "\n" << nginx->AccessLog();
   }
 }
 

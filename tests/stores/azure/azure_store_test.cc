@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "base/fill_watermark.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/http/http_client.h"
 #include "stores/signing/azure_connection_string.h"
@@ -280,6 +281,32 @@ TEST(AzureSettingsTest, MissingCredentialsNameTheVariables) {
 
 // GetToFile writes one temporary named by base/file.h's scheme: a rename
 // onto a folder fails naming it, and leaves none behind.
+// azure:// reports its fills (served in flight like HTTP and S3): each
+// ranged part is told to the fill once written into the temporary the fill
+// reads, so the whole blob is readable through the fill at the end, and
+// nothing is told before the temporary is attached.
+TEST_F(AzureStoreTest, GetToFileFillingTellsEachPartOfTheTemporaryAsWritten) {
+  StoreOptions options;
+  options.part_size = 64 << 10;
+  options.concurrency = 2;
+  auto store = Open("azure://blocks", options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->ReportsFills());
+  const std::string data = PatternBytes((300 << 10) + 7, 11);
+  ASSERT_TRUE(loop_.Run(store->Put("filled.bin", data)).ok());
+  FillWatermark fill(data.size(), "azure://blocks/filled.bin");
+  const std::string dst = dir_->path() + "/az-filled/filled.bin";
+  Status get = loop_.Run(store->GetToFileFilling("filled.bin", dst, data.size(), &fill));
+  ASSERT_TRUE(get.ok()) << get.ToString();
+  EXPECT_EQ(fill.watermark(), data.size());
+  fill.Finish(Status::Ok());
+  auto read = fill.Read(0, data.size(), /*wait=*/false);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_TRUE(read->has_value());
+  EXPECT_TRUE(**read == data);
+  EXPECT_TRUE(*ReadFile(dst) == data);
+}
+
 TEST_F(AzureStoreTest, GetToFileTemporaryIsNamedByTheOneScheme) {
   auto store = Open("azure://data", StoreOptions{});
   ASSERT_NE(store, nullptr);
