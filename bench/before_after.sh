@@ -3,7 +3,7 @@
 # "behaviour and speed unchanged"), interleaved (before, after, before, ...)
 # so a loaded machine's swings fall on both sides alike.
 #
-#   bench/before_after.sh BEFORE_TREE AFTER_TREE OUT [RUNS] [SCALE]
+#   [BENCHES='planner_bench ...'] bench/before_after.sh BEFORE_TREE AFTER_TREE OUT [RUNS] [SCALE]
 #
 # Each tree needs a release build in BUILD (default build-rel: meson setup
 # build-rel -Dbuildtype=release -Dtests=false -Dbench=true; ninja -C build-rel
@@ -21,6 +21,7 @@ set -eu
 [ $# -ge 3 ] || { sed -n 5,6p "$0" >&2; exit 2; }
 before=$1 after=$2 out=$3 runs=${4:-5} scale=${5:-0.01}
 build=${BUILD:-build-rel}
+benches=${BENCHES:-engine_bench read_bench planner_bench speed_table}
 python=${PYTHON:-python3}
 mkdir -p "$out"
 
@@ -53,11 +54,12 @@ run() {  # side tree bench run: one invocation, logged
 
 # Run 0 (not summarised) writes each side's datasets, so the timed runs
 # measure reading alone.
-for bench in engine_bench read_bench speed_table; do
+for bench in $benches; do
+  [ "$bench" = planner_bench ] && continue
   run before "$before" "$bench" 0
   run after "$after" "$bench" 0
 done
-for bench in engine_bench read_bench planner_bench speed_table; do
+for bench in $benches; do
   i=1
   while [ "$i" -le "$runs" ]; do
     run before "$before" "$bench" "$i"
@@ -67,14 +69,14 @@ for bench in engine_bench read_bench planner_bench speed_table; do
 done
 
 # Medians of the /usr/bin/time lines.
-"$python" - "$out" "$runs" <<'EOF'
+"$python" - "$out" "$runs" $benches <<'EOF'
 import statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
+out, runs, benches = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def cell(xs):
     return f'{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})'
 print('| bench | before: CPU s | after: CPU s | before: wall s | after: wall s |')
 print('| --- | --- | --- | --- | --- |')
-for bench in ('engine_bench', 'read_bench', 'planner_bench', 'speed_table'):
+for bench in benches:
     row = {}
     for side in ('before', 'after'):
         cpu, wall = [], []
