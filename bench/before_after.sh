@@ -26,8 +26,9 @@ python=${PYTHON:-python3}
 mkdir -p "$out"
 
 # The benchmarks that exist in both trees, with arguments both accept.
-# planner_bench: the sizes both versions register (later ones added 1B, 4B).
-planner_filter='BM_(WholeArray|OneWorker)/samples:10000000/'
+# planner_bench: 10M samples, which both versions register; OneWorker's
+# which:0 (node 3, rank 5, worker 7) is the one worker older versions plan.
+planner_filter='BM_(WholeArray|OneWorker)/samples:10000000/(threads|iterations|which:0)'
 
 run() {  # side tree bench run: one invocation, logged
   side=$1 tree=$2 bench=$3 i=$4
