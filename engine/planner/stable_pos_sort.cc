@@ -24,7 +24,7 @@ void StablePosSort::Sort(std::vector<PosId>& v) {
   for (size_t r = 0; r < runs; ++r) count_[r + 1] += count_[r];
   tmp_.resize(v.size());
   for (const PosId& e : v) tmp_[count_[key(e.pos) >> shift]++] = e;
-  run_end_.swap(count_);  // count_ is SortRun's
+  run_end_.swap(count_);  // count_ is free again (a 2^32-entry run's)
   // Level 2: each run of tmp_ back into v by the rest of its key.
   const size_t width = size_t{1} << shift;
   size_t begin = 0;

@@ -51,13 +51,26 @@ class StablePosSort {
   // of pos.
   template <typename FineKey>
   void SortRun(const PosId* from, size_t n, PosId* to, size_t width, FineKey fine_key) {
-    count_.assign(width + 1, 0);
+    // 32-bit counts where the run allows (all but a run of 2^32 entries):
+    // half the bytes to clear and scan per key.
+    if (n <= UINT32_MAX) {
+      SortRunCounted(from, n, to, width, fine_key, count32_);
+    } else {
+      SortRunCounted(from, n, to, width, fine_key, count_);
+    }
+  }
+
+ private:
+  template <typename FineKey, typename Count>
+  static void SortRunCounted(const PosId* from, size_t n, PosId* to, size_t width,
+                             FineKey fine_key, std::vector<Count>& count) {
+    count.assign(width + 1, 0);
     bool crowded = false;  // some key has more than kInsertionMax entries
     for (size_t i = 0; i < n; ++i) {
-      crowded |= ++count_[fine_key(from[i].pos) + 1] > kInsertionMax;
+      crowded |= ++count[fine_key(from[i].pos) + 1] > kInsertionMax;
     }
-    for (size_t k = 0; k < width; ++k) count_[k + 1] += count_[k];
-    for (size_t i = 0; i < n; ++i) to[count_[fine_key(from[i].pos)]++] = from[i];
+    for (size_t k = 0; k < width; ++k) count[k + 1] += count[k];
+    for (size_t i = 0; i < n; ++i) to[count[fine_key(from[i].pos)]++] = from[i];
     if (!crowded) {
       // One insertion pass over the run: an entry only moves past the few
       // before it that share its key (a pass per key would cost `width`,
@@ -65,16 +78,15 @@ class StablePosSort {
       InsertionSort(to, n);
       return;
     }
-    // count_[k] is now the end of fine key k's entries.
+    // count[k] is now the end of fine key k's entries.
     size_t begin = 0;
     for (size_t k = 0; k < width; ++k) {
-      const size_t end = count_[k];
+      const size_t end = count[k];
       if (end - begin > 1) SortEqualKeys(to + begin, end - begin);
       begin = end;
     }
   }
 
- private:
   // Entries that share a fine key, by pos: by insertion (about one
   // neighbour each), std::stable_sort for a crowd.
   static constexpr size_t kInsertionMax = 32;
@@ -101,6 +113,7 @@ class StablePosSort {
   }
 
   std::vector<size_t> count_, run_end_;
+  std::vector<uint32_t> count32_;
   std::vector<PosId> tmp_;
 };
 
