@@ -125,7 +125,9 @@ void IterationCursor::StartRest() {
     head_open_ = std::async(std::launch::async, [this, g = first_shard_]()
                                                     -> Result<std::shared_ptr<const OpenedShard>> {
       try {
-        return OpenShard(g, &head_cancel_, true);
+        // Never OpenShard: once TakeRest has left this open in flight,
+        // OpenShard would take this very future and wait on itself.
+        return OpenShardItself(g, &head_cancel_, true);
       } catch (...) {
         return StatusFromException(std::current_exception(), "opening the first sample's shard");
       }
@@ -233,6 +235,11 @@ Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
   auto flight = TakeHeadFlight(g, wait, &not_now);
   if (not_now) return std::shared_ptr<const OpenedShard>();
   if (flight.valid()) return flight.get();
+  return OpenShardItself(g, cancel, wait);
+}
+
+Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShardItself(
+    size_t g, const std::atomic<bool>* cancel, bool wait) {
   auto shard = shards_->Open(g, cancel, wait);
   // Page faults here rather than in the consumer, for shards opened ahead.
   // Not while a consumer waits, nor before it has had its first batch: it

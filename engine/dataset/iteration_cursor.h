@@ -258,6 +258,10 @@ class IterationCursor {
   // With `wait` false: null when the shard cannot be had without waiting.
   Result<std::shared_ptr<const OpenedShard>> OpenShard(size_t g, const std::atomic<bool>* cancel,
                                                        bool wait);
+  // OpenShard without taking the first shard's open in flight: the
+  // store's open (and the page faults ahead); the head open's own body.
+  Result<std::shared_ptr<const OpenedShard>> OpenShardItself(size_t g, const std::atomic<bool>* cancel,
+                                                             bool wait);
   // The first shard's open left in flight (head_flight_) when `g` is its
   // shard and, without `wait`, it is done (then no longer held here);
   // invalid otherwise. *not_now: it is g's but still running and `wait` is
