@@ -123,7 +123,7 @@ class StreamShardsTest : public ::testing::Test {
 
 // A download killed mid-body leaves exactly one temporary (the cache's,
 // written in place by the HTTP client), which the next open deletes.
-TEST_F(StreamShardsTest, KilledDownloadLeavesOneTemporaryThatTheNextOpenSweeps) {
+TEST_F(StreamShardsTest, KilledDownloadMultiProcessLeavesOneTemporaryThatTheNextOpenSweeps) {
   const std::string temp = KillMidDownload();
   ASSERT_FALSE(temp.empty()) << "the child never wrote into the cache";
   EXPECT_EQ(temp.rfind("." + Name(0) + ".sluice-tmp.", 0), 0u) << temp;
@@ -137,7 +137,7 @@ TEST_F(StreamShardsTest, KilledDownloadLeavesOneTemporaryThatTheNextOpenSweeps) 
 // After a killed download, three threads fetch every shard under a limit of
 // three shards while a sampler sums every file in the folder, temporaries
 // included: it never sees more than the limit.
-TEST_F(StreamShardsTest, FolderStaysUnderTheLimitWithTemporariesCounted) {
+TEST_F(StreamShardsTest, FolderStaysUnderTheLimitWithTemporariesCountedMultiProcess) {
   ASSERT_FALSE(KillMidDownload().empty());
   server_ = std::make_unique<StallingFileServer>(remote_.path(), "none");
   const uint64_t limit = 3 * largest_;
