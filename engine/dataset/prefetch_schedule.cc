@@ -187,7 +187,18 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
     it->second.last_pos = scan_ - 1;
     expiry_.emplace_back(scan_ - 1, shard);
   }
+  DropBehindConsumer();
   return scan_ != before;
+}
+
+void PrefetchSchedule::DropBehindConsumer() {
+  // The consumer may pass positions before the scan reaches them (samples
+  // served from a download in flight): a shard whose run the scan walks
+  // there is dropped once walked, not at the consumer's next move, which
+  // may never come while it waits; its pin would hold the cache room that
+  // the next opens wait for. (Not in OpenedAtScan: the walk of the rest of
+  // the shard's run needs it.)
+  if (scan_ > 0 && consumer_ > 0) DropBefore(consumer_);
 }
 
 bool PrefetchSchedule::ScanHasWork() {

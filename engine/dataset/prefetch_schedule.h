@@ -244,6 +244,8 @@ class PrefetchSchedule {
   // Drops entries whose last seen use is behind position p (unless kept for
   // a near reuse with keep_reused).
   void DropBefore(size_t p);
+  // DropBefore(consumer_) after a walk (ScanOpen).
+  void DropBehindConsumer();
   bool Known(size_t shard) const;
 
   std::deque<Part> parts_;  // the known positions the consumer has not passed

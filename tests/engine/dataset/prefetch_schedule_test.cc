@@ -70,6 +70,28 @@ TEST(PrefetchSchedule, PassedShardsAreDroppedUnderACacheLimit) {
   EXPECT_EQ(s.OpenHandle(1), nullptr);
 }
 
+// The consumer read shard 0's samples from its download in flight and
+// moved past them before the scan opened the shard: once the scan has
+// walked the shard's run, it holds nothing of it (its pin would hold cache
+// room while the consumer waits further on and reports no move), and what
+// lies ahead of the consumer is kept.
+TEST(PrefetchSchedule, AShardTheConsumerPassedBeforeTheScanOpenedItIsDroppedOnceWalked) {
+  PrefetchSchedule s({0, 0, 0, 1, 1, 2}, {.window = 8}, {});
+  EXPECT_TRUE(s.MoveConsumer(3, 3));
+  EXPECT_EQ(s.scan(), 0u);
+  Handle zero = Shard(0);
+  s.OpenedAtScan(zero);
+  EXPECT_TRUE(s.WalkOpen());  // positions 1 and 2 read the shard opened at 0
+  EXPECT_EQ(s.scan(), 3u);
+  EXPECT_EQ(s.OpenHandle(0), nullptr);
+  EXPECT_EQ(zero.use_count(), 1);  // only this test holds it
+  OpenAtScan(s);
+  EXPECT_TRUE(s.WalkOpen());
+  EXPECT_EQ(s.scan(), 5u);
+  EXPECT_NE(s.OpenHandle(1), nullptr);
+  EXPECT_EQ(s.open_shards(), 1u);
+}
+
 TEST(PrefetchSchedule, AShardReusedWithinAWindowStaysOpenWithoutALimit) {
   // Shard 0 at 0, shard 1 at 1..7, shard 0 again at 8; window 8.
   std::vector<size_t> order{0, 1, 1, 1, 1, 1, 1, 1, 0};
