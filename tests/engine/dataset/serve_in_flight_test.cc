@@ -2,7 +2,9 @@
 // shard's download is held mid-body by the server, the consumer gets the
 // samples whose bytes have arrived, exactly and in plan order; when that
 // download then fails, the consumer gets an error naming the shard and its
-// URL, and nothing of the shard stays in the cache. Only remotes that
+// URL, and nothing of the shard stays in the cache; a pass whose last
+// samples came in flight ends with that download's failure, not before it
+// (EndAfterFlight). Only remotes that
 // report their fills are served so. A shard served in flight counts once:
 // one download, its bytes once, no cache hit for the consumer's own
 // download (a real nginx, cold then warm).
@@ -128,6 +130,81 @@ TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNames
   for (const std::string& f : FilesUnder(h.cache.path())) {
     EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
   }
+}
+
+// EndAfterFlight: a pass whose last samples were all served from a
+// download in flight does not end before that download does, and the
+// download's failure is the pass's. Rank 0 of 8 nodes reads in order the
+// first eighth of the one shard, all of it within the first 2 MiB the
+// server sends before it holds the body; the server then cuts the body
+// (closes mid-shard) after the consumer had the pass's last sample. The
+// call after it gets the download's failure, naming the shard and its URL,
+// instead of the pass's end; the cache keeps nothing of the shard; the
+// counters say: every sample of the pass handed out, one request for the
+// shard, one failed download and nothing downloaded, cached or hit.
+TEST(ServeInFlight, APassWhoseLastSamplesCameInFlightEndsWithTheFailureOfTheirDownload) {
+  HeldShard h;
+  ASSERT_NO_FATAL_FAILURE(MakeHeld(&h));
+  ASSERT_EQ(h.reader->index().shards.size(), 1u);
+  h.server = std::make_unique<StallingFileServer>(h.remote.path(), h.shard0);
+  StallingFileServer& server = *h.server;
+  DatasetOptions o = HeldOptions(h, server.url(), true);
+  o.world.rank = 0;
+  o.world.world_size = 8;
+  o.world.local_rank = 0;
+  o.world.local_world_size = 1;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  h.ds = std::move(*ds);
+  ASSERT_TRUE(h.ds->IterBegin(0, 0, 0, 1).ok());
+
+  // Node 0's contiguous eighth, in order: samples [0, 6250), whose bytes
+  // end far inside the first 2 MiB of the shard (a 200 KB offsets table,
+  // then samples of at most 270 bytes).
+  constexpr int64_t kPass = 50000 / 8;
+  std::vector<int64_t> ids(64);
+  std::vector<SampleFields> fields;
+  int64_t next = 0;
+  while (next < kPass) {
+    Result<size_t> n = h.ds->NextBatch(ids.size(), ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << "after " << next << " samples: " << n.status().ToString();
+    ASSERT_GE(*n, 1u) << "after " << next << " samples";
+    for (size_t k = 0; k < *n; ++k) {
+      ASSERT_EQ(ids[k], next) << k;
+      SampleFields want;
+      ASSERT_TRUE(h.reader->Read(static_cast<uint64_t>(ids[k]), &want).ok());
+      ASSERT_EQ(testing::FieldBytes(fields[k]), testing::FieldBytes(want)) << ids[k];
+      ++next;
+    }
+  }
+  ASSERT_EQ(next, kPass);
+  // Every sample came from the download the server still holds.
+  EXPECT_FALSE(FileExists(JoinPath(h.cache.path(), h.shard0)));
+
+  server.Stop();  // the body cut mid-shard: the download fails
+  Result<size_t> end = h.ds->NextBatch(ids.size(), ids.data(), &fields);
+  ASSERT_FALSE(end.ok()) << "the pass ended with " << *end << " samples, not its download's failure";
+  const std::string message = end.status().ToString();
+  EXPECT_NE(message.find("fetching shard 0 '" + h.shard0 + "': downloading " + server.url() + "/" +
+                         h.shard0),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("connection closed before the end of the body"), std::string::npos) << message;
+  for (const std::string& f : FilesUnder(h.cache.path())) {
+    EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
+  }
+  std::vector<std::string> asked;
+  for (const std::string& t : server.Requests()) {
+    if (t == "/" + h.shard0) asked.push_back(t);
+  }
+  EXPECT_EQ(asked.size(), 1u);
+  const DatasetMetrics m = h.ds->Metrics();
+  EXPECT_EQ(m.samples, static_cast<uint64_t>(kPass));
+  EXPECT_EQ(m.downloads, 0u);
+  EXPECT_EQ(m.download_errors, 1u);
+  EXPECT_EQ(m.bytes_downloaded, 0u);
+  EXPECT_EQ(m.shards_downloaded, 0u);
+  EXPECT_EQ(m.cache_hits, 0u);
 }
 
 // The strict mode: nothing is handed out before the whole shard is in. The
