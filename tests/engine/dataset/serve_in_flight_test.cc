@@ -4,10 +4,9 @@
 // download then fails, the consumer gets an error naming the shard and its
 // URL, and nothing of the shard stays in the cache; a pass whose last
 // samples came in flight ends with that download's failure, not before it
-// (EndAfterFlight). Only remotes that
-// report their fills are served so. A shard served in flight counts once:
-// one download, its bytes once, no cache hit for the consumer's own
-// download (a real nginx, cold then warm).
+// (EndAfterFlight). Only remotes that report their fills are served so. A
+// shard served in flight counts once: one download, its bytes once, no
+// cache hit for the consumer's own download (a real nginx, cold then warm).
 #include <filesystem>
 #include <future>
 #include <map>
