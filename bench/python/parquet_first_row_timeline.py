@@ -47,59 +47,21 @@ class LoggedConnection(delay_proxy.Connection):
     """delay_proxy's connection, noting each request and its answer in LOG."""
     log = []
 
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.current = None
+    def on_request(self, data):
+        head = data.split(b'\r\n\r\n')[0].decode('latin1').split('\r\n')
+        ranges = [h[6:].strip() for h in head if h.lower().startswith('range:')]
+        self.current = {'line': head[0], 'range': ranges[0] if ranges else '',
+                        'asked': time.time(), 'bytes': 0}
+        self.log.append(self.current)
 
-    def requests(self):
-        try:
-            while True:
-                data = self.client.recv(delay_proxy.CHUNK)
-                if not data:
-                    break
-                with self.lock:
-                    if self.request_at is None:
-                        self.request_at = time.monotonic()
-                        head = data.split(b'\r\n\r\n')[0].decode('latin1').split('\r\n')
-                        ranges = [h[6:].strip() for h in head if h.lower().startswith('range:')]
-                        self.current = {'line': head[0], 'range': ranges[0] if ranges else '',
-                                        'asked': time.time(), 'bytes': 0}
-                        self.log.append(self.current)
-                self.upstream.sendall(data)
-        except OSError:
-            pass
-        finally:
-            delay_proxy.shutdown(self.upstream)
-
-    def responses(self):
-        """delay_proxy.Connection.responses, noting the answer's bytes and times."""
-        buf = bytearray(delay_proxy.CHUNK)
-        view = memoryview(buf)
-        free_at = 0.0
-        try:
-            while True:
-                n = self.upstream.recv_into(buf)
-                if not n:
-                    break
-                with self.lock:
-                    started, self.request_at = self.request_at, None
-                    current = self.current
-                now = time.monotonic()
-                if started is not None:
-                    now = delay_proxy.wait_until(started + self.delay)
-                    free_at = now
-                    current['first'] = time.time()
-                free_at = max(free_at, now - delay_proxy.BURST) + n / self.rate
-                # Noted before the bytes leave: once a client has them, so has the log.
-                current['bytes'] += n
-                current['last'] = time.time()
-                self.client.sendall(view[:n])
-                if free_at - time.monotonic() > delay_proxy.BURST:
-                    delay_proxy.wait_until(free_at)
-        except OSError:
-            pass
-        finally:
-            delay_proxy.shutdown(self.client)
+    def on_answer(self, n, first):
+        # Noted before the bytes leave: once a client has them, so has the log.
+        with self.lock:
+            current = self.current
+        if first:
+            current['first'] = time.time()
+        current['bytes'] += n
+        current['last'] = time.time()
 
 
 def timeline(work, prefix, runs):

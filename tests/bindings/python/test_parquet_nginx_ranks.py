@@ -8,31 +8,18 @@ every file once; and on the wire each node asks once for the manifest, once
 (HEAD) for each file's size, once for each footer and once for each row
 group its plan reads."""
 import collections
-import json
-import pathlib
 import shutil
 
 import pytest
-from test_parquet_manifest import web  # noqa: F401
+from test_parquet_manifest import DATA, web  # noqa: F401
+from test_parquet_s3_ranks import COPIES, expected_rows, pairs
 
 from sluice import LocalDataset, StreamingDataLoader, StreamingDataset
 from sluice.world import World
 
-DATA = pathlib.Path(__file__).resolve().parents[2] / 'data' / 'parquet'
-COPIES = 3
 ROWS = 64  # a file's rows: its one row group
 BATCH = 4
 WORKERS = 2
-
-
-def expected_rows():
-    columns = json.loads((DATA / 'hf_text.expected.json').read_text())['columns']
-    assert [c['name'] for c in columns] == ['text', 'input_ids']
-    return [(text, tuple(ids)) for text, ids in zip(columns[0]['values'], columns[1]['values'])]
-
-
-def pairs(batch):
-    return [(s['text'], tuple(s['input_ids'].tolist())) for s in batch]
 
 
 def as_pair(row):

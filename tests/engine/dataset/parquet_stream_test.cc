@@ -1240,6 +1240,30 @@ TEST(ParquetStreamMultiProcess, S3rverPeekingProcessesOfANodeGetEachFooterAndRow
                                               {"/bkt/table/part%3Db/c.parquet", 10}}));
 }
 
+// The twins' Parquet files under `root` on a web server, beside a manifest
+// "files.txt" of `manifest`.
+void ServeTwins(const Twins& t, const fs::path& root, const std::string& manifest) {
+  fs::create_directories(root / "part=b");
+  fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", root / "a.parquet");
+  fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", root / "part=b" / "c.parquet");
+  ASSERT_TRUE(WriteFileAtomic((root / "files.txt").string(), manifest).ok());
+}
+
+// nginx's requests so far: "METHOD URI" (%3D read as '=') -> count.
+std::map<std::string, int> NginxRequests(const testing::NginxServer& nginx) {
+  std::map<std::string, int> requests;
+  std::istringstream log(nginx.AccessLog());
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    std::string conn, method, uri;
+    fields >> conn >> method >> uri;
+    const size_t escaped = uri.find("%3D");
+    if (escaped != std::string::npos) uri.replace(escaped, 3, "=");
+    ++requests[method + " " + uri];
+  }
+  return requests;
+}
+
 // A Parquet folder on a web server, which cannot list: a manifest names its
 // files (without sizes: looked up with HEAD), as for raw files. Every row
 // exact, in the canonical order of the folder read in place; on the wire
@@ -1252,13 +1276,8 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
   ASSERT_TRUE(fs::create_directories(server_dir));
   auto nginx = testing::NginxServer::Start(server_dir);
   if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
-  const std::string root = JoinPath(nginx->www(), "table");
-  fs::create_directories(fs::path(root) / "part=b");
-  fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", fs::path(root) / "a.parquet");
-  fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet",
-                fs::path(root) / "part=b" / "c.parquet");
-  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "files.txt"),
-                              "# the table's files\npart=b/c.parquet\na.parquet\n").ok());
+  ASSERT_NO_FATAL_FAILURE(ServeTwins(t, fs::path(nginx->www()) / "table",
+                                     "# the table's files\npart=b/c.parquet\na.parquet\n"));
   testing::ScopedEnv env(testing::CleanStoreEnv());
   ScratchDir cache;
   DatasetOptions o = ParquetOptions(
@@ -1267,17 +1286,7 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
   o.streams[0].parquet.emplace();
   o.streams[0].parquet->manifest = "files.txt";
   ExpectTwinsRows(t, o);
-  std::map<std::string, int> requests;
-  std::istringstream log(nginx->AccessLog());
-  for (std::string line; std::getline(log, line);) {
-    std::istringstream fields(line);
-    std::string conn, method, uri;
-    fields >> conn >> method >> uri;
-    const size_t escaped = uri.find("%3D");
-    if (escaped != std::string::npos) uri.replace(escaped, 3, "=");
-    ++requests[method + " " + uri];
-  }
-  EXPECT_EQ(requests, (std::map<std::string, int>{{"GET /table/files.txt", 1},
+  EXPECT_EQ(NginxRequests(*nginx), (std::map<std::string, int>{{"GET /table/files.txt", 1},
                                                   {"HEAD /table/a.parquet", 1},
                                                   {"HEAD /table/part=b/c.parquet", 1},
                                                   {"GET /table/a.parquet", 10},
@@ -1302,11 +1311,8 @@ TEST(ParquetStreamMultiProcess, NginxRanksOfTwoNodesReadTheirPlanOnceANode) {
   if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
   constexpr int64_t kNodes = 2, kRanksPerNode = 2, kWorkers = 2, kBatch = 3;
   for (int64_t n = 0; n < kNodes; ++n) {
-    const fs::path root = fs::path(nginx->www()) / ("n" + std::to_string(n)) / "table";
-    fs::create_directories(root / "part=b");
-    fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", root / "a.parquet");
-    fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", root / "part=b" / "c.parquet");
-    ASSERT_TRUE(WriteFileAtomic((root / "files.txt").string(), "a.parquet\npart=b/c.parquet\n").ok());
+    ASSERT_NO_FATAL_FAILURE(ServeTwins(t, fs::path(nginx->www()) / ("n" + std::to_string(n)) / "table",
+                                       "a.parquet\npart=b/c.parquet\n"));
   }
   testing::ScopedEnv env(testing::CleanStoreEnv());
   auto options = [&](const std::string& local, const std::string& remote, int64_t rank) {
@@ -1389,17 +1395,12 @@ TEST(ParquetStreamMultiProcess, NginxRanksOfTwoNodesReadTheirPlanOnceANode) {
   // The wire, node by node: "METHOD /nN/table/FILE" -> count; a GET of a
   // Parquet file is a footer's read or a row group's.
   std::vector<std::map<std::string, int>> requests(kNodes);
-  std::istringstream log(nginx->AccessLog());
-  for (std::string line; std::getline(log, line);) {
-    std::istringstream fields(line);
-    std::string conn, method, uri;
-    fields >> conn >> method >> uri;
-    const size_t escaped = uri.find("%3D");
-    if (escaped != std::string::npos) uri.replace(escaped, 3, "=");
-    ASSERT_EQ(uri.rfind("/n", 0), 0u) << line;
-    const int64_t node = uri[2] - '0';
-    ASSERT_LT(node, kNodes) << line;
-    ++requests[node][method + " " + uri.substr(3)];
+  for (const auto& [request, count] : NginxRequests(*nginx)) {
+    const size_t uri = request.find(' ') + 1;
+    ASSERT_EQ(request.compare(uri, 2, "/n"), 0) << request;
+    const int64_t node = request[uri + 2] - '0';
+    ASSERT_LT(node, kNodes) << request;
+    requests[node][request.substr(0, uri) + request.substr(uri + 3)] += count;
   }
   for (int64_t n = 0; n < kNodes; ++n) {
     // Files a (groups 0-8) and part=b/c (groups 9-17): one footer read each,
