@@ -1240,6 +1240,14 @@ TEST(ParquetStreamMultiProcess, S3rverPeekingProcessesOfANodeGetEachFooterAndRow
                                               {"/bkt/table/part%3Db/c.parquet", 10}}));
 }
 
+// nginx with its files under `scratch`/nginx; null when it does not start.
+std::unique_ptr<testing::NginxServer> StartNginxIn(const ScratchDir& scratch) {
+  const std::string dir = JoinPath(scratch.path(), "nginx");
+  std::error_code error;
+  fs::create_directories(dir, error);
+  return error ? nullptr : testing::NginxServer::Start(dir);
+}
+
 // The twins' Parquet files under `root` on a web server, beside a manifest
 // "files.txt" of `manifest`.
 void ServeTwins(const Twins& t, const fs::path& root, const std::string& manifest) {
@@ -1272,9 +1280,7 @@ std::map<std::string, int> NginxRequests(const testing::NginxServer& nginx) {
 TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
   Twins t;
   ScratchDir scratch;
-  const std::string server_dir = JoinPath(scratch.path(), "nginx");
-  ASSERT_TRUE(fs::create_directories(server_dir));
-  auto nginx = testing::NginxServer::Start(server_dir);
+  auto nginx = StartNginxIn(scratch);
   if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
   ASSERT_NO_FATAL_FAILURE(ServeTwins(t, fs::path(nginx->www()) / "table",
                                      "# the table's files\npart=b/c.parquet\na.parquet\n"));
@@ -1305,9 +1311,7 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
 TEST(ParquetStreamMultiProcess, NginxRanksOfTwoNodesReadTheirPlanOnceANode) {
   Twins t;
   ScratchDir scratch;
-  const std::string server_dir = JoinPath(scratch.path(), "nginx");
-  ASSERT_TRUE(fs::create_directories(server_dir));
-  auto nginx = testing::NginxServer::Start(server_dir);
+  auto nginx = StartNginxIn(scratch);
   if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
   constexpr int64_t kNodes = 2, kRanksPerNode = 2, kWorkers = 2, kBatch = 3;
   for (int64_t n = 0; n < kNodes; ++n) {
