@@ -35,6 +35,14 @@ class Connection:
         self.lock = threading.Lock()
         self.request_at = None  # when the request still waiting for its response arrived
 
+    def on_request(self, data):
+        """Called (under the lock) with the first bytes of each request; for a
+        subclass that logs them (parquet_first_row_timeline.py)."""
+
+    def on_answer(self, n, first):
+        """Called before `n` bytes of the current answer go to the client,
+        `first` for its first bytes."""
+
     def requests(self):
         """Client -> server: notes when each request starts."""
         try:
@@ -45,6 +53,7 @@ class Connection:
                 with self.lock:
                     if self.request_at is None:
                         self.request_at = time.monotonic()
+                        self.on_request(data)
                 self.upstream.sendall(data)
         except OSError:
             pass
@@ -72,6 +81,7 @@ class Connection:
                 # Sleeps overshoot; up to BURST of lag is made up by
                 # sending early, so the mean rate stays `rate`.
                 free_at = max(free_at, now - BURST) + n / self.rate
+                self.on_answer(n, started is not None)
                 self.client.sendall(view[:n])
                 if free_at - time.monotonic() > BURST:
                     wait_until(free_at)

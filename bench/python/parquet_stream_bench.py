@@ -36,7 +36,8 @@ every library (sluice-mds too), so the columns compare as rows/s do.
 Resume (Sluice, Parquet and MDS, s3 warm, shuffle as the row): a process
 reads half the epoch and saves state_dict; a new one opens the dataset,
 load_state_dict()s it and reads the rest: resume is construction to the
-first row after the resume point (the rows after it are checked).
+first row after the resume point; the rows after it must be those the
+first process read after the same point, in order (count and digest).
 
 Rows of the table:
   s3 cold   a new, empty cache folder each run (HF streaming has no cache:
@@ -322,31 +323,59 @@ def child(lib, url, cache, shuffle, workers, endpoint, limit=0):
     print(json.dumps({'first': first, 'seconds': time.perf_counter() - start, 'rows': rows}))
 
 
+def add_row(digest, row):
+    """Feeds one row (a dict of str, bytes, int, float, None or numpy arrays)
+    into `digest`, each value's type, length and bytes in column order, so
+    two passes' digests are equal only when their rows are, in order."""
+    for name in sorted(row):
+        value = row[name]
+        if hasattr(value, 'tobytes'):
+            kind, data = f'a{value.dtype.str}{value.shape}', value.tobytes()
+        elif isinstance(value, str):
+            kind, data = 's', value.encode()
+        elif isinstance(value, bytes):
+            kind, data = 'b', value
+        else:
+            kind, data = 'r', repr(value).encode()
+        digest.update(f'{name}\0{kind}\0{len(data)}\0'.encode())
+        digest.update(data)
+
+
 def resume_child(phase, url, cache, shuffle, state_file):
-    """Sluice's resume: phase 'save' reads half the epoch and writes its
-    state_dict; phase 'resume' (a new process) prints {"first": s, "rows": n}
-    for construction + load_state_dict to the first row after it, and the
-    rows after it."""
+    """Sluice's resume: phase 'save' reads half the epoch, writes its
+    state_dict, then reads on to the epoch's end and writes the count and
+    digest (add_row) of those rows to `state_file`.rest; phase 'resume' (a
+    new process) prints {"first": s, "rows": n, "digest": hex} for
+    construction + load_state_dict to the first row after it, and the count
+    and digest of the rows after it (the caller compares them)."""
+    import hashlib
     import sluice
     start = time.perf_counter()
     ds = sluice.StreamingDataset(remote=url, local=cache, batch_size=BATCH, shuffle=shuffle,
                                  shuffle_seed=SEED)
+    digest, first, rows = hashlib.blake2b(digest_size=16), None, 0
     if phase == 'save':
         half = len(ds) // 2
-        for i, _ in enumerate(ds):
+        it = iter(ds)
+        for i, _ in enumerate(it):
             if i + 1 == half:
                 break
         with open(state_file, 'w') as f:
             json.dump(ds.state_dict(half, True), f)
+        for row in it:
+            add_row(digest, row)
+            rows += 1
+        with open(state_file + '.rest', 'w') as f:
+            json.dump({'rows': rows, 'digest': digest.hexdigest()}, f)
         return
     with open(state_file) as f:
         ds.load_state_dict(json.load(f))
-    first, rows = None, 0
-    for _ in ds:
+    for row in ds:
         if first is None:
             first = time.perf_counter() - start
+        add_row(digest, row)
         rows += 1
-    print(json.dumps({'first': first, 'rows': rows}))
+    print(json.dumps({'first': first, 'rows': rows, 'digest': digest.hexdigest()}))
 
 
 # ---- the run -----------------------------------------------------------
@@ -424,9 +453,15 @@ class Bench:
                     self.notes.append(f'{key} resume {phase}: failed: {tail}')
                     return
             got = json.loads(out.stdout.strip().splitlines()[-1])
-            if got['rows'] != rows - rows // 2:
+            with open(state + '.rest') as f:
+                rest = json.load(f)
+            if got['rows'] != rows - rows // 2 or rest['rows'] != got['rows']:
                 self.notes.append(f'{key} resume: {got["rows"]} rows after it, expected '
-                                  f'{rows - rows // 2}')
+                                  f'{rows - rows // 2} (the uninterrupted pass: {rest["rows"]})')
+                return
+            if got['digest'] != rest['digest']:
+                self.notes.append(f'{key} resume: the rows after it differ from those the '
+                                  'uninterrupted pass read after the same point')
                 return
             self.resumes.setdefault(key, []).append(got['first'])
         except subprocess.TimeoutExpired:

@@ -65,3 +65,26 @@ def test_resume_times_are_medians_per_table_and_shuffle():
     }).table().splitlines()
     assert lines[-4:] == ['', '| table | shuffle | Sluice Parquet resume (s) | Sluice MDS resume (s) |',
                           '| --- | --- | ---: | ---: |', '| bin256k | no | 0.250 | 0.100 |']
+
+
+def test_a_rows_digest_changes_with_any_value_its_type_or_the_order():
+    import hashlib
+
+    import numpy as np
+
+    def digest(*rows):
+        d = hashlib.blake2b(digest_size=16)
+        for row in rows:
+            psb.add_row(d, row)
+        return d.hexdigest()
+
+    a = {'text': 'ab', 'input_ids': np.array([1, 2], np.int32)}
+    b = {'text': 'ab', 'input_ids': np.array([1, 3], np.int32)}
+    assert digest(a, b) == digest(dict(a), dict(b))
+    assert digest(a, b) != digest(b, a)
+    assert digest(a) != digest(b)
+    assert digest({'x': 'ab'}) != digest({'x': b'ab'})
+    assert digest({'x': np.array([1], np.int32)}) != digest({'x': np.array([1], np.int64)})
+    assert digest({'x': None}) != digest({'x': 'None'})
+    # A value's bytes do not run into the next's.
+    assert digest({'x': 'a', 'y': 'bc'}) != digest({'x': 'ab', 'y': 'c'})

@@ -1240,35 +1240,27 @@ TEST(ParquetStreamMultiProcess, S3rverPeekingProcessesOfANodeGetEachFooterAndRow
                                               {"/bkt/table/part%3Db/c.parquet", 10}}));
 }
 
-// A Parquet folder on a web server, which cannot list: a manifest names its
-// files (without sizes: looked up with HEAD), as for raw files. Every row
-// exact, in the canonical order of the folder read in place; on the wire
-// one GET of the manifest, one HEAD and one footer read per file, then one
-// GET per row group.
-TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
-  Twins t;
-  ScratchDir scratch;
-  const std::string server_dir = JoinPath(scratch.path(), "nginx");
-  ASSERT_TRUE(fs::create_directories(server_dir));
-  auto nginx = testing::NginxServer::Start(server_dir);
-  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
-  const std::string root = JoinPath(nginx->www(), "table");
-  fs::create_directories(fs::path(root) / "part=b");
-  fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", fs::path(root) / "a.parquet");
-  fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet",
-                fs::path(root) / "part=b" / "c.parquet");
-  ASSERT_TRUE(WriteFileAtomic(JoinPath(root, "files.txt"),
-                              "# the table's files\npart=b/c.parquet\na.parquet\n").ok());
-  testing::ScopedEnv env(testing::CleanStoreEnv());
-  ScratchDir cache;
-  DatasetOptions o = ParquetOptions(
-      cache.path(), "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/table");
-  o.peek_first_sample = true;
-  o.streams[0].parquet.emplace();
-  o.streams[0].parquet->manifest = "files.txt";
-  ExpectTwinsRows(t, o);
+// nginx with its files under `scratch`/nginx; null when it does not start.
+std::unique_ptr<testing::NginxServer> StartNginxIn(const ScratchDir& scratch) {
+  const std::string dir = JoinPath(scratch.path(), "nginx");
+  std::error_code error;
+  fs::create_directories(dir, error);
+  return error ? nullptr : testing::NginxServer::Start(dir);
+}
+
+// The twins' Parquet files under `root` on a web server, beside a manifest
+// "files.txt" of `manifest`.
+void ServeTwins(const Twins& t, const fs::path& root, const std::string& manifest) {
+  fs::create_directories(root / "part=b");
+  fs::copy_file(fs::path(t.parquet.path()) / "a.parquet", root / "a.parquet");
+  fs::copy_file(fs::path(t.parquet.path()) / "part=b" / "c.parquet", root / "part=b" / "c.parquet");
+  ASSERT_TRUE(WriteFileAtomic((root / "files.txt").string(), manifest).ok());
+}
+
+// nginx's requests so far: "METHOD URI" (%3D read as '=') -> count.
+std::map<std::string, int> NginxRequests(const testing::NginxServer& nginx) {
   std::map<std::string, int> requests;
-  std::istringstream log(nginx->AccessLog());
+  std::istringstream log(nginx.AccessLog());
   for (std::string line; std::getline(log, line);) {
     std::istringstream fields(line);
     std::string conn, method, uri;
@@ -1277,11 +1269,155 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
     if (escaped != std::string::npos) uri.replace(escaped, 3, "=");
     ++requests[method + " " + uri];
   }
-  EXPECT_EQ(requests, (std::map<std::string, int>{{"GET /table/files.txt", 1},
+  return requests;
+}
+
+// A Parquet folder on a web server, which cannot list: a manifest names its
+// files (without sizes: looked up with HEAD), as for raw files. Every row
+// exact, in the canonical order of the folder read in place; on the wire
+// one GET of the manifest, one HEAD and one footer read per file, then one
+// GET per row group.
+TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
+  Twins t;
+  ScratchDir scratch;
+  auto nginx = StartNginxIn(scratch);
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
+  ASSERT_NO_FATAL_FAILURE(ServeTwins(t, fs::path(nginx->www()) / "table",
+                                     "# the table's files\npart=b/c.parquet\na.parquet\n"));
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  ScratchDir cache;
+  DatasetOptions o = ParquetOptions(
+      cache.path(), "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/table");
+  o.peek_first_sample = true;
+  o.streams[0].parquet.emplace();
+  o.streams[0].parquet->manifest = "files.txt";
+  ExpectTwinsRows(t, o);
+  EXPECT_EQ(NginxRequests(*nginx), (std::map<std::string, int>{{"GET /table/files.txt", 1},
                                                   {"HEAD /table/a.parquet", 1},
                                                   {"HEAD /table/part=b/c.parquet", 1},
                                                   {"GET /table/a.parquet", 10},
                                                   {"GET /table/part=b/c.parquet", 10}}));
+}
+
+// Two nodes of two ranks over a web server (nginx, a manifest: no listing),
+// every rank its own process with two DataLoader workers, the ranks of a
+// node sharing its cache folder and starting together. Each node reads the
+// table under its own URL prefix, so the access log tells the nodes apart.
+// The ranks' samples are disjoint and cover the epoch exactly, each worker's
+// ids are those the same world plans over the folder read in place, every
+// row is exact, and on the wire each node asks once for the manifest, once
+// (HEAD) for each file's size, once for each footer and once for each row
+// group its ranks read.
+TEST(ParquetStreamMultiProcess, NginxRanksOfTwoNodesReadTheirPlanOnceANode) {
+  Twins t;
+  ScratchDir scratch;
+  auto nginx = StartNginxIn(scratch);
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
+  constexpr int64_t kNodes = 2, kRanksPerNode = 2, kWorkers = 2, kBatch = 3;
+  for (int64_t n = 0; n < kNodes; ++n) {
+    ASSERT_NO_FATAL_FAILURE(ServeTwins(t, fs::path(nginx->www()) / ("n" + std::to_string(n)) / "table",
+                                       "a.parquet\npart=b/c.parquet\n"));
+  }
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  auto options = [&](const std::string& local, const std::string& remote, int64_t rank) {
+    DatasetOptions o = ParquetOptions(local, remote);
+    o.peek_first_sample = true;
+    if (!remote.empty()) {
+      o.streams[0].parquet.emplace();
+      o.streams[0].parquet->manifest = "files.txt";
+    }
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 23;
+    o.plan.batch_size = kBatch;
+    o.world.rank = rank;
+    o.world.world_size = kNodes * kRanksPerNode;
+    o.world.local_rank = rank % kRanksPerNode;
+    o.world.local_world_size = kRanksPerNode;
+    return o;
+  };
+  std::vector<ScratchDir> caches(kNodes);
+  std::vector<pid_t> children;
+  const auto ready = [&](int64_t rank) { return JoinPath(scratch.path(), "ready" + std::to_string(rank)); };
+  const auto out = [&](int64_t rank, int64_t w) {
+    return JoinPath(scratch.path(), "out" + std::to_string(rank) + "_" + std::to_string(w));
+  };
+  for (int64_t rank = 0; rank < kNodes * kRanksPerNode; ++rank) {
+    const int64_t node = rank / kRanksPerNode;
+    children.push_back(testing::Fork([&, rank, node]() -> int {
+      const std::string url = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/n" +
+                              std::to_string(node) + "/table";
+      // The barrier: all ranks open together (their footers' reads race),
+      // then wait for each other so that their first rows race too.
+      auto ds = StreamingDataset::Open(options(caches[node].path(), url, rank));
+      if (!ds.ok()) {
+        fprintf(stderr, "rank %ld open: %s\n", static_cast<long>(rank), ds.status().message().c_str());
+        return 2;
+      }
+      if (!WriteFileAtomic(ready(rank), "").ok()) return 3;
+      for (int64_t r = 0; r < kNodes * kRanksPerNode; ++r) {
+        while (!fs::exists(ready(r))) std::this_thread::yield();
+      }
+      for (int64_t w = 0; w < kWorkers; ++w) {
+        std::vector<std::string> bytes;
+        std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, w, kWorkers, kBatch, &bytes);
+        if (!testing::WriteResult(out(rank, w), ids, bytes, (*ds)->counters()).ok()) return 4;
+      }
+      return 0;
+    }));
+  }
+  for (pid_t c : children) EXPECT_EQ(testing::WaitExit(c), 0);
+
+  // The row groups' first ids: group g holds ids [starts[g], starts[g + 1]).
+  std::vector<uint64_t> starts{0};
+  for (uint64_t n : t.group_rows) starts.push_back(starts.back() + n);
+  ASSERT_EQ(starts.back(), kRows);
+  std::map<int64_t, int> seen;
+  std::vector<std::set<size_t>> groups_of_node(kNodes);
+  for (int64_t rank = 0; rank < kNodes * kRanksPerNode; ++rank) {
+    auto planned = StreamingDataset::Open(options(t.parquet.path(), "", rank));
+    ASSERT_TRUE(planned.ok()) << planned.status().message();
+    for (int64_t w = 0; w < kWorkers; ++w) {
+      testing::WorkerResult r = testing::ReadResult(out(rank, w));
+      auto want = (*planned)->WorkerIds(0, 0, w, kWorkers);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      EXPECT_EQ(r.ids, *want) << "rank " << rank << " worker " << w;
+      ASSERT_EQ(r.bytes.size(), r.ids.size());
+      for (size_t i = 0; i < r.ids.size(); ++i) {
+        ASSERT_GE(r.ids[i], 0);
+        ASSERT_LT(static_cast<uint64_t>(r.ids[i]), kRows);
+        EXPECT_TRUE(r.bytes[i] == t.rows[r.ids[i]]) << "rank " << rank << " id " << r.ids[i];
+        ++seen[r.ids[i]];
+        const size_t g = std::upper_bound(starts.begin(), starts.end(), r.ids[i]) - starts.begin() - 1;
+        groups_of_node[rank / kRanksPerNode].insert(g);
+      }
+    }
+  }
+  // Disjoint and the whole epoch (120 rows: 4 ranks x batches of 3 divide it).
+  EXPECT_EQ(seen.size(), kRows);
+  for (const auto& [id, n] : seen) EXPECT_EQ(n, 1) << id;
+
+  // The wire, node by node: "METHOD /nN/table/FILE" -> count; a GET of a
+  // Parquet file is a footer's read or a row group's.
+  std::vector<std::map<std::string, int>> requests(kNodes);
+  for (const auto& [request, count] : NginxRequests(*nginx)) {
+    const size_t uri = request.find(' ') + 1;
+    ASSERT_EQ(request.compare(uri, 2, "/n"), 0) << request;
+    const int64_t node = request[uri + 2] - '0';
+    ASSERT_LT(node, kNodes) << request;
+    requests[node][request.substr(0, uri) + request.substr(uri + 3)] += count;
+  }
+  for (int64_t n = 0; n < kNodes; ++n) {
+    // Files a (groups 0-8) and part=b/c (groups 9-17): one footer read each,
+    // then one GET per row group the node's ranks read.
+    int a = 1, c = 1;
+    for (size_t g : groups_of_node[n]) ++(g < kGroups / 2 ? a : c);
+    EXPECT_EQ(requests[n], (std::map<std::string, int>{{"GET /table/files.txt", 1},
+                                                       {"HEAD /table/a.parquet", 1},
+                                                       {"HEAD /table/part=b/c.parquet", 1},
+                                                       {"GET /table/a.parquet", a},
+                                                       {"GET /table/part=b/c.parquet", c}}))
+        << "node " << n;
+  }
 }
 
 // A cold pass peeks its first row (StreamShards::PeekPieceRow: the row
