@@ -1,7 +1,8 @@
-// Tijdeman's draw: each stream's two thresholds depend on its own count
-// alone, so only the drawn stream's move, forward from where they were (a
-// count's threshold never precedes the previous count's): on a step segment
-// or the open last one by one division, on a linear segment by the
+// Tijdeman's draw. Each stream's thresholds depend on its own count alone
+// and its target only grows, so one walker per stream moves forward from the
+// threshold it last reached: on a step segment (or the open last one) by
+// whole quotients kept as a running remainder (no division per draw), on a
+// linear segment position by position for a few positions, then by the
 // quadratic's floating-point root settled by exact comparisons (the float
 // only guesses). Exact integer arithmetic decides; a pick scans the streams.
 #include "engine/planner/mixture_tijdeman.h"
@@ -15,7 +16,11 @@ namespace {
 
 constexpr int64_t kNeverReached = std::numeric_limits<int64_t>::max();
 
-// ceil(num / den) for num > 0, den > 0; 64-bit division when both fit.
+// Positions a linear segment's walk steps one by one before it solves for
+// the rest (about 1 / the stream's share are typical).
+constexpr int kSteps = 16;
+
+// ceil(num / den) for num >= 0, den > 0; 64-bit division when both fit.
 __int128 CeilDivide(__int128 num, __int128 den) {
   constexpr __int128 kFits = std::numeric_limits<int64_t>::max();
   if (num <= kFits && den <= kFits) return (uint64_t(num) + uint64_t(den) - 1) / uint64_t(den);
@@ -24,6 +29,29 @@ __int128 CeilDivide(__int128 num, __int128 den) {
 
 // A guess's double, without the library's exact 128-bit conversion.
 double Approx(__int128 v) { return double(int64_t(v >> 64)) * 0x1p64 + double(uint64_t(v)); }
+
+// The least n in [1, room] with n A + n^2 s >= need (> 0), given that room's
+// growth reaches it: the root's guess, then exact comparisons.
+int64_t FirstGrowth(__int128 A, __int128 s, __int128 need, int64_t room) {
+  const auto grow = [&](int64_t n) { return __int128(n) * A + __int128(n) * n * s; };
+  const double a = Approx(A), r = Approx(need);
+  const double root = std::sqrt(std::max(0.0, a * a + 4 * double(int64_t(s)) * r));
+  const double guess = 2 * r / (a + root);
+  const int64_t n = std::isfinite(guess) ? int64_t(std::clamp(std::ceil(guess), 1.0, double(room))) : room;
+  int64_t below = 0, at_or_above = room;  // grow(below) < need <= grow(at_or_above)
+  if (grow(n) >= need) {
+    at_or_above = n;
+    if (n - 1 > 0 && grow(n - 1) < need) below = n - 1;
+  } else {
+    below = n;
+    if (n + 1 <= room && grow(n + 1) >= need) at_or_above = n + 1;
+  }
+  while (at_or_above - below > 1) {
+    const int64_t mid = below + (at_or_above - below) / 2;
+    (grow(mid) >= need ? at_or_above : below) = mid;
+  }
+  return at_or_above;
+}
 
 }  // namespace
 
@@ -49,106 +77,146 @@ TijdemanDraw::TijdemanDraw(const std::vector<int64_t>& at, const std::vector<std
     g.L = g.linear ? g.span : 1;
     g.den = 2 * __int128(g.L) * scale;
     g.reach[0] = CeilDivide(g.den, b_);
-    g.reach[1] = b_ > 1 ? CeilDivide(g.den * (b_ - 1), b_) : g.den;
+    g.reach[1] = CeilDivide(g.den * (b_ - 1), b_);
+    g.hop[0] = g.den + g.reach[0] - g.reach[1];
+    g.hop[1] = g.reach[1] - g.reach[0];
   }
-  track_.assign(2 * S, Track{});
+  walker_.assign(S, Walker{});
   eligible_.assign(S, 0);
   deadline_.assign(S, 0);
   if (b_ == 1) return;  // one stream: always it
   for (size_t i = 0; i < S; ++i) {
-    eligible_[i] = Advance(i, track_[2 * i], 0, 0);
-    deadline_[i] = Advance(i, track_[2 * i + 1], 0, 1);
+    Enter(i, 0);
+    eligible_[i] = Walk(i, 0, 0);
+    deadline_[i] = Walk(i, 0, 1);
   }
 }
 
-__int128 TijdemanDraw::StartOf(size_t i, size_t k, int64_t count) const {
-  return seg_[k].L * twice_base_[k][i] - seg_[k].den * count;
+void TijdemanDraw::Enter(size_t i, size_t k) {
+  Walker& w = walker_[i];
+  const Segment& g = seg_[k];
+  w.k = k;
+  w.y = 0;
+  w.entered = true;
+  w.chained = false;
+  w.value = g.L * twice_base_[k][i];
+  const __int128 q0 = share_[k][i];
+  // value(y) = L * twice_base + 2 L y q0 + y^2 (q1 - q0) on a linear segment.
+  w.step = g.linear ? 2 * g.L * q0 + (share_[k + 1][i] - q0) : 2 * q0;
+  if (!g.linear && w.step > 0) {
+    for (int h = 0; h < 2; ++h) {
+      w.quot[h] = int64_t(g.hop[h] / w.step);
+      w.rem[h] = int64_t(g.hop[h] % w.step);
+      w.hop[h] = int64_t(g.hop[h]);
+    }
+  }
 }
 
-int64_t TijdemanDraw::Advance(size_t i, Track& tr, int64_t count, int which) {
-  if (count < tr.count) tr = Track{};  // not this class's use; start over
-  if (tr.never) return kNeverReached;
-  tr.d -= seg_[tr.k].den * (count - tr.count);
-  tr.count = count;
+inline bool TijdemanDraw::Hop(Walker& w, int h) {
+  // hop = quot * step + rem, value - goal = rest < step: the goal lies
+  // quot or quot + 1 positions on, and the new rest is below step again.
+  const bool more = w.rem[h] > w.rest;
+  const int64_t n = w.quot[h] + (more ? 1 : 0);
+  if (n > w.room) return false;
+  w.rest = more ? w.rest + int64_t(w.step) - w.rem[h] : w.rest - w.rem[h];
+  w.room -= n;
+  w.y += n;
+  w.value += __int128(n) * int64_t(w.step);
+  w.goal += w.hop[h];
+  return true;
+}
+
+int64_t TijdemanDraw::Walk(size_t i, int64_t count, int which) {
+  Walker& w = walker_[i];
+  if (w.never) return kNeverReached;
+  const Segment* g = &seg_[w.k];
+  __int128 goal = w.entered ? g->den * count + g->reach[which] : w.goal + g->hop[which];
   for (;;) {
-    const Segment& g = seg_[tr.k];
-    const __int128 need = g.reach[which] - tr.d;  // d must grow this much
-    if (need <= 0) break;
-    const int64_t q0 = share_[tr.k][i];
-    const int64_t room = g.span - tr.y;  // offsets left in the segment
-    const bool last = tr.k + 1 == seg_.size();
-    if (!g.linear) {
-      // d grows by 2 q0 per position.
-      if (q0 > 0) {
-        const __int128 step = 2 * __int128(q0);
-        const __int128 n = CeilDivide(need, step);
-        if (n <= room && n <= kNeverReached - at_[tr.k] - tr.y) {
-          tr.y += int64_t(n);
-          tr.d += n * step;
+    if (!g->linear) {
+      if (w.value >= goal) break;
+      if (w.step > 0) {
+        // The value grows by `step` a position: chained, the quotient from
+        // the remainder the last goal left; else a division.
+        const __int128 n = w.chained ? w.quot[which] + (w.rem[which] > w.value - w.goal)
+                                     : CeilDivide(goal - w.value, w.step);
+        if (n <= g->span - w.y && n <= kNeverReached - at_[w.k] - w.y) {
+          w.y += int64_t(n);
+          w.value += n * w.step;
           break;
         }
       }
-      if (last) {
-        tr.never = true;
+      if (w.k + 1 == seg_.size()) {
+        w.never = true;
         return kNeverReached;
       }
     } else {
-      // From offset y, n more positions grow d by n A + n^2 s.
-      const __int128 s = __int128(share_[tr.k + 1][i]) - q0;
-      const __int128 A = 2 * (__int128(g.L) * q0 + __int128(tr.y) * s);
-      const auto grow = [&](int64_t n) { return __int128(n) * A + __int128(n) * n * s; };
-      if (grow(room) >= need) {
-        const double a = Approx(A), r = Approx(need);
-        const double root = std::sqrt(std::max(0.0, a * a + 4 * double(int64_t(s)) * r));
-        const double guess = 2 * r / (a + root);
-        const int64_t n = std::isfinite(guess) ? int64_t(std::clamp(std::ceil(guess), 1.0, double(room))) : room;
-        // grow(below) < need <= grow(at_or_above).
-        int64_t below = 0, at_or_above = room;
-        if (grow(n) >= need) {
-          at_or_above = n;
-          if (n - 1 > 0 && grow(n - 1) < need) below = n - 1;
-        } else {
-          below = n;
-          if (n + 1 <= room && grow(n + 1) >= need) at_or_above = n + 1;
-        }
-        while (at_or_above - below > 1) {
-          const int64_t mid = below + (at_or_above - below) / 2;
-          (grow(mid) >= need ? at_or_above : below) = mid;
-        }
-        tr.d += grow(at_or_above);
-        tr.y += at_or_above;
+      // Step by step a few positions (the step grows by 2 (q1 - q0)).
+      const __int128 curve = 2 * (__int128(share_[w.k + 1][i]) - share_[w.k][i]);
+      for (int steps = 0; w.value < goal && steps < kSteps && w.y < g->span; ++steps) {
+        w.value += w.step;
+        w.step += curve;
+        ++w.y;
+      }
+      if (w.value >= goal) break;
+      // Then solve: from y, n positions grow the value by n A + n^2 s.
+      const int64_t left = g->span - w.y;
+      const __int128 s = curve / 2, A = w.step - s, need = goal - w.value;
+      if (left > 0 && __int128(left) * A + __int128(left) * left * s >= need) {
+        const int64_t n = FirstGrowth(A, s, need, left);
+        w.value += __int128(n) * A + __int128(n) * n * s;
+        w.step += __int128(n) * curve;
+        w.y += n;
         break;
       }
     }
     // Not reached within the segment: the next one, from its start.
-    ++tr.k;
-    tr.y = 0;
-    tr.d = StartOf(i, tr.k, count);
+    Enter(i, w.k + 1);
+    g = &seg_[w.k];
+    goal = g->den * count + g->reach[which];
   }
-  return at_[tr.k] + tr.y;
+  w.chained = !g->linear && w.value - goal < w.step;
+  if (w.chained) {
+    w.rest = int64_t(w.value - goal);
+    w.room = w.k + 1 == seg_.size() ? kNeverReached - at_[w.k] - w.y : g->span - w.y;
+  }
+  w.goal = goal;
+  w.entered = false;
+  return at_[w.k] + w.y;
 }
 
 void TijdemanDraw::Drew(int64_t stream, int64_t count) {
   const size_t i = size_t(stream);
   if (b_ == 1) return;
-  eligible_[i] = Advance(i, track_[2 * i], count, 0);
-  deadline_[i] = Advance(i, track_[2 * i + 1], count, 1);
+  Walker& w = walker_[i];
+  if (w.chained && Hop(w, 0)) {
+    eligible_[i] = at_[w.k] + w.y;
+  } else {
+    eligible_[i] = Walk(i, count, 0);
+  }
+  if (w.chained && Hop(w, 1)) {
+    deadline_[i] = at_[w.k] + w.y;
+  } else {
+    deadline_[i] = Walk(i, count, 1);
+  }
 }
 
 int64_t TijdemanDraw::Pick(int64_t t) const {
-  size_t pick = eligible_.size();
-  int64_t best = kNeverReached;
+  // Keys: max(deadline, t + 1) when eligible, else past every deadline; the
+  // least key, ties to the lowest index. The targets' excesses over the
+  // counts sum to 1 at t + 1, so one is at least 1/n >= 1/(2n - 2): some
+  // stream is eligible.
+  const int64_t now = t + 1;
+  size_t pick = 0;
+  uint64_t best = std::numeric_limits<uint64_t>::max();
   for (size_t i = 0; i < eligible_.size(); ++i) {
-    if (eligible_[i] > t + 1) continue;
-    const int64_t due = std::max(deadline_[i], t + 1);
-    if (pick == eligible_.size() || due < best) {
+    const uint64_t key =
+        eligible_[i] <= now ? uint64_t(std::max(deadline_[i], now)) : std::numeric_limits<uint64_t>::max();
+    if (key < best) {
+      best = key;
       pick = i;
-      best = due;
     }
   }
-  // The targets' excesses over the counts sum to 1 at t + 1, so one is at
-  // least 1/n >= 1/(2n - 2): some stream is eligible.
-  return pick == eligible_.size() ? 0 : int64_t(pick);
+  return int64_t(pick);
 }
 
 }  // namespace sluice::planner

@@ -24,42 +24,52 @@ class TijdemanDraw {
   // count by at least 1/(2n - 2), the one whose target first reaches its
   // count + 1 - 1/(2n - 2) at or after t + 1; ties to the lowest index.
   int64_t Pick(int64_t t) const;
-  // Stream `stream` now has `count` draws (counts only grow).
+  // Stream `stream` now has `count` draws: one more than before.
   void Drew(int64_t stream, int64_t count);
 
  private:
-  // Where one stream's target first reaches count + num / b_ (num is 1 for
-  // eligibility, b_ - 1 for the deadline): segment k, offset y in it, and
-  // d = 2 L scale * (target there - count) exactly (L: the segment's length
-  // when linear, else 1). A count's threshold is never before the previous
-  // count's, so the search moves forward from there.
-  struct Track {
+  // One stream's thresholds, in the order its target reaches them: count +
+  // 1/b_ (eligible), count + 1 - 1/b_ (the deadline), then the next
+  // count's. So one walker per stream moves forward only, from the last
+  // threshold reached to the next; a draw moves it over one sample of
+  // target. In segment k, at offset y: value = 2 L scale * target there (L
+  // the segment's length when linear, else 1), step = the value's growth to
+  // y + 1, goal = the threshold's value.
+  struct Walker {
     size_t k = 0;
     int64_t y = 0;
-    int64_t count = 0;
-    __int128 d = 0;
-    bool never = false;
+    __int128 value = 0, step = 0, goal = 0;
+    bool entered = true;   // goal is not yet in this segment's terms
+    bool chained = false;  // on a step segment, 0 <= value - goal < step
+    bool never = false;    // a goal the target never reaches
+    // Chained: value - goal, the positions left in the segment (or before
+    // INT64_MAX), and each hop's value over step (quotient, remainder).
+    int64_t rest = 0, room = 0, quot[2]{}, rem[2]{}, hop[2]{};
   };
   struct Segment {
-    int64_t span = 0;      // positions in it (INT64_MAX for the open last one)
-    int64_t L = 1;         // the length in its target's formula
+    int64_t span = 0;     // positions in it (INT64_MAX for the open last one)
+    int64_t L = 1;        // the length in its targets' formula
     bool linear = false;
-    __int128 den = 0;      // 2 L scale: one sample of target
-    __int128 reach[2]{};   // ceil(den * num / b_) for num = 1, b_ - 1: d's threshold
+    __int128 den = 0;     // 2 L scale: one sample of target
+    __int128 reach[2]{};  // ceil(den / b_), ceil(den (b_ - 1) / b_): the thresholds above count * den
+    __int128 hop[2]{};    // to reach[0] from the last count's reach[1], to reach[1] from reach[0]
   };
-  // Moves `track` (threshold num = which ? b_ - 1 : 1) to `count` and
-  // returns its position (INT64_MAX when never reached).
-  int64_t Advance(size_t i, Track& track, int64_t count, int which);
-  // d at offset 0 of segment k for `count`.
-  __int128 StartOf(size_t i, size_t k, int64_t count) const;
+  // Moves stream i's walker to the first position whose target reaches
+  // count + (which ? 1 - 1/b_ : 1/b_); returns it (INT64_MAX: never).
+  int64_t Walk(size_t i, int64_t count, int which);
+  // A chained walker's next goal (hop h) by the quotients alone; false
+  // (nothing moved) when it lies beyond the segment.
+  bool Hop(Walker& w, int h);
+  // Walker i at the start of segment k.
+  void Enter(size_t i, size_t k);
 
   std::vector<int64_t> at_;
   std::vector<std::vector<int64_t>> share_;
   std::vector<std::vector<__int128>> twice_base_;  // per point, per stream: 2 * scale * target there
   std::vector<Segment> seg_;
-  int64_t b_ = 1;                              // 2n - 2
-  std::vector<Track> track_;                   // per stream: eligibility, deadline
-  std::vector<int64_t> eligible_, deadline_;  // per stream: the tracks' positions
+  int64_t b_ = 1;  // 2n - 2
+  std::vector<Walker> walker_;
+  std::vector<int64_t> eligible_, deadline_;  // per stream: the positions of its count's thresholds
 };
 
 }  // namespace sluice::planner
