@@ -2,9 +2,10 @@
 // and its target only grows, so one walker per stream moves forward from the
 // threshold it last reached: on a step segment (or the open last one) by
 // whole quotients kept as a running remainder (no division per draw), on a
-// linear segment position by position for a few positions, then by the
-// quadratic's floating-point root settled by exact comparisons (the float
-// only guesses). Exact integer arithmetic decides; a pick scans the streams.
+// linear segment position by position (two 128-bit additions each) for up
+// to kSteps positions, then by the quadratic's floating-point root settled
+// by exact comparisons (the float only guesses). Exact integer arithmetic
+// decides; a pick scans the streams.
 #include "engine/planner/mixture_tijdeman.h"
 
 #include <algorithm>
@@ -17,8 +18,8 @@ namespace {
 constexpr int64_t kNeverReached = std::numeric_limits<int64_t>::max();
 
 // Positions a linear segment's walk steps one by one before it solves for
-// the rest (about 1 / the stream's share are typical).
-constexpr int kSteps = 16;
+// the rest: a hop takes about 1 / the stream's share.
+constexpr int kSteps = 32;
 
 // ceil(num / den) for num >= 0, den > 0; 64-bit division when both fit.
 __int128 CeilDivide(__int128 num, __int128 den) {
@@ -99,10 +100,12 @@ void TijdemanDraw::Enter(size_t i, size_t k) {
   w.y = 0;
   w.entered = true;
   w.chained = false;
+  w.stepping = false;
   w.value = g.L * twice_base_[k][i];
   const __int128 q0 = share_[k][i];
   // value(y) = L * twice_base + 2 L y q0 + y^2 (q1 - q0) on a linear segment.
   w.step = g.linear ? 2 * g.L * q0 + (share_[k + 1][i] - q0) : 2 * q0;
+  w.curve = g.linear ? 2 * (share_[k + 1][i] - share_[k][i]) : 0;
   if (!g.linear && w.step > 0) {
     for (int h = 0; h < 2; ++h) {
       w.quot[h] = int64_t(g.hop[h] / w.step);
@@ -150,21 +153,20 @@ int64_t TijdemanDraw::Walk(size_t i, int64_t count, int which) {
         return kNeverReached;
       }
     } else {
-      // Step by step a few positions (the step grows by 2 (q1 - q0)).
-      const __int128 curve = 2 * (__int128(share_[w.k + 1][i]) - share_[w.k][i]);
+      // Step by step a few positions (the step grows by `curve`), then
+      // solve: from y, n positions grow the value by n A + n^2 s.
       for (int steps = 0; w.value < goal && steps < kSteps && w.y < g->span; ++steps) {
         w.value += w.step;
-        w.step += curve;
+        w.step += w.curve;
         ++w.y;
       }
       if (w.value >= goal) break;
-      // Then solve: from y, n positions grow the value by n A + n^2 s.
       const int64_t left = g->span - w.y;
-      const __int128 s = curve / 2, A = w.step - s, need = goal - w.value;
+      const __int128 s = w.curve / 2, A = w.step - s, need = goal - w.value;
       if (left > 0 && __int128(left) * A + __int128(left) * left * s >= need) {
         const int64_t n = FirstGrowth(A, s, need, left);
         w.value += __int128(n) * A + __int128(n) * n * s;
-        w.step += __int128(n) * curve;
+        w.step += __int128(n) * w.curve;
         w.y += n;
         break;
       }
@@ -181,19 +183,39 @@ int64_t TijdemanDraw::Walk(size_t i, int64_t count, int which) {
   }
   w.goal = goal;
   w.entered = false;
+  w.stepping = g->linear;
   return at_[w.k] + w.y;
+}
+
+inline bool TijdemanDraw::Steps(Walker& w, int h) {
+  const Segment& g = seg_[w.k];
+  const __int128 goal = w.goal + g.hop[h];
+  __int128 value = w.value, step = w.step;
+  const int64_t cap = std::min<int64_t>(g.span - w.y, kSteps);
+  int64_t n = 0;
+  while (value < goal) {
+    if (n == cap) return false;
+    value += step;
+    step += w.curve;
+    ++n;
+  }
+  w.value = value;
+  w.step = step;
+  w.y += n;
+  w.goal = goal;
+  return true;
 }
 
 void TijdemanDraw::Drew(int64_t stream, int64_t count) {
   const size_t i = size_t(stream);
   if (b_ == 1) return;
   Walker& w = walker_[i];
-  if (w.chained && Hop(w, 0)) {
+  if (w.chained ? Hop(w, 0) : w.stepping && Steps(w, 0)) {
     eligible_[i] = at_[w.k] + w.y;
   } else {
     eligible_[i] = Walk(i, count, 0);
   }
-  if (w.chained && Hop(w, 1)) {
+  if (w.chained ? Hop(w, 1) : w.stepping && Steps(w, 1)) {
     deadline_[i] = at_[w.k] + w.y;
   } else {
     deadline_[i] = Walk(i, count, 1);
@@ -206,11 +228,13 @@ int64_t TijdemanDraw::Pick(int64_t t) const {
   // counts sum to 1 at t + 1, so one is at least 1/n >= 1/(2n - 2): some
   // stream is eligible.
   const int64_t now = t + 1;
+  const int64_t* eligible = eligible_.data();
+  const int64_t* deadline = deadline_.data();
+  const size_t n = eligible_.size();
   size_t pick = 0;
   uint64_t best = std::numeric_limits<uint64_t>::max();
-  for (size_t i = 0; i < eligible_.size(); ++i) {
-    const uint64_t key =
-        eligible_[i] <= now ? uint64_t(std::max(deadline_[i], now)) : std::numeric_limits<uint64_t>::max();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t key = eligible[i] <= now ? uint64_t(std::max(deadline[i], now)) : ~uint64_t{0};
     if (key < best) {
       best = key;
       pick = i;

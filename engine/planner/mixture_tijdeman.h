@@ -45,6 +45,10 @@ class TijdemanDraw {
     // Chained: value - goal, the positions left in the segment (or before
     // INT64_MAX), and each hop's value over step (quotient, remainder).
     int64_t rest = 0, room = 0, quot[2]{}, rem[2]{}, hop[2]{};
+    // On a linear segment: the step's growth per position, 2 (q1 - q0);
+    // stepping: the goal is in this segment's terms.
+    int64_t curve = 0;
+    bool stepping = false;
   };
   struct Segment {
     int64_t span = 0;     // positions in it (INT64_MAX for the open last one)
@@ -60,6 +64,9 @@ class TijdemanDraw {
   // A chained walker's next goal (hop h) by the quotients alone; false
   // (nothing moved) when it lies beyond the segment.
   bool Hop(Walker& w, int h);
+  // A stepping walker's next goal (hop h) within a few positions; false
+  // (nothing moved) when it lies further.
+  bool Steps(Walker& w, int h);
   // Walker i at the start of segment k.
   void Enter(size_t i, size_t k);
 
