@@ -47,6 +47,7 @@
 #include <string>
 
 #include "engine/planner/checkpoints_file.h"
+#include "engine/planner/mixture_schedule.h"
 #include "engine/planner/plan.h"
 
 namespace sluice::planner {
@@ -341,6 +342,39 @@ void BM_Mixture(benchmark::State& state) {
   });
 }
 
+// The sequencer alone: 400,000 positions of MixtureSequencer::Next (the
+// positions of bench/python/mixture_bench.py's default epoch) over
+// `streams` streams, weights 1..n at 0 and n..1 at 200,000 (shape 0: the
+// first point alone, constant; 1: step; 2: linear), rule 0 kDeficit,
+// 1 kTijdeman. ns_per_position is the CPU time over the positions.
+void BM_MixtureSequence(benchmark::State& state) {
+  const int64_t streams = state.range(0), positions = 400'000;
+  MixtureSchedule s;
+  std::vector<double> up, down;
+  for (int64_t i = 0; i < streams; ++i) {
+    up.push_back(double(i + 1));
+    down.push_back(double(streams - i));
+  }
+  s.points.push_back({0, up});
+  if (state.range(1) > 0) s.points.push_back({positions / 2, down});
+  s.interpolation = state.range(1) == 2 ? MixtureInterpolation::kLinear : MixtureInterpolation::kStep;
+  s.rule = state.range(2) == 1 ? MixtureRule::kTijdeman : MixtureRule::kDeficit;
+  auto q = QuantizeMixture(s, streams);
+  if (!q.ok()) {
+    state.SkipWithError(q.status().ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    MixtureSequencer seq(*q);
+    int64_t sum = 0;
+    for (int64_t t = 0; t < positions; ++t) sum += seq.Next();
+    benchmark::DoNotOptimize(sum);
+  }
+  state.counters["ns_per_position"] =
+      benchmark::Counter(double(positions) * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+}
+
 BENCHMARK(BM_WholeArray)
     ->ArgNames({"samples", "threads"})
     ->ArgsProduct({{10'000'000, 100'000'000}, {1, 0}})
@@ -398,6 +432,14 @@ BENCHMARK(BM_Mixture)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true)
     ->UseRealTime();
+
+BENCHMARK(BM_MixtureSequence)
+    ->ArgNames({"streams", "shape", "rule"})
+    ->ArgsProduct({{2, 3, 8, 12}, {0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 // The file's bytes as the node's first process writes them.
 std::string CheckpointsBytes(const PlanRequest& q, bool* ok) {

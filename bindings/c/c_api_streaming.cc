@@ -7,6 +7,8 @@
 #include "bindings/c/c_api_internal.h"
 #include "bindings/c/c_api_stream.h"
 #include "engine/dataset/metrics_prometheus.h"
+#include "engine/dataset/order_record.h"
+#include "formats/json/py_json.h"
 
 
 namespace {
@@ -390,6 +392,28 @@ sluice_status sluice_stream_state_with_order(const sluice_stream* s, const char*
     char* text = CopyString(sluice::ResumeStateToJson(*state));
     if (!text) return Fail(sluice::InternalError("sluice_stream_state_with_order: out of memory"));
     *out_json = text;
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_recorded_mixture_rule(const char* sampling_json, const char** out_rule) {
+  return Guard("sluice_recorded_mixture_rule", [&] {
+    if (sampling_json == nullptr) return NullArgument("sluice_recorded_mixture_rule", "sampling_json");
+    if (out_rule == nullptr) return NullArgument("sluice_recorded_mixture_rule", "out_rule");
+    *out_rule = nullptr;
+    auto parsed = sluice::ParsePyJson(sampling_json);
+    auto* object = parsed.ok() ? std::get_if<sluice::JsonValue::Object>(&parsed->v) : nullptr;
+    if (object == nullptr) {
+      return Fail(sluice::InvalidArgumentError(
+          "sluice_recorded_mixture_rule: sampling_json must be a JSON object (a state's "
+          "sluice_order.parts.sampling)" + (parsed.ok() ? std::string() : ": " + parsed.status().message())));
+    }
+    sluice::OrderRecord record;
+    record.sampling = std::move(*object);
+    auto rule = sluice::RecordedMixtureRule(record);
+    if (!rule.ok()) return Fail(rule.status());
+    // MixtureRuleName's views are of string literals: static and terminated.
+    if (*rule) *out_rule = sluice::planner::MixtureRuleName(**rule).data();
     return SLUICE_OK;
   });
 }

@@ -1000,6 +1000,17 @@ sluice_status sluice_stream_load_state_with(sluice_stream* s, const char* state_
 sluice_status sluice_stream_state_with_order(const sluice_stream* s, const char* state_json,
                                              char** out_json);
 
+/* The rule a resume from a state draws its mixture schedule by (the
+ * engine adopts it, as it adopts the seed): `sampling_json` is that state's
+ * "sluice_order" "parts" "sampling" object. *out_rule gets "tijdeman" or
+ * "deficit", static strings the caller must not free: the recorded
+ * "mixture_rule", or "deficit" for a schedule recorded without one (saved
+ * before Tijdeman's rule, or drawn by "deficit", which records none); NULL
+ * when the part has no "mixture". SLUICE_EINVAL for text that is not a
+ * JSON object, or another rule name ("'parts.sampling.mixture_rule' must
+ * be ..."). Thread-safe. */
+sluice_status sluice_recorded_mixture_rule(const char* sampling_json, const char** out_rule);
+
 /* The sample_in_epoch to save when the job consumed `consumed` samples (all
  * ranks, after replication) of `epoch` from position `start`: start +
  * consumed, plus the skipped steps it passed over (also a range it reached

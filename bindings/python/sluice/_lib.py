@@ -249,6 +249,7 @@ _proto('sluice_hash', _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64
 
 _proto('sluice_default_num_canonical_nodes', _status, ctypes.c_char_p, ctypes.c_int64,
        _P(ctypes.c_int64))
+_proto('sluice_recorded_mixture_rule', _status, ctypes.c_char_p, _P(ctypes.c_char_p))
 _proto('sluice_plan_create', _status, ctypes.c_char_p, _P(ctypes.c_void_p))
 _proto('sluice_plan_free', None, ctypes.c_void_p)
 _proto('sluice_plan_shape', None, ctypes.c_void_p, _P(ctypes.c_uint64))

@@ -23,7 +23,7 @@ from sluice._lib import MissingIndexError  # noqa: F401 (public here)
 from sluice.dataset_index import check_indexes, missing_local_index
 from sluice.epoch_counters import MAX_WORKERS, SharedCounters, in_dataloader_worker
 from sluice.local_files import write_file
-from sluice.plan import Plan, default_num_canonical_nodes, plan_steps
+from sluice.plan import Plan, default_num_canonical_nodes, plan_steps, recorded_mixture_rule
 from sluice.shard_info import ShardInfos
 from sluice.stream import Stream, _streams_registry
 from sluice.world import World, world_option
@@ -480,17 +480,16 @@ class StreamingDataset(_Base):
     def _resumed_mixture(self, epoch):
         """What a loaded state decides of `epoch`'s schedule, as the engine
         records it in its states: the schedules a resume replaced
-        (load_state_dict's adapt='schedule') and the rule the resume kept
-        (a record without "mixture_rule" draws by "deficit":
-        engine/dataset/order_record.h)."""
+        (load_state_dict's adapt='schedule') and the rule the resume kept,
+        as the engine reads the record (recorded_mixture_rule)."""
         state = self._resume_state
         if not state or state.get('epoch') != epoch or 'sluice_order' not in state:
             return {'mixture_past': []}
         keys = ('epoch', 'sample_in_epoch', 'num_canonical_nodes', 'shuffle_seed',
                 'initial_physical_nodes')
         parts = self._engine.state_with_order({k: state.get(k) for k in keys})['sluice_order']['parts']
-        return {'mixture_past': parts.get('mixture_past', []),
-                'mixture_rule': parts['sampling'].get('mixture_rule', 'deficit')}
+        rule = recorded_mixture_rule(parts['sampling'])
+        return {'mixture_past': parts.get('mixture_past', []), **({'mixture_rule': rule} if rule else {})}
 
     def _resume(self, epoch):
         """(epoch, sample_in_epoch, state) as Mosaic's _resume: a checkpoint

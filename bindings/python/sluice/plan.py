@@ -6,7 +6,7 @@ import numpy as np
 
 from sluice import _lib
 
-__all__ = ['Plan', 'default_num_canonical_nodes', 'plan_steps']
+__all__ = ['Plan', 'default_num_canonical_nodes', 'plan_steps', 'recorded_mixture_rule']
 
 
 def default_num_canonical_nodes(shuffle_algo, physical_nodes):
@@ -16,6 +16,15 @@ def default_num_canonical_nodes(shuffle_algo, physical_nodes):
                                                            ctypes.byref(out)))
     return out.value
 
+
+def recorded_mixture_rule(sampling):
+    """The rule a resume from a state draws its schedule by, as the engine
+    reads the state's "sluice_order" parts.sampling dict
+    (sluice_recorded_mixture_rule): 'tijdeman' or 'deficit', None without a
+    schedule."""
+    out = ctypes.c_char_p()
+    _lib.check(_lib.lib.sluice_recorded_mixture_rule(json.dumps(sampling).encode(), ctypes.byref(out)))
+    return None if out.value is None else out.value.decode()
 
 
 def plan_steps(config, first, end, rank=None):

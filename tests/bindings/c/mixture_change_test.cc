@@ -108,4 +108,26 @@ TEST_F(MixtureChangeCApi, AdaptScheduleKeepsThePast) {
   sluice_stream_close(third);
 }
 
+// The rule a state's schedule resumes by, as the engine reads the record
+// (what Python's dataset.py asks instead of deciding).
+TEST(MixtureRuleCApi, RecordedRuleOfASamplingPart) {
+  const char* rule = "unset";
+  ASSERT_EQ(sluice_recorded_mixture_rule(R"({"mixture": [[0, [1.0, 1.0]]], "mixture_rule": "tijdeman"})", &rule),
+            SLUICE_OK);
+  EXPECT_STREQ(rule, "tijdeman");
+  // Recorded without one: saved before Tijdeman's rule, or under "deficit".
+  ASSERT_EQ(sluice_recorded_mixture_rule(R"({"mixture": [[0, [1.0, 1.0]]]})", &rule), SLUICE_OK);
+  EXPECT_STREQ(rule, "deficit");
+  ASSERT_EQ(sluice_recorded_mixture_rule(R"({"shuffle": true})", &rule), SLUICE_OK);
+  EXPECT_EQ(rule, nullptr);
+  EXPECT_EQ(sluice_recorded_mixture_rule(R"({"mixture": [], "mixture_rule": "fair"})", &rule), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("'parts.sampling.mixture_rule' must be 'tijdeman' or 'deficit'"),
+            std::string::npos)
+      << sluice_last_error();
+  EXPECT_EQ(sluice_recorded_mixture_rule("[1]", &rule), SLUICE_EINVAL);
+  EXPECT_NE(std::string(sluice_last_error()).find("sluice_recorded_mixture_rule: sampling_json must be a JSON object"),
+            std::string::npos)
+      << sluice_last_error();
+}
+
 }  // namespace

@@ -261,3 +261,15 @@ def test_a_state_saved_under_the_rule_before_resumes_with_it(streams):
     assert again.plan(world=World()).worker_ids(0, 0, 0).tolist() != ids
     # Its own states keep the rule they resumed with.
     assert 'mixture_rule' not in old.state_dict(3, False)['sluice_order']['parts']['sampling']
+
+
+def test_the_rule_of_a_state_is_the_engines():
+    """Python asks the engine what a state's record draws its schedule by
+    (sluice_recorded_mixture_rule) instead of writing the default itself:
+    a schedule recorded without "mixture_rule" is the engine's 'deficit'."""
+    schedule = [[0, [1.0, 1.0]]]
+    assert sluice.plan.recorded_mixture_rule({'mixture': schedule}) == 'deficit'
+    assert sluice.plan.recorded_mixture_rule({'mixture': schedule, 'mixture_rule': 'tijdeman'}) == 'tijdeman'
+    assert sluice.plan.recorded_mixture_rule({'shuffle': True}) is None
+    with pytest.raises(ValueError, match="'parts.sampling.mixture_rule' must be 'tijdeman' or 'deficit'"):
+        sluice.plan.recorded_mixture_rule({'mixture': schedule, 'mixture_rule': 'fair'})

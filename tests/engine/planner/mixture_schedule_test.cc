@@ -202,6 +202,53 @@ TEST(MixtureScheduleTest, TijdemanKeepsEveryCountWithinOneSampleForAnyNumberOfSt
   }
 }
 
+// Tijdeman's rule by its definition, position by position from the exact
+// targets (TargetAt): eligible when T(t + 1) - c >= 1/b, then the least
+// max(deadline, t + 1), the deadline being the first T' >= t + 1 whose
+// target reaches c + 1 - 1/b; ties to the lowest index. The sequencer's
+// incremental walk (mixture_tijdeman.cc) must give the same streams.
+TEST(MixtureScheduleTest, TijdemanDrawMatchesItsDefinition) {
+  std::mt19937_64 gen(3939);
+  std::uniform_real_distribution<double> w(0.05, 1);
+  for (int iter = 0; iter < 24; ++iter) {
+    const int64_t streams = 2 + iter % 5;
+    const auto interpolation = iter % 2 ? MixtureInterpolation::kLinear : MixtureInterpolation::kStep;
+    MixtureSchedule s{{}, interpolation};
+    int64_t at = 0;
+    for (int k = 0; k < 4; ++k) {
+      std::vector<double> weights;
+      for (int64_t i = 0; i < streams; ++i) weights.push_back(k < 3 && gen() % 4 == 0 ? 0.0 : w(gen));
+      weights[size_t(k % streams)] += 0.5;
+      s.points.push_back({at, weights});
+      at += 1 + int64_t(gen() % (iter % 3 == 0 ? 7 : 700));
+    }
+    auto q = QuantizeMixture(s, streams);
+    ASSERT_TRUE(q.ok());
+    MixtureSequencer seq(*q), targets(*q);
+    const __int128 b = 2 * streams - 2;
+    std::vector<int64_t> counts(size_t(streams), 0);
+    for (int64_t t = 0; t < s.points.back().at + 600; ++t) {
+      int64_t pick = -1, best = 0;
+      for (int64_t i = 0; i < streams; ++i) {
+        const __int128 c = counts[size_t(i)];
+        const auto now = targets.TargetAt(i, t + 1);
+        if ((now.num - c * now.den) * b < now.den) continue;
+        int64_t due = t + 1;
+        for (;; ++due) {
+          const auto then = targets.TargetAt(i, due);
+          if ((then.num - c * then.den) * b >= then.den * (b - 1)) break;
+        }
+        if (pick < 0 || due < best) {
+          pick = i;
+          best = due;
+        }
+      }
+      ASSERT_EQ(seq.Next(), pick) << "position " << t << ", schedule " << iter;
+      ++counts[size_t(pick)];
+    }
+  }
+}
+
 // Seven streams: the largest deficit is only proven within streams - 1
 // samples below its target (README); Tijdeman's rule within 1 - 1/12.
 TEST(MixtureScheduleTest, DeficitRuleNeverRunsAheadWithManyStreams) {
