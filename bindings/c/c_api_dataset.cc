@@ -226,14 +226,17 @@ sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, u
                                           std::to_string(f.pieced.size()) + " fields in pieces"));
     }
     const sluice::parquet::PiecedField& p = f.pieced[i];
-    if (capacity < p.field.size()) {
+    const bool column_only = dst == nullptr && capacity == 0;
+    if (capacity < p.field.size() && !column_only) {
       return Fail(sluice::InvalidArgumentError(
           std::string(kFn) + ": capacity " + std::to_string(capacity) + " is smaller than the value (" +
           std::to_string(p.field.size()) + " bytes)"));
     }
-    if (dst == nullptr && p.field.size() > 0) return NullArgument(kFn, "dst");
+    if (dst == nullptr && !column_only) return NullArgument(kFn, "dst");
     for (size_t c = 0; c < f.fields.size(); ++c) {
       if (f.fields[c].data() != p.field.data()) continue;
+      *column = static_cast<uint32_t>(c);
+      if (column_only) return SLUICE_OK;
       char* out = static_cast<char*>(dst);
       // The pieces add up to the value (PiecedField); never write past it.
       size_t left = p.field.size();
@@ -243,7 +246,6 @@ sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, u
         out += take;
         left -= take;
       }
-      *column = static_cast<uint32_t>(c);
       return SLUICE_OK;
     }
     return Fail(sluice::InternalError(std::string(kFn) + ": a field in pieces matches no field"));

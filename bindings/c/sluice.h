@@ -235,9 +235,10 @@ sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, slu
 /* Copies the i-th such field of the last sluice_dataset_get_pieces on this
  * thread (i < its *num_pieced; any sluice_dataset_get* call on this thread
  * ends them) into dst[0..size), size being its field's, and sets *column to
- * its column. SLUICE_ERANGE for i past them; SLUICE_EINVAL when capacity
- * is smaller than the value (nothing written). `ds` must be the handle
- * read, still open. */
+ * its column. With dst NULL and capacity 0 it only sets *column (to size a
+ * buffer by fields[*column].size). SLUICE_ERANGE for i past them;
+ * SLUICE_EINVAL when capacity is smaller than the value (nothing written).
+ * `ds` must be the handle read, still open. */
 sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, uint32_t* column,
                                          void* dst, uint64_t capacity);
 

@@ -131,18 +131,19 @@ void CheckEveryField(const std::string& rel, bool pieces) {
                 SLUICE_OK)
           << sluice_last_error();
       for (uint32_t i = 0; i < num_pieced; ++i) {
-        uint32_t column = UINT32_MAX;
-        // Its size first: the field's (its data must not be read).
-        uint64_t size = 0;
-        for (uint32_t c = 0; c < n; ++c) {
-          if (fields[c].data != nullptr) size = std::max<uint64_t>(size, fields[c].size);
-        }
-        std::string copy(size, '\0');
-        ASSERT_EQ(sluice_dataset_copy_pieced(ds, i, &column, copy.data(), copy.size()), SLUICE_OK)
+        // Its column first, then its size is the field's (whose data must
+        // not be read).
+        uint32_t column = UINT32_MAX, again = UINT32_MAX;
+        ASSERT_EQ(sluice_dataset_copy_pieced(ds, i, &column, nullptr, 0), SLUICE_OK)
             << sluice_last_error();
         ASSERT_LT(column, n);
         ASSERT_NE(fields[column].data, nullptr);
-        copies[column] = copy.substr(0, fields[column].size);
+        copies[column].assign(fields[column].size, '\0');
+        ASSERT_EQ(sluice_dataset_copy_pieced(ds, i, &again, copies[column].data(),
+                                             copies[column].size()),
+                  SLUICE_OK)
+            << sluice_last_error();
+        EXPECT_EQ(again, column);
         fields[column].data = reinterpret_cast<const uint8_t*>(copies[column].data());
         ++in_pieces;
       }
@@ -311,6 +312,9 @@ TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
   EXPECT_EQ(std::string(sluice_last_error()),
             "invalid argument: sluice_dataset_copy_pieced: ds is not the handle this thread's "
             "last sluice_dataset_get* read");
+  EXPECT_EQ(column, UINT32_MAX);
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, nullptr, 1), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, nullptr, copy.size()), SLUICE_EINVAL);
   EXPECT_EQ(column, UINT32_MAX);
   ASSERT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_OK)
       << sluice_last_error();
