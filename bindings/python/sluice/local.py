@@ -158,8 +158,8 @@ class LocalDataset:
             column = self._pieced_column.value
             n = spans[column][1]
             b = _new_bytes(None, n)
-            _lib.check(copy(ptr, i, self._pieced_column_ref,
-                            ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p), n))
+            # A bytes passed as c_void_p is its buffer's address.
+            _lib.check(copy(ptr, i, self._pieced_column_ref, b, n))
             pieced[column] = b
         return [pieced[c] if c in pieced else
                 ctypes.string_at(p, n) if n else (b'' if p else None)
