@@ -195,7 +195,7 @@ sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, slu
 
 sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
                                         uint32_t num_fields, uint32_t* num_masked,
-                                        uint32_t* num_pieced) {
+                                        uint32_t* num_pieced, uint32_t* pieced_columns) {
   return Guard("sluice_dataset_get_pieces", [&] {
     if (num_pieced == nullptr) return NullArgument("sluice_dataset_get_pieces", "num_pieced");
     *num_pieced = 0;
@@ -204,7 +204,17 @@ sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, slu
                                        num_masked != nullptr, true);
     if (st != SLUICE_OK) return st;
     if (num_masked != nullptr) *num_masked = static_cast<uint32_t>(tls_dataset_sample.masked.size());
-    *num_pieced = static_cast<uint32_t>(tls_dataset_sample.pieced.size());
+    const sluice::SampleFields& f = tls_dataset_sample;
+    *num_pieced = static_cast<uint32_t>(f.pieced.size());
+    if (pieced_columns == nullptr) return st;
+    // A field's column: the field with its data pointer (fields are few).
+    for (size_t i = 0, c = 0; i < f.pieced.size(); ++i, c = 0) {
+      while (c < f.fields.size() && f.fields[c].data() != f.pieced[i].field.data()) ++c;
+      if (c == f.fields.size()) {
+        return Fail(sluice::InternalError("sluice_dataset_get_pieces: a field in pieces matches no field"));
+      }
+      pieced_columns[i] = static_cast<uint32_t>(c);
+    }
     return st;
   });
 }

@@ -227,11 +227,13 @@ sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32
  * sluice_dataset_copy_pieced, its only copy (sluice_dataset_get copies it
  * once more, into the handle's memory, so that its view lasts until close).
  * *num_pieced says how many fields of the sample are so (0 for most rows
- * and every other format: nothing more to ask). The other views, and the
- * masks, are as sluice_dataset_get's and sluice_dataset_get_masked's. */
+ * and every other format: nothing more to ask), and pieced_columns (NULL,
+ * or room for num_fields entries) gets their columns, the i-th such
+ * field's at [i]. The other views, and the masks, are as
+ * sluice_dataset_get's and sluice_dataset_get_masked's. */
 sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
                                         uint32_t num_fields, uint32_t* num_masked,
-                                        uint32_t* num_pieced);
+                                        uint32_t* num_pieced, uint32_t* pieced_columns);
 /* Copies the i-th such field of the last sluice_dataset_get_pieces on this
  * thread (i < its *num_pieced; any sluice_dataset_get* call on this thread
  * ends them) into dst[0..size), size being its field's, and sets *column to

@@ -92,6 +92,7 @@ class LocalDataset:
         self._get = _lib.lib.sluice_dataset_get_pieces
         self._num_pieced = ctypes.c_uint32()
         self._num_pieced_ref = ctypes.byref(self._num_pieced)
+        self._pieced_columns = (ctypes.c_uint32 * max(self._n, 1))()
         self._pieced_column = ctypes.c_uint32()
         self._pieced_column_ref = ctypes.byref(self._pieced_column)
         self._items = list(zip(self.column_names, self._decoders))
@@ -129,7 +130,7 @@ class LocalDataset:
         a null field of a format that has them (Parquet; a packed list's
         null elements are zero bytes here, get_item masks them)."""
         status = self._get(self._handle.ptr, idx, self._fields, self._n, self._num_masked_ref,
-                           self._num_pieced_ref)
+                           self._num_pieced_ref, self._pieced_columns)
         if status:
             _lib.check(status)
         spans = self._fields_np[:self._n].tolist()
@@ -154,8 +155,7 @@ class LocalDataset:
         ptr, copy = self._handle.ptr, _lib.lib.sluice_dataset_copy_pieced
         pieced = {}
         for i in range(self._num_pieced.value):
-            _lib.check(copy(ptr, i, self._pieced_column_ref, None, 0))
-            column = self._pieced_column.value
+            column = self._pieced_columns[i]
             n = spans[column][1]
             b = _new_bytes(None, n)
             # A bytes passed as c_void_p is its buffer's address.
@@ -217,7 +217,7 @@ class LocalDataset:
         state = dict(self.__dict__)
         for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items',
                     '_null_fields', '_masks', '_num_masked', '_num_masked_ref',
-                    '_num_pieced', '_num_pieced_ref', '_pieced_column',
+                    '_num_pieced', '_num_pieced_ref', '_pieced_columns', '_pieced_column',
                     '_pieced_column_ref'):
             state[key] = None
         return state

@@ -127,7 +127,9 @@ void CheckEveryField(const std::string& rel, bool pieces) {
       ASSERT_EQ(sluice_dataset_get_masked(ds, row, fields.data(), n, &num_masked), SLUICE_OK)
           << sluice_last_error();
     } else {
-      ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, &num_masked, &num_pieced),
+      std::vector<uint32_t> pieced_columns(n, UINT32_MAX);
+      ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, &num_masked, &num_pieced,
+                                          pieced_columns.data()),
                 SLUICE_OK)
           << sluice_last_error();
       for (uint32_t i = 0; i < num_pieced; ++i) {
@@ -144,6 +146,7 @@ void CheckEveryField(const std::string& rel, bool pieces) {
                   SLUICE_OK)
             << sluice_last_error();
         EXPECT_EQ(again, column);
+        EXPECT_EQ(pieced_columns[i], column);
         fields[column].data = reinterpret_cast<const uint8_t*>(copies[column].data());
         ++in_pieces;
       }
@@ -290,7 +293,7 @@ TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
   uint32_t num_pieced = 0, column = UINT32_MAX;
   uint64_t row = 0;
   for (; row < sluice_dataset_num_samples(ds); ++row) {
-    ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced), SLUICE_OK)
+    ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced, nullptr), SLUICE_OK)
         << sluice_last_error();
     if (num_pieced > 0) break;
   }
@@ -319,7 +322,7 @@ TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
   ASSERT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_OK)
       << sluice_last_error();
   EXPECT_EQ(column, image);
-  EXPECT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, nullptr), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, nullptr, nullptr), SLUICE_EINVAL);
   // The other handle's lasting read: the same bytes, copied into its memory.
   ASSERT_EQ(sluice_dataset_get(other, row, lasting.data(), n), SLUICE_OK);
   EXPECT_EQ(copy, std::string(View(lasting[image])));
@@ -327,7 +330,7 @@ TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
   // Once this handle's lasting read copied it into place: no pieces.
   ASSERT_EQ(sluice_dataset_get(ds, row, lasting.data(), n), SLUICE_OK);
   EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_ERANGE);
-  ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced), SLUICE_OK);
+  ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced, nullptr), SLUICE_OK);
   EXPECT_EQ(num_pieced, 0u);
   EXPECT_EQ(View(fields[image]), copy);
   sluice_dataset_close(other);
