@@ -122,8 +122,8 @@ def duckdb_scan(path):
     return lambda: con.sql(f"SELECT * FROM read_parquet('{quoted}')").to_arrow_table()
 
 
-def sluice_run(bench, path, cpu):
-    out = subprocess.run(["taskset", "-c", str(cpu), bench, path, "--passes=1"],
+def sluice_run(bench, path, cpu, *flags):
+    out = subprocess.run(["taskset", "-c", str(cpu), bench, path, "--passes=1", *flags],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -166,10 +166,16 @@ def main():
         }
         for fn in others.values():
             fn()  # warm: page cache, imports
-        results = {r: [] for r in ["sluice-parquet", "sluice-mds", *others]}
+        # sluice-parquet-pieces: a large value that straddles snappy
+        # literals read from its pieces, as a consumer that copies each value
+        # (LocalDataset) reads it; sluice-parquet copies it into a scratch.
+        results = {r: [] for r in ["sluice-parquet", "sluice-parquet-pieces", "sluice-mds",
+                                   *others]}
         for _ in range(3):
             pq_run = sluice_run(bench, path, args.cpu)
             results["sluice-parquet"] += pq_run["seconds"]
+            results["sluice-parquet-pieces"] += sluice_run(bench, path, args.cpu,
+                                                           "--pieces")["seconds"]
             results["sluice-mds"] += sluice_run(bench, mds, args.cpu)["seconds"]
             for reader, fn in others.items():
                 results[reader] += timed(fn, passes=1, warm=False)
@@ -180,10 +186,10 @@ def main():
     # vs MDS: the reader's rows/s as a share of Sluice's MDS path's on the
     # same rows (issue 34's target for sluice-parquet: 80% on binary rows).
     mds_seconds = {name: s for name, reader, _, _, s in rows_out if reader == "sluice-mds"}
-    print(f"{'dataset':<18} {'reader':<16} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9} "
+    print(f"{'dataset':<18} {'reader':<21} {'rows':>8} {'MB':>8} {'rows/s':>12} {'MB/s':>9} "
           f"{'vs MDS':>7}")
     for name, reader, rows, nbytes, s in rows_out:
-        print(f"{name:<18} {reader:<16} {rows:>8} {nbytes / 1e6:>8.1f} {rows / s:>12.0f} "
+        print(f"{name:<18} {reader:<21} {rows:>8} {nbytes / 1e6:>8.1f} {rows / s:>12.0f} "
               f"{nbytes / 1e6 / s:>9.1f} {mds_seconds[name] / s:>6.0%}")
     return 0
 

@@ -1,4 +1,5 @@
 // sluice_dataset_*: reading a local dataset folder, and field decoders.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -16,6 +17,8 @@ namespace {
 // The sample of sluice_dataset_get / _get_masked on this thread (its views
 // and masks).
 thread_local sluice::SampleFields tls_dataset_sample;
+// The handle whose sample tls_dataset_sample.pieced came from.
+thread_local const sluice_dataset* tls_pieced_of = nullptr;
 }  // namespace
 
 namespace {
@@ -145,7 +148,7 @@ const char* sluice_dataset_format(const sluice_dataset* ds) {
 namespace {
 
 sluice_status GetFields(const char* fn, sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
-                        uint32_t num_fields, bool masks) {
+                        uint32_t num_fields, bool masks, bool pieces = false) {
   if (ds == nullptr) return NullArgument(fn, "ds");
   if (fields == nullptr && num_fields > 0) return NullArgument(fn, "fields");
   size_t columns = ds->reader->column_names().size();
@@ -156,9 +159,13 @@ sluice_status GetFields(const char* fn, sluice_dataset* ds, uint64_t sample, slu
   }
   sluice::SampleFields& f = tls_dataset_sample;
   f.wants_masks = masks;
+  f.wants_pieces = pieces;
+  f.pieced.clear();  // every format's read ends the last sample's pieces
+  tls_pieced_of = ds;
   sluice::Status s = ds->reader->Read(sample, &f);
   if (!s.ok()) {
     f.masked.clear();
+    f.pieced.clear();
     return Fail(s);
   }
   for (size_t c = 0; c < columns; ++c) fields[c] = Bytes(f.fields[c]);
@@ -183,6 +190,75 @@ sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, slu
         GetFields("sluice_dataset_get_masked", ds, sample, fields, num_fields, true);
     if (st == SLUICE_OK) *num_masked = static_cast<uint32_t>(tls_dataset_sample.masked.size());
     return st;
+  });
+}
+
+sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                        uint32_t num_fields, uint32_t* num_masked,
+                                        uint32_t* num_pieced, uint32_t* pieced_columns) {
+  return Guard("sluice_dataset_get_pieces", [&] {
+    if (num_pieced == nullptr) return NullArgument("sluice_dataset_get_pieces", "num_pieced");
+    *num_pieced = 0;
+    if (num_masked != nullptr) *num_masked = 0;
+    const sluice_status st = GetFields("sluice_dataset_get_pieces", ds, sample, fields, num_fields,
+                                       num_masked != nullptr, true);
+    if (st != SLUICE_OK) return st;
+    if (num_masked != nullptr) *num_masked = static_cast<uint32_t>(tls_dataset_sample.masked.size());
+    const sluice::SampleFields& f = tls_dataset_sample;
+    *num_pieced = static_cast<uint32_t>(f.pieced.size());
+    if (pieced_columns == nullptr) return st;
+    // A field's column: the field with its data pointer (fields are few).
+    for (size_t i = 0, c = 0; i < f.pieced.size(); ++i, c = 0) {
+      while (c < f.fields.size() && f.fields[c].data() != f.pieced[i].field.data()) ++c;
+      if (c == f.fields.size()) {
+        return Fail(sluice::InternalError("sluice_dataset_get_pieces: a field in pieces matches no field"));
+      }
+      pieced_columns[i] = static_cast<uint32_t>(c);
+    }
+    return st;
+  });
+}
+
+sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                         void* dst, uint64_t capacity) {
+  constexpr const char* kFn = "sluice_dataset_copy_pieced";
+  return Guard(kFn, [&] {
+    if (ds == nullptr) return NullArgument(kFn, "ds");
+    if (column == nullptr) return NullArgument(kFn, "column");
+    const sluice::SampleFields& f = tls_dataset_sample;
+    if (ds != tls_pieced_of) {
+      return Fail(sluice::InvalidArgumentError(
+          std::string(kFn) + ": ds is not the handle this thread's last sluice_dataset_get* read"));
+    }
+    if (i >= f.pieced.size()) {
+      return Fail(sluice::OutOfRangeError(std::string(kFn) + ": " + std::to_string(i) +
+                                          " is past the last sample's " +
+                                          std::to_string(f.pieced.size()) + " fields in pieces"));
+    }
+    const sluice::parquet::PiecedField& p = f.pieced[i];
+    const bool column_only = dst == nullptr && capacity == 0;
+    if (capacity < p.field.size() && !column_only) {
+      return Fail(sluice::InvalidArgumentError(
+          std::string(kFn) + ": capacity " + std::to_string(capacity) + " is smaller than the value (" +
+          std::to_string(p.field.size()) + " bytes)"));
+    }
+    if (dst == nullptr && !column_only) return NullArgument(kFn, "dst");
+    for (size_t c = 0; c < f.fields.size(); ++c) {
+      if (f.fields[c].data() != p.field.data()) continue;
+      *column = static_cast<uint32_t>(c);
+      if (column_only) return SLUICE_OK;
+      char* out = static_cast<char*>(dst);
+      // The pieces add up to the value (PiecedField); never write past it.
+      size_t left = p.field.size();
+      for (std::string_view piece : p.pieces) {
+        const size_t take = std::min(piece.size(), left);
+        std::memcpy(out, piece.data(), take);
+        out += take;
+        left -= take;
+      }
+      return SLUICE_OK;
+    }
+    return Fail(sluice::InternalError(std::string(kFn) + ": a field in pieces matches no field"));
   });
 }
 

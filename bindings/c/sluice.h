@@ -217,6 +217,33 @@ sluice_status sluice_dataset_get_masked(sluice_dataset* ds, uint64_t sample, slu
 sluice_status sluice_dataset_masked(const sluice_dataset* ds, uint32_t i, uint32_t* column,
                                     sluice_bytes* validity);
 
+/* For a caller that copies every field of a sample at once (Python's
+ * LocalDataset): sluice_dataset_get (num_masked NULL) or
+ * sluice_dataset_get_masked (num_masked non-NULL), except that a large
+ * Parquet value that straddles the pieces of a snappy page (an image of
+ * 32 KiB or more in a page of incompressible bytes) is copied nowhere by the
+ * engine: its entry in `fields` has the value's size and a `data` pointer
+ * (non-NULL) that must NOT be read, and the caller copies the value with
+ * sluice_dataset_copy_pieced, its only copy (sluice_dataset_get copies it
+ * once more, into the handle's memory, so that its view lasts until close).
+ * *num_pieced says how many fields of the sample are so (0 for most rows
+ * and every other format: nothing more to ask), and pieced_columns (NULL,
+ * or room for num_fields entries) gets their columns, the i-th such
+ * field's at [i]. The other views, and the masks, are as
+ * sluice_dataset_get's and sluice_dataset_get_masked's. */
+sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, sluice_bytes* fields,
+                                        uint32_t num_fields, uint32_t* num_masked,
+                                        uint32_t* num_pieced, uint32_t* pieced_columns);
+/* Copies the i-th such field of the last sluice_dataset_get_pieces on this
+ * thread (i < its *num_pieced; any sluice_dataset_get* call on this thread
+ * ends them) into dst[0..size), size being its field's, and sets *column to
+ * its column. With dst NULL and capacity 0 it only sets *column (to size a
+ * buffer by fields[*column].size). SLUICE_ERANGE for i past them;
+ * SLUICE_EINVAL when capacity is smaller than the value (nothing written).
+ * `ds` must be the handle read, still open. */
+sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, uint32_t* column,
+                                         void* dst, uint64_t capacity);
+
 /* The whole stored sample: MDS sample bytes, or the JSONL/CSV line with its
  * newline; Parquet rows have none (size 0). Valid until the handle is
  * closed. */

@@ -23,10 +23,12 @@ Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
     return mds->ReadSample(i, &out->fields);
   }
   out->masked.clear();
+  out->pieced.clear();
   if (const parquet::ParquetShardReader* pq = this->parquet()) {
     out->raw = std::string_view();
     return pq->ReadRow(i, &out->fields, out->wants_masks ? &out->masked : nullptr,
-                       out->until_next_read ? &out->scratch : nullptr);
+                       out->until_next_read ? &out->scratch : nullptr,
+                       out->wants_pieces ? &out->pieced : nullptr);
   }
   if (const RawFileReader* raw = this->raw()) {
     SLUICE_ASSIGN_OR_RETURN(out->raw, raw->Sample(i));

@@ -57,6 +57,16 @@ struct SampleFields {
   // live as the reader says.
   bool until_next_read = false;
   parquet::RowScratch scratch;
+  // Set by a reader that copies every value anyway (into a batch's buffer,
+  // a Python bytes): a Parquet value that would be copied (into its row
+  // group's buffer, or the scratch) is copied nowhere; its field is listed
+  // in `pieced` with its pieces, views (of the file, mostly) that live as
+  // the reader's other views (parquet::PiecedField; the field's own bytes
+  // must not be read). Read clears it, and leaves it empty for a sample
+  // without one (most samples: only large values that straddle a snappy
+  // page's pieces are handed out so).
+  bool wants_pieces = false;
+  std::vector<parquet::PiecedField> pieced;
 };
 
 // A reader of one of the formats. A format's descriptor

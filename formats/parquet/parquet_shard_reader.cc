@@ -374,7 +374,8 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
 }
 
 Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* fields,
-                                   std::vector<MaskedField>* masked, RowScratch* scratch) const {
+                                   std::vector<MaskedField>* masked, RowScratch* scratch,
+                                   std::vector<PiecedField>* pieced) const {
   if (!state_) return InternalError("Parquet shard reader was not opened");
   const State& s = *state_;
   if (row >= s.rows) {
@@ -382,6 +383,7 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
                            std::to_string(s.rows) + " rows)");
   }
   if (masked != nullptr) masked->clear();
+  if (pieced != nullptr) pieced->clear();
   fields->resize(s.values.size());
   if (scratch != nullptr && scratch->columns.size() < s.values.size()) {
     scratch->columns.resize(s.values.size());
@@ -392,6 +394,9 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
       (*fields)[c] = InPlaceField(b, row);
       if (b.deferred.empty()) {
         // most columns defer nothing
+      } else if (pieced != nullptr) {
+        const std::span<const std::string_view> pieces = b.deferred.Pieces((*fields)[c]);
+        if (!pieces.empty()) pieced->push_back(PiecedField{(*fields)[c], pieces});
       } else if (scratch == nullptr) {
         b.deferred.Ensure((*fields)[c]);
       } else {

@@ -11,7 +11,8 @@
 // the first ReadRow of its row (column_chunk_decoder.h,
 // defer_large_gathers), unless the caller reads with a RowScratch: then it
 // is copied into the scratch, and its view lasts until the next read into
-// that scratch. Immutable after Open but for those copies; ReadRow may be
+// that scratch; or, for a caller that takes pieces, not copied at all (its
+// pieces, nearly all views of `data`, are handed out beside it). Immutable after Open but for those copies; ReadRow may be
 // called from several threads at once (each value copied once; a RowScratch
 // is one caller's).
 #pragma once
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,18 @@ inline constexpr std::string_view kParquetFormat = "parquet";
 // per sample slot of a batch).
 struct RowScratch {
   std::vector<UninitializedBuffer> columns;
+};
+
+// A field handed out as its pieces (ReadRow with `pieced`): a large value
+// of a snappy page that straddles its pieces and was not copied into place.
+// `field` is its view as in *fields (found by its data pointer, as a
+// MaskedField): its size is the value's, but its bytes must not be read;
+// the value is `pieces` laid end to end (views of the file's snappy
+// literals and of the reader's buffer for snappy's short copies; the span
+// itself the reader's: all live as long as the reader's other views).
+struct PiecedField {
+  std::string_view field;
+  std::span<const std::string_view> pieces;
 };
 
 class ParquetShardReader {
@@ -104,8 +118,15 @@ class ParquetShardReader {
   // view lives as said above. For callers whose views end at their next
   // read anyway (a batch's views, valid until the next batch): it spares
   // the write of the value into the row group's buffer.
+  //
+  // With `pieced` (cleared first): such a value is copied nowhere; its field
+  // is listed in *pieced with its pieces instead (PiecedField), for a
+  // consumer that copies the value anyway and so makes the one copy (the
+  // scratch is then not used for it). A value already copied into place is
+  // an ordinary view.
   Status ReadRow(uint32_t row, std::vector<std::string_view>* fields,
-                 std::vector<MaskedField>* masked, RowScratch* scratch = nullptr) const;
+                 std::vector<MaskedField>* masked, RowScratch* scratch = nullptr,
+                 std::vector<PiecedField>* pieced = nullptr) const;
 
   // True when some row of the group has a packed list holding a null element.
   bool has_masked_rows() const;

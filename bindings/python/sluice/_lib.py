@@ -170,6 +170,10 @@ _proto('sluice_dataset_get_masked', _status, ctypes.c_void_p, ctypes.c_uint64, _
        ctypes.c_uint32, _P(ctypes.c_uint32))
 _proto('sluice_dataset_masked', _status, ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_uint32),
        _P(Bytes))
+_proto('sluice_dataset_get_pieces', _status, ctypes.c_void_p, ctypes.c_uint64, _P(Bytes),
+       ctypes.c_uint32, _P(ctypes.c_uint32), _P(ctypes.c_uint32), _P(ctypes.c_uint32))
+_proto('sluice_dataset_copy_pieced', _status, ctypes.c_void_p, ctypes.c_uint32,
+       _P(ctypes.c_uint32), ctypes.c_void_p, ctypes.c_uint64)
 
 _proto('sluice_decode_int64', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_int64))
 _proto('sluice_decode_uint64', _status, ctypes.c_char_p, Bytes, _P(ctypes.c_uint64))

@@ -1,11 +1,20 @@
 """LocalDataset: random access to a dataset folder on local disk (index.json
 + shards of any format Sluice reads) through the C ABI.
 
-One ctypes crossing per sample: sluice_dataset_get fills every column's view
-at once; the views stay valid until the dataset is closed.
+One ctypes crossing per sample: sluice_dataset_get_pieces fills every
+column's view at once, and every field is copied into a bytes at once. A
+large Parquet value that straddles a snappy page's pieces is copied by
+sluice_dataset_copy_pieced straight into its bytes (its only copy: the
+engine would otherwise copy it first into its own memory).
 """
 import ctypes
 import os
+
+# A bytes of n uninitialized bytes, filled by sluice_dataset_copy_pieced
+# before anyone else sees it (as C extensions fill one).
+_new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
+_new_bytes.restype = ctypes.py_object
+_new_bytes.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
 
 import numpy as np
 
@@ -80,7 +89,12 @@ class LocalDataset:
         self._fields = (_lib.Bytes * max(self._n, 1))()
         # The same memory as (pointer, size) pairs, read back in one tolist().
         self._fields_np = np.frombuffer(self._fields, dtype=np.uint64).reshape(-1, 2)
-        self._get = _lib.lib.sluice_dataset_get
+        self._get = _lib.lib.sluice_dataset_get_pieces
+        self._num_pieced = ctypes.c_uint32()
+        self._num_pieced_ref = ctypes.byref(self._num_pieced)
+        self._pieced_columns = (ctypes.c_uint32 * max(self._n, 1))()
+        self._pieced_column = ctypes.c_uint32()
+        self._pieced_column_ref = ctypes.byref(self._pieced_column)
         self._items = list(zip(self.column_names, self._decoders))
         self._null_fields = has_null_fields(self.format)
         # Parquet rows whose packed list holds a null element are read, their
@@ -88,10 +102,8 @@ class LocalDataset:
         # applies them).
         self._masks = self._null_fields and \
             any(packed_list_kind(e) is not None for e in self.column_encodings)
-        if self._masks:
-            self._num_masked = ctypes.c_uint32()
-            self._num_masked_ref = ctypes.byref(self._num_masked)
-            self._get_masked = _lib.lib.sluice_dataset_get_masked
+        self._num_masked = ctypes.c_uint32()
+        self._num_masked_ref = ctypes.byref(self._num_masked) if self._masks else None
 
     @property
     def samples_per_shard(self):
@@ -117,14 +129,13 @@ class LocalDataset:
         """The stored bytes of each column of sample `idx` (copies); None for
         a null field of a format that has them (Parquet; a packed list's
         null elements are zero bytes here, get_item masks them)."""
-        if self._masks:
-            status = self._get_masked(self._handle.ptr, idx, self._fields, self._n,
-                                      self._num_masked_ref)
-        else:
-            status = self._get(self._handle.ptr, idx, self._fields, self._n)
+        status = self._get(self._handle.ptr, idx, self._fields, self._n, self._num_masked_ref,
+                           self._num_pieced_ref, self._pieced_columns)
         if status:
             _lib.check(status)
         spans = self._fields_np[:self._n].tolist()
+        if self._num_pieced.value:
+            return self._with_pieced(spans)
         if self._null_fields:
             return [ctypes.string_at(p, n) if n else (b'' if p else None) for p, n in spans]
         # MDS fields lie side by side in the sample: copy the sample's span
@@ -136,6 +147,23 @@ class LocalDataset:
             whole = ctypes.string_at(lo, hi - lo)
             return [whole[p - lo:p - lo + n] if n else b'' for p, n in spans]
         return [ctypes.string_at(p, n) if n else b'' for p, n in spans]
+
+    def _with_pieced(self, spans):
+        """raw_fields of a Parquet row with fields in pieces: each such field's
+        data must not be read; sluice_dataset_copy_pieced copies it into its
+        bytes."""
+        ptr, copy = self._handle.ptr, _lib.lib.sluice_dataset_copy_pieced
+        pieced = {}
+        for i in range(self._num_pieced.value):
+            column = self._pieced_columns[i]
+            n = spans[column][1]
+            b = _new_bytes(None, n)
+            # A bytes passed as c_void_p is its buffer's address.
+            _lib.check(copy(ptr, i, self._pieced_column_ref, b, n))
+            pieced[column] = b
+        return [pieced[c] if c in pieced else
+                ctypes.string_at(p, n) if n else (b'' if p else None)
+                for c, (p, n) in enumerate(spans)]
 
     def get_raw(self, idx):
         """The whole stored sample (MDS sample bytes, or the JSONL/CSV line with its
@@ -189,7 +217,8 @@ class LocalDataset:
         state = dict(self.__dict__)
         for key in ('_handle', '_fields', '_fields_np', '_get', '_decoders', '_items',
                     '_null_fields', '_masks', '_num_masked', '_num_masked_ref',
-                    '_get_masked'):
+                    '_num_pieced', '_num_pieced_ref', '_pieced_columns', '_pieced_column',
+                    '_pieced_column_ref'):
             state[key] = None
         return state
 

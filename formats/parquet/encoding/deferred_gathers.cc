@@ -80,6 +80,13 @@ Result<std::string_view> DeferredGathers::Transient(std::string_view value,
   return std::string_view(scratch->data(), value.size());
 }
 
+std::span<const std::string_view> DeferredGathers::Pieces(std::string_view value) const {
+  const size_t i = Find(value);
+  if (i == values_.size() || state_[i].load(std::memory_order_acquire) == 2) return {};
+  const Value& v = values_[i];
+  return std::span<const std::string_view>(segments_).subspan(v.first_segment, v.segments);
+}
+
 void DeferredGathers::GatherAll() const {
   for (size_t i = 0; i < values_.size(); ++i) Gather(i);
 }

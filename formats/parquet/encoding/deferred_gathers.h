@@ -11,7 +11,8 @@
 // last only until its next read copies the value into a small buffer of its
 // own instead (Transient): 256 KiB that stay in the cache, where the page
 // buffer's copy is written out to memory and read back (BENCHMARKS.md,
-// "binary_256k against MDS"). Add and Truncate while
+// "binary_256k against MDS"). A consumer that copies the value anyway may
+// take its segments instead (Pieces): no copy of ours at all. Add and Truncate while
 // decoding (not thread-safe); Ensure and GatherAll may then be called from
 // several threads at once: each value is copied once, a thread that finds
 // it being copied waits for it. The segments' bytes (the chunk, the page
@@ -60,6 +61,14 @@ class DeferredGathers {
   // refuses the scratch's memory; the value's size is the page buffer's
   // room for it, already bounded.
   Result<std::string_view> Transient(std::string_view value, UninitializedBuffer* scratch) const;
+
+  // The segments of `value` (views of the chunk, in order; they add up to
+  // the value) when it is a value added here and not yet copied into place;
+  // empty otherwise (its view holds its bytes). Writes nothing: for a
+  // consumer that copies the value anyway (into a batch, a Python bytes),
+  // which then makes the one copy. The span lives as long as this object
+  // is not changed (Add, Truncate); may run beside Ensure on other threads.
+  std::span<const std::string_view> Pieces(std::string_view value) const;
 
   uint64_t HeldBytes() const {
     return values_.capacity() * sizeof(Value) + segments_.capacity() * sizeof(std::string_view) +

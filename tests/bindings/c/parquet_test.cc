@@ -97,10 +97,11 @@ std::vector<sluice_bytes> MasksOfLastGet(Handle* h, uint32_t count, uint32_t n, 
   return out;
 }
 
-class CApiParquet : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(CApiParquet, EveryFieldOfEveryRow) {
-  const JsonValue e = ReadJson(kDir + "/" + GetParam());
+// Every field of every row of fixture `rel` with sluice_dataset_get_masked,
+// or (pieces) sluice_dataset_get_pieces, a field in pieces copied with
+// sluice_dataset_copy_pieced.
+void CheckEveryField(const std::string& rel, bool pieces) {
+  const JsonValue e = ReadJson(kDir + "/" + rel);
   const std::string file = JsonStringMember(e, "file");
   sluice_dataset* ds = nullptr;
   ASSERT_EQ(sluice_dataset_open((kDir + "/" + file).c_str(), 0, &ds), SLUICE_OK) << sluice_last_error();
@@ -117,11 +118,39 @@ TEST_P(CApiParquet, EveryFieldOfEveryRow) {
   const uint64_t rows = sluice_dataset_num_samples(ds);
   ASSERT_EQ(rows, static_cast<uint64_t>(std::get<int64_t>(JsonMember(e, "num_rows")->v)));
   std::vector<sluice_bytes> fields(n);
+  std::vector<std::string> copies(n);
   int mismatches = 0;
+  uint64_t in_pieces = 0;
   for (uint64_t row = 0; row < rows && mismatches < 5; ++row) {
-    uint32_t num_masked = UINT32_MAX;
-    ASSERT_EQ(sluice_dataset_get_masked(ds, row, fields.data(), n, &num_masked), SLUICE_OK)
-        << sluice_last_error();
+    uint32_t num_masked = UINT32_MAX, num_pieced = UINT32_MAX;
+    if (!pieces) {
+      ASSERT_EQ(sluice_dataset_get_masked(ds, row, fields.data(), n, &num_masked), SLUICE_OK)
+          << sluice_last_error();
+    } else {
+      std::vector<uint32_t> pieced_columns(n, UINT32_MAX);
+      ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, &num_masked, &num_pieced,
+                                          pieced_columns.data()),
+                SLUICE_OK)
+          << sluice_last_error();
+      for (uint32_t i = 0; i < num_pieced; ++i) {
+        // Its column first, then its size is the field's (whose data must
+        // not be read).
+        uint32_t column = UINT32_MAX, again = UINT32_MAX;
+        ASSERT_EQ(sluice_dataset_copy_pieced(ds, i, &column, nullptr, 0), SLUICE_OK)
+            << sluice_last_error();
+        ASSERT_LT(column, n);
+        ASSERT_NE(fields[column].data, nullptr);
+        copies[column].assign(fields[column].size, '\0');
+        ASSERT_EQ(sluice_dataset_copy_pieced(ds, i, &again, copies[column].data(),
+                                             copies[column].size()),
+                  SLUICE_OK)
+            << sluice_last_error();
+        EXPECT_EQ(again, column);
+        EXPECT_EQ(pieced_columns[i], column);
+        fields[column].data = reinterpret_cast<const uint8_t*>(copies[column].data());
+        ++in_pieces;
+      }
+    }
     const std::vector<sluice_bytes> masks = MasksOfLastGet(
         ds, num_masked, n,
         [](sluice_dataset* h, uint32_t i, uint32_t* column, sluice_bytes* validity) {
@@ -139,8 +168,18 @@ TEST_P(CApiParquet, EveryFieldOfEveryRow) {
       }
     }
   }
+  // hf_image's JPEGs straddle snappy literals.
+  if (pieces && rel.starts_with("hf_image")) {
+    EXPECT_GT(in_pieces, 0u);
+  }
   sluice_dataset_close(ds);
 }
+
+class CApiParquet : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CApiParquet, EveryFieldOfEveryRow) { CheckEveryField(GetParam(), false); }
+
+TEST_P(CApiParquet, EveryFieldOfEveryRowInPieces) { CheckEveryField(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(Parquet, CApiParquet, ::testing::ValuesIn(testing::ParquetFixtureNames()),
                          [](const ::testing::TestParamInfo<std::string>& i) {
@@ -236,6 +275,65 @@ TEST(CApiParquetTest, NullIsNullDataEmptyIsNot) {
   sluice_bytes raw{};
   ASSERT_EQ(sluice_dataset_get_raw(ds, 0, &raw), SLUICE_OK);
   EXPECT_EQ(raw.size, 0u);
+  sluice_dataset_close(ds);
+}
+
+// sluice_dataset_get_pieces on hf_image: a JPEG that straddles snappy
+// literals is copied by sluice_dataset_copy_pieced alone, to the bytes
+// sluice_dataset_get gives; a short buffer, an index past the pieced
+// fields, another handle and a NULL count are refused with their errors;
+// any sluice_dataset_get* call ends the pieces.
+TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
+  sluice_dataset* ds = nullptr;
+  sluice_dataset* other = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/hf_image.parquet").c_str(), 0, &ds), SLUICE_OK);
+  ASSERT_EQ(sluice_dataset_open((kDir + "/hf_image.parquet").c_str(), 0, &other), SLUICE_OK);
+  const uint32_t n = sluice_dataset_num_columns(ds);
+  std::vector<sluice_bytes> fields(n), lasting(n);
+  uint32_t num_pieced = 0, column = UINT32_MAX;
+  uint64_t row = 0;
+  for (; row < sluice_dataset_num_samples(ds); ++row) {
+    ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced, nullptr), SLUICE_OK)
+        << sluice_last_error();
+    if (num_pieced > 0) break;
+  }
+  ASSERT_EQ(num_pieced, 1u);
+  uint32_t image = 0;
+  while (image < n && std::string(sluice_dataset_column_name(ds, image)) != "image") ++image;
+  ASSERT_LT(image, n);
+  std::string copy(fields[image].size, '\0');
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size() - 1), SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "invalid argument: sluice_dataset_copy_pieced: capacity " +
+                std::to_string(copy.size() - 1) +
+                " is smaller than the value (" + std::to_string(copy.size()) + " bytes)");
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 1, &column, copy.data(), copy.size()), SLUICE_ERANGE);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "out of range: sluice_dataset_copy_pieced: 1 is past the last sample's 1 fields in "
+            "pieces");
+  EXPECT_EQ(sluice_dataset_copy_pieced(other, 0, &column, copy.data(), copy.size()), SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "invalid argument: sluice_dataset_copy_pieced: ds is not the handle this thread's "
+            "last sluice_dataset_get* read");
+  EXPECT_EQ(column, UINT32_MAX);
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, nullptr, 1), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, nullptr, copy.size()), SLUICE_EINVAL);
+  EXPECT_EQ(column, UINT32_MAX);
+  ASSERT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_OK)
+      << sluice_last_error();
+  EXPECT_EQ(column, image);
+  EXPECT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, nullptr, nullptr), SLUICE_EINVAL);
+  // The other handle's lasting read: the same bytes, copied into its memory.
+  ASSERT_EQ(sluice_dataset_get(other, row, lasting.data(), n), SLUICE_OK);
+  EXPECT_EQ(copy, std::string(View(lasting[image])));
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_EINVAL);
+  // Once this handle's lasting read copied it into place: no pieces.
+  ASSERT_EQ(sluice_dataset_get(ds, row, lasting.data(), n), SLUICE_OK);
+  EXPECT_EQ(sluice_dataset_copy_pieced(ds, 0, &column, copy.data(), copy.size()), SLUICE_ERANGE);
+  ASSERT_EQ(sluice_dataset_get_pieces(ds, row, fields.data(), n, nullptr, &num_pieced, nullptr), SLUICE_OK);
+  EXPECT_EQ(num_pieced, 0u);
+  EXPECT_EQ(View(fields[image]), copy);
+  sluice_dataset_close(other);
   sluice_dataset_close(ds);
 }
 

@@ -166,6 +166,28 @@ def test_every_value_of_every_fixture(name, path, parts):
         assert masked > 0
 
 
+def test_large_values_in_pieces_are_their_exact_bytes():
+    # hf_image's JPEGs straddle the literals of its snappy dictionary page:
+    # LocalDataset copies each straight from its pieces into its bytes
+    # (sluice_dataset_get_pieces); every row, in an order that reads each
+    # twice after another row, is its exact bytes, beside the other column.
+    ds = LocalDataset(str(DATA / 'hf_image.parquet'))
+    e = json.loads((DATA / 'hf_image.expected.json').read_text())
+    images = [bytes.fromhex(v['hex']) for v in e['columns'][0]['values']]
+    labels = e['columns'][1]['values']
+    n = len(ds)
+    assert n == len(images)
+    in_pieces = 0
+    for k in range(2 * n):
+        row = k // 2 if k % 2 == 0 else n - 1 - k // 2
+        got = ds[row]
+        in_pieces += ds._num_pieced.value
+        assert type(got['image']) is bytes
+        assert got['image'] == images[row], row
+        assert got['label'] == labels[row], row
+    assert in_pieces > 0
+
+
 def test_null_and_empty_differ():
     for fixture in ('pa26_nulls_v1', 'pa26_types_v1_snappy'):
         ds = LocalDataset(str(DATA / f'{fixture}.parquet'))

@@ -226,5 +226,86 @@ TEST(SnappyPages, LargeValuesReadUntilTheNextReadAreTheDecodedBytes) {
   }
 }
 
+// The same values read as pieces (a consumer that copies each value
+// anyway): a value that straddles literals is copied nowhere; its field is
+// listed with its pieces, nearly all views of the file's literals, that add
+// up to its exact bytes, and the scratch is not used. Every row, twice, in any
+// order; with threads reading pieces beside lasting reads, which copy the
+// values into place: from then on a value is its ordinary view, no pieces.
+TEST(SnappyPages, LargeValuesReadAsPiecesAreTheDecodedBytes) {
+  const testing::FixtureChunk fx = testing::LoadFixtureChunk("hf_image.parquet", "image");
+  Result<ColumnBuffer> eager = DecodeColumnChunk(fx.footer, 0, fx.field, fx.chunk(), "f.parquet");
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  const uint32_t rows = static_cast<uint32_t>(fx.footer.meta.row_groups[0].num_rows);
+  Result<ParquetShardReader> reader = ParquetShardReader::Open(fx.bytes, "f.parquet", 0, rows, {}, {"image"});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const std::string_view file = fx.bytes;
+  RowScratch scratch;
+  std::vector<std::string_view> fields;
+  std::vector<PiecedField> pieced;
+  size_t in_pieces = 0, mismatches = 0;
+  for (uint32_t read = 0; read < 2 * rows; ++read) {
+    const uint32_t row = read < rows ? read : (read * 5) % rows;
+    ASSERT_TRUE(reader->ReadRow(row, &fields, nullptr, &scratch, &pieced).ok());
+    ASSERT_EQ(fields.size(), 1u);
+    ASSERT_LE(pieced.size(), 1u);
+    if (pieced.empty()) {
+      if (fields[0] != eager->binary[row]) ++mismatches;
+      continue;
+    }
+    ++in_pieces;
+    EXPECT_EQ(pieced[0].field.data(), fields[0].data());
+    EXPECT_EQ(pieced[0].field.size(), eager->binary[row].size());
+    EXPECT_GE(fields[0].size(), DeferredGathers::kFrom);
+    EXPECT_GE(pieced[0].pieces.size(), 2u);
+    std::string joined;
+    size_t in_file = 0;
+    for (std::string_view p : pieced[0].pieces) {
+      // Literals are views of the file; snappy's few short copies lie in
+      // the reader's buffer.
+      if (p.data() >= file.data() && p.data() + p.size() <= file.data() + file.size()) {
+        in_file += p.size();
+      }
+      joined += p;
+    }
+    EXPECT_GE(in_file, joined.size() * 9 / 10);
+    if (joined != eager->binary[row]) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(in_pieces, 0u);
+  // Nothing was copied into the scratch.
+  ASSERT_EQ(scratch.columns.size(), 1u);
+  EXPECT_EQ(scratch.columns[0].size(), 0u);
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (uint32_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::string_view> got;
+      std::vector<PiecedField> pieces;
+      for (uint32_t i = 0; i < rows; ++i) {
+        const uint32_t row = (i * 7 + t) % rows;
+        if (!reader->ReadRow(row, &got, nullptr, nullptr, t % 2 ? &pieces : nullptr).ok()) {
+          ++wrong[t];
+          continue;
+        }
+        std::string value(got[0]);
+        if (!pieces.empty()) {
+          value.clear();
+          for (std::string_view p : pieces[0].pieces) value += p;
+        }
+        if (value != eager->binary[row]) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+  for (uint32_t row = 0; row < rows; ++row) {
+    ASSERT_TRUE(reader->ReadRow(row, &fields).ok());
+    ASSERT_TRUE(reader->ReadRow(row, &fields, nullptr, nullptr, &pieced).ok());
+    EXPECT_TRUE(pieced.empty()) << row;
+    EXPECT_EQ(fields[0], eager->binary[row]);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::parquet

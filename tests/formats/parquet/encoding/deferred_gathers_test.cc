@@ -68,6 +68,32 @@ TEST(DeferredGathers, TransientCopiesIntoTheScratchAndLeavesThePlaceAlone) {
   EXPECT_EQ(d.Transient(std::string_view(), &scratch)->data(), nullptr);
 }
 
+// Pieces gives a value not yet in place as its segments, writing nothing;
+// once Ensure has copied it, or for a view that is no value's, none.
+TEST(DeferredGathers, PiecesAreTheSegmentsOfAValueNotYetInPlace) {
+  const std::string a = "alpha-", b = "beta-", c = "gamma";
+  std::string dst(32, '#');
+  DeferredGathers d;
+  const std::vector<std::string_view> first = {a, b}, second = {c};
+  ASSERT_TRUE(d.Add(dst.data(), first));
+  ASSERT_TRUE(d.Add(dst.data() + 16, second));
+  std::span<const std::string_view> p = d.Pieces(std::string_view(dst.data(), 11));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].data(), a.data());
+  EXPECT_EQ(p[0], "alpha-");
+  EXPECT_EQ(p[1].data(), b.data());
+  EXPECT_EQ(p[1], "beta-");
+  p = d.Pieces(std::string_view(dst.data() + 16, 5));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].data(), c.data());
+  EXPECT_EQ(dst, std::string(32, '#'));  // nothing written
+  d.Ensure(std::string_view(dst.data() + 16, 5));
+  EXPECT_TRUE(d.Pieces(std::string_view(dst.data() + 16, 5)).empty());
+  EXPECT_EQ(d.Pieces(std::string_view(dst.data(), 11)).size(), 2u);
+  EXPECT_TRUE(d.Pieces(std::string_view(dst.data() + 1, 4)).empty());
+  EXPECT_TRUE(d.Pieces(std::string_view()).empty());
+}
+
 TEST(DeferredGathers, TruncateForgetsTheLaterValues) {
   const std::string a = "0123456789";
   std::string dst(20, '#');
