@@ -93,13 +93,18 @@ def link_files(source, dest):
     return dest
 
 
-def litdata_rows(folder, columns=None):
+def litdata_rows(folder, columns=None, index=None, **remote):
     """LitData's rows, grouped by file in Sluice's file order (bytewise
-    sorted names), each file's rows in LitData's order."""
-    litdata.index_parquet_dataset(str(folder), num_workers=1)
-    chunks = json.loads((folder / 'index.json').read_text())['chunks']
+    sorted names), each file's rows in LitData's order. `folder`: a local
+    path (LitData indexes it first), or with `remote` (LitData's cache_dir
+    and storage_options) an s3:// URL already holding LitData's index, a
+    copy of `index`."""
+    if index is None:
+        litdata.index_parquet_dataset(str(folder), num_workers=1)
+        index = folder / 'index.json'
+    chunks = json.loads(index.read_text())['chunks']
     ds = litdata.StreamingDataset(str(folder), item_loader=ParquetLoader(columns=columns),
-                                  shuffle=False)
+                                  shuffle=False, **remote)
     rows = list(ds)
     assert len(rows) == sum(c['chunk_size'] for c in chunks)
     per_file, at = {}, 0
@@ -109,9 +114,9 @@ def litdata_rows(folder, columns=None):
     return [row for name in sorted(per_file, key=str.encode) for row in per_file[name]]
 
 
-def sluice_rows(folder, columns=None):
-    return list(sluice.StreamingDataset(local=str(folder), shuffle=False, batch_size=1,
-                                        columns=columns))
+def sluice_rows(folder, columns=None, **remote):
+    where = {'local': str(folder)} if not remote else remote
+    return list(sluice.StreamingDataset(shuffle=False, batch_size=1, columns=columns, **where))
 
 
 def as_json(value):
@@ -147,9 +152,10 @@ def as_canonical(rows):
                        sort_keys=True) for row in rows]
 
 
-def assert_same_rows(folder_litdata, folder_sluice, columns=None):
-    want = as_canonical(litdata_rows(folder_litdata, columns))
-    got = as_canonical(sluice_rows(folder_sluice, columns))
+def assert_same_rows(folder_litdata, folder_sluice, columns=None, litdata_remote={},
+                     sluice_remote={}):
+    want = as_canonical(litdata_rows(folder_litdata, columns, **litdata_remote))
+    got = as_canonical(sluice_rows(folder_sluice, columns, **sluice_remote))
     assert len(got) == len(want) > 0
     for i, (g, w) in enumerate(zip(got, want)):
         assert g == w, (folder_sluice, i)
@@ -209,3 +215,37 @@ def test_a_folder_spark_writes_streams_the_rows_litdata_reads(spark_sessions, tm
     kinds = collections.Counter(type(v).__name__ for row in sluice_rows(out) for v in row.values())
     # INT96 holds nanoseconds: pandas Timestamps, as pyarrow gives them.
     assert kinds['NoneType'] > 0 and kinds['date'] == kinds['Timestamp'] == rows, kinds
+
+
+@pytest.mark.parametrize('name', ['spark_out', 'pa26_many_row_groups.parquet',
+                                  'pa26_types_v2_zstd.parquet', 'pa26_int96_lists.parquet'])
+def test_sluice_streams_from_s3_the_rows_litdata_downloads(name, s3, s3rver, tmp_path):
+    """The files in an s3rver bucket: Sluice's Parquet stream (listing,
+    footers by ranged reads, a ranged GET per row group into its cache)
+    and LitData (its boto3 downloader with the s3rver as endpoint, its
+    index.json in a prefix of its own) give the same rows in order.
+    LitData's index is written over a local copy of the files and
+    uploaded: its s3:// indexer lists through s3fs, whose aiobotocore
+    takes no botocore the stage's boto3 pin (1.35.99) allows."""
+    import boto3
+    source = DATA / name
+    client = boto3.client('s3', endpoint_url=s3rver, region_name='us-east-1')
+    files = [source] if source.is_file() else sorted(source.glob('*.parquet'))
+    index = link_files(source, tmp_path / 'index')
+    litdata.index_parquet_dataset(str(index), num_workers=1)
+    bucket = s3[len('s3://'):]
+    for path in files:
+        for prefix in ('pq', 'pq-litdata'):
+            client.upload_file(str(path), bucket, f'{name}/{prefix}/{path.name}')
+    client.upload_file(str(index / 'index.json'), bucket, f'{name}/pq-litdata/index.json')
+    rows = assert_same_rows(
+        f'{s3}/{name}/pq-litdata', None,
+        litdata_remote={'index': index / 'index.json', 'cache_dir': str(tmp_path / 'litdata'),
+                        'storage_options': {'endpoint_url': s3rver}},
+        sluice_remote={'remote': f'{s3}/{name}/pq', 'local': str(tmp_path / 'sluice')})
+    assert rows == sum(pq.read_metadata(path).num_rows for path in files)
+    # LitData downloaded the files; Sluice cached one object per row group.
+    downloaded = [n for _, _, names in os.walk(tmp_path / 'litdata') for n in names]
+    assert sorted(n for n in downloaded if n.endswith('.parquet')) == [p.name for p in files]
+    groups = sum(pq.read_metadata(path).num_row_groups for path in files)
+    assert len(os.listdir(tmp_path / 'sluice' / '.parquet_row_groups')) == groups
