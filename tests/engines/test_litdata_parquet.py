@@ -195,21 +195,22 @@ def test_sluice_streams_the_rows_litdata_reads(name, tmp_path):
 def test_a_folder_spark_writes_streams_the_rows_litdata_reads(spark_sessions, tmp_path):
     """pyspark (local[4]) writes a DataFrame of every type of Mosaic's
     SPARK_TO_MDS table (test_spark_to_mds.frame) and a boolean, a date, a
-    timestamp (INT96, Spark's default) and a column with nulls, in 3 files
-    of snappy Parquet with a _SUCCESS marker beside them."""
+    timestamp (INT96, Spark's default) and a column with nulls, a file of
+    snappy Parquet per partition with a _SUCCESS marker beside them."""
     from pyspark.sql import functions as F
 
     import test_spark_to_mds
-    spark = spark_sessions.fresh()
+    spark = spark_sessions.current()
     df = (test_spark_to_mds.frame(spark)
           .withColumn('flag', F.col('byte') % 2 == 0)
           .withColumn('day', F.expr("date_add(date'2020-02-28', byte)"))
           .withColumn('at', F.expr('timestamp_micros(long div 1000)'))
           .withColumn('maybe', F.when(F.col('byte') % 5 == 0, None).otherwise(F.col('string'))))
     out = tmp_path / 'spark'
-    df.repartition(3).write.option('compression', 'snappy').parquet(str(out))
+    df.write.option('compression', 'snappy').parquet(str(out))
     names = sorted(os.listdir(out))
-    assert '_SUCCESS' in names and sum(n.endswith('.parquet') for n in names) == 3
+    assert '_SUCCESS' in names
+    assert sum(n.endswith('.parquet') for n in names) == test_spark_to_mds.PARTITIONS
     rows = assert_same_rows(link_files(out, tmp_path / 'litdata'), out)
     assert rows == test_spark_to_mds.ROWS
     kinds = collections.Counter(type(v).__name__ for row in sluice_rows(out) for v in row.values())
