@@ -1,8 +1,8 @@
 """Imports LitData (Lightning-AI/litData), from the registry's release
 (registry_peers.py) or a source checkout, with Debian's numpy and torch.
 It needs `lightning_utilities`, which Debian 12 lacks: when missing,
-bench/python/litdata_shim/ stands in for it (see its __init__.py for the
-one other change, torch's newer dtype names). Nothing
+bench/python/litdata_shim/ stands in for it (its torch_dtype_names.py makes
+the one other change, torch's newer dtype names). Nothing
 else is changed. The shim stays with the registry's LitData too: in a venv
 with the registry's torch both shims would go (torch >= 2.3 has the dtype
 names; lightning-utilities installs), but `pip install 'torch>=2.4'
@@ -18,14 +18,20 @@ import sys
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'litdata_shim')
 
 
-def import_litdata(source_dir):
+def import_litdata(source_dir=None):
     """`litdata` from `source_dir`: a checkout (its package under src/) or a
-    site-packages folder holding it. Paths go on sys.path, which the
-    processes LitData spawns inherit."""
+    site-packages folder holding it; None: the one installed. Paths go on
+    sys.path, which the processes LitData spawns inherit. Where the
+    registry's lightning_utilities is installed (tests/engines' venv) only
+    the dtype names are added, in this process."""
     if importlib.util.find_spec('lightning_utilities') is None:
         sys.path.insert(0, SHIM)
-    src = os.path.join(source_dir, 'src')
-    sys.path.insert(0, src if os.path.isdir(os.path.join(src, 'litdata')) else source_dir)
+    else:
+        sys.path.append(SHIM)
+        import torch_dtype_names  # noqa: F401
+    if source_dir is not None:
+        src = os.path.join(source_dir, 'src')
+        sys.path.insert(0, src if os.path.isdir(os.path.join(src, 'litdata')) else source_dir)
     import litdata
     return litdata
 

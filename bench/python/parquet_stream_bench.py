@@ -193,11 +193,8 @@ def litdata_copy(folder, dest):
 
 
 def import_litdata():
-    import importlib.util
-    if importlib.util.find_spec('lightning_utilities') is None:
-        sys.path.insert(0, os.path.join(HERE, 'litdata_shim'))
-    import litdata
-    return litdata
+    import litdata_shims
+    return litdata_shims.import_litdata()
 
 
 def s3_options(endpoint):

@@ -63,6 +63,11 @@ class SparkSessions:
         self.session.sparkContext.setLogLevel('ERROR')
         return self.session
 
+    def current(self):
+        """The session running, or a fresh one: for a test that compares
+        nothing by task ids."""
+        return self.session if self.session is not None else self.fresh()
+
     def stop(self):
         if self.session is not None:
             self.session.stop()

@@ -135,3 +135,27 @@ def test_every_dataset_kind_logs_its_batches_to_the_active_run(tmp_path, monkeyp
     assert [v for _, v in history['sluice.batch_bytes']] == \
         [float(sum(map(len, b))) for b in batches]
     assert [s for s, _ in history['sluice.fetch_s']] == list(range(3))
+
+
+def test_mlflow_takes_the_host_metrics_of_a_remote(s3, tmp_path, monkeypatch):
+    # A dataset read from a remote has per-host metrics under its URL's key
+    # ("http://127.0.0.1:<port>"): MLflow 3 refuses a name holding its '//'.
+    local = tmp_path / 'out'
+    with sluice.MDSWriter(out=(str(local), f'{s3}/hosts'), columns={'id': 'int'},
+                          size_limit=1 << 9) as w:
+        for i in range(SAMPLES):
+            w.write({'id': i})
+    ds = sluice.StreamingDataset(remote=f'{s3}/hosts', local=str(tmp_path / 'cache'),
+                                 batch_size=10, shuffle=False)
+    loader = sluice.StreamingDataLoader(ds, batch_size=10, num_workers=0, collate_fn=ids)
+    assert [i for b in loader for i in b] == list(range(SAMPLES))
+    metrics = loader.metrics()
+    names = [n for n in flatten(metrics) if '.hosts.' in n and n.endswith('.requests')]
+    assert names and all('//' not in n and ':' not in n for n in names), names
+    monkeypatch.setenv('MLFLOW_ALLOW_FILE_STORE', 'true')
+    mlflow.set_tracking_uri((tmp_path / 'mlruns').as_uri())
+    with mlflow.start_run() as run:
+        assert log_to_mlflow(metrics, step=0) is True
+    logged = MlflowClient().get_run(run.info.run_id).data.metrics
+    assert set(logged) == set(flatten(metrics))
+    assert all(logged[n] == flatten(metrics)[n] > 0 for n in names)

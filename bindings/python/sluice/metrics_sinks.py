@@ -10,22 +10,25 @@ import time
 __all__ = ['flatten', 'log_to_mlflow', 'log_to_tensorboard', 'Progress', 'progress']
 
 # MLflow accepts in a metric name only letters, digits, '_', '-', '.', ' ' and
-# '/'; a host key ("http://127.0.0.1:8000") has ':'.
-_NAME_UNSAFE = re.compile(r'[^A-Za-z0-9_\-. /]')
+# '/', and (3.x) no name that a path's normalisation changes, as '//' does; a
+# host key ("http://127.0.0.1:8000") has ':' and '//'. A key is one level of
+# the name, so its '/' goes too.
+_KEY_UNSAFE = re.compile(r'[^A-Za-z0-9_\-. ]')
 
 
 def flatten(metrics, prefix='sluice'):
     """The numeric fields of a nested metrics dict, one level a dot:
-    {'sluice.window.wait_s': 0.25, 'sluice.hosts.http_//h_80.requests': 3, ...}.
-    Strings (the diagnosis, the remote) and booleans are left out; characters
-    MLflow refuses in a name become '_'. Sorted by name."""
+    {'sluice.window.wait_s': 0.25, 'sluice.hosts.http___h_80.requests': 3, ...}.
+    Strings (the diagnosis, the remote) and booleans are left out; in a key,
+    '/' and the characters MLflow refuses in a name become '_'. Sorted by
+    name."""
     out = {}
 
     def walk(name, value):
         if isinstance(value, dict):
             for key, inner in value.items():
-                walk(f'{name}.{_NAME_UNSAFE.sub("_", str(key))}' if name
-                     else _NAME_UNSAFE.sub('_', str(key)), inner)
+                walk(f'{name}.{_KEY_UNSAFE.sub("_", str(key))}' if name
+                     else _KEY_UNSAFE.sub('_', str(key)), inner)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             out[name] = value
 

@@ -10,8 +10,9 @@ from litdata_shims import import_litdata
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
 
 
-def test_the_pins_are_the_engines_oracle_and_one_litdata():
-    # Mosaic's pin is tests/engines/oracle.txt's, included rather than written again.
+def test_the_pins_are_the_engines_oracles():
+    # Mosaic's and LitData's pins are tests/engines/oracle.txt's, included
+    # rather than written again.
     assert registry_peers.pins() == {'mosaicml-streaming': '0.13.0', 'litdata': '0.2.76',
                                      'webdataset': '0.2.111', 'braceexpand': '0.1.7'}
     assert [os.path.relpath(p, ROOT) for p in registry_peers.pin_files()] == [

@@ -174,9 +174,9 @@ def test_flatten_keeps_numbers_under_dotted_safe_names():
                                                    'first_byte': {'p95_ms': 2.5}}}}
     assert flatten(metrics) == {
         'sluice.batches': 3,
-        'sluice.hosts.http_//127.0.0.1_8000.errors.timeout': 1,
-        'sluice.hosts.http_//127.0.0.1_8000.first_byte.p95_ms': 2.5,
-        'sluice.hosts.http_//127.0.0.1_8000.requests': 4,
+        'sluice.hosts.http___127.0.0.1_8000.errors.timeout': 1,
+        'sluice.hosts.http___127.0.0.1_8000.first_byte.p95_ms': 2.5,
+        'sluice.hosts.http___127.0.0.1_8000.requests': 4,
         'sluice.window.samples': 30,
         'sluice.window.wait_s': 0.5,
     }
