@@ -39,24 +39,34 @@ std::string FileIn(const std::string& state_dir, uint64_t digest, int64_t epoch)
   return JoinPath(state_dir, PlanPrefix(digest) + std::to_string(epoch) + ".bin");
 }
 
+// The epoch of `name` when it is `prefix`<decimal>.bin; else -1.
+int64_t EpochOfName(const std::string& name, const std::string& prefix) {
+  constexpr std::string_view kSuffix = ".bin";
+  if (name.size() <= prefix.size() + kSuffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+    return -1;
+  }
+  const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return -1;
+  }
+  return std::strtoll(digits.c_str(), nullptr, 10);
+}
+
 // Removes `digest`'s files of epochs before `epoch` - 1 from `state_dir`
-// (node_checkpoints.h, "Lifetime"). Best effort: a file left behind is
-// only disk, and another process's removal of the same file is no error.
+// (node_checkpoints.h, "Lifetime"), and the files of the unnamed layout
+// (plan_checkpoints.<E>.bin), which nothing reads any more. Best effort: a
+// file left behind is only disk, and another process's removal of the
+// same file is no error.
 void RemoveOlderEpochs(const std::string& state_dir, uint64_t digest, int64_t epoch, Env* env) {
   Result<std::vector<std::string>> names = env->ListFolder(state_dir);
   if (!names.ok()) return;
   const std::string prefix = PlanPrefix(digest);
-  constexpr std::string_view kSuffix = ".bin";
   for (const std::string& name : *names) {
-    if (name.size() <= prefix.size() + kSuffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-      continue;
+    const int64_t mine = EpochOfName(name, prefix);
+    if ((mine >= 0 && mine < epoch - 1) || EpochOfName(name, kPrefix) >= 0) {
+      (void)env->Remove(JoinPath(state_dir, name));
     }
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
-    if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
-    }
-    if (std::strtoll(digits.c_str(), nullptr, 10) < epoch - 1) (void)env->Remove(JoinPath(state_dir, name));
   }
 }
 

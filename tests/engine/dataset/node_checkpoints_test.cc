@@ -197,16 +197,21 @@ std::string NameOf(const std::string& root, const planner::PlanRequest& q) {
 }
 
 // Lifetime (node_checkpoints.h): publishing epoch E removes the plan's
-// files of epochs before E - 1 and no other plan's; a process that maps a
+// files of epochs before E - 1 and no other plan's (and any file of the
+// unnamed layout before); a process that maps a
 // file while it is removed still reads it, and plans, exactly; an epoch
 // wanted again after its file went is made again.
 TEST(NodeCheckpoints, PublishingAnEpochRemovesThePlansFilesBeforeThePreviousOne) {
   ScratchDir dir;
   ForgetEarlierFolders(dir.path());
   const std::string root = dir.path();
+  // A file of the layout before plans named their files: removed by the
+  // first publish.
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(*CacheStateDir(root), "plan_checkpoints.7.bin"), Expected(Request(7))).ok());
   planner::PlanRequest other = Request(0);
   other.config.shuffle_seed = 17;
   ASSERT_TRUE(NodeEpochCheckpoints(Place(root), other).ok());
+  EXPECT_EQ(CheckpointsFiles(root), (std::set<std::string>{"plan_checkpoints.lock", NameOf(root, other)}));
   ASSERT_TRUE(NodeEpochCheckpoints(Place(root), Request(0)).ok());
   EXPECT_NE(NameOf(root, other), NameOf(root, Request(0)));
   auto mapped = MappedFile::Open(FileOf(root, Request(0)));
