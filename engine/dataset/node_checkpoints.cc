@@ -27,12 +27,12 @@ Status WriteCheckpointsFile(const std::string& path, std::string_view bytes, Env
   return tmp.Commit();
 }
 
-constexpr char kPrefix[] = "plan_checkpoints.";
+constexpr char kCheckpointsPrefix[] = "plan_checkpoints.";
 
 std::string PlanPrefix(uint64_t digest) {
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016" PRIx64, digest);
-  return kPrefix + std::string(hex) + ".";
+  return kCheckpointsPrefix + std::string(hex) + ".";
 }
 
 std::string FileIn(const std::string& state_dir, uint64_t digest, int64_t epoch) {
@@ -64,7 +64,7 @@ void RemoveOlderEpochs(const std::string& state_dir, uint64_t digest, int64_t ep
   const std::string prefix = PlanPrefix(digest);
   for (const std::string& name : *names) {
     const int64_t mine = EpochOfName(name, prefix);
-    if ((mine >= 0 && mine < epoch - 1) || EpochOfName(name, kPrefix) >= 0) {
+    if ((mine >= 0 && mine < epoch - 1) || EpochOfName(name, kCheckpointsPrefix) >= 0) {
       (void)env->Remove(JoinPath(state_dir, name));
     }
   }
