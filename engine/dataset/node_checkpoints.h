@@ -6,8 +6,9 @@
 // The node's first process to want epoch E's checkpoints computes them and
 // writes them (planner/checkpoints_file.h: versioned, checksummed, keyed by
 // planner::CheckpointsKey of the request: the shards, weights, shuffle and
-// epoch) to plan_checkpoints.<E>.bin in the cache state folder of `root`
-// (engine/cache/state_dir.h), under a temporary name renamed into place,
+// epoch) to plan_checkpoints.<plan>.<E>.bin in the cache state folder of
+// `root` (engine/cache/state_dir.h; <plan>: NodePlanDigest in 16 hex digits),
+// under a temporary name renamed into place,
 // while holding a lock (node_file.h's MakeOncePerNode: the kernel drops it
 // if that process dies, so a crash mid-write never wedges the others). The
 // others wait for that lock (bounded by `wait_timeout`), then map the file
@@ -18,6 +19,16 @@
 // from them adds only its own nodes' draws, so a waiting process is ready
 // no later than one that replays, and the node spends one replay, not one
 // per process (BENCHMARKS.md, "Shared plan checkpoints").
+//
+// Lifetime: publishing epoch E's file removes the files of the same plan
+// for epochs before E - 1, so a plan keeps at most its current and next
+// epoch's (the prefetch publishes E + 1 while E runs). Files of other plans
+// are left alone: another job of the node may be using them. A process that
+// still wants a removed epoch makes it again (correct, only slower). A
+// reader maps a file only while it copies the checkpoints out; a file
+// removed meanwhile stays readable through that mapping (on Linux an
+// unlinked file lives until its last mapping goes), so removing never
+// changes what a reader gets.
 // Thread-safe (no shared state beyond the files).
 #pragma once
 
@@ -51,8 +62,13 @@ Result<std::shared_ptr<const planner::EpochCheckpoints>> NodeEpochCheckpoints(co
                                                                               const planner::PlanRequest& request,
                                                                               bool* made = nullptr);
 
-// The file NodeEpochCheckpoints uses for `epoch` under `root`.
-Result<std::string> NodeCheckpointsPath(const std::string& root, int64_t epoch, Env* env = Env::Default());
+// What names a plan's files: planner::CheckpointsKey of `request` at
+// epoch 0, the same for every epoch of one plan. Errors: CheckpointsKey's.
+Result<uint64_t> NodePlanDigest(const planner::PlanRequest& request);
+
+// The file NodeEpochCheckpoints uses for `request`'s epoch under `root`.
+Result<std::string> NodeCheckpointsPath(const std::string& root, const planner::PlanRequest& request,
+                                        Env* env = Env::Default());
 
 // For a planning caller, where sharing is an optimisation: the checkpoints,
 // or null on any error (the plan is then made without them, as it would be

@@ -139,6 +139,11 @@ void AppendKeyPart(std::string_view part, std::string* out) {
   out->append(part);
 }
 
+std::function<void()>& ListedBuildHook() {
+  static std::function<void()> hook;
+  return hook;
+}
+
 // The table of a remote stream indexed from its listing (raw files) or its
 // files' footers (Parquet), through a binary index beside the node's
 // listing and footer store: `build` makes the table from them (each made
@@ -146,21 +151,37 @@ void AppendKeyPart(std::string_view part, std::string* out) {
 // options that shape the table and the identity (device, inode, size,
 // modification time) of the files it was made from, so a new listing or
 // footer store (each written under a new name and renamed) is a new key.
-// It is written only when those files were there, unchanged, before and
-// after `build`: a table is never keyed by files it was not made from.
-// Without a remote (the folder walked each time) or below
-// `binary_from` bytes of those files: `build` alone.
+// Without a remote (the folder walked each time) or below `binary_from`
+// bytes of those files: `build` alone.
+//
+// Once per node: the first opener builds the table and writes the binary
+// index while holding the node lock <bin>.lock (node_file.h's
+// MakeOncePerNode); the others wait for it, then map what it wrote. Past
+// `wait_timeout` of waiting a process builds alone rather than hang. The
+// builder keys the index by those files as they are after `build`
+// (a cold node has none before it: `build` makes them) and writes it only
+// when they were absent before or unchanged across `build`: the files are
+// made once per node and replaced only when made for another source,
+// which is part of the key, so the table is never keyed by files of
+// another recipe than the one it was made from.
 Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
                                const FileDatasetOptions& options, RemoteSource* remote,
-                               uint64_t binary_from, Env* env,
-                               const std::function<Result<ShardTable>()>& build) {
+                               uint64_t binary_from, std::chrono::milliseconds wait_timeout, Env* env,
+                               const std::function<Result<ShardTable>()>& build_table) {
+  auto build = [&] {
+    if (const auto& hook = ListedBuildHook()) hook();
+    return build_table();
+  };
   if (!remote) return build();
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string set = ColumnSetTag(options.columns);
-  const std::string bin =
-      JoinPath(state_dir, parquet ? "parquet_index" + (set.empty() ? "" : "." + set) + ".bin"
-                                  : "listing_index.bin");
-  auto key_of = [&]() -> std::optional<uint64_t> {
+  const std::string bin_name = parquet ? "parquet_index" + (set.empty() ? "" : "." + set) + ".bin"
+                                       : "listing_index.bin";
+  const std::string bin = JoinPath(state_dir, bin_name);
+  // The key, or none: `inputs` (when given) tells whether the files were
+  // all there (none when they were, but below `binary_from`).
+  auto key_of = [&](bool* inputs = nullptr) -> std::optional<uint64_t> {
+    if (inputs) *inputs = false;
     std::string recipe;
     // How the table is made from those files: a Sluice that makes it
     // otherwise (other pieces, say) changes this, so no table of the old
@@ -175,9 +196,9 @@ Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
     AppendKeyPart(std::to_string(options.columns.size()), &recipe);
     for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
     uint64_t bytes = 0;
-    std::vector<std::string> inputs = {StreamListingPath(state_dir)};
-    if (parquet) inputs.push_back(ParquetFooterStorePath(state_dir));
-    for (const std::string& input : inputs) {
+    std::vector<std::string> inputs_paths = {StreamListingPath(state_dir)};
+    if (parquet) inputs_paths.push_back(ParquetFooterStorePath(state_dir));
+    for (const std::string& input : inputs_paths) {
       auto st = env->Stat(input);
       if (!st.ok()) return std::nullopt;
       const uint64_t parts[] = {static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino),
@@ -187,20 +208,45 @@ Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
       recipe.append(reinterpret_cast<const char*>(parts), sizeof(parts));
       bytes += static_cast<uint64_t>(st->st_size);
     }
+    if (inputs) *inputs = true;
     if (bytes < binary_from) return std::nullopt;
     return XXH3_64bits(recipe.data(), recipe.size());
   };
-  const std::optional<uint64_t> before = key_of();
+  bool inputs = false;
+  const std::optional<uint64_t> before = key_of(&inputs);
   if (before) {
     auto mapped = MapBinaryIndex(bin, *before, env);
     if (mapped.ok()) return std::move(*mapped);
+  } else if (inputs) {
+    return build();  // too small to keep a binary index of
   }
-  SLUICE_ASSIGN_OR_RETURN(ShardTable built, build());
-  if (before && key_of() == before && WriteBinaryIndex(bin, built, *before, env).ok()) {
-    auto mapped = MapBinaryIndex(bin, *before, env);
-    if (mapped.ok()) return std::move(*mapped);
-  }
-  return built;
+  std::optional<ShardTable> table;
+  auto current = [&] {
+    const std::optional<uint64_t> key = key_of();
+    if (!key) return false;
+    auto mapped = MapBinaryIndex(bin, *key, env);
+    if (mapped.ok()) table = std::move(*mapped);
+    return mapped.ok();
+  };
+  auto make = [&]() -> Status {
+    const std::optional<uint64_t> start = key_of();
+    SLUICE_ASSIGN_OR_RETURN(ShardTable built, build());
+    const std::optional<uint64_t> after = key_of();
+    if (after && (!start || start == after) && WriteBinaryIndex(bin, built, *after, env).ok()) {
+      auto mapped = MapBinaryIndex(bin, *after, env);
+      if (mapped.ok()) {
+        table = std::move(*mapped);
+        return Status::Ok();
+      }
+    }
+    // Unwritable (a full disk) or too small: this process keeps what it built.
+    table = std::move(built);
+    return Status::Ok();
+  };
+  Status made = MakeOncePerNode(bin, state_dir, bin_name + ".lock", wait_timeout, make, current, env);
+  if (made.code() == StatusCode::kDeadlineExceeded) return build();
+  SLUICE_RETURN_IF_ERROR(made);
+  return std::move(*table);
 }
 
 // `root`'s index.json.
@@ -224,6 +270,8 @@ Result<ShardTable> ReadIndex(const std::string& root, uint64_t* index_json_bytes
 }
 
 }  // namespace
+
+void SetListedTableBuildHookForTesting(std::function<void()> hook) { ListedBuildHook() = std::move(hook); }
 
 std::string StreamRoot(const StreamOptions& stream) {
   return stream.split.empty() ? stream.local : JoinPath(stream.local, stream.split);
@@ -252,7 +300,7 @@ Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* 
                                      const Status& missing, uint64_t binary_from, Env* env) {
   bool found = true;
   const FileDatasetOptions options;
-  auto table = ListedTable(stream, true, options, remote, binary_from, env,
+  auto table = ListedTable(stream, true, options, remote, binary_from, wait_timeout, env,
                            [&]() -> Result<ShardTable> {
                              SLUICE_ASSIGN_OR_RETURN(
                                  Index index, LoadParquetStreamIndex(stream, options, remote,
@@ -277,14 +325,14 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
   // answer another got: "parquet" in the options saves the request).
   switch (SourceOf(stream)) {
     case IndexSource::kFileListing:
-      return ListedTable(stream, false, *stream.files, remote, binary_index_from_bytes, env,
+      return ListedTable(stream, false, *stream.files, remote, binary_index_from_bytes, wait_timeout, env,
                          [&]() -> Result<ShardTable> {
                            SLUICE_ASSIGN_OR_RETURN(
                                Index index, LoadFileListingIndex(stream, remote, wait_timeout, env));
                            return TableOf(index);
                          });
     case IndexSource::kFileFooters:
-      return ListedTable(stream, true, *stream.parquet, remote, binary_index_from_bytes, env,
+      return ListedTable(stream, true, *stream.parquet, remote, binary_index_from_bytes, wait_timeout, env,
                          [&]() -> Result<ShardTable> {
                            SLUICE_ASSIGN_OR_RETURN(
                                Index index, LoadParquetStreamIndex(stream, *stream.parquet, remote,

@@ -22,7 +22,9 @@
 // come to at least `binary_index_from_bytes` gets the same: its table is
 // kept beside them as .sluice/listing_index.bin or
 // .sluice/parquet_index[.<column set>].bin, keyed by the options that
-// shape it and the identity of those files, and mapped by every later
+// shape it and the identity of those files, made once per node by its
+// first opener under a node lock (the others wait, up to `wait_timeout`,
+// then build alone), and mapped by every later
 // open instead of reading and decoding them. Every shard file name must be
 // a safe relative path (IsSafeBasename), so nothing escapes the folder.
 // Thread-safe (no shared state beyond the files).
@@ -30,6 +32,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -58,5 +61,10 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                    uint64_t* index_json_bytes = nullptr,
                                    uint64_t binary_index_from_bytes = UINT64_MAX,
                                    Env* env = Env::Default());
+
+// Called each time a remote raw-file or Parquet stream's table is built
+// rather than mapped (tests: counting builds). Not thread-safe; set before
+// opening.
+void SetListedTableBuildHookForTesting(std::function<void()> hook);
 
 }  // namespace sluice

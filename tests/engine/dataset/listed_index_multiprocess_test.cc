@@ -1,8 +1,9 @@
 // A remote raw-file or Parquet stream's node files (stream_index.h) made by
 // several processes of a node at once over s3rver: the listing and footer
 // store (once per node, under a lock) and the binary index beside them
-// (listing_index.bin / parquet_index.bin, written by whoever lacks it, by
-// an atomic rename). A maker is killed in the middle of each write: every
+// (listing_index.bin / parquet_index.bin, built once per node by its first
+// opener under a node lock, written by an atomic rename; the others wait
+// and map it). A maker is killed in the middle of each write: every
 // process still ends with the same table, the one a fresh cache builds,
 // and the half-written temporaries are never read. Then a damaged,
 // truncated or stale binary index (or footer store) is made again, byte
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -145,12 +147,12 @@ class ListedIndexMultiProcess : public ::testing::TestWithParam<bool> {
   // The stream's table as this process opens it (binary index from 0
   // bytes on), serialized; `env` for the cache folder's files.
   Result<std::string> OpenTable(const std::string& local, uint64_t binary_from = 0,
-                                Env* env = Env::Default()) const {
+                                Env* env = Env::Default(),
+                                std::chrono::milliseconds wait = std::chrono::seconds(60)) const {
     const StreamOptions s = Stream(local);
     SLUICE_ASSIGN_OR_RETURN(auto remote, OpenRemoteSource(s.remote, StoreOptions{}));
     SLUICE_ASSIGN_OR_RETURN(ShardTable table,
-                            LoadStreamIndex(s, remote.get(), std::chrono::seconds(60), nullptr,
-                                            binary_from, env));
+                            LoadStreamIndex(s, remote.get(), wait, nullptr, binary_from, env));
     return table.Serialize(0);
   }
 
@@ -304,6 +306,106 @@ TEST_P(ListedIndexMultiProcess, MakersRacingOverS3rverWithAKilledWriterEndWithOn
       EXPECT_TRUE(*ReadFile(store) == good_store);
     }
   }
+}
+
+// Two nodes (two cache folders) of four processes each, all started at
+// once on a cold cache: the table is built exactly once per node (the
+// first opener, under the node lock) and every other process maps the
+// binary index it wrote. Then a process that waits longer than its
+// `wait_timeout` for a builder stalled under the lock builds alone, and
+// gets the same table, rather than hang.
+TEST_P(ListedIndexMultiProcess, OneBuildPerNodeAmongProcessesStartedAtOnce) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  const std::string fixture =
+      std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_many_row_groups.parquet";
+  ScratchDir data, server_dir, node0, node1, fresh, out, stalled_node;
+  for (const char* name : {"a.parquet", "b.parquet", "c.parquet", "d.parquet"}) {
+    fs::copy_file(fixture, data.path() + "/" + name);
+  }
+  auto server = testing::StartS3rver(server_dir.path(), kListedKeyId, kListedSecret, {"bkt"});
+  ASSERT_NE(server, nullptr) << "s3rver did not start";
+  testing::ScopedEnv scoped(testing::S3rverEnv(server->port(), kListedKeyId, kListedSecret));
+  ASSERT_EQ(testing::UploadTree("s3://bkt/table", data.path()), 0) << server->Log();
+
+  int builds[2], start[2];
+  ASSERT_EQ(::pipe(builds), 0);
+  ASSERT_EQ(::pipe(start), 0);
+  const std::vector<std::string> nodes = {node0.path(), node1.path()};
+  std::vector<pid_t> procs;
+  for (int n = 0; n < 2; ++n) {
+    for (int k = 0; k < 4; ++k) {
+      procs.push_back(testing::Fork([&, n, k] {
+        ::close(start[1]);
+        char go;
+        if (::read(start[0], &go, 1) != 0) return 5;  // the parent closes: all start at once
+        const char node = char('0' + n);
+        SetListedTableBuildHookForTesting([&] {
+          if (::write(builds[1], &node, 1) != 1) ::_exit(6);
+        });
+        auto got = OpenTable(nodes[size_t(n)]);
+        if (!got.ok()) {
+          fprintf(stderr, "node %d process %d: %s\n", n, k, got.status().ToString().c_str());
+          return 1;
+        }
+        const std::string name = "n" + std::to_string(n) + "p" + std::to_string(k);
+        return WriteFileAtomic(JoinPath(out.path(), name), *got).ok() ? 0 : 2;
+      }));
+    }
+  }
+  ::close(start[0]);
+  ::close(start[1]);
+  ::close(builds[1]);
+  for (pid_t p : procs) EXPECT_EQ(testing::WaitExit(p), 0);
+  std::string built;
+  char buf[64];
+  for (ssize_t got; (got = ::read(builds[0], buf, sizeof(buf))) > 0;) built.append(buf, size_t(got));
+  ::close(builds[0]);
+  std::sort(built.begin(), built.end());
+  EXPECT_EQ(built, "01");  // one build per node
+
+  const std::string bin_name = parquet() ? "parquet_index.bin" : "listing_index.bin";
+  for (const std::string& node : nodes) EXPECT_TRUE(FileExists(node + "/.sluice/" + bin_name)) << node;
+
+  // A builder stalled under the node lock as it starts building: a
+  // process whose wait_timeout passes builds alone.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t stalled = testing::Fork([&] {
+    SetListedTableBuildHookForTesting([&] {
+      char c = 1;
+      if (::write(ready[1], &c, 1) != 1) ::_exit(7);
+      for (;;) ::pause();
+    });
+    (void)OpenTable(stalled_node.path());
+    return 3;  // not reached
+  });
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  const pid_t impatient = testing::Fork([&] {
+    auto got = OpenTable(stalled_node.path(), 0, Env::Default(), std::chrono::milliseconds(200));
+    if (!got.ok()) {
+      fprintf(stderr, "impatient: %s\n", got.status().ToString().c_str());
+      return 1;
+    }
+    return WriteFileAtomic(JoinPath(out.path(), "impatient"), *got).ok() ? 0 : 2;
+  });
+  EXPECT_EQ(testing::WaitExit(impatient), 0);
+  ::kill(stalled, SIGKILL);
+  EXPECT_EQ(testing::WaitExit(stalled), 128 + SIGKILL);
+  ::close(ready[0]);
+  ::close(ready[1]);
+
+  // No more forks. Every process's table is the one a fresh cache builds.
+  auto want = OpenTable(fresh.path(), UINT64_MAX);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (const auto& e : fs::directory_iterator(out.path())) {
+    if (e.path().filename().string().find(".sluice-tmp.") != std::string::npos) continue;
+    auto got = ReadFile(e.path().string());
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(*got == *want) << e.path();
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(out.path()), fs::directory_iterator()), 9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Streams, ListedIndexMultiProcess, ::testing::Bool(),

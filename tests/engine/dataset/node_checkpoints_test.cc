@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "base/mapped_file.h"
+#include "engine/cache/state_dir.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/checkpoints_file.h"
 #include "tests/engine/dataset/dataset_test_util.h"
@@ -45,8 +48,8 @@ NodeCheckpointsPlace Place(const std::string& root) {
   return NodeCheckpointsPlace{root, std::chrono::seconds(30), Env::Default()};
 }
 
-std::string FileOf(const std::string& root, int64_t epoch) {
-  auto path = NodeCheckpointsPath(root, epoch);
+std::string FileOf(const std::string& root, const planner::PlanRequest& q) {
+  auto path = NodeCheckpointsPath(root, q);
   EXPECT_TRUE(path.ok()) << path.status().ToString();
   return path.ok() ? *path : "";
 }
@@ -74,7 +77,12 @@ bool PlansEqual(const planner::PlanRequest& q, const planner::EpochCheckpoints& 
 // A new scratch folder may get a deleted one's inode, and with it that
 // folder's state (state_dir.h): its checkpoints files are removed first.
 void ForgetEarlierFolders(const std::string& root) {
-  for (int64_t epoch = 0; epoch < 4; ++epoch) std::filesystem::remove(FileOf(root, epoch));
+  auto state = CacheStateDir(root);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(*state, ec)) {
+    if (e.path().filename().string().rfind("plan_checkpoints.", 0) == 0) std::filesystem::remove(e.path());
+  }
 }
 
 ino_t InodeOf(const std::string& path) {
@@ -91,7 +99,7 @@ TEST(NodeCheckpoints, MadeOnceThenReadByTheOthers) {
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_TRUE(*first);
   EXPECT_TRUE(made);
-  const std::string path = FileOf(dir.path(), 2);
+  const std::string path = FileOf(dir.path(), q);
   EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
   EXPECT_TRUE(PlansEqual(q, **first));
   const ino_t inode = InodeOf(path);
@@ -111,7 +119,7 @@ TEST(NodeCheckpoints, MadeOnceThenReadByTheOthers) {
   auto next = NodeEpochCheckpoints(Place(dir.path()), Request(3), &made);
   ASSERT_TRUE(next.ok() && *next);
   EXPECT_TRUE(made);
-  EXPECT_EQ(*ReadFile(FileOf(dir.path(), 3), 1 << 20), Expected(Request(3)));
+  EXPECT_EQ(*ReadFile(FileOf(dir.path(), Request(3)), 1 << 20), Expected(Request(3)));
   EXPECT_EQ(InodeOf(path), inode);
 }
 
@@ -131,7 +139,7 @@ TEST(NodeCheckpoints, OtherShufflesHaveNone) {
   planner::PlanRequest unshuffled = Request();
   unshuffled.config.shuffle = false;
   EXPECT_EQ(*NodeEpochCheckpoints(Place(dir.path()), unshuffled), nullptr);
-  EXPECT_FALSE(FileExists(FileOf(dir.path(), 2)));
+  EXPECT_FALSE(FileExists(FileOf(dir.path(), Request())));
 }
 
 TEST(NodeCheckpoints, DamagedTruncatedOrStaleFilesAreMadeAgain) {
@@ -139,7 +147,7 @@ TEST(NodeCheckpoints, DamagedTruncatedOrStaleFilesAreMadeAgain) {
   ForgetEarlierFolders(dir.path());
   const planner::PlanRequest q = Request();
   const uint64_t key = *planner::CheckpointsKey(q);
-  const std::string path = FileOf(dir.path(), 2);
+  const std::string path = FileOf(dir.path(), q);
   const std::string good = Expected(q);
   planner::PlanRequest reseeded = q;
   reseeded.config.shuffle_seed = 17;
@@ -174,6 +182,67 @@ TEST(NodeCheckpoints, DamagedTruncatedOrStaleFilesAreMadeAgain) {
   }
 }
 
+// The names of the plan checkpoints files in `root`'s state folder.
+std::set<std::string> CheckpointsFiles(const std::string& root) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(*CacheStateDir(root))) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("plan_checkpoints.", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
+std::string NameOf(const std::string& root, const planner::PlanRequest& q) {
+  return std::filesystem::path(FileOf(root, q)).filename().string();
+}
+
+// Lifetime (node_checkpoints.h): publishing epoch E removes the plan's
+// files of epochs before E - 1 and no other plan's (and any file of the
+// unnamed layout before); a process that maps a
+// file while it is removed still reads it, and plans, exactly; an epoch
+// wanted again after its file went is made again.
+TEST(NodeCheckpoints, PublishingAnEpochRemovesThePlansFilesBeforeThePreviousOne) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const std::string root = dir.path();
+  // A file of the layout before plans named their files: removed by the
+  // first publish.
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(*CacheStateDir(root), "plan_checkpoints.7.bin"), Expected(Request(7))).ok());
+  planner::PlanRequest other = Request(0);
+  other.config.shuffle_seed = 17;
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), other).ok());
+  EXPECT_EQ(CheckpointsFiles(root), (std::set<std::string>{"plan_checkpoints.lock", NameOf(root, other)}));
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), Request(0)).ok());
+  EXPECT_NE(NameOf(root, other), NameOf(root, Request(0)));
+  auto mapped = MappedFile::Open(FileOf(root, Request(0)));
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  for (int64_t epoch = 1; epoch <= 4; ++epoch) {
+    SCOPED_TRACE(epoch);
+    bool made = false;
+    auto got = NodeEpochCheckpoints(Place(root), Request(epoch), &made);
+    ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+    EXPECT_TRUE(made);
+    const std::set<std::string> want = {"plan_checkpoints.lock", NameOf(root, other),
+                                        NameOf(root, Request(epoch - 1)), NameOf(root, Request(epoch))};
+    EXPECT_EQ(CheckpointsFiles(root), want);
+  }
+  EXPECT_FALSE(FileExists(FileOf(root, Request(0))));
+  // Removed (epoch 2's publish), still mapped here: the same bytes, the same plans.
+  EXPECT_EQ(std::string(mapped->data()), Expected(Request(0)));
+  auto read = planner::CheckpointsFromBytes(mapped->data(), *planner::CheckpointsKey(Request(0)), "mapped");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE(PlansEqual(Request(0), *read));
+  // Epoch 1 wanted again (a late process): made again; the newer files stay.
+  bool made = false;
+  auto again = NodeEpochCheckpoints(Place(root), Request(1), &made);
+  ASSERT_TRUE(again.ok() && *again);
+  EXPECT_TRUE(made);
+  EXPECT_EQ(*ReadFile(FileOf(root, Request(1)), 1 << 20), Expected(Request(1)));
+  const std::set<std::string> want = {"plan_checkpoints.lock", NameOf(root, other), NameOf(root, Request(1)),
+                                      NameOf(root, Request(3)), NameOf(root, Request(4))};
+  EXPECT_EQ(CheckpointsFiles(root), want);
+}
+
 // Forks: named MultiProcess so the ThreadSanitizer run leaves it out, as it
 // does every forking test (dev: tsan_tests). One process is killed with the
 // file half written (a temporary, holding the node's lock); four racing
@@ -183,7 +252,7 @@ TEST(NodeCheckpoints, MultiProcessRacingMakersAndOneKilledMidWrite) {
   ScratchDir dir;
   ForgetEarlierFolders(dir.path());
   const planner::PlanRequest q = Request();
-  const std::string path = FileOf(dir.path(), 2);
+  const std::string path = FileOf(dir.path(), q);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
   pid_t killed = testing::Fork([&] {
@@ -241,11 +310,8 @@ TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
   o.prefetch_next_epoch = true;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  const std::string path = FileOf(dir.path(), 0);
   auto expect = (*ds)->WorkerIds(0, 0, 1, 2);
   ASSERT_TRUE(expect.ok());
-  ASSERT_TRUE(FileExists(path));
-  const std::string good = *ReadFile(path, 1 << 20);
   // Planned alone from the same request: the same ids.
   planner::PlanRequest q;
   q.config = o.plan;
@@ -253,6 +319,11 @@ TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
   for (size_t g = 0; g < (*ds)->num_shards(); ++g) s.shard_sizes.push_back(int64_t((*ds)->shard_entry(g).samples));
   q.streams.push_back(s);
   q.world.workers_per_rank = 2;
+  const std::string path = FileOf(dir.path(), q);
+  ASSERT_TRUE(FileExists(path));
+  const std::string good = *ReadFile(path, 1 << 20);
+  planner::PlanRequest q1 = q;
+  q1.epoch = 1;
   auto alone = planner::PlanWorker(q, 0, 0, 1);
   ASSERT_TRUE(alone.ok());
   EXPECT_EQ(*expect, *alone);
@@ -271,8 +342,8 @@ TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
     auto next = (*reader)->WorkerIds(1, 0, 1, 2);
     ASSERT_TRUE(next.ok());
     EXPECT_EQ(testing::ReadEpoch(**reader, 1, 0, 1, 2, 5, nullptr), *next);
-    EXPECT_TRUE(FileExists(FileOf(dir.path(), 1)));
-    ASSERT_TRUE(WriteFileAtomic(FileOf(dir.path(), 1), "").ok());
+    EXPECT_TRUE(FileExists(FileOf(dir.path(), q1)));
+    ASSERT_TRUE(WriteFileAtomic(FileOf(dir.path(), q1), "").ok());
   }
 }
 

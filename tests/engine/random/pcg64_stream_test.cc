@@ -135,5 +135,35 @@ TEST(Pcg64Stream, ShuffleFromEqualsShuffle) {
   ExpectSameState(a.bit_generator(), b.bit_generator());
 }
 
+// SkipShuffleU32 (the replay PlanCheckpoints spends half its time in): for
+// every size up to past two powers of two, from each parity of the pending
+// half, across block ends and at shard and larger sizes, it leaves the
+// generator where Shuffle does.
+TEST(Pcg64Stream, SkipShuffleU32LeavesTheGeneratorWhereShuffleDoes) {
+  Generator a(11), b(11);
+  for (size_t n = 0; n < 1100; ++n) {
+    SCOPED_TRACE(n);
+    if (n % 3 == 0) {
+      ASSERT_EQ(a.bit_generator().NextU32(), b.bit_generator().NextU32());
+    }
+    std::vector<int64_t> y(n);
+    a.Shuffle(y);
+    {
+      Pcg64Stream st(b.bit_generator());
+      st.SkipShuffleU32(n);
+    }
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+  for (size_t n : {size_t{4000}, size_t{65537}, size_t{1} << 20}) {
+    std::vector<int64_t> y(n);
+    a.Shuffle(y);
+    {
+      Pcg64Stream st(b.bit_generator());
+      st.SkipShuffleU32(n);
+    }
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+}
+
 }  // namespace
 }  // namespace sluice::numpy
