@@ -49,7 +49,7 @@ struct KeyedFileHead {
 static_assert(sizeof(KeyedFileHead) == 32);
 
 // A section after the header: `count` records of `record_bytes` each (1 for
-// a text of `count` bytes).
+// a text of `count` bytes; never 0).
 struct BinarySection {
   uint64_t count;
   uint64_t record_bytes;
