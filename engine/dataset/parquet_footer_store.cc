@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/binary_file.h"
 #include "base/file.h"
 #include "engine/dataset/node_file.h"
 #include "formats/json/py_json.h"
@@ -19,12 +20,8 @@ namespace {
 
 // The layout (parquet_footer_store.h), little-endian like the machines
 // that write and read it (the node's own).
-constexpr char kStoreMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'P', 'F'};
-constexpr uint32_t kStoreVersion = 2;
-
 struct StoreHeader {
-  char magic[8];
-  uint32_t version;
+  BinaryFileTag tag;  // base/binary_file.h's magic and version
   uint32_t source_bytes;
   uint64_t count;        // files
   uint64_t text_bytes;   // source, fingerprint, then every path and etag
@@ -35,6 +32,10 @@ struct StoreHeader {
   uint64_t checksum;     // of the fields above and the source and fingerprint
 };
 static_assert(sizeof(StoreHeader) == 64);
+
+// Magic "SLUICEPF", layout 2. Not a keyed file: its checksums cover the
+// header and each record apart, so a fetch checks only what it reads.
+constexpr BinaryFileKind kStoreKind{"SLUICEPF", 2, sizeof(StoreHeader), "a footer store"};
 
 struct StoreRecord {
   uint64_t path_at;  // in the text
@@ -107,14 +108,8 @@ Result<ParquetFooterStore> ParquetFooterStore::FromBytes(std::string bytes,
 Result<ParquetFooterStore> ParquetFooterStore::Check(ParquetFooterStore store) {
   const std::string_view b = store.bytes_;
   const std::string& where = store.name_;
-  if (b.size() < sizeof(StoreHeader) || std::memcmp(b.data(), kStoreMagic, 8) != 0) {
-    return CorruptError(where + ": not a footer store (no header)");
-  }
+  SLUICE_RETURN_IF_ERROR(CheckBinaryTag(b, kStoreKind, where));
   const auto h = LoadAt<StoreHeader>(b, 0);
-  if (h.version != kStoreVersion) {
-    return CorruptError(where + ": a footer store of layout " + std::to_string(h.version) +
-                        ", not " + std::to_string(kStoreVersion));
-  }
   if (h.total_bytes != b.size()) {
     return CorruptError(where + ": " + std::to_string(b.size()) + " bytes, the header says " +
                         std::to_string(h.total_bytes) + " (truncated?)");
@@ -253,8 +248,7 @@ std::string SerializeParquetFooterStore(std::string_view source, std::string_vie
     std::memcpy(records.data() + k * sizeof(StoreRecord), &r, sizeof(r));
   }
   StoreHeader h{};
-  std::memcpy(h.magic, kStoreMagic, 8);
-  h.version = kStoreVersion;
+  h.tag = TagOf(kStoreKind);
   h.source_bytes = static_cast<uint32_t>(source.size());
   h.fingerprint_bytes = static_cast<uint32_t>(fingerprint.size());
   h.count = files.size();

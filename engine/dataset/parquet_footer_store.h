@@ -9,8 +9,8 @@
 //
 // The store is one binary file, mapped by every process that reads it
 // (its pages shared through the page cache), so that a shard fetch takes
-// its file's tail without reading the rest: a header (magic, version,
-// counts, the source and fingerprint, a checksum of them), one fixed-size
+// its file's tail without reading the rest: a header (magic and version,
+// checked by base/binary_file.h's CheckBinaryTag; counts, the source and fingerprint, a checksum of them), one fixed-size
 // record per file sorted by path (its path, size, etag and tail's place,
 // and a checksum of all of them and the tail's bytes), the text of the
 // paths and etags, then the tails back to back (ParquetFooterStore::Find:

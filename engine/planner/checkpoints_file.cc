@@ -58,10 +58,8 @@ std::string SerializeCheckpoints(const EpochCheckpoints& k, uint64_t key) {
     PutValue(&out, r);
   }
   CheckpointsHeader h{};
-  std::memcpy(h.magic, kMagic, sizeof(kMagic));
-  h.layout_version = kLayoutVersion;
-  h.header_bytes = sizeof(h);
-  h.key = key;
+  const std::string_view body[] = {std::string_view(out).substr(sizeof(h))};
+  h.head = SealKeyedHead(kKind, key, body);
   h.algo = uint32_t(k.algo);
   h.narrow = k.py1e_narrow_block ? 1 : 0;
   h.seed = k.seed;
@@ -70,7 +68,6 @@ std::string SerializeCheckpoints(const EpochCheckpoints& k, uint64_t key) {
   h.num_canonical_nodes = k.num_canonical_nodes;
   h.block = k.block;
   h.node_count = k.node_start.size();
-  h.checksum = XXH3_64bits(out.data() + sizeof(h), out.size() - sizeof(h));
   std::memcpy(out.data(), &h, sizeof(h));
   return out;
 }
@@ -78,26 +75,11 @@ std::string SerializeCheckpoints(const EpochCheckpoints& k, uint64_t key) {
 Result<EpochCheckpoints> CheckpointsFromBytes(std::string_view bytes, uint64_t key, std::string_view source) {
   const std::string src(source);
   auto corrupt = [&](const std::string& what) { return CorruptError(src + ": " + what); };
+  SLUICE_ASSIGN_OR_RETURN(const KeyedFileHead head, ReadKeyedHead(bytes, kKind, key, source));
   CheckpointsHeader h;
-  if (bytes.size() < sizeof(h)) {
-    return corrupt(std::to_string(bytes.size()) + " bytes, shorter than an epoch checkpoints header");
-  }
   std::memcpy(&h, bytes.data(), sizeof(h));
-  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return corrupt("not an epoch checkpoints file");
-  if (h.layout_version != kLayoutVersion || h.header_bytes != sizeof(h)) {
-    return corrupt("epoch checkpoints layout " + std::to_string(h.layout_version) + ", expected " +
-                   std::to_string(kLayoutVersion));
-  }
-  const uint64_t records = (bytes.size() - sizeof(h)) / sizeof(CheckpointRecord);
-  if (h.node_count != records || (bytes.size() - sizeof(h)) % sizeof(CheckpointRecord) != 0) {
-    return corrupt(std::to_string(bytes.size()) + " bytes where its header says " +
-                   (h.node_count > records ? "more than " + std::to_string(bytes.size())
-                                           : std::to_string(sizeof(h) + h.node_count * sizeof(CheckpointRecord))));
-  }
-  if (XXH3_64bits(bytes.data() + sizeof(h), bytes.size() - sizeof(h)) != h.checksum) {
-    return corrupt("checksum mismatch");
-  }
-  if (h.key != key) return NotFoundError(src + ": made for another plan (stale)");
+  SLUICE_RETURN_IF_ERROR(CheckKeyedBody(bytes, head, {{h.node_count, sizeof(CheckpointRecord)}}, source));
+  const uint64_t records = h.node_count;  // bounded by the file's size, checked above
   if ((h.algo != uint32_t(ShuffleAlgo::kPy1e) && h.algo != uint32_t(ShuffleAlgo::kPy1s)) || h.narrow > 1 ||
       h.num_canonical_nodes < 1 || uint64_t(h.num_canonical_nodes) != h.node_count || h.num_samples < 0 ||
       h.block < 0) {
@@ -113,7 +95,7 @@ Result<EpochCheckpoints> CheckpointsFromBytes(std::string_view bytes, uint64_t k
   k.num_canonical_nodes = h.num_canonical_nodes;
   k.block = h.block;
   k.py1e_narrow_block = h.narrow != 0;
-  k.node_start.reserve(records);  // bounded by the file's size, checked above
+  k.node_start.reserve(records);
   const char* at = bytes.data() + sizeof(h);
   for (uint64_t i = 0; i < records; ++i, at += sizeof(CheckpointRecord)) {
     CheckpointRecord r;

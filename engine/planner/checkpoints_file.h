@@ -2,8 +2,9 @@
 // process of a node to publish them in a file and the others to read them
 // (engine/dataset/node_checkpoints.h). Little-endian, in this order:
 //
-//   CheckpointsHeader              magic, layout version, the key, the
-//                                  checksum, the checkpoints' scalars
+//   CheckpointsHeader              base/binary_file.h's keyed head (magic,
+//                                  layout version, header size, the key,
+//                                  the checksum), the checkpoints' scalars
 //   CheckpointRecord[node_count]   each canonical node's generator state
 //
 // The checksum (XXH3-64) covers every byte after the header. Reading trusts
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/binary_file.h"
 #include "base/status.h"
 #include "engine/planner/plan.h"
 
@@ -23,22 +25,19 @@ namespace sluice::planner {
 
 namespace checkpoints_layout {
 
-inline constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', 'K'};
-inline constexpr uint32_t kLayoutVersion = 1;
-
 struct CheckpointsHeader {
-  char magic[8];
-  uint32_t layout_version;
-  uint32_t header_bytes;  // sizeof(CheckpointsHeader)
-  uint64_t key;           // CheckpointsKey of the request they were made for
-  uint64_t checksum;      // XXH3-64 of every byte after the header
-  uint32_t algo;          // ShuffleAlgo
-  uint32_t narrow;        // py1e_narrow_block: 0 or 1
+  KeyedFileHead head;  // key: CheckpointsKey of the request they were made for
+  uint32_t algo;       // ShuffleAlgo
+  uint32_t narrow;     // py1e_narrow_block: 0 or 1
   uint64_t seed, epoch;
   int64_t num_samples, num_canonical_nodes, block;
-  uint64_t node_count;    // records that follow; == num_canonical_nodes
+  uint64_t node_count;  // records that follow; == num_canonical_nodes
 };
 static_assert(sizeof(CheckpointsHeader) == 88);
+
+// Magic "SLUICECK", layout 1 (base/binary_file.h checks the head).
+inline constexpr BinaryFileKind kKind{"SLUICECK", 1, sizeof(CheckpointsHeader), "an epoch checkpoints file",
+                                      "made for another plan"};
 
 struct CheckpointRecord {
   uint64_t state_lo, state_hi, inc_lo, inc_hi;
@@ -61,9 +60,10 @@ Result<uint64_t> CheckpointsKey(const PlanRequest& request);
 std::string SerializeCheckpoints(const EpochCheckpoints& checkpoints, uint64_t key);
 
 // Checkpoints read back from `bytes` (named `source` in errors). A file of
-// another magic, layout, size or checksum, or with an impossible value ->
-// kCorrupt "<source>: <what>"; one made for another request (its key is not
-// `key`) -> kNotFound "<source>: made for another plan (stale)".
+// another magic, layout, size or checksum (binary_file.h's errors), or with
+// an impossible value -> kCorrupt "<source>: <what>"; one made for another
+// request (its key is not `key`) -> kNotFound "<source>: made for another
+// plan (stale)".
 Result<EpochCheckpoints> CheckpointsFromBytes(std::string_view bytes, uint64_t key, std::string_view source);
 
 }  // namespace sluice::planner

@@ -40,6 +40,21 @@ class SeedSequence {
   uint32_t pool_[4];
 };
 
+// numpy's buffered 32-bit draw: the half `*half` kept from the last word
+// when `*has_half`, else the low half of a fresh word from `next_u64()`,
+// its high half kept for the next call.
+template <class NextU64>
+inline uint32_t BufferedU32(bool* has_half, uint32_t* half, NextU64&& next_u64) {
+  if (*has_half) {
+    *has_half = false;
+    return *half;
+  }
+  const uint64_t x = next_u64();
+  *has_half = true;
+  *half = static_cast<uint32_t>(x >> 32);
+  return static_cast<uint32_t>(x);
+}
+
 // PCG64 (XSL-RR 128/64) with numpy's buffered 32-bit halves.
 class Pcg64 {
  public:
@@ -53,16 +68,7 @@ class Pcg64 {
   }
   // Buffered: low half of a fresh NextU64 first, its high half on the next
   // call. The buffer persists across Generator methods, as in numpy.
-  uint32_t NextU32() {
-    if (has_u32_) {
-      has_u32_ = false;
-      return u32_;
-    }
-    uint64_t x = NextU64();
-    has_u32_ = true;
-    u32_ = static_cast<uint32_t>(x >> 32);
-    return static_cast<uint32_t>(x);
-  }
+  uint32_t NextU32() { return BufferedU32(&has_u32_, &u32_, [this] { return NextU64(); }); }
   // (NextU64() >> 11) * 2^-53, in [0, 1).
   double NextDouble() {
     return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0);
@@ -200,16 +206,7 @@ class Pcg64Stream {
     if (at_ == len_) Refill();
     return buf_[at_++];
   }
-  uint32_t NextU32() {
-    if (has_u32_) {
-      has_u32_ = false;
-      return u32_;
-    }
-    uint64_t x = NextU64();
-    has_u32_ = true;
-    u32_ = static_cast<uint32_t>(x >> 32);
-    return static_cast<uint32_t>(x);
-  }
+  uint32_t NextU32() { return BufferedU32(&has_u32_, &u32_, [this] { return NextU64(); }); }
   double NextDouble() { return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0); }
   // shuffle(x) exactly as Generator::Shuffle draws it, for x.size() <=
   // 2^32 (every draw is a 32-bit one). The 32-bit halves are read by index

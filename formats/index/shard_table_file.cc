@@ -3,11 +3,9 @@
 // write, and a crash, a full disk or another build of Sluice may have left
 // anything there, so every count, offset and name is checked before a view
 // is handed out.
-#include <xxhash.h>
-
 #include <cstring>
 #include <memory>
-#include <new>
+#include <span>
 
 #include "formats/index/shard_table.h"
 #include "formats/index/shard_table_config.h"
@@ -53,10 +51,6 @@ std::vector<std::string_view> ShardTable::SerializedPieces(uint64_t source_key,
   for (const ShardEntry& c : configs_) EncodeShardConfig(c, scratch);
   const std::string_view configs = std::string_view(*scratch).substr(sizeof(FileHeader));
   FileHeader h{};
-  std::memcpy(h.magic, kMagic, sizeof(kMagic));
-  h.layout_version = kLayoutVersion;
-  h.header_bytes = sizeof(FileHeader);
-  h.source_key = source_key;
   h.shard_count = num_shards_;
   h.file_count = num_files_;
   h.piece_count = num_pieces_;
@@ -69,15 +63,7 @@ std::vector<std::string_view> ShardTable::SerializedPieces(uint64_t source_key,
   std::vector<std::string_view> pieces = {std::string_view(scratch->data(), sizeof(h)),
                                           bytes(shards_, num_shards_), bytes(files_, num_files_),
                                           bytes(pieces_, num_pieces_), configs, text_};
-  // The checksum of every piece after the header, as of their bytes joined.
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
-                                                                 &XXH3_freeState);
-  if (!state) throw std::bad_alloc();
-  XXH3_64bits_reset(state.get());
-  for (size_t i = 1; i < pieces.size(); ++i) {
-    XXH3_64bits_update(state.get(), pieces[i].data(), pieces[i].size());
-  }
-  h.checksum = XXH3_64bits_digest(state.get());
+  h.head = SealKeyedHead(kKind, source_key, std::span(pieces).subspan(1));
   std::memcpy(scratch->data(), &h, sizeof(h));
   return pieces;
 }
@@ -100,38 +86,17 @@ Result<ShardTable> ShardTable::FromBytes(std::shared_ptr<const void> owner, std:
     bytes = std::string_view(reinterpret_cast<const char*>(copy->words.data()), bytes.size());
     owner = std::move(copy);
   }
+  SLUICE_ASSIGN_OR_RETURN(const KeyedFileHead head, ReadKeyedHead(bytes, kKind, source_key, source));
   FileHeader h;
-  if (bytes.size() < sizeof(h)) {
-    return corrupt(std::to_string(bytes.size()) + " bytes, shorter than a binary index's header");
-  }
   std::memcpy(&h, bytes.data(), sizeof(h));
-  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return corrupt("not a binary index");
-  if (h.layout_version != kLayoutVersion || h.header_bytes != sizeof(h)) {
-    return corrupt("binary index layout " + std::to_string(h.layout_version) + ", expected " +
-                   std::to_string(kLayoutVersion));
-  }
-  if (h.source_key != source_key) {
-    return NotFoundError(src + ": built from another index (stale)");
-  }
   // Every section's size, checked against the file's before any is used.
-  const uint64_t limit = bytes.size();
-  uint64_t need = sizeof(h);
-  for (auto [count, size] : {std::pair{h.shard_count, sizeof(ShardRecord)},
-                             std::pair{h.file_count, sizeof(FileRecord)},
-                             std::pair{h.piece_count, sizeof(PieceRecord)},
-                             std::pair{h.config_bytes, size_t{1}},
-                             std::pair{h.text_bytes, size_t{1}}}) {
-    if (count > limit / size || count * size > limit - need) {
-      return corrupt("sections larger than the file's " + std::to_string(limit) + " bytes");
-    }
-    need += count * size;
-  }
-  if (need != limit) {
-    return corrupt(std::to_string(limit) + " bytes where its header says " + std::to_string(need));
-  }
-  if (XXH3_64bits(bytes.data() + sizeof(h), bytes.size() - sizeof(h)) != h.checksum) {
-    return corrupt("checksum mismatch");
-  }
+  SLUICE_RETURN_IF_ERROR(CheckKeyedBody(bytes, head,
+                                        {{h.shard_count, sizeof(ShardRecord)},
+                                         {h.file_count, sizeof(FileRecord)},
+                                         {h.piece_count, sizeof(PieceRecord)},
+                                         {h.config_bytes, 1},
+                                         {h.text_bytes, 1}},
+                                        source));
   ShardTable t;
   const char* at = bytes.data() + sizeof(h);
   t.shards_ = reinterpret_cast<const ShardRecord*>(at);

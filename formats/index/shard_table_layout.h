@@ -12,23 +12,20 @@
 //                              (shard_table_config.h), config_bytes long
 //   text                       names and hash texts, text_bytes long
 //
-// The checksum (XXH3-64) covers every byte after the header. A file of
-// another layout version, magic or size is not read: it is rebuilt.
+// The header starts with base/binary_file.h's keyed head (magic, layout
+// version, header size, key, the XXH3-64 checksum of every byte after the
+// header). A file of another layout version, magic or size is not read: it
+// is rebuilt.
 #pragma once
 
 #include <cstdint>
 
+#include "base/binary_file.h"
+
 namespace sluice::shard_table_layout {
 
-inline constexpr char kMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'I', 'X'};
-inline constexpr uint32_t kLayoutVersion = 1;
-
 struct FileHeader {
-  char magic[8];
-  uint32_t layout_version;
-  uint32_t header_bytes;  // sizeof(FileHeader)
-  uint64_t source_key;    // what the table was built from (the caller's)
-  uint64_t checksum;      // XXH3-64 of every byte after the header
+  KeyedFileHead head;  // key: what the table was built from (the caller's)
   uint64_t shard_count;
   uint64_t file_count;
   uint64_t piece_count;
@@ -37,6 +34,10 @@ struct FileHeader {
   uint64_t text_bytes;
 };
 static_assert(sizeof(FileHeader) == 80);
+
+// Magic "SLUICEIX", layout 1 (base/binary_file.h checks the head).
+inline constexpr BinaryFileKind kKind{"SLUICEIX", 1, sizeof(FileHeader), "a binary index",
+                                      "built from another index"};
 
 // ShardRecord::flags.
 inline constexpr uint32_t kHasZipData = 1;

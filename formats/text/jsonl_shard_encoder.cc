@@ -1,7 +1,6 @@
 #include "formats/text/jsonl_shard_encoder.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "formats/json/py_json.h"
@@ -55,13 +54,8 @@ Status AppendJsonlLine(const std::vector<TextColumn>& columns,
       return st.WithContext("column name");
     }
     out.append(": ");
-    if (const auto* i = std::get_if<int64_t>(&values[c])) {
-      char buf[24];
-      auto r = std::to_chars(buf, buf + sizeof buf, *i);
-      out.append(buf, r.ptr);
-    } else if (const auto* big = std::get_if<TextBigInt>(&values[c])) {
-      out.append(big->digits);
-    } else if (const auto* b = std::get_if<TextBool>(&values[c])) {
+    if (AppendTextInt(out, values[c])) continue;
+    if (const auto* b = std::get_if<TextBool>(&values[c])) {
       out.append(b->value ? "true" : "false");
     } else if (const auto* d = std::get_if<double>(&values[c])) {
       if (std::isnan(*d)) {

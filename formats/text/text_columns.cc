@@ -1,6 +1,7 @@
 #include "formats/text/text_columns.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "base/utf8.h"
 
@@ -31,6 +32,20 @@ bool TextValueMatches(TextEncoding encoding, const TextValue& value) {
     case TextEncoding::kInt:
       return std::holds_alternative<int64_t>(value) || std::holds_alternative<TextBigInt>(value);
     case TextEncoding::kFloat: return std::holds_alternative<double>(value);
+  }
+  return false;
+}
+
+bool AppendTextInt(std::string& out, const TextValue& value) {
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, *i);
+    out.append(buf, r.ptr);
+    return true;
+  }
+  if (const auto* big = std::get_if<TextBigInt>(&value)) {
+    out.append(big->digits);
+    return true;
   }
   return false;
 }

@@ -57,6 +57,11 @@ const char* TextEncodingName(TextEncoding encoding);
 // also takes a TextBool (its encoder checks that itself).
 bool TextValueMatches(TextEncoding encoding, const TextValue& value);
 
+// Appends an `int` value's text as both formats write it, str(int) (an
+// int64's decimal, a TextBigInt's digits); false, appending nothing, when
+// `value` is not one.
+bool AppendTextInt(std::string& out, const TextValue& value);
+
 // The columns of a split-format shard entry, sorted by name (the order in
 // which Mosaic lays them out). JSON entries declare `columns` (an object);
 // CSV/TSV/XSV entries declare `column_names` + `column_encodings` (and

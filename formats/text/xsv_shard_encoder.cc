@@ -1,7 +1,6 @@
 #include "formats/text/xsv_shard_encoder.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "base/utf8.h"
 #include "formats/json/py_json.h"
@@ -88,13 +87,8 @@ Status AppendXsvLine(const XsvWriterOptions& options, std::span<const TextValue>
                                        TextEncodingName(col.encoding)));
     }
     if (c > 0) out.append(options.separator);
-    if (const auto* i = std::get_if<int64_t>(&values[c])) {
-      char buf[24];
-      auto r = std::to_chars(buf, buf + sizeof buf, *i);
-      out.append(buf, r.ptr);
-    } else if (const auto* big = std::get_if<TextBigInt>(&values[c])) {
-      out.append(big->digits);
-    } else if (const auto* d = std::get_if<double>(&values[c])) {
+    if (AppendTextInt(out, values[c])) continue;
+    if (const auto* d = std::get_if<double>(&values[c])) {
       out.append(PyFloatRepr(*d));  // str(float) == repr(float)
     } else {
       std::string_view s = std::get<std::string_view>(values[c]);

@@ -391,12 +391,7 @@ Result<std::string> DescribeAzureAuth(std::string_view url) {
   const char* kind = !current.account_key.empty() ? "SharedKey signature"
                      : !current.sas_token.empty() ? "SAS token in the URL"
                                                   : "bearer token";
-  out += "  credentials: " + current.source + " (" + kind + ")\n";
-  if (current.expires_at) {
-    out += "  expires: " + std::to_string(*current.expires_at) + " (unix time)\n";
-  }
-  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
-  return out;
+  return out + config.credential->DescribeInUse(current, kind);
 }
 
 Result<std::unique_ptr<Store>> OpenAzureStore(std::string_view url,

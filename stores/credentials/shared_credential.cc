@@ -284,6 +284,12 @@ std::string SharedCredential::DescribeAttempts() const {
   return attempts_;
 }
 
+std::string SharedCredential::DescribeInUse(const Credential& current, std::string_view how) const {
+  std::string out = "  credentials: " + current.source + " (" + std::string(how) + ")\n";
+  if (current.expires_at) out += "  expires: " + std::to_string(*current.expires_at) + " (unix time)\n";
+  return out + "  sources tried: " + DescribeAttempts() + "\n";
+}
+
 std::shared_ptr<SharedCredential> SharedCredentialFor(
     const std::string& key, const std::function<std::shared_ptr<SharedCredential>()>& make) {
   SharedCredentialForkHooks::InstallOnce();

@@ -39,6 +39,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <boost/asio/awaitable.hpp>
@@ -118,6 +119,11 @@ class SharedCredential {
   // The sources the first fetch tried and what each said (see
   // CredentialChain::DescribeAttempts); "" before the first Get().
   std::string DescribeAttempts() const;
+  // The lines `sluice auth` prints of `current`, a credential Get() gave:
+  // "  credentials: <its source> (<how>)", "  expires: <unix time>" when it
+  // expires, "  sources tried: <DescribeAttempts()>". `how` says how it
+  // signs (never a secret).
+  std::string DescribeInUse(const Credential& current, std::string_view how) const;
 
  private:
   friend struct SharedCredentialForkHooks;

@@ -241,12 +241,7 @@ Result<std::string> DescribeDbfsAuth(std::string_view url) {
   if (!auth.config.profile.empty()) {
     out += "  profile: " + auth.config.profile + " of " + auth.config.config_file + "\n";
   }
-  out += "  credentials: " + auth.current.source + " (bearer token)\n";
-  if (auth.current.expires_at) {
-    out += "  expires: " + std::to_string(*auth.current.expires_at) + " (unix time)\n";
-  }
-  out += "  sources tried: " + auth.credential->DescribeAttempts() + "\n";
-  return out;
+  return out + auth.credential->DescribeInUse(auth.current, "bearer token");
 }
 
 }  // namespace sluice

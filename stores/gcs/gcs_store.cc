@@ -70,12 +70,7 @@ Result<std::string> DescribeGcsAuth(std::string_view url) {
   }
   auto current = config.credential->Get();
   if (!current.ok()) return current.status().WithContext(UrlForErrors(url));
-  out += "  credentials: " + current->source + " (OAuth2 bearer token)\n";
-  if (current->expires_at) {
-    out += "  expires: " + std::to_string(*current->expires_at) + " (unix time)\n";
-  }
-  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
-  return out;
+  return out + config.credential->DescribeInUse(*current, "OAuth2 bearer token");
 }
 
 }  // namespace sluice

@@ -117,13 +117,9 @@ Result<std::string> DescribeS3Auth(std::string_view url) {
   const std::string& id = current.keys.access_key_id;
   // Only the key id's last 4 characters, as `aws configure list` shows it.
   std::string masked = id.size() > 4 ? "****" + id.substr(id.size() - 4) : "****";
-  out += "  credentials: " + current.source + " (access key " + masked +
-         (current.keys.session_token.empty() ? "" : ", with a session token") + ")\n";
-  if (current.expires_at) {
-    out += "  expires: " + std::to_string(*current.expires_at) + " (unix time)\n";
-  }
-  out += "  sources tried: " + config.credential->DescribeAttempts() + "\n";
-  return out;
+  return out + config.credential->DescribeInUse(
+                   current, "access key " + masked +
+                                (current.keys.session_token.empty() ? "" : ", with a session token"));
 }
 
 Result<std::unique_ptr<Store>> OpenOciStore(std::string_view url,

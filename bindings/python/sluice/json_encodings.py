@@ -2,18 +2,17 @@
 `streaming.base.format.json.encodings` offers them: each class checks that
 a value has its column's type (AttributeError otherwise, as Mosaic's)."""
 
+from sluice.text_encodings import TypedEncoding, by_name
+
 __all__ = ['Str', 'Int', 'Float', 'is_json_encoded', 'is_json_encoding']
 
 
-class Encoding:
-    value_type = None
+class Encoding(TypedEncoding):
 
     @classmethod
     def is_encoded(cls, obj):
         """True when `obj` has this column's type, else AttributeError."""
-        if not isinstance(obj, cls.value_type):
-            raise AttributeError(f'data should be of type {cls.value_type}, but instead, found '
-                                 f'as {type(obj)}')
+        cls.check_type(obj)
         return True
 
 
@@ -29,7 +28,7 @@ class Float(Encoding):
     value_type = float
 
 
-_encodings = {'str': Str, 'int': Int, 'float': Float}
+_encodings = by_name(Str, Int, Float)
 
 
 def is_json_encoding(encoding):

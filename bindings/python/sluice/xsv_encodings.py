@@ -2,17 +2,16 @@
 `streaming.base.format.xsv.encodings` offers them: a value to its text and
 back; a value of the wrong type raises AttributeError, as Mosaic's."""
 
+from sluice.text_encodings import TypedEncoding, by_name
+
 __all__ = ['Str', 'Int', 'Float', 'is_xsv_encoding', 'xsv_encode', 'xsv_decode']
 
 
-class Encoding:
-    value_type = None
+class Encoding(TypedEncoding):
 
     @classmethod
     def encode(cls, obj):
-        if not isinstance(obj, cls.value_type):
-            raise AttributeError(f'data should be of type {cls.value_type}, but instead, found '
-                                 f'as {type(obj)}')
+        cls.check_type(obj)
         return obj if cls.value_type is str else str(obj)
 
     @classmethod
@@ -32,7 +31,7 @@ class Float(Encoding):
     value_type = float
 
 
-_encodings = {'str': Str, 'int': Int, 'float': Float}
+_encodings = by_name(Str, Int, Float)
 
 
 def is_xsv_encoding(encoding):

@@ -160,10 +160,9 @@ TEST(NodeCheckpoints, DamagedTruncatedOrStaleFilesAreMadeAgain) {
   const std::vector<Case> cases = {
       {"damaged", flipped, path + ": checksum mismatch", StatusCode::kCorrupt},
       {"truncated", good.substr(0, good.size() - 40),
-       path + ": " + std::to_string(good.size() - 40) + " bytes where its header says more than " +
-           std::to_string(good.size() - 40),
+       path + ": sections larger than the file's " + std::to_string(good.size() - 40) + " bytes",
        StatusCode::kCorrupt},
-      {"empty", "", path + ": 0 bytes, shorter than an epoch checkpoints header", StatusCode::kCorrupt},
+      {"empty", "", path + ": 0 bytes, shorter than the 88-byte header of an epoch checkpoints file", StatusCode::kCorrupt},
       {"stale", Expected(reseeded), path + ": made for another plan (stale)", StatusCode::kNotFound},
   };
   for (const Case& c : cases) {

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/file.h"
 #include "engine/dataset/parquet_footer_store.h"
 
 namespace sluice {
@@ -73,13 +75,36 @@ TEST(ParquetFooterStoreLayout, NoDamagedOrTruncatedStoreHandsOutOtherBytes) {
 }
 
 TEST(ParquetFooterStoreLayout, AStoreOfAnotherLayoutIsNotOne) {
-  for (const std::string& bytes :
-       {std::string("{\"source\": \"src\", \"fingerprint\": \"fp\", \"files\": []}\n"),
-        std::string(), std::string(64, '\0')}) {
+  const std::string json = "{\"source\": \"src\", \"fingerprint\": \"fp\", \"files\": []}\n";
+  const std::string good = SerializeParquetFooterStore("src", "fp", kStoreFiles, kStoreTails);
+  std::string version_1 = good;
+  version_1[8] = 1;
+  const std::pair<std::string, std::string> cases[] = {
+      {json, "corrupt: old: " + std::to_string(json.size()) +
+                 " bytes, shorter than the 64-byte header of a footer store"},
+      {"", "corrupt: old: 0 bytes, shorter than the 64-byte header of a footer store"},
+      {std::string(64, '\0'), "corrupt: old: not a footer store"},
+      {version_1, "corrupt: old: a footer store of layout 1, expected 2"}};
+  for (const auto& [bytes, error] : cases) {
     auto store = ParquetFooterStore::FromBytes(bytes, "old");
     ASSERT_FALSE(store.ok());
-    EXPECT_EQ(store.status().ToString(), "corrupt: old: not a footer store (no header)");
+    EXPECT_EQ(store.status().ToString(), error);
   }
+}
+
+// tests/data/binary_files/parquet_footers.bin was written by the code
+// before base/binary_file.h (main at c9be08a): the layout on disk is
+// unchanged, read and written to the byte.
+TEST(ParquetFooterStoreLayout, AStoreWrittenBeforeTheSharedTagReadsAndWritesTheSameBytes) {
+  const std::string old = *ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/binary_files/parquet_footers.bin");
+  ASSERT_EQ(old.size(), 356u);
+  EXPECT_EQ(SerializeParquetFooterStore("s3://b/t", "fp", kStoreFiles, kStoreTails), old);
+  auto store = ParquetFooterStore::FromBytes(old, "old");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_TRUE(store->CheckAll().ok());
+  auto f = store->Find("b/two.parquet");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->tail, kStoreTails[0]);
 }
 
 }  // namespace

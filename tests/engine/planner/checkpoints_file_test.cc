@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "base/file.h"
+
 namespace sluice::planner {
 namespace {
 
@@ -88,15 +90,15 @@ TEST(CheckpointsFileTest, DamagedBytesAreCorruptWithWhatIsWrong) {
 
   r = CheckpointsFromBytes(std::string_view(m.bytes).substr(0, 200), m.key, "f");
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
-  EXPECT_EQ(r.status().message(), "f: 200 bytes where its header says more than 200");
+  EXPECT_EQ(r.status().message(), "f: sections larger than the file's 200 bytes");
   r = CheckpointsFromBytes(std::string_view(m.bytes).substr(0, 88 + 80), m.key, "f");
-  EXPECT_EQ(r.status().message(), "f: 168 bytes where its header says more than 168");
+  EXPECT_EQ(r.status().message(), "f: sections larger than the file's 168 bytes");
   r = CheckpointsFromBytes(m.bytes + std::string(40, '\0'), m.key, "f");
   EXPECT_EQ(r.status().message(), "f: 368 bytes where its header says 328");
   r = CheckpointsFromBytes(std::string_view(m.bytes).substr(0, 50), m.key, "f");
-  EXPECT_EQ(r.status().message(), "f: 50 bytes, shorter than an epoch checkpoints header");
+  EXPECT_EQ(r.status().message(), "f: 50 bytes, shorter than the 88-byte header of an epoch checkpoints file");
   r = CheckpointsFromBytes("", m.key, "f");
-  EXPECT_EQ(r.status().message(), "f: 0 bytes, shorter than an epoch checkpoints header");
+  EXPECT_EQ(r.status().message(), "f: 0 bytes, shorter than the 88-byte header of an epoch checkpoints file");
 
   std::string magic = m.bytes;
   magic[0] = 'X';
@@ -104,18 +106,31 @@ TEST(CheckpointsFileTest, DamagedBytesAreCorruptWithWhatIsWrong) {
   std::string layout = m.bytes;
   layout[8] = 2;
   EXPECT_EQ(CheckpointsFromBytes(layout, m.key, "f").status().message(),
-            "f: epoch checkpoints layout 2, expected 1");
+            "f: an epoch checkpoints file of layout 2, expected 1");
   // A record's impossible buffer flag, its checksum made to match.
   EpochCheckpoints odd = m.checkpoints;
   std::string bad = SerializeCheckpoints(odd, m.key);
   bad[88 + 32] = 2;
   checkpoints_layout::CheckpointsHeader h;
   std::memcpy(&h, bad.data(), sizeof(h));
-  h.checksum = XXH3_64bits(bad.data() + 88, bad.size() - 88);
+  h.head.checksum = XXH3_64bits(bad.data() + 88, bad.size() - 88);
   std::memcpy(bad.data(), &h, sizeof(h));
   r = CheckpointsFromBytes(bad, m.key, "f");
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(r.status().message(), "f: canonical node 0's generator state is impossible");
+}
+
+// tests/data/binary_files/plan_checkpoints.bin was written by the code
+// before base/binary_file.h (main at c9be08a) for Request(): the layout on
+// disk is unchanged, read and written to the byte.
+TEST(CheckpointsFileTest, AFileWrittenBeforeTheSharedHeaderReadsAndWritesTheSameBytes) {
+  const std::string old = *ReadFile(SLUICE_TEST_DATA_DIR "/binary_files/plan_checkpoints.bin");
+  ASSERT_EQ(old.size(), 88u + 6 * 40);
+  const Made m = Make(Request());
+  EXPECT_EQ(m.bytes, old);
+  auto read = CheckpointsFromBytes(old, m.key, "old");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(SerializeCheckpoints(*read, m.key), old);
 }
 
 TEST(CheckpointsFileTest, AnotherRequestsFileIsStale) {

@@ -199,12 +199,26 @@ TEST(ShardTable, BinaryFormRoundTripsAndKeepsItsOwnerAlive) {
 void ResealTable(std::string* bytes) {
   layout::FileHeader h;
   std::memcpy(&h, bytes->data(), sizeof(h));
-  h.checksum = XXH3_64bits(bytes->data() + sizeof(h), bytes->size() - sizeof(h));
+  h.head.checksum = XXH3_64bits(bytes->data() + sizeof(h), bytes->size() - sizeof(h));
   std::memcpy(bytes->data(), &h, sizeof(h));
 }
 
 Status ReadTableBytes(const std::string& bytes) {
   return ShardTable::FromBytes(nullptr, bytes, 7, "x/index.bin").status();
+}
+
+// tests/data/binary_files/index.bin was written by the code before
+// base/binary_file.h (main at c9be08a) from HandBuiltIndex() with key 7: the
+// layout on disk is unchanged, read and written to the byte.
+TEST(ShardTable, ABinaryIndexWrittenBeforeTheSharedHeaderReadsAndWritesTheSameBytes) {
+  const std::string old = *ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/binary_files/index.bin");
+  ASSERT_EQ(old.size(), 790u);
+  auto table = ShardTable::FromIndex(HandBuiltIndex());
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->Serialize(7), old);
+  auto read = ShardTable::FromBytes(nullptr, old, 7, "old");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->Serialize(7), old);
 }
 
 TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
@@ -216,7 +230,7 @@ TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
   EXPECT_EQ(ShardTable::FromBytes(nullptr, good, 8, "x/index.bin").status().ToString(),
             "not found: x/index.bin: built from another index (stale)");
   EXPECT_EQ(ReadTableBytes(good.substr(0, 10)).ToString(),
-            "corrupt: x/index.bin: 10 bytes, shorter than a binary index's header");
+            "corrupt: x/index.bin: 10 bytes, shorter than the 80-byte header of a binary index");
   EXPECT_EQ(ReadTableBytes(good.substr(0, good.size() - 1)).ToString(),
             "corrupt: x/index.bin: sections larger than the file's " +
                 std::to_string(good.size() - 1) + " bytes");
@@ -229,7 +243,7 @@ TEST(ShardTable, RefusesDamagedTruncatedOrStaleBinaryForms) {
   EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: not a binary index");
   bad = good;
   bad[8] = 2;  // layout version
-  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: binary index layout 2, expected 1");
+  EXPECT_EQ(ReadTableBytes(bad).ToString(), "corrupt: x/index.bin: a binary index of layout 2, expected 1");
   // One flipped bit anywhere after the header.
   for (size_t at = sizeof(layout::FileHeader); at < good.size(); at += 13) {
     bad = good;
