@@ -2,12 +2,14 @@
 schedule: a state saved over s3:// names each stream by its redacted remote
 and the same index fingerprints as the local folders it was uploaded from,
 resumes from another cache folder without adapting, refuses (naming the
-stream and what changed) once the data under a remote changed, and continues exactly on
-another world size when told to adapt "world"."""
+stream and what changed) once the data under a remote changed, continues
+exactly on another world size when told to adapt "world", and passes
+sluice.testing.assert_resume_exact."""
 import json
 
 import pytest
 
+from sluice.testing import assert_resume_exact
 from s3rver_fixture import SECRET, s3, s3rver  # noqa: F401
 from test_training_control_s3 import loader, mixed, streams, upload, values_of, write  # noqa: F401
 
@@ -104,3 +106,21 @@ def test_another_world_size_continues_exactly(streams, tmp_path, monkeypatch):
         assert two.state_dict(0, False)['sluice_order']['parts']['worlds'] == \
             [{'nodes': 1, 'ranks_per_node': 1}, {'nodes': 2, 'ranks_per_node': 1}]
         assert [int(s['value']) for s in two] == whole[20:][rank::2], rank
+
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_assert_resume_exact_over_s3_MultiProcess(streams, tmp_path, one_rank, workers):
+    """The users' CI helper on a schedule read from s3://, each dataset it
+    makes with a cache folder of its own."""
+    _, remote = streams
+    made = []
+
+    def make():
+        made.append(str(tmp_path / f'cache{len(made)}'))
+        return mixed(remote, made[-1])
+
+    points = assert_resume_exact(make, interruptions=3, seed=4, num_workers=workers,
+                                 key=lambda s: int(s['value']))
+    assert len(points) == 3 and len(set(made)) == len(made) >= 5
+    if workers:
+        assert all(p % 4 == 0 for p in points)  # whole batches
