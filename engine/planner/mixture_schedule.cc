@@ -125,8 +125,13 @@ void MixtureSequencer::EnterSegment() {
 
 int64_t MixtureSequencer::Next() {
   if (tijdeman_) {
-    const int64_t s = tijdeman_->Pick(t_);
-    tijdeman_->Drew(s, ++counts_[size_t(s)]);
+    int64_t s;
+    if (tijdeman_->two_streams()) {
+      s = tijdeman_->DrawOfTwo(t_, counts_.data());
+    } else {
+      s = tijdeman_->Pick(t_);
+      tijdeman_->Drew(s, ++counts_[size_t(s)]);
+    }
     ++t_;
     return s;
   }

@@ -93,6 +93,21 @@ TijdemanDraw::TijdemanDraw(const std::vector<int64_t>& at, const std::vector<std
   }
 }
 
+int64_t TijdemanDraw::DrawOfTwo(int64_t t, int64_t* counts) {
+  // Two streams: Pick's keys give stream 0 whenever it is eligible (its
+  // deadline is its eligibility, so its key is t + 1, the least), else
+  // stream 1, then eligible (excess > 1/2). Stream 1's walker is never read.
+  if (eligible_[0] > t + 1) {
+    ++counts[1];
+    return 1;
+  }
+  const int64_t count = ++counts[0];
+  // The deadline's hop is 0 (reach[1] == reach[0]): one hop per draw.
+  Walker& w = walker_[0];
+  eligible_[0] = (w.chained ? Hop(w, 0) : w.stepping && Steps(w, 0)) ? at_[w.k] + w.y : Walk(0, count, 0);
+  return 0;
+}
+
 void TijdemanDraw::Enter(size_t i, size_t k) {
   Walker& w = walker_[i];
   const Segment& g = seg_[k];

@@ -26,6 +26,13 @@ class TijdemanDraw {
   int64_t Pick(int64_t t) const;
   // Stream `stream` now has `count` draws: one more than before.
   void Drew(int64_t stream, int64_t count);
+  // With 2 streams, Pick(t) then Drew by a cheaper path, the same picks:
+  // the thresholds 1/(2n - 2) and 1 - 1/(2n - 2) are both 1/2 and the
+  // excesses sum to 1, so stream 0 is picked exactly when it is eligible;
+  // only stream 0's walker is kept. Increments the picked stream's entry of
+  // `counts` (two) and returns the stream.
+  bool two_streams() const { return b_ == 2; }
+  int64_t DrawOfTwo(int64_t t, int64_t* counts);
 
  private:
   // One stream's thresholds, in the order its target reaches them: count +

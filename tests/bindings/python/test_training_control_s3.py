@@ -44,13 +44,13 @@ def streams(tmp_path, s3):
     return local, remote
 
 
-def mixed(roots, cache=None, **kwargs):
+def mixed(roots, cache=None, batch_size=4, **kwargs):
     if cache is None:
         made = [sluice.Stream(local=r) for r in roots]
     else:
         made = [sluice.Stream(remote=r, local=os.path.join(cache, str(i)))
                 for i, r in enumerate(roots)]
-    return sluice.StreamingDataset(streams=made, batch_size=4, num_canonical_nodes=1,
+    return sluice.StreamingDataset(streams=made, batch_size=batch_size, num_canonical_nodes=1,
                                    **dict(MIXTURE, **kwargs))
 
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/planner/mixture_tijdeman.h"
+
 #include <cmath>
 #include <random>
 
@@ -246,6 +248,39 @@ TEST(MixtureScheduleTest, TijdemanDrawMatchesItsDefinition) {
       ASSERT_EQ(seq.Next(), pick) << "position " << t << ", schedule " << iter;
       ++counts[size_t(pick)];
     }
+  }
+}
+
+// Two streams take TijdemanDraw::DrawOfTwo's own path (stream 0's walker alone):
+// it must pick as Pick and Drew do, over step and linear schedules with
+// points 1 to 2^30 apart, zero weights and weights down to 1e-9.
+TEST(MixtureScheduleTest, TwoStreamDrawPicksAsTheGeneralRule) {
+  std::mt19937_64 gen(2939);
+  for (int iter = 0; iter < 60; ++iter) {
+    const auto interpolation = iter % 2 ? MixtureInterpolation::kLinear : MixtureInterpolation::kStep;
+    MixtureSchedule s{{}, interpolation};
+    int64_t at = 0;
+    for (int k = 0; k < 5; ++k) {
+      const double tiny = iter % 3 == 0 ? 1e-9 : 0.0;
+      std::vector<double> weights{gen() % 4 == 0 ? tiny : double(gen() % 1000) + 1,
+                                  gen() % 4 == 0 ? tiny : double(gen() % 1000) + 1};
+      if (weights[0] + weights[1] == 0) weights[size_t(k % 2)] = 1;
+      s.points.push_back({at, weights});
+      at += 1 + int64_t(gen() % (iter % 4 == 0 ? 7 : iter % 4 == 1 ? 700 : iter % 4 == 2 ? 5000 : 1 << 30));
+    }
+    auto q = QuantizeMixture(s, 2);
+    ASSERT_TRUE(q.ok());
+    const bool linear = interpolation == MixtureInterpolation::kLinear;
+    TijdemanDraw general(q->at, q->share, kMixtureScale, linear), two(q->at, q->share, kMixtureScale, linear);
+    ASSERT_TRUE(two.two_streams());
+    int64_t counts[2] = {0, 0}, draws[2] = {0, 0};
+    const int64_t end = std::min<int64_t>(s.points.back().at + 3000, 200'000);
+    for (int64_t t = 0; t < end; ++t) {
+      const int64_t pick = general.Pick(t);
+      general.Drew(pick, ++counts[pick]);
+      ASSERT_EQ(two.DrawOfTwo(t, draws), pick) << "position " << t << ", schedule " << iter;
+    }
+    EXPECT_EQ(draws[0], counts[0]);
   }
 }
 
