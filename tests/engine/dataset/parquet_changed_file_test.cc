@@ -92,16 +92,21 @@ class FakeS3Object {
   testing::FakeHttpServer server_;
 };
 
+// The store environment of a stream on `object` (unsigned requests).
+auto FakeS3Env(const FakeS3Object& object) {
+  auto env = testing::CleanStoreEnv();
+  env["S3_ENDPOINT_URL"] = object.url();
+  env["S3_UNSIGNED"] = "1";
+  env["AWS_REGION"] = "us-east-1";
+  return env;
+}
+
 // Opens s3://bkt/t over `object`, cached in `cache` (download_retry 2: a retry would show on
 // the wire), reads row 0 after the object is replaced, and returns the
 // error; *opened and *read: the requests of the open and of the read.
 Status ReadAfterReplace(FakeS3Object& object, const ScratchDir& cache,
                         std::vector<std::string>* opened, std::vector<std::string>* read) {
-  auto env = testing::CleanStoreEnv();
-  env["S3_ENDPOINT_URL"] = object.url();
-  env["S3_UNSIGNED"] = "1";
-  env["AWS_REGION"] = "us-east-1";
-  testing::ScopedEnv scoped(env);
+  testing::ScopedEnv scoped(FakeS3Env(object));
   DatasetOptions o;
   StreamOptions s;
   s.local = cache.path();
@@ -192,11 +197,7 @@ TEST(ParquetChangedFile, PartsOfTheListedVersionAreEachAGetWithIfMatch) {
   ASSERT_TRUE(bytes.ok());
   ASSERT_GT(bytes->size(), 200u);
   FakeS3Object object(*bytes, /*honour_if_match=*/true);
-  auto env = testing::CleanStoreEnv();
-  env["S3_ENDPOINT_URL"] = object.url();
-  env["S3_UNSIGNED"] = "1";
-  env["AWS_REGION"] = "us-east-1";
-  testing::ScopedEnv scoped(env);
+  testing::ScopedEnv scoped(FakeS3Env(object));
   StoreOptions options;
   options.download_retry = 0;
   auto remote = OpenRemoteSource("s3://bkt/t", options);
