@@ -10,6 +10,9 @@ the dataset's construction, beside the construction's end and the first row.
         /usr/bin/python3 bench/python/parquet_first_row_timeline.py \\
         --work /tmp/pq-bench --prefix pq-text-x5 [--runs 3]
 
+With --pass, the whole pass is read and the requests in flight are printed
+every 50 ms (how many row groups download at once).
+
 --work is a parquet_stream_bench.py work folder whose s3rver holds the table
 (that bench uploads it). With --local FOLDER, the same first row read from
 the folder in place, once, nothing logged: the command to run under
@@ -38,8 +41,14 @@ t0 = time.time()
 where = {"local": sys.argv[1]} if len(sys.argv) == 2 else {"remote": sys.argv[1], "local": sys.argv[2]}
 ds = sluice.StreamingDataset(batch_size=64, shuffle=False, shuffle_seed=17, **where)
 t1 = time.time()
-next(iter(ds))
-print(json.dumps({"start": t0, "open": t1, "first": time.time()}))
+rows = iter(ds)
+next(rows)
+first = time.time()
+n = 1
+if WHOLE:
+    for _ in rows:
+        n += 1
+print(json.dumps({"start": t0, "open": t1, "first": first, "end": time.time(), "rows": n}))
 '''
 
 
@@ -64,7 +73,23 @@ class LoggedConnection(delay_proxy.Connection):
         current['last'] = time.time()
 
 
-def timeline(work, prefix, runs):
+def in_flight(log, start, end, step=0.05):
+    """Requests in flight (asked, their answer's last byte not yet sent) at
+    start, start + step, ... up to end: a whole pass's concurrency on the wire."""
+    counts = []
+    k = 0
+    while start + k * step < end:
+        x = start + k * step
+        counts.append(sum(1 for e in log if e['asked'] <= x < e.get('last', e['asked'])))
+        k += 1
+    return counts
+
+
+def child_code(whole):
+    return CHILD.replace('if WHOLE:', 'if True:' if whole else 'if False:')
+
+
+def timeline(work, prefix, runs, whole=False):
     import resume_bench
     delay_proxy.Connection = LoggedConnection
     server = resume_bench.S3rver(os.path.join(work, 's3rver'))
@@ -80,15 +105,23 @@ def timeline(work, prefix, runs):
             LoggedConnection.log.clear()
             cache = tempfile.mkdtemp(prefix='first-row-')
             try:
-                out = subprocess.run([sys.executable, '-c', CHILD, f's3://bench/{prefix}/', cache],
+                out = subprocess.run([sys.executable, '-c', child_code(whole),
+                                      f's3://bench/{prefix}/', cache],
                                      env=env, capture_output=True, text=True, check=True)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
             t = json.loads(out.stdout.strip().splitlines()[-1])
             print(f'run {r + 1}: construction {t["open"] - t["start"]:.3f} s, '
                   f'first row {t["first"] - t["start"]:.3f} s')
-            for e in sorted(LoggedConnection.log, key=lambda e: e['asked']):
-                if e['asked'] > t['first']:
+            log = sorted(LoggedConnection.log, key=lambda e: e['asked'])
+            if whole:
+                wire = sum(e['bytes'] for e in log)
+                print(f'  {t["rows"]} rows, the last at {t["end"] - t["start"]:.3f} s; '
+                      f'{wire / 1e6:.1f} MB on the wire, {wire / 1e6 / (t["end"] - t["start"]):.1f} MB/s')
+                print('  in flight every 50 ms from the construction: ' +
+                      ' '.join(map(str, in_flight(log, t['open'], t['end']))))
+            for e in log:
+                if e['asked'] > (t['end'] if whole else t['first']):
                     continue
                 print(f'  asked {e["asked"] - t["start"]:.3f}  first byte '
                       f'{e.get("first", t["start"]) - t["start"]:.3f}  last '
@@ -104,16 +137,19 @@ def main():
     ap.add_argument('--prefix', default='pq-text-x5')
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--local', help='read the first row of this folder in place, once')
+    ap.add_argument('--pass', dest='whole', action='store_true',
+                    help='read the whole pass, not only its first row, and print the requests '
+                         'in flight every 50 ms')
     args = ap.parse_args()
     if args.local:
-        out = subprocess.run([sys.executable, '-c', CHILD, args.local], check=True,
+        out = subprocess.run([sys.executable, '-c', child_code(args.whole), args.local], check=True,
                              capture_output=True, text=True)
         t = json.loads(out.stdout)
         print(f'construction {t["open"] - t["start"]:.3f} s, first row {t["first"] - t["start"]:.3f} s')
         return
     if not args.work:
         ap.error('--work or --local')
-    timeline(os.path.abspath(args.work), args.prefix, args.runs)
+    timeline(os.path.abspath(args.work), args.prefix, args.runs, args.whole)
 
 
 if __name__ == '__main__':

@@ -147,10 +147,13 @@ class StoreSource final : public RemoteSource {
                                            std::move(stop));
   }
 
-  std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
-                                                 const std::vector<DataSpan>& spans,
-                                                 std::stop_token stop) override {
-    if (spans.size() <= 1) return RemoteSource::GetRangesOnly(key, spans, std::move(stop));
+  std::vector<Result<std::string>> GetRangesOnlyOfVersion(const std::string& key,
+                                                          const std::vector<DataSpan>& spans,
+                                                          const std::string& etag,
+                                                          std::stop_token stop) override {
+    if (spans.size() <= 1) {
+      return RemoteSource::GetRangesOnlyOfVersion(key, spans, etag, std::move(stop));
+    }
     Result<Store*> store = ThisProcessStore();
     if (!store.ok()) return std::vector<Result<std::string>>(spans.size(), store.status());
     // Each answer is kept by its span; the parts never fail, so none stops
@@ -159,15 +162,25 @@ class StoreSource final : public RemoteSource {
     std::vector<Result<std::string>> out(
         spans.size(), CancelledError(described_ + "/" + key + ": ranged read cancelled"));
     auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
+                       const std::string* etag,
                        std::vector<Result<std::string>>* out) -> boost::asio::awaitable<Status> {
       co_return co_await ForEachPartConcurrently(
           spans->size(), static_cast<int>(spans->size()),
-          [store, key, spans, out](uint64_t i) -> boost::asio::awaitable<Status> {
-            (*out)[i] = co_await store->GetRangeOnly(*key, (*spans)[i].offset, (*spans)[i].length);
+          [store, key, spans, etag, out](uint64_t i) -> boost::asio::awaitable<Status> {
+            const DataSpan& span = (*spans)[i];
+            // Not a conditional expression of two co_awaits: GCC miscompiles
+            // those (a heap corruption here).
+            if (etag->empty()) {
+              (*out)[i] = co_await store->GetRangeOnly(*key, span.offset, span.length);
+            } else {
+              (*out)[i] =
+                  co_await store->GetRangeOnlyOfVersion(*key, span.offset, span.length, *etag);
+            }
             co_return Status::Ok();
           });
     };
-    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &out), std::move(stop));
+    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &etag, &out),
+                                          std::move(stop));
     return out;
   }
 
@@ -235,16 +248,18 @@ class StoreSource final : public RemoteSource {
 
 }  // namespace
 
-std::vector<Result<std::string>> RemoteSource::GetRangesOnly(const std::string& key,
-                                                             const std::vector<DataSpan>& spans,
-                                                             std::stop_token stop) {
+std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
+    const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
+    std::stop_token stop) {
   std::vector<Result<std::string>> out;
   out.reserve(spans.size());
   for (const DataSpan& span : spans) {
     if (stop.stop_requested()) {
       out.push_back(CancelledError(Describe() + "/" + key + ": ranged read cancelled"));
     } else {
-      out.push_back(GetRangeOnly(key, span.offset, span.length, stop));
+      out.push_back(etag.empty() ? GetRangeOnly(key, span.offset, span.length, stop)
+                                 : GetRangeOnlyOfVersion(key, span.offset, span.length, etag,
+                                                         stop));
     }
   }
   return out;

@@ -76,9 +76,17 @@ class RemoteSource {
   // default, and a plain path, read them one after the other. `stop`: as
   // GetRangeOnly's, for all of them; a span not yet asked for when it
   // comes is not asked for (kCancelled).
-  virtual std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
-                                                         const std::vector<DataSpan>& spans,
-                                                         std::stop_token stop = {});
+  std::vector<Result<std::string>> GetRangesOnly(const std::string& key,
+                                                 const std::vector<DataSpan>& spans,
+                                                 std::stop_token stop = {}) {
+    return GetRangesOnlyOfVersion(key, spans, "", std::move(stop));
+  }
+  // As GetRangesOnly, each span from the version of `key` whose etag is
+  // `etag` as GetRangeOnlyOfVersion reads one ("": as it is now). A Parquet
+  // row group's piece is read this way in parts, as a shard's download is.
+  virtual std::vector<Result<std::string>> GetRangesOnlyOfVersion(
+      const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
+      std::stop_token stop = {});
   // As GetRangeOnly, from the version of `key` whose etag (ListedFile::
   // etag, as List gave it) is `etag`: Store::GetRangeOnlyOfVersion, so an
   // object replaced since it was listed is ObjectVersionChangedError where

@@ -5,8 +5,9 @@
 // Each shard file the readers need (raw_data, and raw_meta for JSONL/XSV) is
 // one cache entry named by its index basename (the row groups of a Parquet
 // file read in place share their file's entry; from a remote each group is
-// a piece of its own, ShardEntry::piece, fetched by one ranged GET with the
-// node's stored footer appended). Fetching one downloads the
+// a piece of its own, ShardEntry::piece, fetched by ranged GETs of a
+// shard download's part size, all at once, with the node's stored footer
+// appended). Fetching one downloads the
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
 // does), decompresses it into the cache's temp file and, with `keep_zip`,
@@ -167,9 +168,10 @@ class StreamShards {
                         const ShardEntry& entry, const std::string& tmp_path,
                         std::chrono::nanoseconds* download);
   using PieceRead = std::promise<Result<std::shared_ptr<const std::string>>>;
-  // A Parquet row group's piece (ShardEntry::piece): one ranged GET of its
-  // column chunks, then the file's footer tail from the node's footer store,
-  // into the cache's temporary. `tell` (may be null): given the bytes (or
+  // A Parquet row group's piece (ShardEntry::piece): its column chunks (a
+  // ranged GET per StoreOptions::part_size of each, all at once), then the
+  // file's footer tail from the node's footer store, into the cache's
+  // temporary in page-cache blocks. `tell` (may be null): given the bytes (or
   // the read's error) as soon as they are read, before they are written.
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                     std::chrono::nanoseconds* download, std::stop_token stop, PieceRead* tell);

@@ -42,3 +42,10 @@ def test_a_request_is_logged_with_its_range_and_its_answers_bytes():
     assert (entry['line'], entry['range'], entry['bytes']) == (
         'GET /bench/t/a.parquet HTTP/1.1', 'bytes=4-8', len(ANSWER))
     assert entry['asked'] <= entry['first'] <= entry['last']
+
+
+def test_in_flight_counts_the_requests_asked_and_not_yet_answered_at_each_step():
+    log = [{'asked': 0.0, 'last': 0.25}, {'asked': 0.1, 'last': 0.12},
+           {'asked': 0.2}, {'asked': 0.3, 'last': 0.45}]
+    # at 0.0, 0.1, 0.2, 0.3, 0.4: a request never answered is never in flight
+    assert timeline.in_flight(log, 0.0, 0.45, step=0.1) == [1, 2, 1, 1, 1]

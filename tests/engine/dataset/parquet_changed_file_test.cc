@@ -4,6 +4,7 @@
 // download_retry says. The store is a fake S3 endpoint (FakeHttpServer,
 // named as such: s3rver neither answers 412 to If-Match nor can be told to
 // ignore it), so each request on the wire is counted.
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "engine/dataset/remote_source.h"
 #include "engine/dataset/parquet_stream_index.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "tests/common/scoped_env.h"
@@ -90,16 +92,21 @@ class FakeS3Object {
   testing::FakeHttpServer server_;
 };
 
+// The store environment of a stream on `object` (unsigned requests).
+auto FakeS3Env(const FakeS3Object& object) {
+  auto env = testing::CleanStoreEnv();
+  env["S3_ENDPOINT_URL"] = object.url();
+  env["S3_UNSIGNED"] = "1";
+  env["AWS_REGION"] = "us-east-1";
+  return env;
+}
+
 // Opens s3://bkt/t over `object`, cached in `cache` (download_retry 2: a retry would show on
 // the wire), reads row 0 after the object is replaced, and returns the
 // error; *opened and *read: the requests of the open and of the read.
 Status ReadAfterReplace(FakeS3Object& object, const ScratchDir& cache,
                         std::vector<std::string>* opened, std::vector<std::string>* read) {
-  auto env = testing::CleanStoreEnv();
-  env["S3_ENDPOINT_URL"] = object.url();
-  env["S3_UNSIGNED"] = "1";
-  env["AWS_REGION"] = "us-east-1";
-  testing::ScopedEnv scoped(env);
+  testing::ScopedEnv scoped(FakeS3Env(object));
   DatasetOptions o;
   StreamOptions s;
   s.local = cache.path();
@@ -178,6 +185,53 @@ TEST(ParquetChangedFile, AnotherEtagInTheAnswerFailsAtOnceUnread) {
   EXPECT_EQ(read[0].rfind("GET /bkt/t/a.parquet If-Match \"v1\" bytes=", 0), 0u) << read[0];
   EXPECT_EQ(got.code(), StatusCode::kCorrupt);
   EXPECT_EQ(got.message(), Expected(cache, read[0]));
+}
+
+// A row group's piece is read in parts, all at once (RemoteSource::
+// GetRangesOnlyOfVersion, as StreamShards::ReadPiece asks for a piece above
+// a part's size): each part its own ranged GET of the listed version
+// (If-Match), its bytes exact; once the object is replaced, every part is
+// the error naming both ETags and its own range, and nothing is read.
+TEST(ParquetChangedFile, PartsOfTheListedVersionAreEachAGetWithIfMatch) {
+  auto bytes = ReadFile(kFile);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_GT(bytes->size(), 200u);
+  FakeS3Object object(*bytes, /*honour_if_match=*/true);
+  testing::ScopedEnv scoped(FakeS3Env(object));
+  StoreOptions options;
+  options.download_retry = 0;
+  auto remote = OpenRemoteSource("s3://bkt/t", options);
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  const uint64_t size = bytes->size();
+  const std::vector<DataSpan> spans = {{0, 4}, {4, 100}, {104, size - 104}};
+  std::vector<Result<std::string>> got =
+      (*remote)->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_TRUE(got[i].ok()) << i << ": " << got[i].status().message();
+    EXPECT_EQ(*got[i], bytes->substr(spans[i].offset, spans[i].length)) << i;
+  }
+  std::vector<std::string> lines = object.Requests();
+  std::sort(lines.begin(), lines.end());  // sent together: any order
+  const std::string last = std::to_string(size - 1);
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=0-3",
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=104-" + last,
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=4-103"}))
+      << Lines(lines);
+
+  object.Replace();
+  got = (*remote)->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_FALSE(got[i].ok()) << i;
+    EXPECT_EQ(got[i].status().code(), StatusCode::kCorrupt) << i;
+    EXPECT_EQ(got[i].status().message(),
+              "s3://bkt/t/a.parquet: changed since it was listed (ETag \"v2\", listed \"v1\"); "
+              "bytes " + std::to_string(spans[i].offset) + ".." +
+                  std::to_string(spans[i].offset + spans[i].length) + " not read")
+        << i;
+  }
 }
 
 }  // namespace
