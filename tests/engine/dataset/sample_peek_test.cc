@@ -924,6 +924,12 @@ std::string SlowIndexConfig(const std::string& first_file) {
          "if ($slow = 1) { limit_rate 16k; } }";
 }
 
+// Write() planned the epoch from the folder, which left index.json in the
+// cache: removed, so that the pass is cold (its index downloaded).
+void Uncache(const DatasetOptions& options) {
+  ASSERT_EQ(std::remove(JoinPath(options.streams[0].local, "index.json").c_str()), 0);
+}
+
 // The requests nginx logged, "<target> <status> <range>", in the order
 // they completed.
 std::vector<std::string> AllRequests(const NginxServer& nginx) {
@@ -946,6 +952,7 @@ std::vector<std::string> AllRequests(const NginxServer& nginx) {
 // peek read of its own; then the shard's download, and the epoch is exact.
 TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIndex) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
   ASSERT_EQ(first_file_, "shard.00000.mds");
   ASSERT_EQ(first_index_, 0u);
   ASSERT_NO_FATAL_FAILURE(Serve(SlowIndexConfig(first_file_)));
@@ -955,7 +962,7 @@ TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIn
   std::vector<std::string> all = AllRequests(*nginx_);
   ASSERT_GE(all.size(), 3u);
   EXPECT_EQ(all[0], "/ds/shard.00000.mds 206 " + kGuessRange);
-  EXPECT_EQ(all[1], "/ds/index.json 200 -");
+  EXPECT_EQ(all[1], "/ds/index.json 206 bytes=0-8388607");
   std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 2);
   ASSERT_EQ(shard0.size(), 2u);
   EXPECT_EQ(shard0[0], "206 " + kGuessRange);
@@ -966,6 +973,7 @@ TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIn
 // A 404 for the guess changes nothing else: the peek reads as without it.
 TEST_F(ColdPass, InOrderAGuessAnswered404LeavesThePeekAsBefore) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
   ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
                                 " { if ($http_range = \"" + kGuessRange + "\") { return 404; } "
                                 "limit_rate 64k; if ($http_range ~ \"^bytes=0-\") "
@@ -983,6 +991,7 @@ TEST_F(ColdPass, InOrderAGuessAnswered404LeavesThePeekAsBefore) {
 // there (404), and the pass reads exactly as before: no peek, one download.
 TEST_F(ColdPass, InOrderACompressedFirstShardIgnoresTheGuess) {
   ASSERT_NO_FATAL_FAILURE(Write("zstd", {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
   ASSERT_EQ(first_file_, "shard.00000.mds.zstd");
   ASSERT_NO_FATAL_FAILURE(Serve(""));
   ReadAndCheckEpoch();
@@ -1000,6 +1009,7 @@ TEST_F(ColdPass, InOrderACompressedFirstShardIgnoresTheGuess) {
 // reads its own bytes of first.mds, and the epoch is exact.
 TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
   auto index = ReadFile(JoinPath(data_, "index.json"));
   ASSERT_TRUE(index.ok());
   std::string text = *index;
@@ -1025,6 +1035,7 @@ TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
 // Shuffled, the first sample lies anywhere: nothing is guessed.
 TEST_F(ColdPass, ShuffledNothingIsGuessed) {
   ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
   ASSERT_NO_FATAL_FAILURE(Serve(""));
   ReadAndCheckEpoch();
   for (const std::string& r : AllRequests(*nginx_)) {
