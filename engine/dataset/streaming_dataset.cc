@@ -99,7 +99,7 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
 
 bool StreamingDataset::GuessesFirstShard(size_t s) const {
   return s == 0 && world_.global_rank == 0 && !options_.plan.shuffle &&
-         options_.peek_first_sample;
+         options_.peek_first_sample && options_.guess_first_shard;
 }
 
 Status StreamingDataset::AddStreamShards(size_t s, const ShardTable& index,

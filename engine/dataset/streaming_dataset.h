@@ -294,7 +294,8 @@ class StreamingDataset {
   // Whether stream `s`'s first shard is guessed beside its index
   // (LoadStreamIndex's `guess`): where this process's first sample is
   // likely the head of that shard, read by the peek: stream 0 of an
-  // unshuffled dataset, global rank 0, the peek on. A shuffled first
+  // unshuffled dataset, global rank 0, the peek and guess_first_shard on.
+  // A shuffled first
   // sample lies anywhere: no guess.
   bool GuessesFirstShard(size_t s) const;
   // Checks that every shard of stream `s` has shard 0's columns and format

@@ -953,6 +953,7 @@ std::vector<std::string> AllRequests(const NginxServer& nginx) {
 TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIndex) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
   ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
   ASSERT_EQ(first_file_, "shard.00000.mds");
   ASSERT_EQ(first_index_, 0u);
   ASSERT_NO_FATAL_FAILURE(Serve(SlowIndexConfig(first_file_)));
@@ -974,6 +975,7 @@ TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIn
 TEST_F(ColdPass, InOrderAGuessAnswered404LeavesThePeekAsBefore) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
   ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
   ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
                                 " { if ($http_range = \"" + kGuessRange + "\") { return 404; } "
                                 "limit_rate 64k; if ($http_range ~ \"^bytes=0-\") "
@@ -992,6 +994,7 @@ TEST_F(ColdPass, InOrderAGuessAnswered404LeavesThePeekAsBefore) {
 TEST_F(ColdPass, InOrderACompressedFirstShardIgnoresTheGuess) {
   ASSERT_NO_FATAL_FAILURE(Write("zstd", {}, /*shuffle=*/false));
   ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
   ASSERT_EQ(first_file_, "shard.00000.mds.zstd");
   ASSERT_NO_FATAL_FAILURE(Serve(""));
   ReadAndCheckEpoch();
@@ -1010,6 +1013,7 @@ TEST_F(ColdPass, InOrderACompressedFirstShardIgnoresTheGuess) {
 TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
   ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
   auto index = ReadFile(JoinPath(data_, "index.json"));
   ASSERT_TRUE(index.ok());
   std::string text = *index;
@@ -1036,6 +1040,7 @@ TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
 TEST_F(ColdPass, ShuffledNothingIsGuessed) {
   ASSERT_NO_FATAL_FAILURE(Write());
   ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
   ASSERT_NO_FATAL_FAILURE(Serve(""));
   ReadAndCheckEpoch();
   for (const std::string& r : AllRequests(*nginx_)) {
