@@ -12,6 +12,7 @@
 #include <stop_token>
 #include <thread>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -33,6 +34,21 @@ namespace {
 using testing::NginxServer;
 using testing::ScratchDir;
 
+// Each request in nginx's access log, in the order they completed:
+// {target, "<status> <range>"}.
+std::vector<std::pair<std::string, std::string>> LoggedRequests(const NginxServer& nginx) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream log(nginx.AccessLog());
+  std::string connection, method, target, status, range;
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    range.clear();
+    fields >> connection >> method >> target >> status >> range;
+    out.emplace_back(target, status + " " + range);
+  }
+  return out;
+}
+
 // "<status> <range>" of each request for `uri` in nginx's access log, in
 // the order they completed (a request still being answered is not there).
 // nginx logs a request after it has sent the answer, so a client can be
@@ -42,13 +58,8 @@ std::vector<std::string> RequestsFor(const NginxServer& nginx, const std::string
   std::vector<std::string> out;
   for (int tries = 0; tries < 200; ++tries) {
     out.clear();
-    std::istringstream log(nginx.AccessLog());
-    std::string connection, method, target, status, range;
-    for (std::string line; std::getline(log, line);) {
-      std::istringstream fields(line);
-      range.clear();
-      fields >> connection >> method >> target >> status >> range;
-      if (target == uri) out.push_back(status + " " + range);
+    for (const auto& [target, answer] : LoggedRequests(nginx)) {
+      if (target == uri) out.push_back(answer);
     }
     if (out.size() >= at_least) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -934,14 +945,7 @@ void Uncache(const DatasetOptions& options) {
 // they completed.
 std::vector<std::string> AllRequests(const NginxServer& nginx) {
   std::vector<std::string> out;
-  std::istringstream log(nginx.AccessLog());
-  std::string connection, method, target, status, range;
-  for (std::string line; std::getline(log, line);) {
-    std::istringstream fields(line);
-    range.clear();
-    fields >> connection >> method >> target >> status >> range;
-    out.push_back(target + " " + status + " " + range);
-  }
+  for (const auto& [target, answer] : LoggedRequests(nginx)) out.push_back(target + " " + answer);
   return out;
 }
 
