@@ -304,6 +304,8 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     if (o->pass_window_ids < 1) return Bad(k, "must be at least 1");
   } else if (k == "peek_first_sample") {
     SLUICE_ASSIGN_OR_RETURN(o->peek_first_sample, GetBool(v, k));
+  } else if (k == "guess_first_shard") {
+    SLUICE_ASSIGN_OR_RETURN(o->guess_first_shard, GetBool(v, k));
   } else if (k == "serve_in_flight") {
     SLUICE_ASSIGN_OR_RETURN(o->serve_in_flight, GetBool(v, k));
   } else if (k == "skip_corrupt_shards") {

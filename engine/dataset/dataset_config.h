@@ -130,6 +130,13 @@ struct DatasetOptions {
   // starts beside it (IterationOptions::peek_head_start; no config key:
   // tests set it).
   std::chrono::milliseconds peek_head_start{50};
+  // With peek_first_sample, a cold unshuffled stream 0 (rank 0) reads its
+  // first shard's head by Mosaic's name beside its index.json
+  // (StreamingDataset::GuessesFirstShard, GuessedHead); key
+  // "guess_first_shard". Off by default: a process that opens the dataset
+  // and reads nothing itself (a DataLoader's parent with workers) would
+  // make that request for nothing.
+  bool guess_first_shard = false;
   // The consumer's next sample, when its shard is uncompressed MDS being
   // downloaded by this process from a remote that reports its fills
   // (RemoteSource::ReportsFills: the HTTP stores, not a folder) and the
@@ -212,7 +219,8 @@ struct DatasetOptions {
 // "replication", "allow_unsafe_types", "custom_encodings" (list of names),
 // "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
 // "wait_timeout" (seconds),
-// "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "serve_in_flight" (bool),
+// "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "guess_first_shard" (bool),
+// "serve_in_flight" (bool),
 // "pass_window_ids" (>= 1),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256),

@@ -66,6 +66,10 @@ class DatasetShards {
   // (StreamShards::PeekSample); for a Peekable shard. `cancel`: as
   // PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t g, uint32_t i, std::stop_token cancel = {});
+  // Stream `s`'s guessed first-shard head (StreamShards::KeepGuessedHead).
+  void KeepGuessedHead(size_t s, std::unique_ptr<GuessedHead> guessed) {
+    if (s < streams_.size()) streams_[s]->KeepGuessedHead(std::move(guessed));
+  }
   // The peek of global shard `g` is over (StreamShards::PeekDone).
   void PeekDone(size_t g);
 

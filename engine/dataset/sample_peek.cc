@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include <unistd.h>
+
 #include "formats/dataset/format_descriptor.h"
+#include "formats/index/index.h"
 
 namespace sluice {
 namespace {
@@ -37,9 +40,61 @@ bool SamplePeekable(const ShardEntry& entry) {
   return !entry.compression && PeekHooksOf(entry) != nullptr;
 }
 
+std::string GuessedFirstShard() { return ShardBasename(0, "mds"); }
+
+uint64_t GuessedHeadBytes() {
+  ShardEntry mds;
+  mds.format = "mds";
+  const SamplePeekHooks* hooks = PeekHooksOf(mds);
+  return (hooks != nullptr ? hooks->bounds_at(0).offset : 0) + kPeekOneReadBytes;
+}
+
+bool GuessAgrees(const ShardEntry& entry, std::string_view head) {
+  return SamplePeekable(entry) && head.size() <= entry.raw_data.bytes &&
+         (head.size() == GuessedHeadBytes() || head.size() == entry.raw_data.bytes);
+}
+
+GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
+    : remote_(remote), key_(std::move(key)), pid_(getpid()) {
+  thread_ = std::thread([this] {
+    std::optional<std::string> bytes;
+    // Only a guess: whatever ends it (an error, even an exception) leaves
+    // no bytes, and the peek reads as it would without them; nothing the
+    // consumer waits for is lost.
+    try {
+      Result<std::string> read = remote_.GetRangeOnly(key_, 0, GuessedHeadBytes(), stop_.get_token());
+      if (read.ok()) bytes = std::move(*read);
+    } catch (...) {
+      bytes.reset();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    bytes_ = std::move(bytes);
+    done_ = true;
+    done_cv_.notify_all();
+  });
+}
+
+GuessedHead::~GuessedHead() {
+  if (getpid() != pid_) {
+    // A forked child: the thread is the parent's; its handle is left as is.
+    new std::thread(std::move(thread_));
+    return;
+  }
+  stop_.request_stop();
+  thread_.join();
+}
+
+std::optional<std::string> GuessedHead::Take(std::stop_token cancel) {
+  if (getpid() != pid_) return std::nullopt;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!done_cv_.wait(lock, cancel, [&] { return done_; }) || taken_) return std::nullopt;
+  taken_ = true;
+  return std::exchange(bytes_, std::nullopt);
+}
+
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
                                           const ShardEntry& entry, uint32_t i,
-                                          std::stop_token cancel) {
+                                          std::stop_token cancel, GuessedHead* guessed) {
   const std::string where = remote.Describe() + "/" + key + " sample " + std::to_string(i);
   if (!SamplePeekable(entry) || i >= entry.samples) {
     return InvalidArgumentError(
@@ -56,8 +111,31 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   const DataSpan bounds_at = hooks.bounds_at(i);
   const std::vector<DataSpan> first =
       PeekFirstReads(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
+  std::optional<std::string> head;
+  if (guessed != nullptr && guessed->key() == key) head = guessed->Take(cancel);
+  if (head && !GuessAgrees(entry, *head)) head.reset();
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
-  std::vector<Result<std::string>> got = remote.GetRangesOnly(key, first, cancel);
+  // The first reads the guessed head holds (through the file's end, where
+  // it has it all) are taken from it; the rest asked for as ever.
+  auto in_head = [&](const DataSpan& span) {
+    return head && std::min(span.offset + span.length, entry.raw_data.bytes) <= head->size();
+  };
+  std::vector<DataSpan> ask;
+  for (const DataSpan& span : first) {
+    if (!in_head(span)) ask.push_back(span);
+  }
+  std::vector<Result<std::string>> asked;
+  if (!ask.empty()) asked = remote.GetRangesOnly(key, ask, cancel);
+  std::vector<Result<std::string>> got;
+  got.reserve(first.size());
+  for (size_t k = 0, next = 0; k < first.size(); ++k) {
+    if (in_head(first[k])) {
+      got.emplace_back(head->substr(first[k].offset, first[k].length));
+    } else {
+      got.push_back(std::move(asked[next++]));
+    }
+  }
+  head.reset();
   // The bounds' read decides; a failed guess is only a guess that missed.
   if (!got[0].ok()) return got[0].status();
   SLUICE_ASSIGN_OR_RETURN(

@@ -20,13 +20,18 @@
 // compared against it once it is there (see IterationCursor).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "base/fill_watermark.h"
 #include "base/status.h"
@@ -76,6 +81,59 @@ struct PeekedSample {
 // its format locates a sample from the data file alone (today MDS).
 bool SamplePeekable(const ShardEntry& entry);
 
+// The head of a cold stream's first shard, read on a guess beside the
+// download of its index.json, so that an in-order first sample costs one
+// round trip, not two (the index's, then the peek's). The guess is
+// Mosaic's name for the first shard (GuessedFirstShard); the read is
+// bytes [0, GuessedHeadBytes()): everything PeekFirstReads asks of sample
+// 0 whenever it asks one read. It is only a guess: PeekSampleFromRemote
+// uses the bytes for reads of the same key that lie within them, and only
+// when they agree with the index's entry (GuessAgrees); anything else (a
+// 404, a server ignoring Range, another name, a compressed shard, a size
+// the entry does not have) drops them, and the peek reads as without them.
+// Thread safety: Take may be called from any one thread at a time; the
+// destructor must not run beside it. Fork safety: the read belongs to the
+// process that started it; in a forked child Take gives nothing and the
+// destructor leaves the parent's thread alone.
+class GuessedHead {
+ public:
+  // Starts the read of `key` of `remote` on a thread of its own. `remote`
+  // must outlive this.
+  GuessedHead(RemoteSource& remote, std::string key);
+  ~GuessedHead();  // stops the read (RemoteSource::GetRangeOnly's stop), waits
+  GuessedHead(const GuessedHead&) = delete;
+  GuessedHead& operator=(const GuessedHead&) = delete;
+
+  const std::string& key() const { return key_; }
+  // The bytes read from offset 0, once: waits for the read to end, or for
+  // a stop on `cancel`. nullopt when the read failed, was stopped or taken
+  // already (or in a forked child).
+  std::optional<std::string> Take(std::stop_token cancel = {});
+
+ private:
+  RemoteSource& remote_;
+  const std::string key_;
+  const pid_t pid_;
+  std::stop_source stop_;
+  std::mutex mu_;
+  std::condition_variable_any done_cv_;
+  bool done_ = false;
+  bool taken_ = false;
+  std::optional<std::string> bytes_;
+  std::thread thread_;  // last: starts once the rest is in place
+};
+
+// The guess: Mosaic's first MDS shard, "shard.00000.mds" (ShardBasename).
+std::string GuessedFirstShard();
+// How many bytes from 0 the guess reads: sample 0's offsets entry and
+// kPeekOneReadBytes past its start.
+uint64_t GuessedHeadBytes();
+// Whether `head`, read from offset 0 of the data file of `entry` with
+// GuessedHeadBytes asked for, can be that file's head: the entry is
+// SamplePeekable, and the file is at least as long as the bytes (all that
+// was asked came) or exactly as long (the object ended there).
+bool GuessAgrees(const ShardEntry& entry, std::string_view head);
+
 // Sample `i` (< entry.samples) of the SamplePeekable shard `entry`, whose
 // data file is stored at `key` of `remote`. The bounds read are checked
 // against the entry (MDS: past the offsets table, ordered, within
@@ -90,10 +148,15 @@ bool SamplePeekable(const ShardEntry& entry);
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's
 // stop), and kCancelled is returned: a cancelled peek returns promptly
 // however long its server takes to answer.
+// `guessed` (may be null): the stream's GuessedHead, taken (waited for)
+// when its key is `key`; its bytes stand in for the first reads they hold
+// when they agree with `entry` (GuessAgrees), and are dropped otherwise.
+// The bounds they give are checked as a read's are.
 // Thread safety: as the remote's GetRangeOnly.
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
                                           const ShardEntry& entry, uint32_t i,
-                                          std::stop_token cancel = {});
+                                          std::stop_token cancel = {},
+                                          GuessedHead* guessed = nullptr);
 
 // Sample `i` (< entry.samples) of the SamplePeekable shard `entry` from
 // `fill`, the download of its data file in flight: its bounds once they

@@ -316,8 +316,9 @@ Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* 
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes, uint64_t binary_index_from_bytes,
-                                   Env* env) {
+                                   Env* env, std::unique_ptr<GuessedHead>* guess) {
   if (index_json_bytes) *index_json_bytes = 0;
+  if (guess) guess->reset();
   // The one place that asks where a stream's index comes from. A stream
   // that names no source has an index.json; where there is none, its
   // Parquet files (the first process of a node to look asks the remote for
@@ -354,6 +355,10 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, binary_index_from_bytes, env);
     }
     return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
+  }
+  // Cold: the index's answer and the first shard's head, one round trip.
+  if (guess && !FileExists(path, env)) {
+    *guess = std::make_unique<GuessedHead>(*remote, RemoteKey(stream, GuessedFirstShard()));
   }
   SLUICE_RETURN_IF_ERROR(MakeDirs(root, env));
   SLUICE_ASSIGN_OR_RETURN(std::string state_dir, CacheStateDir(root, env));

@@ -33,11 +33,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
+#include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
 #include "formats/index/shard_table.h"
 
@@ -56,11 +58,17 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 // download's temporary, the node's binary index, a listing's node file and
 // the Parquet footer store (the remote's downloads: through the Env it was
 // opened with).
+// `guess` (may be null): when the index is an index.json that is not on the
+// node yet (it is about to be downloaded), the head of the stream's first
+// shard by Mosaic's name is read beside it into *guess (GuessedHead: the
+// caller keeps it, and `remote`, for the first sample's peek); else *guess
+// is left null.
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes = nullptr,
                                    uint64_t binary_index_from_bytes = UINT64_MAX,
-                                   Env* env = Env::Default());
+                                   Env* env = Env::Default(),
+                                   std::unique_ptr<GuessedHead>* guess = nullptr);
 
 // Called each time a remote raw-file or Parquet stream's table is built
 // rather than mapped (tests: counting builds). Not thread-safe; set before

@@ -183,10 +183,15 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
   if (shard >= index_->size() || !remote_) {
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");
   }
+  std::unique_ptr<GuessedHead> guessed;
+  {
+    std::lock_guard<std::mutex> lock(guessed_mu_);
+    guessed = std::move(guessed_);
+  }
   const ShardEntry e = index_->entry(shard);
   if (e.piece) return PeekPieceRow(shard, e, i, std::move(cancel));
   return PeekSampleFromRemote(*remote_, RemoteKey(stream_, e.raw_data.basename), e, i,
-                              std::move(cancel));
+                              std::move(cancel), guessed.get());
 }
 
 void StreamShards::PeekDone(size_t shard) {

@@ -97,6 +97,12 @@ class StreamShards {
   // shard. Its errors (callers fall back to opening the shard). `cancel`:
   // as PeekSampleFromRemote's.
   Result<PeekedSample> PeekSample(size_t shard, uint32_t i, std::stop_token cancel = {});
+  // The head of the stream's first shard read on a guess beside its index
+  // (LoadStreamIndex's `guess`): the stream's first PeekSample, whatever
+  // its shard, takes it (PeekSampleFromRemote uses it where it is that
+  // shard's and agrees with it); later ones read as ever. Call before the
+  // first PeekSample.
+  void KeepGuessedHead(std::unique_ptr<GuessedHead> guessed) { guessed_ = std::move(guessed); }
   // The peek of shard `shard` is over (its shard was checked, or failed):
   // a piece the peek read and no fetch took (another process cached the
   // row group meanwhile) is dropped, not held for the stream's life.
@@ -241,6 +247,10 @@ class StreamShards {
   // is joined before anything it uses goes.
   std::mutex peek_fetch_mu_;
   std::future<void> peek_fetch_;
+  // KeepGuessedHead's, until the first PeekSample; after remote_, which
+  // its read uses.
+  std::mutex guessed_mu_;
+  std::unique_ptr<GuessedHead> guessed_;
 };
 
 }  // namespace sluice

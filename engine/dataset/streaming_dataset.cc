@@ -77,15 +77,29 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   auto remote = OpenStreamRemote(stream, options_.env);
   if (!remote.ok()) return remote.status().WithContext(where);
   uint64_t index_json_bytes = 0;
+  std::unique_ptr<GuessedHead> guessed;
   auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes,
-                               options_.binary_index_from_bytes, options_.env);
+                               options_.binary_index_from_bytes, options_.env,
+                               GuessesFirstShard(s) ? &guessed : nullptr);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
+  // Another first shard, or one the peek cannot read: the guess is dropped
+  // now (its read stopped), not held for the dataset's life.
+  if (guessed && (index->empty() || index->entry(0).raw_data.basename != GuessedFirstShard() ||
+                  !SamplePeekable(index->entry(0)))) {
+    guessed.reset();
+  }
+  guessed_heads_.push_back(std::move(guessed));
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   index_fingerprints_.push_back(IndexFingerprint(*index));
   indexes_.push_back(std::make_shared<const ShardTable>(std::move(*index)));
   index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
   return Status::Ok();
+}
+
+bool StreamingDataset::GuessesFirstShard(size_t s) const {
+  return s == 0 && world_.global_rank == 0 && !options_.plan.shuffle &&
+         options_.peek_first_sample && options_.guess_first_shard;
 }
 
 Status StreamingDataset::AddStreamShards(size_t s, const ShardTable& index,
@@ -330,6 +344,9 @@ Status StreamingDataset::EnsureProcess() {
                                     stream_first_shard_, columns_.names().size(), std::move(skipped));
   if (!shards.ok()) return shards.status();
   shards_ = std::move(*shards);
+  for (size_t s = 0; s < guessed_heads_.size(); ++s) {
+    if (guessed_heads_[s]) shards_->KeepGuessedHead(s, std::move(guessed_heads_[s]));
+  }
   pid_ = me;
   return Status::Ok();
 }

@@ -291,6 +291,13 @@ class StreamingDataset {
   // Opens stream `s`'s remote, loads its index and adds its shards
   // (AddStreamShards); errors name the stream.
   Status AddStream(size_t s, StreamsInOpening* opening);
+  // Whether stream `s`'s first shard is guessed beside its index
+  // (LoadStreamIndex's `guess`): where this process's first sample is
+  // likely the head of that shard, read by the peek: stream 0 of an
+  // unshuffled dataset, global rank 0, the peek and guess_first_shard on.
+  // A shuffled first
+  // sample lies anywhere: no guess.
+  bool GuessesFirstShard(size_t s) const;
   // Checks that every shard of stream `s` has shard 0's columns and format
   // and records them; counts its samples (at most 2^48 in all).
   Status AddStreamShards(size_t s, const ShardTable& index, const std::string& where,
@@ -348,6 +355,10 @@ class StreamingDataset {
   // Per stream: the bytes of its index.json (0: its index has none).
   std::vector<uint64_t> index_json_bytes_;
   std::vector<std::shared_ptr<RemoteSource>> remotes_;
+  // Per stream: its first shard's head read on a guess beside its index
+  // (LoadStreamIndex's `guess`; null when not), until the shards are opened
+  // and keep it. After remotes_, whose sources their reads use.
+  std::vector<std::unique_ptr<GuessedHead>> guessed_heads_;
   std::vector<size_t> stream_first_shard_;  // + total at the end
   // Global sample id -> global shard; shared with the iteration cursor.
   std::shared_ptr<const SampleLocator> locator_ = std::make_shared<SampleLocator>();

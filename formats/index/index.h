@@ -166,4 +166,11 @@ Result<std::string> SerializeShardConfig(const ShardEntry& entry);
 // ".." component, no NUL, no backslash.
 bool IsSafeBasename(std::string_view basename);
 
+// Mosaic's name for shard `shard` (from 0) of `format`, uncompressed:
+// "shard.00000.mds" (its writers' "shard.{:05}.{format}"; a compressed
+// shard's stored file has "." and the compression appended). Writers name
+// shards by it; a cold stream's first-sample peek guesses its first shard
+// by it.
+std::string ShardBasename(size_t shard, std::string_view format);
+
 }  // namespace sluice

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "base/file.h"
 #include "formats/codec/hashes.h"
@@ -170,9 +169,7 @@ Status ShardedWriter::FlushShard() {
   }
   ShardEntry entry = config_;
   if (st.ok()) {
-    char name[32];
-    std::snprintf(name, sizeof name, "shard.%05zu.", shards_.size());
-    const std::string base = name + config_.format;
+    const std::string base = ShardBasename(shards_.size(), config_.format);
     entry.samples = ends_.size();
     auto raw = WriteShardFile(base, built->data, &entry.zip_data);
     if (raw.ok()) {

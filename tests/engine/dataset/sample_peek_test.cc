@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <sstream>
 #include <stop_token>
 #include <thread>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -32,6 +34,21 @@ namespace {
 using testing::NginxServer;
 using testing::ScratchDir;
 
+// Each request in nginx's access log, in the order they completed:
+// {target, "<status> <range>"}.
+std::vector<std::pair<std::string, std::string>> LoggedRequests(const NginxServer& nginx) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream log(nginx.AccessLog());
+  std::string connection, method, target, status, range;
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream fields(line);
+    range.clear();
+    fields >> connection >> method >> target >> status >> range;
+    out.emplace_back(target, status + " " + range);
+  }
+  return out;
+}
+
 // "<status> <range>" of each request for `uri` in nginx's access log, in
 // the order they completed (a request still being answered is not there).
 // nginx logs a request after it has sent the answer, so a client can be
@@ -41,13 +58,8 @@ std::vector<std::string> RequestsFor(const NginxServer& nginx, const std::string
   std::vector<std::string> out;
   for (int tries = 0; tries < 200; ++tries) {
     out.clear();
-    std::istringstream log(nginx.AccessLog());
-    std::string connection, method, target, status, range;
-    for (std::string line; std::getline(log, line);) {
-      std::istringstream fields(line);
-      range.clear();
-      fields >> connection >> method >> target >> status >> range;
-      if (target == uri) out.push_back(status + " " + range);
+    for (const auto& [target, answer] : LoggedRequests(nginx)) {
+      if (target == uri) out.push_back(answer);
     }
     if (out.size() >= at_least) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -465,7 +477,7 @@ TEST(PeekMdsSample, OnlyAShardWhoseFormatLocatesASampleIsPeeked) {
 class ColdPass : public ::testing::Test {
  protected:
   void Write(std::optional<std::string> compression = std::nullopt,
-             std::vector<std::string> hashes = {}) {
+             std::vector<std::string> hashes = {}, bool shuffle = true) {
     data_ = JoinPath(JoinPath(JoinPath(scratch_.path(), "nginx"), "www"), "ds");
     // About 160 KB a shard.
     testing::WriteSyntheticMds(data_, 3000, 160000, std::move(compression), std::move(hashes));
@@ -474,7 +486,7 @@ class ColdPass : public ::testing::Test {
     reader_ = std::move(*reader);
     ASSERT_GE(reader_->index().shards.size(), 3u);
     options_ = testing::OneStreamOptions(data_, cache_.path());
-    options_.plan.shuffle = true;
+    options_.plan.shuffle = shuffle;
     options_.plan.shuffle_seed = 11;
     auto ds = StreamingDataset::Open(options_);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
@@ -901,6 +913,143 @@ TEST_F(ColdPass, ThePeekGoesFirstAndTheShardAndThePlanFollowIt) {
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0], peeks[0]);
   EXPECT_EQ(all[1].rfind("206 bytes=0-", 0), 0u) << all[1];
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// The guessed head of the first shard (GuessedHead): bytes 0 through the
+// first sample's offsets entry and 1 MiB past its start.
+const std::string kGuessRange = "bytes=0-1048579";
+
+// nginx: index.json at 1 KB/s (seconds for its few KB: the guess beside
+// it is answered, and logged, long before it), the first shard's download
+// (its first part, from byte 0, not the guess) at 16 KB/s.
+std::string SlowIndexConfig(const std::string& first_file) {
+  return "location = /ds/index.json { limit_rate 1k; } location = /ds/" + first_file +
+         " { if ($http_range !~ \"^" + kGuessRange + "$\") { set $slow 1; } "
+         "if ($http_range !~ \"^bytes=0-\") { set $slow 0; } "
+         "if ($slow = 1) { limit_rate 16k; } }";
+}
+
+// Write() planned the epoch from the folder, which left index.json in the
+// cache: removed, so that the pass is cold (its index downloaded).
+void Uncache(const DatasetOptions& options) {
+  ASSERT_EQ(std::remove(JoinPath(options.streams[0].local, "index.json").c_str()), 0);
+}
+
+// The requests nginx logged, "<target> <status> <range>", in the order
+// they completed.
+std::vector<std::string> AllRequests(const NginxServer& nginx) {
+  std::vector<std::string> out;
+  for (const auto& [target, answer] : LoggedRequests(nginx)) out.push_back(target + " " + answer);
+  return out;
+}
+
+// A cold pass in order: its first shard, shard.00000.mds, is read on a
+// guess beside index.json, and the first sample comes from those bytes:
+// one GET of index.json and one ranged GET of the shard's head (answered
+// while index.json's answer was still coming: nginx logs it first), no
+// peek read of its own; then the shard's download, and the epoch is exact.
+TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIndex) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_EQ(first_file_, "shard.00000.mds");
+  ASSERT_EQ(first_index_, 0u);
+  ASSERT_NO_FATAL_FAILURE(Serve(SlowIndexConfig(first_file_)));
+  first_batch_log_wanted_ = 1;
+  EXPECT_EQ(ReadAndCheckEpoch(), 1u);  // the peek's one sample, before its shard
+  EXPECT_EQ(first_batch_log_, std::vector<std::string>{"206 " + kGuessRange});
+  std::vector<std::string> all = AllRequests(*nginx_);
+  ASSERT_GE(all.size(), 3u);
+  EXPECT_EQ(all[0], "/ds/shard.00000.mds 206 " + kGuessRange);
+  EXPECT_EQ(all[1], "/ds/index.json 206 bytes=0-8388607");
+  std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 2);
+  ASSERT_EQ(shard0.size(), 2u);
+  EXPECT_EQ(shard0[0], "206 " + kGuessRange);
+  EXPECT_EQ(shard0[1].rfind("206 bytes=0-", 0), 0u) << shard0[1];  // the download
+  EXPECT_NE(shard0[1], "206 " + kGuessRange);
+}
+
+// A 404 for the guess changes nothing else: the peek reads as without it.
+TEST_F(ColdPass, InOrderAGuessAnswered404LeavesThePeekAsBefore) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/" + first_file_ +
+                                " { if ($http_range = \"" + kGuessRange + "\") { return 404; } "
+                                "limit_rate 64k; if ($http_range ~ \"^bytes=0-\") "
+                                "{ limit_rate 16k; } }"));
+  first_batch_log_wanted_ = 2;
+  EXPECT_EQ(ReadAndCheckEpoch(), 1u);
+  EXPECT_EQ(first_batch_log_, (std::vector<std::string>{
+                                  "404 " + kGuessRange, "206 " + FirstRead(FirstEntry(), 0)}));
+  std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 3);
+  ASSERT_EQ(shard0.size(), 3u);
+  EXPECT_EQ(shard0[2].rfind("206 bytes=0-", 0), 0u) << shard0[2];
+}
+
+// A compressed first shard (shard.00000.mds.zstd): the guess's name is not
+// there (404), and the pass reads exactly as before: no peek, one download.
+TEST_F(ColdPass, InOrderACompressedFirstShardIgnoresTheGuess) {
+  ASSERT_NO_FATAL_FAILURE(Write("zstd", {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_EQ(first_file_, "shard.00000.mds.zstd");
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  ReadAndCheckEpoch();
+  // The guess is dropped (its read stopped) once the index names another
+  // file: answered or not by then.
+  std::vector<std::string> guess = RequestsFor(*nginx_, "/ds/shard.00000.mds", 1);
+  EXPECT_LE(guess.size(), 1u);
+  for (const std::string& r : guess) EXPECT_EQ(r, "404 " + kGuessRange);
+  EXPECT_EQ(PeekRequests(), std::vector<std::string>{});
+  EXPECT_EQ(RequestsFor(*nginx_, "/ds/" + first_file_, 1).size(), 1u);
+}
+
+// A first shard named otherwise (first.mds; the guess's name holds other
+// bytes, those of a file of another size): the guess is not used, the peek
+// reads its own bytes of first.mds, and the epoch is exact.
+TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  auto index = ReadFile(JoinPath(data_, "index.json"));
+  ASSERT_TRUE(index.ok());
+  std::string text = *index;
+  const size_t at = text.find("\"shard.00000.mds\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 17, "\"first.mds\"");
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(data_, "index.json"), text).ok());
+  ASSERT_EQ(std::rename(JoinPath(data_, "shard.00000.mds").c_str(),
+                        JoinPath(data_, "first.mds").c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(data_, "shard.00000.mds"), std::string(1000, 'x')).ok());
+  first_file_ = "first.mds";
+  ASSERT_NO_FATAL_FAILURE(Serve("location = /ds/first.mds { limit_rate 64k; "
+                                "if ($http_range ~ \"^bytes=0-\") { limit_rate 16k; } }"));
+  first_batch_log_wanted_ = 1;
+  EXPECT_EQ(ReadAndCheckEpoch(), 1u);
+  EXPECT_EQ(first_batch_log_,
+            std::vector<std::string>{"206 " + FirstRead(FirstEntry(), 0)});
+  std::vector<std::string> guess = RequestsFor(*nginx_, "/ds/shard.00000.mds", 1);
+  EXPECT_LE(guess.size(), 1u);
+  for (const std::string& r : guess) EXPECT_NE(r.find(kGuessRange), std::string::npos) << r;
+}
+
+// Shuffled, the first sample lies anywhere: nothing is guessed.
+TEST_F(ColdPass, ShuffledNothingIsGuessed) {
+  ASSERT_NO_FATAL_FAILURE(Write());
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  ReadAndCheckEpoch();
+  for (const std::string& r : AllRequests(*nginx_)) {
+    EXPECT_EQ(r.find(kGuessRange), std::string::npos) << r;
+  }
 }
 
 }  // namespace
