@@ -63,14 +63,19 @@ def test_two_column_sets_share_one_cache_folder_at_once(remote, tmp_path, first)
     assert plain(a[len(a) - 1]) == {c: rows[-1][c] for c in order[0]}
     assert plain(b[0]) == {c: rows[0][c] for c in order[1]}
     # The listing and the footers are the folder's one copy; the pieces
-    # are each set's own.
+    # are each set's own. The cold node's first opener built its set's
+    # table under that set's node lock (no binary index: the table is below
+    # its size); the second found the listing and built alone.
     pieces = sorted(p.name for p in (cache / '.parquet_row_groups').iterdir())
     tags = {p.rsplit('.', 1)[1] for p in pieces}
     assert len(tags) == 2 and all(t.startswith('c') for t in tags)
     groups = json.loads((DATA / f'{FIXTURE}.expected.json').read_text())['row_groups']
     assert len(pieces) == 2 * 2 * len(groups)
-    assert sorted(p.name for p in (cache / '.sluice').iterdir()) == [
-        'listing.json', 'listing.lock', 'parquet_footers', 'parquet_footers.lock']
+    state = sorted(p.name for p in (cache / '.sluice').iterdir())
+    locks = [n for n in state if n.startswith('parquet_index.')]
+    assert len(locks) == 1 and locks[0] in {f'parquet_index.{t}.bin.lock' for t in tags}
+    assert state == sorted(['listing.json', 'listing.lock', 'parquet_footers',
+                            'parquet_footers.lock'] + locks)
 
 
 def test_a_column_set_reads_the_same_values_after_the_other_set_filled_the_cache(remote, tmp_path):
