@@ -161,11 +161,16 @@ class StoreSource final : public RemoteSource {
     // down, or stopped) keeps this.
     std::vector<Result<std::string>> out(
         spans.size(), CancelledError(described_ + "/" + key + ": ranged read cancelled"));
+    // At most the store's parts in flight per object, as a whole download
+    // of it: a row group's piece read in parts (StreamShards::ReadPiece)
+    // has as many parts as its size allows, and each would be a connection.
+    const int in_flight = static_cast<int>(
+        std::min<size_t>(spans.size(), static_cast<size_t>(std::max(1, options_.concurrency))));
     auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
-                       const std::string* etag,
+                       const std::string* etag, int in_flight,
                        std::vector<Result<std::string>>* out) -> boost::asio::awaitable<Status> {
       co_return co_await ForEachPartConcurrently(
-          spans->size(), static_cast<int>(spans->size()),
+          spans->size(), in_flight,
           [store, key, spans, etag, out](uint64_t i) -> boost::asio::awaitable<Status> {
             const DataSpan& span = (*spans)[i];
             // Not a conditional expression of two co_awaits: GCC miscompiles
@@ -179,7 +184,7 @@ class StoreSource final : public RemoteSource {
             co_return Status::Ok();
           });
     };
-    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &etag, &out),
+    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &etag, in_flight, &out),
                                           std::move(stop));
     return out;
   }

@@ -72,7 +72,9 @@ class RemoteSource {
   // Each of `spans` of object `key`, read as GetRangeOnly reads one, all
   // at once: one answer per span, in order, each its own (one failing
   // leaves the others). A store sends the requests concurrently, each on
-  // a connection of its own, so the call takes about one round trip; this
+  // a connection of its own, at most its parts in flight per object
+  // (StoreOptions::concurrency) at a time, so a few spans take about one
+  // round trip; this
   // default, and a plain path, read them one after the other. `stop`: as
   // GetRangeOnly's, for all of them; a span not yet asked for when it
   // comes is not asked for (kCancelled).

@@ -411,10 +411,11 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
                         std::to_string(parquet::BytesOfReads(reads)) + " bytes, the index " +
                         std::to_string(p.length));
   }
-  // Each read goes in parts of a shard download's part size, all of them at
-  // once, each on a connection of its own (GetRangesOnlyOfVersion): a row
-  // group then downloads as fast as an MDS shard of its size, where one GET
-  // a read was held to one connection's rate.
+  // Each read goes in parts of a shard download's part size, as many at
+  // once as a shard download's (GetRangesOnlyOfVersion), each on a
+  // connection of its own: a row group then downloads as fast as an MDS
+  // shard of its size, where one GET a read was held to one connection's
+  // rate.
   const uint64_t part = std::max<uint64_t>(1, StoreOptions{}.part_size);
   std::vector<DataSpan> spans;
   std::vector<size_t> first_span;  // per read: its first span
