@@ -4,8 +4,10 @@
 #include "engine/planner/mixture_plan.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
+#include "engine/planner/mixture_checkpoints.h"
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/shuffle.h"
 #include "engine/planner/size_check.h"
@@ -22,22 +24,36 @@ int64_t StreamSamples(const PlanRequest& q, size_t stream) {
   return n;
 }
 
-// Walks the sequence from position 0, handing out the sample of the
-// positions asked for. One pass per stream is kept. A stream's k-th draw of
-// the epoch (whichever phase draws it) is the k-th sample of its passes.
+// Walks the sequence, handing out the sample of the positions asked for:
+// from the latest of the process's sequencer checkpoints at or before a
+// position ahead (mixture_checkpoints.h), else step by step from where it
+// is, recording a checkpoint at each multiple of the spacing the table
+// does not reach yet; Publish() keeps the grown table for the next plan.
+// One pass per stream is kept. A stream's k-th draw of the epoch (whichever
+// phase draws it) is the k-th sample of its passes.
 class MixtureWalk {
  public:
-  MixtureWalk(const BatchContext& ctx, std::vector<MixturePhase> phases) : ctx_(ctx), seq_(std::move(phases)) {
+  // `end`: the last position the plan reads, for a new table's spacing.
+  MixtureWalk(const BatchContext& ctx, std::vector<MixturePhase> phases, int64_t end)
+      : ctx_(ctx), phases_(phases), seq_(std::move(phases)) {
     const size_t S = ctx.request.streams.size();
     samples_.resize(S);
     pass_.assign(S, -1);
     order_.resize(S);
     for (size_t s = 0; s < S; ++s) samples_[s] = StreamSamples(ctx.request, s);
+    known_ = SharedMixtureCheckpoints(phases_);
+    grown_ = known_ ? *known_ : MixtureCheckpoints(int64_t(S), MixtureCheckpoints::SpacingFor(end));
+    record_at_ = grown_.next();
   }
-  void SkipTo(int64_t position) { seq_.SkipTo(position); }
+  void SkipTo(int64_t position) {
+    if (known_) {
+      if (auto c = known_->Latest(seq_.position(), position)) seq_.Restore(*c);
+    }
+    while (seq_.position() < position) Step();
+  }
   int64_t position() const { return seq_.position(); }
   // The stream of the current position, advancing past it.
-  int64_t NextStream() { return seq_.Next(); }
+  int64_t NextStream() { return Step(); }
   // The sample the last NextStream() drew from `stream`.
   Result<int64_t> LastSample(int64_t stream) {
     const size_t s = size_t(stream);
@@ -49,10 +65,28 @@ class MixtureWalk {
     }
     return order_[s][k % samples_[s]];
   }
+  // Keeps the checkpoints this walk added to the process's table.
+  void Publish() {
+    if (grown_.size() > (known_ ? known_->size() : 0)) {
+      KeepMixtureCheckpoints(phases_, std::make_shared<const MixtureCheckpoints>(std::move(grown_)));
+    }
+  }
 
  private:
+  int64_t Step() {
+    if (seq_.position() == record_at_) {
+      grown_.Append(seq_.state());
+      record_at_ = grown_.next();
+    }
+    return seq_.Next();
+  }
+
   const BatchContext& ctx_;
+  const std::vector<MixturePhase> phases_;
   MixtureRun seq_;
+  std::shared_ptr<const MixtureCheckpoints> known_;
+  MixtureCheckpoints grown_{0, 1};
+  int64_t record_at_ = -1;
   std::vector<int64_t> samples_, pass_;
   std::vector<StreamPass> order_;
 };
@@ -179,7 +213,7 @@ Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t be
     return InvalidArgumentError("mixture sequence range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                 ") is not within [0, 2^36]");
   }
-  MixtureWalk walk(ctx, std::move(m));
+  MixtureWalk walk(ctx, std::move(m), end);
   walk.SkipTo(begin);
   std::vector<int64_t> out;
   out.reserve(size_t(end - begin));
@@ -188,6 +222,7 @@ Result<std::vector<int64_t>> MixtureSequence(const BatchContext& ctx, int64_t be
     SLUICE_ASSIGN_OR_RETURN(int64_t id, walk.LastSample(s));
     out.push_back(id);
   }
+  walk.Publish();
   return out;
 }
 
@@ -209,7 +244,7 @@ Result<WorkArray> MixtureEpoch(const BatchContext& ctx) {
 Result<std::vector<int64_t>> MixtureWorker(const BatchContext& ctx, int64_t pnode, int64_t prank, int64_t worker) {
   SLUICE_ASSIGN_OR_RETURN(std::vector<MixturePhase> mixture, MixtureRequestPhases(ctx.request));
   const EpochDeal e = DealOf(ctx);
-  MixtureWalk walk(ctx, std::move(mixture));
+  MixtureWalk walk(ctx, std::move(mixture), e.begin + e.total);
   std::vector<int64_t> out;
   // The worker's rank samples q, in order: batches of B, every W-th batch.
   for (int64_t q0 = worker * e.B; q0 < e.per_rank(); q0 += e.W * e.B) {
@@ -220,6 +255,7 @@ Result<std::vector<int64_t>> MixtureWorker(const BatchContext& ctx, int64_t pnod
       out.push_back(id);
     }
   }
+  walk.Publish();
   return out;
 }
 

@@ -107,18 +107,48 @@ MixtureSequencer::MixtureSequencer(QuantizedMixture mixture) : m_(std::move(mixt
   EnterSegment();
 }
 
-// Segment seg_ starts at t_ == at[seg_]: deficits for position t_ (x = 1).
-void MixtureSequencer::EnterSegment() {
+MixtureSequencer::MixtureSequencer(QuantizedMixture mixture, int64_t position, std::vector<int64_t> counts)
+    : m_(std::move(mixture)), t_(position), counts_(std::move(counts)) {
+  const size_t S = size_t(m_.num_streams());
+  twice_base_.assign(S, 0);
+  deficit_.assign(S, 0);
+  step_.assign(S, 0);
+  curve_.assign(S, 0);
+  if (m_.rule == MixtureRule::kTijdeman) {
+    tijdeman_.emplace(m_.at, m_.share, kMixtureScale, m_.interpolation == MixtureInterpolation::kLinear,
+                      counts_.data());
+    return;
+  }
+  // The segments wholly before t_ (a segment is entered at its first
+  // position), as Next() adds them.
+  while (seg_ + 1 < m_.at.size() && m_.at[seg_ + 1] <= t_) {
+    const __int128 L = m_.at[seg_ + 1] - m_.at[seg_];
+    const auto& q0 = m_.share[seg_];
+    const auto& q1 = m_.share[seg_ + 1];
+    for (size_t i = 0; i < S; ++i) {
+      twice_base_[i] += m_.interpolation == MixtureInterpolation::kLinear ? L * (__int128(q0[i]) + q1[i])
+                                                                          : 2 * L * q0[i];
+    }
+    ++seg_;
+  }
+  EnterSegment(t_ - m_.at[seg_]);
+}
+
+// Position t_ is `x` positions into segment seg_: its deficits (for the
+// target after x + 1 samples) and their growth.
+void MixtureSequencer::EnterSegment(int64_t x) {
   const bool last = seg_ + 1 >= m_.at.size();
   const bool linear = m_.interpolation == MixtureInterpolation::kLinear && !last;
   len_ = linear ? __int128(m_.at[seg_ + 1] - m_.at[seg_]) : 1;
   const auto& q0 = m_.share[seg_];
   for (size_t i = 0; i < counts_.size(); ++i) {
     const __int128 slope = linear ? __int128(m_.share[seg_ + 1][i]) - q0[i] : 0;
-    deficit_[i] = len_ * (twice_base_[i] - 2 * __int128(counts_[i]) * kMixtureScale) + 2 * len_ * q0[i] + slope;
-    // From x to x + 1 the deficit grows by 2 len q0 + (2x + 1) slope: 3
-    // slopes for x = 1, two more each step after.
-    step_[i] = 2 * len_ * q0[i] + 3 * slope;
+    const __int128 y = __int128(x) + 1;  // samples of the segment after position t_
+    deficit_[i] = len_ * (twice_base_[i] - 2 * __int128(counts_[i]) * kMixtureScale) + 2 * len_ * y * q0[i] +
+                  y * y * slope;
+    // From y to y + 1 the deficit grows by 2 len q0 + (2y + 1) slope: 3
+    // slopes for y = 1, two more each step after.
+    step_[i] = 2 * len_ * q0[i] + (2 * y + 1) * slope;
     curve_[i] = 2 * slope;
   }
 }
@@ -235,6 +265,24 @@ int64_t MixtureRun::Next() {
 
 void MixtureRun::SkipTo(int64_t position) {
   while (t_ < position) Next();
+}
+
+MixtureRun::State MixtureRun::state() const {
+  return State{t_, counts_, seq_ ? seq_->counts() : std::vector<int64_t>{}};
+}
+
+void MixtureRun::Restore(const State& state) {
+  t_ = state.position;
+  counts_ = state.counts;
+  // The phases begun before t_ (one beginning at t_ begins at the next
+  // Next()); the last of them is the current one.
+  next_ = 0;
+  while (next_ < phases_.size() && phases_[next_].from < t_) ++next_;
+  seq_.reset();
+  if (next_ > 0) {
+    const MixturePhase& p = phases_[next_ - 1];
+    seq_.emplace(MixtureFrom(p.mixture, p.from), t_ - p.from, state.phase_counts);
+  }
 }
 
 }  // namespace sluice::planner

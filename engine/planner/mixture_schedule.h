@@ -76,6 +76,11 @@ Result<QuantizedMixture> QuantizeMixture(const MixtureSchedule& schedule, int64_
 class MixtureSequencer {
  public:
   explicit MixtureSequencer(QuantizedMixture mixture);
+  // The sequencer at `position` after `counts` draws per stream (counts()
+  // of a sequencer at that position, e.g. a checkpoint's): the same picks
+  // from there as a walk from 0. Every rule's state is a function of the
+  // position and the counts. Needs counts summing to position.
+  MixtureSequencer(QuantizedMixture mixture, int64_t position, std::vector<int64_t> counts);
   // The stream of position position(), then advances.
   int64_t Next();
   // Advances to `position` (>= position()) without reporting the streams.
@@ -91,7 +96,8 @@ class MixtureSequencer {
   Target TargetAt(int64_t stream, int64_t position) const;
 
  private:
-  void EnterSegment();
+  // kDeficit: the deficits of position t_, `x` positions into segment seg_.
+  void EnterSegment(int64_t x = 0);
   QuantizedMixture m_;
   std::optional<TijdemanDraw> tijdeman_;  // kTijdeman's state; else the deficits below
   int64_t t_ = 0;
@@ -130,6 +136,16 @@ class MixtureRun {
   int64_t position() const { return t_; }
   // Samples drawn from each stream before position(), in every phase.
   const std::vector<int64_t>& counts() const { return counts_; }
+  // What the run needs to continue from position(): the epoch's counts and
+  // the current phase's own (its sequencer's counts; none at position 0).
+  struct State {
+    int64_t position = 0;
+    std::vector<int64_t> counts, phase_counts;
+  };
+  State state() const;
+  // Continues from `state` (of a run over the same phases), as if walked
+  // there: the same picks after.
+  void Restore(const State& state);
 
  private:
   std::vector<MixturePhase> phases_;

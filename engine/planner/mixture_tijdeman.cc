@@ -57,7 +57,7 @@ int64_t FirstGrowth(__int128 A, __int128 s, __int128 need, int64_t room) {
 }  // namespace
 
 TijdemanDraw::TijdemanDraw(const std::vector<int64_t>& at, const std::vector<std::vector<int64_t>>& share,
-                           int64_t scale, bool linear)
+                           int64_t scale, bool linear, const int64_t* counts)
     : at_(at), share_(share) {
   const size_t S = share_.empty() ? 0 : share_[0].size();
   b_ = S >= 2 ? 2 * int64_t(S) - 2 : 1;
@@ -87,9 +87,10 @@ TijdemanDraw::TijdemanDraw(const std::vector<int64_t>& at, const std::vector<std
   deadline_.assign(S, 0);
   if (b_ == 1) return;  // one stream: always it
   for (size_t i = 0; i < S; ++i) {
+    const int64_t count = counts ? counts[i] : 0;
     Enter(i, 0);
-    eligible_[i] = Walk(i, 0, 0);
-    deadline_[i] = Walk(i, 0, 1);
+    eligible_[i] = Walk(i, count, 0);
+    deadline_[i] = Walk(i, count, 1);
   }
 }
 

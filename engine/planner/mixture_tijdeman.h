@@ -17,8 +17,12 @@ class TijdemanDraw {
   // `at`: the points' positions (at[0] == 0, increasing); `share`: per point,
   // per stream, each point's shares summing to `scale`; `linear`: the shares
   // move linearly between points (else they hold to the next point).
+  // `counts` (one per stream, or null for all zero): the draws so far, for a
+  // draw resumed from a sequencer checkpoint. Each stream's thresholds
+  // depend on its count alone, so the walkers are walked to them from the
+  // start: the state the draws would have left.
   TijdemanDraw(const std::vector<int64_t>& at, const std::vector<std::vector<int64_t>>& share, int64_t scale,
-               bool linear);
+               bool linear, const int64_t* counts = nullptr);
   // The stream of position `t` (0-based), `counts` being the draws before
   // it. Among the streams whose target after t + 1 samples exceeds their
   // count by at least 1/(2n - 2), the one whose target first reaches its
