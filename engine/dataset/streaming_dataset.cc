@@ -11,6 +11,7 @@
 #include "engine/dataset/cache_budget.h"
 #include "engine/dataset/node_metrics.h"
 #include "stores/http/host_stats.h"
+#include "stores/http/url.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/size_check.h"
@@ -868,8 +869,13 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
     OrderRecord now = Order(state.shuffle_seed, state.num_canonical_nodes, state.epoch);
     SetRecordedMixtureRule(&now.sampling, mixture_rule);
     now.worlds = {here};
+    // Errors name a stream as its record does: by its remote, redacted (the
+    // cache folder is not part of the order and differs between runs), or
+    // by its folder when it has no remote.
     std::vector<std::string> names;
-    for (const StreamOptions& s : options_.streams) names.push_back(StreamRoot(s));
+    for (const StreamOptions& s : options_.streams) {
+      names.push_back(s.remote.empty() ? StreamRoot(s) : RedactUrl(s.remote));
+    }
     SLUICE_RETURN_IF_ERROR(CompareOrder(*state.order, now, adapt, names));
     worlds = state.order->worlds;
     if (!(worlds.back() == here)) worlds.push_back(here);

@@ -4,7 +4,8 @@ and the same index fingerprints as the local folders it was uploaded from,
 resumes from another cache folder without adapting, refuses (naming the
 stream and what changed) once the data under a remote changed, continues
 exactly on another world size when told to adapt "world", and passes
-sluice.testing.assert_resume_exact."""
+sluice.testing.assert_resume_exact. A refusal names a stream by its
+redacted remote, or by its folder when it has none."""
 import json
 
 import pytest
@@ -61,19 +62,42 @@ def test_changed_data_under_a_remote_is_refused_by_stream_MultiProcess(streams, 
     _, fresh = stop_at(mixed(remote, str(tmp_path / 'c')), 1)
     is_ = fresh['sluice_order']['parts']['streams'][1]
     assert is_['samples'] == 36 and is_['index'] != was['index']
-    # Errors name a stream by its root (StreamRoot: the local folder when
-    # given, here the cache), the record by its redacted remote.
-    name = f'stream 1 ({tmp_path / "b" / "1"})'
-    changes = [f'{name} shards changed: saved {was["shards"]}, now {is_["shards"]}'] \
-        if was['shards'] != is_['shards'] else []
-    changes += [f'{name} samples changed: saved 30, now 36',
-                f'{name} index changed: saved "{was["index"]}", now "{is_["index"]}"']
+    # Errors name a stream as the record does: by its redacted remote (the
+    # cache folder is not part of the order), never by the cache.
+    assert was['remote'] == remote[1]
+    name = f'stream 1 ({remote[1]})'
     with pytest.raises(ValueError) as e:
         now.load_state_dict(state)
-    assert str(e.value) == ('invalid argument: resume state does not match this dataset: ' +
-                            '; '.join(changes) + ' (to resume anyway, adapt "streams")')
+    assert str(e.value) == refusal(name, was, is_, 30, 36)
+    assert str(tmp_path) not in str(e.value) and SECRET not in str(e.value)
     now.load_state_dict(state, adapt='streams')
     assert now.state_dict(0, False)['sample_in_epoch'] == 12
+
+
+def refusal(name, was, is_, saved, now):
+    """The text of a resume refused because stream `name`'s data changed."""
+    changes = [f'{name} shards changed: saved {was["shards"]}, now {is_["shards"]}'] \
+        if was['shards'] != is_['shards'] else []
+    changes += [f'{name} samples changed: saved {saved}, now {now}',
+                f'{name} index changed: saved "{was["index"]}", now "{is_["index"]}"']
+    return ('invalid argument: resume state does not match this dataset: ' +
+            '; '.join(changes) + ' (to resume anyway, adapt "streams")')
+
+
+def test_changed_data_in_a_local_folder_is_refused_naming_the_folder_MultiProcess(tmp_path, one_rank):
+    """A stream without a remote is named by its folder."""
+    local = [write(str(tmp_path / name), range(first, first + n))
+             for name, first, n in (('web', 0, 40), ('code', 1000, 30), ('math', 2000, 20))]
+    _, state = stop_at(mixed(local), 3)
+    was = state['sluice_order']['parts']['streams'][1]
+    assert was['remote'] is None
+    grown = write(str(tmp_path / 'code2'), range(1000, 1036))
+    roots = [local[0], grown, local[2]]
+    _, fresh = stop_at(mixed(roots), 1)
+    is_ = fresh['sluice_order']['parts']['streams'][1]
+    with pytest.raises(ValueError) as e:
+        mixed(roots).load_state_dict(state)
+    assert str(e.value) == refusal(f'stream 1 ({grown})', was, is_, 30, 36)
 
 
 def test_another_world_size_continues_exactly(streams, tmp_path, monkeypatch):
