@@ -47,6 +47,7 @@
 #include <string>
 
 #include "engine/planner/checkpoints_file.h"
+#include "engine/planner/mixture_checkpoints.h"
 #include "engine/planner/mixture_schedule.h"
 #include "engine/planner/plan.h"
 
@@ -308,6 +309,10 @@ void BM_WorkerWindows(benchmark::State& state) {
 // 8 x 8 x 8 world, py1e. mode 0: proportions 0.7/0.2/0.1 (Mosaic's
 // resampling); 1: the schedule (0: 0.7/0.2/0.1, samples/2: 0.5/0.3/0.2),
 // step; 2: the same, linear. whole 1: PlanEpoch; 0: worker 7/7/7's plan.
+// resume 1: the epoch resumed at 90% of it (sample_in_epoch). checkpoints
+// 0: the process keeps no sequencer checkpoints (dropped before each plan,
+// so the plan walks the sequencer from 0); 1: they were kept by a plan of
+// the same schedule before (another worker's, or the epoch before).
 PlanRequest MixtureRequest(int64_t samples, int64_t mode) {
   PlanRequest q = Request(samples, 1);
   q.streams.clear();
@@ -329,9 +334,11 @@ PlanRequest MixtureRequest(int64_t samples, int64_t mode) {
 }
 
 void BM_Mixture(benchmark::State& state) {
-  const PlanRequest q = MixtureRequest(state.range(0), state.range(1));
-  Measure(state, [&] {
-    if (state.range(2) == 1) {
+  PlanRequest q = MixtureRequest(state.range(0), state.range(1));
+  if (state.range(3) == 1) q.sample_in_epoch = state.range(0) / 10 * 9;
+  const bool whole = state.range(2) == 1, keep = state.range(4) == 1;
+  const auto plan = [&] {
+    if (whole) {
       auto work = PlanEpoch(q);
       if (work.ok()) benchmark::DoNotOptimize(work->ids.data());
       return work.ok();
@@ -339,6 +346,17 @@ void BM_Mixture(benchmark::State& state) {
     auto ids = PlanWorker(q, 7, 7, 7);
     if (ids.ok()) benchmark::DoNotOptimize(ids->data());
     return ids.ok();
+  };
+  DropMixtureCheckpoints();
+  if (keep) {
+    // Another worker's plan of the whole epoch keeps them.
+    PlanRequest other = q;
+    other.sample_in_epoch = 0;
+    if (!PlanWorker(other, 0, 0, 0).ok()) state.SkipWithError("planning failed");
+  }
+  Measure(state, [&] {
+    if (!keep) DropMixtureCheckpoints();
+    return plan();
   });
 }
 
@@ -425,8 +443,8 @@ BENCHMARK(BM_WorkerWindows)
     ->UseRealTime();
 
 BENCHMARK(BM_Mixture)
-    ->ArgNames({"samples", "mode", "whole"})
-    ->ArgsProduct({{10'000'000}, {0, 1, 2}, {0, 1}})
+    ->ArgNames({"samples", "mode", "whole", "resume", "checkpoints"})
+    ->ArgsProduct({{10'000'000}, {0, 1, 2}, {0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(3)
