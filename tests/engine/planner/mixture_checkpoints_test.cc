@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <thread>
 
 #include "mixture_request.h"
 
@@ -204,6 +205,37 @@ TEST(MixtureCheckpointsTest, WorkerAndLateResumeFromCheckpointsReadAsFromZero) {
     ASSERT_TRUE(warm.ok() && walked.ok());
     EXPECT_FALSE(warm->empty());
     EXPECT_EQ(*warm, *walked);
+  }
+  DropMixtureCheckpoints();
+}
+
+// Workers planned at once on threads share the process's table (each may
+// find none, grow one, keep it) and read what each reads alone.
+TEST(MixtureCheckpointsTest, WorkersPlannedOnThreadsReadAsAlone) {
+  const int64_t n = 100'000;
+  PlanRequest q = MixtureRequest({std::vector<int64_t>(50, 1000), std::vector<int64_t>(50, 1000)},
+                                 {{{0, {0.3, 0.7}}, {n / 2, {0.6, 0.4}}}, MixtureInterpolation::kLinear}, n);
+  q.config.shuffle = true;
+  q.world.workers_per_rank = 4;
+  auto d = DerivePlan(q);
+  ASSERT_TRUE(d.ok());
+  const BatchContext ctx{q, *d};
+  std::vector<std::vector<int64_t>> alone(4), together(4);
+  for (int64_t w = 0; w < 4; ++w) {
+    DropMixtureCheckpoints();
+    alone[size_t(w)] = *MixtureWorker(ctx, 0, 0, w);
+  }
+  for (int round = 0; round < 2; ++round) {  // none kept, then kept
+    if (round == 0) DropMixtureCheckpoints();
+    std::vector<std::thread> threads;
+    for (int64_t w = 0; w < 4; ++w) {
+      threads.emplace_back([&, w] {
+        auto ids = MixtureWorker(ctx, 0, 0, w);
+        together[size_t(w)] = ids.ok() ? *ids : std::vector<int64_t>{};
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(together, alone) << "round " << round;
   }
   DropMixtureCheckpoints();
 }
