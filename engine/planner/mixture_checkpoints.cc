@@ -1,6 +1,8 @@
 // The process's sequencer checkpoints, keyed by the phases' exact form.
 #include "engine/planner/mixture_checkpoints.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <mutex>
 #include <utility>
@@ -36,8 +38,19 @@ struct Kept {
   std::vector<std::pair<std::string, std::shared_ptr<const MixtureCheckpoints>>> tables;  // newest last
 };
 
+Kept& TheKept();
+
+// A process forked while a planning thread holds the lock (a DataLoader's
+// workers) gets it unlocked.
+void LockKeptForFork() { TheKept().mu.lock(); }
+void UnlockKeptAfterFork() { TheKept().mu.unlock(); }
+
 Kept& TheKept() {
-  static Kept* kept = new Kept;  // never destroyed: planning threads may outlive statics
+  static Kept* kept = [] {
+    auto* k = new Kept;  // never destroyed: planning threads and fork handlers may outlive statics
+    ::pthread_atfork(LockKeptForFork, UnlockKeptAfterFork, UnlockKeptAfterFork);
+    return k;
+  }();
   return *kept;
 }
 
