@@ -56,9 +56,11 @@ Kept& TheKept() {
 
 }  // namespace
 
-int64_t MixtureCheckpoints::SpacingFor(int64_t end) {
-  return std::max(kMinSpacing, (end + kMaxMixtureCheckpoints - 1) / kMaxMixtureCheckpoints);
-}
+MixtureCheckpoints::MixtureCheckpoints(int64_t streams, int64_t end)
+    : streams_(streams),
+      capacity_(std::clamp<int64_t>(kMaxMixtureTableBytes / (16 * std::max<int64_t>(streams, 1)), 1,
+                                    kMaxMixtureCheckpoints)),
+      spacing_(std::max(kMinSpacing, (std::max<int64_t>(end, 0) + capacity_ - 1) / capacity_)) {}
 
 void MixtureCheckpoints::Append(const MixtureRun::State& state) {
   rows_.insert(rows_.end(), state.counts.begin(), state.counts.end());

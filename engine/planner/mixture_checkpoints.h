@@ -17,30 +17,35 @@
 
 namespace sluice::planner {
 
-// At most this many checkpoints in a table (2 * streams * 8 bytes each): a
-// table stops growing there, the positions after it walked as before.
+// At most this many checkpoints in a table, and at most kMaxMixtureTableBytes
+// of counts (2 x streams x 8 bytes a checkpoint): a table stops growing
+// there, the positions after it walked as before.
 inline constexpr int64_t kMaxMixtureCheckpoints = 16384;
+inline constexpr int64_t kMaxMixtureTableBytes = int64_t{8} << 20;
 
 // Checkpoints at positions spacing, 2 * spacing, ..., size() * spacing, in
 // that order. A plain value; not thread-safe to change, safe to read from
 // any number of threads.
 class MixtureCheckpoints {
  public:
-  MixtureCheckpoints(int64_t streams, int64_t spacing) : streams_(streams), spacing_(spacing) {}
-  // The spacing for an epoch of `end` positions: 4096, or wider so that
-  // the epoch takes at most kMaxMixtureCheckpoints.
-  static int64_t SpacingFor(int64_t end);
+  // A table for `streams` streams over an epoch of `end` positions: a
+  // checkpoint every 4096 positions, or wider so that the epoch fits in
+  // capacity().
+  MixtureCheckpoints(int64_t streams, int64_t end);
   int64_t spacing() const { return spacing_; }
   int64_t size() const { return size_; }
+  // The most checkpoints the table takes: kMaxMixtureCheckpoints, fewer
+  // (at least 1) when that many would pass kMaxMixtureTableBytes.
+  int64_t capacity() const { return capacity_; }
   // The position of the next checkpoint Append() takes (-1: the table is full).
-  int64_t next() const { return size_ < kMaxMixtureCheckpoints ? (size_ + 1) * spacing_ : -1; }
+  int64_t next() const { return size_ < capacity_ ? (size_ + 1) * spacing_ : -1; }
   // `state` must be at next().
   void Append(const MixtureRun::State& state);
   // The latest checkpoint in (after, at_most], if any.
   std::optional<MixtureRun::State> Latest(int64_t after, int64_t at_most) const;
 
  private:
-  int64_t streams_, spacing_, size_ = 0;
+  int64_t streams_, capacity_, spacing_, size_ = 0;
   std::vector<int64_t> rows_;  // per checkpoint: the counts, then the phase's counts
 };
 

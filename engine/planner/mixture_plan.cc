@@ -42,7 +42,7 @@ class MixtureWalk {
     order_.resize(S);
     for (size_t s = 0; s < S; ++s) samples_[s] = StreamSamples(ctx.request, s);
     known_ = SharedMixtureCheckpoints(phases_);
-    grown_ = known_ ? *known_ : MixtureCheckpoints(int64_t(S), MixtureCheckpoints::SpacingFor(end));
+    grown_ = known_ ? *known_ : MixtureCheckpoints(int64_t(S), end);
     record_at_ = grown_.next();
   }
   void SkipTo(int64_t position) {
@@ -85,7 +85,7 @@ class MixtureWalk {
   const std::vector<MixturePhase> phases_;
   MixtureRun seq_;
   std::shared_ptr<const MixtureCheckpoints> known_;
-  MixtureCheckpoints grown_{0, 1};
+  MixtureCheckpoints grown_{0, 0};
   int64_t record_at_ = -1;
   std::vector<int64_t> samples_, pass_;
   std::vector<StreamPass> order_;

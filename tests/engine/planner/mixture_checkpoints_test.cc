@@ -128,21 +128,30 @@ TEST(MixtureCheckpointsTest, RestoredRunPicksAsTheRunFromZeroAcrossPhases) {
 }
 
 TEST(MixtureCheckpointsTest, LatestIsTheLastCheckpointInTheRange) {
-  EXPECT_EQ(MixtureCheckpoints::SpacingFor(1000), 4096);
-  EXPECT_EQ(MixtureCheckpoints::SpacingFor(int64_t{1} << 36), (int64_t{1} << 36) / kMaxMixtureCheckpoints);
-  MixtureCheckpoints table(2, 10);
-  EXPECT_EQ(table.next(), 10);
-  for (int64_t k = 1; k <= 3; ++k) table.Append({k * 10, {k, 10 * k - k}, {0, k}});
+  EXPECT_EQ(MixtureCheckpoints(3, 1000).spacing(), 4096);
+  EXPECT_EQ(MixtureCheckpoints(3, 1000).capacity(), 16384);
+  EXPECT_EQ(MixtureCheckpoints(12, int64_t{1} << 36).spacing(), (int64_t{1} << 36) / 16384);
+  // 8 MiB of counts: 16 bytes a stream a checkpoint.
+  EXPECT_EQ(MixtureCheckpoints(1000, int64_t{1} << 36).capacity(), 524);
+  EXPECT_EQ(MixtureCheckpoints(1000, int64_t{1} << 36).spacing(), ((int64_t{1} << 36) + 523) / 524);
+  EXPECT_EQ(MixtureCheckpoints(int64_t{1} << 20, 100).capacity(), 1);
+  MixtureCheckpoints table(2, 4096 * 3);
+  ASSERT_EQ(table.spacing(), 4096);
+  EXPECT_EQ(table.next(), 4096);
+  for (int64_t k = 1; k <= 3; ++k) table.Append({k * 4096, {k, 4096 * k - k}, {0, k}});
   EXPECT_EQ(table.size(), 3);
-  EXPECT_EQ(table.next(), 40);
-  EXPECT_FALSE(table.Latest(0, 9));
-  EXPECT_FALSE(table.Latest(20, 29));  // 20 is not after 20
-  auto c = table.Latest(0, 29);
+  EXPECT_EQ(table.next(), 4 * 4096);
+  EXPECT_FALSE(table.Latest(0, 4095));
+  EXPECT_FALSE(table.Latest(8192, 12287));  // 8192 is not after 8192
+  auto c = table.Latest(0, 12287);
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->position, 20);
-  EXPECT_EQ(c->counts, (std::vector<int64_t>{2, 18}));
+  EXPECT_EQ(c->position, 8192);
+  EXPECT_EQ(c->counts, (std::vector<int64_t>{2, 8190}));
   EXPECT_EQ(c->phase_counts, (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(table.Latest(5, 1000)->position, 30);  // the last one held
+  EXPECT_EQ(table.Latest(5, 100'000)->position, 12288);  // the last one held
+  MixtureCheckpoints one(int64_t{1} << 20, 100);  // full after one checkpoint
+  one.Append({4096, std::vector<int64_t>(size_t{1} << 20, 0), std::vector<int64_t>(size_t{1} << 20, 0)});
+  EXPECT_EQ(one.next(), -1);
 }
 
 // Three shuffled streams, 300,000 positions under a linear schedule: the
