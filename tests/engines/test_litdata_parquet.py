@@ -220,29 +220,42 @@ def test_a_folder_spark_writes_streams_the_rows_litdata_reads(spark_sessions, tm
 
 @pytest.mark.parametrize('name', ['spark_out', 'pa26_many_row_groups.parquet',
                                   'pa26_types_v2_zstd.parquet', 'pa26_int96_lists.parquet'])
-def test_sluice_streams_from_s3_the_rows_litdata_downloads(name, s3, s3rver, tmp_path):
-    """The files in an s3rver bucket: Sluice's Parquet stream (listing,
+def test_sluice_streams_from_s3_the_rows_litdata_indexes_and_downloads(name, s3, s3rver,
+                                                                        tmp_path):
+    """The files in an s3rver bucket: LitData indexes them where they are
+    (index_parquet_dataset of the s3:// prefix: s3fs lists it, reads each
+    footer by ranged reads and writes index.json beside the files), then
+    its boto3 downloader fetches them; Sluice's Parquet stream (listing,
     footers by ranged reads, a ranged GET per row group into its cache)
-    and LitData (its boto3 downloader with the s3rver as endpoint, its
-    index.json in a prefix of its own) give the same rows in order.
-    LitData's index is written over a local copy of the files and
-    uploaded: its s3:// indexer lists through s3fs, whose aiobotocore
-    takes no botocore the stage's boto3 pin (1.35.99) allows."""
+    reads a copy of the files in a prefix without LitData's index.json
+    (Sluice takes a folder holding an index.json for MDS). Both give the
+    same rows in order, and LitData's index over s3:// lists the chunks
+    its index over a local copy lists."""
     import boto3
     source = DATA / name
     client = boto3.client('s3', endpoint_url=s3rver, region_name='us-east-1')
     files = [source] if source.is_file() else sorted(source.glob('*.parquet'))
-    index = link_files(source, tmp_path / 'index')
-    litdata.index_parquet_dataset(str(index), num_workers=1)
     bucket = s3[len('s3://'):]
     for path in files:
         for prefix in ('pq', 'pq-litdata'):
             client.upload_file(str(path), bucket, f'{name}/{prefix}/{path.name}')
-    client.upload_file(str(index / 'index.json'), bucket, f'{name}/pq-litdata/index.json')
+    storage_options = {'endpoint_url': s3rver}
+    litdata.index_parquet_dataset(f'{s3}/{name}/pq-litdata', storage_options=storage_options,
+                                  num_workers=1)
+    index = tmp_path / 'index.json'
+    client.download_file(bucket, f'{name}/pq-litdata/index.json', str(index))
+    local = link_files(source, tmp_path / 'local')
+    litdata.index_parquet_dataset(str(local), num_workers=1)
+
+    def chunks(path):
+        return sorted(json.loads(path.read_text())['chunks'], key=lambda c: c['filename'])
+    assert chunks(index) == chunks(local / 'index.json')
+    assert [c['filename'] for c in json.loads(index.read_text())['chunks']] == \
+        [p.name for p in files]
     rows = assert_same_rows(
         f'{s3}/{name}/pq-litdata', None,
-        litdata_remote={'index': index / 'index.json', 'cache_dir': str(tmp_path / 'litdata'),
-                        'storage_options': {'endpoint_url': s3rver}},
+        litdata_remote={'index': index, 'cache_dir': str(tmp_path / 'litdata'),
+                        'storage_options': storage_options},
         sluice_remote={'remote': f'{s3}/{name}/pq', 'local': str(tmp_path / 'sluice')})
     assert rows == sum(pq.read_metadata(path).num_rows for path in files)
     # LitData downloaded the files; Sluice cached one object per row group.

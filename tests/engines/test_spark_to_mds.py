@@ -245,6 +245,40 @@ def test_unsupported_type_is_an_error_naming_the_column_before_any_job(spark_ses
         mosaic_dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'm')})
 
 
+# Every type Mosaic's SPARK_TO_MDS maps to None, and types it does not list,
+# each as a column made by a SQL expression, with its simpleString.
+UNSUPPORTED = {
+    'true': 'boolean',
+    "timestamp'2020-01-01 00:00:00'": 'timestamp',
+    "timestamp_ntz'2020-01-01 00:00:00'": 'timestamp_ntz',
+    "date'2020-01-01'": 'date',
+    'make_dt_interval(1, 2, 3, 4.5)': 'interval day to second',
+    "map('a', 1)": 'map<string,int>',
+    "named_struct('a', 1)": 'struct<a:int>',
+    "array('a')": 'array<string>',
+}
+
+
+@pytest.mark.parametrize('expr', sorted(UNSUPPORTED))
+def test_every_type_without_an_encoding_is_an_error_naming_the_column(spark_sessions, tmp_path,
+                                                                       expr):
+    spark = spark_sessions.current()
+    df = spark.range(3).selectExpr('id', f'{expr} as odd')
+    mosaic_type = df.schema['odd'].dataType
+    if mosaic_type in MOSAIC_SPARK_TO_MDS:
+        assert MOSAIC_SPARK_TO_MDS[mosaic_type] is None
+    group = f'unsupported {expr}'
+    spark.sparkContext.setJobGroup(group, 'dataframe_to_mds of an unsupported column')
+    with pytest.raises(ValueError) as e:
+        sluice.dataframe_to_mds(df, mds_kwargs={'out': str(tmp_path / 'o')})
+    assert str(e.value) == (
+        f"dataframe_to_mds: column 'odd' has Spark type {UNSUPPORTED[expr]}, to which Mosaic's "
+        'SPARK_TO_MDS gives no MDS encoding; cast the column, or convert rows with a '
+        'udf_iterable and give mds_kwargs["columns"]')
+    assert spark.sparkContext.statusTracker().getJobIdsForGroup(group) == []
+    assert not os.path.exists(tmp_path / 'o')
+
+
 def test_columns_are_checked_against_the_schema_as_mosaic(spark_sessions, tmp_path):
     df = frame(spark_sessions.fresh())
     with pytest.raises(ValueError) as e:

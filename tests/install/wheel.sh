@@ -11,8 +11,8 @@
 # imports it, writes MDS datasets and streams them, locally and from s3rver,
 # run from a folder outside the source tree. Then `pip install .` with build
 # isolation (bindings/python/wheel.sh isolated) and its package used as
-# tests/install/run.sh uses the offline one. Last, the sdist is made and its
-# file list checked.
+# tests/install/run.sh uses the offline one. Last, the sdist is made, its
+# file list checked, and a wheel built from it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
@@ -77,5 +77,22 @@ tar tzf "$sdist" | grep -v '/$' | sed "s|^sluice-$version/||" | sort >"$work/sdi
 # tar's SIGPIPE on a long PKG-INFO (the README is in it) fails the check.
 tar xzf "$sdist" -O "sluice-$version/PKG-INFO" >"$work/PKG-INFO"
 grep -qx "Version: $version" "$work/PKG-INFO" || fail "the sdist's PKG-INFO"
+# The sdist builds: `pip wheel` of the unpacked sdist (Debian's meson-python,
+# as `build` uses), a wheel of the same name holding the same files as the
+# tree's. Its build folder sits inside the unpacked tree, where ccache (based
+# there) sees BUILD_DIR-wheel's compile commands and serves every object.
+sdist_start=$SECONDS
+tar xzf "$sdist" -C "$work"
+unpacked="$work/sluice-$version"
+(cd "$unpacked" && CCACHE_BASEDIR="$unpacked" "$build-pip/venv/bin/pip" wheel -q \
+   --disable-pip-version-check --no-build-isolation --no-deps \
+   --config-settings "builddir=$unpacked/build-wheel" -w "$work/from-sdist" .) \
+  >"$work/pip-sdist.log" 2>&1 || { cat "$work/pip-sdist.log"; fail "pip wheel of the sdist"; }
+from_sdist=$(echo "$work"/from-sdist/sluice-*.whl)
+[ "$(basename "$from_sdist")" = "$(basename "$raw")" ] || fail "the sdist's wheel: $from_sdist"
+names() { "$build-pip/venv/bin/python" -c 'import sys, zipfile
+print("\n".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$1"; }
+diff -u <(names "$raw") <(names "$from_sdist") || fail "the sdist's wheel holds other files than the tree's"
+echo "tests/install/wheel.sh: the sdist's wheel built in $((SECONDS - sdist_start)) s" >&2
 
 echo "tests/install/wheel.sh: ok: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB) in $((SECONDS - start)) s"
