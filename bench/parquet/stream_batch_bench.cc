@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     if (!Pass(path, batch, pieces, &buffer, &t)) return 1;
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     const double cpu = CpuSeconds() - cpu_start;
-    check ^= t.check;
+    check = t.check;  // every pass's is the same
     if (p > 0) {
       seconds.push_back(s);
       cpu_seconds.push_back(cpu);

@@ -1,8 +1,14 @@
 """Parquet decoding throughput, one core, warm page cache (issue 34, Benchmark).
 
-The same rows read five ways:
+The same rows read these ways:
   sluice-parquet  Sluice's Parquet reader (DatasetReader over the file:
                   every row group decoded, every field of every row read)
+  sluice-parquet-pieces  the same, a large value that straddles snappy
+                  literals read from its pieces (a copying consumer's read)
+  sluice-batch-pieces    the engine's batch path over the file's folder
+                  (stream_batch_bench --pieces: next_batch, then each
+                  column copied once into a batch buffer, as Python's batch
+                  mode does)
   sluice-mds      Sluice's MDS path over the same rows (`sluice convert`)
   pyarrow-table   pyarrow.parquet.read_table(path, use_threads=False)
   pyarrow-batches ParquetFile(path).iter_batches(use_threads=False)
@@ -148,6 +154,7 @@ def main():
     pa.set_io_thread_count(1)
 
     bench = os.path.join(args.build, "bench/parquet/parquet_read_bench")
+    batch_bench = os.path.join(args.build, "bench/parquet/stream_batch_bench")
     sluice = os.path.join(args.build, "bindings/cli/sluice")
     paths = write_datasets(args.dir, args.scale, forms)
     rows_out = []
@@ -169,13 +176,15 @@ def main():
         # sluice-parquet-pieces: a large value that straddles snappy
         # literals read from its pieces, as a consumer that copies each value
         # (LocalDataset) reads it; sluice-parquet copies it into a scratch.
-        results = {r: [] for r in ["sluice-parquet", "sluice-parquet-pieces", "sluice-mds",
-                                   *others]}
+        results = {r: [] for r in ["sluice-parquet", "sluice-parquet-pieces",
+                                   "sluice-batch-pieces", "sluice-mds", *others]}
         for _ in range(3):
             pq_run = sluice_run(bench, path, args.cpu)
             results["sluice-parquet"] += pq_run["seconds"]
             results["sluice-parquet-pieces"] += sluice_run(bench, path, args.cpu,
                                                            "--pieces")["seconds"]
+            results["sluice-batch-pieces"] += sluice_run(batch_bench, os.path.dirname(path),
+                                                         args.cpu, "--pieces")["seconds"]
             results["sluice-mds"] += sluice_run(bench, mds, args.cpu)["seconds"]
             for reader, fn in others.items():
                 results[reader] += timed(fn, passes=1, warm=False)
