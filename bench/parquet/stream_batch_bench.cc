@@ -16,8 +16,6 @@
 // "cpu_seconds": [...]}: one untimed warm-up pass (page cache), then N timed
 // passes (default 3): wall-clock and the process's CPU time (user and
 // system; the engine's threads count).
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -28,30 +26,15 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/parquet/pass_measure.h"
 #include "sluice.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  const auto s = [](timeval t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
-uint64_t Touch(const uint8_t* p, uint64_t n) {
-  uint64_t a = 0, b = 0, j = 0;
-  for (; j + 16 <= n; j += 16) {
-    uint64_t w[2];
-    std::memcpy(w, p + j, 16);
-    a += w[0];
-    b ^= w[1];
-  }
-  for (; j < n; ++j) a += p[j];
-  return a ^ b;
-}
+using sluice::bench::CpuSeconds;
+using sluice::bench::Touch;
 
 struct Totals {
   uint64_t rows = 0, bytes = 0, check = 0;
@@ -91,7 +74,7 @@ bool Pass(const std::string& path, uint32_t batch, bool pieces, std::vector<uint
                                         &needed);
       }
       if (st != SLUICE_OK) return fail("batch_column");
-      t->check = t->check * 31 + Touch(buffer->data(), needed);
+      t->check = t->check * 31 + Touch(std::string_view(reinterpret_cast<const char*>(buffer->data()), needed));
       t->bytes += needed;
     }
     t->rows += count;

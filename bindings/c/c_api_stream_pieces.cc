@@ -6,22 +6,14 @@
 #include "bindings/c/c_api_internal.h"
 #include "bindings/c/c_api_stream.h"
 
-namespace {
-
-using sluice::capi::Fail;
-using sluice::capi::Guard;
-using sluice::capi::NullArgument;
-
-}  // namespace
-
 extern "C" {
 
 sluice_status sluice_stream_read_pieces(sluice_stream* s, int on) {
   constexpr const char* kFn = "sluice_stream_read_pieces";
-  return Guard(kFn, [&] {
-    if (s == nullptr) return NullArgument(kFn, "s");
+  return sluice::capi::Guard(kFn, [&] {
+    if (s == nullptr) return sluice::capi::NullArgument(kFn, "s");
     if (on != 0 && on != 1) {
-      return Fail(sluice::InvalidArgumentError(std::string(kFn) + ": on is " + std::to_string(on) +
+      return sluice::capi::Fail(sluice::InvalidArgumentError(std::string(kFn) + ": on is " + std::to_string(on) +
                                                ", not 0 or 1"));
     }
     s->read_pieces = on == 1;
@@ -37,13 +29,13 @@ uint32_t sluice_stream_num_pieced(const sluice_stream* s) {
 sluice_status sluice_stream_copy_pieced(const sluice_stream* s, uint32_t i, uint32_t* sample,
                                         uint32_t* column, void* dst, uint64_t capacity) {
   constexpr const char* kFn = "sluice_stream_copy_pieced";
-  return Guard(kFn, [&] {
-    if (s == nullptr) return NullArgument(kFn, "s");
-    if (sample == nullptr) return NullArgument(kFn, "sample");
-    if (column == nullptr) return NullArgument(kFn, "column");
+  return sluice::capi::Guard(kFn, [&] {
+    if (s == nullptr) return sluice::capi::NullArgument(kFn, "s");
+    if (sample == nullptr) return sluice::capi::NullArgument(kFn, "sample");
+    if (column == nullptr) return sluice::capi::NullArgument(kFn, "column");
     const uint32_t n = sluice_stream_num_pieced(s);
     if (i >= n) {
-      return Fail(sluice::OutOfRangeError(std::string(kFn) + ": " + std::to_string(i) +
+      return sluice::capi::Fail(sluice::OutOfRangeError(std::string(kFn) + ": " + std::to_string(i) +
                                           " is past the last batch's " + std::to_string(n) +
                                           " fields in pieces"));
     }
@@ -52,12 +44,12 @@ sluice_status sluice_stream_copy_pieced(const sluice_stream* s, uint32_t i, uint
     const bool where_only = dst == nullptr && capacity == 0;
     if (!where_only) {
       if (capacity < size) {
-        return Fail(sluice::InvalidArgumentError(
+        return sluice::capi::Fail(sluice::InvalidArgumentError(
             std::string(kFn) + ": capacity " + std::to_string(capacity) +
             " is smaller than the value of column " + std::to_string(p.column) + " of batch sample " +
             std::to_string(p.sample) + " (" + std::to_string(size) + " bytes)"));
       }
-      if (dst == nullptr) return NullArgument(kFn, "dst");
+      if (dst == nullptr) return sluice::capi::NullArgument(kFn, "dst");
       sluice::CopyPiecedValue(*p.value, static_cast<char*>(dst));
     }
     *sample = p.sample;
