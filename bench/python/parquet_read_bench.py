@@ -1,8 +1,14 @@
 """Parquet decoding throughput, one core, warm page cache (issue 34, Benchmark).
 
-The same rows read five ways:
+The same rows read these ways:
   sluice-parquet  Sluice's Parquet reader (DatasetReader over the file:
                   every row group decoded, every field of every row read)
+  sluice-parquet-pieces  the same, a large value that straddles snappy
+                  literals read from its pieces (a copying consumer's read)
+  sluice-batch-pieces    the engine's batch path over the file's folder
+                  (stream_batch_bench --pieces: next_batch, then each
+                  column copied once into a batch buffer, as Python's batch
+                  mode does)
   sluice-mds      Sluice's MDS path over the same rows (`sluice convert`)
   pyarrow-table   pyarrow.parquet.read_table(path, use_threads=False)
   pyarrow-batches ParquetFile(path).iter_batches(use_threads=False)
@@ -87,14 +93,14 @@ def write_datasets(root, scale, forms):
     return paths
 
 
-def timed(fn, passes=3, warm=True):
+def timed(fn, passes=3, warm=True, clock=time.perf_counter):
     if warm:
         fn()  # warm: page cache, imports
     seconds = []
     for _ in range(passes):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        seconds.append(time.perf_counter() - start)
+        seconds.append(clock() - start)
     return seconds
 
 
@@ -122,10 +128,13 @@ def duckdb_scan(path):
     return lambda: con.sql(f"SELECT * FROM read_parquet('{quoted}')").to_arrow_table()
 
 
-def sluice_run(bench, path, cpu, *flags):
+def sluice_run(bench, path, cpu, *flags, cpu_time=False):
     out = subprocess.run(["taskset", "-c", str(cpu), bench, path, "--passes=1", *flags],
                          check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    run = json.loads(out)
+    if cpu_time:
+        run["seconds"] = run["cpu_seconds"]
+    return run
 
 
 def main():
@@ -137,6 +146,10 @@ def main():
     ap.add_argument("--compression", default="snappy,none",
                     help="the forms of the files, comma-separated: snappy (pyarrow's defaults), "
                          "none (uncompressed PLAIN, no dictionary)")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time every reader by its process's CPU time (user and system, "
+                         "time.process_time; the Sluice programs' cpu_seconds) instead of "
+                         "wall-clock: steadier on a machine that other work keeps busy")
     args = ap.parse_args()
     forms = [f for f in args.compression.split(",") if f]
     for f in forms:
@@ -148,6 +161,7 @@ def main():
     pa.set_io_thread_count(1)
 
     bench = os.path.join(args.build, "bench/parquet/parquet_read_bench")
+    batch_bench = os.path.join(args.build, "bench/parquet/stream_batch_bench")
     sluice = os.path.join(args.build, "bindings/cli/sluice")
     paths = write_datasets(args.dir, args.scale, forms)
     rows_out = []
@@ -169,16 +183,21 @@ def main():
         # sluice-parquet-pieces: a large value that straddles snappy
         # literals read from its pieces, as a consumer that copies each value
         # (LocalDataset) reads it; sluice-parquet copies it into a scratch.
-        results = {r: [] for r in ["sluice-parquet", "sluice-parquet-pieces", "sluice-mds",
-                                   *others]}
+        results = {r: [] for r in ["sluice-parquet", "sluice-parquet-pieces",
+                                   "sluice-batch-pieces", "sluice-mds", *others]}
         for _ in range(3):
-            pq_run = sluice_run(bench, path, args.cpu)
+            cpu_time = args.cpu_time
+            pq_run = sluice_run(bench, path, args.cpu, cpu_time=cpu_time)
             results["sluice-parquet"] += pq_run["seconds"]
-            results["sluice-parquet-pieces"] += sluice_run(bench, path, args.cpu,
-                                                           "--pieces")["seconds"]
-            results["sluice-mds"] += sluice_run(bench, mds, args.cpu)["seconds"]
+            results["sluice-parquet-pieces"] += sluice_run(bench, path, args.cpu, "--pieces",
+                                                           cpu_time=cpu_time)["seconds"]
+            results["sluice-batch-pieces"] += sluice_run(batch_bench, os.path.dirname(path),
+                                                         args.cpu, "--pieces",
+                                                         cpu_time=cpu_time)["seconds"]
+            results["sluice-mds"] += sluice_run(bench, mds, args.cpu, cpu_time=cpu_time)["seconds"]
+            clock = time.process_time if cpu_time else time.perf_counter
             for reader, fn in others.items():
-                results[reader] += timed(fn, passes=1, warm=False)
+                results[reader] += timed(fn, passes=1, warm=False, clock=clock)
         rows, nbytes = pq_run["rows"], pq_run["bytes"]
         for reader, seconds in results.items():
             s = statistics.median(seconds)

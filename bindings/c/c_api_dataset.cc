@@ -208,8 +208,8 @@ sluice_status sluice_dataset_get_pieces(sluice_dataset* ds, uint64_t sample, slu
     *num_pieced = static_cast<uint32_t>(f.pieced.size());
     if (pieced_columns == nullptr) return st;
     // A field's column: the field with its data pointer (fields are few).
-    for (size_t i = 0, c = 0; i < f.pieced.size(); ++i, c = 0) {
-      while (c < f.fields.size() && f.fields[c].data() != f.pieced[i].field.data()) ++c;
+    for (size_t i = 0; i < f.pieced.size(); ++i) {
+      const size_t c = sluice::ColumnOfField(f, f.pieced[i].field);
       if (c == f.fields.size()) {
         return Fail(sluice::InternalError("sluice_dataset_get_pieces: a field in pieces matches no field"));
       }
@@ -247,15 +247,7 @@ sluice_status sluice_dataset_copy_pieced(const sluice_dataset* ds, uint32_t i, u
       if (f.fields[c].data() != p.field.data()) continue;
       *column = static_cast<uint32_t>(c);
       if (column_only) return SLUICE_OK;
-      char* out = static_cast<char*>(dst);
-      // The pieces add up to the value (PiecedField); never write past it.
-      size_t left = p.field.size();
-      for (std::string_view piece : p.pieces) {
-        const size_t take = std::min(piece.size(), left);
-        std::memcpy(out, piece.data(), take);
-        out += take;
-        left -= take;
-      }
+      sluice::CopyPiecedValue(p, static_cast<char*>(dst));
       return SLUICE_OK;
     }
     return Fail(sluice::InternalError(std::string(kFn) + ": a field in pieces matches no field"));

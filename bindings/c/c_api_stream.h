@@ -25,4 +25,14 @@ struct sluice_stream {
     std::string_view validity;
   };
   std::vector<Masked> masked;
+  // sluice_stream_read_pieces, and the last next_batch's fields handed out
+  // as their pieces (sample k, column, the pieces: SampleFields::pieced of
+  // batch[k], valid as the batch's views).
+  bool read_pieces = false;
+  struct Pieced {
+    uint32_t sample;
+    uint32_t column;
+    const sluice::parquet::PiecedField* value;
+  };
+  std::vector<Pieced> pieced;
 };

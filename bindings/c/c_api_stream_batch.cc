@@ -1,5 +1,6 @@
 // sluice_stream_batch_column: a batch's column copied into one caller buffer
-// (a binding crosses the ABI once per batch and column, not per sample).
+// (a binding crosses the ABI once per batch and column, not per sample),
+// a value in pieces straight from its pieces.
 #include <cstring>
 #include <string>
 
@@ -66,8 +67,17 @@ sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column
     uint64_t pos = 0;
     if (offsets) offsets[0] = 0;
     for (uint32_t k = 0; k < count; ++k) {
-      std::string_view field = s->batch[k].fields[column];
-      if (!field.empty()) std::memcpy(out + pos, field.data(), field.size());
+      const sluice::SampleFields& sample = s->batch[k];
+      std::string_view field = sample.fields[column];
+      // A value in pieces (sluice_stream_read_pieces) is copied from them:
+      // its view's bytes were never written.
+      const sluice::parquet::PiecedField* pieced =
+          sample.pieced.empty() ? nullptr : sluice::PiecedOf(sample, field);
+      if (pieced != nullptr) {
+        sluice::CopyPiecedValue(*pieced, reinterpret_cast<char*>(out + pos));
+      } else if (!field.empty()) {
+        std::memcpy(out + pos, field.data(), field.size());
+      }
       pos += field.size();
       if (offsets) offsets[k + 1] = pos;
     }

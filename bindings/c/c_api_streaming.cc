@@ -56,7 +56,7 @@ sluice_status sluice_stream_open(const char* config_json, sluice_stream** out) {
     if (!options.ok()) return Fail(options.status());
     auto ds = sluice::StreamingDataset::Open(std::move(*options));
     if (!ds.ok()) return Fail(ds.status());
-    *out = new sluice_stream{std::move(*ds), {}, {}, 0, false, {}};
+    *out = new sluice_stream{std::move(*ds), {}, {}, 0, false, {}, false, {}};
     return SLUICE_OK;
   });
 }
@@ -200,12 +200,16 @@ namespace {
 // the fields to the dataset's column order).
 void CollectMasked(sluice_stream* s, uint32_t k, const sluice::SampleFields& f) {
   for (const sluice::parquet::MaskedField& m : f.masked) {
-    for (size_t c = 0; c < f.fields.size(); ++c) {
-      if (f.fields[c].data() == m.field.data()) {
-        s->masked.push_back({k, static_cast<uint32_t>(c), m.validity});
-        break;
-      }
-    }
+    const size_t c = sluice::ColumnOfField(f, m.field);
+    if (c < f.fields.size()) s->masked.push_back({k, static_cast<uint32_t>(c), m.validity});
+  }
+}
+
+// Appends sample k's fields handed out as their pieces to s->pieced.
+void CollectPieced(sluice_stream* s, uint32_t k, const sluice::SampleFields& f) {
+  for (const sluice::parquet::PiecedField& p : f.pieced) {
+    const size_t c = sluice::ColumnOfField(f, p.field);
+    if (c < f.fields.size()) s->pieced.push_back({k, static_cast<uint32_t>(c), &p});
   }
 }
 
@@ -297,9 +301,12 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
     // The engine grows the batch only: slots made here carry the switch,
     // and a slot's masks are cleared so that none outlives its sample.
     if (s->batch.size() < max_samples) s->batch.resize(max_samples);
+    s->pieced.clear();
     for (sluice::SampleFields& f : s->batch) {
       f.wants_masks = s->read_masks;
       f.masked.clear();
+      f.wants_pieces = s->read_pieces;
+      f.pieced.clear();  // a slot the engine does not read into has none
     }
     auto n = s->ds->NextBatch(max_samples, ids, &s->batch);
     if (!n.ok()) return Fail(n.status());
@@ -307,6 +314,7 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
     for (size_t k = 0; k < *n; ++k) {
       for (size_t c = 0; c < columns; ++c) fields[k * columns + c] = Bytes(s->batch[k].fields[c]);
       CollectMasked(s, static_cast<uint32_t>(k), s->batch[k]);
+      CollectPieced(s, static_cast<uint32_t>(k), s->batch[k]);
     }
     *count = static_cast<uint32_t>(*n);
     s->batch_count = *count;

@@ -940,6 +940,29 @@ sluice_status sluice_stream_batch_column(const sluice_stream* s, uint32_t column
                                          uint64_t item_size, uint8_t* out, uint64_t capacity,
                                          uint64_t* offsets, uint64_t* needed);
 
+/* For a caller that copies every field of a batch anyway (Python's
+ * iteration and batch mode), as sluice_dataset_get_pieces is for a
+ * dataset: off by default; after sluice_stream_read_pieces(s, 1),
+ * sluice_stream_next_batch hands out a large Parquet value that straddles
+ * the pieces of a snappy page (an image of 32 KiB or more in a page of
+ * incompressible bytes) as its pieces instead of copying it into the
+ * engine's memory: its view in `fields` has the value's size and a data
+ * pointer (non-NULL) that must NOT be read. sluice_stream_batch_column
+ * copies such a value from its pieces (its only copy); so does
+ * sluice_stream_copy_pieced, for the i-th of them (i <
+ * sluice_stream_num_pieced, in batch order): into dst[0..size), size being
+ * its view's, setting *sample (k within the batch) and *column; with dst
+ * NULL and capacity 0 it only sets those. SLUICE_ERANGE for i past them;
+ * SLUICE_EINVAL when capacity is smaller than the value (nothing written).
+ * Most batches have none (sluice_stream_num_pieced is 0: nothing more to
+ * ask), and so has every call that ends the batch's views (they end
+ * together). sluice_stream_get is not affected. Same thread rule as the
+ * handle's other calls. */
+sluice_status sluice_stream_read_pieces(sluice_stream* s, int on);
+uint32_t sluice_stream_num_pieced(const sluice_stream* s);
+sluice_status sluice_stream_copy_pieced(const sluice_stream* s, uint32_t i, uint32_t* sample,
+                                        uint32_t* column, void* dst, uint64_t capacity);
+
 /* Null elements of Parquet packed lists, as for sluice_dataset_get_masked:
  * off by default (a sample holding one fails with SLUICE_EUNIMPLEMENTED
  * naming the file, row group, column and row); after

@@ -551,6 +551,8 @@ Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColum
   fields->where = SampleLocation{g, i};
   fields->raw = *sample.bytes;
   fields->fields = sample.fields;
+  fields->masked.clear();
+  fields->pieced.clear();  // a read ahead's values are views of its own
   columns.LayOut(g, fields);
   *id = ids_[p];
   return true;
@@ -565,6 +567,8 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   fields.where = SampleLocation{g, i};
   fields.raw = *peeked_->bytes;
   fields.fields = peeked_->fields;
+  fields.masked.clear();
+  fields.pieced.clear();  // a read ahead's values are views of its own
   columns.LayOut(g, &fields);
   ids[0] = ids_[0];
   pos_ = 1;

@@ -9,6 +9,9 @@
 // Views: the SampleFields NextBatch hands out point into mapped shards (or
 // into their own scratch: it reads with until_next_read, shard_view.h) and
 // stay valid until the next NextBatch, the cursor's Stop or destruction.
+// A slot whose wants_pieces the caller set gets a large Parquet value as
+// its pieces (SampleFields::pieced, valid as the views), for a caller that
+// copies it anyway (the C ABI's batch copy): then nothing copies it first.
 // The first sample of a pass (a cold start, a resumption) may come from a
 // peek (DatasetShards::PeekSample: one or two ranged reads of an
 // uncompressed MDS shard not in the cache; a Parquet row group's piece

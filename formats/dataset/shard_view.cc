@@ -1,6 +1,7 @@
 #include "formats/dataset/shard_view.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "formats/dataset/format_descriptor.h"
 #include "formats/dataset/json_object_spans.h"
@@ -16,14 +17,39 @@ Result<ShardView> ShardView::Open(const ShardEntry& e, std::string_view data,
   return v;
 }
 
+size_t ColumnOfField(const SampleFields& f, std::string_view field) {
+  size_t c = 0;
+  while (c < f.fields.size() && f.fields[c].data() != field.data()) ++c;
+  return c;
+}
+
+const parquet::PiecedField* PiecedOf(const SampleFields& f, std::string_view field) {
+  for (const parquet::PiecedField& p : f.pieced) {
+    if (p.field.data() == field.data()) return &p;
+  }
+  return nullptr;
+}
+
+void CopyPiecedValue(const parquet::PiecedField& p, char* out) {
+  // The pieces add up to the value (PiecedField); never write past it.
+  size_t left = p.field.size();
+  for (std::string_view piece : p.pieces) {
+    const size_t take = std::min(piece.size(), left);
+    std::memcpy(out, piece.data(), take);
+    out += take;
+    left -= take;
+  }
+}
+
 Status ShardView::Read(uint32_t i, const std::vector<std::string>& column_names,
                        SampleFields* out) const {
+  // Every format's read ends the last sample's masks and pieces.
+  out->masked.clear();
+  out->pieced.clear();
   if (const MdsShardReader* mds = this->mds()) {
     SLUICE_ASSIGN_OR_RETURN(out->raw, mds->SampleBytes(i));
     return mds->ReadSample(i, &out->fields);
   }
-  out->masked.clear();
-  out->pieced.clear();
   if (const parquet::ParquetShardReader* pq = this->parquet()) {
     out->raw = std::string_view();
     return pq->ReadRow(i, &out->fields, out->wants_masks ? &out->masked : nullptr,

@@ -69,6 +69,18 @@ struct SampleFields {
   std::vector<parquet::PiecedField> pieced;
 };
 
+// The column of f.fields whose view has field's data pointer (how a
+// MaskedField or PiecedField names its field), or f.fields.size() if none.
+size_t ColumnOfField(const SampleFields& f, std::string_view field);
+
+// The entry of f.pieced for field view `field` (found by its data pointer),
+// or null when that field is an ordinary view.
+const parquet::PiecedField* PiecedOf(const SampleFields& f, std::string_view field);
+
+// Writes the value of `p` (its pieces laid end to end, never past its
+// size) to out[0, p.field.size()).
+void CopyPiecedValue(const parquet::PiecedField& p, char* out);
+
 // A reader of one of the formats. A format's descriptor
 // (format_descriptor.h) opens the alternative its shards need.
 using ShardReader =

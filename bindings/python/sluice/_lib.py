@@ -318,6 +318,14 @@ def as_bytes(data, what):
     return bytes(data)
 
 
+# A bytes of n uninitialized bytes, filled by the engine (a copy of a
+# value in pieces) before anyone else sees it, as C extensions fill one.
+# A bytes passed as c_void_p is its buffer's address.
+new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
+new_bytes.restype = ctypes.py_object
+new_bytes.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
+
+
 def view_bytes(b):
     """A copy of a sluice_bytes view as Python bytes."""
     if b.size == 0:

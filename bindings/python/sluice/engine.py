@@ -70,6 +70,11 @@ if available():
               ctypes.c_void_p, _P(ctypes.c_uint64)]),
             ('sluice_stream_release', None, [ctypes.c_void_p]),
             ('sluice_stream_read_masks', ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+            ('sluice_stream_read_pieces', ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+            ('sluice_stream_num_pieced', ctypes.c_uint32, [ctypes.c_void_p]),
+            ('sluice_stream_copy_pieced', ctypes.c_int,
+             [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_uint32), _P(ctypes.c_uint32),
+              ctypes.c_void_p, ctypes.c_uint64]),
             ('sluice_stream_num_masked', ctypes.c_uint32, [ctypes.c_void_p]),
             ('sluice_stream_masked', ctypes.c_int,
              [ctypes.c_void_p, ctypes.c_uint32, _P(ctypes.c_uint32), _P(ctypes.c_uint32),
@@ -152,6 +157,11 @@ class Engine:
         # masks beside the fields (masked_fields); every reader of this
         # handle's batches applies them.
         _lib.check(_lib_.sluice_stream_read_masks(h, 1))
+        # Every reader of this handle's batches copies each field (into a
+        # bytes, or a column's buffer through sluice_stream_batch_column), so
+        # a large Parquet value comes as its pieces, copied once from them
+        # (_pieced_values; batch_column does it itself).
+        _lib.check(_lib_.sluice_stream_read_pieces(h, 1))
         self._packed = None
         if self._items:  # every stream has the dataset's columns
             # One format here (_set_decoders): stored 'int' fields are int64.
@@ -219,13 +229,16 @@ class Engine:
     def _items_of(self, idx):
         return self._stream_items[bisect.bisect_right(self._stream_ends, idx)]
 
-    def _decode(self, fields, base, idx):
+    def _decode(self, fields, base, idx, pieced=None):
+        """`pieced`: {view index: bytes} of the fields in pieces."""
         out = {}
         items, nulls = (self._items, self._nulls) if self._stream_items is None \
             else self._items_of(idx)
         for c, name, dec in items:
             b = fields[base + c]
-            if b.size:
+            if pieced and base + c in pieced:
+                out[name] = dec(pieced[base + c])
+            elif b.size:
                 out[name] = dec(ctypes.string_at(b.data, b.size))
             else:
                 out[name] = dec(None if nulls and not b.data else b'')
@@ -254,13 +267,33 @@ class Engine:
             samples[k][name] = with_null_elements(samples[k][name], validity)
         return samples
 
+    def _pieced_values(self):
+        """The last next_batch's fields in pieces, each copied from its
+        pieces into a bytes (its only copy): {view index k * n + c: bytes},
+        or None (most batches)."""
+        count = _lib_.sluice_stream_num_pieced(self._ptr)
+        if not count:
+            return None
+        k, c = ctypes.c_uint32(), ctypes.c_uint32()
+        kr, cr = ctypes.byref(k), ctypes.byref(c)
+        out = {}
+        for i in range(count):
+            _lib.check(_lib_.sluice_stream_copy_pieced(self._ptr, i, kr, cr, None, 0))
+            at = k.value * self._n + c.value
+            size = self._batch[at].size
+            b = _lib.new_bytes(None, size)
+            _lib.check(_lib_.sluice_stream_copy_pieced(self._ptr, i, kr, cr, b, size))
+            out[at] = b
+        return out
+
     def _decode_each(self, count):
         """The last next_batch's samples, field by field."""
         n = self._n
+        pieced = self._pieced_values()
         if self._stream_items is None:
-            return [self._decode(self._batch, k * n, None) for k in range(count)]
+            return [self._decode(self._batch, k * n, None, pieced) for k in range(count)]
         ids = self._ids
-        return [self._decode(self._batch, k * n, ids[k]) for k in range(count)]
+        return [self._decode(self._batch, k * n, ids[k], pieced) for k in range(count)]
 
     def get(self, idx):
         try:

@@ -10,12 +10,6 @@ engine would otherwise copy it first into its own memory).
 import ctypes
 import os
 
-# A bytes of n uninitialized bytes, filled by sluice_dataset_copy_pieced
-# before anyone else sees it (as C extensions fill one).
-_new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
-_new_bytes.restype = ctypes.py_object
-_new_bytes.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
-
 import numpy as np
 
 from sluice import _lib
@@ -157,8 +151,7 @@ class LocalDataset:
         for i in range(self._num_pieced.value):
             column = self._pieced_columns[i]
             n = spans[column][1]
-            b = _new_bytes(None, n)
-            # A bytes passed as c_void_p is its buffer's address.
+            b = _lib.new_bytes(None, n)
             _lib.check(copy(ptr, i, self._pieced_column_ref, b, n))
             pieced[column] = b
         return [pieced[c] if c in pieced else

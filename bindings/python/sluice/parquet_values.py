@@ -209,22 +209,59 @@ def _nullable(decode):
     return lambda b: None if b is None else decode(b)
 
 
+def _packed_batch(stored, dtype):
+    """Decodes a batch's packed lists at once: (the fields back to back,
+    their byte offsets) -> one array per field, each a slice of one copy
+    (writable, native order) instead of a copy of its own."""
+    size = stored.itemsize
+
+    def batch(blob, offsets):
+        values = np.frombuffer(blob, stored).astype(dtype)
+        if any(o % size for o in offsets):  # as np.frombuffer refuses one field alone
+            raise ValueError(f'a packed list of {stored} is not a whole number of elements')
+        bounds = [o // size for o in offsets]
+        return [values[a:b] for a, b in zip(bounds, bounds[1:])]
+    return batch
+
+
+def _str_batch(blob, offsets):
+    """Decodes a batch's strings at once: ASCII text (the common case) is
+    decoded once and sliced at the byte offsets, which are then its
+    character offsets."""
+    text = blob.decode('utf-8')
+    if len(text) == len(blob):
+        return [text[a:b] for a, b in zip(offsets, offsets[1:])]
+    return [blob[a:b].decode('utf-8') for a, b in zip(offsets, offsets[1:])]
+
+
+def _with_batch(decode, batch):
+    """`decode` with its `batch` attribute: (a batch's fields back to back,
+    their offsets) -> the values of them all (sluice.sample_batch takes it;
+    the caller makes the null fields None afterwards)."""
+    decode.batch = batch
+    return decode
+
+
 def parquet_decoder(encoding, column):
     """Field bytes (None for a null field) -> the value, for column `column`
     of Parquet field encoding `encoding`. NotImplementedError naming both
-    for an encoding not in the table."""
+    for an encoding not in the table. Packed lists and strings also decode
+    a whole batch's column at once (the decoder's `batch`)."""
     packed = packed_list_kind(encoding)
     if packed is not None:
         stored = np.dtype(packed.stored_dtype)
         dtype = np.dtype(packed.array_dtype)
         # astype copies: a writable array in native order, as `datasets` gives.
-        return _nullable(lambda b: np.frombuffer(b, stored).astype(dtype))
+        return _with_batch(_nullable(lambda b: np.frombuffer(b, stored).astype(dtype)),
+                           _packed_batch(stored, dtype))
     if _list_element(encoding) is not None:
         convert = _json_converter(encoding, column, encoding)
         return _nullable(lambda b: convert(json.loads(b)))
     kind = parquet_kind(encoding)
     if kind is None:
         raise _unknown(encoding, column)
+    if encoding == 'str':
+        return _with_batch(_nullable(kind.from_bytes), _str_batch)
     return _nullable(kind.from_bytes)
 
 

@@ -77,11 +77,15 @@ class SampleBatch:
             if blob is None:
                 return None
             offsets = self._offsets[:count + 1].tolist()
-            fields = [blob[a:b] for a, b in zip(offsets, offsets[1:])]
+            batch = getattr(dec, 'batch', None)
+            if batch is not None:  # the column at once (a Parquet list or string)
+                values = batch(blob, offsets)
+            else:
+                values = [blob[a:b] for a, b in zip(offsets, offsets[1:])]
             if self._pointers is not None:
                 for k in np.flatnonzero(self._pointers[c:count * self._width:self._width] == 0):
-                    fields[k] = None
-            columns.append(fields if dec is bytes else list(map(dec, fields)))
+                    values[k] = None
+            columns.append(values if batch is not None or dec is bytes else list(map(dec, values)))
         return self._make(*columns)
 
     def _ints(self, c, count):

@@ -337,6 +337,115 @@ TEST(CApiParquetTest, PiecedFieldsAreCopiedByTheCallerAlone) {
   sluice_dataset_close(ds);
 }
 
+// A stream batch over hf_image with read_pieces on: the JPEGs that straddle
+// snappy literals are listed by sluice_stream_num_pieced / copy_pieced
+// (batch sample, column) and copied by it, and by sluice_stream_batch_column,
+// to the exact bytes of the lasting read (sluice_dataset_get); off, none is
+// listed and batch_column gives the same bytes. A short buffer and an index
+// past them are refused with their errors; release ends the pieces.
+TEST(CApiParquetTest, StreamBatchPiecesAreCopiedOnceToTheExactBytes) {
+  sluice_dataset* lasting = nullptr;
+  ASSERT_EQ(sluice_dataset_open((kDir + "/hf_image.parquet").c_str(), 0, &lasting), SLUICE_OK);
+  const uint32_t n = sluice_dataset_num_columns(lasting);
+  std::vector<std::vector<std::string>> want(sluice_dataset_num_samples(lasting));
+  std::vector<sluice_bytes> one(n);
+  for (uint64_t row = 0; row < want.size(); ++row) {
+    ASSERT_EQ(sluice_dataset_get(lasting, row, one.data(), n), SLUICE_OK) << sluice_last_error();
+    for (uint32_t c = 0; c < n; ++c) want[row].emplace_back(View(one[c]));
+  }
+  sluice_dataset_close(lasting);
+  testing::TempDir folder;
+  std::filesystem::copy_file(kDir + "/hf_image.parquet",
+                             std::filesystem::path(folder.path()) / "hf_image.parquet");
+  const std::string config = "{\"local\": \"" + folder.path() + "\", \"shuffle\": false}";
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(config.c_str(), &s), SLUICE_OK) << sluice_last_error();
+  ASSERT_EQ(sluice_stream_num_columns(s), n);
+  EXPECT_EQ(sluice_stream_read_pieces(s, 2), SLUICE_EINVAL);
+  EXPECT_EQ(std::string(sluice_last_error()),
+            "invalid argument: sluice_stream_read_pieces: on is 2, not 0 or 1");
+  const uint32_t kMax = 3;
+  std::vector<int64_t> ids(kMax);
+  std::vector<sluice_bytes> fields(kMax * n);
+  std::vector<uint64_t> offsets(kMax + 1);
+  for (const int pieces : {1, 0}) {
+    ASSERT_EQ(sluice_stream_read_pieces(s, pieces), SLUICE_OK);
+    ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK) << sluice_last_error();
+    size_t rows = 0, pieced = 0;
+    bool refused = false;
+    while (true) {
+      uint32_t count = 0;
+      ASSERT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count), SLUICE_OK)
+          << sluice_last_error();
+      if (count == 0) break;
+      const uint32_t num = sluice_stream_num_pieced(s);
+      if (!pieces) {
+        EXPECT_EQ(num, 0u);
+      }
+      for (uint32_t i = 0; i < num; ++i) {
+        uint32_t k = UINT32_MAX, c = UINT32_MAX;
+        ASSERT_EQ(sluice_stream_copy_pieced(s, i, &k, &c, nullptr, 0), SLUICE_OK);
+        ASSERT_LT(k, count);
+        ASSERT_LT(c, n);
+        EXPECT_STREQ(sluice_stream_column_name(s, c), "image");
+        std::string copy(fields[k * n + c].size, '\0');
+        if (!refused) {
+          refused = true;
+          EXPECT_EQ(sluice_stream_copy_pieced(s, i, &k, &c, copy.data(), copy.size() - 1),
+                    SLUICE_EINVAL);
+          EXPECT_EQ(std::string(sluice_last_error()),
+                    "invalid argument: sluice_stream_copy_pieced: capacity " +
+                        std::to_string(copy.size() - 1) + " is smaller than the value of column " +
+                        std::to_string(c) + " of batch sample " + std::to_string(k) + " (" +
+                        std::to_string(copy.size()) + " bytes)");
+          EXPECT_EQ(sluice_stream_copy_pieced(s, num, &k, &c, copy.data(), copy.size()),
+                    SLUICE_ERANGE);
+          EXPECT_EQ(std::string(sluice_last_error()),
+                    "out of range: sluice_stream_copy_pieced: " + std::to_string(num) +
+                        " is past the last batch's " + std::to_string(num) + " fields in pieces");
+        }
+        ASSERT_EQ(sluice_stream_copy_pieced(s, i, &k, &c, copy.data(), copy.size()), SLUICE_OK)
+            << sluice_last_error();
+        EXPECT_EQ(copy, want[static_cast<size_t>(ids[k])][c]) << "row " << ids[k];
+        ++pieced;
+      }
+      for (uint32_t c = 0; c < n; ++c) {
+        uint64_t needed = 0;
+        const sluice_status sized = sluice_stream_batch_column(s, c, 0, nullptr, 0, offsets.data(), &needed);
+        ASSERT_EQ(sized, needed == 0 ? SLUICE_OK : SLUICE_ERANGE);
+        std::string column(needed, '\0');
+        ASSERT_EQ(sluice_stream_batch_column(s, c, 0, reinterpret_cast<uint8_t*>(column.data()),
+                                             column.size(), offsets.data(), &needed),
+                  SLUICE_OK)
+            << sluice_last_error();
+        for (uint32_t k = 0; k < count; ++k) {
+          EXPECT_EQ(column.substr(offsets[k], offsets[k + 1] - offsets[k]),
+                    want[static_cast<size_t>(ids[k])][c])
+              << "row " << ids[k] << " column " << c << " pieces " << pieces;
+        }
+      }
+      rows += count;
+    }
+    EXPECT_EQ(rows, want.size());
+    if (pieces) {
+      EXPECT_GT(pieced, 0u);
+    }
+  }
+  // The pieces end with the batch's views.
+  ASSERT_EQ(sluice_stream_read_pieces(s, 1), SLUICE_OK);
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  uint32_t count = 0;
+  do {
+    ASSERT_EQ(sluice_stream_next_batch(s, kMax, ids.data(), fields.data(), &count), SLUICE_OK);
+  } while (count > 0 && sluice_stream_num_pieced(s) == 0);
+  ASSERT_GT(sluice_stream_num_pieced(s), 0u);
+  sluice_stream_release(s);
+  EXPECT_EQ(sluice_stream_num_pieced(s), 0u);
+  uint32_t k = 0, c = 0;
+  EXPECT_EQ(sluice_stream_copy_pieced(s, 0, &k, &c, nullptr, 0), SLUICE_ERANGE);
+  sluice_stream_close(s);
+}
+
 TEST(CApiParquetTest, FormatInfo) {
   int form = -1, has_meta = -1;
   ASSERT_EQ(sluice_format_info("parquet", &form, &has_meta), SLUICE_OK) << sluice_last_error();

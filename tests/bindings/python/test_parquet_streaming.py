@@ -116,6 +116,48 @@ def test_batch_mode_gives_the_local_fields(folder):
     assert start == len(local)
 
 
+def test_iteration_and_batch_mode_copy_large_values_from_their_pieces(tmp_path, monkeypatch):
+    """hf_image's JPEGs straddle snappy literals: the engine hands them to
+    iteration and batch mode as their pieces (sluice_stream_read_pieces),
+    copied once into the bytes or the column; every row is its exact bytes
+    (pyarrow's, in the fixture's expected.json), in order and shuffled."""
+    import json
+    from sluice.engine import Engine
+    e = json.loads((DATA / 'hf_image.expected.json').read_text())
+    images = [bytes.fromhex(v['hex']) for v in e['columns'][0]['values']]
+    labels = e['columns'][1]['values']
+    root = tmp_path / 'hf_image'
+    root.mkdir()
+    shutil.copy(DATA / 'hf_image.parquet', root / 'part-0.parquet')
+    copied = []
+    pieced_values = Engine._pieced_values
+
+    def counted(self):
+        out = pieced_values(self)
+        copied.append(len(out or ()))
+        return out
+    monkeypatch.setattr(Engine, '_pieced_values', counted)
+    import sluice.engine
+    for shuffle, field_by_field in ((False, False), (True, False), (False, True), (True, True)):
+        # Field by field (_decode_each) or, for batches of many small rows,
+        # column by column (SampleBatch: sluice_stream_batch_column): which
+        # one a batch takes depends on how many rows are ready; forced here.
+        monkeypatch.setattr(sluice.engine, '_PACKED_FROM', 10**9 if field_by_field else 1)
+        ds = streamed(root, shuffle=shuffle, shuffle_seed=3)
+        got = [(s['image'], s['label']) for s in ds]
+        assert sorted(got) == sorted(zip(images, labels))
+        if not shuffle:
+            assert got == list(zip(images, labels))
+        assert all(type(image) is bytes for image, _ in got)
+        batched = []
+        for batch in streamed(root, shuffle=shuffle, shuffle_seed=3).iter_batches(with_ids=True):
+            for i, image in zip(batch['sample_id'].tolist(), batch['image'].to_list()):
+                assert image == images[i], i
+                batched.append(i)
+        assert sorted(batched) == list(range(len(images)))
+    assert sum(copied) > 0  # field by field, iteration took values from their pieces
+
+
 def _views(*fields):
     """A sluice_bytes array: each field bytes (a view of a buffer kept
     alive on the array) or None (a NULL view)."""

@@ -290,3 +290,26 @@ def test_a_packed_list_with_a_null_element_is_a_masked_array():
     assert type(ids) is np.ma.MaskedArray and ids.dtype == np.int32
     assert want[0] is None and ids.tolist() == want  # .tolist(): None where null, as datasets
     assert ids.mask.tolist() == [x is None for x in want]
+
+
+def test_a_batchs_strings_and_packed_lists_decode_at_once_as_one_by_one():
+    # sluice.sample_batch decodes a column of many rows with the decoder's
+    # `batch` (one decode or copy for the whole column): the values are the
+    # one-by-one decoder's, ASCII or not, and each array is its own
+    # writable slice.
+    for texts in (['alpha', '', 'beta gamma'], ['añb', 'ü', '', 'plain']):
+        fields = [t.encode() for t in texts]
+        offsets = np.cumsum([0] + [len(f) for f in fields]).tolist()
+        dec = parquet_decoder('str', 'text')
+        assert dec.batch(b''.join(fields), offsets) == [dec(f) for f in fields] == texts
+    lists = [[1, 2, 3], [], [-7], [2**31 - 1, -2**31]]
+    fields = [np.array(v, '<i4').tobytes() for v in lists]
+    offsets = np.cumsum([0] + [len(f) for f in fields]).tolist()
+    dec = parquet_decoder('list<int32>', 'input_ids')
+    got = dec.batch(b''.join(fields), offsets)
+    assert [a.tolist() for a in got] == [dec(f).tolist() for f in fields] == lists
+    assert all(a.dtype == np.int32 for a in got)
+    got[0][0] = 9
+    assert got[0].tolist() == [9, 2, 3] and got[1].tolist() == [] and got[2].tolist() == [-7]
+    with pytest.raises(ValueError, match='not a whole number of elements'):
+        dec.batch(b'\0' * 8, [0, 2, 8])
