@@ -29,6 +29,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/binary_file.h"
+
 namespace sluice::cache_layout {
 
 inline constexpr const char* kStateDir = ".sluice";
@@ -51,15 +53,14 @@ inline constexpr off_t DownloadByte(size_t shard) {
 // without waiting, so a pinned shard is never deleted.
 inline constexpr off_t PinByte(size_t shard) { return DownloadByte(shard) + 1; }
 
-inline constexpr char kStateMagic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', '1'};
-// 2: temporaries named by base/file.h's scheme (temp_start recorded).
-inline constexpr uint32_t kStateVersion = 2;
-
-// All fields are accessed through std::atomic_ref (lock-free and address-free
-// for these sizes on Linux), so concurrent readers never see torn values.
+// All fields but the tag are accessed through std::atomic_ref (lock-free
+// and address-free for these sizes on Linux), so concurrent readers never
+// see torn values. The tag (base/binary_file.h's magic and version, the
+// first 12 bytes of every state file Sluice keeps) is written once, when
+// the file is made, by a process alone with it under the global lock, and
+// checked under that lock: it never changes while others read it.
 struct CacheStateHeader {
-  char magic[8];
-  uint32_t version;
+  BinaryFileTag tag;
   uint32_t record_size;
   uint64_t shard_count;
   uint64_t fingerprint;   // of the shard names and sizes
@@ -70,6 +71,14 @@ struct CacheStateHeader {
   uint64_t reserved[8];
 };
 static_assert(sizeof(CacheStateHeader) == 128);
+static_assert(offsetof(CacheStateHeader, record_size) == 12);
+
+// The state file's tag, checked and written by base/binary_file.h. Layout
+// 2: temporaries named by base/file.h's scheme (temp_start recorded).
+inline constexpr BinaryFileKind kStateKind{.magic = "SLUICEC1",
+                                           .version = 2,
+                                           .header_bytes = sizeof(CacheStateHeader),
+                                           .noun = "a shard cache's state file"};
 
 struct CacheShardRecord {
   // access_clock value at the last hit or fetch (LRU order; 0 = never).

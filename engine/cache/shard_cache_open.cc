@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "base/binary_file.h"
 #include "base/file.h"
 #include "engine/cache/shard_cache_internal.h"
 #include "engine/cache/state_dir.h"
@@ -194,8 +195,9 @@ Status ShardCache::Init() {
   bool valid = false;
   if (static_cast<uint64_t>(st.st_size) == map_size) {
     SLUICE_RETURN_IF_ERROR(map());
-    valid = std::memcmp(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic)) == 0 &&
-            Load(header_->version) == cl::kStateVersion &&
+    valid = CheckBinaryTag(std::string_view(state_map_.data(), state_map_.size()), cl::kStateKind,
+                           state_path_)
+                .ok() &&
             Load(header_->record_size) == sizeof(cl::CacheShardRecord) &&
             Load(header_->shard_count) == shards_->size() &&
             Load(header_->fingerprint) == fingerprint && Load(header_->initialized) == 1;
@@ -216,8 +218,7 @@ Status ShardCache::Init() {
     if (sized.ok()) sized = env->Truncate(state_fd.get(), state_path_, map_size);
     if (!sized.ok()) return sized.WithContext(Prefix());
     SLUICE_RETURN_IF_ERROR(map());
-    std::memcpy(header_->magic, cl::kStateMagic, sizeof(cl::kStateMagic));
-    Store(header_->version, cl::kStateVersion);
+    header_->tag = TagOf(cl::kStateKind);
     Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
     Store(header_->shard_count, static_cast<uint64_t>(shards_->size()));
     Store(header_->fingerprint, fingerprint);

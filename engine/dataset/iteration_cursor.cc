@@ -344,6 +344,30 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
   return k;
 }
 
+inline void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
+  // Reads miss the CPU cache. Two stages, so that neither waits on memory:
+  // the offset entry of the sample 2 * kAhead positions on, then the bytes
+  // of the one kAhead on (its entry loaded by the first stage). A run of
+  // consecutive ids needs no first stage (its offset table is read in
+  // order), but does need the second: the hardware prefetcher does not
+  // follow a consumer that touches one sample's head every kilobyte or so
+  // (measured: batch mode's CPU per 1 KiB sample fell by about a tenth).
+  constexpr size_t kAhead = 16;
+  if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
+    const uint32_t i = Resolve(&offsets_at_, q);
+    offsets_at_.shard()->PrefetchOffsets(i);
+  }
+  // Every position up to kAhead on, each once: a pass's first call asks
+  // for its first kAhead samples together (from disk, reads in parallel,
+  // not one after another as the consumer reaches them), then one a sample.
+  const size_t to = std::min(p + kAhead + 1, ready);
+  for (size_t q = std::max(prefetched_to_, p + 1); q < to; ++q) {
+    const uint32_t i = Resolve(&bytes_at_, q);
+    bytes_at_.shard()->Prefetch(i);
+  }
+  prefetched_to_ = std::max(prefetched_to_, to);
+}
+
 bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int64_t* ids,
                                  std::vector<SampleFields>* out, BatchTally* tally, bool first_batch,
                                  size_t* k_io, Status* failure) {
@@ -360,6 +384,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
   if (k == 0) batch_from_ = base_ + pos_;
   uint64_t bytes = 0;  // a local: a store through `tally` per sample cost 5 instructions
   bool stop = false;
+  ResetLookups();
   while (!stop && k < max && p < end) {
     if (p >= ready) {
       // Wait only for the call's first sample; the caller gets a shorter
@@ -426,29 +451,33 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
         stop = true;
         break;
       }
+      ResetLookups();  // the Acquires above may have freed passed parts
     }
     // One run of ready positions reading the same opened shard at a time:
-    // its shard is resolved once (in order, and mostly under py1e, a batch
-    // is a few long runs).
-    const OpenedShard* shard = prefetcher_->At(base_ + p);
+    // its shard and first sample are resolved once (in order, and mostly
+    // under py1e, a batch is a few long runs).
+    Resolve(&run_at_, p);
+    const OpenedShard* shard = run_at_.shard();
+    const size_t run_end = run_at_.RunEnd(base_ + ready) - base_;
     // A shard opened before the first batch and still read from disk a
     // sample at a time goes back to the kernel's read-around after it.
     if (base_ + pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
     if (shard->skipped()) {
-      for (; p < ready && prefetcher_->At(base_ + p) == shard; ++p) ++tally->skipped;
+      tally->skipped += run_end - p;
+      p = run_end;
       continue;
     }
     if (ids_only) {
-      for (; k < max && p < ready && prefetcher_->At(base_ + p) == shard; ++p) ids[k++] = ids_[p];
+      for (; k < max && p < run_end; ++p) ids[k++] = ids_[p];
       continue;
     }
-    const size_t g = prefetcher_->shard_of(base_ + p);
-    for (; k < max && p < ready && prefetcher_->At(base_ + p) == shard; ++p) {
+    const size_t g = run_at_.g();
+    for (; k < max && p < run_end; ++p) {
       if (p >= stop_at && k > 0 && shard->on_disk()) {
         stop = true;
         break;
       }
-      const uint32_t i = LocalOf(p, g);
+      const uint32_t i = run_at_.Local(ids_[p]);
       PrefetchAhead(p, p < stop_at ? std::min(ready, stop_at) : ready);
       SampleFields& fields = (*out)[k];
       fields.where = SampleLocation{g, i};
@@ -705,28 +734,6 @@ Status IterationCursor::CheckPeeked(const DatasetColumns& columns, ConsumerWaits
   }
   peeked_.reset();
   return Status::Ok();
-}
-
-void IterationCursor::PrefetchAhead(size_t p, size_t ready) {
-  // Reads miss the CPU cache. Two stages, so that neither waits on memory:
-  // the offset entry of the sample 2 * kAhead positions on, then the bytes
-  // of the one kAhead on (its entry loaded by the first stage). A run of
-  // consecutive ids needs no first stage (its offset table is read in
-  // order), but does need the second: the hardware prefetcher does not
-  // follow a consumer that touches one sample's head every kilobyte or so
-  // (measured: batch mode's CPU per 1 KiB sample fell by about a tenth).
-  constexpr size_t kAhead = 16;
-  if (size_t q = p + 2 * kAhead; q < ready && ids_[q] != ids_[p] + int64_t{2 * kAhead}) {
-    prefetcher_->At(base_ + q)->PrefetchOffsets(LocalOf(q, prefetcher_->shard_of(base_ + q)));
-  }
-  // Every position up to kAhead on, each once: a pass's first call asks
-  // for its first kAhead samples together (from disk, reads in parallel,
-  // not one after another as the consumer reaches them), then one a sample.
-  const size_t to = std::min(p + kAhead + 1, ready);
-  for (size_t q = std::max(prefetched_to_, p + 1); q < to; ++q) {
-    prefetcher_->At(base_ + q)->Prefetch(LocalOf(q, prefetcher_->shard_of(base_ + q)));
-  }
-  prefetched_to_ = std::max(prefetched_to_, to);
 }
 
 }  // namespace sluice

@@ -90,15 +90,6 @@ size_t PrefetchSchedule::RunEnd(size_t q, size_t limit, size_t shard) const {
   return q;
 }
 
-void PrefetchSchedule::SetAt(size_t from, size_t to, const void* shard) {
-  while (from < to) {
-    const Part& part = PartAt(from);
-    const size_t end = std::min(to, part.begin + part.shard_of.size());
-    std::fill(part.at.get() + (from - part.begin), part.at.get() + (end - part.begin), shard);
-    from = end;
-  }
-}
-
 void PrefetchSchedule::DropPassedParts() {
   while (parts_.size() > 1 && parts_.front().begin + parts_.front().shard_of.size() <= consumer_) {
     parts_.pop_front();
@@ -156,11 +147,29 @@ void PrefetchSchedule::DropBefore(size_t p) {
 size_t PrefetchSchedule::AdvanceAhead() {
   ahead_ = std::max(ahead_, scan_);
   // A known shard's run is passed without looking it up again (in order,
-  // runs are a shard long).
+  // runs are a shard long), a part at a time over its array; within this
+  // call nothing changes what is known, so the last two shards found known
+  // are not looked up again (py1e alternates between a few shards in runs
+  // of a few positions).
+  size_t found[2] = {SIZE_MAX, SIZE_MAX};
   while (ahead_ < known_) {
-    const size_t shard = ShardAt(ahead_);
-    if (!Known(shard)) break;
-    ahead_ = RunEnd(ahead_, known_, shard);
+    const Part& part = PartAt(ahead_);
+    const uint32_t* s = part.shard_of.data();
+    const size_t k_end = part.shard_of.size();
+    size_t k = ahead_ - part.begin;
+    while (k < k_end) {
+      const size_t shard = s[k];
+      if (shard != found[0] && shard != found[1]) {
+        if (!Known(shard)) break;
+        found[1] = found[0];
+        found[0] = shard;
+      }
+      do {
+        ++k;
+      } while (k < k_end && s[k] == shard);
+    }
+    ahead_ = part.begin + k;
+    if (k < k_end) break;
   }
   if (ahead_ == known_ && !complete_ && known_ - WindowEnd() < look_ahead_limit_) ahead_wants_more_ = true;
   return ahead_;
@@ -168,24 +177,40 @@ size_t PrefetchSchedule::AdvanceAhead() {
 
 bool PrefetchSchedule::ScanOpen(size_t limit) {
   const size_t before = scan_;
-  while (scan_ < limit) {
-    const size_t shard = ShardAt(scan_);
-    auto it = ready_.find(shard);
-    if (it == ready_.end()) {
-      HandleMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
-      if (!opened) break;
-      auto node = opened->find(shard);
-      it = ready_.emplace(shard, Entry{std::move(node->second), scan_}).first;
-      opened->erase(node);
+  bool blocked = false;  // at a shard neither open nor opened
+  while (scan_ < limit && !blocked) {
+    // A part at a time, over its arrays: the walk is every position's, and
+    // runs under py1e are a few positions long.
+    Part& part = PartAt(scan_);
+    const uint32_t* s = part.shard_of.data();
+    const void** at = part.at.get();
+    const size_t k_end = std::min(limit, part.begin + part.shard_of.size()) - part.begin;
+    size_t k = scan_ - part.begin;
+    while (k < k_end) {
+      const size_t shard = s[k];
+      auto it = ready_.find(shard);
+      if (it == ready_.end()) {
+        HandleMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
+        if (!opened) {
+          blocked = true;
+          break;
+        }
+        auto node = opened->find(shard);
+        it = ready_.emplace(shard, Entry{std::move(node->second), part.begin + k}).first;
+        opened->erase(node);
+      }
+      // The run of positions reading this shard takes one lookup and one
+      // expiry pair (its last position's; a run across parts, one a part):
+      // the pairs of the positions before it would be stale, and in order
+      // most positions continue a run.
+      const void* handle = it->second.shard.get();
+      do {
+        at[k++] = handle;
+      } while (k < k_end && s[k] == shard);
+      it->second.last_pos = part.begin + k - 1;
+      expiry_.emplace_back(part.begin + k - 1, shard);
     }
-    // The run of positions reading this shard takes one lookup and one
-    // expiry pair (its last position's): the pairs of the positions before
-    // it would be stale, and in order most positions continue a run.
-    const size_t run_end = RunEnd(scan_ + 1, limit, shard);
-    SetAt(scan_, run_end, it->second.shard.get());
-    scan_ = run_end;
-    it->second.last_pos = scan_ - 1;
-    expiry_.emplace_back(scan_ - 1, shard);
+    scan_ = part.begin + k;
   }
   DropBehindConsumer();
   return scan_ != before;
@@ -224,7 +249,8 @@ std::optional<Status> PrefetchSchedule::TakeFailure(size_t shard) {
 void PrefetchSchedule::OpenedAtScan(Handle shard) {
   const size_t p = scan_;
   const size_t g = ShardAt(p);
-  SetAt(p, p + 1, shard.get());
+  Part& part = PartAt(p);
+  part.at[p - part.begin] = shard.get();
   ready_[g] = Entry{std::move(shard), p};
   expiry_.emplace_back(p, g);
   ++scan_;

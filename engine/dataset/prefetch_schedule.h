@@ -231,8 +231,6 @@ class PrefetchSchedule {
   }
   // The end of the run of `shard` from q (q's shard), at most `limit`.
   size_t RunEnd(size_t q, size_t limit, size_t shard) const;
-  // at[q] = shard for q in [from, to).
-  void SetAt(size_t from, size_t to, const void* shard);
   // Frees the parts the consumer has passed.
   void DropPassedParts();
   size_t WindowEnd() const;

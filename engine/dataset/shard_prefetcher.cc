@@ -93,6 +93,12 @@ Status ShardPrefetcher::Extend() {
   return Status::Ok();
 }
 
+const PrefetchSchedule::Part* ShardPrefetcher::FindConsumerPart(size_t q) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  consumer_part_ = schedule_.PartOf(q);
+  return consumer_part_;
+}
+
 ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
   Stop();
   std::lock_guard<std::mutex> lock(mu_);

@@ -163,6 +163,15 @@ class ShardPrefetcher {
     const PrefetchSchedule::Part& part = ConsumerPart(q);
     return part.shard_of[q - part.begin];
   }
+  // The part holding position q, for q in the range the last Acquire
+  // returned: At and shard_of for a run of positions without a call a
+  // position (the cursor's PositionLookup). It stays until the next Acquire
+  // (which may free the parts the consumer passed).
+  const PrefetchSchedule::Part& ConsumerPart(size_t q) const {
+    const PrefetchSchedule::Part* part = consumer_part_;
+    if (part == nullptr || q - part->begin >= part->shard_of.size()) part = FindConsumerPart(q);
+    return *part;
+  }
 
   // The positions known so far (the consumer's thread).
   size_t size() const;
@@ -208,14 +217,9 @@ class ShardPrefetcher {
   // the threads decide nothing (what they would decide could differ from
   // the whole order's), but one of them extends it (ExtendOnce).
   bool NeedsMore() const { return more_ && more_error_.ok() && schedule_.WantsMore(); }
-  // The part of position q, cached for the consumer (At, shard_of).
-  const PrefetchSchedule::Part& ConsumerPart(size_t q) const {
-    if (consumer_part_ == nullptr || q - consumer_part_->begin >= consumer_part_->shard_of.size()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      consumer_part_ = schedule_.PartOf(q);
-    }
-    return *consumer_part_;
-  }
+  // ConsumerPart's look-up under the lock, cached (out of line: the
+  // cached path is a position's, this one a part's).
+  const PrefetchSchedule::Part* FindConsumerPart(size_t q) const;
 
   const Opener opener_;
   const TryOpener try_opener_;

@@ -1,25 +1,14 @@
 #include "stores/credentials/aws_credential_documents.h"
 
 #include <algorithm>
-#include <ctime>
 #include <string>
 
+#include "base/iso8601.h"
 #include "formats/json/py_json.h"
 #include "stores/common/xml_lite.h"
 
 namespace sluice {
 namespace {
-
-bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
-  if (pos + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
 
 // Whether an endpoint's Code may be quoted in an error. The service's codes
 // are words ("AssumeRoleUnauthorizedAccess"); anything else is not quoted,
@@ -46,41 +35,6 @@ bool QuotableCode(const std::string& code, std::string_view body) {
 }
 
 }  // namespace
-
-Result<int64_t> ParseIso8601Utc(std::string_view text) {
-  // YYYY-MM-DDTHH:MM:SS[.fff][Z|+00:00]
-  std::tm tm{};
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  bool ok = Digits(text, 0, 4, &year) && text.size() > 4 && text[4] == '-' &&
-            Digits(text, 5, 2, &month) && text.size() > 7 && text[7] == '-' &&
-            Digits(text, 8, 2, &day) && text.size() > 10 && (text[10] == 'T' || text[10] == ' ') &&
-            Digits(text, 11, 2, &hour) && text.size() > 13 && text[13] == ':' &&
-            Digits(text, 14, 2, &minute) && text.size() > 16 && text[16] == ':' &&
-            Digits(text, 17, 2, &second);
-  if (ok) {
-    std::string_view rest = text.substr(19);
-    if (!rest.empty() && rest[0] == '.') {
-      size_t n = 1;
-      while (n < rest.size() && rest[n] >= '0' && rest[n] <= '9') ++n;
-      rest.remove_prefix(n);
-    }
-    ok = rest == "Z" || rest == "+00:00" || rest.empty();
-  }
-  if (!ok || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 60) {
-    // Not quoted: callers parse fields of credential documents, whose
-    // values never go into error text.
-    return InvalidArgumentError("not an ISO 8601 UTC time (" + std::to_string(text.size()) +
-                                " characters)");
-  }
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = minute;
-  tm.tm_sec = second;
-  return static_cast<int64_t>(timegm(&tm));
-}
 
 Result<Credential> ParseAwsCredentialJson(std::string_view body, AwsCredentialJson kind,
                                           std::string_view source) {
@@ -125,7 +79,7 @@ Result<Credential> ParseAwsCredentialJson(std::string_view body, AwsCredentialJs
     return PermissionDeniedError(where + " answered without AccessKeyId and SecretAccessKey");
   }
   if (!expiration.empty()) {
-    auto t = ParseIso8601Utc(expiration);
+    auto t = ParseIso8601(expiration);
     if (!t.ok()) return PermissionDeniedError(where + ": Expiration is " + t.status().message());
     out.expires_at = *t;
   }
@@ -149,7 +103,7 @@ Result<Credential> ParseStsCredentialsXml(std::string_view body, std::string_vie
   out.keys = SigV4Credentials{*id, *secret, *token};
   std::string_view expiration = XmlFirst(creds, "Expiration");
   if (!expiration.empty()) {
-    auto t = ParseIso8601Utc(expiration);
+    auto t = ParseIso8601(expiration);
     if (!t.ok()) return PermissionDeniedError(where + ": Expiration is " + t.status().message());
     out.expires_at = *t;
   }

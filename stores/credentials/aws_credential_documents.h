@@ -13,10 +13,6 @@
 
 namespace sluice {
 
-// "2026-11-26T15:04:05Z" (also with fractional seconds, or "+00:00") as unix
-// seconds. kInvalidArgument otherwise, giving the text's length, not the text.
-Result<int64_t> ParseIso8601Utc(std::string_view text);
-
 enum class AwsCredentialJson {
   kProcess,   // {"Version": 1, "AccessKeyId", "SecretAccessKey", "SessionToken"?, "Expiration"?}
   kEndpoint,  // container / IMDS: {"AccessKeyId", "SecretAccessKey", "Token", "Expiration",

@@ -1,5 +1,5 @@
+#include "base/iso8601.h"
 #include "stores/common/store_keys.h"
-#include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/aws_sources.h"
 
 namespace sluice {
@@ -23,7 +23,7 @@ class AwsEnvSource final : public CredentialSource {
     out.source = "environment (AWS_ACCESS_KEY_ID)";
     out.keys = SigV4Credentials{*key_id, *secret, GetEnv("AWS_SESSION_TOKEN").value_or("")};
     if (auto exp = GetEnv("AWS_CREDENTIAL_EXPIRATION"); exp && !exp->empty()) {
-      auto t = ParseIso8601Utc(*exp);
+      auto t = ParseIso8601(*exp);
       if (!t.ok())
         return InvalidArgumentError("AWS_CREDENTIAL_EXPIRATION is " + t.status().message());
       out.expires_at = *t;

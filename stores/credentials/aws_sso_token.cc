@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "base/file.h"
+#include "base/iso8601.h"
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
-#include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/blocking_http.h"
 
 namespace sluice {
@@ -44,7 +44,7 @@ Result<CachedToken> ReadCache(const SsoTokenSettings& s) {
   if (!parsed.ok()) return PermissionDeniedError(s.cache_path + " is not JSON: " + Login(s));
   CachedToken t;
   t.access_token = JsonStringMember(*parsed, "accessToken");
-  auto expires = ParseIso8601Utc(JsonStringMember(*parsed, "expiresAt"));
+  auto expires = ParseIso8601(JsonStringMember(*parsed, "expiresAt"));
   if (t.access_token.empty() || !expires.ok()) {
     return PermissionDeniedError(s.cache_path + " has no accessToken and expiresAt: " + Login(s));
   }
@@ -88,7 +88,7 @@ Result<CachedToken> Refresh(const SsoTokenSettings& s, const CachedToken& old, i
         "it holds no refreshToken, clientId, clientSecret and registrationExpiresAt to refresh "
         "it with");
   }
-  auto registration = ParseIso8601Utc(old.registration_expires_at);
+  auto registration = ParseIso8601(old.registration_expires_at);
   if (!registration.ok()) return PermissionDeniedError("its registrationExpiresAt is unreadable");
   if (*registration <= now) {
     return PermissionDeniedError("its client registration expired at " +

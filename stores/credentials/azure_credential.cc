@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/iso8601.h"
 #include "stores/common/store_keys.h"
-#include "stores/signing/uri_encoding.h"
-#include "stores/credentials/aws_credential_documents.h"
 #include "stores/signing/digest.h"
+#include "stores/signing/uri_encoding.h"
 
 extern char** environ;
 
@@ -39,7 +39,7 @@ std::optional<int64_t> SasExpiry(std::string_view sas) {
     auto text = StrictPercentDecode(pair.substr(3));
     if (!text.ok()) return std::nullopt;
     if (text->size() == 10) *text += "T00:00:00Z";
-    auto t = ParseIso8601Utc(*text);
+    auto t = ParseIso8601(*text);
     if (t.ok()) return *t;
     return std::nullopt;
   }

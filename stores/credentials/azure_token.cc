@@ -1,11 +1,10 @@
 #include "stores/credentials/azure_token.h"
 
 #include <algorithm>
-#include <ctime>
 
+#include "base/iso8601.h"
 #include "formats/json/py_json.h"
 #include "stores/common/store_keys.h"
-#include "stores/credentials/aws_credential_documents.h"
 #include "stores/credentials/blocking_http.h"
 #include "stores/http/url.h"
 #include "stores/signing/uri_encoding.h"
@@ -82,14 +81,8 @@ Result<Credential> ParseAzureCliToken(std::string_view output, int64_t now,
   std::optional<int64_t> at = IntegerMember(*parsed, "expires_on");
   if (!at) {
     // A naive local time, as the CLI's older versions print it.
-    const std::string local = JsonStringMember(*parsed, "expiresOn");
-    std::tm tm{};
-    const char* end = strptime(local.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-    if (end != nullptr && (*end == '\0' || *end == '.')) {
-      tm.tm_isdst = -1;
-      const std::time_t t = std::mktime(&tm);
-      if (t != std::time_t(-1)) at = static_cast<int64_t>(t);
-    }
+    auto local = ParseIso8601(JsonStringMember(*parsed, "expiresOn"), {.local_when_bare = true});
+    if (local.ok()) at = *local;
   }
   if (!at) {
     return PermissionDeniedError(std::string(where) +
@@ -108,7 +101,7 @@ Result<Credential> ParseAzureDeveloperCliToken(std::string_view output, int64_t 
   Credential c;
   c.bearer = JsonStringMember(*parsed, "token");
   if (c.bearer.empty()) return PermissionDeniedError(std::string(where) + " printed no token");
-  auto at = ParseIso8601Utc(JsonStringMember(*parsed, "expiresOn"));
+  auto at = ParseIso8601(JsonStringMember(*parsed, "expiresOn"));
   if (!at.ok()) return PermissionDeniedError(std::string(where) + " printed no readable expiresOn");
   c.expires_at = std::clamp<int64_t>(*at, now, now + kMaxLifetimeS);
   return c;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/iso8601.h"
 #include "formats/json/py_json.h"
 #include "stores/credentials/credential_program.h"
 #include "stores/signing/jwt_rs256.h"
@@ -200,32 +199,9 @@ class DatabricksCliSource final : public CredentialSource {
 }  // namespace
 
 std::optional<int64_t> ParseDatabricksExpiry(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-  if (end == nullptr) return std::nullopt;
-  if (*end == '.') {
-    ++end;
-    while (*end >= '0' && *end <= '9') ++end;
-  }
-  if (*end == '\0') {
-    tm.tm_isdst = -1;
-    const std::time_t t = std::mktime(&tm);
-    if (t == std::time_t(-1)) return std::nullopt;
-    return static_cast<int64_t>(t);
-  }
-  int64_t offset = 0;
-  if (*end == 'Z' && end[1] == '\0') {
-    offset = 0;
-  } else if ((*end == '+' || *end == '-') && std::strlen(end) == 6 && end[3] == ':') {
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    if (!digit(end[1]) || !digit(end[2]) || !digit(end[4]) || !digit(end[5])) return std::nullopt;
-    offset = ((end[1] - '0') * 10 + (end[2] - '0')) * 3600 + ((end[4] - '0') * 10 + (end[5] - '0')) * 60;
-    if (*end == '-') offset = -offset;
-  } else {
-    return std::nullopt;
-  }
-  return static_cast<int64_t>(timegm(&tm)) - offset;
+  auto t = ParseIso8601(text, {.offsets = true, .local_when_bare = true});
+  if (!t.ok()) return std::nullopt;
+  return *t;
 }
 
 std::unique_ptr<CredentialSource> MakeDatabricksCliSource(const DatabricksConfig& config) {

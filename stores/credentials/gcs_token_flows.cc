@@ -1,6 +1,6 @@
 #include "stores/credentials/gcs_token_flows.h"
 
-#include "stores/credentials/aws_credential_documents.h"
+#include "base/iso8601.h"
 #include "stores/credentials/gcs_access_token.h"
 #include "stores/credentials/gcs_service_account.h"
 #include "stores/http/url.h"
@@ -92,7 +92,7 @@ Result<Credential> GenerateAccessToken(const ImpersonationRequest& request,
     return PermissionDeniedError("IAM generateAccessToken for " + target +
                                  " answered without an accessToken");
   }
-  auto expires_at = ParseIso8601Utc(expire);
+  auto expires_at = ParseIso8601(expire);
   if (!expires_at.ok()) {
     return PermissionDeniedError("IAM generateAccessToken for " + target +
                                  " answered an expireTime that is not a time: " +

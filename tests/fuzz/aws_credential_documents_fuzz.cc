@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/iso8601.h"
 #include "stores/credentials/aws_credential_documents.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "tests/fuzz/secret_scan.h"
@@ -49,14 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t kind = data[0];
   std::string_view doc(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (kind % 4 == 3) {
-    auto t = sluice::ParseIso8601Utc(doc);
+    auto t = sluice::ParseIso8601(doc);
     if (t.ok() && *t >= 0 && *t < int64_t{253402300800}) {  // years 1970-9999
       std::time_t secs = static_cast<std::time_t>(*t);
       std::tm parts{};
       gmtime_r(&secs, &parts);
       char text[32];
       std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-      auto again = sluice::ParseIso8601Utc(text);
+      auto again = sluice::ParseIso8601(text);
       FUZZ_CHECK(again.ok() && *again == *t, "%s does not round-trip", text);
     }
     return 0;

@@ -636,6 +636,36 @@ TEST_F(ShardCacheTest, PartitionsKeepDifferentShardListsApartAtOnce) {
                 "'_' or '-'");
 }
 
+// The state file's tag is base/binary_file.h's, its bytes as before that
+// owned it: "SLUICEC1", then layout 2 (little-endian). A state file of
+// another layout is made again, with this one's tag, not used.
+TEST_F(ShardCacheTest, TheStateFileStartsWithItsMagicAndLayoutAndAnotherLayoutIsMadeAgain) {
+  auto head = [&] {
+    std::string bytes(12, '\0');
+    int fd = ::open(StateFile().c_str(), O_RDWR);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(::pread(fd, bytes.data(), bytes.size(), 0), 12);
+    ::close(fd);
+    return bytes;
+  };
+  const std::string tag("SLUICEC1\x02\0\0\0", 12);
+  {
+    auto c = Open({100, 200});
+    Get(*c, 0);
+    EXPECT_EQ(head(), tag);
+    EXPECT_EQ(c->bytes_used(), 100u);
+  }
+  int fd = ::open(StateFile().c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, "\x01", 1, 8), 1);  // layout 1
+  uint64_t used = 99999;
+  ASSERT_EQ(::pwrite(fd, &used, 8, offsetof(cache_layout::CacheStateHeader, bytes_used)), 8);
+  ::close(fd);
+  auto c = Open({100, 200});
+  EXPECT_EQ(head(), tag);
+  EXPECT_EQ(c->bytes_used(), 100u);  // counted from the shard files
+}
+
 TEST_F(ShardCacheTest, InterruptedUpdateIsRepairedFromDisk) {
   auto c = Open({100, 200});
   Get(*c, 0);

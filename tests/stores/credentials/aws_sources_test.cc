@@ -466,10 +466,6 @@ TEST(AwsEc2DetectionTest, OnlyDmiNamingAmazonOrEc2CountsAsEc2) {
 }
 
 TEST(AwsDocumentsTest, ParsesWhatTheEndpointsAnswer) {
-  EXPECT_EQ(*ParseIso8601Utc("2026-11-26T15:04:05Z"), 1795705445);
-  EXPECT_EQ(*ParseIso8601Utc("2026-11-26T15:04:05.123+00:00"), 1795705445);
-  EXPECT_EQ(ParseIso8601Utc("26/11/2026").status().message(),
-            "not an ISO 8601 UTC time (10 characters)");
   auto process = ParseAwsCredentialJson(
       R"({"Version": 1, "AccessKeyId": "A", "SecretAccessKey": "S", "SessionToken": "T",
           "Expiration": "2026-11-26T15:04:05Z"})",
