@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -92,48 +93,6 @@ void OpenHeld(HeldShard* h, bool serve_in_flight, Env* env = Env::Default()) {
   ASSERT_TRUE(h->ds->IterBegin(0, 0, 0, 1).ok());
 }
 
-TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNamesShardAndUrl) {
-  HeldShard h;
-  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, true));
-  StallingFileServer& server = *h.server;
-
-  // The server holds shard 0 half sent until Stop below: every sample
-  // handed out before then came from the download in flight.
-  std::vector<int64_t> got;
-  std::vector<int64_t> ids(16);
-  std::vector<SampleFields> fields;
-  while (got.size() < 100) {
-    Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
-    ASSERT_TRUE(n.ok()) << "after " << got.size() << " samples: " << n.status().ToString();
-    ASSERT_GE(*n, 1u);
-    for (size_t k = 0; k < *n; ++k) {
-      SampleFields want;
-      ASSERT_TRUE(h.reader->Read(static_cast<uint64_t>(ids[k]), &want).ok());
-      ASSERT_EQ(testing::FieldBytes(fields[k]), testing::FieldBytes(want)) << ids[k];
-      EXPECT_EQ(fields[k].where.shard, 0u);
-      got.push_back(ids[k]);
-    }
-  }
-  for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], static_cast<int64_t>(k));
-  // Still held: the shard is not in the cache.
-  EXPECT_FALSE(FileExists(JoinPath(h.cache.path(), h.shard0)));
-
-  // The download fails mid-shard: the consumer hears of it, naming the
-  // shard and where it came from, and the cache keeps nothing of it.
-  server.Stop();
-  Status failed = Status::Ok();
-  for (int calls = 0; calls < 4000 && failed.ok(); ++calls) {
-    Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
-    if (!n.ok()) failed = n.status();
-  }
-  ASSERT_FALSE(failed.ok());
-  EXPECT_NE(failed.message().find(h.shard0), std::string::npos) << failed.ToString();
-  EXPECT_NE(failed.message().find(server.url()), std::string::npos) << failed.ToString();
-  for (const std::string& f : FilesUnder(h.cache.path())) {
-    EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
-  }
-}
-
 // Reads `count` samples from `ds` while its shard 0 is held mid-body by
 // `h`'s server: every one came from the download in flight. Checks their
 // ids against `plan` (from its start) and their bytes against the reader's,
@@ -158,6 +117,35 @@ void ReadWhileHeld(HeldShard& h, StreamingDataset& ds, const std::vector<int64_t
   }
   EXPECT_EQ(got, std::vector<int64_t>(plan.begin(), plan.begin() + static_cast<ptrdiff_t>(count)));
   EXPECT_FALSE(FileExists(JoinPath(h.cache.path(), h.shard0)));
+}
+
+TEST(ServeInFlight, SamplesBeforeTheHoldComeExactlyAndInOrderThenTheFailureNamesShardAndUrl) {
+  HeldShard h;
+  ASSERT_NO_FATAL_FAILURE(OpenHeld(&h, true));
+  StallingFileServer& server = *h.server;
+
+  // The server holds shard 0 half sent until Stop below: every sample
+  // handed out before then came from the download in flight.
+  std::vector<int64_t> in_order(100);
+  std::iota(in_order.begin(), in_order.end(), 0);
+  ASSERT_NO_FATAL_FAILURE(ReadWhileHeld(h, *h.ds, in_order, 100));
+
+  // The download fails mid-shard: the consumer hears of it, naming the
+  // shard and where it came from, and the cache keeps nothing of it.
+  server.Stop();
+  std::vector<int64_t> ids(16);
+  std::vector<SampleFields> fields;
+  Status failed = Status::Ok();
+  for (int calls = 0; calls < 4000 && failed.ok(); ++calls) {
+    Result<size_t> n = h.ds->NextBatch(16, ids.data(), &fields);
+    if (!n.ok()) failed = n.status();
+  }
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find(h.shard0), std::string::npos) << failed.ToString();
+  EXPECT_NE(failed.message().find(server.url()), std::string::npos) << failed.ToString();
+  for (const std::string& f : FilesUnder(h.cache.path())) {
+    EXPECT_EQ(f.find(h.shard0), std::string::npos) << f;
+  }
 }
 
 // A resumed epoch (IterBegin at sample 1,000 of the pass, as a restarted
