@@ -730,10 +730,10 @@ typedef struct sluice_stream sluice_stream;
  *    first sample, from an uncompressed MDS shard not in the cache, may be
  *    read with one or two ranged requests before its shard downloads,
  *    the shard's download starting once they are done or after 50 ms; false:
- *    it waits for the shard), "guess_first_shard" (false: true reads a
+ *    it waits for the shard), "guess_first_shard" (true: reads a
  *    cold unshuffled stream's first shard head, shard.00000.mds, beside
  *    its index.json, so that an in-order first sample costs one round
- *    trip), "pass_window_ids" (1048576: a pass whose
+ *    trip; processes forked from the opener take those bytes too), "pass_window_ids" (1048576: a pass whose
  *    worker plan has more ids is planned and read that many ids at a
  *    time, holding a few windows rather than the epoch's plan),
  *    "skip_corrupt_shards" (false),

@@ -133,10 +133,10 @@ struct DatasetOptions {
   // With peek_first_sample, a cold unshuffled stream 0 (rank 0) reads its
   // first shard's head by Mosaic's name beside its index.json
   // (StreamingDataset::GuessesFirstShard, GuessedHead); key
-  // "guess_first_shard". Off by default: a process that opens the dataset
-  // and reads nothing itself (a DataLoader's parent with workers) would
-  // make that request for nothing.
-  bool guess_first_shard = false;
+  // "guess_first_shard". A process that opens the dataset and reads nothing
+  // itself (a DataLoader's parent with workers) hands the bytes to the
+  // workers it forks (GuessedHead), so its request is the reading worker's.
+  bool guess_first_shard = true;
   // The consumer's next sample, when its shard is uncompressed MDS being
   // downloaded by this process from a remote that reports its fills
   // (RemoteSource::ReportsFills: the HTTP stores, not a folder) and the

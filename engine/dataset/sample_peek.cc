@@ -1,9 +1,18 @@
 #include "engine/dataset/sample_peek.h"
 
-#include <algorithm>
-#include <utility>
-
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <new>
+#include <utility>
 
 #include "formats/dataset/format_descriptor.h"
 #include "formats/index/index.h"
@@ -54,8 +63,44 @@ bool GuessAgrees(const ShardEntry& entry, std::string_view head) {
          (head.size() == GuessedHeadBytes() || head.size() == entry.raw_data.bytes);
 }
 
+// The guess's outcome where processes forked from its owner see it, in an
+// anonymous MAP_SHARED mapping: `state` (a futex word, shared: not
+// FUTEX_PRIVATE) leaves kRunning once, after `size` and the bytes that
+// follow the struct are written.
+struct GuessedHead::Shared {
+  static constexpr uint32_t kRunning = 0, kBytes = 1, kNone = 2;
+  static_assert(std::atomic<uint32_t>::is_always_lock_free);
+  std::atomic<uint32_t> state{kRunning};
+  uint64_t size = 0;
+  char* bytes() { return reinterpret_cast<char*>(this + 1); }
+
+  uint32_t* word() { return reinterpret_cast<uint32_t*>(&state); }
+  void Publish(const std::optional<std::string>& got) {
+    uint32_t outcome = kNone;
+    if (got && got->size() <= GuessedHeadBytes()) {
+      std::memcpy(bytes(), got->data(), got->size());
+      size = got->size();
+      outcome = kBytes;
+    }
+    state.store(outcome, std::memory_order_release);
+    WakeAll();
+  }
+  void WakeAll() { ::syscall(SYS_futex, word(), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
+  // Until `state` may have left kRunning, or 20 ms (the caller's other
+  // reasons to stop are checked that often).
+  void Wait() {
+    timespec most{0, 20 * 1000 * 1000};
+    ::syscall(SYS_futex, word(), FUTEX_WAIT, kRunning, &most, nullptr, 0);
+  }
+};
+
 GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
     : remote_(remote), key_(std::move(key)), pid_(getpid()) {
+  // Without the mapping a forked child reads for itself, as a peek does.
+  shared_bytes_ = sizeof(Shared) + GuessedHeadBytes();
+  void* mapped = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mapped != MAP_FAILED) shared_ = new (mapped) Shared();
   thread_ = std::thread([this] {
     std::optional<std::string> bytes;
     // Only a guess: whatever ends it (an error, even an exception) leaves
@@ -67,6 +112,8 @@ GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
     } catch (...) {
       bytes.reset();
     }
+    // Children first: the bytes are moved out to this process's Take next.
+    if (shared_ != nullptr) shared_->Publish(bytes);
     std::lock_guard<std::mutex> lock(mu_);
     bytes_ = std::move(bytes);
     done_ = true;
@@ -78,18 +125,38 @@ GuessedHead::~GuessedHead() {
   if (getpid() != pid_) {
     // A forked child: the thread is the parent's; its handle is left as is.
     new std::thread(std::move(thread_));
-    return;
+  } else {
+    stop_.request_stop();
+    thread_.join();
   }
-  stop_.request_stop();
-  thread_.join();
+  // This process's view only: the owner's and other children's stay.
+  if (shared_ != nullptr) ::munmap(shared_, shared_bytes_);
 }
 
 std::optional<std::string> GuessedHead::Take(std::stop_token cancel) {
-  if (getpid() != pid_) return std::nullopt;
+  if (getpid() != pid_) return TakeFromParent(std::move(cancel));
   std::unique_lock<std::mutex> lock(mu_);
   if (!done_cv_.wait(lock, cancel, [&] { return done_; }) || taken_) return std::nullopt;
   taken_ = true;
   return std::exchange(bytes_, std::nullopt);
+}
+
+std::optional<std::string> GuessedHead::TakeFromParent(std::stop_token cancel) {
+  // mu_ is not used here: a fork may have copied it locked by the
+  // parent's thread, which the child does not have.
+  if (shared_ == nullptr || taken_) return std::nullopt;
+  taken_ = true;
+  const bool forked_by_owner = getppid() == pid_;
+  auto owner_gone = [&] {
+    return (forked_by_owner && getppid() != pid_) || (::kill(pid_, 0) != 0 && errno == ESRCH);
+  };
+  std::stop_callback wake(cancel, [this] { shared_->WakeAll(); });
+  for (;;) {
+    const uint32_t state = shared_->state.load(std::memory_order_acquire);
+    if (state == Shared::kBytes) return std::string(shared_->bytes(), shared_->size);
+    if (state != Shared::kRunning || cancel.stop_requested() || owner_gone()) return std::nullopt;
+    shared_->Wait();
+  }
 }
 
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,

@@ -91,10 +91,18 @@ bool SamplePeekable(const ShardEntry& entry);
 // when they agree with the index's entry (GuessAgrees); anything else (a
 // 404, a server ignoring Range, another name, a compressed shard, a size
 // the entry does not have) drops them, and the peek reads as without them.
+// Fork: a DataLoader's parent opens the dataset (and starts the read) and
+// its forked workers read; the outcome is also published in memory shared
+// with children forked after the read started (an anonymous MAP_SHARED
+// mapping), so the worker whose first sample is in the head takes the
+// parent's bytes (waiting for the parent's read when it is still in
+// flight) instead of reading them again: the parent's request is not one
+// for nothing. A child stops waiting when `cancel` asks, when the parent's
+// read ends without bytes (stopped with the parent's dataset, failed), or
+// when the parent process is gone.
 // Thread safety: Take may be called from any one thread at a time; the
-// destructor must not run beside it. Fork safety: the read belongs to the
-// process that started it; in a forked child Take gives nothing and the
-// destructor leaves the parent's thread alone.
+// destructor must not run beside it. In a forked child the parent's thread
+// is not there: the destructor leaves its handle alone.
 class GuessedHead {
  public:
   // Starts the read of `key` of `remote` on a thread of its own. `remote`
@@ -105,15 +113,20 @@ class GuessedHead {
   GuessedHead& operator=(const GuessedHead&) = delete;
 
   const std::string& key() const { return key_; }
-  // The bytes read from offset 0, once: waits for the read to end, or for
-  // a stop on `cancel`. nullopt when the read failed, was stopped or taken
-  // already (or in a forked child).
+  // The bytes read from offset 0, once per process: waits for the read to
+  // end (in a forked child, the parent's: see above), or for a stop on
+  // `cancel`. nullopt when the read failed, was stopped or taken already.
   std::optional<std::string> Take(std::stop_token cancel = {});
 
  private:
+  struct Shared;  // the outcome as forked children see it (sample_peek.cc)
+  std::optional<std::string> TakeFromParent(std::stop_token cancel);
+
   RemoteSource& remote_;
   const std::string key_;
   const pid_t pid_;
+  Shared* shared_ = nullptr;  // null when the mapping could not be made
+  size_t shared_bytes_ = 0;
   std::stop_source stop_;
   std::mutex mu_;
   std::condition_variable_any done_cv_;

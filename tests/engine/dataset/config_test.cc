@@ -59,7 +59,7 @@ TEST(DatasetConfig, StreamsAndGlobals) {
     "shuffle": true, "shuffle_algo": "py1s", "shuffle_seed": 7, "num_canonical_nodes": 3,
     "partition_algo": "orig", "batching_method": "per_stream", "sampling_method": "fixed",
     "sampling_granularity": 2, "replication": null, "wait_timeout": 1.5,
-    "peek_first_sample": false, "guess_first_shard": true,
+    "peek_first_sample": false, "guess_first_shard": false,
     "world": {"rank": 3, "world_size": 4, "local_rank": 1, "local_world_size": 2}})");
   ASSERT_TRUE(o.ok()) << o.status().message();
   ASSERT_EQ(o->streams.size(), 2u);
@@ -81,8 +81,8 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   EXPECT_EQ(o->wait_timeout.count(), 1500);
   EXPECT_FALSE(o->peek_first_sample);
   EXPECT_TRUE(DatasetOptions().peek_first_sample);
-  EXPECT_TRUE(o->guess_first_shard);
-  EXPECT_FALSE(DatasetOptions().guess_first_shard);
+  EXPECT_FALSE(o->guess_first_shard);
+  EXPECT_TRUE(DatasetOptions().guess_first_shard);
   auto w = ResolveWorld(o->world);
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->num_nodes, 2);

@@ -25,6 +25,7 @@
 #include "formats/dataset/dataset_reader.h"
 #include "formats/mds/mds_writer.h"
 #include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/stores/http/fault_proxy.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -970,6 +971,50 @@ TEST_F(ColdPass, InOrderTheFirstSampleComesFromTheFirstShardsHeadReadBesideTheIn
   EXPECT_EQ(all[1], "/ds/index.json 206 bytes=0-8388607");
   std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 2);
   ASSERT_EQ(shard0.size(), 2u);
+  EXPECT_EQ(shard0[0], "206 " + kGuessRange);
+  EXPECT_EQ(shard0[1].rfind("206 bytes=0-", 0), 0u) << shard0[1];  // the download
+  EXPECT_NE(shard0[1], "206 " + kGuessRange);
+}
+
+// A DataLoader's parent opens the dataset (the guess read beside its
+// index) and reads nothing; the worker it forks reads the first sample
+// from the parent's guessed head (GuessedHead's outcome, shared with forked
+// children), making no read of its own of shard.00000.mds's head: the
+// file's requests are the parent's guess and the worker's one download,
+// and the worker's epoch is exact. (A child that could not take the
+// parent's bytes would peek: a third request.)
+TEST_F(ColdPass, InOrderAForkedReaderTakesTheParentsGuessMultiProcess) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  ASSERT_TRUE(options_.guess_first_shard);  // the default
+  ASSERT_EQ(first_file_, "shard.00000.mds");
+  ASSERT_EQ(first_index_, 0u);
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+  auto ds = StreamingDataset::Open(options_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  pid_t worker = testing::Fork([&]() -> int {
+    if (!(*ds)->IterBegin(0, 0, 0, 1).ok()) return 2;
+    std::vector<int64_t> ids(64), got;
+    std::vector<SampleFields> fields;
+    std::vector<std::string> bytes;
+    for (;;) {
+      auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+      if (!n.ok()) return 3;
+      if (*n == 0) break;
+      for (size_t k = 0; k < *n; ++k) {
+        got.push_back(ids[k]);
+        bytes.push_back(testing::FieldBytes(fields[k]));
+      }
+    }
+    return got == plan_ && bytes == expected_ ? 0 : 4;
+  });
+  ASSERT_GT(worker, 0);
+  EXPECT_EQ(testing::WaitExit(worker), 0);
+  std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 3);
+  std::sort(shard0.begin(), shard0.end(), [](const std::string& a, const std::string& b) {
+    return (a == "206 " + kGuessRange) > (b == "206 " + kGuessRange);
+  });
+  ASSERT_EQ(shard0.size(), 2u) << ::testing::PrintToString(shard0);
   EXPECT_EQ(shard0[0], "206 " + kGuessRange);
   EXPECT_EQ(shard0[1].rfind("206 bytes=0-", 0), 0u) << shard0[1];  // the download
   EXPECT_NE(shard0[1], "206 " + kGuessRange);
