@@ -28,7 +28,18 @@ Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   // Holding the lock: another process may have finished meanwhile.
-  Status status = made() ? Status::Ok() : make();
+  if (made()) {
+    (void)cache_internal::UnlockByte(lock, 0);
+    return Status::Ok();
+  }
+  // A maker killed mid-write left its temporary beside `path`, named by its
+  // process (base/file.h): removed by this next maker.
+  const size_t slash = path.rfind('/');
+  if (Result<ConfinedDir> dir = ConfinedDir::Open(slash == std::string::npos ? "." : path.substr(0, slash), env);
+      dir.ok()) {
+    (void)dir->SweepDeadTemps("");
+  }
+  Status status = make();
   (void)cache_internal::UnlockByte(lock, 0);
   return status;
 }
