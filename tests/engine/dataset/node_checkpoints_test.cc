@@ -297,7 +297,9 @@ TEST(NodeCheckpoints, PublishingAnEpochRemovesPlansIdleForAWeek) {
 
 // A maker killed mid-write leaves its temporary (named by its pid and start
 // time: base/file.h); the next maker, holding the node's lock, removes every
-// temporary of a dead process beside the file, and no one else's.
+// temporary of the file (only a lock holder writes one, so even one of a
+// process still exiting is dead) and every temporary of a dead process
+// beside it, and no other.
 TEST(NodeCheckpoints, MultiProcessTheNextMakerRemovesADeadWritersTemporary) {
   ScratchDir dir;
   ForgetEarlierFolders(dir.path());
@@ -311,7 +313,8 @@ TEST(NodeCheckpoints, MultiProcessTheNextMakerRemovesADeadWritersTemporary) {
   const std::string dead_mine = TempPathFor(path, gone, 3);
   const std::string dead_other = TempPathFor(JoinPath(state, "index.bin"), gone, 4);
   const std::string live = TempPathFor(JoinPath(state, "index.bin"));  // this process's: kept
-  for (const std::string& t : {dead_mine, dead_other, live}) ASSERT_TRUE(WriteFileAtomic(t, "half").ok());
+  const std::string exiting = TempPathFor(path, TempOwner{uint32_t(::getppid()), 0}, 5);  // a live pid: removed
+  for (const std::string& t : {dead_mine, dead_other, live, exiting}) ASSERT_TRUE(WriteFileAtomic(t, "half").ok());
   auto name = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
   bool made = false;
   auto got = NodeEpochCheckpoints(Place(root), q, &made);
