@@ -32,7 +32,8 @@ constexpr size_t kTempBaseMax = 128;
 // Start time of process `pid` in clock ticks after boot (field 22 of
 // /proc/<pid>/stat, counted after the parenthesised command name, which may
 // hold spaces), or nothing when unreadable.
-std::optional<uint64_t> ProcessStart(uint32_t pid) {
+// Field `n` (3 = state, 22 = start time) of /proc/<pid>/stat.
+std::optional<std::string> ProcessStatField(uint32_t pid, int n) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::stringstream text;
   text << in.rdbuf();
@@ -41,12 +42,18 @@ std::optional<uint64_t> ProcessStart(uint32_t pid) {
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(s.substr(close + 1));
   std::string field;
-  for (int i = 3; i <= 22; ++i) {
+  for (int i = 3; i <= n; ++i) {
     if (!(fields >> field)) return std::nullopt;
   }
+  return field;
+}
+
+std::optional<uint64_t> ProcessStart(uint32_t pid) {
+  const std::optional<std::string> field = ProcessStatField(pid, 22);
+  if (!field) return std::nullopt;
   uint64_t start = 0;
-  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), start);
-  if (ec != std::errc() || end != field.data() + field.size()) return std::nullopt;
+  auto [end, ec] = std::from_chars(field->data(), field->data() + field->size(), start);
+  if (ec != std::errc() || end != field->data() + field->size()) return std::nullopt;
   return start;
 }
 
@@ -101,6 +108,9 @@ TempOwner ThisProcessTempOwner() {
 bool TempOwnerGone(const TempOwner& owner) {
   if (owner.pid == 0) return true;
   if (::kill(static_cast<pid_t>(owner.pid), 0) != 0 && errno == ESRCH) return true;
+  // A zombie (killed, not yet reaped by its parent) writes nothing more.
+  const std::optional<std::string> state = ProcessStatField(owner.pid, 3);
+  if (state && (*state == "Z" || *state == "X")) return true;
   if (owner.start == 0) return false;  // unknown start: a live pid is the owner
   std::optional<uint64_t> start = ProcessStart(owner.pid);
   return start.has_value() && *start != owner.start;  // the pid was reused

@@ -56,8 +56,8 @@ struct TempName {
 
 // This process (recomputed after fork).
 TempOwner ThisProcessTempOwner();
-// True when `owner` no longer runs: no such pid, or that pid now belongs to
-// a process started at another time.
+// True when `owner` no longer runs: no such pid, a zombie (ended, not yet
+// reaped), or that pid now belongs to a process started at another time.
 bool TempOwnerGone(const TempOwner& owner);
 // The next value of this process's counter of temporary names.
 uint32_t NextTempSeq();

@@ -310,7 +310,11 @@ class ShardCache {
   class DirtyScope;
   // Sets the shard's accounted bytes, keeping bytes_used their sum.
   void SetAccounted(size_t shard, uint64_t bytes, const DirtyScope& proof);
-  Status RecomputeLocked(const cache_internal::LockFile& op);
+  // `alone`: no other process uses the folder (Init found the users byte
+  // free under the cache lock), so no fetch can be live and no shard's
+  // download byte is probed (3 fcntl calls a missing shard: 300,000 at the
+  // first open of a 100k-shard stream, issue 38).
+  Status RecomputeLocked(const cache_internal::LockFile& op, bool alone = false);
   // Fetchers that died (their download byte is free but their record is
   // set): deletes their temporaries and gives back their reservations.
   Status ReclaimDeadFetchesLocked(const cache_internal::LockFile& op);

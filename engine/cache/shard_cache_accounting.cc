@@ -22,13 +22,14 @@ void ShardCache::SetAccounted(size_t shard, uint64_t bytes, const DirtyScope&) {
   Store(header_->bytes_used, Minus(Load(header_->bytes_used), old) + bytes);
 }
 
-Status ShardCache::RecomputeLocked(const cache_internal::LockFile& op) {
+Status ShardCache::RecomputeLocked(const cache_internal::LockFile& op, bool alone) {
   std::vector<uint64_t> accounted(shards_->size(), 0);
   for (size_t j = 0; j < shards_->size(); ++j) {
     if (FileState(j) == 1) {
       accounted[j] = KeptBytes(j);
       continue;
     }
+    if (alone) continue;
     // A live fetcher holds the download byte: its reservation stands.
     SLUICE_ASSIGN_OR_RETURN(bool free, TryLockByte(op, cl::DownloadByte(j), true));
     if (free) {

@@ -222,14 +222,14 @@ Status ShardCache::Init() {
     Store(header_->record_size, static_cast<uint32_t>(sizeof(cl::CacheShardRecord)));
     Store(header_->shard_count, static_cast<uint64_t>(shards_->size()));
     Store(header_->fingerprint, fingerprint);
-    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file()));
+    SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file(), /*alone=*/true));
     Store(header_->initialized, uint64_t{1});
   } else {
     // The first user recounts from the files (the truth): the state outlives
     // the processes, and files may have been deleted or copied in between.
     SLUICE_ASSIGN_OR_RETURN(bool alone, TryLockByte(global.file(), cl::kUsersByte, true));
     if (alone) SLUICE_RETURN_IF_ERROR(UnlockByte(global.file(), cl::kUsersByte));
-    if (alone || Load(header_->dirty) != 0) SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file()));
+    if (alone || Load(header_->dirty) != 0) SLUICE_RETURN_IF_ERROR(RecomputeLocked(global.file(), alone));
   }
   SLUICE_RETURN_IF_ERROR(ReclaimDeadFetchesLocked(global.file()));
   SweepDeadTemps();

@@ -1,8 +1,13 @@
 #include "engine/dataset/node_checkpoints.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <vector>
 
 #include "base/file.h"
 #include "base/mapped_file.h"
@@ -53,20 +58,52 @@ int64_t EpochOfName(const std::string& name, const std::string& prefix) {
   return std::strtoll(digits.c_str(), nullptr, 10);
 }
 
-// Removes `digest`'s files of epochs before `epoch` - 1 from `state_dir`
-// (node_checkpoints.h, "Lifetime"), and the files of the unnamed layout
-// (plan_checkpoints.<E>.bin), which nothing reads any more. Best effort: a
-// file left behind is only disk, and another process's removal of the
-// same file is no error.
-void RemoveOlderEpochs(const std::string& state_dir, uint64_t digest, int64_t epoch, Env* env) {
+// The plan prefix ("plan_checkpoints.<16 hex>.") of a named epoch file,
+// or "" when `name` is not one.
+std::string PlanPrefixOfName(const std::string& name) {
+  constexpr size_t kHex = 16;
+  const size_t at = sizeof(kCheckpointsPrefix) - 1;
+  if (name.size() <= at + kHex + 1 || name.compare(0, at, kCheckpointsPrefix) != 0 || name[at + kHex] != '.' ||
+      name.find_first_not_of("0123456789abcdef", at) != at + kHex) {
+    return "";
+  }
+  const std::string prefix = name.substr(0, at + kHex + 1);
+  return EpochOfName(name, prefix) >= 0 ? prefix : "";
+}
+
+// Removes from `state_dir` (node_checkpoints.h, "Lifetime") `digest`'s
+// files of epochs before `epoch` - 1; the files of every other plan none of
+// whose files was written in the last kOtherPlansIdle; and the files of
+// the unnamed layout (plan_checkpoints.<E>.bin), which nothing reads any
+// more. Best effort: a file left behind is only disk, and another
+// process's removal of the same file is no error.
+void RemoveOldFiles(const std::string& state_dir, uint64_t digest, int64_t epoch, Env* env) {
   Result<std::vector<std::string>> names = env->ListFolder(state_dir);
   if (!names.ok()) return;
-  const std::string prefix = PlanPrefix(digest);
+  const std::string mine = PlanPrefix(digest);
+  std::map<std::string, std::vector<std::string>> others;  // plan prefix -> its files
+  std::map<std::string, int64_t> newest;                   // plan prefix -> newest mtime, seconds
   for (const std::string& name : *names) {
-    const int64_t mine = EpochOfName(name, prefix);
-    if ((mine >= 0 && mine < epoch - 1) || EpochOfName(name, kCheckpointsPrefix) >= 0) {
-      (void)env->Remove(JoinPath(state_dir, name));
+    const std::string path = JoinPath(state_dir, name);
+    const int64_t e = EpochOfName(name, mine);
+    if ((e >= 0 && e < epoch - 1) || EpochOfName(name, kCheckpointsPrefix) >= 0) {
+      (void)env->Remove(path);
+      continue;
     }
+    const std::string plan = PlanPrefixOfName(name);
+    if (plan.empty() || plan == mine) continue;
+    Result<struct stat> st = env->Stat(path, /*follow_links=*/false);
+    if (!st.ok()) continue;
+    others[plan].push_back(path);
+    auto [it, fresh] = newest.try_emplace(plan, int64_t(st->st_mtime));
+    if (!fresh) it->second = std::max(it->second, int64_t(st->st_mtime));
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (const auto& [plan, paths] : others) {
+    if (now - newest[plan] < kOtherPlansIdle.count()) continue;
+    for (const std::string& path : paths) (void)env->Remove(path);
   }
 }
 
@@ -110,7 +147,7 @@ Result<std::shared_ptr<const planner::EpochCheckpoints>> NodeEpochCheckpoints(co
     if (made != nullptr) *made = true;
     // Unwritable: this process keeps what it computed.
     if (WriteCheckpointsFile(path, planner::SerializeCheckpoints(computed, key), env).ok()) {
-      RemoveOlderEpochs(state_dir, digest, request.epoch, env);
+      RemoveOldFiles(state_dir, digest, request.epoch, env);
     }
     out = std::make_shared<const planner::EpochCheckpoints>(std::move(computed));
     return Status::Ok();

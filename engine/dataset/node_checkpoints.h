@@ -22,8 +22,11 @@
 //
 // Lifetime: publishing epoch E's file removes the files of the same plan
 // for epochs before E - 1, so a plan keeps at most its current and next
-// epoch's (the prefetch publishes E + 1 while E runs). Files of other plans
-// are left alone: another job of the node may be using them. A process that
+// epoch's (the prefetch publishes E + 1 while E runs). It also removes the
+// files of every other plan none of whose files was written in the last
+// kOtherPlansIdle (7 days): a job still running that plan publishes each
+// epoch's file, so only an idle one loses them, and another job of the node
+// keeps its own. A process that
 // still wants a removed epoch makes it again (correct, only slower). A
 // reader maps a file only while it copies the checkpoints out; a file
 // removed meanwhile stays readable through that mapping (on Linux an
@@ -42,6 +45,10 @@
 #include "engine/planner/plan.h"
 
 namespace sluice {
+
+// How long another plan's files stay after the newest of them was written
+// (Lifetime above).
+inline constexpr std::chrono::seconds kOtherPlansIdle{7 * 24 * 3600};
 
 // Where a dataset's processes share checkpoints: the cache state folder of
 // `root` (its first stream's local folder).

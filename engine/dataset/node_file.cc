@@ -6,6 +6,30 @@
 #include "engine/cache/ofd_lock.h"
 
 namespace sluice {
+namespace {
+
+// A maker killed mid-write left its temporary beside `path` (base/file.h's
+// names). `path`'s temporaries are written only under its lock, which the
+// caller holds: each is a dead maker's, even one whose process is still
+// exiting (the kernel drops the lock before the process is gone). Others
+// in the folder go only when their process is (ConfinedDir::SweepDeadTemps).
+void RemoveLeftTemps(const std::string& path, Env* env) {
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
+  Result<ConfinedDir> dir = ConfinedDir::Open(folder, env);
+  if (!dir.ok()) return;
+  const std::string sample = TempPathFor(path, TempOwner{}, 0);  // "<folder>/.<name>.sluice-tmp.0.0.0"
+  const std::string prefix = sample.substr(slash == std::string::npos ? 0 : slash + 1,
+                                           sample.size() - (slash == std::string::npos ? 0 : slash + 1) - 5);
+  if (Result<std::vector<std::string>> names = env->ListFolder(folder); names.ok()) {
+    for (const std::string& name : *names) {
+      if (name.compare(0, prefix.size(), prefix) == 0 && ParseTempName(name)) (void)dir->Remove(name);
+    }
+  }
+  (void)dir->SweepDeadTemps("");
+}
+
+}  // namespace
 
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
@@ -28,7 +52,12 @@ Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   // Holding the lock: another process may have finished meanwhile.
-  Status status = made() ? Status::Ok() : make();
+  if (made()) {
+    (void)cache_internal::UnlockByte(lock, 0);
+    return Status::Ok();
+  }
+  RemoveLeftTemps(path, env);
+  Status status = make();
   (void)cache_internal::UnlockByte(lock, 0);
   return status;
 }

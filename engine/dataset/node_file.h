@@ -23,6 +23,10 @@ namespace sluice {
 // With `current`, an existing `path` counts as made only when `current()`
 // says so (asked before the lock and again under it); otherwise it is made
 // again. The lock and the checks go through `env` (`make` uses its own).
+// Before making, under the lock, `path`'s temporaries (base/file.h's names:
+// only a maker holding the lock writes them, so any found is a killed
+// maker's) and the other temporaries in its folder whose process is gone
+// are deleted.
 Status MakeOncePerNode(const std::string& path, const std::string& state_dir,
                        const std::string& lock_name, std::chrono::milliseconds wait_timeout,
                        const std::function<Status()>& make,

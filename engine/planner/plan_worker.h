@@ -51,8 +51,10 @@ struct StreamedShuffle {
 
   // Part i's spans.
   static std::span<const Span> Part(const DividedSpans& parts, int64_t i);
-  // Draws over part i as its shuffle would (*narrow as Py1eSkipPart).
-  Status Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow) const;
+  // Draws over part i as its shuffle would (*narrow and `ahead` as
+  // Py1eSkipPart).
+  Status Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow,
+              numpy::Pcg64Ahead* ahead = nullptr) const;
   // Part i's sorted positions [lo, hi) (part_reader.h), drawn from `gen`.
   Result<std::unique_ptr<PartReader>> Open(std::span<const Span> list, numpy::Pcg64& gen, int64_t lo, int64_t hi,
                                            bool* narrow) const;

@@ -64,11 +64,7 @@ class Py1sReader final : public PartReader {
         ids_ = std::span<const int64_t>(ids_buf_.data(), ids_buf_.size());
         return true;
       }
-      if (big) {
-        for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits_, uint64_t(i));
-      } else {
-        bits_.SkipShuffleU32(size_t(z));
-      }
+      SkipSpanShuffle(z, bits_);
     }
     return false;
   }
@@ -103,11 +99,15 @@ Status StreamedShuffle::Accept(const EpochCheckpoints& k, const PlanConfig& c, i
   return Status::Ok();
 }
 
-Status StreamedShuffle::Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow) const {
-  if (py1e) return Py1eSkipPart(list, br, ep, C, narrow);
-  const std::unique_ptr<PartReader> reader = OpenPy1sReader(list, ep.bit_generator(), 0, 0);
-  while (reader->Next()) {
-  }
+Status StreamedShuffle::Skip(std::span<const Span> list, numpy::Generator& ep, bool* narrow,
+                             numpy::Pcg64Ahead* ahead) const {
+  if (py1e) return Py1eSkipPart(list, br, ep, C, narrow, ahead);
+  // py1s: a part is its spans' shuffles and nothing else.
+  int64_t n = 0;
+  for (const Span& s : list) n += s.size();
+  numpy::Pcg64Stream bits(ep.bit_generator());
+  if (ahead != nullptr && n >= kAheadPartMin) bits.Attach(ahead);
+  for (const Span& s : list) SkipSpanShuffle(s.size(), bits);
   return Status::Ok();
 }
 

@@ -182,20 +182,16 @@ Status Py1ePart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
 }
 
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
-                    int64_t num_canonical_nodes, bool* narrow) {
+                    int64_t num_canonical_nodes, bool* narrow, numpy::Pcg64Ahead* ahead) {
   const int64_t n = PartSize(spans);
   if (n == 0) return EmptyPart(num_canonical_nodes);
   numpy::Pcg64Stream bits(ep.bit_generator());
+  if (ahead != nullptr && n >= kAheadPartMin) bits.Attach(ahead);
   // The shuffles' draws are rejection-sampled (their count depends on the
   // words), so they are replayed; the uniforms are exactly z words per span,
-  // jumped over.
-  for (const Span& s : spans) {
-    if (uint64_t(s.size()) <= (uint64_t{1} << 32)) {
-      bits.SkipShuffleU32(size_t(s.size()));
-    } else {
-      for (int64_t i = s.size() - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
-    }
-  }
+  // jumped over (their jumps would drop the words made ahead: detached).
+  for (const Span& s : spans) SkipSpanShuffle(s.size(), bits);
+  bits.Commit();
   if (br.hi <= br.lo) return IntegersError(br.lo, br.hi);
   Py1eSkipKeys(spans, br, bits, narrow);
   return Status::Ok();

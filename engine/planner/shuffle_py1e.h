@@ -58,9 +58,24 @@ Status Py1eDraw(std::span<const Span> spans, BlockRange br, numpy::Generator& ep
                 Py1eScratch& scratch, int64_t num_canonical_nodes, bool* narrow = nullptr);
 void Py1eSort(int64_t n, int64_t* out, Py1eScratch& scratch, int64_t lo = 0, int64_t hi = INT64_MAX);
 
+// The draws of one span's shuffle (z ids, Fisher-Yates from the end),
+// discarded: py1e's and py1s's, replayed wherever a part is drawn over.
+inline void SkipSpanShuffle(int64_t z, numpy::Pcg64Stream& bits) {
+  if (uint64_t(z) <= (uint64_t{1} << 32)) {
+    bits.SkipShuffleU32(size_t(z));
+  } else {
+    for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits, uint64_t(i));
+  }
+}
+
+// A part of at least this many samples has its shuffles' words made on a
+// second thread when a Pcg64Ahead is given (each part restarts its maker).
+inline constexpr int64_t kAheadPartMin = int64_t{1} << 17;
+
 // Advances `ep` as Py1ePart would, in O(1) memory (*narrow as Py1eDraw).
+// With `ahead`, a long part's shuffle words are made on its thread.
 Status Py1eSkipPart(std::span<const Span> spans, BlockRange br, numpy::Generator& ep,
-                    int64_t num_canonical_nodes, bool* narrow = nullptr);
+                    int64_t num_canonical_nodes, bool* narrow = nullptr, numpy::Pcg64Ahead* ahead = nullptr);
 
 // Py1eSkipPart's second half, after the span shuffles: each span's
 // integers (br.lo < br.hi) and uniforms drawn over (*narrow as Py1eDraw).

@@ -50,11 +50,7 @@ class Py1eReader final : public PartReader {
     for (size_t s = 0; s < spans.size(); ++s) {
       const int64_t z = spans[s].size();
       if (s >= first_span_ && s < last_span_) starts_.push_back(bits_.Snapshot());
-      if (uint64_t(z) <= (uint64_t{1} << 32)) {
-        bits_.SkipShuffleU32(size_t(z));
-      } else {
-        for (int64_t i = z - 1; i > 0; --i) numpy::IntervalFrom(bits_, uint64_t(i));
-      }
+      SkipSpanShuffle(z, bits_);
     }
     after_shuffles_ = bits_.Snapshot();
     chunk_ = std::max<int64_t>({reach_, min_chunk, 1});

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "engine/random/pcg64_ahead.h"
+
 namespace sluice::numpy {
 namespace {
 
@@ -196,6 +198,18 @@ void Pcg64::Fill(uint64_t* out, size_t n) {
 }
 
 void Pcg64Stream::Refill() {
+  if (ahead_ != nullptr) {
+    if (const Pcg64Ahead::Block* b = ahead_->Next()) {
+      words_ = b->words;
+      base_ = b->before;
+      gen_.state_ = b->after;
+      len_ = Pcg64Ahead::kWords;
+      at_ = 0;
+      return;
+    }
+    ahead_ = nullptr;  // its maker failed (its status() says why): gen_ stands after the last block
+  }
+  words_ = buf_;
   base_ = gen_.state_;
   len_ = refill_;
   gen_.Fill(buf_, len_);
@@ -203,11 +217,24 @@ void Pcg64Stream::Refill() {
   refill_ = std::min(kBlock, 2 * refill_);
 }
 
+void Pcg64Stream::Detach() {
+  if (ahead_ == nullptr) return;
+  ahead_->Stop();
+  ahead_ = nullptr;
+}
+
+void Pcg64Stream::Attach(Pcg64Ahead* ahead) {
+  Commit();
+  ahead_ = ahead;
+  ahead_->Start(gen_);
+}
+
 void Pcg64Stream::Fill64(uint64_t* out, size_t n) {
   const size_t have = std::min(n, len_ - at_);
-  std::copy(buf_ + at_, buf_ + at_ + have, out);
+  std::copy(words_ + at_, words_ + at_ + have, out);
   at_ += have;
   if (have == n) return;
+  Detach();
   // The block is used up: gen_ stands right after it.
   gen_.Fill(out + have, n - have);
   base_ = gen_.state_;
@@ -219,6 +246,7 @@ void Pcg64Stream::Skip64(uint64_t n) {
     at_ += n;
     return;
   }
+  Detach();
   const uint64_t jump = n - (len_ - at_);
   if (jump != jump_n_) {
     jump_ = gen_.JumpOf(jump);
@@ -240,6 +268,7 @@ Pcg64 Pcg64Stream::Snapshot() const {
 }
 
 void Pcg64Stream::Commit() {
+  Detach();
   Pcg64 now = gen_;
   now.state_ = base_;
   now.Advance(at_);

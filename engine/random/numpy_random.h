@@ -25,6 +25,8 @@ namespace sluice::numpy {
 // (SeedSequence's entropy). 0 -> {0}; 2^32+5 -> {5, 1}.
 std::vector<uint32_t> SeedWords(uint64_t seed);
 
+class Pcg64Ahead;  // pcg64_ahead.h
+
 // SeedSequence(entropy): the 4-word pool and generate_state.
 class SeedSequence {
  public:
@@ -204,7 +206,7 @@ class Pcg64Stream {
 
   uint64_t NextU64() {
     if (at_ == len_) Refill();
-    return buf_[at_++];
+    return words_[at_++];
   }
   uint32_t NextU32() { return BufferedU32(&has_u32_, &u32_, [this] { return NextU64(); }); }
   double NextDouble() { return static_cast<double>(NextU64() >> 11) * (1.0 / 9007199254740992.0); }
@@ -274,8 +276,15 @@ class Pcg64Stream {
   // Discards the next n NextU64() values (jumping ahead when they are many;
   // the last jump's map is kept, so equal skips in a row cost one step).
   void Skip64(uint64_t n);
-  // Writes the position reached back into the Pcg64 (state and 32-bit half).
+  // Writes the position reached back into the Pcg64 (state and 32-bit half),
+  // detaching a Pcg64Ahead.
   void Commit();
+  // Reads the words that follow from `ahead`, which makes them on its own
+  // thread (pcg64_ahead.h), until Commit() or a Fill64 or Skip64 past the
+  // block at hand (those detach it: what was made ahead is dropped).
+  // `ahead` must outlive the attachment; it serves one stream at a time.
+  // Worth it only for long runs of draws: each attachment restarts its maker.
+  void Attach(Pcg64Ahead* ahead);
   // A Pcg64 standing where this stream stands (32-bit half included),
   // without committing: a saved position to draw from again later.
   Pcg64 Snapshot() const;
@@ -286,30 +295,34 @@ class Pcg64Stream {
   // one draw and another skip) and doubles back to kBlock.
   static constexpr size_t kShortBlock = 8;
   void Refill();
+  // Stops reading from ahead_ (the block at hand is used up or dropped).
+  void Detach();
   // Interval's mask for max (1 <= max < 2^32).
   static uint32_t Mask32(size_t max) { return ~uint32_t{0} >> std::countl_zero(static_cast<uint32_t>(max)); }
   // 32-bit half h of the block: low half of word h/2 first, as NextU32.
-  uint32_t Half(size_t h) const { return static_cast<uint32_t>(buf_[h >> 1] >> ((h & 1) * 32)); }
+  uint32_t Half(size_t h) const { return static_cast<uint32_t>(words_[h >> 1] >> ((h & 1) * 32)); }
   // After reading halves up to h: an odd count leaves the word's high half
   // pending, as NextU32 does.
   void EndHalves(size_t h) {
     at_ = (h + 1) >> 1;
     if (h & 1) {
       has_u32_ = true;
-      u32_ = static_cast<uint32_t>(buf_[h >> 1] >> 32);
+      u32_ = static_cast<uint32_t>(words_[h >> 1] >> 32);
     }
   }
 
   Pcg64& bits_;
-  Pcg64 gen_;               // state after buf_'s last word
-  unsigned __int128 base_;  // state before buf_[0]
+  Pcg64 gen_;               // state after the block's last word
+  unsigned __int128 base_;  // state before the block's first word
   bool has_u32_;
   uint32_t u32_;
   size_t at_ = 0, len_ = 0;
   size_t refill_ = kBlock;
   uint64_t jump_n_ = 0;  // Skip64's last jump (0: none)
   Pcg64::Jump jump_;
+  Pcg64Ahead* ahead_ = nullptr;
   uint64_t buf_[kBlock];
+  const uint64_t* words_ = buf_;  // the block: buf_, or a block of ahead_
 };
 
 class Generator {

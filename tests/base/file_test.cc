@@ -193,6 +193,10 @@ TEST(TempNameTest, OwnersAreThisProcessUntilGone) {
   EXPECT_FALSE(TempOwnerGone({me.pid, 0})) << "unknown start: the live pid is the owner";
   pid_t child = ::fork();
   if (child == 0) _exit(0);
+  // Ended, not yet reaped (a zombie): gone, with or without its start time.
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);
+  EXPECT_TRUE(TempOwnerGone({static_cast<uint32_t>(child), 0}));
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
   EXPECT_TRUE(TempOwnerGone({static_cast<uint32_t>(child), 0}));
   EXPECT_TRUE(IsTempOfThisProcess("x/" + TempPathFor("f")));

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <tuple>
 #include <set>
 #include <string>
 #include <vector>
@@ -242,6 +244,91 @@ TEST(NodeCheckpoints, PublishingAnEpochRemovesThePlansFilesBeforeThePreviousOne)
   EXPECT_EQ(CheckpointsFiles(root), want);
 }
 
+// The checkpoints files and every temporary in root's state folder (the
+// folder may hold a deleted scratch folder's other files: ForgetEarlierFolders).
+std::set<std::string> StateFiles(const std::string& root) {
+  std::set<std::string> names = CheckpointsFiles(root);
+  for (const auto& e : std::filesystem::directory_iterator(*CacheStateDir(root))) {
+    const std::string name = e.path().filename().string();
+    if (ParseTempName(name)) names.insert(name);
+  }
+  return names;
+}
+
+void SetAgeDays(const std::string& path, double days) {
+  const auto when = std::filesystem::file_time_type::clock::now() -
+                    std::chrono::duration_cast<std::filesystem::file_time_type::duration>(
+                        std::chrono::duration<double>(days * 86400.0));
+  std::filesystem::last_write_time(path, when);
+}
+
+// Lifetime (node_checkpoints.h): publishing an epoch removes the files of
+// other plans none of whose files was written in the last 7 days, and
+// keeps every file of a plan with a newer one.
+TEST(NodeCheckpoints, PublishingAnEpochRemovesPlansIdleForAWeek) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const std::string root = dir.path();
+  auto plan = [](uint64_t seed, int64_t epoch) {
+    planner::PlanRequest q = Request(epoch);
+    q.config.shuffle_seed = seed;
+    return q;
+  };
+  // Plan 1: two files, both 8 days old (idle: removed). Plan 2: one 8 days
+  // old, one 6 (kept, both). Plan 3: one 6 days old (kept).
+  for (auto [seed, epoch, days] : {std::tuple{1, 0, 8.0}, {1, 1, 8.0}, {2, 0, 8.0}, {2, 1, 6.0}, {3, 5, 6.0}}) {
+    const planner::PlanRequest q = plan(uint64_t(seed), epoch);
+    ASSERT_TRUE(WriteFileAtomic(FileOf(root, q), Expected(q)).ok());
+    SetAgeDays(FileOf(root, q), days);
+  }
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), Request(0)).ok());
+  EXPECT_EQ(CheckpointsFiles(root),
+            (std::set<std::string>{"plan_checkpoints.lock", NameOf(root, plan(2, 0)), NameOf(root, plan(2, 1)),
+                                   NameOf(root, plan(3, 5)), NameOf(root, Request(0))}));
+  // Reading a file removes nothing; the next publish does, by the same rule.
+  SetAgeDays(FileOf(root, plan(2, 1)), 7.5);
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), Request(0)).ok());
+  EXPECT_EQ(CheckpointsFiles(root).size(), 5u);
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), Request(1)).ok());
+  EXPECT_EQ(CheckpointsFiles(root),
+            (std::set<std::string>{"plan_checkpoints.lock", NameOf(root, plan(3, 5)), NameOf(root, Request(0)),
+                                   NameOf(root, Request(1))}));
+}
+
+// A maker killed mid-write leaves its temporary (named by its pid and start
+// time: base/file.h); the next maker, holding the node's lock, removes every
+// temporary of the file (only a lock holder writes one, so even one of a
+// process still exiting is dead) and every temporary of a dead process
+// beside it, and no other.
+TEST(NodeCheckpoints, MultiProcessTheNextMakerRemovesADeadWritersTemporary) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  const std::string root = dir.path();
+  const planner::PlanRequest q = Request();
+  const std::string path = FileOf(root, q);
+  const pid_t dead = testing::Fork([] { return 0; });
+  ASSERT_EQ(testing::WaitExit(dead), 0);
+  const TempOwner gone{uint32_t(dead), 0};
+  const std::string state = *CacheStateDir(root);
+  const std::string dead_mine = TempPathFor(path, gone, 3);
+  const std::string dead_other = TempPathFor(JoinPath(state, "index.bin"), gone, 4);
+  const std::string live = TempPathFor(JoinPath(state, "index.bin"));  // this process's: kept
+  const std::string exiting = TempPathFor(path, TempOwner{uint32_t(::getppid()), 0}, 5);  // a live pid: removed
+  for (const std::string& t : {dead_mine, dead_other, live, exiting}) ASSERT_TRUE(WriteFileAtomic(t, "half").ok());
+  auto name = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
+  bool made = false;
+  auto got = NodeEpochCheckpoints(Place(root), q, &made);
+  ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+  EXPECT_TRUE(made);
+  EXPECT_EQ(StateFiles(root), (std::set<std::string>{"plan_checkpoints.lock", NameOf(root, q), name(live)}));
+  // A reader that finds the file made sweeps nothing.
+  ASSERT_TRUE(WriteFileAtomic(dead_mine, "half").ok());
+  ASSERT_TRUE(NodeEpochCheckpoints(Place(root), q).ok());
+  EXPECT_TRUE(FileExists(dead_mine));
+  std::filesystem::remove(dead_mine);
+  std::filesystem::remove(live);
+}
+
 // Forks: named MultiProcess so the ThreadSanitizer run leaves it out, as it
 // does every forking test (dev: tsan_tests). One process is killed with the
 // file half written (a temporary, holding the node's lock); four racing
@@ -290,6 +377,8 @@ TEST(NodeCheckpoints, MultiProcessRacingMakersAndOneKilledMidWrite) {
   }
   EXPECT_EQ(makers, 1);
   EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
+  // The killed process's temporary went with the maker that followed it.
+  EXPECT_EQ(StateFiles(dir.path()), (std::set<std::string>{"plan_checkpoints.lock", NameOf(dir.path(), q)}));
 }
 
 // A dataset's passes (head first, whole, in windows, the next epoch

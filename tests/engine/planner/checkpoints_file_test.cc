@@ -133,6 +133,42 @@ TEST(CheckpointsFileTest, AFileWrittenBeforeTheSharedHeaderReadsAndWritesTheSame
   EXPECT_EQ(SerializeCheckpoints(*read, m.key), old);
 }
 
+// Plans with parts long enough that PlanCheckpoints makes their words on a
+// second thread (numpy::Pcg64Ahead): the files' bytes are those main wrote
+// before that thread existed (XXH3-64 of each, taken at 8c8de98).
+TEST(CheckpointsFileTest, LongPartsWriteTheBytesWrittenBefore) {
+  struct Case {
+    ShuffleAlgo algo;
+    int64_t nodes, shards, size, block;
+    uint64_t seed, epoch;
+    uint64_t hash;
+  };
+  const Case cases[] = {
+      {ShuffleAlgo::kPy1e, 4, 600, 5000, 0, 9176, 2, 17496505183840216694u},
+      {ShuffleAlgo::kPy1e, 3, 250, 4096, 1 << 16, 7, 0, 2028958073633674896u},
+      {ShuffleAlgo::kPy1e, 2, 40, 70000, 50000, 1, 5, 3802801588047701799u},  // blocks narrower than shards
+      {ShuffleAlgo::kPy1s, 4, 600, 5000, 0, 9176, 2, 3021440880508614299u},
+      {ShuffleAlgo::kPy1s, 5, 333, 3001, 0, 123456789, 1, 948023685450272680u},
+  };
+  for (const Case& c : cases) {
+    PlanRequest q;
+    StreamSpec s;
+    for (int64_t i = 0; i < c.shards; ++i) s.shard_sizes.push_back(c.size + (i % 7 == 3 ? i : 0));
+    q.streams.push_back(std::move(s));
+    q.config.num_canonical_nodes = c.nodes;
+    q.config.batch_size = 8;
+    q.config.shuffle = true;
+    q.config.shuffle_algo = c.algo;
+    if (c.block > 0) q.config.shuffle_block_size = c.block;
+    q.config.shuffle_seed = c.seed;
+    q.world = World{2, 2, 2, {}, {}, {}};
+    q.epoch = int64_t(c.epoch);
+    const Made m = Make(q);
+    EXPECT_EQ(XXH3_64bits(m.bytes.data(), m.bytes.size()), c.hash)
+        << "algo " << int(c.algo) << " seed " << c.seed << " narrow " << m.checkpoints.py1e_narrow_block;
+  }
+}
+
 TEST(CheckpointsFileTest, AnotherRequestsFileIsStale) {
   const Made m = Make(Request());
   PlanRequest next = Request();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/random/numpy_random.h"
+#include "engine/random/pcg64_ahead.h"
 
 namespace sluice::numpy {
 namespace {
@@ -50,27 +51,32 @@ TEST(Pcg64Stream, FillEqualsNextU64) {
   }
 }
 
-// A random mix of every stream operation against the plain generator.
+// A random mix of every stream operation against the plain generator,
+// with words made ahead on a second thread (pcg64_ahead.h) attached at
+// random points (a pending half included) and detached by skips, fills,
+// commits and the trial's end; shuffles long enough to read several of its
+// blocks.
 TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
   std::mt19937_64 pick(3);
+  Pcg64Ahead ahead;
   for (int trial = 0; trial < 50; ++trial) {
     Generator a{uint64_t(trial)}, b{uint64_t(trial)};
     {
       Pcg64Stream st(b.bit_generator());
       for (int op = 0; op < 400; ++op) {
-        switch (pick() % 10) {
+        switch (pick() % 11) {
           case 0: ASSERT_EQ(st.NextU64(), a.bit_generator().NextU64()); break;
           case 1: ASSERT_EQ(st.NextU32(), a.bit_generator().NextU32()); break;
           case 2: ASSERT_EQ(st.NextDouble(), a.bit_generator().NextDouble()); break;
           case 3: {
-            const size_t n = size_t(pick() % 700);
+            const size_t n = size_t(pick() % (op % 7 == 0 ? 9000 : 700));
             std::vector<uint64_t> got(n);
             st.Fill64(got.data(), n);
             for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], a.bit_generator().NextU64());
             break;
           }
           case 4: {
-            const uint64_t n = pick() % 700;
+            const uint64_t n = pick() % (op % 7 == 0 ? 9000 : 700);
             st.Skip64(n);
             for (uint64_t i = 0; i < n; ++i) a.bit_generator().NextU64();
             break;
@@ -82,7 +88,7 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
             break;
           }
           case 6: {
-            std::vector<int64_t> x(size_t(pick() % 600)), y;
+            std::vector<int64_t> x(size_t(pick() % (op % 5 == 0 ? 30000 : 600))), y;
             for (size_t i = 0; i < x.size(); ++i) x[i] = int64_t(i);
             y = x;
             st.ShuffleU32(std::span<int64_t>(x));
@@ -91,7 +97,7 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
             break;
           }
           case 7: {
-            std::vector<int64_t> y(size_t(pick() % 600));
+            std::vector<int64_t> y(size_t(pick() % (op % 5 == 0 ? 30000 : 600)));
             st.SkipShuffleU32(y.size());
             a.Shuffle(y);
             break;
@@ -114,6 +120,7 @@ TEST(Pcg64Stream, MixedDrawsMatchTheGenerator) {
             ExpectSameState(snap, ref);
             break;
           }
+          case 10: st.Attach(&ahead); break;
         }
         if (op % 97 == 0) st.Commit();  // committing mid-way keeps the stream going
       }
