@@ -16,7 +16,6 @@
 namespace {
 
 using sluice::testing::CleanStoreEnv;
-using sluice::testing::NodeServer;
 using sluice::testing::ScopedEnv;
 using sluice::testing::TempDir;
 
