@@ -631,3 +631,39 @@ TEST_F(StreamCApi, BatchColumnCopiesEveryColumnOfTheBatch) {
   EXPECT_EQ(offset0, 0u);
   sluice_stream_close(s);
 }
+
+// Provenance through the C ABI: every id a shuffled epoch hands out names
+// its shard and index in it, as index.json's shard sizes (7, 6, 7, 6, 6) lay
+// the global ids out.
+TEST_F(StreamCApi, SampleOriginOfEveryIdIsItsShardAndIndex) {
+  sluice_stream* s = nullptr;
+  ASSERT_EQ(sluice_stream_open(Config(R"(, "shuffle": true, "batch_size": 4, "shuffle_seed": 5)").c_str(), &s),
+            SLUICE_OK)
+      << sluice_last_error();
+  ASSERT_EQ(sluice_stream_iter_begin(s, 0, 0, 0, 1), SLUICE_OK);
+  const auto epoch = Drain(s, 4);
+  ASSERT_EQ(epoch.size(), 32u);
+  const std::vector<std::pair<uint64_t, uint64_t>> layout = {
+      {0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {1, 0}, {1, 1}, {1, 2}, {1, 3},
+      {1, 4}, {1, 5}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6}, {3, 0}, {3, 1},
+      {3, 2}, {3, 3}, {3, 4}, {3, 5}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {4, 4}, {4, 5}};
+  std::vector<int64_t> ids;
+  for (const auto& [id, bytes] : epoch) {
+    ids.push_back(id);
+    uint64_t shard = 99, index = 99;
+    ASSERT_EQ(sluice_stream_sample_origin(s, static_cast<uint64_t>(id), &shard, &index), SLUICE_OK)
+        << sluice_last_error();
+    EXPECT_EQ(std::make_pair(shard, index), layout[static_cast<size_t>(id)]) << id;
+    EXPECT_EQ(bytes, Expected(static_cast<uint64_t>(id)));
+  }
+  std::vector<int64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NE(ids, sorted);  // shuffled, each id once
+  EXPECT_EQ(sorted.front(), 0);
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+  uint64_t index = 99;
+  EXPECT_EQ(sluice_stream_sample_origin(s, 31, nullptr, &index), SLUICE_OK);
+  EXPECT_EQ(index, 5u);
+  EXPECT_EQ(sluice_stream_sample_origin(s, 32, nullptr, nullptr), SLUICE_ERANGE);
+  sluice_stream_close(s);
+}
