@@ -33,7 +33,10 @@ Usage, with a Python that has pyarrow and duckdb (e.g. the venv that
 tests/data/parquet/make_fixtures.py builds from its pinned requirements):
   VENV/bin/python bench/python/parquet_read_bench.py \
       --build build [--dir /tmp/sluice-parquet-bench] [--scale 1.0] [--cpu 0]
-      [--compression snappy,none]
+      [--compression snappy,none] [--datasets binary_1k,binary_256k] [--cpu-time]
+
+Before the readers run, every file they read (the Parquet file, the MDS
+shards) is dropped from the page cache and read back (cache_alike).
 """
 import argparse
 import json
@@ -93,6 +96,27 @@ def write_datasets(root, scale, forms):
     return paths
 
 
+def cache_alike(paths):
+    """Puts each file into the page cache the same way: written back, dropped,
+    and read again with 1 MiB read()s, as a file read from disk arrives.
+
+    How a file entered the cache decides the size of its folios there: one
+    written in large writes (`sluice convert`'s 64 MiB shards) is mapped 2 MiB
+    at a time (MADV_HUGEPAGE), one written in pyarrow's small writes 64 KiB at
+    a time, and the page faults of a pass differ tenfold (binary_1k: ~100
+    against ~1,000), which is the readers' files, not their decoding.
+    """
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            while os.read(fd, 1 << 20):
+                pass
+        finally:
+            os.close(fd)
+
+
 def timed(fn, passes=3, warm=True, clock=time.perf_counter):
     if warm:
         fn()  # warm: page cache, imports
@@ -146,6 +170,9 @@ def main():
     ap.add_argument("--compression", default="snappy,none",
                     help="the forms of the files, comma-separated: snappy (pyarrow's defaults), "
                          "none (uncompressed PLAIN, no dictionary)")
+    ap.add_argument("--datasets", default="",
+                    help="only these datasets, comma-separated (e.g. binary_1k,binary_256k); "
+                         "default every one")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time every reader by its process's CPU time (user and system, "
                          "time.process_time; the Sluice programs' cpu_seconds) instead of "
@@ -165,10 +192,14 @@ def main():
     sluice = os.path.join(args.build, "bindings/cli/sluice")
     paths = write_datasets(args.dir, args.scale, forms)
     rows_out = []
+    only = {d for d in args.datasets.split(",") if d}
     for name, path in paths.items():
+        if only and name not in only:
+            continue
         mds = os.path.join(os.path.dirname(path), "mds")
         if not os.path.exists(os.path.join(mds, "index.json")):
             subprocess.run([sluice, "convert", path, mds], check=True, capture_output=True)
+        cache_alike([path] + [os.path.join(mds, f) for f in sorted(os.listdir(mds))])
         # Each timed pass of every reader in turn (round r: every reader's
         # pass r), so that a swing in the machine's load falls on all of
         # them rather than on whichever ran then. A Sluice pass is a run of
