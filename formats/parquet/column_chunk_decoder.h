@@ -49,6 +49,12 @@ struct ColumnDecodeOptions {
   // only for a reader that calls deferred.Ensure on every value it hands
   // out (ParquetShardReader).
   bool defer_large_gathers = false;
+  // ParquetShardReader only: decode the group's pages as its rows are read
+  // (ColumnChunkCursor), not all at Open. A row's page is decoded by the
+  // first ReadRow that needs it (the first row: one data page per column;
+  // a first read at row R starts at R's page), and a bad page's error (or
+  // a budget passed) comes from that ReadRow instead of from Open.
+  bool lazy_rows = false;
 };
 
 // A reader's running total of the bytes one row group holds, against
