@@ -515,14 +515,13 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
   const size_t n = s.fields.size();
   fields->resize(n);
   if (scratch != nullptr && scratch->columns.size() < n) scratch->columns.resize(n);
-  std::vector<RowSegment*> segs(n);
+  // (No array of the segments found: a row's read allocates nothing.)
   const auto ready = [&] {
     for (size_t c = 0; c < n; ++c) {
-      segs[c] = s.SegmentFor(c, row);
-      if (segs[c] == nullptr) return false;
-      const uint64_t first = segs[c]->cursor->first_row();
-      const uint64_t end = s.direct[c] ? segs[c]->cursor->end_row() : first + segs[c]->built;
-      if (row >= end) return false;
+      const RowSegment* seg = s.SegmentFor(c, row);
+      if (seg == nullptr) return false;
+      const uint64_t first = seg->cursor->first_row();
+      if (row >= (s.direct[c] ? seg->cursor->end_row() : first + seg->built)) return false;
     }
     return true;
   };
@@ -541,7 +540,7 @@ Status ParquetShardReader::ReadRow(uint32_t row, std::vector<std::string_view>* 
     }
   }
   for (size_t c = 0; c < n; ++c) {
-    const RowSegment& seg = *segs[c];
+    const RowSegment& seg = *s.SegmentFor(c, row);  // ready: it holds the row
     const size_t r = static_cast<size_t>(row - seg.cursor->first_row());
     if (s.direct[c]) {
       const ColumnBuffer& b = seg.cursor->buffer();

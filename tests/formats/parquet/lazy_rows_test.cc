@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/file.h"
@@ -245,6 +246,73 @@ TEST(LazyRowsPages, ResumeInAListColumnSkipsPagesByRepetitionLevels) {
   EXPECT_EQ(RowText(*lazy, row), RowText(*whole, row));
   EXPECT_EQ(lazy->data_pages_decoded(), lazy->column_names().size());
   EXPECT_LT(lazy->data_pages_decoded(), whole->data_pages_decoded());
+}
+
+// Threads reading one lazy reader at once, each in its own order, some
+// taking large values as pieces (whose spans must outlive the pages decoded
+// after them), see the rows of the reader that decoded the group at Open.
+TEST(LazyRowsThreads, ConcurrentReadersSeeTheWholeGroupsRows) {
+  for (const std::string rel : {"pa26_plain_pages_v1.parquet", "pa26_lists_v2_small_pages.parquet",
+                                "pa26_snappy_random_v1.parquet", "hf_image.parquet"}) {
+    SCOPED_TRACE(rel);
+    const Group g = FixtureGroup(rel, 0);
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    const auto rows = static_cast<uint32_t>(g.rows);
+    std::vector<std::string> expected(rows);
+    for (uint32_t r = 0; r < rows; ++r) expected[r] = RowText(*whole, r);
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok());
+    constexpr int kThreads = 4;
+    std::vector<std::vector<std::string>> got(kThreads, std::vector<std::string>(rows));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(t);
+        std::vector<uint32_t> order(rows);
+        for (uint32_t r = 0; r < rows; ++r) order[r] = t % 2 == 0 ? r : rows - 1 - r;
+        if (t == 3) std::shuffle(order.begin(), order.end(), rng);
+        // Thread 1 takes pieces: each row's spans are read after the rows
+        // read after it (and their pages) are.
+        std::vector<std::vector<std::string_view>> fields(rows);
+        std::vector<std::vector<PiecedField>> pieced(rows);
+        for (uint32_t r : order) {
+          if (t != 1) {
+            got[t][r] = RowText(*lazy, r);
+            continue;
+          }
+          std::vector<MaskedField> masked;
+          Status s = lazy->ReadRow(r, &fields[r], &masked, nullptr, &pieced[r]);
+          if (!s.ok()) got[t][r] = "<" + s.ToString() + ">";
+        }
+        if (t != 1) return;
+        for (uint32_t r : order) {
+          if (!got[t][r].empty()) continue;
+          std::string out;
+          for (std::string_view f : fields[r]) {
+            std::string bytes;
+            auto p = std::find_if(pieced[r].begin(), pieced[r].end(),
+                                  [&](const PiecedField& pf) { return pf.field.data() == f.data(); });
+            if (f.data() != nullptr && p != pieced[r].end()) {
+              for (std::string_view piece : p->pieces) bytes += piece;
+            } else {
+              bytes = std::string(f);
+            }
+            out += f.data() == nullptr ? std::string("null") : "[" + bytes + "]";
+            out += '|';
+          }
+          got[t][r] = out;
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      for (uint32_t r = 0; r < rows; ++r) {
+        if (t == 1 && expected[r].find("mask:") != std::string::npos) continue;  // masks not kept
+        ASSERT_EQ(got[t][r], expected[r]) << "thread " << t << " row " << r;
+      }
+    }
+  }
 }
 
 }  // namespace
