@@ -533,7 +533,8 @@ Status RowGroupBudget::Charge(uint64_t bytes, std::string_view column, std::stri
 }
 
 // Checks that every entry point makes before a ChunkDecoder exists.
-Status CheckChunk(const FileFooter& footer, size_t row_group, size_t field, std::string_view file) {
+static Status CheckDecodableChunk(const FileFooter& footer, size_t row_group, size_t field,
+                                  std::string_view file) {
   SLUICE_RETURN_IF_ERROR(ReadableField(footer.schema, field, file));
   if (row_group >= footer.meta.row_groups.size()) {
     return NotFoundError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
@@ -545,7 +546,7 @@ Status CheckChunk(const FileFooter& footer, size_t row_group, size_t field, std:
 Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
                                        std::string_view chunk, std::string_view file,
                                        const ColumnDecodeOptions& options) {
-  SLUICE_RETURN_IF_ERROR(CheckChunk(footer, row_group, field, file));
+  SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
   ChunkDecoder d(footer, row_group, field, chunk, file, options);
   SLUICE_RETURN_IF_ERROR(d.Start(0));
   SLUICE_RETURN_IF_ERROR(d.DecodeThrough(UINT64_MAX));
@@ -562,7 +563,7 @@ ColumnChunkCursor::~ColumnChunkCursor() = default;
 Result<std::unique_ptr<ColumnChunkCursor>> ColumnChunkCursor::Open(
     const FileFooter& footer, size_t row_group, size_t field, std::string_view chunk,
     std::string_view file, const ColumnDecodeOptions& options, uint64_t first_row) {
-  SLUICE_RETURN_IF_ERROR(CheckChunk(footer, row_group, field, file));
+  SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
   std::unique_ptr<ColumnChunkCursor> c(new ColumnChunkCursor());
   c->impl_.reset(new Impl{ChunkDecoder(footer, row_group, field, chunk, file, options)});
   SLUICE_RETURN_IF_ERROR(c->impl_->decoder.Start(first_row));
