@@ -189,6 +189,8 @@ class StoreSource final : public RemoteSource {
     return out;
   }
 
+  uint64_t PartSize() const override { return std::max<uint64_t>(1, options_.part_size); }
+
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
                                             uint64_t length, const std::string& etag,
                                             std::stop_token stop) override {

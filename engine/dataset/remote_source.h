@@ -89,6 +89,10 @@ class RemoteSource {
   virtual std::vector<Result<std::string>> GetRangesOnlyOfVersion(
       const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
       std::stop_token stop = {});
+  // The size of the parts a long range is read in (StreamShards::ReadPiece:
+  // a Parquet row group's piece): the StoreOptions::part_size the source
+  // was opened with, as a whole object's download uses; the default here.
+  virtual uint64_t PartSize() const { return StoreOptions{}.part_size; }
   // As GetRangeOnly, from the version of `key` whose etag (ListedFile::
   // etag, as List gave it) is `etag`: Store::GetRangeOnlyOfVersion, so an
   // object replaced since it was listed is ObjectVersionChangedError where

@@ -416,7 +416,7 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   // connection of its own: a row group then downloads as fast as an MDS
   // shard of its size, where one GET a read was held to one connection's
   // rate.
-  const uint64_t part = std::max<uint64_t>(1, StoreOptions{}.part_size);
+  const uint64_t part = std::max<uint64_t>(1, remote_->PartSize());
   std::vector<DataSpan> spans;
   std::vector<size_t> first_span;  // per read: its first span
   for (const parquet::ByteRange& r : reads) {

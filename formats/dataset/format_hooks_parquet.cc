@@ -34,14 +34,18 @@ Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view 
   // A piece (ShardEntry::piece) is named by its file in errors. The
   // index's columns are the ones read (a dataset's `columns`, or all).
   const std::string& file = entry.piece ? entry.piece->file : name;
+  // Pages are decoded as rows are read: a stream's first row (and a
+  // resume's) waits for one page of each column, not the whole group.
+  parquet::ColumnDecodeOptions options;
+  options.lazy_rows = true;
   Result<parquet::ParquetShardReader> opened =
       entry.piece ? parquet::ParquetShardReader::OpenPiece(
                         data,
                         {entry.piece->file_bytes, entry.piece->offset, entry.piece->length,
                          entry.piece->tail_bytes},
-                        file, *entry.row_group, entry.samples, {}, entry.column_names)
+                        file, *entry.row_group, entry.samples, options, entry.column_names)
                   : parquet::ParquetShardReader::Open(data, name, *entry.row_group, entry.samples,
-                                                      {}, entry.column_names);
+                                                      options, entry.column_names);
   if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
     return CorruptError(opened.status().message() + " (the index has it: the file changed?)");
   }

@@ -33,7 +33,9 @@ class ChunkDecoder {
         pages_(chunk, footer.chunk_ranges[row_group][field_.first_leaf].offset, meta_.codec,
                context_, options.pages) {}
 
-  Result<ColumnBuffer> Run() {
+  // The checks and reservations before any page; then, when first_row > 0,
+  // the pages wholly before that row's are skipped (SkipTo).
+  Status Start(uint64_t first_row) {
     const ByteRange range = footer_.chunk_ranges[rg_][field_.first_leaf];
     if (chunk_.size() != range.size) {
       return InvalidArgumentError(context_ + ": given " + std::to_string(chunk_.size()) +
@@ -48,14 +50,15 @@ class ChunkDecoder {
     out_.leaf = leaf_;
     out_.width = FixedWidth(leaf_);
     // At most one leaf slot per level entry (bounded just above): one
-    // allocation instead of a doubling vector's copies.
+    // allocation instead of a doubling vector's copies; and the slots never
+    // move, so the rows decoded are read while later pages are decoded.
     out_.validity.reserve(static_cast<size_t>(meta_.num_values));
     if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
     pages_.ReservePageBuffer(PageBufferBytes());
     // Byte arrays of snappy pages of incompressible values are read where
     // they lie in the chunk, not copied out (DataPage's `pieces`).
     if (out_.width == 0 && meta_.codec == CompressionCodec::kSnappy) pages_.DeferSnappyPieces();
-    LevelAssembler assembler(field_, leaf_, &out_);
+    assembler_.emplace(field_, leaf_, &out_);
     if (!out_.lists.empty()) {
       // The outer list has a slot per row: room for them at once, not
       // grown by doubling (a copy and fresh pages each time). The rows
@@ -66,37 +69,143 @@ class ChunkDecoder {
       out_.lists[0].offsets.reserve(static_cast<size_t>(rows) + 1);
       out_.lists[0].validity.reserve(static_cast<size_t>(rows));
     }
-    Page page;
-    while (true) {
-      Result<bool> more = pages_.Next(&page);
-      // An earlier page's fault comes first (its values are found late).
-      if (!more.ok()) return FirstOf(FindPendingByteArrays(), more.status());
-      if (!*more) break;
-      const std::string where = pages_.Where(page.file_offset);
-      Status s = page.header.type == PageType::kDictionaryPage ? DictionaryPage(page)
-                                                                : DataPage(page, assembler);
-      if (!s.ok()) {
-        return FirstOf(FindPendingByteArrays(),
-                       s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where));
-      }
+    return first_row > 0 ? SkipTo(first_row) : Status::Ok();
+  }
+
+  // The chunk's rows [first_row_, EndRow()) are whole in out_.
+  uint64_t EndRow() const {
+    const uint64_t rows = out_.num_rows;
+    // A list's last row may go on in the next page.
+    if (done_ || leaf_.max_repetition_level == 0) return first_row_ + rows;
+    return first_row_ + (rows > 0 ? rows - 1 : 0);
+  }
+
+  // Decodes pages until the chunk's row `row` is whole (or the chunk ends).
+  Status DecodeThrough(uint64_t row) {
+    if (!failed_.ok()) return failed_;
+    bool decoded = false;
+    while (!done_ && EndRow() <= row) {
+      Status s = NextPage();
+      if (!s.ok()) return failed_ = s;
+      decoded = true;
     }
+    if (decoded && !done_) {
+      Status s = FindPendingByteArrays();
+      if (!s.ok()) return failed_ = s;
+    }
+    return Status::Ok();
+  }
+
+  uint64_t first_row() const { return first_row_; }
+  bool done() const { return done_; }
+  const ColumnBuffer& buffer() const { return out_; }
+  size_t data_pages() const { return data_pages_; }
+  uint64_t HeldBytes() const {
+    return out_.HeldBytes() + (done_ ? 0 : pages_.page_buffer_bytes() + values_.size());
+  }
+  ColumnBuffer Take() { return std::move(out_); }
+
+ private:
+  // One page decoded (or the chunk's end checked: done_).
+  Status NextPage() {
+    Result<bool> more = pages_.Next(&page_);
+    // An earlier page's fault comes first (its values are found late).
+    if (!more.ok()) return FirstOf(FindPendingByteArrays(), more.status());
+    if (!*more) return Finish();
+    return Decode(page_);
+  }
+
+  Status Decode(Page& page) {
+    const std::string where = pages_.Where(page.file_offset);
+    const bool data = page.header.type != PageType::kDictionaryPage;
+    Status s = data ? DataPage(page, *assembler_) : DictionaryPage(page);
+    if (!s.ok()) {
+      return FirstOf(FindPendingByteArrays(),
+                     s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where));
+    }
+    if (data) ++data_pages_;
+    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler_->present_slots());
+    return Status::Ok();
+  }
+
+  Status Finish() {
     SLUICE_RETURN_IF_ERROR(FindPendingByteArrays());
     if (entries_ != static_cast<uint64_t>(meta_.num_values)) {
       return CorruptError(context_ + ": the pages hold " + std::to_string(entries_) +
                           " values, the chunk's metadata says " + std::to_string(meta_.num_values));
     }
     const uint64_t rows = static_cast<uint64_t>(footer_.meta.row_groups[rg_].num_rows);
-    if (out_.num_rows != rows) {
-      return CorruptError(context_ + ": the pages hold " + std::to_string(out_.num_rows) +
+    if (first_row_ + out_.num_rows != rows) {
+      return CorruptError(context_ + ": the pages hold " + std::to_string(first_row_ + out_.num_rows) +
                           " rows, the row group " + std::to_string(rows));
     }
-    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler.present_slots());
+    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler_->present_slots());
+    // The bytes do not move with their buffers: views stay valid.
     out_.pages = pages_.TakePageBuffer();
     out_.values = std::move(values_);
-    return std::move(out_);
+    done_ = true;
+    return Status::Ok();
   }
 
- private:
+  // Starts decoding at the last page before `row`'s that starts a row: the
+  // dictionary page is decoded, the data pages before that one are only
+  // counted, by their headers (a flat column's values are its rows) or, for
+  // a list column, by their repetition levels (v2: stored uncompressed;
+  // v1: the page decompressed, its values not decoded).
+  Status SkipTo(uint64_t row) {
+    uint64_t rows = 0, values = 0;  // before the page at `at`
+    size_t best = pages_.position();
+    uint64_t best_rows = 0, best_values = 0;
+    Page page;
+    while (true) {
+      const size_t at = pages_.position();
+      SLUICE_ASSIGN_OR_RETURN(bool more, pages_.NextHeader(&page));
+      if (!more) break;
+      const PageType type = page.header.type;
+      if (type == PageType::kDictionaryPage) {
+        pages_.Seek(at);
+        SLUICE_ASSIGN_OR_RETURN(more, pages_.Next(&page_));
+        SLUICE_RETURN_IF_ERROR(Decode(page_));
+        best = pages_.position();
+        continue;
+      }
+      if (type != PageType::kDataPage && type != PageType::kDataPageV2) break;  // Next's errors
+      const bool v2 = type == PageType::kDataPageV2;
+      const uint64_t n = static_cast<uint64_t>(v2 ? page.header.data_page_header_v2->num_values
+                                                  : page.header.data_page_header->num_values);
+      uint64_t page_rows = n;
+      bool starts_row = true;
+      if (leaf_.max_repetition_level > 0) {
+        std::string_view body;
+        Encoding rep_enc = Encoding::kRle;
+        if (!v2) {
+          pages_.Seek(at);
+          SLUICE_ASSIGN_OR_RETURN(more, pages_.Next(&page));
+          if (!page.pieces.empty()) SLUICE_RETURN_IF_ERROR(pages_.Materialize(&page));
+          body = page.body;
+          rep_enc = page.header.data_page_header->repetition_level_encoding;
+        }
+        SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_repetition_level, rep_enc, &body,
+                                      page.repetition_levels, v2, static_cast<size_t>(n), &rep_)
+                                   .WithContext(pages_.Where(page.file_offset)));
+        page_rows = static_cast<uint64_t>(std::count(rep_.begin(), rep_.begin() + n, 0u));
+        starts_row = n > 0 && rep_[0] == 0;
+      }
+      if (starts_row) {
+        best = at;
+        best_rows = rows;
+        best_values = values;
+      }
+      if (rows + page_rows > row) break;
+      rows += page_rows;
+      values += n;
+    }
+    pages_.Seek(best);
+    first_row_ = best_rows;
+    entries_ = best_values;
+    return Status::Ok();
+  }
+
   // The chunk's pages decompressed, as its metadata says, but never more
   // than the stored bytes at hand can plausibly expand to (the metadata is
   // untrusted) nor than one page may be: pages past it get buffers of their
@@ -379,10 +488,16 @@ class ChunkDecoder {
   const LeafColumn& leaf_;
   const ColumnMetaData& meta_;
   std::string_view chunk_;
-  const ColumnDecodeOptions& options_;
+  const ColumnDecodeOptions options_;
   std::string context_;
   PageReader pages_;
   ColumnBuffer out_;
+  std::optional<LevelAssembler> assembler_;
+  Page page_;
+  uint64_t first_row_ = 0;  // the chunk's row of out_'s row 0
+  bool done_ = false;
+  Status failed_ = Status::Ok();  // once a page failed, every later call
+  size_t data_pages_ = 0;
   Dictionary dictionary_;
   bool have_dictionary_ = false;
   uint64_t entries_ = 0;
@@ -417,15 +532,50 @@ Status RowGroupBudget::Charge(uint64_t bytes, std::string_view column, std::stri
                          std::to_string(max_) + " bytes (max_row_group_bytes)");
 }
 
-Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
-                                       std::string_view chunk, std::string_view file,
-                                       const ColumnDecodeOptions& options) {
+// Checks that every entry point makes before a ChunkDecoder exists.
+static Status CheckDecodableChunk(const FileFooter& footer, size_t row_group, size_t field,
+                                  std::string_view file) {
   SLUICE_RETURN_IF_ERROR(ReadableField(footer.schema, field, file));
   if (row_group >= footer.meta.row_groups.size()) {
     return NotFoundError(std::string(file) + ": no row group " + std::to_string(row_group) + " (" +
                          std::to_string(footer.meta.row_groups.size()) + " row groups)");
   }
-  return ChunkDecoder(footer, row_group, field, chunk, file, options).Run();
+  return Status::Ok();
 }
+
+Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
+                                       std::string_view chunk, std::string_view file,
+                                       const ColumnDecodeOptions& options) {
+  SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
+  ChunkDecoder d(footer, row_group, field, chunk, file, options);
+  SLUICE_RETURN_IF_ERROR(d.Start(0));
+  SLUICE_RETURN_IF_ERROR(d.DecodeThrough(UINT64_MAX));
+  return d.Take();
+}
+
+struct ColumnChunkCursor::Impl {
+  ChunkDecoder decoder;
+};
+
+ColumnChunkCursor::ColumnChunkCursor() = default;
+ColumnChunkCursor::~ColumnChunkCursor() = default;
+
+Result<std::unique_ptr<ColumnChunkCursor>> ColumnChunkCursor::Open(
+    const FileFooter& footer, size_t row_group, size_t field, std::string_view chunk,
+    std::string_view file, const ColumnDecodeOptions& options, uint64_t first_row) {
+  SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
+  std::unique_ptr<ColumnChunkCursor> c(new ColumnChunkCursor());
+  c->impl_.reset(new Impl{ChunkDecoder(footer, row_group, field, chunk, file, options)});
+  SLUICE_RETURN_IF_ERROR(c->impl_->decoder.Start(first_row));
+  return c;
+}
+
+Status ColumnChunkCursor::DecodeThrough(uint64_t row) { return impl_->decoder.DecodeThrough(row); }
+uint64_t ColumnChunkCursor::first_row() const { return impl_->decoder.first_row(); }
+uint64_t ColumnChunkCursor::end_row() const { return impl_->decoder.EndRow(); }
+bool ColumnChunkCursor::done() const { return impl_->decoder.done(); }
+const ColumnBuffer& ColumnChunkCursor::buffer() const { return impl_->decoder.buffer(); }
+uint64_t ColumnChunkCursor::HeldBytes() const { return impl_->decoder.HeldBytes(); }
+size_t ColumnChunkCursor::data_pages_decoded() const { return impl_->decoder.data_pages(); }
 
 }  // namespace sluice::parquet

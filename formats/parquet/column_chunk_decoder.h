@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "base/status.h"
@@ -48,6 +49,12 @@ struct ColumnDecodeOptions {
   // only for a reader that calls deferred.Ensure on every value it hands
   // out (ParquetShardReader).
   bool defer_large_gathers = false;
+  // ParquetShardReader only: decode the group's pages as its rows are read
+  // (ColumnChunkCursor), not all at Open. A row's page is decoded by the
+  // first ReadRow that needs it (the first row: one data page per column;
+  // a first read at row R starts at R's page), and a bad page's error (or
+  // a budget passed) comes from that ReadRow instead of from Open.
+  bool lazy_rows = false;
 };
 
 // A reader's running total of the bytes one row group holds, against
@@ -77,5 +84,48 @@ class RowGroupBudget {
 Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_group, size_t field,
                                        std::string_view chunk, std::string_view file,
                                        const ColumnDecodeOptions& options = {});
+
+// A chunk decoded a page at a time, only as far as its rows are asked for
+// (ParquetShardReader's lazy rows): its first row costs the dictionary page
+// and the first data page; a cursor opened at row R counts the data pages
+// wholly before R's by their headers (a flat column's values are its rows;
+// a list column's rows are its repetition levels' zeros, read without
+// decoding the values) and decodes from the last of them that starts a row.
+// buffer()'s row 0 (slot 0) is the chunk's row first_row(); its rows grow as
+// DecodeThrough goes on and never move (each array is reserved whole at
+// Open, as DecodeColumnChunk's are), so views of the rows decoded stay
+// valid. Errors are DecodeColumnChunk's, found when the page that holds them
+// is decoded (then every later call returns the same); the chunk's totals
+// (values, rows) are checked when its last page is. `footer` and `chunk`
+// must outlive the cursor. Not thread-safe: the buffer's decoded rows may be
+// read from several threads while no DecodeThrough runs.
+class ColumnChunkCursor {
+ public:
+  static Result<std::unique_ptr<ColumnChunkCursor>> Open(const FileFooter& footer, size_t row_group,
+                                                         size_t field, std::string_view chunk,
+                                                         std::string_view file,
+                                                         const ColumnDecodeOptions& options = {},
+                                                         uint64_t first_row = 0);
+  ~ColumnChunkCursor();
+
+  // Decodes pages until the chunk's row `row` (>= first_row()) is whole in
+  // buffer(), or to the chunk's end.
+  Status DecodeThrough(uint64_t row);
+  uint64_t first_row() const;
+  // The chunk's rows [first_row(), end_row()) are whole in buffer().
+  uint64_t end_row() const;
+  bool done() const;  // every page decoded and the chunk's totals checked
+  const ColumnBuffer& buffer() const;
+  // What buffer() holds, with the page and value buffers reserved for the
+  // pages still to come.
+  uint64_t HeldBytes() const;
+  // Data pages decoded so far (not those skipped): what a lazy read costs.
+  size_t data_pages_decoded() const;
+
+ private:
+  ColumnChunkCursor();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace sluice::parquet

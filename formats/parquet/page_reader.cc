@@ -171,7 +171,13 @@ Status PageReader::SizeMismatch(uint64_t produced, uint64_t size, uint64_t at) c
                       std::to_string(produced) + " bytes, the header says " + std::to_string(size));
 }
 
-Result<bool> PageReader::Next(Page* page) {
+Result<bool> PageReader::NextHeader(Page* page) {
+  return NextPage(page, false);
+}
+
+Result<bool> PageReader::Next(Page* page) { return NextPage(page, true); }
+
+Result<bool> PageReader::NextPage(Page* page, bool body) {
   used_ -= unkept_;  // the last page's bytes, unless kept
   unkept_ = 0;
   before_page_ = used_;
@@ -197,7 +203,7 @@ Result<bool> PageReader::Next(Page* page) {
     }
     const std::string_view stored = chunk_.substr(pos_ + header_size, stored_size);
     pos_ += header_size + stored_size;
-    if (limits_.verify_crc && ph.crc && Crc32(stored) != *ph.crc) {
+    if (body && limits_.verify_crc && ph.crc && Crc32(stored) != *ph.crc) {
       char text[64];
       std::snprintf(text, sizeof text, "is %08x, the header says %08x", Crc32(stored), *ph.crc);
       return CorruptError(Where(at) + ": CRC-32 of the page's " + std::to_string(stored_size) +
@@ -214,7 +220,9 @@ Result<bool> PageReader::Next(Page* page) {
     page->space_size = 0;
     page->space_used = 0;
     page->compressed = {};
+    page->body = {};
     if (ph.type != PageType::kDataPageV2) {
+      if (!body) return true;
       SLUICE_RETURN_IF_ERROR(Decompress(stored, size, at, page, &page->body));
       return true;
     }
@@ -229,6 +237,7 @@ Result<bool> PageReader::Next(Page* page) {
     page->repetition_levels = stored.substr(0, rep);
     page->definition_levels = stored.substr(rep, def);
     const std::string_view values = stored.substr(rep + def);
+    if (!body) return true;
     if (!v2.is_compressed) {
       if (values.size() != size - rep - def) {
         return CorruptError(Where(at) + ": " + std::to_string(values.size()) +

@@ -100,6 +100,16 @@ class PageReader {
   // The next page into *page; false at the end of the chunk.
   Result<bool> Next(Page* page);
 
+  // The next page's header only, for a reader that skips pages by their
+  // counts: page->header and file_offset, and a v2 page's levels (stored
+  // uncompressed); its body is neither checked against its CRC nor
+  // decompressed (empty). Index pages are skipped as by Next.
+  Result<bool> NextHeader(Page* page);
+  // Where the next page starts in the chunk, and back to such a place (a
+  // page's start that position() gave): its pages are read again from it.
+  size_t position() const { return pos_; }
+  void Seek(size_t position) { pos_ = position; }
+
   // Split nearly incompressible SNAPPY PLAIN data and dictionary pages into pieces rather
   // than decompress them (see "Pages in pieces" above).
   void DeferSnappyPieces() { defer_pieces_ = true; }
@@ -124,11 +134,13 @@ class PageReader {
   // The page buffer (empty when none was needed); the kept pages' views
   // point into it.
   UninitializedBuffer TakePageBuffer() { return std::move(page_buffer_); }
+  uint64_t page_buffer_bytes() const { return page_buffer_.size(); }
 
  private:
   Status Decompress(std::string_view stored, uint64_t size, uint64_t at, Page* page,
                     std::string_view* out);
   Status SizeMismatch(uint64_t produced, uint64_t size, uint64_t at) const;
+  Result<bool> NextPage(Page* page, bool body);
 
   std::string_view chunk_;
   uint64_t file_offset_;

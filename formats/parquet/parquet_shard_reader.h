@@ -1,7 +1,10 @@
 // One row group of a Parquet file as a shard of a dataset (format
 // "parquet", ShardEntry::row_group): the group's column chunks decoded once
-// when it opens (column_chunk_decoder.h), each row's fields then handed out
-// as views into the decoded buffers, with the encodings of
+// when it opens (column_chunk_decoder.h), or, with
+// ColumnDecodeOptions::lazy_rows, a page at a time as its rows are first
+// read (ColumnChunkCursor: the first row costs a page of each column, a
+// first read at row R the pages from R's); each row's fields then handed
+// out as views into the decoded buffers, with the encodings of
 // field_encoding.h (nulls as views with a null pointer).
 //
 // Views point into `data` (the whole file, which must outlive the reader,
@@ -12,9 +15,12 @@
 // defer_large_gathers), unless the caller reads with a RowScratch: then it
 // is copied into the scratch, and its view lasts until the next read into
 // that scratch; or, for a caller that takes pieces, not copied at all (its
-// pieces, nearly all views of `data`, are handed out beside it). Immutable after Open but for those copies; ReadRow may be
-// called from several threads at once (each value copied once; a RowScratch
-// is one caller's).
+// pieces, nearly all views of `data`, are handed out beside it). Immutable
+// after Open but for those copies and, with lazy_rows, the pages decoded
+// later (under the reader's lock; what is decoded never moves, so views
+// handed out stay valid); ReadRow may be called from several threads at
+// once (each value copied once, each page decoded once; a RowScratch is one
+// caller's).
 #pragma once
 
 #include <cstdint>
@@ -128,20 +134,25 @@ class ParquetShardReader {
                  std::vector<MaskedField>* masked, RowScratch* scratch = nullptr,
                  std::vector<PiecedField>* pieced = nullptr) const;
 
-  // True when some row of the group has a packed list holding a null element.
+  // True when some row of the group has a packed list holding a null
+  // element (with lazy_rows: some row decoded so far).
   bool has_masked_rows() const;
+
+  // The data pages decoded so far, over every column (not those skipped):
+  // what the reads cost (lazy_rows: the first row, one per column).
+  size_t data_pages_decoded() const;
 
  private:
   struct State;
   // Views [offset, offset + size) of the file, or an error naming it.
   using FileView = std::function<Result<std::string_view>(uint64_t offset, uint64_t size)>;
   // Decodes fields `fields` (top-level indices) of the group.
-  static Result<ParquetShardReader> OpenWith(const FileView& view, const FileFooter& footer,
+  static Result<ParquetShardReader> OpenWith(const FileView& view, FileFooter footer,
                                              const std::vector<size_t>& fields,
                                              std::string_view file, size_t row_group,
                                              uint64_t expected_rows,
                                              const ColumnDecodeOptions& options);
-  std::shared_ptr<const State> state_;
+  std::shared_ptr<State> state_;  // its decoding under its own lock
 };
 
 }  // namespace sluice::parquet

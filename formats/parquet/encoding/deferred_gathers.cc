@@ -8,15 +8,28 @@ namespace sluice::parquet {
 
 bool DeferredGathers::Add(char* dst, std::span<const std::string_view> segments) {
   if (!values_.empty() && !std::less<const char*>()(values_.back().dst, dst)) return false;
-  values_.push_back(Value{dst, segments_.size(), segments.size()});
-  segments_.insert(segments_.end(), segments.begin(), segments.end());
+  if (blocks_.empty() || blocks_.back().capacity() - blocks_.back().size() < segments.size()) {
+    blocks_.emplace_back();
+    blocks_.back().reserve(std::max(kBlock, segments.size()));
+  }
+  std::vector<std::string_view>& block = blocks_.back();
+  const std::string_view* at = block.data() + block.size();
+  block.insert(block.end(), segments.begin(), segments.end());  // within its capacity
+  values_.push_back(Value{dst, at, segments.size()});
   state_.emplace_back(uint8_t{0});
   return true;
 }
 
 void DeferredGathers::Truncate(size_t n) {
   if (n >= values_.size()) return;
-  segments_.resize(values_[n].first_segment);
+  const std::string_view* from = values_[n].segments_at;
+  // The blocks from the one that holds value n's segments on.
+  const std::less_equal<const std::string_view*> le;
+  while (!blocks_.empty() && !(le(blocks_.back().data(), from) &&
+                               le(from, blocks_.back().data() + blocks_.back().size()))) {
+    blocks_.pop_back();
+  }
+  if (!blocks_.empty()) blocks_.back().resize(static_cast<size_t>(from - blocks_.back().data()));
   values_.resize(n);
   state_.resize(n);
 }
@@ -29,7 +42,7 @@ void DeferredGathers::Gather(size_t i) const {
     const Value& v = values_[i];
     char* dst = v.dst;
     for (uint64_t k = 0; k < v.segments; ++k) {
-      const std::string_view s = segments_[v.first_segment + k];
+      const std::string_view s = v.segments_at[k];
       std::memcpy(dst, s.data(), s.size());
       dst += s.size();
     }
@@ -71,7 +84,7 @@ Result<std::string_view> DeferredGathers::Transient(std::string_view value,
   char* dst = scratch->data();
   size_t left = value.size();
   for (uint64_t k = 0; k < v.segments && left > 0; ++k) {
-    const std::string_view s = segments_[v.first_segment + k];
+    const std::string_view s = v.segments_at[k];
     const size_t take = std::min(s.size(), left);
     std::memcpy(dst, s.data(), take);
     dst += take;
@@ -84,7 +97,7 @@ std::span<const std::string_view> DeferredGathers::Pieces(std::string_view value
   const size_t i = Find(value);
   if (i == values_.size() || state_[i].load(std::memory_order_acquire) == 2) return {};
   const Value& v = values_[i];
-  return std::span<const std::string_view>(segments_).subspan(v.first_segment, v.segments);
+  return std::span<const std::string_view>(v.segments_at, v.segments);
 }
 
 void DeferredGathers::GatherAll() const {

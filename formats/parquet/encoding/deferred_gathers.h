@@ -67,26 +67,32 @@ class DeferredGathers {
   // empty otherwise (its view holds its bytes). Writes nothing: for a
   // consumer that copies the value anyway (into a batch, a Python bytes),
   // which then makes the one copy. The span lives as long as this object
-  // is not changed (Add, Truncate); may run beside Ensure on other threads.
+  // is not truncated past it (Add does not move it: a lazy reader adds the
+  // values of later pages while earlier rows' spans are in use); may run
+  // beside Ensure on other threads.
   std::span<const std::string_view> Pieces(std::string_view value) const;
 
   uint64_t HeldBytes() const {
-    return values_.capacity() * sizeof(Value) + segments_.capacity() * sizeof(std::string_view) +
-           state_.size();
+    uint64_t n = values_.capacity() * sizeof(Value) + state_.size();
+    for (const auto& b : blocks_) n += b.capacity() * sizeof(std::string_view);
+    return n;
   }
 
  private:
   struct Value {
     char* dst;
-    uint64_t first_segment;  // in segments_
+    const std::string_view* segments_at;  // in one of blocks_
     uint64_t segments;
   };
+  // Segments are kept in blocks that are never reallocated: a value's are
+  // in one block, so spans of them stay valid as values are added.
+  static constexpr size_t kBlock = 4096;
   void Gather(size_t i) const;
   // The index of the value that starts at value.data(), or size().
   size_t Find(std::string_view value) const;
 
   std::vector<Value> values_;  // by dst, ascending
-  std::vector<std::string_view> segments_;
+  std::deque<std::vector<std::string_view>> blocks_;
   // Per value: 0 not copied, 1 being copied, 2 copied (a deque: atomics
   // cannot move, and the deque never moves its elements).
   mutable std::deque<std::atomic<uint8_t>> state_;

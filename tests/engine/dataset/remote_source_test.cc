@@ -29,5 +29,23 @@ TEST(RemoteSourceTest, KnownSchemesOpenWithoutTouchingTheStore) {
   EXPECT_TRUE((*r)->RetriesItself());
 }
 
+// A Parquet row group's piece is read in parts of the source's PartSize
+// (StreamShards::ReadPiece): the part size the stream's store was opened
+// with, not the default's.
+TEST(RemoteSourceTest, PartSizeIsTheOneTheSourceWasOpenedWith) {
+  StoreOptions options;
+  options.part_size = uint64_t{3} << 20;
+  Result<std::unique_ptr<RemoteSource>> r = OpenRemoteSource("s3://bucket/ds", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->PartSize(), uint64_t{3} << 20);
+  Result<std::unique_ptr<RemoteSource>> plain = OpenRemoteSource("s3://bucket/ds");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)->PartSize(), StoreOptions{}.part_size);
+  options.part_size = 0;  // never parts of no bytes
+  Result<std::unique_ptr<RemoteSource>> zero = OpenRemoteSource("s3://bucket/ds", options);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ((*zero)->PartSize(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,0 +1,319 @@
+// ParquetShardReader with ColumnDecodeOptions::lazy_rows (pages decoded as
+// rows are read, ColumnChunkCursor) against the reader that decodes the
+// whole row group at Open: the same fields, byte for byte, and the same
+// element masks, for every fixture's every row group, read in order, from
+// many start rows and at random; and the pages a first row and a resume
+// decode, counted (data_pages_decoded) against the chunks' own pages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/file.h"
+#include "formats/parquet/column_chunk_decoder.h"
+#include "formats/parquet/page_reader.h"
+#include "formats/parquet/parquet_shard_reader.h"
+
+namespace sluice::parquet {
+namespace {
+
+const std::string kLazyFixturesDir = std::string(SLUICE_TEST_DATA_DIR) + "/parquet";
+
+std::vector<std::string> LazyFixtureNames() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(kLazyFixturesDir)) {
+    const std::string rel = std::filesystem::relative(e.path(), kLazyFixturesDir).string();
+    if (rel.ends_with(".parquet") && !rel.starts_with("bad_")) names.push_back(rel);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string LazyTestName(const std::string& rel) {
+  std::string n = rel.substr(0, rel.size() - std::string(".parquet").size());
+  for (char& c : n) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return n;
+}
+
+// A row as comparable text: each field's bytes (or "null") and its mask.
+std::string RowText(const ParquetShardReader& r, uint32_t row) {
+  std::vector<std::string_view> fields;
+  std::vector<MaskedField> masked;
+  Status s = r.ReadRow(row, &fields, &masked);
+  if (!s.ok()) return "<" + s.ToString() + ">";
+  std::string out;
+  for (std::string_view f : fields) {
+    out += f.data() == nullptr ? std::string("null") : "[" + std::string(f) + "]";
+    out += '|';
+  }
+  for (const MaskedField& m : masked) out += "mask:" + std::string(m.validity) + "|";
+  return out;
+}
+
+struct Group {
+  std::string bytes;
+  std::string name;
+  size_t row_group = 0;
+  uint64_t rows = 0;
+};
+
+// The fixture's row groups that the reader reads (all columns).
+std::vector<Group> GroupsOf(const std::string& rel) {
+  std::vector<Group> groups;
+  Result<std::string> bytes = ReadFile(kLazyFixturesDir + "/" + rel);
+  if (!bytes.ok()) return groups;
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(bytes->substr(offset, size));
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(bytes->size(), read, rel);
+  if (!footer.ok()) return groups;
+  for (size_t g = 0; g < footer->meta.row_groups.size(); ++g) {
+    groups.push_back(Group{*bytes, rel, g, static_cast<uint64_t>(footer->meta.row_groups[g].num_rows)});
+  }
+  return groups;
+}
+
+Result<ParquetShardReader> OpenLazy(const Group& g) {
+  ColumnDecodeOptions lazy;
+  lazy.lazy_rows = true;
+  return ParquetShardReader::Open(g.bytes, g.name, g.row_group, g.rows, lazy);
+}
+
+class LazyRows : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LazyRows, SameRowsAsTheWholeGroupInOrderFromEveryStartAndAtRandom) {
+  size_t groups_read = 0;
+  for (const Group& g : GroupsOf(GetParam())) {
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, g.row_group, g.rows);
+    if (!whole.ok()) continue;  // a field the reader refuses (its own tests)
+    ++groups_read;
+    const auto rows = static_cast<uint32_t>(g.rows);
+    std::vector<std::string> expected(rows);
+    for (uint32_t r = 0; r < rows; ++r) expected[r] = RowText(*whole, r);
+    SCOPED_TRACE(g.name + " row group " + std::to_string(g.row_group));
+    {
+      Result<ParquetShardReader> lazy = OpenLazy(g);
+      ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+      for (uint32_t r = 0; r < rows; ++r) ASSERT_EQ(RowText(*lazy, r), expected[r]) << "row " << r;
+      EXPECT_EQ(lazy->has_masked_rows(), whole->has_masked_rows());
+    }
+    // From a start row to the end, then the rows before it (a seek back).
+    const uint32_t stride = std::max<uint32_t>(1, rows / 64);
+    for (uint32_t start = 0; start < rows; start += stride) {
+      Result<ParquetShardReader> lazy = OpenLazy(g);
+      ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+      for (uint32_t r = start; r < rows; ++r) {
+        ASSERT_EQ(RowText(*lazy, r), expected[r]) << "start " << start << " row " << r;
+      }
+      for (uint32_t r = 0; r < start; ++r) {
+        ASSERT_EQ(RowText(*lazy, r), expected[r]) << "start " << start << ", back to row " << r;
+      }
+    }
+    std::mt19937 rng(35);
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+    for (uint32_t k = 0; k < 3 * rows; ++k) {
+      const uint32_t r = static_cast<uint32_t>(rng() % rows);
+      ASSERT_EQ(RowText(*lazy, r), expected[r]) << "seek " << k << " to row " << r;
+    }
+  }
+  if (groups_read == 0) GTEST_SKIP() << "no row group the reader reads whole";
+}
+
+INSTANTIATE_TEST_SUITE_P(Parquet, LazyRows, ::testing::ValuesIn(LazyFixtureNames()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           return LazyTestName(i.param);
+                         });
+
+// Each chunk's data pages and the rows each starts, counted here from the
+// headers (and a list column's repetition levels, decoded by the whole
+// reader: the rows of its buffer up to the page's slots).
+struct ChunkPages {
+  std::vector<uint64_t> values;  // per data page
+};
+
+ChunkPages PagesOf(const Group& g, size_t field) {
+  ChunkPages pages;
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(g.bytes.substr(offset, size));
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  EXPECT_TRUE(footer.ok());
+  const size_t leaf = footer->schema.fields[field].first_leaf;
+  const ByteRange r = footer->chunk_ranges[g.row_group][leaf];
+  PageReader reader(std::string_view(g.bytes).substr(r.offset, r.size), r.offset,
+                    footer->chunk(g.row_group, leaf).codec, g.name);
+  Page page;
+  while (true) {
+    Result<bool> more = reader.NextHeader(&page);
+    EXPECT_TRUE(more.ok());
+    if (!more.ok() || !*more) break;
+    if (page.header.type == PageType::kDataPage) {
+      pages.values.push_back(static_cast<uint64_t>(page.header.data_page_header->num_values));
+    } else if (page.header.type == PageType::kDataPageV2) {
+      pages.values.push_back(static_cast<uint64_t>(page.header.data_page_header_v2->num_values));
+    }
+  }
+  return pages;
+}
+
+Group FixtureGroup(const std::string& rel, size_t row_group) {
+  std::vector<Group> groups = GroupsOf(rel);
+  EXPECT_GT(groups.size(), row_group) << rel;
+  return groups.size() > row_group ? groups[row_group] : Group{};
+}
+
+// pa26_plain_pages_v1: flat columns of several data pages each.
+TEST(LazyRowsPages, FirstRowDecodesOneDataPageOfEachColumn) {
+  for (const std::string rel : {"pa26_plain_pages_v1.parquet", "pa26_plain_pages_v2.parquet",
+                                "pa26_lists_v2_small_pages.parquet"}) {
+    SCOPED_TRACE(rel);
+    const Group g = FixtureGroup(rel, 0);
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+    const size_t columns = lazy->column_names().size();
+    size_t pages = 0;
+    for (size_t f = 0; f < columns; ++f) pages += PagesOf(g, f).values.size();
+    ASSERT_GT(pages, 2 * columns) << "the fixture's chunks should hold several pages";
+    EXPECT_EQ(lazy->data_pages_decoded(), 0u);
+    std::vector<std::string_view> fields;
+    std::vector<MaskedField> masked;
+    ASSERT_TRUE(lazy->ReadRow(0, &fields, &masked).ok());
+    EXPECT_EQ(lazy->data_pages_decoded(), columns);
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(whole->data_pages_decoded(), pages);
+  }
+}
+
+// A first read at row R (a resume) decodes R's page of each column and
+// none before it: for a flat column R's page is found by the headers'
+// value counts.
+TEST(LazyRowsPages, ResumeAtRowDecodesOnlyThePagesFromItsPageOn) {
+  for (const std::string rel : {"pa26_plain_pages_v1.parquet", "pa26_plain_pages_v2.parquet"}) {
+    SCOPED_TRACE(rel);
+    const Group g = FixtureGroup(rel, 0);
+    Result<ParquetShardReader> probe = OpenLazy(g);
+    ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+    const size_t columns = probe->column_names().size();
+    // The last row of the first column's last page but one: every column
+    // has pages before it to skip.
+    const ChunkPages first = PagesOf(g, 0);
+    ASSERT_GE(first.values.size(), 3u);
+    uint64_t before_last = 0;
+    for (size_t p = 0; p + 1 < first.values.size(); ++p) before_last += first.values[p];
+    const auto row = static_cast<uint32_t>(before_last - 1);
+    // The pages wholly before `row` in each column, and those it spans.
+    size_t skippable = 0;
+    for (size_t f = 0; f < columns; ++f) {
+      uint64_t at = 0;
+      for (uint64_t v : PagesOf(g, f).values) {
+        if (at + v <= row) ++skippable;
+        at += v;
+      }
+    }
+    ASSERT_GT(skippable, columns);
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok());
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(RowText(*lazy, row), RowText(*whole, row));
+    EXPECT_EQ(lazy->data_pages_decoded(), columns);
+    // Reading on to the end decodes the rest, and none of the skipped.
+    for (uint32_t r = row; r < g.rows; ++r) ASSERT_EQ(RowText(*lazy, r), RowText(*whole, r));
+    EXPECT_EQ(lazy->data_pages_decoded() + skippable, whole->data_pages_decoded());
+  }
+}
+
+// A list column's pages are found by their repetition levels: a resume in
+// the last page of pa26_lists_v2_small_pages decodes one page a column.
+TEST(LazyRowsPages, ResumeInAListColumnSkipsPagesByRepetitionLevels) {
+  const Group g = FixtureGroup("pa26_lists_v2_small_pages.parquet", 0);
+  Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const auto row = static_cast<uint32_t>(g.rows - 1);
+  Result<ParquetShardReader> lazy = OpenLazy(g);
+  ASSERT_TRUE(lazy.ok());
+  EXPECT_EQ(RowText(*lazy, row), RowText(*whole, row));
+  EXPECT_EQ(lazy->data_pages_decoded(), lazy->column_names().size());
+  EXPECT_LT(lazy->data_pages_decoded(), whole->data_pages_decoded());
+}
+
+// Threads reading one lazy reader at once, each in its own order, some
+// taking large values as pieces (whose spans must outlive the pages decoded
+// after them), see the rows of the reader that decoded the group at Open.
+TEST(LazyRowsThreads, ConcurrentReadersSeeTheWholeGroupsRows) {
+  for (const std::string rel : {"pa26_plain_pages_v1.parquet", "pa26_lists_v2_small_pages.parquet",
+                                "pa26_snappy_random_v1.parquet", "hf_image.parquet"}) {
+    SCOPED_TRACE(rel);
+    const Group g = FixtureGroup(rel, 0);
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    const auto rows = static_cast<uint32_t>(g.rows);
+    std::vector<std::string> expected(rows);
+    for (uint32_t r = 0; r < rows; ++r) expected[r] = RowText(*whole, r);
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok());
+    constexpr int kThreads = 4;
+    std::vector<std::vector<std::string>> got(kThreads, std::vector<std::string>(rows));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(t);
+        std::vector<uint32_t> order(rows);
+        for (uint32_t r = 0; r < rows; ++r) order[r] = t % 2 == 0 ? r : rows - 1 - r;
+        if (t == 3) std::shuffle(order.begin(), order.end(), rng);
+        // Thread 1 takes pieces: each row's spans are read after the rows
+        // read after it (and their pages) are.
+        std::vector<std::vector<std::string_view>> fields(rows);
+        std::vector<std::vector<PiecedField>> pieced(rows);
+        for (uint32_t r : order) {
+          if (t != 1) {
+            got[t][r] = RowText(*lazy, r);
+            continue;
+          }
+          std::vector<MaskedField> masked;
+          Status s = lazy->ReadRow(r, &fields[r], &masked, nullptr, &pieced[r]);
+          if (!s.ok()) got[t][r] = "<" + s.ToString() + ">";
+        }
+        if (t != 1) return;
+        for (uint32_t r : order) {
+          if (!got[t][r].empty()) continue;
+          std::string out;
+          for (std::string_view f : fields[r]) {
+            std::string bytes;
+            auto p = std::find_if(pieced[r].begin(), pieced[r].end(),
+                                  [&](const PiecedField& pf) { return pf.field.data() == f.data(); });
+            if (f.data() != nullptr && p != pieced[r].end()) {
+              for (std::string_view piece : p->pieces) bytes += piece;
+            } else {
+              bytes = std::string(f);
+            }
+            out += f.data() == nullptr ? std::string("null") : "[" + bytes + "]";
+            out += '|';
+          }
+          got[t][r] = out;
+        }
+      });
+    }
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      for (uint32_t r = 0; r < rows; ++r) {
+        if (t == 1 && expected[r].find("mask:") != std::string::npos) continue;  // masks not kept
+        ASSERT_EQ(got[t][r], expected[r]) << "thread " << t << " row " << r;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sluice::parquet
