@@ -34,10 +34,13 @@ Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view 
   // A piece (ShardEntry::piece) is named by its file in errors. The
   // index's columns are the ones read (a dataset's `columns`, or all).
   const std::string& file = entry.piece ? entry.piece->file : name;
-  // Pages are decoded as rows are read: a stream's first row (and a
-  // resume's) waits for one page of each column, not the whole group.
+  // Whole groups at open: the engine's open threads decode them beside
+  // the consumer. Decoding pages as rows are read (lazy_rows) made the
+  // first row 1.5-4x sooner but a whole 1M-row pass 20-30% slower, with
+  // the decoding moved onto the consumer (BENCHMARKS.md, "Row groups
+  // decoded lazily"); a bad page would also fail a read, not the open.
   parquet::ColumnDecodeOptions options;
-  options.lazy_rows = true;
+  options.lazy_rows = false;
   Result<parquet::ParquetShardReader> opened =
       entry.piece ? parquet::ParquetShardReader::OpenPiece(
                         data,
