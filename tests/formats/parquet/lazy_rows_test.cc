@@ -195,6 +195,32 @@ TEST(LazyRowsPages, FirstRowDecodesOneDataPageOfEachColumn) {
   }
 }
 
+// A bad page under lazy_rows: the open succeeds (no page is decoded), and
+// the read that reaches the page fails with the whole open's error, naming
+// the file, row group, column and page offset.
+TEST(LazyRowsBadPages, AReadReachingABadPageFailsWithTheWholeOpensError) {
+  for (const std::string rel :
+       {"bad_page_compressed_size.parquet", "bad_page_crc_mismatch_v1.parquet",
+        "bad_page_crc_mismatch_v2.parquet", "bad_page_gzip_corrupt.parquet",
+        "bad_page_uncompressed_size.parquet"}) {
+    SCOPED_TRACE(rel);
+    const Group g = FixtureGroup(rel, 0);
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+    ASSERT_FALSE(whole.ok());
+    EXPECT_NE(whole.status().ToString().find(rel + ": row group 0 column \""), std::string::npos)
+        << whole.status().ToString();
+    Result<ParquetShardReader> lazy = OpenLazy(g);
+    ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+    std::vector<std::string_view> fields;
+    std::vector<MaskedField> masked;
+    Status first = Status::Ok();
+    for (uint64_t row = 0; row < g.rows && first.ok(); ++row) {
+      first = lazy->ReadRow(static_cast<uint32_t>(row), &fields, &masked);
+    }
+    EXPECT_EQ(first.ToString(), whole.status().ToString());
+  }
+}
+
 // A first read at row R (a resume) decodes R's page of each column and
 // none before it: for a flat column R's page is found by the headers'
 // value counts.
