@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/packing/pack_spec.h"
 #include "engine/packing/row_packer.h"
 
 namespace sluice {
@@ -23,13 +24,10 @@ BoundsForTest BoundsOfForTest(const std::vector<int32_t>& segments) {
 // Hand-checked: bin packing (seq_len 6, one window) of documents of sizes
 // 3, 2, 1, 4 opens row A with the 4 and adds the 2, row B with the 3 and the 1.
 TEST(RowBounds, BinRowsHandChecked) {
-  PackSpec s;
-  s.column = "tokens";
-  s.seq_len = 6;
-  s.method = PackMethod::kBin;
-  s.bin_window = 4;
-  s.pad_id = 0;
-  RowPacker p(s);
+  auto spec = ParsePackSpec(
+      R"({"column": "tokens", "seq_len": 6, "method": "bin", "bin_window": 4, "pad_id": 0})");
+  ASSERT_TRUE(spec.ok());
+  RowPacker p(*spec);
   p.Add(std::vector<int64_t>{1, 2, 3});
   p.Add(std::vector<int64_t>{4, 5});
   p.Add(std::vector<int64_t>{6});
