@@ -1240,9 +1240,11 @@ sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* token
  * in the row, then the end of the last piece (the first padding token, or
  * seq_len), that end repeated to the fixed length (zero-length sequences);
  * and in `num_documents` (NULL or room for `rows`) the row's pieces (0 for
- * a row of padding only). A batch's flat cu_seqlens: row r's first
- * num_documents[r] + 1 entries offset by r x seq_len, each row's last and
- * the next row's 0 merged. Reads and writes caller memory only. */
+ * a row of padding only). A batch flattened to rows x seq_len tokens:
+ * row r's first num_documents[r] + 1 entries offset by r x seq_len, then
+ * (r + 1) x seq_len when the row has padding (the padding a sequence of
+ * its own, segment_ids 0), a boundary two rows share written once. Reads
+ * and writes caller memory only. */
 sluice_status sluice_pack_bounds(const sluice_pack* p, uint32_t rows, const int32_t* segment_ids,
                                  int32_t* cu_seqlens, int32_t* num_documents);
 
