@@ -5,6 +5,7 @@
 #include "bindings/c/c_api_internal.h"
 #include "bindings/c/c_api_stream.h"
 #include "engine/packing/packed_iteration.h"
+#include "engine/packing/row_bounds.h"
 #include "engine/packing/worker_rows.h"
 
 struct sluice_pack {
@@ -142,6 +143,23 @@ sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* token
     auto n = p->it->Next(max_rows, tokens, segment_ids, position_ids);
     if (!n.ok()) return Fail(n.status());
     *count = static_cast<uint32_t>(*n);
+    return SLUICE_OK;
+  });
+}
+
+sluice_status sluice_pack_bounds(const sluice_pack* p, uint32_t rows, const int32_t* segment_ids,
+                                 int32_t* cu_seqlens, int32_t* num_documents) {
+  constexpr const char* kFn = "sluice_pack_bounds";
+  return Guard(kFn, [&] {
+    if (p == nullptr) return NullArgument(kFn, "p");
+    if (rows == 0) return SLUICE_OK;
+    if (segment_ids == nullptr) return NullArgument(kFn, "segment_ids");
+    if (cu_seqlens == nullptr) return NullArgument(kFn, "cu_seqlens");
+    const size_t n = p->it->spec().seq_len;
+    for (size_t r = 0; r < rows; ++r) {
+      int32_t pieces = sluice::RowBounds({segment_ids + r * n, n}, {cu_seqlens + r * (n + 1), n + 1});
+      if (num_documents != nullptr) num_documents[r] = pieces;
+    }
     return SLUICE_OK;
   });
 }

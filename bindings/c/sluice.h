@@ -1233,6 +1233,21 @@ sluice_status sluice_pack_resume_point_segments(sluice_pack* p, uint64_t epoch,
 sluice_status sluice_pack_next(sluice_pack* p, uint32_t max_rows, int64_t* tokens,
                                int32_t* segment_ids, int32_t* position_ids, uint32_t* count);
 
+/* Document boundaries of `rows` rows that sluice_pack_next handed out, from
+ * their segment_ids (rows x seq_len): per row, seq_len + 1 int32 in
+ * `cu_seqlens` (room for rows x (seq_len + 1)), the layout of
+ * flash-attention's varlen cu_seqlens: 0, the start of each document piece
+ * in the row, then the end of the last piece (the first padding token, or
+ * seq_len), that end repeated to the fixed length (zero-length sequences);
+ * and in `num_documents` (NULL or room for `rows`) the row's pieces (0 for
+ * a row of padding only). A batch flattened to rows x seq_len tokens:
+ * row r's first num_documents[r] + 1 entries offset by r x seq_len, then
+ * (r + 1) x seq_len when the row has padding (the padding a sequence of
+ * its own, segment_ids 0), a boundary two rows share written once. Reads
+ * and writes caller memory only. */
+sluice_status sluice_pack_bounds(const sluice_pack* p, uint32_t rows, const int32_t* segment_ids,
+                                 int32_t* cu_seqlens, int32_t* num_documents);
+
 /* Since sluice_pack_begin: rows handed out (skipped ones included), the
  * last row's first token as (document, offset): the document's number
  * among this worker's samples of the epoch and the token's offset in its

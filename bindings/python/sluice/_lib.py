@@ -358,5 +358,7 @@ _proto('sluice_pack_resume_point_segments', _status, ctypes.c_void_p, ctypes.c_u
        _P(ctypes.c_uint64))
 _proto('sluice_pack_next', _status, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
        ctypes.c_void_p, ctypes.c_void_p, _P(ctypes.c_uint32))
+_proto('sluice_pack_bounds', _status, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
+       ctypes.c_void_p, ctypes.c_void_p)
 _proto('sluice_pack_position', _status, ctypes.c_void_p, _P(ctypes.c_uint64),
        _P(ctypes.c_uint64), _P(ctypes.c_uint64), _P(ctypes.c_uint64), _P(ctypes.c_uint64))

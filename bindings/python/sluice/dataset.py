@@ -622,7 +622,8 @@ class StreamingDataset(_Base):
         with_ids: each batch also has 'sample_id' (int64, the samples' global
         ids, for sample_origins). A packed dataset's batches are its rows
         stacked: 'tokens' (and for 'bin' 'segment_ids', 'position_ids') of
-        shape (rows, seq_len), filled in place by the engine."""
+        shape (rows, seq_len), for 'bin' also 'cu_seqlens' (rows, seq_len + 1)
+        and 'num_documents' (rows,), filled in place by the engine."""
         from sluice.column_batches import iter_batches
         return iter_batches(self, batch_size, with_ids)
 

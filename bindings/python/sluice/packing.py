@@ -4,7 +4,10 @@
 StreamingDataset(..., pack=PackSpec(column='tokens', seq_len=4096, eos_id=0))
 yields dicts {'tokens': int64 array of seq_len} (and for method='bin' also
 'segment_ids' and 'position_ids', int32: each token's document piece in the
-row, 1, 2, .., 0 for padding, and its place in that piece) instead of
+row, 1, 2, .., 0 for padding, and its place in that piece; 'cu_seqlens',
+int32 of seq_len + 1: 0, each piece's start, the last piece's end, that end
+repeated, flash-attention varlen's layout; 'num_documents', the row's
+pieces, so cu_seqlens[:num_documents + 1] is the row's own) instead of
 samples. Each DataLoader worker packs its own samples, in the order the
 dataset plans for it; no Python runs per token (a row is a view of an array
 the engine filled for many rows).
@@ -142,8 +145,18 @@ class Packer:
             if seg is None:
                 yield [{'tokens': tokens[i]} for i in range(k)]
             else:
-                yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i]}
-                       for i in range(k)]
+                cu, docs = self._bounds(seg, k)
+                yield [{'tokens': tokens[i], 'segment_ids': seg[i], 'position_ids': pos[i],
+                        'cu_seqlens': cu[i], 'num_documents': docs[i]} for i in range(k)]
+
+    def _bounds(self, segment_ids, rows):
+        """(cu_seqlens, num_documents) of the first `rows` rows of
+        `segment_ids`, made by the engine (sluice_pack_bounds)."""
+        cu = np.empty((rows, self.seq_len + 1), dtype=np.int32)
+        docs = np.empty(rows, dtype=np.int32)
+        _lib.check(_lib_.sluice_pack_bounds(self._ptr, rows, segment_ids.ctypes.data,
+                                            cu.ctypes.data, docs.ctypes.data))
+        return cu, docs
 
     def iterate_batches(self, epoch, worker, num_workers, skip_rows, segments, batch_size):
         """The same rows as iterate_lists, as dicts of (rows, seq_len) arrays
@@ -158,7 +171,8 @@ class Packer:
         # Whole batches per call: about _TOKENS_PER_CALL tokens, at least one batch.
         per_call = batch_size * max(1, _TOKENS_PER_CALL // (n * batch_size))
         count = ctypes.c_uint32()
-        names = ('tokens', 'segment_ids', 'position_ids') if self._bin else ('tokens',)
+        names = ('tokens', 'segment_ids', 'position_ids', 'cu_seqlens', 'num_documents') \
+            if self._bin else ('tokens',)
         while True:
             arrays = [np.empty((per_call, n), dtype=np.int64)]
             if self._bin:
@@ -174,6 +188,8 @@ class Packer:
                 if not count.value:
                     break
                 got += count.value
+            if self._bin and got:
+                arrays += self._bounds(arrays[1], got)
             for first in range(0, got, batch_size):
                 yield {k: a[first:min(first + batch_size, got)] for k, a in zip(names, arrays)}
             if got < per_call:

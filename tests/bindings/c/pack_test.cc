@@ -230,3 +230,53 @@ TEST_F(PackCApi, ResumePointInAndAnElasticResume) {
 }
 
 }  // namespace
+
+namespace {
+
+// sluice_pack_bounds over every bin row of a worker: each row's cu_seqlens
+// delimit its pieces exactly as its segment_ids and position_ids do
+// (piece k + 1 from bounds[k] to bounds[k + 1], positions 0, 1, ..),
+// padding after the last end, that end repeated to seq_len + 1.
+TEST_F(PackCApi, BoundsDelimitTheSegmentsOfEveryBinRow) {
+  sluice_pack* p = nullptr;
+  ASSERT_EQ(sluice_pack_open(s_, R"({"column": "h_nd_int16", "seq_len": 16, "eos_id": 0,
+                                     "method": "bin", "pad_id": 40000, "bin_window": 4})",
+                             &p),
+            SLUICE_OK)
+      << sluice_last_error();
+  ASSERT_EQ(sluice_pack_begin(p, 0, 0, 1, 0), SLUICE_OK) << sluice_last_error();
+  const size_t len = 16;
+  std::vector<int64_t> tokens(4 * len);
+  std::vector<int32_t> seg(4 * len), pos(4 * len), bounds(4 * (len + 1)), docs(4);
+  uint32_t n = 0;
+  size_t rows = 0, multi = 0;
+  while (sluice_pack_next(p, 4, tokens.data(), seg.data(), pos.data(), &n) == SLUICE_OK && n > 0) {
+    ASSERT_EQ(sluice_pack_bounds(p, n, seg.data(), bounds.data(), docs.data()), SLUICE_OK);
+    for (uint32_t r = 0; r < n; ++r, ++rows) {
+      const int32_t* b = bounds.data() + r * (len + 1);
+      const int32_t d = docs[r];
+      ASSERT_GE(d, 1);
+      multi += d > 1;
+      EXPECT_EQ(b[0], 0);
+      for (int32_t k = 0; k < d; ++k) {
+        ASSERT_LT(b[k], b[k + 1]);
+        for (int32_t i = b[k]; i < b[k + 1]; ++i) {
+          EXPECT_EQ(seg[r * len + i], k + 1) << "row " << rows << " token " << i;
+          EXPECT_EQ(pos[r * len + i], i - b[k]) << "row " << rows << " token " << i;
+        }
+      }
+      for (size_t i = b[d]; i < len; ++i) {
+        EXPECT_EQ(seg[r * len + i], 0);
+        EXPECT_EQ(tokens[r * len + i], 40000);  // no int16
+      }
+      for (size_t k = d; k <= len; ++k) EXPECT_EQ(b[k], b[d]);
+    }
+  }
+  EXPECT_GT(rows, 0u);
+  EXPECT_GT(multi, 0u);  // rows that hold several documents were checked
+  EXPECT_EQ(sluice_pack_bounds(p, 1, nullptr, bounds.data(), nullptr), SLUICE_EINVAL);
+  EXPECT_EQ(sluice_pack_bounds(p, 0, nullptr, nullptr, nullptr), SLUICE_OK);
+  sluice_pack_close(p);
+}
+
+}  // namespace

@@ -406,7 +406,8 @@ def test_assert_resume_exact_holds_for_packed_rows(pack_data, workers):
 @pytest.mark.parametrize('method', ['concat', 'bin'])
 def test_packed_batches_are_the_rows_stacked(pack_data, method):
     local, _ = pack_data
-    keys = ('tokens', 'segment_ids', 'position_ids') if method == 'bin' else ('tokens',)
+    keys = ('tokens', 'segment_ids', 'position_ids', 'cu_seqlens', 'num_documents') \
+        if method == 'bin' else ('tokens',)
     rows = list(pack_dataset(local, method=method, bin_window=6))
     batches = list(pack_dataset(local, method=method, bin_window=6).iter_batches(3))
     assert [len(b['tokens']) for b in batches] == [3] * (len(rows) // 3) + \
@@ -528,3 +529,55 @@ def test_tokens_in_are_tokens_out_across_a_resume_at_every_row(pack_data, monkey
         monkeypatch.setenv('LOCAL_WORLD_SIZE', '3')
         monkeypatch.setenv('RANK', '0')
         assert planned_ids(local, rank=0) != orders[0]
+
+
+def bounds_from_segments(seg):
+    """cu_seqlens and num_documents from a row's segment ids, in plain
+    Python: each piece's start, the last end, that end repeated."""
+    seg = [int(s) for s in seg]
+    starts = [i for i, s in enumerate(seg) if s and (i == 0 or s != seg[i - 1])]
+    end = sum(1 for s in seg if s)
+    return starts + [end] * (len(seg) + 1 - len(starts)), len(starts)
+
+
+def test_bin_document_boundaries_hand_checked(tmp_path):
+    out = str(tmp_path / 'mds')
+    with MDSWriter(out=out, columns={'tokens': 'ndarray:int32'}) as w:
+        for d in ([1, 2, 3], [4, 5], [6], [7, 8, 9, 10]):
+            w.write({'tokens': np.array(d, dtype=np.int32)})
+    # Sizes 3, 2, 1, 4 in one window: the 4 opens a row and takes the 2, the
+    # 3 opens the next and takes the 1.
+    rows = list(StreamingDataset(local=out, batch_size=2, pack={
+        'column': 'tokens', 'seq_len': 6, 'eos_id': None, 'method': 'bin', 'bin_window': 4}))
+    assert [r['tokens'].tolist() for r in rows] == [[7, 8, 9, 10, 4, 5], [1, 2, 3, 6, 0, 0]]
+    assert [r['cu_seqlens'].tolist() for r in rows] == [[0, 4, 6, 6, 6, 6, 6],
+                                                        [0, 3, 4, 4, 4, 4, 4]]
+    assert [int(r['num_documents']) for r in rows] == [2, 2]
+    assert all(r['cu_seqlens'].dtype == np.int32 for r in rows)
+
+
+def test_bin_boundaries_agree_with_segments_across_a_resume_at_every_row(pack_data):
+    local, _ = pack_data
+    full = list(pack_dataset(local, method='bin', bin_window=6))
+    for r in full:
+        assert (r['cu_seqlens'].tolist(), int(r['num_documents'])) == \
+            bounds_from_segments(r['segment_ids'])
+        cu, n = r['cu_seqlens'], int(r['num_documents'])
+        for k in range(n):  # positions count from 0 in each piece
+            assert r['position_ids'][cu[k]:cu[k + 1]].tolist() == list(range(cu[k + 1] - cu[k]))
+    assert max(int(r['num_documents']) for r in full) > 1
+    keys = ('tokens', 'segment_ids', 'position_ids', 'cu_seqlens', 'num_documents')
+    for k in range(len(full) + 1):
+        ds = pack_dataset(local, method='bin', bin_window=6)
+        it = iter(ds)
+        for _ in range(k):
+            next(it)
+        resumed = pack_dataset(local, method='bin', bin_window=6)
+        resumed.load_state_dict(ds.state_dict(k, False))
+        rest = list(resumed)
+        assert [[np.asarray(r[key]).tolist() for key in keys] for r in rest] == \
+            [[np.asarray(r[key]).tolist() for key in keys] for r in full[k:]], k
+    # Batches carry them stacked: (rows, seq_len + 1) and (rows,).
+    b = next(pack_dataset(local, method='bin', bin_window=6).iter_batches(3))
+    assert b['cu_seqlens'].shape == (3, PACK_SEQ_LEN + 1) and b['num_documents'].shape == (3,)
+    assert b['cu_seqlens'].tolist() == [r['cu_seqlens'].tolist() for r in full[:3]]

@@ -72,7 +72,8 @@ def test_the_token_packing_example_runs(s3, tmp_path):
            tmp_path / 'src')
     names = run_example('Token packing', s3, tmp_path)
     row = names['row']
-    assert sorted(row) == ['position_ids', 'segment_ids', 'tokens']
+    assert sorted(row) == ['cu_seqlens', 'num_documents', 'position_ids', 'segment_ids',
+                           'tokens']
     assert row['tokens'].dtype == np.int64 and row['tokens'].shape == (4096,)
     assert row['segment_ids'].dtype == np.int32 and row['position_ids'].dtype == np.int32
     # bin keeps every token: the rows without their padding are the
