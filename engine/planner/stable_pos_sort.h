@@ -65,19 +65,17 @@ class StablePosSort {
   static void SortRunCounted(const PosId* from, size_t n, PosId* to, size_t width,
                              FineKey fine_key, std::vector<Count>& count) {
     count.assign(width + 1, 0);
-    bool crowded = false;  // some key has more than kInsertionMax entries
-    for (size_t i = 0; i < n; ++i) {
-      crowded |= ++count[fine_key(from[i].pos) + 1] > kInsertionMax;
-    }
+    for (size_t i = 0; i < n; ++i) ++count[fine_key(from[i].pos) + 1];
     for (size_t k = 0; k < width; ++k) count[k + 1] += count[k];
     for (size_t i = 0; i < n; ++i) to[count[fine_key(from[i].pos)]++] = from[i];
-    if (!crowded) {
-      // One insertion pass over the run: an entry only moves past the few
-      // before it that share its key (a pass per key would cost `width`,
-      // several times n for a whole part's runs).
-      InsertionSort(to, n);
-      return;
-    }
+    // One insertion pass over the run: an entry only moves past the few
+    // before it that share its key (a pass per key would cost `width`,
+    // several times n for a whole part's runs). An entry that moves past
+    // more than kInsertionMax is in a crowd: each key's entries are sorted
+    // on their own then (the pass kept them together and stable). Checked
+    // as entries move, not as they are counted: a compare an entry there
+    // was 1.3% of WholeArray's instructions.
+    if (BoundedInsertionSort(to, n)) return;
     // count[k] is now the end of fine key k's entries.
     size_t begin = 0;
     for (size_t k = 0; k < width; ++k) {
@@ -97,6 +95,23 @@ class StablePosSort {
       return;
     }
     InsertionSort(v, n);
+  }
+
+  // InsertionSort until an entry moves past more than kInsertionMax (that
+  // entry is still put in place): false then.
+  static bool BoundedInsertionSort(PosId* v, size_t n) {
+    for (size_t i = 1; i < n; ++i) {
+      if (!(v[i].pos < v[i - 1].pos)) continue;
+      const PosId x = v[i];
+      size_t j = i;
+      while (j > 0 && v[j - 1].pos > x.pos) {
+        v[j] = v[j - 1];
+        --j;
+      }
+      v[j] = x;
+      if (i - j > kInsertionMax) return false;
+    }
+    return true;
   }
 
   static void InsertionSort(PosId* v, size_t n) {
