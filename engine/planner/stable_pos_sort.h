@@ -75,7 +75,7 @@ class StablePosSort {
     // on their own then (the pass kept them together and stable). Checked
     // as entries move, not as they are counted: a compare an entry there
     // was 1.3% of WholeArray's instructions.
-    if (BoundedInsertionSort(to, n)) return;
+    if (InsertionSort(to, n)) return;
     // count[k] is now the end of fine key k's entries.
     size_t begin = 0;
     for (size_t k = 0; k < width; ++k) {
@@ -94,12 +94,12 @@ class StablePosSort {
       std::stable_sort(v, v + n, [](const PosId& a, const PosId& b) { return a.pos < b.pos; });
       return;
     }
-    InsertionSort(v, n);
+    InsertionSort(v, n);  // n <= kInsertionMax: it never stops early
   }
 
-  // InsertionSort until an entry moves past more than kInsertionMax (that
-  // entry is still put in place): false then.
-  static bool BoundedInsertionSort(PosId* v, size_t n) {
+  // Sorts v by pos by insertion until an entry moves past more than
+  // kInsertionMax others (that entry is still put in place): false then.
+  static bool InsertionSort(PosId* v, size_t n) {
     for (size_t i = 1; i < n; ++i) {
       if (!(v[i].pos < v[i - 1].pos)) continue;
       const PosId x = v[i];
@@ -112,19 +112,6 @@ class StablePosSort {
       if (i - j > kInsertionMax) return false;
     }
     return true;
-  }
-
-  static void InsertionSort(PosId* v, size_t n) {
-    for (size_t i = 1; i < n; ++i) {
-      if (!(v[i].pos < v[i - 1].pos)) continue;
-      const PosId x = v[i];
-      size_t j = i;
-      while (j > 0 && v[j - 1].pos > x.pos) {
-        v[j] = v[j - 1];
-        --j;
-      }
-      v[j] = x;
-    }
   }
 
   std::vector<size_t> count_, run_end_;
