@@ -3,7 +3,8 @@ order and shuffled, from a loopback nginx directly and through the delaying
 proxy (delay_proxy.py: 15 ms to every response's first byte, 100 MB/s per
 connection), or with --s3rver from a loopback s3rver (resume_bench.py's;
 SigV4 for Sluice and curl alike). The reference is every shard fetched by
-parallel `curl` transfers over the same path (HTTP/1.1 to one host:
+parallel `curl` transfers over the same path into /dev/null (issue 41's
+reference: the receive alone, no file written; HTTP/1.1 to one host:
 --parallel-immediate gives each transfer its own connection).
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
@@ -186,7 +187,7 @@ def main():
     ap.add_argument('--size', type=int)
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--curl-parallel', default='8,32',
-                    help='comma-separated transfer counts for the curl references')
+                    help='comma-separated transfer counts for the curl references (into /dev/null)')
     ap.add_argument('--library', action='append', default=[],
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
@@ -224,9 +225,10 @@ def main():
             for _ in range(args.runs):
                 for path in paths:
                     for k in parallels:
-                        rows.setdefault((path.name, f'curl, {k} parallel'), []).append(
+                        rows.setdefault((path.name, f'curl > null, {k} parallel'), []).append(
                             path.measured(lambda: curl_epoch(
-                                [f'{path.url}/{n}' for n in shards], k, work, path.curl_args)))
+                                [f'{path.url}/{n}' for n in shards], k, work, path.curl_args,
+                                discard=True)))
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
                             rows.setdefault((path.name, f'{name}, {order}'), []).append(
@@ -240,7 +242,7 @@ def main():
               f'<= 64 MiB; medians of {args.runs} cold epochs (fresh process, empty cache)' +
               ('' if args.s3rver or args.no_proxy else
                '; proxy: 15 ms to first byte, 100 MB/s per connection'))
-        print(f'  {"path":8s} {"row":22s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
+        print(f'  {"path":8s} {"row":24s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
               f'{"x best curl":>11s} {"CPU s/GB":>8s}' +
               (f' {"server CPU s/GB":>15s}' if args.s3rver else ''))
         for path in (p.name for p in paths):
@@ -257,7 +259,7 @@ def main():
                 cpu_gb = statistics.median(cpu_per_gb(x[1], x[2]) for x in xs)
                 server = '' if xs[0][3] is None else \
                     f' {statistics.median(cpu_per_gb(x[3], x[2]) for x in xs):15.2f}'
-                print(f'  {path:8s} {name:22s} {statistics.median(secs):8.3f} '
+                print(f'  {path:8s} {name:24s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
                       f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}')
     finally:
