@@ -307,7 +307,9 @@ class TailQueue {
   // writer stopped or a read failed. Waits while the window is full.
   std::optional<size_t> Claim() {
     std::unique_lock lock(mu_);
+    ++claiming_;
     cv_.wait(lock, [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
+    --claiming_;
     if (stop_ || claimed_ == count_) return std::nullopt;
     return claimed_++;
   }
@@ -318,8 +320,11 @@ class TailQueue {
       if (first_error_.ok()) first_error_ = tail.status();
       stop_ = true;
     }
+    const bool wanted = j == taken_ || stop_;
     slots_[j % slots_.size()].emplace(std::move(tail));
-    cv_.notify_all();
+    // Wakes the others only when the writer waits for this one (or all
+    // stop): a wake a tail is a futex call a file.
+    if (wanted) cv_.notify_all();
   }
   // The j-th read (j = 0, 1, ... in turn), or the error that stopped the
   // reads before it was claimed.
@@ -331,7 +336,7 @@ class TailQueue {
     Result<std::string> tail = std::move(*slot);
     slot.reset();
     ++taken_;
-    cv_.notify_all();
+    if (claiming_ > 0) cv_.notify_all();
     return tail;
   }
   // No more reads (the writer failed, or a read did: `error`).
@@ -346,7 +351,7 @@ class TailQueue {
   std::mutex mu_;
   std::condition_variable cv_;
   const size_t count_;
-  size_t claimed_ = 0, taken_ = 0;
+  size_t claimed_ = 0, taken_ = 0, claiming_ = 0;  // claiming_: threads waiting in Claim
   bool stop_ = false;
   Status first_error_ = Status::Ok();
   std::vector<std::optional<Result<std::string>>> slots_;
