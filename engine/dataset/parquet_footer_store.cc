@@ -7,6 +7,8 @@
 #include <cstring>
 #include <atomic>
 #include <mutex>
+#include <condition_variable>
+#include <optional>
 #include <thread>
 
 #include "base/binary_file.h"
@@ -220,50 +222,150 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
   return more + tail;
 }
 
+namespace {
+
+// The store's sections before its tails (header, records, text, padding)
+// for `files` in path order: laid out before any tail is known, each
+// record completed as its tail comes, in order; so that a builder holds
+// the records and text but never every tail at once.
+class StoreFront {
+ public:
+  StoreFront(std::string_view source, std::string_view fingerprint,
+             const std::vector<ListedFile>& files)
+      : order_(files.size()), records_(files.size()) {
+    for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(),
+              [&](size_t a, size_t b) { return files[a].path < files[b].path; });
+    text_ = std::string(source) + std::string(fingerprint);
+    for (size_t k = 0; k < order_.size(); ++k) {
+      const ListedFile& f = files[order_[k]];
+      StoreRecord& r = records_[k];
+      r.path_at = text_.size();
+      r.path_bytes = static_cast<uint32_t>(f.path.size());
+      text_ += f.path;
+      r.etag_at = text_.size();
+      r.etag_bytes = static_cast<uint32_t>(f.etag.size());
+      text_ += f.etag;
+      r.size = f.size.value_or(0);
+    }
+    header_.tag = TagOf(kStoreKind);
+    header_.source_bytes = static_cast<uint32_t>(source.size());
+    header_.fingerprint_bytes = static_cast<uint32_t>(fingerprint.size());
+    header_.count = files.size();
+    header_.text_bytes = text_.size();
+  }
+
+  // order()[k]: the index in `files` of the k-th record (by path).
+  const std::vector<size_t>& order() const { return order_; }
+  // Where the tails start in the file.
+  uint64_t tails_at() const {
+    return Padded8(sizeof(StoreHeader) + records_.size() * sizeof(StoreRecord) + text_.size());
+  }
+  // The k-th record's tail: called for k = 0, 1, ... in turn.
+  void Add(size_t k, std::string_view tail) {
+    StoreRecord& r = records_[k];
+    r.tail_at = header_.tails_bytes;
+    r.tail_bytes = static_cast<uint32_t>(tail.size());
+    header_.tails_bytes += tail.size();
+    r.checksum = RecordChecksum(r, std::string_view(text_).substr(r.path_at, r.path_bytes),
+                                std::string_view(text_).substr(r.etag_at, r.etag_bytes), tail);
+  }
+  // The bytes before the tails, once every tail is added.
+  std::string Bytes() {
+    header_.total_bytes = tails_at() + header_.tails_bytes;
+    header_.checksum = HeaderChecksum(
+        header_,
+        std::string_view(text_).substr(0, header_.source_bytes + header_.fingerprint_bytes));
+    std::string out;
+    out.reserve(tails_at());
+    out.append(reinterpret_cast<const char*>(&header_), sizeof(header_));
+    out.append(reinterpret_cast<const char*>(records_.data()), records_.size() * sizeof(StoreRecord));
+    out += text_;
+    out.resize(tails_at(), '\0');
+    return out;
+  }
+
+ private:
+  std::vector<size_t> order_;
+  std::vector<StoreRecord> records_;
+  std::string text_;
+  StoreHeader header_{};
+};
+
+// The tails read by the builder's threads, handed to its writer in path
+// order; at most kTailWindow read ahead of the writer, so that memory is
+// bounded by the window, not the files.
+constexpr size_t kTailWindow = 1024;
+// The writer's tails are written kTailWrite bytes at a time.
+constexpr size_t kTailWrite = size_t{1} << 20;
+
+class TailQueue {
+ public:
+  explicit TailQueue(size_t count) : count_(count), slots_(std::min(count, kTailWindow)) {}
+
+  // The next read to do (in order), or none once all are claimed, the
+  // writer stopped or a read failed. Waits while the window is full.
+  std::optional<size_t> Claim() {
+    std::unique_lock lock(mu_);
+    ++claiming_;
+    cv_.wait(lock, [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
+    --claiming_;
+    if (stop_ || claimed_ == count_) return std::nullopt;
+    return claimed_++;
+  }
+  // The j-th read's tail or error.
+  void Put(size_t j, Result<std::string> tail) {
+    std::lock_guard lock(mu_);
+    if (!tail.ok()) {
+      if (first_error_.ok()) first_error_ = tail.status();
+      stop_ = true;
+    }
+    const bool wanted = j == taken_ || stop_;
+    slots_[j % slots_.size()].emplace(std::move(tail));
+    // Wakes the others only when the writer waits for this one (or all
+    // stop): a wake a tail is a futex call a file.
+    if (wanted) cv_.notify_all();
+  }
+  // The j-th read (j = 0, 1, ... in turn), or the error that stopped the
+  // reads before it was claimed.
+  Result<std::string> Take(size_t j) {
+    std::unique_lock lock(mu_);
+    auto& slot = slots_[j % slots_.size()];
+    cv_.wait(lock, [&] { return slot.has_value() || (stop_ && j >= claimed_); });
+    if (!slot.has_value()) return first_error_;
+    Result<std::string> tail = std::move(*slot);
+    slot.reset();
+    ++taken_;
+    if (claiming_ > 0) cv_.notify_all();
+    return tail;
+  }
+  // No more reads (the writer failed, or a read did: `error`).
+  void Stop(Status error) {
+    std::lock_guard lock(mu_);
+    if (first_error_.ok()) first_error_ = std::move(error);
+    stop_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  const size_t count_;
+  size_t claimed_ = 0, taken_ = 0, claiming_ = 0;  // claiming_: threads waiting in Claim
+  bool stop_ = false;
+  Status first_error_ = Status::Ok();
+  std::vector<std::optional<Result<std::string>>> slots_;
+};
+
+}  // namespace
+
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,
                                         const std::vector<ListedFile>& files,
                                         const std::vector<std::string>& tails) {
-  std::vector<size_t> order(files.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return files[a].path < files[b].path; });
-  std::string text = std::string(source) + std::string(fingerprint);
-  std::string records(files.size() * sizeof(StoreRecord), '\0');
-  uint64_t tails_bytes = 0;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const ListedFile& f = files[order[k]];
-    const std::string& tail = tails[order[k]];
-    StoreRecord r{};
-    r.path_at = text.size();
-    r.path_bytes = static_cast<uint32_t>(f.path.size());
-    text += f.path;
-    r.etag_at = text.size();
-    r.etag_bytes = static_cast<uint32_t>(f.etag.size());
-    text += f.etag;
-    r.size = f.size.value_or(0);
-    r.tail_at = tails_bytes;
-    r.tail_bytes = static_cast<uint32_t>(tail.size());
-    tails_bytes += tail.size();
-    r.checksum = RecordChecksum(r, f.path, f.etag, tail);
-    std::memcpy(records.data() + k * sizeof(StoreRecord), &r, sizeof(r));
-  }
-  StoreHeader h{};
-  h.tag = TagOf(kStoreKind);
-  h.source_bytes = static_cast<uint32_t>(source.size());
-  h.fingerprint_bytes = static_cast<uint32_t>(fingerprint.size());
-  h.count = files.size();
-  h.text_bytes = text.size();
-  h.tails_bytes = tails_bytes;
-  const uint64_t tails_at = Padded8(sizeof(StoreHeader) + records.size() + text.size());
-  h.total_bytes = tails_at + tails_bytes;
-  h.checksum = HeaderChecksum(h, std::string_view(text).substr(0, source.size() + fingerprint.size()));
-  std::string out;
-  out.reserve(h.total_bytes);
-  out.append(reinterpret_cast<const char*>(&h), sizeof(h));
-  out += records;
-  out += text;
-  out.resize(tails_at, '\0');
-  for (size_t k = 0; k < order.size(); ++k) out += tails[order[k]];
+  StoreFront front(source, fingerprint, files);
+  for (size_t k = 0; k < files.size(); ++k) front.Add(k, tails[front.order()[k]]);
+  std::string out = front.Bytes();
+  for (size_t i : front.order()) out += tails[i];
   return out;
 }
 
@@ -272,46 +374,72 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
     std::chrono::milliseconds wait_timeout, Env* env) {
   const std::string fingerprint = ListingFingerprint(files);
+  // The store is written as its tails come, in path order: the records and
+  // text are held, the tails only within TailQueue's window.
   auto make = [&]() -> Status {
-    std::vector<std::string> tails(files.size());
-    std::vector<Status> errors(files.size());
+    StoreFront front(source, fingerprint, files);
+    const std::vector<size_t>& order = front.order();
     // The tails an older store holds of files unchanged since (same path,
-    // size and known etag); the others are read.
-    std::vector<size_t> to_read;
+    // size and known etag; views into its mapping); the others are read.
+    std::vector<std::string_view> kept(files.size());
+    std::vector<size_t> to_read;  // positions in `order`
     auto previous = ParquetFooterStore::Open(path, env);
     const bool same_source = previous.ok() && previous->source() == source;
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (same_source && !files[i].etag.empty()) {
-        auto was = previous->Find(files[i].path);
-        if (was.ok() && was->size == files[i].size.value_or(0) && was->etag == files[i].etag) {
-          tails[i] = std::string(was->tail);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ListedFile& f = files[order[k]];
+      if (same_source && !f.etag.empty()) {
+        auto was = previous->Find(f.path);
+        if (was.ok() && was->size == f.size.value_or(0) && was->etag == f.etag) {
+          kept[k] = was->tail;
           continue;
         }
       }
-      to_read.push_back(i);
+      to_read.push_back(k);
     }
-    std::atomic<size_t> next{0};
+    TailQueue queue(to_read.size());
     auto work = [&] {
-      for (size_t k; (k = next.fetch_add(1)) < to_read.size();) {
-        const size_t i = to_read[k];
-        auto tail = ReadParquetTail(remote, key_prefix + files[i].path, files[i].path,
-                                    files[i].size.value_or(0));
-        if (tail.ok()) {
-          tails[i] = std::move(*tail);
-        } else {
-          errors[i] = tail.status();
-          next.store(to_read.size());  // stop the others early
+      while (std::optional<size_t> j = queue.Claim()) {
+        const ListedFile& f = files[order[to_read[*j]]];
+        try {
+          queue.Put(*j, ReadParquetTail(remote, key_prefix + f.path, f.path, f.size.value_or(0)));
+        } catch (const std::exception& e) {
+          queue.Put(*j, InternalError(f.path + ": footer: " + e.what()));
         }
       }
     };
-    const size_t n = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
     std::vector<std::thread> threads;
-    for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
-    work();
+    for (size_t t = 0; t < std::min<size_t>(to_read.size(), kConcurrentFooterReads); ++t) {
+      threads.emplace_back(work);
+    }
+    auto write = [&]() -> Status {
+      SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(path, env));
+      uint64_t at = front.tails_at();
+      std::string buffer;
+      auto flush = [&]() -> Status {
+        SLUICE_RETURN_IF_ERROR(env->PWriteAll(out.fd(), out.path(), buffer, at));
+        at += buffer.size();
+        buffer.clear();
+        return Status::Ok();
+      };
+      for (size_t k = 0, j = 0; k < order.size(); ++k) {
+        std::string read;
+        std::string_view tail = kept[k];
+        if (j < to_read.size() && to_read[j] == k) {
+          SLUICE_ASSIGN_OR_RETURN(read, queue.Take(j++));
+          tail = read;
+        }
+        front.Add(k, tail);
+        buffer += tail;
+        if (buffer.size() >= kTailWrite) SLUICE_RETURN_IF_ERROR(flush());
+      }
+      SLUICE_RETURN_IF_ERROR(flush());
+      SLUICE_RETURN_IF_ERROR(env->PWriteAll(out.fd(), out.path(), front.Bytes(), 0));
+      return out.Commit();
+    };
+    Status written = write();
+    queue.Stop(written);
     for (std::thread& t : threads) t.join();
-    for (const Status& s : errors) SLUICE_RETURN_IF_ERROR(s);
-    return WriteFileAtomic(path, SerializeParquetFooterStore(source, fingerprint, files, tails),
-                           env);
+    return written;
   };
   // A store made over another listing (the listing was made anew, or the
   // cache folder served another remote) is made again, from the old one.

@@ -6,6 +6,8 @@
 // group's piece ends with, ShardEntry::piece) is read with ranged reads:
 // the last 64 KiB first (FooterTailRange), a second read only when the
 // footer is longer; kConcurrentFooterReads files at once.
+// The maker writes the store as the tails come, in path order, holding
+// the records and text but only a window of tails, never all of them.
 //
 // The store is one binary file, mapped by every process that reads it
 // (its pages shared through the page cache), so that a shard fetch takes

@@ -550,6 +550,59 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
 }
 
+// The store written as its tails are read (in path order, at most a window
+// of them held) is byte for byte the store of every tail read first and
+// laid out at once (SerializeParquetFooterStore): over 2,500 files of
+// several fixtures, more than the window, in an order other than the path's,
+// some with etags; and made again over a changed listing from the old one.
+TEST(ParquetFooterStore, AStoreWrittenAsItsTailsComeIsTheStoreOfAllTailsAtOnce) {
+  ScratchDir remote_dir, state;
+  std::vector<std::string> fixtures;
+  for (const char* name : {"pa26_many_row_groups", "pa26_codec_none", "duckdb_default", "hf_text"}) {
+    auto bytes = ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/" + name + ".parquet");
+    ASSERT_TRUE(bytes.ok()) << name;
+    fixtures.push_back(*bytes);
+  }
+  std::vector<ListedFile> files;
+  for (size_t i = 0; i < 2500; ++i) {
+    const std::string& bytes = fixtures[i % fixtures.size()];
+    const std::string name = "d" + std::to_string(i % 7) + "/f" + std::to_string(2500 - i) + ".parquet";
+    std::filesystem::create_directories(std::filesystem::path(remote_dir.path()) / ("d" + std::to_string(i % 7)));
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), bytes).ok());
+    files.push_back({name, bytes.size(), i % 3 == 0 ? "e" + std::to_string(i) : ""});
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  auto expected = [&](const std::vector<ListedFile>& listed) {
+    std::vector<std::string> tails;
+    for (const ListedFile& f : listed) {
+      auto tail = ReadParquetTail(**remote, f.path, f.path, *f.size);
+      EXPECT_TRUE(tail.ok()) << tail.status().message();
+      tails.push_back(tail.ok() ? *tail : "");
+    }
+    return SerializeParquetFooterStore("src", ListingFingerprint(listed), listed, tails);
+  };
+  const std::string path = ParquetFooterStorePath(state.path());
+  auto made = LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
+                                           std::chrono::seconds(5));
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  auto bytes = ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_TRUE(*bytes == expected(files)) << "the stored bytes differ";
+  // Another listing: a file fewer, one more; the kept tails come from the
+  // old store's mapping, the others are read.
+  files.erase(files.begin() + 10);
+  files.push_back({"z.parquet", fixtures[0].size(), "ez"});
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "z.parquet"), fixtures[0]).ok());
+  made = LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
+                                      std::chrono::seconds(5));
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_EQ(made->size(), 2500u);
+  bytes = ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_TRUE(*bytes == expected(files)) << "the stored bytes differ";
+}
+
 // The footer store made anew over another listing keeps the tails of the
 // files listed with the same path, size and etag, and reads every other
 // file's again: one with a new etag, and one whose etag is unknown.
