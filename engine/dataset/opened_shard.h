@@ -43,6 +43,8 @@ class OpenedShard {
   bool skipped() const { return entry_ == nullptr; }
 
   const ShardEntry& entry() const { return *entry_; }
+  // The shard's format reader (not for Skipped()): lives as this does.
+  const ShardView& view() const { return view_; }
   // How its open went (zeros for Skipped()); set once by its opener before
   // the shard is shared.
   const ShardOpenTiming& open_timing() const { return timing_; }

@@ -75,6 +75,10 @@ struct PeekedSample {
   // group's piece and its reader's decoded buffers (`bytes` is then empty,
   // as a Parquet row's raw bytes are). Null for an MDS sample.
   std::shared_ptr<const void> keep;
+  // A Parquet row's: the data pages its reader had decoded when the row
+  // was read (one a column read: the peek decodes no more of the group).
+  // 0 for an MDS sample.
+  size_t data_pages_decoded = 0;
 };
 
 // Whether a sample of `entry` can be peeked: the shard is uncompressed and

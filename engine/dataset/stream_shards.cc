@@ -542,8 +542,11 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
     peek_fetch_ = std::move(fetch);
   }
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> piece, piece_future.get());
-  // Decoded as the shard will be (its format's reader over the same bytes).
-  SLUICE_ASSIGN_OR_RETURN(ShardView view, ShardView::Open(entry, *piece, {}));
+  // Decoded by the shard's format reader over the same bytes, but only as
+  // far as the row (consumer_waits: one page a column, not the group; a
+  // bad page fails this peek, and the shard's whole open then says why).
+  SLUICE_ASSIGN_OR_RETURN(ShardView view,
+                          ShardView::Open(entry, *piece, {}, /*consumer_waits=*/true));
   auto held = std::make_shared<std::pair<std::shared_ptr<const std::string>, ShardView>>(
       piece, std::move(view));
   SampleFields row;
@@ -551,6 +554,9 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
   PeekedSample peeked;
   peeked.bytes = std::make_unique<const std::string>(row.raw);
   peeked.fields = std::move(row.fields);
+  if (const parquet::ParquetShardReader* p = held->second.parquet()) {
+    peeked.data_pages_decoded = p->data_pages_decoded();
+  }
   peeked.keep = std::move(held);
   return peeked;
 }

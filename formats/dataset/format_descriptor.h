@@ -9,7 +9,7 @@
 //   a meta file or not       has_meta(), MetaFileOf(entry), RequiredMetaFileOf
 //   its columns              columns(entry, names, encodings), ColumnsOf(entry, ...)
 //   what a read field holds  fields (FieldForm)
-//   a reader for a shard     open_reader(entry, data, meta)
+//   a reader for a shard     open_reader(entry, data, meta, consumer_waits)
 //   a writer                 open_writer(out_dir, columns, options), or null
 //   the data file's header   head_bytes(entry, data_size), or null
 //   one sample by ranged     peek (SamplePeekHooks), or null
@@ -144,8 +144,13 @@ struct ShardFormatDescriptor {
   // The format's reader over one shard's decompressed data file and (when
   // has_meta()) meta file. Checks the sample count against the entry. The
   // reader keeps views into `data`/`meta`, which must outlive it.
+  // `consumer_waits`: the consumer is waiting for this open's first read
+  // (the engine's first-row peek), so a format may defer work past it;
+  // Parquet then decodes pages as rows are read (lazy_rows), where it
+  // otherwise decodes the whole group and fails the open on a bad page.
+  // The other formats ignore it.
   Result<ShardReader> (*open_reader)(const ShardEntry& entry, std::string_view data,
-                                     std::string_view meta);
+                                     std::string_view meta, bool consumer_waits);
 
   // Creates `out_dir` and a writer of this format into it (see
   // field_writer.h); null for a format Sluice only reads.

@@ -1,6 +1,7 @@
 // The per-format functions the descriptors in format_descriptor.cc point
 // at. Internal to formats/dataset: everyone else reaches them through
-// FindShardFormat / ShardFormatOf. Contracts as in ShardFormatDescriptor.
+// FindShardFormat / ShardFormatOf. Contracts as in ShardFormatDescriptor
+// (open_reader's consumer_waits matters to Parquet alone).
 #pragma once
 
 #include <memory>
@@ -25,7 +26,7 @@ Status MdsColumns(const ShardEntry& entry, const CustomEncodings& custom,
                   std::vector<std::string>* names,
                   std::vector<std::string>* encodings);
 Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view meta);
+                                  std::string_view meta, bool consumer_waits);
 Result<std::unique_ptr<FieldWriter>> OpenMdsWriter(const std::string& out_dir,
                                                    const Columns& columns,
                                                    const FieldWriterOptions& options);
@@ -42,9 +43,9 @@ Status TextColumns(const ShardEntry& entry, const CustomEncodings& custom,
                    std::vector<std::string>* names,
                    std::vector<std::string>* encodings);
 Result<ShardReader> OpenJsonlReader(const ShardEntry& entry, std::string_view data,
-                                    std::string_view meta);
+                                    std::string_view meta, bool consumer_waits);
 Result<ShardReader> OpenXsvReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view meta);
+                                  std::string_view meta, bool consumer_waits);
 Result<std::unique_ptr<FieldWriter>> OpenJsonlWriter(const std::string& out_dir,
                                                      const Columns& columns,
                                                      const FieldWriterOptions& options);
@@ -63,7 +64,7 @@ Status RawColumns(const ShardEntry& entry, const CustomEncodings& custom,
                   std::vector<std::string>* names,
                   std::vector<std::string>* encodings);
 Result<ShardReader> OpenRawReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view meta);
+                                  std::string_view meta, bool consumer_waits);
 
 // Parquet (format_hooks_parquet.cc): a row group of a file is a shard; the
 // entry's columns are the file's fields; no writer.
@@ -71,6 +72,6 @@ Status ParquetColumns(const ShardEntry& entry, const CustomEncodings& custom,
                       std::vector<std::string>* names,
                       std::vector<std::string>* encodings);
 Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view data,
-                                      std::string_view meta);
+                                      std::string_view meta, bool consumer_waits);
 
 }  // namespace sluice::format_hooks

@@ -49,7 +49,7 @@ Status MdsColumns(const ShardEntry& entry, const CustomEncodings& custom,
 }
 
 Result<ShardReader> OpenMdsReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view /*meta*/) {
+                                  std::string_view /*meta*/, bool) {
   const std::string& name = entry.raw_data.basename;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ColumnEncoding> cols, MdsColumnsFromEntry(entry, name));
   SLUICE_ASSIGN_OR_RETURN(MdsShardReader reader, MdsShardReader::Open(data, name, std::move(cols)));

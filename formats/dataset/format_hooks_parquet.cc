@@ -28,19 +28,22 @@ Status ParquetColumns(const ShardEntry& entry, const CustomEncodings&,
 }
 
 Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view data,
-                                      std::string_view) {
+                                      std::string_view, bool consumer_waits) {
   const std::string& name = entry.raw_data.basename;
   if (!entry.row_group) return CorruptError(name + ": a Parquet shard entry without a row group");
   // A piece (ShardEntry::piece) is named by its file in errors. The
   // index's columns are the ones read (a dataset's `columns`, or all).
   const std::string& file = entry.piece ? entry.piece->file : name;
-  // Whole groups at open: the engine's open threads decode them beside
-  // the consumer. Decoding pages as rows are read (lazy_rows) made the
-  // first row 1.5-4x sooner but a whole 1M-row pass 20-30% slower, with
-  // the decoding moved onto the consumer (BENCHMARKS.md, "Row groups
-  // decoded lazily"); a bad page would also fail a read, not the open.
+  // Whole groups at open, unless the consumer waits for this open's first
+  // row (the first-row peek): the engine's open threads decode a pass's
+  // groups beside the consumer, and a bad page fails the open (which
+  // re-downloads a corrupt shard). Decoding every group as its rows are
+  // read (lazy_rows) made the first row 1.5-4x sooner but a whole 1M-row
+  // pass 20-30% slower, the decoding moved onto the consumer (BENCHMARKS.md,
+  // "Row groups decoded lazily"); the peek's one row needs only one page a
+  // column.
   parquet::ColumnDecodeOptions options;
-  options.lazy_rows = false;
+  options.lazy_rows = consumer_waits;
   Result<parquet::ParquetShardReader> opened =
       entry.piece ? parquet::ParquetShardReader::OpenPiece(
                         data,

@@ -13,7 +13,7 @@ Status RawColumns(const ShardEntry&, const CustomEncodings&, std::vector<std::st
 }
 
 Result<ShardReader> OpenRawReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view) {
+                                  std::string_view, bool) {
   SLUICE_ASSIGN_OR_RETURN(RawFileReader reader, RawFileReader::Open(entry, data));
   return ShardReader(reader);
 }

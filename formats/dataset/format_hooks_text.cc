@@ -121,13 +121,13 @@ Status TextColumns(const ShardEntry& entry, const CustomEncodings&,
 }
 
 Result<ShardReader> OpenJsonlReader(const ShardEntry& entry, std::string_view data,
-                                    std::string_view meta) {
+                                    std::string_view meta, bool) {
   SLUICE_ASSIGN_OR_RETURN(JsonlShardReader r, JsonlShardReader::Open(entry, data, meta));
   return ShardReader(std::move(r));
 }
 
 Result<ShardReader> OpenXsvReader(const ShardEntry& entry, std::string_view data,
-                                  std::string_view meta) {
+                                  std::string_view meta, bool) {
   SLUICE_ASSIGN_OR_RETURN(XsvShardReader r, XsvShardReader::Open(entry, data, meta));
   return ShardReader(std::move(r));
 }

@@ -9,11 +9,11 @@
 namespace sluice {
 
 Result<ShardView> ShardView::Open(const ShardEntry& e, std::string_view data,
-                                  std::string_view meta) {
+                                  std::string_view meta, bool consumer_waits) {
   ShardView v;
   v.name_ = e.raw_data.basename;
   SLUICE_ASSIGN_OR_RETURN(const ShardFormatDescriptor* format, ShardFormatOf(e));
-  SLUICE_ASSIGN_OR_RETURN(v.reader_, format->open_reader(e, data, meta));
+  SLUICE_ASSIGN_OR_RETURN(v.reader_, format->open_reader(e, data, meta, consumer_waits));
   return v;
 }
 

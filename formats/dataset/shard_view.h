@@ -94,9 +94,12 @@ class ShardView {
   // `data`/`meta`: the shard's decompressed data and (split formats) meta
   // file. Opens the reader that the entry's format descriptor opens (an
   // unknown format: kUnimplemented, as ShardFormatOf). Checks the sample
-  // count against the entry. Errors name the file.
+  // count against the entry. Errors name the file. `consumer_waits`: as
+  // the descriptor's open_reader (true only for the engine's first-row
+  // peek: a Parquet group is then decoded as its rows are read, and a bad
+  // page fails the read that reaches it, not the open).
   static Result<ShardView> Open(const ShardEntry& entry, std::string_view data,
-                                std::string_view meta);
+                                std::string_view meta, bool consumer_waits = false);
 
   // Exactly one is set, by the entry's format.
   const MdsShardReader* mds() const { return std::get_if<MdsShardReader>(&reader_); }

@@ -17,11 +17,14 @@
 #include "engine/dataset/parquet_stream_index.h"
 #include "engine/dataset/resume_state.h"
 #include "engine/dataset/stream_index.h"
+#include "engine/dataset/stream_shards.h"
+#include "engine/dataset/remote_source.h"
 #include "engine/planner/shuffle.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
 #include "formats/parquet/footer.h"
+#include "formats/parquet/parquet_shard_reader.h"
 #include "stores/file/file_store.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
@@ -1535,6 +1538,53 @@ TEST(ParquetStreamMultiProcess, S3rverColdPassPeeksItsFirstRowWithinTheRowGroups
     }
     EXPECT_EQ(gets, (std::map<std::string, int>{{"/bkt/table/a.parquet", 9},
                                                 {"/bkt/table/part%3Db/c.parquet", 9}}));
+  }
+}
+
+// The cold pass's peek (StreamShards::PeekPieceRow) opens its row group
+// with consumer_waits: it decodes one data page of each column, not the
+// group; the shard's own open (as the prefetcher opens every shard a pass
+// reads) decodes the whole group, and hands out the same row.
+TEST(ParquetStreamMultiProcess, S3rverColdPeekDecodesOnePageAColumnTheShardsOpenTheWholeGroup) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  // Flat columns of several 256-byte data pages each.
+  ScratchDir table, cache;
+  fs::copy_file(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_plain_pages_v1.parquet",
+                fs::path(table.path()) / "p.parquet");
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(table.path()));
+  StreamOptions stream = ParquetOptions(cache.path(), "s3://bkt/table").streams[0];
+  stream.parquet.emplace();
+  auto remote = OpenRemoteSource(stream.remote);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  std::shared_ptr<RemoteSource> shared_remote = std::move(*remote);
+  auto index = LoadStreamIndex(stream, shared_remote.get(), std::chrono::seconds(20));
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  auto shared_index = std::make_shared<const ShardTable>(std::move(*index));
+  auto shards = StreamShards::Open(stream, shared_index, shared_remote, std::nullopt,
+                                   std::chrono::seconds(20));
+  ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+  ASSERT_TRUE((*shards)->Peekable(0));
+  const ShardEntry entry = shared_index->entry(0);
+  const size_t columns = entry.column_names.size();
+  auto peeked = (*shards)->PeekSample(0, 0);
+  ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
+  EXPECT_EQ(peeked->data_pages_decoded, columns);
+  auto opened = (*shards)->OpenShard(0, columns);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  (*shards)->PeekDone(0);
+  const parquet::ParquetShardReader* whole = (*opened)->view().parquet();
+  ASSERT_NE(whole, nullptr);
+  // The group's every data page (the fixture's 256-byte pages), before a row is read.
+  EXPECT_EQ(whole->data_pages_decoded(), 106u);
+  EXPECT_GT(whole->data_pages_decoded(), 2 * columns);
+  SampleFields row;
+  ASSERT_TRUE((*opened)->Read(0, entry.column_names, &row).ok());
+  ASSERT_EQ(row.fields.size(), peeked->fields.size());
+  for (size_t c = 0; c < columns; ++c) {
+    EXPECT_EQ(row.fields[c].data() == nullptr, peeked->fields[c].data() == nullptr) << c;
+    EXPECT_EQ(row.fields[c], peeked->fields[c]) << c;
   }
 }
 
