@@ -10,9 +10,11 @@
 // per element must not cost a function call or an allocation.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <utility>
 #include <vector>
@@ -236,7 +238,8 @@ class Pcg64Stream {
       // The mask holds while i stays in [2^k, 2^(k+1)).
       const uint32_t mask = Mask32(i);
       const size_t below = mask >> 1;
-      while (h < end && i > below) {
+      // A counted run, as in SkipShuffleU32 below.
+      for (const size_t stop = h + std::min(end - h, i - below); h < stop;) {
         // Branch-free rejection: a rejected draw swaps x[i] with itself.
         const uint32_t v = Half(h++) & mask;
         const bool take = v <= i;
@@ -267,7 +270,12 @@ class Pcg64Stream {
       }
       const uint32_t mask = Mask32(i);  // holds while i stays in [2^k, 2^(k+1))
       const size_t below = mask >> 1;
-      while (h < end && i > below) i -= (Half(h++) & mask) <= i;
+      // A draw lowers i by one at most, so the next i - below draws all test
+      // against this mask: a counted run, whose loop tests neither i nor the
+      // block's end, leaving the test's compare and subtract as the chain
+      // each draw waits on (BENCHMARKS.md, "The replay's loop").
+      const size_t run = std::min(end - h, i - below);
+      for (const size_t stop = h + run; h < stop; ++h) i -= (Half(h) & mask) <= i;
     }
     EndHalves(h);
   }
@@ -300,7 +308,17 @@ class Pcg64Stream {
   // Interval's mask for max (1 <= max < 2^32).
   static uint32_t Mask32(size_t max) { return ~uint32_t{0} >> std::countl_zero(static_cast<uint32_t>(max)); }
   // 32-bit half h of the block: low half of word h/2 first, as NextU32.
-  uint32_t Half(size_t h) const { return static_cast<uint32_t>(words_[h >> 1] >> ((h & 1) * 32)); }
+  // On a little-endian machine that is the h-th 32-bit word of the block: one
+  // load, not a load and a shift by the half's parity.
+  uint32_t Half(size_t h) const {
+    if constexpr (std::endian::native == std::endian::little) {
+      uint32_t v;
+      std::memcpy(&v, reinterpret_cast<const unsigned char*>(words_) + 4 * h, sizeof v);
+      return v;
+    } else {
+      return static_cast<uint32_t>(words_[h >> 1] >> ((h & 1) * 32));
+    }
+  }
   // After reading halves up to h: an odd count leaves the word's high half
   // pending, as NextU32 does.
   void EndHalves(size_t h) {

@@ -172,5 +172,37 @@ TEST(Pcg64Stream, SkipShuffleU32LeavesTheGeneratorWhereShuffleDoes) {
   }
 }
 
+// PlanCheckpoints' use: one stream replays a part's spans back to back, so
+// the counted runs of SkipShuffleU32 and ShuffleU32 (as many draws as i may
+// fall before its mask changes, cut at the block's end) start and end at
+// every place in a block, with the words made here or ahead on a thread.
+TEST(Pcg64Stream, SpansBackToBackInOneStreamDrawAsShuffle) {
+  std::mt19937_64 pick(17);
+  Pcg64Ahead ahead;
+  for (int trial = 0; trial < 4; ++trial) {
+    SCOPED_TRACE(trial);
+    Generator a(uint64_t(100 + trial)), b(uint64_t(100 + trial));
+    {
+      Pcg64Stream st(b.bit_generator());
+      if (trial % 2 == 1) st.Attach(&ahead);
+      for (int span = 0; span < 400; ++span) {
+        const size_t n = span % 50 == 0 ? size_t{1} << 17 : size_t(1 + pick() % 5000);
+        std::vector<int64_t> y(n);
+        for (size_t i = 0; i < n; ++i) y[i] = int64_t(i);
+        if (span % 3 == 0) {
+          std::vector<int64_t> x = y;
+          st.ShuffleU32(std::span<int64_t>(x));
+          a.Shuffle(y);
+          ASSERT_EQ(x, y) << "span " << span;
+        } else {
+          st.SkipShuffleU32(n);
+          a.Shuffle(y);
+        }
+      }
+    }
+    ExpectSameState(a.bit_generator(), b.bit_generator());
+  }
+}
+
 }  // namespace
 }  // namespace sluice::numpy
