@@ -13,13 +13,14 @@
 // all sample bytes against the one computed when the dataset was written.
 //
 // Usage: engine_bench [DIR] [--sets=NxBYTES,...] [--passes=N] [--batch=N]
-//                     [--predownload=N] [--order=sequential|py1e] [--no-cold]
+//                     [--predownload=N] [--order=sequential|py1e|py1s] [--no-cold]
 //                     [--cold-rate=MBPS]
 //   DIR     default /tmp/sluice-bench-engine; datasets are written once into
 //           DIR/data/<name> (reused when present), caches live in
 //           DIR/cache/<name>, nginx's files in DIR/nginx.
 //   --sets  default 1000000x1024,8192x262144,2048x1048576 (samples x bytes).
-//   --order one order only (default both); --no-cold skips the cold runs
+//   --order one order only (default both: sequential and py1e; a shuffled
+//           one by the algorithm named); --no-cold skips the cold runs
 //           when the cache folder is already filled.
 //   --cold-rate  paces the cold consumer to MBPS MB/s of sample bytes (a
 //           training step's pace): a consumer slower than the downloads
@@ -176,6 +177,7 @@ struct Options {
   bool cold = true;
   double cold_rate_mbps = 0;  // 0: the cold consumer runs flat out
   std::vector<bool> orders = {false, true};  // shuffle off, on
+  std::string shuffle_algo = "py1e";         // the shuffled order's algorithm
 };
 
 std::string StreamConfig(const Options& o, const std::string& remote, const std::string& local,
@@ -183,11 +185,11 @@ std::string StreamConfig(const Options& o, const std::string& remote, const std:
   char buf[2048];
   std::snprintf(buf, sizeof(buf),
                 "{\"remote\": \"%s\", \"local\": \"%s\", \"batch_size\": %u, "
-                "\"predownload\": %" PRIu64 ", \"shuffle\": %s, \"shuffle_algo\": \"py1e\", "
+                "\"predownload\": %" PRIu64 ", \"shuffle\": %s, \"shuffle_algo\": \"%s\", "
                 "\"shuffle_seed\": 9176, \"world\": {\"rank\": 0, \"world_size\": 1, "
                 "\"local_rank\": 0, \"local_world_size\": 1}}",
                 remote.c_str(), local.c_str(), o.batch, o.predownload,
-                shuffle ? "true" : "false");
+                shuffle ? "true" : "false", o.shuffle_algo.c_str());
   return buf;
 }
 
@@ -396,7 +398,7 @@ bool ParseSets(std::string_view text, std::vector<SetSpec>* out) {
 int Usage() {
   std::fprintf(stderr,
                "usage: engine_bench [DIR] [--sets=NxBYTES,...] [--passes=N] [--batch=N] "
-               "[--predownload=N] [--order=sequential|py1e] [--no-cold] [--cold-rate=MBPS]\n");
+               "[--predownload=N] [--order=sequential|py1e|py1s] [--no-cold] [--cold-rate=MBPS]\n");
   return 2;
 }
 
@@ -415,8 +417,9 @@ int Run(int argc, char** argv) {
       o.predownload = std::strtoull(argv[i] + 14, nullptr, 10);
     } else if (a == "--order=sequential") {
       o.orders = {false};
-    } else if (a == "--order=py1e") {
+    } else if (a == "--order=py1e" || a == "--order=py1s") {
       o.orders = {true};
+      o.shuffle_algo = std::string(a.substr(8));
     } else if (a.rfind("--cold-rate=", 0) == 0) {
       o.cold_rate_mbps = std::atof(argv[i] + 12);
     } else if (a == "--no-cold") {
@@ -467,7 +470,7 @@ int Run(int argc, char** argv) {
       fs::remove_all(local, ec);
       ColdRow row;
       row.set = set.name;
-      row.order = shuffle ? "py1e" : "sequential";
+      row.order = shuffle ? o.shuffle_algo : "sequential";
       auto t0 = Clock::now();
       sluice_stream* s = nullptr;
       if (sluice_stream_open(StreamConfig(o, remote, local, shuffle).c_str(), &s) != SLUICE_OK) {
@@ -523,7 +526,7 @@ int Run(int argc, char** argv) {
       sluice_stream_close(s);
       WarmRow row;
       row.set = set.name;
-      row.order = shuffle ? "py1e" : "sequential";
+      row.order = shuffle ? o.shuffle_algo : "sequential";
       row.sample_bytes = set.bytes;
       row.seconds = Median(secs);
       row.iter_begin = Median(begins);

@@ -344,6 +344,11 @@ class IterationCursor {
   // Inlined into ReadWindow, its only caller: a call a sample cost a tenth
   // of the consumer's instructions per 1 KiB sample.
   [[gnu::always_inline]] inline void PrefetchAhead(size_t p, size_t ready);
+  // Its second stage's hints of every position from prefetched_to_ (or p
+  // + 1) to kAhead on: out of line, since past a window's first positions
+  // PrefetchAhead's own one hint a sample covers it.
+  [[gnu::noinline]] void PrefetchAheadFrom(size_t p, size_t ready);
+  static constexpr size_t kAhead = 16;  // PrefetchAhead's distance, in positions
 
   const IterationPlace place_;
   // The head until TakeRest, then the whole plan (in windows: the current

@@ -42,6 +42,27 @@ class PositionLookup {
     }
     return Local(id);
   }
+  // Position q's open shard, and the index in it of its sample `id` in
+  // *i: Resolve for a caller that wants only these (the cache hints).
+  // A run is told by the shard's handle, not its number: a load fewer a
+  // position. The one Skipped() stand-in may then span several shards,
+  // whose index comes out wrong: a skipped shard takes no hint, so none is
+  // used. A lookup is used through Find or through Resolve, not both.
+  const OpenedShard* Find(const ShardPrefetcher& prefetcher, const SampleLocator& locator, size_t q,
+                          int64_t id, uint32_t* i) {
+    size_t k = q - begin_;
+    if (k >= size_) {
+      FindPart(prefetcher, q);
+      k = q - begin_;
+    }
+    const void* shard = at_[k];
+    if (shard != shard_) {
+      shard_ = shard;
+      first_ = locator.start(shard_of_[k]);
+    }
+    *i = Local(id);
+    return static_cast<const OpenedShard*>(shard);
+  }
   // Of the last Resolve.
   size_t g() const { return g_; }
   const OpenedShard* shard() const { return static_cast<const OpenedShard*>(at_[k_]); }
@@ -68,6 +89,7 @@ class PositionLookup {
     shard_of_ = part.shard_of.data();
     at_ = part.at.get();
     g_ = SIZE_MAX;
+    shard_ = nullptr;
   }
 
   size_t begin_ = 0, size_ = 0;  // the part's positions (none after Reset)
@@ -75,6 +97,7 @@ class PositionLookup {
   const void* const* at_ = nullptr;
   size_t k_ = 0;         // the last position's index in the part
   size_t g_ = SIZE_MAX;  // its shard, whose first sample is first_
+  const void* shard_ = nullptr;  // Find's: the last position's shard, whose first sample is first_
   uint64_t first_ = 0;
 };
 
