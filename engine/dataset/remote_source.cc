@@ -64,6 +64,20 @@ class FolderSource final : public RemoteSource {
     return CopyFileAtomic(src, path, env_);
   }
 
+  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size) override {
+    if (!IsSafeBasename(key)) {
+      return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
+    }
+    std::string src = JoinPath(root_, key);
+    if (!FileExists(src, env_)) return NotFoundError(src + ": no such object");
+    // One byte more than the index says may be read: a longer file shows.
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(src, UINT64_MAX, env_));
+    if (bytes.size() != expected_size) {
+      return ObjectSizeChangedError(src, bytes.size(), expected_size);
+    }
+    return bytes;
+  }
+
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
                                    std::stop_token) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
@@ -254,6 +268,43 @@ class StoreSource final : public RemoteSource {
 };
 
 }  // namespace
+
+Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size) {
+  const std::string where = Describe() + "/" + key;
+  if (expected_size == 0) {
+    // No range holds an empty object's bytes: its size says it all.
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, Sizes({key}));
+    if (sizes.at(0) != 0) return ObjectSizeChangedError(where, sizes[0], 0);
+    return std::string();
+  }
+  const uint64_t part = std::max<uint64_t>(1, PartSize());
+  std::vector<DataSpan> spans;
+  for (uint64_t at = 0; at < expected_size; at += part) {
+    spans.push_back(DataSpan{at, std::min(part, expected_size - at)});
+  }
+  // One byte past the end: a longer object answers it, an equal one not.
+  spans.back().length += 1;
+  std::vector<Result<std::string>> got = GetRangesOnly(key, spans);
+  std::string out;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!got[i].ok()) return got[i].status().WithContext("downloading " + where);
+    if (i == 0 && got.size() == 1) {
+      out = std::move(*got[0]);
+    } else {
+      if (i == 0) out.reserve(expected_size + 1);
+      out += *got[i];
+      got[i] = std::string();  // its bytes are in `out` now
+    }
+    // A part short of its span before the last: the object ends early.
+    if (i + 1 < got.size() && out.size() != spans[i].offset + spans[i].length) break;
+  }
+  if (out.size() > expected_size) {
+    return CorruptError(where + ": has more than " + std::to_string(expected_size) +
+                        " bytes, the size the dataset's index.json says");
+  }
+  if (out.size() < expected_size) return ObjectSizeChangedError(where, out.size(), expected_size);
+  return out;
+}
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
     const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
