@@ -277,27 +277,16 @@ Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t
     if (sizes.at(0) != 0) return ObjectSizeChangedError(where, sizes[0], 0);
     return std::string();
   }
-  const uint64_t part = std::max<uint64_t>(1, PartSize());
-  std::vector<DataSpan> spans;
-  for (uint64_t at = 0; at < expected_size; at += part) {
-    spans.push_back(DataSpan{at, std::min(part, expected_size - at)});
-  }
-  // One byte past the end: a longer object answers it, an equal one not.
-  spans.back().length += 1;
+  // One range, one byte past the end (a longer object answers it, an
+  // equal one not): its answer is the shard's memory, no part copied into
+  // another (in parts of PartSize(), the epoch of workload B cost 1.5 CPU
+  // s/GB against the cached mode's 0.9-1.0: BENCHMARKS.md, flight41e).
+  // Several shards are received at once (fetch_concurrency), as curl's
+  // parallel transfers are, each on a connection.
+  std::vector<DataSpan> spans{DataSpan{0, expected_size + 1}};
   std::vector<Result<std::string>> got = GetRangesOnly(key, spans);
-  std::string out;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!got[i].ok()) return got[i].status().WithContext("downloading " + where);
-    if (i == 0 && got.size() == 1) {
-      out = std::move(*got[0]);
-    } else {
-      if (i == 0) out.reserve(expected_size + 1);
-      out += *got[i];
-      got[i] = std::string();  // its bytes are in `out` now
-    }
-    // A part short of its span before the last: the object ends early.
-    if (i + 1 < got.size() && out.size() != spans[i].offset + spans[i].length) break;
-  }
+  if (!got.at(0).ok()) return got[0].status().WithContext("downloading " + where);
+  std::string out = std::move(*got[0]);
   if (out.size() > expected_size) {
     return CorruptError(where + ": has more than " + std::to_string(expected_size) +
                         " bytes, the size the dataset's index.json says");

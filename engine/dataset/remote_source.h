@@ -56,11 +56,9 @@ class RemoteSource {
   // this process is opened to ask (an error there: false; Fetch reports it).
   virtual bool ReportsFills() { return false; }
   // The whole object `key` in memory, for the single-pass mode (nothing
-  // written: StreamOptions::single_pass): read as GetRangesOnly reads
-  // spans, in parts of PartSize() bytes, as many at once as a whole
-  // download's parts. The last part asks for one byte past
-  // `expected_size`, so an object of another size (longer or shorter) is
-  // ObjectSizeChangedError (kCorrupt) after its read. A plain path is read
+  // written: StreamOptions::single_pass): one ranged read (GetRangesOnly)
+  // of one byte past `expected_size`, so an object of another size
+  // (longer or shorter) is kCorrupt after its read. A plain path is read
   // whole. Thread safety: as Fetch.
   virtual Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as

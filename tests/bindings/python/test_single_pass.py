@@ -124,3 +124,26 @@ def test_random_access_reads_the_sample_and_a_stream_may_ask_alone(tmp_path, ser
         assert int(ds[i]['id']) == i
         assert bytes(ds[i]['x']) == payload(i)
     assert shard_files(tmp_path / 'single') == []
+
+
+@pytest.mark.parametrize('change', ['longer', 'shorter'])
+def test_a_shard_of_another_size_fails_without_a_hash(tmp_path, served, change):
+    www, url = served
+    folder = www / f'sp_{change}'
+    write(folder)
+    shard = folder / 'shard.00001.mds'
+    data = shard.read_bytes()
+    shard.write_bytes(data + b'\0' if change == 'longer' else data[:-1])
+    ds = StreamingDataset(remote=f'{url}/sp_{change}', local=str(tmp_path / 'single'),
+                          shuffle=False, batch_size=1, single_pass=True)
+    seen = []
+    with pytest.raises(Exception) as e:
+        for s in ds:
+            seen.append(int(s['id']))
+    assert seen == list(range(int(ds.samples_per_shard[0])))
+    text = str(e.value)
+    assert (f"'shard.00001.mds' from {url}/sp_{change}/shard.00001.mds is corrupt after 3 "
+            "download(s)") in text
+    if change == 'longer':
+        assert f'has more than {len(data)} bytes' in text
+    assert shard_files(tmp_path / 'single') == []
