@@ -78,7 +78,7 @@ def test_single_pass_reads_what_the_cache_reads_and_writes_no_shard_MultiProcess
     # The cached mode kept its shards; the single pass none, nor temporaries.
     assert shard_files(tmp_path / 'cached')
     assert shard_files(tmp_path / 'single') == []
-    assert 'index.json' in listing(tmp_path / 'single')
+    assert listing(tmp_path / 'single') == ['index.json']
 
 
 def test_a_resumed_single_pass_goes_on_exactly(tmp_path, served):
