@@ -10,7 +10,8 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
-        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver]
+        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
+        [--single-pass]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -28,6 +29,12 @@ CPU seconds (user + system, from the dataset's construction on) per GB
 opens at once; default: the engine's, 4 for MDS). With --s3rver each row
 also shows the server's CPU seconds per GB (s3rver is one Node process
 sharing the machine's cores with the reader).
+--single-pass adds, per library, the rows of the single-pass mode
+(StreamingDataset(single_pass=True): shards received into memory, nothing
+cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
+are the dataset's shard bytes, as the cached rows' are the cache's, and
+"dl x" is the bytes the engine downloaded over the dataset's (a shard a
+shuffled single pass drops and reads again is received again).
 """
 import argparse
 import os
@@ -52,10 +59,11 @@ class Dataset(sluice.StreamingDataset):
     # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
     _engine_keys = {'fetch_concurrency': int(sys.argv[4])} if sys.argv[4] else {}
 c0, t0 = cpu_seconds(), time.perf_counter()
+extra = {'single_pass': True} if sys.argv[5] == '1' else {}
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
-             shuffle_seed=17)
+             shuffle_seed=17, **extra)
 n = sum(1 for _ in ds)
-print(n, time.perf_counter() - t0, cpu_seconds() - c0)
+print(n, time.perf_counter() - t0, cpu_seconds() - c0, ds._engine.counters()['bytes_downloaded'])
 ''' % HERE
 
 
@@ -87,9 +95,13 @@ def folder_bytes(folder):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs)
 
 
-def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, env=None):
+def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, env=None,
+                 single_pass_bytes=None):
     """(seconds, CPU seconds, bytes in the cache) of one cold epoch (`env`:
-    the child's environment before SLUICE_LIBRARY, default this one's)."""
+    the child's environment before SLUICE_LIBRARY, default this one's).
+    With `single_pass_bytes` (the dataset's shard bytes), the single-pass
+    mode: those bytes instead of the cache's, and a fourth value, the bytes
+    the engine downloaded."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         library, _, pythonpath = library.partition(',')
@@ -97,13 +109,15 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              str(fetch_concurrency or '')],
+                              str(fetch_concurrency or ''), '1' if single_pass_bytes else '0'],
                              capture_output=True, text=True, env=env)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        n, seconds, cpu = out.stdout.split()
+        n, seconds, cpu, downloaded = out.stdout.split()
         if int(n) != samples:
             raise RuntimeError(f'{library}: read {n} samples, expected {samples}')
+        if single_pass_bytes:
+            return float(seconds), float(cpu), single_pass_bytes, int(downloaded)
         return float(seconds), float(cpu), folder_bytes(cache)
     finally:
         shutil.rmtree(cache)
@@ -154,12 +168,13 @@ class Path:
         self.env, self.curl_args, self.server_pid = env, curl_args, server_pid
 
     def measured(self, run):
-        """run() -> (seconds, CPU, bytes), with the server's CPU seconds
-        appended (None when not measured)."""
+        """run() -> (seconds, CPU, bytes[, downloaded]) as (seconds, CPU,
+        bytes, the server's CPU seconds (None when not measured),
+        downloaded (None when not told))."""
         before = process_cpu_seconds(self.server_pid) if self.server_pid else None
         out = run()
         server = process_cpu_seconds(self.server_pid) - before if self.server_pid else None
-        return (*out, server)
+        return (*out[:3], server, out[3] if len(out) > 3 else None)
 
 
 def s3rver_path(work, data):
@@ -196,6 +211,8 @@ def main():
                     help='from a loopback s3rver instead of nginx (no proxy)')
     ap.add_argument('--fetch-concurrency', type=int,
                     help="the engine's fetch_concurrency (default: the engine's own)")
+    ap.add_argument('--single-pass', action='store_true',
+                    help='also the single-pass rows (shards in memory, nothing cached)')
     args = ap.parse_args()
     samples, size = WORKLOADS[args.workload]
     samples, size = args.samples or samples, args.size or size
@@ -207,6 +224,8 @@ def main():
         data = os.path.join(work, 'www', 'data')
         write(data, samples, size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
+        data_bytes = sum(os.path.getsize(os.path.join(data, n)) for n in shards)
+        modes = [('', None)] + ([('single-pass ', data_bytes)] if args.single_pass else [])
         servers = []  # stopped at the end
         if args.s3rver:
             path, s3 = s3rver_path(work, data)
@@ -231,10 +250,11 @@ def main():
                                 discard=True)))
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            rows.setdefault((path.name, f'{name}, {order}'), []).append(
-                                path.measured(lambda: sluice_epoch(
-                                    lib, path.remote, shuffle, work, samples,
-                                    args.fetch_concurrency, path.env)))
+                            for mode, single in modes:
+                                rows.setdefault((path.name, f'{name}, {mode}{order}'), []).append(
+                                    path.measured(lambda: sluice_epoch(
+                                        lib, path.remote, shuffle, work, samples,
+                                        args.fetch_concurrency, path.env, single)))
         finally:
             for stop in reversed(servers):
                 stop()
@@ -242,9 +262,10 @@ def main():
               f'<= 64 MiB; medians of {args.runs} cold epochs (fresh process, empty cache)' +
               ('' if args.s3rver or args.no_proxy else
                '; proxy: 15 ms to first byte, 100 MB/s per connection'))
-        print(f'  {"path":8s} {"row":24s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
+        print(f'  {"path":8s} {"row":36s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
               f'{"x best curl":>11s} {"CPU s/GB":>8s}' +
-              (f' {"server CPU s/GB":>15s}' if args.s3rver else ''))
+              (f' {"server CPU s/GB":>15s}' if args.s3rver else '') +
+              (f' {"dl x":>5s}' if args.single_pass else ''))
         for path in (p.name for p in paths):
             best = None
             for (pth, name), xs in rows.items():
@@ -259,9 +280,11 @@ def main():
                 cpu_gb = statistics.median(cpu_per_gb(x[1], x[2]) for x in xs)
                 server = '' if xs[0][3] is None else \
                     f' {statistics.median(cpu_per_gb(x[3], x[2]) for x in xs):15.2f}'
-                print(f'  {path:8s} {name:24s} {statistics.median(secs):8.3f} '
+                downloaded = '' if xs[0][4] is None else \
+                    f' {statistics.median(x[4] / x[2] for x in xs):5.2f}'
+                print(f'  {path:8s} {name:36s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
-                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}')
+                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}')
     finally:
         shutil.rmtree(work)
 

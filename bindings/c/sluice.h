@@ -711,6 +711,9 @@ typedef struct sluice_stream sluice_stream;
  *                                     request is retried),
  *                 "validate_hash": null | "sha1" | "xxh64" | ...,
  *                 "keep_zip": false,
+ *                 "single_pass": false (true: shards received into memory,
+ *                                       nothing written under "local";
+ *                                       docs/configuration.rst),
  *                 "files": null | true | {"glob": "*.jpg" | [...],
  *                                         "manifest": "files.txt"}}, ...],
  *    "epoch_size", "predownload", "cache_limit" (bytes or "100gb"),

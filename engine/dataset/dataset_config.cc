@@ -106,7 +106,7 @@ bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
       "download_retry", "download_timeout", "read_timeout", "validate_hash", "keep_zip",
-      "files", "parquet"};
+      "single_pass", "files", "parquet"};
   return keys.count(k) > 0;
 }
 
@@ -204,6 +204,10 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
   } else if (k == "keep_zip") {
     if (!IsNull(v)) {
       SLUICE_ASSIGN_OR_RETURN(s->keep_zip, GetBool(v, k));
+    }
+  } else if (k == "single_pass") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(s->single_pass, GetBool(v, k));
     }
   } else if (k == "files") {
     SLUICE_RETURN_IF_ERROR(ApplyFileSelectionKey(k, v, &s->files));

@@ -47,6 +47,13 @@ struct StreamOptions {
   double read_timeout_s = 30.0;
   std::optional<std::string> validate_hash;  // algorithm name, e.g. "sha1"
   bool keep_zip = false;
+  // The single-pass mode (Sluice's extension, key "single_pass"; only for
+  // a stream with a remote): each shard's files are received into memory
+  // and its samples read from there, nothing of them written under
+  // `local` (no shard files, no cache state); a shard's memory goes once
+  // the reader has passed it. See StreamShards ("Single pass") and
+  // docs/configuration.rst. For a job that reads the dataset once.
+  bool single_pass = false;
   // Set: a raw-file stream (key "files"; Sluice's extension).
   std::optional<FileDatasetOptions> files;
   // Set: a stream of Parquet files (key "parquet": true or {"glob",
@@ -212,7 +219,7 @@ struct DatasetOptions {
 
 // Parses {"streams": [{"remote", "local", "split", "proportion" | "repeat" |
 // "choose", "download_retry", "download_timeout", "validate_hash",
-// "keep_zip"}, ...], "epoch_size", "predownload", "cache_limit" (int or
+// "keep_zip", "single_pass"}, ...], "epoch_size", "predownload", "cache_limit" (int or
 // "100gb"-style string), "sampling_method", "sampling_granularity",
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",

@@ -30,6 +30,16 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(ShardEntry entry_value, s
   return s;
 }
 
+Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenInMemory(ShardEntry entry, std::string data,
+                                                               std::string meta) {
+  std::unique_ptr<OpenedShard> s(new OpenedShard());
+  s->entry_ = std::make_unique<const ShardEntry>(std::move(entry));
+  s->held_data_ = std::move(data);
+  s->held_meta_ = std::move(meta);
+  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*s->entry_, s->held_data_, s->held_meta_));
+  return s;
+}
+
 std::shared_ptr<const OpenedShard> OpenedShard::Skipped() {
   static const std::shared_ptr<const OpenedShard> skipped(new OpenedShard());
   return skipped;

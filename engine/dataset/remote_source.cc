@@ -64,6 +64,20 @@ class FolderSource final : public RemoteSource {
     return CopyFileAtomic(src, path, env_);
   }
 
+  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size) override {
+    if (!IsSafeBasename(key)) {
+      return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
+    }
+    std::string src = JoinPath(root_, key);
+    if (!FileExists(src, env_)) return NotFoundError(src + ": no such object");
+    // One byte more than the index says may be read: a longer file shows.
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(src, UINT64_MAX, env_));
+    if (bytes.size() != expected_size) {
+      return ObjectSizeChangedError(src, bytes.size(), expected_size);
+    }
+    return bytes;
+  }
+
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
                                    std::stop_token) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
@@ -254,6 +268,32 @@ class StoreSource final : public RemoteSource {
 };
 
 }  // namespace
+
+Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size) {
+  const std::string where = Describe() + "/" + key;
+  if (expected_size == 0) {
+    // No range holds an empty object's bytes: its size says it all.
+    SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, Sizes({key}));
+    if (sizes.at(0) != 0) return ObjectSizeChangedError(where, sizes[0], 0);
+    return std::string();
+  }
+  // One range, one byte past the end (a longer object answers it, an
+  // equal one not): its answer is the shard's memory, no part copied into
+  // another (in parts of PartSize(), the epoch of workload B cost 1.5 CPU
+  // s/GB against the cached mode's 0.9-1.0: BENCHMARKS.md, flight41e).
+  // Several shards are received at once (fetch_concurrency), as curl's
+  // parallel transfers are, each on a connection.
+  std::vector<DataSpan> spans{DataSpan{0, expected_size + 1}};
+  std::vector<Result<std::string>> got = GetRangesOnly(key, spans);
+  if (!got.at(0).ok()) return got[0].status().WithContext("downloading " + where);
+  std::string out = std::move(*got[0]);
+  if (out.size() > expected_size) {
+    return CorruptError(where + ": has more than " + std::to_string(expected_size) +
+                        " bytes, the size the dataset's index.json says");
+  }
+  if (out.size() < expected_size) return ObjectSizeChangedError(where, out.size(), expected_size);
+  return out;
+}
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
     const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,

@@ -155,13 +155,18 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   if (stream.parquet) s->cache_options_.partition = ColumnSetTag(stream.parquet->columns);
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
-  if (s->remote_) {
+  // A single pass caches nothing: no cache state either.
+  s->single_pass_ = stream.single_pass && s->remote_ != nullptr;
+  if (s->remote_ && !s->single_pass_) {
     SLUICE_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(s->cache_options_, s->cache_specs_));
   }
   return s;
 }
 
 Result<ShardCache*> StreamShards::Cache() {
+  if (single_pass_) {
+    return InvalidArgumentError(root_ + ": a single-pass stream has no shard cache");
+  }
   std::lock_guard<std::mutex> lock(cache_mu_);
   if (!cache_) {
     SLUICE_ASSIGN_OR_RETURN(cache_, ShardCache::Open(cache_options_, cache_specs_));
@@ -175,6 +180,8 @@ bool StreamShards::Peekable(size_t shard) {
   // A Parquet row group's piece: read whole, its row decoded (PeekPieceRow).
   const bool piece = index_->entry(shard).piece.has_value();
   if ((!piece && !SamplePeekable(config)) || meta_item_[shard] >= 0) return false;
+  // A single pass has nothing cached; a piece's peek fetches into the cache.
+  if (single_pass_) return !piece;
   auto cache = Cache();
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
@@ -222,7 +229,7 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
 bool StreamShards::Publishes(const ShardEntry& entry, const FileInfo& raw) const {
   // Only a file whose samples can be read from its data file alone, and
   // never before a hash check the stream asks for (strict there).
-  return serve_in_flight_ && remote_ && !stream_.validate_hash && !entry.piece &&
+  return serve_in_flight_ && remote_ && !single_pass_ && !stream_.validate_hash && !entry.piece &&
          SamplePeekable(entry) && raw.basename == entry.raw_data.basename &&
          MetaFileOf(entry) == nullptr && RemoteReportsFills();
 }
@@ -270,6 +277,7 @@ Status StreamShards::Evict(size_t shard) {
                                 ": the stream is read in place (no remote), its files are the "
                                 "dataset");
   }
+  if (single_pass_) return Status::Ok();  // nothing of it is cached
   SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
   SLUICE_RETURN_IF_ERROR(cache->Evict(data_item_[shard]));
   if (meta_item_[shard] >= 0) SLUICE_RETURN_IF_ERROR(cache->Evict(size_t(meta_item_[shard])));
@@ -613,6 +621,79 @@ Status StreamShards::FetchFile(const FileInfo& raw, const std::optional<FileInfo
   return Status::Ok();
 }
 
+Status StreamShards::CorruptAfter(const Status& st, const FileInfo& raw,
+                                  const std::optional<FileInfo>& zip, const ShardEntry& entry,
+                                  int fetches) const {
+  const std::optional<std::string>& algo = stream_.validate_hash;
+  const FileInfo& stored = entry.compression && zip ? *zip : raw;
+  std::string where = remote_ ? remote_->Describe() + "/" + RemoteKey(stream_, stored.basename)
+                              : JoinPath(root_, stored.basename);
+  return st.WithContext("'" + raw.basename + "' from " + where + " is corrupt after " +
+                        std::to_string(fetches) + " download(s) (expected " +
+                        std::to_string(stored.bytes) + " bytes" +
+                        (algo && stored.hashes.count(*algo) ? ", " + *algo + " " + stored.hashes.at(*algo)
+                                                            : std::string()) +
+                        ")");
+}
+
+Result<std::string> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                                          const ShardEntry& entry,
+                                          std::chrono::nanoseconds* download) {
+  if (entry.piece) return ReadPiece(entry, download, {});
+  const bool packed = entry.compression && zip;
+  const FileInfo& stored = packed ? *zip : raw;
+  const std::string key = RemoteKey(stream_, stored.basename);
+  std::string bytes;
+  for (int attempt = 1;; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<std::string> got = remote_->FetchToMemory(key, stored.bytes);
+    CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
+    if (got.ok()) {
+      bytes_downloaded_ += got->size();
+      bytes = std::move(*got);
+      break;
+    }
+    if (!download_retry_->ShouldRetry(got.status(), attempt)) return got.status();
+  }
+  // Checked on the stored bytes, as Mosaic does, before a sample is read.
+  if (const std::optional<std::string>& algo = stream_.validate_hash) {
+    SLUICE_ASSIGN_OR_RETURN(std::string expected, ExpectedHash(stored, *algo));
+    SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, bytes, expected, stored.basename));
+  }
+  if (!packed) return bytes;
+  SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
+  SLUICE_ASSIGN_OR_RETURN(std::string unpacked, Decompress(codec, bytes, raw.bytes, zip->basename));
+  if (unpacked.size() != raw.bytes) {
+    return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked.size()) +
+                        " bytes, index.json says " + std::to_string(raw.bytes));
+  }
+  return unpacked;
+}
+
+Result<std::string> StreamShards::ReceiveChecked(const FileInfo& raw,
+                                                 const std::optional<FileInfo>& zip,
+                                                 const ShardEntry& entry,
+                                                 std::chrono::nanoseconds* download) {
+  for (int fetches = 1;; ++fetches) {
+    Result<std::string> got = Receive(raw, zip, entry, download);
+    if (got.ok() || !IsCorruption(got.status())) return got;
+    // A piece asks for its listed version: read again, it is the same.
+    if (entry.piece) return got.status();
+    if (!corrupt_retry_->RetriesLeft(fetches)) return CorruptAfter(got.status(), raw, zip, entry, fetches);
+  }
+}
+
+Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, ShardEntry e,
+                                                                ShardOpenTiming* timing) {
+  SLUICE_ASSIGN_OR_RETURN(std::string data,
+                          ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download));
+  std::string meta;
+  if (meta_item_[shard] >= 0) {
+    SLUICE_ASSIGN_OR_RETURN(meta, ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download));
+  }
+  return OpenedShard::OpenInMemory(std::move(e), std::move(data), std::move(meta));
+}
+
 bool IsCorruption(const Status& s) {
   return s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kHashMismatch;
 }
@@ -633,15 +714,7 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
   // (corrupt_retry_).
   int fetches = 0;
   auto still_corrupt = [&](const Status& st) {
-    const FileInfo& stored = entry.compression && zip ? *zip : raw;
-    std::string where = remote_ ? remote_->Describe() + "/" + RemoteKey(stream_, stored.basename)
-                                : JoinPath(root_, stored.basename);
-    return st.WithContext("'" + raw.basename + "' from " + where + " is corrupt after " +
-                          std::to_string(fetches) + " download(s) (expected " +
-                          std::to_string(stored.bytes) + " bytes" +
-                          (algo && stored.hashes.count(*algo) ? ", " + *algo + " " + stored.hashes.at(*algo)
-                                                              : std::string()) +
-                          ")");
+    return CorruptAfter(st, raw, zip, entry, fetches);
   };
   int vanished = 0;
   for (int attempt = 0;; ++attempt) {
@@ -722,6 +795,13 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_
   ShardEntry e = index_->entry(shard);
   ShardOpenTiming timing;
   timing.start = std::chrono::steady_clock::now();
+  if (single_pass_) {
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> received,
+                            OpenReceived(shard, std::move(e), &timing));
+    timing.end = std::chrono::steady_clock::now();
+    received->set_open_timing(timing);
+    return received;
+  }
   SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e,
                                                cancel, wait, &timing));
   if (!data) return std::unique_ptr<OpenedShard>();  // not now

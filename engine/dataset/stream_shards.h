@@ -20,6 +20,18 @@
 // file is decompressed from its zip in the folder, through a ShardCache
 // (one decompression per node) opened then; nothing is ever evicted.
 //
+// Single pass (StreamOptions::single_pass, a stream with a remote): no
+// ShardCache at all. OpenShard receives the shard's files into memory
+// (RemoteSource::FetchToMemory; a compressed one decompressed there),
+// checks them as a fetch does (size, validate_hash on the stored bytes
+// before anything is read from them, a corrupt download received again up
+// to 1 + download_retry times) and hands out an OpenedShard that owns the
+// bytes: nothing is written under the stream's folder for a shard, and the
+// memory goes with the last holder of the shard (the prefetcher's window
+// and the consumer). No cache_limit applies to it, no process of the node
+// shares it, and nothing is served in flight (the bytes are not published
+// before the shard is whole).
+//
 // With validate_hash, a cached file is also checked against its recorded raw
 // hash the first time this process opens it; a mismatch deletes it and
 // fetches it again (once), so a corrupt cache heals instead of failing.
@@ -114,6 +126,8 @@ class StreamShards {
   // far it has arrived (a FillWatermark), and ReadInFlight reads its
   // samples from it. Call before the first OpenShard.
   void ServeInFlight() { serve_in_flight_ = true; }
+  // Whether shards are received into memory, nothing cached (see above).
+  bool single_pass() const { return single_pass_; }
   // Sample `i` of shard `shard` from its download in flight in this
   // process, once the sample's offsets entry and bytes have arrived (with
   // `wait`, waiting for them; `stop` ends the wait): nullopt when there is
@@ -209,6 +223,21 @@ class StreamShards {
       size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
       const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait,
       ShardOpenTiming* timing);
+  // Single pass: shard `shard` received into memory and opened over it.
+  Result<std::unique_ptr<OpenedShard>> OpenReceived(size_t shard, ShardEntry e,
+                                                    ShardOpenTiming* timing);
+  // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
+  // checked as FetchFile checks them; a corrupt download is received again
+  // (corrupt_retry_), then CorruptAfter's error.
+  Result<std::string> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                                     const ShardEntry& entry, std::chrono::nanoseconds* download);
+  // ReceiveChecked's one attempt.
+  Result<std::string> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                              const ShardEntry& entry, std::chrono::nanoseconds* download);
+  // `st` (a corruption) with what was expected of the stored file of `raw`
+  // after `fetches` downloads: the one wording of a shard that stays corrupt.
+  Status CorruptAfter(const Status& st, const FileInfo& raw, const std::optional<FileInfo>& zip,
+                      const ShardEntry& entry, int fetches) const;
   // Counts one remote fetch that took `took` (ok) or failed.
   void CountDownload(bool ok, std::chrono::steady_clock::duration took,
                      std::chrono::nanoseconds* download);
@@ -239,6 +268,7 @@ class StreamShards {
   std::optional<ParquetFooterStore> footers_;  // mapped by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
   bool serve_in_flight_ = false;  // ServeInFlight
+  bool single_pass_ = false;      // StreamOptions::single_pass with a remote
   mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet
   // The downloads in flight ReadInFlight may read, by cache entry.
   std::mutex fills_mu_;

@@ -228,7 +228,8 @@ Status StreamingDataset::CheckCacheLimit() {
     uint64_t index_bytes = 0;
     std::vector<const ShardTable*> mosaic_indexes;
     for (size_t s = 0; s < indexes_.size(); ++s) {
-      if (index_json_bytes_[s] == 0) continue;
+      // A single pass caches none of its shards.
+      if (index_json_bytes_[s] == 0 || options_.streams[s].single_pass) continue;
       index_bytes += index_json_bytes_[s];
       mosaic_indexes.push_back(indexes_[s].get());
     }
@@ -237,7 +238,8 @@ Status StreamingDataset::CheckCacheLimit() {
   std::vector<StreamBudget> budgets(indexes_.size());
   for (size_t s = 0; s < indexes_.size(); ++s) {
     const StreamOptions& stream = options_.streams[s];
-    if (!remotes_[s]) continue;  // read in place: nothing is cached
+    // Read in place, or a single pass (received into memory): nothing is cached.
+    if (!remotes_[s] || stream.single_pass) continue;
     WorkingSet ws = MinimalWorkingSet(*indexes_[s], stream.keep_zip);
     budgets[s] = StreamBudget{true, StreamWholeBytes(*indexes_[s], stream.keep_zip), ws,
                               "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")"};

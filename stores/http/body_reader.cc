@@ -139,6 +139,13 @@ awaitable<AttemptResult> ReadSizedBody(const ExchangeContext& ctx, Stream& strea
   Connection& conn = *lease.conn;
   AttemptResult result;
   uint64_t wire_left = *parser.content_length();
+  // A body kept in memory is allocated once, at its length (bounded as
+  // Append bounds it): growing it by doubling copies it again and touches
+  // fresh pages each time (a shard received whole, the single-pass mode).
+  if (t.sink == nullptr && t.buffer != nullptr &&
+      t.buffer->size() + wire_left <= ctx.options.max_buffered_body) {
+    t.buffer->reserve(static_cast<size_t>(t.buffer->size() + wire_left));
+  }
   conn.lowest().expires_never();
   Watchdog dog(ctx.executor, conn, ctx.options.idle_timeout, t.deadline);
   // Two buffers: while a sink writes one, the next is received.

@@ -69,7 +69,7 @@ class StreamingDataset(_Base):
                  shuffle_block_size=None, batching_method='random', allow_unsafe_types=False,
                  replication=None, stream_name='stream', stream_config=None, mixture=None,
                  mixture_interpolation='step', pack=None, columns=None, manifest=None,
-                 metrics_retention_s=None, world=None, **kwargs):
+                 metrics_retention_s=None, world=None, single_pass=False, **kwargs):
         if kwargs:
             raise TypeError(f'unexpected arguments: {sorted(kwargs)}')
         if streams:
@@ -149,7 +149,11 @@ class StreamingDataset(_Base):
         # from the dataset's arguments.
         self._stream_defaults = {'download_retry': download_retry,
                                  'download_timeout': download_timeout,
-                                 'keep_zip': keep_zip}
+                                 'keep_zip': keep_zip,
+                                 # Sluice's extension: shards received into
+                                 # memory, nothing cached (the engine's
+                                 # single_pass; docs/configuration.rst).
+                                 'single_pass': single_pass}
         splits = [self._split_of(s) for s in self.streams]
         try:
             self._open_engine(validate_hash, streams is not None, split)
@@ -355,7 +359,7 @@ class StreamingDataset(_Base):
                     'split': s.split if given_streams else split}
             spec.update(s.weights)
             for key, default in self._stream_defaults.items():
-                value = getattr(s, key)
+                value = getattr(s, key, None)
                 spec[key] = value if value is not None else default
             v = s.validate_hash if s.validate_hash is not None else validate_hash
             if v:

@@ -78,7 +78,7 @@ class Stream:
 
     def __init__(self, *, remote=None, local=None, split=None, proportion=None, repeat=None,
                  choose=None, download_retry=None, download_timeout=None, validate_hash=None,
-                 keep_zip=None, columns=None, manifest=None):
+                 keep_zip=None, columns=None, manifest=None, single_pass=None):
         given = {k: v for k, v in (('proportion', proportion), ('repeat', repeat),
                                    ('choose', choose)) if v is not None}
         if len(given) > 1:
@@ -112,6 +112,8 @@ class Stream:
         self.download_timeout = download_timeout
         self.validate_hash = validate_hash
         self.keep_zip = keep_zip
+        # Sluice's extension: None takes the dataset's `single_pass`.
+        self.single_pass = single_pass
         # Sluice's extensions of a Parquet stream: the columns to read (only
         # their column chunks are fetched) and the manifest naming its files
         # (for a remote that cannot list, such as https://); the engine checks

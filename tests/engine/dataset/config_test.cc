@@ -41,6 +41,7 @@ TEST(DatasetConfig, DefaultsAreMosaics) {
   EXPECT_EQ(s.download_timeout_s, 60.0);
   EXPECT_FALSE(s.validate_hash.has_value());
   EXPECT_FALSE(s.keep_zip);
+  EXPECT_FALSE(s.single_pass);
   EXPECT_EQ(o->batch_size(), 1);
   EXPECT_EQ(o->predownload_samples(), 8);
   EXPECT_FALSE(o->cache_limit.has_value());
@@ -53,8 +54,9 @@ TEST(DatasetConfig, DefaultsAreMosaics) {
 TEST(DatasetConfig, StreamsAndGlobals) {
   auto o = ParseDatasetOptions(R"({
     "streams": [{"remote": "/r/a", "local": "/l/a", "split": "train", "proportion": 0.25},
-                {"local": "/l/b", "choose": 7, "validate_hash": "sha1", "keep_zip": true}],
-    "download_retry": 5,
+                {"local": "/l/b", "choose": 7, "validate_hash": "sha1", "keep_zip": true,
+                 "single_pass": false}],
+    "download_retry": 5, "single_pass": true,
     "epoch_size": "1.5k", "predownload": 32, "cache_limit": "1.5kb", "batch_size": 4,
     "shuffle": true, "shuffle_algo": "py1s", "shuffle_seed": 7, "num_canonical_nodes": 3,
     "partition_algo": "orig", "batching_method": "per_stream", "sampling_method": "fixed",
@@ -70,6 +72,8 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   EXPECT_EQ(*o->streams[1].weight.choose, 7);
   EXPECT_EQ(*o->streams[1].validate_hash, "sha1");
   EXPECT_TRUE(o->streams[1].keep_zip);
+  EXPECT_TRUE(o->streams[0].single_pass);  // dataset-level default
+  EXPECT_FALSE(o->streams[1].single_pass);  // its own
   EXPECT_EQ(*o->plan.epoch_size, 1500);
   EXPECT_EQ(o->predownload_samples(), 32);
   EXPECT_EQ(*o->cache_limit, 1536u);
@@ -244,6 +248,7 @@ TEST(DatasetConfig, Errors) {
       {R"({"local": "/l", "shuffle_algo": "nope"})", "nope"},
       {R"({"local": "/l", "world": {"ranks": 1}})", "'world.ranks' is not a known key"},
       {R"({"local": "/l", "keep_zip": 1})", "'keep_zip' must be true or false"},
+      {R"({"local": "/l", "single_pass": "yes"})", "'single_pass' must be true or false"},
   };
   for (const Case& c : cases) {
     auto o = ParseDatasetOptions(c.json);
