@@ -113,7 +113,9 @@ sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample,
                                           std::to_string(sample) + " of " +
                                           std::to_string(s->ds->num_samples())));
     }
-    char* path = CopyString(s->ds->shard_path(s->ds->shard_of_sample(sample)));
+    sluice::Result<std::string> file = s->ds->shard_file(s->ds->shard_of_sample(sample));
+    if (!file.ok()) return Fail(file.status().WithContext("sluice_stream_sample_path"));
+    char* path = CopyString(*file);
     if (!path) return Fail(sluice::InternalError("sluice_stream_sample_path: out of memory"));
     *out_path = path;
     return SLUICE_OK;

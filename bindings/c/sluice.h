@@ -825,7 +825,9 @@ sluice_status sluice_stream_sample_origin(const sluice_stream* s, uint64_t sampl
  * else its shard's data file. The file is present while the sample is held
  * (until the next call that fetches, or sluice_stream_release); with a
  * cache_limit it may be evicted after. Caller frees *out_path with
- * sluice_free. SLUICE_ERANGE past the last sample. */
+ * sluice_free. SLUICE_ERANGE past the last sample; SLUICE_EINVAL for a
+ * sample of a single_pass stream with a remote (its files are only in
+ * memory: read the sample's bytes). */
 sluice_status sluice_stream_sample_path(const sluice_stream* s, uint64_t sample, char** out_path);
 /* The shards' format, which says what each field view holds: "mds" (the
  * column encoding's stored bytes, as sluice_decode_* take them), "json" (the

@@ -387,6 +387,17 @@ std::string StreamingDataset::shard_path(size_t g) const {
                   std::string(indexes_[s]->ref(g - stream_first_shard_[s]).raw_data.basename));
 }
 
+Result<std::string> StreamingDataset::shard_file(size_t g) const {
+  const size_t s = stream_of_shard(g);
+  if (options_.streams[s].single_pass && remotes_[s]) {
+    return InvalidArgumentError(
+        "stream " + std::to_string(s) + " (" + remotes_[s]->Describe() +
+        ") is read in a single pass: its files are received into memory and never written to " +
+        StreamRoot(options_.streams[s]) + ", so they have no local path; read the sample's bytes");
+  }
+  return shard_path(g);
+}
+
 Status StreamingDataset::Get(uint64_t id, SampleFields* out) {
   if (id >= num_samples()) {
     return OutOfRangeError("sample " + std::to_string(id) + " is past the end (the dataset has " +

@@ -103,6 +103,10 @@ class StreamingDataset {
   // file itself. Valid while the shard is present (cache_limit may evict it
   // once no reader holds it).
   std::string shard_path(size_t g) const;
+  // shard_path for a caller that will open the file: an error naming the
+  // stream when its shards are never on disk (a single-pass stream with a
+  // remote receives them into memory; ask for the sample's bytes instead).
+  Result<std::string> shard_file(size_t g) const;
   // The global shard holding global sample `id` (< num_samples()).
   size_t shard_of_sample(uint64_t id) const { return Locate(id).first; }
   // Global sample `id`'s shard and its index in that shard (< num_samples()):

@@ -147,3 +147,24 @@ def test_a_shard_of_another_size_fails_without_a_hash(tmp_path, served, change):
     if change == 'longer':
         assert f'has more than {len(data)} bytes' in text
     assert shard_files(tmp_path / 'single') == []
+
+
+def test_a_single_pass_samples_file_has_no_local_path(tmp_path, served):
+    """sluice_stream_sample_path (StreamingFileDataset's output='path') names
+    a file on disk, which a single pass never writes: the engine refuses,
+    naming the stream and saying what to read instead."""
+    _, url = served
+    local = tmp_path / 'single'
+    ds = StreamingDataset(remote=f'{url}/sp_plain', local=str(local), batch_size=1,
+                          single_pass=True)
+    assert int(ds[0]['id']) == 0
+    with pytest.raises(ValueError) as e:
+        ds._engine.sample_path(0)
+    assert str(e.value) == (
+        f"invalid argument: sluice_stream_sample_path: stream 0 ({url}/sp_plain) is read in a "
+        f"single pass: its files are received into memory and never written to {local}, so "
+        f"they have no local path; read the sample's bytes")
+    cached = StreamingDataset(remote=f'{url}/sp_plain', local=str(tmp_path / 'cached'),
+                              batch_size=1)
+    assert int(cached[0]['id']) == 0
+    assert cached._engine.sample_path(0) == str(tmp_path / 'cached' / 'shard.00000.mds')
