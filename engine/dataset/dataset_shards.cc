@@ -38,7 +38,7 @@ size_t StreamOfShard(const std::vector<size_t>& first_shard, size_t g) {
 
 Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
                                                                const std::atomic<bool>* cancel,
-                                                               bool wait) {
+                                                               bool wait, bool consumer_waits) {
   const size_t s = StreamOfShard(first_shard_, g);
   if (skip_corrupt_ || skip_missing_) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
@@ -50,7 +50,8 @@ Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
       if (std::shared_ptr<const OpenedShard> open = open_[g].lock()) return open;
     }
   }
-  auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel, wait);
+  auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel, wait,
+                                      consumer_waits && !skip_corrupt_);
   if (!shard.ok()) {
     if (Skippable(s, shard.status())) {
       std::lock_guard<std::mutex> lock(skipped_mu_);
@@ -65,6 +66,11 @@ Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
     if (g < open_.size()) open_[g] = opened;
   }
   return opened;
+}
+
+std::shared_ptr<const OpenedShard> DatasetShards::HeldForTesting(size_t g) {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  return g < open_.size() ? open_[g].lock() : nullptr;
 }
 
 bool DatasetShards::Peekable(size_t g) {

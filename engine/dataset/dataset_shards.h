@@ -53,10 +53,18 @@ class DatasetShards {
   // and `wait` as StreamShards::OpenShard's (with `wait` false, null when
   // the shard cannot be had without waiting). A shard still open elsewhere
   // (an iteration's prefetcher, a Get) is that same object, not mapped
-  // again. Thread-safe.
+  // again. Thread-safe. `consumer_waits`: the consumer waits for this
+  // open's first read (an iteration's first shard), so the format may
+  // defer work past it (OpenedShard::Open's: a Parquet group decodes as its
+  // rows are read); never with skip_corrupt_shards, whose shards must fail
+  // at their open, before any of their samples is handed out. A shard
+  // still open elsewhere is that object, however it was opened.
   Result<std::shared_ptr<const OpenedShard>> Open(size_t g,
                                                   const std::atomic<bool>* cancel = nullptr,
-                                                  bool wait = true);
+                                                  bool wait = true, bool consumer_waits = false);
+  // Tests only: the object Open last gave out for `g` while someone holds
+  // it (null when none); opens nothing.
+  std::shared_ptr<const OpenedShard> HeldForTesting(size_t g);
 
   // Whether global shard `g`'s samples may be peeked
   // (StreamShards::Peekable); never with skip_corrupt_shards (the shard

@@ -126,8 +126,9 @@ void IterationCursor::StartRest() {
                                                     -> Result<std::shared_ptr<const OpenedShard>> {
       try {
         // Never OpenShard: once TakeRest has left this open in flight,
-        // OpenShard would take this very future and wait on itself.
-        return OpenShardItself(g, &head_cancel_, true);
+        // OpenShard would take this very future and wait on itself. The
+        // consumer waits for its first row (see ConsumerWaitsFor).
+        return OpenShardItself(g, &head_cancel_, true, /*consumer_waits=*/true);
       } catch (...) {
         return StatusFromException(std::current_exception(), "opening the first sample's shard");
       }
@@ -235,12 +236,12 @@ Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShard(
   auto flight = TakeHeadFlight(g, wait, &not_now);
   if (not_now) return std::shared_ptr<const OpenedShard>();
   if (flight.valid()) return flight.get();
-  return OpenShardItself(g, cancel, wait);
+  return OpenShardItself(g, cancel, wait, ConsumerWaitsFor(g));
 }
 
 Result<std::shared_ptr<const OpenedShard>> IterationCursor::OpenShardItself(
-    size_t g, const std::atomic<bool>* cancel, bool wait) {
-  auto shard = shards_->Open(g, cancel, wait);
+    size_t g, const std::atomic<bool>* cancel, bool wait, bool consumer_waits) {
+  auto shard = shards_->Open(g, cancel, wait, consumer_waits);
   // Page faults here rather than in the consumer, for shards opened ahead.
   // Not while a consumer waits, nor before it has had its first batch: it
   // needs one sample of each shard, not all their pages, and a shuffled

@@ -264,8 +264,16 @@ class IterationCursor {
                                                        bool wait);
   // OpenShard without taking the first shard's open in flight: the
   // store's open (and the page faults ahead); the head open's own body.
+  // `consumer_waits`: DatasetShards::Open's.
   Result<std::shared_ptr<const OpenedShard>> OpenShardItself(size_t g, const std::atomic<bool>* cancel,
-                                                             bool wait);
+                                                             bool wait, bool consumer_waits);
+  // Whether the consumer waits for the first read of shard g's open: the
+  // pass's first shard, before any sample of a shard was handed out (a
+  // resumption's, a new pass's first rows). Its Parquet group then decodes
+  // as its rows are read, from the first row's page on, not whole first.
+  bool ConsumerWaitsFor(size_t g) const {
+    return g == first_shard_ && handed_out_.load(std::memory_order_relaxed) == 0;
+  }
   // The first shard's open left in flight (head_flight_) when `g` is its
   // shard and, without `wait`, it is done (then no longer held here);
   // invalid otherwise. *not_now: it is g's but still running and `wait` is

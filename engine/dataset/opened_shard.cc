@@ -8,7 +8,8 @@ namespace sluice {
 
 Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(ShardEntry entry_value, size_t num_columns,
                                                        ShardPin data_pin, MappedFile data,
-                                                       ShardPin meta_pin, MappedFile meta) {
+                                                       ShardPin meta_pin, MappedFile meta,
+                                                       bool consumer_waits) {
   std::unique_ptr<OpenedShard> s(new OpenedShard());
   s->entry_ = std::make_unique<const ShardEntry>(std::move(entry_value));
   const ShardEntry* entry = s->entry_.get();
@@ -25,7 +26,8 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(ShardEntry entry_value, s
     s->data_.AdviseRandom();
     s->data_.WillNeed(s->data_.data().substr(0, (*format)->head_bytes(*entry, s->data_.size())));
   }
-  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*entry, s->data_.data(), s->meta_.data()));
+  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*entry, s->data_.data(), s->meta_.data(),
+                                                    consumer_waits));
   (void)num_columns;
   return s;
 }

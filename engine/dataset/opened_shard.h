@@ -32,10 +32,13 @@ class OpenedShard {
  public:
   // The shard keeps `entry` (its index entry); `data_pin`/`meta_pin` pin
   // the files at `data_path`/`meta_path` (meta unused for MDS). Errors
-  // name the file.
+  // name the file. `consumer_waits`: the consumer waits for this open's
+  // first read (ShardView::Open's: a Parquet group is then decoded as its
+  // rows are read, a bad page failing the read that reaches it).
   static Result<std::unique_ptr<OpenedShard>> Open(ShardEntry entry, size_t num_columns,
                                                    ShardPin data_pin, MappedFile data,
-                                                   ShardPin meta_pin, MappedFile meta);
+                                                   ShardPin meta_pin, MappedFile meta,
+                                                   bool consumer_waits = false);
 
   // A shard received into memory (the single-pass mode, StreamOptions::
   // single_pass): the reader views `data` and `meta` (empty for MDS), which

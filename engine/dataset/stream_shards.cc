@@ -788,7 +788,7 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
 
 Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_t num_columns,
                                                              const std::atomic<bool>* cancel,
-                                                             bool wait) {
+                                                             bool wait, bool consumer_waits) {
   if (shard >= index_->size()) {
     return OutOfRangeError(root_ + ": shard " + std::to_string(shard) + " does not exist");
   }
@@ -816,7 +816,7 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> opened,
                           OpenedShard::Open(std::move(e), num_columns, std::move(data->first),
                                             std::move(data->second), std::move(meta->first),
-                                            std::move(meta->second)));
+                                            std::move(meta->second), consumer_waits));
   timing.end = std::chrono::steady_clock::now();
   opened->set_open_timing(timing);
   return opened;

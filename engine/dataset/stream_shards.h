@@ -93,10 +93,10 @@ class StreamShards {
   // kCancelled (see ShardCache::Acquire). With `wait` false, nothing waits
   // for room under cache_limit or for another process's fetch that has not
   // reserved its room (ShardCache::TryAcquire): a null shard ("not now")
-  // instead, nothing of it pinned.
+  // instead, nothing of it pinned. `consumer_waits`: as OpenedShard::Open's.
   Result<std::unique_ptr<OpenedShard>> OpenShard(size_t shard, size_t num_columns,
                                                  const std::atomic<bool>* cancel = nullptr,
-                                                 bool wait = true);
+                                                 bool wait = true, bool consumer_waits = false);
 
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,

@@ -143,6 +143,11 @@ class StreamingDataset {
   // StreamShards::Evict), first dropping this process's hold from Get.
   // Errors: kOutOfRange, a stream read in place, a shard being read.
   Status EvictShard(size_t g);
+  // Tests only: global shard `g` as this process holds it open now (an
+  // iteration's, a Get's), or null; opens nothing.
+  std::shared_ptr<const OpenedShard> HeldShardForTesting(size_t g) const {
+    return shards_ ? shards_->HeldForTesting(g) : nullptr;
+  }
 
   // The ids this process's worker reads in `epoch`, starting after
   // `sample_in_epoch` samples of all ranks (resumption), -1 padding removed;

@@ -145,7 +145,8 @@ struct ShardFormatDescriptor {
   // has_meta()) meta file. Checks the sample count against the entry. The
   // reader keeps views into `data`/`meta`, which must outlive it.
   // `consumer_waits`: the consumer is waiting for this open's first read
-  // (the engine's first-row peek), so a format may defer work past it;
+  // (the engine's first-row peek, and an iteration's first shard: a new
+  // pass's or a resumption's first rows), so a format may defer work past it;
   // Parquet then decodes pages as rows are read (lazy_rows), where it
   // otherwise decodes the whole group and fails the open on a bad page.
   // The other formats ignore it.

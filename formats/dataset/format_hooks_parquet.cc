@@ -35,13 +35,15 @@ Result<ShardReader> OpenParquetReader(const ShardEntry& entry, std::string_view 
   // index's columns are the ones read (a dataset's `columns`, or all).
   const std::string& file = entry.piece ? entry.piece->file : name;
   // Whole groups at open, unless the consumer waits for this open's first
-  // row (the first-row peek): the engine's open threads decode a pass's
-  // groups beside the consumer, and a bad page fails the open (which
-  // re-downloads a corrupt shard). Decoding every group as its rows are
-  // read (lazy_rows) made the first row 1.5-4x sooner but a whole 1M-row
-  // pass 20-30% slower, the decoding moved onto the consumer (BENCHMARKS.md,
-  // "Row groups decoded lazily"); the peek's one row needs only one page a
-  // column.
+  // row (the first-row peek, a pass's first shard: a resumption's): the
+  // engine's open threads decode a pass's other groups beside the consumer,
+  // and a bad page fails the open (skip_corrupt_shards then skips the
+  // shard; the engine never opens lazily with it). Decoding every group as
+  // its rows are read (lazy_rows) made the first row 1.5-4x sooner but a
+  // whole 1M-row pass 20-30% slower, the decoding moved onto the consumer
+  // (BENCHMARKS.md, "Row groups decoded lazily"); the peek's one row needs
+  // only one page a column, and a resumption's first row the pages from
+  // its own on (those before it skipped by their headers).
   parquet::ColumnDecodeOptions options;
   options.lazy_rows = consumer_waits;
   Result<parquet::ParquetShardReader> opened =

@@ -96,8 +96,9 @@ class ShardView {
   // unknown format: kUnimplemented, as ShardFormatOf). Checks the sample
   // count against the entry. Errors name the file. `consumer_waits`: as
   // the descriptor's open_reader (true only for the engine's first-row
-  // peek: a Parquet group is then decoded as its rows are read, and a bad
-  // page fails the read that reaches it, not the open).
+  // peek and an iteration's first shard: a Parquet group is then decoded
+  // as its rows are read, and a bad page fails the read that reaches it,
+  // not the open).
   static Result<ShardView> Open(const ShardEntry& entry, std::string_view data,
                                 std::string_view meta, bool consumer_waits = false);
 

@@ -1,0 +1,202 @@
+// A pass's first shard opens lazily when it is a Parquet row group
+// (IterationCursor::ConsumerWaitsFor): a resumption at row R decodes,
+// before its first row is handed out, what a lazy reader's first read at R
+// decodes (R's page of each column; the pages before it skipped by their
+// headers), not the whole group, and reads on exactly; under
+// skip_corrupt_shards the group opens whole. In place and from a warm
+// cache (the row group's piece), with and without the first-sample peek
+// (the cursor's head open, or the prefetcher's scan).
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/parquet/parquet_shard_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+
+namespace sluice {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FieldBytes;
+using testing::ScratchDir;
+
+const std::string kParquetDir = std::string(SLUICE_TEST_DATA_DIR) + "/parquet";
+
+// `columns`: the Parquet columns read (empty: all).
+DatasetOptions Options(const std::string& local, const std::string& remote, bool peek,
+                       const std::vector<std::string>& columns) {
+  DatasetOptions o;
+  StreamOptions s;
+  s.local = local;
+  s.remote = remote;
+  if (!columns.empty()) {
+    s.parquet.emplace();
+    s.parquet->columns = columns;
+  }
+  o.streams.push_back(s);
+  o.prefetch_next_epoch = false;
+  o.peek_first_sample = peek;
+  o.wait_timeout = std::chrono::seconds(20);
+  return o;
+}
+
+// The data pages a reader of `file`'s group 0 has decoded once it has read
+// row `row` alone: lazily (a resumption's first read) or opened whole.
+size_t PagesForRow(const std::string& file, uint64_t rows, uint32_t row, bool lazy,
+                   const std::vector<std::string>& columns = {}) {
+  Result<std::string> bytes = ReadFile(file);
+  EXPECT_TRUE(bytes.ok());
+  if (!bytes.ok()) return 0;
+  parquet::ColumnDecodeOptions options;
+  options.lazy_rows = lazy;
+  auto reader = parquet::ParquetShardReader::Open(*bytes, file, 0, rows, options, columns);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return 0;
+  std::vector<std::string_view> fields;
+  std::vector<parquet::MaskedField> masked;
+  EXPECT_TRUE(reader->ReadRow(row, &fields, &masked).ok());
+  return reader->data_pages_decoded();
+}
+
+// The rows of the folder's one group by id, through Get.
+std::vector<std::string> AllRows(const std::string& dir, const std::vector<std::string>& columns) {
+  auto ds = StreamingDataset::Open(Options(dir, "", false, columns));
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  std::vector<std::string> rows;
+  if (!ds.ok()) return rows;
+  SampleFields f;
+  for (uint64_t id = 0; id < (*ds)->num_samples(); ++id) {
+    Status got = (*ds)->Get(id, &f);
+    EXPECT_TRUE(got.ok()) << got.ToString();
+    rows.push_back(FieldBytes(f));
+  }
+  return rows;
+}
+
+struct Case {
+  const char* file;
+  uint64_t rows;     // in its one row group
+  uint32_t resume;   // the row a pass resumes at
+  std::vector<std::string> columns;  // those read (empty: all)
+  size_t fields;     // the top-level fields read
+};
+
+class ParquetResume : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    fs::copy_file(kParquetDir + "/" + GetParam().file, fs::path(table_.path()) / "p.parquet");
+    rows_ = AllRows(table_.path(), GetParam().columns);
+    ASSERT_EQ(rows_.size(), GetParam().rows);
+    const std::string file = JoinPath(table_.path(), "p.parquet");
+    lazy_pages_ = PagesForRow(file, GetParam().rows, GetParam().resume, true, GetParam().columns);
+    whole_pages_ = PagesForRow(file, GetParam().rows, GetParam().resume, false, GetParam().columns);
+    // The fixture's columns hold several pages each, some before the row.
+    ASSERT_GT(whole_pages_, 2 * GetParam().fields);
+    ASSERT_LT(lazy_pages_, whole_pages_);
+  }
+
+  // A pass of `options` resumed at the case's row: its first batch is one
+  // row, checked with the pages its shard had decoded then (returned);
+  // then every row after it, exactly.
+  size_t Resume(const DatasetOptions& options) {
+    auto ds = StreamingDataset::Open(options);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    if (!ds.ok()) return 0;
+    const int64_t at = GetParam().resume;
+    EXPECT_TRUE((*ds)->IterBegin(0, at, 0, 1).ok());
+    std::vector<int64_t> ids(8);
+    std::vector<SampleFields> fields;
+    auto n = (*ds)->NextBatch(1, ids.data(), &fields);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    if (!n.ok() || *n != 1) return 0;
+    EXPECT_EQ(ids[0], at);
+    EXPECT_EQ(FieldBytes(fields[0]), rows_[static_cast<size_t>(at)]);
+    std::shared_ptr<const OpenedShard> held = (*ds)->HeldShardForTesting(0);
+    EXPECT_NE(held, nullptr);
+    if (held == nullptr || held->view().parquet() == nullptr) return 0;
+    const size_t pages = held->view().parquet()->data_pages_decoded();
+    held.reset();
+    std::vector<int64_t> got{ids[0]};
+    std::vector<std::string> bytes{FieldBytes(fields[0])};
+    while (true) {
+      n = (*ds)->NextBatch(ids.size(), ids.data(), &fields);
+      EXPECT_TRUE(n.ok()) << n.status().ToString();
+      if (!n.ok() || *n == 0) break;
+      for (size_t k = 0; k < *n; ++k) {
+        got.push_back(ids[k]);
+        bytes.push_back(FieldBytes(fields[k]));
+      }
+    }
+    std::vector<int64_t> want;
+    for (int64_t id = at; id < static_cast<int64_t>(rows_.size()); ++id) want.push_back(id);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(bytes, std::vector<std::string>(rows_.begin() + at, rows_.end()));
+    return pages;
+  }
+
+  ScratchDir table_;
+  std::vector<std::string> rows_;
+  size_t lazy_pages_ = 0, whole_pages_ = 0;
+};
+
+TEST_P(ParquetResume, InPlaceTheFirstRowDecodesOnlyItsOwnPages) {
+  for (bool peek : {false, true}) {
+    SCOPED_TRACE(peek ? "peek" : "no peek");
+    EXPECT_EQ(Resume(Options(table_.path(), "", peek, GetParam().columns)), lazy_pages_);
+  }
+}
+
+// The row group's piece cached by a first pass, then resumed by a new
+// dataset (the cache warm: nothing to peek).
+TEST_P(ParquetResume, FromAWarmCacheTheFirstRowDecodesOnlyItsOwnPages) {
+  for (bool peek : {false, true}) {
+    SCOPED_TRACE(peek ? "peek" : "no peek");
+    ScratchDir cache;
+    const DatasetOptions options = Options(cache.path(), table_.path(), peek, GetParam().columns);
+    {
+      auto warm = StreamingDataset::Open(options);
+      ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+      std::vector<std::string> bytes;
+      testing::ReadEpoch(**warm, 0, 0, 0, 1, 64, &bytes);
+      ASSERT_EQ(bytes, rows_);
+    }
+    EXPECT_EQ(Resume(options), lazy_pages_);
+  }
+}
+
+// skip_corrupt_shards: a shard must fail at its open, before any of its
+// rows is handed out, so the first shard opens whole as every other does.
+TEST_P(ParquetResume, UnderSkipCorruptShardsTheGroupOpensWhole) {
+  DatasetOptions options = Options(table_.path(), "", false, GetParam().columns);
+  options.skip_corrupt_shards = true;
+  EXPECT_EQ(Resume(options), whole_pages_);
+}
+
+// pa26_plain_pages_v1: flat columns of several 256-byte data pages (a
+// resumption there decodes one page a column); pa26_lists_v2_small_pages:
+// list columns, their pages found by their rows (its int_list, whose null
+// elements a packed list<int32> cannot hold, not read).
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, ParquetResume,
+    ::testing::Values(Case{"pa26_plain_pages_v1.parquet", 300, 217, {}, 10},
+                      Case{"pa26_lists_v2_small_pages.parquet", 40, 29,
+                           {"id", "string_list", "nested_int_list"}, 3}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return std::string(info.param.file).substr(0, std::string(info.param.file).find('.'));
+    });
+
+// One page a column for a flat column: the lazy count the cases compare
+// against is R's page alone.
+TEST(ParquetResumePages, AFlatGroupResumedDecodesOnePageAColumn) {
+  const std::string file = kParquetDir + "/pa26_plain_pages_v1.parquet";
+  EXPECT_EQ(PagesForRow(file, 300, 217, true), 10u);
+}
+
+}  // namespace
+}  // namespace sluice
