@@ -69,6 +69,7 @@ Wall-clock on a shared machine: compare within one run only.
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -280,8 +281,11 @@ def supports(lib, source, shuffle, workers):
 
 
 def child(lib, url, cache, shuffle, workers, endpoint, limit=0):
-    """Prints {"first": s, "seconds": s, "rows": n}; with `limit`, the pass
-    stops after that many rows."""
+    """Prints {"first": s, "seconds": s, "rows": n, "cpu": {...}}; with
+    `limit`, the pass stops after that many rows. "cpu": user and system
+    seconds of this process over its whole life (imports included) and of
+    its DataLoader workers (reaped once the pass ends), so a DataLoader
+    pass's CPU splits into the main process's and the workers'."""
     import torch.utils.data  # noqa: F401  (imports are not timed)
     if lib.startswith('sluice'):
         import sluice  # noqa: F401
@@ -317,7 +321,15 @@ def child(lib, url, cache, shuffle, workers, endpoint, limit=0):
         rows += len(batch)
         if limit and rows >= limit:
             break
-    print(json.dumps({'first': first, 'seconds': time.perf_counter() - start, 'rows': rows}))
+    seconds = time.perf_counter() - start
+    # (A DataLoader's workers were joined when its iterator ended with the
+    # loop.)
+    own, workers_ = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                      resource.RUSAGE_CHILDREN))
+    cpu = {'main_user': own.ru_utime, 'main_sys': own.ru_stime,
+           'workers_user': workers_.ru_utime, 'workers_sys': workers_.ru_stime}
+    print(json.dumps({'first': first, 'seconds': seconds, 'rows': rows,
+                      'cpu': {k: round(v, 2) for k, v in cpu.items()}}))
 
 
 def add_row(digest, row):
