@@ -1,6 +1,9 @@
 #include "engine/dataset/parquet_stream_index.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
@@ -17,6 +20,18 @@ namespace {
 
 constexpr std::string_view kPieceFolder = ".parquet_row_groups/";
 constexpr size_t kMaxPieceName = 200;
+
+// The footers' decode: files a round (its entries are held until the round
+// is appended) and files a claim (a thread takes that many at once).
+constexpr size_t kDecodeRound = 1 << 15;
+constexpr size_t kDecodeClaim = 64;
+
+// Threads to decode `files` footers on: the machine's cores (8 at most),
+// one for a few files.
+size_t DecodeThreads(size_t files) {
+  if (files < 2 * kDecodeClaim) return 1;
+  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+}
 
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty), then the footer tail.
@@ -63,17 +78,48 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
       ParquetFooterStore store,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
                                    prefix, remote, wait_timeout, env));
-  Index index;
-  for (const ListedFile& f : files) {
+  // Each file's pieces, decoded from its footer on several threads (the
+  // decode is the node's first process's largest serial cost: 1M footers),
+  // a round of kDecodeRound files at a time, so that only one round's
+  // entries wait beside the index; appended in file order, and the first
+  // error in file order is the one returned, as a serial loop would.
+  const std::string where = remote.Describe() + "/" + prefix;
+  auto pieces = [&](const ListedFile& f) -> Result<std::vector<ShardEntry>> {
     auto held = store.Find(f.path);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> entries,
-                            PiecesOfFile(f, held->tail, remote.Describe() + "/" + prefix + f.path,
-                                         columns));
-    for (ShardEntry& e : entries) index.shards.push_back(std::move(e));
+    return PiecesOfFile(f, held->tail, where + f.path, columns);
+  };
+  Index index;
+  const size_t threads = DecodeThreads(files.size());
+  std::vector<Result<std::vector<ShardEntry>>> round;
+  for (size_t start = 0; start < files.size(); start += kDecodeRound) {
+    const size_t n = std::min(kDecodeRound, files.size() - start);
+    round.assign(n, std::vector<ShardEntry>());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(kDecodeClaim)) < n;) {
+        for (size_t j = i; j < std::min(n, i + kDecodeClaim); ++j) {
+          try {
+            round[j] = pieces(files[start + j]);
+          } catch (const std::exception& e) {
+            round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
+          }
+        }
+      }
+    };
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < std::min(threads, (n + kDecodeClaim - 1) / kDecodeClaim); ++t) {
+      helpers.emplace_back(work);
+    }
+    work();
+    for (std::thread& t : helpers) t.join();
+    for (Result<std::vector<ShardEntry>>& entries : round) {
+      SLUICE_RETURN_IF_ERROR(entries.status());
+      for (ShardEntry& e : *entries) index.shards.push_back(std::move(e));
+    }
   }
   if (index.shards.empty()) {
     return NotFoundError(source + ": no row in the " + std::to_string(files.size()) +

@@ -553,6 +553,57 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   EXPECT_EQ((*ds)->counters().shards_downloaded, kGroups);
 }
 
+// The stream's index over many files (their footers decoded on several
+// threads, a claim of files at a time): every file's row groups in the
+// listing's order, each entry its file's piece; and, with footers that do
+// not decode, the error names the first such file in that order, never a
+// later one a thread reached first.
+TEST(ParquetStream, ManyFilesIndexInListingOrderAndTheFirstBadFooterIsTheError) {
+  ScratchDir remote_dir, cache;
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  constexpr size_t kFiles = 700;
+  auto name = [](size_t i) {
+    std::string n = std::to_string(i);
+    return "f" + std::string(4 - n.size(), '0') + n + ".parquet";
+  };
+  for (size_t i = 0; i < kFiles; ++i) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name(i)), *fixture).ok());
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  StreamOptions stream;
+  stream.local = cache.path();
+  stream.remote = remote_dir.path();
+  auto index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote->get(),
+                                      std::chrono::seconds(20));
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  ASSERT_EQ(index->shards.size(), kFiles * 9);
+  for (size_t k = 0; k < index->shards.size(); ++k) {
+    const ShardEntry& e = index->shards[k];
+    ASSERT_TRUE(e.piece && e.row_group) << k;
+    ASSERT_EQ(e.piece->file, name(k / 9)) << k;
+    ASSERT_EQ(*e.row_group, k % 9) << k;
+    ASSERT_EQ(e.raw_data.basename,
+              RowGroupPieceName(name(k / 9), k % 9, {}, TagOf(remote_dir.path(), name(k / 9))))
+        << k;
+  }
+  // Two files whose footer is its length and magic after bytes no decoder
+  // takes: the store holds them (the length is right); the index fails on
+  // the first.
+  const std::string bad = "PAR1" + std::string(200, '\xff') + std::string("\xc8\0\0\0", 4) + "PAR1";
+  for (size_t i : {611, 333}) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name(i)), bad).ok());
+  }
+  ScratchDir cache2;
+  stream.local = cache2.path();
+  index = LoadParquetStreamIndex(stream, FileDatasetOptions{}, remote->get(),
+                                 std::chrono::seconds(20));
+  ASSERT_FALSE(index.ok());
+  EXPECT_NE(index.status().message().find(name(333)), std::string::npos) << index.status().message();
+  EXPECT_EQ(index.status().message().find(name(611)), std::string::npos) << index.status().message();
+}
+
 // The store written as its tails are read (in path order, at most a window
 // of them held) is byte for byte the store of every tail read first and
 // laid out at once (SerializeParquetFooterStore): over 2,500 files of
