@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <thread>
 
 #include "base/file.h"
@@ -112,7 +113,11 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
     };
     std::vector<std::thread> helpers;
     for (size_t t = 1; t < std::min(threads, (n + kDecodeClaim - 1) / kDecodeClaim); ++t) {
-      helpers.emplace_back(work);
+      try {
+        helpers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread to be had: the ones started, and this one, do it
+      }
     }
     work();
     for (std::thread& t : helpers) t.join();
