@@ -315,8 +315,8 @@ sluice_status sluice_stream_next_batch(sluice_stream* s, uint32_t max_samples, i
     size_t columns = s->ds->column_names().size();
     for (size_t k = 0; k < *n; ++k) {
       for (size_t c = 0; c < columns; ++c) fields[k * columns + c] = Bytes(s->batch[k].fields[c]);
-      CollectMasked(s, static_cast<uint32_t>(k), s->batch[k]);
-      CollectPieced(s, static_cast<uint32_t>(k), s->batch[k]);
+      if (s->read_masks) CollectMasked(s, static_cast<uint32_t>(k), s->batch[k]);
+      if (s->read_pieces) CollectPieced(s, static_cast<uint32_t>(k), s->batch[k]);
     }
     *count = static_cast<uint32_t>(*n);
     s->batch_count = *count;

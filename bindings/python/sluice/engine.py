@@ -153,15 +153,20 @@ class Engine:
             h, self.samples_per_shard.ctypes.data_as(_P(ctypes.c_uint64)),
             self.stream_per_shard.ctypes.data_as(_P(ctypes.c_uint32)), num_shards))
         self._set_decoders(h)
-        # Parquet rows whose packed list holds a null element are read, their
-        # masks beside the fields (masked_fields); every reader of this
-        # handle's batches applies them.
-        _lib.check(_lib_.sluice_stream_read_masks(h, 1))
-        # Every reader of this handle's batches copies each field (into a
-        # bytes, or a column's buffer through sluice_stream_batch_column), so
-        # a large Parquet value comes as its pieces, copied once from them
-        # (_pieced_values; batch_column does it itself).
-        _lib.check(_lib_.sluice_stream_read_pieces(h, 1))
+        # Masks and pieces are a Parquet stream's (the format whose fields may
+        # be null). Without one both switches stay off: the engine collects
+        # nothing and no call asks for them, a ctypes call a batch saved.
+        self._parquet_parts = self._nulls or self.mixes_in_null_fields()
+        if self._parquet_parts:
+            # Parquet rows whose packed list holds a null element are read,
+            # their masks beside the fields (masked_fields); every reader of
+            # this handle's batches applies them.
+            _lib.check(_lib_.sluice_stream_read_masks(h, 1))
+            # Every reader of this handle's batches copies each field (into a
+            # bytes, or a column's buffer through sluice_stream_batch_column),
+            # so a large Parquet value comes as its pieces, copied once from
+            # them (_pieced_values; batch_column does it itself).
+            _lib.check(_lib_.sluice_stream_read_pieces(h, 1))
         self._packed = None
         if self._items:  # every stream has the dataset's columns
             # One format here (_set_decoders): stored 'int' fields are int64.
@@ -262,6 +267,8 @@ class Engine:
     def _mask_nulls(self, samples):
         """Makes the decoded packed lists of the last call that hold a null
         element masked arrays (samples: the call's dicts)."""
+        if not self._parquet_parts:
+            return samples
         for k, c, validity in self.masked_fields():
             name = self.column_names[c]
             samples[k][name] = with_null_elements(samples[k][name], validity)
@@ -271,7 +278,7 @@ class Engine:
         """The last next_batch's fields in pieces, each copied from its
         pieces into a bytes (its only copy): {view index k * n + c: bytes},
         or None (most batches)."""
-        count = _lib_.sluice_stream_num_pieced(self._ptr)
+        count = _lib_.sluice_stream_num_pieced(self._ptr) if self._parquet_parts else 0
         if not count:
             return None
         k, c = ctypes.c_uint32(), ctypes.c_uint32()

@@ -48,7 +48,12 @@ class SampleBatch:
         NULL data pointers become None fields (a packed column cannot say
         null from empty)."""
         self._ptr = ptr
-        self._columns = [(c, dec, c in fixed_ints) for c, _, dec in items]
+        # (column, decoder, whether an MDS int, the decoder's whole-column
+        # form or None), looked up once: a missing attribute costs an
+        # exception a batch.
+        self._columns = [(c, dec, c in fixed_ints, getattr(dec, 'batch', None))
+                         for c, _, dec in items]
+        self._int_formats = {}  # count -> struct format of `count` ints
         self._width = max(len(items), 1)
         self._pointers = None
         if null_views is not None:
@@ -69,7 +74,7 @@ class SampleBatch:
         if len(self._offsets) < count + 1:
             self._offsets_for(count)
         columns = []
-        for c, dec, is_int in self._columns:
+        for c, dec, is_int, batch in self._columns:
             if is_int:
                 columns.append(self._ints(c, count))
                 continue
@@ -77,7 +82,6 @@ class SampleBatch:
             if blob is None:
                 return None
             offsets = self._offsets[:count + 1].tolist()
-            batch = getattr(dec, 'batch', None)
             if batch is not None:  # the column at once (a Parquet list or string)
                 values = batch(blob, offsets)
             else:
@@ -95,7 +99,10 @@ class SampleBatch:
         size = _INT_LAYOUT.itemsize
         _lib.check(_lib_.sluice_stream_batch_column(
             self._ptr, c, size, self._at, self.CAPACITY, None, ctypes.byref(self._needed)))
-        return struct.unpack(struct_format(_INT_LAYOUT, count), ctypes.string_at(self._at, size * count))
+        fmt = self._int_formats.get(count)
+        if fmt is None:
+            fmt = self._int_formats[count] = struct_format(_INT_LAYOUT, count)
+        return struct.unpack(fmt, ctypes.string_at(self._at, size * count))
 
     def _packed(self, c):
         """Column c's fields back to back as one bytes object (their offsets
