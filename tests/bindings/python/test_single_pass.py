@@ -179,12 +179,6 @@ def test_a_local_only_stream_asking_single_pass_reads_in_place_as_without(tmp_pa
     cache_limit check counts its index.json, exactly as without it."""
     local = tmp_path / 'local'
     write(local)
-    ds = StreamingDataset(local=str(local), batch_size=1, single_pass=single_pass)
-    assert [int(s['id']) for s in ds] == list(range(SAMPLES))
-    assert bytes(ds[57]['x']) == payload(57)
-    assert ds._engine.sample_path(0) == str(local / 'shard.00000.mds')
-    last = ds._engine.sample_path(SAMPLES - 1)
-    assert os.path.dirname(last) == str(local) and os.path.isfile(last)
     index_size = os.path.getsize(local / 'index.json')
     with pytest.raises(ValueError) as e:
         StreamingDataset(local=str(local), batch_size=1, cache_limit=index_size,
@@ -193,3 +187,9 @@ def test_a_local_only_stream_asking_single_pass_reads_in_place_as_without(tmp_pa
                             f'limit ({index_size} bytes). Please raise `cache_limit`. '
                             f'Recommendation is to provide a `cache_limit` as high as possible '
                             f'to avoid thrashing.')
+    ds = StreamingDataset(local=str(local), batch_size=1, single_pass=single_pass)
+    assert [int(s['id']) for s in ds] == list(range(SAMPLES))
+    assert bytes(ds[57]['x']) == payload(57)
+    assert ds._engine.sample_path(0) == str(local / 'shard.00000.mds')
+    last = ds._engine.sample_path(SAMPLES - 1)
+    assert os.path.dirname(last) == str(local) and os.path.isfile(last)
