@@ -5,6 +5,22 @@
 #include "engine/dataset/dataset_shards.h"
 
 namespace sluice {
+namespace {
+
+// LayOut for a stream whose columns are not the dataset's: out->fields, in
+// the stream's order, moved to their dataset columns (`columns`, of
+// `num_columns`).
+void ReorderFields(const std::vector<uint32_t>& columns, size_t num_columns, SampleFields* out) {
+  // The scratch keeps its capacity: no allocation per sample.
+  thread_local std::vector<std::string_view> own;
+  own.assign(out->fields.begin(), out->fields.end());
+  out->fields.assign(num_columns, std::string_view());
+  for (size_t k = 0; k < own.size() && k < columns.size(); ++k) {
+    out->fields[columns[k]] = own[k];
+  }
+}
+
+}  // namespace
 
 Status DatasetColumns::AddStream(const std::vector<std::string>& names) {
   // Checked before anything changes, so a refused stream leaves no trace.
@@ -38,22 +54,18 @@ Status DatasetColumns::AddStream(const std::vector<std::string>& names) {
 
 Status DatasetColumns::Read(const OpenedShard& shard, size_t g, uint32_t i,
                             SampleFields* out) const {
-  SLUICE_RETURN_IF_ERROR(shard.Read(i, streams_[StreamOfShard(first_shard_, g)].names, out));
-  LayOut(g, out);
+  // The stream is found once a sample, for the read and the layout both:
+  // StreamOfShard is a search, and a second one with LayOut's call cost 57
+  // instructions a sample of a warm pass (BENCHMARKS.md, branch perf33f).
+  const Stream& stream = streams_[StreamOfShard(first_shard_, g)];
+  SLUICE_RETURN_IF_ERROR(shard.Read(i, stream.names, out));
+  if (!stream.same_as_dataset) ReorderFields(stream.columns, names_.size(), out);
   return Status::Ok();
 }
 
 void DatasetColumns::LayOut(size_t g, SampleFields* out) const {
   const Stream& stream = streams_[StreamOfShard(first_shard_, g)];
-  if (stream.same_as_dataset) return;
-  // The shard's fields, in its order, moved to the dataset's places. The
-  // scratch keeps its capacity: no allocation per sample.
-  thread_local std::vector<std::string_view> own;
-  own.assign(out->fields.begin(), out->fields.end());
-  out->fields.assign(names_.size(), std::string_view());
-  for (size_t k = 0; k < own.size() && k < stream.columns.size(); ++k) {
-    out->fields[stream.columns[k]] = own[k];
-  }
+  if (!stream.same_as_dataset) ReorderFields(stream.columns, names_.size(), out);
 }
 
 }  // namespace sluice

@@ -351,6 +351,11 @@ Result<std::optional<int64_t>> EnvInt(const char* name) {
 
 }  // namespace
 
+// "Has a remote" as OpenStreamRemote decides it: a non-empty `remote`.
+bool ReadsInSinglePass(const StreamOptions& stream) {
+  return stream.single_pass && !stream.remote.empty();
+}
+
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {
   auto parsed = ParsePyJson(json);
   if (!parsed.ok()) return InvalidArgumentError("dataset config: " + parsed.status().message());

@@ -53,6 +53,8 @@ struct StreamOptions {
   // `local` (no shard files, no cache state); a shard's memory goes once
   // the reader has passed it. See StreamShards ("Single pass") and
   // docs/configuration.rst. For a job that reads the dataset once.
+  // StreamingDataset sets it to ReadsInSinglePass as it adds the stream:
+  // false for a local-only stream, so every later reader takes the flag.
   bool single_pass = false;
   // Set: a raw-file stream (key "files"; Sluice's extension).
   std::optional<FileDatasetOptions> files;
@@ -216,6 +218,12 @@ struct DatasetOptions {
     return predownload.value_or(b > INT64_MAX / 8 ? INT64_MAX : 8 * b);
   }
 };
+
+// Whether `stream` is read in a single pass: it asks for single_pass and
+// has a remote. A stream without one is read in place, single_pass or not,
+// exactly as without it (its files have a local path, cache_limit counts
+// its index.json). The one statement of that rule (docs/ownership.rst).
+bool ReadsInSinglePass(const StreamOptions& stream);
 
 // Parses {"streams": [{"remote", "local", "split", "proportion" | "repeat" |
 // "choose", "download_retry", "download_timeout", "validate_hash",

@@ -156,7 +156,9 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
   // A local-only stream's folder gets cache state only if a shard must be
   // decompressed into it (Cache()): reading in place writes nothing.
   // A single pass caches nothing: no cache state either.
-  s->single_pass_ = stream.single_pass && s->remote_ != nullptr;
+  // StreamingDataset's options have the flag so already; a direct caller's
+  // may not.
+  s->single_pass_ = ReadsInSinglePass(stream);
   if (s->remote_ && !s->single_pass_) {
     SLUICE_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(s->cache_options_, s->cache_specs_));
   }

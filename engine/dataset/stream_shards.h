@@ -20,7 +20,7 @@
 // file is decompressed from its zip in the folder, through a ShardCache
 // (one decompression per node) opened then; nothing is ever evicted.
 //
-// Single pass (StreamOptions::single_pass, a stream with a remote): no
+// Single pass (ReadsInSinglePass: single_pass and a remote): no
 // ShardCache at all. OpenShard receives the shard's files into memory
 // (RemoteSource::FetchToMemory; a compressed one decompressed there),
 // checks them as a fetch does (size, validate_hash on the stored bytes
@@ -268,7 +268,7 @@ class StreamShards {
   std::optional<ParquetFooterStore> footers_;  // mapped by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
   bool serve_in_flight_ = false;  // ServeInFlight
-  bool single_pass_ = false;      // StreamOptions::single_pass with a remote
+  bool single_pass_ = false;      // ReadsInSinglePass(stream)
   mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet
   // The downloads in flight ReadInFlight may read, by cache entry.
   std::mutex fills_mu_;

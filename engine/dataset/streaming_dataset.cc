@@ -73,6 +73,8 @@ Result<std::unique_ptr<StreamingDataset>> StreamingDataset::Open(DatasetOptions 
 }
 
 Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
+  // Every later reader of the stream's options takes this flag as it is.
+  options_.streams[s].single_pass = ReadsInSinglePass(options_.streams[s]);
   const StreamOptions& stream = options_.streams[s];
   const std::string where = "stream " + std::to_string(s) + " (" + StreamRoot(stream) + ")";
   auto remote = OpenStreamRemote(stream, options_.env);
@@ -228,7 +230,8 @@ Status StreamingDataset::CheckCacheLimit() {
     uint64_t index_bytes = 0;
     std::vector<const ShardTable*> mosaic_indexes;
     for (size_t s = 0; s < indexes_.size(); ++s) {
-      // A single pass caches none of its shards.
+      // A single pass caches none of its shards (AddStream: only a stream
+      // with a remote has the flag).
       if (index_json_bytes_[s] == 0 || options_.streams[s].single_pass) continue;
       index_bytes += index_json_bytes_[s];
       mosaic_indexes.push_back(indexes_[s].get());
@@ -389,7 +392,7 @@ std::string StreamingDataset::shard_path(size_t g) const {
 
 Result<std::string> StreamingDataset::shard_file(size_t g) const {
   const size_t s = stream_of_shard(g);
-  if (options_.streams[s].single_pass && remotes_[s]) {
+  if (options_.streams[s].single_pass) {
     return InvalidArgumentError(
         "stream " + std::to_string(s) + " (" + remotes_[s]->Describe() +
         ") is read in a single pass: its files are received into memory and never written to " +

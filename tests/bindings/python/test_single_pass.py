@@ -5,7 +5,8 @@ fixture): the samples and their order are exactly the cached mode's, in
 order and shuffled, through DataLoader workers, plain and zstd shards; no
 shard file or temporary appears under the cache folder; a resumed epoch
 goes on exactly; a shard whose sha1 does not match is an error before any
-of its samples, naming it and its URL; random access reads the sample."""
+of its samples, naming it and its URL; random access reads the sample. A
+local-only stream asking for single_pass reads in place, as without it."""
 import os
 
 import pytest
@@ -168,3 +169,27 @@ def test_a_single_pass_samples_file_has_no_local_path(tmp_path, served):
                               batch_size=1)
     assert int(cached[0]['id']) == 0
     assert cached._engine.sample_path(0) == str(tmp_path / 'cached' / 'shard.00000.mds')
+
+
+@pytest.mark.parametrize('single_pass', [False, True])
+def test_a_local_only_stream_asking_single_pass_reads_in_place_as_without(tmp_path, single_pass):
+    """single_pass applies only to a stream with a remote, a rule of the
+    engine's alone (ReadsInSinglePass): a local-only stream asking for it
+    reads in place, its samples' files have their paths, and Mosaic's
+    cache_limit check counts its index.json, exactly as without it."""
+    local = tmp_path / 'local'
+    write(local)
+    index_size = os.path.getsize(local / 'index.json')
+    with pytest.raises(ValueError) as e:
+        StreamingDataset(local=str(local), batch_size=1, cache_limit=index_size,
+                         single_pass=single_pass)
+    assert str(e.value) == (f'Minimum cache usage ({index_size} bytes) is larger than the cache '
+                            f'limit ({index_size} bytes). Please raise `cache_limit`. '
+                            f'Recommendation is to provide a `cache_limit` as high as possible '
+                            f'to avoid thrashing.')
+    ds = StreamingDataset(local=str(local), batch_size=1, single_pass=single_pass)
+    assert [int(s['id']) for s in ds] == list(range(SAMPLES))
+    assert bytes(ds[57]['x']) == payload(57)
+    assert ds._engine.sample_path(0) == str(local / 'shard.00000.mds')
+    last = ds._engine.sample_path(SAMPLES - 1)
+    assert os.path.dirname(last) == str(local) and os.path.isfile(last)
