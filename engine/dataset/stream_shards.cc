@@ -687,13 +687,22 @@ Result<std::string> StreamShards::ReceiveChecked(const FileInfo& raw,
 
 Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, ShardEntry e,
                                                                 ShardOpenTiming* timing) {
-  SLUICE_ASSIGN_OR_RETURN(std::string data,
-                          ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download));
+  // Errors say which stream and shard, as the cache's fetch says its own
+  // ("shard cache '<root>': fetching shard ..."): a Parquet piece's read
+  // error names only its file and row group.
+  auto receiving = [&](const FileInfo& raw) {
+    return "single pass '" + root_ + "': receiving shard " + std::to_string(shard) + " '" +
+           raw.basename + "'";
+  };
+  Result<std::string> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download);
+  if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
   std::string meta;
   if (meta_item_[shard] >= 0) {
-    SLUICE_ASSIGN_OR_RETURN(meta, ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download));
+    Result<std::string> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
+    if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
+    meta = std::move(*got);
   }
-  return OpenedShard::OpenInMemory(std::move(e), std::move(data), std::move(meta));
+  return OpenedShard::OpenInMemory(std::move(e), std::move(*data), std::move(meta));
 }
 
 bool IsCorruption(const Status& s) {

@@ -30,7 +30,13 @@
 // memory goes with the last holder of the shard (the prefetcher's window
 // and the consumer). No cache_limit applies to it, no process of the node
 // shares it, and nothing is served in flight (the bytes are not published
-// before the shard is whole).
+// before the shard is whole). A Parquet row group's piece is received as
+// ReadPiece reads it (its columns' chunks, then its file's footer tail from
+// the node's footer store): the stream's index (listing and footer store
+// under .sluice/, made once per node) is kept as an MDS stream keeps its
+// index.json, so the node's processes and later runs read no footer again.
+// A receive's error names the stream's root and the shard ("single pass
+// '<root>': receiving shard N '<name>'"), as the cache's fetch names its own.
 //
 // With validate_hash, a cached file is also checked against its recorded raw
 // hash the first time this process opens it; a mismatch deletes it and
