@@ -351,9 +351,8 @@ Result<std::optional<int64_t>> EnvInt(const char* name) {
 
 }  // namespace
 
-// "Has a remote" as OpenStreamRemote decides it: a non-empty `remote`.
 bool ReadsInSinglePass(const StreamOptions& stream) {
-  return stream.single_pass && !stream.remote.empty();
+  return stream.single_pass && stream.has_remote();
 }
 
 Result<DatasetOptions> ParseDatasetOptions(std::string_view json) {

@@ -65,6 +65,11 @@ struct StreamOptions {
   // a stream whose root has no index.json but Parquet files is one too
   // (LoadStreamIndex decides). Not beside `files`.
   std::optional<FileDatasetOptions> parquet;
+
+  // Whether the stream reads from a remote (else its files are read in
+  // place under `local`). The one statement of that rule: opening the
+  // remote, the single-pass choice and the names errors give all ask it.
+  bool has_remote() const { return !remote.empty(); }
 };
 
 // Where this process sits: torchrun's RANK/WORLD_SIZE/LOCAL_RANK/

@@ -162,7 +162,7 @@ JsonValue StreamOrderPart(const StreamOptions& stream, const ShardTable& index,
   for (size_t i = 0; i < index.size(); ++i) samples += index.samples(i);
   const planner::StreamWeight& w = stream.weight;
   return JsonValue{JsonValue::Object{
-      {"remote", stream.remote.empty() ? JsonValue{nullptr} : Str(RedactUrl(stream.remote))},
+      {"remote", stream.has_remote() ? Str(RedactUrl(stream.remote)) : JsonValue{nullptr}},
       {"split", stream.split.empty() ? JsonValue{nullptr} : Str(stream.split)},
       {"proportion", Opt(w.proportion)},
       {"repeat", Opt(w.repeat)},

@@ -38,7 +38,7 @@ uint64_t MinOrZero(const std::atomic<uint64_t>& a) {
 
 // The remote of `stream` (null when it has none), with its download options.
 Result<std::shared_ptr<RemoteSource>> OpenStreamRemote(const StreamOptions& stream, Env* env) {
-  if (stream.remote.empty()) return std::shared_ptr<RemoteSource>();
+  if (!stream.has_remote()) return std::shared_ptr<RemoteSource>();
   StoreOptions store_options;
   store_options.env = env;
   store_options.download_retry = stream.download_retry;
@@ -890,7 +890,7 @@ Status StreamingDataset::LoadState(const ResumeState& state, const ResumeOptions
     // by its folder when it has no remote.
     std::vector<std::string> names;
     for (const StreamOptions& s : options_.streams) {
-      names.push_back(s.remote.empty() ? StreamRoot(s) : RedactUrl(s.remote));
+      names.push_back(s.has_remote() ? RedactUrl(s.remote) : StreamRoot(s));
     }
     SLUICE_RETURN_IF_ERROR(CompareOrder(*state.order, now, adapt, names));
     worlds = state.order->worlds;

@@ -179,7 +179,7 @@ Result<BenchOptions> ParseBenchOptions(std::string_view json) {
   if (!ds.ok()) return ds.status();
   b.dataset = std::move(*ds);
   for (size_t i = 0; i < b.dataset.streams.size(); ++i) {
-    if (b.dataset.streams[i].remote.empty()) {
+    if (!b.dataset.streams[i].has_remote()) {
       return Bad(b.dataset.streams.size() == 1 ? std::string("remote")
                                                : "streams[" + std::to_string(i) + "].remote",
                  "must be set: the dataset folder or URL the bench streams from");
