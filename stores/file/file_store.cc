@@ -6,6 +6,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
@@ -34,7 +38,53 @@ Status CopyRegularFile(const std::string& from, const std::string& to, Env* env)
   return CopyFileAtomic(from, to, env).status();
 }
 
-// Appends every regular file under `dir` (key prefix `rel`) to `out`.
+// A folder's stats are taken a round of kStatRound names at a time (only
+// one round's stats are held), kStatClaim names a claim of a thread.
+constexpr size_t kStatRound = size_t{1} << 15;
+constexpr size_t kStatClaim = 256;
+
+// The stats of names[start, start + n) in `dir` into (*stats)[0, n), on
+// several threads for a large folder: a folder of a million files was
+// listed a stat by path at a time, each waiting on the kernel's lookup. A
+// failed stat (vanished, dangling link) is left empty, as the serial walk
+// skipped it.
+void StatRound(Env* env, const std::string& dir, const std::vector<std::string>& names,
+               size_t start, size_t n, std::vector<std::optional<struct stat>>* stats) {
+  stats->assign(n, std::nullopt);
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    for (size_t i; !failed.load(std::memory_order_relaxed) &&
+                   (i = next.fetch_add(kStatClaim)) < n;) {
+      for (size_t j = i; j < std::min(n, i + kStatClaim); ++j) {
+        try {
+          auto st = env->Stat(dir + "/" + names[start + j]);
+          if (st.ok()) (*stats)[j] = *st;
+        } catch (...) {  // e.g. bad_alloc: rethrown on the caller, as serially
+          if (!failed.exchange(true)) failure = std::current_exception();
+          return;
+        }
+      }
+    }
+  };
+  const size_t threads =
+      n < 2 * kStatClaim ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(threads, (n + kStatClaim - 1) / kStatClaim); ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the ones started, and this one, do it
+    }
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Appends every regular file under `dir` (key prefix `rel`) to `out`, in the
+// order the folder lists them.
 Status Walk(Env* env, const std::string& dir, const std::string& rel,
             std::vector<ObjectInfo>* out, int depth) {
   if (depth > 64) return IoError("folder nesting deeper than 64 at " + dir);
@@ -43,10 +93,14 @@ Status Walk(Env* env, const std::string& dir, const std::string& rel,
     const int err = names.status().os_error();
     return err == ENOENT || err == ENOTDIR ? Status::Ok() : names.status();
   }
-  for (const std::string& name : *names) {
+  std::vector<std::optional<struct stat>> stats;
+  for (size_t k = 0; k < names->size(); ++k) {
+    const size_t at = k % kStatRound;
+    if (at == 0) StatRound(env, dir, *names, k, std::min(kStatRound, names->size() - k), &stats);
+    if (!stats[at]) continue;  // vanished or dangling link
+    const std::string& name = (*names)[k];
+    const struct stat* st = &*stats[at];
     std::string path = dir + "/" + name;
-    auto st = env->Stat(path);
-    if (!st.ok()) continue;  // vanished or dangling link
     std::string key = rel.empty() ? name : rel + "/" + name;
     if (S_ISDIR(st->st_mode)) {
       SLUICE_RETURN_IF_ERROR(Walk(env, path, key, out, depth + 1));
