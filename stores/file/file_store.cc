@@ -6,13 +6,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <optional>
-#include <system_error>
-#include <thread>
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
+#include "base/parallel_claims.h"
 #include "stores/common/object_listing.h"
 #include "stores/common/store_keys.h"
 #include "stores/signing/uri_encoding.h"
@@ -39,48 +37,26 @@ Status CopyRegularFile(const std::string& from, const std::string& to, Env* env)
 }
 
 // A folder's stats are taken a round of kStatRound names at a time (only
-// one round's stats are held), kStatClaim names a claim of a thread.
+// one round's stats are held), kStatClaim names a claim of a thread, on up
+// to kStatThreads threads (ParallelClaims).
 constexpr size_t kStatRound = size_t{1} << 15;
 constexpr size_t kStatClaim = 256;
+constexpr size_t kStatThreads = 8;
 
 // The stats of names[start, start + n) in `dir` into (*stats)[0, n), on
 // several threads for a large folder: a folder of a million files was
 // listed a stat by path at a time, each waiting on the kernel's lookup. A
 // failed stat (vanished, dangling link) is left empty, as the serial walk
-// skipped it.
+// skipped it; an exception (e.g. bad_alloc) is rethrown here, as serially.
 void StatRound(Env* env, const std::string& dir, const std::vector<std::string>& names,
                size_t start, size_t n, std::vector<std::optional<struct stat>>* stats) {
   stats->assign(n, std::nullopt);
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
-  auto work = [&] {
-    for (size_t i; !failed.load(std::memory_order_relaxed) &&
-                   (i = next.fetch_add(kStatClaim)) < n;) {
-      for (size_t j = i; j < std::min(n, i + kStatClaim); ++j) {
-        try {
-          auto st = env->Stat(dir + "/" + names[start + j]);
-          if (st.ok()) (*stats)[j] = *st;
-        } catch (...) {  // e.g. bad_alloc: rethrown on the caller, as serially
-          if (!failed.exchange(true)) failure = std::current_exception();
-          return;
-        }
-      }
+  ParallelClaims(n, kStatClaim, kStatThreads, [&](size_t begin, size_t end) {
+    for (size_t j = begin; j < end; ++j) {
+      auto st = env->Stat(dir + "/" + names[start + j]);
+      if (st.ok()) (*stats)[j] = *st;
     }
-  };
-  const size_t threads =
-      n < 2 * kStatClaim ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < std::min(threads, (n + kStatClaim - 1) / kStatClaim); ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had: the ones started, and this one, do it
-    }
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
-  if (failure) std::rethrow_exception(failure);
+  });
 }
 
 // Appends every regular file under `dir` (key prefix `rel`) to `out`, in the
