@@ -67,7 +67,9 @@ TEST(ParallelClaims, AThrownClaimIsRethrownOnTheCallerAndStopsTheRest) {
       EXPECT_STREQ(e.what(), "claim at 500");
     }
     // On more threads the others may take claims until the flag is up.
-    if (threads == 1) EXPECT_EQ(ran.load(), 51u);  // claims 0, 10, ..., 500
+    if (threads == 1) {
+      EXPECT_EQ(ran.load(), 51u);  // claims 0, 10, ..., 500
+    }
   }
 }
 
