@@ -141,18 +141,37 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
   // was reused for another remote or manifest), or was written before
   // listings kept etags (its files' etags unknown: listed again, so that a
   // file replaced at the same size since is told from the one listed).
+  // An open that finds the listing made reads and parses it once: what
+  // `current` found when it said so (the files, or why the document cannot
+  // be read or is corrupt) is the answer.
+  std::optional<Result<std::vector<ListedFile>>> found;
+  std::vector<std::string> found_uncommitted;
   auto current = [&] {
+    found.reset();
     auto text = ReadFile(path, kMaxListingBytes, env);
-    if (!text.ok()) return true;  // the read below says why
+    if (!text.ok()) {
+      found = text.status();  // the open fails saying why
+      return true;
+    }
     bool kept_etags = false;
-    auto files = ParseListingDocument(*text, source, path, nullptr, &kept_etags);
-    return files.status().code() != StatusCode::kNotFound && (!files.ok() || kept_etags);
+    std::vector<std::string> dropped;
+    auto files = ParseListingDocument(*text, source, path, &dropped, &kept_etags);
+    if (files.status().code() == StatusCode::kNotFound || (files.ok() && !kept_etags)) {
+      return false;
+    }
+    found = std::move(files);
+    found_uncommitted = std::move(dropped);
+    return true;
   };
   SLUICE_RETURN_IF_ERROR(
       MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, current, env));
   if (made) {
     if (uncommitted) *uncommitted = std::move(made->dropped);
     return std::move(made->kept);
+  }
+  if (found) {
+    if (found->ok() && uncommitted) *uncommitted = std::move(found_uncommitted);
+    return std::move(*found);
   }
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
   return ParseListingDocument(text, source, path, uncommitted);
