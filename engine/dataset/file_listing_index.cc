@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,27 +123,56 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               std::vector<std::string>* uncommitted, Env* env) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = StreamListingPath(state_dir);
+  // The maker hands its listing on as made when the document reads back as
+  // exactly it (ListingDocumentRoundTrips): at a million files, reading
+  // back and parsing the 64 MB just written cost seconds.
+  std::optional<CommittedFiles> made;
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                             ListStreamFiles(stream, options, remote, *remote, env));
     SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
                             ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
-    return WriteFileAtomic(
-        path, SerializeListingDocument(source, committed.kept, committed.dropped), env);
+    SLUICE_RETURN_IF_ERROR(WriteFileAtomic(
+        path, SerializeListingDocument(source, committed.kept, committed.dropped), env));
+    if (ListingDocumentRoundTrips(committed.kept, committed.dropped)) made = std::move(committed);
+    return Status::Ok();
   };
   // A listing is listed anew when it is of another source (the cache folder
   // was reused for another remote or manifest), or was written before
   // listings kept etags (its files' etags unknown: listed again, so that a
   // file replaced at the same size since is told from the one listed).
+  // An open that finds the listing made reads and parses it once: what
+  // `current` found when it said so (the files, or why the document cannot
+  // be read or is corrupt) is the answer.
+  std::optional<Result<std::vector<ListedFile>>> found;
+  std::vector<std::string> found_uncommitted;
   auto current = [&] {
+    found.reset();
     auto text = ReadFile(path, kMaxListingBytes, env);
-    if (!text.ok()) return true;  // the read below says why
+    if (!text.ok()) {
+      found = text.status();  // the open fails saying why
+      return true;
+    }
     bool kept_etags = false;
-    auto files = ParseListingDocument(*text, source, path, nullptr, &kept_etags);
-    return files.status().code() != StatusCode::kNotFound && (!files.ok() || kept_etags);
+    std::vector<std::string> dropped;
+    auto files = ParseListingDocument(*text, source, path, &dropped, &kept_etags);
+    if (files.status().code() == StatusCode::kNotFound || (files.ok() && !kept_etags)) {
+      return false;
+    }
+    found = std::move(files);
+    found_uncommitted = std::move(dropped);
+    return true;
   };
   SLUICE_RETURN_IF_ERROR(
       MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, current, env));
+  if (made) {
+    if (uncommitted) *uncommitted = std::move(made->dropped);
+    return std::move(made->kept);
+  }
+  if (found) {
+    if (found->ok() && uncommitted) *uncommitted = std::move(found_uncommitted);
+    return std::move(*found);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
   return ParseListingDocument(text, source, path, uncommitted);
 }

@@ -1,12 +1,10 @@
 #include "engine/dataset/parquet_stream_index.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
-#include <system_error>
-#include <thread>
 
 #include "base/file.h"
+#include "base/parallel_claims.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/dataset/file_listing_index.h"
 #include "engine/dataset/parquet_footer_store.h"
@@ -23,16 +21,11 @@ constexpr std::string_view kPieceFolder = ".parquet_row_groups/";
 constexpr size_t kMaxPieceName = 200;
 
 // The footers' decode: files a round (its entries are held until the round
-// is appended) and files a claim (a thread takes that many at once).
+// is appended), files a claim (a thread takes that many at once) and the
+// threads at most (ParallelClaims).
 constexpr size_t kDecodeRound = 1 << 15;
 constexpr size_t kDecodeClaim = 64;
-
-// Threads to decode `files` footers on: the machine's cores (8 at most),
-// one for a few files.
-size_t DecodeThreads(size_t files) {
-  if (files < 2 * kDecodeClaim) return 1;
-  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-}
+constexpr size_t kDecodeThreads = 8;
 
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty), then the footer tail.
@@ -94,33 +87,19 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
     return PiecesOfFile(f, held->tail, where + f.path, columns);
   };
   Index index;
-  const size_t threads = DecodeThreads(files.size());
   std::vector<Result<std::vector<ShardEntry>>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
     const size_t n = std::min(kDecodeRound, files.size() - start);
     round.assign(n, std::vector<ShardEntry>());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(kDecodeClaim)) < n;) {
-        for (size_t j = i; j < std::min(n, i + kDecodeClaim); ++j) {
-          try {
-            round[j] = pieces(files[start + j]);
-          } catch (const std::exception& e) {
-            round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
-          }
+    ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
+      for (size_t j = begin; j < end; ++j) {
+        try {
+          round[j] = pieces(files[start + j]);
+        } catch (const std::exception& e) {
+          round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }
       }
-    };
-    std::vector<std::thread> helpers;
-    for (size_t t = 1; t < std::min(threads, (n + kDecodeClaim - 1) / kDecodeClaim); ++t) {
-      try {
-        helpers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // no thread to be had: the ones started, and this one, do it
-      }
-    }
-    work();
-    for (std::thread& t : helpers) t.join();
+    });
     for (Result<std::vector<ShardEntry>>& entries : round) {
       SLUICE_RETURN_IF_ERROR(entries.status());
       for (ShardEntry& e : *entries) index.shards.push_back(std::move(e));

@@ -3,9 +3,12 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 
+#include "base/utf8.h"
 #include "formats/codec/hashes.h"
 #include "formats/json/py_json.h"
 #include "formats/raw/raw_file_reader.h"
@@ -271,6 +274,19 @@ std::string SerializeListingDocument(std::string_view source,
   }
   out += "}\n";
   return out;
+}
+
+bool ListingDocumentRoundTrips(const std::vector<ListedFile>& files,
+                               const std::vector<std::string>& uncommitted) {
+  constexpr uint64_t kMaxInt64 = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  auto utf8 = [](std::string_view s) { return FindInvalidUtf8(s) == std::string_view::npos; };
+  for (const ListedFile& f : files) {
+    if (!utf8(f.path) || !utf8(f.etag) || (f.size && *f.size > kMaxInt64)) return false;
+  }
+  for (const std::string& path : uncommitted) {
+    if (!utf8(path)) return false;
+  }
+  return true;
 }
 
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,

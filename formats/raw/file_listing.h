@@ -129,6 +129,13 @@ class ListingFingerprintBuilder {
 // With `uncommitted` (KeepCommitted's dropped paths) as "uncommitted".
 std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files,
                                      const std::vector<std::string>& uncommitted = {});
+// Whether ParseListingDocument of SerializeListingDocument(source, files,
+// uncommitted) gives back exactly `files` and `uncommitted`: every path,
+// etag and uncommitted path strict UTF-8 (FindInvalidUtf8), every size at
+// most INT64_MAX. A maker may then hand its listing on without reading
+// back the document it wrote.
+bool ListingDocumentRoundTrips(const std::vector<ListedFile>& files,
+                               const std::vector<std::string>& uncommitted);
 // kCorrupt (naming `name`) when the text is not such a document or its
 // fingerprint does not match its files; kNotFound when it was made for
 // another source than `source`.

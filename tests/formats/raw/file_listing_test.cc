@@ -291,5 +291,39 @@ TEST(FileListingCommits, ListingDocumentKeepsTheUncommittedPaths) {
   EXPECT_TRUE(uncommitted.empty());
 }
 
+// A maker hands its listing on without reading the document back only when
+// the document reads back as exactly it; each case it refuses does not.
+TEST(FileListing, ListingDocumentRoundTripsSaysWhenTheDocumentReadsBackAsTheListing) {
+  auto round_trips = [](const std::vector<ListedFile>& files,
+                        const std::vector<std::string>& uncommitted) {
+    std::vector<std::string> back_uncommitted;
+    auto back = ParseListingDocument(SerializeListingDocument("src", files, uncommitted), "src",
+                                     "L", &back_uncommitted);
+    if (!back.ok() || back->size() != files.size() || back_uncommitted != uncommitted) return false;
+    for (size_t i = 0; i < files.size(); ++i) {
+      const ListedFile& a = files[i];
+      const ListedFile& b = (*back)[i];
+      if (a.path != b.path || a.size != b.size || a.etag != b.etag) return false;
+    }
+    return true;
+  };
+  const std::vector<ListedFile> fine = {{"a \"q\"\t.jpg", 0, "1-2"},
+                                        {"b/\xc3\xa9\xf0\x9f\x98\x80", 9223372036854775807u},
+                                        {"c", std::nullopt}};
+  EXPECT_TRUE(ListingDocumentRoundTrips(fine, {"d/\xc3\xa9"}));
+  EXPECT_TRUE(round_trips(fine, {"d/\xc3\xa9"}));
+  const std::vector<std::pair<std::vector<ListedFile>, std::vector<std::string>>> refused = {
+      {{{"a\xff", 1}}, {}},                                  // not UTF-8: written as a stand-in
+      {{{"a\xed\xa0\x80\xed\xb0\x80", 1}}, {}},           // two encoded surrogates: one back
+      {{{"a", 9223372036854775808u}}, {}},                    // a size past int64
+      {{{"a", 1, "e\xff"}}, {}},                             // an etag not UTF-8
+      {{{"a", 1}}, {"u\xff"}},                               // an uncommitted path not UTF-8
+  };
+  for (const auto& [files, uncommitted] : refused) {
+    EXPECT_FALSE(ListingDocumentRoundTrips(files, uncommitted)) << files[0].path;
+    EXPECT_FALSE(round_trips(files, uncommitted)) << files[0].path;
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -95,5 +95,44 @@ TEST_F(FileStoreFaultTest, AFullDiskFailsPutFileAndGetToFileAndLeavesNothing) {
   EXPECT_EQ(*ReadFile(down), PatternBytes(70000, 2));
 }
 
+// A large folder's files are stat'ed on several threads: the listing is the
+// one a stat at a time gave, every file in key order with its size and tag,
+// and a file that vanishes between the folder's listing and its stat (or
+// whose stat fails otherwise) is left out, as before, not an error.
+TEST_F(FileStoreFaultTest, ALargeFolderListsInKeyOrderAndLeavesOutAFileThatVanishedBeforeItsStat) {
+  constexpr int kFiles = 1500;  // several claims of the stat threads
+  ASSERT_TRUE(MakeDirs(root() + "/many/sub").ok());
+  auto name = [](int i) {
+    std::string n = std::to_string(i);
+    return "f" + std::string(4 - n.size(), '0') + n;
+  };
+  for (int i = kFiles - 1; i >= 0; --i) {
+    ASSERT_TRUE(WriteFileAtomic(root() + "/many/" + name(i), std::string(i % 37, 'x')).ok());
+  }
+  ASSERT_TRUE(WriteFileAtomic(root() + "/many/sub/x", "xyz").ok());
+  env_.Add({.op = FsOp::kStat, .path_pattern = "*/many/f0777", .times = 0, .err = ENOENT});
+  env_.Add({.op = FsOp::kStat, .path_pattern = "*/many/f1234", .times = 0, .err = EACCES});
+
+  auto listed = loop_.Run(store_->List("many/"));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(env_.fired(), 2);
+  std::vector<ObjectInfo> expected;
+  for (int i = 0; i < kFiles; ++i) {
+    if (i == 777 || i == 1234) continue;
+    auto st = Env::Default()->Stat(root() + "/many/" + name(i));
+    ASSERT_TRUE(st.ok());
+    expected.push_back({"many/" + name(i), static_cast<uint64_t>(i % 37), LocalFileTag(*st)});
+  }
+  auto st = Env::Default()->Stat(root() + "/many/sub/x");
+  ASSERT_TRUE(st.ok());
+  expected.push_back({"many/sub/x", 3, LocalFileTag(*st)});
+  ASSERT_EQ(listed->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ((*listed)[i].key, expected[i].key) << i;
+    EXPECT_EQ((*listed)[i].size, expected[i].size) << i;
+    EXPECT_EQ((*listed)[i].etag, expected[i].etag) << i;
+  }
+}
+
 }  // namespace
 }  // namespace sluice
