@@ -15,6 +15,11 @@ std::function<void()>& RestPlanHook() {
   return hook;
 }
 
+std::function<void()>& FirstRowHook() {
+  static std::function<void()> hook;
+  return hook;
+}
+
 }  // namespace
 
 // kPassBytesPerPosition in step with what it counts: the cursor's id and
@@ -31,6 +36,17 @@ int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t loo
 
 void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
   RestPlanHook() = std::move(hook);
+}
+
+void IterationCursor::SetFirstRowHookForTesting(std::function<void()> hook) {
+  FirstRowHook() = std::move(hook);
+}
+
+void IterationCursor::FirstHandedOut() {
+  if (first_out_) return;
+  first_out_ = true;
+  if (const auto& hook = FirstRowHook()) hook();
+  if (prefetcher_) prefetcher_->FirstHandedOut();
 }
 
 IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
@@ -90,7 +106,13 @@ void IterationCursor::StartPrefetcher() {
               return OpenShard(g, cancel, false);
             })
           : nullptr,
-      std::move(more), options.look_ahead);
+      std::move(more), options.look_ahead,
+      // Until the first sample is handed out, only its shard opens (the
+      // one the consumer waits for): a resumption's first Parquet row
+      // decodes its pages without the next groups' whole decodes beside
+      // it on the same cores (resume at 1M rows: bench/python/
+      // parquet_stream_bench.py, BENCHMARKS.md).
+      /*hold_first=*/!first_out_);
   shard_of_ = {};
   seed_ = {};
 }
@@ -342,6 +364,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!failure.ok()) return failure;
+  if (k > 0 && !first_out_) FirstHandedOut();
   return k;
 }
 
@@ -614,6 +637,7 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   columns.LayOut(g, &fields);
   ids[0] = ids_[0];
   pos_ = 1;
+  FirstHandedOut();
   return true;
 }
 

@@ -73,6 +73,12 @@ class PrefetchSchedule {
     // shards are all known would otherwise be asked for part after part,
     // up to its end.
     size_t look_ahead = SIZE_MAX;
+    // Held until FirstHandedOut: the scan opens only position 0's shard
+    // and those of positions the consumer waits at (ConsumerWaitsAt), and
+    // helpers open nothing. A pass's first row (a resumption's: a Parquet
+    // group decoded from that row's pages on) then has the cores to itself
+    // instead of sharing them with the next shards' opens (whole decodes).
+    bool hold_first = false;
   };
   // How far past the window's end the look beyond it reaches in an order
   // whose shards each lie in one run (in order) of at most `largest_shard`
@@ -156,6 +162,15 @@ class PrefetchSchedule {
   // need); shards only the passed positions used are then dropped. Returns
   // whether it moved.
   bool MoveConsumer(size_t from, size_t need);
+  // The consumer is about to wait for position `need`: under the hold
+  // (Options::hold_first) the scan may open up to it (a skipped first
+  // shard's run passed, the next shard is waited for).
+  void ConsumerWaitsAt(size_t need) {
+    if (held_) held_to_ = std::max(held_to_, need + 1);
+  }
+  // The pass's first row was handed out: the hold ends. Returns whether
+  // it held (the owner then wakes the threads).
+  bool FirstHandedOut() { return std::exchange(held_, false); }
   // Moves scan over every position within the window whose shard is open
   // (or opened early or seeded, which become open). Returns whether it moved.
   bool WalkOpen() { return ScanOpen(WindowEnd()); }
@@ -276,6 +291,10 @@ class PrefetchSchedule {
   bool room_wanted_ = false;
   bool scan_opening_ahead_ = false;
   size_t waiting_past_ = SIZE_MAX;
+  // Options::hold_first until FirstHandedOut; the scan opens positions
+  // below held_to_ only meanwhile.
+  bool held_ = false;
+  size_t held_to_ = 1;
   uint64_t consumer_moves_ = 0;
   uint64_t rest_until_moved_ = UINT64_MAX;
 };

@@ -138,6 +138,36 @@ TEST(PrefetchSchedule, HelpersWaitForTheFirstShardThenTakeTheWindowsUnopenedShar
   EXPECT_EQ(ShardAt(s, 5), 3u);
 }
 
+// hold_first: until the first sample is handed out only position 0's
+// shard opens, and the shard of a position the consumer waits at (a
+// skipped first shard's successor); then the scan and helpers go on.
+TEST(PrefetchSchedule, HeldUntilTheFirstSampleOnlyTheFirstAndWaitedForShardsOpen) {
+  PrefetchSchedule s({0, 0, 1, 2, 3, 3, 4},
+                     {.window = 7, .keep_reused = true, .open_threads = 3, .hold_first = true}, {});
+  EXPECT_TRUE(s.ScanHasWork());
+  OpenAtScan(s);
+  s.WalkOpen();
+  EXPECT_EQ(s.scan(), 2u);
+  EXPECT_FALSE(s.ScanHasWork());
+  EXPECT_FALSE(s.OthersHaveWork());
+  EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
+  // A consumer walking without waiting changes nothing.
+  s.MoveConsumer(0, 2);
+  EXPECT_FALSE(s.ScanHasWork());
+  // It waits at 2 (shard 0 skipped): the scan opens shard 1, no more.
+  s.ConsumerWaitsAt(2);
+  EXPECT_TRUE(s.ScanHasWork());
+  OpenAtScan(s);
+  EXPECT_EQ(s.scan(), 3u);
+  EXPECT_FALSE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
+  // Handed out: the scan and the helpers take the window.
+  EXPECT_TRUE(s.FirstHandedOut());
+  EXPECT_FALSE(s.FirstHandedOut());
+  EXPECT_TRUE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), 3u);
+}
+
 TEST(PrefetchSchedule, WithoutALimitHelpersLookBeyondTheWindowUpToTheirNumber) {
   PrefetchSchedule s({0, 1, 2, 3, 4, 5}, {.window = 2, .keep_reused = true, .open_threads = 2}, {});
   OpenAtScan(s);
