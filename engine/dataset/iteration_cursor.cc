@@ -15,8 +15,8 @@ std::function<void()>& RestPlanHook() {
   return hook;
 }
 
-std::function<void()>& FirstRowHook() {
-  static std::function<void()> hook;
+std::function<void(bool)>& FirstRowHook() {
+  static std::function<void(bool)> hook;
   return hook;
 }
 
@@ -38,15 +38,17 @@ void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
   RestPlanHook() = std::move(hook);
 }
 
-void IterationCursor::SetFirstRowHookForTesting(std::function<void()> hook) {
+void IterationCursor::SetFirstRowHookForTesting(std::function<void(bool)> hook) {
   FirstRowHook() = std::move(hook);
 }
 
-void IterationCursor::FirstHandedOut() {
-  if (first_out_) return;
-  first_out_ = true;
-  if (const auto& hook = FirstRowHook()) hook();
-  if (prefetcher_) prefetcher_->FirstHandedOut();
+void IterationCursor::EndHold() {
+  if (first_read_) return;
+  first_read_ = true;
+  const auto& hook = FirstRowHook();
+  if (hook) hook(false);
+  if (prefetcher_) prefetcher_->EndHold();
+  if (hook) hook(true);
 }
 
 IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
@@ -107,12 +109,13 @@ void IterationCursor::StartPrefetcher() {
             })
           : nullptr,
       std::move(more), options.look_ahead,
-      // Until the first sample is handed out, only its shard opens (the
-      // one the consumer waits for): a resumption's first Parquet row
-      // decodes its pages without the next groups' whole decodes beside
-      // it on the same cores (resume at 1M rows: bench/python/
-      // parquet_stream_bench.py, BENCHMARKS.md).
-      /*hold_first=*/!first_out_);
+      // Where an open decodes (Parquet), until the first sample's read
+      // begins only its shard opens (the one the consumer waits for): a
+      // resumption's first group opens without the next groups' whole
+      // decodes beside it on the same cores (resume at 1M rows:
+      // BENCHMARKS.md, issue 35). MDS and the text formats only map
+      // theirs: a hold would only delay the next shards' downloads.
+      /*hold_first=*/!first_read_ && !ids_.empty() && shards_->OpenDecodes(first_shard_));
   shard_of_ = {};
   seed_ = {};
 }
@@ -364,7 +367,8 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!failure.ok()) return failure;
-  if (k > 0 && !first_out_) FirstHandedOut();
+  // Served from a download in flight, before any shard's read began.
+  if (k > 0 && !first_read_) EndHold();
   return k;
 }
 
@@ -493,6 +497,10 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
     // its shard and first sample are resolved once (in order, and mostly
     // under py1e, a batch is a few long runs).
     Resolve(&run_at_, p);
+    // The pass's first read begins (its shard open): the prefetcher's hold
+    // ends here, not at the call's end, so this batch may go on into the
+    // shards it then opens. Once a run, not a sample.
+    if (!first_read_) [[unlikely]] EndHold();
     const OpenedShard* shard = run_at_.shard();
     const size_t run_end = run_at_.RunEnd(base_ + ready) - base_;
     // A shard opened before the first batch and still read from disk a
@@ -637,7 +645,7 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   columns.LayOut(g, &fields);
   ids[0] = ids_[0];
   pos_ = 1;
-  FirstHandedOut();
+  EndHold();
   return true;
 }
 

@@ -14,6 +14,7 @@ PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& 
       has_next_(options.has_next),
       seed_(std::move(seed)),
       held_(options.hold_first) {
+  if (!shard_of.empty()) held_shard_ = shard_of[0];
   part_size_ = std::max<size_t>(shard_of.size(), 1);
   complete_ = false;
   Append(std::move(shard_of), complete);
@@ -228,7 +229,7 @@ void PrefetchSchedule::DropBehindConsumer() {
 }
 
 bool PrefetchSchedule::ScanHasWork() {
-  if (held_) return scan_ < std::min(WindowEnd(), held_to_);
+  if (held_) return scan_ == 0 && WindowEnd() > 0;
   const size_t n = known_;
   return scan_ < WindowEnd() || (complete_ && scan_ == n && has_next_ && consumer_ + window_ >= n) ||
          (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&

@@ -73,11 +73,14 @@ class PrefetchSchedule {
     // shards are all known would otherwise be asked for part after part,
     // up to its end.
     size_t look_ahead = SIZE_MAX;
-    // Held until FirstHandedOut: the scan opens only position 0's shard
-    // and those of positions the consumer waits at (ConsumerWaitsAt), and
-    // helpers open nothing. A pass's first row (a resumption's: a Parquet
-    // group decoded from that row's pages on) then has the cores to itself
+    // Held until EndHold: the scan opens only position 0's shard, and
+    // helpers open nothing, until the consumer begins reading that shard's
+    // first sample (or waits at a position of another shard). The first
+    // open then has the cores to itself: a pass's first row (a
+    // resumption's: a Parquet group decoded from that row's pages on)
     // instead of sharing them with the next shards' opens (whole decodes).
+    // Only where an open decodes (DatasetShards::OpenDecodes): elsewhere
+    // the hold would only delay the next shards' downloads.
     bool hold_first = false;
   };
   // How far past the window's end the look beyond it reaches in an order
@@ -162,15 +165,17 @@ class PrefetchSchedule {
   // need); shards only the passed positions used are then dropped. Returns
   // whether it moved.
   bool MoveConsumer(size_t from, size_t need);
-  // The consumer is about to wait for position `need`: under the hold
-  // (Options::hold_first) the scan may open up to it (a skipped first
-  // shard's run passed, the next shard is waited for).
-  void ConsumerWaitsAt(size_t need) {
-    if (held_) held_to_ = std::max(held_to_, need + 1);
+  // The consumer is about to wait for position `need`: a shard other than
+  // position 0's (that one was skipped, or its run passed) ends the hold
+  // (Options::hold_first). Returns whether it ended it.
+  bool ConsumerWaitsAt(size_t need) {
+    if (!held_ || need >= known_ || ShardAt(need) == held_shard_) return false;
+    held_ = false;
+    return true;
   }
-  // The pass's first row was handed out: the hold ends. Returns whether
-  // it held (the owner then wakes the threads).
-  bool FirstHandedOut() { return std::exchange(held_, false); }
+  // The consumer begins reading the first shard: the hold ends. Returns
+  // whether it held (the owner then wakes the threads).
+  bool EndHold() { return std::exchange(held_, false); }
   // Moves scan over every position within the window whose shard is open
   // (or opened early or seeded, which become open). Returns whether it moved.
   bool WalkOpen() { return ScanOpen(WindowEnd()); }
@@ -291,10 +296,10 @@ class PrefetchSchedule {
   bool room_wanted_ = false;
   bool scan_opening_ahead_ = false;
   size_t waiting_past_ = SIZE_MAX;
-  // Options::hold_first until FirstHandedOut; the scan opens positions
-  // below held_to_ only meanwhile.
+  // Options::hold_first until EndHold (or ConsumerWaitsAt ends it): the
+  // scan opens position 0's shard (held_shard_) only meanwhile.
   bool held_ = false;
-  size_t held_to_ = 1;
+  size_t held_shard_ = SIZE_MAX;
   uint64_t consumer_moves_ = 0;
   uint64_t rest_until_moved_ = UINT64_MAX;
 };

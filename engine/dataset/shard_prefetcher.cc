@@ -51,9 +51,9 @@ void ShardPrefetcher::Stop() {
   helpers_.clear();
 }
 
-void ShardPrefetcher::FirstHandedOut() {
+void ShardPrefetcher::EndHold() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (schedule_.FirstHandedOut()) cv_.notify_all();
+  if (schedule_.EndHold()) cv_.notify_all();
 }
 
 size_t ShardPrefetcher::size() const {
@@ -339,7 +339,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   // A move is decided on the order known a window past it.
   while (more_ && more_error_.ok() && !stop_ && !schedule_.KnownTo(from)) ExtendOnce(lock);
   schedule_.MoveConsumer(from, need);
-  if (wait) schedule_.ConsumerWaitsAt(need);
+  if (wait) schedule_.ConsumerWaitsAt(need);  // OthersHaveWork below wakes the threads
   consumer_part_ = nullptr;  // passed parts may be gone
   // The thread may be busy opening another shard (beyond the window, or
   // one a helper would while a helper opens the scan's): walk what is open

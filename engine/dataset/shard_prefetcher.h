@@ -65,11 +65,11 @@
 // only the positions between the consumer and the scan, which the consumer
 // releases as it moves on, as with one thread.
 //
-// With `hold_first`, until FirstHandedOut the threads open only the first
-// position's shard and those the consumer waits for (a skipped shard's
-// successor): a pass's first row is read with the cores to itself, then
-// the prefetcher goes on at its full concurrency (PrefetchSchedule::
-// Options::hold_first).
+// With `hold_first`, until EndHold the threads open only the first
+// position's shard, unless the consumer waits for another (a skipped
+// shard's successor): the first open has the cores to itself, then the
+// prefetcher goes on at its full concurrency (PrefetchSchedule::Options::
+// hold_first).
 //
 // No exception leaves the thread (one would terminate the host process, a
 // Python trainer with it): one the opener throws (std::bad_alloc included)
@@ -188,9 +188,10 @@ class ShardPrefetcher {
   // returned by every later call. The consumer's thread.
   Status Extend();
 
-  // The consumer has handed out its first sample: with `hold_first`, the
-  // threads open ahead from now on. Once; later calls do nothing.
-  void FirstHandedOut();
+  // The consumer begins reading the first position's shard: with
+  // `hold_first`, the threads open ahead from now on. Once; later calls do
+  // nothing.
+  void EndHold();
 
   // PrefetchSchedule::open_shards() as the last Acquire left it (the
   // consumer's thread, as Acquire).

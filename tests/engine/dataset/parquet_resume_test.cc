@@ -200,10 +200,10 @@ TEST(ParquetResumePages, AFlatGroupResumedDecodesOnePageAColumn) {
   EXPECT_EQ(PagesForRow(file, 300, 217, true), 10u);
 }
 
-// Until a pass's first row is handed out, the prefetcher opens no shard
-// but the first position's (ShardPrefetcher's hold): the other groups'
-// whole decodes would share the 2 cores with the first row's pages. Then
-// it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
+// Until a pass's first row's read begins, the prefetcher opens no shard
+// but the first position's (ShardPrefetcher's hold, for formats whose open
+// decodes): the other groups' whole decodes would share the 2 cores with
+// the first group's open. Then it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
 // (the last 4); the pass resumes at row 24, the 4th of group 3, with 4
 // open threads and a window over every row, so without the hold the
 // prefetcher opens groups 4-8 as soon as group 3 is open.
@@ -222,14 +222,16 @@ TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpens
     auto ds = StreamingDataset::Open(options);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     StreamingDataset& d = **ds;
-    // The other groups open while the first row is in hand, not handed
-    // out. The hook runs on the consumer's thread once that row is read:
-    // it gives the prefetcher's threads 300 ms to open what they would
-    // (without the hold they start at once). With the hold its result does
-    // not depend on that time: only the consumer's handing out lets them go.
+    // The other groups open while the first group is open and its read
+    // about to begin, not before. The hook runs on the consumer's thread
+    // then, before the prefetcher hears of it: it gives the prefetcher's
+    // threads 300 ms to open what they would (without the hold they start
+    // at once). With the hold its result does not depend on that time:
+    // only the read's beginning lets them go.
     std::vector<size_t> opened_before;
     bool hooked = false;
-    IterationCursor::SetFirstRowHookForTesting([&] {
+    IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+      if (ended) return;
       hooked = true;
       const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
       while (opened_before.empty() && std::chrono::steady_clock::now() < until) {
@@ -251,7 +253,7 @@ TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpens
     EXPECT_EQ(FieldBytes(fields[0]), rows[kAt]);
     EXPECT_EQ(opened_before, std::vector<size_t>{});
     EXPECT_NE(d.HeldShardForTesting(kFirst), nullptr);
-    // Handed out: the prefetcher opens the next group while the consumer
+    // Read: the prefetcher opens the next group while the consumer
     // has not asked past its first row (a bound for a hang, not a timing).
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (d.HeldShardForTesting(kFirst + 1) == nullptr && std::chrono::steady_clock::now() < until) {
@@ -275,6 +277,97 @@ TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpens
     EXPECT_EQ(got, want);
     EXPECT_EQ(bytes, std::vector<std::string>(rows.begin() + kAt, rows.end()));
   }
+}
+
+// The hold ends as the first row's read begins, not when the call that
+// reads it returns: a pass's first batch goes on into the next group once
+// the prefetcher has opened it. Resumed at row 27, the last of group 3
+// (rows 21-27), a NextBatch(2) returns rows 27 and 28 (group 4's first)
+// when group 4 opened before the batch passed row 27: the hook, run as
+// row 27's read begins and after the prefetcher heard the hold end, waits
+// for that. (Its wait is bounded, for a hang; a hold ended only at the
+// call's end never lets group 4 open within the call, and every attempt
+// returns row 27 alone.) Attempts again only for the moment between the
+// group's open and the prefetcher's taking it in, which the hook cannot
+// see.
+TEST(ParquetResumeHold, TheFirstBatchGoesOnIntoTheNextGroupOnceTheFirstReadBegan) {
+  ScratchDir table;
+  fs::copy_file(kParquetDir + "/pa26_many_row_groups.parquet", fs::path(table.path()) / "p.parquet");
+  const std::vector<std::string> rows = AllRows(table.path(), {});
+  ASSERT_EQ(rows.size(), 60u);
+  constexpr int64_t kAt = 27;
+  constexpr size_t kNext = 4;
+  DatasetOptions options = Options(table.path(), "", /*peek=*/false, {});
+  options.predownload = 64;  // a window over every row
+  auto ds = StreamingDataset::Open(options);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  StreamingDataset& d = **ds;
+  bool next_open = false;
+  IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+    if (!ended) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (d.HeldShardForTesting(kNext) == nullptr && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    next_open = d.HeldShardForTesting(kNext) != nullptr;
+  });
+  std::vector<int64_t> ids(2);
+  std::vector<SampleFields> fields;
+  Result<size_t> n = size_t{0};
+  for (int attempt = 0; attempt < 20 && n.ok() && *n != 2; ++attempt) {
+    next_open = false;
+    ASSERT_TRUE(d.IterBegin(0, kAt, 0, 1).ok());
+    n = d.NextBatch(2, ids.data(), &fields);
+    if (!next_open) break;  // the hook's wait ran out: no attempt would do
+  }
+  IterationCursor::SetFirstRowHookForTesting(nullptr);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_TRUE(next_open);
+  ASSERT_EQ(*n, 2u);
+  EXPECT_EQ(ids[0], kAt);
+  EXPECT_EQ(ids[1], kAt + 1);
+  EXPECT_EQ(FieldBytes(fields[0]), rows[kAt]);
+  EXPECT_EQ(FieldBytes(fields[1]), rows[kAt + 1]);
+}
+
+// MDS opens map their shards, decode nothing: its passes never hold
+// (ShardFormatDescriptor::open_decodes), so a cold epoch's other downloads
+// are not delayed behind the first shard. The hook, as the first read
+// begins and before the hold would end, waits for shard 1 to open: under
+// a hold it could not (the wait is a bound for that failure, not a
+// timing).
+TEST(ParquetResumeHold, AnMdsPassNeverHolds) {
+  ScratchDir dir;
+  testing::WriteSyntheticMds(dir.path(), 200, 4096);
+  DatasetOptions options;
+  StreamOptions s;
+  s.local = dir.path();
+  options.streams.push_back(s);
+  options.prefetch_next_epoch = false;
+  options.fetch_concurrency = 4;
+  options.predownload = 200;
+  options.wait_timeout = std::chrono::seconds(20);
+  auto ds = StreamingDataset::Open(options);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  StreamingDataset& d = **ds;
+  bool opened_before = false;
+  IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+    if (ended) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (d.HeldShardForTesting(1) == nullptr && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    opened_before = d.HeldShardForTesting(1) != nullptr;
+  });
+  ASSERT_TRUE(d.IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(1);
+  std::vector<SampleFields> fields;
+  auto n = d.NextBatch(1, ids.data(), &fields);
+  IterationCursor::SetFirstRowHookForTesting(nullptr);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, 1u);
+  EXPECT_EQ(ids[0], 0);
+  EXPECT_TRUE(opened_before);
 }
 
 }  // namespace

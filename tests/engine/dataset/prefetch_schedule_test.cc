@@ -138,10 +138,10 @@ TEST(PrefetchSchedule, HelpersWaitForTheFirstShardThenTakeTheWindowsUnopenedShar
   EXPECT_EQ(ShardAt(s, 5), 3u);
 }
 
-// hold_first: until the first sample is handed out only position 0's
-// shard opens, and the shard of a position the consumer waits at (a
-// skipped first shard's successor); then the scan and helpers go on.
-TEST(PrefetchSchedule, HeldUntilTheFirstSampleOnlyTheFirstAndWaitedForShardsOpen) {
+// hold_first: until EndHold only position 0's shard opens; a consumer
+// waiting at a position of another shard (shard 0 skipped) ends the hold
+// as EndHold does; then the scan and helpers go on.
+TEST(PrefetchSchedule, HeldUntilTheFirstReadOnlyTheFirstShardOpens) {
   PrefetchSchedule s({0, 0, 1, 2, 3, 3, 4},
                      {.window = 7, .keep_reused = true, .open_threads = 3, .hold_first = true}, {});
   EXPECT_TRUE(s.ScanHasWork());
@@ -151,21 +151,33 @@ TEST(PrefetchSchedule, HeldUntilTheFirstSampleOnlyTheFirstAndWaitedForShardsOpen
   EXPECT_FALSE(s.ScanHasWork());
   EXPECT_FALSE(s.OthersHaveWork());
   EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
-  // A consumer walking without waiting changes nothing.
-  s.MoveConsumer(0, 2);
-  EXPECT_FALSE(s.ScanHasWork());
-  // It waits at 2 (shard 0 skipped): the scan opens shard 1, no more.
-  s.ConsumerWaitsAt(2);
-  EXPECT_TRUE(s.ScanHasWork());
-  OpenAtScan(s);
-  EXPECT_EQ(s.scan(), 3u);
+  // A consumer walking without waiting, or waiting within shard 0's run,
+  // changes nothing.
+  s.MoveConsumer(0, 1);
+  EXPECT_FALSE(s.ConsumerWaitsAt(1));
   EXPECT_FALSE(s.ScanHasWork());
   EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
-  // Handed out: the scan and the helpers take the window.
-  EXPECT_TRUE(s.FirstHandedOut());
-  EXPECT_FALSE(s.FirstHandedOut());
+  // The first read begins: the scan and the helpers take the window.
+  EXPECT_TRUE(s.EndHold());
+  EXPECT_FALSE(s.EndHold());
   EXPECT_TRUE(s.ScanHasWork());
-  EXPECT_EQ(s.NextToHelp(), 3u);
+  EXPECT_EQ(s.NextToHelp(), 2u);  // shard 2, past the scan's own
+}
+
+TEST(PrefetchSchedule, HeldUntilTheConsumerWaitsAtAnotherShard) {
+  PrefetchSchedule s({0, 0, 1, 2, 3, 3, 4},
+                     {.window = 7, .keep_reused = true, .open_threads = 3, .hold_first = true}, {});
+  OpenAtScan(s);
+  s.WalkOpen();
+  EXPECT_FALSE(s.ScanHasWork());
+  // It waits at 2 (shard 0 skipped): the hold ends, the scan opens shard
+  // 1 and the helpers the window past it.
+  s.MoveConsumer(0, 2);
+  EXPECT_TRUE(s.ConsumerWaitsAt(2));
+  EXPECT_FALSE(s.ConsumerWaitsAt(3));
+  EXPECT_TRUE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), 2u);  // shard 2, past the scan's own
+  EXPECT_FALSE(s.EndHold());
 }
 
 TEST(PrefetchSchedule, WithoutALimitHelpersLookBeyondTheWindowUpToTheirNumber) {
