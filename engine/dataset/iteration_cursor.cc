@@ -497,15 +497,12 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
     // its shard and first sample are resolved once (in order, and mostly
     // under py1e, a batch is a few long runs).
     Resolve(&run_at_, p);
-    // The pass's first read begins (its shard open): the prefetcher's hold
-    // ends here, not at the call's end, so this batch may go on into the
-    // shards it then opens. Once a run, not a sample.
-    if (!first_read_) [[unlikely]] EndHold();
     const OpenedShard* shard = run_at_.shard();
     const size_t run_end = run_at_.RunEnd(base_ + ready) - base_;
     // A shard opened before the first batch and still read from disk a
     // sample at a time goes back to the kernel's read-around after it.
     if (base_ + pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
+    if (!first_read_ && (shard->skipped() || ids_only)) EndHold();  // no read to hold for
     if (shard->skipped()) {
       tally->skipped += run_end - p;
       p = run_end;
@@ -516,7 +513,12 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       continue;
     }
     const size_t g = run_at_.g();
-    for (; k < max && p < run_end; ++p) {
+    // The pass's first sample alone while the prefetcher holds (its shard
+    // open, the read decodes it: a lazily opened Parquet group's pages);
+    // then the hold ends, not at the call's end, so this batch may go on
+    // into the shards the prefetcher then opens. A test once a run.
+    const size_t read_end = first_read_ ? run_end : p + 1;
+    for (; k < max && p < read_end; ++p) {
       if (p >= stop_at && k > 0 && shard->on_disk()) {
         stop = true;
         break;
@@ -536,6 +538,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       bytes += fields.raw.size();
       ++k;
     }
+    if (!first_read_) [[unlikely]] EndHold();
   }
   pos_ = p;  // a failing sample stays next: calling again fails again
   *k_io = k;

@@ -74,9 +74,9 @@ class PrefetchSchedule {
     // up to its end.
     size_t look_ahead = SIZE_MAX;
     // Held until EndHold: the scan opens only position 0's shard, and
-    // helpers open nothing, until the consumer begins reading that shard's
-    // first sample (or waits at a position of another shard). The first
-    // open then has the cores to itself: a pass's first row (a
+    // helpers open nothing, until the consumer has read that shard's first
+    // sample (or waits at a position of another shard). The first open
+    // and read then have the cores to themselves: a pass's first row (a
     // resumption's: a Parquet group decoded from that row's pages on)
     // instead of sharing them with the next shards' opens (whole decodes).
     // Only where an open decodes (DatasetShards::OpenDecodes): elsewhere
@@ -173,7 +173,7 @@ class PrefetchSchedule {
     held_ = false;
     return true;
   }
-  // The consumer begins reading the first shard: the hold ends. Returns
+  // The consumer read the first sample: the hold ends. Returns
   // whether it held (the owner then wakes the threads).
   bool EndHold() { return std::exchange(held_, false); }
   // Moves scan over every position within the window whose shard is open

@@ -188,7 +188,7 @@ class ShardPrefetcher {
   // returned by every later call. The consumer's thread.
   Status Extend();
 
-  // The consumer begins reading the first position's shard: with
+  // The consumer has read the first position's sample: with
   // `hold_first`, the threads open ahead from now on. Once; later calls do
   // nothing.
   void EndHold();

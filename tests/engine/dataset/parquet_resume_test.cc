@@ -200,10 +200,10 @@ TEST(ParquetResumePages, AFlatGroupResumedDecodesOnePageAColumn) {
   EXPECT_EQ(PagesForRow(file, 300, 217, true), 10u);
 }
 
-// Until a pass's first row's read begins, the prefetcher opens no shard
-// but the first position's (ShardPrefetcher's hold, for formats whose open
+// Until a pass's first row is read, the prefetcher opens no shard but the
+// first position's (ShardPrefetcher's hold, for formats whose open
 // decodes): the other groups' whole decodes would share the 2 cores with
-// the first group's open. Then it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
+// the first row's pages. Then it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
 // (the last 4); the pass resumes at row 24, the 4th of group 3, with 4
 // open threads and a window over every row, so without the hold the
 // prefetcher opens groups 4-8 as soon as group 3 is open.
@@ -222,12 +222,11 @@ TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpens
     auto ds = StreamingDataset::Open(options);
     ASSERT_TRUE(ds.ok()) << ds.status().ToString();
     StreamingDataset& d = **ds;
-    // The other groups open while the first group is open and its read
-    // about to begin, not before. The hook runs on the consumer's thread
-    // then, before the prefetcher hears of it: it gives the prefetcher's
-    // threads 300 ms to open what they would (without the hold they start
-    // at once). With the hold its result does not depend on that time:
-    // only the read's beginning lets them go.
+    // The other groups open once the first row is read, not before. The
+    // hook runs on the consumer's thread then, before the prefetcher hears
+    // of it: it gives the prefetcher's threads 300 ms to open what they
+    // would (without the hold they start at once). With the hold its
+    // result does not depend on that time: only the read lets them go.
     std::vector<size_t> opened_before;
     bool hooked = false;
     IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
@@ -279,18 +278,18 @@ TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpens
   }
 }
 
-// The hold ends as the first row's read begins, not when the call that
-// reads it returns: a pass's first batch goes on into the next group once
-// the prefetcher has opened it. Resumed at row 27, the last of group 3
-// (rows 21-27), a NextBatch(2) returns rows 27 and 28 (group 4's first)
-// when group 4 opened before the batch passed row 27: the hook, run as
-// row 27's read begins and after the prefetcher heard the hold end, waits
-// for that. (Its wait is bounded, for a hang; a hold ended only at the
+// The hold ends once the first row is read, not when the call that reads
+// it returns: a pass's first batch goes on into the next group once the
+// prefetcher has opened it. Resumed at row 27, the last of group 3 (rows
+// 21-27), a NextBatch(2) returns rows 27 and 28 (group 4's first) when
+// group 4 opened before the batch passed row 27: the hook, run once row
+// 27 is read and after the prefetcher heard the hold end, waits for
+// that. (Its wait is bounded, for a hang; a hold ended only at the
 // call's end never lets group 4 open within the call, and every attempt
 // returns row 27 alone.) Attempts again only for the moment between the
 // group's open and the prefetcher's taking it in, which the hook cannot
 // see.
-TEST(ParquetResumeHold, TheFirstBatchGoesOnIntoTheNextGroupOnceTheFirstReadBegan) {
+TEST(ParquetResumeHold, TheFirstBatchGoesOnIntoTheNextGroupOnceTheFirstRowIsRead) {
   ScratchDir table;
   fs::copy_file(kParquetDir + "/pa26_many_row_groups.parquet", fs::path(table.path()) / "p.parquet");
   const std::vector<std::string> rows = AllRows(table.path(), {});
@@ -332,9 +331,9 @@ TEST(ParquetResumeHold, TheFirstBatchGoesOnIntoTheNextGroupOnceTheFirstReadBegan
 
 // MDS opens map their shards, decode nothing: its passes never hold
 // (ShardFormatDescriptor::open_decodes), so a cold epoch's other downloads
-// are not delayed behind the first shard. The hook, as the first read
-// begins and before the hold would end, waits for shard 1 to open: under
-// a hold it could not (the wait is a bound for that failure, not a
+// are not delayed behind the first shard. The hook, once the first sample
+// is read and before a hold would end, waits for shard 1 to open: under a
+// hold it could not (the wait is a bound for that failure, not a
 // timing).
 TEST(ParquetResumeHold, AnMdsPassNeverHolds) {
   ScratchDir dir;

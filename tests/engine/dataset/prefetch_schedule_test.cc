@@ -157,7 +157,7 @@ TEST(PrefetchSchedule, HeldUntilTheFirstReadOnlyTheFirstShardOpens) {
   EXPECT_FALSE(s.ConsumerWaitsAt(1));
   EXPECT_FALSE(s.ScanHasWork());
   EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
-  // The first read begins: the scan and the helpers take the window.
+  // The first sample is read: the scan and the helpers take the window.
   EXPECT_TRUE(s.EndHold());
   EXPECT_FALSE(s.EndHold());
   EXPECT_TRUE(s.ScanHasWork());
