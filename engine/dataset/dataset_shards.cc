@@ -73,6 +73,12 @@ std::shared_ptr<const OpenedShard> DatasetShards::HeldForTesting(size_t g) {
   return g < open_.size() ? open_[g].lock() : nullptr;
 }
 
+bool DatasetShards::OpenDecodes(size_t g) const {
+  if (first_shard_.empty() || g >= first_shard_.back()) return false;
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->OpenDecodes(g - first_shard_[s]);
+}
+
 bool DatasetShards::Peekable(size_t g) {
   if (skip_corrupt_ || g >= first_shard_.back()) return false;
   const size_t s = StreamOfShard(first_shard_, g);

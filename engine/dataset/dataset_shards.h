@@ -66,6 +66,10 @@ class DatasetShards {
   // it (null when none); opens nothing.
   std::shared_ptr<const OpenedShard> HeldForTesting(size_t g);
 
+  // Whether opening global shard `g` decodes its rows
+  // (StreamShards::OpenDecodes): the one answer an iteration's prefetcher
+  // asks before holding its other opens behind a pass's first shard.
+  bool OpenDecodes(size_t g) const;
   // Whether global shard `g`'s samples may be peeked
   // (StreamShards::Peekable); never with skip_corrupt_shards (the shard
   // might turn out skipped, and its samples must then not have been read).

@@ -15,6 +15,11 @@ std::function<void()>& RestPlanHook() {
   return hook;
 }
 
+std::function<void(bool)>& FirstRowHook() {
+  static std::function<void(bool)> hook;
+  return hook;
+}
+
 }  // namespace
 
 // kPassBytesPerPosition in step with what it counts: the cursor's id and
@@ -31,6 +36,19 @@ int64_t WindowedPassPositions(uint64_t window_ids, uint64_t window, uint64_t loo
 
 void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
   RestPlanHook() = std::move(hook);
+}
+
+void IterationCursor::SetFirstRowHookForTesting(std::function<void(bool)> hook) {
+  FirstRowHook() = std::move(hook);
+}
+
+void IterationCursor::EndHold() {
+  if (first_read_) return;
+  first_read_ = true;
+  const auto& hook = FirstRowHook();
+  if (hook) hook(false);
+  if (prefetcher_) prefetcher_->EndHold();
+  if (hook) hook(true);
 }
 
 IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
@@ -90,7 +108,14 @@ void IterationCursor::StartPrefetcher() {
               return OpenShard(g, cancel, false);
             })
           : nullptr,
-      std::move(more), options.look_ahead);
+      std::move(more), options.look_ahead,
+      // Where an open decodes (Parquet), until the first sample's read
+      // begins only its shard opens (the one the consumer waits for): a
+      // resumption's first group opens without the next groups' whole
+      // decodes beside it on the same cores (resume at 1M rows:
+      // BENCHMARKS.md, issue 35). MDS and the text formats only map
+      // theirs: a hold would only delay the next shards' downloads.
+      /*hold_first=*/!first_read_ && !ids_.empty() && shards_->OpenDecodes(first_shard_));
   shard_of_ = {};
   seed_ = {};
 }
@@ -342,6 +367,8 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
     }
   }
   if (!failure.ok()) return failure;
+  // Served from a download in flight, before any shard's read began.
+  if (k > 0 && !first_read_) EndHold();
   return k;
 }
 
@@ -475,6 +502,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
     // A shard opened before the first batch and still read from disk a
     // sample at a time goes back to the kernel's read-around after it.
     if (base_ + pos_ >= populate_after_ && shard->on_disk()) shard->EndOnDisk();
+    if (!first_read_ && (shard->skipped() || ids_only)) EndHold();  // no read to hold for
     if (shard->skipped()) {
       tally->skipped += run_end - p;
       p = run_end;
@@ -485,7 +513,12 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       continue;
     }
     const size_t g = run_at_.g();
-    for (; k < max && p < run_end; ++p) {
+    // The pass's first sample alone while the prefetcher holds (its shard
+    // open, the read decodes it: a lazily opened Parquet group's pages);
+    // then the hold ends, not at the call's end, so this batch may go on
+    // into the shards the prefetcher then opens. A test once a run.
+    const size_t read_end = first_read_ ? run_end : p + 1;
+    for (; k < max && p < read_end; ++p) {
       if (p >= stop_at && k > 0 && shard->on_disk()) {
         stop = true;
         break;
@@ -505,6 +538,7 @@ bool IterationCursor::ReadWindow(size_t max, const DatasetColumns& columns, int6
       bytes += fields.raw.size();
       ++k;
     }
+    if (!first_read_) [[unlikely]] EndHold();
   }
   pos_ = p;  // a failing sample stays next: calling again fails again
   *k_io = k;
@@ -614,6 +648,7 @@ bool IterationCursor::FirstFromPeek(const DatasetColumns& columns, int64_t* ids,
   columns.LayOut(g, &fields);
   ids[0] = ids_[0];
   pos_ = 1;
+  EndHold();
   return true;
 }
 

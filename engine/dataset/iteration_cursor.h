@@ -247,6 +247,14 @@ class IterationCursor {
   // it plans, so a test can hold the plan back deterministically. Set it
   // while no cursor plans; null (the default) for none.
   static void SetRestPlanHookForTesting(std::function<void()> hook);
+  // Tests only: called on the consumer's thread once a pass's first
+  // sample is read from its open shard, or handed out otherwise (a peek,
+  // a download in flight), twice: with `ended` false before the
+  // prefetcher hears that its hold ends (so a test can look at what was
+  // opened before), then true after it (so a test can wait for the shards
+  // the prefetcher then opens before the batch goes on). Null (the
+  // default) for none.
+  static void SetFirstRowHookForTesting(std::function<void(bool ended)> hook);
 
  private:
   // The prefetcher over ids_ (once they are the whole plan).
@@ -345,6 +353,13 @@ class IterationCursor {
     offsets_at_.Reset();
     bytes_at_.Reset();
   }
+  // The pass's first sample was read (a lazy Parquet group decodes its
+  // pages in that read), or handed out from a peek or a download in
+  // flight, once: the prefetcher, which held its other opens until then
+  // (ShardPrefetcher's hold_first), opens ahead, and the rest of this
+  // batch may find them open. Ending it only when the call returned ended
+  // a pass's first batch at its first shard.
+  void EndHold();
   // Adds the prefetcher's last wait (if any) to *waits.
   void TakeWait(ConsumerWaits* waits);
   // Cache hints for the samples a few positions after p (positions before
@@ -412,6 +427,9 @@ class IterationCursor {
   // populate_after_).
   std::atomic<size_t> handed_out_{0};
   bool may_peek_;  // the first sample's peek is still to try
+  // A sample's read began (EndHold ran): a prefetcher started later does
+  // not hold its opens.
+  bool first_read_ = false;
   const size_t populate_after_;
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.

@@ -12,7 +12,9 @@ PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& 
       open_threads_(std::max<size_t>(options.open_threads, 1)),
       try_open_(options.try_open),
       has_next_(options.has_next),
-      seed_(std::move(seed)) {
+      seed_(std::move(seed)),
+      held_(options.hold_first) {
+  if (!shard_of.empty()) held_shard_ = shard_of[0];
   part_size_ = std::max<size_t>(shard_of.size(), 1);
   complete_ = false;
   Append(std::move(shard_of), complete);
@@ -227,6 +229,7 @@ void PrefetchSchedule::DropBehindConsumer() {
 }
 
 bool PrefetchSchedule::ScanHasWork() {
+  if (held_) return scan_ == 0 && WindowEnd() > 0;
   const size_t n = known_;
   return scan_ < WindowEnd() || (complete_ && scan_ == n && has_next_ && consumer_ + window_ >= n) ||
          (look_ahead_ && open_threads_ == 1 && early_.size() < kShardsAhead &&
@@ -262,7 +265,7 @@ void PrefetchSchedule::RoomWanted() {
 }
 
 size_t PrefetchSchedule::NextToHelp() {
-  if (scan_ == 0) return SIZE_MAX;
+  if (scan_ == 0 || held_) return SIZE_MAX;
   if (try_open_ && (room_wanted_ || rest_until_moved_ == consumer_moves_)) return SIZE_MAX;
   const size_t limit = WindowEnd();
   // scan_ itself is the thread's own next open, unless the thread is busy

@@ -73,6 +73,15 @@ class PrefetchSchedule {
     // shards are all known would otherwise be asked for part after part,
     // up to its end.
     size_t look_ahead = SIZE_MAX;
+    // Held until EndHold: the scan opens only position 0's shard, and
+    // helpers open nothing, until the consumer has read that shard's first
+    // sample (or waits at a position of another shard). The first open
+    // and read then have the cores to themselves: a pass's first row (a
+    // resumption's: a Parquet group decoded from that row's pages on)
+    // instead of sharing them with the next shards' opens (whole decodes).
+    // Only where an open decodes (DatasetShards::OpenDecodes): elsewhere
+    // the hold would only delay the next shards' downloads.
+    bool hold_first = false;
   };
   // How far past the window's end the look beyond it reaches in an order
   // whose shards each lie in one run (in order) of at most `largest_shard`
@@ -156,6 +165,17 @@ class PrefetchSchedule {
   // need); shards only the passed positions used are then dropped. Returns
   // whether it moved.
   bool MoveConsumer(size_t from, size_t need);
+  // The consumer is about to wait for position `need`: a shard other than
+  // position 0's (that one was skipped, or its run passed) ends the hold
+  // (Options::hold_first). Returns whether it ended it.
+  bool ConsumerWaitsAt(size_t need) {
+    if (!held_ || need >= known_ || ShardAt(need) == held_shard_) return false;
+    held_ = false;
+    return true;
+  }
+  // The consumer read the first sample: the hold ends. Returns
+  // whether it held (the owner then wakes the threads).
+  bool EndHold() { return std::exchange(held_, false); }
   // Moves scan over every position within the window whose shard is open
   // (or opened early or seeded, which become open). Returns whether it moved.
   bool WalkOpen() { return ScanOpen(WindowEnd()); }
@@ -276,6 +296,10 @@ class PrefetchSchedule {
   bool room_wanted_ = false;
   bool scan_opening_ahead_ = false;
   size_t waiting_past_ = SIZE_MAX;
+  // Options::hold_first until EndHold (or ConsumerWaitsAt ends it): the
+  // scan opens position 0's shard (held_shard_) only meanwhile.
+  bool held_ = false;
+  size_t held_shard_ = SIZE_MAX;
   uint64_t consumer_moves_ = 0;
   uint64_t rest_until_moved_ = UINT64_MAX;
 };

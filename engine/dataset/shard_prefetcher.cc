@@ -20,7 +20,7 @@ PrefetchSchedule::HandleMap Erased(ShardPrefetcher::ShardMap seed) {
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused,
                                  size_t open_threads, TryOpener try_opener, MoreOrder more,
-                                 size_t look_ahead)
+                                 size_t look_ahead, bool hold_first)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
       next_(std::move(next)),
@@ -31,7 +31,8 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                           .open_threads = open_threads,
                                           .try_open = try_opener_ != nullptr,
                                           .has_next = next_ != nullptr,
-                                          .look_ahead = look_ahead},
+                                          .look_ahead = look_ahead,
+                                          .hold_first = hold_first},
                 Erased(std::move(seed)), /*complete=*/more_ == nullptr) {}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }
@@ -48,6 +49,11 @@ void ShardPrefetcher::Stop() {
     if (helper.joinable()) helper.join();
   }
   helpers_.clear();
+}
+
+void ShardPrefetcher::EndHold() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (schedule_.EndHold()) cv_.notify_all();
 }
 
 size_t ShardPrefetcher::size() const {
@@ -333,6 +339,7 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   // A move is decided on the order known a window past it.
   while (more_ && more_error_.ok() && !stop_ && !schedule_.KnownTo(from)) ExtendOnce(lock);
   schedule_.MoveConsumer(from, need);
+  if (wait) schedule_.ConsumerWaitsAt(need);  // OthersHaveWork below wakes the threads
   consumer_part_ = nullptr;  // passed parts may be gone
   // The thread may be busy opening another shard (beyond the window, or
   // one a helper would while a helper opens the scan's): walk what is open

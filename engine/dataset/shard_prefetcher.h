@@ -65,6 +65,12 @@
 // only the positions between the consumer and the scan, which the consumer
 // releases as it moves on, as with one thread.
 //
+// With `hold_first`, until EndHold the threads open only the first
+// position's shard, unless the consumer waits for another (a skipped
+// shard's successor): the first open has the cores to itself, then the
+// prefetcher goes on at its full concurrency (PrefetchSchedule::Options::
+// hold_first).
+//
 // No exception leaves the thread (one would terminate the host process, a
 // Python trainer with it): one the opener throws (std::bad_alloc included)
 // becomes that shard's open error, as if the opener had returned it; one
@@ -123,7 +129,8 @@ class ShardPrefetcher {
   ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
                   size_t open_threads = 1, TryOpener try_opener = nullptr,
-                  MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX);
+                  MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX,
+                  bool hold_first = false);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -180,6 +187,11 @@ class ShardPrefetcher {
   // call of `more` under way, else calling it). Its error, kept, is
   // returned by every later call. The consumer's thread.
   Status Extend();
+
+  // The consumer has read the first position's sample: with
+  // `hold_first`, the threads open ahead from now on. Once; later calls do
+  // nothing.
+  void EndHold();
 
   // PrefetchSchedule::open_shards() as the last Acquire left it (the
   // consumer's thread, as Acquire).

@@ -188,6 +188,12 @@ bool StreamShards::Peekable(size_t shard) {
   return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
 }
 
+bool StreamShards::OpenDecodes(size_t shard) const {
+  if (shard >= index_->size()) return false;
+  const ShardFormatDescriptor* format = FindShardFormat(index_->config(shard).format);
+  return format != nullptr && format->open_decodes;
+}
+
 Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::stop_token cancel) {
   if (shard >= index_->size() || !remote_) {
     return InvalidArgumentError(root_ + ": shard " + std::to_string(shard) + " cannot be peeked");

@@ -110,6 +110,9 @@ class StreamShards {
   // shard is there), the shard is SamplePeekable (uncompressed MDS) or a
   // Parquet row group's piece, and not present in the cache right now.
   bool Peekable(size_t shard);
+  // Whether opening `shard` decodes its rows (its format's
+  // ShardFormatDescriptor::open_decodes: Parquet); false past the end.
+  bool OpenDecodes(size_t shard) const;
   // Sample `i` of shard `shard` read from the remote without the shard
   // (PeekSampleFromRemote; a piece's row: PeekPieceRow); for a Peekable
   // shard. Its errors (callers fall back to opening the shard). `cancel`:

@@ -14,19 +14,19 @@ constexpr SamplePeekHooks kMdsPeek = {MdsPeekBoundsAt, MdsPeekSampleSpan, MdsPee
 
 constexpr ShardFormatDescriptor kFormats[] = {
     {"mds", IndexSource::kIndexJson, FindIndexEntrySchema("mds"), FieldForm::kStoredBytes,
-     MdsColumns, OpenMdsReader, OpenMdsWriter, MdsHeadBytes, &kMdsPeek},
+     MdsColumns, OpenMdsReader, OpenMdsWriter, MdsHeadBytes, &kMdsPeek, false},
     {"json", IndexSource::kIndexJson, FindIndexEntrySchema("json"), FieldForm::kJsonText,
-     TextColumns, OpenJsonlReader, OpenJsonlWriter, nullptr, nullptr},
+     TextColumns, OpenJsonlReader, OpenJsonlWriter, nullptr, nullptr, false},
     {"csv", IndexSource::kIndexJson, FindIndexEntrySchema("csv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenCsvWriter, nullptr, nullptr},
+     TextColumns, OpenXsvReader, OpenCsvWriter, nullptr, nullptr, false},
     {"tsv", IndexSource::kIndexJson, FindIndexEntrySchema("tsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenTsvWriter, nullptr, nullptr},
+     TextColumns, OpenXsvReader, OpenTsvWriter, nullptr, nullptr, false},
     {"xsv", IndexSource::kIndexJson, FindIndexEntrySchema("xsv"), FieldForm::kPlainText,
-     TextColumns, OpenXsvReader, OpenXsvWriter, nullptr, nullptr},
+     TextColumns, OpenXsvReader, OpenXsvWriter, nullptr, nullptr, false},
     {"raw", IndexSource::kFileListing, nullptr, FieldForm::kStoredBytes, RawColumns, OpenRawReader,
-     nullptr, nullptr, nullptr},
+     nullptr, nullptr, nullptr, false},
     {"parquet", IndexSource::kFileFooters, nullptr, FieldForm::kParquetValue, ParquetColumns,
-     OpenParquetReader, nullptr, nullptr, nullptr},
+     OpenParquetReader, nullptr, nullptr, nullptr, /*open_decodes=*/true},
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 //   the data file's header   head_bytes(entry, data_size), or null
 //   one sample by ranged     peek (SamplePeekHooks), or null
 //     reads of the data file
+//   whether an open decodes  open_decodes
 //
 // Today's formats: Mosaic's "mds", and the split formats "json" (JSONL),
 // "csv", "tsv", "xsv", whose shards are a data file plus a meta file
@@ -172,6 +173,13 @@ struct ShardFormatDescriptor {
   // split formats keep their offsets in the meta file; a raw file is its
   // one sample).
   const SamplePeekHooks* peek;
+  // Whether open_reader decodes the shard's rows (CPU in proportion to the
+  // shard, as Parquet's pages: decompress, dictionary, levels), not just
+  // finds its samples in the mapped bytes (MDS's offsets table, the split
+  // formats' meta file, a raw file). The engine's prefetcher then holds
+  // its other opens while a pass's first shard opens (engine/dataset/
+  // prefetch_schedule.h, Options::hold_first); elsewhere it never does.
+  bool open_decodes;
   // True when each shard has a meta file beside its data file (raw_meta,
   // zip_meta): Mosaic's split formats.
   bool has_meta() const { return entry_schema != nullptr && entry_schema->has_meta; }

@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "base/file.h"
+#include "engine/dataset/iteration_cursor.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/parquet/parquet_shard_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
@@ -196,6 +198,175 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ParquetResumePages, AFlatGroupResumedDecodesOnePageAColumn) {
   const std::string file = kParquetDir + "/pa26_plain_pages_v1.parquet";
   EXPECT_EQ(PagesForRow(file, 300, 217, true), 10u);
+}
+
+// Until a pass's first row is read, the prefetcher opens no shard but the
+// first position's (ShardPrefetcher's hold, for formats whose open
+// decodes): the other groups' whole decodes would share the 2 cores with
+// the first row's pages. Then it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
+// (the last 4); the pass resumes at row 24, the 4th of group 3, with 4
+// open threads and a window over every row, so without the hold the
+// prefetcher opens groups 4-8 as soon as group 3 is open.
+TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpensAhead) {
+  ScratchDir table;
+  fs::copy_file(kParquetDir + "/pa26_many_row_groups.parquet", fs::path(table.path()) / "p.parquet");
+  const std::vector<std::string> rows = AllRows(table.path(), {});
+  ASSERT_EQ(rows.size(), 60u);
+  constexpr int64_t kAt = 24;
+  constexpr size_t kFirst = 3, kGroups = 9;
+  for (bool peek : {false, true}) {
+    SCOPED_TRACE(peek ? "peek" : "no peek");
+    DatasetOptions options = Options(table.path(), "", peek, {});
+    options.fetch_concurrency = 4;
+    options.predownload = 64;
+    auto ds = StreamingDataset::Open(options);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    StreamingDataset& d = **ds;
+    // The other groups open once the first row is read, not before. The
+    // hook runs on the consumer's thread then, before the prefetcher hears
+    // of it: it gives the prefetcher's threads 300 ms to open what they
+    // would (without the hold they start at once). With the hold its
+    // result does not depend on that time: only the read lets them go.
+    std::vector<size_t> opened_before;
+    bool hooked = false;
+    IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+      if (ended) return;
+      hooked = true;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+      while (opened_before.empty() && std::chrono::steady_clock::now() < until) {
+        for (size_t g = 0; g < kGroups; ++g) {
+          if (g != kFirst && d.HeldShardForTesting(g) != nullptr) opened_before.push_back(g);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+    ASSERT_TRUE(d.IterBegin(0, kAt, 0, 1).ok());
+    std::vector<int64_t> ids(8);
+    std::vector<SampleFields> fields;
+    auto n = d.NextBatch(1, ids.data(), &fields);
+    IterationCursor::SetFirstRowHookForTesting(nullptr);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    ASSERT_EQ(*n, 1u);
+    EXPECT_TRUE(hooked);
+    EXPECT_EQ(ids[0], kAt);
+    EXPECT_EQ(FieldBytes(fields[0]), rows[kAt]);
+    EXPECT_EQ(opened_before, std::vector<size_t>{});
+    EXPECT_NE(d.HeldShardForTesting(kFirst), nullptr);
+    // Read: the prefetcher opens the next group while the consumer
+    // has not asked past its first row (a bound for a hang, not a timing).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (d.HeldShardForTesting(kFirst + 1) == nullptr && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_NE(d.HeldShardForTesting(kFirst + 1), nullptr);
+    // And the rest of the pass, exactly.
+    std::vector<int64_t> got{ids[0]};
+    std::vector<std::string> bytes{FieldBytes(fields[0])};
+    while (true) {
+      n = d.NextBatch(ids.size(), ids.data(), &fields);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      if (*n == 0) break;
+      for (size_t k = 0; k < *n; ++k) {
+        got.push_back(ids[k]);
+        bytes.push_back(FieldBytes(fields[k]));
+      }
+    }
+    std::vector<int64_t> want;
+    for (int64_t id = kAt; id < static_cast<int64_t>(rows.size()); ++id) want.push_back(id);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(bytes, std::vector<std::string>(rows.begin() + kAt, rows.end()));
+  }
+}
+
+// The hold ends once the first row is read, not when the call that reads
+// it returns: a pass's first batch goes on into the next group once the
+// prefetcher has opened it. Resumed at row 27, the last of group 3 (rows
+// 21-27), a NextBatch(2) returns rows 27 and 28 (group 4's first) when
+// group 4 opened before the batch passed row 27: the hook, run once row
+// 27 is read and after the prefetcher heard the hold end, waits for
+// that. (Its wait is bounded, for a hang; a hold ended only at the
+// call's end never lets group 4 open within the call, and every attempt
+// returns row 27 alone.) Attempts again only for the moment between the
+// group's open and the prefetcher's taking it in, which the hook cannot
+// see.
+TEST(ParquetResumeHold, TheFirstBatchGoesOnIntoTheNextGroupOnceTheFirstRowIsRead) {
+  ScratchDir table;
+  fs::copy_file(kParquetDir + "/pa26_many_row_groups.parquet", fs::path(table.path()) / "p.parquet");
+  const std::vector<std::string> rows = AllRows(table.path(), {});
+  ASSERT_EQ(rows.size(), 60u);
+  constexpr int64_t kAt = 27;
+  constexpr size_t kNext = 4;
+  DatasetOptions options = Options(table.path(), "", /*peek=*/false, {});
+  options.predownload = 64;  // a window over every row
+  auto ds = StreamingDataset::Open(options);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  StreamingDataset& d = **ds;
+  bool next_open = false;
+  IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+    if (!ended) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (d.HeldShardForTesting(kNext) == nullptr && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    next_open = d.HeldShardForTesting(kNext) != nullptr;
+  });
+  std::vector<int64_t> ids(2);
+  std::vector<SampleFields> fields;
+  Result<size_t> n = size_t{0};
+  for (int attempt = 0; attempt < 20 && n.ok() && *n != 2; ++attempt) {
+    next_open = false;
+    ASSERT_TRUE(d.IterBegin(0, kAt, 0, 1).ok());
+    n = d.NextBatch(2, ids.data(), &fields);
+    if (!next_open) break;  // the hook's wait ran out: no attempt would do
+  }
+  IterationCursor::SetFirstRowHookForTesting(nullptr);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_TRUE(next_open);
+  ASSERT_EQ(*n, 2u);
+  EXPECT_EQ(ids[0], kAt);
+  EXPECT_EQ(ids[1], kAt + 1);
+  EXPECT_EQ(FieldBytes(fields[0]), rows[kAt]);
+  EXPECT_EQ(FieldBytes(fields[1]), rows[kAt + 1]);
+}
+
+// MDS opens map their shards, decode nothing: its passes never hold
+// (ShardFormatDescriptor::open_decodes), so a cold epoch's other downloads
+// are not delayed behind the first shard. The hook, once the first sample
+// is read and before a hold would end, waits for shard 1 to open: under a
+// hold it could not (the wait is a bound for that failure, not a
+// timing).
+TEST(ParquetResumeHold, AnMdsPassNeverHolds) {
+  ScratchDir dir;
+  testing::WriteSyntheticMds(dir.path(), 200, 4096);
+  DatasetOptions options;
+  StreamOptions s;
+  s.local = dir.path();
+  options.streams.push_back(s);
+  options.prefetch_next_epoch = false;
+  options.fetch_concurrency = 4;
+  options.predownload = 200;
+  options.wait_timeout = std::chrono::seconds(20);
+  auto ds = StreamingDataset::Open(options);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  StreamingDataset& d = **ds;
+  bool opened_before = false;
+  IterationCursor::SetFirstRowHookForTesting([&](bool ended) {
+    if (ended) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (d.HeldShardForTesting(1) == nullptr && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    opened_before = d.HeldShardForTesting(1) != nullptr;
+  });
+  ASSERT_TRUE(d.IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(1);
+  std::vector<SampleFields> fields;
+  auto n = d.NextBatch(1, ids.data(), &fields);
+  IterationCursor::SetFirstRowHookForTesting(nullptr);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, 1u);
+  EXPECT_EQ(ids[0], 0);
+  EXPECT_TRUE(opened_before);
 }
 
 }  // namespace

@@ -138,6 +138,48 @@ TEST(PrefetchSchedule, HelpersWaitForTheFirstShardThenTakeTheWindowsUnopenedShar
   EXPECT_EQ(ShardAt(s, 5), 3u);
 }
 
+// hold_first: until EndHold only position 0's shard opens; a consumer
+// waiting at a position of another shard (shard 0 skipped) ends the hold
+// as EndHold does; then the scan and helpers go on.
+TEST(PrefetchSchedule, HeldUntilTheFirstReadOnlyTheFirstShardOpens) {
+  PrefetchSchedule s({0, 0, 1, 2, 3, 3, 4},
+                     {.window = 7, .keep_reused = true, .open_threads = 3, .hold_first = true}, {});
+  EXPECT_TRUE(s.ScanHasWork());
+  OpenAtScan(s);
+  s.WalkOpen();
+  EXPECT_EQ(s.scan(), 2u);
+  EXPECT_FALSE(s.ScanHasWork());
+  EXPECT_FALSE(s.OthersHaveWork());
+  EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
+  // A consumer walking without waiting, or waiting within shard 0's run,
+  // changes nothing.
+  s.MoveConsumer(0, 1);
+  EXPECT_FALSE(s.ConsumerWaitsAt(1));
+  EXPECT_FALSE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), SIZE_MAX);
+  // The first sample is read: the scan and the helpers take the window.
+  EXPECT_TRUE(s.EndHold());
+  EXPECT_FALSE(s.EndHold());
+  EXPECT_TRUE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), 2u);  // shard 2, past the scan's own
+}
+
+TEST(PrefetchSchedule, HeldUntilTheConsumerWaitsAtAnotherShard) {
+  PrefetchSchedule s({0, 0, 1, 2, 3, 3, 4},
+                     {.window = 7, .keep_reused = true, .open_threads = 3, .hold_first = true}, {});
+  OpenAtScan(s);
+  s.WalkOpen();
+  EXPECT_FALSE(s.ScanHasWork());
+  // It waits at 2 (shard 0 skipped): the hold ends, the scan opens shard
+  // 1 and the helpers the window past it.
+  s.MoveConsumer(0, 2);
+  EXPECT_TRUE(s.ConsumerWaitsAt(2));
+  EXPECT_FALSE(s.ConsumerWaitsAt(3));
+  EXPECT_TRUE(s.ScanHasWork());
+  EXPECT_EQ(s.NextToHelp(), 2u);  // shard 2, past the scan's own
+  EXPECT_FALSE(s.EndHold());
+}
+
 TEST(PrefetchSchedule, WithoutALimitHelpersLookBeyondTheWindowUpToTheirNumber) {
   PrefetchSchedule s({0, 1, 2, 3, 4, 5}, {.window = 2, .keep_reused = true, .open_threads = 2}, {});
   OpenAtScan(s);

@@ -274,6 +274,15 @@ TEST(FormatDescriptor, OnlyMdsPeeksASampleFromItsDataFile) {
   EXPECT_EQ(mds.bounds_at(0xffffffffu), (DataSpan{4 + 4 * uint64_t{0xffffffffu}, 8}));
 }
 
+// Only Parquet's open decodes its rows (pages, dictionaries, levels): the
+// engine's prefetch hold asks this and no format name.
+TEST(FormatDescriptor, OnlyParquetsOpenDecodes) {
+  for (const ShardFormatDescriptor& f : ShardFormats()) {
+    SCOPED_TRACE(f.name);
+    EXPECT_EQ(f.open_decodes, f.name == "parquet");
+  }
+}
+
 // The guess of where sample i lies, before its bounds are read: i average
 // samples past the offsets table (the average: the file's bytes after the
 // table over its samples, rounded down).
