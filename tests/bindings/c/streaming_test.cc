@@ -498,17 +498,24 @@ TEST_F(StreamCApi, StreamsWithOtherColumnsMix) {
   EXPECT_EQ(next, 160);
 
   // A batch of one column needs it in every sample: x is not in
-  // json_plain's. Samples 9 and 10 in one batch: resumed at 9, once the
-  // prefetcher has opened sample 10's shard too (a call waits for its
-  // first sample only).
+  // json_plain's. Samples 9 and 10 in one batch, once the prefetcher has
+  // opened sample 10's shard too (a call waits for its first sample only).
+  // Resumed at 8, sample 8 read alone first: the prefetcher's threads start
+  // at a pass's first read, so the wait before the batch is theirs to use.
   uint32_t n = 0;
   for (int attempt = 0; attempt < 50 && n != 2; ++attempt) {
-    ASSERT_EQ(sluice_stream_iter_begin(s, 0, 9, 0, 1), SLUICE_OK) << sluice_last_error();
-    std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
+    ASSERT_EQ(sluice_stream_iter_begin(s, 0, 8, 0, 1), SLUICE_OK) << sluice_last_error();
+    ASSERT_EQ(sluice_stream_next_batch(s, 1, ids.data(), fields.data(), &n), SLUICE_OK)
+        << sluice_last_error();
+    ASSERT_EQ(n, 1u);
+    ASSERT_EQ(ids[0], 8);
+    sluice_stream_release(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 * (attempt + 1)));
     ASSERT_EQ(sluice_stream_next_batch(s, 2, ids.data(), fields.data(), &n), SLUICE_OK)
         << sluice_last_error();
   }
   ASSERT_EQ(n, 2u);
+  ASSERT_EQ(ids[0], 9);
   ASSERT_EQ(ids[1], 10);
   uint64_t needed = 0;
   std::vector<uint8_t> out(16);
