@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 
 #include "base/file.h"
 #include "base/parallel_claims.h"
@@ -27,11 +28,23 @@ constexpr size_t kDecodeRound = 1 << 15;
 constexpr size_t kDecodeClaim = 64;
 constexpr size_t kDecodeThreads = 8;
 
+// One file's row groups as pieces, made on a decode thread: the
+// configuration they share and, a row group each, what a piece's entry
+// holds of its own.
+struct FilePieces {
+  parquet::FileShardRows rows;
+  struct Piece {
+    uint64_t samples = 0;
+    ShardEntry::FilePiece piece;
+    std::string name;  // raw_data.basename: RowGroupPieceName
+  };
+  std::vector<Piece> pieces;  // a row group of rows.row_groups each
+};
+
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty), then the footer tail.
-Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, std::string_view tail,
-                                             const std::string& url,
-                                             const std::vector<std::string>& columns) {
+Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
+                                const std::string& url, const std::vector<std::string>& columns) {
   const uint64_t size = file.size.value_or(0);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
@@ -41,19 +54,34 @@ Result<std::vector<ShardEntry>> PiecesOfFile(const ListedFile& file, std::string
   }
   auto footer = parquet::DecodeFooter(tail.substr(0, length), size, file.path);
   if (!footer.ok()) return footer.status().WithContext(url);
-  auto entries = parquet::ShardsOfFile(file, *footer, columns);
-  if (!entries.ok()) return entries.status().WithContext(url);
+  auto rows = parquet::ShardRowsOfFile(file, *footer, columns);
+  if (!rows.ok()) return rows.status().WithContext(url);
   SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields,
                           parquet::FieldsNamed(footer->schema, columns, file.path));
-  for (ShardEntry& e : *entries) {
-    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(*footer, *e.row_group, fields);
-    const uint64_t length = parquet::BytesOfReads(reads);
+  FilePieces out;
+  out.rows = std::move(*rows);
+  out.pieces.reserve(out.rows.row_groups.size());
+  for (uint32_t rg : out.rows.row_groups) {
+    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(*footer, rg, fields);
+    FilePieces::Piece& p = out.pieces.emplace_back();
+    p.samples = static_cast<uint64_t>(footer->meta.row_groups[rg].num_rows);
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
-    e.piece = ShardEntry::FilePiece{file.path, size, first, length, tail.size()};
-    e.raw_data.basename = RowGroupPieceName(file.path, *e.row_group, columns, file.etag);
-    e.raw_data.bytes = length + tail.size();
+    p.piece = ShardEntry::FilePiece{file.path, size, first, parquet::BytesOfReads(reads),
+                                    tail.size()};
+    p.name = RowGroupPieceName(file.path, rg, columns, file.etag);
   }
-  return entries;
+  return out;
+}
+
+// Piece `k` of `f` as a table's shard, by view into `f`.
+ShardParts PartsOf(const FilePieces& f, size_t k) {
+  const FilePieces::Piece& p = f.pieces[k];
+  ShardParts parts;
+  parts.samples = p.samples;
+  parts.raw_data = FileParts{p.name, p.piece.length + p.piece.tail_bytes, {}};
+  parts.row_group = f.rows.row_groups[k];
+  parts.piece = &p.piece;
+  return parts;
 }
 
 Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFile>& files,
@@ -62,23 +90,25 @@ Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFi
   return parquet::IndexOfLocalParquetFiles(root, files, columns, env);
 }
 
-Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
-                          const std::vector<ListedFile>& files, const std::string& source,
-                          const std::vector<std::string>& columns,
-                          std::chrono::milliseconds wait_timeout, Env* env) {
+// Each file's pieces, decoded from its footer in the node's footer store
+// (made here when the node has none) on several threads (the decode is the
+// node's first process's largest cost: 1M footers), a round of
+// kDecodeRound files at a time, so that only one round's pieces wait;
+// handed to `sink` in file order, and the first error in file order is
+// the one returned, as a serial loop would.
+Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
+                    const std::vector<ListedFile>& files, const std::string& source,
+                    const std::vector<std::string>& columns,
+                    std::chrono::milliseconds wait_timeout, Env* env,
+                    const std::function<Status(const ListedFile&, const FilePieces&)>& sink) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
                                    prefix, remote, wait_timeout, env));
-  // Each file's pieces, decoded from its footer on several threads (the
-  // decode is the node's first process's largest serial cost: 1M footers),
-  // a round of kDecodeRound files at a time, so that only one round's
-  // entries wait beside the index; appended in file order, and the first
-  // error in file order is the one returned, as a serial loop would.
   const std::string where = remote.Describe() + "/" + prefix;
-  auto pieces = [&](const ListedFile& f) -> Result<std::vector<ShardEntry>> {
+  auto pieces = [&](const ListedFile& f) -> Result<FilePieces> {
     auto held = store.Find(f.path);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
@@ -86,11 +116,10 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
     SLUICE_RETURN_IF_ERROR(held.status());
     return PiecesOfFile(f, held->tail, where + f.path, columns);
   };
-  Index index;
-  std::vector<Result<std::vector<ShardEntry>>> round;
+  std::vector<Result<FilePieces>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
     const size_t n = std::min(kDecodeRound, files.size() - start);
-    round.assign(n, std::vector<ShardEntry>());
+    round.assign(n, FilePieces());
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
       for (size_t j = begin; j < end; ++j) {
         try {
@@ -100,16 +129,89 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
         }
       }
     });
-    for (Result<std::vector<ShardEntry>>& entries : round) {
-      SLUICE_RETURN_IF_ERROR(entries.status());
-      for (ShardEntry& e : *entries) index.shards.push_back(std::move(e));
+    for (size_t j = 0; j < n; ++j) {
+      SLUICE_RETURN_IF_ERROR(round[j].status());
+      SLUICE_RETURN_IF_ERROR(sink(files[start + j], *round[j]));
     }
   }
-  if (index.shards.empty()) {
-    return NotFoundError(source + ": no row in the " + std::to_string(files.size()) +
-                         " Parquet files");
-  }
+  return Status::Ok();
+}
+
+Status NoRowError(const std::string& source, size_t files) {
+  return NotFoundError(source + ": no row in the " + std::to_string(files) + " Parquet files");
+}
+
+Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
+                          const std::vector<ListedFile>& files, const std::string& source,
+                          const std::vector<std::string>& columns,
+                          std::chrono::milliseconds wait_timeout, Env* env) {
+  Index index;
+  SLUICE_RETURN_IF_ERROR(DecodePieces(
+      stream, remote, files, source, columns, wait_timeout, env,
+      [&](const ListedFile&, const FilePieces& f) -> Status {
+        for (size_t k = 0; k < f.pieces.size(); ++k) {
+          const FilePieces::Piece& p = f.pieces[k];
+          ShardEntry& e = index.shards.emplace_back(f.rows.config);
+          e.samples = p.samples;
+          e.row_group = f.rows.row_groups[k];
+          e.piece = p.piece;
+          e.raw_data.basename = p.name;
+          e.raw_data.bytes = p.piece.length + p.piece.tail_bytes;
+        }
+        return Status::Ok();
+      }));
+  if (index.shards.empty()) return NoRowError(source, files.size());
   return index;
+}
+
+// RemoteIndex's shards straight into a table: each round's pieces added
+// in file order as they come, no entry made for any.
+Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote,
+                               const std::vector<ListedFile>& files, const std::string& source,
+                               const std::vector<std::string>& columns,
+                               std::chrono::milliseconds wait_timeout, Env* env) {
+  ShardTable::Builder builder;
+  // Room for a row group a file, each named twice (its piece's name holds
+  // its path, escaped, and a suffix): a hint, grown past when wrong.
+  size_t text = 0;
+  for (const ListedFile& f : files) text += 2 * f.path.size() + 48;
+  builder.Reserve(files.size(), files.size(), text);
+  size_t shards = 0;
+  SLUICE_RETURN_IF_ERROR(DecodePieces(
+      stream, remote, files, source, columns, wait_timeout, env,
+      [&](const ListedFile&, const FilePieces& f) -> Status {
+        for (size_t k = 0; k < f.pieces.size(); ++k) {
+          SLUICE_RETURN_IF_ERROR(builder.Add(f.rows.config, PartsOf(f, k)));
+        }
+        shards += f.pieces.size();
+        return Status::Ok();
+      }));
+  if (shards == 0) return NoRowError(source, files.size());
+  return std::move(builder).Finish();
+}
+
+// The listing of a stream, selected for Parquet (LoadParquetStreamIndex's
+// first step).
+Result<std::vector<ListedFile>> ParquetFiles(const StreamOptions& stream,
+                                             const FileDatasetOptions& options,
+                                             RemoteSource* remote,
+                                             std::chrono::milliseconds wait_timeout,
+                                             bool* found_files, std::string* source, Env* env) {
+  if (found_files) *found_files = false;
+  std::vector<std::string> uncommitted;
+  Result<std::vector<ListedFile>> listed =
+      LoadStreamListing(stream, options, remote, wait_timeout, source, &uncommitted, env);
+  // A remote listing that failed, where the store can list, is the error
+  // to report (a sub-folder's listing, say), not a folder without files.
+  if (!listed.ok() && remote && listed.status().code() != StatusCode::kUnimplemented &&
+      found_files) {
+    *found_files = true;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, std::move(listed));
+  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
+                                             *source, uncommitted));
+  if (found_files) *found_files = true;
+  return files;
 }
 
 }  // namespace
@@ -158,23 +260,27 @@ std::string ColumnSetTag(const std::vector<std::string>& columns) {
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
                                      bool* found_files, Env* env) {
-  if (found_files) *found_files = false;
   std::string source;
-  std::vector<std::string> uncommitted;
-  Result<std::vector<ListedFile>> listed =
-      LoadStreamListing(stream, options, remote, wait_timeout, &source, &uncommitted, env);
-  // A remote listing that failed, where the store can list, is the error
-  // to report (a sub-folder's listing, say), not a folder without files.
-  if (!listed.ok() && remote && listed.status().code() != StatusCode::kUnimplemented &&
-      found_files) {
-    *found_files = true;
-  }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, std::move(listed));
-  SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
-                                             source, uncommitted));
-  if (found_files) *found_files = true;
+  SLUICE_ASSIGN_OR_RETURN(
+      std::vector<ListedFile> files,
+      ParquetFiles(stream, options, remote, wait_timeout, found_files, &source, env));
   if (!remote) return LocalIndex(stream, files, options.columns, env);
   return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout, env);
+}
+
+Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
+                                          const FileDatasetOptions& options, RemoteSource* remote,
+                                          std::chrono::milliseconds wait_timeout,
+                                          bool* found_files, Env* env) {
+  std::string source;
+  SLUICE_ASSIGN_OR_RETURN(
+      std::vector<ListedFile> files,
+      ParquetFiles(stream, options, remote, wait_timeout, found_files, &source, env));
+  if (!remote) {
+    SLUICE_ASSIGN_OR_RETURN(Index index, LocalIndex(stream, files, options.columns, env));
+    return ShardTable::FromIndex(index);
+  }
+  return RemoteTable(stream, *remote, files, source, options.columns, wait_timeout, env);
 }
 
 }  // namespace sluice

@@ -32,6 +32,7 @@
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/index/index.h"
+#include "formats/index/shard_table.h"
 
 namespace sluice {
 
@@ -72,5 +73,14 @@ std::string ColumnSetTag(const std::vector<std::string>& columns);
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
                                      bool* found_files = nullptr, Env* env = Env::Default());
+
+// LoadParquetStreamIndex's shards as a table (ShardTable::FromIndex of its
+// index, byte for byte, and the same errors), made without an entry a
+// shard where the stream has a remote: each file's pieces, decoded on
+// several threads, are added to the table in file order.
+Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
+                                          const FileDatasetOptions& options, RemoteSource* remote,
+                                          std::chrono::milliseconds wait_timeout,
+                                          bool* found_files = nullptr, Env* env = Env::Default());
 
 }  // namespace sluice

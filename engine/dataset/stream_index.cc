@@ -302,10 +302,8 @@ Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* 
   const FileDatasetOptions options;
   auto table = ListedTable(stream, true, options, remote, binary_from, wait_timeout, env,
                            [&]() -> Result<ShardTable> {
-                             SLUICE_ASSIGN_OR_RETURN(
-                                 Index index, LoadParquetStreamIndex(stream, options, remote,
-                                                                     wait_timeout, &found, env));
-                             return TableOf(index);
+                             return LoadParquetStreamTable(stream, options, remote, wait_timeout,
+                                                           &found, env);
                            });
   if (!found) return missing;
   return table;
@@ -335,10 +333,8 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
     case IndexSource::kFileFooters:
       return ListedTable(stream, true, *stream.parquet, remote, binary_index_from_bytes, wait_timeout, env,
                          [&]() -> Result<ShardTable> {
-                           SLUICE_ASSIGN_OR_RETURN(
-                               Index index, LoadParquetStreamIndex(stream, *stream.parquet, remote,
-                                                                   wait_timeout, nullptr, env));
-                           return TableOf(index);
+                           return LoadParquetStreamTable(stream, *stream.parquet, remote,
+                                                         wait_timeout, nullptr, env);
                          });
     case IndexSource::kIndexJson:
       break;

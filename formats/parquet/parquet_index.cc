@@ -9,16 +9,16 @@
 
 namespace sluice::parquet {
 
-Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
-                                             const std::vector<std::string>& columns) {
-  std::vector<std::string> names, encodings;
+Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
+                                      const std::vector<std::string>& columns) {
+  FileShardRows out;
+  out.config.format = std::string(kParquetFormat);
   SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields, FieldsNamed(footer.schema, columns, file.path));
   for (size_t f : fields) {
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file.path));
-    names.push_back(footer.schema.fields[f].name);
-    encodings.push_back(std::move(enc.name));
+    out.config.column_names.push_back(footer.schema.fields[f].name);
+    out.config.column_encodings.push_back(std::move(enc.name));
   }
-  std::vector<ShardEntry> out;
   for (size_t rg = 0; rg < footer.meta.row_groups.size(); ++rg) {
     const int64_t rows = footer.meta.row_groups[rg].num_rows;
     if (rows <= 0) continue;
@@ -26,14 +26,22 @@ Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileF
       return CorruptError(file.path + ": row group " + std::to_string(rg) + " has " +
                           std::to_string(rows) + " rows (at most 2^31 - 1 per row group)");
     }
-    ShardEntry e;
-    e.format = std::string(kParquetFormat);
-    e.samples = static_cast<uint64_t>(rows);
+    out.row_groups.push_back(static_cast<uint32_t>(rg));
+  }
+  return out;
+}
+
+Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
+                                             const std::vector<std::string>& columns) {
+  SLUICE_ASSIGN_OR_RETURN(FileShardRows rows, ShardRowsOfFile(file, footer, columns));
+  std::vector<ShardEntry> out;
+  out.reserve(rows.row_groups.size());
+  for (uint32_t rg : rows.row_groups) {
+    ShardEntry e = rows.config;
+    e.samples = static_cast<uint64_t>(footer.meta.row_groups[rg].num_rows);
     e.raw_data.basename = file.path;
     e.raw_data.bytes = footer.file_size;
-    e.row_group = static_cast<uint32_t>(rg);
-    e.column_names = names;
-    e.column_encodings = encodings;
+    e.row_group = rg;
     out.push_back(std::move(e));
   }
   return out;

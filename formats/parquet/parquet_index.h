@@ -36,6 +36,17 @@ using FileRangeReader =
 Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
                                              const std::vector<std::string>& columns = {});
 
+// ShardsOfFile's entries before they are made (the one owner of its rule):
+// the configuration they share (format, column names and encodings; no
+// per-shard field set) and the row groups that become shards, in order.
+// A caller adding a file's shards to a ShardTable::Builder makes no entry.
+struct FileShardRows {
+  ShardEntry config;
+  std::vector<uint32_t> row_groups;
+};
+Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
+                                      const std::vector<std::string>& columns = {});
+
 // `files`: SelectFiles' output (sorted, sized). Errors name the file: its
 // footer's error, a field the reader cannot read, kNotFound when no file
 // holds a row.
