@@ -109,8 +109,8 @@ void IterationCursor::StartPrefetcher() {
             })
           : nullptr,
       std::move(more), options.look_ahead,
-      // Where an open decodes (Parquet), until the first sample's read
-      // begins only its shard opens (the one the consumer waits for): a
+      // Where an open decodes (Parquet), until the first sample has been
+      // read only its shard opens (the one the consumer waits for): a
       // resumption's first group opens without the next groups' whole
       // decodes beside it on the same cores (resume at 1M rows:
       // BENCHMARKS.md, issue 35). MDS and the text formats only map
