@@ -203,10 +203,11 @@ TEST(ParquetResumePages, AFlatGroupResumedDecodesOnePageAColumn) {
 // Until a pass's first row is read, the prefetcher opens no shard but the
 // first position's (ShardPrefetcher's hold, for formats whose open
 // decodes): the other groups' whole decodes would share the 2 cores with
-// the first row's pages. Then it opens ahead again. pa26_many_row_groups: 9 groups (shards) of 7 rows
-// (the last 4); the pass resumes at row 24, the 4th of group 3, with 4
-// open threads and a window over every row, so without the hold the
-// prefetcher opens groups 4-8 as soon as group 3 is open.
+// the first row's pages. Then it opens ahead again.
+// pa26_many_row_groups: 9 groups (shards) of 7 rows (the last 4); the pass
+// resumes at row 24, the 4th of group 3, with 4 open threads and a window
+// over every row, so without the hold the prefetcher opens groups 4-8 as
+// soon as group 3 is open.
 TEST(ParquetResumeHold, NoOtherGroupOpensBeforeTheFirstRowThenThePrefetcherOpensAhead) {
   ScratchDir table;
   fs::copy_file(kParquetDir + "/pa26_many_row_groups.parquet", fs::path(table.path()) / "p.parquet");
