@@ -1,7 +1,9 @@
 // OpenStore: picks the backend by URL scheme.
 #include "stores/store.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "stores/azure/azure_store.h"
 #include "stores/dbfs/dbfs_store.h"
@@ -26,6 +28,17 @@ Status UnknownScheme(std::string_view url, std::string_view scheme) {
 }
 
 }  // namespace
+
+boost::asio::awaitable<Result<uint64_t>> Store::GetRangeOnlyInto(std::string key,
+                                                                 uint64_t offset, uint64_t length,
+                                                                 std::string etag, char* into) {
+  Result<std::string> got =
+      co_await GetRangeOnlyOfVersion(std::move(key), offset, length, std::move(etag));
+  if (!got.ok()) co_return got.status();
+  const size_t n = std::min<size_t>(got->size(), static_cast<size_t>(length));
+  std::memcpy(into, got->data(), n);
+  co_return uint64_t{n};
+}
 
 std::string StoreUrlScheme(std::string_view url) {
   size_t colon = url.find(':');

@@ -126,6 +126,27 @@ class Store {
     co_return co_await GetRangeOnly(std::move(key), offset, length);
   }
 
+  // As GetRangeOnlyOfVersion ("" etag: any version), the bytes written
+  // into `into` (room for `length`) instead of returned: how many came
+  // (fewer at the object's end). The HTTP stores receive them there from
+  // the socket (HttpRequest::body_into), each request signed as their
+  // GetRangeOnly's; this default copies GetRangeOnlyOfVersion's answer.
+  // `into` must outlive the call. One part of GetRangeInPartsInto
+  // (stores/common/ranged_parts.h).
+  virtual boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key,
+                                                                    uint64_t offset,
+                                                                    uint64_t length,
+                                                                    std::string etag, char* into);
+  // How many ranged reads at once GetRangeInPartsInto makes of `length`
+  // bytes in parts of at least `part_size` (0: one): the HTTP stores'
+  // RangedPartsFor (their parts in flight per object, fewer from a server
+  // that answers as if local); 1 here (local files: one read).
+  virtual int RangedParts(uint64_t length, uint64_t part_size) const {
+    (void)length;
+    (void)part_size;
+    return 1;
+  }
+
   // The whole object, in memory (for small objects such as index.json).
   virtual boost::asio::awaitable<Result<std::string>> Get(std::string key) = 0;
 

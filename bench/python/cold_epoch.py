@@ -11,7 +11,7 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
         [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
-        [--single-pass]
+        [--single-pass [--single-pass-part-size 0,8388608]]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -35,6 +35,9 @@ cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
 are the dataset's shard bytes, as the cached rows' are the cache's, and
 "dl x" is the bytes the engine downloaded over the dataset's (a shard a
 shuffled single pass drops and reads again is received again).
+--single-pass-part-size gives the single-pass rows once per value, each
+with the engine's key single_pass_part_size (0: one request a shard; a
+library that does not know the key refuses it), interleaved as above.
 """
 import argparse
 import os
@@ -58,6 +61,8 @@ import sluice
 class Dataset(sluice.StreamingDataset):
     # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
     _engine_keys = {'fetch_concurrency': int(sys.argv[4])} if sys.argv[4] else {}
+    if sys.argv[6]:
+        _engine_keys['single_pass_part_size'] = int(sys.argv[6])
 c0, t0 = cpu_seconds(), time.perf_counter()
 extra = {'single_pass': True} if sys.argv[5] == '1' else {}
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
@@ -96,12 +101,13 @@ def folder_bytes(folder):
 
 
 def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, env=None,
-                 single_pass_bytes=None):
+                 single_pass_bytes=None, part_size=None):
     """(seconds, CPU seconds, bytes in the cache) of one cold epoch (`env`:
     the child's environment before SLUICE_LIBRARY, default this one's).
     With `single_pass_bytes` (the dataset's shard bytes), the single-pass
     mode: those bytes instead of the cache's, and a fourth value, the bytes
-    the engine downloaded."""
+    the engine downloaded. `part_size`: the engine's single_pass_part_size
+    (None: its default)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         library, _, pythonpath = library.partition(',')
@@ -109,7 +115,8 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
         out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              str(fetch_concurrency or ''), '1' if single_pass_bytes else '0'],
+                              str(fetch_concurrency or ''), '1' if single_pass_bytes else '0',
+                              '' if part_size is None else str(part_size)],
                              capture_output=True, text=True, env=env)
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
@@ -213,6 +220,8 @@ def main():
                     help="the engine's fetch_concurrency (default: the engine's own)")
     ap.add_argument('--single-pass', action='store_true',
                     help='also the single-pass rows (shards in memory, nothing cached)')
+    ap.add_argument('--single-pass-part-size',
+                    help='comma-separated single_pass_part_size values, a single-pass row each')
     args = ap.parse_args()
     samples, size = WORKLOADS[args.workload]
     samples, size = args.samples or samples, args.size or size
@@ -225,7 +234,11 @@ def main():
         write(data, samples, size)
         shards = sorted(n for n in os.listdir(data) if n.endswith('.mds'))
         data_bytes = sum(os.path.getsize(os.path.join(data, n)) for n in shards)
-        modes = [('', None)] + ([('single-pass ', data_bytes)] if args.single_pass else [])
+        part_sizes = ([int(x) for x in args.single_pass_part_size.split(',')]
+                      if args.single_pass_part_size else [None])
+        modes = [('', None, None)] + ([
+            (f'single-pass{"" if v is None else f" parts {v >> 20} MiB"} ', data_bytes, v)
+            for v in part_sizes] if args.single_pass else [])
         servers = []  # stopped at the end
         if args.s3rver:
             path, s3 = s3rver_path(work, data)
@@ -250,11 +263,12 @@ def main():
                                 discard=True)))
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
-                            for mode, single in modes:
+                            for mode, single, part_size in modes:
                                 rows.setdefault((path.name, f'{name}, {mode}{order}'), []).append(
                                     path.measured(lambda: sluice_epoch(
                                         lib, path.remote, shuffle, work, samples,
-                                        args.fetch_concurrency, path.env, single)))
+                                        args.fetch_concurrency, path.env, single,
+                                        part_size)))
         finally:
             for stop in reversed(servers):
                 stop()

@@ -106,7 +106,7 @@ bool IsStreamKey(std::string_view k) {
   static const std::set<std::string_view> keys = {
       "remote", "local", "split", "proportion", "repeat", "choose",
       "download_retry", "download_timeout", "read_timeout", "validate_hash", "keep_zip",
-      "single_pass", "files", "parquet"};
+      "single_pass", "single_pass_part_size", "files", "parquet"};
   return keys.count(k) > 0;
 }
 
@@ -208,6 +208,12 @@ Status ApplyStreamKey(std::string_view k, const JsonValue& v, StreamOptions* s) 
   } else if (k == "single_pass") {
     if (!IsNull(v)) {
       SLUICE_ASSIGN_OR_RETURN(s->single_pass, GetBool(v, k));
+    }
+  } else if (k == "single_pass_part_size") {
+    if (!IsNull(v)) {
+      SLUICE_ASSIGN_OR_RETURN(int64_t bytes, GetInt(v, k));
+      if (bytes < 0) return Bad(k, "must be a number of bytes, 0 or more");
+      s->single_pass_part_size = static_cast<uint64_t>(bytes);
     }
   } else if (k == "files") {
     SLUICE_RETURN_IF_ERROR(ApplyFileSelectionKey(k, v, &s->files));

@@ -56,6 +56,18 @@ struct StreamOptions {
   // StreamingDataset sets it to ReadsInSinglePass as it adds the stream:
   // false for a local-only stream, so every later reader takes the flag.
   bool single_pass = false;
+  // A single pass's shard larger than this many bytes is received as
+  // several ranged parts at once, each on its own connection and written
+  // at its place in the shard's one buffer (stores/common/ranged_parts.h;
+  // parts of at least this size, at most the store's parts in flight per
+  // object, StoreOptions::concurrency, or its local_concurrency from a
+  // server that answers as if local); 0: one request a shard. Through a
+  // link that gives each connection its own share (15 ms, 100 MB/s per
+  // connection: bench/python/cold_epoch.py's proxy), one request a 64 MiB
+  // shard held the consumer at one connection's speed. Sluice's extension,
+  // key "single_pass_part_size" (bytes, 0 or more); the dataset-level key
+  // is every stream's default.
+  uint64_t single_pass_part_size = uint64_t{8} << 20;
   // Set: a raw-file stream (key "files"; Sluice's extension).
   std::optional<FileDatasetOptions> files;
   // Set: a stream of Parquet files (key "parquet": true or {"glob",
@@ -232,7 +244,7 @@ bool ReadsInSinglePass(const StreamOptions& stream);
 
 // Parses {"streams": [{"remote", "local", "split", "proportion" | "repeat" |
 // "choose", "download_retry", "download_timeout", "validate_hash",
-// "keep_zip", "single_pass"}, ...], "epoch_size", "predownload", "cache_limit" (int or
+// "keep_zip", "single_pass", "single_pass_part_size"}, ...], "epoch_size", "predownload", "cache_limit" (int or
 // "100gb"-style string), "sampling_method", "sampling_granularity",
 // "partition_algo", "num_canonical_nodes", "batch_size", "shuffle",
 // "shuffle_algo", "shuffle_seed", "shuffle_block_size", "batching_method",

@@ -16,6 +16,7 @@
 #include "engine/runtime/event_loop.h"
 #include "formats/index/index.h"
 #include "stores/common/part_uploads.h"
+#include "stores/common/ranged_parts.h"
 #include "stores/file/file_store.h"
 #include "stores/http/http_client.h"
 
@@ -64,7 +65,9 @@ class FolderSource final : public RemoteSource {
     return CopyFileAtomic(src, path, env_);
   }
 
-  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size) override {
+  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                    uint64_t part_size) override {
+    (void)part_size;  // a local file: one read
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -147,6 +150,28 @@ class StoreSource final : public RemoteSource {
     SLUICE_RETURN_IF_ERROR(EventLoop::ForThisProcess().Run(
         store->GetToFileFilling(key, path, expected_size, &fill)));
     return FileSize(path, options_.env);
+  }
+
+  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                    uint64_t part_size) override {
+    if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    const std::string where = described_ + "/" + key;
+    // The buffer is sized (and zero-filled: a std::string cannot grow
+    // uninitialized) here, on the reader's thread, not on the loop's where
+    // it would hold up the other downloads; the parts are received into
+    // it at their places, no part copied into another.
+    std::string out(expected_size + 1, '\0');
+    Result<uint64_t> got = EventLoop::ForThisProcess().Run(
+        GetRangeInPartsInto(*store, key, 0, expected_size + 1, out.data(), part_size));
+    if (!got.ok()) return got.status().WithContext("downloading " + where);
+    if (*got > expected_size) {
+      return CorruptError(where + ": has more than " + std::to_string(expected_size) +
+                          " bytes, the size the dataset's index.json says");
+    }
+    if (*got < expected_size) return ObjectSizeChangedError(where, *got, expected_size);
+    out.resize(expected_size);
+    return out;
   }
 
   bool ReportsFills() override {
@@ -269,7 +294,9 @@ class StoreSource final : public RemoteSource {
 
 }  // namespace
 
-Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size) {
+Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
+                                                uint64_t part_size) {
+  (void)part_size;  // one ranged read here
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.

@@ -56,11 +56,14 @@ class RemoteSource {
   // this process is opened to ask (an error there: false; Fetch reports it).
   virtual bool ReportsFills() { return false; }
   // The whole object `key` in memory, for the single-pass mode (nothing
-  // written: StreamOptions::single_pass): one ranged read (GetRangesOnly)
-  // of one byte past `expected_size`, so an object of another size
-  // (longer or shorter) is kCorrupt after its read. A plain path is read
-  // whole. Thread safety: as Fetch.
-  virtual Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size);
+  // written: StreamOptions::single_pass): the range of `expected_size` and
+  // one byte past it, so an object of another size (longer or shorter) is
+  // kCorrupt after its read. A store reads it into the one buffer in
+  // ranged parts of at least `part_size` at once (GetRangeInPartsInto; 0:
+  // one request); this default, in one ranged read (GetRangesOnly); a plain
+  // path whole. Thread safety: as Fetch.
+  virtual Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                            uint64_t part_size = 0);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -654,7 +654,8 @@ Result<std::string> StreamShards::Receive(const FileInfo& raw, const std::option
   std::string bytes;
   for (int attempt = 1;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    Result<std::string> got = remote_->FetchToMemory(key, stored.bytes);
+    Result<std::string> got =
+        remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size);
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
       bytes_downloaded_ += got->size();

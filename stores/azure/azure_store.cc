@@ -89,6 +89,19 @@ class AzureStore final : public Store {
                               std::move(etag));
   }
 
+  awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
+                                               std::string etag, char* into) override {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+    if (length == 0) co_return uint64_t{0};
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await PrepareRanged(key, offset, length, etag));
+    co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
+                                         std::move(req), std::move(etag));
+  }
+
+  int RangedParts(uint64_t length, uint64_t part_size) const override {
+    return RangedPartsFor(*client_, options_, length, part_size);
+  }
+
   awaitable<Result<std::string>> Get(std::string key) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), NoHeaders(), 0));
@@ -269,6 +282,15 @@ class AzureStore final : public Store {
                                         WholeObjectAnswer whole, std::string etag = {}) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return std::string();
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await PrepareRanged(key, offset, length, etag));
+    co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
+                                     std::move(req), whole, std::move(etag));
+  }
+
+  // The signed GET of bytes [offset, offset + length) of `key` (length >
+  // 0); `etag` comes back quoted, as the request's If-Match has it.
+  awaitable<Result<HttpRequest>> PrepareRanged(std::string key, uint64_t offset, uint64_t length,
+                                               std::string& etag) {
     std::vector<SigningHeader> signed_headers{
         {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}};
     if (!etag.empty() && etag.front() != '"') etag = '"' + etag + '"';
@@ -277,8 +299,7 @@ class AzureStore final : public Store {
                                co_await Prepare(HttpMethod::kGet, FullKey(key), NoQuery(), signed_headers, 0));
     std::erase_if(req.headers, [](const auto& h) { return h.first == "Range"; });
     req.range_signed = true;  // a retry resends this range, not the rest of it
-    co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                     std::move(req), whole, std::move(etag));
+    co_return req;
   }
 
   // Parameters by value: the coroutine may outlive its caller's temporaries.

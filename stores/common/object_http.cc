@@ -97,10 +97,17 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
   co_return std::move(resp->body);
 }
 
-awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, std::string key,
-                                             uint64_t offset, uint64_t length, HttpRequest req,
-                                             WholeObjectAnswer whole, std::string etag) {
-  if (length == 0) co_return std::string();
+namespace {
+
+// SendRangedGet up to the answer: the range, If-Match, and the checks of
+// the version and of a server that ignored Range. An error of those
+// checks sets *checked_error (the caller returns it as it is); a ranged
+// GET's own error is returned for the caller to read (BytesOfRangedGet,
+// or SendRangedGetInto's count). `length` > 0.
+awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std::string key,
+                                           uint64_t offset, uint64_t length, HttpRequest req,
+                                           WholeObjectAnswer whole, std::string etag,
+                                           bool* checked_error) {
   req.range = ByteRange::FromTo(offset, offset + length - 1);
   const bool refuse = whole == WholeObjectAnswer::kRefuse;
   if (refuse) req.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
@@ -111,6 +118,7 @@ awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, s
   }
   auto resp = co_await client.Send(std::move(req));
   if (!resp.ok() && !etag.empty()) {
+    *checked_error = true;
     // A 412 (the client's kCorrupt) says only that the listed version is
     // gone: a HEAD tells which version is there now, for the error.
     if (IsCorrupt(resp.status())) {
@@ -126,16 +134,68 @@ awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, s
   if (resp.ok() && !etag.empty()) {
     const std::string now = resp->Header("etag");
     if (!now.empty() && !SameEtag(now, etag)) {
+      *checked_error = true;
       co_return ObjectVersionChangedError(JoinKey(store.root(), key), etag, now, offset, length);
     }
   }
   if (refuse && resp.ok() && resp->status == 200) {
+    *checked_error = true;
     co_return UnimplementedError(JoinKey(store.root(), key) +
                                  ": the server ignored Range (200, the whole object) for bytes " +
                                  std::to_string(offset) + ".." + std::to_string(offset + length) +
                                  "; not read");
   }
+  co_return resp;
+}
+
+}  // namespace
+
+awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, std::string key,
+                                             uint64_t offset, uint64_t length, HttpRequest req,
+                                             WholeObjectAnswer whole, std::string etag) {
+  if (length == 0) co_return std::string();
+  bool checked_error = false;
+  Result<HttpResponse> resp = co_await SendRanged(client, store, key, offset, length,
+                                                  std::move(req), whole, std::move(etag),
+                                                  &checked_error);
+  if (checked_error) co_return resp.status();
   co_return co_await BytesOfRangedGet(store, std::move(key), offset, length, std::move(resp));
+}
+
+awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, std::string key,
+                                              uint64_t offset, uint64_t length, char* into,
+                                              HttpRequest req, std::string etag) {
+  if (length == 0) co_return uint64_t{0};
+  req.body_into = into;
+  req.body_into_size = length;
+  bool checked_error = false;
+  Result<HttpResponse> resp = co_await SendRanged(client, store, key, offset, length,
+                                                  std::move(req), WholeObjectAnswer::kRefuse,
+                                                  std::move(etag), &checked_error);
+  if (checked_error) co_return resp.status();
+  if (!resp.ok()) {
+    // As BytesOfRangedGet: a range that starts exactly at the object's end
+    // is empty.
+    if (resp.status().code() == StatusCode::kOutOfRange) {
+      auto head = co_await store.Head(key);
+      if (head.ok() && head->size == offset) co_return uint64_t{0};
+    }
+    co_return ObjectError(resp.status(), store.root(), key);
+  }
+  co_return std::min(resp->body_bytes, length);
+}
+
+int RangedPartsFor(const HttpClient& client, const StoreOptions& options, uint64_t length,
+                   uint64_t part_size) {
+  if (part_size == 0 || length <= part_size) return 1;
+  // As a whole download's parts (GetToFileOptions::local_concurrency): from
+  // a server that answers as if local, more connections add only CPU.
+  int most = std::max(options.concurrency, 1);
+  if (options.local_concurrency > 0 && client.LocalLink()) {
+    most = std::min(most, options.local_concurrency);
+  }
+  const uint64_t parts = (length + part_size - 1) / part_size;
+  return static_cast<int>(std::min<uint64_t>(parts, static_cast<uint64_t>(most)));
 }
 
 }  // namespace sluice

@@ -95,4 +95,22 @@ boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, St
                                                           WholeObjectAnswer whole,
                                                           std::string etag = {});
 
+// SendRangedGet's GetRangeOnly (kRefuse), the body received into `into`
+// (room for `length` bytes; HttpRequest::body_into) instead of returned:
+// how many bytes came (fewer at the object's end; a range that starts
+// exactly there: 0). Behind the HTTP stores' Store::GetRangeOnlyInto.
+boost::asio::awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store,
+                                                           std::string key, uint64_t offset,
+                                                           uint64_t length, char* into,
+                                                           HttpRequest req,
+                                                           std::string etag = {});
+
+// Store::RangedParts of the HTTP stores: 1 for `length` within one part
+// (or part_size 0), else one part per part_size, at most the store's parts
+// in flight per object (StoreOptions::concurrency), and its
+// local_concurrency while `client`'s servers answer as if local (a whole
+// download's rule: GetToFileOptions::local_concurrency).
+int RangedPartsFor(const HttpClient& client, const StoreOptions& options, uint64_t length,
+                   uint64_t part_size);
+
 }  // namespace sluice

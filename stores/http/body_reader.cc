@@ -1,6 +1,7 @@
 #include "stores/http/body_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <tuple>
 #include <type_traits>
@@ -87,6 +88,16 @@ bool Trim(const Transfer& t, std::string_view& data, BodyPlacement& p, AttemptRe
 // Appends to the buffered body. False: over max_buffered_body.
 bool Append(const ExchangeContext& ctx, Transfer& t, std::string_view data,
             AttemptResult& result) {
+  if (t.request.body_into != nullptr) {
+    // The caller's memory at the body's offset; what would pass its end is
+    // dropped (HttpRequest::body_into).
+    const uint64_t room = t.request.body_into_size - std::min(t.delivered, t.request.body_into_size);
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(room, data.size()));
+    if (n > 0) std::memcpy(t.request.body_into + t.delivered, data.data(), n);
+    t.delivered += n;
+    t.response.body_bytes = t.delivered;
+    return true;
+  }
   if (t.buffer->size() + data.size() > ctx.options.max_buffered_body) {
     result = AttemptResult::Fail(OutOfRangeError(
         t.What() + ": body larger than max_buffered_body (" +
@@ -145,13 +156,17 @@ awaitable<AttemptResult> ReadSizedBodyInPlace(const ExchangeContext& ctx, Stream
                                               BodyPlacement& placement, ScopedCancel& cancel,
                                               uint64_t wire_left) {
   Connection& conn = *lease.conn;
-  const size_t start = t.buffer->size();
+  // The caller's memory (HttpRequest::body_into, checked to hold the whole
+  // body) is written as it is: no reservation, no fill.
+  char* const into = t.request.body_into != nullptr ? t.request.body_into + t.delivered : nullptr;
+  const size_t start = into != nullptr ? 0 : t.buffer->size();
   const size_t total = static_cast<size_t>(wire_left);
-  t.buffer->reserve(start + total);
+  if (into == nullptr) t.buffer->reserve(start + total);
   // Body bytes Beast read together with the header.
   size_t got = std::min(conn.buffer.size(), total);
-  t.buffer->resize(start + got);
-  asio::buffer_copy(asio::buffer(t.buffer->data() + start, got), conn.buffer.data());
+  if (into == nullptr) t.buffer->resize(start + got);
+  asio::buffer_copy(asio::buffer((into != nullptr ? into : t.buffer->data() + start), got),
+                    conn.buffer.data());
   conn.buffer.consume(got);
   conn.lowest().expires_never();
   Watchdog dog(ctx.executor, conn, ctx.options.idle_timeout, t.deadline);
@@ -159,8 +174,10 @@ awaitable<AttemptResult> ReadSizedBodyInPlace(const ExchangeContext& ctx, Stream
   while (got < total) {
     size_t want = std::min(total - got, kBodyBufferBytes);
     // Within the reservation: no reallocation, `out` stays.
-    if (t.buffer->size() < start + got + want) t.buffer->resize(start + got + want);
-    char* out = t.buffer->data() + start;
+    if (into == nullptr && t.buffer->size() < start + got + want) {
+      t.buffer->resize(start + got + want);
+    }
+    char* out = into != nullptr ? into : t.buffer->data() + start;
     size_t n = 0;
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
       // The socket itself: Beast's stream would add a timer per read.
@@ -174,7 +191,7 @@ awaitable<AttemptResult> ReadSizedBodyInPlace(const ExchangeContext& ctx, Stream
     if (rec) break;
     cancel.Arm();
   }
-  t.buffer->resize(start + got);
+  if (into == nullptr) t.buffer->resize(start + got);
   t.delivered += got;
   t.response.body_bytes = t.delivered;
   if (placement.limit) *placement.limit -= got;
@@ -198,16 +215,19 @@ awaitable<AttemptResult> ReadSizedBody(const ExchangeContext& ctx, Stream& strea
   Connection& conn = *lease.conn;
   AttemptResult result;
   uint64_t wire_left = *parser.content_length();
+  const bool fits = t.request.body_into != nullptr
+                        ? t.delivered + wire_left <= t.request.body_into_size
+                        : t.buffer != nullptr &&
+                              t.buffer->size() + wire_left <= ctx.options.max_buffered_body;
   if (t.sink == nullptr && t.buffer != nullptr && wire_left > 0 && placement.skip == 0 &&
-      (!placement.limit || *placement.limit >= wire_left) &&
-      t.buffer->size() + wire_left <= ctx.options.max_buffered_body) {
+      (!placement.limit || *placement.limit >= wire_left) && fits) {
     co_return co_await ReadSizedBodyInPlace(ctx, stream, lease, parser, t, placement, cancel,
                                             wire_left);
   }
   // A body kept in memory is allocated once, at its length (bounded as
   // Append bounds it): growing it by doubling copies it again and touches
   // fresh pages each time.
-  if (t.sink == nullptr && t.buffer != nullptr &&
+  if (t.sink == nullptr && t.buffer != nullptr && t.request.body_into == nullptr &&
       t.buffer->size() + wire_left <= ctx.options.max_buffered_body) {
     t.buffer->reserve(static_cast<size_t>(t.buffer->size() + wire_left));
   }

@@ -90,6 +90,17 @@ struct HttpRequest {
   //     part fetched before the first part told whether ranges work).
   enum class IgnoredRange { kTrim, kToEnd, kHeadOnly };
   IgnoredRange if_range_ignored = IgnoredRange::kTrim;
+  // Send() without a sink: the body is written into [body_into, body_into +
+  // body_into_size) at its own offset (the bytes delivered before it, so a
+  // resumed attempt goes on where the last one stopped), straight from the
+  // socket where it can be, instead of into HttpResponse::body, which stays
+  // empty (body_bytes says how much came). Bytes past body_into_size are
+  // dropped, as a buffered body is trimmed to the range asked. The memory
+  // is the caller's and must outlive the call: one ranged part of an
+  // object received at its place in the object's one buffer (Store::
+  // GetRangeInPartsInto).
+  char* body_into = nullptr;
+  uint64_t body_into_size = 0;
 };
 
 struct HttpResponse {

@@ -49,6 +49,14 @@ class S3Store final : public Store {
     co_return co_await OnceMoreIfRegionMoved(
         [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse, etag); });
   }
+  awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
+                                               std::string etag, char* into) override {
+    co_return co_await OnceMoreIfRegionMoved(
+        [&] { return GetRangeIntoOnce(key, offset, length, etag, into); });
+  }
+  int RangedParts(uint64_t length, uint64_t part_size) const override {
+    return RangedPartsFor(*client_, options_, length, part_size);
+  }
   awaitable<Result<std::string>> Get(std::string key) override {
     co_return co_await OnceMoreIfRegionMoved([&] { return GetOnce(key); });
   }
@@ -110,6 +118,19 @@ class S3Store final : public Store {
     // If-Match goes unsigned (SigV4 signs only the headers it names).
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
                                      std::move(req), whole, std::move(etag));
+  }
+
+  // GetRangeOnce's kRefuse, received into `into` (Store::GetRangeOnlyInto):
+  // each part signed on its own, as any request.
+  awaitable<Result<uint64_t>> GetRangeIntoOnce(std::string key, uint64_t offset, uint64_t length,
+                                               std::string etag, char* into) {
+    SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
+    if (length == 0) co_return uint64_t{0};
+    SLUICE_CO_ASSIGN_OR_RETURN(
+        HttpRequest req,
+        co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
+    co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
+                                         std::move(req), std::move(etag));
   }
 
   awaitable<Result<std::string>> GetOnce(std::string key) {

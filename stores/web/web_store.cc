@@ -89,6 +89,24 @@ awaitable<Result<std::string>> BearerHttpStore::GetRangeOnly(std::string key, ui
   co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse);
 }
 
+awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, uint64_t offset,
+                                                              uint64_t length, std::string etag,
+                                                              char* into) {
+  SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
+  if (length == 0) co_return uint64_t{0};
+  HttpRequest req;
+  req.url = ObjectUrl(key);
+  SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
+  // Any version, as GetRangeOnlyOfVersion's default here: no If-Match.
+  (void)etag;
+  co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
+                                       std::move(req));
+}
+
+int BearerHttpStore::RangedParts(uint64_t length, uint64_t part_size) const {
+  return RangedPartsFor(*client_, options_, length, part_size);
+}
+
 awaitable<Result<std::string>> BearerHttpStore::Ranged(std::string key, uint64_t offset,
                                                        uint64_t length, WholeObjectAnswer whole) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));

@@ -42,6 +42,7 @@ TEST(DatasetConfig, DefaultsAreMosaics) {
   EXPECT_FALSE(s.validate_hash.has_value());
   EXPECT_FALSE(s.keep_zip);
   EXPECT_FALSE(s.single_pass);
+  EXPECT_EQ(s.single_pass_part_size, uint64_t{8} << 20);
   EXPECT_EQ(o->batch_size(), 1);
   EXPECT_EQ(o->predownload_samples(), 8);
   EXPECT_FALSE(o->cache_limit.has_value());
@@ -55,8 +56,8 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   auto o = ParseDatasetOptions(R"({
     "streams": [{"remote": "/r/a", "local": "/l/a", "split": "train", "proportion": 0.25},
                 {"local": "/l/b", "choose": 7, "validate_hash": "sha1", "keep_zip": true,
-                 "single_pass": false}],
-    "download_retry": 5, "single_pass": true,
+                 "single_pass": false, "single_pass_part_size": 0}],
+    "download_retry": 5, "single_pass": true, "single_pass_part_size": 1048576,
     "epoch_size": "1.5k", "predownload": 32, "cache_limit": "1.5kb", "batch_size": 4,
     "shuffle": true, "shuffle_algo": "py1s", "shuffle_seed": 7, "num_canonical_nodes": 3,
     "partition_algo": "orig", "batching_method": "per_stream", "sampling_method": "fixed",
@@ -74,6 +75,12 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   EXPECT_TRUE(o->streams[1].keep_zip);
   EXPECT_TRUE(o->streams[0].single_pass);  // dataset-level default
   EXPECT_FALSE(o->streams[1].single_pass);  // its own
+  EXPECT_EQ(o->streams[0].single_pass_part_size, 1048576u);  // dataset-level default
+  EXPECT_EQ(o->streams[1].single_pass_part_size, 0u);        // its own
+  EXPECT_EQ(ParseDatasetOptions(R"({"local": "/l", "single_pass_part_size": -1})")
+                .status()
+                .message(),
+            "dataset config: 'single_pass_part_size' must be a number of bytes, 0 or more");
   EXPECT_EQ(*o->plan.epoch_size, 1500);
   EXPECT_EQ(o->predownload_samples(), 32);
   EXPECT_EQ(*o->cache_limit, 1536u);

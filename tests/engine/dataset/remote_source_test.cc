@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/file.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/test_servers.h"
+
 namespace sluice {
 namespace {
 
@@ -45,6 +49,50 @@ TEST(RemoteSourceTest, PartSizeIsTheOneTheSourceWasOpenedWith) {
   Result<std::unique_ptr<RemoteSource>> zero = OpenRemoteSource("s3://bucket/ds", options);
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ((*zero)->PartSize(), 1u);
+}
+
+// A single pass's shard (FetchToMemory) from nginx in ranged parts of
+// `part_size`: the exact bytes, the GETs each a range of it; a shorter or
+// longer object is kCorrupt naming the object and both sizes.
+TEST(RemoteSourceTest, FetchToMemoryReadsAShardInRangedParts) {
+  testing::TempDir dir;
+  auto nginx = testing::NginxServer::Start(dir.path());
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  const std::string data = testing::PatternBytes(5 << 20, 42);
+  ASSERT_TRUE(MakeDirs(nginx->www() + "/ds").ok());
+  ASSERT_TRUE(WriteFileAtomic(nginx->www() + "/ds/shard.00000.mds", data).ok());
+  StoreOptions options;
+  options.local_concurrency = 0;  // nginx here answers as if local
+  const std::string root = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds";
+  auto source = OpenRemoteSource(root, options);
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  auto got = (*source)->FetchToMemory("shard.00000.mds", data.size(), 1 << 20);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(*got == data);
+  // 5 MiB + 1 in parts of 1 MiB at least: six GETs with a Range each.
+  const std::string log = nginx->AccessLog();
+  size_t gets = 0;
+  for (size_t at = log.find(" GET /ds/shard.00000.mds "); at != std::string::npos;
+       at = log.find(" GET /ds/shard.00000.mds ", at + 1)) {
+    ++gets;
+    const size_t eol = log.find('\n', at);
+    EXPECT_NE(log.substr(at, eol - at).find(" 206 bytes="), std::string::npos) << log;
+  }
+  EXPECT_EQ(gets, 6u) << log;
+
+  auto shorter = (*source)->FetchToMemory("shard.00000.mds", data.size() + 10, 1 << 20);
+  ASSERT_FALSE(shorter.ok());
+  EXPECT_EQ(shorter.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(shorter.status().message(),
+            root + "/shard.00000.mds: the object is 5242880 bytes, index.json says 5242890 "
+                   "(the remote changed since it was indexed?)");
+  auto longer = (*source)->FetchToMemory("shard.00000.mds", data.size() - 10, 1 << 20);
+  ASSERT_FALSE(longer.ok());
+  EXPECT_EQ(longer.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(longer.status().message(),
+            root + "/shard.00000.mds: has more than 5242870 bytes, the size the dataset's "
+                   "index.json says");
 }
 
 }  // namespace

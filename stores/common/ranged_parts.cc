@@ -1,0 +1,71 @@
+#include "stores/common/ranged_parts.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "base/asio/co_status.h"
+#include "stores/common/part_uploads.h"
+#include "stores/common/store_keys.h"
+
+namespace sluice {
+namespace {
+
+// One part: bytes [offset, offset + n) of `key` into `into`, their count
+// into `*got`. A range past the object's end (kOutOfRange) leaves 0: the
+// object ended before this part (checked against the parts before it).
+// Plain parameters, not a capturing lambda: each is the frame's own.
+boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
+                                        uint64_t n, std::string etag, char* into, uint64_t* got,
+                                        std::string which) {
+  Result<uint64_t> r = co_await store->GetRangeOnlyInto(std::move(key), offset, n,
+                                                        std::move(etag), into);
+  if (r.ok()) {
+    *got = *r;
+    co_return Status::Ok();
+  }
+  if (r.status().code() == StatusCode::kOutOfRange) co_return Status::Ok();
+  co_return r.status().WithContext(which);
+}
+
+}  // namespace
+
+boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
+                                                             uint64_t offset, uint64_t length,
+                                                             char* into, uint64_t part_size,
+                                                             std::string etag) {
+  if (length == 0) co_return uint64_t{0};
+  const uint64_t parts = static_cast<uint64_t>(std::max(1, store.RangedParts(length, part_size)));
+  if (parts == 1) co_return co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
+  const uint64_t each = (length + parts - 1) / parts;
+  std::vector<uint64_t> got(parts, 0);
+  Store* const s = &store;
+  const std::string* const k = &key;
+  const std::string* const e = &etag;
+  uint64_t* const counts = got.data();
+  Status status = co_await ForEachPartConcurrently(
+      parts, static_cast<int>(parts),
+      [s, k, e, counts, offset, length, each, parts, into](uint64_t i) {
+        const uint64_t first = i * each;
+        const uint64_t n = std::min(each, length - first);
+        return ReadPart(s, *k, offset + first, n, *e, into + first, counts + i,
+                        "part " + std::to_string(i + 1) + " of " + std::to_string(parts) +
+                            ", bytes " + std::to_string(offset + first) + ".." +
+                            std::to_string(offset + first + n));
+      });
+  if (!status.ok()) co_return status;
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < parts; ++i) {
+    if (total < i * each && got[i] > 0) {
+      co_return CorruptError(JoinKey(store.root(), key) + ": bytes " +
+                             std::to_string(offset + i * each) + ".." +
+                             std::to_string(offset + i * each + got[i]) +
+                             " came after the object ended at byte " +
+                             std::to_string(offset + total) +
+                             " (it changed while it was read in parts)");
+    }
+    total += got[i];
+  }
+  co_return total;
+}
+
+}  // namespace sluice

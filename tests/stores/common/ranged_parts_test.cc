@@ -1,0 +1,194 @@
+// GetRangeInPartsInto against a real nginx (directly, and through a
+// FaultProxy that cuts a part short or answers it with a 503): the exact
+// bytes in one buffer, the ranged GETs on the wire (nginx's access log),
+// and what a shorter or longer object comes to.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/runtime/event_loop.h"
+#include "stores/common/ranged_parts.h"
+#include "stores/store.h"
+#include "tests/stores/common/node_servers.h"
+#include "tests/stores/http/fault_proxy.h"
+#include "tests/stores/http/test_servers.h"
+
+namespace sluice {
+namespace {
+
+using testing::CleanStoreEnv;
+using testing::Fault;
+using testing::FaultProxy;
+using testing::PatternBytes;
+using testing::ScopedEnv;
+using testing::TempDir;
+
+constexpr uint64_t kSize = 3 << 20;   // the object: 3 MiB
+constexpr uint64_t kPart = 1 << 20;   // parts of at least 1 MiB
+
+// The Range headers of the GETs of `path` in nginx's access log, sorted.
+std::vector<std::string> RangesAsked(const std::string& log, const std::string& path) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < log.size()) {
+    size_t end = log.find('\n', at);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(at, end - at);
+    at = end + 1;
+    if (line.find(" GET " + path + " ") == std::string::npos) continue;
+    out.push_back(line.substr(line.rfind(' ') + 1));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class RangedPartsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nginx_ = testing::NginxServer::Start(dir_.path());
+    if (nginx_ == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+    ASSERT_TRUE(MakeDirs(nginx_->www() + "/ds").ok());
+    ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/ds/shard.mds", data_).ok());
+  }
+
+  // The web store at `port` (nginx's, or a proxy's in front of it): four
+  // parts in flight per object, never fewer for a local server.
+  std::unique_ptr<Store> Open(int port) {
+    StoreOptions options;
+    options.concurrency = 4;
+    options.local_concurrency = 0;
+    options.download_retry = 2;
+    auto store = OpenStore("http://127.0.0.1:" + std::to_string(port) + "/ds/", loop_.executor(),
+                           options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(*store) : nullptr;
+  }
+
+  // The object and one byte past it in parts, as a single pass asks.
+  Result<uint64_t> Read(Store& store, std::string& into, uint64_t part_size = kPart) {
+    into.assign(kSize + 1, '\0');
+    return loop_.Run(GetRangeInPartsInto(store, "shard.mds", 0, kSize + 1, into.data(), part_size));
+  }
+
+  TempDir dir_;
+  ScopedEnv env_{CleanStoreEnv()};
+  EventLoop loop_;
+  std::unique_ptr<testing::NginxServer> nginx_;
+  const std::string data_ = PatternBytes(kSize, 41);
+};
+
+// 3 MiB + 1 in parts of 1 MiB at least, four in flight: four GETs of equal
+// ranges (the last one past the end), the bytes exact at their places.
+TEST_F(RangedPartsTest, ReadsTheExactBytesAsFourRangedGets) {
+  auto store = Open(nginx_->http_port());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->RangedParts(kSize + 1, kPart), 4);
+  std::string got;
+  auto n = Read(*store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize);
+  EXPECT_TRUE(got.substr(0, kSize) == data_);
+  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+            (std::vector<std::string>{"bytes=0-786432", "bytes=1572866-2359298",
+                                      "bytes=2359299-3145728", "bytes=786433-1572865"}));
+}
+
+// part_size 0, or an object within one part: one GET.
+TEST_F(RangedPartsTest, OnePartIsOneGet) {
+  auto store = Open(nginx_->http_port());
+  ASSERT_NE(store, nullptr);
+  std::string got;
+  auto n = Read(*store, got, 0);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize);
+  EXPECT_TRUE(got.substr(0, kSize) == data_);
+  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+            std::vector<std::string>{"bytes=0-3145728"});
+}
+
+// The first connection's answer is cut after 100,000 bytes: that part
+// alone is asked again, for the rest of its range, and the bytes are exact.
+TEST_F(RangedPartsTest, APartCutShortResumesWithARange) {
+  FaultProxy proxy(nginx_->http_port());
+  proxy.Schedule({Fault::Truncate(100000)});
+  auto store = Open(proxy.port());
+  ASSERT_NE(store, nullptr);
+  std::string got;
+  auto n = Read(*store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize);
+  EXPECT_TRUE(got.substr(0, kSize) == data_);
+  const std::vector<std::string> asked = RangesAsked(nginx_->AccessLog(), "/ds/shard.mds");
+  ASSERT_EQ(asked.size(), 5u) << nginx_->AccessLog();
+  const std::vector<std::string> parts{"bytes=0-786432", "bytes=1572866-2359298",
+                                       "bytes=2359299-3145728", "bytes=786433-1572865"};
+  // One range is a part's end from a byte inside it: the resumed rest.
+  std::vector<std::string> resumed;
+  for (const std::string& r : asked) {
+    if (std::find(parts.begin(), parts.end(), r) == parts.end()) resumed.push_back(r);
+  }
+  ASSERT_EQ(resumed.size(), 1u) << nginx_->AccessLog();
+  const std::string end = resumed[0].substr(resumed[0].find('-'));
+  EXPECT_TRUE(std::any_of(parts.begin(), parts.end(), [&](const std::string& p) {
+    return p.substr(p.find('-')) == end && p != resumed[0];
+  })) << resumed[0];
+}
+
+// The first connection's answer is a 503 (from the proxy: it never
+// reaches nginx): that part is asked again, and nginx serves four GETs.
+TEST_F(RangedPartsTest, APartsServerErrorIsRetried) {
+  FaultProxy proxy(nginx_->http_port());
+  proxy.Schedule({Fault::Status(503)});
+  auto store = Open(proxy.port());
+  ASSERT_NE(store, nullptr);
+  std::string got;
+  auto n = Read(*store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize);
+  EXPECT_TRUE(got.substr(0, kSize) == data_);
+  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds").size(), 4u)
+      << nginx_->AccessLog();
+}
+
+// A part's error that retries do not mend names the object and the part's
+// bytes.
+TEST_F(RangedPartsTest, APartsErrorNamesTheObjectAndItsBytes) {
+  FaultProxy proxy(nginx_->http_port());
+  proxy.Schedule({Fault::Status(404)});
+  auto store = Open(proxy.port());
+  ASSERT_NE(store, nullptr);
+  std::string got;
+  auto n = Read(*store, got);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kNotFound) << n.status().ToString();
+  const std::string text = n.status().ToString();
+  EXPECT_NE(text.find("/ds/shard.mds"), std::string::npos) << text;
+  EXPECT_NE(text.find(" of 4, bytes "), std::string::npos) << text;
+}
+
+// An object shorter than the parts: the parts past its end are empty (a
+// 416 there is no error), and the count says where it ended; a longer one
+// fills the byte past the asked size.
+TEST_F(RangedPartsTest, ShorterAndLongerObjectsShowInTheCount) {
+  const std::string shorter = data_.substr(0, 1500000);
+  ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/ds/shard.mds", shorter).ok());
+  auto store = Open(nginx_->http_port());
+  ASSERT_NE(store, nullptr);
+  std::string got;
+  auto n = Read(*store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 1500000u);
+  EXPECT_TRUE(got.substr(0, 1500000) == shorter);
+
+  ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/ds/shard.mds", data_ + "xy").ok());
+  n = Read(*store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize + 1);
+  EXPECT_TRUE(got == data_ + "x");
+}
+
+}  // namespace
+}  // namespace sluice
