@@ -52,17 +52,17 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
                         std::to_string(tail.size()) + " bytes for a footer of " +
                         std::to_string(length));
   }
-  auto footer = parquet::DecodeFooter(tail.substr(0, length), size, file.path);
+  auto footer = parquet::DecodeFooter(tail.substr(0, length), size, file.path,
+                                      parquet::IndexFooterOptions());
   if (!footer.ok()) return footer.status().WithContext(url);
   auto rows = parquet::ShardRowsOfFile(file, *footer, columns);
   if (!rows.ok()) return rows.status().WithContext(url);
-  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields,
-                          parquet::FieldsNamed(footer->schema, columns, file.path));
   FilePieces out;
   out.rows = std::move(*rows);
   out.pieces.reserve(out.rows.row_groups.size());
   for (uint32_t rg : out.rows.row_groups) {
-    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(*footer, rg, fields);
+    const std::vector<parquet::ByteRange> reads =
+        parquet::ChunkReads(*footer, rg, out.rows.fields);
     FilePieces::Piece& p = out.pieces.emplace_back();
     p.samples = static_cast<uint64_t>(footer->meta.row_groups[rg].num_rows);
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
@@ -73,7 +73,8 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   return out;
 }
 
-// Piece `k` of `f` as a table's shard, by view into `f`.
+// Piece `k` of `f` as a table's shard, by view into `f`: the one rule from
+// a piece to a shard (RemoteIndex's entries are made from it too).
 ShardParts PartsOf(const FilePieces& f, size_t k) {
   const FilePieces::Piece& p = f.pieces[k];
   ShardParts parts;
@@ -150,13 +151,13 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
       stream, remote, files, source, columns, wait_timeout, env,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
-          const FilePieces::Piece& p = f.pieces[k];
+          const ShardParts parts = PartsOf(f, k);
           ShardEntry& e = index.shards.emplace_back(f.rows.config);
-          e.samples = p.samples;
-          e.row_group = f.rows.row_groups[k];
-          e.piece = p.piece;
-          e.raw_data.basename = p.name;
-          e.raw_data.bytes = p.piece.length + p.piece.tail_bytes;
+          e.samples = parts.samples;
+          e.raw_data.basename = std::string(parts.raw_data.basename);
+          e.raw_data.bytes = parts.raw_data.bytes;
+          e.row_group = parts.row_group;
+          e.piece = *parts.piece;
         }
         return Status::Ok();
       }));

@@ -17,21 +17,24 @@ Status CheckChunk(const FileFooter& f, size_t rg, size_t leaf, std::string_view 
                   uint64_t data_end, ByteRange* range) {
   const ColumnChunk& cc = f.meta.row_groups[rg].columns[leaf];
   const LeafColumn& col = f.schema.leaves[leaf];
-  const std::string where = Prefix(file) + "row group " + std::to_string(rg) + " column \"" +
-                            col.path + "\": ";
+  // Made only for an error: a footer has a chunk per leaf and row group.
+  const auto where = [&] {
+    return Prefix(file) + "row group " + std::to_string(rg) + " column \"" + col.path + "\": ";
+  };
   if (cc.file_path) {
-    return UnimplementedError(where + "its data is in another file (\"" + *cc.file_path + "\")");
+    return UnimplementedError(where() + "its data is in another file (\"" + *cc.file_path +
+                              "\")");
   }
-  if (cc.encrypted) return UnimplementedError(where + "the column is encrypted");
-  if (!cc.meta_data) return CorruptError(where + "no column metadata");
+  if (cc.encrypted) return UnimplementedError(where() + "the column is encrypted");
+  if (!cc.meta_data) return CorruptError(where() + "no column metadata");
   const ColumnMetaData& m = *cc.meta_data;
   if (m.path_in_schema != col.path_parts) {
     std::string path;
     for (const std::string& p : m.path_in_schema) path += (path.empty() ? "" : ".") + p;
-    return CorruptError(where + "the chunk's path is \"" + path + "\"");
+    return CorruptError(where() + "the chunk's path is \"" + path + "\"");
   }
   if (m.type != col.physical_type) {
-    return CorruptError(where + "the chunk's type is " + PhysicalTypeName(m.type) +
+    return CorruptError(where() + "the chunk's type is " + PhysicalTypeName(m.type) +
                         ", the schema's " + PhysicalTypeName(col.physical_type));
   }
   // Writers store dictionary_page_offset 0 for "none"; the chunk starts at
@@ -43,7 +46,7 @@ Status CheckChunk(const FileFooter& f, size_t rg, size_t leaf, std::string_view 
   }
   const uint64_t size = static_cast<uint64_t>(m.total_compressed_size);
   if (start < kParquetMagic.size() || start > data_end || size > data_end - start) {
-    return CorruptError(where + "its pages at [" + std::to_string(start) + ", " +
+    return CorruptError(where() + "its pages at [" + std::to_string(start) + ", " +
                         std::to_string(start + size) + ") are not inside the data at [4, " +
                         std::to_string(data_end) + ")");
   }
@@ -94,7 +97,8 @@ Result<FileFooter> DecodeFooter(std::string_view metadata, uint64_t file_size,
   FileFooter f;
   f.file_size = file_size;
   f.metadata_length = static_cast<uint32_t>(metadata.size());
-  Result<FileMetaData> meta = DecodeFileMetaData(metadata, options.thrift);
+  Result<FileMetaData> meta =
+      DecodeFileMetaData(metadata, options.thrift, options.metadata_fields);
   if (!meta.ok()) return meta.status().WithContext(std::string(file) + ": footer");
   f.meta = std::move(meta).value();
   if (f.meta.encrypted) {

@@ -27,6 +27,7 @@
 
 #include "base/status.h"
 #include "formats/parquet/metadata.h"
+#include "formats/parquet/metadata_decoder.h"
 #include "formats/parquet/schema.h"
 #include "formats/parquet/thrift_compact.h"
 
@@ -43,6 +44,9 @@ struct FooterOptions {
   uint64_t first_read_bytes = 64 << 10;  // the tail's first guess
   uint32_t max_footer_bytes = 64u << 20;  // a larger footer is refused
   ThriftLimits thrift;
+  // kForIndex: a footer for an index (metadata_decoder.h), whose chunks
+  // lack their encodings and statistics; the checks below are the same.
+  MetadataFields metadata_fields = MetadataFields::kAll;
 };
 
 // A decoded, validated footer. Values; safe to share between threads.

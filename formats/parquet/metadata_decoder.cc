@@ -1,5 +1,6 @@
 #include "formats/parquet/metadata_decoder.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <utility>
 
@@ -19,10 +20,14 @@ constexpr uint64_t kMemorySlack = 1 << 20;
 
 class D : public ThriftCompactDecoder {
  public:
-  D(std::string_view bytes, ThriftLimits limits)
+  D(std::string_view bytes, ThriftLimits limits, MetadataFields fields = MetadataFields::kAll)
       : ThriftCompactDecoder(bytes, limits),
         budget_(kMemoryPerByte * bytes.size() + kMemorySlack),
-        left_(budget_) {}
+        left_(budget_),
+        lean_(fields == MetadataFields::kForIndex) {}
+
+  // kForIndex: the fields an index does not read are skipped, not decoded.
+  bool lean() const { return lean_; }
 
   template <typename V>
   Status Charge() {
@@ -33,6 +38,16 @@ class D : public ThriftCompactDecoder {
     }
     left_ -= sizeof(V);
     return Status::Ok();
+  }
+
+  // Room for a list's `count` elements in `v` (one allocation rather than
+  // a vector's doublings), at most what the budget has left: each element
+  // is still charged as it is added.
+  template <typename V>
+  auto Reserve(std::vector<V>* v) {
+    return [this, v](uint32_t count) {
+      v->reserve(std::min<uint64_t>(count, left_ / sizeof(V)));
+    };
   }
 
   // Appends a default value to `v`, charged.
@@ -46,6 +61,7 @@ class D : public ThriftCompactDecoder {
  private:
   uint64_t budget_;
   uint64_t left_;
+  bool lean_;
 };
 
 // Which fields of one struct were seen, to report a missing required one.
@@ -111,7 +127,7 @@ Status ReadOptional(std::optional<V>* out, F&& read) {
 }
 
 Status ReadStringList(D& d, T type, std::vector<std::string>* out) {
-  return d.ReadList(type, T::kBinary, [&](T e) {
+  return d.ReadList(type, T::kBinary, d.Reserve(out), [&](T e) {
     SLUICE_RETURN_IF_ERROR(d.Add(out));
     return d.ReadString(e, &out->back());
   });
@@ -132,6 +148,26 @@ Status ReadEnumList(D& d, T type, std::vector<E>* out) {
 Status SkipStruct(D& d, T type) {
   SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
   return d.Skip(type);
+}
+
+// The index's decode (MetadataFields::kForIndex) of a field it does not
+// read: its wire type checked as a full decode checks it, then walked. A
+// struct (or a list's struct elements) keeps its name in errors, so a
+// malformed one reads as the full decode's error.
+Status SkipStructNamed(D& d, T type, const char* name) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
+  return d.ReadStruct(name, [&](int16_t, T t) { return d.Skip(t); });
+}
+
+Status SkipField(D& d, T type, T wanted) {
+  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, wanted));
+  return d.Skip(type);
+}
+
+Status SkipList(D& d, T type, T element, const char* struct_name = nullptr) {
+  return d.ReadList(type, element, [&](T e) {
+    return struct_name ? SkipStructNamed(d, e, struct_name) : d.Skip(e);
+  });
 }
 
 Status ReadKeyValue(D& d, T type, KeyValue* out) {
@@ -326,6 +362,20 @@ Status ReadColumnMetaData(D& d, T type, ColumnMetaData* out) {
   };
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("ColumnMetaData", [&](int16_t id, T t) -> Status {
     seen.Add(id);
+    // The index reads the type, path, sizes and page offsets: the lists and
+    // statistics (most of a chunk's bytes and allocations) are only walked.
+    if (d.lean()) {
+      switch (id) {
+        case 2: return SkipList(d, t, T::kI32);
+        case 8: return SkipList(d, t, T::kStruct, "KeyValue");
+        case 10: return SkipField(d, t, T::kI64);
+        case 12: return SkipStructNamed(d, t, "Statistics");
+        case 13: return SkipList(d, t, T::kStruct, "PageEncodingStats");
+        case 14: return SkipField(d, t, T::kI64);
+        case 15: return SkipField(d, t, T::kI32);
+        default: break;
+      }
+    }
     switch (id) {
       case 1: return ReadEnum(d, t, &out->type);
       case 2: return ReadEnumList(d, t, &out->encodings);
@@ -372,6 +422,9 @@ Status ReadColumnChunk(D& d, T type, ColumnChunk* out) {
   // is optional in the specification but every writer must store it; only
   // an encrypted column has its metadata elsewhere.
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("ColumnChunk", [&](int16_t id, T t) -> Status {
+    if (d.lean() && id >= 4 && id <= 7) {  // page index offsets and lengths
+      return SkipField(d, t, id % 2 == 0 ? T::kI64 : T::kI32);
+    }
     switch (id) {
       case 1:
         return ReadOptional(&out->file_path, [&](std::string* s) { return d.ReadString(t, s); });
@@ -403,7 +456,7 @@ Status ReadRowGroup(D& d, T type, RowGroup* out) {
     seen.Add(id);
     switch (id) {
       case 1:
-        return d.ReadList(t, T::kStruct, [&](T e) {
+        return d.ReadList(t, T::kStruct, d.Reserve(&out->columns), [&](T e) {
           SLUICE_RETURN_IF_ERROR(d.Add(&out->columns));
           return ReadColumnChunk(d, e, &out->columns.back());
         });
@@ -486,22 +539,25 @@ Status ReadDictionaryPageHeader(D& d, T type, DictionaryPageHeader* out) {
 
 }  // namespace
 
-Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits) {
-  D d(bytes, limits);
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,
+                                        MetadataFields fields) {
+  D d(bytes, limits, fields);
   FileMetaData out;
   Seen seen;
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
     seen.Add(id);
+    if (d.lean() && id == 5) return SkipList(d, t, T::kStruct, "KeyValue");
+    if (d.lean() && id == 6) return SkipField(d, t, T::kBinary);  // created_by
     switch (id) {
       case 1: return d.ReadI32(t, &out.version);
       case 2:
-        return d.ReadList(t, T::kStruct, [&](T e) {
+        return d.ReadList(t, T::kStruct, d.Reserve(&out.schema), [&](T e) {
           SLUICE_RETURN_IF_ERROR(d.Add(&out.schema));
           return ReadSchemaElement(d, e, &out.schema.back());
         });
       case 3: return ReadCount64(d, t, &out.num_rows);
       case 4:
-        return d.ReadList(t, T::kStruct, [&](T e) {
+        return d.ReadList(t, T::kStruct, d.Reserve(&out.row_groups), [&](T e) {
           SLUICE_RETURN_IF_ERROR(d.Add(&out.row_groups));
           return ReadRowGroup(d, e, &out.row_groups.back());
         });

@@ -24,11 +24,24 @@
 
 namespace sluice::parquet {
 
+// Which fields DecodeFileMetaData decodes. kForIndex (a dataset's index,
+// which reads the schema, the row groups' rows and each chunk's type, path,
+// codec, sizes and page offsets) skips, without decoding or allocating, the
+// file's key_value_metadata and created_by and each chunk's encodings,
+// key_value_metadata, index_page_offset, statistics, encoding_stats, bloom
+// filter and page index offsets: they are left empty. Skipped fields are
+// still walked, their wire types checked (a malformed one is the error a
+// full decode gives) and required ones still required; what is inside them
+// is not checked (a negative null_count, say, or a Statistics field of
+// another type).
+enum class MetadataFields : uint8_t { kAll, kForIndex };
+
 // `bytes` is the whole serialized FileMetaData (the footer between the file's
 // data and its length + "PAR1"). Bytes left after the struct are an error,
 // except in a file whose footer is signed (plaintext-footer encryption), where
 // the signature follows it.
-Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits = {});
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits = {},
+                                        MetadataFields fields = MetadataFields::kAll);
 
 // Decodes the PageHeader at the start of `bytes` (which may go on into the
 // page itself) and sets `*header_size` to the bytes it took. Besides the

@@ -13,8 +13,8 @@ Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& 
                                       const std::vector<std::string>& columns) {
   FileShardRows out;
   out.config.format = std::string(kParquetFormat);
-  SLUICE_ASSIGN_OR_RETURN(std::vector<size_t> fields, FieldsNamed(footer.schema, columns, file.path));
-  for (size_t f : fields) {
+  SLUICE_ASSIGN_OR_RETURN(out.fields, FieldsNamed(footer.schema, columns, file.path));
+  for (size_t f : out.fields) {
     SLUICE_ASSIGN_OR_RETURN(FieldEncoding enc, FieldEncodingOf(footer.schema, f, file.path));
     out.config.column_names.push_back(footer.schema.fields[f].name);
     out.config.column_encodings.push_back(std::move(enc.name));
@@ -29,6 +29,12 @@ Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& 
     out.row_groups.push_back(static_cast<uint32_t>(rg));
   }
   return out;
+}
+
+FooterOptions IndexFooterOptions() {
+  FooterOptions options;
+  options.metadata_fields = MetadataFields::kForIndex;
+  return options;
 }
 
 Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileFooter& footer,
@@ -54,7 +60,8 @@ Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const Fi
     RangeReader file_read = [&](uint64_t offset, uint64_t size, std::string* out) {
       return read(f.path, offset, size, out);
     };
-    SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(f.size.value_or(0), file_read, f.path));
+    SLUICE_ASSIGN_OR_RETURN(FileFooter footer, ReadFooter(f.size.value_or(0), file_read, f.path,
+                                                          IndexFooterOptions()));
     SLUICE_ASSIGN_OR_RETURN(std::vector<ShardEntry> shards, ShardsOfFile(f, footer, columns));
     for (ShardEntry& e : shards) index.shards.push_back(std::move(e));
   }

@@ -43,13 +43,18 @@ Result<std::vector<ShardEntry>> ShardsOfFile(const ListedFile& file, const FileF
 struct FileShardRows {
   ShardEntry config;
   std::vector<uint32_t> row_groups;
+  std::vector<size_t> fields;  // the schema's fields of `columns` (FieldsNamed)
 };
 Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
                                       const std::vector<std::string>& columns = {});
 
+// The footer options of an index's decode: the fields an index reads
+// (MetadataFields::kForIndex), the checks of a full decode.
+FooterOptions IndexFooterOptions();
+
 // `files`: SelectFiles' output (sorted, sized). Errors name the file: its
 // footer's error, a field the reader cannot read, kNotFound when no file
-// holds a row.
+// holds a row. Footers are decoded with IndexFooterOptions.
 Result<Index> IndexOfParquetFiles(const std::vector<ListedFile>& files, const FileRangeReader& read,
                                   const std::vector<std::string>& columns = {});
 

@@ -88,6 +88,11 @@ class ThriftCompactDecoder {
   // Reading a bool element: ReadBool(kBoolTrue, &b).
   template <typename F>
   Status ReadList(ThriftType type, ThriftType element, F&& on_element);
+  // The same, calling `on_count(uint32_t count)` once the header is read,
+  // before the first element (to reserve room: a count is at most the
+  // bytes that remain, not what its elements will take in memory).
+  template <typename C, typename F>
+  Status ReadList(ThriftType type, ThriftType element, C&& on_count, F&& on_element);
 
   // Skips one value of any type, containers and structs included.
   Status Skip(ThriftType type);
@@ -186,6 +191,12 @@ Status ThriftCompactDecoder::ReadStruct(std::string_view name, F&& on_field) {
 
 template <typename F>
 Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, F&& on_element) {
+  return ReadList(type, element, [](uint32_t) {}, on_element);
+}
+
+template <typename C, typename F>
+Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, C&& on_count,
+                                      F&& on_element) {
   ListHeader h{};
   SLUICE_RETURN_IF_ERROR(ReadListHeader(type, &h));
   if (h.count > 0 && h.element != element &&
@@ -194,6 +205,7 @@ Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, F&& o
                  ThriftTypeName(element));
   }
   SLUICE_RETURN_IF_ERROR(Enter());
+  on_count(h.count);
   for (uint32_t i = 0; i < h.count; ++i) {
     const bool was = in_container_bool_;
     in_container_bool_ = true;

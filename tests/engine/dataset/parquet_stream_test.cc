@@ -686,6 +686,53 @@ TEST(ParquetStream, TheTableMadeOnThreadsIsTheSerialIndexsAndTheFirstBadFooterIs
   EXPECT_EQ(table.status().message().find(name(1111)), std::string::npos) << table.status().message();
 }
 
+// The footers decoded for the table skip what an index does not read
+// (created_by among it) but still walk it: 400 files, two with created_by's
+// length past the footer's end; the table's error is the first in file
+// order and names it and the field, on the decode threads as serially.
+TEST(ParquetStream, ACorruptSkippedFooterFieldAmongManyFilesNamesTheFirstSuchFile) {
+  ScratchDir remote_dir, cache;
+  auto good = ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_codec_none.parquet");
+  ASSERT_TRUE(good.ok());
+  // created_by's header byte and length: 0x18 (field 6, binary), 32.
+  const size_t at = good->rfind("parquet-cpp-arrow version");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ((*good)[at - 2], '\x18');
+  ASSERT_EQ((*good)[at - 1], '\x20');
+  std::string bad = *good;
+  bad[at - 1] = '\x7f';  // 127 bytes: fewer remain before the footer's end
+  auto name = [](size_t i) { return "f" + std::to_string(1000 + i) + ".parquet"; };
+  std::vector<ListedFile> files;
+  for (size_t i = 0; i < 400; ++i) {
+    const std::string& bytes = i == 123 || i == 301 ? bad : *good;
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name(i)), bytes).ok());
+    files.push_back({name(i), bytes.size(), ""});
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  StreamOptions stream;
+  stream.local = cache.path();
+  stream.remote = remote_dir.path();
+  auto table = LoadParquetStreamTable(stream, FileDatasetOptions{}, remote->get(),
+                                      std::chrono::seconds(20));
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(table.status().code(), StatusCode::kCorrupt);
+  const std::string& message = table.status().message();
+  EXPECT_NE(message.find(name(123) + ": footer: FileMetaData field 6: "), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find(name(301)), std::string::npos) << message;
+  auto serial = parquet::IndexOfParquetFiles(
+      files, [&](const std::string& path, uint64_t offset, uint64_t size, std::string* out) {
+        auto bytes = ReadFile(JoinPath(remote_dir.path(), path));
+        if (!bytes.ok()) return bytes.status();
+        *out = bytes->substr(offset, size);
+        return Status::Ok();
+      });
+  ASSERT_FALSE(serial.ok());
+  EXPECT_NE(message.find(serial.status().message()), std::string::npos)
+      << message << " / " << serial.status().message();
+}
+
 // The store written as its tails are read (in path order, at most a window
 // of them held) is byte for byte the store of every tail read first and
 // laid out at once (SerializeParquetFooterStore): over 2,500 files of
