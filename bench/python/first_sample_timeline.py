@@ -12,7 +12,7 @@ the medians.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/first_sample_timeline.py [--runs 5] \\
-        [--keys '{}' --keys '{"guess_first_shard": false}']
+        [--keys '{}' --keys '{"guess_first_shard": false}'] [--warm-index]
 
 WebDataset comes from registry_peers.py's venv (filled on first use).
 """
@@ -51,10 +51,14 @@ def show(name, first, at):
                   f'{ms["last"]:6.1f} ms  {e["bytes"]:>10,} B  {e["line"]}  {e["range"]}')
 
 
-def sluice_first(base, work, keys):
+def sluice_first(base, work, keys, warm_index=None):
     """(seconds to the first sample, the wall clock then) of a fresh Sluice
-    process reading `base`/data in order, cold, with engine keys `keys`."""
+    process reading `base`/data in order, cold, with engine keys `keys`;
+    with `warm_index` (a path), its cache folder holds that index.json
+    first: a node's earlier copy, its shards not cached."""
     cache = tempfile.mkdtemp(dir=work)
+    if warm_index:
+        shutil.copy(warm_index, os.path.join(cache, 'index.json'))
     try:
         out = subprocess.run([sys.executable, '-c', cold_first_sample.CHILD, f'{base}/data', cache,
                               '0', '0', '0', keys], capture_output=True, text=True, check=True)
@@ -71,6 +75,9 @@ def main():
     ap.add_argument('--size', type=int, default=256 << 10)
     ap.add_argument('--keys', action='append',
                     help="Sluice's engine keys as JSON, one row each (default: '{}')")
+    ap.add_argument('--warm-index', action='store_true',
+                    help="also a Sluice row whose cache holds index.json (warm index, cold "
+                         "shards: a restart's case), interleaved")
     args = ap.parse_args()
     delay_proxy.Connection = Logged
     work = tempfile.mkdtemp(prefix='sluice-first-timeline-')
@@ -95,6 +102,13 @@ def main():
                     time.sleep(0.05)  # the proxy's threads note the last bytes
                     rows.setdefault(f'sluice {keys}', []).append(first)
                     show(f'sluice {keys}', first, at)
+                    if args.warm_index:
+                        Logged.log.clear()
+                        first, at = sluice_first(base, work, keys,
+                                                 os.path.join(work, 'www', 'data', 'index.json'))
+                        time.sleep(0.05)
+                        rows.setdefault(f'sluice {keys}, warm index', []).append(first)
+                        show(f'sluice {keys}, warm index', first, at)
                 Logged.log.clear()
                 first, at = webdataset_peer.webdataset_time(site, urls, False, args.samples,
                                                             payload, at=True)
