@@ -25,3 +25,27 @@ def test_show_prints_the_requests_sent_before_the_sample_in_order(capsys):
         '  sent   10.5  first byte   25.5  last   25.6 ms       9,923 B  '
         'GET /data/index.json HTTP/1.1  bytes=0-8388607',
     ]
+
+
+def test_a_warm_index_is_in_the_childs_cache_before_it_starts(tmp_path, monkeypatch):
+    """--warm-index: the child's empty cache folder gets the dataset's
+    index.json (a node's earlier copy) before the child runs; the cold row's
+    stays empty; both are removed afterwards."""
+    import os
+    import types
+    index = tmp_path / 'index.json'
+    index.write_text('{"version": 2, "shards": []}')
+    seen = []
+
+    def run(args, **kwargs):
+        cache = args[4]
+        seen.append({name: open(os.path.join(cache, name)).read() for name in os.listdir(cache)})
+        return types.SimpleNamespace(stdout='ignored\n0.0385 1.5 0.2 100.0385 1\n')
+
+    monkeypatch.setattr(timeline.subprocess, 'run', run)
+    work = tmp_path / 'work'
+    work.mkdir()
+    assert timeline.sluice_first('http://h', str(work), '{}', str(index)) == (0.0385, 100.0385)
+    assert timeline.sluice_first('http://h', str(work), '{}') == (0.0385, 100.0385)
+    assert seen == [{'index.json': '{"version": 2, "shards": []}'}, {}]
+    assert os.listdir(work) == []
