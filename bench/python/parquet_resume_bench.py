@@ -196,16 +196,18 @@ def main():
                         shutil.rmtree(cache, ignore_errors=True)
                     results.setdefault((f'cold first row, {source}', lib[0]), []).append(got['first'])
                     results.setdefault((f'cold construction, {source}', lib[0]), []).append(got['open'])
-            print(f'round {r + 1}: load {loads[-1]:.1f}', file=sys.stderr)
+            loads.append(load())
+            # The table so far after every round: a run cut short keeps its rounds.
+            print(f'after round {r + 1}, load average over the rounds: '
+                  f'{min(loads):.1f}-{max(loads):.1f}')
+            print('| measure | library | median (s) | runs (s) |')
+            print('| --- | --- | ---: | --- |')
+            for (what, name), xs in results.items():
+                print(f'| {what} | {name} | {statistics.median(xs):.3f} | '
+                      f'{" ".join(f"{x:.3f}" for x in xs)} |', flush=True)
     finally:
         for _, (_, stop) in sources:
             stop()
-    loads.append(load())
-    print(f'load average over the rounds: {min(loads):.1f}-{max(loads):.1f}')
-    print('| measure | library | median (s) | runs (s) |')
-    print('| --- | --- | ---: | --- |')
-    for (what, name), xs in results.items():
-        print(f'| {what} | {name} | {statistics.median(xs):.3f} | {" ".join(f"{x:.3f}" for x in xs)} |')
 
 
 if __name__ == '__main__':
