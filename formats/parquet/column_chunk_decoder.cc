@@ -83,9 +83,14 @@ class ChunkDecoder {
   // Decodes pages until the chunk's row `row` is whole (or the chunk ends).
   Status DecodeThrough(uint64_t row) {
     if (!failed_.ok()) return failed_;
+    // A row ahead (a lazy read): a page of dictionary-encoded fixed-width
+    // values a step of levels at a time; to the chunk's end: whole pages.
+    step_ = row == UINT64_MAX || options_.lazy_step_levels == 0
+                ? SIZE_MAX
+                : static_cast<size_t>(options_.lazy_step_levels);
     bool decoded = false;
     while (!done_ && EndRow() <= row) {
-      Status s = NextPage();
+      Status s = open_page_ ? ContinuePage() : NextPage();
       if (!s.ok()) return failed_ = s;
       decoded = true;
     }
@@ -100,6 +105,7 @@ class ChunkDecoder {
   bool done() const { return done_; }
   const ColumnBuffer& buffer() const { return out_; }
   size_t data_pages() const { return data_pages_; }
+  uint64_t levels_decoded() const { return assembler_ ? assembler_->levels_seen() : 0; }
   uint64_t HeldBytes() const {
     return out_.HeldBytes() + (done_ ? 0 : pages_.page_buffer_bytes() + values_.size());
   }
@@ -276,25 +282,134 @@ class ChunkDecoder {
     return Status::Ok();
   }
 
-  // Decodes `n` levels of `max` from the start of `*body` (v1: with their
-  // length prefix, which is consumed) or from `runs` (v2).
-  Status Levels(int16_t max, Encoding encoding, std::string_view* body, std::string_view runs,
-                bool v2, size_t n, SlotArray<uint32_t>* out) {
+  // The decoder of levels of `max` at the start of `*body` (v1: with their
+  // length prefix, which is consumed) or in `runs` (v2); none when `max` is 0.
+  Status LevelDecoder(int16_t max, Encoding encoding, std::string_view* body, std::string_view runs,
+                      bool v2, std::optional<RleBitPackedDecoder>* out) {
+    out->reset();
     if (max == 0) return Status::Ok();
     if (!v2 && encoding != Encoding::kRle) {
       return UnimplementedError("levels encoded as " + EncodingName(encoding) + " (RLE is supported)");
     }
     const int width = LevelBitWidth(max);
-    Result<RleBitPackedDecoder> d = [&]() -> Result<RleBitPackedDecoder> {
-      if (v2) return RleBitPackedDecoder::Create(runs, width);
-      size_t consumed = 0;
-      Result<RleBitPackedDecoder> r = RleBitPackedDecoder::CreateWithLengthPrefix(*body, width, &consumed);
-      if (r.ok()) body->remove_prefix(consumed);
-      return r;
-    }();
-    if (!d.ok()) return d.status();
+    if (v2) {
+      SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d, RleBitPackedDecoder::Create(runs, width));
+      out->emplace(std::move(d));
+      return Status::Ok();
+    }
+    size_t consumed = 0;
+    SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d,
+                            RleBitPackedDecoder::CreateWithLengthPrefix(*body, width, &consumed));
+    body->remove_prefix(consumed);
+    out->emplace(std::move(d));
+    return Status::Ok();
+  }
+
+  // Decodes `n` levels of `max` from the start of `*body` (v1: with their
+  // length prefix, which is consumed) or from `runs` (v2).
+  Status Levels(int16_t max, Encoding encoding, std::string_view* body, std::string_view runs,
+                bool v2, size_t n, SlotArray<uint32_t>* out) {
+    std::optional<RleBitPackedDecoder> d;
+    SLUICE_RETURN_IF_ERROR(LevelDecoder(max, encoding, body, runs, v2, &d));
+    if (!d) return Status::Ok();
     out->resize(n);
     return d->Decode(n, out->data());
+  }
+
+  // A data page of dictionary-encoded fixed-width values (a list of token
+  // ids) decoded a step of level entries at a time, as far as the rows read
+  // (DecodeThrough's step_): a resumed or first row does not wait for the
+  // whole page's levels and values (a page of pyarrow's holds ~250k ids).
+  // Its decoders go on from where the last step ended; the page's bytes
+  // (page_) stay put until it is done.
+  struct OpenPage {
+    size_t entries = 0;  // the page's level entries
+    size_t done = 0;     // decoded so far
+    std::optional<RleBitPackedDecoder> rep, def;
+    std::optional<DictionaryFixedValues> values;
+    std::string where;  // the page, for errors
+    size_t run = SIZE_MAX;  // its values' run in out_.fixed_runs
+  };
+
+  bool Steps(Encoding encoding, size_t n) const {
+    return out_.width > 0 && step_ < n && have_dictionary_ &&
+           (encoding == Encoding::kRleDictionary || encoding == Encoding::kPlainDictionary) &&
+           leaf_.physical_type != PhysicalType::kBoolean;
+  }
+
+  Status StartSteps(Page& page, Encoding rep_enc, Encoding def_enc, Encoding encoding, bool v2,
+                    size_t n) {
+    OpenPage p;
+    p.entries = n;
+    std::string_view body = page.body;
+    SLUICE_RETURN_IF_ERROR(LevelDecoder(leaf_.max_repetition_level, rep_enc, &body,
+                                        page.repetition_levels, v2, &p.rep));
+    SLUICE_RETURN_IF_ERROR(LevelDecoder(leaf_.max_definition_level, def_enc, &body,
+                                        page.definition_levels, v2, &p.def));
+    SLUICE_ASSIGN_OR_RETURN(DictionaryFixedValues values,
+                            DictionaryFixedValues::Create(encoding, body, leaf_, &dictionary_));
+    p.values.emplace(std::move(values));
+    p.where = pages_.Where(page.file_offset);
+    open_page_.emplace(std::move(p));
+    return Step();
+  }
+
+  // The open page's next step, its errors named as Decode names a page's.
+  Status ContinuePage() {
+    Status s = Step();
+    if (s.ok()) return s;
+    return s.message().rfind(context_, 0) == 0 ? s : s.WithContext(open_page_->where);
+  }
+
+  Status Step() {
+    OpenPage& p = *open_page_;
+    const size_t m = std::min(step_, p.entries - p.done);
+    if (p.rep) {
+      rep_.resize(m);
+      SLUICE_RETURN_IF_ERROR(p.rep->Decode(m, rep_.data()));
+    }
+    if (p.def) {
+      def_.resize(m);
+      SLUICE_RETURN_IF_ERROR(p.def->Decode(m, def_.data()));
+    }
+    const size_t first = out_.validity.size();
+    const uint64_t present_before = assembler_->present_slots();
+    SLUICE_RETURN_IF_ERROR(assembler_->Append(p.def ? def_.data() : nullptr,
+                                              p.rep ? rep_.data() : nullptr, m));
+    entries_ += m;
+    p.done += m;
+    const size_t slots = out_.validity.size();
+    const size_t added = slots - first;
+    const size_t present = static_cast<size_t>(assembler_->present_slots() - present_before);
+    if (slots > options_.max_value_bytes / out_.width) {
+      return OutOfRangeError(std::to_string(slots) + " values of " + std::to_string(out_.width) +
+                             " bytes, more than the limit of " +
+                             std::to_string(options_.max_value_bytes) + " bytes");
+    }
+    if (added > 0) {
+      SLUICE_ASSIGN_OR_RETURN(char* const run, ValueSpace(added * out_.width));
+      if (present == added) {
+        SLUICE_RETURN_IF_ERROR(p.values->Next(present, reinterpret_cast<uint8_t*>(run), &indices_));
+      } else {
+        dense_fixed_.resize(present * out_.width);
+        SLUICE_RETURN_IF_ERROR(p.values->Next(
+            present, reinterpret_cast<uint8_t*>(dense_fixed_.data()), &indices_));
+        Scatter(first, slots, run);
+      }
+      // The page's values are one run, as when decoded whole, when its
+      // steps' values lie back to back (the values buffer's); else a run a step.
+      FixedRun* last = p.run < out_.fixed_runs.size() ? &out_.fixed_runs[p.run] : nullptr;
+      if (last != nullptr && last->bytes.data() + last->bytes.size() == run &&
+          last->first_slot + last->bytes.size() / out_.width == first) {
+        last->bytes = std::string_view(last->bytes.data(), last->bytes.size() + added * out_.width);
+      } else {
+        p.run = out_.fixed_runs.size();
+        out_.fixed_runs.push_back(FixedRun{first, std::string_view(run, added * out_.width)});
+      }
+    }
+    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler_->present_slots());
+    if (p.done == p.entries) open_page_.reset();
+    return Status::Ok();
   }
 
   Status DataPage(Page& page, LevelAssembler& assembler) {
@@ -325,6 +440,7 @@ class ChunkDecoder {
         body = page.body;
       }
     }
+    if (!pieces && Steps(encoding, n)) return StartSteps(page, rep_enc, def_enc, encoding, v2, n);
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_repetition_level, rep_enc, &body, page.repetition_levels, v2, n, &rep_));
     SLUICE_RETURN_IF_ERROR(Levels(leaf_.max_definition_level, def_enc, &body, page.definition_levels, v2, n, &def_));
     const size_t first = out_.validity.size();
@@ -498,6 +614,8 @@ class ChunkDecoder {
   bool done_ = false;
   Status failed_ = Status::Ok();  // once a page failed, every later call
   size_t data_pages_ = 0;
+  size_t step_ = SIZE_MAX;  // level entries a step (DecodeThrough)
+  std::optional<OpenPage> open_page_;
   Dictionary dictionary_;
   bool have_dictionary_ = false;
   uint64_t entries_ = 0;
@@ -577,5 +695,6 @@ bool ColumnChunkCursor::done() const { return impl_->decoder.done(); }
 const ColumnBuffer& ColumnChunkCursor::buffer() const { return impl_->decoder.buffer(); }
 uint64_t ColumnChunkCursor::HeldBytes() const { return impl_->decoder.HeldBytes(); }
 size_t ColumnChunkCursor::data_pages_decoded() const { return impl_->decoder.data_pages(); }
+uint64_t ColumnChunkCursor::levels_decoded() const { return impl_->decoder.levels_decoded(); }
 
 }  // namespace sluice::parquet

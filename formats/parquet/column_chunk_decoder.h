@@ -55,6 +55,11 @@ struct ColumnDecodeOptions {
   // a first read at row R starts at R's page), and a bad page's error (or
   // a budget passed) comes from that ReadRow instead of from Open.
   bool lazy_rows = false;
+  // ColumnChunkCursor (lazy_rows): a data page of dictionary-encoded
+  // fixed-width values (a list of token ids) is decoded this many level
+  // entries at a time as its rows are read, not whole at its first row
+  // (0: whole). Decoding to the chunk's end takes whole pages.
+  uint64_t lazy_step_levels = 8192;
 };
 
 // A reader's running total of the bytes one row group holds, against
@@ -121,6 +126,9 @@ class ColumnChunkCursor {
   uint64_t HeldBytes() const;
   // Data pages decoded so far (not those skipped): what a lazy read costs.
   size_t data_pages_decoded() const;
+  // Level entries decoded so far (not those skipped): a page decoded in
+  // steps (lazy_step_levels) counts the steps' entries.
+  uint64_t levels_decoded() const;
 
  private:
   ColumnChunkCursor();

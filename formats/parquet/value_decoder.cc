@@ -22,16 +22,21 @@ bool IsDictionary(Encoding e) {
   return e == Encoding::kRleDictionary || e == Encoding::kPlainDictionary;
 }
 
-// Decodes `n` dictionary indices and checks each against the dictionary.
-Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
-                         const Dictionary* dictionary, SlotArray<uint32_t>* out) {
+// The decoder of a page's dictionary indices, once the dictionary is known.
+Result<RleBitPackedDecoder> IndicesDecoder(Encoding e, std::string_view section,
+                                           const Dictionary* dictionary) {
   if (dictionary == nullptr) {
     return CorruptError(EncodingName(e) + " values without a dictionary page");
   }
   // The decoder keeps the name it is given: a literal, not a temporary.
   const std::string_view name = e == Encoding::kRleDictionary ? "RLE_DICTIONARY" : "PLAIN_DICTIONARY";
-  SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d,
-                          RleBitPackedDecoder::CreateForDictionaryIndices(section, name));
+  return RleBitPackedDecoder::CreateForDictionaryIndices(section, name);
+}
+
+// The next `n` indices of `d` into *out, each checked against the
+// dictionary; `first`: the first one's place in the page (for errors).
+Status NextIndices(Encoding e, RleBitPackedDecoder& d, size_t n, uint64_t first,
+                   const Dictionary* dictionary, SlotArray<uint32_t>* out) {
   out->resize(n);
   SLUICE_RETURN_IF_ERROR(d.Decode(n, out->data()));
   // The largest index first (a loop without a branch per index), the
@@ -42,12 +47,19 @@ Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
   if (largest < dictionary->count) return Status::Ok();
   for (size_t i = 0; i < n; ++i) {
     if (idx[i] >= dictionary->count) {
-      return CorruptError(EncodingName(e) + ": value " + std::to_string(i) + " is index " +
+      return CorruptError(EncodingName(e) + ": value " + std::to_string(first + i) + " is index " +
                           std::to_string(idx[i]) + " of a dictionary of " +
                           std::to_string(dictionary->count));
     }
   }
   return Status::Ok();
+}
+
+// Decodes `n` dictionary indices and checks each against the dictionary.
+Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
+                         const Dictionary* dictionary, SlotArray<uint32_t>* out) {
+  SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d, IndicesDecoder(e, section, dictionary));
+  return NextIndices(e, d, n, 0, dictionary, out);
 }
 
 }  // namespace
@@ -103,20 +115,9 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
     return Status::Ok();
   }
   if (IsDictionary(e) && t != PhysicalType::kBoolean) {
-    SlotArray<uint32_t> own;
-    SlotArray<uint32_t>& idx = scratch != nullptr ? *scratch : own;
-    SLUICE_RETURN_IF_ERROR(DictionaryIndices(e, section, n, dictionary, &idx));
-    const char* base = dictionary->fixed.data();
-    // The common widths as typed copies (a memcpy of a runtime width per
-    // value costs several times more).
-    if (width == 4) {
-      for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 4, base + size_t{idx[i]} * 4, 4);
-    } else if (width == 8) {
-      for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 8, base + size_t{idx[i]} * 8, 8);
-    } else {
-      for (size_t i = 0; i < n; ++i) std::memcpy(out + i * width, base + size_t{idx[i]} * width, width);
-    }
-    return Status::Ok();
+    SLUICE_ASSIGN_OR_RETURN(DictionaryFixedValues values,
+                            DictionaryFixedValues::Create(e, section, leaf, dictionary));
+    return values.Next(n, out, scratch);
   }
   if (e == Encoding::kRle && t == PhysicalType::kBoolean) {
     size_t consumed = 0;
@@ -154,6 +155,37 @@ Status DecodeFixedValues(Encoding e, std::string_view section, size_t n, const L
     return Status::Ok();
   }
   return Unsupported(e, t);
+}
+
+Result<DictionaryFixedValues> DictionaryFixedValues::Create(Encoding encoding,
+                                                           std::string_view section,
+                                                           const LeafColumn& leaf,
+                                                           const Dictionary* dictionary) {
+  if (!IsDictionary(encoding) || leaf.physical_type == PhysicalType::kBoolean) {
+    return Unsupported(encoding, leaf.physical_type);
+  }
+  SLUICE_ASSIGN_OR_RETURN(RleBitPackedDecoder d, IndicesDecoder(encoding, section, dictionary));
+  return DictionaryFixedValues(encoding, std::move(d), dictionary, FixedWidth(leaf));
+}
+
+Status DictionaryFixedValues::Next(size_t n, uint8_t* out, SlotArray<uint32_t>* scratch) {
+  if (n == 0) return Status::Ok();
+  SlotArray<uint32_t> own;
+  SlotArray<uint32_t>& idx = scratch != nullptr ? *scratch : own;
+  SLUICE_RETURN_IF_ERROR(NextIndices(encoding_, indices_, n, done_, dictionary_, &idx));
+  done_ += n;
+  const char* base = dictionary_->fixed.data();
+  const size_t width = width_;
+  // The common widths as typed copies (a memcpy of a runtime width per
+  // value costs several times more).
+  if (width == 4) {
+    for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 4, base + size_t{idx[i]} * 4, 4);
+  } else if (width == 8) {
+    for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 8, base + size_t{idx[i]} * 8, 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) std::memcpy(out + i * width, base + size_t{idx[i]} * width, width);
+  }
+  return Status::Ok();
 }
 
 Status DecodeBinaryValues(Encoding e, std::string_view section, size_t n,

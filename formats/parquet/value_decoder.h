@@ -25,6 +25,7 @@
 
 #include "base/status.h"
 #include "formats/parquet/column_buffer.h"
+#include "formats/parquet/encoding/rle_bit_packed.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/schema.h"
 
@@ -52,6 +53,30 @@ Result<Dictionary> DecodeDictionaryPage(std::string_view body, size_t count,
 Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
                          const LeafColumn& leaf, const Dictionary* dictionary, uint8_t* out,
                          SlotArray<uint32_t>* scratch = nullptr);
+
+// A data page's dictionary-encoded fixed-width values (RLE_DICTIONARY or
+// PLAIN_DICTIONARY, not BOOLEAN) decoded a run at a time, each index
+// checked against the dictionary: what DecodeFixedValues does for the whole
+// page, for a caller that decodes a page only as far as its rows are read
+// (ColumnChunkCursor). The same errors as DecodeFixedValues, a bad index
+// named by its place in the page. `section` and `dictionary` must outlive it.
+class DictionaryFixedValues {
+ public:
+  static Result<DictionaryFixedValues> Create(Encoding encoding, std::string_view section,
+                                              const LeafColumn& leaf, const Dictionary* dictionary);
+  // The next `n` values into out[0 .. n*width); `scratch` holds the indices.
+  Status Next(size_t n, uint8_t* out, SlotArray<uint32_t>* scratch);
+
+ private:
+  DictionaryFixedValues(Encoding encoding, RleBitPackedDecoder indices, const Dictionary* dictionary,
+                        size_t width)
+      : encoding_(encoding), indices_(std::move(indices)), dictionary_(dictionary), width_(width) {}
+  Encoding encoding_;
+  RleBitPackedDecoder indices_;
+  const Dictionary* dictionary_;
+  size_t width_;
+  uint64_t done_ = 0;  // values decoded before the next call
+};
 
 // `n` BYTE_ARRAY values as views into `section` or the dictionary, except
 // DELTA_BYTE_ARRAY's, which are rebuilt into a buffer appended to `owned`

@@ -81,9 +81,10 @@ std::vector<Group> GroupsOf(const std::string& rel) {
   return groups;
 }
 
-Result<ParquetShardReader> OpenLazy(const Group& g) {
+Result<ParquetShardReader> OpenLazy(const Group& g, uint64_t step_levels = 8192) {
   ColumnDecodeOptions lazy;
   lazy.lazy_rows = true;
+  lazy.lazy_step_levels = step_levels;
   return ParquetShardReader::Open(g.bytes, g.name, g.row_group, g.rows, lazy);
 }
 
@@ -123,6 +124,38 @@ TEST_P(LazyRows, SameRowsAsTheWholeGroupInOrderFromEveryStartAndAtRandom) {
     for (uint32_t k = 0; k < 3 * rows; ++k) {
       const uint32_t r = static_cast<uint32_t>(rng() % rows);
       ASSERT_EQ(RowText(*lazy, r), expected[r]) << "seek " << k << " to row " << r;
+    }
+  }
+  if (groups_read == 0) GTEST_SKIP() << "no row group the reader reads whole";
+}
+
+// Pages of dictionary-encoded fixed-width values decoded 3 level entries a
+// step (lazy_step_levels): rows end inside steps, steps inside rows and
+// lists, nulls fall anywhere; every row as the whole group's, in order,
+// from a few starts, and at random.
+TEST_P(LazyRows, SameRowsAsTheWholeGroupInStepsOfThreeLevels) {
+  size_t groups_read = 0;
+  for (const Group& g : GroupsOf(GetParam())) {
+    Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, g.row_group, g.rows);
+    if (!whole.ok()) continue;
+    ++groups_read;
+    const auto rows = static_cast<uint32_t>(g.rows);
+    SCOPED_TRACE(g.name + " row group " + std::to_string(g.row_group));
+    for (uint32_t start : {0u, rows / 3, rows - 1}) {
+      Result<ParquetShardReader> lazy = OpenLazy(g, 3);
+      ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+      for (uint32_t r = start; r < rows; ++r) {
+        ASSERT_EQ(RowText(*lazy, r), RowText(*whole, r)) << "start " << start << " row " << r;
+      }
+      for (uint32_t r = 0; r < start; ++r) ASSERT_EQ(RowText(*lazy, r), RowText(*whole, r)) << "row " << r;
+      EXPECT_EQ(lazy->has_masked_rows(), whole->has_masked_rows());
+    }
+    std::mt19937 rng(36);
+    Result<ParquetShardReader> lazy = OpenLazy(g, 3);
+    ASSERT_TRUE(lazy.ok());
+    for (uint32_t k = 0; k < rows; ++k) {
+      const uint32_t r = static_cast<uint32_t>(rng() % rows);
+      ASSERT_EQ(RowText(*lazy, r), RowText(*whole, r)) << "seek " << k << " to row " << r;
     }
   }
   if (groups_read == 0) GTEST_SKIP() << "no row group the reader reads whole";
@@ -258,6 +291,61 @@ TEST(LazyRowsPages, ResumeAtRowDecodesOnlyThePagesFromItsPageOn) {
     for (uint32_t r = row; r < g.rows; ++r) ASSERT_EQ(RowText(*lazy, r), RowText(*whole, r));
     EXPECT_EQ(lazy->data_pages_decoded() + skippable, whole->data_pages_decoded());
   }
+}
+
+// hf_text's token ids: one dictionary-encoded data page of 6,490 ids for
+// 64 rows. A cursor's first row decodes one step of 256 level entries, not
+// the page; its rows then, and every row once decoded on, are the whole
+// decode's, offsets and values byte for byte.
+TEST(LazyRowsPages, FirstRowOfADictionaryPageDecodesOneStepOfItsLevels) {
+  const Group g = FixtureGroup("hf_text.parquet", 0);
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(g.bytes.substr(offset, size));
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+  size_t field = footer->schema.fields.size();
+  for (size_t f = 0; f < footer->schema.fields.size(); ++f) {
+    if (footer->schema.fields[f].name == "input_ids") field = f;
+  }
+  ASSERT_LT(field, footer->schema.fields.size());
+  const ByteRange range = footer->chunk_ranges[0][footer->schema.fields[field].first_leaf];
+  const std::string_view chunk = std::string_view(g.bytes).substr(range.offset, range.size);
+  Result<ColumnBuffer> whole = DecodeColumnChunk(*footer, 0, field, chunk, g.name);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(whole->validity.size(), 6490u);
+  ASSERT_EQ(PagesOf(g, field).values.size(), 1u) << "one data page";
+  ColumnDecodeOptions options;
+  options.lazy_rows = true;
+  options.lazy_step_levels = 256;
+  Result<std::unique_ptr<ColumnChunkCursor>> cursor =
+      ColumnChunkCursor::Open(*footer, 0, field, chunk, g.name, options);
+  ASSERT_TRUE(cursor.ok()) << cursor.status().ToString();
+  // The ids of row r as bytes, from a buffer's list offsets and values.
+  auto ids = [](const ColumnBuffer& b, size_t r) {
+    std::string out;
+    for (int64_t i = b.lists[0].offsets[r]; i < b.lists[0].offsets[r + 1]; ++i) {
+      out += std::string(b.fixed_value(static_cast<size_t>(i)));
+    }
+    return out;
+  };
+  ASSERT_TRUE((*cursor)->DecodeThrough(0).ok());
+  EXPECT_EQ((*cursor)->levels_decoded(), 256u);
+  EXPECT_EQ((*cursor)->data_pages_decoded(), 1u);
+  ASSERT_GE((*cursor)->end_row(), 1u);
+  ASSERT_LT((*cursor)->end_row(), 64u);
+  EXPECT_FALSE((*cursor)->done());
+  for (uint64_t r = 0; r < (*cursor)->end_row(); ++r) EXPECT_EQ(ids((*cursor)->buffer(), r), ids(*whole, r)) << r;
+  ASSERT_TRUE((*cursor)->DecodeThrough(40).ok());
+  EXPECT_LT((*cursor)->levels_decoded(), 6490u);
+  ASSERT_TRUE((*cursor)->DecodeThrough(UINT64_MAX).ok());
+  EXPECT_TRUE((*cursor)->done());
+  EXPECT_EQ((*cursor)->levels_decoded(), 6490u);
+  EXPECT_EQ((*cursor)->buffer().lists[0].offsets.size(), 65u);
+  for (size_t r = 0; r < 64; ++r) ASSERT_EQ(ids((*cursor)->buffer(), r), ids(*whole, r)) << r;
+  // The page's values are one run, as the whole decode's.
+  EXPECT_EQ((*cursor)->buffer().fixed_runs.size(), whole->fixed_runs.size());
 }
 
 // A list column's pages are found by their repetition levels: a resume in
