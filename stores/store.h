@@ -82,6 +82,14 @@ struct StoreOptions {
   Env* env = Env::Default();
 };
 
+// How many ranged reads of one object run at once (Store::ClaimRangedParts),
+// and the connections promised to them: other objects read meanwhile see
+// them taken until `hold` is released (null: nothing promised).
+struct RangedPartsClaim {
+  int parts = 1;
+  std::shared_ptr<void> hold;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -138,13 +146,15 @@ class Store {
                                                                     uint64_t length,
                                                                     std::string etag, char* into);
   // How many ranged reads at once GetRangeInPartsInto makes of `length`
-  // bytes in parts of at least `part_size` (0: one): the HTTP stores'
-  // RangedPartsFor (their parts in flight per object, fewer from a server
-  // that answers as if local); 1 here (local files: one read).
-  virtual int RangedParts(uint64_t length, uint64_t part_size) const {
+  // bytes in parts of at least `part_size` (0: one), with the connections
+  // they take promised to them until `hold` is released: the HTTP stores'
+  // RangedPartsFor (RangedPartCount's rule over their client's free
+  // connections); 1 here (local files: one read). Thread safe; the store
+  // must outlive the claim.
+  virtual RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) {
     (void)length;
     (void)part_size;
-    return 1;
+    return {};
   }
 
   // The whole object, in memory (for small objects such as index.json).

@@ -61,7 +61,8 @@ struct StreamOptions {
   // at its place in the shard's one buffer (stores/common/ranged_parts.h;
   // parts of at least this size, at most the store's parts in flight per
   // object, StoreOptions::concurrency, or its local_concurrency from a
-  // server that answers as if local); 0: one request a shard. Through a
+  // server that answers as if local, and at most the connections free:
+  // RangedPartCount decides); 0: one request a shard. Through a
   // link that gives each connection its own share (15 ms, 100 MB/s per
   // connection: bench/python/cold_epoch.py's proxy), one request a 64 MiB
   // shard held the consumer at one connection's speed. Sluice's extension,

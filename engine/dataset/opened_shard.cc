@@ -32,13 +32,14 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::Open(ShardEntry entry_value, s
   return s;
 }
 
-Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenInMemory(ShardEntry entry, std::string data,
-                                                               std::string meta) {
+Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenInMemory(ShardEntry entry, ShardBytes data,
+                                                               ShardBytes meta) {
   std::unique_ptr<OpenedShard> s(new OpenedShard());
   s->entry_ = std::make_unique<const ShardEntry>(std::move(entry));
   s->held_data_ = std::move(data);
   s->held_meta_ = std::move(meta);
-  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*s->entry_, s->held_data_, s->held_meta_));
+  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(*s->entry_, s->held_data_.view(),
+                                                     s->held_meta_.view()));
   return s;
 }
 

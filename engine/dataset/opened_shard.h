@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
+#include "engine/dataset/shard_bytes.h"
 #include "formats/dataset/shard_view.h"
 #include "formats/index/index.h"
 
@@ -43,8 +44,8 @@ class OpenedShard {
   // A shard received into memory (the single-pass mode, StreamOptions::
   // single_pass): the reader views `data` and `meta` (empty for MDS), which
   // the shard owns and frees with itself; no file, no pin.
-  static Result<std::unique_ptr<OpenedShard>> OpenInMemory(ShardEntry entry, std::string data,
-                                                           std::string meta);
+  static Result<std::unique_ptr<OpenedShard>> OpenInMemory(ShardEntry entry, ShardBytes data,
+                                                           ShardBytes meta);
 
   // The stand-in for a shard skipped as corrupt (skip_corrupt_shards): no
   // files, no entry; only skipped() may be called. One shared instance.
@@ -101,7 +102,7 @@ class OpenedShard {
   std::unique_ptr<const ShardEntry> entry_;
   ShardPin data_pin_, meta_pin_;  // released after the maps (declared first)
   MappedFile data_, meta_;
-  std::string held_data_, held_meta_;  // OpenInMemory's bytes (before view_)
+  ShardBytes held_data_, held_meta_;  // OpenInMemory's bytes (before view_)
   ShardView view_;
   ShardOpenTiming timing_;
   mutable std::atomic<bool> on_disk_{false};  // see on_disk()

@@ -65,8 +65,8 @@ class FolderSource final : public RemoteSource {
     return CopyFileAtomic(src, path, env_);
   }
 
-  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                    uint64_t part_size) override {
+  Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                   uint64_t part_size) override {
     (void)part_size;  // a local file: one read
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
@@ -78,7 +78,7 @@ class FolderSource final : public RemoteSource {
     if (bytes.size() != expected_size) {
       return ObjectSizeChangedError(src, bytes.size(), expected_size);
     }
-    return bytes;
+    return ShardBytes::Of(std::move(bytes));
   }
 
   Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
@@ -152,25 +152,26 @@ class StoreSource final : public RemoteSource {
     return FileSize(path, options_.env);
   }
 
-  Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                    uint64_t part_size) override {
+  Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                   uint64_t part_size) override {
     if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     const std::string where = described_ + "/" + key;
-    // The buffer is sized (and zero-filled: a std::string cannot grow
-    // uninitialized) here, on the reader's thread, not on the loop's where
-    // it would hold up the other downloads; the parts are received into
-    // it at their places, no part copied into another.
-    std::string out(expected_size + 1, '\0');
+    // The room is allocated here, on the reader's thread, not on the loop's
+    // where it would hold up the other downloads, and never zero-filled:
+    // the parts are received into it at their places, no part copied into
+    // another, and only the bytes that came are readable.
+    SLUICE_ASSIGN_OR_RETURN(ShardBytes out,
+                            ShardBytes::Allocate(expected_size + 1, "receiving " + where));
     Result<uint64_t> got = EventLoop::ForThisProcess().Run(
-        GetRangeInPartsInto(*store, key, 0, expected_size + 1, out.data(), part_size));
+        GetRangeInPartsInto(*store, key, 0, expected_size + 1, out.Room(), part_size));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
     if (*got > expected_size) {
       return CorruptError(where + ": has more than " + std::to_string(expected_size) +
                           " bytes, the size the dataset's index.json says");
     }
     if (*got < expected_size) return ObjectSizeChangedError(where, *got, expected_size);
-    out.resize(expected_size);
+    out.Received(expected_size);
     return out;
   }
 
@@ -294,15 +295,15 @@ class StoreSource final : public RemoteSource {
 
 }  // namespace
 
-Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
-                                                uint64_t part_size) {
+Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
+                                               uint64_t part_size) {
   (void)part_size;  // one ranged read here
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.
     SLUICE_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, Sizes({key}));
     if (sizes.at(0) != 0) return ObjectSizeChangedError(where, sizes[0], 0);
-    return std::string();
+    return ShardBytes::Of(std::string());
   }
   // One range, one byte past the end (a longer object answers it, an
   // equal one not): its answer is the shard's memory, no part copied into
@@ -319,7 +320,7 @@ Result<std::string> RemoteSource::FetchToMemory(const std::string& key, uint64_t
                         " bytes, the size the dataset's index.json says");
   }
   if (out.size() < expected_size) return ObjectSizeChangedError(where, out.size(), expected_size);
-  return out;
+  return ShardBytes::Of(std::move(out));
 }
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(

@@ -20,6 +20,7 @@
 
 #include "base/fill_watermark.h"
 #include "base/status.h"
+#include "engine/dataset/shard_bytes.h"
 #include "formats/dataset/format_descriptor.h"
 #include "stores/store.h"
 
@@ -61,9 +62,10 @@ class RemoteSource {
   // kCorrupt after its read. A store reads it into the one buffer in
   // ranged parts of at least `part_size` at once (GetRangeInPartsInto; 0:
   // one request); this default, in one ranged read (GetRangesOnly); a plain
-  // path whole. Thread safety: as Fetch.
-  virtual Result<std::string> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                            uint64_t part_size = 0);
+  // path whole. A store's parts are received into room never zero-filled
+  // (ShardBytes::Allocate). Thread safety: as Fetch.
+  virtual Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
+                                           uint64_t part_size = 0);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

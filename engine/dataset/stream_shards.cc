@@ -644,17 +644,20 @@ Status StreamShards::CorruptAfter(const Status& st, const FileInfo& raw,
                         ")");
 }
 
-Result<std::string> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
-                                          const ShardEntry& entry,
-                                          std::chrono::nanoseconds* download) {
-  if (entry.piece) return ReadPiece(entry, download, {});
+Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
+                                         const ShardEntry& entry,
+                                         std::chrono::nanoseconds* download) {
+  if (entry.piece) {
+    SLUICE_ASSIGN_OR_RETURN(std::string piece, ReadPiece(entry, download, {}));
+    return ShardBytes::Of(std::move(piece));
+  }
   const bool packed = entry.compression && zip;
   const FileInfo& stored = packed ? *zip : raw;
   const std::string key = RemoteKey(stream_, stored.basename);
-  std::string bytes;
+  ShardBytes bytes;
   for (int attempt = 1;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    Result<std::string> got =
+    Result<ShardBytes> got =
         remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size);
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
@@ -667,24 +670,25 @@ Result<std::string> StreamShards::Receive(const FileInfo& raw, const std::option
   // Checked on the stored bytes, as Mosaic does, before a sample is read.
   if (const std::optional<std::string>& algo = stream_.validate_hash) {
     SLUICE_ASSIGN_OR_RETURN(std::string expected, ExpectedHash(stored, *algo));
-    SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, bytes, expected, stored.basename));
+    SLUICE_RETURN_IF_ERROR(VerifyHash(*algo, bytes.view(), expected, stored.basename));
   }
   if (!packed) return bytes;
   SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
-  SLUICE_ASSIGN_OR_RETURN(std::string unpacked, Decompress(codec, bytes, raw.bytes, zip->basename));
+  SLUICE_ASSIGN_OR_RETURN(std::string unpacked,
+                          Decompress(codec, bytes.view(), raw.bytes, zip->basename));
   if (unpacked.size() != raw.bytes) {
     return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked.size()) +
                         " bytes, index.json says " + std::to_string(raw.bytes));
   }
-  return unpacked;
+  return ShardBytes::Of(std::move(unpacked));
 }
 
-Result<std::string> StreamShards::ReceiveChecked(const FileInfo& raw,
-                                                 const std::optional<FileInfo>& zip,
-                                                 const ShardEntry& entry,
-                                                 std::chrono::nanoseconds* download) {
+Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
+                                                const std::optional<FileInfo>& zip,
+                                                const ShardEntry& entry,
+                                                std::chrono::nanoseconds* download) {
   for (int fetches = 1;; ++fetches) {
-    Result<std::string> got = Receive(raw, zip, entry, download);
+    Result<ShardBytes> got = Receive(raw, zip, entry, download);
     if (got.ok() || !IsCorruption(got.status())) return got;
     // A piece asks for its listed version: read again, it is the same.
     if (entry.piece) return got.status();
@@ -701,11 +705,11 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
     return "single pass '" + root_ + "': receiving shard " + std::to_string(shard) + " '" +
            raw.basename + "'";
   };
-  Result<std::string> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download);
+  Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download);
   if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
-  std::string meta;
+  ShardBytes meta;
   if (meta_item_[shard] >= 0) {
-    Result<std::string> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
+    Result<ShardBytes> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
     if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
     meta = std::move(*got);
   }

@@ -238,10 +238,10 @@ class StreamShards {
   // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
   // checked as FetchFile checks them; a corrupt download is received again
   // (corrupt_retry_), then CorruptAfter's error.
-  Result<std::string> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
+  Result<ShardBytes> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                      const ShardEntry& entry, std::chrono::nanoseconds* download);
   // ReceiveChecked's one attempt.
-  Result<std::string> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
+  Result<ShardBytes> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                               const ShardEntry& entry, std::chrono::nanoseconds* download);
   // `st` (a corruption) with what was expected of the stored file of `raw`
   // after `fetches` downloads: the one wording of a shard that stays corrupt.

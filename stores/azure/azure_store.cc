@@ -98,7 +98,7 @@ class AzureStore final : public Store {
                                          std::move(req), std::move(etag));
   }
 
-  int RangedParts(uint64_t length, uint64_t part_size) const override {
+  RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {
     return RangedPartsFor(*client_, options_, length, part_size);
   }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "base/asio/co_status.h"
+#include "stores/common/ranged_parts.h"
 #include "stores/common/store_keys.h"
 #include "stores/common/xml_lite.h"
 
@@ -185,17 +186,17 @@ awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, 
   co_return std::min(resp->body_bytes, length);
 }
 
-int RangedPartsFor(const HttpClient& client, const StoreOptions& options, uint64_t length,
-                   uint64_t part_size) {
-  if (part_size == 0 || length <= part_size) return 1;
+RangedPartsClaim RangedPartsFor(HttpClient& client, const StoreOptions& options, uint64_t length,
+                                uint64_t part_size) {
   // As a whole download's parts (GetToFileOptions::local_concurrency): from
   // a server that answers as if local, more connections add only CPU.
   int most = std::max(options.concurrency, 1);
   if (options.local_concurrency > 0 && client.LocalLink()) {
     most = std::min(most, options.local_concurrency);
   }
-  const uint64_t parts = (length + part_size - 1) / part_size;
-  return static_cast<int>(std::min<uint64_t>(parts, static_cast<uint64_t>(most)));
+  auto [parts, hold] = client.ClaimConnections(
+      [&](int free) { return RangedPartCount(length, part_size, most, free); });
+  return {parts, std::move(hold)};
 }
 
 }  // namespace sluice

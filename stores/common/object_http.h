@@ -105,12 +105,12 @@ boost::asio::awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, S
                                                            HttpRequest req,
                                                            std::string etag = {});
 
-// Store::RangedParts of the HTTP stores: 1 for `length` within one part
-// (or part_size 0), else one part per part_size, at most the store's parts
-// in flight per object (StoreOptions::concurrency), and its
-// local_concurrency while `client`'s servers answer as if local (a whole
-// download's rule: GetToFileOptions::local_concurrency).
-int RangedPartsFor(const HttpClient& client, const StoreOptions& options, uint64_t length,
-                   uint64_t part_size);
+// Store::ClaimRangedParts of the HTTP stores: RangedPartCount over the
+// store's parts in flight per object (StoreOptions::concurrency; its
+// local_concurrency while `client`'s servers answer as if local, a whole
+// download's rule: GetToFileOptions::local_concurrency) and `client`'s free
+// connections, promised to the parts (HttpClient::ClaimConnections).
+RangedPartsClaim RangedPartsFor(HttpClient& client, const StoreOptions& options, uint64_t length,
+                                uint64_t part_size);
 
 }  // namespace sluice

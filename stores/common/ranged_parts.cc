@@ -29,12 +29,21 @@ boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t 
 
 }  // namespace
 
+int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free) {
+  if (part_size == 0 || length <= part_size) return 1;
+  const uint64_t parts = (length + part_size - 1) / part_size;
+  const int cap = std::max(std::min(most, free), 1);
+  return static_cast<int>(std::min<uint64_t>(parts, static_cast<uint64_t>(cap)));
+}
+
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,
                                                              std::string etag) {
   if (length == 0) co_return uint64_t{0};
-  const uint64_t parts = static_cast<uint64_t>(std::max(1, store.RangedParts(length, part_size)));
+  // Held to the end: the parts' connections stay promised while they run.
+  const RangedPartsClaim claim = store.ClaimRangedParts(length, part_size);
+  const uint64_t parts = static_cast<uint64_t>(std::max(1, claim.parts));
   if (parts == 1) co_return co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
   const uint64_t each = (length + parts - 1) / parts;
   std::vector<uint64_t> got(parts, 0);

@@ -16,9 +16,18 @@
 
 namespace sluice {
 
+// The one rule for how many ranged reads of one object run at once: a
+// part per `part_size` bytes of `length` (1 when part_size is 0), at most
+// `most` (the store's parts in flight per object) and at most `free` (its
+// client's connections neither in use nor promised: a shard in 8 parts
+// while 3 others download must leave them theirs, and the pool's limit is
+// not to be queued past), and at least 1.
+int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
+
 // Bytes [offset, offset + length) of `key` (fewer at its end) into `into`
 // (room for `length`; it must outlive the call), read as
-// store.RangedParts(length, part_size) ranged reads at once
+// store.ClaimRangedParts(length, part_size) ranged reads at once (their
+// connections promised until the call returns)
 // (Store::GetRangeOnlyInto, `etag` as GetRangeOnlyOfVersion's: each part
 // signed by its store, and resumed with a range by the store's client when
 // the server cuts it short, as any ranged read), of equal length (the last

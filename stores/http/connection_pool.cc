@@ -85,6 +85,7 @@ void ConnectionPool::Return(const std::string& key, std::unique_ptr<Connection> 
   if (it == pools_.end()) return;
   HostPool& pool = it->second;
   --pool.active;
+  --active_;
   if (conn && reusable) {
     conn->idle_since = Clock::now();
     pool.idle.push_back(std::move(conn));
@@ -112,6 +113,7 @@ awaitable<Result<Lease>> ConnectionPool::Acquire(const Url& url, Clock::time_poi
         continue;
       }
       ++pool.active;
+      ++active_;
       ++reused_;
       Lease lease(this, key);
       lease.conn = std::move(conn);
@@ -120,6 +122,7 @@ awaitable<Result<Lease>> ConnectionPool::Acquire(const Url& url, Clock::time_poi
     }
     if (pool.active < options_.max_connections_per_host) {
       ++pool.active;
+      ++active_;
       Lease lease(this, key);
       Result<std::unique_ptr<Connection>> conn = co_await Connect(url, deadline);
       if (!conn.ok()) co_return conn.status();

@@ -82,6 +82,8 @@ class ConnectionPool {
   // A pooled connection turned out closed by the server when reused.
   void CountStale() { ++stale_; }
 
+  // Connections to all hosts handed out and not yet returned.
+  int active() const { return active_.load(); }
   uint64_t opened() const { return opened_.load(); }
   uint64_t reused() const { return reused_.load(); }
   uint64_t stale() const { return stale_.load(); }
@@ -109,6 +111,7 @@ class ConnectionPool {
   std::optional<Status> tls_status_;              // TlsContext's outcome, once run
   std::unordered_map<std::string, HostPool> pools_;
   std::atomic<uint64_t> opened_{0}, reused_{0}, stale_{0};
+  std::atomic<int> active_{0};  // the sum of the pools' `active`
 };
 
 }  // namespace sluice::http_detail

@@ -4,7 +4,9 @@
 // (connection_pool.h).
 #include "stores/http/http_client.h"
 
+#include <algorithm>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -79,6 +81,23 @@ class HttpClient::Impl {
 
   HttpClientStats Stats() const {
     return {pool_.opened(), pool_.reused(), pool_.stale(), retries_.load()};
+  }
+
+  std::pair<int, std::shared_ptr<void>> ClaimConnections(
+      const std::function<int(int free)>& decide) {
+    std::lock_guard<std::mutex> lock(claims_mu_);
+    // The claims' parts hold connections once they run, so the larger count
+    // is the one that knows more: promised and not yet taken, or taken by
+    // requests that claimed nothing.
+    const int used = std::max(claimed_, pool_.active());
+    const int n = std::max(decide(std::max(options_.max_connections_per_host - used, 0)), 1);
+    claimed_ += n;
+    std::shared_ptr<void> hold(static_cast<void*>(this), [n](void* impl) {
+      Impl* self = static_cast<Impl*>(impl);
+      std::lock_guard<std::mutex> lock(self->claims_mu_);
+      self->claimed_ -= n;
+    });
+    return {n, std::move(hold)};
   }
 
   asio::any_io_executor executor_;
@@ -242,6 +261,8 @@ class HttpClient::Impl {
   http_detail::ExchangeContext context_{executor_, options_, buffers_, first_byte_};
   HttpRetryPolicy retry_;
   std::atomic<uint64_t> retries_{0};
+  std::mutex claims_mu_;
+  int claimed_ = 0;  // connections promised to claims still held (claims_mu_)
 };
 
 Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected) {
@@ -303,6 +324,10 @@ awaitable<Result<HttpResponse>> HttpClient::Send(HttpRequest request, BodySink s
 }
 
 HttpClientStats HttpClient::stats() const { return impl_->Stats(); }
+std::pair<int, std::shared_ptr<void>> HttpClient::ClaimConnections(
+    const std::function<int(int free)>& decide) {
+  return impl_->ClaimConnections(decide);
+}
 bool HttpClient::LocalLink() const { return impl_->LocalLink(); }
 const HttpClientOptions& HttpClient::options() const { return impl_->options_; }
 asio::any_io_executor HttpClient::executor() const { return impl_->executor_; }

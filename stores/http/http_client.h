@@ -277,6 +277,15 @@ class HttpClient {
       HttpHeaders extra_headers = {});
 
   HttpClientStats stats() const;
+  // Promises connections to one object's ranged reads at once: `decide` is
+  // given how many of max_connections_per_host are free (neither in use nor
+  // promised to another claim still held, whichever counts more; 0 or more)
+  // and says how many to take (at least 1: a read with none free waits at
+  // the pool as any request). Returns them and the hold that gives them
+  // back when released (the client must outlive it). Thread safe: the
+  // count and the promise are one step.
+  std::pair<int, std::shared_ptr<void>> ClaimConnections(
+      const std::function<int(int free)>& decide);
   // Whether a 2xx response to a request without a body came within
   // HttpClientOptions::local_first_byte (false before the first response).
   // Callable from any thread.

@@ -54,7 +54,7 @@ class S3Store final : public Store {
     co_return co_await OnceMoreIfRegionMoved(
         [&] { return GetRangeIntoOnce(key, offset, length, etag, into); });
   }
-  int RangedParts(uint64_t length, uint64_t part_size) const override {
+  RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {
     return RangedPartsFor(*client_, options_, length, part_size);
   }
   awaitable<Result<std::string>> Get(std::string key) override {

@@ -103,7 +103,7 @@ awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, u
                                        std::move(req));
 }
 
-int BearerHttpStore::RangedParts(uint64_t length, uint64_t part_size) const {
+RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t part_size) {
   return RangedPartsFor(*client_, options_, length, part_size);
 }
 

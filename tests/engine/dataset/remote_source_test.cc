@@ -69,7 +69,7 @@ TEST(RemoteSourceTest, FetchToMemoryReadsAShardInRangedParts) {
   ASSERT_TRUE(source.ok()) << source.status().ToString();
   auto got = (*source)->FetchToMemory("shard.00000.mds", data.size(), 1 << 20);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  EXPECT_TRUE(*got == data);
+  EXPECT_TRUE(got->view() == data);
   // 5 MiB + 1 in parts of 1 MiB at least: six GETs with a Range each.
   const std::string log = nginx->AccessLog();
   size_t gets = 0;

@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/common/ranged_parts.h"
+#include "stores/http/http_client.h"
 #include "stores/store.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/fault_proxy.h"
@@ -43,6 +44,56 @@ std::vector<std::string> RangesAsked(const std::string& log, const std::string& 
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The rule's exact counts: a part per part_size, at most the parts per
+// object and the free connections, at least one.
+TEST(RangedPartCountTest, PartsBySizeAtMostThePerObjectAndFreeConnections) {
+  constexpr uint64_t kShard = (uint64_t{64} << 20) + 1;  // a 64 MiB shard and the byte past it
+  constexpr uint64_t k8MiB = uint64_t{8} << 20;
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 8, 32), 8);
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 16, 32), 9);
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 8, 5), 5);
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 8, 1), 1);
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 8, 0), 1);
+  EXPECT_EQ(RangedPartCount(kShard, 0, 8, 32), 1);
+  EXPECT_EQ(RangedPartCount(k8MiB, k8MiB, 8, 32), 1);
+  EXPECT_EQ(RangedPartCount(k8MiB + 1, k8MiB, 8, 32), 2);
+  EXPECT_EQ(RangedPartCount(kShard, k8MiB, 0, 32), 1);
+}
+
+// The client's count of free connections: its limit less the connections
+// promised to claims still held; a claim with none free takes one (it
+// waits at the pool); a released claim's connections are free again.
+TEST(ClaimConnectionsTest, FreeConnectionsAreTheLimitLessThoseHeld) {
+  EventLoop loop;
+  HttpClientOptions options;
+  options.max_connections_per_host = 10;
+  auto client = HttpClient::Create(loop.executor(), options);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::vector<int> seen;
+  auto take = [&](int want) {
+    return (*client)->ClaimConnections([&](int free) {
+      seen.push_back(free);
+      return std::min(want, free);
+    });
+  };
+  auto a = take(6);
+  auto b = take(8);
+  auto c = take(3);
+  EXPECT_EQ(seen, (std::vector<int>{10, 4, 0}));
+  EXPECT_EQ(a.first, 6);
+  EXPECT_EQ(b.first, 4);
+  EXPECT_EQ(c.first, 1);
+  a.second.reset();
+  auto d = take(8);
+  EXPECT_EQ(seen.back(), 5);
+  EXPECT_EQ(d.first, 5);
+  b.second.reset();
+  c.second.reset();
+  d.second.reset();
+  EXPECT_EQ(take(8).first, 8);
+  EXPECT_EQ(seen.back(), 10);
 }
 
 class RangedPartsTest : public ::testing::Test {
@@ -85,7 +136,7 @@ class RangedPartsTest : public ::testing::Test {
 TEST_F(RangedPartsTest, ReadsTheExactBytesAsFourRangedGets) {
   auto store = Open(nginx_->http_port());
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->RangedParts(kSize + 1, kPart), 4);
+  EXPECT_EQ(store->ClaimRangedParts(kSize + 1, kPart).parts, 4);
   std::string got;
   auto n = Read(*store, got);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
@@ -94,6 +145,39 @@ TEST_F(RangedPartsTest, ReadsTheExactBytesAsFourRangedGets) {
   EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
             (std::vector<std::string>{"bytes=0-786432", "bytes=1572866-2359298",
                                       "bytes=2359299-3145728", "bytes=786433-1572865"}));
+}
+
+// A shard in 8 parts while 3 other shards download in 8 each leaves them
+// theirs: the pool's 32 connections are promised, so a fifth shard's read
+// takes one (it waits at the pool as any request) until one of them ends.
+TEST_F(RangedPartsTest, PartsTakeOnlyTheFreeConnections) {
+  StoreOptions options;
+  options.concurrency = 8;
+  options.local_concurrency = 0;
+  auto store = OpenStore("http://127.0.0.1:" + std::to_string(nginx_->http_port()) + "/ds/",
+                         loop_.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  constexpr uint64_t kShard = (uint64_t{64} << 20) + 1;
+  constexpr uint64_t k8MiB = uint64_t{8} << 20;
+  std::vector<RangedPartsClaim> others;
+  for (int i = 0; i < 3; ++i) others.push_back((*store)->ClaimRangedParts(kShard, k8MiB));
+  RangedPartsClaim fourth = (*store)->ClaimRangedParts(kShard, k8MiB);
+  EXPECT_EQ(others[0].parts, 8);
+  EXPECT_EQ(others[2].parts, 8);
+  EXPECT_EQ(fourth.parts, 8);
+  EXPECT_EQ((*store)->ClaimRangedParts(kShard, k8MiB).parts, 1);
+  // What a read does then: one GET of the whole range.
+  std::string got;
+  auto n = Read(**store, got);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, kSize);
+  EXPECT_TRUE(got.substr(0, kSize) == data_);
+  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+            std::vector<std::string>{"bytes=0-3145728"});
+  // Three shards in 8 parts each: 8 left for a fourth, 4 for this object.
+  fourth.hold.reset();
+  EXPECT_EQ((*store)->ClaimRangedParts(kShard, k8MiB).parts, 8);
+  EXPECT_EQ((*store)->ClaimRangedParts(kSize + 1, kPart).parts, 4);
 }
 
 // part_size 0, or an object within one part: one GET.

@@ -100,7 +100,7 @@ TEST_F(S3StoreTest, ReadsAnObjectInSignedRangedParts) {
   auto store = Open("s3://bkt/parts", options);
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(loop_.Run(store->Put("shard.mds", data)).ok());
-  EXPECT_EQ(store->RangedParts(data.size() + 1, 1 << 20), 3);
+  EXPECT_EQ(store->ClaimRangedParts(data.size() + 1, 1 << 20).parts, 3);
   std::string got(data.size() + 1, '\0');
   auto n = loop_.Run(
       GetRangeInPartsInto(*store, "shard.mds", 0, data.size() + 1, got.data(), 1 << 20));

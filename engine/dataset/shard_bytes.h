@@ -1,0 +1,48 @@
+// A single pass's shard in memory (StreamShards::Receive): either received
+// into room that is never zero-filled, or a string already whole (a local
+// file's bytes, a decompressed shard, a Parquet piece).
+//
+// The received kind's room is handed to the receiver (Room) and none of it
+// can be read until the receiver says how many bytes came (Received): the
+// view is of those bytes only, so no byte that was not received is ever
+// read. Movable, not copyable; received bytes never move (views stay
+// valid across moves), a short string of Of's may (view it where it is
+// kept). Not thread-safe while it is being received.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "base/uninitialized_buffer.h"
+
+namespace sluice {
+
+class ShardBytes {
+ public:
+  ShardBytes() = default;
+  // Room for `room` bytes of unspecified content, none readable yet.
+  // kIoError "<what>: out of memory" when the system refuses.
+  static Result<ShardBytes> Allocate(size_t room, std::string_view what);
+  // Bytes already whole: all readable.
+  static ShardBytes Of(std::string bytes);
+
+  // Where the receiver writes (room() bytes); null for Of's.
+  char* Room() { return received_kind_ ? room_.data() : nullptr; }
+  size_t room() const { return received_kind_ ? room_.size() : 0; }
+  // The first `n` bytes (at most room()) were received: they are the
+  // shard, and the only ones view() shows.
+  void Received(size_t n);
+
+  std::string_view view() const;
+  size_t size() const { return view().size(); }
+
+ private:
+  bool received_kind_ = false;
+  UninitializedBuffer room_;
+  size_t received_ = 0;
+  std::string whole_;  // Of's
+};
+
+}  // namespace sluice
