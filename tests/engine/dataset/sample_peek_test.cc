@@ -691,13 +691,11 @@ TEST_F(ColdPass, AResumedPassPeeksItsFirstSample) {
 // differs and the file is 16 bytes longer, its offsets table as before.
 // The pass reads in order, so its first sample is the peek's. No sample
 // of the rewritten file may be handed out: the index's size does not
-// confirm it; the pass ends with an error naming the shard.
-// DISABLED: it fails on main (issue 41, first41i): the peek's ranged reads
-// never learn the object's size, so sample 0 of the rewritten file is
-// handed out and only the next batch fails (the shard's download, of
-// another size). Enable it with the fix (an expected object size on the
-// peek's reads).
-TEST_F(ColdPass, DISABLED_AWarmIndexWhoseShardChangedServesNoSampleOfIt) {
+// confirm it; the pass ends with the one "the remote changed" error,
+// naming the shard's URL, the size nginx states and the index's. Before
+// the peek's reads named the index's size (issue 41), sample 0 of the
+// rewritten file was handed out and only the next batch failed.
+TEST_F(ColdPass, AWarmIndexWhoseShardChangedServesNoSampleOfIt) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
   ASSERT_TRUE(FileExists(JoinPath(options_.streams[0].local, "index.json")));
   ASSERT_EQ(first_file_, "shard.00000.mds");
@@ -736,8 +734,12 @@ TEST_F(ColdPass, DISABLED_AWarmIndexWhoseShardChangedServesNoSampleOfIt) {
     }
   }
   EXPECT_EQ(served, 0u);
-  EXPECT_FALSE(ended.ok());
-  EXPECT_NE(ended.ToString().find(first_file_), std::string::npos) << ended.ToString();
+  EXPECT_EQ(ended.code(), StatusCode::kCorrupt) << ended.ToString();
+  const std::string changed_error =
+      options_.streams[0].remote + "/" + first_file_ + ": the object is " +
+      std::to_string(changed.size()) + " bytes, index.json says " + std::to_string(shard->size()) +
+      " (the remote changed since it was indexed?)";
+  EXPECT_NE(ended.message().find(changed_error), std::string::npos) << ended.ToString();
 }
 
 // The peek's ranged requests go to a server that never answers (nginx
