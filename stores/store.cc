@@ -31,9 +31,10 @@ Status UnknownScheme(std::string_view url, std::string_view scheme) {
 
 boost::asio::awaitable<Result<uint64_t>> Store::GetRangeOnlyInto(std::string key,
                                                                  uint64_t offset, uint64_t length,
-                                                                 std::string etag, char* into) {
+                                                                 ObjectVersion version,
+                                                                 char* into) {
   Result<std::string> got =
-      co_await GetRangeOnlyOfVersion(std::move(key), offset, length, std::move(etag));
+      co_await GetRangeOnlyOfVersion(std::move(key), offset, length, std::move(version));
   if (!got.ok()) co_return got.status();
   const size_t n = std::min<size_t>(got->size(), static_cast<size_t>(length));
   std::memcpy(into, got->data(), n);

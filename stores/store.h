@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -31,6 +32,19 @@
 #include "base/status.h"
 
 namespace sluice {
+
+// Which object a ranged read may read (Store::GetRangeOnlyOfVersion,
+// GetRangeOnlyInto): `etag` as ObjectInfo::etag ("" = any version) and
+// `size`, the whole object's size in bytes as a dataset's index gives it
+// (0 = unchecked). A string converts to an etag alone.
+struct ObjectVersion {
+  std::string etag;
+  uint64_t size = 0;
+  ObjectVersion() = default;
+  ObjectVersion(std::string e, uint64_t s = 0) : etag(std::move(e)), size(s) {}  // NOLINT
+  ObjectVersion(const char* e) : etag(e) {}                                     // NOLINT
+  bool Unchecked() const { return etag.empty() && size == 0; }
+};
 
 struct ObjectInfo {
   std::string key;   // relative to the store's root
@@ -126,15 +140,18 @@ class Store {
   // (kCorrupt, naming both versions and the range; after a 412 the new ETag
   // is a HEAD's), never bytes of the new version. Stores that cannot (web,
   // dbfs, the Hub) keep this default, which reads whatever version is there.
-  virtual boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key,
-                                                                            uint64_t offset,
-                                                                            uint64_t length,
-                                                                            std::string etag) {
-    (void)etag;
+  // With `version.size` (> 0), an object of another size is
+  // ObjectSizeChangedError (kCorrupt naming the object's URL, the size the
+  // server or the file states and `version.size`), before any byte is
+  // returned: the HTTP stores check a 206's total (SendRangedGet), local
+  // files their size; this default, which cannot know it, does not check.
+  virtual boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
+      std::string key, uint64_t offset, uint64_t length, ObjectVersion version) {
+    (void)version;
     co_return co_await GetRangeOnly(std::move(key), offset, length);
   }
 
-  // As GetRangeOnlyOfVersion ("" etag: any version), the bytes written
+  // As GetRangeOnlyOfVersion (`version` checked alike), the bytes written
   // into `into` (room for `length`) instead of returned: how many came
   // (fewer at the object's end). The HTTP stores receive them there from
   // the socket (HttpRequest::body_into), each request signed as their
@@ -144,7 +161,8 @@ class Store {
   virtual boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key,
                                                                     uint64_t offset,
                                                                     uint64_t length,
-                                                                    std::string etag, char* into);
+                                                                    ObjectVersion version,
+                                                                    char* into);
   // How many ranged reads at once GetRangeInPartsInto makes of `length`
   // bytes in parts of at least `part_size` (0: one), with the connections
   // they take promised to them until `hold` is released: the HTTP stores'

@@ -88,10 +88,10 @@ class FolderSource final : public RemoteSource {
   }
 
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                            uint64_t length, const std::string& etag,
+                                            uint64_t length, const ObjectVersion& version,
                                             std::stop_token) override {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, OpenFileStore(root_, env_));
-    return RunOnThisThread(store->GetRangeOnlyOfVersion(key, offset, length, etag));
+    return RunOnThisThread(store->GetRangeOnlyOfVersion(key, offset, length, version));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -189,10 +189,10 @@ class StoreSource final : public RemoteSource {
 
   std::vector<Result<std::string>> GetRangesOnlyOfVersion(const std::string& key,
                                                           const std::vector<DataSpan>& spans,
-                                                          const std::string& etag,
+                                                          const ObjectVersion& version,
                                                           std::stop_token stop) override {
     if (spans.size() <= 1) {
-      return RemoteSource::GetRangesOnlyOfVersion(key, spans, etag, std::move(stop));
+      return RemoteSource::GetRangesOnlyOfVersion(key, spans, version, std::move(stop));
     }
     Result<Store*> store = ThisProcessStore();
     if (!store.ok()) return std::vector<Result<std::string>>(spans.size(), store.status());
@@ -207,24 +207,24 @@ class StoreSource final : public RemoteSource {
     const int in_flight = static_cast<int>(
         std::min<size_t>(spans.size(), static_cast<size_t>(std::max(1, options_.concurrency))));
     auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
-                       const std::string* etag, int in_flight,
+                       const ObjectVersion* version, int in_flight,
                        std::vector<Result<std::string>>* out) -> boost::asio::awaitable<Status> {
       co_return co_await ForEachPartConcurrently(
           spans->size(), in_flight,
-          [store, key, spans, etag, out](uint64_t i) -> boost::asio::awaitable<Status> {
+          [store, key, spans, version, out](uint64_t i) -> boost::asio::awaitable<Status> {
             const DataSpan& span = (*spans)[i];
             // Not a conditional expression of two co_awaits: GCC miscompiles
             // those (a heap corruption here).
-            if (etag->empty()) {
+            if (version->Unchecked()) {
               (*out)[i] = co_await store->GetRangeOnly(*key, span.offset, span.length);
             } else {
               (*out)[i] =
-                  co_await store->GetRangeOnlyOfVersion(*key, span.offset, span.length, *etag);
+                  co_await store->GetRangeOnlyOfVersion(*key, span.offset, span.length, *version);
             }
             co_return Status::Ok();
           });
     };
-    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &etag, in_flight, &out),
+    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &version, in_flight, &out),
                                           std::move(stop));
     return out;
   }
@@ -232,11 +232,11 @@ class StoreSource final : public RemoteSource {
   uint64_t PartSize() const override { return std::max<uint64_t>(1, options_.part_size); }
 
   Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                            uint64_t length, const std::string& etag,
+                                            uint64_t length, const ObjectVersion& version,
                                             std::stop_token stop) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(
-        store->GetRangeOnlyOfVersion(key, offset, length, etag), std::move(stop));
+        store->GetRangeOnlyOfVersion(key, offset, length, version), std::move(stop));
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -324,7 +324,7 @@ Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t 
 }
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
-    const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
+    const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
     std::stop_token stop) {
   std::vector<Result<std::string>> out;
   out.reserve(spans.size());
@@ -332,9 +332,9 @@ std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
     if (stop.stop_requested()) {
       out.push_back(CancelledError(Describe() + "/" + key + ": ranged read cancelled"));
     } else {
-      out.push_back(etag.empty() ? GetRangeOnly(key, span.offset, span.length, stop)
-                                 : GetRangeOnlyOfVersion(key, span.offset, span.length, etag,
-                                                         stop));
+      out.push_back(version.Unchecked()
+                        ? GetRangeOnly(key, span.offset, span.length, stop)
+                        : GetRangeOnlyOfVersion(key, span.offset, span.length, version, stop));
     }
   }
   return out;

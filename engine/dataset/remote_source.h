@@ -95,10 +95,11 @@ class RemoteSource {
     return GetRangesOnlyOfVersion(key, spans, "", std::move(stop));
   }
   // As GetRangesOnly, each span from the version of `key` whose etag is
-  // `etag` as GetRangeOnlyOfVersion reads one ("": as it is now). A Parquet
-  // row group's piece is read this way in parts, as a shard's download is.
+  // `version` as GetRangeOnlyOfVersion reads one (unchecked: as it is
+  // now). A Parquet row group's piece is read this way in parts, as a
+  // shard's download is; a peek's reads with the shard's size.
   virtual std::vector<Result<std::string>> GetRangesOnlyOfVersion(
-      const std::string& key, const std::vector<DataSpan>& spans, const std::string& etag,
+      const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
       std::stop_token stop = {});
   // The size of the parts a long range is read in (StreamShards::ReadPiece:
   // a Parquet row group's piece): the StoreOptions::part_size the source
@@ -109,11 +110,14 @@ class RemoteSource {
   // object replaced since it was listed is ObjectVersionChangedError where
   // the store can tell (S3 and the stores on its API, Azure, a plain path
   // or file://: its LocalFileTag), and read as it is now elsewhere (this
-  // default). `stop`: as GetRangeOnly's.
+  // default). With `version.size` (the index's size of the object), one
+  // of another size is ObjectSizeChangedError (kCorrupt) where the store
+  // can tell (HTTP: a 206's total; local files), no byte of it returned.
+  // `stop`: as GetRangeOnly's.
   virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                                    uint64_t length, const std::string& etag,
+                                                    uint64_t length, const ObjectVersion& version,
                                                     std::stop_token stop = {}) {
-    (void)etag;
+    (void)version;
     return GetRangeOnly(key, offset, length, std::move(stop));
   }
   // Every object under `prefix` (relative to the root; "" = all), keys

@@ -191,8 +191,11 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   for (const DataSpan& span : first) {
     if (!in_head(span)) ask.push_back(span);
   }
+  // Every read names the size the index gives the file: a file rewritten
+  // to another size since is kCorrupt before any of its bytes is used.
+  const ObjectVersion of_index("", entry.raw_data.bytes);
   std::vector<Result<std::string>> asked;
-  if (!ask.empty()) asked = remote.GetRangesOnly(key, ask, cancel);
+  if (!ask.empty()) asked = remote.GetRangesOnlyOfVersion(key, ask, of_index, cancel);
   std::vector<Result<std::string>> got;
   got.reserve(first.size());
   for (size_t k = 0, next = 0; k < first.size(); ++k) {
@@ -233,7 +236,8 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   got.clear();
   if (!held) {
     SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
-    SLUICE_ASSIGN_OR_RETURN(bytes, remote.GetRangeOnly(key, span.offset, span.length, cancel));
+    SLUICE_ASSIGN_OR_RETURN(
+        bytes, remote.GetRangeOnlyOfVersion(key, span.offset, span.length, of_index, cancel));
   }
   if (bytes.size() != span.length) {
     return CorruptError(where + ": bytes " + std::to_string(span.offset) + ".." +

@@ -156,10 +156,11 @@ bool GuessAgrees(const ShardEntry& entry, std::string_view head);
 // against the entry (MDS: past the offsets table, ordered, within
 // raw_data.bytes) before anything is sized by them. Errors: the reads'
 // (naming the object; kUnimplemented from a server that ignores Range:
-// nothing of the shard is read), kCorrupt for bounds or a sample that do
-// not fit, kInvalidArgument for an entry that is not SamplePeekable or a
+// nothing of the shard is read; kCorrupt, ObjectSizeChangedError, from a
+// store that tells the file is not raw_data.bytes long), kCorrupt for
+// bounds or a sample that do not fit, kInvalidArgument for an entry that is not SamplePeekable or a
 // sample over kMaxPeekedSampleBytes. The requests: PeekFirstReads', at
-// once (RemoteSource::GetRangesOnly), then, unless one of them held the
+// once (RemoteSource::GetRangesOnlyOfVersion, of raw_data.bytes), then, unless one of them held the
 // whole sample, the sample's span.
 // `cancel`: once a stop is requested on it (from any thread), no further
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's

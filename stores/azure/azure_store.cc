@@ -84,18 +84,20 @@ class AzureStore final : public Store {
   }
 
   awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key, uint64_t offset,
-                                                       uint64_t length, std::string etag) override {
+                                                       uint64_t length,
+                                                       ObjectVersion version) override {
     co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse,
-                              std::move(etag));
+                              std::move(version));
   }
 
   awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
-                                               std::string etag, char* into) override {
+                                               ObjectVersion version, char* into) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return uint64_t{0};
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await PrepareRanged(key, offset, length, etag));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await PrepareRanged(key, offset, length, version.etag));
     co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                         std::move(req), std::move(etag));
+                                         std::move(req), std::move(version));
   }
 
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {
@@ -279,12 +281,13 @@ class AzureStore final : public Store {
   // (SharedKey's string-to-sign has its line), quoted as Azure's ETag
   // header is (its listing gives the Etag bare).
   awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset, uint64_t length,
-                                        WholeObjectAnswer whole, std::string etag = {}) {
+                                        WholeObjectAnswer whole, ObjectVersion version = {}) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return std::string();
-    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req, co_await PrepareRanged(key, offset, length, etag));
+    SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
+                               co_await PrepareRanged(key, offset, length, version.etag));
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                     std::move(req), whole, std::move(etag));
+                                     std::move(req), whole, std::move(version));
   }
 
   // The signed GET of bytes [offset, offset + length) of `key` (length >

@@ -107,9 +107,13 @@ namespace {
 // or SendRangedGetInto's count). `length` > 0.
 awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std::string key,
                                            uint64_t offset, uint64_t length, HttpRequest req,
-                                           WholeObjectAnswer whole, std::string etag,
+                                           WholeObjectAnswer whole, ObjectVersion version,
                                            bool* checked_error) {
+  const std::string etag = std::move(version.etag);
   req.range = ByteRange::FromTo(offset, offset + length - 1);
+  // The client compares the size the answer states (a 206's Content-Range
+  // total) before it delivers a byte: one check for every HTTP store.
+  if (version.size > 0) req.expected_object_size = version.size;
   const bool refuse = whole == WholeObjectAnswer::kRefuse;
   if (refuse) req.if_range_ignored = HttpRequest::IgnoredRange::kHeadOnly;
   if (!etag.empty() &&
@@ -153,11 +157,11 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
 
 awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, std::string key,
                                              uint64_t offset, uint64_t length, HttpRequest req,
-                                             WholeObjectAnswer whole, std::string etag) {
+                                             WholeObjectAnswer whole, ObjectVersion version) {
   if (length == 0) co_return std::string();
   bool checked_error = false;
   Result<HttpResponse> resp = co_await SendRanged(client, store, key, offset, length,
-                                                  std::move(req), whole, std::move(etag),
+                                                  std::move(req), whole, std::move(version),
                                                   &checked_error);
   if (checked_error) co_return resp.status();
   co_return co_await BytesOfRangedGet(store, std::move(key), offset, length, std::move(resp));
@@ -165,14 +169,14 @@ awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, s
 
 awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, std::string key,
                                               uint64_t offset, uint64_t length, char* into,
-                                              HttpRequest req, std::string etag) {
+                                              HttpRequest req, ObjectVersion version) {
   if (length == 0) co_return uint64_t{0};
   req.body_into = into;
   req.body_into_size = length;
   bool checked_error = false;
   Result<HttpResponse> resp = co_await SendRanged(client, store, key, offset, length,
                                                   std::move(req), WholeObjectAnswer::kRefuse,
-                                                  std::move(etag), &checked_error);
+                                                  std::move(version), &checked_error);
   if (checked_error) co_return resp.status();
   if (!resp.ok()) {
     // As BytesOfRangedGet: a range that starts exactly at the object's end

@@ -88,12 +88,15 @@ enum class WholeObjectAnswer { kCutToRange, kRefuse };
 // store already put it in `req`, signed); an answer whose own ETag differs
 // (from a server that ignores If-Match), or a 412 after which store.Head
 // names another ETag, is ObjectVersionChangedError (kCorrupt), its bytes
-// never returned.
+// never returned. With a `version.size` (> 0), the request carries it as
+// HttpRequest::expected_object_size: an answer stating another object size
+// (a 206's Content-Range total) is ObjectSizeChangedError (kCorrupt, the
+// URL and both sizes), its bytes never returned.
 boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store,
                                                           std::string key, uint64_t offset,
                                                           uint64_t length, HttpRequest req,
                                                           WholeObjectAnswer whole,
-                                                          std::string etag = {});
+                                                          ObjectVersion version = {});
 
 // SendRangedGet's GetRangeOnly (kRefuse), the body received into `into`
 // (room for `length` bytes; HttpRequest::body_into) instead of returned:
@@ -103,7 +106,7 @@ boost::asio::awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, S
                                                            std::string key, uint64_t offset,
                                                            uint64_t length, char* into,
                                                            HttpRequest req,
-                                                           std::string etag = {});
+                                                           ObjectVersion version = {});
 
 // Store::ClaimRangedParts of the HTTP stores: RangedPartCount over the
 // store's parts in flight per object (StoreOptions::concurrency; its

@@ -122,12 +122,10 @@ class FileStore final : public Store {
 
   // The version is the file's LocalFileTag, read from the descriptor the
   // bytes are then read from: a file replaced by a rename is never read as
-  // the listed one.
-  boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key,
-                                                                    uint64_t offset,
-                                                                    uint64_t length,
-                                                                    std::string etag) override {
-    co_return ReadRange(key, offset, length, etag);
+  // the listed one; so is its size, when `version.size` is given.
+  boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
+      std::string key, uint64_t offset, uint64_t length, ObjectVersion version) override {
+    co_return ReadRange(key, offset, length, version);
   }
 
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override {
@@ -191,7 +189,8 @@ class FileStore final : public Store {
 
   // `etag` (LocalFileTag; "" = any version): the file's tag must be it.
   Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length,
-                                const std::string& etag = {}) const {
+                                const ObjectVersion& version = {}) const {
+    const std::string& etag = version.etag;
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
     std::string path = PathOf(key);
     SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env_->Open(path, OpenMode::kRead));
@@ -201,6 +200,9 @@ class FileStore final : public Store {
       return ObjectVersionChangedError(path, etag, LocalFileTag(st), offset, length);
     }
     uint64_t size = static_cast<uint64_t>(st.st_size);
+    if (version.size > 0 && size != version.size) {
+      return ObjectSizeChangedError(path, size, version.size);
+    }
     if (offset > size) {
       return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +
                              path + " (size " + std::to_string(size) + ")");

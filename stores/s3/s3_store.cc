@@ -45,14 +45,15 @@ class S3Store final : public Store {
         [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse); });
   }
   awaitable<Result<std::string>> GetRangeOnlyOfVersion(std::string key, uint64_t offset,
-                                                       uint64_t length, std::string etag) override {
+                                                       uint64_t length,
+                                                       ObjectVersion version) override {
     co_return co_await OnceMoreIfRegionMoved(
-        [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse, etag); });
+        [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse, version); });
   }
   awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
-                                               std::string etag, char* into) override {
+                                               ObjectVersion version, char* into) override {
     co_return co_await OnceMoreIfRegionMoved(
-        [&] { return GetRangeIntoOnce(key, offset, length, etag, into); });
+        [&] { return GetRangeIntoOnce(key, offset, length, version, into); });
   }
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {
     return RangedPartsFor(*client_, options_, length, part_size);
@@ -109,7 +110,8 @@ class S3Store final : public Store {
   }
 
   awaitable<Result<std::string>> GetRangeOnce(std::string key, uint64_t offset, uint64_t length,
-                                              WholeObjectAnswer whole, std::string etag = {}) {
+                                              WholeObjectAnswer whole,
+                                              ObjectVersion version = {}) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     if (length == 0) co_return std::string();
     SLUICE_CO_ASSIGN_OR_RETURN(
@@ -117,20 +119,20 @@ class S3Store final : public Store {
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
     // If-Match goes unsigned (SigV4 signs only the headers it names).
     co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                     std::move(req), whole, std::move(etag));
+                                     std::move(req), whole, std::move(version));
   }
 
   // GetRangeOnce's kRefuse, received into `into` (Store::GetRangeOnlyInto):
   // each part signed on its own, as any request.
   awaitable<Result<uint64_t>> GetRangeIntoOnce(std::string key, uint64_t offset, uint64_t length,
-                                               std::string etag, char* into) {
+                                               ObjectVersion version, char* into) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     if (length == 0) co_return uint64_t{0};
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
     co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                         std::move(req), std::move(etag));
+                                         std::move(req), std::move(version));
   }
 
   awaitable<Result<std::string>> GetOnce(std::string key) {

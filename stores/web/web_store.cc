@@ -89,18 +89,27 @@ awaitable<Result<std::string>> BearerHttpStore::GetRangeOnly(std::string key, ui
   co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse);
 }
 
+awaitable<Result<std::string>> BearerHttpStore::GetRangeOnlyOfVersion(std::string key,
+                                                                      uint64_t offset,
+                                                                      uint64_t length,
+                                                                      ObjectVersion version) {
+  co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse,
+                            version.size);
+}
+
 awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, uint64_t offset,
-                                                              uint64_t length, std::string etag,
+                                                              uint64_t length,
+                                                              ObjectVersion version,
                                                               char* into) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   if (length == 0) co_return uint64_t{0};
   HttpRequest req;
   req.url = ObjectUrl(key);
   SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
-  // Any version, as GetRangeOnlyOfVersion's default here: no If-Match.
-  (void)etag;
+  // Any version, as GetRangeOnlyOfVersion here: no If-Match; the size
+  // checked when given.
   co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                       std::move(req));
+                                       std::move(req), ObjectVersion("", version.size));
 }
 
 RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t part_size) {
@@ -108,13 +117,14 @@ RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t par
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Ranged(std::string key, uint64_t offset,
-                                                       uint64_t length, WholeObjectAnswer whole) {
+                                                       uint64_t length, WholeObjectAnswer whole,
+                                                       uint64_t size) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   HttpRequest req;
   req.url = ObjectUrl(key);
   SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                   std::move(req), whole);
+                                   std::move(req), whole, ObjectVersion("", size));
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {

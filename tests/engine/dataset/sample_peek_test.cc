@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <stop_token>
 #include <thread>
@@ -682,6 +683,63 @@ TEST_F(ColdPass, AResumedPassPeeksItsFirstSample) {
   } while (*n > 0);
   EXPECT_EQ(got, *resumed);
   EXPECT_EQ(bytes, std::vector<std::string>(expected_.begin() + 1500, expected_.end()));
+}
+
+// A warm index, a changed shard: the node's cache holds index.json (a
+// restart reads it as it is, as Mosaic does: no request for it) and the
+// remote's shard.00000.mds was rewritten since: sample 0's last byte
+// differs and the file is 16 bytes longer, its offsets table as before.
+// The pass reads in order, so its first sample is the peek's. No sample
+// of the rewritten file may be handed out: the index's size does not
+// confirm it; the pass ends with the one "the remote changed" error,
+// naming the shard's URL, the size nginx states and the index's. Before
+// the peek's reads named the index's size (issue 41), sample 0 of the
+// rewritten file was handed out and only the next batch failed.
+TEST_F(ColdPass, AWarmIndexWhoseShardChangedServesNoSampleOfIt) {
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
+  ASSERT_TRUE(FileExists(JoinPath(options_.streams[0].local, "index.json")));
+  ASSERT_EQ(first_file_, "shard.00000.mds");
+  ASSERT_EQ(first_index_, 0u);
+  const std::string path = JoinPath(data_, first_file_);
+  auto shard = ReadFile(path);
+  ASSERT_TRUE(shard.ok()) << shard.status().ToString();
+  std::string changed = *shard;
+  uint32_t sample1_at = 0;  // offsets[1]: sample 0's end
+  std::memcpy(&sample1_at, changed.data() + 8, 4);
+  ASSERT_LT(sample1_at, changed.size());
+  changed[sample1_at - 1] = static_cast<char>(changed[sample1_at - 1] ^ 0x5a);
+  changed += std::string(16, 'x');
+  ASSERT_TRUE(WriteFileAtomic(path, changed).ok());
+  ASSERT_NO_FATAL_FAILURE(Serve(""));
+
+  auto ds = StreamingDataset::Open(options_);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids(64);
+  std::vector<SampleFields> fields;
+  Status ended = Status::Ok();
+  size_t served = 0;
+  for (;;) {
+    auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+    if (!n.ok()) {
+      ended = n.status();
+      break;
+    }
+    if (*n == 0) break;
+    for (size_t k = 0; k < *n; ++k, ++served) {
+      ASSERT_LT(served, expected_.size());
+      // Shard 0's samples can only come from the rewritten file.
+      EXPECT_NE(reader_->Locate(static_cast<uint64_t>(ids[k]))->shard, 0u)
+          << "sample " << ids[k] << " of the changed shard was served";
+    }
+  }
+  EXPECT_EQ(served, 0u);
+  EXPECT_EQ(ended.code(), StatusCode::kCorrupt) << ended.ToString();
+  const std::string changed_error =
+      options_.streams[0].remote + "/" + first_file_ + ": the object is " +
+      std::to_string(changed.size()) + " bytes, index.json says " + std::to_string(shard->size()) +
+      " (the remote changed since it was indexed?)";
+  EXPECT_NE(ended.message().find(changed_error), std::string::npos) << ended.ToString();
 }
 
 // The peek's ranged requests go to a server that never answers (nginx

@@ -151,6 +151,42 @@ TEST_F(FileStoreTest, ReadOfTheListedVersionFailsOnceTheFileIsReplaced) {
                 ", listed " + etag + "); bytes 2..7 not read");
 }
 
+// A ranged read that names the file's size (a dataset's index gives it)
+// reads the exact bytes when the file has it, with or without its tag;
+// another size is the one "the remote changed" error, naming the path and
+// both sizes, and reads nothing.
+TEST_F(FileStoreTest, RangeOfAnExpectedSizeFailsWhenTheFileHasAnother) {
+  auto store = Open(dir_.path());
+  ASSERT_TRUE(loop_.Run(store->Put("shard.mds", "0123456789")).ok());
+  auto listed = loop_.Run(store->List(""));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  auto right = loop_.Run(store->GetRangeOnlyOfVersion("shard.mds", 2, 5, ObjectVersion("", 10)));
+  ASSERT_TRUE(right.ok()) << right.status().ToString();
+  EXPECT_EQ(*right, "23456");
+  auto tagged = loop_.Run(
+      store->GetRangeOnlyOfVersion("shard.mds", 2, 5, ObjectVersion((*listed)[0].etag, 10)));
+  ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+  EXPECT_EQ(*tagged, "23456");
+  std::string into(5, '.');
+  auto right_into =
+      loop_.Run(store->GetRangeOnlyInto("shard.mds", 2, 5, ObjectVersion("", 10), into.data()));
+  ASSERT_TRUE(right_into.ok()) << right_into.status().ToString();
+  EXPECT_EQ(*right_into, 5u);
+  EXPECT_EQ(into, "23456");
+
+  const std::string error = dir_.path() + "/shard.mds: the object is 10 bytes, index.json says "
+                                          "9 (the remote changed since it was indexed?)";
+  auto wrong = loop_.Run(store->GetRangeOnlyOfVersion("shard.mds", 2, 5, ObjectVersion("", 9)));
+  EXPECT_EQ(wrong.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(wrong.status().message(), error);
+  std::string untouched(5, '.');
+  auto wrong_into = loop_.Run(
+      store->GetRangeOnlyInto("shard.mds", 2, 5, ObjectVersion("", 9), untouched.data()));
+  EXPECT_EQ(wrong_into.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(wrong_into.status().message(), error);
+  EXPECT_EQ(untouched, ".....");
+}
+
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
   auto store = Open(dir_.path() + "/ds");
   for (const char* key : {"b/2", "a", "b/1", "b/10/x", "bz", "c/d/e/f"}) {

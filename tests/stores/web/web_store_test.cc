@@ -116,6 +116,55 @@ TEST(WebStoreTest, GetRangeOnlyRefusesAServerThatIgnoresRange) {
   EXPECT_NE(connections[0], connections[1]) << nginx->AccessLog();
 }
 
+// A ranged read that names the object's size (a dataset's index gives it):
+// the 206's total confirms it, and the exact bytes come, both read as a
+// string and into a buffer; another size is the one "the remote changed"
+// error, naming the URL, the size nginx states and the expected one, and
+// nothing is returned or written.
+TEST(WebStoreTest, RangeOfAnExpectedSizeFailsWhenTheServerStatesAnother) {
+  TempDir dir;
+  auto nginx = testing::NginxServer::Start(dir.path());
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start (is it installed?)";
+  ScopedEnv env(CleanStoreEnv());
+  std::string data = PatternBytes(100000, 6);
+  ASSERT_TRUE(MakeDirs(nginx->www() + "/ds").ok());
+  ASSERT_TRUE(WriteFileAtomic(nginx->www() + "/ds/shard.mds", data).ok());
+  EventLoop loop;
+  StoreOptions options;
+  options.download_retry = 0;
+  const std::string root = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/ds";
+  auto store = OpenStore(root, loop.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+
+  auto right = loop.Run((*store)->GetRangeOnlyOfVersion("shard.mds", 500, 20,
+                                                        ObjectVersion("", 100000)));
+  ASSERT_TRUE(right.ok()) << right.status().ToString();
+  EXPECT_EQ(*right, data.substr(500, 20));
+  std::string into(20, '\0');
+  auto right_into = loop.Run((*store)->GetRangeOnlyInto("shard.mds", 500, 20,
+                                                        ObjectVersion("", 100000), into.data()));
+  ASSERT_TRUE(right_into.ok()) << right_into.status().ToString();
+  EXPECT_EQ(*right_into, 20u);
+  EXPECT_EQ(into, data.substr(500, 20));
+
+  const std::string error = "GET " + root + "/shard.mds: the object is 100000 bytes, index.json "
+                            "says 99984 (the remote changed since it was indexed?)";
+  auto wrong = loop.Run((*store)->GetRangeOnlyOfVersion("shard.mds", 500, 20,
+                                                        ObjectVersion("", 99984)));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(wrong.status().message().find(error), std::string::npos) << wrong.status().ToString();
+  std::string untouched(20, '.');
+  auto wrong_into = loop.Run((*store)->GetRangeOnlyInto("shard.mds", 500, 20,
+                                                        ObjectVersion("", 99984),
+                                                        untouched.data()));
+  ASSERT_FALSE(wrong_into.ok());
+  EXPECT_EQ(wrong_into.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(wrong_into.status().message().find(error), std::string::npos)
+      << wrong_into.status().ToString();
+  EXPECT_EQ(untouched, std::string(20, '.'));
+}
+
 TEST(WebStoreTest, BearerTokenAndRootQueryAreSentButNeverShown) {
   const std::string token = "hf_secret_token_123";
   FakeHttpServer fake([&](const FakeRequest& r) -> FakeResponse {
