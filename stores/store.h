@@ -139,12 +139,13 @@ class Store {
   // object replaced since it was listed is ObjectVersionChangedError
   // (kCorrupt, naming both versions and the range; after a 412 the new ETag
   // is a HEAD's), never bytes of the new version. Stores that cannot (web,
-  // dbfs, the Hub) keep this default, which reads whatever version is there.
+  // dbfs, the Hub: BearerHttpStore) read whatever version is there.
   // With `version.size` (> 0), an object of another size is
   // ObjectSizeChangedError (kCorrupt naming the object's URL, the size the
   // server or the file states and `version.size`), before any byte is
-  // returned: the HTTP stores check a 206's total (SendRangedGet), local
-  // files their size; this default, which cannot know it, does not check.
+  // returned: every HTTP store checks a 206's total (SendRangedGet), local
+  // files their size. This default checks neither; it is for a store that
+  // knows no version.
   virtual boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
       std::string key, uint64_t offset, uint64_t length, ObjectVersion version) {
     (void)version;

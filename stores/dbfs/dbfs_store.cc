@@ -136,8 +136,8 @@ class DbfsStore final : public BearerHttpStore {
           }
           // The file's version, for the listing's fingerprint and a Parquet
           // piece's name: its last_modified (ms), "" when absent. The Files
-          // API has no ETag, and no conditional read (GetRangeOnlyOfVersion
-          // keeps the default).
+          // API has no ETag, and no conditional read (BearerHttpStore's
+          // GetRangeOnlyOfVersion checks the size alone).
           std::string version;
           if (const JsonValue* m = JsonMember(entry, "last_modified")) {
             if (const auto* i = std::get_if<int64_t>(&m->v); i && *i > 0) {
