@@ -165,7 +165,8 @@ class Store {
                                                                     ObjectVersion version,
                                                                     char* into);
   // How many ranged reads at once GetRangeInPartsInto makes of `length`
-  // bytes in parts of at least `part_size` (0: one), with the connections
+  // bytes, a part per `part_size` (0: one) where the connections allow
+  // (RangedPartCount; fewer, larger parts when they do not), with the connections
   // they take promised to them until `hold` is released: the HTTP stores'
   // RangedPartsFor (RangedPartCount's rule over their client's free
   // connections); 1 here (local files: one read). Thread safe; the store

@@ -56,10 +56,11 @@ struct StreamOptions {
   // StreamingDataset sets it to ReadsInSinglePass as it adds the stream:
   // false for a local-only stream, so every later reader takes the flag.
   bool single_pass = false;
-  // A single pass's shard larger than this many bytes is received as
-  // several ranged parts at once, each on its own connection and written
-  // at its place in the shard's one buffer (stores/common/ranged_parts.h;
-  // parts of at least this size, at most the store's parts in flight per
+  // A single pass's shard of this many bytes or more (its read asks for
+  // one byte past it) is received as several ranged parts at once, each on
+  // its own connection and written at its place in the shard's one buffer
+  // (stores/common/ranged_parts.h; a part per this many bytes, rounded up,
+  // fewer and larger when capped: at most the store's parts in flight per
   // object, StoreOptions::concurrency, or its local_concurrency from a
   // server that answers as if local, and at most the connections free:
   // RangedPartCount decides); 0: one request a shard. Through a

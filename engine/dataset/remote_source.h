@@ -60,8 +60,9 @@ class RemoteSource {
   // written: StreamOptions::single_pass): the range of `expected_size` and
   // one byte past it, so an object of another size (longer or shorter) is
   // kCorrupt after its read. A store reads it into the one buffer in
-  // ranged parts of at least `part_size` at once (GetRangeInPartsInto; 0:
-  // one request); this default, in one ranged read (GetRangesOnly); a plain
+  // ranged parts at once, a part per `part_size` bytes where the
+  // connections allow (GetRangeInPartsInto; 0: one request); this default,
+  // in one ranged read (GetRangesOnly); a plain
   // path whole. A store's parts are received into room never zero-filled
   // (ShardBytes::Allocate). Thread safety: as Fetch.
   virtual Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,

@@ -43,9 +43,13 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   if (length == 0) co_return uint64_t{0};
   // Held to the end: the parts' connections stay promised while they run.
   const RangedPartsClaim claim = store.ClaimRangedParts(length, part_size);
-  const uint64_t parts = static_cast<uint64_t>(std::max(1, claim.parts));
-  if (parts == 1) co_return co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
+  uint64_t parts = static_cast<uint64_t>(std::max(1, claim.parts));
   const uint64_t each = (length + parts - 1) / parts;
+  // Parts of `each` may cover `length` in fewer than were claimed (5 bytes
+  // in 4 parts: 2 + 2 + 1); a part that would start at or past the end
+  // would read past `into`.
+  parts = (length + each - 1) / each;
+  if (parts == 1) co_return co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
   std::vector<uint64_t> got(parts, 0);
   Store* const s = &store;
   const std::string* const k = &key;

@@ -28,7 +28,7 @@ using testing::ScopedEnv;
 using testing::TempDir;
 
 constexpr uint64_t kSize = 3 << 20;   // the object: 3 MiB
-constexpr uint64_t kPart = 1 << 20;   // parts of at least 1 MiB
+constexpr uint64_t kPart = 1 << 20;   // a part per 1 MiB
 
 // The Range headers of the GETs of `path` in nginx's access log, sorted.
 std::vector<std::string> RangesAsked(const std::string& log, const std::string& path) {
@@ -272,6 +272,24 @@ TEST_F(RangedPartsTest, ShorterAndLongerObjectsShowInTheCount) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize + 1);
   EXPECT_TRUE(got == data_ + "x");
+}
+
+// Tiny parts that four connections cannot all take: 5 bytes in parts of 1
+// are 4 parts of 2 bytes by the claim, which cover the range in 3 (2 + 2 +
+// 1). No fourth part starts past the range's end, so no byte of the longer
+// object lands past the 5 bytes asked for.
+TEST_F(RangedPartsTest, PartsThatCoverTheRangeInFewerAreFewer) {
+  ASSERT_TRUE(WriteFileAtomic(nginx_->www() + "/ds/tiny.mds", "ABCDEFGH").ok());
+  auto store = Open(nginx_->http_port());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->ClaimRangedParts(5, 1).parts, 4);
+  std::string room(5 + 8, '.');  // the 5 bytes asked for, then a guard
+  auto n = loop_.Run(GetRangeInPartsInto(*store, "tiny.mds", 0, 5, room.data(), 1));
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 5u);
+  EXPECT_EQ(room, "ABCDE........");
+  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/tiny.mds"),
+            (std::vector<std::string>{"bytes=0-1", "bytes=2-3", "bytes=4-4"}));
 }
 
 }  // namespace
