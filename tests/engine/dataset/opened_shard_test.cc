@@ -20,7 +20,7 @@
 namespace sluice {
 namespace {
 
-constexpr int kSamples = 64;
+constexpr int kOpenedSamples = 64;
 constexpr size_t kSampleBytes = 200 << 10;
 
 std::string SampleData(int i) {
@@ -42,14 +42,14 @@ bool Evict(const std::string& path) {
   return map.ok() && !map->Resident();
 }
 
-// kSamples samples of SampleData as MDS in `dir`, in shards of 4 MiB (past
+// kOpenedSamples samples of SampleData as MDS in `dir`, in shards of 4 MiB (past
 // the huge-page hint's 2 MiB).
 void WriteSamples(const std::string& dir) {
   ShardedWriterOptions w;
   w.size_limit = 4 << 20;
   auto writer = MdsWriter::Create(dir, {{"data", "bytes"}}, w);
   ASSERT_TRUE(writer.ok()) << writer.status().message();
-  for (int i = 0; i < kSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
+  for (int i = 0; i < kOpenedSamples; ++i) ASSERT_TRUE((*writer)->WriteFields({SampleData(i)}).ok());
   ASSERT_TRUE((*writer)->Finish().ok());
 }
 
@@ -121,8 +121,8 @@ TEST(OpenedShardOnDisk, AShuffledFirstBatchReadsItsSamplesNotTheShards) {
   std::vector<int64_t> all(ids);
   all.insert(all.end(), rest.begin(), rest.end());
   std::sort(all.begin(), all.end());
-  ASSERT_EQ(all.size(), static_cast<size_t>(kSamples));
-  for (int i = 0; i < kSamples; ++i) EXPECT_EQ(all[i], i);
+  ASSERT_EQ(all.size(), static_cast<size_t>(kOpenedSamples));
+  for (int i = 0; i < kOpenedSamples; ++i) EXPECT_EQ(all[i], i);
   for (size_t k = 0; k < rest.size(); ++k) {
     EXPECT_EQ(bytes[k], SampleData(static_cast<int>(rest[k])) + '\xff') << rest[k];
   }
@@ -140,9 +140,9 @@ TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
   }
   auto ds = BeginPass(data.path(), 8);
   ASSERT_TRUE(ds.ok()) << ds.status().message();
-  std::vector<int64_t> ids(kSamples);
+  std::vector<int64_t> ids(kOpenedSamples);
   std::vector<SampleFields> out;
-  auto n = (*ds)->NextBatch(kSamples, ids.data(), &out);
+  auto n = (*ds)->NextBatch(kOpenedSamples, ids.data(), &out);
   ASSERT_TRUE(n.ok()) << n.status().message();
   ASSERT_GT(*n, 0u);
   EXPECT_LE(*n, 8u);
@@ -152,8 +152,8 @@ TEST(OpenedShardOnDisk, AFirstCallEndsWithTheFirstBatch) {
   }
   // The same pass goes on from there with the next calls, exact.
   size_t got = *n;
-  while (got < static_cast<size_t>(kSamples)) {
-    auto more = (*ds)->NextBatch(kSamples - got, ids.data() + got, &out);
+  while (got < static_cast<size_t>(kOpenedSamples)) {
+    auto more = (*ds)->NextBatch(kOpenedSamples - got, ids.data() + got, &out);
     ASSERT_TRUE(more.ok()) << more.status().message();
     ASSERT_GT(*more, 0u);
     for (size_t k = 0; k < *more; ++k) {
