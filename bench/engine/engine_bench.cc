@@ -47,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/time_cat.h"
 #include "bench/engine/loopback_nginx.h"
 #include "sluice.h"
 
@@ -348,28 +349,6 @@ bool CheckPass(sluice_stream* s, const SetSpec& set, const Options& o, bool shuf
     return false;
   }
   return true;
-}
-
-// `cat FILES... > /dev/null`: wall seconds, < 0 on failure.
-double TimeCat(std::vector<std::string> files) {
-  std::vector<char*> argv;
-  std::string cat = "cat";
-  argv.push_back(cat.data());
-  for (std::string& f : files) argv.push_back(f.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  auto start = Clock::now();
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "cat", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return -1;
-  }
-  return Seconds(start, Clock::now());
 }
 
 // read() of every file with a 1 MiB buffer: wall seconds, < 0 on failure.

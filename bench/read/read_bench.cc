@@ -13,11 +13,7 @@
 // Per dataset: one untimed `cat` to put the shard files in the page cache,
 // one first pass (maps raw shards / reads and decompresses zstd shards),
 // N warm passes (shards already loaded), then N timed `cat` runs.
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,15 +29,15 @@
 
 #include "base/file.h"
 #include "base/status.h"
+#include "bench/common/time_cat.h"
 #include "formats/dataset/dataset_reader.h"
 #include "formats/mds/mds_writer.h"
-
-extern char** environ;
 
 namespace sluice {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using bench::TimeCat;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -119,29 +115,6 @@ Result<uint64_t> ReadAll(DatasetReader* reader, uint64_t* bytes) {
   }
   *bytes = total;
   return sum;
-}
-
-// Runs `cat FILES... > /dev/null`; returns wall seconds, or < 0 on failure.
-double TimeCat(const std::vector<std::string>& files) {
-  std::vector<char*> argv;
-  std::string cat = "cat";
-  argv.push_back(cat.data());
-  std::vector<std::string> copies = files;
-  for (std::string& f : copies) argv.push_back(f.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  auto start = Clock::now();
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "cat", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return -1;
-  }
-  return Seconds(start, Clock::now());
 }
 
 struct Row {
