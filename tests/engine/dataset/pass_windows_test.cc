@@ -599,5 +599,27 @@ TEST_F(WindowedPassTest, AResumedWholePlanLocatesOnlyThePartsItsFirstBatchNeeds)
   EXPECT_EQ(calls, (located + 6) / 7);
 }
 
+// A batch may reach past the window the schedule last asked its order
+// for: with a window of one position, parts of 2 and batches of 5, the
+// consumer's Acquire extends the order to the position it needs.
+TEST_F(WindowedPassTest, ABatchLongerThanTheWindowReadsPastTheKnownParts) {
+  DatasetOptions o = Options(Config{true, planner::ShuffleAlgo::kPy1e, 3}, int64_t{1} << 40);
+  o.predownload = 1;
+  auto one_ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(one_ds.ok()) << one_ds.status().message();
+  std::vector<std::string> want_bytes, got_bytes;
+  const std::vector<int64_t> want = testing::ReadEpoch(**one_ds, 0, 37, 0, 1, 5, &want_bytes);
+  one_ds->reset();
+  SetOrderPartsForTesting(2, nullptr);
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const std::vector<int64_t> got = testing::ReadEpoch(**ds, 0, 37, 0, 1, 5, &got_bytes);
+  ds->reset();
+  SetOrderPartsForTesting(kOrderPartPositions, nullptr);
+  ASSERT_EQ(want.size(), size_t(kSamples - 37));
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got_bytes, want_bytes);
+}
+
 }  // namespace
 }  // namespace sluice
