@@ -4,9 +4,9 @@
 // sample, the rest as the prefetcher or the consumer reaches them
 // (IterationCursor::StartPrefetcher). A resumption half way through a
 // million-row epoch spent 30M instructions locating and scheduling the
-// 500,000 positions left before its first row (as much as its MDS twin's
-// whole first row: BENCHMARKS.md, issue 35). The decisions are the same
-// either way (PrefetchSchedule's parts).
+// 500,000 positions left before its first row (30M of its MDS twin's 34M:
+// BENCHMARKS.md, issue 35). The decisions are the same either way
+// (PrefetchSchedule's parts).
 #pragma once
 
 #include <cstddef>
