@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 #include <utility>
 
 #include "base/exception_status.h"
+#include "engine/dataset/order_parts.h"
 #include "formats/dataset/locate_each.h"
 
 namespace sluice {
@@ -18,6 +20,16 @@ std::function<void()>& RestPlanHook() {
 std::function<void(bool)>& FirstRowHook() {
   static std::function<void(bool)> hook;
   return hook;
+}
+
+struct OrderParts {
+  size_t positions = kOrderPartPositions;
+  std::function<void(size_t begin, size_t count)> on_part;
+};
+
+OrderParts& OrderPartsSetting() {
+  static OrderParts parts;
+  return parts;
 }
 
 }  // namespace
@@ -41,6 +53,39 @@ void IterationCursor::SetRestPlanHookForTesting(std::function<void()> hook) {
 void IterationCursor::SetFirstRowHookForTesting(std::function<void(bool)> hook) {
   FirstRowHook() = std::move(hook);
 }
+
+void SetOrderPartsForTesting(size_t positions, std::function<void(size_t begin, size_t count)> on_part) {
+  OrderPartsSetting() = OrderParts{positions, std::move(on_part)};
+}
+
+namespace {
+
+// A whole plan's shard per position for [0, count): its first part
+// (order_parts.h).
+std::vector<size_t> LocateFirstPart(const SampleLocator& locator, std::span<const int64_t> ids) {
+  const OrderParts& setting = OrderPartsSetting();
+  const size_t count = std::min(std::max<size_t>(setting.positions, 1), ids.size());
+  std::vector<size_t> shard_of(count);
+  LocateEach(locator, ids.first(count), shard_of.data(), nullptr);
+  if (setting.on_part && count > 0) setting.on_part(0, count);
+  return shard_of;
+}
+
+// The part after the first `located` positions (every part but the last
+// has the first one's size, as the schedule requires).
+ShardPrefetcher::OrderPart LocateNextPart(const SampleLocator& locator, std::span<const int64_t> ids,
+                                          size_t located) {
+  const OrderParts& setting = OrderPartsSetting();
+  const size_t count = std::min(std::max<size_t>(setting.positions, 1), ids.size() - located);
+  ShardPrefetcher::OrderPart part;
+  part.shard_of.resize(count);
+  LocateEach(locator, ids.subspan(located, count), part.shard_of.data(), nullptr);
+  part.last = located + count == ids.size();
+  if (setting.on_part) setting.on_part(located, count);
+  return part;
+}
+
+}  // namespace
 
 void IterationCursor::EndHold() {
   if (first_read_) return;
@@ -67,8 +112,12 @@ IterationCursor::IterationCursor(IterationPlace place, std::vector<int64_t> ids,
       rest_(std::move(rest)),
       may_peek_(options.peek_first_sample && !ids_.empty()),
       populate_after_(options.populate_after) {
-  shard_of_.resize(ids_.size());
-  LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
+  if (rest_) {
+    shard_of_.resize(ids_.size());  // the head
+    LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
+  } else {
+    shard_of_ = LocateFirstPart(*locator_, ids_);
+  }
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   if (pass_window_ > 0) {
     windows_ = std::make_unique<PassWindows>(
@@ -88,7 +137,15 @@ void IterationCursor::StartPrefetcher() {
   // In windows, the order grows by the windows that follow (the
   // prefetcher asks for them as its look ahead reaches them).
   ShardPrefetcher::MoreOrder more;
-  if (!last_window_) {
+  if (pass_window_ == 0 && shard_of_.size() < ids_.size()) {
+    // A whole plan in parts (order_parts.h): ids_ stays as it is while the
+    // prefetcher lives, which calls this one call at a time.
+    more = [this, located = shard_of_.size()]() mutable -> Result<ShardPrefetcher::OrderPart> {
+      ShardPrefetcher::OrderPart part = LocateNextPart(*locator_, ids_, located);
+      located += part.shard_of.size();
+      return part;
+    };
+  } else if (!last_window_) {
     more = [this]() -> Result<ShardPrefetcher::OrderPart> {
       SLUICE_ASSIGN_OR_RETURN(PassWindow w, windows_->Take());
       ShardPrefetcher::OrderPart part{std::move(w.shard_of), w.last};
@@ -191,10 +248,7 @@ Status IterationCursor::TakeRest(ConsumerWaits* waits) {
                          std::to_string(place_.worker) + ")");
   }
   ids_ = std::move(*whole);
-  if (!windows_) {
-    shard_of_.resize(ids_.size());
-    LocateEach(*locator_, ids_, shard_of_.data(), nullptr);
-  }
+  if (!windows_) shard_of_ = LocateFirstPart(*locator_, ids_);
   if (!shard_of_.empty()) first_shard_ = shard_of_[0];
   // Still downloading, with samples to serve from its bytes in flight:
   // the prefetcher starts now, its scan's open of the shard takes this

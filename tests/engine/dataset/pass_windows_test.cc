@@ -1,12 +1,15 @@
 // A pass planned in windows (PassWindows) and read through the dataset in
 // windows (IterationCursor's "In windows"): the same ids and bytes in the
 // same order as the whole plan, and every failure of the producer thread
-// reaches the consumer as an error.
+// reaches the consumer as an error. A whole plan goes to the prefetcher in
+// parts (order_parts.h): the same ids and bytes as in one part, each part
+// located only when first needed.
 #include "engine/dataset/pass_windows.h"
 
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <new>
 #include <string>
 #include <thread>
@@ -14,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/dataset/order_parts.h"
 #include "engine/dataset/streaming_dataset.h"
 #include "engine/planner/plan.h"
 #include "engine/planner/size_check.h"
@@ -505,6 +509,116 @@ TEST_F(WindowedPassTest, TheWindowedPassChecksItsMemoryAtTheRightBoundary) {
   std::vector<int64_t> got;
   EXPECT_EQ(NextIds(**probe, kSamples + 1, &got).code(), StatusCode::kOutOfRange);
   EXPECT_EQ(got.size(), size_t(kSamples));
+}
+
+// A whole plan (not in windows) handed to the prefetcher in parts of 7
+// positions reads what the plan in one part reads, epoch 1 (planned by
+// epoch 0's prefetcher) included; each pass's parts follow each other
+// from position 0, 7 positions each but the last.
+TEST_F(WindowedPassTest, AWholePlanInPartsReadsWhatItReadsInOnePart) {
+  std::mutex mu;
+  std::vector<std::pair<size_t, size_t>> parts;
+  const auto record = [&](size_t begin, size_t count) {
+    std::lock_guard<std::mutex> lock(mu);
+    parts.emplace_back(begin, count);
+  };
+  for (const Config& c : {Config{false, planner::ShuffleAlgo::kPy1e, 3}, Config{true, planner::ShuffleAlgo::kPy1e, 8},
+                          Config{true, planner::ShuffleAlgo::kPy1b, 3}}) {
+    for (int64_t workers : {1, 3}) {
+      for (int64_t resume : {0, 37, 1204}) {
+        SetOrderPartsForTesting(4 * kSamples, nullptr);
+        auto one_ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+        ASSERT_TRUE(one_ds.ok()) << one_ds.status().message();
+        const Read want = ReadAll(**one_ds, workers, resume);
+        one_ds->reset();  // the setting changes while no pass runs
+        SetOrderPartsForTesting(7, record);
+        parts.clear();
+        auto ds = StreamingDataset::Open(Options(c, int64_t{1} << 40));
+        ASSERT_TRUE(ds.ok()) << ds.status().message();
+        const Read got = ReadAll(**ds, workers, resume);
+        ds->reset();
+        SetOrderPartsForTesting(kOrderPartPositions, nullptr);
+        const std::string where = "shuffle " + std::to_string(c.shuffle) + " algo " + std::to_string(int(c.algo)) +
+                                  " workers " + std::to_string(workers) + " resume " + std::to_string(resume);
+        ASSERT_EQ(got.ids, want.ids) << where;
+        ASSERT_EQ(got.bytes, want.bytes) << where;
+        // Every pass read to its end located all of it, part after part.
+        std::lock_guard<std::mutex> lock(mu);
+        ASSERT_FALSE(parts.empty()) << where;
+        size_t located = 0, passes = 0;
+        for (size_t k = 0; k < parts.size(); ++k) {
+          if (parts[k].first == 0) {
+            ++passes;
+            located = 0;
+          }
+          EXPECT_EQ(parts[k].first, located) << where << " part " << k;
+          if (k + 1 < parts.size() && parts[k + 1].first != 0) {
+            EXPECT_EQ(parts[k].second, 7u) << where;
+          }
+          located += parts[k].second;
+        }
+        EXPECT_EQ(passes, size_t(2 * workers)) << where;
+        EXPECT_GT(parts.size(), 2 * passes) << where;  // in parts, not each whole
+      }
+    }
+  }
+}
+
+// A resumption locates the parts its first batch and the prefetcher's
+// window need, not the rest of the epoch's order before its first sample.
+TEST_F(WindowedPassTest, AResumedWholePlanLocatesOnlyThePartsItsFirstBatchNeeds) {
+  std::mutex mu;
+  size_t located = 0, calls = 0;
+  SetOrderPartsForTesting(7, [&](size_t begin, size_t count) {
+    std::lock_guard<std::mutex> lock(mu);
+    located = std::max(located, begin + count);
+    ++calls;
+  });
+  DatasetOptions o = Options(Config{false, planner::ShuffleAlgo::kPy1e, 1}, int64_t{1} << 40);
+  o.predownload = 16;  // the prefetch window, in positions
+  o.fetch_concurrency = 4;  // open threads
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  size_t largest = 0;
+  for (size_t g = 0; g < (*ds)->num_shards(); ++g) largest = std::max<size_t>(largest, (*ds)->shard_samples(g));
+  ASSERT_TRUE((*ds)->IterBegin(0, 37, 0, 1).ok());
+  std::vector<int64_t> ids(5);
+  std::vector<SampleFields> fields;
+  auto k = (*ds)->NextBatch(5, ids.data(), &fields);
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  ASSERT_GT(*k, 0u);
+  ds->reset();  // its threads joined: no part is located after this
+  SetOrderPartsForTesting(kOrderPartPositions, nullptr);
+  std::lock_guard<std::mutex> lock(mu);
+  // The schedule knows a window past the consumer (at most 5), and its
+  // look beyond the window reaches the scan's shard, the shards opened
+  // ahead (at most 4 open threads) and the next's first position: a part
+  // more at most.
+  EXPECT_LE(located, 5 + 16 + 5 * largest + 1 + 7);
+  EXPECT_LT(located, size_t(kSamples - 37));
+  EXPECT_EQ(calls, (located + 6) / 7);
+}
+
+// A batch may reach past the window the schedule last asked its order
+// for: with a window of one position, parts of 2 and batches of 5, the
+// consumer's Acquire extends the order to the position it needs.
+TEST_F(WindowedPassTest, ABatchLongerThanTheWindowReadsPastTheKnownParts) {
+  DatasetOptions o = Options(Config{true, planner::ShuffleAlgo::kPy1e, 3}, int64_t{1} << 40);
+  o.predownload = 1;
+  auto one_ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(one_ds.ok()) << one_ds.status().message();
+  std::vector<std::string> want_bytes, got_bytes;
+  const std::vector<int64_t> want = testing::ReadEpoch(**one_ds, 0, 37, 0, 1, 5, &want_bytes);
+  one_ds->reset();
+  SetOrderPartsForTesting(2, nullptr);
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const std::vector<int64_t> got = testing::ReadEpoch(**ds, 0, 37, 0, 1, 5, &got_bytes);
+  ds->reset();
+  SetOrderPartsForTesting(kOrderPartPositions, nullptr);
+  ASSERT_EQ(want.size(), size_t(kSamples - 37));
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got_bytes, want_bytes);
 }
 
 }  // namespace
