@@ -17,13 +17,13 @@
 //    prefetcher for this one), in flight (being opened) or failed (a
 //    helper's error, for the scan to report at its position).
 //
-// An order may come in parts (a pass planned in windows, pass_windows.h):
-// the schedule is made with its first part and `complete` false, and the
+// An order may come in parts (a pass planned in windows, pass_windows.h,
+// or a pass planned whole and handed on in parts, order_parts.h): the schedule is made with its first part and `complete` false, and the
 // owner appends the next part (Append) whenever WantsMore says a decision
 // would look past the known positions; the consumer's moves first need
 // the order known a window past them (KnownTo). Every decision is then the
-// one the schedule would make with the whole order, so a pass read in
-// windows opens and drops shards exactly as one read whole. Parts the
+// one the schedule would make with the whole order, so an order in parts
+// opens and drops shards exactly as one read whole. Parts the
 // consumer has passed are freed, so memory follows the known positions
 // ahead of the consumer, not the order's length.
 //
@@ -96,7 +96,8 @@ class PrefetchSchedule {
 
   // `seed`: shards already opened for this order. `shard_of` is the whole
   // order, or with `complete` false its first part: every part but the
-  // last must then have the first part's size (a window of the pass).
+  // last must then have the first part's size (a window of the pass, or
+  // order_parts.h's part).
   // Shard numbers below kMaxShards (held as 32 bits).
   PrefetchSchedule(std::vector<size_t> shard_of, const Options& options, HandleMap seed,
                    bool complete = true);
