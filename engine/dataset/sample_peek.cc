@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <utility>
 
@@ -249,29 +250,59 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   return peeked;
 }
 
-Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
-                                                       uint32_t i, bool wait,
-                                                       std::stop_token stop, bool* blocked) {
+namespace {
+
+// Bytes [offset, offset + length) of a data file in flight: nullopt when
+// they do not come from there.
+using InFlightRead = std::function<Result<std::optional<std::string>>(uint64_t, uint64_t)>;
+
+// PeekSampleFromFill over `read`, of a file of `total` bytes when whole.
+Result<std::optional<PeekedSample>> PeekSampleInFlight(const ShardEntry& entry, uint32_t i,
+                                                       uint64_t total, const InFlightRead& read) {
   using Maybe = std::optional<PeekedSample>;
-  if (!SamplePeekable(entry) || i >= entry.samples || fill.total() != entry.raw_data.bytes) {
+  if (!SamplePeekable(entry) || i >= entry.samples || total != entry.raw_data.bytes) {
     return Maybe();
   }
   const SamplePeekHooks& hooks = *PeekHooksOf(entry);
   const DataSpan bounds_at = hooks.bounds_at(i);
   SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bounds,
-                          fill.Read(bounds_at.offset, bounds_at.length, wait, stop, blocked));
+                          read(bounds_at.offset, bounds_at.length));
   if (!bounds) return Maybe();
   const std::string where =
       entry.raw_data.basename + " sample " + std::to_string(i) + " (in flight)";
   SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, *bounds, where));
   if (span.length > kMaxPeekedSampleBytes) return Maybe();
-  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
-                          fill.Read(span.offset, span.length, wait, stop, blocked));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bytes, read(span.offset, span.length));
   if (!bytes) return Maybe();
   PeekedSample peeked;
   peeked.bytes = std::make_unique<const std::string>(std::move(*bytes));
   SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, *peeked.bytes, &peeked.fields));
   return Maybe(std::move(peeked));
+}
+
+}  // namespace
+
+Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
+                                                       uint32_t i, bool wait,
+                                                       std::stop_token stop, bool* blocked) {
+  return PeekSampleInFlight(entry, i, fill.total(), [&](uint64_t offset, uint64_t length) {
+    return fill.Read(offset, length, wait, stop, blocked);
+  });
+}
+
+Result<std::optional<PeekedSample>> PeekSampleFromArrived(ArrivedBytes& arrived,
+                                                          const ShardEntry& entry, uint32_t i,
+                                                          bool wait, std::stop_token stop,
+                                                          bool* blocked) {
+  return PeekSampleInFlight(
+      entry, i, arrived.total(),
+      [&](uint64_t offset, uint64_t length) -> Result<std::optional<std::string>> {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<std::string_view> view,
+                                arrived.Await(offset, length, wait, stop, blocked));
+        // Copied: the sample outlives the shard's buffer as a peeked one does.
+        if (!view) return std::optional<std::string>();
+        return std::optional<std::string>(std::string(*view));
+      });
 }
 
 }  // namespace sluice

@@ -33,6 +33,7 @@
 
 #include <sys/types.h>
 
+#include "base/arrived_bytes.h"
 #include "base/fill_watermark.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
@@ -189,5 +190,16 @@ Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, cons
                                                        uint32_t i, bool wait,
                                                        std::stop_token stop = {},
                                                        bool* blocked = nullptr);
+
+// PeekSampleFromFill from `arrived`, a single pass's data file being
+// received into memory (ArrivedBytes::Await's waits): nullopt when the
+// bytes do not come from there (not yet and no `wait`, the buffer
+// abandoned, `stop`) or the sample is over kMaxPeekedSampleBytes. Errors
+// as PeekSampleFromFill's, and the receive's error (naming the URL and the
+// bytes waited for) when it failed before they arrived.
+Result<std::optional<PeekedSample>> PeekSampleFromArrived(ArrivedBytes& arrived,
+                                                          const ShardEntry& entry, uint32_t i,
+                                                          bool wait, std::stop_token stop = {},
+                                                          bool* blocked = nullptr);
 
 }  // namespace sluice
