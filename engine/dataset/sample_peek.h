@@ -68,7 +68,13 @@ std::vector<DataSpan> PeekFirstReads(const DataSpan& bounds, const DataSpan& lik
 struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
   // them; behind a pointer so that `fields` stay valid when this moves.
+  // Null for a sample read from a single pass's shard in flight
+  // (PeekSampleFromArrived): its bytes stay in the shard's buffer, which
+  // `keep` holds.
   std::unique_ptr<const std::string> bytes;
+  // The sample's stored bytes wherever they are: *bytes, or the view into
+  // the shard's buffer.
+  std::string_view raw;
   // One view into *bytes (or into `keep`) per column, in stored order (as
   // the format's reader gives them).
   std::vector<std::string_view> fields;
@@ -196,8 +202,10 @@ Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, cons
 // bytes do not come from there (not yet and no `wait`, the buffer
 // abandoned, `stop`) or the sample is over kMaxPeekedSampleBytes. Errors
 // as PeekSampleFromFill's, and the receive's error (naming the URL and the
-// bytes waited for) when it failed before they arrived.
-Result<std::optional<PeekedSample>> PeekSampleFromArrived(ArrivedBytes& arrived,
+// bytes waited for) when it failed before they arrived. The sample is not
+// copied: `raw` and `fields` view the shard's buffer, which `keep` holds
+// (through `arrived`).
+Result<std::optional<PeekedSample>> PeekSampleFromArrived(std::shared_ptr<ArrivedBytes> arrived,
                                                           const ShardEntry& entry, uint32_t i,
                                                           bool wait, std::stop_token stop = {},
                                                           bool* blocked = nullptr);

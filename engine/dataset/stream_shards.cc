@@ -233,7 +233,8 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
       if (it == arrivals_.end()) return std::optional<PeekedSample>();
       arrived = it->second;
     }
-    return PeekSampleFromArrived(*arrived, index_->entry(shard), i, wait, std::move(stop), blocked);
+    return PeekSampleFromArrived(std::move(arrived), index_->entry(shard), i, wait, std::move(stop),
+                                 blocked);
   }
   std::shared_ptr<FillWatermark> fill;
   {
@@ -582,6 +583,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
   SLUICE_RETURN_IF_ERROR(held->second.Read(i, entry.column_names, &row));
   PeekedSample peeked;
   peeked.bytes = std::make_unique<const std::string>(row.raw);
+  peeked.raw = *peeked.bytes;
   peeked.fields = std::move(row.fields);
   if (const parquet::ParquetShardReader* p = held->second.parquet()) {
     peeked.data_pages_decoded = p->data_pages_decoded();
@@ -668,22 +670,22 @@ void StreamShards::PublishArrivals(size_t item, std::shared_ptr<ArrivedBytes> ar
   if (before) before->Abandon();
 }
 
-void StreamShards::EndArrivals(size_t item, const Status& status) {
-  std::shared_ptr<ArrivedBytes> arrived;
+void StreamShards::EndArrivals(const Publication& publication, const Status& status) {
+  if (!publication.current) return;  // no attempt began
   {
+    // Another receive of the shard (a second open of it in this process)
+    // may have published its own since: that one stays.
     std::lock_guard<std::mutex> lock(fills_mu_);
-    auto it = arrivals_.find(item);
-    if (it == arrivals_.end()) return;
-    arrived = std::move(it->second);
-    arrivals_.erase(it);
+    auto it = arrivals_.find(publication.item);
+    if (it != arrivals_.end() && it->second == publication.current) arrivals_.erase(it);
   }
-  arrived->Finish(status);
+  publication.current->Finish(status);
 }
 
 Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                          const ShardEntry& entry,
                                          std::chrono::nanoseconds* download,
-                                         std::optional<size_t> publish) {
+                                         Publication* publish) {
   if (entry.piece) {
     SLUICE_ASSIGN_OR_RETURN(std::string piece, ReadPiece(entry, download, {}));
     return ShardBytes::Of(std::move(piece));
@@ -697,9 +699,10 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
     // Each attempt into a buffer of its own: readers of the last one's
     // parts still view them (ArrivedBytes keeps its buffer).
     std::shared_ptr<ArrivedBytes> arrived;
-    if (publish) {
+    if (publish != nullptr) {
       arrived = std::make_shared<ArrivedBytes>(stored.bytes, remote_->Describe() + "/" + key);
-      PublishArrivals(*publish, arrived);
+      PublishArrivals(publish->item, arrived);
+      publish->current = arrived;
     }
     Result<ShardBytes> got = remote_->FetchToMemory(key, stored.bytes,
                                                     stream_.single_pass_part_size, arrived.get());
@@ -731,7 +734,7 @@ Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
                                                 const std::optional<FileInfo>& zip,
                                                 const ShardEntry& entry,
                                                 std::chrono::nanoseconds* download,
-                                                std::optional<size_t> publish) {
+                                                Publication* publish) {
   for (int fetches = 1;; ++fetches) {
     Result<ShardBytes> got = Receive(raw, zip, entry, download, publish);
     if (got.ok() || !IsCorruption(got.status())) return got;
@@ -753,10 +756,11 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
   // Its parts published as they arrive (ReadInFlight) where it may be
   // served in flight; ended here with the open's outcome, whatever it is,
   // so that a reader waiting for a part that never came gets this error.
-  std::optional<size_t> publish;
-  if (Publishes(e, e.raw_data)) publish = data_item_[shard];
+  std::optional<Publication> publish;
+  if (Publishes(e, e.raw_data)) publish.emplace(Publication{data_item_[shard], nullptr});
   Result<std::unique_ptr<OpenedShard>> opened = [&]() -> Result<std::unique_ptr<OpenedShard>> {
-    Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download, publish);
+    Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download,
+                                             publish ? &*publish : nullptr);
     if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
     ShardBytes meta;
     if (meta_item_[shard] >= 0) {

@@ -248,21 +248,30 @@ class StreamShards {
   // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
   // checked as FetchFile checks them; a corrupt download is received again
   // (corrupt_retry_), then CorruptAfter's error.
-  // `publish` (an uncompressed data file that Publishes): each attempt's
-  // parts are published for ReadInFlight under that cache entry as they
-  // arrive (PublishArrivals); the caller ends them (EndArrivals).
+  // A receive published for ReadInFlight: its cache entry, and the record
+  // of its current attempt (null before the first).
+  struct Publication {
+    size_t item;
+    std::shared_ptr<ArrivedBytes> current;
+  };
+  // `publish` (may be null; an uncompressed data file that Publishes): each
+  // attempt's parts are published for ReadInFlight under its cache entry
+  // as they arrive (PublishArrivals, publish->current); the caller ends
+  // the last (EndArrivals).
   Result<ShardBytes> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                      const ShardEntry& entry, std::chrono::nanoseconds* download,
-                                     std::optional<size_t> publish = std::nullopt);
+                                     Publication* publish = nullptr);
   // ReceiveChecked's one attempt.
   Result<ShardBytes> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                               const ShardEntry& entry, std::chrono::nanoseconds* download,
-                              std::optional<size_t> publish);
+                              Publication* publish);
   // `arrived` is now what ReadInFlight reads for cache entry `item`; the
-  // one it replaces (an earlier attempt's) is abandoned.
+  // one it replaces (an earlier attempt's, or another receive's of the
+  // same shard) is abandoned: its readers look again and find this one.
   void PublishArrivals(size_t item, std::shared_ptr<ArrivedBytes> arrived);
-  // Unpublishes cache entry `item`'s receive and Finishes it with `status`.
-  void EndArrivals(size_t item, const Status& status);
+  // Unpublishes `publication`'s current record (unless another has
+  // replaced it) and Finishes it with `status`.
+  void EndArrivals(const Publication& publication, const Status& status);
   // `st` (a corruption) with what was expected of the stored file of `raw`
   // after `fetches` downloads: the one wording of a shard that stays corrupt.
   Status CorruptAfter(const Status& st, const FileInfo& raw, const std::optional<FileInfo>& zip,
