@@ -165,8 +165,13 @@ class StoreSource final : public RemoteSource {
     SLUICE_ASSIGN_OR_RETURN(ShardBytes out,
                             ShardBytes::Allocate(expected_size + 1, "receiving " + where));
     if (arrived != nullptr) arrived->Attach(out.SharedRoom());
+    // Of the index's size: each part's answer states the object's size
+    // (a 206's Content-Range total), and one of another size fails before
+    // any of its bytes is passed on, so no part of it is reported arrived
+    // (served in flight).
     Result<uint64_t> got = EventLoop::ForThisProcess().Run(GetRangeInPartsInto(
-        *store, key, 0, expected_size + 1, out.Room(), part_size, {}, arrived));
+        *store, key, 0, expected_size + 1, out.Room(), part_size,
+        ObjectVersion("", expected_size), arrived));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
     if (*got > expected_size) {
       return CorruptError(where + ": has more than " + std::to_string(expected_size) +

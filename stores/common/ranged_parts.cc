@@ -17,10 +17,10 @@ namespace {
 // caller's buffer. Plain parameters, not a capturing lambda: each is the
 // frame's own.
 boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
-                                        uint64_t n, std::string etag, char* into, uint64_t* got,
+                                        uint64_t n, ObjectVersion version, char* into, uint64_t* got,
                                         std::string which, ArrivedBytes* arrived, uint64_t at) {
   Result<uint64_t> r = co_await store->GetRangeOnlyInto(std::move(key), offset, n,
-                                                        std::move(etag), into);
+                                                        std::move(version), into);
   if (r.ok()) {
     *got = *r;
     // A short part ends the object: its bytes are still the object's.
@@ -43,7 +43,7 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free) {
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,
-                                                             std::string etag,
+                                                             ObjectVersion version,
                                                              ArrivedBytes* arrived) {
   if (length == 0) co_return uint64_t{0};
   // Held to the end: the parts' connections stay promised while they run.
@@ -55,14 +55,14 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   // would read past `into`.
   parts = (length + each - 1) / each;
   if (parts == 1) {
-    Result<uint64_t> whole = co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
+    Result<uint64_t> whole = co_await store.GetRangeOnlyInto(key, offset, length, version, into);
     if (whole.ok() && arrived != nullptr) arrived->Arrived(0, *whole);
     co_return whole;
   }
   std::vector<uint64_t> got(parts, 0);
   Store* const s = &store;
   const std::string* const k = &key;
-  const std::string* const e = &etag;
+  const ObjectVersion* const e = &version;
   uint64_t* const counts = got.data();
   Status status = co_await ForEachPartConcurrently(
       parts, static_cast<int>(parts),

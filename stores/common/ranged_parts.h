@@ -29,7 +29,7 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // (room for `length`; it must outlive the call), read as
 // store.ClaimRangedParts(length, part_size) ranged reads at once (their
 // connections promised until the call returns)
-// (Store::GetRangeOnlyInto, `etag` as GetRangeOnlyOfVersion's: each part
+// (Store::GetRangeOnlyInto, `version` as GetRangeOnlyOfVersion's: each part
 // signed by its store, and resumed with a range by the store's client when
 // the server cuts it short, as any ranged read), of equal length (the last
 // shorter), each written at its offset. Returns how many bytes came: a
@@ -45,7 +45,7 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,
-                                                             std::string etag = {},
+                                                             ObjectVersion version = {},
                                                              ArrivedBytes* arrived = nullptr);
 
 }  // namespace sluice
