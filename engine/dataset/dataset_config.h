@@ -171,14 +171,23 @@ struct DatasetOptions {
   // stream has no validate_hash, is
   // read from the download as soon as its offsets entry and bytes have
   // arrived, before the rest of the shard (StreamShards::ReadInFlight);
-  // key "serve_in_flight". Such a sample is exactly the bytes the server
-  // sent, unchecked as a whole: a shard that then fails (cut short, a
-  // wrong size) is an error at the next batch, and nothing of it stays in
-  // the cache, but the samples handed out are not taken back. False (the
-  // strict mode): every sample waits for its whole shard and its checks.
-  // On by default: a shard served in flight is opened once (the first
-  // shard's early open is the prefetcher's, IterationCursor), so it counts
-  // once, as one download or one hit.
+  // key "serve_in_flight", the one owner of the choice for the cached
+  // mode and the single pass alike. A single pass's shard is received in
+  // ranged parts (single_pass_part_size) in any order: a sample is served
+  // once the parts holding its offsets entry and its bytes are all in,
+  // whatever of the parts before or after them is not. Such a sample is
+  // exactly the bytes the server sent for its range, unchecked as a whole:
+  // no hash has been checked (a stream with validate_hash is always
+  // strict, so no such sample exists there), nor the shard's size, nor
+  // that its parts are of one version. A shard that then fails (cut
+  // short, a wrong size, a part's error) is an error at the next batch,
+  // naming its URL (a failed part: its byte range), and nothing of it
+  // stays in the cache, but the samples handed out are not taken back.
+  // False (the strict mode): every sample waits for its whole shard and
+  // its checks (size, and validate_hash's hash). On by default: a shard
+  // served in flight is opened once (the first shard's early open is the
+  // prefetcher's, IterationCursor), so it counts once, as one download or
+  // one hit.
   bool serve_in_flight = true;
   // A pass whose worker plan has more ids than this is planned and read in
   // windows of this many ids (IterationCursor's "In windows": memory of a

@@ -679,7 +679,7 @@ Result<bool> IterationCursor::FromFlight(size_t p, bool wait, const DatasetColum
   last_flown_ = base_ + p;
   const PeekedSample& sample = flown_.back();
   fields->where = SampleLocation{g, i};
-  fields->raw = *sample.bytes;
+  fields->raw = sample.raw;
   fields->fields = sample.fields;
   fields->masked.clear();
   fields->pieced.clear();  // a read ahead's values are views of its own

@@ -66,8 +66,9 @@ class FolderSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size) override {
+                                   uint64_t part_size, ArrivedBytes* arrived) override {
     (void)part_size;  // a local file: one read
+    (void)arrived;    // told nothing: the bytes come whole
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -153,7 +154,7 @@ class StoreSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size) override {
+                                   uint64_t part_size, ArrivedBytes* arrived) override {
     if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     const std::string where = described_ + "/" + key;
@@ -163,8 +164,14 @@ class StoreSource final : public RemoteSource {
     // another, and only the bytes that came are readable.
     SLUICE_ASSIGN_OR_RETURN(ShardBytes out,
                             ShardBytes::Allocate(expected_size + 1, "receiving " + where));
-    Result<uint64_t> got = EventLoop::ForThisProcess().Run(
-        GetRangeInPartsInto(*store, key, 0, expected_size + 1, out.Room(), part_size));
+    if (arrived != nullptr) arrived->Attach(out.SharedRoom());
+    // Of the index's size: each part's answer states the object's size
+    // (a 206's Content-Range total), and one of another size fails before
+    // any of its bytes is passed on, so no part of it is reported arrived
+    // (served in flight).
+    Result<uint64_t> got = EventLoop::ForThisProcess().Run(GetRangeInPartsInto(
+        *store, key, 0, expected_size + 1, out.Room(), part_size,
+        ObjectVersion("", expected_size), arrived));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
     if (*got > expected_size) {
       return CorruptError(where + ": has more than " + std::to_string(expected_size) +
@@ -296,8 +303,9 @@ class StoreSource final : public RemoteSource {
 }  // namespace
 
 Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
-                                               uint64_t part_size) {
+                                               uint64_t part_size, ArrivedBytes* arrived) {
   (void)part_size;  // one ranged read here
+  (void)arrived;    // told nothing: the bytes come whole
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.

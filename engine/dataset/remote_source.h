@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/arrived_bytes.h"
 #include "base/fill_watermark.h"
 #include "base/status.h"
 #include "engine/dataset/shard_bytes.h"
@@ -64,9 +65,15 @@ class RemoteSource {
   // connections allow (GetRangeInPartsInto; 0: one request); this default,
   // in one ranged read (GetRangesOnly); a plain
   // path whole. A store's parts are received into room never zero-filled
-  // (ShardBytes::Allocate). Thread safety: as Fetch.
+  // (ShardBytes::Allocate). `arrived` (may be null; a record of
+  // `expected_size` bytes): a store's read tells it of its buffer (Attach)
+  // and of each part as it completes (GetRangeInPartsInto), so that readers
+  // may read the parts in while the rest arrives; this default and a plain
+  // path tell it nothing (as ReportsFills, their bytes come whole). The
+  // caller Finishes it. Thread safety: as Fetch.
   virtual Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                           uint64_t part_size = 0);
+                                           uint64_t part_size = 0,
+                                           ArrivedBytes* arrived = nullptr);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <utility>
 
@@ -245,33 +246,85 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   }
   PeekedSample peeked;
   peeked.bytes = std::make_unique<const std::string>(std::move(bytes));
-  SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, *peeked.bytes, &peeked.fields));
+  peeked.raw = *peeked.bytes;
+  SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, peeked.raw, &peeked.fields));
   return peeked;
 }
 
-Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
-                                                       uint32_t i, bool wait,
-                                                       std::stop_token stop, bool* blocked) {
+namespace {
+
+// Bytes of a data file in flight: a copy of them (a file's), or a view
+// into a buffer `keep` holds (a single pass's shard).
+struct InFlightBytes {
+  std::unique_ptr<const std::string> owned;
+  std::string_view view;
+  std::shared_ptr<const void> keep;
+};
+// Bytes [offset, offset + length) of a data file in flight: nullopt when
+// they do not come from there.
+using InFlightRead = std::function<Result<std::optional<InFlightBytes>>(uint64_t, uint64_t)>;
+
+// PeekSampleFromFill over `read`, of a file of `total` bytes when whole.
+Result<std::optional<PeekedSample>> PeekSampleInFlight(const ShardEntry& entry, uint32_t i,
+                                                       uint64_t total, const InFlightRead& read) {
   using Maybe = std::optional<PeekedSample>;
-  if (!SamplePeekable(entry) || i >= entry.samples || fill.total() != entry.raw_data.bytes) {
+  if (!SamplePeekable(entry) || i >= entry.samples || total != entry.raw_data.bytes) {
     return Maybe();
   }
   const SamplePeekHooks& hooks = *PeekHooksOf(entry);
   const DataSpan bounds_at = hooks.bounds_at(i);
-  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bounds,
-                          fill.Read(bounds_at.offset, bounds_at.length, wait, stop, blocked));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<InFlightBytes> bounds,
+                          read(bounds_at.offset, bounds_at.length));
   if (!bounds) return Maybe();
   const std::string where =
       entry.raw_data.basename + " sample " + std::to_string(i) + " (in flight)";
-  SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, *bounds, where));
+  SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, bounds->view, where));
   if (span.length > kMaxPeekedSampleBytes) return Maybe();
-  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
-                          fill.Read(span.offset, span.length, wait, stop, blocked));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<InFlightBytes> bytes, read(span.offset, span.length));
   if (!bytes) return Maybe();
   PeekedSample peeked;
-  peeked.bytes = std::make_unique<const std::string>(std::move(*bytes));
-  SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, *peeked.bytes, &peeked.fields));
+  peeked.bytes = std::move(bytes->owned);
+  peeked.raw = bytes->view;
+  peeked.keep = std::move(bytes->keep);
+  SLUICE_RETURN_IF_ERROR(hooks.split_sample(entry, i, span.offset, peeked.raw, &peeked.fields));
   return Maybe(std::move(peeked));
+}
+
+}  // namespace
+
+Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, const ShardEntry& entry,
+                                                       uint32_t i, bool wait,
+                                                       std::stop_token stop, bool* blocked) {
+  return PeekSampleInFlight(
+      entry, i, fill.total(),
+      [&](uint64_t offset, uint64_t length) -> Result<std::optional<InFlightBytes>> {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> got,
+                                fill.Read(offset, length, wait, stop, blocked));
+        if (!got) return std::optional<InFlightBytes>();
+        InFlightBytes out;
+        out.owned = std::make_unique<const std::string>(std::move(*got));
+        out.view = *out.owned;
+        return std::optional<InFlightBytes>(std::move(out));
+      });
+}
+
+Result<std::optional<PeekedSample>> PeekSampleFromArrived(std::shared_ptr<ArrivedBytes> arrived,
+                                                          const ShardEntry& entry, uint32_t i,
+                                                          bool wait, std::stop_token stop,
+                                                          bool* blocked) {
+  return PeekSampleInFlight(
+      entry, i, arrived->total(),
+      [&](uint64_t offset, uint64_t length) -> Result<std::optional<InFlightBytes>> {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<std::string_view> view,
+                                arrived->Await(offset, length, wait, stop, blocked));
+        if (!view) return std::optional<InFlightBytes>();
+        // Not copied: viewed where it arrived, the buffer kept with the
+        // record (ArrivedBytes keeps it; arrived bytes never change).
+        InFlightBytes out;
+        out.view = *view;
+        out.keep = arrived;
+        return std::optional<InFlightBytes>(std::move(out));
+      });
 }
 
 }  // namespace sluice

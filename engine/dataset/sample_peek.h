@@ -33,6 +33,7 @@
 
 #include <sys/types.h>
 
+#include "base/arrived_bytes.h"
 #include "base/fill_watermark.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
@@ -67,7 +68,13 @@ std::vector<DataSpan> PeekFirstReads(const DataSpan& bounds, const DataSpan& lik
 struct PeekedSample {
   // The sample's stored bytes (size header included), as the shard holds
   // them; behind a pointer so that `fields` stay valid when this moves.
+  // Null for a sample read from a single pass's shard in flight
+  // (PeekSampleFromArrived): its bytes stay in the shard's buffer, which
+  // `keep` holds.
   std::unique_ptr<const std::string> bytes;
+  // The sample's stored bytes wherever they are: *bytes, or the view into
+  // the shard's buffer.
+  std::string_view raw;
   // One view into *bytes (or into `keep`) per column, in stored order (as
   // the format's reader gives them).
   std::vector<std::string_view> fields;
@@ -189,5 +196,18 @@ Result<std::optional<PeekedSample>> PeekSampleFromFill(FillWatermark& fill, cons
                                                        uint32_t i, bool wait,
                                                        std::stop_token stop = {},
                                                        bool* blocked = nullptr);
+
+// PeekSampleFromFill from `arrived`, a single pass's data file being
+// received into memory (ArrivedBytes::Await's waits): nullopt when the
+// bytes do not come from there (not yet and no `wait`, the buffer
+// abandoned, `stop`) or the sample is over kMaxPeekedSampleBytes. Errors
+// as PeekSampleFromFill's, and the receive's error (naming the URL and the
+// bytes waited for) when it failed before they arrived. The sample is not
+// copied: `raw` and `fields` view the shard's buffer, which `keep` holds
+// (through `arrived`).
+Result<std::optional<PeekedSample>> PeekSampleFromArrived(std::shared_ptr<ArrivedBytes> arrived,
+                                                          const ShardEntry& entry, uint32_t i,
+                                                          bool wait, std::stop_token stop = {},
+                                                          bool* blocked = nullptr);
 
 }  // namespace sluice

@@ -7,10 +7,13 @@
 // view is of those bytes only, so no byte that was not received is ever
 // read. Movable, not copyable; received bytes never move (views stay
 // valid across moves), a short string of Of's may (view it where it is
-// kept). Not thread-safe while it is being received.
+// kept). Not thread-safe while it is being received. The room may be
+// shared (SharedRoom) with readers of its parts as they arrive
+// (ArrivedBytes): it is freed with its last holder.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -29,8 +32,11 @@ class ShardBytes {
   static ShardBytes Of(std::string bytes);
 
   // Where the receiver writes (room() bytes); null for Of's.
-  char* Room() { return received_kind_ ? room_.data() : nullptr; }
-  size_t room() const { return received_kind_ ? room_.size() : 0; }
+  char* Room() { return room_ ? room_->data() : nullptr; }
+  size_t room() const { return room_ ? room_->size() : 0; }
+  // The room, kept alive as long as the pointer is (null for Of's): for
+  // ArrivedBytes::Attach, whose readers view the parts that arrived.
+  std::shared_ptr<const char> SharedRoom() const;
   // The first `n` bytes (at most room()) were received: they are the
   // shard, and the only ones view() shows.
   void Received(size_t n);
@@ -40,7 +46,7 @@ class ShardBytes {
 
  private:
   bool received_kind_ = false;
-  UninitializedBuffer room_;
+  std::shared_ptr<UninitializedBuffer> room_;  // the received kind's (null once moved from)
   size_t received_ = 0;
   std::string whole_;  // Of's
 };

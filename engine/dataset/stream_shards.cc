@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "base/exception_status.h"
 #include "base/file.h"
@@ -224,6 +225,17 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
                                                                std::stop_token stop,
                                                                bool* blocked) {
   if (!serve_in_flight_ || shard >= index_->size()) return std::optional<PeekedSample>();
+  if (single_pass_) {
+    std::shared_ptr<ArrivedBytes> arrived;
+    {
+      std::lock_guard<std::mutex> lock(fills_mu_);
+      auto it = arrivals_.find(data_item_[shard]);
+      if (it == arrivals_.end()) return std::optional<PeekedSample>();
+      arrived = it->second;
+    }
+    return PeekSampleFromArrived(std::move(arrived), index_->entry(shard), i, wait, std::move(stop),
+                                 blocked);
+  }
   std::shared_ptr<FillWatermark> fill;
   {
     std::lock_guard<std::mutex> lock(fills_mu_);
@@ -236,8 +248,10 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
 
 bool StreamShards::Publishes(const ShardEntry& entry, const FileInfo& raw) const {
   // Only a file whose samples can be read from its data file alone, and
-  // never before a hash check the stream asks for (strict there).
-  return serve_in_flight_ && remote_ && !single_pass_ && !stream_.validate_hash && !entry.piece &&
+  // never before a hash check the stream asks for (strict there). A
+  // single pass's receive into memory reports its parts through the same
+  // stores (RemoteSource::FetchToMemory) as a cached download its fills.
+  return serve_in_flight_ && remote_ && !stream_.validate_hash && !entry.piece &&
          SamplePeekable(entry) && raw.basename == entry.raw_data.basename &&
          MetaFileOf(entry) == nullptr && RemoteReportsFills();
 }
@@ -569,6 +583,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
   SLUICE_RETURN_IF_ERROR(held->second.Read(i, entry.column_names, &row));
   PeekedSample peeked;
   peeked.bytes = std::make_unique<const std::string>(row.raw);
+  peeked.raw = *peeked.bytes;
   peeked.fields = std::move(row.fields);
   if (const parquet::ParquetShardReader* p = held->second.parquet()) {
     peeked.data_pages_decoded = p->data_pages_decoded();
@@ -644,9 +659,33 @@ Status StreamShards::CorruptAfter(const Status& st, const FileInfo& raw,
                         ")");
 }
 
+void StreamShards::PublishArrivals(size_t item, std::shared_ptr<ArrivedBytes> arrived) {
+  std::shared_ptr<ArrivedBytes> before;
+  {
+    std::lock_guard<std::mutex> lock(fills_mu_);
+    std::shared_ptr<ArrivedBytes>& slot = arrivals_[item];
+    before = std::exchange(slot, std::move(arrived));
+  }
+  // An earlier attempt's buffer: its readers look again, and find this one.
+  if (before) before->Abandon();
+}
+
+void StreamShards::EndArrivals(const Publication& publication, const Status& status) {
+  if (!publication.current) return;  // no attempt began
+  {
+    // Another receive of the shard (a second open of it in this process)
+    // may have published its own since: that one stays.
+    std::lock_guard<std::mutex> lock(fills_mu_);
+    auto it = arrivals_.find(publication.item);
+    if (it != arrivals_.end() && it->second == publication.current) arrivals_.erase(it);
+  }
+  publication.current->Finish(status);
+}
+
 Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                          const ShardEntry& entry,
-                                         std::chrono::nanoseconds* download) {
+                                         std::chrono::nanoseconds* download,
+                                         Publication* publish) {
   if (entry.piece) {
     SLUICE_ASSIGN_OR_RETURN(std::string piece, ReadPiece(entry, download, {}));
     return ShardBytes::Of(std::move(piece));
@@ -657,8 +696,16 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
   ShardBytes bytes;
   for (int attempt = 1;; ++attempt) {
     const auto start = std::chrono::steady_clock::now();
-    Result<ShardBytes> got =
-        remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size);
+    // Each attempt into a buffer of its own: readers of the last one's
+    // parts still view them (ArrivedBytes keeps its buffer).
+    std::shared_ptr<ArrivedBytes> arrived;
+    if (publish != nullptr) {
+      arrived = std::make_shared<ArrivedBytes>(stored.bytes, remote_->Describe() + "/" + key);
+      PublishArrivals(publish->item, arrived);
+      publish->current = arrived;
+    }
+    Result<ShardBytes> got = remote_->FetchToMemory(key, stored.bytes,
+                                                    stream_.single_pass_part_size, arrived.get());
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
       bytes_downloaded_ += got->size();
@@ -686,9 +733,10 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
 Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
                                                 const std::optional<FileInfo>& zip,
                                                 const ShardEntry& entry,
-                                                std::chrono::nanoseconds* download) {
+                                                std::chrono::nanoseconds* download,
+                                                Publication* publish) {
   for (int fetches = 1;; ++fetches) {
-    Result<ShardBytes> got = Receive(raw, zip, entry, download);
+    Result<ShardBytes> got = Receive(raw, zip, entry, download, publish);
     if (got.ok() || !IsCorruption(got.status())) return got;
     // A piece asks for its listed version: read again, it is the same.
     if (entry.piece) return got.status();
@@ -705,15 +753,25 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
     return "single pass '" + root_ + "': receiving shard " + std::to_string(shard) + " '" +
            raw.basename + "'";
   };
-  Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download);
-  if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
-  ShardBytes meta;
-  if (meta_item_[shard] >= 0) {
-    Result<ShardBytes> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
-    if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
-    meta = std::move(*got);
-  }
-  return OpenedShard::OpenInMemory(std::move(e), std::move(*data), std::move(meta));
+  // Its parts published as they arrive (ReadInFlight) where it may be
+  // served in flight; ended here with the open's outcome, whatever it is,
+  // so that a reader waiting for a part that never came gets this error.
+  std::optional<Publication> publish;
+  if (Publishes(e, e.raw_data)) publish.emplace(Publication{data_item_[shard], nullptr});
+  Result<std::unique_ptr<OpenedShard>> opened = [&]() -> Result<std::unique_ptr<OpenedShard>> {
+    Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download,
+                                             publish ? &*publish : nullptr);
+    if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
+    ShardBytes meta;
+    if (meta_item_[shard] >= 0) {
+      Result<ShardBytes> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
+      if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
+      meta = std::move(*got);
+    }
+    return OpenedShard::OpenInMemory(std::move(e), std::move(*data), std::move(meta));
+  }();
+  if (publish) EndArrivals(*publish, opened.status());
+  return opened;
 }
 
 bool IsCorruption(const Status& s) {

@@ -28,9 +28,14 @@
 // to 1 + download_retry times) and hands out an OpenedShard that owns the
 // bytes: nothing is written under the stream's folder for a shard, and the
 // memory goes with the last holder of the shard (the prefetcher's window
-// and the consumer). No cache_limit applies to it, no process of the node
-// shares it, and nothing is served in flight (the bytes are not published
-// before the shard is whole). A Parquet row group's piece is received as
+// and the consumer). No cache_limit applies to it and no process of the
+// node shares it. With ServeInFlight, an uncompressed data file of a
+// SamplePeekable format with no meta file, of a stream without
+// validate_hash, is published as its ranged parts arrive (an ArrivedBytes
+// per attempt over the attempt's buffer; a later attempt abandons the
+// earlier's), and ReadInFlight reads its samples from the parts in; the
+// receive's outcome ends it, so a reader waiting for bytes that never
+// came gets the receive's error (URL and range). A Parquet row group's piece is received as
 // ReadPiece reads it (its columns' chunks, then its file's footer tail from
 // the node's footer store): the stream's index (listing and footer store
 // under .sluice/, made once per node) is kept as an MDS stream keeps its
@@ -58,6 +63,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/arrived_bytes.h"
 #include "base/fill_watermark.h"
 #include "base/retry_policy.h"
 #include "base/status.h"
@@ -132,8 +138,9 @@ class StreamShards {
   // Serving from bytes in flight: from now on, a download of an
   // uncompressed shard of a SamplePeekable format with no meta file, made
   // by this process while the stream has no validate_hash, publishes how
-  // far it has arrived (a FillWatermark), and ReadInFlight reads its
-  // samples from it. Call before the first OpenShard.
+  // far it has arrived (a FillWatermark; a single pass's receive, which
+  // parts have: ArrivedBytes), and ReadInFlight reads its samples from it.
+  // Call before the first OpenShard.
   void ServeInFlight() { serve_in_flight_ = true; }
   // Whether shards are received into memory, nothing cached (see above).
   bool single_pass() const { return single_pass_; }
@@ -142,9 +149,12 @@ class StreamShards {
   // `wait`, waiting for them; `stop` ends the wait): nullopt when there is
   // no such download, it ended before them (the shard's open reports a
   // failure), or they have not arrived and `wait` is false. The bytes are
-  // those the download wrote into the cache's temporary: nothing of the
-  // whole shard (its size, which the store checks as it goes, is the only
-  // check there is without validate_hash) has been checked yet.
+  // those the download wrote into the cache's temporary (a single pass's:
+  // into its memory): nothing of the whole shard (its size, which the
+  // store checks as it goes, is the only check there is without
+  // validate_hash) has been checked yet. A single pass's receive that
+  // failed before them is its error (PeekSampleFromArrived: the URL and the
+  // bytes waited for), the one its open returns.
   // `blocked` (may be null): set when the call waited for bytes.
   Result<std::optional<PeekedSample>> ReadInFlight(size_t shard, uint32_t i, bool wait,
                                                    std::stop_token stop = {},
@@ -238,11 +248,30 @@ class StreamShards {
   // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
   // checked as FetchFile checks them; a corrupt download is received again
   // (corrupt_retry_), then CorruptAfter's error.
+  // A receive published for ReadInFlight: its cache entry, and the record
+  // of its current attempt (null before the first).
+  struct Publication {
+    size_t item;
+    std::shared_ptr<ArrivedBytes> current;
+  };
+  // `publish` (may be null; an uncompressed data file that Publishes): each
+  // attempt's parts are published for ReadInFlight under its cache entry
+  // as they arrive (PublishArrivals, publish->current); the caller ends
+  // the last (EndArrivals).
   Result<ShardBytes> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
-                                     const ShardEntry& entry, std::chrono::nanoseconds* download);
+                                     const ShardEntry& entry, std::chrono::nanoseconds* download,
+                                     Publication* publish = nullptr);
   // ReceiveChecked's one attempt.
   Result<ShardBytes> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
-                              const ShardEntry& entry, std::chrono::nanoseconds* download);
+                              const ShardEntry& entry, std::chrono::nanoseconds* download,
+                              Publication* publish);
+  // `arrived` is now what ReadInFlight reads for cache entry `item`; the
+  // one it replaces (an earlier attempt's, or another receive's of the
+  // same shard) is abandoned: its readers look again and find this one.
+  void PublishArrivals(size_t item, std::shared_ptr<ArrivedBytes> arrived);
+  // Unpublishes `publication`'s current record (unless another has
+  // replaced it) and Finishes it with `status`.
+  void EndArrivals(const Publication& publication, const Status& status);
   // `st` (a corruption) with what was expected of the stored file of `raw`
   // after `fetches` downloads: the one wording of a shard that stays corrupt.
   Status CorruptAfter(const Status& st, const FileInfo& raw, const std::optional<FileInfo>& zip,
@@ -282,6 +311,8 @@ class StreamShards {
   // The downloads in flight ReadInFlight may read, by cache entry.
   std::mutex fills_mu_;
   std::unordered_map<size_t, std::shared_ptr<FillWatermark>> fills_;
+  // A single pass's receives in flight, by cache entry (under fills_mu_).
+  std::unordered_map<size_t, std::shared_ptr<ArrivedBytes>> arrivals_;
   // The first row's peek's fetch of its piece (PeekPieceRow); last, so it
   // is joined before anything it uses goes.
   std::mutex peek_fetch_mu_;

@@ -13,14 +13,18 @@ namespace {
 // One part: bytes [offset, offset + n) of `key` into `into`, their count
 // into `*got`. A range past the object's end (kOutOfRange) leaves 0: the
 // object ended before this part (checked against the parts before it).
-// Plain parameters, not a capturing lambda: each is the frame's own.
+// `arrived` (may be null) is told of the part's bytes, at `at` in the
+// caller's buffer. Plain parameters, not a capturing lambda: each is the
+// frame's own.
 boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
-                                        uint64_t n, std::string etag, char* into, uint64_t* got,
-                                        std::string which) {
+                                        uint64_t n, ObjectVersion version, char* into, uint64_t* got,
+                                        std::string which, ArrivedBytes* arrived, uint64_t at) {
   Result<uint64_t> r = co_await store->GetRangeOnlyInto(std::move(key), offset, n,
-                                                        std::move(etag), into);
+                                                        std::move(version), into);
   if (r.ok()) {
     *got = *r;
+    // A short part ends the object: its bytes are still the object's.
+    if (arrived != nullptr) arrived->Arrived(at, *r);
     co_return Status::Ok();
   }
   if (r.status().code() == StatusCode::kOutOfRange) co_return Status::Ok();
@@ -39,7 +43,8 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free) {
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,
-                                                             std::string etag) {
+                                                             ObjectVersion version,
+                                                             ArrivedBytes* arrived) {
   if (length == 0) co_return uint64_t{0};
   // Held to the end: the parts' connections stay promised while they run.
   const RangedPartsClaim claim = store.ClaimRangedParts(length, part_size);
@@ -49,21 +54,26 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   // in 4 parts: 2 + 2 + 1); a part that would start at or past the end
   // would read past `into`.
   parts = (length + each - 1) / each;
-  if (parts == 1) co_return co_await store.GetRangeOnlyInto(key, offset, length, etag, into);
+  if (parts == 1) {
+    Result<uint64_t> whole = co_await store.GetRangeOnlyInto(key, offset, length, version, into);
+    if (whole.ok() && arrived != nullptr) arrived->Arrived(0, *whole);
+    co_return whole;
+  }
   std::vector<uint64_t> got(parts, 0);
   Store* const s = &store;
   const std::string* const k = &key;
-  const std::string* const e = &etag;
+  const ObjectVersion* const e = &version;
   uint64_t* const counts = got.data();
   Status status = co_await ForEachPartConcurrently(
       parts, static_cast<int>(parts),
-      [s, k, e, counts, offset, length, each, parts, into](uint64_t i) {
+      [s, k, e, counts, offset, length, each, parts, into, arrived](uint64_t i) {
         const uint64_t first = i * each;
         const uint64_t n = std::min(each, length - first);
         return ReadPart(s, *k, offset + first, n, *e, into + first, counts + i,
                         "part " + std::to_string(i + 1) + " of " + std::to_string(parts) +
                             ", bytes " + std::to_string(offset + first) + ".." +
-                            std::to_string(offset + first + n));
+                            std::to_string(offset + first + n),
+                        arrived, first);
       });
   if (!status.ok()) co_return status;
   uint64_t total = 0;

@@ -11,6 +11,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "base/arrived_bytes.h"
 #include "base/status.h"
 #include "stores/store.h"
 
@@ -28,7 +29,7 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // (room for `length`; it must outlive the call), read as
 // store.ClaimRangedParts(length, part_size) ranged reads at once (their
 // connections promised until the call returns)
-// (Store::GetRangeOnlyInto, `etag` as GetRangeOnlyOfVersion's: each part
+// (Store::GetRangeOnlyInto, `version` as GetRangeOnlyOfVersion's: each part
 // signed by its store, and resumed with a range by the store's client when
 // the server cuts it short, as any ranged read), of equal length (the last
 // shorter), each written at its offset. Returns how many bytes came: a
@@ -37,9 +38,14 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // kCorrupt (the object changed while it was read). A part's error is the
 // store's (naming the object) with the part's byte range; after the first
 // error no part starts, and those in flight are awaited.
+// `arrived` (may be null; must outlive the call): told of each part's bytes
+// (at their offset in `into`) as soon as that part has all of them, so that
+// readers may read them while the other parts are received (one request:
+// at its end). It is told nothing else: its owner Finishes it.
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,
-                                                             std::string etag = {});
+                                                             ObjectVersion version = {},
+                                                             ArrivedBytes* arrived = nullptr);
 
 }  // namespace sluice

@@ -3,6 +3,8 @@
 // bytes in one buffer, the ranged GETs on the wire (nginx's access log),
 // and what a shorter or longer object comes to.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,20 @@ std::vector<std::string> RangesAsked(const std::string& log, const std::string& 
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// RangesAsked once nginx has logged at least `n` GETs of `path`: it writes
+// a request's line after its answer, which the client may have read
+// first. Waits for that state (up to 10 s, then returns what is logged).
+std::vector<std::string> LoggedRanges(const testing::NginxServer& nginx, const std::string& path,
+                                      size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::vector<std::string> got = RangesAsked(nginx.AccessLog(), path);
+  while (got.size() < n && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    got = RangesAsked(nginx.AccessLog(), path);
+  }
+  return got;
 }
 
 // The rule's exact counts: a part per part_size, at most the parts per
@@ -142,7 +158,7 @@ TEST_F(RangedPartsTest, ReadsTheExactBytesAsFourRangedGets) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize);
   EXPECT_TRUE(got.substr(0, kSize) == data_);
-  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+  EXPECT_EQ(LoggedRanges(*nginx_, "/ds/shard.mds", 4),
             (std::vector<std::string>{"bytes=0-786432", "bytes=1572866-2359298",
                                       "bytes=2359299-3145728", "bytes=786433-1572865"}));
 }
@@ -172,7 +188,7 @@ TEST_F(RangedPartsTest, PartsTakeOnlyTheFreeConnections) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize);
   EXPECT_TRUE(got.substr(0, kSize) == data_);
-  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+  EXPECT_EQ(LoggedRanges(*nginx_, "/ds/shard.mds", 1),
             std::vector<std::string>{"bytes=0-3145728"});
   // Three shards in 8 parts each: 8 left for a fourth, 4 for this object.
   fourth.hold.reset();
@@ -189,7 +205,7 @@ TEST_F(RangedPartsTest, OnePartIsOneGet) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize);
   EXPECT_TRUE(got.substr(0, kSize) == data_);
-  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds"),
+  EXPECT_EQ(LoggedRanges(*nginx_, "/ds/shard.mds", 1),
             std::vector<std::string>{"bytes=0-3145728"});
 }
 
@@ -205,7 +221,7 @@ TEST_F(RangedPartsTest, APartCutShortResumesWithARange) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize);
   EXPECT_TRUE(got.substr(0, kSize) == data_);
-  const std::vector<std::string> asked = RangesAsked(nginx_->AccessLog(), "/ds/shard.mds");
+  const std::vector<std::string> asked = LoggedRanges(*nginx_, "/ds/shard.mds", 5);
   ASSERT_EQ(asked.size(), 5u) << nginx_->AccessLog();
   const std::vector<std::string> parts{"bytes=0-786432", "bytes=1572866-2359298",
                                        "bytes=2359299-3145728", "bytes=786433-1572865"};
@@ -233,7 +249,7 @@ TEST_F(RangedPartsTest, APartsServerErrorIsRetried) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, kSize);
   EXPECT_TRUE(got.substr(0, kSize) == data_);
-  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/shard.mds").size(), 4u)
+  EXPECT_EQ(LoggedRanges(*nginx_, "/ds/shard.mds", 4).size(), 4u)
       << nginx_->AccessLog();
 }
 
@@ -288,7 +304,7 @@ TEST_F(RangedPartsTest, PartsThatCoverTheRangeInFewerAreFewer) {
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(*n, 5u);
   EXPECT_EQ(room, "ABCDE........");
-  EXPECT_EQ(RangesAsked(nginx_->AccessLog(), "/ds/tiny.mds"),
+  EXPECT_EQ(LoggedRanges(*nginx_, "/ds/tiny.mds", 3),
             (std::vector<std::string>{"bytes=0-1", "bytes=2-3", "bytes=4-4"}));
 }
 

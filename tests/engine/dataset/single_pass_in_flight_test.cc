@@ -1,0 +1,242 @@
+// A single pass served from its shard's parts as they arrive
+// (serve_in_flight over single_pass): while a server holds back the tail
+// of the shard, the consumer gets the samples whose parts are in, exactly
+// and in plan order; a held part that then fails reaches the consumer as
+// an error naming the shard's URL and the part's byte range, with no
+// sample of that range served; the strict mode (serve_in_flight false)
+// serves nothing before the tail; a shuffled pass's order and bytes are
+// the cached mode's.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/tail_holding_server.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+using testing::TailHoldingServer;
+
+// One MDS shard of about 2 MB (12,000 samples of 40..240 bytes), its
+// basename, bytes and sample bounds (MDS: the count, then count + 1 u32
+// offsets).
+struct OneShard {
+  ScratchDir remote, cache;
+  std::unique_ptr<DatasetReader> reader;
+  std::string name;
+  std::string bytes;
+  uint64_t End(size_t i) const {
+    uint32_t v = 0;
+    std::memcpy(&v, bytes.data() + 4 + 4 * (i + 1), 4);
+    return v;
+  }
+};
+
+void MakeOneShard(OneShard* s) {
+  testing::WriteSyntheticMds(s->remote.path(), 12000, uint64_t{64} << 20);
+  auto reader = DatasetReader::Open(s->remote.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  s->reader = std::move(*reader);
+  ASSERT_EQ(s->reader->index().shards.size(), 1u);
+  s->name = s->reader->index().shards[0].raw_data.basename;
+  auto bytes = ReadFile(JoinPath(s->remote.path(), s->name));
+  ASSERT_TRUE(bytes.ok());
+  s->bytes = std::move(*bytes);
+  ASSERT_GT(s->bytes.size(), uint64_t{1} << 20);
+}
+
+// A single pass over `url`, in order, in parts of 256 KiB (2 to 8 of
+// them, as the client's connections allow): the last part holds the tail.
+// No peek (it would serve the first sample whatever the shard does), no
+// second download of a failed shard.
+DatasetOptions SinglePass(const OneShard& s, const std::string& url, bool serve_in_flight) {
+  DatasetOptions o = testing::OneStreamOptions(s.remote.path(), s.cache.path());
+  o.streams[0].remote = url;
+  o.streams[0].single_pass = true;
+  o.streams[0].single_pass_part_size = uint64_t{256} << 10;
+  o.streams[0].download_retry = 0;
+  o.plan.shuffle = false;
+  o.peek_first_sample = false;
+  o.serve_in_flight = serve_in_flight;
+  return o;
+}
+
+// Reads up to `count` samples (or to the first error, into *failed), each
+// checked against the reader's bytes; appends their ids to *ids and, per
+// batch, whether the server had released the tail when it came.
+void Read(OneShard& s, StreamingDataset& ds, size_t count, std::vector<int64_t>* ids,
+          std::vector<bool>* released, TailHoldingServer& server, Status* failed = nullptr) {
+  std::vector<int64_t> batch(16);
+  std::vector<SampleFields> fields;
+  size_t got = 0;
+  while (got < count) {
+    Result<size_t> n = ds.NextBatch(std::min<size_t>(16, count - got), batch.data(), &fields);
+    released->push_back(server.released());
+    if (!n.ok() && failed != nullptr) {
+      *failed = n.status();
+      return;
+    }
+    ASSERT_TRUE(n.ok()) << "after " << got << " samples: " << n.status().ToString();
+    ASSERT_GE(*n, 1u);
+    for (size_t k = 0; k < *n; ++k) {
+      SampleFields reference;
+      ASSERT_TRUE(s.reader->Read(static_cast<uint64_t>(batch[k]), &reference).ok());
+      ASSERT_EQ(testing::FieldBytes(fields[k]), testing::FieldBytes(reference)) << batch[k];
+      ids->push_back(batch[k]);
+    }
+    got += *n;
+  }
+}
+
+std::vector<int64_t> Iota(size_t n) {
+  std::vector<int64_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+TEST(SinglePassInFlight, SamplesComeBeforeTheTailOfTheirShardArrives) {
+  OneShard s;
+  ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
+  TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
+  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  // The first 100 samples (within the shard's first 30 KB, far inside its
+  // first part) come while the server holds the tail.
+  std::vector<int64_t> ids;
+  std::vector<bool> released;
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 100, &ids, &released, server));
+  EXPECT_EQ(ids, Iota(100));
+  EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
+      << "a sample came only once the tail was released";
+  ASSERT_LT(s.End(99), s.bytes.size() / 8);
+  // The tail was asked for as a part of its own, and held (its request
+  // may reach the server after those samples: waited for).
+  server.WaitHeld(1);
+  EXPECT_FALSE(server.released());
+  EXPECT_EQ(server.HeldRanges().size(), 1u);
+  // Then the tail: the rest of the epoch, exactly and in order.
+  server.Release();
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000 - 100, &ids, &released, server));
+  EXPECT_EQ(ids, Iota(12000));
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  auto end = (*ds)->NextBatch(16, batch.data(), &fields);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(*end, 0u);
+}
+
+TEST(SinglePassInFlight, APartThatFailsAfterSamplesWereServedIsTheConsumersErrorWithUrlAndRange) {
+  OneShard s;
+  ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
+  TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
+  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids;
+  std::vector<bool> released;
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 100, &ids, &released, server));
+  ASSERT_EQ(ids, Iota(100));
+  ASSERT_EQ(std::count(released.begin(), released.end(), true), 0);
+  // The held part fails (404: the object went while it was read).
+  server.WaitHeld(1);
+  const std::vector<std::pair<uint64_t, uint64_t>> held = server.HeldRanges();
+  ASSERT_EQ(held.size(), 1u);
+  server.Fail();
+  Status failed = Status::Ok();
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000, &ids, &released, server, &failed));
+  ASSERT_FALSE(failed.ok()) << "the epoch ended without the failed part";
+  const std::string url = server.url() + "/" + s.name;
+  const std::string range =
+      "bytes " + std::to_string(held[0].first) + ".." + std::to_string(held[0].second + 1);
+  EXPECT_NE(failed.message().find(url), std::string::npos) << failed.ToString();
+  EXPECT_NE(failed.message().find(range), std::string::npos) << failed.ToString();
+  // Whatever was served came in order and from the parts that arrived:
+  // nothing of the failed range.
+  EXPECT_EQ(ids, Iota(ids.size()));
+  ASSERT_FALSE(ids.empty());
+  EXPECT_LE(s.End(static_cast<size_t>(ids.back())), held[0].first);
+  // The error stays: the next call fails again, serving nothing.
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  EXPECT_FALSE((*ds)->NextBatch(16, batch.data(), &fields).ok());
+}
+
+TEST(SinglePassInFlight, TheStrictModeWaitsForTheTail) {
+  OneShard s;
+  ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
+  TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
+  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), false));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::vector<int64_t> ids;
+  std::vector<bool> released;
+  std::atomic<size_t> served{0};
+  std::thread consumer([&] {
+    std::vector<int64_t> batch(16);
+    std::vector<SampleFields> fields;
+    Result<size_t> n = (*ds)->NextBatch(16, batch.data(), &fields);
+    released.push_back(server.released());
+    if (n.ok()) {
+      for (size_t k = 0; k < *n; ++k) ids.push_back(batch[k]);
+      served.store(*n);
+    }
+  });
+  // The tail is asked for and held: nothing has been served, nor is until
+  // the tail is released.
+  server.WaitHeld(1);
+  EXPECT_EQ(served.load(), 0u);
+  server.Release();
+  consumer.join();
+  ASSERT_EQ(released, std::vector<bool>{true});
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids, Iota(ids.size()));
+}
+
+// A shuffled epoch over several shards in parts served as they arrive:
+// the ids and bytes of the cached mode, and of the strict single pass.
+TEST(SinglePassInFlight, AShuffledPassHasTheCachedModesOrderAndBytes) {
+  ScratchDir remote;
+  testing::WriteSyntheticMds(remote.path(), 3000, uint64_t{64} << 10);
+  TailHoldingServer server(remote.path(), "none", 0);
+  std::vector<std::vector<int64_t>> ids;
+  std::vector<std::vector<std::string>> bytes;
+  for (int mode = 0; mode < 3; ++mode) {
+    ScratchDir cache;
+    DatasetOptions o = testing::OneStreamOptions(remote.path(), cache.path());
+    o.streams[0].remote = server.url();
+    o.streams[0].single_pass = mode != 0;
+    o.streams[0].single_pass_part_size = uint64_t{16} << 10;
+    o.serve_in_flight = mode != 2;
+    o.plan.shuffle = true;
+    o.plan.shuffle_seed = 17;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    ASSERT_GT((*ds)->num_shards(), 4u);
+    bytes.emplace_back();
+    ids.push_back(testing::ReadEpoch(**ds, 0, 0, 0, 1, 7, &bytes.back()));
+  }
+  ASSERT_EQ(ids[0].size(), 3000u);
+  EXPECT_NE(ids[0], Iota(3000));  // shuffled
+  EXPECT_EQ(ids[1], ids[0]);
+  EXPECT_EQ(bytes[1], bytes[0]);
+  EXPECT_EQ(ids[2], ids[0]);
+  EXPECT_EQ(bytes[2], bytes[0]);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,170 @@
+#include "tests/engine/dataset/tail_holding_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "base/file.h"
+
+namespace sluice::testing {
+
+TailHoldingServer::TailHoldingServer(std::string root, std::string held, uint64_t hold_from,
+                                     std::chrono::seconds safety)
+    : root_(std::move(root)), held_("/" + std::move(held)), hold_from_(hold_from) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(fd_, 64) != 0 ||
+      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    std::abort();
+  }
+  port_ = ntohs(addr.sin_port);
+  acceptor_ = std::thread([this] { Accept(); });
+  safety_ = std::thread([this, safety] {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, safety, [this] { return hold_ != Hold::kHeld || stop_.load(); })) {
+      hold_ = Hold::kReleased;
+      cv_.notify_all();
+    }
+  });
+}
+
+void TailHoldingServer::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (hold_ == Hold::kHeld) hold_ = Hold::kReleased;
+  cv_.notify_all();
+}
+
+void TailHoldingServer::Fail() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (hold_ == Hold::kHeld) hold_ = Hold::kFailed;
+  cv_.notify_all();
+}
+
+bool TailHoldingServer::released() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hold_ != Hold::kHeld;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> TailHoldingServer::HeldRanges() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_ranges_;
+}
+
+void TailHoldingServer::WaitHeld(size_t n) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return held_ranges_.size() >= n || hold_ != Hold::kHeld; });
+}
+
+void TailHoldingServer::Stop() {
+  if (stop_.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+  }
+  safety_.join();
+  acceptor_.join();
+  std::lock_guard<std::mutex> lock(workers_mu_);
+  for (std::thread& t : workers_) t.join();
+  ::close(fd_);
+}
+
+bool TailHoldingServer::Ready(int fd, short events) const {
+  pollfd p{fd, events, 0};
+  while (!stop_.load()) {
+    if (::poll(&p, 1, 20) > 0) return true;
+  }
+  return false;
+}
+
+void TailHoldingServer::Accept() {
+  while (Ready(fd_, POLLIN)) {
+    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) continue;
+    std::lock_guard<std::mutex> lock(workers_mu_);
+    workers_.emplace_back([this, c] { Serve(c); });
+  }
+}
+
+void TailHoldingServer::Send(int c, const std::string& out) const {
+  size_t done = 0;
+  while (done < out.size() && Ready(c, POLLOUT)) {
+    ssize_t n = ::send(c, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+}
+
+void TailHoldingServer::Serve(int c) {
+  std::string request;
+  char buf[4096];
+  while (request.find("\r\n\r\n") == std::string::npos && Ready(c, POLLIN)) {
+    ssize_t n = ::recv(c, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    request.append(buf, static_cast<size_t>(n));
+  }
+  const size_t sp = request.find(' ');
+  const std::string method = request.substr(0, sp);
+  const std::string target = request.substr(sp + 1, request.find(' ', sp + 1) - sp - 1);
+  std::string lower = request;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  auto body = ReadFile(root_ + target);
+  if (!body.ok()) {
+    Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    ::close(c);
+    return;
+  }
+  const uint64_t size = body->size();
+  const std::string total = std::to_string(size);
+  if (method == "HEAD") {
+    Send(c, "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\nConnection: close\r\n\r\n");
+    ::close(c);
+    return;
+  }
+  std::string out;
+  const size_t r = lower.find("\r\nrange: bytes=");
+  if (r == std::string::npos) {
+    out = "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\nConnection: close\r\n\r\n" + *body;
+  } else {
+    const char* at = request.c_str() + r + 15;
+    char* end = nullptr;
+    const uint64_t first = std::strtoull(at, &end, 10);
+    const uint64_t last_asked = std::strtoull(end + 1, nullptr, 10);
+    if (target == held_ && last_asked >= hold_from_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      held_ranges_.emplace_back(first, last_asked);
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return hold_ != Hold::kHeld || stop_.load(); });
+      if (hold_ != Hold::kReleased) {
+        lock.unlock();
+        Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        ::close(c);
+        return;
+      }
+    }
+    if (first >= size) {
+      out = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" + total +
+            "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    } else {
+      const uint64_t last = std::min(last_asked, size - 1);
+      out = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(first) +
+            "-" + std::to_string(last) + "/" + total +
+            "\r\nContent-Length: " + std::to_string(last - first + 1) +
+            "\r\nConnection: close\r\n\r\n" + body->substr(first, last - first + 1);
+    }
+  }
+  Send(c, out);
+  ::close(c);
+}
+
+}  // namespace sluice::testing

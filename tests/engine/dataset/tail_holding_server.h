@@ -1,0 +1,70 @@
+// A test HTTP/1.1 server on 127.0.0.1 serving the files of a folder with
+// ranged reads (a single pass's shard in parts): a GET with "Range:
+// bytes=a-b" is answered 206 with those bytes (cut at the file's end), one
+// starting past the end 416, one without Range 200 with the whole file,
+// a HEAD 200 with the file's size; every answer closes its connection.
+// The file named `held` is held back from byte `hold_from` on: a GET whose
+// range reaches that byte gets no answer until the test calls Release
+// (then it is answered as any other) or Fail (then it is answered 404, as
+// for an object deleted while it was read). Release and Fail also answer
+// the held requests that come later. HeldRanges() tells which ranges are
+// held, as they arrived; a safety Release after `safety` (so that a reader
+// that never gets its samples fails the test instead of hanging it), which
+// released() then reports as any Release. One thread per connection;
+// Stop() (and the destructor) joins them. Aborts when it cannot listen.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace sluice::testing {
+
+class TailHoldingServer {
+ public:
+  TailHoldingServer(std::string root, std::string held, uint64_t hold_from,
+                    std::chrono::seconds safety = std::chrono::seconds(60));
+  ~TailHoldingServer() { Stop(); }
+  TailHoldingServer(const TailHoldingServer&) = delete;
+  TailHoldingServer& operator=(const TailHoldingServer&) = delete;
+
+  void Release();
+  void Fail();
+  bool released() const;
+  // The held requests' ranges [first, last] (inclusive, as asked), in order.
+  std::vector<std::pair<uint64_t, uint64_t>> HeldRanges() const;
+  // Waits until at least `n` requests are held (or the safety release).
+  void WaitHeld(size_t n);
+  void Stop();
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  enum class Hold { kHeld, kReleased, kFailed };
+  bool Ready(int fd, short events) const;
+  void Accept();
+  void Serve(int c);
+  void Send(int c, const std::string& out) const;
+
+  const std::string root_;
+  const std::string held_;
+  const uint64_t hold_from_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread acceptor_;
+  std::mutex workers_mu_;
+  std::vector<std::thread> workers_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  Hold hold_ = Hold::kHeld;
+  std::vector<std::pair<uint64_t, uint64_t>> held_ranges_;
+  std::thread safety_;
+};
+
+}  // namespace sluice::testing
