@@ -7,73 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
-#include "tests/formats/parquet/thrift_test_writer.h"
+#include "tests/formats/parquet/test_footer.h"
 
 namespace sluice::parquet {
 namespace {
 
-using testing::ThriftWriter;
+using FileSpec = testing::TestFooterSpec;
 
-struct FileSpec {
-  int64_t chunk_offset = 4;
-  int64_t chunk_size = 10;
-  int64_t rows = 5;
-  int64_t footer_rows = 5;
-  std::string path = "a";
-  int32_t type = 1;  // INT32
-  std::string padding;  // key/value metadata making the footer larger
-};
-
-std::string Metadata(const FileSpec& s) {
-  ThriftWriter w;
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.List(2, 12, 2);
-  w.BeginStruct();
-  w.Binary(4, "schema");
-  w.I32(5, 1);
-  w.EndStruct();
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.I32(3, 0);
-  w.Binary(4, "a");
-  w.EndStruct();
-  w.I64(3, s.footer_rows);
-  w.List(4, 12, 1);
-  w.BeginStruct();
-  w.List(1, 12, 1);
-  w.BeginStruct();
-  w.I64(2, s.chunk_offset);
-  w.Struct(3);
-  w.I32(1, s.type);
-  w.I32List(2, {0});
-  w.StringList(3, {s.path});
-  w.I32(4, 0);
-  w.I64(5, s.rows);
-  w.I64(6, s.chunk_size);
-  w.I64(7, s.chunk_size);
-  w.I64(9, s.chunk_offset);
-  w.EndStruct();
-  w.EndStruct();
-  w.I64(2, s.chunk_size);
-  w.I64(3, s.rows);
-  w.EndStruct();
-  if (!s.padding.empty()) {
-    w.List(5, 12, 1);
-    w.BeginStruct();
-    w.Binary(1, "pad");
-    w.Binary(2, s.padding);
-    w.EndStruct();
-  }
-  w.EndStruct();
-  return w.bytes;
-}
+std::string Metadata(const FileSpec& s) { return testing::TestFooter(s); }
 
 std::string File(const std::string& metadata, size_t data_bytes = 10) {
-  std::string f = "PAR1" + std::string(data_bytes, 'd') + metadata;
-  AppendLE<uint32_t>(f, static_cast<uint32_t>(metadata.size()));
-  return f + "PAR1";
+  return testing::TestParquetFile(metadata, data_bytes);
 }
 
 // A RangeReader over bytes in memory that records what it was asked for.
