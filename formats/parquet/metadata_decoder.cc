@@ -29,24 +29,35 @@ class D : public ThriftCompactDecoder {
   // kForIndex: the fields an index does not read are skipped, not decoded.
   bool lean() const { return lean_; }
 
-  template <typename V>
-  Status Charge() {
-    if (sizeof(V) > left_) {
-      return Error("the decoded metadata would take more than " + std::to_string(budget_) +
-                   " bytes of memory (" + std::to_string(kMemoryPerByte) +
-                   " per byte of footer, and 1 MiB)");
+  // Takes `bytes` from the budget, or is the error when they do not fit.
+  Status Charge(uint64_t bytes, std::string_view what = {}) {
+    if (bytes > left_) {
+      return Error(std::string(what) + "the decoded metadata would take more than " +
+                   std::to_string(budget_) + " bytes of memory (" +
+                   std::to_string(kMemoryPerByte) + " per byte of footer, and 1 MiB)");
     }
-    left_ -= sizeof(V);
+    left_ -= bytes;
     return Status::Ok();
   }
 
-  // Room for a list's `count` elements in `v` (one allocation rather than
-  // a vector's doublings), at most what the budget has left: each element
-  // is still charged as it is added.
   template <typename V>
-  auto Reserve(std::vector<V>* v) {
-    return [this, v](uint32_t count) {
-      v->reserve(std::min<uint64_t>(count, left_ / sizeof(V)));
+  Status Charge() {
+    return Charge(sizeof(V));
+  }
+
+  // A list's on_count: its `count` elements charged at its header and
+  // their room reserved in `v` (one allocation rather than a vector's
+  // doublings). So a footer whose list claims more elements than the
+  // budget holds (a count is at most the bytes left, and an element can
+  // take hundreds of bytes) is that error before anything is allocated.
+  // Its elements are then added with AddCharged.
+  template <typename V>
+  auto ChargeList(std::vector<V>* v) {
+    return [this, v](uint32_t count) -> Status {
+      SLUICE_RETURN_IF_ERROR(Charge(uint64_t{count} * sizeof(V),
+                                    "a list of " + std::to_string(count) + " elements: "));
+      v->reserve(v->size() + count);
+      return Status::Ok();
     };
   }
 
@@ -54,6 +65,13 @@ class D : public ThriftCompactDecoder {
   template <typename V>
   Status Add(std::vector<V>* v) {
     SLUICE_RETURN_IF_ERROR(Charge<V>());
+    v->emplace_back();
+    return Status::Ok();
+  }
+
+  // Appends a default value to `v`, whose list's ChargeList charged it.
+  template <typename V>
+  static Status AddCharged(std::vector<V>* v) {
     v->emplace_back();
     return Status::Ok();
   }
@@ -127,8 +145,8 @@ Status ReadOptional(std::optional<V>* out, F&& read) {
 }
 
 Status ReadStringList(D& d, T type, std::vector<std::string>* out) {
-  return d.ReadList(type, T::kBinary, d.Reserve(out), [&](T e) {
-    SLUICE_RETURN_IF_ERROR(d.Add(out));
+  return d.ReadList(type, T::kBinary, d.ChargeList(out), [&](T e) {
+    SLUICE_RETURN_IF_ERROR(d.AddCharged(out));
     return d.ReadString(e, &out->back());
   });
 }
@@ -456,8 +474,8 @@ Status ReadRowGroup(D& d, T type, RowGroup* out) {
     seen.Add(id);
     switch (id) {
       case 1:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out->columns), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out->columns));
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out->columns), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->columns));
           return ReadColumnChunk(d, e, &out->columns.back());
         });
       case 2: return ReadCount64(d, t, &out->total_byte_size);
@@ -551,14 +569,14 @@ Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits lim
     switch (id) {
       case 1: return d.ReadI32(t, &out.version);
       case 2:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out.schema), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out.schema));
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out.schema), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out.schema));
           return ReadSchemaElement(d, e, &out.schema.back());
         });
       case 3: return ReadCount64(d, t, &out.num_rows);
       case 4:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out.row_groups), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out.row_groups));
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out.row_groups), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out.row_groups));
           return ReadRowGroup(d, e, &out.row_groups.back());
         });
       case 5: return ReadKeyValueList(d, t, &out.key_value_metadata);
