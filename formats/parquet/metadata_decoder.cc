@@ -39,6 +39,7 @@ class D : public ThriftCompactDecoder {
     left_ -= bytes;
     return Status::Ok();
   }
+  bool Fits(uint64_t bytes) const { return bytes <= left_; }
 
   template <typename V>
   Status Charge() {
@@ -557,42 +558,91 @@ Status ReadDictionaryPageHeader(D& d, T type, DictionaryPageHeader* out) {
 
 }  // namespace
 
-Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,
-                                        MetadataFields fields) {
+Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
+                              FileMetaData* out, SchemaReuse* reuse) {
   D d(bytes, limits, fields);
-  FileMetaData out;
+  {
+    // Every field as a fresh value's, the vectors' room kept.
+    FileMetaData fresh;
+    fresh.schema = std::move(out->schema);
+    fresh.row_groups = std::move(out->row_groups);
+    fresh.row_groups.clear();
+    *out = std::move(fresh);
+  }
+  if (reuse) reuse->kept = false;
+  const auto same_limits = [&](const ThriftLimits& l) {
+    return l.max_depth == limits.max_depth &&
+           l.max_container_elements == limits.max_container_elements &&
+           l.max_binary_bytes == limits.max_binary_bytes;
+  };
+  bool schema_seen = false;
   Seen seen;
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
     seen.Add(id);
     if (d.lean() && id == 5) return SkipList(d, t, T::kStruct, "KeyValue");
     if (d.lean() && id == 6) return SkipField(d, t, T::kBinary);  // created_by
     switch (id) {
-      case 1: return d.ReadI32(t, &out.version);
-      case 2:
-        return d.ReadList(t, T::kStruct, d.ChargeList(&out.schema), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out.schema));
-          return ReadSchemaElement(d, e, &out.schema.back());
-        });
-      case 3: return ReadCount64(d, t, &out.num_rows);
+      case 1: return d.ReadI32(t, &out->version);
+      case 2: {
+        const auto read = [&] {
+          return d.ReadList(t, T::kStruct, d.ChargeList(&out->schema), [&](T e) {
+            SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->schema));
+            return ReadSchemaElement(d, e, &out->schema.back());
+          });
+        };
+        if (schema_seen || !reuse) {  // a second list is appended, as a full decode does
+          if (reuse) {
+            reuse->bytes.clear();
+            reuse->kept = false;
+          }
+          return read();
+        }
+        schema_seen = true;
+        // The same bytes as the list last decoded into out->schema, read
+        // under the same limits, would decode to the same elements and
+        // charge the same: kept (when the budget has room; else decoded,
+        // to give the decode's error).
+        const uint64_t charge = uint64_t{out->schema.size()} * sizeof(SchemaElement);
+        if ((t == T::kList || t == T::kSet) && !reuse->bytes.empty() &&
+            same_limits(reuse->limits) && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
+          reuse->kept = true;
+          return d.Charge(charge);
+        }
+        out->schema.clear();
+        reuse->bytes.clear();
+        const size_t start = d.offset();
+        SLUICE_RETURN_IF_ERROR(read());
+        reuse->bytes.assign(bytes.substr(start, d.offset() - start));
+        reuse->limits = limits;
+        return Status::Ok();
+      }
+      case 3: return ReadCount64(d, t, &out->num_rows);
       case 4:
-        return d.ReadList(t, T::kStruct, d.ChargeList(&out.row_groups), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out.row_groups));
-          return ReadRowGroup(d, e, &out.row_groups.back());
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out->row_groups), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->row_groups));
+          return ReadRowGroup(d, e, &out->row_groups.back());
         });
-      case 5: return ReadKeyValueList(d, t, &out.key_value_metadata);
+      case 5: return ReadKeyValueList(d, t, &out->key_value_metadata);
       case 6:
-        return ReadOptional(&out.created_by, [&](std::string* s) { return d.ReadString(t, s); });
+        return ReadOptional(&out->created_by, [&](std::string* s) { return d.ReadString(t, s); });
       case 8:
-        out.encrypted = true;
+        out->encrypted = true;
         return d.Skip(t);
       default: return d.Skip(t);  // 7 column_orders, 9 signing key metadata
     }
   }));
   SLUICE_RETURN_IF_ERROR(seen.Require(
       d, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}));
-  if (d.remaining() != 0 && !out.encrypted) {
+  if (d.remaining() != 0 && !out->encrypted) {
     return d.Error(std::to_string(d.remaining()) + " bytes after the FileMetaData");
   }
+  return Status::Ok();
+}
+
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,
+                                        MetadataFields fields) {
+  FileMetaData out;
+  SLUICE_RETURN_IF_ERROR(DecodeFileMetaDataInto(bytes, limits, fields, &out, nullptr));
   return out;
 }
 

@@ -98,6 +98,18 @@ class ThriftCompactDecoder {
   // Skips one value of any type, containers and structs included.
   Status Skip(ThriftType type);
 
+  // When the bytes at the offset start with `prefix`, steps past them and
+  // returns true (a caller that decoded the same bytes before, at the same
+  // depth and with the same limits, keeps what it decoded then); else
+  // returns false and reads nothing.
+  bool SkipIfNext(std::string_view prefix) {
+    if (prefix.size() > remaining() || data_.compare(pos_, prefix.size(), prefix) != 0) {
+      return false;
+    }
+    pos_ += prefix.size();
+    return true;
+  }
+
   // OK when a field's `found` type is `wanted` (both bool codes are bool).
   Status ExpectType(ThriftType found, ThriftType wanted) const {
     if (found == wanted) return Status::Ok();

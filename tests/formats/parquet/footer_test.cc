@@ -149,5 +149,62 @@ TEST(Footer, TruncationAtEveryByteIsAnError) {
   }
 }
 
+// What a decode gave, as text: the values the readers use, or the error.
+std::string Decoded(const Status& s, const FileFooter& f) {
+  if (!s.ok()) return s.ToString();
+  std::string out = "rows " + std::to_string(f.meta.num_rows) + " schema";
+  for (const SchemaElement& e : f.meta.schema) out += " " + e.name;
+  for (const LeafColumn& c : f.schema.leaves) {
+    out += " leaf " + c.path + ":" + PhysicalTypeName(c.physical_type);
+  }
+  for (const Field& field : f.schema.fields) out += " field " + field.name;
+  for (const RowGroup& g : f.meta.row_groups) out += " group " + std::to_string(g.num_rows);
+  for (const auto& group : f.chunk_ranges) {
+    for (const ByteRange& r : group) {
+      out += " [" + std::to_string(r.offset) + "+" + std::to_string(r.size) + "]";
+    }
+  }
+  return out;
+}
+
+// One FileFooter decoded into file after file gives what a fresh decode of
+// each gives, keeping the schema only while its bytes repeat: across other
+// schemas, a schema BuildSchema refuses (twice, so its decoded elements
+// are not kept for a schema never built), and a footer that fails after
+// its schema was decoded.
+TEST(Footer, DecodedIntoOneFooterFileAfterFileIsEachFilesDecode) {
+  FileSpec a, a7, b, untyped, a_bad_chunk, a_padded;
+  a7.rows = a7.footer_rows = 7;
+  a7.chunk_size = 9;
+  b.leaf = b.path = "b";
+  b.leaf_type = b.type = 2;
+  untyped.leaf_type = -1;
+  a_bad_chunk.path = "z";
+  a_padded.padding = std::string(40, 'p');
+  struct Step {
+    FileSpec spec;
+    bool kept;  // the schema kept from the file before
+  };
+  const std::vector<Step> steps = {
+      {a, false},     {a7, true},         {a, true},          {b, false},
+      {a, false},     {untyped, false},   {untyped, false},   {a, false},
+      {a_bad_chunk, true}, {a, true},     {a_padded, true},   {b, false},
+      {b, true},      {a7, false}};
+  FileFooter into;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string meta = Metadata(steps[i].spec);
+    const std::string file = File(meta);
+    const Result<FileFooter> fresh = DecodeFooter(meta, file.size(), "t.parquet");
+    const Status s = DecodeFooterInto(meta, file.size(), "t.parquet", FooterOptions(), &into);
+    EXPECT_EQ(Decoded(s, into), fresh.ok() ? Decoded(Status::Ok(), *fresh) : fresh.status().ToString())
+        << "step " << i;
+    if (s.ok()) {
+      EXPECT_EQ(into.schema_source.kept, steps[i].kept) << "step " << i;
+    }
+  }
+  EXPECT_EQ(Decoded(DecodeFooterInto(Metadata(untyped), 200, "t.parquet", {}, &into), into),
+            DecodeFooter(Metadata(untyped), 200, "t.parquet").status().ToString());
+}
+
 }  // namespace
 }  // namespace sluice::parquet
