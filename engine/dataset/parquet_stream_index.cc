@@ -1,6 +1,7 @@
 #include "engine/dataset/parquet_stream_index.h"
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
 #include <functional>
 
@@ -41,10 +42,57 @@ struct FilePieces {
   std::vector<Piece> pieces;  // a row group of rows.row_groups each
 };
 
+// RowGroupPieceName in two parts: what a file's pieces share (the escaped
+// path and the tags of its etag and column set), then a row group's.
+struct PieceNames {
+  PieceNames(std::string_view file, std::string_view etag, std::string_view column_set) {
+    head.reserve(kPieceFolder.size() + file.size() + 8);
+    head = kPieceFolder;
+    size_t done = 0;
+    while (done < file.size()) {
+      const size_t special = file.find_first_of("%/", done);
+      const size_t end = special == std::string_view::npos ? file.size() : special;
+      head.append(file, done, end - done);
+      if (end == file.size()) break;
+      head += file[end] == '%' ? "%25" : "%2F";
+      done = end + 1;
+    }
+    if (head.size() - kPieceFolder.size() > kMaxPieceName) {
+      auto hex = HashHex("xxh64", file);
+      // A sub-folder: an escaped name holds no '/', so none is there.
+      head.resize(kPieceFolder.size());
+      head += "long/" + (hex.ok() ? *hex : std::string("0"));
+    }
+    head += '@';
+    if (!etag.empty()) {
+      auto tag = HashHex("xxh64", etag);
+      tail = ".e" + (tag.ok() ? *tag : std::string("0"));
+    }
+    if (!column_set.empty()) tail += "." + std::string(column_set);
+  }
+
+  std::string Of(uint32_t row_group) const {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, row_group);
+    std::string name;
+    name.reserve(head.size() + static_cast<size_t>(end - digits) + tail.size());
+    name += head;
+    name.append(digits, end);
+    name += tail;
+    return name;
+  }
+
+  std::string head;  // ".parquet_row_groups/<escaped path>@"
+  std::string tail;  // ".e<etag hash>" and ".<column set tag>", each when there is one
+};
+
 // Every row group of `file` as a piece: the reads of its chunks of
-// `columns` (all when empty), then the footer tail.
+// `columns` (all when empty, whose ColumnSetTag is `column_set`), then
+// the footer tail. `footer` is the decoding thread's, used again file
+// after file (DecodeFooterInto).
 Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
-                                const std::string& url, const std::vector<std::string>& columns) {
+                                const std::string& url, const std::vector<std::string>& columns,
+                                std::string_view column_set, parquet::FileFooter& footer) {
   const uint64_t size = file.size.value_or(0);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
@@ -52,23 +100,25 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
                         std::to_string(tail.size()) + " bytes for a footer of " +
                         std::to_string(length));
   }
-  auto footer = parquet::DecodeFooter(tail.substr(0, length), size, file.path,
-                                      parquet::IndexFooterOptions());
-  if (!footer.ok()) return footer.status().WithContext(url);
-  auto rows = parquet::ShardRowsOfFile(file, *footer, columns);
+  static const parquet::FooterOptions kOptions = parquet::IndexFooterOptions();
+  Status decoded =
+      parquet::DecodeFooterInto(tail.substr(0, length), size, file.path, kOptions, &footer);
+  if (!decoded.ok()) return decoded.WithContext(url);
+  auto rows = parquet::ShardRowsOfFile(file, footer, columns);
   if (!rows.ok()) return rows.status().WithContext(url);
   FilePieces out;
   out.rows = std::move(*rows);
   out.pieces.reserve(out.rows.row_groups.size());
+  const PieceNames names(file.path, file.etag, column_set);
   for (uint32_t rg : out.rows.row_groups) {
     const std::vector<parquet::ByteRange> reads =
-        parquet::ChunkReads(*footer, rg, out.rows.fields);
+        parquet::ChunkReads(footer, rg, out.rows.fields);
     FilePieces::Piece& p = out.pieces.emplace_back();
-    p.samples = static_cast<uint64_t>(footer->meta.row_groups[rg].num_rows);
+    p.samples = static_cast<uint64_t>(footer.meta.row_groups[rg].num_rows);
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
     p.piece = ShardEntry::FilePiece{file.path, size, first, parquet::BytesOfReads(reads),
                                     tail.size()};
-    p.name = RowGroupPieceName(file.path, rg, columns, file.etag);
+    p.name = names.Of(rg);
   }
   return out;
 }
@@ -109,22 +159,24 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
                                    prefix, remote, wait_timeout, env));
   const std::string where = remote.Describe() + "/" + prefix;
-  auto pieces = [&](const ListedFile& f) -> Result<FilePieces> {
+  const std::string column_set = ColumnSetTag(columns);
+  auto pieces = [&](const ListedFile& f, parquet::FileFooter& footer) -> Result<FilePieces> {
     auto held = store.Find(f.path);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    return PiecesOfFile(f, held->tail, where + f.path, columns);
+    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer);
   };
   std::vector<Result<FilePieces>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
     const size_t n = std::min(kDecodeRound, files.size() - start);
     round.assign(n, FilePieces());
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
+      parquet::FileFooter footer;  // a claim's files decoded into one
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j]);
+          round[j] = pieces(files[start + j], footer);
         } catch (const std::exception& e) {
           round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }
@@ -223,28 +275,7 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options) {
 
 std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
                               const std::vector<std::string>& columns, std::string_view etag) {
-  std::string name;
-  for (char c : file) {
-    if (c == '%') {
-      name += "%25";
-    } else if (c == '/') {
-      name += "%2F";
-    } else {
-      name += c;
-    }
-  }
-  if (name.size() > kMaxPieceName) {
-    auto hex = HashHex("xxh64", file);
-    // A sub-folder: an escaped name holds no '/', so none is there.
-    name = "long/" + (hex.ok() ? *hex : std::string("0"));
-  }
-  name = std::string(kPieceFolder) + name + "@" + std::to_string(row_group);
-  if (!etag.empty()) {
-    auto tag = HashHex("xxh64", etag);
-    name += ".e" + (tag.ok() ? *tag : std::string("0"));
-  }
-  const std::string set = ColumnSetTag(columns);
-  return set.empty() ? name : name + "." + set;
+  return PieceNames(file, etag, ColumnSetTag(columns)).Of(row_group);
 }
 
 std::string ColumnSetTag(const std::vector<std::string>& columns) {

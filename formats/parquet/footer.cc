@@ -1,6 +1,7 @@
 #include "formats/parquet/footer.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/bytes.h"
 #include "formats/parquet/metadata_decoder.h"
@@ -92,47 +93,72 @@ Result<uint32_t> ParseFooterLength(std::string_view tail, uint64_t file_size,
   return length;
 }
 
-Result<FileFooter> DecodeFooter(std::string_view metadata, uint64_t file_size,
-                                std::string_view file, const FooterOptions& options) {
-  FileFooter f;
-  f.file_size = file_size;
-  f.metadata_length = static_cast<uint32_t>(metadata.size());
-  Result<FileMetaData> meta =
-      DecodeFileMetaData(metadata, options.thrift, options.metadata_fields);
-  if (!meta.ok()) return meta.status().WithContext(std::string(file) + ": footer");
-  f.meta = std::move(meta).value();
-  if (f.meta.encrypted) {
+namespace {
+
+// DecodeFooter's steps into *f; with `reuse` (f->schema_source) the schema
+// is kept when its bytes are the last decode's.
+Status DecodeInto(std::string_view metadata, uint64_t file_size, std::string_view file,
+                  const FooterOptions& options, FileFooter* f, SchemaReuse* reuse) {
+  f->file_size = file_size;
+  f->metadata_length = static_cast<uint32_t>(metadata.size());
+  Status decoded = DecodeFileMetaDataInto(metadata, options.thrift, options.metadata_fields,
+                                          &f->meta, reuse);
+  // Schema elements decoded afresh describe f->schema only once it is built
+  // from them: until then (an error returns first) the bytes are unknown.
+  const bool build = !reuse || !reuse->kept;
+  std::string built_from;
+  if (reuse && build) built_from = std::exchange(reuse->bytes, std::string());
+  if (!decoded.ok()) return decoded.WithContext(std::string(file) + ": footer");
+  if (f->meta.encrypted) {
     return UnimplementedError(Prefix(file) + "the file is encrypted (signed plaintext footer)");
   }
-  SLUICE_ASSIGN_OR_RETURN(f.schema, BuildSchema(f.meta, file));
+  if (build) {
+    SLUICE_ASSIGN_OR_RETURN(f->schema, BuildSchema(f->meta, file));
+    if (reuse) reuse->bytes = std::move(built_from);
+  }
   if (metadata.size() + kMinFileBytes > file_size) {
     return CorruptError(Prefix(file) + "footer of " + std::to_string(metadata.size()) +
                         " bytes in a file of " + std::to_string(file_size));
   }
   const uint64_t data_end = file_size - kTrailerBytes - metadata.size();
   uint64_t rows = 0;
-  f.chunk_ranges.resize(f.meta.row_groups.size());
-  for (size_t rg = 0; rg < f.meta.row_groups.size(); ++rg) {
-    const RowGroup& g = f.meta.row_groups[rg];
-    if (g.columns.size() != f.schema.leaves.size()) {
+  f->chunk_ranges.resize(f->meta.row_groups.size());
+  for (size_t rg = 0; rg < f->meta.row_groups.size(); ++rg) {
+    const RowGroup& g = f->meta.row_groups[rg];
+    if (g.columns.size() != f->schema.leaves.size()) {
       return CorruptError(Prefix(file) + "row group " + std::to_string(rg) + " has " +
                           std::to_string(g.columns.size()) + " column chunks, the schema " +
-                          std::to_string(f.schema.leaves.size()) + " leaf columns");
+                          std::to_string(f->schema.leaves.size()) + " leaf columns");
     }
     rows += static_cast<uint64_t>(g.num_rows);  // each < 2^63: no overflow in two
     if (rows > static_cast<uint64_t>(INT64_MAX)) {
       return CorruptError(Prefix(file) + "the row groups' rows add up past 2^63");
     }
-    f.chunk_ranges[rg].resize(g.columns.size());
+    f->chunk_ranges[rg].resize(g.columns.size());
     for (size_t leaf = 0; leaf < g.columns.size(); ++leaf) {
-      SLUICE_RETURN_IF_ERROR(CheckChunk(f, rg, leaf, file, data_end, &f.chunk_ranges[rg][leaf]));
+      SLUICE_RETURN_IF_ERROR(
+          CheckChunk(*f, rg, leaf, file, data_end, &f->chunk_ranges[rg][leaf]));
     }
   }
-  if (rows != static_cast<uint64_t>(f.meta.num_rows)) {
+  if (rows != static_cast<uint64_t>(f->meta.num_rows)) {
     return CorruptError(Prefix(file) + "the row groups hold " + std::to_string(rows) +
-                        " rows, the footer says " + std::to_string(f.meta.num_rows));
+                        " rows, the footer says " + std::to_string(f->meta.num_rows));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<FileFooter> DecodeFooter(std::string_view metadata, uint64_t file_size,
+                                std::string_view file, const FooterOptions& options) {
+  FileFooter f;
+  SLUICE_RETURN_IF_ERROR(DecodeInto(metadata, file_size, file, options, &f, nullptr));
   return f;
+}
+
+Status DecodeFooterInto(std::string_view metadata, uint64_t file_size, std::string_view file,
+                        const FooterOptions& options, FileFooter* footer) {
+  return DecodeInto(metadata, file_size, file, options, footer, &footer->schema_source);
 }
 
 Result<FileFooter> ReadFooter(uint64_t file_size, const RangeReader& read, std::string_view file,

@@ -57,6 +57,9 @@ struct FileFooter {
   Schema schema;
   // chunk_ranges[row group][leaf]: the chunk's pages in the file.
   std::vector<std::vector<ByteRange>> chunk_ranges;
+  // The schema list's wire bytes that meta.schema and schema were decoded
+  // and built from, for DecodeFooterInto (empty unless it made them).
+  SchemaReuse schema_source;
 
   const ColumnMetaData& chunk(size_t row_group, size_t leaf) const {
     return *meta.row_groups[row_group].columns[leaf].meta_data;
@@ -75,6 +78,15 @@ Result<uint32_t> ParseFooterLength(std::string_view tail, uint64_t file_size,
 // Decodes and validates the FileMetaData (exactly `metadata_length` bytes).
 Result<FileFooter> DecodeFooter(std::string_view metadata, uint64_t file_size,
                                 std::string_view file, const FooterOptions& options = {});
+
+// DecodeFooter into *footer, which may hold the footer of an earlier file:
+// its storage is reused (a decoding thread's one FileFooter for file after
+// file), and when this footer's schema list has the bytes of the one
+// before, its SchemaElements and Schema are kept, neither decoded nor
+// built again. The same values and errors as DecodeFooter; after an error
+// *footer is unspecified but can be decoded into again.
+Status DecodeFooterInto(std::string_view metadata, uint64_t file_size, std::string_view file,
+                        const FooterOptions& options, FileFooter* footer);
 
 // Reads `size` bytes at `offset` of the file into *out (replacing its
 // contents); anything but exactly `size` bytes is an error it reports.

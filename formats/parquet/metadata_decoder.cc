@@ -29,24 +29,36 @@ class D : public ThriftCompactDecoder {
   // kForIndex: the fields an index does not read are skipped, not decoded.
   bool lean() const { return lean_; }
 
-  template <typename V>
-  Status Charge() {
-    if (sizeof(V) > left_) {
-      return Error("the decoded metadata would take more than " + std::to_string(budget_) +
-                   " bytes of memory (" + std::to_string(kMemoryPerByte) +
-                   " per byte of footer, and 1 MiB)");
+  // Takes `bytes` from the budget, or is the error when they do not fit.
+  Status Charge(uint64_t bytes, std::string_view what = {}) {
+    if (bytes > left_) {
+      return Error(std::string(what) + "the decoded metadata would take more than " +
+                   std::to_string(budget_) + " bytes of memory (" +
+                   std::to_string(kMemoryPerByte) + " per byte of footer, and 1 MiB)");
     }
-    left_ -= sizeof(V);
+    left_ -= bytes;
     return Status::Ok();
   }
+  bool Fits(uint64_t bytes) const { return bytes <= left_; }
 
-  // Room for a list's `count` elements in `v` (one allocation rather than
-  // a vector's doublings), at most what the budget has left: each element
-  // is still charged as it is added.
   template <typename V>
-  auto Reserve(std::vector<V>* v) {
-    return [this, v](uint32_t count) {
-      v->reserve(std::min<uint64_t>(count, left_ / sizeof(V)));
+  Status Charge() {
+    return Charge(sizeof(V));
+  }
+
+  // A list's on_count: its `count` elements charged at its header and
+  // their room reserved in `v` (one allocation rather than a vector's
+  // doublings). So a footer whose list claims more elements than the
+  // budget holds (a count is at most the bytes left, and an element can
+  // take hundreds of bytes) is that error before anything is allocated.
+  // Its elements are then added with AddCharged.
+  template <typename V>
+  auto ChargeList(std::vector<V>* v) {
+    return [this, v](uint32_t count) -> Status {
+      SLUICE_RETURN_IF_ERROR(Charge(uint64_t{count} * sizeof(V),
+                                    "a list of " + std::to_string(count) + " elements: "));
+      v->reserve(v->size() + count);
+      return Status::Ok();
     };
   }
 
@@ -54,6 +66,13 @@ class D : public ThriftCompactDecoder {
   template <typename V>
   Status Add(std::vector<V>* v) {
     SLUICE_RETURN_IF_ERROR(Charge<V>());
+    v->emplace_back();
+    return Status::Ok();
+  }
+
+  // Appends a default value to `v`, whose list's ChargeList charged it.
+  template <typename V>
+  static Status AddCharged(std::vector<V>* v) {
     v->emplace_back();
     return Status::Ok();
   }
@@ -127,8 +146,8 @@ Status ReadOptional(std::optional<V>* out, F&& read) {
 }
 
 Status ReadStringList(D& d, T type, std::vector<std::string>* out) {
-  return d.ReadList(type, T::kBinary, d.Reserve(out), [&](T e) {
-    SLUICE_RETURN_IF_ERROR(d.Add(out));
+  return d.ReadList(type, T::kBinary, d.ChargeList(out), [&](T e) {
+    SLUICE_RETURN_IF_ERROR(d.AddCharged(out));
     return d.ReadString(e, &out->back());
   });
 }
@@ -456,8 +475,8 @@ Status ReadRowGroup(D& d, T type, RowGroup* out) {
     seen.Add(id);
     switch (id) {
       case 1:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out->columns), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out->columns));
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out->columns), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->columns));
           return ReadColumnChunk(d, e, &out->columns.back());
         });
       case 2: return ReadCount64(d, t, &out->total_byte_size);
@@ -539,42 +558,91 @@ Status ReadDictionaryPageHeader(D& d, T type, DictionaryPageHeader* out) {
 
 }  // namespace
 
-Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,
-                                        MetadataFields fields) {
+Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
+                              FileMetaData* out, SchemaReuse* reuse) {
   D d(bytes, limits, fields);
-  FileMetaData out;
+  {
+    // Every field as a fresh value's, the vectors' room kept.
+    FileMetaData fresh;
+    fresh.schema = std::move(out->schema);
+    fresh.row_groups = std::move(out->row_groups);
+    fresh.row_groups.clear();
+    *out = std::move(fresh);
+  }
+  if (reuse) reuse->kept = false;
+  const auto same_limits = [&](const ThriftLimits& l) {
+    return l.max_depth == limits.max_depth &&
+           l.max_container_elements == limits.max_container_elements &&
+           l.max_binary_bytes == limits.max_binary_bytes;
+  };
+  bool schema_seen = false;
   Seen seen;
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
     seen.Add(id);
     if (d.lean() && id == 5) return SkipList(d, t, T::kStruct, "KeyValue");
     if (d.lean() && id == 6) return SkipField(d, t, T::kBinary);  // created_by
     switch (id) {
-      case 1: return d.ReadI32(t, &out.version);
-      case 2:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out.schema), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out.schema));
-          return ReadSchemaElement(d, e, &out.schema.back());
-        });
-      case 3: return ReadCount64(d, t, &out.num_rows);
+      case 1: return d.ReadI32(t, &out->version);
+      case 2: {
+        const auto read = [&] {
+          return d.ReadList(t, T::kStruct, d.ChargeList(&out->schema), [&](T e) {
+            SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->schema));
+            return ReadSchemaElement(d, e, &out->schema.back());
+          });
+        };
+        if (schema_seen || !reuse) {  // a second list is appended, as a full decode does
+          if (reuse) {
+            reuse->bytes.clear();
+            reuse->kept = false;
+          }
+          return read();
+        }
+        schema_seen = true;
+        // The same bytes as the list last decoded into out->schema, read
+        // under the same limits, would decode to the same elements and
+        // charge the same: kept (when the budget has room; else decoded,
+        // to give the decode's error).
+        const uint64_t charge = uint64_t{out->schema.size()} * sizeof(SchemaElement);
+        if ((t == T::kList || t == T::kSet) && !reuse->bytes.empty() &&
+            same_limits(reuse->limits) && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
+          reuse->kept = true;
+          return d.Charge(charge);
+        }
+        out->schema.clear();
+        reuse->bytes.clear();
+        const size_t start = d.offset();
+        SLUICE_RETURN_IF_ERROR(read());
+        reuse->bytes.assign(bytes.substr(start, d.offset() - start));
+        reuse->limits = limits;
+        return Status::Ok();
+      }
+      case 3: return ReadCount64(d, t, &out->num_rows);
       case 4:
-        return d.ReadList(t, T::kStruct, d.Reserve(&out.row_groups), [&](T e) {
-          SLUICE_RETURN_IF_ERROR(d.Add(&out.row_groups));
-          return ReadRowGroup(d, e, &out.row_groups.back());
+        return d.ReadList(t, T::kStruct, d.ChargeList(&out->row_groups), [&](T e) {
+          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->row_groups));
+          return ReadRowGroup(d, e, &out->row_groups.back());
         });
-      case 5: return ReadKeyValueList(d, t, &out.key_value_metadata);
+      case 5: return ReadKeyValueList(d, t, &out->key_value_metadata);
       case 6:
-        return ReadOptional(&out.created_by, [&](std::string* s) { return d.ReadString(t, s); });
+        return ReadOptional(&out->created_by, [&](std::string* s) { return d.ReadString(t, s); });
       case 8:
-        out.encrypted = true;
+        out->encrypted = true;
         return d.Skip(t);
       default: return d.Skip(t);  // 7 column_orders, 9 signing key metadata
     }
   }));
   SLUICE_RETURN_IF_ERROR(seen.Require(
       d, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}));
-  if (d.remaining() != 0 && !out.encrypted) {
+  if (d.remaining() != 0 && !out->encrypted) {
     return d.Error(std::to_string(d.remaining()) + " bytes after the FileMetaData");
   }
+  return Status::Ok();
+}
+
+Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,
+                                        MetadataFields fields) {
+  FileMetaData out;
+  SLUICE_RETURN_IF_ERROR(DecodeFileMetaDataInto(bytes, limits, fields, &out, nullptr));
   return out;
 }
 

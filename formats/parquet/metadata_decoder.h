@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -42,6 +43,25 @@ enum class MetadataFields : uint8_t { kAll, kForIndex };
 // the signature follows it.
 Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits = {},
                                         MetadataFields fields = MetadataFields::kAll);
+
+// What a decode into a FileMetaData that is used again for file after file
+// keeps of its schema: the schema list's wire bytes (and the limits) of
+// the elements it holds. A footer whose list has the same bytes (as a
+// dataset's files written by one writer do) keeps them: they are not
+// decoded again.
+struct SchemaReuse {
+  std::string bytes;  // empty: unknown, the next list is decoded
+  ThriftLimits limits;
+  bool kept = false;  // set by each decode: the schema elements were kept
+};
+
+// DecodeFileMetaData into *out, which may hold an earlier decode: every
+// field is set as a fresh decode sets it, the vectors' storage reused, and
+// with `reuse` (nullptr: none) the schema kept as above. The result and
+// the errors are DecodeFileMetaData's. After an error *out is unspecified,
+// but `reuse` still describes out->schema.
+Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
+                              FileMetaData* out, SchemaReuse* reuse);
 
 // Decodes the PageHeader at the start of `bytes` (which may go on into the
 // page itself) and sets `*header_size` to the bytes it took. Besides the

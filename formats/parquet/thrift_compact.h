@@ -90,12 +90,25 @@ class ThriftCompactDecoder {
   Status ReadList(ThriftType type, ThriftType element, F&& on_element);
   // The same, calling `on_count(uint32_t count)` once the header is read,
   // before the first element (to reserve room: a count is at most the
-  // bytes that remain, not what its elements will take in memory).
+  // bytes that remain, not what its elements will take in memory); an
+  // error it returns is the list's.
   template <typename C, typename F>
   Status ReadList(ThriftType type, ThriftType element, C&& on_count, F&& on_element);
 
   // Skips one value of any type, containers and structs included.
   Status Skip(ThriftType type);
+
+  // When the bytes at the offset start with `prefix`, steps past them and
+  // returns true (a caller that decoded the same bytes before, at the same
+  // depth and with the same limits, keeps what it decoded then); else
+  // returns false and reads nothing.
+  bool SkipIfNext(std::string_view prefix) {
+    if (prefix.size() > remaining() || data_.compare(pos_, prefix.size(), prefix) != 0) {
+      return false;
+    }
+    pos_ += prefix.size();
+    return true;
+  }
 
   // OK when a field's `found` type is `wanted` (both bool codes are bool).
   Status ExpectType(ThriftType found, ThriftType wanted) const {
@@ -191,7 +204,7 @@ Status ThriftCompactDecoder::ReadStruct(std::string_view name, F&& on_field) {
 
 template <typename F>
 Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, F&& on_element) {
-  return ReadList(type, element, [](uint32_t) {}, on_element);
+  return ReadList(type, element, [](uint32_t) { return Status::Ok(); }, on_element);
 }
 
 template <typename C, typename F>
@@ -205,7 +218,7 @@ Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, C&& o
                  ThriftTypeName(element));
   }
   SLUICE_RETURN_IF_ERROR(Enter());
-  on_count(h.count);
+  SLUICE_RETURN_IF_ERROR(on_count(h.count));
   for (uint32_t i = 0; i < h.count; ++i) {
     const bool was = in_container_bool_;
     in_container_bool_ = true;

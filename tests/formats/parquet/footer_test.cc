@@ -7,73 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
-#include "tests/formats/parquet/thrift_test_writer.h"
+#include "tests/formats/parquet/test_footer.h"
 
 namespace sluice::parquet {
 namespace {
 
-using testing::ThriftWriter;
+using FileSpec = testing::TestFooterSpec;
 
-struct FileSpec {
-  int64_t chunk_offset = 4;
-  int64_t chunk_size = 10;
-  int64_t rows = 5;
-  int64_t footer_rows = 5;
-  std::string path = "a";
-  int32_t type = 1;  // INT32
-  std::string padding;  // key/value metadata making the footer larger
-};
-
-std::string Metadata(const FileSpec& s) {
-  ThriftWriter w;
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.List(2, 12, 2);
-  w.BeginStruct();
-  w.Binary(4, "schema");
-  w.I32(5, 1);
-  w.EndStruct();
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.I32(3, 0);
-  w.Binary(4, "a");
-  w.EndStruct();
-  w.I64(3, s.footer_rows);
-  w.List(4, 12, 1);
-  w.BeginStruct();
-  w.List(1, 12, 1);
-  w.BeginStruct();
-  w.I64(2, s.chunk_offset);
-  w.Struct(3);
-  w.I32(1, s.type);
-  w.I32List(2, {0});
-  w.StringList(3, {s.path});
-  w.I32(4, 0);
-  w.I64(5, s.rows);
-  w.I64(6, s.chunk_size);
-  w.I64(7, s.chunk_size);
-  w.I64(9, s.chunk_offset);
-  w.EndStruct();
-  w.EndStruct();
-  w.I64(2, s.chunk_size);
-  w.I64(3, s.rows);
-  w.EndStruct();
-  if (!s.padding.empty()) {
-    w.List(5, 12, 1);
-    w.BeginStruct();
-    w.Binary(1, "pad");
-    w.Binary(2, s.padding);
-    w.EndStruct();
-  }
-  w.EndStruct();
-  return w.bytes;
-}
+std::string Metadata(const FileSpec& s) { return testing::TestFooter(s); }
 
 std::string File(const std::string& metadata, size_t data_bytes = 10) {
-  std::string f = "PAR1" + std::string(data_bytes, 'd') + metadata;
-  AppendLE<uint32_t>(f, static_cast<uint32_t>(metadata.size()));
-  return f + "PAR1";
+  return testing::TestParquetFile(metadata, data_bytes);
 }
 
 // A RangeReader over bytes in memory that records what it was asked for.
@@ -203,6 +147,63 @@ TEST(Footer, TruncationAtEveryByteIsAnError) {
     const std::string e = FileFooterError(File(meta.substr(0, n)));
     EXPECT_EQ(e.rfind("corrupt: t.parquet: footer: ", 0), 0u) << n << " " << e;
   }
+}
+
+// What a decode gave, as text: the values the readers use, or the error.
+std::string Decoded(const Status& s, const FileFooter& f) {
+  if (!s.ok()) return s.ToString();
+  std::string out = "rows " + std::to_string(f.meta.num_rows) + " schema";
+  for (const SchemaElement& e : f.meta.schema) out += " " + e.name;
+  for (const LeafColumn& c : f.schema.leaves) {
+    out += " leaf " + c.path + ":" + PhysicalTypeName(c.physical_type);
+  }
+  for (const Field& field : f.schema.fields) out += " field " + field.name;
+  for (const RowGroup& g : f.meta.row_groups) out += " group " + std::to_string(g.num_rows);
+  for (const auto& group : f.chunk_ranges) {
+    for (const ByteRange& r : group) {
+      out += " [" + std::to_string(r.offset) + "+" + std::to_string(r.size) + "]";
+    }
+  }
+  return out;
+}
+
+// One FileFooter decoded into file after file gives what a fresh decode of
+// each gives, keeping the schema only while its bytes repeat: across other
+// schemas, a schema BuildSchema refuses (twice, so its decoded elements
+// are not kept for a schema never built), and a footer that fails after
+// its schema was decoded.
+TEST(Footer, DecodedIntoOneFooterFileAfterFileIsEachFilesDecode) {
+  FileSpec a, a7, b, untyped, a_bad_chunk, a_padded;
+  a7.rows = a7.footer_rows = 7;
+  a7.chunk_size = 9;
+  b.leaf = b.path = "b";
+  b.leaf_type = b.type = 2;
+  untyped.leaf_type = -1;
+  a_bad_chunk.path = "z";
+  a_padded.padding = std::string(40, 'p');
+  struct Step {
+    FileSpec spec;
+    bool kept;  // the schema kept from the file before
+  };
+  const std::vector<Step> steps = {
+      {a, false},     {a7, true},         {a, true},          {b, false},
+      {a, false},     {untyped, false},   {untyped, false},   {a, false},
+      {a_bad_chunk, true}, {a, true},     {a_padded, true},   {b, false},
+      {b, true},      {a7, false}};
+  FileFooter into;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string meta = Metadata(steps[i].spec);
+    const std::string file = File(meta);
+    const Result<FileFooter> fresh = DecodeFooter(meta, file.size(), "t.parquet");
+    const Status s = DecodeFooterInto(meta, file.size(), "t.parquet", FooterOptions(), &into);
+    EXPECT_EQ(Decoded(s, into), fresh.ok() ? Decoded(Status::Ok(), *fresh) : fresh.status().ToString())
+        << "step " << i;
+    if (s.ok()) {
+      EXPECT_EQ(into.schema_source.kept, steps[i].kept) << "step " << i;
+    }
+  }
+  EXPECT_EQ(Decoded(DecodeFooterInto(Metadata(untyped), 200, "t.parquet", {}, &into), into),
+            DecodeFooter(Metadata(untyped), 200, "t.parquet").status().ToString());
 }
 
 }  // namespace

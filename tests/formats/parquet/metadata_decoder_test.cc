@@ -317,6 +317,46 @@ TEST(MetadataDecoder, MemoryIsBoundedByTheFooterSize) {
             "ColumnChunk: required field 3 (meta_data) missing");
 }
 
+TEST(MetadataDecoder, AListClaimingMoreThanTheBudgetIsTheErrorAtItsHeader) {
+  // A row group whose columns list claims 20,000 chunks in a footer of
+  // about 20 KB (the count fits the bytes left: each chunk could be one
+  // byte). They would take 20,000 x sizeof(ColumnChunk) in memory, past
+  // the budget of 24 per byte + 1 MiB: the list's header is the error,
+  // charged before its room is reserved (so nothing near that is
+  // allocated), not the first chunk's.
+  constexpr int kCount = 20000;
+  ASSERT_GT(uint64_t{kCount} * sizeof(ColumnChunk), 24u * (kCount + 64) + (1u << 20));
+  ThriftWriter w;
+  w.BeginStruct();
+  w.I32(1, 1);
+  w.List(4, kStruct, 1);
+  w.BeginStruct();
+  w.List(1, kStruct, kCount);
+  const size_t after_header = w.bytes.size();
+  w.bytes.append(kCount, '\0');  // empty structs: a chunk without its metadata each
+  w.EndStruct();
+  w.EndStruct();
+  EXPECT_EQ(FooterError(w.bytes),
+            "corrupt: FileMetaData field 4: element 0: RowGroup field 1: offset " +
+                std::to_string(after_header) + ": a list of " + std::to_string(kCount) +
+                " elements: the decoded metadata would take more than " +
+                std::to_string(24 * w.bytes.size() + (1 << 20)) +
+                " bytes of memory (24 per byte of footer, and 1 MiB)");
+  // Within the budget the same list is read, and its first chunk is the error.
+  w = ThriftWriter();
+  w.BeginStruct();
+  w.I32(1, 1);
+  w.List(4, kStruct, 1);
+  w.BeginStruct();
+  w.List(1, kStruct, 20);
+  w.bytes.append(20, '\0');
+  w.EndStruct();
+  w.EndStruct();
+  EXPECT_NE(FooterError(w.bytes).find("element 0: offset"), std::string::npos) << FooterError(w.bytes);
+  EXPECT_NE(FooterError(w.bytes).find("ColumnChunk: required field 3 (meta_data) missing"),
+            std::string::npos);
+}
+
 std::string DataPageV2Header(bool with_member) {
   ThriftWriter w;
   w.BeginStruct();

@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "base/bytes.h"
 #include "base/file.h"
-#include "tests/formats/parquet/thrift_test_writer.h"
+#include "tests/formats/parquet/test_footer.h"
 
 namespace sluice::parquet {
 namespace {
@@ -152,48 +151,10 @@ TEST(IndexFooter, AgreesWithTheFullDecodeOnEveryFixtureFooter) {
 // [4, 14)) whose chunk has statistics; `bad_statistics`: a field header of
 // the unknown type 14 inside them, which the index skips but must walk.
 std::string FileWithStatistics(bool bad_statistics) {
-  testing::ThriftWriter w;
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.List(2, 12, 2);
-  w.BeginStruct();
-  w.Binary(4, "schema");
-  w.I32(5, 1);
-  w.EndStruct();
-  w.BeginStruct();
-  w.I32(1, 1);
-  w.I32(3, 0);
-  w.Binary(4, "a");
-  w.EndStruct();
-  w.I64(3, 5);
-  w.List(4, 12, 1);
-  w.BeginStruct();
-  w.List(1, 12, 1);
-  w.BeginStruct();
-  w.I64(2, 4);
-  w.Struct(3);
-  w.I32(1, 1);
-  w.I32List(2, {0});
-  w.StringList(3, {"a"});
-  w.I32(4, 0);
-  w.I64(5, 5);
-  w.I64(6, 10);
-  w.I64(7, 10);
-  w.I64(9, 4);
-  w.Struct(12);
-  w.Binary(5, "max");
-  if (bad_statistics) w.Field(6, 14);
-  w.Binary(6, "min");
-  w.EndStruct();
-  w.EndStruct();
-  w.EndStruct();
-  w.I64(2, 10);
-  w.I64(3, 5);
-  w.EndStruct();
-  w.EndStruct();
-  std::string f = "PAR1" + std::string(10, 'd') + w.bytes;
-  AppendLE<uint32_t>(f, static_cast<uint32_t>(w.bytes.size()));
-  return f + "PAR1";
+  testing::TestFooterSpec spec;
+  spec.statistics = true;
+  spec.bad_statistics = bad_statistics;
+  return testing::TestParquetFile(testing::TestFooter(spec));
 }
 
 // 300 files, two of them with malformed statistics (a field the index's
