@@ -56,10 +56,11 @@ struct SchemaReuse {
 };
 
 // DecodeFileMetaData into *out, which may hold an earlier decode: every
-// field is set as a fresh decode sets it, the vectors' storage reused, and
-// with `reuse` (nullptr: none) the schema kept as above. The result and
-// the errors are DecodeFileMetaData's. After an error *out is unspecified,
-// but `reuse` still describes out->schema.
+// field is set as a fresh decode sets it (the schema's and row groups'
+// vectors and their chunks' ranges keep their storage), and with `reuse`
+// (nullptr: none) the schema kept as above. The result and the errors are
+// DecodeFileMetaData's. After an error *out is unspecified, but `reuse`
+// still describes out->schema.
 Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
                               FileMetaData* out, SchemaReuse* reuse);
 
