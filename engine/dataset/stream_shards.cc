@@ -19,6 +19,7 @@
 #include "formats/dataset/shard_view.h"
 #include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
@@ -31,12 +32,6 @@ Result<std::string> ExpectedHash(const FileInfo& f, const std::string& algo) {
                                 f.basename + "'");
   }
   return it->second;
-}
-
-// A download that failed may succeed when tried again, unless the object
-// is missing or the request itself is wrong.
-bool DownloadMayHeal(const Status& s) {
-  return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument;
 }
 
 // A ranged read of a row group, from the version of its file that was
@@ -110,7 +105,7 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
       .jitter = false,
       .retryable = PieceReadMayHeal});
   s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
-                                         .retryable = IsCorruption});
+                                         .retryable = CorruptionMayHeal});
   // Cache entry k is a file of shard sources[k] >> 1: its data file, or its
   // meta file when the low bit is set. Row groups of a Parquet file read in
   // place share the file: one entry (a remote stream's groups are pieces,
@@ -692,7 +687,9 @@ Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
     if (got.ok() || !IsCorruption(got.status())) return got;
     // A piece asks for its listed version: read again, it is the same.
     if (entry.piece) return got.status();
-    if (!corrupt_retry_->RetriesLeft(fetches)) return CorruptAfter(got.status(), raw, zip, entry, fetches);
+    if (!corrupt_retry_->ShouldRetry(got.status(), fetches)) {
+      return CorruptAfter(got.status(), raw, zip, entry, fetches);
+    }
   }
 }
 
@@ -719,6 +716,13 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
 bool IsCorruption(const Status& s) {
   return s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kHashMismatch;
 }
+
+bool DownloadMayHeal(const Status& s) {
+  return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument &&
+         !IsObjectChangedError(s);
+}
+
+bool CorruptionMayHeal(const Status& s) { return IsCorruption(s) && DownloadMayHeal(s); }
 
 Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
@@ -759,8 +763,8 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
       // listed version and FetchPiece's checks compare the footer with the
       // index, so a corrupt piece is a changed file (PieceReadMayHeal).
       const bool piece = entry.piece && remote_;
-      if (fetched_here && !piece && corrupt_retry_->IsRetryable(acquired.status())) {
-        if (remote_ && corrupt_retry_->RetriesLeft(fetches)) continue;
+      if (fetched_here && !piece && IsCorruption(acquired.status())) {
+        if (remote_ && corrupt_retry_->ShouldRetry(acquired.status(), fetches)) continue;
         return still_corrupt(acquired.status());
       }
       return acquired.status();
