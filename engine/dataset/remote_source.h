@@ -59,7 +59,7 @@ class RemoteSource {
   // The whole object `key` in memory, for the single-pass mode (nothing
   // written: StreamOptions::single_pass): the range of `expected_size` and
   // one byte past it, so an object of another size (longer or shorter) is
-  // kCorrupt after its read. A store reads it into the one buffer in
+  // ObjectSizeChangedError after its read. A store reads it into the one buffer in
   // ranged parts at once, a part per `part_size` bytes where the
   // connections allow (GetRangeInPartsInto; 0: one request); this default,
   // in one ranged read (GetRangesOnly); a plain

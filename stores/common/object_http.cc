@@ -83,13 +83,24 @@ Result<uint64_t> SizeFromHead(const HttpResponse& resp, std::string_view object_
   return size;
 }
 
+namespace {
+
+// Whether `failure`, a ranged GET's from `offset`, is a 416 for a range
+// that starts exactly at the object's end (a HEAD tells its size): an
+// empty answer, as for local files.
+awaitable<bool> EmptyAtObjectEnd(Store& store, const std::string& key, uint64_t offset,
+                                 const Status& failure) {
+  if (failure.code() != StatusCode::kOutOfRange) co_return false;
+  auto head = co_await store.Head(key);
+  co_return head.ok() && head->size == offset;
+}
+
+}  // namespace
+
 awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, uint64_t offset,
                                                 uint64_t length, Result<HttpResponse> resp) {
   if (!resp.ok()) {
-    if (resp.status().code() == StatusCode::kOutOfRange) {
-      auto head = co_await store.Head(key);
-      if (head.ok() && head->size == offset) co_return std::string();
-    }
+    if (co_await EmptyAtObjectEnd(store, key, offset, resp.status())) co_return std::string();
     co_return ObjectError(resp.status(), store.root(), key);
   }
   // The client checked that a 206 body starts at `offset`, and cut a 200
@@ -179,12 +190,7 @@ awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, 
                                                   std::move(version), &checked_error);
   if (checked_error) co_return resp.status();
   if (!resp.ok()) {
-    // As BytesOfRangedGet: a range that starts exactly at the object's end
-    // is empty.
-    if (resp.status().code() == StatusCode::kOutOfRange) {
-      auto head = co_await store.Head(key);
-      if (head.ok() && head->size == offset) co_return uint64_t{0};
-    }
+    if (co_await EmptyAtObjectEnd(store, key, offset, resp.status())) co_return uint64_t{0};
     co_return ObjectError(resp.status(), store.root(), key);
   }
   co_return std::min(resp->body_bytes, length);

@@ -91,8 +91,8 @@ TEST(RemoteSourceTest, FetchToMemoryReadsAShardInRangedParts) {
   ASSERT_FALSE(longer.ok());
   EXPECT_EQ(longer.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(longer.status().message(),
-            root + "/shard.00000.mds: has more than 5242870 bytes, the size the dataset's "
-                   "index.json says");
+            root + "/shard.00000.mds: the object is at least 5242871 bytes, index.json says "
+                   "5242870 (the remote changed since it was indexed?)");
 }
 
 }  // namespace
