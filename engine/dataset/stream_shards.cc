@@ -395,6 +395,10 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   // so no piece mixes bytes of two.
   std::string etag;
   SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file, &etag));
+  // And the size it was listed with, which the footer was read from: a
+  // file of another size is noticed by every store, even one that knows
+  // no version (web) or a file rewritten in place with its tag kept.
+  const ObjectVersion listed(etag, p.file_bytes);
   if (tail.size() != p.tail_bytes) {
     return CorruptError(group + ": the node's footer store holds " + std::to_string(tail.size()) +
                         " footer bytes, the index " + std::to_string(p.tail_bytes));
@@ -440,7 +444,7 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   }
   first_span.push_back(spans.size());
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Result<std::string>> got = remote_->GetRangesOnlyOfVersion(key, spans, etag, stop);
+  std::vector<Result<std::string>> got = remote_->GetRangesOnlyOfVersion(key, spans, listed, stop);
   const auto took = std::chrono::steady_clock::now() - start;
   // Sized by the index's piece, which the footer's reads just matched.
   std::string piece;
@@ -457,9 +461,7 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
       for (int attempt = 1; !got[i].ok() && !stop.stop_requested() &&
                             piece_retry_->ShouldRetry(got[i].status(), attempt);
            ++attempt) {
-        got[i] = etag.empty()
-                     ? remote_->GetRangeOnly(key, span.offset, span.length, stop)
-                     : remote_->GetRangeOnlyOfVersion(key, span.offset, span.length, etag, stop);
+        got[i] = remote_->GetRangeOnlyOfVersion(key, span.offset, span.length, listed, stop);
       }
       ok = ok && got[i].ok();
     }
