@@ -114,7 +114,8 @@ class RemoteSource {
   // default). With `version.size` (the index's size of the object), one
   // of another size is ObjectSizeChangedError (kCorrupt) where the store
   // can tell (HTTP: a 206's total; local files), no byte of it returned.
-  // `stop`: as GetRangeOnly's.
+  // `version.stated` is set where the store tells it (ObjectVersion; not
+  // by this default). `stop`: as GetRangeOnly's.
   virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
                                                     uint64_t length, const ObjectVersion& version,
                                                     std::stop_token stop = {}) {

@@ -161,6 +161,9 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
                                  std::to_string(offset) + ".." + std::to_string(offset + length) +
                                  "; not read");
   }
+  if (resp.ok() && version.stated != nullptr) {
+    *version.stated = ObjectStated{resp->object_size, resp->Header("etag")};
+  }
   co_return resp;
 }
 

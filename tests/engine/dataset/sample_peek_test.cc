@@ -478,11 +478,14 @@ TEST(PeekMdsSample, OnlyAShardWhoseFormatLocatesASampleIsPeeked) {
 // reference bytes of every sample, and the plan of worker 0 of epoch 0.
 class ColdPass : public ::testing::Test {
  protected:
+  // `samples` in shards of `shard_bytes` (at most; the default: about 160
+  // KB a shard).
   void Write(std::optional<std::string> compression = std::nullopt,
-             std::vector<std::string> hashes = {}, bool shuffle = true) {
+             std::vector<std::string> hashes = {}, bool shuffle = true, int samples = 3000,
+             uint64_t shard_bytes = 160000) {
     data_ = JoinPath(JoinPath(JoinPath(scratch_.path(), "nginx"), "www"), "ds");
-    // About 160 KB a shard.
-    testing::WriteSyntheticMds(data_, 3000, 160000, std::move(compression), std::move(hashes));
+    testing::WriteSyntheticMds(data_, samples, shard_bytes, std::move(compression),
+                               std::move(hashes));
     auto reader = DatasetReader::Open(data_);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     reader_ = std::move(*reader);
@@ -495,7 +498,7 @@ class ColdPass : public ::testing::Test {
     auto ids = (*ds)->WorkerIds(0, 0, 0, 1);
     ASSERT_TRUE(ids.ok()) << ids.status().ToString();
     plan_ = *ids;
-    ASSERT_EQ(plan_.size(), 3000u);
+    ASSERT_EQ(plan_.size(), static_cast<size_t>(samples));
     for (int64_t id : plan_) {
       SampleFields f;
       ASSERT_TRUE(reader_->Read(static_cast<uint64_t>(id), &f).ok());
@@ -1172,6 +1175,64 @@ TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
   std::vector<std::string> guess = RequestsFor(*nginx_, "/ds/shard.00000.mds", 1);
   EXPECT_LE(guess.size(), 1u);
   for (const std::string& r : guess) EXPECT_NE(r.find(kGuessRange), std::string::npos) << r;
+}
+
+// A cold pass in order whose first shard was rewritten, 16 bytes longer,
+// between the reads of index.json and of the guessed head (here: before
+// both, which the pass cannot tell apart: the guess is read beside
+// index.json, before the index gives the shard's size). The shard is
+// longer than the guess, so the head's bytes alone look like the head of
+// any file at least that long; nginx's answer to the guess states the
+// rewritten size, which is not the index's: the guess is dropped, the peek
+// reads with the index's size and fails, and the pass ends at once with
+// that error, no sample of the rewritten file served. Before the guess was
+// checked against the size its answer stated, sample 0 came from it.
+TEST_F(ColdPass, InOrderAFirstShardRewrittenLongerThanTheGuessIsNotServedFromIt) {
+  // About 2.5 MB in shards of at most 1.2 MB: the first is longer than the guess.
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false, 16000, 1200000));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_EQ(first_file_, "shard.00000.mds");
+  ASSERT_EQ(first_index_, 0u);
+  ASSERT_GT(FirstEntry().raw_data.bytes, GuessedHeadBytes());
+  ASSERT_NO_FATAL_FAILURE(ExpectAPassEndedByThePeeksChangedError());
+  // The guess, the peek's own read (its answer refused), and at most one
+  // download (if the peek's head start ran out first), not retried.
+  std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 2);
+  ASSERT_GE(shard0.size(), 2u) << ::testing::PrintToString(shard0);
+  EXPECT_LE(shard0.size(), 3u) << ::testing::PrintToString(shard0);
+  EXPECT_EQ(shard0[0], "206 " + kGuessRange);
+  EXPECT_NE(std::find(shard0.begin(), shard0.end(), "206 " + FirstRead(FirstEntry(), 0)),
+            shard0.end())
+      << ::testing::PrintToString(shard0);
+}
+
+// Whether a guessed head may stand for the index's first shard: only when
+// its read's answer stated the object's size and it is the index's, and
+// the bytes are all that was asked (or the whole, shorter file).
+TEST(PeekMdsSample, AGuessAgreesOnlyWithTheSizeItsAnswerStated) {
+  ShardEntry mds;
+  mds.format = "mds";
+  mds.samples = 10;
+  mds.raw_data = {"shard.00000.mds", uint64_t{3} << 20, {}};
+  GuessedHead::Read head{std::string(GuessedHeadBytes(), 'h'), {}};
+  EXPECT_FALSE(GuessAgrees(mds, head));  // no size stated
+  head.stated.size = (uint64_t{3} << 20) + 16;
+  EXPECT_FALSE(GuessAgrees(mds, head));  // rewritten to another size
+  head.stated.size = uint64_t{3} << 20;
+  EXPECT_TRUE(GuessAgrees(mds, head));
+  head.bytes.pop_back();
+  EXPECT_FALSE(GuessAgrees(mds, head));  // fewer bytes than asked of a longer file
+  ShardEntry zstd = mds;
+  zstd.compression = "zstd";
+  head.bytes.push_back('h');
+  EXPECT_FALSE(GuessAgrees(zstd, head));
+  ShardEntry small = mds;
+  small.raw_data.bytes = 1000;
+  GuessedHead::Read whole{std::string(1000, 'h'), {1000, ""}};
+  EXPECT_TRUE(GuessAgrees(small, whole));
+  whole.stated.size = 1016;
+  EXPECT_FALSE(GuessAgrees(small, whole));
 }
 
 // Shuffled, the first sample lies anywhere: nothing is guessed.
