@@ -1620,7 +1620,8 @@ TEST(ParquetStream, AFileGrownOnAWebServerIsNamedAtFetch) {
   EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 '" +
                                RowGroupPieceName("part=b/c.parquet", 8, {}, "") +
                                "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + url +
-                               "/part=b/c.parquet: " + url + "/part=b/c.parquet: the object is " +
+                               "/part=b/c.parquet: " + url + "/part=b/c.parquet: GET " + url +
+                               "/part%3Db/c.parquet: the object is " +
                                std::to_string(listed + 10) + " bytes, index.json says " +
                                std::to_string(listed) +
                                " (the remote changed since it was indexed?)");

@@ -584,7 +584,7 @@ class ColdPass : public ::testing::Test {
     Status ended = ReadInOrderUntilItEnds();
     const std::string url = options_.streams[0].remote + "/shard.00000.mds";
     EXPECT_EQ(ended.message(), "peeking global shard 0 sample 0, the pass's first: " + url +
-                                   ": " + url + ": the object is " +
+                                   ": GET " + url + ": the object is " +
                                    std::to_string(changed.size()) + " bytes, index.json says " +
                                    std::to_string(shard->size()) +
                                    " (the remote changed since it was indexed?)");
