@@ -33,13 +33,27 @@
 
 namespace sluice {
 
+// What a ranged read's answer said of the whole object: its size (a 206's
+// Content-Range total, a local file's size; nullopt when the answer did
+// not say) and its ETag (the answer's ETag header, a local file's
+// LocalFileTag; "" when it had none).
+struct ObjectStated {
+  std::optional<uint64_t> size;
+  std::string etag;
+};
+
 // Which object a ranged read may read (Store::GetRangeOnlyOfVersion,
 // GetRangeOnlyInto): `etag` as ObjectInfo::etag ("" = any version) and
 // `size`, the whole object's size in bytes as a dataset's index gives it
-// (0 = unchecked). A string converts to an etag alone.
+// (0 = unchecked). A string converts to an etag alone. `stated` (may be
+// null; it must outlive the read): set to what the answer said of the
+// object when GetRangeOnlyOfVersion returns its bytes, by every HTTP store
+// (SendRangedGet) and local files; left as it was by a store that knows
+// no version (Store's default), so a caller that needs it sees nothing.
 struct ObjectVersion {
   std::string etag;
   uint64_t size = 0;
+  ObjectStated* stated = nullptr;
   ObjectVersion() = default;
   ObjectVersion(std::string e, uint64_t s = 0) : etag(std::move(e)), size(s) {}  // NOLINT
   ObjectVersion(const char* e) : etag(e) {}                                     // NOLINT

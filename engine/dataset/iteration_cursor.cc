@@ -7,6 +7,7 @@
 
 #include "base/exception_status.h"
 #include "engine/dataset/order_parts.h"
+#include "engine/dataset/stream_shards.h"
 #include "formats/dataset/locate_each.h"
 
 namespace sluice {
@@ -385,6 +386,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
                                           BatchTally* tally) {
   const bool ids_only = out == nullptr;
   flown_.clear();  // the last call's views end here
+  if (!failed_.ok()) return failed_;
   DropHeadOpen();
   // A peek serves a sample's bytes before its shard; ids alone need none.
   if (ids_only) may_peek_ = false;
@@ -400,6 +402,7 @@ Result<size_t> IterationCursor::NextBatch(size_t max, const DatasetColumns& colu
       tally->bytes += (*out)[0].raw.size();
       return size_t{1};
     }
+    if (!failed_.ok()) return failed_;
   }
   if (!prefetcher_) SLUICE_RETURN_IF_ERROR(TakeRest(&tally->waits));
   SLUICE_RETURN_IF_ERROR(EndAfterFlight(&tally->waits));
@@ -785,9 +788,18 @@ bool IterationCursor::PeekFirst(size_t g, uint32_t i, ConsumerWaits* waits) {
     losing_peek_ = std::move(peek);
     return false;
   }
+  Status peeked = peek.get();
+  // A corruption no download heals (the store said the shard is not the
+  // one the index describes: CorruptionMayHeal, the retries' own rule)
+  // ends the pass here: its shard would only fail the same way.
+  if (IsCorruption(peeked) && !CorruptionMayHeal(peeked)) {
+    failed_ = peeked.WithContext("peeking global shard " + std::to_string(g) + " sample " +
+                                 std::to_string(i) + ", the pass's first");
+    return false;
+  }
   // The shard (and the rest's plan) go on while the consumer has the sample.
   StartBehindPeek();
-  if (!peek.get().ok()) return false;  // the shard serves it
+  if (!peeked.ok()) return false;  // the shard serves it
   peeked_ = std::move(*slot);
   return true;
 }

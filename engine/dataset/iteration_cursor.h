@@ -16,8 +16,13 @@
 // peek (DatasetShards::PeekSample: one or two ranged reads of an
 // uncompressed MDS shard not in the cache; a Parquet row group's piece
 // read in memory, the read its shard's fetch then takes over) raced
-// against its shard's download, whichever is first; any peek failure just
-// leaves the shard to serve it. The peek
+// against its shard's download, whichever is first; a peek failure leaves
+// the shard to serve it, unless it is a corruption no download heals
+// (CorruptionMayHeal: the store said the shard is another size or version
+// than the index's), which ends the pass at once: the first NextBatch and
+// every later one return it (with the shard and sample), and the shard's
+// download is not started for it (one started after the head start below
+// fails as the peek did, once: the retries ask the same rule). The peek
 // starts first, alone: the shard's download (head first: and the plan of
 // the rest) starts once the peek is in, or once it has had
 // peek_head_start to itself. Started together, the shard's transfer shared
@@ -314,8 +319,9 @@ class IterationCursor {
   // Sample i of shard g into peeked_: the peek alone for up to
   // peek_head_start, then (if still running) raced against the
   // prefetcher's open of the shard, or (head first, no prefetcher yet)
-  // against the shard's early open. Returns with StartBehindPeek done.
-  // False: the shard is to serve it.
+  // against the shard's early open. Returns with StartBehindPeek done,
+  // unless the peek's failure ended the pass (failed_). False: the shard
+  // is to serve it, or failed_ is set.
   bool PeekFirst(size_t g, uint32_t i, ConsumerWaits* waits);
   // Starts what the peek's head start holds back (once; later calls do
   // nothing): head first, StartRest; else the prefetcher's scan.
@@ -434,6 +440,8 @@ class IterationCursor {
   // The peeked first sample: backs the views of the batch that yielded it,
   // until CheckPeeked.
   std::optional<PeekedSample> peeked_;
+  // The peek's failure that ended the pass (see above): every NextBatch's.
+  Status failed_;
   // Samples the last NextBatch served from downloads in flight: back its
   // views until the next.
   std::vector<PeekedSample> flown_;

@@ -41,6 +41,15 @@ Result<T> RunOnThisThread(boost::asio::awaitable<Result<T>> task) {
   return std::move(*out);
 }
 
+// The one check of an object received into memory as the range of its
+// index's `expected` bytes and one past it (FetchToMemory): `got` bytes
+// came from `where`. More than `expected` says only that the object has at
+// least that many.
+Status CheckReceivedSize(const std::string& where, uint64_t got, uint64_t expected) {
+  if (got == expected) return Status::Ok();
+  return ObjectSizeChangedError(where, got, expected, /*at_least=*/got > expected);
+}
+
 // A local folder: copies through CopyFileAtomic (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
@@ -173,11 +182,7 @@ class StoreSource final : public RemoteSource {
         *store, key, 0, expected_size + 1, out.Room(), part_size,
         ObjectVersion("", expected_size), arrived));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
-    if (*got > expected_size) {
-      return CorruptError(where + ": has more than " + std::to_string(expected_size) +
-                          " bytes, the size the dataset's index.json says");
-    }
-    if (*got < expected_size) return ObjectSizeChangedError(where, *got, expected_size);
+    SLUICE_RETURN_IF_ERROR(CheckReceivedSize(where, *got, expected_size));
     out.Received(expected_size);
     return out;
   }
@@ -323,11 +328,7 @@ Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t 
   std::vector<Result<std::string>> got = GetRangesOnly(key, spans);
   if (!got.at(0).ok()) return got[0].status().WithContext("downloading " + where);
   std::string out = std::move(*got[0]);
-  if (out.size() > expected_size) {
-    return CorruptError(where + ": has more than " + std::to_string(expected_size) +
-                        " bytes, the size the dataset's index.json says");
-  }
-  if (out.size() < expected_size) return ObjectSizeChangedError(where, out.size(), expected_size);
+  SLUICE_RETURN_IF_ERROR(CheckReceivedSize(where, out.size(), expected_size));
   return ShardBytes::Of(std::move(out));
 }
 

@@ -60,7 +60,7 @@ class RemoteSource {
   // The whole object `key` in memory, for the single-pass mode (nothing
   // written: StreamOptions::single_pass): the range of `expected_size` and
   // one byte past it, so an object of another size (longer or shorter) is
-  // kCorrupt after its read. A store reads it into the one buffer in
+  // ObjectSizeChangedError after its read. A store reads it into the one buffer in
   // ranged parts at once, a part per `part_size` bytes where the
   // connections allow (GetRangeInPartsInto; 0: one request); this default,
   // in one ranged read (GetRangesOnly); a plain
@@ -121,7 +121,8 @@ class RemoteSource {
   // default). With `version.size` (the index's size of the object), one
   // of another size is ObjectSizeChangedError (kCorrupt) where the store
   // can tell (HTTP: a 206's total; local files), no byte of it returned.
-  // `stop`: as GetRangeOnly's.
+  // `version.stated` is set where the store tells it (ObjectVersion; not
+  // by this default). `stop`: as GetRangeOnly's.
   virtual Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
                                                     uint64_t length, const ObjectVersion& version,
                                                     std::stop_token stop = {}) {

@@ -59,32 +59,50 @@ uint64_t GuessedHeadBytes() {
   return (hooks != nullptr ? hooks->bounds_at(0).offset : 0) + kPeekOneReadBytes;
 }
 
-bool GuessAgrees(const ShardEntry& entry, std::string_view head) {
-  return SamplePeekable(entry) && head.size() <= entry.raw_data.bytes &&
-         (head.size() == GuessedHeadBytes() || head.size() == entry.raw_data.bytes);
+bool GuessAgrees(const ShardEntry& entry, const GuessedHead::Read& head) {
+  // Read before the index was in, of no size: its answer's size is the one
+  // check that the object is still the index's (the bytes' count alone
+  // passes any object at least as long as the guess).
+  return SamplePeekable(entry) && head.stated.size == entry.raw_data.bytes &&
+         head.bytes.size() == std::min(GuessedHeadBytes(), entry.raw_data.bytes);
 }
 
 // The guess's outcome where processes forked from its owner see it, in an
 // anonymous MAP_SHARED mapping: `state` (a futex word, shared: not
-// FUTEX_PRIVATE) leaves kRunning once, after `size` and the bytes that
-// follow the struct are written.
+// FUTEX_PRIVATE) leaves kRunning once, after `size`, what the answer
+// stated and the bytes that follow the struct are written.
 struct GuessedHead::Shared {
   static constexpr uint32_t kRunning = 0, kBytes = 1, kNone = 2;
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
   std::atomic<uint32_t> state{kRunning};
   uint64_t size = 0;
+  bool object_size_known = false;
+  uint64_t object_size = 0;
+  uint32_t etag_size = 0;
+  char etag[kMaxSharedEtag];
   char* bytes() { return reinterpret_cast<char*>(this + 1); }
 
   uint32_t* word() { return reinterpret_cast<uint32_t*>(&state); }
-  void Publish(const std::optional<std::string>& got) {
+  void Publish(const std::optional<Read>& got) {
     uint32_t outcome = kNone;
-    if (got && got->size() <= GuessedHeadBytes()) {
-      std::memcpy(bytes(), got->data(), got->size());
-      size = got->size();
+    if (got && got->bytes.size() <= GuessedHeadBytes() &&
+        got->stated.etag.size() <= kMaxSharedEtag) {
+      std::memcpy(bytes(), got->bytes.data(), got->bytes.size());
+      size = got->bytes.size();
+      object_size_known = got->stated.size.has_value();
+      object_size = got->stated.size.value_or(0);
+      std::memcpy(etag, got->stated.etag.data(), got->stated.etag.size());
+      etag_size = static_cast<uint32_t>(got->stated.etag.size());
       outcome = kBytes;
     }
     state.store(outcome, std::memory_order_release);
     WakeAll();
+  }
+  Read Copy() {
+    Read read{std::string(bytes(), size), ObjectStated{}};
+    if (object_size_known) read.stated.size = object_size;
+    read.stated.etag.assign(etag, etag_size);
+    return read;
   }
   void WakeAll() { ::syscall(SYS_futex, word(), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
   // Until `state` may have left kRunning, or 20 ms (the caller's other
@@ -103,20 +121,24 @@ GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mapped != MAP_FAILED) shared_ = new (mapped) Shared();
   thread_ = std::thread([this] {
-    std::optional<std::string> bytes;
+    std::optional<Read> got;
     // Only a guess: whatever ends it (an error, even an exception) leaves
     // no bytes, and the peek reads as it would without them; nothing the
     // consumer waits for is lost.
     try {
-      Result<std::string> read = remote_.GetRangeOnly(key_, 0, GuessedHeadBytes(), stop_.get_token());
-      if (read.ok()) bytes = std::move(*read);
+      ObjectStated stated;
+      ObjectVersion any;  // no size known yet: only told what the answer says
+      any.stated = &stated;
+      Result<std::string> read =
+          remote_.GetRangeOnlyOfVersion(key_, 0, GuessedHeadBytes(), any, stop_.get_token());
+      if (read.ok()) got = Read{std::move(*read), std::move(stated)};
     } catch (...) {
-      bytes.reset();
+      got.reset();
     }
     // Children first: the bytes are moved out to this process's Take next.
-    if (shared_ != nullptr) shared_->Publish(bytes);
+    if (shared_ != nullptr) shared_->Publish(got);
     std::lock_guard<std::mutex> lock(mu_);
-    bytes_ = std::move(bytes);
+    read_ = std::move(got);
     done_ = true;
     done_cv_.notify_all();
   });
@@ -134,15 +156,15 @@ GuessedHead::~GuessedHead() {
   if (shared_ != nullptr) ::munmap(shared_, shared_bytes_);
 }
 
-std::optional<std::string> GuessedHead::Take(std::stop_token cancel) {
+std::optional<GuessedHead::Read> GuessedHead::Take(std::stop_token cancel) {
   if (getpid() != pid_) return TakeFromParent(std::move(cancel));
   std::unique_lock<std::mutex> lock(mu_);
   if (!done_cv_.wait(lock, cancel, [&] { return done_; }) || taken_) return std::nullopt;
   taken_ = true;
-  return std::exchange(bytes_, std::nullopt);
+  return std::exchange(read_, std::nullopt);
 }
 
-std::optional<std::string> GuessedHead::TakeFromParent(std::stop_token cancel) {
+std::optional<GuessedHead::Read> GuessedHead::TakeFromParent(std::stop_token cancel) {
   // mu_ is not used here: a fork may have copied it locked by the
   // parent's thread, which the child does not have.
   if (shared_ == nullptr || taken_) return std::nullopt;
@@ -154,7 +176,7 @@ std::optional<std::string> GuessedHead::TakeFromParent(std::stop_token cancel) {
   std::stop_callback wake(cancel, [this] { shared_->WakeAll(); });
   for (;;) {
     const uint32_t state = shared_->state.load(std::memory_order_acquire);
-    if (state == Shared::kBytes) return std::string(shared_->bytes(), shared_->size);
+    if (state == Shared::kBytes) return shared_->Copy();
     if (state != Shared::kRunning || cancel.stop_requested() || owner_gone()) return std::nullopt;
     shared_->Wait();
   }
@@ -179,9 +201,16 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   const DataSpan bounds_at = hooks.bounds_at(i);
   const std::vector<DataSpan> first =
       PeekFirstReads(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
+  std::optional<GuessedHead::Read> guess;
+  if (guessed != nullptr && guessed->key() == key) guess = guessed->Take(cancel);
+  if (guess && !GuessAgrees(entry, *guess)) guess.reset();
+  // Every read names the size the index gives the file: a file rewritten
+  // to another size since is kCorrupt before any of its bytes is used.
+  // Beside the guess's bytes, they ask for the version those came from.
+  const ObjectVersion of_index(guess ? guess->stated.etag : std::string(), entry.raw_data.bytes);
   std::optional<std::string> head;
-  if (guessed != nullptr && guessed->key() == key) head = guessed->Take(cancel);
-  if (head && !GuessAgrees(entry, *head)) head.reset();
+  if (guess) head = std::move(guess->bytes);
+  guess.reset();
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
   // The first reads the guessed head holds (through the file's end, where
   // it has it all) are taken from it; the rest asked for as ever.
@@ -192,9 +221,6 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   for (const DataSpan& span : first) {
     if (!in_head(span)) ask.push_back(span);
   }
-  // Every read names the size the index gives the file: a file rewritten
-  // to another size since is kCorrupt before any of its bytes is used.
-  const ObjectVersion of_index("", entry.raw_data.bytes);
   std::vector<Result<std::string>> asked;
   if (!ask.empty()) asked = remote.GetRangesOnlyOfVersion(key, ask, of_index, cancel);
   std::vector<Result<std::string>> got;

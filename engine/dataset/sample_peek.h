@@ -97,11 +97,15 @@ bool SamplePeekable(const ShardEntry& entry);
 // round trip, not two (the index's, then the peek's). The guess is
 // Mosaic's name for the first shard (GuessedFirstShard); the read is
 // bytes [0, GuessedHeadBytes()): everything PeekFirstReads asks of sample
-// 0 whenever it asks one read. It is only a guess: PeekSampleFromRemote
-// uses the bytes for reads of the same key that lie within them, and only
-// when they agree with the index's entry (GuessAgrees); anything else (a
-// 404, a server ignoring Range, another name, a compressed shard, a size
-// the entry does not have) drops them, and the peek reads as without them.
+// 0 whenever it asks one read. It is only a guess, read before the index
+// says the shard's size: PeekSampleFromRemote uses the bytes for reads of
+// the same key that lie within them, and only when they agree with the
+// index's entry (GuessAgrees: among others, the object's size as the read's
+// answer stated it is the index's); anything else (a 404, a server ignoring
+// Range, another name, a compressed shard, a size the entry does not have,
+// an answer that stated none) drops them, and the peek reads as without
+// them. The peek's reads beside them ask for the version the guess's answer
+// named (its ETag), so that the sample is not made of two.
 // Fork: a DataLoader's parent opens the dataset (and starts the read) and
 // its forked workers read; the outcome is also published in memory shared
 // with children forked after the read started (an anonymous MAP_SHARED
@@ -116,22 +120,32 @@ bool SamplePeekable(const ShardEntry& entry);
 // is not there: the destructor leaves its handle alone.
 class GuessedHead {
  public:
+  // What the read got: the bytes from offset 0, and what its answer said of
+  // the whole object (RemoteSource::GetRangeOnlyOfVersion's stated).
+  struct Read {
+    std::string bytes;
+    ObjectStated stated;
+  };
+  // The longest ETag a forked child is told (kMaxSharedEtag bytes); the
+  // outcome of a read whose answer named a longer one is not shared.
+  static constexpr size_t kMaxSharedEtag = 256;
+
   // Starts the read of `key` of `remote` on a thread of its own. `remote`
   // must outlive this.
   GuessedHead(RemoteSource& remote, std::string key);
-  ~GuessedHead();  // stops the read (RemoteSource::GetRangeOnly's stop), waits
+  ~GuessedHead();  // stops the read (RemoteSource::GetRangeOnlyOfVersion's stop), waits
   GuessedHead(const GuessedHead&) = delete;
   GuessedHead& operator=(const GuessedHead&) = delete;
 
   const std::string& key() const { return key_; }
-  // The bytes read from offset 0, once per process: waits for the read to
-  // end (in a forked child, the parent's: see above), or for a stop on
-  // `cancel`. nullopt when the read failed, was stopped or taken already.
-  std::optional<std::string> Take(std::stop_token cancel = {});
+  // The read, once per process: waits for it to end (in a forked child,
+  // the parent's: see above), or for a stop on `cancel`. nullopt when the
+  // read failed, was stopped or taken already.
+  std::optional<Read> Take(std::stop_token cancel = {});
 
  private:
   struct Shared;  // the outcome as forked children see it (sample_peek.cc)
-  std::optional<std::string> TakeFromParent(std::stop_token cancel);
+  std::optional<Read> TakeFromParent(std::stop_token cancel);
 
   RemoteSource& remote_;
   const std::string key_;
@@ -143,7 +157,7 @@ class GuessedHead {
   std::condition_variable_any done_cv_;
   bool done_ = false;
   bool taken_ = false;
-  std::optional<std::string> bytes_;
+  std::optional<Read> read_;
   std::thread thread_;  // last: starts once the rest is in place
 };
 
@@ -154,9 +168,10 @@ std::string GuessedFirstShard();
 uint64_t GuessedHeadBytes();
 // Whether `head`, read from offset 0 of the data file of `entry` with
 // GuessedHeadBytes asked for, can be that file's head: the entry is
-// SamplePeekable, and the file is at least as long as the bytes (all that
-// was asked came) or exactly as long (the object ended there).
-bool GuessAgrees(const ShardEntry& entry, std::string_view head);
+// SamplePeekable, the read's answer stated the object's size and it is the
+// entry's (a file rewritten to another size since, even longer than the
+// guess, is not), and the bytes are all that was asked, or the whole file.
+bool GuessAgrees(const ShardEntry& entry, const GuessedHead::Read& head);
 
 // Sample `i` (< entry.samples) of the SamplePeekable shard `entry`, whose
 // data file is stored at `key` of `remote`. The bounds read are checked
@@ -176,7 +191,8 @@ bool GuessAgrees(const ShardEntry& entry, std::string_view head);
 // `guessed` (may be null): the stream's GuessedHead, taken (waited for)
 // when its key is `key`; its bytes stand in for the first reads they hold
 // when they agree with `entry` (GuessAgrees), and are dropped otherwise.
-// The bounds they give are checked as a read's are.
+// The bounds they give are checked as a read's are; the reads made beside
+// them ask for the version the guess's answer named (its ETag, if any).
 // Thread safety: as the remote's GetRangeOnly.
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
                                           const ShardEntry& entry, uint32_t i,

@@ -20,6 +20,7 @@
 #include "formats/dataset/shard_view.h"
 #include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
@@ -32,12 +33,6 @@ Result<std::string> ExpectedHash(const FileInfo& f, const std::string& algo) {
                                 f.basename + "'");
   }
   return it->second;
-}
-
-// A download that failed may succeed when tried again, unless the object
-// is missing or the request itself is wrong.
-bool DownloadMayHeal(const Status& s) {
-  return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument;
 }
 
 // A ranged read of a row group, from the version of its file that was
@@ -111,7 +106,7 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
       .jitter = false,
       .retryable = PieceReadMayHeal});
   s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
-                                         .retryable = IsCorruption});
+                                         .retryable = CorruptionMayHeal});
   // Cache entry k is a file of shard sources[k] >> 1: its data file, or its
   // meta file when the low bit is set. Row groups of a Parquet file read in
   // place share the file: one entry (a remote stream's groups are pieces,
@@ -414,6 +409,10 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   // so no piece mixes bytes of two.
   std::string etag;
   SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file, &etag));
+  // And the size it was listed with, which the footer was read from: a
+  // file of another size is noticed by every store, even one that knows
+  // no version (web) or a file rewritten in place with its tag kept.
+  const ObjectVersion listed(etag, p.file_bytes);
   if (tail.size() != p.tail_bytes) {
     return CorruptError(group + ": the node's footer store holds " + std::to_string(tail.size()) +
                         " footer bytes, the index " + std::to_string(p.tail_bytes));
@@ -459,7 +458,7 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
   }
   first_span.push_back(spans.size());
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Result<std::string>> got = remote_->GetRangesOnlyOfVersion(key, spans, etag, stop);
+  std::vector<Result<std::string>> got = remote_->GetRangesOnlyOfVersion(key, spans, listed, stop);
   const auto took = std::chrono::steady_clock::now() - start;
   // Sized by the index's piece, which the footer's reads just matched.
   std::string piece;
@@ -476,9 +475,7 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
       for (int attempt = 1; !got[i].ok() && !stop.stop_requested() &&
                             piece_retry_->ShouldRetry(got[i].status(), attempt);
            ++attempt) {
-        got[i] = etag.empty()
-                     ? remote_->GetRangeOnly(key, span.offset, span.length, stop)
-                     : remote_->GetRangeOnlyOfVersion(key, span.offset, span.length, etag, stop);
+        got[i] = remote_->GetRangeOnlyOfVersion(key, span.offset, span.length, listed, stop);
       }
       ok = ok && got[i].ok();
     }
@@ -740,7 +737,9 @@ Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
     if (got.ok() || !IsCorruption(got.status())) return got;
     // A piece asks for its listed version: read again, it is the same.
     if (entry.piece) return got.status();
-    if (!corrupt_retry_->RetriesLeft(fetches)) return CorruptAfter(got.status(), raw, zip, entry, fetches);
+    if (!corrupt_retry_->ShouldRetry(got.status(), fetches)) {
+      return CorruptAfter(got.status(), raw, zip, entry, fetches);
+    }
   }
 }
 
@@ -777,6 +776,13 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
 bool IsCorruption(const Status& s) {
   return s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kHashMismatch;
 }
+
+bool DownloadMayHeal(const Status& s) {
+  return s.code() != StatusCode::kNotFound && s.code() != StatusCode::kInvalidArgument &&
+         !IsObjectChangedError(s);
+}
+
+bool CorruptionMayHeal(const Status& s) { return IsCorruption(s) && DownloadMayHeal(s); }
 
 Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
     size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip, const ShardEntry& entry,
@@ -817,8 +823,8 @@ Result<std::optional<std::pair<ShardPin, MappedFile>>> StreamShards::PinAndMap(
       // listed version and FetchPiece's checks compare the footer with the
       // index, so a corrupt piece is a changed file (PieceReadMayHeal).
       const bool piece = entry.piece && remote_;
-      if (fetched_here && !piece && corrupt_retry_->IsRetryable(acquired.status())) {
-        if (remote_ && corrupt_retry_->RetriesLeft(fetches)) continue;
+      if (fetched_here && !piece && IsCorruption(acquired.status())) {
+        if (remote_ && corrupt_retry_->ShouldRetry(acquired.status(), fetches)) continue;
         return still_corrupt(acquired.status());
       }
       return acquired.status();

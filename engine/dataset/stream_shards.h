@@ -80,6 +80,17 @@ namespace sluice {
 
 // kCorrupt or kHashMismatch: stored bytes that are not what index.json says.
 bool IsCorruption(const Status& s);
+// Whether another download of a shard's file may heal the failure `s` of
+// one: not when the object is missing, the request is wrong, or the store
+// said the object is not the one the index describes (IsObjectChangedError:
+// another size or version, which every attempt reads again). The rule of
+// a failed download's retries (download_retry).
+bool DownloadMayHeal(const Status& s);
+// A corruption (IsCorruption) that DownloadMayHeal: the rule of a corrupt
+// download's retries (1 + download_retry downloads in all), and of the
+// first sample's peek (IterationCursor), whose corruption that no download
+// heals ends the pass at once.
+bool CorruptionMayHeal(const Status& s);
 
 class StreamShards {
  public:
@@ -94,8 +105,8 @@ class StreamShards {
                                                     Env* env = Env::Default());
 
   // Makes shard `shard` present (fetching what is missing), pins and maps it.
-  // A file whose download is corrupt is downloaded again, up to 1 +
-  // download_retry times in all; then the error (IsCorruption) names the
+  // A file whose download is corrupt is downloaded again (CorruptionMayHeal),
+  // up to 1 + download_retry times in all; then the error (IsCorruption) names the
   // file, its URL and the expected size (and hash with validate_hash). A
   // Parquet row group read from a remote is not fetched again when corrupt:
   // its ranged reads ask for the version listed, so the error (e.g.

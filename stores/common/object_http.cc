@@ -83,13 +83,27 @@ Result<uint64_t> SizeFromHead(const HttpResponse& resp, std::string_view object_
   return size;
 }
 
+namespace {
+
+// Whether `failure`, a ranged GET's from `offset`, is a 416 for a range
+// that starts exactly at the object's end (a HEAD tells its size): an
+// empty answer, as for local files.
+awaitable<bool> EmptyAtObjectEnd(Store& store, std::string key, uint64_t offset,
+                                 StatusCode failure) {
+  if (failure != StatusCode::kOutOfRange) co_return false;
+  auto head = co_await store.Head(std::move(key));
+  co_return head.ok() && head->size == offset;
+}
+
+}  // namespace
+
 awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, uint64_t offset,
                                                 uint64_t length, Result<HttpResponse> resp) {
   if (!resp.ok()) {
-    if (resp.status().code() == StatusCode::kOutOfRange) {
-      auto head = co_await store.Head(key);
-      if (head.ok() && head->size == offset) co_return std::string();
-    }
+    // Not in the if's condition: with the co_await there (GCC 12), the
+    // loop's thread was seen spinning in the frame's destruction.
+    const bool empty = co_await EmptyAtObjectEnd(store, key, offset, resp.status().code());
+    if (empty) co_return std::string();
     co_return ObjectError(resp.status(), store.root(), key);
   }
   // The client checked that a 206 body starts at `offset`, and cut a 200
@@ -150,6 +164,9 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
                                  std::to_string(offset) + ".." + std::to_string(offset + length) +
                                  "; not read");
   }
+  if (resp.ok() && version.stated != nullptr) {
+    *version.stated = ObjectStated{resp->object_size, resp->Header("etag")};
+  }
   co_return resp;
 }
 
@@ -179,12 +196,8 @@ awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, 
                                                   std::move(version), &checked_error);
   if (checked_error) co_return resp.status();
   if (!resp.ok()) {
-    // As BytesOfRangedGet: a range that starts exactly at the object's end
-    // is empty.
-    if (resp.status().code() == StatusCode::kOutOfRange) {
-      auto head = co_await store.Head(key);
-      if (head.ok() && head->size == offset) co_return uint64_t{0};
-    }
+    const bool empty = co_await EmptyAtObjectEnd(store, key, offset, resp.status().code());
+    if (empty) co_return uint64_t{0};
     co_return ObjectError(resp.status(), store.root(), key);
   }
   co_return std::min(resp->body_bytes, length);

@@ -91,7 +91,8 @@ enum class WholeObjectAnswer { kCutToRange, kRefuse };
 // never returned. With a `version.size` (> 0), the request carries it as
 // HttpRequest::expected_object_size: an answer stating another object size
 // (a 206's Content-Range total) is ObjectSizeChangedError (kCorrupt, the
-// URL and both sizes), its bytes never returned.
+// URL and both sizes), its bytes never returned. With a `version.stated`,
+// an answer whose bytes are returned sets it (its object size and ETag).
 boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store,
                                                           std::string key, uint64_t offset,
                                                           uint64_t length, HttpRequest req,

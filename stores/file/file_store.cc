@@ -122,7 +122,8 @@ class FileStore final : public Store {
 
   // The version is the file's LocalFileTag, read from the descriptor the
   // bytes are then read from: a file replaced by a rename is never read as
-  // the listed one; so is its size, when `version.size` is given.
+  // the listed one; so is its size, when `version.size` is given. Both are
+  // what `version.stated` is told.
   boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
       std::string key, uint64_t offset, uint64_t length, ObjectVersion version) override {
     co_return ReadRange(key, offset, length, version);
@@ -212,6 +213,7 @@ class FileStore final : public Store {
     // A file that shrank meanwhile is read to its new end.
     SLUICE_ASSIGN_OR_RETURN(size_t done, env_->PReadFull(fd.get(), path, out.data(), n, offset));
     out.resize(done);
+    if (version.stated != nullptr) *version.stated = ObjectStated{size, LocalFileTag(st)};
     return out;
   }
 

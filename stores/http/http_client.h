@@ -118,10 +118,12 @@ struct HttpResponse {
   std::string Header(std::string_view name) const;
 };
 
-// kCorrupt: `object` (a URL or path, redacted) is `stated` bytes where the
-// dataset's index.json says `expected`. The one wording of "the remote changed", for
-// every store.
-Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected);
+// kCorrupt: `object` (a URL or path, redacted) is `stated` bytes (with
+// `at_least`: at least that many, when a read past `expected` only showed
+// that there are more) where the dataset's index.json says `expected`. The
+// one wording of "the remote changed", for every store.
+Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected,
+                              bool at_least = false);
 
 // kCorrupt: `object` (a URL or path, redacted) is no longer the version
 // listed with ETag `listed`: it is `now` (as the store tells it: an answer's
@@ -131,6 +133,13 @@ Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t
 // the same new version, so callers do not retry it.
 Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
                                  std::string_view now, uint64_t offset, uint64_t length);
+
+// Whether `s` is ObjectSizeChangedError or ObjectVersionChangedError, with
+// or without context in front: a store's word that the object is not the
+// one the index describes, which every further attempt reads again (the
+// retry rules of a shard's download ask it: engine/dataset/stream_shards.cc
+// DownloadMayHeal).
+bool IsObjectChangedError(const Status& s);
 
 // Whether two ETags name the same version: equal once each is stripped of
 // its surrounding double quotes (Azure lists an Etag bare and answers

@@ -93,8 +93,9 @@ awaitable<Result<std::string>> BearerHttpStore::GetRangeOnlyOfVersion(std::strin
                                                                       uint64_t offset,
                                                                       uint64_t length,
                                                                       ObjectVersion version) {
+  version.etag.clear();  // any version: no If-Match
   co_return co_await Ranged(std::move(key), offset, length, WholeObjectAnswer::kRefuse,
-                            version.size);
+                            std::move(version));
 }
 
 awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, uint64_t offset,
@@ -108,8 +109,9 @@ awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, u
   SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   // Any version, as GetRangeOnlyOfVersion here: no If-Match; the size
   // checked when given.
+  version.etag.clear();
   co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                       std::move(req), ObjectVersion("", version.size));
+                                       std::move(req), std::move(version));
 }
 
 RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t part_size) {
@@ -118,13 +120,13 @@ RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t par
 
 awaitable<Result<std::string>> BearerHttpStore::Ranged(std::string key, uint64_t offset,
                                                        uint64_t length, WholeObjectAnswer whole,
-                                                       uint64_t size) {
+                                                       ObjectVersion version) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   HttpRequest req;
   req.url = ObjectUrl(key);
   SLUICE_CO_ASSIGN_OR_RETURN(req.headers, co_await RequestHeaders(req.method, req.url));
   co_return co_await SendRangedGet(*client_, *this, std::move(key), offset, length,
-                                   std::move(req), whole, ObjectVersion("", size));
+                                   std::move(req), whole, std::move(version));
 }
 
 awaitable<Result<std::string>> BearerHttpStore::Get(std::string key) {

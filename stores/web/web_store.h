@@ -45,7 +45,8 @@ class BearerHttpStore : public Store {
                                                        uint64_t length) override;
   boost::asio::awaitable<Result<std::string>> GetRangeOnly(std::string key, uint64_t offset,
                                                            uint64_t length) override;
-  // Any version (no If-Match), of `version.size` when it is given.
+  // Any version (no If-Match), of `version.size` when it is given;
+  // `version.stated` set as SendRangedGet sets it.
   boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
       std::string key, uint64_t offset, uint64_t length, ObjectVersion version) override;
   boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset,
@@ -88,11 +89,11 @@ class BearerHttpStore : public Store {
   const StoreOptions& options() const { return options_; }
 
  private:
-  // GetRange (kCutToRange) and GetRangeOnly (kRefuse); `size` > 0: the
-  // object's expected size (GetRangeOnlyOfVersion).
+  // GetRange (kCutToRange) and GetRangeOnly (kRefuse); `version` without
+  // an etag (GetRangeOnlyOfVersion: its size and stated).
   boost::asio::awaitable<Result<std::string>> Ranged(std::string key, uint64_t offset,
                                                      uint64_t length, WholeObjectAnswer whole,
-                                                     uint64_t size = 0);
+                                                     ObjectVersion version = {});
   // Put (`bytes`) and PutFile (`path`, which then replaces the bytes).
   boost::asio::awaitable<Status> Upload(std::string key, std::string bytes,
                                         std::optional<std::string> path);

@@ -2,7 +2,11 @@
 // the same order and resumption as the same rows written as MDS with shards
 // of the row groups' sizes, read in place and through the cache from a
 // remote (a folder, and s3rver with the requests counted on the wire).
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -932,6 +936,55 @@ TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
       << got.message();
 }
 
+// Appends `bytes` to the file at `path` in place (its inode kept).
+void Grow(const std::string& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "ab");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  ASSERT_EQ(std::fclose(f), 0);
+}
+
+// Grow, then puts the file's mtime back: its LocalFileTag (inode, mtime)
+// stays the one it was listed with, only its size tells that it changed.
+void GrowKeepingItsTag(const std::string& path, const std::string& bytes) {
+  auto before = Env::Default()->Stat(path);
+  ASSERT_TRUE(before.ok());
+  ASSERT_NO_FATAL_FAILURE(Grow(path, bytes));
+  const struct timespec times[2] = {before->st_atim, before->st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  auto after = Env::Default()->Stat(path);
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(LocalFileTag(*after), LocalFileTag(*before));
+  ASSERT_EQ(static_cast<uint64_t>(after->st_size), static_cast<uint64_t>(before->st_size) + bytes.size());
+}
+
+// A file grown in place since the node listed it, its tag (inode, mtime)
+// kept: every row group read asks for the size the file was listed with
+// (the footer's), so the read fails at once naming the file's path, its
+// size now and the listed one. Before the reads passed the size, only the
+// tag was compared, and the grown file's old bytes were read as if whole.
+TEST(ParquetStream, AFileOfAnotherSizeIsNamedAtFetchEvenWithItsTagKept) {
+  Twins t;
+  ScratchDir cache;
+  auto ds = StreamingDataset::Open(ParquetOptions(cache.path(), t.parquet.path()));
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const std::string c = t.parquet.path() + "/part=b/c.parquet";
+  const uint64_t listed = fs::file_size(c);
+  auto tag = Env::Default()->Stat(c);
+  ASSERT_TRUE(tag.ok());
+  ASSERT_NO_FATAL_FAILURE(GrowKeepingItsTag(c, std::string(100, 'x')));
+  SampleFields f;
+  Status got = (*ds)->Get(119, &f);  // row group 8 of part=b/c.parquet
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 '" +
+                               RowGroupPieceName("part=b/c.parquet", 8, {}, LocalFileTag(*tag)) +
+                               "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + c +
+                               ": " + c + ": the object is " + std::to_string(listed + 100) +
+                               " bytes, index.json says " + std::to_string(listed) +
+                               " (the remote changed since it was indexed?)");
+  EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
+}
+
 TEST(ParquetStream, RowGroupAboveCacheLimitIsAnErrorBeforeAnyDownload) {
   Twins t;
   ScratchDir cache;
@@ -1533,6 +1586,56 @@ TEST(ParquetStream, ManifestOverNginxStreamsExactly) {
                                                   {"HEAD /table/part=b/c.parquet", 1},
                                                   {"GET /table/a.parquet", 10},
                                                   {"GET /table/part=b/c.parquet", 10}}));
+}
+
+// The same folder over nginx (a web server knows no version: no ETag is
+// listed), one file grown after the node read its footers: a row group's
+// read asks for the listed size, which nginx's answer (its Content-Range
+// total) contradicts, so the read fails at once naming the URL and both
+// sizes, with no retry. Before the reads passed the size, the grown
+// file's old bytes were read as if whole.
+TEST(ParquetStream, AFileGrownOnAWebServerIsNamedAtFetch) {
+  Twins t;
+  ScratchDir scratch;
+  auto nginx = StartNginxIn(scratch);
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
+  const fs::path root = fs::path(nginx->www()) / "table";
+  ASSERT_NO_FATAL_FAILURE(ServeTwins(t, root, "part=b/c.parquet\na.parquet\n"));
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  ScratchDir cache;
+  const std::string url = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/table";
+  DatasetOptions o = ParquetOptions(cache.path(), url);
+  o.streams[0].parquet.emplace();
+  o.streams[0].parquet->manifest = "files.txt";
+  o.streams[0].download_retry = 2;  // a retry would show in nginx's log
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  const std::string c = (root / "part=b" / "c.parquet").string();
+  const uint64_t listed = fs::file_size(c);
+  ASSERT_NO_FATAL_FAILURE(Grow(c, "0123456789"));
+  const std::map<std::string, int> opened = NginxRequests(*nginx);
+  SampleFields f;
+  Status got = (*ds)->Get(119, &f);  // row group 8 of part=b/c.parquet
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 '" +
+                               RowGroupPieceName("part=b/c.parquet", 8, {}, "") +
+                               "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + url +
+                               "/part=b/c.parquet: " + url + "/part=b/c.parquet: GET " + url +
+                               "/part%3Db/c.parquet: the object is " +
+                               std::to_string(listed + 10) + " bytes, index.json says " +
+                               std::to_string(listed) +
+                               " (the remote changed since it was indexed?)");
+  // nginx logs a request once it has answered it, which may be after the
+  // client has refused the answer: wait for the log to hold it.
+  auto reads = [&] {
+    return NginxRequests(*nginx)["GET /table/part=b/c.parquet"] -
+           opened.at("GET /table/part=b/c.parquet");
+  };
+  for (int tries = 0; tries < 400 && reads() < 1; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(reads(), 1);
+  EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
 }
 
 // Two nodes of two ranks over a web server (nginx, a manifest: no listing),

@@ -478,11 +478,14 @@ TEST(PeekMdsSample, OnlyAShardWhoseFormatLocatesASampleIsPeeked) {
 // reference bytes of every sample, and the plan of worker 0 of epoch 0.
 class ColdPass : public ::testing::Test {
  protected:
+  // `samples` in shards of `shard_bytes` (at most; the default: about 160
+  // KB a shard).
   void Write(std::optional<std::string> compression = std::nullopt,
-             std::vector<std::string> hashes = {}, bool shuffle = true) {
+             std::vector<std::string> hashes = {}, bool shuffle = true, int samples = 3000,
+             uint64_t shard_bytes = 160000) {
     data_ = JoinPath(JoinPath(JoinPath(scratch_.path(), "nginx"), "www"), "ds");
-    // About 160 KB a shard.
-    testing::WriteSyntheticMds(data_, 3000, 160000, std::move(compression), std::move(hashes));
+    testing::WriteSyntheticMds(data_, samples, shard_bytes, std::move(compression),
+                               std::move(hashes));
     auto reader = DatasetReader::Open(data_);
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     reader_ = std::move(*reader);
@@ -495,7 +498,7 @@ class ColdPass : public ::testing::Test {
     auto ids = (*ds)->WorkerIds(0, 0, 0, 1);
     ASSERT_TRUE(ids.ok()) << ids.status().ToString();
     plan_ = *ids;
-    ASSERT_EQ(plan_.size(), 3000u);
+    ASSERT_EQ(plan_.size(), static_cast<size_t>(samples));
     for (int64_t id : plan_) {
       SampleFields f;
       ASSERT_TRUE(reader_->Read(static_cast<uint64_t>(id), &f).ok());
@@ -559,6 +562,64 @@ class ColdPass : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return out;
+  }
+
+  // Rewrites the remote's shard.00000.mds (the first sample's shard, read
+  // in order: sample 0's last byte changed and the file 16 bytes longer,
+  // its offsets table as before), serves the dataset and reads a pass in
+  // order: it must end with the peek's error, the one "the remote changed"
+  // error naming the shard's URL, the size nginx states and the index's.
+  void ExpectAPassEndedByThePeeksChangedError() {
+    const std::string path = JoinPath(data_, "shard.00000.mds");
+    auto shard = ReadFile(path);
+    ASSERT_TRUE(shard.ok()) << shard.status().ToString();
+    std::string changed = *shard;
+    uint32_t sample1_at = 0;  // offsets[1]: sample 0's end
+    std::memcpy(&sample1_at, changed.data() + 8, 4);
+    ASSERT_LT(sample1_at, changed.size());
+    changed[sample1_at - 1] = static_cast<char>(changed[sample1_at - 1] ^ 0x5a);
+    changed += std::string(16, 'x');
+    ASSERT_TRUE(WriteFileAtomic(path, changed).ok());
+    ASSERT_NO_FATAL_FAILURE(Serve(""));
+    Status ended = ReadInOrderUntilItEnds();
+    const std::string url = options_.streams[0].remote + "/shard.00000.mds";
+    EXPECT_EQ(ended.message(), "peeking global shard 0 sample 0, the pass's first: " + url +
+                                   ": GET " + url + ": the object is " +
+                                   std::to_string(changed.size()) + " bytes, index.json says " +
+                                   std::to_string(shard->size()) +
+                                   " (the remote changed since it was indexed?)");
+  }
+
+  // Reads a pass in order (batches of 64) until it ends, checking that no
+  // sample of shard 0 is handed out; returns its failure (kCorrupt
+  // expected), checked to be the next call's too.
+  Status ReadInOrderUntilItEnds() {
+    auto ds = StreamingDataset::Open(options_);
+    EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+    if (!ds.ok()) return ds.status();
+    EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+    std::vector<int64_t> ids(64);
+    std::vector<SampleFields> fields;
+    size_t served = 0;
+    for (;;) {
+      auto n = (*ds)->NextBatch(64, ids.data(), &fields);
+      if (!n.ok()) {
+        EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << n.status().ToString();
+        auto again = (*ds)->NextBatch(64, ids.data(), &fields);
+        EXPECT_FALSE(again.ok());
+        EXPECT_EQ(again.status().message(), n.status().message());
+        EXPECT_EQ(served, 0u);
+        return n.status();
+      }
+      if (*n == 0) break;
+      for (size_t k = 0; k < *n; ++k, ++served) {
+        // Shard 0's samples can only come from the rewritten file.
+        EXPECT_NE(reader_->Locate(static_cast<uint64_t>(ids[k]))->shard, 0u)
+            << "sample " << ids[k] << " of the changed shard was served";
+      }
+    }
+    ADD_FAILURE() << "the pass ended without an error after " << served << " samples";
+    return Status::Ok();
   }
 
   ScratchDir scratch_, cache_;
@@ -691,55 +752,28 @@ TEST_F(ColdPass, AResumedPassPeeksItsFirstSample) {
 // differs and the file is 16 bytes longer, its offsets table as before.
 // The pass reads in order, so its first sample is the peek's. No sample
 // of the rewritten file may be handed out: the index's size does not
-// confirm it; the pass ends with the one "the remote changed" error,
-// naming the shard's URL, the size nginx states and the index's. Before
-// the peek's reads named the index's size (issue 41), sample 0 of the
-// rewritten file was handed out and only the next batch failed.
+// confirm it. The pass ends at once with the peek's error (the one "the
+// remote changed" error, naming the shard's URL, the size nginx states
+// and the index's), and every later call returns it too: the shard is
+// not downloaded for it (one download, if the peek's head start ran out
+// first, which fails the same way and is not retried). Before the peek's
+// reads named the index's size (issue 41), sample 0 of the rewritten file
+// was handed out; before the peek's error ended the pass, the shard was
+// downloaded 1 + download_retry = 3 times, each failing alike.
 TEST_F(ColdPass, AWarmIndexWhoseShardChangedServesNoSampleOfIt) {
   ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false));
   ASSERT_TRUE(FileExists(JoinPath(options_.streams[0].local, "index.json")));
   ASSERT_EQ(first_file_, "shard.00000.mds");
   ASSERT_EQ(first_index_, 0u);
-  const std::string path = JoinPath(data_, first_file_);
-  auto shard = ReadFile(path);
-  ASSERT_TRUE(shard.ok()) << shard.status().ToString();
-  std::string changed = *shard;
-  uint32_t sample1_at = 0;  // offsets[1]: sample 0's end
-  std::memcpy(&sample1_at, changed.data() + 8, 4);
-  ASSERT_LT(sample1_at, changed.size());
-  changed[sample1_at - 1] = static_cast<char>(changed[sample1_at - 1] ^ 0x5a);
-  changed += std::string(16, 'x');
-  ASSERT_TRUE(WriteFileAtomic(path, changed).ok());
-  ASSERT_NO_FATAL_FAILURE(Serve(""));
-
-  auto ds = StreamingDataset::Open(options_);
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
-  std::vector<int64_t> ids(64);
-  std::vector<SampleFields> fields;
-  Status ended = Status::Ok();
-  size_t served = 0;
-  for (;;) {
-    auto n = (*ds)->NextBatch(64, ids.data(), &fields);
-    if (!n.ok()) {
-      ended = n.status();
-      break;
-    }
-    if (*n == 0) break;
-    for (size_t k = 0; k < *n; ++k, ++served) {
-      ASSERT_LT(served, expected_.size());
-      // Shard 0's samples can only come from the rewritten file.
-      EXPECT_NE(reader_->Locate(static_cast<uint64_t>(ids[k]))->shard, 0u)
-          << "sample " << ids[k] << " of the changed shard was served";
-    }
+  ASSERT_EQ(options_.streams[0].download_retry, 2);
+  ASSERT_NO_FATAL_FAILURE(ExpectAPassEndedByThePeeksChangedError());
+  // Only the peek's read, and at most one download.
+  const std::string peek = "206 " + FirstRead(FirstEntry(), 0);
+  std::vector<std::string> others;
+  for (const std::string& r : RequestsFor(*nginx_, "/ds/" + first_file_)) {
+    if (r != peek) others.push_back(r);
   }
-  EXPECT_EQ(served, 0u);
-  EXPECT_EQ(ended.code(), StatusCode::kCorrupt) << ended.ToString();
-  const std::string changed_error =
-      options_.streams[0].remote + "/" + first_file_ + ": the object is " +
-      std::to_string(changed.size()) + " bytes, index.json says " + std::to_string(shard->size()) +
-      " (the remote changed since it was indexed?)";
-  EXPECT_NE(ended.message().find(changed_error), std::string::npos) << ended.ToString();
+  EXPECT_LE(others.size(), 1u) << ::testing::PrintToString(others);
 }
 
 // The peek's ranged requests go to a server that never answers (nginx
@@ -1141,6 +1175,64 @@ TEST_F(ColdPass, InOrderAFirstShardNamedOtherwiseIgnoresTheGuess) {
   std::vector<std::string> guess = RequestsFor(*nginx_, "/ds/shard.00000.mds", 1);
   EXPECT_LE(guess.size(), 1u);
   for (const std::string& r : guess) EXPECT_NE(r.find(kGuessRange), std::string::npos) << r;
+}
+
+// A cold pass in order whose first shard was rewritten, 16 bytes longer,
+// between the reads of index.json and of the guessed head (here: before
+// both, which the pass cannot tell apart: the guess is read beside
+// index.json, before the index gives the shard's size). The shard is
+// longer than the guess, so the head's bytes alone look like the head of
+// any file at least that long; nginx's answer to the guess states the
+// rewritten size, which is not the index's: the guess is dropped, the peek
+// reads with the index's size and fails, and the pass ends at once with
+// that error, no sample of the rewritten file served. Before the guess was
+// checked against the size its answer stated, sample 0 came from it.
+TEST_F(ColdPass, InOrderAFirstShardRewrittenLongerThanTheGuessIsNotServedFromIt) {
+  // About 2.5 MB in shards of at most 1.2 MB: the first is longer than the guess.
+  ASSERT_NO_FATAL_FAILURE(Write(std::nullopt, {}, /*shuffle=*/false, 16000, 1200000));
+  ASSERT_NO_FATAL_FAILURE(Uncache(options_));
+  options_.guess_first_shard = true;
+  ASSERT_EQ(first_file_, "shard.00000.mds");
+  ASSERT_EQ(first_index_, 0u);
+  ASSERT_GT(FirstEntry().raw_data.bytes, GuessedHeadBytes());
+  ASSERT_NO_FATAL_FAILURE(ExpectAPassEndedByThePeeksChangedError());
+  // The guess, the peek's own read (its answer refused), and at most one
+  // download (if the peek's head start ran out first), not retried.
+  std::vector<std::string> shard0 = RequestsFor(*nginx_, "/ds/shard.00000.mds", 2);
+  ASSERT_GE(shard0.size(), 2u) << ::testing::PrintToString(shard0);
+  EXPECT_LE(shard0.size(), 3u) << ::testing::PrintToString(shard0);
+  EXPECT_EQ(shard0[0], "206 " + kGuessRange);
+  EXPECT_NE(std::find(shard0.begin(), shard0.end(), "206 " + FirstRead(FirstEntry(), 0)),
+            shard0.end())
+      << ::testing::PrintToString(shard0);
+}
+
+// Whether a guessed head may stand for the index's first shard: only when
+// its read's answer stated the object's size and it is the index's, and
+// the bytes are all that was asked (or the whole, shorter file).
+TEST(PeekMdsSample, AGuessAgreesOnlyWithTheSizeItsAnswerStated) {
+  ShardEntry mds;
+  mds.format = "mds";
+  mds.samples = 10;
+  mds.raw_data = {"shard.00000.mds", uint64_t{3} << 20, {}};
+  GuessedHead::Read head{std::string(GuessedHeadBytes(), 'h'), {}};
+  EXPECT_FALSE(GuessAgrees(mds, head));  // no size stated
+  head.stated.size = (uint64_t{3} << 20) + 16;
+  EXPECT_FALSE(GuessAgrees(mds, head));  // rewritten to another size
+  head.stated.size = uint64_t{3} << 20;
+  EXPECT_TRUE(GuessAgrees(mds, head));
+  head.bytes.pop_back();
+  EXPECT_FALSE(GuessAgrees(mds, head));  // fewer bytes than asked of a longer file
+  ShardEntry zstd = mds;
+  zstd.compression = "zstd";
+  head.bytes.push_back('h');
+  EXPECT_FALSE(GuessAgrees(zstd, head));
+  ShardEntry small = mds;
+  small.raw_data.bytes = 1000;
+  GuessedHead::Read whole{std::string(1000, 'h'), {1000, ""}};
+  EXPECT_TRUE(GuessAgrees(small, whole));
+  whole.stated.size = 1016;
+  EXPECT_FALSE(GuessAgrees(small, whole));
 }
 
 // Shuffled, the first sample lies anywhere: nothing is guessed.
