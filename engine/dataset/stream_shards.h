@@ -35,11 +35,12 @@
 // per attempt over the attempt's buffer; a later attempt abandons the
 // earlier's), and ReadInFlight reads its samples from the parts in; the
 // receive's outcome ends it, so a reader waiting for bytes that never
-// came gets the receive's error (URL and range). A Parquet row group's piece is received as
-// ReadPiece reads it (its columns' chunks, then its file's footer tail from
-// the node's footer store): the stream's index (listing and footer store
-// under .sluice/, made once per node) is kept as an MDS stream keeps its
-// index.json, so the node's processes and later runs read no footer again.
+// came gets the receive's error (URL and range). A Parquet row group's
+// piece is received as ReadPiece reads it (its columns' chunks, then its
+// file's footer tail from the node's footer store): the stream's index
+// (listing and footer store under .sluice/, made once per node) is kept as
+// an MDS stream keeps its index.json, so the node's processes and later
+// runs read no footer again.
 // A receive's error names the stream's root and the shard ("single pass
 // '<root>': receiving shard N '<name>'"), as the cache's fetch names its own.
 //
@@ -256,15 +257,15 @@ class StreamShards {
   // Single pass: shard `shard` received into memory and opened over it.
   Result<std::unique_ptr<OpenedShard>> OpenReceived(size_t shard, ShardEntry e,
                                                     ShardOpenTiming* timing);
-  // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
-  // checked as FetchFile checks them; a corrupt download is received again
-  // (corrupt_retry_), then CorruptAfter's error.
   // A receive published for ReadInFlight: its cache entry, and the record
   // of its current attempt (null before the first).
   struct Publication {
     size_t item;
     std::shared_ptr<ArrivedBytes> current;
   };
+  // Single pass: the bytes of file `raw` (or of its zip, decompressed), as
+  // checked as FetchFile checks them; a corrupt download is received again
+  // (corrupt_retry_), then CorruptAfter's error.
   // `publish` (may be null; an uncompressed data file that Publishes): each
   // attempt's parts are published for ReadInFlight under its cache entry
   // as they arrive (PublishArrivals, publish->current); the caller ends
