@@ -55,7 +55,8 @@ void IterationCursor::SetFirstRowHookForTesting(std::function<void(bool)> hook) 
   FirstRowHook() = std::move(hook);
 }
 
-void SetOrderPartsForTesting(size_t positions, std::function<void(size_t begin, size_t count)> on_part) {
+void SetOrderPartsForTesting(size_t positions,
+                             std::function<void(size_t begin, size_t count)> on_part) {
   OrderPartsSetting() = OrderParts{positions, std::move(on_part)};
 }
 
@@ -74,8 +75,8 @@ std::vector<size_t> LocateFirstPart(const SampleLocator& locator, std::span<cons
 
 // The part after the first `located` positions (every part but the last
 // has the first one's size, as the schedule requires).
-ShardPrefetcher::OrderPart LocateNextPart(const SampleLocator& locator, std::span<const int64_t> ids,
-                                          size_t located) {
+ShardPrefetcher::OrderPart LocateNextPart(const SampleLocator& locator,
+                                          std::span<const int64_t> ids, size_t located) {
   const OrderParts& setting = OrderPartsSetting();
   const size_t count = std::min(std::max<size_t>(setting.positions, 1), ids.size() - located);
   ShardPrefetcher::OrderPart part;

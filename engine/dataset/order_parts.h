@@ -20,6 +20,7 @@ inline constexpr size_t kOrderPartPositions = size_t{1} << 14;
 // located (its first position and size; on the consumer's thread or a
 // prefetch thread, one call at a time). Set while no pass runs;
 // kOrderPartPositions and null restore the default.
-void SetOrderPartsForTesting(size_t positions, std::function<void(size_t begin, size_t count)> on_part);
+void SetOrderPartsForTesting(size_t positions,
+                             std::function<void(size_t begin, size_t count)> on_part);
 
 }  // namespace sluice

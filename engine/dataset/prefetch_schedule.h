@@ -18,13 +18,14 @@
 //    helper's error, for the scan to report at its position).
 //
 // An order may come in parts (a pass planned in windows, pass_windows.h,
-// or a pass planned whole and handed on in parts, order_parts.h): the schedule is made with its first part and `complete` false, and the
+// or a pass planned whole and handed on in parts, order_parts.h): the
+// schedule is made with its first part and `complete` false, and the
 // owner appends the next part (Append) whenever WantsMore says a decision
 // would look past the known positions; the consumer's moves first need
 // the order known a window past them (KnownTo). Every decision is then the
 // one the schedule would make with the whole order, so an order in parts
-// opens and drops shards exactly as one read whole. Parts the
-// consumer has passed are freed, so memory follows the known positions
+// opens and drops shards exactly as one read whole. Parts the consumer
+// has passed are freed, so memory follows the known positions
 // ahead of the consumer, not the order's length.
 //
 // Shards are held as type-erased handles (shared_ptr<const void>): the

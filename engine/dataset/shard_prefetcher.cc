@@ -328,7 +328,9 @@ Result<size_t> ShardPrefetcher::Acquire(size_t from, size_t need, uint64_t* wait
   std::unique_lock<std::mutex> lock(mu_);
   // An order in parts is known up to `need` first (the consumer may need a
   // position past the window the schedule last asked for).
-  while (need >= schedule_.size() && from <= need && more_ && more_error_.ok() && !stop_) ExtendOnce(lock);
+  while (need >= schedule_.size() && from <= need && more_ && more_error_.ok() && !stop_) {
+    ExtendOnce(lock);
+  }
   if (need >= schedule_.size() && !more_error_.ok()) return more_error_;
   const size_t n = schedule_.size();
   if (from > need || need >= n) {
